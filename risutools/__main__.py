@@ -1,0 +1,4 @@
+from risutools.cli import main
+
+if __name__ == "__main__":
+    main()

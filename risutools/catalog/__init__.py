@@ -1,0 +1,1 @@
+"""risutools.catalog"""

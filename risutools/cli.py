@@ -1,0 +1,100 @@
+"""The ``risutools`` command line: a thin layer over the library.
+
+Exit codes (every command): 0 = ran, nothing failed; 1 = ran, and found errors
+(findings of error severity, failed gates, failed files); 2 = could not run
+(unreadable input, bad arguments).  A :class:`RisuError` becomes one line on
+stderr, never a traceback (set ``RISUTOOLS_DEBUG=1`` to see one).
+
+Library imports happen inside the commands so that start-up stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from risutools import __version__
+from risutools.errors import RisuError
+
+app = typer.Typer(
+    name="risutools",
+    help="Read RisuAI modules, cards and presets without executing them; project, "
+    "validate, verify, replay and promote matrix-component-v1 documents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+replay_app = typer.Typer(
+    help="Reference simulations (context cutter, context monitor) and replay reports.",
+    no_args_is_help=True,
+)
+app.add_typer(replay_app, name="replay")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"risutools {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """risutools."""
+
+
+# ==== formats commands: inspect, unpack, pack ================================
+
+
+# ==== end formats commands ===================================================
+
+
+# ==== contract commands: validate, verify, hash ==============================
+
+
+# ==== end contract commands ==================================================
+
+
+# ==== analysis commands: analyze, project, ingest ============================
+
+
+# ==== end analysis commands ==================================================
+
+
+# ==== replay commands: replay run / synth / monitor ==========================
+
+
+# ==== end replay commands ====================================================
+
+
+# ==== catalog commands: review, promote =====================================
+
+
+# ==== end catalog commands ===================================================
+
+
+def main() -> None:
+    """Console entry point: maps errors to one line and exit code 2."""
+    try:
+        app()
+    except RisuError as exc:
+        typer.echo(f"risutools: {exc.one_line()}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        typer.echo("risutools: interrupted", err=True)
+        sys.exit(130)
+    except Exception as exc:  # a bug: still one line, unless debugging
+        if os.environ.get("RISUTOOLS_DEBUG"):
+            raise
+        typer.echo(
+            f"risutools: internal error: {type(exc).__name__}: {exc} "
+            "(set RISUTOOLS_DEBUG=1 for a traceback, and please report it)",
+            err=True,
+        )
+        sys.exit(2)
