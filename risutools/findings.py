@@ -1,0 +1,42 @@
+"""The finding: one thing a rule or the analyser says about a document or module.
+
+Shared by the contract rules (MC100-MC600), the static-analysis findings and
+the renderers in ``risutools.report``.  Findings sort deterministically.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+Severity = Literal["error", "warning", "info"]
+SEVERITY_RANK: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str  # stable id, e.g. "MC201" or "RA-DYNAMIC-LOAD"
+    severity: Severity
+    message: str  # one sentence: what is wrong and what would fix it
+    file: str | None = None  # the file the finding is in
+    line: int | None = None  # 1-based line (NDJSON line, YAML line) when known
+    pointer: str = ""  # JSON pointer inside the document ("" = the whole document)
+    evidence: str = ""  # analysis: where in the module, e.g. "trigger[2].effect[0] line 41"
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (
+            self.file or "",
+            self.line or 0,
+            self.pointer,
+            SEVERITY_RANK.get(self.severity, 9),
+            self.rule,
+            self.evidence,
+            self.message,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v not in (None, "")}
+
+
+def sorted_findings(findings: list[Finding]) -> list[Finding]:
+    return sorted(findings, key=Finding.sort_key)
