@@ -76,6 +76,52 @@ def _root(
 # ==== catalog commands: review, promote =====================================
 
 
+@app.command("ingest")
+def ingest_cmd(
+    src: str = typer.Argument(..., help="Folder of downloaded Risu files (searched recursively)."),
+    out: str = typer.Option(..., "-o", "--out", help="Catalog folder to write documents into."),
+    ndjson: bool = typer.Option(False, "--ndjson", help="Write one components.ndjson."),
+    lang: str = typer.Option("en", "--lang", help="Language of generated sentences: en or ko."),
+    notes: str | None = typer.Option(
+        None, "--notes", help="Folder of notes/<component_id>.yaml (default: CATALOG/notes)."
+    ),
+    jobs: int | None = typer.Option(None, "-j", "--jobs", help="Worker processes (default: all cores)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Ignore and do not write the cache."),
+    report: str | None = typer.Option(None, "--report", help="Also write the run as JSON here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the run as JSON on stdout."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar, no table."),
+) -> None:
+    """Project every Risu file under SRC into matrix-component-v1 documents in a catalog."""
+    from risutools.catalog.ingest import ingest
+    from risutools.report.ingest_text import IngestProgress, render_summary
+
+    if lang not in ("en", "ko"):
+        raise typer.BadParameter("must be en or ko", param_hint="--lang")
+    progress = IngestProgress(enabled=not quiet and not as_json)
+    with progress:
+        result = ingest(
+            src, out, ndjson=ndjson, lang=lang, notes_dir=notes, jobs=jobs,
+            use_cache=not no_cache, on_start=progress.start, on_progress=progress.update,
+        )
+    if report:
+        import json as _json
+
+        from risutools.fsio import atomic_write
+
+        atomic_write(report, (_json.dumps(result.to_dict(), ensure_ascii=False, indent=1)
+                              + "\n").encode("utf-8"))
+    if as_json:
+        import json as _json
+
+        typer.echo(_json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
+    elif not quiet:
+        render_summary(result, progress.elapsed())
+    else:
+        for s in result.failures:
+            typer.echo(f"failed: {s.error}", err=True)
+    raise typer.Exit(0 if result.ok else 1)
+
+
 # ==== end catalog commands ===================================================
 
 

@@ -1,0 +1,119 @@
+"""Human output for ``risutools ingest``: a progress bar and a summary table.
+
+The progress bar (files, bytes, rate, ETA) is drawn on stderr, and only when
+stderr is a terminal; the summary goes to stdout.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from risutools.catalog.ingest import IngestResult
+
+
+class IngestProgress:
+    """Context manager wrapping a rich progress bar; a no-op when disabled."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self._t0 = time.perf_counter()
+        self._progress: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> IngestProgress:
+        self._t0 = time.perf_counter()
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                DownloadColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+                TransferSpeedColumn,
+            )
+
+            self._progress = Progress(
+                TextColumn("ingest"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("files"),
+                DownloadColumn(),
+                TransferSpeedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self._progress.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(exc_type, exc, tb)
+
+    def start(self, files: int, total_bytes: int) -> None:
+        self._files = files
+        if self._progress is not None:
+            self._task = self._progress.add_task("ingest", total=max(total_bytes, 1))
+
+    def update(self, files_done: int, bytes_done: int) -> None:
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, completed=bytes_done)
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self._t0
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:,.1f} MB"
+
+
+def render_summary(result: IngestResult, seconds: float) -> None:
+    """Print the summary table, then one line per failed file and collision."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False, soft_wrap=True)
+    c = result.counts()
+    table = Table(title="ingest summary", show_header=True, header_style="bold")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    rows = [
+        ("source files", str(c["files"])),
+        ("bytes read or known", _mb(c["bytes"])),
+        ("projected", str(c["ok"])),
+        ("components", str(c["components"])),
+        ("from cache", str(c["cached"])),
+        ("duplicates (same bytes)", str(c["duplicate"])),
+        ("cards without a module", str(c["empty"])),
+        ("failed", str(c["failed"])),
+        ("documents written", str(c["written"])),
+        ("documents unchanged", str(c["unchanged"])),
+        ("reviewed documents kept", str(c["kept_reviewed"])),
+        ("id collisions", str(c["collisions"])),
+        ("not Risu files", str(c["not_risu"])),
+    ]
+    for what, count in rows:
+        table.add_row(what, count)
+    console.print(table)
+    rate = c["bytes"] / seconds / 1e6 if seconds > 0 else 0.0
+    console.print(f"{c['files']} files in {seconds:.2f} s ({rate:,.1f} MB/s)")
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    for s in result.failures:
+        err.print(f"failed: {s.error}", markup=False)
+    for line in result.collisions:
+        err.print(f"collision: {line}", markup=False)
+    for s in result.sources:
+        if s.duplicate_of:
+            console.print(f"duplicate: {s.path} = {s.duplicate_of}", markup=False)

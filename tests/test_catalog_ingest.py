@@ -1,0 +1,208 @@
+"""Batch ingest: discovery by content, bad files, de-duplication, cache, determinism."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from risutools.catalog.ingest import ingest
+from risutools.contract import validate_document
+from risutools.formats.risum import write_risum
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+SOURCES = FIXTURES / "sources"
+
+
+def _module(name: str, **extra: object) -> dict[str, object]:
+    mod: dict[str, object] = {
+        "name": name,
+        "description": "test module",
+        "id": "00000000-0000-4000-8000-000000000001",
+        "lorebook": [{"key": "k", "content": "hello", "comment": "c", "mode": "normal"}],
+    }
+    mod.update(extra)
+    return mod
+
+
+def _risum(path: Path, name: str, assets: list[bytes] | None = None) -> Path:
+    assets = assets or []
+    mod = _module(name, assets=[[f"a{i}", "", "png"] for i in range(len(assets))])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(write_risum(mod, assets))
+    return path
+
+
+def _tree(tmp: Path) -> Path:
+    src = tmp / "src"
+    shutil.copytree(SOURCES, src)
+    return src
+
+
+def _catalog_bytes(out: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and ".risutools-cache" not in p.parts
+    }
+
+
+def test_ingest_fixture_sources_every_document_valid(tmp_path: Path) -> None:
+    out = tmp_path / "cat"
+    result = ingest(SOURCES, out, jobs=1)
+    assert result.ok, [s.error for s in result.failures] + result.collisions
+    docs = sorted(out.glob("*.json"))
+    assert len(docs) >= 5
+    for p in docs:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+        errors = [f for f in validate_document(doc, file=p.name) if f.severity == "error"]
+        assert errors == [], (p.name, errors)
+        assert doc["provenance"]["review_status"] == "candidate"
+    # the card's embedded module became a component of its own, controlled by the character
+    card_docs = [
+        json.loads(p.read_text(encoding="utf-8"))
+        for p in docs
+        if "!module.risum" in p.read_text(encoding="utf-8")
+    ]
+    assert card_docs and all(d["payload"]["controller"] == "character" for d in card_docs)
+
+
+def test_ingest_is_deterministic_across_job_counts(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    ingest(SOURCES, a, jobs=1, use_cache=False)
+    ingest(SOURCES, b, jobs=2, use_cache=False)
+    assert _catalog_bytes(a) == _catalog_bytes(b)
+    c = tmp_path / "c"
+    ingest(SOURCES, c, ndjson=True, use_cache=False, jobs=1)
+    d = tmp_path / "d"
+    ingest(SOURCES, d, ndjson=True, use_cache=False, jobs=2)
+    assert (c / "components.ndjson").read_bytes() == (d / "components.ndjson").read_bytes()
+    lines = (c / "components.ndjson").read_text(encoding="utf-8").splitlines()
+    ids = [json.loads(line)["component_id"] for line in lines]
+    assert ids == sorted(ids) and len(ids) == len(set(ids))
+
+
+def test_bad_files_are_reported_and_the_run_goes_on(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    _risum(src / "1001_good.risum", "Good One")
+    (src / "2002_truncated.risum").write_bytes(b"\x6f\x00\xff\xff\x00\x00abc")
+    (src / "bad_magic.risum").write_bytes(b"\x6f\x07" + b"\x00" * 10)
+    (src / "notes.txt").write_text("not a risu file", encoding="utf-8")
+    (src / "empty.risum").write_bytes(b"")
+    result = ingest(src, tmp_path / "cat", jobs=1)
+    assert not result.ok
+    failed = {s.path for s in result.failures}
+    assert "2002_truncated.risum" in failed
+    assert all(s.error and "\n" not in s.error for s in result.failures)
+    assert [s.path for s in result.sources if s.status == "ok"] == ["1001_good.risum"]
+    assert "notes.txt" in result.skipped
+    assert len(list((tmp_path / "cat").glob("*.json"))) == 1
+
+
+def test_duplicates_keep_the_larger_post_id(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    first = _risum(src / "100_cutter.risum", "Cutter")
+    shutil.copy(first, src / "250_cutter-copy.risum")
+    result = ingest(src, tmp_path / "cat", jobs=1)
+    by_path = {s.path: s for s in result.sources}
+    assert by_path["100_cutter.risum"].duplicate_of == "250_cutter-copy.risum"
+    assert by_path["250_cutter-copy.risum"].status == "ok"
+    names = [p.name for p in (tmp_path / "cat").glob("*.json")]
+    assert len(names) == 1 and ".250." in names[0]
+
+
+def test_cache_rerun_reads_only_new_files(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    for i in range(5):
+        _risum(src / f"{300 + i}_m{i}.risum", f"Module {i}", [os.urandom(64)])
+    out = tmp_path / "cat"
+    first = ingest(src, out, jobs=1)
+    assert first.counts()["cached"] == 0
+    before = _catalog_bytes(out)
+    _risum(src / "999_new.risum", "Brand New")
+    second = ingest(src, out, jobs=1)
+    cached = {s.path for s in second.sources if s.cached}
+    assert cached == {f"{300 + i}_m{i}.risum" for i in range(5)}
+    after = _catalog_bytes(out)
+    assert {k: v for k, v in after.items() if k in before} == before
+    assert len(after) == len(before) + 1
+    # a corrupted cache is ignored, not fatal
+    (out / ".risutools-cache" / "ingest.msgpack").write_bytes(b"\xc1garbage")
+    third = ingest(src, out, jobs=1)
+    assert third.ok and third.counts()["cached"] == 0
+
+
+def test_reviewed_documents_are_never_overwritten(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    _risum(src / "4242_keep.risum", "Keep Me")
+    out = tmp_path / "cat"
+    ingest(src, out, jobs=1)
+    (doc_path,) = out.glob("*.json")
+    doc = json.loads(doc_path.read_text(encoding="utf-8"))
+    doc["provenance"]["review_status"] = "approved"
+    doc["payload"]["idea_layers"]["lineage"]["promotion_status"] = "approved"
+    doc_path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    reviewed = doc_path.read_bytes()
+    result = ingest(src, out, jobs=1, use_cache=False, lang="ko")
+    assert result.kept_reviewed == [doc["component_id"]]
+    assert doc_path.read_bytes() == reviewed
+
+
+def test_any_executor_can_run_the_batch(tmp_path: Path) -> None:
+    out_a, out_b = tmp_path / "a", tmp_path / "b"
+    with ThreadPoolExecutor(2) as pool:
+        ingest(SOURCES, out_a, executor=pool, use_cache=False)
+    ingest(SOURCES, out_b, jobs=1, use_cache=False)
+    assert _catalog_bytes(out_a) == _catalog_bytes(out_b)
+
+
+def test_cli_ingest_exit_codes_and_json(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    _risum(src / "77_ok.risum", "Fine")
+    cmd = [sys.executable, "-m", "risutools", "ingest", str(src), "-o", str(tmp_path / "c")]
+    ok = subprocess.run([*cmd, "--json", "-j", "1"], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    report = json.loads(ok.stdout)
+    assert report["counts"]["ok"] == 1
+    (src / "78_bad.risum").write_bytes(b"\x6f\x00\x10\x00\x00\x00")
+    bad = subprocess.run([*cmd, "-j", "1"], capture_output=True, text=True)
+    assert bad.returncode == 1
+    assert "78_bad.risum" in bad.stderr and "Traceback" not in bad.stderr
+    missing = subprocess.run(
+        [sys.executable, "-m", "risutools", "ingest", str(tmp_path / "nope"), "-o", "x"],
+        capture_output=True,
+        text=True,
+    )
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_generated_documents_carry_no_module_code(tmp_path: Path, lang: str) -> None:
+    from risutools.formats import read_path
+
+    out = tmp_path / lang
+    ingest(SOURCES, out, jobs=1, lang=lang, use_cache=False)
+    text = "\n".join(p.read_text(encoding="utf-8") for p in sorted(out.glob("*.json")))
+    for src in sorted(SOURCES.iterdir()):
+        try:
+            modules = read_path(src)
+        except Exception:
+            continue
+        for module in modules:
+            for trig in module.trigger:
+                for eff in trig.get("effect", []) if isinstance(trig, dict) else []:
+                    code = eff.get("code") if isinstance(eff, dict) else None
+                    if isinstance(code, str):
+                        for line in code.splitlines():
+                            if len(line.strip()) > 10:
+                                assert line.strip() not in text, (src.name, line)
+            for script in module.regex:
+                pat = script.get("in") if isinstance(script, dict) else None
+                if isinstance(pat, str) and len(pat) > 3:
+                    assert json.dumps(pat, ensure_ascii=False)[1:-1] not in text
