@@ -243,3 +243,31 @@ def test_main_block_not_a_module_type_message() -> None:
     with pytest.raises(RisuError) as ei:
         read_path(BROKEN / "wrong-type.risum")
     assert '"risuPreset"' in ei.value.why
+
+
+def test_big_assets_are_streamed_not_loaded(tmp_path: Path) -> None:
+    import tracemalloc
+
+    size = 64 * 1024 * 1024
+    main = json.dumps({"module": {"name": "big", "id": "1", "assets": [["a", "", "bin"]]},
+                       "type": "risuModule"}).encode()  # fmt: skip
+    p = tmp_path / "big.risum"
+    with open(p, "wb") as f:  # sparse: encoded zeros = plain 0x2c bytes
+        f.write(b"\x6f\x00" + struct.pack("<I", len(main)) + rpack.encode(main))
+        f.write(b"\x01" + struct.pack("<I", size))
+        f.seek(size, 1)
+        f.write(b"\x00")
+    tracemalloc.start()
+    try:
+        (m,) = read_path(p)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 1024 * 1024
+    assert m.assets[0].size == size and m.assets[0].head == b"\x2c" * 16
+    assert m.anomalies == []
+    h = hashlib.sha256()
+    with open(p, "rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    assert m.source is not None and m.source.sha256 == h.hexdigest()
