@@ -52,6 +52,90 @@ def _root(
 # ==== formats commands: inspect, unpack, pack ================================
 
 
+def _fail(exc: RisuError) -> None:
+    typer.echo(f"risutools: {exc.one_line()}", err=True)
+
+
+@app.command()
+def inspect(
+    files: list[str] = typer.Argument(..., metavar="FILE...", help="Risu files to inspect."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON array for machines."),
+) -> None:
+    """Show format, SHA-256, size and structural counts of Risu files (never any code)."""
+    import json
+
+    from risutools.formats import read_path
+    from risutools.formats.summary import render_text, summarize
+
+    failed = 0
+    results: list[dict[str, object]] = []
+    for path in files:
+        try:
+            modules = read_path(path)
+        except RisuError as exc:
+            failed += 1
+            exc.with_path(path)
+            _fail(exc)
+            results.append(
+                {"path": path, "ok": False,
+                 "error": {"code": exc.code, "where": exc.where, "message": exc.why}}
+            )  # fmt: skip
+            continue
+        summaries = [summarize(m) for m in modules]
+        results.append({"path": path, "ok": True, "modules": summaries})
+        if as_json:
+            continue
+        if not summaries:
+            typer.echo(f"{path}\n  character card without module.risum: no module to inspect")
+        for s in summaries:
+            typer.echo(render_text(s))
+    if as_json:
+        typer.echo(json.dumps(results, ensure_ascii=False, indent=2, sort_keys=True))
+    if failed:
+        raise typer.Exit(2)
+
+
+@app.command()
+def unpack(
+    file: str = typer.Argument(..., metavar="FILE", help=".risum, .charx, CharX-JPEG or JSON."),
+    out: str = typer.Option(..., "-o", "--output", metavar="DIR", help="Folder to write."),
+    force: bool = typer.Option(False, "--force", help="Overwrite files that already exist."),
+) -> None:
+    """Write module.json, assets/ (sanitised names) and manifest.json into DIR."""
+    from risutools.formats.unpack import unpack as do_unpack
+
+    try:
+        manifest = do_unpack(file, out, force=force)
+    except RisuError as exc:
+        _fail(exc.with_path(file))
+        raise typer.Exit(2) from None
+    assets = manifest.get("assets") or []
+    written = sum(1 for a in assets if isinstance(a, dict) and a.get("file"))
+    what = "module.json" if manifest.get("module") else "no module (card without module.risum)"
+    typer.echo(f"unpacked {file} -> {out}: {what}, {written} asset file(s), manifest.json")
+
+
+@app.command()
+def pack(
+    src: str = typer.Argument(
+        ...,
+        metavar="DIR_OR_JSON",
+        help="A folder from `unpack`, its manifest.json, or a module JSON.",
+    ),
+    out: str = typer.Option(..., "-o", "--output", metavar="OUT.risum", help="File to write."),
+    force: bool = typer.Option(False, "--force", help="Overwrite OUT if it exists."),
+) -> None:
+    """Pack an unpacked folder (or a module JSON) into a .risum."""
+    from risutools.formats.unpack import pack as do_pack
+
+    try:
+        size = do_pack(src, out, force=force)
+    except RisuError as exc:
+        _fail(exc.with_path(src) if exc.path is None else exc)
+        raise typer.Exit(2) from None
+    typer.echo(f"packed {src} -> {out} ({size} bytes)")
+
+
 # ==== end formats commands ===================================================
 
 

@@ -1,0 +1,319 @@
+"""Cards, CharX-JPEG, presets, JSON exports, detection edge cases and bounds."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import zipfile
+import zlib
+from pathlib import Path
+
+import msgpack
+import pytest
+
+from risutools.errors import FormatError
+from risutools.formats import detect, read_path, risup, rpack
+from risutools.formats.charx import MAX_MEMBER_BYTES
+from risutools.formats.jsonsafe import MAX_DEPTH, loads_object, max_depth_exceeded
+from risutools.formats.risum import write_risum
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = ROOT / "fixtures" / "sources"
+MODULES = ROOT / "fixtures" / "modules"
+
+
+def _zip(members: list[tuple[str, bytes]]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members:
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+CARD = json.dumps(
+    {"spec": "chara_card_v3", "spec_version": "3.0", "data": {"name": "Mina"}}
+).encode()
+
+
+# -- .charx ----------------------------------------------------------------------
+
+
+def test_charx_module_card_facts_and_name() -> None:
+    (m,) = read_path(SOURCES / "184500112_heroine-card.charx", with_assets=True)
+    assert m.source is not None and m.source.member == "module.risum"
+    assert m.name == "한서린 (Seorin) Module"  # the embedded module had an empty name
+    assert "module-name-defaulted" in [a.code for a in m.anomalies]
+    assert m.card is not None
+    assert m.card["spec"] == "chara_card_v3" and m.card["name"] == "한서린 (Seorin)"
+    assert m.card["assets"][0]["member"] == "assets/icon/image/main.png"
+    assert m.card["assets"][0]["size"] == 76
+    assert m.assets[0].data is not None and m.assets[0].data.startswith(b"\x89PNG")
+    assert m.lorebook[0]["comment"] == "인물: 한서린"
+
+
+def test_charx_jpeg_same_module_as_charx() -> None:
+    (a,) = read_path(SOURCES / "184500112_heroine-card.charx")
+    (b,) = read_path(SOURCES / "184500113_heroine-card-jpeg.jpeg")
+    assert a.data == b.data
+    assert b.source is not None and b.source.format == "charx-jpeg"
+    assert (SOURCES / "184500113_heroine-card-jpeg.jpeg").read_bytes()[:3] == b"\xff\xd8\xff"
+
+
+def test_card_without_module_gives_empty_list(tmp_path: Path) -> None:
+    p = tmp_path / "card.charx"
+    p.write_bytes(_zip([("card.json", CARD), ("assets/x.png", b"png")]))
+    assert detect(p) == "charx"
+    assert read_path(p) == []
+
+
+def test_named_module_keeps_its_name(tmp_path: Path) -> None:
+    p = tmp_path / "c.charx"
+    p.write_bytes(
+        _zip([("card.json", CARD), ("module.risum", write_risum({"name": "Own", "id": "1"}, []))])
+    )
+    (m,) = read_path(p)
+    assert m.name == "Own" and m.anomalies == []
+
+
+def test_card_json_errors(tmp_path: Path) -> None:
+    p = tmp_path / "c.charx"
+    p.write_bytes(_zip([("card.json", b"[1]"), ("module.risum", b"")]))
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code == "not-an-object" and ei.value.where == "card.json"
+    p.write_bytes(_zip([("card.json", CARD), ("module.risum", b"\x6f\x00\x05")]))
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code == "truncated" and ei.value.where.startswith("module.risum: ")
+
+
+def test_member_over_50_mib_is_refused_quickly(tmp_path: Path) -> None:
+    p = tmp_path / "big.charx"
+    p.write_bytes(_zip([("card.json", CARD), ("module.risum", bytes(MAX_MEMBER_BYTES + 1))]))
+    assert p.stat().st_size < 200_000
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code in ("zip-member-too-large", "zip-bomb")
+
+
+def test_lying_central_directory_size_is_still_bounded(tmp_path: Path) -> None:
+    # declare a small size in the directory while the data inflates to 3 MiB of zeros
+    data = bytearray(_zip([("card.json", CARD), ("module.risum", bytes(3 * 1024 * 1024))]))
+    # patch the central-directory uncompressed size of module.risum to 10 bytes
+    cd = data.rfind(b"PK\x01\x02")
+    assert data[cd + 46 : cd + 46 + 12] == b"module.risum"
+    data[cd + 24 : cd + 28] = (10).to_bytes(4, "little")
+    p = tmp_path / "lie.charx"
+    p.write_bytes(bytes(data))
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code in ("zip-bomb", "zip-invalid")
+
+
+def test_encrypted_zip_member(tmp_path: Path) -> None:
+    data = bytearray(_zip([("card.json", CARD)]))
+    # set the "encrypted" flag bit in both headers
+    lh = data.find(b"PK\x03\x04")
+    data[lh + 6] |= 1
+    cd = data.rfind(b"PK\x01\x02")
+    data[cd + 8] |= 1
+    p = tmp_path / "enc.charx"
+    p.write_bytes(bytes(data))
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code == "zip-invalid"
+
+
+# -- presets --------------------------------------------------------------------
+
+
+def test_risup_fixture_decrypts() -> None:
+    (m,) = read_path(SOURCES / "185000001_story-preset.risup")
+    want = json.loads((MODULES / "185000001_story-preset.preset.json").read_text(encoding="utf-8"))
+    assert m.component_type == "preset"
+    assert m.data == want
+    assert m.regex[0]["type"] == "editoutput"
+
+
+def test_risupreset_variants(tmp_path: Path) -> None:
+    preset = {"name": "P", "bin": b"\x00\x01", 5: "int key"}
+    sealed = risup.AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb(preset), None)
+    envelope = msgpack.packb({"presetVersion": 0, "type": "preset", "pres": sealed})
+    for name, blob, fmt in (
+        ("a.risupreset", zlib.compress(envelope), "risupreset"),
+        ("b.risupreset", gzip.compress(envelope, mtime=0), "risupreset"),
+        ("c.risup", rpack.encode(zlib.compress(envelope)), "risup"),
+    ):
+        p = tmp_path / name
+        p.write_bytes(blob)
+        assert detect(p) == fmt
+        (m,) = read_path(p)
+        assert m.data == {"name": "P", "bin": {"$base64": "AAE="}, "5": "int key"}
+        assert m.source is not None and m.source.format == fmt
+
+
+def test_preset_bad_version_and_structure(tmp_path: Path) -> None:
+    def write(env: dict[str, object]) -> Path:
+        p = tmp_path / "x.risup"
+        p.write_bytes(rpack.encode(gzip.compress(msgpack.packb(env), mtime=0)))
+        return p
+
+    cases = [
+        ({"presetVersion": 9, "type": "preset", "preset": b"x" * 20}, "bad-version"),
+        ({"presetVersion": 2, "type": "preset"}, "risup-bad-structure"),
+        ({"presetVersion": 2, "type": "preset", "preset": b"short"}, "risup-decrypt-failed"),
+    ]
+    for env, code in cases:
+        with pytest.raises(FormatError) as ei:
+            read_path(write(env))
+        assert ei.value.code == code
+    p = tmp_path / "y.risup"
+    p.write_bytes(rpack.encode(gzip.compress(b"\xc1not msgpack", mtime=0)))
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code == "risup-not-msgpack"
+
+
+def test_preset_inflation_is_bounded(tmp_path: Path) -> None:
+    p = tmp_path / "bomb.risupreset"
+    p.write_bytes(gzip.compress(b"\x80" + bytes(risup.MAX_INFLATED_BYTES + 10), mtime=0))
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code == "too-large"
+
+
+# -- JSON exports -----------------------------------------------------------------
+
+
+def _write_json(tmp_path: Path, name: str, obj: object) -> Path:
+    p = tmp_path / name
+    p.write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
+    return p
+
+
+def test_json_module_export() -> None:
+    (m,) = read_path(SOURCES / "186123400_mood-tracker.json")
+    assert m.component_type == "module" and m.name == "기분 추적기 (Mood Tracker)"
+    assert m.data["type"] == "risuModule"  # kept: every original field stays
+    assert m.data["hideIcon"] is True
+
+
+def test_json_module_wrapped_form(tmp_path: Path) -> None:
+    p = _write_json(tmp_path, "w.json", {"module": {"name": "W", "id": "1"}, "type": "risuModule"})
+    (m,) = read_path(p)
+    assert m.data == {"name": "W", "id": "1"}
+
+
+def test_json_lorebook_export(tmp_path: Path) -> None:
+    entries = [{"key": "a", "content": "b", "mode": "normal"}]
+    p = _write_json(tmp_path, "lb.json", {"type": "risu", "ver": 1, "data": entries})
+    assert detect(p) == "json-lorebook"
+    (m,) = read_path(p)
+    assert m.component_type == "lorebook"
+    assert m.data == {"type": "risu", "ver": 1, "lorebook": entries}
+
+
+def test_json_regex_export(tmp_path: Path) -> None:
+    scripts = [{"comment": "c", "in": "a", "out": "b", "type": "editdisplay"}]
+    p = _write_json(tmp_path, "rx.json", {"type": "regex", "data": scripts})
+    assert detect(p) == "json-regex"
+    (m,) = read_path(p)
+    assert m.component_type == "module"
+    assert m.regex == scripts and "data" not in m.data
+
+
+def test_json_external_lorebook(tmp_path: Path) -> None:
+    obj = {
+        "name": "ST book",
+        "entries": {
+            "0": {"key": ["용", "dragon"], "keysecondary": [], "comment": "c", "content": "x",
+                  "constant": True, "selective": False, "order": 50},
+            "1": {"key": "plain", "content": "y"},
+        },
+    }  # fmt: skip
+    p = _write_json(tmp_path, "st.json", obj)
+    assert detect(p) == "json-external-lorebook"
+    (m,) = read_path(p)
+    assert m.component_type == "lorebook"
+    assert m.data["entries"] == obj["entries"]  # original kept untouched
+    assert m.lorebook[0] == {
+        "key": "용, dragon", "secondkey": "", "comment": "c", "content": "x", "mode": "normal",
+        "insertorder": 50, "alwaysActive": True, "selective": False,
+    }  # fmt: skip
+    assert m.lorebook[1]["key"] == "plain" and m.lorebook[1]["insertorder"] == 100
+
+
+def test_json_type_last_beyond_peek_is_detected(tmp_path: Path) -> None:
+    # RisuAI's export writes "type" last; make the file larger than the 1 MiB peek
+    big = {
+        "name": "Big",
+        "id": "1",
+        "lorebook": [{"content": "가" * 1000}] * 600,
+        "type": "risuModule",
+    }
+    p = tmp_path / "big.bin"
+    p.write_text(json.dumps(big, ensure_ascii=False, indent=2), encoding="utf-8")
+    assert p.stat().st_size > 1024 * 1024
+    assert detect(p) == "json-module"
+
+
+def test_json_nan_is_not_json(tmp_path: Path) -> None:
+    p = tmp_path / "n.json"
+    p.write_text('{"type": "risuModule", "name": "n", "x": NaN}')
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code == "not-json"
+
+
+def test_depth_guard_runs_before_json() -> None:
+    assert max_depth_exceeded("[" * (MAX_DEPTH + 1)) == MAX_DEPTH
+    assert max_depth_exceeded("[" * MAX_DEPTH + "]" * MAX_DEPTH) is None
+    # brackets inside strings do not count
+    assert max_depth_exceeded('"' + "[" * 1000 + '"') is None
+    assert max_depth_exceeded('"\\"' + "[" * 1000 + '"') is None
+    with pytest.raises(FormatError) as ei:
+        loads_object(b'{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}", where="w")
+    assert ei.value.code == "json-too-deep"
+    assert loads_object(b'\xef\xbb\xbf{"a": "[[["}', where="w") == {"a": "[[["}
+
+
+# -- paths ------------------------------------------------------------------------
+
+
+def test_directory_and_missing_paths(tmp_path: Path) -> None:
+    with pytest.raises(FormatError) as ei:
+        read_path(tmp_path)
+    assert ei.value.code == "not-a-file"
+    with pytest.raises(FormatError) as ei:
+        detect(tmp_path)
+    assert ei.value.code == "not-a-file"
+    with pytest.raises(FormatError) as ei:
+        read_path(tmp_path / "nope.risum")
+    assert ei.value.code == "not-found"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can read anything")
+def test_unreadable_file(tmp_path: Path) -> None:
+    p = tmp_path / "locked.risum"
+    p.write_bytes(b"x")
+    p.chmod(0)
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code == "unreadable"
+
+
+def test_detect_non_risu_files(tmp_path: Path) -> None:
+    cases = {
+        "empty": b"",
+        "text.txt": b"once upon a time",
+        "plain.zip": _zip([("readme.txt", b"hi")]),
+        "photo.jpg": b"\xff\xd8\xff\xe0" + b"\x00" * 100,
+        "other.json": b'{"hello": 1}',
+        "array.json": b"[1]",
+    }
+    for name, data in cases.items():
+        p = tmp_path / name
+        p.write_bytes(data)
+        assert detect(p) is None, name
