@@ -82,6 +82,7 @@ class CutResult:
     fallback: bool  # step 3 used omitted_count (anchor lost)
     budget_unreachable: bool
     state: CutterState
+    orphaned_tool_results: int = 0  # kept tool/function results whose calling assistant was dropped
 
 
 class _Fenwick:
@@ -137,7 +138,7 @@ class _Fenwick:
 
 
 class _Entry:
-    __slots__ = ("est", "msg", "protected", "seq", "sig")
+    __slots__ = ("caller", "est", "msg", "protected", "results", "seq", "sig")
 
     def __init__(self, seq: int, msg: Message, est: int, sig: Signature, protected: bool) -> None:
         self.seq = seq
@@ -145,6 +146,11 @@ class _Entry:
         self.est = est
         self.sig = sig
         self.protected = protected
+        self.caller: _Entry | None = None  # tool/function result: the assistant that called it
+        self.results: list[_Entry] = []  # assistant: the tool results that follow it
+
+
+_RESULT_ROLES = ("tool", "function")
 
 
 class ContextCutter:
@@ -162,6 +168,8 @@ class ContextCutter:
         self._cnt = _Fenwick()  # 1 per live non-protected message
         self._est = _Fenwick()  # est of live non-protected messages
         self._sigs: dict[Signature, list[int]] = {}  # non-protected live seqs, sorted
+        # 1 per kept tool result at the seq of its (non-protected) calling assistant message
+        self._callers = _Fenwick()
         self._total = 0  # est of every live message
         self._n_live = 0
         self._n_np = 0
@@ -180,8 +188,14 @@ class ContextCutter:
         est = self.estimate(msg.content)
         prot = msg.role in self._protected_roles
         entry = _Entry(seq, msg, est, signature(msg.role, msg.content), prot)
+        caller = self._caller_of(msg) if msg.role in _RESULT_ROLES and prot else None
         self._entries.append(entry)
         self._by_id[msg.id] = entry
+        self._callers.push(0)
+        if caller is not None:
+            entry.caller = caller
+            caller.results.append(entry)
+            self._callers.add(caller.seq + 1, 1)
         self._total += est
         self._n_live += 1
         if prot:
@@ -192,6 +206,16 @@ class ContextCutter:
             self._est.push(est)
             self._n_np += 1
             self._sigs.setdefault(entry.sig, []).append(seq)  # seq is the largest so far
+
+    def _caller_of(self, msg: Message) -> _Entry | None:
+        """The assistant message right before the run of tool results ``msg`` joins."""
+        for e in reversed(self._entries):
+            if e is None or e.msg.role in _RESULT_ROLES:
+                continue
+            if e.msg.role == "assistant" and not e.protected:
+                return e
+            return None
+        return None
 
     def edit(self, msg_id: str, content: str) -> None:
         entry = self._get(msg_id, "edit")
@@ -214,6 +238,13 @@ class ContextCutter:
         self._entries[entry.seq] = None
         self._total -= entry.est
         self._n_live -= 1
+        if entry.caller is not None:  # a tool result goes: it no longer counts
+            self._callers.add(entry.caller.seq + 1, -1)
+            entry.caller.results.remove(entry)
+        for res in entry.results:  # a caller goes: its results are no longer ours to report
+            res.caller = None
+            self._callers.add(entry.seq + 1, -1)
+        entry.results = []
         if not entry.protected:
             self._cnt.add(entry.seq + 1, -1)
             self._est.add(entry.seq + 1, -entry.est)
@@ -327,6 +358,7 @@ class ContextCutter:
         k, est = self.budget(k3, n_removable)
         unreachable = est > self.config.max_context
         first = self._nth_np(k)
+        orphans = self._callers.prefix(self._cnt.lower_bound(k)) if k else 0
         self.state = CutterState(k, first.sig if first else None, est)
         return CutResult(
             enabled=True,
@@ -342,6 +374,7 @@ class ContextCutter:
             fallback=status == "lost",
             budget_unreachable=unreachable,
             state=self.state,
+            orphaned_tool_results=orphans,
         )
 
     # ---- materialisation (O(n); for the invariant checker and reports) --------

@@ -124,6 +124,7 @@ def _cutter_row(turn: Turn, res: CutResult, ev: MonitorEvent) -> dict[str, Any]:
         "anchor": res.anchor,
         "fallback": res.fallback,
         "budget_unreachable": res.budget_unreachable,
+        "orphaned_tool_results": res.orphaned_tool_results,
         "state": res.state.to_dict(),
         "monitor": ev.to_dict(),
     }
@@ -192,6 +193,9 @@ def build_report(
                 "disabled_requests": sum(1 for r in rows if not r["enabled"]),
                 "peak_tokens_out": max((r["tokens_out"] for r in rows), default=0),
                 "max_dropped": max((r["dropped"] for r in rows), default=0),
+                "requests_with_orphaned_tool_results": sum(
+                    1 for r in rows if r["orphaned_tool_results"]
+                ),
             }
         )
     comp: dict[str, Any] | None = None
