@@ -31,8 +31,14 @@ def rows(name: str) -> list[dict[str, Any]]:
 def brief(r: dict[str, Any]) -> tuple[Any, ...]:
     # tokens in, tokens out, dropped, continuity, budget, anchor, unreachable, omitted after
     return (
-        r["tokens_in"], r["tokens_out"], r["dropped"], r["continuity_dropped"],
-        r["budget_dropped"], r["anchor"], r["budget_unreachable"], r["state"]["omitted_count"],
+        r["tokens_in"],
+        r["tokens_out"],
+        r["dropped"],
+        r["continuity_dropped"],
+        r["budget_dropped"],
+        r["anchor"],
+        r["budget_unreachable"],
+        r["state"]["omitted_count"],
     )
 
 
@@ -127,8 +133,15 @@ def test_duplicate_signatures_nearest_then_later() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["anchor-edit.yaml", "anchor-delete.yaml", "toggle.yaml", "protected-tools.yaml",
-     "budget-unreachable.yaml", "duplicates.yaml", "monitor.yaml"],
+    [
+        "anchor-edit.yaml",
+        "anchor-delete.yaml",
+        "toggle.yaml",
+        "protected-tools.yaml",
+        "budget-unreachable.yaml",
+        "duplicates.yaml",
+        "monitor.yaml",
+    ],
 )
 def test_fixtures_match_the_schema(name: str) -> None:
     data = yaml.safe_load((FIX / name).read_text(encoding="utf-8"))
