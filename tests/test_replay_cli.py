@@ -353,3 +353,28 @@ def test_monitor_command_and_synth_determinism(tmp_path: Path) -> None:
 
 def test_risu_errors_are_risu_error() -> None:
     assert issubclass(ConfigError, RisuError)
+
+
+def test_updated_component_passes_contract_validate_and_verify(tmp_path: Path) -> None:
+    contract = pytest.importorskip("risutools.contract.validate")
+    from risutools.contract.verify import verify_paths
+
+    cat = tmp_path / "catalog"
+    cat.mkdir()
+    comp = cat / "seed.json"
+    shutil.copy(SEED, comp)
+    # default report path: <component dir>/replays/<id>--<fixture>.json
+    r = cli("replay", "run", str(comp), "--fixture", str(FIX / "anchor-edit.yaml"), "--update")
+    assert r.returncode == 0, r.stderr
+    assert (cat / "replays" / "module.risu.174678332.context-cutter--anchor-edit.json").exists()
+    doc = json.loads(comp.read_text(encoding="utf-8"))
+    errors = [f for f in contract.validate_document(doc, file=str(comp)) if f.severity == "error"]
+    assert errors == []
+    result = verify_paths([str(comp)])
+    mc203 = [f for f in result.findings if f.rule == "MC203"]
+    assert [f for f in mc203 if f.severity == "error"] == []
+    # tamper with the report: the digest check now fails
+    rep = cat / "replays" / "module.risu.174678332.context-cutter--anchor-edit.json"
+    rep.write_bytes(rep.read_bytes().replace(b'"requests": 4', b'"requests": 5'))
+    bad = [f for f in verify_paths([str(comp)]).findings if f.rule == "MC203"]
+    assert any(f.severity == "error" for f in bad)

@@ -209,6 +209,7 @@ def build_report(
         "report": REPORT_TAG,
         "tool": {"name": "risutools", "version": __version__},
         "simulation": run.simulation,
+        "component_id": comp["component_id"] if comp else None,
         "component": comp,
         "fixture": {"name": fixture.name, "file": fixture.file, "sha256": fixture.sha256},
         "config": config.to_dict(),
