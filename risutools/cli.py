@@ -141,6 +141,157 @@ def pack(
 
 # ==== contract commands: validate, verify, hash ==============================
 
+_FORMATS = ("text", "json", "github", "sarif", "junit")
+
+
+def _contract_config(config_file: str | None, paths: list[str]) -> object:
+    from pathlib import Path
+
+    from risutools.contract.config import load_config, load_config_file
+
+    if config_file:
+        return load_config_file(config_file)
+    start = next((p for p in paths if p != "-"), ".")
+    sp = Path(start)
+    return load_config(sp if sp.is_dir() else (sp.parent if str(sp.parent) else Path(".")))
+
+
+def _contract_render(result: object, fmt: str) -> str:
+    from risutools.contract.validate import Result
+
+    assert isinstance(result, Result)
+    if fmt == "json":
+        from risutools.report.json_out import render_json
+
+        return render_json(result)
+    if fmt == "github":
+        from risutools.report.github import render_github
+
+        return render_github(result)
+    if fmt == "sarif":
+        from risutools.report.sarif import render_sarif
+
+        return render_sarif(result)
+    if fmt == "junit":
+        from risutools.report.junit import render_junit
+
+        return render_junit(result)
+    from risutools.report.text import render_text
+
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    return render_text(result, color=color)
+
+
+def _contract_output(text: str, output: str | None) -> None:
+    if output:
+        from risutools.fsio import atomic_write
+
+        atomic_write(output, text.encode("utf-8"))
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in _FORMATS:
+        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(_FORMATS)}",
+                                 param_hint="--format")
+
+
+@app.command()
+def validate(
+    paths: list[str] = typer.Argument(
+        ..., help="Documents: .json/.yaml/.yml/.ndjson files, folders (recursive), - for stdin."
+    ),
+    fmt: str = typer.Option("text", "--format", "-f", help="text | json | github | sarif | junit"),
+    select: list[str] = typer.Option([], "--select", help="Only these rules (id or prefix)."),
+    ignore: list[str] = typer.Option([], "--ignore", help="Skip these rules (id or prefix)."),
+    strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
+    promotion: bool = typer.Option(
+        False, "--promotion",
+        help="Apply the promotion gate: incomplete narrative (MC600) is an error.",
+    ),
+    config_file: str | None = typer.Option(
+        None, "--config",
+        help="Configuration file (default: nearest .risutools.yaml / pyproject.toml).",
+    ),
+    output: str | None = typer.Option(None, "--output", "-o", help="Write the report to a file."),
+) -> None:
+    """Validate matrix-component-v1 documents against the schema and rules MC100-MC600.
+
+    Exit 0: no errors; 1: error findings (or warnings with --strict); 2: could not run."""
+    _check_format(fmt)
+    from risutools.contract.config import ContractConfig
+    from risutools.contract.validate import RuleFilter, validate_paths
+
+    cfg = _contract_config(config_file, paths)
+    assert isinstance(cfg, ContractConfig)
+    if promotion:
+        cfg = cfg.with_promotion_gate()
+    result = validate_paths(paths, cfg, rule_filter=RuleFilter(select, ignore))
+    _contract_output(_contract_render(result, fmt), output)
+    raise typer.Exit(result.exit_code(strict))
+
+
+@app.command()
+def verify(
+    paths: list[str] = typer.Argument(..., help="Documents, folders or - (as for validate)."),
+    sources: str | None = typer.Option(
+        None, "--sources", help="Source store folder (default: `sources:` in the configuration)."
+    ),
+    require_sources: bool = typer.Option(
+        False, "--require-sources", help="A source that is not at hand is an error, not a warning."
+    ),
+    no_content_scan: bool = typer.Option(
+        False, "--no-content-scan",
+        help="Find sources by name and digest-named files only (do not hash the whole store).",
+    ),
+    fmt: str = typer.Option("text", "--format", "-f", help="text | json | github | sarif | junit"),
+    select: list[str] = typer.Option([], "--select", help="Only these rules (id or prefix)."),
+    ignore: list[str] = typer.Option([], "--ignore", help="Skip these rules (id or prefix)."),
+    strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
+    config_file: str | None = typer.Option(None, "--config", help="Configuration file."),
+    output: str | None = typer.Option(None, "--output", "-o", help="Write the report to a file."),
+) -> None:
+    """Verify digests: prompt_sha256, placeholders, source files, replay reports (MC200-MC203).
+
+    A source that is not at hand is reported as "not verified" (a warning; an error
+    with --require-sources)."""
+    _check_format(fmt)
+    from risutools.contract.config import ContractConfig
+    from risutools.contract.validate import RuleFilter
+    from risutools.contract.verify import verify_paths
+
+    cfg = _contract_config(config_file, paths)
+    assert isinstance(cfg, ContractConfig)
+    result = verify_paths(
+        paths, sources, config=cfg, require_sources=require_sources,
+        content_scan=not no_content_scan, rule_filter=RuleFilter(select, ignore),
+    )
+    _contract_output(_contract_render(result, fmt), output)
+    raise typer.Exit(result.exit_code(strict))
+
+
+@app.command("hash")
+def hash_cmd(
+    file: str = typer.Argument(
+        ..., help="A document (.json/.yaml) or an NDJSON catalog; - for stdin."
+    ),
+) -> None:
+    """Print the canonical document hash (sha256:<hex>), the base hash for approvals.
+
+    For several documents (NDJSON, multi-document YAML): one line each,
+    `<line>  <component_id>  sha256:<hex>`."""
+    from risutools.contract.hashing import hash_lines
+
+    lines, problems = hash_lines(file)
+    for p in problems:
+        typer.echo(f"risutools: {p}", err=True)
+    for line in lines:
+        typer.echo(line)
+    raise typer.Exit(2 if problems else 0)
+
+
 
 # ==== end contract commands ==================================================
 
@@ -152,6 +303,84 @@ def pack(
 
 
 # ==== replay commands: replay run / synth / monitor ==========================
+
+
+@replay_app.command("run")
+def replay_run(
+    component: str = typer.Argument(..., help="A matrix-component-v1 document (.json or .yaml)."),
+    fixture: str = typer.Option(..., "--fixture", "-f", help="conversation-v1 fixture."),
+    config: str | None = typer.Option(None, "--config", "-c", help="JSON/YAML configuration."),
+    output: str | None = typer.Option(
+        None, "--output", "-o",
+        help="Report path (default: <component dir>/replays/<id>--<fixture>.json); "
+        ".md and .html are written next to it.",
+    ),
+    update: bool = typer.Option(
+        False, "--update", help="Write replay_status, availability_verdict and source_refs back."
+    ),
+) -> None:
+    """Replay the reference simulation the component's capabilities select."""
+    from risutools.replay.api import run_component
+
+    outcome = run_component(component, fixture, config, output, update)
+    if outcome.report is None:
+        typer.echo(outcome.message)
+        raise typer.Exit(0)
+    s = outcome.report["summary"]
+    failed = ", ".join(s["failed_invariants"]) or "none"
+    typer.echo(
+        f"{outcome.simulation}: {s['requests']} request(s), verdict {s['verdict']} "
+        f"(failed invariants: {failed}); report {outcome.written[0]}"
+    )
+    if outcome.updated:
+        typer.echo(f"updated {component}")
+    raise typer.Exit(0 if s["verdict"] == "passed" else 1)
+
+
+@replay_app.command("monitor")
+def replay_monitor_cmd(
+    fixture: str = typer.Option(..., "--fixture", "-f", help="conversation-v1 fixture."),
+    config: str | None = typer.Option(None, "--config", "-c", help="JSON/YAML configuration."),
+    output: str | None = typer.Option(None, "--output", "-o", help="Also write the report here."),
+) -> None:
+    """Replay the context monitor alone (no cutter): levels and alerts per request."""
+    from pathlib import Path
+
+    from risutools.replay.api import run_monitor, write_report_files
+
+    report = run_monitor(fixture, config)
+    for row in report["requests"]:
+        mon = row["monitor"]
+        level = mon["level"] or f"({mon['metrics']} metrics)"
+        used = "-" if mon["used_pct"] is None else f"{mon['used_pct']:.1f}%"
+        alert = f"  ALERT ({mon['alert_reason']})" if mon["alert"] else ""
+        typer.echo(f"request {row['request']:>5}  {row['tokens_in']:>8} tokens  {used:>7}  "
+                   f"{level}{alert}")
+    summary = report["summary"]
+    typer.echo(f"{summary['requests']} request(s), {summary['alerts']} alert(s)")
+    if output:
+        write_report_files(report, Path(output))
+
+
+@replay_app.command("synth")
+def replay_synth(
+    seed: int = typer.Option(..., "--seed", help="Random seed (same seed, same bytes)."),
+    messages: int = typer.Option(..., "--messages", help="History size after the last turn."),
+    output: str = typer.Option(..., "--output", "-o", help="Output (.ndjson, .json or .yaml)."),
+    turns: int | None = typer.Option(None, "--turns", help="Requests (default: messages/2)."),
+    edit_rate: float = typer.Option(0.05, "--edit-rate", help="Chance of an edit per turn."),
+    delete_rate: float = typer.Option(0.02, "--delete-rate", help="Chance of a delete per turn."),
+    tool_rate: float = typer.Option(0.1, "--tool-rate", help="Chance of a tool call per reply."),
+    lang: str = typer.Option("mixed", "--lang", help="ko, en or mixed."),
+    name: str | None = typer.Option(None, "--name", help="Fixture name."),
+) -> None:
+    """Generate a long, seeded, deterministic conversation-v1 fixture."""
+    from risutools.replay.synth import synthesize, write_synth
+
+    data = synthesize(seed, messages, turns=turns, edit_rate=edit_rate,
+                      delete_rate=delete_rate, tool_rate=tool_rate, lang=lang, name=name)
+    size = write_synth(data, output)
+    typer.echo(f"wrote {output}: {len(data['turns'])} turn(s), {messages} messages, {size} bytes")
 
 
 # ==== end replay commands ====================================================

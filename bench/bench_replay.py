@@ -1,0 +1,283 @@
+"""Replay benchmark: the reference cutter over a long conversation, and LangChain's
+``trim_messages`` side by side on the same requests.
+
+* 1,000 requests over a history that grows to 10,000 messages (``replay synth``,
+  seed 5, mixed Korean/English, tool calls, edits and deletes): total time, time per
+  request, and the mean of the first 100 against the last 100 requests (the per-request
+  cost must not grow with the history).
+* ``trim_messages(strategy="last", include_system=True, start_on="human",
+  token_counter=<the same per-message estimate>, max_tokens=max_context)`` at every
+  request.  LangChain is never a dependency: when ``langchain_core`` is not importable the
+  script makes ``.venv-bench`` in the repository root (``pip install langchain-core
+  pyyaml``) and re-runs that half there with ``PYTHONPATH`` set to the repository.
+* The invariant checker R1-R8 runs over both outputs; orphaned tool results (a kept
+  tool result whose calling assistant message was dropped) are counted for both.
+
+Usage: ``python bench/bench_replay.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from risutools.replay.config import ReplayConfig, build_config  # noqa: E402
+from risutools.replay.cutter import ContextCutter  # noqa: E402
+from risutools.replay.fixture import Fixture, Message, build_fixture  # noqa: E402
+from risutools.replay.invariants import INVARIANTS, InvariantChecker, Step  # noqa: E402
+from risutools.replay.run import apply_turn  # noqa: E402
+from risutools.replay.synth import synthesize  # noqa: E402
+
+MESSAGES, TURNS = 10_000, 1_000
+CONFIG = {"max_context": 32_000, "preserve_latest": 8, "trim_percent": 10}
+
+
+def make_fixture(quick: bool) -> tuple[Fixture, ReplayConfig]:
+    m, t = (2_000, 200) if quick else (MESSAGES, TURNS)
+    data = synthesize(5, m, turns=t, edit_rate=0.05, delete_rate=0.02, tool_rate=0.15)
+    return build_fixture(data), build_config(CONFIG)
+
+
+def orphans(out: list[Message]) -> int:
+    """Kept tool/function results whose calling assistant message is not in ``out``."""
+    kept = {m.id for m in out}
+    return sum(
+        1
+        for m in out
+        if m.role in ("tool", "function") and m.id in CALLER and CALLER[m.id] not in kept
+    )
+
+
+CALLER: dict[str, str] = {}
+
+
+def index_callers(fx: Fixture) -> None:
+    last: Message | None = None
+    for m in fx.messages + [m for t in fx.turns for m in t.append]:
+        if m.role in ("tool", "function"):
+            if last is not None and last.role == "assistant":
+                CALLER[m.id] = last.id
+        else:
+            last = m
+
+
+def run_cutter(fx: Fixture, cfg: ReplayConfig) -> dict[str, Any]:
+    cutter = ContextCutter(cfg)
+    for m in fx.messages:
+        cutter.append(m)
+    times: list[float] = []
+    results = []
+    sizes = []
+    for turn in fx.turns:
+        t0 = time.perf_counter()
+        apply_turn(cutter, turn)
+        res = cutter.request(True)
+        times.append(time.perf_counter() - t0)
+        results.append(res)
+        sizes.append(res.messages_in)
+    # the invariant check, untimed (it is O(n) per request by design)
+    checker = InvariantChecker(cfg)
+    cutter2 = ContextCutter(cfg)
+    for m in fx.messages:
+        cutter2.append(m)
+    orph = 0
+    t0 = time.perf_counter()
+    for turn in fx.turns:
+        apply_turn(cutter2, turn)
+        inp = cutter2.history()
+        res = cutter2.request(True)
+        out = cutter2.output(res)
+        orph += orphans(out) > 0
+        checker.check(Step(turn.number, True, inp, out, res.budget_unreachable))
+    check_s = time.perf_counter() - t0
+    return {
+        "times": times,
+        "sizes": sizes,
+        "cuts": sum(1 for r in results if r.budget_dropped),
+        "anchor_losses": sum(1 for r in results if r.anchor == "lost"),
+        "kept": {k: not v.failures for k, v in checker.verdicts.items()},
+        "orphan_requests": orph,
+        "check_s": check_s,
+    }
+
+
+def run_langchain(fx: Fixture, cfg: ReplayConfig) -> dict[str, Any]:
+    from langchain_core.messages import (  # type: ignore[import-not-found]
+        AIMessage,
+        BaseMessage,
+        FunctionMessage,
+        HumanMessage,
+        SystemMessage,
+        ToolMessage,
+        trim_messages,
+    )
+
+    ratio = (
+        Fraction(str(cfg.tokenizer_profile))
+        if not isinstance(cfg.tokenizer_profile, str)
+        else cfg.ratio
+    )
+    cache: dict[str, int] = {}
+
+    def est(msg: BaseMessage) -> int:
+        text = msg.content if isinstance(msg.content, str) else str(msg.content)
+        got = cache.get(text)
+        if got is None:
+            got = math.ceil(len(text) * ratio) + cfg.message_overhead
+            cache[text] = got
+        return got
+
+    def counter(msgs: list[BaseMessage]) -> int:
+        return sum(est(m) for m in msgs)
+
+    def to_lc(m: Message) -> BaseMessage:
+        if m.role == "system":
+            return SystemMessage(content=m.content, id=m.id)
+        if m.role == "user":
+            return HumanMessage(content=m.content, id=m.id)
+        if m.role == "assistant":
+            return AIMessage(content=m.content, id=m.id)
+        if m.role == "tool":
+            return ToolMessage(content=m.content, id=m.id, tool_call_id=f"call-{m.id}")
+        return FunctionMessage(content=m.content, id=m.id, name="fn")
+
+    hist: dict[str, Message] = {m.id: m for m in fx.messages}
+    lc: dict[str, BaseMessage] = {m.id: to_lc(m) for m in fx.messages}
+    checker = InvariantChecker(cfg)
+    times: list[float] = []
+    orph = 0
+    for turn in fx.turns:
+        for m in turn.append:
+            hist[m.id] = m
+            lc[m.id] = to_lc(m)
+        for mid, content in turn.edit:
+            old = hist[mid]
+            hist[mid] = Message(mid, old.role, content)
+            lc[mid] = to_lc(hist[mid])
+        for mid in turn.delete:
+            del hist[mid], lc[mid]
+        msgs = list(lc.values())
+        t0 = time.perf_counter()
+        kept = trim_messages(
+            msgs,
+            max_tokens=cfg.max_context,
+            token_counter=counter,
+            strategy="last",
+            include_system=True,
+            start_on="human",
+            allow_partial=False,
+        )
+        times.append(time.perf_counter() - t0)
+        inp = list(hist.values())
+        out = [hist[str(k.id)] for k in kept]
+        orph += orphans(out) > 0
+        checker.check(Step(turn.number, True, inp, out, False))
+    return {
+        "times": times,
+        "kept": {k: not v.failures for k, v in checker.verdicts.items()},
+        "first_failures": {k: v.first_detail for k, v in checker.verdicts.items() if v.failures},
+        "orphan_requests": orph,
+    }
+
+
+def _langchain_elsewhere(quick: bool) -> dict[str, Any] | str:
+    venv = ROOT / ".venv-bench"
+    py = venv / "bin" / "python"
+    if not py.exists():
+        print("creating .venv-bench with langchain-core (bench only) ...", flush=True)
+        try:
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+            subprocess.run(
+                [str(py), "-m", "pip", "install", "-q", "langchain-core", "pyyaml"],
+                check=True,
+                timeout=600,
+            )
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
+            return f"could not set up .venv-bench: {exc}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    args = [str(py), str(Path(__file__).resolve()), "--langchain-json"] + (
+        ["--quick"] if quick else []
+    )
+    proc = subprocess.run(args, capture_output=True, text=True, env=env, timeout=900)
+    if proc.returncode != 0:
+        return f"langchain run failed: {proc.stderr.strip().splitlines()[-1:]}"
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result
+
+
+def ms(xs: list[float]) -> str:
+    return f"{1000 * statistics.fmean(xs):.3f} ms"
+
+
+def main(argv: list[str]) -> int:
+    quick = "--quick" in argv
+    fx, cfg = make_fixture(quick)
+    index_callers(fx)
+    if "--langchain-json" in argv:
+        print(json.dumps(run_langchain(fx, cfg)))
+        return 0
+    n = len(fx.turns)
+    print(
+        f"fixture: {n} requests, history {len(fx.messages)} -> "
+        f"{len(fx.messages) + sum(len(t.append) - len(t.delete) for t in fx.turns)} messages; "
+        f"config {CONFIG}"
+    )
+    cut = run_cutter(fx, cfg)
+    t = cut["times"]
+    k = max(1, n // 10)
+    print("\nreference cutter (incremental):")
+    print(
+        f"  total {sum(t):.3f} s for {n} requests; mean {ms(t)}, "
+        f"median {1000 * statistics.median(t):.3f} ms per request (ops + request)"
+    )
+    print(
+        f"  first {k} requests (history ~{cut['sizes'][k // 2]}): {ms(t[:k])}; "
+        f"last {k} (history ~{cut['sizes'][-k // 2]}): {ms(t[-k:])}"
+    )
+    print(
+        f"  cuts {cut['cuts']}, anchor losses {cut['anchor_losses']}, "
+        f"requests with an orphaned tool result {cut['orphan_requests']}"
+    )
+    print(f"  invariant checker over the same run (O(n) per request): {cut['check_s']:.2f} s")
+    try:
+        import langchain_core  # type: ignore[import-not-found]  # noqa: F401
+
+        lc: dict[str, Any] | str = run_langchain(fx, cfg)
+    except ImportError:
+        lc = _langchain_elsewhere(quick)
+    print("\nLangChain trim_messages (strategy=last, include_system, start_on=human):")
+    if isinstance(lc, str):
+        print(f"  skipped: {lc}")
+    else:
+        lt = lc["times"]
+        print(
+            f"  total {sum(lt):.3f} s; mean {ms(lt)} per request; first {k}: {ms(lt[:k])}; "
+            f"last {k}: {ms(lt[-k:])}"
+        )
+        print(f"  requests with an orphaned tool result {lc['orphan_requests']}")
+    print("\ninvariants kept over the whole run:")
+    print("  id  | reference cutter | trim_messages | invariant")
+    for rid, text in INVARIANTS.items():
+        other = "-" if isinstance(lc, str) else ("kept" if lc["kept"][rid] else "BROKEN")
+        mine = "kept" if cut["kept"][rid] else "BROKEN"
+        print(f"  {rid}  | {mine:16} | {other:13} | {text[:60]}")
+    if not isinstance(lc, str) and lc["first_failures"]:
+        print("\ntrim_messages, first failure of each broken invariant:")
+        for rid, detail in lc["first_failures"].items():
+            print(f"  {rid}: {detail}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

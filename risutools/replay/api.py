@@ -1,0 +1,92 @@
+"""What the ``replay`` commands call: run, write the three renderings, update."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from risutools.fsio import atomic_write
+from risutools.replay.component import load_component, write_component_update
+from risutools.replay.config import load_config
+from risutools.replay.fixture import load_fixture
+from risutools.replay.run import (
+    CUTTER_CAPS,
+    MONITOR_CAP,
+    SIM_MONITOR,
+    build_report,
+    report_bytes,
+    run_simulation,
+    select_simulation,
+)
+
+
+@dataclass
+class RunOutcome:
+    simulation: str | None  # None = no applicable simulation (nothing written)
+    report: dict[str, Any] | None = None
+    written: list[Path] = field(default_factory=list)
+    updated: bool = False
+    message: str = ""
+
+
+def default_report_path(component_path: Path, component_id: str, fixture_name: str) -> Path:
+    return component_path.parent / "replays" / f"{component_id}--{fixture_name}.json"
+
+
+def write_report_files(report: dict[str, Any], path: Path) -> tuple[list[Path], bytes]:
+    """Write ``path`` (JSON) and the ``.md`` / ``.html`` next to it; return paths, JSON bytes."""
+    from risutools.report.replay_html import render_html
+    from risutools.report.replay_markdown import render_markdown
+
+    data = report_bytes(report)
+    md = path.with_suffix(".md")
+    html = path.with_suffix(".html")
+    atomic_write(path, data)
+    atomic_write(md, render_markdown(report).encode("utf-8"))
+    atomic_write(html, render_html(report).encode("utf-8"))
+    return [path, md, html], data
+
+
+def run_component(
+    component: str | Path,
+    fixture: str | Path,
+    config: str | Path | None = None,
+    output: str | Path | None = None,
+    update: bool = False,
+) -> RunOutcome:
+    cf = load_component(component)
+    sim = select_simulation(cf.doc)
+    if sim is None:
+        return RunOutcome(
+            None,
+            message=f"no applicable simulation for {cf.doc['component_id']}: "
+            f"capabilities.provides has none of {', '.join(CUTTER_CAPS)}, {MONITOR_CAP}; "
+            "nothing written",
+        )
+    fx = load_fixture(fixture)
+    cfg = load_config(config, fx.config)
+    run = run_simulation(sim, fx, cfg)
+    report = build_report(run, fx, cfg, cf.doc)
+    out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
+    written, data = write_report_files(report, out)
+    outcome = RunOutcome(sim, report, written)
+    if update:
+        passed = report["summary"]["verdict"] == "passed"
+        write_component_update(
+            cf,
+            passed=passed,
+            fixture_name=fx.name,
+            report_sha256="sha256:" + hashlib.sha256(data).hexdigest(),
+        )
+        outcome.updated = True
+    return outcome
+
+
+def run_monitor(fixture: str | Path, config: str | Path | None = None) -> dict[str, Any]:
+    """The monitor alone over a fixture; returns a replay-report-v1 without a component."""
+    fx = load_fixture(fixture)
+    cfg = load_config(config, fx.config)
+    run = run_simulation(SIM_MONITOR, fx, cfg)
+    return build_report(run, fx, cfg, None)

@@ -1,0 +1,142 @@
+"""Read a component document and write a replay's result back into it.
+
+``update_component`` sets ``projection.replay_status`` and
+``provenance.availability_verdict`` together (MC304: passed -> available,
+failed -> unavailable) and adds or replaces the ``source_refs`` entry
+``{source_id: "replay:<fixture name>", source_version: "replay-report-v1",
+sha256: "sha256:<sha256 of the report file bytes>"}`` (MC203), appended after
+the existing entries so ``source_refs[0]`` stays the module's own source
+(MC102).  The write is atomic and compare-and-swap against the bytes read.
+The file keeps its format: JSON with its indentation (detected from the
+first indented line) and ``ensure_ascii=False``; YAML through ``safe_dump``
+with ``allow_unicode`` and the original key order (comments are not kept).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from risutools.errors import DocumentError
+from risutools.fsio import atomic_write
+
+REPLAY_SOURCE_VERSION = "replay-report-v1"
+
+
+@dataclass
+class ComponentFile:
+    path: Path
+    raw: bytes
+    doc: dict[str, Any]
+    fmt: str  # "json" | "yaml"
+    indent: int = 1
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.raw).hexdigest()
+
+
+def load_component(path: str | Path) -> ComponentFile:
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise DocumentError(
+            "unreadable-document", f"cannot read: {exc.strerror}", path=str(p)
+        ) from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DocumentError("bad-document", f"not UTF-8 (byte {exc.start})", path=str(p)) from exc
+    suffix = p.suffix.lower()
+    if suffix in (".ndjson", ".jsonl"):
+        raise DocumentError(
+            "unsupported-document",
+            "replay runs on one document file (.json or .yaml), not an NDJSON catalog",
+            path=str(p),
+        )
+    fmt = "yaml" if suffix in (".yaml", ".yml") else "json"
+    try:
+        doc = json.loads(text) if fmt == "json" else yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        raise DocumentError(
+            "bad-document", f"invalid JSON: {exc.msg}", where=f"line {exc.lineno}", path=str(p)
+        ) from exc
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else ""
+        raise DocumentError("bad-document", "invalid YAML", where=where, path=str(p)) from exc
+    if not isinstance(doc, dict):
+        raise DocumentError("bad-document", "a component document must be a mapping", path=str(p))
+    cid = doc.get("component_id")
+    if not isinstance(cid, str) or not cid:
+        raise DocumentError(
+            "bad-document", "missing component_id", where="/component_id", path=str(p)
+        )
+    return ComponentFile(p, raw, doc, fmt, _detect_indent(text) if fmt == "json" else 2)
+
+
+def _detect_indent(text: str) -> int:
+    for line in text.splitlines()[1:]:
+        stripped = line.lstrip(" ")
+        if stripped and stripped != line:
+            return len(line) - len(stripped)
+    return 1
+
+
+def updated_document(
+    doc: dict[str, Any], *, passed: bool, fixture_name: str, report_sha256: str
+) -> dict[str, Any]:
+    """A copy of ``doc`` carrying the replay result (see the module docstring)."""
+    new = copy.deepcopy(doc)
+    proj = new.get("projection")
+    prov = new.get("provenance")
+    if not isinstance(proj, dict) or not isinstance(prov, dict):
+        raise DocumentError(
+            "bad-document", "needs 'projection' and 'provenance' mappings to record a replay"
+        )
+    proj["replay_status"] = "passed" if passed else "failed"
+    prov["availability_verdict"] = "available" if passed else "unavailable"
+    refs = prov.get("source_refs")
+    if not isinstance(refs, list):
+        refs = []
+        prov["source_refs"] = refs
+    entry = {
+        "source_id": f"replay:{fixture_name}",
+        "source_version": REPLAY_SOURCE_VERSION,
+        "sha256": report_sha256,
+    }
+    for i, ref in enumerate(refs):
+        if isinstance(ref, dict) and ref.get("source_id") == entry["source_id"]:
+            refs[i] = entry
+            break
+    else:
+        refs.append(entry)
+    return new
+
+
+def dump_component(cf: ComponentFile, doc: dict[str, Any]) -> bytes:
+    if cf.fmt == "yaml":
+        text = yaml.safe_dump(doc, allow_unicode=True, sort_keys=False, default_flow_style=False)
+    else:
+        text = json.dumps(doc, ensure_ascii=False, indent=cf.indent)
+        if cf.raw.endswith(b"\n"):
+            text += "\n"
+    return text.encode("utf-8")
+
+
+def write_component_update(
+    cf: ComponentFile, *, passed: bool, fixture_name: str, report_sha256: str
+) -> dict[str, Any]:
+    """Write the updated document over ``cf.path`` (CAS on the bytes read); return it."""
+    new = updated_document(
+        cf.doc, passed=passed, fixture_name=fixture_name, report_sha256=report_sha256
+    )
+    atomic_write(cf.path, dump_component(cf, new), expect_sha256=cf.sha256)
+    return new

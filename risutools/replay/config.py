@@ -1,0 +1,234 @@
+"""Replay configuration: the cutter's swappable parts and the monitor's thresholds.
+
+A configuration is a mapping with exactly the keys in :data:`DEFAULTS` (missing
+keys take the default; unknown keys, wrong types and absurd values raise
+:class:`~risutools.errors.ConfigError` naming the key).
+
+Tokenizer profiles are tokens-per-character ratios, not tokenizers.  The
+defaults sit between typical English text (about 0.25 tokens per character)
+and Korean text (0.7-1.0 tokens per character) because the catalog's
+conversations are mixed; they are recorded in every report.  A profile may
+also be given as a number (the ratio itself).  Ratios are used as exact
+decimals (``0.3`` means 3/10), so ``ceil(len * ratio)`` never suffers from
+binary floating-point rounding.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from risutools.errors import ConfigError
+
+#: tokens per character for each named profile (documented in docs/replay.md).
+PROFILES: dict[str, str] = {
+    "tiktoken": "0.40",
+    "claude": "0.45",
+    "gemini": "0.35",
+    "deepseek": "0.40",
+}
+
+KNOWN_ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool", "function")
+
+DEFAULTS: dict[str, Any] = {
+    "enabled": True,
+    "tokenizer_profile": "tiktoken",
+    "max_context": 8000,
+    "preserve_latest": 4,
+    "trim_percent": 10,
+    "protected_roles": ["system", "tool", "function"],
+    "message_overhead": 4,
+    "warning_pct": 35,
+    "critical_pct": 25,
+    "debounce": 5,
+    "stale_s": 60,
+}
+
+MAX_CONTEXT_LIMIT = 100_000_000
+COUNT_LIMIT = 10_000_000
+
+
+@dataclass(frozen=True)
+class ReplayConfig:
+    enabled: bool
+    tokenizer_profile: str | float | int
+    max_context: int
+    preserve_latest: int
+    trim_percent: float | int
+    protected_roles: tuple[str, ...]
+    message_overhead: int
+    warning_pct: float | int
+    critical_pct: float | int
+    debounce: int
+    stale_s: float | int
+
+    @property
+    def ratio(self) -> Fraction:
+        """Tokens per character as an exact fraction."""
+        if isinstance(self.tokenizer_profile, str):
+            return Fraction(PROFILES[self.tokenizer_profile])
+        return Fraction(str(self.tokenizer_profile))
+
+    @property
+    def target(self) -> int:
+        """``floor(max_context * (1 - trim_percent / 100))``, computed exactly."""
+        keep = Fraction(100) - Fraction(str(self.trim_percent))
+        return math.floor(Fraction(self.max_context) * keep / 100)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "enabled": self.enabled,
+            "tokenizer_profile": self.tokenizer_profile,
+            "tokens_per_char": _decimal_text(self.ratio),
+            "max_context": self.max_context,
+            "preserve_latest": self.preserve_latest,
+            "trim_percent": self.trim_percent,
+            "target_after_trim": self.target,
+            "protected_roles": list(self.protected_roles),
+            "message_overhead": self.message_overhead,
+            "warning_pct": self.warning_pct,
+            "critical_pct": self.critical_pct,
+            "debounce": self.debounce,
+            "stale_s": self.stale_s,
+            "profiles": dict(sorted(PROFILES.items())),
+        }
+
+
+def _decimal_text(f: Fraction) -> str:
+    # Ratios come from decimal text, so the denominator divides a power of ten.
+    for digits in range(1, 20):
+        scaled = f * 10**digits
+        if scaled.denominator == 1:
+            whole, frac = divmod(int(scaled), 10**digits)
+            return f"{whole}.{frac:0{digits}d}".rstrip("0").rstrip(".")
+    return str(float(f))
+
+
+def _bad(key: str, why: str, got: Any) -> ConfigError:
+    return ConfigError("bad-config", f"{key}: {why}, got {got!r}", where="config")
+
+
+def _int(key: str, v: Any, lo: int, hi: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise _bad(key, f"must be an integer between {lo} and {hi}", v)
+    if not lo <= v <= hi:
+        raise _bad(key, f"must be an integer between {lo} and {hi}", v)
+    return v
+
+
+def _num(key: str, v: Any, lo: float, hi: float, *, lo_open: bool = False) -> float | int:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise _bad(key, f"must be a number between {lo} and {hi}", v)
+    if v > hi or v < lo or (lo_open and v == lo):
+        rng = f"greater than {lo} and at most {hi}" if lo_open else f"between {lo} and {hi}"
+        raise _bad(key, f"must be a number {rng}", v)
+    return v
+
+
+def build_config(*layers: dict[str, Any] | None) -> ReplayConfig:
+    """Merge ``layers`` over :data:`DEFAULTS` (later wins) and validate."""
+    merged: dict[str, Any] = dict(DEFAULTS)
+    for layer in layers:
+        if layer is None:
+            continue
+        if not isinstance(layer, dict):
+            raise ConfigError("bad-config", "a configuration must be a mapping", where="config")
+        for key in sorted(layer):
+            if key not in DEFAULTS:
+                known = ", ".join(sorted(DEFAULTS))
+                raise ConfigError(
+                    "unknown-config-key",
+                    f"{key}: unknown configuration key (known: {known})",
+                    where="config",
+                )
+            merged[key] = layer[key]
+    return _validate(merged)
+
+
+def _validate(c: dict[str, Any]) -> ReplayConfig:
+    if not isinstance(c["enabled"], bool):
+        raise _bad("enabled", "must be true or false", c["enabled"])
+    prof = c["tokenizer_profile"]
+    if isinstance(prof, str):
+        if prof not in PROFILES:
+            raise _bad(
+                "tokenizer_profile", f"must be one of {', '.join(PROFILES)} or a number", prof
+            )
+    else:
+        prof = _num("tokenizer_profile", prof, 0, 100, lo_open=True)
+        if not Fraction(str(prof)):  # pragma: no cover - excluded by lo_open
+            raise _bad("tokenizer_profile", "must be positive", prof)
+    max_context = _int("max_context", c["max_context"], 1, MAX_CONTEXT_LIMIT)
+    preserve = _int("preserve_latest", c["preserve_latest"], 0, COUNT_LIMIT)
+    trim = _num("trim_percent", c["trim_percent"], 0, 90)
+    roles = c["protected_roles"]
+    if not isinstance(roles, list) or not all(isinstance(r, str) for r in roles):
+        raise _bad("protected_roles", "must be a list of role names", roles)
+    for r in roles:
+        if r not in KNOWN_ROLES:
+            raise _bad("protected_roles", f"unknown role (accepted: {', '.join(KNOWN_ROLES)})", r)
+    if len(set(roles)) != len(roles):
+        raise _bad("protected_roles", "lists a role twice", roles)
+    overhead = _int("message_overhead", c["message_overhead"], 0, 100_000)
+    warning = _num("warning_pct", c["warning_pct"], 0, 100)
+    critical = _num("critical_pct", c["critical_pct"], 0, 100)
+    if critical > warning:
+        raise _bad("critical_pct", f"must not exceed warning_pct ({warning})", critical)
+    debounce = _int("debounce", c["debounce"], 0, COUNT_LIMIT)
+    stale = _num("stale_s", c["stale_s"], 0, 365 * 86400, lo_open=True)
+    return ReplayConfig(
+        enabled=c["enabled"],
+        tokenizer_profile=prof,
+        max_context=max_context,
+        preserve_latest=preserve,
+        trim_percent=trim,
+        protected_roles=tuple(roles),
+        message_overhead=overhead,
+        warning_pct=warning,
+        critical_pct=critical,
+        debounce=debounce,
+        stale_s=stale,
+    )
+
+
+def load_config_file(path: str | Path) -> dict[str, Any]:
+    """Read a JSON or YAML configuration mapping (not yet validated)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError("unreadable-config", f"cannot read: {exc.strerror}", path=str(p)) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError("bad-config", "not UTF-8 text", path=str(p)) from exc
+    try:
+        data = json.loads(text) if p.suffix.lower() == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise ConfigError(
+            "bad-config", f"not valid JSON/YAML: {_first_line(exc)}", path=str(p)
+        ) from exc
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError("bad-config", "the configuration must be a mapping", path=str(p))
+    return data
+
+
+def _first_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())
+
+
+def load_config(path: str | Path | None, *base: dict[str, Any] | None) -> ReplayConfig:
+    """Defaults, then ``base`` layers (e.g. the fixture's own ``config``), then the file."""
+    layer = load_config_file(path) if path is not None else None
+    try:
+        return build_config(*base, layer)
+    except ConfigError as exc:
+        if path is not None:
+            exc.with_path(str(path))
+        raise

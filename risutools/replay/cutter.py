@@ -1,0 +1,398 @@
+"""The reference context cutter (seed 000), incremental.
+
+The algorithm is the one in ``docs/replay.md`` / the replay spec, step for step:
+
+1. ``est(m) = ceil(len(content) * ratio) + message_overhead``, computed once per
+   message content (on append and on edit) and cached in the entry;
+2. protected = role in ``protected_roles``; tail = the last ``preserve_latest``
+   non-protected messages; removable ``R`` = the other non-protected messages;
+3. continuity: find the anchor signature (nearest ``omitted_count`` by position
+   in ``R``, ties to the later message) and drop the removable messages before
+   it; a lost anchor drops the first ``omitted_count`` removable messages;
+4. budget: over ``max_context``, drop the oldest removable messages until the
+   estimate is at most ``floor(max_context * (1 - trim_percent/100))``; if ``R``
+   runs out while still over ``max_context`` the request is ``budget_unreachable``;
+5. new state: ``omitted_count``, ``anchor`` (signature of the first surviving
+   non-protected message), ``estimated_tokens``.
+
+Cost: the cutter keeps its own mirror of the history, fed with the same
+operations as the conversation (append / edit / delete).  Messages get a
+sequence number in order of appearance; two Fenwick trees over sequence
+numbers hold, for non-protected live messages, a count and the estimates.
+So "the k-th non-protected message", "position in R", "sum of the first k
+estimates" and "smallest k whose prefix reaches X" are O(log n), and the
+anchor is looked up in a signature -> sequence numbers index.  A request costs
+O(log n) plus O(changes since the last request); nothing is recounted.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+from dataclasses import dataclass
+from typing import Literal
+
+from risutools.errors import ReplayError
+from risutools.replay.config import ReplayConfig
+from risutools.replay.fixture import Message
+
+AnchorStatus = Literal["none", "found", "lost"]
+
+
+@dataclass(frozen=True)
+class Signature:
+    role: str
+    length: int
+    hash: str  # first 16 hex digits of sha256(content as UTF-8)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"role": self.role, "length": self.length, "hash": self.hash}
+
+
+def signature(role: str, content: str) -> Signature:
+    return Signature(role, len(content), hashlib.sha256(content.encode("utf-8")).hexdigest()[:16])
+
+
+@dataclass(frozen=True)
+class CutterState:
+    omitted_count: int = 0
+    anchor: Signature | None = None
+    estimated_tokens: int = 0
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "omitted_count": self.omitted_count,
+            "anchor": self.anchor.to_dict() if self.anchor else None,
+            "estimated_tokens": self.estimated_tokens,
+        }
+
+
+@dataclass(frozen=True)
+class CutResult:
+    enabled: bool
+    messages_in: int
+    messages_out: int
+    tokens_in: int
+    tokens_out: int
+    removable: int  # |R|
+    dropped: int  # removable messages dropped in this request's output (a prefix of R)
+    continuity_dropped: int  # dropped by step 3
+    budget_dropped: int  # dropped by step 4
+    anchor: AnchorStatus
+    fallback: bool  # step 3 used omitted_count (anchor lost)
+    budget_unreachable: bool
+    state: CutterState
+    orphaned_tool_results: int = 0  # kept tool/function results whose calling assistant was dropped
+
+
+class _Fenwick:
+    """Prefix sums over 1-based positions; grows at the end in O(log n)."""
+
+    __slots__ = ("tree",)
+
+    def __init__(self) -> None:
+        self.tree: list[int] = [0]
+
+    def __len__(self) -> int:
+        return len(self.tree) - 1
+
+    def push(self, value: int) -> None:
+        tree = self.tree
+        i = len(tree)
+        stop = i - (i & -i)
+        s = value
+        j = i - 1
+        while j > stop:
+            s += tree[j]
+            j -= j & -j
+        tree.append(s)
+
+    def add(self, i: int, delta: int) -> None:
+        tree = self.tree
+        n = len(tree)
+        while i < n:
+            tree[i] += delta
+            i += i & -i
+
+    def prefix(self, i: int) -> int:
+        tree = self.tree
+        s = 0
+        while i > 0:
+            s += tree[i]
+            i -= i & -i
+        return s
+
+    def lower_bound(self, x: int) -> int:
+        """Smallest i with prefix(i) >= x (x > 0); len+1 when the total is below x."""
+        tree = self.tree
+        n = len(tree) - 1
+        pos = 0
+        step = 1 << n.bit_length() if n else 0
+        while step:
+            nxt = pos + step
+            if nxt <= n and tree[nxt] < x:
+                pos = nxt
+                x -= tree[nxt]
+            step >>= 1
+        return pos + 1
+
+
+class _Entry:
+    __slots__ = ("caller", "est", "msg", "protected", "results", "seq", "sig")
+
+    def __init__(self, seq: int, msg: Message, est: int, sig: Signature, protected: bool) -> None:
+        self.seq = seq
+        self.msg = msg
+        self.est = est
+        self.sig = sig
+        self.protected = protected
+        self.caller: _Entry | None = None  # tool/function result: the assistant that called it
+        self.results: list[_Entry] = []  # assistant: the tool results that follow it
+
+
+_RESULT_ROLES = ("tool", "function")
+
+
+class ContextCutter:
+    """Reference cutter over an incrementally maintained history."""
+
+    def __init__(self, config: ReplayConfig, state: CutterState | None = None) -> None:
+        self.config = config
+        ratio = config.ratio
+        self._num = ratio.numerator
+        self._den = ratio.denominator
+        self._overhead = config.message_overhead
+        self._protected_roles = frozenset(config.protected_roles)
+        self._entries: list[_Entry | None] = []  # by seq (0-based); None = deleted
+        self._by_id: dict[str, _Entry] = {}
+        self._cnt = _Fenwick()  # 1 per live non-protected message
+        self._est = _Fenwick()  # est of live non-protected messages
+        self._sigs: dict[Signature, list[int]] = {}  # non-protected live seqs, sorted
+        # 1 per kept tool result at the seq of its (non-protected) calling assistant message
+        self._callers = _Fenwick()
+        self._total = 0  # est of every live message
+        self._n_live = 0
+        self._n_np = 0
+        self.state = state or CutterState()
+
+    # ---- history operations -------------------------------------------------
+
+    def estimate(self, content: str) -> int:
+        """``ceil(len(content) * ratio) + message_overhead`` in exact integer arithmetic."""
+        return -(-len(content) * self._num // self._den) + self._overhead
+
+    def append(self, msg: Message) -> None:
+        if msg.id in self._by_id:
+            raise ReplayError("duplicate-id", f"message id {msg.id!r} already present")
+        seq = len(self._entries)
+        est = self.estimate(msg.content)
+        prot = msg.role in self._protected_roles
+        entry = _Entry(seq, msg, est, signature(msg.role, msg.content), prot)
+        caller = self._caller_of(msg) if msg.role in _RESULT_ROLES and prot else None
+        self._entries.append(entry)
+        self._by_id[msg.id] = entry
+        self._callers.push(0)
+        if caller is not None:
+            entry.caller = caller
+            caller.results.append(entry)
+            self._callers.add(caller.seq + 1, 1)
+        self._total += est
+        self._n_live += 1
+        if prot:
+            self._cnt.push(0)
+            self._est.push(0)
+        else:
+            self._cnt.push(1)
+            self._est.push(est)
+            self._n_np += 1
+            self._sigs.setdefault(entry.sig, []).append(seq)  # seq is the largest so far
+
+    def _caller_of(self, msg: Message) -> _Entry | None:
+        """The assistant message right before the run of tool results ``msg`` joins."""
+        for e in reversed(self._entries):
+            if e is None or e.msg.role in _RESULT_ROLES:
+                continue
+            if e.msg.role == "assistant" and not e.protected:
+                return e
+            return None
+        return None
+
+    def edit(self, msg_id: str, content: str) -> None:
+        entry = self._get(msg_id, "edit")
+        if content == entry.msg.content:
+            return
+        new_est = self.estimate(content)
+        new_sig = signature(entry.msg.role, content)
+        self._total += new_est - entry.est
+        if not entry.protected:
+            self._est.add(entry.seq + 1, new_est - entry.est)
+            self._unindex(entry)
+            bisect.insort(self._sigs.setdefault(new_sig, []), entry.seq)
+        entry.msg = Message(entry.msg.id, entry.msg.role, content)
+        entry.est = new_est
+        entry.sig = new_sig
+
+    def delete(self, msg_id: str) -> None:
+        entry = self._get(msg_id, "delete")
+        del self._by_id[msg_id]
+        self._entries[entry.seq] = None
+        self._total -= entry.est
+        self._n_live -= 1
+        if entry.caller is not None:  # a tool result goes: it no longer counts
+            self._callers.add(entry.caller.seq + 1, -1)
+            entry.caller.results.remove(entry)
+        for res in entry.results:  # a caller goes: its results are no longer ours to report
+            res.caller = None
+            self._callers.add(entry.seq + 1, -1)
+        entry.results = []
+        if not entry.protected:
+            self._cnt.add(entry.seq + 1, -1)
+            self._est.add(entry.seq + 1, -entry.est)
+            self._n_np -= 1
+            self._unindex(entry)
+
+    def _get(self, msg_id: str, op: str) -> _Entry:
+        entry = self._by_id.get(msg_id)
+        if entry is None:
+            raise ReplayError("unknown-id", f"{op}: no message with id {msg_id}")
+        return entry
+
+    def _unindex(self, entry: _Entry) -> None:
+        seqs = self._sigs[entry.sig]
+        i = bisect.bisect_left(seqs, entry.seq)
+        del seqs[i]
+        if not seqs:
+            del self._sigs[entry.sig]
+
+    # ---- rank helpers (non-protected messages, in order) ---------------------
+
+    def _prefix_est(self, k: int) -> int:
+        """Sum of the estimates of the first ``k`` non-protected messages."""
+        if k <= 0:
+            return 0
+        return self._est.prefix(self._cnt.lower_bound(k))
+
+    def _rank_reaching(self, need: int) -> int:
+        """Smallest k whose first-k estimate sum is >= need (n_np + 1 if none)."""
+        if need <= 0:
+            return 0
+        seq1 = self._est.lower_bound(need)
+        if seq1 > len(self._est):
+            return self._n_np + 1
+        return self._cnt.prefix(seq1)
+
+    def _nth_np(self, k: int) -> _Entry | None:
+        """The non-protected message with 0-based rank ``k``."""
+        if k >= self._n_np:
+            return None
+        return self._entries[self._cnt.lower_bound(k + 1) - 1]
+
+    # ---- the request --------------------------------------------------------
+
+    def continuity(self, n_removable: int) -> tuple[int, AnchorStatus]:
+        """Step 3: how many removable messages the anchor (or its loss) drops."""
+        st = self.state
+        fallback = min(st.omitted_count, n_removable)
+        if st.anchor is None:
+            return fallback, "none"
+        seqs = self._sigs.get(st.anchor)
+        if not seqs:
+            return fallback, "lost"
+        t = st.omitted_count
+        cnt = self._cnt
+
+        def pos(seq: int) -> int:
+            return min(cnt.prefix(seq), n_removable)  # non-protected before it, capped
+
+        # pos() is non-decreasing along seqs: binary search the first with pos >= t.
+        lo, hi = 0, len(seqs)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if pos(seqs[mid]) >= t:
+                hi = mid
+            else:
+                lo = mid + 1
+        best: int | None = None
+        if lo < len(seqs):
+            best = pos(seqs[lo])
+        if lo > 0:
+            below = pos(seqs[lo - 1])
+            if best is None or t - below < best - t:  # ties go to the later message
+                best = below
+        assert best is not None
+        return best, "found"
+
+    def budget(self, k3: int, n_removable: int) -> tuple[int, int]:
+        """Step 4: final drop count and final estimate, starting from ``k3`` dropped."""
+        total = self._total
+        est = total - self._prefix_est(k3)
+        if est <= self.config.max_context:
+            return k3, est
+        need = total - self.config.target
+        k = max(self._rank_reaching(need), k3)
+        k = min(k, n_removable)
+        return k, total - self._prefix_est(k)
+
+    def request(self, enabled: bool = True) -> CutResult:
+        """Run one request over the current history and advance the state."""
+        total = self._total
+        if not enabled:
+            self.state = CutterState(self.state.omitted_count, self.state.anchor, total)
+            return CutResult(
+                False,
+                self._n_live,
+                self._n_live,
+                total,
+                total,
+                0,
+                0,
+                0,
+                0,
+                "none",
+                False,
+                False,
+                self.state,
+            )
+        n_removable = max(0, self._n_np - self.config.preserve_latest)
+        k3, status = self.continuity(n_removable)
+        k, est = self.budget(k3, n_removable)
+        unreachable = est > self.config.max_context
+        first = self._nth_np(k)
+        orphans = self._callers.prefix(self._cnt.lower_bound(k)) if k else 0
+        self.state = CutterState(k, first.sig if first else None, est)
+        return CutResult(
+            enabled=True,
+            messages_in=self._n_live,
+            messages_out=self._n_live - k,
+            tokens_in=total,
+            tokens_out=est,
+            removable=n_removable,
+            dropped=k,
+            continuity_dropped=k3,
+            budget_dropped=k - k3,
+            anchor=status,
+            fallback=status == "lost",
+            budget_unreachable=unreachable,
+            state=self.state,
+            orphaned_tool_results=orphans,
+        )
+
+    # ---- materialisation (O(n); for the invariant checker and reports) --------
+
+    def history(self) -> list[Message]:
+        return [e.msg for e in self._entries if e is not None]
+
+    def output(self, result: CutResult) -> list[Message]:
+        """The message list the request sent (the history minus the dropped prefix of R)."""
+        if not result.enabled:
+            return self.history()
+        left = result.dropped
+        out: list[Message] = []
+        for e in self._entries:
+            if e is None:
+                continue
+            if left and not e.protected:
+                left -= 1
+                continue
+            out.append(e.msg)
+        return out

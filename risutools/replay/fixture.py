@@ -1,0 +1,322 @@
+"""``conversation-v1`` fixtures: a readable conversation replayed request by request.
+
+Three spellings of the same data (schema: ``schemas/conversation-v1.schema.json``):
+
+* YAML or JSON: one mapping ``{fixture, name, config?, messages?, turns}``;
+* NDJSON (for very long fixtures): the first non-blank line is the header
+  ``{"fixture": "conversation-v1", "name": ..., "config"?: ..., "messages"?: [...]}``
+  and every further non-blank line is one turn object.
+
+Each turn may carry ``append`` (list of messages), ``edit`` (``{id, content}`` or
+a list of them), ``delete`` (``{id}`` or a list), ``toggle`` (bool) and
+``metrics`` (mapping, or ``null`` = no metrics this turn); they apply in that
+order, then the request happens.  A message without ``id`` gets ``m<n>``, n
+counting every message in order of appearance from 0.  The loader replays the
+id bookkeeping once, so an edit or delete of an unknown id is reported with its
+turn number before anything runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from risutools.errors import ConfigError
+from risutools.replay.config import KNOWN_ROLES
+
+FIXTURE_TAG = "conversation-v1"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")
+_TURN_KEYS = ("append", "edit", "delete", "toggle", "metrics")
+_METRIC_KEYS = ("age_s", "used_pct", "remaining_pct", "available")
+
+
+@dataclass(frozen=True)
+class Message:
+    id: str
+    role: str
+    content: str
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """What the monitor is told at one turn (``None`` fields = not given)."""
+
+    available: bool = True
+    age_s: float | None = None
+    used_pct: float | None = None
+
+
+@dataclass
+class Turn:
+    number: int  # 1-based
+    append: list[Message] = field(default_factory=list)
+    edit: list[tuple[str, str]] = field(default_factory=list)
+    delete: list[str] = field(default_factory=list)
+    toggle: bool | None = None
+    metrics: Metrics | None = None  # None = the turn says nothing about metrics
+
+
+@dataclass
+class Fixture:
+    name: str
+    messages: list[Message]
+    turns: list[Turn]
+    config: dict[str, Any] | None
+    sha256: str  # "sha256:<hex>" of the file bytes ("" when built in memory)
+    file: str = ""  # base name of the file
+
+
+class _Ids:
+    def __init__(self) -> None:
+        self.counter = 0
+        self.ever: set[str] = set()
+        self.live: set[str] = set()
+
+    def take(self, raw: Any, where: str) -> Message:
+        if not isinstance(raw, dict):
+            raise _err(where, "a message must be a mapping {id?, role, content}")
+        for key in sorted(raw):
+            if key not in ("id", "role", "content"):
+                raise _err(where, f"unknown message key {key!r} (accepted: id, role, content)")
+        n = self.counter
+        self.counter += 1
+        mid = raw.get("id")
+        if mid is None:
+            mid = f"m{n}"
+        elif not isinstance(mid, str) or not _ID.match(mid):
+            raise _err(where, f"bad message id {mid!r} (letters, digits, . _ : -; at most 64)")
+        if mid in self.ever:
+            raise _err(where, f"duplicate message id {mid!r}")
+        role = raw.get("role")
+        if not isinstance(role, str):
+            raise _err(where, f"message {mid}: missing role")
+        if role not in KNOWN_ROLES:
+            raise _err(
+                where, f"message {mid}: unknown role {role!r} (accepted: {', '.join(KNOWN_ROLES)})"
+            )
+        content = raw.get("content")
+        if not isinstance(content, str):
+            raise _err(where, f"message {mid}: content must be a string")
+        self.ever.add(mid)
+        self.live.add(mid)
+        return Message(mid, role, content)
+
+
+def _err(where: str, why: str) -> ConfigError:
+    return ConfigError("bad-fixture", why, where=where)
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def _number(v: Any, where: str, lo: float, hi: float) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise _err(where, f"must be a number between {lo} and {hi}, got {v!r}")
+    if not lo <= v <= hi:
+        raise _err(where, f"must be a number between {lo} and {hi}, got {v!r}")
+    return float(v)
+
+
+def _metrics(raw: Any, where: str) -> Metrics:
+    if raw is None:
+        return Metrics(available=False)
+    if not isinstance(raw, dict):
+        raise _err(where, "must be a mapping or null")
+    for key in sorted(raw):
+        if key not in _METRIC_KEYS:
+            raise _err(where, f"unknown key {key!r} (accepted: {', '.join(_METRIC_KEYS)})")
+    available = raw.get("available", True)
+    if not isinstance(available, bool):
+        raise _err(f"{where}.available", f"must be true or false, got {available!r}")
+    age = raw.get("age_s")
+    age_f = None if age is None else _number(age, f"{where}.age_s", 0, 10**9)
+    if "used_pct" in raw and "remaining_pct" in raw:
+        raise _err(where, "give used_pct or remaining_pct, not both")
+    used: float | None = None
+    if raw.get("used_pct") is not None:
+        used = _number(raw["used_pct"], f"{where}.used_pct", 0, 1000)
+    elif raw.get("remaining_pct") is not None:
+        used = 100.0 - _number(raw["remaining_pct"], f"{where}.remaining_pct", -900, 100)
+    return Metrics(available=available, age_s=age_f, used_pct=used)
+
+
+def _turn(raw: Any, number: int, ids: _Ids) -> Turn:
+    where = f"turn {number}"
+    if not isinstance(raw, dict):
+        raise _err(where, "a turn must be a mapping of operations")
+    for key in sorted(raw):
+        if key not in _TURN_KEYS:
+            raise _err(where, f"unknown operation {key!r} (accepted: {', '.join(_TURN_KEYS)})")
+    turn = Turn(number)
+    if "append" in raw:
+        items = raw["append"]
+        if not isinstance(items, list):
+            raise _err(f"{where}: append", "must be a list of messages")
+        turn.append = [ids.take(m, f"{where}: append[{i}]") for i, m in enumerate(items)]
+    if "edit" in raw:
+        for i, e in enumerate(_as_list(raw["edit"])):
+            w = f"{where}: edit" + (f"[{i}]" if isinstance(raw["edit"], list) else "")
+            if not isinstance(e, dict) or sorted(e) != ["content", "id"]:
+                raise _err(w, "an edit is {id, content}")
+            if not isinstance(e["id"], str) or not isinstance(e["content"], str):
+                raise _err(w, "id and content must be strings")
+            if e["id"] not in ids.live:
+                raise _err(w, f"no message with id {e['id']}")
+            turn.edit.append((e["id"], e["content"]))
+    if "delete" in raw:
+        for i, d in enumerate(_as_list(raw["delete"])):
+            w = f"{where}: delete" + (f"[{i}]" if isinstance(raw["delete"], list) else "")
+            if not isinstance(d, dict) or sorted(d) != ["id"] or not isinstance(d["id"], str):
+                raise _err(w, "a delete is {id}")
+            if d["id"] not in ids.live:
+                raise _err(w, f"no message with id {d['id']}")
+            ids.live.discard(d["id"])
+            turn.delete.append(d["id"])
+    if "toggle" in raw:
+        if not isinstance(raw["toggle"], bool):
+            raise _err(f"{where}: toggle", f"must be true or false, got {raw['toggle']!r}")
+        turn.toggle = raw["toggle"]
+    if "metrics" in raw:
+        turn.metrics = _metrics(raw["metrics"], f"{where}: metrics")
+    return turn
+
+
+def build_fixture(data: Any, *, sha256: str = "", file: str = "") -> Fixture:
+    """Validate a parsed fixture mapping and assign ids."""
+    if not isinstance(data, dict):
+        raise _err("", "a fixture must be a mapping")
+    for key in sorted(data):
+        if key not in ("fixture", "name", "config", "messages", "turns"):
+            raise _err("", f"unknown top-level key {key!r}")
+    if data.get("fixture") != FIXTURE_TAG:
+        raise _err("fixture", f"must be {FIXTURE_TAG!r}, got {data.get('fixture')!r}")
+    name = data.get("name")
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise _err("name", f"must be a short name (letters, digits, . _ -), got {name!r}")
+    config = data.get("config")
+    if config is not None and not isinstance(config, dict):
+        raise _err("config", "must be a mapping")
+    ids = _Ids()
+    raw_msgs = data.get("messages") or []
+    if not isinstance(raw_msgs, list):
+        raise _err("messages", "must be a list")
+    messages = [ids.take(m, f"messages[{i}]") for i, m in enumerate(raw_msgs)]
+    raw_turns = data.get("turns")
+    if not isinstance(raw_turns, list):
+        raise _err("turns", "must be a list of turns")
+    if not raw_turns:
+        raise _err("turns", "the fixture has no turns: a replay needs at least one request")
+    turns = [_turn(t, i + 1, ids) for i, t in enumerate(raw_turns)]
+    return Fixture(name, messages, turns, config, sha256, file)
+
+
+def parse_fixture_bytes(data: bytes, file: str = "fixture") -> Fixture:
+    """Parse fixture bytes; the format follows the extension of ``file`` (.ndjson/.json/.yaml)."""
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError("bad-fixture", f"not UTF-8 (byte {exc.start})", path=file) from exc
+    suffix = Path(file).suffix.lower()
+    try:
+        if suffix in (".ndjson", ".jsonl"):
+            parsed = _parse_ndjson(text)
+        elif suffix == ".json":
+            try:
+                parsed = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise _err(f"line {exc.lineno}", f"invalid JSON: {exc.msg}") from exc
+        else:
+            try:
+                parsed = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                mark = getattr(exc, "problem_mark", None)
+                where = f"line {mark.line + 1}" if mark is not None else ""
+                problem = getattr(exc, "problem", None) or "syntax error"
+                raise _err(where, f"invalid YAML: {problem}") from exc
+        return build_fixture(parsed, sha256=digest, file=Path(file).name)
+    except ConfigError as exc:
+        raise exc.with_path(file) from None
+
+
+def _parse_ndjson(text: str) -> dict[str, Any]:
+    header: dict[str, Any] | None = None
+    turns: list[Any] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise _err(f"line {lineno}", f"invalid JSON: {exc.msg}") from exc
+        if header is None:
+            if not isinstance(obj, dict) or "fixture" not in obj:
+                raise _err(f"line {lineno}", "the first line must be the fixture header")
+            if "turns" in obj:
+                raise _err(f"line {lineno}", "an NDJSON header carries no turns (one per line)")
+            header = obj
+        else:
+            turns.append(obj)
+    if header is None:
+        raise _err("", "empty file: no fixture header")
+    return {**header, "turns": turns}
+
+
+def load_fixture(path: str | Path) -> Fixture:
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ConfigError(
+            "unreadable-fixture", f"cannot read: {exc.strerror}", path=str(p)
+        ) from exc
+    return parse_fixture_bytes(data, str(p))
+
+
+def fixture_to_data(fx: Fixture) -> dict[str, Any]:
+    """The mapping form (ids written out), e.g. for the generator."""
+    out: dict[str, Any] = {"fixture": FIXTURE_TAG, "name": fx.name}
+    if fx.config is not None:
+        out["config"] = fx.config
+    out["messages"] = [_msg(m) for m in fx.messages]
+    out["turns"] = [_turn_data(t) for t in fx.turns]
+    return out
+
+
+def _msg(m: Message) -> dict[str, str]:
+    return {"id": m.id, "role": m.role, "content": m.content}
+
+
+def _turn_data(t: Turn) -> dict[str, Any]:
+    d: dict[str, Any] = {}
+    if t.append:
+        d["append"] = [_msg(m) for m in t.append]
+    if t.edit:
+        d["edit"] = [{"id": i, "content": c} for i, c in t.edit]
+    if t.delete:
+        d["delete"] = [{"id": i} for i in t.delete]
+    if t.toggle is not None:
+        d["toggle"] = t.toggle
+    if t.metrics is not None:
+        m = t.metrics
+        if not m.available and m.age_s is None and m.used_pct is None:
+            d["metrics"] = None
+        else:
+            md: dict[str, Any] = {}
+            if not m.available:
+                md["available"] = False
+            if m.age_s is not None:
+                md["age_s"] = m.age_s
+            if m.used_pct is not None:
+                md["used_pct"] = m.used_pct
+            d["metrics"] = md
+    return d

@@ -1,0 +1,90 @@
+"""The context monitor (seed 003): usage levels and debounced alerts.
+
+Fed once per request with the usage it sees.  ``used_pct = 100 * tokens /
+max_context`` (or the ``used_pct`` the fixture's metrics give), ``remaining =
+100 - used_pct``.  Levels: ``NORMAL`` when remaining > ``warning_pct``,
+``WARNING`` when remaining <= ``warning_pct``, ``CRITICAL`` when remaining <=
+``critical_pct``.
+
+Alerts: the first WARNING/CRITICAL alert fires at once; a later one needs
+``debounce`` requests since the last alert (request numbers differ by at least
+``debounce``); a level above the last alert's level (WARNING -> CRITICAL)
+fires at once.  Metrics older than ``stale_s`` seconds are ignored (no level,
+no alert), and a request without metrics is tolerated the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from risutools.replay.config import ReplayConfig
+from risutools.replay.fixture import Metrics
+
+Level = Literal["NORMAL", "WARNING", "CRITICAL"]
+_RANK: dict[str, int] = {"NORMAL": 0, "WARNING": 1, "CRITICAL": 2}
+
+
+@dataclass(frozen=True)
+class MonitorEvent:
+    request: int
+    metrics: Literal["fresh", "stale", "missing"]
+    used_pct: float | None
+    remaining_pct: float | None
+    level: Level | None
+    alert: bool
+    reason: str  # "first", "debounce elapsed", "escalation", "" (no alert)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "metrics": self.metrics,
+            "used_pct": self.used_pct,
+            "remaining_pct": self.remaining_pct,
+            "level": self.level,
+            "alert": self.alert,
+            "alert_reason": self.reason or None,
+        }
+
+
+class ContextMonitor:
+    def __init__(self, config: ReplayConfig) -> None:
+        self.config = config
+        self.last_alert_request: int | None = None
+        self.last_alert_level: Level | None = None
+
+    def level(self, remaining: float) -> Level:
+        if remaining <= self.config.critical_pct:
+            return "CRITICAL"
+        if remaining <= self.config.warning_pct:
+            return "WARNING"
+        return "NORMAL"
+
+    def observe(self, request: int, tokens: int, metrics: Metrics | None) -> MonitorEvent:
+        """One check after request ``request`` (1-based) that estimated ``tokens``."""
+        if metrics is not None and not metrics.available:
+            return MonitorEvent(request, "missing", None, None, None, False, "")
+        if (
+            metrics is not None
+            and metrics.age_s is not None
+            and metrics.age_s > self.config.stale_s
+        ):
+            return MonitorEvent(request, "stale", None, None, None, False, "")
+        if metrics is not None and metrics.used_pct is not None:
+            used = metrics.used_pct
+        else:
+            used = 100.0 * tokens / self.config.max_context
+        used = round(used, 4)
+        remaining = round(100.0 - used, 4)
+        lvl = self.level(remaining)
+        reason = ""
+        if lvl != "NORMAL":
+            if self.last_alert_request is None or self.last_alert_level is None:
+                reason = "first"
+            elif _RANK[lvl] > _RANK[self.last_alert_level]:
+                reason = "escalation"
+            elif request - self.last_alert_request >= self.config.debounce:
+                reason = "debounce elapsed"
+        if reason:
+            self.last_alert_request = request
+            self.last_alert_level = lvl
+        return MonitorEvent(request, "fresh", used, remaining, lvl, bool(reason), reason)

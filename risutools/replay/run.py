@@ -1,0 +1,231 @@
+"""Run a replay: fixture + configuration (+ component) -> ``replay-report-v1``.
+
+Which reference simulation applies is decided by the component's
+``capabilities.provides``: any of ``context.token_budget``,
+``context.anchor_continuity``, ``context.protected_roles`` selects the context
+cutter (with the monitor observing); otherwise ``context.monitor`` selects the
+monitor alone; otherwise there is no applicable simulation.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from risutools import __version__
+from risutools.contract.canonical import doc_sha256
+from risutools.errors import ReplayError
+from risutools.replay.config import ReplayConfig
+from risutools.replay.cutter import ContextCutter, CutResult
+from risutools.replay.fixture import Fixture, Turn
+from risutools.replay.invariants import INVARIANTS, InvariantChecker, Step
+from risutools.replay.monitor import ContextMonitor, MonitorEvent
+
+REPORT_TAG = "replay-report-v1"
+CUTTER_CAPS = ("context.anchor_continuity", "context.protected_roles", "context.token_budget")
+MONITOR_CAP = "context.monitor"
+SIM_CUTTER = "context-cutter"
+SIM_MONITOR = "context-monitor"
+
+
+def select_simulation(doc: dict[str, Any]) -> str | None:
+    caps = doc.get("capabilities")
+    provides = caps.get("provides") if isinstance(caps, dict) else None
+    names = {p for p in provides if isinstance(p, str)} if isinstance(provides, list) else set()
+    if names & set(CUTTER_CAPS):
+        return SIM_CUTTER
+    if MONITOR_CAP in names:
+        return SIM_MONITOR
+    return None
+
+
+@dataclass
+class ReplayRun:
+    simulation: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    checker: InvariantChecker | None = None
+
+
+def apply_turn(cutter: ContextCutter, turn: Turn) -> None:
+    for m in turn.append:
+        cutter.append(m)
+    for mid, content in turn.edit:
+        cutter.edit(mid, content)
+    for mid in turn.delete:
+        cutter.delete(mid)
+
+
+def iterate_cutter(
+    fixture: Fixture,
+    config: ReplayConfig,
+    cutter_factory: Callable[[ReplayConfig], ContextCutter] = ContextCutter,
+    *,
+    observe: bool = True,
+) -> Iterator[tuple[Turn, CutResult, Step | None]]:
+    """Yield (turn, result, observed step) per request; steps are None if not ``observe``."""
+    cutter = cutter_factory(config)
+    for m in fixture.messages:
+        cutter.append(m)
+    enabled = config.enabled
+    for turn in fixture.turns:
+        try:
+            apply_turn(cutter, turn)
+        except ReplayError as exc:  # from the mirror: name the turn
+            exc.where = f"turn {turn.number}"
+            raise
+        if turn.toggle is not None:
+            enabled = turn.toggle
+        step_in = cutter.history() if observe else None
+        result = cutter.request(enabled)
+        step = None
+        if observe and step_in is not None:
+            step = Step(
+                turn.number, enabled, step_in, cutter.output(result), result.budget_unreachable
+            )
+        yield turn, result, step
+
+
+def _ops(turn: Turn) -> dict[str, Any]:
+    return {
+        "appended": len(turn.append),
+        "edited": len(turn.edit),
+        "deleted": len(turn.delete),
+        "toggle": turn.toggle,
+    }
+
+
+def replay_cutter(fixture: Fixture, config: ReplayConfig) -> ReplayRun:
+    run = ReplayRun(SIM_CUTTER, checker=InvariantChecker(config))
+    monitor = ContextMonitor(config)
+    assert run.checker is not None
+    for turn, res, step in iterate_cutter(fixture, config):
+        assert step is not None
+        run.checker.check(step)
+        ev = monitor.observe(turn.number, res.tokens_out, turn.metrics)
+        run.rows.append(_cutter_row(turn, res, ev))
+    return run
+
+
+def _cutter_row(turn: Turn, res: CutResult, ev: MonitorEvent) -> dict[str, Any]:
+    return {
+        "request": turn.number,
+        "ops": _ops(turn),
+        "enabled": res.enabled,
+        "messages_in": res.messages_in,
+        "messages_out": res.messages_out,
+        "tokens_in": res.tokens_in,
+        "tokens_out": res.tokens_out,
+        "removable": res.removable,
+        "dropped": res.dropped,
+        "continuity_dropped": res.continuity_dropped,
+        "budget_dropped": res.budget_dropped,
+        "anchor": res.anchor,
+        "fallback": res.fallback,
+        "budget_unreachable": res.budget_unreachable,
+        "orphaned_tool_results": res.orphaned_tool_results,
+        "state": res.state.to_dict(),
+        "monitor": ev.to_dict(),
+    }
+
+
+def replay_monitor(fixture: Fixture, config: ReplayConfig) -> ReplayRun:
+    """The monitor alone: usage = the whole history's estimate (nothing is cut)."""
+    run = ReplayRun(SIM_MONITOR)
+    monitor = ContextMonitor(config)
+    for turn, res, _ in iterate_cutter(fixture, config, observe=False):
+        ev = monitor.observe(turn.number, res.tokens_in, turn.metrics)
+        run.rows.append(
+            {
+                "request": turn.number,
+                "ops": _ops(turn),
+                "messages_in": res.messages_in,
+                "tokens_in": res.tokens_in,
+                "monitor": ev.to_dict(),
+            }
+        )
+    return run
+
+
+def run_simulation(simulation: str, fixture: Fixture, config: ReplayConfig) -> ReplayRun:
+    if simulation == SIM_CUTTER:
+        return replay_cutter(fixture, config)
+    if simulation == SIM_MONITOR:
+        return replay_monitor(fixture, config)
+    raise ValueError(simulation)
+
+
+def build_report(
+    run: ReplayRun,
+    fixture: Fixture,
+    config: ReplayConfig,
+    component: dict[str, Any] | None,
+) -> dict[str, Any]:
+    rows = run.rows
+    alerts = [
+        {
+            "request": r["request"],
+            "level": r["monitor"]["level"],
+            "used_pct": r["monitor"]["used_pct"],
+            "reason": r["monitor"]["alert_reason"],
+        }
+        for r in rows
+        if r["monitor"]["alert"]
+    ]
+    invariants: list[dict[str, Any]] = []
+    if run.checker is not None:
+        invariants = [run.checker.verdicts[k].to_dict() for k in INVARIANTS]
+    failed = [i["id"] for i in invariants if i["verdict"] == "failed"]
+    summary: dict[str, Any] = {
+        "requests": len(rows),
+        "alerts": len(alerts),
+        "peak_tokens_in": max((r["tokens_in"] for r in rows), default=0),
+        "verdict": "failed" if failed else "passed",
+        "failed_invariants": failed,
+    }
+    if run.simulation == SIM_CUTTER:
+        summary.update(
+            {
+                "cuts": sum(1 for r in rows if r["budget_dropped"] > 0),
+                "anchor_losses": sum(1 for r in rows if r["anchor"] == "lost"),
+                "budget_unreachable": sum(1 for r in rows if r["budget_unreachable"]),
+                "disabled_requests": sum(1 for r in rows if not r["enabled"]),
+                "peak_tokens_out": max((r["tokens_out"] for r in rows), default=0),
+                "max_dropped": max((r["dropped"] for r in rows), default=0),
+                "requests_with_orphaned_tool_results": sum(
+                    1 for r in rows if r["orphaned_tool_results"]
+                ),
+            }
+        )
+    comp: dict[str, Any] | None = None
+    if component is not None:
+        comp = {
+            "component_id": component.get("component_id"),
+            "component_version": component.get("component_version"),
+            "doc_sha256": doc_sha256(component),
+        }
+    report: dict[str, Any] = {
+        "report": REPORT_TAG,
+        "tool": {"name": "risutools", "version": __version__},
+        "simulation": run.simulation,
+        "component_id": comp["component_id"] if comp else None,
+        "component": comp,
+        "fixture": {"name": fixture.name, "file": fixture.file, "sha256": fixture.sha256},
+        "config": config.to_dict(),
+        "summary": summary,
+        "invariants": invariants,
+        "alerts": alerts,
+        "requests": rows,
+    }
+    report["report_sha256"] = doc_sha256(report)
+    return report
+
+
+def verify_report_hash(report: dict[str, Any]) -> bool:
+    body = {k: v for k, v in report.items() if k != "report_sha256"}
+    return report.get("report_sha256") == doc_sha256(body)
+
+
+def report_bytes(report: dict[str, Any]) -> bytes:
+    return (json.dumps(report, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode()

@@ -1,0 +1,215 @@
+"""Deterministic, seeded ``conversation-v1`` fixtures for tests and benchmarks.
+
+``synthesize(seed, messages, turns=..., edit_rate=..., delete_rate=..., lang=...)``
+returns fixture data whose history holds exactly ``messages`` messages after
+the last turn: one system message, then user / assistant exchanges with an
+occasional tool call (an assistant message followed by a ``tool`` result).
+Each turn appends as many messages as keep the history on a straight line to
+that size, edits a random earlier message with probability ``edit_rate`` and
+deletes one with probability ``delete_rate``.  Only ``random.Random(seed)`` is
+used, so the same arguments always give the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from risutools.errors import ConfigError
+from risutools.fsio import atomic_write
+
+_KO = (
+    "오늘 비가 와서 창밖이 흐릿하다",
+    "그녀는 오래된 지도를 펼쳤다",
+    "마을 끝 등대에 불이 켜졌다",
+    "우리는 조용히 다음 장으로 넘어갔다",
+    "기억은 생각보다 오래 남는다",
+    "찻잔에서 김이 피어올랐다",
+    "성문 앞에서 경비병이 길을 막았다",
+    "바람이 돛을 가득 채웠다",
+    "그는 대답 대신 웃기만 했다",
+    "편지에는 낯선 이름이 적혀 있었다",
+    "밤하늘에 별똥별이 지나갔다",
+    "시장 골목은 늘 붐볐다",
+    "검을 다시 칼집에 넣었다",
+    "약속한 시간이 한참 지났다",
+    "작은 고양이가 발밑을 맴돌았다",
+)
+_EN = (
+    "the rain kept falling on the harbor",
+    "she unfolded the old map again",
+    "a lantern flickered at the end of the pier",
+    "we moved on to the next chapter",
+    "memories last longer than we expect",
+    "steam rose from the teacup",
+    "the guard blocked the gate without a word",
+    "wind filled the sails at dawn",
+    "he only smiled instead of answering",
+    "the letter carried a stranger's name",
+    "a meteor crossed the night sky",
+    "the market street was crowded as always",
+    "the sword went back into its sheath",
+    "the agreed hour had long passed",
+    "a small cat circled around their feet",
+)
+_TOOLS = ("dice.roll", "weather.lookup", "inventory.list", "memory.search")
+LANGS = ("ko", "en", "mixed")
+
+
+def _text(rng: random.Random, lang: str, lo: int, hi: int) -> str:
+    n = rng.randint(lo, hi)
+    parts: list[str] = []
+    for _ in range(n):
+        pool = _KO if lang == "ko" or (lang == "mixed" and rng.random() < 0.6) else _EN
+        parts.append(rng.choice(pool))
+    return ". ".join(parts) + "."
+
+
+def synthesize(
+    seed: int,
+    messages: int,
+    *,
+    turns: int | None = None,
+    edit_rate: float = 0.05,
+    delete_rate: float = 0.02,
+    tool_rate: float = 0.1,
+    lang: str = "mixed",
+    name: str | None = None,
+    config: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    if lang not in LANGS:
+        raise ConfigError("bad-argument", f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
+    if not 2 <= messages <= 2_000_000:
+        raise ConfigError(
+            "bad-argument", f"--messages must be between 2 and 2000000, got {messages}"
+        )
+    n_turns = turns if turns is not None else max(1, (messages - 1) // 2)
+    if not 1 <= n_turns <= messages - 1:
+        raise ConfigError(
+            "bad-argument",
+            f"--turns must be between 1 and messages-1 ({messages - 1}), got {turns}",
+        )
+    for key, rate in (
+        ("edit-rate", edit_rate),
+        ("delete-rate", delete_rate),
+        ("tool-rate", tool_rate),
+    ):
+        if not 0.0 <= rate <= 1.0:
+            raise ConfigError("bad-argument", f"--{key} must be between 0 and 1, got {rate}")
+    rng = random.Random(seed)
+    counter = 0
+    live: list[str] = []  # editable/deletable ids (not the system message)
+    where: dict[str, int] = {}
+
+    def new_id() -> str:
+        nonlocal counter
+        mid = f"m{counter}"
+        counter += 1
+        return mid
+
+    def track(mid: str) -> None:
+        where[mid] = len(live)
+        live.append(mid)
+
+    def untrack(mid: str) -> None:
+        i = where.pop(mid)
+        last = live.pop()
+        if last != mid:
+            live[i] = last
+            where[last] = i
+
+    sys_msg = {
+        "id": new_id(),
+        "role": "system",
+        "content": _text(rng, lang, 2, 4) + " (system: stay in character)",
+    }
+    size = 1
+    expect_user = True
+    out_turns: list[dict[str, Any]] = []
+    for t in range(n_turns):
+        turn: dict[str, Any] = {}
+        edits: list[dict[str, str]] = []
+        deletes: list[dict[str, str]] = []
+        if live and rng.random() < edit_rate:
+            mid = live[rng.randrange(len(live))]
+            edits.append({"id": mid, "content": _text(rng, lang, 1, 6) + " (edited)"})
+        will_delete = bool(live) and rng.random() < delete_rate
+        goal = 1 + ((t + 1) * (messages - 1)) // n_turns
+        need = goal - size + (1 if will_delete else 0)
+        appended: list[dict[str, str]] = []
+        while len(appended) < need:
+            if expect_user:
+                appended.append({"id": new_id(), "role": "user", "content": _text(rng, lang, 1, 4)})
+                expect_user = False
+            elif need - len(appended) >= 3 and rng.random() < tool_rate:
+                tool = rng.choice(_TOOLS)
+                appended.append(
+                    {
+                        "id": new_id(),
+                        "role": "assistant",
+                        "content": f"(calls {tool}) " + _text(rng, lang, 1, 2),
+                    }
+                )
+                appended.append(
+                    {
+                        "id": new_id(),
+                        "role": "tool",
+                        "content": f"{tool} -> " + _text(rng, lang, 1, 3),
+                    }
+                )
+            else:
+                appended.append(
+                    {"id": new_id(), "role": "assistant", "content": _text(rng, lang, 2, 8)}
+                )
+                expect_user = True
+        for m in appended:
+            track(m["id"])
+        if will_delete:
+            # never the message just appended last: the request always has something new
+            choices = len(live) - 1 if appended else len(live)
+            mid = live[rng.randrange(choices)] if choices > 0 else live[0]
+            untrack(mid)
+            deletes.append({"id": mid})
+            if edits and edits[0]["id"] == mid:
+                edits = []
+        size += len(appended) - len(deletes)
+        if appended:
+            turn["append"] = appended
+        if edits:
+            turn["edit"] = edits
+        if deletes:
+            turn["delete"] = deletes
+        out_turns.append(turn)
+    data: dict[str, Any] = {
+        "fixture": "conversation-v1",
+        "name": name or f"synth-{seed}-{messages}-{lang}",
+    }
+    if config is not None:
+        data["config"] = config
+    data["messages"] = [sys_msg]
+    data["turns"] = out_turns
+    return data
+
+
+def fixture_bytes(data: dict[str, Any], path: str | Path) -> bytes:
+    suffix = Path(path).suffix.lower()
+    if suffix in (".ndjson", ".jsonl"):
+        header = {k: v for k, v in data.items() if k != "turns"}
+        lines = [json.dumps(header, ensure_ascii=False, sort_keys=True)]
+        lines += [json.dumps(t, ensure_ascii=False, sort_keys=True) for t in data["turns"]]
+        return ("\n".join(lines) + "\n").encode("utf-8")
+    if suffix == ".json":
+        return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+    if suffix in (".yaml", ".yml"):
+        return yaml.safe_dump(data, allow_unicode=True, sort_keys=False).encode("utf-8")
+    raise ConfigError("bad-argument", f"output must end in .ndjson, .json or .yaml: {path}")
+
+
+def write_synth(data: dict[str, Any], path: str | Path) -> int:
+    blob = fixture_bytes(data, path)
+    atomic_write(path, blob)
+    return len(blob)

@@ -1,0 +1,380 @@
+"""Bad input, the replay commands, the report files and ``--update``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from risutools.errors import ConfigError, RisuError, WriteConflict
+from risutools.replay.config import build_config
+from risutools.replay.fixture import parse_fixture_bytes
+from risutools.replay.run import verify_report_hash
+
+ROOT = Path(__file__).resolve().parents[1]
+FIX = ROOT / "fixtures" / "replay"
+SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "risutools", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd or ROOT,
+        timeout=120,
+    )
+
+
+# ---- bad fixtures and configurations ---------------------------------------------
+
+
+def fx(text: str, name: str = "f.yaml") -> Any:
+    return parse_fixture_bytes(text.encode(), name)
+
+
+HEAD = "fixture: conversation-v1\nname: t\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "fragment"),
+    [
+        (
+            "turns:\n  - edit: {id: m99, content: x}\n",
+            "turn 1: edit: bad-fixture: no message with id m99",
+        ),
+        (
+            "messages: [{role: user, content: a}]\nturns:\n  - {}\n  - delete: {id: m1}\n",
+            "turn 2: delete: bad-fixture: no message with id m1",
+        ),
+        ("turns:\n  - append: [{role: narrator, content: a}]\n", "unknown role 'narrator'"),
+        ("turns:\n  - append: [{role: user}]\n", "content must be a string"),
+        ("turns: []\n", "no turns"),
+        ("turns:\n  - shout: true\n", "unknown operation 'shout'"),
+        ("turns:\n  - toggle: 1\n", "toggle: bad-fixture: must be true or false"),
+        ("turns:\n  - metrics: {age_s: -1}\n", "age_s: bad-fixture: must be a number"),
+        (
+            "messages: [{id: a, role: user, content: x}, {id: a, role: user, content: y}]\n"
+            "turns: [{}]\n",
+            "duplicate message id 'a'",
+        ),
+        # m1 is generated for the second message; an explicit m1 later collides
+        (
+            "messages: [{id: s, role: system, content: x}, {role: user, content: y}]\n"
+            "turns:\n  - append: [{id: m1, role: user, content: z}]\n",
+            "duplicate message id 'm1'",
+        ),
+        (
+            "turns:\n  - delete: {id: m0}\n  - edit: {id: m0, content: x}\n".replace(
+                "turns:", "messages: [{role: user, content: a}]\nturns:"
+            ),
+            "turn 2: edit: bad-fixture: no message with id m0",
+        ),
+    ],
+)
+def test_bad_fixture_one_clear_line(body: str, fragment: str) -> None:
+    with pytest.raises(ConfigError) as exc:
+        fx(HEAD + body)
+    line = exc.value.one_line()
+    assert fragment in line and "\n" not in line and line.startswith("f.yaml: ")
+
+
+def test_ids_assigned_by_order_of_appearance() -> None:
+    f = fx(
+        HEAD + "messages: [{id: s0, role: system, content: a}, {role: user, content: b}]\n"
+        "turns:\n  - append: [{role: assistant, content: c}, {id: x, role: tool, content: d},"
+        " {role: user, content: e}]\n"
+    )
+    assert [m.id for m in f.messages] == ["s0", "m1"]
+    assert [m.id for m in f.turns[0].append] == ["m2", "x", "m4"]
+
+
+def test_ndjson_fixture_and_bad_line() -> None:
+    good = (
+        '{"fixture": "conversation-v1", "name": "n", '
+        '"messages": [{"role": "user", "content": "a"}]}\n'
+        "\n"
+        '{"append": [{"role": "assistant", "content": "b"}]}\n'
+        '{"edit": {"id": "m0", "content": "c"}}\n'
+    )
+    f = fx(good, "c.ndjson")
+    assert len(f.turns) == 2 and f.turns[1].edit == [("m0", "c")]
+    with pytest.raises(ConfigError, match="line 4: bad-fixture: invalid JSON"):
+        fx(good.replace('{"edit"', "{edit"), "c.ndjson")
+    with pytest.raises(ConfigError, match="empty file"):
+        fx("\n\n", "c.ndjson")
+
+
+def test_empty_history_is_fine() -> None:
+    from risutools.replay.run import replay_cutter
+
+    f = fx(HEAD + "turns: [{}, {toggle: false}]\n")
+    run = replay_cutter(f, build_config())
+    assert [r["tokens_out"] for r in run.rows] == [0, 0]
+    assert run.checker is not None and run.checker.failed() == []
+
+
+@pytest.mark.parametrize(
+    ("layer", "fragment"),
+    [
+        ({"max_context": -5}, "max_context: must be an integer between 1 and 100000000, got -5"),
+        ({"max_context": 10**12}, "max_context"),
+        ({"max_context": True}, "max_context"),
+        ({"trim_percent": 95}, "trim_percent: must be a number between 0 and 90"),
+        ({"preserve_latest": -1}, "preserve_latest"),
+        ({"tokenizer_profile": "gpt2"}, "tokenizer_profile: must be one of"),
+        ({"tokenizer_profile": 0}, "tokenizer_profile"),
+        ({"protected_roles": ["system", "narrator"]}, "protected_roles: unknown role"),
+        ({"message_overhead": 1.5}, "message_overhead"),
+        ({"critical_pct": 40}, "critical_pct: must not exceed warning_pct"),
+        ({"stale_s": 0}, "stale_s"),
+        ({"debounce": "5"}, "debounce"),
+        ({"max_tokens": 5}, "unknown-config-key: max_tokens: unknown configuration key"),
+    ],
+)
+def test_bad_config_names_the_key(layer: dict[str, Any], fragment: str) -> None:
+    with pytest.raises(ConfigError) as exc:
+        build_config(layer)
+    assert fragment in exc.value.one_line()
+
+
+def test_profiles_and_exact_ratio() -> None:
+    # 0.3 * 10 = 3.0000000000000004 in binary floating point; the estimate must be 3 + 4
+    cfg = build_config({"tokenizer_profile": 0.3})
+    from risutools.replay.cutter import ContextCutter
+
+    assert ContextCutter(cfg).estimate("x" * 10) == 7
+    assert ContextCutter(build_config({"tokenizer_profile": "claude"})).estimate("가" * 9) == 9
+    assert build_config({"max_context": 999, "trim_percent": 12.5}).target == 874
+    assert build_config().to_dict()["profiles"] == {
+        "claude": "0.45",
+        "deepseek": "0.40",
+        "gemini": "0.35",
+        "tiktoken": "0.40",
+    }
+
+
+# ---- the commands ----------------------------------------------------------------
+
+
+def test_run_writes_three_deterministic_files_and_update(tmp_path: Path) -> None:
+    comp = tmp_path / "seed.json"
+    shutil.copy(SEED, comp)
+    out = tmp_path / "rep" / "report.json"
+    r = cli("replay", "run", str(comp), "--fixture", str(FIX / "duplicates.yaml"), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    first = {p.suffix: p.read_bytes() for p in out.parent.iterdir()}
+    assert sorted(first) == [".html", ".json", ".md"]
+    r2 = cli(
+        "replay",
+        "run",
+        str(comp),
+        "--fixture",
+        str(FIX / "duplicates.yaml"),
+        "-o",
+        str(out),
+        "--update",
+    )
+    assert r2.returncode == 0, r2.stderr
+    assert {p.suffix: p.read_bytes() for p in out.parent.iterdir()} == first
+    report = json.loads(first[".json"])
+    assert verify_report_hash(report)
+    assert report["component"]["component_id"] == "module.risu.174678332.context-cutter"
+    seed_doc = json.loads(SEED.read_text(encoding="utf-8"))
+    from risutools.contract.canonical import doc_sha256
+
+    assert report["component"]["doc_sha256"] == doc_sha256(seed_doc)
+    assert (
+        report["fixture"]["sha256"]
+        == "sha256:" + hashlib.sha256((FIX / "duplicates.yaml").read_bytes()).hexdigest()
+    )
+    assert report["config"]["max_context"] == 100 and report["config"]["tokens_per_char"] == "1"
+    assert report["summary"]["verdict"] == "passed" and report["summary"]["requests"] == 4
+    _schema_ok(report)
+    # the component now records the replay (MC304 pairing, MC203 digest, MC102 order kept)
+    doc = json.loads(comp.read_text(encoding="utf-8"))
+    assert doc["projection"]["replay_status"] == "passed"
+    assert doc["provenance"]["availability_verdict"] == "available"
+    refs = doc["provenance"]["source_refs"]
+    assert refs[0] == seed_doc["provenance"]["source_refs"][0]
+    assert refs[1] == {
+        "source_id": "replay:duplicates",
+        "source_version": "replay-report-v1",
+        "sha256": "sha256:" + hashlib.sha256(first[".json"]).hexdigest(),
+    }
+    # style kept: indent 1, non-ASCII as is; only the three fields changed
+    text = comp.read_text(encoding="utf-8")
+    assert text.startswith('{\n "contract"') and "컨텍스트" in text
+    doc["projection"]["replay_status"] = "not_run"
+    doc["provenance"]["availability_verdict"] = "untested"
+    del refs[1]
+    assert doc == seed_doc
+    # running again replaces the entry instead of adding a second one
+    r3 = cli(
+        "replay",
+        "run",
+        str(comp),
+        "--fixture",
+        str(FIX / "duplicates.yaml"),
+        "-o",
+        str(out),
+        "--update",
+    )
+    assert r3.returncode == 0
+    assert len(json.loads(comp.read_text(encoding="utf-8"))["provenance"]["source_refs"]) == 2
+    html = first[".html"].decode()
+    assert (
+        "<script" not in html
+        and "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
+        and "https://" not in html
+    )
+    assert "R1" in first[".md"].decode()
+
+
+def _schema_ok(report: dict[str, Any]) -> None:
+    import jsonschema
+
+    from risutools.resources import load_schema
+
+    jsonschema.Draft202012Validator(load_schema("replay-report-v1.schema.json")).validate(report)
+
+
+def test_failed_replay_exit_1_and_update_marks_unavailable(tmp_path: Path) -> None:
+    # a YAML component and a fixture whose duplicate anchors make the spec cutter resurrect
+    comp = tmp_path / "c.yaml"
+    doc = json.loads(SEED.read_text(encoding="utf-8"))
+    comp.write_text(yaml.safe_dump(doc, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    fixture = tmp_path / "resurrect.yaml"
+    fixture.write_text(
+        "fixture: conversation-v1\nname: resurrect\n"
+        "config: {tokenizer_profile: 1, message_overhead: 0, max_context: 40, preserve_latest: 1,"
+        " trim_percent: 0}\n"
+        "turns:\n"
+        "  - append: [{role: user, content: aaaaaaaaaa}, {role: user, content: bbbbbbbbbb},"
+        " {role: user, content: cccccccccc}, {role: user, content: dddddddddd},"
+        " {role: user, content: eeeeeeeeee}]\n"  # 50 > 40: drop m0 -> anchor m1 (b)
+        "  - edit: {id: m1, content: BBBBBBBBBB}\n"  # anchor lost: drop 1; anchor m1 (B)
+        # the signature now lives only in dropped m0, and m1 shrinks to nothing: the
+        # nearest-match rule finds m0, drops 0, and 40 <= 40 needs no cut: m0 comes back
+        "  - edit: [{id: m0, content: BBBBBBBBBB}, {id: m1, content: ''}]\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "r.json"
+    r = cli("replay", "run", str(comp), "--fixture", str(fixture), "-o", str(out), "--update")
+    assert r.returncode == 1, r.stderr
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["summary"]["failed_invariants"] == ["R5"]
+    new = yaml.safe_load(comp.read_text(encoding="utf-8"))
+    assert new["projection"]["replay_status"] == "failed"
+    assert new["provenance"]["availability_verdict"] == "unavailable"
+    assert "컨텍스트" in comp.read_text(encoding="utf-8")
+
+
+def test_no_applicable_simulation_changes_nothing(tmp_path: Path) -> None:
+    doc = json.loads(SEED.read_text(encoding="utf-8"))
+    doc["capabilities"]["provides"] = ["asset.bundle"]
+    comp = tmp_path / "c.json"
+    comp.write_text(json.dumps(doc), encoding="utf-8")
+    before = comp.read_bytes()
+    r = cli("replay", "run", str(comp), "--fixture", str(FIX / "toggle.yaml"), "--update")
+    assert r.returncode == 0 and "no applicable simulation" in r.stdout
+    assert comp.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["c.json"]
+
+
+def test_cli_errors_are_one_line_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(HEAD + "turns:\n  - {}\n  - edit: {id: m99, content: x}\n", encoding="utf-8")
+    r = cli("replay", "run", str(SEED), "--fixture", str(bad), "-o", str(tmp_path / "r.json"))
+    assert r.returncode == 2
+    assert r.stderr.strip().endswith("turn 2: edit: bad-fixture: no message with id m99")
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    cfg = tmp_path / "c.json"
+    cfg.write_text('{"max_context": -1}', encoding="utf-8")
+    r = cli("replay", "monitor", "--fixture", str(FIX / "monitor.yaml"), "--config", str(cfg))
+    assert r.returncode == 2 and "max_context" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_update_is_compare_and_swap(tmp_path: Path) -> None:
+    from risutools.replay.component import load_component, write_component_update
+
+    comp = tmp_path / "c.json"
+    shutil.copy(SEED, comp)
+    cf = load_component(comp)
+    comp.write_bytes(comp.read_bytes() + b" ")  # someone else wrote in between
+    with pytest.raises(WriteConflict):
+        write_component_update(
+            cf, passed=True, fixture_name="x", report_sha256="sha256:" + "a" * 64
+        )
+
+
+def test_monitor_command_and_synth_determinism(tmp_path: Path) -> None:
+    r = cli("replay", "monitor", "--fixture", str(FIX / "monitor.yaml"))
+    assert r.returncode == 0 and r.stdout.count("ALERT") == 5
+    a, b = tmp_path / "a.ndjson", tmp_path / "b.ndjson"
+    for p in (a, b):
+        r = cli(
+            "replay",
+            "synth",
+            "--seed",
+            "7",
+            "--messages",
+            "300",
+            "--lang",
+            "ko",
+            "--edit-rate",
+            "0.2",
+            "--delete-rate",
+            "0.1",
+            "-o",
+            str(p),
+        )
+        assert r.returncode == 0, r.stderr
+    assert a.read_bytes() == b.read_bytes()
+    f = parse_fixture_bytes(a.read_bytes(), "a.ndjson")
+    n = len(f.messages) + sum(len(t.append) - len(t.delete) for t in f.turns)
+    assert n == 300
+    roles = {m.role for t in f.turns for m in t.append}
+    assert roles == {"user", "assistant", "tool"}
+    assert any("\uac00" <= ch <= "\ud7a3" for ch in f.turns[0].append[0].content)
+    assert sum(bool(t.edit) for t in f.turns) > 0 and sum(bool(t.delete) for t in f.turns) > 0
+    r = cli("replay", "synth", "--seed", "1", "--messages", "10", "--lang", "fr", "-o", str(a))
+    assert r.returncode == 2 and "--lang" in r.stderr
+
+
+def test_risu_errors_are_risu_error() -> None:
+    assert issubclass(ConfigError, RisuError)
+
+
+def test_updated_component_passes_contract_validate_and_verify(tmp_path: Path) -> None:
+    contract = pytest.importorskip("risutools.contract.validate")
+    from risutools.contract.verify import verify_paths
+
+    cat = tmp_path / "catalog"
+    cat.mkdir()
+    comp = cat / "seed.json"
+    shutil.copy(SEED, comp)
+    # default report path: <component dir>/replays/<id>--<fixture>.json
+    r = cli("replay", "run", str(comp), "--fixture", str(FIX / "anchor-edit.yaml"), "--update")
+    assert r.returncode == 0, r.stderr
+    assert (cat / "replays" / "module.risu.174678332.context-cutter--anchor-edit.json").exists()
+    doc = json.loads(comp.read_text(encoding="utf-8"))
+    errors = [f for f in contract.validate_document(doc, file=str(comp)) if f.severity == "error"]
+    assert errors == []
+    result = verify_paths([str(comp)])
+    mc203 = [f for f in result.findings if f.rule == "MC203"]
+    assert [f for f in mc203 if f.severity == "error"] == []
+    # tamper with the report: the digest check now fails
+    rep = cat / "replays" / "module.risu.174678332.context-cutter--anchor-edit.json"
+    rep.write_bytes(rep.read_bytes().replace(b'"requests": 4', b'"requests": 5'))
+    bad = [f for f in verify_paths([str(comp)]).findings if f.rule == "MC203"]
+    assert any(f.severity == "error" for f in bad)

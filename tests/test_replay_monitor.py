@@ -1,0 +1,76 @@
+"""The context monitor (seed 003), alone and with the cutter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from risutools.replay.api import run_monitor
+from risutools.replay.config import build_config
+from risutools.replay.fixture import Metrics
+from risutools.replay.monitor import ContextMonitor
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "replay"
+
+
+def test_monitor_fixture_levels_and_alerts() -> None:
+    report = run_monitor(FIX / "monitor.yaml")
+    got = [(r["monitor"]["level"], r["monitor"]["alert_reason"]) for r in report["requests"]]
+    assert got == [
+        ("NORMAL", None),
+        ("WARNING", "first"),
+        ("WARNING", None),
+        (None, None),  # stale (75 s)
+        (None, None),  # no metrics
+        ("WARNING", None),  # 6 - 2 = 4 < 5
+        ("WARNING", "debounce elapsed"),  # 7 - 2 = 5
+        ("CRITICAL", "escalation"),  # remaining exactly 25
+        ("CRITICAL", None),
+        ("NORMAL", None),
+        ("WARNING", None),  # 11 - 8 = 3
+        ("WARNING", None),
+        ("WARNING", "debounce elapsed"),  # 13 - 8 = 5
+        ("CRITICAL", "escalation"),  # age 60 s is not stale
+    ]
+    assert [r["monitor"]["metrics"] for r in report["requests"]][3:5] == ["stale", "missing"]
+    assert [a["request"] for a in report["alerts"]] == [2, 7, 8, 13, 14]
+    assert report["summary"]["alerts"] == 5
+    assert report["invariants"] == []
+
+
+def test_usage_from_the_estimate_and_custom_thresholds() -> None:
+    cfg = build_config({"max_context": 200, "warning_pct": 50, "critical_pct": 10, "debounce": 2})
+    mon = ContextMonitor(cfg)
+    # 100/200 used -> 50 remaining -> WARNING (<= 50); 181 -> 9.5 remaining -> CRITICAL
+    e1 = mon.observe(1, 99, None)
+    e2 = mon.observe(2, 100, None)
+    e3 = mon.observe(3, 100, None)
+    e4 = mon.observe(4, 100, Metrics(age_s=5.0))
+    e5 = mon.observe(5, 181, None)
+    assert (e1.level, e1.alert, e1.remaining_pct) == ("NORMAL", False, 50.5)
+    assert (e2.level, e2.alert, e2.used_pct) == ("WARNING", True, 50.0)
+    assert (e3.alert, e4.alert, e4.reason) == (False, True, "debounce elapsed")
+    assert (e5.level, e5.alert, e5.reason) == ("CRITICAL", True, "escalation")
+
+
+def test_missing_metrics_are_tolerated_before_any_alert() -> None:
+    mon = ContextMonitor(build_config({"max_context": 100}))
+    ev = mon.observe(1, 99, Metrics(available=False))
+    assert (ev.metrics, ev.level, ev.alert) == ("missing", None, False)
+    assert mon.observe(2, 99, None).reason == "first"
+
+
+def test_cutter_replay_feeds_the_monitor_with_tokens_out() -> None:
+    from risutools.replay.config import load_config
+    from risutools.replay.fixture import load_fixture
+    from risutools.replay.run import replay_cutter
+
+    fx = load_fixture(FIX / "anchor-edit.yaml")
+    run = replay_cutter(fx, load_config(None, fx.config))
+    # tokens out 90, 70, 70, 80 of 100: remaining 10 (CRITICAL), 30, 30, 20 (CRITICAL)
+    assert [r["monitor"]["level"] for r in run.rows] == [
+        "CRITICAL",
+        "WARNING",
+        "WARNING",
+        "CRITICAL",
+    ]
+    assert [r["monitor"]["alert"] for r in run.rows] == [True, False, False, False]
