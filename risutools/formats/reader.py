@@ -1,0 +1,288 @@
+"""Detection by content and the one entry point every other part uses: :func:`read_path`."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from pathlib import Path
+from typing import Any, BinaryIO, cast
+
+from risutools.errors import FormatError
+from risutools.formats import charx, exports, risup, rpack
+from risutools.formats.jsonsafe import loads_object, top_level_keys
+from risutools.formats.model import Anomaly, AssetInfo, Module, SourceInfo
+from risutools.formats.risum import MAGIC, read_risum_stream
+
+FORMATS = (
+    "risum",
+    "charx",
+    "charx-jpeg",
+    "risup",
+    "risupreset",
+    "json-module",
+    "json-lorebook",
+    "json-external-lorebook",
+    "json-regex",
+)
+#: bytes read from the start of a file for detection
+HEAD = 4096
+#: bounded peek used to find the top-level keys of a JSON export
+JSON_PEEK = 1024 * 1024
+#: largest JSON export accepted
+MAX_JSON_BYTES = 64 * 1024 * 1024
+#: extension -> reader used when content detection fails (for a precise error)
+_BY_EXTENSION = {
+    ".risum": "risum",
+    ".charx": "charx",
+    ".jpg": "charx-jpeg",
+    ".jpeg": "charx-jpeg",
+    ".risup": "risup",
+    ".risupreset": "risupreset",
+    ".json": "json",
+}
+_CHUNK = 1 << 20
+
+
+def _open(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
+    p = os.fspath(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise FormatError("not-found", "no such file", path=str(p)) from None
+    except OSError as exc:
+        raise FormatError("unreadable", f"cannot stat: {exc.strerror}", path=str(p)) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise FormatError("not-a-file", "is a directory, not a file", path=str(p))
+    if not stat.S_ISREG(st.st_mode):
+        raise FormatError("not-a-file", "is not a regular file", path=str(p))
+    try:
+        fp = open(p, "rb")  # noqa: SIM115 - returned to the caller, who closes it
+    except OSError as exc:
+        raise FormatError("unreadable", f"cannot open: {exc.strerror}", path=str(p)) from None
+    return fp, os.fstat(fp.fileno()).st_size
+
+
+def _is_printable(b: int) -> bool:
+    return b in (0x09, 0x0A, 0x0D) or 0x20 <= b < 0x7F or b >= 0x80
+
+
+def _detect_open(fp: BinaryIO, size: int) -> str | None:
+    if size == 0:
+        return None
+    head = fp.read(HEAD)
+    if head[0] == MAGIC and len(head) > 1 and not _is_printable(head[1]):
+        return "risum"
+    if head.startswith(charx.ZIP_MAGIC) or head.startswith(b"PK\x05\x06"):
+        fp.seek(0)
+        names = charx.zip_names(fp)
+        if names is not None and (charx.CARD in names or charx.MODULE in names):
+            return "charx"
+        return None
+    if head.startswith(charx.JPEG_MAGIC):
+        fp.seek(0)
+        names = charx.zip_names(fp)
+        if names is not None and (charx.CARD in names or charx.MODULE in names):
+            return "charx-jpeg"
+        return None
+    if risup.peek(head):
+        return "risupreset"
+    if risup.peek(rpack.decode(head[:256])):
+        return "risup"
+    text_start = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
+    if text_start.lstrip(b" \t\r\n")[:1] == b"{":
+        fp.seek(0)
+        peek = fp.read(JSON_PEEK)
+        text = peek.decode("utf-8", errors="replace")
+        fmt = exports.classify(top_level_keys(text))
+        if fmt is None and size > JSON_PEEK:
+            fp.seek(max(0, size - 512))
+            tail = fp.read(512).decode("utf-8", errors="replace")
+            fmt = _classify_tail(tail)
+        return fmt
+    return None
+
+
+def _classify_tail(tail: str) -> str | None:
+    """``..., "type": "risuModule"\\n}`` at the very end: RisuAI's export puts ``type`` last."""
+    t = tail.rstrip()
+    if not t.endswith("}"):
+        return None
+    t = t[:-1].rstrip()
+    for value, fmt in (
+        ('"risuModule"', "json-module"),
+        ('"risu"', "json-lorebook"),
+        ('"regex"', "json-regex"),
+    ):
+        if t.endswith(value):
+            before = t[: -len(value)].rstrip()
+            if before.endswith(":") and before[:-1].rstrip().endswith('"type"'):
+                return fmt
+    return None
+
+
+def detect(path: str | os.PathLike[str]) -> str | None:
+    """The format of ``path`` judged by content, or None if it is not a supported Risu file.
+
+    Reads the first bytes, plus a bounded peek for JSON (1 MiB + the last 512
+    bytes) and the ZIP central directory.  Raises :class:`FormatError` only when
+    the path cannot be read at all (missing, a directory, unreadable).
+    """
+    fp, size = _open(path)
+    with fp:
+        try:
+            return _detect_open(fp, size)
+        except OSError as exc:
+            raise FormatError("unreadable", f"read failed: {exc}", path=os.fspath(path)) from None
+
+
+class _HashingFile:
+    """Read everything through a SHA-256 (used for the whole-file formats)."""
+
+    @staticmethod
+    def read_all(fp: BinaryIO, size: int, limit: int, what: str) -> tuple[bytes, str]:
+        if size > limit:
+            raise FormatError("too-large", f"{what} of {size} bytes exceeds the {limit} byte bound")
+        fp.seek(0)
+        data = fp.read(limit + 1)
+        return data, hashlib.sha256(data).hexdigest()
+
+
+def _stream_sha256(fp: BinaryIO) -> str:
+    h = hashlib.sha256()
+    fp.seek(0)
+    buf = bytearray(_CHUNK)
+    view = memoryview(buf)
+    while True:
+        n = cast(Any, fp).readinto(buf)
+        if not n:
+            break
+        h.update(view[:n])
+    return h.hexdigest()
+
+
+def read_path(path: str | os.PathLike[str], *, with_assets: bool = False) -> list[Module]:
+    """Read any supported file into modules (see docs/formats.md for every rule).
+
+    ``.risum`` and JSON exports give one module; a ``.charx`` gives its embedded
+    ``module.risum`` (or ``[]`` for a card without one); a preset gives one
+    module with ``component_type == "preset"``.  Every fatal problem raises
+    :class:`FormatError` carrying the path, a stable code and a location.
+    """
+    p = os.fspath(path)
+    try:
+        fp, size = _open(p)
+        with fp:
+            return _read_open(fp, size, p, with_assets)
+    except FormatError as exc:
+        raise exc.with_path(p) from None
+    except OSError as exc:
+        raise FormatError("unreadable", f"read failed: {exc}", path=p) from None
+    except MemoryError:
+        raise FormatError("too-large", "not enough memory to read this file", path=p) from None
+
+
+def _read_open(fp: BinaryIO, size: int, p: str, with_assets: bool) -> list[Module]:
+    if size == 0:
+        raise FormatError("empty-file", "the file is empty")
+    fmt = _detect_open(fp, size)
+    fp.seek(0)
+    if fmt is None:
+        guess = _BY_EXTENSION.get(Path(p).suffix.lower())
+        if guess is None:
+            raise FormatError(
+                "unknown-format",
+                "not a supported Risu file (.risum, .charx, CharX-JPEG, .risup, "
+                ".risupreset or a module/lorebook/regex JSON export)",
+            )
+        fmt = guess
+    if fmt == "risum":
+        return [_read_risum(fp, size, p, with_assets)]
+    if fmt in ("charx", "charx-jpeg"):
+        return _read_charx(fp, size, p, fmt, with_assets)
+    if fmt in ("risup", "risupreset"):
+        blob, digest = _HashingFile.read_all(fp, size, risup.MAX_FILE_BYTES, "preset file")
+        preset = risup.decode_preset(blob, rpacked=fmt == "risup")
+        return [
+            Module(
+                data=preset,
+                component_type="preset",
+                source=SourceInfo(path=p, format=fmt, size=size, sha256=digest),
+            )
+        ]
+    return [_read_json(fp, size, p, fmt)]
+
+
+def _read_risum(fp: BinaryIO, size: int, p: str, with_assets: bool) -> Module:
+    h = hashlib.sha256()
+    got = read_risum_stream(fp, size, hasher=h, with_assets=with_assets)
+    anomalies = got.anomalies + _missing_fields(got.module, "/module")
+    return Module(
+        data=got.module,
+        source=SourceInfo(path=p, format="risum", size=size, sha256=h.hexdigest()),
+        assets=got.assets,
+        anomalies=anomalies,
+    )
+
+
+def _missing_fields(module: dict[str, object], prefix: str) -> list[Anomaly]:
+    out = []
+    for key in ("name", "id"):
+        if not isinstance(module.get(key), str) or not module.get(key):
+            out.append(Anomaly(f"missing-{key}", f"{prefix}/{key}", f"module has no {key} string"))
+    return out
+
+
+def _read_charx(fp: BinaryIO, size: int, p: str, fmt: str, with_assets: bool) -> list[Module]:
+    got = charx.read_charx(fp, with_assets=with_assets)
+    digest = _stream_sha256(fp)
+    if got.module is None:
+        return []
+    data = got.module.module
+    anomalies = list(got.anomalies)
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        data["name"] = f"{got.card.get('name') or 'Character'} Module"
+        anomalies.append(
+            Anomaly(
+                "module-name-defaulted",
+                f"{charx.MODULE}: /module/name",
+                f"embedded module has no name; named {data['name']!r} as RisuAI does",
+            )
+        )
+    if not isinstance(data.get("id"), str) or not data.get("id"):
+        anomalies.append(
+            Anomaly("missing-id", f"{charx.MODULE}: /module/id", "module has no id string")
+        )
+    assets: list[AssetInfo] = got.module.assets
+    return [
+        Module(
+            data=data,
+            component_type="module",
+            source=SourceInfo(path=p, format=fmt, size=size, sha256=digest, member=charx.MODULE),
+            assets=assets,
+            anomalies=anomalies,
+            card=got.card,
+        )
+    ]
+
+
+def _read_json(fp: BinaryIO, size: int, p: str, fmt: str) -> Module:
+    raw, digest = _HashingFile.read_all(fp, size, MAX_JSON_BYTES, "JSON file")
+    obj = loads_object(raw, where="JSON", what="JSON export")
+    actual = exports.classify_object(obj)
+    if actual is None:
+        raise FormatError(
+            "unsupported-export",
+            'JSON object is not a Risu export: expected "type" risuModule / risu / regex, '
+            'or an "entries" world book',
+            where="/type",
+        )
+    data, ctype = exports.normalise(obj, actual)
+    anomalies = _missing_fields(data, "") if actual == "json-module" else []
+    return Module(
+        data=data,
+        component_type=ctype,
+        source=SourceInfo(path=p, format=actual, size=size, sha256=digest),
+        anomalies=anomalies,
+    )

@@ -1,0 +1,155 @@
+"""``.risup`` / ``.risupreset`` presets.
+
+``.risup`` = RPack(compress(msgpack({"presetVersion": 0|2, "type": "preset",
+"preset": AES-GCM(msgpack(preset))}))); ``.risupreset`` is the same without RPack.
+The compression (gzip, zlib or raw deflate) is recognised from its magic bytes and
+inflated with a bound.  AES-256-GCM: key = SHA-256(b"risupreset"), IV = 12 zero
+bytes, 16-byte tag at the end.  Older files name the field ``pres``.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import zlib
+from typing import Any
+
+import msgpack
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from risutools.errors import FormatError
+from risutools.formats import rpack
+
+KEY = hashlib.sha256(b"risupreset").digest()
+IV = bytes(12)
+#: bound on the inflated outer msgpack and on the decrypted preset
+MAX_INFLATED_BYTES = 64 * 1024 * 1024
+MAX_FILE_BYTES = 64 * 1024 * 1024
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def compression_of(head: bytes) -> str | None:
+    """'gzip', 'zlib' or None from the first bytes of a compressed stream."""
+    if head[:2] == GZIP_MAGIC:
+        return "gzip"
+    if (
+        len(head) >= 2
+        and head[0] & 0x0F == 8
+        and head[0] >> 4 <= 7
+        and ((head[0] << 8) | head[1]) % 31 == 0
+    ):
+        return "zlib"
+    return None
+
+
+def _wbits(kind: str | None) -> int:
+    return {"gzip": 31, "zlib": 15}.get(kind or "", -15)
+
+
+def inflate(data: bytes, limit: int = MAX_INFLATED_BYTES) -> bytes:
+    """Inflate gzip/zlib/raw deflate with an output bound."""
+    d = zlib.decompressobj(_wbits(compression_of(data[:2])))
+    try:
+        out = d.decompress(data, limit + 1)
+    except zlib.error as exc:
+        raise FormatError("risup-decompress-failed", f"cannot decompress: {exc}") from None
+    if len(out) > limit:
+        raise FormatError("too-large", f"preset inflates past the {limit} byte bound; refused")
+    if not d.eof:
+        raise FormatError("risup-decompress-failed", "compressed stream is truncated")
+    return out
+
+
+def peek(data: bytes) -> bool:
+    """True if ``data`` (the start of a plain .risupreset) looks like a preset envelope."""
+    kind = compression_of(data[:2])
+    if kind is None:
+        return False
+    try:
+        out = zlib.decompressobj(_wbits(kind)).decompress(data, 96)
+    except zlib.error:
+        return False
+    if not out or not (0x80 <= out[0] <= 0x8F or out[0] in (0xDE, 0xDF)):
+        return False
+    return b"pres" in out or b"presetVersion" in out
+
+
+def _unpack(data: bytes, what: str) -> Any:
+    try:
+        return msgpack.unpackb(data, raw=False, strict_map_key=False)
+    except Exception as exc:  # msgpack raises many types (ExtraData, FormatError, ValueError)
+        raise FormatError("risup-not-msgpack", f"{what} is not valid msgpack: {exc}") from None
+
+
+def decode_preset(blob: bytes, *, rpacked: bool) -> dict[str, Any]:
+    """Return the decrypted preset object from the bytes of a .risup(preset) file."""
+    if len(blob) > MAX_FILE_BYTES:
+        raise FormatError("too-large", f"preset file over {MAX_FILE_BYTES} bytes")
+    if rpacked:
+        blob = rpack.decode(blob)
+    if compression_of(blob[:2]) is None and not rpacked:
+        raise FormatError(
+            "bad-magic", "not a compressed preset (no gzip/zlib header)", where="offset 0"
+        )
+    envelope = _unpack(inflate(blob), "preset envelope")
+    if not isinstance(envelope, dict):
+        raise FormatError("risup-bad-structure", "preset envelope is not a map")
+    if envelope.get("type") != "preset":
+        raise FormatError(
+            "wrong-type", f'preset envelope "type" is {envelope.get("type")!r}, expected "preset"'
+        )
+    version = envelope.get("presetVersion")
+    if version not in (0, 2):
+        raise FormatError(
+            "bad-version", f"unsupported presetVersion {version!r} (0 and 2 are known)"
+        )
+    sealed = envelope.get("preset", envelope.get("pres"))
+    if not isinstance(sealed, (bytes, bytearray)):
+        raise FormatError(
+            "risup-bad-structure", 'preset envelope has no binary "preset" (or "pres") field'
+        )
+    if len(sealed) < 16:
+        raise FormatError("risup-decrypt-failed", "encrypted preset is shorter than its tag")
+    try:
+        plain = AESGCM(KEY).decrypt(IV, bytes(sealed), None)
+    except InvalidTag:
+        raise FormatError(
+            "risup-decrypt-failed",
+            "AES-GCM authentication failed (corrupted, or encrypted with another key)",
+        ) from None
+    preset = _unpack(plain, "decrypted preset")
+    if not isinstance(preset, dict):
+        raise FormatError("risup-bad-structure", "decrypted preset is not a map")
+    out = _jsonable(preset, 0)
+    assert isinstance(out, dict)
+    return out
+
+
+MAX_DEPTH = 200
+
+
+def _jsonable(value: Any, depth: int) -> Any:
+    """Make a msgpack value JSON-friendly: str keys, bytes as base64 objects, bounded depth."""
+    if depth > MAX_DEPTH:
+        raise FormatError("json-too-deep", f"preset nests deeper than {MAX_DEPTH} levels")
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v, depth + 1) for v in value]
+    if isinstance(value, (bytes, bytearray)):
+        return {"$base64": base64.b64encode(bytes(value)).decode("ascii")}
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)  # msgpack ExtType / Timestamp: kept as text
+
+
+def encode_preset(preset: dict[str, Any], *, rpacked: bool = True, version: int = 2) -> bytes:
+    """Build a .risup (``rpacked``) or .risupreset file; gzip with a fixed mtime (deterministic)."""
+    sealed = AESGCM(KEY).encrypt(IV, msgpack.packb(preset, use_bin_type=True), None)
+    envelope = msgpack.packb(
+        {"presetVersion": version, "type": "preset", "preset": sealed}, use_bin_type=True
+    )
+    blob = gzip.compress(envelope, compresslevel=9, mtime=0)
+    return rpack.encode(blob) if rpacked else blob

@@ -1,0 +1,330 @@
+"""``unpack`` a container into a folder and ``pack`` such a folder back into a ``.risum``.
+
+Folder layout written by :func:`unpack`::
+
+    module.json      the module object (pretty JSON, key order as read)
+    manifest.json    source facts + one entry per asset (file, size, sha256)
+    assets/          module assets, sanitised unique names
+    card.json        (.charx only) the card's own card.json
+    card-assets/     (.charx only) the card's asset members, sanitised unique names
+
+Nothing is ever written outside the folder (every target is resolved and
+checked, symlinks included) and existing files are refused unless ``force``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+from risutools.errors import FormatError
+from risutools.formats import charx
+from risutools.formats.jsonsafe import loads_object
+from risutools.formats.reader import read_path
+from risutools.formats.risum import write_risum
+from risutools.fsio import atomic_write
+
+MANIFEST = "manifest.json"
+MANIFEST_KIND = "risutools-unpack-1"
+_RESERVED = {
+    "con", "prn", "aux", "nul",
+    *(f"com{i}" for i in range(1, 10)),
+    *(f"lpt{i}" for i in range(1, 10)),
+}  # fmt: skip
+_SNIFF = (
+    (b"\x89PNG\r\n\x1a\n", "png"),
+    (b"\xff\xd8\xff", "jpg"),
+    (b"GIF8", "gif"),
+    (b"ID3", "mp3"),
+    (b"OggS", "ogg"),
+    (b"fLaC", "flac"),
+)
+
+
+def sniff_ext(head: bytes) -> str:
+    """File extension from the first bytes of an asset ('bin' when unknown)."""
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "webp"
+    if head[:4] == b"RIFF" and head[8:12] == b"WAVE":
+        return "wav"
+    if head[4:8] == b"ftyp":
+        return "mp4"
+    for magic, ext in _SNIFF:
+        if head.startswith(magic):
+            return ext
+    return "bin"
+
+
+def sanitise(name: str, *, fallback: str = "asset", max_len: int = 80) -> str:
+    """A safe single path component: letters/digits (any script), ``-``, ``_``, ``.``.
+
+    Directory parts are dropped (only the last component of ``a/../b`` is kept),
+    leading dots are removed, Windows device names are prefixed.
+    """
+    base = name.replace("\\", "/").split("/")[-1]
+    base = unicodedata.normalize("NFC", base)
+    chars = [c if (c.isalnum() or c in "-_. ") else "_" for c in base]
+    clean = "".join(chars).strip(" .")
+    clean = clean.replace(" ", "_")[:max_len].strip("._")
+    if not clean:
+        clean = fallback
+    if clean.split(".")[0].lower() in _RESERVED:
+        clean = "_" + clean
+    return clean
+
+
+def _ext(ext: str, head: bytes) -> str:
+    e = "".join(c for c in ext.lower() if c.isascii() and c.isalnum())[:10]
+    return e or sniff_ext(head)
+
+
+class _Names:
+    """Unique, case-insensitively distinct file names within one folder."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def take(self, stem: str, ext: str) -> str:
+        candidate = f"{stem}.{ext}" if ext else stem
+        n = 2
+        while candidate.lower() in self.used:
+            candidate = f"{stem}-{n}.{ext}" if ext else f"{stem}-{n}"
+            n += 1
+        self.used.add(candidate.lower())
+        return candidate
+
+
+def _inside(root: Path, rel: str) -> Path:
+    """``root / rel`` resolved; refuses anything that ends up outside ``root``."""
+    target = (root / rel).resolve()
+    if target != root and root not in target.parents:
+        raise FormatError(
+            "outside-target",
+            f"refusing to write {rel!r}: it resolves outside the output folder",
+            where=rel,
+        )
+    return target
+
+
+def _json_bytes(value: Any) -> bytes:
+    return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode(
+        "utf-8", errors="surrogatepass"
+    )
+
+
+def unpack(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
+           force: bool = False) -> dict[str, Any]:  # fmt: skip
+    """Unpack ``path`` into ``out_dir``; returns the manifest written."""
+    src = os.fspath(path)
+    modules = read_path(src, with_assets=True)
+    root_given = Path(out_dir)
+    if root_given.exists() and not root_given.is_dir():
+        raise FormatError("not-a-folder", "output exists and is not a folder", path=str(out_dir))
+    root_given.mkdir(parents=True, exist_ok=True)
+    root = root_given.resolve()
+    files: dict[str, bytes] = {}
+    manifest: dict[str, Any] = {"manifest": MANIFEST_KIND}
+    module = modules[0] if modules else None
+    source = module.source if module else None
+    if source is None:  # a card without a module: describe the file itself
+        from risutools.formats.reader import detect
+        from risutools.fsio import sha256_file
+
+        manifest["source"] = {
+            "file": os.path.basename(src),
+            "format": detect(src),
+            "size": os.path.getsize(src),
+            "sha256": sha256_file(src),
+            "member": None,
+        }
+    else:
+        manifest["source"] = {
+            "file": os.path.basename(source.path),
+            "format": source.format,
+            "size": source.size,
+            "sha256": source.sha256,
+            "member": source.member,
+        }
+    manifest["component_type"] = module.component_type if module else None
+    manifest["module"] = "module.json" if module else None
+    entries: list[dict[str, Any]] = []
+    if module is not None:
+        files["module.json"] = _json_bytes(module.data)
+        names = _Names()
+        for a in module.assets:
+            entry: dict[str, Any] = {"index": a.index, "name": a.name, "path": a.path, "ext": a.ext}
+            if a.data is None:
+                entry.update(file=None, size=None, sha256=None)
+            else:
+                fname = names.take(sanitise(a.name, fallback=f"asset-{a.index}"),
+                                   _ext(a.ext, a.head))  # fmt: skip
+                rel = f"assets/{fname}"
+                files[rel] = a.data
+                entry.update(file=rel, size=len(a.data), sha256=hashlib.sha256(a.data).hexdigest())
+            entries.append(entry)
+        manifest["anomalies"] = [
+            {"code": x.code, "where": x.where, "message": x.message} for x in module.anomalies
+        ]
+    manifest["assets"] = entries
+    if manifest["source"]["format"] in ("charx", "charx-jpeg"):
+        manifest["card"] = "card.json"
+        manifest["card_assets"] = _card_files(src, files)
+    _write_all(root, files, manifest, force)
+    return manifest
+
+
+def _card_files(src: str, files: dict[str, bytes]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    names = _Names()
+    with open(src, "rb") as fp:
+        zf = charx.open_zip(fp)
+        with zf:
+            info = next((i for i in zf.infolist() if i.filename == charx.CARD), None)
+            if info is not None:
+                files["card.json"] = charx.read_member(zf, info)
+        fp.seek(0)
+        for member, data, reason in charx.iter_card_assets(fp):
+            if data is None:
+                out.append({"member": member, "file": None, "skipped": reason})
+                continue
+            stem, _, ext = sanitise(member).rpartition(".")
+            if not stem:
+                stem, ext = ext, ""
+            fname = names.take(stem, _ext(ext, data[:16]))
+            rel = f"card-assets/{fname}"
+            files[rel] = data
+            out.append(
+                {"member": member, "file": rel, "size": len(data),
+                 "sha256": hashlib.sha256(data).hexdigest()}
+            )  # fmt: skip
+    return out
+
+
+def _write_all(root: Path, files: dict[str, bytes], manifest: dict[str, Any], force: bool) -> None:
+    plan = {rel: _inside(root, rel) for rel in [*sorted(files), MANIFEST]}
+    if not force:
+        existing = [rel for rel, target in plan.items() if target.exists()]
+        if existing:
+            raise FormatError(
+                "target-exists",
+                f"{len(existing)} file(s) already exist (e.g. {existing[0]}); use --force "
+                "to overwrite",
+                path=str(root),
+            )
+    for rel in sorted(files):
+        atomic_write(plan[rel], files[rel], expect_absent=not force)
+    atomic_write(plan[MANIFEST], _json_bytes(manifest), expect_absent=not force)
+
+
+# -- pack ----------------------------------------------------------------------
+
+
+def _load_json(path: Path, what: str) -> dict[str, Any]:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise FormatError(
+            "unreadable", f"cannot read {what}: {exc.strerror}", path=str(path)
+        ) from None
+    try:
+        return loads_object(raw, where=path.name, what=what)
+    except FormatError as exc:
+        raise exc.with_path(str(path)) from None
+
+
+def _module_of(obj: dict[str, Any], where: str) -> dict[str, Any]:
+    inner = obj.get("module")
+    if isinstance(inner, dict) and obj.get("type") == "risuModule" and "name" not in obj:
+        return inner
+    if obj.get("type") in (None, "risuModule") and isinstance(obj.get("name"), str):
+        return obj
+    raise FormatError(
+        "pack-invalid-input",
+        'expected a module object (with "name"), a {"type": "risuModule", ...} export or '
+        'the {"module": {...}, "type": "risuModule"} wrapper',
+        where=where,
+    )
+
+
+def pack_inputs(src: str | os.PathLike[str]) -> tuple[dict[str, Any], list[bytes]]:
+    """The module and asset bytes described by an unpacked folder, manifest or module JSON."""
+    p = Path(src)
+    if p.is_file() and p.name != MANIFEST:
+        module = _module_of(_load_json(p, "module JSON"), p.name)
+        assets = module.get("assets")
+        if isinstance(assets, list) and assets:
+            raise FormatError(
+                "pack-assets-missing",
+                f"the module lists {len(assets)} asset(s) but a JSON file carries none; "
+                "pack the folder written by `risutools unpack` instead",
+                path=str(p),
+            )
+        return module, []
+    root = (p.parent if p.is_file() else p).resolve()
+    if not root.is_dir():
+        raise FormatError("not-found", "no such folder or file", path=str(src))
+    manifest_path = root / MANIFEST
+    if not manifest_path.is_file():
+        module = _module_of(_load_json(root / "module.json", "module.json"), "module.json")
+        if isinstance(module.get("assets"), list) and module["assets"]:
+            raise FormatError(
+                "pack-assets-missing",
+                "module lists assets but the folder has no manifest.json mapping them to files",
+                path=str(root),
+            )
+        return module, []
+    manifest = _load_json(manifest_path, "manifest.json")
+    if manifest.get("manifest") != MANIFEST_KIND:
+        raise FormatError(
+            "pack-invalid-input", f"manifest.json is not a {MANIFEST_KIND} manifest",
+            path=str(manifest_path),
+        )  # fmt: skip
+    if manifest.get("component_type") not in ("module", "lorebook"):
+        raise FormatError(
+            "pack-invalid-input",
+            f"cannot pack a {manifest.get('component_type')!r} into a .risum",
+            path=str(manifest_path),
+        )
+    rel_module = manifest.get("module")
+    if not isinstance(rel_module, str):
+        raise FormatError("pack-invalid-input", 'manifest has no "module" file', path=str(root))
+    module = _module_of(_load_json(_inside(root, rel_module), "module.json"), rel_module)
+    blobs: list[bytes] = []
+    entries = manifest.get("assets")
+    if not isinstance(entries, list):
+        entries = []
+    gap: int | None = None
+    for i, entry in enumerate(entries):
+        rel = entry.get("file") if isinstance(entry, dict) else None
+        if rel is None:
+            gap = i if gap is None else gap
+            continue
+        if not isinstance(rel, str):
+            raise FormatError("pack-invalid-input", f"asset {i}: file is not a string",
+                              path=str(manifest_path))  # fmt: skip
+        if gap is not None:
+            raise FormatError(
+                "pack-asset-missing",
+                f"asset {gap} has no file but asset {i} does: frames would be out of step",
+                path=str(manifest_path),
+            )
+        target = _inside(root, rel)
+        try:
+            blobs.append(target.read_bytes())
+        except OSError as exc:
+            raise FormatError(
+                "unreadable", f"asset {i}: {exc.strerror}", path=str(target)
+            ) from None
+    return module, blobs
+
+
+def pack(src: str | os.PathLike[str], out: str | os.PathLike[str], *, force: bool = False) -> int:
+    """Write ``out`` (.risum) from ``src``; returns the number of bytes written."""
+    module, blobs = pack_inputs(src)
+    data = write_risum(module, blobs)
+    atomic_write(out, data, expect_absent=not force)
+    return len(data)
