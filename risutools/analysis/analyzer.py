@@ -161,6 +161,7 @@ class _Builder:
         self.dynamic_keys: dict[str, Fact] = {}
         self.trigger_lla: list[int] = []
         self.effect_types: dict[str, int] = {}
+        self.constants: dict[str, str] = {}
 
     # -- recording -------------------------------------------------------------------
     def finding(self, rule: str, severity: Severity, message: str, evidence: str = "",
@@ -250,6 +251,7 @@ class _Builder:
                          "functions it reaches cannot be known statically", evidence=ev)
         for host, line in scan.url_hosts:
             self.fact(self.urls, host, f"{where} line {line}")
+        self.constants = scan.constants
         for call in scan.calls:
             if call.name in ("rawget", "rawset"):
                 self.rawget_check([call], where)
@@ -293,6 +295,8 @@ class _Builder:
             self.reads_lorebook_at_runtime = True
         elif name == "request":
             url = a0.literal if a0 else None
+            if url is None and a0 is not None and a0.name:
+                url = self.constants.get(a0.name)
             host = _host(url) if url else None
             if host:
                 self.fact(self.net, host, ev)

@@ -241,6 +241,8 @@ class LuaScan:
     defs: list[FuncDef] = field(default_factory=list)
     dynamic_index: list[tuple[str, int]] = field(default_factory=list)  # (_ENV|_G, line)
     url_hosts: list[tuple[str, int]] = field(default_factory=list)
+    #: names assigned exactly one string literal (``local URL = "https://..."``)
+    constants: dict[str, str] = field(default_factory=dict)
     errors: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
     tokens: int = 0
     lines: int = 0
@@ -321,8 +323,17 @@ def scan_lua(text: str) -> LuaScan:
     funcname_local = False
     assign_target: tuple[str, int] | None = None  # ``name =`` seen, waiting for ``function``
     count = 0
+    const_pending: tuple[str, str] | None = None  # ``name = "literal"`` awaiting its end
+    constants: dict[str, str | None] = {}
     for kind, s, _e, value in _iter_tokens(text, raw_errors):
         count += 1
+        if const_pending is not None:
+            if not (kind == OP and value in ("..", "(", "[", ".", ":", "{")) and kind != STR:
+                cname, cval = const_pending
+                constants[cname] = cval if constants.get(cname, cval) == cval else None
+            const_pending = None
+        if assign_target is not None and kind == STR and prev_kind == OP and prev_val == "=":
+            const_pending = (assign_target[0], value)
         if collectors:
             done = [c for c in collectors if c.feed(kind, value)]
             if done:
@@ -380,6 +391,10 @@ def scan_lua(text: str) -> LuaScan:
         prev2_kind, prev2_val, prev_kind, prev_val = prev_kind, prev_val, kind, value
     for c in collectors:  # unclosed calls at the end of the text
         c.finish_arg()
+    if const_pending is not None:
+        cname, cval = const_pending
+        constants[cname] = cval if constants.get(cname, cval) == cval else None
+    result.constants = {k: v for k, v in constants.items() if v is not None}
     result.tokens = count
     result.lines = len(lines._nl) + 1
     result.errors = [(lines.line(off), msg) for off, msg in raw_errors]
