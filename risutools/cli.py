@@ -57,6 +57,157 @@ def _root(
 
 # ==== contract commands: validate, verify, hash ==============================
 
+_FORMATS = ("text", "json", "github", "sarif", "junit")
+
+
+def _contract_config(config_file: str | None, paths: list[str]) -> object:
+    from pathlib import Path
+
+    from risutools.contract.config import load_config, load_config_file
+
+    if config_file:
+        return load_config_file(config_file)
+    start = next((p for p in paths if p != "-"), ".")
+    sp = Path(start)
+    return load_config(sp if sp.is_dir() else (sp.parent if str(sp.parent) else Path(".")))
+
+
+def _contract_render(result: object, fmt: str) -> str:
+    from risutools.contract.validate import Result
+
+    assert isinstance(result, Result)
+    if fmt == "json":
+        from risutools.report.json_out import render_json
+
+        return render_json(result)
+    if fmt == "github":
+        from risutools.report.github import render_github
+
+        return render_github(result)
+    if fmt == "sarif":
+        from risutools.report.sarif import render_sarif
+
+        return render_sarif(result)
+    if fmt == "junit":
+        from risutools.report.junit import render_junit
+
+        return render_junit(result)
+    from risutools.report.text import render_text
+
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    return render_text(result, color=color)
+
+
+def _contract_output(text: str, output: str | None) -> None:
+    if output:
+        from risutools.fsio import atomic_write
+
+        atomic_write(output, text.encode("utf-8"))
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in _FORMATS:
+        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(_FORMATS)}",
+                                 param_hint="--format")
+
+
+@app.command()
+def validate(
+    paths: list[str] = typer.Argument(
+        ..., help="Documents: .json/.yaml/.yml/.ndjson files, folders (recursive), - for stdin."
+    ),
+    fmt: str = typer.Option("text", "--format", "-f", help="text | json | github | sarif | junit"),
+    select: list[str] = typer.Option([], "--select", help="Only these rules (id or prefix)."),
+    ignore: list[str] = typer.Option([], "--ignore", help="Skip these rules (id or prefix)."),
+    strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
+    promotion: bool = typer.Option(
+        False, "--promotion",
+        help="Apply the promotion gate: incomplete narrative (MC600) is an error.",
+    ),
+    config_file: str | None = typer.Option(
+        None, "--config",
+        help="Configuration file (default: nearest .risutools.yaml / pyproject.toml).",
+    ),
+    output: str | None = typer.Option(None, "--output", "-o", help="Write the report to a file."),
+) -> None:
+    """Validate matrix-component-v1 documents against the schema and rules MC100-MC600.
+
+    Exit 0: no errors; 1: error findings (or warnings with --strict); 2: could not run."""
+    _check_format(fmt)
+    from risutools.contract.config import ContractConfig
+    from risutools.contract.validate import RuleFilter, validate_paths
+
+    cfg = _contract_config(config_file, paths)
+    assert isinstance(cfg, ContractConfig)
+    if promotion:
+        cfg = cfg.with_promotion_gate()
+    result = validate_paths(paths, cfg, rule_filter=RuleFilter(select, ignore))
+    _contract_output(_contract_render(result, fmt), output)
+    raise typer.Exit(result.exit_code(strict))
+
+
+@app.command()
+def verify(
+    paths: list[str] = typer.Argument(..., help="Documents, folders or - (as for validate)."),
+    sources: str | None = typer.Option(
+        None, "--sources", help="Source store folder (default: `sources:` in the configuration)."
+    ),
+    require_sources: bool = typer.Option(
+        False, "--require-sources", help="A source that is not at hand is an error, not a warning."
+    ),
+    no_content_scan: bool = typer.Option(
+        False, "--no-content-scan",
+        help="Find sources by name and digest-named files only (do not hash the whole store).",
+    ),
+    fmt: str = typer.Option("text", "--format", "-f", help="text | json | github | sarif | junit"),
+    select: list[str] = typer.Option([], "--select", help="Only these rules (id or prefix)."),
+    ignore: list[str] = typer.Option([], "--ignore", help="Skip these rules (id or prefix)."),
+    strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
+    config_file: str | None = typer.Option(None, "--config", help="Configuration file."),
+    output: str | None = typer.Option(None, "--output", "-o", help="Write the report to a file."),
+) -> None:
+    """Verify digests: prompt_sha256, placeholders, source files, replay reports (MC200-MC203).
+
+    A source that is not at hand is reported as "not verified" (a warning; an error
+    with --require-sources)."""
+    _check_format(fmt)
+    from risutools.contract.config import ContractConfig
+    from risutools.contract.validate import RuleFilter
+    from risutools.contract.verify import verify_paths
+
+    cfg = _contract_config(config_file, paths)
+    assert isinstance(cfg, ContractConfig)
+    result = verify_paths(
+        paths, sources, config=cfg, require_sources=require_sources,
+        content_scan=not no_content_scan, rule_filter=RuleFilter(select, ignore),
+    )
+    _contract_output(_contract_render(result, fmt), output)
+    raise typer.Exit(result.exit_code(strict))
+
+
+@app.command("hash")
+def hash_cmd(
+    file: str = typer.Argument(
+        ..., help="A document (.json/.yaml) or an NDJSON catalog; - for stdin."
+    ),
+) -> None:
+    """Print the canonical document hash (sha256:<hex>), the base hash for approvals.
+
+    For several documents (NDJSON, multi-document YAML): one line each,
+    `<line>  <component_id>  sha256:<hex>`."""
+    from risutools.contract.hashing import hash_lines
+
+    lines, problems = hash_lines(file)
+    for p in problems:
+        typer.echo(f"risutools: {p}", err=True)
+    for line in lines:
+        typer.echo(line)
+    raise typer.Exit(2 if problems else 0)
+
+
 
 # ==== end contract commands ==================================================
 

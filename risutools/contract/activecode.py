@@ -1,0 +1,122 @@
+"""MC500: a heuristic detector of active code (Lua, JS, CBS, HTML script, regex) in prose.
+
+The projection describes a module; it must not preserve its code.  This
+detector looks at one string and answers ``None`` (prose) or a short reason
+("Lua `local x =`").  It only runs our own fixed patterns, each linear or
+bounded (no nested quantifiers), over document text; nothing is executed.
+
+Precision: a word like ``editRequest``, ``Lua/CJS``, ``function 역할``,
+``a -> b`` or ``v1(module)`` is prose.  Code needs syntax: a call of a known API
+or a camelCase identifier followed by ``(``, ``local x =``, ``function(...)``
+with a body, ``if ... then ... end``, ``const x =``, ``) =>``, statement lines
+ending in ``;``/``{``, CBS ``{{setvar::``, ``<script``, or regex syntax
+(``(?:``, ``\\d+``, ``[^...]`` ...).  Strong signals decide alone; weak ones
+need company (two or more).
+"""
+
+from __future__ import annotations
+
+import re
+
+# Names of RisuAI / Lua / JS APIs whose call is code, never prose.
+_API_NAMES = (
+    "listenEdit", "getChatVar", "setChatVar", "getGlobalVar", "getState", "setState",
+    "getChat", "getFullChat", "setChat", "setFullChat", "getChatLength", "cutChat",
+    "removeChat", "addChat", "insertChat", "setChatRole", "getLoreBooks", "loadLoreBooks",
+    "upsertLocalLoreBook", "setDescription", "setName", "setCharacterFirstMessage",
+    "simpleLLM", "axLLM", "runLLM", "runAxLLM", "LLM", "sendAIprompt", "generateImage",
+    "runImgGen", "alertNormal", "alertError", "alertInput", "alertSelect", "alertConfirm",
+    "showAlert", "loadstring", "dofile", "require", "pcall", "ipairs", "pairs", "tostring",
+    "tonumber", "print", "async", "await", "console.log", "JSON.parse", "JSON.stringify",
+    "onInput", "onOutput", "onStart", "onButtonClick",
+)
+_STRONG: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
+    ("a call of a Risu/Lua/JS API", ("(",), re.compile(
+        r"(?<![\w.])(?:" + "|".join(re.escape(n) for n in _API_NAMES) + r")\s*\(")),
+    ("a v2 API call", ("(",), re.compile(r"\bv2[A-Z]\w*\s*\(")),
+    ("a camelCase function call", ("(",), re.compile(
+        r"\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+\((?:\s*[A-Za-z0-9_\"'{\[-]|\))")),
+    ("a library call (string./table./math.)", ("(",), re.compile(
+        r"\b(?:string|table|math|os|io|utf8|coroutine|json|Object|Array|Math|document|window)"
+        r"\.[a-zA-Z_]\w*\s*\(")),
+    ("a method call (.gsub/.match/.replace ...)", ("(",), re.compile(
+        r"[\w)\]]:(?:gsub|gmatch|match|find|sub|format|len|upper|lower)\s*\(|"
+        r"\.(?:push|forEach|replace|replaceAll|match|split|join|filter|map|reduce|slice|"
+        r"splice|indexOf|test|exec)\s*\(")),
+    ("Lua `local x =`", ("local",), re.compile(
+        r"\blocal\s+(?:function\b|[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*=(?!=))")),
+    ("a function definition", ("function",), re.compile(
+        r"\bfunction\b\s*[A-Za-z_.:\w]*\s*\([^()\n]{0,200}\)\s*(?:\{|\n|[A-Za-z_]\w*\s*[=(]|"
+        r"return\b|local\b|if\b|end\b)")),
+    ("Lua `if ... then` block", ("then",), re.compile(
+        r"\bif\b[^\n]{1,200}?\bthen[ \t]*\n|\bif\b[^\n]{1,200}?(?:==|~=|[<>]=?)[^\n]{0,200}?"
+        r"\bthen\b")),
+    ("Lua `for ... do`", ("do",), re.compile(
+        r"\bfor\s+[A-Za-z_]\w*\s*(?:=|,\s*[A-Za-z_]\w*\s+in\b|\s+in\b)[^\n]{0,200}?\bdo\b"
+        r"[ \t]*(?:\n|$|[^\n]{0,200}?\bend\b)")),
+    ("Lua `while ... do`", ("do",), re.compile(
+        r"\bwhile\b[^\n]{1,200}?\bdo[ \t]*(?:\n|$|[^\n]{0,200}?\bend\b)")),
+    ("JS `const/let/var x =`", ("=",), re.compile(
+        r"\b(?:const|let|var)\s+[A-Za-z_$][\w$]*\s*=(?![=>])")),
+    ("a JS arrow function", ("=>",), re.compile(
+        r"\)\s*=>|=>\s*\{|\b[A-Za-z_$][\w$]*\s*=>\s*[\w$]+\s*[.(]")),
+    ("a `return ...;` statement", ("return",), re.compile(r"\breturn\b[^\n;]{0,200};")),
+    ("an `===`/`!==`/`~=` comparison", ("==", "~="), re.compile(
+        r"[\w)\]]\s*(?:===|!==|~=)\s*[\w\"'(]")),
+    ("CBS template syntax", ("{{",), re.compile(
+        r"\{\{\s*(?:#if|#when|#each|/if|/when|/each|:else|"
+        r"(?:set|get|add)(?:global)?var\s*::|button\s*::|[a-z_]+::)")),
+    ("HTML script", ("<", "javascript:", "JAVASCRIPT:", "Javascript:"), re.compile(
+        r"<\s*script\b|\bjavascript:|<[a-zA-Z][^<>\n]{0,200}\son[a-z]+\s*=", re.IGNORECASE)),
+    ("a regex group `(?:`/`(?=`/`(?<`", ("(?",), re.compile(
+        r"\(\?(?:[:=!]|<[=!]|<[A-Za-z])")),
+    ("a regex character class `[^...]`", ("[^",), re.compile(r"\[\^[^\]\n]{1,100}\]")),
+)
+_WEAK: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
+    ("regex escapes (\\d, \\w, \\s ...)", ("\\",), re.compile(r"\\[dwsbDWSB]")),
+    ("escaped regex metacharacters", ("\\",), re.compile(r"\\[.()\[\]*+?|/{}^$]")),
+    ("regex quantifiers", ("*", "+", "?", "{"), re.compile(
+        r"(?:[\])]|\\[dws])[*+?]|\.\*\??|\.\+\??|\{\d+,\d*\}")),
+    ("a regex character range", ("[",), re.compile(
+        r"\[(?:a-z|A-Z|0-9|가-힣|\w-\w)[^\]\n]{0,60}\]")),
+    ("anchored pattern ^...$", ("^",), re.compile(r"^\^[^\n]{1,200}\$$", re.MULTILINE)),
+    ("an assignment `x = y`", (" = ",), re.compile(
+        r"\b[a-z_][a-z0-9_]*(?:\.[a-z_]\w*|\[[^\]\n]{1,40}\])?\s=\s[\w\"'{\[(-]")),
+    ("an `if ... then`", ("then",), re.compile(r"\bif\b[^\n]{1,200}?\bthen\b")),
+    ("a `==` comparison", ("==",), re.compile(r"[\w)\]]\s*==\s*[\w\"'(]")),
+    ("an arrow `=>`", ("=>",), re.compile(r"=>")),
+    ("string concatenation `..`", ("..",), re.compile(r"[\w)\"']\s*\.\.\s*[\w(\"']")),
+    ("a Lua comment `--`", ("--",), re.compile(r"(?:^|\n)\s*--\s*\S")),
+    ("a `nil`/`null` literal", ("nil", "null", "undefined"), re.compile(
+        r"\b(?:nil|null|undefined)\b")),
+    ("brackets `{`/`}`", ("{", "}"), re.compile(r"[{}]")),
+)
+
+
+def _code_lines(text: str) -> int:
+    """Lines that end like statements (``;``, ``{``, ``}``) or are a lone ``end``."""
+    if "\n" not in text:
+        return 0
+    n = 0
+    for ln in text.splitlines():
+        s = ln.strip()
+        if s.endswith((";", "{", "}")) or s in ("end", "end)", "end,"):
+            n += 1
+    return n
+
+
+def find_active_code(text: str) -> str | None:
+    """Why ``text`` looks like code or a regex pattern, or ``None`` for prose."""
+    if len(text) < 3:
+        return None
+    for reason, needs, rx in _STRONG:
+        if any(n in text for n in needs) and rx.search(text):
+            return reason
+    if _code_lines(text) >= 2:
+        return "several statement lines ending in ; { }"
+    weak = [r for r, needs, rx in _WEAK if any(n in text for n in needs) and rx.search(text)]
+    if text.count(";") >= 3 and any(c in text for c in "=(){}"):
+        weak.append("several `;` separated statements")
+    if len(weak) >= 2:
+        return " and ".join(weak[:2])
+    return None

@@ -1,0 +1,33 @@
+"""``risutools hash``: the canonical document hash of each document in a file."""
+
+from __future__ import annotations
+
+from risutools.contract.canonical import doc_sha256
+from risutools.contract.loaders import load_documents
+from risutools.errors import DocumentError
+
+
+def hash_lines(path: str) -> tuple[list[str], list[str]]:
+    """Lines to print and problems (one line each).  One document: ``sha256:<hex>``;
+    several: ``<line>\\t<component_id>\\tsha256:<hex>`` per document."""
+    out = load_documents(path)
+    problems = [
+        f"{f.file}" + (f":{f.line}" if f.line else "") + f": {f.rule}: {f.message}"
+        for f in out.problems
+    ]
+    if not out.documents and not out.problems:
+        raise DocumentError("no-documents", "no documents found", path=path)
+    lines: list[str] = []
+    single = len(out.documents) == 1 and out.documents[0].fmt != "ndjson"
+    for d in out.documents:
+        try:
+            h = doc_sha256(d.doc)
+        except (ValueError, TypeError, UnicodeEncodeError, RecursionError) as exc:
+            problems.append(f"{d.file}:{d.line}: cannot hash: {exc}")
+            continue
+        if single:
+            lines.append(h)
+        else:
+            cid = d.doc.get("component_id") if isinstance(d.doc, dict) else None
+            lines.append(f"{d.line}\t{cid if isinstance(cid, str) else '-'}\t{h}")
+    return lines, problems

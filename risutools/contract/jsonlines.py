@@ -1,0 +1,137 @@
+"""A hand-written JSON scanner that maps JSON pointers to line numbers.
+
+Used lazily: only for files that have findings (to give each finding the line
+of its field), and to locate what ``json.loads`` refuses without saying where
+(duplicate keys, NaN/Infinity).  It never builds values; it is linear in the
+text and never recursive (an explicit stack), so it is safe on any input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+def escape_pointer_token(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+@dataclass
+class ScanResult:
+    lines: dict[str, int] = field(default_factory=dict)  # pointer -> 1-based line
+    duplicate: tuple[str, int] | None = None  # (pointer of the repeated key, its line)
+    nonfinite: tuple[str, int, str] | None = None  # (pointer, line, token)
+
+
+_WS = frozenset(" \t\r\n")
+
+
+def scan(text: str, first_line: int = 1) -> ScanResult:
+    """Scan JSON ``text``; record each value's line by its pointer."""
+    res = ScanResult()
+    # stack entries: [kind, pointer, index_or_key, seen_keys]
+    stack: list[list[object]] = []
+    i = 0
+    n = len(text)
+    line = first_line
+    expect_key = False
+    current_key: str | None = None
+
+    def here_pointer() -> str:
+        if not stack:
+            return ""
+        top = stack[-1]
+        base = str(top[1])
+        if top[0] == "a":
+            return f"{base}/{top[2]}"
+        return f"{base}/{escape_pointer_token(str(current_key))}"
+
+    while i < n:
+        c = text[i]
+        if c in _WS:
+            if c == "\n":
+                line += 1
+            i += 1
+            continue
+        if c == '"':
+            j = i + 1
+            buf: list[str] = []
+            while j < n and text[j] != '"':
+                if text[j] == "\\" and j + 1 < n:
+                    esc = text[j + 1]
+                    if esc == "u" and j + 5 < n:
+                        try:
+                            buf.append(chr(int(text[j + 2:j + 6], 16)))
+                        except ValueError:
+                            buf.append("?")
+                        j += 6
+                        continue
+                    buf.append({"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}.get(
+                        esc, esc))
+                    j += 2
+                    continue
+                if text[j] == "\n":
+                    line += 1
+                buf.append(text[j])
+                j += 1
+            s = "".join(buf)
+            i = j + 1
+            if expect_key and stack and stack[-1][0] == "o":
+                current_key = _join_surrogates(s)
+                seen = stack[-1][3]
+                assert isinstance(seen, set)
+                ptr = here_pointer()
+                if current_key in seen and res.duplicate is None:
+                    res.duplicate = (ptr, line)
+                seen.add(current_key)
+                res.lines.setdefault(ptr, line)
+                expect_key = False
+            else:
+                res.lines.setdefault(here_pointer(), line)
+            continue
+        if c == "{":
+            ptr = here_pointer()
+            res.lines.setdefault(ptr, line)
+            stack.append(["o", ptr, None, set()])
+            expect_key = True
+            i += 1
+            continue
+        if c == "[":
+            ptr = here_pointer()
+            res.lines.setdefault(ptr, line)
+            stack.append(["a", ptr, 0, None])
+            i += 1
+            continue
+        if c in "}]":
+            if stack:
+                stack.pop()
+            expect_key = False
+            i += 1
+            continue
+        if c == ",":
+            if stack and stack[-1][0] == "a":
+                stack[-1][2] = int(str(stack[-1][2])) + 1
+            elif stack:
+                expect_key = True
+            i += 1
+            continue
+        if c == ":":
+            i += 1
+            continue
+        # a bare token: number, true/false/null, NaN/Infinity
+        j = i
+        while j < n and text[j] not in _WS and text[j] not in ",]}:":
+            j += 1
+        token = text[i:j]
+        ptr = here_pointer()
+        res.lines.setdefault(ptr, line)
+        if res.nonfinite is None and token.lstrip("+-") in ("NaN", "Infinity"):
+            res.nonfinite = (ptr, line, token)
+        i = max(j, i + 1)
+    return res
+
+
+def _join_surrogates(s: str) -> str:
+    try:
+        return s.encode("utf-16", "surrogatepass").decode("utf-16")
+    except UnicodeDecodeError:
+        return s

@@ -1,0 +1,425 @@
+"""Load matrix-component-v1 documents from JSON, YAML and NDJSON files, folders and stdin.
+
+A file that cannot be parsed becomes an ``MC000`` finding (with line, byte
+offset or JSON pointer) and loading goes on with the next file; one broken
+NDJSON line is one finding and the other lines are still loaded.  A path that
+cannot be read at all (missing, permission denied) becomes an ``MC001``
+finding: the CLI exits 2 for those ("could not run").
+
+Bounds (documented in docs/contract.md): one document (a JSON/YAML file or an
+NDJSON line) is at most ``MAX_DOCUMENT_BYTES``; nesting at most ``MAX_DEPTH``.
+NDJSON files of any size are streamed line by line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from fnmatch import fnmatch
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from risutools.contract.jsonlines import scan
+from risutools.findings import Finding
+
+MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
+MAX_DEPTH = 64
+
+JSON_EXTS = (".json",)
+YAML_EXTS = (".yaml", ".yml")
+NDJSON_EXTS = (".ndjson", ".jsonl")
+DOC_EXTS = JSON_EXTS + YAML_EXTS + NDJSON_EXTS
+
+# Catalog folders and files that hold other things than component documents.
+SKIP_DIRS = frozenset({"approvals", "notes", "replays", "node_modules", "__pycache__"})
+SKIP_FILES = frozenset({"transitions.ndjson", "pyproject.toml"})
+
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+
+
+@dataclass
+class LoadedDocument:
+    """One document and where it came from."""
+
+    file: str  # display path (as given / relative), "<stdin>" for stdin
+    line: int | None  # NDJSON line / YAML document start line / 1 for a JSON file
+    doc: Any
+    fmt: str  # "json" | "yaml" | "ndjson"
+    path: Path | None = None  # the real file (None for stdin)
+    _text: str | None = None  # JSON file text, scanned lazily for pointer lines
+    _lines: dict[str, int] | None = None
+
+    def line_of(self, pointer: str) -> int | None:
+        """The line of the value at ``pointer`` (or of its nearest parent), when known."""
+        if self.fmt == "ndjson":
+            return self.line
+        if self._lines is None and self._text is not None:
+            self._lines = scan(self._text).lines
+            self._text = None
+        lines = self._lines or {}
+        p = pointer
+        while True:
+            if p in lines:
+                return lines[p]
+            if not p:
+                return self.line
+            p = p.rsplit("/", 1)[0]
+
+
+@dataclass
+class LoadOutcome:
+    documents: list[LoadedDocument] = field(default_factory=list)
+    problems: list[Finding] = field(default_factory=list)  # MC000 / MC001
+    files: list[str] = field(default_factory=list)  # files read
+    skipped: list[str] = field(default_factory=list)  # folder files that are not documents
+
+    def extend(self, other: LoadOutcome) -> None:
+        self.documents.extend(other.documents)
+        self.problems.extend(other.problems)
+        self.files.extend(other.files)
+        self.skipped.extend(other.skipped)
+
+
+def _problem(file: str, why: str, line: int | None = None, pointer: str = "") -> Finding:
+    return Finding("MC000", "error", why, file=file, line=line, pointer=pointer)
+
+
+def _unreadable(file: str, why: str) -> Finding:
+    return Finding("MC001", "error", why, file=file)
+
+
+def display_path(path: Path) -> str:
+    """``path`` relative to the working directory when inside it, posix separators."""
+    try:
+        rel = path.resolve().relative_to(Path.cwd().resolve())
+        return rel.as_posix()
+    except (ValueError, OSError):
+        return path.as_posix()
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def load_documents(
+    path: str | os.PathLike[str],
+    *,
+    exclude: Iterable[str] = (),
+    stdin: BinaryIO | None = None,
+) -> LoadOutcome:
+    """Load every document under ``path`` (a file, a folder searched recursively, or ``-``)."""
+    if str(path) == STDIN:
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        return load_bytes(_read_bounded_stream(stream), STDIN_NAME, fmt=None)
+    p = Path(path)
+    name = display_path(p)
+    out = LoadOutcome()
+    if p.is_dir():
+        patterns = tuple(exclude)
+        found = sorted(_walk(p, patterns), key=lambda q: q.as_posix())
+        for f in found:
+            out.extend(load_file(f, from_folder=True))
+        return out
+    if not p.exists():
+        out.problems.append(_unreadable(name, "no such file or folder"))
+        return out
+    return load_file(p)
+
+
+def _walk(root: Path, exclude: tuple[str, ...]) -> Iterator[Path]:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(
+            d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
+        )
+        for fn in filenames:
+            if fn.startswith(".") or fn in SKIP_FILES:
+                continue
+            if not fn.lower().endswith(DOC_EXTS):
+                continue
+            f = Path(dirpath) / fn
+            rel = f.relative_to(root).as_posix()
+            if any(fnmatch(rel, pat) or fnmatch(fn, pat) for pat in exclude):
+                continue
+            yield f
+
+
+def _fmt_of(name: str) -> str | None:
+    low = name.lower()
+    if low.endswith(NDJSON_EXTS):
+        return "ndjson"
+    if low.endswith(YAML_EXTS):
+        return "yaml"
+    if low.endswith(JSON_EXTS):
+        return "json"
+    return None
+
+
+def load_file(p: Path, *, from_folder: bool = False) -> LoadOutcome:
+    name = display_path(p)
+    fmt = _fmt_of(p.name)
+    out = LoadOutcome()
+    try:
+        if fmt == "ndjson":
+            with open(p, "rb") as f:
+                out = load_ndjson_stream(f, name, path=p)
+            out.files.append(name)
+            return out
+        size = p.stat().st_size
+        if size > MAX_DOCUMENT_BYTES:
+            out.files.append(name)
+            out.problems.append(_problem(
+                name, f"file is {size} bytes, more than the {MAX_DOCUMENT_BYTES}-byte bound "
+                "for one document (split it, or use an NDJSON catalog)"))
+            return out
+        data = p.read_bytes()
+    except IsADirectoryError:
+        out.problems.append(_unreadable(name, "is a folder"))
+        return out
+    except OSError as exc:
+        out.problems.append(_unreadable(name, f"cannot read: {exc.strerror or exc}"))
+        return out
+    out = load_bytes(data, name, fmt=fmt, path=p)
+    if from_folder:
+        # In a folder walk, a readable JSON/YAML file without contract fields is not a
+        # component document (e.g. a mkdocs.yml): it is skipped, not reported.
+        keep = []
+        for d in out.documents:
+            if isinstance(d.doc, dict) and ("contract" in d.doc or "component_id" in d.doc):
+                keep.append(d)
+            else:
+                out.skipped.append(name if d.line in (None, 1) else f"{name}:{d.line}")
+        out.documents = keep
+    return out
+
+
+def _read_bounded_stream(stream: BinaryIO) -> bytes:
+    return stream.read()
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+def _decode(data: bytes, name: str, base_offset: int = 0, line: int | None = None
+            ) -> tuple[str | None, Finding | None]:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None, _problem(name, "file is UTF-16 encoded (has a UTF-16 byte order mark); "
+                              "save it as UTF-8", line)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+        base_offset += 3
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        off = base_offset + exc.start
+        return None, _problem(
+            name, f"not UTF-8: byte 0x{data[exc.start]:02x} at byte offset {off} "
+            f"({exc.reason}); save the file as UTF-8", line)
+
+
+def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = None
+               ) -> LoadOutcome:
+    """Load documents from bytes; ``fmt`` None sniffs JSON / NDJSON / YAML (stdin)."""
+    out = LoadOutcome(files=[name])
+    if fmt == "ndjson":
+        import io
+
+        return load_ndjson_stream(io.BytesIO(data), name, path=path, files=[name])
+    if len(data) > MAX_DOCUMENT_BYTES and fmt is not None:
+        out.problems.append(_problem(
+            name, f"document is {len(data)} bytes, more than the {MAX_DOCUMENT_BYTES}-byte bound"))
+        return out
+    text, err = _decode(data, name)
+    if err is not None or text is None:
+        out.problems.append(err or _problem(name, "cannot decode"))
+        return out
+    if not text.strip():
+        out.problems.append(_problem(name, "empty file: no document in it"))
+        return out
+    if fmt is None:
+        fmt = _sniff(text)
+        if fmt == "ndjson":
+            import io
+
+            return load_ndjson_stream(io.BytesIO(data), name, path=path, files=[name])
+    if fmt == "yaml":
+        _load_yaml(text, name, path, out)
+        return out
+    doc, problem = parse_json_text(text, name, line=None)
+    if problem is not None:
+        out.problems.append(problem)
+    else:
+        out.documents.append(LoadedDocument(name, 1, doc, "json", path, _text=text))
+    return out
+
+
+def _sniff(text: str) -> str:
+    stripped = text.lstrip()
+    if not stripped.startswith(("{", "[")):
+        return "yaml"
+    body = [ln for ln in stripped.splitlines() if ln.strip()]
+    if len(body) > 1 and all(ln.lstrip().startswith("{") for ln in body):
+        try:
+            json.loads(stripped)
+        except ValueError:
+            return "ndjson"
+    return "json"
+
+
+def _load_yaml(text: str, name: str, path: Path | None, out: LoadOutcome) -> None:
+    import yaml
+
+    from risutools.contract.yamlsafe import YamlRefused, load_yaml_documents
+
+    try:
+        for ydoc in load_yaml_documents(text, max_depth=MAX_DEPTH):
+            if ydoc.value is None:
+                continue
+            out.documents.append(
+                LoadedDocument(name, ydoc.line, ydoc.value, "yaml", path, _lines=ydoc.lines)
+            )
+    except YamlRefused as exc:
+        out.problems.append(_problem(name, exc.why, exc.line, exc.pointer))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        what = " ".join(x for x in (exc.context, exc.problem) if x) or "YAML syntax error"
+        out.problems.append(_problem(name, f"not valid YAML: {what}", line))
+    except yaml.YAMLError as exc:
+        out.problems.append(_problem(name, f"not valid YAML: {exc}"))
+    except RecursionError:
+        out.problems.append(_problem(name, f"nested deeper than {MAX_DEPTH} levels"))
+    except ValueError as exc:  # e.g. an integer with too many digits
+        out.problems.append(_problem(name, f"value cannot be read: {exc}"))
+    if not out.documents and not out.problems:
+        out.problems.append(_problem(name, "no document in the file (only comments or null)"))
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        raise _DuplicateKey()
+    return d
+
+
+def _nonfinite(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_nonfinite)
+
+
+def parse_json_text(text: str, name: str, *, line: int | None
+                    ) -> tuple[Any, Finding | None]:
+    """Parse one JSON document; returns (value, None) or (None, MC000 finding)."""
+    first = line or 1
+    try:
+        doc = _DECODER.decode(text)
+    except _DuplicateKey:
+        res = scan(text, first)
+        ptr, ln = res.duplicate if res.duplicate else ("", first)
+        key = ptr.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+        return None, _problem(name, f"duplicate key {key!r}: a key may appear once per object",
+                              ln, ptr)
+    except json.JSONDecodeError as exc:
+        ln = first + exc.lineno - 1
+        where = f"column {exc.colno}" if line is not None else f"line {ln} column {exc.colno}"
+        return None, _problem(name, f"not valid JSON: {exc.msg} at {where}", ln)
+    except RecursionError:
+        return None, _problem(name, f"nested deeper than {MAX_DEPTH} levels", first)
+    except ValueError as exc:
+        res = scan(text, first)
+        if res.nonfinite is not None:
+            ptr, ln, tok = res.nonfinite
+            return None, _problem(name, f"{tok} is not a JSON number (NaN/Infinity are refused)",
+                                  ln, ptr)
+        return None, _problem(name, f"value cannot be read: {exc}", first)
+    problem = check_value(doc, name, first, text)
+    if problem is not None:
+        return None, problem
+    return doc, None
+
+
+def check_value(doc: Any, name: str, line: int, text: str | None) -> Finding | None:
+    """Depth bound and unpaired surrogates (only searched when the text has a \\ud escape)."""
+    stack: list[tuple[Any, int]] = [(doc, 0)]
+    look_for_surrogates = text is None or "\\ud" in text or "\\uD" in text
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, dict):
+            if depth >= MAX_DEPTH:
+                return _problem(name, f"nested deeper than {MAX_DEPTH} levels", line)
+            if look_for_surrogates:
+                stack.extend((k, depth + 1) for k in v)
+            stack.extend((x, depth + 1) for x in v.values())
+        elif isinstance(v, list):
+            if depth >= MAX_DEPTH:
+                return _problem(name, f"nested deeper than {MAX_DEPTH} levels", line)
+            stack.extend((x, depth + 1) for x in v)
+        elif look_for_surrogates and isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                return _problem(
+                    name, f"string holds an unpaired surrogate U+{ord(v[exc.start]):04X} "
+                    "(not valid Unicode)", line)
+    return None
+
+
+# --------------------------------------------------------------------------- NDJSON
+
+
+def load_ndjson_stream(f: BinaryIO, name: str, *, path: Path | None = None,
+                       files: list[str] | None = None) -> LoadOutcome:
+    out = LoadOutcome(files=list(files or []))
+    lineno = 0
+    offset = 0
+    any_line = False
+    while True:
+        raw = f.readline(MAX_DOCUMENT_BYTES + 1)
+        if not raw:
+            break
+        lineno += 1
+        start = offset
+        offset += len(raw)
+        if len(raw) > MAX_DOCUMENT_BYTES and not raw.endswith(b"\n"):
+            # skip the rest of the over-long line without holding it
+            while True:
+                more = f.readline(1 << 20)
+                offset += len(more)
+                if not more or more.endswith(b"\n"):
+                    break
+            out.problems.append(_problem(
+                name, f"line is longer than the {MAX_DOCUMENT_BYTES}-byte bound for one document",
+                lineno))
+            continue
+        if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+            start += 3
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        any_line = True
+        try:
+            text = stripped.decode("utf-8")
+        except UnicodeDecodeError:
+            _, err = _decode(raw, name, start, lineno)
+            out.problems.append(err or _problem(name, "not UTF-8", lineno))
+            continue
+        doc, problem = parse_json_text(text, name, line=lineno)
+        if problem is not None:
+            out.problems.append(problem)
+        else:
+            out.documents.append(LoadedDocument(name, lineno, doc, "ndjson", path))
+    if not any_line:
+        out.problems.append(_problem(name, "empty file: no document in it"))
+    return out

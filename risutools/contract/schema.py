@@ -1,0 +1,118 @@
+"""MC100: schema validation, with a compiled fast path and jsonschema for the error list."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from risutools.contract.fastschema import Check, compile_schema
+from risutools.contract.jsonlines import escape_pointer_token
+
+SCHEMA_NAME = "matrix-component-v1.schema.json"
+
+
+@cache
+def schema() -> dict[str, Any]:
+    from risutools.resources import load_schema
+
+    return load_schema(SCHEMA_NAME)
+
+
+@cache
+def fast_check() -> Check:
+    return compile_schema(schema())
+
+
+@cache
+def jsonschema_validator() -> Any:
+    """The jsonschema validator, built once.  No format checker: the schema uses no
+    ``format`` keyword (digests, names and versions are patterns or rules)."""
+    from jsonschema import Draft202012Validator
+
+    s = schema()
+    Draft202012Validator.check_schema(s)
+    return Draft202012Validator(s)
+
+
+def _pointer(path: Any) -> str:
+    return "".join("/" + escape_pointer_token(str(p)) for p in path)
+
+
+_TYPE_NAMES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+               int: "an integer", float: "a number", type(None): "null"}
+
+
+def _kind(v: Any) -> str:
+    return _TYPE_NAMES.get(type(v), type(v).__name__)
+
+
+def _show(v: Any, n: int = 50) -> str:
+    if isinstance(v, (dict, list)):
+        return _kind(v)
+    s = repr(v)
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def _message(err: Any) -> str:
+    kw = err.validator
+    inst = err.instance
+    val = err.validator_value
+    if kw == "required":
+        missing = [k for k in val if isinstance(inst, dict) and k not in inst]
+        name = missing[0] if missing else "?"
+        return f"missing required property {name!r}; add it"
+    if kw == "additionalProperties":
+        extra = sorted(
+            k for k in inst
+            if k not in err.schema.get("properties", {})
+            and not any(k.startswith("x-") for _ in [0])
+        ) if isinstance(inst, dict) else []
+        names = ", ".join(map(repr, extra)) or "?"
+        return (f"unknown property {names}; remove it or rename it with an 'x-' prefix "
+                "(extension)")
+    if kw == "type":
+        return f"expected {val if isinstance(val, str) else ' or '.join(val)}, got {_kind(inst)}"
+    if kw == "enum":
+        return f"{_show(inst)} is not one of: {', '.join(map(str, val))}"
+    if kw == "const":
+        return f"{_show(inst)} must be {val!r}"
+    if kw == "pattern":
+        desc = err.schema.get("description") or err.schema.get("title") or f"/{val}/"
+        return f"{_show(inst)} does not have the expected form ({desc})"
+    if kw == "minItems":
+        return f"needs at least {val} item(s), has {len(inst)}"
+    if kw == "minLength":
+        return "must not be empty" if val == 1 else f"needs at least {val} characters"
+    if kw == "uniqueItems":
+        return "items must be unique; remove the repeated item"
+    if kw == "propertyNames":
+        return f"key {_show(inst)} is not allowed here"
+    return str(err.message)
+
+
+def schema_issues(doc: Any) -> list[tuple[str, str]]:
+    """Every schema error as (pointer, message); empty when valid."""
+    if fast_check()(doc):
+        return []
+    out: list[tuple[str, str]] = []
+    for err in jsonschema_validator().iter_errors(doc):
+        ptr = _pointer(err.absolute_path)
+        if err.validator == "propertyNames":
+            out.append((ptr, f"a key is not allowed here: {err.message}"))
+            continue
+        if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+            known = err.schema.get("properties", {})
+            for k in sorted(err.instance):
+                if k not in known and not k.startswith("x-"):
+                    out.append((f"{ptr}/{escape_pointer_token(k)}",
+                                f"unknown property {k!r}; remove it or rename it with an "
+                                "'x-' prefix (extension)"))
+            continue
+        if err.validator == "required" and isinstance(err.instance, dict):
+            for k in err.validator_value:
+                if k not in err.instance:
+                    out.append((ptr, f"missing required property {k!r}; add it"))
+            continue
+        out.append((ptr, _message(err)))
+    # a stable, de-duplicated order
+    return sorted(set(out))

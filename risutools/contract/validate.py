@@ -1,0 +1,272 @@
+"""Validation: one document (``validate_document``) and paths (``validate_paths``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from risutools.contract.config import ContractConfig
+from risutools.contract.loaders import LoadedDocument, LoadOutcome, load_documents
+from risutools.contract.rules import (
+    DOCUMENT_RULES,
+    PAST_CANDIDATE,
+    RULES,
+    effective_severity,
+    make_finding,
+)
+from risutools.contract.schema import schema_issues
+from risutools.findings import Finding, sorted_findings
+
+
+@dataclass
+class DocumentInfo:
+    """One validated document, with its own findings."""
+
+    file: str
+    line: int | None
+    component_id: str | None
+    component_version: str | None
+    sha256: str | None  # canonical document hash (None if it cannot be computed)
+    findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass
+class Verification:
+    """One digest reference checked by ``verify`` (MC202/MC203)."""
+
+    file: str
+    line: int | None
+    component_id: str | None
+    pointer: str
+    source: str  # "risu:174678332 module.risum"
+    status: str  # "verified" | "mismatch" | "not_at_hand"
+    detail: str  # where it was found / why not
+
+
+@dataclass
+class Result:
+    """What ``validate_paths`` / ``verify_paths`` found; renderers read this."""
+
+    command: str = "validate"
+    documents: list[DocumentInfo] = field(default_factory=list)
+    file_findings: list[Finding] = field(default_factory=list)  # MC000/MC001, catalog files
+    files: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    verifications: list[Verification] = field(default_factory=list)
+
+    @property
+    def findings(self) -> list[Finding]:
+        out = list(self.file_findings)
+        for d in self.documents:
+            out.extend(d.findings)
+        return sorted_findings(out)
+
+    def counts(self) -> dict[str, int]:
+        f = self.findings
+        return {
+            "errors": sum(1 for x in f if x.severity == "error"),
+            "warnings": sum(1 for x in f if x.severity == "warning"),
+            "documents": len(self.documents),
+            "files": len(self.files),
+            "documents_with_errors": sum(
+                1 for d in self.documents if any(x.severity == "error" for x in d.findings)),
+        }
+
+    def could_not_run(self) -> bool:
+        return any(x.rule == "MC001" for x in self.file_findings)
+
+    def exit_code(self, strict: bool = False) -> int:
+        """0 no errors; 1 error findings (or warnings with ``strict``); 2 could not run."""
+        if self.could_not_run():
+            return 2
+        f = self.findings
+        if any(x.severity == "error" for x in f):
+            return 1
+        if strict and any(x.severity == "warning" for x in f):
+            return 1
+        return 0
+
+
+class RuleFilter:
+    """``--select`` / ``--ignore`` by rule id or prefix (``MC2`` = MC200-MC299).
+
+    MC000/MC001 (unreadable input) are never filtered out."""
+
+    def __init__(self, select: Iterable[str] = (), ignore: Iterable[str] = ()) -> None:
+        self.select = tuple(s.upper() for s in select)
+        self.ignore = tuple(s.upper() for s in ignore)
+        for s in self.select + self.ignore:
+            if not any(r.startswith(s) for r in RULES):
+                from risutools.errors import ConfigError
+
+                raise ConfigError("unknown-rule", f"no rule matches {s!r} "
+                                  f"(rules: {', '.join(RULES)})")
+
+    def keep(self, rule: str) -> bool:
+        if rule in ("MC000", "MC001"):
+            return True
+        if self.select and not any(rule.startswith(s) for s in self.select):
+            return False
+        return not any(rule.startswith(s) for s in self.ignore)
+
+
+def _doc_hash(doc: Any) -> str | None:
+    from risutools.contract.canonical import doc_sha256
+
+    try:
+        return doc_sha256(doc)
+    except (ValueError, TypeError, UnicodeEncodeError, RecursionError):
+        return None
+
+
+def validate_document(
+    doc: Any,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+    config: ContractConfig | None = None,
+    line_of: Any = None,
+) -> list[Finding]:
+    """Every document-level rule (MC100-MC304, MC400, MC401, MC500, MC600) on one document.
+
+    ``line_of(pointer) -> int | None`` (optional) gives each finding the line of
+    its field; otherwise every finding gets ``line``."""
+    cfg = config or ContractConfig()
+    out: list[Finding] = []
+
+    def add(rule: str, pointer: str, message: str) -> None:
+        sev = effective_severity(rule, doc, cfg)
+        if sev == "off":
+            return
+        ln = line_of(pointer) if line_of is not None else line
+        out.append(make_finding(rule, sev, message, file, ln, pointer))
+
+    if not isinstance(doc, dict):
+        add("MC100", "", f"the document must be a JSON object, not {type(doc).__name__}")
+        return out
+    for pointer, message in schema_issues(doc):
+        add("MC100", pointer, message)
+    for rule, fn in DOCUMENT_RULES:
+        for pointer, message in fn(doc, cfg):
+            add(rule, pointer, message)
+    return sorted_findings(out)
+
+
+def _info(ld: LoadedDocument, findings: list[Finding]) -> DocumentInfo:
+    doc = ld.doc
+    cid = doc.get("component_id") if isinstance(doc, dict) else None
+    ver = doc.get("component_version") if isinstance(doc, dict) else None
+    return DocumentInfo(
+        ld.file, ld.line, cid if isinstance(cid, str) else None,
+        ver if isinstance(ver, str) else None, _doc_hash(doc), findings,
+    )
+
+
+def load_all(paths: Sequence[str | os.PathLike[str]], config: ContractConfig) -> LoadOutcome:
+    out = LoadOutcome()
+    for p in paths:
+        out.extend(load_documents(p, exclude=config.exclude))
+    return out
+
+
+def validate_paths(
+    paths: Sequence[str | os.PathLike[str]],
+    config: ContractConfig | None = None,
+    *,
+    rule_filter: RuleFilter | None = None,
+) -> Result:
+    """Load and validate every document under ``paths`` (files, folders, ``-``).
+
+    Adds the catalog-level rules: MC104 (duplicate id + version across all
+    documents given) and MC305 (recorded transition chains)."""
+    cfg = config or ContractConfig()
+    flt = rule_filter or RuleFilter()
+    loaded = load_all(paths, cfg)
+    result = Result("validate", files=loaded.files, skipped=loaded.skipped)
+    result.file_findings = [f for f in loaded.problems if flt.keep(f.rule)]
+    if not loaded.documents and not loaded.problems:
+        from risutools.errors import DocumentError
+
+        shown = ", ".join(str(p) for p in paths)
+        raise DocumentError("no-documents", "no matrix-component documents found "
+                            "(.json, .yaml, .yml, .ndjson, .jsonl)", path=shown)
+    for ld in loaded.documents:
+        findings = validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
+                                     line_of=ld.line_of)
+        result.documents.append(_info(ld, [f for f in findings if flt.keep(f.rule)]))
+    _catalog_rules(loaded.documents, result, cfg, flt)
+    return result
+
+
+def _catalog_rules(docs: list[LoadedDocument], result: Result, cfg: ContractConfig,
+                   flt: RuleFilter) -> None:
+    from risutools.contract.transitions import find_catalog_root, read_log
+
+    # MC104: duplicates across everything validated together.
+    first: dict[tuple[str, str], DocumentInfo] = {}
+    for info in result.documents:
+        if info.component_id is None or info.component_version is None:
+            continue
+        key = (info.component_id, info.component_version)
+        if key in first:
+            prev = first[key]
+            where = f"{prev.file}" + (f":{prev.line}" if prev.line else "")
+            _add(info, "MC104", "/component_id",
+                 f"{info.component_id} {info.component_version} is already defined at {where}; "
+                 "bump component_version or remove the copy", cfg, flt, None)
+        else:
+            first[key] = info
+    # MC305: chains for documents past candidate.
+    logs: dict[Path, Any] = {}
+    reported_logs: set[Path] = set()
+    for ld, info in zip(docs, result.documents, strict=True):
+        doc = ld.doc
+        status = doc.get("provenance", {}).get("review_status") if isinstance(doc, dict) \
+            and isinstance(doc.get("provenance"), dict) else None
+        if status not in PAST_CANDIDATE or info.component_id is None:
+            continue
+        start = ld.path.parent if ld.path is not None else Path.cwd()
+        root = find_catalog_root(start)
+        if root is None:
+            _add(info, "MC305", "/provenance/review_status",
+                 f"review_status is {status!r} but no catalog transition log "
+                 "(transitions.ndjson / approvals/) was found above this file; only recorded, "
+                 "approved transitions move a document past candidate", cfg, flt, ld)
+            continue
+        if root not in logs:
+            logs[root] = read_log(root)
+        log = logs[root]
+        if root not in reported_logs:
+            reported_logs.add(root)
+            from risutools.contract.loaders import display_path
+
+            tname = display_path(root / "transitions.ndjson")
+            for line, why in log.problems:
+                f = make_finding("MC305", "error", why, tname, line, "")
+                if flt.keep("MC305") and cfg.severities.get("MC305") != "off":
+                    result.file_findings.append(f)
+        for why in _chain_messages(log, info, status):
+            _add(info, "MC305", "/provenance/review_status", why, cfg, flt, ld)
+
+
+def _chain_messages(log: Any, info: DocumentInfo, status: str) -> list[str]:
+    from risutools.contract.transitions import check_chain
+
+    if info.component_id is None or info.sha256 is None:
+        return []
+    return list(check_chain(log, info.component_id, status, info.sha256))
+
+
+def _add(info: DocumentInfo, rule: str, pointer: str, message: str, cfg: ContractConfig,
+         flt: RuleFilter, ld: LoadedDocument | None) -> None:
+    if not flt.keep(rule):
+        return
+    sev = cfg.severities.get(rule, RULES[rule].severity)
+    if sev == "off":
+        return
+    line = ld.line_of(pointer) if ld is not None else info.line
+    info.findings.append(make_finding(rule, sev, message, info.file, line, pointer))
+    info.findings.sort(key=Finding.sort_key)

@@ -1,0 +1,374 @@
+"""``verify``: digest verification (MC200, MC201, MC202, MC203) against files at hand.
+
+Each ``source_refs`` entry is one of:
+- a Risu source (``risu:<post id>``, ``module.risum`` / ``X.charx!module.risum``):
+  looked up in the source store (``--sources`` or ``sources:`` in the config);
+- curator notes (``source_version: notes.yaml``): ``notes/<component_id>.yaml`` in
+  the catalog, else the store;
+- a replay report (``replay:<fixture>``, ``replay-report-v1``): the catalog's
+  ``replays/`` folder, else the store.
+A file is found by name (see ``SourceStore.by_name``) or by content (every
+store file hashed once, streamed, cached for the run).  The outcome of each
+reference is ``verified``, ``mismatch`` (error) or ``not_at_hand``: a warning
+("not verified: source not at hand"), an error with ``require_sources``.
+Nothing is ever executed; ``.charx`` members are hashed from the ZIP stream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from risutools.contract.config import ContractConfig
+from risutools.contract.loaders import LoadedDocument, display_path
+from risutools.contract.rules import RULES, digest_problem, make_finding, mc200, mc201
+from risutools.contract.validate import (
+    DocumentInfo,
+    Result,
+    RuleFilter,
+    Verification,
+    _doc_hash,
+    load_all,
+)
+from risutools.fsio import sha256_file
+
+CONTAINER_SUFFIXES = (".charx", ".zip", ".jpeg", ".jpg", ".png")
+
+
+def _member_sha256(path: Path, member: str) -> str | None:
+    """SHA-256 of a ZIP member, streamed; None if the file is not a ZIP or lacks it."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            try:
+                info = zf.getinfo(member)
+            except KeyError:
+                return None
+            h = hashlib.sha256()
+            with zf.open(info) as f:
+                while True:
+                    chunk = f.read(1 << 20)
+                    if not chunk:
+                        break
+                    h.update(chunk)
+            return h.hexdigest()
+    except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError, EOFError):
+        return None
+
+
+@dataclass
+class SourceStore:
+    """A folder of source files, keyed by name and (lazily) by content SHA-256."""
+
+    root: Path | None
+    content_scan: bool = True
+    _files: list[Path] | None = None
+    _hashes: dict[Path, str] = field(default_factory=dict)
+    _by_hash: dict[str, list[Path]] | None = None
+
+    def files(self) -> list[Path]:
+        if self._files is None:
+            found: list[Path] = []
+            if self.root is not None and self.root.is_dir():
+                for dirpath, dirnames, filenames in os.walk(self.root):
+                    dirnames.sort()
+                    for fn in sorted(filenames):
+                        found.append(Path(dirpath) / fn)
+            self._files = found
+        return self._files
+
+    def sha256(self, path: Path) -> str | None:
+        if path not in self._hashes:
+            try:
+                self._hashes[path] = sha256_file(path)
+            except OSError:
+                return None
+        return self._hashes[path]
+
+    def by_content(self, hexdigest: str) -> list[Path]:
+        """Files whose bytes hash to ``hexdigest`` (hashes every store file once)."""
+        named = [p for p in self.files() if hexdigest in p.name]
+        hits = [p for p in named if self.sha256(p) == hexdigest]
+        if hits or not self.content_scan:
+            return hits
+        if self._by_hash is None:
+            index: dict[str, list[Path]] = {}
+            for p in self.files():
+                h = self.sha256(p)
+                if h is not None:
+                    index.setdefault(h, []).append(p)
+            self._by_hash = index
+        return list(self._by_hash.get(hexdigest, []))
+
+    def by_name(self, post_id: str | None, source_version: str) -> list[Path]:
+        """Candidates by name: the container named in ``source_version`` (``X.charx``),
+        ``<post id>.<ext>`` / ``<post id>_<anything>`` / ``<post id>-...``, or
+        ``<post id>/<file>`` with the file named by ``source_version``."""
+        container, _, member = source_version.rpartition("!")
+        wanted = container or member
+        out: list[Path] = []
+        for p in self.files():
+            name = p.name
+            by_container = bool(container) and name == container
+            by_post = post_id is not None and post_id != "" and (
+                name == post_id
+                or (name.startswith(post_id) and name[len(post_id)] in "._- ")
+                or (p.parent.name == post_id and name == wanted)
+            )
+            if by_container or by_post:
+                out.append(p)
+        return out
+
+
+def _fingerprints(store: SourceStore, path: Path, member: str | None) -> list[str]:
+    """Digests a candidate file may match: its own bytes, and the member inside it."""
+    out = []
+    own = store.sha256(path)
+    if own is not None:
+        out.append(own)
+    if member and path.suffix.lower() in CONTAINER_SUFFIXES:
+        m = _member_sha256(path, member)
+        if m is not None:
+            out.append(m)
+    return out
+
+
+@dataclass
+class _Ctx:
+    store: SourceStore
+    cfg: ContractConfig
+    flt: RuleFilter
+    require: bool
+    result: Result
+    catalogs: dict[Path, Path | None] = field(default_factory=dict)
+
+
+def verify_paths(
+    paths: Sequence[str | os.PathLike[str]],
+    sources_dir: str | os.PathLike[str] | None = None,
+    *,
+    config: ContractConfig | None = None,
+    require_sources: bool = False,
+    content_scan: bool = True,
+    rule_filter: RuleFilter | None = None,
+) -> Result:
+    """Verify the digests of every document under ``paths``."""
+    cfg = config or ContractConfig()
+    flt = rule_filter or RuleFilter()
+    src = Path(sources_dir) if sources_dir is not None else cfg.sources
+    if src is not None and not src.is_dir():
+        from risutools.errors import ConfigError
+
+        raise ConfigError("no-source-store", "source store folder not found", path=str(src))
+    loaded = load_all(paths, cfg)
+    result = Result("verify", files=loaded.files, skipped=loaded.skipped)
+    result.file_findings = [f for f in loaded.problems if flt.keep(f.rule)]
+    if not loaded.documents and not loaded.problems:
+        from risutools.errors import DocumentError
+
+        raise DocumentError("no-documents", "no matrix-component documents found",
+                            path=", ".join(str(p) for p in paths))
+    ctx = _Ctx(SourceStore(src, content_scan), cfg, flt, require_sources, result)
+    for ld in loaded.documents:
+        info = DocumentInfo(ld.file, ld.line, None, None, _doc_hash(ld.doc))
+        doc = ld.doc
+        if isinstance(doc, dict):
+            cid, ver = doc.get("component_id"), doc.get("component_version")
+            info.component_id = cid if isinstance(cid, str) else None
+            info.component_version = ver if isinstance(ver, str) else None
+            for rule, fn in (("MC200", mc200), ("MC201", mc201)):
+                for ptr, msg in fn(doc, cfg):
+                    _emit(ctx, info, ld, rule, "error", ptr, msg)
+            _verify_refs(ctx, info, ld)
+        else:
+            _emit(ctx, info, ld, "MC100", "error", "", "the document must be a JSON object")
+        info.findings.sort(key=lambda f: f.sort_key())
+        result.documents.append(info)
+    return result
+
+
+def _emit(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, rule: str, severity: str,
+          pointer: str, message: str) -> None:
+    if not ctx.flt.keep(rule):
+        return
+    configured = ctx.cfg.severities.get(rule)
+    if configured == "off":
+        return
+    if severity == "error" and configured == "warning":
+        severity = "warning"
+    info.findings.append(make_finding(rule, severity, message, ld.file,
+                                      ld.line_of(pointer), pointer))
+
+
+def _catalog_root(ctx: _Ctx, ld: LoadedDocument) -> Path | None:
+    from risutools.contract.transitions import find_catalog_root
+
+    start = ld.path.parent if ld.path is not None else Path.cwd()
+    if start not in ctx.catalogs:
+        root = find_catalog_root(start)
+        if root is None:
+            # a catalog without approvals yet: the document's own folder, or a parent
+            # that has replays/ or notes/
+            d = start.resolve()
+            while True:
+                if (d / "replays").is_dir() or (d / "notes").is_dir():
+                    root = d
+                    break
+                if (d / ".git").exists() or d.parent == d:
+                    break
+                d = d.parent
+        ctx.catalogs[start] = root
+    return ctx.catalogs[start]
+
+
+def _verify_refs(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument) -> None:
+    prov = ld.doc.get("provenance")
+    refs = prov.get("source_refs") if isinstance(prov, dict) else None
+    if not isinstance(refs, list):
+        return
+    for i, ref in enumerate(refs):
+        if not isinstance(ref, dict):
+            continue
+        sid, sver, sha = ref.get("source_id"), ref.get("source_version"), ref.get("sha256")
+        if not (isinstance(sid, str) and isinstance(sver, str) and isinstance(sha, str)):
+            continue
+        if digest_problem(sha) is not None:
+            continue  # MC200 reported it
+        ptr = f"/provenance/source_refs/{i}/sha256"
+        if sid.startswith("replay:") or sver == "replay-report-v1":
+            _verify_replay(ctx, info, ld, ptr, sid, sver, sha)
+        else:
+            _verify_source(ctx, info, ld, ptr, sid, sver, sha)
+
+
+def _record(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, rule: str, ptr: str,
+            source: str, status: str, detail: str) -> None:
+    ctx.result.verifications.append(
+        Verification(ld.file, ld.line, info.component_id, ptr, source, status, detail))
+    if status == "mismatch":
+        _emit(ctx, info, ld, rule, RULES[rule].severity, ptr, detail)
+    elif status == "not_at_hand":
+        sev = "error" if ctx.require else "warning"
+        _emit(ctx, info, ld, rule, sev, ptr, f"not verified: source not at hand ({detail})")
+
+
+def _rel(p: Path) -> str:
+    return display_path(p)
+
+
+def _verify_source(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, ptr: str,
+                   sid: str, sver: str, sha: str) -> None:
+    want = sha[len("sha256:"):]
+    source = f"{sid} {sver}"
+    if sver == "notes.yaml" and info.component_id is not None:
+        root = _catalog_root(ctx, ld)
+        if root is not None:
+            note = root / "notes" / f"{info.component_id}.yaml"
+            if note.is_file():
+                got = ctx.store.sha256(note)
+                if got == want:
+                    _record(ctx, info, ld, "MC202", ptr, source, "verified", _rel(note))
+                else:
+                    _record(ctx, info, ld, "MC202", ptr, source, "mismatch",
+                            f"notes file {_rel(note)} has sha256:{got}, the document says "
+                            f"{sha}; re-run the projection so the document picks up the notes")
+                return
+    if ctx.store.root is None:
+        _record(ctx, info, ld, "MC202", ptr, source, "not_at_hand",
+                f"{source}: no source store given (--sources or `sources:` in the config)")
+        return
+    post = sid[len("risu:"):] if sid.startswith("risu:") else None
+    member = sver.rpartition("!")[2] if "!" in sver else None
+    named = ctx.store.by_name(post, sver)
+    for cand in named:
+        if want in _fingerprints(ctx.store, cand, member):
+            _record(ctx, info, ld, "MC202", ptr, source, "verified", _rel(cand))
+            return
+    hits = ctx.store.by_content(want)
+    if hits:
+        _record(ctx, info, ld, "MC202", ptr, source, "verified", _rel(hits[0]))
+        return
+    if named:
+        got = ctx.store.sha256(named[0])
+        _record(ctx, info, ld, "MC202", ptr, source, "mismatch",
+                f"source file {_rel(named[0])} has sha256:{got}, the document says {sha}; "
+                "re-project from this file or fix the digest")
+        return
+    _record(ctx, info, ld, "MC202", ptr, source, "not_at_hand",
+            f"{source}: no file in {_rel(ctx.store.root)} has this name or digest")
+
+
+def _verify_replay(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, ptr: str,
+                   sid: str, sver: str, sha: str) -> None:
+    want = sha[len("sha256:"):]
+    source = f"{sid} {sver}"
+    fixture = sid[len("replay:"):] if sid.startswith("replay:") else ""
+    root = _catalog_root(ctx, ld)
+    replays = root / "replays" if root is not None else None
+    local = SourceStore(replays) if replays is not None and replays.is_dir() else None
+    found: Path | None = None
+    named: list[Path] = []
+    if local is not None:
+        hits = local.by_content(want)
+        found = hits[0] if hits else None
+        named = [p for p in local.files() if fixture and fixture in p.name]
+    if found is None and ctx.store.root is not None:
+        hits = ctx.store.by_content(want)
+        found = hits[0] if hits else None
+    if found is not None:
+        problem = _report_self_check(found, info.component_id)
+        if problem:
+            _record(ctx, info, ld, "MC203", ptr, source, "mismatch",
+                    f"replay report {_rel(found)}: {problem}")
+        else:
+            _record(ctx, info, ld, "MC203", ptr, source, "verified", _rel(found))
+        return
+    if named:
+        got = local.sha256(named[0]) if local is not None else None
+        _record(ctx, info, ld, "MC203", ptr, source, "mismatch",
+                f"replay report {_rel(named[0])} has sha256:{got}, the document says {sha}; "
+                "re-run the replay and record the new report")
+        return
+    if local is not None:
+        _record(ctx, info, ld, "MC203", ptr, source, "mismatch",
+                f"the replay report {source} is not in {_rel(local.root or Path('.'))} (no file "
+                "has its digest); restore it or re-run the replay")
+        return
+    _record(ctx, info, ld, "MC203", ptr, source, "not_at_hand",
+            f"{source}: no replays/ folder in the catalog and not in the source store")
+
+
+def _report_self_check(path: Path, component_id: str | None) -> str | None:
+    """A JSON report's own ``report_sha256`` and component id, when it has them."""
+    if path.suffix.lower() != ".json":
+        return None
+    from risutools.contract.canonical import doc_sha256
+    from risutools.contract.loaders import load_bytes
+
+    try:
+        out = load_bytes(path.read_bytes(), path.name, fmt="json")
+    except OSError:
+        return None
+    if out.problems or not out.documents:
+        return None
+    rep: Any = out.documents[0].doc
+    if not isinstance(rep, dict):
+        return None
+    declared = rep.get("report_sha256")
+    if isinstance(declared, str):
+        body = {k: v for k, v in rep.items() if k != "report_sha256"}
+        try:
+            actual = doc_sha256(body)
+        except (ValueError, TypeError):
+            return None
+        if actual != declared:
+            return (f"report_sha256 {declared[:19]}… does not match its content "
+                    f"({actual[:19]}…); the report was edited after it was written")
+    rid = rep.get("component_id")
+    if isinstance(rid, str) and component_id is not None and rid != component_id:
+        return f"the report is for {rid!r}, not {component_id!r}"
+    return None

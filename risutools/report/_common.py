@@ -1,0 +1,36 @@
+"""Helpers shared by the findings renderers (text, json, github, sarif, junit)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from risutools.contract.validate import Result
+    from risutools.findings import Finding
+
+
+def location(f: Finding) -> str:
+    """``file:line`` (or ``file``), for one-line messages."""
+    if f.file and f.line:
+        return f"{f.file}:{f.line}"
+    return f.file or ""
+
+
+def summary_line(result: Result) -> str:
+    c = result.counts()
+    parts = [
+        f"{c['errors']} error{'s' if c['errors'] != 1 else ''}",
+        f"{c['warnings']} warning{'s' if c['warnings'] != 1 else ''}",
+        f"{c['documents']} document{'s' if c['documents'] != 1 else ''}",
+        f"{c['files']} file{'s' if c['files'] != 1 else ''}",
+    ]
+    line = ", ".join(parts)
+    if result.skipped:
+        line += f" ({len(result.skipped)} non-document file(s) skipped)"
+    if result.command == "verify":
+        v = result.verifications
+        ok = sum(1 for x in v if x.status == "verified")
+        bad = sum(1 for x in v if x.status == "mismatch")
+        away = sum(1 for x in v if x.status == "not_at_hand")
+        line += f"; digests: {ok} verified, {bad} mismatched, {away} not at hand"
+    return line

@@ -1,0 +1,42 @@
+"""GitHub Actions workflow commands: ``::error file=...,line=...,title=MC201::message``.
+
+Escaping follows the runner's rules: in the message ``%``, ``\\r``, ``\\n`` become
+``%25``, ``%0D``, ``%0A``; in property values ``:`` and ``,`` also become
+``%3A`` and ``%2C``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from risutools.report._common import summary_line
+
+if TYPE_CHECKING:
+    from risutools.contract.validate import Result
+    from risutools.findings import Finding
+
+
+def escape_data(s: str) -> str:
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(s: str) -> str:
+    return escape_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(f: Finding) -> str:
+    level = {"error": "error", "warning": "warning"}.get(f.severity, "notice")
+    props = []
+    if f.file:
+        props.append(f"file={escape_property(f.file)}")
+    if f.line:
+        props.append(f"line={f.line}")
+    props.append(f"title={escape_property(f.rule)}")
+    msg = f.message + (f" (at {f.pointer})" if f.pointer else "")
+    return f"::{level} {','.join(props)}::{escape_data(msg)}"
+
+
+def render_github(result: Result) -> str:
+    lines = [annotation(f) for f in result.findings]
+    lines.append(summary_line(result))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,81 @@
+"""JUnit XML: one ``<testsuite>`` per file, one ``<testcase>`` per document.
+
+A document with error findings is a ``<failure>`` (all its errors in the body);
+warnings go to ``<system-out>``; a file that could not be loaded is an
+``<error>`` testcase named ``load``.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from risutools.contract.validate import Result
+    from risutools.findings import Finding
+
+
+_XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def _x(s: str) -> str:
+    """Text XML 1.0 can hold (control characters and lone surrogates escaped)."""
+    return _XML_BAD.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
+
+
+def _line(f: Finding) -> str:
+    where = f"line {f.line} " if f.line else ""
+    ptr = f"{f.pointer} " if f.pointer else ""
+    return _x(f"{f.rule} {f.severity} {where}{ptr}{f.message}")
+
+
+def render_junit(result: Result) -> str:
+    files: list[str] = list(dict.fromkeys(
+        [d.file for d in result.documents] + [f.file or "" for f in result.file_findings]
+    ))
+    files.sort()
+    root = ET.Element("testsuites", {"name": f"risutools {result.command}"})
+    total = failures = errors = 0
+    for file in files:
+        docs = [d for d in result.documents if d.file == file]
+        loads = [f for f in result.file_findings if (f.file or "") == file]
+        suite = ET.SubElement(root, "testsuite", {"name": _x(file)})
+        s_fail = s_err = 0
+        if loads:
+            case = ET.SubElement(suite, "testcase", {"classname": _x(file), "name": "load"})
+            err = ET.SubElement(case, "error", {
+                "type": loads[0].rule, "message": _x(loads[0].message)})
+            err.text = "\n".join(_line(f) for f in loads)
+            s_err += 1
+        for d in docs:
+            name = f"{d.component_id or '(no component_id)'}"
+            if d.component_version:
+                name += f"@{d.component_version}"
+            if d.line and len(docs) > 1:
+                name += f" (line {d.line})"
+            case = ET.SubElement(suite, "testcase", {"classname": _x(file), "name": _x(name)})
+            errs = [f for f in d.findings if f.severity == "error"]
+            warns = [f for f in d.findings if f.severity != "error"]
+            if errs:
+                fail = ET.SubElement(case, "failure", {
+                    "type": errs[0].rule,
+                    "message": _x(f"{len(errs)} error(s): {errs[0].rule} {errs[0].message}")})
+                fail.text = "\n".join(_line(f) for f in errs)
+                s_fail += 1
+            if warns:
+                out = ET.SubElement(case, "system-out")
+                out.text = "\n".join(_line(f) for f in warns)
+        n = len(docs) + (1 if loads else 0)
+        suite.set("tests", str(n))
+        suite.set("failures", str(s_fail))
+        suite.set("errors", str(s_err))
+        total += n
+        failures += s_fail
+        errors += s_err
+    root.set("tests", str(total))
+    root.set("failures", str(failures))
+    root.set("errors", str(errors))
+    ET.indent(root)
+    body = ET.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"

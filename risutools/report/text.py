@@ -1,0 +1,49 @@
+"""Human-readable findings, grouped per file; ANSI colours only when asked for."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from risutools.report._common import summary_line
+
+if TYPE_CHECKING:
+    from risutools.contract.validate import Result
+
+_COLOURS = {"error": "\x1b[31m", "warning": "\x1b[33m", "info": "\x1b[36m"}
+_BOLD = "\x1b[1m"
+_DIM = "\x1b[2m"
+_RESET = "\x1b[0m"
+
+
+def render_text(result: Result, *, color: bool = False) -> str:
+    """Findings grouped by file (files in order, findings by line), then a summary."""
+
+    def paint(code: str, s: str) -> str:
+        return f"{code}{s}{_RESET}" if color else s
+
+    by_file: dict[str, list[str]] = {}
+    for f in result.findings:
+        where = f"{f.line}" if f.line else "-"
+        ptr = f" {f.pointer}" if f.pointer else ""
+        sev = paint(_COLOURS.get(f.severity, ""), f"{f.severity:<7}")
+        by_file.setdefault(f.file or "(no file)", []).append(
+            f"  {where:>5}  {sev} {paint(_BOLD, f.rule)}{paint(_DIM, ptr)}  {f.message}"
+        )
+    lines: list[str] = []
+    for file in sorted(by_file):
+        lines.append(paint(_BOLD, file))
+        lines.extend(by_file[file])
+        lines.append("")
+    if result.command == "verify":
+        away = [v for v in result.verifications if v.status == "not_at_hand"]
+        if away:
+            lines.append(paint(_BOLD, "not verified (source not at hand):"))
+            for v in away:
+                loc = f"{v.file}:{v.line}" if v.line else v.file
+                lines.append(f"  {loc}  {v.component_id or '?'}  {v.source}")
+            lines.append("")
+    c = result.counts()
+    status = "ok" if c["errors"] == 0 else "failed"
+    colour = _COLOURS["error"] if c["errors"] else "\x1b[32m"
+    lines.append(f"{paint(colour, status)}: {summary_line(result)}")
+    return "\n".join(lines) + "\n"
