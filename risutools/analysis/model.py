@@ -8,6 +8,22 @@ from typing import Any
 from risutools.analysis.toggles import Toggle
 from risutools.findings import Finding, sorted_findings
 
+
+def scrub(value: Any) -> Any:
+    """A copy of a JSON-like value whose strings are valid UTF-8 (lone surrogates -> "?")."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {scrub(k): scrub(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub(v) for v in value]
+    return value
+
+
 #: at most this many evidence locations are kept per fact (the total is counted)
 MAX_EVIDENCE = 20
 
@@ -123,6 +139,10 @@ class Analysis:
         return None
 
     def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = scrub(self._to_dict())
+        return out
+
+    def _to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "component_type": self.component_type,

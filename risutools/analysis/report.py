@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from risutools.analysis.analyzer import analyze
-from risutools.analysis.model import Analysis, Fact
+from risutools.analysis.model import Analysis, Fact, scrub
 from risutools.errors import ConfigError
 from risutools.findings import SEVERITY_RANK
 from risutools.formats.model import Module
@@ -49,7 +49,7 @@ def _source_dict(m: Module) -> dict[str, Any]:
 def to_json(path: str, results: list[tuple[Module, Analysis]]) -> str:
     doc = {"file": path,
            "modules": [{"source": _source_dict(m), "analysis": a.to_dict()} for m, a in results]}
-    return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
+    return json.dumps(scrub(doc), ensure_ascii=False, indent=1) + "\n"
 
 
 def _facts(title: str, facts: list[Fact], lines: list[str]) -> None:
@@ -103,4 +103,5 @@ def render_text(path: str, results: list[tuple[Module, Analysis]]) -> str:
                 lines.append(f"    {f.rule} {f.severity:<7} {f.evidence}: {f.message}")
         else:
             lines.append("  findings: none")
-    return "\n".join(lines) + "\n"
+    text: str = scrub("\n".join(lines) + "\n")
+    return text

@@ -17,7 +17,7 @@ import unicodedata
 from typing import Any
 
 from risutools.analysis import Analysis, analyze
-from risutools.analysis.model import StateKey
+from risutools.analysis.model import StateKey, scrub
 from risutools.analysis.toggles import Toggle
 from risutools.contract.canonical import canonical
 from risutools.errors import ConfigError
@@ -343,6 +343,7 @@ def project(module: Module, *, post_id: str | None = None, notes: Notes | None =
             "source_version": "notes.yaml",
             "sha256": "sha256:" + notes.sha256,
         })
+    doc = scrub(doc)
     proj = doc["projection"]
     if generated_prompt:
         proj["prompt"] = _prompt(lang, doc)
