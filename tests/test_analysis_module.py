@@ -315,3 +315,9 @@ def test_cli_analyze_json_and_exit_codes(tmp_path: Path) -> None:
                           "--fail-on", "bogus"], capture_output=True, text=True, env=env,
                          cwd=tmp_path)
     assert run.returncode == 2
+
+
+def test_assigned_entry_point_is_found_with_call_filter() -> None:
+    a = analyze(lua_module("onOutput = function(id) setChatVar(id, 'x', 1) end"))
+    assert [e.name for e in a.entry_points] == ["onOutput"]
+    assert a.hook_names() == ["hook.edit_output"]

@@ -112,6 +112,7 @@ HOOK_WORDS: dict[str, str] = {
     "hook.edit_input": "editInput", "hook.edit_output": "editOutput",
     "hook.chat_start": "start", "hook.manual": "manual", "hook.translation": "translation",
 }
+_KEEP_CALLS = frozenset(HOST_APIS) | {"rawget", "rawset"}
 _BAD_CHARS = re.compile("[\x00\ud800-\udfff]")
 
 
@@ -226,7 +227,7 @@ class _Builder:
                          "the code holds NUL or unpaired surrogate characters (binary junk?)",
                          evidence=where)
         self.counts["lua_bytes"] = self.counts.get("lua_bytes", 0) + len(code)
-        scan = scan_lua(code)
+        scan = scan_lua(code, _KEEP_CALLS)
         self.counts["lua_lines"] = self.counts.get("lua_lines", 0) + scan.lines
         if scan.errors:
             first_line, first_msg = scan.errors[0]

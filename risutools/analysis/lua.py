@@ -209,7 +209,7 @@ _MAX_ARG_TOKENS = 20000  # stop following one call's arguments after this many t
 _MAX_OPEN_COLLECTORS = 64
 
 
-@dataclass
+@dataclass(slots=True)
 class Arg:
     """One argument of a call, as far as a static reader can tell."""
 
@@ -218,7 +218,7 @@ class Arg:
     names: list[str] = field(default_factory=list)  # names seen in the argument
 
 
-@dataclass
+@dataclass(slots=True)
 class Call:
     name: str
     line: int
@@ -302,8 +302,10 @@ class _Collector:
         return False
 
 
-def scan_lua(text: str) -> LuaScan:
-    """Read Lua source and return what it calls, defines and names (never raises)."""
+def scan_lua(text: str, keep: frozenset[str] | None = None) -> LuaScan:
+    """Read Lua source and return what it calls, defines and names (never raises).
+
+    ``keep``: record only calls to these names (all calls when None)."""
     result = LuaScan()
     if not isinstance(text, str) or not text:
         return result
@@ -342,17 +344,21 @@ def scan_lua(text: str) -> LuaScan:
         if pend is not None:
             pname, pstart, pq, pbase = pend
             pend = None
+            skip = keep is not None and pname not in keep
             if kind == OP and value == "(":
-                call = Call(pname, lines.line(pstart), pq, pbase)
-                calls.append(call)
-                need = ARG_CALLS.get(pname, 0)
-                if need and len(collectors) < _MAX_OPEN_COLLECTORS:
-                    collectors.append(_Collector(call, need))
+                if not skip:
+                    call = Call(pname, lines.line(pstart), pq, pbase)
+                    calls.append(call)
+                    need = ARG_CALLS.get(pname, 0)
+                    if need and len(collectors) < _MAX_OPEN_COLLECTORS:
+                        collectors.append(_Collector(call, need))
             elif kind == STR:
-                calls.append(Call(pname, lines.line(pstart), pq, pbase,
-                                  [Arg(literal=value)], "string"))
+                if not skip:
+                    calls.append(Call(pname, lines.line(pstart), pq, pbase,
+                                      [Arg(literal=value)], "string"))
             elif kind == OP and value == "{":
-                calls.append(Call(pname, lines.line(pstart), pq, pbase, [], "table"))
+                if not skip:
+                    calls.append(Call(pname, lines.line(pstart), pq, pbase, [], "table"))
             elif kind == OP and value == "[" and not pq and pname in ("_ENV", "_G"):
                 result.dynamic_index.append((pname, lines.line(pstart)))
             elif kind == OP and value == "=" and not pq:
