@@ -299,6 +299,50 @@ def hash_cmd(
 # ==== analysis commands: analyze, project, ingest ============================
 
 
+@app.command("analyze")
+def analyze_cmd(
+    file: str = typer.Argument(..., help="A .risum, .charx, .risup or JSON export."),
+    as_json: bool = typer.Option(False, "--json", help="Print the facts as JSON."),
+    fail_on: str = typer.Option(
+        "error", "--fail-on", help="Exit 1 on findings of this severity or worse: "
+        "error, warning or never."
+    ),
+) -> None:
+    """Static facts and findings about a module (nothing is executed)."""
+    from risutools.analysis.report import analyze_path, exit_code, render_text, to_json
+
+    results = analyze_path(file)
+    code = exit_code([a for _, a in results], fail_on)
+    typer.echo(to_json(file, results) if as_json else render_text(file, results), nl=False)
+    raise typer.Exit(code)
+
+
+@app.command("project")
+def project_cmd(
+    file: str = typer.Argument(..., help="A .risum, .charx, .risup or JSON export."),
+    post_id: str = typer.Option(
+        None, "--post-id", help="Post id (digits); default: leading digits of the file name."
+    ),
+    notes: str = typer.Option(None, "--notes", help="Curator notes (YAML, notes-v1)."),
+    lang: str = typer.Option("en", "--lang", help="Language of generated sentences: en or ko."),
+    out: str = typer.Option(
+        None, "-o", "--output", help="Write here (a directory when the file holds several "
+        "components) instead of printing."
+    ),
+) -> None:
+    """Project a module into a matrix-component-v1 candidate document."""
+    from risutools.projection.run import dumps, project_path, write_documents
+
+    docs = project_path(file, post_id=post_id, notes_path=notes, lang=lang)
+    if out:
+        for p in write_documents(docs, out):
+            typer.echo(f"wrote {p}", err=True)
+    else:
+        for doc in docs:
+            typer.echo(dumps(doc), nl=False)
+    raise typer.Exit(0)
+
+
 # ==== end analysis commands ==================================================
 
 

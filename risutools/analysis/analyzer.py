@@ -1,0 +1,728 @@
+"""``analyze(module) -> Analysis``: facts and findings, without running anything.
+
+See ``docs/analysis.md`` for the findings table (ids are stable).  The
+analyser never raises on module content: fields of the wrong type are read as
+empty and reported (RA801); code that does not lex is read as far as it goes
+and reported (RA601).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+from risutools.analysis.assets import (
+    OVERSIZED_ASSET_BYTES,
+    compatible,
+    declared_type,
+    sniff,
+)
+from risutools.analysis.cbs import CbsTag, scan_cbs, scan_html
+from risutools.analysis.js import scan_js
+from risutools.analysis.lua import Call, scan_lua
+from risutools.analysis.model import Analysis, Capability, Condition, Fact, StateKey
+from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, parse_flags
+from risutools.analysis.toggles import parse_toggles
+from risutools.findings import Finding, Severity, sorted_findings
+from risutools.formats.model import Module
+from risutools.resources import load_data_yaml
+
+# -- vocabularies ------------------------------------------------------------------
+
+#: Lua host function -> (capability or None, privileged)
+HOST_APIS: dict[str, tuple[str | None, bool]] = {
+    "getChatVar": ("chat_state_kv", False), "setChatVar": ("chat_state_kv", False),
+    "getState": ("chat_state_kv", False), "setState": ("chat_state_kv", False),
+    "getGlobalVar": ("global_state_kv", False), "setGlobalVar": ("global_state_kv", False),
+    "getChat": ("chat.read", False), "getFullChat": ("chat.read", False),
+    "getChatLength": ("chat.read", False), "getCharacterLastMessage": ("chat.read", False),
+    "getUserLastMessage": ("chat.read", False),
+    "setChat": ("chat.write", False), "setFullChat": ("chat.write", False),
+    "setChatRole": ("chat.write", False), "cutChat": ("chat.write", False),
+    "removeChat": ("chat.write", False), "addChat": ("chat.write", False),
+    "insertChat": ("chat.write", False),
+    "reloadDisplay": (None, False), "reloadChat": (None, False), "stopChat": (None, False),
+    "getLoreBooks": ("lorebook.read", False), "loadLoreBooks": ("lorebook.read", False),
+    "upsertLocalLoreBook": ("lorebook.write", False),
+    "setDescription": ("character.write", False), "setName": ("character.write", False),
+    "setCharacterFirstMessage": ("character.write", False),
+    "getPersonaName": (None, False), "getPersonaDescription": (None, False),
+    "LLM": ("llm.call", True), "simpleLLM": ("llm.call", True), "axLLM": ("llm.call", True),
+    "request": ("network.request", True), "generateImage": ("image.generate", True),
+    "similarity": (None, True), "hash": (None, True),
+    "alertNormal": ("ui.alert", False), "alertError": ("ui.alert", False),
+    "alertInput": ("ui.alert", False), "alertSelect": ("ui.alert", False),
+    "alertConfirm": ("ui.alert", False),
+    "load": ("script.dynamic_load", False), "loadstring": ("script.dynamic_load", False),
+    "require": ("script.dynamic_load", False), "dofile": ("script.dynamic_load", False),
+    "listenEdit": (None, False),
+}
+STATE_CALLS: dict[str, tuple[str, str]] = {  # name -> (scope, read|write); key = 2nd arg
+    "getChatVar": ("chat", "read"), "getState": ("chat", "read"),
+    "setChatVar": ("chat", "write"), "setState": ("chat", "write"),
+    "getGlobalVar": ("global", "read"), "setGlobalVar": ("global", "write"),
+}
+LISTEN_EDIT: dict[str, str] = {
+    "editRequest": "hook.edit_request", "editDisplay": "hook.edit_display",
+    "editInput": "hook.edit_input", "editOutput": "hook.edit_output",
+}
+ENTRY_POINTS: dict[str, str] = {
+    "onStart": "hook.chat_start", "onInput": "hook.edit_input", "onOutput": "hook.edit_output",
+}
+TRIGGER_TYPE_HOOKS: dict[str, str] = {
+    "start": "hook.chat_start", "manual": "hook.manual", "output": "hook.edit_output",
+    "input": "hook.edit_input", "display": "hook.edit_display", "request": "hook.edit_request",
+}
+REGEX_TYPE_HOOKS: dict[str, str] = {
+    "editinput": "hook.edit_input", "editoutput": "hook.edit_output",
+    "editprocess": "hook.edit_request", "editdisplay": "hook.edit_display",
+    "edittrans": "hook.translation",
+}
+CODE_EFFECTS = frozenset({"triggerlua", "triggercode"})
+EFFECT_CAPS: dict[str, str] = {
+    "setvar": "chat_state_kv", "v2SetVar": "chat_state_kv", "v2IfVar": "chat_state_kv",
+    "v2MakeArrayVar": "chat_state_kv", "v2GetVar": "chat_state_kv",
+    "cutchat": "chat.write", "modifychat": "chat.write", "v2CutChat": "chat.write",
+    "v2ModifyChat": "chat.write", "v2UpdateChatAt": "chat.write",
+    "runLLM": "llm.call", "runAxLLM": "llm.call", "sendAIprompt": "llm.call",
+    "v2RunLLM": "llm.call", "v2SendAIprompt": "llm.call",
+    "runImgGen": "image.generate", "v2ImgGen": "image.generate",
+    "showAlert": "ui.alert", "v2ShowAlert": "ui.alert",
+    "v2GetLastMessage": "chat.read", "v2GetMessageAtIndex": "chat.read",
+    "v2GetMessageCount": "chat.read", "v2GetLastUserMessage": "chat.read",
+    "v2GetLastCharMessage": "chat.read", "v2GetFirstMessage": "chat.read",
+    "v2GetLorebook": "lorebook.read", "v2GetLorebookCount": "lorebook.read",
+    "v2GetLorebookEntry": "lorebook.read", "v2GetLorebookIndexViaName": "lorebook.read",
+    "v2ModifyLorebook": "lorebook.write", "v2SetLorebookActivation": "lorebook.write",
+    "v2SetCharacterDesc": "character.write", "v2SetPersonaDesc": "character.write",
+}
+PRIVILEGED_EFFECTS = frozenset({
+    "runLLM", "runAxLLM", "runImgGen", "checkSimilarity",
+    "v2RunLLM", "v2ImgGen", "v2CheckSimilarity",
+})
+VAR_WRITE_EFFECTS = frozenset({"setvar", "v2SetVar", "v2MakeArrayVar"})
+CBS_STATE: dict[str, tuple[str, str]] = {
+    "getvar": ("chat", "read"), "setvar": ("chat", "write"), "addvar": ("chat", "write"),
+    "setdefaultvar": ("chat", "write"), "getglobalvar": ("global", "read"),
+}
+HOOK_WORDS: dict[str, str] = {
+    "hook.edit_request": "editRequest", "hook.edit_display": "editDisplay",
+    "hook.edit_input": "editInput", "hook.edit_output": "editOutput",
+    "hook.chat_start": "start", "hook.manual": "manual", "hook.translation": "translation",
+}
+_KEEP_CALLS = frozenset(HOST_APIS) | {"rawget", "rawset"}
+_BAD_CHARS = re.compile("[\x00\ud800-\udfff]")
+
+
+def vocabulary() -> dict[str, dict[str, Any]]:
+    """The capability vocabulary (``risutools/data/capabilities.yaml``)."""
+    data = load_data_yaml("capabilities.yaml")
+    caps = data.get("capabilities") if isinstance(data, dict) else None
+    return caps if isinstance(caps, dict) else {}
+
+
+def _type_name(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "an object"
+    return type(v).__name__
+
+
+class _Builder:
+    def __init__(self, module: Module) -> None:
+        self.m = module
+        self.findings: list[Finding] = []
+        self.caps: dict[str, list[str]] = {}
+        self.hooks: dict[str, Fact] = {}
+        self.state: dict[tuple[str, str], StateKey] = {}
+        self.host_apis: dict[str, Fact] = {}
+        self.privileged: dict[str, Fact] = {}
+        self.dynamic: dict[str, Fact] = {}
+        self.entries: dict[str, Fact] = {}
+        self.buttons: dict[str, Fact] = {}
+        self.net: dict[str, Fact] = {}
+        self.urls: dict[str, Fact] = {}
+        self.conditions: list[Condition] = []
+        self.counts: dict[str, int] = {}
+        self.reads_lorebook_at_runtime = False
+        self.pending_loads: list[tuple[str, Call]] = []
+        self.privileged_uses: list[tuple[str, int | None, str]] = []  # (api, trigger, where)
+        self.global_defs: set[str] = set()
+        self.dynamic_keys: dict[str, Fact] = {}
+        self.trigger_lla: list[int] = []
+        self.effect_types: dict[str, int] = {}
+        self.constants: dict[str, str] = {}
+
+    # -- recording -------------------------------------------------------------------
+    def finding(self, rule: str, severity: Severity, message: str, evidence: str = "",
+                pointer: str = "") -> None:
+        if len(self.findings) < 5000:
+            self.findings.append(Finding(rule, severity, message, pointer=pointer,
+                                         evidence=evidence))
+
+    def cap(self, name: str, where: str) -> None:
+        ev = self.caps.setdefault(name, [])
+        if len(ev) < 20 and where not in ev:
+            ev.append(where)
+
+    def hook(self, name: str, where: str) -> None:
+        self.hooks.setdefault(name, Fact(name)).add(where)
+        self.cap(name, where)
+
+    def fact(self, table: dict[str, Fact], name: str, where: str) -> None:
+        table.setdefault(name, Fact(name)).add(where)
+
+    def state_use(self, scope: str, key: str, mode: str, where: str) -> None:
+        sk = self.state.setdefault((scope, key), StateKey(key, scope))
+        if mode == "read":
+            sk.add_read(where)
+        else:
+            sk.add_write(where)
+
+    def wrong_type(self, pointer: str, expected: str, value: Any) -> None:
+        self.finding("RA801", "warning",
+                     f"{pointer} should be {expected} but is {_type_name(value)}; it was "
+                     "read as empty", evidence=pointer, pointer=pointer)
+
+    # -- top-level shape -----------------------------------------------------------------
+    def check_shape(self) -> None:
+        d = self.m.data
+        for key in ("lorebook", "regex", "trigger", "assets"):
+            if key in d and not isinstance(d[key], list) and d[key] is not None:
+                self.wrong_type(f"/{key}", "a list", d[key])
+        for key in ("name", "description", "cjs", "backgroundEmbedding", "customModuleToggle",
+                    "namespace"):
+            if key in d and not isinstance(d[key], str) and d[key] is not None:
+                self.wrong_type(f"/{key}", "a string", d[key])
+        if "lowLevelAccess" in d and not isinstance(d["lowLevelAccess"], bool) \
+                and d["lowLevelAccess"] is not None:
+            self.wrong_type("/lowLevelAccess", "a boolean", d["lowLevelAccess"])
+        if "mcp" in d and d["mcp"] is not None and not isinstance(d["mcp"], dict):
+            self.wrong_type("/mcp", "an object", d["mcp"])
+
+    # -- Lua ---------------------------------------------------------------------------
+    def lua(self, code: Any, where: str, trigger: int | None) -> None:
+        pointer = "/" + where.replace("[", "/").replace("].", "/").replace("]", "")
+        if not isinstance(code, str):
+            if code is not None:
+                self.finding("RA602", "warning",
+                             f"the code field is {_type_name(code)}, not text; it was not read",
+                             evidence=where, pointer=pointer + "/code")
+            return
+        if not code.strip():
+            return
+        if _BAD_CHARS.search(code):
+            self.finding("RA603", "info",
+                         "the code holds NUL or unpaired surrogate characters (binary junk?)",
+                         evidence=where)
+        self.counts["lua_bytes"] = self.counts.get("lua_bytes", 0) + len(code)
+        scan = scan_lua(code, _KEEP_CALLS)
+        self.counts["lua_lines"] = self.counts.get("lua_lines", 0) + scan.lines
+        if scan.errors:
+            first_line, first_msg = scan.errors[0]
+            serious = any("unterminated long" in msg for _, msg in scan.errors)
+            self.finding("RA601", "warning" if serious else "info",
+                         f"the code could not be read completely ({first_msg}; "
+                         f"{len(scan.errors)} problem(s)); the analysis covers what was read",
+                         evidence=f"{where} line {first_line}")
+        local_defs = {d.name for d in scan.defs}
+        for d in scan.defs:
+            if not d.local and d.name in ENTRY_POINTS:
+                ev = f"{where} line {d.line}"
+                self.fact(self.entries, d.name, ev)
+                self.hook(ENTRY_POINTS[d.name], ev)
+        self.global_defs.update(d.name for d in scan.defs if not d.local)
+        for name, line in scan.dynamic_index:
+            ev = f"{where} line {line}"
+            self.fact(self.dynamic, f"{name}[...]", ev)
+            self.cap("script.dynamic_load", ev)
+            self.finding("RA112", "warning",
+                         f"names are looked up dynamically through {name}[...], so the "
+                         "functions it reaches cannot be known statically", evidence=ev)
+        for host, line in scan.url_hosts:
+            self.fact(self.urls, host, f"{where} line {line}")
+        self.constants = scan.constants
+        for call in scan.calls:
+            if call.name in ("rawget", "rawset"):
+                self.rawget_check([call], where)
+            else:
+                self.lua_call(call, where, trigger, local_defs)
+
+    def lua_call(self, call: Call, where: str, trigger: int | None,
+                 local_defs: set[str]) -> None:
+        name = call.name
+        if call.qualifier and not (call.qualifier == "." and call.base in ("_G", "_ENV")):
+            return
+        if name not in HOST_APIS or (name in local_defs and not call.qualifier):
+            return
+        ev = f"{where} line {call.line}"
+        cap, privileged = HOST_APIS[name]
+        self.fact(self.host_apis, name, ev)
+        if cap:
+            self.cap(cap, ev)
+        if privileged:
+            self.fact(self.privileged, name, ev)
+            self.privileged_uses.append((name, trigger, ev))
+        args = call.args
+        a0 = args[0] if args else None
+        if name == "listenEdit":
+            kind = a0.literal if a0 else None
+            if kind in LISTEN_EDIT:
+                self.hook(LISTEN_EDIT[kind], ev)
+            else:
+                self.finding("RA105", "info",
+                             "listenEdit is called with an event name that is not a literal "
+                             "the analyser knows; the hook it sets is unknown", evidence=ev)
+        elif name in STATE_CALLS:
+            scope, mode = STATE_CALLS[name]
+            a1 = args[1] if len(args) > 1 else None
+            key = a1.literal if a1 else None
+            if key is not None and key.strip():
+                self.state_use(scope, key, mode, ev)
+            else:
+                self.fact(self.dynamic_keys, f"{scope}:{mode}", ev)
+        elif name in ("getLoreBooks", "loadLoreBooks"):
+            self.reads_lorebook_at_runtime = True
+        elif name == "request":
+            url = a0.literal if a0 else None
+            if url is None and a0 is not None and a0.name:
+                url = self.constants.get(a0.name)
+            host = _host(url) if url else None
+            if host:
+                self.fact(self.net, host, ev)
+                self.finding("RA103", "warning",
+                             f"makes a network request to {host}", evidence=ev)
+            else:
+                self.fact(self.net, "(computed at run time)", ev)
+                self.finding("RA104", "warning",
+                             "makes a network request to an address computed at run time",
+                             evidence=ev)
+        elif name in ("load", "loadstring", "require", "dofile"):
+            self.fact(self.dynamic, name, ev)
+            self.pending_loads.append((ev, call))
+
+    def rawget_check(self, scan_calls: Iterable[Call], where: str) -> None:
+        for call in scan_calls:
+            if call.name in ("rawget", "rawset") and not call.qualifier and call.args \
+                    and call.args[0].name in ("_G", "_ENV"):
+                ev = f"{where} line {call.line}"
+                self.fact(self.dynamic, f"{call.name}({call.args[0].name}, ...)", ev)
+                self.cap("script.dynamic_load", ev)
+                self.finding("RA112", "warning",
+                             f"names are looked up dynamically through {call.name} on "
+                             f"{call.args[0].name}, so the functions it reaches cannot be "
+                             "known statically", evidence=ev)
+
+    def finish_loads(self) -> None:
+        for ev, call in self.pending_loads:
+            a0 = call.args[0] if call.args else None
+            if a0 is not None and a0.literal is not None:
+                self.finding("RA111", "info",
+                             f"{call.name} is called with a literal argument", evidence=ev)
+            elif a0 is not None and any(n in ("getLoreBooks", "loadLoreBooks")
+                                        for n in a0.names):
+                self.finding("RA113", "warning",
+                             f"{call.name} runs code read from a lorebook entry at run time; "
+                             "that code is not covered by this analysis", evidence=ev)
+            else:
+                extra = ("; the module also reads lorebook entries at run time, so the code "
+                         "may be kept in a lorebook" if self.reads_lorebook_at_runtime else "")
+                self.finding("RA110", "warning",
+                             f"{call.name} runs code built at run time, which this analysis "
+                             f"cannot see{extra}", evidence=ev)
+
+    # -- CBS / HTML --------------------------------------------------------------------------
+    def cbs(self, text: str, where: str) -> None:
+        scan = scan_cbs(text)
+        self.counts["cbs_tags"] = self.counts.get("cbs_tags", 0) + len(scan.tags)
+        for t in scan.tags:
+            self.cbs_tag(t, where)
+
+    def cbs_tag(self, t: CbsTag, where: str) -> None:
+        ev = f"{where} line {t.line}"
+        if t.name in CBS_STATE:
+            scope, mode = CBS_STATE[t.name]
+            key = t.literal_arg(0)
+            self.cap("chat_state_kv" if scope == "chat" else "global_state_kv", ev)
+            if key:
+                self.state_use(scope, key, mode, ev)
+        elif t.name == "button":
+            fn = t.literal_arg(1)
+            self.hook("hook.manual", ev)
+            if fn:
+                self.fact(self.buttons, fn, ev)
+
+    def html(self, text: str, where: str) -> None:
+        scan = scan_html(text)
+        for line in scan.script_lines[:1]:
+            self.finding("RA301", "warning",
+                         f"HTML with a <script> element ({len(scan.script_lines)} in all)",
+                         evidence=f"{where} line {line}")
+        for line in scan.handler_lines[:1]:
+            self.finding("RA302", "warning",
+                         f"HTML with on* event-handler attributes ({len(scan.handler_lines)} "
+                         "element(s))", evidence=f"{where} line {line}")
+        for line in scan.js_url_lines[:1]:
+            self.finding("RA303", "warning",
+                         f"HTML with javascript: URLs ({len(scan.js_url_lines)} in all)",
+                         evidence=f"{where} line {line}")
+        for fn, line in scan.risu_triggers:
+            ev = f"{where} line {line}"
+            self.hook("hook.manual", ev)
+            self.fact(self.buttons, fn, ev)
+        for host, line in scan.url_hosts:
+            self.fact(self.urls, host, f"{where} line {line}")
+
+    # -- sections ------------------------------------------------------------------------
+    def triggers(self) -> list[str]:
+        types: list[str] = []
+        trig = self.m.trigger
+        self.counts["triggers"] = len(trig)
+        module_lla = self.m.low_level_access
+        for i, t in enumerate(trig):
+            base = f"trigger[{i}]"
+            if not isinstance(t, dict):
+                self.wrong_type(f"/trigger/{i}", "an object", t)
+                types.append("")
+                continue
+            ttype = t.get("type")
+            types.append(ttype if isinstance(ttype, str) else "")
+            if t.get("lowLevelAccess") is True:
+                self.trigger_lla.append(i)
+            effects = t.get("effect")
+            if effects is None:
+                effects = []
+            if not isinstance(effects, list):
+                self.wrong_type(f"/trigger/{i}/effect", "a list", effects)
+                effects = []
+            conds = t.get("conditions")
+            if conds is None:
+                conds = []
+            if not isinstance(conds, list):
+                self.wrong_type(f"/trigger/{i}/conditions", "a list", conds)
+                conds = []
+            all_code = bool(effects) and all(
+                isinstance(e, dict) and e.get("type") in CODE_EFFECTS for e in effects)
+            if isinstance(ttype, str) and ttype in TRIGGER_TYPE_HOOKS and not all_code:
+                self.hook(TRIGGER_TYPE_HOOKS[ttype], f"{base}.type")
+            for j, c in enumerate(conds):
+                self.condition(i, j, c)
+            for j, e in enumerate(effects):
+                self.effect(i, j, e, module_lla)
+        return types
+
+    def condition(self, i: int, j: int, c: Any) -> None:
+        where = f"trigger[{i}].conditions[{j}]"
+        if not isinstance(c, dict):
+            self.wrong_type(f"/trigger/{i}/conditions/{j}", "an object", c)
+            return
+        ctype = c.get("type")
+        ctype_s = ctype if isinstance(ctype, str) else "other"
+        var = c.get("var")
+        var_s = var if isinstance(var, str) else ""
+        op = c.get("operator")
+        val = c.get("value")
+        if ctype_s == "var" and var_s:
+            self.state_use("chat", var_s, "read", where)
+            self.cap("chat_state_kv", where)
+        self.conditions.append(Condition(
+            i, ctype_s if ctype_s in ("var", "exists", "chatindex", "value") else "other",
+            var_s[:80], op[:8] if isinstance(op, str) else "",
+            str(val)[:80] if isinstance(val, (str, int, float)) and not isinstance(val, bool)
+            else ""))
+
+    def effect(self, i: int, j: int, e: Any, module_lla: bool) -> None:
+        where = f"trigger[{i}].effect[{j}]"
+        if not isinstance(e, dict):
+            self.wrong_type(f"/trigger/{i}/effect/{j}", "an object", e)
+            return
+        etype = e.get("type")
+        if not isinstance(etype, str):
+            self.wrong_type(f"/trigger/{i}/effect/{j}/type", "a string", etype)
+            return
+        self.effect_types[etype] = self.effect_types.get(etype, 0) + 1
+        if etype in CODE_EFFECTS:
+            self.lua(e.get("code"), where, i)
+            return
+        cap = EFFECT_CAPS.get(etype)
+        if cap is None and etype.startswith("v2SetRequestState"):
+            cap = "request.write"
+        if cap:
+            self.cap(cap, where)
+        if etype in PRIVILEGED_EFFECTS:
+            self.fact(self.privileged, etype, where)
+            self.privileged_uses.append((etype, i, where))
+        var = e.get("var")
+        if isinstance(var, str) and var.strip() and ("var" in etype.lower()):
+            mode = "write" if etype in VAR_WRITE_EFFECTS or etype.startswith("v2Set") else "read"
+            self.state_use("chat", var, mode, where)
+            self.cap("chat_state_kv", where)
+
+    def regex_scripts(self) -> None:
+        scripts = self.m.regex
+        self.counts["regex"] = len(scripts)
+        for i, r in enumerate(scripts):
+            if not isinstance(r, dict):
+                self.wrong_type(f"/regex/{i}", "an object", r)
+                continue
+            rtype = r.get("type")
+            if isinstance(rtype, str) and rtype in REGEX_TYPE_HOOKS:
+                self.hook(REGEX_TYPE_HOOKS[rtype], f"regex[{i}].type")
+            elif rtype is not None:
+                self.finding("RA203", "info",
+                             f"regex script type {str(rtype)[:40]!r} is not one RisuAI documents",
+                             evidence=f"regex[{i}].type")
+            flag = r.get("flag")
+            letters = ""
+            if isinstance(flag, str) and flag:
+                letters, _directives, unknown = parse_flags(flag)
+                if unknown:
+                    self.finding("RA204", "info",
+                                 f"regex flag field has unknown letters {''.join(unknown)[:20]!r}",
+                                 evidence=f"regex[{i}].flag")
+            pattern = r.get("in")
+            if pattern is not None and not isinstance(pattern, str):
+                self.wrong_type(f"/regex/{i}/in", "a string", pattern)
+            elif isinstance(pattern, str) and pattern:
+                try:
+                    risks = backtracking_risks(pattern, letters)
+                except RegexParseError as exc:
+                    self.finding("RA202", "info",
+                                 f"the pattern could not be parsed ({exc.why} at offset "
+                                 f"{exc.offset}); it was not checked for backtracking",
+                                 evidence=f"regex[{i}].in")
+                except RecursionError:
+                    self.finding("RA202", "info",
+                                 "the pattern is nested too deeply to check",
+                                 evidence=f"regex[{i}].in")
+                else:
+                    for risk in risks:
+                        what = ("nested unbounded quantifiers that can split the same text in "
+                                "many ways" if risk.shape == "nested-quantifier" else
+                                "a repeated alternation whose branches can match the same text")
+                        self.finding("RA201", "warning",
+                                     f"the pattern risks catastrophic backtracking ({what}); "
+                                     "RisuAI runs it on every message", evidence=f"regex[{i}].in")
+            out = r.get("out")
+            if out is not None and not isinstance(out, str):
+                self.wrong_type(f"/regex/{i}/out", "a string", out)
+            elif isinstance(out, str) and out:
+                self.cbs(out, f"regex[{i}].out")
+                self.html(out, f"regex[{i}].out")
+
+    def lorebook(self) -> None:
+        entries = self.m.lorebook
+        self.counts["lorebook"] = len(entries)
+        for i, e in enumerate(entries):
+            if not isinstance(e, dict):
+                self.wrong_type(f"/lorebook/{i}", "an object", e)
+                continue
+            content = e.get("content")
+            if content is not None and not isinstance(content, str):
+                self.wrong_type(f"/lorebook/{i}/content", "a string", content)
+            elif isinstance(content, str) and "{{" in content:
+                self.cbs(content, f"lorebook[{i}].content")
+
+    def assets(self) -> None:
+        infos = self.m.assets
+        raw = self.m.data.get("assets")
+        self.counts["assets"] = max(len(infos), len(raw) if isinstance(raw, list) else 0)
+        for a in infos:
+            where = f"assets[{a.index}]"
+            dt = declared_type(a.ext, a.name)
+            st = sniff(a.head or b"")
+            if st is not None and dt is not None and not compatible(dt, st):
+                self.finding("RA401", "warning",
+                             f"asset declared as {dt} but its bytes are {st}"
+                             + (" (HTML saved under an image or sound name)"
+                                if st == "html" else ""), evidence=where)
+            elif st == "html" and dt is None:
+                self.finding("RA401", "warning", "asset bytes are HTML", evidence=where)
+            if a.size is not None and a.size > OVERSIZED_ASSET_BYTES:
+                self.finding("RA402", "warning",
+                             f"asset is {a.size} bytes, above the {OVERSIZED_ASSET_BYTES} byte "
+                             "bound for one asset", evidence=where)
+        if self.counts["assets"]:
+            self.cap("asset.bundle", "assets")
+        for an in self.m.anomalies:
+            code = str(an.code)
+            if code.startswith("asset"):
+                self.finding("RA403", "warning",
+                             f"asset frames are out of step with module.assets: {an.message}",
+                             evidence=str(an.where))
+            else:
+                self.finding("RA900", "info", f"reader note ({code}): {an.message}",
+                             evidence=str(an.where))
+
+
+def _host(url: str) -> str | None:
+    url = url.strip()
+    if not url.lower().startswith(("http://", "https://", "ws://", "wss://")):
+        return None
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return None
+    return host.rstrip(".") if host else None
+
+
+def analyze(module: Module) -> Analysis:
+    """Static facts and findings about ``module`` (never executes, never raises on content)."""
+    b = _Builder(module)
+    b.check_shape()
+    trigger_types = b.triggers()
+    b.finish_loads()
+    b.regex_scripts()
+    b.lorebook()
+
+    bg = module.background_embedding
+    if bg.strip():
+        b.cap("ui.background", "backgroundEmbedding")
+        b.cbs(bg, "backgroundEmbedding")
+        b.html(bg, "backgroundEmbedding")
+
+    # toggles
+    tp = parse_toggles(module.custom_module_toggle)
+    for key, line in tp.duplicates:
+        b.finding("RA701", "warning",
+                  f"toggle key {key[:60]!r} is declared more than once; RisuAI keeps one value "
+                  "for both", evidence=f"customModuleToggle line {line}")
+    for line in tp.malformed:
+        b.finding("RA702", "info", "a toggle line has no key=label form and was skipped",
+                  evidence=f"customModuleToggle line {line}")
+    for kind, line in tp.unknown_types:
+        b.finding("RA703", "info", f"unknown toggle type {kind!r}; read as a text field",
+                  evidence=f"customModuleToggle line {line}")
+    if module.custom_module_toggle.strip():
+        b.cap("ui.toggles", "customModuleToggle")
+    declared = {t.key for t in tp.toggles}
+    for (scope, key), _sk in sorted(b.state.items()):
+        if scope == "global" and key.startswith("toggle_") and declared \
+                and key[len("toggle_"):] not in declared:
+            b.finding("RA704", "info",
+                      f"the global variable {key[:60]!r} is read but no toggle declares it",
+                      evidence=(_sk.reads or ["?"])[0])
+
+    # legacy JS
+    cjs = module.cjs
+    if cjs.strip():
+        b.counts["cjs_bytes"] = len(cjs)
+        b.cap("script.legacy_js", "cjs")
+        b.finding("RA501", "warning",
+                  f"carries legacy custom JavaScript ({len(cjs)} characters)", evidence="cjs")
+        js = scan_js(cjs)
+        for name, lines in sorted(js.names.items()):
+            for line in lines:
+                b.fact(b.host_apis, f"js:{name}", f"cjs line {line}")
+        dyn = sorted(n for n in js.names if n in ("eval", "Function", "importScripts", "import"))
+        if dyn:
+            b.cap("script.dynamic_load", f"cjs line {js.names[dyn[0]][0]}")
+            for n in dyn:
+                b.fact(b.dynamic, f"cjs:{n}", f"cjs line {js.names[n][0]}")
+            b.finding("RA502", "warning",
+                      f"legacy JavaScript builds code at run time ({', '.join(dyn)})",
+                      evidence=f"cjs line {js.names[dyn[0]][0]}")
+        netn = sorted(n for n in js.names if n in ("fetch", "XMLHttpRequest", "WebSocket",
+                                                     "sendBeacon", "EventSource", "risuFetch"))
+        if netn:
+            hosts = sorted({h for h, _ in js.url_hosts})
+            b.finding("RA503", "warning",
+                      f"legacy JavaScript uses the network ({', '.join(netn)})"
+                      + (f"; literal hosts: {', '.join(hosts[:10])}" if hosts else ""),
+                      evidence=f"cjs line {js.names[netn[0]][0]}")
+        for host, line in js.url_hosts:
+            b.fact(b.urls, host, f"cjs line {line}")
+
+    # MCP
+    mcp = module.mcp_url
+    if mcp.strip():
+        b.cap("mcp.server", "mcp.url")
+        host = _host(mcp) or "(unparsed address)"
+        b.fact(b.net, host, "mcp.url")
+        b.finding("RA802", "warning", f"connects to an MCP server at {host}",
+                  evidence="mcp.url")
+
+    # lowLevelAccess
+    module_lla = module.low_level_access
+    any_lla = module_lla or bool(b.trigger_lla)
+    if module_lla:
+        b.cap("low_level_access", "lowLevelAccess")
+    for i in b.trigger_lla:
+        b.cap("low_level_access", f"trigger[{i}].lowLevelAccess")
+    reported: set[str] = set()
+    for api, trig, where in b.privileged_uses:
+        allowed = module_lla or (trig is not None and trig in b.trigger_lla)
+        if not allowed and api not in reported:
+            reported.add(api)
+            b.finding("RA101", "warning",
+                      f"uses the privileged API {api} without lowLevelAccess; RisuAI will "
+                      "refuse it silently (set lowLevelAccess or remove the call)",
+                      evidence=where)
+    if any_lla and not b.privileged_uses:
+        b.finding("RA102", "warning",
+                  "asks for lowLevelAccess but uses no privileged API (over-asking); "
+                  "turn lowLevelAccess off",
+                  evidence="lowLevelAccess" if module_lla else f"trigger[{b.trigger_lla[0]}]"
+                  ".lowLevelAccess")
+
+    # structural provides
+    if module.lorebook:
+        b.cap("lorebook.entries", "lorebook")
+    if module.regex:
+        b.cap("regex.transform", "regex")
+    b.assets()
+
+    vocab = vocabulary()
+    order = {name: i for i, name in enumerate(vocab)}
+    requires: list[Capability] = []
+    provides: list[Capability] = []
+    for name in sorted(b.caps, key=lambda n: (order.get(n, 10**6), n)):
+        entry = vocab.get(name)
+        if not isinstance(entry, dict):
+            continue  # only vocabulary names are ever emitted
+        capability = Capability(name, str(entry.get("kind", "requires")), list(b.caps[name]))
+        (provides if capability.kind == "provides" else requires).append(capability)
+
+    hooks = [b.hooks[n] for n in sorted(b.hooks, key=lambda n: (order.get(n, 10**6), n))]
+    counts = dict(b.counts)
+    counts["toggles"] = len(tp.toggles)
+    for k in ("lorebook", "regex", "triggers", "assets", "lua_bytes", "cjs_bytes", "cbs_tags"):
+        counts.setdefault(k, 0)
+
+    return Analysis(
+        name=module.name,
+        component_type=str(module.component_type),
+        hooks=hooks,
+        state=[b.state[k] for k in sorted(b.state)],
+        host_apis=_sorted_facts(b.host_apis),
+        privileged=_sorted_facts(b.privileged),
+        dynamic_code=_sorted_facts(b.dynamic),
+        entry_points=_sorted_facts(b.entries),
+        button_callbacks=_sorted_facts(b.buttons),
+        toggles=list(tp.toggles),
+        requires=requires,
+        provides=provides,
+        network_hosts=_sorted_facts(b.net),
+        url_hosts=_sorted_facts(b.urls),
+        conditions=list(b.conditions),
+        trigger_types=trigger_types,
+        low_level_access=module_lla,
+        low_level_triggers=list(b.trigger_lla),
+        counts=counts,
+        findings=sorted_findings(b.findings),
+    )
+
+
+def _sorted_facts(table: dict[str, Fact]) -> list[Fact]:
+    return [table[k] for k in sorted(table)]

@@ -1,0 +1,169 @@
+"""The typed result of analysing one module (:class:`Analysis`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from risutools.analysis.toggles import Toggle
+from risutools.findings import Finding, sorted_findings
+
+
+def scrub(value: Any) -> Any:
+    """A copy of a JSON-like value whose strings are valid UTF-8 (lone surrogates -> "?")."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {scrub(k): scrub(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub(v) for v in value]
+    return value
+
+
+#: at most this many evidence locations are kept per fact (the total is counted)
+MAX_EVIDENCE = 20
+
+
+@dataclass
+class Fact:
+    """A named fact with where it was seen (locations only, never code)."""
+
+    name: str
+    evidence: list[str] = field(default_factory=list)
+    count: int = 0  # total sightings (evidence is capped at MAX_EVIDENCE)
+
+    def add(self, where: str) -> None:
+        self.count += 1
+        if len(self.evidence) < MAX_EVIDENCE and where not in self.evidence:
+            self.evidence.append(where)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "evidence": list(self.evidence), "count": self.count}
+
+
+@dataclass
+class StateKey:
+    """A variable the module reads or writes (scope ``chat`` or ``global``)."""
+
+    key: str
+    scope: str  # chat | global
+    reads: list[str] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
+    read_count: int = 0
+    write_count: int = 0
+
+    def add_read(self, where: str) -> None:
+        self.read_count += 1
+        if len(self.reads) < MAX_EVIDENCE and where not in self.reads:
+            self.reads.append(where)
+
+    def add_write(self, where: str) -> None:
+        self.write_count += 1
+        if len(self.writes) < MAX_EVIDENCE and where not in self.writes:
+            self.writes.append(where)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "scope": self.scope, "reads": list(self.reads),
+                "writes": list(self.writes), "read_count": self.read_count,
+                "write_count": self.write_count}
+
+
+@dataclass
+class Capability:
+    name: str
+    kind: str  # requires | provides
+    evidence: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "evidence": list(self.evidence)}
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A trigger condition in words-ready form (no code)."""
+
+    trigger: int
+    type: str  # var | exists | chatindex | other
+    var: str = ""
+    operator: str = ""
+    value: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"trigger": self.trigger, "type": self.type, "var": self.var,
+                "operator": self.operator, "value": self.value}
+
+
+@dataclass
+class Analysis:
+    """Everything the analyser knows about one module (deterministic ``to_dict``)."""
+
+    name: str
+    component_type: str
+    hooks: list[Fact] = field(default_factory=list)  # name = capability (hook.edit_request...)
+    state: list[StateKey] = field(default_factory=list)
+    host_apis: list[Fact] = field(default_factory=list)  # RisuAI host functions called
+    privileged: list[Fact] = field(default_factory=list)
+    dynamic_code: list[Fact] = field(default_factory=list)
+    entry_points: list[Fact] = field(default_factory=list)  # onStart, onInput, onOutput
+    button_callbacks: list[Fact] = field(default_factory=list)
+    toggles: list[Toggle] = field(default_factory=list)
+    requires: list[Capability] = field(default_factory=list)
+    provides: list[Capability] = field(default_factory=list)
+    network_hosts: list[Fact] = field(default_factory=list)  # hosts of request(...) URLs
+    url_hosts: list[Fact] = field(default_factory=list)  # hosts of any literal URL
+    conditions: list[Condition] = field(default_factory=list)
+    trigger_types: list[str] = field(default_factory=list)  # per trigger ("" when unreadable)
+    low_level_access: bool = False
+    low_level_triggers: list[int] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+
+    # -- lookups ---------------------------------------------------------------------
+    def requires_names(self) -> list[str]:
+        return [c.name for c in self.requires]
+
+    def provides_names(self) -> list[str]:
+        return [c.name for c in self.provides]
+
+    def hook_names(self) -> list[str]:
+        return [h.name for h in self.hooks]
+
+    def state_key(self, key: str, scope: str = "chat") -> StateKey | None:
+        for s in self.state:
+            if s.key == key and s.scope == scope:
+                return s
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = scrub(self._to_dict())
+        return out
+
+    def _to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "component_type": self.component_type,
+            "counts": dict(sorted(self.counts.items())),
+            "low_level_access": self.low_level_access,
+            "low_level_triggers": list(self.low_level_triggers),
+            "trigger_types": list(self.trigger_types),
+            "hooks": [h.to_dict() for h in self.hooks],
+            "entry_points": [h.to_dict() for h in self.entry_points],
+            "button_callbacks": [h.to_dict() for h in self.button_callbacks],
+            "state": [s.to_dict() for s in self.state],
+            "host_apis": [h.to_dict() for h in self.host_apis],
+            "privileged_apis": [h.to_dict() for h in self.privileged],
+            "dynamic_code": [h.to_dict() for h in self.dynamic_code],
+            "toggles": [t.to_dict() for t in self.toggles],
+            "conditions": [c.to_dict() for c in self.conditions],
+            "capabilities": {
+                "requires": [c.to_dict() for c in self.requires],
+                "provides": [c.to_dict() for c in self.provides],
+            },
+            "network_hosts": [h.to_dict() for h in self.network_hosts],
+            "url_hosts": [h.to_dict() for h in self.url_hosts],
+            "findings": [f.to_dict() for f in sorted_findings(self.findings)],
+        }

@@ -1,0 +1,264 @@
+"""Curator notes (``notes.yaml``, format notes-v1): narrative merged over a generated document.
+
+A notes file is validated twice: by hand-written checks here (so every error
+names the offending field, e.g. ``payload.triggers[2]``) and by
+``schemas/notes-v1.schema.json`` (the same rules, for other tools).  Errors
+raise :class:`~risutools.errors.ConfigError` with code ``notes-invalid``.
+The file's SHA-256 is recorded in the generated document, so a changed note
+is a changed component.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from risutools.contract.canonical import canonical
+from risutools.errors import ConfigError
+from risutools.resources import load_schema
+
+SCHEMA_NAME = "notes-v1.schema.json"
+_SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_CAP = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
+_LEAD = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+_ORIGIN = re.compile(r"^[a-z][a-z0-9_]*$")
+_MAX_NOTES_BYTES = 4 * 1024 * 1024
+
+# field spec: "sentence" | "sentences" | "map" | "bool" | "caps" | "tags" | ("enum", ...) |
+# ("re", pattern, what) | dict (nested object)
+_IDEA: dict[str, Any] = {
+    "evidence": {"lead_id": ("re", _LEAD, "a lowercase id such as risu.deep.module.123")},
+    "situation": {k: "sentence" for k in (
+        "concrete_scene", "emotion_evoked", "why_memorable", "transferable_lesson")},
+    "core": {k: "sentence" for k in (
+        "core_idea", "behavioral_cause", "invariant_conflict", "core_drive", "core_dilemma")},
+    "swappable_parts": "map",
+    "lineage": {"origin": ("re", _ORIGIN, "a snake_case word such as risu_deep_dive_lead")},
+}
+_SPEC: dict[str, Any] = {
+    "notes": ("enum", "notes-v1"),
+    "slug": ("re", _SLUG, "lowercase kebab-case (a-z, 0-9, single dashes)"),
+    "capabilities": {"provides": "caps", "conflicts": "caps"},
+    "payload": {
+        "controller": ("enum", "user", "character", "system"),
+        "triggers": "sentences",
+        "state_effects": "map",
+        "activation_rules": "sentences",
+        "invariants": "sentences",
+        "boundaries": "sentences",
+        "idea_layers": _IDEA,
+    },
+    "idea_layers": _IDEA,
+    "projection": {
+        "title": "sentence", "prompt": "sentence", "summary": "sentence", "tags": "tags",
+        "flagship": "bool", "core": "bool", "content_labels": "sentences",
+        "harness_compatibility": ("enum", "display_only", "replay", "runtime"),
+    },
+}
+
+
+@dataclass(frozen=True)
+class Notes:
+    """Validated notes: ``data`` (the YAML mapping) and ``sha256`` (hex of the file bytes)."""
+
+    data: dict[str, Any]
+    sha256: str
+    path: str = ""
+
+    @classmethod
+    def from_dict(cls, data: Any, *, path: str = "") -> Notes:
+        """Validate a mapping given in code; its digest is that of its canonical JSON."""
+        validate_notes(data, path=path)
+        digest = hashlib.sha256(canonical(data)).hexdigest()
+        return cls(copy.deepcopy(data), digest, path)
+
+    @property
+    def slug(self) -> str | None:
+        s = self.data.get("slug")
+        return s if isinstance(s, str) else None
+
+    def idea_layers(self) -> dict[str, Any]:
+        """``idea_layers`` from either place (top level or under ``payload``)."""
+        top = self.data.get("idea_layers")
+        if isinstance(top, dict):
+            return top
+        payload = self.data.get("payload")
+        if isinstance(payload, dict) and isinstance(payload.get("idea_layers"), dict):
+            inner: dict[str, Any] = payload["idea_layers"]
+            return inner
+        return {}
+
+
+def _fail(path: str, field: str, why: str) -> ConfigError:
+    return ConfigError("notes-invalid", f"field {field!r}: {why}", where=field or "(top)",
+                       path=path or None)
+
+
+def _kind(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "a mapping"
+    return type(v).__name__
+
+
+def _check(value: Any, spec: Any, field: str, path: str) -> None:
+    if isinstance(spec, dict):
+        if not isinstance(value, dict):
+            raise _fail(path, field, f"must be a mapping, not {_kind(value)}")
+        for key in value:
+            if not isinstance(key, str):
+                raise _fail(path, field, f"has a non-text key {key!r}")
+        for key in sorted(value):
+            sub = f"{field}.{key}" if field else key
+            if key not in spec:
+                known = ", ".join(sorted(spec))
+                raise _fail(path, sub, f"unknown field (allowed here: {known})")
+            _check(value[key], spec[key], sub, path)
+        return
+    if spec == "sentence":
+        if not isinstance(value, str):
+            raise _fail(path, field, f"must be text, not {_kind(value)}")
+        if not value.strip():
+            raise _fail(path, field, "must not be empty")
+        return
+    if spec in ("sentences", "tags", "caps"):
+        if not isinstance(value, list):
+            raise _fail(path, field, f"must be a list, not {_kind(value)}")
+        seen: set[str] = set()
+        for i, item in enumerate(value):
+            sub = f"{field}[{i}]"
+            if not isinstance(item, str):
+                raise _fail(path, sub, f"must be text, not {_kind(item)}")
+            if spec == "sentences" and not item.strip():
+                raise _fail(path, sub, "must not be empty")
+            if spec == "tags" and not _SLUG.match(item):
+                raise _fail(path, sub, f"{item!r} is not a lowercase kebab-case tag")
+            if spec == "caps" and not _CAP.match(item):
+                raise _fail(path, sub,
+                            f"{item!r} is not a capability name (e.g. context.token_budget)")
+            if spec != "sentences" and item in seen:
+                raise _fail(path, sub, f"{item!r} is listed twice")
+            seen.add(item)
+        return
+    if spec == "map":
+        if not isinstance(value, dict):
+            raise _fail(path, field, f"must be a mapping of name -> sentence, not {_kind(value)}")
+        for key in value:
+            if not isinstance(key, str) or not key.strip():
+                raise _fail(path, field, f"has a key that is not text: {key!r}")
+        for key in sorted(value):
+            _check(value[key], "sentence", f"{field}.{key}", path)
+        return
+    if spec == "bool":
+        if not isinstance(value, bool):
+            raise _fail(path, field, f"must be true or false, not {_kind(value)}")
+        return
+    if isinstance(spec, tuple) and spec[0] == "enum":
+        if value not in spec[1:]:
+            allowed = ", ".join(spec[1:])
+            raise _fail(path, field, f"must be one of {allowed}, not {value!r}"[:300])
+        return
+    if isinstance(spec, tuple) and spec[0] == "re":
+        if not isinstance(value, str):
+            raise _fail(path, field, f"must be text, not {_kind(value)}")
+        if not spec[1].match(value):
+            raise _fail(path, field, f"{value[:80]!r} must be {spec[2]}")
+        return
+    raise AssertionError(f"bad notes spec at {field}")  # pragma: no cover
+
+
+def validate_notes(data: Any, *, path: str = "") -> None:
+    """Raise ConfigError (naming the field) unless ``data`` is valid notes-v1."""
+    if not isinstance(data, dict):
+        raise _fail(path, "", f"a notes file must be a mapping, not {_kind(data)}")
+    _check(data, _SPEC, "", path)
+    payload = data.get("payload")
+    if isinstance(payload, dict) and "idea_layers" in payload and "idea_layers" in data:
+        raise _fail(path, "idea_layers",
+                    "given twice (top level and under payload); keep one")
+    caps = data.get("capabilities")
+    if isinstance(caps, dict):
+        both = sorted(set(caps.get("provides") or []) & set(caps.get("conflicts") or []))
+        if both:
+            raise _fail(path, "capabilities.conflicts",
+                        f"{both[0]!r} is also in capabilities.provides")
+    _schema_check(data, path)
+
+
+def _schema_check(data: dict[str, Any], path: str) -> None:
+    try:
+        import jsonschema
+    except ImportError:  # pragma: no cover - jsonschema is a dependency
+        return
+    validator = jsonschema.Draft202012Validator(load_schema(SCHEMA_NAME))
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        err = errors[0]
+        field = ".".join(str(p) for p in err.absolute_path)
+        raise _fail(path, field, f"does not match the notes schema: {err.message}"[:300])
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate mapping keys."""
+
+
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode,
+                       deep: bool = False) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if isinstance(key, (str, int, float, bool)) and key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark)
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def load_notes(path: str | Path) -> Notes:
+    """Read, validate and digest a notes file (ConfigError on any problem)."""
+    p = Path(path)
+    shown = str(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise ConfigError("notes-unreadable", f"cannot read the notes file: {exc.strerror}",
+                          path=shown) from None
+    if len(raw) > _MAX_NOTES_BYTES:
+        raise ConfigError("notes-invalid", f"notes file is larger than {_MAX_NOTES_BYTES} bytes",
+                          path=shown)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError("notes-invalid", "the notes file is not UTF-8 text",
+                          where=f"offset {exc.start}", path=shown) from None
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError("notes-invalid", f"not valid YAML: {problem}", where=where,
+                          path=shown) from None
+    if data is None:
+        data = {}
+    validate_notes(data, path=shown)
+    return Notes(data, hashlib.sha256(raw).hexdigest(), shown)

@@ -1,0 +1,149 @@
+"""The Lua lexer/scanner: code vs comments vs strings, Lua 5.4 syntax, degraded input."""
+
+from __future__ import annotations
+
+from risutools.analysis.lua import NAME, STR, decode_lua_string, scan_lua, tokenize
+
+
+def call_names(code: str) -> list[str]:
+    return [c.name for c in scan_lua(code).calls]
+
+
+def test_names_in_comments_and_strings_are_not_calls() -> None:
+    code = (
+        '-- request("http://a")\n'
+        '--[[ LLM("x") ]]\n'
+        '--[==[ ]] still comment generateImage("y") ]==]\n'
+        'local s = "load(x)" .. \'dofile(y)\' .. [[ require("z") ]] .. [=[ ]] hash(1) ]=]\n'
+        'print(s)\n'
+    )
+    assert call_names(code) == ["print"]
+
+
+def test_long_comment_level_must_match() -> None:
+    # "]]" does not close a level-1 long comment; the call after "]=]" is real
+    code = "--[=[ a ]] b ]=] request(u)"
+    assert call_names(code) == ["request"]
+
+
+def test_string_escapes_and_decoding() -> None:
+    toks = tokenize(r'x = "a\"b\\" y = "\x41\65\u{AC00}\z   c"')
+    strs = [t.value for t in toks if t.kind == STR]
+    assert strs == ['a"b\\', "AA가c"]
+    assert decode_lua_string(r"\n\t\q") == "\n\tq"
+
+
+def test_lua54_syntax_does_not_derail() -> None:
+    code = (
+        "local x <const> = 0x1.8p3 // 2 ~ 3 << 1 >> 2 & 0xFF | 1\n"
+        "local f <close> = nil\n"
+        "::top:: if x ~= 1 then goto top end\n"
+        "local y = 1e-3 + .5 + 3. + 0xA\n"
+        "setChatVar(id, 'k', x)\n"
+    )
+    scan = scan_lua(code)
+    assert scan.errors == []
+    assert [c.name for c in scan.calls] == ["setChatVar"]
+    assert scan.calls[0].line == 5
+    assert scan.calls[0].args[1].literal == "k"
+
+
+def test_call_forms_and_first_string_arguments() -> None:
+    code = (
+        'listenEdit("editRequest", function(id, d) return d end)\n'
+        'getChatVar(id, "hp")\n'
+        'f"str"\n'
+        "g[[long]]\n"
+        "h{1, 2}\n"
+        'obj:method("m")\n'
+        'a.b.c("n")\n'
+        '_G.request("https://api.example.com/x")\n'
+    )
+    calls = scan_lua(code).calls
+    by = {c.name: c for c in calls}
+    assert by["listenEdit"].args[0].literal == "editRequest"
+    assert by["getChatVar"].args[1].literal == "hp"
+    assert by["getChatVar"].args[0].name == "id"
+    assert by["f"].form == "string" and by["f"].args[0].literal == "str"
+    assert by["g"].form == "string" and by["g"].args[0].literal == "long"
+    assert by["h"].form == "table"
+    assert (by["method"].qualifier, by["method"].base) == (":", "obj")
+    assert (by["c"].qualifier, by["c"].base) == (".", "b")
+    assert (by["request"].qualifier, by["request"].base) == (".", "_G")
+    assert by["request"].args[0].literal == "https://api.example.com/x"
+
+
+def test_nested_calls_keep_outer_arguments() -> None:
+    scan = scan_lua('setChatVar(id, "outer", getChatVar(id, "inner"))')
+    by = {c.name: c for c in scan.calls}
+    assert by["setChatVar"].args[1].literal == "outer"
+    assert by["getChatVar"].args[1].literal == "inner"
+
+
+def test_keywords_are_not_calls_and_definitions_are_found() -> None:
+    code = (
+        "if (x) then return(y) end\n"
+        "function onStart(id) end\n"
+        "local function helper() end\n"
+        "onOutput = function(id) end\n"
+        "function M.sub:meth() end\n"
+    )
+    scan = scan_lua(code)
+    assert call_names(code) == []
+    defs = {(d.name, d.local) for d in scan.defs}
+    assert ("onStart", False) in defs
+    assert ("helper", True) in defs
+    assert ("onOutput", False) in defs
+    assert ("M", False) in defs
+
+
+def test_dynamic_index_and_constants() -> None:
+    code = 'local URL = "https://h.example.org/a"\n_ENV["x"](1)\n_G[k]()\nlocal J = "a" .. b\n'
+    scan = scan_lua(code)
+    assert [n for n, _ in scan.dynamic_index] == ["_ENV", "_G"]
+    assert scan.constants == {"URL": "https://h.example.org/a"}
+    assert ("h.example.org", 1) in scan.url_hosts
+
+
+def test_unterminated_long_string_and_comment_degrade() -> None:
+    scan = scan_lua('getChatVar(id, "a")\nx = [==[ never closed\nrequest("u")')
+    assert [c.name for c in scan.calls] == ["getChatVar"]
+    assert any("unterminated long string" in m and line == 2 for line, m in scan.errors)
+    scan = scan_lua('setChatVar(id, "b", 1)\n--[[ open comment\nLLM(x)')
+    assert [c.name for c in scan.calls] == ["setChatVar"]
+    assert any("unterminated long comment" in m for _, m in scan.errors)
+
+
+def test_unterminated_short_string_ends_at_line() -> None:
+    scan = scan_lua('s = "oops\nrequest("https://x.example")\n')
+    assert [c.name for c in scan.calls] == ["request"]
+    assert scan.errors and scan.errors[0][0] == 1
+
+
+def test_junk_characters_nul_and_surrogates() -> None:
+    code = "a = 1 \x00 $ @ \ud800 ` 가\nload(x)"
+    scan = scan_lua(code)
+    assert [c.name for c in scan.calls] == ["load"]
+    assert scan.errors  # reported, not fatal
+
+
+def test_five_megabytes_on_one_line() -> None:
+    unit = 'local a = getChatVar(id, "k") .. "s" -- c\n'.replace("\n", " ")
+    code = unit * (5 * 1024 * 1024 // len(unit))
+    scan = scan_lua(code)
+    assert scan.lines == 1
+    # a "--" comment runs to the end of the line: only the first unit is code
+    assert len(scan.calls) == 1
+    code2 = ('x = getChatVar(id, "k") ' * (5 * 1024 * 1024 // 25))
+    scan2 = scan_lua(code2)
+    assert len(scan2.calls) == 5 * 1024 * 1024 // 25
+
+
+def test_empty_and_non_text() -> None:
+    assert scan_lua("").calls == []
+    assert scan_lua(None).calls == []  # type: ignore[arg-type]
+
+
+def test_token_kinds() -> None:
+    toks = tokenize("foo 'x' 12 +")
+    assert [t.kind for t in toks][:2] == [NAME, STR]

@@ -1,0 +1,113 @@
+"""CBS, HTML, regex-pattern, flag, toggle, legacy-JS and asset-sniffing scanners."""
+
+from __future__ import annotations
+
+import pytest
+
+from risutools.analysis.assets import compatible, declared_type, sniff
+from risutools.analysis.cbs import scan_cbs, scan_html
+from risutools.analysis.js import scan_js
+from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, parse_flags
+from risutools.analysis.toggles import parse_toggles
+
+
+def test_cbs_nesting_and_arguments() -> None:
+    scan = scan_cbs("x {{getvar::{{? 1+1}}}}\n{{setvar::hp::{{getvar::mp}}}} {{button::Go::onGo}}")
+    names = [t.name for t in scan.tags]
+    assert names.count("getvar") == 2 and "?" in names and "setvar" in names
+    outer = next(t for t in scan.tags if t.name == "getvar" and "{{" in t.args[0])
+    assert outer.literal_arg(0) is None  # nested: not a literal key
+    setvar = next(t for t in scan.tags if t.name == "setvar")
+    assert setvar.literal_arg(0) == "hp" and setvar.line == 2
+    button = next(t for t in scan.tags if t.name == "button")
+    assert button.literal_arg(1) == "onGo"
+
+
+def test_cbs_unbalanced_and_block_tags() -> None:
+    scan = scan_cbs("}} {{#if {{getvar::a}}}}y{{/if}} {{")
+    assert scan.unbalanced == 2
+    assert {"#if", "/if", "getvar"} <= {t.name for t in scan.tags}
+
+
+def test_html_checks() -> None:
+    html = ('<div class="a" onclick="go()">\n<SCRIPT>x</SCRIPT>\n'
+            '<a href="JavaScript:alert(1)">x</a><button risu-trigger="fire">b</button>'
+            '<img src="https://img.example.com/a.png">')
+    scan = scan_html(html)
+    assert scan.script_lines == [2]
+    assert scan.handler_lines == [1]
+    assert scan.js_url_lines == [3]
+    assert scan.risu_triggers == [("fire", 3)]
+    assert ("img.example.com", 3) in scan.url_hosts
+    clean = scan_html('<div class="online" data-one="1">on= text</div>')
+    assert clean.handler_lines == [] and clean.script_lines == []
+
+
+@pytest.mark.parametrize("pattern", [
+    r"(a+)+", r"(.*)*", r"(\w+\s?)*", r"(a|a)*", r"(a|ab)*", r"(x+x+)+y", r"(?:\d+)*$",
+    r"(\w|\d)+", r"((ab)*)+", r"(.{1,100})+",
+])
+def test_backtracking_risky(pattern: str) -> None:
+    assert backtracking_risks(pattern), pattern
+
+
+@pytest.mark.parametrize("pattern", [
+    r"(a+b)*", r"(?:\s*,\s*\w+)*", r"^\d+$", r"(a|b)*", r"\[(.*?)\]", r"([^<]*<br>)*",
+    r"(\d{1,3}\.){3}\d{1,3}", r"<img src=\"([^\"]+)\">", r"(?<name>a)\k<name>", r"[(+*]+",
+])
+def test_backtracking_safe(pattern: str) -> None:
+    assert backtracking_risks(pattern) == [], pattern
+
+
+@pytest.mark.parametrize("pattern", [r"[a-z", r"(ab", r"ab)", r"*a", r"a{3,1}", r"(?P<x>a)"])
+def test_unparsable_patterns_raise_our_error(pattern: str) -> None:
+    with pytest.raises(RegexParseError):
+        backtracking_risks(pattern)
+
+
+def test_flags_with_directives() -> None:
+    assert parse_flags("g<order 1>") == ("g", ["order 1"], [])
+    assert parse_flags("gi<move_top><inject>") == ("gi", ["move_top", "inject"], [])
+    assert parse_flags("gZ<unclosed") == ("g", ["unclosed"], ["Z"])
+    assert parse_flags("") == ("", [], [])
+
+
+def test_toggles() -> None:
+    text = ("enabled=Enable\n==group==Budget\nmode=Mode=select=a, b ,c\nlimit=Limit=text\n"
+            "==groupEnd\nnote=Note=textarea\nenabled=Again\njunk line\nx=Y=weird\n"
+            "sep=---=divider\n")
+    tp = parse_toggles(text)
+    assert [(t.key, t.type, t.group) for t in tp.toggles] == [
+        ("enabled", "checkbox", None), ("mode", "select", "Budget"), ("limit", "text", "Budget"),
+        ("note", "text", None), ("x", "text", None)]
+    assert tp.toggles[1].options == ("a", "b", "c")
+    assert tp.duplicates == [("enabled", 7)]
+    assert tp.malformed == [8]
+    assert tp.unknown_types == [("weird", 9)]
+    assert parse_toggles("").toggles == []
+    assert parse_toggles(123).toggles == []  # type: ignore[arg-type]
+
+
+def test_js_scan_skips_comments_strings_regex_literals() -> None:
+    js = ('// fetch("x")\n/* eval(1) */ const a = "fetch(" + `eval ${1}`;\n'
+          "const r = /fetch\\/[/]/g; const q = a / b / c;\n"
+          'fetch("https://API.example.org/v")\neval(a)\n')
+    scan = scan_js(js)
+    assert scan.names == {"fetch": [4], "eval": [5]}
+    assert scan.url_hosts == [("api.example.org", 4)]
+    assert scan_js("`unterminated").errors
+
+
+def test_asset_sniffing() -> None:
+    assert sniff(b"\x89PNG\r\n\x1a\n....") == "png"
+    assert sniff(b"\xff\xd8\xff\xe0") == "jpeg"
+    assert sniff(b"RIFF\x00\x00\x00\x00WEBPVP8 ") == "webp"
+    assert sniff(b"RIFF\x00\x00\x00\x00WAVEfmt ") == "wav"
+    assert sniff(b"GIF89a") == "gif"
+    assert sniff(b"OggS\x00") == "ogg"
+    assert sniff(b"ID3\x04") == "mp3"
+    assert sniff(b"\x00\x00\x00\x18ftypmp42") == "mp4"
+    assert sniff(b"\xef\xbb\xbf  <!DOCTYPE html><html>") == "html"
+    assert sniff(b"") is None and sniff(b"hello") is None
+    assert declared_type("PNG") == "png" and declared_type("", "a.jpg") == "jpeg"
+    assert not compatible("png", "html") and compatible("jpeg", "jpeg")
