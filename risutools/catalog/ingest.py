@@ -368,7 +368,9 @@ def _deduplicate(sources: list[SourceOutcome]) -> None:
 
 
 def _doc_json(doc: dict[str, Any]) -> bytes:
-    return (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+    from risutools.projection.run import dumps
+
+    return dumps(doc).encode("utf-8")
 
 
 def _canonical_line(doc: dict[str, Any]) -> str:
