@@ -91,3 +91,59 @@ def test_long_adversarial_strings_are_fast_enough_to_finish() -> None:
     for s in ("if " * 20000, "(" * 50000, "{" * 50000 + "}", "a" * 200000 + "(",
               "for x in " * 5000, "\\" * 100000, "[^" * 30000):
         find_active_code(s)
+
+
+def _reference(text: str) -> str | None:
+    """The detector without its gate: every pattern searched."""
+    from risutools.contract import activecode as ac
+
+    if len(text) < 3:
+        return None
+    for reason, _, rx in ac._STRONG:
+        if rx.search(text):
+            return reason
+    if "\n" in text and ac._code_lines(text) >= 2:
+        return "several statement lines ending in ; { }"
+    weak = [r for r, _, rx in ac._WEAK if rx.search(text)]
+    if text.count(";") >= 3 and any(c in text for c in "=(){}"):
+        weak.append("several `;` separated statements")
+    return " and ".join(weak[:2]) if len(weak) >= 2 else None
+
+
+def test_gate_never_changes_the_answer() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    alphabet = st.sampled_from([*"ab xyz()=>{}[]^$*+?.-;:\\\n~<'\"\t한",
+        "then", "do", "local ", "function", "return", "nil", "end", "if ", "for ", "while ",
+        "JavaScript:", "getChatVar", "const ", "{{", "setvar::", "(?:", "[^", "script"])
+
+    @settings(max_examples=600, deadline=None)
+    @given(st.lists(alphabet, max_size=25).map("".join))
+    def check(text: str) -> None:
+        assert find_active_code(text) == _reference(text), text
+
+    check()
+    for text in CODE + PROSE:
+        assert find_active_code(text) == _reference(text)
+
+
+def test_mc500_joined_fast_path_matches_per_string() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from risutools.contract.config import ContractConfig
+    from risutools.contract.rules import mc500
+
+    pieces = st.sampled_from(CODE + PROSE + ["if x then", "do", "end", "a = b", "(?", ":", "x"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(pieces, max_size=6))
+    def check(texts: list[str]) -> None:
+        doc = {"payload": {"triggers": texts}}
+        got = [p for p, _ in mc500(doc, ContractConfig())]
+        want = [f"/payload/triggers/{i}" for i, t in enumerate(texts)
+                if find_active_code(t) is not None]
+        assert got == want
+
+    check()
