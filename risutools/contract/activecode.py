@@ -66,7 +66,7 @@ _STRONG: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("CBS template syntax", ("{{",), re.compile(
         r"\{\{\s*(?:#if|#when|#each|/if|/when|/each|:else|"
         r"(?:set|get|add)(?:global)?var\s*::|button\s*::|[a-z_]+::)")),
-    ("HTML script", ("<", "javascript:", "JAVASCRIPT:", "Javascript:"), re.compile(
+    ("HTML script", ("<", ":"), re.compile(
         r"<\s*script\b|\bjavascript:|<[a-zA-Z][^<>\n]{0,200}\son[a-z]+\s*=", re.IGNORECASE)),
     ("a regex group `(?:`/`(?=`/`(?<`", ("(?",), re.compile(
         r"\(\?(?:[:=!]|<[=!]|<[A-Za-z])")),
@@ -95,8 +95,6 @@ _WEAK: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
 
 def _code_lines(text: str) -> int:
     """Lines that end like statements (``;``, ``{``, ``}``) or are a lone ``end``."""
-    if "\n" not in text:
-        return 0
     n = 0
     for ln in text.splitlines():
         s = ln.strip()
@@ -105,17 +103,42 @@ def _code_lines(text: str) -> int:
     return n
 
 
+# The gate: which needles occur (``in``, a C substring search each); only the patterns
+# with a needle that occurs are searched.  Exact: a pattern is skipped only when none
+# of the substrings it cannot match without is in the text.
+_NEEDLES = tuple(sorted({n for _, needs, _ in _STRONG + _WEAK for n in needs} | {"\n", ";"}))
+
+
+def _triggers(table: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...]
+              ) -> dict[str, tuple[int, ...]]:
+    return {m: tuple(i for i, (_, needs, _) in enumerate(table) if m in needs)
+            for m in _NEEDLES}
+
+
+_STRONG_BY = _triggers(_STRONG)
+_WEAK_BY = _triggers(_WEAK)
+
+
 def find_active_code(text: str) -> str | None:
     """Why ``text`` looks like code or a regex pattern, or ``None`` for prose."""
     if len(text) < 3:
         return None
-    for reason, needs, rx in _STRONG:
-        if any(n in text for n in needs) and rx.search(text):
+    present = [n for n in _NEEDLES if n in text]
+    if not present:
+        return None
+    strong: set[int] = set()
+    weak_idx: set[int] = set()
+    for m in present:
+        strong.update(_STRONG_BY.get(m, ()))
+        weak_idx.update(_WEAK_BY.get(m, ()))
+    for i in sorted(strong):
+        reason, _, rx = _STRONG[i]
+        if rx.search(text):
             return reason
-    if _code_lines(text) >= 2:
+    if "\n" in present and _code_lines(text) >= 2:
         return "several statement lines ending in ; { }"
-    weak = [r for r, needs, rx in _WEAK if any(n in text for n in needs) and rx.search(text)]
-    if text.count(";") >= 3 and any(c in text for c in "=(){}"):
+    weak = [_WEAK[i][0] for i in sorted(weak_idx) if _WEAK[i][2].search(text)]
+    if ";" in present and text.count(";") >= 3 and any(c in text for c in "=(){}"):
         weak.append("several `;` separated statements")
     if len(weak) >= 2:
         return " and ".join(weak[:2])

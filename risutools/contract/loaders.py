@@ -351,8 +351,11 @@ def parse_json_text(text: str, name: str, *, line: int | None
 
 def check_value(doc: Any, name: str, line: int, text: str | None) -> Finding | None:
     """Depth bound and unpaired surrogates (only searched when the text has a \\ud escape)."""
-    stack: list[tuple[Any, int]] = [(doc, 0)]
     look_for_surrogates = text is None or "\\ud" in text or "\\uD" in text
+    if (not look_for_surrogates and text is not None
+            and text.count("{") + text.count("[") < MAX_DEPTH):
+        return None  # fewer brackets than the bound: it cannot nest deeper
+    stack: list[tuple[Any, int]] = [(doc, 0)]
     while stack:
         v, depth = stack.pop()
         if isinstance(v, dict):

@@ -1,0 +1,137 @@
+"""Contract figures: validation throughput on a 10,000-document NDJSON catalog, and start-up.
+
+Prints:
+- documents/s for ``risutools`` (load + schema + every rule, MC104 included) on one core;
+- documents/s for plain ``jsonschema`` (``Draft202012Validator(schema).iter_errors``, the
+  same schema, documents parsed with ``json.loads``) on the same catalog;
+- optionally ``check-jsonschema`` when ``CHECK_JSONSCHEMA=/path/to/check-jsonschema`` is set
+  (install it in a throwaway venv; it is never a dependency);
+- wall time of ``python -m risutools validate <one small file>`` (median of 7) next to
+  ``python -c pass``.
+Usage: ``python bench/bench_contract.py [N]`` (default 10000).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
+
+
+def generate(n: int) -> list[str]:
+    """n distinct documents: every 50th has a schema error, every 7th a rule finding."""
+    import hashlib
+
+    base = json.loads(SEED.read_text(encoding="utf-8"))
+    lines = []
+    for i in range(n):
+        d = copy.deepcopy(base)
+        post = str(100000 + i)
+        d["component_id"] = f"module.risu.{post}.cutter-{i}"
+        d["provenance"]["source_refs"][0]["source_id"] = f"risu:{post}"
+        d["provenance"]["source_refs"][0]["sha256"] = "sha256:" + hashlib.sha256(
+            post.encode()).hexdigest()
+        ev = d["payload"]["idea_layers"]["evidence"]
+        ev["source_post"] = post
+        ev["lead_id"] = f"risu.deep.module.{post}"
+        d["projection"]["prompt"] += f" ({i})"
+        d["projection"]["prompt_sha256"] = "sha256:" + hashlib.sha256(
+            d["projection"]["prompt"].encode()).hexdigest()
+        d["payload"]["triggers"].append(f"요청마다 {i}번째 규칙을 확인한다.")
+        if i % 50 == 0:
+            d["projection"]["flagship"] = "yes"  # schema error
+        if i % 7 == 0:
+            d["capabilities"]["requires"].append("hook.unknown_thing")  # MC401
+        lines.append(json.dumps(d, ensure_ascii=False))
+    return lines
+
+
+def bench_risutools(path: Path) -> tuple[float, int, int]:
+    from risutools.contract import validate_paths
+
+    t = time.perf_counter()
+    r = validate_paths([path])
+    dt = time.perf_counter() - t
+    return dt, len(r.documents), len(r.findings)
+
+
+def bench_jsonschema(path: Path) -> tuple[float, int, int]:
+    from jsonschema import Draft202012Validator
+
+    from risutools.resources import load_schema
+
+    t = time.perf_counter()
+    v = Draft202012Validator(load_schema("matrix-component-v1.schema.json"))
+    n = errs = 0
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                n += 1
+                errs += len(list(v.iter_errors(json.loads(line))))
+    return time.perf_counter() - t, n, errs
+
+
+def startup(args: list[str], runs: int = 7) -> float:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run(args, env=env, capture_output=True, check=False)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "components.ndjson"
+        path.write_text("\n".join(generate(n)) + "\n", encoding="utf-8")
+        mb = path.stat().st_size / 1e6
+        print(f"catalog: {n} documents, {mb:.1f} MB NDJSON")
+        # warm both (imports, schema compile) on a small slice, then measure
+        small = Path(tmp) / "small.ndjson"
+        small.write_text("\n".join(generate(20)) + "\n", encoding="utf-8")
+        bench_risutools(small)
+        bench_jsonschema(small)
+        dt, docs, findings = bench_risutools(path)
+        print(f"risutools validate (load + schema + all rules): {dt:.2f} s, "
+              f"{docs / dt:,.0f} docs/s ({findings} findings)")
+        dj, docs_j, errs = bench_jsonschema(path)
+        print(f"jsonschema iter_errors (json.loads + schema only): {dj:.2f} s, "
+              f"{docs_j / dj:,.0f} docs/s ({errs} schema errors)")
+        print(f"speed-up: {dj / dt:.1f}x")
+        cjs = os.environ.get("CHECK_JSONSCHEMA")
+        if cjs:
+            schema = ROOT / "schemas" / "matrix-component-v1.schema.json"
+            files_dir = Path(tmp) / "docs"
+            files_dir.mkdir()
+            for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+                (files_dir / f"{i:05d}.json").write_text(line, encoding="utf-8")
+            files = sorted(str(p) for p in files_dir.iterdir())
+            t = time.perf_counter()
+            subprocess.run([cjs, "--schemafile", str(schema), *files], capture_output=True,
+                           check=False)
+            dc = time.perf_counter() - t
+            print(f"check-jsonschema ({n} files): {dc:.2f} s, {n / dc:,.0f} docs/s")
+        else:
+            print("check-jsonschema: skipped (set CHECK_JSONSCHEMA=/path/to/check-jsonschema)")
+    py = sys.executable
+    base = startup([py, "-c", "pass"])
+    cli = startup([py, "-m", "risutools", "validate", str(SEED)])
+    imp = startup([py, "-c", "import risutools.cli"])
+    print(f"startup: python -c pass {base * 1000:.0f} ms; import risutools.cli "
+          f"{imp * 1000:.0f} ms; risutools validate <seed> {cli * 1000:.0f} ms (median of 7)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""MC500 heuristic: code and patterns are caught, prose (Korean and English) is not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from risutools.contract.activecode import find_active_code
+from risutools.contract.rules import _strings
+
+SEED = Path(__file__).resolve().parents[1] / "fixtures" / "documents" / "seed-000-context-cutter.json"  # noqa: E501
+
+CODE = [
+    'local n = getChatVar("omitted_count")',
+    "function onInput(id)\n  return true\nend",
+    "listenEdit('editRequest', function(id, data) return data end)",
+    "if count > limit then\n  cut()\nend",
+    "for i = 1, #msgs do\n  total = total + #msgs[i].data\nend",
+    "for _, m in ipairs(chat) do print(m) end",
+    "const budget = 8000;",
+    "let x = a.map(m => m.length);",
+    "(msgs) => { return msgs.slice(2) }",
+    "chat.filter(m => m.role !== 'system')",
+    "string.gsub(text, '%s+', ' ')",
+    "text:gsub('a', 'b')",
+    "msg.replace(/\\s+/g, ' ')",
+    "x = 1;\ny = 2;\nz = 3;",
+    "{{setvar::omitted::1}}",
+    "{{#if {{getvar::toggle}}}}on{{/if}}",
+    "<script>alert(1)</script>",
+    '<img src=x onerror="alert(1)">',
+    "javascript:alert(1)",
+    "(?:foo|bar)\\d+",
+    "^\\s*\\[OOC\\].*$",
+    "[^\\n]+",
+    "\\d{2,4}-\\d+",
+    "(?<=role:)\\w+",
+    "v2SetRequestState(0, msgs)",
+    "setChatVar('anchor', sig)",
+    "while true do\n  step()\nend",
+    "return msgs;",
+    "if a ~= nil then x() end",
+]
+
+PROSE = [
+    "editRequest 시점에 메시지 열을 받아 토큰 추정치를 계산한다.",
+    "활성 코드 본문(Lua/CJS/정규식 패턴)은 포함하지 않는다 — 정적 구조/원리/역할만 기술.",
+    "system/tool/function 역할 메시지는 항상 보존하고 제거 대상에서 뺀다.",
+    "tiktoken/claude/gemini/deepseek 별 문자당 토큰 비율",
+    "module.risum -> matrix-component-v1(module)",
+    "On every request (editRequest) it receives the message list before it is sent.",
+    "Reads chat variables (getChatVar) and writes one (omitted_count).",
+    "If the budget is exceeded, then the oldest ordinary messages are removed first.",
+    "While the toggle is on, do not touch system messages.",
+    "candidate => approved only with a human record.",
+    "The local anchor is kept; the tail is kept; nothing else changes.",
+    "Keeps up to 80% of max_context (default 8000 tokens) for the history.",
+    "It stores [anchor] and {omitted_count} between requests.",
+    "기다려.. 그리고 다시 시작한다",
+    "Uses the editRequest hook (listenEdit) to see requests.",
+    "x = y is how the toggle reads in the settings screen",
+    "function 역할을 하는 메시지는 지우지 않는다",
+    "For each request the module estimates tokens and does nothing else.",
+    "The end of the chat is kept; if anything is cut then the anchor moves.",
+    "Ratio: chars/token ≈ 3.5 (tiktoken) — see `tokenizer_profile`.",
+    "Q&A: what happens at 100%? It cuts 10% more (trim_percent).",
+]
+
+
+@pytest.mark.parametrize("text", CODE)
+def test_code_is_caught(text: str) -> None:
+    assert find_active_code(text) is not None, text
+
+
+@pytest.mark.parametrize("text", PROSE)
+def test_prose_passes(text: str) -> None:
+    assert find_active_code(text) is None, (text, find_active_code(text))
+
+
+def test_every_seed_string_is_prose() -> None:
+    doc = json.loads(SEED.read_text(encoding="utf-8"))
+    for section in ("payload", "projection"):
+        for ptr, text in _strings(doc[section], "/" + section):
+            assert find_active_code(text) is None, (ptr, text)
+
+
+def test_long_adversarial_strings_are_fast_enough_to_finish() -> None:
+    # bounded patterns: these finish (a catastrophic pattern would hang the test run)
+    for s in ("if " * 20000, "(" * 50000, "{" * 50000 + "}", "a" * 200000 + "(",
+              "for x in " * 5000, "\\" * 100000, "[^" * 30000):
+        find_active_code(s)
+
+
+def _reference(text: str) -> str | None:
+    """The detector without its gate: every pattern searched."""
+    from risutools.contract import activecode as ac
+
+    if len(text) < 3:
+        return None
+    for reason, _, rx in ac._STRONG:
+        if rx.search(text):
+            return reason
+    if "\n" in text and ac._code_lines(text) >= 2:
+        return "several statement lines ending in ; { }"
+    weak = [r for r, _, rx in ac._WEAK if rx.search(text)]
+    if text.count(";") >= 3 and any(c in text for c in "=(){}"):
+        weak.append("several `;` separated statements")
+    return " and ".join(weak[:2]) if len(weak) >= 2 else None
+
+
+def test_gate_never_changes_the_answer() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    alphabet = st.sampled_from([*"ab xyz()=>{}[]^$*+?.-;:\\\n~<'\"\t한",
+        "then", "do", "local ", "function", "return", "nil", "end", "if ", "for ", "while ",
+        "JavaScript:", "getChatVar", "const ", "{{", "setvar::", "(?:", "[^", "script"])
+
+    @settings(max_examples=600, deadline=None)
+    @given(st.lists(alphabet, max_size=25).map("".join))
+    def check(text: str) -> None:
+        assert find_active_code(text) == _reference(text), text
+
+    check()
+    for text in CODE + PROSE:
+        assert find_active_code(text) == _reference(text)
+
+
+def test_mc500_joined_fast_path_matches_per_string() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from risutools.contract.config import ContractConfig
+    from risutools.contract.rules import mc500
+
+    pieces = st.sampled_from(CODE + PROSE + ["if x then", "do", "end", "a = b", "(?", ":", "x"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(pieces, max_size=6))
+    def check(texts: list[str]) -> None:
+        doc = {"payload": {"triggers": texts}}
+        got = [p for p, _ in mc500(doc, ContractConfig())]
+        want = [f"/payload/triggers/{i}" for i, t in enumerate(texts)
+                if find_active_code(t) is not None]
+        assert got == want
+
+    check()

@@ -1,0 +1,139 @@
+"""The contract commands through a real subprocess: exit codes, formats, never a traceback."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FX = ROOT / "fixtures" / "contract"
+SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
+
+
+def run(*args: str, stdin: bytes | None = None, cwd: Path = ROOT,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    e = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    e.pop("RISUTOOLS_DEBUG", None)
+    p = subprocess.run([sys.executable, "-m", "risutools", *args], input=stdin,
+                       capture_output=True, cwd=cwd, env=e, timeout=120)
+    assert b"Traceback" not in p.stderr + p.stdout, p.stderr.decode()
+    return p
+
+
+def test_seed_validates_exit_0() -> None:
+    p = run("validate", str(SEED))
+    assert p.returncode == 0, p.stdout.decode()
+    assert b"ok: 0 errors, 0 warnings, 1 document" in p.stdout
+    assert b"\x1b[" not in p.stdout  # not a terminal: no colours
+
+
+@pytest.mark.parametrize("name", sorted(x.name for x in (FX / "bad").iterdir()))
+def test_every_bad_fixture_exit_1_no_traceback(name: str) -> None:
+    p = run("validate", str(FX / "bad" / name))
+    assert p.returncode == 1, (p.stdout + p.stderr).decode()
+
+
+def test_exit_2_for_missing_file_bad_format_bad_rule_empty_dir(tmp_path: Path) -> None:
+    assert run("validate", str(tmp_path / "missing.json")).returncode == 2
+    p = run("validate", "--format", "xml", str(SEED))
+    assert p.returncode == 2
+    p = run("validate", "--select", "ZZ9", str(SEED))
+    assert p.returncode == 2 and b"ZZ9" in p.stderr
+    p = run("validate", str(tmp_path))
+    assert p.returncode == 2 and b"no-documents" in p.stderr
+    bad = tmp_path / "c.yaml"
+    bad.write_text("unknown_key: 1\n")
+    p = run("validate", "--config", str(bad), str(SEED))
+    assert p.returncode == 2 and b"config-unknown-key" in p.stderr
+    assert len(p.stderr.decode().strip().splitlines()) == 1
+
+
+def test_strict_and_ignore() -> None:
+    warn = FX / "bad" / "rules.json"
+    p = run("validate", "--select", "MC401", str(warn))
+    assert p.returncode == 0
+    p = run("validate", "--select", "MC401", "--strict", str(warn))
+    assert p.returncode == 1
+
+
+def test_stdin() -> None:
+    p = run("validate", "-", stdin=SEED.read_bytes())
+    assert p.returncode == 0
+    p = run("validate", "-", "--format", "json", stdin=b"\xff\xfe{")
+    assert p.returncode == 1
+    d = json.loads(p.stdout)
+    assert d["findings"][0]["file"] == "<stdin>"
+
+
+@pytest.mark.parametrize("fmt", ["json", "github", "sarif", "junit", "text"])
+def test_formats_are_deterministic(fmt: str) -> None:
+    args = ("validate", "-f", fmt, str(FX / "bad"), str(FX / "good"))
+    a, b = run(*args), run(*args)
+    assert a.returncode == b.returncode == 1
+    assert a.stdout == b.stdout and a.stdout
+    assert str(ROOT).encode() not in a.stdout  # relative paths only
+
+
+def test_github_annotations_point_at_line() -> None:
+    p = run("validate", "-f", "github", str(FX / "bad" / "broken-line.ndjson"))
+    assert p.stdout.decode().splitlines()[0].startswith(
+        "::error file=fixtures/contract/bad/broken-line.ndjson,line=2,title=MC000::")
+
+
+def test_output_file(tmp_path: Path) -> None:
+    out = tmp_path / "r.sarif"
+    p = run("validate", "-f", "sarif", "-o", str(out), str(SEED))
+    assert p.returncode == 0 and p.stdout == b""
+    assert json.loads(out.read_text())["version"] == "2.1.0"
+
+
+def test_hash_single_and_ndjson() -> None:
+    p = run("hash", str(SEED))
+    doc = json.loads(SEED.read_text(encoding="utf-8"))
+    want = hashlib.sha256(json.dumps(doc, ensure_ascii=False, sort_keys=True,
+                                     separators=(",", ":")).encode()).hexdigest()
+    assert p.returncode == 0 and p.stdout.decode() == f"sha256:{want}\n"
+    p = run("hash", str(FX / "good" / "context-cutter.yaml"))
+    assert p.stdout.decode() == f"sha256:{want}\n"
+    p = run("hash", str(FX / "good" / "components.ndjson"))
+    rows = [ln.split("\t") for ln in p.stdout.decode().splitlines()]
+    assert [r[0] for r in rows] == ["1", "2", "3"]
+    assert rows[0][1] == "module.risu.100.cutter-0" and rows[0][2].startswith("sha256:")
+    p = run("hash", str(FX / "bad" / "broken-line.ndjson"))
+    assert p.returncode == 2 and len(p.stdout.decode().splitlines()) == 3
+    assert b":2: MC000" in p.stderr
+
+
+def test_verify_cli() -> None:
+    p = run("verify", str(FX / "verify"), "--sources", str(FX / "store"))
+    assert p.returncode == 1
+    assert b"not verified (source not at hand)" in p.stdout
+    p = run("verify", str(FX / "verify" / "absent.json"), "--sources", str(FX / "store"))
+    assert p.returncode == 0
+    p = run("verify", str(FX / "verify" / "absent.json"), "--sources", str(FX / "store"),
+            "--require-sources")
+    assert p.returncode == 1
+    p = run("verify", str(SEED), "--sources", str(FX / "nope"))
+    assert p.returncode == 2
+
+
+def test_config_found_from_catalog_folder() -> None:
+    # the catalog's .risutools.yaml turns MC401 into an error
+    p = run("validate", "-f", "json", str(FX / "catalog" / "components"))
+    d = json.loads(p.stdout)
+    assert [f["rule"] for f in d["findings"]] == ["MC305"]
+
+
+def test_cli_import_stays_lazy() -> None:
+    code = ("import sys, risutools.cli; "
+            "print(sorted(m for m in ('jsonschema', 'yaml', 'risutools.contract') "
+            "if m in sys.modules))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+    assert p.stdout.decode().strip() == "[]"

@@ -1,0 +1,500 @@
+"""validate_document / validate_paths / loaders: good input, bad input, rules, catalog rules."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from risutools.contract import (
+    ContractConfig,
+    RuleFilter,
+    load_config,
+    load_documents,
+    validate_document,
+    validate_paths,
+)
+from risutools.contract.loaders import MAX_DEPTH, MAX_DOCUMENT_BYTES, load_bytes
+from risutools.contract.rules import RULES
+from risutools.errors import ConfigError, DocumentError
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
+FX = ROOT / "fixtures" / "contract"
+
+
+def seed() -> dict:
+    return json.loads(SEED.read_text(encoding="utf-8"))
+
+
+def rules_of(findings: list) -> list[str]:
+    return sorted(f.rule for f in findings)
+
+
+# --------------------------------------------------------------------------- the seed
+
+
+def test_seed_is_fully_clean() -> None:
+    assert validate_document(seed()) == []
+    r = validate_paths([SEED])
+    assert r.findings == [] and r.exit_code(strict=True) == 0
+
+
+def test_seed_prompt_digest_really_matches() -> None:
+    import hashlib
+
+    d = seed()
+    got = "sha256:" + hashlib.sha256(d["projection"]["prompt"].encode()).hexdigest()
+    assert got == d["projection"]["prompt_sha256"]
+
+
+def test_good_folder_yaml_ndjson_bom_all_clean() -> None:
+    r = validate_paths([FX / "good"])
+    assert r.findings == []
+    assert len(r.documents) == 5  # yaml + 3 ndjson + bom.json
+    assert [s.endswith("mkdocs.yml") for s in r.skipped] == [True]
+    nd = [d for d in r.documents if d.file.endswith(".ndjson")]
+    assert [d.line for d in nd] == [1, 2, 3]
+
+
+def test_yaml_seed_hashes_like_json_seed() -> None:
+    from risutools.contract import doc_sha256
+
+    y = load_documents(FX / "good" / "context-cutter.yaml").documents[0].doc
+    assert doc_sha256(y) == doc_sha256(seed())
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "pointer", "words"),
+    [
+        ("not-json.json", 2, "", "not valid JSON"),
+        ("dup-key.json", 5, "/payload/namespace", "duplicate key 'namespace'"),
+        ("nan.json", 3, "/x-score", "NaN"),
+        ("latin1.json", None, "", "byte offset 49"),
+        ("utf16.json", None, "", "UTF-16"),
+        ("empty.json", None, "", "empty file"),
+        ("yaml-alias.yaml", 3, "", "alias *b"),
+        ("yaml-python.yaml", 1, "/contract", "python/object"),
+        ("yaml-binary.yaml", 2, "/blob", "binary"),
+        ("yaml-set.yaml", 2, "/tags", "set"),
+        ("yaml-dup.yaml", 4, "/payload/a", "duplicate key 'a' (first at line 3)"),
+        ("yaml-nan.yaml", 2, "/x-score", "NaN"),
+        ("yaml-intkey.yaml", 2, "", "not a string"),
+        ("yaml-syntax.yaml", 2, "", "not valid YAML"),
+    ],
+)
+def test_bad_file_is_one_mc000_finding(name: str, line: int | None, pointer: str,
+                                       words: str) -> None:
+    out = load_documents(FX / "bad" / name)
+    assert out.documents == []
+    assert len(out.problems) == 1
+    p = out.problems[0]
+    assert (p.rule, p.severity, p.line, p.pointer) == ("MC000", "error", line, pointer)
+    assert words in p.message
+    assert p.file is not None and p.file.endswith(name)
+
+
+def test_latin1_offset_is_the_real_byte() -> None:
+    data = (FX / "bad" / "latin1.json").read_bytes()
+    assert data[49] == 0xE9
+
+
+def test_ndjson_broken_line_others_still_validated() -> None:
+    r = validate_paths([FX / "bad" / "broken-line.ndjson"])
+    assert [d.line for d in r.documents] == [1, 3, 4]
+    assert all(d.findings == [] for d in r.documents)
+    [p] = r.file_findings
+    assert (p.rule, p.line) == ("MC000", 2)
+    assert r.exit_code() == 1
+
+
+def test_ndjson_non_utf8_line_reports_file_offset(tmp_path: Path) -> None:
+    good = json.dumps(seed(), ensure_ascii=False).encode()
+    f = tmp_path / "c.ndjson"
+    f.write_bytes(good + b"\n" + b'{"a": "\xff"}\n')
+    out = load_documents(f)
+    assert len(out.documents) == 1
+    [p] = out.problems
+    assert p.line == 2 and f"byte offset {len(good) + 1 + 7}" in p.message
+
+
+def test_yaml_timestamp_stays_a_string() -> None:
+    out = load_bytes(b"contract: matrix-component-v1\nat: 2025-01-02\n", "t.yaml", fmt="yaml")
+    assert out.documents[0].doc["at"] == "2025-01-02"
+
+
+def test_yaml_merge_key_refused() -> None:
+    out = load_bytes(b"a: 1\n<<: {b: 2}\n", "m.yaml", fmt="yaml")
+    assert out.problems and "merge key" in out.problems[0].message
+
+
+def test_yaml_alias_bomb_refused_quickly() -> None:
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 12):
+        lines.append(f"{chr(97 + i)}: &{chr(97 + i)} [" + ", ".join(
+            [f"*{chr(96 + i)}"] * 9) + "]")
+    out = load_bytes("\n".join(lines).encode(), "bomb.yaml", fmt="yaml")
+    assert out.problems[0].rule == "MC000" and "alias" in out.problems[0].message
+
+
+def test_deeply_nested_json_and_yaml_refused() -> None:
+    deep = "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5)
+    out = load_bytes(deep.encode(), "deep.json", fmt="json")
+    assert "nested deeper" in out.problems[0].message
+    very = "[" * 100_000 + "]" * 100_000
+    out = load_bytes(very.encode(), "deeper.json", fmt="json")
+    assert "nested deeper" in out.problems[0].message
+    ydeep = "a:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, MAX_DEPTH + 5)) + \
+        "  " * (MAX_DEPTH + 5) + "v\n"
+    out = load_bytes(ydeep.encode(), "deep.yaml", fmt="yaml")
+    assert "nested deeper" in out.problems[0].message
+    out = load_bytes(("[" * 50_000).encode(), "deep2.yaml", fmt="yaml")
+    assert out.problems and out.problems[0].rule == "MC000"
+
+
+def test_huge_document_refused_without_reading_it(tmp_path: Path) -> None:
+    f = tmp_path / "huge.json"
+    with open(f, "wb") as fh:
+        fh.truncate(MAX_DOCUMENT_BYTES + 1)
+    out = load_documents(f)
+    assert "bound" in out.problems[0].message
+
+
+def test_huge_ndjson_line_skipped_others_kept(tmp_path: Path) -> None:
+    good = json.dumps(seed(), ensure_ascii=False).encode()
+    f = tmp_path / "big.ndjson"
+    with open(f, "wb") as fh:
+        fh.write(good + b"\n")
+        fh.write(b'{"x": "' + b"a" * (MAX_DOCUMENT_BYTES + 10) + b'"}\n')
+        fh.write(good + b"\n")
+    out = load_documents(f)
+    assert [d.line for d in out.documents] == [1, 3]
+    assert out.problems[0].line == 2 and "bound" in out.problems[0].message
+
+
+def test_unpaired_surrogate_refused() -> None:
+    out = load_bytes(b'{"a": "\\ud800"}', "s.json", fmt="json")
+    assert "surrogate" in out.problems[0].message
+
+
+def test_huge_integer_is_a_finding_not_a_crash() -> None:
+    out = load_bytes(b'{"a": ' + b"9" * 5000 + b"}", "i.json", fmt="json")
+    assert out.problems and out.problems[0].rule == "MC000"
+
+
+def test_stdin_json_and_ndjson_sniffed() -> None:
+    one = json.dumps(seed(), ensure_ascii=False).encode()
+    out = load_documents("-", stdin=io.BytesIO(one))
+    assert len(out.documents) == 1 and out.documents[0].file == "<stdin>"
+    out = load_documents("-", stdin=io.BytesIO(one + b"\n" + one + b"\n"))
+    assert [d.line for d in out.documents] == [1, 2]
+    y = (FX / "good" / "context-cutter.yaml").read_bytes()
+    out = load_documents("-", stdin=io.BytesIO(y))
+    assert out.documents[0].fmt == "yaml"
+
+
+def test_missing_path_is_mc001_exit_2(tmp_path: Path) -> None:
+    r = validate_paths([SEED, tmp_path / "nope.json"])
+    assert [f.rule for f in r.file_findings] == ["MC001"]
+    assert len(r.documents) == 1 and r.exit_code() == 2
+
+
+def test_folder_without_documents_cannot_run(tmp_path: Path) -> None:
+    (tmp_path / "readme.txt").write_text("hi")
+    with pytest.raises(DocumentError) as ei:
+        validate_paths([tmp_path])
+    assert ei.value.code == "no-documents"
+
+
+# --------------------------------------------------------------------------- MC100
+
+
+def test_schema_invalid_every_error_listed_with_pointers() -> None:
+    r = validate_paths([FX / "bad" / "schema-invalid.json"])
+    got = {(f.rule, f.pointer) for f in r.findings}
+    want = {
+        ("MC100", "/component_version"),
+        ("MC100", "/component_type"),
+        ("MC100", "/provenance"),  # publishable missing
+        ("MC100", "/provenance/review_status"),
+        ("MC100", "/capabilities/requires"),
+        ("MC100", "/projection/tags"),  # duplicate
+        ("MC100", "/projection/tags/0"),  # not kebab-case
+        ("MC100", "/projection/flagship"),
+        ("MC100", "/payload/colour"),
+    }
+    assert want <= got
+    # the x- extension is allowed, and nothing else is reported
+    assert not any("x-curator" in f.pointer for f in r.findings)
+    assert got - want == set()
+    missing = [f for f in r.findings if f.pointer == "/provenance"]
+    assert "publishable" in missing[0].message
+    # every finding has a line in the file
+    assert all(f.line and f.line > 1 for f in r.findings)
+
+
+def test_non_object_document() -> None:
+    [f] = validate_document([1, 2])
+    assert f.rule == "MC100" and "object" in f.message
+
+
+def test_x_extension_keys_allowed_everywhere_known() -> None:
+    d = seed()
+    d["x-top"] = {"any": [1, 2]}
+    d["provenance"]["x-note"] = "ok"
+    d["projection"]["x-ui"] = True
+    assert validate_document(d) == []
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def test_rules_fixture_each_rule_fires_where_expected() -> None:
+    r = validate_paths([FX / "bad" / "rules.json"])
+    got = sorted((f.rule, f.pointer) for f in r.findings)
+    assert got == sorted([
+        ("MC101", "/payload/namespace"),
+        ("MC102", "/payload/idea_layers/evidence/source_post"),
+        ("MC103", "/payload/idea_layers/lineage/promotion_status"),
+        ("MC200", "/provenance/source_refs/0/sha256"),
+        ("MC201", "/projection/prompt_sha256"),
+        ("MC300", "/payload/idea_layers/evidence/code_executed"),
+        ("MC301", "/provenance/runtime_status"),
+        ("MC302", "/provenance/runtime_status"),
+        ("MC304", "/provenance/availability_verdict"),
+        ("MC400", "/capabilities/conflicts/0"),
+        ("MC400", "/capabilities/conflicts/1"),
+        ("MC401", "/capabilities/conflicts/2"),
+        ("MC500", "/payload/triggers/1"),
+        ("MC600", "/payload"),
+    ])
+    sev = {f.rule: f.severity for f in r.findings}
+    assert sev["MC401"] == "warning" and sev["MC600"] == "warning" and sev["MC201"] == "error"
+
+
+@pytest.mark.parametrize("digest", [
+    "sha256:pending", "sha256:" + "0" * 64, "TODO", "", "sha256:", "sha256:TODO",
+    "sha256:" + "A" * 64, "sha256:" + "a" * 63, "0c95062f010a58321ec3b55fdf62c046537e28a3fb86472d"
+    "3fb60d43bf567780", "sha256:" + "g" * 64,
+])
+def test_mc200_refuses_placeholders_and_bad_forms(digest: str) -> None:
+    d = seed()
+    d["provenance"]["source_refs"][0]["sha256"] = digest
+    assert rules_of(validate_document(d)) == ["MC200"]
+
+
+def test_mc102_source_key_h_form_and_non_risu_first_ref() -> None:
+    d = seed()
+    d["component_id"] = "module.risu.h0123456789ab.context-cutter"
+    d["provenance"]["source_refs"][0]["source_id"] = "risu:h0123456789ab"
+    d["payload"]["idea_layers"]["evidence"]["source_post"] = "h0123456789ab"
+    assert validate_document(d) == []
+    d["provenance"]["source_refs"][0]["source_id"] = "replay:x"
+    assert rules_of(validate_document(d)) == ["MC102"]
+
+
+def test_mc303_publishable_gate() -> None:
+    d = seed()
+    d["provenance"]["publishable"] = True
+    fs = validate_document(d)
+    assert rules_of(fs).count("MC303") == 3  # not promoted, replay not passed, not available
+    assert "MC301" in rules_of(fs)
+    d["provenance"].update(review_status="promoted", availability_verdict="available")
+    d["payload"]["idea_layers"]["lineage"]["promotion_status"] = "promoted"
+    d["projection"]["replay_status"] = "passed"
+    assert rules_of(validate_document(d)) == []
+
+
+def test_mc600_error_once_approved_and_under_gate() -> None:
+    d = seed()
+    del d["payload"]["invariants"]
+    d["payload"]["idea_layers"]["core"]["core_idea"] = " "
+    [f] = validate_document(d)
+    assert (f.rule, f.severity) == ("MC600", "warning")
+    assert "payload.invariants" in f.message and "core.core_idea" in f.message
+    [f] = validate_document(d, config=ContractConfig().with_promotion_gate())
+    assert f.severity == "error"
+    off = ContractConfig(severities={"MC600": "off"})
+    assert validate_document(d, config=off) == []
+    # the gate cannot be configured away
+    [f] = validate_document(d, config=off.with_promotion_gate())
+    assert f.severity == "error"
+    d["provenance"]["review_status"] = "approved"
+    d["payload"]["idea_layers"]["lineage"]["promotion_status"] = "approved"
+    assert [(f.rule, f.severity) for f in validate_document(d)] == [("MC600", "error")]
+
+
+def test_mc105_unknown_source_kind_is_a_warning() -> None:
+    d = seed()
+    d["provenance"]["source_kind"] = "risu_hub"
+    [f] = validate_document(d)
+    assert (f.rule, f.severity) == ("MC105", "warning")
+
+
+def test_config_extra_capabilities_and_severities() -> None:
+    d = seed()
+    d["capabilities"]["provides"].append("context.extra_local")
+    [f] = validate_document(d)
+    assert f.rule == "MC401" and f.severity == "warning"
+    cfg = ContractConfig(extra_capabilities=frozenset({"context.extra_local"}))
+    assert validate_document(d, config=cfg) == []
+    up = ContractConfig(severities={"MC401": "error"})
+    assert validate_document(d, config=up)[0].severity == "error"
+
+
+def test_select_and_ignore_by_prefix() -> None:
+    r = validate_paths([FX / "bad" / "rules.json"], rule_filter=RuleFilter(select=["MC3"]))
+    assert {f.rule for f in r.findings} == {"MC300", "MC301", "MC302", "MC304"}
+    r = validate_paths([FX / "bad" / "rules.json"], rule_filter=RuleFilter(ignore=["MC4", "MC600"]))
+    assert not {f.rule for f in r.findings} & {"MC400", "MC401", "MC600"}
+    with pytest.raises(ConfigError):
+        RuleFilter(select=["XX1"])
+
+
+def test_strict_makes_warnings_fail() -> None:
+    d = seed()
+    del d["payload"]["idea_layers"]["situation"]
+    r = validate_paths([FX / "bad" / "rules.json"])
+    assert r.exit_code() == 1
+    r2 = validate_paths([FX / "good" / "context-cutter.yaml"])
+    assert r2.exit_code(strict=True) == 0
+
+
+# --------------------------------------------------------------------------- catalog rules
+
+
+def test_mc104_duplicates_across_files(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text(SEED.read_text(encoding="utf-8"), encoding="utf-8")
+    line = json.dumps(seed(), ensure_ascii=False)
+    (tmp_path / "b.ndjson").write_text(line + "\n" + line + "\n", encoding="utf-8")
+    r = validate_paths([tmp_path])
+    dup = [f for f in r.findings if f.rule == "MC104"]
+    assert [(f.file.rsplit("/", 1)[-1], f.line) for f in dup] == [("b.ndjson", 1), ("b.ndjson", 2)]
+    assert "a.json" in dup[0].message
+
+
+def test_mc305_catalog_chain() -> None:
+    r = validate_paths([FX / "catalog"], load_config(FX / "catalog"))
+    by_file = {d.file.rsplit("/", 1)[-1]: d for d in r.documents}
+    assert by_file["approved-cutter.json"].findings == []
+    assert by_file["candidate.json"].findings == []
+    [f] = by_file["forged.json"].findings
+    assert f.rule == "MC305" and "records no transition" in f.message
+
+
+def copy_catalog(tmp_path: Path) -> Path:
+    import shutil
+
+    dst = tmp_path / "catalog"
+    shutil.copytree(FX / "catalog", dst)
+    return dst
+
+
+def mc305_messages(cat: Path) -> list[str]:
+    r = validate_paths([cat / "components" / "approved-cutter.json"])
+    return [f.message for f in r.findings if f.rule == "MC305"]
+
+
+def test_mc305_edit_after_transition(tmp_path: Path) -> None:
+    cat = copy_catalog(tmp_path)
+    p = cat / "components" / "approved-cutter.json"
+    d = json.loads(p.read_text(encoding="utf-8"))
+    d["projection"]["title"] += "!"
+    p.write_text(json.dumps(d, ensure_ascii=False), encoding="utf-8")
+    [m] = mc305_messages(cat)
+    assert "changed after its last recorded transition" in m
+
+
+def test_mc305_tampered_approval(tmp_path: Path) -> None:
+    cat = copy_catalog(tmp_path)
+    a = cat / "approvals" / "0002-approve.yaml"
+    a.write_text(a.read_text().replace("reviewer: kim", "reviewer: bot"))
+    msgs = mc305_messages(cat)
+    assert any("changed after it was recorded" in m for m in msgs)
+
+
+def test_mc305_missing_approval_and_broken_log(tmp_path: Path) -> None:
+    cat = copy_catalog(tmp_path)
+    (cat / "approvals" / "0001-request_review.yaml").unlink()
+    with open(cat / "transitions.ndjson", "a") as f:
+        f.write("{broken\n")
+    r = validate_paths([cat / "components"])
+    msgs = [f.message for f in r.findings if f.rule == "MC305"]
+    assert any("is missing" in m for m in msgs)
+    assert any(f.file and f.file.endswith("transitions.ndjson") and f.line == 3
+               for f in r.findings)
+
+
+def test_mc305_skipped_chain_step(tmp_path: Path) -> None:
+    cat = copy_catalog(tmp_path)
+    t = cat / "transitions.ndjson"
+    t.write_text(t.read_text().splitlines()[1] + "\n")
+    assert any("expected 'candidate'" in m for m in mc305_messages(cat))
+
+
+def test_mc305_no_catalog_at_all(tmp_path: Path) -> None:
+    d = seed()
+    d["provenance"]["review_status"] = "pending_human_review"
+    d["payload"]["idea_layers"]["lineage"]["promotion_status"] = "pending_human_review"
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "d.json").write_text(json.dumps(d), encoding="utf-8")
+    r = validate_paths([tmp_path / "d.json"])
+    assert [f.rule for f in r.findings] == ["MC305"]
+
+
+# --------------------------------------------------------------------------- config
+
+
+def test_config_yaml_and_pyproject(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.risutools]\ncapabilities = ["my.cap"]\nrules = { MC401 = "off" }\n')
+    sub = tmp_path / "docs"
+    sub.mkdir()
+    cfg = load_config(sub)
+    assert cfg.extra_capabilities == {"my.cap"} and cfg.severities == {"MC401": "off"}
+    (tmp_path / ".risutools.yaml").write_text("sources: store\nexclude: ['drafts/*']\n")
+    cfg = load_config(sub)
+    assert cfg.sources == (tmp_path / "store").resolve() and cfg.exclude == ("drafts/*",)
+
+
+@pytest.mark.parametrize("text", [
+    "colour: red\n", "rules: {MC999: error}\n", "rules: {MC401: loud}\n",
+    "capabilities: [Bad-Name]\n", "rules: {MC000: off}\n", "[1, 2]\n", "sources: 3\n",
+    "contract: [unclosed\n",
+])
+def test_bad_config_is_config_error(tmp_path: Path, text: str) -> None:
+    from risutools.contract import load_config_file
+
+    p = tmp_path / ".risutools.yaml"
+    p.write_text(text)
+    with pytest.raises(ConfigError) as ei:
+        load_config_file(p)
+    assert "\n" not in ei.value.one_line()
+
+
+def test_other_sections_kept_unread(tmp_path: Path) -> None:
+    from risutools.contract import load_config_file
+
+    p = tmp_path / ".risutools.yaml"
+    p.write_text("ingest: {workers: 2}\n")
+    assert load_config_file(p).sections == {"ingest": {"workers": 2}}
+
+
+def test_every_rule_documented() -> None:
+    doc = (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
+    for rid, info in RULES.items():
+        assert f"| {rid} | {info.severity} |" in doc, rid
+
+
+def test_validate_document_does_not_mutate() -> None:
+    d = seed()
+    before = copy.deepcopy(d)
+    validate_document(d)
+    assert d == before

@@ -1,0 +1,103 @@
+"""verify: prompt digests, source store lookups, replay reports, not-at-hand."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from risutools.contract import load_config, verify_paths
+
+ROOT = Path(__file__).resolve().parents[1]
+FX = ROOT / "fixtures" / "contract"
+STORE = FX / "store"
+
+
+def statuses(r) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for v in r.verifications:
+        out.setdefault(v.file.rsplit("/", 1)[-1], []).append(v.status)
+    return out
+
+
+def test_verify_fixture_outcomes() -> None:
+    r = verify_paths([FX / "verify"], STORE)
+    assert statuses(r) == {
+        "absent.json": ["not_at_hand"],
+        "card-module.json": ["verified"],
+        "mismatch.json": ["mismatch"],
+        "stale-report.json": ["verified", "mismatch"],
+        "verified.json": ["verified", "verified"],
+    }
+    sev = sorted((f.file.rsplit("/", 1)[-1], f.rule, f.severity) for f in r.findings)
+    assert sev == [("absent.json", "MC202", "warning"), ("mismatch.json", "MC202", "error"),
+                   ("stale-report.json", "MC203", "error")]
+    assert "not verified: source not at hand" in next(f for f in r.findings
+                                                   if f.severity == "warning").message
+    assert r.exit_code() == 1
+
+
+def test_require_sources_makes_absent_an_error(tmp_path: Path) -> None:
+    shutil.copy(FX / "verify" / "absent.json", tmp_path / "absent.json")
+    r = verify_paths([tmp_path / "absent.json"], STORE)
+    assert r.exit_code() == 0 and r.exit_code(strict=True) == 1
+    r = verify_paths([tmp_path / "absent.json"], STORE, require_sources=True)
+    assert r.exit_code() == 1
+
+
+def test_no_store_means_not_at_hand_not_a_crash() -> None:
+    r = verify_paths([ROOT / "fixtures" / "documents"])
+    [v] = r.verifications
+    assert v.status == "not_at_hand" and "no source store given" in v.detail
+    assert r.exit_code() == 0
+
+
+def test_found_by_digest_under_any_name(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    store.mkdir()
+    shutil.copy(STORE / "300.risum", store / "renamed.bin")
+    doc = json.loads((FX / "verify" / "verified.json").read_text(encoding="utf-8"))
+    doc["provenance"]["source_refs"] = doc["provenance"]["source_refs"][:1]
+    (tmp_path / "d.json").write_text(json.dumps(doc), encoding="utf-8")
+    r = verify_paths([tmp_path / "d.json"], store)
+    assert [v.status for v in r.verifications] == ["verified"]
+    r = verify_paths([tmp_path / "d.json"], store, content_scan=False)
+    assert [v.status for v in r.verifications] == ["not_at_hand"]
+
+
+def test_edited_report_fails_its_own_digest(tmp_path: Path) -> None:
+    from risutools.contract.canonical import sha256_prefixed
+
+    cat = tmp_path / "cat"
+    shutil.copytree(FX / "verify", cat)
+    rep = cat / "replays" / "long-chat.report.json"
+    data = json.loads(rep.read_text())
+    data["summary"]["verdict"] = "failed"  # edited, report_sha256 left as it was
+    raw = json.dumps(data).encode()
+    rep.write_bytes(raw)
+    doc = json.loads((cat / "verified.json").read_text())
+    doc["provenance"]["source_refs"][1]["sha256"] = sha256_prefixed(raw)
+    (cat / "verified.json").write_text(json.dumps(doc))
+    r = verify_paths([cat / "verified.json"], STORE)
+    [f] = [f for f in r.findings if f.rule == "MC203"]
+    assert "edited after it was written" in f.message
+
+
+def test_missing_report_with_replays_folder_is_an_error(tmp_path: Path) -> None:
+    cat = tmp_path / "cat"
+    shutil.copytree(FX / "verify", cat)
+    (cat / "replays" / "long-chat.report.json").unlink()
+    r = verify_paths([cat / "verified.json"], STORE)
+    assert [(f.rule, f.severity) for f in r.findings] == [("MC203", "error")]
+
+
+def test_prompt_digest_and_placeholder_in_verify() -> None:
+    r = verify_paths([FX / "bad" / "rules.json"], STORE)
+    assert {f.rule for f in r.findings} >= {"MC200", "MC201"}
+
+
+def test_config_sources_used(tmp_path: Path) -> None:
+    cfg = load_config(FX / "catalog")
+    assert cfg.sources == STORE.resolve()
+    r = verify_paths([FX / "verify" / "verified.json"], config=cfg)
+    assert [v.status for v in r.verifications] == ["verified", "verified"]
