@@ -442,7 +442,9 @@ def ingest_cmd(
     notes: str | None = typer.Option(
         None, "--notes", help="Folder of notes/<component_id>.yaml (default: CATALOG/notes)."
     ),
-    jobs: int | None = typer.Option(None, "-j", "--jobs", help="Worker processes (default: all cores)."),
+    jobs: int | None = typer.Option(
+        None, "-j", "--jobs", help="Worker processes (default: all cores)."
+    ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Ignore and do not write the cache."),
     report: str | None = typer.Option(None, "--report", help="Also write the run as JSON here."),
     as_json: bool = typer.Option(False, "--json", help="Print the run as JSON on stdout."),

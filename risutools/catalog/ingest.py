@@ -272,7 +272,7 @@ def ingest(
 
     from risutools.projection import post_id_from_name
 
-    for (path, _fmt), size in zip(files, sizes):
+    for (path, _fmt), size in zip(files, sizes, strict=True):
         rel = path.relative_to(src_p).as_posix()
         post_id = post_id_from_name(path.name)
         hit = cache.lookup(rel, path, lang, post_id, notes_sig)
