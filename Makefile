@@ -14,11 +14,18 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-## demo: ingest the bundled fixture sources into a catalog, then validate it
+## demo: ingest the bundled fixture sources into a catalog (Korean sentences, curator notes),
+##       replay the context cutter, then validate and verify the catalog
+DEMO := build/demo-catalog
 demo: $(STAMP)
-	rm -rf build/demo-catalog
-	$(BIN)/risutools ingest fixtures/sources -o build/demo-catalog
-	$(BIN)/risutools validate build/demo-catalog
+	rm -rf $(DEMO) && mkdir -p $(DEMO) && cp -r fixtures/notes $(DEMO)/notes
+	$(BIN)/risutools ingest fixtures/sources -o $(DEMO) --lang ko
+	$(BIN)/risutools replay run $(DEMO)/module.risu.174678332.context-cutter.json \
+		--fixture fixtures/replay/anchor-edit.yaml --update
+	$(BIN)/risutools validate $(DEMO)
+	$(BIN)/risutools verify $(DEMO) --sources fixtures/sources
+	@echo
+	@echo "demo catalog: $(DEMO)  (replay report: $(DEMO)/replays/*.html)"
 
 ## test: lint, type-check and run the test suite
 test: lint typecheck unit

@@ -101,3 +101,29 @@ def test_config_sources_used(tmp_path: Path) -> None:
     assert cfg.sources == STORE.resolve()
     r = verify_paths([FX / "verify" / "verified.json"], config=cfg)
     assert [v.status for v in r.verifications] == ["verified", "verified"]
+
+
+def test_notes_ref_is_matched_by_content_not_by_post_id_name(tmp_path: Path) -> None:
+    """A notes entry shares its module's post id: a module file named after that post id
+    must not be taken for the notes file (that would report a false mismatch)."""
+    store = tmp_path / "store"
+    store.mkdir()
+    shutil.copy(STORE / "300.risum", store / "300_module.risum")
+    notes_bytes = b"notes: notes-v1\nslug: x\n"
+    import hashlib
+
+    doc = json.loads((FX / "verify" / "verified.json").read_text(encoding="utf-8"))
+    doc["provenance"]["source_refs"] = [
+        {
+            "source_id": "risu:300",
+            "source_version": "notes.yaml",
+            "sha256": "sha256:" + hashlib.sha256(notes_bytes).hexdigest(),
+        }
+    ]
+    target = tmp_path / "doc.json"
+    target.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    [v] = verify_paths([target], store).verifications
+    assert v.status == "not_at_hand"
+    (store / "kept-notes.yaml").write_bytes(notes_bytes)
+    [v] = verify_paths([target], store).verifications
+    assert v.status == "verified"

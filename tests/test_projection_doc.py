@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "fixtures" / "analysis"))
 from make_fixtures import context_cutter  # noqa: E402
 
 SEED = json.loads((ROOT / "fixtures/documents/seed-000-context-cutter.json").read_text("utf-8"))
-NOTES = ROOT / "fixtures/analysis/context-cutter.notes.yaml"
+NOTES = ROOT / "fixtures/notes/module.risu.174678332.context-cutter.yaml"
 SHA = "0c95062f010a58321ec3b55fdf62c046537e28a3fb86472d3fb60d43bf567780"
 
 
