@@ -292,7 +292,9 @@ def pack_inputs(src: str | os.PathLike[str]) -> tuple[dict[str, Any], list[bytes
     rel_module = manifest.get("module")
     if not isinstance(rel_module, str):
         raise FormatError("pack-invalid-input", 'manifest has no "module" file', path=str(root))
-    module = _module_of(_load_json(_inside(root, rel_module), "module.json"), rel_module)
+    # module.json is the module object exactly as read (unknown fields and all, for
+    # lorebook/regex exports too): it is packed verbatim, never re-interpreted.
+    module = _load_json(_inside(root, rel_module), "module.json")
     blobs: list[bytes] = []
     entries = manifest.get("assets")
     if not isinstance(entries, list):
