@@ -277,3 +277,16 @@ def test_unpack_symlink_member_is_a_plain_file(tmp_path: Path) -> None:
     assert run("unpack", p, "-o", out).returncode == 0
     written = out / "card-assets" / "link.png"
     assert not written.is_symlink() and written.read_bytes() == b"/etc/passwd"
+
+
+def test_unpack_and_pack_unwritable_targets_are_one_line(tmp_path: Path) -> None:
+    out = tmp_path / "u"
+    out.mkdir()
+    (out / "assets").write_bytes(b"")  # a file where the assets folder must go
+    proc = run("unpack", SOURCES / "183120336_asset-pack.risum", "-o", out)
+    assert proc.returncode == 2 and "unwritable" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    (tmp_path / "dir.risum").mkdir()
+    proc = run("pack", SOURCES / "186123400_mood-tracker.json", "-o", tmp_path / "dir.risum",
+               "--force")  # fmt: skip
+    assert proc.returncode == 2 and "unwritable" in proc.stderr

@@ -215,9 +215,14 @@ def _write_all(root: Path, files: dict[str, bytes], manifest: dict[str, Any], fo
                 "to overwrite",
                 path=str(root),
             )
-    for rel in sorted(files):
-        atomic_write(plan[rel], files[rel], expect_absent=not force)
-    atomic_write(plan[MANIFEST], _json_bytes(manifest), expect_absent=not force)
+    try:
+        for rel in sorted(files):
+            atomic_write(plan[rel], files[rel], expect_absent=not force)
+        atomic_write(plan[MANIFEST], _json_bytes(manifest), expect_absent=not force)
+    except (FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError) as exc:
+        raise FormatError(
+            "unwritable", f"cannot write {exc.filename}: {exc.strerror}", path=str(root)
+        ) from None
 
 
 # -- pack ----------------------------------------------------------------------
@@ -328,5 +333,10 @@ def pack(src: str | os.PathLike[str], out: str | os.PathLike[str], *, force: boo
     """Write ``out`` (.risum) from ``src``; returns the number of bytes written."""
     module, blobs = pack_inputs(src)
     data = write_risum(module, blobs)
-    atomic_write(out, data, expect_absent=not force)
+    try:
+        atomic_write(out, data, expect_absent=not force)
+    except (FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError) as exc:
+        raise FormatError(
+            "unwritable", f"cannot write {exc.filename}: {exc.strerror}", path=os.fspath(out)
+        ) from None
     return len(data)
