@@ -97,7 +97,9 @@ def inspect(
 
 @app.command()
 def unpack(
-    file: str = typer.Argument(..., metavar="FILE", help=".risum, .charx, CharX-JPEG or JSON."),
+    file: str = typer.Argument(
+        ..., metavar="FILE", help=".risum, .charx, CharX-JPEG, .risup/.risupreset or JSON export."
+    ),
     out: str = typer.Option(..., "-o", "--output", metavar="DIR", help="Folder to write."),
     force: bool = typer.Option(False, "--force", help="Overwrite files that already exist."),
 ) -> None:

@@ -223,3 +223,70 @@ def test_sanitise_rules() -> None:
     assert sanitise("한글 이름") == "한글_이름"
     assert sanitise("nul.txt") == "_nul.txt"
     assert len(sanitise("x" * 500)) == 80
+
+
+def test_inspect_text_never_shows_code_smuggled_in_names(tmp_path: Path) -> None:
+    code = "function onStart() request('http://evil.example') end"
+    module = {
+        "name": f"Nice\n{code}",
+        "id": "\x1b[2J",
+        "regex": [{"type": f"editdisplay\n{code}", "in": "a", "out": "b"}],
+        "customModuleToggle": "k=Label\u2028" + code,
+        "trigger": [{"type": "start", "effect": [{"type": "triggerlua", "code": code}]}],
+    }
+    p = tmp_path / "m.risum"
+    p.write_bytes(write_risum(module, []))
+    proc = run("inspect", p)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert not any(line.lstrip().startswith("function") for line in lines)
+    assert "\x1b" not in proc.stdout and "\u2028" not in proc.stdout
+    assert "module: Nice\\u000afunction onStart() request(" in proc.stdout  # escaped, cut
+    assert "id: \\u001b[2J" in proc.stdout
+    assert f"lua {len(code)} B" in proc.stdout
+    # --json escapes control characters by construction
+    data = json.loads(run("inspect", "--json", p).stdout)
+    assert data[0]["modules"][0]["name"] == module["name"]
+
+
+def test_unpack_pack_round_trip_of_lorebook_export(tmp_path: Path) -> None:
+    src = tmp_path / "lb.json"
+    obj = {"type": "risu", "name": "세계", "ver": 1, "data": [{"key": "a", "content": "b"}]}
+    src.write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / "u"
+    assert run("unpack", src, "-o", out).returncode == 0
+    proc = run("pack", out, "-o", tmp_path / "lb.risum")
+    assert proc.returncode == 0, proc.stderr
+    (orig,) = read_path(src)
+    (back,) = read_path(tmp_path / "lb.risum")
+    assert back.data == orig.data == {"type": "risu", "name": "세계", "ver": 1,
+                                      "lorebook": [{"key": "a", "content": "b"}]}  # fmt: skip
+
+
+def test_unpack_symlink_member_is_a_plain_file(tmp_path: Path) -> None:
+    import stat
+
+    info = zipfile.ZipInfo("assets/link.png")
+    info.external_attr = (stat.S_IFLNK | 0o777) << 16
+    card = json.dumps({"spec": "chara_card_v3", "data": {"name": "L"}}).encode()
+    p = tmp_path / "link.charx"
+    with zipfile.ZipFile(p, "w") as zf:
+        zf.writestr("card.json", card)
+        zf.writestr(info, "/etc/passwd")
+    out = tmp_path / "u"
+    assert run("unpack", p, "-o", out).returncode == 0
+    written = out / "card-assets" / "link.png"
+    assert not written.is_symlink() and written.read_bytes() == b"/etc/passwd"
+
+
+def test_unpack_and_pack_unwritable_targets_are_one_line(tmp_path: Path) -> None:
+    out = tmp_path / "u"
+    out.mkdir()
+    (out / "assets").write_bytes(b"")  # a file where the assets folder must go
+    proc = run("unpack", SOURCES / "183120336_asset-pack.risum", "-o", out)
+    assert proc.returncode == 2 and "unwritable" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    (tmp_path / "dir.risum").mkdir()
+    proc = run("pack", SOURCES / "186123400_mood-tracker.json", "-o", tmp_path / "dir.risum",
+               "--force")  # fmt: skip
+    assert proc.returncode == 2 and "unwritable" in proc.stderr

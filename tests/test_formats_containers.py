@@ -317,3 +317,141 @@ def test_detect_non_risu_files(tmp_path: Path) -> None:
         p = tmp_path / name
         p.write_bytes(data)
         assert detect(p) is None, name
+
+
+# -- hostile archives (audit) ----------------------------------------------------
+
+
+def _zip_dups(members: list[tuple[str, bytes]]) -> bytes:
+    import warnings
+
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns about duplicate names
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+            for name, data in members:
+                zf.writestr(name, data)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("dup", ["module.risum", "card.json"])
+def test_duplicate_card_or_module_member_is_refused(tmp_path: Path, dup: str) -> None:
+    # RisuAI keeps the LAST copy; showing the first would review a different module
+    good = write_risum({"name": "good", "id": "1"}, [])
+    evil = write_risum({"name": "evil", "id": "2", "lowLevelAccess": True}, [])
+    members = [("card.json", CARD), ("module.risum", good)]
+    members.append((dup, evil if dup == "module.risum" else CARD))
+    p = tmp_path / "dup.charx"
+    p.write_bytes(_zip_dups(members))
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code == "zip-duplicate-member"
+    assert repr(dup) in ei.value.why
+
+
+def _patch_cd_size(data: bytes, cd_size: int) -> bytes:
+    buf = bytearray(data)
+    at = buf.rfind(b"PK\x05\x06")
+    buf[at + 12 : at + 16] = cd_size.to_bytes(4, "little")
+    return bytes(buf)
+
+
+def test_central_directory_bounds_checked_before_parsing(tmp_path: Path) -> None:
+    from risutools.formats import charx
+
+    base = _zip([("card.json", CARD)])
+    p = tmp_path / "many.charx"
+    p.write_bytes(_patch_cd_size(base, charx.MAX_CD_BYTES + 1))
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code == "zip-invalid" and "central directory" in ei.value.why
+    # the 16-bit count cannot pass 65535; a ZIP64 end record's 64-bit count is checked
+    z64 = bytearray(base)
+    at = z64.rfind(b"PK\x05\x06")
+    rec = b"PK\x06\x06" + (44).to_bytes(8, "little") + bytes(12)
+    rec += (10**9).to_bytes(8, "little") * 2 + (1).to_bytes(8, "little") * 2
+    loc = b"PK\x06\x07" + bytes(16)
+    p.write_bytes(bytes(z64[:at]) + rec + loc + bytes(z64[at:]))
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code == "zip-invalid" and "1000000000 members" in ei.value.why
+
+
+def test_card_assets_total_budget(tmp_path: Path) -> None:
+    from risutools.formats import charx
+
+    mib = 1024 * 1024
+    p = tmp_path / "zeros.charx"
+    p.write_bytes(_zip([("card.json", CARD)] + [(f"assets/{i}.bin", bytes(mib)) for i in range(5)]))
+    size = p.stat().st_size
+    assert size < 20_000  # each MiB of zeros deflates to ~1 KiB
+    budget = charx.RATIO_FLOOR + charx.MAX_RATIO * size  # ~ 1 MiB + 200 x size < 5 MiB
+    with open(p, "rb") as fp:
+        got = list(charx.iter_card_assets(fp))
+    kept = [name for name, data, _ in got if data is not None]
+    assert len(kept) == budget // mib  # whole MiB members fit until the budget runs out
+    assert 1 <= len(kept) < 5
+    refused = [reason for _, data, reason in got if data is None]
+    assert refused and all(r.startswith("zip-total-too-large") for r in refused)
+
+
+def test_too_many_asset_frames_is_refused(tmp_path: Path) -> None:
+    from risutools.formats.risum import MAX_ASSETS, main_block
+
+    main = main_block({"name": "n", "id": "i"})
+    p = tmp_path / "frames.risum"
+    head = b"\x6f\x00" + len(main).to_bytes(4, "little") + rpack.encode(main)
+    p.write_bytes(head + b"\x01\x00\x00\x00\x00" * (MAX_ASSETS + 1) + b"\x00")
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code == "too-large"
+    assert ei.value.where == f"offset {len(head) + 5 * MAX_ASSETS}"
+    many = {"name": "n", "id": "i", "assets": [["a", "", ""]] * (MAX_ASSETS + 1)}
+    p.write_bytes(write_risum(many, []))
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code == "too-large" and ei.value.where == "/module/assets"
+
+
+def test_risupreset_raw_deflate_as_fflate_accepts(tmp_path: Path) -> None:
+    # fflate.decompressSync (RisuAI's importer) inflates raw deflate when no header is found
+    preset = {"name": "raw"}
+    sealed = risup.AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb(preset), None)
+    envelope = msgpack.packb({"presetVersion": 2, "type": "preset", "preset": sealed})
+    co = zlib.compressobj(9, zlib.DEFLATED, -15)
+    raw = co.compress(envelope) + co.flush()
+    assert risup.compression_of(raw[:2]) is None
+    for name, blob, fmt in (
+        ("raw.risupreset", raw, "risupreset"),
+        ("raw.risup", rpack.encode(raw), "risup"),
+    ):
+        p = tmp_path / name
+        p.write_bytes(blob)
+        assert detect(p) == fmt
+        (m,) = read_path(p)
+        assert m.data == preset
+    p = tmp_path / "junk.risupreset"
+    p.write_bytes(b"\xff" * 64)  # BTYPE 11: not deflate at all
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code == "bad-magic"
+
+
+def test_preset_envelope_rules_follow_risuai(tmp_path: Path) -> None:
+    sealed = risup.AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb({"name": "P"}), None)
+
+    def write(env: dict[str, object]) -> Path:
+        p = tmp_path / "x.risup"
+        p.write_bytes(rpack.encode(gzip.compress(msgpack.packb(env), mtime=0)))
+        return p
+
+    # presetVersion must be 0 or 2 (JS ===): true/false are not numbers
+    for bad in (True, False, "2", 1):
+        with pytest.raises(FormatError) as ei:
+            read_path(write({"presetVersion": bad, "type": "preset", "preset": sealed}))
+        assert ei.value.code == "bad-version", bad
+    # decoded.preset ?? decoded.pres: a nil "preset" falls back on "pres"
+    (m,) = read_path(write({"presetVersion": 0, "type": "preset", "preset": None, "pres": sealed}))
+    assert m.data == {"name": "P"}
+    (m,) = read_path(write({"presetVersion": 2.0, "type": "preset", "preset": sealed}))
+    assert m.data == {"name": "P"}

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from risutools.errors import RisuError
 from risutools.formats import detect, read_path
-from risutools.formats.charx import read_charx
+from risutools.formats.charx import iter_card_assets, read_charx
 from risutools.formats.jsonsafe import loads_object
-from risutools.formats.risum import read_risum_bytes
+from risutools.formats.risum import read_risum, read_risum_bytes
 from risutools.formats.risup import decode_preset
-from risutools.formats.summary import summarize
+from risutools.formats.summary import render_text, summarize
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = [
@@ -63,15 +63,18 @@ def _read_file(ext: str, data: bytes) -> None:
             pass
         try:
             for m in read_path(p, with_assets=True):
-                summarize(m)  # the inspect view must cope with whatever was read
+                render_text(summarize(m))  # the inspect view must cope with whatever was read
         except RisuError:
             pass
+        with contextlib.suppress(RisuError):
+            read_risum(p)  # the seeking reader (no hash) takes other code paths
 
 
 def _readers(data: bytes) -> None:
     calls = (
         lambda: read_risum_bytes(data, with_assets=True),
         lambda: read_charx(io.BytesIO(data)),
+        lambda: list(iter_card_assets(io.BytesIO(data))),  # what unpack inflates
         lambda: decode_preset(data, rpacked=True),
         lambda: decode_preset(data, rpacked=False),
         lambda: loads_object(data, where="x"),

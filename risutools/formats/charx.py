@@ -5,11 +5,16 @@ assets when explicitly asked for by ``unpack``).  Every member is inflated in a
 bounded, streamed way: a member that inflates past ``MAX_MEMBER_BYTES`` (50 MiB,
 like RisuAI's own skip limit) or past ``MAX_RATIO`` times its compressed size
 (once over 1 MiB) is refused, so a zip bomb costs little time and memory.
-Member names are never used as paths here; unsafe names are reported.
+Member names are never used as paths here; unsafe names are reported.  Before
+``zipfile`` parses the central directory, its declared size and entry count are
+checked (``MAX_CD_BYTES``, ``MAX_MEMBERS``) so a many-member archive costs little.
+A ``card.json`` or ``module.risum`` present twice is refused: RisuAI keeps the last
+copy, and a reviewer must never be shown a different module from the one it loads.
 """
 
 from __future__ import annotations
 
+import struct
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -25,6 +30,10 @@ MAX_MEMBER_BYTES = 50 * 1024 * 1024
 MAX_RATIO = 200
 RATIO_FLOOR = 1024 * 1024
 MAX_MEMBERS = 65535
+#: largest central directory accepted (bounds the entries zipfile would build)
+MAX_CD_BYTES = 4 * 1024 * 1024
+#: bound on all card assets ``unpack`` inflates together (also <= 1 MiB + 200x the file)
+MAX_TOTAL_BYTES = 1024 * 1024 * 1024
 CARD = "card.json"
 MODULE = "module.risum"
 JPEG_MAGIC = b"\xff\xd8\xff"
@@ -38,10 +47,46 @@ class CharxContents:
     anomalies: list[Anomaly] = field(default_factory=list)
 
 
+def _shown(name: str, limit: int = 80) -> str:
+    """A member name for a message: repr (one line), long names cut."""
+    return repr(name if len(name) <= limit else name[:limit] + "...")
+
+
+def check_directory(fp: BinaryIO) -> None:
+    """Refuse a central directory that declares too many entries or too many bytes.
+
+    Reads only the end-of-central-directory record (and its ZIP64 twin); an
+    archive without one is left to ``zipfile`` to report.
+    """
+    size = fp.seek(0, 2)
+    tail_len = min(size, 22 + 65535)
+    fp.seek(size - tail_len)
+    tail = fp.read(tail_len)
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or at + 22 > len(tail):
+        return
+    entries, cd_size = struct.unpack_from("<xxxxxxxxxxHI", tail, at)
+    rec = at - 20 - 56  # ZIP64 record, located just before its locator
+    zip64 = tail[at - 20 : at - 16] == b"PK\x06\x07" and tail[rec : rec + 4] == b"PK\x06\x06"
+    if rec >= 0 and zip64:
+        entries, cd_size = struct.unpack_from("<QQ", tail, rec + 32)
+    if entries > MAX_MEMBERS:
+        raise FormatError("zip-invalid", f"declares {entries} members; the bound is {MAX_MEMBERS}")
+    if cd_size > MAX_CD_BYTES:
+        raise FormatError(
+            "zip-invalid",
+            f"central directory of {cd_size} bytes exceeds the {MAX_CD_BYTES} byte bound",
+        )
+
+
 def open_zip(fp: BinaryIO) -> zipfile.ZipFile:
     """Open a ZIP (prepended bytes such as a JPEG are skipped via the central directory)."""
     try:
+        check_directory(fp)
+        fp.seek(0)
         zf = zipfile.ZipFile(fp)
+    except FormatError:
+        raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
         raise FormatError("zip-invalid", f"not a readable ZIP archive: {exc}") from None
     except Exception as exc:  # zipfile raises assorted errors on hostile directories
@@ -61,7 +106,7 @@ def is_unsafe_name(name: str) -> bool:
 
 def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int = MAX_MEMBER_BYTES) -> bytes:
     """Inflate one member with the size and ratio bounds described in the module docstring."""
-    where = f"member {info.filename!r}"
+    where = f"member {_shown(info.filename)}"
     if info.file_size > limit:
         raise FormatError(
             "zip-member-too-large",
@@ -101,10 +146,16 @@ def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int = MAX_MEM
 
 
 def _member(zf: zipfile.ZipFile, name: str) -> zipfile.ZipInfo | None:
-    for info in zf.infolist():
-        if info.filename == name:
-            return info
-    return None
+    """The one member called ``name``; two of them is ambiguous and refused."""
+    found = [info for info in zf.infolist() if info.filename == name]
+    if len(found) > 1:
+        raise FormatError(
+            "zip-duplicate-member",
+            f"{len(found)} members are named {name!r}; RisuAI would load the last one, "
+            "so which one to review is ambiguous",
+            where="zip",
+        )
+    return found[0] if found else None
 
 
 def embedded_member(uri: str) -> str | None:
@@ -123,7 +174,7 @@ def read_charx(fp: BinaryIO, *, with_assets: bool = False) -> CharxContents:
         infos = zf.infolist()
         unsafe = sorted(i.filename for i in infos if is_unsafe_name(i.filename))
         if unsafe:
-            shown = ", ".join(repr(n) for n in unsafe[:5])
+            shown = ", ".join(_shown(n) for n in unsafe[:5])
             anomalies.append(
                 Anomaly(
                     "zip-unsafe-member-name",
@@ -191,7 +242,16 @@ def _card_facts(
 
 
 def iter_card_assets(fp: BinaryIO) -> Iterator[tuple[str, bytes | None, str]]:
-    """Yield (member name, bytes or None if refused, reason) for members under ``assets/``."""
+    """Yield (member name, bytes or None if refused, reason) for members under ``assets/``.
+
+    Besides the per-member bounds, all members together inflate to at most
+    ``min(MAX_TOTAL_BYTES, RATIO_FLOOR + MAX_RATIO * file size)``; members past
+    that budget are refused (``zip-total-too-large``), so memory stays bounded.
+    """
+    size = fp.seek(0, 2)
+    total_bound = min(MAX_TOTAL_BYTES, RATIO_FLOOR + MAX_RATIO * size)
+    over = f"zip-total-too-large: card assets together inflate past {total_bound} bytes"
+    budget = total_bound
     zf = open_zip(fp)
     with zf:
         for info in zf.infolist():
@@ -200,15 +260,22 @@ def iter_card_assets(fp: BinaryIO) -> Iterator[tuple[str, bytes | None, str]]:
             name = info.filename.replace("\\", "/")
             if not (name.startswith("assets/") or is_unsafe_name(name)):
                 continue
+            limit = min(MAX_MEMBER_BYTES, budget)
             try:
-                yield info.filename, read_member(zf, info), ""
+                data = read_member(zf, info, limit=limit)
             except FormatError as exc:
-                yield info.filename, None, f"{exc.code}: {exc.why}"
+                total = exc.code == "zip-member-too-large" and limit < MAX_MEMBER_BYTES
+                yield info.filename, None, over if total else f"{exc.code}: {exc.why}"
+                continue
+            budget -= len(data)
+            yield info.filename, data, ""
 
 
 def zip_names(fp: BinaryIO) -> list[str] | None:
     """Member names of a ZIP (None if it is not one); reads only the central directory."""
     try:
+        check_directory(fp)
+        fp.seek(0)
         zf = zipfile.ZipFile(fp)
     except Exception:  # detection only: anything unreadable is simply "not a ZIP"
         return None

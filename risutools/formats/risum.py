@@ -30,6 +30,8 @@ MAGIC = 0x6F
 VERSION = 0
 #: largest main block accepted (the module JSON, not its assets)
 MAX_MAIN_BYTES = 64 * 1024 * 1024
+#: most asset frames / ``module.assets`` entries accepted (each costs an object)
+MAX_ASSETS = 65536
 #: decoded bytes kept from the start of every asset for type sniffing
 HEAD_BYTES = 16
 CHUNK = 1 << 20
@@ -200,6 +202,10 @@ def read_risum_stream(
                 f"frame marker is 0x{marker:02x}, expected 1 (asset) or 0 (end)",
                 where=r.where(at),
             )
+        if len(frames) >= MAX_ASSETS:
+            raise FormatError(
+                "too-large", f"more than {MAX_ASSETS} asset frames", where=r.where(at)
+            )
         length = _U32.unpack(r.read(4, f"asset frame {len(frames)} length"))[0]
         if length > r.left:
             raise FormatError(
@@ -253,6 +259,12 @@ def _match_assets(
             Anomaly("asset-entry-invalid", f"{prefix}/module/assets", "module.assets is not a list")
         )
         entries = []
+    if len(entries) > MAX_ASSETS:
+        raise FormatError(
+            "too-large",
+            f"module.assets has {len(entries)} entries; the bound is {MAX_ASSETS}",
+            where=f"{prefix}/module/assets",
+        )
     assets: list[AssetInfo] = []
     for i in range(max(len(entries), len(frames))):
         name = path = ext = ""

@@ -2,9 +2,11 @@
 
 ``.risup`` = RPack(compress(msgpack({"presetVersion": 0|2, "type": "preset",
 "preset": AES-GCM(msgpack(preset))}))); ``.risupreset`` is the same without RPack.
-The compression (gzip, zlib or raw deflate) is recognised from its magic bytes and
-inflated with a bound.  AES-256-GCM: key = SHA-256(b"risupreset"), IV = 12 zero
-bytes, 16-byte tag at the end.  Older files name the field ``pres``.
+RisuAI writes gzip (fflate ``compressSync``) and reads with fflate
+``decompressSync``, which takes gzip, zlib, or raw deflate when neither header is
+there; the same rule is used here (from the magic bytes), with an output bound.
+AES-256-GCM: key = SHA-256(b"risupreset"), IV = 12 zero bytes, 16-byte tag at the end.
+Older files name the field ``pres``.
 """
 
 from __future__ import annotations
@@ -50,10 +52,17 @@ def _wbits(kind: str | None) -> int:
 
 def inflate(data: bytes, limit: int = MAX_INFLATED_BYTES) -> bytes:
     """Inflate gzip/zlib/raw deflate with an output bound."""
-    d = zlib.decompressobj(_wbits(compression_of(data[:2])))
+    kind = compression_of(data[:2])
+    d = zlib.decompressobj(_wbits(kind))
     try:
         out = d.decompress(data, limit + 1)
     except zlib.error as exc:
+        if kind is None:
+            raise FormatError(
+                "bad-magic",
+                "not a compressed preset (no gzip/zlib header, and not raw deflate)",
+                where="offset 0",
+            ) from None
         raise FormatError("risup-decompress-failed", f"cannot decompress: {exc}") from None
     if len(out) > limit:
         raise FormatError("too-large", f"preset inflates past the {limit} byte bound; refused")
@@ -65,8 +74,6 @@ def inflate(data: bytes, limit: int = MAX_INFLATED_BYTES) -> bytes:
 def peek(data: bytes) -> bool:
     """True if ``data`` (the start of a plain .risupreset) looks like a preset envelope."""
     kind = compression_of(data[:2])
-    if kind is None:
-        return False
     try:
         out = zlib.decompressobj(_wbits(kind)).decompress(data, 96)
     except zlib.error:
@@ -89,10 +96,6 @@ def decode_preset(blob: bytes, *, rpacked: bool) -> dict[str, Any]:
         raise FormatError("too-large", f"preset file over {MAX_FILE_BYTES} bytes")
     if rpacked:
         blob = rpack.decode(blob)
-    if compression_of(blob[:2]) is None and not rpacked:
-        raise FormatError(
-            "bad-magic", "not a compressed preset (no gzip/zlib header)", where="offset 0"
-        )
     envelope = _unpack(inflate(blob), "preset envelope")
     if not isinstance(envelope, dict):
         raise FormatError("risup-bad-structure", "preset envelope is not a map")
@@ -101,11 +104,13 @@ def decode_preset(blob: bytes, *, rpacked: bool) -> dict[str, Any]:
             "wrong-type", f'preset envelope "type" is {envelope.get("type")!r}, expected "preset"'
         )
     version = envelope.get("presetVersion")
-    if version not in (0, 2):
+    if isinstance(version, bool) or version not in (0, 2):  # as RisuAI: === 0 || === 2
         raise FormatError(
             "bad-version", f"unsupported presetVersion {version!r} (0 and 2 are known)"
         )
-    sealed = envelope.get("preset", envelope.get("pres"))
+    sealed = envelope.get("preset")
+    if sealed is None:  # RisuAI: decoded.preset ?? decoded.pres
+        sealed = envelope.get("pres")
     if not isinstance(sealed, (bytes, bytearray)):
         raise FormatError(
             "risup-bad-structure", 'preset envelope has no binary "preset" (or "pres") field'

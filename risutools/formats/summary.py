@@ -6,9 +6,13 @@ content; ``render_text(summary)`` renders the human view.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from risutools.formats.model import Module
+
+#: longest module-supplied string shown in the text view (names, labels, types...)
+SHOW_CHARS = 120
 
 
 def _count_by(items: list[Any], key: str) -> dict[str, int]:
@@ -122,21 +126,41 @@ def summarize(module: Module) -> dict[str, Any]:
     return summary
 
 
+def show(value: object, limit: int = SHOW_CHARS) -> str:
+    """A module-supplied string made safe for one terminal line.
+
+    Control, format and line/paragraph-separator characters (newlines, ANSI
+    escapes, bidi overrides...) are shown as ``\\uXXXX`` escapes and the text is
+    cut at ``limit`` characters, so a name or label can never smuggle code lines
+    or terminal control sequences into the output.
+    """
+    text = value if isinstance(value, str) else str(value)
+    cut = len(text) > limit
+    out = []
+    for ch in text[:limit]:
+        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs"):
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out) + ("..." if cut else "")
+
+
 def _by_type(counts: dict[str, int]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in counts.items()) or "-"
+    return ", ".join(f"{show(k, 40)}={v}" for k, v in counts.items()) or "-"
 
 
 def render_text(s: dict[str, Any]) -> str:
     """Human view of one summary (a few lines, no code)."""
-    where = s["path"] + (f" [{s['member']}]" if s.get("member") else "")
+    where = show(s["path"], 4096) + (f" [{s['member']}]" if s.get("member") else "")
     lines = [
         where,
         f"  format: {s['format']}   size: {s['size']} B   sha256: {s['sha256']}",
-        f"  {s['component_type']}: {s['name'] or '(no name)'}   id: {s['id'] or '-'}",
+        f"  {s['component_type']}: {show(s['name']) or '(no name)'}   id: {show(s['id']) or '-'}",
     ]
     if "card" in s:
         c = s["card"]
-        lines.append(f"  card: {c['name'] or '(no name)'} ({c['spec']}, {c['assets']} asset(s))")
+        spec = show(c["spec"], 40)
+        lines.append(f"  card: {show(c['name']) or '(no name)'} ({spec}, {c['assets']} asset(s))")
     code = s["code_bytes"]
     rx, tr = s["regex"], s["triggers"]
     llt = s["triggers_with_low_level_access"]
@@ -150,11 +174,14 @@ def render_text(s: dict[str, Any]) -> str:
         f" (+{llt} trigger(s))   mcp: {'yes' if s['mcp'] else 'no'}",
     ]
     if s["toggles"]:
-        shown = ", ".join(f"{t['key']}({t['kind']}) {t['label']!r}" for t in s["toggles"][:12])
+        shown = ", ".join(
+            f"{show(t['key'], 40)}({show(t['kind'], 20)}) '{show(t['label'], 60)}'"
+            for t in s["toggles"][:12]
+        )
         more = f" ... +{len(s['toggles']) - 12}" if len(s["toggles"]) > 12 else ""
         lines.append(f"  toggles: {len(s['toggles'])}: {shown}{more}")
     else:
         lines.append("  toggles: none")
     for w in s["warnings"]:
-        lines.append(f"  warning: {w['code']} at {w['where']}: {w['message']}")
+        lines.append(f"  warning: {w['code']} at {show(w['where'])}: {show(w['message'], 400)}")
     return "\n".join(lines)

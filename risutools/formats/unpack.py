@@ -215,9 +215,14 @@ def _write_all(root: Path, files: dict[str, bytes], manifest: dict[str, Any], fo
                 "to overwrite",
                 path=str(root),
             )
-    for rel in sorted(files):
-        atomic_write(plan[rel], files[rel], expect_absent=not force)
-    atomic_write(plan[MANIFEST], _json_bytes(manifest), expect_absent=not force)
+    try:
+        for rel in sorted(files):
+            atomic_write(plan[rel], files[rel], expect_absent=not force)
+        atomic_write(plan[MANIFEST], _json_bytes(manifest), expect_absent=not force)
+    except (FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError) as exc:
+        raise FormatError(
+            "unwritable", f"cannot write {exc.filename}: {exc.strerror}", path=str(root)
+        ) from None
 
 
 # -- pack ----------------------------------------------------------------------
@@ -292,7 +297,9 @@ def pack_inputs(src: str | os.PathLike[str]) -> tuple[dict[str, Any], list[bytes
     rel_module = manifest.get("module")
     if not isinstance(rel_module, str):
         raise FormatError("pack-invalid-input", 'manifest has no "module" file', path=str(root))
-    module = _module_of(_load_json(_inside(root, rel_module), "module.json"), rel_module)
+    # module.json is the module object exactly as read (unknown fields and all, for
+    # lorebook/regex exports too): it is packed verbatim, never re-interpreted.
+    module = _load_json(_inside(root, rel_module), "module.json")
     blobs: list[bytes] = []
     entries = manifest.get("assets")
     if not isinstance(entries, list):
@@ -326,5 +333,10 @@ def pack(src: str | os.PathLike[str], out: str | os.PathLike[str], *, force: boo
     """Write ``out`` (.risum) from ``src``; returns the number of bytes written."""
     module, blobs = pack_inputs(src)
     data = write_risum(module, blobs)
-    atomic_write(out, data, expect_absent=not force)
+    try:
+        atomic_write(out, data, expect_absent=not force)
+    except (FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError) as exc:
+        raise FormatError(
+            "unwritable", f"cannot write {exc.filename}: {exc.strerror}", path=os.fspath(out)
+        ) from None
     return len(data)
