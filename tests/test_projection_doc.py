@@ -167,6 +167,8 @@ def test_notes_change_changes_document(tmp_path: Path) -> None:
     ("idea_layers:\n  situation:\n    concrete_scene: 5\n", "idea_layers.situation.concrete_scene"),
     ("payload:\n  controller: robot\n", "payload.controller"),
     ("- a\n- b\n", "(top)"),
+    ("payload:\n  triggers: ['setChatVar(id, \"x\", 1)']\n", "payload.triggers[0]"),
+    ("projection:\n  summary: 'matches (?:\\d+) then [^<]*'\n", "projection.summary"),
 ])
 def test_notes_errors_name_the_field(tmp_path: Path, text: str, field: str) -> None:
     p = tmp_path / "notes.yaml"
