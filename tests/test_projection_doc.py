@@ -295,6 +295,9 @@ def test_hostile_names_labels_and_values_do_not_leak_code(lang: str) -> None:
         assert needle not in raw, needle
     proj = doc["projection"]
     assert proj["title"].startswith("Unnamed module h" if lang == "en" else "이름 없는 모듈 h")
+    # a name that is code does not make the slug either
+    sha = m.source.sha256 if m.source else ""
+    assert doc["component_id"] == f"module.risu.h{sha[:12]}.m{sha[:8]}"
     parts = doc["payload"]["idea_layers"]["swappable_parts"]
     assert list(parts) == ["safe", "mode", "local x", "label"]
     assert "Show the <hp> bar" in parts["safe"]  # prose is kept

@@ -282,7 +282,7 @@ def project(module: Module, *, post_id: str | None = None, notes: Notes | None =
         post_id = post_id_from_name(card_name or module.source.path)
     source_key = post_id if post_id else "h" + sha[:12]
     slug = (notes.slug if notes is not None and notes.slug else None) \
-        or slugify(module.name) or "m" + sha[:8]
+        or (slugify(module.name) if guard.allow(module.name) else "") or "m" + sha[:8]
     charx = card_name is not None
     type_word = TYPE_WORDS[lang].get(ctype, ctype)
 
