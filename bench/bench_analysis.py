@@ -83,6 +83,33 @@ def main() -> None:
     print(f"  5 MB on one line: {secs:.2f} s, {len(one_line) / 1024 / secs:.0f} KB/s, "
           f"peak RSS growth {(rss1 - rss0) / 1024:.1f} MiB (text itself "
           f"{len(one_line) / 2**20:.1f} MiB), reads counted {key.read_count if key else 0}")
+    regex_check()
+
+
+def regex_check() -> None:
+    """The backtracking check on hostile patterns near the 100,000-character bound."""
+    from risutools.analysis.regexcheck import RegexParseError, backtracking_risks
+
+    print("Regex backtracking check (parse + check, never run) on hostile patterns")
+    cases = {
+        "40k distinct chars + 10k [^a] + 10k .": "".join(chr(0x4E00 + i) for i in range(40_000))
+        + "[^a]" * 10_000 + "." * 10_000,
+        "(x|y|...)* with 49,998 branches": "(" + "|".join(chr(0xAC00 + i)
+                                                      for i in range(49_998)) + ")*",
+        "(a*b*c*...)* 49,998 items": "(" + "".join(chr(0xAC00 + i) + "*"
+                                                   for i in range(49_998)) + ")*",
+    }
+    for label, pattern in cases.items():
+        rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        t0 = time.perf_counter()
+        try:
+            verdict = ",".join(r.shape for r in backtracking_risks(pattern)) or "safe"
+        except RegexParseError as exc:
+            verdict = f"not checked ({exc.why})"
+        secs = time.perf_counter() - t0
+        rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        print(f"  {label:<40} {len(pattern):>6} chars {secs * 1000:7.0f} ms, peak RSS growth "
+              f"{(rss1 - rss0) / 1024:5.1f} MiB -> {verdict}")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from risutools.analysis.lua import NAME, STR, decode_lua_string, scan_lua, tokenize
+from risutools.analysis.lua import NAME, NUM, STR, decode_lua_string, scan_lua, tokenize
 
 
 def call_names(code: str) -> list[str]:
@@ -147,3 +147,52 @@ def test_empty_and_non_text() -> None:
 def test_token_kinds() -> None:
     toks = tokenize("foo 'x' 12 +")
     assert [t.kind for t in toks][:2] == [NAME, STR]
+
+
+def _calls(code: str) -> list[tuple[str, str, str, list[str | None]]]:
+    return [(c.name, c.qualifier, c.form, [a.literal for a in c.args])
+            for c in scan_lua(code).calls]
+
+
+def test_long_bracket_levels_do_not_cross() -> None:
+    # a level-2 comment is not closed by "]]" or "]=]"; a level-0 one not by "]==]"
+    assert call_names('--[==[ x ]] y ]=] request(1) ]==] LLM(2)') == ["LLM"]
+    assert call_names("--[[ x ]==] ]] LLM(2)") == ["LLM"]
+    assert call_names("s = [==[ a ]] ]=] load(x) ]==] hash(1)") == ["hash"]
+    # "--[=" without a second "[" is a line comment
+    assert call_names("--[= not long load(1)\nLLM(1)") == ["LLM"]
+
+
+def test_quotes_and_dashes_cross_comment_and_string_lines() -> None:
+    assert call_names('s = "a -- b" LLM(1)') == ["LLM"]
+    assert call_names("s = 'x --[[ y' LLM(1)") == ["LLM"]
+    assert call_names("-- it's a 'comment\nLLM(1)") == ["LLM"]
+    assert call_names('--[[ "unclosed ]] LLM(1)') == ["LLM"]
+    assert call_names("s = 'it\\'s' LLM(1)") == ["LLM"]
+    assert call_names('s = "abc\\\\" LLM(1)') == ["LLM"]  # an escaped backslash ends it
+    assert call_names('s = "a\\\nb" LLM(1)') == ["LLM"]  # backslash-newline continues
+
+
+def test_escape_sequences_decode() -> None:
+    toks = tokenize('s = "\\z\n   ab\\x41\\u{48}\\065\\u{1F600}" t = "\\u{110000}"')
+    strs = [tk.value for tk in toks if tk.kind == STR]
+    assert strs == ["abAHA\U0001F600", "\ufffd"]
+
+
+def test_call_shapes_and_qualifiers() -> None:
+    assert _calls('a.b:c"str"') == [("c", ":", "string", ["str"])]
+    assert _calls("f{LLM}") == [("f", "", "table", [])]  # a name inside a table is no call
+    assert _calls("f[==[x]==]") == [("f", "", "string", ["x"])]
+    assert _calls('getChatVar(id, ("k"))')[0][3] == [None, None]  # not a plain literal
+    assert _calls('setState(id, "k" .. n, 1)')[0][3] == [None, None]
+    assert _calls("setChatVar(id, [=[key]=], 1)")[0][3] == [None, "key"]
+
+
+def test_numbers_and_operators() -> None:
+    toks = tokenize("a..b...c 0x1p4 1e-3 0xA.8P-1 3.e2 a//b a~=b ::label:: goto label")
+    got = [(tk.kind, tk.value) for tk in toks]
+    assert (4, "..") in got and (4, "...") in got and (4, "//") in got and (4, "~=") in got
+    assert [v for k, v in got if k == NUM] == ["0x1p4", "1e-3", "0xA.8P-1", "3.e2"]
+    assert got[-5:] == [(4, "::"), (1, "label"), (4, "::"), (1, "goto"), (1, "label")]
+    scan = scan_lua("::label:: goto label; x = a .. b ... // 2 ~= 3 LLM(1)")
+    assert [c.name for c in scan.calls] == ["LLM"] and scan.errors == []

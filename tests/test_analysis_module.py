@@ -321,3 +321,14 @@ def test_assigned_entry_point_is_found_with_call_filter() -> None:
     a = analyze(lua_module("onOutput = function(id) setChatVar(id, 'x', 1) end"))
     assert [e.name for e in a.entry_points] == ["onOutput"]
     assert a.hook_names() == ["hook.edit_output"]
+
+
+def test_text_report_escapes_control_characters() -> None:
+    from risutools.analysis.report import render_text
+
+    m = Module({"name": "N", "customModuleToggle": "k=La\x1bbel",
+                "trigger": [{"type": "start", "effect": [
+                    {"type": "triggerlua", "code": 'setChatVar(id, "a\\nb\\27[2J", 1)'}]}]})
+    text = render_text("f.json", [(m, analyze(m))])
+    assert "\x1b" not in text
+    assert "a\\nb\\x1b[2J" in text  # one line, visibly escaped

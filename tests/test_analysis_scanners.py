@@ -46,6 +46,8 @@ def test_html_checks() -> None:
 @pytest.mark.parametrize("pattern", [
     r"(a+)+", r"(.*)*", r"(\w+\s?)*", r"(a|a)*", r"(a|ab)*", r"(x+x+)+y", r"(?:\d+)*$",
     r"(\w|\d)+", r"((ab)*)+", r"(.{1,100})+",
+    r"(\d+)*", r"(.*?,)*", r"(?:\\.|[^\"])*", r"(a|a?)+", r"(?:a+|b)*", r"^(\s*\w+)*$",
+    r"([가-힣]|[각])+", r"(\x41|A)+", r"(\u{AC00}|가)+",
 ])
 def test_backtracking_risky(pattern: str) -> None:
     assert backtracking_risks(pattern), pattern
@@ -54,12 +56,31 @@ def test_backtracking_risky(pattern: str) -> None:
 @pytest.mark.parametrize("pattern", [
     r"(a+b)*", r"(?:\s*,\s*\w+)*", r"^\d+$", r"(a|b)*", r"\[(.*?)\]", r"([^<]*<br>)*",
     r"(\d{1,3}\.){3}\d{1,3}", r"<img src=\"([^\"]+)\">", r"(?<name>a)\k<name>", r"[(+*]+",
+    r"\d+", r"[^<]*", r"\s*(\w+)\s*", r"(\s|\S)*", r"(.|\n)*", r"(?:[^\"\\]|\\.)*",
+    r"<[^>]*>", r"\{\{(.*?)\}\}", r"([가-힣]|[a-z])+", r"(?:a?){20}", r"(\w+\s)*",
+    r"(?:<br>|\n)+", r"(\[[^\]]*\])+",
 ])
 def test_backtracking_safe(pattern: str) -> None:
     assert backtracking_risks(pattern) == [], pattern
 
 
-@pytest.mark.parametrize("pattern", [r"[a-z", r"(ab", r"ab)", r"*a", r"a{3,1}", r"(?P<x>a)"])
+def test_backtracking_flags_change_the_answer() -> None:
+    # i: a and A are the same character; s: "." also matches a newline
+    assert backtracking_risks(r"(a|A)*", "i") and not backtracking_risks(r"(a|A)*")
+    assert backtracking_risks("(.|\n)*", "s") and not backtracking_risks("(.|\n)*")
+
+
+def test_backtracking_check_is_bounded_on_huge_patterns() -> None:
+    # 20,000 distinct characters and thousands of "." / "[^a]" used to cost gigabytes
+    big = "".join(chr(0x4E00 + i) for i in range(20_000)) + "." * 2000 + "[^a]" * 5000
+    assert backtracking_risks(big) == []
+    wide = "(" + "|".join(chr(0xAC00 + i) for i in range(20_000)) + ")*"
+    assert backtracking_risks(wide) == []
+    assert backtracking_risks(wide[:-2] + "|가)*")  # one repeated branch is found
+
+
+@pytest.mark.parametrize("pattern", [r"[a-z", r"(ab", r"ab)", r"*a", r"a{3,1}", r"(?P<x>a)",
+                                     "a" + "*" * 50_000, r"a+*", r"a{2}{3}"])
 def test_unparsable_patterns_raise_our_error(pattern: str) -> None:
     with pytest.raises(RegexParseError):
         backtracking_risks(pattern)

@@ -167,6 +167,8 @@ def test_notes_change_changes_document(tmp_path: Path) -> None:
     ("idea_layers:\n  situation:\n    concrete_scene: 5\n", "idea_layers.situation.concrete_scene"),
     ("payload:\n  controller: robot\n", "payload.controller"),
     ("- a\n- b\n", "(top)"),
+    ("payload:\n  triggers: ['setChatVar(id, \"x\", 1)']\n", "payload.triggers[0]"),
+    ("projection:\n  summary: 'matches (?:\\d+) then [^<]*'\n", "projection.summary"),
 ])
 def test_notes_errors_name_the_field(tmp_path: Path, text: str, field: str) -> None:
     p = tmp_path / "notes.yaml"
@@ -216,14 +218,24 @@ def test_never_pending_review_or_later() -> None:
 
 
 def _fixture_modules() -> list[Module]:
-    try:
-        from risutools.formats import read_path
-    except ImportError:  # pragma: no cover - readers not merged
-        return [Module(context_cutter())]
+    """Every module the fixtures hold: readable files anywhere under fixtures/ (also the
+    readable ones in broken/), plus the bare module dicts of fixtures/modules/."""
+    from risutools.errors import RisuError
+    from risutools.formats import read_path
+
     out: list[Module] = []
-    for p in sorted((ROOT / "fixtures" / "sources").glob("*")):
-        out.extend(read_path(str(p)))
-    out.extend(read_path(str(ROOT / "fixtures/analysis/context-cutter.module.json")))
+    for p in sorted((ROOT / "fixtures").glob("*/*")):
+        if not p.is_file() or p.suffix in (".py", ".lua", ".yaml", ".md"):
+            continue
+        if p.parent.name == "modules" and p.suffix == ".json":
+            data = json.loads(p.read_text("utf-8"))
+            if isinstance(data, dict) and "name" in data and "type" not in data:
+                out.append(Module(data, source=SourceInfo(str(p), "json-module", 1, SHA)))
+                continue
+        try:
+            out.extend(read_path(str(p)))
+        except RisuError:
+            continue
     return out
 
 
@@ -238,8 +250,16 @@ def _code_lines(m: Module) -> list[str]:
     return [x for x in lines if len(x) > 10]
 
 
+def test_fixture_set_is_not_empty() -> None:
+    names = {m.name for m in _fixture_modules()}
+    # the readers' fixtures, the analysis fixtures and the bare modules are all covered
+    assert len(_fixture_modules()) >= 20
+    assert "Context Cutter" in names and any("Net Summarizer" in n for n in names)
+
+
 def test_every_fixture_document_is_valid_and_carries_no_code() -> None:
-    validate_document = pytest.importorskip("risutools.contract").validate_document
+    from risutools.contract import validate_document
+
     for m in _fixture_modules():
         patterns = [r["in"] for r in m.regex if isinstance(r, dict)
                     and isinstance(r.get("in"), str) and len(r["in"]) >= 3]
@@ -248,12 +268,64 @@ def test_every_fixture_document_is_valid_and_carries_no_code() -> None:
             doc = project(m, lang=lang)
             errors = [f for f in validate_document(doc) if f.severity == "error"]
             assert errors == [], (m.name, lang, errors)
+            assert canonical(project(m, lang=lang)) == canonical(doc)  # deterministic
             text = canonical(doc).decode("utf-8")
             raw = "\n".join(_walk_strings(doc))
             for pat in patterns:
                 assert pat not in text and pat not in raw, (m.name, pat)
             for line in lines:
                 assert line not in text and line not in raw, (m.name, line)
+
+
+HOSTILE = ROOT / "fixtures/analysis/hostile-names.module.json"
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_hostile_names_labels_and_values_do_not_leak_code(lang: str) -> None:
+    """Module name, toggle keys/labels/options, variable names and condition values that
+    are code or patterns are withheld; the harmless ones are still copied."""
+    from risutools.formats import read_path
+
+    (m,) = read_path(str(HOSTILE))
+    doc = project(m, lang=lang)
+    raw = "\n".join(_walk_strings(doc))
+    for needle in ("load(", "request(", "setChatVar(", "alertNormal", "then request",
+                   "x == 1", "[^", "(\\d+)", "require(", "<script", "{{setvar", "eval",
+                   "onStart", "fetch"):
+        assert needle not in raw, needle
+    proj = doc["projection"]
+    assert proj["title"].startswith("Unnamed module h" if lang == "en" else "이름 없는 모듈 h")
+    # a name that is code does not make the slug either
+    sha = m.source.sha256 if m.source else ""
+    assert doc["component_id"] == f"module.risu.h{sha[:12]}.m{sha[:8]}"
+    parts = doc["payload"]["idea_layers"]["swappable_parts"]
+    assert list(parts) == ["safe", "mode", "local x", "label"]
+    assert "Show the <hp> bar" in parts["safe"]  # prose is kept
+    assert "\u201cmode\u201d" in parts["mode"]  # a pattern label falls back to the key
+    assert "calm" in parts["mode"] and "angry" in parts["mode"]
+    assert "\u201clabel\u201d" in parts["label"]
+    effects = doc["payload"]["state_effects"]
+    assert sorted(effects) == ["hp", "mood", "withheld-key-2"]
+    withheld = "(withheld: looks like code)" if lang == "en" else "(코드로 보여 생략)"
+    assert withheld in parts["mode"]
+    assert any(withheld in r for r in doc["payload"]["activation_rules"])
+
+
+def test_harmless_names_are_copied_as_they_are() -> None:
+    m = Module({"name": "기분 추적기 (Mood Tracker) v2.1", "customModuleToggle":
+                "show_hp=HP 표시 (beta)\nstyle=Style=select=밝게,어둡게\n",
+                "trigger": [{"type": "output", "conditions": [
+                    {"type": "var", "var": "기분", "value": "좋음", "operator": "="}],
+                    "effect": [{"type": "setvar", "var": "turn.count", "value": "1"}]}]},
+               source=SourceInfo("1_a.json", "json-module", 1, SHA))
+    doc = project(m, lang="ko")
+    assert doc["projection"]["title"] == "기분 추적기 (Mood Tracker) v2.1"
+    parts = doc["payload"]["idea_layers"]["swappable_parts"]
+    assert parts == {"show_hp": "체크박스 \u201cHP 표시 (beta)\u201d",
+                     "style": "선택 \u201cStyle\u201d: 밝게, 어둡게"}
+    assert list(doc["payload"]["state_effects"]) == ["turn.count"]
+    assert "트리거 1은(는) 채팅 변수 기분 = 좋음일 때에만 실행된다." in \
+        doc["payload"]["activation_rules"]
 
 
 def test_cli_project(tmp_path: Path) -> None:

@@ -123,7 +123,8 @@ def vocabulary() -> dict[str, dict[str, Any]]:
     return caps if isinstance(caps, dict) else {}
 
 
-def _type_name(v: Any) -> str:
+def type_name(v: Any, mapping: str = "an object") -> str:
+    """How an error message names the JSON type of ``v`` ("a number", "a list" ...)."""
     if v is None:
         return "null"
     if isinstance(v, bool):
@@ -135,7 +136,7 @@ def _type_name(v: Any) -> str:
     if isinstance(v, list):
         return "a list"
     if isinstance(v, dict):
-        return "an object"
+        return mapping
     return type(v).__name__
 
 
@@ -192,7 +193,7 @@ class _Builder:
 
     def wrong_type(self, pointer: str, expected: str, value: Any) -> None:
         self.finding("RA801", "warning",
-                     f"{pointer} should be {expected} but is {_type_name(value)}; it was "
+                     f"{pointer} should be {expected} but is {type_name(value)}; it was "
                      "read as empty", evidence=pointer, pointer=pointer)
 
     # -- top-level shape -----------------------------------------------------------------
@@ -217,7 +218,7 @@ class _Builder:
         if not isinstance(code, str):
             if code is not None:
                 self.finding("RA602", "warning",
-                             f"the code field is {_type_name(code)}, not text; it was not read",
+                             f"the code field is {type_name(code)}, not text; it was not read",
                              evidence=where, pointer=pointer + "/code")
             return
         if not code.strip():

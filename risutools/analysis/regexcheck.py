@@ -8,11 +8,14 @@ Two shapes are reported:
   the outer one (``(a+)+``, ``(.*)*``, ``(\\w+\\s?)*``); ``(a+b)*`` is not
   reported because the mandatory ``b`` cannot be matched by ``a+``;
 * an unbounded quantifier over an alternation whose branches can start with
-  the same character (``(a|a)*``, ``(a|ab)*``, ``(\\w|\\d)+``).
+  the same character (``(a|a)*``, ``(a|ab)*``, ``(\\w|\\d)+``); ``(\\s|\\S)*``
+  and ``(a|b)*`` are not reported (their branches are disjoint).
 
-Character sets are compared over a finite universe (ASCII plus every literal
-character of the pattern, plus an "anything else" bit), which is exact for
-the questions asked here.
+Character sets are sorted lists of code-point intervals, so ``[^<]``, ``.``,
+``\\S`` and ``[가-힣]`` are exact and cost a few numbers each, whatever the
+pattern holds.  The flags ``s`` (dot matches newlines) and ``i`` (ignore case,
+ASCII letters) are honoured.  The work is bounded: a pattern too large or too
+convoluted to check raises :class:`RegexParseError` ("not checked").
 """
 
 from __future__ import annotations
@@ -22,21 +25,94 @@ from dataclasses import dataclass, field
 _BIG = 16  # a {n,m} repetition with m above this counts as unbounded
 _MAX_PATTERN = 100_000
 _MAX_DEPTH = 200
+_MAX_WORK = 2_000_000  # interval operations allowed for one pattern's check
+_MAX_CP = 0x10FFFF
+
+Ranges = tuple[tuple[int, int], ...]
+
+
+def _normalize(pairs: list[tuple[int, int]]) -> Ranges:
+    pairs.sort()
+    out: list[tuple[int, int]] = []
+    for lo, hi in pairs:
+        if out and lo <= out[-1][1] + 1:
+            if hi > out[-1][1]:
+                out[-1] = (out[-1][0], hi)
+        else:
+            out.append((lo, hi))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
 class CharSet:
-    chars: frozenset[str]
-    other: bool = False  # also matches characters outside the universe
+    """A set of code points: sorted, disjoint, inclusive intervals."""
+
+    ranges: Ranges = ()
+
+    @staticmethod
+    def of(*chars: str) -> CharSet:
+        return CharSet(_normalize([(ord(c), ord(c)) for c in chars]))
+
+    @staticmethod
+    def span(lo: int, hi: int) -> CharSet:
+        return CharSet(((lo, hi),))
 
     def __or__(self, o: CharSet) -> CharSet:
-        return CharSet(self.chars | o.chars, self.other or o.other)
+        if not o.ranges:
+            return self
+        if not self.ranges:
+            return o
+        return CharSet(_normalize(list(self.ranges) + list(o.ranges)))
 
     def intersects(self, o: CharSet) -> bool:
-        return bool(self.chars & o.chars) or (self.other and o.other)
+        a, b = self.ranges, o.ranges
+        i = j = 0
+        while i < len(a) and j < len(b):
+            if a[i][1] < b[j][0]:
+                i += 1
+            elif b[j][1] < a[i][0]:
+                j += 1
+            else:
+                return True
+        return False
+
+    def complement(self) -> CharSet:
+        out: list[tuple[int, int]] = []
+        nxt = 0
+        for lo, hi in self.ranges:
+            if lo > nxt:
+                out.append((nxt, lo - 1))
+            nxt = hi + 1
+        if nxt <= _MAX_CP:
+            out.append((nxt, _MAX_CP))
+        return CharSet(tuple(out))
+
+    def single(self) -> int | None:
+        """The code point when the set holds exactly one."""
+        if len(self.ranges) == 1 and self.ranges[0][0] == self.ranges[0][1]:
+            return self.ranges[0][0]
+        return None
+
+    def fold_case(self) -> CharSet:
+        """The set plus the other case of every ASCII letter in it (flag ``i``)."""
+        extra: list[tuple[int, int]] = []
+        for lo, hi in self.ranges:
+            for a, z, shift in ((65, 90, 32), (97, 122, -32)):
+                s, e = max(lo, a), min(hi, z)
+                if s <= e:
+                    extra.append((s + shift, e + shift))
+        return self | CharSet(_normalize(extra)) if extra else self
 
 
-EMPTY = CharSet(frozenset())
+EMPTY = CharSet()
+ALL = CharSet(((0, _MAX_CP),))
+_DIGITS = CharSet.span(48, 57)
+_WORD = CharSet(((48, 57), (65, 90), (95, 95), (97, 122)))
+# JavaScript \s: WhiteSpace and LineTerminator
+_SPACE = CharSet(_normalize([(9, 13), (32, 32), (0xA0, 0xA0), (0x1680, 0x1680),
+                             (0x2000, 0x200A), (0x2028, 0x2029), (0x202F, 0x202F),
+                             (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)]))
+_LINE_ENDS = CharSet.of("\n", "\r", "\u2028", "\u2029")
 
 
 @dataclass
@@ -55,48 +131,42 @@ class RegexParseError(Exception):
         self.why = why
 
 
-_ASCII = frozenset(chr(i) for i in range(128))
-_DIGITS = frozenset("0123456789")
-_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_SPACE_ASCII = frozenset(" \t\n\r\f\v")
 
 
 class _Parser:
-    def __init__(self, pattern: str, unicode: bool) -> None:
+    def __init__(self, pattern: str, unicode: bool, dotall: bool) -> None:
         self.p = pattern
         self.i = 0
         self.n = len(pattern)
         self.depth = 0
-        self.universe = _ASCII | frozenset(pattern) | frozenset("\u00a0\u3000")
         self.unicode = unicode
+        self.dot = ALL if dotall else _LINE_ENDS.complement()
 
     # -- character sets ----------------------------------------------------------
-    def lit(self, c: str) -> CharSet:
-        return CharSet(frozenset((c,)))
-
-    def any_but_newline(self) -> CharSet:
-        return CharSet(self.universe - frozenset("\n\r\u2028\u2029"), True)
-
-    def neg(self, cs: CharSet) -> CharSet:
-        return CharSet(self.universe - cs.chars, not cs.other)
-
     def cls_escape(self, c: str) -> CharSet | None:
         if c == "d":
-            return CharSet(_DIGITS)
+            return _DIGITS
         if c == "D":
-            return self.neg(CharSet(_DIGITS))
+            return _DIGITS.complement()
         if c == "w":
-            return CharSet(_WORD)
+            return _WORD
         if c == "W":
-            return self.neg(CharSet(_WORD))
+            return _WORD.complement()
         if c == "s":
-            return CharSet(_SPACE_ASCII | frozenset("\u00a0\u3000\ufeff"), True)
+            return _SPACE
         if c == "S":
-            return CharSet(self.universe - _SPACE_ASCII - frozenset("\u00a0\u3000\ufeff"), True)
+            return _SPACE.complement()
+        return None
+
+    def _hex(self, count: int) -> int | None:
+        h = self.p[self.i : self.i + count]
+        if len(h) == count and all(ch in "0123456789abcdefABCDEF" for ch in h):
+            self.i += count
+            return int(h, 16)
         return None
 
     def escape_char(self) -> CharSet:
-        """After a backslash (self.i at the escaped char): a one-char set."""
+        """After a backslash (self.i at the escaped char): the set it stands for."""
         if self.i >= self.n:
             raise RegexParseError(self.i, "pattern ends with a backslash")
         c = self.p[self.i]
@@ -106,32 +176,32 @@ class _Parser:
             return cs
         simple = {"n": "\n", "r": "\r", "t": "\t", "f": "\f", "v": "\v", "0": "\0"}
         if c in simple:
-            return self.lit(simple[c])
-        if c == "x" and self.i + 2 <= self.n:
-            h = self.p[self.i : self.i + 2]
-            if all(ch in "0123456789abcdefABCDEF" for ch in h):
-                self.i += 2
-                return self.lit(chr(int(h, 16)))
+            return CharSet.of(simple[c])
+        if c == "x":
+            cp = self._hex(2)
+            if cp is not None:
+                return CharSet.span(cp, cp)
         if c == "u":
             if self.p.startswith("{", self.i):
-                j = self.p.find("}", self.i)
-                if j > 0:
+                j = self.p.find("}", self.i, self.i + 10)
+                body = self.p[self.i + 1 : j] if j > 0 else ""
+                if body and all(ch in "0123456789abcdefABCDEF" for ch in body) \
+                        and int(body, 16) <= _MAX_CP:
                     self.i = j + 1
-                    return CharSet(frozenset(), True)
-            h = self.p[self.i : self.i + 4]
-            if len(h) == 4 and all(ch in "0123456789abcdefABCDEF" for ch in h):
-                self.i += 4
-                ch = chr(int(h, 16))
-                return CharSet(frozenset((ch,)), ch not in self.universe)
+                    return CharSet.span(int(body, 16), int(body, 16))
+            cp = self._hex(4)
+            if cp is not None:
+                return CharSet.span(cp, cp)
         if c in "pP" and self.p.startswith("{", self.i):
             j = self.p.find("}", self.i)
             if j > 0:
                 self.i = j + 1
-            return CharSet(self.universe, True)  # a Unicode property: assume it overlaps
-        if c == "c" and self.i < self.n:
+            return ALL  # a Unicode property: assume it overlaps everything
+        if c == "c" and self.i < self.n and self.p[self.i].isalpha():
+            cp = ord(self.p[self.i]) % 32
             self.i += 1
-            return CharSet(frozenset(), True)
-        return self.lit(c)
+            return CharSet.span(cp, cp)
+        return CharSet.of(c)
 
     def parse_class(self) -> CharSet:
         # self.i is just after "["
@@ -139,8 +209,8 @@ class _Parser:
         if self.i < self.n and self.p[self.i] == "^":
             negate = True
             self.i += 1
-        chars: set[str] = set()
-        other = False
+        acc = EMPTY
+        pairs: list[tuple[int, int]] = []
         while True:
             if self.i >= self.n:
                 raise RegexParseError(self.i, "unterminated character class")
@@ -152,37 +222,35 @@ class _Parser:
             if c == "\\":
                 if self.i < self.n and self.p[self.i] == "b":
                     self.i += 1
-                    lo_set = self.lit("\b")
+                    lo_set = CharSet.of("\b")
                 else:
                     lo_set = self.escape_char()
             else:
-                lo_set = self.lit(c)
+                lo_set = CharSet.of(c)
+            lo_c = lo_set.single()
             # a range a-z
-            if (len(lo_set.chars) == 1 and not lo_set.other and self.i + 1 < self.n
-                    and self.p[self.i] == "-" and self.p[self.i + 1] != "]"):
+            if lo_c is not None and self.i + 1 < self.n and self.p[self.i] == "-" \
+                    and self.p[self.i + 1] != "]":
                 self.i += 1
                 hc = self.p[self.i]
                 self.i += 1
-                hi_set = self.escape_char() if hc == "\\" else self.lit(hc)
-                lo_c = next(iter(lo_set.chars))
-                if len(hi_set.chars) == 1 and not hi_set.other:
-                    hi_c = next(iter(hi_set.chars))
-                    lo_o, hi_o = ord(lo_c), ord(hi_c)
-                    if hi_o < lo_o:
+                hi_set = self.escape_char() if hc == "\\" else CharSet.of(hc)
+                hi_c = hi_set.single()
+                if hi_c is not None:
+                    if hi_c < lo_c:
                         raise RegexParseError(self.i, "character class range out of order")
-                    chars.update(ch for ch in self.universe if lo_o <= ord(ch) <= hi_o)
-                    if hi_o - lo_o + 1 > sum(1 for ch in self.universe if lo_o <= ord(ch) <= hi_o):
-                        other = True
-                else:
-                    chars.add(lo_c)
-                    chars.add("-")
-                    chars |= hi_set.chars
-                    other = other or hi_set.other
+                    pairs.append((lo_c, hi_c))
+                else:  # [a-\d]: a, "-" and the class
+                    pairs.append((lo_c, lo_c))
+                    pairs.append((45, 45))
+                    acc = acc | hi_set
                 continue
-            chars |= lo_set.chars
-            other = other or lo_set.other
-        cs = CharSet(frozenset(chars), other)
-        return self.neg(cs) if negate else cs
+            if lo_c is not None:
+                pairs.append((lo_c, lo_c))
+            else:
+                acc = acc | lo_set
+        cs = acc | CharSet(_normalize(pairs))
+        return cs.complement() if negate else cs
 
     # -- structure ---------------------------------------------------------------
     def parse_alt(self) -> Node:
@@ -226,9 +294,13 @@ class _Parser:
             if self.i < self.n and self.p[self.i] == "?":
                 self.i += 1  # lazy: same backtracking risk
             atom = Node("rep", items=[atom], lo=lo, hi=hi)
+            if self.i < self.n and (self.p[self.i] in "*+?" or (
+                    self.p[self.i] == "{" and self._brace_quant(peek=True) is not None)):
+                raise RegexParseError(self.i, "nothing to repeat (a quantifier after a "
+                                      "quantifier)")
         return atom
 
-    def _brace_quant(self) -> tuple[int, int | None] | None:
+    def _brace_quant(self, peek: bool = False) -> tuple[int, int | None] | None:
         j = self.p.find("}", self.i)
         if j < 0:
             return None
@@ -240,7 +312,8 @@ class _Parser:
         hi: int | None = int(hi_s) if hi_s else (None if comma else lo)
         if hi is not None and hi < lo:
             raise RegexParseError(self.i, "numbers out of order in a {} quantifier")
-        self.i = j + 1
+        if not peek:
+            self.i = j + 1
         return lo, hi
 
     def parse_atom(self) -> Node | None:
@@ -286,21 +359,21 @@ class _Parser:
                 return Node("backref")
             return Node("char", cs=self.escape_char())
         if c == ".":
-            return Node("char", cs=self.any_but_newline())
+            return Node("char", cs=self.dot)
         if c in "^$":
             return Node("anchor")
         if c in "*+?":
             raise RegexParseError(self.i - 1, "nothing to repeat")
         if c == "{" and self.unicode:
             raise RegexParseError(self.i - 1, "lone brace in a unicode pattern")
-        return Node("char", cs=self.lit(c))
+        return Node("char", cs=CharSet.of(c))
 
 
 def parse_pattern(pattern: str, flags: str = "") -> Node:
     """Parse a JavaScript regex pattern into our AST (RegexParseError on bad syntax)."""
     if len(pattern) > _MAX_PATTERN:
         raise RegexParseError(0, f"pattern longer than {_MAX_PATTERN} characters; not checked")
-    p = _Parser(pattern, "u" in flags or "v" in flags)
+    p = _Parser(pattern, "u" in flags or "v" in flags, "s" in flags)
     node = p.parse_alt()
     if p.i < p.n:
         raise RegexParseError(p.i, "unmatched closing parenthesis")
@@ -311,56 +384,6 @@ def parse_pattern(pattern: str, flags: str = "") -> Node:
 
 def _unbounded(node: Node) -> bool:
     return node.kind == "rep" and (node.hi is None or node.hi > _BIG)
-
-
-def _first(node: Node) -> tuple[CharSet, bool]:
-    """Characters that can start a match of ``node``, and whether it can match empty."""
-    k = node.kind
-    if k == "char":
-        return node.cs, False
-    if k in ("anchor", "look", "empty"):
-        return EMPTY, True
-    if k == "backref":
-        return CharSet(frozenset(), True), True
-    if k == "rep":
-        cs, nullable = _first(node.items[0])
-        return cs, nullable or node.lo == 0
-    if k == "group":
-        return _first(node.items[0])
-    if k == "alt":
-        acc = EMPTY
-        nullable = False
-        for b in node.items:
-            cs, nb = _first(b)
-            acc = acc | cs
-            nullable = nullable or nb
-        return acc, nullable
-    # seq
-    return _first_seq(node.items)
-
-
-def _first_seq(items: list[Node]) -> tuple[CharSet, bool]:
-    acc = EMPTY
-    for it in items:
-        cs, nullable = _first(it)
-        acc = acc | cs
-        if not nullable:
-            return acc, False
-    return acc, True
-
-
-def _chars(node: Node) -> CharSet:
-    """Every character ``node`` can consume."""
-    if node.kind == "char":
-        return node.cs
-    if node.kind == "backref":
-        return CharSet(frozenset(), True)
-    if node.kind == "look":
-        return EMPTY
-    acc = EMPTY
-    for it in node.items:
-        acc = acc | _chars(it)
-    return acc
 
 
 def _flatten(node: Node) -> list[Node]:
@@ -394,53 +417,157 @@ class BacktrackRisk:
     offset_hint: int = 0
 
 
+class _Checker:
+    """Set computations over one parsed pattern, memoised per node, with a work bound."""
+
+    def __init__(self, ignore_case: bool) -> None:
+        self.fold = ignore_case
+        self.work = 0
+        self.first_memo: dict[int, tuple[CharSet, bool]] = {}
+        self.chars_memo: dict[int, CharSet] = {}
+        self.inner_memo: dict[int, CharSet | None] = {}
+
+    def spend(self, cs: CharSet) -> CharSet:
+        self.work += 1 + len(cs.ranges)
+        if self.work > _MAX_WORK:
+            raise RegexParseError(0, "pattern too complex to check")
+        return cs
+
+    def leaf(self, node: Node) -> CharSet:
+        if node.kind == "backref":
+            return ALL
+        return node.cs.fold_case() if self.fold else node.cs
+
+    def first(self, node: Node) -> tuple[CharSet, bool]:
+        """Characters that can start a match of ``node``, and whether it can match empty."""
+        key = id(node)
+        got = self.first_memo.get(key)
+        if got is not None:
+            return got
+        k = node.kind
+        if k == "char":
+            res = (self.leaf(node), False)
+        elif k in ("anchor", "look", "empty"):
+            res = (EMPTY, True)
+        elif k == "backref":
+            res = (ALL, True)
+        elif k == "rep":
+            cs, nullable = self.first(node.items[0])
+            res = (cs, nullable or node.lo == 0)
+        elif k == "group":
+            res = self.first(node.items[0])
+        elif k == "alt":
+            acc = EMPTY
+            any_null = False
+            for br in node.items:
+                cs, nb = self.first(br)
+                acc = self.spend(acc | cs)
+                any_null = any_null or nb
+            res = (acc, any_null)
+        else:
+            res = self.first_seq(node.items)
+        self.first_memo[key] = res
+        return res
+
+    def first_seq(self, items: list[Node]) -> tuple[CharSet, bool]:
+        acc = EMPTY
+        for it in items:
+            cs, nullable = self.first(it)
+            acc = self.spend(acc | cs)
+            if not nullable:
+                return acc, False
+        return acc, True
+
+    def chars(self, node: Node) -> CharSet:
+        """Every character ``node`` can consume."""
+        key = id(node)
+        got = self.chars_memo.get(key)
+        if got is not None:
+            return got
+        if node.kind in ("char", "backref"):
+            res = self.leaf(node)
+        elif node.kind == "look":
+            res = EMPTY
+        else:
+            res = EMPTY
+            for it in node.items:
+                res = self.spend(res | self.chars(it))
+        self.chars_memo[key] = res
+        return res
+
+    def inner_unbounded_chars(self, node: Node) -> CharSet | None:
+        """What the unbounded repetitions inside ``node`` (itself included) can consume;
+        None when there are none."""
+        key = id(node)
+        if key in self.inner_memo:
+            return self.inner_memo[key]
+        acc: CharSet | None = self.chars(node.items[0]) if _unbounded(node) else None
+        for it in node.items:
+            sub = self.inner_unbounded_chars(it)
+            if sub is not None:
+                acc = sub if acc is None else self.spend(acc | sub)
+        self.inner_memo[key] = acc
+        return acc
+
+    def nested(self, node: Node) -> bool:
+        """An unbounded ``node`` whose body repeats something that can trade characters."""
+        body = node.items[0]
+        items = _flatten(body)
+        body_first, _ = self.first(body)
+        # follow[i]: what can come right after items[i] inside one iteration (or start
+        # the next iteration when the rest of the body can match empty)
+        follow: list[CharSet] = [EMPTY] * len(items)
+        acc = body_first
+        for idx in range(len(items) - 1, -1, -1):
+            follow[idx] = acc
+            cs, nb = self.first(items[idx])
+            acc = self.spend(acc | cs) if nb else cs
+        body_chars: CharSet | None = None
+        for idx, it in enumerate(items):
+            inner = self.inner_unbounded_chars(it)
+            if inner is None:
+                continue
+            if _unbounded(it):
+                if self.chars(it.items[0]).intersects(follow[idx]):
+                    return True
+            else:
+                if body_chars is None:
+                    body_chars = self.chars(body)
+                if inner.intersects(body_chars):
+                    return True
+        return False
+
+    def overlapping(self, body: Node) -> bool:
+        """An alternation under the quantifier whose branches can start alike."""
+        for alt in (x for x in _walk(body) if x.kind == "alt"):
+            spans: list[tuple[int, int]] = []
+            for br in alt.items:
+                spans.extend(self.first(br)[0].ranges)
+            self.work += len(spans)
+            spans.sort()
+            reach = -1
+            for lo, hi in spans:
+                if lo <= reach:  # ranges of one branch are disjoint: two branches meet
+                    return True
+                reach = max(reach, hi)
+        return False
+
+
 def backtracking_risks(pattern: str, flags: str = "") -> list[BacktrackRisk]:
     """The catastrophic-backtracking shapes found in ``pattern`` (parse errors raise)."""
     root = parse_pattern(pattern, flags)
-    risks: list[BacktrackRisk] = []
+    checker = _Checker("i" in flags)
     seen: set[str] = set()
     for node in _walk(root):
         if not _unbounded(node):
             continue
-        body = node.items[0]
-        items = _flatten(body)
-        body_first, _ = _first(body)
-        # 1. nested unbounded quantifiers that can trade characters
-        if "nested-quantifier" not in seen:
-            for idx, it in enumerate(items):
-                inner_reps = [x for x in _walk(it) if _unbounded(x)]
-                if not inner_reps:
-                    continue
-                if _unbounded(it):
-                    follow, nullable = _first_seq(items[idx + 1 :])
-                    if nullable:
-                        follow = follow | body_first
-                    if _chars(it.items[0]).intersects(follow):
-                        seen.add("nested-quantifier")
-                        break
-                else:
-                    inner_chars = EMPTY
-                    for x in inner_reps:
-                        inner_chars = inner_chars | _chars(x.items[0])
-                    if inner_chars.intersects(_chars(body)):
-                        seen.add("nested-quantifier")
-                        break
-        # 2. alternation under the quantifier with overlapping branches
-        if "overlapping-alternation" not in seen:
-            alts = [x for x in _walk(body) if x.kind == "alt"]
-            for alt in alts:
-                firsts = [_first(b)[0] for b in alt.items]
-                clash = any(
-                    firsts[i].intersects(firsts[j])
-                    for i in range(len(firsts))
-                    for j in range(i + 1, len(firsts))
-                )
-                if clash:
-                    seen.add("overlapping-alternation")
-                    break
-    for shape in sorted(seen):
-        risks.append(BacktrackRisk(shape))
-    return risks
+        if "nested-quantifier" not in seen and checker.nested(node):
+            seen.add("nested-quantifier")
+        if "overlapping-alternation" not in seen and checker.overlapping(node.items[0]):
+            seen.add("overlapping-alternation")
+        if len(seen) == 2:
+            break
+    return [BacktrackRisk(shape) for shape in sorted(seen)]
 
 
 def parse_flags(flag: str) -> tuple[str, list[str], list[str]]:

@@ -52,13 +52,18 @@ def to_json(path: str, results: list[tuple[Module, Analysis]]) -> str:
     return json.dumps(scrub(doc), ensure_ascii=False, indent=1) + "\n"
 
 
+def _show(text: str) -> str:
+    """Module text made safe for a terminal: control characters (newlines, ESC ...) escaped."""
+    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+
+
 def _facts(title: str, facts: list[Fact], lines: list[str]) -> None:
     if not facts:
         return
     lines.append(f"  {title}:")
     for f in facts:
         where = ", ".join(f.evidence[:3]) + (f" (+{f.count - 3})" if f.count > 3 else "")
-        lines.append(f"    {f.name:<28} {where}")
+        lines.append(f"    {_show(f.name):<28} {where}")
 
 
 def render_text(path: str, results: list[tuple[Module, Analysis]]) -> str:
@@ -85,7 +90,7 @@ def render_text(path: str, results: list[tuple[Module, Analysis]]) -> str:
             for s in a.state:
                 rw = ("r" if s.reads else "-") + ("w" if s.writes else "-")
                 where = ", ".join((s.writes or s.reads)[:2])
-                lines.append(f"    {s.scope:<6} {rw} {s.key:<24} {where}")
+                lines.append(f"    {s.scope:<6} {rw} {_show(s.key):<24} {where}")
         _facts("privileged APIs", a.privileged, lines)
         _facts("dynamic code", a.dynamic_code, lines)
         _facts("network hosts", a.network_hosts, lines)
@@ -94,7 +99,7 @@ def render_text(path: str, results: list[tuple[Module, Analysis]]) -> str:
             for t in a.toggles:
                 extra = f" [{', '.join(t.options)}]" if t.options else ""
                 group = f" (group {t.group})" if t.group else ""
-                lines.append(f"    {t.key:<24} {t.type:<8} {t.label}{extra}{group}")
+                lines.append(f"    {_show(t.key):<24} {t.type:<8} {_show(t.label + extra + group)}")
         lines.append("  requires: " + (", ".join(a.requires_names()) or "-"))
         lines.append("  provides: " + (", ".join(a.provides_names()) or "-"))
         if a.findings:

@@ -101,19 +101,9 @@ def _fail(path: str, field: str, why: str) -> ConfigError:
 
 
 def _kind(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "a boolean"
-    if isinstance(v, (int, float)):
-        return "a number"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, list):
-        return "a list"
-    if isinstance(v, dict):
-        return "a mapping"
-    return type(v).__name__
+    from risutools.analysis.analyzer import type_name
+
+    return type_name(v, "a mapping")
 
 
 def _check(value: Any, spec: Any, field: str, path: str) -> None:
@@ -135,6 +125,7 @@ def _check(value: Any, spec: Any, field: str, path: str) -> None:
             raise _fail(path, field, f"must be text, not {_kind(value)}")
         if not value.strip():
             raise _fail(path, field, "must not be empty")
+        _no_code(value, field, path)
         return
     if spec in ("sentences", "tags", "caps"):
         if not isinstance(value, list):
@@ -146,6 +137,8 @@ def _check(value: Any, spec: Any, field: str, path: str) -> None:
                 raise _fail(path, sub, f"must be text, not {_kind(item)}")
             if spec == "sentences" and not item.strip():
                 raise _fail(path, sub, "must not be empty")
+            if spec == "sentences":
+                _no_code(item, sub, path)
             if spec == "tags" and not _SLUG.match(item):
                 raise _fail(path, sub, f"{item!r} is not a lowercase kebab-case tag")
             if spec == "caps" and not _CAP.match(item):
@@ -180,6 +173,16 @@ def _check(value: Any, spec: Any, field: str, path: str) -> None:
             raise _fail(path, field, f"{value[:80]!r} must be {spec[2]}")
         return
     raise AssertionError(f"bad notes spec at {field}")  # pragma: no cover
+
+
+def _no_code(text: str, field: str, path: str) -> None:
+    """Notes describe; a sentence that reads as code or a pattern would fail MC500."""
+    from risutools.contract.activecode import find_active_code
+
+    why = find_active_code(text)
+    if why is not None:
+        raise _fail(path, field, f"reads as code or a regex pattern ({why}); describe it "
+                    "in words instead (the document must carry no code, rule MC500)")
 
 
 def validate_notes(data: Any, *, path: str = "") -> None:

@@ -22,6 +22,7 @@ from risutools.analysis.toggles import Toggle
 from risutools.contract.canonical import canonical
 from risutools.errors import ConfigError
 from risutools.formats.model import Module
+from risutools.projection.guard import CopyGuard, fold
 from risutools.projection.notes import Notes
 from risutools.projection.text import (
     HOOK_SENTENCES,
@@ -113,16 +114,35 @@ def _state_sentence(lang: str, sk: StateKey) -> str:
     return t(lang, "state_w", writes=writes)
 
 
-def _part_sentence(lang: str, tg: Toggle) -> str:
-    label = tg.label.strip()[:120] or tg.key
+def _copied(guard: CopyGuard, text: str, limit: int) -> str | None:
+    """``text`` folded to one line and cut to ``limit``, or None when it may not be copied."""
+    s = fold(text)[:limit].strip()
+    return s if s and guard.allow(text) and guard.allow(s) else None
+
+
+def _name(guard: CopyGuard, text: str, limit: int) -> str | None:
+    """Like :func:`_copied`, for names (keys, variables): name characters only."""
+    s = _copied(guard, text, limit)
+    return s if s is not None and guard.allow_name(s) and guard.allow_name(text) else None
+
+
+def _part_key(guard: CopyGuard, tg: Toggle, ordinal: int) -> str:
+    return _name(guard, tg.key, 80) or f"toggle-{ordinal}"
+
+
+def _part_sentence(lang: str, tg: Toggle, guard: CopyGuard, ordinal: int) -> str:
+    label = _copied(guard, tg.label, 120) or _part_key(guard, tg, ordinal)
     if tg.type == "select":
-        s = t(lang, "part_select", label=label, options=", ".join(o[:40] for o in tg.options[:12]))
+        withheld = t(lang, "withheld")
+        options = ", ".join(_copied(guard, o, 40) or withheld for o in tg.options[:12])
+        s = t(lang, "part_select", label=label, options=options)
     elif tg.type == "text":
         s = t(lang, "part_text", label=label)
     else:
         s = t(lang, "part_checkbox", label=label)
-    if tg.group:
-        s += t(lang, "part_group", group=tg.group[:60])
+    group = _copied(guard, tg.group, 60) if tg.group else None
+    if group:
+        s += t(lang, "part_group", group=group)
     return s
 
 
@@ -154,25 +174,29 @@ HOOK_WORD: dict[str, str] = {
 }
 
 
-def _activation_rules(lang: str, a: Analysis) -> list[str]:
+def _activation_rules(lang: str, a: Analysis, guard: CopyGuard) -> list[str]:
     rules: list[str] = []
+    withheld = t(lang, "withheld")
     declared = {tg.key: tg for tg in a.toggles}
     read_toggles = [s.key[len("toggle_"):] for s in a.state
                     if s.scope == "global" and s.key.startswith("toggle_") and s.reads]
     named = [k for k in read_toggles if k in declared] or read_toggles
     if named:
-        rules.append(t(lang, "toggles_read", names=", ".join(named[:10])))
+        names = [_name(guard, k, 60) or withheld for k in named[:10]]
+        rules.append(t(lang, "toggles_read", names=", ".join(names)))
     elif a.toggles:
         rules.append(t(lang, "toggles_offered", n=len(a.toggles), **_plural(len(a.toggles))))
     by_trigger: dict[int, list[str]] = {}
     for c in a.conditions:
         if c.type in ("var", "value") and c.var:
-            op = OPERATORS.get(c.operator, c.operator or "=")
-            what = t(lang, "cond_var", var=c.var, op=op, value=c.value or "''")
+            op = OPERATORS.get(c.operator, "=" if not c.operator else "?")
+            value = (_copied(guard, c.value, 80) or withheld) if c.value else "''"
+            what = t(lang, "cond_var", var=_name(guard, c.var, 80) or withheld, op=op,
+                     value=value)
         elif c.type == "exists":
             what = t(lang, "cond_exists")
         elif c.type == "chatindex":
-            what = t(lang, "cond_chatindex", value=c.value or "?")
+            what = t(lang, "cond_chatindex", value=_copied(guard, c.value, 20) or "?")
         else:
             what = t(lang, "cond_other", type=c.type)
         by_trigger.setdefault(c.trigger, []).append(what)
@@ -251,25 +275,30 @@ def project(module: Module, *, post_id: str | None = None, notes: Notes | None =
             raise ConfigError("bad-post-id", f"post id must be digits, not {post_id[:40]!r}",
                               where="--post-id")
     a = analysis if analysis is not None else analyze(module)
+    guard = CopyGuard(module)
     ctype = str(module.component_type or "module")
     sha, source_version, source_format, source_kind, card_name = _source_facts(module)
     if post_id is None and module.source is not None:
         post_id = post_id_from_name(card_name or module.source.path)
     source_key = post_id if post_id else "h" + sha[:12]
     slug = (notes.slug if notes is not None and notes.slug else None) \
-        or slugify(module.name) or "m" + sha[:8]
+        or (slugify(module.name) if guard.allow(module.name) else "") or "m" + sha[:8]
     charx = card_name is not None
     type_word = TYPE_WORDS[lang].get(ctype, ctype)
 
     triggers = [HOOK_SENTENCES[lang][h] for h in a.hook_names() if h in HOOK_SENTENCES[lang]]
     if not triggers:
         triggers = [t(lang, "no_hooks")]
-    state_effects = {sk.key: _state_sentence(lang, sk) for sk in a.state
-                     if sk.scope == "chat" and sk.writes}
-    swappable = {tg.key: _part_sentence(lang, tg) for tg in a.toggles}
-    title = module.name.strip()[:160] or t(lang, "untitled", type=type_word, key=source_key)
+    state_effects: dict[str, str] = {}
+    for n, sk in enumerate((sk for sk in a.state if sk.scope == "chat" and sk.writes), 1):
+        state_effects[_name(guard, sk.key, 80) or f"withheld-key-{n}"] = \
+            _state_sentence(lang, sk)
+    swappable = {_part_key(guard, tg, n): _part_sentence(lang, tg, guard, n)
+                 for n, tg in enumerate(a.toggles, 1)}
+    title = _copied(guard, module.name, 160) \
+        or t(lang, "untitled", type=type_word, key=source_key)
     summary = _summary(lang, a, type_word)
-    activation = _activation_rules(lang, a)
+    activation = _activation_rules(lang, a, guard)
 
     doc: dict[str, Any] = {
         "contract": CONTRACT,

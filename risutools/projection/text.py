@@ -83,6 +83,7 @@ T: dict[str, dict[str, str]] = {
         "summary_and": " and ",
         "summary_end": ".",
         "untitled": "Unnamed {type} {key}",
+        "withheld": "(withheld: looks like code)",
         "prompt_intro": "{title}: {summary}",
         "prompt_outro": "This description covers the component's static structure only; it "
                         "contains no executable code and no exact patterns.",
@@ -128,6 +129,7 @@ T: dict[str, dict[str, str]] = {
         "summary_and": " ",
         "summary_end": ".",
         "untitled": "이름 없는 {type} {key}",
+        "withheld": "(코드로 보여 생략)",
         "prompt_intro": "{title}: {summary}",
         "prompt_outro": "이 설명은 구성 요소의 정적 구조만 다루며, 실행 코드나 정확한 패턴은 "
                         "포함하지 않는다.",
