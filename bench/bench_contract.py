@@ -4,8 +4,10 @@ Prints:
 - documents/s for ``risutools`` (load + schema + every rule, MC104 included) on one core;
 - documents/s for plain ``jsonschema`` (``Draft202012Validator(schema).iter_errors``, the
   same schema, documents parsed with ``json.loads``) on the same catalog;
-- optionally ``check-jsonschema`` when ``CHECK_JSONSCHEMA=/path/to/check-jsonschema`` is set
-  (install it in a throwaway venv; it is never a dependency);
+- ``check-jsonschema`` (the pre-commit schema checker) on the same documents, one file each,
+  same schema: ``CHECK_JSONSCHEMA=/path/to/check-jsonschema`` if set, else the script makes
+  ``.venv-bench-contract`` in the repository root and installs it there (bench only, never a
+  dependency; ``NO_BENCH_VENV=1`` skips it);
 - wall time of ``python -m risutools validate <one small file>`` (median of 7) next to
   ``python -c pass``.
 Usage: ``python bench/bench_contract.py [N]`` (default 10000).
@@ -81,6 +83,50 @@ def bench_jsonschema(path: Path) -> tuple[float, int, int]:
     return time.perf_counter() - t, n, errs
 
 
+def find_check_jsonschema() -> str | None:
+    """CHECK_JSONSCHEMA, or check-jsonschema in ``.venv-bench-contract`` (made on first use)."""
+    given = os.environ.get("CHECK_JSONSCHEMA")
+    if given:
+        return given
+    venv = ROOT / ".venv-bench-contract"
+    exe = venv / "bin" / "check-jsonschema"
+    if exe.exists():
+        return str(exe)
+    if os.environ.get("NO_BENCH_VENV"):
+        return None
+    print("creating .venv-bench-contract with check-jsonschema (bench only) ...", flush=True)
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
+                        "check-jsonschema"], check=True, timeout=600)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
+        print(f"could not set up .venv-bench-contract: {exc}")
+        return None
+    return str(exe) if exe.exists() else None
+
+
+def bench_check_jsonschema(cjs: str, path: Path, tmp: Path) -> tuple[float, int, int, int]:
+    """(seconds, documents, files with schema errors, exit code); one JSON file a document."""
+    schema = ROOT / "schemas" / "matrix-component-v1.schema.json"
+    files_dir = tmp / "docs"
+    files_dir.mkdir()
+    files = []
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        f = files_dir / f"{i:05d}.json"
+        f.write_text(line, encoding="utf-8")
+        files.append(str(f))
+    t = time.perf_counter()
+    proc = subprocess.run([cjs, "-o", "json", "--schemafile", str(schema), *files],
+                          capture_output=True, check=False)
+    dt = time.perf_counter() - t
+    try:
+        out = json.loads(proc.stdout)
+        bad = len({e["filename"] for e in out.get("errors", [])})
+    except ValueError:
+        bad = -1
+    return dt, len(files), bad, proc.returncode
+
+
 def startup(args: list[str], runs: int = 7) -> float:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     times = []
@@ -110,21 +156,15 @@ def main() -> None:
         print(f"jsonschema iter_errors (json.loads + schema only): {dj:.2f} s, "
               f"{docs_j / dj:,.0f} docs/s ({errs} schema errors)")
         print(f"speed-up: {dj / dt:.1f}x")
-        cjs = os.environ.get("CHECK_JSONSCHEMA")
+        cjs = find_check_jsonschema()
         if cjs:
-            schema = ROOT / "schemas" / "matrix-component-v1.schema.json"
-            files_dir = Path(tmp) / "docs"
-            files_dir.mkdir()
-            for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
-                (files_dir / f"{i:05d}.json").write_text(line, encoding="utf-8")
-            files = sorted(str(p) for p in files_dir.iterdir())
-            t = time.perf_counter()
-            subprocess.run([cjs, "--schemafile", str(schema), *files], capture_output=True,
-                           check=False)
-            dc = time.perf_counter() - t
-            print(f"check-jsonschema ({n} files): {dc:.2f} s, {n / dc:,.0f} docs/s")
+            dc, nc, bad, rc = bench_check_jsonschema(cjs, path, Path(tmp))
+            print(f"check-jsonschema (schema only, {nc} files, one process): {dc:.2f} s, "
+                  f"{nc / dc:,.0f} docs/s ({bad} files with schema errors, exit {rc}); "
+                  f"risutools is {dc / dt:.1f}x faster")
         else:
-            print("check-jsonschema: skipped (set CHECK_JSONSCHEMA=/path/to/check-jsonschema)")
+            print("check-jsonschema: not measured (set CHECK_JSONSCHEMA=/path/to/check-jsonschema "
+                  "or allow the bench venv)")
     py = sys.executable
     base = startup([py, "-c", "pass"])
     cli = startup([py, "-m", "risutools", "validate", str(SEED)])

@@ -158,7 +158,7 @@ def _contract_config(config_file: str | None, paths: list[str]) -> object:
     return load_config(sp if sp.is_dir() else (sp.parent if str(sp.parent) else Path(".")))
 
 
-def _contract_render(result: object, fmt: str) -> str:
+def _contract_render(result: object, fmt: str, output: str | None = None) -> str:
     from risutools.contract.validate import Result
 
     assert isinstance(result, Result)
@@ -180,7 +180,8 @@ def _contract_render(result: object, fmt: str) -> str:
         return render_junit(result)
     from risutools.report.text import render_text
 
-    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    # colours only on a terminal, never into a report file
+    color = output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     return render_text(result, color=color)
 
 
@@ -218,6 +219,11 @@ def validate(
         help="Configuration file (default: nearest .risutools.yaml / pyproject.toml).",
     ),
     output: str | None = typer.Option(None, "--output", "-o", help="Write the report to a file."),
+    skip_non_documents: bool = typer.Option(
+        False, "--skip-non-documents",
+        help="Skip named JSON/YAML files without `contract`/`component_id` (as in folders); "
+        "for hooks.",
+    ),
 ) -> None:
     """Validate matrix-component-v1 documents against the schema and rules MC100-MC600.
 
@@ -230,8 +236,9 @@ def validate(
     assert isinstance(cfg, ContractConfig)
     if promotion:
         cfg = cfg.with_promotion_gate()
-    result = validate_paths(paths, cfg, rule_filter=RuleFilter(select, ignore))
-    _contract_output(_contract_render(result, fmt), output)
+    result = validate_paths(paths, cfg, rule_filter=RuleFilter(select, ignore),
+                            skip_non_documents=skip_non_documents)
+    _contract_output(_contract_render(result, fmt, output), output)
     raise typer.Exit(result.exit_code(strict))
 
 
@@ -254,6 +261,9 @@ def verify(
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
     config_file: str | None = typer.Option(None, "--config", help="Configuration file."),
     output: str | None = typer.Option(None, "--output", "-o", help="Write the report to a file."),
+    skip_non_documents: bool = typer.Option(
+        False, "--skip-non-documents", help="As for validate (for hooks).",
+    ),
 ) -> None:
     """Verify digests: prompt_sha256, placeholders, source files, replay reports (MC200-MC203).
 
@@ -269,8 +279,9 @@ def verify(
     result = verify_paths(
         paths, sources, config=cfg, require_sources=require_sources,
         content_scan=not no_content_scan, rule_filter=RuleFilter(select, ignore),
+        skip_non_documents=skip_non_documents,
     )
-    _contract_output(_contract_render(result, fmt), output)
+    _contract_output(_contract_render(result, fmt, output), output)
     raise typer.Exit(result.exit_code(strict))
 
 

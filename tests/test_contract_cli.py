@@ -137,3 +137,60 @@ def test_cli_import_stays_lazy() -> None:
     p = subprocess.run([sys.executable, "-c", code], capture_output=True,
                        env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
     assert p.stdout.decode().strip() == "[]"
+
+
+def test_report_file_never_gets_colours(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from risutools import cli
+    from risutools.contract import validate_paths
+
+    r = validate_paths([FX / "bad" / "rules.json"])
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert "\x1b[" in cli._contract_render(r, "text")
+    assert "\x1b[" not in cli._contract_render(r, "text", str(tmp_path / "r.txt"))
+
+
+def test_skip_non_documents_for_hooks(tmp_path: Path) -> None:
+    (tmp_path / "mkdocs.yml").write_text("site_name: catalog\n")
+    (tmp_path / "package.json").write_text('{"name": "x"}')
+    p = run("validate", str(tmp_path / "mkdocs.yml"), str(tmp_path / "package.json"))
+    assert p.returncode == 1  # named files are validated by default
+    p = run("validate", "--skip-non-documents", str(tmp_path / "mkdocs.yml"),
+            str(tmp_path / "package.json"))
+    assert p.returncode == 0 and b"2 non-document file(s) skipped" in p.stdout
+    p = run("validate", "--skip-non-documents", str(tmp_path / "mkdocs.yml"),
+            str(FX / "bad" / "rules.json"))
+    assert p.returncode == 1
+
+
+def test_pre_commit_hooks_pass_ndjson_and_skip_other_files() -> None:
+    import yaml
+
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    ids = {h["id"]: h for h in hooks}
+    assert set(ids) == {"risutools-validate", "risutools-verify"}
+    for h in hooks:
+        # pre-commit ANDs `types`/`types_or` with `files`: a json/yaml type filter would
+        # drop .ndjson catalogs, which `identify` does not tag as json
+        assert "types" not in h and "types_or" not in h
+        assert h["entry"].startswith("risutools ") and "--skip-non-documents" in h["entry"]
+        import re
+
+        rx = re.compile(h["files"])
+        assert all(rx.search(n) for n in ("a.json", "b.yaml", "c.yml", "components.ndjson"))
+        ex = re.compile(h["exclude"])
+        assert ex.search("approvals/0001.yaml") and ex.search("transitions.ndjson")
+        assert ex.search(".risutools.yaml") and not ex.search("components/a.json")
+
+
+def test_stdin_larger_than_one_document() -> None:
+    line = json.dumps(json.loads(SEED.read_text(encoding="utf-8")), ensure_ascii=False)
+    from risutools.contract.loaders import MAX_DOCUMENT_BYTES
+
+    n = MAX_DOCUMENT_BYTES // len(line.encode()) + 2
+    p = run("validate", "-f", "json", "-", stdin=(line + "\n").encode() * n)
+    d = json.loads(p.stdout)
+    assert d["summary"]["documents"] == n  # streamed as NDJSON, MC104 for the copies
+    assert d["summary"]["errors"] == n - 1
+    p = run("validate", "-", stdin=b"a: " + b"x" * (MAX_DOCUMENT_BYTES + 10))
+    assert p.returncode == 1 and b"bound" in p.stdout

@@ -115,3 +115,37 @@ def test_text_groups_by_file_and_colours_only_when_asked() -> None:
     heads = [ln for ln in lines if ln and not ln.startswith(" ")]
     assert heads[0].endswith("broken-line.ndjson") and heads[1].endswith("rules.json")
     assert lines[-1].startswith("failed:")
+
+
+def test_sarif_absolute_path_is_a_file_uri_without_base() -> None:
+    r = Result(file_findings=[Finding("MC000", "error", "x; y", file="/tmp/cat/a b.json", line=3)])
+    res = json.loads(render_sarif(r))["runs"][0]["results"][0]
+    art = res["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert art == {"uri": "file:///tmp/cat/a%20b.json"}
+
+
+def test_sarif_stdin_has_no_location() -> None:
+    r = Result(file_findings=[Finding("MC000", "error", "x; y", file="<stdin>")])
+    res = json.loads(render_sarif(r))["runs"][0]["results"][0]
+    assert "locations" not in res
+
+
+def test_sarif_fingerprints_stable_unique_and_line_independent() -> None:
+    def result(line: int) -> Result:
+        fs = [Finding("MC303", "error", "same; fix", file="a.json", line=line,
+                      pointer="/provenance/publishable"),
+              Finding("MC303", "error", "same; fix", file="a.json", line=line,
+                      pointer="/provenance/publishable"),
+              Finding("MC303", "error", "same; fix", file="b.json", line=line,
+                      pointer="/provenance/publishable")]
+        return Result(documents=[DocumentInfo("a.json", 1, "m", "1.0.0", None, fs[:2]),
+                                 DocumentInfo("b.json", 1, "m", "1.0.0", None, fs[2:])])
+
+    def prints(r: Result) -> list[str]:
+        run = json.loads(render_sarif(r))["runs"][0]
+        return [x["partialFingerprints"]["risutoolsFinding/v1"] for x in run["results"]]
+
+    a = prints(result(5))
+    assert len(set(a)) == 3  # identical findings are told apart by a counter
+    assert prints(result(9)) == a  # a shifted line keeps the alert
+    assert a[0].endswith(":1") and a[1].endswith(":2")

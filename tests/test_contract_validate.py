@@ -498,3 +498,53 @@ def test_validate_document_does_not_mutate() -> None:
     before = copy.deepcopy(d)
     validate_document(d)
     assert d == before
+
+
+@pytest.mark.parametrize(("value", "kind"), [([1, 2], "an array"), ("text", "a string"),
+                                             (3, "an integer"), (None, "null")])
+def test_non_object_document_says_json_type(value: object, kind: str) -> None:
+    [f] = validate_document(value)
+    assert f.rule == "MC100" and f.message.startswith(f"the document is {kind}, not a JSON object;")
+
+
+def test_config_capability_with_trailing_newline_refused(tmp_path: Path) -> None:
+    from risutools.contract import load_config_file
+
+    p = tmp_path / ".risutools.yaml"
+    p.write_text('capabilities: ["my.cap\\n"]\n')
+    with pytest.raises(ConfigError):
+        load_config_file(p)
+
+
+def test_schema_has_id_and_every_property_is_described() -> None:
+    schema = json.loads((ROOT / "schemas" / "matrix-component-v1.schema.json").read_text())
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert schema["$id"].endswith("/matrix-component-v1.schema.json")
+    missing = []
+
+    def walk(node: object, where: str) -> None:
+        if isinstance(node, dict):
+            for name, sub in node.get("properties", {}).items():
+                if not (sub.get("description") or sub.get("title")):
+                    missing.append(f"{where}/{name}")
+            for k, v in node.items():
+                walk(v, f"{where}/{k}")
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, where)
+
+    walk(schema, "")
+    assert missing == []
+
+
+def test_wheel_ships_the_schema() -> None:
+    """pyproject maps schemas/ into the package, where resources looks first."""
+    from risutools import resources
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    py = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    force = py["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
+    assert force["schemas"] == "risutools/schemas"
+    assert resources.schemas_dir().name == "schemas"
+    assert (resources.schemas_dir() / "matrix-component-v1.schema.json").is_file()

@@ -26,7 +26,9 @@ CONFIG_NAMES = (".risutools.yaml", ".risutools.yml")
 CONTRACT_KEYS = ("capabilities", "rules", "sources", "exclude")
 OTHER_SECTIONS = ("analysis", "catalog", "ingest", "projection", "promote", "replay", "review")
 SEVERITY_CHOICES = ("error", "warning", "off")
-CAPABILITY_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
+# The spec's pattern; always used with ``fullmatch`` (``$`` alone would accept a trailing "\n").
+CAPABILITY_PATTERN = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$"
+CAPABILITY_RE = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*")
 
 
 @dataclass(frozen=True)
@@ -68,9 +70,9 @@ def _parse(raw: Any, origin: Path) -> ContractConfig:
         raise ConfigError("config-bad-value", "capabilities must be a list of names "
                           "(or a mapping name -> description)", where="capabilities", path=where)
     for name in names:
-        if not isinstance(name, str) or not CAPABILITY_RE.match(name):
+        if not isinstance(name, str) or not CAPABILITY_RE.fullmatch(name):
             raise ConfigError("config-bad-value", f"capability name {name!r} does not match "
-                              f"{CAPABILITY_RE.pattern}", where="capabilities", path=where)
+                              f"{CAPABILITY_PATTERN}", where="capabilities", path=where)
         caps.add(name)
     sev: dict[str, str] = {}
     raw_rules = raw.get("rules", {})

@@ -13,6 +13,7 @@ NDJSON files of any size are streamed line by line.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -20,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from risutools.contract.jsonlines import scan
 from risutools.findings import Finding
@@ -38,6 +39,10 @@ SKIP_DIRS = frozenset({"approvals", "notes", "replays", "node_modules", "__pycac
 SKIP_FILES = frozenset({"transitions.ndjson", "pyproject.toml"})
 
 STDIN = "-"
+
+_TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels; flatten the document"
+_EMPTY = "empty file: no document in it; write a document or remove the file"
+_NOTHING = "no document in the file (only comments or null); write a document"
 STDIN_NAME = "<stdin>"
 
 
@@ -109,11 +114,15 @@ def load_documents(
     *,
     exclude: Iterable[str] = (),
     stdin: BinaryIO | None = None,
+    skip_non_documents: bool = False,
 ) -> LoadOutcome:
-    """Load every document under ``path`` (a file, a folder searched recursively, or ``-``)."""
+    """Load every document under ``path`` (a file, a folder searched recursively, or ``-``).
+
+    ``skip_non_documents``: a file named explicitly is treated like one found in a
+    folder walk (JSON/YAML without ``contract``/``component_id`` is skipped), for hooks
+    that pass every changed .json/.yaml file."""
     if str(path) == STDIN:
-        stream = stdin if stdin is not None else sys.stdin.buffer
-        return load_bytes(_read_bounded_stream(stream), STDIN_NAME, fmt=None)
+        return load_stdin(stdin if stdin is not None else sys.stdin.buffer)
     p = Path(path)
     name = display_path(p)
     out = LoadOutcome()
@@ -126,7 +135,7 @@ def load_documents(
     if not p.exists():
         out.problems.append(_unreadable(name, "no such file or folder"))
         return out
-    return load_file(p)
+    return load_file(p, from_folder=skip_non_documents)
 
 
 def _walk(root: Path, exclude: tuple[str, ...]) -> Iterator[Path]:
@@ -195,8 +204,40 @@ def load_file(p: Path, *, from_folder: bool = False) -> LoadOutcome:
     return out
 
 
-def _read_bounded_stream(stream: BinaryIO) -> bytes:
-    return stream.read()
+class _Prefixed:
+    """``head`` (bytes already read) followed by the rest of ``stream``: ``readline`` only."""
+
+    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+        self.head = io.BytesIO(head)
+        self.stream = stream
+        self.head_done = False
+
+    def readline(self, limit: int = -1) -> bytes:
+        if not self.head_done:
+            got = self.head.readline(limit)
+            if got.endswith(b"\n") or (limit >= 0 and len(got) >= limit):
+                return got
+            self.head_done = True
+            rest = limit - len(got) if limit >= 0 else -1
+            return got + (self.stream.readline(rest) if rest != 0 else b"")
+        return self.stream.readline(limit)
+
+
+def load_stdin(stream: BinaryIO) -> LoadOutcome:
+    """Standard input, held in memory only up to one document's bound: a longer input is
+    streamed as NDJSON when it looks like NDJSON, else refused (MC000)."""
+    head = stream.read(MAX_DOCUMENT_BYTES + 1)
+    if len(head) <= MAX_DOCUMENT_BYTES:
+        return load_bytes(head, STDIN_NAME, fmt=None)
+    first = head.lstrip()[:1]
+    if first == b"{" and b"\n" in head:
+        return load_ndjson_stream(cast(BinaryIO, _Prefixed(head, stream)), STDIN_NAME,
+                                  files=[STDIN_NAME])
+    out = LoadOutcome(files=[STDIN_NAME])
+    out.problems.append(_problem(
+        STDIN_NAME, f"standard input is more than the {MAX_DOCUMENT_BYTES}-byte bound for one "
+        "document and is not NDJSON; split it, or pipe an NDJSON catalog"))
+    return out
 
 
 # --------------------------------------------------------------------------- decoding
@@ -224,25 +265,22 @@ def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = N
     """Load documents from bytes; ``fmt`` None sniffs JSON / NDJSON / YAML (stdin)."""
     out = LoadOutcome(files=[name])
     if fmt == "ndjson":
-        import io
-
         return load_ndjson_stream(io.BytesIO(data), name, path=path, files=[name])
     if len(data) > MAX_DOCUMENT_BYTES and fmt is not None:
         out.problems.append(_problem(
-            name, f"document is {len(data)} bytes, more than the {MAX_DOCUMENT_BYTES}-byte bound"))
+            name, f"document is {len(data)} bytes, more than the {MAX_DOCUMENT_BYTES}-byte bound; "
+            "split it"))
         return out
     text, err = _decode(data, name)
     if err is not None or text is None:
         out.problems.append(err or _problem(name, "cannot decode"))
         return out
     if not text.strip():
-        out.problems.append(_problem(name, "empty file: no document in it"))
+        out.problems.append(_problem(name, _EMPTY))
         return out
     if fmt is None:
         fmt = _sniff(text)
         if fmt == "ndjson":
-            import io
-
             return load_ndjson_stream(io.BytesIO(data), name, path=path, files=[name])
     if fmt == "yaml":
         _load_yaml(text, name, path, out)
@@ -286,15 +324,15 @@ def _load_yaml(text: str, name: str, path: Path | None, out: LoadOutcome) -> Non
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         what = " ".join(x for x in (exc.context, exc.problem) if x) or "YAML syntax error"
-        out.problems.append(_problem(name, f"not valid YAML: {what}", line))
+        out.problems.append(_problem(name, f"not valid YAML: {what}; fix the syntax there", line))
     except yaml.YAMLError as exc:
         out.problems.append(_problem(name, f"not valid YAML: {exc}"))
     except RecursionError:
-        out.problems.append(_problem(name, f"nested deeper than {MAX_DEPTH} levels"))
+        out.problems.append(_problem(name, _TOO_DEEP))
     except ValueError as exc:  # e.g. an integer with too many digits
         out.problems.append(_problem(name, f"value cannot be read: {exc}"))
     if not out.documents and not out.problems:
-        out.problems.append(_problem(name, "no document in the file (only comments or null)"))
+        out.problems.append(_problem(name, _NOTHING))
 
 
 # --------------------------------------------------------------------------- JSON
@@ -328,20 +366,21 @@ def parse_json_text(text: str, name: str, *, line: int | None
         res = scan(text, first)
         ptr, ln = res.duplicate if res.duplicate else ("", first)
         key = ptr.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
-        return None, _problem(name, f"duplicate key {key!r}: a key may appear once per object",
-                              ln, ptr)
+        return None, _problem(name, f"duplicate key {key!r}: a key may appear once per object; "
+                              "remove or rename one of them", ln, ptr)
     except json.JSONDecodeError as exc:
         ln = first + exc.lineno - 1
         where = f"column {exc.colno}" if line is not None else f"line {ln} column {exc.colno}"
-        return None, _problem(name, f"not valid JSON: {exc.msg} at {where}", ln)
+        return None, _problem(name, f"not valid JSON: {exc.msg} at {where}; fix the syntax there",
+                              ln)
     except RecursionError:
-        return None, _problem(name, f"nested deeper than {MAX_DEPTH} levels", first)
+        return None, _problem(name, _TOO_DEEP, first)
     except ValueError as exc:
         res = scan(text, first)
         if res.nonfinite is not None:
             ptr, ln, tok = res.nonfinite
-            return None, _problem(name, f"{tok} is not a JSON number (NaN/Infinity are refused)",
-                                  ln, ptr)
+            return None, _problem(name, f"{tok} is not a JSON number (NaN/Infinity are refused); "
+                                  "write a number or null", ln, ptr)
         return None, _problem(name, f"value cannot be read: {exc}", first)
     problem = check_value(doc, name, first, text)
     if problem is not None:
@@ -360,13 +399,13 @@ def check_value(doc: Any, name: str, line: int, text: str | None) -> Finding | N
         v, depth = stack.pop()
         if isinstance(v, dict):
             if depth >= MAX_DEPTH:
-                return _problem(name, f"nested deeper than {MAX_DEPTH} levels", line)
+                return _problem(name, _TOO_DEEP, line)
             if look_for_surrogates:
                 stack.extend((k, depth + 1) for k in v)
             stack.extend((x, depth + 1) for x in v.values())
         elif isinstance(v, list):
             if depth >= MAX_DEPTH:
-                return _problem(name, f"nested deeper than {MAX_DEPTH} levels", line)
+                return _problem(name, _TOO_DEEP, line)
             stack.extend((x, depth + 1) for x in v)
         elif look_for_surrogates and isinstance(v, str):
             try:
@@ -374,7 +413,7 @@ def check_value(doc: Any, name: str, line: int, text: str | None) -> Finding | N
             except UnicodeEncodeError as exc:
                 return _problem(
                     name, f"string holds an unpaired surrogate U+{ord(v[exc.start]):04X} "
-                    "(not valid Unicode)", line)
+                    "(not valid Unicode); fix the text", line)
     return None
 
 
@@ -424,5 +463,5 @@ def load_ndjson_stream(f: BinaryIO, name: str, *, path: Path | None = None,
         else:
             out.documents.append(LoadedDocument(name, lineno, doc, "ndjson", path))
     if not any_line:
-        out.problems.append(_problem(name, "empty file: no document in it"))
+        out.problems.append(_problem(name, _EMPTY))
     return out

@@ -142,7 +142,7 @@ CORE_FIELDS = ("core_idea", "behavioral_cause", "invariant_conflict", "core_driv
                "core_dilemma")
 REPLAY_TO_AVAILABILITY = {"not_run": "untested", "stale": "untested", "passed": "available",
                           "failed": "unavailable"}
-DIGEST_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
+DIGEST_RE = re.compile(r"sha256:[0-9a-f]{64}")  # used with fullmatch (no trailing "\n")
 
 
 @cache
@@ -247,10 +247,12 @@ def mc105(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
 
 def digest_problem(value: str) -> str | None:
     """Why ``value`` is not a well-formed digest, or None."""
-    if DIGEST_RE.match(value):
+    if DIGEST_RE.fullmatch(value):
         if value[7:] == "0" * 64:
             return "is a placeholder (all zeros)"
         return None
+    if value and value != value.strip():
+        return "has leading or trailing whitespace"
     low = value.strip().lower()
     body = low[7:] if low.startswith("sha256:") else low
     if not low or body in ("", "pending", "todo", "tbd", "none", "null", "unknown", "x", "?"):
@@ -373,7 +375,8 @@ def mc303(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
     avail = _get(doc, "provenance", "availability_verdict")
     if avail != "available":
         yield ("/provenance/publishable",
-               f"publishable needs availability_verdict available, not {_short(avail)}")
+               f"publishable needs availability_verdict available, not {_short(avail)}; set "
+               "publishable: false until the component is available")
 
 
 def mc304(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
@@ -400,7 +403,7 @@ def mc400(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
         for i, name in enumerate(lst):
             if not isinstance(name, str):
                 continue
-            if not CAPABILITY_RE.match(name):
+            if not CAPABILITY_RE.fullmatch(name):
                 yield (f"/capabilities/{key}/{i}",
                        f"capability name {_short(name)} is not lowercase dotted snake_case "
                        "(e.g. hook.edit_request); rename it")
@@ -431,7 +434,7 @@ def mc401(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
             continue
         for i, name in enumerate(lst):
             if (isinstance(name, str) and name not in known
-                    and name not in cfg.extra_capabilities and CAPABILITY_RE.match(name)):
+                    and name not in cfg.extra_capabilities and CAPABILITY_RE.fullmatch(name)):
                 yield (f"/capabilities/{key}/{i}",
                        f"capability {name!r} is not in the vocabulary; fix the spelling or add "
                        "it under `capabilities:` in .risutools.yaml")

@@ -42,52 +42,47 @@ _TYPE_NAMES = {dict: "an object", list: "an array", str: "a string", bool: "a bo
                int: "an integer", float: "a number", type(None): "null"}
 
 
-def _kind(v: Any) -> str:
+_ARTICLE = {"object": "an object", "array": "an array", "string": "a string",
+            "boolean": "a boolean", "integer": "an integer", "number": "a number"}
+
+
+def json_kind(v: Any) -> str:
+    """The JSON name of a value's type, with an article ("an array", "null")."""
     return _TYPE_NAMES.get(type(v), type(v).__name__)
 
 
 def _show(v: Any, n: int = 50) -> str:
     if isinstance(v, (dict, list)):
-        return _kind(v)
+        return json_kind(v)
     s = repr(v)
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
 def _message(err: Any) -> str:
+    """One sentence for a schema error: what is wrong; what to write instead."""
     kw = err.validator
     inst = err.instance
     val = err.validator_value
-    if kw == "required":
-        missing = [k for k in val if isinstance(inst, dict) and k not in inst]
-        name = missing[0] if missing else "?"
-        return f"missing required property {name!r}; add it"
-    if kw == "additionalProperties":
-        extra = sorted(
-            k for k in inst
-            if k not in err.schema.get("properties", {})
-            and not any(k.startswith("x-") for _ in [0])
-        ) if isinstance(inst, dict) else []
-        names = ", ".join(map(repr, extra)) or "?"
-        return (f"unknown property {names}; remove it or rename it with an 'x-' prefix "
-                "(extension)")
     if kw == "type":
-        return f"expected {val if isinstance(val, str) else ' or '.join(val)}, got {_kind(inst)}"
+        names = [val] if isinstance(val, str) else list(val)
+        want = " or ".join(_ARTICLE.get(n, n) for n in names)
+        return f"expected {want}, got {json_kind(inst)}; change the value to {want}"
     if kw == "enum":
-        return f"{_show(inst)} is not one of: {', '.join(map(str, val))}"
+        return f"{_show(inst)} is not allowed; use one of: {', '.join(map(str, val))}"
     if kw == "const":
-        return f"{_show(inst)} must be {val!r}"
+        return f"{_show(inst)} is not allowed; write {val!r}"
     if kw == "pattern":
         desc = err.schema.get("description") or err.schema.get("title") or f"/{val}/"
-        return f"{_show(inst)} does not have the expected form ({desc})"
+        return f"{_show(inst)} does not have the expected form; write it as: {desc}"
     if kw == "minItems":
-        return f"needs at least {val} item(s), has {len(inst)}"
+        return f"needs at least {val} item(s), has {len(inst)}; add the missing item(s)"
     if kw == "minLength":
-        return "must not be empty" if val == 1 else f"needs at least {val} characters"
+        if val == 1:
+            return "must not be empty; write a value"
+        return f"needs at least {val} characters; write a longer value"
     if kw == "uniqueItems":
         return "items must be unique; remove the repeated item"
-    if kw == "propertyNames":
-        return f"key {_show(inst)} is not allowed here"
-    return str(err.message)
+    return f"{err.message}; fix the value to match the schema"
 
 
 def schema_issues(doc: Any) -> list[tuple[str, str]]:
@@ -98,7 +93,7 @@ def schema_issues(doc: Any) -> list[tuple[str, str]]:
     for err in jsonschema_validator().iter_errors(doc):
         ptr = _pointer(err.absolute_path)
         if err.validator == "propertyNames":
-            out.append((ptr, f"a key is not allowed here: {err.message}"))
+            out.append((ptr, f"a key is not allowed here ({err.message}); rename or remove it"))
             continue
         if err.validator == "additionalProperties" and isinstance(err.instance, dict):
             known = err.schema.get("properties", {})

@@ -78,14 +78,15 @@ def read_log(root: Path) -> CatalogLog:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
-            log.problems.append((i, "transition line is not UTF-8"))
+            log.problems.append((i, "transition line is not UTF-8; restore the line as written"))
             continue
         rec, problem = parse_json_text(text, "transitions.ndjson", line=i)
         if problem is not None:
             log.problems.append((i, f"transition line is broken: {problem.message}"))
             continue
         if not isinstance(rec, dict) or not isinstance(rec.get("component_id"), str):
-            log.problems.append((i, "transition line is not an object with a component_id"))
+            log.problems.append((i, "transition line is not an object with a component_id; "
+                                  "restore the line as written"))
             continue
         log.by_component.setdefault(rec["component_id"], []).append((i, rec))
     return log
@@ -133,19 +134,21 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str
         frm, to = rec.get("from_status"), rec.get("to_status")
         if frm != expected_from:
             yield (f"transitions.ndjson line {line}: from_status {frm!r} does not continue the "
-                   f"chain (expected {expected_from!r})")
+                   f"chain (expected {expected_from!r}); record the missing step with `risutools "
+                   "promote`")
             return
         if not isinstance(to, str) or action_for(frm, to) is None:
             yield (f"transitions.ndjson line {line}: {frm!r} -> {to!r} is not a lifecycle "
-                   "transition")
+                   "transition; fix the line (candidate -> pending_human_review -> approved -> "
+                   "promoted -> retired, any -> rejected)")
             return
         yield from _check_approval(log.root, line, rec, component_id, action_for(frm, to) or "")
         expected_from = to
     last_line, last = steps[-1]
     if last.get("to_status") != status:
         yield (f"the last recorded transition (line {last_line}) ends at "
-               f"{last.get('to_status')!r} but review_status is {status!r}; the status was "
-               "changed without a recorded transition")
+               f"{last.get('to_status')!r} but review_status is {status!r} (changed without a "
+               "recorded transition); restore it or record the change with `risutools promote`")
     elif last.get("after_sha256") != doc_hash:
         yield (f"the document changed after its last recorded transition (line {last_line}: "
                f"after_sha256 {str(last.get('after_sha256'))[:19]}…, now {doc_hash[:19]}…); "
@@ -161,29 +164,33 @@ def _check_approval(root: Path, line: int, rec: dict[str, Any], component_id: st
         return
     path = _approval_path(root, appr["file"])
     if path is None:
-        yield f"transitions.ndjson line {line}: approval file {appr['file']!r} is missing"
+        yield (f"transitions.ndjson line {line}: approval file {appr['file']!r} is missing; "
+               "restore it in approvals/")
         return
     try:
         data, digest = _load_approval(path)
     except OSError as exc:
-        yield f"approval {appr['file']!r}: cannot read: {exc.strerror or exc}"
+        yield (f"approval {appr['file']!r}: cannot read: {exc.strerror or exc}; make it "
+               "readable")
         return
     if data is None:
-        yield f"approval {appr['file']!r} cannot be read: {digest}"
+        yield f"approval {appr['file']!r} cannot be read: {digest}"  # (the message has its fix)
         return
     if appr.get("sha256") != digest:
         yield (f"approval {appr['file']!r} changed after it was recorded (line {line} says "
-               f"{str(appr.get('sha256'))[:19]}…, file is {digest[:19]}…)")
+               f"{str(appr.get('sha256'))[:19]}…, file is {digest[:19]}…); restore the file as "
+               "approved (approvals are never edited)")
     if data.get("component_id") != component_id:
         yield (f"approval {appr['file']!r} is for {data.get('component_id')!r}, not "
-               f"{component_id!r}")
+               f"{component_id!r}; name this component's own approval")
     if data.get("action") != action:
         yield (f"approval {appr['file']!r} has action {data.get('action')!r}; the transition "
                f"on line {line} needs {action!r}")
     if data.get("base_sha256") != rec.get("before_sha256"):
         yield (f"approval {appr['file']!r} approved base {str(data.get('base_sha256'))[:19]}… "
                f"but the transition on line {line} started from "
-               f"{str(rec.get('before_sha256'))[:19]}…")
+               f"{str(rec.get('before_sha256'))[:19]}…; approve the document hash the "
+               "transition started from")
     reviewer = data.get("reviewer")
     if not isinstance(reviewer, str) or not reviewer.strip():
-        yield f"approval {appr['file']!r} names no reviewer"
+        yield f"approval {appr['file']!r} names no reviewer; add the reviewer's name"

@@ -122,6 +122,13 @@ def _doc_hash(doc: Any) -> str | None:
         return None
 
 
+def not_object_message(doc: Any) -> str:
+    from risutools.contract.schema import json_kind
+
+    return (f"the document is {json_kind(doc)}, not a JSON object; write one "
+            "matrix-component-v1 object per file (or per NDJSON line)")
+
+
 def validate_document(
     doc: Any,
     *,
@@ -145,7 +152,7 @@ def validate_document(
         out.append(make_finding(rule, sev, message, file, ln, pointer))
 
     if not isinstance(doc, dict):
-        add("MC100", "", f"the document must be a JSON object, not {type(doc).__name__}")
+        add("MC100", "", not_object_message(doc))
         return out
     for pointer, message in schema_issues(doc):
         add("MC100", pointer, message)
@@ -165,10 +172,20 @@ def _info(ld: LoadedDocument, findings: list[Finding]) -> DocumentInfo:
     )
 
 
-def load_all(paths: Sequence[str | os.PathLike[str]], config: ContractConfig) -> LoadOutcome:
+def load_all(paths: Sequence[str | os.PathLike[str]], config: ContractConfig,
+             skip_non_documents: bool = False) -> LoadOutcome:
+    """Every document under ``paths``; DocumentError when there is nothing at all to check
+    (with ``skip_non_documents``, only skipped files is a valid, empty run)."""
     out = LoadOutcome()
     for p in paths:
-        out.extend(load_documents(p, exclude=config.exclude))
+        out.extend(load_documents(p, exclude=config.exclude,
+                                  skip_non_documents=skip_non_documents))
+    if not out.documents and not out.problems and not (skip_non_documents and out.skipped):
+        from risutools.errors import DocumentError
+
+        shown = ", ".join(str(p) for p in paths)
+        raise DocumentError("no-documents", "no matrix-component documents found "
+                            "(.json, .yaml, .yml, .ndjson, .jsonl)", path=shown)
     return out
 
 
@@ -177,6 +194,7 @@ def validate_paths(
     config: ContractConfig | None = None,
     *,
     rule_filter: RuleFilter | None = None,
+    skip_non_documents: bool = False,
 ) -> Result:
     """Load and validate every document under ``paths`` (files, folders, ``-``).
 
@@ -184,15 +202,9 @@ def validate_paths(
     documents given) and MC305 (recorded transition chains)."""
     cfg = config or ContractConfig()
     flt = rule_filter or RuleFilter()
-    loaded = load_all(paths, cfg)
+    loaded = load_all(paths, cfg, skip_non_documents)
     result = Result("validate", files=loaded.files, skipped=loaded.skipped)
     result.file_findings = [f for f in loaded.problems if flt.keep(f.rule)]
-    if not loaded.documents and not loaded.problems:
-        from risutools.errors import DocumentError
-
-        shown = ", ".join(str(p) for p in paths)
-        raise DocumentError("no-documents", "no matrix-component documents found "
-                            "(.json, .yaml, .yml, .ndjson, .jsonl)", path=shown)
     for ld in loaded.documents:
         findings = validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
                                      line_of=ld.line_of)

@@ -34,6 +34,7 @@ from risutools.contract.validate import (
     Verification,
     _doc_hash,
     load_all,
+    not_object_message,
 )
 from risutools.fsio import sha256_file
 
@@ -155,6 +156,7 @@ def verify_paths(
     require_sources: bool = False,
     content_scan: bool = True,
     rule_filter: RuleFilter | None = None,
+    skip_non_documents: bool = False,
 ) -> Result:
     """Verify the digests of every document under ``paths``."""
     cfg = config or ContractConfig()
@@ -164,14 +166,9 @@ def verify_paths(
         from risutools.errors import ConfigError
 
         raise ConfigError("no-source-store", "source store folder not found", path=str(src))
-    loaded = load_all(paths, cfg)
+    loaded = load_all(paths, cfg, skip_non_documents)
     result = Result("verify", files=loaded.files, skipped=loaded.skipped)
     result.file_findings = [f for f in loaded.problems if flt.keep(f.rule)]
-    if not loaded.documents and not loaded.problems:
-        from risutools.errors import DocumentError
-
-        raise DocumentError("no-documents", "no matrix-component documents found",
-                            path=", ".join(str(p) for p in paths))
     ctx = _Ctx(SourceStore(src, content_scan), cfg, flt, require_sources, result)
     for ld in loaded.documents:
         info = DocumentInfo(ld.file, ld.line, None, None, _doc_hash(ld.doc))
@@ -185,7 +182,7 @@ def verify_paths(
                     _emit(ctx, info, ld, rule, "error", ptr, msg)
             _verify_refs(ctx, info, ld)
         else:
-            _emit(ctx, info, ld, "MC100", "error", "", "the document must be a JSON object")
+            _emit(ctx, info, ld, "MC100", "error", "", not_object_message(doc))
         info.findings.sort(key=lambda f: f.sort_key())
         result.documents.append(info)
     return result
@@ -253,7 +250,8 @@ def _record(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, rule: str, ptr: s
         _emit(ctx, info, ld, rule, RULES[rule].severity, ptr, detail)
     elif status == "not_at_hand":
         sev = "error" if ctx.require else "warning"
-        _emit(ctx, info, ld, rule, sev, ptr, f"not verified: source not at hand ({detail})")
+        _emit(ctx, info, ld, rule, sev, ptr, f"not verified: source not at hand ({detail}); put "
+              "the file in the source store (--sources) to verify it")
 
 
 def _rel(p: Path) -> str:

@@ -54,7 +54,7 @@ class _Loader(yaml.SafeLoader):
             event = self.peek_event()  # type: ignore[no-untyped-call]
             raise YamlRefused(
                 f"YAML alias *{event.anchor} is not allowed in a catalog document "
-                "(write the value out)",
+                "; write the value out instead",
                 event.start_mark.line + 1,
             )
         node = super().compose_node(parent, index)
@@ -94,34 +94,39 @@ class _Converter:
         line = node.start_mark.line + 1
         self.lines.setdefault(pointer, line)
         if depth > self.max_depth:
-            raise YamlRefused(f"nested deeper than {self.max_depth} levels", line, pointer)
+            raise YamlRefused(f"nested deeper than {self.max_depth} levels; flatten the document",
+                              line, pointer)
         if isinstance(node, ScalarNode):
             return self.scalar(node, pointer, line)
         if isinstance(node, SequenceNode):
             if node.tag != _SEQ:
-                raise YamlRefused(f"YAML tag {node.tag} builds a non-JSON value", line, pointer)
+                raise YamlRefused(f"YAML tag {node.tag} builds a non-JSON value; remove the tag "
+                             "(plain JSON values only)", line, pointer)
             return [self.convert(v, f"{pointer}/{i}", depth + 1) for i, v in enumerate(node.value)]
         if isinstance(node, MappingNode):
             if node.tag != _MAP:
-                raise YamlRefused(f"YAML tag {node.tag} builds a non-JSON value", line, pointer)
+                raise YamlRefused(f"YAML tag {node.tag} builds a non-JSON value; remove the tag "
+                             "(plain JSON values only)", line, pointer)
             out: dict[str, Any] = {}
             key_lines: dict[str, int] = {}
             for knode, vnode in node.value:
                 kline = knode.start_mark.line + 1
                 if knode.tag == _MERGE:
                     raise YamlRefused(
-                        "YAML merge key << is not allowed (write the keys out)", kline, pointer
+                        "YAML merge key << is not allowed; write the keys out instead", kline,
+                        pointer,
                     )
                 if not isinstance(knode, ScalarNode) or knode.tag != _STR:
                     shown = knode.value if isinstance(knode, ScalarNode) else "(collection)"
                     raise YamlRefused(
-                        f"mapping key {shown!r} is not a string (quote it)", kline, pointer
+                        f"mapping key {shown!r} is not a string; quote it", kline, pointer
                     )
                 key = str(knode.value)
                 child = f"{pointer}/{escape_pointer_token(key)}"
                 if key in out:
                     raise YamlRefused(
-                        f"duplicate key {key!r} (first at line {key_lines[key]})", kline, child
+                        f"duplicate key {key!r} (first at line {key_lines[key]}); remove or rename "
+                        "one of them", kline, child
                     )
                 key_lines[key] = kline
                 out[key] = self.convert(vnode, child, depth + 1)
@@ -132,10 +137,12 @@ class _Converter:
         if node.tag == _TIMESTAMP:
             return str(node.value)
         if node.tag not in _SCALARS:
-            raise YamlRefused(f"YAML tag {node.tag} builds a non-JSON value", line, pointer)
+            raise YamlRefused(f"YAML tag {node.tag} builds a non-JSON value; remove the tag "
+                             "(plain JSON values only)", line, pointer)
         value = self.loader.construct_object(node, deep=True)
         if isinstance(value, float) and not math.isfinite(value):
-            raise YamlRefused(f"{node.value} is not a JSON number (NaN/Infinity)", line, pointer)
+            raise YamlRefused(f"{node.value} is not a JSON number (NaN/Infinity); write a number "
+                              "or null", line, pointer)
         if isinstance(value, str):
             _check_surrogates(value, line, pointer)
         return value
@@ -146,6 +153,7 @@ def _check_surrogates(s: str, line: int, pointer: str) -> None:
         s.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise YamlRefused(
-            f"string holds an unpaired surrogate U+{ord(s[exc.start]):04X} (not valid Unicode)",
+            f"string holds an unpaired surrogate U+{ord(s[exc.start]):04X} (not valid "
+            "Unicode); fix the text",
             line, pointer,
         ) from None

@@ -4,12 +4,17 @@ One run; ``tool.driver.rules`` lists every contract rule (id, name, short and
 full description, help, default level); each result has ``ruleId``,
 ``ruleIndex``, ``level``, ``message.text`` and, when the file is known, a
 physical location whose ``artifactLocation.uri`` is relative to the working
-directory (``uriBaseId: %SRCROOT%``) with ``region.startLine`` when the line is
-known; the JSON pointer is a logical location.
+directory (``uriBaseId: %SRCROOT%``; a file outside it gets an absolute
+``file://`` URI and no base) with ``region.startLine`` when the line is known;
+the JSON pointer is a logical location.  ``partialFingerprints`` carries a
+line-independent hash (rule, file, component, pointer, message, and a counter
+for identical findings), so an edit elsewhere in the file does not re-open the
+alert.  Input read from standard input has no location.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -22,8 +27,18 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/risutools/risutools/blob/main/docs/contract.md"
 
 
-def _uri(file: str) -> str:
-    return quote(PurePosixPath(file).as_posix(), safe="/")
+def _artifact(file: str) -> dict[str, str]:
+    p = PurePosixPath(file)
+    if p.is_absolute():
+        return {"uri": "file://" + quote(p.as_posix(), safe="/")}
+    return {"uri": quote(p.as_posix(), safe="/"), "uriBaseId": "%SRCROOT%"}
+
+
+def _fingerprint(parts: tuple[str, ...], seen: dict[str, int]) -> str:
+    base = hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    n = seen.get(base, 0) + 1
+    seen[base] = n
+    return f"{base[:32]}:{n}"
 
 
 def sarif_dict(result: Result) -> dict[str, Any]:
@@ -45,6 +60,8 @@ def sarif_dict(result: Result) -> dict[str, Any]:
             "defaultConfiguration": {"level": "warning" if r.severity == "warning" else "error"},
         })
     results = []
+    seen: dict[str, int] = {}
+    component_of = {(d.file, d.line): d.component_id or "" for d in result.documents}
     for f in result.findings:
         res: dict[str, Any] = {
             "ruleId": f.rule,
@@ -53,9 +70,12 @@ def sarif_dict(result: Result) -> dict[str, Any]:
         }
         if f.rule in index:
             res["ruleIndex"] = index[f.rule]
+        component = component_of.get((f.file or "", f.line), "")
+        res["partialFingerprints"] = {"risutoolsFinding/v1": _fingerprint(
+            (f.rule, f.file or "", component, f.pointer, f.message), seen)}
         if f.file and not f.file.startswith("<"):
             phys: dict[str, Any] = {
-                "artifactLocation": {"uri": _uri(f.file), "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": _artifact(f.file),
             }
             if f.line:
                 phys["region"] = {"startLine": f.line}
