@@ -29,7 +29,7 @@ from typing import Any
 import yaml
 
 from risutools.errors import ConfigError
-from risutools.replay.config import KNOWN_ROLES
+from risutools.replay.config import KNOWN_ROLES, build_config
 
 FIXTURE_TAG = "conversation-v1"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -192,6 +192,8 @@ def _turn(raw: Any, number: int, ids: _Ids) -> Turn:
 
 def build_fixture(data: Any, *, sha256: str = "", file: str = "") -> Fixture:
     """Validate a parsed fixture mapping and assign ids."""
+    if data is None:
+        raise _err("", "the fixture is empty")
     if not isinstance(data, dict):
         raise _err("", "a fixture must be a mapping")
     for key in sorted(data):
@@ -205,6 +207,8 @@ def build_fixture(data: Any, *, sha256: str = "", file: str = "") -> Fixture:
     config = data.get("config")
     if config is not None and not isinstance(config, dict):
         raise _err("config", "must be a mapping")
+    if config is not None:
+        build_config(config)  # a bad key or value is reported against the fixture file
     ids = _Ids()
     raw_msgs = data.get("messages") or []
     if not isinstance(raw_msgs, list):
