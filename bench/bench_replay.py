@@ -12,6 +12,10 @@
   pyyaml``) and re-runs that half there with ``PYTHONPATH`` set to the repository.
 * The invariant checker R1-R8 runs over both outputs; orphaned tool results (a kept
   tool result whose calling assistant message was dropped) are counted for both.
+* Two scenarios: ``growth`` (the figures above; edits land anywhere in a long history, so
+  the anchor is practically never hit) and ``anchor-loss`` (``edit_window=16`` and a small
+  budget: the anchor is edited or deleted dozens of times, so R8 is exercised; the report
+  prints how many requests R8 was checked on).
 
 Usage: ``python bench/bench_replay.py [--quick]``.
 """
@@ -239,6 +243,10 @@ def ms(xs: list[float]) -> str:
     return f"{1000 * statistics.fmean(xs):.3f} ms"
 
 
+def med(xs: list[float]) -> str:
+    return f"{1000 * statistics.median(xs):.3f} ms"
+
+
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
     if "--langchain-json" in argv:
@@ -272,8 +280,9 @@ def scenario(name: str, quick: bool) -> None:
         f"median {1000 * statistics.median(t):.3f} ms per request (ops + request)"
     )
     print(
-        f"  first {k} requests (history ~{cut['sizes'][k // 2]}): {ms(t[:k])}; "
-        f"last {k} (history ~{cut['sizes'][-k // 2]}): {ms(t[-k:])}"
+        f"  first {k} requests (history ~{cut['sizes'][k // 2]}): mean {ms(t[:k])}, median "
+        f"{med(t[:k])}; last {k} (history ~{cut['sizes'][-k // 2]}): mean {ms(t[-k:])}, "
+        f"median {med(t[-k:])}"
     )
     print(
         f"  cuts {cut['cuts']}, anchor losses {cut['anchor_losses']} (R8 checked on "

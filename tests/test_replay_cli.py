@@ -175,16 +175,9 @@ def test_run_writes_three_deterministic_files_and_update(tmp_path: Path) -> None
     assert r.returncode == 0, r.stderr
     first = {p.suffix: p.read_bytes() for p in out.parent.iterdir()}
     assert sorted(first) == [".html", ".json", ".md"]
-    r2 = cli(
-        "replay",
-        "run",
-        str(comp),
-        "--fixture",
-        str(FIX / "duplicates.yaml"),
-        "-o",
-        str(out),
-        "--update",
-    )
+    update = ("replay", "run", str(comp), "--fixture", str(FIX / "duplicates.yaml"),
+              "-o", str(out), "--update")
+    r2 = cli(*update)
     assert r2.returncode == 0, r2.stderr
     assert {p.suffix: p.read_bytes() for p in out.parent.iterdir()} == first
     report = json.loads(first[".json"])
@@ -220,16 +213,7 @@ def test_run_writes_three_deterministic_files_and_update(tmp_path: Path) -> None
     del refs[1]
     assert doc == seed_doc
     # running again replaces the entry instead of adding a second one
-    r3 = cli(
-        "replay",
-        "run",
-        str(comp),
-        "--fixture",
-        str(FIX / "duplicates.yaml"),
-        "-o",
-        str(out),
-        "--update",
-    )
+    r3 = cli(*update)
     assert r3.returncode == 0
     assert len(json.loads(comp.read_text(encoding="utf-8"))["provenance"]["source_refs"]) == 2
     html = first[".html"].decode()
