@@ -12,6 +12,10 @@
   pyyaml``) and re-runs that half there with ``PYTHONPATH`` set to the repository.
 * The invariant checker R1-R8 runs over both outputs; orphaned tool results (a kept
   tool result whose calling assistant message was dropped) are counted for both.
+* Two scenarios: ``growth`` (the figures above; edits land anywhere in a long history, so
+  the anchor is practically never hit) and ``anchor-loss`` (``edit_window=16`` and a small
+  budget: the anchor is edited or deleted dozens of times, so R8 is exercised; the report
+  prints how many requests R8 was checked on).
 
 Usage: ``python bench/bench_replay.py [--quick]``.
 """
@@ -36,17 +40,38 @@ from risutools.replay.config import ReplayConfig, build_config  # noqa: E402
 from risutools.replay.cutter import ContextCutter  # noqa: E402
 from risutools.replay.fixture import Fixture, Message, build_fixture  # noqa: E402
 from risutools.replay.invariants import INVARIANTS, InvariantChecker, Step  # noqa: E402
-from risutools.replay.run import apply_turn  # noqa: E402
+from risutools.replay.run import apply_turn, iterate_cutter  # noqa: E402
 from risutools.replay.synth import synthesize  # noqa: E402
 
 MESSAGES, TURNS = 10_000, 1_000
 CONFIG = {"max_context": 32_000, "preserve_latest": 8, "trim_percent": 10}
 
+# name -> (synthesize arguments, quick variant, configuration)
+SCENARIOS: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = {
+    # the growth figure: 1,000 requests over a history growing to 10,000 messages
+    "growth": (
+        {"seed": 5, "messages": MESSAGES, "turns": TURNS, "edit_rate": 0.05,
+         "delete_rate": 0.02, "tool_rate": 0.15},
+        {"messages": 2_000, "turns": 200},
+        CONFIG,
+    ),
+    # anchor losses: edits and deletes among the 16 newest messages and a budget of
+    # ~30 messages, so the anchor (the oldest survivor) is edited or deleted often and R8
+    # is exercised; about two messages per turn, so the fallback (not the budget) decides
+    "anchor-loss": (
+        {"seed": 11, "messages": 2_000, "turns": 1_000, "edit_rate": 0.6,
+         "delete_rate": 0.4, "tool_rate": 0.15, "edit_window": 16},
+        {"messages": 600, "turns": 300},
+        {"max_context": 1_000, "preserve_latest": 4, "trim_percent": 20},
+    ),
+}
 
-def make_fixture(quick: bool) -> tuple[Fixture, ReplayConfig]:
-    m, t = (2_000, 200) if quick else (MESSAGES, TURNS)
-    data = synthesize(5, m, turns=t, edit_rate=0.05, delete_rate=0.02, tool_rate=0.15)
-    return build_fixture(data), build_config(CONFIG)
+
+def make_fixture(name: str, quick: bool) -> tuple[Fixture, ReplayConfig]:
+    args, small, config = SCENARIOS[name]
+    kw = {**args, **(small if quick else {})}
+    seed, messages = kw.pop("seed"), kw.pop("messages")
+    return build_fixture(synthesize(seed, messages, **kw)), build_config(config)
 
 
 def orphans(out: list[Message]) -> int:
@@ -86,20 +111,15 @@ def run_cutter(fx: Fixture, cfg: ReplayConfig) -> dict[str, Any]:
         times.append(time.perf_counter() - t0)
         results.append(res)
         sizes.append(res.messages_in)
-    # the invariant check, untimed (it is O(n) per request by design)
+    # the invariant check, untimed (it is O(n) per request by design); the checker's
+    # input is rebuilt from the fixture by iterate_cutter, not read from the cutter
     checker = InvariantChecker(cfg)
-    cutter2 = ContextCutter(cfg)
-    for m in fx.messages:
-        cutter2.append(m)
     orph = 0
     t0 = time.perf_counter()
-    for turn in fx.turns:
-        apply_turn(cutter2, turn)
-        inp = cutter2.history()
-        res = cutter2.request(True)
-        out = cutter2.output(res)
-        orph += orphans(out) > 0
-        checker.check(Step(turn.number, True, inp, out, res.budget_unreachable))
+    for _, _, step in iterate_cutter(fx, cfg):
+        assert step is not None
+        orph += orphans(step.out) > 0
+        checker.check(step)
     check_s = time.perf_counter() - t0
     return {
         "times": times,
@@ -107,6 +127,7 @@ def run_cutter(fx: Fixture, cfg: ReplayConfig) -> dict[str, Any]:
         "cuts": sum(1 for r in results if r.budget_dropped),
         "anchor_losses": sum(1 for r in results if r.anchor == "lost"),
         "kept": {k: not v.failures for k, v in checker.verdicts.items()},
+        "r8_checked": checker.verdicts["R8"].checked,
         "orphan_requests": orph,
         "check_s": check_s,
     }
@@ -187,11 +208,13 @@ def run_langchain(fx: Fixture, cfg: ReplayConfig) -> dict[str, Any]:
         "times": times,
         "kept": {k: not v.failures for k, v in checker.verdicts.items()},
         "first_failures": {k: v.first_detail for k, v in checker.verdicts.items() if v.failures},
+        "failures": {k: v.failures for k, v in checker.verdicts.items()},
+        "r8_checked": checker.verdicts["R8"].checked,
         "orphan_requests": orph,
     }
 
 
-def _langchain_elsewhere(quick: bool) -> dict[str, Any] | str:
+def _langchain_elsewhere(name: str, quick: bool) -> dict[str, Any] | str:
     venv = ROOT / ".venv-bench"
     py = venv / "bin" / "python"
     if not py.exists():
@@ -206,7 +229,7 @@ def _langchain_elsewhere(quick: bool) -> dict[str, Any] | str:
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
             return f"could not set up .venv-bench: {exc}"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    args = [str(py), str(Path(__file__).resolve()), "--langchain-json"] + (
+    args = [str(py), str(Path(__file__).resolve()), "--langchain-json", name] + (
         ["--quick"] if quick else []
     )
     proc = subprocess.run(args, capture_output=True, text=True, env=env, timeout=900)
@@ -220,18 +243,33 @@ def ms(xs: list[float]) -> str:
     return f"{1000 * statistics.fmean(xs):.3f} ms"
 
 
+def med(xs: list[float]) -> str:
+    return f"{1000 * statistics.median(xs):.3f} ms"
+
+
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
-    fx, cfg = make_fixture(quick)
-    index_callers(fx)
     if "--langchain-json" in argv:
+        name = argv[argv.index("--langchain-json") + 1]
+        fx, cfg = make_fixture(name, quick)
+        index_callers(fx)
         print(json.dumps(run_langchain(fx, cfg)))
         return 0
+    for name in SCENARIOS:
+        scenario(name, quick)
+    return 0
+
+
+def scenario(name: str, quick: bool) -> None:
+    fx, cfg = make_fixture(name, quick)
+    CALLER.clear()
+    index_callers(fx)
     n = len(fx.turns)
+    print(f"\n=== scenario {name}")
     print(
         f"fixture: {n} requests, history {len(fx.messages)} -> "
         f"{len(fx.messages) + sum(len(t.append) - len(t.delete) for t in fx.turns)} messages; "
-        f"config {CONFIG}"
+        f"synthesize {SCENARIOS[name][0]}; config {SCENARIOS[name][2]}"
     )
     cut = run_cutter(fx, cfg)
     t = cut["times"]
@@ -242,12 +280,13 @@ def main(argv: list[str]) -> int:
         f"median {1000 * statistics.median(t):.3f} ms per request (ops + request)"
     )
     print(
-        f"  first {k} requests (history ~{cut['sizes'][k // 2]}): {ms(t[:k])}; "
-        f"last {k} (history ~{cut['sizes'][-k // 2]}): {ms(t[-k:])}"
+        f"  first {k} requests (history ~{cut['sizes'][k // 2]}): mean {ms(t[:k])}, median "
+        f"{med(t[:k])}; last {k} (history ~{cut['sizes'][-k // 2]}): mean {ms(t[-k:])}, "
+        f"median {med(t[-k:])}"
     )
     print(
-        f"  cuts {cut['cuts']}, anchor losses {cut['anchor_losses']}, "
-        f"requests with an orphaned tool result {cut['orphan_requests']}"
+        f"  cuts {cut['cuts']}, anchor losses {cut['anchor_losses']} (R8 checked on "
+        f"{cut['r8_checked']}), requests with an orphaned tool result {cut['orphan_requests']}"
     )
     print(f"  invariant checker over the same run (O(n) per request): {cut['check_s']:.2f} s")
     try:
@@ -255,7 +294,7 @@ def main(argv: list[str]) -> int:
 
         lc: dict[str, Any] | str = run_langchain(fx, cfg)
     except ImportError:
-        lc = _langchain_elsewhere(quick)
+        lc = _langchain_elsewhere(name, quick)
     print("\nLangChain trim_messages (strategy=last, include_system, start_on=human):")
     if isinstance(lc, str):
         print(f"  skipped: {lc}")
@@ -265,18 +304,23 @@ def main(argv: list[str]) -> int:
             f"  total {sum(lt):.3f} s; mean {ms(lt)} per request; first {k}: {ms(lt[:k])}; "
             f"last {k}: {ms(lt[-k:])}"
         )
-        print(f"  requests with an orphaned tool result {lc['orphan_requests']}")
-    print("\ninvariants kept over the whole run:")
+        print(
+            f"  requests with an orphaned tool result {lc['orphan_requests']}; anchor losses "
+            f"the checker saw in its output (R8 checked on) {lc['r8_checked']}"
+        )
+    print("\ninvariants kept over the whole run (failing requests in brackets):")
     print("  id  | reference cutter | trim_messages | invariant")
     for rid, text in INVARIANTS.items():
-        other = "-" if isinstance(lc, str) else ("kept" if lc["kept"][rid] else "BROKEN")
+        if isinstance(lc, str):
+            other = "-"
+        else:
+            other = "kept" if lc["kept"][rid] else f"BROKEN ({lc['failures'][rid]})"
         mine = "kept" if cut["kept"][rid] else "BROKEN"
         print(f"  {rid}  | {mine:16} | {other:13} | {text[:60]}")
     if not isinstance(lc, str) and lc["first_failures"]:
         print("\ntrim_messages, first failure of each broken invariant:")
         for rid, detail in lc["first_failures"].items():
             print(f"  {rid}: {detail}")
-    return 0
 
 
 if __name__ == "__main__":

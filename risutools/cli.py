@@ -430,12 +430,17 @@ def replay_synth(
     tool_rate: float = typer.Option(0.1, "--tool-rate", help="Chance of a tool call per reply."),
     lang: str = typer.Option("mixed", "--lang", help="ko, en or mixed."),
     name: str | None = typer.Option(None, "--name", help="Fixture name."),
+    edit_window: int | None = typer.Option(
+        None, "--edit-window",
+        help="Edits and deletes pick among the N most recent messages (default: any).",
+    ),
 ) -> None:
     """Generate a long, seeded, deterministic conversation-v1 fixture."""
     from risutools.replay.synth import synthesize, write_synth
 
     data = synthesize(seed, messages, turns=turns, edit_rate=edit_rate,
-                      delete_rate=delete_rate, tool_rate=tool_rate, lang=lang, name=name)
+                      delete_rate=delete_rate, tool_rate=tool_rate, lang=lang, name=name,
+                      edit_window=edit_window)
     size = write_synth(data, output)
     typer.echo(f"wrote {output}: {len(data['turns'])} turn(s), {messages} messages, {size} bytes")
 

@@ -118,26 +118,27 @@ def test_png_decoder_on_a_known_image() -> None:
     assert (w, h) == (2, 1) and rows[0] == bytes([255, 0, 0, 255, 255, 255])
 
 
-def test_html_chart_renders_in_chromium(tmp_path: Path) -> None:
-    browser = _browser()
-    fx = load_fixture(ROOT / "fixtures" / "replay" / "toggle.yaml")
-    cfg = load_config(None, fx.config)
-    report = build_report(replay_cutter(fx, cfg), fx, cfg, None)
-    write_report_files(report, tmp_path / "report.json")
-    page = (tmp_path / "report.html").resolve()
-
-    dom = _run(browser, tmp_path, "--dump-dom", page.as_uri())
+def chart_problems(browser: str, tmp: Path, page: Path, cuts: int, alerts: int) -> list[str]:
+    """What is wrong with the chart as Chromium renders ``page`` (empty list: all good)."""
+    problems: list[str] = []
+    dom = _run(browser, tmp, "--dump-dom", page.as_uri())
     assert dom.returncode == 0, dom.stderr[-2000:]
     html = dom.stdout
-    assert html.count('id="replay-chart"') == 1
-    assert 'id="tokens-in"' in html and 'id="tokens-out"' in html and 'id="max-context"' in html
-    assert html.count('class="cut"') == 2  # requests 1 and 5 cut (see test_replay_fixtures)
-    assert html.count('class="alert"') == report["summary"]["alerts"] > 0
+    if html.count('id="replay-chart"') != 1:
+        problems.append("no chart element in the DOM")
+    for part in ("tokens-in", "tokens-out", "max-context"):
+        if f'id="{part}"' not in html:
+            problems.append(f"no {part} element in the DOM")
+    for kind, want in (("cut", cuts), ("alert", alerts)):
+        got = html.count(f'class="{kind}"')
+        if got != want:
+            problems.append(f"{got} {kind} markers, expected {want}")
 
-    png = tmp_path / "shot.png"
+    png = tmp / "shot.png"
+    png.unlink(missing_ok=True)
     shot = _run(
         browser,
-        tmp_path,
+        tmp,
         f"--screenshot={png}",
         "--window-size=1200,900",
         "--hide-scrollbars",
@@ -155,5 +156,51 @@ def test_html_chart_renders_in_chromium(tmp_path: Path) -> None:
                 dark += 1
             if b > 150 and r < 60 and 80 < g < 140:  # the tokens-out line, #1565c0
                 blue += 1
-    assert dark > 5000, "the page looks blank"
-    assert blue > 200, "the tokens-out line is not drawn"
+    if dark <= 5000:
+        problems.append(f"the page looks blank ({dark} non-white pixels)")
+    if blue <= 200:
+        problems.append(f"the tokens-out line is not drawn ({blue} blue pixels)")
+    return problems
+
+
+def _toggle_page(tmp: Path) -> tuple[Path, dict[str, object]]:
+    fx = load_fixture(ROOT / "fixtures" / "replay" / "toggle.yaml")
+    cfg = load_config(None, fx.config)
+    report = build_report(replay_cutter(fx, cfg), fx, cfg, None)
+    write_report_files(report, tmp / "report.json")
+    return (tmp / "report.html").resolve(), report
+
+
+def test_html_chart_renders_in_chromium(tmp_path: Path) -> None:
+    browser = _browser()
+    page, report = _toggle_page(tmp_path)
+    summary = report["summary"]
+    # tokens out 70, 130, 140, 100, 80 of 100 (test_replay_fixtures): remaining 30 % at
+    # request 1 (WARNING, first alert), -30 % at 2 (CRITICAL, escalation), then CRITICAL
+    # within the debounce: two alerts; requests 1 and 5 cut
+    assert isinstance(summary, dict) and summary["alerts"] == 2
+    assert chart_problems(browser, tmp_path, page, cuts=2, alerts=2) == []
+
+
+def test_the_browser_check_fails_without_the_chart(tmp_path: Path) -> None:
+    """The same check on the same page with the SVG removed must complain."""
+    browser = _browser()
+    page, _ = _toggle_page(tmp_path)
+    html = page.read_text(encoding="utf-8")
+    start, end = html.index("<svg"), html.index("</svg>") + len("</svg>")
+    page.write_text(html[:start] + html[end:], encoding="utf-8")
+    problems = chart_problems(browser, tmp_path, page, cuts=2, alerts=2)
+    assert "no chart element in the DOM" in problems
+    assert any(p.startswith("the tokens-out line is not drawn") for p in problems), problems
+
+
+def test_missing_browser_skips_visibly_or_fails_when_required(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.delenv("RISUTOOLS_REQUIRE_BROWSER", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="chromium not installed"):
+        _browser()
+    monkeypatch.setenv("RISUTOOLS_REQUIRE_BROWSER", "1")
+    with pytest.raises(pytest.fail.Exception, match="RISUTOOLS_REQUIRE_BROWSER=1"):
+        _browser()

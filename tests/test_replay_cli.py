@@ -175,16 +175,9 @@ def test_run_writes_three_deterministic_files_and_update(tmp_path: Path) -> None
     assert r.returncode == 0, r.stderr
     first = {p.suffix: p.read_bytes() for p in out.parent.iterdir()}
     assert sorted(first) == [".html", ".json", ".md"]
-    r2 = cli(
-        "replay",
-        "run",
-        str(comp),
-        "--fixture",
-        str(FIX / "duplicates.yaml"),
-        "-o",
-        str(out),
-        "--update",
-    )
+    update = ("replay", "run", str(comp), "--fixture", str(FIX / "duplicates.yaml"),
+              "-o", str(out), "--update")
+    r2 = cli(*update)
     assert r2.returncode == 0, r2.stderr
     assert {p.suffix: p.read_bytes() for p in out.parent.iterdir()} == first
     report = json.loads(first[".json"])
@@ -220,16 +213,7 @@ def test_run_writes_three_deterministic_files_and_update(tmp_path: Path) -> None
     del refs[1]
     assert doc == seed_doc
     # running again replaces the entry instead of adding a second one
-    r3 = cli(
-        "replay",
-        "run",
-        str(comp),
-        "--fixture",
-        str(FIX / "duplicates.yaml"),
-        "-o",
-        str(out),
-        "--update",
-    )
+    r3 = cli(*update)
     assert r3.returncode == 0
     assert len(json.loads(comp.read_text(encoding="utf-8"))["provenance"]["source_refs"]) == 2
     html = first[".html"].decode()
@@ -310,11 +294,39 @@ def test_update_is_compare_and_swap(tmp_path: Path) -> None:
     comp = tmp_path / "c.json"
     shutil.copy(SEED, comp)
     cf = load_component(comp)
-    comp.write_bytes(comp.read_bytes() + b" ")  # someone else wrote in between
+    theirs = comp.read_bytes() + b" "
+    comp.write_bytes(theirs)  # someone else wrote in between
     with pytest.raises(WriteConflict):
         write_component_update(
             cf, passed=True, fixture_name="x", report_sha256="sha256:" + "a" * 64
         )
+    assert comp.read_bytes() == theirs  # their bytes, untouched
+    assert [p.name for p in tmp_path.iterdir()] == ["c.json"]  # no temp file left
+
+
+def test_update_race_during_the_replay_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The component changes while the simulation runs: --update refuses, file untouched."""
+    import risutools.replay.api as api
+
+    comp = tmp_path / "c.json"
+    shutil.copy(SEED, comp)
+    doc = json.loads(comp.read_text(encoding="utf-8"))
+    doc["projection"]["title"] = "someone else's edit"
+    theirs = (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode()
+    real = api.run_simulation
+
+    def racing(*args: Any) -> Any:
+        comp.write_bytes(theirs)
+        return real(*args)
+
+    monkeypatch.setattr(api, "run_simulation", racing)
+    with pytest.raises(WriteConflict) as exc:
+        api.run_component(comp, FIX / "toggle.yaml", output=tmp_path / "r.json", update=True)
+    assert "\n" not in exc.value.one_line() and str(comp) in exc.value.one_line()
+    assert comp.read_bytes() == theirs
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
 def test_monitor_command_and_synth_determinism(tmp_path: Path) -> None:
@@ -378,3 +390,209 @@ def test_updated_component_passes_contract_validate_and_verify(tmp_path: Path) -
     rep.write_bytes(rep.read_bytes().replace(b'"requests": 4', b'"requests": 5'))
     bad = [f for f in verify_paths([str(comp)]).findings if f.rule == "MC203"]
     assert any(f.severity == "error" for f in bad)
+
+
+# ---- every bad input of the issue, through the CLI: one line, exit 2 ---------------
+
+BAD_RUNS = [
+    # (name, fixture text or None for the good toggle fixture, config text, expected line end)
+    (
+        "unknown-role",
+        HEAD + "turns:\n  - append: [{role: narrator, content: a}]\n",
+        None,
+        "bad.yaml: turn 1: append[0]: bad-fixture: message m0: unknown role 'narrator' "
+        "(accepted: system, user, assistant, tool, function)",
+    ),
+    (
+        "edit-unknown-id",
+        HEAD + "messages: [{role: user, content: a}]\nturns:\n  - {}\n"
+        "  - edit: {id: m7, content: x}\n",
+        None,
+        "bad.yaml: turn 2: edit: bad-fixture: no message with id m7",
+    ),
+    (
+        "delete-unknown-id",
+        HEAD + "messages: [{role: user, content: a}]\nturns:\n  - delete: {id: m0}\n"
+        "  - {}\n  - delete: [{id: m0}]\n",
+        None,
+        "bad.yaml: turn 3: delete[0]: bad-fixture: no message with id m0",
+    ),
+    ("no-turns", HEAD + "turns: []\n", None, "bad.yaml: turns: bad-fixture: the fixture has no "
+     "turns: a replay needs at least one request"),
+    ("empty-file", "", None, "bad.yaml: bad-fixture: the fixture is empty"),
+    (
+        "negative-config",
+        None,
+        "max_context: -100\n",
+        "c.yaml: config: bad-config: max_context: must be an integer between 1 and "
+        "100000000, got -100",
+    ),
+    (
+        "absurd-config",
+        None,
+        "preserve_latest: 100000000000\n",
+        "c.yaml: config: bad-config: preserve_latest: must be an integer between 0 and "
+        "10000000, got 100000000000",
+    ),
+    ("nan-config", None, "trim_percent: .nan\n", "trim_percent: must be a number between 0 "
+     "and 90, got nan"),
+    (
+        "bad-config-in-fixture",
+        HEAD + "config: {trim_percent: 95}\nturns: [{}]\n",
+        None,
+        "bad.yaml: config: bad-config: trim_percent: must be a number between 0 and 90, got 95",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "fixture", "config", "end"), BAD_RUNS, ids=[b[0] for b in BAD_RUNS]
+)
+def test_bad_input_through_the_cli(
+    tmp_path: Path, name: str, fixture: str | None, config: str | None, end: str
+) -> None:
+    comp = tmp_path / "c.json"
+    shutil.copy(SEED, comp)
+    before = comp.read_bytes()
+    fpath = FIX / "toggle.yaml"
+    if fixture is not None:
+        fpath = tmp_path / "bad.yaml"
+        fpath.write_text(fixture, encoding="utf-8")
+    args = ["replay", "run", str(comp), "--fixture", str(fpath), "--update",
+            "-o", str(tmp_path / "out" / "r.json")]
+    if config is not None:
+        (tmp_path / "c.yaml").write_text(config, encoding="utf-8")
+        args += ["--config", str(tmp_path / "c.yaml")]
+    r = cli(*args)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    assert lines[0].startswith("risutools: ") and lines[0].endswith(end), lines[0]
+    assert comp.read_bytes() == before and not (tmp_path / "out").exists()
+    if fixture is not None:  # the monitor reads fixtures the same way
+        r = cli("replay", "monitor", "--fixture", str(fpath))
+        assert r.returncode == 2 and r.stderr.strip().endswith(end), r.stderr
+
+
+def test_missing_ids_are_assigned_through_the_cli(tmp_path: Path) -> None:
+    f = tmp_path / "ids.yaml"
+    f.write_text(
+        HEAD + "config: {tokenizer_profile: 1, message_overhead: 0, max_context: 25,"
+        " preserve_latest: 1, trim_percent: 0}\n"
+        "messages: [{role: system, content: ssssssssss}, {id: u, role: user, content: aaaaa}]\n"
+        "turns:\n  - append: [{role: assistant, content: bbbbb}, {role: user, content: ccccc}]\n"
+        "  - edit: {id: m2, content: BBBBB}\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "r.json"
+    r = cli("replay", "run", str(SEED), "--fixture", str(f), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(out.read_text(encoding="utf-8"))["requests"]
+    # 10 + 5 + 5 + 5 = 25 <= 25: nothing dropped; the edit of the generated id m2 applied
+    assert [(x["tokens_in"], x["dropped"]) for x in rows] == [(25, 0), (25, 0)]
+    # the anchor after request 1 is u (the first non-protected message, kept)
+    assert rows[0]["state"]["anchor"]["length"] == 5 and rows[1]["anchor"] == "found"
+
+
+def test_update_refused_before_anything_is_written(tmp_path: Path) -> None:
+    doc = json.loads(SEED.read_text(encoding="utf-8"))
+    del doc["provenance"]
+    comp = tmp_path / "c.json"
+    comp.write_text(json.dumps(doc), encoding="utf-8")
+    before = comp.read_bytes()
+    out = tmp_path / "out" / "r.json"
+    r = cli("replay", "run", str(comp), "--fixture", str(FIX / "toggle.yaml"), "-o", str(out),
+            "--update")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert r.stderr.strip().endswith(
+        "c.json: /provenance: bad-document: --update needs a 'provenance' mapping to record "
+        "the replay in"
+    )
+    assert comp.read_bytes() == before and not out.parent.exists()
+
+
+def test_unwritable_output_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "dir.json").mkdir()
+    r = cli("replay", "run", str(SEED), "--fixture", str(FIX / "toggle.yaml"),
+            "-o", str(tmp_path / "dir.json"))
+    assert r.returncode == 2 and "internal error" not in r.stderr
+    assert r.stderr.strip().endswith("dir.json: unwritable-output: cannot write: Is a directory")
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in FIX.glob("*.yaml")))
+def test_every_report_matches_the_schema_and_is_deterministic(name: str) -> None:
+    from risutools.replay.config import load_config
+    from risutools.replay.fixture import load_fixture
+    from risutools.replay.run import (
+        SIM_CUTTER,
+        SIM_MONITOR,
+        build_report,
+        report_bytes,
+        run_simulation,
+    )
+    from risutools.report.replay_html import render_html
+    from risutools.report.replay_markdown import render_markdown
+
+    comp = json.loads(SEED.read_text(encoding="utf-8"))
+    for sim, doc in ((SIM_CUTTER, comp), (SIM_MONITOR, None)):
+        outs = []
+        for _ in range(2):  # two independent runs from the file
+            fxt = load_fixture(FIX / name)
+            cfg = load_config(None, fxt.config)
+            rep = build_report(run_simulation(sim, fxt, cfg), fxt, cfg, doc)
+            outs.append((report_bytes(rep), render_markdown(rep), render_html(rep)))
+        assert outs[0] == outs[1]
+        _schema_ok(rep)
+        assert verify_report_hash(rep)
+        assert str(ROOT) not in outs[0][0].decode()  # no absolute paths in the report
+
+
+def test_schema_rejects_a_broken_report() -> None:
+    import jsonschema
+
+    from risutools.replay.api import run_monitor
+
+    rep = run_monitor(FIX / "monitor.yaml")
+    _schema_ok(rep)
+    bad = json.loads(json.dumps(rep))
+    bad["summary"]["verdict"] = "maybe"
+    with pytest.raises(jsonschema.ValidationError):
+        _schema_ok(bad)
+    bad = json.loads(json.dumps(rep))
+    del bad["requests"][0]["monitor"]
+    with pytest.raises(jsonschema.ValidationError):
+        _schema_ok(bad)
+
+
+def _hangul(text: str) -> int:
+    return sum("\uac00" <= ch <= "\ud7a3" for ch in text)
+
+
+def test_synth_languages_and_edit_window(tmp_path: Path) -> None:
+    from risutools.replay.synth import synthesize
+
+    def texts(lang: str) -> str:
+        d = synthesize(3, 200, lang=lang)
+        return " ".join(m["content"] for t in d["turns"] for m in t.get("append", []))
+
+    en, ko, mixed = texts("en"), texts("ko"), texts("mixed")
+    assert _hangul(en) == 0 and "the " in en
+    assert _hangul(ko) > 1000 and "the " not in ko.replace("(calls", "")
+    assert _hangul(mixed) > 100 and "the " in mixed
+    # --edit-window: every edit and delete targets one of the 5 newest live messages
+    d = synthesize(4, 400, edit_rate=1.0, delete_rate=1.0, edit_window=5)
+    order: list[str] = [m["id"] for m in d["messages"]]
+    alive = set(order)
+    for t in d["turns"]:
+        newest = [i for i in order if i in alive and i != "m0"][-5:]
+        for e in t.get("edit", []):
+            assert e["id"] in newest
+        for m in t.get("append", []):
+            order.append(m["id"])
+            alive.add(m["id"])
+        newest = [i for i in order if i in alive and i != "m0"][-6:-1]
+        for x in t.get("delete", []):
+            assert x["id"] in newest
+            alive.discard(x["id"])
+    with pytest.raises(ConfigError, match="--edit-window"):
+        synthesize(4, 400, edit_window=0)

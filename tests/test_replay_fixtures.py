@@ -131,9 +131,23 @@ def test_duplicate_signatures_nearest_then_later() -> None:
     ]
 
 
+def test_anchor_twin_is_not_the_anchor() -> None:
+    rs = rows("anchor-twin.yaml")
+    assert [brief(r) for r in rs] == [
+        # s0 10 + m1 10 + m2 20 + m3 10 + m4 20 + m5 10 + m6 30 = 110; R = m1..m5 (tail m6);
+        # target 100: drop m1 -> 100; anchor m2 (assistant, 20, "b"*20), omitted 1
+        (110, 100, 1, 0, 1, "none", False, 1),
+        # m2 deleted: 90; m4 has the same role and length but other text: the anchor is
+        # lost, drop omitted_count = 1 (m1) -> 80, not 2 (m1 m3, up to the twin) -> 70
+        (90, 80, 1, 1, 0, "lost", False, 1),
+    ]
+    assert rs[1]["state"]["anchor"]["length"] == 10  # m3 "c"*10 is now the first survivor
+
+
 @pytest.mark.parametrize(
     "name",
     [
+        "anchor-twin.yaml",
         "anchor-edit.yaml",
         "anchor-delete.yaml",
         "toggle.yaml",

@@ -9,7 +9,7 @@ import pytest
 
 from risutools.replay.config import ReplayConfig, build_config, load_config
 from risutools.replay.cutter import AnchorStatus, ContextCutter, CutResult
-from risutools.replay.fixture import Message, build_fixture, load_fixture
+from risutools.replay.fixture import Fixture, Message, build_fixture, load_fixture
 from risutools.replay.invariants import InvariantChecker, Step
 from risutools.replay.run import iterate_cutter
 from risutools.replay.synth import synthesize
@@ -107,6 +107,21 @@ class GivesUpEarly(ContextCutter):  # claims budget_unreachable without dropping
         return dataclasses.replace(res, budget_unreachable=res.tokens_out > self.config.max_context)
 
 
+class ForgetsEdits(ContextCutter):  # its mirror of the history misses edits
+    def edit(self, msg_id: str, content: str) -> None:
+        return None
+
+
+class ForgetsDeletes(ContextCutter):  # ... or deletes
+    def delete(self, msg_id: str) -> None:
+        return None
+
+
+class EstimatesLow(ContextCutter):  # half the spec's estimate: thinks it fits
+    def estimate(self, content: str) -> int:
+        return super().estimate(content) // 2
+
+
 class CutsWhileOff(ContextCutter):
     def output(self, result: CutResult) -> list[Message]:
         out = super().output(result)
@@ -132,6 +147,13 @@ class CutsWhileOff(ContextCutter):
         # anchor-edit request 3: lost; dropping all 3 removable when 2 were enough
         (DeepCutAfterLoss, "anchor-edit.yaml", "R8", 3),
         (CutsWhileOff, "toggle.yaml", "R4", 2),
+        # the checker's input is rebuilt from the fixture, not read from the cutter:
+        # request 3 of anchor-edit sends m3's old text (R4); request 2 of anchor-delete
+        # sends the deleted m3 (R4)
+        (ForgetsEdits, "anchor-edit.yaml", "R4", 3),
+        (ForgetsDeletes, "anchor-delete.yaml", "R4", 2),
+        # the checker estimates on its own: 110 > 100 at request 2 while the cutter sees 55
+        (EstimatesLow, "anchor-edit.yaml", "R3", 2),
     ],
 )
 def test_broken_cutter_is_caught(
@@ -186,3 +208,74 @@ def test_reference_cutter_keeps_every_invariant_on_synthetic_fixtures(seed: int)
             assert step is not None
             checker.check(step)
         assert checker.failed() == [], {k: v.first_detail for k, v in checker.verdicts.items()}
+
+
+def test_a_broken_signature_is_caught_because_the_checker_has_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Signature = role + length only (the hash ignored), patched into the cutter alone.
+
+    anchor-twin, request 2 (by hand): the anchor m2 (assistant, 20) is deleted; the broken
+    signature still matches its twin m4 at position 2 in R and drops m1 m3 (70), where the
+    spec falls back to omitted_count 1 (80).  1 more than omitted_count, and 80 was within
+    max_context: R8 (and R7, an unneeded extra drop).
+    """
+    import risutools.replay.cutter as cutter_mod
+
+    def weak(role: str, content: str) -> cutter_mod.Signature:
+        return cutter_mod.Signature(role, len(content), "0" * 16)
+
+    assert check("anchor-twin.yaml", ContextCutter).failed() == []
+    monkeypatch.setattr(cutter_mod, "signature", weak)
+    checker = check("anchor-twin.yaml", ContextCutter)
+    assert checker.failed() == ["R7", "R8"]
+    assert first(checker, "R8") == 2
+
+
+def test_checker_imports_nothing_from_the_cutter() -> None:
+    import ast
+
+    src = (Path(__file__).resolve().parents[1] / "risutools" / "replay" / "invariants.py")
+    tree = ast.parse(src.read_text(encoding="utf-8"))
+    imported = {
+        n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module
+    } | {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not any(m.startswith("risutools.replay.cutter") for m in imported), imported
+    assert not any(m.startswith("risutools.replay.run") for m in imported), imported
+
+
+def _many_losses() -> tuple[Fixture, ReplayConfig]:
+    # edits and deletes among the 16 newest messages, a budget of ~30 messages: the
+    # anchor (the oldest survivor) is hit again and again.  About two messages per turn
+    # and 20 % headroom, so many requests need no budget cut and the fallback decides.
+    data = synthesize(
+        11, 1500, turns=700, edit_rate=0.6, delete_rate=0.4, tool_rate=0.15, edit_window=16
+    )
+    cfg = build_config({"max_context": 1000, "preserve_latest": 4, "trim_percent": 20})
+    return build_fixture(data), cfg
+
+
+def test_many_anchor_losses_r8_is_exercised() -> None:
+    fx, cfg = _many_losses()
+    checker = InvariantChecker(cfg)
+    losses = 0
+    prev_omitted = 0
+    for _, res, step in iterate_cutter(fx, cfg):
+        assert step is not None
+        checker.check(step)
+        if res.anchor == "lost":
+            losses += 1
+            # the fallback restarts from the accumulated count (capped by |R|)
+            assert res.fallback and res.continuity_dropped == min(prev_omitted, res.removable)
+        prev_omitted = res.state.omitted_count
+    assert losses >= 20, losses
+    # the checker found the same losses on its own (R8 counts only those requests)
+    assert checker.verdicts["R8"].checked == losses
+    assert checker.failed() == [], {k: v.first_detail for k, v in checker.verdicts.items()}
+    # the broken restarts are caught on this fixture too, many times over
+    for broken in (RestartsAfterLoss, DeepCutAfterLoss):
+        bad = InvariantChecker(cfg)
+        for _, _, step in iterate_cutter(fx, cfg, broken):
+            assert step is not None
+            bad.check(step)
+        assert bad.verdicts["R8"].failures >= 10, (broken, bad.verdicts["R8"])

@@ -7,8 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from risutools.fsio import atomic_write
-from risutools.replay.component import load_component, write_component_update
+from risutools.errors import DocumentError
+from risutools.replay.component import (
+    check_recordable,
+    load_component,
+    write_component_update,
+    write_or_fail,
+)
 from risutools.replay.config import load_config
 from risutools.replay.fixture import load_fixture
 from risutools.replay.run import (
@@ -43,9 +48,9 @@ def write_report_files(report: dict[str, Any], path: Path) -> tuple[list[Path], 
     data = report_bytes(report)
     md = path.with_suffix(".md")
     html = path.with_suffix(".html")
-    atomic_write(path, data)
-    atomic_write(md, render_markdown(report).encode("utf-8"))
-    atomic_write(html, render_html(report).encode("utf-8"))
+    write_or_fail(path, data)
+    write_or_fail(md, render_markdown(report).encode("utf-8"))
+    write_or_fail(html, render_html(report).encode("utf-8"))
     return [path, md, html], data
 
 
@@ -65,6 +70,11 @@ def run_component(
             f"capabilities.provides has none of {', '.join(CUTTER_CAPS)}, {MONITOR_CAP}; "
             "nothing written",
         )
+    if update:
+        try:
+            check_recordable(cf.doc)
+        except DocumentError as exc:
+            raise exc.with_path(str(cf.path)) from None
     fx = load_fixture(fixture)
     cfg = load_config(config, fx.config)
     run = run_simulation(sim, fx, cfg)

@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from risutools.errors import DocumentError
+from risutools.errors import DocumentError, RisuError
 from risutools.fsio import atomic_write
 
 REPLAY_SOURCE_VERSION = "replay-report-v1"
@@ -90,17 +90,25 @@ def _detect_indent(text: str) -> int:
     return 1
 
 
+def check_recordable(doc: dict[str, Any]) -> None:
+    """Refuse (before anything runs) a document ``--update`` could not record into."""
+    for key in ("projection", "provenance"):
+        if not isinstance(doc.get(key), dict):
+            raise DocumentError(
+                "bad-document",
+                f"--update needs a '{key}' mapping to record the replay in",
+                where=f"/{key}",
+            )
+
+
 def updated_document(
     doc: dict[str, Any], *, passed: bool, fixture_name: str, report_sha256: str
 ) -> dict[str, Any]:
     """A copy of ``doc`` carrying the replay result (see the module docstring)."""
+    check_recordable(doc)
     new = copy.deepcopy(doc)
-    proj = new.get("projection")
-    prov = new.get("provenance")
-    if not isinstance(proj, dict) or not isinstance(prov, dict):
-        raise DocumentError(
-            "bad-document", "needs 'projection' and 'provenance' mappings to record a replay"
-        )
+    proj = new["projection"]
+    prov = new["provenance"]
     proj["replay_status"] = "passed" if passed else "failed"
     prov["availability_verdict"] = "available" if passed else "unavailable"
     refs = prov.get("source_refs")
@@ -135,8 +143,21 @@ def write_component_update(
     cf: ComponentFile, *, passed: bool, fixture_name: str, report_sha256: str
 ) -> dict[str, Any]:
     """Write the updated document over ``cf.path`` (CAS on the bytes read); return it."""
-    new = updated_document(
-        cf.doc, passed=passed, fixture_name=fixture_name, report_sha256=report_sha256
-    )
-    atomic_write(cf.path, dump_component(cf, new), expect_sha256=cf.sha256)
+    try:
+        new = updated_document(
+            cf.doc, passed=passed, fixture_name=fixture_name, report_sha256=report_sha256
+        )
+    except DocumentError as exc:
+        raise exc.with_path(str(cf.path)) from None
+    write_or_fail(cf.path, dump_component(cf, new), expect_sha256=cf.sha256)
     return new
+
+
+def write_or_fail(path: Path, data: bytes, *, expect_sha256: str | None = None) -> None:
+    """``atomic_write`` with operating-system failures as one-line :class:`RisuError`."""
+    try:
+        atomic_write(path, data, expect_sha256=expect_sha256)
+    except OSError as exc:
+        raise RisuError(
+            "unwritable-output", f"cannot write: {exc.strerror or exc}", path=str(path)
+        ) from exc

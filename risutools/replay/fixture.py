@@ -29,7 +29,7 @@ from typing import Any
 import yaml
 
 from risutools.errors import ConfigError
-from risutools.replay.config import KNOWN_ROLES
+from risutools.replay.config import KNOWN_ROLES, build_config
 
 FIXTURE_TAG = "conversation-v1"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -192,6 +192,8 @@ def _turn(raw: Any, number: int, ids: _Ids) -> Turn:
 
 def build_fixture(data: Any, *, sha256: str = "", file: str = "") -> Fixture:
     """Validate a parsed fixture mapping and assign ids."""
+    if data is None:
+        raise _err("", "the fixture is empty")
     if not isinstance(data, dict):
         raise _err("", "a fixture must be a mapping")
     for key in sorted(data):
@@ -205,6 +207,8 @@ def build_fixture(data: Any, *, sha256: str = "", file: str = "") -> Fixture:
     config = data.get("config")
     if config is not None and not isinstance(config, dict):
         raise _err("config", "must be a mapping")
+    if config is not None:
+        build_config(config)  # a bad key or value is reported against the fixture file
     ids = _Ids()
     raw_msgs = data.get("messages") or []
     if not isinstance(raw_msgs, list):
@@ -280,43 +284,3 @@ def load_fixture(path: str | Path) -> Fixture:
             "unreadable-fixture", f"cannot read: {exc.strerror}", path=str(p)
         ) from exc
     return parse_fixture_bytes(data, str(p))
-
-
-def fixture_to_data(fx: Fixture) -> dict[str, Any]:
-    """The mapping form (ids written out), e.g. for the generator."""
-    out: dict[str, Any] = {"fixture": FIXTURE_TAG, "name": fx.name}
-    if fx.config is not None:
-        out["config"] = fx.config
-    out["messages"] = [_msg(m) for m in fx.messages]
-    out["turns"] = [_turn_data(t) for t in fx.turns]
-    return out
-
-
-def _msg(m: Message) -> dict[str, str]:
-    return {"id": m.id, "role": m.role, "content": m.content}
-
-
-def _turn_data(t: Turn) -> dict[str, Any]:
-    d: dict[str, Any] = {}
-    if t.append:
-        d["append"] = [_msg(m) for m in t.append]
-    if t.edit:
-        d["edit"] = [{"id": i, "content": c} for i, c in t.edit]
-    if t.delete:
-        d["delete"] = [{"id": i} for i in t.delete]
-    if t.toggle is not None:
-        d["toggle"] = t.toggle
-    if t.metrics is not None:
-        m = t.metrics
-        if not m.available and m.age_s is None and m.used_pct is None:
-            d["metrics"] = None
-        else:
-            md: dict[str, Any] = {}
-            if not m.available:
-                md["available"] = False
-            if m.age_s is not None:
-                md["age_s"] = m.age_s
-            if m.used_pct is not None:
-                md["used_pct"] = m.used_pct
-            d["metrics"] = md
-    return d

@@ -13,7 +13,8 @@ Reading of the spec where it is terse (documented in docs/replay.md):
 * R7 also fails when messages were dropped beyond the continuity step although
   the estimate after continuity was already within ``max_context``.
 * R8 applies to requests whose previous anchor is set but absent from the
-  non-protected messages (a lost anchor).
+  non-protected messages (a lost anchor); its ``requests_checked`` counts those
+  requests only, so a run without anchor losses shows R8 checked 0 times.
 * A request with the module off must pass its messages through untouched (R4).
 """
 
@@ -134,7 +135,8 @@ class InvariantChecker:
                 v["R4"].fail(req, "module off, but the messages were changed")
             return
         for k in v:
-            v[k].checked += 1
+            if k != "R8":  # R8 counts only the requests it applies to (anchor lost)
+                v[k].checked += 1
         prot = [m for m in step.inp if m.role in c.protected_roles]
         nonprot = [m for m in step.inp if m.role not in c.protected_roles]
         n_tail = min(c.preserve_latest, len(nonprot))
@@ -239,6 +241,7 @@ class InvariantChecker:
 
         # R8: after an anchor loss, restart from the accumulated count
         if lost:
+            v["R8"].checked += 1
             base = min(t, len(removable))
             if kr < base:
                 v["R8"].fail(req, f"anchor lost: dropped {kr}, fewer than omitted_count {t}")

@@ -19,7 +19,7 @@ from risutools.contract.canonical import doc_sha256
 from risutools.errors import ReplayError
 from risutools.replay.config import ReplayConfig
 from risutools.replay.cutter import ContextCutter, CutResult
-from risutools.replay.fixture import Fixture, Turn
+from risutools.replay.fixture import Fixture, Message, Turn
 from risutools.replay.invariants import INVARIANTS, InvariantChecker, Step
 from risutools.replay.monitor import ContextMonitor, MonitorEvent
 
@@ -68,6 +68,10 @@ def iterate_cutter(
     cutter = cutter_factory(config)
     for m in fixture.messages:
         cutter.append(m)
+    # The checker's view of the input is rebuilt here from the fixture, not read
+    # from the cutter's own mirror: a cutter that mishandles an edit or a delete
+    # must not also hand the checker the history it got wrong.
+    history: dict[str, Message] = {m.id: m for m in fixture.messages}
     enabled = config.enabled
     for turn in fixture.turns:
         try:
@@ -77,14 +81,29 @@ def iterate_cutter(
             raise
         if turn.toggle is not None:
             enabled = turn.toggle
-        step_in = cutter.history() if observe else None
         result = cutter.request(enabled)
         step = None
-        if observe and step_in is not None:
+        if observe:
+            _apply_plain(history, turn)
             step = Step(
-                turn.number, enabled, step_in, cutter.output(result), result.budget_unreachable
+                turn.number,
+                enabled,
+                list(history.values()),
+                cutter.output(result),
+                result.budget_unreachable,
             )
         yield turn, result, step
+
+
+def _apply_plain(history: dict[str, Message], turn: Turn) -> None:
+    """The turn's operations on a plain id -> message mapping (insertion order kept)."""
+    for m in turn.append:
+        history[m.id] = m
+    for mid, content in turn.edit:
+        old = history[mid]
+        history[mid] = Message(mid, old.role, content)
+    for mid in turn.delete:
+        del history[mid]
 
 
 def _ops(turn: Turn) -> dict[str, Any]:

@@ -6,7 +6,10 @@ the last turn: one system message, then user / assistant exchanges with an
 occasional tool call (an assistant message followed by a ``tool`` result).
 Each turn appends as many messages as keep the history on a straight line to
 that size, edits a random earlier message with probability ``edit_rate`` and
-deletes one with probability ``delete_rate``.  Only ``random.Random(seed)`` is
+deletes one with probability ``delete_rate``; with ``edit_window=N`` those
+edits and deletes pick among the N most recent live messages (people mostly
+edit what they just wrote, which is where the cutter's anchor sits when the
+budget is small), otherwise among all of them.  Only ``random.Random(seed)`` is
 used, so the same arguments always give the same bytes.
 """
 
@@ -20,7 +23,7 @@ from typing import Any
 import yaml
 
 from risutools.errors import ConfigError
-from risutools.fsio import atomic_write
+from risutools.replay.component import write_or_fail
 
 _KO = (
     "오늘 비가 와서 창밖이 흐릿하다",
@@ -80,6 +83,7 @@ def synthesize(
     lang: str = "mixed",
     name: str | None = None,
     config: dict[str, Any] | None = None,
+    edit_window: int | None = None,
 ) -> dict[str, Any]:
     if lang not in LANGS:
         raise ConfigError("bad-argument", f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
@@ -100,10 +104,33 @@ def synthesize(
     ):
         if not 0.0 <= rate <= 1.0:
             raise ConfigError("bad-argument", f"--{key} must be between 0 and 1, got {rate}")
+    if edit_window is not None and not 1 <= edit_window <= 1_000_000:
+        raise ConfigError(
+            "bad-argument", f"--edit-window must be between 1 and 1000000, got {edit_window}"
+        )
     rng = random.Random(seed)
     counter = 0
     live: list[str] = []  # editable/deletable ids (not the system message)
     where: dict[str, int] = {}
+    order: list[str] = []  # every appended id, oldest first (deleted ones stay)
+
+    def recent(n: int, skip_last: bool) -> list[str]:
+        """Up to ``n`` live ids, newest first (``skip_last``: not the newest one)."""
+        got: list[str] = []
+        i = len(order) - (2 if skip_last else 1)
+        while i >= 0 and len(got) < n:
+            if order[i] in where:
+                got.append(order[i])
+            i -= 1
+        return got
+
+    def pick(skip_last: bool) -> str:
+        if edit_window is None:
+            # never the message just appended last: the request always has something new
+            choices = len(live) - 1 if skip_last else len(live)
+            return live[rng.randrange(choices)] if choices > 0 else live[0]
+        near = recent(edit_window, skip_last) or recent(edit_window, False)
+        return near[rng.randrange(len(near))]
 
     def new_id() -> str:
         nonlocal counter
@@ -135,7 +162,7 @@ def synthesize(
         edits: list[dict[str, str]] = []
         deletes: list[dict[str, str]] = []
         if live and rng.random() < edit_rate:
-            mid = live[rng.randrange(len(live))]
+            mid = pick(False)
             edits.append({"id": mid, "content": _text(rng, lang, 1, 6) + " (edited)"})
         will_delete = bool(live) and rng.random() < delete_rate
         goal = 1 + ((t + 1) * (messages - 1)) // n_turns
@@ -168,10 +195,9 @@ def synthesize(
                 expect_user = True
         for m in appended:
             track(m["id"])
+            order.append(m["id"])
         if will_delete:
-            # never the message just appended last: the request always has something new
-            choices = len(live) - 1 if appended else len(live)
-            mid = live[rng.randrange(choices)] if choices > 0 else live[0]
+            mid = pick(bool(appended))
             untrack(mid)
             deletes.append({"id": mid})
             if edits and edits[0]["id"] == mid:
@@ -211,5 +237,5 @@ def fixture_bytes(data: dict[str, Any], path: str | Path) -> bytes:
 
 def write_synth(data: dict[str, Any], path: str | Path) -> int:
     blob = fixture_bytes(data, path)
-    atomic_write(path, blob)
+    write_or_fail(Path(path), blob)
     return len(blob)

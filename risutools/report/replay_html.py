@@ -10,7 +10,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from risutools.report.replay_markdown import interesting
+from risutools.report.replay_markdown import interesting, verdict_text
 
 W, H = 1000, 380
 ML, MR, MT, MB = 70, 20, 30, 50
@@ -194,11 +194,12 @@ def render_html(report: dict[str, Any]) -> str:
         parts.append("<h2>Invariants</h2>")
         parts.append(
             _table(
-                ["id", "verdict", "first failing request", "invariant"],
+                ["id", "verdict", "requests checked", "first failing request", "invariant"],
                 [
                     [
                         i["id"],
-                        i["verdict"],
+                        verdict_text(i),
+                        i["requests_checked"],
                         f"{i['first_failure']['request']}: {i['first_failure']['detail']}"
                         if i["first_failure"]
                         else None,

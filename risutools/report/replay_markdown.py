@@ -34,6 +34,15 @@ def interesting(row: dict[str, Any]) -> bool:
     )
 
 
+def verdict_text(inv: dict[str, Any]) -> str:
+    """``passed``, ``failed (n of m)``, or ``passed (not exercised)`` when nothing applied."""
+    if inv["verdict"] == "failed":
+        return f"failed ({inv['failures']} of {inv['requests_checked']})"
+    if not inv["requests_checked"]:
+        return "passed (not exercised)"
+    return "passed"
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     s = report["summary"]
     comp = report.get("component") or {}
@@ -62,12 +71,15 @@ def render_markdown(report: dict[str, Any]) -> str:
     if report["invariants"]:
         out.append("## Invariants")
         out.append("")
-        out.append("| id | verdict | first failing request | invariant |")
-        out.append("| --- | --- | --- | --- |")
+        out.append("| id | verdict | requests checked | first failing request | invariant |")
+        out.append("| --- | --- | --- | --- | --- |")
         for inv in report["invariants"]:
             first = inv["first_failure"]
             ff = f"{first['request']}: {first['detail']}" if first else "-"
-            out.append(f"| {inv['id']} | {inv['verdict']} | {_cell(ff)} | {_cell(inv['text'])} |")
+            out.append(
+                f"| {inv['id']} | {verdict_text(inv)} | {inv['requests_checked']} "
+                f"| {_cell(ff)} | {_cell(inv['text'])} |"
+            )
         out.append("")
     out.append("## Configuration")
     out.append("")
