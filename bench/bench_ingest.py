@@ -170,7 +170,7 @@ def run_ingest(src: Path, out: Path, jobs: int, cache: bool = False) -> tuple[fl
 
 
 def main() -> None:
-    src = BASE / "tree"
+    src = BASE / f"tree-{N_FILES}-x{SCALE:g}"
     print(f"generating/reusing {N_FILES} files under {src} ...", flush=True)
     n, total = make_tree(src, N_FILES)
     print(f"tree: {n} files, {total / 1e9:.2f} GB")
@@ -180,7 +180,7 @@ def main() -> None:
     fn = floor(paths, CORES)
     print(f"floor sha256, 1 process : {f1:6.2f} s  {total / f1 / 1e6:8.1f} MB/s")
     print(f"floor sha256, {CORES} processes: {fn:6.2f} s  {total / fn / 1e6:8.1f} MB/s")
-    out = BASE / "catalog"
+    out = BASE / f"catalog-{N_FILES}-x{SCALE:g}"
     for jobs, fl in ((1, f1), (CORES, fn)):
         shutil.rmtree(out, ignore_errors=True)
         dt, rss = run_ingest(src, out, jobs)

@@ -350,9 +350,13 @@ def project_cmd(
     if out:
         for p in write_documents(docs, out):
             typer.echo(f"wrote {p}", err=True)
-    else:
+    elif len(docs) == 1:
+        typer.echo(dumps(docs[0]), nl=False)
+    else:  # several components: one NDJSON line each, a catalog `validate` reads as is
+        from risutools.contract.canonical import canonical
+
         for doc in docs:
-            typer.echo(dumps(doc), nl=False)
+            typer.echo(canonical(doc).decode("utf-8"))
     raise typer.Exit(0)
 
 
@@ -466,7 +470,9 @@ def ingest_cmd(
     no_cache: bool = typer.Option(False, "--no-cache", help="Ignore and do not write the cache."),
     report: str | None = typer.Option(None, "--report", help="Also write the run as JSON here."),
     as_json: bool = typer.Option(False, "--json", help="Print the run as JSON on stdout."),
-    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar, no table."),
+    quiet: bool = typer.Option(
+        False, "-q", "--quiet", help="No progress bar, no table (failed files still go to stderr)."
+    ),
 ) -> None:
     """Project every Risu file under SRC into matrix-component-v1 documents in a catalog."""
     from risutools.catalog.ingest import ingest

@@ -4,6 +4,8 @@
 before replacing it and refuses (``WriteConflict``) when its current SHA-256
 is not the base hash the caller read, so a stale snapshot never overwrites a
 newer one.  ``expect_absent=True`` refuses to overwrite an existing file.
+``sync_dir=False`` leaves the folder's fsync to the caller: a batch writing many
+files into one folder calls :func:`fsync_directory` once at the end.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ def atomic_write(
     *,
     expect_sha256: str | None = None,
     expect_absent: bool = False,
+    sync_dir: bool = True,
 ) -> None:
     """Write ``data`` to ``path`` atomically.
 
@@ -60,7 +63,8 @@ def atomic_write(
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    _fsync_dir(target.parent)
+    if sync_dir:
+        fsync_directory(target.parent)
 
 
 def _check_base(target: Path, expect_sha256: str | None, expect_absent: bool) -> None:
@@ -87,7 +91,8 @@ def _check_base(target: Path, expect_sha256: str | None, expect_absent: bool) ->
         )
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_directory(directory: Path) -> None:
+    """fsync a folder so that renames into it are durable (best effort)."""
     try:
         dfd = os.open(directory, os.O_RDONLY)
     except OSError:

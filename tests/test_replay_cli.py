@@ -434,8 +434,8 @@ BAD_RUNS = [
         "c.yaml: config: bad-config: preserve_latest: must be an integer between 0 and "
         "10000000, got 100000000000",
     ),
-    ("nan-config", None, "trim_percent: .nan\n", "trim_percent: must be a number between 0 "
-     "and 90, got nan"),
+    ("nan-config", None, "trim_percent: .nan\n", "line 1: bad-config: .nan is not a JSON number "
+     "(NaN/Infinity); write a number or null"),
     (
         "bad-config-in-fixture",
         HEAD + "config: {trim_percent: 95}\nturns: [{}]\n",

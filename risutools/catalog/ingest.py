@@ -20,6 +20,7 @@ SHA-256 of the whole file while the module is parsed, assets skipped) ->
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -31,7 +32,7 @@ from typing import Any
 from risutools import __version__
 from risutools.catalog.cache import IngestCache, result_key
 from risutools.errors import RisuError, WriteConflict
-from risutools.fsio import atomic_write, sha256_file
+from risutools.fsio import atomic_write, fsync_directory, sha256_file
 
 NDJSON_NAME = "components.ndjson"
 CACHE_NAME = ".risutools-cache/ingest.msgpack"
@@ -55,6 +56,8 @@ class SourceOutcome:
     error: str | None = None
     cached: bool = False
     duplicate_of: str | None = None
+    # each document as it will be written (rendered in the worker; not cached)
+    rendered: list[str] = field(default_factory=list, repr=False)
 
     @property
     def status(self) -> str:
@@ -183,9 +186,14 @@ def _walk(root: Path, exclude: Path | None) -> Iterator[Path]:
 
 
 def process_file(
-    path: str, rel: str, lang: str, notes_dir: str | None, post_id: str | None = None
+    path: str,
+    rel: str,
+    lang: str,
+    notes_dir: str | None,
+    post_id: str | None = None,
+    ndjson: bool = False,
 ) -> SourceOutcome:
-    """Read, hash and project one source file.  Never raises for bad input."""
+    """Read, hash, project and render one source file.  Never raises for bad input."""
     from risutools.formats import read_path
     from risutools.projection import load_notes, post_id_from_name, project
 
@@ -209,6 +217,7 @@ def process_file(
                         module, post_id=out.post_id, lang=lang, notes=load_notes(note_file)
                     )
             out.documents.append(doc)
+        out.rendered = [render(doc, ndjson) for doc in out.documents]
     except RisuError as exc:
         out.error = exc.one_line()
         out.documents = []
@@ -216,6 +225,18 @@ def process_file(
         out.error = f"{rel}: os-error: {exc.strerror or exc}"
         out.documents = []
     return out
+
+
+def render(doc: dict[str, Any], ndjson: bool) -> str:
+    """A document as the catalog stores it: a canonical NDJSON line, or the JSON file text
+    (UTF-8, one-space indent, the seed's style; see ``projection.run.dumps``)."""
+    if ndjson:
+        from risutools.contract.canonical import canonical
+
+        return canonical(doc).decode("utf-8")
+    from risutools.projection.run import dumps
+
+    return dumps(doc)
 
 
 def _size(path: str) -> int:
@@ -296,7 +317,7 @@ def ingest(
             on_progress(done_files, done_bytes)
 
     if todo:
-        _run(todo, lang, notes_s, jobs, executor, finished)
+        _run(todo, lang, notes_s, ndjson, jobs, executor, finished)
 
     result = IngestResult(sources=[outcomes[k] for k in sorted(outcomes)], skipped=skipped)
     _deduplicate(result.sources)
@@ -310,6 +331,7 @@ def _run(
     todo: list[tuple[Path, str, int]],
     lang: str,
     notes_dir: str | None,
+    ndjson: bool,
     jobs: int | None,
     executor: Executor | None,
     finished: Callable[[SourceOutcome, Path], None],
@@ -317,7 +339,7 @@ def _run(
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     if executor is None and (workers <= 1 or len(todo) == 1):
         for path, rel, _ in todo:
-            finished(process_file(str(path), rel, lang, notes_dir), path)
+            finished(process_file(str(path), rel, lang, notes_dir, None, ndjson), path)
         return
     own = executor is None
     pool: Executor = executor if executor is not None else ProcessPoolExecutor(workers)
@@ -325,7 +347,7 @@ def _run(
         # Largest first: the long files start early and the tail of the run stays short.
         order = sorted(todo, key=lambda t: (-t[2], t[1]))
         futures: dict[Future[SourceOutcome], Path] = {
-            pool.submit(process_file, str(path), rel, lang, notes_dir): path
+            pool.submit(process_file, str(path), rel, lang, notes_dir, None, ndjson): path
             for path, rel, _ in order
         }
         from concurrent.futures import as_completed
@@ -367,32 +389,24 @@ def _deduplicate(sources: list[SourceOutcome]) -> None:
 # -- writing the catalog ---------------------------------------------------
 
 
-def _doc_json(doc: dict[str, Any]) -> bytes:
-    from risutools.projection.run import dumps
-
-    return dumps(doc).encode("utf-8")
-
-
-def _canonical_line(doc: dict[str, Any]) -> str:
-    return json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-
-
-def _generated(result: IngestResult) -> dict[str, dict[str, Any]]:
-    docs: dict[str, dict[str, Any]] = {}
+def _generated(result: IngestResult, ndjson: bool) -> dict[str, tuple[dict[str, Any], str]]:
+    """component_id -> (document, rendered text); an id produced twice is a collision."""
+    docs: dict[str, tuple[dict[str, Any], str]] = {}
     owner: dict[str, str] = {}
     for s in result.sources:
         if s.status != "ok":
             continue
-        for doc in s.documents:
+        texts = s.rendered if len(s.rendered) == len(s.documents) else []
+        for k, doc in enumerate(s.documents):
             cid = str(doc["component_id"])
             if cid in docs:
-                if docs[cid] != doc:
+                if docs[cid][0] != doc:
                     result.collisions.append(
                         f"{s.path}: id-collision: {cid} is also produced by {owner[cid]}; "
                         "kept the first (give one of them a post id or a notes slug)"
                     )
                 continue
-            docs[cid] = doc
+            docs[cid] = (doc, texts[k] if texts else render(doc, ndjson))
             owner[cid] = s.path
     return docs
 
@@ -404,54 +418,58 @@ def _is_reviewed(doc: Any) -> bool:
         return False
 
 
+WRITE_THREADS = 8  # fsync-bound: threads overlap the waits
+
+
 def _write_catalog(result: IngestResult, out: Path, ndjson: bool) -> None:
-    docs = _generated(result)
+    docs = _generated(result, ndjson)
     out.mkdir(parents=True, exist_ok=True)
     if ndjson:
-        _write_ndjson(result, out / NDJSON_NAME, docs)
+        _write_ndjson(result, out / NDJSON_NAME, {k: v[1] for k, v in docs.items()})
         return
-    for cid in sorted(docs):
-        target = out / f"{_safe_name(cid)}.json"
-        data = _doc_json(docs[cid])
-        _write_one(result, target, cid, data)
+    from concurrent.futures import ThreadPoolExecutor
+
+    order = sorted(docs)
+    jobs = [(out / f"{_safe_name(cid)}.json", cid, docs[cid][1].encode("utf-8")) for cid in order]
+    with ThreadPoolExecutor(WRITE_THREADS) as pool:
+        outcomes = list(pool.map(lambda job: _write_one(*job), jobs))
+    fsync_directory(out)
+    for status, text in outcomes:  # in id order, whatever order the threads finished in
+        {
+            "written": result.written,
+            "unchanged": result.unchanged,
+            "kept_reviewed": result.kept_reviewed,
+            "conflict": result.collisions,
+        }[status].append(text)
 
 
-def _write_one(result: IngestResult, target: Path, cid: str, data: bytes) -> None:
-    if target.exists():
-        current = target.read_bytes()
-        if current == data:
-            result.unchanged.append(target.name)
-            return
-        try:
-            existing = json.loads(current)
-        except ValueError:
-            existing = None
-        if _is_reviewed(existing):
-            result.kept_reviewed.append(cid)
-            return
-        import hashlib
-
-        base = hashlib.sha256(current).hexdigest()
-        try:
-            atomic_write(target, data, expect_sha256=base)
-        except WriteConflict as exc:
-            result.collisions.append(exc.one_line())
-            return
-    else:
-        try:
-            atomic_write(target, data, expect_absent=True)
-        except WriteConflict as exc:
-            result.collisions.append(exc.one_line())
-            return
-    result.written.append(target.name)
+def _write_one(target: Path, cid: str, data: bytes) -> tuple[str, str]:
+    """Write one document file; returns (status, name or message)."""
+    try:
+        if target.exists():
+            current = target.read_bytes()
+            if current == data:
+                return "unchanged", target.name
+            try:
+                existing = json.loads(current)
+            except ValueError:
+                existing = None
+            if _is_reviewed(existing):
+                return "kept_reviewed", cid
+            base = hashlib.sha256(current).hexdigest()
+            atomic_write(target, data, expect_sha256=base, sync_dir=False)
+        else:
+            atomic_write(target, data, expect_absent=True, sync_dir=False)
+    except WriteConflict as exc:
+        return "conflict", exc.one_line()
+    return "written", target.name
 
 
-def _write_ndjson(result: IngestResult, target: Path, docs: dict[str, dict[str, Any]]) -> None:
+def _write_ndjson(result: IngestResult, target: Path, docs: dict[str, str]) -> None:
+    """Merge the generated lines (component_id -> canonical line) into components.ndjson."""
     lines: dict[str, str] = {}
     base: str | None = None
     if target.exists():
-        import hashlib
-
         raw = target.read_bytes()
         base = hashlib.sha256(raw).hexdigest()
         for text in raw.decode("utf-8", errors="replace").splitlines():
@@ -467,7 +485,7 @@ def _write_ndjson(result: IngestResult, target: Path, docs: dict[str, dict[str, 
     for cid in sorted(docs):
         if cid in result.kept_reviewed:
             continue
-        line = _canonical_line(docs[cid])
+        line = docs[cid]
         if lines.get(cid) == line:
             result.unchanged.append(cid)
             continue
@@ -493,8 +511,6 @@ def _safe_name(component_id: str) -> str:
 
 def _notes_signature(notes: Path) -> str:
     """A digest of every notes file (name + bytes), so a changed note re-projects."""
-    import hashlib
-
     h = hashlib.sha256()
     for p in sorted(notes.glob("*.yaml")):
         h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")

@@ -465,3 +465,44 @@ def load_ndjson_stream(f: BinaryIO, name: str, *, path: Path | None = None,
     if not any_line:
         out.problems.append(_problem(name, _EMPTY))
     return out
+
+
+# --------------------------------------------------------------------------- one value
+
+
+def parse_value(text: str, name: str, fmt: str) -> Any:
+    """One JSON (``fmt="json"``) or YAML value, with every guard of the catalog loader:
+    duplicate keys, NaN/Infinity, YAML aliases and non-JSON tags, nesting depth.
+
+    Used for the other files risutools reads as data (replay fixtures, configurations,
+    component files, notes).  A YAML file holding no document gives ``None``; several
+    documents are refused.  Raises :class:`DocumentError` (code ``bad-document``) with
+    the line and the reason.
+    """
+    from risutools.errors import DocumentError
+
+    out = LoadOutcome()
+    if fmt == "json":
+        value, problem = parse_json_text(text, name, line=None)
+        if problem is not None:
+            out.problems.append(problem)
+        else:
+            return value
+    else:
+        _load_yaml(text, name, None, out)
+        if not out.problems and len(out.documents) > 1:
+            raise DocumentError(
+                "bad-document",
+                "several YAML documents in one file; keep one",
+                where=f"line {out.documents[1].line}",
+                path=name,
+            )
+        if out.documents and not out.problems:
+            return out.documents[0].doc
+        if all(p.message == _NOTHING for p in out.problems):
+            return None
+    first = out.problems[0]
+    raise DocumentError(
+        "bad-document", first.message, where=f"line {first.line}" if first.line else "",
+        path=name,
+    )

@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from risutools.contract.canonical import canonical
-from risutools.errors import ConfigError
+from risutools.contract.loaders import parse_value
+from risutools.errors import ConfigError, DocumentError
 from risutools.resources import load_schema
 
 SCHEMA_NAME = "notes-v1.schema.json"
@@ -216,25 +215,6 @@ def _schema_check(data: dict[str, Any], path: str) -> None:
         raise _fail(path, field, f"does not match the notes schema: {err.message}"[:300])
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate mapping keys."""
-
-
-def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode,
-                       deep: bool = False) -> dict[Any, Any]:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if isinstance(key, (str, int, float, bool)) and key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark)
-        seen.add(key)
-    return loader.construct_mapping(node, deep=deep)
-
-
-_UniqueKeyLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
 
 def load_notes(path: str | Path) -> Notes:
     """Read, validate and digest a notes file (ConfigError on any problem)."""
@@ -254,13 +234,9 @@ def load_notes(path: str | Path) -> Notes:
         raise ConfigError("notes-invalid", "the notes file is not UTF-8 text",
                           where=f"offset {exc.start}", path=shown) from None
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError("notes-invalid", f"not valid YAML: {problem}", where=where,
-                          path=shown) from None
+        data = parse_value(text, shown, "yaml")
+    except DocumentError as exc:
+        raise ConfigError("notes-invalid", exc.why, where=exc.where, path=shown) from None
     if data is None:
         data = {}
     validate_notes(data, path=shown)

@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from risutools.contract.loaders import parse_value
 from risutools.errors import DocumentError, RisuError
 from risutools.fsio import atomic_write
 
@@ -62,16 +63,7 @@ def load_component(path: str | Path) -> ComponentFile:
             path=str(p),
         )
     fmt = "yaml" if suffix in (".yaml", ".yml") else "json"
-    try:
-        doc = json.loads(text) if fmt == "json" else yaml.safe_load(text)
-    except json.JSONDecodeError as exc:
-        raise DocumentError(
-            "bad-document", f"invalid JSON: {exc.msg}", where=f"line {exc.lineno}", path=str(p)
-        ) from exc
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else ""
-        raise DocumentError("bad-document", "invalid YAML", where=where, path=str(p)) from exc
+    doc = parse_value(text, str(p), fmt)
     if not isinstance(doc, dict):
         raise DocumentError("bad-document", "a component document must be a mapping", path=str(p))
     cid = doc.get("component_id")

@@ -15,16 +15,14 @@ binary floating-point rounding.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from risutools.errors import ConfigError
+from risutools.contract.loaders import parse_value
+from risutools.errors import ConfigError, DocumentError
 
 #: tokens per character for each named profile (documented in docs/replay.md).
 PROFILES: dict[str, str] = {
@@ -207,20 +205,14 @@ def load_config_file(path: str | Path) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise ConfigError("bad-config", "not UTF-8 text", path=str(p)) from exc
     try:
-        data = json.loads(text) if p.suffix.lower() == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError(
-            "bad-config", f"not valid JSON/YAML: {_first_line(exc)}", path=str(p)
-        ) from exc
+        data = parse_value(text, str(p), "json" if p.suffix.lower() == ".json" else "yaml")
+    except DocumentError as exc:
+        raise ConfigError("bad-config", exc.why, where=exc.where, path=str(p)) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError("bad-config", "the configuration must be a mapping", path=str(p))
     return data
-
-
-def _first_line(exc: Exception) -> str:
-    return " ".join(str(exc).split())
 
 
 def load_config(path: str | Path | None, *base: dict[str, Any] | None) -> ReplayConfig:

@@ -26,9 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from risutools.errors import ConfigError
+from risutools.contract.loaders import parse_value
+from risutools.errors import ConfigError, DocumentError
 from risutools.replay.config import KNOWN_ROLES, build_config
 
 FIXTURE_TAG = "conversation-v1"
@@ -234,19 +233,11 @@ def parse_fixture_bytes(data: bytes, file: str = "fixture") -> Fixture:
     try:
         if suffix in (".ndjson", ".jsonl"):
             parsed = _parse_ndjson(text)
-        elif suffix == ".json":
-            try:
-                parsed = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise _err(f"line {exc.lineno}", f"invalid JSON: {exc.msg}") from exc
         else:
             try:
-                parsed = yaml.safe_load(text)
-            except yaml.YAMLError as exc:
-                mark = getattr(exc, "problem_mark", None)
-                where = f"line {mark.line + 1}" if mark is not None else ""
-                problem = getattr(exc, "problem", None) or "syntax error"
-                raise _err(where, f"invalid YAML: {problem}") from exc
+                parsed = parse_value(text, Path(file).name, "json" if suffix == ".json" else "yaml")
+            except DocumentError as exc:
+                raise _err(exc.where, exc.why) from None
         return build_fixture(parsed, sha256=digest, file=Path(file).name)
     except ConfigError as exc:
         raise exc.with_path(file) from None

@@ -1,0 +1,82 @@
+"""Every JSON/YAML file risutools reads as data goes through the same guards
+(contract.loaders.parse_value): replay fixtures, replay configurations, component files
+and curator notes refuse YAML aliases, non-JSON tags, duplicate keys and NaN alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from risutools.contract.loaders import parse_value
+from risutools.errors import ConfigError, DocumentError, RisuError
+from risutools.projection import load_notes
+from risutools.replay.component import load_component
+from risutools.replay.config import load_config_file
+from risutools.replay.fixture import load_fixture
+
+ROOT = Path(__file__).resolve().parents[1]
+
+ALIAS_BOMB = "a: &a [1, 2]\nb: [*a, *a]\n"
+TAGGED = "a: !!python/object:os.system {}\n"
+DUPLICATE = "a: 1\na: 2\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "fmt", "needle"),
+    [
+        (ALIAS_BOMB, "yaml", "alias"),
+        (TAGGED, "yaml", "tag"),
+        (DUPLICATE, "yaml", "duplicate"),
+        ('{"a": 1, "a": 2}', "json", "duplicate"),
+        ('{"a": NaN}', "json", "NaN"),
+        ("a: 1\n---\nb: 2\n", "yaml", "several"),
+    ],
+)
+def test_parse_value_refuses(text: str, fmt: str, needle: str) -> None:
+    with pytest.raises(DocumentError) as info:
+        parse_value(text, "x", fmt)
+    assert needle.lower() in info.value.why.lower()
+    assert "\n" not in info.value.one_line()
+
+
+def test_parse_value_accepts_plain_values() -> None:
+    assert parse_value("a: [1, 2]\nb: 한국어\n", "x", "yaml") == {"a": [1, 2], "b": "한국어"}
+    assert parse_value('{"a": [1, 2]}', "x", "json") == {"a": [1, 2]}
+    assert parse_value("# only a comment\n", "x", "yaml") is None
+
+
+def test_replay_fixture_refuses_yaml_alias(tmp_path: Path) -> None:
+    p = tmp_path / "f.yaml"
+    p.write_text(
+        "fixture: conversation-v1\nname: x\nmessages: &m [{role: user, content: hi}]\n"
+        "turns: [{append: *m}]\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError) as info:
+        load_fixture(p)
+    assert "alias" in info.value.one_line() and str(p) in info.value.one_line()
+
+
+def test_replay_config_refuses_duplicate_key(tmp_path: Path) -> None:
+    p = tmp_path / "c.yaml"
+    p.write_text("max_context: 100\nmax_context: 200\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_config_file(p)
+    assert "duplicate" in info.value.why
+
+
+def test_component_file_refuses_nan(tmp_path: Path) -> None:
+    p = tmp_path / "doc.json"
+    p.write_text('{"component_id": "module.risu.1.x", "x": NaN}', encoding="utf-8")
+    with pytest.raises(RisuError) as info:
+        load_component(p)
+    assert "NaN" in info.value.why
+
+
+def test_notes_refuse_tags_and_aliases(tmp_path: Path) -> None:
+    p = tmp_path / "n.yaml"
+    p.write_text("notes: notes-v1\nslug: &s x\ntags: [*s]\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_notes(p)
+    assert info.value.code == "notes-invalid" and "alias" in info.value.why
