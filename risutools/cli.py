@@ -458,7 +458,9 @@ def replay_synth(
 @app.command("ingest")
 def ingest_cmd(
     src: str = typer.Argument(..., help="Folder of downloaded Risu files (searched recursively)."),
-    out: str = typer.Option(..., "-o", "--out", help="Catalog folder to write documents into."),
+    out: str = typer.Option(
+        ..., "-o", "--output", "--out", help="Catalog folder to write documents into."
+    ),
     ndjson: bool = typer.Option(False, "--ndjson", help="Write one components.ndjson."),
     lang: str = typer.Option("en", "--lang", help="Language of generated sentences: en or ko."),
     notes: str | None = typer.Option(

@@ -294,14 +294,22 @@ def test_directory_and_missing_paths(tmp_path: Path) -> None:
     assert ei.value.code == "not-found"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root can read anything")
-def test_unreadable_file(tmp_path: Path) -> None:
+def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     p = tmp_path / "locked.risum"
     p.write_bytes(b"x")
-    p.chmod(0)
+    if os.geteuid() != 0:
+        p.chmod(0)
+    else:  # root reads anything: make the open itself fail as it would for a user
+        import risutools.formats.reader as reader_mod
+
+        def denied(*_a: object, **_k: object) -> None:
+            raise PermissionError(13, "Permission denied")
+
+        monkeypatch.setattr(reader_mod, "open", denied, raising=False)
     with pytest.raises(FormatError) as ei:
         read_path(p)
     assert ei.value.code == "unreadable"
+    assert "Permission denied" in ei.value.one_line()
 
 
 def test_detect_non_risu_files(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ class IngestProgress:
         self._t0 = time.perf_counter()
         self._progress: Any = None
         self._task: Any = None
+        self._files = 0
 
     def __enter__(self) -> IngestProgress:
         self._t0 = time.perf_counter()
@@ -31,7 +32,6 @@ class IngestProgress:
             from rich.progress import (
                 BarColumn,
                 DownloadColumn,
-                MofNCompleteColumn,
                 Progress,
                 TextColumn,
                 TimeRemainingColumn,
@@ -41,8 +41,7 @@ class IngestProgress:
             self._progress = Progress(
                 TextColumn("ingest"),
                 BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("files"),
+                TextColumn("{task.fields[files]} files"),
                 DownloadColumn(),
                 TransferSpeedColumn(),
                 TextColumn("ETA"),
@@ -65,11 +64,15 @@ class IngestProgress:
     def start(self, files: int, total_bytes: int) -> None:
         self._files = files
         if self._progress is not None:
-            self._task = self._progress.add_task("ingest", total=max(total_bytes, 1))
+            self._task = self._progress.add_task(
+                "ingest", total=max(total_bytes, 1), files=f"0/{files}"
+            )
 
     def update(self, files_done: int, bytes_done: int) -> None:
         if self._progress is not None and self._task is not None:
-            self._progress.update(self._task, completed=bytes_done)
+            self._progress.update(
+                self._task, completed=bytes_done, files=f"{files_done}/{self._files}"
+            )
 
     def elapsed(self) -> float:
         return time.perf_counter() - self._t0
