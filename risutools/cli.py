@@ -21,7 +21,7 @@ from risutools.errors import RisuError
 app = typer.Typer(
     name="risutools",
     help="Read RisuAI modules, cards and presets without executing them; project, "
-    "validate, verify, replay and promote matrix-component-v1 documents.",
+    "validate, verify and replay matrix-component-v1 documents.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -47,6 +47,16 @@ def _root(
     ),
 ) -> None:
     """risutools."""
+
+
+def _write_report(path: str, text: str) -> None:
+    """Write a report file atomically; a target that cannot be written is one line, exit 2."""
+    from risutools.fsio import atomic_write
+
+    try:
+        atomic_write(path, text.encode("utf-8"))
+    except OSError as exc:
+        raise RisuError("unwritable", f"cannot write: {exc.strerror or exc}", path=path) from None
 
 
 # ==== formats commands: inspect, unpack, pack ================================
@@ -187,9 +197,7 @@ def _contract_render(result: object, fmt: str, output: str | None = None) -> str
 
 def _contract_output(text: str, output: str | None) -> None:
     if output:
-        from risutools.fsio import atomic_write
-
-        atomic_write(output, text.encode("utf-8"))
+        _write_report(output, text)
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -293,8 +301,8 @@ def hash_cmd(
 ) -> None:
     """Print the canonical document hash (sha256:<hex>), the base hash for approvals.
 
-    For several documents (NDJSON, multi-document YAML): one line each,
-    `<line>  <component_id>  sha256:<hex>`."""
+    For several documents (NDJSON, multi-document YAML): one tab-separated line each,
+    `<line> <component_id> sha256:<hex>`."""
     from risutools.contract.hashing import hash_lines
 
     lines, problems = hash_lines(file)
@@ -480,8 +488,6 @@ def ingest_cmd(
     from risutools.catalog.ingest import ingest
     from risutools.report.ingest_text import IngestProgress, render_summary
 
-    if lang not in ("en", "ko"):
-        raise typer.BadParameter("must be en or ko", param_hint="--lang")
     progress = IngestProgress(enabled=not quiet and not as_json)
     with progress:
         result = ingest(
@@ -491,10 +497,7 @@ def ingest_cmd(
     if report:
         import json as _json
 
-        from risutools.fsio import atomic_write
-
-        atomic_write(report, (_json.dumps(result.to_dict(), ensure_ascii=False, indent=1)
-                              + "\n").encode("utf-8"))
+        _write_report(report, _json.dumps(result.to_dict(), ensure_ascii=False, indent=1) + "\n")
     if as_json:
         import json as _json
 
@@ -510,10 +513,46 @@ def ingest_cmd(
 # ==== end catalog commands ===================================================
 
 
+def _click_class(name: str) -> type[BaseException]:
+    """A click exception class by name, whether typer vendors click or depends on it."""
+    for cls in typer.BadParameter.__mro__:
+        if cls.__name__ == name and issubclass(cls, BaseException):
+            return cls
+    raise LookupError(name)  # pragma: no cover - every typer version has both
+
+
+def _usage_line(exc: BaseException) -> str:
+    """A usage error (bad option value, missing argument, unknown option) on one line."""
+    ctx = getattr(exc, "ctx", None)
+    parts = list(getattr(ctx, "command_path", "").split()[1:]) if ctx is not None else []
+    while parts and parts[0] in ("-m", "risutools"):  # "python -m risutools" as prog name
+        parts.pop(0)
+    cmd = " ".join(["risutools", *parts])
+    message = " ".join(str(getattr(exc, "format_message", exc.__str__)()).split())
+    where = f"{' '.join(parts)}: " if parts else ""
+    return f"risutools: {where}usage: {message} (see '{cmd} -h')"
+
+
 def main() -> None:
     """Console entry point: maps errors to one line and exit code 2."""
+    usage_error = _click_class("UsageError")
+    click_error = _click_class("ClickException")
     try:
-        app()
+        rc = app(standalone_mode=False)
+    except usage_error as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # no arguments: the help was shown
+            text = str(getattr(exc, "format_message", exc.__str__)())
+            if text.strip():  # (typer prints it itself; plain click leaves it to us)
+                typer.echo(text, err=True)
+        else:
+            typer.echo(_usage_line(exc), err=True)
+        sys.exit(2)
+    except click_error as exc:
+        typer.echo(f"risutools: {' '.join(str(exc).split())}", err=True)
+        sys.exit(int(getattr(exc, "exit_code", 2)))
+    except typer.Abort:
+        typer.echo("risutools: aborted", err=True)
+        sys.exit(130)
     except RisuError as exc:
         typer.echo(f"risutools: {exc.one_line()}", err=True)
         sys.exit(2)
@@ -529,3 +568,4 @@ def main() -> None:
             err=True,
         )
         sys.exit(2)
+    sys.exit(rc if isinstance(rc, int) else 0)

@@ -15,23 +15,36 @@ import hashlib
 import os
 import tempfile
 from pathlib import Path
+from typing import Protocol
 
 from risutools.errors import WriteConflict
 
 CHUNK = 1 << 20
 
 
+class Readable(Protocol):
+    """Anything with ``readinto`` (a raw or buffered file, a ZIP member)."""
+
+    def readinto(self, buffer: bytearray, /) -> int | None: ...
+
+
 def sha256_file(path: str | os.PathLike[str], chunk: int = CHUNK) -> str:
     """Hex SHA-256 of a file, streamed in ``chunk``-sized reads."""
-    h = hashlib.sha256()
     with open(path, "rb", buffering=0) as f:
-        buf = bytearray(chunk)
-        view = memoryview(buf)
-        while True:
-            n = f.readinto(buf)
-            if not n:
-                break
-            h.update(view[:n])
+        return sha256_stream(f, chunk)
+
+
+def sha256_stream(f: Readable, chunk: int = CHUNK) -> str:
+    """Hex SHA-256 of what is left to read in ``f`` (a file, a ZIP member...), streamed
+    through one reused ``chunk``-sized buffer."""
+    h = hashlib.sha256()
+    buf = bytearray(chunk)
+    view = memoryview(buf)
+    while True:
+        n = f.readinto(buf)
+        if not n:
+            break
+        h.update(view[:n])
     return h.hexdigest()
 
 

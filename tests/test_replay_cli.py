@@ -109,7 +109,7 @@ def test_ndjson_fixture_and_bad_line() -> None:
     )
     f = fx(good, "c.ndjson")
     assert len(f.turns) == 2 and f.turns[1].edit == [("m0", "c")]
-    with pytest.raises(ConfigError, match="line 4: bad-fixture: invalid JSON"):
+    with pytest.raises(ConfigError, match="line 4: bad-fixture: not valid JSON"):
         fx(good.replace('{"edit"', "{edit"), "c.ndjson")
     with pytest.raises(ConfigError, match="empty file"):
         fx("\n\n", "c.ndjson")

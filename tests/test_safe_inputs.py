@@ -80,3 +80,73 @@ def test_notes_refuse_tags_and_aliases(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_notes(p)
     assert info.value.code == "notes-invalid" and "alias" in info.value.why
+
+
+@pytest.mark.parametrize(
+    ("line", "needle"),
+    [
+        ('{"append": [], "append": []}', "duplicate key 'append'"),
+        ('{"metrics": {"used_pct": NaN}}', "NaN"),
+    ],
+)
+def test_ndjson_fixture_lines_have_the_same_guards(tmp_path: Path, line: str, needle: str) -> None:
+    p = tmp_path / "f.ndjson"
+    p.write_text('{"fixture": "conversation-v1", "name": "x"}\n{}\n' + line + "\n",
+                 encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_fixture(p)
+    assert info.value.where == "line 3" and needle in info.value.why
+
+
+def _fixture_file(tmp_path: Path, data: bytes) -> Path:
+    p = tmp_path / "f.yaml"
+    p.write_bytes(data)
+    return p
+
+
+def _config_file(tmp_path: Path, data: bytes) -> Path:
+    p = tmp_path / "c.yaml"
+    p.write_bytes(data)
+    return p
+
+
+def _component_file(tmp_path: Path, data: bytes) -> Path:
+    p = tmp_path / "d.json"
+    p.write_bytes(data)
+    return p
+
+
+def _notes_file(tmp_path: Path, data: bytes) -> Path:
+    p = tmp_path / "n.yaml"
+    p.write_bytes(data)
+    return p
+
+
+@pytest.mark.parametrize(
+    ("make", "load"),
+    [
+        (_fixture_file, load_fixture),
+        (_config_file, load_config_file),
+        (_component_file, load_component),
+        (_notes_file, load_notes),
+    ],
+)
+def test_every_data_file_reports_bad_utf8_alike(tmp_path: Path, make, load) -> None:  # type: ignore[no-untyped-def]
+    # one decoder for all: the byte, its offset and the fix, as `validate` says it
+    with pytest.raises(RisuError) as info:
+        load(make(tmp_path, b"a: 1\nb: \xff\n"))
+    assert "not UTF-8: byte 0xff at byte offset 8" in info.value.why
+    assert "\n" not in info.value.one_line()
+    with pytest.raises(RisuError) as info:
+        load(make(tmp_path, b"\xff\xfea\x00:\x00"))
+    assert "UTF-16" in info.value.why
+
+
+def test_empty_json_data_files_say_empty(tmp_path: Path) -> None:
+    for name, load in (("f.json", load_fixture), ("c.json", load_config_file),
+                       ("d.json", load_component)):
+        p = tmp_path / name
+        p.write_bytes(b"  \n")
+        with pytest.raises(RisuError) as info:
+            load(p)
+        assert "empty" in info.value.why, name

@@ -24,7 +24,7 @@ def analyze_path(path: str) -> list[tuple[Module, Analysis]]:
 def exit_code(analyses: list[Analysis], fail_on: str) -> int:
     """1 when a finding at or above ``fail_on`` severity exists, else 0."""
     if fail_on not in FAIL_ON:
-        raise ConfigError("bad-option", f"--fail-on must be one of {', '.join(FAIL_ON)}",
+        raise ConfigError("bad-option", f"must be one of {', '.join(FAIL_ON)}, not {fail_on!r}",
                           where="--fail-on")
     if fail_on == "never":
         return 0

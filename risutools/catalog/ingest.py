@@ -31,7 +31,7 @@ from typing import Any
 
 from risutools import __version__
 from risutools.catalog.cache import IngestCache, result_key
-from risutools.errors import RisuError, WriteConflict
+from risutools.errors import ConfigError, RisuError, WriteConflict
 from risutools.fsio import atomic_write, fsync_directory, sha256_file
 
 NDJSON_NAME = "components.ndjson"
@@ -270,8 +270,18 @@ def ingest(
     ``jobs=1`` runs in this process).  ``on_start(files, bytes)`` and
     ``on_progress(files_done, bytes_done)`` feed a progress display.
     """
+    from risutools.projection.text import LANGS
+
+    if lang not in LANGS:
+        raise ConfigError("bad-lang", f"language must be one of {', '.join(LANGS)}, not {lang!r}",
+                          where="--lang")
+    if executor is None and jobs is not None and jobs < 1:
+        raise ConfigError("bad-option", f"must be at least 1, not {jobs}", where="--jobs")
     src_p = Path(src)
     out_p = Path(out)
+    if notes_dir is not None and not Path(notes_dir).is_dir():
+        raise RisuError("not-a-directory", "the notes folder does not exist or is not a folder",
+                        path=str(notes_dir))
     if not src_p.is_dir():
         raise RisuError("not-a-directory", "the source must be a folder", path=str(src_p))
     if out_p.exists() and not out_p.is_dir():

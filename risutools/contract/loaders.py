@@ -476,12 +476,14 @@ def parse_value(text: str, name: str, fmt: str) -> Any:
 
     Used for the other files risutools reads as data (replay fixtures, configurations,
     component files, notes).  A YAML file holding no document gives ``None``; several
-    documents are refused.  Raises :class:`DocumentError` (code ``bad-document``) with
-    the line and the reason.
+    documents are refused, and so is blank JSON (as an empty file).  Raises
+    :class:`DocumentError` (code ``bad-document``) with the line and the reason.
     """
     from risutools.errors import DocumentError
 
     out = LoadOutcome()
+    if fmt == "json" and not text.strip():
+        raise DocumentError("bad-document", _EMPTY, path=name)
     if fmt == "json":
         value, problem = parse_json_text(text, name, line=None)
         if problem is not None:
@@ -506,3 +508,20 @@ def parse_value(text: str, name: str, fmt: str) -> Any:
         "bad-document", first.message, where=f"line {first.line}" if first.line else "",
         path=name,
     )
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """The UTF-8 text of a data file, with the catalog loader's rules: a UTF-8 byte-order
+    mark is dropped, UTF-16 and undecodable bytes are refused with the byte offset.
+    Raises :class:`DocumentError` (code ``bad-document``)."""
+    from risutools.errors import DocumentError
+
+    text, err = _decode(data, name)
+    if text is None:
+        raise DocumentError("bad-document", err.message if err else "cannot decode", path=name)
+    return text
+
+
+def parse_value_bytes(data: bytes, name: str, fmt: str) -> Any:
+    """:func:`parse_value` over a file's bytes, decoded by :func:`decode_text`."""
+    return parse_value(decode_text(data, name), name, fmt)

@@ -16,13 +16,12 @@ Nothing is ever executed; ``.charx`` members are hashed from the ZIP stream.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from risutools.contract.config import ContractConfig
 from risutools.contract.loaders import LoadedDocument, display_path
@@ -36,7 +35,7 @@ from risutools.contract.validate import (
     load_all,
     not_object_message,
 )
-from risutools.fsio import sha256_file
+from risutools.fsio import sha256_file, sha256_stream
 
 CONTAINER_SUFFIXES = (".charx", ".zip", ".jpeg", ".jpg", ".png")
 
@@ -49,14 +48,8 @@ def _member_sha256(path: Path, member: str) -> str | None:
                 info = zf.getinfo(member)
             except KeyError:
                 return None
-            h = hashlib.sha256()
             with zf.open(info) as f:
-                while True:
-                    chunk = f.read(1 << 20)
-                    if not chunk:
-                        break
-                    h.update(chunk)
-            return h.hexdigest()
+                return sha256_stream(cast(Any, f))  # a ZipExtFile has readinto
     except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError, EOFError):
         return None
 

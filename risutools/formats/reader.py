@@ -13,6 +13,7 @@ from risutools.formats import charx, exports, risup, rpack
 from risutools.formats.jsonsafe import loads_object, top_level_keys
 from risutools.formats.model import Anomaly, AssetInfo, Module, SourceInfo
 from risutools.formats.risum import MAGIC, read_risum_stream
+from risutools.fsio import sha256_stream
 
 FORMATS = (
     "risum",
@@ -149,16 +150,8 @@ class _HashingFile:
 
 
 def _stream_sha256(fp: BinaryIO) -> str:
-    h = hashlib.sha256()
     fp.seek(0)
-    buf = bytearray(_CHUNK)
-    view = memoryview(buf)
-    while True:
-        n = cast(Any, fp).readinto(buf)
-        if not n:
-            break
-        h.update(view[:n])
-    return h.hexdigest()
+    return sha256_stream(cast(Any, fp), _CHUNK)
 
 
 def read_path(path: str | os.PathLike[str], *, with_assets: bool = False) -> list[Module]:

@@ -235,8 +235,10 @@ def _load_json(path: Path, what: str) -> dict[str, Any]:
         raise FormatError(
             "unreadable", f"cannot read {what}: {exc.strerror}", path=str(path)
         ) from None
-    try:
-        return loads_object(raw, where=path.name, what=what)
+    if not raw.strip():
+        raise FormatError("empty-file", "the file is empty", path=str(path))
+    try:  # the path names the file: no second copy of its name as the place
+        return loads_object(raw, where="", what=what)
     except FormatError as exc:
         raise exc.with_path(str(path)) from None
 
@@ -274,6 +276,13 @@ def pack_inputs(src: str | os.PathLike[str]) -> tuple[dict[str, Any], list[bytes
         raise FormatError("not-found", "no such folder or file", path=str(src))
     manifest_path = root / MANIFEST
     if not manifest_path.is_file():
+        if not (root / "module.json").is_file():
+            raise FormatError(
+                "pack-invalid-input",
+                "the folder has neither manifest.json nor module.json (pack a folder written "
+                "by `risutools unpack`, or a module JSON file)",
+                path=str(src),
+            )
         module = _module_of(_load_json(root / "module.json", "module.json"), "module.json")
         if isinstance(module.get("assets"), list) and module["assets"]:
             raise FormatError(

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from risutools.contract.canonical import canonical
-from risutools.contract.loaders import parse_value
+from risutools.contract.loaders import parse_value_bytes
 from risutools.errors import ConfigError, DocumentError
 from risutools.resources import load_schema
 
@@ -229,12 +229,7 @@ def load_notes(path: str | Path) -> Notes:
         raise ConfigError("notes-invalid", f"notes file is larger than {_MAX_NOTES_BYTES} bytes",
                           path=shown)
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ConfigError("notes-invalid", "the notes file is not UTF-8 text",
-                          where=f"offset {exc.start}", path=shown) from None
-    try:
-        data = parse_value(text, shown, "yaml")
+        data = parse_value_bytes(raw, shown, "yaml")
     except DocumentError as exc:
         raise ConfigError("notes-invalid", exc.why, where=exc.where, path=shown) from None
     if data is None:

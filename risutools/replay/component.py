@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from risutools.contract.loaders import parse_value
+from risutools.contract.loaders import decode_text, parse_value
 from risutools.errors import DocumentError, RisuError
 from risutools.fsio import atomic_write
 
@@ -51,10 +51,7 @@ def load_component(path: str | Path) -> ComponentFile:
         raise DocumentError(
             "unreadable-document", f"cannot read: {exc.strerror}", path=str(p)
         ) from exc
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DocumentError("bad-document", f"not UTF-8 (byte {exc.start})", path=str(p)) from exc
+    text = decode_text(raw, str(p))
     suffix = p.suffix.lower()
     if suffix in (".ndjson", ".jsonl"):
         raise DocumentError(

@@ -21,7 +21,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from risutools.contract.loaders import parse_value
+from risutools.contract.loaders import parse_value_bytes
 from risutools.errors import ConfigError, DocumentError
 
 #: tokens per character for each named profile (documented in docs/replay.md).
@@ -199,13 +199,11 @@ def load_config_file(path: str | Path) -> dict[str, Any]:
     """Read a JSON or YAML configuration mapping (not yet validated)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        raw = p.read_bytes()
     except OSError as exc:
         raise ConfigError("unreadable-config", f"cannot read: {exc.strerror}", path=str(p)) from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError("bad-config", "not UTF-8 text", path=str(p)) from exc
     try:
-        data = parse_value(text, str(p), "json" if p.suffix.lower() == ".json" else "yaml")
+        data = parse_value_bytes(raw, str(p), "json" if p.suffix.lower() == ".json" else "yaml")
     except DocumentError as exc:
         raise ConfigError("bad-config", exc.why, where=exc.where, path=str(p)) from None
     if data is None:

@@ -19,14 +19,13 @@ turn number before anything runs.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from risutools.contract.loaders import parse_value
+from risutools.contract.loaders import decode_text, parse_json_text, parse_value
 from risutools.errors import ConfigError, DocumentError
 from risutools.replay.config import KNOWN_ROLES, build_config
 
@@ -226,9 +225,9 @@ def parse_fixture_bytes(data: bytes, file: str = "fixture") -> Fixture:
     """Parse fixture bytes; the format follows the extension of ``file`` (.ndjson/.json/.yaml)."""
     digest = "sha256:" + hashlib.sha256(data).hexdigest()
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError("bad-fixture", f"not UTF-8 (byte {exc.start})", path=file) from exc
+        text = decode_text(data, file)
+    except DocumentError as exc:
+        raise ConfigError("bad-fixture", exc.why, path=file) from None
     suffix = Path(file).suffix.lower()
     try:
         if suffix in (".ndjson", ".jsonl"):
@@ -249,10 +248,9 @@ def _parse_ndjson(text: str) -> dict[str, Any]:
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise _err(f"line {lineno}", f"invalid JSON: {exc.msg}") from exc
+        obj, problem = parse_json_text(line, "fixture", line=lineno)
+        if problem is not None:  # the catalog loader's guards: duplicate keys, NaN, depth
+            raise _err(f"line {lineno}", problem.message)
         if header is None:
             if not isinstance(obj, dict) or "fixture" not in obj:
                 raise _err(f"line {lineno}", "the first line must be the fixture header")

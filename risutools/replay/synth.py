@@ -86,16 +86,18 @@ def synthesize(
     edit_window: int | None = None,
 ) -> dict[str, Any]:
     if lang not in LANGS:
-        raise ConfigError("bad-argument", f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
+        raise ConfigError("bad-argument", f"must be one of {', '.join(LANGS)}, got {lang!r}",
+                          where="--lang")
     if not 2 <= messages <= 2_000_000:
         raise ConfigError(
-            "bad-argument", f"--messages must be between 2 and 2000000, got {messages}"
+            "bad-argument", f"must be between 2 and 2000000, got {messages}", where="--messages"
         )
     n_turns = turns if turns is not None else max(1, (messages - 1) // 2)
     if not 1 <= n_turns <= messages - 1:
         raise ConfigError(
             "bad-argument",
-            f"--turns must be between 1 and messages-1 ({messages - 1}), got {turns}",
+            f"must be between 1 and messages-1 ({messages - 1}), got {turns}",
+            where="--turns",
         )
     for key, rate in (
         ("edit-rate", edit_rate),
@@ -103,10 +105,12 @@ def synthesize(
         ("tool-rate", tool_rate),
     ):
         if not 0.0 <= rate <= 1.0:
-            raise ConfigError("bad-argument", f"--{key} must be between 0 and 1, got {rate}")
+            raise ConfigError("bad-argument", f"must be between 0 and 1, got {rate}",
+                              where=f"--{key}")
     if edit_window is not None and not 1 <= edit_window <= 1_000_000:
         raise ConfigError(
-            "bad-argument", f"--edit-window must be between 1 and 1000000, got {edit_window}"
+            "bad-argument", f"must be between 1 and 1000000, got {edit_window}",
+            where="--edit-window",
         )
     rng = random.Random(seed)
     counter = 0
@@ -232,7 +236,8 @@ def fixture_bytes(data: dict[str, Any], path: str | Path) -> bytes:
         return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
     if suffix in (".yaml", ".yml"):
         return yaml.safe_dump(data, allow_unicode=True, sort_keys=False).encode("utf-8")
-    raise ConfigError("bad-argument", f"output must end in .ndjson, .json or .yaml: {path}")
+    raise ConfigError("bad-argument", "the output must end in .ndjson, .jsonl, .json, .yaml "
+                      "or .yml (the format follows the extension)", path=str(path))
 
 
 def write_synth(data: dict[str, Any], path: str | Path) -> int:

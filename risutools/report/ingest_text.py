@@ -78,8 +78,12 @@ class IngestProgress:
         return time.perf_counter() - self._t0
 
 
-def _mb(n: int) -> str:
-    return f"{n / 1e6:,.1f} MB"
+def _size(n: float) -> str:
+    """Bytes for people: 16,707 B -> "16.7 kB", never "0.0 MB" for a small run."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:,.1f} {unit}"
+    return f"{n:,.0f} B"
 
 
 def render_summary(result: IngestResult, seconds: float) -> None:
@@ -94,7 +98,7 @@ def render_summary(result: IngestResult, seconds: float) -> None:
     table.add_column("count", justify="right")
     rows = [
         ("source files", str(c["files"])),
-        ("bytes read or known", _mb(c["bytes"])),
+        ("bytes read or known", _size(c["bytes"])),
         ("projected", str(c["ok"])),
         ("components", str(c["components"])),
         ("from cache", str(c["cached"])),
@@ -110,8 +114,8 @@ def render_summary(result: IngestResult, seconds: float) -> None:
     for what, count in rows:
         table.add_row(what, count)
     console.print(table)
-    rate = c["bytes"] / seconds / 1e6 if seconds > 0 else 0.0
-    console.print(f"{c['files']} files in {seconds:.2f} s ({rate:,.1f} MB/s)")
+    rate = c["bytes"] / seconds if seconds > 0 else 0.0
+    console.print(f"{c['files']} files in {seconds:.2f} s ({_size(rate)}/s)")
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     for s in result.failures:
         err.print(f"failed: {s.error}", markup=False)
