@@ -28,7 +28,8 @@ pytestmark = pytest.mark.skipif(
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
     out = tmp_path_factory.mktemp("dist")
     proc = subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(out), str(ROOT)],
+        [sys.executable, "-m", "build", "--no-isolation", "--wheel",
+         "--outdir", str(out), str(ROOT)],
         capture_output=True, text=True, check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
