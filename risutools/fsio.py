@@ -9,13 +9,16 @@ promote, approve) goes through :func:`atomic_write` (replace a whole file) or
   renames it over the target, then fsyncs the folder: a reader (or a crash) sees
   the old bytes or the new bytes, never a mix.
 * **Compare-and-swap under a lock.**  ``expect_sha256`` is the hash of the bytes
-  the caller based its change on; ``expect_absent`` says the caller saw no file.
-  The check and the rename run while holding the folder's inter-process lock
-  (:func:`write_lock`, a ``filelock`` lock on ``<folder>/.risutools.lock``), so two
-  writers never interleave: the one that comes second finds the file changed and
-  gets :class:`~risutools.errors.WriteConflict` ("changed since you read it"; the
-  CLI exits 1).  Data is written and fsynced *before* the lock is taken, so the lock
-  is held for a hash, a rename and nothing else.
+  the caller based its change on: the check and the rename run while holding the
+  folder's inter-process lock (:func:`write_lock`, a ``filelock`` lock on
+  ``<folder>/.risutools.lock``), so two writers never interleave: the one that comes
+  second finds the file changed and gets :class:`~risutools.errors.WriteConflict`
+  ("changed since you read it"; the CLI exits 1).  Data is written and fsynced
+  *before* the lock is taken, so the lock is held for a hash and a rename.
+  ``expect_absent`` (the caller saw no file) needs no lock: the file is created with
+  ``link()``, which never replaces an existing name (file systems without hard links
+  fall back to the lock).  A write with neither is a plain atomic replace (reports,
+  the ingest cache): last writer wins, and no lock file is made.
 * **Modes kept.**  A rewritten file keeps its permission bits (and its group when
   the process may set it); a new file gets the umask's mode (the temp file is
   created with ``0o666`` and the kernel applies the umask and default ACLs).
@@ -25,7 +28,8 @@ promote, approve) goes through :func:`atomic_write` (replace a whole file) or
   writer process is gone (a ``kill -9``, a power cut).  A temp file whose process
   is still alive is never touched.
 
-Lock files and temp files start with a dot: ``validate`` and ``ingest`` skip them.
+Lock files (only in folders where a compare-and-swap or an append ran) and temp files
+start with a dot: ``validate`` and ``ingest`` skip them.
 Locks are ``flock`` locks: they hold between processes of one machine on a local
 file system (and on network file systems whose ``flock`` is honoured).
 """
@@ -173,31 +177,31 @@ def sweep_temp_files(folder: str | os.PathLike[str]) -> list[Path]:
     """Remove the temp files a killed writer left in ``folder``; return them.
 
     Only files named like ours (``.<name>.risutools-tmp-<pid>-<hex>``) whose ``<pid>``
-    is no longer a running process are removed, under the folder's lock.  The caller
-    must be allowed to write in ``folder`` (the lock file is created there).
+    is no longer a running process (or is this process, and not one of its writes in
+    flight) are removed.  No lock is needed: a writer that is gone cannot race us, and a
+    live writer's temp file is left alone.
     """
     d = Path(folder)
     removed: list[Path] = []
     if not d.is_dir():
         return removed
-    with _held(d / LOCK_NAME):
-        with os.scandir(os.fsencode(d)) as it:
-            names = [e.name for e in it]
-        for name in sorted(names):
-            m = _TMP_RE.match(name)
-            if m is None:
-                continue
-            p = d / os.fsdecode(name)
-            pid = int(m.group(1))
-            if pid == os.getpid():
-                with _live_guard:
-                    if os.path.abspath(p) in _live:
-                        continue  # one of this process's writes, in flight
-            elif _pid_alive(pid):
-                continue
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(p)
-                removed.append(p)
+    with os.scandir(os.fsencode(d)) as it:
+        names = sorted(e.name for e in it)
+    for name in names:
+        m = _TMP_RE.match(name)
+        if m is None:
+            continue
+        p = d / os.fsdecode(name)
+        pid = int(m.group(1))
+        if pid == os.getpid():
+            with _live_guard:
+                if os.path.abspath(p) in _live:
+                    continue  # one of this process's writes, in flight
+        elif _pid_alive(pid):
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(p)
+            removed.append(p)
     with _swept_guard:
         _swept.add(os.path.abspath(d))
     return removed
@@ -267,16 +271,42 @@ def _write_replace(
                 n = os.write(fd, view)
                 view = view[n:]
             os.fsync(fd)
-            with write_lock(target):
-                _check_base(target, expect_sha256, expect_absent)
-                _keep_mode(fd, target, kept)  # the target's mode changed meanwhile
-                os.replace(tmp, target)
+            if expect_sha256 is None and not expect_absent:
+                os.replace(tmp, target)  # no base: a plain atomic replace, last writer wins
+            elif expect_sha256 is None and _link_absent(tmp, target):
+                os.unlink(tmp)  # created without a lock: link() never replaces a file
+            else:
+                with write_lock(target):
+                    _check_base(target, expect_sha256, expect_absent)
+                    _keep_mode(fd, target, kept)  # the target's mode changed meanwhile
+                    os.replace(tmp, target)
         finally:
             os.close(fd)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+_NO_LINK = frozenset({errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK, errno.ENOSYS})
+
+
+def _link_absent(tmp: Path, target: Path) -> bool:
+    """Create ``target`` as a second name of ``tmp`` unless it exists (atomic, no lock).
+
+    Returns False when the file system has no hard links (the caller then checks and
+    renames under the lock); raises :class:`WriteConflict` when ``target`` exists.
+    """
+    try:
+        os.link(tmp, target, follow_symlinks=False)
+    except FileExistsError:
+        _check_base(target, None, True)
+        raise  # pragma: no cover - _check_base raised
+    except OSError as exc:
+        if exc.errno in _NO_LINK:
+            return False
+        raise
+    return True
 
 
 def _keep_mode(fd: int, target: Path, done: int | None) -> int | None:
