@@ -86,10 +86,15 @@ def sha256_stream(f: Readable, chunk: int = CHUNK) -> str:
 
 
 def display_path(path: str | os.PathLike[str]) -> str:
-    """A path as text that can always be printed and stored: bytes of a name that are
-    not UTF-8 (a CP949 name from a Korean zip, kept by Python as surrogates) are shown
-    as ``\\xNN``; every other character is kept."""
-    return os.fsencode(path).decode("utf-8", "backslashreplace")
+    """A path as text that can always be printed and stored.  A path that is UTF-8 is
+    kept as it is; one that is not (a CP949 name from a Korean zip, kept by Python as
+    surrogates) shows every non-ASCII byte as ``\\xNN`` (a part that happens to decode
+    as UTF-8 would show the wrong letters)."""
+    raw = os.fsencode(path)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("ascii", "backslashreplace")
 
 
 # -- the lock ------------------------------------------------------------------
