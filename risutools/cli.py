@@ -507,6 +507,8 @@ def ingest_cmd(
     else:
         for s in result.failures:
             typer.echo(f"failed: {s.error}", err=True)
+        for line in [*result.collisions, *result.kept_unreadable]:
+            typer.echo(line, err=True)
     raise typer.Exit(0 if result.ok else 1)
 
 
