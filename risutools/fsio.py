@@ -212,6 +212,16 @@ def sweep_temp_files(folder: str | os.PathLike[str]) -> list[Path]:
     return removed
 
 
+def _forget_after_fork() -> None:
+    """A forked child is a new process: its first write into a folder sweeps it again."""
+    _swept.clear()
+    _live.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
+
+
 def _sweep_once(folder: Path) -> None:
     key = os.path.abspath(folder)
     with _swept_guard:

@@ -399,3 +399,12 @@ def test_ingest_leaves_no_temp_or_document_named_like_the_lock(tmp_path: Path) -
     assert LOCK_NAME in names and _temps(out) == []
     r = cli("validate", str(out))
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_notes_entry_that_is_a_folder_is_one_line(tmp_path: Path) -> None:
+    src = _one_source(tmp_path)
+    out = tmp_path / "cat"
+    (out / "notes" / "x.yaml").mkdir(parents=True)
+    r = cli("ingest", str(src), "-o", str(out))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "x.yaml" in r.stderr and "not a regular file" in r.stderr

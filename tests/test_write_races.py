@@ -1,6 +1,7 @@
 """Two writers at once, and writers killed with SIGKILL, through the real commands.
 
-Every test here runs real child processes (``python -m risutools ...``):
+Every test here runs real child processes (forked from the test, so they start in
+milliseconds; each runs ``risutools.cli.main`` as ``python -m risutools`` would):
 
 * two ``replay run DOC --update`` on one document, and two ``ingest --ndjson`` into one
   catalog, started together many times: no update is lost (every writer that says it
@@ -10,61 +11,93 @@ Every test here runs real child processes (``python -m risutools ...``):
   document is the old or the new bytes, never torn, and after the next complete run no
   temp file is left.
 
-``RISUTOOLS_RACE_ROUNDS`` sets the number of rounds (default 8) for a longer soak.
+``RISUTOOLS_RACE_ROUNDS`` sets the number of rounds (default 12) for a longer soak.
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import random
 import shutil
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from risutools.catalog.ingest import NDJSON_NAME
 from risutools.formats.risum import write_risum
 
 ROOT = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 FIX = ROOT / "fixtures" / "replay"
 SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
-ROUNDS = int(os.environ.get("RISUTOOLS_RACE_ROUNDS", "8"))
+ROUNDS = int(os.environ.get("RISUTOOLS_RACE_ROUNDS", "12"))
 CONFLICT = "changed since you read it"
 
-# Imports everything first, then waits for the go file: the two writers start together.
-RUNNER = """
-import os, sys, time
-import risutools.cli, risutools.replay.api, risutools.catalog.ingest, risutools.report.ingest_text
-go = sys.argv[1]
-sys.argv = ["risutools", *sys.argv[2:]]
-while not os.path.exists(go):
-    time.sleep(0.0005)
-risutools.cli.main()
-"""
+CTX = multiprocessing.get_context("fork")  # real child processes, without a fresh import
 
 
-def _start(go: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-c", RUNNER, str(go), *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
-    )
+@pytest.fixture(scope="module", autouse=True)
+def _warm(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Run each command once in this process, so the forked children start with every
+    module already imported (the children then spend their time writing, not importing)."""
+    from typer.testing import CliRunner
+
+    from risutools.cli import app
+
+    tmp = tmp_path_factory.mktemp("warm")
+    shutil.copy(SEED, tmp / "c.json")
+    _risum(tmp / "src" / "101_w.risum", "w", "w")
+    runner = CliRunner()
+    for args in (
+        ["replay", "run", str(tmp / "c.json"), "-f", str(FIX / "toggle.yaml"), "--update"],
+        ["ingest", str(tmp / "src"), "-o", str(tmp / "cat"), "-j1", "-q"],
+        ["ingest", str(tmp / "src"), "-o", str(tmp / "cat2"), "-j1", "-q", "--ndjson"],
+    ):
+        r = runner.invoke(app, args)
+        assert r.exit_code == 0, r.output
+
+
+def _child(args: tuple[str, ...], out: str, err: str, go: Any) -> None:
+    import risutools.cli
+
+    code: object = 0
+    sys.stdout = open(out, "w", encoding="utf-8")  # noqa: SIM115
+    sys.stderr = open(err, "w", encoding="utf-8")  # noqa: SIM115
+    try:
+        if go is not None:
+            go.wait()
+        sys.argv = ["risutools", *args]
+        risutools.cli.main()
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code if isinstance(code, int) else 2)
+
+
+def _spawn(tmp: Path, n: int, args: tuple[str, ...], go: Any = None) -> Any:
+    out, err = tmp / f"out{n}", tmp / f"err{n}"
+    p = CTX.Process(target=_child, args=(args, str(out), str(err), go))
+    p.start()
+    return p, out, err
 
 
 def _together(tmp: Path, *commands: tuple[str, ...]) -> list[tuple[int, str, str]]:
-    go = tmp / "go"
-    go.unlink(missing_ok=True)
-    procs = [_start(go, *c) for c in commands]
-    time.sleep(0.6)  # let both finish importing
-    go.write_bytes(b"")
-    out = []
-    for p in procs:
-        so, se = p.communicate(timeout=120)
-        out.append((p.returncode, so, se))
-    return out
+    go = CTX.Event()
+    started = [_spawn(tmp, n, c, go) for n, c in enumerate(commands)]
+    go.set()
+    result = []
+    for p, out, err in started:
+        p.join(120)
+        result.append((p.exitcode, out.read_text(encoding="utf-8"),
+                       err.read_text(encoding="utf-8")))
+    return result
 
 
 def _temps(folder: Path) -> list[Path]:
@@ -147,22 +180,19 @@ def test_two_ingests_into_one_catalog_lose_nothing(tmp_path: Path) -> None:
 # ---- kill -9 ----------------------------------------------------------------------------
 
 
-def _kill_at(delay: float, *args: str) -> None:
-    p = subprocess.Popen([sys.executable, "-m", "risutools", *args], env=ENV,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True)
-    try:
-        p.wait(timeout=delay)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        p.wait()
+def _kill_at(tmp: Path, delay: float, *args: str) -> None:
+    p, _, _ = _spawn(tmp, 9, args)
+    p.join(delay)
+    if p.exitcode is None:
+        os.kill(p.pid, signal.SIGKILL)
+        p.join()
 
 
-def _run(*args: str) -> float:
+def _run(tmp: Path, *args: str) -> float:
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "risutools", *args], env=ENV,
-                       capture_output=True, text=True, check=False)
-    assert r.returncode in (0, 1), r.stderr
+    p, _, err = _spawn(tmp, 8, args)
+    p.join(120)
+    assert p.exitcode in (0, 1), err.read_text(encoding="utf-8")
     return time.perf_counter() - t0
 
 
@@ -180,19 +210,24 @@ def test_ingest_killed_at_random_points(tmp_path: Path) -> None:
     for ndjson in (False, True):
         shutil.rmtree(cat, ignore_errors=True)
         flags = ["--ndjson"] if ndjson else []
-        _run("ingest", str(src), "-o", str(cat), "-j1", "-q", *flags)
+        _run(tmp_path, "ingest", str(src), "-o", str(cat), "-j1", "-q", *flags)
         old = _snapshot(cat)
         for i in range(24):
             _risum(src / f"{200 + i}_m{i}.risum", f"m{i}", "new")
-        full = _run("ingest", str(src), "-o", str(tmp_path / "ref"), "-j1", "-q", *flags)
+        full = _run(tmp_path, "ingest", str(src), "-o", str(tmp_path / "ref"), "-j1", "-q", *flags)
         new = _snapshot(tmp_path / "ref")
         shutil.rmtree(tmp_path / "ref")
+        mixed = left = 0
         for _ in range(ROUNDS):
-            _kill_at(rng.uniform(0.3, 1.1) * full, "ingest", str(src), "-o", str(cat), "-j1",
-                     "-q", *flags)
-            for name, data in _snapshot(cat).items():  # each file old or new, never torn
+            delay = rng.uniform(0.3, 1.1) * full
+            _kill_at(tmp_path, delay, "ingest", str(src), "-o", str(cat), "-j1", "-q", *flags)
+            snap = _snapshot(cat)
+            for name, data in snap.items():  # each file old or new, never torn
                 assert data in (old.get(name), new[name]), name
-        _run("ingest", str(src), "-o", str(cat), "-j1", "-q", *flags)
+            mixed += len({data == new[name] for name, data in snap.items()}) > 1
+            left += bool(_temps(cat))
+        print(f"ndjson={ndjson}: {ROUNDS} kills, {mixed} mid-write, {left} left temp files")
+        _run(tmp_path, "ingest", str(src), "-o", str(cat), "-j1", "-q", *flags)
         assert _snapshot(cat) == new
         assert _temps(cat) == []
         for i in range(24):
@@ -205,14 +240,14 @@ def test_replay_update_killed_at_random_points(tmp_path: Path) -> None:
     shutil.copy(SEED, doc)
     old = doc.read_bytes()
     args = ("replay", "run", str(doc), "-f", str(FIX / "toggle.yaml"), "--update")
-    full = _run(*args)
+    full = _run(tmp_path, *args)
     new = doc.read_bytes()
     assert new != old
     for _ in range(ROUNDS):
         doc.write_bytes(old)
-        _kill_at(rng.uniform(0.5, 1.1) * full, *args)
+        _kill_at(tmp_path, rng.uniform(0.5, 1.1) * full, *args)
         assert doc.read_bytes() in (old, new)
     doc.write_bytes(old)
-    _run(*args)
+    _run(tmp_path, *args)
     assert doc.read_bytes() == new
     assert _temps(tmp_path) == []

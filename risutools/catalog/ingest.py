@@ -684,7 +684,15 @@ def _notes_signature(notes: Path) -> str:
     """A digest of every notes file (name + bytes), so a changed note re-projects."""
     h = hashlib.sha256()
     for p in sorted(notes.glob("*.yaml")):
-        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+        try:
+            if not stat.S_ISREG(os.stat(p).st_mode):
+                raise RisuError("unreadable-notes", "not a regular file",
+                                path=display_path(p))
+            data = p.read_bytes()
+        except OSError as exc:
+            raise RisuError("unreadable-notes", f"cannot read: {exc.strerror or exc}",
+                            path=display_path(p)) from None
+        h.update(os.fsencode(p.name) + b"\0" + data + b"\0")
     return h.hexdigest()
 
 
