@@ -117,7 +117,8 @@ def test_stale_temp_files_removed_live_ones_kept(tmp_path: Path) -> None:
     assert not stale.exists() and live.exists() and other.exists()
     # the first write into a folder sweeps it too (in a fresh process)
     stale.write_bytes(b"partial")
-    code = f"from risutools.fsio import atomic_write; atomic_write({str(tmp_path / 'd.json')!r}, b'x')"
+    target = str(tmp_path / "d.json")
+    code = f"from risutools.fsio import atomic_write; atomic_write({target!r}, b'x')"
     subprocess.run([sys.executable, "-c", code], env=ENV, check=True)
     assert not stale.exists() and live.exists()
 
