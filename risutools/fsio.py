@@ -99,7 +99,7 @@ def display_path(path: str | os.PathLike[str]) -> str:
 
 # -- the lock ------------------------------------------------------------------
 
-_locks: dict[str, Any] = {}
+_locks: dict[str, tuple[threading.RLock, Any]] = {}
 _locks_guard = threading.Lock()
 
 
@@ -108,19 +108,22 @@ def lock_file_for(path: str | os.PathLike[str]) -> Path:
     return Path(path).parent / LOCK_NAME
 
 
-def _lock_object(lock_path: Path) -> Any:
+def _lock_objects(lock_path: Path) -> tuple[threading.RLock, Any]:
+    """The (thread lock, file lock) pair of a lock file, one pair per process.
+
+    Threads of one process queue on the ``RLock`` (no polling, re-entrant: a promote may
+    hold the lock around several writes); the holder then takes the ``filelock`` lock,
+    which excludes other processes.
+    """
     from filelock import FileLock
 
     key = os.path.abspath(lock_path)
     with _locks_guard:
-        lock = _locks.get(key)
-        if lock is None:
-            # One object per lock file and process: re-entering it in one thread nests
-            # (a promote may hold the lock around several writes); other threads and
-            # processes wait.  thread_local keeps each thread's hold its own.
-            lock = FileLock(key, thread_local=True)
-            _locks[key] = lock
-        return lock
+        pair = _locks.get(key)
+        if pair is None:
+            pair = (threading.RLock(), FileLock(key, thread_local=True))
+            _locks[key] = pair
+        return pair
 
 
 @contextlib.contextmanager
@@ -141,19 +144,25 @@ def write_lock(path: str | os.PathLike[str], *, timeout: float = LOCK_TIMEOUT) -
 def _held(lock_path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
     from filelock import Timeout
 
-    lock = _lock_object(lock_path)
+    here, there = _lock_objects(lock_path)
+    busy = RisuError(
+        "locked",
+        f"another writer has held the lock for {timeout:g} s; try again when it is done",
+        path=display_path(lock_path),
+    )
+    if not here.acquire(timeout=timeout if timeout >= 0 else -1):
+        raise busy
     try:
-        lock.acquire(timeout=timeout)
-    except Timeout:
-        raise RisuError(
-            "locked",
-            f"another writer has held the lock for {timeout:g} s; try again when it is done",
-            path=display_path(lock_path),
-        ) from None
-    try:
-        yield
+        try:
+            there.acquire(timeout=timeout)
+        except Timeout:
+            raise busy from None
+        try:
+            yield
+        finally:
+            there.release()
     finally:
-        lock.release()
+        here.release()
 
 
 # -- temp files ----------------------------------------------------------------

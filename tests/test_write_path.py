@@ -409,3 +409,27 @@ def test_notes_entry_that_is_a_folder_is_one_line(tmp_path: Path) -> None:
     r = cli("ingest", str(src), "-o", str(out))
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "x.yaml" in r.stderr and "not a regular file" in r.stderr
+
+
+def test_threads_of_one_process_lose_no_update(tmp_path: Path) -> None:
+    """Read, add one, compare-and-swap; retry on a conflict: 8 threads x 25 increments."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    counter = tmp_path / "n.txt"
+    atomic_write(counter, b"0")
+    conflicts = []
+
+    def bump(_i: int) -> None:
+        while True:
+            raw = counter.read_bytes()
+            try:
+                atomic_write(counter, str(int(raw) + 1).encode(), expect_sha256=sha(raw),
+                             sync_dir=False)
+                return
+            except WriteConflict:
+                conflicts.append(1)
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(bump, range(200)))
+    assert counter.read_bytes() == b"200"
+    assert _temps(tmp_path) == []
