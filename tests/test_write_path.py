@@ -433,3 +433,13 @@ def test_threads_of_one_process_lose_no_update(tmp_path: Path) -> None:
         list(pool.map(bump, range(200)))
     assert counter.read_bytes() == b"200"
     assert _temps(tmp_path) == []
+
+
+def test_ndjson_catalog_that_is_a_fifo_is_kept_not_read(tmp_path: Path) -> None:
+    src = _one_source(tmp_path)
+    out = tmp_path / "cat"
+    out.mkdir()
+    os.mkfifo(out / NDJSON_NAME)  # reading it would block forever
+    result = ingest(src, out, jobs=1, ndjson=True)
+    assert not result.ok and "not a regular file" in result.kept_unreadable[0]
+    assert stat.S_ISFIFO(os.lstat(out / NDJSON_NAME).st_mode)

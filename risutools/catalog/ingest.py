@@ -552,9 +552,11 @@ def _write_ndjson(result: IngestResult, target: Path, docs: dict[str, str]) -> N
     file is not changed at all.  A reviewed line, or an id on two lines, is kept too.
     """
     try:
-        raw = target.read_bytes() if os.path.lexists(target) else None
-        if raw is not None and not stat.S_ISREG(os.lstat(target).st_mode):
-            raise IsADirectoryError(0, "not a regular file")
+        raw = None
+        if os.path.lexists(target):
+            if not stat.S_ISREG(os.lstat(target).st_mode):  # a folder, link, FIFO, device
+                raise IsADirectoryError(0, "not a regular file")
+            raw = target.read_bytes()
     except OSError as exc:
         result.kept_unreadable.append(
             f"{display_path(target)}: unreadable-document: {exc.strerror or exc}; "
