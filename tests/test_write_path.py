@@ -352,6 +352,19 @@ def test_non_utf8_file_name(tmp_path: Path) -> None:
             paths = [s["path"] for s in json.loads(r.stdout)["sources"]]
             assert "103_\\xc7\\xd1\\xb1\\xdb.risum" in paths
     assert (out / ".risutools-cache" / "ingest.msgpack").is_file()
+    (src / os.fsdecode(b"104_\xc7\xd2.risum")).write_bytes(b"\x6f\x00broken")  # a bad one
+    for fmt in ("--json", "-q", None):
+        args = ["ingest", str(src), "-o", str(out)] + ([fmt] if fmt else [])
+        r = cli(*args)
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+        shown = "104_\\xc7\\xd2.risum"
+        if fmt == "--json":
+            [bad] = [x for x in json.loads(r.stdout)["sources"] if x["status"] == "failed"]
+            assert bad["path"] == shown and shown in bad["error"]
+        else:
+            assert shown in r.stderr
+        assert "\ufffd" not in r.stdout + r.stderr and "\\udc" not in r.stdout + r.stderr
+    (src / os.fsdecode(b"104_\xc7\xd2.risum")).unlink()
     result = ingest(src, out, jobs=1)
     assert result.ok and all(s.cached for s in result.sources)
     assert "103_\\xc7\\xd1\\xb1\\xdb.risum" in [s.path for s in result.sources]

@@ -238,6 +238,8 @@ def process_file(
             out.documents.append(doc)
         out.rendered = [render(doc, ndjson) for doc in out.documents]
     except RisuError as exc:
+        if exc.path is not None:
+            exc.path = display_path(exc.path)  # a name that is not UTF-8, escaped
         out.error = exc.one_line()
         out.documents = []
     except OSError as exc:
