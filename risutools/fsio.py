@@ -121,9 +121,33 @@ def _lock_objects(lock_path: Path) -> tuple[threading.RLock, Any]:
     with _locks_guard:
         pair = _locks.get(key)
         if pair is None:
-            pair = (threading.RLock(), FileLock(key, thread_local=True))
+            mode = _make_lock_file(key)
+            pair = (threading.RLock(), FileLock(key, mode=mode, thread_local=True))
             _locks[key] = pair
         return pair
+
+
+def _make_lock_file(path: str) -> int:
+    """Create the (empty) lock file if missing; return its mode.
+
+    ``flock`` needs the file opened for writing, so the lock file is writable by whoever
+    may write in its folder: the umask's mode plus group/other write when the folder has
+    them (a shared catalog folder, ``g+w``) -- anyone who can write the folder could
+    replace the lock file anyway, so this grants nothing more.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    except FileExistsError:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    try:
+        mode = stat.S_IMODE(os.fstat(fd).st_mode)
+        folder = stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode)
+        mode |= folder & (stat.S_IWGRP | stat.S_IWOTH)
+        with contextlib.suppress(OSError):
+            os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+    return mode
 
 
 @contextlib.contextmanager

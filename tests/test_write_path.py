@@ -456,3 +456,22 @@ def test_ndjson_catalog_that_is_a_fifo_is_kept_not_read(tmp_path: Path) -> None:
     result = ingest(src, out, jobs=1, ndjson=True)
     assert not result.ok and "not a regular file" in result.kept_unreadable[0]
     assert stat.S_ISFIFO(os.lstat(out / NDJSON_NAME).st_mode)
+
+
+def test_lock_file_writable_by_whoever_may_write_the_folder(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        shared = tmp_path / "shared"
+        shared.mkdir()
+        shared.chmod(0o2775)  # a team's catalog: group-writable
+        p = shared / "d.json"
+        atomic_write(p, b"1")
+        atomic_write(p, b"2", expect_sha256=sha(b"1"))
+        assert stat.S_IMODE((shared / LOCK_NAME).stat().st_mode) == 0o664
+        private = tmp_path / "private"
+        private.mkdir(mode=0o755)
+        atomic_write(private / "d.json", b"1")
+        atomic_write(private / "d.json", b"2", expect_sha256=sha(b"1"))
+        assert stat.S_IMODE((private / LOCK_NAME).stat().st_mode) == 0o644
+    finally:
+        os.umask(old)
