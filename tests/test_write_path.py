@@ -475,3 +475,15 @@ def test_lock_file_writable_by_whoever_may_write_the_folder(tmp_path: Path) -> N
         assert stat.S_IMODE((private / LOCK_NAME).stat().st_mode) == 0o644
     finally:
         os.umask(old)
+
+
+def test_replay_update_that_cannot_write_is_one_line(tmp_path: Path) -> None:
+    seed = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
+    doc = tmp_path / "c.json"
+    doc.write_bytes(seed.read_bytes())
+    (tmp_path / LOCK_NAME).mkdir()  # the folder's lock cannot be taken
+    r = cli("replay", "run", str(doc), "-f", str(ROOT / "fixtures" / "replay" / "toggle.yaml"),
+            "--update")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "unwritable" in r.stderr and "internal error" not in r.stderr
+    assert doc.read_bytes() == seed.read_bytes()
