@@ -16,7 +16,7 @@ import sys
 import typer
 
 from risutools import __version__
-from risutools.errors import RisuError
+from risutools.errors import RisuError, WriteConflict
 
 app = typer.Typer(
     name="risutools",
@@ -507,6 +507,8 @@ def ingest_cmd(
     else:
         for s in result.failures:
             typer.echo(f"failed: {s.error}", err=True)
+        for line in [*result.collisions, *result.kept_unreadable]:
+            typer.echo(line, err=True)
     raise typer.Exit(0 if result.ok else 1)
 
 
@@ -553,6 +555,9 @@ def main() -> None:
     except typer.Abort:
         typer.echo("risutools: aborted", err=True)
         sys.exit(130)
+    except WriteConflict as exc:  # a lost compare-and-swap: ran, and found a newer file
+        typer.echo(f"risutools: {exc.one_line()}", err=True)
+        sys.exit(1)
     except RisuError as exc:
         typer.echo(f"risutools: {exc.one_line()}", err=True)
         sys.exit(2)
