@@ -39,6 +39,10 @@ DECLARING_MODULES = (
     "risutools.checks.analysis",
     "risutools.checks.replay",
 )
+#: family -> the docs page whose table lists it (``python -m risutools.checks.docs``)
+DOC_PAGES = {"MC": "docs/contract.md", "RA": "docs/analysis.md", "R": "docs/replay.md"}
+#: command -> the families it reports (the SARIF rule list of its reports)
+FAMILIES_BY_COMMAND = {"validate": ("MC",), "verify": ("MC",), "analyze": ("RA",)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,6 +131,12 @@ def sort_key(c: Check | str) -> tuple[str, int]:
     return (fam, int(cid[len(fam):] or 0))
 
 
+def for_command(command: str) -> list[Check]:
+    """The checks a command reports, in id order (its SARIF rule list)."""
+    fams = FAMILIES_BY_COMMAND.get(command, ())
+    return [c for c in all_checks().values() if c.family in fams]
+
+
 def get(id: str) -> Check | None:
     return all_checks().get(id.strip().upper())
 
@@ -143,7 +153,7 @@ def split_codes(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _matches(cid: str, prefix: str) -> bool:
+def matches(cid: str, prefix: str) -> bool:
     """``MC2`` matches MC200-MC299; ``R1`` matches R1 only (an id is never a prefix of a
     longer number in another family: ``R1`` does not match ``RA1``)."""
     if not cid.startswith(prefix):
@@ -164,7 +174,7 @@ class RuleFilter:
         self.ignore = split_codes(ignore)
         known = all_checks()
         for s in self.select + self.ignore:
-            if not any(_matches(c, s) for c in known):
+            if not any(matches(c, s) for c in known):
                 from risutools.errors import ConfigError
 
                 raise ConfigError("unknown-rule", f"no rule matches {s!r} "
@@ -175,6 +185,6 @@ class RuleFilter:
         rid = str(rule)
         if rid in self._always:
             return True
-        if self.select and not any(_matches(rid, s) for s in self.select):
+        if self.select and not any(matches(rid, s) for s in self.select):
             return False
-        return not any(_matches(rid, s) for s in self.ignore)
+        return not any(matches(rid, s) for s in self.ignore)
