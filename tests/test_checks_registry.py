@@ -228,6 +228,8 @@ def test_analyze_sarif(tmp_path: Path) -> None:
     s = json.loads(r.stdout)
     results = _sarif_shape(s)
     assert "RA102" in {x["ruleId"] for x in results}
+    ra102 = next(x for x in results if x["ruleId"] == "RA102")
+    assert ra102["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "lowLevelAccess"
     assert {x["id"] for x in s["runs"][0]["tool"]["driver"]["rules"]} == {
         c for c in all_checks() if c.startswith("RA")}
     r = run("analyze", "-f", "sarif", "--ignore", "RA1", "m.json", cwd=tmp_path)

@@ -85,8 +85,9 @@ def sarif_dict(result: Result) -> dict[str, Any]:
             if f.line:
                 phys["region"] = {"startLine": f.line}
             loc: dict[str, Any] = {"physicalLocation": phys}
-            if f.pointer:
-                loc["logicalLocations"] = [{"fullyQualifiedName": f.pointer, "kind": "member"}]
+            where = f.pointer or f.evidence  # the analyser's findings carry evidence instead
+            if where:
+                loc["logicalLocations"] = [{"fullyQualifiedName": where, "kind": "member"}]
             res["locations"] = [loc]
         results.append(res)
     return {
