@@ -75,7 +75,8 @@ def inspect(
     import json
 
     from risutools.formats import read_path
-    from risutools.formats.summary import render_text, summarize
+    from risutools.formats.summary import summarize
+    from risutools.report.inspect_text import render_inspect_text
 
     failed = 0
     results: list[dict[str, object]] = []
@@ -98,7 +99,7 @@ def inspect(
         if not summaries:
             typer.echo(f"{path}\n  character card without module.risum: no module to inspect")
         for s in summaries:
-            typer.echo(render_text(s))
+            typer.echo(render_inspect_text(s))
     if as_json:
         typer.echo(json.dumps(results, ensure_ascii=False, indent=2, sort_keys=True))
     if failed:
@@ -153,7 +154,14 @@ def pack(
 
 # ==== contract commands: validate, verify, hash ==============================
 
-_FORMATS = ("text", "json", "github", "sarif", "junit")
+def _format_help() -> str:
+    from risutools.report.reporters import FORMAT_HELP
+
+    return FORMAT_HELP
+
+
+_SELECT_HELP = "Only these rules: ids or prefixes, repeated or comma-separated (MC2,RA1)."
+_IGNORE_HELP = "Skip these rules: ids or prefixes, repeated or comma-separated."
 
 
 def _contract_config(config_file: str | None, paths: list[str]) -> object:
@@ -168,31 +176,15 @@ def _contract_config(config_file: str | None, paths: list[str]) -> object:
     return load_config(sp if sp.is_dir() else (sp.parent if str(sp.parent) else Path(".")))
 
 
-def _contract_render(result: object, fmt: str, output: str | None = None) -> str:
+def _render(result: object, fmt: str, output: str | None = None) -> str:
+    """``result`` in format ``fmt``, through the reporter table (``risutools.report``)."""
     from risutools.contract.validate import Result
+    from risutools.report.reporters import render
 
     assert isinstance(result, Result)
-    if fmt == "json":
-        from risutools.report.json_out import render_json
-
-        return render_json(result)
-    if fmt == "github":
-        from risutools.report.github import render_github
-
-        return render_github(result)
-    if fmt == "sarif":
-        from risutools.report.sarif import render_sarif
-
-        return render_sarif(result)
-    if fmt == "junit":
-        from risutools.report.junit import render_junit
-
-        return render_junit(result)
-    from risutools.report.text import render_text
-
     # colours only on a terminal, never into a report file
     color = output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    return render_text(result, color=color)
+    return render(fmt, result, color=color)
 
 
 def _contract_output(text: str, output: str | None) -> None:
@@ -204,8 +196,10 @@ def _contract_output(text: str, output: str | None) -> None:
 
 
 def _check_format(fmt: str) -> None:
-    if fmt not in _FORMATS:
-        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(_FORMATS)}",
+    from risutools.report.reporters import FORMATS
+
+    if fmt not in FORMATS:
+        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}",
                                  param_hint="--format")
 
 
@@ -214,9 +208,9 @@ def validate(
     paths: list[str] = typer.Argument(
         ..., help="Documents: .json/.yaml/.yml/.ndjson files, folders (recursive), - for stdin."
     ),
-    fmt: str = typer.Option("text", "--format", "-f", help="text | json | github | sarif | junit"),
-    select: list[str] = typer.Option([], "--select", help="Only these rules (id or prefix)."),
-    ignore: list[str] = typer.Option([], "--ignore", help="Skip these rules (id or prefix)."),
+    fmt: str = typer.Option("text", "--format", "-f", help=_format_help()),
+    select: list[str] = typer.Option([], "--select", help=_SELECT_HELP),
+    ignore: list[str] = typer.Option([], "--ignore", help=_IGNORE_HELP),
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
     promotion: bool = typer.Option(
         False, "--promotion",
@@ -246,7 +240,7 @@ def validate(
         cfg = cfg.with_promotion_gate()
     result = validate_paths(paths, cfg, rule_filter=RuleFilter(select, ignore),
                             skip_non_documents=skip_non_documents)
-    _contract_output(_contract_render(result, fmt, output), output)
+    _contract_output(_render(result, fmt, output), output)
     raise typer.Exit(result.exit_code(strict))
 
 
@@ -263,9 +257,9 @@ def verify(
         False, "--no-content-scan",
         help="Find sources by name and digest-named files only (do not hash the whole store).",
     ),
-    fmt: str = typer.Option("text", "--format", "-f", help="text | json | github | sarif | junit"),
-    select: list[str] = typer.Option([], "--select", help="Only these rules (id or prefix)."),
-    ignore: list[str] = typer.Option([], "--ignore", help="Skip these rules (id or prefix)."),
+    fmt: str = typer.Option("text", "--format", "-f", help=_format_help()),
+    select: list[str] = typer.Option([], "--select", help=_SELECT_HELP),
+    ignore: list[str] = typer.Option([], "--ignore", help=_IGNORE_HELP),
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
     config_file: str | None = typer.Option(None, "--config", help="Configuration file."),
     output: str | None = typer.Option(None, "--output", "-o", help="Write the report to a file."),
@@ -289,7 +283,7 @@ def verify(
         content_scan=not no_content_scan, rule_filter=RuleFilter(select, ignore),
         skip_non_documents=skip_non_documents,
     )
-    _contract_output(_contract_render(result, fmt, output), output)
+    _contract_output(_render(result, fmt, output), output)
     raise typer.Exit(result.exit_code(strict))
 
 
@@ -323,19 +317,39 @@ def hash_cmd(
 @app.command("analyze")
 def analyze_cmd(
     file: str = typer.Argument(..., help="A .risum, .charx, .risup or JSON export."),
-    as_json: bool = typer.Option(False, "--json", help="Print the facts as JSON."),
+    fmt: str = typer.Option("text", "--format", "-f", help=_format_help()),
+    as_json: bool = typer.Option(False, "--json", help="Print the facts as JSON (= -f json)."),
+    select: list[str] = typer.Option([], "--select", help=_SELECT_HELP),
+    ignore: list[str] = typer.Option([], "--ignore", help=_IGNORE_HELP),
     fail_on: str = typer.Option(
         "error", "--fail-on", help="Exit 1 on findings of this severity or worse: "
         "error, warning or never."
     ),
+    output: str | None = typer.Option(None, "--output", "-o", help="Write the report to a file."),
 ) -> None:
     """Static facts and findings about a module (nothing is executed)."""
-    from risutools.analysis.report import analyze_path, exit_code, render_text, to_json
+    _check_format(fmt)
+    from risutools.analysis.report import analyze_result, check_fail_on, exit_code
+    from risutools.checks.registry import RuleFilter
 
-    results = analyze_path(file)
-    code = exit_code([a for _, a in results], fail_on)
-    typer.echo(to_json(file, results) if as_json else render_text(file, results), nl=False)
+    check_fail_on(fail_on)
+    flt = RuleFilter(select, ignore)
+    result = analyze_result(file, flt)
+    code = exit_code([a for _, a in result.analyses], fail_on)
+    _contract_output(_render(result, "json" if as_json else fmt, output), output)
     raise typer.Exit(code)
+
+
+@app.command("rule")
+def rule_cmd(
+    rule_id: str | None = typer.Argument(
+        None, metavar="[ID]", help="A check id (MC201, RA101, R3) or prefix; none: list all."
+    ),
+) -> None:
+    """Explain a check: what it checks, why, how to fix it, and an example."""
+    from risutools.report.rules_text import render_rule_list, render_rule_page
+
+    typer.echo(render_rule_page(rule_id) if rule_id else render_rule_list(None), nl=False)
 
 
 @app.command("project")

@@ -86,7 +86,7 @@ def _parse(raw: Any, origin: Path) -> ContractConfig:
         if level not in SEVERITY_CHOICES:
             raise ConfigError("config-bad-value", f"rule {rule}: {level!r} is not one of "
                               f"{', '.join(SEVERITY_CHOICES)}", where="rules", path=where)
-        if rule in ("MC000", "MC001"):
+        if RULES[rule].scope == "load":
             raise ConfigError("config-bad-value", f"rule {rule} (unreadable input) cannot be "
                               "changed", where="rules", path=where)
         sev[rule] = level

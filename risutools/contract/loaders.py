@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from risutools.contract.jsonlines import scan
+from risutools.contract.rules import MC000, MC001
 from risutools.findings import Finding
 
 MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
@@ -90,11 +91,11 @@ class LoadOutcome:
 
 
 def _problem(file: str, why: str, line: int | None = None, pointer: str = "") -> Finding:
-    return Finding("MC000", "error", why, file=file, line=line, pointer=pointer)
+    return Finding(MC000.id, "error", why, file=file, line=line, pointer=pointer)
 
 
 def _unreadable(file: str, why: str) -> Finding:
-    return Finding("MC001", "error", why, file=file)
+    return Finding(MC001.id, "error", why, file=file)
 
 
 def display_path(path: Path) -> str:

@@ -25,7 +25,16 @@ from typing import Any, cast
 
 from risutools.contract.config import ContractConfig
 from risutools.contract.loaders import LoadedDocument, display_path
-from risutools.contract.rules import RULES, digest_problem, make_finding, mc200, mc201
+from risutools.contract.rules import (
+    MC100,
+    MC202,
+    MC203,
+    RULES,
+    digest_problem,
+    make_finding,
+    mc200,
+    mc201,
+)
 from risutools.contract.validate import (
     DocumentInfo,
     Result,
@@ -170,12 +179,12 @@ def verify_paths(
             cid, ver = doc.get("component_id"), doc.get("component_version")
             info.component_id = cid if isinstance(cid, str) else None
             info.component_version = ver if isinstance(ver, str) else None
-            for rule, fn in (("MC200", mc200), ("MC201", mc201)):
-                for ptr, msg in fn(doc, cfg):
-                    _emit(ctx, info, ld, rule, "error", ptr, msg)
+            for rule in (mc200, mc201):
+                for ptr, msg in rule(doc, cfg):
+                    _emit(ctx, info, ld, rule.id, "error", ptr, msg)
             _verify_refs(ctx, info, ld)
         else:
-            _emit(ctx, info, ld, "MC100", "error", "", not_object_message(doc))
+            _emit(ctx, info, ld, MC100.id, "error", "", not_object_message(doc))
         info.findings.sort(key=lambda f: f.sort_key())
         result.documents.append(info)
     return result
@@ -262,14 +271,14 @@ def _verify_source(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, ptr: str,
             if note.is_file():
                 got = ctx.store.sha256(note)
                 if got == want:
-                    _record(ctx, info, ld, "MC202", ptr, source, "verified", _rel(note))
+                    _record(ctx, info, ld, MC202.id, ptr, source, "verified", _rel(note))
                 else:
-                    _record(ctx, info, ld, "MC202", ptr, source, "mismatch",
+                    _record(ctx, info, ld, MC202.id, ptr, source, "mismatch",
                             f"notes file {_rel(note)} has sha256:{got}, the document says "
                             f"{sha}; re-run the projection so the document picks up the notes")
                 return
     if ctx.store.root is None:
-        _record(ctx, info, ld, "MC202", ptr, source, "not_at_hand",
+        _record(ctx, info, ld, MC202.id, ptr, source, "not_at_hand",
                 f"{source}: no source store given (--sources or `sources:` in the config)")
         return
     post = sid[len("risu:"):] if sid.startswith("risu:") else None
@@ -278,19 +287,19 @@ def _verify_source(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, ptr: str,
     named = [] if sver == "notes.yaml" else ctx.store.by_name(post, sver)
     for cand in named:
         if want in _fingerprints(ctx.store, cand, member):
-            _record(ctx, info, ld, "MC202", ptr, source, "verified", _rel(cand))
+            _record(ctx, info, ld, MC202.id, ptr, source, "verified", _rel(cand))
             return
     hits = ctx.store.by_content(want)
     if hits:
-        _record(ctx, info, ld, "MC202", ptr, source, "verified", _rel(hits[0]))
+        _record(ctx, info, ld, MC202.id, ptr, source, "verified", _rel(hits[0]))
         return
     if named:
         got = ctx.store.sha256(named[0])
-        _record(ctx, info, ld, "MC202", ptr, source, "mismatch",
+        _record(ctx, info, ld, MC202.id, ptr, source, "mismatch",
                 f"source file {_rel(named[0])} has sha256:{got}, the document says {sha}; "
                 "re-project from this file or fix the digest")
         return
-    _record(ctx, info, ld, "MC202", ptr, source, "not_at_hand",
+    _record(ctx, info, ld, MC202.id, ptr, source, "not_at_hand",
             f"{source}: no file in {_rel(ctx.store.root)} has this name or digest")
 
 
@@ -314,23 +323,23 @@ def _verify_replay(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, ptr: str,
     if found is not None:
         problem = _report_self_check(found, info.component_id)
         if problem:
-            _record(ctx, info, ld, "MC203", ptr, source, "mismatch",
+            _record(ctx, info, ld, MC203.id, ptr, source, "mismatch",
                     f"replay report {_rel(found)}: {problem}")
         else:
-            _record(ctx, info, ld, "MC203", ptr, source, "verified", _rel(found))
+            _record(ctx, info, ld, MC203.id, ptr, source, "verified", _rel(found))
         return
     if named:
         got = local.sha256(named[0]) if local is not None else None
-        _record(ctx, info, ld, "MC203", ptr, source, "mismatch",
+        _record(ctx, info, ld, MC203.id, ptr, source, "mismatch",
                 f"replay report {_rel(named[0])} has sha256:{got}, the document says {sha}; "
                 "re-run the replay and record the new report")
         return
     if local is not None:
-        _record(ctx, info, ld, "MC203", ptr, source, "mismatch",
+        _record(ctx, info, ld, MC203.id, ptr, source, "mismatch",
                 f"the replay report {source} is not in {_rel(local.root or Path('.'))} (no file "
                 "has its digest); restore it or re-run the replay")
         return
-    _record(ctx, info, ld, "MC203", ptr, source, "not_at_hand",
+    _record(ctx, info, ld, MC203.id, ptr, source, "not_at_hand",
             f"{source}: no replays/ folder in the catalog and not in the source store")
 
 
