@@ -63,7 +63,9 @@ def _write_report(path: str, text: str) -> None:
 
 
 def _fail(exc: RisuError) -> None:
-    typer.echo(f"risutools: {exc.one_line()}", err=True)
+    from risutools.pathnames import safe_line
+
+    typer.echo(safe_line(f"risutools: {exc.one_line()}"), err=True)
 
 
 @app.command()
@@ -203,6 +205,23 @@ def _contract_output(text: str, output: str | None) -> None:
         sys.stdout.flush()
 
 
+def _contract_finish(result: object, fmt: str, output: str | None, strict: bool) -> None:
+    """Every path that could not be read is one line on stderr (``risutools: <file>:
+    MC001: <why>``); the report follows, except a text report on stdout when nothing at
+    all could be read (the lines say it all).  Exits with the result's code."""
+    from risutools.contract.validate import Result
+    from risutools.pathnames import safe_line
+
+    assert isinstance(result, Result)
+    result.strict = strict
+    for f in result.unreadable():
+        typer.echo(safe_line(f"risutools: {f.file}: {f.rule}: {f.message}"), err=True)
+    nothing_read = not result.files and not result.documents
+    if not (fmt == "text" and output is None and nothing_read and result.unreadable()):
+        _contract_output(_contract_render(result, fmt, output), output)
+    raise typer.Exit(result.exit_code())
+
+
 def _check_format(fmt: str) -> None:
     if fmt not in _FORMATS:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(_FORMATS)}",
@@ -246,8 +265,7 @@ def validate(
         cfg = cfg.with_promotion_gate()
     result = validate_paths(paths, cfg, rule_filter=RuleFilter(select, ignore),
                             skip_non_documents=skip_non_documents)
-    _contract_output(_contract_render(result, fmt, output), output)
-    raise typer.Exit(result.exit_code(strict))
+    _contract_finish(result, fmt, output, strict)
 
 
 @app.command()
@@ -272,6 +290,11 @@ def verify(
     skip_non_documents: bool = typer.Option(
         False, "--skip-non-documents", help="As for validate (for hooks).",
     ),
+    allow_config_sources_outside: bool = typer.Option(
+        False, "--allow-config-sources-outside",
+        help="Trust a `sources:` in the configuration that lies outside its repository "
+        "(refused by default: a pull request can change the configuration).",
+    ),
 ) -> None:
     """Verify digests: prompt_sha256, placeholders, source files, replay reports (MC200-MC203).
 
@@ -288,9 +311,9 @@ def verify(
         paths, sources, config=cfg, require_sources=require_sources,
         content_scan=not no_content_scan, rule_filter=RuleFilter(select, ignore),
         skip_non_documents=skip_non_documents,
+        allow_config_sources_outside=allow_config_sources_outside,
     )
-    _contract_output(_contract_render(result, fmt, output), output)
-    raise typer.Exit(result.exit_code(strict))
+    _contract_finish(result, fmt, output, strict)
 
 
 @app.command("hash")
@@ -304,10 +327,11 @@ def hash_cmd(
     For several documents (NDJSON, multi-document YAML): one tab-separated line each,
     `<line> <component_id> sha256:<hex>`."""
     from risutools.contract.hashing import hash_lines
+    from risutools.pathnames import safe_line
 
     lines, problems = hash_lines(file)
     for p in problems:
-        typer.echo(f"risutools: {p}", err=True)
+        typer.echo(safe_line(f"risutools: {p}"), err=True)
     for line in lines:
         typer.echo(line)
     raise typer.Exit(2 if problems else 0)
@@ -545,7 +569,9 @@ def main() -> None:
             if text.strip():  # (typer prints it itself; plain click leaves it to us)
                 typer.echo(text, err=True)
         else:
-            typer.echo(_usage_line(exc), err=True)
+            from risutools.pathnames import safe_line
+
+            typer.echo(safe_line(_usage_line(exc)), err=True)
         sys.exit(2)
     except click_error as exc:
         typer.echo(f"risutools: {' '.join(str(exc).split())}", err=True)
@@ -554,7 +580,7 @@ def main() -> None:
         typer.echo("risutools: aborted", err=True)
         sys.exit(130)
     except RisuError as exc:
-        typer.echo(f"risutools: {exc.one_line()}", err=True)
+        _fail(exc)  # one printable line, whatever bytes the path holds
         sys.exit(2)
     except KeyboardInterrupt:
         typer.echo("risutools: interrupted", err=True)
@@ -562,9 +588,11 @@ def main() -> None:
     except Exception as exc:  # a bug: still one line, unless debugging
         if os.environ.get("RISUTOOLS_DEBUG"):
             raise
-        typer.echo(
+        from risutools.pathnames import safe_line
+
+        typer.echo(safe_line(
             f"risutools: internal error: {type(exc).__name__}: {exc} "
-            "(set RISUTOOLS_DEBUG=1 for a traceback, and please report it)",
+            "(set RISUTOOLS_DEBUG=1 for a traceback, and please report it)"),
             err=True,
         )
         sys.exit(2)
