@@ -107,10 +107,18 @@ def display_path(path: Path) -> str:
     from risutools.pathnames import show_name
 
     try:
-        rel = path.resolve().relative_to(Path.cwd().resolve())
-        return show_name(rel.as_posix())
-    except (ValueError, OSError, RuntimeError):
+        cwd = Path.cwd()
+        # the name itself is never resolved: a link to /dev/zero is shown as the link
+        tries = ((cwd, Path(os.path.abspath(path))),
+                 (cwd.resolve(), path.parent.resolve() / path.name))
+    except (OSError, RuntimeError):
         return show_name(path.as_posix())
+    for base, target in tries:
+        try:
+            return show_name(target.relative_to(base).as_posix())
+        except ValueError:
+            continue
+    return show_name(path.as_posix())
 
 
 # --------------------------------------------------------------------------- entry points
