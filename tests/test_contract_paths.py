@@ -482,3 +482,23 @@ def test_non_utf8_name_in_error_lines(tmp_path: Path) -> None:
     p = run("project", str(SOURCES / "174678332_context-cutter.risum"), "--notes", raw,
             cwd=tmp_path)
     assert p.returncode == 2 and "\\xc7ѱ\\xdb.json: notes-unreadable" in one_line(p)
+
+
+def test_a_folder_that_cannot_be_listed_is_reported(tmp_path: Path) -> None:
+    from unittest import mock
+
+    (tmp_path / "ok.json").write_bytes(SEED.read_bytes())
+    (tmp_path / "sub").mkdir()
+    real = os.scandir
+
+    def scandir(path: str) -> object:  # os.walk lists each folder with os.scandir
+        if path.endswith("sub"):
+            raise PermissionError(errno.EACCES, "Permission denied", path)
+        return real(path)
+
+    with mock.patch("os.scandir", scandir):
+        r = validate_paths([tmp_path])
+    assert r.exit_code() == 2 and len(r.documents) == 1
+    (bad,) = r.unreadable()
+    assert bad.file is not None and bad.file.endswith("sub")
+    assert bad.message == "cannot list the folder: Permission denied"

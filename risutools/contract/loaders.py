@@ -142,17 +142,23 @@ def load_documents(
     out = LoadOutcome()
     if p.is_dir():
         patterns = tuple(exclude)
-        found = sorted(_walk(p, patterns), key=lambda q: q.as_posix())
+        unlisted: list[OSError] = []
+        found = sorted(_walk(p, patterns, unlisted), key=lambda q: q.as_posix())
+        for err in unlisted:  # a folder that cannot be listed is not silently passed
+            where = Path(os.fsdecode(err.filename)) if err.filename is not None else p
+            out.problems.append(_unreadable(
+                display_path(where), f"cannot list the folder: {err.strerror or err}"))
         for f in found:
             out.extend(load_file(f, from_folder=True))
         return out
     return load_file(p, from_folder=skip_non_documents)
 
 
-def _walk(root: Path, exclude: tuple[str, ...]) -> Iterator[Path]:
+def _walk(root: Path, exclude: tuple[str, ...], errors: list[OSError]) -> Iterator[Path]:
     # followlinks=False: a link to a folder is never entered (no cycles, no /dev); a link
     # to a file is yielded and read (or refused) by load_file like any other file.
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False,
+                                                 onerror=errors.append):
         dirnames[:] = sorted(
             d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
         )
