@@ -12,6 +12,7 @@ import errno
 import json
 import os
 import resource
+import stat
 import subprocess
 import sys
 import unicodedata
@@ -70,7 +71,9 @@ def seed_doc() -> dict[str, object]:
     return doc
 
 
-needs_dev_zero = pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+needs_dev_zero = pytest.mark.skipif(
+    not (os.path.exists("/dev/zero") and stat.S_ISCHR(os.stat("/dev/zero").st_mode)),
+    reason="no /dev/zero character device")
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 
 
@@ -142,9 +145,9 @@ for p in sys.argv[1:]:
 @needs_fifo
 def test_devices_fifos_and_links_to_them_are_never_read(tmp_path: Path) -> None:
     (tmp_path / "zero.json").symlink_to("/dev/zero")
-    (tmp_path / "null.json").symlink_to("/dev/null")
+    (tmp_path / "zero.yaml").symlink_to(tmp_path / "zero.json")  # a link to a link
     os.mkfifo(tmp_path / "fifo.json")  # open() without O_NONBLOCK would wait for a writer
-    paths = [str(tmp_path / n) for n in ("zero.json", "null.json", "fifo.json")] + ["/dev/zero"]
+    paths = [str(tmp_path / n) for n in ("zero.json", "zero.yaml", "fifo.json")] + ["/dev/zero"]
     p = subprocess.run([sys.executable, "-c", _SAFEIO_CHILD, *paths], capture_output=True,
                        timeout=TIMEOUT, preexec_fn=_cap, env={**os.environ,
                                                                "PYTHONPATH": str(ROOT)})
