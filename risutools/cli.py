@@ -51,9 +51,17 @@ def _root(
 
 def _write_report(path: str, text: str) -> None:
     """Write a report file atomically; a target that cannot be written is one line, exit 2."""
+    import stat
+
     from risutools.fsio import atomic_write
 
     try:
+        mode = os.stat(path).st_mode if os.path.exists(path) else None
+        if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+            # /dev/null, /dev/stdout, a pipe: write into it; a rename would replace the device
+            with open(path, "wb") as f:
+                f.write(text.encode("utf-8"))
+            return
         atomic_write(path, text.encode("utf-8"))
     except OSError as exc:
         raise RisuError("unwritable", f"cannot write: {exc.strerror or exc}", path=path) from None

@@ -505,3 +505,22 @@ def test_a_folder_that_cannot_be_listed_is_reported(tmp_path: Path) -> None:
     (bad,) = r.unreadable()
     assert bad.file is not None and bad.file.endswith("sub")
     assert bad.message == "cannot list the folder: Permission denied"
+
+
+def test_report_into_a_device_writes_into_it_never_replaces_it(tmp_path: Path) -> None:
+    """``-o /dev/stdout`` (or /dev/null, a pipe) is written into; an atomic rename would
+    put a regular file in place of the device."""
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    fifo = tmp_path / "report.pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    try:
+        p = run("validate", "-f", "json", "-o", str(fifo), str(SEED))
+        out, _ = reader.communicate(timeout=TIMEOUT)
+    finally:
+        reader.kill()
+        reader.wait()
+    assert p.returncode == 0, p.stderr.decode()
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # still the FIFO
+    assert json.loads(out)["summary"]["documents"] == 1
