@@ -51,9 +51,17 @@ def _root(
 
 def _write_report(path: str, text: str) -> None:
     """Write a report file atomically; a target that cannot be written is one line, exit 2."""
+    import stat
+
     from risutools.fsio import atomic_write
 
     try:
+        mode = os.stat(path).st_mode if os.path.exists(path) else None
+        if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+            # /dev/null, /dev/stdout, a pipe: write into it; a rename would replace the device
+            with open(path, "wb") as f:
+                f.write(text.encode("utf-8"))
+            return
         atomic_write(path, text.encode("utf-8"))
     except OSError as exc:
         raise RisuError("unwritable", f"cannot write: {exc.strerror or exc}", path=path) from None
@@ -63,7 +71,9 @@ def _write_report(path: str, text: str) -> None:
 
 
 def _fail(exc: RisuError) -> None:
-    typer.echo(f"risutools: {exc.one_line()}", err=True)
+    from risutools.pathnames import safe_line
+
+    typer.echo(safe_line(f"risutools: {exc.one_line()}"), err=True)
 
 
 @app.command()
@@ -195,6 +205,23 @@ def _contract_output(text: str, output: str | None) -> None:
         sys.stdout.flush()
 
 
+def _contract_finish(result: object, fmt: str, output: str | None, strict: bool) -> None:
+    """Every path that could not be read is one line on stderr (``risutools: <file>:
+    MC001: <why>``); the report follows, except a text report on stdout when nothing at
+    all could be read (the lines say it all).  Exits with the result's code."""
+    from risutools.contract.validate import Result
+    from risutools.pathnames import safe_line
+
+    assert isinstance(result, Result)
+    result.strict = strict
+    for f in result.unreadable():
+        typer.echo(safe_line(f"risutools: {f.file}: {f.rule}: {f.message}"), err=True)
+    nothing_read = not result.files and not result.documents
+    if not (fmt == "text" and output is None and nothing_read and result.unreadable()):
+        _contract_output(_render(result, fmt, output), output)
+    raise typer.Exit(result.exit_code())
+
+
 def _check_format(fmt: str) -> None:
     from risutools.report.reporters import FORMATS
 
@@ -240,8 +267,7 @@ def validate(
         cfg = cfg.with_promotion_gate()
     result = validate_paths(paths, cfg, rule_filter=RuleFilter(select, ignore),
                             skip_non_documents=skip_non_documents)
-    _contract_output(_render(result, fmt, output), output)
-    raise typer.Exit(result.exit_code(strict))
+    _contract_finish(result, fmt, output, strict)
 
 
 @app.command()
@@ -266,6 +292,11 @@ def verify(
     skip_non_documents: bool = typer.Option(
         False, "--skip-non-documents", help="As for validate (for hooks).",
     ),
+    allow_config_sources_outside: bool = typer.Option(
+        False, "--allow-config-sources-outside",
+        help="Trust a `sources:` in the configuration that lies outside its repository "
+        "(refused by default: a pull request can change the configuration).",
+    ),
 ) -> None:
     """Verify digests: prompt_sha256, placeholders, source files, replay reports (MC200-MC203).
 
@@ -282,9 +313,9 @@ def verify(
         paths, sources, config=cfg, require_sources=require_sources,
         content_scan=not no_content_scan, rule_filter=RuleFilter(select, ignore),
         skip_non_documents=skip_non_documents,
+        allow_config_sources_outside=allow_config_sources_outside,
     )
-    _contract_output(_render(result, fmt, output), output)
-    raise typer.Exit(result.exit_code(strict))
+    _contract_finish(result, fmt, output, strict)
 
 
 @app.command("hash")
@@ -298,10 +329,11 @@ def hash_cmd(
     For several documents (NDJSON, multi-document YAML): one tab-separated line each,
     `<line> <component_id> sha256:<hex>`."""
     from risutools.contract.hashing import hash_lines
+    from risutools.pathnames import safe_line
 
     lines, problems = hash_lines(file)
     for p in problems:
-        typer.echo(f"risutools: {p}", err=True)
+        typer.echo(safe_line(f"risutools: {p}"), err=True)
     for line in lines:
         typer.echo(line)
     raise typer.Exit(2 if problems else 0)
@@ -561,7 +593,9 @@ def main() -> None:
             if text.strip():  # (typer prints it itself; plain click leaves it to us)
                 typer.echo(text, err=True)
         else:
-            typer.echo(_usage_line(exc), err=True)
+            from risutools.pathnames import safe_line
+
+            typer.echo(safe_line(_usage_line(exc)), err=True)
         sys.exit(2)
     except click_error as exc:
         typer.echo(f"risutools: {' '.join(str(exc).split())}", err=True)
@@ -570,10 +604,10 @@ def main() -> None:
         typer.echo("risutools: aborted", err=True)
         sys.exit(130)
     except WriteConflict as exc:  # a lost compare-and-swap: ran, and found a newer file
-        typer.echo(f"risutools: {exc.one_line()}", err=True)
+        _fail(exc)
         sys.exit(1)
     except RisuError as exc:
-        typer.echo(f"risutools: {exc.one_line()}", err=True)
+        _fail(exc)  # one printable line, whatever bytes the path holds
         sys.exit(2)
     except KeyboardInterrupt:
         typer.echo("risutools: interrupted", err=True)
@@ -581,9 +615,11 @@ def main() -> None:
     except Exception as exc:  # a bug: still one line, unless debugging
         if os.environ.get("RISUTOOLS_DEBUG"):
             raise
-        typer.echo(
+        from risutools.pathnames import safe_line
+
+        typer.echo(safe_line(
             f"risutools: internal error: {type(exc).__name__}: {exc} "
-            "(set RISUTOOLS_DEBUG=1 for a traceback, and please report it)",
+            "(set RISUTOOLS_DEBUG=1 for a traceback, and please report it)"),
             err=True,
         )
         sys.exit(2)
