@@ -20,7 +20,7 @@ from risutools.errors import ReplayError
 from risutools.replay.config import ReplayConfig
 from risutools.replay.cutter import ContextCutter, CutResult
 from risutools.replay.fixture import Fixture, Message, Turn
-from risutools.replay.invariants import INVARIANTS, InvariantChecker, Step
+from risutools.replay.invariants import INVARIANTS, Change, InvariantChecker, Step
 from risutools.replay.monitor import ContextMonitor, MonitorEvent
 
 REPORT_TAG = "replay-report-v1"
@@ -63,15 +63,22 @@ def iterate_cutter(
     cutter_factory: Callable[[ReplayConfig], ContextCutter] = ContextCutter,
     *,
     observe: bool = True,
-) -> Iterator[tuple[Turn, CutResult, Step | None]]:
-    """Yield (turn, result, observed step) per request; steps are None if not ``observe``."""
+) -> Iterator[tuple[Turn, CutResult, Step | Change | None]]:
+    """Yield (turn, result, observation) per request; observations are None if not ``observe``.
+
+    The observation is a :class:`Change` (the turn's operations from the fixture and
+    the cutter's ``output_delta``: O(change) per request) unless the cutter's class
+    overrides ``output()``, whose whole list is then observed as a :class:`Step`.
+    """
     cutter = cutter_factory(config)
     for m in fixture.messages:
         cutter.append(m)
+    by_delta = type(cutter).output is ContextCutter.output
     # The checker's view of the input is rebuilt here from the fixture, not read
     # from the cutter's own mirror: a cutter that mishandles an edit or a delete
     # must not also hand the checker the history it got wrong.
-    history: dict[str, Message] = {m.id: m for m in fixture.messages}
+    history: dict[str, Message] = {} if by_delta else {m.id: m for m in fixture.messages}
+    pending: list[Message] = list(fixture.messages)
     enabled = config.enabled
     for turn in fixture.turns:
         try:
@@ -82,17 +89,24 @@ def iterate_cutter(
         if turn.toggle is not None:
             enabled = turn.toggle
         result = cutter.request(enabled)
-        step = None
-        if observe:
+        obs: Step | Change | None = None
+        if observe and by_delta:
+            sent, withdrawn = cutter.output_delta(result)
+            obs = Change(
+                turn.number, enabled, [*pending, *turn.append], list(turn.edit),
+                list(turn.delete), sent, withdrawn, result.budget_unreachable,
+            )
+            pending = []
+        elif observe:
             _apply_plain(history, turn)
-            step = Step(
+            obs = Step(
                 turn.number,
                 enabled,
                 list(history.values()),
                 cutter.output(result),
                 result.budget_unreachable,
             )
-        yield turn, result, step
+        yield turn, result, obs
 
 
 def _apply_plain(history: dict[str, Message], turn: Turn) -> None:
