@@ -243,6 +243,8 @@ class InvariantChecker:
         self._prot_dropped: set[str] = set()
         self._bad_out: set[str] = set()  # sent ids unknown to the input or with other text
         self._changed: set[str] = set()  # ids whose drop status moved since the last enabled
+        self._out_at: dict[int, str] = {}  # seq -> id of the output entries in _out_np
+        self._dead_seq: dict[str, int] = {}  # deleted ids: where they were (for a stale output)
 
     # ---- the spec's arithmetic, written out again (no import from the cutter) ----
 
@@ -324,6 +326,7 @@ class InvariantChecker:
     def _in_delete(self, mid: str) -> None:
         e = self._inp.pop(mid)
         self._by_seq[e.seq] = None
+        self._dead_seq[mid] = e.seq
         self._total_in -= e.est
         self._prot_dropped.discard(mid)
         self._prev_dropped.discard(mid)  # memory stays bounded by the live history
@@ -341,7 +344,7 @@ class InvariantChecker:
     def _out_set(self, m: Message) -> None:
         old = self._out.get(m.id)
         e = self._inp.get(m.id)
-        seq = e.seq if e is not None else (old.seq if old is not None else -1)
+        seq = e.seq if e is not None else self._dead_seq.get(m.id, -1)
         if old is not None:
             self._out_remove(m.id, refresh=False)
         o = _Out(m, seq, self.est(m))
@@ -350,6 +353,7 @@ class InvariantChecker:
         if seq >= 0 and m.role not in self._prot_roles:
             o.anchor_np = True
             self._out_np.add(seq + 1, 1)
+            self._out_at[seq] = m.id
         self._refresh(m.id)
 
     def _out_remove(self, mid: str, *, refresh: bool = True) -> None:
@@ -359,6 +363,7 @@ class InvariantChecker:
         self._est_out -= o.est
         if o.anchor_np:
             self._out_np.add(o.seq + 1, -1)
+            del self._out_at[o.seq]
         if refresh:
             self._refresh(mid)
 
@@ -453,14 +458,11 @@ class InvariantChecker:
         self._carry_state(r, first)
 
     def _first_sent_np(self) -> Sig | None:
+        """Signature of the first non-protected message sent (in the input's order)."""
         pos = self._out_np.lower_bound(1)
         if pos > len(self._out_np.t) - 1:
             return None
-        e = self._by_seq[pos - 1]
-        mid = e.msg.id if e is not None else next(
-            k for k, o in self._out.items() if o.seq == pos - 1
-        )
-        m = self._out[mid].msg
+        m = self._out[self._out_at[pos - 1]].msg
         return (m.role, m.content)
 
     def _check_off(self, req: int, ordered: bool) -> None:
