@@ -38,6 +38,7 @@ request: never reported as ``passed``).
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -69,6 +70,15 @@ def verdict_of(checked: int, failures: int) -> str:
     if failures:
         return FAILED
     return PASSED if checked else NOT_CHECKED
+
+
+def summary_verdict(verdicts: Iterable[str]) -> str:
+    """A replay's verdict: failed if any check failed, passed if at least one ran, else
+    not-checked (no applicable invariant: a replay that checked nothing never passes)."""
+    seen = set(verdicts)
+    if FAILED in seen:
+        return FAILED
+    return PASSED if PASSED in seen else NOT_CHECKED
 
 
 @dataclass(frozen=True)
@@ -265,7 +275,8 @@ class InvariantChecker:
         """Recompute what depends on both mirrors for one id (O(log n))."""
         e = self._inp.get(mid)
         o = self._out.get(mid)
-        if o is not None and (e is None or (e.msg.role, e.msg.content) != (o.msg.role, o.msg.content)):
+        if o is not None and (e is None or (e.msg.role, e.msg.content) != (o.msg.role,
+                                                                          o.msg.content)):
             self._bad_out.add(mid)
         else:
             self._bad_out.discard(mid)
@@ -392,7 +403,7 @@ class InvariantChecker:
         self._changed = set(self._inp)
         pos = [self._inp[m.id].seq if m.id in self._inp else -1 for m in step.out]
         ordered = len(self._out) == len(step.out) and all(
-            b > a for a, b in zip(pos, pos[1:], strict=False)
+            b > a for a, b in itertools.pairwise(pos)
         )
         est_out = sum(self.est(m) for m in step.out)
         first = next((m for m in step.out if m.role not in self._prot_roles), None)
@@ -420,7 +431,8 @@ class InvariantChecker:
         """Ids of up to ``limit`` dropped non-protected messages with rank in (lo, hi]."""
         before = self._np_drop.prefix(self._pos_of_rank(lo_rank))
         have = self._np_drop.prefix(self._pos_of_rank(hi_rank)) - before
-        return self._ids(self._np_drop.lower_bound(before + j) for j in range(1, min(have, limit) + 1))
+        picks = range(1, min(have, limit) + 1)
+        return self._ids(self._np_drop.lower_bound(before + j) for j in picks)
 
     # ---- the request ---------------------------------------------------------------
 
@@ -551,12 +563,13 @@ class InvariantChecker:
                 hi = mid
             else:
                 lo = mid + 1
-        candidates = ([pos(seqs[lo - 1])] if lo else []) + ([pos(seqs[lo])] if lo < len(seqs) else [])
-        best = candidates[0]
-        for c in candidates[1:]:  # later wins ties
-            if abs(c - t) <= abs(best - t):
-                best = c
-        return best, False
+        # the nearest is seqs[lo - 1] (below t) or seqs[lo] (at or above t); ties: the later
+        below = pos(seqs[lo - 1]) if lo else None
+        above = pos(seqs[lo]) if lo < len(seqs) else None
+        if above is None or (below is not None and t - below < above - t):
+            assert below is not None
+            return below, False
+        return above, False
 
     def _last_r_dropped_est(self, r: _Request) -> int:
         pos = self._np_drop.lower_bound(self._np_drop.prefix(r.pos_r))

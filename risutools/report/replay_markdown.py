@@ -35,11 +35,11 @@ def interesting(row: dict[str, Any]) -> bool:
 
 
 def verdict_text(inv: dict[str, Any]) -> str:
-    """``passed``, ``failed (n of m)``, or ``passed (not exercised)`` when nothing applied."""
+    """``passed (m)``, ``failed (n of m)``, or ``not checked (no request applied)``."""
     if inv["verdict"] == "failed":
         return f"failed ({inv['failures']} of {inv['requests_checked']})"
-    if not inv["requests_checked"]:
-        return "passed (not exercised)"
+    if inv["verdict"] == "not-checked":
+        return "not checked (no request applied)"
     return "passed"
 
 
