@@ -366,7 +366,8 @@ def _lanes(
                 else f"requests {a}-{b}: {len(rs)} x {KINDS[kind][0]}"
             )
             extra = f' data-count="{len(rs)}" data-request="{rs[0]["request"]}"'
-            el = _shape(kind, x((a + b) / 2 if size > 1 else a), top + LANE_H / 2, extra)
+            xx = min(max(x((a + b) / 2 if size > 1 else a), ML + 6), ML + PW - 6)  # in frame
+            el = _shape(kind, xx, top + LANE_H / 2, extra)
             p.append(_with_title(el, title))
     p.append("</g>")
     return p
