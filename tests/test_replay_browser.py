@@ -129,35 +129,70 @@ def test_png_decoder_on_a_known_image() -> None:
 # measures the chart as laid out and leaves the figures in <pre id="probe"> for --dump-dom.
 PROBE_JS = r"""
 (function () {
+  // Reads any version of the chart: the ids and classes the page gives, and where it gives
+  // none (an older page), the same things found by their look (so an old chart fails for
+  // what is wrong with it, not for a missing id).
   function box(el) {
     if (!el) return null;
     var r = el.getBoundingClientRect();
     return {x: r.left, y: r.top, r: r.right, b: r.bottom, w: r.width, h: r.height};
   }
+  function union(boxes) {
+    if (!boxes.length) return null;
+    var u = {x: 1e9, y: 1e9, r: -1e9, b: -1e9};
+    boxes.forEach(function (b) { u.x = Math.min(u.x, b.x); u.y = Math.min(u.y, b.y);
+                                 u.r = Math.max(u.r, b.r); u.b = Math.max(u.b, b.b); });
+    u.w = u.r - u.x; u.h = u.b - u.y;
+    return u;
+  }
   function attr(el, name) { return el ? el.getAttribute(name) : null; }
-  var q = function (sel) { return Array.prototype.slice.call(document.querySelectorAll(sel)); };
+  var svg = document.getElementById("replay-chart");
+  var q = function (sel) {
+    return svg ? Array.prototype.slice.call(svg.querySelectorAll(sel)) : []; };
+  var num = function (t) { return Number(t.textContent.replace(/,/g, "")); };
+  var frameEl = document.getElementById("frame") || q("rect[stroke]")[0];
+  var frame = box(frameEl);
+  var plot = box(document.getElementById("plot-area")) || frame;
+  var texts = q("text");
+  var legendTexts = [];
+  var first = texts.filter(function (t) { return /tokens in/.test(t.textContent); })[0];
+  if (first) legendTexts = texts.filter(function (t) { return attr(t, "x") === attr(first, "x"); });
+  var legend = box(document.getElementById("legend")) ||
+               union(legendTexts.map(function (t) { return box(t); }));
+  var kindOf = function (m) {
+    var k = attr(m, "data-kind");
+    if (k) return k;
+    var c = attr(m, "class");
+    if (c === "alert") return attr(m, "fill") === "#c62828" ? "alert-critical" : "alert-warning";
+    return c;
+  };
+  var ticks = function (cls, test) {
+    var els = q("." + cls);
+    if (!els.length) els = texts.filter(test);
+    return els.map(function (t) {
+      return {value: attr(t, "data-value") !== null ? Number(attr(t, "data-value")) : num(t),
+              text: t.textContent, box: box(t)}; });
+  };
+  var numeric = function (t) { return /^[0-9][0-9,.]*[kM]?$/.test(t.textContent.trim()); };
   var out = {
-    chart: !!document.getElementById("replay-chart"),
-    frame: box(document.getElementById("frame")),
-    plot: box(document.getElementById("plot-area")),
-    legend: box(document.getElementById("legend")),
-    lines: {}, labels: {},
-    markers: q("#replay-chart .marker").map(function (m) {
-      return {kind: attr(m, "data-kind"), count: Number(attr(m, "data-count") || 1),
+    chart: !!svg, frame: frame, plot: plot, legend: legend, lines: {}, labels: {},
+    markers: q(".marker, .cut, .anchor-lost, .unreachable, .alert").map(function (m) {
+      return {kind: kindOf(m), count: Number(attr(m, "data-count") || 1),
               request: Number(attr(m, "data-request") || 0), box: box(m),
               fill: attr(m, "fill"), stroke: attr(m, "stroke")};
     }),
-    legend_entries: q("#replay-chart .legend-entry").map(function (g) {
+    legend_entries: q(".legend-entry").map(function (g) {
       var sw = g.firstElementChild;
       return {kind: attr(g, "data-kind"), text: g.textContent, box: box(g),
               fill: attr(sw, "fill"), stroke: attr(sw, "stroke"),
               dash: attr(sw, "stroke-dasharray")};
     }),
-    x_ticks: q("#replay-chart .x-tick").map(function (t) {
-      return {value: Number(attr(t, "data-value")), text: t.textContent, box: box(t)}; }),
-    y_ticks: q("#replay-chart .y-tick").map(function (t) {
-      return {value: Number(attr(t, "data-value")), text: t.textContent, box: box(t)}; }),
-    links: q("#replay-chart a").map(function (a) {
+    legend_texts: legendTexts.map(function (t) { return t.textContent; }),
+    x_ticks: ticks("x-tick", function (t) {
+      return numeric(t) && frame && box(t).y > frame.b; }),
+    y_ticks: ticks("y-tick", function (t) {
+      return numeric(t) && frame && box(t).r < frame.x; }),
+    links: q("a").map(function (a) {
       var href = attr(a, "href") || "";
       var target = href.charAt(0) === "#" ? document.getElementById(href.slice(1)) : null;
       return {href: href, request: Number(attr(a, "data-request") || 0),
@@ -301,6 +336,8 @@ def _tick_problems(g: dict[str, Any]) -> list[str]:
 def _legend_problems(g: dict[str, Any], report: dict[str, Any]) -> list[str]:
     problems = []
     legend = {e["kind"]: e for e in g["legend_entries"]}
+    if not legend and g.get("legend_texts"):
+        return [f"legend without one entry per kind: {g['legend_texts']}"]
     want = _expected_counts(report)
     for kind, count in want.items():
         got = sum(m["count"] for m in g["markers"] if m["kind"] == kind)
