@@ -32,7 +32,7 @@ from typing import Any
 
 from risutools.report.replay_markdown import interesting, verdict_text
 
-W = 1090
+W = 1120
 ML, MT = 84, 24  # left and top margins of the frame
 PW = 720  # plot width; the line labels, then the legend, sit right of it
 PH = 300  # plot height (data area)
@@ -305,7 +305,7 @@ def _x_axis(n: int, x: Callable[[float], float], bottom: float) -> list[str]:
 
 
 def _limit_lines(cfg: dict[str, Any], cutter: bool, ys: YScale) -> list[str]:
-    """max_context and the trim target, each labelled right of the frame (share, value)."""
+    """max_context and the trim target, labelled right of the frame (share, name, value)."""
     max_ctx = int(cfg["max_context"])
     lines = [("max-context", max_ctx, "100 %")]
     if cutter:
@@ -323,7 +323,8 @@ def _limit_lines(cfg: dict[str, Any], cutter: bool, ys: YScale) -> list[str]:
         ty = max(yy + 4, last_y + 13)  # never on top of the label above
         last_y = ty
         p.append(f'<text id="{lid}-label" x="{ML + PW + 6}" y="{_f(ty)}" font-size="11" '
-                 f'fill="{colour}">{share} · {_num(v)}</text>')
+                 f'fill="{colour}">{share} {"max" if lid == "max-context" else "trim"} · '
+                 f"{_num(v)}</text>")
     return p
 
 
@@ -405,7 +406,7 @@ def _legend(
     ev: dict[str, list[dict[str, Any]]], lanes: list[str], cutter: bool, report: dict[str, Any]
 ) -> list[str]:
     """Every line and every kind of marker of this simulation, with its count."""
-    lx, ly = ML + PW + 92, MT + 6
+    lx, ly = ML + PW + 122, MT + 6
     failed = sum(1 for i in report["invariants"] if i["verdict"] == "failed")
     p = ['<g id="legend">']
     entries: list[tuple[str, str]] = [
