@@ -56,6 +56,10 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"{s['requests']} request(s)"
     )
     out.append("")
+    if s["verdict"] == "not-checked":
+        out.append("No invariant applied to any request: nothing was verified, so this replay "
+                   "is not a pass (and `--update` does not record it).")
+        out.append("")
     out.append(f"- fixture: `{fx['file']}` ({fx['sha256']})")
     if comp:
         out.append(f"- component document: {comp.get('doc_sha256')}")
