@@ -219,3 +219,18 @@ def test_monitor_only_component_is_checked_and_recorded(
     doc = json.loads(comp.read_text(encoding="utf-8"))
     assert doc["projection"]["replay_status"] == "failed"
     assert doc["provenance"]["availability_verdict"] == "unavailable"
+
+
+def test_markdown_names_not_checked_and_the_failing_request() -> None:
+    from risutools.replay.fixture import parse_fixture_bytes
+    from risutools.report.replay_markdown import render_markdown
+    from tests.test_replay_browser import RESURRECT
+
+    fx = parse_fixture_bytes(RESURRECT.encode(), "resurrect.yaml")
+    cfg = load_config(None, fx.config)
+    md = render_markdown(build_report(replay_cutter(fx, cfg), fx, cfg, None))
+    assert "| **3** (first failure of R5) |" in md
+    assert "| R8 | not checked (no request applied) |" not in md  # R8 was checked here
+    empty = build_report(ReplayRun("context-monitor"), fx, cfg, None)
+    assert "nothing was verified" in render_markdown(empty)
+    assert "nothing was verified" not in md
