@@ -449,6 +449,8 @@ def replay_run(
     )
     if outcome.updated:
         typer.echo(f"updated {component}")
+    elif outcome.message:
+        typer.echo(outcome.message)
     raise typer.Exit(0 if s["verdict"] == "passed" else 1)
 
 
