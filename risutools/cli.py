@@ -513,6 +513,75 @@ def ingest_cmd(
 # ==== end catalog commands ===================================================
 
 
+# ==== promotion commands: approve, promote, activate, deactivate, packet, review ====
+# Thin wrappers; the work is in risutools.catalog.{approvals,promote,packet,review}.
+
+_CATALOG_OPT = "Catalog folder (default: the catalog found above the current folder)."
+
+
+@app.command("approve")
+def approve_cmd(
+    component: str = typer.Argument(..., help="A document's path, or a component_id."),
+    action: str = typer.Option(
+        ..., "--action", help="request_review | approve | reject | promote | retire"),
+    reviewer: str = typer.Option(..., "--reviewer", help="The person approving."),
+    note: str = typer.Option("", "--note", help="What the reviewer read and decided."),
+    sign: str | None = typer.Option(
+        None, "--sign", metavar="KEY", help="Sign with this SSH private key (ssh-keygen -Y)."),
+    catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
+) -> None:
+    """Write a human approval record naming the document's current base hash."""
+    from risutools.catalog.approve import approve
+
+    typer.echo(approve(component, action, reviewer, note, sign, catalog))
+
+
+@app.command("promote")
+def promote_cmd(
+    component: str = typer.Argument(..., help="A document's path, or a component_id."),
+    to: str = typer.Option(..., "--to", help="pending_human_review | approved | promoted | "
+                           "rejected | retired"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
+    as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
+    catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
+) -> None:
+    """Check every gate of a review-status transition; on success write it (exit 1: refused)."""
+    from risutools.catalog.approve import switch
+
+    raise typer.Exit(switch(component, to, "status", dry_run, as_json, catalog))
+
+
+@app.command("activate")
+def activate_cmd(
+    component: str = typer.Argument(..., help="A document's path, or a component_id."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
+    as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
+    actor: str = typer.Option("", "--by", help="Who switches it (recorded in the log)."),
+    catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
+) -> None:
+    """Set runtime_status active (approved/promoted, no active conflict, exclusivity)."""
+    from risutools.catalog.approve import switch
+
+    raise typer.Exit(switch(component, "active", "runtime", dry_run, as_json, catalog, actor))
+
+
+@app.command("deactivate")
+def deactivate_cmd(
+    component: str = typer.Argument(..., help="A document's path, or a component_id."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
+    as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
+    actor: str = typer.Option("", "--by", help="Who switches it (recorded in the log)."),
+    catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
+) -> None:
+    """Set runtime_status inactive (logged in transitions.ndjson)."""
+    from risutools.catalog.approve import switch
+
+    raise typer.Exit(switch(component, "inactive", "runtime", dry_run, as_json, catalog, actor))
+
+
+# ==== end promotion commands ==================================================
+
+
 def _click_class(name: str) -> type[BaseException]:
     """A click exception class by name, whether typer vendors click or depends on it."""
     for cls in typer.BadParameter.__mro__:

@@ -44,6 +44,9 @@ class CatalogLog:
     by_component: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     problems: list[tuple[int | None, str]] = field(default_factory=list)  # (line, why)
     exists: bool = False
+    # runtime switches ({"kind": "runtime", ...}, risutools activate/deactivate): not
+    # lifecycle steps, but they move the document's hash on
+    runtime: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
 
 
 def find_catalog_root(start: Path, stop: Path | None = None) -> Path | None:
@@ -87,6 +90,9 @@ def read_log(root: Path) -> CatalogLog:
         if not isinstance(rec, dict) or not isinstance(rec.get("component_id"), str):
             log.problems.append((i, "transition line is not an object with a component_id; "
                                   "restore the line as written"))
+            continue
+        if rec.get("kind") == "runtime":
+            log.runtime.setdefault(rec["component_id"], []).append((i, rec))
             continue
         log.by_component.setdefault(rec["component_id"], []).append((i, rec))
     return log
@@ -145,13 +151,15 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str
         yield from _check_approval(log.root, line, rec, component_id, action_for(frm, to) or "")
         expected_from = to
     last_line, last = steps[-1]
+    switches = log.runtime.get(component_id, [])
+    hash_line, hash_rec = max((steps[-1], *switches[-1:]), key=lambda s: s[0])
     if last.get("to_status") != status:
         yield (f"the last recorded transition (line {last_line}) ends at "
                f"{last.get('to_status')!r} but review_status is {status!r} (changed without a "
                "recorded transition); restore it or record the change with `risutools promote`")
-    elif last.get("after_sha256") != doc_hash:
-        yield (f"the document changed after its last recorded transition (line {last_line}: "
-               f"after_sha256 {str(last.get('after_sha256'))[:19]}…, now {doc_hash[:19]}…); "
+    elif hash_rec.get("after_sha256") != doc_hash:
+        yield (f"the document changed after its last recorded transition (line {hash_line}: "
+               f"after_sha256 {str(hash_rec.get('after_sha256'))[:19]}…, now {doc_hash[:19]}…); "
                "record the change through `risutools promote`")
 
 

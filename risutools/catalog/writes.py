@@ -1,0 +1,147 @@
+"""The one write path for commands that change a catalog (approve, promote, activate).
+
+- :func:`catalog_lock`: an exclusive inter-process lock on ``CATALOG/.risutools.lock``
+  held across read-check-write, so two writers never interleave;
+- :func:`write_document`: re-reads the document's file under the lock, refuses
+  ("changed since you read it") when its canonical hash is no longer the base
+  hash the caller read, and replaces it through ``fsio.atomic_write`` with
+  compare-and-swap on the file bytes (so writers that do not take the catalog
+  lock, such as ingest or ``replay --update``, cannot be overwritten either);
+- :func:`append_log`: one canonical JSON line appended to ``transitions.ndjson``
+  (``O_APPEND``, one ``write``, fsync); lines are never rewritten;
+- :func:`write_new_file`: approval records and packets (never overwrite).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from risutools.catalog.catalog import Catalog, Entry, file_sha256
+from risutools.contract.canonical import canonical, doc_sha256
+from risutools.contract.loaders import load_bytes
+from risutools.errors import RisuError, WriteConflict
+from risutools.fsio import atomic_write, fsync_directory
+
+CHANGED = "changed since you read it"
+
+
+@contextlib.contextmanager
+def catalog_lock(cat: Catalog) -> Iterator[None]:
+    """Hold the catalog's writer lock (blocking; released on exit, also by a killed process)."""
+    try:
+        fd = os.open(cat.lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:
+        raise RisuError("unwritable", f"cannot create the lock file: {exc.strerror or exc}",
+                        path=str(cat.lock_path)) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the flock
+
+
+def _conflict(entry: Entry, detail: str) -> WriteConflict:
+    return WriteConflict("changed-since-read", f"{entry.component_id}: {CHANGED} ({detail}); "
+                         "read it again and re-run", path=entry.where())
+
+
+def current_bytes(entry: Entry) -> tuple[bytes, dict[str, Any]]:
+    """The file's bytes now and the document in it; WriteConflict when it is not the base."""
+    try:
+        raw = entry.path.read_bytes()
+    except FileNotFoundError:
+        raise _conflict(entry, "the file is gone") from None
+    except OSError as exc:
+        raise RisuError("unreadable-document", f"cannot read: {exc.strerror or exc}",
+                        path=str(entry.path)) from None
+    out = load_bytes(raw, str(entry.path), fmt=entry.fmt)
+    for ld in out.documents:
+        if entry.fmt == "ndjson" and ld.line != entry.line:
+            continue
+        if isinstance(ld.doc, dict):
+            try:
+                now = doc_sha256(ld.doc)
+            except (ValueError, TypeError):
+                break
+            if now != entry.base_sha256:
+                raise _conflict(entry, f"base {entry.base_sha256[:19]}…, now {now[:19]}…")
+            return raw, ld.doc
+        break
+    raise _conflict(entry, "the document is no longer where it was read")
+
+
+def render_document(entry: Entry, raw: bytes, doc: dict[str, Any]) -> bytes:
+    """The file's new bytes: the same format (JSON indentation, YAML, or the one NDJSON
+    line replaced by the canonical form; every other line kept byte for byte)."""
+    if entry.fmt == "ndjson":
+        lines = raw.split(b"\n")
+        assert entry.line is not None
+        lines[entry.line - 1] = canonical(doc)
+        return b"\n".join(lines)
+    from risutools.replay.component import ComponentFile, _detect_indent, dump_component
+
+    text = raw.decode("utf-8-sig")
+    indent = _detect_indent(text) if entry.fmt == "json" else 2
+    return dump_component(ComponentFile(entry.path, raw, doc, entry.fmt, indent), doc)
+
+
+def write_document(entry: Entry, raw: bytes, new_doc: dict[str, Any]) -> None:
+    """Replace the document (CAS on ``raw``, the bytes checked under the lock)."""
+    data = render_document(entry, raw, new_doc)
+    try:
+        atomic_write(entry.path, data, expect_sha256=file_sha256(raw))
+    except WriteConflict:
+        raise _conflict(entry, "the file was rewritten during the write") from None
+    except OSError as exc:
+        raise RisuError("unwritable", f"cannot write: {exc.strerror or exc}",
+                        path=str(entry.path)) from None
+
+
+def append_line(path: Path, line: bytes) -> None:
+    """Append one line (``line`` without its newline) in one ``write``; fsync file and folder.
+    A last line left without its newline (a crash of an older writer) is closed first, so
+    the new line stays whole.  (To be replaced by ``fsio.append_line`` in this one place.)"""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        size = os.fstat(fd).st_size
+        prefix = b""
+        if size:
+            with open(path, "rb") as f:
+                f.seek(size - 1)
+                if f.read(1) != b"\n":
+                    prefix = b"\n"
+        data = prefix + line + b"\n"
+        written = os.write(fd, data)
+        if written != len(data):  # pragma: no cover - regular files write whole
+            raise OSError(f"short write ({written} of {len(data)} bytes)")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    fsync_directory(path.parent)
+
+
+def append_log(cat: Catalog, record: dict[str, Any]) -> int:
+    """Append a transition record to the catalog's log; returns its line number."""
+    try:
+        append_line(cat.log_path, canonical(record))
+    except OSError as exc:
+        raise RisuError("unwritable", f"cannot append: {exc.strerror or exc}",
+                        path=str(cat.log_path)) from None
+    with open(cat.log_path, "rb") as f:
+        return sum(1 for _ in f)
+
+
+def write_new_file(path: Path, data: bytes) -> None:
+    """A new file (approval record, packet): atomic, never over an existing one."""
+    try:
+        atomic_write(path, data, expect_absent=True)
+    except WriteConflict:
+        raise
+    except OSError as exc:
+        raise RisuError("unwritable", f"cannot write: {exc.strerror or exc}",
+                        path=str(path)) from None
