@@ -579,6 +579,32 @@ def deactivate_cmd(
     raise typer.Exit(switch(component, "inactive", "runtime", dry_run, as_json, catalog, actor))
 
 
+@app.command("packet")
+def packet_cmd(
+    component: str | None = typer.Argument(
+        None, help="A document's path, or a component_id (not with --queue)."),
+    lane: str = typer.Option(..., "--lane", help="light | full (the context shape)."),
+    out: str = typer.Option("packets", "-o", "--output", metavar="DIR",
+                            help="Folder for the JSON + Markdown files."),
+    actor: str = typer.Option("", "--actor", help="Who asks for the review (recorded)."),
+    instruction: str | None = typer.Option(
+        None, "--instruction", help="The task (default: from the next lifecycle step)."),
+    escalates: str | None = typer.Option(
+        None, "--escalates", metavar="TASK", help="The light task this full packet escalates."),
+    queue: str | None = typer.Option(
+        None, "--queue", metavar="DIR", help="Hand-off: one light packet per component with "
+        "--status, plus a hand-off record, into DIR."),
+    status: str | None = typer.Option(None, "--status", help="With --queue: which components."),
+    limit: int = typer.Option(1000, "--limit", help="With --queue: at most this many packets."),
+    catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
+) -> None:
+    """Write a review packet (JSON + Markdown): light or full lane (seed 001)."""
+    from risutools.catalog.packet_cmd import run_packet
+
+    raise typer.Exit(run_packet(component, lane, out, actor, instruction, escalates, queue,
+                                status, limit, catalog))
+
+
 # ==== end promotion commands ==================================================
 
 

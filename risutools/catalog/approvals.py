@@ -196,10 +196,22 @@ def load_approval(cat: Catalog, p: Path) -> Approval:
     return Approval(rel, p, digest, rec)
 
 
+class _Dumper(yaml.SafeDumper):
+    """Multi-line strings (the armored signature) as literal blocks."""
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
 def dump_record(record: dict[str, Any]) -> bytes:
     ordered = {k: record[k] for k in (*FIELDS, "signature") if k in record}
-    text = yaml.safe_dump(ordered, allow_unicode=True, sort_keys=False, width=4096,
-                          default_flow_style=False)
+    text = yaml.dump(ordered, Dumper=_Dumper, allow_unicode=True, sort_keys=False,
+                     width=4096, default_flow_style=False)
     return text.encode("utf-8")
 
 
