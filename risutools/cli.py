@@ -605,6 +605,30 @@ def packet_cmd(
                                 status, limit, catalog))
 
 
+@app.command("review")
+def review_cmd(
+    catalog_dir: str | None = typer.Argument(
+        None, metavar="CATALOG", help="Catalog folder (default: found above the current one)."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text | json | markdown"),
+    sources: str | None = typer.Option(
+        None, "--sources", help="Source store folder (default: `sources:` in the config)."),
+    output: str | None = typer.Option(None, "--output", "-o", help="Write the report here."),
+) -> None:
+    """Review a whole catalog (read-only): findings, digests, graph, log, approvals, board."""
+    from risutools.catalog.catalog import Catalog
+    from risutools.catalog.review import review_catalog
+    from risutools.report import review_text
+
+    renderers = {"text": review_text.render_review_text, "json": review_text.render_review_json,
+                 "markdown": review_text.render_review_markdown}
+    if fmt not in renderers:
+        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(renderers)}",
+                                 param_hint="--format")
+    rv = review_catalog(Catalog.open(catalog_dir), sources=sources)
+    _contract_output(renderers[fmt](rv), output)
+    raise typer.Exit(rv.exit_code())
+
+
 # ==== end promotion commands ==================================================
 
 

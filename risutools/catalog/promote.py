@@ -40,6 +40,7 @@ from risutools.catalog.writes import (
 )
 from risutools.contract.canonical import doc_sha256
 from risutools.contract.transitions import STATES, CatalogLog, action_for
+from risutools.contract.validate import Verification
 from risutools.errors import ConfigError, WriteConflict
 
 RUNTIME_STATES = ("active", "inactive")
@@ -119,7 +120,8 @@ def _interrupted(log: CatalogLog, entry: Entry) -> tuple[int, dict[str, Any]] | 
 
 def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
          graph: Graph | None = None, log: CatalogLog | None = None,
-         approvals: list[Approval] | None = None) -> Plan:
+         approvals: list[Approval] | None = None,
+         verifications: list[Verification] | None = None) -> Plan:
     """Run every gate of ``entry`` -> ``to``; nothing is written."""
     valid = STATES if kind == "status" else RUNTIME_STATES
     if to not in valid:
@@ -132,6 +134,7 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
     after = doc_sha256(new)
     ctx = GateContext(cat, entry, to, new, log, graph,
                       load_approvals(cat) if approvals is None else approvals)
+    ctx.verifications = verifications
     p = Plan(kind, entry, to, new, after, [], len(_lines(log, entry.component_id)))
     hit = _interrupted(log, entry)
     if hit is not None:
