@@ -81,30 +81,20 @@ def _transition(ctx: GateContext) -> tuple[str, str]:
 
 def _history(ctx: GateContext) -> tuple[str, str]:
     e = ctx.entry
-    if e.review_status == "candidate" and not _lines_for(ctx):
-        return PASS, "candidate with no recorded transitions"
     log = ctx.log
     if ctx.skip_log_line is not None:
         log = _without_line(log, e.component_id, ctx.skip_log_line)
-    msgs = list(check_chain(log, e.component_id, e.review_status, e.base_sha256)) \
-        if e.review_status != "candidate" else _candidate_after_history(ctx)
+    if e.review_status == "candidate":
+        lines = log.by_component.get(e.component_id, [])
+        if lines:
+            ln, rec = lines[-1]
+            return FAIL, (f"the document says candidate but transitions.ndjson line {ln} moved "
+                          f"it to {rec.get('to_status')!r}; restore the document")
+        return PASS, "candidate with no recorded transitions"
+    msgs = list(check_chain(log, e.component_id, e.review_status, e.base_sha256))
     if msgs:
         return FAIL, msgs[0]
     return PASS, "the document ends its recorded, approved chain of transitions"
-
-
-def _lines_for(ctx: GateContext) -> list[tuple[int, dict[str, Any]]]:
-    cid = ctx.entry.component_id
-    return ctx.log.by_component.get(cid, []) + ctx.log.runtime.get(cid, [])
-
-
-def _candidate_after_history(ctx: GateContext) -> list[str]:
-    lines = ctx.log.by_component.get(ctx.entry.component_id, [])
-    if lines:
-        ln, rec = lines[-1]
-        return [f"the document says candidate but transitions.ndjson line {ln} moved it to "
-                f"{rec.get('to_status')!r}; restore the document"]
-    return []
 
 
 def _without_line(log: CatalogLog, cid: str, line: int) -> CatalogLog:
