@@ -21,7 +21,7 @@ from risutools.errors import RisuError
 app = typer.Typer(
     name="risutools",
     help="Read RisuAI modules, cards and presets without executing them; project, "
-    "validate, verify and replay matrix-component-v1 documents.",
+    "validate, verify, replay, review and promote matrix-component-v1 documents.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -609,7 +609,8 @@ def packet_cmd(
 def review_cmd(
     catalog_dir: str | None = typer.Argument(
         None, metavar="CATALOG", help="Catalog folder (default: found above the current one)."),
-    fmt: str = typer.Option("text", "--format", "-f", help="text | json | markdown"),
+    fmt: str = typer.Option("text", "--format", "-f",
+                            help="text | json | markdown | sarif | github"),
     sources: str | None = typer.Option(
         None, "--sources", help="Source store folder (default: `sources:` in the config)."),
     output: str | None = typer.Option(None, "--output", "-o", help="Write the report here."),
@@ -620,7 +621,9 @@ def review_cmd(
     from risutools.report import review_text
 
     renderers = {"text": review_text.render_review_text, "json": review_text.render_review_json,
-                 "markdown": review_text.render_review_markdown}
+                 "markdown": review_text.render_review_markdown,
+                 "sarif": review_text.render_review_sarif,
+                 "github": review_text.render_review_github}
     if fmt not in renderers:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(renderers)}",
                                  param_hint="--format")

@@ -167,6 +167,17 @@ def test_cli_review_formats_and_exit_codes(cat: Path) -> None:
     out = cat.parent / "review.md"
     r = run("review", str(cat), "-f", "markdown", "-o", str(out), cwd=cat)
     assert r.returncode == 0 and out.read_text().startswith("# Catalog review")
+    (cat / "approvals").mkdir()
+    (cat / "approvals" / "junk.yaml").write_text("- not a record\n")
+    r = run("review", str(cat), "-f", "github", cwd=cat)
+    assert r.returncode == 1
+    assert "::error file=approvals/junk.yaml,title=RV-APPROVAL::" in r.stdout
+    r = run("review", str(cat), "-f", "sarif", cwd=cat)
+    assert r.returncode == 1
+    res = json.loads(r.stdout)["runs"][0]["results"]
+    assert any(x["ruleId"] == "RV-APPROVAL" for x in res)
+    assert any(x["ruleId"] == "MC600" and x["locations"][0]["physicalLocation"]["region"]
+               for x in res)
     r = run("review", str(cat), "-f", "yaml", cwd=cat)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
     r = run("review", str(cat / "nope"), cwd=cat)

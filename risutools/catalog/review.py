@@ -26,19 +26,32 @@ from risutools.catalog.approvals import Approval, load_approvals
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
 from risutools.catalog.packet import NEXT_STEP, used_approvals
+from risutools.contract.loaders import display_path
 from risutools.contract.transitions import CatalogLog
 from risutools.contract.validate import Result, Verification
 from risutools.findings import Finding
 
 REVIEW_FORMAT = "catalog-review-v1"
 BOARD_STATES = ("candidate", "pending_human_review")
+# The review's own finding ids (the contract's MC ids are in contract/rules.py).
+REVIEW_CHECKS = {
+    "RV-GRAPH": "capability graph: unmet requirement, conflict or exclusive capability "
+                "between active/promoted components",
+    "RV-CHAIN": "transition log: broken line, unknown component, hash discontinuity, "
+                "unfinished write",
+    "RV-APPROVAL": "approval record: unreadable, stale, orphan, bad or missing signature",
+}
 
 
 @dataclass
 class Review:
     catalog: str
     data: dict[str, Any] = field(default_factory=dict)
-    findings: list[Finding] = field(default_factory=list)  # everything, for sarif/github
+    result: Result = field(default_factory=Result)  # every finding, for sarif/github/text
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.result.findings
 
     @property
     def errors(self) -> int:
@@ -65,33 +78,41 @@ def review_catalog(cat: Catalog, *, sources: str | None = None) -> Review:
     log = cat.log()
     approvals = load_approvals(cat)
     rv = Review(cat.root.name)
-    findings: list[Finding] = list(validated.findings)
     # digest checks: MC202/MC203 only (MC200/MC201 are in validate's findings already)
-    for f in verified.findings:
-        if f.rule in ("MC202", "MC203"):
-            findings.append(f)
-    documents = _documents(validated, verified, entries)
+    digest: dict[tuple[str, int | None], list[Finding]] = {}
+    for d in verified.documents:
+        digest[(d.file, d.line)] = [f for f in d.findings if f.rule in ("MC202", "MC203")]
+    for info in validated.documents:
+        info.findings = sorted(info.findings + digest.get((info.file, info.line), []),
+                               key=Finding.sort_key)
+    findings: list[Finding] = []  # the review's own (RV-*)
+    documents = _documents(validated, entries)
     graph_problems = [{"kind": g.kind, "severity": g.severity, "component_id": g.component_id,
                        "file": g.where, "message": g.message, "related": list(g.related)}
                       for g in graph.problems()]
     for g in graph.problems():
+        file, _, tail = g.where.rpartition(":")
+        where = (file, int(tail)) if file and tail.isdigit() else (g.where, None)
         findings.append(Finding("RV-GRAPH", _sev(g.severity), f"{g.component_id}: {g.message}",
-                                file=g.where.rsplit(":", 1)[0] if ":" in g.where else g.where))
+                                file=where[0], line=where[1]))
     duplicates = _duplicates(entries)
     collisions = _collisions(entries)
     chain = _chain(cat, log, entries)
     for c in chain:
         findings.append(Finding("RV-CHAIN", _sev(c["severity"]), c["message"],
-                                file="transitions.ndjson", line=c.get("line")))
+                                file=display_path(cat.log_path), line=c.get("line")))
     appr = _approvals(cat, approvals, entries, log)
     for a in appr:
         if a["severity"] in ("error", "warning"):
             findings.append(Finding("RV-APPROVAL", _sev(a["severity"]), a["message"],
-                                    file=a["file"]))
+                                    file=display_path(cat.root / a["file"])))
     board = _board(cat, entries, graph, log, approvals, verified.verifications)
-    errors = sum(1 for f in findings if f.severity == "error")
-    warnings = sum(1 for f in findings if f.severity == "warning")
-    rv.findings = sorted(findings, key=Finding.sort_key)
+    rv.result = Result("review", documents=validated.documents,
+                       file_findings=validated.file_findings + findings,
+                       files=validated.files, skipped=validated.skipped)
+    everything = rv.result.findings
+    errors = sum(1 for f in everything if f.severity == "error")
+    warnings = sum(1 for f in everything if f.severity == "warning")
     rv.data = {
         "review": REVIEW_FORMAT, "catalog": cat.root.name, "tool_version": __version__,
         "counts": {
@@ -107,7 +128,7 @@ def review_catalog(cat: Catalog, *, sources: str | None = None) -> Review:
                                                  for v in verified.verifications).items())),
             "ready": sum(1 for b in board if b["ready"]),
         },
-        "file_findings": [_f(f) for f in validated.file_findings],
+        "file_findings": [_f(f) for f in validated.file_findings + findings],
         "documents": documents,
         "verifications": [{"file": v.file, "line": v.line, "component_id": v.component_id,
                            "source": v.source, "status": v.status, "detail": v.detail}
@@ -122,16 +143,12 @@ def _sev(s: str) -> Any:
     return "error" if s == "error" else "warning" if s == "warning" else "info"
 
 
-def _documents(validated: Result, verified: Result, entries: list[Entry]) -> list[dict[str,
-                                                                                       Any]]:
-    extra: dict[tuple[str, int | None], list[Finding]] = {}
-    for d in verified.documents:
-        extra[(d.file, d.line)] = [f for f in d.findings if f.rule in ("MC202", "MC203")]
+def _documents(validated: Result, entries: list[Entry]) -> list[dict[str, Any]]:
     status = {(e.loaded.file, e.loaded.line): e for e in entries if e.loaded is not None}
     out = []
     for d in validated.documents:
         e = status.get((d.file, d.line))
-        fs = sorted(d.findings + extra.get((d.file, d.line), []), key=Finding.sort_key)
+        fs = d.findings
         out.append({
             "file": d.file, "line": d.line, "component_id": d.component_id,
             "component_version": d.component_version, "base_sha256": d.sha256,
