@@ -56,6 +56,7 @@ class Entry:
     doc: dict[str, Any]
     base_sha256: str  # the canonical document hash (doc_sha256)
     loaded: LoadedDocument | None = None
+    _where: str | None = None
 
     @property
     def component_id(self) -> str:
@@ -90,8 +91,10 @@ class Entry:
         return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
 
     def where(self) -> str:
-        name = display_path(self.path)
-        return f"{name}:{self.line}" if self.fmt == "ndjson" and self.line else name
+        if self._where is None:
+            name = display_path(self.path)
+            self._where = f"{name}:{self.line}" if self.fmt == "ndjson" and self.line else name
+        return self._where
 
 
 @dataclass

@@ -17,12 +17,18 @@ from typing import Any
 from risutools.catalog.approvals import Approval, ApprovalVerdict, find_approval
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
+from risutools.contract.config import ContractConfig
 from risutools.contract.transitions import CatalogLog, action_for, check_chain
 from risutools.contract.validate import Verification
+from risutools.findings import Finding
 
 PASS, FAIL, NA = "pass", "fail", "n/a"
 APPROVED_ON = ("approved", "promoted")
 CONTRACT_GATED = ("pending_human_review", "approved", "promoted", "retired")
+# The document rules whose verdict can change when review_status, runtime_status,
+# publishable or lineage.promotion_status change; every other rule (and MC100: the
+# statuses stay within their enums) gives the new document the findings of the old one.
+STATUS_RULES = ("MC103", "MC301", "MC302", "MC303", "MC600")
 
 
 @dataclass
@@ -39,6 +45,9 @@ class GateContext:
     skip_log_line: int | None = None  # an interrupted transition being completed
     verifications: list[Verification] | None = None  # digest checks (computed lazily)
     approval: ApprovalVerdict | None = None
+    # the current document's findings (from a catalog-wide validate): the gates then rerun
+    # only the rules that read the status fields a transition changes
+    base_findings: list[Finding] | None = None
     memo: dict[str, Any] = field(default_factory=dict)
 
 
@@ -105,13 +114,30 @@ def _without_line(log: CatalogLog, cid: str, line: int) -> CatalogLog:
     return out
 
 
-def _contract(ctx: GateContext) -> tuple[str, str]:
+def _new_doc_findings(ctx: GateContext, cfg: ContractConfig) -> list[Finding]:
+    from risutools.contract.rules import DOCUMENT_RULES, effective_severity, make_finding
     from risutools.contract.validate import validate_document
 
+    if ctx.base_findings is None:
+        return validate_document(ctx.new_doc, config=cfg)
+    out = [f for f in ctx.base_findings if f.rule not in STATUS_RULES]
+    for rule, fn in DOCUMENT_RULES:
+        if rule in STATUS_RULES:
+            for ptr, msg in fn(ctx.new_doc, cfg):
+                sev = effective_severity(rule, ctx.new_doc, cfg)
+                if sev != "off":
+                    out.append(make_finding(rule, sev, msg, None, None, ptr))
+    return out
+
+
+def _contract(ctx: GateContext) -> tuple[str, str]:
     gate_cfg = ctx.cat.config.with_promotion_gate() if ctx.to in (*APPROVED_ON, "retired") \
         else ctx.cat.config
-    found = validate_document(ctx.new_doc, config=gate_cfg)
-    errors = [f for f in found if f.severity == "error"]
+    found = _new_doc_findings(ctx, gate_cfg)
+    # catalog-level (MC104, MC305: the history gate) and digest rules (the digests gate)
+    # are not the contract gate's
+    errors = [f for f in found if f.severity == "error"
+              and f.rule not in ("MC104", "MC305", "MC202", "MC203")]
     if errors:
         f = errors[0]
         more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
@@ -162,7 +188,12 @@ def _digests(ctx: GateContext) -> tuple[str, str]:
 def _active_code(ctx: GateContext) -> tuple[str, str]:
     from risutools.contract.rules import mc500
 
-    for ptr, msg in mc500(ctx.new_doc, ctx.cat.config):
+    if ctx.base_findings is not None and ctx.cat.config.severities.get("MC500") != "off":
+        # the statuses are never scanned for code: the old document's findings hold
+        hits = [(f.pointer, f.message) for f in ctx.base_findings if f.rule == "MC500"]
+    else:
+        hits = list(mc500(ctx.new_doc, ctx.cat.config))
+    for ptr, msg in hits:
         return FAIL, f"MC500 at {ptr}: {msg}"
     return PASS, "no active code in payload or projection"
 

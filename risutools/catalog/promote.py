@@ -16,7 +16,6 @@ that line, checks that the new document it computes has the line's
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +41,7 @@ from risutools.contract.canonical import doc_sha256
 from risutools.contract.transitions import STATES, CatalogLog, action_for
 from risutools.contract.validate import Verification
 from risutools.errors import ConfigError, WriteConflict
+from risutools.findings import Finding
 
 RUNTIME_STATES = ("active", "inactive")
 
@@ -49,25 +49,31 @@ RUNTIME_STATES = ("active", "inactive")
 def new_document(doc: dict[str, Any], to: str) -> dict[str, Any]:
     """``doc`` with ``review_status`` (and ``lineage.promotion_status``, when the document
     has a lineage) set to ``to``; leaving the lifecycle (rejected, retired) also clears
-    ``publishable`` (MC303)."""
-    new = copy.deepcopy(doc)
+    ``publishable`` (MC303).  Only the mappings on the changed paths are copied; ``doc`` is
+    never changed."""
+    new = dict(doc)
     prov = new.get("provenance")
     if isinstance(prov, dict):
+        prov = new["provenance"] = dict(prov)
         prov["review_status"] = to
         if to in ("rejected", "retired") and prov.get("publishable") is True:
             prov["publishable"] = False
-    layers = new.get("payload", {}).get("idea_layers") if isinstance(new.get("payload"),
-                                                                     dict) else None
+    payload = new.get("payload")
+    layers = payload.get("idea_layers") if isinstance(payload, dict) else None
     lineage = layers.get("lineage") if isinstance(layers, dict) else None
-    if isinstance(lineage, dict):
+    if isinstance(payload, dict) and isinstance(layers, dict) and isinstance(lineage, dict):
+        payload = new["payload"] = dict(payload)
+        layers = payload["idea_layers"] = dict(layers)
+        lineage = layers["lineage"] = dict(lineage)
         lineage["promotion_status"] = to
     return new
 
 
 def runtime_document(doc: dict[str, Any], to: str) -> dict[str, Any]:
-    new = copy.deepcopy(doc)
+    new = dict(doc)
     prov = new.get("provenance")
     if isinstance(prov, dict):
+        prov = new["provenance"] = dict(prov)
         prov["runtime_status"] = to
     return new
 
@@ -121,7 +127,8 @@ def _interrupted(log: CatalogLog, entry: Entry) -> tuple[int, dict[str, Any]] | 
 def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
          graph: Graph | None = None, log: CatalogLog | None = None,
          approvals: list[Approval] | None = None,
-         verifications: list[Verification] | None = None) -> Plan:
+         verifications: list[Verification] | None = None,
+         base_findings: list[Finding] | None = None) -> Plan:
     """Run every gate of ``entry`` -> ``to``; nothing is written."""
     valid = STATES if kind == "status" else RUNTIME_STATES
     if to not in valid:
@@ -135,6 +142,7 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
     ctx = GateContext(cat, entry, to, new, log, graph,
                       load_approvals(cat) if approvals is None else approvals)
     ctx.verifications = verifications
+    ctx.base_findings = base_findings
     p = Plan(kind, entry, to, new, after, [], len(_lines(log, entry.component_id)))
     hit = _interrupted(log, entry)
     if hit is not None:

@@ -106,7 +106,7 @@ def review_catalog(cat: Catalog, *, sources: str | None = None) -> Review:
         if a["severity"] in ("error", "warning"):
             findings.append(Finding("RV-APPROVAL", _sev(a["severity"]), a["message"],
                                     file=display_path(cat.root / a["file"])))
-    board = _board(cat, entries, graph, log, approvals, verified.verifications)
+    board = _board(cat, entries, graph, log, approvals, verified.verifications, validated)
     rv.result = Result("review", documents=validated.documents,
                        file_findings=validated.file_findings + findings,
                        files=validated.files, skipped=validated.skipped)
@@ -275,10 +275,11 @@ def _approvals(cat: Catalog, approvals: list[Approval], entries: list[Entry],
 
 
 def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
-           approvals: list[Approval], verifications: list[Verification]
+           approvals: list[Approval], verifications: list[Verification], validated: Result
            ) -> list[dict[str, Any]]:
     from risutools.catalog.promote import plan
 
+    found = {(d.file, d.line): d.findings for d in validated.documents}
     by_doc: dict[tuple[str, int | None], list[Verification]] = {}
     for v in verifications:
         by_doc.setdefault((v.file, v.line), []).append(v)
@@ -289,7 +290,7 @@ def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
         to = NEXT_STEP[e.review_status][1]
         key = (e.loaded.file, e.loaded.line) if e.loaded is not None else ("", None)
         p = plan(cat, e, to, graph=graph, log=log, approvals=approvals,
-                 verifications=by_doc.get(key, []))
+                 verifications=by_doc.get(key, []), base_findings=found.get(key))
         out.append({"component_id": e.component_id, "file": e.where(),
                     "from": e.review_status, "to": to, "ready": p.ok,
                     "blocked_by": [v.gate for v in p.verdicts if v.failed],
