@@ -38,7 +38,7 @@ from risutools.catalog.writes import (
     write_document,
 )
 from risutools.contract.canonical import doc_sha256
-from risutools.contract.transitions import STATES, CatalogLog, action_for
+from risutools.contract.transitions import STATES, CatalogLog, action_for, read_log
 from risutools.contract.validate import Verification
 from risutools.errors import ConfigError, WriteConflict
 from risutools.findings import Finding
@@ -87,6 +87,7 @@ class Plan:
     after_sha256: str
     verdicts: list[Verdict]
     log_lines: int  # lines for this component in the log when read
+    log_size: int  # bytes of the log when read
     resume_line: int | None = None  # an interrupted transition this run completes
     approval: Approval | None = None
     notes: list[str] = field(default_factory=list)
@@ -135,7 +136,7 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
         raise ConfigError("bad-target", f"{to!r} is not one of {', '.join(valid)}")
     if kind == "status" and to == "candidate":
         raise ConfigError("bad-target", "nothing moves a component back to candidate")
-    log = cat.log() if log is None else log
+    log = read_log(cat.root, only=entry.component_id) if log is None else log
     graph = Graph(cat.entries()) if graph is None else graph
     new = new_document(entry.doc, to) if kind == "status" else runtime_document(entry.doc, to)
     after = doc_sha256(new)
@@ -143,7 +144,7 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
                       load_approvals(cat) if approvals is None else approvals)
     ctx.verifications = verifications
     ctx.base_findings = base_findings
-    p = Plan(kind, entry, to, new, after, [], len(_lines(log, entry.component_id)))
+    p = Plan(kind, entry, to, new, after, [], len(_lines(log, entry.component_id)), log.size)
     hit = _interrupted(log, entry)
     if hit is not None:
         ln, rec = hit
@@ -179,11 +180,9 @@ def execute(cat: Catalog, p: Plan, *, actor: str = "") -> int:
     e = p.entry
     with catalog_lock(cat):
         raw, _ = current_bytes(e)
-        log = cat.log()
-        now = _lines(log, e.component_id)
-        if len(now) != p.log_lines:
-            raise _conflict(e, f"transitions.ndjson has {len(now) - p.log_lines} new line(s) "
-                            "for it")
+        grown = _new_lines_for(cat, e.component_id, p.log_size)
+        if grown:
+            raise _conflict(e, f"transitions.ndjson {grown}")
         if p.resume_line is not None:
             write_document(e, raw, p.new_doc)
             return p.resume_line
@@ -213,6 +212,33 @@ def execute(cat: Catalog, p: Plan, *, actor: str = "") -> int:
         _crash_point()
         write_document(e, raw, p.new_doc)
         return line
+
+
+def _new_lines_for(cat: Catalog, cid: str, since: int) -> str:
+    """Why the log is not as read (lines for ``cid`` after byte ``since``, or shrunk); ''."""
+    import json
+
+    try:
+        with open(cat.log_path, "rb") as f:
+            size = f.seek(0, 2)
+            if size < since:
+                return "is shorter than when it was read"
+            f.seek(since)
+            tail = f.read()
+    except FileNotFoundError:
+        return "is gone" if since else ""
+    needle = cid.encode("utf-8")
+    n = 0
+    for raw in tail.split(b"\n"):
+        if needle in raw:
+            try:
+                rec = json.loads(raw)
+            except ValueError:
+                n += 1  # a broken line naming it: not what was read
+                continue
+            if isinstance(rec, dict) and rec.get("component_id") == cid:
+                n += 1
+    return f"has {n} new line(s) for it" if n else ""
 
 
 CHANGED_APPR = "changed since you read it (approvals are never edited)"

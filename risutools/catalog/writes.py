@@ -132,8 +132,8 @@ def append_log(cat: Catalog, record: dict[str, Any]) -> int:
     except OSError as exc:
         raise RisuError("unwritable", f"cannot append: {exc.strerror or exc}",
                         path=str(cat.log_path)) from None
-    with open(cat.log_path, "rb") as f:
-        return sum(1 for _ in f)
+    data = cat.log_path.read_bytes()
+    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
 
 def write_new_file(path: Path, data: bytes) -> None:

@@ -47,6 +47,7 @@ class CatalogLog:
     # runtime switches ({"kind": "runtime", ...}, risutools activate/deactivate): not
     # lifecycle steps, but they move the document's hash on
     runtime: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
+    size: int = 0  # bytes of the log read
 
 
 def find_catalog_root(start: Path, stop: Path | None = None) -> Path | None:
@@ -62,10 +63,13 @@ def find_catalog_root(start: Path, stop: Path | None = None) -> Path | None:
         d = d.parent
 
 
-def read_log(root: Path) -> CatalogLog:
+def read_log(root: Path, only: str | None = None) -> CatalogLog:
+    """The log; with ``only``, lines that do not contain that component id are skipped
+    unparsed (a promotion reads one component's chain from a long log)."""
     from risutools.contract.loaders import parse_json_text
 
     log = CatalogLog(root)
+    needle = only.encode("utf-8") if only is not None else None
     path = root / "transitions.ndjson"
     if not path.is_file():
         return log
@@ -75,8 +79,9 @@ def read_log(root: Path) -> CatalogLog:
     except OSError as exc:
         log.problems.append((None, f"cannot read transitions.ndjson: {exc.strerror or exc}"))
         return log
+    log.size = len(data)
     for i, raw in enumerate(data.split(b"\n"), start=1):
-        if not raw.strip():
+        if not raw.strip() or (needle is not None and needle not in raw):
             continue
         try:
             text = raw.decode("utf-8")
