@@ -614,6 +614,10 @@ def review_cmd(
     sources: str | None = typer.Option(
         None, "--sources", help="Source store folder (default: `sources:` in the config)."),
     output: str | None = typer.Option(None, "--output", "-o", help="Write the report here."),
+    jobs: int | None = typer.Option(
+        None, "-j", "--jobs", help="Worker processes for the document rules (default: all "
+        "cores)."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
 ) -> None:
     """Review a whole catalog (read-only): findings, digests, graph, log, approvals, board."""
     from risutools.catalog.catalog import Catalog
@@ -627,7 +631,11 @@ def review_cmd(
     if fmt not in renderers:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(renderers)}",
                                  param_hint="--format")
-    rv = review_catalog(Catalog.open(catalog_dir), sources=sources)
+    if jobs is not None and jobs < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--jobs")
+    with review_text.ReviewProgress(enabled=not quiet) as bar:
+        rv = review_catalog(Catalog.open(catalog_dir), sources=sources, jobs=jobs,
+                            progress=bar.update)
     _contract_output(renderers[fmt](rv), output)
     raise typer.Exit(rv.exit_code())
 

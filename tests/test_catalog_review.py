@@ -267,3 +267,28 @@ def test_reject_from_pending(cat: Path) -> None:
     approve_and_promote(cat, MOOD, "reject", "rejected")
     assert load(doc_path(cat, MOOD))["provenance"]["review_status"] == "rejected"
     assert _review(cat)["counts"]["errors"] == 0
+
+
+def test_parallel_review_equals_one_process(cat: Path, tmp_path: Path) -> None:
+    from risutools.contract.canonical import canonical
+    from risutools.report.review_text import render_review_json
+
+    base = load(doc_path(cat, MOOD))
+    big = tmp_path / "big"
+    big.mkdir()
+    lines = []
+    for i in range(450):
+        d = json.loads(json.dumps(base))
+        d["component_id"] = f"module.risu.186123400.copy-{i}"
+        if i % 3 == 0:
+            d["capabilities"]["requires"].append("hook.not_in_vocabulary")
+        lines.append(canonical(d))
+    (big / "components.ndjson").write_bytes(b"\n".join(lines) + b"\n")
+    (big / "approvals").mkdir()
+    seen: list[tuple[int, int]] = []
+    one = review_catalog(Catalog.open(big), jobs=1)
+    two = review_catalog(Catalog.open(big), jobs=2, progress=lambda d, t: seen.append((d, t)))
+    assert render_review_json(one) == render_review_json(two)
+    assert seen[-1] == (450, 450)
+    assert one.data["counts"]["documents"] == 450
+    assert len(one.data["duplicates"]) == 1  # every copy shares the mood tracker's source

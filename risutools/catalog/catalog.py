@@ -22,7 +22,9 @@ appended, and promotions hold the catalog lock across read-check-write.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +36,7 @@ from risutools.contract.loaders import (
     NDJSON_EXTS,
     YAML_EXTS,
     LoadedDocument,
+    LoadOutcome,
     display_path,
     load_documents,
 )
@@ -92,7 +95,7 @@ class Entry:
 
     def where(self) -> str:
         if self._where is None:
-            name = display_path(self.path)
+            name = _display(self.path, os.getcwd())
             self._where = f"{name}:{self.line}" if self.fmt == "ndjson" and self.line else name
         return self._where
 
@@ -222,6 +225,11 @@ class Catalog:
             self._entries = [e for e in (_entry(ld) for ld in out.documents) if e is not None]
         return self._entries
 
+    def adopt(self, loaded: LoadOutcome) -> None:
+        """Use documents already loaded from the catalog root (review loads once)."""
+        self.load_problems = list(loaded.problems)
+        self._entries = [e for e in (_entry(ld) for ld in loaded.documents) if e is not None]
+
     def by_id(self, component_id: str) -> list[Entry]:
         return [e for e in self.entries() if e.component_id == component_id]
 
@@ -281,6 +289,11 @@ class Catalog:
         for e in self.entries():
             if not statuses or e.review_status in statuses:
                 yield e
+
+
+@functools.lru_cache(maxsize=4096)
+def _display(p: Path, cwd: str) -> str:
+    return display_path(p)
 
 
 def _entry(ld: LoadedDocument) -> Entry | None:

@@ -17,8 +17,11 @@ Nothing is written.  Exit code (CLI): 1 when anything is an error.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from risutools import __version__
@@ -26,9 +29,10 @@ from risutools.catalog.approvals import Approval, load_approvals
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
 from risutools.catalog.packet import NEXT_STEP, used_approvals
-from risutools.contract.loaders import display_path
+from risutools.contract.config import ContractConfig
+from risutools.contract.loaders import LoadedDocument, display_path
 from risutools.contract.transitions import CatalogLog
-from risutools.contract.validate import Result, Verification
+from risutools.contract.validate import Result, RuleFilter, Verification
 from risutools.findings import Finding
 
 REVIEW_FORMAT = "catalog-review-v1"
@@ -65,26 +69,89 @@ def _f(f: Finding) -> dict[str, Any]:
     return f.to_dict()
 
 
-def review_catalog(cat: Catalog, *, sources: str | None = None) -> Review:
-    from risutools.contract.validate import validate_paths
-    from risutools.contract.verify import verify_paths
+ProgressFn = Callable[[int, int], None]  # (documents done, total)
+PARALLEL_MIN = 400  # fewer documents are checked in-process (a pool costs more)
+CHUNK = 250
+
+
+def _validate_chunk(docs: list[LoadedDocument], cfg: ContractConfig) -> list[list[Finding]]:
+    from risutools.contract.validate import validate_document
+
+    return [validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
+                              line_of=ld.line_of) for ld in docs]
+
+
+def _check_documents(cat: Catalog, jobs: int | None, progress: ProgressFn | None
+                     ) -> tuple[Result, list[LoadedDocument]]:
+    """Load the catalog once; every document rule on all cores; MC104 and MC305."""
+    from risutools.contract.loaders import load_documents
+    from risutools.contract.validate import RuleFilter, _catalog_rules, _info
 
     cfg = cat.config
-    validated = validate_paths([cat.root], cfg)
-    src = sources if sources is not None else (str(cfg.sources) if cfg.sources else None)
-    verified = verify_paths([cat.root], src, config=cfg)
+    loaded = load_documents(cat.root, exclude=cfg.exclude)
+    cat.adopt(loaded)
+    docs = loaded.documents
+    result = Result("review", files=loaded.files, skipped=loaded.skipped)
+    result.file_findings = list(loaded.problems)
+    chunks = [docs[i:i + CHUNK] for i in range(0, len(docs), CHUNK)]
+    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    found: list[list[Finding]] = []
+    done = 0
+    if workers > 1 and len(docs) >= PARALLEL_MIN:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(min(workers, len(chunks)),
+                                 mp_context=multiprocessing.get_context("fork")) as pool:
+            for chunk, res in zip(chunks, pool.map(_validate_chunk, chunks,
+                                                   [cfg] * len(chunks)), strict=True):
+                found.extend(res)
+                done += len(chunk)
+                if progress:
+                    progress(done, len(docs))
+    else:
+        for chunk in chunks:
+            found.extend(_validate_chunk(chunk, cfg))
+            done += len(chunk)
+            if progress:
+                progress(done, len(docs))
+    result.documents = [_info(ld, fs) for ld, fs in zip(docs, found, strict=True)]
+    _catalog_rules(docs, result, cfg, RuleFilter())
+    return result, docs
+
+
+def _verify_documents(cat: Catalog, docs: list[LoadedDocument], result: Result,
+                      sources: str | None) -> list[Verification]:
+    """MC202/MC203 for every document (the source store hashed once), into ``result``."""
+    from risutools.contract.validate import DocumentInfo
+    from risutools.contract.verify import SourceStore, _Ctx, _verify_refs
+    from risutools.errors import ConfigError
+
+    src = Path(sources) if sources is not None else cat.config.sources
+    if src is not None and not src.is_dir():
+        raise ConfigError("no-source-store", "source store folder not found", path=str(src))
+    checked = Result("verify")
+    ctx = _Ctx(SourceStore(src), cat.config, RuleFilter(), False, checked)
+    for ld, info in zip(docs, result.documents, strict=True):
+        if not isinstance(ld.doc, dict):
+            continue
+        tmp = DocumentInfo(info.file, info.line, info.component_id, info.component_version,
+                           info.sha256)
+        _verify_refs(ctx, tmp, ld)
+        if tmp.findings:
+            info.findings = sorted(info.findings + tmp.findings, key=Finding.sort_key)
+    return checked.verifications
+
+
+def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None = None,
+                   progress: ProgressFn | None = None) -> Review:
+    validated, docs = _check_documents(cat, jobs, progress)
+    verifications = _verify_documents(cat, docs, validated, sources)
     entries = cat.entries()
     graph = Graph(entries)
     log = cat.log()
     approvals = load_approvals(cat)
     rv = Review(cat.root.name)
-    # digest checks: MC202/MC203 only (MC200/MC201 are in validate's findings already)
-    digest: dict[tuple[str, int | None], list[Finding]] = {}
-    for d in verified.documents:
-        digest[(d.file, d.line)] = [f for f in d.findings if f.rule in ("MC202", "MC203")]
-    for info in validated.documents:
-        info.findings = sorted(info.findings + digest.get((info.file, info.line), []),
-                               key=Finding.sort_key)
     findings: list[Finding] = []  # the review's own (RV-*)
     documents = _documents(validated, entries)
     graph_problems = [{"kind": g.kind, "severity": g.severity, "component_id": g.component_id,
@@ -106,7 +173,7 @@ def review_catalog(cat: Catalog, *, sources: str | None = None) -> Review:
         if a["severity"] in ("error", "warning"):
             findings.append(Finding("RV-APPROVAL", _sev(a["severity"]), a["message"],
                                     file=display_path(cat.root / a["file"])))
-    board = _board(cat, entries, graph, log, approvals, verified.verifications, validated)
+    board = _board(cat, entries, graph, log, approvals, verifications, validated)
     rv.result = Result("review", documents=validated.documents,
                        file_findings=validated.file_findings + findings,
                        files=validated.files, skipped=validated.skipped)
@@ -125,14 +192,14 @@ def review_catalog(cat: Catalog, *, sources: str | None = None) -> Review:
             "signatures": dict(sorted(Counter(a["signature"] for a in appr).items())),
             "unsigned_approvals": sum(1 for a in appr if a["signature"] == "unsigned"),
             "verifications": dict(sorted(Counter(v.status
-                                                 for v in verified.verifications).items())),
+                                                 for v in verifications).items())),
             "ready": sum(1 for b in board if b["ready"]),
         },
         "file_findings": [_f(f) for f in validated.file_findings + findings],
         "documents": documents,
         "verifications": [{"file": v.file, "line": v.line, "component_id": v.component_id,
                            "source": v.source, "status": v.status, "detail": v.detail}
-                          for v in verified.verifications],
+                          for v in verifications],
         "graph": graph_problems, "duplicates": duplicates, "id_collisions": collisions,
         "chain": chain, "approvals": appr, "board": board,
     }
