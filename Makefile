@@ -31,7 +31,7 @@ demo: $(STAMP)
 	printf 'sources: ../../fixtures/sources\ncatalog:\n  allowed_signers: .allowed_signers\n  require_signatures: true\n' > $(DEMO)/.risutools.yaml
 	rm -f build/demo-key build/demo-key.pub && ssh-keygen -q -t ed25519 -N '' -C demo -f build/demo-key
 	echo "demo $$(cut -d' ' -f1,2 build/demo-key.pub)" > $(DEMO)/.allowed_signers
-	$(BIN)/risutools review $(DEMO) -q -f markdown -o build/demo-review.md
+	$(BIN)/risutools review $(DEMO) -q -f html -o build/demo-review.html
 	$(BIN)/risutools promote $(DEMO_CUTTER) --catalog $(DEMO) --to pending_human_review; test $$? -eq 1
 	$(BIN)/risutools approve $(DEMO_CUTTER) --catalog $(DEMO) --action request_review --reviewer demo --sign build/demo-key
 	$(BIN)/risutools promote $(DEMO_CUTTER) --catalog $(DEMO) --to pending_human_review
@@ -42,7 +42,7 @@ demo: $(STAMP)
 	$(BIN)/risutools verify $(DEMO) --sources fixtures/sources
 	$(BIN)/risutools review $(DEMO) -q
 	@echo
-	@echo "demo catalog: $(DEMO)  (replay report: $(DEMO)/replays/*.html; review: build/demo-review.md)"
+	@echo "demo catalog: $(DEMO)  (replay report: $(DEMO)/replays/*.html; review page: build/demo-review.html)"
 
 ## test: lint, type-check and run the test suite
 test: lint typecheck unit

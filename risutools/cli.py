@@ -610,7 +610,7 @@ def review_cmd(
     catalog_dir: str | None = typer.Argument(
         None, metavar="CATALOG", help="Catalog folder (default: found above the current one)."),
     fmt: str = typer.Option("text", "--format", "-f",
-                            help="text | json | markdown | sarif | github"),
+                            help="text | json | markdown | sarif | github | html"),
     sources: str | None = typer.Option(
         None, "--sources", help="Source store folder (default: `sources:` in the config)."),
     output: str | None = typer.Option(None, "--output", "-o", help="Write the report here."),
@@ -622,9 +622,10 @@ def review_cmd(
     """Review a whole catalog (read-only): findings, digests, graph, log, approvals, board."""
     from risutools.catalog.catalog import Catalog
     from risutools.catalog.review import review_catalog
-    from risutools.report import review_text
+    from risutools.report import review_html, review_text
 
-    renderers = {"text": review_text.render_review_text, "json": review_text.render_review_json,
+    renderers = {"html": review_html.render_review_html,
+                 "text": review_text.render_review_text, "json": review_text.render_review_json,
                  "markdown": review_text.render_review_markdown,
                  "sarif": review_text.render_review_sarif,
                  "github": review_text.render_review_github}
