@@ -83,7 +83,7 @@ def bench_review(n: int, tmp: Path) -> None:
 
 
 def bench_promote(tmp: Path, lines: int = 10_000) -> None:
-    from risutools.catalog.approve import approve
+    from risutools.catalog.commands import approve
 
     cat = tmp / "small"
     cat.mkdir()

@@ -531,7 +531,7 @@ def approve_cmd(
     catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
 ) -> None:
     """Write a human approval record naming the document's current base hash."""
-    from risutools.catalog.approve import approve
+    from risutools.catalog.commands import approve
 
     typer.echo(approve(component, action, reviewer, note, sign, catalog))
 
@@ -546,7 +546,7 @@ def promote_cmd(
     catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
 ) -> None:
     """Check every gate of a review-status transition; on success write it (exit 1: refused)."""
-    from risutools.catalog.approve import switch
+    from risutools.catalog.commands import switch
 
     raise typer.Exit(switch(component, to, "status", dry_run, as_json, catalog))
 
@@ -560,7 +560,7 @@ def activate_cmd(
     catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
 ) -> None:
     """Set runtime_status active (approved/promoted, no active conflict, exclusivity)."""
-    from risutools.catalog.approve import switch
+    from risutools.catalog.commands import switch
 
     raise typer.Exit(switch(component, "active", "runtime", dry_run, as_json, catalog, actor))
 
@@ -574,7 +574,7 @@ def deactivate_cmd(
     catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
 ) -> None:
     """Set runtime_status inactive (logged in transitions.ndjson)."""
-    from risutools.catalog.approve import switch
+    from risutools.catalog.commands import switch
 
     raise typer.Exit(switch(component, "inactive", "runtime", dry_run, as_json, catalog, actor))
 
@@ -599,7 +599,7 @@ def packet_cmd(
     catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
 ) -> None:
     """Write a review packet (JSON + Markdown): light or full lane (seed 001)."""
-    from risutools.catalog.packet_cmd import run_packet
+    from risutools.catalog.commands import run_packet
 
     raise typer.Exit(run_packet(component, lane, out, actor, instruction, escalates, queue,
                                 status, limit, catalog))

@@ -17,8 +17,8 @@ from test_catalog_support import (
     run,
 )
 
-from risutools.catalog.approve import approve
 from risutools.catalog.catalog import Catalog
+from risutools.catalog.commands import approve
 from risutools.catalog.packet import WITHHELD, build_packet
 
 

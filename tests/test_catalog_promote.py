@@ -19,8 +19,8 @@ from test_catalog_support import (
     to_promoted,
 )
 
-from risutools.catalog.approve import approve, switch
 from risutools.catalog.catalog import Catalog
+from risutools.catalog.commands import approve, switch
 from risutools.catalog.gates import PROMOTION_GATES, RUNTIME_GATES
 from risutools.catalog.promote import plan
 from risutools.contract import validate_paths
@@ -127,8 +127,21 @@ def test_stale_approval_is_refused(cat: Path) -> None:
     assert "stale approval" in r.stdout
 
 
+def _record_anyway(cat: Path, cid: str, action: str) -> None:
+    """An approval record written without the command (as a script could)."""
+    from risutools.catalog.approvals import build_record, dump_record, record_path
+
+    c = Catalog.open(cat)
+    rec = build_record(c.resolve(cid), action, "kim", "")
+    path = record_path(c, rec)
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(dump_record(rec))
+
+
 def test_approval_of_another_action_does_not_count(cat: Path) -> None:
-    approve(CUTTER, "approve", "kim", "", None, str(cat))
+    r = run("approve", CUTTER, "--action", "approve", "--reviewer", "kim", cwd=cat)
+    assert r.returncode == 2 and "action-not-next" in r.stderr  # not its next step
+    _record_anyway(cat, CUTTER, "approve")
     v = _verdicts(cat, CUTTER, "pending_human_review")
     assert v["approval"][0] == "fail"
 
@@ -146,7 +159,9 @@ def test_dry_run_writes_nothing(cat: Path) -> None:
 
 
 def test_no_command_skips_a_step_or_goes_back(cat: Path) -> None:
-    approve(CUTTER, "promote", "kim", "", None, str(cat))
+    with pytest.raises(ConfigError):
+        approve(CUTTER, "promote", "kim", "", None, str(cat))
+    _record_anyway(cat, CUTTER, "promote")
     v = _verdicts(cat, CUTTER, "promoted")
     assert v["transition"][0] == "fail"
     with pytest.raises(ConfigError):

@@ -22,7 +22,7 @@ from test_catalog_support import (
     run,
 )
 
-from risutools.catalog.approve import approve
+from risutools.catalog.commands import approve
 from risutools.contract import validate_paths
 
 TO = "pending_human_review"

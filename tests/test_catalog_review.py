@@ -20,8 +20,8 @@ from test_catalog_support import (
     to_promoted,
 )
 
-from risutools.catalog.approve import approve, switch
 from risutools.catalog.catalog import Catalog
+from risutools.catalog.commands import approve, switch
 from risutools.catalog.review import review_catalog
 from risutools.report.review_text import (
     render_review_json,

@@ -31,9 +31,9 @@ from risutools.catalog.gates import (
 )
 from risutools.catalog.graph import Graph
 from risutools.catalog.writes import (
-    _conflict,
     append_log,
     catalog_lock,
+    conflict_error,
     current_bytes,
     write_document,
 )
@@ -182,7 +182,7 @@ def execute(cat: Catalog, p: Plan, *, actor: str = "") -> int:
         raw, _ = current_bytes(e)
         grown = _new_lines_for(cat, e.component_id, p.log_size)
         if grown:
-            raise _conflict(e, f"transitions.ndjson {grown}")
+            raise conflict_error(e, f"transitions.ndjson {grown}")
         if p.resume_line is not None:
             write_document(e, raw, p.new_doc)
             return p.resume_line

@@ -45,7 +45,7 @@ def catalog_lock(cat: Catalog) -> Iterator[None]:
         os.close(fd)  # closing releases the flock
 
 
-def _conflict(entry: Entry, detail: str) -> WriteConflict:
+def conflict_error(entry: Entry, detail: str) -> WriteConflict:
     return WriteConflict("changed-since-read", f"{entry.component_id}: {CHANGED} ({detail}); "
                          "read it again and re-run", path=entry.where())
 
@@ -55,7 +55,7 @@ def current_bytes(entry: Entry) -> tuple[bytes, dict[str, Any]]:
     try:
         raw = entry.path.read_bytes()
     except FileNotFoundError:
-        raise _conflict(entry, "the file is gone") from None
+        raise conflict_error(entry, "the file is gone") from None
     except OSError as exc:
         raise RisuError("unreadable-document", f"cannot read: {exc.strerror or exc}",
                         path=str(entry.path)) from None
@@ -69,10 +69,10 @@ def current_bytes(entry: Entry) -> tuple[bytes, dict[str, Any]]:
             except (ValueError, TypeError):
                 break
             if now != entry.base_sha256:
-                raise _conflict(entry, f"base {entry.base_sha256[:19]}…, now {now[:19]}…")
+                raise conflict_error(entry, f"base {entry.base_sha256[:19]}…, now {now[:19]}…")
             return raw, ld.doc
         break
-    raise _conflict(entry, "the document is no longer where it was read")
+    raise conflict_error(entry, "the document is no longer where it was read")
 
 
 def render_document(entry: Entry, raw: bytes, doc: dict[str, Any]) -> bytes:
@@ -96,7 +96,7 @@ def write_document(entry: Entry, raw: bytes, new_doc: dict[str, Any]) -> None:
     try:
         atomic_write(entry.path, data, expect_sha256=file_sha256(raw))
     except WriteConflict:
-        raise _conflict(entry, "the file was rewritten during the write") from None
+        raise conflict_error(entry, "the file was rewritten during the write") from None
     except OSError as exc:
         raise RisuError("unwritable", f"cannot write: {exc.strerror or exc}",
                         path=str(entry.path)) from None

@@ -1,4 +1,4 @@
-"""What the ``approve``, ``promote``, ``activate`` and ``deactivate`` commands do (the CLI
+"""What ``approve``, ``promote``, ``activate``, ``deactivate`` and ``packet`` do (the CLI
 functions only parse options and call these)."""
 
 from __future__ import annotations
@@ -12,13 +12,16 @@ from risutools.catalog.approvals import (
     TARGET_OF,
     build_record,
     dump_record,
+    now_iso,
     record_path,
     sign,
 )
 from risutools.catalog.catalog import Catalog, Entry, find_root
+from risutools.catalog.packet import build_packet, write_packet, write_queue
 from risutools.catalog.promote import Plan, execute, plan
 from risutools.catalog.writes import catalog_lock, write_new_file
-from risutools.errors import WriteConflict
+from risutools.contract.transitions import action_for
+from risutools.errors import ConfigError, WriteConflict
 
 
 def open_for(component: str, catalog: str | None) -> tuple[Catalog, Entry]:
@@ -36,6 +39,10 @@ def approve(component: str, action: str, reviewer: str, note: str, key: str | No
             catalog: str | None) -> str:
     cat, entry = open_for(component, catalog)
     record = build_record(entry, action, reviewer, note)
+    if action_for(entry.review_status, TARGET_OF[action]) != action:
+        raise ConfigError("action-not-next", f"{entry.component_id} is "
+                          f"{entry.review_status or '(no status)'}; {action!r} leads to "
+                          f"{TARGET_OF[action]}, which is not its next step", path=component)
     if key is not None:
         record["signature"] = sign(record, key, cat.settings.namespace)
     with catalog_lock(cat):
@@ -94,3 +101,39 @@ def switch(component: str, to: str, kind: str, dry_run: bool, as_json: bool,
         if done:
             print(done)
     return code
+
+
+def run_packet(component: str | None, lane: str, out: str, actor: str,
+               instruction: str | None, escalates: str | None, queue: str | None,
+               status: str | None, limit: int, catalog: str | None) -> int:
+    if queue is not None:
+        if component is not None:
+            raise ConfigError("usage", "--queue takes no COMPONENT (it selects by --status)")
+        if lane != "light":
+            raise ConfigError("usage", "--queue hands off light packets only (--lane light)")
+        if not status:
+            raise ConfigError("usage", "--queue needs --status (e.g. candidate)")
+        if limit < 1:
+            raise ConfigError("usage", "--limit must be at least 1")
+        cat = Catalog.open(catalog)
+        path, rec = write_queue(cat, Path(queue), status, actor=actor, limit=limit,
+                                when=now_iso())
+        print(f"queued {rec['queued']} light packet(s) of {rec['matched']} {status} "
+              f"component(s) in {queue}; hand-off record {path}"
+              + (f" ({rec['left_out']} left out by --limit)" if rec["left_out"] else ""))
+        return 0
+    if component is None:
+        raise ConfigError("usage", "name a COMPONENT (or use --queue DIR --status S)")
+    if escalates is not None and lane != "full":
+        raise ConfigError("usage", "--escalates names the light task a full packet escalates; "
+                          "use --lane full")
+    cat, entry = open_for(component, catalog)
+    p = build_packet(cat, entry, lane, actor=actor, instruction=instruction,
+                     escalates=escalates)
+    jpath, mpath = write_packet(p, Path(out))
+    extra = ""
+    if p["needs_full_context"]:
+        why = ", ".join(sorted({r["reason"] for r in p["needs_full_context"]}))
+        extra = f"; needs_full_context ({why})"
+    print(f"wrote {jpath} and {mpath} (task {p['task']['id']}, {lane} lane{extra})")
+    return 0
