@@ -61,15 +61,17 @@ def generate(n: int) -> list[bytes]:
     return out
 
 
-def run_child(args: list[str], cwd: Path) -> tuple[float, int, int]:
-    """(wall seconds, exit code, peak RSS in MiB of that child)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def run_child(args: list[str], cwd: Path) -> tuple[float, float, int, int]:
+    """(wall seconds, CPU seconds (user + sys, workers included), exit code, peak RSS in MiB
+    of the largest child so far).  CPU is the figure to compare on a loaded machine."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "risutools", *args], cwd=cwd,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall = time.perf_counter() - t
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, proc.returncode, max(peak, before) // 1024
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return wall, cpu, proc.returncode, r1.ru_maxrss // 1024
 
 
 def bench_review(n: int, tmp: Path) -> None:
@@ -77,9 +79,11 @@ def bench_review(n: int, tmp: Path) -> None:
     cat.mkdir()
     (cat / "components.ndjson").write_bytes(b"\n".join(generate(n)) + b"\n")
     (cat / "approvals").mkdir()
-    wall, rc, rss = run_child(["review", str(cat), "-f", "json"], tmp)
-    print(f"review of {n:,} documents (one process): {wall:.2f} s wall, exit {rc}, "
-          f"peak RSS {rss} MiB")
+    for jobs in ("1", str(os.cpu_count() or 1)):
+        wall, cpu, rc, rss = run_child(["review", str(cat), "-f", "json", "-q", "-j", jobs],
+                                       tmp)
+        print(f"review of {n:,} documents, -j {jobs}: {wall:.2f} s wall, {cpu:.2f} s CPU, "
+              f"exit {rc}, peak RSS {rss} MiB")
 
 
 def bench_promote(tmp: Path, lines: int = 10_000) -> None:
@@ -104,24 +108,26 @@ def bench_promote(tmp: Path, lines: int = 10_000) -> None:
     (cat / "transitions.ndjson").write_text("\n".join(log) + "\n")
     (cat / "approvals").mkdir()
     approve(str(cat / "c.json"), "request_review", "bench", "", None, str(cat))
-    times = []
+    times, cpus = [], []
     for i in range(5):
         work = tmp / f"run{i}"
         shutil.copytree(cat, work)
-        wall, rc, _ = run_child(["promote", doc["component_id"], "--to",
-                                 "pending_human_review"], work)
+        wall, cpu, rc, _ = run_child(["promote", doc["component_id"], "--to",
+                                      "pending_human_review"], work)
         assert rc == 0, rc
         times.append(wall)
+        cpus.append(cpu)
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-c", "pass"], check=True)
     base = time.perf_counter() - t0
     print(f"promote with a {lines:,}-line transitions.ndjson: {statistics.median(times) * 1000:.0f}"
-          f" ms wall end to end (median of 5; python -c pass: {base * 1000:.0f} ms)")
+          f" ms wall, {statistics.median(cpus) * 1000:.0f} ms CPU end to end (median of 5; "
+          f"python -c pass: {base * 1000:.0f} ms wall)")
 
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
-    print(f"cores: {os.cpu_count()}")
+    print(f"cores: {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory(prefix="risutools-bench-review-") as t:
         tmp = Path(t)
         bench_promote(tmp)
