@@ -225,10 +225,13 @@ class Catalog:
             self._entries = [e for e in (_entry(ld) for ld in out.documents) if e is not None]
         return self._entries
 
-    def adopt(self, loaded: LoadOutcome) -> None:
-        """Use documents already loaded from the catalog root (review loads once)."""
+    def adopt(self, loaded: LoadOutcome, hashes: list[str | None] | None = None) -> None:
+        """Use documents already loaded (and hashed) from the catalog root (review loads
+        once)."""
         self.load_problems = list(loaded.problems)
-        self._entries = [e for e in (_entry(ld) for ld in loaded.documents) if e is not None]
+        hs = hashes if hashes is not None else [None] * len(loaded.documents)
+        self._entries = [e for e in (_entry(ld, h) for ld, h in
+                                     zip(loaded.documents, hs, strict=True)) if e is not None]
 
     def by_id(self, component_id: str) -> list[Entry]:
         return [e for e in self.entries() if e.component_id == component_id]
@@ -296,11 +299,11 @@ def _display(p: Path, cwd: str) -> str:
     return display_path(p)
 
 
-def _entry(ld: LoadedDocument) -> Entry | None:
+def _entry(ld: LoadedDocument, known: str | None = None) -> Entry | None:
     if not isinstance(ld.doc, dict) or ld.path is None:
         return None
     try:
-        h = doc_sha256(ld.doc)
+        h = known if known is not None else doc_sha256(ld.doc)
     except (ValueError, TypeError, UnicodeEncodeError, RecursionError):
         return None
     low = ld.path.name.lower()

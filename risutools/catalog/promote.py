@@ -84,13 +84,20 @@ class Plan:
     entry: Entry
     to: str
     new_doc: dict[str, Any]
-    after_sha256: str
     verdicts: list[Verdict]
     log_lines: int  # lines for this component in the log when read
     log_size: int  # bytes of the log when read
     resume_line: int | None = None  # an interrupted transition this run completes
     approval: Approval | None = None
     notes: list[str] = field(default_factory=list)
+    _after: str | None = None
+
+    @property
+    def after_sha256(self) -> str:
+        """The new document's hash (computed when asked: the board never needs it)."""
+        if self._after is None:
+            self._after = doc_sha256(self.new_doc)
+        return self._after
 
     @property
     def ok(self) -> bool:
@@ -139,16 +146,15 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
     log = read_log(cat.root, only=entry.component_id) if log is None else log
     graph = Graph(cat.entries()) if graph is None else graph
     new = new_document(entry.doc, to) if kind == "status" else runtime_document(entry.doc, to)
-    after = doc_sha256(new)
     ctx = GateContext(cat, entry, to, new, log, graph,
                       load_approvals(cat) if approvals is None else approvals)
     ctx.verifications = verifications
     ctx.base_findings = base_findings
-    p = Plan(kind, entry, to, new, after, [], len(_lines(log, entry.component_id)), log.size)
+    p = Plan(kind, entry, to, new, [], len(_lines(log, entry.component_id)), log.size)
     hit = _interrupted(log, entry)
     if hit is not None:
         ln, rec = hit
-        same = rec.get("after_sha256") == after and (
+        same = rec.get("after_sha256") == p.after_sha256 and (
             rec.get("to_status") == to if kind == "status" else rec.get("to_runtime") == to)
         if not same:
             p.verdicts.append(Verdict("interrupted", "fail", (

@@ -32,7 +32,7 @@ from risutools.catalog.packet import NEXT_STEP, used_approvals
 from risutools.contract.config import ContractConfig
 from risutools.contract.loaders import LoadedDocument, display_path
 from risutools.contract.transitions import CatalogLog
-from risutools.contract.validate import Result, RuleFilter, Verification
+from risutools.contract.validate import DocumentInfo, Result, RuleFilter, Verification
 from risutools.findings import Finding
 
 REVIEW_FORMAT = "catalog-review-v1"
@@ -74,28 +74,28 @@ PARALLEL_MIN = 400  # fewer documents are checked in-process (a pool costs more)
 CHUNK = 250
 
 
-def _validate_chunk(docs: list[LoadedDocument], cfg: ContractConfig) -> list[list[Finding]]:
-    from risutools.contract.validate import validate_document
+def _validate_chunk(docs: list[LoadedDocument], cfg: ContractConfig) -> list[DocumentInfo]:
+    """Every document rule, and the canonical hash, of each document (in a worker)."""
+    from risutools.contract.validate import _info, validate_document
 
-    return [validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
-                              line_of=ld.line_of) for ld in docs]
+    return [_info(ld, validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
+                                        line_of=ld.line_of)) for ld in docs]
 
 
 def _check_documents(cat: Catalog, jobs: int | None, progress: ProgressFn | None
                      ) -> tuple[Result, list[LoadedDocument]]:
     """Load the catalog once; every document rule on all cores; MC104 and MC305."""
     from risutools.contract.loaders import load_documents
-    from risutools.contract.validate import RuleFilter, _catalog_rules, _info
+    from risutools.contract.validate import RuleFilter, _catalog_rules
 
     cfg = cat.config
     loaded = load_documents(cat.root, exclude=cfg.exclude)
-    cat.adopt(loaded)
     docs = loaded.documents
     result = Result("review", files=loaded.files, skipped=loaded.skipped)
     result.file_findings = list(loaded.problems)
     chunks = [docs[i:i + CHUNK] for i in range(0, len(docs), CHUNK)]
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
-    found: list[list[Finding]] = []
+    found: list[DocumentInfo] = []
     done = 0
     if workers > 1 and len(docs) >= PARALLEL_MIN:
         import multiprocessing
@@ -115,7 +115,8 @@ def _check_documents(cat: Catalog, jobs: int | None, progress: ProgressFn | None
             done += len(chunk)
             if progress:
                 progress(done, len(docs))
-    result.documents = [_info(ld, fs) for ld, fs in zip(docs, found, strict=True)]
+    result.documents = found
+    cat.adopt(loaded, [info.sha256 for info in found])
     _catalog_rules(docs, result, cfg, RuleFilter())
     return result, docs
 
