@@ -99,6 +99,19 @@ _locks: dict[str, tuple[threading.RLock, Any]] = {}
 _locks_guard = threading.Lock()
 
 
+def _forget_locks_in_child() -> None:
+    """A forked child holds none of its parent's locks: it builds its own lock objects
+    (a ``filelock`` object inherited across fork refuses to be used, rightly)."""
+    global _locks_guard, _swept_guard, _live_guard
+    _locks.clear()
+    _locks_guard = threading.Lock()
+    _swept_guard = threading.Lock()  # another thread may have held these at the fork
+    _live_guard = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_locks_in_child)
+
+
 def lock_file_for(path: str | os.PathLike[str]) -> Path:
     """The lock file guarding writes to ``path``: one per folder, ``<folder>/.risutools.lock``."""
     return Path(path).parent / LOCK_NAME

@@ -30,7 +30,10 @@ def base_catalog(tmp_factory: pytest.TempPathFactory) -> Path:
 
         out = tmp_factory.mktemp("base") / "cat"
         out.mkdir()
-        shutil.copytree(FIXTURES / "notes", out / "notes")
+        # only the cutter has curator notes: the others keep their MC600 findings (narrative
+        # incomplete), which the gate, packet and review tests rely on
+        (out / "notes").mkdir()
+        shutil.copy(FIXTURES / "notes" / f"{CUTTER}.yaml", out / "notes")
         res = ingest(FIXTURES / "sources", out, lang="ko", jobs=1, use_cache=False)
         assert res.ok
         run_component(out / f"{CUTTER}.json", FIXTURES / "replay" / "anchor-edit.yaml",
