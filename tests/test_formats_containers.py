@@ -305,7 +305,7 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
         def denied(*_a: object, **_k: object) -> None:
             raise PermissionError(13, "Permission denied")
 
-        monkeypatch.setattr(reader_mod, "open", denied, raising=False)
+        monkeypatch.setattr(reader_mod.os, "open", denied)
     with pytest.raises(FormatError) as ei:
         read_path(p)
     assert ei.value.code == "unreadable"

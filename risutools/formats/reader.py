@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from risutools.errors import FormatError
-from risutools.formats import charx, exports, risup, rpack
-from risutools.formats.jsonsafe import loads_object, top_level_keys
+from risutools.formats import charx, exports, jsonscan, risup, rpack
+from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly, AssetInfo, Module, SourceInfo
 from risutools.formats.risum import MAGIC, read_risum_stream
 from risutools.fsio import sha256_stream
@@ -45,23 +45,55 @@ _BY_EXTENSION = {
 _CHUNK = 1 << 20
 
 
-def _open(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
+def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
+    """Open ``path`` for reading only if it is a regular file; return (file, size).
+
+    The path is opened first, without following a final symlink to anything but
+    what it names, with ``O_NONBLOCK`` (a FIFO or a device opens at once instead
+    of blocking), and the *opened descriptor* is checked with ``fstat``: no
+    window between the check and the read (no TOCTOU), and a symlink to
+    ``/dev/zero``, a FIFO, a socket or a folder is refused in one line.
+    """
     p = os.fspath(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:
-        st = os.stat(p)
+        fd = os.open(p, flags)
     except FileNotFoundError:
         raise FormatError("not-found", "no such file", path=str(p)) from None
-    except OSError as exc:
-        raise FormatError("unreadable", f"cannot stat: {exc.strerror}", path=str(p)) from None
-    if stat.S_ISDIR(st.st_mode):
-        raise FormatError("not-a-file", "is a directory, not a file", path=str(p))
-    if not stat.S_ISREG(st.st_mode):
-        raise FormatError("not-a-file", "is not a regular file", path=str(p))
-    try:
-        fp = open(p, "rb")  # noqa: SIM115 - returned to the caller, who closes it
+    except IsADirectoryError:
+        raise FormatError("not-a-file", "is a directory, not a file", path=str(p)) from None
     except OSError as exc:
         raise FormatError("unreadable", f"cannot open: {exc.strerror}", path=str(p)) from None
-    return fp, os.fstat(fp.fileno()).st_size
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise FormatError("not-a-file", "is a directory, not a file", path=str(p))
+        if not stat.S_ISREG(st.st_mode):
+            raise FormatError("not-a-file", f"is not a regular file ({_kind(st.st_mode)})",
+                              path=str(p))  # fmt: skip
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)  # a regular file: ordinary reads from here on
+        fp = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fp, st.st_size
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+_open = open_regular
 
 
 def _is_printable(b: int) -> bool:
@@ -95,7 +127,7 @@ def _detect_open(fp: BinaryIO, size: int) -> str | None:
         fp.seek(0)
         peek = fp.read(JSON_PEEK)
         text = peek.decode("utf-8", errors="replace")
-        fmt = exports.classify(top_level_keys(text))
+        fmt = exports.classify(jsonscan.top_level_keys(text))
         if fmt is None and size > JSON_PEEK:
             fp.seek(max(0, size - 512))
             tail = fp.read(512).decode("utf-8", errors="replace")
@@ -262,6 +294,7 @@ def _read_charx(fp: BinaryIO, size: int, p: str, fmt: str, with_assets: bool) ->
 
 def _read_json(fp: BinaryIO, size: int, p: str, fmt: str) -> Module:
     raw, digest = _HashingFile.read_all(fp, size, MAX_JSON_BYTES, "JSON file")
+    jsonscan.precheck(raw, where="JSON", what="JSON export")
     obj = loads_object(raw, where="JSON", what="JSON export")
     actual = exports.classify_object(obj)
     if actual is None:
