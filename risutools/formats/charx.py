@@ -47,8 +47,11 @@ RATIO_FLOOR = 1024 * 1024
 MAX_MEMBERS = 65535
 #: largest central directory accepted (bounds the entries parsed)
 MAX_CD_BYTES = 4 * 1024 * 1024
-#: bound on all card assets ``unpack`` inflates together (also <= 1 MiB + 200x the file)
+#: bound on all card assets ``unpack`` inflates together (and held in memory):
+#: min(MAX_TOTAL_BYTES, TOTAL_FLOOR + TOTAL_RATIO x the file size)
 MAX_TOTAL_BYTES = 1024 * 1024 * 1024
+TOTAL_FLOOR = 16 * 1024 * 1024
+TOTAL_RATIO = 4
 #: compression methods read: 0 stored, 8 deflate (all RisuAI writes or reads)
 METHODS = {0: "stored", 8: "deflate"}
 #: names of other methods, for the refusal message
@@ -505,11 +508,12 @@ def iter_card_assets(fp: BinaryIO) -> Iterator[tuple[str, bytes | None, str]]:
     """Yield (member name, bytes or None if refused, reason) for members under ``assets/``.
 
     Besides the per-member bounds, all members together inflate to at most
-    ``min(MAX_TOTAL_BYTES, RATIO_FLOOR + MAX_RATIO * file size)``; members past
+    ``min(MAX_TOTAL_BYTES, TOTAL_FLOOR + TOTAL_RATIO * file size)`` (card assets
+    are images and sounds, stored or barely compressed); members past
     that budget are refused (``zip-total-too-large``), so memory stays bounded.
     """
     size = fp.seek(0, 2)
-    total_bound = min(MAX_TOTAL_BYTES, RATIO_FLOOR + MAX_RATIO * size)
+    total_bound = min(MAX_TOTAL_BYTES, TOTAL_FLOOR + TOTAL_RATIO * size)
     over = f"zip-total-too-large: card assets together inflate past {total_bound} bytes"
     budget = total_bound
     zf = open_zip(fp)

@@ -30,6 +30,8 @@ IV = bytes(12)
 MAX_INFLATED_BYTES = 64 * 1024 * 1024
 MAX_FILE_BYTES = 64 * 1024 * 1024
 GZIP_MAGIC = b"\x1f\x8b"
+#: deepest nesting of a preset (as JSON's bound)
+MAX_DEPTH = 200
 
 
 def compression_of(head: bytes) -> str | None:
@@ -83,9 +85,103 @@ def peek(data: bytes) -> bool:
     return b"pres" in out or b"presetVersion" in out
 
 
+#: most msgpack values (containers, keys and scalars) in one envelope or preset
+MAX_MSGPACK_ITEMS = 1_000_000
+
+# type byte -> bytes that follow it (nil, bools, numbers, fixext)
+_FIXED = {
+    0xC0: 0, 0xC2: 0, 0xC3: 0, 0xCA: 4, 0xCB: 8, 0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8,
+    0xD0: 1, 0xD1: 2, 0xD2: 4, 0xD3: 8, 0xD4: 2, 0xD5: 3, 0xD6: 5, 0xD7: 9, 0xD8: 17,
+}  # fmt: skip
+# type byte -> bytes of its length field (bin, str, ext)
+_LENGTH = {0xC4: 1, 0xC5: 2, 0xC6: 4, 0xD9: 1, 0xDA: 2, 0xDB: 4, 0xC7: 1, 0xC8: 2, 0xC9: 4}
+_EXT_LEN = (0xC7, 0xC8, 0xC9)
+_ARRAY = {0xDC: 2, 0xDD: 4}
+_MAP = {0xDE: 2, 0xDF: 4}
+
+
+def msgpack_shape(data: bytes, what: str) -> None:
+    """Walk one msgpack value without building it: bounded count, depth and lengths.
+
+    Linear in the values walked and stops at :data:`MAX_MSGPACK_ITEMS`; every
+    declared length (string, binary, array, map) is checked against the bytes
+    left, so no container can ask for more slots than the data could fill.
+    Raises ``too-large``, ``json-too-deep`` or ``risup-not-msgpack``.
+    """
+    n = len(data)
+    p = 0
+    items = 0
+    stack: list[int] = []  # values still expected by each open container
+    expected = 1
+    while expected:
+        if p >= n:
+            raise FormatError("risup-not-msgpack", f"{what} is truncated (at byte {p})")
+        items += 1
+        if items > MAX_MSGPACK_ITEMS:
+            raise FormatError(
+                "too-large", f"{what} holds more than {MAX_MSGPACK_ITEMS} msgpack values"
+            )
+        b = data[p]
+        p += 1
+        expected -= 1
+        count = -1
+        if b <= 0x7F or b >= 0xE0:
+            pass
+        elif b <= 0x8F:
+            count = 2 * (b & 0x0F)
+        elif b <= 0x9F:
+            count = b & 0x0F
+        elif b <= 0xBF:
+            p += b & 0x1F
+        elif b in _FIXED:
+            p += _FIXED[b]
+        elif b in _LENGTH:
+            k = _LENGTH[b]
+            size = int.from_bytes(data[p : p + k], "big")
+            p += k + size + (1 if b in _EXT_LEN else 0)
+        elif b in _ARRAY or b in _MAP:
+            k = _ARRAY.get(b) or _MAP[b]
+            count = int.from_bytes(data[p : p + k], "big") * (2 if b in _MAP else 1)
+            p += k
+        else:
+            raise FormatError(
+                "risup-not-msgpack", f"{what} is not valid msgpack (byte 0x{b:02x} at {p - 1})"
+            )
+        if p > n:
+            raise FormatError("risup-not-msgpack", f"{what} is truncated (a length at {p})")
+        if count > 0:
+            if count > n - p:
+                raise FormatError(
+                    "risup-not-msgpack",
+                    f"{what} declares a container of {count} values with {n - p} bytes left",
+                )
+            stack.append(expected)
+            if len(stack) > MAX_DEPTH:
+                raise FormatError("json-too-deep", f"{what} nests deeper than {MAX_DEPTH} levels")
+            expected = count
+        while not expected and stack:
+            expected = stack.pop()
+    if p != n:
+        raise FormatError(
+            "risup-not-msgpack", f"{what} is not valid msgpack: {n - p} extra bytes at {p}"
+        )
+
+
 def _unpack(data: bytes, what: str) -> Any:
+    """Decode msgpack after :func:`msgpack_shape` bounded it (msgpack's own limits too)."""
+    msgpack_shape(data, what)
+    n = len(data)
     try:
-        return msgpack.unpackb(data, raw=False, strict_map_key=False)
+        return msgpack.unpackb(
+            data,
+            raw=False,
+            strict_map_key=False,
+            max_str_len=n,
+            max_bin_len=n,
+            max_array_len=min(n, MAX_MSGPACK_ITEMS),
+            max_map_len=min(n, MAX_MSGPACK_ITEMS),
+            max_ext_len=n,
+        )
     except Exception as exc:  # msgpack raises many types (ExtraData, FormatError, ValueError)
         raise FormatError("risup-not-msgpack", f"{what} is not valid msgpack: {exc}") from None
 
@@ -131,8 +227,6 @@ def decode_preset(blob: bytes, *, rpacked: bool) -> dict[str, Any]:
     assert isinstance(out, dict)
     return out
 
-
-MAX_DEPTH = 200
 
 
 def _jsonable(value: Any, depth: int) -> Any:
