@@ -1,11 +1,12 @@
 """Linear scans over untrusted JSON text: export detection and a pre-parse bound.
 
-Every scan here is linear in its input, whatever the input: a string literal is
-matched by a pattern that *always* succeeds once it has seen the opening quote
-(it ends at the closing quote, or at the end of the text when the string is
-unterminated), so the regex engine never retries from inside a string.  This is
-what makes an unterminated string full of ``\\"`` cost one pass instead of one
-pass per quote (the quadratic case of issue 8).
+Every scan here is linear in its input, with bounded memory, whatever the input.
+Escape pairs (``\\\\`` and ``\\"``) are first replaced by two neutral bytes (a
+C-speed ``replace``, offsets unchanged); what is left of the quotes then delimits
+strings exactly, so a string is matched as quote, non-quotes, quote: no regex
+ever retries from inside a string (the quadratic case of issue 8: an
+unterminated string full of ``\\"``), and none keeps backtracking state per
+escape (a 2 MiB string of escapes cost 160 MB that way).
 
 * :func:`top_level_keys` — the top-level keys (and string values) of a possibly
   truncated object text; used by detection on a bounded peek.
@@ -28,22 +29,26 @@ MAX_JSON_CONTAINERS = 1_000_000
 #: most values (and keys) accepted in one JSON text (real modules: < 100 000)
 MAX_JSON_VALUES = 2_000_000
 
-# A string literal: always matches from its opening quote, to the closing quote or
-# to the end of the text (unterminated; a lone trailing backslash included).
-_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)'
-_STRING_RE_B = re.compile(_STRING.encode("ascii"), re.DOTALL)
-_TOKEN_RE = re.compile(_STRING + r"|[\[\]{}:,]", re.DOTALL)
+# After :func:`_neutral` every remaining quote is a string delimiter, so a string is
+# a quote, a run of non-quotes and a quote: one character class, which the regex
+# engine walks without backtracking state (a group repeated per escape keeps a
+# backtracking mark per repetition: memory linear in the string, with a large
+# constant), and splitting on quotes separates strings from the rest.
+_TOKEN = re.compile(r'"[^"]*"?|[\[\]{}:,]')
+_CHUNK = 1 << 20
 
 
-def _terminated(tok: str | bytes) -> bool:
-    """True if a matched string token ends with its own closing quote."""
-    b = tok.encode("utf-8", "surrogatepass") if isinstance(tok, str) else tok
-    if len(b) < 2 or not b.endswith(b'"'):
-        return False
-    # the closing quote is escaped when an odd run of backslashes precedes it
-    body = b[1:-1]
-    run = len(body) - len(body.rstrip(b"\\"))
-    return run % 2 == 0
+def _neutral(text: bytes) -> bytes:
+    """``text`` with every escape pair ``\\\\`` and ``\\"`` replaced by two neutral bytes.
+
+    Escapes pair up left to right, exactly as ``bytes.replace`` scans, so what is
+    left of the quotes delimits strings; offsets are unchanged.
+    """
+    return text.replace(b"\\\\", b"__").replace(b'\\"', b"__")
+
+
+def _neutral_str(text: str) -> str:
+    return text.replace("\\\\", "__").replace('\\"', "__")
 
 
 def top_level_keys(text: str, limit: int = 64) -> dict[str, str | None]:
@@ -57,29 +62,18 @@ def top_level_keys(text: str, limit: int = 64) -> dict[str, str | None]:
     start = text.find("{")
     if start < 0:
         return out
+    plain = _neutral_str(text)
     depth = 0
     key: str | None = None  # the depth-1 key whose value comes next
     state = "key"  # depth 1: expecting "key" -> "colon" -> "value" -> "comma"
-    for m in _TOKEN_RE.finditer(text, start):
-        tok = m.group()
-        c = tok[0]
-        if c == "{" or c == "[":
-            depth += 1
-            if depth == 2 and state == "value":
-                state = "comma"
-            continue
-        if c == "}" or c == "]":
-            depth -= 1
-            if depth <= 0:
-                break
-            continue
-        if depth != 1:
-            if c == '"' and not _terminated(tok):
-                break
-            continue
+    for m in _TOKEN.finditer(plain, start):
+        c = plain[m.start()]
         if c == '"':
-            if not _terminated(tok):
-                break
+            if m.end() - m.start() < 2 or plain[m.end() - 1] != '"':
+                break  # unterminated: the peek ends inside a string
+            if depth != 1:
+                continue
+            tok = text[m.start() : m.end()]
             if state == "key":
                 key = _unquote(tok)
                 out[key] = None
@@ -89,11 +83,20 @@ def top_level_keys(text: str, limit: int = 64) -> dict[str, str | None]:
             elif state == "value" and key is not None:
                 out[key] = _unquote(tok)
                 state = "comma"
-        elif c == ":":
-            state = "value" if state == "colon" else state
-        elif c == ",":
-            state = "key"
-            key = None
+        elif c == "{" or c == "[":
+            depth += 1
+            if depth == 2 and state == "value":
+                state = "comma"
+        elif c == "}" or c == "]":
+            depth -= 1
+            if depth <= 0:
+                break
+        elif depth == 1:
+            if c == ":":
+                state = "value" if state == "colon" else state
+            else:  # ","
+                state = "key"
+                key = None
     return out
 
 
@@ -117,42 +120,60 @@ def _line_col(raw: bytes, at: int) -> tuple[int, int]:
     return line, col
 
 
+def _outside_strings(plain: bytes) -> tuple[int, int]:
+    """(containers, values) counted outside strings, 1 MiB at a time (bounded memory).
+
+    Stops early once a bound is passed.  ``plain`` has an even number of quotes.
+    """
+    containers = values = 0
+    pos, n = 0, len(plain)
+    while pos < n:  # ``pos`` is always outside a string
+        end = min(n, pos + _CHUNK)
+        if plain.count(b'"', pos, end) % 2:  # the chunk ends inside a string: finish it
+            end = plain.find(b'"', end) + 1
+        part = b"".join(plain[pos:end].split(b'"')[0::2])  # the even pieces: outside strings
+        c = part.count(b"[") + part.count(b"{")
+        containers += c
+        values += c + part.count(b",") + part.count(b":")
+        if containers > MAX_JSON_CONTAINERS or values >= MAX_JSON_VALUES:
+            break
+        pos = end
+    return containers, values + 1
+
+
 def precheck(raw: bytes, *, where: str, what: str = "JSON") -> None:
-    """Refuse, in linear time, JSON text that would make parsing slow or huge.
+    """Refuse, in linear time and bounded memory, JSON that would parse slowly or huge.
 
     ``raw`` is the UTF-8 text as bytes (``"`` and ``\\`` never occur inside a
     multi-byte sequence, so no decoding is needed).  Raises ``not-json`` for a
-    string left unterminated at the end of the text (the only place one can be),
-    and ``too-large`` past the container or value bound.  Text that passes is
-    handed to the safe loader unchanged.
+    string left unterminated (an odd number of unescaped quotes: the last one
+    opens it), and ``too-large`` past :data:`MAX_JSON_CONTAINERS` or
+    :data:`MAX_JSON_VALUES`.  Text that passes goes to the safe loader unchanged,
+    with every string terminated, so no later scan can meet the quadratic case.
     """
-    if raw.count(b'"') == 0:
-        stripped = raw
-    else:
-        stripped = _STRING_RE_B.sub(b'""', raw)
-        if stripped.rstrip(b" \t\r\n").endswith(b'"'):  # ends on a string: terminated?
-            last = None
-            for m in _STRING_RE_B.finditer(raw):
-                last = m
-            if last is not None and not _terminated(last.group()):
-                line, col = _line_col(raw, last.start())
-                raise FormatError(
-                    "not-json",
-                    f"{what} is not valid JSON: Unterminated string starting at "
-                    f"line {line} column {col}",
-                    where=where,
-                )
-    containers = stripped.count(b"[") + stripped.count(b"{")
+    plain = _neutral(raw)
+    if plain.count(b'"') % 2:
+        at = plain.rfind(b'"')
+        line, col = _line_col(raw, at)
+        raise FormatError(
+            "not-json",
+            f"{what} is not valid JSON: Unterminated string starting at line {line} column {col}",
+            where=where,
+        )
+    containers = plain.count(b"[") + plain.count(b"{")  # upper bounds: strings included
+    values = containers + plain.count(b",") + plain.count(b":") + 1
+    if containers > MAX_JSON_CONTAINERS or values > MAX_JSON_VALUES:
+        containers, values = _outside_strings(plain)  # the exact counts
+    del plain
     if containers > MAX_JSON_CONTAINERS:
         raise FormatError(
             "too-large",
-            f"{what} holds {containers} arrays/objects; the bound is {MAX_JSON_CONTAINERS}",
+            f"{what} holds more than {MAX_JSON_CONTAINERS} arrays/objects (the bound)",
             where=where,
         )
-    values = containers + stripped.count(b",") + stripped.count(b":") + 1
     if values > MAX_JSON_VALUES:
         raise FormatError(
             "too-large",
-            f"{what} holds about {values} values; the bound is {MAX_JSON_VALUES}",
+            f"{what} holds more than {MAX_JSON_VALUES} values (the bound)",
             where=where,
         )
