@@ -124,7 +124,7 @@ def test_cli_inspect_gives_one_line_per_hostile_file(corpus: Path) -> None:
     assert got.stdout == ""
     lines = got.stderr.splitlines()
     assert len(lines) == len(files), got.stderr[-3000:]
-    for path, line in zip(files, lines):
+    for path, line in zip(files, lines, strict=True):
         code = EXPECTED[Path(path).name]
         assert line.startswith(f"risutools: {path}: ") and f"{code}: " in line, line
         assert "Traceback" not in line

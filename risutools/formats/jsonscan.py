@@ -24,10 +24,10 @@ import re
 
 from risutools.errors import FormatError
 
-#: most arrays + objects accepted in one JSON text (real modules: < 20 000)
-MAX_JSON_CONTAINERS = 1_000_000
-#: most values (and keys) accepted in one JSON text (real modules: < 100 000)
-MAX_JSON_VALUES = 2_000_000
+#: most arrays + objects accepted in one JSON text (the real corpus: < 200 in a file)
+MAX_JSON_CONTAINERS = 500_000
+#: most values (and keys) accepted in one JSON text (the real corpus: < 1 000 in a file)
+MAX_JSON_VALUES = 1_000_000
 
 # After :func:`_neutral` every remaining quote is a string delimiter, so a string is
 # a quote, a run of non-quotes and a quote: one character class, which the regex
