@@ -33,13 +33,13 @@ import struct
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from risutools.errors import FormatError
 from risutools.formats import jsonscan
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly
-from risutools.formats.risum import RisumContents, read_risum_bytes
+from risutools.formats.risum import RisumContents, read_risum_stream
 
 MAX_MEMBER_BYTES = 50 * 1024 * 1024
 MAX_RATIO = 200
@@ -386,6 +386,54 @@ def read_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES) -> byt
         raise FormatError("zip-invalid", f"cannot read: {exc}", where=where) from None
 
 
+class MemberReader:
+    """A forward-only file over a member's inflated bytes (``read``, ``readinto``, ``seek``).
+
+    Lets the ``.risum`` reader parse ``module.risum`` straight from the inflating
+    stream: the member is never held whole in memory.  ``finish`` inflates what
+    is left, so the CRC-32 and size checks of :func:`iter_member` always run.
+    """
+
+    def __init__(self, pieces: Iterator[bytes]) -> None:
+        self._it = pieces
+        self._buf = b""
+        self._off = 0
+
+    def read(self, n: int = -1) -> bytes:
+        parts: list[bytes] = []
+        need = n if n >= 0 else 1 << 62
+        while need > 0:
+            if self._off >= len(self._buf):
+                nxt = next(self._it, None)
+                if nxt is None:
+                    break
+                self._buf, self._off = nxt, 0
+            take = self._buf[self._off : self._off + need]
+            self._off += len(take)
+            need -= len(take)
+            parts.append(take)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def readinto(self, buf: Any) -> int:
+        data = self.read(len(buf))
+        buf[: len(data)] = data
+        return len(data)
+
+    def seek(self, offset: int, whence: int = 1) -> int:
+        if whence != 1 or offset < 0:
+            raise OSError("a ZIP member stream only seeks forward")
+        while offset > 0:
+            got = len(self.read(min(offset, _STEP_OUT)))
+            if not got:
+                break
+            offset -= got
+        return 0
+
+    def finish(self) -> None:
+        for _ in self._it:
+            pass
+
+
 def member_sha256(fp: BinaryIO, name: str) -> str | None:
     """SHA-256 of the member called ``name``, streamed under the same bounds.
 
@@ -456,9 +504,16 @@ def read_charx(fp: BinaryIO, *, with_assets: bool = False) -> CharxContents:
         module: RisumContents | None = None
         mod_info = _member(zf, MODULE)
         if mod_info is not None:
-            module = read_risum_bytes(
-                read_member(zf, mod_info), with_assets=with_assets, where=f"{MODULE}: "
-            )
+            stream = MemberReader(iter_member(zf, mod_info))
+            try:
+                module = read_risum_stream(
+                    cast(BinaryIO, stream), mod_info.file_size, with_assets=with_assets,
+                    where=f"{MODULE}: ",
+                )  # fmt: skip
+            except FormatError:
+                stream.finish()  # a damaged or bombed member is the error to report
+                raise
+            stream.finish()  # the rest is inflated too: CRC-32 and size are checked
             anomalies.extend(module.anomalies)
             module.anomalies = []
     return CharxContents(card=card, module=module, anomalies=anomalies)
