@@ -7,6 +7,12 @@ RisuAI writes gzip (fflate ``compressSync``) and reads with fflate
 there; the same rule is used here (from the magic bytes), with an output bound.
 AES-256-GCM: key = SHA-256(b"risupreset"), IV = 12 zero bytes, 16-byte tag at the end.
 Older files name the field ``pres``.
+
+Both msgpack values (the envelope and the decrypted preset) are walked by
+:func:`msgpack_shape` before msgpack builds them: at most ``MAX_MSGPACK_ITEMS``
+values, ``MAX_DEPTH`` levels, and no declared length past the bytes left, so the
+objects built stay within a known memory bound (an array of 60 M empty maps in a
+58 KB file is refused after a million values, not decoded into 4 GB).
 """
 
 from __future__ import annotations
@@ -100,10 +106,10 @@ _ARRAY = {0xDC: 2, 0xDD: 4}
 _MAP = {0xDE: 2, 0xDF: 4}
 
 
-def msgpack_shape(data: bytes, what: str) -> None:
+def msgpack_shape(data: bytes, what: str, max_items: int = MAX_MSGPACK_ITEMS) -> None:
     """Walk one msgpack value without building it: bounded count, depth and lengths.
 
-    Linear in the values walked and stops at :data:`MAX_MSGPACK_ITEMS`; every
+    Linear in the values walked and stops at ``max_items``; every
     declared length (string, binary, array, map) is checked against the bytes
     left, so no container can ask for more slots than the data could fill.
     Raises ``too-large``, ``json-too-deep`` or ``risup-not-msgpack``.
@@ -117,10 +123,8 @@ def msgpack_shape(data: bytes, what: str) -> None:
         if p >= n:
             raise FormatError("risup-not-msgpack", f"{what} is truncated (at byte {p})")
         items += 1
-        if items > MAX_MSGPACK_ITEMS:
-            raise FormatError(
-                "too-large", f"{what} holds more than {MAX_MSGPACK_ITEMS} msgpack values"
-            )
+        if items > max_items:
+            raise FormatError("too-large", f"{what} holds more than {max_items} msgpack values")
         b = data[p]
         p += 1
         expected -= 1
