@@ -339,7 +339,8 @@ def bench_linear() -> None:
         cases.append(("detection key scan, same input", n,
                       best(lambda text=text: jsonscan.top_level_keys(text), 3)))  # fmt: skip
     for n in (4 * MIB, 16 * MIB):
-        valid = b'{"type": "risuModule", "x": [' + b'"a\\"b",' * (n // 7) + b'""]}'
+        unit = b'"' + b'a\\"' * 20 + b'",'  # 20 escapes a value, under the value bound
+        valid = b'{"type": "risuModule", "x": [' + unit * (n // len(unit)) + b'""]}'
         cases.append(("JSON precheck, valid escapes", n,
                       best(lambda valid=valid: jsonscan.precheck(valid, where=""), 3)))  # fmt: skip
     for k in (200_000, 800_000):
