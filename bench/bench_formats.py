@@ -281,6 +281,12 @@ def _limit_inputs() -> dict[str, bytes]:
     sealed = risup.AESGCM(risup.KEY).encrypt(risup.IV, preset, None)
     env = msgpack.packb({"presetVersion": 2, "type": "preset", "preset": sealed})
     out["risup-at-limit.risup"] = rpack.encode(gzip.compress(env, compresslevel=1, mtime=0))
+    # .risup: one incompressible binary filling the 64 MiB file bound
+    blob = rnd.randbytes(risup.MAX_FILE_BYTES - 4 * MIB)
+    sealed = risup.AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb({"b": blob}), None)
+    env = msgpack.packb({"presetVersion": 2, "type": "preset", "preset": sealed})
+    out["risup-binary-at-limit.risup"] = rpack.encode(gzip.compress(env, compresslevel=1,
+                                                                    mtime=0))  # fmt: skip
     return out
 
 

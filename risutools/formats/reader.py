@@ -227,7 +227,9 @@ def _read_open(fp: BinaryIO, size: int, p: str, with_assets: bool) -> list[Modul
         return _read_charx(fp, size, p, fmt, with_assets)
     if fmt in ("risup", "risupreset"):
         blob, digest = _HashingFile.read_all(fp, size, risup.MAX_FILE_BYTES, "preset file")
-        preset = risup.decode_preset(blob, rpacked=fmt == "risup")
+        box = [blob]  # handed over: no reference stays here while the preset is decoded
+        del blob
+        preset = risup.decode_preset_owned(box, rpacked=fmt == "risup")
         return [
             Module(
                 data=preset,

@@ -192,11 +192,22 @@ def _unpack(data: bytes, what: str) -> Any:
 
 def decode_preset(blob: bytes, *, rpacked: bool) -> dict[str, Any]:
     """Return the decrypted preset object from the bytes of a .risup(preset) file."""
+    return decode_preset_owned([blob], rpacked=rpacked)
+
+
+def decode_preset_owned(box: list[bytes], *, rpacked: bool) -> dict[str, Any]:
+    """:func:`decode_preset` taking the bytes out of ``box``: the caller keeps no reference,
+    so every stage's input is freed as soon as the next stage exists (peak: about 3x
+    the inflated size instead of 5x)."""
+    blob = box.pop()
     if len(blob) > MAX_FILE_BYTES:
         raise FormatError("too-large", f"preset file over {MAX_FILE_BYTES} bytes")
     if rpacked:
         blob = rpack.decode(blob)
-    envelope = _unpack(inflate(blob), "preset envelope")
+    inflated = inflate(blob)
+    del blob  # each stage's input is dropped as soon as the next exists (memory bound)
+    envelope = _unpack(inflated, "preset envelope")
+    del inflated
     if not isinstance(envelope, dict):
         raise FormatError("risup-bad-structure", "preset envelope is not a map")
     if envelope.get("type") != "preset":
@@ -219,12 +230,14 @@ def decode_preset(blob: bytes, *, rpacked: bool) -> dict[str, Any]:
         raise FormatError("risup-decrypt-failed", "encrypted preset is shorter than its tag")
     try:
         plain = AESGCM(KEY).decrypt(IV, bytes(sealed), None)
+        del sealed, envelope
     except InvalidTag:
         raise FormatError(
             "risup-decrypt-failed",
             "AES-GCM authentication failed (corrupted, or encrypted with another key)",
         ) from None
     preset = _unpack(plain, "decrypted preset")
+    del plain
     if not isinstance(preset, dict):
         raise FormatError("risup-bad-structure", "decrypted preset is not a map")
     out = _jsonable(preset, 0)
