@@ -312,3 +312,35 @@ def test_crc_helper_used_by_the_fixture_builder_matches_zlib() -> None:
     out = zlib.decompressobj(-15).decompress(stream)
     assert out == b"head" + b"unit-" * 100 * 50 and size == len(out)
     assert crc == zlib.crc32(out)
+
+
+def test_the_opened_descriptor_is_what_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A path swapped for a FIFO after the first look: the open does not block, fstat refuses."""
+    import risutools.formats.reader as reader_mod
+
+    regular = tmp_path / "regular.risum"
+    regular.write_bytes(MODULE)
+    fifo = tmp_path / "swapped.risum"
+    os.mkfifo(fifo)
+    real_stat = os.stat
+
+    def looks_regular(p: Any, *a: Any, **k: Any) -> os.stat_result:
+        return real_stat(regular) if os.fspath(p) == str(fifo) else real_stat(p, *a, **k)
+
+    monkeypatch.setattr(reader_mod.os, "stat", looks_regular)
+    with pytest.raises(FormatError) as ei:
+        read_path(fifo)
+    assert ei.value.code == "not-a-file" and "FIFO" in ei.value.why
+
+
+def test_a_socket_is_not_a_file(tmp_path: Path) -> None:
+    import socket
+
+    p = tmp_path / "s.risum"
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(p))
+        with pytest.raises(FormatError) as ei:
+            read_path(p)
+    assert ei.value.code == "not-a-file" and "socket" in ei.value.why

@@ -48,13 +48,21 @@ _CHUNK = 1 << 20
 def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
     """Open ``path`` for reading only if it is a regular file; return (file, size).
 
-    The path is opened first, without following a final symlink to anything but
-    what it names, with ``O_NONBLOCK`` (a FIFO or a device opens at once instead
-    of blocking), and the *opened descriptor* is checked with ``fstat``: no
-    window between the check and the read (no TOCTOU), and a symlink to
-    ``/dev/zero``, a FIFO, a socket or a folder is refused in one line.
+    A first ``stat`` refuses anything but a regular file (whatever a symlink
+    points at) without opening it; the path is then opened with ``O_NONBLOCK``
+    (should it have been swapped for a FIFO or a device meanwhile, the open does
+    not block) and the *opened descriptor* is checked again with ``fstat``, which
+    is what counts: no window between the check and the read (no TOCTOU).  A
+    symlink to ``/dev/zero``, a FIFO, a socket or a folder is refused in one line.
     """
     p = os.fspath(path)
+    try:  # a first look, so that a device is normally not even opened
+        first = os.stat(p)
+    except FileNotFoundError:
+        raise FormatError("not-found", "no such file", path=str(p)) from None
+    except OSError as exc:
+        raise FormatError("unreadable", f"cannot stat: {exc.strerror}", path=str(p)) from None
+    _refuse_unless_regular(first.st_mode, p)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:
@@ -66,12 +74,8 @@ def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
     except OSError as exc:
         raise FormatError("unreadable", f"cannot open: {exc.strerror}", path=str(p)) from None
     try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise FormatError("not-a-file", "is a directory, not a file", path=str(p))
-        if not stat.S_ISREG(st.st_mode):
-            raise FormatError("not-a-file", f"is not a regular file ({_kind(st.st_mode)})",
-                              path=str(p))  # fmt: skip
+        st = os.fstat(fd)  # what was opened is what counts (it may have been swapped)
+        _refuse_unless_regular(st.st_mode, p)
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)  # a regular file: ordinary reads from here on
         fp = os.fdopen(fd, "rb")
@@ -79,6 +83,13 @@ def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
         os.close(fd)
         raise
     return fp, st.st_size
+
+
+def _refuse_unless_regular(mode: int, p: str) -> None:
+    if stat.S_ISDIR(mode):
+        raise FormatError("not-a-file", "is a directory, not a file", path=str(p))
+    if not stat.S_ISREG(mode):
+        raise FormatError("not-a-file", f"is not a regular file ({_kind(mode)})", path=str(p))
 
 
 def _kind(mode: int) -> str:
