@@ -1,23 +1,29 @@
 # Every target creates (or reuses) the project's own virtualenv in .venv.
+# `make demo` installs only what risutools needs to run; `make test` adds the dev tools.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-dev
+RUNTIME_STAMP := $(VENV)/.installed
+DEV_STAMP     := $(VENV)/.installed-dev
 
-.PHONY: venv demo test lint typecheck unit bench clean
+.PHONY: venv demo test lint typecheck unit package bench clean
 
-$(STAMP): pyproject.toml
+$(RUNTIME_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
-	touch $(STAMP)
+	$(BIN)/python -m pip install -q -e .
+	touch $@
 
-venv: $(STAMP)
+$(DEV_STAMP): $(RUNTIME_STAMP)
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@
+
+venv: $(DEV_STAMP)
 
 ## demo: ingest the bundled fixture sources into a catalog (Korean sentences, curator notes),
 ##       replay the context cutter, then validate and verify the catalog
 DEMO := build/demo-catalog
-demo: $(STAMP)
+demo: $(RUNTIME_STAMP)
 	rm -rf $(DEMO) && mkdir -p $(DEMO) && cp -r fixtures/notes $(DEMO)/notes
 	$(BIN)/risutools ingest fixtures/sources -o $(DEMO) --lang ko
 	$(BIN)/risutools replay run $(DEMO)/module.risu.174678332.context-cutter.json \
@@ -26,21 +32,29 @@ demo: $(STAMP)
 	$(BIN)/risutools verify $(DEMO) --sources fixtures/sources
 	@echo
 	@echo "demo catalog: $(DEMO)  (replay report: $(DEMO)/replays/*.html)"
+	@echo "expected: 9 documents, 0 errors, 0 warnings (fixtures/notes completes every narrative);"
+	@echo "          11 digests verified (9 sources + the card's module + the replay report)"
 
-## test: lint, type-check and run the test suite
-test: lint typecheck unit
+## test: lint, type-check, run the test suite, and check the wheel builds and its metadata renders
+test: lint typecheck unit package
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check risutools tests bench
 
-typecheck: $(STAMP)
+typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: $(DEV_STAMP)
 	$(BIN)/pytest -q
 
+## package: build the sdist and wheel into build/dist and check them with twine
+package: $(DEV_STAMP)
+	rm -rf build/dist
+	$(BIN)/python -m build --no-isolation --outdir build/dist . >/dev/null
+	$(BIN)/twine check --strict build/dist/*
+
 ## bench: print the figures (see bench/RESULTS.md)
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:

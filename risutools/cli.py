@@ -16,7 +16,7 @@ import sys
 import typer
 
 from risutools import __version__
-from risutools.errors import RisuError
+from risutools.errors import RisuError, WriteConflict
 
 app = typer.Typer(
     name="risutools",
@@ -51,9 +51,17 @@ def _root(
 
 def _write_report(path: str, text: str) -> None:
     """Write a report file atomically; a target that cannot be written is one line, exit 2."""
+    import stat
+
     from risutools.fsio import atomic_write
 
     try:
+        mode = os.stat(path).st_mode if os.path.exists(path) else None
+        if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+            # /dev/null, /dev/stdout, a pipe: write into it; a rename would replace the device
+            with open(path, "wb") as f:
+                f.write(text.encode("utf-8"))
+            return
         atomic_write(path, text.encode("utf-8"))
     except OSError as exc:
         raise RisuError("unwritable", f"cannot write: {exc.strerror or exc}", path=path) from None
@@ -63,7 +71,9 @@ def _write_report(path: str, text: str) -> None:
 
 
 def _fail(exc: RisuError) -> None:
-    typer.echo(f"risutools: {exc.one_line()}", err=True)
+    from risutools.pathnames import safe_line
+
+    typer.echo(safe_line(f"risutools: {exc.one_line()}"), err=True)
 
 
 @app.command()
@@ -75,7 +85,8 @@ def inspect(
     import json
 
     from risutools.formats import read_path
-    from risutools.formats.summary import render_text, summarize
+    from risutools.formats.summary import summarize
+    from risutools.report.inspect_text import render_inspect_text
 
     failed = 0
     results: list[dict[str, object]] = []
@@ -98,7 +109,7 @@ def inspect(
         if not summaries:
             typer.echo(f"{path}\n  character card without module.risum: no module to inspect")
         for s in summaries:
-            typer.echo(render_text(s))
+            typer.echo(render_inspect_text(s))
     if as_json:
         typer.echo(json.dumps(results, ensure_ascii=False, indent=2, sort_keys=True))
     if failed:
@@ -153,7 +164,14 @@ def pack(
 
 # ==== contract commands: validate, verify, hash ==============================
 
-_FORMATS = ("text", "json", "github", "sarif", "junit")
+def _format_help() -> str:
+    from risutools.report.reporters import FORMAT_HELP
+
+    return FORMAT_HELP
+
+
+_SELECT_HELP = "Only these rules: ids or prefixes, repeated or comma-separated (MC2,RA1)."
+_IGNORE_HELP = "Skip these rules: ids or prefixes, repeated or comma-separated."
 
 
 def _contract_config(config_file: str | None, paths: list[str]) -> object:
@@ -168,31 +186,15 @@ def _contract_config(config_file: str | None, paths: list[str]) -> object:
     return load_config(sp if sp.is_dir() else (sp.parent if str(sp.parent) else Path(".")))
 
 
-def _contract_render(result: object, fmt: str, output: str | None = None) -> str:
+def _render(result: object, fmt: str, output: str | None = None) -> str:
+    """``result`` in format ``fmt``, through the reporter table (``risutools.report``)."""
     from risutools.contract.validate import Result
+    from risutools.report.reporters import render
 
     assert isinstance(result, Result)
-    if fmt == "json":
-        from risutools.report.json_out import render_json
-
-        return render_json(result)
-    if fmt == "github":
-        from risutools.report.github import render_github
-
-        return render_github(result)
-    if fmt == "sarif":
-        from risutools.report.sarif import render_sarif
-
-        return render_sarif(result)
-    if fmt == "junit":
-        from risutools.report.junit import render_junit
-
-        return render_junit(result)
-    from risutools.report.text import render_text
-
     # colours only on a terminal, never into a report file
     color = output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    return render_text(result, color=color)
+    return render(fmt, result, color=color)
 
 
 def _contract_output(text: str, output: str | None) -> None:
@@ -203,9 +205,28 @@ def _contract_output(text: str, output: str | None) -> None:
         sys.stdout.flush()
 
 
+def _contract_finish(result: object, fmt: str, output: str | None, strict: bool) -> None:
+    """Every path that could not be read is one line on stderr (``risutools: <file>:
+    MC001: <why>``); the report follows, except a text report on stdout when nothing at
+    all could be read (the lines say it all).  Exits with the result's code."""
+    from risutools.contract.validate import Result
+    from risutools.pathnames import safe_line
+
+    assert isinstance(result, Result)
+    result.strict = strict
+    for f in result.unreadable():
+        typer.echo(safe_line(f"risutools: {f.file}: {f.rule}: {f.message}"), err=True)
+    nothing_read = not result.files and not result.documents
+    if not (fmt == "text" and output is None and nothing_read and result.unreadable()):
+        _contract_output(_render(result, fmt, output), output)
+    raise typer.Exit(result.exit_code())
+
+
 def _check_format(fmt: str) -> None:
-    if fmt not in _FORMATS:
-        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(_FORMATS)}",
+    from risutools.report.reporters import FORMATS
+
+    if fmt not in FORMATS:
+        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}",
                                  param_hint="--format")
 
 
@@ -214,9 +235,9 @@ def validate(
     paths: list[str] = typer.Argument(
         ..., help="Documents: .json/.yaml/.yml/.ndjson files, folders (recursive), - for stdin."
     ),
-    fmt: str = typer.Option("text", "--format", "-f", help="text | json | github | sarif | junit"),
-    select: list[str] = typer.Option([], "--select", help="Only these rules (id or prefix)."),
-    ignore: list[str] = typer.Option([], "--ignore", help="Skip these rules (id or prefix)."),
+    fmt: str = typer.Option("text", "--format", "-f", help=_format_help()),
+    select: list[str] = typer.Option([], "--select", help=_SELECT_HELP),
+    ignore: list[str] = typer.Option([], "--ignore", help=_IGNORE_HELP),
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
     promotion: bool = typer.Option(
         False, "--promotion",
@@ -246,8 +267,7 @@ def validate(
         cfg = cfg.with_promotion_gate()
     result = validate_paths(paths, cfg, rule_filter=RuleFilter(select, ignore),
                             skip_non_documents=skip_non_documents)
-    _contract_output(_contract_render(result, fmt, output), output)
-    raise typer.Exit(result.exit_code(strict))
+    _contract_finish(result, fmt, output, strict)
 
 
 @app.command()
@@ -263,14 +283,19 @@ def verify(
         False, "--no-content-scan",
         help="Find sources by name and digest-named files only (do not hash the whole store).",
     ),
-    fmt: str = typer.Option("text", "--format", "-f", help="text | json | github | sarif | junit"),
-    select: list[str] = typer.Option([], "--select", help="Only these rules (id or prefix)."),
-    ignore: list[str] = typer.Option([], "--ignore", help="Skip these rules (id or prefix)."),
+    fmt: str = typer.Option("text", "--format", "-f", help=_format_help()),
+    select: list[str] = typer.Option([], "--select", help=_SELECT_HELP),
+    ignore: list[str] = typer.Option([], "--ignore", help=_IGNORE_HELP),
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
     config_file: str | None = typer.Option(None, "--config", help="Configuration file."),
     output: str | None = typer.Option(None, "--output", "-o", help="Write the report to a file."),
     skip_non_documents: bool = typer.Option(
         False, "--skip-non-documents", help="As for validate (for hooks).",
+    ),
+    allow_config_sources_outside: bool = typer.Option(
+        False, "--allow-config-sources-outside",
+        help="Trust a `sources:` in the configuration that lies outside its repository "
+        "(refused by default: a pull request can change the configuration).",
     ),
 ) -> None:
     """Verify digests: prompt_sha256, placeholders, source files, replay reports (MC200-MC203).
@@ -288,9 +313,9 @@ def verify(
         paths, sources, config=cfg, require_sources=require_sources,
         content_scan=not no_content_scan, rule_filter=RuleFilter(select, ignore),
         skip_non_documents=skip_non_documents,
+        allow_config_sources_outside=allow_config_sources_outside,
     )
-    _contract_output(_contract_render(result, fmt, output), output)
-    raise typer.Exit(result.exit_code(strict))
+    _contract_finish(result, fmt, output, strict)
 
 
 @app.command("hash")
@@ -304,10 +329,11 @@ def hash_cmd(
     For several documents (NDJSON, multi-document YAML): one tab-separated line each,
     `<line> <component_id> sha256:<hex>`."""
     from risutools.contract.hashing import hash_lines
+    from risutools.pathnames import safe_line
 
     lines, problems = hash_lines(file)
     for p in problems:
-        typer.echo(f"risutools: {p}", err=True)
+        typer.echo(safe_line(f"risutools: {p}"), err=True)
     for line in lines:
         typer.echo(line)
     raise typer.Exit(2 if problems else 0)
@@ -323,19 +349,39 @@ def hash_cmd(
 @app.command("analyze")
 def analyze_cmd(
     file: str = typer.Argument(..., help="A .risum, .charx, .risup or JSON export."),
-    as_json: bool = typer.Option(False, "--json", help="Print the facts as JSON."),
+    fmt: str = typer.Option("text", "--format", "-f", help=_format_help()),
+    as_json: bool = typer.Option(False, "--json", help="Print the facts as JSON (= -f json)."),
+    select: list[str] = typer.Option([], "--select", help=_SELECT_HELP),
+    ignore: list[str] = typer.Option([], "--ignore", help=_IGNORE_HELP),
     fail_on: str = typer.Option(
         "error", "--fail-on", help="Exit 1 on findings of this severity or worse: "
         "error, warning or never."
     ),
+    output: str | None = typer.Option(None, "--output", "-o", help="Write the report to a file."),
 ) -> None:
     """Static facts and findings about a module (nothing is executed)."""
-    from risutools.analysis.report import analyze_path, exit_code, render_text, to_json
+    _check_format(fmt)
+    from risutools.analysis.report import analyze_result, check_fail_on, exit_code
+    from risutools.checks.registry import RuleFilter
 
-    results = analyze_path(file)
-    code = exit_code([a for _, a in results], fail_on)
-    typer.echo(to_json(file, results) if as_json else render_text(file, results), nl=False)
+    check_fail_on(fail_on)
+    flt = RuleFilter(select, ignore)
+    result = analyze_result(file, flt)
+    code = exit_code([a for _, a in result.analyses], fail_on)
+    _contract_output(_render(result, "json" if as_json else fmt, output), output)
     raise typer.Exit(code)
+
+
+@app.command("rule")
+def rule_cmd(
+    rule_id: str | None = typer.Argument(
+        None, metavar="[ID]", help="A check id (MC201, RA101, R3) or prefix; none: list all."
+    ),
+) -> None:
+    """Explain a check: what it checks, why, how to fix it, and an example."""
+    from risutools.report.rules_text import render_rule_list, render_rule_page
+
+    typer.echo(render_rule_page(rule_id) if rule_id else render_rule_list(None), nl=False)
 
 
 @app.command("project")
@@ -507,6 +553,8 @@ def ingest_cmd(
     else:
         for s in result.failures:
             typer.echo(f"failed: {s.error}", err=True)
+        for line in [*result.collisions, *result.kept_unreadable]:
+            typer.echo(line, err=True)
     raise typer.Exit(0 if result.ok else 1)
 
 
@@ -545,7 +593,9 @@ def main() -> None:
             if text.strip():  # (typer prints it itself; plain click leaves it to us)
                 typer.echo(text, err=True)
         else:
-            typer.echo(_usage_line(exc), err=True)
+            from risutools.pathnames import safe_line
+
+            typer.echo(safe_line(_usage_line(exc)), err=True)
         sys.exit(2)
     except click_error as exc:
         typer.echo(f"risutools: {' '.join(str(exc).split())}", err=True)
@@ -553,8 +603,11 @@ def main() -> None:
     except typer.Abort:
         typer.echo("risutools: aborted", err=True)
         sys.exit(130)
+    except WriteConflict as exc:  # a lost compare-and-swap: ran, and found a newer file
+        _fail(exc)
+        sys.exit(1)
     except RisuError as exc:
-        typer.echo(f"risutools: {exc.one_line()}", err=True)
+        _fail(exc)  # one printable line, whatever bytes the path holds
         sys.exit(2)
     except KeyboardInterrupt:
         typer.echo("risutools: interrupted", err=True)
@@ -562,9 +615,11 @@ def main() -> None:
     except Exception as exc:  # a bug: still one line, unless debugging
         if os.environ.get("RISUTOOLS_DEBUG"):
             raise
-        typer.echo(
+        from risutools.pathnames import safe_line
+
+        typer.echo(safe_line(
             f"risutools: internal error: {type(exc).__name__}: {exc} "
-            "(set RISUTOOLS_DEBUG=1 for a traceback, and please report it)",
+            "(set RISUTOOLS_DEBUG=1 for a traceback, and please report it)"),
             err=True,
         )
         sys.exit(2)

@@ -1,25 +1,62 @@
-"""Safe file writes: atomic (temp file, fsync, rename) and compare-and-swap.
+"""The one write path: atomic, compare-and-swap, locked, mode-keeping writes.
 
-``atomic_write(path, data, expect_sha256=...)`` re-reads the target just
-before replacing it and refuses (``WriteConflict``) when its current SHA-256
-is not the base hash the caller read, so a stale snapshot never overwrites a
-newer one.  ``expect_absent=True`` refuses to overwrite an existing file.
-``sync_dir=False`` leaves the folder's fsync to the caller: a batch writing many
-files into one folder calls :func:`fsync_directory` once at the end.
+Every command that changes a file in a catalog (ingest, ``replay --update``,
+promote, approve) goes through :func:`atomic_write` (replace a whole file) or
+:func:`append_line` (add one line to an append-only log such as
+``transitions.ndjson``).  What they guarantee:
+
+* **Atomic.**  ``atomic_write`` writes a temp file next to the target, fsyncs it,
+  renames it over the target, then fsyncs the folder: a reader (or a crash) sees
+  the old bytes or the new bytes, never a mix.
+* **Compare-and-swap under a lock.**  ``expect_sha256`` is the hash of the bytes
+  the caller based its change on: the check and the rename run while holding the
+  folder's inter-process lock (:func:`write_lock`, a ``filelock`` lock on
+  ``<folder>/.risutools.lock``), so two writers never interleave: the one that comes
+  second finds the file changed and gets :class:`~risutools.errors.WriteConflict`
+  ("changed since you read it"; the CLI exits 1).  Data is written and fsynced
+  *before* the lock is taken, so the lock is held for a hash and a rename.
+  ``expect_absent`` (the caller saw no file) needs no lock: the file is created with
+  ``link()``, which never replaces an existing name (file systems without hard links
+  fall back to the lock).  A write with neither is a plain atomic replace (reports,
+  the ingest cache): last writer wins, and no lock file is made.
+* **Modes kept.**  A rewritten file keeps its permission bits (and its group when
+  the process may set it); a new file gets the umask's mode (the temp file is
+  created with ``0o666`` and the kernel applies the umask and default ACLs).
+* **No leftovers.**  Temp files are named ``.<name>.risutools-tmp-<pid>-<hex>``.
+  The first write into a folder in a process (and :func:`sweep_temp_files`, which
+  ingest calls at the start of a run) removes, under the lock, the temp files whose
+  writer process is gone (a ``kill -9``, a power cut).  A temp file whose process
+  is still alive is never touched.
+
+Lock files (only in folders where a compare-and-swap or an append ran) and temp files
+start with a dot: ``validate`` and ``ingest`` skip them.
+Locks are ``flock`` locks: they hold between processes of one machine on a local
+file system (and on network file systems whose ``flock`` is honoured).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
-import tempfile
+import re
+import secrets
+import stat
+import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Literal, Protocol
 
-from risutools.errors import WriteConflict
+from risutools.errors import RisuError, WriteConflict
 
 CHUNK = 1 << 20
+LOCK_NAME = ".risutools.lock"
+TMP_MARK = ".risutools-tmp-"
+LOCK_TIMEOUT = 60.0  # seconds a writer waits for the folder lock before giving up (exit 2)
+_NAME_KEEP = 160  # bytes of the target's name kept in a temp file's name (NAME_MAX is 255)
+_TMP_RE = re.compile(rb"^\..*\.risutools-tmp-(\d+)-[0-9a-f]{8}\Z", re.DOTALL)
+CONFLICT = "changed since you read it"
 
 
 class Readable(Protocol):
@@ -48,6 +85,193 @@ def sha256_stream(f: Readable, chunk: int = CHUNK) -> str:
     return h.hexdigest()
 
 
+def display_path(path: str | os.PathLike[str]) -> str:
+    """A path as text that can always be printed and stored.  A path that is UTF-8 is
+    kept as it is; one that is not (a CP949 name from a Korean zip, kept by Python as
+    surrogates) shows every non-ASCII byte as ``\\xNN`` (a part that happens to decode
+    as UTF-8 would show the wrong letters)."""
+    raw = os.fsencode(path)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("ascii", "backslashreplace")
+
+
+# -- the lock ------------------------------------------------------------------
+
+_locks: dict[str, tuple[threading.RLock, Any]] = {}
+_locks_guard = threading.Lock()
+
+
+def lock_file_for(path: str | os.PathLike[str]) -> Path:
+    """The lock file guarding writes to ``path``: one per folder, ``<folder>/.risutools.lock``."""
+    return Path(path).parent / LOCK_NAME
+
+
+def _lock_objects(lock_path: Path) -> tuple[threading.RLock, Any]:
+    """The (thread lock, file lock) pair of a lock file, one pair per process.
+
+    Threads of one process queue on the ``RLock`` (no polling, re-entrant: a promote may
+    hold the lock around several writes); the holder then takes the ``filelock`` lock,
+    which excludes other processes.
+    """
+    from filelock import FileLock
+
+    key = os.path.abspath(lock_path)
+    with _locks_guard:
+        pair = _locks.get(key)
+        if pair is None:
+            mode = _make_lock_file(key)
+            pair = (threading.RLock(), FileLock(key, mode=mode, thread_local=True))
+            _locks[key] = pair
+        return pair
+
+
+def _make_lock_file(path: str) -> int:
+    """Create the (empty) lock file if missing; return its mode.
+
+    ``flock`` needs the file opened for writing, so the lock file is writable by whoever
+    may write in its folder: the umask's mode plus group/other write when the folder has
+    them (a shared catalog folder, ``g+w``) -- anyone who can write the folder could
+    replace the lock file anyway, so this grants nothing more.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    except FileExistsError:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    try:
+        mode = stat.S_IMODE(os.fstat(fd).st_mode)
+        folder = stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode)
+        mode |= folder & (stat.S_IWGRP | stat.S_IWOTH)
+        with contextlib.suppress(OSError):
+            os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+    return mode
+
+
+@contextlib.contextmanager
+def write_lock(path: str | os.PathLike[str], *, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold the inter-process write lock of the folder that holds ``path``.
+
+    Re-entrant within one thread: ``atomic_write`` and ``append_line`` called inside
+    take it again without waiting.  A caller that must read, decide and write as one
+    step (a promotion: document + transition line) holds it around all three.
+    Raises :class:`RisuError` ``locked`` after ``timeout`` seconds, and ``OSError``
+    when the lock file cannot be created (a read-only folder).
+    """
+    with _held(lock_file_for(path), timeout):
+        yield
+
+
+@contextlib.contextmanager
+def _held(lock_path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    from filelock import Timeout
+
+    here, there = _lock_objects(lock_path)
+    busy = RisuError(
+        "locked",
+        f"another writer has held the lock for {timeout:g} s; try again when it is done",
+        path=display_path(lock_path),
+    )
+    if not here.acquire(timeout=timeout if timeout >= 0 else -1):
+        raise busy
+    try:
+        try:
+            there.acquire(timeout=timeout)
+        except Timeout:
+            raise busy from None
+        try:
+            yield
+        finally:
+            there.release()
+    finally:
+        here.release()
+
+
+# -- temp files ----------------------------------------------------------------
+
+_swept: set[str] = set()
+_swept_guard = threading.Lock()
+_live: set[str] = set()  # this process's temp files in flight
+_live_guard = threading.Lock()
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return True  # not a pid we wrote: leave it
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # alive, another user's
+    except OSError:
+        return True
+    return True
+
+
+def sweep_temp_files(folder: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temp files a killed writer left in ``folder``; return them.
+
+    Only files named like ours (``.<name>.risutools-tmp-<pid>-<hex>``) whose ``<pid>``
+    is no longer a running process (or is this process, and not one of its writes in
+    flight) are removed.  No lock is needed: a writer that is gone cannot race us, and a
+    live writer's temp file is left alone.
+    """
+    d = Path(folder)
+    removed: list[Path] = []
+    if not d.is_dir():
+        return removed
+    with os.scandir(os.fsencode(d)) as it:
+        names = sorted(e.name for e in it)
+    for name in names:
+        m = _TMP_RE.match(name)
+        if m is None:
+            continue
+        p = d / os.fsdecode(name)
+        pid = int(m.group(1))
+        if pid == os.getpid():
+            with _live_guard:
+                if os.path.abspath(p) in _live:
+                    continue  # one of this process's writes, in flight
+        elif _pid_alive(pid):
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(p)
+            removed.append(p)
+    with _swept_guard:
+        _swept.add(os.path.abspath(d))
+    return removed
+
+
+def _forget_after_fork() -> None:
+    """A forked child is a new process: its first write into a folder sweeps it again."""
+    _swept.clear()
+    _live.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
+
+
+def _sweep_once(folder: Path) -> None:
+    key = os.path.abspath(folder)
+    with _swept_guard:
+        if key in _swept:
+            return
+    sweep_temp_files(folder)
+
+
+def _temp_name(target: Path) -> Path:
+    stem = os.fsencode(target.name)[:_NAME_KEEP]
+    name = b"." + stem + TMP_MARK.encode() + f"{os.getpid()}-{secrets.token_hex(4)}".encode()
+    return target.parent / os.fsdecode(name)
+
+
+# -- atomic_write --------------------------------------------------------------
+
+
 def atomic_write(
     path: str | os.PathLike[str],
     data: bytes,
@@ -56,55 +280,222 @@ def atomic_write(
     expect_absent: bool = False,
     sync_dir: bool = True,
 ) -> None:
-    """Write ``data`` to ``path`` atomically.
+    """Write ``data`` to ``path`` atomically, through the folder's write lock.
 
-    ``expect_sha256`` (hex, with or without a ``sha256:`` prefix) is the hash of
-    the bytes the caller based its change on; the write is refused if the file
-    now holds anything else (or is gone).
+    ``expect_sha256`` (hex, with or without a ``sha256:`` prefix) is the hash of the
+    bytes the caller based its change on; the write is refused with
+    :class:`WriteConflict` ("changed since you read it") if the file now holds
+    anything else or is gone.  ``expect_absent=True`` refuses when the file exists.
+    ``sync_dir=False`` leaves the folder's fsync to the caller (a batch writing many
+    files into one folder calls :func:`fsync_directory` once at the end).
+    Operating-system failures (a read-only folder, a parent that is a file) are
+    raised as ``OSError`` for the caller to turn into its one-line error.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    _sweep_once(target.parent)
+    tmp = _temp_name(target)
+    live = os.path.abspath(tmp)
+    with _live_guard:
+        _live.add(live)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        _check_base(target, expect_sha256, expect_absent)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+        _write_replace(target, tmp, data, expect_sha256, expect_absent)
+    finally:
+        with _live_guard:
+            _live.discard(live)
     if sync_dir:
         fsync_directory(target.parent)
 
 
+def _write_replace(
+    target: Path, tmp: Path, data: bytes, expect_sha256: str | None, expect_absent: bool
+) -> None:
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    try:
+        try:
+            kept = _keep_mode(fd, target, None)
+            view = memoryview(data)
+            while view:
+                n = os.write(fd, view)
+                view = view[n:]
+            os.fsync(fd)
+            if expect_sha256 is None and not expect_absent:
+                os.replace(tmp, target)  # no base: a plain atomic replace, last writer wins
+            elif expect_sha256 is None and _link_absent(tmp, target):
+                os.unlink(tmp)  # created without a lock: link() never replaces a file
+            else:
+                with write_lock(target):
+                    _check_base(target, expect_sha256, expect_absent)
+                    _keep_mode(fd, target, kept)  # the target's mode changed meanwhile
+                    os.replace(tmp, target)
+        finally:
+            os.close(fd)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+_NO_LINK = frozenset({errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK, errno.ENOSYS})
+
+
+def _link_absent(tmp: Path, target: Path) -> bool:
+    """Create ``target`` as a second name of ``tmp`` unless it exists (atomic, no lock).
+
+    Returns False when the file system has no hard links (the caller then checks and
+    renames under the lock); raises :class:`WriteConflict` when ``target`` exists.
+    """
+    try:
+        os.link(tmp, target, follow_symlinks=False)
+    except FileExistsError:
+        _check_base(target, None, True)
+        raise  # pragma: no cover - _check_base raised
+    except OSError as exc:
+        if exc.errno in _NO_LINK:
+            return False
+        raise
+    return True
+
+
+def _keep_mode(fd: int, target: Path, done: int | None) -> int | None:
+    """Give the temp file the target's permission bits (and group); returns the mode set.
+
+    A new target keeps the temp file's mode: 0o666 less the umask.
+    """
+    try:
+        st = os.stat(target)
+    except OSError:
+        return done
+    if not stat.S_ISREG(st.st_mode):
+        return done
+    mode = stat.S_IMODE(st.st_mode)
+    if mode == done:
+        return done
+    mine = os.fstat(fd)
+    if mine.st_gid != st.st_gid:
+        with contextlib.suppress(OSError):  # allowed when we belong to that group
+            os.fchown(fd, -1, st.st_gid)
+    os.fchmod(fd, mode)  # after the chown: a chown clears set-group-id bits
+    return mode
+
+
 def _check_base(target: Path, expect_sha256: str | None, expect_absent: bool) -> None:
-    if expect_absent and target.exists():
+    if expect_absent and os.path.lexists(target):
         raise WriteConflict(
-            "write-conflict", "file already exists; refusing to overwrite", path=str(target)
+            "write-conflict",
+            f"{CONFLICT}: the file now exists (refusing to overwrite it)",
+            path=display_path(target),
         )
     if expect_sha256 is None:
         return
     want = expect_sha256.removeprefix("sha256:")
-    if not target.exists():
+    if not os.path.lexists(target):
         raise WriteConflict(
             "write-conflict",
-            f"file disappeared since it was read (base sha256:{want[:12]}...)",
-            path=str(target),
+            f"{CONFLICT}: the file is gone (base sha256:{want[:12]}...)",
+            path=display_path(target),
         )
     have = sha256_file(target)
     if have != want:
         raise WriteConflict(
             "write-conflict",
-            f"file changed since it was read: base sha256:{want[:12]}..., "
-            f"now sha256:{have[:12]}...",
-            path=str(target),
+            f"{CONFLICT}: base sha256:{want[:12]}..., now sha256:{have[:12]}...",
+            path=display_path(target),
         )
 
 
-def fsync_directory(directory: Path) -> None:
+# -- append_line ---------------------------------------------------------------
+
+
+def append_line(
+    path: str | os.PathLike[str],
+    line: bytes,
+    *,
+    expect_size: int | None = None,
+    expect_sha256: str | None = None,
+    torn_tail: Literal["refuse", "newline"] = "refuse",
+) -> int:
+    """Append one line to an append-only log (``transitions.ndjson``); return its offset.
+
+    Under the folder's write lock the file is opened ``O_APPEND`` (created with the
+    umask's mode when missing), ``line`` (a trailing ``\\n`` is added when missing;
+    any other ``\\n`` is refused) is written after the existing bytes, and the file is
+    fsynced; existing bytes are never rewritten.  ``expect_size`` / ``expect_sha256``
+    make it a compare-and-swap on what the caller read (the size suffices for an
+    append-only file): anything else raises :class:`WriteConflict`.
+
+    A file whose last byte is not ``\\n`` ends in a torn line (a write cut short by a
+    crash).  ``torn_tail="refuse"`` (the default) raises :class:`RisuError`
+    ``torn-line`` and appends nothing, so a person looks at it;
+    ``torn_tail="newline"`` writes a ``\\n`` first, which leaves the torn bytes as a
+    line of their own (that a reader reports) and never alters them.
+    """
+    if line.endswith(b"\n"):
+        line = line[:-1]
+    if b"\n" in line:
+        raise ValueError("append_line writes one line: the data holds a newline")
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+    with write_lock(target):
+        created = not os.path.lexists(target)
+        fd = os.open(target, flags | os.O_NONBLOCK, 0o666)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise RisuError("not-a-file", "not a regular file; nothing appended",
+                                path=display_path(target))
+            size = st.st_size
+            if expect_size is not None and size != expect_size:
+                raise WriteConflict(
+                    "write-conflict",
+                    f"{CONFLICT}: {size} bytes now, {expect_size} when read",
+                    path=display_path(target),
+                )
+            if expect_sha256 is not None:
+                want = expect_sha256.removeprefix("sha256:")
+                have = _sha256_fd(fd, size)
+                if have != want:
+                    raise WriteConflict(
+                        "write-conflict",
+                        f"{CONFLICT}: base sha256:{want[:12]}..., now sha256:{have[:12]}...",
+                        path=display_path(target),
+                    )
+            prefix = b""
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                if torn_tail != "newline":
+                    raise RisuError(
+                        "torn-line",
+                        f"the last line is incomplete (no newline at byte {size}; a write "
+                        "cut short?); look at it and fix or remove it; nothing appended",
+                        path=display_path(target),
+                    )
+                prefix = b"\n"
+            view = memoryview(prefix + line + b"\n")
+            while view:
+                n = os.write(fd, view)
+                view = view[n:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if created:
+            fsync_directory(target.parent)
+    return size + len(prefix)
+
+
+def _sha256_fd(fd: int, size: int) -> str:
+    h = hashlib.sha256()
+    pos = 0
+    while pos < size:
+        chunk = os.pread(fd, min(CHUNK, size - pos), pos)
+        if not chunk:
+            break
+        h.update(chunk)
+        pos += len(chunk)
+    return h.hexdigest()
+
+
+def fsync_directory(directory: str | os.PathLike[str]) -> None:
     """fsync a folder so that renames into it are durable (best effort)."""
     try:
         dfd = os.open(directory, os.O_RDONLY)
@@ -116,3 +507,29 @@ def fsync_directory(directory: Path) -> None:
         pass
     finally:
         os.close(dfd)
+
+
+def os_error_line(exc: OSError, path: str | os.PathLike[str] | None = None) -> RisuError:
+    """An ``OSError`` from a write as the one-line :class:`RisuError` ``unwritable``."""
+    where = exc.filename if exc.filename is not None else path
+    why = exc.strerror or str(exc)
+    if exc.errno == errno.EROFS:
+        why = "read-only file system"
+    return RisuError("unwritable", f"cannot write: {why}",
+                     path=display_path(where) if where is not None else None)
+
+
+__all__ = [
+    "CONFLICT",
+    "LOCK_NAME",
+    "append_line",
+    "atomic_write",
+    "display_path",
+    "fsync_directory",
+    "lock_file_for",
+    "os_error_line",
+    "sha256_file",
+    "sha256_stream",
+    "sweep_temp_files",
+    "write_lock",
+]

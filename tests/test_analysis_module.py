@@ -324,7 +324,7 @@ def test_assigned_entry_point_is_found_with_call_filter() -> None:
 
 
 def test_text_report_escapes_control_characters() -> None:
-    from risutools.analysis.report import render_text
+    from risutools.report.analysis import render_analysis_text as render_text
 
     m = Module({"name": "N", "customModuleToggle": "k=La\x1bbel",
                 "trigger": [{"type": "start", "effect": [

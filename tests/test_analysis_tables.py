@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from risutools.analysis import analyze
-from risutools.formats.model import Anomaly, AssetInfo, Module
+from risutools.formats.model import AssetInfo, Module
 from risutools.resources import load_data_yaml
 
 VOCAB: dict[str, dict[str, Any]] = load_data_yaml("capabilities.yaml")["capabilities"]
@@ -117,76 +117,6 @@ def test_names_in_comments_strings_or_on_objects_set_nothing() -> None:
     assert analyze(quiet).requires_names() == []
 
 
-# rule -> (a module that fires it, a near-identical module that does not)
-FINDINGS: dict[str, tuple[Module, Module]] = {
-    "RA101": (lua("LLM(id, {})"), lua("LLM(id, {})", lowLevelAccess=True)),
-    "RA102": (lua("getChat(id)", lowLevelAccess=True), lua("LLM(id)", lowLevelAccess=True)),
-    "RA103": (lua('request("https://a.example/x")', lowLevelAccess=True),
-              lua('-- request("https://a.example/x")', lowLevelAccess=True)),
-    "RA104": (lua("request(base .. path)", lowLevelAccess=True),
-              lua('local U = "https://a.example"\nrequest(U)', lowLevelAccess=True)),
-    "RA105": (lua("listenEdit(kind, f)"), lua('listenEdit("editDisplay", f)')),
-    "RA110": (lua("load(src)()"), lua("load('return 1')")),
-    "RA111": (lua("load('return 1')"), lua("x = 'load(1)'")),
-    "RA112": (lua("_ENV[name]()"), lua("_ENV.print(1)")),
-    "RA113": (lua("load(getLoreBooks(id, 'c')[1].content)()"), lua("load(src)()")),
-    "RA201": (data(regex=[{"in": "(a+)+$", "type": "editoutput"}]),
-              data(regex=[{"in": "(a+b)*$", "type": "editoutput"}])),
-    "RA202": (data(regex=[{"in": "[abc", "type": "editoutput"}]),
-              data(regex=[{"in": "[abc]", "type": "editoutput"}])),
-    "RA203": (data(regex=[{"in": "a", "type": "mystery"}]),
-              data(regex=[{"in": "a", "type": "editdisplay"}])),
-    "RA204": (data(regex=[{"in": "a", "type": "editoutput", "flag": "gQ"}]),
-              data(regex=[{"in": "a", "type": "editoutput", "flag": "g<order 1>"}])),
-    "RA301": (data(backgroundEmbedding="<script>x</script>"),
-              data(backgroundEmbedding="<p>script</p>")),
-    "RA302": (data(regex=[{"in": "a", "out": "<b onclick='x'>a</b>", "type": "editdisplay"}]),
-              data(regex=[{"in": "a", "out": "<b class='onclick'>a</b>",
-                           "type": "editdisplay"}])),
-    "RA303": (data(backgroundEmbedding='<a href="javascript:x">a</a>'),
-              data(backgroundEmbedding='<a href="https://x.example">javascript</a>')),
-    "RA401": (Module({"name": "A"}, assets=[AssetInfo(0, "a", "", "png", size=20,
-                                                      head=b"<!DOCTYPE html><html>")]),
-              Module({"name": "A"}, assets=[AssetInfo(0, "a", "", "png", size=8,
-                                                      head=b"\x89PNG\r\n\x1a\n")])),
-    "RA402": (Module({"name": "A"}, assets=[AssetInfo(0, "a", "", "png", size=17 * 2**20,
-                                                      head=b"\x89PNG\r\n\x1a\n")]),
-              Module({"name": "A"}, assets=[AssetInfo(0, "a", "", "png", size=15 * 2**20,
-                                                      head=b"\x89PNG\r\n\x1a\n")])),
-    "RA403": (Module({"name": "A"}, anomalies=[Anomaly("asset-count-mismatch", "/assets",
-                                                       "2 frames, 1 entry")]),
-              Module({"name": "A"}, anomalies=[Anomaly("missing-id", "/id", "no id")])),
-    "RA501": (data(cjs="x"), data(cjs="   ")),
-    "RA502": (data(cjs="eval(a)"), data(cjs="// eval(a)\nconst s = 'eval(a)'")),
-    "RA503": (data(cjs="fetch(u)"), data(cjs="/* fetch(u) */")),
-    "RA601": (lua("x = [[ open"), lua("x = [[ closed ]]")),
-    "RA602": (lua(12), lua("")),  # type: ignore[arg-type]
-    "RA603": (lua("x = 1\x00"), lua("x = 1")),
-    "RA701": (data(customModuleToggle="a=A\na=B"), data(customModuleToggle="a=A\nb=B")),
-    "RA702": (data(customModuleToggle="a=A\njunk"), data(customModuleToggle="a=A\n")),
-    "RA703": (data(customModuleToggle="a=A=weird"), data(customModuleToggle="a=A=text")),
-    "RA704": (lua('getGlobalVar(id, "toggle_b")', customModuleToggle="a=A"),
-              lua('getGlobalVar(id, "toggle_a")', customModuleToggle="a=A")),
-    "RA801": (data(lorebook={"a": 1}), data(lorebook=[])),
-    "RA802": (data(mcp={"url": "https://m.example"}), data(mcp={"url": ""})),
-    "RA900": (Module({"name": "A"}, anomalies=[Anomaly("missing-id", "/id", "no id")]),
-              Module({"name": "A"})),
-}
-
-
-def test_findings_table_matches_the_documented_list() -> None:
-    from pathlib import Path
-
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "analysis.md").read_text("utf-8")
-    documented = {ln.split("|")[1].strip() for ln in doc.splitlines()
-                  if ln.startswith("| RA")}
-    assert documented == set(FINDINGS)
-
-
-@pytest.mark.parametrize("rule", sorted(FINDINGS))
-def test_finding_fires_and_stays_quiet(rule: str) -> None:
-    fire, quiet = FINDINGS[rule]
-    fired = [f for f in analyze(fire).findings if f.rule == rule]
-    assert fired, rule
-    assert all(f.evidence for f in fired)
-    assert not [f for f in analyze(quiet).findings if f.rule == rule], rule
+# The findings' firing and quiet modules are data now (risutools/checks/cases/RA*.yaml,
+# run by tests/test_checks_cases.py); docs/analysis.md's table is generated from the
+# registry (tests/test_checks_registry.py).

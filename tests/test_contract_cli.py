@@ -146,8 +146,8 @@ def test_report_file_never_gets_colours(tmp_path: Path, monkeypatch: pytest.Monk
     r = validate_paths([FX / "bad" / "rules.json"])
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     monkeypatch.delenv("NO_COLOR", raising=False)
-    assert "\x1b[" in cli._contract_render(r, "text")
-    assert "\x1b[" not in cli._contract_render(r, "text", str(tmp_path / "r.txt"))
+    assert "\x1b[" in cli._render(r, "text")
+    assert "\x1b[" not in cli._render(r, "text", str(tmp_path / "r.txt"))
 
 
 def test_skip_non_documents_for_hooks(tmp_path: Path) -> None:

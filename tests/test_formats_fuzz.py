@@ -17,7 +17,8 @@ from risutools.formats.charx import iter_card_assets, read_charx
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.risum import read_risum, read_risum_bytes
 from risutools.formats.risup import decode_preset
-from risutools.formats.summary import render_text, summarize
+from risutools.formats.summary import summarize
+from risutools.report.inspect_text import render_inspect_text as render_text
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = [

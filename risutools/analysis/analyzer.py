@@ -25,6 +25,41 @@ from risutools.analysis.lua import Call, scan_lua
 from risutools.analysis.model import Analysis, Capability, Condition, Fact, StateKey
 from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, parse_flags
 from risutools.analysis.toggles import parse_toggles
+from risutools.checks.analysis import (
+    RA101,
+    RA102,
+    RA103,
+    RA104,
+    RA105,
+    RA110,
+    RA111,
+    RA112,
+    RA113,
+    RA201,
+    RA202,
+    RA203,
+    RA204,
+    RA301,
+    RA302,
+    RA303,
+    RA401,
+    RA402,
+    RA403,
+    RA501,
+    RA502,
+    RA503,
+    RA601,
+    RA602,
+    RA603,
+    RA701,
+    RA702,
+    RA703,
+    RA704,
+    RA801,
+    RA802,
+    RA900,
+)
+from risutools.checks.registry import Check
 from risutools.findings import Finding, Severity, sorted_findings
 from risutools.formats.model import Module
 from risutools.resources import load_data_yaml
@@ -166,11 +201,12 @@ class _Builder:
         self.constants: dict[str, str] = {}
 
     # -- recording -------------------------------------------------------------------
-    def finding(self, rule: str, severity: Severity, message: str, evidence: str = "",
-                pointer: str = "") -> None:
+    def finding(self, check: Check, message: str, evidence: str = "", pointer: str = "",
+                severity: Severity | None = None) -> None:
+        """Record a finding of ``check`` (at its default severity unless one is given)."""
         if len(self.findings) < 5000:
-            self.findings.append(Finding(rule, severity, message, pointer=pointer,
-                                         evidence=evidence))
+            self.findings.append(Finding(check.id, severity or check.severity, message,
+                                         pointer=pointer, evidence=evidence))
 
     def cap(self, name: str, where: str) -> None:
         ev = self.caps.setdefault(name, [])
@@ -192,8 +228,7 @@ class _Builder:
             sk.add_write(where)
 
     def wrong_type(self, pointer: str, expected: str, value: Any) -> None:
-        self.finding("RA801", "warning",
-                     f"{pointer} should be {expected} but is {type_name(value)}; it was "
+        self.finding(RA801, f"{pointer} should be {expected} but is {type_name(value)}; it was "
                      "read as empty", evidence=pointer, pointer=pointer)
 
     # -- top-level shape -----------------------------------------------------------------
@@ -217,14 +252,14 @@ class _Builder:
         pointer = "/" + where.replace("[", "/").replace("].", "/").replace("]", "")
         if not isinstance(code, str):
             if code is not None:
-                self.finding("RA602", "warning",
+                self.finding(RA602,
                              f"the code field is {type_name(code)}, not text; it was not read",
                              evidence=where, pointer=pointer + "/code")
             return
         if not code.strip():
             return
         if _BAD_CHARS.search(code):
-            self.finding("RA603", "info",
+            self.finding(RA603,
                          "the code holds NUL or unpaired surrogate characters (binary junk?)",
                          evidence=where)
         self.counts["lua_bytes"] = self.counts.get("lua_bytes", 0) + len(code)
@@ -233,10 +268,11 @@ class _Builder:
         if scan.errors:
             first_line, first_msg = scan.errors[0]
             serious = any("unterminated long" in msg for _, msg in scan.errors)
-            self.finding("RA601", "warning" if serious else "info",
+            self.finding(RA601,
                          f"the code could not be read completely ({first_msg}; "
                          f"{len(scan.errors)} problem(s)); the analysis covers what was read",
-                         evidence=f"{where} line {first_line}")
+                         evidence=f"{where} line {first_line}",
+                         severity=None if serious else "info")
         local_defs = {d.name for d in scan.defs}
         for d in scan.defs:
             if not d.local and d.name in ENTRY_POINTS:
@@ -248,8 +284,7 @@ class _Builder:
             ev = f"{where} line {line}"
             self.fact(self.dynamic, f"{name}[...]", ev)
             self.cap("script.dynamic_load", ev)
-            self.finding("RA112", "warning",
-                         f"names are looked up dynamically through {name}[...], so the "
+            self.finding(RA112, f"names are looked up dynamically through {name}[...], so the "
                          "functions it reaches cannot be known statically", evidence=ev)
         for host, line in scan.url_hosts:
             self.fact(self.urls, host, f"{where} line {line}")
@@ -282,8 +317,7 @@ class _Builder:
             if kind in LISTEN_EDIT:
                 self.hook(LISTEN_EDIT[kind], ev)
             else:
-                self.finding("RA105", "info",
-                             "listenEdit is called with an event name that is not a literal "
+                self.finding(RA105, "listenEdit is called with an event name that is not a literal "
                              "the analyser knows; the hook it sets is unknown", evidence=ev)
         elif name in STATE_CALLS:
             scope, mode = STATE_CALLS[name]
@@ -302,12 +336,10 @@ class _Builder:
             host = _host(url) if url else None
             if host:
                 self.fact(self.net, host, ev)
-                self.finding("RA103", "warning",
-                             f"makes a network request to {host}", evidence=ev)
+                self.finding(RA103, f"makes a network request to {host}", evidence=ev)
             else:
                 self.fact(self.net, "(computed at run time)", ev)
-                self.finding("RA104", "warning",
-                             "makes a network request to an address computed at run time",
+                self.finding(RA104, "makes a network request to an address computed at run time",
                              evidence=ev)
         elif name in ("load", "loadstring", "require", "dofile"):
             self.fact(self.dynamic, name, ev)
@@ -320,8 +352,7 @@ class _Builder:
                 ev = f"{where} line {call.line}"
                 self.fact(self.dynamic, f"{call.name}({call.args[0].name}, ...)", ev)
                 self.cap("script.dynamic_load", ev)
-                self.finding("RA112", "warning",
-                             f"names are looked up dynamically through {call.name} on "
+                self.finding(RA112, f"names are looked up dynamically through {call.name} on "
                              f"{call.args[0].name}, so the functions it reaches cannot be "
                              "known statically", evidence=ev)
 
@@ -329,18 +360,16 @@ class _Builder:
         for ev, call in self.pending_loads:
             a0 = call.args[0] if call.args else None
             if a0 is not None and a0.literal is not None:
-                self.finding("RA111", "info",
-                             f"{call.name} is called with a literal argument", evidence=ev)
+                self.finding(RA111, f"{call.name} is called with a literal argument", evidence=ev)
             elif a0 is not None and any(n in ("getLoreBooks", "loadLoreBooks")
                                         for n in a0.names):
-                self.finding("RA113", "warning",
+                self.finding(RA113,
                              f"{call.name} runs code read from a lorebook entry at run time; "
                              "that code is not covered by this analysis", evidence=ev)
             else:
                 extra = ("; the module also reads lorebook entries at run time, so the code "
                          "may be kept in a lorebook" if self.reads_lorebook_at_runtime else "")
-                self.finding("RA110", "warning",
-                             f"{call.name} runs code built at run time, which this analysis "
+                self.finding(RA110, f"{call.name} runs code built at run time, which this analysis "
                              f"cannot see{extra}", evidence=ev)
 
     # -- CBS / HTML --------------------------------------------------------------------------
@@ -367,16 +396,14 @@ class _Builder:
     def html(self, text: str, where: str) -> None:
         scan = scan_html(text)
         for line in scan.script_lines[:1]:
-            self.finding("RA301", "warning",
-                         f"HTML with a <script> element ({len(scan.script_lines)} in all)",
+            self.finding(RA301, f"HTML with a <script> element ({len(scan.script_lines)} in all)",
                          evidence=f"{where} line {line}")
         for line in scan.handler_lines[:1]:
-            self.finding("RA302", "warning",
+            self.finding(RA302,
                          f"HTML with on* event-handler attributes ({len(scan.handler_lines)} "
                          "element(s))", evidence=f"{where} line {line}")
         for line in scan.js_url_lines[:1]:
-            self.finding("RA303", "warning",
-                         f"HTML with javascript: URLs ({len(scan.js_url_lines)} in all)",
+            self.finding(RA303, f"HTML with javascript: URLs ({len(scan.js_url_lines)} in all)",
                          evidence=f"{where} line {line}")
         for fn, line in scan.risu_triggers:
             ev = f"{where} line {line}"
@@ -481,7 +508,7 @@ class _Builder:
             if isinstance(rtype, str) and rtype in REGEX_TYPE_HOOKS:
                 self.hook(REGEX_TYPE_HOOKS[rtype], f"regex[{i}].type")
             elif rtype is not None:
-                self.finding("RA203", "info",
+                self.finding(RA203,
                              f"regex script type {str(rtype)[:40]!r} is not one RisuAI documents",
                              evidence=f"regex[{i}].type")
             flag = r.get("flag")
@@ -489,7 +516,7 @@ class _Builder:
             if isinstance(flag, str) and flag:
                 letters, _directives, unknown = parse_flags(flag)
                 if unknown:
-                    self.finding("RA204", "info",
+                    self.finding(RA204,
                                  f"regex flag field has unknown letters {''.join(unknown)[:20]!r}",
                                  evidence=f"regex[{i}].flag")
             pattern = r.get("in")
@@ -499,20 +526,18 @@ class _Builder:
                 try:
                     risks = backtracking_risks(pattern, letters)
                 except RegexParseError as exc:
-                    self.finding("RA202", "info",
-                                 f"the pattern could not be parsed ({exc.why} at offset "
+                    self.finding(RA202, f"the pattern could not be parsed ({exc.why} at offset "
                                  f"{exc.offset}); it was not checked for backtracking",
                                  evidence=f"regex[{i}].in")
                 except RecursionError:
-                    self.finding("RA202", "info",
-                                 "the pattern is nested too deeply to check",
+                    self.finding(RA202, "the pattern is nested too deeply to check",
                                  evidence=f"regex[{i}].in")
                 else:
                     for risk in risks:
                         what = ("nested unbounded quantifiers that can split the same text in "
                                 "many ways" if risk.shape == "nested-quantifier" else
                                 "a repeated alternation whose branches can match the same text")
-                        self.finding("RA201", "warning",
+                        self.finding(RA201,
                                      f"the pattern risks catastrophic backtracking ({what}); "
                                      "RisuAI runs it on every message", evidence=f"regex[{i}].in")
             out = r.get("out")
@@ -544,14 +569,13 @@ class _Builder:
             dt = declared_type(a.ext, a.name)
             st = sniff(a.head or b"")
             if st is not None and dt is not None and not compatible(dt, st):
-                self.finding("RA401", "warning",
-                             f"asset declared as {dt} but its bytes are {st}"
+                self.finding(RA401, f"asset declared as {dt} but its bytes are {st}"
                              + (" (HTML saved under an image or sound name)"
                                 if st == "html" else ""), evidence=where)
             elif st == "html" and dt is None:
-                self.finding("RA401", "warning", "asset bytes are HTML", evidence=where)
+                self.finding(RA401, "asset bytes are HTML", evidence=where)
             if a.size is not None and a.size > OVERSIZED_ASSET_BYTES:
-                self.finding("RA402", "warning",
+                self.finding(RA402,
                              f"asset is {a.size} bytes, above the {OVERSIZED_ASSET_BYTES} byte "
                              "bound for one asset", evidence=where)
         if self.counts["assets"]:
@@ -559,11 +583,11 @@ class _Builder:
         for an in self.m.anomalies:
             code = str(an.code)
             if code.startswith("asset"):
-                self.finding("RA403", "warning",
+                self.finding(RA403,
                              f"asset frames are out of step with module.assets: {an.message}",
                              evidence=str(an.where))
             else:
-                self.finding("RA900", "info", f"reader note ({code}): {an.message}",
+                self.finding(RA900, f"reader note ({code}): {an.message}",
                              evidence=str(an.where))
 
 
@@ -596,14 +620,14 @@ def analyze(module: Module) -> Analysis:
     # toggles
     tp = parse_toggles(module.custom_module_toggle)
     for key, line in tp.duplicates:
-        b.finding("RA701", "warning",
+        b.finding(RA701,
                   f"toggle key {key[:60]!r} is declared more than once; RisuAI keeps one value "
                   "for both", evidence=f"customModuleToggle line {line}")
     for line in tp.malformed:
-        b.finding("RA702", "info", "a toggle line has no key=label form and was skipped",
+        b.finding(RA702, "a toggle line has no key=label form and was skipped",
                   evidence=f"customModuleToggle line {line}")
     for kind, line in tp.unknown_types:
-        b.finding("RA703", "info", f"unknown toggle type {kind!r}; read as a text field",
+        b.finding(RA703, f"unknown toggle type {kind!r}; read as a text field",
                   evidence=f"customModuleToggle line {line}")
     if module.custom_module_toggle.strip():
         b.cap("ui.toggles", "customModuleToggle")
@@ -611,8 +635,7 @@ def analyze(module: Module) -> Analysis:
     for (scope, key), _sk in sorted(b.state.items()):
         if scope == "global" and key.startswith("toggle_") and declared \
                 and key[len("toggle_"):] not in declared:
-            b.finding("RA704", "info",
-                      f"the global variable {key[:60]!r} is read but no toggle declares it",
+            b.finding(RA704, f"the global variable {key[:60]!r} is read but no toggle declares it",
                       evidence=(_sk.reads or ["?"])[0])
 
     # legacy JS
@@ -620,7 +643,7 @@ def analyze(module: Module) -> Analysis:
     if cjs.strip():
         b.counts["cjs_bytes"] = len(cjs)
         b.cap("script.legacy_js", "cjs")
-        b.finding("RA501", "warning",
+        b.finding(RA501,
                   f"carries legacy custom JavaScript ({len(cjs)} characters)", evidence="cjs")
         js = scan_js(cjs)
         for name, lines in sorted(js.names.items()):
@@ -631,15 +654,13 @@ def analyze(module: Module) -> Analysis:
             b.cap("script.dynamic_load", f"cjs line {js.names[dyn[0]][0]}")
             for n in dyn:
                 b.fact(b.dynamic, f"cjs:{n}", f"cjs line {js.names[n][0]}")
-            b.finding("RA502", "warning",
-                      f"legacy JavaScript builds code at run time ({', '.join(dyn)})",
+            b.finding(RA502, f"legacy JavaScript builds code at run time ({', '.join(dyn)})",
                       evidence=f"cjs line {js.names[dyn[0]][0]}")
         netn = sorted(n for n in js.names if n in ("fetch", "XMLHttpRequest", "WebSocket",
                                                      "sendBeacon", "EventSource", "risuFetch"))
         if netn:
             hosts = sorted({h for h, _ in js.url_hosts})
-            b.finding("RA503", "warning",
-                      f"legacy JavaScript uses the network ({', '.join(netn)})"
+            b.finding(RA503, f"legacy JavaScript uses the network ({', '.join(netn)})"
                       + (f"; literal hosts: {', '.join(hosts[:10])}" if hosts else ""),
                       evidence=f"cjs line {js.names[netn[0]][0]}")
         for host, line in js.url_hosts:
@@ -651,7 +672,7 @@ def analyze(module: Module) -> Analysis:
         b.cap("mcp.server", "mcp.url")
         host = _host(mcp) or "(unparsed address)"
         b.fact(b.net, host, "mcp.url")
-        b.finding("RA802", "warning", f"connects to an MCP server at {host}",
+        b.finding(RA802, f"connects to an MCP server at {host}",
                   evidence="mcp.url")
 
     # lowLevelAccess
@@ -666,13 +687,11 @@ def analyze(module: Module) -> Analysis:
         allowed = module_lla or (trig is not None and trig in b.trigger_lla)
         if not allowed and api not in reported:
             reported.add(api)
-            b.finding("RA101", "warning",
-                      f"uses the privileged API {api} without lowLevelAccess; RisuAI will "
+            b.finding(RA101, f"uses the privileged API {api} without lowLevelAccess; RisuAI will "
                       "refuse it silently (set lowLevelAccess or remove the call)",
                       evidence=where)
     if any_lla and not b.privileged_uses:
-        b.finding("RA102", "warning",
-                  "asks for lowLevelAccess but uses no privileged API (over-asking); "
+        b.finding(RA102, "asks for lowLevelAccess but uses no privileged API (over-asking); "
                   "turn lowLevelAccess off",
                   evidence="lowLevelAccess" if module_lla else f"trigger[{b.trigger_lla[0]}]"
                   ".lowLevelAccess")

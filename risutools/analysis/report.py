@@ -1,17 +1,33 @@
-"""Run the analyser on a file and render its facts and findings (text or JSON)."""
+"""Run the analyser on a file (``analyze_path``) and decide the exit code.
+
+The renderers (text with the facts, JSON, and every findings format) live in
+``risutools.report``; :class:`AnalyzeResult` is what they read.
+"""
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 from risutools.analysis.analyzer import analyze
-from risutools.analysis.model import Analysis, Fact, scrub
+from risutools.analysis.model import Analysis
+from risutools.checks.registry import RuleFilter
+from risutools.contract.validate import DocumentInfo, Result
 from risutools.errors import ConfigError
-from risutools.findings import SEVERITY_RANK
+from risutools.findings import SEVERITY_RANK, sorted_findings
 from risutools.formats.model import Module
 
 FAIL_ON = ("error", "warning", "never")
+
+
+@dataclass
+class AnalyzeResult(Result):
+    """The analyses of one file, shaped as a findings result (``command == "analyze"``).
+
+    Each module is one entry of ``documents`` (``component_id`` is the module's name),
+    its findings with ``file`` set to ``path``."""
+
+    path: str = ""
+    analyses: list[tuple[Module, Analysis]] = field(default_factory=list)
 
 
 def analyze_path(path: str) -> list[tuple[Module, Analysis]]:
@@ -21,11 +37,34 @@ def analyze_path(path: str) -> list[tuple[Module, Analysis]]:
     return [(m, analyze(m)) for m in read_path(path, with_assets=False)]
 
 
-def exit_code(analyses: list[Analysis], fail_on: str) -> int:
-    """1 when a finding at or above ``fail_on`` severity exists, else 0."""
+def analyze_result(path: str, rule_filter: RuleFilter | None = None) -> AnalyzeResult:
+    """``analyze_path`` as a result the reporters in ``risutools.report`` render
+    (findings the filter drops are left out of every view)."""
+    analyses = analyze_path(path)
+    if rule_filter is not None:
+        keep = rule_filter.keep
+        analyses = [(m, replace(a, findings=[f for f in a.findings if keep(f.rule)]))
+                    for m, a in analyses]
+    modules = [
+        DocumentInfo(path, None, a.name, None,
+                     "sha256:" + m.source.sha256 if m.source is not None else None,
+                     sorted_findings([replace(f, file=path) for f in a.findings]))
+        for m, a in analyses
+    ]
+    return AnalyzeResult(command="analyze", documents=modules, files=[path], path=path,
+                         analyses=analyses)
+
+
+def check_fail_on(fail_on: str) -> None:
+    """A ConfigError (exit 2) unless ``fail_on`` is one of :data:`FAIL_ON`."""
     if fail_on not in FAIL_ON:
         raise ConfigError("bad-option", f"must be one of {', '.join(FAIL_ON)}, not {fail_on!r}",
                           where="--fail-on")
+
+
+def exit_code(analyses: list[Analysis], fail_on: str) -> int:
+    """1 when a finding at or above ``fail_on`` severity exists, else 0."""
+    check_fail_on(fail_on)
     if fail_on == "never":
         return 0
     limit = SEVERITY_RANK[fail_on]
@@ -33,80 +72,3 @@ def exit_code(analyses: list[Analysis], fail_on: str) -> int:
         if any(SEVERITY_RANK.get(f.severity, 9) <= limit for f in a.findings):
             return 1
     return 0
-
-
-def _source_dict(m: Module) -> dict[str, Any]:
-    if m.source is None:
-        return {}
-    s = m.source
-    d: dict[str, Any] = {"path": s.path, "format": s.format, "size": s.size,
-                         "sha256": "sha256:" + s.sha256}
-    if s.member:
-        d["member"] = s.member
-    return d
-
-
-def to_json(path: str, results: list[tuple[Module, Analysis]]) -> str:
-    doc = {"file": path,
-           "modules": [{"source": _source_dict(m), "analysis": a.to_dict()} for m, a in results]}
-    return json.dumps(scrub(doc), ensure_ascii=False, indent=1) + "\n"
-
-
-def _show(text: str) -> str:
-    """Module text made safe for a terminal: control characters (newlines, ESC ...) escaped."""
-    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
-
-
-def _facts(title: str, facts: list[Fact], lines: list[str]) -> None:
-    if not facts:
-        return
-    lines.append(f"  {title}:")
-    for f in facts:
-        where = ", ".join(f.evidence[:3]) + (f" (+{f.count - 3})" if f.count > 3 else "")
-        lines.append(f"    {_show(f.name):<28} {where}")
-
-
-def render_text(path: str, results: list[tuple[Module, Analysis]]) -> str:
-    """A plain-text report for people."""
-    lines: list[str] = []
-    for m, a in results:
-        member = f"!{m.source.member}" if m.source and m.source.member else ""
-        lines.append(f"{path}{member}: {a.component_type} {a.name!r}")
-        c = a.counts
-        lines.append(
-            f"  contents: {c.get('triggers', 0)} trigger(s), {c.get('lorebook', 0)} lorebook "
-            f"entr(y/ies), {c.get('regex', 0)} regex script(s), {len(a.toggles)} toggle(s), "
-            f"{c.get('assets', 0)} asset(s), Lua {c.get('lua_bytes', 0)} chars, "
-            f"legacy JS {c.get('cjs_bytes', 0)} chars")
-        lla = "yes" if a.low_level_access else "no"
-        if a.low_level_triggers:
-            lla += f" (and triggers {', '.join(str(i) for i in a.low_level_triggers)})"
-        lines.append(f"  lowLevelAccess: {lla}")
-        _facts("hooks", a.hooks, lines)
-        _facts("entry points", a.entry_points, lines)
-        _facts("button callbacks", a.button_callbacks, lines)
-        if a.state:
-            lines.append("  state:")
-            for s in a.state:
-                rw = ("r" if s.reads else "-") + ("w" if s.writes else "-")
-                where = ", ".join((s.writes or s.reads)[:2])
-                lines.append(f"    {s.scope:<6} {rw} {_show(s.key):<24} {where}")
-        _facts("privileged APIs", a.privileged, lines)
-        _facts("dynamic code", a.dynamic_code, lines)
-        _facts("network hosts", a.network_hosts, lines)
-        if a.toggles:
-            lines.append("  toggles:")
-            for t in a.toggles:
-                extra = f" [{', '.join(t.options)}]" if t.options else ""
-                group = f" (group {t.group})" if t.group else ""
-                lines.append(f"    {_show(t.key):<24} {t.type:<8} {_show(t.label + extra + group)}")
-        lines.append("  requires: " + (", ".join(a.requires_names()) or "-"))
-        lines.append("  provides: " + (", ".join(a.provides_names()) or "-"))
-        if a.findings:
-            lines.append("  findings:")
-            for f in a.findings:
-                lines.append(f"    {f.rule} {f.severity:<7} {f.evidence}: {f.message}")
-        else:
-            lines.append("  findings: none")
-    text: str = scrub("\n".join(lines) + "\n")
-    return text

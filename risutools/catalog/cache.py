@@ -2,7 +2,9 @@
 
 Two maps:
 
-* ``stat``: relative path -> ``[size, mtime_ns, sha256]``.  A file whose size
+* ``stat``: relative path -> ``[size, mtime_ns, sha256]`` (a path that is not UTF-8,
+  e.g. a CP949 name from a Korean zip, is keyed by ``"\\0"`` + the hex of its exact
+  bytes: the key is exact and always storable).  A file whose size
   and modification time are unchanged is not hashed again (hashing is the
   dominant cost of a run over gigabytes of assets).  ``--no-cache`` or
   deleting the cache forces a full re-hash.
@@ -28,8 +30,18 @@ from risutools.fsio import atomic_write
 if TYPE_CHECKING:
     from risutools.catalog.ingest import SourceOutcome
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 MAX_CACHE_BYTES = 1 << 30  # refuse to read a cache file larger than 1 GiB
+
+
+def path_key(rel: str) -> str:
+    """The cache key of a relative path: the path itself, or for a name that is not
+    UTF-8 (Python keeps its bytes as surrogates) a NUL (never in a file name) + hex."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return "\0" + os.fsencode(rel).hex()
+    return rel
 
 
 def result_key(sha256: str, lang: str, post_id: str | None, notes_sig: str) -> str:
@@ -70,7 +82,7 @@ class IngestCache:
         return cache
 
     def _known_sha(self, rel: str, path: Path) -> str | None:
-        entry = self.stat.get(rel)
+        entry = self.stat.get(path_key(rel))
         if not isinstance(entry, list) or len(entry) != 3:
             return None
         try:
@@ -111,14 +123,17 @@ class IngestCache:
         self.used.add(key)
         return outcome
 
-    def store(self, outcome: SourceOutcome, path: Path, lang: str, notes_sig: str) -> None:
+    def store(
+        self, rel: str, outcome: SourceOutcome, path: Path, lang: str, notes_sig: str
+    ) -> None:
+        """Remember ``outcome`` for the file at ``path`` (``rel``: its exact relative path)."""
         if not self.enabled or not outcome.sha256:
             return
         try:
             st = os.stat(path)
         except OSError:
             return
-        self.stat[outcome.path] = [st.st_size, st.st_mtime_ns, outcome.sha256]
+        self.stat[path_key(rel)] = [st.st_size, st.st_mtime_ns, outcome.sha256]
         key = result_key(outcome.sha256, lang, outcome.post_id, notes_sig)
         self.results[key] = {
             "format": outcome.format,
@@ -130,7 +145,8 @@ class IngestCache:
 
     def prune(self, seen: set[str]) -> None:
         """Forget files that are gone and results nothing refers to any more."""
-        self.stat = {k: v for k, v in self.stat.items() if k in seen}
+        keys = {path_key(rel) for rel in seen}
+        self.stat = {k: v for k, v in self.stat.items() if k in keys}
         self.results = {k: v for k, v in self.results.items() if k in self.used}
 
     def save(self) -> None:
@@ -138,13 +154,29 @@ class IngestCache:
             return
         import msgpack
 
+        results = dict(sorted(self.results.items()))
+        try:
+            msgpack.packb(results, use_bin_type=True)
+        except (ValueError, TypeError, OverflowError):  # e.g. a lone surrogate in a text
+            results = {k: v for k, v in results.items() if _packable(v)}
         data = msgpack.packb(
             {
                 "format": CACHE_FORMAT,
                 "tool": __version__,
                 "stat": dict(sorted(self.stat.items())),
-                "results": dict(sorted(self.results.items())),
+                "results": results,
             },
             use_bin_type=True,
         )
         atomic_write(self.path, data)
+
+
+def _packable(value: Any) -> bool:
+    """Whether msgpack can store ``value`` (an entry that cannot is simply not cached)."""
+    import msgpack
+
+    try:
+        msgpack.packb(value, use_bin_type=True)
+    except (ValueError, TypeError, OverflowError):
+        return False
+    return True

@@ -13,9 +13,15 @@ SHA-256 of the whole file while the module is parsed, assets skipped) ->
   Dask's distributed client offers the same interface);
 * de-duplication by SHA-256: identical bytes are one source; the copy with the
   larger post id is kept and the others are listed as its duplicates;
-* deterministic, atomic, compare-and-swap writes; a document that a person has
-  moved past ``candidate`` is never overwritten by a generator;
-* a bad file is recorded (path + one-line reason) and the run goes on.
+* deterministic writes through the one write path (:mod:`risutools.fsio`: atomic,
+  compare-and-swap under the catalog folder's lock, modes kept); only a document
+  that reads as ``review_status: candidate`` is ever replaced: a reviewed one is
+  kept (``kept_reviewed``), and one that cannot be read (a merge conflict, a
+  trailing comma, a torn NDJSON line, bytes that are not UTF-8, not a regular
+  file) is kept byte for byte and reported (``kept_unreadable``, exit 1);
+* a bad file is recorded (path + one-line reason) and the run goes on;
+* file names that are not UTF-8 are shown escaped (``\\xNN``) and cached by their
+  exact bytes.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -32,7 +39,15 @@ from typing import Any
 from risutools import __version__
 from risutools.catalog.cache import IngestCache, result_key
 from risutools.errors import ConfigError, RisuError, WriteConflict
-from risutools.fsio import atomic_write, fsync_directory, sha256_file
+from risutools.fsio import (
+    atomic_write,
+    display_path,
+    fsync_directory,
+    os_error_line,
+    sha256_file,
+    sweep_temp_files,
+    write_lock,
+)
 
 NDJSON_NAME = "components.ndjson"
 CACHE_NAME = ".risutools-cache/ingest.msgpack"
@@ -95,6 +110,8 @@ class IngestResult:
     unchanged: list[str] = field(default_factory=list)
     kept_reviewed: list[str] = field(default_factory=list)  # ids a person moved past candidate
     collisions: list[str] = field(default_factory=list)  # one-line messages
+    # documents left byte for byte because they cannot be read (one line each, with where)
+    kept_unreadable: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # files that are not Risu files
 
     @property
@@ -103,7 +120,7 @@ class IngestResult:
 
     @property
     def ok(self) -> bool:
-        return not self.failures and not self.collisions
+        return not self.failures and not self.collisions and not self.kept_unreadable
 
     def counts(self) -> dict[str, int]:
         by: dict[str, int] = {}
@@ -122,6 +139,7 @@ class IngestResult:
             "unchanged": len(self.unchanged),
             "kept_reviewed": len(self.kept_reviewed),
             "collisions": len(self.collisions),
+            "kept_unreadable": len(self.kept_unreadable),
             "not_risu": len(self.skipped),
         }
 
@@ -134,6 +152,7 @@ class IngestResult:
             "unchanged": self.unchanged,
             "kept_reviewed": self.kept_reviewed,
             "collisions": self.collisions,
+            "kept_unreadable": self.kept_unreadable,
             "not_risu": self.skipped,
         }
 
@@ -153,7 +172,7 @@ def discover(src: Path, exclude: Path | None = None) -> tuple[list[tuple[Path, s
     skipped: list[str] = []
     ex = exclude.resolve() if exclude is not None else None
     for path in _walk(src, ex):
-        rel = path.relative_to(src).as_posix()
+        rel = display_path(path.relative_to(src).as_posix())
         try:
             fmt = detect(path)
         except RisuError:
@@ -219,6 +238,8 @@ def process_file(
             out.documents.append(doc)
         out.rendered = [render(doc, ndjson) for doc in out.documents]
     except RisuError as exc:
+        if exc.path is not None:
+            exc.path = display_path(exc.path)  # a name that is not UTF-8, escaped
         out.error = exc.one_line()
         out.documents = []
     except OSError as exc:
@@ -285,7 +306,9 @@ def ingest(
     if not src_p.is_dir():
         raise RisuError("not-a-directory", "the source must be a folder", path=str(src_p))
     if out_p.exists() and not out_p.is_dir():
-        raise RisuError("not-a-directory", "the catalog must be a folder", path=str(out_p))
+        raise RisuError("not-a-directory", "the catalog must be a folder",
+                        path=display_path(out_p))
+    _prepare_catalog(out_p)
     notes = Path(notes_dir) if notes_dir is not None else out_p / "notes"
     notes_s = str(notes) if notes.is_dir() else None
     notes_sig = _notes_signature(notes) if notes_s else ""
@@ -303,12 +326,14 @@ def ingest(
 
     from risutools.projection import post_id_from_name
 
+    shown: dict[str, str] = {}  # exact relative path -> as shown (non-UTF-8 bytes escaped)
     for (path, _fmt), size in zip(files, sizes, strict=True):
         rel = path.relative_to(src_p).as_posix()
+        shown[rel] = display_path(rel)
         post_id = post_id_from_name(path.name)
         hit = cache.lookup(rel, path, lang, post_id, notes_sig)
         if hit is not None:
-            hit.path, hit.size, hit.cached = rel, size, True
+            hit.path, hit.size, hit.cached = shown[rel], size, True
             outcomes[rel] = hit
             done_files += 1
             done_bytes += size
@@ -319,22 +344,40 @@ def ingest(
 
     def finished(outcome: SourceOutcome, path: Path) -> None:
         nonlocal done_files, done_bytes
-        outcomes[outcome.path] = outcome
-        cache.store(outcome, path, lang, notes_sig)
+        rel = path.relative_to(src_p).as_posix()
+        outcomes[rel] = outcome
+        cache.store(rel, outcome, path, lang, notes_sig)
         done_files += 1
         done_bytes += outcome.size
         if on_progress:
             on_progress(done_files, done_bytes)
 
     if todo:
-        _run(todo, lang, notes_s, ndjson, jobs, executor, finished)
+        _run([(p, shown[r], n) for p, r, n in todo], lang, notes_s, ndjson, jobs, executor,
+             finished)
 
     result = IngestResult(sources=[outcomes[k] for k in sorted(outcomes)], skipped=skipped)
     _deduplicate(result.sources)
     _write_catalog(result, out_p, ndjson)
     cache.prune(set(outcomes))
-    cache.save()
+    try:
+        cache.save()
+    except OSError as exc:
+        raise os_error_line(exc, cache.path) from None
     return result
+
+
+def _prepare_catalog(out: Path) -> None:
+    """Create the catalog folder, check it can be written (the lock file is made there),
+    and remove the temp files a killed run left.  OS failures are one line (exit 2)."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with write_lock(out / NDJSON_NAME):
+            pass
+        sweep_temp_files(out)
+        sweep_temp_files((out / CACHE_NAME).parent)
+    except OSError as exc:
+        raise os_error_line(exc, out) from None
 
 
 def _run(
@@ -421,11 +464,11 @@ def _generated(result: IngestResult, ndjson: bool) -> dict[str, tuple[dict[str, 
     return docs
 
 
-def _is_reviewed(doc: Any) -> bool:
-    try:
-        return str(doc["provenance"]["review_status"]) != "candidate"
-    except (KeyError, TypeError):
-        return False
+def _review_status(doc: Any) -> str | None:
+    """The document's ``provenance.review_status`` when it is a string, else None."""
+    prov = doc.get("provenance") if isinstance(doc, dict) else None
+    status = prov.get("review_status") if isinstance(prov, dict) else None
+    return status if isinstance(status, str) else None
 
 
 WRITE_THREADS = 8  # fsync-bound: threads overlap the waits
@@ -433,7 +476,6 @@ WRITE_THREADS = 8  # fsync-bound: threads overlap the waits
 
 def _write_catalog(result: IngestResult, out: Path, ndjson: bool) -> None:
     docs = _generated(result, ndjson)
-    out.mkdir(parents=True, exist_ok=True)
     if ndjson:
         _write_ndjson(result, out / NDJSON_NAME, {k: v[1] for k, v in docs.items()})
         return
@@ -444,73 +486,196 @@ def _write_catalog(result: IngestResult, out: Path, ndjson: bool) -> None:
     with ThreadPoolExecutor(WRITE_THREADS) as pool:
         outcomes = list(pool.map(lambda job: _write_one(*job), jobs))
     fsync_directory(out)
+    failed = [exc for status, exc in outcomes if status == "oserror" and isinstance(exc, OSError)]
+    if failed:  # could not write (no space, no permission): one line, exit 2
+        more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+        err = os_error_line(failed[0])
+        err.why += more
+        raise err
     for status, text in outcomes:  # in id order, whatever order the threads finished in
+        assert isinstance(text, str)
         {
             "written": result.written,
             "unchanged": result.unchanged,
             "kept_reviewed": result.kept_reviewed,
+            "kept_unreadable": result.kept_unreadable,
             "conflict": result.collisions,
         }[status].append(text)
 
 
-def _write_one(target: Path, cid: str, data: bytes) -> tuple[str, str]:
-    """Write one document file; returns (status, name or message)."""
+def _write_one(target: Path, cid: str, data: bytes) -> tuple[str, str | OSError]:
+    """Write one document file; returns (status, name or message, or the OSError)."""
+    from risutools.contract.loaders import parse_value_bytes
+
+    shown = display_path(target)
     try:
-        if target.exists():
-            current = target.read_bytes()
-            if current == data:
-                return "unchanged", target.name
-            try:
-                existing = json.loads(current)
-            except ValueError:
-                existing = None
-            if _is_reviewed(existing):
-                return "kept_reviewed", cid
-            base = hashlib.sha256(current).hexdigest()
-            atomic_write(target, data, expect_sha256=base, sync_dir=False)
-        else:
+        try:
+            st = os.lstat(target)
+        except FileNotFoundError:
             atomic_write(target, data, expect_absent=True, sync_dir=False)
+            return "written", target.name
+        if not stat.S_ISREG(st.st_mode):
+            what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+            return "kept_unreadable", (
+                f"{shown}: unreadable-document: {what}; left as it is, {cid} not written"
+            )
+        current = target.read_bytes()
+        if current == data:
+            return "unchanged", target.name
+        try:
+            existing = parse_value_bytes(current, shown, "json")
+        except RisuError as exc:
+            return "kept_unreadable", f"{exc.one_line()}; left as it is, {cid} not written"
+        status = _review_status(existing)
+        if status is None:
+            return "kept_unreadable", (
+                f"{shown}: /provenance/review_status: unreadable-document: missing, so its "
+                f"review state is unknown; left as it is, {cid} not written"
+            )
+        if status != "candidate":
+            return "kept_reviewed", cid
+        base = hashlib.sha256(current).hexdigest()
+        atomic_write(target, data, expect_sha256=base, sync_dir=False)
     except WriteConflict as exc:
         return "conflict", exc.one_line()
+    except OSError as exc:
+        return "oserror", exc
     return "written", target.name
 
 
 def _write_ndjson(result: IngestResult, target: Path, docs: dict[str, str]) -> None:
-    """Merge the generated lines (component_id -> canonical line) into components.ndjson."""
-    lines: dict[str, str] = {}
-    base: str | None = None
-    if target.exists():
-        raw = target.read_bytes()
-        base = hashlib.sha256(raw).hexdigest()
-        for text in raw.decode("utf-8", errors="replace").splitlines():
-            try:
-                existing = json.loads(text)
-                cid = str(existing["component_id"])
-            except (ValueError, KeyError, TypeError):
-                continue  # an unreadable line is left for `validate` to report
-            lines[cid] = text
-            if _is_reviewed(existing) and cid in docs:
-                result.kept_reviewed.append(cid)
+    """Merge the generated lines (component_id -> canonical line) into components.ndjson.
+
+    The file is split on ``\n`` only and handled as bytes: a line that is not replaced
+    is written back exactly as read.  Existing lines keep their place; a candidate
+    line whose document changed is replaced in place; new ids are appended in id order.
+    A line that cannot be read is kept and reported, and the component it belongs to
+    (found by its ``"component_id"``) is not written; when its id cannot be found the
+    file is not changed at all.  A reviewed line, or an id on two lines, is kept too.
+    """
+    try:
+        raw = None
+        if os.path.lexists(target):
+            if not stat.S_ISREG(os.lstat(target).st_mode):  # a folder, link, FIFO, device
+                raise IsADirectoryError(0, "not a regular file")
+            raw = target.read_bytes()
+    except OSError as exc:
+        result.kept_unreadable.append(
+            f"{display_path(target)}: unreadable-document: {exc.strerror or exc}; "
+            "left as it is, nothing written"
+        )
+        return
+    lines: list[bytes] = []
+    if raw:
+        lines = raw.split(b"\n")
+        if lines[-1] == b"":
+            lines.pop()  # the final newline
+    index: dict[str, list[int]] = {}  # component_id -> line numbers (0-based)
+    blocked: set[str] = set()  # ids this run must not write
+    shown = display_path(target)
+    for n, line in enumerate(lines):
+        if not line.strip():
+            continue
+        where = f"{shown}: line {n + 1}"
+        cid, problem = _read_line(line, where)
+        if problem is not None:
+            result.kept_unreadable.append(
+                problem + (f"; kept, {cid} not written" if cid is not None else
+                           f"; kept; cannot tell its component, so {NDJSON_NAME} is not "
+                           "changed")
+            )
+            if cid is None:
+                return
+            blocked.add(cid)
+            continue
+        assert cid is not None
+        index.setdefault(cid, []).append(n)
+    out = list(lines)
     changed = False
+    wrote: list[str] = []
     for cid in sorted(docs):
-        if cid in result.kept_reviewed:
+        if cid in blocked:
             continue
-        line = docs[cid]
-        if lines.get(cid) == line:
-            result.unchanged.append(cid)
+        at = index.get(cid, [])
+        new = docs[cid].encode("utf-8")
+        if len(at) > 1:
+            result.kept_unreadable.append(
+                f"{shown}: lines {', '.join(str(i + 1) for i in at)}: duplicate-id: {cid} "
+                "is on several lines; kept, not written"
+            )
             continue
-        lines[cid] = line
+        if at:
+            old = lines[at[0]]
+            if old.rstrip(b"\r") == new:
+                result.unchanged.append(cid)
+                continue
+            status = _review_status(_parse_line(old))
+            if status != "candidate":
+                result.kept_reviewed.append(cid)
+                continue
+            out[at[0]] = new
+        else:
+            out.append(new)
         changed = True
-        result.written.append(cid)
-    if changed or base is None:
-        data = "".join(lines[k] + "\n" for k in sorted(lines)).encode("utf-8")
-        try:
-            if base is None:
-                atomic_write(target, data, expect_absent=True)
-            else:
-                atomic_write(target, data, expect_sha256=base)
-        except WriteConflict as exc:
-            result.collisions.append(exc.one_line())
+        wrote.append(cid)
+    if not changed and raw is not None:
+        return
+    data = b"".join(line + b"\n" for line in out)
+    try:
+        if raw is None:
+            atomic_write(target, data, expect_absent=True)
+        else:
+            atomic_write(target, data, expect_sha256=hashlib.sha256(raw).hexdigest())
+    except WriteConflict as exc:
+        result.collisions.append(exc.one_line())
+        return
+    except OSError as exc:
+        raise os_error_line(exc, target) from None
+    result.written.extend(wrote)
+
+
+def _parse_line(line: bytes) -> Any:
+    from risutools.contract.loaders import parse_value_bytes
+
+    return parse_value_bytes(line, "", "json")
+
+
+def _read_line(line: bytes, where: str) -> tuple[str | None, str | None]:
+    """(component_id, problem line): a readable line gives its id and no problem; an
+    unreadable one gives the id found in its bytes (or None) and the reason."""
+    try:
+        doc = _parse_line(line)
+    except RisuError as exc:
+        return _id_in_bytes(line), f"{where}: {exc.code}: {exc.why}"
+    cid = doc.get("component_id") if isinstance(doc, dict) else None
+    if not isinstance(cid, str) or not cid:
+        return None, f"{where}: /component_id: unreadable-document: missing"
+    if _review_status(doc) is None:
+        return cid, (f"{where}: /provenance/review_status: unreadable-document: missing, so "
+                     "its review state is unknown")
+    return cid, None
+
+
+def _id_in_bytes(line: bytes) -> str | None:
+    """The first ``"component_id": "..."`` value in a line that does not parse."""
+    key = b'"component_id"'
+    at = line.find(key)
+    if at < 0:
+        return None
+    rest = line[at + len(key):].lstrip(b" \t")
+    if not rest.startswith(b":"):
+        return None
+    rest = rest[1:].lstrip(b" \t")
+    end = rest.find(b'"', 1)
+    while end > 0 and rest[end - 1:end] == b"\\":
+        end = rest.find(b'"', end + 1)
+    if not rest.startswith(b'"') or end < 0:
+        return None
+    try:
+        value = json.loads(rest[: end + 1])
+    except ValueError:
+        return None
+    return value if isinstance(value, str) and value else None
 
 
 def _safe_name(component_id: str) -> str:
@@ -523,7 +688,15 @@ def _notes_signature(notes: Path) -> str:
     """A digest of every notes file (name + bytes), so a changed note re-projects."""
     h = hashlib.sha256()
     for p in sorted(notes.glob("*.yaml")):
-        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+        try:
+            if not stat.S_ISREG(os.stat(p).st_mode):
+                raise RisuError("unreadable-notes", "not a regular file",
+                                path=display_path(p))
+            data = p.read_bytes()
+        except OSError as exc:
+            raise RisuError("unreadable-notes", f"cannot read: {exc.strerror or exc}",
+                            path=display_path(p)) from None
+        h.update(os.fsencode(p.name) + b"\0" + data + b"\0")
     return h.hexdigest()
 
 

@@ -1,7 +1,9 @@
-"""The contract rules MC100-MC600: metadata (the rule table) and the document-level checks.
+"""The contract rules MC000-MC600, declared in the check registry (``risutools.checks``).
 
-Every rule is a small function ``rule(doc, ctx) -> iterator of (pointer, message)``
-registered with its id and default severity.  The rules never assume the
+Every document rule is a small function ``rule(doc, cfg) -> iterator of (pointer, message)``
+decorated with ``@check(id, severity, scope, title)``; its docstring (summary, ``Why:``,
+``Fix:``) is its documentation.  Rules checked inside a larger pass (the loaders, the
+catalog pass, verify) are declared here with :func:`declare`.  The rules never assume the
 document is schema-valid: they read fields defensively and say nothing about a
 field that has the wrong type (MC100 already does).
 """
@@ -11,125 +13,66 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from risutools.checks.registry import Check, all_checks, check, declare
 from risutools.contract.activecode import find_active_code
 from risutools.contract.config import CAPABILITY_RE, ContractConfig
 from risutools.contract.jsonlines import escape_pointer_token
-from risutools.findings import Finding
+from risutools.findings import Finding, Severity
 
+# --------------------------------------------------------------------------- declared here,
+# checked elsewhere (the loaders, the catalog pass in validate, verify)
 
-@dataclass(frozen=True)
-class RuleInfo:
-    id: str
-    severity: str  # default severity: error | warning
-    title: str  # short name
-    summary: str  # what it checks (one sentence)
-    fix: str  # how to fix it (one sentence)
-    scope: str  # "load" | "document" | "catalog" | "verify"
-
-
-def _r(id: str, severity: str, title: str, summary: str, fix: str, scope: str) -> RuleInfo:
-    return RuleInfo(id, severity, title, summary, fix, scope)
-
-
-RULES: dict[str, RuleInfo] = {r.id: r for r in (
-    _r("MC000", "error", "unparsable-document",
-       "The file is a readable JSON, YAML or NDJSON document (UTF-8, no duplicate keys, no "
-       "NaN/Infinity, no YAML aliases or non-JSON tags, within the size and depth bounds).",
-       "Fix the syntax at the reported line / byte offset / pointer.", "load"),
-    _r("MC001", "error", "unreadable-path",
-       "The path given can be read (exists, is permitted).",
-       "Check the path and its permissions; risutools exits 2 for these.", "load"),
-    _r("MC100", "error", "schema",
-       "The document satisfies schemas/matrix-component-v1.schema.json (JSON Schema 2020-12); "
-       "every schema error is listed with its JSON pointer.",
-       "Add the missing field, fix the type or enum value, or remove the unknown property "
-       "(extensions use an `x-` prefix).", "document"),
-    _r("MC101", "error", "type-prefix",
-       "component_id starts with component_type + '.', and payload.namespace is "
-       "'risu.<component_type>'.",
-       "Make component_type, the first part of component_id and payload.namespace agree.",
-       "document"),
-    _r("MC102", "error", "source-key",
-       "component_id's source key equals the post id of source_refs[0].source_id "
-       "('risu:<post id>') and idea_layers.evidence.source_post (when present).",
-       "Use the same post id in all three places (source_refs[0] is the Risu attachment).",
-       "document"),
-    _r("MC103", "error", "lineage-status",
-       "idea_layers.lineage.promotion_status equals provenance.review_status (when present).",
-       "Set lineage.promotion_status to the review_status.", "document"),
-    _r("MC104", "error", "duplicate-id",
-       "Two documents in one catalog never share component_id + component_version.",
-       "Bump component_version of one of them, or remove the copy.", "catalog"),
-    _r("MC105", "warning", "source-kind",
-       "provenance.source_kind is one of risu_attachment, risu_json_export, risu_realm.",
-       "Use a known source kind (or add the new one to the spec).", "document"),
-    _r("MC200", "error", "digest-form",
-       "Every digest is 'sha256:' + 64 lowercase hex digits; placeholders (sha256:pending, all "
-       "zeros, TODO, empty) are refused.",
-       "Write the real digest (`risutools hash`, `sha256sum`), in lowercase.", "document"),
-    _r("MC201", "error", "prompt-digest",
-       "projection.prompt_sha256 is the SHA-256 of projection.prompt (UTF-8).",
-       "Set prompt_sha256 to the digest the message gives (or restore the prompt).", "document"),
-    _r("MC202", "error", "source-digest",
-       "When the source file is at hand (source store), source_refs[].sha256 is the SHA-256 "
-       "of its bytes (`risutools verify`).",
-       "Re-project from the right source file, or fix the digest.", "verify"),
-    _r("MC203", "error", "replay-report",
-       "A replay report referenced in source_refs (source_id 'replay:...', source_version "
-       "'replay-report-v1') exists and its digest matches (`risutools verify`).",
-       "Re-run the replay and record the new report's digest, or restore the report file.",
-       "verify"),
-    _r("MC300", "error", "no-execute-policy",
-       "active_code_policy static_preserve_no_execute implies static_analysis_only: true and "
-       "evidence.code_executed: false.",
-       "Set static_analysis_only true and code_executed false (or change the policy).",
-       "document"),
-    _r("MC301", "error", "candidate-inactive",
-       "review_status candidate implies runtime_status inactive and publishable false.",
-       "Set runtime_status inactive and publishable false until the component is reviewed.",
-       "document"),
-    _r("MC302", "error", "active-needs-approval",
-       "runtime_status active needs review_status approved or promoted.",
-       "Set runtime_status inactive, or get the component approved first.", "document"),
-    _r("MC303", "error", "publishable-gate",
-       "publishable true needs review_status promoted, replay_status passed (when a context.* "
-       "capability is declared) and availability_verdict available.",
-       "Set publishable false until the component is promoted, replayed and available.",
-       "document"),
-    _r("MC304", "error", "availability-follows-replay",
-       "availability_verdict agrees with replay_status: not_run/stale -> untested, passed -> "
-       "available, failed -> unavailable.",
-       "Set availability_verdict from replay_status (the replay write-back does both).",
-       "document"),
-    _r("MC305", "error", "recorded-transitions",
-       "A document past candidate ends a chain of recorded transitions (transitions.ndjson) "
-       "from candidate, each backed by a human approval record in approvals/.",
-       "Move the component only with `risutools promote` and an approval record; never edit "
-       "review_status by hand.", "catalog"),
-    _r("MC400", "error", "capability-names",
-       "Capability names match ^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$, are not repeated in a "
-       "list, and provides does not intersect conflicts.",
-       "Rename, de-duplicate, or remove the capability from provides or conflicts.", "document"),
-    _r("MC401", "warning", "unknown-capability",
-       "A capability name the vocabulary (risutools/data/capabilities.yaml plus the catalog "
-       "configuration) does not know.",
-       "Fix the spelling, or add the name under `capabilities:` in .risutools.yaml.",
-       "document"),
-    _r("MC500", "error", "active-code",
-       "No active code in payload or projection: no Lua/JS bodies, CBS, HTML script or regex "
-       "patterns copied from the module.",
-       "Describe what the code does in a sentence instead of copying it.", "document"),
-    _r("MC600", "warning", "narrative",
-       "Narrative fields (idea_layers.situation, idea_layers.core, invariants) are complete; a "
-       "warning for a candidate, an error once approved/promoted/retired or under the "
-       "promotion gate.",
-       "Write the missing fields in the curator notes (notes/<component_id>.yaml).",
-       "document"),
-)}
+MC000 = declare(
+    "MC000", "error", "load", "unparsable-document",
+    summary="The file is a readable JSON, YAML or NDJSON document (UTF-8, no duplicate keys, no "
+    "NaN/Infinity, no YAML aliases or non-JSON tags, within the size and depth bounds).",
+    why="Nothing else can be checked in a file that cannot be read exactly as written; a lenient "
+    "parse would validate something other than what the file says.",
+    fix="Fix the syntax at the reported line / byte offset / pointer.")
+MC001 = declare(
+    "MC001", "error", "load", "unreadable-path",
+    summary="The path given can be read (exists, is permitted).",
+    why="A path that cannot be read was not checked, so the run cannot pass.",
+    fix="Check the path and its permissions; risutools exits 2 for these.")
+MC100 = declare(
+    "MC100", "error", "document", "schema",
+    summary="The document satisfies schemas/matrix-component-v1.schema.json (JSON Schema "
+    "2020-12); every schema error is listed with its JSON pointer.",
+    why="Every consumer of the catalog reads documents by the schema; a field of the wrong type "
+    "or name is lost or misread downstream.",
+    fix="Add the missing field, fix the type or enum value, or remove the unknown property "
+    "(extensions use an `x-` prefix).")
+MC104 = declare(
+    "MC104", "error", "catalog", "duplicate-id",
+    summary="Two documents in one catalog never share component_id + component_version.",
+    why="Approvals, transitions and replays name a component by id and version; two documents "
+    "with the same pair make every such reference ambiguous.",
+    fix="Bump component_version of one of them, or remove the copy.")
+MC202 = declare(
+    "MC202", "error", "verify", "source-digest",
+    summary="When the source file is at hand (source store), source_refs[].sha256 is the "
+    "SHA-256 of its bytes (`risutools verify`).",
+    why="The digest ties the document to the exact file it was projected from; a wrong digest "
+    "points reviewers at a different module.",
+    fix="Re-project from the right source file, or fix the digest.")
+MC203 = declare(
+    "MC203", "error", "verify", "replay-report",
+    summary="A replay report referenced in source_refs (source_id 'replay:...', source_version "
+    "'replay-report-v1') exists and its digest matches (`risutools verify`).",
+    why="replay_status and availability_verdict rest on that report; a missing or changed report "
+    "leaves them unsupported.",
+    fix="Re-run the replay and record the new report's digest, or restore the report file.")
+MC305 = declare(
+    "MC305", "error", "catalog", "recorded-transitions",
+    summary="A document past candidate ends a chain of recorded transitions (transitions.ndjson) "
+    "from candidate, each backed by a human approval record in approvals/.",
+    why="Review status is a human decision; a status edited by hand would promote a component "
+    "nobody approved.",
+    fix="Move the component only with `risutools promote` and an approval record; never edit "
+    "review_status by hand.")
 
 COMPONENT_TYPES = ("module", "preset", "character", "lorebook")
 REVIEW_STATES = ("candidate", "pending_human_review", "approved", "promoted", "rejected",
@@ -180,7 +123,16 @@ RuleFn = Callable[[dict[str, Any], ContractConfig], Iterator[Issue]]
 # --------------------------------------------------------------------------- rules
 
 
+@check("MC101", "error", "document", "type-prefix")
 def mc101(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+    """component_id starts with component_type + '.', and payload.namespace is
+    'risu.<component_type>'.
+
+    Why: Tools route a component by the first part of its id and by its namespace; when
+    they disagree with component_type the component lands in the wrong place.
+
+    Fix: Make component_type, the first part of component_id and payload.namespace agree.
+    """
     ctype = _str(doc.get("component_type"))
     cid = _str(doc.get("component_id"))
     if ctype not in COMPONENT_TYPES:
@@ -200,7 +152,16 @@ def _post_id(source_id: str) -> str | None:
     return None
 
 
+@check("MC102", "error", "document", "source-key")
 def mc102(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+    """component_id's source key equals the post id of source_refs[0].source_id ('risu:<post
+    id>') and idea_layers.evidence.source_post (when present).
+
+    Why: The source key is how a component is traced back to the Risu post it came from; a
+    mismatch sends reviewers to another post.
+
+    Fix: Use the same post id in all three places (source_refs[0] is the Risu attachment).
+    """
     cid = _str(doc.get("component_id"))
     if cid is None:
         return
@@ -228,7 +189,15 @@ def mc102(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
                "use the same post id in both")
 
 
+@check("MC103", "error", "document", "lineage-status")
 def mc103(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+    """idea_layers.lineage.promotion_status equals provenance.review_status (when present).
+
+    Why: Two fields that record the same status must not disagree, or readers trust the
+    wrong one.
+
+    Fix: Set lineage.promotion_status to the review_status.
+    """
     lineage = _get(doc, "payload", "idea_layers", "lineage", "promotion_status")
     review = _get(doc, "provenance", "review_status")
     if lineage in REVIEW_STATES and review in REVIEW_STATES and lineage != review:
@@ -237,7 +206,15 @@ def mc103(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
                f"set promotion_status to {review!r}")
 
 
+@check("MC105", "warning", "document", "source-kind")
 def mc105(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+    """provenance.source_kind is one of risu_attachment, risu_json_export, risu_realm.
+
+    Why: The spec says unknown source kinds are warned about: a new kind is usually a typo
+    or an unreviewed source.
+
+    Fix: Use a known source kind (or add the new one to the spec).
+    """
     kind = _get(doc, "provenance", "source_kind")
     if isinstance(kind, str) and kind not in KNOWN_SOURCE_KINDS:
         yield ("/provenance/source_kind",
@@ -281,7 +258,16 @@ def _digests(doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
         yield ("/projection/prompt_sha256", v)
 
 
+@check("MC200", "error", "document", "digest-form")
 def mc200(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+    """Every digest is 'sha256:' + 64 lowercase hex digits; placeholders (sha256:pending, all
+    zeros, TODO, empty) are refused.
+
+    Why: A placeholder digest looks verified but proves nothing; every later check compares
+    against it.
+
+    Fix: Write the real digest (`risutools hash`, `sha256sum`), in lowercase.
+    """
     for ptr, value in _digests(doc):
         why = digest_problem(value)
         if why is not None:
@@ -296,7 +282,15 @@ def prompt_digest(prompt: str) -> str | None:
         return None
 
 
+@check("MC201", "error", "document", "prompt-digest")
 def mc201(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+    """projection.prompt_sha256 is the SHA-256 of projection.prompt (UTF-8).
+
+    Why: The digest pins the exact prompt that was reviewed; a prompt edited after review
+    no longer matches what was approved.
+
+    Fix: Set prompt_sha256 to the digest the message gives (or restore the prompt).
+    """
     prompt = _get(doc, "projection", "prompt")
     declared = _get(doc, "projection", "prompt_sha256")
     if not isinstance(prompt, str) or not isinstance(declared, str):
@@ -313,7 +307,16 @@ def mc201(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
                "prompt_sha256 to that value (or restore the prompt it was computed from)")
 
 
+@check("MC300", "error", "document", "no-execute-policy")
 def mc300(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+    """active_code_policy static_preserve_no_execute implies static_analysis_only: true and
+    evidence.code_executed: false.
+
+    Why: The policy promises that module code was never run; fields that say otherwise
+    break that promise or misreport it.
+
+    Fix: Set static_analysis_only true and code_executed false (or change the policy).
+    """
     if _get(doc, "provenance", "active_code_policy") != "static_preserve_no_execute":
         return
     if _get(doc, "provenance", "static_analysis_only") is not True:
@@ -327,7 +330,14 @@ def mc300(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
                "false; nothing may be executed under this policy")
 
 
+@check("MC301", "error", "document", "candidate-inactive")
 def mc301(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+    """review_status candidate implies runtime_status inactive and publishable false.
+
+    Why: A candidate has not been reviewed by anyone; it must not run or be published.
+
+    Fix: Set runtime_status inactive and publishable false until the component is reviewed.
+    """
     if _get(doc, "provenance", "review_status") != "candidate":
         return
     runtime = _get(doc, "provenance", "runtime_status")
@@ -339,7 +349,14 @@ def mc301(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
                "a candidate cannot be publishable; set publishable: false")
 
 
+@check("MC302", "error", "document", "active-needs-approval")
 def mc302(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+    """runtime_status active needs review_status approved or promoted.
+
+    Why: Only a component a human approved may run.
+
+    Fix: Set runtime_status inactive, or get the component approved first.
+    """
     if _get(doc, "provenance", "runtime_status") != "active":
         return
     review = _get(doc, "provenance", "review_status")
@@ -358,7 +375,16 @@ def _declared_caps(doc: dict[str, Any]) -> list[str]:
     return out
 
 
+@check("MC303", "error", "document", "publishable-gate")
 def mc303(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+    """publishable true needs review_status promoted, replay_status passed (when a context.*
+    capability is declared) and availability_verdict available.
+
+    Why: Publishing is the last gate: everything before it (review, replay, availability)
+    must have passed.
+
+    Fix: Set publishable false until the component is promoted, replayed and available.
+    """
     if _get(doc, "provenance", "publishable") is not True:
         return
     review = _get(doc, "provenance", "review_status")
@@ -379,7 +405,16 @@ def mc303(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
                "publishable: false until the component is available")
 
 
+@check("MC304", "error", "document", "availability-follows-replay")
 def mc304(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+    """availability_verdict agrees with replay_status: not_run/stale -> untested, passed ->
+    available, failed -> unavailable.
+
+    Why: availability_verdict is derived from the replay; a verdict that does not follow it
+    claims a result no replay gave.
+
+    Fix: Set availability_verdict from replay_status (the replay write-back does both).
+    """
     replay = _get(doc, "projection", "replay_status")
     avail = _get(doc, "provenance", "availability_verdict")
     if not isinstance(replay, str) or not isinstance(avail, str):
@@ -391,7 +426,16 @@ def mc304(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
                f"set availability_verdict: {want}")
 
 
+@check("MC400", "error", "document", "capability-names")
 def mc400(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+    """Capability names match ^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$, are not repeated in a
+    list, and provides does not intersect conflicts.
+
+    Why: Capabilities are matched by exact name when components are combined; a malformed,
+    repeated or self-conflicting name breaks that matching.
+
+    Fix: Rename, de-duplicate, or remove the capability from provides or conflicts.
+    """
     caps = doc.get("capabilities")
     if not isinstance(caps, dict):
         return
@@ -423,7 +467,16 @@ def mc400(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
                        "one of them")
 
 
+@check("MC401", "warning", "document", "unknown-capability")
 def mc401(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+    """A capability name the vocabulary (risutools/data/capabilities.yaml plus the catalog
+    configuration) does not know.
+
+    Why: An unknown name is usually a misspelling, and a misspelt capability never matches
+    the one it meant.
+
+    Fix: Fix the spelling, or add the name under `capabilities:` in .risutools.yaml.
+    """
     caps = doc.get("capabilities")
     if not isinstance(caps, dict):
         return
@@ -462,7 +515,16 @@ _MC500_SKIP = frozenset({
 })
 
 
+@check("MC500", "error", "document", "active-code")
 def mc500(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+    """No active code in payload or projection: no Lua/JS bodies, CBS, HTML script or regex
+    patterns copied from the module.
+
+    Why: Documents describe what a module does; copied code could be executed by whatever
+    reads the catalog, and it hides the idea in implementation detail.
+
+    Fix: Describe what the code does in a sentence instead of copying it.
+    """
     strings = [
         (ptr, text)
         for section in ("payload", "projection")
@@ -485,7 +547,17 @@ def _blank(v: Any) -> bool:
     return not isinstance(v, str) or not v.strip()
 
 
+@check("MC600", "warning", "document", "narrative")
 def mc600(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+    """Narrative fields (idea_layers.situation, idea_layers.core, invariants) are complete; a
+    warning for a candidate, an error once approved/promoted/retired or under the promotion
+    gate.
+
+    Why: The narrative is what a reviewer approves; an approved component without it cannot
+    be understood or reused.
+
+    Fix: Write the missing fields in the curator notes (notes/<component_id>.yaml).
+    """
     layers = _get(doc, "payload", "idea_layers")
     missing: list[str] = []
     situation = _get(layers, "situation")
@@ -506,17 +578,23 @@ def mc600(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
                "them in the curator notes (notes/<component_id>.yaml)")
 
 
-DOCUMENT_RULES: tuple[tuple[str, RuleFn], ...] = (
-    ("MC101", mc101), ("MC102", mc102), ("MC103", mc103), ("MC105", mc105),
-    ("MC200", mc200), ("MC201", mc201), ("MC300", mc300), ("MC301", mc301),
-    ("MC302", mc302), ("MC303", mc303), ("MC304", mc304), ("MC400", mc400),
-    ("MC401", mc401), ("MC500", mc500), ("MC600", mc600),
-)
+def _contract_rules() -> dict[str, Check]:
+    return {k: c for k, c in all_checks().items() if c.family == MC000.family}
 
 
-def effective_severity(rule: str, doc: Any, cfg: ContractConfig) -> str:
+#: every MC rule by id (the registry's contract family)
+RULES: dict[str, Check] = _contract_rules()
+RuleInfo = Check  # the name older callers import
+
+#: the document rules with a function of their own, in id order (MC100, the schema, runs apart)
+DOCUMENT_RULES: tuple[tuple[str, RuleFn], ...] = tuple(
+    (c.id, c.run) for c in RULES.values() if c.scope == "document" and c.run is not None)
+
+
+def effective_severity(rule: str | Check, doc: Any, cfg: ContractConfig) -> str:
     """The severity after configuration (``off`` drops the finding)."""
-    if rule == "MC600":
+    rule = str(rule)
+    if rule == mc600.id:
         if cfg.promotion_gate:
             return "error"  # the promotion gate cannot be configured away
         review = _get(doc, "provenance", "review_status")
@@ -525,8 +603,7 @@ def effective_severity(rule: str, doc: Any, cfg: ContractConfig) -> str:
     return cfg.severities.get(rule, RULES[rule].severity)
 
 
-def make_finding(rule: str, severity: str, message: str, file: str | None,
+def make_finding(rule: str | Check, severity: str, message: str, file: str | None,
                  line: int | None, pointer: str) -> Finding:
-    if severity == "warning":
-        return Finding(rule, "warning", message, file=file, line=line, pointer=pointer)
-    return Finding(rule, "error", message, file=file, line=line, pointer=pointer)
+    sev: Severity = "warning" if severity == "warning" else "error"
+    return Finding(str(rule), sev, message, file=file, line=line, pointer=pointer)

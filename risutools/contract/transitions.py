@@ -29,6 +29,7 @@ ACTION_FOR = {
     ("approved", "promoted"): "promote",
     ("promoted", "retired"): "retire",
 }
+MAX_LOG_BYTES = 64 * 1024 * 1024  # transitions.ndjson is read whole
 STATES = ("candidate", "pending_human_review", "approved", "promoted", "rejected", "retired")
 
 
@@ -67,10 +68,12 @@ def read_log(root: Path) -> CatalogLog:
     if not path.is_file():
         return log
     log.exists = True
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        log.problems.append((None, f"cannot read transitions.ndjson: {exc.strerror or exc}"))
+    from risutools.safeio import FileRefused, read_regular
+
+    try:  # regular files only, bounded (see risutools.safeio)
+        data = read_regular(path, MAX_LOG_BYTES)
+    except FileRefused as exc:
+        log.problems.append((None, f"cannot read transitions.ndjson: {exc.why}"))
         return log
     for i, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
@@ -104,9 +107,13 @@ def _approval_path(root: Path, name: str) -> Path | None:
 
 
 def _load_approval(path: Path) -> tuple[dict[str, Any] | None, str]:
-    from risutools.contract.loaders import load_bytes
+    from risutools.contract.loaders import MAX_DOCUMENT_BYTES, load_bytes
+    from risutools.safeio import FileRefused, read_regular
 
-    data = path.read_bytes()
+    try:  # regular files only, bounded (see risutools.safeio)
+        data = read_regular(path, MAX_DOCUMENT_BYTES)
+    except FileRefused as exc:
+        return None, exc.why
     out = load_bytes(data, path.name, fmt="json" if path.suffix == ".json" else "yaml")
     if out.problems or not out.documents or not isinstance(out.documents[0].doc, dict):
         why = out.problems[0].message if out.problems else "not a mapping"

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from risutools.checks.registry import RuleFilter as RuleFilter  # re-exported
 from risutools.contract.config import ContractConfig
 from risutools.contract.loaders import LoadedDocument, LoadOutcome, load_documents
 from risutools.contract.rules import (
     DOCUMENT_RULES,
+    MC001,
+    MC100,
+    MC104,
+    MC305,
     PAST_CANDIDATE,
     RULES,
     effective_severity,
@@ -56,6 +61,7 @@ class Result:
     files: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     verifications: list[Verification] = field(default_factory=list)
+    strict: bool = False  # warnings fail the run (``--strict``); renderers say so
 
     @property
     def findings(self) -> list[Finding]:
@@ -76,41 +82,37 @@ class Result:
         }
 
     def could_not_run(self) -> bool:
-        return any(x.rule == "MC001" for x in self.file_findings)
+        return any(x.rule == MC001.id for x in self.file_findings)
 
-    def exit_code(self, strict: bool = False) -> int:
-        """0 no errors; 1 error findings (or warnings with ``strict``); 2 could not run."""
+    def exit_code(self, strict: bool | None = None) -> int:
+        """0 no errors; 1 error findings (or warnings with ``strict``, default
+        :attr:`strict`); 2 could not run."""
         if self.could_not_run():
             return 2
         f = self.findings
         if any(x.severity == "error" for x in f):
             return 1
-        if strict and any(x.severity == "warning" for x in f):
+        if (self.strict if strict is None else strict) and any(
+                x.severity == "warning" for x in f):
             return 1
         return 0
 
+    def unreadable(self) -> list[Finding]:
+        """The paths that could not be read at all (MC001), in order."""
+        return sorted_findings([x for x in self.file_findings if x.rule == MC001.id])
 
-class RuleFilter:
-    """``--select`` / ``--ignore`` by rule id or prefix (``MC2`` = MC200-MC299).
-
-    MC000/MC001 (unreadable input) are never filtered out."""
-
-    def __init__(self, select: Iterable[str] = (), ignore: Iterable[str] = ()) -> None:
-        self.select = tuple(s.upper() for s in select)
-        self.ignore = tuple(s.upper() for s in ignore)
-        for s in self.select + self.ignore:
-            if not any(r.startswith(s) for r in RULES):
-                from risutools.errors import ConfigError
-
-                raise ConfigError("unknown-rule", f"no rule matches {s!r} "
-                                  f"(rules: {', '.join(RULES)})")
-
-    def keep(self, rule: str) -> bool:
-        if rule in ("MC000", "MC001"):
-            return True
-        if self.select and not any(rule.startswith(s) for s in self.select):
-            return False
-        return not any(rule.startswith(s) for s in self.ignore)
+    def verdict(self) -> tuple[str, str]:
+        """``("ok" | "failed", why)``: the word the summary line starts with, and what
+        failed the run when the counts alone do not say it ("" otherwise)."""
+        code = self.exit_code()
+        if code == 0:
+            return "ok", ""
+        unread = len(self.unreadable())
+        if code == 2:
+            return "failed", f"; could not read {unread} file{'s' if unread != 1 else ''}"
+        if not any(x.severity == "error" for x in self.findings):
+            return "failed", "; --strict: warnings fail the run"
+        return "failed", ""
 
 
 def _doc_hash(doc: Any) -> str | None:
@@ -152,10 +154,10 @@ def validate_document(
         out.append(make_finding(rule, sev, message, file, ln, pointer))
 
     if not isinstance(doc, dict):
-        add("MC100", "", not_object_message(doc))
+        add(MC100.id, "", not_object_message(doc))
         return out
     for pointer, message in schema_issues(doc):
-        add("MC100", pointer, message)
+        add(MC100.id, pointer, message)
     for rule, fn in DOCUMENT_RULES:
         for pointer, message in fn(doc, cfg):
             add(rule, pointer, message)
@@ -226,7 +228,7 @@ def _catalog_rules(docs: list[LoadedDocument], result: Result, cfg: ContractConf
         if key in first:
             prev = first[key]
             where = f"{prev.file}" + (f":{prev.line}" if prev.line else "")
-            _add(info, "MC104", "/component_id",
+            _add(info, MC104.id, "/component_id",
                  f"{info.component_id} {info.component_version} is already defined at {where}; "
                  "bump component_version or remove the copy", cfg, flt, None)
         else:
@@ -243,7 +245,7 @@ def _catalog_rules(docs: list[LoadedDocument], result: Result, cfg: ContractConf
         start = ld.path.parent if ld.path is not None else Path.cwd()
         root = find_catalog_root(start)
         if root is None:
-            _add(info, "MC305", "/provenance/review_status",
+            _add(info, MC305.id, "/provenance/review_status",
                  f"review_status is {status!r} but no catalog transition log "
                  "(transitions.ndjson / approvals/) was found above this file; only recorded, "
                  "approved transitions move a document past candidate", cfg, flt, ld)
@@ -257,11 +259,11 @@ def _catalog_rules(docs: list[LoadedDocument], result: Result, cfg: ContractConf
 
             tname = display_path(root / "transitions.ndjson")
             for line, why in log.problems:
-                f = make_finding("MC305", "error", why, tname, line, "")
-                if flt.keep("MC305") and cfg.severities.get("MC305") != "off":
+                f = make_finding(MC305.id, "error", why, tname, line, "")
+                if flt.keep(MC305.id) and cfg.severities.get(MC305.id) != "off":
                     result.file_findings.append(f)
         for why in _chain_messages(log, info, status):
-            _add(info, "MC305", "/provenance/review_status", why, cfg, flt, ld)
+            _add(info, MC305.id, "/provenance/review_status", why, cfg, flt, ld)
 
 
 def _chain_messages(log: Any, info: DocumentInfo, status: str) -> list[str]:

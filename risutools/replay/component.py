@@ -25,7 +25,7 @@ import yaml
 
 from risutools.contract.loaders import decode_text, parse_value
 from risutools.errors import DocumentError, RisuError
-from risutools.fsio import atomic_write
+from risutools.fsio import atomic_write, display_path
 
 REPLAY_SOURCE_VERSION = "replay-report-v1"
 
@@ -148,5 +148,5 @@ def write_or_fail(path: Path, data: bytes, *, expect_sha256: str | None = None) 
         atomic_write(path, data, expect_sha256=expect_sha256)
     except OSError as exc:
         raise RisuError(
-            "unwritable-output", f"cannot write: {exc.strerror or exc}", path=str(path)
+            "unwritable-output", f"cannot write: {exc.strerror or exc}", path=display_path(path)
         ) from exc

@@ -1,4 +1,4 @@
-"""Helpers shared by the findings renderers (text, json, github, sarif, junit)."""
+"""Helpers shared by the findings renderers (text, concise, json, github, sarif, junit)."""
 
 from __future__ import annotations
 
@@ -16,12 +16,18 @@ def location(f: Finding) -> str:
     return f.file or ""
 
 
+def one_line(text: str) -> str:
+    """``text`` on one line: line breaks and other control characters escaped."""
+    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+
+
 def summary_line(result: Result) -> str:
     c = result.counts()
+    unit = "module" if result.command == "analyze" else "document"
     parts = [
         f"{c['errors']} error{'s' if c['errors'] != 1 else ''}",
         f"{c['warnings']} warning{'s' if c['warnings'] != 1 else ''}",
-        f"{c['documents']} document{'s' if c['documents'] != 1 else ''}",
+        f"{c['documents']} {unit}{'s' if c['documents'] != 1 else ''}",
         f"{c['files']} file{'s' if c['files'] != 1 else ''}",
     ]
     line = ", ".join(parts)
@@ -33,4 +39,4 @@ def summary_line(result: Result) -> str:
         bad = sum(1 for x in v if x.status == "mismatch")
         away = sum(1 for x in v if x.status == "not_at_hand")
         line += f"; digests: {ok} verified, {bad} mismatched, {away} not at hand"
-    return line
+    return line + result.verdict()[1]

@@ -32,7 +32,8 @@ def annotation(f: Finding) -> str:
     if f.line:
         props.append(f"line={f.line}")
     props.append(f"title={escape_property(f.rule)}")
-    msg = f.message + (f" (at {f.pointer})" if f.pointer else "")
+    where = f.pointer or f.evidence  # the analyser's findings carry evidence instead
+    msg = f.message + (f" (at {where})" if where else "")
     return f"::{level} {','.join(props)}::{escape_data(msg)}"
 
 

@@ -109,6 +109,7 @@ def render_summary(result: IngestResult, seconds: float) -> None:
         ("documents unchanged", str(c["unchanged"])),
         ("reviewed documents kept", str(c["kept_reviewed"])),
         ("id collisions", str(c["collisions"])),
+        ("unreadable documents kept", str(c["kept_unreadable"])),
         ("not Risu files", str(c["not_risu"])),
     ]
     for what, count in rows:
@@ -121,6 +122,8 @@ def render_summary(result: IngestResult, seconds: float) -> None:
         err.print(f"failed: {s.error}", markup=False)
     for line in result.collisions:
         err.print(f"collision: {line}", markup=False)
+    for line in result.kept_unreadable:
+        err.print(f"kept: {line}", markup=False)
     for s in result.sources:
         if s.duplicate_of:
             console.print(f"duplicate: {s.path} = {s.duplicate_of}", markup=False)

@@ -26,7 +26,8 @@ def _x(s: str) -> str:
 
 def _line(f: Finding) -> str:
     where = f"line {f.line} " if f.line else ""
-    ptr = f"{f.pointer} " if f.pointer else ""
+    at = f.pointer or f.evidence  # the analyser's findings carry evidence instead
+    ptr = f"{at} " if at else ""
     return _x(f"{f.rule} {f.severity} {where}{ptr}{f.message}")
 
 

@@ -1,7 +1,8 @@
 """SARIF 2.1.0 for code scanning (GitHub ``upload-sarif`` and other viewers).
 
-One run; ``tool.driver.rules`` lists every contract rule (id, name, short and
-full description, help, default level); each result has ``ruleId``,
+One run; ``tool.driver.rules`` lists, from the check registry, every check of the
+families the command reports (validate/verify: MC, analyze: RA; id, name, short
+and full description, help, default level); each result has ``ruleId``,
 ``ruleIndex``, ``level``, ``message.text`` and, when the file is known, a
 physical location whose ``artifactLocation.uri`` is relative to the working
 directory (``uriBaseId: %SRCROOT%``; a file outside it gets an absolute
@@ -18,20 +19,24 @@ import hashlib
 import json
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+
+from risutools.pathnames import name_uri
 
 if TYPE_CHECKING:
     from risutools.contract.validate import Result
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFO_URI = "https://github.com/risutools/risutools/blob/main/docs/contract.md"
+REPO_URI = "https://github.com/risutools/risutools/blob/main/"
+INFO_URI = REPO_URI + "docs/contract.md"
 
 
 def _artifact(file: str) -> dict[str, str]:
+    # ``file`` is shown by risutools.pathnames.show_name; the URI percent-encodes the
+    # name's own bytes (a CP949 name gives %C7%D1..., not its escaped text)
     p = PurePosixPath(file)
     if p.is_absolute():
-        return {"uri": "file://" + quote(p.as_posix(), safe="/")}
-    return {"uri": quote(p.as_posix(), safe="/"), "uriBaseId": "%SRCROOT%"}
+        return {"uri": "file://" + name_uri(p.as_posix())}
+    return {"uri": name_uri(p.as_posix()), "uriBaseId": "%SRCROOT%"}
 
 
 def _fingerprint(parts: tuple[str, ...], seen: dict[str, int]) -> str:
@@ -41,23 +46,26 @@ def _fingerprint(parts: tuple[str, ...], seen: dict[str, int]) -> str:
     return f"{base[:32]}:{n}"
 
 
+_LEVEL = {"error": "error", "warning": "warning"}  # anything else (info) is "note"
+
+
 def sarif_dict(result: Result) -> dict[str, Any]:
     from risutools import __version__
-    from risutools.contract.rules import RULES
+    from risutools.checks.registry import DOC_PAGES, for_command
 
-    ids = sorted(RULES)
-    index = {rid: i for i, rid in enumerate(ids)}
+    checks = sorted(for_command(result.command), key=lambda c: c.id)
+    index = {c.id: i for i, c in enumerate(checks)}
     rules = []
-    for rid in ids:
-        r = RULES[rid]
+    for r in checks:
+        rid = r.id
         rules.append({
             "id": rid,
             "name": r.title,
             "shortDescription": {"text": r.summary},
             "fullDescription": {"text": f"{r.summary} Fix: {r.fix}"},
             "help": {"text": r.fix, "markdown": f"**{rid}** {r.summary}\n\nFix: {r.fix}"},
-            "helpUri": f"{INFO_URI}#{rid.lower()}",
-            "defaultConfiguration": {"level": "warning" if r.severity == "warning" else "error"},
+            "helpUri": f"{REPO_URI}{DOC_PAGES[r.family]}#{rid.lower()}",
+            "defaultConfiguration": {"level": _LEVEL.get(r.severity, "note")},
         })
     results = []
     seen: dict[str, int] = {}
@@ -65,7 +73,7 @@ def sarif_dict(result: Result) -> dict[str, Any]:
     for f in result.findings:
         res: dict[str, Any] = {
             "ruleId": f.rule,
-            "level": {"error": "error", "warning": "warning"}.get(f.severity, "note"),
+            "level": _LEVEL.get(f.severity, "note"),
             "message": {"text": f.message},
         }
         if f.rule in index:
@@ -80,8 +88,9 @@ def sarif_dict(result: Result) -> dict[str, Any]:
             if f.line:
                 phys["region"] = {"startLine": f.line}
             loc: dict[str, Any] = {"physicalLocation": phys}
-            if f.pointer:
-                loc["logicalLocations"] = [{"fullyQualifiedName": f.pointer, "kind": "member"}]
+            where = f.pointer or f.evidence  # the analyser's findings carry evidence instead
+            if where:
+                loc["logicalLocations"] = [{"fullyQualifiedName": where, "kind": "member"}]
             res["locations"] = [loc]
         results.append(res)
     return {

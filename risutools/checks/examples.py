@@ -1,0 +1,64 @@
+"""A check's cases: ``risutools/checks/cases/<ID>.yaml`` (firing and quiet), as data.
+
+Format (every key but ``fire``/``quiet`` optional)::
+
+    # a document rule: changes applied to the seed document
+    # (fixtures/documents/seed-000-context-cutter.json), by JSON pointer
+    fire:
+      - about: what the case shows (one line)
+        set: {/projection/prompt: "edited"}      # pointer -> new value
+        append: {/capabilities/requires: x}       # pointer of a list -> item added
+        delete: [/payload/idea_layers/situation]  # pointers removed
+        expect: {pointer: /projection/prompt_sha256, severity: error}
+    quiet:
+      - about: a near miss that must stay quiet
+        config: {capabilities: [hook.unknown_thing]}   # .risutools.yaml content
+        set: {...}
+
+    # a module finding: the module JSON itself
+    fire:
+      - about: ...
+        module: {name: A, lowLevelAccess: true}
+        expect: {severity: warning}
+
+``tests/test_checks_cases.py`` runs every file; ``risutools rule ID`` shows the
+first firing case as the example.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+CASES_DIR = Path(__file__).resolve().parent / "cases"
+
+
+def cases_path(check_id: str) -> Path:
+    return CASES_DIR / f"{check_id}.yaml"
+
+
+@cache
+def load_cases(check_id: str) -> dict[str, Any] | None:
+    """The cases of ``check_id`` (None when it has no cases file)."""
+    p = cases_path(check_id)
+    if not p.is_file():
+        return None
+    data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{p}: cases must be a mapping with fire/quiet lists")
+    return data
+
+
+def example_text(check_id: str) -> str | None:
+    """The first firing case as a few lines of YAML (None without cases)."""
+    data = load_cases(check_id)
+    fire = (data or {}).get("fire") or []
+    if not fire:
+        return None
+    case = {k: v for k, v in fire[0].items() if k not in ("about", "expect")}
+    body = yaml.safe_dump(case, allow_unicode=True, sort_keys=True, width=88).rstrip()
+    about = fire[0].get("about", "")
+    return (f"{about}\n" if about else "") + body

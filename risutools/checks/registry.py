@@ -1,0 +1,190 @@
+"""The registry: every check the toolkit reports, declared once.
+
+A :class:`Check` has an id (``MC201``, ``RA101``, ``R3``), a default severity, a
+scope (where it runs), a short title, and three sentences of documentation:
+what it checks (``summary``), why it matters (``why``) and how to fix a finding
+(``fix``).  Checks are declared in exactly three modules (``DECLARING_MODULES``):
+
+* ``risutools.contract.rules``  -- MC rules (document rules are decorated functions
+  whose docstring is the documentation; the rest are :func:`declare` calls);
+* ``risutools.checks.analysis`` -- RA findings of the static analyser;
+* ``risutools.checks.replay``   -- replay invariants R1-R8.
+
+Everything else (the docs' tables, the SARIF rule list, ``--select/--ignore``,
+``risutools rule ID``) reads the registry through :func:`all_checks`.  Cases
+(firing and quiet) are data files in ``risutools/checks/cases/<ID>.yaml``, run
+by one generic test (``tests/test_checks_cases.py``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from risutools.findings import Severity
+
+#: where a check runs: ``load`` (reading a file), ``document`` (one document),
+#: ``catalog`` (documents together), ``verify`` (files at hand), ``module`` (the
+#: static analyser), ``replay`` (a reference simulation), ``promotion`` (gates)
+SCOPES = ("load", "document", "catalog", "verify", "module", "replay", "promotion")
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+ID_RE = re.compile(r"[A-Z]{1,3}[0-9]{1,3}")
+#: the modules that declare checks (imported by :func:`all_checks`)
+DECLARING_MODULES = (
+    "risutools.contract.rules",
+    "risutools.checks.analysis",
+    "risutools.checks.replay",
+)
+#: family -> the docs page whose table lists it (``python -m risutools.checks.docs``)
+DOC_PAGES = {"MC": "docs/contract.md", "RA": "docs/analysis.md", "R": "docs/replay.md"}
+#: command -> the families it reports (the SARIF rule list of its reports)
+FAMILIES_BY_COMMAND = {"validate": ("MC",), "verify": ("MC",), "analyze": ("RA",)}
+
+
+@dataclass(frozen=True, eq=False)
+class Check:
+    """One check: its id, default severity, scope and documentation (and code, if any)."""
+
+    id: str
+    severity: Severity
+    scope: str
+    title: str  # short kebab-case name (SARIF ``name``)
+    summary: str  # what it checks (one sentence)
+    why: str  # why it matters (one or two sentences)
+    fix: str  # how to fix a finding (one sentence)
+    run: Callable[..., Any] | None = None  # the check itself, when it is one function
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.run is None:
+            raise TypeError(f"check {self.id} has no function of its own")
+        return self.run(*args, **kwargs)
+
+    def __str__(self) -> str:
+        return self.id
+
+    @property
+    def family(self) -> str:
+        """The id's letters (``MC``, ``RA``, ``R``)."""
+        return self.id.rstrip("0123456789")
+
+
+REGISTRY: dict[str, Check] = {}
+
+
+def _register(c: Check) -> Check:
+    if not ID_RE.fullmatch(c.id):
+        raise ValueError(f"bad check id {c.id!r}")
+    if c.id in REGISTRY:
+        raise ValueError(f"check {c.id} declared twice")
+    if c.severity not in SEVERITIES or c.scope not in SCOPES:
+        raise ValueError(f"check {c.id}: bad severity {c.severity!r} or scope {c.scope!r}")
+    for part, text in (("summary", c.summary), ("why", c.why), ("fix", c.fix)):
+        if not text.strip() or "\n\n" in text:
+            raise ValueError(f"check {c.id}: {part} must be one paragraph")
+    REGISTRY[c.id] = c
+    return c
+
+
+def declare(id: str, severity: Severity, scope: str, title: str, *, summary: str, why: str,
+            fix: str) -> Check:
+    """Declare a check whose code lives in a larger pass (a loader, the analyser ...)."""
+    return _register(Check(id, severity, scope, title, summary, why, fix))
+
+
+def split_doc(doc: str) -> tuple[str, str, str]:
+    """A check's docstring -> (summary, why, fix).
+
+    The first paragraph is the summary; the paragraphs starting ``Why:`` and
+    ``Fix:`` give the rest (lines joined with single spaces)."""
+    paras = [" ".join(p.split()) for p in inspect.cleandoc(doc).split("\n\n") if p.strip()]
+    summary = paras[0] if paras else ""
+    why = next((p[4:].strip() for p in paras if p.startswith("Why:")), "")
+    fix = next((p[4:].strip() for p in paras if p.startswith("Fix:")), "")
+    return summary, why, fix
+
+
+def check(id: str, severity: Severity, scope: str, title: str
+          ) -> Callable[[Callable[..., Any]], Check]:
+    """Decorator: the function is the check; its docstring is its documentation."""
+
+    def wrap(fn: Callable[..., Any]) -> Check:
+        summary, why, fix = split_doc(fn.__doc__ or "")
+        return _register(Check(id, severity, scope, title, summary, why, fix, fn))
+
+    return wrap
+
+
+def all_checks() -> dict[str, Check]:
+    """Every declared check, sorted by id (family first, then number)."""
+    for name in DECLARING_MODULES:
+        importlib.import_module(name)
+    return {c.id: c for c in sorted(REGISTRY.values(), key=sort_key)}
+
+
+def sort_key(c: Check | str) -> tuple[str, int]:
+    cid = c if isinstance(c, str) else c.id
+    fam = cid.rstrip("0123456789")
+    return (fam, int(cid[len(fam):] or 0))
+
+
+def for_command(command: str) -> list[Check]:
+    """The checks a command reports, in id order (its SARIF rule list)."""
+    fams = FAMILIES_BY_COMMAND.get(command, ())
+    return [c for c in all_checks().values() if c.family in fams]
+
+
+def get(id: str) -> Check | None:
+    return all_checks().get(id.strip().upper())
+
+
+def of_family(family: str) -> dict[str, Check]:
+    return {k: c for k, c in all_checks().items() if c.family == family}
+
+
+def split_codes(values: Iterable[str]) -> tuple[str, ...]:
+    """``["MC2,RA1", "MC305"]`` -> ``("MC2", "RA1", "MC305")`` (upper-cased, blanks dropped)."""
+    out: list[str] = []
+    for v in values:
+        out.extend(p.strip().upper() for p in v.split(",") if p.strip())
+    return tuple(out)
+
+
+def matches(cid: str, prefix: str) -> bool:
+    """``MC2`` matches MC200-MC299; ``R1`` matches R1 only (an id is never a prefix of a
+    longer number in another family: ``R1`` does not match ``RA1``)."""
+    if not cid.startswith(prefix):
+        return False
+    fam = cid.rstrip("0123456789")
+    return len(prefix) >= len(fam) and prefix[:len(fam)] == fam
+
+
+class RuleFilter:
+    """``--select`` / ``--ignore``: ids or ruff-style prefixes (``MC2`` = MC200-MC299),
+    repeated or comma-separated (``--select MC2,RA1``).
+
+    Checks of scope ``load`` (unreadable input: MC000, MC001) are never filtered out.
+    A code that matches no check is a ConfigError (exit 2)."""
+
+    def __init__(self, select: Iterable[str] = (), ignore: Iterable[str] = ()) -> None:
+        self.select = split_codes(select)
+        self.ignore = split_codes(ignore)
+        known = all_checks()
+        for s in self.select + self.ignore:
+            if not any(matches(c, s) for c in known):
+                from risutools.errors import ConfigError
+
+                raise ConfigError("unknown-rule", f"no rule matches {s!r} "
+                                  "(see `risutools rule` for the list)")
+        self._always = frozenset(c.id for c in known.values() if c.scope == "load")
+
+    def keep(self, rule: str | Check) -> bool:
+        rid = str(rule)
+        if rid in self._always:
+            return True
+        if self.select and not any(matches(rid, s) for s in self.select):
+            return False
+        return not any(matches(rid, s) for s in self.ignore)

@@ -1,0 +1,92 @@
+"""The analyser's own views: text with the facts and findings, and the facts as JSON.
+
+(``risutools analyze -f text`` / ``-f json``; the other formats are the shared
+findings renderers.)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from risutools.analysis.model import Analysis, Fact, scrub
+
+if TYPE_CHECKING:
+    from risutools.formats.model import Module
+
+
+def _source_dict(m: Module) -> dict[str, Any]:
+    if m.source is None:
+        return {}
+    s = m.source
+    d: dict[str, Any] = {"path": s.path, "format": s.format, "size": s.size,
+                         "sha256": "sha256:" + s.sha256}
+    if s.member:
+        d["member"] = s.member
+    return d
+
+
+def render_analysis_json(path: str, results: list[tuple[Module, Analysis]]) -> str:
+    doc = {"file": path,
+           "modules": [{"source": _source_dict(m), "analysis": a.to_dict()} for m, a in results]}
+    return json.dumps(scrub(doc), ensure_ascii=False, indent=1) + "\n"
+
+
+def _show(text: str) -> str:
+    """Module text made safe for a terminal: control characters (newlines, ESC ...) escaped."""
+    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+
+
+def _facts(title: str, facts: list[Fact], lines: list[str]) -> None:
+    if not facts:
+        return
+    lines.append(f"  {title}:")
+    for f in facts:
+        where = ", ".join(f.evidence[:3]) + (f" (+{f.count - 3})" if f.count > 3 else "")
+        lines.append(f"    {_show(f.name):<28} {where}")
+
+
+def render_analysis_text(path: str, results: list[tuple[Module, Analysis]]) -> str:
+    """A plain-text report for people."""
+    lines: list[str] = []
+    for m, a in results:
+        member = f"!{m.source.member}" if m.source and m.source.member else ""
+        lines.append(f"{path}{member}: {a.component_type} {a.name!r}")
+        c = a.counts
+        lines.append(
+            f"  contents: {c.get('triggers', 0)} trigger(s), {c.get('lorebook', 0)} lorebook "
+            f"entr(y/ies), {c.get('regex', 0)} regex script(s), {len(a.toggles)} toggle(s), "
+            f"{c.get('assets', 0)} asset(s), Lua {c.get('lua_bytes', 0)} chars, "
+            f"legacy JS {c.get('cjs_bytes', 0)} chars")
+        lla = "yes" if a.low_level_access else "no"
+        if a.low_level_triggers:
+            lla += f" (and triggers {', '.join(str(i) for i in a.low_level_triggers)})"
+        lines.append(f"  lowLevelAccess: {lla}")
+        _facts("hooks", a.hooks, lines)
+        _facts("entry points", a.entry_points, lines)
+        _facts("button callbacks", a.button_callbacks, lines)
+        if a.state:
+            lines.append("  state:")
+            for s in a.state:
+                rw = ("r" if s.reads else "-") + ("w" if s.writes else "-")
+                where = ", ".join((s.writes or s.reads)[:2])
+                lines.append(f"    {s.scope:<6} {rw} {_show(s.key):<24} {where}")
+        _facts("privileged APIs", a.privileged, lines)
+        _facts("dynamic code", a.dynamic_code, lines)
+        _facts("network hosts", a.network_hosts, lines)
+        if a.toggles:
+            lines.append("  toggles:")
+            for t in a.toggles:
+                extra = f" [{', '.join(t.options)}]" if t.options else ""
+                group = f" (group {t.group})" if t.group else ""
+                lines.append(f"    {_show(t.key):<24} {t.type:<8} {_show(t.label + extra + group)}")
+        lines.append("  requires: " + (", ".join(a.requires_names()) or "-"))
+        lines.append("  provides: " + (", ".join(a.provides_names()) or "-"))
+        if a.findings:
+            lines.append("  findings:")
+            for f in a.findings:
+                lines.append(f"    {f.rule} {f.severity:<7} {f.evidence}: {f.message}")
+        else:
+            lines.append("  findings: none")
+    text: str = scrub("\n".join(lines) + "\n")
+    return text

@@ -1,0 +1,32 @@
+"""One line per finding, ``file:line:col: ID message`` (ruff's ``concise``), then a summary.
+
+Editors and terminals turn ``file:line:col:`` into a link.  Findings are per field
+or per line, so the column is 1; a finding without a line shows ``file:`` only
+(``-`` stands for input without a file name).  The JSON pointer or the analyser's
+evidence follows the message in brackets.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from risutools.report._common import one_line, summary_line
+
+if TYPE_CHECKING:
+    from risutools.contract.validate import Result
+    from risutools.findings import Finding
+
+
+def concise_line(f: Finding) -> str:
+    where = f.file or "-"
+    if f.line:
+        where += f":{f.line}:1"
+    extra = f.pointer or f.evidence
+    tail = f" [{one_line(extra)}]" if extra else ""
+    return f"{where}: {f.rule} {one_line(f.message)}{tail}"
+
+
+def render_concise(result: Result) -> str:
+    lines = [concise_line(f) for f in result.findings]
+    lines.append(summary_line(result))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,51 @@
+"""``risutools rule [ID]``: one check's page, or the list of all checks (from the registry)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from risutools.checks.registry import Check, all_checks, matches, split_codes
+from risutools.errors import ConfigError
+
+
+def _wrap(label: str, text: str) -> list[str]:
+    return textwrap.wrap(f"{label}{text}", 88, subsequent_indent="  ",
+                         break_long_words=False, break_on_hyphens=False)
+
+
+def page(c: Check) -> str:
+    from risutools.checks.examples import example_text
+
+    lines = [f"{c.id} {c.title} ({c.severity}, scope: {c.scope})", ""]
+    lines += [*_wrap("", c.summary), ""]
+    lines += [*_wrap("Why: ", c.why), ""]
+    lines += _wrap("Fix: ", c.fix)
+    example = example_text(c.id)
+    if example:
+        lines += ["", "Example (fires):"]
+        lines += ["  " + ln for ln in example.splitlines()]
+    return "\n".join(lines) + "\n"
+
+
+def render_rule_list(prefix: str | None) -> str:
+    """One line per check: id, severity, scope, title, summary (cut to one line)."""
+    out = []
+    for c in all_checks().values():
+        if prefix and not matches(c.id, prefix):
+            continue
+        summary = c.summary if len(c.summary) <= 60 else c.summary[:59] + "…"
+        out.append(f"{c.id:<6} {c.severity:<7} {c.scope:<9} {c.title:<28} {summary}")
+    return "\n".join(out) + "\n"
+
+
+def render_rule_page(rule_id: str) -> str:
+    """The page of ``rule_id``; a prefix (``MC2``) lists its checks; anything else is a
+    ConfigError (one line, exit 2)."""
+    codes = split_codes([rule_id])
+    checks = all_checks()
+    if len(codes) == 1 and codes[0] in checks:
+        return page(checks[codes[0]])
+    if len(codes) == 1 and any(matches(cid, codes[0]) for cid in checks):
+        return render_rule_list(codes[0])
+    raise ConfigError("unknown-rule", f"no check named {rule_id!r} "
+                      "(`risutools rule` lists them)", where="rule")

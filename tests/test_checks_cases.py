@@ -1,0 +1,120 @@
+"""One generic test for every check's cases (``risutools/checks/cases/<ID>.yaml``).
+
+A document rule's case is a change to the seed document; a module finding's case is
+a module.  A firing case must make exactly that check fire (document rules: it alone,
+at the expected pointer and severity, with a one-line "what; fix" message); a quiet
+case (a near miss) must keep it quiet."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from risutools.analysis import analyze
+from risutools.checks import all_checks
+from risutools.checks.examples import CASES_DIR, load_cases
+from risutools.contract import ContractConfig, validate_document
+from risutools.contract.config import load_config_file
+from risutools.formats.model import Anomaly, AssetInfo, Module
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = json.loads((ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json")
+                  .read_text(encoding="utf-8"))
+RUNNABLE = ("document", "module")  # scopes whose cases this test can run alone
+CHECKS = all_checks()
+CASE_IDS = sorted(p.stem for p in CASES_DIR.glob("*.yaml"))
+
+
+def _tokens(pointer: str) -> list[str]:
+    assert pointer.startswith("/"), pointer
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
+
+
+def _parent(doc: Any, pointer: str) -> tuple[Any, Any]:
+    *path, last = _tokens(pointer)
+    node = doc
+    for t in path:
+        node = node[int(t)] if isinstance(node, list) else node[t]
+    return node, (int(last) if isinstance(node, list) else last)
+
+
+def apply_change(case: dict[str, Any]) -> dict[str, Any]:
+    doc = copy.deepcopy(SEED)
+    for pointer, value in (case.get("set") or {}).items():
+        node, key = _parent(doc, pointer)
+        node[key] = value
+    for pointer, value in (case.get("append") or {}).items():
+        node, key = _parent(doc, pointer)
+        node[key].append(value)
+    for pointer in case.get("delete") or []:
+        node, key = _parent(doc, pointer)
+        del node[key]
+    return doc
+
+
+def config(case: dict[str, Any], tmp: Path) -> ContractConfig:
+    if "config" not in case:
+        return ContractConfig()
+    p = tmp / ".risutools.yaml"
+    p.write_text(json.dumps(case["config"]), encoding="utf-8")
+    return load_config_file(p)
+
+
+def module(case: dict[str, Any]) -> Module:
+    assets = [AssetInfo(i, a["name"], "", a["ext"], size=a["size"],
+                        head=bytes.fromhex(a["head_hex"]))
+              for i, a in enumerate(case.get("assets") or [])]
+    anomalies = [Anomaly(a["code"], a["where"], a["message"])
+                 for a in case.get("anomalies") or []]
+    return Module(case["module"], assets=assets, anomalies=anomalies)
+
+
+def _cases(kind: str) -> list[tuple[str, int]]:
+    out = []
+    for cid in CASE_IDS:
+        data = load_cases(cid) or {}
+        out += [(cid, i) for i in range(len(data.get(kind) or []))]
+    return out
+
+
+def test_every_runnable_check_has_cases_and_every_file_a_check() -> None:
+    runnable = {c.id for c in CHECKS.values() if c.scope in RUNNABLE}
+    assert set(CASE_IDS) == runnable
+    for cid in CASE_IDS:
+        data = load_cases(cid)
+        assert data is not None and set(data) == {"fire", "quiet"}, cid
+        assert data["fire"] and data["quiet"], cid
+        for case in data["fire"] + data["quiet"]:
+            assert case.get("about"), cid
+
+
+@pytest.mark.parametrize(("cid", "i"), _cases("fire"))
+def test_case_fires(cid: str, i: int, tmp_path: Path) -> None:
+    case = (load_cases(cid) or {})["fire"][i]
+    want = case["expect"]
+    if CHECKS[cid].scope == "document":
+        [f] = validate_document(apply_change(case), config=config(case, tmp_path))
+        assert (f.rule, f.pointer, f.severity) == (cid, want["pointer"], want["severity"])
+        what, _, fix = f.message.partition("; ")  # one sentence: what is wrong; what to do
+        assert what and fix and "\n" not in f.message, f.message
+    else:
+        fired = [f for f in analyze(module(case)).findings if f.rule == cid]
+        assert fired and all(f.evidence for f in fired), cid
+        assert fired[0].severity == want["severity"]
+
+
+@pytest.mark.parametrize(("cid", "i"), _cases("quiet"))
+def test_case_stays_quiet(cid: str, i: int, tmp_path: Path) -> None:
+    case = (load_cases(cid) or {})["quiet"][i]
+    if CHECKS[cid].scope == "document":
+        assert validate_document(apply_change(case), config=config(case, tmp_path)) == []
+    else:
+        assert not [f for f in analyze(module(case)).findings if f.rule == cid]
+
+
+def test_the_seed_itself_is_quiet() -> None:
+    assert validate_document(copy.deepcopy(SEED)) == []
