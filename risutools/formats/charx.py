@@ -434,8 +434,9 @@ class MemberReader:
             pass
 
 
-def member_sha256(fp: BinaryIO, name: str) -> str | None:
-    """SHA-256 of the member called ``name``, streamed under the same bounds.
+def member_sha256(fp: BinaryIO, name: str, limit: int = MAX_MEMBER_BYTES) -> str | None:
+    """SHA-256 of the member called ``name``, streamed under the same bounds (``limit``
+    inflated bytes, the ratio bound, a validated and bounded directory).
 
     None when ``fp`` is not a ZIP or has no such member; a member past the
     bounds raises :class:`FormatError`.
@@ -448,7 +449,7 @@ def member_sha256(fp: BinaryIO, name: str) -> str | None:
     if info is None:
         return None
     h = hashlib.sha256()
-    for piece in iter_member(zf, info):
+    for piece in iter_member(zf, info, limit):
         h.update(piece)
     return h.hexdigest()
 

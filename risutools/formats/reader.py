@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
@@ -48,60 +47,28 @@ _CHUNK = 1 << 20
 def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
     """Open ``path`` for reading only if it is a regular file; return (file, size).
 
-    A first ``stat`` refuses anything but a regular file (whatever a symlink
-    points at) without opening it; the path is then opened with ``O_NONBLOCK``
-    (should it have been swapped for a FIFO or a device meanwhile, the open does
-    not block) and the *opened descriptor* is checked again with ``fstat``, which
-    is what counts: no window between the check and the read (no TOCTOU).  A
-    symlink to ``/dev/zero``, a FIFO, a socket or a folder is refused in one line.
+    The one safe open of :mod:`risutools.safeio`: a first ``stat`` refuses anything
+    but a regular file (whatever a symlink points at) without opening it, the open
+    uses ``O_NONBLOCK`` (a FIFO swapped in meanwhile cannot block it) and the
+    *opened descriptor*'s ``fstat`` decides (no check-then-read race).  A symlink
+    to ``/dev/zero``, a FIFO, a socket or a folder is refused in one line, with the
+    format errors' codes (``not-a-file``, ``not-found``, ``unreadable``).
     """
+    from risutools.safeio import FileRefused
+    from risutools.safeio import open_regular as safe_open
+
     p = os.fspath(path)
-    try:  # a first look, so that a device is normally not even opened
-        first = os.stat(p)
-    except FileNotFoundError:
-        raise FormatError("not-found", "no such file", path=str(p)) from None
-    except OSError as exc:
-        raise FormatError("unreadable", f"cannot stat: {exc.strerror}", path=str(p)) from None
-    _refuse_unless_regular(first.st_mode, p)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(p, flags)
-    except FileNotFoundError:
-        raise FormatError("not-found", "no such file", path=str(p)) from None
-    except IsADirectoryError:
-        raise FormatError("not-a-file", "is a directory, not a file", path=str(p)) from None
-    except OSError as exc:
-        raise FormatError("unreadable", f"cannot open: {exc.strerror}", path=str(p)) from None
-    try:
-        st = os.fstat(fd)  # what was opened is what counts (it may have been swapped)
-        _refuse_unless_regular(st.st_mode, p)
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)  # a regular file: ordinary reads from here on
-        fp = os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-    return fp, st.st_size
-
-
-def _refuse_unless_regular(mode: int, p: str) -> None:
-    if stat.S_ISDIR(mode):
-        raise FormatError("not-a-file", "is a directory, not a file", path=str(p))
-    if not stat.S_ISREG(mode):
-        raise FormatError("not-a-file", f"is not a regular file ({_kind(mode)})", path=str(p))
-
-
-def _kind(mode: int) -> str:
-    for test, name in (
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return name
-    return "not a file"
+        fp = safe_open(p)
+    except FileRefused as exc:
+        if exc.code == "not-found":
+            raise FormatError("not-found", "no such file", path=p) from None
+        if exc.code == "is-a-folder":
+            raise FormatError("not-a-file", "is a directory, not a file", path=p) from None
+        if exc.code == "not-a-regular-file":
+            raise FormatError("not-a-file", exc.why, path=p) from None
+        raise FormatError(exc.code, exc.why, path=p) from None
+    return cast(BinaryIO, fp), os.fstat(fp.fileno()).st_size
 
 
 _open = open_regular
