@@ -414,7 +414,7 @@ class _Builder:
                 self.wrong_type(f"/trigger/{i}/conditions", "a list", conds)
                 conds = []
             all_code = bool(effects) and all(
-                isinstance(e, dict) and e.get("type") in CODE_EFFECTS for e in effects)
+                isinstance(e, dict) and _is_code_effect(e.get("type")) for e in effects)
             if isinstance(ttype, str) and ttype in TRIGGER_TYPE_HOOKS and not all_code:
                 self.hook(TRIGGER_TYPE_HOOKS[ttype], f"{base}.type")
             for j, c in enumerate(conds):
@@ -565,6 +565,11 @@ class _Builder:
             else:
                 self.finding("RA900", "info", f"reader note ({code}): {an.message}",
                              evidence=str(an.where))
+
+
+def _is_code_effect(etype: Any) -> bool:
+    """Only text can name an effect type (a list or object is data, never a set key)."""
+    return isinstance(etype, str) and etype in CODE_EFFECTS
 
 
 def _host(url: str) -> str | None:
