@@ -607,6 +607,9 @@ def analyze(module: Module) -> Analysis:
     for line in tp.malformed:
         b.finding("RA702", "info", "a toggle line has no key=label form and was skipped",
                   evidence=f"customModuleToggle line {line}")
+    if tp.over_limit:
+        b.finding("RA702", "info", f"{tp.over_limit} toggle line(s) past the first "
+                  f"{len(tp.toggles)} toggles were not read", evidence="customModuleToggle")
     for kind, line in tp.unknown_types:
         b.finding("RA703", "info", f"unknown toggle type {kind!r}; read as a text field",
                   evidence=f"customModuleToggle line {line}")
