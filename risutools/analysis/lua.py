@@ -519,9 +519,10 @@ def scan_lua(text: str, keep: frozenset[str] | None = None) -> LuaScan:
                     base = ""
                 pend = (value, s, q, base)
         elif kind == STR and len(result.url_hosts) < 1000 and (
-                value is not None and "://" in value or value is None and _may_hold_url(
-                    text, b0, b1) and "://" in (value := decode_lua_string(text, b0, b1))):
-            for hm in _URL_HOST.finditer(value):
+                value is not None or _may_hold_url(text, b0, b1)):
+            if value is None:  # escapes: decoded only when they may spell a URL
+                value = decode_lua_string(text, b0, b1)
+            for hm in _URL_HOST.finditer(value) if "://" in value else ():
                 if len(result.url_hosts) < 1000:
                     result.url_hosts.append((hm.group(1).lower().rstrip("."),
                                              lines.line(s)))
