@@ -136,7 +136,7 @@ from hostile_analysis import CASES
 from risutools.analysis import analyze
 from risutools.formats.model import Module
 build, _ = CASES[sys.argv[2]]
-module = build(int(sys.argv[3]))
+module = Module(build(int(sys.argv[3])))
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.perf_counter()
 a = analyze(module)
@@ -151,6 +151,7 @@ def worst_cases() -> None:
     tests = str(Path(__file__).resolve().parents[1] / "tests")
     quick = bool(os.environ.get("BENCH_QUICK"))
     print("Worst case of each scanner at n and 4n characters (analyze() in a fresh process;")
+    sys.stdout.flush()
     print("peak = the child's peak RSS with the module built; growth = what analyze() added)")
     sys.path.insert(0, tests)
     from hostile_analysis import CASES
@@ -159,7 +160,7 @@ def worst_cases() -> None:
         if quick:
             size = min(size, 1 << 20)
         elif name.startswith(("lua-", "js-")) and name != "lua-calls":
-            size = 16 << 20  # 4n = 64 MiB: the main-block limit
+            size = 64 << 20  # n = 16 MiB, 4n = 64 MiB: the main-block limit
         row = []
         for n in (size // 4, size):
             out = subprocess.run([sys.executable, "-c", _CHILD, tests, name, str(n)],
@@ -170,7 +171,7 @@ def worst_cases() -> None:
             r = json.loads(out.stdout)
             row.append(f"n={n:>10,}: {r['secs']:7.2f} s, peak {r['peak_mib']:6.1f} MiB "
                        f"(+{r['growth_mib']:5.1f})")
-        print(f"  {name:<24} " + "   ".join(row))
+        print(f"  {name:<24} " + "   ".join(row), flush=True)
 
 
 def regex_check() -> None:
