@@ -311,6 +311,8 @@ def ingest(
     _prepare_catalog(out_p)
     notes = Path(notes_dir) if notes_dir is not None else out_p / "notes"
     notes_s = str(notes) if notes.is_dir() else None
+    if executor is not None and notes_s is not None:
+        notes_s = os.path.abspath(notes_s)  # a worker may run in another folder (a cluster)
     notes_sig = _notes_signature(notes) if notes_s else ""
 
     files, skipped = discover(src_p, exclude=out_p)
@@ -380,6 +382,38 @@ def _prepare_catalog(out: Path) -> None:
         raise os_error_line(exc, out) from None
 
 
+BATCH_BYTES = 32 << 20  # a task holds small files up to this many bytes ...
+BATCH_FILES = 32  # ... and at most this many files (one large file is a task of its own)
+
+
+def process_batch(
+    items: list[tuple[str, str]], lang: str, notes_dir: str | None, ndjson: bool = False
+) -> list[SourceOutcome]:
+    """:func:`process_file` for several ``(path, shown relative path)`` pairs: one task of
+    a pool or a cluster (small files travel in batches, so the per-task cost of the
+    executor -- pickling, a round trip, a Dask scheduler decision -- is paid once)."""
+    return [process_file(path, rel, lang, notes_dir, None, ndjson) for path, rel in items]
+
+
+def _batches(todo: list[tuple[Path, str, int]], workers: int) -> list[list[tuple[Path, str, int]]]:
+    """Largest files first (the long ones start early and the tail stays short), small
+    files grouped up to BATCH_BYTES / BATCH_FILES, with at least ~8 tasks per worker."""
+    order = sorted(todo, key=lambda t: (-t[2], t[1]))
+    most = max(1, min(BATCH_FILES, len(order) // max(1, workers * 8)))
+    out: list[list[tuple[Path, str, int]]] = []
+    cur: list[tuple[Path, str, int]] = []
+    size = 0
+    for item in order:
+        if cur and (size + item[2] > BATCH_BYTES or len(cur) >= most):
+            out.append(cur)
+            cur, size = [], 0
+        cur.append(item)
+        size += item[2]
+    if cur:
+        out.append(cur)
+    return out
+
+
 def _run(
     todo: list[tuple[Path, str, int]],
     lang: str,
@@ -396,25 +430,30 @@ def _run(
         return
     own = executor is None
     pool: Executor = executor if executor is not None else ProcessPoolExecutor(workers)
+    # another executor's workers may run in another folder (a cluster): absolute paths
+    where: Callable[[Path], str] = str if own else os.path.abspath
     try:
-        # Largest first: the long files start early and the tail of the run stays short.
-        order = sorted(todo, key=lambda t: (-t[2], t[1]))
-        futures: dict[Future[SourceOutcome], Path] = {
-            pool.submit(process_file, str(path), rel, lang, notes_dir, None, ndjson): path
-            for path, rel, _ in order
+        futures: dict[Future[list[SourceOutcome]], list[tuple[Path, str, int]]] = {
+            pool.submit(process_batch, [(where(p), rel) for p, rel, _ in batch], lang,
+                        notes_dir, ndjson): batch
+            for batch in _batches(todo, workers)
         }
         from concurrent.futures import as_completed
 
         for fut in as_completed(futures):
-            path = futures[fut]
+            batch = futures[fut]
             try:
-                outcome = fut.result()
-            except Exception as exc:  # a worker died: report the file, go on
-                rel = next(r for p, r, _ in todo if p == path)
-                outcome = SourceOutcome(
-                    path=rel, size=_size(str(path)), error=f"{rel}: worker-failed: {exc!r}"
-                )
-            finished(outcome, path)
+                outcomes = fut.result()
+                if len(outcomes) != len(batch):
+                    raise RuntimeError(f"{len(outcomes)} results for {len(batch)} files")
+            except Exception as exc:  # a worker died: report its files, go on
+                outcomes = [
+                    SourceOutcome(path=rel, size=_size(str(p)),
+                                  error=f"{rel}: worker-failed: {exc!r}")
+                    for p, rel, _ in batch
+                ]
+            for (path, _, _), outcome in zip(batch, outcomes, strict=True):
+                finished(outcome, path)
     finally:
         if own:
             pool.shutdown()
@@ -705,6 +744,7 @@ __all__ = [
     "SourceOutcome",
     "discover",
     "ingest",
+    "process_batch",
     "process_file",
     "result_key",
 ]
