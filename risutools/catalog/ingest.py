@@ -32,6 +32,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,11 +41,15 @@ from risutools import __version__
 from risutools.catalog.cache import IngestCache, result_key
 from risutools.errors import ConfigError, RisuError, WriteConflict
 from risutools.fsio import (
+    StagedWrite,
     atomic_write,
+    commit_staged,
+    discard_staged,
     display_path,
     fsync_directory,
     os_error_line,
     sha256_file,
+    stage_write,
     sweep_temp_files,
     write_lock,
 )
@@ -344,23 +349,28 @@ def ingest(
     if on_progress and done_files:
         on_progress(done_files, done_bytes)
 
+    stager = _Stager(out_p, enabled=not ndjson)
+
     def finished(outcome: SourceOutcome, path: Path) -> None:
         nonlocal done_files, done_bytes
         rel = path.relative_to(src_p).as_posix()
         outcomes[rel] = outcome
+        stager.stage(outcome)
         cache.store(rel, outcome, path, lang, notes_sig)
         done_files += 1
         done_bytes += outcome.size
         if on_progress:
             on_progress(done_files, done_bytes)
 
-    if todo:
-        _run([(p, shown[r], n) for p, r, n in todo], lang, notes_s, ndjson, jobs, executor,
-             finished)
+    with stager:
+        if todo:
+            _run([(p, shown[r], n) for p, r, n in todo], lang, notes_s, ndjson, jobs,
+                 executor, finished)
 
-    result = IngestResult(sources=[outcomes[k] for k in sorted(outcomes)], skipped=skipped)
-    _deduplicate(result.sources)
-    _write_catalog(result, out_p, ndjson)
+        result = IngestResult(sources=[outcomes[k] for k in sorted(outcomes)],
+                              skipped=skipped)
+        _deduplicate(result.sources)
+        _write_catalog(result, out_p, ndjson, stager)
     cache.prune(set(outcomes))
     try:
         cache.save()
@@ -481,9 +491,12 @@ def _deduplicate(sources: list[SourceOutcome]) -> None:
 # -- writing the catalog ---------------------------------------------------
 
 
-def _generated(result: IngestResult, ndjson: bool) -> dict[str, tuple[dict[str, Any], str]]:
-    """component_id -> (document, rendered text); an id produced twice is a collision."""
-    docs: dict[str, tuple[dict[str, Any], str]] = {}
+def _generated(
+    result: IngestResult, ndjson: bool
+) -> dict[str, tuple[dict[str, Any], str, tuple[str, int]]]:
+    """component_id -> (document, rendered text, (source path, index)); an id produced
+    twice is a collision."""
+    docs: dict[str, tuple[dict[str, Any], str, tuple[str, int]]] = {}
     owner: dict[str, str] = {}
     for s in result.sources:
         if s.status != "ok":
@@ -498,7 +511,7 @@ def _generated(result: IngestResult, ndjson: bool) -> dict[str, tuple[dict[str, 
                         "kept the first (give one of them a post id or a notes slug)"
                     )
                 continue
-            docs[cid] = (doc, texts[k] if texts else render(doc, ndjson))
+            docs[cid] = (doc, texts[k] if texts else render(doc, ndjson), (s.path, k))
             owner[cid] = s.path
     return docs
 
@@ -513,7 +526,61 @@ def _review_status(doc: Any) -> str | None:
 WRITE_THREADS = 8  # fsync-bound: threads overlap the waits
 
 
-def _write_catalog(result: IngestResult, out: Path, ndjson: bool) -> None:
+class _Stager:
+    """Writes each projected document into a fsynced temp file next to its target as
+    soon as its source is done (in threads, while the workers go on): at the end only
+    the renames remain, and one fsync of the folder.  Each document is still atomic and
+    compare-and-swap (:func:`risutools.fsio.commit_staged`); a temp file that is not
+    used (a duplicate, a collision, an unchanged or reviewed document) is removed, and
+    one a ``kill -9`` left is swept by the next run."""
+
+    def __init__(self, out: Path, *, enabled: bool) -> None:
+        self.out = out
+        self.enabled = enabled
+        self.pool: Any = None
+        self.jobs: dict[tuple[str, int], Future[StagedWrite | None]] = {}
+
+    def __enter__(self) -> _Stager:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+        for fut in self.jobs.values():  # whatever was not committed: removed
+            with suppress(Exception):
+                staged = fut.result()
+                if staged is not None:
+                    discard_staged(staged)
+
+    def stage(self, outcome: SourceOutcome) -> None:
+        if not self.enabled or outcome.error or len(outcome.rendered) != len(outcome.documents):
+            return
+        if self.pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self.pool = ThreadPoolExecutor(WRITE_THREADS)
+        for k, (doc, text) in enumerate(zip(outcome.documents, outcome.rendered, strict=True)):
+            target = self.out / f"{_safe_name(str(doc['component_id']))}.json"
+            self.jobs[(outcome.path, k)] = self.pool.submit(_stage_one, target,
+                                                            text.encode("utf-8"))
+
+    def take(self, source: str, k: int) -> Future[StagedWrite | None] | None:
+        return self.jobs.get((source, k))
+
+
+def _stage_one(target: Path, data: bytes) -> StagedWrite | None:
+    """Stage ``data`` for ``target`` unless the target already holds exactly it."""
+    try:
+        if stat.S_ISREG(os.lstat(target).st_mode) and target.read_bytes() == data:
+            return None
+    except OSError:
+        pass
+    return stage_write(target, data)
+
+
+def _write_catalog(
+    result: IngestResult, out: Path, ndjson: bool, stager: _Stager | None = None
+) -> None:
     docs = _generated(result, ndjson)
     if ndjson:
         _write_ndjson(result, out / NDJSON_NAME, {k: v[1] for k, v in docs.items()})
@@ -521,7 +588,11 @@ def _write_catalog(result: IngestResult, out: Path, ndjson: bool) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     order = sorted(docs)
-    jobs = [(out / f"{_safe_name(cid)}.json", cid, docs[cid][1].encode("utf-8")) for cid in order]
+    jobs = [
+        (out / f"{_safe_name(cid)}.json", cid, docs[cid][1].encode("utf-8"),
+         stager.take(*docs[cid][2]) if stager is not None else None)
+        for cid in order
+    ]
     with ThreadPoolExecutor(WRITE_THREADS) as pool:
         outcomes = list(pool.map(lambda job: _write_one(*job), jobs))
     fsync_directory(out)
@@ -542,16 +613,29 @@ def _write_catalog(result: IngestResult, out: Path, ndjson: bool) -> None:
         }[status].append(text)
 
 
-def _write_one(target: Path, cid: str, data: bytes) -> tuple[str, str | OSError]:
-    """Write one document file; returns (status, name or message, or the OSError)."""
+def _write_one(
+    target: Path, cid: str, data: bytes, pending: Future[StagedWrite | None] | None = None
+) -> tuple[str, str | OSError]:
+    """Write one document file (from its staged temp file when there is one); returns
+    (status, name or message, or the OSError)."""
     from risutools.contract.loaders import parse_value_bytes
 
     shown = display_path(target)
+    staged: StagedWrite | None = None
     try:
+        if pending is not None:
+            staged = pending.result()  # an OSError of the staging is raised here
+
+        def put(**expect: Any) -> None:
+            if staged is not None:
+                commit_staged(staged, sync_dir=False, **expect)
+            else:
+                atomic_write(target, data, sync_dir=False, **expect)
+
         try:
             st = os.lstat(target)
         except FileNotFoundError:
-            atomic_write(target, data, expect_absent=True, sync_dir=False)
+            put(expect_absent=True)
             return "written", target.name
         if not stat.S_ISREG(st.st_mode):
             what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
@@ -573,12 +657,14 @@ def _write_one(target: Path, cid: str, data: bytes) -> tuple[str, str | OSError]
             )
         if status != "candidate":
             return "kept_reviewed", cid
-        base = hashlib.sha256(current).hexdigest()
-        atomic_write(target, data, expect_sha256=base, sync_dir=False)
+        put(expect_sha256=hashlib.sha256(current).hexdigest())
     except WriteConflict as exc:
         return "conflict", exc.one_line()
     except OSError as exc:
         return "oserror", exc
+    finally:
+        if staged is not None:
+            discard_staged(staged)  # not used (or already committed: nothing to do)
     return "written", target.name
 
 
