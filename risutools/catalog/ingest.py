@@ -524,6 +524,8 @@ def _review_status(doc: Any) -> str | None:
 
 
 WRITE_THREADS = 8  # fsync-bound: threads overlap the waits
+# staging runs while this process may be projecting too: fewer threads, less GIL contention
+STAGE_THREADS = 4
 
 
 class _Stager:
@@ -558,7 +560,7 @@ class _Stager:
         if self.pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
-            self.pool = ThreadPoolExecutor(WRITE_THREADS)
+            self.pool = ThreadPoolExecutor(STAGE_THREADS)
         for k, (doc, text) in enumerate(zip(outcome.documents, outcome.rendered, strict=True)):
             target = self.out / f"{_safe_name(str(doc['component_id']))}.json"
             self.jobs[(outcome.path, k)] = self.pool.submit(_stage_one, target,
