@@ -13,7 +13,7 @@ Every figure is a ratio measured in one run against its floor, the two timed in 
    parser against the pure-Python path (goal >= 10x), and a 6 MB flow sequence (time,
    peak memory; goal < 300 MB).
 
-Usage: ``python bench/bench_speed.py [--mib 10] [--repeat 7] [--skip-memory]``.
+Usage: ``python bench/bench_speed.py [--mib 10] [--repeat 7] [--skip-memory] [--yaml-mib 8]``.
 """
 
 from __future__ import annotations
@@ -162,17 +162,90 @@ def bench_memory() -> None:
     print(f"worst peak RSS: {worst:.0f} MB (goal < 300 MB)")
 
 
+def yaml_document(target: int) -> str:
+    """A catalog document of about ``target`` bytes of block YAML (the seed document with a
+    long list of triggers and of small notes)."""
+    import yaml
+
+    seed = json.loads((ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json")
+                      .read_text(encoding="utf-8"))
+    one = len(yaml.safe_dump({"t": ["요청마다 0번째 규칙을 확인한다. Rule 0 is checked.",
+                                     {"id": 0, "ok": True, "weight": 0.5, "tags": ["a", "b"]}]},
+                             allow_unicode=True).encode())
+    n = target // one
+    seed["payload"]["triggers"] = [f"요청마다 {i}번째 규칙을 확인한다. Rule {i} is checked."
+                                   for i in range(n)]
+    seed["payload"]["x-notes"] = [{"id": i, "ok": True, "weight": 0.5, "tags": ["a", "b"]}
+                                  for i in range(n)]
+    return str(yaml.safe_dump(seed, allow_unicode=True, sort_keys=False))
+
+
+def _child_yaml(text_file: Path, libyaml: bool) -> tuple[float, float, str]:
+    code = (
+        _PEAK + f"import sys, time\nsys.path.insert(0, {str(ROOT)!r})\n"
+        "from risutools.contract.yamlsafe import YamlRefused, load_yaml_documents\n"
+        "text = open(sys.argv[1], encoding='utf-8').read()\n"
+        "t = time.perf_counter()\n"
+        "try:\n"
+        f"    docs = list(load_yaml_documents(text, max_depth=64, use_libyaml={libyaml}))\n"
+        "    verdict = f'{len(docs)}-document(s)'\n"
+        "except YamlRefused as e:\n"
+        "    verdict = 'refused:' + e.why.split(':')[0].replace(' ', '-')\n"
+        "print(time.perf_counter() - t, peak_mb(), verdict)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(text_file)], capture_output=True,
+                         text=True, check=True)
+    dt, peak, verdict = out.stdout.split()
+    return float(dt), float(peak), verdict
+
+
+def bench_yaml(mib: float, repeat: int) -> None:
+    from risutools.contract.yamlsafe import HAVE_LIBYAML
+
+    if not HAVE_LIBYAML:
+        print("PyYAML has no libyaml here: only the pure-Python path exists")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        f = Path(tmp) / "doc.yaml"
+        f.write_text(yaml_document(int(mib * MIB)), encoding="utf-8")
+        size = f.stat().st_size / MIB
+        tc = min(_child_yaml(f, True)[0] for _ in range(repeat))
+        tp, peak_p, _ = _child_yaml(f, False)  # slow: once
+        _, peak_c, verdict = _child_yaml(f, True)
+        print(f"{size:.1f} MiB catalog document ({verdict}): libyaml {tc:.2f} s "
+              f"(peak {peak_c:.0f} MB); pure-Python parser {tp:.2f} s (peak {peak_p:.0f} MB) "
+              f"= {tp / tc:.1f}x faster (goal >= 10x)")
+        shapes = {
+            "6 MB flow sequence [x, x, ...]": "a: [" + ", ".join(["x"] * 2_000_000) + "]\n",
+            "6 MB flow sequence of distinct strings": (
+                "a: [" + ", ".join(f"s{i:06d}" for i in range(700_000)) + "]\n"),
+            "8 MB block sequence, one item a line": (
+                "a:\n" + "".join(f"- {i}\n" for i in range(900_000))),
+            "8 MB of [[...]] 60 deep (accepted depth)": (
+                "a: [" + ("[" * 60 + "]" * 60 + ",") * 66_000 + "1]\n"),
+            "8 MB of [[...]] 990 deep": "a: [" + ("[" * 990 + "]" * 990 + ",") * 4000 + "1]\n",
+        }
+        for name, text in shapes.items():
+            f.write_text(text, encoding="utf-8")
+            dt, peak, verdict = _child_yaml(f, True)
+            print(f"{name:42}: {len(text) / 1e6:4.1f} MB, {dt:6.2f} s, peak RSS {peak:4.0f} MB, "
+                  f"{verdict}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mib", type=float, default=10)
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--skip-memory", action="store_true")
+    ap.add_argument("--yaml-mib", type=float, default=8)
     args = ap.parse_args()
     print("# read_path on a large module")
     bench_read(args.mib, args.repeat)
     if not args.skip_memory:
         print("\n# peak memory of loads_object on hostile blocks")
         bench_memory()
+    print("\n# YAML")
+    bench_yaml(args.yaml_mib, 3)
 
 
 if __name__ == "__main__":
