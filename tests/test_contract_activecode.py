@@ -147,3 +147,29 @@ def test_mc500_joined_fast_path_matches_per_string() -> None:
         assert got == want
 
     check()
+
+
+def test_same_answers_as_before_the_finer_needles() -> None:
+    """The rewritten patterns (a literal first, the look-back after it) and the finer
+    needles answer exactly as the detector did before (tests/activecode_reference.py)."""
+    import activecode_reference as before
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    alphabet = st.sampled_from([*"ab xyz()=>{}[]^$*+?.-_;:\\\n~<'\"\t한A2",
+        "v2", "v2Get", "getChatVar", "print", "pairs", "ipairs", "console.log", "JSON.parse",
+        ".print", "xprint", "_print", "한print", "editRequest", "fooBar", "aB", "string.",
+        "table.", "Math.", "window.", "json.", ":gsub", ":len", ".push", ".map", ".test",
+        "===", "!==", "~=", "==", "while ", "const ", "let ", "var ", "function", "xfunction",
+        "function(", " do", " then", "end", "local ", "return ", "{{", "setvar::", "(?:",
+        "[^", "<script", "javascript:", "]*", ")+", "\\d", ".*", "{2,}"])
+
+    @settings(max_examples=1500, deadline=None)
+    @given(st.lists(alphabet, max_size=25).map("".join))
+    def check(text: str) -> None:
+        assert find_active_code(text) == before.find_active_code(text), text
+
+    check()
+    seed = json.loads(SEED.read_text(encoding="utf-8"))
+    for text in [*CODE, *PROSE, *(t for _, t in _strings(seed, ""))]:
+        assert find_active_code(text) == before.find_active_code(text)
