@@ -173,3 +173,28 @@ def test_same_answers_as_before_the_finer_needles() -> None:
     seed = json.loads(SEED.read_text(encoding="utf-8"))
     for text in [*CODE, *PROSE, *(t for _, t in _strings(seed, ""))]:
         assert find_active_code(text) == before.find_active_code(text)
+
+
+def test_mc500_texts_are_the_strings_it_checks() -> None:
+    """mc500's fast walk gives the strings of ``_strings`` (less the skipped fields), in
+    the same order."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from risutools.contract import rules
+
+    keys = st.sampled_from(["namespace", "controller", "prompt_sha256", "replay_status",
+                            "harness_compatibility", "a", "a/b", "~", "x"])
+    values = st.recursive(st.text(max_size=3) | st.integers() | st.none(),
+                          lambda k: st.lists(k, max_size=3)
+                          | st.dictionaries(keys, k, max_size=4), max_leaves=12)
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.dictionaries(st.sampled_from(["payload", "projection", "other"]), values))
+    def check(doc: dict) -> None:
+        for section in ("payload", "projection"):
+            want = [t for p, t in rules._strings(doc.get(section), "/" + section)
+                    if p not in rules._MC500_SKIP]
+            assert list(rules._texts(section, doc.get(section))) == want
+
+    check()
