@@ -47,11 +47,11 @@ _STRONG: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("a v2 API call", ("v2",), re.compile(r"v2(?<!\wv2)[A-Z]\w*\s*\(")),
     ("a camelCase function call", ("(",), re.compile(
         r"[a-z](?<!\w[a-z])[a-z0-9]*(?:[A-Z][a-z0-9]*)+\((?:\s*[A-Za-z0-9_\"'{\[-]|\))")),
-    ("a library call (string./table./math.)", tuple(f"{n}." for n in _LIBRARIES), re.compile(
-        r"\b(?:" + "|".join(_LIBRARIES) + r")\.[a-zA-Z_]\w*\s*\(")),
-    ("a method call (.gsub/.match/.replace ...)",
-     tuple(f":{m}" for m in _LUA_METHODS) + tuple(f".{m}" for m in _JS_METHODS), re.compile(
-        r"[\w)\]]:(?:" + "|".join(_LUA_METHODS) + r")\s*\(|"
+    ("a library call (string./table./math.)", ("(",), re.compile(
+        "(?:" + "|".join(f"{n}(?<!\\w{n})" for n in _LIBRARIES) + r")\.[a-zA-Z_]\w*\s*\(")),
+    # `:` first (then a look back at the character before it), so `re` skips to the `:`s
+    ("a method call (.gsub/.match/.replace ...)", ("(",), re.compile(
+        r":(?<=[\w)\]]:)(?:" + "|".join(_LUA_METHODS) + r")\s*\(|"
         r"\.(?:" + "|".join(_JS_METHODS) + r")\s*\(")),
     ("Lua `local x =`", ("local",), re.compile(
         r"\blocal\s+(?:function\b|[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*=(?!=))")),
