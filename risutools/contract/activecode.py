@@ -77,7 +77,8 @@ _STRONG: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
         r"\{\{\s*(?:#if|#when|#each|/if|/when|/each|:else|"
         r"(?:set|get|add)(?:global)?var\s*::|button\s*::|[a-z_]+::)")),
     ("HTML script", ("<", ":"), re.compile(
-        r"<\s*script\b|\bjavascript:|<[a-zA-Z][^<>\n]{0,200}\son[a-z]+\s*=", re.IGNORECASE)),
+        r"<\s*script\b|javascript(?<!\wjavascript):|<[a-zA-Z][^<>\n]{0,200}\son[a-z]+\s*=",
+        re.IGNORECASE)),
     ("a regex group `(?:`/`(?=`/`(?<`", ("(?",), re.compile(
         r"\(\?(?:[:=!]|<[=!]|<[A-Za-z])")),
     ("a regex character class `[^...]`", ("[^",), re.compile(r"\[\^[^\]\n]{1,100}\]")),
@@ -86,7 +87,8 @@ _WEAK: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("regex escapes (\\d, \\w, \\s ...)", ("\\",), re.compile(r"\\[dwsbDWSB]")),
     ("escaped regex metacharacters", ("\\",), re.compile(r"\\[.()\[\]*+?|/{}^$]")),
     ("regex quantifiers", ("*", "+", "?", "{"), re.compile(
-        r"(?:[\])]|\\[dws])[*+?]|\.\*\??|\.\+\??|\{\d+,\d*\}")),
+        # every alternative starts with a literal, so `re` skips to those characters
+        r"\][*+?]|\)[*+?]|\\[dws][*+?]|\.\*\??|\.\+\??|\{\d+,\d*\}")),
     ("a regex character range", ("[",), re.compile(
         r"\[(?:a-z|A-Z|0-9|가-힣|\w-\w)[^\]\n]{0,60}\]")),
     ("anchored pattern ^...$", ("^",), re.compile(r"^\^[^\n]{1,200}\$$", re.MULTILINE)),
