@@ -173,11 +173,14 @@ def yaml_document(target: int) -> str:
                                      {"id": 0, "ok": True, "weight": 0.5, "tags": ["a", "b"]}]},
                              allow_unicode=True).encode())
     n = target // one
-    seed["payload"]["triggers"] = [f"요청마다 {i}번째 규칙을 확인한다. Rule {i} is checked."
-                                   for i in range(n)]
-    seed["payload"]["x-notes"] = [{"id": i, "ok": True, "weight": 0.5, "tags": ["a", "b"]}
-                                  for i in range(n)]
-    return str(yaml.safe_dump(seed, allow_unicode=True, sort_keys=False))
+    for _ in range(2):  # once to measure, once scaled to the target
+        seed["payload"]["triggers"] = [f"요청마다 {i}번째 규칙을 확인한다. Rule {i} is checked."
+                                       for i in range(n)]
+        seed["payload"]["x-notes"] = [{"id": i, "ok": True, "weight": 0.5, "tags": ["a", "b"]}
+                                      for i in range(n)]
+        text = str(yaml.safe_dump(seed, allow_unicode=True, sort_keys=False))
+        n = n * target // len(text.encode())
+    return text
 
 
 def _child_yaml(text_file: Path, libyaml: bool) -> tuple[float, float, str]:
