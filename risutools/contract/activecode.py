@@ -130,6 +130,13 @@ def _triggers(table: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...]
 _STRONG_BY = _triggers(_STRONG)
 _WEAK_BY = _triggers(_WEAK)
 
+# A second gate where a needle is too common: a camelCase call has a letter or digit right
+# before its `(` (found by a search that skips to each `(`), so without one it cannot match.
+_GATES = {
+    next(i for i, (r, _, _) in enumerate(_STRONG) if r == "a camelCase function call"):
+        re.compile(r"\((?<=[A-Za-z0-9]\()"),
+}
+
 
 def find_active_code(text: str) -> str | None:
     """Why ``text`` looks like code or a regex pattern, or ``None`` for prose."""
@@ -145,7 +152,8 @@ def find_active_code(text: str) -> str | None:
         weak_idx.update(_WEAK_BY.get(m, ()))
     for i in sorted(strong):
         reason, _, rx = _STRONG[i]
-        if rx.search(text):
+        gate = _GATES.get(i)
+        if (gate is None or gate.search(text)) and rx.search(text):
             return reason
     # a statement line ends in ; { } or is a lone `end`: without those, no such line
     if ("\n" in present and (";" in present or "{" in text or "}" in text or "end" in text)
