@@ -572,7 +572,7 @@ def ingest_cmd(
     else:
         for s in result.failures:
             typer.echo(f"failed: {s.error}", err=True)
-        for line in [*result.collisions, *result.kept_unreadable]:
+        for line in [*result.collisions, *result.kept_unreadable, *result.notices]:
             typer.echo(line, err=True)
     raise typer.Exit(0 if result.ok else 1)
 

@@ -206,3 +206,78 @@ def test_generated_documents_carry_no_module_code(tmp_path: Path, lang: str) -> 
                 pat = script.get("in") if isinstance(script, dict) else None
                 if isinstance(pat, str) and len(pat) > 3:
                     assert json.dumps(pat, ensure_ascii=False)[1:-1] not in text
+
+
+@pytest.mark.parametrize(
+    "payload, why",
+    [
+        (b"\xc1garbage", "not valid msgpack"),
+        (b"\xdd\xff\xff\xff\xff", "declares a container"),  # a 4-billion-slot array claim
+        (b"\xdb\xff\xff\xff\xff", "truncated"),  # a 4 GiB string claim
+        (b"\x91" * 1000 + b"\xc0", "deeper"),  # nesting
+        (b"\xdc\xff\xff" + b"\x90" * 0xFFFF, "ignored"),  # 64 K empty lists: fine, wrong shape
+        (b"\x83\xa6format\x02\xa4tool\xa1x\xa4stat\x01", "ignored"),  # not the maps (other tool)
+        (b"", "truncated"),
+    ],
+)
+def test_hostile_cache_is_one_line_and_rebuilt(tmp_path: Path, payload: bytes, why: str) -> None:
+    from risutools import __version__
+    from risutools.catalog import cache as cache_mod
+
+    src = tmp_path / "src"
+    _risum(src / "300_m.risum", "Module")
+    out = tmp_path / "cat"
+    ingest(src, out, jobs=1)
+    cache_file = out / ".risutools-cache" / "ingest.msgpack"
+    good = cache_file.read_bytes()
+    cache_file.write_bytes(payload)
+    run = ingest(src, out, jobs=1)
+    assert run.ok and run.counts()["cached"] == 0
+    if why == "ignored":  # well-formed msgpack of another shape or tool: dropped quietly
+        assert run.notices == []
+    else:
+        (line,) = run.notices
+        assert "\n" not in line and why in line and "cache" in line and "rebuilt" in line
+    assert cache_file.read_bytes() == good  # rebuilt, byte for byte
+    # the right tool version with the wrong maps: one line too
+    import msgpack
+
+    cache_file.write_bytes(msgpack.packb({"format": cache_mod.CACHE_FORMAT,
+                                          "tool": __version__, "stat": 1, "results": {}}))
+    (line,) = ingest(src, out, jobs=1).notices
+    assert "cache-unreadable" in line and "expected maps" in line
+
+
+def test_cache_bounds_are_enforced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from risutools.catalog import cache as cache_mod
+
+    src = tmp_path / "src"
+    _risum(src / "300_m.risum", "Module")
+    out = tmp_path / "cat"
+    ingest(src, out, jobs=1)
+    cache_file = out / ".risutools-cache" / "ingest.msgpack"
+    assert ingest(src, out, jobs=1).counts()["cached"] == 1
+    # too many values: refused before anything is built
+    monkeypatch.setattr(cache_mod, "MAX_CACHE_VALUES", 5)
+    run = ingest(src, out, jobs=1)
+    (line,) = run.notices
+    assert "too-large" in line or "more than 5" in line
+    assert run.counts()["cached"] == 0
+    monkeypatch.undo()
+    # too many bytes: never read past the bound
+    monkeypatch.setattr(cache_mod, "MAX_CACHE_BYTES", 16)
+    (line,) = ingest(src, out, jobs=1).notices
+    assert "16" in line and cache_file.name in line
+    monkeypatch.undo()
+    # not a regular file (a FIFO in its place: never opened for reading, which would block)
+    cache_file.unlink()
+    os.mkfifo(cache_file)
+    from risutools.catalog.cache import IngestCache
+
+    problem = IngestCache.load(cache_file).problem
+    assert problem is not None and cache_file.name in problem and "\n" not in problem
+    cache_file.unlink()
+    # a cache that is fine is used with no notice
+    ingest(src, out, jobs=1)
+    run = ingest(src, out, jobs=1)
+    assert run.notices == [] and run.counts()["cached"] == 1

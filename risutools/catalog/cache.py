@@ -12,8 +12,15 @@ Two maps:
   error) for those bytes, valid for this tool version, language, post id and
   notes.  A re-run after adding ten files reads ten files.
 
-A cache written by another tool version, or one that cannot be read, is
-ignored (never trusted, never fatal).
+A cache written by another tool version is ignored silently; one that cannot be read
+(not a regular file, larger than ``MAX_CACHE_BYTES``, more than ``MAX_CACHE_VALUES``
+msgpack values, nested deeper than ``risup.MAX_DEPTH``, a length claim past its bytes,
+not msgpack, not the expected maps) is ignored with one line in ``problem`` (the run
+rebuilds it), never trusted, never fatal.  Bound: the file is read through
+:func:`risutools.safeio.read_regular` (at most ``MAX_CACHE_BYTES + 1`` bytes), its
+shape is walked by :func:`risutools.formats.risup.msgpack_shape` before anything is
+built, and msgpack's own ``max_*_len`` limits hold every container and string to the
+bytes read, so decoding builds at most ``MAX_CACHE_VALUES`` objects.
 """
 
 from __future__ import annotations
@@ -25,13 +32,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from risutools import __version__
-from risutools.fsio import atomic_write
+from risutools.errors import RisuError
+from risutools.fsio import atomic_write, display_path
+from risutools.safeio import read_regular
 
 if TYPE_CHECKING:
     from risutools.catalog.ingest import SourceOutcome
 
 CACHE_FORMAT = 2
-MAX_CACHE_BYTES = 1 << 30  # refuse to read a cache file larger than 1 GiB
+MAX_CACHE_BYTES = 256 << 20  # a cache file larger than 256 MiB is not read (rebuilt)
+# at most this many msgpack values (a source's entry holds a few hundred): ~1 GB of
+# Python objects at worst, whatever the bytes claim
+MAX_CACHE_VALUES = 8_000_000
 
 
 def path_key(rel: str) -> str:
@@ -57,28 +69,29 @@ class IngestCache:
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
 
+    problem: str | None = None  # one line when the cache on disk could not be used
+
     @classmethod
     def load(cls, path: Path, enabled: bool = True) -> IngestCache:
         cache = cls(path=path, enabled=enabled)
-        if not enabled or not path.is_file():
+        if not enabled or not os.path.lexists(path):
             return cache
         try:
-            import msgpack
-
-            if path.stat().st_size > MAX_CACHE_BYTES:
-                return cache
-            data = msgpack.unpackb(path.read_bytes(), raw=False, strict_map_key=True)
-            if (
-                isinstance(data, dict)
-                and data.get("format") == CACHE_FORMAT
-                and data.get("tool") == __version__
-                and isinstance(data.get("stat"), dict)
-                and isinstance(data.get("results"), dict)
-            ):
-                cache.stat = data["stat"]
-                cache.results = data["results"]
-        except Exception:  # a damaged cache is ignored, never fatal
-            cache.stat, cache.results = {}, {}
+            data = _decode(read_regular(path, MAX_CACHE_BYTES), display_path(path))
+        except RisuError as exc:  # a damaged or hostile cache is rebuilt, never fatal
+            cache.problem = f"{exc.one_line()}; ignored, rebuilt by this run"
+            return cache
+        if (
+            isinstance(data, dict)
+            and data.get("format") == CACHE_FORMAT
+            and data.get("tool") == __version__
+        ):
+            stat_map, results = data.get("stat"), data.get("results")
+            if isinstance(stat_map, dict) and isinstance(results, dict):
+                cache.stat, cache.results = stat_map, results
+            else:
+                cache.problem = (f"{display_path(path)}: cache-unreadable: not the expected "
+                                 "maps; ignored, rebuilt by this run")
         return cache
 
     def _known_sha(self, rel: str, path: Path) -> str | None:
@@ -169,6 +182,28 @@ class IngestCache:
             use_bin_type=True,
         )
         atomic_write(self.path, data)
+
+
+def _decode(data: bytes, shown: str) -> Any:
+    """The cache's msgpack value, bounded before it is built (see the module docstring)."""
+    import msgpack
+
+    from risutools.formats.risup import msgpack_shape
+
+    what = f"the ingest cache {shown}"
+    try:
+        msgpack_shape(data, what, max_items=MAX_CACHE_VALUES)
+    except RisuError as exc:
+        raise RisuError("cache-unreadable", exc.why, path=shown) from None
+    n = len(data)
+    try:
+        return msgpack.unpackb(
+            data, raw=False, strict_map_key=True, max_str_len=n, max_bin_len=n,
+            max_array_len=min(n, MAX_CACHE_VALUES), max_map_len=min(n, MAX_CACHE_VALUES),
+            max_ext_len=n,
+        )
+    except Exception as exc:  # msgpack raises many types (ExtraData, ValueError, ...)
+        raise RisuError("cache-unreadable", f"not valid msgpack: {exc}", path=shown) from None
 
 
 def _packable(value: Any) -> bool:

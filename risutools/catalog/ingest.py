@@ -118,6 +118,8 @@ class IngestResult:
     # documents left byte for byte because they cannot be read (one line each, with where)
     kept_unreadable: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # files that are not Risu files
+    # one line each for what the run worked around (a cache it could not read and rebuilt)
+    notices: list[str] = field(default_factory=list)
 
     @property
     def failures(self) -> list[SourceOutcome]:
@@ -159,6 +161,7 @@ class IngestResult:
             "collisions": self.collisions,
             "kept_unreadable": self.kept_unreadable,
             "not_risu": self.skipped,
+            "notices": self.notices,
         }
 
 
@@ -368,7 +371,8 @@ def ingest(
                  executor, finished)
 
         result = IngestResult(sources=[outcomes[k] for k in sorted(outcomes)],
-                              skipped=skipped)
+                              skipped=skipped,
+                              notices=[cache.problem] if cache.problem else [])
         _deduplicate(result.sources)
         _write_catalog(result, out_p, ndjson, stager)
     cache.prune(set(outcomes))

@@ -124,6 +124,8 @@ def render_summary(result: IngestResult, seconds: float) -> None:
         err.print(f"collision: {line}", markup=False)
     for line in result.kept_unreadable:
         err.print(f"kept: {line}", markup=False)
+    for line in result.notices:
+        err.print(f"notice: {line}", markup=False)
     for s in result.sources:
         if s.duplicate_of:
             console.print(f"duplicate: {s.path} = {s.duplicate_of}", markup=False)
