@@ -43,6 +43,7 @@ import os
 import re
 import secrets
 import stat
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -334,8 +335,11 @@ class StagedWrite:
         self.done = False
 
 
-def stage_write(path: str | os.PathLike[str], data: bytes) -> StagedWrite:
+def stage_write(path: str | os.PathLike[str], data: bytes, *, sync: bool = True) -> StagedWrite:
     """Write ``data`` into a temp file next to ``path`` and fsync it (no lock taken).
+
+    ``sync=False`` leaves the fsync out: the caller makes a whole batch durable with
+    one :func:`sync_filesystem` before it commits any of it.
 
     The temp file is one of this process's writes in flight until committed or
     discarded (a sweep leaves it alone); a ``kill -9`` leaves it for the next sweep.
@@ -355,13 +359,47 @@ def stage_write(path: str | os.PathLike[str], data: bytes) -> StagedWrite:
             while view:
                 n = os.write(fd, view)
                 view = view[n:]
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         finally:
             os.close(fd)
     except BaseException:
         _drop(tmp)
         raise
     return StagedWrite(target, tmp)
+
+
+_syncfs: Any = None  # libc's syncfs(2), looked up once; False when there is none
+
+
+def syncfs_available() -> bool:
+    """Whether :func:`sync_filesystem` can flush one file system (Linux ``syncfs(2)``)."""
+    global _syncfs
+    if _syncfs is None:
+        _syncfs = False
+        if sys.platform.startswith("linux"):
+            import ctypes
+
+            with contextlib.suppress(OSError, AttributeError):
+                _syncfs = ctypes.CDLL(None, use_errno=True).syncfs
+    return _syncfs is not False
+
+
+def sync_filesystem(path: str | os.PathLike[str]) -> None:
+    """Make every write on the file system that holds ``path`` durable: one ``syncfs(2)``
+    for a batch of staged files instead of one fsync each.  Raises ``OSError`` when the
+    kernel reports a failure (or when :func:`syncfs_available` is False)."""
+    import ctypes
+
+    if not syncfs_available():
+        raise OSError(errno.ENOSYS, "syncfs is not available here")
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        if _syncfs(fd) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, os.strerror(err), os.fspath(path))
+    finally:
+        os.close(fd)
 
 
 def commit_staged(
@@ -618,5 +656,7 @@ __all__ = [
     "sha256_stream",
     "stage_write",
     "sweep_temp_files",
+    "sync_filesystem",
+    "syncfs_available",
     "write_lock",
 ]

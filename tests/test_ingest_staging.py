@@ -128,7 +128,7 @@ def test_a_staging_failure_is_one_line_and_leaves_nothing(
     for i in range(3):
         _risum(src / f"{100 + i}_m{i}.risum", f"Module {i}")
 
-    def full(target: Path, data: bytes) -> Any:
+    def full(target: Path, data: bytes, **_: Any) -> Any:
         raise OSError(28, "No space left on device", str(target))
 
     monkeypatch.setattr(ig, "stage_write", full)
@@ -137,6 +137,84 @@ def test_a_staging_failure_is_one_line_and_leaves_nothing(
     assert err.value.code == "unwritable" and "No space left" in err.value.why
     assert "\n" not in err.value.one_line() and "2 more" in err.value.why
     assert list(out.glob("*.json")) == [] and _temps(out) == []
+
+
+def test_staged_documents_are_made_durable_before_any_rename(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With syncfs: temp files without an fsync each, then one syncfs, then the renames;
+    without it: one fsync per temp file.  Either way nothing is renamed before it is
+    durable."""
+    import risutools.fsio as fsio
+
+    src, out = tmp_path / "src", tmp_path / "cat"
+    for i in range(3):
+        _risum(src / f"{100 + i}_m{i}.risum", f"Module {i}")
+    events: list[str] = []
+    real_fsync, real_replace, real_link = os.fsync, os.replace, os.link
+
+    def fsync(fd: int) -> None:
+        events.append("fsync-dir" if os.path.isdir(f"/proc/self/fd/{fd}") else "fsync")
+        real_fsync(fd)
+
+    def link(a: Any, b: Any, **kw: Any) -> None:
+        events.append("rename")
+        real_link(a, b, **kw)
+
+    def replace(a: Any, b: Any) -> None:
+        events.append("rename")
+        real_replace(a, b)
+
+    def syncfs(path: Any) -> None:
+        events.append("syncfs")
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "link", link)
+    monkeypatch.setattr(os, "replace", replace)
+    if fsio.syncfs_available():
+        monkeypatch.setattr(fsio, "sync_filesystem", syncfs)
+        ingest(src, out, jobs=1, use_cache=False)
+        docs = [e for e in events if e != "fsync-dir"]
+        assert docs == ["syncfs", "rename", "rename", "rename"]
+        assert len(list(out.glob("*.json"))) == 3
+    events.clear()
+    shutil.rmtree(out)
+    monkeypatch.setattr(fsio, "_syncfs", False)  # a kernel without syncfs(2)
+    ingest(src, out, jobs=1, use_cache=False)
+    docs = [e for e in events if e != "fsync-dir"]
+    assert sorted(docs[:3]) == ["fsync"] * 3 and docs[3:] == ["rename"] * 3
+    assert len(list(out.glob("*.json"))) == 3
+
+
+def test_a_failed_syncfs_is_one_line_and_renames_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import risutools.fsio as fsio
+    from risutools.errors import RisuError
+
+    if not fsio.syncfs_available():
+        pytest.skip("no syncfs(2) here: each staged file is fsynced instead")
+    src, out = tmp_path / "src", tmp_path / "cat"
+    for i in range(3):
+        _risum(src / f"{100 + i}_m{i}.risum", f"Module {i}")
+
+    def broken(path: Any) -> None:
+        raise OSError(5, "Input/output error", str(path))
+
+    monkeypatch.setattr(fsio, "sync_filesystem", broken)
+    with pytest.raises(RisuError) as err:
+        ingest(src, out, jobs=1, use_cache=False)
+    assert "Input/output error" in err.value.one_line() and "\n" not in err.value.one_line()
+    assert list(out.glob("*.json")) == [] and _temps(out) == []
+
+
+def test_sync_filesystem_flushes_or_says_why(tmp_path: Path) -> None:
+    import risutools.fsio as fsio
+
+    if fsio.syncfs_available():
+        fsio.sync_filesystem(tmp_path)  # returns: the kernel flushed it
+        with pytest.raises(OSError):
+            fsio.sync_filesystem(tmp_path / "missing")
 
 
 # -- batched tasks ---------------------------------------------------------------------

@@ -533,16 +533,26 @@ STAGE_THREADS = 4
 
 
 class _Stager:
-    """Writes each projected document into a fsynced temp file next to its target as
-    soon as its source is done (in threads, while the workers go on): at the end only
-    the renames remain, and one fsync of the folder.  Each document is still atomic and
-    compare-and-swap (:func:`risutools.fsio.commit_staged`); a temp file that is not
-    used (a duplicate, a collision, an unchanged or reviewed document) is removed, and
-    one a ``kill -9`` left is swept by the next run."""
+    """Writes each projected document into a temp file next to its target as soon as
+    its source is done, while the workers go on: at the end only the renames remain,
+    and one fsync of the folder.  Each document is still atomic and compare-and-swap
+    (:func:`risutools.fsio.commit_staged`); a temp file that is not used (a duplicate, a
+    collision, an unchanged or reviewed document) is removed, and one a ``kill -9``
+    left is swept by the next run.
+
+    Durability: where the kernel has ``syncfs(2)`` (Linux) the temp files are written
+    in this thread without an fsync each, and :meth:`flush` makes all of them durable
+    with one ``syncfs`` before the first rename (so a crash never leaves a torn or
+    empty document, as with one fsync each, at a fraction of the cost); elsewhere each
+    temp file is fsynced by one of ``STAGE_THREADS`` threads (the waits overlap)."""
 
     def __init__(self, out: Path, *, enabled: bool) -> None:
+        from risutools.fsio import syncfs_available
+
         self.out = out
         self.enabled = enabled
+        self.batched = enabled and syncfs_available()
+        self.unsynced = False  # staged files written since the last flush
         self.pool: Any = None
         self.jobs: dict[tuple[str, int], Future[StagedWrite | None]] = {}
 
@@ -561,27 +571,45 @@ class _Stager:
     def stage(self, outcome: SourceOutcome) -> None:
         if not self.enabled or outcome.error or len(outcome.rendered) != len(outcome.documents):
             return
-        if self.pool is None:
+        if self.pool is None and not self.batched:
             from concurrent.futures import ThreadPoolExecutor
 
             self.pool = ThreadPoolExecutor(STAGE_THREADS)
         for k, (doc, text) in enumerate(zip(outcome.documents, outcome.rendered, strict=True)):
             target = self.out / f"{_safe_name(str(doc['component_id']))}.json"
-            self.jobs[(outcome.path, k)] = self.pool.submit(_stage_one, target,
-                                                            text.encode("utf-8"))
+            data = text.encode("utf-8")
+            if self.batched:
+                fut: Future[StagedWrite | None] = Future()
+                try:
+                    staged = _stage_one(target, data, sync=False)
+                    fut.set_result(staged)
+                    self.unsynced = self.unsynced or staged is not None
+                except OSError as exc:  # raised where it is committed, like a thread's
+                    fut.set_exception(exc)
+                self.jobs[(outcome.path, k)] = fut
+            else:
+                self.jobs[(outcome.path, k)] = self.pool.submit(_stage_one, target, data)
+
+    def flush(self) -> None:
+        """Make every staged file durable before any of them is renamed into place."""
+        if self.unsynced:
+            from risutools.fsio import sync_filesystem
+
+            sync_filesystem(self.out)
+            self.unsynced = False
 
     def take(self, source: str, k: int) -> Future[StagedWrite | None] | None:
         return self.jobs.get((source, k))
 
 
-def _stage_one(target: Path, data: bytes) -> StagedWrite | None:
+def _stage_one(target: Path, data: bytes, *, sync: bool = True) -> StagedWrite | None:
     """Stage ``data`` for ``target`` unless the target already holds exactly it."""
     try:
         if stat.S_ISREG(os.lstat(target).st_mode) and target.read_bytes() == data:
             return None
     except OSError:
         pass
-    return stage_write(target, data)
+    return stage_write(target, data, sync=sync)
 
 
 def _write_catalog(
@@ -593,14 +621,22 @@ def _write_catalog(
         return
     from concurrent.futures import ThreadPoolExecutor
 
+    if stager is not None:
+        try:
+            stager.flush()
+        except OSError as exc:  # the staged files are removed on the way out
+            raise os_error_line(exc, out) from None
     order = sorted(docs)
     jobs = [
         (out / f"{_safe_name(cid)}.json", cid, docs[cid][1].encode("utf-8"),
          stager.take(*docs[cid][2]) if stager is not None else None)
         for cid in order
     ]
-    with ThreadPoolExecutor(WRITE_THREADS) as pool:
-        outcomes = list(pool.map(lambda job: _write_one(*job), jobs))
+    if stager is not None and stager.batched and all(j[3] is not None for j in jobs):
+        outcomes = [_write_one(*job) for job in jobs]  # renames only: no waits to overlap
+    else:
+        with ThreadPoolExecutor(WRITE_THREADS) as pool:
+            outcomes = list(pool.map(lambda job: _write_one(*job), jobs))
     fsync_directory(out)
     failed = [exc for status, exc in outcomes if status == "oserror" and isinstance(exc, OSError)]
     if failed:  # could not write (no space, no permission): one line, exit 2
