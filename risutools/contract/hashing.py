@@ -7,9 +7,11 @@ from risutools.contract.loaders import load_documents
 from risutools.errors import DocumentError
 
 
-def hash_lines(path: str) -> tuple[list[str], list[str]]:
-    """Lines to print and problems (one line each).  One document: ``sha256:<hex>``;
-    several: ``<line>\\t<component_id>\\tsha256:<hex>`` per document."""
+def hash_lines(path: str, *, bare: bool = False) -> tuple[list[str], list[str]]:
+    """Lines to print and problems (one line each), like ``sha256sum``: one document:
+    ``sha256:<hex>  <file>``; several (NDJSON, multi-document YAML):
+    ``sha256:<hex>  <file>:<line>  <component_id>`` per document.  ``bare``: the hash
+    alone on each line."""
     out = load_documents(path)
     problems = [
         f"{f.file}" + (f":{f.line}" if f.line else "") + f": {f.rule}: {f.message}"
@@ -25,9 +27,11 @@ def hash_lines(path: str) -> tuple[list[str], list[str]]:
         except (ValueError, TypeError, UnicodeEncodeError, RecursionError) as exc:
             problems.append(f"{d.file}:{d.line}: cannot hash: {exc}")
             continue
-        if single:
+        if bare:
             lines.append(h)
+        elif single:
+            lines.append(f"{h}  {d.file}")
         else:
             cid = d.doc.get("component_id") if isinstance(d.doc, dict) else None
-            lines.append(f"{d.line}\t{cid if isinstance(cid, str) else '-'}\t{h}")
+            lines.append(f"{h}  {d.file}:{d.line}  {cid if isinstance(cid, str) else '-'}")
     return lines, problems
