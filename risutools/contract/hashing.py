@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from risutools.contract.canonical import doc_sha256
 from risutools.contract.loaders import load_documents
 from risutools.errors import DocumentError
@@ -20,6 +22,7 @@ def hash_lines(path: str, *, bare: bool = False) -> tuple[list[str], list[str]]:
     if not out.documents and not out.problems:
         raise DocumentError("no-documents", "no documents found", path=path)
     lines: list[str] = []
+    given = None if path == "-" or os.path.isdir(path) else path  # the name as given
     single = len(out.documents) == 1 and out.documents[0].fmt != "ndjson"
     for d in out.documents:
         try:
@@ -30,8 +33,9 @@ def hash_lines(path: str, *, bare: bool = False) -> tuple[list[str], list[str]]:
         if bare:
             lines.append(h)
         elif single:
-            lines.append(f"{h}  {d.file}")
+            lines.append(f"{h}  {given or d.file}")
         else:
             cid = d.doc.get("component_id") if isinstance(d.doc, dict) else None
-            lines.append(f"{h}  {d.file}:{d.line}  {cid if isinstance(cid, str) else '-'}")
+            lines.append(f"{h}  {given or d.file}:{d.line}  "
+                         f"{cid if isinstance(cid, str) else '-'}")
     return lines, problems
