@@ -553,6 +553,22 @@ def project_cmd(
 # ==== replay commands: replay run / synth / monitor ==========================
 
 
+def _refuse_invalid_component(path: str) -> None:
+    """A DocumentError (exit 2) naming the first schema error of the document at ``path``."""
+    from risutools.contract.rules import MC100
+    from risutools.contract.validate import validate_document
+    from risutools.errors import DocumentError
+    from risutools.replay.component import load_component
+
+    cf = load_component(path)
+    bad = [f for f in validate_document(cf.doc, file=path) if f.rule == MC100.id]
+    if bad:
+        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+        raise DocumentError("invalid-document", f"not a valid matrix-component-v1 document: "
+                            f"{bad[0].message}{more}; see `risutools validate {path}`",
+                            where=bad[0].pointer or "", path=path)
+
+
 @replay_app.command("run")
 def replay_run(
     component: str = typer.Argument(
@@ -573,9 +589,13 @@ def replay_run(
         False, "--update", help="Write replay_status, availability_verdict and source_refs back."
     ),
 ) -> None:
-    """Replay the reference simulation the component's capabilities select."""
+    """Replay the reference simulation the component's capabilities select.
+
+    A document that is not a valid matrix-component-v1 document (schema, MC100) is refused
+    (exit 2) before anything runs."""
     from risutools.replay.api import run_component
 
+    _refuse_invalid_component(component)
     outcome = run_component(component, fixture, config, output, update)
     if outcome.report is None:
         typer.echo(outcome.message)
@@ -634,7 +654,8 @@ def replay_synth(
         ..., "--output", "-o", metavar="FILE", help="Output (.ndjson, .json or .yaml)."
     ),
     turns: int | None = typer.Option(
-        None, "--turns", metavar="N", help="Requests (default: messages/2)."
+        None, "--turns", metavar="N",
+        help="Requests (default: (messages - 1) / 2, rounded down, at least 1).",
     ),
     edit_rate: float = typer.Option(
         0.05, "--edit-rate", metavar="P", help="Chance of an edit per turn."

@@ -1,0 +1,160 @@
+"""Docs that match the code (issue 13, item 5).
+
+* Every fenced shell example of README.md and docs/*.md that runs ``risutools`` on the
+  bundled fixtures is run (in-process, through the console entry point, in a scratch
+  folder that sees ``fixtures/``): it must run (exit 0 or 1), or exit with the code the
+  example shows after ``echo $?``, and the output lines a ``console`` block shows must
+  appear.
+* Every error code raised in ``risutools/`` is listed in the docs' error tables
+  (docs/formats.md, docs/errors.md), and every listed code is raised somewhere.
+* The documented configuration example loads.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from risutools import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+FENCE = re.compile(r"^```(sh|console|bash)\n(.*?)^```", re.M | re.S)
+#: examples that need what a test does not have (a demo catalog, a placeholder file)
+NEEDS = ("build/demo-catalog", "catalog/", "<", "[", "...", "my.yaml", "long.ndjson",
+         "mod.risum", "x.json", "notes-ready.json", "$(")
+
+
+def _examples() -> list[tuple[str, str, int | None, list[str]]]:
+    """(page, command line, expected exit code or None, output lines shown)."""
+    out = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for m in FENCE.finditer(text):
+            kind, body = m.group(1), m.group(2)
+            lines = body.replace("\\\n", " ").splitlines()
+            for i, line in enumerate(lines):
+                cmd = line.strip()
+                if kind == "console":
+                    if not cmd.startswith("$ "):
+                        continue
+                    cmd = cmd[2:]
+                cmd = cmd.split(" #", 1)[0].strip()
+                cmd = re.sub(r"^(\.venv/bin/|python -m )", "", cmd)
+                if not cmd.startswith("risutools "):
+                    continue
+                want: int | None = None
+                if cmd.endswith("; echo $?"):
+                    cmd = cmd[: -len("; echo $?")]
+                shown: list[str] = []
+                if kind == "console":
+                    for nxt in lines[i + 1:]:
+                        if nxt.startswith("$ "):
+                            break
+                        shown.append(nxt)
+                    if shown and shown[-1].strip().isdigit() and "echo $?" in line:
+                        want = int(shown.pop().strip())
+                if any(n in cmd for n in NEEDS):
+                    continue
+                cmd = cmd.replace("/tmp/", "build/")  # outputs stay in the scratch folder
+                out.append((page.name, cmd, want, shown))
+    return out
+
+
+EXAMPLES = _examples()
+
+
+def test_examples_are_found() -> None:
+    cmds = " ".join(c for _, c, _, _ in EXAMPLES)
+    for sub in ("validate", "inspect", "analyze", "project", "replay run", "unpack", "pack"):
+        assert f"risutools {sub}" in cmds
+
+
+@pytest.mark.parametrize(("page", "cmd", "want", "shown"), EXAMPLES,
+                         ids=[f"{p}: {c[:60]}" for p, c, _, _ in EXAMPLES])
+def test_documented_example_runs(page: str, cmd: str, want: int | None, shown: list[str],
+                                 tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "fixtures").symlink_to(ROOT / "fixtures")
+    (tmp_path / "build").mkdir()
+    if "pack build/icons" in cmd:  # the pack example follows the unpack example
+        monkeypatch.chdir(tmp_path)
+        _main(monkeypatch,
+              "risutools unpack fixtures/sources/183120336_asset-pack.risum -o build/icons")
+        capsys.readouterr()
+    monkeypatch.chdir(tmp_path)
+    code = _main(monkeypatch, cmd)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    if want is not None:
+        assert code == want, f"{page}: `{cmd}` exited {code}, the docs say {want}\n{err}"
+    else:
+        assert code in (0, 1), f"{page}: `{cmd}` could not run (exit {code}): {err}"
+    got = (out + err).splitlines()
+    for line in shown:
+        if line.strip():
+            assert line.rstrip() in [g.rstrip() for g in got], f"{page}: `{cmd}`: {line!r}"
+
+
+def _main(monkeypatch: pytest.MonkeyPatch, cmd: str) -> int:
+    import glob
+
+    argv = [x for a in shlex.split(cmd) for x in (sorted(glob.glob(a)) if "*" in a else [a])]
+    monkeypatch.setattr("sys.argv", argv)
+    with pytest.raises(SystemExit) as exc:
+        cli.main()
+    return exc.value.code if isinstance(exc.value.code, int) else 0
+
+
+# --------------------------------------------------------------------------- error codes
+
+RAISED = re.compile(
+    r"\b(?:FormatError|DocumentError|ConfigError|ReplayError|RisuError|WriteConflict)\(\s*"
+    r"\"([a-z][a-z0-9-]*)\"", re.S)
+TABLE_ROW = re.compile(r"^\| `([a-z][a-z0-9-]*)`(?:, `([a-z][a-z0-9-]*)`)? \|", re.M)
+
+
+def _code_literals() -> set[str]:
+    found: set[str] = set()
+    for p in (ROOT / "risutools").rglob("*.py"):
+        found |= set(re.findall(r"\"([a-z][a-z0-9-]*)\"", p.read_text("utf-8")))
+    return found
+
+
+def _documented() -> set[str]:
+    codes: set[str] = set()
+    for name, heading in (("formats.md", "## Error codes"), ("formats.md", "## Warnings"),
+                          ("errors.md", "# Error codes")):
+        text = (ROOT / "docs" / name).read_text(encoding="utf-8")
+        section = text.split(heading, 1)[1].split("\n## ", 1)[0]
+        for a, b in TABLE_ROW.findall(section):
+            codes |= {a, b} - {""}
+    return codes
+
+
+def test_every_raised_error_code_is_documented() -> None:
+    raised: set[str] = set()
+    for p in (ROOT / "risutools").rglob("*.py"):
+        raised |= set(RAISED.findall(p.read_text(encoding="utf-8")))
+    assert raised, "the scanner found no codes"
+    assert sorted(raised - _documented()) == []
+
+
+def test_every_documented_error_code_exists() -> None:
+    literals = _code_literals() | {"missing-name", "missing-id"}  # (built as f"missing-{k}")
+    assert sorted(_documented() - literals) == []
+
+
+def test_the_configuration_example_loads(tmp_path: Path) -> None:
+    from risutools.contract.config import load_config_file
+
+    text = (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
+    block = text.split("## Configuration", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    cfg_file = tmp_path / ".risutools.yaml"
+    (tmp_path / "risu-store").mkdir()
+    cfg_file.write_text(block.replace("../risu-store", "risu-store"), encoding="utf-8")
+    cfg = load_config_file(str(cfg_file))
+    assert cfg.severities == {"MC401": "error", "MC105": "off"}
