@@ -173,12 +173,14 @@ def unpack(
     typer.echo(f"unpacked {file} -> {out}: {', '.join(parts)}, manifest.json")
     from risutools.report._common import one_line
 
+    sys.stdout.flush()  # the summary first, then its warnings
     for w in manifest.get("anomalies") or []:
         where = f"{w.get('where')}: " if w.get("where") else ""
-        typer.echo(one_line(f"warning: {where}{w.get('code')}: {w.get('message')}"), err=True)
+        typer.echo(one_line(f"warning: {file}: {where}{w.get('code')}: {w.get('message')}"),
+                   err=True)
     for a in manifest.get("card_assets") or []:
         if isinstance(a, dict) and not a.get("file"):
-            typer.echo(one_line(f"warning: card asset {a.get('member')!r} not written: "
+            typer.echo(one_line(f"warning: {file}: card asset {a.get('member')!r} not written: "
                                 f"{a.get('skipped')}"), err=True)
 
 

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
@@ -158,3 +159,44 @@ def test_the_configuration_example_loads(tmp_path: Path) -> None:
     cfg_file.write_text(block.replace("../risu-store", "risu-store"), encoding="utf-8")
     cfg = load_config_file(str(cfg_file))
     assert cfg.severities == {"MC401": "error", "MC105": "off"}
+
+
+# --------------------------------------------------------------------------- documented defaults
+
+
+def _params(path: str) -> dict[str, object]:
+    import typer.main
+
+    cmd: object = typer.main.get_command(cli.app)
+    for part in path.split():
+        cmd = cmd.commands[part]  # type: ignore[attr-defined]
+    return {p.name: p.default for p in cmd.params}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("messages", "turns"), [(11, 5), (10, 4), (2, 1)])
+def test_synth_turns_default_is_the_documented_one(messages: int, turns: int, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (ROOT / "docs" / "replay.md").read_text(encoding="utf-8")
+    assert "--turns: default (messages - 1) / 2, rounded down, at least 1" in text
+    out = tmp_path / "f.json"
+    assert _main(monkeypatch, f"risutools replay synth --seed 1 --messages {messages} "
+                 f"-o {out}") == 0
+    assert len(json.loads(out.read_text(encoding="utf-8"))["turns"]) == turns
+
+
+def test_analyze_fail_on_default_is_the_documented_one() -> None:
+    text = (ROOT / "docs" / "analysis.md").read_text(encoding="utf-8")
+    assert _params("analyze")["fail_on"] == "warning" and "(default `warning`" in text
+
+
+def test_replay_run_on_an_invalid_document_exits_2_as_documented(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (ROOT / "docs" / "replay.md").read_text(encoding="utf-8")
+    assert "`2` could not run\n(unreadable or invalid component" in text
+    doc = tmp_path / "c.json"
+    doc.write_text('{"component_id": "x", "capabilities": {"provides": []}}', encoding="utf-8")
+    code = _main(monkeypatch, f"risutools replay run {doc} -x "
+                 f"{ROOT / 'fixtures' / 'replay' / 'toggle.yaml'}")
+    err = capsys.readouterr().err
+    assert code == 2 and "invalid-document" in err and err.count("\n") == 1
