@@ -1,10 +1,11 @@
 """Docs that match the code (issue 13, item 5).
 
-* Every fenced shell example of README.md and docs/*.md that runs ``risutools`` on the
-  bundled fixtures is run (in-process, through the console entry point, in a scratch
-  folder that sees ``fixtures/``): it must run (exit 0 or 1), or exit with the code the
-  example shows after ``echo $?``, and the output lines a ``console`` block shows must
-  appear.
+* Every fenced shell example of README.md and docs/*.md that runs ``risutools`` is run
+  (in-process, through the console entry point, in a scratch folder holding a copy of
+  ``fixtures/``, a catalog, and stand-ins for the folders the examples name; optional
+  ``[...]`` parts are dropped, lines with placeholders such as FILE are not runnable): it must run (exit 0 or 1), or exit with the code the
+  example shows after ``echo $?`` or in a ``# exit N`` comment, and the output lines a
+  ``console`` block shows must appear.
 * Every error code raised in ``risutools/`` is listed in the docs' error tables
   (docs/formats.md, docs/errors.md), and every listed code is raised somewhere.
 * The documented configuration example loads.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 from pathlib import Path
 
 import pytest
@@ -24,9 +26,25 @@ from risutools import cli
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```(sh|console|bash)\n(.*?)^```", re.M | re.S)
-#: examples that need what a test does not have (a demo catalog, a placeholder file)
-NEEDS = ("build/demo-catalog", "catalog/", "<", "[", "...", "my.yaml", "long.ndjson",
-         "mod.risum", "x.json", "notes-ready.json", "$(")
+#: what the examples name, in the scratch folder the test runs them in
+STAND_INS = {"~/risu-downloads": "fixtures/sources", " src ": " fixtures/sources ",
+             "/mnt/risu-store": "fixtures/sources", "build/demo-catalog": "catalog",
+             "/tmp/": "build/"}
+PLACEHOLDER = re.compile(r"^[A-Z_]+(\.\.\.)?$|\||^\$\(")
+
+
+def _concrete(cmd: str) -> str | None:
+    """The example as a runnable command line: optional ``[...]`` parts dropped, shell
+    redirections dropped, stand-ins for the user's folders; None when it keeps a
+    placeholder (FILE, a|b choices, $(...))."""
+    for old, new in STAND_INS.items():
+        cmd = cmd.replace(old, new)
+    while re.search(r"\[[^\[\]]*\]", cmd):
+        cmd = re.sub(r"\s*\[[^\[\]]*\]", "", cmd)
+    cmd = re.sub(r"\s*>\s*\S+", "", cmd)
+    if any(PLACEHOLDER.search(tok) for tok in cmd.split()):
+        return None
+    return cmd.strip()
 
 
 def _examples() -> list[tuple[str, str, int | None, list[str]]]:
@@ -43,11 +61,13 @@ def _examples() -> list[tuple[str, str, int | None, list[str]]]:
                     if not cmd.startswith("$ "):
                         continue
                     cmd = cmd[2:]
-                cmd = cmd.split(" #", 1)[0].strip()
+                cmd, _, comment = cmd.partition(" #")
+                cmd = cmd.strip()
+                said = re.match(r"\s*exit (\d)\b", comment)  # "# exit 1: ..." is checked too
                 cmd = re.sub(r"^(\.venv/bin/|python -m )", "", cmd)
                 if not cmd.startswith("risutools "):
                     continue
-                want: int | None = None
+                want: int | None = int(said.group(1)) if said else None
                 if cmd.endswith("; echo $?"):
                     cmd = cmd[: -len("; echo $?")]
                 shown: list[str] = []
@@ -58,10 +78,9 @@ def _examples() -> list[tuple[str, str, int | None, list[str]]]:
                         shown.append(nxt)
                     if shown and shown[-1].strip().isdigit() and "echo $?" in line:
                         want = int(shown.pop().strip())
-                if any(n in cmd for n in NEEDS):
-                    continue
-                cmd = cmd.replace("/tmp/", "build/")  # outputs stay in the scratch folder
-                out.append((page.name, cmd, want, shown))
+                concrete = _concrete(cmd)
+                if concrete is not None:
+                    out.append((page.name, concrete, want, shown))
     return out
 
 
@@ -70,7 +89,9 @@ EXAMPLES = _examples()
 
 def test_examples_are_found() -> None:
     cmds = " ".join(c for _, c, _, _ in EXAMPLES)
-    for sub in ("validate", "inspect", "analyze", "project", "replay run", "unpack", "pack"):
+    for sub in ("validate", "validate --fix", "verify", "hash", "rule", "inspect", "analyze",
+                "project", "ingest", "replay run", "replay monitor", "replay synth", "unpack",
+                "pack"):
         assert f"risutools {sub}" in cmds
 
 
@@ -79,8 +100,16 @@ def test_examples_are_found() -> None:
 def test_documented_example_runs(page: str, cmd: str, want: int | None, shown: list[str],
                                  tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "fixtures").symlink_to(ROOT / "fixtures")
+    # a scratch folder: a copy of the fixtures (replay writes next to its document), a
+    # catalog, and the files the examples name
+    shutil.copytree(ROOT / "fixtures", tmp_path / "fixtures")
     (tmp_path / "build").mkdir()
+    shutil.copytree(ROOT / "fixtures" / "documents", tmp_path / "catalog")
+    shutil.copy(ROOT / "fixtures" / "contract" / "good" / "components.ndjson",
+                tmp_path / "catalog" / "components.ndjson")
+    for name in ("x.json", "notes-ready.json"):
+        shutil.copy(ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json",
+                    tmp_path / name)
     if "pack build/icons" in cmd:  # the pack example follows the unpack example
         monkeypatch.chdir(tmp_path)
         _main(monkeypatch,
