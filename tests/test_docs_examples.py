@@ -3,9 +3,9 @@
 * Every fenced shell example of README.md and docs/*.md that runs ``risutools`` is run
   (in-process, through the console entry point, in a scratch folder holding a copy of
   ``fixtures/``, a catalog, and stand-ins for the folders the examples name; optional
-  ``[...]`` parts are dropped, lines with placeholders such as FILE are not runnable): it must run (exit 0 or 1), or exit with the code the
-  example shows after ``echo $?`` or in a ``# exit N`` comment, and the output lines a
-  ``console`` block shows must appear.
+  ``[...]`` parts are dropped, lines with placeholders such as FILE are not runnable): it
+  must run (exit 0 or 1), or exit with the code the example shows after ``echo $?`` or in
+  a ``# exit N`` comment, and the output lines a ``console`` block shows must appear.
 * Every error code raised in ``risutools/`` is listed in the docs' error tables
   (docs/formats.md, docs/errors.md), and every listed code is raised somewhere.
 * The documented configuration example loads.
