@@ -364,3 +364,17 @@ def test_unpack_counts_card_assets_and_shows_warnings(tmp_path: Path,
     assert n > 0 and f"{n} card asset file(s)" in out and "card.json" in out
     for w in manifest["anomalies"]:
         assert w["code"] in err
+
+
+def test_fix_multi_document_yaml_fixes_the_one_reported(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    good = (GOOD / "context-cutter.yaml").read_text(encoding="utf-8")
+    second = good.replace(GOOD_DIGEST, f'"{GOOD_DIGEST}"').replace("1.0.0", "1.0.1")
+    assert second != good
+    want = f"{good}---\n{second}"
+    doc = tmp_path / "two.yaml"
+    doc.write_text(f"{good}---\n{second.replace(GOOD_DIGEST, STALE_DIGEST)}", encoding="utf-8")
+    code, out, err = run(capsys, monkeypatch, "validate", "--fix", "-f", "concise", str(doc))
+    assert code == 0 and "(MC201 1)" in err, out + err
+    assert doc.read_text(encoding="utf-8") == want  # double quotes kept, first document untouched
