@@ -22,7 +22,7 @@ from risutools.errors import RisuError, WriteConflict
 app = typer.Typer(
     name="risutools",
     help="Read RisuAI modules, cards and presets without executing them; project, "
-    "validate, verify and replay matrix-component-v1 documents.",
+    "validate, verify, replay, review and promote matrix-component-v1 documents.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -68,9 +68,17 @@ def _root(
 
 def _write_report(path: str, text: str) -> None:
     """Write a report file atomically; a target that cannot be written is one line, exit 2."""
+    import stat
+
     from risutools.fsio import atomic_write
 
     try:
+        mode = os.stat(path).st_mode if os.path.exists(path) else None
+        if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+            # /dev/null, /dev/stdout, a pipe: write into it; a rename would replace the device
+            with open(path, "wb") as f:
+                f.write(text.encode("utf-8"))
+            return
         atomic_write(path, text.encode("utf-8"))
     except OSError as exc:
         raise RisuError("unwritable", f"cannot write: {exc.strerror or exc}", path=path) from None
@@ -80,7 +88,9 @@ def _write_report(path: str, text: str) -> None:
 
 
 def _fail(exc: RisuError) -> None:
-    typer.echo(f"risutools: {exc.one_line()}", err=True)
+    from risutools.pathnames import safe_line
+
+    typer.echo(safe_line(f"risutools: {exc.one_line()}"), err=True)
 
 
 def _color_option() -> Any:
@@ -258,6 +268,26 @@ def _contract_output(text: str, output: str | None) -> None:
         sys.stdout.flush()
 
 
+def _contract_finish(result: object, fmt: str, output: str | None, strict: bool, *,
+                     color: str = "auto", statistics: bool = False,
+                     exit_zero: bool = False) -> None:
+    """Every path that could not be read is one line on stderr (``risutools: <file>:
+    MC001: <why>``); the report follows, except a text report on stdout when nothing at
+    all could be read (the lines say it all).  Exits with the result's code (``--exit-zero``:
+    findings do not fail; 2, could not run, stays)."""
+    from risutools.contract.validate import Result
+    from risutools.pathnames import safe_line
+
+    assert isinstance(result, Result)
+    result.strict = strict
+    for f in result.unreadable():
+        typer.echo(safe_line(f"risutools: {f.file}: {f.rule}: {f.message}"), err=True)
+    nothing_read = not result.files and not result.documents
+    if not (fmt == "text" and output is None and nothing_read and result.unreadable()):
+        _contract_output(_render(result, fmt, output, color, statistics), output)
+    _exit(result.exit_code(), exit_zero)
+
+
 def _check_format(fmt: str, statistics: bool = False) -> None:
     from risutools.report.reporters import FORMATS
     from risutools.report.statistics import STATISTICS_FORMATS
@@ -335,8 +365,8 @@ def validate(
         if outcome.files:  # report what is left, as the files are now
             result = validate_paths(paths, cfg, rule_filter=flt,
                                     skip_non_documents=skip_non_documents)
-    _contract_output(_render(result, fmt, output, color, statistics), output)
-    _exit(result.exit_code(strict), exit_zero)
+    _contract_finish(result, fmt, output, strict, color=color, statistics=statistics,
+                     exit_zero=exit_zero)
 
 
 @app.command()
@@ -368,6 +398,11 @@ def verify(
     skip_non_documents: bool = typer.Option(
         False, "--skip-non-documents", help="As for validate (for hooks).",
     ),
+    allow_config_sources_outside: bool = typer.Option(
+        False, "--allow-config-sources-outside",
+        help="Trust a `sources:` in the configuration that lies outside its repository "
+        "(refused by default: a pull request can change the configuration).",
+    ),
     exit_zero: bool = typer.Option(False, "--exit-zero", help=_EXIT_ZERO_HELP),
     statistics: bool = typer.Option(False, "--statistics", help=_STATISTICS_HELP),
     color: str = _color_option(),
@@ -388,12 +423,13 @@ def verify(
         paths, sources, config=cfg, require_sources=require_sources,
         content_scan=not no_content_scan, rule_filter=RuleFilter(select, ignore),
         skip_non_documents=skip_non_documents,
+        allow_config_sources_outside=allow_config_sources_outside,
     )
     note = no_store_note(result)
     if note and (fmt != "text" or statistics or output):
         typer.echo(f"risutools: verify: {note}", err=True)  # the text report says it itself
-    _contract_output(_render(result, fmt, output, color, statistics), output)
-    _exit(result.exit_code(strict), exit_zero)
+    _contract_finish(result, fmt, output, strict, color=color, statistics=statistics,
+                     exit_zero=exit_zero)
 
 
 @app.command("hash")
@@ -412,6 +448,7 @@ def hash_cmd(
     multi-document YAML) show `sha256:<hex>  <file>:<line>  <component_id>`. With -q, the
     hash alone (`$(risutools hash -q doc.json)`)."""
     from risutools.contract.hashing import hash_lines
+    from risutools.pathnames import safe_line
 
     failed = False
     for file in files:
@@ -422,11 +459,12 @@ def hash_cmd(
             failed = True
             continue
         for p in problems:
-            typer.echo(f"risutools: {p}", err=True)
+            typer.echo(safe_line(f"risutools: {p}"), err=True)
         failed = failed or bool(problems)
         for line in lines:
             typer.echo(line)
     raise typer.Exit(2 if failed else 0)
+
 
 
 # ==== end contract commands ==================================================
@@ -610,6 +648,8 @@ def replay_run(
     )
     if outcome.updated:
         typer.echo(f"updated {component}")
+    elif outcome.message:
+        typer.echo(outcome.message)
     raise typer.Exit(0 if s["verdict"] == "passed" else 1)
 
 
@@ -753,6 +793,154 @@ def ingest_cmd(
 # ==== end catalog commands ===================================================
 
 
+# ==== promotion commands: approve, promote, activate, deactivate, packet, review ====
+# Thin wrappers; the work is in risutools.catalog.{approvals,promote,packet,review}.
+
+_CATALOG_OPT = "Catalog folder (default: the catalog found above the current folder)."
+
+
+@app.command("approve")
+def approve_cmd(
+    component: str = typer.Argument(
+        ..., metavar="COMPONENT", help="A document's path, or a component_id."),
+    action: str = typer.Option(
+        ..., "--action", metavar="ACTION",
+        help="request_review | approve | reject | promote | retire"),
+    reviewer: str = typer.Option(..., "--reviewer", metavar="NAME", help="The person approving."),
+    note: str = typer.Option(
+        "", "--note", metavar="NOTE", help="What the reviewer read and decided."),
+    sign: str | None = typer.Option(
+        None, "--sign", metavar="KEY", help="Sign with this SSH private key (ssh-keygen -Y)."),
+    catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
+) -> None:
+    """Write a human approval record naming the document's current base hash."""
+    from risutools.catalog.commands import approve
+
+    typer.echo(approve(component, action, reviewer, note, sign, catalog))
+
+
+@app.command("promote")
+def promote_cmd(
+    component: str = typer.Argument(
+        ..., metavar="COMPONENT", help="A document's path, or a component_id."),
+    to: str = typer.Option(
+        ..., "--to", metavar="STATUS",
+        help="pending_human_review | approved | promoted | rejected | retired"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
+    as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
+    catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
+) -> None:
+    """Check every gate of a review-status transition; on success write it (exit 1: refused)."""
+    from risutools.catalog.commands import switch
+
+    raise typer.Exit(switch(component, to, "status", dry_run, as_json, catalog))
+
+
+@app.command("activate")
+def activate_cmd(
+    component: str = typer.Argument(
+        ..., metavar="COMPONENT", help="A document's path, or a component_id."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
+    as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
+    actor: str = typer.Option("", "--by", metavar="NAME",
+        help="Who switches it (recorded in the log)."),
+    catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
+) -> None:
+    """Set runtime_status active (approved/promoted, no active conflict, exclusivity)."""
+    from risutools.catalog.commands import switch
+
+    raise typer.Exit(switch(component, "active", "runtime", dry_run, as_json, catalog, actor))
+
+
+@app.command("deactivate")
+def deactivate_cmd(
+    component: str = typer.Argument(
+        ..., metavar="COMPONENT", help="A document's path, or a component_id."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
+    as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
+    actor: str = typer.Option("", "--by", metavar="NAME",
+        help="Who switches it (recorded in the log)."),
+    catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
+) -> None:
+    """Set runtime_status inactive (logged in transitions.ndjson)."""
+    from risutools.catalog.commands import switch
+
+    raise typer.Exit(switch(component, "inactive", "runtime", dry_run, as_json, catalog, actor))
+
+
+@app.command("packet")
+def packet_cmd(
+    component: str | None = typer.Argument(
+        None, metavar="COMPONENT", help="A document's path, or a component_id (not with --queue)."),
+    lane: str = typer.Option(..., "--lane", metavar="LANE",
+        help="light | full (the context shape)."),
+    out: str = typer.Option("packets", "-o", "--output", metavar="DIR",
+                            help="Folder for the JSON + Markdown files."),
+    actor: str = typer.Option("", "--actor", metavar="NAME",
+        help="Who asks for the review (recorded)."),
+    instruction: str | None = typer.Option(
+        None, "--instruction", metavar="TASK",
+        help="The task (default: from the next lifecycle step)."),
+    escalates: str | None = typer.Option(
+        None, "--escalates", metavar="TASK", help="The light task this full packet escalates."),
+    queue: str | None = typer.Option(
+        None, "--queue", metavar="DIR", help="Hand-off: one light packet per component with "
+        "--status, plus a hand-off record, into DIR."),
+    status: str | None = typer.Option(None, "--status", metavar="STATUS",
+        help="With --queue: which components."),
+    limit: int = typer.Option(1000, "--limit", metavar="N",
+        help="With --queue: at most this many packets."),
+    catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
+) -> None:
+    """Write a review packet (JSON + Markdown): light or full lane (seed 001)."""
+    from risutools.catalog.commands import run_packet
+
+    raise typer.Exit(run_packet(component, lane, out, actor, instruction, escalates, queue,
+                                status, limit, catalog))
+
+
+@app.command("review")
+def review_cmd(
+    catalog_dir: str | None = typer.Argument(
+        None, metavar="CATALOG", help="Catalog folder (default: found above the current one)."),
+    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT",
+                            help="text | json | markdown | sarif | github | html"),
+    sources: str | None = typer.Option(
+        None, "--sources", metavar="DIR",
+            help="Source store folder (default: `sources:` in the config)."),
+    output: str | None = typer.Option(None, "--output", "-o", metavar="FILE",
+                                         help="Write the report here."),
+    jobs: int | None = typer.Option(
+        None, "-j", "--jobs", metavar="N",
+            help="Worker processes for the document rules (default: all "
+        "cores)."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
+) -> None:
+    """Review a whole catalog (read-only): findings, digests, graph, log, approvals, board."""
+    from risutools.catalog.catalog import Catalog
+    from risutools.catalog.review import review_catalog
+    from risutools.report import review_html, review_text
+
+    renderers = {"html": review_html.render_review_html,
+                 "text": review_text.render_review_text, "json": review_text.render_review_json,
+                 "markdown": review_text.render_review_markdown,
+                 "sarif": review_text.render_review_sarif,
+                 "github": review_text.render_review_github}
+    if fmt not in renderers:
+        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(renderers)}",
+                                 param_hint="--format")
+    if jobs is not None and jobs < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--jobs")
+    with review_text.ReviewProgress(enabled=not quiet) as bar:
+        rv = review_catalog(Catalog.open(catalog_dir), sources=sources, jobs=jobs,
+                            progress=bar.update)
+    _contract_output(renderers[fmt](rv), output)
+    raise typer.Exit(rv.exit_code())
+
+
+# ==== end promotion commands ==================================================
+
+
 def _click_class(name: str) -> type[BaseException]:
     """A click exception class by name, whether typer vendors click or depends on it."""
     for cls in typer.BadParameter.__mro__:
@@ -785,7 +973,9 @@ def main() -> None:
             if text.strip():  # (typer prints it itself; plain click leaves it to us)
                 typer.echo(text)
         else:
-            typer.echo(_usage_line(exc), err=True)
+            from risutools.pathnames import safe_line
+
+            typer.echo(safe_line(_usage_line(exc)), err=True)
         sys.exit(2)
     except click_error as exc:
         typer.echo(f"risutools: {' '.join(str(exc).split())}", err=True)
@@ -794,10 +984,10 @@ def main() -> None:
         typer.echo("risutools: aborted", err=True)
         sys.exit(130)
     except WriteConflict as exc:  # a lost compare-and-swap: ran, and found a newer file
-        typer.echo(f"risutools: {exc.one_line()}", err=True)
+        _fail(exc)
         sys.exit(1)
     except RisuError as exc:
-        typer.echo(f"risutools: {exc.one_line()}", err=True)
+        _fail(exc)  # one printable line, whatever bytes the path holds
         sys.exit(2)
     except KeyboardInterrupt:
         typer.echo("risutools: interrupted", err=True)
@@ -805,9 +995,11 @@ def main() -> None:
     except Exception as exc:  # a bug: still one line, unless debugging
         if os.environ.get("RISUTOOLS_DEBUG"):
             raise
-        typer.echo(
+        from risutools.pathnames import safe_line
+
+        typer.echo(safe_line(
             f"risutools: internal error: {type(exc).__name__}: {exc} "
-            "(set RISUTOOLS_DEBUG=1 for a traceback, and please report it)",
+            "(set RISUTOOLS_DEBUG=1 for a traceback, and please report it)"),
             err=True,
         )
         sys.exit(2)

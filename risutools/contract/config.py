@@ -4,12 +4,23 @@ Keys (anything else is a :class:`ConfigError`)::
 
     capabilities: [my.capability, ...]      # or a mapping name -> description
     rules: {MC401: error, MC600: off}        # error | warning | off
-    sources: ../risu-store                   # source store folder (relative to the file)
+    sources: risu-store                      # source store folder (relative to the file;
+                                             # must stay inside the repository, see below)
     exclude: ["drafts/*", "*.example.json"]  # folder-walk globs (file name or relative path)
 
 Sections other parts of risutools own (``ingest``, ``replay``, ``review``,
 ``promote``, ``catalog``, ``analysis``, ``projection``) are accepted as
 mappings and kept, unread, in ``ContractConfig.sections``.
+
+A configuration travels with the catalog, so a pull request can change it: it may
+not point reads outside the repository.  ``sources:`` must resolve (symbolic links
+followed) inside the *configuration root* -- the nearest folder holding ``.git``
+above the configuration file, else the file's own folder.  A store elsewhere is
+named on the command line (``verify --sources DIR``), or the user trusts the
+configuration with ``verify --allow-config-sources-outside``; otherwise
+:meth:`ContractConfig.source_store` raises ``config-sources-outside``.  The file
+itself is read through :func:`risutools.safeio.read_regular` (regular files only,
+at most ``MAX_CONFIG_BYTES``).
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ from typing import Any
 from risutools.errors import ConfigError
 
 CONFIG_NAMES = (".risutools.yaml", ".risutools.yml")
+MAX_CONFIG_BYTES = 1024 * 1024
 CONTRACT_KEYS = ("capabilities", "rules", "sources", "exclude")
 OTHER_SECTIONS = ("analysis", "catalog", "ingest", "projection", "promote", "replay", "review")
 SEVERITY_CHOICES = ("error", "warning", "off")
@@ -42,17 +54,61 @@ class ContractConfig:
     promotion_gate: bool = False  # MC600 as an error (the approve/promote gate)
     source_file: Path | None = None
     sections: Mapping[str, Any] = field(default_factory=dict)
+    root: Path | None = None  # the folder paths in this configuration must stay inside
+    sources_text: str | None = None  # ``sources:`` as written
 
     def with_promotion_gate(self) -> ContractConfig:
         return replace(self, promotion_gate=True)
 
+    def source_store(self, *, allow_outside: bool = False) -> Path | None:
+        """The configured source store; :class:`ConfigError` ``config-sources-outside`` when
+        it resolves outside :attr:`root` and ``allow_outside`` (the user's word on the
+        command line) is not given."""
+        if self.sources is None or allow_outside or self.root is None:
+            return self.sources
+        if _inside(self.sources, self.root):
+            return self.sources
+        from risutools.pathnames import show_name
+
+        raise ConfigError(
+            "config-sources-outside",
+            f"`sources: {show_name(self.sources_text or '')}` resolves to "
+            f"{show_name(str(self.sources))}, outside {show_name(str(self.root))}; a "
+            "configuration may only name a source store inside its repository: pass "
+            "--sources DIR, or --allow-config-sources-outside to trust this configuration",
+            where="sources",
+            path=show_name(str(self.source_file)) if self.source_file else None,
+        )
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return False
+    return True
+
+
+def config_root(config_file: Path) -> Path:
+    """The folder a configuration's paths must stay inside: the nearest folder holding
+    ``.git`` at or above the file's folder, else the file's own folder (resolved)."""
+    start = config_file.resolve().parent
+    d = start
+    while True:
+        if (d / ".git").exists():
+            return d
+        if d.parent == d:
+            return start
+        d = d.parent
+
 
 def _parse(raw: Any, origin: Path) -> ContractConfig:
     from risutools.contract.rules import RULES
+    from risutools.pathnames import show_name
 
-    where = str(origin)
+    where = show_name(str(origin))
     if raw is None:
-        return ContractConfig(source_file=origin)
+        return ContractConfig(source_file=origin, root=config_root(origin))
     if not isinstance(raw, dict):
         raise ConfigError("config-not-mapping", "the configuration must be a mapping", path=where)
     allowed = CONTRACT_KEYS + OTHER_SECTIONS
@@ -98,8 +154,11 @@ def _parse(raw: Any, origin: Path) -> ContractConfig:
         if not isinstance(sources, str) or not sources:
             raise ConfigError("config-bad-value", "sources must be a folder path",
                               where="sources", path=where)
-        src_path = (origin.parent / sources).resolve() if not Path(sources).is_absolute() \
-            else Path(sources)
+        try:
+            src_path = (origin.parent / sources).resolve()  # (an absolute path stays one)
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise ConfigError("config-bad-value", f"sources: cannot resolve the path: {exc}",
+                              where="sources", path=where) from None
     exclude = raw.get("exclude", [])
     if not isinstance(exclude, list) or not all(isinstance(x, str) for x in exclude):
         raise ConfigError("config-bad-value", "exclude must be a list of glob patterns",
@@ -112,22 +171,25 @@ def _parse(raw: Any, origin: Path) -> ContractConfig:
                                   where=name, path=where)
             sections[name] = raw[name]
     return ContractConfig(frozenset(caps), sev, src_path, tuple(exclude), False, origin,
-                          sections)
+                          sections, config_root(origin),
+                          sources if isinstance(sources, str) else None)
 
 
 def load_config_file(path: str | Path) -> ContractConfig:
     """Read one configuration file (``.risutools.yaml`` or ``pyproject.toml``)."""
+    from risutools.safeio import FileRefused, read_regular
+
     p = Path(path)
     try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise ConfigError("config-unreadable", f"cannot read: {exc.strerror or exc}",
-                          path=str(p)) from None
+        data = read_regular(p, MAX_CONFIG_BYTES)
+    except FileRefused as exc:
+        raise ConfigError("config-unreadable", exc.why, path=exc.path) from None
     if p.name == "pyproject.toml" or p.suffix == ".toml":
         return _parse(_toml_section(data, p), p)
     from risutools.contract.loaders import load_bytes
+    from risutools.pathnames import show_name
 
-    out = load_bytes(data, str(p), fmt="yaml")
+    out = load_bytes(data, show_name(str(p)), fmt="yaml")
     if out.problems:
         f = out.problems[0]
         raise ConfigError("config-invalid", f.message,
@@ -139,6 +201,8 @@ def load_config_file(path: str | Path) -> ContractConfig:
 def _toml_section(data: bytes, p: Path) -> Any:
     import importlib
 
+    from risutools.pathnames import show_name
+
     try:
         tomllib: Any = importlib.import_module("tomllib")
     except ModuleNotFoundError:  # Python 3.10
@@ -146,11 +210,13 @@ def _toml_section(data: bytes, p: Path) -> Any:
             tomllib = importlib.import_module("tomli")
         except ModuleNotFoundError:
             raise ConfigError("config-toml", "reading pyproject.toml needs Python 3.11+ or "
-                              "the tomli package; or use .risutools.yaml", path=str(p)) from None
+                              "the tomli package; or use .risutools.yaml",
+                              path=show_name(str(p))) from None
     try:
         doc = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError("config-invalid", f"not valid TOML: {exc}", path=str(p)) from None
+        raise ConfigError("config-invalid", f"not valid TOML: {exc}",
+                          path=show_name(str(p))) from None
     return doc.get("tool", {}).get("risutools")
 
 
@@ -160,16 +226,18 @@ def find_config(start_dir: str | Path) -> Path | None:
     d = Path(start_dir).resolve()
     if d.is_file():
         d = d.parent
+    from risutools.safeio import FileRefused, is_regular, read_regular
+
     while True:
         for name in CONFIG_NAMES:
-            if (d / name).is_file():
-                return d / name
+            if (d / name).exists() or (d / name).is_symlink():
+                return d / name  # (load_config_file refuses it if it is not a regular file)
         py = d / "pyproject.toml"
-        if py.is_file():
+        if is_regular(py):
             try:
-                has = b"[tool.risutools" in py.read_bytes()
-            except OSError:
-                has = False
+                has = b"[tool.risutools" in read_regular(py, MAX_CONFIG_BYTES)
+            except FileRefused:
+                has = True  # let load_config_file say what is wrong with it
             if has:
                 return py
         if (d / ".git").exists() or d.parent == d:

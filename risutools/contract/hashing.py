@@ -7,6 +7,7 @@ import os
 from risutools.contract.canonical import doc_sha256
 from risutools.contract.loaders import load_documents
 from risutools.errors import DocumentError
+from risutools.fsio import display_path
 
 
 def hash_lines(path: str, *, bare: bool = False) -> tuple[list[str], list[str]]:
@@ -22,7 +23,8 @@ def hash_lines(path: str, *, bare: bool = False) -> tuple[list[str], list[str]]:
     if not out.documents and not out.problems:
         raise DocumentError("no-documents", "no documents found", path=path)
     lines: list[str] = []
-    given = None if path == "-" or os.path.isdir(path) else path  # the name as given
+    # the name as given (a non-UTF-8 name escaped, as everywhere)
+    given = None if path == "-" or os.path.isdir(path) else display_path(path)
     single = len(out.documents) == 1 and out.documents[0].fmt != "ndjson"
     for d in out.documents:
         try:

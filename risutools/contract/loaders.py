@@ -3,8 +3,12 @@
 A file that cannot be parsed becomes an ``MC000`` finding (with line, byte
 offset or JSON pointer) and loading goes on with the next file; one broken
 NDJSON line is one finding and the other lines are still loaded.  A path that
-cannot be read at all (missing, permission denied) becomes an ``MC001``
-finding: the CLI exits 2 for those ("could not run").
+cannot be read at all (missing, permission denied, a folder where a file was
+named, anything that is not a regular file: a device, FIFO or socket, whatever a
+symbolic link says) becomes an ``MC001`` finding: the CLI exits 2 for those
+("could not run").  Every file is opened through :mod:`risutools.safeio`
+(regular files only, bounded reads); every name shown goes through
+:func:`risutools.pathnames.show_name`.
 
 Bounds (documented in docs/contract.md): one document (a JSON/YAML file or an
 NDJSON line) is at most ``MAX_DOCUMENT_BYTES``; nesting at most ``MAX_DEPTH``.
@@ -99,12 +103,23 @@ def _unreadable(file: str, why: str) -> Finding:
 
 
 def display_path(path: Path) -> str:
-    """``path`` relative to the working directory when inside it, posix separators."""
+    """``path`` relative to the working directory when inside it, posix separators,
+    escaped by :func:`~risutools.pathnames.show_name` (printable UTF-8, reversible)."""
+    from risutools.pathnames import show_name
+
     try:
-        rel = path.resolve().relative_to(Path.cwd().resolve())
-        return rel.as_posix()
-    except (ValueError, OSError):
-        return path.as_posix()
+        cwd = Path.cwd()
+        # the name itself is never resolved: a link to /dev/zero is shown as the link
+        tries = ((cwd, Path(os.path.abspath(path))),
+                 (cwd.resolve(), path.parent.resolve() / path.name))
+    except (OSError, RuntimeError):
+        return show_name(path.as_posix())
+    for base, target in tries:
+        try:
+            return show_name(target.relative_to(base).as_posix())
+        except ValueError:
+            continue
+    return show_name(path.as_posix())
 
 
 # --------------------------------------------------------------------------- entry points
@@ -125,22 +140,26 @@ def load_documents(
     if str(path) == STDIN:
         return load_stdin(stdin if stdin is not None else sys.stdin.buffer)
     p = Path(path)
-    name = display_path(p)
     out = LoadOutcome()
     if p.is_dir():
         patterns = tuple(exclude)
-        found = sorted(_walk(p, patterns), key=lambda q: q.as_posix())
+        unlisted: list[OSError] = []
+        found = sorted(_walk(p, patterns, unlisted), key=lambda q: q.as_posix())
+        for err in unlisted:  # a folder that cannot be listed is not silently passed
+            where = Path(os.fsdecode(err.filename)) if err.filename is not None else p
+            out.problems.append(_unreadable(
+                display_path(where), f"cannot list the folder: {err.strerror or err}"))
         for f in found:
             out.extend(load_file(f, from_folder=True))
-        return out
-    if not p.exists():
-        out.problems.append(_unreadable(name, "no such file or folder"))
         return out
     return load_file(p, from_folder=skip_non_documents)
 
 
-def _walk(root: Path, exclude: tuple[str, ...]) -> Iterator[Path]:
-    for dirpath, dirnames, filenames in os.walk(root):
+def _walk(root: Path, exclude: tuple[str, ...], errors: list[OSError]) -> Iterator[Path]:
+    # followlinks=False: a link to a folder is never entered (no cycles, no /dev); a link
+    # to a file is yielded and read (or refused) by load_file like any other file.
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False,
+                                                 onerror=errors.append):
         dirnames[:] = sorted(
             d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
         )
@@ -168,27 +187,27 @@ def _fmt_of(name: str) -> str | None:
 
 
 def load_file(p: Path, *, from_folder: bool = False) -> LoadOutcome:
+    from risutools.safeio import FileRefused, open_regular, read_regular
+
     name = display_path(p)
     fmt = _fmt_of(p.name)
     out = LoadOutcome()
     try:
         if fmt == "ndjson":
-            with open(p, "rb") as f:
+            with open_regular(p) as f:  # streamed: any size, one line at a time
                 out = load_ndjson_stream(f, name, path=p)
             out.files.append(name)
             return out
-        size = p.stat().st_size
-        if size > MAX_DOCUMENT_BYTES:
+        data = read_regular(p, MAX_DOCUMENT_BYTES)
+    except FileRefused as exc:
+        if exc.code == "too-large":
             out.files.append(name)
             out.problems.append(_problem(
-                name, f"file is {size} bytes, more than the {MAX_DOCUMENT_BYTES}-byte bound "
-                "for one document (split it, or use an NDJSON catalog)"))
-            return out
-        data = p.read_bytes()
-    except IsADirectoryError:
-        out.problems.append(_unreadable(name, "is a folder"))
+                name, f"{exc.why} for one document (split it, or use an NDJSON catalog)"))
+        else:
+            out.problems.append(_unreadable(name, exc.why))
         return out
-    except OSError as exc:
+    except OSError as exc:  # a read error in the middle of an NDJSON file
         out.problems.append(_unreadable(name, f"cannot read: {exc.strerror or exc}"))
         return out
     out = load_bytes(data, name, fmt=fmt, path=p)

@@ -61,6 +61,7 @@ class Result:
     files: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     verifications: list[Verification] = field(default_factory=list)
+    strict: bool = False  # warnings fail the run (``--strict``); renderers say so
 
     @property
     def findings(self) -> list[Finding]:
@@ -83,16 +84,35 @@ class Result:
     def could_not_run(self) -> bool:
         return any(x.rule == MC001.id for x in self.file_findings)
 
-    def exit_code(self, strict: bool = False) -> int:
-        """0 no errors; 1 error findings (or warnings with ``strict``); 2 could not run."""
+    def exit_code(self, strict: bool | None = None) -> int:
+        """0 no errors; 1 error findings (or warnings with ``strict``, default
+        :attr:`strict`); 2 could not run."""
         if self.could_not_run():
             return 2
         f = self.findings
         if any(x.severity == "error" for x in f):
             return 1
-        if strict and any(x.severity == "warning" for x in f):
+        if (self.strict if strict is None else strict) and any(
+                x.severity == "warning" for x in f):
             return 1
         return 0
+
+    def unreadable(self) -> list[Finding]:
+        """The paths that could not be read at all (MC001), in order."""
+        return sorted_findings([x for x in self.file_findings if x.rule == MC001.id])
+
+    def verdict(self) -> tuple[str, str]:
+        """``("ok" | "failed", why)``: the word the summary line starts with, and what
+        failed the run when the counts alone do not say it ("" otherwise)."""
+        code = self.exit_code()
+        if code == 0:
+            return "ok", ""
+        unread = len(self.unreadable())
+        if code == 2:
+            return "failed", f"; could not read {unread} file{'s' if unread != 1 else ''}"
+        if not any(x.severity == "error" for x in self.findings):
+            return "failed", "; --strict: warnings fail the run"
+        return "failed", ""
 
 
 def _doc_hash(doc: Any) -> str | None:

@@ -12,6 +12,13 @@ store file hashed once, streamed, cached for the run).  The outcome of each
 reference is ``verified``, ``mismatch`` (error) or ``not_at_hand``: a warning
 ("not verified: source not at hand"), an error with ``require_sources``.
 Nothing is ever executed; ``.charx`` members are hashed from the ZIP stream.
+
+Only regular files are read (:mod:`risutools.safeio`): a store entry that is a
+device, FIFO or socket (whatever a symbolic link says) is not a candidate, links
+to folders are never entered, and every hash stops past ``MAX_SOURCE_BYTES``
+(a ZIP member too; members stored with other methods than stored/deflate, which
+RisuAI never writes, are not inflated).  A ``sources:`` from the configuration
+must lie inside the repository unless ``allow_config_sources_outside``.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from risutools.contract.config import ContractConfig
 from risutools.contract.loaders import LoadedDocument, display_path
@@ -44,22 +51,42 @@ from risutools.contract.validate import (
     load_all,
     not_object_message,
 )
-from risutools.fsio import sha256_file, sha256_stream
+from risutools.safeio import FileRefused, is_regular, open_regular, sha256_regular
 
 CONTAINER_SUFFIXES = (".charx", ".zip", ".jpeg", ".jpg", ".png")
+#: the largest file (or ZIP member, inflated) verify hashes: 1 GiB
+MAX_SOURCE_BYTES = 1024 * 1024 * 1024
+_ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 
 
 def _member_sha256(path: Path, member: str) -> str | None:
-    """SHA-256 of a ZIP member, streamed; None if the file is not a ZIP or lacks it."""
+    """SHA-256 of a ZIP member, streamed under ``MAX_SOURCE_BYTES``; None if the file is
+    not a regular file, not a ZIP, lacks the member, or stores it with another method than
+    stored/deflate."""
+    import hashlib
+
     try:
-        with zipfile.ZipFile(path) as zf:
+        with open_regular(path, limit=MAX_SOURCE_BYTES) as raw, zipfile.ZipFile(raw) as zf:
             try:
                 info = zf.getinfo(member)
             except KeyError:
                 return None
+            if info.compress_type not in _ZIP_METHODS or info.file_size > MAX_SOURCE_BYTES:
+                return None
+            h = hashlib.sha256()
+            total = 0
             with zf.open(info) as f:
-                return sha256_stream(cast(Any, f))  # a ZipExtFile has readinto
-    except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError, EOFError):
+                while True:
+                    chunk = f.read(1 << 20)
+                    if not chunk:
+                        break
+                    total += len(chunk)
+                    if total > MAX_SOURCE_BYTES:
+                        return None
+                    h.update(chunk)
+            return h.hexdigest()
+    except (FileRefused, zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError,
+            EOFError, ValueError):
         return None
 
 
@@ -77,18 +104,22 @@ class SourceStore:
         if self._files is None:
             found: list[Path] = []
             if self.root is not None and self.root.is_dir():
-                for dirpath, dirnames, filenames in os.walk(self.root):
+                # followlinks=False: links to folders are not entered (no cycles, no /dev);
+                # only regular files (after links) are candidates: never a device or FIFO
+                for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
                     dirnames.sort()
                     for fn in sorted(filenames):
-                        found.append(Path(dirpath) / fn)
+                        p = Path(dirpath) / fn
+                        if is_regular(p):
+                            found.append(p)
             self._files = found
         return self._files
 
     def sha256(self, path: Path) -> str | None:
         if path not in self._hashes:
             try:
-                self._hashes[path] = sha256_file(path)
-            except OSError:
+                self._hashes[path] = sha256_regular(path, MAX_SOURCE_BYTES)
+            except FileRefused:
                 return None
         return self._hashes[path]
 
@@ -159,15 +190,21 @@ def verify_paths(
     content_scan: bool = True,
     rule_filter: RuleFilter | None = None,
     skip_non_documents: bool = False,
+    allow_config_sources_outside: bool = False,
 ) -> Result:
-    """Verify the digests of every document under ``paths``."""
+    """Verify the digests of every document under ``paths``.
+
+    ``sources_dir`` (the user's own word) may be anywhere; the configuration's
+    ``sources:`` must lie inside its repository unless ``allow_config_sources_outside``."""
     cfg = config or ContractConfig()
     flt = rule_filter or RuleFilter()
-    src = Path(sources_dir) if sources_dir is not None else cfg.sources
+    src = Path(sources_dir) if sources_dir is not None else \
+        cfg.source_store(allow_outside=allow_config_sources_outside)
     if src is not None and not src.is_dir():
         from risutools.errors import ConfigError
 
-        raise ConfigError("no-source-store", "source store folder not found", path=str(src))
+        raise ConfigError("no-source-store", "source store folder not found",
+                          path=display_path(src))
     if src is None and require_sources:
         from risutools.errors import ConfigError
 
@@ -290,12 +327,29 @@ def _verify_source(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, ptr: str,
                    sid: str, sver: str, sha: str) -> None:
     want = sha[len("sha256:"):]
     source = f"{sid} {sver}"
-    if sver == "notes.yaml" and info.component_id is not None:
+    cid = info.component_id
+    if sver == "notes.yaml" and cid is not None and "/" not in cid and "\\" not in cid \
+            and not cid.startswith("."):  # (an id never names a path outside notes/)
         root = _catalog_root(ctx, ld)
         if root is not None:
             note = root / "notes" / f"{info.component_id}.yaml"
-            if note.is_file():
+            if note.exists() or note.is_symlink():
                 got = ctx.store.sha256(note)
+                if got is None:
+                    from risutools.safeio import open_regular
+
+                    try:
+                        open_regular(note, limit=MAX_SOURCE_BYTES).close()
+                        why = "cannot be read"
+                    except FileRefused as exc:
+                        why = exc.why
+                    # could not run: MC001 (exit 2), and the reference stays unverified
+                    from risutools.contract.loaders import _unreadable
+
+                    ctx.result.file_findings.append(_unreadable(_rel(note), why))
+                    _record(ctx, info, ld, MC202.id, ptr, source, "not_at_hand",
+                            f"notes file {_rel(note)} {why}")
+                    return
                 if got == want:
                     _record(ctx, info, ld, MC202.id, ptr, source, "verified", _rel(note))
                 else:
@@ -375,11 +429,12 @@ def _report_self_check(path: Path, component_id: str | None) -> str | None:
     if path.suffix.lower() != ".json":
         return None
     from risutools.contract.canonical import doc_sha256
-    from risutools.contract.loaders import load_bytes
+    from risutools.contract.loaders import MAX_DOCUMENT_BYTES, load_bytes
+    from risutools.safeio import read_regular
 
     try:
-        out = load_bytes(path.read_bytes(), path.name, fmt="json")
-    except OSError:
+        out = load_bytes(read_regular(path, MAX_DOCUMENT_BYTES), display_path(path), fmt="json")
+    except FileRefused:
         return None
     if out.problems or not out.documents:
         return None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -218,16 +219,18 @@ def _schema_check(data: dict[str, Any], path: str) -> None:
 
 def load_notes(path: str | Path) -> Notes:
     """Read, validate and digest a notes file (ConfigError on any problem)."""
+    from risutools.pathnames import show_name
+    from risutools.safeio import FileRefused, read_regular
+
     p = Path(path)
-    shown = str(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise ConfigError("notes-unreadable", f"cannot read the notes file: {exc.strerror}",
+    shown = show_name(os.fspath(path))
+    try:  # a regular file only (never a device or FIFO), never more than the bound read
+        raw = read_regular(p, _MAX_NOTES_BYTES)
+    except FileRefused as exc:
+        if exc.code == "too-large":
+            raise ConfigError("notes-invalid", f"notes {exc.why}", path=shown) from None
+        raise ConfigError("notes-unreadable", f"cannot read the notes file: {exc.why}",
                           path=shown) from None
-    if len(raw) > _MAX_NOTES_BYTES:
-        raise ConfigError("notes-invalid", f"notes file is larger than {_MAX_NOTES_BYTES} bytes",
-                          path=shown)
     try:
         data = parse_value_bytes(raw, shown, "yaml")
     except DocumentError as exc:

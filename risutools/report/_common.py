@@ -39,4 +39,4 @@ def summary_line(result: Result) -> str:
         bad = sum(1 for x in v if x.status == "mismatch")
         away = sum(1 for x in v if x.status == "not_at_hand")
         line += f"; digests: {ok} verified, {bad} mismatched, {away} not at hand"
-    return line
+    return line + result.verdict()[1]

@@ -19,7 +19,8 @@ import hashlib
 import json
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+
+from risutools.pathnames import name_uri
 
 if TYPE_CHECKING:
     from risutools.contract.validate import Result
@@ -30,10 +31,12 @@ INFO_URI = REPO_URI + "docs/contract.md"
 
 
 def _artifact(file: str) -> dict[str, str]:
+    # ``file`` is shown by risutools.pathnames.show_name; the URI percent-encodes the
+    # name's own bytes (a CP949 name gives %C7%D1..., not its escaped text)
     p = PurePosixPath(file)
     if p.is_absolute():
-        return {"uri": "file://" + quote(p.as_posix(), safe="/")}
-    return {"uri": quote(p.as_posix(), safe="/"), "uriBaseId": "%SRCROOT%"}
+        return {"uri": "file://" + name_uri(p.as_posix())}
+    return {"uri": name_uri(p.as_posix()), "uriBaseId": "%SRCROOT%"}
 
 
 def _fingerprint(parts: tuple[str, ...], seen: dict[str, int]) -> str:

@@ -50,8 +50,7 @@ def render_text(result: Result, *, color: bool = False) -> str:
                 loc = f"{v.file}:{v.line}" if v.line else v.file
                 lines.append(f"  {loc}  {v.component_id or '?'}  {v.source}")
             lines.append("")
-    c = result.counts()
-    status = "ok" if c["errors"] == 0 else "failed"
-    colour = _COLOURS["error"] if c["errors"] else "\x1b[32m"
+    status = result.verdict()[0]  # "failed" also for --strict warnings and unread files
+    colour = _COLOURS["error"] if status == "failed" else "\x1b[32m"
     lines.append(f"{paint(colour, status)}: {summary_line(result)}")
     return "\n".join(lines) + "\n"

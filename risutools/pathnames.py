@@ -1,0 +1,105 @@
+"""File names as text: every name risutools prints is valid, printable UTF-8.
+
+On POSIX a file name is bytes; Python hands names that are not UTF-8 (a Korean name from a
+CP949 ZIP, ``b'\\xc7\\xd1\\xb1\\xdb.json'``) over as ``str`` with *surrogate escapes*
+(U+DC80-U+DCFF), which cannot be encoded to UTF-8: printed as is they crash a writer or
+make a JSON/SARIF report invalid.  A name may also hold a newline or an escape sequence
+that would break a one-line message or a GitHub workflow command.
+
+:func:`show_name` is the one escaping, used wherever a path becomes text (findings, reports,
+error lines).  It is reversible (:func:`name_bytes` gives back the exact bytes):
+
+- ``\\`` is written ``\\\\``;
+- a byte that is not UTF-8, or an ASCII control character, is written ``\\xNN``
+  (its byte value); in a name that is not UTF-8 every non-ASCII byte is (a run of it that
+  happens to decode as UTF-8 would show letters its author never wrote);
+- any other control, format or line/paragraph separator character (``Cc``, ``Cf``, ``Zl``,
+  ``Zp``: U+0085, U+200E, U+2028, bidi overrides...) is written ``\\uNNNN``;
+- everything else (Korean, spaces, emoji) is kept as is.
+
+:func:`name_uri` gives the percent-encoded URI path of a shown name (the name's bytes, so
+``%C7%D1%B1%DB.json`` for the CP949 name), for SARIF.  :func:`safe_line` is the last net
+for a whole output line (not reversible: backslashes are kept as they are).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from urllib.parse import quote
+
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def _escape_char(ch: str) -> str:
+    o = ord(ch)
+    if 0xDC80 <= o <= 0xDCFF:  # a surrogate-escaped byte
+        return f"\\x{o - 0xDC00:02x}"
+    if o < 0x80:
+        return f"\\x{o:02x}"
+    if o > 0xFFFF:
+        return f"\\U{o:08x}"
+    return f"\\u{o:04x}"
+
+
+def _needs_escape(ch: str) -> bool:
+    return unicodedata.category(ch) in _ESCAPED_CATEGORIES
+
+
+def show_name(name: str | bytes | os.PathLike[str]) -> str:
+    """``name`` (a path as str with surrogate escapes, or bytes) as printable UTF-8 text."""
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    s = os.fspath(name)
+    if s.isprintable() and "\\" not in s:
+        return s  # the common case: nothing to escape
+    if any(0xDC80 <= ord(ch) <= 0xDCFF for ch in s):
+        # not UTF-8 (a CP949 name): every non-ASCII byte as \xNN, since a run that happens
+        # to decode as UTF-8 would show letters the name's author never wrote
+        raw = s.encode("utf-8", "surrogateescape")
+        return "".join("\\\\" if b == 0x5C else chr(b) if 0x20 <= b < 0x7F else f"\\x{b:02x}"
+                       for b in raw)
+    out = []
+    for ch in s:
+        if ch == "\\":
+            out.append("\\\\")
+        elif _needs_escape(ch):
+            out.append(_escape_char(ch))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+_UNESCAPE = re.compile(r"\\(\\|x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})")
+
+
+def name_bytes(shown: str) -> bytes:
+    """The bytes of the name :func:`show_name` showed (its inverse)."""
+    out = bytearray()
+    pos = 0
+    for m in _UNESCAPE.finditer(shown):
+        out += shown[pos:m.start()].encode("utf-8", "surrogateescape")
+        tok = m.group(1)
+        if tok == "\\":
+            out += b"\\"
+        elif tok[0] == "x":
+            out.append(int(tok[1:], 16))
+        else:
+            out += chr(int(tok[1:], 16)).encode("utf-8", "surrogatepass")
+        pos = m.end()
+    out += shown[pos:].encode("utf-8", "surrogateescape")
+    return bytes(out)
+
+
+def name_uri(shown: str) -> str:
+    """A shown (relative or absolute, ``/``-separated) name as a percent-encoded URI path."""
+    return quote(name_bytes(shown), safe="/")
+
+
+def safe_line(text: str) -> str:
+    """One output line with surrogate escapes and control characters written as ``\\xNN`` /
+    ``\\uNNNN`` (so it stays one printable, encodable line)."""
+    if text.isprintable():
+        return text
+    return "".join(_escape_char(ch) if _needs_escape(ch) else ch for ch in text)

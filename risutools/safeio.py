@@ -1,0 +1,175 @@
+"""Reading files a catalog, a pull request or a download folder controls: regular files only,
+and never more bytes than the caller's bound.
+
+A path from a catalog may be a symbolic link to ``/dev/zero`` (endless bytes), a FIFO
+(``open`` blocks until a writer comes) or a socket.  Every reader of such paths opens them
+here:
+
+- :func:`open_regular` ``stat``\\ s the path (following symbolic links: a link to a regular
+  file is fine) and refuses anything that is not a regular file *before* opening it, so a
+  device is never opened; it then opens with ``O_NONBLOCK`` (a FIFO swapped in meanwhile
+  cannot block the open), ``fstat``\\ s the descriptor it got and refuses again unless it is a
+  regular file (no race between the check and the read).
+- :func:`read_regular` reads at most ``limit + 1`` bytes, so a file larger than the bound (or
+  one growing while read) is refused without being held in memory.
+- :func:`sha256_regular` streams a file through SHA-256 in 1 MiB reads and stops past
+  ``limit``.
+
+Every refusal is a :class:`FileRefused` (a :class:`~risutools.errors.RisuError`) with one of
+the codes in :data:`REFUSAL_CODES` and a one-line reason.  Folder walks use
+``os.walk(followlinks=False)``: a link to a folder is never entered (so no link cycle can
+loop), and a link to a file is read through :func:`open_regular` like any other file.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import io
+import os
+import stat
+
+from risutools.errors import RisuError
+from risutools.pathnames import show_name
+
+CHUNK = 1 << 20
+
+#: code -> meaning (the ``code`` of a :class:`FileRefused`)
+REFUSAL_CODES = {
+    "not-found": "no such file (or a symbolic link to nothing)",
+    "is-a-folder": "a folder where a file was expected",
+    "not-a-regular-file": "a device, FIFO or socket (risutools reads regular files only)",
+    "unreadable": "the operating system refused to open or read the file",
+    "too-large": "the file is larger than the bound for what it holds",
+}
+
+
+class FileRefused(RisuError):
+    """A path that :func:`open_regular` / :func:`read_regular` would not read."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _link_note(path: str | os.PathLike[str]) -> str:
+    try:
+        if os.path.islink(path):
+            return f" (a symbolic link to {show_name(os.readlink(path))})"
+    except OSError:
+        pass
+    return ""
+
+
+def _check_mode(path: str | os.PathLike[str], st: os.stat_result, limit: int | None) -> None:
+    shown = show_name(os.fspath(path))
+    if stat.S_ISDIR(st.st_mode):
+        raise FileRefused("is-a-folder", "is a folder, not a file", path=shown)
+    if not stat.S_ISREG(st.st_mode):
+        raise FileRefused(
+            "not-a-regular-file",
+            f"is {_kind(st.st_mode)}{_link_note(path)}, not a regular file; risutools reads "
+            "regular files only",
+            path=shown,
+        )
+    if limit is not None and st.st_size > limit:
+        raise FileRefused(
+            "too-large", f"file is {st.st_size} bytes, more than the {limit}-byte bound",
+            path=shown)
+
+
+def _os_refusal(path: str | os.PathLike[str], exc: OSError) -> FileRefused:
+    shown = show_name(os.fspath(path))
+    if exc.errno == errno.ENOENT:
+        why = "no such file or folder"
+        if os.path.islink(path):
+            why = f"is a symbolic link to a missing file{_link_note(path)}"
+        return FileRefused("not-found", why, path=shown)
+    if exc.errno == errno.EISDIR:
+        return FileRefused("is-a-folder", "is a folder, not a file", path=shown)
+    if exc.errno == errno.ELOOP:
+        return FileRefused("unreadable", "symbolic link loop", path=shown)
+    return FileRefused("unreadable", f"cannot read: {exc.strerror or exc}", path=shown)
+
+
+def is_regular(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` (after symbolic links) is a regular file; never opens it."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def open_regular(path: str | os.PathLike[str], *, limit: int | None = None) -> io.BufferedReader:
+    """Open ``path`` for binary reading if it is a regular file (of at most ``limit`` bytes
+    when given); raise :class:`FileRefused` otherwise.  The caller closes the file."""
+    try:
+        _check_mode(path, os.stat(path), limit)  # a device is refused before any open
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) \
+            | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise _os_refusal(path, exc) from None
+    try:
+        _check_mode(path, os.fstat(fd), limit)  # what was opened, not what the name says now
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        f = os.fdopen(fd, "rb")
+        assert isinstance(f, io.BufferedReader)
+        return f
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes (:class:`FileRefused` otherwise).
+
+    At most ``limit + 1`` bytes are ever read, whatever the file claims or becomes."""
+    with open_regular(path, limit=limit) as f:
+        chunks: list[bytes] = []
+        total = 0
+        try:
+            while total <= limit:
+                got = f.read(min(CHUNK, limit + 1 - total))
+                if not got:
+                    break
+                chunks.append(got)
+                total += len(got)
+        except OSError as exc:
+            raise _os_refusal(path, exc) from None
+    if total > limit:
+        raise FileRefused("too-large", f"file grew past the {limit}-byte bound while read",
+                          path=show_name(os.fspath(path)))
+    return b"".join(chunks)
+
+
+def sha256_regular(path: str | os.PathLike[str], limit: int) -> str:
+    """Hex SHA-256 of a regular file of at most ``limit`` bytes, streamed (1 MiB buffer)."""
+    h = hashlib.sha256()
+    buf = bytearray(CHUNK)
+    view = memoryview(buf)
+    total = 0
+    with open_regular(path, limit=limit) as f:
+        try:
+            while True:
+                n = f.readinto(buf)
+                if not n:
+                    break
+                total += n
+                if total > limit:
+                    raise FileRefused("too-large",
+                                      f"file grew past the {limit}-byte bound while read",
+                                      path=show_name(os.fspath(path)))
+                h.update(view[:n])
+        except OSError as exc:
+            raise _os_refusal(path, exc) from None
+    return h.hexdigest()
