@@ -30,12 +30,9 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-replay_app = typer.Typer(
-    help="Reference simulations (context cutter, context monitor) and replay reports.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
-app.add_typer(replay_app, name="replay")
+_REPLAY_HELP = "Reference simulations (context cutter, context monitor) and replay reports."
+replay_app = typer.Typer(help=_REPLAY_HELP, no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(replay_app, name="replay", short_help=_REPLAY_HELP)  # whole in the command list
 
 
 def _metavar_only() -> None:
@@ -939,6 +936,21 @@ def review_cmd(
 
 
 # ==== end promotion commands ==================================================
+
+
+def _whole_short_helps() -> None:
+    """The command list shows each command's first paragraph whole (wrapped, never cut
+    mid-sentence with "...")."""
+    import inspect as _inspect
+
+    for typer_app in (app, replay_app):
+        for info in typer_app.registered_commands:
+            doc = info.callback.__doc__ if info.callback is not None else None
+            if info.short_help is None and info.help is None and doc:
+                info.short_help = " ".join(_inspect.cleandoc(doc).split("\n\n")[0].split())
+
+
+_whole_short_helps()
 
 
 def _click_class(name: str) -> type[BaseException]:

@@ -264,6 +264,14 @@ def test_help_shows_metavars_and_whole_sentences(capsys: pytest.CaptureFixture[s
             assert len(line) > 60, f"`{name} -h`: a short line mid-paragraph: {line!r}"
 
 
+def test_command_lists_show_whole_sentences(capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    for args in (["-h"], ["replay", "-h"]):
+        code, text, _ = run(capsys, monkeypatch, *args)
+        commands = text.split("Commands:", 1)[1]
+        assert code == 0 and "..." not in commands, commands  # never cut mid-sentence
+
+
 def test_replay_fixture_keeps_its_long_name(capsys: pytest.CaptureFixture[str],
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     code, _, err = run(capsys, monkeypatch, "replay", "monitor", "-f", "x.yaml")
