@@ -360,6 +360,7 @@ def validate(
         typer.echo(f"fixed {outcome.total} finding(s) in {len(outcome.files)} file(s)"
                    + (f" ({per_rule})" if per_rule else ""), err=True)
         if outcome.files:  # report what is left, as the files are now
+            result.documents.clear()  # (the first pass's documents are not needed any more)
             result = validate_paths(paths, cfg, rule_filter=flt,
                                     skip_non_documents=skip_non_documents)
     _contract_finish(result, fmt, output, strict, color=color, statistics=statistics,

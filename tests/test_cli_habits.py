@@ -118,8 +118,8 @@ def test_fix_conflict_leaves_the_newer_file(tmp_path: Path,
     result = validate_paths([str(doc)])
     real = fixmod._parse
 
-    def edited_meanwhile(body: str, name: str, fmt: str | None) -> list[fixmod._Doc]:
-        docs = real(body, name, fmt)
+    def edited_meanwhile(body: str, name: str, fmt: str | None, **kw: Any) -> list[fixmod._Doc]:
+        docs = real(body, name, fmt, **kw)
         doc.write_text(body + " ", encoding="utf-8")  # someone saves the file now
         monkeypatch.setattr(fixmod, "_parse", real)
         return docs
@@ -386,3 +386,38 @@ def test_fix_multi_document_yaml_fixes_the_one_reported(tmp_path: Path,
     code, out, err = run(capsys, monkeypatch, "validate", "--fix", "-f", "concise", str(doc))
     assert code == 0 and "(MC201 1)" in err, out + err
     assert doc.read_text(encoding="utf-8") == want  # double quotes kept, first document untouched
+
+
+def test_fix_ndjson_several_lines_whose_length_changes(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    good = (GOOD / "components.ndjson").read_text(encoding="utf-8")
+    lines = good.splitlines(keepends=True)
+    assert all('"promotion_status":"candidate"' in ln for ln in lines)
+    bad = [lines[0].replace('"promotion_status":"candidate"', '"promotion_status":"rejected"'),
+           lines[1].replace(json.loads(lines[1])["projection"]["prompt_sha256"], STALE_DIGEST),
+           lines[2].replace('"promotion_status":"candidate"', '"promotion_status":"approved"')]
+    cat = tmp_path / "c.ndjson"
+    cat.write_text("".join(bad), encoding="utf-8")
+    code, out, err = run(capsys, monkeypatch, "validate", "--fix", "-f", "concise", str(cat))
+    assert code == 0 and "fixed 3 finding(s) in 1 file(s) (MC103 2, MC201 1)" in err, out + err
+    assert cat.read_text(encoding="utf-8") == good
+
+
+@pytest.mark.parametrize("name", ["doc.json", "c.ndjson"])
+def test_fix_that_would_not_read_back_leaves_the_file(name: str, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from risutools.contract import fix as fixmod
+
+    if name.endswith(".json"):
+        text = _stale(SEED.read_text(encoding="utf-8"))
+    else:
+        text = (GOOD / "components.ndjson").read_text(encoding="utf-8").replace(
+            '"promotion_status":"candidate"', '"promotion_status":"approved"')
+    doc = tmp_path / name
+    doc.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(fixmod, "_literal", lambda value, style: '"not what was meant"')
+    code, _, err = run(capsys, monkeypatch, "validate", "--fix", str(doc))
+    assert code == 1 and "would not read back" in err
+    assert doc.read_text(encoding="utf-8") == text

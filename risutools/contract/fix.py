@@ -90,37 +90,42 @@ class _Doc:
     line: int
     value: Any
     locate: Callable[[str], tuple[int, int, str] | None]  # pointer -> (start, end, style)
+    span: tuple[int, int] = (0, 0)  # where the document's text is (NDJSON: its line)
 
 
 def _fix_file(path: Path, name: str, wanted: dict[int | None, set[str]],
               fixable: dict[str, Check], out: FixOutcome) -> None:
+    from risutools.errors import RisuError
+    from risutools.safeio import read_regular
+
     fmt = _fmt_of(path.name)
     try:
-        size = path.stat().st_size
-        if size > MAX_FIX_BYTES:
-            out.notes.append(f"{name}: not fixed: {size} bytes is more than the {MAX_FIX_BYTES}"
-                             "-byte bound for --fix")
-            return
-        raw = path.read_bytes()
+        raw = read_regular(path, MAX_FIX_BYTES)  # regular files only, never past the bound
+    except RisuError as exc:
+        out.notes.append(f"{name}: not fixed: {exc.why}")
+        return
     except OSError as exc:
         out.notes.append(f"{name}: not fixed: cannot read: {exc.strerror or exc}")
         return
+    base = hashlib.sha256(raw).hexdigest()
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         out.notes.append(f"{name}: not fixed: not UTF-8")
         return
+    del raw  # a catalog may be large: one copy of its text at a time
     bom = text.startswith(_BOM)
     body = text[1:] if bom else text
+    lines = {ln for ln in wanted if ln is not None}
     try:
-        docs = _parse(body, name, fmt)
+        docs = _parse(body, name, fmt, only=lines if fmt == "ndjson" else None)
     except ValueError as exc:
         out.notes.append(f"{name}: not fixed: {exc}")
         return
     edits: list[Edit] = []
-    expected = [copy.deepcopy(d.value) for d in docs]
+    changed: list[tuple[_Doc, Any]] = []  # (document, what it must read back as)
     applied: Counter[str] = Counter()
-    for k, d in enumerate(docs):
+    for d in docs:
         rules = wanted.get(d.line)
         if not rules:
             continue
@@ -130,6 +135,7 @@ def _fix_file(path: Path, name: str, wanted: dict[int | None, set[str]],
                 f"{name}:{d.line}: {', '.join(sorted(rules))} not fixed: review_status is "
                 f"{review!r}; a reviewed document changes only through review")
             continue
+        expected = None
         for rule in sorted(rules):
             fixer = fixable[rule].fixer
             assert fixer is not None
@@ -141,26 +147,32 @@ def _fix_file(path: Path, name: str, wanted: dict[int | None, set[str]],
                     continue
                 start, end, style = spot
                 edits.append((start, end, _literal(new, style)))
-                _set(expected[k], pointer, new)
+                expected = copy.deepcopy(d.value) if expected is None else expected
+                _set(expected, pointer, new)
                 applied[rule] += 1
+        if expected is not None:
+            changed.append((d, expected))
     if not edits:
         return
-    new_body = body
-    for start, end, repl in sorted(edits, key=lambda e: e[0], reverse=True):
-        new_body = new_body[:start] + repl + new_body[end:]
-    try:
-        again = [d.value for d in _parse(new_body, name, fmt)]
-    except ValueError:
-        again = None
-    if again != expected:
+    pieces: list[str] = []
+    pos = 0
+    for start, end, repl in sorted(edits, key=lambda e: e[0]):  # one pass: linear
+        pieces += [body[pos:start], repl]
+        pos = end
+    pieces.append(body[pos:])
+    new_body = "".join(pieces)
+    del pieces
+    if not _reads_back(new_body, body, name, fmt, docs, changed, edits):
         out.notes.append(f"{name}: not fixed: the edited text would not read back as the "
                          "fixed documents; the file is left as it was")
         return
+    del body, docs, changed
     data = ((_BOM if bom else "") + new_body).encode("utf-8")
+    del new_body
     from risutools.fsio import atomic_write
 
     try:
-        atomic_write(path, data, expect_sha256=hashlib.sha256(raw).hexdigest())
+        atomic_write(path, data, expect_sha256=base)
     except WriteConflict as exc:
         out.notes.append(f"{name}: not fixed: {exc.why}")
         return
@@ -171,8 +183,47 @@ def _fix_file(path: Path, name: str, wanted: dict[int | None, set[str]],
     out.files.append(name)
 
 
-def _parse(body: str, name: str, fmt: str | None) -> list[_Doc]:
-    """The documents of a file with a locator each; ValueError when it cannot be read."""
+def _reads_back(new_body: str, body: str, name: str, fmt: str | None, docs: list[_Doc],
+                changed: list[tuple[_Doc, Any]], edits: list[Edit]) -> bool:
+    """Whether the edited text gives exactly the fixed documents (and the others unchanged).
+
+    NDJSON: each edited line is parsed again (the edits stay inside their lines, so every
+    other line is the same bytes); JSON and YAML: the whole text is parsed again."""
+    if fmt != "ndjson":
+        try:
+            again = [d.value for d in _parse(new_body, name, fmt)]
+        except ValueError:
+            return False
+        want = {id(d): v for d, v in changed}
+        return again == [want.get(id(d), d.value) for d in docs]
+    shift = 0
+    starts = sorted(edits, key=lambda e: e[0])
+    k = 0
+    for d, expected in sorted(changed, key=lambda c: c[0].span[0]):
+        a, b = d.span
+        while k < len(starts) and starts[k][1] <= a:  # edits before this line
+            shift += len(starts[k][2]) - (starts[k][1] - starts[k][0])
+            k += 1
+        grow = 0
+        j = k
+        while j < len(starts) and starts[j][0] < b:  # this line's edits
+            if starts[j][0] < a or starts[j][1] > b:
+                return False
+            grow += len(starts[j][2]) - (starts[j][1] - starts[j][0])
+            j += 1
+        line = new_body[a + shift:b + shift + grow]
+        if "\n" in line:
+            return False
+        value, problem = parse_json_text(line, name, line=d.line)
+        if problem is not None or value != expected:
+            return False
+    return True
+
+
+def _parse(body: str, name: str, fmt: str | None, only: set[int] | None = None
+           ) -> list[_Doc]:
+    """The documents of a file with a locator each (NDJSON: only the lines in ``only``,
+    when given); ValueError when it cannot be read."""
     if fmt == "yaml":
         return _parse_yaml(body)
     if fmt == "ndjson":
@@ -181,6 +232,8 @@ def _parse(body: str, name: str, fmt: str | None) -> list[_Doc]:
         for lineno, line in enumerate(body.split("\n"), 1):
             start = pos
             pos += len(line) + 1
+            if only is not None and lineno not in only:
+                continue
             stripped = line.strip()
             if not stripped:
                 continue
@@ -188,12 +241,13 @@ def _parse(body: str, name: str, fmt: str | None) -> list[_Doc]:
             if problem is not None:
                 raise ValueError(f"line {lineno}: {problem.message}")
             offset = start + (len(line) - len(line.lstrip()))
-            docs.append(_Doc(lineno, value, _json_locator(stripped, offset)))
+            docs.append(_Doc(lineno, value, _json_locator(stripped, offset),
+                             (offset, offset + len(stripped))))
         return docs
     value, problem = parse_json_text(body, name, line=None)
     if problem is not None:
         raise ValueError(problem.message)
-    return [_Doc(1, value, _json_locator(body, 0))]
+    return [_Doc(1, value, _json_locator(body, 0), (0, len(body)))]
 
 
 def _parse_yaml(body: str) -> list[_Doc]:
