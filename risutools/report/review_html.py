@@ -29,6 +29,10 @@ tr.err td.n-err{background:#ffcdd2;font-weight:bold}
 border-radius:4px}
 #filters{margin:8px 0}#filters label{margin-right:14px}
 code{font-size:12px}
+nav{margin:10px 0 0}nav a{margin-right:14px}
+details summary{cursor:pointer;color:#555}.none{color:#777;font-style:italic}
+td.state{white-space:nowrap}
+#board-filters{margin:8px 0}
 """
 
 _JS = """
@@ -76,6 +80,17 @@ _JS = """
     Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
       if(th.getAttribute('data-key')===key)sortBy(i,/-desc$/.test(h.sort));});}
   apply();
+  var bf=document.getElementById('board-filter');
+  function applyBoard(){
+    var v=bf.value,shown=0;
+    Array.prototype.forEach.call(document.getElementById('board').tBodies[0].rows,function(row){
+      var ok=!v||(v==='ready'?row.className==='ready':
+        (' '+row.getAttribute('data-blocked')+' ').indexOf(' '+v+' ')>=0);
+      if(ok){row.removeAttribute('hidden');shown++;}else{row.setAttribute('hidden','');}
+    });
+    document.getElementById('board-shown').textContent=String(shown);
+  }
+  if(bf){bf.addEventListener('change',applyBoard);if(h.board)bf.value=h.board;applyBoard();}
   document.body.setAttribute('data-ready','1');
 })();
 """
@@ -87,6 +102,12 @@ def _e(v: Any) -> str:
 
 def _counts(d: dict[str, Any]) -> str:
     return ", ".join(f"{_e(k)} {_e(v)}" for k, v in d.items()) or "none"
+
+
+def _gate(g: dict[str, Any]) -> str:
+    cls = "na" if g["verdict"] == "n/a" else g["verdict"]
+    return (f'<span class="{cls}">{_e(g["verdict"])}</span> <b>{_e(g["gate"])}</b>: '
+            f'{_e(g["reason"])}')
 
 
 def render_review_html(rv: Review) -> str:
@@ -108,40 +129,76 @@ def render_review_html(rv: Review) -> str:
            f"<span>signatures: {_counts(c['signatures'])}</span>",
            f"<span>digests: {_counts(c['verifications'])}</span>",
            "</div>"]
-    # promotion board
-    out.append(f'<h2>Promotion board ({c["ready"]} of {len(d["board"])} ready)</h2>')
+    blocking = sorted({g for b in d["board"] for g in b["blocked_by"]})
+    sections = (("graph", "Capability graph"), ("chain", "Transition log"),
+                ("duplicates", "Duplicate sources"), ("id_collisions", "Id collisions"))
+    bad_appr = [a for a in d["approvals"] if a["severity"] in ("error", "warning")]
+    nav = [("board-h", f"Promotion board ({c['ready']} of {len(d['board'])} ready)"),
+           ("documents-h", f"Documents ({len(d['documents'])})")]
+    nav += [(f"{key.replace('_', '-')}-h", f"{title} ({len(d[key])})")
+            for key, title in sections]
+    nav.append(("approvals-h", f"Approvals needing attention ({len(bad_appr)})"))
+    out.append("<nav>" + "".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in nav) + "</nav>")
+    # promotion board: the gates that block first, the ones that pass folded away
+    out.append(f'<h2 id="board-h">Promotion board ({c["ready"]} of {len(d["board"])} ready)'
+               "</h2>")
+    out.append("<p>Every candidate and pending component with each gate of its next step. "
+               "A blocked row names the gates that fail and why; what a reviewer runs to "
+               "clear the approval gate is in its reason.</p>")
+    out.append('<div id="board-filters"><label>show <select id="board-filter">'
+               '<option value="">all</option><option value="ready">ready</option>'
+               + "".join(f'<option value="{_e(g)}">blocked by {_e(g)}</option>'
+                         for g in blocking)
+               + f'</select></label> (<span id="board-shown">{len(d["board"])}</span> shown)'
+               "</div>")
     out.append('<table id="board"><thead><tr><th>component</th><th>step</th><th>state</th>'
                "<th>gates</th></tr></thead><tbody>")
     for b in d["board"]:
-        gates = "<br>".join(
-            f'<span class="{"na" if g["verdict"] == "n/a" else g["verdict"]}">'
-            f'{_e(g["verdict"])}</span> <b>{_e(g["gate"])}</b>: {_e(g["reason"])}'
-            for g in b["gates"])
+        failed = [g for g in b["gates"] if g["verdict"] == "fail"]
+        others = [g for g in b["gates"] if g["verdict"] != "fail"]
+        gates = "<br>".join(_gate(g) for g in failed)
+        if others:
+            n_pass = sum(1 for g in others if g["verdict"] == "pass")
+            n_na = len(others) - n_pass
+            label = f"{n_pass} pass" + (f", {n_na} n/a" if n_na else "")
+            gates += (f"<details><summary>{label}</summary>"
+                      + "<br>".join(_gate(g) for g in others) + "</details>")
         state = "ready" if b["ready"] else "blocked"
-        out.append(f'<tr class="{state}" data-component="{_e(b["component_id"])}">'
-                   f'<td>{_e(b["component_id"])}</td><td>{_e(b["from"])} → {_e(b["to"])}</td>'
-                   f"<td>{state}</td><td>{gates}</td></tr>")
+        why = ("<b>blocked by</b><br>" + "<br>".join(_e(g) for g in b["blocked_by"])
+               if b["blocked_by"] else "<b>ready</b>")
+        out.append(f'<tr class="{state}" data-component="{_e(b["component_id"])}" '
+                   f'data-blocked="{_e(" ".join(b["blocked_by"]))}">'
+                   f'<td>{_e(b["component_id"])}<br><code>{_e(b["file"])}</code></td>'
+                   f'<td>{_e(b["from"])} → {_e(b["to"])}</td>'
+                   f'<td class="state">{why}</td><td>{gates}</td></tr>')
     out.append("</tbody></table>")
     # problems
-    sections = (("graph", "Capability graph"), ("chain", "Transition log"),
-                ("duplicates", "Duplicate sources"), ("id_collisions", "Id collisions"))
     for key, title in sections:
-        out.append(f"<h2>{title} ({len(d[key])})</h2><ul id=\"{key.replace('_', '-')}\">")
+        out.append(f'<h2 id="{key.replace("_", "-")}-h">{title} ({len(d[key])})</h2>'
+                   f"<ul id=\"{key.replace('_', '-')}\">")
         for g in d[key]:
             text = g.get("message") or f"{g.get('sha256') or g.get('component_id')}: " + \
                 ", ".join(g.get("files", []))
             sev = g.get("severity", "warning")
-            out.append(f'<li class="{_e(sev)}">{_e(text)}</li>')
+            where = g.get("file") or (f"transitions.ndjson line {g['line']}"
+                                      if g.get("line") else "")
+            out.append(f'<li class="{_e(sev)}"><b>{_e(sev)}</b> '
+                       + (f"<code>{_e(where)}</code> " if where else "") + f"{_e(text)}</li>")
+        if not d[key]:
+            out.append('<li class="none">none</li>')
         out.append("</ul>")
-    bad_appr = [a for a in d["approvals"] if a["severity"] in ("error", "warning")]
-    out.append(f'<h2>Approvals needing attention ({len(bad_appr)})</h2><ul id="approvals">')
-    out += [f'<li class="{_e(a["severity"])}"><code>{_e(a["file"])}</code>: '
-            f'{_e(a["message"])}</li>' for a in bad_appr]
+    out.append(f'<h2 id="approvals-h">Approvals needing attention ({len(bad_appr)})</h2>'
+               '<ul id="approvals">')
+    out += [f'<li class="{_e(a["severity"])}"><b>{_e(a["severity"])}</b> '
+            f'<code>{_e(a["file"])}</code>: {_e(a["message"])}</li>' for a in bad_appr]
+    if not bad_appr:
+        out.append('<li class="none">none</li>')
     out.append("</ul>")
     # documents
     rules = sorted({f["rule"] for doc in d["documents"] for f in doc["findings"]})
     statuses = sorted({doc["review_status"] or "" for doc in d["documents"]})
-    out.append(f'<h2>Documents (<span id="shown">{len(d["documents"])}</span> shown)</h2>')
+    out.append(f'<h2 id="documents-h">Documents (<span id="shown">{len(d["documents"])}</span>'
+               " shown)</h2><p>Click a column header to sort (again: descending).</p>")
     out.append('<div id="filters"><label>status <select id="status-filter">'
                '<option value="">all</option>'
                + "".join(f'<option value="{_e(s)}">{_e(s)}</option>' for s in statuses)
