@@ -632,7 +632,7 @@ def analyze(module: Module) -> Analysis:
         b.finding(RA702, "a toggle line has no key=label form and was skipped",
                   evidence=f"customModuleToggle line {line}")
     if tp.over_limit:
-        b.finding("RA702", "info", f"{tp.over_limit} toggle line(s) past the first "
+        b.finding(RA702, f"{tp.over_limit} toggle line(s) past the first "
                   f"{len(tp.toggles)} toggles were not read", evidence="customModuleToggle")
     for kind, line in tp.unknown_types:
         b.finding(RA703, f"unknown toggle type {kind!r}; read as a text field",
