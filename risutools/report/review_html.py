@@ -1,6 +1,6 @@
 """A self-contained HTML page of ``risutools review`` for people.
 
-Everything is in the page (no network): counts, the promotion board, the capability graph
+Everything is in the page (no network): counts, the capability graph
 problems, the transition log and approval problems, duplicates and id collisions, and a
 table of every document that can be sorted (click a header) and filtered by review status,
 by finding rule, and by text.  The page's own script reads the filters from the URL
@@ -72,14 +72,6 @@ _JS = """
   });
   [st,ru].forEach(function(el){el.addEventListener('change',apply);});
   tx.addEventListener('input',apply);
-  var h={};location.hash.replace(/^#/,'').split('&').forEach(function(kv){
-    var p=kv.split('=');if(p[0])h[decodeURIComponent(p[0])]=decodeURIComponent(p[1]||'');
-  });
-  if(h.status)st.value=h.status;if(h.rule)ru.value=h.rule;if(h.text)tx.value=h.text;
-  if(h.sort){var key=h.sort.replace(/-desc$/,'');
-    Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
-      if(th.getAttribute('data-key')===key)sortBy(i,/-desc$/.test(h.sort));});}
-  apply();
   var bf=document.getElementById('board-filter');
   function applyBoard(){
     var v=bf.value,shown=0;
@@ -90,7 +82,30 @@ _JS = """
     });
     document.getElementById('board-shown').textContent=String(shown);
   }
-  if(bf){bf.addEventListener('change',applyBoard);if(h.board)bf.value=h.board;applyBoard();}
+  if(bf)bf.addEventListener('change',applyBoard);
+  // the view in the URL fragment: on load, and when a link on the page changes it
+  function fromHash(){
+    var h={};location.hash.replace(/^#/,'').split('&').forEach(function(kv){
+      var p=kv.split('=');if(p[0])h[decodeURIComponent(p[0])]=decodeURIComponent(p[1]||'');
+    });
+    if(h.status!==undefined)st.value=h.status;if(h.rule!==undefined)ru.value=h.rule;
+    if(h.text!==undefined)tx.value=h.text;
+    if(h.sort){var key=h.sort.replace(/-desc$/,'');
+      Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
+        if(th.getAttribute('data-key')===key)sortBy(i,/-desc$/.test(h.sort));});}
+    apply();
+    if(bf){if(h.board!==undefined)bf.value=h.board;applyBoard();}
+    return h;
+  }
+  var first=fromHash();
+  window.addEventListener('hashchange',function(){
+    var h=fromHash();
+    if(h.sort||h.status!==undefined||h.rule!==undefined||h.text!==undefined)
+      document.getElementById('documents-h').scrollIntoView();
+    else if(h.board!==undefined)document.getElementById('board-h').scrollIntoView();
+  });
+  if(first.sort||first.status||first.rule||first.text)
+    document.getElementById('documents-h').scrollIntoView();
   document.body.setAttribute('data-ready','1');
 })();
 """
@@ -121,8 +136,10 @@ def render_review_html(rv: Review) -> str:
            f"<h1>Catalog review: {_e(d['catalog'])}</h1>",
            '<div class="counts">',
            f'<span id="n-documents">{c["documents"]} documents</span>',
-           f'<span id="n-errors">{c["errors"]} errors</span>',
-           f'<span id="n-warnings">{c["warnings"]} warnings</span>',
+           f'<span id="n-errors"><a href="#sort=errors-desc&amp;status=&amp;rule=&amp;text=">'
+           f'{c["errors"]} errors</a></span>',
+           f'<span id="n-warnings"><a href="#sort=warnings-desc&amp;status=&amp;rule=&amp;text=">'
+           f'{c["warnings"]} warnings</a></span>',
            f"<span>review: {_counts(c['review_status'])}</span>",
            f"<span>runtime: {_counts(c['runtime_status'])}</span>",
            f"<span>approvals: {_counts(c['approvals'])}</span>",
@@ -133,12 +150,43 @@ def render_review_html(rv: Review) -> str:
     sections = (("graph", "Capability graph"), ("chain", "Transition log"),
                 ("duplicates", "Duplicate sources"), ("id_collisions", "Id collisions"))
     bad_appr = [a for a in d["approvals"] if a["severity"] in ("error", "warning")]
-    nav = [("board-h", f"Promotion board ({c['ready']} of {len(d['board'])} ready)"),
-           ("documents-h", f"Documents ({len(d['documents'])})")]
-    nav += [(f"{key.replace('_', '-')}-h", f"{title} ({len(d[key])})")
-            for key, title in sections]
+    # the problems first (short lists, the most urgent), then the board, then every document
+    nav = [(f"{key.replace('_', '-')}-h", f"{title} ({len(d[key])})")
+           for key, title in sections]
     nav.append(("approvals-h", f"Approvals needing attention ({len(bad_appr)})"))
+    nav += [("board-h", f"Promotion board ({c['ready']} of {len(d['board'])} ready)"),
+            ("documents-h", f"Documents ({len(d['documents'])})")]
     out.append("<nav>" + "".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in nav) + "</nav>")
+    # problems
+    for key, title in sections:
+        out.append(f'<h2 id="{key.replace("_", "-")}-h">{title} ({len(d[key])})</h2>'
+                   f"<ul id=\"{key.replace('_', '-')}\">")
+        for g in d[key]:
+            if g.get("message"):
+                cid = g.get("component_id")
+                text = g["message"] if not cid or g["message"].startswith(cid) \
+                    else f"{cid}: {g['message']}"
+            elif key == "duplicates":
+                text = (f"{', '.join(g['components'])} are built from one source "
+                        f"({g['sha256'][:19]}…): " + ", ".join(g.get("files", [])))
+            else:
+                text = f"{g.get('component_id')}: " + ", ".join(g.get("files", [])) + \
+                    (f" (versions {', '.join(g['versions'])})" if g.get("versions") else "")
+            sev = g.get("severity", "warning")
+            where = g.get("file") or (f"transitions.ndjson line {g['line']}"
+                                      if g.get("line") else "")
+            out.append(f'<li class="{_e(sev)}"><b>{_e(sev)}</b> '
+                       + (f"<code>{_e(where)}</code> " if where else "") + f"{_e(text)}</li>")
+        if not d[key]:
+            out.append('<li class="none">none</li>')
+        out.append("</ul>")
+    out.append(f'<h2 id="approvals-h">Approvals needing attention ({len(bad_appr)})</h2>'
+               '<ul id="approvals">')
+    out += [f'<li class="{_e(a["severity"])}"><b>{_e(a["severity"])}</b> '
+            f'<code>{_e(a["file"])}</code>: {_e(a["message"])}</li>' for a in bad_appr]
+    if not bad_appr:
+        out.append('<li class="none">none</li>')
+    out.append("</ul>")
     # promotion board: the gates that block first, the ones that pass folded away
     out.append(f'<h2 id="board-h">Promotion board ({c["ready"]} of {len(d["board"])} ready)'
                "</h2>")
@@ -172,28 +220,6 @@ def render_review_html(rv: Review) -> str:
                    f'<td>{_e(b["from"])} → {_e(b["to"])}</td>'
                    f'<td class="state">{why}</td><td>{gates}</td></tr>')
     out.append("</tbody></table>")
-    # problems
-    for key, title in sections:
-        out.append(f'<h2 id="{key.replace("_", "-")}-h">{title} ({len(d[key])})</h2>'
-                   f"<ul id=\"{key.replace('_', '-')}\">")
-        for g in d[key]:
-            text = g.get("message") or f"{g.get('sha256') or g.get('component_id')}: " + \
-                ", ".join(g.get("files", []))
-            sev = g.get("severity", "warning")
-            where = g.get("file") or (f"transitions.ndjson line {g['line']}"
-                                      if g.get("line") else "")
-            out.append(f'<li class="{_e(sev)}"><b>{_e(sev)}</b> '
-                       + (f"<code>{_e(where)}</code> " if where else "") + f"{_e(text)}</li>")
-        if not d[key]:
-            out.append('<li class="none">none</li>')
-        out.append("</ul>")
-    out.append(f'<h2 id="approvals-h">Approvals needing attention ({len(bad_appr)})</h2>'
-               '<ul id="approvals">')
-    out += [f'<li class="{_e(a["severity"])}"><b>{_e(a["severity"])}</b> '
-            f'<code>{_e(a["file"])}</code>: {_e(a["message"])}</li>' for a in bad_appr]
-    if not bad_appr:
-        out.append('<li class="none">none</li>')
-    out.append("</ul>")
     # documents
     rules = sorted({f["rule"] for doc in d["documents"] for f in doc["findings"]})
     statuses = sorted({doc["review_status"] or "" for doc in d["documents"]})
