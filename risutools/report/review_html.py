@@ -1,11 +1,12 @@
 """A self-contained HTML page of ``risutools review`` for people.
 
-Everything is in the page (no network): counts, the capability graph
-problems, the transition log and approval problems, duplicates and id collisions, the
-promotion board (filtered by what blocks a row), and a table of every document that can be sorted (click a header) and filtered by review status,
-by finding rule, and by text.  The page's own script reads the filters from the URL
-fragment too (``#status=candidate&rule=MC600&sort=errors``) so a link keeps a view.  Every
-value from the catalog is HTML-escaped; nothing from a document is ever executed.
+Everything is in the page (no network): counts, the capability graph problems, the
+transition log and approval problems, duplicates and id collisions, the promotion board
+(filtered by what blocks a row), and a table of every document that can be sorted (click a
+header) and filtered by review status, by finding rule, and by text.  The page's own script
+reads the filters from the URL fragment too (``#status=candidate&rule=MC600&sort=errors``)
+so a link keeps a view.  Every value from the catalog is HTML-escaped; nothing from a
+document is ever executed.
 """
 
 from __future__ import annotations
