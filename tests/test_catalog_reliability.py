@@ -307,20 +307,21 @@ def _replay_child(cat: str, barrier: Any, q: Any) -> None:
 
 
 def _ingest_child(cat: str, barrier: Any, q: Any) -> None:
-    """``ingest`` of the fixture sources into the catalog; its write of the cutter waits at
-    the barrier (this child only), after it has read the document."""
+    """``ingest`` of the fixture sources into the catalog; once it has read the cutter's
+    current document (to decide whether it may replace it), it waits at the barrier (this
+    child only) before it writes."""
     from test_catalog_support import FIXTURES
 
     import risutools.catalog.ingest as ing
 
-    real = ing.atomic_write
+    real = ing._review_status
 
-    def gated(target: Path, data: bytes, **kw: Any) -> None:
-        if Path(target).name == f"{CUTTER}.json":
+    def gated(existing: Any) -> Any:
+        if isinstance(existing, dict) and existing.get("component_id") == CUTTER:
             barrier.wait(timeout=60)
-        real(target, data, **kw)
+        return real(existing)
 
-    ing.atomic_write = gated  # type: ignore[assignment]
+    ing._review_status = gated  # type: ignore[assignment]
     res = ing.ingest(FIXTURES / "sources", Path(cat), lang="ko", jobs=1, use_cache=False)
     if any(CUTTER in c for c in res.collisions):
         q.put(("lost", next(c for c in res.collisions if CUTTER in c)))
