@@ -21,7 +21,9 @@ from risutools.analysis.assets import (
 )
 from risutools.analysis.cbs import CbsTag, scan_cbs, scan_html
 from risutools.analysis.js import scan_js
+from risutools.analysis.lorecode import is_lua_file_name, looks_like_lua
 from risutools.analysis.lua import Call, scan_lua
+from risutools.analysis.luaapi import lua_api
 from risutools.analysis.model import Analysis, Capability, Condition, Fact, StateKey
 from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, parse_flags
 from risutools.analysis.toggles import parse_toggles
@@ -35,6 +37,7 @@ from risutools.checks.analysis import (
     RA111,
     RA112,
     RA113,
+    RA114,
     RA201,
     RA202,
     RA203,
@@ -66,46 +69,17 @@ from risutools.resources import load_data_yaml
 
 # -- vocabularies ------------------------------------------------------------------
 
-#: Lua host function -> (capability or None, privileged)
+_API = lua_api()
+#: Lua host function -> (capability or None, privileged): from risutools/data/lua_api.yaml
 HOST_APIS: dict[str, tuple[str | None, bool]] = {
-    "getChatVar": ("chat_state_kv", False), "setChatVar": ("chat_state_kv", False),
-    "getState": ("chat_state_kv", False), "setState": ("chat_state_kv", False),
-    "getGlobalVar": ("global_state_kv", False), "setGlobalVar": ("global_state_kv", False),
-    "getChat": ("chat.read", False), "getFullChat": ("chat.read", False),
-    "getChatLength": ("chat.read", False), "getCharacterLastMessage": ("chat.read", False),
-    "getUserLastMessage": ("chat.read", False),
-    "setChat": ("chat.write", False), "setFullChat": ("chat.write", False),
-    "setChatRole": ("chat.write", False), "cutChat": ("chat.write", False),
-    "removeChat": ("chat.write", False), "addChat": ("chat.write", False),
-    "insertChat": ("chat.write", False),
-    "reloadDisplay": (None, False), "reloadChat": (None, False), "stopChat": (None, False),
-    "getLoreBooks": ("lorebook.read", False), "loadLoreBooks": ("lorebook.read", False),
-    "upsertLocalLoreBook": ("lorebook.write", False),
-    "setDescription": ("character.write", False), "setName": ("character.write", False),
-    "setCharacterFirstMessage": ("character.write", False),
-    "getPersonaName": (None, False), "getPersonaDescription": (None, False),
-    "LLM": ("llm.call", True), "simpleLLM": ("llm.call", True), "axLLM": ("llm.call", True),
-    "request": ("network.request", True), "generateImage": ("image.generate", True),
-    "similarity": (None, True), "hash": (None, True),
-    "alertNormal": ("ui.alert", False), "alertError": ("ui.alert", False),
-    "alertInput": ("ui.alert", False), "alertSelect": ("ui.alert", False),
-    "alertConfirm": ("ui.alert", False),
-    "load": ("script.dynamic_load", False), "loadstring": ("script.dynamic_load", False),
-    "require": ("script.dynamic_load", False), "dofile": ("script.dynamic_load", False),
-    "listenEdit": (None, False),
-}
+    f.name: (f.capability, f.privileged) for f in _API.functions.values()}
 STATE_CALLS: dict[str, tuple[str, str]] = {  # name -> (scope, read|write); key = 2nd arg
-    "getChatVar": ("chat", "read"), "getState": ("chat", "read"),
-    "setChatVar": ("chat", "write"), "setState": ("chat", "write"),
-    "getGlobalVar": ("global", "read"), "setGlobalVar": ("global", "write"),
-}
+    f.name: f.state for f in _API.functions.values() if f.state is not None}
 LISTEN_EDIT: dict[str, str] = {
     "editRequest": "hook.edit_request", "editDisplay": "hook.edit_display",
     "editInput": "hook.edit_input", "editOutput": "hook.edit_output",
 }
-ENTRY_POINTS: dict[str, str] = {
-    "onStart": "hook.chat_start", "onInput": "hook.edit_input", "onOutput": "hook.edit_output",
-}
+ENTRY_POINTS: dict[str, str] = dict(_API.entry_points)
 TRIGGER_TYPE_HOOKS: dict[str, str] = {
     "start": "hook.chat_start", "manual": "hook.manual", "output": "hook.edit_output",
     "input": "hook.edit_input", "display": "hook.edit_display", "request": "hook.edit_request",
@@ -147,6 +121,8 @@ HOOK_WORDS: dict[str, str] = {
     "hook.edit_input": "editInput", "hook.edit_output": "editOutput",
     "hook.chat_start": "start", "hook.manual": "manual", "hook.translation": "translation",
 }
+#: the "trigger" of code kept in lorebook entries (run by the module's triggers)
+LOREBOOK_CODE = -1
 _KEEP_CALLS = frozenset(HOST_APIS) | {"rawget", "rawset"}
 _BAD_CHARS = re.compile("[\x00\ud800-\udfff]")
 
@@ -199,6 +175,7 @@ class _Builder:
         self.trigger_lla: list[int] = []
         self.effect_types: dict[str, int] = {}
         self.constants: dict[str, str] = {}
+        self.lorebook_code: list[int] = []
 
     # -- recording -------------------------------------------------------------------
     def finding(self, check: Check, message: str, evidence: str = "", pointer: str = "",
@@ -357,20 +334,43 @@ class _Builder:
                              "known statically", evidence=ev)
 
     def finish_loads(self) -> None:
+        literal: dict[str, list[str]] = {}  # loader -> evidence (one note per loader)
+        from_lore: list[tuple[str, str]] = []
+        code_entries = ", ".join(f"lorebook[{i}]" for i in self.lorebook_code[:8])
         for ev, call in self.pending_loads:
             a0 = call.args[0] if call.args else None
             if a0 is not None and a0.literal is not None:
-                self.finding(RA111, f"{call.name} is called with a literal argument", evidence=ev)
-            elif a0 is not None and any(n in ("getLoreBooks", "loadLoreBooks")
-                                        for n in a0.names):
-                self.finding(RA113,
-                             f"{call.name} runs code read from a lorebook entry at run time; "
-                             "that code is not covered by this analysis", evidence=ev)
+                literal.setdefault(call.name, []).append(ev)
+            elif a0 is not None and (
+                    any(n in ("getLoreBooks", "loadLoreBooks") for n in a0.names)
+                    or (self.lorebook_code and "content" in a0.names)):
+                from_lore.append((call.name, ev))
             else:
-                extra = ("; the module also reads lorebook entries at run time, so the code "
-                         "may be kept in a lorebook" if self.reads_lorebook_at_runtime else "")
+                extra = ""
+                if self.lorebook_code:
+                    extra = ("; the module keeps Lua in its lorebook (analysed as code: "
+                             f"{code_entries}), which may be what it loads")
+                elif self.reads_lorebook_at_runtime:
+                    extra = ("; the module also reads lorebook entries at run time, so the code "
+                             "may be kept in a lorebook")
                 self.finding(RA110, f"{call.name} runs code built at run time, which this analysis "
                              f"cannot see{extra}", evidence=ev)
+        for name, evs in sorted(literal.items()):
+            self.finding(RA111, f"{name} is called with a literal argument "
+                         f"({len(evs)} call{'s' if len(evs) != 1 else ''}"
+                         + ("; a bundler's module stubs" if name == "require" and len(evs) > 1
+                            else "") + ")", evidence=evs[0])
+        if from_lore:
+            name, ev = from_lore[0]
+            if self.lorebook_code:
+                self.finding(RA113, f"{name} runs code read from lorebook entries at run time "
+                             f"({len(from_lore)} call(s)); the entries that hold Lua "
+                             f"({code_entries}) are analysed as code", evidence=ev,
+                             severity="info")
+            else:
+                self.finding(RA113, f"{name} runs code read from a lorebook entry at run time "
+                             f"({len(from_lore)} call(s)); no entry reads as Lua, so that code "
+                             "is not covered by this analysis", evidence=ev)
 
     # -- CBS / HTML --------------------------------------------------------------------------
     def cbs(self, text: str, where: str) -> None:
@@ -550,6 +550,7 @@ class _Builder:
     def lorebook(self) -> None:
         entries = self.m.lorebook
         self.counts["lorebook"] = len(entries)
+        loads_code = bool(self.pending_loads)
         for i, e in enumerate(entries):
             if not isinstance(e, dict):
                 self.wrong_type(f"/lorebook/{i}", "an object", e)
@@ -557,8 +558,24 @@ class _Builder:
             content = e.get("content")
             if content is not None and not isinstance(content, str):
                 self.wrong_type(f"/lorebook/{i}/content", "a string", content)
-            elif isinstance(content, str) and "{{" in content:
+                continue
+            if not isinstance(content, str):
+                continue
+            comment = e.get("comment")
+            named_lua = isinstance(comment, str) and is_lua_file_name(comment)
+            if (loads_code or named_lua) and looks_like_lua(content):
+                self.lorebook_code.append(i)
+                self.lua(content, f"lorebook[{i}]", LOREBOOK_CODE)
+            if "{{" in content:
                 self.cbs(content, f"lorebook[{i}].content")
+        if self.lorebook_code:
+            self.counts["lorebook_code"] = len(self.lorebook_code)
+            shown = ", ".join(f"lorebook[{i}]" for i in self.lorebook_code[:8])
+            more = len(self.lorebook_code) - 8
+            self.finding(RA114, f"runs Lua kept in {len(self.lorebook_code)} lorebook "
+                         f"entr{'y' if len(self.lorebook_code) == 1 else 'ies'} ({shown}"
+                         f"{f' and {more} more' if more > 0 else ''}), loaded at run time; "
+                         "analysed as code", evidence=f"lorebook[{self.lorebook_code[0]}]")
 
     def assets(self) -> None:
         infos = self.m.assets
@@ -607,9 +624,9 @@ def analyze(module: Module) -> Analysis:
     b = _Builder(module)
     b.check_shape()
     trigger_types = b.triggers()
+    b.lorebook()
     b.finish_loads()
     b.regex_scripts()
-    b.lorebook()
 
     bg = module.background_embedding
     if bg.strip():
@@ -684,15 +701,18 @@ def analyze(module: Module) -> Analysis:
         b.cap("low_level_access", f"trigger[{i}].lowLevelAccess")
     reported: set[str] = set()
     for api, trig, where in b.privileged_uses:
-        allowed = module_lla or (trig is not None and trig in b.trigger_lla)
+        allowed = module_lla or (trig is not None and trig in b.trigger_lla) or (
+            trig == LOREBOOK_CODE and bool(b.trigger_lla))
         if not allowed and api not in reported:
             reported.add(api)
             b.finding(RA101, f"uses the privileged API {api} without lowLevelAccess; RisuAI will "
                       "refuse it silently (set lowLevelAccess or remove the call)",
                       evidence=where)
     if any_lla and not b.privileged_uses:
-        b.finding(RA102, "asks for lowLevelAccess but uses no privileged API (over-asking); "
-                  "turn lowLevelAccess off",
+        unseen = any(f.id in (RA110.id, RA112.id) for f in b.findings)
+        b.finding(RA102, "asks for lowLevelAccess but uses no privileged API "
+                  + ("in the code this analysis can read; it also runs code built at run time, "
+                     "which may need it" if unseen else "(over-asking); turn lowLevelAccess off"),
                   evidence="lowLevelAccess" if module_lla else f"trigger[{b.trigger_lla[0]}]"
                   ".lowLevelAccess")
 
