@@ -709,7 +709,7 @@ def analyze(module: Module) -> Analysis:
                       "refuse it silently (set lowLevelAccess or remove the call)",
                       evidence=where)
     if any_lla and not b.privileged_uses:
-        unseen = any(f.id in (RA110.id, RA112.id) for f in b.findings)
+        unseen = any(f.rule in (RA110.id, RA112.id) for f in b.findings)
         b.finding(RA102, "asks for lowLevelAccess but uses no privileged API "
                   + ("in the code this analysis can read; it also runs code built at run time, "
                      "which may need it" if unseen else "(over-asking); turn lowLevelAccess off"),

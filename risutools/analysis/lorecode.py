@@ -14,11 +14,12 @@ import re
 
 #: a line that starts like a Lua statement (or a comment, or the end of a block)
 _LUA_LINE = re.compile(
-    r"(?:--|local\b|function\b|end\b|return\b|if\b|elseif\b|else\b|for\b|while\b|repeat\b"
-    r"|until\b|do\b|goto\b|break\b|[})\]]|[A-Za-z_][\w.:]*(?:\[[^\]\n]{0,80}\])?\s*(?:=[^=]|\(|,"
-    r"|:)|[A-Za-z_][\w.]*\s*\{)")
-_STRONG = re.compile(r"^\s*(?:local\s+function\b|local\s+[A-Za-z_]\w*\s*=|function\s+[\w.:]+\s*\(|"
-                     r"return\s+[A-Za-z_{]|end\s*$)", re.MULTILINE)
+    r"(?:--|local\s+(?:function\b|[A-Za-z_]\w*\s*(?:[,=<]|$))|function\b[\w\s.:]*\(|end\b[\s)\],;]*$"
+    r"|return\b|if\b.*\bthen\b|elseif\b|else$|for\b.*\bdo\b|while\b.*\bdo\b|repeat$|until\b"
+    r"|do$|goto\s|break$|[})\]]|[A-Za-z_][\w.:]*(?:\[[^\]\n]{0,80}\])?\s*(?:=[^=]|\(|,)"
+    r"|[A-Za-z_][\w.]*\s*\{)")
+_STRONG = re.compile(r"^\s*(?:local\s+function\s+\w+\s*\(|local\s+[A-Za-z_]\w*\s*=|"
+                     r"function\s+[\w.:]+\s*\(|end\s*[),]*\s*$)", re.MULTILINE)
 
 MIN_LINES = 3
 MIN_SHARE = 0.7

@@ -9,8 +9,10 @@ these names.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 from risutools.resources import load_data_yaml
 
@@ -57,3 +59,25 @@ def markdown_table() -> str:
         rows.append(f"| `{f.name}` | {'**yes**' if f.privileged else 'no'} | "
                     f"{f.capability or '-'} | {f.does} |")
     return "\n".join(rows) + "\n"
+
+
+_MARKERS = re.compile(r"(<!-- lua-api begin[^\n]*-->\n)(.*?)(<!-- lua-api end -->)", re.S)
+
+
+def render_docs(text: str) -> str:
+    """``text`` with the generated table between its lua-api markers."""
+    return _MARKERS.sub(lambda m: m.group(1) + markdown_table() + m.group(3), text)
+
+
+def main() -> int:
+    page = Path(__file__).resolve().parents[2] / "docs" / "analysis.md"
+    text = page.read_text(encoding="utf-8")
+    new = render_docs(text)
+    if new != text:
+        page.write_text(new, encoding="utf-8")
+        print(f"{page}: table rewritten")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

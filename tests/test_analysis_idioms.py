@@ -1,0 +1,97 @@
+"""Idioms real RisuAI modules use (issue 11): each with a positive and a negative case of
+the project's own (never taken from the real corpus)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from risutools.analysis import analyze
+from risutools.analysis.luaapi import lua_api, render_docs
+from risutools.formats.model import Module
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def lua_module(code: str, *, lla: bool = False, lorebook: list[dict[str, Any]] | None = None,
+               **extra: Any) -> Module:
+    data: dict[str, Any] = {"name": "T", "id": "t", "lowLevelAccess": lla,
+                            "trigger": [{"type": "start", "conditions": [],
+                                         "effect": [{"type": "triggerlua", "code": code}]}],
+                            "lorebook": lorebook or []}
+    data.update(extra)
+    return Module(data)
+
+
+def ids(m: Module) -> list[str]:
+    return [f.rule for f in analyze(m).findings]
+
+
+# -- A. the privileged API ---------------------------------------------------------------
+
+def test_lua_api_table_in_docs_is_generated() -> None:
+    page = (ROOT / "docs" / "analysis.md").read_text(encoding="utf-8")
+    assert render_docs(page) == page, "run `python -m risutools.analysis.luaapi`"
+
+
+def test_privileged_set_is_risuais() -> None:
+    api = lua_api().functions
+    privileged = {n for n, f in api.items() if f.privileged}
+    assert {"loadLoreBooks", "LLM", "axLLM", "simpleLLM", "request", "generateImage",
+            "similarity"} <= privileged
+    assert not api["hash"].privileged and not api["getLoreBooks"].privileged
+
+
+def test_load_lore_books_is_privileged() -> None:
+    a = analyze(lua_module("local b = loadLoreBooks(id, 100)"))
+    assert [p.name for p in a.privileged] == ["loadLoreBooks"]
+    assert "RA101" in [f.rule for f in a.findings]
+    quiet = analyze(lua_module("local b = getLoreBooks(id, 'x')"))
+    assert quiet.privileged == []
+
+
+# -- C. Lua kept in lorebook entries -----------------------------------------------------
+
+HELPER = ("--- a helper kept as lore\nlocal M = {}\nfunction M.ask(id)\n"
+          "  return axLLM(id, {})\nend\nsetChatVar(id, 'helper_ran', '1')\nreturn M\n")
+LOADER = "local src = getLoreBooks(id, 'helper')\nlocal f = load(src[1].content)\nf()"
+
+
+def test_lorebook_code_is_analysed_as_code() -> None:
+    a = analyze(lua_module(LOADER, lla=True, lorebook=[
+        {"comment": "world", "content": "Hanyang, 1600.\nThe walls are old."},
+        {"comment": "helper", "content": HELPER}]))
+    assert [p.name for p in a.privileged] == ["axLLM"]
+    assert a.privileged[0].evidence == ["lorebook[1] line 4"]
+    assert a.state_key("helper_ran") is not None
+    assert a.counts["lorebook_code"] == 1
+    got = {f.rule: f for f in a.findings}
+    assert "RA114" in got and "lorebook[1]" in got["RA114"].message
+    assert "RA102" not in got  # lowLevelAccess is used, by the lorebook code
+    assert got["RA113"].severity == "info"
+
+
+def test_lorebook_code_with_trigger_lla_is_allowed() -> None:
+    m = lua_module(LOADER, lorebook=[{"comment": "helper", "content": HELPER}])
+    m.data["trigger"][0]["lowLevelAccess"] = True
+    assert "RA101" not in ids(m)
+
+
+def test_prose_lorebook_is_not_code() -> None:
+    a = analyze(lua_module(LOADER, lla=True, lorebook=[
+        {"comment": "helper", "content": "local lore: the end\nfunction hall\nreturn home"}]))
+    assert "RA114" not in [f.rule for f in a.findings]
+    assert a.privileged == []
+
+
+def test_lua_entry_without_loader_needs_a_lua_name() -> None:
+    entry = {"comment": "helper", "content": HELPER}
+    assert "RA114" not in ids(Module({"name": "T", "lorebook": [entry]}))
+    named = {"comment": "helper.lua", "content": HELPER}
+    assert "RA114" in ids(Module({"name": "T", "lorebook": [named]}))
+
+
+def test_require_stubs_are_one_note() -> None:
+    code = "\n".join(f"local m{i} = require('./m{i}')" for i in range(6))
+    found = [f for f in analyze(lua_module(code)).findings if f.rule == "RA111"]
+    assert len(found) == 1 and "6 calls" in found[0].message
