@@ -95,3 +95,32 @@ def test_require_stubs_are_one_note() -> None:
     code = "\n".join(f"local m{i} = require('./m{i}')" for i in range(6))
     found = [f for f in analyze(lua_module(code)).findings if f.rule == "RA111"]
     assert len(found) == 1 and "6 calls" in found[0].message
+
+
+# -- F. documents a curator can use ------------------------------------------------------
+
+def test_korean_particles_follow_the_final_consonant() -> None:
+    from risutools.projection.naming import fix_particles
+    assert fix_particles("트리거 1은(는) x") == "트리거 1은 x"
+    assert fix_particles("트리거 2은(는) x") == "트리거 2는 x"
+    assert fix_particles("트리거 10은(는) x") == "트리거 10은 x"
+    assert fix_particles("모듈이(가) 토글을(를)") == "모듈이 토글을"
+    assert fix_particles("카드이(가) 보드을(를)") == "카드가 보드를"
+    assert fix_particles("#은(는)") == "#은(는)"  # unknown: the fallback stays
+
+
+def test_slug_romanizes_and_drops_emoji_and_version() -> None:
+    from risutools.projection.naming import slugify, split_version
+    assert slugify("🔦보드 - 3.4.0") == "bodeu"
+    assert split_version("🔦보드 - 3.4.0") == ("🔦보드", "3.4.0")
+    assert split_version("생성기(v0.3)")[1] == "0.3.0"
+    assert split_version("Plain name") == ("Plain name", None)
+    assert slugify("Mood Tracker v2") == "mood-tracker"
+
+
+def test_version_goes_to_component_version() -> None:
+    from risutools.projection import project
+    doc = project(Module({"name": "🔦보드 3.2.1", "id": "x"}))
+    assert doc["component_version"] == "3.2.1"
+    assert doc["component_id"].endswith(".bodeu")
+    assert project(Module({"name": "Board", "id": "x"}))["component_version"] == "1.0.0"

@@ -85,8 +85,10 @@ def test_post_id_rules() -> None:
 def test_slug_rules() -> None:
     assert slugify("Context Cutter!") == "context-cutter"
     assert slugify("Café  Über--Mode") == "cafe-uber-mode"
-    assert slugify("컨텍스트 커터") == ""
+    assert slugify("컨텍스트 커터") == "keontegseuteu-keoteo"  # romanized (anyascii)
     m = Module({"name": "컨텍스트 커터"}, source=SourceInfo("a.risum", "risum", 1, SHA))
+    assert project(m)["component_id"] == f"module.risu.h{SHA[:12]}.keontegseuteu-keoteo"
+    m = Module({"name": "🔦📚"}, source=SourceInfo("a.risum", "risum", 1, SHA))
     assert project(m)["component_id"] == f"module.risu.h{SHA[:12]}.m{SHA[:8]}"
     notes = Notes.from_dict({"slug": "my-cutter"})
     assert project(cutter(), notes=notes)["component_id"].endswith(".my-cutter")
@@ -324,7 +326,7 @@ def test_harmless_names_are_copied_as_they_are() -> None:
     assert parts == {"show_hp": "체크박스 \u201cHP 표시 (beta)\u201d",
                      "style": "선택 \u201cStyle\u201d: 밝게, 어둡게"}
     assert list(doc["payload"]["state_effects"]) == ["turn.count"]
-    assert "트리거 1은(는) 채팅 변수 기분 = 좋음일 때에만 실행된다." in \
+    assert "트리거 1은 채팅 변수 기분 = 좋음일 때에만 실행된다." in \
         doc["payload"]["activation_rules"]
 
 

@@ -13,7 +13,6 @@ import copy
 import hashlib
 import os
 import re
-import unicodedata
 from typing import Any
 
 from risutools.analysis import Analysis, analyze
@@ -22,6 +21,7 @@ from risutools.analysis.toggles import Toggle
 from risutools.contract.canonical import canonical
 from risutools.errors import ConfigError
 from risutools.formats.model import Module
+from risutools.projection import naming
 from risutools.projection.guard import CopyGuard, fold
 from risutools.projection.notes import Notes
 from risutools.projection.text import (
@@ -51,12 +51,9 @@ def post_id_from_name(name: str) -> str | None:
 
 
 def slugify(name: str) -> str:
-    """ASCII fold, lowercase, kebab-case; "" when nothing ASCII is left."""
-    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
-    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
-    if len(slug) > 64:
-        slug = slug[:64].rstrip("-")
-    return slug
+    """ASCII, lowercase, kebab-case; Hangul romanized, emoji and version numbers dropped;
+    "" when nothing is left (see :mod:`risutools.projection.naming`)."""
+    return naming.slugify(name)
 
 
 def _source_facts(module: Module) -> tuple[str, str, str, str, str | None]:
@@ -303,7 +300,8 @@ def project(module: Module, *, post_id: str | None = None, notes: Notes | None =
     doc: dict[str, Any] = {
         "contract": CONTRACT,
         "component_id": f"{ctype}.{ORIGIN}.{source_key}.{slug}",
-        "component_version": COMPONENT_VERSION,
+        "component_version": (naming.split_version(module.name)[1] if guard.allow(module.name)
+                              else None) or COMPONENT_VERSION,
         "component_type": ctype,
         "provenance": {
             "review_status": "candidate",

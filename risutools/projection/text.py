@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from risutools.projection.naming import fix_particles
+
 LANGS = ("en", "ko")
 
 HOOK_SENTENCES: dict[str, dict[str, str]] = {
@@ -149,7 +151,8 @@ OPERATORS: dict[str, str] = {
 
 
 def t(lang: str, key: str, /, **kw: Any) -> str:
-    return T[lang][key].format(**kw)
+    text = T[lang][key].format(**kw)
+    return fix_particles(text) if lang == "ko" else text
 
 
 def summary_sentence(lang: str, type_word: str, parts: list[str]) -> str:
