@@ -124,3 +124,59 @@ def test_version_goes_to_component_version() -> None:
     assert doc["component_version"] == "3.2.1"
     assert doc["component_id"].endswith(".bodeu")
     assert project(Module({"name": "Board", "id": "x"}))["component_version"] == "1.0.0"
+
+
+# -- B. hooks in every form RisuAI reaches; pcall ----------------------------------------
+
+def hooks_of(code: str) -> dict[str, list[str]]:
+    a = analyze(lua_module(code))
+    return {e.name: e.evidence for e in a.entry_points}
+
+
+def test_entry_points_in_every_form() -> None:
+    assert hooks_of("function onStart(id) end") == {"onStart": ["trigger[0].effect[0] line 1"]}
+    assert "onStart" in hooks_of("onStart = function(id) end")
+    assert "onOutput" in hooks_of("onOutput = async(function(id) end)")
+    assert "onInput" in hooks_of("local function h(id) end\nonInput = h")
+    assert "onButtonClick" in hooks_of("_G.onButtonClick = async(function(id, data) end)")
+    a = analyze(lua_module("onButtonClick = async(function(id, data) end)"))
+    assert "hook.manual" in a.hook_names()
+
+
+def test_entry_points_that_risuai_does_not_reach() -> None:
+    assert hooks_of("local onStart = function(id) end") == {}
+    assert hooks_of("local M = {}\nM.onOutput = function(id) end") == {}
+    assert hooks_of("-- onStart = function() end\nlocal s = 'onOutput = x'") == {}
+    assert hooks_of("if onStart == nil then end") == {}
+
+
+def test_pcall_counts_as_a_call_of_its_function() -> None:
+    a = analyze(lua_module("local ok, v = pcall(getChatVar, id, 'score')\n"
+                           "pcall(setState, id, 'board', {})\nlocal ok2, f = pcall(load, src)"))
+    assert a.state_key("score") is not None and a.state_key("score").reads
+    assert a.state_key("board") is not None and a.state_key("board").writes
+    assert [d.name for d in a.dynamic_code] == ["load"]
+    assert "RA110" in [f.rule for f in a.findings]
+    b = analyze(lua_module("pcall(LLM, id, {})", lla=False))
+    assert [p.name for p in b.privileged] == ["LLM"] and "RA101" in [f.rule for f in b.findings]
+
+
+def test_pcall_of_a_field_or_a_closure_is_not_a_host_call() -> None:
+    a = analyze(lua_module("pcall(obj.getChatVar, id, 'k')\npcall(function() end)"))
+    assert a.state == [] and a.host_apis == []
+
+
+def test_risu_btn_is_the_button_entry_point() -> None:
+    html = '<div><button risu-btn="roll-dice">Roll</button><a risu-btn="gen/{{chat_index}}">'
+    for field in ({"regex": [{"type": "editdisplay", "in": "x", "out": html}]},
+                  {"backgroundEmbedding": html},
+                  {"lorebook": [{"comment": "ui", "content": html}]}):
+        a = analyze(Module({"name": "T", **field}))
+        assert "hook.manual" in a.hook_names(), field
+        assert [e.name for e in a.entry_points] == ["onButtonClick"]
+        assert [b.name for b in a.button_callbacks] == ["gen/*", "roll-dice"]
+
+
+def test_no_risu_btn_no_button() -> None:
+    a = analyze(Module({"name": "T", "backgroundEmbedding": "<div class='risu-btn'>x</div>"}))
+    assert a.entry_points == [] and "hook.manual" not in a.hook_names()

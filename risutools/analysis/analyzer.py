@@ -22,7 +22,7 @@ from risutools.analysis.assets import (
 from risutools.analysis.cbs import CbsTag, scan_cbs, scan_html
 from risutools.analysis.js import scan_js
 from risutools.analysis.lorecode import is_lua_file_name, looks_like_lua
-from risutools.analysis.lua import Call, scan_lua
+from risutools.analysis.lua import NAME, OP, Call, LineIndex, scan_lua, tokenize
 from risutools.analysis.luaapi import lua_api
 from risutools.analysis.model import Analysis, Capability, Condition, Fact, StateKey
 from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, parse_flags
@@ -123,7 +123,7 @@ HOOK_WORDS: dict[str, str] = {
 }
 #: the "trigger" of code kept in lorebook entries (run by the module's triggers)
 LOREBOOK_CODE = -1
-_KEEP_CALLS = frozenset(HOST_APIS) | {"rawget", "rawset"}
+_KEEP_CALLS = frozenset(HOST_APIS) | {"rawget", "rawset", "pcall", "xpcall"}
 _BAD_CHARS = re.compile("[\x00\ud800-\udfff]")
 
 
@@ -251,11 +251,18 @@ class _Builder:
                          evidence=f"{where} line {first_line}",
                          severity=None if serious else "info")
         local_defs = {d.name for d in scan.defs}
+        assigned = entry_assignments(code) if _ENTRY_ASSIGN.search(code) else None
         for d in scan.defs:
-            if not d.local and d.name in ENTRY_POINTS:
+            # ``onX = function`` is judged by entry_assignments (which knows ``local``)
+            if not d.local and d.name in ENTRY_POINTS and (
+                    assigned is None or not _assigned_on(code, d.name, d.line)):
                 ev = f"{where} line {d.line}"
                 self.fact(self.entries, d.name, ev)
                 self.hook(ENTRY_POINTS[d.name], ev)
+        for name, line in assigned or []:
+            ev = f"{where} line {line}"
+            self.fact(self.entries, name, ev)
+            self.hook(ENTRY_POINTS[name], ev)
         self.global_defs.update(d.name for d in scan.defs if not d.local)
         for name, line in scan.dynamic_index:
             ev = f"{where} line {line}"
@@ -269,6 +276,10 @@ class _Builder:
         for call in scan.calls:
             if call.name in ("rawget", "rawset"):
                 self.rawget_check([call], where)
+            elif call.name in ("pcall", "xpcall"):
+                inner = through_pcall(call)
+                if inner is not None:
+                    self.lua_call(inner, where, trigger, local_defs)
             else:
                 self.lua_call(call, where, trigger, local_defs)
 
@@ -405,12 +416,27 @@ class _Builder:
         for line in scan.js_url_lines[:1]:
             self.finding(RA303, f"HTML with javascript: URLs ({len(scan.js_url_lines)} in all)",
                          evidence=f"{where} line {line}")
+        self.risu_buttons(text, where)
         for fn, line in scan.risu_triggers:
             ev = f"{where} line {line}"
             self.hook("hook.manual", ev)
             self.fact(self.buttons, fn, ev)
         for host, line in scan.url_hosts:
             self.fact(self.urls, host, f"{where} line {line}")
+
+    def risu_buttons(self, text: str, where: str) -> None:
+        """``risu-btn="value"`` attributes: RisuAI's button entry point (onButtonClick)."""
+        if "risu-btn" in text:
+            lines = None
+            for m in _RISU_BTN.finditer(text):
+                if lines is None:
+                    lines = LineIndex(text)
+                ev = f"{where} line {lines.line(m.start())}"
+                self.hook("hook.manual", ev)
+                self.fact(self.entries, "onButtonClick", ev)
+                value = _CBS_IN_VALUE.sub("*", m.group(1)).strip()
+                if value:
+                    self.fact(self.buttons, value[:80], ev)
 
     # -- sections ------------------------------------------------------------------------
     def triggers(self) -> list[str]:
@@ -505,6 +531,9 @@ class _Builder:
                 self.wrong_type(f"/regex/{i}", "an object", r)
                 continue
             rtype = r.get("type")
+            if rtype == "disabled":  # a documented type: RisuAI keeps the script but never runs it
+                self.counts["regex_disabled"] = self.counts.get("regex_disabled", 0) + 1
+                continue
             if isinstance(rtype, str) and rtype in REGEX_TYPE_HOOKS:
                 self.hook(REGEX_TYPE_HOOKS[rtype], f"regex[{i}].type")
             elif rtype is not None:
@@ -568,6 +597,13 @@ class _Builder:
                 self.lua(content, f"lorebook[{i}]", LOREBOOK_CODE)
             if "{{" in content:
                 self.cbs(content, f"lorebook[{i}].content")
+            if "risu-btn" in content or "risu-trigger" in content:
+                scan = scan_html(content)
+                self.risu_buttons(content, f"lorebook[{i}].content")
+                for fn, line in scan.risu_triggers:
+                    ev = f"lorebook[{i}].content line {line}"
+                    self.hook("hook.manual", ev)
+                    self.fact(self.buttons, fn, ev)
         if self.lorebook_code:
             self.counts["lorebook_code"] = len(self.lorebook_code)
             shown = ", ".join(f"lorebook[{i}]" for i in self.lorebook_code[:8])
@@ -576,6 +612,22 @@ class _Builder:
                          f"entr{'y' if len(self.lorebook_code) == 1 else 'ies'} ({shown}"
                          f"{f' and {more} more' if more > 0 else ''}), loaded at run time; "
                          "analysed as code", evidence=f"lorebook[{self.lorebook_code[0]}]")
+
+    def card_fields(self) -> None:
+        """CBS in a card's greetings, description and prompt fields (``cardFields``)."""
+        fields = self.m.data.get("cardFields")
+        if not isinstance(fields, dict):
+            return
+        for key in sorted(fields):
+            value = fields[key]
+            texts = list(enumerate(value)) if isinstance(value, list) else [(None, value)]
+            for i, text in texts:
+                if isinstance(text, str) and "{{" in text:
+                    where = f"card.{key}" if i is None else f"card.{key}[{i}]"
+                    self.cbs(text, where)
+                    if key not in ("first_mes", "alternate_greetings", "group_only_greetings"):
+                        continue
+                    self.html(text, where)
 
     def assets(self) -> None:
         infos = self.m.assets
@@ -608,6 +660,62 @@ class _Builder:
                              evidence=str(an.where))
 
 
+#: ``risu-btn="value"``: RisuAI calls the Lua global onButtonClick(id, value)
+_RISU_BTN = re.compile(r"""risu-btn\s*=\s*["']([^"'<>\n]{0,200})["']""", re.IGNORECASE)
+_CBS_IN_VALUE = re.compile(r"\{\{[^{}]{0,100}\}\}")
+_ENTRY_ASSIGN = re.compile(r"\b(?:" + "|".join(ENTRY_POINTS) + r")\s*=[^=]")
+
+
+def entry_assignments(code: str) -> list[tuple[str, int]]:
+    """Global entry points set by assignment, whatever the value: ``onStart = function``,
+    ``onOutput = async(function ...)``, ``onInput = handler``, ``_G.onStart = f``
+    (``local onStart = ...`` and fields of other tables are not globals RisuAI reads)."""
+    toks = tokenize(code)
+    lines = LineIndex(code)
+    out: list[tuple[str, int]] = []
+    for k, tok in enumerate(toks):
+        if tok.kind != NAME or tok.value not in ENTRY_POINTS:
+            continue
+        nxt = toks[k + 1] if k + 1 < len(toks) else None
+        if nxt is None or nxt.kind != OP or nxt.value != "=":
+            continue
+        prev = toks[k - 1] if k else None
+        if prev is not None and prev.kind == OP and prev.value in (".", ":"):
+            base = toks[k - 2] if k >= 2 else None
+            if base is None or base.kind != NAME or base.value not in ("_G", "_ENV"):
+                continue
+        elif prev is not None and prev.kind == NAME and prev.value == "local":
+            continue
+        elif prev is not None and prev.kind == OP and prev.value == ",":
+            continue  # part of a multiple assignment or a local list: not followed
+        out.append((tok.value, lines.line(tok.start)))
+    return out
+
+
+def _assigned_on(code: str, name: str, line: int) -> bool:
+    """True when line ``line`` of ``code`` assigns ``name`` (``[local] name =``)."""
+    start = 0
+    for _ in range(line - 1):
+        start = code.find("\n", start) + 1
+        if start == 0:
+            return False
+    end = code.find("\n", start)
+    text = code[start:end if end >= 0 else len(code)]
+    return re.search(r"\b" + re.escape(name) + r"\s*=[^=]", text) is not None
+
+
+def through_pcall(call: Call) -> Call | None:
+    """``pcall(f, a, b)`` as the call ``f(a, b)`` (``xpcall(f, handler, a)`` as ``f(a)``),
+    when ``f`` is a plain name; None otherwise."""
+    if call.qualifier or not call.args:
+        return None
+    fn = call.args[0].name
+    if not fn:
+        return None
+    rest = call.args[1:] if call.name == "pcall" else call.args[2:]
+    return Call(fn, call.line, "", "", list(rest), "paren")
+
+
 def _host(url: str) -> str | None:
     url = url.strip()
     if not url.lower().startswith(("http://", "https://", "ws://", "wss://")):
@@ -627,6 +735,8 @@ def analyze(module: Module) -> Analysis:
     b.lorebook()
     b.finish_loads()
     b.regex_scripts()
+
+    b.card_fields()
 
     bg = module.background_embedding
     if bg.strip():

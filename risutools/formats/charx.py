@@ -45,6 +45,7 @@ class CharxContents:
     card: dict[str, Any]
     module: RisumContents | None
     anomalies: list[Anomaly] = field(default_factory=list)
+    card_data: dict[str, Any] | None = None  # card.json as read (its active content)
 
 
 def _shown(name: str, limit: int = 80) -> str:
@@ -198,7 +199,7 @@ def read_charx(fp: BinaryIO, *, with_assets: bool = False) -> CharxContents:
             )
             anomalies.extend(module.anomalies)
             module.anomalies = []
-    return CharxContents(card=card, module=module, anomalies=anomalies)
+    return CharxContents(card=card, module=module, anomalies=anomalies, card_data=card_obj)
 
 
 def _card_facts(

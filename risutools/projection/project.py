@@ -67,7 +67,10 @@ def _source_facts(module: Module) -> tuple[str, str, str, str, str | None]:
     sha = src.sha256.lower()
     if fmt.startswith("charx"):
         member = src.member or "module.risum"
-        return sha, f"{base}!{member}", "module.risum", "risu_attachment", base
+        kind = "card.json" if member == "card.json" else "module.risum"
+        return sha, f"{base}!{member}", kind, "risu_attachment", base
+    if fmt == "json-card":
+        return sha, "card.json", "card.json", "risu_json_export", None
     if fmt.startswith("json"):
         return sha, "module.json", "module.json", "risu_json_export", None
     if fmt in ("risup", "risupreset"):
