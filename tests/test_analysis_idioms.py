@@ -180,3 +180,89 @@ def test_risu_btn_is_the_button_entry_point() -> None:
 def test_no_risu_btn_no_button() -> None:
     a = analyze(Module({"name": "T", "backgroundEmbedding": "<div class='risu-btn'>x</div>"}))
     assert a.entry_points == [] and "hook.manual" not in a.hook_names()
+
+
+# -- D. CBS everywhere; presets; cards ---------------------------------------------------
+
+PRESET: dict[str, Any] = {
+    "name": "My Preset", "mainPrompt": "Write {{getvar::style}}.", "jailbreak": "",
+    "promptTemplate": [
+        {"type": "plain", "role": "system", "text": "{{#when::toggle::nsfw}}x{{/when}}"},
+        {"type": "plain", "role": "system", "text": "{{getglobalvar::toggle_tone}}"},
+        {"type": "chat", "rangeStart": 0, "rangeEnd": "end"},
+        {"type": "plain", "role": "user", "text": "{{setvar::turn::1}}"}],
+    "customPromptTemplateToggle": "nsfw=NSFW\ntone=Tone=select=Soft,Hard",
+    "regex": [{"comment": "r", "in": "a", "out": "{{getvar::style}}", "type": "editoutput",
+               "flag": "g"}],
+}
+
+
+def test_preset_prompt_items_toggles_and_regex() -> None:
+    a = analyze(Module(dict(PRESET), component_type="preset"))
+    assert [t.key for t in a.toggles] == ["nsfw", "tone"]
+    assert a.state_key("toggle_nsfw", "global") is not None
+    assert a.state_key("toggle_tone", "global") is not None
+    assert a.state_key("turn").writes == ["promptTemplate[3].text line 1"]
+    assert sorted(a.state_key("style").reads) == ["mainPrompt line 1", "regex[0].out line 1"]
+    assert "hook.edit_output" in a.hook_names() and "ui.toggles" in a.provides_names()
+    assert "RA704" not in [f.rule for f in a.findings]  # every toggle read is declared
+
+
+def test_preset_toggle_field_is_not_read_for_modules() -> None:
+    a = analyze(Module({"name": "M", "customPromptTemplateToggle": "x=X"}))
+    assert a.toggles == []
+
+
+def test_json_preset_and_card_exports_are_read(tmp_path: Path) -> None:
+    import json
+
+    from risutools.formats import read_path
+    p = tmp_path / "preset.json"
+    p.write_text(json.dumps(PRESET), encoding="utf-8")
+    [m] = read_path(p)
+    assert m.component_type == "preset" and m.source is not None
+    assert m.source.format == "json-preset"
+    card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+        "name": "Hero", "first_mes": "Hi {{user}}! {{setvar::met::1}}",
+        "alternate_greetings": ["Yo {{getvar::met}}"],
+        "extensions": {"risuai": {"lowLevelAccess": True, "triggerscript": [
+            {"type": "start", "conditions": [], "effect": [
+                {"type": "triggerlua", "code": "function onStart(id) LLM(id, {}) end"}]}],
+            "customScripts": [{"in": "a", "out": "b", "type": "disabled"}]}},
+        "character_book": {"entries": [{"keys": ["k"], "content": "lore", "name": "n"}]}}}
+    p = tmp_path / "card.json"
+    p.write_text(json.dumps(card), encoding="utf-8")
+    [c] = read_path(p)
+    assert c.component_type == "character" and c.name == "Hero"
+    a = analyze(c)
+    assert "hook.chat_start" in a.hook_names() and [x.name for x in a.privileged] == ["LLM"]
+    assert a.state_key("met").writes == ["card.first_mes line 1"]
+    assert a.state_key("met").reads == ["card.alternate_greetings[0] line 1"]
+    assert a.counts["lorebook"] == 1 and a.counts["regex_disabled"] == 1
+    assert "RA203" not in [f.rule for f in a.findings]
+
+
+def test_card_view_without_active_content() -> None:
+    from risutools.formats.card import card_module_data, has_active_content
+    quiet = card_module_data({"spec": "chara_card_v3",
+                              "data": {"name": "A", "first_mes": "Hello."}})
+    assert not has_active_content(quiet)
+    loud = card_module_data({"spec": "chara_card_v3", "data": {
+        "name": "A", "extensions": {"risuai": {"triggerscript": [{"type": "start"}]}}}})
+    assert has_active_content(loud)
+
+
+def test_regex_disabled_is_documented_and_unknown_is_not() -> None:
+    assert "RA203" not in ids(Module({"name": "T", "regex": [{"in": "a", "type": "disabled"}]}))
+    assert "RA203" in ids(Module({"name": "T", "regex": [{"in": "a", "type": "sometimes"}]}))
+
+
+def test_webp_under_an_image_name_is_normal() -> None:
+    from risutools.formats.model import AssetInfo
+    webp = b"RIFF\x00\x00\x00\x00WEBPVP8 "
+    ok = Module({"name": "T", "assets": [["a", "", "png"]]},
+                assets=[AssetInfo(0, "a", "", "png", size=20, head=webp)])
+    assert "RA401" not in ids(ok)
+    html = Module({"name": "T", "assets": [["a", "", "png"]]},
+                  assets=[AssetInfo(0, "a", "", "png", size=20, head=b"<html><script>")])
+    assert "RA401" in ids(html)

@@ -121,6 +121,10 @@ HOOK_WORDS: dict[str, str] = {
     "hook.edit_input": "editInput", "hook.edit_output": "editOutput",
     "hook.chat_start": "start", "hook.manual": "manual", "hook.translation": "translation",
 }
+#: preset prompt-item fields and preset text fields RisuAI runs through CBS
+PROMPT_ITEM_FIELDS = ("text", "innerFormat", "defaultText")
+PRESET_TEXT_FIELDS = ("mainPrompt", "jailbreak", "globalNote", "autoSuggestPrompt",
+                      "templateDefaultVariables", "groupTemplate", "JinjaTemplate")
 #: the "trigger" of code kept in lorebook entries (run by the module's triggers)
 LOREBOOK_CODE = -1
 _KEEP_CALLS = frozenset(HOST_APIS) | {"rawget", "rawset", "pcall", "xpcall"}
@@ -398,6 +402,13 @@ class _Builder:
             self.cap("chat_state_kv" if scope == "chat" else "global_state_kv", ev)
             if key:
                 self.state_use(scope, key, mode, ev)
+        elif t.name.startswith("#when") and "toggle" in (a.strip().lower() for a in t.args):
+            # {{#when::toggle::key}} reads the global toggle_<key>
+            args = [a.strip().lower() for a in t.args]
+            key = t.literal_arg(args.index("toggle") + 1)
+            self.cap("global_state_kv", ev)
+            if key:
+                self.state_use("global", f"toggle_{key}", "read", ev)
         elif t.name == "button":
             fn = t.literal_arg(1)
             self.hook("hook.manual", ev)
@@ -613,6 +624,24 @@ class _Builder:
                          f"{f' and {more} more' if more > 0 else ''}), loaded at run time; "
                          "analysed as code", evidence=f"lorebook[{self.lorebook_code[0]}]")
 
+    def preset_prompts(self) -> None:
+        """CBS in a preset's prompt items and prompt fields (RisuAI evaluates them all)."""
+        d = self.m.data
+        items = d.get("promptTemplate")
+        if isinstance(items, list):
+            self.counts["prompt_items"] = len(items)
+            for i, item in enumerate(items):
+                if not isinstance(item, dict):
+                    continue
+                for key in PROMPT_ITEM_FIELDS:
+                    text = item.get(key)
+                    if isinstance(text, str) and "{{" in text:
+                        self.cbs(text, f"promptTemplate[{i}].{key}")
+        for key in PRESET_TEXT_FIELDS:
+            text = d.get(key)
+            if isinstance(text, str) and "{{" in text:
+                self.cbs(text, key)
+
     def card_fields(self) -> None:
         """CBS in a card's greetings, description and prompt fields (``cardFields``)."""
         fields = self.m.data.get("cardFields")
@@ -737,6 +766,8 @@ def analyze(module: Module) -> Analysis:
     b.regex_scripts()
 
     b.card_fields()
+    if module.component_type == "preset":
+        b.preset_prompts()
 
     bg = module.background_embedding
     if bg.strip():
@@ -744,20 +775,26 @@ def analyze(module: Module) -> Analysis:
         b.cbs(bg, "backgroundEmbedding")
         b.html(bg, "backgroundEmbedding")
 
-    # toggles
-    tp = parse_toggles(module.custom_module_toggle)
+    # toggles (a preset keeps them in customPromptTemplateToggle)
+    toggle_field = "customModuleToggle"
+    toggle_text = module.custom_module_toggle
+    if module.component_type == "preset" and not toggle_text.strip():
+        raw_toggles = module.data.get("customPromptTemplateToggle")
+        if isinstance(raw_toggles, str):
+            toggle_field, toggle_text = "customPromptTemplateToggle", raw_toggles
+    tp = parse_toggles(toggle_text)
     for key, line in tp.duplicates:
         b.finding(RA701,
                   f"toggle key {key[:60]!r} is declared more than once; RisuAI keeps one value "
-                  "for both", evidence=f"customModuleToggle line {line}")
+                  "for both", evidence=f"{toggle_field} line {line}")
     for line in tp.malformed:
         b.finding(RA702, "a toggle line has no key=label form and was skipped",
-                  evidence=f"customModuleToggle line {line}")
+                  evidence=f"{toggle_field} line {line}")
     for kind, line in tp.unknown_types:
         b.finding(RA703, f"unknown toggle type {kind!r}; read as a text field",
-                  evidence=f"customModuleToggle line {line}")
-    if module.custom_module_toggle.strip():
-        b.cap("ui.toggles", "customModuleToggle")
+                  evidence=f"{toggle_field} line {line}")
+    if toggle_text.strip():
+        b.cap("ui.toggles", toggle_field)
     declared = {t.key for t in tp.toggles}
     for (scope, key), _sk in sorted(b.state.items()):
         if scope == "global" and key.startswith("toggle_") and declared \

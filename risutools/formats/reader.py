@@ -26,6 +26,7 @@ FORMATS = (
     "json-external-lorebook",
     "json-regex",
     "json-card",
+    "json-preset",
 )
 #: bytes read from the start of a file for detection
 HEAD = 4096
