@@ -266,3 +266,40 @@ def test_webp_under_an_image_name_is_normal() -> None:
     html = Module({"name": "T", "assets": [["a", "", "png"]]},
                   assets=[AssetInfo(0, "a", "", "png", size=20, head=b"<html><script>")])
     assert "RA401" in ids(html)
+
+
+def test_same_module_as_json_and_risum_is_one_component(tmp_path: Path) -> None:
+    import json
+
+    from risutools.formats import read_path
+    from risutools.formats.risum import write_risum
+    from risutools.projection import project
+    module = {"name": "Counter", "id": "5f0c-counter", "description": "counts turns",
+              "lorebook": [], "regex": [], "trigger": [{"type": "start", "conditions": [],
+                                                        "effect": [{"type": "setvar",
+                                                                    "var": "n", "value": "1",
+                                                                    "operator": "+="}]}]}
+    (tmp_path / "c.json").write_text(json.dumps({**module, "type": "risuModule"}), "utf-8")
+    (tmp_path / "c.risum").write_bytes(write_risum(module, []))
+    [a] = read_path(tmp_path / "c.json")
+    [b] = read_path(tmp_path / "c.risum")
+    da, db = project(a), project(b)
+    assert da["component_id"] == db["component_id"]
+    assert da["provenance"]["source_refs"][0]["sha256"] != \
+        db["provenance"]["source_refs"][0]["sha256"]
+    other = project(Module({**module, "description": "counts turns twice"}))
+    assert other["component_id"] != da["component_id"]
+
+
+def test_document_says_lorebook_code_runs_en_and_ko() -> None:
+    from risutools.projection import project
+    m = lua_module(LOADER, lla=True, lorebook=[{"comment": "helper", "content": HELPER}])
+    en = project(m)["payload"]["activation_rules"]
+    assert any("runs Lua kept in its lorebook" in r and "lorebook[0]" in r for r in en)
+    assert any(r.startswith("Static analysis finding RA114") for r in en)
+    ko = project(m, lang="ko")["payload"]["activation_rules"]
+    assert any("로어북 항목 1개(lorebook[0])에 담긴 Lua 코드" in r for r in ko)
+    for rules in (en, ko):
+        assert not any("axLLM(" in r or "load(" in r for r in rules)  # never code
+    plain = project(lua_module("setChatVar(id, 'a', '1')"))["payload"]["activation_rules"]
+    assert not any("lorebook" in r for r in plain)

@@ -906,6 +906,7 @@ def analyze(module: Module) -> Analysis:
         trigger_types=trigger_types,
         low_level_access=module_lla,
         low_level_triggers=list(b.trigger_lla),
+        lorebook_code=list(b.lorebook_code),
         counts=counts,
         findings=sorted_findings(b.findings),
     )
