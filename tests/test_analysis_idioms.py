@@ -303,3 +303,35 @@ def test_document_says_lorebook_code_runs_en_and_ko() -> None:
         assert not any("axLLM(" in r or "load(" in r for r in rules)  # never code
     plain = project(lua_module("setChatVar(id, 'a', '1')"))["payload"]["activation_rules"]
     assert not any("lorebook" in r for r in plain)
+
+
+def test_cbs_in_v1_effect_values() -> None:
+    m = Module({"name": "T", "trigger": [{"type": "manual", "conditions": [], "effect": [
+        {"type": "impersonate", "role": "char", "value": "{{getvar::mood}} says hi"},
+        {"type": "modifychat", "index": "{{lastmessageid}}", "value": "{{setvar::seen::1}}"},
+        {"type": "setvar", "var": "n", "operator": "=", "value": "{{getglobalvar::toggle_x}}"}]}]})
+    a = analyze(m)
+    assert a.state_key("mood").reads == ["trigger[0].effect[0].value line 1"]
+    assert a.state_key("seen").writes == ["trigger[0].effect[1].value line 1"]
+    assert a.state_key("toggle_x", "global") is not None
+    quiet = analyze(Module({"name": "T", "trigger": [{"type": "manual", "conditions": [],
+                                                      "effect": [{"type": "impersonate",
+                                                                  "value": "plain"}]}]}))
+    assert quiet.state == []
+
+
+def test_low_level_only_effects_are_privileged() -> None:
+    m = Module({"name": "T", "trigger": [{"type": "manual", "conditions": [], "effect": [
+        {"type": "showAlert", "alertType": "normal", "value": "hi"}]}]})
+    assert "RA101" in ids(m)
+    m.data["trigger"][0]["lowLevelAccess"] = True
+    assert "RA101" not in ids(m) and "RA102" not in ids(m)
+
+
+def test_no_turn_off_advice_when_code_is_loaded_from_a_lorebook() -> None:
+    code = "local s = getLoreBooks(id, 'prelude')\nload(s[1].content)()"
+    found = {f.rule: f for f in analyze(lua_module(code, lla=True)).findings}
+    assert "turn lowLevelAccess off" not in found["RA102"].message
+    found = {f.rule: f for f in analyze(lua_module("setChatVar(id, 'a', '1')",
+                                                   lla=True)).findings}
+    assert "turn lowLevelAccess off" in found["RA102"].message

@@ -107,9 +107,10 @@ EFFECT_CAPS: dict[str, str] = {
     "v2ModifyLorebook": "lorebook.write", "v2SetLorebookActivation": "lorebook.write",
     "v2SetCharacterDesc": "character.write", "v2SetPersonaDesc": "character.write",
 }
+#: trigger effects RisuAI runs only with lowLevelAccess (triggers.ts: "low level access only")
 PRIVILEGED_EFFECTS = frozenset({
-    "runLLM", "runAxLLM", "runImgGen", "checkSimilarity",
-    "v2RunLLM", "v2ImgGen", "v2CheckSimilarity",
+    "runLLM", "runAxLLM", "runImgGen", "checkSimilarity", "showAlert", "sendAIprompt",
+    "extractRegex", "v2RunLLM", "v2ImgGen", "v2CheckSimilarity",
 })
 VAR_WRITE_EFFECTS = frozenset({"setvar", "v2SetVar", "v2MakeArrayVar"})
 CBS_STATE: dict[str, tuple[str, str]] = {
@@ -528,6 +529,10 @@ class _Builder:
         if etype in PRIVILEGED_EFFECTS:
             self.fact(self.privileged, etype, where)
             self.privileged_uses.append((etype, i, where))
+        for key in sorted(e):  # RisuAI runs effect values through CBS (risuChatParser)
+            text = e[key]
+            if key not in ("type", "code") and isinstance(text, str) and "{{" in text:
+                self.cbs(text, f"{where}.{key}")
         var = e.get("var")
         if isinstance(var, str) and var.strip() and ("var" in etype.lower()):
             mode = "write" if etype in VAR_WRITE_EFFECTS or etype.startswith("v2Set") else "read"
@@ -856,7 +861,7 @@ def analyze(module: Module) -> Analysis:
                       "refuse it silently (set lowLevelAccess or remove the call)",
                       evidence=where)
     if any_lla and not b.privileged_uses:
-        unseen = any(f.rule in (RA110.id, RA112.id) for f in b.findings)
+        unseen = any(f.rule in (RA110.id, RA112.id, RA113.id) for f in b.findings)
         b.finding(RA102, "asks for lowLevelAccess but uses no privileged API "
                   + ("in the code this analysis can read; it also runs code built at run time, "
                      "which may need it" if unseen else "(over-asking); turn lowLevelAccess off"),
