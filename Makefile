@@ -21,8 +21,11 @@ $(DEV_STAMP): $(RUNTIME_STAMP)
 venv: $(DEV_STAMP)
 
 ## demo: ingest the bundled fixture sources into a catalog (Korean sentences, curator notes),
-##       replay the context cutter, then validate and verify the catalog
+##       replay the context cutter, validate and verify the catalog; then review it, show a
+##       promotion refused for a missing approval, sign approvals with a throwaway SSH key,
+##       promote the cutter to approved, and validate + verify + review again
 DEMO := build/demo-catalog
+DEMO_CUTTER := module.risu.174678332.context-cutter
 demo: $(RUNTIME_STAMP)
 	rm -rf $(DEMO) && mkdir -p $(DEMO) && cp -r fixtures/notes $(DEMO)/notes
 	$(BIN)/risutools ingest fixtures/sources -o $(DEMO) --lang ko
@@ -30,10 +33,24 @@ demo: $(RUNTIME_STAMP)
 		--fixture fixtures/replay/anchor-edit.yaml --update
 	$(BIN)/risutools validate $(DEMO)
 	$(BIN)/risutools verify $(DEMO) --sources fixtures/sources
+	@echo "--- review, then promotion of the context cutter (docs/catalog.md)"
+	printf 'sources: ../../fixtures/sources\ncatalog:\n  allowed_signers: .allowed_signers\n  require_signatures: true\n' > $(DEMO)/.risutools.yaml
+	rm -f build/demo-key build/demo-key.pub && ssh-keygen -q -t ed25519 -N '' -C demo -f build/demo-key
+	echo "demo $$(cut -d' ' -f1,2 build/demo-key.pub)" > $(DEMO)/.allowed_signers
+	$(BIN)/risutools review $(DEMO) -q -f html -o build/demo-review.html
+	$(BIN)/risutools promote $(DEMO_CUTTER) --catalog $(DEMO) --to pending_human_review; test $$? -eq 1
+	$(BIN)/risutools approve $(DEMO_CUTTER) --catalog $(DEMO) --action request_review --reviewer demo --sign build/demo-key
+	$(BIN)/risutools promote $(DEMO_CUTTER) --catalog $(DEMO) --to pending_human_review
+	$(BIN)/risutools packet $(DEMO_CUTTER) --catalog $(DEMO) --lane light -o build/demo-packets
+	$(BIN)/risutools approve $(DEMO_CUTTER) --catalog $(DEMO) --action approve --reviewer demo --sign build/demo-key
+	$(BIN)/risutools promote $(DEMO_CUTTER) --catalog $(DEMO) --to approved
+	$(BIN)/risutools validate $(DEMO)
+	$(BIN)/risutools verify $(DEMO) --sources fixtures/sources
+	$(BIN)/risutools review $(DEMO) -q
 	@echo
-	@echo "demo catalog: $(DEMO)  (replay report: $(DEMO)/replays/*.html)"
-	@echo "expected: 9 documents, 0 errors, 0 warnings (fixtures/notes completes every narrative);"
-	@echo "          11 digests verified (9 sources + the card's module + the replay report)"
+	@echo "demo catalog: $(DEMO)  (replay report: $(DEMO)/replays/*.html; review page: build/demo-review.html)"
+	@echo "expected: 9 documents, 0 errors, 0 warnings (fixtures/notes completes every narrative); 11 digests"
+	@echo "verified; the first promotion refused (no approval), the signed ones accepted: the cutter is approved"
 
 ## test: lint, type-check, run the test suite, and check the wheel builds and its metadata renders
 test: lint typecheck unit package

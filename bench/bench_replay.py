@@ -17,7 +17,10 @@
   budget: the anchor is edited or deleted dozens of times, so R8 is exercised; the report
   prints how many requests R8 was checked on).
 
-Usage: ``python bench/bench_replay.py [--quick]``.
+* The invariant checker's own cost per request at 1,000 / 10,000 / 100,000 messages
+  (``--checker-only`` runs just that part): it must stay flat.
+
+Usage: ``python bench/bench_replay.py [--quick] [--checker-only]``.
 """
 
 from __future__ import annotations
@@ -111,14 +114,15 @@ def run_cutter(fx: Fixture, cfg: ReplayConfig) -> dict[str, Any]:
         times.append(time.perf_counter() - t0)
         results.append(res)
         sizes.append(res.messages_in)
-    # the invariant check, untimed (it is O(n) per request by design); the checker's
-    # input is rebuilt from the fixture by iterate_cutter, not read from the cutter
+    # the invariant check over the same run, timed apart (see checker_cost for its
+    # per-request figures); the checker's input is rebuilt from the fixture by
+    # iterate_cutter, not read from the cutter
     checker = InvariantChecker(cfg)
     orph = 0
     t0 = time.perf_counter()
-    for _, _, step in iterate_cutter(fx, cfg):
+    for _, res, step in iterate_cutter(fx, cfg):
         assert step is not None
-        orph += orphans(step.out) > 0
+        orph += res.orphaned_tool_results > 0
         checker.check(step)
     check_s = time.perf_counter() - t0
     return {
@@ -247,8 +251,55 @@ def med(xs: list[float]) -> str:
     return f"{1000 * statistics.median(xs):.3f} ms"
 
 
+CHECKER_SIZES = (1_000, 10_000, 100_000)
+
+
+def checker_cost(n: int) -> dict[str, Any]:
+    """The checker alone, per request, on a run whose history grows to ``n`` messages.
+
+    ``synthesize(seed=7, n, turns=n/2)``: two messages per request, 5 % edits, 2 % deletes,
+    15 % tool calls.  Times ``InvariantChecker.check`` only (the harness and the cutter are
+    outside the timer); first and last 10 % of the requests are reported apart, so a cost
+    that grew with the history would show.
+    """
+    fx = build_fixture(synthesize(7, n, edit_rate=0.05, delete_rate=0.02, tool_rate=0.15))
+    cfg = build_config(CONFIG)
+    checker = InvariantChecker(cfg)
+    times: list[float] = []
+    sizes: list[int] = []
+    for _, res, obs in iterate_cutter(fx, cfg):
+        assert obs is not None
+        t0 = time.perf_counter()
+        checker.check(obs)
+        times.append(time.perf_counter() - t0)
+        sizes.append(res.messages_in)
+    assert checker.failed() == [], checker.failed()
+    k = max(1, len(times) // 10)
+    return {"n": n, "requests": len(times), "times": times, "k": k,
+            "first_size": sizes[k // 2], "last_size": sizes[-k // 2]}
+
+
+def print_checker_costs(quick: bool) -> None:
+    print("\n=== invariant checker cost per request (InvariantChecker.check only)")
+    print("  history | requests | median | 90th pct | mean | first 10 % median | last 10 % median")
+    for n in CHECKER_SIZES[:2] if quick else CHECKER_SIZES:
+        r = checker_cost(n)
+        t, k = r["times"], r["k"]
+        print(
+            f"  {n:>7,} | {r['requests']:>8,} | {1e6 * statistics.median(t):.1f} us | "
+            f"{1e6 * sorted(t)[len(t) * 9 // 10]:.1f} us | {1e6 * statistics.fmean(t):.1f} us | "
+            f"{1e6 * statistics.median(t[:k]):.1f} us "
+            f"(~{r['first_size']:,} msgs) | {1e6 * statistics.median(t[-k:]):.1f} us "
+            f"(~{r['last_size']:,} msgs)",
+            flush=True,
+        )
+
+
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
+    if "--checker-only" in argv:
+        print_checker_costs(quick)
+        return 0
     if "--langchain-json" in argv:
         name = argv[argv.index("--langchain-json") + 1]
         fx, cfg = make_fixture(name, quick)
@@ -257,6 +308,7 @@ def main(argv: list[str]) -> int:
         return 0
     for name in SCENARIOS:
         scenario(name, quick)
+    print_checker_costs(quick)
     return 0
 
 
@@ -288,7 +340,7 @@ def scenario(name: str, quick: bool) -> None:
         f"  cuts {cut['cuts']}, anchor losses {cut['anchor_losses']} (R8 checked on "
         f"{cut['r8_checked']}), requests with an orphaned tool result {cut['orphan_requests']}"
     )
-    print(f"  invariant checker over the same run (O(n) per request): {cut['check_s']:.2f} s")
+    print(f"  replay with the invariant checker over the same run: {cut['check_s']:.2f} s")
     try:
         import langchain_core  # type: ignore[import-not-found]  # noqa: F401
 

@@ -21,7 +21,7 @@ from risutools.errors import RisuError, WriteConflict
 app = typer.Typer(
     name="risutools",
     help="Read RisuAI modules, cards and presets without executing them; project, "
-    "validate, verify and replay matrix-component-v1 documents.",
+    "validate, verify, replay, review and promote matrix-component-v1 documents.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -449,6 +449,8 @@ def replay_run(
     )
     if outcome.updated:
         typer.echo(f"updated {component}")
+    elif outcome.message:
+        typer.echo(outcome.message)
     raise typer.Exit(0 if s["verdict"] == "passed" else 1)
 
 
@@ -559,6 +561,137 @@ def ingest_cmd(
 
 
 # ==== end catalog commands ===================================================
+
+
+# ==== promotion commands: approve, promote, activate, deactivate, packet, review ====
+# Thin wrappers; the work is in risutools.catalog.{approvals,promote,packet,review}.
+
+_CATALOG_OPT = "Catalog folder (default: the catalog found above the current folder)."
+
+
+@app.command("approve")
+def approve_cmd(
+    component: str = typer.Argument(..., help="A document's path, or a component_id."),
+    action: str = typer.Option(
+        ..., "--action", help="request_review | approve | reject | promote | retire"),
+    reviewer: str = typer.Option(..., "--reviewer", help="The person approving."),
+    note: str = typer.Option("", "--note", help="What the reviewer read and decided."),
+    sign: str | None = typer.Option(
+        None, "--sign", metavar="KEY", help="Sign with this SSH private key (ssh-keygen -Y)."),
+    catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
+) -> None:
+    """Write a human approval record naming the document's current base hash."""
+    from risutools.catalog.commands import approve
+
+    typer.echo(approve(component, action, reviewer, note, sign, catalog))
+
+
+@app.command("promote")
+def promote_cmd(
+    component: str = typer.Argument(..., help="A document's path, or a component_id."),
+    to: str = typer.Option(..., "--to", help="pending_human_review | approved | promoted | "
+                           "rejected | retired"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
+    as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
+    catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
+) -> None:
+    """Check every gate of a review-status transition; on success write it (exit 1: refused)."""
+    from risutools.catalog.commands import switch
+
+    raise typer.Exit(switch(component, to, "status", dry_run, as_json, catalog))
+
+
+@app.command("activate")
+def activate_cmd(
+    component: str = typer.Argument(..., help="A document's path, or a component_id."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
+    as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
+    actor: str = typer.Option("", "--by", help="Who switches it (recorded in the log)."),
+    catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
+) -> None:
+    """Set runtime_status active (approved/promoted, no active conflict, exclusivity)."""
+    from risutools.catalog.commands import switch
+
+    raise typer.Exit(switch(component, "active", "runtime", dry_run, as_json, catalog, actor))
+
+
+@app.command("deactivate")
+def deactivate_cmd(
+    component: str = typer.Argument(..., help="A document's path, or a component_id."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
+    as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
+    actor: str = typer.Option("", "--by", help="Who switches it (recorded in the log)."),
+    catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
+) -> None:
+    """Set runtime_status inactive (logged in transitions.ndjson)."""
+    from risutools.catalog.commands import switch
+
+    raise typer.Exit(switch(component, "inactive", "runtime", dry_run, as_json, catalog, actor))
+
+
+@app.command("packet")
+def packet_cmd(
+    component: str | None = typer.Argument(
+        None, help="A document's path, or a component_id (not with --queue)."),
+    lane: str = typer.Option(..., "--lane", help="light | full (the context shape)."),
+    out: str = typer.Option("packets", "-o", "--output", metavar="DIR",
+                            help="Folder for the JSON + Markdown files."),
+    actor: str = typer.Option("", "--actor", help="Who asks for the review (recorded)."),
+    instruction: str | None = typer.Option(
+        None, "--instruction", help="The task (default: from the next lifecycle step)."),
+    escalates: str | None = typer.Option(
+        None, "--escalates", metavar="TASK", help="The light task this full packet escalates."),
+    queue: str | None = typer.Option(
+        None, "--queue", metavar="DIR", help="Hand-off: one light packet per component with "
+        "--status, plus a hand-off record, into DIR."),
+    status: str | None = typer.Option(None, "--status", help="With --queue: which components."),
+    limit: int = typer.Option(1000, "--limit", help="With --queue: at most this many packets."),
+    catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
+) -> None:
+    """Write a review packet (JSON + Markdown): light or full lane (seed 001)."""
+    from risutools.catalog.commands import run_packet
+
+    raise typer.Exit(run_packet(component, lane, out, actor, instruction, escalates, queue,
+                                status, limit, catalog))
+
+
+@app.command("review")
+def review_cmd(
+    catalog_dir: str | None = typer.Argument(
+        None, metavar="CATALOG", help="Catalog folder (default: found above the current one)."),
+    fmt: str = typer.Option("text", "--format", "-f",
+                            help="text | json | markdown | sarif | github | html"),
+    sources: str | None = typer.Option(
+        None, "--sources", help="Source store folder (default: `sources:` in the config)."),
+    output: str | None = typer.Option(None, "--output", "-o", help="Write the report here."),
+    jobs: int | None = typer.Option(
+        None, "-j", "--jobs", help="Worker processes for the document rules (default: all "
+        "cores)."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
+) -> None:
+    """Review a whole catalog (read-only): findings, digests, graph, log, approvals, board."""
+    from risutools.catalog.catalog import Catalog
+    from risutools.catalog.review import review_catalog
+    from risutools.report import review_html, review_text
+
+    renderers = {"html": review_html.render_review_html,
+                 "text": review_text.render_review_text, "json": review_text.render_review_json,
+                 "markdown": review_text.render_review_markdown,
+                 "sarif": review_text.render_review_sarif,
+                 "github": review_text.render_review_github}
+    if fmt not in renderers:
+        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(renderers)}",
+                                 param_hint="--format")
+    if jobs is not None and jobs < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--jobs")
+    with review_text.ReviewProgress(enabled=not quiet) as bar:
+        rv = review_catalog(Catalog.open(catalog_dir), sources=sources, jobs=jobs,
+                            progress=bar.update)
+    _contract_output(renderers[fmt](rv), output)
+    raise typer.Exit(rv.exit_code())
+
+
+# ==== end promotion commands ==================================================
 
 
 def _click_class(name: str) -> type[BaseException]:

@@ -86,21 +86,30 @@ def sha256_stream(f: Readable, chunk: int = CHUNK) -> str:
 
 
 def display_path(path: str | os.PathLike[str]) -> str:
-    """A path as text that can always be printed and stored.  A path that is UTF-8 is
-    kept as it is; one that is not (a CP949 name from a Korean zip, kept by Python as
-    surrogates) shows every non-ASCII byte as ``\\xNN`` (a part that happens to decode
-    as UTF-8 would show the wrong letters)."""
-    raw = os.fsencode(path)
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("ascii", "backslashreplace")
+    """A path as text that can always be printed and stored: the one escaping of
+    :func:`risutools.pathnames.show_name` (bytes that are not UTF-8 as ``\\xNN``)."""
+    from risutools.pathnames import show_name
+
+    return show_name(path)
 
 
 # -- the lock ------------------------------------------------------------------
 
 _locks: dict[str, tuple[threading.RLock, Any]] = {}
 _locks_guard = threading.Lock()
+
+
+def _forget_locks_in_child() -> None:
+    """A forked child holds none of its parent's locks: it builds its own lock objects
+    (a ``filelock`` object inherited across fork refuses to be used, rightly)."""
+    global _locks_guard, _swept_guard, _live_guard
+    _locks.clear()
+    _locks_guard = threading.Lock()
+    _swept_guard = threading.Lock()  # another thread may have held these at the fork
+    _live_guard = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_locks_in_child)
 
 
 def lock_file_for(path: str | os.PathLike[str]) -> Path:
@@ -292,6 +301,7 @@ def atomic_write(
     raised as ``OSError`` for the caller to turn into its one-line error.
     """
     target = Path(path)
+    _refuse_non_regular(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     _sweep_once(target.parent)
     tmp = _temp_name(target)
@@ -305,6 +315,21 @@ def atomic_write(
             _live.discard(live)
     if sync_dir:
         fsync_directory(target.parent)
+
+
+def _refuse_non_regular(target: Path) -> None:
+    """A rename would replace a device, FIFO or socket with a file (``-o /dev/null``
+    must never turn the machine's /dev/null into a file): refuse."""
+    try:
+        st = os.stat(target)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError:
+        return  # unreadable metadata: the write itself reports the OS error
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):  # a folder: the OS refuses
+        raise RisuError("not-a-regular-file",
+                        "a device, FIFO or socket; refusing to replace it with a file",
+                        path=display_path(target))
 
 
 def _write_replace(

@@ -11,7 +11,8 @@ error lines).  It is reversible (:func:`name_bytes` gives back the exact bytes):
 
 - ``\\`` is written ``\\\\``;
 - a byte that is not UTF-8, or an ASCII control character, is written ``\\xNN``
-  (its byte value);
+  (its byte value); in a name that is not UTF-8 every non-ASCII byte is (a run of it that
+  happens to decode as UTF-8 would show letters its author never wrote);
 - any other control, format or line/paragraph separator character (``Cc``, ``Cf``, ``Zl``,
   ``Zp``: U+0085, U+200E, U+2028, bidi overrides...) is written ``\\uNNNN``;
 - everything else (Korean, spaces, emoji) is kept as is.
@@ -53,6 +54,12 @@ def show_name(name: str | bytes | os.PathLike[str]) -> str:
     s = os.fspath(name)
     if s.isprintable() and "\\" not in s:
         return s  # the common case: nothing to escape
+    if any(0xDC80 <= ord(ch) <= 0xDCFF for ch in s):
+        # not UTF-8 (a CP949 name): every non-ASCII byte as \xNN, since a run that happens
+        # to decode as UTF-8 would show letters the name's author never wrote
+        raw = s.encode("utf-8", "surrogateescape")
+        return "".join("\\\\" if b == 0x5C else chr(b) if 0x20 <= b < 0x7F else f"\\x{b:02x}"
+                       for b in raw)
     out = []
     for ch in s:
         if ch == "\\":

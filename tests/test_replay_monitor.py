@@ -34,7 +34,11 @@ def test_monitor_fixture_levels_and_alerts() -> None:
     assert [r["monitor"]["metrics"] for r in report["requests"]][3:5] == ["stale", "missing"]
     assert [a["request"] for a in report["alerts"]] == [2, 7, 8, 13, 14]
     assert report["summary"]["alerts"] == 5
-    assert report["invariants"] == []
+    # the monitor's own checks ran: levels and alerts on the 12 fresh requests, the
+    # stale (4) and missing (5) ones left alone
+    got_inv = {i["id"]: (i["verdict"], i["requests_checked"]) for i in report["invariants"]}
+    assert got_inv == {"M1": ("passed", 12), "M2": ("passed", 12), "M3": ("passed", 2)}
+    assert report["summary"]["verdict"] == "passed"
 
 
 def test_usage_from_the_estimate_and_custom_thresholds() -> None:

@@ -45,6 +45,10 @@ class CatalogLog:
     by_component: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     problems: list[tuple[int | None, str]] = field(default_factory=list)  # (line, why)
     exists: bool = False
+    # runtime switches ({"kind": "runtime", ...}, risutools activate/deactivate): not
+    # lifecycle steps, but they move the document's hash on
+    runtime: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
+    size: int = 0  # bytes of the log read
 
 
 def find_catalog_root(start: Path, stop: Path | None = None) -> Path | None:
@@ -60,10 +64,13 @@ def find_catalog_root(start: Path, stop: Path | None = None) -> Path | None:
         d = d.parent
 
 
-def read_log(root: Path) -> CatalogLog:
+def read_log(root: Path, only: str | None = None) -> CatalogLog:
+    """The log; with ``only``, lines that do not contain that component id are skipped
+    unparsed (a promotion reads one component's chain from a long log)."""
     from risutools.contract.loaders import parse_json_text
 
     log = CatalogLog(root)
+    needle = only.encode("utf-8") if only is not None else None
     path = root / "transitions.ndjson"
     if not path.is_file():
         return log
@@ -75,8 +82,9 @@ def read_log(root: Path) -> CatalogLog:
     except FileRefused as exc:
         log.problems.append((None, f"cannot read transitions.ndjson: {exc.why}"))
         return log
+    log.size = len(data)
     for i, raw in enumerate(data.split(b"\n"), start=1):
-        if not raw.strip():
+        if not raw.strip() or (needle is not None and needle not in raw):
             continue
         try:
             text = raw.decode("utf-8")
@@ -90,6 +98,9 @@ def read_log(root: Path) -> CatalogLog:
         if not isinstance(rec, dict) or not isinstance(rec.get("component_id"), str):
             log.problems.append((i, "transition line is not an object with a component_id; "
                                   "restore the line as written"))
+            continue
+        if rec.get("kind") == "runtime":
+            log.runtime.setdefault(rec["component_id"], []).append((i, rec))
             continue
         log.by_component.setdefault(rec["component_id"], []).append((i, rec))
     return log
@@ -152,13 +163,15 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str
         yield from _check_approval(log.root, line, rec, component_id, action_for(frm, to) or "")
         expected_from = to
     last_line, last = steps[-1]
+    switches = log.runtime.get(component_id, [])
+    hash_line, hash_rec = max((steps[-1], *switches[-1:]), key=lambda s: s[0])
     if last.get("to_status") != status:
         yield (f"the last recorded transition (line {last_line}) ends at "
                f"{last.get('to_status')!r} but review_status is {status!r} (changed without a "
                "recorded transition); restore it or record the change with `risutools promote`")
-    elif last.get("after_sha256") != doc_hash:
-        yield (f"the document changed after its last recorded transition (line {last_line}: "
-               f"after_sha256 {str(last.get('after_sha256'))[:19]}…, now {doc_hash[:19]}…); "
+    elif hash_rec.get("after_sha256") != doc_hash:
+        yield (f"the document changed after its last recorded transition (line {hash_line}: "
+               f"after_sha256 {str(hash_rec.get('after_sha256'))[:19]}…, now {doc_hash[:19]}…); "
                "record the change through `risutools promote`")
 
 

@@ -1,43 +1,77 @@
 """``.charx`` character cards (a ZIP) and CharX-JPEG (a JPEG with the ZIP appended).
 
-Only the members needed are read: ``card.json`` and ``module.risum`` (plus card
-assets when explicitly asked for by ``unpack``).  Every member is inflated in a
-bounded, streamed way: a member that inflates past ``MAX_MEMBER_BYTES`` (50 MiB,
-like RisuAI's own skip limit) or past ``MAX_RATIO`` times its compressed size
-(once over 1 MiB) is refused, so a zip bomb costs little time and memory.
-Member names are never used as paths here; unsafe names are reported.  Before
-``zipfile`` parses the central directory, its declared size and entry count are
-checked (``MAX_CD_BYTES``, ``MAX_MEMBERS``) so a many-member archive costs little.
-A ``card.json`` or ``module.risum`` present twice is refused: RisuAI keeps the last
+The ZIP is read by risutools' own bounded reader, not :mod:`zipfile`:
+
+* The end-of-central-directory record is found by checking *each* candidate
+  ``PK\\x05\\x06`` from the end of the file (a signature that is really the
+  bytes of another record's field fails the checks), and the central directory's
+  declared entry count and byte size are bounded (``MAX_MEMBERS``,
+  ``MAX_CD_BYTES``) *before* one entry is parsed — from the record that is then
+  used, so the check and the parse can never disagree.
+* Only the members needed are read: ``card.json`` and ``module.risum`` (plus card
+  assets when ``unpack`` asks).  A member is streamed through its decompressor in
+  bounded steps with a running output cap: never past its declared size, never
+  past ``MAX_MEMBER_BYTES`` (50 MiB, RisuAI's own skip limit), never past
+  ``MAX_RATIO`` times its compressed size (once over 1 MiB); CRC-32 and size are
+  checked at the end.
+* Only the methods RisuAI reads are accepted: stored (0) and deflate (8).  RisuAI
+  writes every member with fflate's ``ZipDeflate`` and reads cards with fflate's
+  ``Unzip`` with only ``UnzipInflate`` registered, so a member in bzip2, LZMA or
+  any other method cannot come from RisuAI and would not load in it; such a
+  member is refused (``zip-unsupported-method``) without decompressing a byte.
+  Encrypted members are refused too.
+
+Member names are never used as paths here; unsafe names are reported.  A
+``card.json`` or ``module.risum`` present twice is refused: RisuAI keeps the last
 copy, and a reviewer must never be shown a different module from the one it loads.
 """
 
 from __future__ import annotations
 
+import hashlib
 import struct
-import zipfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from risutools.errors import FormatError
+from risutools.formats import jsonscan
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly
-from risutools.formats.risum import RisumContents, read_risum_bytes
+from risutools.formats.risum import RisumContents, read_risum_stream
 
 MAX_MEMBER_BYTES = 50 * 1024 * 1024
 MAX_RATIO = 200
 RATIO_FLOOR = 1024 * 1024
 MAX_MEMBERS = 65535
-#: largest central directory accepted (bounds the entries zipfile would build)
+#: largest central directory accepted (bounds the entries parsed)
 MAX_CD_BYTES = 4 * 1024 * 1024
-#: bound on all card assets ``unpack`` inflates together (also <= 1 MiB + 200x the file)
+#: bound on all card assets ``unpack`` inflates together (and held in memory):
+#: min(MAX_TOTAL_BYTES, TOTAL_FLOOR + TOTAL_RATIO x the file size)
 MAX_TOTAL_BYTES = 1024 * 1024 * 1024
+TOTAL_FLOOR = 16 * 1024 * 1024
+TOTAL_RATIO = 4
+#: compression methods read: 0 stored, 8 deflate (all RisuAI writes or reads)
+METHODS = {0: "stored", 8: "deflate"}
+#: names of other methods, for the refusal message
+_METHOD_NAMES = {12: "bzip2", 14: "lzma", 9: "deflate64", 93: "zstd", 95: "xz", 98: "ppmd"}
 CARD = "card.json"
 MODULE = "module.risum"
 JPEG_MAGIC = b"\xff\xd8\xff"
 ZIP_MAGIC = b"PK\x03\x04"
+_EOCD = b"PK\x05\x06"
+_EOCD_LEN = 22
+_LOC64 = b"PK\x06\x07"
+_LOC64_LEN = 20
+_EOCD64 = b"PK\x06\x06"
+_EOCD64_LEN = 56
+_CDH = b"PK\x01\x02"
+_CDH_LEN = 46
+_LFH = b"PK\x03\x04"
+_LFH_LEN = 30
+_STEP_IN = 64 * 1024  # compressed bytes read per step
+_STEP_OUT = 1024 * 1024  # most bytes one decompress call may produce
 
 
 @dataclass
@@ -48,53 +82,192 @@ class CharxContents:
     card_data: dict[str, Any] | None = None  # card.json as read (its active content)
 
 
+@dataclass(frozen=True)
+class Member:
+    """One central-directory entry (offsets absolute in the file, prefix included)."""
+
+    filename: str
+    method: int
+    flags: int
+    crc: int
+    compress_size: int
+    file_size: int
+    header_offset: int
+
+    def is_dir(self) -> bool:
+        return self.filename.endswith("/")
+
+
+class Archive:
+    """A ZIP opened by :func:`open_zip`: its members, and the file to read them from."""
+
+    def __init__(self, fp: BinaryIO, members: list[Member], data_end: int) -> None:
+        self.fp = fp
+        self._members = members
+        self.data_end = data_end  # member data must end before the central directory
+
+    def infolist(self) -> list[Member]:
+        return self._members
+
+    def __enter__(self) -> Archive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
 def _shown(name: str, limit: int = 80) -> str:
     """A member name for a message: repr (one line), long names cut."""
     return repr(name if len(name) <= limit else name[:limit] + "...")
 
 
-def check_directory(fp: BinaryIO) -> None:
-    """Refuse a central directory that declares too many entries or too many bytes.
+def _bad(why: str, where: str = "zip") -> FormatError:
+    return FormatError("zip-invalid", why, where=where)
 
-    Reads only the end-of-central-directory record (and its ZIP64 twin); an
-    archive without one is left to ``zipfile`` to report.
-    """
-    size = fp.seek(0, 2)
-    tail_len = min(size, 22 + 65535)
-    fp.seek(size - tail_len)
-    tail = fp.read(tail_len)
-    at = tail.rfind(b"PK\x05\x06")
-    if at < 0 or at + 22 > len(tail):
-        return
-    entries, cd_size = struct.unpack_from("<xxxxxxxxxxHI", tail, at)
-    rec = at - 20 - 56  # ZIP64 record, located just before its locator
-    zip64 = tail[at - 20 : at - 16] == b"PK\x06\x07" and tail[rec : rec + 4] == b"PK\x06\x06"
-    if rec >= 0 and zip64:
-        entries, cd_size = struct.unpack_from("<QQ", tail, rec + 32)
-    if entries > MAX_MEMBERS:
-        raise FormatError("zip-invalid", f"declares {entries} members; the bound is {MAX_MEMBERS}")
+
+@dataclass(frozen=True)
+class _End:
+    entries: int
+    cd_size: int
+    cd_start: int  # absolute offset of the central directory
+    concat: int  # bytes in front of the ZIP (a JPEG), added to every stored offset
+
+
+def _end_at(fp: BinaryIO, size: int, tail: bytes, base: int, at: int) -> _End | None:
+    """The end record at ``tail[at:]`` if it passes every check, else None."""
+    if at + _EOCD_LEN > len(tail):
+        return None
+    (_, disk, cd_disk, n_disk, entries, cd_size, cd_off, comment) = struct.unpack_from(
+        "<4s4H2LH", tail, at
+    )
+    if at + _EOCD_LEN + comment > len(tail):
+        return None  # the comment would run past the end of the file
+    pos = base + at  # absolute position of the record
+    dir_end = pos
+    rec = pos - _LOC64_LEN - _EOCD64_LEN
+    if rec >= 0:  # a ZIP64 end record with its locator, just in front (as zipfile looks)
+        fp.seek(rec)
+        blob = fp.read(_EOCD64_LEN + _LOC64_LEN)
+        if blob[:4] == _EOCD64 and blob[_EOCD64_LEN : _EOCD64_LEN + 4] == _LOC64:
+            (_, _, _, _, disk, cd_disk, n_disk, entries, cd_size, cd_off) = struct.unpack_from(
+                "<4sQ2H2L4Q", blob, 0
+            )
+            dir_end = rec
+    elif 0xFFFF in (disk, cd_disk, n_disk, entries) or 0xFFFFFFFF in (cd_size, cd_off):
+        return None  # says ZIP64 but has no room for its records
+    if disk != 0 or cd_disk != 0 or n_disk != entries:
+        return None  # multi-disk archives: not a card
+    if entries > MAX_MEMBERS:  # bounded before anything else is read
+        raise _bad(f"declares {entries} members; the bound is {MAX_MEMBERS}", "")
     if cd_size > MAX_CD_BYTES:
-        raise FormatError(
-            "zip-invalid",
-            f"central directory of {cd_size} bytes exceeds the {MAX_CD_BYTES} byte bound",
+        raise _bad(
+            f"central directory of {cd_size} bytes exceeds the {MAX_CD_BYTES} byte bound", ""
         )
+    cd_start = dir_end - cd_size
+    concat = cd_start - cd_off
+    if cd_start < 0 or concat < 0:
+        return None
+    if entries * _CDH_LEN > cd_size:
+        return None
+    if entries:
+        fp.seek(cd_start)
+        if fp.read(4) != _CDH:
+            return None
+    return _End(entries, cd_size, cd_start, concat)
 
 
-def open_zip(fp: BinaryIO) -> zipfile.ZipFile:
-    """Open a ZIP (prepended bytes such as a JPEG are skipped via the central directory)."""
+def _find_end(fp: BinaryIO) -> _End:
+    """The validated end-of-central-directory record (candidates tried from the end)."""
+    size = fp.seek(0, 2)
+    tail_len = min(size, _EOCD_LEN + 65535)
+    base = size - tail_len
+    fp.seek(base)
+    tail = fp.read(tail_len)
+    limit = len(tail)
+    while True:
+        at = tail.rfind(_EOCD, 0, limit)
+        if at < 0:
+            raise _bad("not a readable ZIP archive: no valid end of central directory record")
+        found = _end_at(fp, size, tail, base, at)
+        if found is not None:
+            return found
+        limit = at + len(_EOCD) - 1  # the next candidate starts before this one
+
+
+def _zip64_extra(extra: bytes, usize: int, csize: int, offset: int) -> tuple[int, int, int]:
+    """Apply a ZIP64 extended-information field (0x0001) to the 32-bit placeholders."""
+    p = 0
+    while p + 4 <= len(extra):
+        tag, n = struct.unpack_from("<HH", extra, p)
+        body = extra[p + 4 : p + 4 + n]
+        p += 4 + n
+        if tag != 1:
+            continue
+        q = 0
+        vals = []
+        while q + 8 <= len(body):
+            vals.append(struct.unpack_from("<Q", body, q)[0])
+            q += 8
+        it = iter(vals)
+        try:
+            if usize == 0xFFFFFFFF:
+                usize = next(it)
+            if csize == 0xFFFFFFFF:
+                csize = next(it)
+            if offset == 0xFFFFFFFF:
+                offset = next(it)
+        except StopIteration:
+            raise _bad("ZIP64 extra field is too short") from None
+        break
+    return usize, csize, offset
+
+
+def _decode_name(raw: bytes, flags: int) -> str:
+    """As ``zipfile``: UTF-8 when flag bit 11 says so, else CP437; cut at a NUL."""
+    name = raw.decode("utf-8", errors="replace") if flags & 0x800 else raw.decode("cp437")
+    nul = name.find("\x00")
+    return name if nul < 0 else name[:nul]
+
+
+def _parse_directory(fp: BinaryIO, end: _End) -> list[Member]:
+    fp.seek(end.cd_start)
+    cd = fp.read(end.cd_size)
+    if len(cd) != end.cd_size:
+        raise _bad("central directory runs past the end of the file")
+    members: list[Member] = []
+    p = 0
+    for i in range(end.entries):
+        if p + _CDH_LEN > len(cd) or cd[p : p + 4] != _CDH:
+            raise _bad(f"central directory entry {i} is damaged (at byte {end.cd_start + p})")
+        (_, _, _, flags, method, _, _, crc, csize, usize, nlen, elen, clen, _, _, _, off) = (
+            struct.unpack_from("<4s6H3L5H2L", cd, p)
+        )
+        q = p + _CDH_LEN
+        if q + nlen + elen + clen > len(cd):
+            raise _bad(f"central directory entry {i} runs past the directory")
+        name = _decode_name(cd[q : q + nlen], flags)
+        usize, csize, off = _zip64_extra(cd[q + nlen : q + nlen + elen], usize, csize, off)
+        members.append(Member(name, method, flags, crc, csize, usize, off + end.concat))
+        p = q + nlen + elen + clen
+    return members
+
+
+def open_zip(fp: BinaryIO) -> Archive:
+    """Open a ZIP (bytes in front, such as a JPEG, are skipped via the central directory).
+
+    The end record is validated and the directory bounded before it is parsed.
+    """
     try:
-        check_directory(fp)
-        fp.seek(0)
-        zf = zipfile.ZipFile(fp)
-    except FormatError:
-        raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
-        raise FormatError("zip-invalid", f"not a readable ZIP archive: {exc}") from None
-    except Exception as exc:  # zipfile raises assorted errors on hostile directories
-        raise FormatError("zip-invalid", f"not a readable ZIP archive: {exc!r}") from None
-    if len(zf.infolist()) > MAX_MEMBERS:
-        raise FormatError("zip-invalid", f"more than {MAX_MEMBERS} members")
-    return zf
+        end = _find_end(fp)
+        members = _parse_directory(fp, end)
+    except (OSError, struct.error, ValueError) as exc:
+        raise _bad(f"not a readable ZIP archive: {exc}") from None
+    return Archive(fp, members, end.cd_start)
+
+
+def check_directory(fp: BinaryIO) -> None:
+    """Refuse a ZIP whose end record or central directory is invalid or past the bounds."""
+    open_zip(fp)
 
 
 def is_unsafe_name(name: str) -> bool:
@@ -105,8 +278,42 @@ def is_unsafe_name(name: str) -> bool:
     return any(part == ".." for part in n.split("/"))
 
 
-def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int = MAX_MEMBER_BYTES) -> bytes:
-    """Inflate one member with the size and ratio bounds described in the module docstring."""
+def _data_start(zf: Archive, info: Member, where: str) -> int:
+    if info.flags & 0x1:
+        raise FormatError("zip-invalid", "member is encrypted", where=where)
+    if info.method not in METHODS:
+        name = _METHOD_NAMES.get(info.method, f"method {info.method}")
+        raise FormatError(
+            "zip-unsupported-method",
+            f"compressed with {name}; RisuAI writes and reads only stored and deflate members",
+            where=where,
+        )
+    fp = zf.fp
+    fp.seek(info.header_offset)
+    head = fp.read(_LFH_LEN)
+    if len(head) != _LFH_LEN or head[:4] != _LFH:
+        raise FormatError(
+            "zip-invalid", f"no local header at offset {info.header_offset}", where=where
+        )
+    nlen, elen = struct.unpack_from("<HH", head, 26)
+    start = info.header_offset + _LFH_LEN + int(nlen) + int(elen)
+    if start + info.compress_size > zf.data_end:
+        raise FormatError(
+            "zip-invalid",
+            f"member data ({info.compress_size} bytes at offset {start}) runs into the "
+            "central directory",
+            where=where,
+        )
+    return start
+
+
+def iter_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES) -> Iterator[bytes]:
+    """Stream one member's inflated bytes, with the bounds of the module docstring.
+
+    Every step reads at most 64 KiB of compressed data and produces at most
+    1 MiB; the running total is checked after each step, and CRC-32 and size at
+    the end, so memory stays bounded whatever the member declares.
+    """
     where = f"member {_shown(info.filename)}"
     if info.file_size > limit:
         raise FormatError(
@@ -114,39 +321,141 @@ def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int = MAX_MEM
             f"declares {info.file_size} bytes inflated; the bound is {limit}",
             where=where,
         )
-    parts: list[bytes] = []
+    fp = zf.fp
+    pos = _data_start(zf, info, where)
+    left = info.compress_size
     total = 0
+    crc = 0
+    d = zlib.decompressobj(-15) if info.method == 8 else None
+    pending = b""
+    while True:
+        if not pending:
+            if left == 0:
+                break
+            fp.seek(pos)
+            pending = fp.read(min(_STEP_IN, left))
+            if not pending:
+                raise FormatError("zip-invalid", "member data is truncated", where=where)
+            pos += len(pending)
+            left -= len(pending)
+        room = min(_STEP_OUT, info.file_size + 1 - total)
+        if d is None:
+            piece, pending = pending[:room], pending[room:]
+        else:
+            try:
+                piece = d.decompress(pending, room)
+            except zlib.error as exc:
+                raise FormatError("zip-invalid", f"cannot inflate: {exc}", where=where) from None
+            pending = d.unconsumed_tail
+        total += len(piece)
+        if total > info.file_size:
+            raise FormatError(
+                "zip-invalid",
+                f"inflates past its declared size of {info.file_size} bytes",
+                where=where,
+            )
+        if total > RATIO_FLOOR and total > MAX_RATIO * max(info.compress_size, 1):
+            raise FormatError(
+                "zip-bomb",
+                f"inflates more than {MAX_RATIO}x its compressed size "
+                f"({info.compress_size} bytes); refused",
+                where=where,
+            )
+        crc = zlib.crc32(piece, crc)
+        if piece:
+            yield piece
+        if d is not None and d.eof:
+            break
+    if d is not None and not d.eof:
+        raise FormatError("zip-invalid", "deflate stream is truncated", where=where)
+    if total != info.file_size:
+        raise FormatError(
+            "zip-invalid",
+            f"inflates to {total} bytes, the directory says {info.file_size}",
+            where=where,
+        )
+    if crc != info.crc:
+        raise FormatError("zip-invalid", "CRC-32 mismatch (damaged member)", where=where)
+
+
+def read_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES) -> bytes:
+    """Inflate one member into memory (see :func:`iter_member` for the bounds)."""
     try:
-        with zf.open(info) as member:
-            while True:
-                chunk = member.read(64 * 1024)
-                if not chunk:
+        return b"".join(iter_member(zf, info, limit))
+    except OSError as exc:
+        where = f"member {_shown(info.filename)}"
+        raise FormatError("zip-invalid", f"cannot read: {exc}", where=where) from None
+
+
+class MemberReader:
+    """A forward-only file over a member's inflated bytes (``read``, ``readinto``, ``seek``).
+
+    Lets the ``.risum`` reader parse ``module.risum`` straight from the inflating
+    stream: the member is never held whole in memory.  ``finish`` inflates what
+    is left, so the CRC-32 and size checks of :func:`iter_member` always run.
+    """
+
+    def __init__(self, pieces: Iterator[bytes]) -> None:
+        self._it = pieces
+        self._buf = b""
+        self._off = 0
+
+    def read(self, n: int = -1) -> bytes:
+        parts: list[bytes] = []
+        need = n if n >= 0 else 1 << 62
+        while need > 0:
+            if self._off >= len(self._buf):
+                nxt = next(self._it, None)
+                if nxt is None:
                     break
-                total += len(chunk)
-                if total > limit:
-                    raise FormatError(
-                        "zip-member-too-large",
-                        f"inflates past the {limit} byte bound",
-                        where=where,
-                    )
-                if total > RATIO_FLOOR and total > MAX_RATIO * max(info.compress_size, 1):
-                    raise FormatError(
-                        "zip-bomb",
-                        f"inflates more than {MAX_RATIO}x its compressed size "
-                        f"({info.compress_size} bytes); refused",
-                        where=where,
-                    )
-                parts.append(chunk)
+                self._buf, self._off = nxt, 0
+            take = self._buf[self._off : self._off + need]
+            self._off += len(take)
+            need -= len(take)
+            parts.append(take)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def readinto(self, buf: Any) -> int:
+        data = self.read(len(buf))
+        buf[: len(data)] = data
+        return len(data)
+
+    def seek(self, offset: int, whence: int = 1) -> int:
+        if whence != 1 or offset < 0:
+            raise OSError("a ZIP member stream only seeks forward")
+        while offset > 0:
+            got = len(self.read(min(offset, _STEP_OUT)))
+            if not got:
+                break
+            offset -= got
+        return 0
+
+    def finish(self) -> None:
+        for _ in self._it:
+            pass
+
+
+def member_sha256(fp: BinaryIO, name: str, limit: int = MAX_MEMBER_BYTES) -> str | None:
+    """SHA-256 of the member called ``name``, streamed under the same bounds (``limit``
+    inflated bytes, the ratio bound, a validated and bounded directory).
+
+    None when ``fp`` is not a ZIP or has no such member; a member past the
+    bounds raises :class:`FormatError`.
+    """
+    try:
+        zf = open_zip(fp)
     except FormatError:
-        raise
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
-        raise FormatError("zip-invalid", f"cannot inflate: {exc}", where=where) from None
-    except (NotImplementedError, RuntimeError) as exc:  # unknown method, encrypted
-        raise FormatError("zip-invalid", f"cannot inflate: {exc}", where=where) from None
-    return b"".join(parts)
+        return None
+    info = next((i for i in zf.infolist() if i.filename == name), None)
+    if info is None:
+        return None
+    h = hashlib.sha256()
+    for piece in iter_member(zf, info, limit):
+        h.update(piece)
+    return h.hexdigest()
 
 
-def _member(zf: zipfile.ZipFile, name: str) -> zipfile.ZipInfo | None:
+def _member(zf: Archive, name: str) -> Member | None:
     """The one member called ``name``; two of them is ambiguous and refused."""
     found = [info for info in zf.infolist() if info.filename == name]
     if len(found) > 1:
@@ -189,21 +498,31 @@ def read_charx(fp: BinaryIO, *, with_assets: bool = False) -> CharxContents:
             raise FormatError(
                 "zip-no-card", "ZIP has no card.json: not a character card", where="zip"
             )
-        card_obj = loads_object(read_member(zf, card_info), where=CARD, what="card.json")
+        card_raw = read_member(zf, card_info)
+        jsonscan.precheck(card_raw, where=CARD, what="card.json")
+        card_obj = loads_object(card_raw, where=CARD, what="card.json")
+        del card_raw
         card = _card_facts(card_obj, zf, anomalies)
         module: RisumContents | None = None
         mod_info = _member(zf, MODULE)
         if mod_info is not None:
-            module = read_risum_bytes(
-                read_member(zf, mod_info), with_assets=with_assets, where=f"{MODULE}: "
-            )
+            stream = MemberReader(iter_member(zf, mod_info))
+            try:
+                module = read_risum_stream(
+                    cast(BinaryIO, stream), mod_info.file_size, with_assets=with_assets,
+                    where=f"{MODULE}: ",
+                )  # fmt: skip
+            except FormatError:
+                stream.finish()  # a damaged or bombed member is the error to report
+                raise
+            stream.finish()  # the rest is inflated too: CRC-32 and size are checked
             anomalies.extend(module.anomalies)
             module.anomalies = []
     return CharxContents(card=card, module=module, anomalies=anomalies, card_data=card_obj)
 
 
 def _card_facts(
-    card: dict[str, Any], zf: zipfile.ZipFile, anomalies: list[Anomaly]
+    card: dict[str, Any], zf: Archive, anomalies: list[Anomaly]
 ) -> dict[str, Any]:
     spec = card.get("spec")
     if spec != "chara_card_v3":
@@ -246,11 +565,12 @@ def iter_card_assets(fp: BinaryIO) -> Iterator[tuple[str, bytes | None, str]]:
     """Yield (member name, bytes or None if refused, reason) for members under ``assets/``.
 
     Besides the per-member bounds, all members together inflate to at most
-    ``min(MAX_TOTAL_BYTES, RATIO_FLOOR + MAX_RATIO * file size)``; members past
+    ``min(MAX_TOTAL_BYTES, TOTAL_FLOOR + TOTAL_RATIO * file size)`` (card assets
+    are images and sounds, stored or barely compressed); members past
     that budget are refused (``zip-total-too-large``), so memory stays bounded.
     """
     size = fp.seek(0, 2)
-    total_bound = min(MAX_TOTAL_BYTES, RATIO_FLOOR + MAX_RATIO * size)
+    total_bound = min(MAX_TOTAL_BYTES, TOTAL_FLOOR + TOTAL_RATIO * size)
     over = f"zip-total-too-large: card assets together inflate past {total_bound} bytes"
     budget = total_bound
     zf = open_zip(fp)
@@ -273,12 +593,9 @@ def iter_card_assets(fp: BinaryIO) -> Iterator[tuple[str, bytes | None, str]]:
 
 
 def zip_names(fp: BinaryIO) -> list[str] | None:
-    """Member names of a ZIP (None if it is not one); reads only the central directory."""
+    """Member names of a ZIP (None if it is not one, or past the bounds); reads the directory."""
     try:
-        check_directory(fp)
-        fp.seek(0)
-        zf = zipfile.ZipFile(fp)
-    except Exception:  # detection only: anything unreadable is simply "not a ZIP"
+        zf = open_zip(fp)
+    except FormatError:  # detection only: the reader reports the reason precisely
         return None
-    with zf:
-        return [i.filename for i in zf.infolist()[:MAX_MEMBERS]]
+    return [i.filename for i in zf.infolist()]

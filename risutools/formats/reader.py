@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from risutools.errors import FormatError
-from risutools.formats import card, charx, exports, risup, rpack
-from risutools.formats.jsonsafe import loads_object, top_level_keys
+from risutools.formats import card, charx, exports, jsonscan, risup, rpack
+from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly, AssetInfo, Module, SourceInfo
 from risutools.formats.risum import MAGIC, read_risum_stream
 from risutools.fsio import sha256_stream
@@ -47,23 +46,34 @@ _BY_EXTENSION = {
 _CHUNK = 1 << 20
 
 
-def _open(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
+def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
+    """Open ``path`` for reading only if it is a regular file; return (file, size).
+
+    The one safe open of :mod:`risutools.safeio`: a first ``stat`` refuses anything
+    but a regular file (whatever a symlink points at) without opening it, the open
+    uses ``O_NONBLOCK`` (a FIFO swapped in meanwhile cannot block it) and the
+    *opened descriptor*'s ``fstat`` decides (no check-then-read race).  A symlink
+    to ``/dev/zero``, a FIFO, a socket or a folder is refused in one line, with the
+    format errors' codes (``not-a-file``, ``not-found``, ``unreadable``).
+    """
+    from risutools.safeio import FileRefused
+    from risutools.safeio import open_regular as safe_open
+
     p = os.fspath(path)
     try:
-        st = os.stat(p)
-    except FileNotFoundError:
-        raise FormatError("not-found", "no such file", path=str(p)) from None
-    except OSError as exc:
-        raise FormatError("unreadable", f"cannot stat: {exc.strerror}", path=str(p)) from None
-    if stat.S_ISDIR(st.st_mode):
-        raise FormatError("not-a-file", "is a directory, not a file", path=str(p))
-    if not stat.S_ISREG(st.st_mode):
-        raise FormatError("not-a-file", "is not a regular file", path=str(p))
-    try:
-        fp = open(p, "rb")  # noqa: SIM115 - returned to the caller, who closes it
-    except OSError as exc:
-        raise FormatError("unreadable", f"cannot open: {exc.strerror}", path=str(p)) from None
-    return fp, os.fstat(fp.fileno()).st_size
+        fp = safe_open(p)
+    except FileRefused as exc:
+        if exc.code == "not-found":
+            raise FormatError("not-found", "no such file", path=p) from None
+        if exc.code == "is-a-folder":
+            raise FormatError("not-a-file", "is a directory, not a file", path=p) from None
+        if exc.code == "not-a-regular-file":
+            raise FormatError("not-a-file", exc.why, path=p) from None
+        raise FormatError(exc.code, exc.why, path=p) from None
+    return cast(BinaryIO, fp), os.fstat(fp.fileno()).st_size
+
+
+_open = open_regular
 
 
 def _is_printable(b: int) -> bool:
@@ -97,7 +107,7 @@ def _detect_open(fp: BinaryIO, size: int) -> str | None:
         fp.seek(0)
         peek = fp.read(JSON_PEEK)
         text = peek.decode("utf-8", errors="replace")
-        fmt = exports.classify(top_level_keys(text))
+        fmt = exports.classify(jsonscan.top_level_keys(text))
         if fmt is None and size > JSON_PEEK:
             fp.seek(max(0, size - 512))
             tail = fp.read(512).decode("utf-8", errors="replace")
@@ -197,7 +207,9 @@ def _read_open(fp: BinaryIO, size: int, p: str, with_assets: bool) -> list[Modul
         return _read_charx(fp, size, p, fmt, with_assets)
     if fmt in ("risup", "risupreset"):
         blob, digest = _HashingFile.read_all(fp, size, risup.MAX_FILE_BYTES, "preset file")
-        preset = risup.decode_preset(blob, rpacked=fmt == "risup")
+        box = [blob]  # handed over: no reference stays here while the preset is decoded
+        del blob
+        preset = risup.decode_preset_owned(box, rpacked=fmt == "risup")
         return [
             Module(
                 data=preset,
@@ -271,6 +283,7 @@ def _read_charx(fp: BinaryIO, size: int, p: str, fmt: str, with_assets: bool) ->
 
 def _read_json(fp: BinaryIO, size: int, p: str, fmt: str) -> Module:
     raw, digest = _HashingFile.read_all(fp, size, MAX_JSON_BYTES, "JSON file")
+    jsonscan.precheck(raw, where="JSON", what="JSON export")
     obj = loads_object(raw, where="JSON", what="JSON export")
     actual = exports.classify_object(obj)
     if actual is None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Protocol, cast
 
 from risutools.errors import FormatError
-from risutools.formats import rpack
+from risutools.formats import jsonscan, rpack
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly, AssetInfo, Module, SourceInfo
 
@@ -170,6 +170,7 @@ def read_risum_stream(
         )
     main_where = r.where(6) + " (main block)"
     raw = rpack.decode(r.read(n, "main block"))
+    jsonscan.precheck(raw, where=main_where, what="main block")
     main = loads_object(raw, where=main_where, what="main block")
     del raw
     kind = main.get("type")
@@ -318,8 +319,10 @@ def read_risum(path: str | os.PathLike[str], *, with_assets: bool = False) -> Mo
     is empty; use :func:`risutools.formats.read_path` for the hashed, single-pass read.
     """
     p = os.fspath(path)
-    with open(p, "rb") as fp:
-        size = os.fstat(fp.fileno()).st_size
+    from risutools.formats.reader import open_regular
+
+    fp, size = open_regular(p)
+    with fp:
         got = read_risum_stream(fp, size, with_assets=with_assets)
     return Module(
         data=got.module,

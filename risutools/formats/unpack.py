@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from risutools.errors import FormatError
-from risutools.formats import charx
+from risutools.formats import charx, jsonscan
 from risutools.formats.jsonsafe import loads_object
-from risutools.formats.reader import read_path
+from risutools.formats.reader import MAX_JSON_BYTES, open_regular, read_path
 from risutools.formats.risum import write_risum
 from risutools.fsio import atomic_write
 
@@ -180,7 +180,8 @@ def unpack(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
 def _card_files(src: str, files: dict[str, bytes]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     names = _Names()
-    with open(src, "rb") as fp:
+    fp, _ = open_regular(src)
+    with fp:
         zf = charx.open_zip(fp)
         with zf:
             info = next((i for i in zf.infolist() if i.filename == charx.CARD), None)
@@ -228,16 +229,29 @@ def _write_all(root: Path, files: dict[str, bytes], manifest: dict[str, Any], fo
 # -- pack ----------------------------------------------------------------------
 
 
+def _read_regular(path: Path, what: str, limit: int | None = None) -> bytes:
+    """The bytes of ``path`` if it is a regular file (never a device, FIFO or folder)."""
+    fp, size = open_regular(path)
+    with fp:
+        if limit is not None and size > limit:
+            raise FormatError(
+                "too-large", f"{what} of {size} bytes exceeds the {limit} byte bound",
+                path=str(path),
+            )  # fmt: skip
+        try:
+            return fp.read(size if limit is None else limit + 1)
+        except OSError as exc:
+            raise FormatError(
+                "unreadable", f"cannot read {what}: {exc.strerror}", path=str(path)
+            ) from None
+
+
 def _load_json(path: Path, what: str) -> dict[str, Any]:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise FormatError(
-            "unreadable", f"cannot read {what}: {exc.strerror}", path=str(path)
-        ) from None
+    raw = _read_regular(path, what, MAX_JSON_BYTES)
     if not raw.strip():
         raise FormatError("empty-file", "the file is empty", path=str(path))
     try:  # the path names the file: no second copy of its name as the place
+        jsonscan.precheck(raw, where="", what=what)
         return loads_object(raw, where="", what=what)
     except FormatError as exc:
         raise exc.with_path(str(path)) from None
@@ -329,12 +343,7 @@ def pack_inputs(src: str | os.PathLike[str]) -> tuple[dict[str, Any], list[bytes
                 path=str(manifest_path),
             )
         target = _inside(root, rel)
-        try:
-            blobs.append(target.read_bytes())
-        except OSError as exc:
-            raise FormatError(
-                "unreadable", f"asset {i}: {exc.strerror}", path=str(target)
-            ) from None
+        blobs.append(_read_regular(target, f"asset {i}"))
     return module, blobs
 
 

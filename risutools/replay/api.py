@@ -16,6 +16,7 @@ from risutools.replay.component import (
 )
 from risutools.replay.config import load_config
 from risutools.replay.fixture import load_fixture
+from risutools.replay.invariants import NOT_CHECKED, PASSED
 from risutools.replay.run import (
     CUTTER_CAPS,
     MONITOR_CAP,
@@ -82,8 +83,15 @@ def run_component(
     out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
     written, data = write_report_files(report, out)
     outcome = RunOutcome(sim, report, written)
-    if update:
-        passed = report["summary"]["verdict"] == "passed"
+    verdict = report["summary"]["verdict"]
+    if update and verdict == NOT_CHECKED:
+        # a replay that checked nothing is not a pass: the component is left as it was
+        outcome.message = (
+            f"not recorded in {cf.path}: no invariant was checked on this fixture "
+            "(verdict not-checked); the component is unchanged"
+        )
+    elif update:
+        passed = verdict == PASSED
         write_component_update(
             cf,
             passed=passed,

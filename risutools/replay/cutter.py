@@ -138,7 +138,7 @@ class _Fenwick:
 
 
 class _Entry:
-    __slots__ = ("caller", "est", "msg", "protected", "results", "seq", "sig")
+    __slots__ = ("caller", "est", "msg", "protected", "results", "sent", "seq", "sig")
 
     def __init__(self, seq: int, msg: Message, est: int, sig: Signature, protected: bool) -> None:
         self.seq = seq
@@ -148,6 +148,7 @@ class _Entry:
         self.protected = protected
         self.caller: _Entry | None = None  # tool/function result: the assistant that called it
         self.results: list[_Entry] = []  # assistant: the tool results that follow it
+        self.sent = False  # in the output as last reported by output_delta()
 
 
 _RESULT_ROLES = ("tool", "function")
@@ -174,6 +175,11 @@ class ContextCutter:
         self._n_live = 0
         self._n_np = 0
         self.state = state or CutterState()
+        # for output_delta(): entries appended or edited since, sent entries deleted since,
+        # and j: the first j non-protected messages are the unsent ones among the rest
+        self._touched: dict[int, _Entry] = {}
+        self._gone: list[str] = []
+        self._j = 0
 
     # ---- history operations -------------------------------------------------
 
@@ -191,6 +197,7 @@ class ContextCutter:
         caller = self._caller_of(msg) if msg.role in _RESULT_ROLES and prot else None
         self._entries.append(entry)
         self._by_id[msg.id] = entry
+        self._touched[seq] = entry
         self._callers.push(0)
         if caller is not None:
             entry.caller = caller
@@ -231,10 +238,16 @@ class ContextCutter:
         entry.msg = Message(entry.msg.id, entry.msg.role, content)
         entry.est = new_est
         entry.sig = new_sig
+        self._touched[entry.seq] = entry
 
     def delete(self, msg_id: str) -> None:
         entry = self._get(msg_id, "delete")
         del self._by_id[msg_id]
+        self._touched.pop(entry.seq, None)
+        if entry.sent:
+            self._gone.append(msg_id)
+        elif not entry.protected and self._cnt.prefix(entry.seq) < self._j:
+            self._j -= 1  # one fewer in the unsent prefix
         self._entries[entry.seq] = None
         self._total -= entry.est
         self._n_live -= 1
@@ -376,6 +389,43 @@ class ContextCutter:
             state=self.state,
             orphaned_tool_results=orphans,
         )
+
+    def output_delta(self, result: CutResult) -> tuple[list[Message], list[str]]:
+        """What the output gained (or re-sent with new text) and lost since the last call.
+
+        Call once after each :meth:`request`.  The output is the history minus the
+        first ``result.dropped`` non-protected messages, so only the entries changed
+        since and those between the old and the new cut are visited:
+        O((changes + |dropped - previous dropped|) * log n).
+        """
+        k = result.dropped if result.enabled else 0
+        sent: list[Message] = []
+        withdrawn = self._gone
+        emitted: set[int] = set()
+        for r in range(self._j, k):  # the cut moved forward
+            e = self._nth_np(r)
+            if e is not None and e.sent:
+                e.sent = False
+                withdrawn.append(e.msg.id)
+        for r in range(k, self._j):  # the cut moved back
+            e = self._nth_np(r)
+            if e is not None and not e.sent:
+                e.sent = True
+                sent.append(e.msg)
+                emitted.add(e.seq)
+        for seq in sorted(self._touched):
+            e = self._touched[seq]
+            want = e.protected or self._cnt.prefix(seq) >= k
+            if want and seq not in emitted:  # new, or sent before with other text
+                e.sent = True
+                sent.append(e.msg)
+            elif not want and e.sent:
+                e.sent = False
+                withdrawn.append(e.msg.id)
+        self._touched = {}
+        self._gone = []
+        self._j = k
+        return sent, withdrawn
 
     # ---- materialisation (O(n); for the invariant checker and reports) --------
 

@@ -20,8 +20,16 @@ from risutools.errors import ReplayError
 from risutools.replay.config import ReplayConfig
 from risutools.replay.cutter import ContextCutter, CutResult
 from risutools.replay.fixture import Fixture, Message, Turn
-from risutools.replay.invariants import INVARIANTS, InvariantChecker, Step
-from risutools.replay.monitor import ContextMonitor, MonitorEvent
+from risutools.replay.invariants import (
+    INVARIANTS,
+    NOT_CHECKED,
+    Change,
+    InvariantChecker,
+    Step,
+    summary_verdict,
+)
+from risutools.replay.monitor import ContextMonitor
+from risutools.replay.monitor_checks import MonitorChecker
 
 REPORT_TAG = "replay-report-v1"
 CUTTER_CAPS = ("context.anchor_continuity", "context.protected_roles", "context.token_budget")
@@ -46,6 +54,7 @@ class ReplayRun:
     simulation: str
     rows: list[dict[str, Any]] = field(default_factory=list)
     checker: InvariantChecker | None = None
+    monitor_checker: MonitorChecker | None = None
 
 
 def apply_turn(cutter: ContextCutter, turn: Turn) -> None:
@@ -63,15 +72,22 @@ def iterate_cutter(
     cutter_factory: Callable[[ReplayConfig], ContextCutter] = ContextCutter,
     *,
     observe: bool = True,
-) -> Iterator[tuple[Turn, CutResult, Step | None]]:
-    """Yield (turn, result, observed step) per request; steps are None if not ``observe``."""
+) -> Iterator[tuple[Turn, CutResult, Step | Change | None]]:
+    """Yield (turn, result, observation) per request; observations are None if not ``observe``.
+
+    The observation is a :class:`Change` (the turn's operations from the fixture and
+    the cutter's ``output_delta``: O(change) per request) unless the cutter's class
+    overrides ``output()``, whose whole list is then observed as a :class:`Step`.
+    """
     cutter = cutter_factory(config)
     for m in fixture.messages:
         cutter.append(m)
+    by_delta = type(cutter).output is ContextCutter.output
     # The checker's view of the input is rebuilt here from the fixture, not read
     # from the cutter's own mirror: a cutter that mishandles an edit or a delete
     # must not also hand the checker the history it got wrong.
-    history: dict[str, Message] = {m.id: m for m in fixture.messages}
+    history: dict[str, Message] = {} if by_delta else {m.id: m for m in fixture.messages}
+    pending: list[Message] = list(fixture.messages)
     enabled = config.enabled
     for turn in fixture.turns:
         try:
@@ -82,17 +98,24 @@ def iterate_cutter(
         if turn.toggle is not None:
             enabled = turn.toggle
         result = cutter.request(enabled)
-        step = None
-        if observe:
+        obs: Step | Change | None = None
+        if observe and by_delta:
+            sent, withdrawn = cutter.output_delta(result)
+            obs = Change(
+                turn.number, enabled, [*pending, *turn.append], list(turn.edit),
+                list(turn.delete), sent, withdrawn, result.budget_unreachable,
+            )
+            pending = []
+        elif observe:
             _apply_plain(history, turn)
-            step = Step(
+            obs = Step(
                 turn.number,
                 enabled,
                 list(history.values()),
                 cutter.output(result),
                 result.budget_unreachable,
             )
-        yield turn, result, step
+        yield turn, result, obs
 
 
 def _apply_plain(history: dict[str, Message], turn: Turn) -> None:
@@ -115,19 +138,26 @@ def _ops(turn: Turn) -> dict[str, Any]:
     }
 
 
-def replay_cutter(fixture: Fixture, config: ReplayConfig) -> ReplayRun:
-    run = ReplayRun(SIM_CUTTER, checker=InvariantChecker(config))
-    monitor = ContextMonitor(config)
-    assert run.checker is not None
-    for turn, res, step in iterate_cutter(fixture, config):
-        assert step is not None
-        run.checker.check(step)
-        ev = monitor.observe(turn.number, res.tokens_out, turn.metrics)
+def replay_cutter(
+    fixture: Fixture,
+    config: ReplayConfig,
+    cutter_factory: Callable[[ReplayConfig], ContextCutter] = ContextCutter,
+    monitor_factory: Callable[[ReplayConfig], ContextMonitor] = ContextMonitor,
+) -> ReplayRun:
+    """The cutter, checked (R1-R8), with the monitor observing it, checked too (M1-M3)."""
+    checker, mcheck = InvariantChecker(config), MonitorChecker(config)
+    run = ReplayRun(SIM_CUTTER, checker=checker, monitor_checker=mcheck)
+    monitor = monitor_factory(config)
+    for turn, res, obs in iterate_cutter(fixture, config, cutter_factory):
+        assert obs is not None
+        checker.check(obs)
+        ev = monitor.observe(turn.number, res.tokens_out, turn.metrics).to_dict()
+        mcheck.check(turn.number, res.tokens_out, turn.metrics, ev)
         run.rows.append(_cutter_row(turn, res, ev))
     return run
 
 
-def _cutter_row(turn: Turn, res: CutResult, ev: MonitorEvent) -> dict[str, Any]:
+def _cutter_row(turn: Turn, res: CutResult, ev: dict[str, Any]) -> dict[str, Any]:
     return {
         "request": turn.number,
         "ops": _ops(turn),
@@ -145,23 +175,29 @@ def _cutter_row(turn: Turn, res: CutResult, ev: MonitorEvent) -> dict[str, Any]:
         "budget_unreachable": res.budget_unreachable,
         "orphaned_tool_results": res.orphaned_tool_results,
         "state": res.state.to_dict(),
-        "monitor": ev.to_dict(),
+        "monitor": ev,
     }
 
 
-def replay_monitor(fixture: Fixture, config: ReplayConfig) -> ReplayRun:
-    """The monitor alone: usage = the whole history's estimate (nothing is cut)."""
-    run = ReplayRun(SIM_MONITOR)
-    monitor = ContextMonitor(config)
+def replay_monitor(
+    fixture: Fixture,
+    config: ReplayConfig,
+    monitor_factory: Callable[[ReplayConfig], ContextMonitor] = ContextMonitor,
+) -> ReplayRun:
+    """The monitor alone: usage = the whole history's estimate (nothing is cut); M1-M3."""
+    mcheck = MonitorChecker(config)
+    run = ReplayRun(SIM_MONITOR, monitor_checker=mcheck)
+    monitor = monitor_factory(config)
     for turn, res, _ in iterate_cutter(fixture, config, observe=False):
-        ev = monitor.observe(turn.number, res.tokens_in, turn.metrics)
+        ev = monitor.observe(turn.number, res.tokens_in, turn.metrics).to_dict()
+        mcheck.check(turn.number, res.tokens_in, turn.metrics, ev)
         run.rows.append(
             {
                 "request": turn.number,
                 "ops": _ops(turn),
                 "messages_in": res.messages_in,
                 "tokens_in": res.tokens_in,
-                "monitor": ev.to_dict(),
+                "monitor": ev,
             }
         )
     return run
@@ -195,13 +231,16 @@ def build_report(
     invariants: list[dict[str, Any]] = []
     if run.checker is not None:
         invariants = [run.checker.verdicts[k].to_dict() for k in INVARIANTS]
+    if run.monitor_checker is not None:
+        invariants += run.monitor_checker.to_dicts()
     failed = [i["id"] for i in invariants if i["verdict"] == "failed"]
     summary: dict[str, Any] = {
         "requests": len(rows),
         "alerts": len(alerts),
         "peak_tokens_in": max((r["tokens_in"] for r in rows), default=0),
-        "verdict": "failed" if failed else "passed",
+        "verdict": summary_verdict(i["verdict"] for i in invariants),
         "failed_invariants": failed,
+        "not_checked_invariants": [i["id"] for i in invariants if i["verdict"] == NOT_CHECKED],
     }
     if run.simulation == SIM_CUTTER:
         summary.update(

@@ -1,24 +1,225 @@
 """Self-contained HTML page for a ``replay-report-v1``: an inline SVG chart and tables.
 
-No external resources and no JavaScript: the chart is plain SVG (tokens in and
-out per request against ``max_context`` and the trim target; markers for cuts,
-anchor losses, ``budget_unreachable`` and monitor alerts, each with a tooltip).
+No external resources and no JavaScript; the same report gives the same bytes.
+The chart (``render_chart``) is read at 10 requests as at 10,000:
+
+* scales: request ticks and token ticks on 1-2-5 steps; when the uncut history
+  (tokens in) climbs far above ``max_context``, the part above the linear range
+  goes to a log-scale band at the top, separated by a marked break, so what is
+  sent stays readable instead of being squashed at the bottom;
+* lines: tokens in (grey), tokens out (blue), ``max_context`` (black dashes, labelled
+  with its value and 100 %) and the trim target (green dashes, labelled with its
+  share), the labels inside the frame on a white halo;
+* markers, one colour and shape per meaning, every kind in the legend (which sits
+  right of the frame, never over the data) with its count, every marker inside the
+  frame: budget cut (orange triangle down on tokens out), budget unreachable
+  (black cross), anchor lost (pink diamond) and WARNING / CRITICAL alerts (yellow /
+  vermilion triangles) in their own labelled lanes under the plot (an alert is an
+  event, not a token count), module off (grey band), and the first failing request
+  of each failed invariant (crimson line and label linking to the invariant's row);
+* above ``MAX_POINTS`` requests, lines keep each pixel column's lowest and highest
+  value and markers are grouped per column (``data-count`` and the tooltip give the
+  requests and counts), so a 10,000-request page stays small.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 from risutools.report.replay_markdown import interesting, verdict_text
 
-W, H = 1000, 380
-ML, MR, MT, MB = 70, 20, 30, 50
+W = 1120
+ML, MT = 84, 24  # left and top margins of the frame
+PW = 720  # plot width; the line labels, then the legend, sit right of it
+PH = 300  # plot height (data area)
+LANE_H = 16  # one event lane under the data area
 MAX_TABLE_ROWS = 400
+MAX_POINTS = PW  # above this many requests, lines keep each pixel column's low and high
+MAX_MARKERS = PW // 9  # above this many requests, markers are grouped (>= 9 px apart)
+
+# kind -> (legend label, colour); shapes are drawn by _shape()
+KINDS: dict[str, tuple[str, str]] = {
+    "cut": ("budget cut", "#e69f00"),
+    "unreachable": ("budget unreachable", "#000000"),
+    "anchor-lost": ("anchor lost", "#cc79a7"),
+    "alert-warning": ("WARNING alert", "#f0e442"),
+    "alert-critical": ("CRITICAL alert", "#d55e00"),
+    "failure": ("first failure (invariant)", "#b00020"),
+    "off": ("module off", "#d9d9d9"),
+}
+# event lanes under the data area: kind -> lane label (cutter kinds only with the cutter)
+LANES: dict[str, str] = {
+    "cut": "cut",
+    "unreachable": "unreachable",
+    "anchor-lost": "anchor lost",
+    "alert-warning": "WARNING",
+    "alert-critical": "CRITICAL",
+}
+CUTTER_ONLY = ("cut", "unreachable", "anchor-lost", "off")
+LINES: dict[str, tuple[str, str, str]] = {  # id -> label, colour, dash
+    "tokens-in": ("tokens in (uncut history)", "#8c8c8c", ""),
+    "tokens-out": ("tokens out (sent)", "#0072b2", ""),
+    "max-context": ("max_context (100 %)", "#000000", "6 4"),
+    "trim-target": ("trim target", "#009e73", "2 3"),
+}
 
 
 def _f(v: float) -> str:
     return f"{v:.1f}"
+
+
+def nice_step(raw: float) -> int:
+    """The smallest 1, 2 or 5 times a power of ten that is >= ``raw`` (at least 1)."""
+    if raw <= 1:
+        return 1
+    exp = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 5, 10):
+        if m * exp >= raw:
+            return int(m * exp)
+    return int(10 * exp)  # pragma: no cover - the loop always returns
+
+
+def _num(v: int) -> str:
+    if v >= 1_000_000 and v % 100_000 == 0:
+        return f"{v / 1_000_000:g}M"
+    if v >= 1000 and v % 100 == 0:
+        return f"{v / 1000:,g}k"
+    return f"{v:,}"
+
+
+@dataclass(frozen=True)
+class YScale:
+    """Linear from 0 to ``lin_top``; above it (when ``log_top``), a log band at the top."""
+
+    lin_top: int
+    log_top: int | None
+
+    @property
+    def lin_h(self) -> float:
+        return PH * (0.72 if self.log_top else 1.0)
+
+    @property
+    def band_h(self) -> float:
+        return PH * 0.22
+
+    def y(self, v: float) -> float:
+        bottom = MT + PH
+        if v <= self.lin_top or self.log_top is None:
+            return bottom - self.lin_h * min(v, self.lin_top) / self.lin_top
+        top_of_band = MT
+        frac = math.log(v / self.lin_top) / math.log(self.log_top / self.lin_top)
+        return top_of_band + self.band_h * (1 - min(frac, 1.0))
+
+    def ticks(self) -> list[int]:
+        step = nice_step(self.lin_top / 5)
+        lin = list(range(0, self.lin_top + 1, step))
+        if not self.log_top:
+            return lin
+        up: list[int] = []
+        m = 10 ** math.floor(math.log10(self.lin_top))
+        while m <= self.log_top:
+            for k in (1, 2, 5):
+                if self.lin_top * 1.5 < k * m <= self.log_top:
+                    up.append(k * m)
+            m *= 10
+        while len(up) > 4:  # thin out: every other one, keeping the highest
+            up = up[::-1][::2][::-1]
+        return lin + up
+
+
+def y_scale(max_ctx: int, peak_shown: int, peak_in: int) -> YScale:
+    """``peak_shown``: what must be read closely (tokens out, or max_context)."""
+    base = max(max_ctx, peak_shown, 1)
+    if peak_in <= base * 1.6:
+        top = max(base, peak_in) * 1.08
+        step = nice_step(top / 5)
+        return YScale(step * math.ceil(top / step), None)
+    step = nice_step(base * 1.12 / 5)
+    lin_top = step * math.ceil(base * 1.12 / step)
+    return YScale(lin_top, nice_step(peak_in) if peak_in > lin_top else None)
+
+
+def _shape(kind: str, x: float, y: float, extra: str = "") -> str:
+    """The marker of ``kind`` centred on (x, y), about 10 px across."""
+    colour = KINDS[kind][1]
+    cls = f'class="marker {kind}" data-kind="{kind}"{extra}'
+    if kind == "cut":
+        return f'<path {cls} d="M{_f(x - 5)},{_f(y - 4.5)} h10 l-5,9 z" fill="{colour}"/>'
+    if kind == "unreachable":
+        return (
+            f'<path {cls} d="M{_f(x - 4)},{_f(y - 4)} l8,8 M{_f(x + 4)},{_f(y - 4)} '
+            f'l-8,8" stroke="{colour}" stroke-width="2.2" fill="none"/>'
+        )
+    if kind == "anchor-lost":
+        return (
+            f'<path {cls} d="M{_f(x)},{_f(y - 5.5)} l5,5.5 l-5,5.5 l-5,-5.5 z" '
+            f'fill="{colour}" stroke="#6b3556" stroke-width="0.8"/>'
+        )
+    return (  # alerts: a triangle up
+        f'<path {cls} d="M{_f(x)},{_f(y - 5)} l5.5,10 h-11 z" fill="{colour}" '
+        'stroke="#5a4a00" stroke-width="0.8"/>'
+    )
+
+
+def _with_title(svg_el: str, title: str) -> str:
+    """Put a <title> (tooltip) inside a self-closing SVG element."""
+    return svg_el[:-2] + f"><title>{escape(title)}</title></{svg_el[1:svg_el.index(' ')]}>"
+
+
+def _groups(n: int, cap: int) -> list[tuple[int, int]]:
+    """Request ranges (1-based, inclusive), at most about ``cap`` of them."""
+    size = max(1, math.ceil(n / cap))
+    return [(a, min(n, a + size - 1)) for a in range(1, n + 1, size)]
+
+
+def _line_points(
+    rows: list[dict[str, Any]], key: str, groups: list[tuple[int, int]],
+    x: Callable[[float], float], y: Callable[[float], float],
+) -> str:
+    pts: list[str] = []
+    for a, b in groups:
+        chunk = rows[a - 1 : b]
+        xx = _f(x((a + b) / 2))
+        vals = [r[key] for r in chunk]
+        lo, hi = vals.index(min(vals)), vals.index(max(vals))
+        for k in sorted({lo, hi}):
+            pts.append(f"{xx},{_f(y(vals[k]))}")
+    return " ".join(pts)
+
+
+def _events(rows: list[dict[str, Any]], cutter: bool) -> dict[str, list[dict[str, Any]]]:
+    ev: dict[str, list[dict[str, Any]]] = {k: [] for k in KINDS}
+    for r in rows:
+        if cutter and r["budget_dropped"]:
+            ev["cut"].append(r)
+        if cutter and r["budget_unreachable"]:
+            ev["unreachable"].append(r)
+        if cutter and r["anchor"] == "lost":
+            ev["anchor-lost"].append(r)
+        if cutter and not r["enabled"]:
+            ev["off"].append(r)
+        mon = r["monitor"]
+        if mon["alert"]:
+            ev["alert-critical" if mon["level"] == "CRITICAL" else "alert-warning"].append(r)
+    return ev
+
+
+def _event_title(kind: str, r: dict[str, Any]) -> str:
+    i = r["request"]
+    if kind == "cut":
+        return (f"request {i}: budget cut of {r['budget_dropped']} message(s), "
+                f"{r['tokens_in']} -> {r['tokens_out']} tokens")
+    if kind == "unreachable":
+        return f"request {i}: budget unreachable, {r['tokens_out']} tokens sent"
+    if kind == "anchor-lost":
+        return f"request {i}: anchor lost, fell back to {r['continuity_dropped']} omitted"
+    mon = r["monitor"]
+    return (f"request {i}: {mon['level']} alert ({mon['used_pct']}% used, "
+            f"{mon['alert_reason']})")
 
 
 def render_chart(report: dict[str, Any]) -> str:
@@ -27,117 +228,215 @@ def render_chart(report: dict[str, Any]) -> str:
     cutter = report["simulation"] == "context-cutter"
     max_ctx = int(cfg["max_context"])
     n = max(len(rows), 1)
-    peak = max([max_ctx] + [r["tokens_in"] for r in rows])
-    ymax = peak * 1.08 or 1
-    pw, ph = W - ML - MR, H - MT - MB
+    peak_in = max([0] + [r["tokens_in"] for r in rows])
+    peak_out = max([0] + [r["tokens_out"] for r in rows]) if cutter else 0
+    ys = y_scale(max_ctx, peak_out, peak_in)
+    lanes = [k for k in LANES if cutter or k not in CUTTER_ONLY]
+    frame_h = PH + LANE_H * len(lanes)
+    height = MT + frame_h + 46
 
-    def x(i: int) -> float:  # i: 1-based request number
-        return ML + (pw * (i - 0.5) / n)
+    def x(i: float) -> float:  # i: 1-based request number (centre of its slot)
+        return ML + PW * (i - 0.5) / n
 
-    def y(v: float) -> float:
-        return MT + ph - ph * v / ymax
-
-    p: list[str] = []
-    p.append(
-        f'<svg id="replay-chart" xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
-        f'viewBox="0 0 {W} {H}" role="img" aria-label="tokens per request">'
-    )
-    p.append(f'<rect x="0" y="0" width="{W}" height="{H}" fill="#ffffff"/>')
-    p.append(f'<rect x="{ML}" y="{MT}" width="{pw}" height="{ph}" fill="#fafafa" stroke="#888"/>')
-    for k in range(0, 6):  # y grid
-        v = ymax * k / 5
-        yy = y(v)
-        p.append(
-            f'<line class="grid" x1="{ML}" y1="{_f(yy)}" x2="{ML + pw}" y2="{_f(yy)}" '
-            'stroke="#e3e3e3"/>'
-        )
-        p.append(
-            f'<text x="{ML - 6}" y="{_f(yy + 4)}" font-size="11" text-anchor="end" '
-            f'fill="#444">{round(v)}</text>'
-        )
-    ticks = sorted({1, n, *range(1, n + 1, max(1, n // 10))})
-    for i in ticks:
-        p.append(
-            f'<text x="{_f(x(i))}" y="{MT + ph + 16}" font-size="11" text-anchor="middle" '
-            f'fill="#444">{i}</text>'
-        )
-    p.append(
-        f'<text x="{ML + pw / 2}" y="{H - 12}" font-size="12" text-anchor="middle">request</text>'
-    )
-    p.append(
-        f'<text x="16" y="{MT + ph / 2}" font-size="12" text-anchor="middle" '
-        f'transform="rotate(-90 16 {MT + ph / 2})">estimated tokens</text>'
-    )
-    p.append(
-        f'<line id="max-context" x1="{ML}" y1="{_f(y(max_ctx))}" x2="{ML + pw}" '
-        f'y2="{_f(y(max_ctx))}" stroke="#c62828" stroke-width="1.5" stroke-dasharray="6 4">'
-        f"<title>max_context {max_ctx}</title></line>"
-    )
-    if cutter:
-        tgt = int(cfg["target_after_trim"])
-        p.append(
-            f'<line id="trim-target" x1="{ML}" y1="{_f(y(tgt))}" x2="{ML + pw}" '
-            f'y2="{_f(y(tgt))}" stroke="#ef6c00" stroke-width="1" stroke-dasharray="2 3">'
-            f"<title>target after trim {tgt}</title></line>"
-        )
-    pts_in = " ".join(f"{_f(x(r['request']))},{_f(y(r['tokens_in']))}" for r in rows)
-    p.append(
-        f'<polyline id="tokens-in" fill="none" stroke="#9e9e9e" stroke-width="1.5" '
-        f'points="{pts_in}"/>'
-    )
-    if cutter:
-        pts_out = " ".join(f"{_f(x(r['request']))},{_f(y(r['tokens_out']))}" for r in rows)
-        p.append(
-            f'<polyline id="tokens-out" fill="none" stroke="#1565c0" stroke-width="2" '
-            f'points="{pts_out}"/>'
-        )
-    p.append('<g id="markers">')
-    for r in rows:
-        i = r["request"]
-        xx = x(i)
-        if cutter and r["budget_dropped"]:
-            yy = y(r["tokens_out"])
+    p: list[str] = [
+        f'<svg id="replay-chart" xmlns="http://www.w3.org/2000/svg" width="{W}" '
+        f'height="{height}" viewBox="0 0 {W} {height}" role="img" '
+        'aria-label="estimated tokens per request">',
+        f'<rect x="0" y="0" width="{W}" height="{height}" fill="#ffffff"/>',
+        f'<rect id="frame" x="{ML}" y="{MT}" width="{PW}" height="{frame_h}" fill="#fbfbfb" '
+        'stroke="#777"/>',
+        f'<rect id="plot-area" x="{ML}" y="{MT}" width="{PW}" height="{PH}" fill="none"/>',
+    ]
+    ev = _events(rows, cutter)
+    p += _off_bands(ev["off"], x)
+    p += _y_axis(ys)
+    p += _x_axis(len(rows), x, MT + frame_h)
+    p += _limit_lines(cfg, cutter, ys)
+    line_groups = _groups(len(rows), MAX_POINTS)
+    for lid, key in (("tokens-in", "tokens_in"), ("tokens-out", "tokens_out")):
+        if cutter or lid == "tokens-in":
+            width = "2" if lid == "tokens-out" else "1.5"
             p.append(
-                f'<circle class="cut" cx="{_f(xx)}" cy="{_f(yy)}" r="3.5" fill="#1565c0">'
-                f"<title>request {i}: cut {r['budget_dropped']} message(s), "
-                f"{r['tokens_in']} -&gt; {r['tokens_out']} tokens</title></circle>"
+                f'<polyline id="{lid}" fill="none" stroke="{LINES[lid][1]}" '
+                f'stroke-width="{width}" points="{_line_points(rows, key, line_groups, x, ys.y)}"/>'
             )
-        if cutter and r["anchor"] == "lost":
-            p.append(
-                f'<path class="anchor-lost" d="M{_f(xx)},{MT + 4} l-5,-9 h10 z" '
-                f'fill="#c62828"><title>request {i}: anchor lost, fell back to '
-                f"{r['continuity_dropped']} omitted</title></path>"
-            )
-        if cutter and r["budget_unreachable"]:
-            yy = y(r["tokens_out"])
-            p.append(
-                f'<path class="unreachable" d="M{_f(xx - 4)},{_f(yy - 4)} l8,8 '
-                f'M{_f(xx + 4)},{_f(yy - 4)} l-8,8" stroke="#000" stroke-width="2">'
-                f"<title>request {i}: budget unreachable</title></path>"
-            )
-        mon = r["monitor"]
-        if mon["alert"]:
-            colour = "#c62828" if mon["level"] == "CRITICAL" else "#f9a825"
-            yy = MT + ph - 6
-            p.append(
-                f'<rect class="alert" x="{_f(xx - 4)}" y="{_f(yy - 4)}" width="8" '
-                f'height="8" fill="{colour}" transform="rotate(45 {_f(xx)} {_f(yy)})">'
-                f"<title>request {i}: {mon['level']} alert ({mon['used_pct']}% used, "
-                f"{escape(str(mon['alert_reason']))})</title></rect>"
-            )
-    p.append("</g>")
-    # legend
-    lx, ly = ML + 8, MT + 14
-    legend = [("#9e9e9e", "tokens in")]
-    if cutter:
-        legend += [("#1565c0", "tokens out (dots: cuts)"), ("#ef6c00", "trim target")]
-    legend += [("#c62828", "max_context / anchor lost / critical"), ("#f9a825", "warning")]
-    for j, (colour, label) in enumerate(legend):
-        yy = ly + 15 * j
-        p.append(f'<rect x="{lx}" y="{yy - 8}" width="10" height="10" fill="{colour}"/>')
-        p.append(f'<text x="{lx + 14}" y="{yy + 1}" font-size="11">{escape(label)}</text>')
+    p += _lanes(lanes, ev, x, n)
+    p += _failures(report, x)
+    p += _legend(ev, lanes, cutter, report)
     p.append("</svg>")
     return "\n".join(p)
+
+
+def _y_axis(ys: YScale) -> list[str]:
+    p = []
+    for v in ys.ticks():
+        yy = ys.y(v)
+        p.append(f'<line class="grid" x1="{ML}" y1="{_f(yy)}" x2="{ML + PW}" y2="{_f(yy)}" '
+                 'stroke="#e6e6e6"/>')
+        ty = yy - 2 if v == 0 else yy + 4  # 0 sits above the lane labels
+        p.append(f'<text class="y-tick" data-value="{v}" x="{ML - 6}" y="{_f(ty)}" '
+                 f'font-size="11" text-anchor="end" fill="#444">{_num(v)}</text>')
+    if ys.log_top:
+        yb = MT + ys.band_h + (PH - ys.lin_h - ys.band_h) / 2
+        p.append(f'<rect id="scale-break" x="{ML - 6}" y="{_f(yb - 4)}" width="{PW + 12}" '
+                 'height="8" fill="#ffffff"/>')
+        p.append(f'<path d="M{ML - 8},{_f(yb + 3)} l8,-6 M{ML + PW},{_f(yb + 3)} l8,-6" '
+                 'stroke="#777"/>')
+        p.append(f'<text id="log-band-label" x="{ML + 6}" y="{MT + 12}" font-size="10.5" '
+                 f'fill="#555">log scale above {_num(ys.lin_top)}</text>')
+    mid = MT + PH / 2
+    p.append(f'<text x="14" y="{_f(mid)}" font-size="12" text-anchor="middle" '
+             f'transform="rotate(-90 14 {_f(mid)})">estimated tokens</text>')
+    return p
+
+
+def _x_axis(n: int, x: Callable[[float], float], bottom: float) -> list[str]:
+    step = nice_step(n / 10)
+    ticks = list(range(step, n + 1, step)) if step > 1 else list(range(1, n + 1))
+    p = []
+    for i in ticks:
+        p.append(f'<line x1="{_f(x(i))}" y1="{_f(bottom)}" x2="{_f(x(i))}" y2="{_f(bottom + 4)}" '
+                 'stroke="#777"/>')
+        p.append(f'<text class="x-tick" data-value="{i}" x="{_f(x(i))}" y="{_f(bottom + 16)}" '
+                 f'font-size="11" text-anchor="middle" fill="#444">{_num(i)}</text>')
+    p.append(f'<text x="{ML + PW / 2}" y="{_f(bottom + 34)}" font-size="12" '
+             'text-anchor="middle">request</text>')
+    return p
+
+
+def _limit_lines(cfg: dict[str, Any], cutter: bool, ys: YScale) -> list[str]:
+    """max_context and the trim target, labelled right of the frame (share, name, value)."""
+    max_ctx = int(cfg["max_context"])
+    lines = [("max-context", max_ctx, "100 %")]
+    if cutter:
+        tgt = int(cfg["target_after_trim"])
+        lines.append(("trim-target", tgt, f"{100 * tgt / max_ctx:.0f} %" if max_ctx else "-"))
+    p = []
+    last_y = -100.0
+    for lid, v, share in lines:
+        _, colour, dash = LINES[lid]
+        yy = ys.y(v)
+        name = "max_context" if lid == "max-context" else "trim target"
+        p.append(f'<line id="{lid}" x1="{ML}" y1="{_f(yy)}" x2="{ML + PW}" y2="{_f(yy)}" '
+                 f'stroke="{colour}" stroke-width="1.5" stroke-dasharray="{dash}">'
+                 f"<title>{name} {v} ({share})</title></line>")
+        ty = max(yy + 4, last_y + 13)  # never on top of the label above
+        last_y = ty
+        p.append(f'<text id="{lid}-label" x="{ML + PW + 6}" y="{_f(ty)}" font-size="11" '
+                 f'fill="{colour}">{share} {"max" if lid == "max-context" else "trim"} · '
+                 f"{_num(v)}</text>")
+    return p
+
+
+def _off_bands(off: list[dict[str, Any]], x: Callable[[float], float]) -> list[str]:
+    p = []
+    runs: list[list[int]] = []
+    for r in off:
+        i = r["request"]
+        if runs and runs[-1][1] == i - 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    for a, b in runs:
+        x0, x1 = x(a - 0.5), x(b + 0.5)
+        title = f"requests {a}-{b}: module off" if a != b else f"request {a}: module off"
+        p.append(f'<rect class="band off" data-kind="off" data-count="{b - a + 1}" '
+                 f'x="{_f(x0)}" y="{MT}" width="{_f(x1 - x0)}" height="{PH}" '
+                 f'fill="{KINDS["off"][1]}" fill-opacity="0.6"><title>{title}</title></rect>')
+    return p
+
+
+def _lanes(
+    lanes: list[str], ev: dict[str, list[dict[str, Any]]], x: Callable[[float], float], n: int
+) -> list[str]:
+    """One labelled lane per event kind under the data area; markers grouped when dense."""
+    size = max(1, math.ceil(n / MAX_MARKERS))
+    p = ['<g id="markers">']
+    for k, kind in enumerate(lanes):
+        top = MT + PH + LANE_H * k
+        p.append(f'<line x1="{ML}" y1="{top}" x2="{ML + PW}" y2="{top}" stroke="#c8c8c8"/>')
+        p.append(f'<text class="lane-label" x="{ML - 6}" y="{top + 12}" font-size="10.5" '
+                 f'text-anchor="end" fill="#555">{LANES[kind]}</text>')
+        groups: dict[int, list[dict[str, Any]]] = {}
+        for r in ev[kind]:
+            groups.setdefault((r["request"] - 1) // size, []).append(r)
+        for g, rs in sorted(groups.items()):
+            a, b = g * size + 1, min(n, (g + 1) * size)
+            title = (
+                _event_title(kind, rs[0]) if len(rs) == 1
+                else f"requests {a}-{b}: {len(rs)} x {KINDS[kind][0]}"
+            )
+            extra = f' data-count="{len(rs)}" data-request="{rs[0]["request"]}"'
+            xx = min(max(x((a + b) / 2 if size > 1 else a), ML + 6), ML + PW - 6)  # in frame
+            el = _shape(kind, xx, top + LANE_H / 2, extra)
+            p.append(_with_title(el, title))
+    p.append("</g>")
+    return p
+
+
+def _failures(report: dict[str, Any], x: Callable[[float], float]) -> list[str]:
+    """A crimson line at each invariant's first failing request, linked to its row."""
+    at: dict[int, list[dict[str, Any]]] = {}
+    for inv in report["invariants"]:
+        if inv["verdict"] == "failed" and inv["first_failure"]:
+            at.setdefault(inv["first_failure"]["request"], []).append(inv)
+    colour = KINDS["failure"][1]
+    p = ['<g id="failures">']
+    for k, (req, invs) in enumerate(sorted(at.items())):
+        xx = x(req)
+        why = "; ".join(f"{i['id']} failed: {i['first_failure']['detail']}" for i in invs)
+        p.append(f'<line class="marker failure" data-kind="failure" data-request="{req}" '
+                 f'data-count="{len(invs)}" x1="{_f(xx)}" y1="{MT}" x2="{_f(xx)}" '
+                 f'y2="{MT + PH}" stroke="{colour}" stroke-width="2">'
+                 f"<title>request {req}: {escape(why)}</title></line>")
+        ty = MT + 14 + 14 * (k % 3)
+        left = xx > ML + PW - 80
+        for j, inv in enumerate(invs):
+            tx = xx - 4 - 24 * j if left else xx + 4 + 24 * j
+            p.append(f'<a class="failure-link" href="#inv-{escape(inv["id"])}" '
+                     f'data-request="{req}"><text x="{_f(tx)}" y="{ty}" font-size="11" '
+                     f'font-weight="bold" text-anchor="{"end" if left else "start"}" '
+                     f'fill="{colour}" stroke="#ffffff" stroke-width="3" paint-order="stroke">'
+                     f'{escape(inv["id"])}<title>request {req}: {escape(why)}</title></text></a>')
+    p.append("</g>")
+    return p
+
+
+def _legend(
+    ev: dict[str, list[dict[str, Any]]], lanes: list[str], cutter: bool, report: dict[str, Any]
+) -> list[str]:
+    """Every line and every kind of marker of this simulation, with its count."""
+    lx, ly = ML + PW + 122, MT + 6
+    failed = sum(1 for i in report["invariants"] if i["verdict"] == "failed")
+    p = ['<g id="legend">']
+    entries: list[tuple[str, str]] = [
+        ("line", lid) for lid in LINES if cutter or lid in ("tokens-in", "max-context")
+    ]
+    entries += [("kind", k) for k in lanes]
+    if cutter:
+        entries.append(("kind", "off"))
+    entries.append(("kind", "failure"))
+    for j, (what, key) in enumerate(entries):
+        yy = ly + 18 * j + 8
+        if what == "line":
+            label, colour, dash = LINES[key]
+            sw = (f'<line x1="{lx}" y1="{yy}" x2="{lx + 18}" y2="{yy}" stroke="{colour}" '
+                  f'stroke-width="2" stroke-dasharray="{dash}"/>')
+        else:
+            label, colour = KINDS[key]
+            count = failed if key == "failure" else len(ev[key])
+            label = f"{label}: {count}"
+            if key == "off":
+                sw = f'<rect x="{lx + 2}" y="{yy - 6}" width="14" height="12" fill="{colour}"/>'
+            elif key == "failure":
+                sw = (f'<line x1="{lx + 9}" y1="{yy - 7}" x2="{lx + 9}" y2="{yy + 7}" '
+                      f'stroke="{colour}" stroke-width="2"/>')
+            else:
+                sw = _shape(key, lx + 9, yy).replace(f'class="marker {key}"', 'class="swatch"')
+        p.append(f'<g class="legend-entry" data-kind="{key}">{sw}'
+                 f'<text x="{lx + 24}" y="{yy + 4}" font-size="11">{escape(label)}</text></g>')
+    p.append("</g>")
+    return p
 
 
 _CSS = (
@@ -145,14 +444,22 @@ _CSS = (
     "table{border-collapse:collapse;margin:8px 0 20px}"
     "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;text-align:left}"
     "th{background:#f0f0f0}.passed{color:#2e7d32;font-weight:bold}"
-    ".failed{color:#c62828;font-weight:bold}code{font-size:12px}"
+    ".failed{color:#b00020;font-weight:bold}.not-checked{color:#8a6d00;font-weight:bold}"
+    "tr.failed-row td,tr.failing td{background:#fde8ec}tr:target td{outline:2px solid #b00020}"
+    "code{font-size:12px}"
 )
 
 
-def _table(head: list[str], body: list[list[Any]]) -> str:
+def _table(
+    head: list[str], body: list[list[Any]], attrs: list[str] | None = None
+) -> str:
+    """``attrs``: per body row, extra attributes for its ``<tr>`` (id, class)."""
     h = "".join(f"<th>{escape(c)}</th>" for c in head)
     rows = "".join(
-        "<tr>" + "".join(f"<td>{escape(_txt(c))}</td>" for c in row) + "</tr>" for row in body
+        f"<tr{attrs[k] if attrs else ''}>"
+        + "".join(f"<td>{escape(_txt(c))}</td>" for c in row)
+        + "</tr>"
+        for k, row in enumerate(body)
     )
     return f"<table><thead><tr>{h}</tr></thead><tbody>{rows}</tbody></table>"
 
@@ -207,6 +514,10 @@ def render_html(report: dict[str, Any]) -> str:
                     ]
                     for i in report["invariants"]
                 ],
+                [
+                    f' id="inv-{escape(i["id"])}" class="{escape(i["verdict"])}-row"'
+                    for i in report["invariants"]
+                ],
             )
         )
     parts.append("<h2>Configuration</h2>")
@@ -214,14 +525,24 @@ def render_html(report: dict[str, Any]) -> str:
         _table(["key", "value"], [[k, report["config"][k]] for k in sorted(report["config"])])
     )
     rows = report["requests"]
-    shown = rows if len(rows) <= MAX_TABLE_ROWS else [r for r in rows if interesting(r)]
+    failing: dict[int, list[str]] = {}
+    for inv in report["invariants"]:
+        if inv["first_failure"]:
+            failing.setdefault(inv["first_failure"]["request"], []).append(inv["id"])
+    shown = (
+        rows
+        if len(rows) <= MAX_TABLE_ROWS
+        else [r for r in rows if r["request"] in failing or interesting(r)]
+    )
     parts.append("<h2>Requests</h2>")
     if len(shown) != len(rows):
         parts.append(
-            f"<p>{len(shown)} of {len(rows)} requests (those with a cut, an anchor "
-            "loss, a toggle or an alert); every row is in the JSON report.</p>"
+            f"<p>{min(len(shown), MAX_TABLE_ROWS)} of {len(rows)} requests (the first failing "
+            "ones, then those with a cut, an anchor loss, a toggle or an alert); every row is "
+            "in the JSON report.</p>"
         )
-    shown = shown[:MAX_TABLE_ROWS]
+        shown = sorted(shown, key=lambda r: (r["request"] not in failing, r["request"]))
+        shown = sorted(shown[:MAX_TABLE_ROWS], key=lambda r: r["request"])
     if cutter:
         head = [
             "request",
@@ -263,6 +584,13 @@ def render_html(report: dict[str, Any]) -> str:
             ]
             for r in shown
         ]
-    parts.append(_table(head, body))
+    head.append("first failure of")
+    for r, row in zip(shown, body, strict=True):
+        row.append(", ".join(failing.get(r["request"], [])) or None)
+    attrs = [
+        f' id="req-{r["request"]}"' + (' class="failing"' if r["request"] in failing else "")
+        for r in shown
+    ]
+    parts.append(_table(head, body, attrs))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

@@ -35,12 +35,18 @@ def interesting(row: dict[str, Any]) -> bool:
 
 
 def verdict_text(inv: dict[str, Any]) -> str:
-    """``passed``, ``failed (n of m)``, or ``passed (not exercised)`` when nothing applied."""
+    """``passed (m)``, ``failed (n of m)``, or ``not checked (no request applied)``."""
     if inv["verdict"] == "failed":
         return f"failed ({inv['failures']} of {inv['requests_checked']})"
-    if not inv["requests_checked"]:
-        return "passed (not exercised)"
+    if inv["verdict"] == "not-checked":
+        return "not checked (no request applied)"
     return "passed"
+
+
+def _req(row: dict[str, Any], failing: dict[int, str]) -> str:
+    """The request number, with the invariant whose first failure it is."""
+    n = row["request"]
+    return f"**{n}** (first failure of {failing[n]})" if n in failing else str(n)
 
 
 def render_markdown(report: dict[str, Any]) -> str:
@@ -56,6 +62,10 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"{s['requests']} request(s)"
     )
     out.append("")
+    if s["verdict"] == "not-checked":
+        out.append("No invariant applied to any request: nothing was verified, so this replay "
+                   "is not a pass (and `--update` does not record it).")
+        out.append("")
     out.append(f"- fixture: `{fx['file']}` ({fx['sha256']})")
     if comp:
         out.append(f"- component document: {comp.get('doc_sha256')}")
@@ -88,8 +98,15 @@ def render_markdown(report: dict[str, Any]) -> str:
     for key in sorted(report["config"]):
         out.append(f"| {key} | {_cell(report['config'][key])} |")
     out.append("")
-    rows = [r for r in report["requests"] if interesting(r)]
-    out.append("## Requests with a cut, an anchor loss, a toggle or an alert")
+    failing: dict[int, str] = {}
+    for inv in report["invariants"]:
+        if inv["first_failure"]:
+            n = inv["first_failure"]["request"]
+            failing[n] = f"{failing[n]}, {inv['id']}" if n in failing else inv["id"]
+    rows = [r for r in report["requests"] if r["request"] in failing or interesting(r)]
+    rows.sort(key=lambda r: (r["request"] not in failing, r["request"]))
+    rows = sorted(rows[:MAX_ROWS], key=lambda r: r["request"])
+    out.append("## Requests with a first failure, a cut, an anchor loss, a toggle or an alert")
     out.append("")
     if not rows:
         out.append("None.")
@@ -104,11 +121,11 @@ def render_markdown(report: dict[str, Any]) -> str:
         else:
             out.append("| request | messages | tokens | used % | level | alert |")
             out.append("| --- | --- | --- | --- | --- | --- |")
-        for r in rows[:MAX_ROWS]:
+        for r in rows:
             mon = r["monitor"]
             if cutter:
                 out.append(
-                    f"| {r['request']} | {r['messages_in']}/{r['messages_out']} "
+                    f"| {_req(r, failing)} | {r['messages_in']}/{r['messages_out']} "
                     f"| {r['tokens_in']}/{r['tokens_out']} | {r['dropped']} "
                     f"({r['continuity_dropped']}+{r['budget_dropped']}) | {r['anchor']}"
                     f"{' (fallback)' if r['fallback'] else ''} | {_cell(r['budget_unreachable'])} "
@@ -116,12 +133,13 @@ def render_markdown(report: dict[str, Any]) -> str:
                 )
             else:
                 out.append(
-                    f"| {r['request']} | {r['messages_in']} | {r['tokens_in']} "
+                    f"| {_req(r, failing)} | {r['messages_in']} | {r['tokens_in']} "
                     f"| {_cell(mon['used_pct'])} | {_cell(mon['level'] or mon['metrics'])} "
                     f"| {_cell(mon['alert_reason'])} |"
                 )
-        if len(rows) > MAX_ROWS:
+        total = sum(1 for r in report["requests"] if r["request"] in failing or interesting(r))
+        if total > MAX_ROWS:
             out.append("")
-            out.append(f"... and {len(rows) - MAX_ROWS} more (see the JSON report).")
+            out.append(f"... and {total - MAX_ROWS} more (see the JSON report).")
     out.append("")
     return "\n".join(out)

@@ -1,0 +1,138 @@
+"""Catalog figures: ``review`` of a large catalog, and ``promote`` with a long transition log.
+
+Prints:
+- wall time and peak memory (max RSS of the child) of ``risutools review CATALOG -f json``
+  on an N-document NDJSON catalog (default 10,000) with its capability graph: mostly
+  candidates, every 10th promoted, every 50th active, some conflicts and shared sources;
+- end-to-end wall time of ``risutools promote X --to pending_human_review`` (a real child
+  process, median of 5, each on a fresh copy) in a small catalog whose ``transitions.ndjson``
+  has 10,000 lines.
+Usage: ``python bench/bench_review.py [N]``.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
+
+
+def generate(n: int) -> list[bytes]:
+    from risutools.contract.canonical import canonical
+
+    base = json.loads(SEED.read_text(encoding="utf-8"))
+    base["provenance"]["review_status"] = "candidate"
+    base["payload"]["idea_layers"]["lineage"]["promotion_status"] = "candidate"
+    out = []
+    for i in range(n):
+        d = copy.deepcopy(base)
+        post = str(100000 + i)
+        d["component_id"] = f"module.risu.{post}.cutter-{i}"
+        ref = d["provenance"]["source_refs"][0]
+        ref["source_id"] = f"risu:{post}"
+        src = post if i % 97 else str(100000 + i - 1)  # every 97th shares a source
+        ref["sha256"] = "sha256:" + hashlib.sha256(src.encode()).hexdigest()
+        ev = d["payload"]["idea_layers"]["evidence"]
+        ev["source_post"] = post
+        ev["lead_id"] = f"risu.deep.module.{post}"
+        d["capabilities"]["provides"] = ["regex.transform"] if i % 3 else \
+            list(d["capabilities"]["provides"])
+        if i % 41 == 0:
+            d["capabilities"]["conflicts"] = ["context.token_budget"]
+        if i % 10 == 0:  # forged statuses: the review reports them (MC305), as it should
+            d["provenance"]["review_status"] = "promoted"
+            d["payload"]["idea_layers"]["lineage"]["promotion_status"] = "promoted"
+            if i % 50 == 0:
+                d["provenance"]["runtime_status"] = "active"
+        out.append(canonical(d))
+    return out
+
+
+def run_child(args: list[str], cwd: Path) -> tuple[float, float, int, int]:
+    """(wall seconds, CPU seconds (user + sys, workers included), exit code, peak RSS in MiB
+    of the largest child so far).  CPU is the figure to compare on a loaded machine."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "risutools", *args], cwd=cwd,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall = time.perf_counter() - t
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return wall, cpu, proc.returncode, r1.ru_maxrss // 1024
+
+
+def bench_review(n: int, tmp: Path) -> None:
+    cat = tmp / "big"
+    cat.mkdir()
+    (cat / "components.ndjson").write_bytes(b"\n".join(generate(n)) + b"\n")
+    (cat / "approvals").mkdir()
+    for jobs in ("1", str(os.cpu_count() or 1)):
+        wall, cpu, rc, rss = run_child(["review", str(cat), "-f", "json", "-q", "-j", jobs],
+                                       tmp)
+        print(f"review of {n:,} documents, -j {jobs}: {wall:.2f} s wall, {cpu:.2f} s CPU, "
+              f"exit {rc}, peak RSS {rss} MiB")
+
+
+def bench_promote(tmp: Path, lines: int = 10_000) -> None:
+    from risutools.catalog.commands import approve
+
+    cat = tmp / "small"
+    cat.mkdir()
+    seed = SEED.read_bytes()
+    doc = json.loads(seed)
+    doc["provenance"]["review_status"] = "candidate"
+    doc["payload"]["idea_layers"]["lineage"]["promotion_status"] = "candidate"
+    (cat / "c.json").write_text(json.dumps(doc, ensure_ascii=False, indent=1))
+    log = []
+    for i in range(lines):
+        log.append(json.dumps({"component_id": f"module.risu.{i}.other", "from_status":
+                               "candidate", "to_status": "pending_human_review",
+                               "before_sha256": "sha256:" + "1" * 64,
+                               "after_sha256": "sha256:" + "2" * 64,
+                               "approval": {"file": "approvals/x.yaml", "sha256": "sha256:" +
+                                            "3" * 64}, "at": "2025-01-01T00:00:00+00:00",
+                               "tool_version": "0.1.0"}, sort_keys=True))
+    (cat / "transitions.ndjson").write_text("\n".join(log) + "\n")
+    (cat / "approvals").mkdir()
+    approve(str(cat / "c.json"), "request_review", "bench", "", None, str(cat))
+    times, cpus = [], []
+    for i in range(5):
+        work = tmp / f"run{i}"
+        shutil.copytree(cat, work)
+        wall, cpu, rc, _ = run_child(["promote", doc["component_id"], "--to",
+                                      "pending_human_review"], work)
+        assert rc == 0, rc
+        times.append(wall)
+        cpus.append(cpu)
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    base = time.perf_counter() - t0
+    print(f"promote with a {lines:,}-line transitions.ndjson: {statistics.median(times) * 1000:.0f}"
+          f" ms wall, {statistics.median(cpus) * 1000:.0f} ms CPU end to end (median of 5; "
+          f"python -c pass: {base * 1000:.0f} ms wall)")
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+    print(f"cores: {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory(prefix="risutools-bench-review-") as t:
+        tmp = Path(t)
+        bench_promote(tmp)
+        bench_review(n, tmp)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,281 @@
+"""Human approval records: ``approvals/*.yaml``, optionally SSH-signed like git commits.
+
+A record is ``{component_id, component_version, action, reviewer, at, base_sha256,
+note}`` (+ ``signature``).  ``base_sha256`` is the canonical document hash the
+reviewer read (``risutools hash``).  The signed bytes are the canonical JSON of
+the record without ``signature`` (keys sorted, no whitespace), signed with
+``ssh-keygen -Y sign -n risutools-approval -f KEY`` and checked with
+``ssh-keygen -Y verify`` against the ``allowed_signers`` file (git's format,
+principal = the record's ``reviewer``) that the catalog configuration names::
+
+    catalog:
+      allowed_signers: .allowed_signers
+      require_signatures: true
+
+Records are never edited: the transition log names each one with the SHA-256
+of its bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from risutools.catalog.catalog import Catalog, Entry, file_sha256
+from risutools.contract.canonical import canonical
+from risutools.contract.loaders import load_bytes
+from risutools.contract.transitions import ACTION_FOR
+from risutools.errors import ConfigError, RisuError
+
+ACTIONS = ("request_review", "approve", "reject", "promote", "retire")
+FIELDS = ("component_id", "component_version", "action", "reviewer", "at", "base_sha256",
+          "note")
+TARGET_OF = {a: to for (_, to), a in ACTION_FOR.items()} | {"reject": "rejected"}
+SIG_TIMEOUT = 30  # seconds for one ssh-keygen call
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def now_iso() -> str:
+    """Now, ISO 8601 with zone (UTC); ``SOURCE_DATE_EPOCH`` pins it (reproducible runs)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    t = float(epoch) if epoch and epoch.isdigit() else time.time()
+    return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
+
+
+def build_record(entry: Entry, action: str, reviewer: str, note: str) -> dict[str, Any]:
+    if action not in ACTIONS:
+        raise ConfigError("bad-action", f"{action!r} is not one of {', '.join(ACTIONS)}")
+    if not reviewer.strip():
+        raise ConfigError("bad-reviewer", "--reviewer must name the person approving")
+    return {"component_id": entry.component_id, "component_version": entry.version,
+            "action": action, "reviewer": reviewer, "at": now_iso(),
+            "base_sha256": entry.base_sha256, "note": note}
+
+
+def signed_bytes(record: dict[str, Any]) -> bytes:
+    return canonical({k: v for k, v in record.items() if k != "signature"})
+
+
+def _ssh_keygen() -> str:
+    exe = shutil.which("ssh-keygen")
+    if exe is None:
+        raise RisuError("no-ssh-keygen", "ssh-keygen is not installed (package openssh-client); "
+                        "it signs and verifies approvals")
+    return exe
+
+
+def sign(record: dict[str, Any], key: str, namespace: str) -> str:
+    """The armored SSH signature of the record's canonical bytes."""
+    if not Path(key).is_file():
+        raise ConfigError("no-key", "signing key not found", path=key)
+    exe = _ssh_keygen()
+    with tempfile.TemporaryDirectory(prefix="risutools-sign-") as tmp:
+        msg = Path(tmp) / "record"
+        msg.write_bytes(signed_bytes(record))
+        try:
+            proc = subprocess.run([exe, "-Y", "sign", "-n", namespace, "-f", key, str(msg)],
+                                  capture_output=True, timeout=SIG_TIMEOUT,
+                                  stdin=subprocess.DEVNULL, check=False)
+        except subprocess.TimeoutExpired:
+            raise RisuError("sign-failed", "ssh-keygen did not finish (a key with a passphrase "
+                            "needs ssh-agent)", path=key) from None
+        sig = Path(str(msg) + ".sig")
+        if proc.returncode != 0 or not sig.is_file():
+            why = " ".join(proc.stderr.decode("utf-8", "replace").split())[:200]
+            raise RisuError("sign-failed", f"ssh-keygen -Y sign failed: {why}", path=key)
+        return sig.read_text("ascii")
+
+
+@dataclass
+class SignatureCheck:
+    status: str  # verified | unsigned | bad | not_allowed | unchecked
+    detail: str
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "verified"
+
+
+def verify_signature(cat: Catalog, record: dict[str, Any]) -> SignatureCheck:
+    sig = record.get("signature")
+    if sig is None:
+        return SignatureCheck("unsigned", "the record carries no signature")
+    if not isinstance(sig, str) or "BEGIN SSH SIGNATURE" not in sig:
+        return SignatureCheck("bad", "the signature field is not an SSH signature")
+    signers = cat.settings.allowed_signers
+    if signers is None or not signers.is_file():
+        why = "no allowed_signers file is configured (catalog.allowed_signers)" \
+            if signers is None else f"allowed_signers file {signers} is missing"
+        return SignatureCheck("unchecked", why)
+    reviewer = record.get("reviewer")
+    if not isinstance(reviewer, str) or not reviewer:
+        return SignatureCheck("bad", "the record names no reviewer")
+    exe = _ssh_keygen()
+    ns = cat.settings.namespace
+    data = signed_bytes(record)
+    with tempfile.TemporaryDirectory(prefix="risutools-verify-") as tmp:
+        sigfile = Path(tmp) / "record.sig"
+        sigfile.write_text(sig, "ascii", errors="replace")
+
+        def run(*args: str) -> bool:
+            try:
+                proc = subprocess.run([exe, "-Y", *args], input=data, capture_output=True,
+                                      timeout=SIG_TIMEOUT, check=False)
+            except subprocess.TimeoutExpired:
+                return False
+            return proc.returncode == 0
+
+        if run("verify", "-f", str(signers), "-I", reviewer, "-n", ns, "-s", str(sigfile)):
+            return SignatureCheck("verified", f"signed by {reviewer} (allowed_signers)")
+        if run("check-novalidate", "-n", ns, "-s", str(sigfile)):
+            return SignatureCheck("not_allowed", f"the signing key is not allowed for "
+                                  f"{reviewer!r} in {cat.rel(signers)}")
+        return SignatureCheck("bad", "the signature does not match the record (edited after "
+                              "signing, or signed for another namespace)")
+
+
+@dataclass
+class Approval:
+    file: str  # relative to the catalog root (approvals/x.yaml)
+    path: Path
+    sha256: str  # "sha256:" + hex of the file bytes
+    record: dict[str, Any] | None
+    problem: str = ""
+    _sig: SignatureCheck | None = None
+
+    def field(self, name: str) -> str:
+        v = (self.record or {}).get(name)
+        return v if isinstance(v, str) else ""
+
+    def signature(self, cat: Catalog) -> SignatureCheck:
+        if self._sig is None:
+            self._sig = verify_signature(cat, self.record or {})
+        return self._sig
+
+
+def load_approvals(cat: Catalog) -> list[Approval]:
+    out: list[Approval] = []
+    d = cat.approvals_dir
+    if not d.is_dir():
+        return out
+    for p in sorted(d.rglob("*")):
+        if not p.is_file() or p.name.startswith(".") or p.suffix not in (".yaml", ".yml",
+                                                                         ".json"):
+            continue
+        out.append(load_approval(cat, p))
+    return out
+
+
+def load_approval(cat: Catalog, p: Path) -> Approval:
+    rel = cat.rel(p)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        return Approval(rel, p, "", None, f"cannot read: {exc.strerror or exc}")
+    digest = "sha256:" + file_sha256(data)
+    res = load_bytes(data, rel, fmt="json" if p.suffix == ".json" else "yaml")
+    if res.problems or not res.documents or not isinstance(res.documents[0].doc, dict):
+        why = res.problems[0].message if res.problems else "not a mapping"
+        return Approval(rel, p, digest, None, f"unreadable approval: {why}")
+    rec: dict[str, Any] = res.documents[0].doc
+    missing = [f for f in FIELDS if f != "note" and not isinstance(rec.get(f), str)]
+    if missing:
+        return Approval(rel, p, digest, rec, f"approval lacks {', '.join(missing)}")
+    if rec.get("action") not in ACTIONS:
+        return Approval(rel, p, digest, rec, f"unknown action {rec.get('action')!r}")
+    return Approval(rel, p, digest, rec)
+
+
+class _Dumper(yaml.SafeDumper):
+    """Multi-line strings (the armored signature) as literal blocks."""
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def dump_record(record: dict[str, Any]) -> bytes:
+    ordered = {k: record[k] for k in (*FIELDS, "signature") if k in record}
+    text = yaml.dump(ordered, Dumper=_Dumper, allow_unicode=True, sort_keys=False,
+                     width=4096, default_flow_style=False)
+    return text.encode("utf-8")
+
+
+def record_path(cat: Catalog, record: dict[str, Any]) -> Path:
+    """``approvals/<component_id>--<action>--<base hex 12>[-n].yaml`` (never an existing
+    name)."""
+    cid = _SAFE_NAME.sub("_", record["component_id"])[:150]
+    stem = f"{cid}--{record['action']}--{record['base_sha256'].removeprefix('sha256:')[:12]}"
+    p = cat.approvals_dir / f"{stem}.yaml"
+    n = 2
+    while p.exists():
+        p = cat.approvals_dir / f"{stem}-{n}.yaml"
+        n += 1
+    return p
+
+
+@dataclass
+class ApprovalVerdict:
+    ok: bool
+    approval: Approval | None
+    reason: str
+
+
+def find_approval(cat: Catalog, entry: Entry, action: str,
+                  approvals: list[Approval] | None = None) -> ApprovalVerdict:
+    """An approval for exactly ``action`` on exactly the document's current base hash
+    (signed and allowed when the catalog requires signatures)."""
+    allr = load_approvals(cat) if approvals is None else approvals
+    mine = [a for a in allr if a.record is not None and not a.problem
+            and a.field("component_id") == entry.component_id and a.field("action") == action]
+    current = [a for a in mine if a.field("base_sha256") == entry.base_sha256]
+    if not current:
+        stale = [a for a in mine if a.field("base_sha256") != entry.base_sha256]
+        if stale:
+            a = stale[-1]
+            return ApprovalVerdict(False, None, (
+                f"stale approval: {a.file} approved base {a.field('base_sha256')[:19]}…, the "
+                f"document is now {entry.base_sha256[:19]}…; a reviewer must approve the "
+                f"current version (`risutools approve {entry.component_id} --action {action}`)"))
+        return ApprovalVerdict(False, None, (
+            f"no {action!r} approval for base {entry.base_sha256[:19]}…; a reviewer runs "
+            f"`risutools approve {entry.component_id} --action {action} --reviewer NAME`"))
+    wrong_version = [a for a in current if a.field("component_version") != entry.version]
+    current = [a for a in current if a not in wrong_version]
+    if not current:
+        a = wrong_version[0]
+        return ApprovalVerdict(False, None, f"{a.file} names version "
+                               f"{a.field('component_version')!r}, the document is "
+                               f"{entry.version!r}")
+    if not cat.settings.require_signatures:
+        bad: list[str] = []
+        for a in current:
+            chk = a.signature(cat)
+            if chk.status in ("verified", "unsigned", "unchecked"):
+                how = {"verified": "signed", "unsigned": "unsigned; signatures not required",
+                       "unchecked": "signature not checked: " + chk.detail}[chk.status]
+                return ApprovalVerdict(True, a, f"{a.file} by {a.field('reviewer')} ({how})")
+            bad.append(f"{a.file}: signature {chk.status} ({chk.detail})")
+        return ApprovalVerdict(False, None, "; ".join(bad))
+    problems = []
+    for a in current:
+        chk = a.signature(cat)
+        if chk.ok:
+            return ApprovalVerdict(True, a, f"{a.file} by {a.field('reviewer')}: {chk.detail}")
+        problems.append(f"{a.file}: {chk.status} ({chk.detail})")
+    return ApprovalVerdict(False, None, "signatures are required and no valid one was found: "
+                           + "; ".join(problems))

@@ -1,0 +1,316 @@
+"""The catalog: one folder of matrix-component-v1 documents and what goes with them.
+
+Layout (``../shared/spec/catalog-and-promotion.md``)::
+
+    CATALOG/
+      *.json *.yaml components.ndjson   documents (any folder depth)
+      notes/<component_id>.yaml         curator overlays
+      replays/                          fixtures and replay reports
+      approvals/*.yaml                  human approval records (risutools approve)
+      transitions.ndjson                append-only log of status and runtime switches
+      .risutools.yaml                   configuration (contract/config.py)
+      .risutools.lock                   the writers' lock file (created on first write)
+
+The root is ``--catalog DIR`` or, by default, the nearest folder above the
+current one that holds ``transitions.ndjson`` or ``approvals/`` (as MC305 finds
+it), else one that holds ``.risutools.yaml``, ``notes/`` or ``replays/``.
+
+Every write goes through :mod:`risutools.catalog.writes` (one place): documents
+are replaced atomically with compare-and-swap on the bytes read, the log is
+appended, and promotions hold the catalog lock across read-check-write.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from risutools.contract.canonical import doc_sha256
+from risutools.contract.config import ContractConfig, find_config, load_config_file
+from risutools.contract.loaders import (
+    NDJSON_EXTS,
+    YAML_EXTS,
+    LoadedDocument,
+    LoadOutcome,
+    display_path,
+    load_documents,
+)
+from risutools.contract.transitions import CatalogLog, find_catalog_root, read_log
+from risutools.errors import ConfigError, DocumentError
+from risutools.findings import Finding
+
+LOG_NAME = "transitions.ndjson"
+LOCK_NAME = ".risutools.lock"
+MARKERS = (LOG_NAME, "approvals", ".risutools.yaml", ".risutools.yml", "notes", "replays")
+
+
+@dataclass
+class Entry:
+    """One document of the catalog and where it lives."""
+
+    path: Path  # the file (a JSON/YAML document or an NDJSON catalog)
+    line: int | None  # NDJSON line (None for a JSON/YAML file)
+    fmt: str  # json | yaml | ndjson
+    doc: dict[str, Any]
+    base_sha256: str  # the canonical document hash (doc_sha256)
+    loaded: LoadedDocument | None = None
+    _where: str | None = None
+
+    @property
+    def component_id(self) -> str:
+        cid = self.doc.get("component_id")
+        return cid if isinstance(cid, str) else ""
+
+    @property
+    def version(self) -> str:
+        v = self.doc.get("component_version")
+        return v if isinstance(v, str) else ""
+
+    def get(self, *keys: str) -> Any:
+        cur: Any = self.doc
+        for k in keys:
+            if not isinstance(cur, dict):
+                return None
+            cur = cur.get(k)
+        return cur
+
+    @property
+    def review_status(self) -> str:
+        v = self.get("provenance", "review_status")
+        return v if isinstance(v, str) else ""
+
+    @property
+    def runtime_status(self) -> str:
+        v = self.get("provenance", "runtime_status")
+        return v if isinstance(v, str) else ""
+
+    def caps(self, kind: str) -> list[str]:
+        v = self.get("capabilities", kind)
+        return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
+
+    def where(self) -> str:
+        if self._where is None:
+            name = _display(self.path, os.getcwd())
+            self._where = f"{name}:{self.line}" if self.fmt == "ndjson" and self.line else name
+        return self._where
+
+
+@dataclass
+class CatalogSettings:
+    """The ``catalog:`` section of the configuration (approvals and signatures)."""
+
+    allowed_signers: Path | None = None
+    require_signatures: bool = False
+    namespace: str = "risutools-approval"
+
+
+def _settings(cfg: ContractConfig) -> CatalogSettings:
+    raw = cfg.sections.get("catalog", {})
+    where = str(cfg.source_file) if cfg.source_file else None
+    allowed = {"allowed_signers", "require_signatures"}
+    unknown = sorted(k for k in raw if k not in allowed)
+    if unknown:
+        raise ConfigError("config-unknown-key", f"catalog: unknown key(s) "
+                          f"{', '.join(map(repr, unknown))}; allowed: {', '.join(sorted(allowed))}",
+                          where="catalog", path=where)
+    out = CatalogSettings()
+    signers = raw.get("allowed_signers")
+    if signers is not None:
+        if not isinstance(signers, str) or not signers:
+            raise ConfigError("config-bad-value", "allowed_signers must be a file path",
+                              where="catalog.allowed_signers", path=where)
+        base = cfg.source_file.parent if cfg.source_file else Path(".")
+        out.allowed_signers = (base / signers).resolve()
+    req = raw.get("require_signatures", False)
+    if not isinstance(req, bool):
+        raise ConfigError("config-bad-value", "require_signatures must be true or false",
+                          where="catalog.require_signatures", path=where)
+    out.require_signatures = req
+    if req and out.allowed_signers is None:
+        raise ConfigError("config-bad-value", "require_signatures: true needs allowed_signers "
+                          "(a file in git's allowed_signers format)", where="catalog", path=where)
+    return out
+
+
+def find_root(start: Path) -> Path | None:
+    """The catalog root above ``start``: MC305's rule first, then the other markers."""
+    root = find_catalog_root(start)
+    if root is not None:
+        return root
+    d = start.resolve()
+    if d.is_file():
+        d = d.parent
+    while True:
+        if any((d / m).exists() for m in MARKERS):
+            return d
+        if (d / ".git").exists() or d.parent == d:
+            return None
+        d = d.parent
+
+
+@dataclass
+class Catalog:
+    root: Path
+    config: ContractConfig
+    settings: CatalogSettings
+    _entries: list[Entry] | None = None
+    load_problems: list[Finding] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def open(cls, catalog_dir: str | Path | None = None, *, start: str | Path = ".") -> Catalog:
+        """The catalog at ``catalog_dir``, or the one found above ``start``."""
+        if catalog_dir is not None:
+            root = Path(catalog_dir)
+            if not root.is_dir():
+                raise ConfigError("no-catalog", "not a folder", path=str(catalog_dir))
+        else:
+            found = find_root(Path(start))
+            if found is None:
+                raise ConfigError(
+                    "no-catalog", "no catalog found above this folder (no transitions.ndjson, "
+                    "approvals/, notes/, replays/ or .risutools.yaml); pass --catalog DIR",
+                    path=str(start))
+            root = found
+        root = root.resolve()
+        cfg_path = find_config(root)
+        cfg = load_config_file(cfg_path) if cfg_path is not None else ContractConfig()
+        return cls(root, cfg, _settings(cfg))
+
+    # ------------------------------------------------------------------ paths
+
+    @property
+    def log_path(self) -> Path:
+        return self.root / LOG_NAME
+
+    @property
+    def approvals_dir(self) -> Path:
+        return self.root / "approvals"
+
+    @property
+    def notes_dir(self) -> Path:
+        return self.root / "notes"
+
+    @property
+    def replays_dir(self) -> Path:
+        return self.root / "replays"
+
+    @property
+    def lock_path(self) -> Path:
+        return self.root / LOCK_NAME
+
+    @property
+    def sources(self) -> Path | None:
+        return self.config.sources
+
+    def rel(self, p: Path) -> str:
+        try:
+            return p.resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return p.as_posix()
+
+    # ------------------------------------------------------------------ documents
+
+    def entries(self) -> list[Entry]:
+        """Every document in the catalog (loaded once; unreadable files in load_problems)."""
+        if self._entries is None:
+            out = load_documents(self.root, exclude=self.config.exclude)
+            self.load_problems = list(out.problems)
+            self._entries = [e for e in (_entry(ld) for ld in out.documents) if e is not None]
+        return self._entries
+
+    def adopt(self, loaded: LoadOutcome, hashes: list[str | None] | None = None) -> None:
+        """Use documents already loaded (and hashed) from the catalog root (review loads
+        once)."""
+        self.load_problems = list(loaded.problems)
+        hs = hashes if hashes is not None else [None] * len(loaded.documents)
+        self._entries = [e for e in (_entry(ld, h) for ld, h in
+                                     zip(loaded.documents, hs, strict=True)) if e is not None]
+
+    def by_id(self, component_id: str) -> list[Entry]:
+        return [e for e in self.entries() if e.component_id == component_id]
+
+    def resolve(self, component: str) -> Entry:
+        """A document by path (JSON/YAML file, or an NDJSON file holding one document) or by
+        component_id."""
+        p = Path(component)
+        if p.is_file():
+            out = load_documents(p)
+            docs = [e for e in (_entry(ld) for ld in out.documents) if e is not None]
+            if out.problems:
+                f = out.problems[0]
+                raise DocumentError("unreadable-document", f.message,
+                                    where=f"line {f.line}" if f.line else "", path=component)
+            if len(docs) != 1:
+                raise DocumentError(
+                    "ambiguous-component", f"the file holds {len(docs)} documents; name one by "
+                    "its component_id (with --catalog DIR)", path=component)
+            return docs[0]
+        found = self.by_id(component)
+        if not found:
+            raise DocumentError("unknown-component", f"no document with component_id "
+                                f"{component!r} in the catalog {display_path(self.root)} "
+                                "(and no such file)", path=component)
+        if len(found) > 1:
+            where = ", ".join(e.where() for e in found)
+            raise DocumentError("ambiguous-component", f"{len(found)} documents have this "
+                                f"component_id ({where}); name the file", path=component)
+        return found[0]
+
+    def reread(self, entry: Entry) -> Entry | None:
+        """The same document read again from disk (None when it is gone or unreadable)."""
+        out = load_documents(entry.path)
+        for e in (_entry(ld) for ld in out.documents):
+            if e is None:
+                continue
+            if entry.fmt != "ndjson" or (e.component_id == entry.component_id
+                                         and e.version == entry.version):
+                return e
+        return None
+
+    # ------------------------------------------------------------------ log, notes
+
+    def log(self) -> CatalogLog:
+        return read_log(self.root)
+
+    def note_path(self, component_id: str) -> Path:
+        return self.notes_dir / f"{component_id}.yaml"
+
+    def replay_reports(self, component_id: str) -> list[Path]:
+        if not self.replays_dir.is_dir():
+            return []
+        return sorted(p for p in self.replays_dir.rglob("*.json")
+                      if p.name.startswith(component_id))
+
+    def iter_status(self, *statuses: str) -> Iterator[Entry]:
+        for e in self.entries():
+            if not statuses or e.review_status in statuses:
+                yield e
+
+
+@functools.lru_cache(maxsize=4096)
+def _display(p: Path, cwd: str) -> str:
+    return display_path(p)
+
+
+def _entry(ld: LoadedDocument, known: str | None = None) -> Entry | None:
+    if not isinstance(ld.doc, dict) or ld.path is None:
+        return None
+    try:
+        h = known if known is not None else doc_sha256(ld.doc)
+    except (ValueError, TypeError, UnicodeEncodeError, RecursionError):
+        return None
+    low = ld.path.name.lower()
+    fmt = "ndjson" if low.endswith(NDJSON_EXTS) else "yaml" if low.endswith(YAML_EXTS) \
+        else "json"
+    return Entry(ld.path.resolve(), ld.line if fmt == "ndjson" else None, fmt, ld.doc, h, ld)
+
+
+def file_sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

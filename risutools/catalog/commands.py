@@ -1,0 +1,139 @@
+"""What ``approve``, ``promote``, ``activate``, ``deactivate`` and ``packet`` do (the CLI
+functions only parse options and call these)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from risutools.catalog.approvals import (
+    TARGET_OF,
+    build_record,
+    dump_record,
+    now_iso,
+    record_path,
+    sign,
+)
+from risutools.catalog.catalog import Catalog, Entry, find_root
+from risutools.catalog.packet import build_packet, write_packet, write_queue
+from risutools.catalog.promote import Plan, execute, plan
+from risutools.catalog.writes import catalog_lock, write_new_file
+from risutools.contract.transitions import action_for
+from risutools.errors import ConfigError, WriteConflict
+
+
+def open_for(component: str, catalog: str | None) -> tuple[Catalog, Entry]:
+    """The catalog (``--catalog``, else the one above the document, else above the current
+    folder) and the component in it."""
+    if catalog is None and Path(component).is_file():
+        root = find_root(Path(component).resolve().parent)
+        cat = Catalog.open(root if root is not None else Path(component).resolve().parent)
+    else:
+        cat = Catalog.open(catalog)
+    return cat, cat.resolve(component)
+
+
+def approve(component: str, action: str, reviewer: str, note: str, key: str | None,
+            catalog: str | None) -> str:
+    cat, entry = open_for(component, catalog)
+    record = build_record(entry, action, reviewer, note)
+    if action_for(entry.review_status, TARGET_OF[action]) != action:
+        raise ConfigError("action-not-next", f"{entry.component_id} is "
+                          f"{entry.review_status or '(no status)'}; {action!r} leads to "
+                          f"{TARGET_OF[action]}, which is not its next step", path=component)
+    if key is not None:
+        record["signature"] = sign(record, key, cat.settings.namespace)
+    with catalog_lock(cat):
+        path = record_path(cat, record)
+        write_new_file(path, dump_record(record))
+    signed = "signed" if key else "unsigned"
+    return (f"wrote {cat.rel(path)} ({signed}): {action} of {entry.component_id} "
+            f"{entry.version} at base {entry.base_sha256} (-> {TARGET_OF[action]})")
+
+
+def render_plan(p: Plan, dry_run: bool) -> str:
+    e = p.entry
+    head = (f"{'runtime' if p.kind == 'runtime' else 'promote'} {e.component_id} "
+            f"({e.where()}): {p.from_state or '(none)'} -> {p.to}  base {e.base_sha256[:19]}…")
+    rows = [head]
+    width = max((len(v.gate) for v in p.verdicts), default=4)
+    for v in p.verdicts:
+        mark = {"pass": "pass", "fail": "FAIL", "n/a": "n/a "}[v.verdict]
+        rows.append(f"  {mark}  {v.gate.ljust(width)}  {v.reason}")
+    rows.extend(f"  note: {n}" for n in p.notes)
+    failed = [v.gate for v in p.verdicts if v.failed]
+    if failed:
+        rows.append(f"refused: {len(failed)} gate(s) failed ({', '.join(failed)})")
+    elif dry_run:
+        rows.append("dry run: every gate passes; nothing written")
+    return "\n".join(rows)
+
+
+def switch(component: str, to: str, kind: str, dry_run: bool, as_json: bool,
+           catalog: str | None, actor: str = "") -> int:
+    """promote / activate / deactivate: 0 done (or dry run clean), 1 refused."""
+    cat, entry = open_for(component, catalog)
+    p = plan(cat, entry, to, kind=kind)
+    out = render_plan(p, dry_run)
+    code = 0 if p.ok else 1
+    done = ""
+    if p.ok and not dry_run:
+        try:
+            line = execute(cat, p, actor=actor or os.environ.get("USER", ""))
+        except WriteConflict as exc:
+            if as_json:
+                print(json.dumps({**p.to_dict(), "ok": False, "error": exc.one_line()},
+                                 ensure_ascii=False, indent=1))
+            else:
+                print(out)
+            print(f"risutools: {exc.one_line()}", file=sys.stderr)
+            return 1
+        done = (f"wrote {entry.where()} ({p.to}, {p.after_sha256[:19]}…) and "
+                f"transitions.ndjson line {line}")
+    if as_json:
+        d = p.to_dict()
+        d["written"] = bool(done)
+        print(json.dumps(d, ensure_ascii=False, indent=1, sort_keys=True))
+    else:
+        print(out)
+        if done:
+            print(done)
+    return code
+
+
+def run_packet(component: str | None, lane: str, out: str, actor: str,
+               instruction: str | None, escalates: str | None, queue: str | None,
+               status: str | None, limit: int, catalog: str | None) -> int:
+    if queue is not None:
+        if component is not None:
+            raise ConfigError("usage", "--queue takes no COMPONENT (it selects by --status)")
+        if lane != "light":
+            raise ConfigError("usage", "--queue hands off light packets only (--lane light)")
+        if not status:
+            raise ConfigError("usage", "--queue needs --status (e.g. candidate)")
+        if limit < 1:
+            raise ConfigError("usage", "--limit must be at least 1")
+        cat = Catalog.open(catalog)
+        path, rec = write_queue(cat, Path(queue), status, actor=actor, limit=limit,
+                                when=now_iso())
+        print(f"queued {rec['queued']} light packet(s) of {rec['matched']} {status} "
+              f"component(s) in {queue}; hand-off record {path}"
+              + (f" ({rec['left_out']} left out by --limit)" if rec["left_out"] else ""))
+        return 0
+    if component is None:
+        raise ConfigError("usage", "name a COMPONENT (or use --queue DIR --status S)")
+    if escalates is not None and lane != "full":
+        raise ConfigError("usage", "--escalates names the light task a full packet escalates; "
+                          "use --lane full")
+    cat, entry = open_for(component, catalog)
+    p = build_packet(cat, entry, lane, actor=actor, instruction=instruction,
+                     escalates=escalates)
+    jpath, mpath = write_packet(p, Path(out))
+    extra = ""
+    if p["needs_full_context"]:
+        why = ", ".join(sorted({r["reason"] for r in p["needs_full_context"]}))
+        extra = f"; needs_full_context ({why})"
+    print(f"wrote {jpath} and {mpath} (task {p['task']['id']}, {lane} lane{extra})")
+    return 0

@@ -1,0 +1,324 @@
+"""Every gate of a review-status transition and of a runtime switch, as data, in one place.
+
+``PROMOTION_GATES`` / ``RUNTIME_GATES`` are lists of :class:`Gate` (id, summary,
+the targets it applies to, the check).  A check returns ``(verdict, reason)``
+with verdict ``pass``, ``fail`` or ``n/a`` (it ran and found it does not apply,
+e.g. the replay gate for a component without ``context.*``); nothing defaults
+to ``pass``.  ``promote``, ``activate``/``deactivate``, ``review``'s promotion
+board and packets all run these lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from risutools.catalog.approvals import Approval, ApprovalVerdict, find_approval
+from risutools.catalog.catalog import Catalog, Entry
+from risutools.catalog.graph import Graph
+from risutools.contract.config import ContractConfig
+from risutools.contract.transitions import CatalogLog, action_for, check_chain
+from risutools.contract.validate import Verification
+from risutools.findings import Finding
+
+PASS, FAIL, NA = "pass", "fail", "n/a"
+APPROVED_ON = ("approved", "promoted")
+CONTRACT_GATED = ("pending_human_review", "approved", "promoted", "retired")
+# The document rules whose verdict can change when review_status, runtime_status,
+# publishable or lineage.promotion_status change; every other rule (and MC100: the
+# statuses stay within their enums) gives the new document the findings of the old one.
+STATUS_RULES = ("MC103", "MC301", "MC302", "MC303", "MC600")
+
+
+@dataclass
+class GateContext:
+    """What the gates of one transition look at (shared indexes are built once)."""
+
+    cat: Catalog
+    entry: Entry
+    to: str  # target review_status, or "active"/"inactive" for a runtime switch
+    new_doc: dict[str, Any]
+    log: CatalogLog
+    graph: Graph
+    approvals: list[Approval]
+    skip_log_line: int | None = None  # an interrupted transition being completed
+    verifications: list[Verification] | None = None  # digest checks (computed lazily)
+    approval: ApprovalVerdict | None = None
+    # the current document's findings (from a catalog-wide validate): the gates then rerun
+    # only the rules that read the status fields a transition changes
+    base_findings: list[Finding] | None = None
+    memo: dict[str, Any] = field(default_factory=dict)
+
+
+Check = Callable[[GateContext], tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Gate:
+    id: str
+    summary: str
+    targets: tuple[str, ...]  # the statuses this gate guards
+    check: Check
+
+
+@dataclass(frozen=True)
+class Verdict:
+    gate: str
+    verdict: str  # pass | fail | n/a
+    reason: str
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict == FAIL
+
+    def to_dict(self) -> dict[str, str]:
+        return {"gate": self.gate, "verdict": self.verdict, "reason": self.reason}
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _transition(ctx: GateContext) -> tuple[str, str]:
+    frm = ctx.entry.review_status
+    act = action_for(frm, ctx.to)
+    if act is None:
+        return FAIL, (f"{frm or '(none)'} -> {ctx.to} is not a lifecycle step (candidate -> "
+                      "pending_human_review -> approved -> promoted -> retired; any -> rejected)")
+    return PASS, f"{frm} -> {ctx.to} needs a {act!r} approval"
+
+
+def _history(ctx: GateContext) -> tuple[str, str]:
+    e = ctx.entry
+    log = ctx.log
+    if ctx.skip_log_line is not None:
+        log = _without_line(log, e.component_id, ctx.skip_log_line)
+    if e.review_status == "candidate":
+        lines = log.by_component.get(e.component_id, [])
+        if lines:
+            ln, rec = lines[-1]
+            return FAIL, (f"the document says candidate but transitions.ndjson line {ln} moved "
+                          f"it to {rec.get('to_status')!r}; restore the document")
+        return PASS, "candidate with no recorded transitions"
+    msgs = list(check_chain(log, e.component_id, e.review_status, e.base_sha256))
+    if msgs:
+        return FAIL, msgs[0]
+    return PASS, "the document ends its recorded, approved chain of transitions"
+
+
+def _without_line(log: CatalogLog, cid: str, line: int) -> CatalogLog:
+    out = CatalogLog(log.root, dict(log.by_component), list(log.problems), log.exists,
+                     dict(log.runtime))
+    out.by_component[cid] = [s for s in log.by_component.get(cid, []) if s[0] != line]
+    out.runtime[cid] = [s for s in log.runtime.get(cid, []) if s[0] != line]
+    return out
+
+
+def _new_doc_findings(ctx: GateContext, cfg: ContractConfig) -> list[Finding]:
+    from risutools.contract.rules import DOCUMENT_RULES, effective_severity, make_finding
+    from risutools.contract.validate import validate_document
+
+    if ctx.base_findings is None:
+        return validate_document(ctx.new_doc, config=cfg)
+    out = [f for f in ctx.base_findings if f.rule not in STATUS_RULES]
+    for rule, fn in DOCUMENT_RULES:
+        if rule in STATUS_RULES:
+            for ptr, msg in fn(ctx.new_doc, cfg):
+                sev = effective_severity(rule, ctx.new_doc, cfg)
+                if sev != "off":
+                    out.append(make_finding(rule, sev, msg, None, None, ptr))
+    return out
+
+
+def _contract(ctx: GateContext) -> tuple[str, str]:
+    gate_cfg = ctx.cat.config.with_promotion_gate() if ctx.to in (*APPROVED_ON, "retired") \
+        else ctx.cat.config
+    found = _new_doc_findings(ctx, gate_cfg)
+    # catalog-level (MC104, MC305: the history gate) and digest rules (the digests gate)
+    # are not the contract gate's
+    errors = [f for f in found if f.severity == "error"
+              and f.rule not in ("MC104", "MC305", "MC202", "MC203")]
+    if errors:
+        f = errors[0]
+        more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+        return FAIL, f"{f.rule} at {f.pointer or '/'}: {f.message}{more}"
+    mc600 = " (MC600 narrative as an error)" if gate_cfg.promotion_gate else ""
+    return PASS, f"the new document passes the contract rules{mc600}"
+
+
+def verifications(ctx: GateContext) -> list[Verification]:
+    if ctx.verifications is None:
+        ctx.verifications = verify_entry(ctx.cat, ctx.entry)
+    return ctx.verifications
+
+
+def verify_entry(cat: Catalog, entry: Entry) -> list[Verification]:
+    """MC202/MC203 for one document, with the catalog's source store and replays/."""
+    from risutools.contract.validate import DocumentInfo, Result, RuleFilter
+    from risutools.contract.verify import SourceStore, _Ctx, _verify_refs
+
+    if entry.loaded is None:
+        return []
+    result = Result("verify")
+    ctx = _Ctx(SourceStore(cat.sources if cat.sources and cat.sources.is_dir() else None),
+               cat.config, RuleFilter(), True, result)
+    info = DocumentInfo(entry.where(), entry.line, entry.component_id, entry.version,
+                        entry.base_sha256)
+    _verify_refs(ctx, info, entry.loaded)
+    return result.verifications
+
+
+def _digests(ctx: GateContext) -> tuple[str, str]:
+    from risutools.contract.rules import mc200, mc201
+
+    for fn in (mc200, mc201):
+        for ptr, msg in fn(ctx.entry.doc, ctx.cat.config):
+            return FAIL, f"{ptr}: {msg}"
+    vs = verifications(ctx)
+    bad = [v for v in vs if v.status != "verified"]
+    if bad:
+        v = bad[0]
+        what = "does not match" if v.status == "mismatch" else "could not be verified"
+        return FAIL, f"{v.source} {what}: {v.detail}"
+    if not any(not v.source.startswith("replay:") for v in vs):
+        return FAIL, "no source digest was verified (no source_refs to check)"
+    return PASS, f"prompt digest and {len(vs)} source digest(s) verified"
+
+
+def _active_code(ctx: GateContext) -> tuple[str, str]:
+    from risutools.contract.rules import mc500
+
+    if ctx.base_findings is not None and ctx.cat.config.severities.get("MC500") != "off":
+        # the statuses are never scanned for code: the old document's findings hold
+        hits = [(f.pointer, f.message) for f in ctx.base_findings if f.rule == "MC500"]
+    else:
+        hits = list(mc500(ctx.new_doc, ctx.cat.config))
+    for ptr, msg in hits:
+        return FAIL, f"MC500 at {ptr}: {msg}"
+    return PASS, "no active code in payload or projection"
+
+
+def _replay(ctx: GateContext) -> tuple[str, str]:
+    e = ctx.entry
+    ctxcaps = [c for c in e.caps("provides") + e.caps("requires") if c.startswith("context.")]
+    if not ctxcaps:
+        return NA, "declares no context.* capability"
+    status = e.get("projection", "replay_status")
+    if status != "passed":
+        return FAIL, (f"declares {ctxcaps[0]} but replay_status is {status!r}; run "
+                      "`risutools replay run ... --update` until it passes")
+    reps = [v for v in verifications(ctx) if v.source.startswith("replay:")]
+    if not reps:
+        return FAIL, "replay_status is passed but no replay report is referenced (MC203)"
+    bad = [v for v in reps if v.status != "verified"]
+    if bad:
+        return FAIL, f"replay report {bad[0].source}: {bad[0].detail}"
+    return PASS, f"replay passed, report verified ({reps[0].detail})"
+
+
+def _conflict(ctx: GateContext) -> tuple[str, str]:
+    hits = ctx.graph.conflicts_with(ctx.entry, "live")
+    if hits:
+        o, c = hits[0]
+        return FAIL, (f"conflicts with {o.component_id} ({o.review_status}, "
+                      f"{o.runtime_status}) over {c!r}")
+    return PASS, "no conflict with an active or promoted component"
+
+
+def _approval(ctx: GateContext) -> tuple[str, str]:
+    act = action_for(ctx.entry.review_status, ctx.to)
+    if act is None:
+        return FAIL, "no lifecycle step, so no approval can match"
+    ctx.approval = find_approval(ctx.cat, ctx.entry, act, ctx.approvals)
+    return (PASS if ctx.approval.ok else FAIL), ctx.approval.reason
+
+
+def _inactive(ctx: GateContext) -> tuple[str, str]:
+    rt = ctx.entry.runtime_status
+    if rt == "active":
+        return FAIL, "the component is active; `risutools deactivate` it first"
+    return PASS, f"runtime_status is {rt or '(none)'}"
+
+
+# --- runtime switches
+
+
+def _rt_state(ctx: GateContext) -> tuple[str, str]:
+    rt = ctx.entry.runtime_status
+    want_from = "inactive" if ctx.to == "active" else "active"
+    if rt != want_from:
+        return FAIL, f"runtime_status is {rt or '(none)'!r}, not {want_from!r}"
+    return PASS, f"{rt} -> {ctx.to}"
+
+
+def _rt_review(ctx: GateContext) -> tuple[str, str]:
+    rs = ctx.entry.review_status
+    if rs not in APPROVED_ON:
+        return FAIL, f"only approved or promoted components may be active (MC302); it is {rs!r}"
+    return PASS, f"review_status is {rs}"
+
+
+def _rt_conflict(ctx: GateContext) -> tuple[str, str]:
+    hits = ctx.graph.conflicts_with(ctx.entry, "active")
+    if hits:
+        o, c = hits[0]
+        return FAIL, f"conflicts with the active component {o.component_id} over {c!r}"
+    return PASS, "no conflict with an active component"
+
+
+def _rt_exclusive(ctx: GateContext) -> tuple[str, str]:
+    hits = ctx.graph.exclusive_rivals(ctx.entry)
+    if hits:
+        o, c = hits[0]
+        return FAIL, (f"{o.component_id} is already an active provider of the exclusive "
+                      f"capability {c!r}; deactivate it first")
+    mine = [c for c in ctx.entry.caps("provides") if c in ctx.graph.exclusive]
+    if not mine:
+        return NA, "provides no exclusive capability"
+    return PASS, f"the only active provider of {', '.join(mine)}"
+
+
+ALL_TARGETS = ("pending_human_review", "approved", "promoted", "rejected", "retired")
+
+PROMOTION_GATES: tuple[Gate, ...] = (
+    Gate("transition", "the target is the next lifecycle step from the current status",
+         ALL_TARGETS, _transition),
+    Gate("history", "the document ends its recorded chain of approved transitions (MC305)",
+         ALL_TARGETS, _history),
+    Gate("contract", "the new document passes the contract rules (MC600 an error from "
+         "approved on)", CONTRACT_GATED, _contract),
+    Gate("digests", "prompt digest and every source digest verified against the source store "
+         "(MC200-MC203)", APPROVED_ON, _digests),
+    Gate("active-code", "no active code in payload or projection (MC500)",
+         ("pending_human_review", *APPROVED_ON), _active_code),
+    Gate("replay", "a passed replay with a verified report when context.* is declared",
+         APPROVED_ON, _replay),
+    Gate("conflict", "no conflict with an active or promoted component", APPROVED_ON,
+         _conflict),
+    Gate("inactive", "a rejected or retired component is not active", ("rejected", "retired"),
+         _inactive),
+    Gate("approval", "a human approval for exactly this step on exactly this base hash "
+         "(signed where required)", ALL_TARGETS, _approval),
+)
+
+RUNTIME_GATES: tuple[Gate, ...] = (
+    Gate("runtime-state", "the switch starts from the other runtime state",
+         ("active", "inactive"), _rt_state),
+    Gate("history", "the document ends its recorded chain of approved transitions (MC305)",
+         ("active",), _history),
+    Gate("review-status", "only approved or promoted components are active (MC302)",
+         ("active",), _rt_review),
+    Gate("active-conflict", "no conflict with an active component", ("active",), _rt_conflict),
+    Gate("exclusive", "no second active provider of an exclusive capability", ("active",),
+         _rt_exclusive),
+)
+
+
+def run_gates(gates: tuple[Gate, ...], ctx: GateContext) -> list[Verdict]:
+    out = []
+    for g in gates:
+        if ctx.to not in g.targets:
+            continue
+        verdict, reason = g.check(ctx)
+        out.append(Verdict(g.id, verdict, reason))
+    return out

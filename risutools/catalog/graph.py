@@ -1,0 +1,137 @@
+"""The catalog's capability graph: who provides, requires and conflicts with what.
+
+Terms (used by ``review``, the promotion gates, ``activate`` and packets):
+- *active*: ``runtime_status: active``;
+- *live*: active, or ``review_status: promoted`` (what a requirement may rely on);
+- *host-provided*: a capability of ``kind: requires`` in the vocabulary
+  (``risutools/data/capabilities.yaml``): the host (RisuAI) offers it, e.g.
+  ``hook.edit_request`` or ``chat_state_kv``;
+- *exclusive*: ``exclusive: true`` in the vocabulary (e.g. ``context.token_budget``):
+  two active components must not both provide it.
+All of it is data read from the vocabulary file; nothing here names a capability.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from risutools.catalog.catalog import Entry
+
+
+@cache
+def _vocab() -> dict[str, dict[str, Any]]:
+    from risutools.resources import load_data_yaml
+
+    raw = load_data_yaml("capabilities.yaml")["capabilities"]
+    return {k: (v if isinstance(v, dict) else {}) for k, v in raw.items()}
+
+
+def host_provided(cap: str) -> bool:
+    return _vocab().get(cap, {}).get("kind") == "requires"
+
+
+def exclusive_capabilities() -> frozenset[str]:
+    return frozenset(k for k, v in _vocab().items() if v.get("exclusive") is True)
+
+
+def is_active(e: Entry) -> bool:
+    return e.runtime_status == "active"
+
+
+def is_live(e: Entry) -> bool:
+    return is_active(e) or e.review_status == "promoted"
+
+
+@dataclass(frozen=True)
+class GraphProblem:
+    kind: str  # unmet-requirement | active-conflict | exclusive-capability
+    severity: str  # error | warning
+    component_id: str
+    where: str
+    message: str
+    related: tuple[str, ...] = ()
+
+
+class Graph:
+    """Indexes over a list of entries (built once per command)."""
+
+    def __init__(self, entries: Iterable[Entry]) -> None:
+        self.entries = list(entries)
+        self.providers: dict[str, list[Entry]] = {}
+        self.conflicters: dict[str, list[Entry]] = {}
+        for e in self.entries:
+            for c in e.caps("provides"):
+                self.providers.setdefault(c, []).append(e)
+            for c in e.caps("conflicts"):
+                self.conflicters.setdefault(c, []).append(e)
+        self.exclusive = exclusive_capabilities()
+
+    def live_providers(self, cap: str, *, besides: Entry | None = None) -> list[Entry]:
+        return [p for p in self.providers.get(cap, ()) if is_live(p) and not _same(p, besides)]
+
+    def unmet(self, e: Entry) -> list[str]:
+        """Requirements no live component (other than ``e``) and no host hook provides."""
+        return [c for c in e.caps("requires")
+                if not host_provided(c) and not self.live_providers(c, besides=e)]
+
+    def conflicts_with(self, e: Entry, pool: str = "live") -> list[tuple[Entry, str]]:
+        """(other, capability) pairs: ``e`` conflicts with what other provides, or other
+        conflicts with what ``e`` provides; ``pool`` live (active or promoted) or active."""
+        keep = is_live if pool == "live" else is_active
+        out: list[tuple[Entry, str]] = []
+        seen: set[tuple[int, str]] = set()
+        for c in e.caps("conflicts"):
+            for o in self.providers.get(c, ()):
+                if keep(o) and not _same(o, e) and (id(o), c) not in seen:
+                    seen.add((id(o), c))
+                    out.append((o, c))
+        for c in e.caps("provides"):
+            for o in self.conflicters.get(c, ()):
+                if keep(o) and not _same(o, e) and (id(o), c) not in seen:
+                    seen.add((id(o), c))
+                    out.append((o, c))
+        return out
+
+    def exclusive_rivals(self, e: Entry) -> list[tuple[Entry, str]]:
+        """Other active providers of an exclusive capability ``e`` provides."""
+        return [(o, c) for c in e.caps("provides") if c in self.exclusive
+                for o in self.providers.get(c, ()) if is_active(o) and not _same(o, e)]
+
+    def problems(self) -> list[GraphProblem]:
+        out: list[GraphProblem] = []
+        for e in self.entries:
+            sev = "error" if is_active(e) else "warning"
+            if is_live(e):
+                for c in self.unmet(e):
+                    out.append(GraphProblem(
+                        "unmet-requirement", sev, e.component_id, e.where(),
+                        f"requires {c!r} but no active or promoted component and no host hook "
+                        "provides it; promote a provider or drop the requirement"))
+            if is_active(e):
+                for o, c in self.conflicts_with(e, "active"):
+                    if e.component_id < o.component_id or (
+                            e.component_id == o.component_id and e.where() < o.where()):
+                        out.append(GraphProblem(
+                            "active-conflict", "error", e.component_id, e.where(),
+                            f"active together with {o.component_id}, and the two conflict "
+                            f"over {c!r}; deactivate one (`risutools deactivate`)",
+                            (o.component_id,)))
+        for c in sorted(self.exclusive):
+            act = [p for p in self.providers.get(c, ()) if is_active(p)]
+            if len(act) > 1:
+                names = ", ".join(sorted(p.component_id for p in act))
+                first = min(act, key=lambda p: (p.component_id, p.where()))
+                out.append(GraphProblem(
+                    "exclusive-capability", "error", first.component_id, first.where(),
+                    f"{len(act)} active components provide the exclusive capability {c!r} "
+                    f"({names}); keep one active", tuple(sorted(p.component_id for p in act))))
+        out.sort(key=lambda p: (p.where, p.kind, p.message))
+        return out
+
+
+def _same(a: Entry, b: Entry | None) -> bool:
+    return b is not None and (a is b or (a.component_id == b.component_id
+                                         and a.path == b.path and a.line == b.line))

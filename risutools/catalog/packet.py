@@ -1,0 +1,299 @@
+"""Review packets: the two context shapes (lanes) of seed 001, as JSON + Markdown.
+
+- ``light``: the document, the instruction, the permission facts (capabilities,
+  policy fields, contract findings with their pointers) and the base hash;
+  nothing else of the catalog.  When the catalog shows the light packet cannot
+  be decided alone (an unmet requirement, a conflict, a shared source, an id
+  collision, a stale approval) it is still written, with ``needs_full_context``
+  listing each reason; it never widens itself.
+- ``full``: the same plus the relations that bear on the component: providers
+  of what it requires, components it conflicts with or shares a source with,
+  other documents with its id, its transition history, its notes and replay
+  reports.  An escalation is a new full packet (its own task id) that names
+  the light one (``--escalates TASK``).
+
+The task id is derived from what the packet is about (component, base hash,
+lane, instruction, escalated task), so the same inputs give the same packet,
+byte for byte.  Nothing names the model or person who reads it: the lane picks
+the context shape only.  Strings the active-code detector flags (MC500) are
+withheld from the document copy: a packet never carries code.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from risutools.catalog.approvals import Approval, load_approvals
+from risutools.catalog.catalog import Catalog, Entry
+from risutools.catalog.graph import Graph
+from risutools.contract.canonical import canonical
+from risutools.contract.transitions import CatalogLog
+
+PACKET_FORMAT = "review-packet-v1"
+HANDOFF_FORMAT = "handoff-v1"
+LANES = ("light", "full")
+POLICY_FIELDS = ("review_status", "runtime_status", "availability_verdict", "publishable",
+                 "active_code_policy", "static_analysis_only", "source_kind")
+NEXT_STEP = {
+    "candidate": ("request_review", "pending_human_review",
+                  "decide whether to request human review (candidate -> pending_human_review) "
+                  "or reject"),
+    "pending_human_review": ("approve", "approved",
+                             "decide approve or reject for promotion to approved"),
+    "approved": ("promote", "promoted", "decide promote or reject (approved -> promoted)"),
+    "promoted": ("retire", "retired", "decide whether to retire the promoted component"),
+}
+WITHHELD = "[withheld: looks like active code (MC500); see the source]"
+
+
+def instruction_for(entry: Entry) -> tuple[str | None, str | None, str]:
+    step = NEXT_STEP.get(entry.review_status)
+    if step is None:
+        return None, None, (f"no lifecycle step after {entry.review_status or '(none)'}; "
+                            "read only")
+    return step
+
+
+def _task_id(*parts: Any) -> str:
+    return "task-" + hashlib.sha256(canonical(list(parts))).hexdigest()[:16]
+
+
+def _withhold_code(doc: dict[str, Any], pointers: list[str]) -> dict[str, Any]:
+    out = copy.deepcopy(doc)
+    for ptr in pointers:
+        keys = [k.replace("~1", "/").replace("~0", "~") for k in ptr.split("/")[1:]]
+        cur: Any = out
+        for k in keys[:-1]:
+            cur = cur[int(k)] if isinstance(cur, list) else cur.get(k)
+            if cur is None:
+                break
+        else:
+            last = keys[-1] if keys else None
+            if isinstance(cur, list) and last is not None and last.isdigit():
+                cur[int(last)] = WITHHELD
+            elif isinstance(cur, dict) and last in cur:
+                cur[last] = WITHHELD
+    return out
+
+
+@dataclass
+class Relations:
+    """What the catalog says about one component (used for the reasons and the full lane)."""
+
+    unmet: list[str]
+    conflicts: list[tuple[Entry, str]]
+    shared_source: list[Entry]
+    same_id: list[Entry]
+    stale_approvals: list[Approval]
+
+
+def relations(entry: Entry, graph: Graph, approvals: list[Approval],
+              used: set[str]) -> Relations:
+    refs = entry.get("provenance", "source_refs")
+    src = refs[0].get("sha256") if isinstance(refs, list) and refs and \
+        isinstance(refs[0], dict) else None
+    shared = []
+    if isinstance(src, str):
+        for o in graph.entries:
+            orefs = o.get("provenance", "source_refs")
+            if o is not entry and o.component_id != entry.component_id and \
+                    isinstance(orefs, list) and orefs and isinstance(orefs[0], dict) and \
+                    orefs[0].get("sha256") == src:
+                shared.append(o)
+    same = [o for o in graph.entries if o.component_id == entry.component_id
+            and not (o.path == entry.path and o.line == entry.line)]
+    mine = [a for a in approvals if a.field("component_id") == entry.component_id]
+    current = {a.field("action") for a in mine if a.field("base_sha256") == entry.base_sha256}
+    stale = [a for a in mine if a.field("base_sha256") != entry.base_sha256
+             and a.field("action") not in current
+             and a.file.removeprefix("approvals/") not in used]
+    return Relations(graph.unmet(entry), graph.conflicts_with(entry, "live"), shared, same,
+                     stale)
+
+
+def used_approvals(log: CatalogLog) -> set[str]:
+    """Approval files a recorded transition already used (history, not stale)."""
+    used = set()
+    for lines in log.by_component.values():
+        for _, rec in lines:
+            appr = rec.get("approval")
+            if isinstance(appr, dict) and isinstance(appr.get("file"), str):
+                used.add(appr["file"].removeprefix("approvals/"))
+    return used
+
+
+def reasons(rel: Relations) -> list[dict[str, str]]:
+    out = []
+    for c in rel.unmet:
+        out.append({"reason": "unmet-requirement",
+                    "detail": f"requires {c!r}; no active or promoted component provides it"})
+    for o, c in rel.conflicts:
+        out.append({"reason": "conflict", "detail": f"conflicts with {o.component_id} over "
+                    f"{c!r}"})
+    for o in rel.shared_source:
+        out.append({"reason": "shared-source",
+                    "detail": f"{o.component_id} comes from the same source file"})
+    for o in rel.same_id:
+        out.append({"reason": "id-collision",
+                    "detail": f"another document has this component_id ({o.where()})"})
+    for a in rel.stale_approvals:
+        out.append({"reason": "stale-approval", "detail": (
+            f"{a.file} ({a.field('action')}) approved base {a.field('base_sha256')[:19]}…, not "
+            "the current document")})
+    return out
+
+
+def _brief(e: Entry) -> dict[str, Any]:
+    return {"component_id": e.component_id, "component_version": e.version,
+            "review_status": e.review_status, "runtime_status": e.runtime_status,
+            "file": e.where(), "base_sha256": e.base_sha256}
+
+
+def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
+                 instruction: str | None = None, escalates: str | None = None,
+                 graph: Graph | None = None, approvals: list[Approval] | None = None,
+                 log: CatalogLog | None = None) -> dict[str, Any]:
+    from risutools.contract.validate import validate_document
+
+    if lane not in LANES:
+        from risutools.errors import ConfigError
+
+        raise ConfigError("bad-lane", f"{lane!r} is not one of {', '.join(LANES)}")
+    graph = Graph(cat.entries()) if graph is None else graph
+    approvals = load_approvals(cat) if approvals is None else approvals
+    action, to, default_instr = instruction_for(entry)
+    instr = instruction or default_instr
+    findings = validate_document(entry.doc, config=cat.config)
+    code_ptrs = [f.pointer for f in findings if f.rule == "MC500"]
+    prov = entry.get("provenance")
+    policy = {k: prov.get(k) for k in POLICY_FIELDS if isinstance(prov, dict) and k in prov}
+    policy["replay_status"] = entry.get("projection", "replay_status")
+    log = cat.log() if log is None else log
+    rel = relations(entry, graph, approvals, used_approvals(log))
+    task = {"id": _task_id(entry.component_id, entry.base_sha256, lane, instr, escalates),
+            "instruction": instr, "action": action, "to_status": to}
+    if escalates:
+        task["escalates"] = escalates
+    packet: dict[str, Any] = {
+        "packet": PACKET_FORMAT, "task": task, "actor": actor, "lane": lane,
+        "base_sha256": entry.base_sha256,
+        "component": {"component_id": entry.component_id,
+                      "component_version": entry.version, "file": cat.rel(entry.path),
+                      "line": entry.line},
+        "document": _withhold_code(entry.doc, code_ptrs),
+        "permission_facts": {
+            "capabilities": {k: entry.caps(k) for k in ("provides", "requires", "conflicts")},
+            "policy": policy,
+            "findings": [{"rule": f.rule, "severity": f.severity, "pointer": f.pointer,
+                          "message": f.message} for f in findings],
+        },
+        "needs_full_context": reasons(rel) if lane == "light" else [],
+    }
+    if lane == "full":
+        packet["relations"] = _full_relations(cat, entry, graph, rel, log, approvals)
+    return packet
+
+
+def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
+                    log: CatalogLog, approvals: list[Approval]) -> dict[str, Any]:
+    from risutools.contract.loaders import load_bytes
+
+    cid = entry.component_id
+    history = sorted(log.by_component.get(cid, []) + log.runtime.get(cid, []),
+                     key=lambda s: s[0])
+    providers = {c: [_brief(p) for p in graph.live_providers(c, besides=entry)]
+                 for c in entry.caps("requires")}
+    note: Any = None
+    npath = cat.note_path(cid)
+    if npath.is_file():
+        out = load_bytes(npath.read_bytes(), cat.rel(npath), fmt="yaml")
+        note = out.documents[0].doc if out.documents and not out.problems else \
+            {"unreadable": out.problems[0].message if out.problems else "empty"}
+    replays = []
+    for p in cat.replay_reports(cid):
+        out = load_bytes(p.read_bytes(), cat.rel(p), fmt="json")
+        rep = out.documents[0].doc if out.documents and not out.problems else None
+        summary = rep.get("summary") if isinstance(rep, dict) else None
+        replays.append({"file": cat.rel(p), "verdict": summary.get("verdict")
+                        if isinstance(summary, dict) else None})
+    return {
+        "providers_of_requirements": providers,
+        "unmet_requirements": rel.unmet,
+        "conflicts": [{**_brief(o), "capability": c} for o, c in rel.conflicts],
+        "shared_source": [_brief(o) for o in rel.shared_source],
+        "same_component_id": [_brief(o) for o in rel.same_id],
+        "transition_history": [{"line": ln, **rec} for ln, rec in history],
+        "approvals": [{"file": a.file, "action": a.field("action"),
+                       "reviewer": a.field("reviewer"), "base_sha256": a.field("base_sha256"),
+                       "current": a.field("base_sha256") == entry.base_sha256}
+                      for a in approvals if a.field("component_id") == cid],
+        "notes": note,
+        "replay_reports": replays,
+    }
+
+
+def packet_files(packet: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
+    import re
+
+    cid = re.sub(r"[^A-Za-z0-9._-]+", "_", packet["component"]["component_id"])[:150]
+    stem = f"{cid}--{packet['lane']}--{packet['task']['id']}"
+    return out_dir / f"{stem}.json", out_dir / f"{stem}.md"
+
+
+def packet_json(packet: dict[str, Any]) -> bytes:
+    import json
+
+    return (json.dumps(packet, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode()
+
+
+def write_packet(packet: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
+    """Write the JSON and Markdown files (an existing packet with the same task id is
+    identical by construction and is left as it is)."""
+    from risutools.catalog.writes import write_new_file
+    from risutools.report.review_packet import render_packet_markdown
+
+    jpath, mpath = packet_files(packet, out_dir)
+    for path, data in ((jpath, packet_json(packet)),
+                       (mpath, render_packet_markdown(packet).encode("utf-8"))):
+        if path.is_file() and path.read_bytes() == data:
+            continue
+        from risutools.fsio import atomic_write
+
+        if path.exists():
+            atomic_write(path, data)  # same task id, catalog facts changed: refresh
+        else:
+            write_new_file(path, data)
+    return jpath, mpath
+
+
+def write_queue(cat: Catalog, out_dir: Path, status: str, *, actor: str, limit: int,
+                when: str) -> tuple[Path, dict[str, Any]]:
+    """One bounded light packet per component with ``status`` (at most ``limit``) and a
+    hand-off record naming who, when and which base hashes."""
+    from risutools.catalog.writes import write_new_file
+
+    graph = Graph(cat.entries())
+    approvals = load_approvals(cat)
+    log = cat.log()
+    chosen = sorted((e for e in cat.entries() if e.review_status == status),
+                    key=lambda e: (e.component_id, e.where()))
+    items = []
+    for e in chosen[:limit]:
+        p = build_packet(cat, e, "light", actor=actor, graph=graph, approvals=approvals,
+                         log=log)
+        jpath, _ = write_packet(p, out_dir)
+        items.append({"task_id": p["task"]["id"], "component_id": e.component_id,
+                      "base_sha256": e.base_sha256, "packet": jpath.name,
+                      "needs_full_context": bool(p["needs_full_context"])})
+    record = {"handoff": HANDOFF_FORMAT, "who": actor, "when": when, "lane": "light",
+              "catalog": str(cat.root), "status": status, "matched": len(chosen),
+              "queued": len(items), "left_out": len(chosen) - len(items), "packets": items}
+    hid = "handoff-" + hashlib.sha256(canonical(record)).hexdigest()[:16]
+    path = out_dir / f"{hid}.json"
+    if not path.exists():
+        write_new_file(path, packet_json(record))
+    return path, record

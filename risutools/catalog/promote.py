@@ -1,0 +1,268 @@
+"""``promote`` (review-status transitions) and ``activate``/``deactivate`` (runtime switches).
+
+Order of a write, all under the catalog lock (:mod:`risutools.catalog.writes`):
+1. the document's file is read again; its canonical hash must still be the base hash
+   the gates ran on, and the log must not have grown for this component since
+   (else "changed since you read it", exit 1);
+2. the approval file must still have the bytes the gate accepted;
+3. the transition line is appended to ``transitions.ndjson`` (write-ahead: it
+   names ``before_sha256`` and ``after_sha256``);
+4. the new document replaces the old one atomically (CAS on the bytes read).
+A process killed between 3 and 4 leaves the old document and a line whose
+``before_sha256`` is the document's hash: re-running the same command finds
+that line, checks that the new document it computes has the line's
+``after_sha256``, and only writes the document (it never appends twice).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from risutools import __version__
+from risutools.catalog.approvals import Approval, load_approvals, now_iso
+from risutools.catalog.catalog import Catalog, Entry
+from risutools.catalog.gates import (
+    PROMOTION_GATES,
+    RUNTIME_GATES,
+    GateContext,
+    Verdict,
+    run_gates,
+)
+from risutools.catalog.graph import Graph
+from risutools.catalog.writes import (
+    append_log,
+    catalog_lock,
+    conflict_error,
+    current_bytes,
+    write_document,
+)
+from risutools.contract.canonical import doc_sha256
+from risutools.contract.transitions import STATES, CatalogLog, action_for, read_log
+from risutools.contract.validate import Verification
+from risutools.errors import ConfigError, WriteConflict
+from risutools.findings import Finding
+
+RUNTIME_STATES = ("active", "inactive")
+
+
+def new_document(doc: dict[str, Any], to: str) -> dict[str, Any]:
+    """``doc`` with ``review_status`` (and ``lineage.promotion_status``, when the document
+    has a lineage) set to ``to``; leaving the lifecycle (rejected, retired) also clears
+    ``publishable`` (MC303).  Only the mappings on the changed paths are copied; ``doc`` is
+    never changed."""
+    new = dict(doc)
+    prov = new.get("provenance")
+    if isinstance(prov, dict):
+        prov = new["provenance"] = dict(prov)
+        prov["review_status"] = to
+        if to in ("rejected", "retired") and prov.get("publishable") is True:
+            prov["publishable"] = False
+    payload = new.get("payload")
+    layers = payload.get("idea_layers") if isinstance(payload, dict) else None
+    lineage = layers.get("lineage") if isinstance(layers, dict) else None
+    if isinstance(payload, dict) and isinstance(layers, dict) and isinstance(lineage, dict):
+        payload = new["payload"] = dict(payload)
+        layers = payload["idea_layers"] = dict(layers)
+        lineage = layers["lineage"] = dict(lineage)
+        lineage["promotion_status"] = to
+    return new
+
+
+def runtime_document(doc: dict[str, Any], to: str) -> dict[str, Any]:
+    new = dict(doc)
+    prov = new.get("provenance")
+    if isinstance(prov, dict):
+        prov = new["provenance"] = dict(prov)
+        prov["runtime_status"] = to
+    return new
+
+
+@dataclass
+class Plan:
+    kind: str  # "status" | "runtime"
+    entry: Entry
+    to: str
+    new_doc: dict[str, Any]
+    verdicts: list[Verdict]
+    log_lines: int  # lines for this component in the log when read
+    log_size: int  # bytes of the log when read
+    resume_line: int | None = None  # an interrupted transition this run completes
+    approval: Approval | None = None
+    notes: list[str] = field(default_factory=list)
+    _after: str | None = None
+
+    @property
+    def after_sha256(self) -> str:
+        """The new document's hash (computed when asked: the board never needs it)."""
+        if self._after is None:
+            self._after = doc_sha256(self.new_doc)
+        return self._after
+
+    @property
+    def ok(self) -> bool:
+        return not any(v.failed for v in self.verdicts)
+
+    @property
+    def from_state(self) -> str:
+        return self.entry.review_status if self.kind == "status" else self.entry.runtime_status
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"component_id": self.entry.component_id, "file": self.entry.where(),
+                "kind": self.kind, "from": self.from_state, "to": self.to,
+                "base_sha256": self.entry.base_sha256, "after_sha256": self.after_sha256,
+                "ok": self.ok, "gates": [v.to_dict() for v in self.verdicts],
+                "resumes_line": self.resume_line}
+
+
+def _lines(log: CatalogLog, cid: str) -> list[tuple[int, dict[str, Any]]]:
+    return sorted(log.by_component.get(cid, []) + log.runtime.get(cid, []),
+                  key=lambda s: s[0])
+
+
+def _interrupted(log: CatalogLog, entry: Entry) -> tuple[int, dict[str, Any]] | None:
+    """The last line for the component when it was written but its document was not."""
+    lines = _lines(log, entry.component_id)
+    if not lines:
+        return None
+    ln, rec = lines[-1]
+    if rec.get("before_sha256") == entry.base_sha256 and \
+            rec.get("after_sha256") != entry.base_sha256:
+        return ln, rec
+    return None
+
+
+def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
+         graph: Graph | None = None, log: CatalogLog | None = None,
+         approvals: list[Approval] | None = None,
+         verifications: list[Verification] | None = None,
+         base_findings: list[Finding] | None = None) -> Plan:
+    """Run every gate of ``entry`` -> ``to``; nothing is written."""
+    valid = STATES if kind == "status" else RUNTIME_STATES
+    if to not in valid:
+        raise ConfigError("bad-target", f"{to!r} is not one of {', '.join(valid)}")
+    if kind == "status" and to == "candidate":
+        raise ConfigError("bad-target", "nothing moves a component back to candidate")
+    log = read_log(cat.root, only=entry.component_id) if log is None else log
+    graph = Graph(cat.entries()) if graph is None else graph
+    new = new_document(entry.doc, to) if kind == "status" else runtime_document(entry.doc, to)
+    ctx = GateContext(cat, entry, to, new, log, graph,
+                      load_approvals(cat) if approvals is None else approvals)
+    ctx.verifications = verifications
+    ctx.base_findings = base_findings
+    p = Plan(kind, entry, to, new, [], len(_lines(log, entry.component_id)), log.size)
+    hit = _interrupted(log, entry)
+    if hit is not None:
+        ln, rec = hit
+        same = rec.get("after_sha256") == p.after_sha256 and (
+            rec.get("to_status") == to if kind == "status" else rec.get("to_runtime") == to)
+        if not same:
+            p.verdicts.append(Verdict("interrupted", "fail", (
+                f"transitions.ndjson line {ln} records a change of this document that was "
+                f"never written (to {rec.get('to_status') or rec.get('to_runtime')!r}); re-run "
+                "that command to complete it")))
+            return p
+        p.resume_line = ln
+        ctx.skip_log_line = ln
+        p.notes.append(f"completes the interrupted transition on transitions.ndjson line {ln}")
+    p.verdicts = run_gates(PROMOTION_GATES if kind == "status" else RUNTIME_GATES, ctx)
+    if ctx.approval is not None:
+        p.approval = ctx.approval.approval
+    if p.resume_line is not None and kind == "status":
+        # the approval the line names must be the one the gate found
+        rec = dict(hit[1]) if hit else {}
+        appr = rec.get("approval") if isinstance(rec.get("approval"), dict) else {}
+        if p.approval is not None and isinstance(appr, dict) and \
+                appr.get("file") != p.approval.file:
+            p.verdicts.append(Verdict("interrupted", "fail", (
+                f"the interrupted line names approval {appr.get('file')!r}, the gate found "
+                f"{p.approval.file!r}")))
+    return p
+
+
+def execute(cat: Catalog, p: Plan, *, actor: str = "") -> int:
+    """Write the plan (it must be ``ok``); returns the transition log line number."""
+    assert p.ok, "execute() needs a plan whose gates all passed"
+    e = p.entry
+    with catalog_lock(cat):
+        raw, _ = current_bytes(e)
+        grown = _new_lines_for(cat, e.component_id, p.log_size)
+        if grown:
+            raise conflict_error(e, f"transitions.ndjson {grown}")
+        if p.resume_line is not None:
+            write_document(e, raw, p.new_doc)
+            return p.resume_line
+        if p.kind == "status":
+            a = p.approval
+            assert a is not None
+            try:
+                appr_now = "sha256:" + _sha(a.path.read_bytes())
+            except OSError:
+                appr_now = ""
+            if appr_now != a.sha256:
+                raise WriteConflict("write-conflict", f"approval {a.file}: {CHANGED_APPR}",
+                                    path=a.file)
+            frm = e.review_status
+            assert action_for(frm, p.to) is not None
+            rec: dict[str, Any] = {
+                "component_id": e.component_id, "from_status": frm, "to_status": p.to,
+                "before_sha256": e.base_sha256, "after_sha256": p.after_sha256,
+                "approval": {"file": a.file, "sha256": a.sha256}, "at": now_iso(),
+                "tool_version": __version__}
+        else:
+            rec = {"kind": "runtime", "component_id": e.component_id,
+                   "from_runtime": e.runtime_status, "to_runtime": p.to,
+                   "before_sha256": e.base_sha256, "after_sha256": p.after_sha256,
+                   "actor": actor, "at": now_iso(), "tool_version": __version__}
+        line = append_log(cat, rec)
+        _crash_point()
+        write_document(e, raw, p.new_doc)
+        return line
+
+
+def _new_lines_for(cat: Catalog, cid: str, since: int) -> str:
+    """Why the log is not as read (lines for ``cid`` after byte ``since``, or shrunk); ''."""
+    import json
+
+    try:
+        with open(cat.log_path, "rb") as f:
+            size = f.seek(0, 2)
+            if size < since:
+                return "is shorter than when it was read"
+            f.seek(since)
+            tail = f.read()
+    except FileNotFoundError:
+        return "is gone" if since else ""
+    needle = cid.encode("utf-8")
+    n = 0
+    for raw in tail.split(b"\n"):
+        if needle in raw:
+            try:
+                rec = json.loads(raw)
+            except ValueError:
+                n += 1  # a broken line naming it: not what was read
+                continue
+            if isinstance(rec, dict) and rec.get("component_id") == cid:
+                n += 1
+    return f"has {n} new line(s) for it" if n else ""
+
+
+CHANGED_APPR = "changed since you read it (approvals are never edited)"
+
+
+def _sha(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def _crash_point() -> None:
+    """Tests pause here (RISUTOOLS_TEST_PAUSE_AFTER_LOG=seconds) to kill -9 between the log
+    append and the document write; unset, it does nothing."""
+    import os
+
+    pause = os.environ.get("RISUTOOLS_TEST_PAUSE_AFTER_LOG")
+    if pause:
+        import time
+
+        time.sleep(float(pause))

@@ -1,0 +1,366 @@
+"""``risutools review CATALOG``: everything wrong, duplicated, in conflict or ready, read-only.
+
+Sections of the result (``catalog-review-v1``):
+- ``documents``: per document the contract findings (MC100-MC600, MC104, MC305) and the
+  digest verification (MC202/MC203; what could not be checked is said, not passed);
+- ``graph``: capability graph problems (:mod:`risutools.catalog.graph`);
+- ``duplicates``: documents of different components built from the same source file;
+- ``id_collisions``: one component_id in more than one document;
+- ``chain``: the transition log itself (broken lines, lines for unknown components,
+  hash continuity from one line of a component to the next, unfinished writes);
+- ``approvals``: every record with its state (current, used, stale, orphan, unreadable)
+  and signature (verified, unsigned, bad, not_allowed, unchecked);
+- ``counts``: review and runtime statuses, findings, approvals;
+- ``board``: for every candidate and pending component, each gate of its next step.
+Nothing is written.  Exit code (CLI): 1 when anything is an error.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from risutools import __version__
+from risutools.catalog.approvals import Approval, load_approvals
+from risutools.catalog.catalog import Catalog, Entry
+from risutools.catalog.graph import Graph
+from risutools.catalog.packet import NEXT_STEP, used_approvals
+from risutools.contract.config import ContractConfig
+from risutools.contract.loaders import LoadedDocument, display_path
+from risutools.contract.transitions import CatalogLog
+from risutools.contract.validate import DocumentInfo, Result, RuleFilter, Verification
+from risutools.findings import Finding
+
+REVIEW_FORMAT = "catalog-review-v1"
+BOARD_STATES = ("candidate", "pending_human_review")
+# The review's own finding ids (the contract's MC ids are in contract/rules.py).
+REVIEW_CHECKS = {
+    "RV-GRAPH": "capability graph: unmet requirement, conflict or exclusive capability "
+                "between active/promoted components",
+    "RV-CHAIN": "transition log: broken line, unknown component, hash discontinuity, "
+                "unfinished write",
+    "RV-APPROVAL": "approval record: unreadable, stale, orphan, bad or missing signature",
+}
+
+
+@dataclass
+class Review:
+    catalog: str
+    data: dict[str, Any] = field(default_factory=dict)
+    result: Result = field(default_factory=Result)  # every finding, for sarif/github/text
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.result.findings
+
+    @property
+    def errors(self) -> int:
+        return int(self.data["counts"]["errors"])
+
+    def exit_code(self) -> int:
+        return 1 if self.errors else 0
+
+
+def _f(f: Finding) -> dict[str, Any]:
+    return f.to_dict()
+
+
+ProgressFn = Callable[[int, int], None]  # (documents done, total)
+PARALLEL_MIN = 400  # fewer documents are checked in-process (a pool costs more)
+CHUNK = 250
+
+
+def _validate_chunk(docs: list[LoadedDocument], cfg: ContractConfig) -> list[DocumentInfo]:
+    """Every document rule, and the canonical hash, of each document (in a worker)."""
+    from risutools.contract.validate import _info, validate_document
+
+    return [_info(ld, validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
+                                        line_of=ld.line_of)) for ld in docs]
+
+
+def _check_documents(cat: Catalog, jobs: int | None, progress: ProgressFn | None
+                     ) -> tuple[Result, list[LoadedDocument]]:
+    """Load the catalog once; every document rule on all cores; MC104 and MC305."""
+    from risutools.contract.loaders import load_documents
+    from risutools.contract.validate import RuleFilter, _catalog_rules
+
+    cfg = cat.config
+    loaded = load_documents(cat.root, exclude=cfg.exclude)
+    docs = loaded.documents
+    result = Result("review", files=loaded.files, skipped=loaded.skipped)
+    result.file_findings = list(loaded.problems)
+    chunks = [docs[i:i + CHUNK] for i in range(0, len(docs), CHUNK)]
+    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    found: list[DocumentInfo] = []
+    done = 0
+    if workers > 1 and len(docs) >= PARALLEL_MIN:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(min(workers, len(chunks)),
+                                 mp_context=multiprocessing.get_context("fork")) as pool:
+            for chunk, res in zip(chunks, pool.map(_validate_chunk, chunks,
+                                                   [cfg] * len(chunks)), strict=True):
+                found.extend(res)
+                done += len(chunk)
+                if progress:
+                    progress(done, len(docs))
+    else:
+        for chunk in chunks:
+            found.extend(_validate_chunk(chunk, cfg))
+            done += len(chunk)
+            if progress:
+                progress(done, len(docs))
+    result.documents = found
+    cat.adopt(loaded, [info.sha256 for info in found])
+    _catalog_rules(docs, result, cfg, RuleFilter())
+    return result, docs
+
+
+def _verify_documents(cat: Catalog, docs: list[LoadedDocument], result: Result,
+                      sources: str | None) -> list[Verification]:
+    """MC202/MC203 for every document (the source store hashed once), into ``result``."""
+    from risutools.contract.validate import DocumentInfo
+    from risutools.contract.verify import SourceStore, _Ctx, _verify_refs
+    from risutools.errors import ConfigError
+
+    src = Path(sources) if sources is not None else cat.config.sources
+    if src is not None and not src.is_dir():
+        raise ConfigError("no-source-store", "source store folder not found", path=str(src))
+    checked = Result("verify")
+    ctx = _Ctx(SourceStore(src), cat.config, RuleFilter(), False, checked)
+    for ld, info in zip(docs, result.documents, strict=True):
+        if not isinstance(ld.doc, dict):
+            continue
+        tmp = DocumentInfo(info.file, info.line, info.component_id, info.component_version,
+                           info.sha256)
+        _verify_refs(ctx, tmp, ld)
+        if tmp.findings:
+            info.findings = sorted(info.findings + tmp.findings, key=Finding.sort_key)
+    return checked.verifications
+
+
+def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None = None,
+                   progress: ProgressFn | None = None) -> Review:
+    validated, docs = _check_documents(cat, jobs, progress)
+    verifications = _verify_documents(cat, docs, validated, sources)
+    entries = cat.entries()
+    graph = Graph(entries)
+    log = cat.log()
+    approvals = load_approvals(cat)
+    rv = Review(cat.root.name)
+    findings: list[Finding] = []  # the review's own (RV-*)
+    documents = _documents(validated, entries)
+    graph_problems = [{"kind": g.kind, "severity": g.severity, "component_id": g.component_id,
+                       "file": g.where, "message": g.message, "related": list(g.related)}
+                      for g in graph.problems()]
+    for g in graph.problems():
+        file, _, tail = g.where.rpartition(":")
+        where = (file, int(tail)) if file and tail.isdigit() else (g.where, None)
+        findings.append(Finding("RV-GRAPH", _sev(g.severity), f"{g.component_id}: {g.message}",
+                                file=where[0], line=where[1]))
+    duplicates = _duplicates(entries)
+    collisions = _collisions(entries)
+    chain = _chain(cat, log, entries)
+    for c in chain:
+        findings.append(Finding("RV-CHAIN", _sev(c["severity"]), c["message"],
+                                file=display_path(cat.log_path), line=c.get("line")))
+    appr = _approvals(cat, approvals, entries, log)
+    for a in appr:
+        if a["severity"] in ("error", "warning"):
+            findings.append(Finding("RV-APPROVAL", _sev(a["severity"]), a["message"],
+                                    file=display_path(cat.root / a["file"])))
+    board = _board(cat, entries, graph, log, approvals, verifications, validated)
+    rv.result = Result("review", documents=validated.documents,
+                       file_findings=validated.file_findings + findings,
+                       files=validated.files, skipped=validated.skipped)
+    everything = rv.result.findings
+    errors = sum(1 for f in everything if f.severity == "error")
+    warnings = sum(1 for f in everything if f.severity == "warning")
+    rv.data = {
+        "review": REVIEW_FORMAT, "catalog": cat.root.name, "tool_version": __version__,
+        "counts": {
+            "documents": len(documents), "errors": errors, "warnings": warnings,
+            "review_status": dict(sorted(Counter(e.review_status or "(none)"
+                                                 for e in entries).items())),
+            "runtime_status": dict(sorted(Counter(e.runtime_status or "(none)"
+                                                  for e in entries).items())),
+            "approvals": dict(sorted(Counter(a["state"] for a in appr).items())),
+            "signatures": dict(sorted(Counter(a["signature"] for a in appr).items())),
+            "unsigned_approvals": sum(1 for a in appr if a["signature"] == "unsigned"),
+            "verifications": dict(sorted(Counter(v.status
+                                                 for v in verifications).items())),
+            "ready": sum(1 for b in board if b["ready"]),
+        },
+        "file_findings": [_f(f) for f in validated.file_findings + findings],
+        "documents": documents,
+        "verifications": [{"file": v.file, "line": v.line, "component_id": v.component_id,
+                           "source": v.source, "status": v.status, "detail": v.detail}
+                          for v in verifications],
+        "graph": graph_problems, "duplicates": duplicates, "id_collisions": collisions,
+        "chain": chain, "approvals": appr, "board": board,
+    }
+    return rv
+
+
+def _sev(s: str) -> Any:
+    return "error" if s == "error" else "warning" if s == "warning" else "info"
+
+
+def _documents(validated: Result, entries: list[Entry]) -> list[dict[str, Any]]:
+    status = {(e.loaded.file, e.loaded.line): e for e in entries if e.loaded is not None}
+    out = []
+    for d in validated.documents:
+        e = status.get((d.file, d.line))
+        fs = d.findings
+        out.append({
+            "file": d.file, "line": d.line, "component_id": d.component_id,
+            "component_version": d.component_version, "base_sha256": d.sha256,
+            "review_status": e.review_status if e else None,
+            "runtime_status": e.runtime_status if e else None,
+            "errors": sum(1 for f in fs if f.severity == "error"),
+            "warnings": sum(1 for f in fs if f.severity == "warning"),
+            "findings": [_f(f) for f in fs],
+        })
+    return out
+
+
+def _source_of(e: Entry) -> str | None:
+    refs = e.get("provenance", "source_refs")
+    if isinstance(refs, list) and refs and isinstance(refs[0], dict):
+        s = refs[0].get("sha256")
+        return s if isinstance(s, str) else None
+    return None
+
+
+def _duplicates(entries: list[Entry]) -> list[dict[str, Any]]:
+    by: dict[str, list[Entry]] = {}
+    for e in entries:
+        s = _source_of(e)
+        if s is not None:
+            by.setdefault(s, []).append(e)
+    out = []
+    for s, group in sorted(by.items()):
+        ids = sorted({e.component_id for e in group})
+        if len(ids) > 1:
+            out.append({"sha256": s, "components": ids,
+                        "files": sorted(e.where() for e in group)})
+    return out
+
+
+def _collisions(entries: list[Entry]) -> list[dict[str, Any]]:
+    by: dict[str, list[Entry]] = {}
+    for e in entries:
+        by.setdefault(e.component_id, []).append(e)
+    return [{"component_id": cid, "files": sorted(e.where() for e in group),
+             "versions": sorted({e.version for e in group})}
+            for cid, group in sorted(by.items()) if len(group) > 1]
+
+
+def _chain(cat: Catalog, log: CatalogLog, entries: list[Entry]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [{"line": ln, "component_id": None, "severity": "error",
+                                  "message": why} for ln, why in log.problems]
+    known = {e.component_id: e for e in entries}
+    cids = sorted(set(log.by_component) | set(log.runtime))
+    for cid in cids:
+        lines = sorted(log.by_component.get(cid, []) + log.runtime.get(cid, []),
+                       key=lambda s: s[0])
+        if cid not in known:
+            out.append({"line": lines[0][0], "component_id": cid, "severity": "warning",
+                        "message": f"transitions.ndjson names {cid}, which no document of the "
+                        "catalog has (removed or renamed?)"})
+            continue
+        prev: dict[str, Any] | None = None
+        for ln, rec in lines:
+            if rec.get("kind") == "runtime":
+                frm, to = rec.get("from_runtime"), rec.get("to_runtime")
+                if (frm, to) not in (("inactive", "active"), ("active", "inactive")):
+                    out.append({"line": ln, "component_id": cid, "severity": "error",
+                                "message": f"runtime line {ln}: {frm!r} -> {to!r} is not a "
+                                "runtime switch"})
+            if prev is not None and rec.get("before_sha256") != prev.get("after_sha256"):
+                out.append({"line": ln, "component_id": cid, "severity": "error", "message": (
+                    f"line {ln} starts from {str(rec.get('before_sha256'))[:19]}… but the "
+                    f"previous line for {cid} ended at {str(prev.get('after_sha256'))[:19]}…; "
+                    "a change between them was not recorded, or a line was edited")})
+            prev = rec
+        e = known[cid]
+        last = lines[-1][1]
+        if last.get("after_sha256") != e.base_sha256 and \
+                last.get("before_sha256") == e.base_sha256:
+            out.append({"line": lines[-1][0], "component_id": cid, "severity": "error",
+                        "message": f"line {lines[-1][0]} records a change of {cid} that was "
+                        "never written (interrupted); re-run the same command to complete it"})
+    return out
+
+
+def _approvals(cat: Catalog, approvals: list[Approval], entries: list[Entry],
+               log: CatalogLog) -> list[dict[str, Any]]:
+    used = used_approvals(log)
+    current = {e.component_id: e.base_sha256 for e in entries}
+    req = cat.settings.require_signatures
+    out = []
+    for a in approvals:
+        row: dict[str, Any] = {"file": a.file, "component_id": a.field("component_id"),
+                               "action": a.field("action"), "reviewer": a.field("reviewer"),
+                               "base_sha256": a.field("base_sha256")}
+        if a.problem:
+            row.update(state="unreadable", signature="unchecked", severity="error",
+                       message=a.problem)
+            out.append(row)
+            continue
+        sig = a.signature(cat)
+        row["signature"] = sig.status
+        cid = a.field("component_id")
+        if a.file.removeprefix("approvals/") in used:
+            state = "used"
+        elif cid not in current:
+            state = "orphan"
+        elif a.field("base_sha256") == current[cid]:
+            state = "current"
+        else:
+            state = "stale"
+        row["state"] = state
+        sev, msg = "info", f"{state}, signature {sig.status}"
+        if sig.status in ("bad", "not_allowed"):
+            sev, msg = "error", f"signature {sig.status}: {sig.detail}"
+        elif req and sig.status != "verified":
+            sev, msg = "error", ("signatures are required and this record's is "
+                                 f"{sig.status} ({sig.detail}); it counts as no approval")
+        elif state == "stale":
+            sev, msg = "warning", ("stale: it approved base "
+                                   f"{a.field('base_sha256')[:19]}… but {cid} is now "
+                                   f"{current[cid][:19]}…; approve the current version")
+        elif state == "orphan":
+            sev, msg = "warning", f"no document of the catalog is {cid}"
+        row.update(severity=sev, message=msg)
+        out.append(row)
+    return out
+
+
+def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
+           approvals: list[Approval], verifications: list[Verification], validated: Result
+           ) -> list[dict[str, Any]]:
+    from risutools.catalog.promote import plan
+
+    found = {(d.file, d.line): d.findings for d in validated.documents}
+    by_doc: dict[tuple[str, int | None], list[Verification]] = {}
+    for v in verifications:
+        by_doc.setdefault((v.file, v.line), []).append(v)
+    out = []
+    for e in sorted(entries, key=lambda e: (e.component_id, e.where())):
+        if e.review_status not in BOARD_STATES:
+            continue
+        to = NEXT_STEP[e.review_status][1]
+        key = (e.loaded.file, e.loaded.line) if e.loaded is not None else ("", None)
+        p = plan(cat, e, to, graph=graph, log=log, approvals=approvals,
+                 verifications=by_doc.get(key, []), base_findings=found.get(key))
+        out.append({"component_id": e.component_id, "file": e.where(),
+                    "from": e.review_status, "to": to, "ready": p.ok,
+                    "blocked_by": [v.gate for v in p.verdicts if v.failed],
+                    "gates": [v.to_dict() for v in p.verdicts]})
+    return out

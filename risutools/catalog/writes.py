@@ -1,0 +1,125 @@
+"""The one write path for commands that change a catalog (approve, promote, activate).
+
+- :func:`catalog_lock`: an exclusive inter-process lock on ``CATALOG/.risutools.lock``
+  held across read-check-write, so two writers never interleave;
+- :func:`write_document`: re-reads the document's file under the lock, refuses
+  ("changed since you read it") when its canonical hash is no longer the base
+  hash the caller read, and replaces it through ``fsio.atomic_write`` with
+  compare-and-swap on the file bytes (so writers that do not take the catalog
+  lock, such as ingest or ``replay --update``, cannot be overwritten either);
+- :func:`append_log`: one canonical JSON line appended to ``transitions.ndjson``
+  (``O_APPEND``, one ``write``, fsync); lines are never rewritten;
+- :func:`write_new_file`: approval records and packets (never overwrite).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from risutools.catalog.catalog import Catalog, Entry, file_sha256
+from risutools.contract.canonical import canonical, doc_sha256
+from risutools.contract.loaders import load_bytes
+from risutools.errors import RisuError, WriteConflict
+from risutools.fsio import CONFLICT as CHANGED
+from risutools.fsio import append_line as fsio_append_line
+from risutools.fsio import atomic_write, os_error_line, write_lock
+
+
+@contextlib.contextmanager
+def catalog_lock(cat: Catalog) -> Iterator[None]:
+    """Hold the catalog's writer lock across read-check-write: ``fsio.write_lock`` on the
+    catalog folder, the same lock every other writer into that folder takes (re-entrant,
+    so the ``atomic_write`` / ``append_line`` inside take it again without waiting)."""
+    try:
+        with write_lock(cat.lock_path):
+            yield
+    except OSError as exc:
+        raise os_error_line(exc, cat.lock_path) from None
+
+
+def conflict_error(entry: Entry, detail: str) -> WriteConflict:
+    return WriteConflict("write-conflict", f"{CHANGED} ({entry.component_id}: {detail}); "
+                         "read it again and re-run", path=entry.where())
+
+
+def current_bytes(entry: Entry) -> tuple[bytes, dict[str, Any]]:
+    """The file's bytes now and the document in it; WriteConflict when it is not the base."""
+    try:
+        raw = entry.path.read_bytes()
+    except FileNotFoundError:
+        raise conflict_error(entry, "the file is gone") from None
+    except OSError as exc:
+        raise RisuError("unreadable-document", f"cannot read: {exc.strerror or exc}",
+                        path=str(entry.path)) from None
+    out = load_bytes(raw, str(entry.path), fmt=entry.fmt)
+    for ld in out.documents:
+        if entry.fmt == "ndjson" and ld.line != entry.line:
+            continue
+        if isinstance(ld.doc, dict):
+            try:
+                now = doc_sha256(ld.doc)
+            except (ValueError, TypeError):
+                break
+            if now != entry.base_sha256:
+                raise conflict_error(entry, f"base {entry.base_sha256[:19]}…, now {now[:19]}…")
+            return raw, ld.doc
+        break
+    raise conflict_error(entry, "the document is no longer where it was read")
+
+
+def render_document(entry: Entry, raw: bytes, doc: dict[str, Any]) -> bytes:
+    """The file's new bytes: the same format (JSON indentation, YAML, or the one NDJSON
+    line replaced by the canonical form; every other line kept byte for byte)."""
+    if entry.fmt == "ndjson":
+        lines = raw.split(b"\n")
+        assert entry.line is not None
+        lines[entry.line - 1] = canonical(doc)
+        return b"\n".join(lines)
+    from risutools.replay.component import ComponentFile, _detect_indent, dump_component
+
+    text = raw.decode("utf-8-sig")
+    indent = _detect_indent(text) if entry.fmt == "json" else 2
+    return dump_component(ComponentFile(entry.path, raw, doc, entry.fmt, indent), doc)
+
+
+def write_document(entry: Entry, raw: bytes, new_doc: dict[str, Any]) -> None:
+    """Replace the document (CAS on ``raw``, the bytes checked under the lock)."""
+    data = render_document(entry, raw, new_doc)
+    try:
+        atomic_write(entry.path, data, expect_sha256=file_sha256(raw))
+    except WriteConflict:
+        raise conflict_error(entry, "the file was rewritten during the write") from None
+    except OSError as exc:
+        raise RisuError("unwritable", f"cannot write: {exc.strerror or exc}",
+                        path=str(entry.path)) from None
+
+
+def append_line(path: Path, line: bytes) -> None:
+    """Append one line through the one write path (``fsio.append_line``): a last line left
+    without its newline by a crash is closed first, never altered."""
+    fsio_append_line(path, line, torn_tail="newline")
+
+
+def append_log(cat: Catalog, record: dict[str, Any]) -> int:
+    """Append a transition record to the catalog's log; returns its line number."""
+    try:
+        append_line(cat.log_path, canonical(record))
+    except OSError as exc:
+        raise RisuError("unwritable", f"cannot append: {exc.strerror or exc}",
+                        path=str(cat.log_path)) from None
+    data = cat.log_path.read_bytes()
+    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+
+
+def write_new_file(path: Path, data: bytes) -> None:
+    """A new file (approval record, packet): atomic, never over an existing one."""
+    try:
+        atomic_write(path, data, expect_absent=True)
+    except WriteConflict:
+        raise
+    except OSError as exc:
+        raise RisuError("unwritable", f"cannot write: {exc.strerror or exc}",
+                        path=str(path)) from None

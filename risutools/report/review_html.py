@@ -1,0 +1,177 @@
+"""A self-contained HTML page of ``risutools review`` for people.
+
+Everything is in the page (no network): counts, the promotion board, the capability graph
+problems, the transition log and approval problems, duplicates and id collisions, and a
+table of every document that can be sorted (click a header) and filtered by review status,
+by finding rule, and by text.  The page's own script reads the filters from the URL
+fragment too (``#status=candidate&rule=MC600&sort=errors``) so a link keeps a view.  Every
+value from the catalog is HTML-escaped; nothing from a document is ever executed.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+from risutools.catalog.review import Review
+
+_CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;background:#fff}
+h1{font-size:22px;margin:0 0 8px}h2{font-size:17px;margin:28px 0 8px}
+table{border-collapse:collapse;width:100%;margin:6px 0}
+th,td{border:1px solid #ccd;padding:4px 6px;text-align:left;vertical-align:top}
+th{background:#e8eaf6;cursor:pointer;user-select:none}
+tr.err td.n-err{background:#ffcdd2;font-weight:bold}
+.pass{color:#1b5e20}.fail{color:#b71c1c;font-weight:bold}.na{color:#777}
+.ready{background:#c8e6c9}.blocked{background:#fff3e0}
+.counts span{display:inline-block;margin:0 14px 4px 0;padding:3px 8px;background:#eceff1;
+border-radius:4px}
+#filters{margin:8px 0}#filters label{margin-right:14px}
+code{font-size:12px}
+"""
+
+_JS = """
+(function(){
+  var table=document.getElementById('documents');
+  var body=table.tBodies[0];
+  var st=document.getElementById('status-filter');
+  var ru=document.getElementById('rule-filter');
+  var tx=document.getElementById('text-filter');
+  function apply(){
+    var s=st.value,r=ru.value,t=tx.value.toLowerCase(),shown=0;
+    Array.prototype.forEach.call(body.rows,function(row){
+      var ok=(!s||row.getAttribute('data-status')===s)&&
+             (!r||(' '+row.getAttribute('data-rules')+' ').indexOf(' '+r+' ')>=0)&&
+             (!t||row.textContent.toLowerCase().indexOf(t)>=0);
+      if(ok){row.removeAttribute('hidden');shown++;}else{row.setAttribute('hidden','');}
+    });
+    document.getElementById('shown').textContent=String(shown);
+  }
+  function sortBy(col,desc){
+    var rows=Array.prototype.slice.call(body.rows);
+    var th=table.tHead.rows[0].cells[col];var num=th.getAttribute('data-type')==='num';
+    rows.sort(function(a,b){
+      var x=a.cells[col].getAttribute('data-v')||a.cells[col].textContent;
+      var y=b.cells[col].getAttribute('data-v')||b.cells[col].textContent;
+      var c=num?(Number(x)-Number(y)):(x<y?-1:x>y?1:0);
+      return desc?-c:c;
+    });
+    rows.forEach(function(row){body.appendChild(row);});
+    table.setAttribute('data-sorted',th.getAttribute('data-key')+(desc?'-desc':''));
+  }
+  Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
+    th.addEventListener('click',function(){
+      var desc=table.getAttribute('data-sorted')===th.getAttribute('data-key');
+      sortBy(i,desc);
+    });
+  });
+  [st,ru].forEach(function(el){el.addEventListener('change',apply);});
+  tx.addEventListener('input',apply);
+  var h={};location.hash.replace(/^#/,'').split('&').forEach(function(kv){
+    var p=kv.split('=');if(p[0])h[decodeURIComponent(p[0])]=decodeURIComponent(p[1]||'');
+  });
+  if(h.status)st.value=h.status;if(h.rule)ru.value=h.rule;if(h.text)tx.value=h.text;
+  if(h.sort){var key=h.sort.replace(/-desc$/,'');
+    Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
+      if(th.getAttribute('data-key')===key)sortBy(i,/-desc$/.test(h.sort));});}
+  apply();
+  document.body.setAttribute('data-ready','1');
+})();
+"""
+
+
+def _e(v: Any) -> str:
+    return html.escape(str(v), quote=True)
+
+
+def _counts(d: dict[str, Any]) -> str:
+    return ", ".join(f"{_e(k)} {_e(v)}" for k, v in d.items()) or "none"
+
+
+def render_review_html(rv: Review) -> str:
+    d = rv.data
+    c = d["counts"]
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           f"<title>risutools review: {_e(d['catalog'])}</title>",
+           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+           "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">",
+           f"<style>{_CSS}</style></head><body>",
+           f"<h1>Catalog review: {_e(d['catalog'])}</h1>",
+           '<div class="counts">',
+           f'<span id="n-documents">{c["documents"]} documents</span>',
+           f'<span id="n-errors">{c["errors"]} errors</span>',
+           f'<span id="n-warnings">{c["warnings"]} warnings</span>',
+           f"<span>review: {_counts(c['review_status'])}</span>",
+           f"<span>runtime: {_counts(c['runtime_status'])}</span>",
+           f"<span>approvals: {_counts(c['approvals'])}</span>",
+           f"<span>signatures: {_counts(c['signatures'])}</span>",
+           f"<span>digests: {_counts(c['verifications'])}</span>",
+           "</div>"]
+    # promotion board
+    out.append(f'<h2>Promotion board ({c["ready"]} of {len(d["board"])} ready)</h2>')
+    out.append('<table id="board"><thead><tr><th>component</th><th>step</th><th>state</th>'
+               "<th>gates</th></tr></thead><tbody>")
+    for b in d["board"]:
+        gates = "<br>".join(
+            f'<span class="{"na" if g["verdict"] == "n/a" else g["verdict"]}">'
+            f'{_e(g["verdict"])}</span> <b>{_e(g["gate"])}</b>: {_e(g["reason"])}'
+            for g in b["gates"])
+        state = "ready" if b["ready"] else "blocked"
+        out.append(f'<tr class="{state}" data-component="{_e(b["component_id"])}">'
+                   f'<td>{_e(b["component_id"])}</td><td>{_e(b["from"])} → {_e(b["to"])}</td>'
+                   f"<td>{state}</td><td>{gates}</td></tr>")
+    out.append("</tbody></table>")
+    # problems
+    sections = (("graph", "Capability graph"), ("chain", "Transition log"),
+                ("duplicates", "Duplicate sources"), ("id_collisions", "Id collisions"))
+    for key, title in sections:
+        out.append(f"<h2>{title} ({len(d[key])})</h2><ul id=\"{key.replace('_', '-')}\">")
+        for g in d[key]:
+            text = g.get("message") or f"{g.get('sha256') or g.get('component_id')}: " + \
+                ", ".join(g.get("files", []))
+            sev = g.get("severity", "warning")
+            out.append(f'<li class="{_e(sev)}">{_e(text)}</li>')
+        out.append("</ul>")
+    bad_appr = [a for a in d["approvals"] if a["severity"] in ("error", "warning")]
+    out.append(f'<h2>Approvals needing attention ({len(bad_appr)})</h2><ul id="approvals">')
+    out += [f'<li class="{_e(a["severity"])}"><code>{_e(a["file"])}</code>: '
+            f'{_e(a["message"])}</li>' for a in bad_appr]
+    out.append("</ul>")
+    # documents
+    rules = sorted({f["rule"] for doc in d["documents"] for f in doc["findings"]})
+    statuses = sorted({doc["review_status"] or "" for doc in d["documents"]})
+    out.append(f'<h2>Documents (<span id="shown">{len(d["documents"])}</span> shown)</h2>')
+    out.append('<div id="filters"><label>status <select id="status-filter">'
+               '<option value="">all</option>'
+               + "".join(f'<option value="{_e(s)}">{_e(s)}</option>' for s in statuses)
+               + '</select></label><label>finding <select id="rule-filter">'
+               '<option value="">all</option>'
+               + "".join(f'<option value="{_e(r)}">{_e(r)}</option>' for r in rules)
+               + '</select></label><label>text <input id="text-filter" type="search">'
+               "</label></div>")
+    out.append('<table id="documents"><thead><tr>'
+               '<th data-key="component">component</th><th data-key="file">file</th>'
+               '<th data-key="status">review</th><th data-key="runtime">runtime</th>'
+               '<th data-key="errors" data-type="num">errors</th>'
+               '<th data-key="warnings" data-type="num">warnings</th>'
+               "<th>findings</th></tr></thead><tbody>")
+    for doc in d["documents"]:
+        where = doc["file"] + (f":{doc['line']}" if doc.get("line") and
+                               doc["file"].endswith((".ndjson", ".jsonl")) else "")
+        fs = "<br>".join(f'<b>{_e(f["rule"])}</b> <code>{_e(f.get("pointer", ""))}</code> '
+                         f'{_e(f["message"])}' for f in doc["findings"]
+                         if f["severity"] in ("error", "warning"))
+        drules = " ".join(sorted({f["rule"] for f in doc["findings"]}))
+        cls = ' class="err"' if doc["errors"] else ""
+        out.append(f'<tr{cls} data-status="{_e(doc["review_status"] or "")}" '
+                   f'data-rules="{_e(drules)}"><td>{_e(doc["component_id"] or "-")}</td>'
+                   f"<td>{_e(where)}</td><td>{_e(doc['review_status'] or '-')}</td>"
+                   f"<td>{_e(doc['runtime_status'] or '-')}</td>"
+                   f'<td class="n-err" data-v="{doc["errors"]}">{doc["errors"]}</td>'
+                   f'<td data-v="{doc["warnings"]}">{doc["warnings"]}</td><td>{fs}</td></tr>')
+    out.append("</tbody></table>")
+    data = json.dumps(d["counts"], ensure_ascii=True, sort_keys=True).replace("<", "\\u003c")
+    out.append(f'<script type="application/json" id="review-counts">{data}</script>')
+    out.append(f"<script>{_JS}</script></body></html>")
+    return "\n".join(out) + "\n"

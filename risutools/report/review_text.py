@@ -1,0 +1,155 @@
+"""Text and Markdown renderings of ``risutools review`` (the JSON is the data itself)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from risutools.catalog.review import Review
+
+
+def _clean(s: Any) -> str:
+    """One line, control characters escaped (a document may hold anything)."""
+    text = str(s)
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+class ReviewProgress:
+    """A rich progress bar on stderr (documents checked); a no-op off a terminal."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        import sys
+
+        self.enabled = enabled and sys.stderr.isatty()
+        self._progress: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> ReviewProgress:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            self._progress = Progress(TextColumn("review"), BarColumn(), MofNCompleteColumn(),
+                                      TextColumn("documents"), console=Console(stderr=True),
+                                      transient=True)
+            self._progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(None, None, None)
+
+    def update(self, done: int, total: int) -> None:
+        if self._progress is None:
+            return
+        if self._task is None:
+            self._task = self._progress.add_task("review", total=total)
+        self._progress.update(self._task, completed=done)
+
+
+def _counts_line(d: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in d.items()) or "none"
+
+
+def render_review_sarif(rv: Review) -> str:
+    from risutools.report.sarif import render_sarif
+
+    return render_sarif(rv.result)
+
+
+def render_review_github(rv: Review) -> str:
+    from risutools.report.github import render_github
+
+    return render_github(rv.result)
+
+
+def render_review_json(rv: Review) -> str:
+    # compact: json's C encoder (indent would use the pure-Python one; 10x slower on a big
+    # catalog); `python -m json.tool` or jq pretty-print it
+    return json.dumps(rv.data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) \
+        + "\n"
+
+
+def render_review_text(rv: Review) -> str:
+    d = rv.data
+    c = d["counts"]
+    out = [f"review of {d['catalog']}: {c['documents']} document(s); {c['errors']} error(s), "
+           f"{c['warnings']} warning(s)",
+           f"  review status: {_counts_line(c['review_status'])}",
+           f"  runtime status: {_counts_line(c['runtime_status'])}",
+           f"  approvals: {_counts_line(c['approvals'])}; signatures: "
+           f"{_counts_line(c['signatures'])}",
+           f"  digests: {_counts_line(c['verifications'])}",
+           f"  ready to move on: {c['ready']} of {len(d['board'])} on the board"]
+    shown = [f for f in rv.findings if f.severity in ("error", "warning")]
+    if shown:
+        out += ["", "findings:"]
+        for f in shown:
+            where = (f.file or "") + (f":{f.line}" if f.line else "")
+            ptr = f" {f.pointer}" if f.pointer else ""
+            out.append(f"  {where}  {f.severity:<7} {f.rule}{ptr}  {_clean(f.message)}")
+    for key, title in (("duplicates", "duplicate sources"), ("id_collisions", "id collisions")):
+        if d[key]:
+            out += ["", f"{title}:"]
+            for g in d[key]:
+                head = g.get("sha256") or g.get("component_id")
+                out.append(f"  {head}: {', '.join(_clean(x) for x in g['files'])}")
+    out += ["", "promotion board:"]
+    if not d["board"]:
+        out.append("  (no candidate or pending component)")
+    for b in d["board"]:
+        state = "READY" if b["ready"] else f"blocked by {', '.join(b['blocked_by'])}"
+        out.append(f"  {b['component_id']}  {b['from']} -> {b['to']}  {state}")
+        for g in b["gates"]:
+            if g["verdict"] == "fail":
+                out.append(f"      FAIL {g['gate']}: {_clean(g['reason'])}")
+    return "\n".join(out) + "\n"
+
+
+_MARK = {"pass": "pass", "fail": "**FAIL**", "n/a": "n/a"}
+
+
+def _md(s: Any) -> str:
+    return _clean(s).replace("|", "\\|").replace("`", "'")
+
+
+def render_review_markdown(rv: Review) -> str:
+    d = rv.data
+    c = d["counts"]
+    out = [f"# Catalog review: {_md(d['catalog'])}", "",
+           f"{c['documents']} document(s), **{c['errors']} error(s)**, {c['warnings']} "
+           "warning(s).", "",
+           "| count | values |", "| --- | --- |",
+           f"| review status | {_md(_counts_line(c['review_status']))} |",
+           f"| runtime status | {_md(_counts_line(c['runtime_status']))} |",
+           f"| approvals | {_md(_counts_line(c['approvals']))} |",
+           f"| signatures | {_md(_counts_line(c['signatures']))} |",
+           f"| digests | {_md(_counts_line(c['verifications']))} |", "",
+           "## Promotion board", ""]
+    if d["board"]:
+        out += ["| component | step | state | gates |", "| --- | --- | --- | --- |"]
+        for b in d["board"]:
+            gates = "<br>".join(f"{_MARK[g['verdict']]} {g['gate']}: {_md(g['reason'])}"
+                                for g in b["gates"])
+            state = "ready" if b["ready"] else "blocked"
+            out.append(f"| {_md(b['component_id'])} | {b['from']} → {b['to']} | {state} | "
+                       f"{gates} |")
+    else:
+        out.append("No candidate or pending component.")
+    out += ["", "## Findings", ""]
+    shown = [f for f in rv.findings if f.severity in ("error", "warning")]
+    if shown:
+        out += ["| file | line | severity | rule | pointer | message |",
+                "| --- | --- | --- | --- | --- | --- |"]
+        out += [f"| {_md(f.file or '')} | {f.line or ''} | {f.severity} | {f.rule} | "
+                f"{_md(f.pointer)} | {_md(f.message)} |" for f in shown]
+    else:
+        out.append("None.")
+    for key, title in (("graph", "Capability graph"), ("duplicates", "Duplicate sources"),
+                       ("id_collisions", "Id collisions"), ("chain", "Transition log")):
+        out += ["", f"## {title}", ""]
+        if not d[key]:
+            out.append("None.")
+        for g in d[key]:
+            out.append(f"- {_md(g.get('message') or ', '.join(g.get('files', [])))}")
+    return "\n".join(out) + "\n"

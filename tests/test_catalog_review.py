@@ -1,0 +1,299 @@
+"""review: tampering is detected; graph, duplicates, collisions, approvals, board; formats."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_catalog_support import (
+    CUTTER,
+    MOOD,
+    approve_and_promote,
+    doc_path,
+    fresh_catalog,
+    load,
+    run,
+    to_promoted,
+)
+
+from risutools.catalog.catalog import Catalog
+from risutools.catalog.commands import approve, switch
+from risutools.catalog.review import review_catalog
+from risutools.report.review_text import (
+    render_review_json,
+    render_review_markdown,
+    render_review_text,
+)
+
+# CI (RISUTOOLS_REQUIRE_SSH=1, set by .ci/run) fails rather than skips without ssh-keygen
+needs_ssh = pytest.mark.skipif(
+    shutil.which("ssh-keygen") is None and not os.environ.get("RISUTOOLS_REQUIRE_SSH"),
+    reason="ssh-keygen (openssh-client) is not installed")
+
+
+@pytest.fixture
+def cat(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    return fresh_catalog(tmp_path_factory, tmp_path)
+
+
+def _review(cat: Path) -> dict[str, Any]:
+    return review_catalog(Catalog.open(cat)).data
+
+
+def _messages(data: dict[str, Any]) -> str:
+    parts = [f["message"] for d in data["documents"] for f in d["findings"]]
+    parts += [c["message"] for c in data["chain"]]
+    parts += [a["message"] for a in data["approvals"]]
+    parts += [g["message"] for g in data["graph"]]
+    return "\n".join(parts)
+
+
+def test_clean_catalog_reviews_clean_and_deterministic(cat: Path) -> None:
+    to_promoted(cat)
+    assert switch(CUTTER, "active", "runtime", False, False, str(cat)) == 0
+    rv = review_catalog(Catalog.open(cat))
+    assert rv.exit_code() == 0, render_review_text(rv)
+    d = rv.data
+    assert d["counts"]["review_status"] == {"candidate": 8, "promoted": 1}
+    assert d["counts"]["runtime_status"] == {"active": 1, "inactive": 8}
+    assert d["counts"]["approvals"] == {"used": 3}
+    assert d["counts"]["unsigned_approvals"] == 3
+    assert d["counts"]["verifications"].get("verified", 0) >= 3
+    assert {b["component_id"] for b in d["board"]} == {
+        e.component_id for e in Catalog.open(cat).entries() if e.review_status == "candidate"}
+    assert all(b["blocked_by"] == ["approval"] for b in d["board"])
+    again = review_catalog(Catalog.open(cat))
+    assert render_review_json(again) == render_review_json(rv)
+    assert render_review_markdown(again) == render_review_markdown(rv)
+    md = render_review_markdown(rv)
+    assert "## Promotion board" in md and MOOD in md
+
+
+def test_board_turns_ready_with_an_approval(cat: Path) -> None:
+    approve(MOOD, "request_review", "kim", "", None, str(cat))
+    (b,) = [b for b in _review(cat)["board"] if b["component_id"] == MOOD]
+    assert b["ready"] and not b["blocked_by"]
+
+
+def test_tampered_document_is_detected(cat: Path) -> None:
+    to_promoted(cat)
+    p = doc_path(cat, CUTTER)
+    doc = load(p)
+    doc["projection"]["summary"] += " (quietly edited)"
+    p.write_text(json.dumps(doc, ensure_ascii=False, indent=1))
+    d = _review(cat)
+    assert d["counts"]["errors"] >= 1
+    assert "changed after its last recorded transition" in _messages(d)
+
+
+def test_tampered_approval_is_detected(cat: Path) -> None:
+    to_promoted(cat)
+    a = sorted((cat / "approvals").glob("*--approve--*.yaml"))[0]
+    a.write_text(a.read_text().replace("reviewer: kim", "reviewer: mallory"))
+    d = _review(cat)
+    assert d["counts"]["errors"] >= 1
+    assert "changed after it was recorded" in _messages(d)
+
+
+def test_tampered_log_line_is_detected(cat: Path) -> None:
+    to_promoted(cat)
+    log = cat / "transitions.ndjson"
+    lines = log.read_text().splitlines()
+    rec = json.loads(lines[1])
+    rec["before_sha256"] = "sha256:" + "1" * 64
+    lines[1] = json.dumps(rec)
+    log.write_text("\n".join(lines) + "\n")
+    d = _review(cat)
+    assert d["counts"]["errors"] >= 1
+    assert "previous line" in _messages(d)
+    log.write_text("\n".join([*lines[:2], '{"component_id": "x", broken', *lines[2:]]) + "\n")
+    d = _review(cat)
+    assert any(c["line"] == 3 and "broken" in c["message"] for c in d["chain"])
+
+
+def test_stale_and_orphan_approvals(cat: Path) -> None:
+    approve(MOOD, "request_review", "kim", "", None, str(cat))
+    p = doc_path(cat, MOOD)
+    doc = load(p)
+    doc["projection"]["summary"] += "!"
+    p.write_text(json.dumps(doc, ensure_ascii=False, indent=1))
+    (cat / "approvals" / "ghost.yaml").write_text(
+        "component_id: module.risu.1.ghost\ncomponent_version: 1.0.0\naction: approve\n"
+        "reviewer: kim\nat: '2025-01-01T00:00:00+00:00'\nbase_sha256: sha256:"
+        + "2" * 64 + "\nnote: ''\n")
+    (cat / "approvals" / "junk.yaml").write_text("- not a record\n")
+    d = _review(cat)
+    states = {a["file"]: a["state"] for a in d["approvals"]}
+    assert states["approvals/ghost.yaml"] == "orphan"
+    assert states["approvals/junk.yaml"] == "unreadable"
+    assert "stale" in states.values()
+    assert d["counts"]["errors"] >= 1  # the unreadable record
+
+
+def test_graph_problems_duplicates_and_collisions(cat: Path) -> None:
+    base = load(doc_path(cat, CUTTER))
+
+    def put(name: str, cid: str, **prov: Any) -> None:
+        d = json.loads(json.dumps(base))
+        d["component_id"] = cid
+        d["provenance"].update(prov)
+        (cat / name).write_text(json.dumps(d, ensure_ascii=False))
+
+    put("a.json", "module.risu.174678332.twin-a", review_status="promoted",
+        runtime_status="active")
+    put("b.json", "module.risu.174678332.twin-b", review_status="promoted",
+        runtime_status="active")
+    put("c.json", CUTTER)  # the same id twice
+    d = _review(cat)
+    kinds = {g["kind"] for g in d["graph"]}
+    assert "exclusive-capability" in kinds
+    assert any(c["component_id"] == CUTTER for c in d["id_collisions"])
+    assert any(len(g["components"]) >= 3 for g in d["duplicates"])
+    base["capabilities"]["requires"].append("context.monitor")
+    put("a.json", "module.risu.174678332.twin-a", review_status="promoted",
+        runtime_status="active")
+    d = _review(cat)
+    assert any(g["kind"] == "unmet-requirement" and "context.monitor" in g["message"]
+               for g in d["graph"])
+
+
+def test_cli_review_formats_and_exit_codes(cat: Path) -> None:
+    r = run("review", str(cat), cwd=cat)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "promotion board:" in r.stdout
+    r = run("review", "--format", "json", cwd=cat)  # the catalog is found from cwd
+    assert r.returncode == 0 and json.loads(r.stdout)["review"] == "catalog-review-v1"
+    out = cat.parent / "review.md"
+    r = run("review", str(cat), "-f", "markdown", "-o", str(out), cwd=cat)
+    assert r.returncode == 0 and out.read_text().startswith("# Catalog review")
+    (cat / "approvals").mkdir()
+    (cat / "approvals" / "junk.yaml").write_text("- not a record\n")
+    r = run("review", str(cat), "-f", "github", cwd=cat)
+    assert r.returncode == 1
+    assert "::error file=approvals/junk.yaml,title=RV-APPROVAL::" in r.stdout
+    r = run("review", str(cat), "-f", "sarif", cwd=cat)
+    assert r.returncode == 1
+    res = json.loads(r.stdout)["runs"][0]["results"]
+    assert any(x["ruleId"] == "RV-APPROVAL" for x in res)
+    assert any(x["ruleId"] == "MC600" and x["locations"][0]["physicalLocation"]["region"]
+               for x in res)
+    r = run("review", str(cat), "-f", "html", "-o", str(cat.parent / "r.html"), cwd=cat)
+    assert r.returncode == 1 and "<table id=\"documents\"" in (cat.parent / "r.html").read_text()
+    r = run("review", str(cat), "-f", "yaml", cwd=cat)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    r = run("review", str(cat / "nope"), cwd=cat)
+    assert r.returncode == 2 and "no-catalog" in r.stderr
+
+
+# --------------------------------------------------------------------------- signatures
+
+
+def _keys(tmp: Path, cat: Path, names: tuple[str, ...] = ("kim",)) -> dict[str, Path]:
+    import subprocess
+
+    keys = {}
+    lines = []
+    for n in names:
+        k = tmp / f"key-{n}"
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", n, "-f", str(k)],
+                       check=True)
+        keys[n] = k
+        kind, blob = (tmp / f"key-{n}.pub").read_text().split()[:2]
+        lines.append(f"{n} {kind} {blob}")
+    (cat / ".allowed_signers").write_text("\n".join(lines) + "\n")
+    cfg = (cat / ".risutools.yaml").read_text()
+    (cat / ".risutools.yaml").write_text(
+        cfg + "catalog:\n  allowed_signers: .allowed_signers\n  require_signatures: true\n")
+    return keys
+
+
+@needs_ssh
+def test_required_signatures(cat: Path, tmp_path: Path) -> None:
+    keys = _keys(tmp_path, cat, ("kim", "lee"))
+    approve(MOOD, "request_review", "kim", "", None, str(cat))  # unsigned
+    assert switch(MOOD, "pending_human_review", "status", True, False, str(cat)) == 1
+    # lee's key, but the record says kim: not allowed for that reviewer
+    approve(MOOD, "request_review", "kim", "", str(keys["lee"]), str(cat))
+    assert switch(MOOD, "pending_human_review", "status", True, False, str(cat)) == 1
+    d = _review(cat)
+    sigs = sorted(a["signature"] for a in d["approvals"])
+    assert sigs == ["not_allowed", "unsigned"]
+    assert d["counts"]["errors"] >= 2
+    approve(MOOD, "request_review", "kim", "", str(keys["kim"]), str(cat))
+    assert switch(MOOD, "pending_human_review", "status", False, False, str(cat)) == 0
+    signed = [a for a in _review(cat)["approvals"] if a["signature"] == "verified"]
+    assert len(signed) == 1 and signed[0]["state"] == "used"
+
+
+@needs_ssh
+def test_tampered_signature_is_detected(cat: Path, tmp_path: Path) -> None:
+    keys = _keys(tmp_path, cat)
+    approve(MOOD, "request_review", "kim", "", str(keys["kim"]), str(cat))
+    (a,) = (cat / "approvals").glob("*.yaml")
+    text = a.read_text()
+    a.write_text(text.replace("note: ''", "note: 'added later'"))
+    d = _review(cat)
+    assert [x["signature"] for x in d["approvals"]] == ["bad"]
+    assert switch(MOOD, "pending_human_review", "status", True, False, str(cat)) == 1
+    # a damaged signature block is caught too
+    lines = text.splitlines()
+    i = next(n for n, ln in enumerate(lines) if "BEGIN SSH SIGNATURE" in ln) + 2
+    lines[i] = lines[i][:-4] + ("AAAA" if not lines[i].endswith("AAAA") else "BBBB")
+    a.write_text("\n".join(lines) + "\n")
+    assert [x["signature"] for x in _review(cat)["approvals"]] == ["bad"]
+
+
+@needs_ssh
+def test_cli_sign_and_missing_key(cat: Path, tmp_path: Path) -> None:
+    keys = _keys(tmp_path, cat)
+    r = run("approve", MOOD, "--action", "request_review", "--reviewer", "kim", "--sign",
+            str(keys["kim"]), cwd=cat)
+    assert r.returncode == 0 and "(signed)" in r.stdout
+    r = run("approve", MOOD, "--action", "request_review", "--reviewer", "kim", "--sign",
+            str(tmp_path / "nokey"), cwd=cat)
+    assert r.returncode == 2 and "no-key" in r.stderr
+
+
+def test_require_signatures_needs_a_signers_file(cat: Path) -> None:
+    (cat / ".risutools.yaml").write_text("catalog:\n  require_signatures: true\n")
+    r = run("review", str(cat), cwd=cat)
+    assert r.returncode == 2 and "allowed_signers" in r.stderr
+    (cat / ".risutools.yaml").write_text("catalog:\n  signers: x\n")
+    r = run("review", str(cat), cwd=cat)
+    assert r.returncode == 2 and "config-unknown-key" in r.stderr
+
+
+def test_reject_from_pending(cat: Path) -> None:
+    approve_and_promote(cat, MOOD, "request_review", "pending_human_review")
+    approve_and_promote(cat, MOOD, "reject", "rejected")
+    assert load(doc_path(cat, MOOD))["provenance"]["review_status"] == "rejected"
+    assert _review(cat)["counts"]["errors"] == 0
+
+
+def test_parallel_review_equals_one_process(cat: Path, tmp_path: Path) -> None:
+    from risutools.contract.canonical import canonical
+    from risutools.report.review_text import render_review_json
+
+    base = load(doc_path(cat, MOOD))
+    big = tmp_path / "big"
+    big.mkdir()
+    lines = []
+    for i in range(450):
+        d = json.loads(json.dumps(base))
+        d["component_id"] = f"module.risu.186123400.copy-{i}"
+        if i % 3 == 0:
+            d["capabilities"]["requires"].append("hook.not_in_vocabulary")
+        lines.append(canonical(d))
+    (big / "components.ndjson").write_bytes(b"\n".join(lines) + b"\n")
+    (big / "approvals").mkdir()
+    seen: list[tuple[int, int]] = []
+    one = review_catalog(Catalog.open(big), jobs=1)
+    two = review_catalog(Catalog.open(big), jobs=2, progress=lambda d, t: seen.append((d, t)))
+    assert render_review_json(one) == render_review_json(two)
+    assert seen[-1] == (450, 450)
+    assert one.data["counts"]["documents"] == 450
+    assert len(one.data["duplicates"]) == 1  # every copy shares the mood tracker's source

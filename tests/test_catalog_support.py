@@ -1,0 +1,96 @@
+"""Shared helpers for the catalog tests: a real catalog built from the fixture sources.
+
+The base catalog is ingested once per session (the demo's steps: Korean sentences,
+curator notes, a replay of the context cutter written back), then each test works on
+its own copy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+CUTTER = "module.risu.174678332.context-cutter"
+MOOD = "module.risu.186123400.mood-tracker"
+_BASE: dict[str, Path] = {}
+
+
+def base_catalog(tmp_factory: pytest.TempPathFactory) -> Path:
+    if "base" not in _BASE:
+        from risutools.catalog.ingest import ingest
+        from risutools.replay.api import run_component
+
+        out = tmp_factory.mktemp("base") / "cat"
+        out.mkdir()
+        # only the cutter has curator notes: the others keep their MC600 findings (narrative
+        # incomplete), which the gate, packet and review tests rely on
+        (out / "notes").mkdir()
+        shutil.copy(FIXTURES / "notes" / f"{CUTTER}.yaml", out / "notes")
+        res = ingest(FIXTURES / "sources", out, lang="ko", jobs=1, use_cache=False)
+        assert res.ok
+        run_component(out / f"{CUTTER}.json", FIXTURES / "replay" / "anchor-edit.yaml",
+                      update=True)
+        (out / ".risutools.yaml").write_text(f"sources: {FIXTURES / 'sources'}\n")
+        _BASE["base"] = out
+    return _BASE["base"]
+
+
+def fresh_catalog(tmp_factory: pytest.TempPathFactory, dest: Path) -> Path:
+    cat = dest / "cat"
+    shutil.copytree(base_catalog(tmp_factory), cat)
+    return cat
+
+
+def run(*args: str, cwd: Path, env: dict[str, str] | None = None,
+        ) -> subprocess.CompletedProcess[str]:
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "risutools", *args], cwd=cwd,
+                          capture_output=True, text=True, env=e, timeout=120)
+
+
+def doc_path(cat: Path, cid: str) -> Path:
+    return cat / f"{cid}.json"
+
+
+def load(p: Path) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads(p.read_text("utf-8"))
+    return result
+
+
+def log_lines(cat: Path) -> list[dict[str, Any]]:
+    p = cat / "transitions.ndjson"
+    if not p.exists():
+        return []
+    return [json.loads(x) for x in p.read_text("utf-8").splitlines() if x.strip()]
+
+
+def approve_and_promote(cat: Path, cid: str, action: str, to: str,
+                        reviewer: str = "kim") -> None:
+    from risutools.catalog.commands import approve, switch
+
+    approve(cid, action, reviewer, "", None, str(cat))
+    assert switch(cid, to, "status", False, False, str(cat)) == 0
+
+
+def to_promoted(cat: Path, cid: str = CUTTER) -> None:
+    for action, to in (("request_review", "pending_human_review"), ("approve", "approved"),
+                       ("promote", "promoted")):
+        approve_and_promote(cat, cid, action, to)
+
+
+def test_support_catalog_is_valid(tmp_path_factory: pytest.TempPathFactory) -> None:
+    from risutools.contract import validate_paths
+
+    cat = base_catalog(tmp_path_factory)
+    res = validate_paths([cat])
+    assert res.exit_code() == 0
+    assert load(doc_path(cat, CUTTER))["projection"]["replay_status"] == "passed"

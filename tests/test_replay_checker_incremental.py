@@ -1,0 +1,250 @@
+"""The incremental checker against a plain, whole-list oracle (the former checker).
+
+The oracle below rescans the whole input and output at each request (O(n) per
+request, clarity over speed); it is kept here, in the tests only, to prove that
+the incremental checker reaches the same verdicts, the same first failing
+requests and the same details on long synthetic runs, with the reference cutter
+and with broken ones, through both observation forms (changes and whole lists).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from risutools.replay.config import PROFILES, ReplayConfig, build_config
+from risutools.replay.cutter import ContextCutter
+from risutools.replay.fixture import Fixture, Message, build_fixture
+from risutools.replay.invariants import INVARIANTS, Change, InvariantChecker, Step
+from risutools.replay.run import _apply_plain, apply_turn
+from risutools.replay.synth import synthesize
+from tests.test_replay_invariants import (
+    CutsWhileOff,
+    DeepCutAfterLoss,
+    DropsFromMiddle,
+    DropsTail,
+    ForgetsDeletes,
+    ForgetsEdits,
+    IgnoresAnchor,
+    IgnoresBudget,
+    OverCuts,
+    Reorders,
+    RestartsAfterLoss,
+)
+
+
+@dataclass
+class _V:
+    failures: int = 0
+    checked: int = 0
+    first: tuple[int, str] | None = None
+
+    def fail(self, req: int, detail: str) -> None:
+        self.failures += 1
+        if self.first is None:
+            self.first = (req, detail)
+
+
+class PlainOracle:
+    """Every invariant as a plain pass over the lists (the checker before it was incremental)."""
+
+    def __init__(self, config: ReplayConfig) -> None:
+        self.c = config
+        self.v = {k: _V() for k in INVARIANTS}
+        self.prev_dropped: set[str] = set()
+        self.prev_omitted = 0
+        self.prev_anchor: tuple[str, str] | None = None
+        p = config.tokenizer_profile
+        self.ratio = Fraction(PROFILES[p]) if isinstance(p, str) else Fraction(str(p))
+
+    def est(self, m: Message) -> int:
+        return math.ceil(len(m.content) * self.ratio) + self.c.message_overhead
+
+    def check(self, s: Step) -> None:
+        v, c, req = self.v, self.c, s.request
+        if not s.enabled:
+            v["R4"].checked += 1
+            if [(m.id, m.role, m.content) for m in s.out] != [
+                (m.id, m.role, m.content) for m in s.inp
+            ]:
+                v["R4"].fail(req, "module off, but the messages were changed")
+            return
+        for k in v:
+            if k != "R8":
+                v[k].checked += 1
+        prot = [m for m in s.inp if m.role in c.protected_roles]
+        nonprot = [m for m in s.inp if m.role not in c.protected_roles]
+        n_tail = min(c.preserve_latest, len(nonprot))
+        removable, tail = nonprot[: len(nonprot) - n_tail], nonprot[len(nonprot) - n_tail :]
+        out_ids = [m.id for m in s.out]
+        out_set = set(out_ids)
+        lost = [m.id for m in prot if m.id not in out_set]
+        if lost:
+            v["R1"].fail(req, f"protected message(s) dropped: {', '.join(lost[:5])}")
+        lost = [m.id for m in tail if m.id not in out_set]
+        if lost:
+            v["R2"].fail(req, f"tail message(s) dropped: {', '.join(lost[:5])}")
+        pos = {m.id: (i, m.role, m.content) for i, m in enumerate(s.inp)}
+        got = [pos.get(m.id) for m in s.out]
+        ok = len(out_set) == len(out_ids) and all(
+            g is not None and (g[1], g[2]) == (m.role, m.content)
+            for g, m in zip(got, s.out, strict=True)
+        )
+        pairs = itertools.pairwise(got)
+        ok = ok and all(a[0] < b[0] for a, b in pairs)  # type: ignore[index]
+        if not ok:
+            v["R4"].fail(req, "the output is not the input with messages removed")
+        est_out = sum(self.est(m) for m in s.out)
+        r_dropped = [m for m in removable if m.id not in out_set]
+        if est_out > c.max_context:
+            if not s.budget_unreachable:
+                v["R3"].fail(req, f"estimate {est_out} > max_context {c.max_context}")
+            elif len(r_dropped) != len(removable):
+                v["R3"].fail(req, f"budget_unreachable with {len(removable) - len(r_dropped)} "
+                             "removable message(s) still kept")
+        elif s.budget_unreachable:
+            v["R3"].fail(req, f"budget_unreachable claimed at estimate {est_out}")
+        dropped = [m.id for m in s.inp if m.id not in out_set]
+        if dropped != [m.id for m in removable[: len(dropped)]]:
+            v["R6"].fail(req, "the dropped messages are not the first removable ones")
+        exempt = {m.id for m in prot} | {m.id for m in tail}
+        back = [m.id for m in s.inp
+                if m.id in self.prev_dropped and m.id in out_set and m.id not in exempt]
+        if back:
+            v["R5"].fail(req, f"dropped before, sent again: {', '.join(back[:5])}")
+        kr, t = len(r_dropped), self.prev_omitted
+        k3, anchor_lost = min(t, len(removable)), False
+        if self.prev_anchor is not None:
+            best: int | None = None
+            for idx, m in enumerate(nonprot):
+                if (m.role, m.content) == self.prev_anchor:
+                    p = min(idx, len(removable))
+                    if best is None or abs(p - t) <= abs(best - t):
+                        best = p
+            anchor_lost = best is None
+            k3 = k3 if best is None else best
+        total = sum(self.est(m) for m in s.inp)
+        pre = [0]
+        for m in removable:
+            pre.append(pre[-1] + self.est(m))
+        target = math.floor(c.max_context * (100 - Fraction(str(c.trim_percent))) / 100)
+        if kr > k3:
+            if total - pre[k3] <= c.max_context:
+                v["R7"].fail(req, f"{kr - k3} message(s) dropped beyond continuity, though the "
+                             f"estimate {total - pre[k3]} was within max_context")
+            elif est_out + self.est(r_dropped[-1]) <= target:
+                v["R7"].fail(req, f"keeping {r_dropped[-1].id} would still meet the target "
+                             f"{target}")
+        if anchor_lost:
+            v["R8"].checked += 1
+            base = min(t, len(removable))
+            if kr < base:
+                v["R8"].fail(req, f"anchor lost: dropped {kr}, fewer than omitted_count {t}")
+            elif kr > base and not (total - pre[base] > c.max_context
+                                    and est_out + self.est(r_dropped[-1]) > target):
+                v["R8"].fail(req, f"anchor lost: dropped {kr}, more than omitted_count {t} "
+                             "needs")
+        self.prev_dropped = set(dropped)
+        self.prev_omitted = kr
+        first = next((m for m in s.out if m.role not in c.protected_roles), None)
+        self.prev_anchor = (first.role, first.content) if first else None
+
+    def summary(self) -> dict[str, Any]:
+        return {k: (x.failures, x.checked, x.first) for k, x in self.v.items()}
+
+
+def summary(ch: InvariantChecker) -> dict[str, Any]:
+    return {
+        k: (x.failures, x.checked, (x.first_request, x.first_detail) if x.first_request else None)
+        for k, x in ch.verdicts.items()
+    }
+
+
+def run_three_ways(
+    fx: Fixture, cfg: ReplayConfig, factory: type[ContextCutter]
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None]:
+    """Oracle, incremental checker fed whole lists, and fed changes (reference output only)."""
+    cutter = factory(cfg)
+    oracle, by_list, by_change = PlainOracle(cfg), InvariantChecker(cfg), InvariantChecker(cfg)
+    delta_ok = type(cutter).output is ContextCutter.output
+    history = {m.id: m for m in fx.messages}
+    for m in fx.messages:
+        cutter.append(m)
+    pending = list(fx.messages)
+    enabled = cfg.enabled
+    for turn in fx.turns:
+        apply_turn(cutter, turn)
+        _apply_plain(history, turn)
+        if turn.toggle is not None:
+            enabled = turn.toggle
+        res = cutter.request(enabled)
+        out = cutter.output(res)
+        step = Step(turn.number, enabled, list(history.values()), out, res.budget_unreachable)
+        oracle.check(step)
+        by_list.check(step)
+        if delta_ok:
+            sent, gone = cutter.output_delta(res)
+            by_change.check(Change(turn.number, enabled, [*pending, *turn.append],
+                                   list(turn.edit), list(turn.delete), sent, gone,
+                                   res.budget_unreachable))
+            pending = []
+            # the checker's output mirror is exactly the list the cutter sent (in order, but
+            # for a message the input no longer has, which has no place in it: seq -1)
+            mirror = sorted(by_change._out.values(), key=lambda o: o.seq)
+            assert sorted(o.msg.id for o in mirror) == sorted(m.id for m in out), turn.number
+            if all(o.seq >= 0 for o in mirror):
+                assert [o.msg for o in mirror] == out, turn.number
+    return oracle.summary(), summary(by_list), summary(by_change) if delta_ok else None
+
+
+CONFIGS = [
+    {"max_context": 2500, "preserve_latest": 4, "trim_percent": 10},
+    {"max_context": 600, "preserve_latest": 2, "trim_percent": 0},
+    {"max_context": 300, "preserve_latest": 8, "trim_percent": 50},
+    {"max_context": 1000, "preserve_latest": 4, "trim_percent": 20},
+]
+
+
+def _fixture(seed: int) -> Fixture:
+    data = synthesize(seed, 300, turns=160, edit_rate=0.6, delete_rate=0.4, tool_rate=0.15,
+                      edit_window=12)
+    # switch the module off and on again now and then
+    for i, turn in enumerate(data["turns"]):
+        if i % 37 == 20:
+            turn["toggle"] = False
+        elif i % 37 == 24:
+            turn["toggle"] = True
+    return build_fixture(data)
+
+
+@pytest.mark.parametrize("seed", [4])
+@pytest.mark.parametrize(
+    "factory",
+    [ContextCutter, IgnoresAnchor, RestartsAfterLoss, DeepCutAfterLoss, OverCuts, IgnoresBudget,
+     ForgetsEdits, ForgetsDeletes, DropsTail, Reorders, DropsFromMiddle, CutsWhileOff],
+)
+def test_same_verdicts_as_the_plain_oracle(seed: int, factory: type[ContextCutter]) -> None:
+    fx = _fixture(seed)
+    for layer in CONFIGS:
+        cfg = build_config(layer)
+        want, got_list, got_change = run_three_ways(fx, cfg, factory)
+        assert got_list == want, (layer, factory)
+        if got_change is not None:
+            assert got_change == want, (layer, factory)
+
+
+def test_the_oracle_comparison_sees_failures() -> None:
+    """Not a vacuous comparison: the broken cutters fail, the reference passes."""
+    fx = _fixture(4)
+    for layer in CONFIGS:
+        ok, _, _ = run_three_ways(fx, build_config(layer), ContextCutter)
+        assert all(f == 0 for f, _, _ in ok.values()), layer
+    for broken, rid in ((DeepCutAfterLoss, "R8"), (ForgetsEdits, "R4"), (Reorders, "R4"),
+                        (IgnoresBudget, "R3"), (DropsTail, "R2"), (IgnoresAnchor, "R5")):
+        runs = (run_three_ways(fx, build_config(c), broken)[0][rid][0] for c in CONFIGS)
+        assert any(runs), broken
