@@ -335,3 +335,10 @@ def test_no_turn_off_advice_when_code_is_loaded_from_a_lorebook() -> None:
     found = {f.rule: f for f in analyze(lua_module("setChatVar(id, 'a', '1')",
                                                    lla=True)).findings}
     assert "turn lowLevelAccess off" in found["RA102"].message
+
+
+def test_slug_prefers_the_latin_name_and_drops_copies_and_hanja() -> None:
+    from risutools.projection.naming import slugify
+    assert slugify("기분 추적기 (Mood Tracker) v2.1") == "mood-tracker"
+    assert slugify("도괴 (倒壞) 한양 (1)") == "dogoe-hanyang"
+    assert slugify("상태창 fix2") == "sangtaechang-fix2"  # too little Latin to stand alone

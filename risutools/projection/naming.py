@@ -43,15 +43,33 @@ def _keep(ch: str) -> bool:
     return cat[0] in "LN" or ch in " -_."
 
 
+def _kebab(text: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[:64].rstrip("-") if len(slug) > 64 else slug
+
+
 def slugify(name: str) -> str:
-    """ASCII, lowercase, kebab-case; Hangul romanized; emoji and versions dropped."""
+    """ASCII, lowercase, kebab-case; emoji and versions dropped.
+
+    A name that already has a Latin-letter word (``컨텍스트 커터 (Context Cutter)``) keeps
+    that part only (``context-cutter``: the name its author gave for other readers, and
+    the ids catalogs already use); a name without one is romanized (``라이트보드`` ->
+    ``laiteubodeu``)."""
     base, _ = split_version(name)
+    base = _COPY_SUFFIX.sub("", base)
+    if _HANGUL.search(base):  # Hanja glosses beside Hangul would be read as Mandarin
+        base = _HAN.sub(" ", base)
     kept = "".join(ch if _keep(ch) else " " for ch in base)
-    ascii_text = anyascii(unicodedata.normalize("NFC", kept))
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
-    if len(slug) > 64:
-        slug = slug[:64].rstrip("-")
-    return slug
+    folded = _kebab(unicodedata.normalize("NFKD", kept).encode("ascii", "ignore")
+                    .decode("ascii"))
+    if len(re.findall(r"[a-z]", folded)) >= 4 and re.search(r"[a-z]{3}", folded):
+        return folded
+    return _kebab(anyascii(unicodedata.normalize("NFC", kept)))
+
+
+_COPY_SUFFIX = re.compile(r"\s*\(\d{1,3}\)\s*$")  # "name (1)": a downloaded copy
+_HANGUL = re.compile("[\uac00-\ud7a3]")
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 # -- Korean particles -------------------------------------------------------------------
