@@ -342,3 +342,18 @@ def test_slug_prefers_the_latin_name_and_drops_copies_and_hanja() -> None:
     assert slugify("기분 추적기 (Mood Tracker) v2.1") == "mood-tracker"
     assert slugify("도괴 (倒壞) 한양 (1)") == "dogoe-hanyang"
     assert slugify("상태창 fix2") == "sangtaechang-fix2"  # too little Latin to stand alone
+
+
+def test_code_loaded_from_another_modules_lorebook_is_named() -> None:
+    code = "local src = getLoreBooks(id, 'shared-prelude')\nload(src[1].content)()"
+    own = [{"comment": "helper", "content": HELPER}]
+    f = {x.rule: x for x in analyze(lua_module(code, lla=True, lorebook=own)).findings}
+    assert "'shared-prelude'" in f["RA113"].message and f["RA113"].severity == "warning"
+    mine = [{"comment": "shared-prelude", "content": HELPER}]
+    f = {x.rule: x for x in analyze(lua_module(code, lla=True, lorebook=mine)).findings}
+    assert "another module" not in f["RA113"].message and f["RA113"].severity == "info"
+
+
+def test_state_key_through_a_constant() -> None:
+    a = analyze(lua_module("local K = 'hp'\nlocal ok, v = pcall(getChatVar, id, K)"))
+    assert a.state_key("hp") is not None

@@ -181,6 +181,7 @@ class _Builder:
         self.effect_types: dict[str, int] = {}
         self.constants: dict[str, str] = {}
         self.lorebook_code: list[int] = []
+        self.lore_names_read: dict[str, str] = {}  # getLoreBooks(id, "name") -> evidence
 
     # -- recording -------------------------------------------------------------------
     def finding(self, check: Check, message: str, evidence: str = "", pointer: str = "",
@@ -316,12 +317,18 @@ class _Builder:
             scope, mode = STATE_CALLS[name]
             a1 = args[1] if len(args) > 1 else None
             key = a1.literal if a1 else None
+            if key is None and a1 is not None and a1.name:
+                key = self.constants.get(a1.name)  # local K = "name" ... getChatVar(id, K)
             if key is not None and key.strip():
                 self.state_use(scope, key, mode, ev)
             else:
                 self.fact(self.dynamic_keys, f"{scope}:{mode}", ev)
         elif name in ("getLoreBooks", "loadLoreBooks"):
             self.reads_lorebook_at_runtime = True
+            a1 = args[1] if len(args) > 1 else None
+            entry = a1.literal if a1 else None
+            if name == "getLoreBooks" and entry and len(self.lore_names_read) < 200:
+                self.lore_names_read.setdefault(entry, ev)
         elif name == "request":
             url = a0.literal if a0 else None
             if url is None and a0 is not None and a0.name:
@@ -378,7 +385,15 @@ class _Builder:
                             else "") + ")", evidence=evs[0])
         if from_lore:
             name, ev = from_lore[0]
-            if self.lorebook_code:
+            own = {str(e.get("comment")) for e in self.m.lorebook if isinstance(e, dict)}
+            foreign = sorted(n for n in self.lore_names_read if n not in own)
+            if foreign:
+                shown = ", ".join(repr(n[:40]) for n in foreign[:5])
+                self.finding(RA113, f"{name} runs code read from lorebook entries at run time "
+                             f"({len(from_lore)} call(s)); it reads entries this module does "
+                             f"not carry ({shown}): code kept in another module's lorebook, "
+                             "not covered by this analysis", evidence=ev)
+            elif self.lorebook_code:
                 self.finding(RA113, f"{name} runs code read from lorebook entries at run time "
                              f"({len(from_lore)} call(s)); the entries that hold Lua "
                              f"({code_entries}) are analysed as code", evidence=ev,

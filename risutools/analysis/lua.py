@@ -203,7 +203,7 @@ ARG_CALLS: dict[str, int] = {
     "listenEdit": 1, "request": 1, "load": 1, "loadstring": 1, "require": 1, "dofile": 1,
     "rawget": 2, "rawset": 2,
     "getChatVar": 2, "setChatVar": 2, "getState": 2, "setState": 2,
-    "getGlobalVar": 2, "setGlobalVar": 2, "pcall": 3, "xpcall": 4,
+    "getGlobalVar": 2, "setGlobalVar": 2, "pcall": 3, "xpcall": 4, "getLoreBooks": 2,
 }
 _MAX_ARG_TOKENS = 20000  # stop following one call's arguments after this many tokens
 _MAX_OPEN_COLLECTORS = 64
