@@ -22,7 +22,7 @@ from risutools.analysis.assets import (
 from risutools.analysis.cbs import CbsTag, scan_cbs, scan_html
 from risutools.analysis.js import scan_js
 from risutools.analysis.lorecode import is_lua_file_name, looks_like_lua
-from risutools.analysis.lua import NAME, OP, Call, LineIndex, scan_lua, tokenize
+from risutools.analysis.lua import NAME, OP, Call, LineIndex, iter_tokens, scan_lua
 from risutools.analysis.luaapi import lua_api
 from risutools.analysis.model import Analysis, Capability, Condition, Fact, StateKey
 from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, parse_flags
@@ -494,7 +494,7 @@ class _Builder:
                 self.wrong_type(f"/trigger/{i}/conditions", "a list", conds)
                 conds = []
             all_code = bool(effects) and all(
-                isinstance(e, dict) and e.get("type") in CODE_EFFECTS for e in effects)
+                isinstance(e, dict) and _is_code_effect(e.get("type")) for e in effects)
             if isinstance(ttype, str) and ttype in TRIGGER_TYPE_HOOKS and not all_code:
                 self.hook(TRIGGER_TYPE_HOOKS[ttype], f"{base}.type")
             for j, c in enumerate(conds):
@@ -718,26 +718,25 @@ _ENTRY_ASSIGN = re.compile(r"\b(?:" + "|".join(ENTRY_POINTS) + r")\s*=[^=]")
 def entry_assignments(code: str) -> list[tuple[str, int]]:
     """Global entry points set by assignment, whatever the value: ``onStart = function``,
     ``onOutput = async(function ...)``, ``onInput = handler``, ``_G.onStart = f``
-    (``local onStart = ...`` and fields of other tables are not globals RisuAI reads)."""
-    toks = tokenize(code)
+    (``local onStart = ...`` and fields of other tables are not globals RisuAI reads).
+
+    One pass over the tokens with a window of four (constant memory)."""
     lines = LineIndex(code)
     out: list[tuple[str, int]] = []
-    for k, tok in enumerate(toks):
-        if tok.kind != NAME or tok.value not in ENTRY_POINTS:
+    # window: (kind, value, start) of the last four tokens; the candidate is window[-2]
+    w: list[tuple[int, str | None, int]] = [(0, None, 0)] * 4
+    for kind, start, _end, value, _b0, _b1 in iter_tokens(code, []):
+        w = [w[1], w[2], w[3], (kind, value, start)]
+        (k0, v0, _), (k1, v1, _), (k2, v2, s2), (k3, v3, _) = w
+        if not (k2 == NAME and v2 in ENTRY_POINTS and k3 == OP and v3 == "="):
             continue
-        nxt = toks[k + 1] if k + 1 < len(toks) else None
-        if nxt is None or nxt.kind != OP or nxt.value != "=":
-            continue
-        prev = toks[k - 1] if k else None
-        if prev is not None and prev.kind == OP and prev.value in (".", ":"):
-            base = toks[k - 2] if k >= 2 else None
-            if base is None or base.kind != NAME or base.value not in ("_G", "_ENV"):
+        if k1 == OP and v1 in (".", ":"):
+            if not (k0 == NAME and v0 in ("_G", "_ENV")):
                 continue
-        elif prev is not None and prev.kind == NAME and prev.value == "local":
-            continue
-        elif prev is not None and prev.kind == OP and prev.value == ",":
-            continue  # part of a multiple assignment or a local list: not followed
-        out.append((tok.value, lines.line(tok.start)))
+        elif (k1 == NAME and v1 == "local") or (k1 == OP and v1 == ","):
+            continue  # a local, or part of a list of names: not followed
+        if len(out) < 100:
+            out.append((str(v2), lines.line(s2)))
     return out
 
 
@@ -763,6 +762,11 @@ def through_pcall(call: Call) -> Call | None:
         return None
     rest = call.args[1:] if call.name == "pcall" else call.args[2:]
     return Call(fn, call.line, "", "", list(rest), "paren")
+
+
+def _is_code_effect(etype: Any) -> bool:
+    """Only text can name an effect type (a list or object is data, never a set key)."""
+    return isinstance(etype, str) and etype in CODE_EFFECTS
 
 
 def _host(url: str) -> str | None:
@@ -810,6 +814,9 @@ def analyze(module: Module) -> Analysis:
     for line in tp.malformed:
         b.finding(RA702, "a toggle line has no key=label form and was skipped",
                   evidence=f"{toggle_field} line {line}")
+    if tp.over_limit:
+        b.finding(RA702, f"{tp.over_limit} toggle line(s) past the first "
+                  f"{len(tp.toggles)} toggles were not read", evidence=toggle_field)
     for kind, line in tp.unknown_types:
         b.finding(RA703, f"unknown toggle type {kind!r}; read as a text field",
                   evidence=f"{toggle_field} line {line}")
