@@ -357,3 +357,31 @@ def test_code_loaded_from_another_modules_lorebook_is_named() -> None:
 def test_state_key_through_a_constant() -> None:
     a = analyze(lua_module("local K = 'hp'\nlocal ok, v = pcall(getChatVar, id, K)"))
     assert a.state_key("hp") is not None
+
+
+def _charx(tmp: Path, card: dict[str, Any]) -> Path:
+    import json
+    import zipfile
+    p = tmp / "c.charx"
+    with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("card.json", json.dumps(card))
+    return p
+
+
+def test_charx_card_with_triggers_and_no_module_is_a_component(tmp_path: Path) -> None:
+    from risutools.formats import read_path
+    card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+        "name": "Train", "first_mes": "All aboard.",
+        "extensions": {"risuai": {"lowLevelAccess": True, "triggerscript": [
+            {"type": "start", "conditions": [], "effect": [
+                {"type": "triggerlua", "code": "local s = getLoreBooks(id, 'boot.lua')\n"
+                                               "load(s[1].content)()"}]}]}},
+        "character_book": {"entries": [{"name": "boot.lua", "keys": [],
+                                        "content": HELPER}]}}}
+    [m] = read_path(_charx(tmp_path, card))
+    assert m.component_type == "character" and m.source is not None
+    assert m.source.member == "card.json"
+    a = analyze(m)
+    assert a.lorebook_code == [0] and [p.name for p in a.privileged] == ["axLLM"]
+    plain = {"spec": "chara_card_v3", "data": {"name": "Quiet", "first_mes": "Hello."}}
+    assert read_path(_charx(tmp_path, plain)) == []
