@@ -26,6 +26,12 @@ MODULE = ROOT / "fixtures" / "analysis" / "context-cutter.module.json"
 PENDING = {
     "risutools/replay/invariants.py": "R1-R8 verdict table; its rewrite (another branch) "
     "is to key verdicts by the registry's checks",
+    # arrived with the promotion and replay merges; listed here so `make test` stays green
+    "risutools/catalog/gates.py": "gate -> rule ids table (promotion branch): to read the ids "
+    "from the registry's checks",
+    "risutools/catalog/packet.py": "MC500 named in the packet (promotion branch)",
+    "risutools/replay/monitor_checks.py": "M1-M3 monitor checks are not in the registry yet "
+    "(replay branch)",
 }
 
 
@@ -224,7 +230,9 @@ def test_analyze_sarif(tmp_path: Path) -> None:
     data["module"]["lowLevelAccess"] = True  # RA102: asks for power it does not use
     src.write_text(json.dumps(data), encoding="utf-8")
     r = run("analyze", "-f", "sarif", "m.json", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr  # warnings only: --fail-on error passes
+    assert r.returncode == 1, r.stderr  # a warning fails by default (--fail-on warning)
+    again = run("analyze", "-f", "sarif", "--fail-on", "error", "m.json", cwd=tmp_path)
+    assert again.returncode == 0 and again.stdout == r.stdout  # warnings only: error passes
     s = json.loads(r.stdout)
     results = _sarif_shape(s)
     assert "RA102" in {x["ruleId"] for x in results}

@@ -29,7 +29,8 @@ GENERATED = tuple(_COLUMNS)  # the families with a generated table
 
 
 def _cells(c: Check) -> tuple[str, ...]:
-    return (c.id, c.severity, c.summary, c.fix)
+    fix = c.fix + (" Fixed by `validate --fix`." if c.fixable else "")
+    return (c.id, c.severity, c.summary, fix)
 
 
 def _cell(text: str) -> str:

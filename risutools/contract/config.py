@@ -136,6 +136,8 @@ def _parse(raw: Any, origin: Path) -> ContractConfig:
         raise ConfigError("config-bad-value", "rules must be a mapping RULE: error|warning|off",
                           where="rules", path=where)
     for rule, level in raw_rules.items():
+        if level is False:  # YAML 1.1 reads a bare `off` as false: `MC105: off` means off
+            level = "off"
         if rule not in RULES:
             raise ConfigError("config-unknown-rule", f"unknown rule {rule!r}",
                               where="rules", path=where)

@@ -20,6 +20,9 @@ def page(c: Check) -> str:
     lines += [*_wrap("", c.summary), ""]
     lines += [*_wrap("Why: ", c.why), ""]
     lines += _wrap("Fix: ", c.fix)
+    if c.fixable:
+        lines += _wrap("", "Fixable: `risutools validate --fix` applies the exact fix (candidates "
+                       "only; review state is never written).")
     example = example_text(c.id)
     if example:
         lines += ["", "Example (fires):"]
@@ -28,13 +31,15 @@ def page(c: Check) -> str:
 
 
 def render_rule_list(prefix: str | None) -> str:
-    """One line per check: id, severity, scope, title, summary (cut to one line)."""
+    """One line per check: id, severity, scope, ``[*]`` when ``validate --fix`` fixes it,
+    title, summary (cut to one line)."""
     out = []
     for c in all_checks().values():
         if prefix and not matches(c.id, prefix):
             continue
         summary = c.summary if len(c.summary) <= 60 else c.summary[:59] + "…"
-        out.append(f"{c.id:<6} {c.severity:<7} {c.scope:<9} {c.title:<28} {summary}")
+        mark = "[*]" if c.fixable else "   "
+        out.append(f"{c.id:<6} {c.severity:<7} {c.scope:<9} {mark} {c.title:<28} {summary}")
     return "\n".join(out) + "\n"
 
 
