@@ -150,23 +150,24 @@ def test_staged_documents_are_made_durable_before_any_rename(
     src, out = tmp_path / "src", tmp_path / "cat"
     for i in range(3):
         _risum(src / f"{100 + i}_m{i}.risum", f"Module {i}")
-    events: list[str] = []
+    events: list[tuple[str, str]] = []  # (what, the temp file it concerns)
     real_fsync, real_replace, real_link = os.fsync, os.replace, os.link
 
     def fsync(fd: int) -> None:
-        events.append("fsync-dir" if os.path.isdir(f"/proc/self/fd/{fd}") else "fsync")
+        where = os.readlink(f"/proc/self/fd/{fd}")
+        events.append(("fsync-dir" if os.path.isdir(where) else "fsync", where))
         real_fsync(fd)
 
     def link(a: Any, b: Any, **kw: Any) -> None:
-        events.append("rename")
+        events.append(("rename", os.fspath(a)))
         real_link(a, b, **kw)
 
     def replace(a: Any, b: Any) -> None:
-        events.append("rename")
+        events.append(("rename", os.fspath(a)))
         real_replace(a, b)
 
     def syncfs(path: Any) -> None:
-        events.append("syncfs")
+        events.append(("syncfs", os.fspath(path)))
 
     monkeypatch.setattr(os, "fsync", fsync)
     monkeypatch.setattr(os, "link", link)
@@ -174,15 +175,18 @@ def test_staged_documents_are_made_durable_before_any_rename(
     if fsio.syncfs_available():
         monkeypatch.setattr(fsio, "sync_filesystem", syncfs)
         ingest(src, out, jobs=1, use_cache=False)
-        docs = [e for e in events if e != "fsync-dir"]
+        docs = [e for e, _ in events if e != "fsync-dir"]
         assert docs == ["syncfs", "rename", "rename", "rename"]
         assert len(list(out.glob("*.json"))) == 3
     events.clear()
     shutil.rmtree(out)
     monkeypatch.setattr(fsio, "_syncfs", False)  # a kernel without syncfs(2)
     ingest(src, out, jobs=1, use_cache=False)
-    docs = [e for e in events if e != "fsync-dir"]
-    assert sorted(docs[:3]) == ["fsync"] * 3 and docs[3:] == ["rename"] * 3
+    # each temp file is fsynced (in a staging thread) before its own rename
+    renamed = [(i, tmp) for i, (e, tmp) in enumerate(events) if e == "rename"]
+    assert len(renamed) == 3
+    for i, tmp in renamed:
+        assert ("fsync", os.path.realpath(tmp)) in events[:i]
     assert len(list(out.glob("*.json"))) == 3
 
 

@@ -190,7 +190,7 @@ def _decode(data: bytes, shown: str) -> Any:
 
     from risutools.formats.risup import msgpack_shape
 
-    what = f"the ingest cache {shown}"
+    what = "the cache"
     try:
         msgpack_shape(data, what, max_items=MAX_CACHE_VALUES)
     except RisuError as exc:
