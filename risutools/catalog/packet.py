@@ -157,6 +157,7 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
                  instruction: str | None = None, escalates: str | None = None,
                  graph: Graph | None = None, approvals: list[Approval] | None = None,
                  log: CatalogLog | None = None) -> dict[str, Any]:
+    from risutools.contract.rules import mc500
     from risutools.contract.validate import validate_document
 
     if lane not in LANES:
@@ -168,7 +169,7 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
     action, to, default_instr = instruction_for(entry)
     instr = instruction or default_instr
     findings = validate_document(entry.doc, config=cat.config)
-    code_ptrs = [f.pointer for f in findings if f.rule == "MC500"]
+    code_ptrs = [f.pointer for f in findings if f.rule == mc500.id]
     prov = entry.get("provenance")
     policy = {k: prov.get(k) for k in POLICY_FIELDS if isinstance(prov, dict) and k in prov}
     policy["replay_status"] = entry.get("projection", "replay_status")

@@ -8,8 +8,7 @@ Each table sits between two markers in its page::
     <!-- checks:MC end -->
 
 ``--check`` writes nothing and exits 1 when a page differs from what the registry
-says (``tests/test_checks_registry.py`` runs the same comparison).  The replay
-invariants (R1-R8) are documented by hand in ``docs/replay.md`` for now.
+says (``tests/test_checks_registry.py`` runs the same comparison).
 """
 
 from __future__ import annotations
@@ -24,11 +23,20 @@ from risutools.checks.registry import DOC_PAGES, Check, of_family
 _COLUMNS = {
     "MC": "| id | severity | what it checks | how to fix |",
     "RA": "| id | severity | finding | how to fix |",
+    "R": "| id | title | checked as | how to fix |",
+    "M": "| id | title | checked as | how to fix |",
+    "G": "| id | gate | targets | passes when | how to fix |",
 }
 GENERATED = tuple(_COLUMNS)  # the families with a generated table
 
 
 def _cells(c: Check) -> tuple[str, ...]:
+    if c.family in ("R", "M"):
+        return (c.id, c.title, c.summary, c.fix)
+    if c.family == "G":
+        from risutools.catalog.gates import targets_of
+
+        return (c.id, f"`{c.title}`", ", ".join(targets_of(c)), c.summary, c.fix)
     return (c.id, c.severity, c.summary, c.fix)
 
 
