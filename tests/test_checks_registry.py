@@ -6,11 +6,12 @@ from __future__ import annotations
 import ast
 import json
 import subprocess
-import sys
 import tokenize
 from pathlib import Path
 
 import pytest
+from harness import FIXTURES, ROOT, SEED, run_cli
+from harness import PACKAGE as PKG
 
 from risutools.checks import RuleFilter, all_checks
 from risutools.checks.docs import render_page, stale_pages, table
@@ -18,15 +19,11 @@ from risutools.checks.registry import DECLARING_MODULES, ID_RE, SCOPES, declare
 from risutools.errors import ConfigError
 from risutools.report.reporters import FORMATS, REPORTER_BY_NAME
 
-ROOT = Path(__file__).resolve().parents[1]
-PKG = ROOT / "risutools"
-SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
-MODULE = ROOT / "fixtures" / "analysis" / "context-cutter.module.json"
+MODULE = FIXTURES / "analysis" / "context-cutter.module.json"
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "risutools", *args], capture_output=True,
-                          text=True, cwd=cwd, env={"PYTHONPATH": str(ROOT)})
+    return run_cli(*args, cwd=cwd)
 
 
 # --------------------------------------------------------------------------- the registry

@@ -1,27 +1,21 @@
-"""Cross-cutting CLI behaviour, through a real subprocess: every command refuses bad
+"""Cross-cutting CLI behaviour, in-process (tests/harness.py): every command refuses bad
 input and bad option values with exactly one line on stderr and exit 2, never a
 traceback or a multi-line usage box."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from harness import FIXTURES, ROOT, SEED, SOURCES, run_cli
 
-ROOT = Path(__file__).resolve().parents[1]
-SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
-MODULE = ROOT / "fixtures" / "sources" / "174678332_context-cutter.risum"
-FIXTURE = ROOT / "fixtures" / "replay" / "anchor-edit.yaml"
+MODULE = SOURCES / "174678332_context-cutter.risum"
+FIXTURE = FIXTURES / "replay" / "anchor-edit.yaml"
 
 
 def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("RISUTOOLS_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "risutools", *map(str, args)],
-                          capture_output=True, text=True, env=env, cwd=cwd or ROOT)
+    return run_cli(*args, cwd=cwd or ROOT)
 
 
 def one_line(p: subprocess.CompletedProcess[str]) -> str:

@@ -479,12 +479,37 @@ def test_bad_config_is_config_error(tmp_path: Path, text: str) -> None:
     assert "\n" not in ei.value.one_line()
 
 
-def test_other_sections_kept_unread(tmp_path: Path) -> None:
+def test_a_section_nothing_reads_is_refused_by_name(tmp_path: Path) -> None:
     from risutools.contract import load_config_file
 
     p = tmp_path / ".risutools.yaml"
     p.write_text("ingest: {workers: 2}\n")
-    assert load_config_file(p).sections == {"ingest": {"workers": 2}}
+    with pytest.raises(ConfigError) as ei:
+        load_config_file(p)
+    assert ei.value.code == "config-unknown-key" and "'ingest'" in ei.value.why
+    p.write_text("catalog: {require_signatures: true}\nreplay: {max_context: 900}\n")
+    assert set(load_config_file(p).sections) == {"catalog", "replay"}
+
+
+@pytest.mark.parametrize(("text", "want"), [("off", "off"), ("no", "off"), ("false", "off"),
+                                            ("'off'", "off"), ("warning", "warning")])
+def test_yaml_11_booleans_in_rules_are_understood(tmp_path: Path, text: str, want: str) -> None:
+    from risutools.contract import load_config_file
+
+    p = tmp_path / ".risutools.yaml"
+    p.write_text(f"rules:\n  MC105: {text}\n")
+    assert load_config_file(p).severities == {"MC105": want}
+
+
+@pytest.mark.parametrize("text", ["on", "yes", "true"])
+def test_yaml_11_true_in_rules_is_refused_with_the_fix(tmp_path: Path, text: str) -> None:
+    from risutools.contract import load_config_file
+
+    p = tmp_path / ".risutools.yaml"
+    p.write_text(f"rules:\n  MC105: {text}\n")
+    with pytest.raises(ConfigError) as ei:
+        load_config_file(p)
+    assert ei.value.code == "config-bad-value" and "write error or warning" in ei.value.why
 
 
 def test_every_rule_documented() -> None:

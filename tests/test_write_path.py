@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from harness import run_cli
 
 from risutools.catalog.ingest import NDJSON_NAME, ingest
 from risutools.errors import RisuError, WriteConflict
@@ -29,10 +30,7 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "risutools", *args],
-        capture_output=True, text=True, env=ENV, cwd=cwd, check=False,
-    )
+    return run_cli(*args, cwd=cwd)
 
 
 def sha(b: bytes) -> str:

@@ -686,16 +686,12 @@ def _safe_name(component_id: str) -> str:
 
 def _notes_signature(notes: Path) -> str:
     """A digest of every notes file (name + bytes), so a changed note re-projects."""
+    from risutools.projection.notes import MAX_NOTES_BYTES
+    from risutools.safeio import read_or_raise
+
     h = hashlib.sha256()
     for p in sorted(notes.glob("*.yaml")):
-        try:
-            if not stat.S_ISREG(os.stat(p).st_mode):
-                raise RisuError("unreadable-notes", "not a regular file",
-                                path=display_path(p))
-            data = p.read_bytes()
-        except OSError as exc:
-            raise RisuError("unreadable-notes", f"cannot read: {exc.strerror or exc}",
-                            path=display_path(p)) from None
+        data = read_or_raise(p, MAX_NOTES_BYTES)
         h.update(os.fsencode(p.name) + b"\0" + data + b"\0")
     return h.hexdigest()
 

@@ -1,4 +1,5 @@
-"""Write the docs' check tables from the registry: ``python -m risutools.checks.docs``.
+"""Write the docs' check tables from the registry, and the error-code table from
+``risutools.errors.CODES``: ``python -m risutools.checks.docs``.
 
 Each table sits between two markers in its page::
 
@@ -65,6 +66,25 @@ def render_page(text: str, family: str) -> str:
     return pat.sub(lambda m: m.group(1) + table(family) + "\n" + m.group(3), text, count=1)
 
 
+ERRORS_PAGE = "docs/errors.md"
+_ERRORS = re.compile(r"(<!-- errors begin[^\n]*-->\n)(.*?)(<!-- errors end -->)", re.S)
+
+
+def errors_table() -> str:
+    """The error-code catalog (``risutools.errors.CODES``) as a table, by code."""
+    from risutools.errors import CODES
+
+    lines = ["| code | meaning |", "| --- | --- |"]
+    lines += [f"| `{code}` | {_cell(CODES[code])} |" for code in sorted(CODES)]
+    return "\n".join(lines)
+
+
+def render_errors_page(text: str) -> str:
+    if not _ERRORS.search(text):
+        raise ValueError("no errors markers")
+    return _ERRORS.sub(lambda m: m.group(1) + errors_table() + "\n" + m.group(3), text, count=1)
+
+
 def root() -> Path:
     return Path(__file__).resolve().parents[2]
 
@@ -73,12 +93,13 @@ def stale_pages(base: Path | None = None, write: bool = False) -> list[str]:
     """The pages whose tables differ from the registry (rewritten when ``write``)."""
     base = base or root()
     stale = []
-    for family in GENERATED:
-        page = base / DOC_PAGES[family]
+    jobs = [(DOC_PAGES[f], lambda text, f=f: render_page(text, f)) for f in GENERATED]
+    for name, render in [*jobs, (ERRORS_PAGE, render_errors_page)]:
+        page = base / name
         old = page.read_text(encoding="utf-8")
-        new = render_page(old, family)
+        new = render(old)
         if new != old:
-            stale.append(DOC_PAGES[family])
+            stale.append(name)
             if write:
                 page.write_text(new, encoding="utf-8")
     return stale

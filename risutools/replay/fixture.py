@@ -108,6 +108,9 @@ class _Ids:
         return Message(mid, role, content)
 
 
+MAX_FIXTURE_BYTES = 64 * 1024 * 1024  # a fixture is read whole
+
+
 def _err(where: str, why: str) -> ConfigError:
     return ConfigError("bad-fixture", why, where=where)
 
@@ -265,11 +268,7 @@ def _parse_ndjson(text: str) -> dict[str, Any]:
 
 
 def load_fixture(path: str | Path) -> Fixture:
+    from risutools.safeio import read_or_raise
+
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise ConfigError(
-            "unreadable-fixture", f"cannot read: {exc.strerror}", path=str(p)
-        ) from exc
-    return parse_fixture_bytes(data, str(p))
+    return parse_fixture_bytes(read_or_raise(p, MAX_FIXTURE_BYTES, ConfigError), str(p))
