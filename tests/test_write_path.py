@@ -419,7 +419,7 @@ def test_notes_entry_that_is_a_folder_is_one_line(tmp_path: Path) -> None:
     (out / "notes" / "x.yaml").mkdir(parents=True)
     r = cli("ingest", str(src), "-o", str(out))
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
-    assert "x.yaml" in r.stderr and "not a regular file" in r.stderr
+    assert "x.yaml: not-a-file: is a folder" in r.stderr
 
 
 def test_threads_of_one_process_lose_no_update(tmp_path: Path) -> None:

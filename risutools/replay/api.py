@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from risutools.contract.canonical import sha256_prefixed
 from risutools.errors import DocumentError
 from risutools.replay.component import (
     check_recordable,
@@ -96,7 +96,7 @@ def run_component(
             cf,
             passed=passed,
             fixture_name=fx.name,
-            report_sha256="sha256:" + hashlib.sha256(data).hexdigest(),
+            report_sha256=sha256_prefixed(data),
         )
         outcome.updated = True
     return outcome

@@ -18,13 +18,13 @@ turn number before anything runs.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from risutools.contract.canonical import sha256_prefixed
 from risutools.contract.loaders import decode_text, parse_json_text, parse_value
 from risutools.errors import ConfigError, DocumentError
 from risutools.replay.config import KNOWN_ROLES, build_config
@@ -226,7 +226,7 @@ def build_fixture(data: Any, *, sha256: str = "", file: str = "") -> Fixture:
 
 def parse_fixture_bytes(data: bytes, file: str = "fixture") -> Fixture:
     """Parse fixture bytes; the format follows the extension of ``file`` (.ndjson/.json/.yaml)."""
-    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    digest = sha256_prefixed(data)
     try:
         text = decode_text(data, file)
     except DocumentError as exc:
