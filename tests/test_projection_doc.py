@@ -330,8 +330,6 @@ def test_harmless_names_are_copied_as_they_are() -> None:
 
 def test_cli_project(tmp_path: Path) -> None:
     src = ROOT / "fixtures" / "sources" / "174678332_context-cutter.risum"
-    if not src.exists():
-        pytest.skip("reader fixtures not merged")
     env = {"PYTHONPATH": str(ROOT)}
     out = tmp_path / "doc.json"
     run = subprocess.run([sys.executable, "-m", "risutools", "project", str(src), "--lang", "ko",

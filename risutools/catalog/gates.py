@@ -11,7 +11,7 @@ ran and found it does not apply, e.g. the replay gate for a component without
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from risutools.catalog.approvals import Approval, ApprovalVerdict, find_approval
@@ -54,7 +54,6 @@ class GateContext:
     # the current document's findings (from a catalog-wide validate): the gates then rerun
     # only the rules that read the status fields a transition changes
     base_findings: list[Finding] | None = None
-    memo: dict[str, Any] = field(default_factory=dict)
 
 
 Check = Callable[[GateContext], tuple[str, str]]

@@ -51,8 +51,6 @@ from risutools.fsio import (
 
 NDJSON_NAME = "components.ndjson"
 CACHE_NAME = ".risutools-cache/ingest.msgpack"
-# Folders of a catalog that hold other things than generated documents.
-RESERVED_DIRS = {".git", ".risutools-cache", "notes", "approvals", "replays"}
 
 ProgressFn = Callable[[int, int], None]  # (files_done, bytes_done)
 

@@ -20,8 +20,6 @@ from typing import Any
 from risutools.errors import FormatError
 from risutools.formats.model import ComponentType
 
-EXPORT_FORMATS = ("json-module", "json-lorebook", "json-external-lorebook", "json-regex")
-
 
 def classify(keys: dict[str, str | None]) -> str | None:
     """Export format from the top-level keys (and string values) of a JSON object."""
