@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from harness import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,9 +16,8 @@ from risutools.analysis import analyze
 from risutools.formats.model import Anomaly, AssetInfo, Module
 from risutools.resources import load_data_yaml
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "fixtures" / "analysis"))
-from make_fixtures import context_cutter  # noqa: E402
+from make_fixtures import context_cutter
 
 VOCAB = set(load_data_yaml("capabilities.yaml")["capabilities"])
 

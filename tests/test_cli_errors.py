@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from harness import FIXTURES, ROOT, SEED, SOURCES, run_cli
+from harness import FIXTURES, ROOT, SEED, SOURCES, run_cli, run_subprocess
 
 MODULE = SOURCES / "174678332_context-cutter.risum"
 FIXTURE = FIXTURES / "replay" / "anchor-edit.yaml"
@@ -66,3 +66,14 @@ def test_help_and_no_arguments_still_show_help() -> None:
     p = run("validate", "-h")
     assert p.returncode == 0 and "--skip-non-documents" in p.stdout
     assert "promote" in run("--help").stdout  # built (docs/catalog.md)
+
+
+@pytest.mark.parametrize("args", [("validate", str(SEED)), ("validate", "missing.json"),
+                                  ("rule", "MC999"), ("inspect", "--bogus")])
+def test_the_in_process_runner_matches_a_real_process(args: tuple[str, ...]) -> None:
+    """The harness's in-process runner (tests/harness.py) and a real ``python -m risutools``
+    give the same exit code, stdout and stderr."""
+    real = run_subprocess(*args, cwd=ROOT)
+    here = run_cli(*args, cwd=ROOT)
+    assert (here.returncode, here.stdout, here.stderr) == (
+        real.returncode, real.stdout, real.stderr)

@@ -20,6 +20,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from harness import ROOT, SEED, SOURCES
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -29,9 +30,6 @@ from risutools.errors import ConfigError
 from risutools.pathnames import name_bytes, name_uri, safe_line, show_name
 from risutools.safeio import FileRefused, open_regular, read_regular, sha256_regular
 
-ROOT = Path(__file__).resolve().parents[1]
-SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
-SOURCES = ROOT / "fixtures" / "sources"
 STORE_FILE = ROOT / "fixtures" / "contract" / "store" / "300.risum"
 STORE_SHA = "sha256:a2b77045e473618af148a0388f1bc499d24b562e5dc3df21d97c01cad42a7dce"
 CP949 = b"\xc7\xd1\xb1\xdb"  # "한글" in CP949: not UTF-8

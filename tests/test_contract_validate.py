@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from harness import ROOT, SEED
 
 from risutools.contract import (
     ContractConfig,
@@ -21,8 +22,6 @@ from risutools.contract.loaders import MAX_DEPTH, MAX_DOCUMENT_BYTES, load_bytes
 from risutools.contract.rules import RULES
 from risutools.errors import ConfigError, DocumentError
 
-ROOT = Path(__file__).resolve().parents[1]
-SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
 FX = ROOT / "fixtures" / "contract"
 
 

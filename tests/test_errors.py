@@ -7,11 +7,11 @@ import ast
 from pathlib import Path
 
 import pytest
+from harness import ROOT
 
 from risutools.checks.docs import ERRORS_PAGE, errors_table, render_errors_page
 from risutools.errors import CODES, ConfigError, RisuError
 
-ROOT = Path(__file__).resolve().parents[1]
 #: the constructors whose first argument is a code
 RAISERS = {"RisuError", "FormatError", "DocumentError", "ConfigError", "ReplayError",
            "WriteConflict", "FileRefused"}

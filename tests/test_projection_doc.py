@@ -10,15 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import ROOT
 
 from risutools.contract.canonical import canonical
 from risutools.errors import ConfigError
 from risutools.formats.model import Module, SourceInfo
 from risutools.projection import Notes, load_notes, post_id_from_name, project, slugify
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "fixtures" / "analysis"))
-from make_fixtures import context_cutter  # noqa: E402
+from make_fixtures import context_cutter
 
 SEED = json.loads((ROOT / "fixtures/documents/seed-000-context-cutter.json").read_text("utf-8"))
 NOTES = ROOT / "fixtures/notes/module.risu.174678332.context-cutter.yaml"

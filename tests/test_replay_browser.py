@@ -20,14 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import ROOT
 
 from risutools.replay.api import write_report_files
 from risutools.replay.config import ReplayConfig, build_config, load_replay_config
 from risutools.replay.fixture import Fixture, build_fixture, load_fixture, parse_fixture_bytes
 from risutools.replay.run import build_report, replay_cutter, replay_monitor
 from risutools.replay.synth import synthesize
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _browser() -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import ROOT, SEED
 
 from risutools.replay import api
 from risutools.replay.config import build_config, load_replay_config
@@ -24,9 +25,7 @@ from risutools.replay.monitor import ContextMonitor, Level, MonitorEvent
 from risutools.replay.monitor_checks import MONITOR_INVARIANTS
 from risutools.replay.run import ReplayRun, build_report, replay_cutter, replay_monitor
 
-ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "fixtures" / "replay"
-SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
 
 
 # ---- the verdict rule ---------------------------------------------------------------

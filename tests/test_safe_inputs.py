@@ -15,8 +15,6 @@ from risutools.replay.component import load_component
 from risutools.replay.config import read_replay_layer
 from risutools.replay.fixture import load_fixture
 
-ROOT = Path(__file__).resolve().parents[1]
-
 ALIAS_BOMB = "a: &a [1, 2]\nb: [*a, *a]\n"
 TAGGED = "a: !!python/object:os.system {}\n"
 DUPLICATE = "a: 1\na: 2\n"

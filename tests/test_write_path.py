@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from harness import run_cli
+from harness import ROOT, run_cli
 
 from risutools.catalog.ingest import NDJSON_NAME, ingest
 from risutools.errors import RisuError, WriteConflict
@@ -25,7 +25,6 @@ from risutools.fsio import (
     write_lock,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
