@@ -1,13 +1,23 @@
-"""Lua analysis throughput on generated, realistic 100-500 KB scripts, and 5 MB on one line.
+"""Analysis benchmarks: Lua throughput on realistic scripts, and the worst case we know of
+each scanner (Lua, JS, CBS, toggles, regex checker) at n and 4n characters, each in a fresh
+child process, with its peak memory (issue 8).
 
 Run: PYTHONPATH=. python bench/bench_analysis.py
+Compare the Lua throughput with an older checkout (a folder holding ``risutools/``):
+     BENCH_BEFORE=/path/to/old/checkout PYTHONPATH=. python bench/bench_analysis.py
+Quick run (the worst cases only at 1 MB / 4 MB): BENCH_QUICK=1
 """
 
 from __future__ import annotations
 
+import json
+import os
 import random
 import resource
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 from risutools.analysis import analyze
 from risutools.analysis.lua import scan_lua
@@ -84,6 +94,84 @@ def main() -> None:
           f"peak RSS growth {(rss1 - rss0) / 1024:.1f} MiB (text itself "
           f"{len(one_line) / 2**20:.1f} MiB), reads counted {key.read_count if key else 0}")
     regex_check()
+    before = os.environ.get("BENCH_BEFORE")
+    if before:
+        lua_before_after(before)
+    worst_cases()
+
+
+# -- throughput before / after ---------------------------------------------------------------
+
+_THROUGHPUT = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(1, sys.argv[2])
+from bench_analysis import make_script, module_for
+from risutools.analysis import analyze
+code = make_script(500 * 1024)
+m = module_for(code)
+best = min((lambda t0: (analyze(m), time.perf_counter() - t0)[1])(time.perf_counter())
+           for _ in range(3))
+print(len(code) / best / 1e6)
+"""
+
+
+def lua_before_after(before: str) -> None:
+    here = str(Path(__file__).resolve().parent)
+    root = str(Path(__file__).resolve().parents[1])
+    print("Lua analysis throughput, 500 KB realistic script (analyze(), best of 3)")
+    for label, tree in (("before", before), ("after", root), ("before", before),
+                        ("after", root)):
+        out = subprocess.run([sys.executable, "-c", _THROUGHPUT, tree, here],
+                             capture_output=True, text=True, check=True).stdout
+        print(f"  {label:<6} {float(out):6.2f} MB/s  ({tree})")
+
+
+# -- the worst case of each scanner, n vs 4n, in a child process ----------------------------
+
+_CHILD = """
+import json, resource, sys, time
+sys.path.insert(0, sys.argv[1])
+from hostile_analysis import CASES
+from risutools.analysis import analyze
+from risutools.formats.model import Module
+build, _ = CASES[sys.argv[2]]
+module = Module(build(int(sys.argv[3])))
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t0 = time.perf_counter()
+a = analyze(module)
+secs = time.perf_counter() - t0
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"secs": secs, "peak_mib": peak / 1024, "growth_mib": (peak - base) / 1024,
+                  "findings": len(a.findings)}))
+"""
+
+
+def worst_cases() -> None:
+    tests = str(Path(__file__).resolve().parents[1] / "tests")
+    quick = bool(os.environ.get("BENCH_QUICK"))
+    print("Worst case of each scanner at n and 4n characters (analyze() in a fresh process;")
+    sys.stdout.flush()
+    print("peak = the child's peak RSS with the module built; growth = what analyze() added)")
+    sys.path.insert(0, tests)
+    from hostile_analysis import CASES
+
+    for name, (_build, size) in CASES.items():
+        if quick:
+            size = min(size, 1 << 20)
+        elif name.startswith(("lua-", "js-")) and name != "lua-calls":
+            size = 64 << 20  # n = 16 MiB, 4n = 64 MiB: the main-block limit
+        row = []
+        for n in (size // 4, size):
+            out = subprocess.run([sys.executable, "-c", _CHILD, tests, name, str(n)],
+                                 capture_output=True, text=True)
+            if out.returncode:
+                row.append(f"n={n:>10,}: failed ({out.stderr.strip().splitlines()[-1:]})")
+                continue
+            r = json.loads(out.stdout)
+            row.append(f"n={n:>10,}: {r['secs']:7.2f} s, peak {r['peak_mib']:6.1f} MiB "
+                       f"(+{r['growth_mib']:5.1f})")
+        print(f"  {name:<24} " + "   ".join(row), flush=True)
 
 
 def regex_check() -> None:

@@ -441,7 +441,7 @@ class _Builder:
                 self.wrong_type(f"/trigger/{i}/conditions", "a list", conds)
                 conds = []
             all_code = bool(effects) and all(
-                isinstance(e, dict) and e.get("type") in CODE_EFFECTS for e in effects)
+                isinstance(e, dict) and _is_code_effect(e.get("type")) for e in effects)
             if isinstance(ttype, str) and ttype in TRIGGER_TYPE_HOOKS and not all_code:
                 self.hook(TRIGGER_TYPE_HOOKS[ttype], f"{base}.type")
             for j, c in enumerate(conds):
@@ -591,6 +591,11 @@ class _Builder:
                              evidence=str(an.where))
 
 
+def _is_code_effect(etype: Any) -> bool:
+    """Only text can name an effect type (a list or object is data, never a set key)."""
+    return isinstance(etype, str) and etype in CODE_EFFECTS
+
+
 def _host(url: str) -> str | None:
     url = url.strip()
     if not url.lower().startswith(("http://", "https://", "ws://", "wss://")):
@@ -626,6 +631,9 @@ def analyze(module: Module) -> Analysis:
     for line in tp.malformed:
         b.finding(RA702, "a toggle line has no key=label form and was skipped",
                   evidence=f"customModuleToggle line {line}")
+    if tp.over_limit:
+        b.finding(RA702, f"{tp.over_limit} toggle line(s) past the first "
+                  f"{len(tp.toggles)} toggles were not read", evidence="customModuleToggle")
     for kind, line in tp.unknown_types:
         b.finding(RA703, f"unknown toggle type {kind!r}; read as a text field",
                   evidence=f"customModuleToggle line {line}")

@@ -37,29 +37,46 @@ class CbsScan:
 
 
 def scan_cbs(text: str) -> CbsScan:
+    """Every CBS tag of ``text``, in one pass (time and memory linear in the text).
+
+    A tag's arguments are read from its *own* text: a nested tag inside it is
+    replaced by ``{{…}}`` (it is a tag of its own), so each character is copied
+    into at most one tag, however deep the nesting."""
     out = CbsScan()
     if not isinstance(text, str) or "{{" not in text:
         return out
     lines = LineIndex(text)
-    stack: list[int] = []
+    # one frame per open "{{": [offset of "{{", pieces of its own text, where the next
+    # piece starts]
+    stack: list[tuple[int, list[str], list[int]]] = []
     for m in _BRACES.finditer(text):
         if m.group() == "{{":
             if len(stack) >= _MAX_DEPTH:
                 out.unbalanced += 1
                 continue
-            stack.append(m.start())
+            if stack:
+                _, pieces, nxt = stack[-1]
+                pieces.append(text[nxt[0] : m.start()])
+            stack.append((m.start(), [], [m.start() + 2]))
         else:
             if not stack:
                 out.unbalanced += 1
                 continue
-            start = stack.pop()
+            start, pieces, nxt = stack.pop()
+            if stack:
+                stack[-1][1].append(NESTED)
+                stack[-1][2][0] = m.end()
             if len(out.tags) >= _MAX_TAGS:
                 continue
-            body = text[start + 2 : m.start()]
-            out.tags.append(_tag(body, lines.line(start)))
+            pieces.append(text[nxt[0] : m.start()])
+            out.tags.append(_tag("".join(pieces), lines.line(start)))
     out.unbalanced += len(stack)
     out.tags.sort(key=lambda t: t.line)
     return out
+
+
+#: what stands for a nested tag in the text of the tag around it
+NESTED = "{{\u2026}}"
 
 
 def _tag(body: str, line: int) -> CbsTag:
@@ -76,6 +93,9 @@ def _tag(body: str, line: int) -> CbsTag:
     return CbsTag(parts[0].strip().lower(), tuple(parts[1:]), line)
 
 
+_SPLIT = re.compile(r"\{\{|\}\}|::")
+
+
 def _split_top(body: str) -> list[str]:
     """Split on ``::`` outside nested ``{{ }}``."""
     if "{{" not in body:
@@ -83,22 +103,15 @@ def _split_top(body: str) -> list[str]:
     parts: list[str] = []
     depth = 0
     cur = 0
-    i = 0
-    n = len(body)
-    while i < n:
-        two = body[i : i + 2]
+    for m in _SPLIT.finditer(body):
+        two = m.group()
         if two == "{{":
             depth += 1
-            i += 2
         elif two == "}}":
             depth = max(0, depth - 1)
-            i += 2
-        elif two == "::" and depth == 0:
-            parts.append(body[cur:i])
-            i += 2
-            cur = i
-        else:
-            i += 1
+        elif depth == 0:
+            parts.append(body[cur : m.start()])
+            cur = m.end()
     parts.append(body[cur:])
     return parts
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from risutools.analysis.lua import LineIndex
+from risutools.analysis.lua import LineIndex, match_windowed
 
 _MASTER = re.compile(
     r"""
@@ -16,9 +16,7 @@ _MASTER = re.compile(
       (?P<name>[A-Za-z_$][A-Za-z0-9_$]*)
     | (?P<lc>//)
     | (?P<bc>/\*)
-    | (?P<dq>"[^"\\\n]*(?:\\.[^"\\\n]*)*"?)
-    | (?P<sq>'[^'\\\n]*(?:\\.[^'\\\n]*)*'?)
-    | (?P<tpl>`[^`\\]*(?:\\.[^`\\]*)*`?)
+    | (?P<str>["'`])
     | (?P<num>[0-9][0-9A-Za-z_.]*|\.[0-9][0-9A-Za-z_]*)
     | (?P<slash>/)
     | (?P<op>=>|\?\.|\.\.\.|[-+*%=<>!&|^~?:;,.(){}\[\]])
@@ -28,8 +26,20 @@ _MASTER = re.compile(
     """,
     re.VERBOSE | re.DOTALL,
 )
-# a regex literal body: no newline; classes may hold "/"
-_REGEX_BODY = re.compile(r"(?:[^/\\\[\n]|\\.|\[(?:[^\]\\\n]|\\.)*\]?)*/?[A-Za-z]*")
+# String and template bodies (up to the closing quote, not included), matched window by
+# window (``match_windowed``) so the regex engine never stacks more than a window's escapes.
+_BODY = {
+    '"': re.compile(r'[^"\\\n]*(?:\\.[^"\\\n]*)*', re.DOTALL),
+    "'": re.compile(r"[^'\\\n]*(?:\\.[^'\\\n]*)*", re.DOTALL),
+    "`": re.compile(r"[^`\\]*(?:\\.[^`\\]*)*", re.DOTALL),
+}
+# a regex literal body: no newline; classes ``[...]`` may hold "/"; the flags follow
+# (closed classes are read here too; a class left open at a window's edge or at a newline
+# stops this match at its "[" and is read by _REGEX_CLASS)
+_REGEX_OUTSIDE = re.compile(
+    r"[^/\\\[\n]*(?:(?:\\.|\[[^\]\\\n]*(?:\\.[^\]\\\n]*)*\])[^/\\\[\n]*)*")
+_REGEX_CLASS = re.compile(r"[^\]\\\n]*(?:\\.[^\]\\\n]*)*")
+_REGEX_FLAGS = re.compile(r"/?[A-Za-z]*")
 _URL_HOST = re.compile(r"https?://([A-Za-z0-9][A-Za-z0-9.\-]{0,252})", re.IGNORECASE)
 _REGEX_AFTER_NAMES = frozenset(
     [
@@ -95,12 +105,16 @@ def scan_js(text: str) -> JsScan:
                 e = n
             else:
                 e = j + 2
-        elif g in ("dq", "sq", "tpl"):
-            raw = m.group(g)
-            if len(raw) < 2 or raw[-1] != raw[0]:
+        elif g == "str":
+            q = text[s]
+            b1 = match_windowed(_BODY[q], text, e)
+            if b1 < n and text[b1] == q:
+                e = b1 + 1
+            else:
                 errors.append((s, "unterminated string or template literal"))
-            if "://" in raw:
-                for hm in _URL_HOST.finditer(raw):
+                e = b1
+            if len(out.url_hosts) < 1000 and text.find("://", s, e) >= 0:
+                for hm in _URL_HOST.finditer(text, s, e):
                     if len(out.url_hosts) < 1000:
                         out.url_hosts.append((hm.group(1).lower().rstrip("."), lines.line(s)))
             prev_kind, prev_val = "str", ""
@@ -110,9 +124,7 @@ def scan_js(text: str) -> JsScan:
             regex_ok = prev_kind in ("", "op") or (
                 prev_kind == "name" and prev_val in _REGEX_AFTER_NAMES)
             if regex_ok:
-                rm = _REGEX_BODY.match(text, e)
-                if rm is not None:
-                    e = rm.end()
+                e = _regex_literal_end(text, e)
                 prev_kind, prev_val = "str", ""
             else:
                 prev_kind, prev_val = "op", "/"
@@ -126,3 +138,17 @@ def scan_js(text: str) -> JsScan:
     out.tokens = count
     out.errors = [(lines.line(o), msg) for o, msg in errors]
     return out
+
+
+def _regex_literal_end(text: str, pos: int) -> int:
+    """Where a regex literal whose body starts at ``pos`` ends (after its flags)."""
+    n = len(text)
+    while True:
+        pos = match_windowed(_REGEX_OUTSIDE, text, pos)
+        if pos >= n or text[pos] != "[":
+            break
+        pos = match_windowed(_REGEX_CLASS, text, pos + 1)
+        if pos < n and text[pos] == "]":
+            pos += 1
+    m = _REGEX_FLAGS.match(text, pos)
+    return m.end() if m is not None else pos

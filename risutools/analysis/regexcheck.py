@@ -16,6 +16,11 @@ Character sets are sorted lists of code-point intervals, so ``[^<]``, ``.``,
 pattern holds.  The flags ``s`` (dot matches newlines) and ``i`` (ignore case,
 ASCII letters) are honoured.  The work is bounded: a pattern too large or too
 convoluted to check raises :class:`RegexParseError` ("not checked").
+
+Every loop of the parser and of the check charges one :class:`Budget` (one step per
+character read, node visited or interval touched), so the whole walk stops after
+``steps_allowed(len(pattern))`` steps: 200,000 plus 20 per character of the pattern,
+at most 2,200,000 (the 100,000-character maximum).
 """
 
 from __future__ import annotations
@@ -25,7 +30,9 @@ from dataclasses import dataclass, field
 _BIG = 16  # a {n,m} repetition with m above this counts as unbounded
 _MAX_PATTERN = 100_000
 _MAX_DEPTH = 200
-_MAX_WORK = 2_000_000  # interval operations allowed for one pattern's check
+#: steps allowed for one pattern: a base plus a few per character (see steps_allowed)
+BASE_STEPS = 200_000
+STEPS_PER_CHAR = 20
 _MAX_CP = 0x10FFFF
 
 Ranges = tuple[tuple[int, int], ...]
@@ -131,16 +138,54 @@ class RegexParseError(Exception):
         self.why = why
 
 
+def steps_allowed(length: int) -> int:
+    """The step budget of a pattern of ``length`` characters (parse and check together)."""
+    return BASE_STEPS + STEPS_PER_CHAR * min(length, _MAX_PATTERN)
+
+
+class Budget:
+    """The steps left for one pattern; every loop of the parser and checker charges it."""
+
+    __slots__ = ("left", "used")
+
+    def __init__(self, steps: int) -> None:
+        self.left = steps
+        self.used = 0
+
+    def charge(self, steps: int = 1) -> None:
+        self.left -= steps
+        self.used += steps
+        if self.left < 0:
+            raise RegexParseError(0, "pattern too complex to check")
+
+
 
 
 class _Parser:
-    def __init__(self, pattern: str, unicode: bool, dotall: bool) -> None:
+    def __init__(self, pattern: str, unicode: bool, dotall: bool, budget: Budget) -> None:
         self.p = pattern
         self.i = 0
         self.n = len(pattern)
         self.depth = 0
         self.unicode = unicode
         self.dot = ALL if dotall else _LINE_ENDS.complement()
+        self.budget = budget
+        self._found: dict[str, tuple[int, int]] = {}  # char -> (searched from, found at)
+
+    def find(self, ch: str, start: int) -> int:
+        """``self.p.find(ch, start)``, remembered: the parser only moves forward, so
+        every search for one character costs the pattern's length in all."""
+        self.budget.charge()
+        got = self._found.get(ch)
+        if got is not None and got[0] <= start and (start <= got[1] or got[1] < 0):
+            return got[1]
+        j = self.p.find(ch, start)
+        self._found[ch] = (start, j)
+        return j
+
+    def union(self, a: CharSet, b: CharSet) -> CharSet:
+        self.budget.charge(1 + len(a.ranges) + len(b.ranges))
+        return a | b
 
     # -- character sets ----------------------------------------------------------
     def cls_escape(self, c: str) -> CharSet | None:
@@ -193,7 +238,7 @@ class _Parser:
             if cp is not None:
                 return CharSet.span(cp, cp)
         if c in "pP" and self.p.startswith("{", self.i):
-            j = self.p.find("}", self.i)
+            j = self.find("}", self.i)
             if j > 0:
                 self.i = j + 1
             return ALL  # a Unicode property: assume it overlaps everything
@@ -212,6 +257,7 @@ class _Parser:
         acc = EMPTY
         pairs: list[tuple[int, int]] = []
         while True:
+            self.budget.charge()
             if self.i >= self.n:
                 raise RegexParseError(self.i, "unterminated character class")
             c = self.p[self.i]
@@ -243,13 +289,16 @@ class _Parser:
                 else:  # [a-\d]: a, "-" and the class
                     pairs.append((lo_c, lo_c))
                     pairs.append((45, 45))
-                    acc = acc | hi_set
+                    acc = self.union(acc, hi_set)
                 continue
             if lo_c is not None:
                 pairs.append((lo_c, lo_c))
             else:
-                acc = acc | lo_set
-        cs = acc | CharSet(_normalize(pairs))
+                acc = self.union(acc, lo_set)
+        self.budget.charge(len(pairs))
+        cs = self.union(acc, CharSet(_normalize(pairs)))
+        if negate:
+            self.budget.charge(len(cs.ranges))
         return cs.complement() if negate else cs
 
     # -- structure ---------------------------------------------------------------
@@ -259,6 +308,7 @@ class _Parser:
             raise RegexParseError(self.i, "groups nested too deeply")
         branches = [self.parse_seq()]
         while self.i < self.n and self.p[self.i] == "|":
+            self.budget.charge()
             self.i += 1
             branches.append(self.parse_seq())
         self.depth -= 1
@@ -269,6 +319,7 @@ class _Parser:
     def parse_seq(self) -> Node:
         items: list[Node] = []
         while self.i < self.n and self.p[self.i] not in "|)":
+            self.budget.charge()
             atom = self.parse_atom()
             if atom is None:
                 continue
@@ -278,6 +329,7 @@ class _Parser:
 
     def parse_quantifiers(self, atom: Node) -> Node:
         while self.i < self.n:
+            self.budget.charge()
             c = self.p[self.i]
             if c in "*+?":
                 self.i += 1
@@ -301,7 +353,9 @@ class _Parser:
         return atom
 
     def _brace_quant(self, peek: bool = False) -> tuple[int, int | None] | None:
-        j = self.p.find("}", self.i)
+        # a quantifier body is at most 20 characters: look no further than that
+        self.budget.charge()
+        j = self.p.find("}", self.i, self.i + 22)
         if j < 0:
             return None
         body = self.p[self.i + 1 : j]
@@ -332,7 +386,7 @@ class _Parser:
                     self.i += 3
                     kind = "look"
                 elif rest.startswith("?<"):
-                    j = self.p.find(">", self.i)
+                    j = self.find(">", self.i)
                     if j < 0:
                         raise RegexParseError(self.i, "unterminated group name")
                     self.i = j + 1
@@ -351,10 +405,11 @@ class _Parser:
                 return Node("anchor")
             if self.i < self.n and self.p[self.i] in "123456789":
                 while self.i < self.n and self.p[self.i].isdigit():
+                    self.budget.charge()
                     self.i += 1
                 return Node("backref")
             if self.i < self.n and self.p[self.i] == "k" and self.p.startswith("<", self.i + 1):
-                j = self.p.find(">", self.i)
+                j = self.find(">", self.i)
                 self.i = (j + 1) if j > 0 else self.n
                 return Node("backref")
             return Node("char", cs=self.escape_char())
@@ -369,11 +424,13 @@ class _Parser:
         return Node("char", cs=CharSet.of(c))
 
 
-def parse_pattern(pattern: str, flags: str = "") -> Node:
+def parse_pattern(pattern: str, flags: str = "", budget: Budget | None = None) -> Node:
     """Parse a JavaScript regex pattern into our AST (RegexParseError on bad syntax)."""
     if len(pattern) > _MAX_PATTERN:
         raise RegexParseError(0, f"pattern longer than {_MAX_PATTERN} characters; not checked")
-    p = _Parser(pattern, "u" in flags or "v" in flags, "s" in flags)
+    if budget is None:
+        budget = Budget(steps_allowed(len(pattern)))
+    p = _Parser(pattern, "u" in flags or "v" in flags, "s" in flags, budget)
     node = p.parse_alt()
     if p.i < p.n:
         raise RegexParseError(p.i, "unmatched closing parenthesis")
@@ -386,25 +443,35 @@ def _unbounded(node: Node) -> bool:
     return node.kind == "rep" and (node.hi is None or node.hi > _BIG)
 
 
-def _flatten(node: Node) -> list[Node]:
+def _flatten(node: Node, budget: Budget) -> list[Node]:
     """The top-level sequence of ``node``, looking through single-branch groups."""
-    if node.kind == "group":
-        return _flatten(node.items[0])
-    if node.kind == "seq":
-        out: list[Node] = []
-        for it in node.items:
-            if it.kind == "group" and it.items[0].kind != "alt":
-                out.extend(_flatten(it))
-            else:
-                out.append(it)
-        return out
-    return [node]
+    out: list[Node] = []
+    todo = [node]
+    while todo:  # depth-first, left to right
+        budget.charge()
+        x = todo.pop()
+        if x.kind == "group":
+            todo.append(x.items[0])
+        elif x.kind == "seq":
+            for it in reversed(x.items):
+                budget.charge()
+                if it.kind == "group" and it.items[0].kind != "alt":
+                    todo.append(it)
+                else:
+                    todo.append(Node("keep", items=[it]))
+        elif x.kind == "keep":
+            out.append(x.items[0])
+        else:
+            out.append(x)
+    return out
 
 
-def _walk(node: Node) -> list[Node]:
+def _walk(node: Node, budget: Budget) -> list[Node]:
+    """Every node under ``node`` (itself first; a parent always before its children)."""
     out = [node]
     stack = list(node.items)
     while stack:
+        budget.charge()
         x = stack.pop()
         out.append(x)
         stack.extend(x.items)
@@ -418,25 +485,31 @@ class BacktrackRisk:
 
 
 class _Checker:
-    """Set computations over one parsed pattern, memoised per node, with a work bound."""
+    """Set computations over one parsed pattern, memoised per node, under the budget."""
 
-    def __init__(self, ignore_case: bool) -> None:
+    def __init__(self, ignore_case: bool, budget: Budget) -> None:
         self.fold = ignore_case
-        self.work = 0
+        self.budget = budget
         self.first_memo: dict[int, tuple[CharSet, bool]] = {}
         self.chars_memo: dict[int, CharSet] = {}
         self.inner_memo: dict[int, CharSet | None] = {}
+        self.overlap_memo: dict[int, bool] = {}
 
-    def spend(self, cs: CharSet) -> CharSet:
-        self.work += 1 + len(cs.ranges)
-        if self.work > _MAX_WORK:
-            raise RegexParseError(0, "pattern too complex to check")
-        return cs
+    def union(self, a: CharSet, b: CharSet) -> CharSet:
+        self.budget.charge(1 + len(a.ranges) + len(b.ranges))
+        return a | b
+
+    def intersects(self, a: CharSet, b: CharSet) -> bool:
+        self.budget.charge(1 + len(a.ranges) + len(b.ranges))
+        return a.intersects(b)
 
     def leaf(self, node: Node) -> CharSet:
         if node.kind == "backref":
             return ALL
-        return node.cs.fold_case() if self.fold else node.cs
+        if self.fold:
+            self.budget.charge(1 + 2 * len(node.cs.ranges))
+            return node.cs.fold_case()
+        return node.cs
 
     def first(self, node: Node) -> tuple[CharSet, bool]:
         """Characters that can start a match of ``node``, and whether it can match empty."""
@@ -444,6 +517,7 @@ class _Checker:
         got = self.first_memo.get(key)
         if got is not None:
             return got
+        self.budget.charge()
         k = node.kind
         if k == "char":
             res = (self.leaf(node), False)
@@ -461,7 +535,7 @@ class _Checker:
             any_null = False
             for br in node.items:
                 cs, nb = self.first(br)
-                acc = self.spend(acc | cs)
+                acc = self.union(acc, cs)
                 any_null = any_null or nb
             res = (acc, any_null)
         else:
@@ -473,7 +547,7 @@ class _Checker:
         acc = EMPTY
         for it in items:
             cs, nullable = self.first(it)
-            acc = self.spend(acc | cs)
+            acc = self.union(acc, cs)
             if not nullable:
                 return acc, False
         return acc, True
@@ -484,6 +558,7 @@ class _Checker:
         got = self.chars_memo.get(key)
         if got is not None:
             return got
+        self.budget.charge()
         if node.kind in ("char", "backref"):
             res = self.leaf(node)
         elif node.kind == "look":
@@ -491,7 +566,7 @@ class _Checker:
         else:
             res = EMPTY
             for it in node.items:
-                res = self.spend(res | self.chars(it))
+                res = self.union(res, self.chars(it))
         self.chars_memo[key] = res
         return res
 
@@ -501,18 +576,19 @@ class _Checker:
         key = id(node)
         if key in self.inner_memo:
             return self.inner_memo[key]
+        self.budget.charge()
         acc: CharSet | None = self.chars(node.items[0]) if _unbounded(node) else None
         for it in node.items:
             sub = self.inner_unbounded_chars(it)
             if sub is not None:
-                acc = sub if acc is None else self.spend(acc | sub)
+                acc = sub if acc is None else self.union(acc, sub)
         self.inner_memo[key] = acc
         return acc
 
     def nested(self, node: Node) -> bool:
         """An unbounded ``node`` whose body repeats something that can trade characters."""
         body = node.items[0]
-        items = _flatten(body)
+        items = _flatten(body, self.budget)
         body_first, _ = self.first(body)
         # follow[i]: what can come right after items[i] inside one iteration (or start
         # the next iteration when the rest of the body can match empty)
@@ -521,44 +597,65 @@ class _Checker:
         for idx in range(len(items) - 1, -1, -1):
             follow[idx] = acc
             cs, nb = self.first(items[idx])
-            acc = self.spend(acc | cs) if nb else cs
+            acc = self.union(acc, cs) if nb else cs
         body_chars: CharSet | None = None
         for idx, it in enumerate(items):
+            self.budget.charge()
             inner = self.inner_unbounded_chars(it)
             if inner is None:
                 continue
             if _unbounded(it):
-                if self.chars(it.items[0]).intersects(follow[idx]):
+                if self.intersects(self.chars(it.items[0]), follow[idx]):
                     return True
             else:
                 if body_chars is None:
                     body_chars = self.chars(body)
-                if inner.intersects(body_chars):
+                if self.intersects(inner, body_chars):
                     return True
         return False
+
+    def alt_overlaps(self, alt: Node) -> bool:
+        """Whether two branches of ``alt`` can start with the same character."""
+        spans: list[tuple[int, int]] = []
+        for br in alt.items:
+            spans.extend(self.first(br)[0].ranges)
+        self.budget.charge(1 + len(spans) * max(1, len(spans).bit_length()))
+        spans.sort()
+        reach = -1
+        for lo, hi in spans:
+            if lo <= reach:  # ranges of one branch are disjoint: two branches meet
+                return True
+            reach = max(reach, hi)
+        return False
+
+    def compute_overlaps(self, nodes: list[Node]) -> None:
+        """For every node: does an alternation at or under it have overlapping branches?
+        (``nodes`` lists parents before children; one pass from the leaves up.)"""
+        memo = self.overlap_memo
+        for x in reversed(nodes):
+            self.budget.charge(1 + len(x.items))
+            memo[id(x)] = (x.kind == "alt" and self.alt_overlaps(x)) or any(
+                memo.get(id(it), False) for it in x.items)
 
     def overlapping(self, body: Node) -> bool:
         """An alternation under the quantifier whose branches can start alike."""
-        for alt in (x for x in _walk(body) if x.kind == "alt"):
-            spans: list[tuple[int, int]] = []
-            for br in alt.items:
-                spans.extend(self.first(br)[0].ranges)
-            self.work += len(spans)
-            spans.sort()
-            reach = -1
-            for lo, hi in spans:
-                if lo <= reach:  # ranges of one branch are disjoint: two branches meet
-                    return True
-                reach = max(reach, hi)
-        return False
+        return self.overlap_memo.get(id(body), False)
 
 
 def backtracking_risks(pattern: str, flags: str = "") -> list[BacktrackRisk]:
-    """The catastrophic-backtracking shapes found in ``pattern`` (parse errors raise)."""
-    root = parse_pattern(pattern, flags)
-    checker = _Checker("i" in flags)
+    """The catastrophic-backtracking shapes found in ``pattern`` (parse errors raise).
+
+    Parsing and checking together take at most ``steps_allowed(len(pattern))`` steps;
+    past that the pattern is "not checked" (RegexParseError)."""
+    budget = Budget(steps_allowed(len(pattern)))
+    root = parse_pattern(pattern, flags, budget)
+    checker = _Checker("i" in flags, budget)
+    nodes = _walk(root, budget)
+    if any(_unbounded(x) for x in nodes):
+        checker.compute_overlaps(nodes)
     seen: set[str] = set()
-    for node in _walk(root):
+    for node in nodes:
+        budget.charge()
         if not _unbounded(node):
             continue
         if "nested-quantifier" not in seen and checker.nested(node):

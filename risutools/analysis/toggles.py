@@ -9,8 +9,19 @@ toggle's value as the global variable ``toggle_<key>``.  Never raises.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+#: at most this many toggles are kept (RisuAI shows each as a control; real modules
+#: declare tens); later toggle lines are counted in ``ToggleParse.over_limit``
+MAX_TOGGLES = 10_000
+#: at most this many duplicate, malformed and unknown-type lines are listed (each)
+MAX_NOTED = 5_000
+# the line breaks of str.splitlines ("\r\n" is one)
+_LINE = re.compile(r"[^\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]*(\r\n|.)?", re.DOTALL)
+_OTHER_BREAK = re.compile(r"[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 _DECORATION = {"divider", "caption", "separator"}
 _TEXT_TYPES = {"text", "textarea", "input", "number"}
@@ -41,6 +52,31 @@ class ToggleParse:
     duplicates: list[tuple[str, int]] = field(default_factory=list)  # (key, line)
     malformed: list[int] = field(default_factory=list)  # lines
     unknown_types: list[tuple[str, int]] = field(default_factory=list)
+    over_limit: int = 0  # toggle lines past MAX_TOGGLES (not read)
+
+
+def iter_lines(text: str) -> Iterator[tuple[int, str]]:
+    """``enumerate(text.splitlines(), start=1)`` without the list of every line."""
+    n = len(text)
+    pos = 0
+    lineno = 0
+    if _OTHER_BREAK.search(text) is None:  # "\n" only: the fast way
+        find = text.find
+        while pos < n:
+            j = find("\n", pos)
+            if j < 0:
+                j = n
+            lineno += 1
+            yield lineno, text[pos:j]
+            pos = j + 1
+        return
+    while pos < n:
+        m = _LINE.match(text, pos)
+        if m is None:  # cannot happen: the pattern matches the empty string
+            return
+        lineno += 1
+        yield lineno, text[pos : m.start(1)] if m.group(1) is not None else text[pos : m.end()]
+        pos = m.end()
 
 
 def parse_toggles(text: str) -> ToggleParse:
@@ -49,7 +85,7 @@ def parse_toggles(text: str) -> ToggleParse:
         return out
     group: str | None = None
     seen: set[str] = set()
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    for lineno, raw in iter_lines(text):
         line = raw.strip()
         if not line:
             continue
@@ -64,7 +100,8 @@ def parse_toggles(text: str) -> ToggleParse:
                 group = words[0]
             continue
         if "=" not in line:
-            out.malformed.append(lineno)
+            if len(out.malformed) < MAX_NOTED:
+                out.malformed.append(lineno)
             continue
         parts = line.split("=", 3)
         key = parts[0].strip()
@@ -80,7 +117,8 @@ def parse_toggles(text: str) -> ToggleParse:
         if kind_l in _DECORATION:
             continue
         if not key:
-            out.malformed.append(lineno)
+            if len(out.malformed) < MAX_NOTED:
+                out.malformed.append(lineno)
             continue
         options: tuple[str, ...] = ()
         if kind_l == "":
@@ -92,10 +130,15 @@ def parse_toggles(text: str) -> ToggleParse:
         elif kind_l in _TEXT_TYPES:
             ttype = "text"
         else:
-            out.unknown_types.append((kind[:40], lineno))
+            if len(out.unknown_types) < MAX_NOTED:
+                out.unknown_types.append((kind[:40], lineno))
             ttype = "text"
         if key in seen:
-            out.duplicates.append((key, lineno))
+            if len(out.duplicates) < MAX_NOTED:
+                out.duplicates.append((key, lineno))
+            continue
+        if len(out.toggles) >= MAX_TOGGLES:
+            out.over_limit += 1
             continue
         seen.add(key)
         out.toggles.append(Toggle(key, label or key, ttype, options, group, lineno))

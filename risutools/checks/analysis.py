@@ -169,7 +169,8 @@ RA503 = declare(
 RA601 = declare(
     "RA601", "warning", "module", "code-unreadable",
     summary="Code could not be read completely (a warning for unterminated long "
-    "strings/comments, else info).",
+    "strings/comments, else info; info also when a script has more records than the "
+    "scanner keeps, see docs/analysis.md Bounds).",
     why="Facts after the unreadable part may be missing.",
     fix="Fix the syntax so that the code lexes to its end.")
 
@@ -193,7 +194,8 @@ RA701 = declare(
 
 RA702 = declare(
     "RA702", "info", "module", "toggle-malformed",
-    summary="A malformed toggle line (skipped).",
+    summary="A malformed toggle line (skipped), or toggles past the scanner's bound "
+    "(counted, not kept).",
     why="The line does not declare a toggle, so the user sees no control for it.",
     fix="Write the line as key=Label (optionally =select=A,B, =text, =textarea).")
 

@@ -24,7 +24,6 @@ must lie inside the repository unless ``allow_config_sources_outside``.
 from __future__ import annotations
 
 import os
-import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,37 +55,20 @@ from risutools.safeio import FileRefused, is_regular, open_regular, sha256_regul
 CONTAINER_SUFFIXES = (".charx", ".zip", ".jpeg", ".jpg", ".png")
 #: the largest file (or ZIP member, inflated) verify hashes: 1 GiB
 MAX_SOURCE_BYTES = 1024 * 1024 * 1024
-_ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 
 
 def _member_sha256(path: Path, member: str) -> str | None:
-    """SHA-256 of a ZIP member, streamed under ``MAX_SOURCE_BYTES``; None if the file is
-    not a regular file, not a ZIP, lacks the member, or stores it with another method than
-    stored/deflate."""
-    import hashlib
+    """SHA-256 of a ZIP member through the container reader's own bounded ZIP walk
+    (validated and bounded directory, stored/deflate only, a running inflate cap of
+    ``MAX_SOURCE_BYTES`` and the ratio bound); None if the file is not a regular file, not
+    a ZIP, lacks the member, or the member is past a bound."""
+    from risutools.errors import FormatError
+    from risutools.formats.charx import member_sha256
 
     try:
-        with open_regular(path, limit=MAX_SOURCE_BYTES) as raw, zipfile.ZipFile(raw) as zf:
-            try:
-                info = zf.getinfo(member)
-            except KeyError:
-                return None
-            if info.compress_type not in _ZIP_METHODS or info.file_size > MAX_SOURCE_BYTES:
-                return None
-            h = hashlib.sha256()
-            total = 0
-            with zf.open(info) as f:
-                while True:
-                    chunk = f.read(1 << 20)
-                    if not chunk:
-                        break
-                    total += len(chunk)
-                    if total > MAX_SOURCE_BYTES:
-                        return None
-                    h.update(chunk)
-            return h.hexdigest()
-    except (FileRefused, zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError,
-            EOFError, ValueError):
+        with open_regular(path, limit=MAX_SOURCE_BYTES) as raw:
+            return member_sha256(raw, member, MAX_SOURCE_BYTES)
+    except (FileRefused, FormatError, OSError):
         return None
 
 

@@ -1,0 +1,101 @@
+"""Wrong-typed fields anywhere in a module are data, never a crash (issue 8).
+
+The property test puts arbitrary JSON values (lists, objects, numbers, null, nested
+wrong types) into every field of triggers, conditions, effects, lorebook and regex
+entries and the module's top level, and asserts that analyze() and the projection
+raise nothing but RisuError."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from risutools.analysis import analyze
+from risutools.errors import RisuError
+from risutools.formats.model import Module
+
+_scalar = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True)
+           | st.text(max_size=12)
+           | st.sampled_from(["triggerlua", "triggercode", "setvar", "v2SetVar", "runLLM",
+                              "start", "editinput", "var", "g<x>", "(a+)+", "{{getvar::k}}",
+                              "\ud800", "a=b\nc=d=select=x,y"]))
+_json = st.recursive(
+    _scalar,
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(
+        st.sampled_from(["type", "code", "var", "value", "in", "out", "flag", "content",
+                         "effect", "conditions", "url", "x"]), kids, max_size=4),
+    max_leaves=12,
+)
+_effect = st.one_of(_json, st.fixed_dictionaries({}, optional={
+    "type": _json, "code": _json, "var": _json, "value": _json, "operator": _json}))
+_condition = st.one_of(_json, st.fixed_dictionaries({}, optional={
+    "type": _json, "var": _json, "value": _json, "operator": _json}))
+_trigger = st.one_of(_json, st.fixed_dictionaries({}, optional={
+    "type": _json, "comment": _json, "lowLevelAccess": _json,
+    "conditions": st.one_of(_json, st.lists(_condition, max_size=3)),
+    "effect": st.one_of(_json, st.lists(_effect, max_size=3))}))
+_regex = st.one_of(_json, st.fixed_dictionaries({}, optional={
+    "in": _json, "out": _json, "type": _json, "flag": _json, "comment": _json}))
+_lore = st.one_of(_json, st.fixed_dictionaries({}, optional={
+    "content": _json, "key": _json, "mode": _json}))
+_module = st.fixed_dictionaries({}, optional={
+    "name": _json, "id": _json, "description": _json, "namespace": _json, "cjs": _json,
+    "trigger": st.one_of(_json, st.lists(_trigger, max_size=3)),
+    "regex": st.one_of(_json, st.lists(_regex, max_size=3)),
+    "lorebook": st.one_of(_json, st.lists(_lore, max_size=3)),
+    "customModuleToggle": _json, "backgroundEmbedding": _json, "lowLevelAccess": _json,
+    "mcp": st.one_of(_json, st.fixed_dictionaries({"url": _json})), "assets": _json,
+})
+
+
+def _analyze_and_project(data: dict[str, Any]) -> None:
+    from risutools.contract.canonical import canonical
+    from risutools.projection import project
+
+    try:
+        a = analyze(Module(data))
+        json.dumps(a.to_dict())
+        canonical(project(Module(data), analysis=a))
+    except RisuError:
+        pass
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_module)
+def test_any_json_in_any_field_is_data(data: dict[str, Any]) -> None:
+    _analyze_and_project(data)
+
+
+@pytest.mark.parametrize("value", [[], {}, 3, 2.5, None, True, [[]], {"a": []}, ["x"]])
+@pytest.mark.parametrize("where", ["effect.type", "effect.code", "effect.var", "trigger.type",
+                                   "condition.type", "condition.var", "condition.value",
+                                   "regex.type", "regex.flag", "regex.in", "regex.out",
+                                   "lore.content", "mcp.url"])
+def test_each_wrong_type_is_data(where: str, value: Any) -> None:
+    effect: dict[str, Any] = {"type": "triggerlua", "code": "x()", "var": "v"}
+    cond: dict[str, Any] = {"type": "var", "var": "v", "value": "1", "operator": "="}
+    trig: dict[str, Any] = {"type": "start", "conditions": [cond], "effect": [effect]}
+    regex: dict[str, Any] = {"type": "editinput", "flag": "g", "in": "a", "out": "b"}
+    lore: dict[str, Any] = {"content": "{{getvar::k}}"}
+    mcp: dict[str, Any] = {"url": "https://h.example"}
+    part, _, key = where.partition(".")
+    {"effect": effect, "condition": cond, "trigger": trig, "regex": regex, "lore": lore,
+     "mcp": mcp}[part][key] = value
+    data = {"name": "m", "trigger": [trig], "regex": [regex], "lorebook": [lore], "mcp": mcp}
+    a = analyze(Module(data))  # must not raise
+    json.dumps(a.to_dict())
+    if part == "effect" and key == "type":
+        assert any(f.rule == "RA801" and f.pointer == "/trigger/0/effect/0/type"
+                   for f in a.findings)
+
+
+def test_unhashable_effect_type_next_to_code_effects() -> None:
+    # the crash of issue 8: a list as an effect type made the "all code" test raise
+    data = {"trigger": [{"type": "start", "effect": [{"type": []}, {"type": {}}]}]}
+    a = analyze(Module(data))
+    pointers = sorted(f.pointer for f in a.findings if f.rule == "RA801")
+    assert pointers == ["/trigger/0/effect/0/type", "/trigger/0/effect/1/type"]
