@@ -486,7 +486,7 @@ def test_a_section_nothing_reads_is_refused_by_name(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as ei:
         load_config_file(p)
     assert ei.value.code == "config-unknown-key" and "'ingest'" in ei.value.why
-    p.write_text("catalog: {require_signatures: true}\nreplay: {max_context: 900}\n")
+    p.write_text("catalog: {require_signatures: false}\nreplay: {max_context: 900}\n")
     assert set(load_config_file(p).sections) == {"catalog", "replay"}
 
 
@@ -572,3 +572,22 @@ def test_wheel_ships_the_schema() -> None:
     assert force["schemas"] == "risutools/schemas"
     assert resources.schemas_dir().name == "schemas"
     assert (resources.schemas_dir() / "matrix-component-v1.schema.json").is_file()
+
+
+@pytest.mark.parametrize(("text", "code", "name"), [
+    ("replay: {max_tokens: 5}\n", "config-unknown-key", "max_tokens"),
+    ("replay: {max_context: -1}\n", "config-bad-value", "max_context"),
+    ("catalog: {allowed_signer: x}\n", "config-unknown-key", "allowed_signer"),
+    ("catalog: {require_signatures: maybe}\n", "config-bad-value", "require_signatures"),
+])
+def test_sections_are_validated_when_the_configuration_is_loaded(
+        tmp_path: Path, text: str, code: str, name: str) -> None:
+    """A typo in a section another command reads is refused by every command (validate
+    here), one line naming it."""
+    from harness import run_cli
+
+    (tmp_path / ".risutools.yaml").write_text(text, encoding="utf-8")
+    (tmp_path / "a.json").write_bytes(SEED.read_bytes())
+    r = run_cli("validate", "a.json", cwd=tmp_path)
+    assert r.returncode == 2 and r.stdout == "", r
+    assert r.stderr.count("\n") == 1 and code in r.stderr and name in r.stderr, r.stderr

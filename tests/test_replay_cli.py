@@ -586,3 +586,20 @@ def test_synth_languages_and_edit_window(tmp_path: Path) -> None:
             alive.discard(x["id"])
     with pytest.raises(ConfigError, match="--edit-window"):
         synthesize(4, 400, edit_window=0)
+
+
+def test_the_catalog_configuration_is_a_layer_below_the_fixture(tmp_path: Path) -> None:
+    """defaults < the catalog's `replay:` section < the fixture's `config:` < --config."""
+    comp = tmp_path / "seed.json"
+    shutil.copy(SEED, comp)
+    (tmp_path / ".risutools.yaml").write_text("replay: {debounce: 7, max_context: 7}\n",
+                                              encoding="utf-8")
+    out = tmp_path / "r.json"
+    args = ("replay", "run", str(comp), "--fixture", str(FIX / "duplicates.yaml"), "-o", str(out))
+    assert cli(*args).returncode == 0
+    cfg = json.loads(out.read_text(encoding="utf-8"))["config"]
+    assert cfg["debounce"] == 7  # from the catalog configuration
+    assert cfg["max_context"] == 100  # the fixture's own config wins
+    (tmp_path / "c.yaml").write_text("debounce: 3\n", encoding="utf-8")
+    assert cli(*args, "--config", str(tmp_path / "c.yaml")).returncode == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["config"]["debounce"] == 3

@@ -108,7 +108,7 @@ class CatalogSettings:
     namespace: str = "risutools-approval"
 
 
-def _settings(cfg: ContractConfig) -> CatalogSettings:
+def catalog_settings(cfg: ContractConfig) -> CatalogSettings:
     raw = cfg.sections.get("catalog", {})
     where = str(cfg.source_file) if cfg.source_file else None
     allowed = {"allowed_signers", "require_signatures"}
@@ -180,7 +180,7 @@ class Catalog:
         root = root.resolve()
         cfg_path = find_config(root)
         cfg = load_config_file(cfg_path) if cfg_path is not None else ContractConfig()
-        return cls(root, cfg, _settings(cfg))
+        return cls(root, cfg, catalog_settings(cfg))
 
     # ------------------------------------------------------------------ paths
 

@@ -183,9 +183,27 @@ def _parse(raw: Any, origin: Path) -> ContractConfig:
                 raise ConfigError("config-bad-value", f"{name} must be a mapping",
                                   where=name, path=where)
             sections[name] = raw[name]
-    return ContractConfig(frozenset(caps), sev, src_path, tuple(exclude), False, origin,
-                          sections, config_root(origin),
-                          sources if isinstance(sources, str) else None)
+    cfg = ContractConfig(frozenset(caps), sev, src_path, tuple(exclude), False, origin,
+                         sections, config_root(origin),
+                         sources if isinstance(sources, str) else None)
+    _check_sections(cfg)
+    return cfg
+
+
+def _check_sections(cfg: ContractConfig) -> None:
+    """Each section checked by its reader's own validation, here at the boundary: a typo in
+    ``catalog:`` or ``replay:`` is refused by every command, not only the one that reads it."""
+    from risutools.catalog.catalog import catalog_settings
+    from risutools.pathnames import show_name
+    from risutools.replay.config import build_config
+
+    catalog_settings(cfg)
+    if "replay" in cfg.sections:
+        try:
+            build_config(cfg.sections["replay"])
+        except ConfigError as exc:
+            exc.where = "replay"
+            raise exc.with_path(show_name(str(cfg.source_file))) from None
 
 
 def load_config_file(path: str | Path) -> ContractConfig:
