@@ -31,7 +31,10 @@ from risutools.catalog.approvals import Approval, load_approvals
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
 from risutools.contract.canonical import canonical
+from risutools.contract.loaders import MAX_DOCUMENT_BYTES
 from risutools.contract.transitions import CatalogLog
+from risutools.projection.notes import MAX_NOTES_BYTES
+from risutools.safeio import FileRefused, read_regular
 
 PACKET_FORMAT = "review-packet-v1"
 HANDOFF_FORMAT = "handoff-v1"
@@ -211,12 +214,20 @@ def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
     note: Any = None
     npath = cat.note_path(cid)
     if npath.is_file():
-        out = load_bytes(npath.read_bytes(), cat.rel(npath), fmt="yaml")
-        note = out.documents[0].doc if out.documents and not out.problems else \
-            {"unreadable": out.problems[0].message if out.problems else "empty"}
+        try:
+            out = load_bytes(read_regular(npath, MAX_NOTES_BYTES), cat.rel(npath), fmt="yaml")
+        except FileRefused as exc:
+            note = {"unreadable": exc.why}
+        else:
+            note = out.documents[0].doc if out.documents and not out.problems else \
+                {"unreadable": out.problems[0].message if out.problems else "empty"}
     replays = []
     for p in cat.replay_reports(cid):
-        out = load_bytes(p.read_bytes(), cat.rel(p), fmt="json")
+        try:
+            raw = read_regular(p, MAX_DOCUMENT_BYTES)
+        except FileRefused:
+            raw = b""  # (not a regular file or too large: no verdict to show)
+        out = load_bytes(raw, cat.rel(p), fmt="json")
         rep = out.documents[0].doc if out.documents and not out.problems else None
         summary = rep.get("summary") if isinstance(rep, dict) else None
         replays.append({"file": cat.rel(p), "verdict": summary.get("verdict")
