@@ -278,7 +278,6 @@ def ingest(
     jobs: int | None = None,
     executor: Executor | None = None,
     use_cache: bool = True,
-    cache_path: str | os.PathLike[str] | None = None,
     on_start: Callable[[int, int], None] | None = None,
     on_progress: ProgressFn | None = None,
 ) -> IngestResult:
@@ -316,7 +315,7 @@ def ingest(
     if on_start:
         on_start(len(files), sum(sizes))
 
-    cache = IngestCache.load(Path(cache_path) if cache_path else out_p / CACHE_NAME, use_cache)
+    cache = IngestCache.load(out_p / CACHE_NAME, use_cache)
     outcomes: dict[str, SourceOutcome] = {}
     todo: list[tuple[Path, str, int]] = []
     done_files = 0
