@@ -1,24 +1,33 @@
-"""Ingest figures (issue 4).
+"""Ingest figures (issues 4 and 12).
 
-Generates (once, reused) a tree of 2,000 source files with assets: mostly
-``.risum`` modules, some ``.charx`` cards carrying a ``module.risum``, a few
-JSON exports; sizes follow a long-tailed distribution like a real collection
-(most files small, a few tens of MB).  Then prints:
+Generates (once, reused) two trees of source files with assets: mostly ``.risum``
+modules, some ``.charx`` cards carrying a ``module.risum``, a few JSON exports; sizes
+follow a long-tailed distribution like a real collection.
 
-* plain SHA-256 over the same bytes (read + hashlib), 1 process and all cores:
-  the floor;
-* ``ingest`` on 1 core and on all cores: files/s, MB/s, and the ratio to the floor;
-* a re-run with the cache after adding 10 new files;
-* peak RSS of an ingest over small files vs over large files (memory stays flat).
+* the **small-file** tree: 2,000 files, ~1.3 MB average (2.5 GB);
+* the **large-file** tree: 250 files at 10x the sizes, ~13 MB average (~3.2 GB).
 
-The tree lives in ``$RISUTOOLS_BENCH_DIR`` (default ``/tmp/risutools-bench``).
-Figures are warm-cache (the files are in the page cache after generation).
-Environment: ``BENCH_INGEST_FILES`` (2000), ``BENCH_INGEST_SCALE`` (1.0; sizes).
+For each tree, ``BENCH_INGEST_ROUNDS`` (3) rounds, each measuring back to back (so a
+machine shared with other jobs loads both sides alike):
+
+* the floor: plain SHA-256 over the same bytes (read + hashlib, 1 MiB reads) in a
+  subprocess, 1 process and a pool of all cores;
+* ``risutools ingest -q --no-cache -j N`` (the real CLI in a subprocess, start-up and
+  the fsync'd writes of every document included) for N = 1 and all cores.
+
+Each line gives wall time, files/s, MB/s and the ratio floor/ingest, for wall time and
+for CPU time (user + sys of the processes: the part of the ratio a busy machine does not
+blur); the summary gives the median ratio of the rounds.  Then: a re-run with the cache
+after adding 10 new files, and the peak RSS of an ingest over small vs large files.
+
+The trees live in ``$RISUTOOLS_BENCH_DIR`` (default ``/tmp/risutools-bench``); figures are
+warm-cache.  Environment: ``BENCH_INGEST_FILES`` (2000), ``BENCH_INGEST_SCALE`` (1.0),
+``BENCH_INGEST_LARGE_FILES`` (250), ``BENCH_INGEST_LARGE_SCALE`` (10), ``BENCH_INGEST_ROUNDS``
+(3), ``BENCH_INGEST_TREES`` (``small,large``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
@@ -26,9 +35,7 @@ import random
 import shutil
 import subprocess
 import sys
-import time
 import zipfile
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,6 +46,10 @@ from risutools.formats.risum import write_risum  # noqa: E402
 BASE = Path(os.environ.get("RISUTOOLS_BENCH_DIR", "/tmp/risutools-bench"))
 N_FILES = int(os.environ.get("BENCH_INGEST_FILES", "2000"))
 SCALE = float(os.environ.get("BENCH_INGEST_SCALE", "1.0"))
+LARGE_FILES = int(os.environ.get("BENCH_INGEST_LARGE_FILES", "250"))
+LARGE_SCALE = float(os.environ.get("BENCH_INGEST_LARGE_SCALE", "10"))
+ROUNDS = int(os.environ.get("BENCH_INGEST_ROUNDS", "3"))
+TREES = os.environ.get("BENCH_INGEST_TREES", "small,large").split(",")
 CORES = os.cpu_count() or 1
 
 LUA = (
@@ -73,18 +84,18 @@ def _module(i: int, n_assets: int) -> dict[str, object]:
     }
 
 
-def _asset_sizes(rng: random.Random) -> list[int]:
+def _asset_sizes(rng: random.Random, scale: float) -> list[int]:
     # long tail: most files carry a few small images, some carry tens of MB
-    total = int(rng.lognormvariate(12.2, 1.4) * SCALE)  # median ~200 KB
+    total = int(rng.lognormvariate(12.2, 1.4) * scale)  # median ~200 KB
     if rng.random() < 0.02:
-        total = int(rng.uniform(20e6, 60e6) * SCALE)
-    total = min(total, int(80e6 * SCALE))
+        total = int(rng.uniform(20e6, 60e6) * scale)
+    total = min(total, int(80e6 * scale))
     parts = max(1, min(12, total // 150_000))
     return [max(16, total // parts)] * parts
 
 
-def _write_file(path: Path, i: int, rng: random.Random) -> int:
-    sizes = _asset_sizes(rng)
+def _write_file(path: Path, i: int, rng: random.Random, scale: float = SCALE) -> int:
+    sizes = _asset_sizes(rng, scale)
     blob = rng.randbytes(max(sizes))  # incompressible, like WebP
     assets = [b"RIFF\x00\x00\x00\x00WEBP" + blob[: s - 12] for s in sizes]
     kind = rng.random()
@@ -110,9 +121,9 @@ def _write_file(path: Path, i: int, rng: random.Random) -> int:
     return path.stat().st_size
 
 
-def make_tree(root: Path, n: int, seed: int = 7) -> tuple[int, int]:
+def make_tree(root: Path, n: int, seed: int = 7, scale: float = SCALE) -> tuple[int, int]:
     marker = root / ".complete"
-    if marker.exists() and marker.read_text() == f"{n} {seed} {SCALE}":
+    if marker.exists() and marker.read_text() == f"{n} {seed} {scale}":
         files = [p for p in root.rglob("*") if p.is_file() and p.name != ".complete"]
         return len(files), sum(p.stat().st_size for p in files)
     shutil.rmtree(root, ignore_errors=True)
@@ -121,74 +132,118 @@ def make_tree(root: Path, n: int, seed: int = 7) -> tuple[int, int]:
     for i in range(n):
         sub = root / f"batch{i // 250:02d}"
         sub.mkdir(parents=True, exist_ok=True)
-        total += _write_file(sub / f"{100000 + i}_bench-{i}", i, rng)
-    marker.write_text(f"{n} {seed} {SCALE}")
+        total += _write_file(sub / f"{100000 + i}_bench-{i}", i, rng, scale)
+    marker.write_text(f"{n} {seed} {scale}")
     return n, total
 
 
-def _sha(path: str) -> str:
+FLOOR = """
+import hashlib, sys
+from concurrent.futures import ProcessPoolExecutor
+def sha(path):
     h = hashlib.sha256()
     with open(path, "rb", buffering=0) as f:
         while chunk := f.read(1 << 20):
             h.update(chunk)
     return h.hexdigest()
-
-
-def floor(paths: list[str], workers: int) -> float:
-    t = time.perf_counter()
+if __name__ == "__main__":
+    paths = open(sys.argv[1], encoding="utf-8").read().splitlines()
+    workers = int(sys.argv[2])
     if workers == 1:
         for p in paths:
-            _sha(p)
+            sha(p)
     else:
         with ProcessPoolExecutor(workers) as pool:
-            list(pool.map(_sha, paths, chunksize=8))
-    return time.perf_counter() - t
+            list(pool.map(sha, paths, chunksize=8))
+"""
+
+TIMED = (
+    "import resource, subprocess, sys, time;"
+    "cmd=sys.argv[1:];"
+    "t=time.perf_counter();"
+    "rc=subprocess.call(cmd);"
+    "dt=time.perf_counter()-t;"
+    "r=resource.getrusage(resource.RUSAGE_CHILDREN);"
+    "print(dt, r.ru_utime+r.ru_stime, r.ru_maxrss/1024, rc)"
+)
 
 
-def run_ingest(src: Path, out: Path, jobs: int, cache: bool = False) -> tuple[float, float]:
-    """Run the real CLI in a subprocess; returns (seconds, peak RSS MB of the run)."""
+def timed(cmd: list[str]) -> tuple[float, float, float, int]:
+    """Run ``cmd`` in a subprocess: (wall s, CPU s of it and its children, peak RSS MB, rc)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    outp = subprocess.run(
+        [sys.executable, "-c", TIMED, *cmd], capture_output=True, text=True, env=env,
+        check=True,
+    )
+    dt, cpu, rss, rc = outp.stdout.split()
+    return float(dt), float(cpu), float(rss), int(rc)
+
+
+def floor(paths_file: Path, workers: int) -> tuple[float, float]:
+    script = BASE / "floor.py"
+    script.write_text(FLOOR, encoding="utf-8")
+    dt, cpu, _, _ = timed([sys.executable, str(script), str(paths_file), str(workers)])
+    return dt, cpu
+
+
+def run_ingest(
+    src: Path, out: Path, jobs: int, cache: bool = False
+) -> tuple[float, float, float]:
+    """The real CLI in a subprocess; returns (seconds, CPU seconds, peak RSS MB)."""
     cmd = [sys.executable, "-m", "risutools", "ingest", str(src), "-o", str(out), "-q"]
     cmd += ["-j", str(jobs)]
     if not cache:
         cmd.append("--no-cache")
-    code = (
-        "import resource, subprocess, sys, time;"
-        "t=time.perf_counter();"
-        f"rc=subprocess.call({cmd!r});"
-        "dt=time.perf_counter()-t;"
-        "r=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss;"
-        "print(dt, r/1024, rc)"
-    )
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    outp = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
-    )
-    dt, rss, rc = outp.stdout.split()
-    if rc not in ("0",):
+    dt, cpu, rss, rc = timed(cmd)
+    if rc != 0:
         print(f"   (ingest exit code {rc})")
-    return float(dt), float(rss)
+    return dt, cpu, rss
+
+
+def bench_tree(label: str, n_files: int, scale: float) -> None:
+    src = BASE / f"tree-{n_files}-x{scale:g}"
+    print(f"\n### {label} files: generating/reusing {n_files} files under {src} ...",
+          flush=True)
+    n, total = make_tree(src, n_files, scale=scale)
+    print(f"tree: {n} files, {total / 1e9:.2f} GB, {total / n / 1e6:.1f} MB a file")
+    paths = sorted(str(p) for p in src.rglob("*") if p.is_file() and p.name != ".complete")
+    paths_file = BASE / f"paths-{n_files}-x{scale:g}.txt"
+    paths_file.write_text("\n".join(paths) + "\n", encoding="utf-8")
+    floor(paths_file, 1)  # warm the page cache
+    out = BASE / f"catalog-{n_files}-x{scale:g}"
+    ratios: dict[int, list[tuple[float, float]]] = {1: [], CORES: []}
+    for r in range(ROUNDS):
+        for jobs in (1, CORES):
+            fw, fc = floor(paths_file, jobs)
+            shutil.rmtree(out, ignore_errors=True)
+            dt, cpu, rss = run_ingest(src, out, jobs)
+            ratios[jobs].append((fw / dt, fc / cpu))
+            print(
+                f"round {r + 1}, -j {jobs}: floor {fw:6.2f} s (cpu {fc:5.2f})  ingest {dt:6.2f} s"
+                f" (cpu {cpu:5.2f})  {n / dt:7.1f} files/s  {total / dt / 1e6:7.1f} MB/s"
+                f"  = {fw / dt * 100:5.1f}% of the floor (cpu {fc / cpu * 100:5.1f}%)"
+                f"  peak RSS {rss:.0f} MB",
+                flush=True,
+            )
+    for jobs, got in ratios.items():
+        wall = sorted(w for w, _ in got)[len(got) // 2]
+        cpu = sorted(c for _, c in got)[len(got) // 2]
+        print(f"{label} files, -j {jobs}: median {wall * 100:.1f}% of the sha256 floor "
+              f"(wall), {cpu * 100:.1f}% (CPU), {ROUNDS} rounds")
+    shutil.rmtree(out, ignore_errors=True)
 
 
 def main() -> None:
-    src = BASE / f"tree-{N_FILES}-x{SCALE:g}"
-    print(f"generating/reusing {N_FILES} files under {src} ...", flush=True)
-    n, total = make_tree(src, N_FILES)
-    print(f"tree: {n} files, {total / 1e9:.2f} GB")
-    paths = sorted(str(p) for p in src.rglob("*") if p.is_file() and p.name != ".complete")
-    floor(paths, 1)  # warm the page cache
-    f1 = floor(paths, 1)
-    fn = floor(paths, CORES)
-    print(f"floor sha256, 1 process : {f1:6.2f} s  {total / f1 / 1e6:8.1f} MB/s")
-    print(f"floor sha256, {CORES} processes: {fn:6.2f} s  {total / fn / 1e6:8.1f} MB/s")
-    out = BASE / f"catalog-{N_FILES}-x{SCALE:g}"
-    for jobs, fl in ((1, f1), (CORES, fn)):
-        shutil.rmtree(out, ignore_errors=True)
-        dt, rss = run_ingest(src, out, jobs)
-        print(
-            f"ingest -j {jobs}: {dt:6.2f} s  {n / dt:7.1f} files/s  {total / dt / 1e6:8.1f} MB/s"
-            f"  = {fl / dt * 100:5.1f}% of the sha256 floor  (peak RSS {rss:.0f} MB)"
-        )
+    BASE.mkdir(parents=True, exist_ok=True)
+    print(f"{CORES} cores; load average {os.getloadavg()[0]:.1f} at the start")
+    if "small" in TREES:
+        bench_tree("small", N_FILES, SCALE)
+    if "large" in TREES:
+        bench_tree("large", LARGE_FILES, LARGE_SCALE)
     # incremental re-run: 10 new files among the rest, with the cache
+    src = BASE / f"tree-{N_FILES}-x{SCALE:g}"
+    n, _ = make_tree(src, N_FILES)
+    out = BASE / f"catalog-{N_FILES}-x{SCALE:g}"
     shutil.rmtree(out, ignore_errors=True)
     run_ingest(src, out, CORES, cache=True)
     extra = src / "zz-new"
@@ -197,9 +252,10 @@ def main() -> None:
     rng = random.Random(99)
     for i in range(10):
         _write_file(extra / f"{900000 + i}_new-{i}", 900000 + i, rng)
-    dt, _ = run_ingest(src, out, CORES, cache=True)
-    print(f"re-run with cache, 10 new files among {n}: {dt:.2f} s")
+    dt, _, _ = run_ingest(src, out, CORES, cache=True)
+    print(f"\nre-run with cache, 10 new files among {n}: {dt:.2f} s")
     shutil.rmtree(extra, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
     (src / ".complete").touch()
     # memory stays flat as file sizes grow
     for label, size in (("3 files x 2 MB", 2_000_000), ("3 files x 200 MB", 200_000_000)):
@@ -212,7 +268,7 @@ def main() -> None:
             (mem / f"{500 + i}_big.risum").write_bytes(
                 write_risum(_module(i, len(chunks)), chunks)
             )
-        dt, rss = run_ingest(mem, BASE / f"mem-out-{size}", 1)
+        dt, _, rss = run_ingest(mem, BASE / f"mem-out-{size}", 1)
         print(f"peak RSS, {label}: {rss:.0f} MB ({dt:.2f} s)")
         shutil.rmtree(mem, ignore_errors=True)
         shutil.rmtree(BASE / f"mem-out-{size}", ignore_errors=True)

@@ -526,6 +526,10 @@ def ingest_cmd(
     jobs: int | None = typer.Option(
         None, "-j", "--jobs", help="Worker processes (default: all cores)."
     ),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", help="Run on a Dask cluster: its scheduler address "
+        "(tcp://host:8786; needs risutools[dask]). Writes stay in this process.",
+    ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Ignore and do not write the cache."),
     report: str | None = typer.Option(None, "--report", help="Also write the run as JSON here."),
     as_json: bool = typer.Option(False, "--json", help="Print the run as JSON on stdout."),
@@ -534,15 +538,28 @@ def ingest_cmd(
     ),
 ) -> None:
     """Project every Risu file under SRC into matrix-component-v1 documents in a catalog."""
+    import contextlib
+
     from risutools.catalog.ingest import ingest
     from risutools.report.ingest_text import IngestProgress, render_summary
 
     progress = IngestProgress(enabled=not quiet and not as_json)
-    with progress:
-        result = ingest(
-            src, out, ndjson=ndjson, lang=lang, notes_dir=notes, jobs=jobs,
-            use_cache=not no_cache, on_start=progress.start, on_progress=progress.update,
-        )
+    with contextlib.ExitStack() as stack:
+        executor = None
+        if scheduler is not None:
+            from risutools.catalog.cluster import cluster_executor
+            from risutools.errors import ConfigError
+
+            if jobs is not None:
+                raise ConfigError("bad-option", "the cluster's workers do the work; leave out "
+                                  "-j/--jobs", where="--scheduler")
+            executor = stack.enter_context(cluster_executor(scheduler))
+        with progress:
+            result = ingest(
+                src, out, ndjson=ndjson, lang=lang, notes_dir=notes, jobs=jobs,
+                executor=executor, use_cache=not no_cache, on_start=progress.start,
+                on_progress=progress.update,
+            )
     if report:
         import json as _json
 

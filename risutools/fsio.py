@@ -300,21 +300,9 @@ def atomic_write(
     Operating-system failures (a read-only folder, a parent that is a file) are
     raised as ``OSError`` for the caller to turn into its one-line error.
     """
-    target = Path(path)
-    _refuse_non_regular(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    _sweep_once(target.parent)
-    tmp = _temp_name(target)
-    live = os.path.abspath(tmp)
-    with _live_guard:
-        _live.add(live)
-    try:
-        _write_replace(target, tmp, data, expect_sha256, expect_absent)
-    finally:
-        with _live_guard:
-            _live.discard(live)
-    if sync_dir:
-        fsync_directory(target.parent)
+    staged = stage_write(path, data)
+    commit_staged(staged, expect_sha256=expect_sha256, expect_absent=expect_absent,
+                  sync_dir=sync_dir)
 
 
 def _refuse_non_regular(target: Path) -> None:
@@ -332,33 +320,103 @@ def _refuse_non_regular(target: Path) -> None:
                         path=display_path(target))
 
 
-def _write_replace(
-    target: Path, tmp: Path, data: bytes, expect_sha256: str | None, expect_absent: bool
-) -> None:
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+class StagedWrite:
+    """New bytes for ``target``, written and fsynced in a temp file next to it, not yet
+    in place: :func:`commit_staged` puts them there (atomic, compare-and-swap) or
+    :func:`discard_staged` removes them.  A batch stages all its files first (the
+    fsyncs overlap other work) and commits them at the end."""
+
+    __slots__ = ("done", "target", "tmp")
+
+    def __init__(self, target: Path, tmp: Path) -> None:
+        self.target = target
+        self.tmp = tmp
+        self.done = False
+
+
+def stage_write(path: str | os.PathLike[str], data: bytes) -> StagedWrite:
+    """Write ``data`` into a temp file next to ``path`` and fsync it (no lock taken).
+
+    The temp file is one of this process's writes in flight until committed or
+    discarded (a sweep leaves it alone); a ``kill -9`` leaves it for the next sweep.
+    """
+    target = Path(path)
+    _refuse_non_regular(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _sweep_once(target.parent)
+    tmp = _temp_name(target)
+    with _live_guard:
+        _live.add(os.path.abspath(tmp))
     try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
         try:
-            kept = _keep_mode(fd, target, None)
+            _keep_mode(fd, target, None)
             view = memoryview(data)
             while view:
                 n = os.write(fd, view)
                 view = view[n:]
             os.fsync(fd)
-            if expect_sha256 is None and not expect_absent:
-                os.replace(tmp, target)  # no base: a plain atomic replace, last writer wins
-            elif expect_sha256 is None and _link_absent(tmp, target):
-                os.unlink(tmp)  # created without a lock: link() never replaces a file
-            else:
-                with write_lock(target):
-                    _check_base(target, expect_sha256, expect_absent)
-                    _keep_mode(fd, target, kept)  # the target's mode changed meanwhile
-                    os.replace(tmp, target)
         finally:
             os.close(fd)
     except BaseException:
+        _drop(tmp)
+        raise
+    return StagedWrite(target, tmp)
+
+
+def commit_staged(
+    staged: StagedWrite,
+    *,
+    expect_sha256: str | None = None,
+    expect_absent: bool = False,
+    sync_dir: bool = True,
+) -> None:
+    """Put a staged file in place: what :func:`atomic_write` promises (same arguments).
+    On any failure (a conflict included) the temp file is removed."""
+    if staged.done:
+        raise ValueError("this staged write was already committed or discarded")
+    staged.done = True
+    target, tmp = staged.target, staged.tmp
+    try:
+        if expect_sha256 is None and not expect_absent:
+            _keep_mode_path(tmp, target)
+            os.replace(tmp, target)  # no base: a plain atomic replace, last writer wins
+        elif expect_sha256 is None and _link_absent(tmp, target):
+            os.unlink(tmp)  # created without a lock: link() never replaces a file
+        else:
+            with write_lock(target):
+                _check_base(target, expect_sha256, expect_absent)
+                _keep_mode_path(tmp, target)  # the target's mode as it is now
+                os.replace(tmp, target)
+    except BaseException:
+        _drop(tmp)
+        raise
+    _drop(tmp, unlink=False)
+    if sync_dir:
+        fsync_directory(target.parent)
+
+
+def discard_staged(staged: StagedWrite) -> None:
+    """Remove a staged file that will not be committed (nothing else changes)."""
+    if not staged.done:
+        staged.done = True
+        _drop(staged.tmp)
+
+
+def _drop(tmp: Path, *, unlink: bool = True) -> None:
+    if unlink:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        raise
+    with _live_guard:
+        _live.discard(os.path.abspath(tmp))
+
+
+def _keep_mode_path(tmp: Path, target: Path) -> None:
+    fd = os.open(tmp, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        _keep_mode(fd, target, None)
+    finally:
+        os.close(fd)
 
 
 _NO_LINK = frozenset({errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK, errno.ENOSYS})
@@ -547,14 +605,18 @@ def os_error_line(exc: OSError, path: str | os.PathLike[str] | None = None) -> R
 __all__ = [
     "CONFLICT",
     "LOCK_NAME",
+    "StagedWrite",
     "append_line",
     "atomic_write",
+    "commit_staged",
+    "discard_staged",
     "display_path",
     "fsync_directory",
     "lock_file_for",
     "os_error_line",
     "sha256_file",
     "sha256_stream",
+    "stage_write",
     "sweep_temp_files",
     "write_lock",
 ]

@@ -147,3 +147,54 @@ def test_mc500_joined_fast_path_matches_per_string() -> None:
         assert got == want
 
     check()
+
+
+def test_same_answers_as_before_the_finer_needles() -> None:
+    """The rewritten patterns (a literal first, the look-back after it) and the finer
+    needles answer exactly as the detector did before (tests/activecode_reference.py)."""
+    import activecode_reference as before
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    alphabet = st.sampled_from([*"ab xyz()=>{}[]^$*+?.-_;:\\\n~<'\"\t한A2",
+        "v2", "v2Get", "getChatVar", "print", "pairs", "ipairs", "console.log", "JSON.parse",
+        ".print", "xprint", "_print", "한print", "editRequest", "fooBar", "aB", "string.",
+        "table.", "Math.", "window.", "json.", ":gsub", ":len", ".push", ".map", ".test",
+        "===", "!==", "~=", "==", "while ", "const ", "let ", "var ", "function", "xfunction",
+        "function(", " do", " then", "end", "local ", "return ", "{{", "setvar::", "(?:",
+        "[^", "<script", "javascript:", "]*", ")+", "\\d", ".*", "{2,}"])
+
+    @settings(max_examples=1500, deadline=None)
+    @given(st.lists(alphabet, max_size=25).map("".join))
+    def check(text: str) -> None:
+        assert find_active_code(text) == before.find_active_code(text), text
+
+    check()
+    seed = json.loads(SEED.read_text(encoding="utf-8"))
+    for text in [*CODE, *PROSE, *(t for _, t in _strings(seed, ""))]:
+        assert find_active_code(text) == before.find_active_code(text)
+
+
+def test_mc500_texts_are_the_strings_it_checks() -> None:
+    """mc500's fast walk gives the strings of ``_strings`` (less the skipped fields), in
+    the same order."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from risutools.contract import rules
+
+    keys = st.sampled_from(["namespace", "controller", "prompt_sha256", "replay_status",
+                            "harness_compatibility", "a", "a/b", "~", "x"])
+    values = st.recursive(st.text(max_size=3) | st.integers() | st.none(),
+                          lambda k: st.lists(k, max_size=3)
+                          | st.dictionaries(keys, k, max_size=4), max_leaves=12)
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.dictionaries(st.sampled_from(["payload", "projection", "other"]), values))
+    def check(doc: dict) -> None:
+        for section in ("payload", "projection"):
+            want = [t for p, t in rules._strings(doc.get(section), "/" + section)
+                    if p not in rules._MC500_SKIP]
+            assert list(rules._texts(section, doc.get(section))) == want
+
+    check()

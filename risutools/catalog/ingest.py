@@ -32,6 +32,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,11 +41,15 @@ from risutools import __version__
 from risutools.catalog.cache import IngestCache, result_key
 from risutools.errors import ConfigError, RisuError, WriteConflict
 from risutools.fsio import (
+    StagedWrite,
     atomic_write,
+    commit_staged,
+    discard_staged,
     display_path,
     fsync_directory,
     os_error_line,
     sha256_file,
+    stage_write,
     sweep_temp_files,
     write_lock,
 )
@@ -308,6 +313,8 @@ def ingest(
     _prepare_catalog(out_p)
     notes = Path(notes_dir) if notes_dir is not None else out_p / "notes"
     notes_s = str(notes) if notes.is_dir() else None
+    if executor is not None and notes_s is not None:
+        notes_s = os.path.abspath(notes_s)  # a worker may run in another folder (a cluster)
     notes_sig = _notes_signature(notes) if notes_s else ""
 
     files, skipped = discover(src_p, exclude=out_p)
@@ -339,23 +346,28 @@ def ingest(
     if on_progress and done_files:
         on_progress(done_files, done_bytes)
 
+    stager = _Stager(out_p, enabled=not ndjson)
+
     def finished(outcome: SourceOutcome, path: Path) -> None:
         nonlocal done_files, done_bytes
         rel = path.relative_to(src_p).as_posix()
         outcomes[rel] = outcome
+        stager.stage(outcome)
         cache.store(rel, outcome, path, lang, notes_sig)
         done_files += 1
         done_bytes += outcome.size
         if on_progress:
             on_progress(done_files, done_bytes)
 
-    if todo:
-        _run([(p, shown[r], n) for p, r, n in todo], lang, notes_s, ndjson, jobs, executor,
-             finished)
+    with stager:
+        if todo:
+            _run([(p, shown[r], n) for p, r, n in todo], lang, notes_s, ndjson, jobs,
+                 executor, finished)
 
-    result = IngestResult(sources=[outcomes[k] for k in sorted(outcomes)], skipped=skipped)
-    _deduplicate(result.sources)
-    _write_catalog(result, out_p, ndjson)
+        result = IngestResult(sources=[outcomes[k] for k in sorted(outcomes)],
+                              skipped=skipped)
+        _deduplicate(result.sources)
+        _write_catalog(result, out_p, ndjson, stager)
     cache.prune(set(outcomes))
     try:
         cache.save()
@@ -377,6 +389,38 @@ def _prepare_catalog(out: Path) -> None:
         raise os_error_line(exc, out) from None
 
 
+BATCH_BYTES = 32 << 20  # a task holds small files up to this many bytes ...
+BATCH_FILES = 32  # ... and at most this many files (one large file is a task of its own)
+
+
+def process_batch(
+    items: list[tuple[str, str]], lang: str, notes_dir: str | None, ndjson: bool = False
+) -> list[SourceOutcome]:
+    """:func:`process_file` for several ``(path, shown relative path)`` pairs: one task of
+    a pool or a cluster (small files travel in batches, so the per-task cost of the
+    executor -- pickling, a round trip, a Dask scheduler decision -- is paid once)."""
+    return [process_file(path, rel, lang, notes_dir, None, ndjson) for path, rel in items]
+
+
+def _batches(todo: list[tuple[Path, str, int]], workers: int) -> list[list[tuple[Path, str, int]]]:
+    """Largest files first (the long ones start early and the tail stays short), small
+    files grouped up to BATCH_BYTES / BATCH_FILES, with at least ~8 tasks per worker."""
+    order = sorted(todo, key=lambda t: (-t[2], t[1]))
+    most = max(1, min(BATCH_FILES, len(order) // max(1, workers * 8)))
+    out: list[list[tuple[Path, str, int]]] = []
+    cur: list[tuple[Path, str, int]] = []
+    size = 0
+    for item in order:
+        if cur and (size + item[2] > BATCH_BYTES or len(cur) >= most):
+            out.append(cur)
+            cur, size = [], 0
+        cur.append(item)
+        size += item[2]
+    if cur:
+        out.append(cur)
+    return out
+
+
 def _run(
     todo: list[tuple[Path, str, int]],
     lang: str,
@@ -393,25 +437,30 @@ def _run(
         return
     own = executor is None
     pool: Executor = executor if executor is not None else ProcessPoolExecutor(workers)
+    # another executor's workers may run in another folder (a cluster): absolute paths
+    where: Callable[[Path], str] = str if own else os.path.abspath
     try:
-        # Largest first: the long files start early and the tail of the run stays short.
-        order = sorted(todo, key=lambda t: (-t[2], t[1]))
-        futures: dict[Future[SourceOutcome], Path] = {
-            pool.submit(process_file, str(path), rel, lang, notes_dir, None, ndjson): path
-            for path, rel, _ in order
+        futures: dict[Future[list[SourceOutcome]], list[tuple[Path, str, int]]] = {
+            pool.submit(process_batch, [(where(p), rel) for p, rel, _ in batch], lang,
+                        notes_dir, ndjson): batch
+            for batch in _batches(todo, workers)
         }
         from concurrent.futures import as_completed
 
         for fut in as_completed(futures):
-            path = futures[fut]
+            batch = futures[fut]
             try:
-                outcome = fut.result()
-            except Exception as exc:  # a worker died: report the file, go on
-                rel = next(r for p, r, _ in todo if p == path)
-                outcome = SourceOutcome(
-                    path=rel, size=_size(str(path)), error=f"{rel}: worker-failed: {exc!r}"
-                )
-            finished(outcome, path)
+                outcomes = fut.result()
+                if len(outcomes) != len(batch):
+                    raise RuntimeError(f"{len(outcomes)} results for {len(batch)} files")
+            except Exception as exc:  # a worker died: report its files, go on
+                outcomes = [
+                    SourceOutcome(path=rel, size=_size(str(p)),
+                                  error=f"{rel}: worker-failed: {exc!r}")
+                    for p, rel, _ in batch
+                ]
+            for (path, _, _), outcome in zip(batch, outcomes, strict=True):
+                finished(outcome, path)
     finally:
         if own:
             pool.shutdown()
@@ -439,9 +488,12 @@ def _deduplicate(sources: list[SourceOutcome]) -> None:
 # -- writing the catalog ---------------------------------------------------
 
 
-def _generated(result: IngestResult, ndjson: bool) -> dict[str, tuple[dict[str, Any], str]]:
-    """component_id -> (document, rendered text); an id produced twice is a collision."""
-    docs: dict[str, tuple[dict[str, Any], str]] = {}
+def _generated(
+    result: IngestResult, ndjson: bool
+) -> dict[str, tuple[dict[str, Any], str, tuple[str, int]]]:
+    """component_id -> (document, rendered text, (source path, index)); an id produced
+    twice is a collision."""
+    docs: dict[str, tuple[dict[str, Any], str, tuple[str, int]]] = {}
     owner: dict[str, str] = {}
     for s in result.sources:
         if s.status != "ok":
@@ -456,7 +508,7 @@ def _generated(result: IngestResult, ndjson: bool) -> dict[str, tuple[dict[str, 
                         "kept the first (give one of them a post id or a notes slug)"
                     )
                 continue
-            docs[cid] = (doc, texts[k] if texts else render(doc, ndjson))
+            docs[cid] = (doc, texts[k] if texts else render(doc, ndjson), (s.path, k))
             owner[cid] = s.path
     return docs
 
@@ -469,9 +521,65 @@ def _review_status(doc: Any) -> str | None:
 
 
 WRITE_THREADS = 8  # fsync-bound: threads overlap the waits
+# staging runs while this process may be projecting too: fewer threads, less GIL contention
+STAGE_THREADS = 4
 
 
-def _write_catalog(result: IngestResult, out: Path, ndjson: bool) -> None:
+class _Stager:
+    """Writes each projected document into a fsynced temp file next to its target as
+    soon as its source is done (in threads, while the workers go on): at the end only
+    the renames remain, and one fsync of the folder.  Each document is still atomic and
+    compare-and-swap (:func:`risutools.fsio.commit_staged`); a temp file that is not
+    used (a duplicate, a collision, an unchanged or reviewed document) is removed, and
+    one a ``kill -9`` left is swept by the next run."""
+
+    def __init__(self, out: Path, *, enabled: bool) -> None:
+        self.out = out
+        self.enabled = enabled
+        self.pool: Any = None
+        self.jobs: dict[tuple[str, int], Future[StagedWrite | None]] = {}
+
+    def __enter__(self) -> _Stager:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+        for fut in self.jobs.values():  # whatever was not committed: removed
+            with suppress(Exception):
+                staged = fut.result()
+                if staged is not None:
+                    discard_staged(staged)
+
+    def stage(self, outcome: SourceOutcome) -> None:
+        if not self.enabled or outcome.error or len(outcome.rendered) != len(outcome.documents):
+            return
+        if self.pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self.pool = ThreadPoolExecutor(STAGE_THREADS)
+        for k, (doc, text) in enumerate(zip(outcome.documents, outcome.rendered, strict=True)):
+            target = self.out / f"{_safe_name(str(doc['component_id']))}.json"
+            self.jobs[(outcome.path, k)] = self.pool.submit(_stage_one, target,
+                                                            text.encode("utf-8"))
+
+    def take(self, source: str, k: int) -> Future[StagedWrite | None] | None:
+        return self.jobs.get((source, k))
+
+
+def _stage_one(target: Path, data: bytes) -> StagedWrite | None:
+    """Stage ``data`` for ``target`` unless the target already holds exactly it."""
+    try:
+        if stat.S_ISREG(os.lstat(target).st_mode) and target.read_bytes() == data:
+            return None
+    except OSError:
+        pass
+    return stage_write(target, data)
+
+
+def _write_catalog(
+    result: IngestResult, out: Path, ndjson: bool, stager: _Stager | None = None
+) -> None:
     docs = _generated(result, ndjson)
     if ndjson:
         _write_ndjson(result, out / NDJSON_NAME, {k: v[1] for k, v in docs.items()})
@@ -479,7 +587,11 @@ def _write_catalog(result: IngestResult, out: Path, ndjson: bool) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     order = sorted(docs)
-    jobs = [(out / f"{_safe_name(cid)}.json", cid, docs[cid][1].encode("utf-8")) for cid in order]
+    jobs = [
+        (out / f"{_safe_name(cid)}.json", cid, docs[cid][1].encode("utf-8"),
+         stager.take(*docs[cid][2]) if stager is not None else None)
+        for cid in order
+    ]
     with ThreadPoolExecutor(WRITE_THREADS) as pool:
         outcomes = list(pool.map(lambda job: _write_one(*job), jobs))
     fsync_directory(out)
@@ -500,16 +612,29 @@ def _write_catalog(result: IngestResult, out: Path, ndjson: bool) -> None:
         }[status].append(text)
 
 
-def _write_one(target: Path, cid: str, data: bytes) -> tuple[str, str | OSError]:
-    """Write one document file; returns (status, name or message, or the OSError)."""
+def _write_one(
+    target: Path, cid: str, data: bytes, pending: Future[StagedWrite | None] | None = None
+) -> tuple[str, str | OSError]:
+    """Write one document file (from its staged temp file when there is one); returns
+    (status, name or message, or the OSError)."""
     from risutools.contract.loaders import parse_value_bytes
 
     shown = display_path(target)
+    staged: StagedWrite | None = None
     try:
+        if pending is not None:
+            staged = pending.result()  # an OSError of the staging is raised here
+
+        def put(**expect: Any) -> None:
+            if staged is not None:
+                commit_staged(staged, sync_dir=False, **expect)
+            else:
+                atomic_write(target, data, sync_dir=False, **expect)
+
         try:
             st = os.lstat(target)
         except FileNotFoundError:
-            atomic_write(target, data, expect_absent=True, sync_dir=False)
+            put(expect_absent=True)
             return "written", target.name
         if not stat.S_ISREG(st.st_mode):
             what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
@@ -531,12 +656,14 @@ def _write_one(target: Path, cid: str, data: bytes) -> tuple[str, str | OSError]
             )
         if status != "candidate":
             return "kept_reviewed", cid
-        base = hashlib.sha256(current).hexdigest()
-        atomic_write(target, data, expect_sha256=base, sync_dir=False)
+        put(expect_sha256=hashlib.sha256(current).hexdigest())
     except WriteConflict as exc:
         return "conflict", exc.one_line()
     except OSError as exc:
         return "oserror", exc
+    finally:
+        if staged is not None:
+            discard_staged(staged)  # not used (or already committed: nothing to do)
     return "written", target.name
 
 
@@ -698,6 +825,7 @@ __all__ = [
     "SourceOutcome",
     "discover",
     "ingest",
+    "process_batch",
     "process_file",
     "result_key",
 ]

@@ -30,23 +30,33 @@ _API_NAMES = (
     "tonumber", "print", "async", "await", "console.log", "JSON.parse", "JSON.stringify",
     "onInput", "onOutput", "onStart", "onButtonClick",
 )
+_LIBRARIES = ("string", "table", "math", "os", "io", "utf8", "coroutine", "json", "Object",
+               "Array", "Math", "document", "window")
+_LUA_METHODS = ("gsub", "gmatch", "match", "find", "sub", "format", "len", "upper", "lower")
+_JS_METHODS = ("push", "forEach", "replace", "replaceAll", "match", "split", "join", "filter",
+               "map", "reduce", "slice", "splice", "indexOf", "test", "exec")
+# Each pattern comes with its needles: strings one of which every match contains, so a
+# text holding none of them is not searched (``in`` is a C substring search; most prose
+# holds no needle of most patterns).
 _STRONG: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
+    # A name, then a look back at the character before it (what ``(?<![\w.])`` checked
+    # first): starting with the names lets ``re`` skip ahead to their first letters.
     ("a call of a Risu/Lua/JS API", ("(",), re.compile(
-        r"(?<![\w.])(?:" + "|".join(re.escape(n) for n in _API_NAMES) + r")\s*\(")),
-    ("a v2 API call", ("(",), re.compile(r"\bv2[A-Z]\w*\s*\(")),
+        "(?:" + "|".join(f"{re.escape(n)}(?<![\\w.]{re.escape(n)})" for n in _API_NAMES)
+        + r")\s*\(")),
+    ("a v2 API call", ("v2",), re.compile(r"v2(?<!\wv2)[A-Z]\w*\s*\(")),
     ("a camelCase function call", ("(",), re.compile(
-        r"\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+\((?:\s*[A-Za-z0-9_\"'{\[-]|\))")),
+        r"[a-z](?<!\w[a-z])[a-z0-9]*(?:[A-Z][a-z0-9]*)+\((?:\s*[A-Za-z0-9_\"'{\[-]|\))")),
     ("a library call (string./table./math.)", ("(",), re.compile(
-        r"\b(?:string|table|math|os|io|utf8|coroutine|json|Object|Array|Math|document|window)"
-        r"\.[a-zA-Z_]\w*\s*\(")),
+        "(?:" + "|".join(f"{n}(?<!\\w{n})" for n in _LIBRARIES) + r")\.[a-zA-Z_]\w*\s*\(")),
+    # `:` first (then a look back at the character before it), so `re` skips to the `:`s
     ("a method call (.gsub/.match/.replace ...)", ("(",), re.compile(
-        r"[\w)\]]:(?:gsub|gmatch|match|find|sub|format|len|upper|lower)\s*\(|"
-        r"\.(?:push|forEach|replace|replaceAll|match|split|join|filter|map|reduce|slice|"
-        r"splice|indexOf|test|exec)\s*\(")),
+        r":(?<=[\w)\]]:)(?:" + "|".join(_LUA_METHODS) + r")\s*\(|"
+        r"\.(?:" + "|".join(_JS_METHODS) + r")\s*\(")),
     ("Lua `local x =`", ("local",), re.compile(
         r"\blocal\s+(?:function\b|[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*=(?!=))")),
     ("a function definition", ("function",), re.compile(
-        r"\bfunction\b\s*[A-Za-z_.:\w]*\s*\([^()\n]{0,200}\)\s*(?:\{|\n|[A-Za-z_]\w*\s*[=(]|"
+        r"function(?<!\wfunction)\b\s*[A-Za-z_.:\w]*\s*\([^()\n]{0,200}\)\s*(?:\{|\n|[A-Za-z_]\w*\s*[=(]|"
         r"return\b|local\b|if\b|end\b)")),
     ("Lua `if ... then` block", ("then",), re.compile(
         r"\bif\b[^\n]{1,200}?\bthen[ \t]*\n|\bif\b[^\n]{1,200}?(?:==|~=|[<>]=?)[^\n]{0,200}?"
@@ -54,20 +64,21 @@ _STRONG: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("Lua `for ... do`", ("do",), re.compile(
         r"\bfor\s+[A-Za-z_]\w*\s*(?:=|,\s*[A-Za-z_]\w*\s+in\b|\s+in\b)[^\n]{0,200}?\bdo\b"
         r"[ \t]*(?:\n|$|[^\n]{0,200}?\bend\b)")),
-    ("Lua `while ... do`", ("do",), re.compile(
+    ("Lua `while ... do`", ("while",), re.compile(
         r"\bwhile\b[^\n]{1,200}?\bdo[ \t]*(?:\n|$|[^\n]{0,200}?\bend\b)")),
-    ("JS `const/let/var x =`", ("=",), re.compile(
+    ("JS `const/let/var x =`", ("const", "let", "var"), re.compile(
         r"\b(?:const|let|var)\s+[A-Za-z_$][\w$]*\s*=(?![=>])")),
     ("a JS arrow function", ("=>",), re.compile(
         r"\)\s*=>|=>\s*\{|\b[A-Za-z_$][\w$]*\s*=>\s*[\w$]+\s*[.(]")),
     ("a `return ...;` statement", ("return",), re.compile(r"\breturn\b[^\n;]{0,200};")),
-    ("an `===`/`!==`/`~=` comparison", ("==", "~="), re.compile(
+    ("an `===`/`!==`/`~=` comparison", ("===", "!==", "~="), re.compile(
         r"[\w)\]]\s*(?:===|!==|~=)\s*[\w\"'(]")),
     ("CBS template syntax", ("{{",), re.compile(
         r"\{\{\s*(?:#if|#when|#each|/if|/when|/each|:else|"
         r"(?:set|get|add)(?:global)?var\s*::|button\s*::|[a-z_]+::)")),
     ("HTML script", ("<", ":"), re.compile(
-        r"<\s*script\b|\bjavascript:|<[a-zA-Z][^<>\n]{0,200}\son[a-z]+\s*=", re.IGNORECASE)),
+        r"<\s*script\b|javascript(?<!\wjavascript):|<[a-zA-Z][^<>\n]{0,200}\son[a-z]+\s*=",
+        re.IGNORECASE)),
     ("a regex group `(?:`/`(?=`/`(?<`", ("(?",), re.compile(
         r"\(\?(?:[:=!]|<[=!]|<[A-Za-z])")),
     ("a regex character class `[^...]`", ("[^",), re.compile(r"\[\^[^\]\n]{1,100}\]")),
@@ -76,7 +87,8 @@ _WEAK: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("regex escapes (\\d, \\w, \\s ...)", ("\\",), re.compile(r"\\[dwsbDWSB]")),
     ("escaped regex metacharacters", ("\\",), re.compile(r"\\[.()\[\]*+?|/{}^$]")),
     ("regex quantifiers", ("*", "+", "?", "{"), re.compile(
-        r"(?:[\])]|\\[dws])[*+?]|\.\*\??|\.\+\??|\{\d+,\d*\}")),
+        # every alternative starts with a literal, so `re` skips to those characters
+        r"\][*+?]|\)[*+?]|\\[dws][*+?]|\.\*\??|\.\+\??|\{\d+,\d*\}")),
     ("a regex character range", ("[",), re.compile(
         r"\[(?:a-z|A-Z|0-9|가-힣|\w-\w)[^\]\n]{0,60}\]")),
     ("anchored pattern ^...$", ("^",), re.compile(r"^\^[^\n]{1,200}\$$", re.MULTILINE)),
@@ -118,6 +130,13 @@ def _triggers(table: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...]
 _STRONG_BY = _triggers(_STRONG)
 _WEAK_BY = _triggers(_WEAK)
 
+# A second gate where a needle is too common: a camelCase call has a letter or digit right
+# before its `(` (found by a search that skips to each `(`), so without one it cannot match.
+_GATES = {
+    next(i for i, (r, _, _) in enumerate(_STRONG) if r == "a camelCase function call"):
+        re.compile(r"\((?<=[A-Za-z0-9]\()"),
+}
+
 
 def find_active_code(text: str) -> str | None:
     """Why ``text`` looks like code or a regex pattern, or ``None`` for prose."""
@@ -133,11 +152,19 @@ def find_active_code(text: str) -> str | None:
         weak_idx.update(_WEAK_BY.get(m, ()))
     for i in sorted(strong):
         reason, _, rx = _STRONG[i]
-        if rx.search(text):
+        gate = _GATES.get(i)
+        if (gate is None or gate.search(text)) and rx.search(text):
             return reason
-    if "\n" in present and _code_lines(text) >= 2:
+    # a statement line ends in ; { } or is a lone `end`: without those, no such line
+    if ("\n" in present and (";" in present or "{" in text or "}" in text or "end" in text)
+            and _code_lines(text) >= 2):
         return "several statement lines ending in ; { }"
-    weak = [_WEAK[i][0] for i in sorted(weak_idx) if _WEAK[i][2].search(text)]
+    weak: list[str] = []
+    for i in sorted(weak_idx):
+        if _WEAK[i][2].search(text):
+            weak.append(_WEAK[i][0])
+            if len(weak) == 2:  # the first two name the finding
+                return " and ".join(weak)
     if ";" in present and text.count(";") >= 3 and any(c in text for c in "=(){}"):
         weak.append("several `;` separated statements")
     if len(weak) >= 2:

@@ -1,13 +1,26 @@
-"""MC100: schema validation, with a compiled fast path and jsonschema for the error list."""
+"""MC100: schema validation, with a compiled fast path and jsonschema for the error list.
+
+The fast path is jsonschema-rs (a compiled JSON Schema 2020-12 validator): a document it
+finds valid is valid.  Anything else — a document it finds invalid, or one it cannot take
+(a string with an unpaired surrogate, an integer past 64 bits) — goes to ``jsonschema``,
+the reference implementation, whose ``iter_errors`` lists every error (and finds none
+where the two disagree).  Regex classes differ: Python's ``\\s`` is every character for
+which ``str.isspace()`` holds, the regex crate's is Unicode White_Space (``\\x1c``-``\\x1f``
+are only the former), so the fast path is given the schema with ``\\s``/``\\S`` written
+out as Python reads them; a pattern with another class escape whose meaning could differ
+(``\\d \\w \\b``) turns the fast path off.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from risutools.contract.fastschema import Check, compile_schema
 from risutools.contract.jsonlines import escape_pointer_token
 from risutools.formats.jsonsafe import json_type_name
+
+Check = Callable[[Any], bool]
 
 SCHEMA_NAME = "matrix-component-v1.schema.json"
 
@@ -19,9 +32,77 @@ def schema() -> dict[str, Any]:
     return load_schema(SCHEMA_NAME)
 
 
+# Every character Python's ``re`` counts as whitespace in a str pattern.
+_PY_SPACE = "".join(c for c in map(chr, range(0x3001)) if c.isspace())
+_UNSURE = frozenset("dDwWbB")
+
+
+class UnsupportedPattern(ValueError):
+    """A pattern whose meaning could differ between Python's re and the regex crate."""
+
+
+def python_pattern(p: str) -> str:
+    """``p`` with ``\\s``/``\\S`` (outside ``[...]``) as classes of Python's whitespace."""
+    out: list[str] = []
+    i = 0
+    in_class = False
+    while i < len(p):
+        c = p[i]
+        if c == "\\" and i + 1 < len(p):
+            e = p[i + 1]
+            if e in "sS":
+                if in_class:
+                    raise UnsupportedPattern(p)
+                out.append(("[" if e == "s" else "[^") + _PY_SPACE + "]")
+            elif e in _UNSURE:
+                raise UnsupportedPattern(p)
+            else:
+                out.append(p[i : i + 2])
+            i += 2
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+        elif c == "]" and in_class:
+            in_class = False
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _for_fast_path(v: Any) -> Any:
+    if isinstance(v, dict):
+        out: dict[str, Any] = {}
+        for k, x in v.items():
+            if k == "patternProperties" and isinstance(x, dict):
+                out[k] = {python_pattern(pk): _for_fast_path(px) for pk, px in x.items()}
+            elif k == "pattern" and isinstance(x, str):
+                out[k] = python_pattern(x)
+            else:
+                out[k] = _for_fast_path(x)
+        return out
+    if isinstance(v, list):
+        return [_for_fast_path(x) for x in v]
+    return v
+
+
 @cache
 def fast_check() -> Check:
-    return compile_schema(schema())
+    """``is_valid(doc)``: True only when ``doc`` is valid (False may be wrong: then
+    ``jsonschema`` decides)."""
+    try:
+        import jsonschema_rs
+
+        rs = jsonschema_rs.Draft202012Validator(_for_fast_path(schema()))
+    except (ImportError, UnsupportedPattern):  # no fast path: jsonschema alone
+        return lambda doc: False
+
+    def check(doc: Any) -> bool:
+        try:
+            return bool(rs.is_valid(doc))
+        except (ValueError, TypeError, OverflowError):  # a value it cannot take
+            return False
+
+    return check
 
 
 @cache

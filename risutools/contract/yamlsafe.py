@@ -1,7 +1,9 @@
 """YAML to plain JSON values, refusing everything JSON cannot hold.
 
-PyYAML's parser composes the node tree (never constructing arbitrary Python
-objects); this module then turns nodes into JSON values itself:
+The YAML parser only produces events (libyaml's C parser when PyYAML was built with it,
+PyYAML's pure-Python parser otherwise: ``HAVE_LIBYAML``); this module composes those
+events into JSON values itself, in one pass with an explicit stack (no recursion, no
+node tree, no arbitrary Python objects):
 - aliases (``*name``) and merge keys (``<<``) are refused: no alias bombs, no
   shared structure;
 - only the JSON-compatible tags are accepted (str, int, float, bool, null, seq,
@@ -11,31 +13,68 @@ objects); this module then turns nodes into JSON values itself:
 - ``.nan``/``.inf`` are refused (JSON has no NaN);
 - mapping keys must be strings (``yes:``/``1:`` are refused: quote them) and may
   not repeat;
-- nesting deeper than ``max_depth`` is refused.
-Each value's line is recorded by its JSON pointer.
+- nesting deeper than ``max_depth`` is refused, with its line, however deep the text.
+
+Refusals come in the order a reader of the whole document would meet them: a problem
+with the document's *syntax* (a parse error, an alias, a repeated anchor) anywhere in a
+document wins over a problem with its *values* (a tag, a key, the depth) — the values of
+the rest of the document are then no longer built, only its events read to its end.
+
+Each value's line is recorded by its JSON pointer, except where it is the line of its
+parent (a flow sequence on one line records one pointer, not one per item): looking a
+pointer up by walking to its nearest recorded parent gives every value's own line.
+Syntax errors carry the parser's own wording (libyaml and PyYAML word a few differently)
+and line.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.composer import ComposerError
+from yaml.events import (
+    AliasEvent,
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from yaml.scanner import ScannerError
 
 from risutools.contract.jsonlines import escape_pointer_token
 
 _STR = "tag:yaml.org,2002:str"
+_INT = "tag:yaml.org,2002:int"
+_NULL = "tag:yaml.org,2002:null"
 _SCALARS = {
-    "tag:yaml.org,2002:null", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int",
-    "tag:yaml.org,2002:float", _STR,
+    _NULL, "tag:yaml.org,2002:bool", _INT, "tag:yaml.org,2002:float", _STR,
 }
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]{0,17})\Z")
+
+
+class _EveryChar(frozenset):  # type: ignore[type-arg]
+    def __contains__(self, _: object) -> bool:
+        return True
+
+
+_EVERY_CHAR = _EveryChar()
 _SEQ = "tag:yaml.org,2002:seq"
 _MAP = "tag:yaml.org,2002:map"
 _MERGE = "tag:yaml.org,2002:merge"
+
+#: libyaml's C parser is used (PyYAML built with it); else PyYAML's pure-Python parser
+HAVE_LIBYAML = bool(getattr(yaml, "__with_libyaml__", False)) and hasattr(yaml, "CSafeLoader")
 
 
 class YamlRefused(Exception):
@@ -46,20 +85,17 @@ class YamlRefused(Exception):
         self.pointer = pointer
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader whose composer refuses aliases."""
+class _Bound(YamlRefused):
+    """A bound (depth, values) passed: refused at once, the rest is not read."""
 
-    def compose_node(self, parent: Node | None, index: Any) -> Node:
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()  # type: ignore[no-untyped-call]
-            raise YamlRefused(
-                f"YAML alias *{event.anchor} is not allowed in a catalog document "
-                "; write the value out instead",
-                event.start_mark.line + 1,
-            )
-        node = super().compose_node(parent, index)
-        assert node is not None
-        return node
+
+#: bound on the estimated memory of the values of one YAML file (all its documents): each
+#: scalar counts ``SCALAR_COST`` bytes, each sequence or mapping ``CONTAINER_COST``, each
+#: value on another line than its parent ``LINE_COST`` more (its entry in the line map)
+MAX_YAML_COST = 160 * 1024 * 1024
+SCALAR_COST = 64
+CONTAINER_COST = 256
+LINE_COST = 160
 
 
 @dataclass
@@ -69,83 +105,290 @@ class YamlDocument:
     lines: dict[str, int]
 
 
-def load_yaml_documents(text: str, *, max_depth: int) -> Iterator[YamlDocument]:
-    """Yield each document of a YAML stream (YamlRefused / yaml.YAMLError on bad input)."""
-    loader = _Loader(text)
+class _PureLoader(yaml.SafeLoader):
+    """PyYAML's pure-Python loader, its flow nesting bounded like libyaml's (whose bound
+    is 1,000), but at ``max_depth + 64`` levels: past ``max_depth + 1`` flow levels a node
+    is deeper than ``max_depth``, and PyYAML's scanner spends time in the square of the
+    depth getting there.  (The margin lets the composer meet the depth first, with its
+    pointer, whenever the scanner does not look that far ahead.)"""
+
+    flow_limit = 1000
+
+    def fetch_flow_collection_start(self, TokenClass: Any) -> None:
+        if self.flow_level >= self.flow_limit:
+            raise ScannerError("while increasing flow level", None,
+                               "exceeded maximum nesting depth", self.get_mark())
+        super().fetch_flow_collection_start(TokenClass)
+
+
+def _loader(text: str, use_libyaml: bool | None, max_depth: int = 64) -> Any:
+    c = HAVE_LIBYAML if use_libyaml is None else use_libyaml
+    if c:
+        return yaml.CSafeLoader(text)
+    loader = _PureLoader(text)
+    loader.flow_limit = min(max_depth + 64, 1000)
+    return loader
+
+
+def load_yaml_documents(text: str, *, max_depth: int, use_libyaml: bool | None = None
+                        ) -> Iterator[YamlDocument]:
+    """Yield each document of a YAML stream (YamlRefused / yaml.YAMLError on bad input).
+
+    ``use_libyaml``: None uses libyaml when present; False forces the pure-Python parser
+    (True requires libyaml)."""
+    loader = _loader(text, use_libyaml, max_depth)
+    budget = [0]
     try:
-        while loader.check_node():
-            node = loader.get_node()
-            if node is None:
-                continue
-            conv = _Converter(loader, max_depth)
-            value = conv.convert(node, "", 0)
-            yield YamlDocument(value, node.start_mark.line + 1, conv.lines)
+        loader.get_event()  # StreamStartEvent
+        while not loader.check_event(StreamEndEvent):
+            start = loader.get_event()
+            assert isinstance(start, DocumentStartEvent)
+            doc = _Composer(loader, max_depth, budget, pure=not isinstance(loader, _C_LOADERS))
+            value, line = doc.compose()
+            yield YamlDocument(value, line, doc.lines)
     finally:
         loader.dispose()
 
 
-class _Converter:
-    def __init__(self, loader: _Loader, max_depth: int) -> None:
+_C_LOADERS: tuple[type, ...] = (yaml.CSafeLoader,) if HAVE_LIBYAML else ()
+
+
+class _Frame:
+    """An open sequence or mapping: its value, pointer, depth, line, the pending key."""
+
+    __slots__ = ("depth", "key", "key_lines", "line", "pointer", "value")
+
+    def __init__(self, value: Any, pointer: str, depth: int, line: int) -> None:
+        self.value = value
+        self.pointer = pointer
+        self.depth = depth
+        self.line = line
+        self.key: str | None = None  # mapping: the key whose value comes next
+        self.key_lines: dict[str, int] = {}
+
+
+class _Composer:
+    """Composes one document's events (after its DocumentStartEvent) into a JSON value."""
+
+    def __init__(self, loader: Any, max_depth: int, budget: list[int], *, pure: bool) -> None:
         self.loader = loader
+        self.budget = budget  # [estimated bytes] of the file's values so far
         self.max_depth = max_depth
+        self.pure = pure  # only the pure-Python parser lets "\ud800" escapes through
         self.lines: dict[str, int] = {}
+        self.anchors: dict[str, Any] = {}  # anchor -> start mark
+        self.resolved: dict[str, str] = {}  # plain scalar -> its implicit tag
+        self.constructed: dict[tuple[str, str], Any] = {}  # (tag, text) -> bool/int/float
+        self.simple = not loader.yaml_path_resolvers  # PyYAML has none unless added
+        resolvers = loader.yaml_implicit_resolvers
+        self.first_chars = frozenset(resolvers) if None not in resolvers else _EVERY_CHAR
+        # a plain decimal integer resolves to int and constructs as int() (PyYAML's own
+        # resolvers; checked, in case an application changed them)
+        self.fast_ints = self.simple and all(
+            loader.resolve(ScalarNode, v, (True, False)) == _INT for v in ("7", "-12", "+3", "0"))
 
-    def convert(self, node: Node, pointer: str, depth: int) -> Any:
-        line = node.start_mark.line + 1
-        self.lines.setdefault(pointer, line)
+    def compose(self) -> tuple[Any, int]:
+        """(value, start line) of the document; consumes its DocumentEndEvent."""
+        loader = self.loader
+        stack: list[_Frame] = []
+        root: Any = None
+        root_line = 1
+        deferred: BaseException | None = None
+        get = loader.get_event
+        while True:
+            try:
+                ev: Any = get()
+            except yaml.MarkedYAMLError as exc:
+                # libyaml stops at 1,000 levels, looking ahead of the events: that is past
+                # ``max_depth`` too, and refused as such (where it was met)
+                if "maximum nesting depth" not in str(exc.problem) or self.max_depth >= 1000:
+                    raise
+                mark = exc.problem_mark or exc.context_mark
+                raise _Bound(
+                    f"nested deeper than {self.max_depth} levels; flatten the document",
+                    mark.line + 1 if mark is not None else None,
+                    stack[-1].pointer if stack else "") from None
+            cls = type(ev)
+            if cls is SequenceEndEvent or cls is MappingEndEvent:
+                if deferred is None:
+                    stack.pop()
+                continue
+            if cls is DocumentEndEvent:
+                if deferred is not None:
+                    raise deferred
+                return root, root_line
+            if cls is AliasEvent:
+                raise YamlRefused(
+                    f"YAML alias *{ev.anchor} is not allowed in a catalog document "
+                    "; write the value out instead",
+                    ev.start_mark.line + 1,
+                )
+            anchor = ev.anchor
+            if anchor is not None:
+                if anchor in self.anchors:
+                    raise ComposerError(
+                        f"found duplicate anchor {anchor!r}; first occurrence",
+                        self.anchors[anchor], "second occurrence", ev.start_mark)
+                self.anchors[anchor] = ev.start_mark
+            if deferred is not None:
+                continue  # only looking for syntax problems until the document ends
+            budget = self.budget
+            budget[0] += SCALAR_COST if cls is ScalarEvent else CONTAINER_COST
+            if budget[0] > MAX_YAML_COST:
+                raise _Bound(
+                    "too many values: more than the memory bound allows "
+                    f"({MAX_YAML_COST >> 20} MiB estimated for the values of one file); "
+                    "split the file",
+                    ev.start_mark.line + 1, stack[-1].pointer if stack else "")
+            try:
+                if not stack:
+                    root_line = ev.start_mark.line + 1
+                    root = self._node(ev, None, stack)
+                else:
+                    top = stack[-1]
+                    if type(top.value) is dict and top.key is None:
+                        self._key(ev, top)
+                    else:
+                        self._node(ev, top, stack)
+            except _Bound:
+                raise
+            except (YamlRefused, ValueError) as exc:
+                deferred = exc
+            except (KeyError, TypeError, AttributeError) as exc:  # e.g. !!bool maybe
+                deferred = ValueError(f"{_shown(ev)} cannot be read as its tag says ({exc})")
+
+    def _tag(self, ev: Any) -> str:
+        """The node's tag, resolved as PyYAML's composer does (``Resolver.resolve``, with
+        its outcome for short plain scalars remembered)."""
+        tag = ev.tag
+        if tag is not None and tag != "!":
+            return str(tag)
+        cls = type(ev)
+        if not self.simple:  # an application added path resolvers: ask the resolver
+            kind = {ScalarEvent: ScalarNode, SequenceStartEvent: SequenceNode}.get(cls, MappingNode)
+            return str(self.loader.resolve(kind, getattr(ev, "value", None), ev.implicit))
+        if cls is SequenceStartEvent:
+            return _SEQ
+        if cls is MappingStartEvent:
+            return _MAP
+        if not ev.implicit[0]:
+            return _STR
+        value = ev.value
+        if value and value[0] not in self.first_chars:
+            return _STR  # no implicit resolver starts with this character
+        got = self.resolved.get(value)
+        if got is None:
+            got = str(self.loader.resolve(ScalarNode, value, ev.implicit))
+            if len(value) <= 64 and len(self.resolved) < 4096:
+                self.resolved[value] = got
+        return got
+
+    def _key(self, ev: Any, top: _Frame) -> None:
+        kline = ev.start_mark.line + 1
+        tag = self._tag(ev)
+        if tag == _MERGE:
+            raise YamlRefused("YAML merge key << is not allowed; write the keys out instead",
+                              kline, top.pointer)
+        if not isinstance(ev, ScalarEvent) or tag != _STR:
+            shown = ev.value if isinstance(ev, ScalarEvent) else "(collection)"
+            raise YamlRefused(f"mapping key {shown!r} is not a string; quote it", kline,
+                              top.pointer)
+        key = str(ev.value)
+        if key in top.value:
+            raise YamlRefused(
+                f"duplicate key {key!r} (first at line {top.key_lines[key]}); remove or rename "
+                "one of them", kline, f"{top.pointer}/{escape_pointer_token(key)}")
+        top.key_lines[key] = kline
+        top.key = key
+
+    @staticmethod
+    def _pointer(parent: _Frame) -> str:
+        """The pointer of the node that comes next in ``parent``."""
+        pv = parent.value
+        if type(pv) is dict:
+            return f"{parent.pointer}/{escape_pointer_token(parent.key or '')}"
+        return f"{parent.pointer}/{len(pv)}"
+
+    def _node(self, ev: Any, parent: _Frame | None, stack: list[_Frame]) -> Any:
+        line = ev.start_mark.line + 1
+        cls = type(ev)
+        pointer: str | None
+        if parent is None:
+            pointer, depth = "", 0
+            self.lines[""] = line
+        else:
+            depth = parent.depth + 1
+            pointer = None
+            if line != parent.line:
+                pointer = self._pointer(parent)
+                self.lines[pointer] = line
+                self.budget[0] += LINE_COST
         if depth > self.max_depth:
-            raise YamlRefused(f"nested deeper than {self.max_depth} levels; flatten the document",
-                              line, pointer)
-        if isinstance(node, ScalarNode):
-            return self.scalar(node, pointer, line)
-        if isinstance(node, SequenceNode):
-            if node.tag != _SEQ:
-                raise YamlRefused(f"YAML tag {node.tag} builds a non-JSON value; remove the tag "
-                             "(plain JSON values only)", line, pointer)
-            return [self.convert(v, f"{pointer}/{i}", depth + 1) for i, v in enumerate(node.value)]
-        if isinstance(node, MappingNode):
-            if node.tag != _MAP:
-                raise YamlRefused(f"YAML tag {node.tag} builds a non-JSON value; remove the tag "
-                             "(plain JSON values only)", line, pointer)
-            out: dict[str, Any] = {}
-            key_lines: dict[str, int] = {}
-            for knode, vnode in node.value:
-                kline = knode.start_mark.line + 1
-                if knode.tag == _MERGE:
-                    raise YamlRefused(
-                        "YAML merge key << is not allowed; write the keys out instead", kline,
-                        pointer,
-                    )
-                if not isinstance(knode, ScalarNode) or knode.tag != _STR:
-                    shown = knode.value if isinstance(knode, ScalarNode) else "(collection)"
-                    raise YamlRefused(
-                        f"mapping key {shown!r} is not a string; quote it", kline, pointer
-                    )
-                key = str(knode.value)
-                child = f"{pointer}/{escape_pointer_token(key)}"
-                if key in out:
-                    raise YamlRefused(
-                        f"duplicate key {key!r} (first at line {key_lines[key]}); remove or rename "
-                        "one of them", kline, child
-                    )
-                key_lines[key] = kline
-                out[key] = self.convert(vnode, child, depth + 1)
-            return out
-        raise YamlRefused("unsupported YAML node", line, pointer)  # pragma: no cover
-
-    def scalar(self, node: ScalarNode, pointer: str, line: int) -> Any:
-        if node.tag == _TIMESTAMP:
-            return str(node.value)
-        if node.tag not in _SCALARS:
-            raise YamlRefused(f"YAML tag {node.tag} builds a non-JSON value; remove the tag "
-                             "(plain JSON values only)", line, pointer)
-        value = self.loader.construct_object(node, deep=True)
-        if isinstance(value, float) and not math.isfinite(value):
-            raise YamlRefused(f"{node.value} is not a JSON number (NaN/Infinity); write a number "
-                              "or null", line, pointer)
-        if isinstance(value, str):
-            _check_surrogates(value, line, pointer)
+            raise _Bound(f"nested deeper than {self.max_depth} levels; flatten the document",
+                              line, pointer if pointer is not None else self._pointer(parent))  # type: ignore[arg-type]
+        value: Any
+        if (cls is ScalarEvent and self.fast_ints and ev.tag is None and ev.implicit[0]
+                and _DECIMAL.match(ev.value)):
+            value = int(ev.value)
+        elif cls is ScalarEvent:
+            value = self._scalar(ev, self._tag(ev), line, parent)
+        else:
+            tag = self._tag(ev)
+            if pointer is None:
+                pointer = self._pointer(parent)  # type: ignore[arg-type]
+            if cls is SequenceStartEvent:
+                if tag != _SEQ:
+                    raise YamlRefused(f"YAML tag {tag} builds a non-JSON value; remove the tag "
+                                      "(plain JSON values only)", line, pointer)
+                value = []
+            else:
+                if tag != _MAP:
+                    raise YamlRefused(f"YAML tag {tag} builds a non-JSON value; remove the tag "
+                                      "(plain JSON values only)", line, pointer)
+                value = {}
+            stack.append(_Frame(value, pointer, depth, line))
+        if parent is not None:
+            pv = parent.value
+            if type(pv) is dict:
+                pv[parent.key] = value
+                parent.key = None
+            else:
+                pv.append(value)
         return value
+
+    def _scalar(self, ev: Any, tag: str, line: int, parent: _Frame | None) -> Any:
+        if tag == _STR:
+            value: Any = ev.value
+            if self.pure:
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    _check_surrogates(value, line, self._pointer(parent) if parent else "")
+            return value
+        if tag == _NULL:
+            return None
+        if tag == _TIMESTAMP:
+            return str(ev.value)
+        if tag not in _SCALARS:
+            raise YamlRefused(f"YAML tag {tag} builds a non-JSON value; remove the tag "
+                              "(plain JSON values only)", line,
+                              self._pointer(parent) if parent else "")
+        memo = (tag, ev.value)
+        if memo in self.constructed:
+            return self.constructed[memo]
+        node = ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark, style=ev.style)
+        value = self.loader.yaml_constructors[tag](self.loader, node)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise YamlRefused(f"{ev.value} is not a JSON number (NaN/Infinity); write a number "
+                              "or null", line, self._pointer(parent) if parent else "")
+        if len(ev.value) <= 64 and len(self.constructed) < 4096:
+            self.constructed[memo] = value
+        return value
+
+
+def _shown(ev: Any) -> str:
+    v = getattr(ev, "value", None)
+    return repr(v if isinstance(v, str) and len(v) <= 50 else "(value)")
 
 
 def _check_surrogates(s: str, line: int, pointer: str) -> None:

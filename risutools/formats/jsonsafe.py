@@ -1,21 +1,43 @@
 """Bounded JSON parsing for untrusted module text.
 
-``loads_object`` decodes UTF-8, refuses absurd nesting *before* ``json.loads``
-could recurse (a linear bracket-depth scan that skips string literals), refuses
-``NaN``/``Infinity`` (not JSON), and requires a top-level object.  Every failure is
-a :class:`FormatError` with a stable code and a precise ``where``.
+``loads_object`` refuses, in this order and each with a stable code and a precise
+``where``:
+- a block whose parse would cost too much memory (``too-large``): before parsing, one
+  C-speed pass counts the bytes that can start a value (``,`` ``[`` ``{``, inside
+  strings too, so the count only over-estimates) and the estimated peak
+  ``3 x bytes + ITEM_COST x that count`` must stay within ``MAX_PARSE_COST``;
+- text that is not UTF-8 (``not-utf8``, with the byte offset);
+- nesting deeper than ``MAX_DEPTH`` (``json-too-deep``, with the character offset);
+- ``NaN``/``Infinity`` and anything else that is not JSON (``not-json``);
+- a top level that is not an object (``not-an-object``).
+
+The nesting bound is kept without a pass in Python over the text: ``json.loads`` bounds
+its own recursion (a ``RecursionError`` far below the C stack), and a walk over the
+parsed containers (cheap: containers only, by level) checks ``MAX_DEPTH``.  Only a
+refusal re-scans the text, to name the character offset.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import re
+import sys
 from typing import Any
 
 from risutools.errors import FormatError
 
 #: deepest nesting of arrays/objects accepted (RisuAI files are < 20 deep)
 MAX_DEPTH = 200
+#: bound on the estimated memory of one parse (text + decoded text + Python values)
+MAX_PARSE_COST = 256 * 1024 * 1024
+#: estimated bytes of Python objects per ``,``/``[``/``{`` byte (a value, a key, a slot)
+ITEM_COST = 128
+#: estimated bytes per byte of JSON text besides its values: the bytes, their decoded
+#: ``str`` and the strings built from them
+BYTE_COST = 3
+# every byte but the three that can start a value: ``translate`` deletes them in one pass
+_NOT_ITEM = bytes(b for b in range(256) if b not in b",[{")
 
 # A JSON string literal (unrolled loop: linear, no backtracking blow-up) or a bracket.
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
@@ -60,26 +82,83 @@ def decode_utf8(raw: bytes, *, where: str) -> str:
         ) from None
 
 
+def parse_cost(raw: bytes | bytearray | memoryview) -> int:
+    """The estimated peak memory of parsing ``raw``, in bytes (see the module docstring).
+
+    Counting is skipped when even a block made only of ``,``/``[``/``{`` stays within the
+    bound; the answer is then that worst case."""
+    n = len(raw)
+    if (BYTE_COST + ITEM_COST) * n <= MAX_PARSE_COST:
+        return (BYTE_COST + ITEM_COST) * n
+    items = len(bytes(raw).translate(None, _NOT_ITEM) if not isinstance(raw, bytes)
+                else raw.translate(None, _NOT_ITEM))
+    return BYTE_COST * n + ITEM_COST * items
+
+
+def _parser_bounds_depth() -> bool:
+    """``json.loads`` refuses deep nesting itself, long before the C stack runs out:
+    Python 3.12+ bounds C recursion on its own; 3.10/3.11 by the recursion limit, so only
+    while nobody raised it far."""
+    return sys.version_info >= (3, 12) or sys.getrecursionlimit() <= 10_000
+
+
+def _nests_deeper(root: object, limit: int = MAX_DEPTH) -> bool:
+    """Whether a parsed value nests deeper than ``limit``.
+
+    Containers are visited level by level; ``gc.get_referents`` lists the values of a
+    whole level of dicts and lists in one C call (keys may come too: strings, skipped)."""
+    level: list[Any] = [root] if type(root) is dict or type(root) is list else []
+    depth = 1
+    while level:
+        if depth > limit:
+            return True
+        level = [x for x in gc.get_referents(*level) if type(x) is dict or type(x) is list]
+        depth += 1
+    return False
+
+
+def _too_deep(what: str, at: int, where: str) -> FormatError:
+    return FormatError(
+        "json-too-deep",
+        f"{what} nests deeper than {MAX_DEPTH} levels (at character {at}); refusing to parse",
+        where=where,
+    )
+
+
 def loads_object(raw: bytes, *, where: str, what: str = "JSON") -> dict[str, Any]:
     """Parse ``raw`` (UTF-8 JSON) into a dict, safely; see the module docstring."""
-    text = decode_utf8(raw, where=where)
-    at = max_depth_exceeded(text)
-    if at is not None:
+    cost = parse_cost(raw)
+    if cost > MAX_PARSE_COST:
         raise FormatError(
-            "json-too-deep",
-            f"{what} nests deeper than {MAX_DEPTH} levels (at character {at}); refusing to parse",
+            "too-large",
+            f"{what} of {len(raw)} bytes holds too many values to parse within the memory "
+            f"bound (estimated {cost >> 20} MiB, bound {MAX_PARSE_COST >> 20} MiB)",
             where=where,
         )
+    text = decode_utf8(raw, where=where)
+    if not _parser_bounds_depth():
+        at = max_depth_exceeded(text)
+        if at is not None:
+            raise _too_deep(what, at, where)
     try:
         value = json.loads(text, parse_constant=_no_constants)
     except json.JSONDecodeError as exc:
+        at = max_depth_exceeded(text)
+        if at is not None:
+            raise _too_deep(what, at, where) from None
         raise FormatError(
             "not-json",
             f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
             where=where,
         ) from None
     except (ValueError, RecursionError) as exc:
+        at = max_depth_exceeded(text)
+        if at is not None:
+            raise _too_deep(what, at, where) from None
         raise FormatError("not-json", f"{what} is not valid JSON: {exc}", where=where) from None
+    if _nests_deeper(value):
+        at = max_depth_exceeded(text)
+        raise _too_deep(what, at if at is not None else 0, where)
     if not isinstance(value, dict):
         raise FormatError(
             "not-an-object",

@@ -1,0 +1,179 @@
+"""Staged writes (write + fsync early, rename at the end) and batched tasks of ingest."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from risutools.catalog import ingest as ig
+from risutools.catalog.ingest import ingest
+from risutools.errors import WriteConflict
+from risutools.formats.risum import write_risum
+from risutools.fsio import commit_staged, discard_staged, stage_write, sweep_temp_files
+
+TMP = ".risutools-tmp-"
+
+
+def _temps(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.rglob("*") if TMP in p.name)
+
+
+def _risum(path: Path, name: str, assets: int = 0) -> None:
+    mod = {
+        "name": name,
+        "description": "staging test",
+        "id": "00000000-0000-4000-8000-000000000001",
+        "lorebook": [{"key": "k", "content": name, "comment": "c", "mode": "normal"}],
+        "assets": [[f"a{i}", "", "png"] for i in range(assets)],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(write_risum(mod, [os.urandom(50 + i) for i in range(assets)]))
+
+
+# -- fsio: stage / commit / discard ------------------------------------------------------
+
+
+def test_staged_bytes_are_not_in_place_until_committed(tmp_path: Path) -> None:
+    target = tmp_path / "doc.json"
+    staged = stage_write(target, b"new\n")
+    assert not target.exists()
+    assert _temps(tmp_path) and (tmp_path / _temps(tmp_path)[0]).read_bytes() == b"new\n"
+    # a sweep by this process leaves a staged file alone (a write in flight)
+    assert sweep_temp_files(tmp_path) == []
+    commit_staged(staged, expect_absent=True)
+    assert target.read_bytes() == b"new\n" and _temps(tmp_path) == []
+    with pytest.raises(ValueError):
+        commit_staged(staged)
+
+
+def test_discard_removes_the_temp_file_and_nothing_else(tmp_path: Path) -> None:
+    target = tmp_path / "doc.json"
+    target.write_bytes(b"old\n")
+    staged = stage_write(target, b"new\n")
+    discard_staged(staged)
+    discard_staged(staged)  # twice is harmless
+    assert target.read_bytes() == b"old\n" and _temps(tmp_path) == []
+    with pytest.raises(ValueError):
+        commit_staged(staged)
+
+
+def test_a_lost_compare_and_swap_removes_the_staged_file(tmp_path: Path) -> None:
+    target = tmp_path / "doc.json"
+    staged = stage_write(target, b"mine\n")
+    target.write_bytes(b"someone else\n")  # appeared after staging
+    with pytest.raises(WriteConflict):
+        commit_staged(staged, expect_absent=True)
+    assert target.read_bytes() == b"someone else\n" and _temps(tmp_path) == []
+    staged = stage_write(target, b"mine\n")
+    with pytest.raises(WriteConflict):
+        commit_staged(staged, expect_sha256="0" * 64)
+    assert target.read_bytes() == b"someone else\n" and _temps(tmp_path) == []
+
+
+def test_commit_keeps_the_mode_the_target_has_at_commit_time(tmp_path: Path) -> None:
+    import hashlib
+
+    target = tmp_path / "doc.json"
+    target.write_bytes(b"old\n")
+    os.chmod(target, 0o644)
+    staged = stage_write(target, b"new\n")
+    os.chmod(target, 0o640)  # changed between staging and commit
+    commit_staged(staged, expect_sha256=hashlib.sha256(b"old\n").hexdigest())
+    assert target.read_bytes() == b"new\n"
+    assert (os.stat(target).st_mode & 0o777) == 0o640
+
+
+# -- ingest: no temp file survives whatever the decision ------------------------------
+
+
+def test_unused_staged_documents_leave_no_temp_files(tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "cat"
+    for i in range(6):
+        _risum(src / f"{100 + i}_m{i}.risum", f"Module {i}", assets=i % 2)
+    shutil.copy(src / "100_m0.risum", src / "900_m0-copy.risum")  # a duplicate: staged, unused
+    first = ingest(src, out, jobs=1, use_cache=False)
+    assert first.ok and first.counts()["written"] == 6 and _temps(out) == []
+    before = {p.name: p.read_bytes() for p in out.glob("*.json")}
+    # unchanged documents: not staged again, not rewritten
+    again = ingest(src, out, jobs=2, use_cache=False)
+    assert again.counts()["unchanged"] == 6 and _temps(out) == []
+    assert {p.name: p.read_bytes() for p in out.glob("*.json")} == before
+    # a reviewed document and an unreadable one are kept byte for byte
+    names = sorted(before)
+    reviewed, broken = out / names[0], out / names[1]
+    doc = json.loads(reviewed.read_text(encoding="utf-8"))
+    doc["provenance"]["review_status"] = "approved"
+    reviewed.write_text(json.dumps(doc), encoding="utf-8")
+    broken.write_bytes(b"<<<<<<< HEAD\n")
+    kept = {reviewed.name: reviewed.read_bytes(), broken.name: broken.read_bytes()}
+    third = ingest(src, out, jobs=1, use_cache=False, lang="ko")  # every document changes
+    assert len(third.kept_reviewed) == 1 and len(third.kept_unreadable) == 1
+    assert third.counts()["written"] == 4
+    assert {n: (out / n).read_bytes() for n in kept} == kept
+    assert _temps(out) == []
+
+
+def test_a_staging_failure_is_one_line_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from risutools.errors import RisuError
+
+    src, out = tmp_path / "src", tmp_path / "cat"
+    for i in range(3):
+        _risum(src / f"{100 + i}_m{i}.risum", f"Module {i}")
+
+    def full(target: Path, data: bytes) -> Any:
+        raise OSError(28, "No space left on device", str(target))
+
+    monkeypatch.setattr(ig, "stage_write", full)
+    with pytest.raises(RisuError) as err:
+        ingest(src, out, jobs=1, use_cache=False)
+    assert err.value.code == "unwritable" and "No space left" in err.value.why
+    assert "\n" not in err.value.one_line() and "2 more" in err.value.why
+    assert list(out.glob("*.json")) == [] and _temps(out) == []
+
+
+# -- batched tasks ---------------------------------------------------------------------
+
+
+def test_batches_cover_every_file_once_largest_first() -> None:
+    todo = [(Path(f"/s/{i}"), f"{i}", size) for i, size in
+            enumerate([10, 5_000_000, 40 << 20, 3, 7, 1 << 20] * 50)]
+    batches = ig._batches(todo, workers=2)
+    flat = [item for b in batches for item in b]
+    assert sorted(flat) == sorted(todo)
+    assert [t[2] for t in flat] == sorted((t[2] for t in todo), reverse=True)
+    assert len(batches) >= 16  # at least ~8 tasks a worker
+    for b in batches:
+        assert len(b) <= ig.BATCH_FILES
+        assert len(b) == 1 or sum(t[2] for t in b) <= ig.BATCH_BYTES
+    assert ig._batches([], workers=2) == []
+
+
+class _Dying(ThreadPoolExecutor):
+    """An executor whose every task fails, as if its worker died."""
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        def die() -> Any:
+            raise RuntimeError("worker lost")
+
+        return super().submit(die)
+
+
+def test_a_failed_task_reports_each_of_its_files(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    for i in range(5):
+        _risum(src / f"{100 + i}_m{i}.risum", f"Module {i}")
+    with _Dying(2) as pool:
+        result = ingest(src, tmp_path / "cat", executor=pool, use_cache=False)
+    assert not result.ok and len(result.failures) == 5
+    assert all("worker-failed" in (s.error or "") and "worker lost" in (s.error or "")
+               for s in result.failures)
+    assert sorted(s.path for s in result.failures) == [f"{100 + i}_m{i}.risum"
+                                                       for i in range(5)]
