@@ -97,6 +97,11 @@ CODES: dict[str, str] = {
     "bad-reviewer": "a reviewer name that cannot be used in a record",
     "action-not-next": "an approval for a step that is not the component's next one",
     "usage": "a command called with arguments that do not fit together",
+    # ingest on a Dask cluster (`ingest --scheduler`)
+    "dask-missing": "`--scheduler` needs the `distributed` package (`risutools[dask]`)",
+    "scheduler-unreachable": "the Dask scheduler named cannot be reached",
+    "no-workers": "the Dask scheduler has no workers",
+    "worker-mismatch": "a Dask worker cannot run this version of risutools",
     # replay
     "duplicate-id": "two messages with one id in a replay",
     "unknown-id": "a fixture operation names a message id that does not exist",
