@@ -182,12 +182,16 @@ def test_precheck_passes_every_valid_object(obj: dict[str, Any]) -> None:
         (b'{"a": "\\\\\\"', 7),
         (b'{"a": "\\', 7),
         (b'\xef\xbb\xbf{"\xea\xb0\x80": "', 7),
-        (b'{"a": [' + b"[" * 500 + b'"' + b'\\"' * 1000, 508),
+        (b'{"a": [' + b"[" * 150 + b'"' + b'\\"' * 1000, 158),
     ],
 )
-def test_precheck_unterminated_string(raw: bytes, col: int) -> None:
+def test_unterminated_string_is_one_line_with_jsons_column(raw: bytes, col: int) -> None:
+    """The readers' path (precheck, then the safe loader) refuses it as json would."""
+    from risutools.formats import jsonsafe
+
     with pytest.raises(FormatError) as ei:
         jsonscan.precheck(raw, where="JSON", what="x")
+        jsonsafe.loads_object(raw, where="JSON", what="x")
     assert ei.value.code == "not-json"
     assert ei.value.why.endswith(f"Unterminated string starting at line 1 column {col}")
     try:

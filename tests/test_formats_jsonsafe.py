@@ -45,8 +45,9 @@ def reference(raw: bytes, what: str = "JSON") -> tuple[str, Any]:
     try:
         value = json.loads(text, parse_constant=jsonsafe._no_constants)
     except json.JSONDecodeError as exc:
-        return "not-json", (f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column "
-                            f"{exc.colno}")
+        # (json's messages that end in "at" are not followed by a second "at")
+        return "not-json", (f"{what} is not valid JSON: {exc.msg.removesuffix(' at')} at line "
+                            f"{exc.lineno} column {exc.colno}")
     except (ValueError, RecursionError) as exc:
         return "not-json", f"{what} is not valid JSON: {exc}"
     if not isinstance(value, dict):
@@ -140,6 +141,11 @@ def test_memory_bound_counts_values_before_parsing() -> None:
     raw = b'{"a":[' + b"[]," * n + b"[]]}"
     assert parse_cost(raw) > MAX_PARSE_COST
     code, why = actual(raw)
+    assert code == "too-large"  # the container bound of jsonscan.precheck comes first
+    assert "arrays/objects (the bound)" in why
+    # within the count bounds, the memory estimate decides: 1 M values of ~40 bytes each
+    many = b'{"a":[' + b",".join([b'"' + b"x" * 48 + b'"'] * 999_000) + b"]}"
+    code, why = actual(many)
     assert code == "too-large"
     assert "holds too many values" in why and f"bound {MAX_PARSE_COST >> 20} MiB" in why
     # the same bytes as one string cost only their size: accepted

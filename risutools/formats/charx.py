@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, cast
 
 from risutools.errors import FormatError
-from risutools.formats import jsonscan
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly
 from risutools.formats.risum import RisumContents, read_risum_stream
@@ -493,7 +492,6 @@ def read_charx(fp: BinaryIO, *, with_assets: bool = False) -> CharxContents:
                 "zip-no-card", "ZIP has no card.json: not a character card", where="zip"
             )
         card_raw = read_member(zf, card_info)
-        jsonscan.precheck(card_raw, where=CARD, what="card.json")
         card_obj = loads_object(card_raw, where=CARD, what="card.json")
         del card_raw
         card = _card_facts(card_obj, zf, anomalies)

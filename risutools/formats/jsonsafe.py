@@ -39,8 +39,10 @@ BYTE_COST = 3
 # every byte but the three that can start a value: ``translate`` deletes them in one pass
 _NOT_ITEM = bytes(b for b in range(256) if b not in b",[{")
 
-# A JSON string literal (unrolled loop: linear, no backtracking blow-up) or a bracket.
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+# After the escape pairs are neutralised (see ``max_depth_exceeded``) a string literal is
+# a quote, non-quotes and a quote: one character class, walked without backtracking state
+# (a group repeated per escape keeps a mark per repetition: memory linear in the string).
+_TOKEN = re.compile(r'"[^"]*"?|[\[\]{}]')
 
 
 def max_depth_exceeded(text: str, limit: int = MAX_DEPTH) -> int | None:
@@ -51,9 +53,12 @@ def max_depth_exceeded(text: str, limit: int = MAX_DEPTH) -> int | None:
     """
     if text.count("[") + text.count("{") <= limit:
         return None  # cannot possibly be deeper than the limit
+    # escape pairs (``\\\\`` and ``\\"``) become two neutral characters, offsets unchanged,
+    # so every quote left delimits a string
+    plain = text.replace("\\\\", "__").replace('\\"', "__")
     depth = 0
-    for m in _TOKEN.finditer(text):
-        c = m.group()
+    for m in _TOKEN.finditer(plain):
+        c = plain[m.start()]  # never m.group(): a long string would be copied
         if c == "[" or c == "{":
             depth += 1
             if depth > limit:
@@ -82,12 +87,15 @@ def decode_utf8(raw: bytes, *, where: str) -> str:
         ) from None
 
 
-def parse_cost(raw: bytes | bytearray | memoryview) -> int:
+def parse_cost(raw: bytes | bytearray | memoryview, items: int | None = None) -> int:
     """The estimated peak memory of parsing ``raw``, in bytes (see the module docstring).
 
     Counting is skipped when even a block made only of ``,``/``[``/``{`` stays within the
-    bound; the answer is then that worst case."""
+    bound (the answer is then that worst case), or when ``items`` (that count, made by
+    the caller's own pass) is given."""
     n = len(raw)
+    if items is not None:
+        return BYTE_COST * n + ITEM_COST * items
     if (BYTE_COST + ITEM_COST) * n <= MAX_PARSE_COST:
         return (BYTE_COST + ITEM_COST) * n
     items = len(bytes(raw).translate(None, _NOT_ITEM) if not isinstance(raw, bytes)
@@ -126,8 +134,11 @@ def _too_deep(what: str, at: int, where: str) -> FormatError:
 
 
 def loads_object(raw: bytes, *, where: str, what: str = "JSON") -> dict[str, Any]:
-    """Parse ``raw`` (UTF-8 JSON) into a dict, safely; see the module docstring."""
-    cost = parse_cost(raw)
+    """Parse ``raw`` (UTF-8 JSON) into a dict, safely; see the module docstring (the
+    container/value bounds of :func:`risutools.formats.jsonscan.precheck` come first)."""
+    from risutools.formats.jsonscan import precheck
+
+    cost = parse_cost(raw, precheck(raw, where=where, what=what))
     if cost > MAX_PARSE_COST:
         raise FormatError(
             "too-large",
@@ -148,7 +159,9 @@ def loads_object(raw: bytes, *, where: str, what: str = "JSON") -> dict[str, Any
             raise _too_deep(what, at, where) from None
         raise FormatError(
             "not-json",
-            f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            # json's "Unterminated string starting at" already ends in "at"
+            f"{what} is not valid JSON: {exc.msg.removesuffix(' at')} at line {exc.lineno} "
+            f"column {exc.colno}",
             where=where,
         ) from None
     except (ValueError, RecursionError) as exc:

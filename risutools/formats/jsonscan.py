@@ -11,10 +11,10 @@ escape (a 2 MiB string of escapes cost 160 MB that way).
 * :func:`top_level_keys` — the top-level keys (and string values) of a possibly
   truncated object text; used by detection on a bounded peek.
 * :func:`precheck` — run before every ``json.loads`` of untrusted text in
-  ``risutools.formats``: refuses an unterminated string at the end of the text
-  (one line, ``not-json``) and more than :data:`MAX_JSON_CONTAINERS` containers
+  ``risutools.formats``: refuses more than :data:`MAX_JSON_CONTAINERS` containers
   or :data:`MAX_JSON_VALUES` values (``too-large``), so the objects
-  ``json.loads`` builds stay within a known memory bound.
+  ``json.loads`` builds stay within a known memory bound; one C pass in the common
+  case, an exact count outside strings only near the bounds.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ MAX_JSON_VALUES = 1_000_000
 # constant), and splitting on quotes separates strings from the rest.
 _TOKEN = re.compile(r'"[^"]*"?|[\[\]{}:,]')
 _CHUNK = 1 << 20
+# every byte but the four structural ones that start a value or a member
+_NOT_STRUCT = bytes(b for b in range(256) if b not in b"[{,:")
 
 
 def _neutral(text: bytes) -> bytes:
@@ -141,16 +143,31 @@ def _outside_strings(plain: bytes) -> tuple[int, int]:
     return containers, values + 1
 
 
-def precheck(raw: bytes, *, where: str, what: str = "JSON") -> None:
+def precheck(raw: bytes, *, where: str, what: str = "JSON") -> int | None:
     """Refuse, in linear time and bounded memory, JSON that would parse slowly or huge.
 
     ``raw`` is the UTF-8 text as bytes (``"`` and ``\\`` never occur inside a
-    multi-byte sequence, so no decoding is needed).  Raises ``not-json`` for a
-    string left unterminated (an odd number of unescaped quotes: the last one
-    opens it), and ``too-large`` past :data:`MAX_JSON_CONTAINERS` or
-    :data:`MAX_JSON_VALUES`.  Text that passes goes to the safe loader unchanged,
-    with every string terminated, so no later scan can meet the quadratic case.
+    multi-byte sequence, so no decoding is needed).  The common case costs one C pass
+    (``translate`` keeps the structural bytes, strings included: upper bounds); only
+    text whose upper bounds pass a bound is counted exactly, outside strings, and
+    refused ``too-large`` past :data:`MAX_JSON_CONTAINERS` or :data:`MAX_JSON_VALUES`
+    (or ``not-json`` for a string left unterminated, which leaves no exact count).
+    An unterminated string in text within the bounds is left to ``json.loads``,
+    which reports it in linear time (and every later scan is linear too).
+
+    Returns the number of ``,`` ``[`` ``{`` bytes (strings included) when it counted
+    them, for the safe loader's memory estimate (``jsonsafe.parse_cost``), else None.
     """
+    if len(raw) < MAX_JSON_CONTAINERS:
+        return None  # fewer bytes than the bounds: nothing to count
+    # upper bounds in one C pass (strings included): the structural bytes alone
+    struct = raw.translate(None, _NOT_STRUCT)
+    containers = struct.count(b"[") + struct.count(b"{")
+    values = len(struct) + 1
+    items = len(struct) - struct.count(b":")
+    del struct
+    if containers <= MAX_JSON_CONTAINERS and values <= MAX_JSON_VALUES:
+        return items
     plain = _neutral(raw)
     if plain.count(b'"') % 2:
         at = plain.rfind(b'"')
@@ -160,10 +177,7 @@ def precheck(raw: bytes, *, where: str, what: str = "JSON") -> None:
             f"{what} is not valid JSON: Unterminated string starting at line {line} column {col}",
             where=where,
         )
-    containers = plain.count(b"[") + plain.count(b"{")  # upper bounds: strings included
-    values = containers + plain.count(b",") + plain.count(b":") + 1
-    if containers > MAX_JSON_CONTAINERS or values > MAX_JSON_VALUES:
-        containers, values = _outside_strings(plain)  # the exact counts
+    containers, values = _outside_strings(plain)  # the exact counts
     del plain
     if containers > MAX_JSON_CONTAINERS:
         raise FormatError(
@@ -177,3 +191,4 @@ def precheck(raw: bytes, *, where: str, what: str = "JSON") -> None:
             f"{what} holds more than {MAX_JSON_VALUES} values (the bound)",
             where=where,
         )
+    return items

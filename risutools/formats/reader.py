@@ -269,7 +269,6 @@ def _read_charx(fp: BinaryIO, size: int, p: str, fmt: str, with_assets: bool) ->
 
 def _read_json(fp: BinaryIO, size: int, p: str, fmt: str) -> Module:
     raw, digest = _HashingFile.read_all(fp, size, MAX_JSON_BYTES, "JSON file")
-    jsonscan.precheck(raw, where="JSON", what="JSON export")
     obj = loads_object(raw, where="JSON", what="JSON export")
     actual = exports.classify_object(obj)
     if actual is None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Protocol, cast
 
 from risutools.errors import FormatError
-from risutools.formats import jsonscan, rpack
+from risutools.formats import rpack
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly, AssetInfo, Module, SourceInfo
 
@@ -197,7 +197,6 @@ def _read_main(r: _Frames, size: int) -> tuple[dict[str, Any], dict[str, Any]]:
         )
     main_where = r.where(6) + " (main block)"
     raw = rpack.decode(r.read(n, "main block"))
-    jsonscan.precheck(raw, where=main_where, what="main block")
     main = loads_object(raw, where=main_where, what="main block")
     del raw
     kind = main.get("type")

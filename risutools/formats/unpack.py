@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from risutools.errors import FormatError
-from risutools.formats import charx, jsonscan
+from risutools.formats import charx
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.reader import MAX_JSON_BYTES, open_regular, read_path
 from risutools.formats.risum import write_risum
@@ -251,7 +251,6 @@ def _load_json(path: Path, what: str) -> dict[str, Any]:
     if not raw.strip():
         raise FormatError("empty-file", "the file is empty", path=str(path))
     try:  # the path names the file: no second copy of its name as the place
-        jsonscan.precheck(raw, where="", what=what)
         return loads_object(raw, where="", what=what)
     except FormatError as exc:
         raise exc.with_path(str(path)) from None
