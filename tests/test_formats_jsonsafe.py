@@ -160,3 +160,13 @@ def test_memory_bound_counts_every_value_starting_byte() -> None:
         raw = bytes([ch]) * big
         assert parse_cost(raw) == (BYTE_COST + ITEM_COST) * big
     assert parse_cost(b"]" * big) == BYTE_COST * big
+
+
+def test_code_in_strings_is_not_taken_for_values() -> None:
+    """Lua kept in a string has commas and braces galore: the upper-bound count would
+    refuse it on memory, so it is counted again outside strings, and accepted."""
+    lua = b"local t = {1, 2, {3, 4}, [5] = {6}}\\n" * 400_000  # ~14 MB, ~4 M ',{['
+    raw = b'{"type": "risuModule", "trigger": [{"code": "' + lua + b'"}]}'
+    assert parse_cost(raw, raw.count(b",") + raw.count(b"[") + raw.count(b"{")) > MAX_PARSE_COST
+    code, value = actual(raw)
+    assert code == "ok" and value["trigger"][0]["code"].startswith("local t")

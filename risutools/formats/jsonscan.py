@@ -122,12 +122,13 @@ def _line_col(raw: bytes, at: int) -> tuple[int, int]:
     return line, col
 
 
-def _outside_strings(plain: bytes) -> tuple[int, int]:
-    """(containers, values) counted outside strings, 1 MiB at a time (bounded memory).
+def _outside_strings(plain: bytes) -> tuple[int, int, int]:
+    """(containers, values, items) counted outside strings, 1 MiB at a time (bounded
+    memory); items are the ``,`` ``[`` ``{`` bytes (the memory estimate's count).
 
     Stops early once a bound is passed.  ``plain`` has an even number of quotes.
     """
-    containers = values = 0
+    containers = values = items = 0
     pos, n = 0, len(plain)
     while pos < n:  # ``pos`` is always outside a string
         end = min(n, pos + _CHUNK)
@@ -135,12 +136,23 @@ def _outside_strings(plain: bytes) -> tuple[int, int]:
             end = plain.find(b'"', end) + 1
         part = b"".join(plain[pos:end].split(b'"')[0::2])  # the even pieces: outside strings
         c = part.count(b"[") + part.count(b"{")
+        commas = part.count(b",")
         containers += c
-        values += c + part.count(b",") + part.count(b":")
+        items += c + commas
+        values += c + commas + part.count(b":")
         if containers > MAX_JSON_CONTAINERS or values >= MAX_JSON_VALUES:
             break
         pos = end
-    return containers, values + 1
+    return containers, values + 1, items
+
+
+def _over_cost(n: int, items: int) -> bool:
+    """Whether the upper-bound count (brackets and commas inside strings too: Lua or JS
+    code kept in a string has many) would refuse the text on memory; such text is then
+    counted exactly, outside strings, so code in strings is never taken for values."""
+    from risutools.formats.jsonsafe import BYTE_COST, ITEM_COST, MAX_PARSE_COST
+
+    return BYTE_COST * n + ITEM_COST * items > MAX_PARSE_COST
 
 
 def precheck(raw: bytes, *, where: str, what: str = "JSON") -> int | None:
@@ -166,7 +178,8 @@ def precheck(raw: bytes, *, where: str, what: str = "JSON") -> int | None:
     values = len(struct) + 1
     items = len(struct) - struct.count(b":")
     del struct
-    if containers <= MAX_JSON_CONTAINERS and values <= MAX_JSON_VALUES:
+    if (containers <= MAX_JSON_CONTAINERS and values <= MAX_JSON_VALUES
+            and not _over_cost(len(raw), items)):
         return items
     plain = _neutral(raw)
     if plain.count(b'"') % 2:
@@ -177,7 +190,7 @@ def precheck(raw: bytes, *, where: str, what: str = "JSON") -> int | None:
             f"{what} is not valid JSON: Unterminated string starting at line {line} column {col}",
             where=where,
         )
-    containers, values = _outside_strings(plain)  # the exact counts
+    containers, values, items = _outside_strings(plain)  # the exact counts
     del plain
     if containers > MAX_JSON_CONTAINERS:
         raise FormatError(
