@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import typer
 
@@ -25,13 +26,26 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # plain help: metavars (FILE, DIR, N) instead of type names, paragraphs re-flowed
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-replay_app = typer.Typer(
-    help="Reference simulations (context cutter, context monitor) and replay reports.",
-    no_args_is_help=True,
-)
-app.add_typer(replay_app, name="replay")
+_REPLAY_HELP = "Reference simulations (context cutter, context monitor) and replay reports."
+replay_app = typer.Typer(help=_REPLAY_HELP, no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(replay_app, name="replay", short_help=_REPLAY_HELP)  # whole in the command list
+
+
+def _metavar_only() -> None:
+    """Help shows an argument by its metavar alone (FILE), not with a type name
+    (``<list[str]>``) next to it; options already show their metavar instead of a type."""
+    from typer import core
+
+    arg = getattr(core, "TyperArgument", None)
+    if arg is not None and hasattr(arg, "display_type_rich"):
+        setattr(arg, "display_type_rich", lambda self, ctx: None)  # noqa: B010
+
+
+_metavar_only()
 
 
 def _version(value: bool) -> None:
@@ -76,9 +90,29 @@ def _fail(exc: RisuError) -> None:
     typer.echo(safe_line(f"risutools: {exc.one_line()}"), err=True)
 
 
+def _color_option() -> Any:
+    from risutools.report.color import COLOR_HELP
+
+    return typer.Option("auto", "--color", metavar="WHEN", help=COLOR_HELP)
+
+
+def _color(choice: str, stream: object = None) -> bool:
+    """Whether to colour ``stream`` (stdout by default) for ``--color choice``."""
+    from risutools.report.color import use_color
+
+    try:
+        return use_color(choice, stream if stream is not None else sys.stdout)  # type: ignore[arg-type]
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--color") from None
+
+
+_EXIT_ZERO_HELP = "Exit 0 even when findings fail the run (2 still means it could not run)."
+_STATISTICS_HELP = "Show how many findings each check gave (text or -f json) instead of them."
+
+
 @app.command()
 def inspect(
-    files: list[str] = typer.Argument(..., metavar="FILE...", help="Risu files to inspect."),
+    files: list[str] = typer.Argument(..., metavar="FILE", help="Risu files to inspect."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON array for machines."),
 ) -> None:
     """Show format, SHA-256, size and structural counts of Risu files (never any code)."""
@@ -132,10 +166,29 @@ def unpack(
     except RisuError as exc:
         _fail(exc.with_path(file))
         raise typer.Exit(2) from None
-    assets = manifest.get("assets") or []
-    written = sum(1 for a in assets if isinstance(a, dict) and a.get("file"))
+    def wrote(key: str) -> tuple[int, int]:
+        items = [a for a in manifest.get(key) or [] if isinstance(a, dict)]
+        return sum(1 for a in items if a.get("file")), sum(1 for a in items if not a.get("file"))
+
+    written, missing = wrote("assets")
     what = "module.json" if manifest.get("module") else "no module (card without module.risum)"
-    typer.echo(f"unpacked {file} -> {out}: {what}, {written} asset file(s), manifest.json")
+    parts = [what, f"{written} asset file(s)" + (f" ({missing} without data)" if missing else "")]
+    if "card_assets" in manifest:
+        card, skipped = wrote("card_assets")
+        parts.append("card.json" if manifest.get("card") else "no card.json")
+        parts.append(f"{card} card asset file(s)" + (f" ({skipped} skipped)" if skipped else ""))
+    typer.echo(f"unpacked {file} -> {out}: {', '.join(parts)}, manifest.json")
+    from risutools.report._common import one_line
+
+    sys.stdout.flush()  # the summary first, then its warnings
+    for w in manifest.get("anomalies") or []:
+        where = f"{w.get('where')}: " if w.get("where") else ""
+        typer.echo(one_line(f"warning: {file}: {where}{w.get('code')}: {w.get('message')}"),
+                   err=True)
+    for a in manifest.get("card_assets") or []:
+        if isinstance(a, dict) and not a.get("file"):
+            typer.echo(one_line(f"warning: {file}: card asset {a.get('member')!r} not written: "
+                                f"{a.get('skipped')}"), err=True)
 
 
 @app.command()
@@ -145,8 +198,11 @@ def pack(
         metavar="DIR_OR_JSON",
         help="A folder from `unpack`, its manifest.json, or a module JSON.",
     ),
-    out: str = typer.Option(..., "-o", "--output", metavar="OUT.risum", help="File to write."),
-    force: bool = typer.Option(False, "--force", help="Overwrite OUT if it exists."),
+    out: str = typer.Option(
+        ..., "-o", "--output", metavar="FILE",
+        help="The .risum file to write (a file, not a folder).",
+    ),
+    force: bool = typer.Option(False, "--force", help="Overwrite FILE if it exists."),
 ) -> None:
     """Pack an unpacked folder (or a module JSON) into a .risum."""
     from risutools.formats.unpack import pack as do_pack
@@ -186,15 +242,19 @@ def _contract_config(config_file: str | None, paths: list[str]) -> object:
     return load_config(sp if sp.is_dir() else (sp.parent if str(sp.parent) else Path(".")))
 
 
-def _render(result: object, fmt: str, output: str | None = None) -> str:
+def _render(result: object, fmt: str, output: str | None = None, color: str = "auto",
+            statistics: bool = False) -> str:
     """``result`` in format ``fmt``, through the reporter table (``risutools.report``)."""
     from risutools.contract.validate import Result
     from risutools.report.reporters import render
 
     assert isinstance(result, Result)
-    # colours only on a terminal, never into a report file
-    color = output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    return render(fmt, result, color=color)
+    if statistics:
+        from risutools.report.statistics import render_statistics
+
+        return render_statistics(result, fmt)
+    # colours never go into a report file
+    return render(fmt, result, color=output is None and _color(color))
 
 
 def _contract_output(text: str, output: str | None) -> None:
@@ -205,10 +265,13 @@ def _contract_output(text: str, output: str | None) -> None:
         sys.stdout.flush()
 
 
-def _contract_finish(result: object, fmt: str, output: str | None, strict: bool) -> None:
+def _contract_finish(result: object, fmt: str, output: str | None, strict: bool, *,
+                     color: str = "auto", statistics: bool = False,
+                     exit_zero: bool = False) -> None:
     """Every path that could not be read is one line on stderr (``risutools: <file>:
     MC001: <why>``); the report follows, except a text report on stdout when nothing at
-    all could be read (the lines say it all).  Exits with the result's code."""
+    all could be read (the lines say it all).  Exits with the result's code (``--exit-zero``:
+    findings do not fail; 2, could not run, stays)."""
     from risutools.contract.validate import Result
     from risutools.pathnames import safe_line
 
@@ -218,46 +281,66 @@ def _contract_finish(result: object, fmt: str, output: str | None, strict: bool)
         typer.echo(safe_line(f"risutools: {f.file}: {f.rule}: {f.message}"), err=True)
     nothing_read = not result.files and not result.documents
     if not (fmt == "text" and output is None and nothing_read and result.unreadable()):
-        _contract_output(_render(result, fmt, output), output)
-    raise typer.Exit(result.exit_code())
+        _contract_output(_render(result, fmt, output, color, statistics), output)
+    _exit(result.exit_code(), exit_zero)
 
 
-def _check_format(fmt: str) -> None:
+def _check_format(fmt: str, statistics: bool = False) -> None:
     from risutools.report.reporters import FORMATS
+    from risutools.report.statistics import STATISTICS_FORMATS
 
     if fmt not in FORMATS:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}",
                                  param_hint="--format")
+    if statistics and fmt not in STATISTICS_FORMATS:
+        raise typer.BadParameter(f"--statistics prints {', '.join(STATISTICS_FORMATS)}, "
+                                 f"not {fmt!r}", param_hint="--format")
+
+
+def _exit(code: int, exit_zero: bool) -> None:
+    """Exit ``code``; with ``--exit-zero`` findings do not fail (2, could not run, stays)."""
+    raise typer.Exit(0 if exit_zero and code == 1 else code)
 
 
 @app.command()
 def validate(
     paths: list[str] = typer.Argument(
-        ..., help="Documents: .json/.yaml/.yml/.ndjson files, folders (recursive), - for stdin."
+        ..., metavar="PATH",
+        help="Documents: .json/.yaml/.yml/.ndjson files, folders (recursive), - for stdin.",
     ),
-    fmt: str = typer.Option("text", "--format", "-f", help=_format_help()),
-    select: list[str] = typer.Option([], "--select", help=_SELECT_HELP),
-    ignore: list[str] = typer.Option([], "--ignore", help=_IGNORE_HELP),
+    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help=_format_help()),
+    select: list[str] = typer.Option([], "--select", metavar="IDS", help=_SELECT_HELP),
+    ignore: list[str] = typer.Option([], "--ignore", metavar="IDS", help=_IGNORE_HELP),
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
     promotion: bool = typer.Option(
         False, "--promotion",
         help="Apply the promotion gate: incomplete narrative (MC600) is an error.",
     ),
     config_file: str | None = typer.Option(
-        None, "--config",
+        None, "--config", metavar="FILE",
         help="Configuration file (default: nearest .risutools.yaml / pyproject.toml).",
     ),
-    output: str | None = typer.Option(None, "--output", "-o", help="Write the report to a file."),
+    output: str | None = typer.Option(
+        None, "--output", "-o", metavar="FILE", help="Write the report to a file."
+    ),
     skip_non_documents: bool = typer.Option(
         False, "--skip-non-documents",
         help="Skip named JSON/YAML files without `contract`/`component_id` (as in folders); "
         "for hooks.",
     ),
+    fix: bool = typer.Option(
+        False, "--fix",
+        help="Fix, in place, the findings whose fix is exact (marked [*] by `risutools rule`) "
+        "in candidate documents; then report what is left.",
+    ),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help=_EXIT_ZERO_HELP),
+    statistics: bool = typer.Option(False, "--statistics", help=_STATISTICS_HELP),
+    color: str = _color_option(),
 ) -> None:
     """Validate matrix-component-v1 documents against the schema and rules MC100-MC600.
 
     Exit 0: no errors; 1: error findings (or warnings with --strict); 2: could not run."""
-    _check_format(fmt)
+    _check_format(fmt, statistics)
     from risutools.contract.config import ContractConfig
     from risutools.contract.validate import RuleFilter, validate_paths
 
@@ -265,16 +348,33 @@ def validate(
     assert isinstance(cfg, ContractConfig)
     if promotion:
         cfg = cfg.with_promotion_gate()
-    result = validate_paths(paths, cfg, rule_filter=RuleFilter(select, ignore),
-                            skip_non_documents=skip_non_documents)
-    _contract_finish(result, fmt, output, strict)
+    flt = RuleFilter(select, ignore)
+    result = validate_paths(paths, cfg, rule_filter=flt, skip_non_documents=skip_non_documents)
+    if fix:
+        from risutools.contract.fix import fix_result
+
+        outcome = fix_result(result)
+        for note in outcome.notes:
+            typer.echo(f"risutools: {note}", err=True)
+        per_rule = ", ".join(f"{r} {n}" for r, n in sorted(outcome.fixed.items()))
+        typer.echo(f"fixed {outcome.total} finding(s) in {len(outcome.files)} file(s)"
+                   + (f" ({per_rule})" if per_rule else ""), err=True)
+        if outcome.files:  # report what is left, as the files are now
+            result.documents.clear()  # (the first pass's documents are not needed any more)
+            result = validate_paths(paths, cfg, rule_filter=flt,
+                                    skip_non_documents=skip_non_documents)
+    _contract_finish(result, fmt, output, strict, color=color, statistics=statistics,
+                     exit_zero=exit_zero)
 
 
 @app.command()
 def verify(
-    paths: list[str] = typer.Argument(..., help="Documents, folders or - (as for validate)."),
+    paths: list[str] = typer.Argument(
+        ..., metavar="PATH", help="Documents, folders or - (as for validate)."
+    ),
     sources: str | None = typer.Option(
-        None, "--sources", help="Source store folder (default: `sources:` in the configuration)."
+        None, "--sources", metavar="DIR",
+        help="Source store folder (default: `sources:` in the configuration).",
     ),
     require_sources: bool = typer.Option(
         False, "--require-sources", help="A source that is not at hand is an error, not a warning."
@@ -283,12 +383,16 @@ def verify(
         False, "--no-content-scan",
         help="Find sources by name and digest-named files only (do not hash the whole store).",
     ),
-    fmt: str = typer.Option("text", "--format", "-f", help=_format_help()),
-    select: list[str] = typer.Option([], "--select", help=_SELECT_HELP),
-    ignore: list[str] = typer.Option([], "--ignore", help=_IGNORE_HELP),
+    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help=_format_help()),
+    select: list[str] = typer.Option([], "--select", metavar="IDS", help=_SELECT_HELP),
+    ignore: list[str] = typer.Option([], "--ignore", metavar="IDS", help=_IGNORE_HELP),
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
-    config_file: str | None = typer.Option(None, "--config", help="Configuration file."),
-    output: str | None = typer.Option(None, "--output", "-o", help="Write the report to a file."),
+    config_file: str | None = typer.Option(
+        None, "--config", metavar="FILE", help="Configuration file."
+    ),
+    output: str | None = typer.Option(
+        None, "--output", "-o", metavar="FILE", help="Write the report to a file."
+    ),
     skip_non_documents: bool = typer.Option(
         False, "--skip-non-documents", help="As for validate (for hooks).",
     ),
@@ -297,15 +401,19 @@ def verify(
         help="Trust a `sources:` in the configuration that lies outside its repository "
         "(refused by default: a pull request can change the configuration).",
     ),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help=_EXIT_ZERO_HELP),
+    statistics: bool = typer.Option(False, "--statistics", help=_STATISTICS_HELP),
+    color: str = _color_option(),
 ) -> None:
     """Verify digests: prompt_sha256, placeholders, source files, replay reports (MC200-MC203).
 
     A source that is not at hand is reported as "not verified" (a warning; an error
-    with --require-sources)."""
-    _check_format(fmt)
+    with --require-sources). Without a source store, one line says that no source
+    file was checked."""
+    _check_format(fmt, statistics)
     from risutools.contract.config import ContractConfig
     from risutools.contract.validate import RuleFilter
-    from risutools.contract.verify import verify_paths
+    from risutools.contract.verify import no_store_note, verify_paths
 
     cfg = _contract_config(config_file, paths)
     assert isinstance(cfg, ContractConfig)
@@ -315,28 +423,45 @@ def verify(
         skip_non_documents=skip_non_documents,
         allow_config_sources_outside=allow_config_sources_outside,
     )
-    _contract_finish(result, fmt, output, strict)
+    note = no_store_note(result)
+    if note and (fmt != "text" or statistics or output):
+        typer.echo(f"risutools: verify: {note}", err=True)  # the text report says it itself
+    _contract_finish(result, fmt, output, strict, color=color, statistics=statistics,
+                     exit_zero=exit_zero)
 
 
 @app.command("hash")
 def hash_cmd(
-    file: str = typer.Argument(
-        ..., help="A document (.json/.yaml) or an NDJSON catalog; - for stdin."
+    files: list[str] = typer.Argument(
+        ..., metavar="FILE",
+        help="Documents (.json/.yaml) or NDJSON catalogs; - for stdin.",
+    ),
+    quiet: bool = typer.Option(
+        False, "-q", "--quiet", help="Print the hashes alone, without file names."
     ),
 ) -> None:
-    """Print the canonical document hash (sha256:<hex>), the base hash for approvals.
+    """Print the canonical document hash, the base hash approvals name: `sha256:<hex>  <file>`.
 
-    For several documents (NDJSON, multi-document YAML): one tab-separated line each,
-    `<line> <component_id> sha256:<hex>`."""
+    Like sha256sum: one line per document; several documents in a file (NDJSON,
+    multi-document YAML) show `sha256:<hex>  <file>:<line>  <component_id>`. With -q, the
+    hash alone (`$(risutools hash -q doc.json)`)."""
     from risutools.contract.hashing import hash_lines
     from risutools.pathnames import safe_line
 
-    lines, problems = hash_lines(file)
-    for p in problems:
-        typer.echo(safe_line(f"risutools: {p}"), err=True)
-    for line in lines:
-        typer.echo(line)
-    raise typer.Exit(2 if problems else 0)
+    failed = False
+    for file in files:
+        try:
+            lines, problems = hash_lines(file, bare=quiet)
+        except RisuError as exc:
+            _fail(exc.with_path(file) if exc.path is None else exc)
+            failed = True
+            continue
+        for p in problems:
+            typer.echo(safe_line(f"risutools: {p}"), err=True)
+        failed = failed or bool(problems)
+        for line in lines:
+            typer.echo(line)
+    raise typer.Exit(2 if failed else 0)
 
 
 
@@ -348,38 +473,76 @@ def hash_cmd(
 
 @app.command("analyze")
 def analyze_cmd(
-    file: str = typer.Argument(..., help="A .risum, .charx, .risup or JSON export."),
-    fmt: str = typer.Option("text", "--format", "-f", help=_format_help()),
-    as_json: bool = typer.Option(False, "--json", help="Print the facts as JSON (= -f json)."),
-    select: list[str] = typer.Option([], "--select", help=_SELECT_HELP),
-    ignore: list[str] = typer.Option([], "--ignore", help=_IGNORE_HELP),
-    fail_on: str = typer.Option(
-        "error", "--fail-on", help="Exit 1 on findings of this severity or worse: "
-        "error, warning or never."
+    files: list[str] = typer.Argument(
+        ..., metavar="FILE", help="One or more .risum, .charx, .risup or JSON exports."
     ),
-    output: str | None = typer.Option(None, "--output", "-o", help="Write the report to a file."),
+    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help=_format_help()),
+    as_json: bool = typer.Option(False, "--json", help="Print the facts as JSON (= -f json)."),
+    select: list[str] = typer.Option([], "--select", metavar="IDS", help=_SELECT_HELP),
+    ignore: list[str] = typer.Option([], "--ignore", metavar="IDS", help=_IGNORE_HELP),
+    fail_on: str = typer.Option(
+        "warning", "--fail-on", metavar="SEVERITY",
+        help="Exit 1 on findings of this severity or worse: warning (the default: every RA "
+        "finding but the info ones), error, or never.",
+    ),
+    output: str | None = typer.Option(
+        None, "--output", "-o", metavar="FILE", help="Write the report to a file."
+    ),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help=_EXIT_ZERO_HELP),
+    statistics: bool = typer.Option(False, "--statistics", help=_STATISTICS_HELP),
+    color: str = _color_option(),
 ) -> None:
-    """Static facts and findings about a module (nothing is executed)."""
-    _check_format(fmt)
-    from risutools.analysis.report import analyze_result, check_fail_on, exit_code
+    """Static facts and findings about modules (nothing is executed).
+
+    Several files: each is analysed; a file that cannot be read is one line on stderr and
+    the others go on (exit 2 at the end)."""
+    if as_json:
+        fmt = "json"
+    _check_format(fmt, statistics)
+    _color(color)
+    from risutools.analysis.report import AnalyzeResult, analyze_result, check_fail_on, exit_code
     from risutools.checks.registry import RuleFilter
 
     check_fail_on(fail_on)
     flt = RuleFilter(select, ignore)
-    result = analyze_result(file, flt)
-    code = exit_code([a for _, a in result.analyses], fail_on)
-    _contract_output(_render(result, "json" if as_json else fmt, output), output)
-    raise typer.Exit(code)
+    results: list[AnalyzeResult] = []
+    unreadable = False
+    for file in files:
+        try:
+            results.append(analyze_result(file, flt))
+        except RisuError as exc:
+            _fail(exc.with_path(file) if exc.path is None else exc)
+            unreadable = True
+    merged = AnalyzeResult(command="analyze", path=", ".join(r.path for r in results))
+    for r in results:
+        merged.documents.extend(r.documents)
+        merged.files.extend(r.files)
+        merged.analyses.extend(r.analyses)
+    if statistics or fmt not in ("text", "json"):
+        text = _render(merged, fmt, output, color, statistics)
+    elif fmt == "json" and len(files) > 1:  # several files: an array of the per-file objects
+        import json
+
+        text = json.dumps([json.loads(_render(r, fmt)) for r in results], ensure_ascii=False,
+                          indent=1) + "\n"
+    else:
+        text = "".join(_render(r, fmt, output, color) for r in results)
+    _contract_output(text, output)
+    if unreadable:
+        raise typer.Exit(2)
+    _exit(exit_code([a for _, a in merged.analyses], fail_on), exit_zero)
 
 
 @app.command("rule")
 def rule_cmd(
     rule_id: str | None = typer.Argument(
-        None, metavar="[ID]", help="A check id (MC201, RA101, R3, M1, G4), a prefix, or a "
+        None, metavar="ID", help="A check id (MC201, RA101, R3, M1, G4), a prefix, or a "
         "gate's name (digests); none: list all."
     ),
 ) -> None:
-    """Explain a check: what it checks, why, how to fix it, and an example."""
+    """Explain a check: what it checks, why, how to fix it, and an example.
+
+    [*] marks the checks `validate --fix` fixes."""
     from risutools.report.rules_text import render_rule_list, render_rule_page
 
     typer.echo(render_rule_page(rule_id) if rule_id else render_rule_list(None), nl=False)
@@ -387,23 +550,31 @@ def rule_cmd(
 
 @app.command("project")
 def project_cmd(
-    file: str = typer.Argument(..., help="A .risum, .charx, .risup or JSON export."),
+    file: str = typer.Argument(
+        ..., metavar="FILE", help="A .risum, .charx, .risup or JSON export."
+    ),
     post_id: str = typer.Option(
-        None, "--post-id", help="Post id (digits); default: leading digits of the file name."
+        None, "--post-id", metavar="N",
+        help="Post id (digits); default: leading digits of the file name.",
     ),
-    notes: str = typer.Option(None, "--notes", help="Curator notes (YAML, notes-v1)."),
-    lang: str = typer.Option("en", "--lang", help="Language of generated sentences: en or ko."),
+    notes: str = typer.Option(
+        None, "--notes", metavar="FILE", help="Curator notes (YAML, notes-v1)."
+    ),
+    lang: str = typer.Option(
+        "en", "--lang", metavar="LANG", help="Language of generated sentences: en or ko."
+    ),
     out: str = typer.Option(
-        None, "-o", "--output", help="Write here (a directory when the file holds several "
-        "components) instead of printing."
+        None, "-o", "--output", metavar="PATH", help="Write here (a folder when the file holds "
+        "several components) instead of printing; an existing file is refused without --force."
     ),
+    force: bool = typer.Option(False, "--force", help="Overwrite documents that already exist."),
 ) -> None:
     """Project a module into a matrix-component-v1 candidate document."""
     from risutools.projection.run import dumps, project_path, write_documents
 
     docs = project_path(file, post_id=post_id, notes_path=notes, lang=lang)
     if out:
-        for p in write_documents(docs, out):
+        for p in write_documents(docs, out, force=force):
             typer.echo(f"wrote {p}", err=True)
     elif len(docs) == 1:
         typer.echo(dumps(docs[0]), nl=False)
@@ -421,13 +592,35 @@ def project_cmd(
 # ==== replay commands: replay run / synth / monitor ==========================
 
 
+def _refuse_invalid_component(path: str) -> None:
+    """A DocumentError (exit 2) naming the first schema error of the document at ``path``."""
+    from risutools.contract.rules import MC100
+    from risutools.contract.validate import validate_document
+    from risutools.errors import DocumentError
+    from risutools.replay.component import load_component
+
+    cf = load_component(path)
+    bad = [f for f in validate_document(cf.doc, file=path) if f.rule == MC100.id]
+    if bad:
+        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+        raise DocumentError("invalid-document", f"not a valid matrix-component-v1 document: "
+                            f"{bad[0].message}{more}; see `risutools validate {path}`",
+                            where=bad[0].pointer or "", path=path)
+
+
 @replay_app.command("run")
 def replay_run(
-    component: str = typer.Argument(..., help="A matrix-component-v1 document (.json or .yaml)."),
-    fixture: str = typer.Option(..., "--fixture", "-f", help="conversation-v1 fixture."),
-    config: str | None = typer.Option(None, "--config", "-c", help="JSON/YAML configuration."),
+    component: str = typer.Argument(
+        ..., metavar="FILE", help="A matrix-component-v1 document (.json or .yaml)."
+    ),
+    fixture: str = typer.Option(
+        ..., "--fixture", "-x", metavar="FILE", help="conversation-v1 fixture."
+    ),
+    config: str | None = typer.Option(
+        None, "--config", "-c", metavar="FILE", help="JSON/YAML configuration."
+    ),
     output: str | None = typer.Option(
-        None, "--output", "-o",
+        None, "--output", "-o", metavar="FILE",
         help="Report path (default: <component dir>/replays/<id>--<fixture>.json); "
         ".md and .html are written next to it.",
     ),
@@ -435,9 +628,13 @@ def replay_run(
         False, "--update", help="Write replay_status, availability_verdict and source_refs back."
     ),
 ) -> None:
-    """Replay the reference simulation the component's capabilities select."""
+    """Replay the reference simulation the component's capabilities select.
+
+    A document that is not a valid matrix-component-v1 document (schema, MC100) is refused
+    (exit 2) before anything runs."""
     from risutools.replay.api import run_component
 
+    _refuse_invalid_component(component)
     outcome = run_component(component, fixture, config, output, update)
     if outcome.report is None:
         typer.echo(outcome.message)
@@ -457,9 +654,15 @@ def replay_run(
 
 @replay_app.command("monitor")
 def replay_monitor_cmd(
-    fixture: str = typer.Option(..., "--fixture", "-f", help="conversation-v1 fixture."),
-    config: str | None = typer.Option(None, "--config", "-c", help="JSON/YAML configuration."),
-    output: str | None = typer.Option(None, "--output", "-o", help="Also write the report here."),
+    fixture: str = typer.Option(
+        ..., "--fixture", "-x", metavar="FILE", help="conversation-v1 fixture."
+    ),
+    config: str | None = typer.Option(
+        None, "--config", "-c", metavar="FILE", help="JSON/YAML configuration."
+    ),
+    output: str | None = typer.Option(
+        None, "--output", "-o", metavar="FILE", help="Also write the report here."
+    ),
 ) -> None:
     """Replay the context monitor alone (no cutter): levels and alerts per request."""
     from pathlib import Path
@@ -482,17 +685,32 @@ def replay_monitor_cmd(
 
 @replay_app.command("synth")
 def replay_synth(
-    seed: int = typer.Option(..., "--seed", help="Random seed (same seed, same bytes)."),
-    messages: int = typer.Option(..., "--messages", help="History size after the last turn."),
-    output: str = typer.Option(..., "--output", "-o", help="Output (.ndjson, .json or .yaml)."),
-    turns: int | None = typer.Option(None, "--turns", help="Requests (default: messages/2)."),
-    edit_rate: float = typer.Option(0.05, "--edit-rate", help="Chance of an edit per turn."),
-    delete_rate: float = typer.Option(0.02, "--delete-rate", help="Chance of a delete per turn."),
-    tool_rate: float = typer.Option(0.1, "--tool-rate", help="Chance of a tool call per reply."),
-    lang: str = typer.Option("mixed", "--lang", help="ko, en or mixed."),
-    name: str | None = typer.Option(None, "--name", help="Fixture name."),
+    seed: int = typer.Option(
+        ..., "--seed", metavar="N", help="Random seed (same seed, same bytes)."
+    ),
+    messages: int = typer.Option(
+        ..., "--messages", metavar="N", help="History size after the last turn."
+    ),
+    output: str = typer.Option(
+        ..., "--output", "-o", metavar="FILE", help="Output (.ndjson, .json or .yaml)."
+    ),
+    turns: int | None = typer.Option(
+        None, "--turns", metavar="N",
+        help="Requests (default: (messages - 1) / 2, rounded down, at least 1).",
+    ),
+    edit_rate: float = typer.Option(
+        0.05, "--edit-rate", metavar="P", help="Chance of an edit per turn."
+    ),
+    delete_rate: float = typer.Option(
+        0.02, "--delete-rate", metavar="P", help="Chance of a delete per turn."
+    ),
+    tool_rate: float = typer.Option(
+        0.1, "--tool-rate", metavar="P", help="Chance of a tool call per reply."
+    ),
+    lang: str = typer.Option("mixed", "--lang", metavar="LANG", help="ko, en or mixed."),
+    name: str | None = typer.Option(None, "--name", metavar="NAME", help="Fixture name."),
     edit_window: int | None = typer.Option(
-        None, "--edit-window",
+        None, "--edit-window", metavar="N",
         help="Edits and deletes pick among the N most recent messages (default: any).",
     ),
 ) -> None:
@@ -514,36 +732,46 @@ def replay_synth(
 
 @app.command("ingest")
 def ingest_cmd(
-    src: str = typer.Argument(..., help="Folder of downloaded Risu files (searched recursively)."),
+    src: str = typer.Argument(
+        ..., metavar="DIR", help="Folder of downloaded Risu files (searched recursively)."
+    ),
     out: str = typer.Option(
-        ..., "-o", "--output", "--out", help="Catalog folder to write documents into."
+        ..., "-o", "--output", "--out", metavar="DIR",
+        help="Catalog folder to write documents into.",
     ),
     ndjson: bool = typer.Option(False, "--ndjson", help="Write one components.ndjson."),
-    lang: str = typer.Option("en", "--lang", help="Language of generated sentences: en or ko."),
+    lang: str = typer.Option(
+        "en", "--lang", metavar="LANG", help="Language of generated sentences: en or ko."
+    ),
     notes: str | None = typer.Option(
-        None, "--notes", help="Folder of notes/<component_id>.yaml (default: CATALOG/notes)."
+        None, "--notes", metavar="DIR",
+        help="Folder of notes/<component_id>.yaml (default: CATALOG/notes).",
     ),
     jobs: int | None = typer.Option(
-        None, "-j", "--jobs", help="Worker processes (default: all cores)."
+        None, "-j", "--jobs", metavar="N", help="Worker processes (default: all cores)."
     ),
     scheduler: str | None = typer.Option(
-        None, "--scheduler", help="Run on a Dask cluster: its scheduler address "
+        None, "--scheduler", metavar="ADDR", help="Run on a Dask cluster: its scheduler address "
         "(tcp://host:8786; needs risutools[dask]). Writes stay in this process.",
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Ignore and do not write the cache."),
-    report: str | None = typer.Option(None, "--report", help="Also write the run as JSON here."),
+    report: str | None = typer.Option(
+        None, "--report", metavar="FILE", help="Also write the run as JSON here."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the run as JSON on stdout."),
     quiet: bool = typer.Option(
         False, "-q", "--quiet", help="No progress bar, no table (failed files still go to stderr)."
     ),
+    color: str = _color_option(),
 ) -> None:
-    """Project every Risu file under SRC into matrix-component-v1 documents in a catalog."""
+    """Project every Risu file under DIR into matrix-component-v1 documents in a catalog."""
     import contextlib
 
     from risutools.catalog.ingest import ingest
     from risutools.report.ingest_text import IngestProgress, render_summary
 
-    progress = IngestProgress(enabled=not quiet and not as_json)
+    use = _color(color)
+    progress = IngestProgress(enabled=not quiet and not as_json, color=use)
     with contextlib.ExitStack() as stack:
         executor = None
         if scheduler is not None:
@@ -569,7 +797,7 @@ def ingest_cmd(
 
         typer.echo(_json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
     elif not quiet:
-        render_summary(result, progress.elapsed())
+        render_summary(result, progress.elapsed(), color=use)
     else:
         for s in result.failures:
             typer.echo(f"failed: {s.error}", err=True)
@@ -589,14 +817,17 @@ _CATALOG_OPT = "Catalog folder (default: the catalog found above the current fol
 
 @app.command("approve")
 def approve_cmd(
-    component: str = typer.Argument(..., help="A document's path, or a component_id."),
+    component: str = typer.Argument(
+        ..., metavar="COMPONENT", help="A document's path, or a component_id."),
     action: str = typer.Option(
-        ..., "--action", help="request_review | approve | reject | promote | retire"),
-    reviewer: str = typer.Option(..., "--reviewer", help="The person approving."),
-    note: str = typer.Option("", "--note", help="What the reviewer read and decided."),
+        ..., "--action", metavar="ACTION",
+        help="request_review | approve | reject | promote | retire"),
+    reviewer: str = typer.Option(..., "--reviewer", metavar="NAME", help="The person approving."),
+    note: str = typer.Option(
+        "", "--note", metavar="NOTE", help="What the reviewer read and decided."),
     sign: str | None = typer.Option(
         None, "--sign", metavar="KEY", help="Sign with this SSH private key (ssh-keygen -Y)."),
-    catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
+    catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
 ) -> None:
     """Write a human approval record naming the document's current base hash."""
     from risutools.catalog.commands import approve
@@ -606,12 +837,14 @@ def approve_cmd(
 
 @app.command("promote")
 def promote_cmd(
-    component: str = typer.Argument(..., help="A document's path, or a component_id."),
-    to: str = typer.Option(..., "--to", help="pending_human_review | approved | promoted | "
-                           "rejected | retired"),
+    component: str = typer.Argument(
+        ..., metavar="COMPONENT", help="A document's path, or a component_id."),
+    to: str = typer.Option(
+        ..., "--to", metavar="STATUS",
+        help="pending_human_review | approved | promoted | rejected | retired"),
     dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
     as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
-    catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
+    catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
 ) -> None:
     """Check every gate of a review-status transition; on success write it (exit 1: refused)."""
     from risutools.catalog.commands import switch
@@ -621,11 +854,13 @@ def promote_cmd(
 
 @app.command("activate")
 def activate_cmd(
-    component: str = typer.Argument(..., help="A document's path, or a component_id."),
+    component: str = typer.Argument(
+        ..., metavar="COMPONENT", help="A document's path, or a component_id."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
     as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
-    actor: str = typer.Option("", "--by", help="Who switches it (recorded in the log)."),
-    catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
+    actor: str = typer.Option("", "--by", metavar="NAME",
+        help="Who switches it (recorded in the log)."),
+    catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
 ) -> None:
     """Set runtime_status active (approved/promoted, no active conflict, exclusivity)."""
     from risutools.catalog.commands import switch
@@ -635,11 +870,13 @@ def activate_cmd(
 
 @app.command("deactivate")
 def deactivate_cmd(
-    component: str = typer.Argument(..., help="A document's path, or a component_id."),
+    component: str = typer.Argument(
+        ..., metavar="COMPONENT", help="A document's path, or a component_id."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
     as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
-    actor: str = typer.Option("", "--by", help="Who switches it (recorded in the log)."),
-    catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
+    actor: str = typer.Option("", "--by", metavar="NAME",
+        help="Who switches it (recorded in the log)."),
+    catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
 ) -> None:
     """Set runtime_status inactive (logged in transitions.ndjson)."""
     from risutools.catalog.commands import switch
@@ -650,21 +887,26 @@ def deactivate_cmd(
 @app.command("packet")
 def packet_cmd(
     component: str | None = typer.Argument(
-        None, help="A document's path, or a component_id (not with --queue)."),
-    lane: str = typer.Option(..., "--lane", help="light | full (the context shape)."),
+        None, metavar="COMPONENT", help="A document's path, or a component_id (not with --queue)."),
+    lane: str = typer.Option(..., "--lane", metavar="LANE",
+        help="light | full (the context shape)."),
     out: str = typer.Option("packets", "-o", "--output", metavar="DIR",
                             help="Folder for the JSON + Markdown files."),
-    actor: str = typer.Option("", "--actor", help="Who asks for the review (recorded)."),
+    actor: str = typer.Option("", "--actor", metavar="NAME",
+        help="Who asks for the review (recorded)."),
     instruction: str | None = typer.Option(
-        None, "--instruction", help="The task (default: from the next lifecycle step)."),
+        None, "--instruction", metavar="TASK",
+        help="The task (default: from the next lifecycle step)."),
     escalates: str | None = typer.Option(
         None, "--escalates", metavar="TASK", help="The light task this full packet escalates."),
     queue: str | None = typer.Option(
         None, "--queue", metavar="DIR", help="Hand-off: one light packet per component with "
         "--status, plus a hand-off record, into DIR."),
-    status: str | None = typer.Option(None, "--status", help="With --queue: which components."),
-    limit: int = typer.Option(1000, "--limit", help="With --queue: at most this many packets."),
-    catalog: str | None = typer.Option(None, "--catalog", help=_CATALOG_OPT),
+    status: str | None = typer.Option(None, "--status", metavar="STATUS",
+        help="With --queue: which components."),
+    limit: int = typer.Option(1000, "--limit", metavar="N",
+        help="With --queue: at most this many packets."),
+    catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
 ) -> None:
     """Write a review packet (JSON + Markdown): light or full lane (seed 001)."""
     from risutools.catalog.commands import run_packet
@@ -677,13 +919,16 @@ def packet_cmd(
 def review_cmd(
     catalog_dir: str | None = typer.Argument(
         None, metavar="CATALOG", help="Catalog folder (default: found above the current one)."),
-    fmt: str = typer.Option("text", "--format", "-f",
+    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT",
                             help="text | json | markdown | sarif | github | html"),
     sources: str | None = typer.Option(
-        None, "--sources", help="Source store folder (default: `sources:` in the config)."),
-    output: str | None = typer.Option(None, "--output", "-o", help="Write the report here."),
+        None, "--sources", metavar="DIR",
+            help="Source store folder (default: `sources:` in the config)."),
+    output: str | None = typer.Option(None, "--output", "-o", metavar="FILE",
+                                         help="Write the report here."),
     jobs: int | None = typer.Option(
-        None, "-j", "--jobs", help="Worker processes for the document rules (default: all "
+        None, "-j", "--jobs", metavar="N",
+            help="Worker processes for the document rules (default: all "
         "cores)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
 ) -> None:
@@ -710,6 +955,21 @@ def review_cmd(
 
 
 # ==== end promotion commands ==================================================
+
+
+def _whole_short_helps() -> None:
+    """The command list shows each command's first paragraph whole (wrapped, never cut
+    mid-sentence with "...")."""
+    import inspect as _inspect
+
+    for typer_app in (app, replay_app):
+        for info in typer_app.registered_commands:
+            doc = info.callback.__doc__ if info.callback is not None else None
+            if info.short_help is None and info.help is None and doc:
+                info.short_help = " ".join(_inspect.cleandoc(doc).split("\n\n")[0].split())
+
+
+_whole_short_helps()
 
 
 def _click_class(name: str) -> type[BaseException]:
@@ -742,7 +1002,7 @@ def main() -> None:
         if type(exc).__name__ == "NoArgsIsHelpError":  # no arguments: the help was shown
             text = str(getattr(exc, "format_message", exc.__str__)())
             if text.strip():  # (typer prints it itself; plain click leaves it to us)
-                typer.echo(text, err=True)
+                typer.echo(text)
         else:
             from risutools.pathnames import safe_line
 

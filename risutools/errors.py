@@ -68,6 +68,8 @@ CODES: dict[str, str] = {
     "unreadable-document": "a catalog document could not be read (the loader's MC000/MC001 "
     "finding says why)",
     "unsupported-document": "a document of a kind this command does not take",
+    "invalid-document": "the component is not a valid matrix-component-v1 document (MC100); "
+    "nothing runs",
     "no-documents": "a folder with no documents in it",
     "no-catalog": "no catalog at or above the folder given",
     "unknown-component": "no document in the catalog has that component id",

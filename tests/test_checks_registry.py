@@ -246,7 +246,9 @@ def test_analyze_sarif(tmp_path: Path) -> None:
     data["module"]["lowLevelAccess"] = True  # RA102: asks for power it does not use
     src.write_text(json.dumps(data), encoding="utf-8")
     r = run("analyze", "-f", "sarif", "m.json", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr  # warnings only: --fail-on error passes
+    assert r.returncode == 1, r.stderr  # a warning fails by default (--fail-on warning)
+    again = run("analyze", "-f", "sarif", "--fail-on", "error", "m.json", cwd=tmp_path)
+    assert again.returncode == 0 and again.stdout == r.stdout  # warnings only: error passes
     s = json.loads(r.stdout)
     results = _sarif_shape(s)
     assert "RA102" in {x["ruleId"] for x in results}

@@ -96,13 +96,17 @@ def test_hash_single_and_ndjson() -> None:
     doc = json.loads(SEED.read_text(encoding="utf-8"))
     want = hashlib.sha256(json.dumps(doc, ensure_ascii=False, sort_keys=True,
                                      separators=(",", ":")).encode()).hexdigest()
-    assert p.returncode == 0 and p.stdout.decode() == f"sha256:{want}\n"
-    p = run("hash", str(FX / "good" / "context-cutter.yaml"))
+    # like sha256sum: "<hash>  <file>"; -q: the hash alone
+    assert p.returncode == 0 and p.stdout.decode() == f"sha256:{want}  {SEED}\n"
+    p = run("hash", "-q", str(FX / "good" / "context-cutter.yaml"))
     assert p.stdout.decode() == f"sha256:{want}\n"
     p = run("hash", str(FX / "good" / "components.ndjson"))
-    rows = [ln.split("\t") for ln in p.stdout.decode().splitlines()]
-    assert [r[0] for r in rows] == ["1", "2", "3"]
-    assert rows[0][1] == "module.risu.100.cutter-0" and rows[0][2].startswith("sha256:")
+    rows = [ln.split("  ") for ln in p.stdout.decode().splitlines()]
+    assert [r[1].rsplit(":", 1)[1] for r in rows] == ["1", "2", "3"]
+    assert rows[0][2] == "module.risu.100.cutter-0" and rows[0][0].startswith("sha256:")
+    p = run("hash", "--quiet", str(FX / "good" / "components.ndjson"), str(SEED))
+    assert p.returncode == 0 and len(p.stdout.decode().splitlines()) == 4
+    assert all(ln.startswith("sha256:") and " " not in ln for ln in p.stdout.decode().split())
     p = run("hash", str(FX / "bad" / "broken-line.ndjson"))
     assert p.returncode == 2 and len(p.stdout.decode().splitlines()) == 3
     assert b":2: MC000" in p.stderr

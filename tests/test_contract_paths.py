@@ -443,8 +443,10 @@ def _bad_names(tmp_path: Path) -> bytes:
 @pytest.mark.parametrize("command", ["validate", "verify"])
 def test_non_utf8_names_in_every_format(tmp_path: Path, fmt: str, command: str) -> None:
     raw = _bad_names(tmp_path)
+    (tmp_path / "store").mkdir()  # verify: a store without the sources, a warning per document
+    extra = ("--sources", "store") if command == "verify" else ()
     for target in (b".", raw):
-        p = run(command, "-f", fmt, target, cwd=tmp_path)
+        p = run(command, "-f", fmt, *extra, target, cwd=tmp_path)
         # validate: MC100 errors; verify: sources not at hand (warnings)
         assert p.returncode == (1 if command == "validate" else 0), p.stderr.decode("utf-8")
         assert p.stderr == b""

@@ -494,10 +494,9 @@ def test_update_refused_before_anything_is_written(tmp_path: Path) -> None:
     r = cli("replay", "run", str(comp), "--fixture", str(FIX / "toggle.yaml"), "-o", str(out),
             "--update")
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
-    assert r.stderr.strip().endswith(
-        "c.json: /provenance: bad-document: --update needs a 'provenance' mapping to record "
-        "the replay in"
-    )
+    # a document the schema refuses is refused before anything runs (invalid-document)
+    assert "c.json: invalid-document: not a valid matrix-component-v1 document: missing " \
+        "required property 'provenance'" in r.stderr
     assert comp.read_bytes() == before and not out.parent.exists()
 
 

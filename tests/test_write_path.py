@@ -479,7 +479,7 @@ def test_replay_update_that_cannot_write_is_one_line(tmp_path: Path) -> None:
     doc = tmp_path / "c.json"
     doc.write_bytes(seed.read_bytes())
     (tmp_path / LOCK_NAME).mkdir()  # the folder's lock cannot be taken
-    r = cli("replay", "run", str(doc), "-f", str(ROOT / "fixtures" / "replay" / "toggle.yaml"),
+    r = cli("replay", "run", str(doc), "-x", str(ROOT / "fixtures" / "replay" / "toggle.yaml"),
             "--update")
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "unwritable" in r.stderr and "internal error" not in r.stderr

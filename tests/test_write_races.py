@@ -53,7 +53,7 @@ def _warm(tmp_path_factory: pytest.TempPathFactory) -> None:
     _risum(tmp / "src" / "101_w.risum", "w", "w")
     runner = CliRunner()
     for args in (
-        ["replay", "run", str(tmp / "c.json"), "-f", str(FIX / "toggle.yaml"), "--update"],
+        ["replay", "run", str(tmp / "c.json"), "-x", str(FIX / "toggle.yaml"), "--update"],
         ["ingest", str(tmp / "src"), "-o", str(tmp / "cat"), "-j1", "-q"],
         ["ingest", str(tmp / "src"), "-o", str(tmp / "cat2"), "-j1", "-q", "--ndjson"],
     ):
@@ -120,7 +120,7 @@ def test_two_replay_updates_lose_nothing(tmp_path: Path) -> None:
         shutil.copy(SEED, doc)
         runs = _together(
             tmp_path,
-            *[("replay", "run", str(doc), "-f", str(f), "--update") for f in fixtures.values()],
+            *[("replay", "run", str(doc), "-x", str(f), "--update") for f in fixtures.values()],
         )
         final = json.loads(doc.read_text(encoding="utf-8"))
         ids = {r.get("source_id") for r in final["provenance"]["source_refs"]}
@@ -238,7 +238,7 @@ def test_replay_update_killed_at_random_points(tmp_path: Path) -> None:
     doc = tmp_path / "c.json"
     shutil.copy(SEED, doc)
     old = doc.read_bytes()
-    args = ("replay", "run", str(doc), "-f", str(FIX / "toggle.yaml"), "--update")
+    args = ("replay", "run", str(doc), "-x", str(FIX / "toggle.yaml"), "--update")
     full = _run(tmp_path, *args)
     new = doc.read_bytes()
     assert new != old

@@ -32,13 +32,14 @@ GENERATED = tuple(_COLUMNS)  # the families with a generated table
 
 
 def _cells(c: Check) -> tuple[str, ...]:
+    fix = c.fix + (" Fixed by `validate --fix`." if c.fixable else "")
     if c.family in ("R", "M"):
-        return (c.id, c.title, c.summary, c.fix)
+        return (c.id, c.title, c.summary, fix)
     if c.family == "G":
         from risutools.catalog.gates import targets_of
 
-        return (c.id, f"`{c.title}`", ", ".join(targets_of(c)), c.summary, c.fix)
-    return (c.id, c.severity, c.summary, c.fix)
+        return (c.id, f"`{c.title}`", ", ".join(targets_of(c)), c.summary, fix)
+    return (c.id, c.severity, c.summary, fix)
 
 
 def _cell(text: str) -> str:

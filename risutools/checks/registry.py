@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +60,9 @@ class Check:
     why: str  # why it matters (one or two sentences)
     fix: str  # how to fix a finding (one sentence)
     run: Callable[..., Any] | None = None  # the check itself, when it is one function
+    #: ``fixer(doc)`` yields ``(pointer, new string value)``: the exact fix of a finding
+    #: (``validate --fix``, ``risutools.contract.fix``); None: not fixable
+    fixer: Callable[[Any], Iterator[tuple[str, str]]] | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.run is None:
@@ -68,6 +71,11 @@ class Check:
 
     def __str__(self) -> str:
         return self.id
+
+    @property
+    def fixable(self) -> bool:
+        """Whether ``validate --fix`` can fix its findings exactly."""
+        return self.fixer is not None
 
     @property
     def family(self) -> str:
@@ -110,13 +118,15 @@ def split_doc(doc: str) -> tuple[str, str, str]:
     return summary, why, fix
 
 
-def check(id: str, severity: Severity, scope: str, title: str
+def check(id: str, severity: Severity, scope: str, title: str, *,
+          fixer: Callable[[Any], Iterator[tuple[str, str]]] | None = None
           ) -> Callable[[Callable[..., Any]], Check]:
-    """Decorator: the function is the check; its docstring is its documentation."""
+    """Decorator: the function is the check; its docstring is its documentation.
+    ``fixer`` (optional) makes it fixable (see :attr:`Check.fixer`)."""
 
     def wrap(fn: Callable[..., Any]) -> Check:
         summary, why, fix = split_doc(fn.__doc__ or "")
-        return _register(Check(id, severity, scope, title, summary, why, fix, fn))
+        return _register(Check(id, severity, scope, title, summary, why, fix, fn, fixer))
 
     return wrap
 

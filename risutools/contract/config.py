@@ -145,7 +145,7 @@ def _parse(raw: Any, origin: Path) -> ContractConfig:
         raise ConfigError("config-bad-value", "rules must be a mapping RULE: error|warning|off",
                           where="rules", path=where)
     for rule, level in raw_rules.items():
-        if level is False:  # YAML 1.1: an unquoted `off` (or `no`, `false`) reads as false
+        if level is False:  # YAML 1.1 reads a bare `off` (or `no`, `false`) as false: off
             level = "off"
         elif level is True:
             raise ConfigError("config-bad-value", f"rule {rule}: an unquoted on/yes/true reads "

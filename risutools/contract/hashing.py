@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
+
 from risutools.contract.canonical import doc_sha256
 from risutools.contract.loaders import load_documents
 from risutools.errors import DocumentError
+from risutools.fsio import display_path
 
 
-def hash_lines(path: str) -> tuple[list[str], list[str]]:
-    """Lines to print and problems (one line each).  One document: ``sha256:<hex>``;
-    several: ``<line>\\t<component_id>\\tsha256:<hex>`` per document."""
+def hash_lines(path: str, *, bare: bool = False) -> tuple[list[str], list[str]]:
+    """Lines to print and problems (one line each), like ``sha256sum``: one document:
+    ``sha256:<hex>  <file>``; several (NDJSON, multi-document YAML):
+    ``sha256:<hex>  <file>:<line>  <component_id>`` per document.  ``bare``: the hash
+    alone on each line."""
     out = load_documents(path)
     problems = [
         f"{f.file}" + (f":{f.line}" if f.line else "") + f": {f.rule}: {f.message}"
@@ -18,6 +23,8 @@ def hash_lines(path: str) -> tuple[list[str], list[str]]:
     if not out.documents and not out.problems:
         raise DocumentError("no-documents", "no documents found", path=path)
     lines: list[str] = []
+    # the name as given (a non-UTF-8 name escaped, as everywhere)
+    given = None if path == "-" or os.path.isdir(path) else display_path(path)
     single = len(out.documents) == 1 and out.documents[0].fmt != "ndjson"
     for d in out.documents:
         try:
@@ -25,9 +32,12 @@ def hash_lines(path: str) -> tuple[list[str], list[str]]:
         except (ValueError, TypeError, UnicodeEncodeError, RecursionError) as exc:
             problems.append(f"{d.file}:{d.line}: cannot hash: {exc}")
             continue
-        if single:
+        if bare:
             lines.append(h)
+        elif single:
+            lines.append(f"{h}  {given or d.file}")
         else:
             cid = d.doc.get("component_id") if isinstance(d.doc, dict) else None
-            lines.append(f"{d.line}\t{cid if isinstance(cid, str) else '-'}\t{h}")
+            lines.append(f"{h}  {given or d.file}:{d.line}  "
+                         f"{cid if isinstance(cid, str) else '-'}")
     return lines, problems

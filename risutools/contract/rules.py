@@ -189,7 +189,16 @@ def mc102(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
                "use the same post id in both")
 
 
-@check("MC103", "error", "document", "lineage-status")
+def _fix_mc103(doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """A candidate's lineage.promotion_status becomes 'candidate' (review_status is never
+    written: it is the human decision the lineage field follows)."""
+    lineage = _get(doc, "payload", "idea_layers", "lineage", "promotion_status")
+    if _get(doc, "provenance", "review_status") == "candidate" and lineage in REVIEW_STATES \
+            and lineage != "candidate":
+        yield ("/payload/idea_layers/lineage/promotion_status", "candidate")
+
+
+@check("MC103", "error", "document", "lineage-status", fixer=_fix_mc103)
 def mc103(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
     """idea_layers.lineage.promotion_status equals provenance.review_status (when present).
 
@@ -282,7 +291,19 @@ def prompt_digest(prompt: str) -> str | None:
         return None
 
 
-@check("MC201", "error", "document", "prompt-digest")
+def _fix_mc201(doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """prompt_sha256 becomes the digest of the prompt as it is."""
+    prompt = _get(doc, "projection", "prompt")
+    declared = _get(doc, "projection", "prompt_sha256")
+    if not isinstance(prompt, str) or not isinstance(declared, str) \
+            or digest_problem(declared) is not None:
+        return
+    actual = prompt_digest(prompt)
+    if actual is not None and actual != declared:
+        yield ("/projection/prompt_sha256", actual)
+
+
+@check("MC201", "error", "document", "prompt-digest", fixer=_fix_mc201)
 def mc201(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
     """projection.prompt_sha256 is the SHA-256 of projection.prompt (UTF-8).
 

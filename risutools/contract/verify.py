@@ -187,6 +187,11 @@ def verify_paths(
 
         raise ConfigError("no-source-store", "source store folder not found",
                           path=display_path(src))
+    if src is None and require_sources:
+        from risutools.errors import ConfigError
+
+        raise ConfigError("no-source-store", "--require-sources needs a source store (--sources "
+                          "DIR or `sources:` in the configuration)", where="--require-sources")
     loaded = load_all(paths, cfg, skip_non_documents)
     result = Result("verify", files=loaded.files, skipped=loaded.skipped)
     result.file_findings = [f for f in loaded.problems if flt.keep(f.rule)]
@@ -264,15 +269,36 @@ def _verify_refs(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument) -> None:
 
 
 def _record(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, rule: str, ptr: str,
-            source: str, status: str, detail: str) -> None:
+            source: str, status: str, detail: str, *, emit: bool = True) -> None:
     ctx.result.verifications.append(
         Verification(ld.file, ld.line, info.component_id, ptr, source, status, detail))
+    if not emit:
+        return
     if status == "mismatch":
         _emit(ctx, info, ld, rule, RULES[rule].severity, ptr, detail)
     elif status == "not_at_hand":
         sev = "error" if ctx.require else "warning"
         _emit(ctx, info, ld, rule, sev, ptr, f"not verified: source not at hand ({detail}); put "
               "the file in the source store (--sources) to verify it")
+
+
+NO_STORE = "no source store given (--sources or `sources:` in the config)"
+
+
+def not_checked(result: Result) -> list[Verification]:
+    """The source references left unchecked because no source store was given."""
+    return [v for v in result.verifications
+            if v.status == "not_at_hand" and v.detail.endswith(NO_STORE)]
+
+
+def no_store_note(result: Result) -> str | None:
+    """One line for the whole run when sources were not checked (no store), else None."""
+    away = not_checked(result)
+    if not away:
+        return None
+    docs = len({(v.file, v.line) for v in away})
+    return (f"sources not checked: {NO_STORE}; {len(away)} source digest(s) in {docs} "
+            "document(s) not verified")
 
 
 def _rel(p: Path) -> str:
@@ -314,8 +340,9 @@ def _verify_source(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, ptr: str,
                             f"{sha}; re-run the projection so the document picks up the notes")
                 return
     if ctx.store.root is None:
-        _record(ctx, info, ld, MC202.id, ptr, source, "not_at_hand",
-                f"{source}: no source store given (--sources or `sources:` in the config)")
+        # said once for the whole run (no_store_note), not once per document
+        _record(ctx, info, ld, MC202.id, ptr, source, "not_at_hand", f"{source}: {NO_STORE}",
+                emit=False)
         return
     post = sid[len("risu:"):] if sid.startswith("risu:") else None
     member = sver.rpartition("!")[2] if "!" in sver else None

@@ -350,6 +350,12 @@ def pack(src: str | os.PathLike[str], out: str | os.PathLike[str], *, force: boo
     """Write ``out`` (.risum) from ``src``; returns the number of bytes written."""
     module, blobs = pack_inputs(src)
     data = write_risum(module, blobs)
+    if os.path.isdir(out):
+        raise FormatError("unwritable", "is a folder; -o names the .risum file to write "
+                          "(e.g. -o DIR/name.risum)", path=os.fspath(out))
+    if not force and os.path.lexists(out):
+        raise FormatError("target-exists", "the file already exists; use --force to overwrite",
+                          path=os.fspath(out))
     try:
         atomic_write(out, data, expect_absent=not force)
     except (FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError) as exc:

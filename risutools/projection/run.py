@@ -32,18 +32,23 @@ def dumps(doc: dict[str, Any]) -> str:
     return json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=False) + "\n"
 
 
-def write_documents(docs: list[dict[str, Any]], out: str) -> list[str]:
-    """Write to ``out`` (a file for one document, a directory for several)."""
-    written: list[str] = []
+def write_documents(docs: list[dict[str, Any]], out: str, *, force: bool = False) -> list[str]:
+    """Write to ``out`` (a file for one document, a directory for several).  A file that
+    exists is refused (``target-exists``, nothing written) unless ``force``."""
     target = Path(out)
     if len(docs) == 1 and not (target.is_dir() or out.endswith(("/", os.sep))):
-        atomic_write(target, dumps(docs[0]).encode("utf-8"))
-        return [str(target)]
-    if target.exists() and not target.is_dir():
-        raise ConfigError("bad-output", f"{len(docs)} documents need a directory, and {out} is "
-                          "a file", where="-o")
-    for doc in docs:
-        p = target / f"{doc['component_id']}.json"
-        atomic_write(p, dumps(doc).encode("utf-8"))
-        written.append(str(p))
-    return written
+        plan = [(target, docs[0])]
+    else:
+        if target.exists() and not target.is_dir():
+            raise ConfigError("bad-output", f"{len(docs)} documents need a directory, and {out} "
+                              "is a file", where="-o")
+        target.mkdir(parents=True, exist_ok=True)
+        plan = [(target / f"{doc['component_id']}.json", doc) for doc in docs]
+    if not force:
+        existing = [p for p, _ in plan if os.path.lexists(p)]
+        if existing:
+            raise ConfigError("target-exists", f"{len(existing)} file(s) already exist (e.g. "
+                              f"{existing[0]}); use --force to overwrite", where="-o")
+    for p, doc in plan:
+        atomic_write(p, dumps(doc).encode("utf-8"), expect_absent=not force)
+    return [str(p) for p, _ in plan]

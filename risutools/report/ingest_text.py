@@ -18,8 +18,9 @@ if TYPE_CHECKING:
 class IngestProgress:
     """Context manager wrapping a rich progress bar; a no-op when disabled."""
 
-    def __init__(self, enabled: bool = True) -> None:
+    def __init__(self, enabled: bool = True, color: bool | None = None) -> None:
         self.enabled = enabled and sys.stderr.isatty()
+        self.color = color
         self._t0 = time.perf_counter()
         self._progress: Any = None
         self._task: Any = None
@@ -46,7 +47,7 @@ class IngestProgress:
                 TransferSpeedColumn(),
                 TextColumn("ETA"),
                 TimeRemainingColumn(),
-                console=Console(stderr=True),
+                console=Console(stderr=True, **_console_colour(self.color)),
                 transient=True,
             )
             self._progress.__enter__()
@@ -86,12 +87,19 @@ def _size(n: float) -> str:
     return f"{n:,.0f} B"
 
 
-def render_summary(result: IngestResult, seconds: float) -> None:
+def _console_colour(color: bool | None) -> dict[str, Any]:
+    """rich Console arguments for ``--color`` (None: rich decides, honouring NO_COLOR)."""
+    if color is None:
+        return {}
+    return {"force_terminal": True} if color else {"no_color": True}
+
+
+def render_summary(result: IngestResult, seconds: float, color: bool | None = None) -> None:
     """Print the summary table, then one line per failed file and collision."""
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False, soft_wrap=True)
+    console = Console(highlight=False, soft_wrap=True, **_console_colour(color))
     c = result.counts()
     table = Table(title="ingest summary", show_header=True, header_style="bold")
     table.add_column("what")
@@ -117,7 +125,7 @@ def render_summary(result: IngestResult, seconds: float) -> None:
     console.print(table)
     rate = c["bytes"] / seconds if seconds > 0 else 0.0
     console.print(f"{c['files']} files in {seconds:.2f} s ({_size(rate)}/s)")
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    err = Console(stderr=True, highlight=False, soft_wrap=True, **_console_colour(color))
     for s in result.failures:
         err.print(f"failed: {s.error}", markup=False)
     for line in result.collisions:

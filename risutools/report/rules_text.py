@@ -21,6 +21,9 @@ def page(c: Check) -> str:
     lines += [*_wrap("", c.summary), ""]
     lines += [*_wrap("Why: ", c.why), ""]
     lines += _wrap("Fix: ", c.fix)
+    if c.fixable:
+        lines += _wrap("", "Fixable: `risutools validate --fix` applies the exact fix (candidates "
+                       "only; review state is never written).")
     example = example_text(c.id)
     if example:
         lines += ["", "Example (fires):"]
@@ -29,7 +32,8 @@ def page(c: Check) -> str:
 
 
 def render_rule_list(prefix: str | None) -> str:
-    """One line per check: id, severity, scope, title, summary (cut to one line)."""
+    """One line per check: id, severity, scope, ``[*]`` when ``validate --fix`` fixes it,
+    title, summary (cut to one line)."""
     return _lines(c for c in all_checks().values() if not prefix or matches(c.id, prefix))
 
 
@@ -37,7 +41,8 @@ def _lines(checks: Iterable[Check]) -> str:
     out = []
     for c in checks:
         summary = c.summary if len(c.summary) <= 60 else c.summary[:59] + "…"
-        out.append(f"{c.id:<6} {c.severity:<7} {c.scope:<9} {c.title:<28} {summary}")
+        mark = "[*]" if c.fixable else "   "
+        out.append(f"{c.id:<6} {c.severity:<7} {c.scope:<9} {mark} {c.title:<28} {summary}")
     return "\n".join(out) + "\n"
 
 

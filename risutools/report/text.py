@@ -35,7 +35,15 @@ def render_text(result: Result, *, color: bool = False) -> str:
         lines.extend(by_file[file])
         lines.append("")
     if result.command == "verify":
-        away = [v for v in result.verifications if v.status == "not_at_hand"]
+        from risutools.contract.verify import no_store_note, not_checked
+
+        unchecked = {id(v) for v in not_checked(result)}
+        away = [v for v in result.verifications
+                if v.status == "not_at_hand" and id(v) not in unchecked]
+        note = no_store_note(result)
+        if note:
+            lines.append(paint(_BOLD, note))
+            lines.append("")
         if away:
             lines.append(paint(_BOLD, "not verified (source not at hand):"))
             for v in away:

@@ -1,0 +1,411 @@
+"""``validate --fix``: apply the fixes whose result is exact, surgically, through the write path.
+
+A check is fixable when the registry declares a ``fixer`` for it
+(:attr:`risutools.checks.registry.Check.fixable`): a function ``fixer(doc)`` that
+yields ``(pointer, new string value)`` for a document the check fires on.  Today:
+MC201 (``projection.prompt_sha256`` set to the digest of the prompt) and MC103
+(``lineage.promotion_status`` set to ``candidate`` for a candidate).
+
+What ``--fix`` guarantees:
+
+* **Only candidates.**  A document whose ``provenance.review_status`` is not
+  ``candidate`` is never changed: what a person reviewed changes only through
+  review.  Review state itself (``review_status``) is never written.
+* **Only what was reported.**  A fix runs for a finding the run reported (after
+  ``--select``/``--ignore`` and the configuration's severities).
+* **Surgical.**  Only the bytes of the fixed string values change: JSON keeps its
+  indentation and key order, an NDJSON catalog keeps every other line byte for byte,
+  YAML keeps its comments, quoting style and layout (the scalar is rewritten in the
+  style it had; a block scalar is not fixed).  The edited text is parsed again and
+  must give exactly the expected documents, else the file is left as it was.
+* **One write path.**  The file is written with
+  :func:`risutools.fsio.atomic_write` and ``expect_sha256`` = the hash of the bytes
+  read: a file changed meanwhile is not overwritten ("changed since you read it").
+* **Bounded.**  A file is read whole: at most :data:`MAX_FIX_BYTES` (a larger file
+  is not fixed, with one line saying so).  Standard input is never fixed.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from risutools.checks.registry import Check, all_checks
+from risutools.contract.loaders import MAX_DEPTH, STDIN_NAME, _fmt_of, parse_json_text
+from risutools.errors import WriteConflict
+
+MAX_FIX_BYTES = 256 * 1024 * 1024
+_BOM = "\ufeff"
+
+Edit = tuple[int, int, str]  # (start, end, replacement) in the text
+
+
+@dataclass
+class FixOutcome:
+    """What ``--fix`` did: fixes applied per rule, files written, and why others were not."""
+
+    fixed: Counter[str] = field(default_factory=Counter)
+    files: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # one line each: what was not fixed, why
+
+    @property
+    def total(self) -> int:
+        return sum(self.fixed.values())
+
+
+def fixable_checks() -> dict[str, Check]:
+    return {k: c for k, c in all_checks().items() if c.fixable}
+
+
+def fix_result(result: Any) -> FixOutcome:
+    """Fix, file by file, the fixable findings of a validate ``Result``."""
+    fixable = fixable_checks()
+    wanted: dict[str, dict[int | None, set[str]]] = {}
+    for info in result.documents:
+        rules = {f.rule for f in info.findings if f.rule in fixable}
+        if rules:
+            wanted.setdefault(info.file, {}).setdefault(info.line, set()).update(rules)
+    out = FixOutcome()
+    for file in sorted(wanted):
+        if file == STDIN_NAME:
+            n = sum(len(r) for r in wanted[file].values())
+            out.notes.append(f"{file}: {n} fixable finding(s) not fixed: standard input "
+                             "cannot be written back; fix the file itself")
+            continue
+        _fix_file(Path(file), file, wanted[file], fixable, out)
+    return out
+
+
+# --------------------------------------------------------------------------- one file
+
+
+@dataclass
+class _Doc:
+    line: int
+    value: Any
+    locate: Callable[[str], tuple[int, int, str] | None]  # pointer -> (start, end, style)
+    span: tuple[int, int] = (0, 0)  # where the document's text is (NDJSON: its line)
+
+
+def _fix_file(path: Path, name: str, wanted: dict[int | None, set[str]],
+              fixable: dict[str, Check], out: FixOutcome) -> None:
+    from risutools.errors import RisuError
+    from risutools.safeio import read_regular
+
+    fmt = _fmt_of(path.name)
+    try:
+        raw = read_regular(path, MAX_FIX_BYTES)  # regular files only, never past the bound
+    except RisuError as exc:
+        out.notes.append(f"{name}: not fixed: {exc.why}")
+        return
+    except OSError as exc:
+        out.notes.append(f"{name}: not fixed: cannot read: {exc.strerror or exc}")
+        return
+    base = hashlib.sha256(raw).hexdigest()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        out.notes.append(f"{name}: not fixed: not UTF-8")
+        return
+    del raw  # a catalog may be large: one copy of its text at a time
+    bom = text.startswith(_BOM)
+    body = text[1:] if bom else text
+    lines = {ln for ln in wanted if ln is not None}
+    try:
+        docs = _parse(body, name, fmt, only=lines if fmt == "ndjson" else None)
+    except ValueError as exc:
+        out.notes.append(f"{name}: not fixed: {exc}")
+        return
+    edits: list[Edit] = []
+    changed: list[tuple[_Doc, Any]] = []  # (document, what it must read back as)
+    applied: Counter[str] = Counter()
+    for d in docs:
+        rules = wanted.get(d.line)
+        if not rules:
+            continue
+        review = _get(d.value, "provenance", "review_status")
+        if review != "candidate":
+            out.notes.append(
+                f"{name}:{d.line}: {', '.join(sorted(rules))} not fixed: review_status is "
+                f"{review!r}; a reviewed document changes only through review")
+            continue
+        expected = None
+        for rule in sorted(rules):
+            fixer = fixable[rule].fixer
+            assert fixer is not None
+            for pointer, new in fixer(d.value):
+                spot = d.locate(pointer)
+                if spot is None:
+                    out.notes.append(f"{name}:{d.line}: {rule} not fixed: {pointer} is not a "
+                                     "plain string value that can be rewritten in place")
+                    continue
+                start, end, style = spot
+                edits.append((start, end, _literal(new, style)))
+                expected = copy.deepcopy(d.value) if expected is None else expected
+                _set(expected, pointer, new)
+                applied[rule] += 1
+        if expected is not None:
+            changed.append((d, expected))
+    if not edits:
+        return
+    pieces: list[str] = []
+    pos = 0
+    for start, end, repl in sorted(edits, key=lambda e: e[0]):  # one pass: linear
+        pieces += [body[pos:start], repl]
+        pos = end
+    pieces.append(body[pos:])
+    new_body = "".join(pieces)
+    del pieces
+    if not _reads_back(new_body, body, name, fmt, docs, changed, edits):
+        out.notes.append(f"{name}: not fixed: the edited text would not read back as the "
+                         "fixed documents; the file is left as it was")
+        return
+    del body, docs, changed
+    data = ((_BOM if bom else "") + new_body).encode("utf-8")
+    del new_body
+    from risutools.fsio import atomic_write
+
+    try:
+        atomic_write(path, data, expect_sha256=base)
+    except WriteConflict as exc:
+        out.notes.append(f"{name}: not fixed: {exc.why}")
+        return
+    except OSError as exc:
+        out.notes.append(f"{name}: not fixed: cannot write: {exc.strerror or exc}")
+        return
+    out.fixed.update(applied)
+    out.files.append(name)
+
+
+def _reads_back(new_body: str, body: str, name: str, fmt: str | None, docs: list[_Doc],
+                changed: list[tuple[_Doc, Any]], edits: list[Edit]) -> bool:
+    """Whether the edited text gives exactly the fixed documents (and the others unchanged).
+
+    NDJSON: each edited line is parsed again (the edits stay inside their lines, so every
+    other line is the same bytes); JSON and YAML: the whole text is parsed again."""
+    if fmt != "ndjson":
+        try:
+            again = [d.value for d in _parse(new_body, name, fmt)]
+        except ValueError:
+            return False
+        want = {id(d): v for d, v in changed}
+        return again == [want.get(id(d), d.value) for d in docs]
+    shift = 0
+    starts = sorted(edits, key=lambda e: e[0])
+    k = 0
+    for d, expected in sorted(changed, key=lambda c: c[0].span[0]):
+        a, b = d.span
+        while k < len(starts) and starts[k][1] <= a:  # edits before this line
+            shift += len(starts[k][2]) - (starts[k][1] - starts[k][0])
+            k += 1
+        grow = 0
+        j = k
+        while j < len(starts) and starts[j][0] < b:  # this line's edits
+            if starts[j][0] < a or starts[j][1] > b:
+                return False
+            grow += len(starts[j][2]) - (starts[j][1] - starts[j][0])
+            j += 1
+        line = new_body[a + shift:b + shift + grow]
+        if "\n" in line:
+            return False
+        value, problem = parse_json_text(line, name, line=d.line)
+        if problem is not None or value != expected:
+            return False
+    return True
+
+
+def _parse(body: str, name: str, fmt: str | None, only: set[int] | None = None
+           ) -> list[_Doc]:
+    """The documents of a file with a locator each (NDJSON: only the lines in ``only``,
+    when given); ValueError when it cannot be read."""
+    if fmt == "yaml":
+        return _parse_yaml(body)
+    if fmt == "ndjson":
+        docs: list[_Doc] = []
+        pos = 0
+        for lineno, line in enumerate(body.split("\n"), 1):
+            start = pos
+            pos += len(line) + 1
+            if only is not None and lineno not in only:
+                continue
+            stripped = line.strip()
+            if not stripped:
+                continue
+            value, problem = parse_json_text(stripped, name, line=lineno)
+            if problem is not None:
+                raise ValueError(f"line {lineno}: {problem.message}")
+            offset = start + (len(line) - len(line.lstrip()))
+            docs.append(_Doc(lineno, value, _json_locator(stripped, offset),
+                             (offset, offset + len(stripped))))
+        return docs
+    value, problem = parse_json_text(body, name, line=None)
+    if problem is not None:
+        raise ValueError(problem.message)
+    return [_Doc(1, value, _json_locator(body, 0), (0, len(body)))]
+
+
+def _parse_yaml(body: str) -> list[_Doc]:
+    import yaml
+    from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+    from risutools.contract.yamlsafe import YamlRefused, load_yaml_documents
+
+    def locator(root: Node) -> Callable[[str], tuple[int, int, str] | None]:
+        def locate(pointer: str) -> tuple[int, int, str] | None:
+            node: Node | None = root
+            for tok in _tokens(pointer):
+                if isinstance(node, MappingNode):
+                    node = next((v for k, v in node.value
+                                 if isinstance(k, ScalarNode) and k.value == tok), None)
+                elif isinstance(node, SequenceNode) and tok.isdigit() and int(tok) < len(
+                        node.value):
+                    node = node.value[int(tok)]
+                else:
+                    return None
+            # plain (None in PyYAML, "" in its libyaml binding), single or double quoted
+            if not isinstance(node, ScalarNode) or node.style not in (None, "", "'", '"'):
+                return None
+            return node.start_mark.index, node.end_mark.index, node.style or ""
+        return locate
+
+    # The safe loader first (every refusal: aliases, tags, duplicate keys, depth, size),
+    # then PyYAML's composer only for the scalars' positions in text that passed it.
+    try:
+        safe = list(load_yaml_documents(body, max_depth=MAX_DEPTH))
+        loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        roots = [n for n in yaml.compose_all(body, Loader=loader_cls) if n is not None]
+    except (YamlRefused, yaml.YAMLError, RecursionError) as exc:
+        raise ValueError(f"not readable as YAML: {exc}") from None
+    values = [d for d in safe if d.value is not None]
+    if len(values) != len(roots):
+        raise ValueError("not readable as YAML: its documents could not be located")
+    return [_Doc(y.line, y.value, locator(root)) for y, root in zip(values, roots, strict=True)]
+
+
+def _json_locator(text: str, offset: int) -> Callable[[str], tuple[int, int, str] | None]:
+    def locate(pointer: str) -> tuple[int, int, str] | None:
+        span = json_string_span(text, pointer)
+        return None if span is None else (span[0] + offset, span[1] + offset, "json")
+    return locate
+
+
+# --------------------------------------------------------------------------- JSON text
+
+
+_WS = " \t\r\n"
+#: the json module's string scanner: (text, index after the opening quote) -> (value, end)
+scanstring: Callable[[str, int], tuple[str, int]] = getattr(json.decoder, "scanstring")  # noqa: B009
+
+
+def _ws(text: str, i: int) -> int:
+    while i < len(text) and text[i] in _WS:
+        i += 1
+    return i
+
+
+def _skip_value(text: str, i: int) -> int:
+    """The index just after the JSON value starting at ``i`` (iterative, strings skipped)."""
+    depth = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            i = scanstring(text, i + 1)[1]
+            if depth == 0:
+                return i
+            continue
+        if c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+            if depth < 0:
+                return i
+        elif depth == 0 and c in ",":
+            return i
+        i += 1
+    return i
+
+
+def json_string_span(text: str, pointer: str) -> tuple[int, int] | None:
+    """Where the string value at ``pointer`` is written in JSON ``text`` (quotes included),
+    or None (no such value, or not a string).  ``text`` is valid JSON without duplicate keys
+    (the loader refused the others)."""
+    i = _ws(text, 0)
+    for tok in _tokens(pointer):
+        if i >= len(text):
+            return None
+        if text[i] == "{":
+            i = _ws(text, i + 1)
+            while True:
+                if i >= len(text) or text[i] != '"':
+                    return None
+                key, i = scanstring(text, i + 1)
+                i = _ws(text, i)
+                i = _ws(text, i + 1)  # past ':'
+                if key == tok:
+                    break
+                i = _ws(text, _skip_value(text, i))
+                if i >= len(text) or text[i] != ",":
+                    return None
+                i = _ws(text, i + 1)
+        elif text[i] == "[" and tok.isdigit():
+            i = _ws(text, i + 1)
+            for _ in range(int(tok)):
+                if i >= len(text) or text[i] == "]":
+                    return None
+                i = _ws(text, _skip_value(text, i))
+                if i >= len(text) or text[i] != ",":
+                    return None
+                i = _ws(text, i + 1)
+            if i >= len(text) or text[i] == "]":
+                return None
+        else:
+            return None
+    if i >= len(text) or text[i] != '"':
+        return None
+    return i, scanstring(text, i + 1)[1]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _tokens(pointer: str) -> list[str]:
+    if not pointer:
+        return []
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+
+
+def _literal(value: str, style: str) -> str:
+    if style == "'":
+        return "'" + value.replace("'", "''") + "'"
+    if style == "":  # a YAML plain scalar stays plain (the read-back check guards it)
+        return value
+    return json.dumps(value, ensure_ascii=False)  # JSON, and YAML double-quoted
+
+
+def _get(doc: Any, *path: str) -> Any:
+    cur = doc
+    for key in path:
+        if not isinstance(cur, dict):
+            return None
+        cur = cur.get(key)
+    return cur
+
+
+def _set(doc: Any, pointer: str, value: str) -> None:
+    toks = _tokens(pointer)
+    cur = doc
+    for tok in toks[:-1]:
+        cur = cur[int(tok)] if isinstance(cur, list) else cur[tok]
+    if isinstance(cur, list):
+        cur[int(toks[-1])] = value
+    else:
+        cur[toks[-1]] = value

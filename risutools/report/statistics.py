@@ -1,0 +1,39 @@
+"""``--statistics``: how many findings each check gave (ruff's ``--statistics``).
+
+Text: one line per id, the most frequent first (then by id): count, id, ``[*]`` when
+``validate --fix`` fixes it, title.  JSON: an array of ``{code, name, count, fixable}``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from risutools.contract.validate import Result
+
+STATISTICS_FORMATS = ("text", "concise", "json")
+
+
+def _rows(result: Result) -> list[tuple[str, int, str, bool]]:
+    from risutools.checks.registry import all_checks, sort_key
+
+    checks = all_checks()
+    counts = Counter(f.rule for f in result.findings)
+    ordered = sorted(counts, key=lambda r: (-counts[r], sort_key(r)))
+    out = []
+    for rid in ordered:
+        c = checks.get(rid)
+        out.append((rid, counts[rid], c.title if c else "", bool(c and c.fixable)))
+    return out
+
+
+def render_statistics(result: Result, fmt: str) -> str:
+    rows = _rows(result)
+    if fmt == "json":
+        return json.dumps([{"code": r, "name": t, "count": n, "fixable": f}
+                           for r, n, t, f in rows], indent=1) + "\n"
+    width = max((len(str(n)) for _, n, _, _ in rows), default=1)
+    lines = [f"{n:>{width}}  {r:<6} {'[*]' if f else '   '} {t}" for r, n, t, f in rows]
+    return "\n".join(lines) + ("\n" if lines else "")
