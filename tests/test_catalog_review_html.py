@@ -14,9 +14,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_catalog_support import CUTTER, doc_path, fresh_catalog, load, to_promoted
+from test_catalog_support import CUTTER, MOOD, doc_path, fresh_catalog, load, to_promoted
 
 from risutools.catalog.catalog import Catalog
+from risutools.catalog.commands import approve
 from risutools.catalog.review import review_catalog
 from risutools.report.review_html import render_review_html
 
@@ -68,12 +69,22 @@ def page_problems(browser: str, tmp: Path, page: Path, documents: int, promoted:
     warnings = [int(x) for x in re.findall(r'<td data-v="(\d+)">', dom)]
     if warnings != sorted(warnings, reverse=True):
         problems.append("sorting by warnings did not reorder the rows")
+    if board:  # the board's own filter: only the rows blocked by the approval gate
+        dom = _dom(browser, tmp, page.as_uri() + "#board=approval")
+        body = dom[dom.index('<table id="board"'):]
+        body = body[:body.index("</table>")]
+        rows = re.findall(r"<tr [^>]*data-component=[^>]*>", body)
+        shown = [r for r in rows if " hidden" not in r]
+        want = sum(1 for r in rows if re.search(r'data-blocked="[^"]*\bapproval\b', r))
+        if not want or len(shown) != want:
+            problems.append(f"the board filter shows {len(shown)} rows, expected {want}")
     return problems
 
 
 def _page(tmp_path_factory: pytest.TempPathFactory, tmp: Path) -> tuple[Path, int]:
     cat = fresh_catalog(tmp_path_factory, tmp)
     to_promoted(cat)
+    approve(MOOD, "request_review", "kim", "", None, str(cat))  # one row not blocked by it
     hostile = load(doc_path(cat, CUTTER))
     hostile["component_id"] = "module.risu.174678332.x-script"  # promoted, forged: 2 promoted
     hostile["projection"]["title"] = "<script>document.body.innerHTML=''</script>"
@@ -107,3 +118,4 @@ def test_the_page_check_fails_without_the_content(tmp_path_factory: pytest.TempP
     page.write_text(text[:cut] + "</body></html>\n", encoding="utf-8")
     problems = page_problems(browser, tmp_path, page, documents=10, promoted=2, board=board)
     assert "the page's script did not run" in problems
+    assert any(p.startswith("the board filter shows") for p in problems)

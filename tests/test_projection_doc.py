@@ -16,6 +16,7 @@ from risutools.contract.canonical import canonical
 from risutools.errors import ConfigError
 from risutools.formats.model import Module, SourceInfo
 from risutools.projection import Notes, load_notes, post_id_from_name, project, slugify
+from risutools.projection.project import module_identity
 
 sys.path.insert(0, str(ROOT / "fixtures" / "analysis"))
 from make_fixtures import context_cutter
@@ -73,9 +74,12 @@ def test_post_id_rules() -> None:
     assert post_id_from_name("context-cutter.risum") is None
     assert post_id_from_name("174678332.risum") is None
     doc = project(cutter("x/context.risum"))
-    assert doc["component_id"] == f"module.risu.h{SHA[:12]}.context-cutter"
-    assert doc["provenance"]["source_refs"][0]["source_id"] == f"risu:h{SHA[:12]}"
-    assert doc["payload"]["idea_layers"]["evidence"]["source_post"] == f"h{SHA[:12]}"
+    ident = module_identity(cutter())  # the module's own id + content, not the file's bytes
+    assert ident is not None
+    assert doc["component_id"] == f"module.risu.h{ident[:12]}.context-cutter"
+    assert doc["provenance"]["source_refs"][0]["source_id"] == f"risu:h{ident[:12]}"
+    assert doc["payload"]["idea_layers"]["evidence"]["source_post"] == f"h{ident[:12]}"
+    assert doc["provenance"]["source_refs"][0]["sha256"] == f"sha256:{SHA}"
     assert project(cutter(), post_id="42")["component_id"] == "module.risu.42.context-cutter"
     with pytest.raises(ConfigError) as exc:
         project(cutter(), post_id="12a")
@@ -85,8 +89,10 @@ def test_post_id_rules() -> None:
 def test_slug_rules() -> None:
     assert slugify("Context Cutter!") == "context-cutter"
     assert slugify("Café  Über--Mode") == "cafe-uber-mode"
-    assert slugify("컨텍스트 커터") == ""
+    assert slugify("컨텍스트 커터") == "keontegseuteu-keoteo"  # romanized (anyascii)
     m = Module({"name": "컨텍스트 커터"}, source=SourceInfo("a.risum", "risum", 1, SHA))
+    assert project(m)["component_id"] == f"module.risu.h{SHA[:12]}.keontegseuteu-keoteo"  # no id
+    m = Module({"name": "🔦📚"}, source=SourceInfo("a.risum", "risum", 1, SHA))
     assert project(m)["component_id"] == f"module.risu.h{SHA[:12]}.m{SHA[:8]}"
     notes = Notes.from_dict({"slug": "my-cutter"})
     assert project(cutter(), notes=notes)["component_id"].endswith(".my-cutter")
@@ -297,7 +303,8 @@ def test_hostile_names_labels_and_values_do_not_leak_code(lang: str) -> None:
     assert proj["title"].startswith("Unnamed module h" if lang == "en" else "이름 없는 모듈 h")
     # a name that is code does not make the slug either
     sha = m.source.sha256 if m.source else ""
-    assert doc["component_id"] == f"module.risu.h{sha[:12]}.m{sha[:8]}"
+    key = module_identity(m) or sha
+    assert doc["component_id"] == f"module.risu.h{key[:12]}.m{sha[:8]}"
     parts = doc["payload"]["idea_layers"]["swappable_parts"]
     assert list(parts) == ["safe", "mode", "local x", "label"]
     assert "Show the <hp> bar" in parts["safe"]  # prose is kept
@@ -324,7 +331,7 @@ def test_harmless_names_are_copied_as_they_are() -> None:
     assert parts == {"show_hp": "체크박스 \u201cHP 표시 (beta)\u201d",
                      "style": "선택 \u201cStyle\u201d: 밝게, 어둡게"}
     assert list(doc["payload"]["state_effects"]) == ["turn.count"]
-    assert "트리거 1은(는) 채팅 변수 기분 = 좋음일 때에만 실행된다." in \
+    assert "트리거 1은 채팅 변수 기분 = 좋음일 때에만 실행된다." in \
         doc["payload"]["activation_rules"]
 
 

@@ -21,7 +21,9 @@ from risutools.analysis.assets import (
 )
 from risutools.analysis.cbs import CbsTag, scan_cbs, scan_html
 from risutools.analysis.js import scan_js
-from risutools.analysis.lua import Call, scan_lua
+from risutools.analysis.lorecode import is_lua_file_name, looks_like_lua
+from risutools.analysis.lua import NAME, OP, Call, LineIndex, iter_tokens, scan_lua
+from risutools.analysis.luaapi import lua_api
 from risutools.analysis.model import Analysis, Capability, Condition, Fact, StateKey
 from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, parse_flags
 from risutools.analysis.toggles import parse_toggles
@@ -35,6 +37,7 @@ from risutools.checks.analysis import (
     RA111,
     RA112,
     RA113,
+    RA114,
     RA201,
     RA202,
     RA203,
@@ -66,46 +69,17 @@ from risutools.resources import load_data_yaml
 
 # -- vocabularies ------------------------------------------------------------------
 
-#: Lua host function -> (capability or None, privileged)
+_API = lua_api()
+#: Lua host function -> (capability or None, privileged): from risutools/data/lua_api.yaml
 HOST_APIS: dict[str, tuple[str | None, bool]] = {
-    "getChatVar": ("chat_state_kv", False), "setChatVar": ("chat_state_kv", False),
-    "getState": ("chat_state_kv", False), "setState": ("chat_state_kv", False),
-    "getGlobalVar": ("global_state_kv", False), "setGlobalVar": ("global_state_kv", False),
-    "getChat": ("chat.read", False), "getFullChat": ("chat.read", False),
-    "getChatLength": ("chat.read", False), "getCharacterLastMessage": ("chat.read", False),
-    "getUserLastMessage": ("chat.read", False),
-    "setChat": ("chat.write", False), "setFullChat": ("chat.write", False),
-    "setChatRole": ("chat.write", False), "cutChat": ("chat.write", False),
-    "removeChat": ("chat.write", False), "addChat": ("chat.write", False),
-    "insertChat": ("chat.write", False),
-    "reloadDisplay": (None, False), "reloadChat": (None, False), "stopChat": (None, False),
-    "getLoreBooks": ("lorebook.read", False), "loadLoreBooks": ("lorebook.read", False),
-    "upsertLocalLoreBook": ("lorebook.write", False),
-    "setDescription": ("character.write", False), "setName": ("character.write", False),
-    "setCharacterFirstMessage": ("character.write", False),
-    "getPersonaName": (None, False), "getPersonaDescription": (None, False),
-    "LLM": ("llm.call", True), "simpleLLM": ("llm.call", True), "axLLM": ("llm.call", True),
-    "request": ("network.request", True), "generateImage": ("image.generate", True),
-    "similarity": (None, True), "hash": (None, True),
-    "alertNormal": ("ui.alert", False), "alertError": ("ui.alert", False),
-    "alertInput": ("ui.alert", False), "alertSelect": ("ui.alert", False),
-    "alertConfirm": ("ui.alert", False),
-    "load": ("script.dynamic_load", False), "loadstring": ("script.dynamic_load", False),
-    "require": ("script.dynamic_load", False), "dofile": ("script.dynamic_load", False),
-    "listenEdit": (None, False),
-}
+    f.name: (f.capability, f.privileged) for f in _API.functions.values()}
 STATE_CALLS: dict[str, tuple[str, str]] = {  # name -> (scope, read|write); key = 2nd arg
-    "getChatVar": ("chat", "read"), "getState": ("chat", "read"),
-    "setChatVar": ("chat", "write"), "setState": ("chat", "write"),
-    "getGlobalVar": ("global", "read"), "setGlobalVar": ("global", "write"),
-}
+    f.name: f.state for f in _API.functions.values() if f.state is not None}
 LISTEN_EDIT: dict[str, str] = {
     "editRequest": "hook.edit_request", "editDisplay": "hook.edit_display",
     "editInput": "hook.edit_input", "editOutput": "hook.edit_output",
 }
-ENTRY_POINTS: dict[str, str] = {
-    "onStart": "hook.chat_start", "onInput": "hook.edit_input", "onOutput": "hook.edit_output",
-}
+ENTRY_POINTS: dict[str, str] = dict(_API.entry_points)
 TRIGGER_TYPE_HOOKS: dict[str, str] = {
     "start": "hook.chat_start", "manual": "hook.manual", "output": "hook.edit_output",
     "input": "hook.edit_input", "display": "hook.edit_display", "request": "hook.edit_request",
@@ -133,9 +107,10 @@ EFFECT_CAPS: dict[str, str] = {
     "v2ModifyLorebook": "lorebook.write", "v2SetLorebookActivation": "lorebook.write",
     "v2SetCharacterDesc": "character.write", "v2SetPersonaDesc": "character.write",
 }
+#: trigger effects RisuAI runs only with lowLevelAccess (triggers.ts: "low level access only")
 PRIVILEGED_EFFECTS = frozenset({
-    "runLLM", "runAxLLM", "runImgGen", "checkSimilarity",
-    "v2RunLLM", "v2ImgGen", "v2CheckSimilarity",
+    "runLLM", "runAxLLM", "runImgGen", "checkSimilarity", "showAlert", "sendAIprompt",
+    "extractRegex", "v2RunLLM", "v2ImgGen", "v2CheckSimilarity",
 })
 VAR_WRITE_EFFECTS = frozenset({"setvar", "v2SetVar", "v2MakeArrayVar"})
 CBS_STATE: dict[str, tuple[str, str]] = {
@@ -147,7 +122,13 @@ HOOK_WORDS: dict[str, str] = {
     "hook.edit_input": "editInput", "hook.edit_output": "editOutput",
     "hook.chat_start": "start", "hook.manual": "manual", "hook.translation": "translation",
 }
-_KEEP_CALLS = frozenset(HOST_APIS) | {"rawget", "rawset"}
+#: preset prompt-item fields and preset text fields RisuAI runs through CBS
+PROMPT_ITEM_FIELDS = ("text", "innerFormat", "defaultText")
+PRESET_TEXT_FIELDS = ("mainPrompt", "jailbreak", "globalNote", "autoSuggestPrompt",
+                      "templateDefaultVariables", "groupTemplate", "JinjaTemplate")
+#: the "trigger" of code kept in lorebook entries (run by the module's triggers)
+LOREBOOK_CODE = -1
+_KEEP_CALLS = frozenset(HOST_APIS) | {"rawget", "rawset", "pcall", "xpcall"}
 _BAD_CHARS = re.compile("[\x00\ud800-\udfff]")
 
 
@@ -199,6 +180,8 @@ class _Builder:
         self.trigger_lla: list[int] = []
         self.effect_types: dict[str, int] = {}
         self.constants: dict[str, str] = {}
+        self.lorebook_code: list[int] = []
+        self.lore_names_read: dict[str, str] = {}  # getLoreBooks(id, "name") -> evidence
 
     # -- recording -------------------------------------------------------------------
     def finding(self, check: Check, message: str, evidence: str = "", pointer: str = "",
@@ -274,11 +257,18 @@ class _Builder:
                          evidence=f"{where} line {first_line}",
                          severity=None if serious else "info")
         local_defs = {d.name for d in scan.defs}
+        assigned = entry_assignments(code) if _ENTRY_ASSIGN.search(code) else None
         for d in scan.defs:
-            if not d.local and d.name in ENTRY_POINTS:
+            # ``onX = function`` is judged by entry_assignments (which knows ``local``)
+            if not d.local and d.name in ENTRY_POINTS and (
+                    assigned is None or not _assigned_on(code, d.name, d.line)):
                 ev = f"{where} line {d.line}"
                 self.fact(self.entries, d.name, ev)
                 self.hook(ENTRY_POINTS[d.name], ev)
+        for name, line in assigned or []:
+            ev = f"{where} line {line}"
+            self.fact(self.entries, name, ev)
+            self.hook(ENTRY_POINTS[name], ev)
         self.global_defs.update(d.name for d in scan.defs if not d.local)
         for name, line in scan.dynamic_index:
             ev = f"{where} line {line}"
@@ -292,6 +282,10 @@ class _Builder:
         for call in scan.calls:
             if call.name in ("rawget", "rawset"):
                 self.rawget_check([call], where)
+            elif call.name in ("pcall", "xpcall"):
+                inner = through_pcall(call)
+                if inner is not None:
+                    self.lua_call(inner, where, trigger, local_defs)
             else:
                 self.lua_call(call, where, trigger, local_defs)
 
@@ -323,12 +317,18 @@ class _Builder:
             scope, mode = STATE_CALLS[name]
             a1 = args[1] if len(args) > 1 else None
             key = a1.literal if a1 else None
+            if key is None and a1 is not None and a1.name:
+                key = self.constants.get(a1.name)  # local K = "name" ... getChatVar(id, K)
             if key is not None and key.strip():
                 self.state_use(scope, key, mode, ev)
             else:
                 self.fact(self.dynamic_keys, f"{scope}:{mode}", ev)
         elif name in ("getLoreBooks", "loadLoreBooks"):
             self.reads_lorebook_at_runtime = True
+            a1 = args[1] if len(args) > 1 else None
+            entry = a1.literal if a1 else None
+            if name == "getLoreBooks" and entry and len(self.lore_names_read) < 200:
+                self.lore_names_read.setdefault(entry, ev)
         elif name == "request":
             url = a0.literal if a0 else None
             if url is None and a0 is not None and a0.name:
@@ -357,20 +357,51 @@ class _Builder:
                              "known statically", evidence=ev)
 
     def finish_loads(self) -> None:
+        literal: dict[str, list[str]] = {}  # loader -> evidence (one note per loader)
+        from_lore: list[tuple[str, str]] = []
+        code_entries = ", ".join(f"lorebook[{i}]" for i in self.lorebook_code[:8])
         for ev, call in self.pending_loads:
             a0 = call.args[0] if call.args else None
             if a0 is not None and a0.literal is not None:
-                self.finding(RA111, f"{call.name} is called with a literal argument", evidence=ev)
-            elif a0 is not None and any(n in ("getLoreBooks", "loadLoreBooks")
-                                        for n in a0.names):
-                self.finding(RA113,
-                             f"{call.name} runs code read from a lorebook entry at run time; "
-                             "that code is not covered by this analysis", evidence=ev)
+                literal.setdefault(call.name, []).append(ev)
+            elif a0 is not None and (
+                    any(n in ("getLoreBooks", "loadLoreBooks") for n in a0.names)
+                    or (self.lorebook_code and "content" in a0.names)):
+                from_lore.append((call.name, ev))
             else:
-                extra = ("; the module also reads lorebook entries at run time, so the code "
-                         "may be kept in a lorebook" if self.reads_lorebook_at_runtime else "")
+                extra = ""
+                if self.lorebook_code:
+                    extra = ("; the module keeps Lua in its lorebook (analysed as code: "
+                             f"{code_entries}), which may be what it loads")
+                elif self.reads_lorebook_at_runtime:
+                    extra = ("; the module also reads lorebook entries at run time, so the code "
+                             "may be kept in a lorebook")
                 self.finding(RA110, f"{call.name} runs code built at run time, which this analysis "
                              f"cannot see{extra}", evidence=ev)
+        for name, evs in sorted(literal.items()):
+            self.finding(RA111, f"{name} is called with a literal argument "
+                         f"({len(evs)} call{'s' if len(evs) != 1 else ''}"
+                         + ("; a bundler's module stubs" if name == "require" and len(evs) > 1
+                            else "") + ")", evidence=evs[0])
+        if from_lore:
+            name, ev = from_lore[0]
+            own = {str(e.get("comment")) for e in self.m.lorebook if isinstance(e, dict)}
+            foreign = sorted(n for n in self.lore_names_read if n not in own)
+            if foreign:
+                shown = ", ".join(repr(n[:40]) for n in foreign[:5])
+                self.finding(RA113, f"{name} runs code read from lorebook entries at run time "
+                             f"({len(from_lore)} call(s)); it reads entries this module does "
+                             f"not carry ({shown}): code kept in another module's lorebook, "
+                             "not covered by this analysis", evidence=ev)
+            elif self.lorebook_code:
+                self.finding(RA113, f"{name} runs code read from lorebook entries at run time "
+                             f"({len(from_lore)} call(s)); the entries that hold Lua "
+                             f"({code_entries}) are analysed as code", evidence=ev,
+                             severity="info")
+            else:
+                self.finding(RA113, f"{name} runs code read from a lorebook entry at run time "
+                             f"({len(from_lore)} call(s)); no entry reads as Lua, so that code "
+                             "is not covered by this analysis", evidence=ev)
 
     # -- CBS / HTML --------------------------------------------------------------------------
     def cbs(self, text: str, where: str) -> None:
@@ -387,6 +418,13 @@ class _Builder:
             self.cap("chat_state_kv" if scope == "chat" else "global_state_kv", ev)
             if key:
                 self.state_use(scope, key, mode, ev)
+        elif t.name.startswith("#when") and "toggle" in (a.strip().lower() for a in t.args):
+            # {{#when::toggle::key}} reads the global toggle_<key>
+            args = [a.strip().lower() for a in t.args]
+            key = t.literal_arg(args.index("toggle") + 1)
+            self.cap("global_state_kv", ev)
+            if key:
+                self.state_use("global", f"toggle_{key}", "read", ev)
         elif t.name == "button":
             fn = t.literal_arg(1)
             self.hook("hook.manual", ev)
@@ -405,12 +443,27 @@ class _Builder:
         for line in scan.js_url_lines[:1]:
             self.finding(RA303, f"HTML with javascript: URLs ({len(scan.js_url_lines)} in all)",
                          evidence=f"{where} line {line}")
+        self.risu_buttons(text, where)
         for fn, line in scan.risu_triggers:
             ev = f"{where} line {line}"
             self.hook("hook.manual", ev)
             self.fact(self.buttons, fn, ev)
         for host, line in scan.url_hosts:
             self.fact(self.urls, host, f"{where} line {line}")
+
+    def risu_buttons(self, text: str, where: str) -> None:
+        """``risu-btn="value"`` attributes: RisuAI's button entry point (onButtonClick)."""
+        if "risu-btn" in text:
+            lines = None
+            for m in _RISU_BTN.finditer(text):
+                if lines is None:
+                    lines = LineIndex(text)
+                ev = f"{where} line {lines.line(m.start())}"
+                self.hook("hook.manual", ev)
+                self.fact(self.entries, "onButtonClick", ev)
+                value = _CBS_IN_VALUE.sub("*", m.group(1)).strip()
+                if value:
+                    self.fact(self.buttons, value[:80], ev)
 
     # -- sections ------------------------------------------------------------------------
     def triggers(self) -> list[str]:
@@ -491,6 +544,10 @@ class _Builder:
         if etype in PRIVILEGED_EFFECTS:
             self.fact(self.privileged, etype, where)
             self.privileged_uses.append((etype, i, where))
+        for key in sorted(e):  # RisuAI runs effect values through CBS (risuChatParser)
+            text = e[key]
+            if key not in ("type", "code") and isinstance(text, str) and "{{" in text:
+                self.cbs(text, f"{where}.{key}")
         var = e.get("var")
         if isinstance(var, str) and var.strip() and ("var" in etype.lower()):
             mode = "write" if etype in VAR_WRITE_EFFECTS or etype.startswith("v2Set") else "read"
@@ -505,6 +562,9 @@ class _Builder:
                 self.wrong_type(f"/regex/{i}", "an object", r)
                 continue
             rtype = r.get("type")
+            if rtype == "disabled":  # a documented type: RisuAI keeps the script but never runs it
+                self.counts["regex_disabled"] = self.counts.get("regex_disabled", 0) + 1
+                continue
             if isinstance(rtype, str) and rtype in REGEX_TYPE_HOOKS:
                 self.hook(REGEX_TYPE_HOOKS[rtype], f"regex[{i}].type")
             elif rtype is not None:
@@ -550,6 +610,7 @@ class _Builder:
     def lorebook(self) -> None:
         entries = self.m.lorebook
         self.counts["lorebook"] = len(entries)
+        loads_code = bool(self.pending_loads)
         for i, e in enumerate(entries):
             if not isinstance(e, dict):
                 self.wrong_type(f"/lorebook/{i}", "an object", e)
@@ -557,8 +618,65 @@ class _Builder:
             content = e.get("content")
             if content is not None and not isinstance(content, str):
                 self.wrong_type(f"/lorebook/{i}/content", "a string", content)
-            elif isinstance(content, str) and "{{" in content:
+                continue
+            if not isinstance(content, str):
+                continue
+            comment = e.get("comment")
+            named_lua = isinstance(comment, str) and is_lua_file_name(comment)
+            if (loads_code or named_lua) and looks_like_lua(content):
+                self.lorebook_code.append(i)
+                self.lua(content, f"lorebook[{i}]", LOREBOOK_CODE)
+            if "{{" in content:
                 self.cbs(content, f"lorebook[{i}].content")
+            if "risu-btn" in content or "risu-trigger" in content:
+                scan = scan_html(content)
+                self.risu_buttons(content, f"lorebook[{i}].content")
+                for fn, line in scan.risu_triggers:
+                    ev = f"lorebook[{i}].content line {line}"
+                    self.hook("hook.manual", ev)
+                    self.fact(self.buttons, fn, ev)
+        if self.lorebook_code:
+            self.counts["lorebook_code"] = len(self.lorebook_code)
+            shown = ", ".join(f"lorebook[{i}]" for i in self.lorebook_code[:8])
+            more = len(self.lorebook_code) - 8
+            self.finding(RA114, f"runs Lua kept in {len(self.lorebook_code)} lorebook "
+                         f"entr{'y' if len(self.lorebook_code) == 1 else 'ies'} ({shown}"
+                         f"{f' and {more} more' if more > 0 else ''}), loaded at run time; "
+                         "analysed as code", evidence=f"lorebook[{self.lorebook_code[0]}]")
+
+    def preset_prompts(self) -> None:
+        """CBS in a preset's prompt items and prompt fields (RisuAI evaluates them all)."""
+        d = self.m.data
+        items = d.get("promptTemplate")
+        if isinstance(items, list):
+            self.counts["prompt_items"] = len(items)
+            for i, item in enumerate(items):
+                if not isinstance(item, dict):
+                    continue
+                for key in PROMPT_ITEM_FIELDS:
+                    text = item.get(key)
+                    if isinstance(text, str) and "{{" in text:
+                        self.cbs(text, f"promptTemplate[{i}].{key}")
+        for key in PRESET_TEXT_FIELDS:
+            text = d.get(key)
+            if isinstance(text, str) and "{{" in text:
+                self.cbs(text, key)
+
+    def card_fields(self) -> None:
+        """CBS in a card's greetings, description and prompt fields (``cardFields``)."""
+        fields = self.m.data.get("cardFields")
+        if not isinstance(fields, dict):
+            return
+        for key in sorted(fields):
+            value = fields[key]
+            texts = list(enumerate(value)) if isinstance(value, list) else [(None, value)]
+            for i, text in texts:
+                if isinstance(text, str) and "{{" in text:
+                    where = f"card.{key}" if i is None else f"card.{key}[{i}]"
+                    self.cbs(text, where)
+                    if key not in ("first_mes", "alternate_greetings", "group_only_greetings"):
+                        continue
+                    self.html(text, where)
 
     def assets(self) -> None:
         infos = self.m.assets
@@ -591,6 +709,61 @@ class _Builder:
                              evidence=str(an.where))
 
 
+#: ``risu-btn="value"``: RisuAI calls the Lua global onButtonClick(id, value)
+_RISU_BTN = re.compile(r"""risu-btn\s*=\s*["']([^"'<>\n]{0,200})["']""", re.IGNORECASE)
+_CBS_IN_VALUE = re.compile(r"\{\{[^{}]{0,100}\}\}")
+_ENTRY_ASSIGN = re.compile(r"\b(?:" + "|".join(ENTRY_POINTS) + r")\s*=[^=]")
+
+
+def entry_assignments(code: str) -> list[tuple[str, int]]:
+    """Global entry points set by assignment, whatever the value: ``onStart = function``,
+    ``onOutput = async(function ...)``, ``onInput = handler``, ``_G.onStart = f``
+    (``local onStart = ...`` and fields of other tables are not globals RisuAI reads).
+
+    One pass over the tokens with a window of four (constant memory)."""
+    lines = LineIndex(code)
+    out: list[tuple[str, int]] = []
+    # window: (kind, value, start) of the last four tokens; the candidate is window[-2]
+    w: list[tuple[int, str | None, int]] = [(0, None, 0)] * 4
+    for kind, start, _end, value, _b0, _b1 in iter_tokens(code, []):
+        w = [w[1], w[2], w[3], (kind, value, start)]
+        (k0, v0, _), (k1, v1, _), (k2, v2, s2), (k3, v3, _) = w
+        if not (k2 == NAME and v2 in ENTRY_POINTS and k3 == OP and v3 == "="):
+            continue
+        if k1 == OP and v1 in (".", ":"):
+            if not (k0 == NAME and v0 in ("_G", "_ENV")):
+                continue
+        elif (k1 == NAME and v1 == "local") or (k1 == OP and v1 == ","):
+            continue  # a local, or part of a list of names: not followed
+        if len(out) < 100:
+            out.append((str(v2), lines.line(s2)))
+    return out
+
+
+def _assigned_on(code: str, name: str, line: int) -> bool:
+    """True when line ``line`` of ``code`` assigns ``name`` (``[local] name =``)."""
+    start = 0
+    for _ in range(line - 1):
+        start = code.find("\n", start) + 1
+        if start == 0:
+            return False
+    end = code.find("\n", start)
+    text = code[start:end if end >= 0 else len(code)]
+    return re.search(r"\b" + re.escape(name) + r"\s*=[^=]", text) is not None
+
+
+def through_pcall(call: Call) -> Call | None:
+    """``pcall(f, a, b)`` as the call ``f(a, b)`` (``xpcall(f, handler, a)`` as ``f(a)``),
+    when ``f`` is a plain name; None otherwise."""
+    if call.qualifier or not call.args:
+        return None
+    fn = call.args[0].name
+    if not fn:
+        return None
+    rest = call.args[1:] if call.name == "pcall" else call.args[2:]
+    return Call(fn, call.line, "", "", list(rest), "paren")
+
+
 def _is_code_effect(etype: Any) -> bool:
     """Only text can name an effect type (a list or object is data, never a set key)."""
     return isinstance(etype, str) and etype in CODE_EFFECTS
@@ -612,9 +785,13 @@ def analyze(module: Module) -> Analysis:
     b = _Builder(module)
     b.check_shape()
     trigger_types = b.triggers()
+    b.lorebook()
     b.finish_loads()
     b.regex_scripts()
-    b.lorebook()
+
+    b.card_fields()
+    if module.component_type == "preset":
+        b.preset_prompts()
 
     bg = module.background_embedding
     if bg.strip():
@@ -622,23 +799,29 @@ def analyze(module: Module) -> Analysis:
         b.cbs(bg, "backgroundEmbedding")
         b.html(bg, "backgroundEmbedding")
 
-    # toggles
-    tp = parse_toggles(module.custom_module_toggle)
+    # toggles (a preset keeps them in customPromptTemplateToggle)
+    toggle_field = "customModuleToggle"
+    toggle_text = module.custom_module_toggle
+    if module.component_type == "preset" and not toggle_text.strip():
+        raw_toggles = module.data.get("customPromptTemplateToggle")
+        if isinstance(raw_toggles, str):
+            toggle_field, toggle_text = "customPromptTemplateToggle", raw_toggles
+    tp = parse_toggles(toggle_text)
     for key, line in tp.duplicates:
         b.finding(RA701,
                   f"toggle key {key[:60]!r} is declared more than once; RisuAI keeps one value "
-                  "for both", evidence=f"customModuleToggle line {line}")
+                  "for both", evidence=f"{toggle_field} line {line}")
     for line in tp.malformed:
         b.finding(RA702, "a toggle line has no key=label form and was skipped",
-                  evidence=f"customModuleToggle line {line}")
+                  evidence=f"{toggle_field} line {line}")
     if tp.over_limit:
         b.finding(RA702, f"{tp.over_limit} toggle line(s) past the first "
-                  f"{len(tp.toggles)} toggles were not read", evidence="customModuleToggle")
+                  f"{len(tp.toggles)} toggles were not read", evidence=toggle_field)
     for kind, line in tp.unknown_types:
         b.finding(RA703, f"unknown toggle type {kind!r}; read as a text field",
-                  evidence=f"customModuleToggle line {line}")
-    if module.custom_module_toggle.strip():
-        b.cap("ui.toggles", "customModuleToggle")
+                  evidence=f"{toggle_field} line {line}")
+    if toggle_text.strip():
+        b.cap("ui.toggles", toggle_field)
     declared = {t.key for t in tp.toggles}
     for (scope, key), _sk in sorted(b.state.items()):
         if scope == "global" and key.startswith("toggle_") and declared \
@@ -692,15 +875,18 @@ def analyze(module: Module) -> Analysis:
         b.cap("low_level_access", f"trigger[{i}].lowLevelAccess")
     reported: set[str] = set()
     for api, trig, where in b.privileged_uses:
-        allowed = module_lla or (trig is not None and trig in b.trigger_lla)
+        allowed = module_lla or (trig is not None and trig in b.trigger_lla) or (
+            trig == LOREBOOK_CODE and bool(b.trigger_lla))
         if not allowed and api not in reported:
             reported.add(api)
             b.finding(RA101, f"uses the privileged API {api} without lowLevelAccess; RisuAI will "
                       "refuse it silently (set lowLevelAccess or remove the call)",
                       evidence=where)
     if any_lla and not b.privileged_uses:
-        b.finding(RA102, "asks for lowLevelAccess but uses no privileged API (over-asking); "
-                  "turn lowLevelAccess off",
+        unseen = any(f.rule in (RA110.id, RA112.id, RA113.id) for f in b.findings)
+        b.finding(RA102, "asks for lowLevelAccess but uses no privileged API "
+                  + ("in the code this analysis can read; it also runs code built at run time, "
+                     "which may need it" if unseen else "(over-asking); turn lowLevelAccess off"),
                   evidence="lowLevelAccess" if module_lla else f"trigger[{b.trigger_lla[0]}]"
                   ".lowLevelAccess")
 
@@ -747,6 +933,7 @@ def analyze(module: Module) -> Analysis:
         trigger_types=trigger_types,
         low_level_access=module_lla,
         low_level_triggers=list(b.trigger_lla),
+        lorebook_code=list(b.lorebook_code),
         counts=counts,
         findings=sorted_findings(b.findings),
     )

@@ -56,5 +56,12 @@ def declared_type(ext: str, name: str = "") -> str | None:
 def compatible(declared: str, sniffed: str) -> bool:
     if declared == sniffed:
         return True
+    # RisuAI converts images it stores to WebP and keeps the declared extension
+    if sniffed == "webp" and declared in RASTER_IMAGES:
+        return True
     # audio containers and MP4 brands overlap in practice
     return {declared, sniffed} <= {"mp4", "avif"} and declared == "mp4"
+
+
+#: declared image types whose bytes may be RisuAI's WebP conversion
+RASTER_IMAGES = frozenset({"png", "jpeg", "gif", "avif"})

@@ -283,8 +283,10 @@ ARG_CALLS: dict[str, int] = {
     "listenEdit": 1, "request": 1, "load": 1, "loadstring": 1, "require": 1, "dofile": 1,
     "rawget": 2, "rawset": 2,
     "getChatVar": 2, "setChatVar": 2, "getState": 2, "setState": 2,
-    "getGlobalVar": 2, "setGlobalVar": 2,
+    "getGlobalVar": 2, "setGlobalVar": 2, "pcall": 3, "xpcall": 4, "getLoreBooks": 2,
 }
+#: a literal up to this long may be a state key named through a constant
+_MAX_NAME_CONSTANT = 80
 _MAX_ARG_TOKENS = 20000  # stop following one call's arguments after this many tokens
 _MAX_OPEN_COLLECTORS = 64
 #: at most this many calls are kept per script, and this many definitions, dynamic
@@ -414,7 +416,8 @@ def scan_lua(text: str, keep: frozenset[str] | None = None) -> LuaScan:
     assign_target: tuple[str, int] | None = None  # ``name =`` seen, waiting for ``function``
     count = 0
     # ``name = "literal"`` awaiting its end: (name, value); the value is _OPAQUE when the
-    # literal cannot hold a URL (the only use of constants), so it is never decoded
+    # literal is longer than a variable name and cannot hold a URL (constants name the
+    # URL of a request or the key of a state call), so it is never decoded
     const_pending: tuple[str, str] | None = None
     constants: dict[str, str | None] = {}
     full: set[str] = set()  # record kinds past MAX_RECORDS
@@ -456,7 +459,7 @@ def scan_lua(text: str, keep: frozenset[str] | None = None) -> LuaScan:
                     constants[cname] = cval if constants.get(cname, cval) == cval else None
             const_pending = None
         if assign_target is not None and kind == STR and prev_kind == OP and prev_val == "=":
-            if not _may_hold_url(text, b0, b1):
+            if b1 - b0 > _MAX_NAME_CONSTANT and not _may_hold_url(text, b0, b1):
                 const_pending = (assign_target[0], _OPAQUE)
             else:
                 const_pending = (assign_target[0], value if value is not None

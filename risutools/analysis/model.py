@@ -119,6 +119,7 @@ class Analysis:
     trigger_types: list[str] = field(default_factory=list)  # per trigger ("" when unreadable)
     low_level_access: bool = False
     low_level_triggers: list[int] = field(default_factory=list)
+    lorebook_code: list[int] = field(default_factory=list)  # entries that hold Lua it runs
     counts: dict[str, int] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
 
@@ -149,6 +150,7 @@ class Analysis:
             "counts": dict(sorted(self.counts.items())),
             "low_level_access": self.low_level_access,
             "low_level_triggers": list(self.low_level_triggers),
+            "lorebook_code": list(self.lorebook_code),
             "trigger_types": list(self.trigger_types),
             "hooks": [h.to_dict() for h in self.hooks],
             "entry_points": [h.to_dict() for h in self.entry_points],

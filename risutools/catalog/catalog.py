@@ -60,7 +60,9 @@ class Entry:
     loaded: LoadedDocument | None = None
     _where: str | None = None
 
-    @property
+    # The document of an entry is never changed (a new state is a new document), so the
+    # fields every pass of the review asks for are read once.
+    @functools.cached_property
     def component_id(self) -> str:
         cid = self.doc.get("component_id")
         return cid if isinstance(cid, str) else ""
@@ -78,12 +80,12 @@ class Entry:
             cur = cur.get(k)
         return cur
 
-    @property
+    @functools.cached_property
     def review_status(self) -> str:
         v = self.get("provenance", "review_status")
         return v if isinstance(v, str) else ""
 
-    @property
+    @functools.cached_property
     def runtime_status(self) -> str:
         v = self.get("provenance", "runtime_status")
         return v if isinstance(v, str) else ""
@@ -221,7 +223,9 @@ class Catalog:
         if self._entries is None:
             out = load_documents(self.root, exclude=self.config.exclude)
             self.load_problems = list(out.problems)
-            self._entries = [e for e in (_entry(ld) for ld in out.documents) if e is not None]
+            seen: dict[Path, Path] = {}
+            self._entries = [e for e in (_entry(ld, None, seen) for ld in out.documents)
+                             if e is not None]
         return self._entries
 
     def adopt(self, loaded: LoadOutcome, hashes: list[str | None] | None = None) -> None:
@@ -229,7 +233,8 @@ class Catalog:
         once)."""
         self.load_problems = list(loaded.problems)
         hs = hashes if hashes is not None else [None] * len(loaded.documents)
-        self._entries = [e for e in (_entry(ld, h) for ld, h in
+        seen: dict[Path, Path] = {}
+        self._entries = [e for e in (_entry(ld, h, seen) for ld, h in
                                      zip(loaded.documents, hs, strict=True)) if e is not None]
 
     def by_id(self, component_id: str) -> list[Entry]:
@@ -282,7 +287,8 @@ def _display(p: Path, cwd: str) -> str:
     return display_path(p)
 
 
-def _entry(ld: LoadedDocument, known: str | None = None) -> Entry | None:
+def _entry(ld: LoadedDocument, known: str | None = None,
+           resolved: dict[Path, Path] | None = None) -> Entry | None:
     if not isinstance(ld.doc, dict) or ld.path is None:
         return None
     try:
@@ -292,7 +298,11 @@ def _entry(ld: LoadedDocument, known: str | None = None) -> Entry | None:
     low = ld.path.name.lower()
     fmt = "ndjson" if low.endswith(NDJSON_EXTS) else "yaml" if low.endswith(YAML_EXTS) \
         else "json"
-    return Entry(ld.path.resolve(), ld.line if fmt == "ndjson" else None, fmt, ld.doc, h, ld)
+    if resolved is None:
+        path = ld.path.resolve()
+    else:  # one resolve per file (an NDJSON catalog has thousands of entries in one)
+        path = resolved.get(ld.path) or resolved.setdefault(ld.path, ld.path.resolve())
+    return Entry(path, ld.line if fmt == "ndjson" else None, fmt, ld.doc, h, ld)
 
 
 def file_sha256(data: bytes) -> str:

@@ -215,7 +215,6 @@ def execute(cat: Catalog, p: Plan, *, actor: str = "") -> int:
                    "before_sha256": e.base_sha256, "after_sha256": p.after_sha256,
                    "actor": actor, "at": now_iso(), "tool_version": __version__}
         line = append_log(cat, rec)
-        _crash_point()
         write_document(e, raw, p.new_doc)
         return line
 
@@ -254,15 +253,3 @@ def _sha(data: bytes) -> str:
     import hashlib
 
     return hashlib.sha256(data).hexdigest()
-
-
-def _crash_point() -> None:
-    """Tests pause here (RISUTOOLS_TEST_PAUSE_AFTER_LOG=seconds) to kill -9 between the log
-    append and the document write; unset, it does nothing."""
-    import os
-
-    pause = os.environ.get("RISUTOOLS_TEST_PAUSE_AFTER_LOG")
-    if pause:
-        import time
-
-        time.sleep(float(pause))

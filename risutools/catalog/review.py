@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -65,8 +65,17 @@ class Review:
         return 1 if self.errors else 0
 
 
+_FINDING_FIELDS = tuple(x.name for x in fields(Finding))
+
+
 def _f(f: Finding) -> dict[str, Any]:
-    return f.to_dict()
+    """``f.to_dict()`` without ``asdict``'s deep copies (every field is a str or an int)."""
+    out = {}
+    for name in _FINDING_FIELDS:
+        v = getattr(f, name)
+        if v is not None and v != "":
+            out[name] = v
+    return out
 
 
 ProgressFn = Callable[[int, int], None]  # (documents done, total)
@@ -75,16 +84,30 @@ CHUNK = 250
 
 
 def _validate_chunk(docs: list[LoadedDocument], cfg: ContractConfig) -> list[DocumentInfo]:
-    """Every document rule, and the canonical hash, of each document (in a worker)."""
+    """Every document rule, and the canonical hash, of each document."""
     from risutools.contract.validate import _info, validate_document
 
     return [_info(ld, validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
                                         line_of=ld.line_of)) for ld in docs]
 
 
+# The documents a pool of forked workers reads: set in the parent just before the fork, so
+# each worker sees them in its copy of the parent's memory and only two numbers travel to
+# it (a document is never pickled on the way out; only its findings come back).
+_SHARED: tuple[list[LoadedDocument], ContractConfig] | None = None
+
+
+def _validate_range(bounds: tuple[int, int]) -> list[DocumentInfo]:
+    """The worker side: documents ``bounds[0]:bounds[1]`` of the forked parent's list."""
+    assert _SHARED is not None, "workers are forked after _SHARED is set"
+    docs, cfg = _SHARED
+    return _validate_chunk(docs[bounds[0]:bounds[1]], cfg)
+
+
 def _check_documents(cat: Catalog, jobs: int | None, progress: ProgressFn | None
                      ) -> tuple[Result, list[LoadedDocument]]:
     """Load the catalog once; every document rule on all cores; MC104 and MC305."""
+    global _SHARED
     from risutools.contract.loaders import load_documents
     from risutools.contract.validate import RuleFilter, _catalog_rules
 
@@ -93,26 +116,30 @@ def _check_documents(cat: Catalog, jobs: int | None, progress: ProgressFn | None
     docs = loaded.documents
     result = Result("review", files=loaded.files, skipped=loaded.skipped)
     result.file_findings = list(loaded.problems)
-    chunks = [docs[i:i + CHUNK] for i in range(0, len(docs), CHUNK)]
+    bounds = [(i, min(i + CHUNK, len(docs))) for i in range(0, len(docs), CHUNK)]
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     found: list[DocumentInfo] = []
     done = 0
-    if workers > 1 and len(docs) >= PARALLEL_MIN:
+    if workers > 1 and len(docs) >= PARALLEL_MIN and _can_fork():
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(min(workers, len(chunks)),
-                                 mp_context=multiprocessing.get_context("fork")) as pool:
-            for chunk, res in zip(chunks, pool.map(_validate_chunk, chunks,
-                                                   [cfg] * len(chunks)), strict=True):
-                found.extend(res)
-                done += len(chunk)
-                if progress:
-                    progress(done, len(docs))
+        _SHARED = (docs, cfg)
+        try:
+            with ProcessPoolExecutor(min(workers, len(bounds)),
+                                     mp_context=multiprocessing.get_context("fork")) as pool:
+                for (lo, hi), res in zip(bounds, pool.map(_validate_range, bounds),
+                                         strict=True):
+                    found.extend(res)
+                    done += hi - lo
+                    if progress:
+                        progress(done, len(docs))
+        finally:
+            _SHARED = None
     else:
-        for chunk in chunks:
-            found.extend(_validate_chunk(chunk, cfg))
-            done += len(chunk)
+        for lo, hi in bounds:
+            found.extend(_validate_chunk(docs[lo:hi], cfg))
+            done += hi - lo
             if progress:
                 progress(done, len(docs))
     result.documents = found
@@ -142,6 +169,12 @@ def _verify_documents(cat: Catalog, docs: list[LoadedDocument], result: Result,
         if tmp.findings:
             info.findings = sorted(info.findings + tmp.findings, key=Finding.sort_key)
     return checked.verifications
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
 
 
 def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None = None,

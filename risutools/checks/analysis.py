@@ -78,6 +78,14 @@ RA113 = declare(
     "escapes review.",
     fix="Keep the code in the module's Lua.")
 
+RA114 = declare(
+    "RA114", "info", "module", "lorebook-code",
+    summary="The module runs Lua kept in its lorebook entries (loaded at run time with "
+    "`load`, or entries packed as `*.lua` files); those entries are analysed as code.",
+    why="Code kept as lorebook text is easy to miss when reviewing a module; its hooks, "
+    "state and privileged calls count as the module's own.",
+    fix="Nothing to fix: review the listed entries as code.")
+
 RA201 = declare(
     "RA201", "warning", "module", "regex-backtracking",
     summary="A regex pattern risks catastrophic backtracking.",

@@ -78,6 +78,7 @@ class CharxContents:
     card: dict[str, Any]
     module: RisumContents | None
     anomalies: list[Anomaly] = field(default_factory=list)
+    card_data: dict[str, Any] | None = None  # card.json as read (its active content)
 
 
 @dataclass(frozen=True)
@@ -510,7 +511,7 @@ def read_charx(fp: BinaryIO, *, with_assets: bool = False) -> CharxContents:
             stream.finish()  # the rest is inflated too: CRC-32 and size are checked
             anomalies.extend(module.anomalies)
             module.anomalies = []
-    return CharxContents(card=card, module=module, anomalies=anomalies)
+    return CharxContents(card=card, module=module, anomalies=anomalies, card_data=card_obj)
 
 
 def _card_facts(

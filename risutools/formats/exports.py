@@ -8,6 +8,11 @@ Normalisation (documented in docs/formats.md):
 * ``json-lorebook`` — ``{"type": "risu", "data": [...]}``: ``data`` is renamed
   ``lorebook``; every other field is kept.
 * ``json-regex`` — ``{"type": "regex", "data": [...]}``: ``data`` is renamed ``regex``.
+* ``json-card`` — a character card export (``"spec": "chara_card_v3"`` or
+  ``"chara_card_v2"``): the card's own active content as a ``character`` component
+  (see :mod:`risutools.formats.card`).
+* ``json-preset`` — a preset saved as JSON (``promptTemplate`` and ``mainPrompt`` at the
+  top level, no ``type``): kept as is, component type ``preset``.
 * ``json-external-lorebook`` — ``{"entries": {...}}`` (e.g. a SillyTavern world
   book): ``entries`` is kept untouched and a ``lorebook`` list is added with each
   entry mapped to RisuAI's lorebook fields.
@@ -18,7 +23,11 @@ from __future__ import annotations
 from typing import Any
 
 from risutools.errors import FormatError
+from risutools.formats.card import CARD_SPECS, card_module_data
 from risutools.formats.model import ComponentType
+
+EXPORT_FORMATS = ("json-module", "json-lorebook", "json-external-lorebook", "json-regex",
+                  "json-card", "json-preset")
 
 
 def classify(keys: dict[str, str | None]) -> str | None:
@@ -32,6 +41,10 @@ def classify(keys: dict[str, str | None]) -> str | None:
         return "json-regex"
     if "entries" in keys and kind is None:
         return "json-external-lorebook"
+    if keys.get("spec") in CARD_SPECS:
+        return "json-card"
+    if kind is None and "promptTemplate" in keys and "mainPrompt" in keys:
+        return "json-preset"
     return None
 
 
@@ -45,6 +58,10 @@ def classify_object(obj: dict[str, Any]) -> str | None:
 
 def normalise(obj: dict[str, Any], fmt: str) -> tuple[dict[str, Any], ComponentType]:
     """Return (module data, component type) for an export of format ``fmt``."""
+    if fmt == "json-card":
+        return card_module_data(obj), "character"
+    if fmt == "json-preset":  # a preset saved as JSON: read as the decoded .risup would be
+        return obj, "preset"
     if fmt == "json-module":
         inner = obj.get("module")
         if isinstance(inner, dict) and "name" not in obj and "id" not in obj:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from risutools.errors import FormatError
-from risutools.formats import charx, exports, jsonscan, risup, rpack
+from risutools.formats import card, charx, exports, jsonscan, risup, rpack
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly, AssetInfo, Module, SourceInfo
 from risutools.formats.risum import MAGIC, read_risum_stream
@@ -24,6 +24,8 @@ FORMATS = (
     "json-lorebook",
     "json-external-lorebook",
     "json-regex",
+    "json-card",
+    "json-preset",
 )
 #: bytes read from the start of a file for detection
 HEAD = 4096
@@ -236,8 +238,14 @@ def _missing_fields(module: dict[str, object], prefix: str) -> list[Anomaly]:
 def _read_charx(fp: BinaryIO, size: int, p: str, fmt: str, with_assets: bool) -> list[Module]:
     got = charx.read_charx(fp, with_assets=with_assets)
     digest = _stream_sha256(fp)
+    out: list[Module] = []
+    view = card.card_module_data(got.card_data or {})
+    if card.has_active_content(view):  # the card's own triggers, regex, CBS ...
+        out.append(Module(data=view, component_type="character", card=got.card,
+                          source=SourceInfo(path=p, format=fmt, size=size, sha256=digest,
+                                            member=charx.CARD)))
     if got.module is None:
-        return []
+        return out
     data = got.module.module
     anomalies = list(got.anomalies)
     name = data.get("name")
@@ -256,6 +264,7 @@ def _read_charx(fp: BinaryIO, size: int, p: str, fmt: str, with_assets: bool) ->
         )
     assets: list[AssetInfo] = got.module.assets
     return [
+        *out,
         Module(
             data=data,
             component_type="module",

@@ -13,15 +13,17 @@ import copy
 import hashlib
 import os
 import re
-import unicodedata
 from typing import Any
 
 from risutools.analysis import Analysis, analyze
 from risutools.analysis.model import StateKey, scrub
 from risutools.analysis.toggles import Toggle
+from risutools.checks import all_checks
+from risutools.checks.analysis import RA114
 from risutools.contract.canonical import canonical
 from risutools.errors import ConfigError
 from risutools.formats.model import Module
+from risutools.projection import naming
 from risutools.projection.guard import CopyGuard, fold
 from risutools.projection.notes import Notes
 from risutools.projection.text import (
@@ -51,12 +53,24 @@ def post_id_from_name(name: str) -> str | None:
 
 
 def slugify(name: str) -> str:
-    """ASCII fold, lowercase, kebab-case; "" when nothing ASCII is left."""
-    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
-    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
-    if len(slug) > 64:
-        slug = slug[:64].rstrip("-")
-    return slug
+    """ASCII, lowercase, kebab-case; Hangul romanized, emoji and version numbers dropped;
+    "" when nothing is left (see :mod:`risutools.projection.naming`)."""
+    return naming.slugify(name)
+
+
+#: fields that differ between the containers of one module (JSON export vs .risum)
+_CONTAINER_FIELDS = ("type", "assets")
+
+
+def module_identity(module: Module) -> str | None:
+    """SHA-256 hex of a module's own ``id`` and content, the same whichever container
+    carried it (a JSON export and a ``.risum`` of one module give one identity); None for
+    a module without an id, and for presets and cards (their file is their identity)."""
+    if module.component_type != "module" or not module.id:
+        return None
+    content = {k: v for k, v in module.data.items() if k not in _CONTAINER_FIELDS}
+    blob = canonical(_jsonable({"id": module.id, "content": content}))
+    return hashlib.sha256(blob).hexdigest()
 
 
 def _source_facts(module: Module) -> tuple[str, str, str, str, str | None]:
@@ -70,7 +84,10 @@ def _source_facts(module: Module) -> tuple[str, str, str, str, str | None]:
     sha = src.sha256.lower()
     if fmt.startswith("charx"):
         member = src.member or "module.risum"
-        return sha, f"{base}!{member}", "module.risum", "risu_attachment", base
+        kind = "card.json" if member == "card.json" else "module.risum"
+        return sha, f"{base}!{member}", kind, "risu_attachment", base
+    if fmt == "json-card":
+        return sha, "card.json", "card.json", "risu_json_export", None
     if fmt.startswith("json"):
         return sha, "module.json", "module.json", "risu_json_export", None
     if fmt in ("risup", "risupreset"):
@@ -215,7 +232,33 @@ def _activation_rules(lang: str, a: Analysis, guard: CopyGuard) -> list[str]:
         rules.append(t(lang, "lla_no_but", apis=apis))
     else:
         rules.append(t(lang, "lla_no"))
+    code = a.lorebook_code
+    if code:
+        shown = _where_list(lang, [f"lorebook[{i}]" for i in code], len(code))
+        rules.append(t(lang, "lorebook_code", n=len(code), where=shown))
+    rules.extend(_finding_sentences(lang, a))
     return rules
+
+
+#: findings shown in a document: warnings and errors, and RA114 (code kept in the lorebook)
+_MAX_FINDING_SENTENCES = 8
+
+
+def _finding_sentences(lang: str, a: Analysis) -> list[str]:
+    """One sentence per finding id that matters: id, name, severity, count and where
+    (locations only, never the module's text)."""
+    checks = all_checks()
+    groups: dict[str, list[str]] = {}
+    for f in a.findings:
+        if f.severity in ("warning", "error") or f.rule == RA114.id:
+            groups.setdefault(f.rule, []).append(f.evidence or "-")
+    out = []
+    for rule in sorted(groups)[:_MAX_FINDING_SENTENCES]:
+        evs = groups[rule]
+        check = checks.get(rule)
+        out.append(t(lang, "finding", id=rule, name=check.title if check else rule,
+                     n=len(evs), where=_where_list(lang, evs, len(evs))))
+    return out
 
 
 def _tags(a: Analysis, module: Module, charx: bool) -> list[str]:
@@ -280,7 +323,7 @@ def project(module: Module, *, post_id: str | None = None, notes: Notes | None =
     sha, source_version, source_format, source_kind, card_name = _source_facts(module)
     if post_id is None and module.source is not None:
         post_id = post_id_from_name(card_name or module.source.path)
-    source_key = post_id if post_id else "h" + sha[:12]
+    source_key = post_id if post_id else "h" + (module_identity(module) or sha)[:12]
     slug = (notes.slug if notes is not None and notes.slug else None) \
         or (slugify(module.name) if guard.allow(module.name) else "") or "m" + sha[:8]
     charx = card_name is not None
@@ -303,7 +346,8 @@ def project(module: Module, *, post_id: str | None = None, notes: Notes | None =
     doc: dict[str, Any] = {
         "contract": CONTRACT,
         "component_id": f"{ctype}.{ORIGIN}.{source_key}.{slug}",
-        "component_version": COMPONENT_VERSION,
+        "component_version": (naming.split_version(module.name)[1] if guard.allow(module.name)
+                              else None) or COMPONENT_VERSION,
         "component_type": ctype,
         "provenance": {
             "review_status": "candidate",

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from risutools.projection.naming import fix_particles
+
 LANGS = ("en", "ko")
 
 HOOK_SENTENCES: dict[str, dict[str, str]] = {
@@ -61,6 +63,9 @@ T: dict[str, dict[str, str]] = {
                   "network, image generation) are not available to it.",
         "lla_no_but": "It uses privileged APIs ({apis}) without lowLevelAccess; RisuAI "
                       "refuses those calls.",
+        "lorebook_code": "It runs Lua kept in its lorebook ({n} entries: {where}), loaded "
+                         "at run time; that code was analysed as the module's own.",
+        "finding": "Static analysis finding {id} ({name}): {n} at {where}.",
         "boundary_code": "No code bodies (Lua/CJS) or regex patterns are included: the "
                          "projection describes static structure, principles and roles only.",
         "boundary_human": "Execution, sandbox replay and promotion wait for human approval.",
@@ -108,6 +113,9 @@ T: dict[str, dict[str, str]] = {
                   "쓸 수 없다.",
         "lla_no_but": "lowLevelAccess 없이 특권 API({apis})를 호출하며, RisuAI는 이 호출을 "
                       "거부한다.",
+        "lorebook_code": "로어북 항목 {n}개({where})에 담긴 Lua 코드를 실행 중에 불러와 실행한다. "
+                         "이 코드도 모듈의 코드로 분석했다.",
+        "finding": "정적 분석 결과 {id}({name}): {where}에서 {n}건.",
         "boundary_code": "Lua/CJS 코드 본문과 정규식 패턴은 싣지 않는다 — 정적 구조·원리·역할만 "
                          "기술한다.",
         "boundary_human": "실행, sandbox 재현, 승격은 사람의 승인이 있기 전까지 하지 않는다.",
@@ -149,7 +157,8 @@ OPERATORS: dict[str, str] = {
 
 
 def t(lang: str, key: str, /, **kw: Any) -> str:
-    return T[lang][key].format(**kw)
+    text = T[lang][key].format(**kw)
+    return fix_particles(text) if lang == "ko" else text
 
 
 def summary_sentence(lang: str, type_word: str, parts: list[str]) -> str:

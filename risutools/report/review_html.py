@@ -1,11 +1,12 @@
 """A self-contained HTML page of ``risutools review`` for people.
 
-Everything is in the page (no network): counts, the promotion board, the capability graph
-problems, the transition log and approval problems, duplicates and id collisions, and a
-table of every document that can be sorted (click a header) and filtered by review status,
-by finding rule, and by text.  The page's own script reads the filters from the URL
-fragment too (``#status=candidate&rule=MC600&sort=errors``) so a link keeps a view.  Every
-value from the catalog is HTML-escaped; nothing from a document is ever executed.
+Everything is in the page (no network): counts, the capability graph problems, the
+transition log and approval problems, duplicates and id collisions, the promotion board
+(filtered by what blocks a row), and a table of every document that can be sorted (click a
+header) and filtered by review status, by finding rule, and by text.  The page's own script
+reads the filters from the URL fragment too (``#status=candidate&rule=MC600&sort=errors``)
+so a link keeps a view.  Every value from the catalog is HTML-escaped; nothing from a
+document is ever executed.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ tr.err td.n-err{background:#ffcdd2;font-weight:bold}
 border-radius:4px}
 #filters{margin:8px 0}#filters label{margin-right:14px}
 code{font-size:12px}
+nav{margin:10px 0 0}nav a{margin-right:14px}
+details summary{cursor:pointer;color:#555}.none{color:#777;font-style:italic}
+td.state{white-space:nowrap}
+#board-filters{margin:8px 0}
 """
 
 _JS = """
@@ -68,14 +73,40 @@ _JS = """
   });
   [st,ru].forEach(function(el){el.addEventListener('change',apply);});
   tx.addEventListener('input',apply);
-  var h={};location.hash.replace(/^#/,'').split('&').forEach(function(kv){
-    var p=kv.split('=');if(p[0])h[decodeURIComponent(p[0])]=decodeURIComponent(p[1]||'');
+  var bf=document.getElementById('board-filter');
+  function applyBoard(){
+    var v=bf.value,shown=0;
+    Array.prototype.forEach.call(document.getElementById('board').tBodies[0].rows,function(row){
+      var ok=!v||(v==='ready'?row.className==='ready':
+        (' '+row.getAttribute('data-blocked')+' ').indexOf(' '+v+' ')>=0);
+      if(ok){row.removeAttribute('hidden');shown++;}else{row.setAttribute('hidden','');}
+    });
+    document.getElementById('board-shown').textContent=String(shown);
+  }
+  if(bf)bf.addEventListener('change',applyBoard);
+  // the view in the URL fragment: on load, and when a link on the page changes it
+  function fromHash(){
+    var h={};location.hash.replace(/^#/,'').split('&').forEach(function(kv){
+      var p=kv.split('=');if(p[0])h[decodeURIComponent(p[0])]=decodeURIComponent(p[1]||'');
+    });
+    if(h.status!==undefined)st.value=h.status;if(h.rule!==undefined)ru.value=h.rule;
+    if(h.text!==undefined)tx.value=h.text;
+    if(h.sort){var key=h.sort.replace(/-desc$/,'');
+      Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
+        if(th.getAttribute('data-key')===key)sortBy(i,/-desc$/.test(h.sort));});}
+    apply();
+    if(bf){if(h.board!==undefined)bf.value=h.board;applyBoard();}
+    return h;
+  }
+  var first=fromHash();
+  window.addEventListener('hashchange',function(){
+    var h=fromHash();
+    if(h.sort||h.status!==undefined||h.rule!==undefined||h.text!==undefined)
+      document.getElementById('documents-h').scrollIntoView();
+    else if(h.board!==undefined)document.getElementById('board-h').scrollIntoView();
   });
-  if(h.status)st.value=h.status;if(h.rule)ru.value=h.rule;if(h.text)tx.value=h.text;
-  if(h.sort){var key=h.sort.replace(/-desc$/,'');
-    Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
-      if(th.getAttribute('data-key')===key)sortBy(i,/-desc$/.test(h.sort));});}
-  apply();
+  if(first.sort||first.status||first.rule||first.text)
+    document.getElementById('documents-h').scrollIntoView();
   document.body.setAttribute('data-ready','1');
 })();
 """
@@ -89,6 +120,12 @@ def _counts(d: dict[str, Any]) -> str:
     return ", ".join(f"{_e(k)} {_e(v)}" for k, v in d.items()) or "none"
 
 
+def _gate(g: dict[str, Any]) -> str:
+    cls = "na" if g["verdict"] == "n/a" else g["verdict"]
+    return (f'<span class="{cls}">{_e(g["verdict"])}</span> <b>{_e(g["gate"])}</b>: '
+            f'{_e(g["reason"])}')
+
+
 def render_review_html(rv: Review) -> str:
     d = rv.data
     c = d["counts"]
@@ -100,48 +137,95 @@ def render_review_html(rv: Review) -> str:
            f"<h1>Catalog review: {_e(d['catalog'])}</h1>",
            '<div class="counts">',
            f'<span id="n-documents">{c["documents"]} documents</span>',
-           f'<span id="n-errors">{c["errors"]} errors</span>',
-           f'<span id="n-warnings">{c["warnings"]} warnings</span>',
+           f'<span id="n-errors"><a href="#sort=errors-desc&amp;status=&amp;rule=&amp;text=">'
+           f'{c["errors"]} errors</a></span>',
+           f'<span id="n-warnings"><a href="#sort=warnings-desc&amp;status=&amp;rule=&amp;text=">'
+           f'{c["warnings"]} warnings</a></span>',
            f"<span>review: {_counts(c['review_status'])}</span>",
            f"<span>runtime: {_counts(c['runtime_status'])}</span>",
            f"<span>approvals: {_counts(c['approvals'])}</span>",
            f"<span>signatures: {_counts(c['signatures'])}</span>",
            f"<span>digests: {_counts(c['verifications'])}</span>",
            "</div>"]
-    # promotion board
-    out.append(f'<h2>Promotion board ({c["ready"]} of {len(d["board"])} ready)</h2>')
+    blocking = sorted({g for b in d["board"] for g in b["blocked_by"]})
+    sections = (("graph", "Capability graph"), ("chain", "Transition log"),
+                ("duplicates", "Duplicate sources"), ("id_collisions", "Id collisions"))
+    bad_appr = [a for a in d["approvals"] if a["severity"] in ("error", "warning")]
+    # the problems first (short lists, the most urgent), then the board, then every document
+    nav = [(f"{key.replace('_', '-')}-h", f"{title} ({len(d[key])})")
+           for key, title in sections]
+    nav.append(("approvals-h", f"Approvals needing attention ({len(bad_appr)})"))
+    nav += [("board-h", f"Promotion board ({c['ready']} of {len(d['board'])} ready)"),
+            ("documents-h", f"Documents ({len(d['documents'])})")]
+    out.append("<nav>" + "".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in nav) + "</nav>")
+    # problems
+    for key, title in sections:
+        out.append(f'<h2 id="{key.replace("_", "-")}-h">{title} ({len(d[key])})</h2>'
+                   f"<ul id=\"{key.replace('_', '-')}\">")
+        for g in d[key]:
+            if g.get("message"):
+                cid = g.get("component_id")
+                text = g["message"] if not cid or g["message"].startswith(cid) \
+                    else f"{cid}: {g['message']}"
+            elif key == "duplicates":
+                text = (f"{', '.join(g['components'])} are built from one source "
+                        f"({g['sha256'][:19]}…): " + ", ".join(g.get("files", [])))
+            else:
+                text = f"{g.get('component_id')}: " + ", ".join(g.get("files", [])) + \
+                    (f" (versions {', '.join(g['versions'])})" if g.get("versions") else "")
+            sev = g.get("severity", "warning")
+            where = g.get("file") or (f"transitions.ndjson line {g['line']}"
+                                      if g.get("line") else "")
+            out.append(f'<li class="{_e(sev)}"><b>{_e(sev)}</b> '
+                       + (f"<code>{_e(where)}</code> " if where else "") + f"{_e(text)}</li>")
+        if not d[key]:
+            out.append('<li class="none">none</li>')
+        out.append("</ul>")
+    out.append(f'<h2 id="approvals-h">Approvals needing attention ({len(bad_appr)})</h2>'
+               '<ul id="approvals">')
+    out += [f'<li class="{_e(a["severity"])}"><b>{_e(a["severity"])}</b> '
+            f'<code>{_e(a["file"])}</code>: {_e(a["message"])}</li>' for a in bad_appr]
+    if not bad_appr:
+        out.append('<li class="none">none</li>')
+    out.append("</ul>")
+    # promotion board: the gates that block first, the ones that pass folded away
+    out.append(f'<h2 id="board-h">Promotion board ({c["ready"]} of {len(d["board"])} ready)'
+               "</h2>")
+    out.append("<p>Every candidate and pending component with each gate of its next step. "
+               "A blocked row names the gates that fail and why; what a reviewer runs to "
+               "clear the approval gate is in its reason.</p>")
+    out.append('<div id="board-filters"><label>show <select id="board-filter">'
+               '<option value="">all</option><option value="ready">ready</option>'
+               + "".join(f'<option value="{_e(g)}">blocked by {_e(g)}</option>'
+                         for g in blocking)
+               + f'</select></label> (<span id="board-shown">{len(d["board"])}</span> shown)'
+               "</div>")
     out.append('<table id="board"><thead><tr><th>component</th><th>step</th><th>state</th>'
                "<th>gates</th></tr></thead><tbody>")
     for b in d["board"]:
-        gates = "<br>".join(
-            f'<span class="{"na" if g["verdict"] == "n/a" else g["verdict"]}">'
-            f'{_e(g["verdict"])}</span> <b>{_e(g["gate"])}</b>: {_e(g["reason"])}'
-            for g in b["gates"])
+        failed = [g for g in b["gates"] if g["verdict"] == "fail"]
+        others = [g for g in b["gates"] if g["verdict"] != "fail"]
+        gates = "<br>".join(_gate(g) for g in failed)
+        if others:
+            n_pass = sum(1 for g in others if g["verdict"] == "pass")
+            n_na = len(others) - n_pass
+            label = f"{n_pass} pass" + (f", {n_na} n/a" if n_na else "")
+            gates += (f"<details><summary>{label}</summary>"
+                      + "<br>".join(_gate(g) for g in others) + "</details>")
         state = "ready" if b["ready"] else "blocked"
-        out.append(f'<tr class="{state}" data-component="{_e(b["component_id"])}">'
-                   f'<td>{_e(b["component_id"])}</td><td>{_e(b["from"])} → {_e(b["to"])}</td>'
-                   f"<td>{state}</td><td>{gates}</td></tr>")
+        why = ("<b>blocked by</b><br>" + "<br>".join(_e(g) for g in b["blocked_by"])
+               if b["blocked_by"] else "<b>ready</b>")
+        out.append(f'<tr class="{state}" data-component="{_e(b["component_id"])}" '
+                   f'data-blocked="{_e(" ".join(b["blocked_by"]))}">'
+                   f'<td>{_e(b["component_id"])}<br><code>{_e(b["file"])}</code></td>'
+                   f'<td>{_e(b["from"])} → {_e(b["to"])}</td>'
+                   f'<td class="state">{why}</td><td>{gates}</td></tr>')
     out.append("</tbody></table>")
-    # problems
-    sections = (("graph", "Capability graph"), ("chain", "Transition log"),
-                ("duplicates", "Duplicate sources"), ("id_collisions", "Id collisions"))
-    for key, title in sections:
-        out.append(f"<h2>{title} ({len(d[key])})</h2><ul id=\"{key.replace('_', '-')}\">")
-        for g in d[key]:
-            text = g.get("message") or f"{g.get('sha256') or g.get('component_id')}: " + \
-                ", ".join(g.get("files", []))
-            sev = g.get("severity", "warning")
-            out.append(f'<li class="{_e(sev)}">{_e(text)}</li>')
-        out.append("</ul>")
-    bad_appr = [a for a in d["approvals"] if a["severity"] in ("error", "warning")]
-    out.append(f'<h2>Approvals needing attention ({len(bad_appr)})</h2><ul id="approvals">')
-    out += [f'<li class="{_e(a["severity"])}"><code>{_e(a["file"])}</code>: '
-            f'{_e(a["message"])}</li>' for a in bad_appr]
-    out.append("</ul>")
     # documents
     rules = sorted({f["rule"] for doc in d["documents"] for f in doc["findings"]})
     statuses = sorted({doc["review_status"] or "" for doc in d["documents"]})
-    out.append(f'<h2>Documents (<span id="shown">{len(d["documents"])}</span> shown)</h2>')
+    out.append(f'<h2 id="documents-h">Documents (<span id="shown">{len(d["documents"])}</span>'
+               " shown)</h2><p>Click a column header to sort (again: descending).</p>")
     out.append('<div id="filters"><label>status <select id="status-filter">'
                '<option value="">all</option>'
                + "".join(f'<option value="{_e(s)}">{_e(s)}</option>' for s in statuses)

@@ -1,0 +1,76 @@
+"""A character card's own active content, read as a component of type ``character``.
+
+RisuAI imports a V3 card's ``data.extensions.risuai`` (``triggerscript``,
+``customScripts``, ``lowLevelAccess``, ``backgroundHTML``), its ``character_book`` and
+evaluates CBS in its greetings and description, whether or not the card also carries a
+``module.risum``.  :func:`card_module_data` maps those fields onto the module shape the
+analyser reads (``trigger``, ``regex``, ``lorebook``, ``lowLevelAccess``,
+``backgroundEmbedding``) and keeps the CBS-bearing text fields under ``cardFields``.
+Nothing is rewritten: every value is the card's own object.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+CARD_SPECS = ("chara_card_v3", "chara_card_v2")
+#: card text fields RisuAI evaluates CBS in (greetings, description and prompt fields)
+CBS_FIELDS = ("description", "personality", "scenario", "first_mes", "mes_example",
+              "system_prompt", "post_history_instructions", "alternate_greetings",
+              "group_only_greetings")
+
+
+def _dict(v: Any) -> dict[str, Any]:
+    return v if isinstance(v, dict) else {}
+
+
+def card_module_data(card: dict[str, Any]) -> dict[str, Any]:
+    """The module-shaped view of a card (``{"spec": ..., "data": {...}}``)."""
+    data = _dict(card.get("data"))
+    risu = _dict(_dict(data.get("extensions")).get("risuai"))
+    out: dict[str, Any] = {"name": data.get("name") if isinstance(data.get("name"), str)
+                           else ""}
+    book = _dict(data.get("character_book"))
+    entries = book.get("entries")
+    if isinstance(entries, list):
+        out["lorebook"] = [_entry(e) if isinstance(e, dict) else e for e in entries]
+    for key, target in (("triggerscript", "trigger"), ("customScripts", "regex")):
+        if key in risu:
+            out[target] = risu[key]
+    if risu.get("lowLevelAccess") is True:
+        out["lowLevelAccess"] = True
+    if isinstance(risu.get("backgroundHTML"), str):
+        out["backgroundEmbedding"] = risu["backgroundHTML"]
+    fields = {k: data[k] for k in CBS_FIELDS if isinstance(data.get(k), (str, list))}
+    if fields:
+        out["cardFields"] = fields
+    return out
+
+
+def _entry(e: dict[str, Any]) -> dict[str, Any]:
+    """A V2/V3 character-book entry with the names the module lorebook uses."""
+    comment = e.get("comment") if isinstance(e.get("comment"), str) and e.get("comment") \
+        else e.get("name")
+    keys = e.get("keys")
+    return {
+        "comment": comment if isinstance(comment, str) else "",
+        "content": e.get("content"),
+        "key": ", ".join(k for k in keys if isinstance(k, str)) if isinstance(keys, list)
+        else "",
+        "alwaysActive": e.get("constant") is True,
+    }
+
+
+def has_active_content(view: dict[str, Any]) -> bool:
+    """True when the card itself runs something or is evaluated by RisuAI: triggers,
+    regex scripts, lowLevelAccess, background HTML, or CBS in its text or lorebook."""
+    if view.get("trigger") or view.get("regex") or view.get("lowLevelAccess"):
+        return True
+    if isinstance(view.get("backgroundEmbedding"), str) and view["backgroundEmbedding"].strip():
+        return True
+    for v in _dict(view.get("cardFields")).values():
+        texts = v if isinstance(v, list) else [v]
+        if any(isinstance(s, str) and "{{" in s for s in texts):
+            return True
+    return any(isinstance(e, dict) and isinstance(e.get("content"), str)
+               and "{{" in e["content"] for e in view.get("lorebook") or [])

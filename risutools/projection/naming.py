@@ -1,0 +1,107 @@
+"""Slugs, versions and Korean particles for generated documents.
+
+* :func:`split_version` takes a version number out of a module name
+  (``"Board 3.4.0"`` -> ``("Board", "3.4.0")``; ``"v0.3"`` -> ``"0.3.0"``): the
+  number goes to ``component_version``, never into the slug.
+* :func:`slugify` strips emoji and symbols, romanizes Hangul (``anyascii``: the
+  Revised Romanization letter values of each syllable; see the README's
+  Dependencies table), folds other letters to ASCII and joins words with ``-``.
+* :func:`fix_particles` replaces the ``은(는)``-style fallbacks of a Korean sentence
+  with the particle that fits the word before it (its final consonant; digits are
+  read as Sino-Korean numbers: 1 일 -> 은, 2 이 -> 는, 10 십 -> 은).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from anyascii import anyascii
+
+_VERSION = re.compile(
+    r"[\s(\[【_-]*\b[vV]?(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?\b[)\]】]?"
+    r"|[\s(\[_-]*\b[vV](\d{1,6})\b[)\]]?")
+
+
+def split_version(name: str) -> tuple[str, str | None]:
+    """(name without its version numbers, the last one as semver or None)."""
+    matches = list(_VERSION.finditer(name))
+    if not matches:
+        return name, None
+    m = matches[-1]
+    if m.group(1) is not None:
+        parts = [m.group(1), m.group(2), m.group(3) or "0"]
+    else:
+        parts = [m.group(4), "0", "0"]
+    version = ".".join(str(int(p)) for p in parts)
+    rest = re.sub(r"\s+", " ", _VERSION.sub(" ", name)).strip()
+    return rest, version
+
+
+def _keep(ch: str) -> bool:
+    cat = unicodedata.category(ch)
+    return cat[0] in "LN" or ch in " -_."
+
+
+def _kebab(text: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[:64].rstrip("-") if len(slug) > 64 else slug
+
+
+def slugify(name: str) -> str:
+    """ASCII, lowercase, kebab-case; emoji and versions dropped.
+
+    A name that already has a Latin-letter word (``컨텍스트 커터 (Context Cutter)``) keeps
+    that part only (``context-cutter``: the name its author gave for other readers, and
+    the ids catalogs already use); a name without one is romanized (``라이트보드`` ->
+    ``laiteubodeu``)."""
+    base, _ = split_version(name)
+    base = _COPY_SUFFIX.sub("", base)
+    if _HANGUL.search(base):  # Hanja glosses beside Hangul would be read as Mandarin
+        base = _HAN.sub(" ", base)
+    kept = "".join(ch if _keep(ch) else " " for ch in base)
+    folded = _kebab(unicodedata.normalize("NFKD", kept).encode("ascii", "ignore")
+                    .decode("ascii"))
+    if len(re.findall(r"[a-z]", folded)) >= 4 and re.search(r"[a-z]{3}", folded):
+        return folded
+    return _kebab(anyascii(unicodedata.normalize("NFC", kept)))
+
+
+_COPY_SUFFIX = re.compile(r"\s*\(\d{1,3}\)\s*$")  # "name (1)": a downloaded copy
+_HANGUL = re.compile("[\uac00-\ud7a3]")
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+# -- Korean particles -------------------------------------------------------------------
+_PAIRS = {"은(는)": ("은", "는"), "이(가)": ("이", "가"), "을(를)": ("을", "를"),
+          "과(와)": ("과", "와"), "아(야)": ("아", "야")}
+_FALLBACK = re.compile(r"(\S)(은\(는\)|이\(가\)|을\(를\)|과\(와\)|아\(야\)|\(으\)로)")
+_DIGIT_FINAL = {"0": True, "1": True, "2": False, "3": True, "4": False, "5": False,
+                "6": True, "7": True, "8": True, "9": False}
+
+
+def final_consonant(ch: str) -> int | None:
+    """0 = the word ends in a vowel, 8 = ends in ㄹ, other > 0 = another final consonant;
+    None when unknown (not Hangul, not a digit)."""
+    code = ord(ch)
+    if 0xAC00 <= code <= 0xD7A3:
+        return (code - 0xAC00) % 28
+    if ch in _DIGIT_FINAL:  # Sino-Korean reading; 10, 100, 1000... end in a consonant
+        return {"1": 8, "7": 8, "8": 8}.get(ch, 1) if _DIGIT_FINAL[ch] else 0
+    if ch.isascii() and ch.isalpha():  # English letters as read aloud
+        return 8 if ch in "lLrR" else (1 if ch in "mnMN" else 0)
+    return None
+
+
+def fix_particles(text: str) -> str:
+    def repl(m: re.Match[str]) -> str:
+        word, fallback = m.group(1), m.group(2)
+        final = final_consonant(word)
+        if final is None:
+            return m.group(0)
+        if fallback == "(으)로":
+            return word + ("로" if final in (0, 8) else "으로")
+        with_final, without = _PAIRS[fallback]
+        return word + (with_final if final else without)
+
+    return _FALLBACK.sub(repl, text)
