@@ -536,7 +536,8 @@ def analyze_cmd(
 @app.command("rule")
 def rule_cmd(
     rule_id: str | None = typer.Argument(
-        None, metavar="ID", help="A check id (MC201, RA101, R3) or prefix; none: list all."
+        None, metavar="ID", help="A check id (MC201, RA101, R3, M1, G4), a prefix, or a "
+        "gate's name (digests); none: list all."
     ),
 ) -> None:
     """Explain a check: what it checks, why, how to fix it, and an example.

@@ -316,7 +316,7 @@ def _refuse_non_regular(target: Path) -> None:
     except OSError:
         return  # unreadable metadata: the write itself reports the OS error
     if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):  # a folder: the OS refuses
-        raise RisuError("not-a-regular-file",
+        raise RisuError("not-a-file",
                         "a device, FIFO or socket; refusing to replace it with a file",
                         path=display_path(target))
 

@@ -34,14 +34,8 @@ from risutools.pathnames import show_name
 
 CHUNK = 1 << 20
 
-#: code -> meaning (the ``code`` of a :class:`FileRefused`)
-REFUSAL_CODES = {
-    "not-found": "no such file (or a symbolic link to nothing)",
-    "is-a-folder": "a folder where a file was expected",
-    "not-a-regular-file": "a device, FIFO or socket (risutools reads regular files only)",
-    "unreadable": "the operating system refused to open or read the file",
-    "too-large": "the file is larger than the bound for what it holds",
-}
+#: the codes a :class:`FileRefused` carries (meanings in :data:`risutools.errors.CODES`)
+REFUSAL_CODES = ("not-found", "not-a-file", "unreadable", "too-large")
 
 
 class FileRefused(RisuError):
@@ -72,10 +66,10 @@ def _link_note(path: str | os.PathLike[str]) -> str:
 def _check_mode(path: str | os.PathLike[str], st: os.stat_result, limit: int | None) -> None:
     shown = show_name(os.fspath(path))
     if stat.S_ISDIR(st.st_mode):
-        raise FileRefused("is-a-folder", "is a folder, not a file", path=shown)
+        raise FileRefused("not-a-file", "is a folder, not a file", path=shown)
     if not stat.S_ISREG(st.st_mode):
         raise FileRefused(
-            "not-a-regular-file",
+            "not-a-file",
             f"is {_kind(st.st_mode)}{_link_note(path)}, not a regular file; risutools reads "
             "regular files only",
             path=shown,
@@ -94,7 +88,7 @@ def _os_refusal(path: str | os.PathLike[str], exc: OSError) -> FileRefused:
             why = f"is a symbolic link to a missing file{_link_note(path)}"
         return FileRefused("not-found", why, path=shown)
     if exc.errno == errno.EISDIR:
-        return FileRefused("is-a-folder", "is a folder, not a file", path=shown)
+        return FileRefused("not-a-file", "is a folder, not a file", path=shown)
     if exc.errno == errno.ELOOP:
         return FileRefused("unreadable", "symbolic link loop", path=shown)
     return FileRefused("unreadable", f"cannot read: {exc.strerror or exc}", path=shown)
@@ -128,6 +122,16 @@ def open_regular(path: str | os.PathLike[str], *, limit: int | None = None) -> i
     except BaseException:
         os.close(fd)
         raise
+
+
+def read_or_raise(path: str | os.PathLike[str], limit: int,
+                  error: type[RisuError] = RisuError) -> bytes:
+    """:func:`read_regular`, a refusal re-raised as ``error`` with the same code: a missing
+    path is ``not-found`` in every command, whatever it was meant to hold."""
+    try:
+        return read_regular(path, limit)
+    except FileRefused as exc:
+        raise error(exc.code, exc.why, path=exc.path) from None
 
 
 def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:

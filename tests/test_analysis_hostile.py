@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import ROOT
 from hostile_analysis import CASES
 
 from risutools.formats.risum import write_risum
 
-ROOT = Path(__file__).resolve().parents[1]
 # address space of the child (RLIMIT_AS): a hard stop for a runaway; the bound asserted is
 # the peak resident size (the reader alone reserves more address space than it touches)
 CAP = 600 * 1024 * 1024

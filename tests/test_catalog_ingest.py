@@ -11,13 +11,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from harness import SOURCES
 
 from risutools.catalog.ingest import ingest
 from risutools.contract import validate_document
 from risutools.formats.risum import write_risum
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-SOURCES = FIXTURES / "sources"
 
 
 def _module(name: str, **extra: object) -> dict[str, object]:

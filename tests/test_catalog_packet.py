@@ -126,3 +126,20 @@ def test_queue_hands_off_bounded_light_packets(cat: Path, tmp_path: Path) -> Non
     assert r.returncode == 2
     r = run("packet", "--lane", "light", "--queue", str(q), cwd=cat)
     assert r.returncode == 2
+
+
+def test_full_packet_never_reads_a_device_or_a_fifo(cat: Path) -> None:
+    """Replay reports in a catalog are read as regular files only, bounded: one linked to
+    /dev/zero (or a FIFO) gives no verdict instead of hanging the packet."""
+    import os
+
+    c = Catalog.open(cat)
+    bad = c.replays_dir / f"{CUTTER}--zero.json"
+    if os.path.exists("/dev/zero"):
+        bad.symlink_to("/dev/zero")
+    else:
+        os.mkfifo(bad)
+    p = _packet(cat, CUTTER, "full")
+    reports = {r["file"]: r for r in p["relations"]["replay_reports"]}
+    assert reports[c.rel(bad)]["verdict"] is None
+    assert [r["verdict"] for r in reports.values()].count("passed") == 1

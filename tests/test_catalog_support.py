@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CUTTER = "module.risu.174678332.context-cutter"
 MOOD = "module.risu.186123400.mood-tracker"
 _BASE: dict[str, Path] = {}

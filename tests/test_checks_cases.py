@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import ROOT
 
 from risutools.analysis import analyze
 from risutools.checks import all_checks
@@ -21,7 +22,6 @@ from risutools.contract import ContractConfig, validate_document
 from risutools.contract.config import load_config_file
 from risutools.formats.model import Anomaly, AssetInfo, Module
 
-ROOT = Path(__file__).resolve().parents[1]
 SEED = json.loads((ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json")
                   .read_text(encoding="utf-8"))
 RUNNABLE = ("document", "module")  # scopes whose cases this test can run alone

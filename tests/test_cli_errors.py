@@ -1,27 +1,21 @@
-"""Cross-cutting CLI behaviour, through a real subprocess: every command refuses bad
+"""Cross-cutting CLI behaviour, in-process (tests/harness.py): every command refuses bad
 input and bad option values with exactly one line on stderr and exit 2, never a
 traceback or a multi-line usage box."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from harness import FIXTURES, ROOT, SEED, SOURCES, run_cli, run_subprocess
 
-ROOT = Path(__file__).resolve().parents[1]
-SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
-MODULE = ROOT / "fixtures" / "sources" / "174678332_context-cutter.risum"
-FIXTURE = ROOT / "fixtures" / "replay" / "anchor-edit.yaml"
+MODULE = SOURCES / "174678332_context-cutter.risum"
+FIXTURE = FIXTURES / "replay" / "anchor-edit.yaml"
 
 
 def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("RISUTOOLS_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "risutools", *map(str, args)],
-                          capture_output=True, text=True, env=env, cwd=cwd or ROOT)
+    return run_cli(*args, cwd=cwd or ROOT)
 
 
 def one_line(p: subprocess.CompletedProcess[str]) -> str:
@@ -72,3 +66,14 @@ def test_help_and_no_arguments_still_show_help() -> None:
     p = run("validate", "-h")
     assert p.returncode == 0 and "--skip-non-documents" in p.stdout
     assert "promote" in run("--help").stdout  # built (docs/catalog.md)
+
+
+@pytest.mark.parametrize("args", [("validate", str(SEED)), ("validate", "missing.json"),
+                                  ("rule", "MC999"), ("inspect", "--bogus")])
+def test_the_in_process_runner_matches_a_real_process(args: tuple[str, ...]) -> None:
+    """The harness's in-process runner (tests/harness.py) and a real ``python -m risutools``
+    give the same exit code, stdout and stderr."""
+    real = run_subprocess(*args, cwd=ROOT)
+    here = run_cli(*args, cwd=ROOT)
+    assert (here.returncode, here.stdout, here.stderr) == (
+        real.returncode, real.stdout, real.stderr)

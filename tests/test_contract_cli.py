@@ -1,4 +1,4 @@
-"""The contract commands through a real subprocess: exit codes, formats, never a traceback."""
+"""The contract commands, in-process (tests/harness.py): exit codes, formats, never a traceback."""
 
 from __future__ import annotations
 
@@ -10,18 +10,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from harness import FIXTURES, ROOT, SEED, run_cli
 
-ROOT = Path(__file__).resolve().parents[1]
-FX = ROOT / "fixtures" / "contract"
-SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
+FX = FIXTURES / "contract"
 
 
 def run(*args: str, stdin: bytes | None = None, cwd: Path = ROOT,
         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    e = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    e = {**os.environ, **(env or {})}
     e.pop("RISUTOOLS_DEBUG", None)
-    p = subprocess.run([sys.executable, "-m", "risutools", *args], input=stdin,
-                       capture_output=True, cwd=cwd, env=e, timeout=120)
+    p = run_cli(*args, stdin=stdin, cwd=cwd, env=e, binary=True)
     assert b"Traceback" not in p.stderr + p.stdout, p.stderr.decode()
     return p
 

@@ -20,6 +20,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from harness import ROOT, SEED, SOURCES
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -29,9 +30,6 @@ from risutools.errors import ConfigError
 from risutools.pathnames import name_bytes, name_uri, safe_line, show_name
 from risutools.safeio import FileRefused, open_regular, read_regular, sha256_regular
 
-ROOT = Path(__file__).resolve().parents[1]
-SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
-SOURCES = ROOT / "fixtures" / "sources"
 STORE_FILE = ROOT / "fixtures" / "contract" / "store" / "300.risum"
 STORE_SHA = "sha256:a2b77045e473618af148a0388f1bc499d24b562e5dc3df21d97c01cad42a7dce"
 CP949 = b"\xc7\xd1\xb1\xdb"  # "한글" in CP949: not UTF-8
@@ -100,7 +98,7 @@ def test_read_regular_refusals(tmp_path: Path) -> None:
     (tmp_path / "loop.json").symlink_to(tmp_path / "loop.json")
     cases = {
         "a.json": ("too-large", "6 bytes, more than the 5-byte bound"),
-        "dir.json": ("is-a-folder", "is a folder"),
+        "dir.json": ("not-a-file", "is a folder"),
         "missing.json": ("not-found", "no such file"),
         "dangling.json": ("not-found", "symbolic link to a missing file"),
         "loop.json": ("unreadable", "loop"),
@@ -153,7 +151,7 @@ def test_devices_fifos_and_links_to_them_are_never_read(tmp_path: Path) -> None:
                                                                "PYTHONPATH": str(ROOT)})
     out = p.stdout.decode().splitlines()
     assert p.returncode == 0, p.stderr.decode()
-    assert len(out) == 8 and all(x.startswith("not-a-regular-file ") for x in out), out
+    assert len(out) == 8 and all(x.startswith("not-a-file ") for x in out), out
     assert "a character device (a symbolic link to /dev/zero)" in out[0]
     assert "a FIFO (named pipe)" in out[4]
 
@@ -315,7 +313,7 @@ def test_config_and_notes_linked_to_dev_zero(tmp_path: Path) -> None:
     (repo / ".risutools.yaml").symlink_to("/dev/zero")
     p = run("validate", "catalog", cwd=repo)
     assert p.returncode == 2
-    assert "config-unreadable: is a character device" in one_line(p)
+    assert "not-a-file: is a character device" in one_line(p)
     (repo / ".risutools.yaml").unlink()
     (repo / "pyproject.toml").symlink_to("/dev/zero")  # not a regular file: not a config
     p = run("validate", "--ignore", "MC102", "catalog", cwd=repo)
@@ -325,7 +323,7 @@ def test_config_and_notes_linked_to_dev_zero(tmp_path: Path) -> None:
     src = str(SOURCES / "174678332_context-cutter.risum")
     p = run("project", src, "--notes", "notes/x.yaml", cwd=repo)
     assert p.returncode == 2
-    assert one_line(p) == ("risutools: notes/x.yaml: notes-unreadable: cannot read the notes "
+    assert one_line(p) == ("risutools: notes/x.yaml: not-a-file: cannot read the notes "
                            "file: is a character device (a symbolic link to /dev/zero), not a "
                            "regular file; risutools reads regular files only")
 
@@ -370,10 +368,10 @@ def test_folders_where_files_are_expected(tmp_path: Path) -> None:
     src = str(SOURCES / "174678332_context-cutter.risum")
     p = run("project", src, "--notes", "notes/x.yaml", cwd=tmp_path)
     assert p.returncode == 2
-    assert one_line(p) == ("risutools: notes/x.yaml: notes-unreadable: cannot read the notes "
+    assert one_line(p) == ("risutools: notes/x.yaml: not-a-file: cannot read the notes "
                            "file: is a folder, not a file")
     p = run("validate", "--config", "notes", str(SEED), cwd=tmp_path)
-    assert p.returncode == 2 and "config-unreadable: is a folder" in one_line(p)
+    assert p.returncode == 2 and "not-a-file: is a folder" in one_line(p)
 
 
 _DENY = """
@@ -486,7 +484,7 @@ def test_non_utf8_name_in_error_lines(tmp_path: Path) -> None:
     assert p.returncode == 2 and "\\xc7\\xd1\\xb1\\xdb.json" in one_line(p)
     p = run("project", str(SOURCES / "174678332_context-cutter.risum"), "--notes", raw,
             cwd=tmp_path)
-    assert p.returncode == 2 and "\\xc7\\xd1\\xb1\\xdb.json: notes-unreadable" in one_line(p)
+    assert p.returncode == 2 and "\\xc7\\xd1\\xb1\\xdb.json: not-found" in one_line(p)
 
 
 def test_a_folder_that_cannot_be_listed_is_reported(tmp_path: Path) -> None:

@@ -13,12 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import ROOT, SEED
 
 from risutools.contract import validate_document, validate_paths, verify_paths
 from risutools.contract.rules import RULES
 
-ROOT = Path(__file__).resolve().parents[1]
-SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
 FX = ROOT / "fixtures" / "contract"
 
 Doc = dict[str, Any]

@@ -6,10 +6,10 @@ from __future__ import annotations
 import copy
 import json
 import math
-from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import SEED
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -23,7 +23,6 @@ from risutools.contract.schema import (
     schema_issues,
 )
 
-SEED = Path(__file__).resolve().parents[1] / "fixtures" / "documents" / "seed-000-context-cutter.json"  # noqa: E501
 VALIDATOR = Draft202012Validator(schema())
 FAST = fast_check()
 

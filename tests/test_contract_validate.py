@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from harness import ROOT, SEED
 
 from risutools.contract import (
     ContractConfig,
@@ -21,8 +22,6 @@ from risutools.contract.loaders import MAX_DEPTH, MAX_DOCUMENT_BYTES, load_bytes
 from risutools.contract.rules import RULES
 from risutools.errors import ConfigError, DocumentError
 
-ROOT = Path(__file__).resolve().parents[1]
-SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
 FX = ROOT / "fixtures" / "contract"
 
 
@@ -479,12 +478,37 @@ def test_bad_config_is_config_error(tmp_path: Path, text: str) -> None:
     assert "\n" not in ei.value.one_line()
 
 
-def test_other_sections_kept_unread(tmp_path: Path) -> None:
+def test_a_section_nothing_reads_is_refused_by_name(tmp_path: Path) -> None:
     from risutools.contract import load_config_file
 
     p = tmp_path / ".risutools.yaml"
     p.write_text("ingest: {workers: 2}\n")
-    assert load_config_file(p).sections == {"ingest": {"workers": 2}}
+    with pytest.raises(ConfigError) as ei:
+        load_config_file(p)
+    assert ei.value.code == "config-unknown-key" and "'ingest'" in ei.value.why
+    p.write_text("catalog: {require_signatures: false}\nreplay: {max_context: 900}\n")
+    assert set(load_config_file(p).sections) == {"catalog", "replay"}
+
+
+@pytest.mark.parametrize(("text", "want"), [("off", "off"), ("no", "off"), ("false", "off"),
+                                            ("'off'", "off"), ("warning", "warning")])
+def test_yaml_11_booleans_in_rules_are_understood(tmp_path: Path, text: str, want: str) -> None:
+    from risutools.contract import load_config_file
+
+    p = tmp_path / ".risutools.yaml"
+    p.write_text(f"rules:\n  MC105: {text}\n")
+    assert load_config_file(p).severities == {"MC105": want}
+
+
+@pytest.mark.parametrize("text", ["on", "yes", "true"])
+def test_yaml_11_true_in_rules_is_refused_with_the_fix(tmp_path: Path, text: str) -> None:
+    from risutools.contract import load_config_file
+
+    p = tmp_path / ".risutools.yaml"
+    p.write_text(f"rules:\n  MC105: {text}\n")
+    with pytest.raises(ConfigError) as ei:
+        load_config_file(p)
+    assert ei.value.code == "config-bad-value" and "write error or warning" in ei.value.why
 
 
 def test_every_rule_documented() -> None:
@@ -548,3 +572,22 @@ def test_wheel_ships_the_schema() -> None:
     assert force["schemas"] == "risutools/schemas"
     assert resources.schemas_dir().name == "schemas"
     assert (resources.schemas_dir() / "matrix-component-v1.schema.json").is_file()
+
+
+@pytest.mark.parametrize(("text", "code", "name"), [
+    ("replay: {max_tokens: 5}\n", "config-unknown-key", "max_tokens"),
+    ("replay: {max_context: -1}\n", "config-bad-value", "max_context"),
+    ("catalog: {allowed_signer: x}\n", "config-unknown-key", "allowed_signer"),
+    ("catalog: {require_signatures: maybe}\n", "config-bad-value", "require_signatures"),
+])
+def test_sections_are_validated_when_the_configuration_is_loaded(
+        tmp_path: Path, text: str, code: str, name: str) -> None:
+    """A typo in a section another command reads is refused by every command (validate
+    here), one line naming it."""
+    from harness import run_cli
+
+    (tmp_path / ".risutools.yaml").write_text(text, encoding="utf-8")
+    (tmp_path / "a.json").write_bytes(SEED.read_bytes())
+    r = run_cli("validate", "a.json", cwd=tmp_path)
+    assert r.returncode == 2 and r.stdout == "", r
+    assert r.stderr.count("\n") == 1 and code in r.stderr and name in r.stderr, r.stderr

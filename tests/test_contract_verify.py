@@ -6,9 +6,10 @@ import json
 import shutil
 from pathlib import Path
 
+from harness import ROOT
+
 from risutools.contract import load_config, verify_paths
 
-ROOT = Path(__file__).resolve().parents[1]
 FX = ROOT / "fixtures" / "contract"
 STORE = FX / "store"
 

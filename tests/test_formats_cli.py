@@ -4,32 +4,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
+
+from harness import FIXTURES, ROOT, SOURCES, run_cli
 
 from risutools.formats import read_path
 from risutools.formats.risum import write_risum
 from risutools.formats.unpack import sanitise
 
-ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ROOT / "fixtures" / "sources"
-BROKEN = ROOT / "fixtures" / "broken"
+BROKEN = FIXTURES / "broken"
 
 
 def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("RISUTOOLS_DEBUG", None)
-    proc = subprocess.run(
-        [sys.executable, "-m", "risutools", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd or ROOT,
-        timeout=120,
-    )
+    proc = run_cli(*args, cwd=cwd or ROOT)
     assert "Traceback" not in proc.stdout + proc.stderr
     return proc
 

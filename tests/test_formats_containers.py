@@ -12,6 +12,7 @@ from pathlib import Path
 
 import msgpack
 import pytest
+from harness import ROOT, SOURCES
 
 from risutools.errors import FormatError
 from risutools.formats import detect, read_path, risup, rpack
@@ -19,8 +20,6 @@ from risutools.formats.charx import MAX_MEMBER_BYTES
 from risutools.formats.jsonsafe import MAX_DEPTH, loads_object, max_depth_exceeded
 from risutools.formats.risum import write_risum
 
-ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ROOT / "fixtures" / "sources"
 MODULES = ROOT / "fixtures" / "modules"
 
 

@@ -8,6 +8,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from harness import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +21,6 @@ from risutools.formats.risup import decode_preset
 from risutools.formats.summary import summarize
 from risutools.report.inspect_text import render_inspect_text as render_text
 
-ROOT = Path(__file__).resolve().parents[1]
 GOOD = [
     *sorted((ROOT / "fixtures" / "sources").iterdir()),
     ROOT / "fixtures" / "formats" / "golden.risum",

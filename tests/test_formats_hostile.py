@@ -19,8 +19,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from harness import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CAP = 600 * 1024 * 1024
 GOAL_KB = 300 * 1024
 HANG_GUARD = 300  # seconds; a hang is a failure, not a measurement

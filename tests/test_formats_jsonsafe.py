@@ -51,7 +51,8 @@ def reference(raw: bytes, what: str = "JSON") -> tuple[str, Any]:
     except (ValueError, RecursionError) as exc:
         return "not-json", f"{what} is not valid JSON: {exc}"
     if not isinstance(value, dict):
-        return "not-an-object", f"{what} must be a JSON object, found {jsonsafe._json_kind(value)}"
+        found = jsonsafe.json_type_name(value)
+        return "not-an-object", f"{what} must be a JSON object, found {found}"
     return "ok", value
 
 

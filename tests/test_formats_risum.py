@@ -8,12 +8,12 @@ import struct
 from pathlib import Path
 
 import pytest
+from harness import ROOT
 
 from risutools.errors import FormatError, RisuError
 from risutools.formats import detect, read_path, rpack
 from risutools.formats.risum import iter_risum, read_risum, read_risum_bytes, write_risum
 
-ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "fixtures"
 BROKEN = FIX / "broken"
 SOURCES = FIX / "sources"

@@ -9,14 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from harness import SEED
 
 from risutools.contract.canonical import canonical, doc_sha256
 from risutools.errors import FormatError, WriteConflict
 from risutools.fsio import atomic_write, sha256_file
 from risutools.resources import load_data_yaml
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-SEED = FIXTURES / "documents" / "seed-000-context-cutter.json"
 
 
 def test_error_one_line_has_path_where_code_why() -> None:

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import ROOT
 
 from risutools.catalog.ingest import ingest
 from risutools.formats.risum import write_risum
 
-ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "fixtures" / "sources"
 NOTES = ROOT / "fixtures" / "notes"
 

@@ -12,11 +12,9 @@ import importlib.util
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from harness import ROOT
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("build") is None or importlib.util.find_spec("hatchling") is None,

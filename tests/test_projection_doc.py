@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import ROOT
 
 from risutools.contract.canonical import canonical
 from risutools.errors import ConfigError
@@ -17,9 +18,8 @@ from risutools.formats.model import Module, SourceInfo
 from risutools.projection import Notes, load_notes, post_id_from_name, project, slugify
 from risutools.projection.project import module_identity
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "fixtures" / "analysis"))
-from make_fixtures import context_cutter  # noqa: E402
+from make_fixtures import context_cutter
 
 SEED = json.loads((ROOT / "fixtures/documents/seed-000-context-cutter.json").read_text("utf-8"))
 NOTES = ROOT / "fixtures/notes/module.risu.174678332.context-cutter.yaml"
@@ -337,8 +337,6 @@ def test_harmless_names_are_copied_as_they_are() -> None:
 
 def test_cli_project(tmp_path: Path) -> None:
     src = ROOT / "fixtures" / "sources" / "174678332_context-cutter.risum"
-    if not src.exists():
-        pytest.skip("reader fixtures not merged")
     env = {"PYTHONPATH": str(ROOT)}
     out = tmp_path / "doc.json"
     run = subprocess.run([sys.executable, "-m", "risutools", "project", str(src), "--lang", "ko",

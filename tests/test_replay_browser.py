@@ -20,14 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import ROOT
 
 from risutools.replay.api import write_report_files
-from risutools.replay.config import ReplayConfig, build_config, load_config
+from risutools.replay.config import ReplayConfig, build_config, load_replay_config
 from risutools.replay.fixture import Fixture, build_fixture, load_fixture, parse_fixture_bytes
 from risutools.replay.run import build_report, replay_cutter, replay_monitor
 from risutools.replay.synth import synthesize
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _browser() -> str:
@@ -432,7 +431,7 @@ def chart_problems(browser: str, tmp: Path, page: Path, report: dict[str, Any],
 
 
 def _page(tmp: Path, fx: Fixture, cfg: ReplayConfig | None = None) -> tuple[Path, dict[str, Any]]:
-    cfg = cfg or load_config(None, fx.config)
+    cfg = cfg or load_replay_config(None, fx.config)
     report = build_report(replay_cutter(fx, cfg), fx, cfg, None)
     write_report_files(report, tmp / f"{fx.name}.json")
     return (tmp / f"{fx.name}.html").resolve(), report
@@ -500,7 +499,7 @@ def test_long_runs_stay_readable(tmp_path: Path, requests: int, layer: dict[str,
 def test_monitor_page(tmp_path: Path) -> None:
     browser = _browser()
     fx = load_fixture(ROOT / "fixtures" / "replay" / "monitor.yaml")
-    cfg = load_config(None, fx.config)
+    cfg = load_replay_config(None, fx.config)
     report = build_report(replay_monitor(fx, cfg), fx, cfg, None)
     write_report_files(report, tmp_path / "monitor.json")
     assert chart_problems(browser, tmp_path, tmp_path / "monitor.html", report) == []

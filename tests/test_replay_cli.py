@@ -4,36 +4,25 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from harness import FIXTURES, ROOT, SEED, run_cli
 
 from risutools.errors import ConfigError, RisuError, WriteConflict
 from risutools.replay.config import build_config
 from risutools.replay.fixture import parse_fixture_bytes
 from risutools.replay.run import verify_report_hash
 
-ROOT = Path(__file__).resolve().parents[1]
-FIX = ROOT / "fixtures" / "replay"
-SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
+FIX = FIXTURES / "replay"
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "risutools", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd or ROOT,
-        timeout=120,
-    )
+    return run_cli(*args, cwd=cwd or ROOT)
 
 
 # ---- bad fixtures and configurations ---------------------------------------------
@@ -139,7 +128,7 @@ def test_empty_history_is_fine() -> None:
         ({"critical_pct": 40}, "critical_pct: must not exceed warning_pct"),
         ({"stale_s": 0}, "stale_s"),
         ({"debounce": "5"}, "debounce"),
-        ({"max_tokens": 5}, "unknown-config-key: max_tokens: unknown configuration key"),
+        ({"max_tokens": 5}, "config-unknown-key: max_tokens: unknown configuration key"),
     ],
 )
 def test_bad_config_names_the_key(layer: dict[str, Any], fragment: str) -> None:
@@ -424,23 +413,24 @@ BAD_RUNS = [
         "negative-config",
         None,
         "max_context: -100\n",
-        "c.yaml: config: bad-config: max_context: must be an integer between 1 and "
+        "c.yaml: config: config-bad-value: max_context: must be an integer between 1 and "
         "100000000, got -100",
     ),
     (
         "absurd-config",
         None,
         "preserve_latest: 100000000000\n",
-        "c.yaml: config: bad-config: preserve_latest: must be an integer between 0 and "
+        "c.yaml: config: config-bad-value: preserve_latest: must be an integer between 0 and "
         "10000000, got 100000000000",
     ),
-    ("nan-config", None, "trim_percent: .nan\n", "line 1: bad-config: .nan is not a JSON number "
-     "(NaN/Infinity); write a number or null"),
+    ("nan-config", None, "trim_percent: .nan\n", "line 1: config-bad-value: .nan is not a "
+     "JSON number (NaN/Infinity); write a number or null"),
     (
-        "bad-config-in-fixture",
+        "config-bad-value-in-fixture",
         HEAD + "config: {trim_percent: 95}\nturns: [{}]\n",
         None,
-        "bad.yaml: config: bad-config: trim_percent: must be a number between 0 and 90, got 95",
+        "bad.yaml: config: config-bad-value: trim_percent: must be a number between 0 and 90, "
+        "got 95",
     ),
 ]
 
@@ -515,12 +505,12 @@ def test_unwritable_output_is_one_line(tmp_path: Path) -> None:
     r = cli("replay", "run", str(SEED), "--fixture", str(FIX / "toggle.yaml"),
             "-o", str(tmp_path / "dir.json"))
     assert r.returncode == 2 and "internal error" not in r.stderr
-    assert r.stderr.strip().endswith("dir.json: unwritable-output: cannot write: Is a directory")
+    assert r.stderr.strip().endswith("dir.json: unwritable: cannot write: Is a directory")
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in FIX.glob("*.yaml")))
 def test_every_report_matches_the_schema_and_is_deterministic(name: str) -> None:
-    from risutools.replay.config import load_config
+    from risutools.replay.config import load_replay_config
     from risutools.replay.fixture import load_fixture
     from risutools.replay.run import (
         SIM_CUTTER,
@@ -537,7 +527,7 @@ def test_every_report_matches_the_schema_and_is_deterministic(name: str) -> None
         outs = []
         for _ in range(2):  # two independent runs from the file
             fxt = load_fixture(FIX / name)
-            cfg = load_config(None, fxt.config)
+            cfg = load_replay_config(None, fxt.config)
             rep = build_report(run_simulation(sim, fxt, cfg), fxt, cfg, doc)
             outs.append((report_bytes(rep), render_markdown(rep), render_html(rep)))
         assert outs[0] == outs[1]
@@ -595,3 +585,20 @@ def test_synth_languages_and_edit_window(tmp_path: Path) -> None:
             alive.discard(x["id"])
     with pytest.raises(ConfigError, match="--edit-window"):
         synthesize(4, 400, edit_window=0)
+
+
+def test_the_catalog_configuration_is_a_layer_below_the_fixture(tmp_path: Path) -> None:
+    """defaults < the catalog's `replay:` section < the fixture's `config:` < --config."""
+    comp = tmp_path / "seed.json"
+    shutil.copy(SEED, comp)
+    (tmp_path / ".risutools.yaml").write_text("replay: {debounce: 7, max_context: 7}\n",
+                                              encoding="utf-8")
+    out = tmp_path / "r.json"
+    args = ("replay", "run", str(comp), "--fixture", str(FIX / "duplicates.yaml"), "-o", str(out))
+    assert cli(*args).returncode == 0
+    cfg = json.loads(out.read_text(encoding="utf-8"))["config"]
+    assert cfg["debounce"] == 7  # from the catalog configuration
+    assert cfg["max_context"] == 100  # the fixture's own config wins
+    (tmp_path / "c.yaml").write_text("debounce: 3\n", encoding="utf-8")
+    assert cli(*args, "--config", str(tmp_path / "c.yaml")).returncode == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["config"]["debounce"] == 3

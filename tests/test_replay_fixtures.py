@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from risutools.replay.config import load_config
+from risutools.replay.config import load_replay_config
 from risutools.replay.fixture import load_fixture
 from risutools.replay.run import replay_cutter
 
@@ -22,7 +22,7 @@ FIX = Path(__file__).resolve().parents[1] / "fixtures" / "replay"
 
 def rows(name: str) -> list[dict[str, Any]]:
     fx = load_fixture(FIX / name)
-    run = replay_cutter(fx, load_config(None, fx.config))
+    run = replay_cutter(fx, load_replay_config(None, fx.config))
     assert run.checker is not None
     assert run.checker.failed() == [], run.checker.verdicts
     return run.rows

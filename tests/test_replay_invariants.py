@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from risutools.replay.config import ReplayConfig, build_config, load_config
+from risutools.replay.config import ReplayConfig, build_config, load_replay_config
 from risutools.replay.cutter import AnchorStatus, ContextCutter, CutResult
 from risutools.replay.fixture import Fixture, Message, build_fixture, load_fixture
 from risutools.replay.invariants import InvariantChecker, Step
@@ -19,7 +19,7 @@ FIX = Path(__file__).resolve().parents[1] / "fixtures" / "replay"
 
 def check(name: str, factory: type[ContextCutter]) -> InvariantChecker:
     fx = load_fixture(FIX / name)
-    cfg = load_config(None, fx.config)
+    cfg = load_replay_config(None, fx.config)
     checker = InvariantChecker(cfg)
     for _, _, step in iterate_cutter(fx, cfg, factory):
         assert step is not None

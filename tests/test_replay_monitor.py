@@ -64,12 +64,12 @@ def test_missing_metrics_are_tolerated_before_any_alert() -> None:
 
 
 def test_cutter_replay_feeds_the_monitor_with_tokens_out() -> None:
-    from risutools.replay.config import load_config
+    from risutools.replay.config import load_replay_config
     from risutools.replay.fixture import load_fixture
     from risutools.replay.run import replay_cutter
 
     fx = load_fixture(FIX / "anchor-edit.yaml")
-    run = replay_cutter(fx, load_config(None, fx.config))
+    run = replay_cutter(fx, load_replay_config(None, fx.config))
     # tokens out 90, 70, 70, 80 of 100: remaining 10 (CRITICAL), 30, 30, 20 (CRITICAL)
     assert [r["monitor"]["level"] for r in run.rows] == [
         "CRITICAL",

@@ -15,18 +15,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import ROOT, SEED
 
 from risutools.replay import api
-from risutools.replay.config import build_config, load_config
+from risutools.replay.config import build_config, load_replay_config
 from risutools.replay.fixture import Metrics, build_fixture, load_fixture
 from risutools.replay.invariants import InvariantChecker, Verdict, summary_verdict
 from risutools.replay.monitor import ContextMonitor, Level, MonitorEvent
 from risutools.replay.monitor_checks import MONITOR_INVARIANTS
 from risutools.replay.run import ReplayRun, build_report, replay_cutter, replay_monitor
 
-ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "fixtures" / "replay"
-SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
 
 
 # ---- the verdict rule ---------------------------------------------------------------
@@ -57,7 +56,7 @@ def test_a_replay_that_checked_nothing_is_not_checked_and_not_recorded(
 ) -> None:
     """A run whose checkers saw no request (as for a component with nothing to check)."""
     fx = load_fixture(FIX / "monitor.yaml")
-    cfg = load_config(None, fx.config)
+    cfg = load_replay_config(None, fx.config)
     empty = ReplayRun("context-monitor")
     report = build_report(empty, fx, cfg, None)
     assert report["summary"]["verdict"] == "not-checked"
@@ -82,7 +81,7 @@ def test_a_replay_that_checked_nothing_is_not_checked_and_not_recorded(
 
 def test_r8_without_an_anchor_loss_is_not_checked() -> None:
     fx = load_fixture(FIX / "duplicates.yaml")
-    cfg = load_config(None, fx.config)
+    cfg = load_replay_config(None, fx.config)
     report = build_report(replay_cutter(fx, cfg), fx, cfg, None)
     r8 = next(i for i in report["invariants"] if i["id"] == "R8")
     assert (r8["verdict"], r8["requests_checked"]) == ("not-checked", 0)
@@ -97,7 +96,7 @@ def test_module_off_for_the_whole_run_checks_r4_only() -> None:
         "turns": [{"append": [{"role": "assistant", "content": "y" * 50}]}],
     }
     fx = build_fixture(data)
-    cfg = load_config(None, fx.config)
+    cfg = load_replay_config(None, fx.config)
     run = replay_cutter(fx, cfg)
     assert run.checker is not None
     got = {k: v.to_dict()["verdict"] for k, v in run.checker.verdicts.items()}
@@ -149,7 +148,7 @@ class WrongUsage(ContextMonitor):  # divides by the trim target instead of max_c
 
 def _monitor_run(factory: type[ContextMonitor]) -> dict[str, Any]:
     fx = load_fixture(FIX / "monitor.yaml")
-    cfg = load_config(None, fx.config)
+    cfg = load_replay_config(None, fx.config)
     return build_report(replay_monitor(fx, cfg, factory), fx, cfg, None)
 
 
@@ -179,7 +178,7 @@ def test_broken_monitor_is_caught(broken: type[ContextMonitor], mid: str, at: in
 def test_m1_checks_the_usage_from_the_estimate() -> None:
     """With the cutter: no metrics in the fixture, the usage comes from tokens out."""
     fx = load_fixture(FIX / "toggle.yaml")
-    cfg = load_config(None, fx.config)
+    cfg = load_replay_config(None, fx.config)
     good = build_report(replay_cutter(fx, cfg), fx, cfg, None)
     assert {i["id"]: i["verdict"] for i in good["invariants"]}["M1"] == "passed"
     bad = build_report(replay_cutter(fx, cfg, monitor_factory=WrongUsage), fx, cfg, None)
@@ -227,7 +226,7 @@ def test_markdown_names_not_checked_and_the_failing_request() -> None:
     from tests.test_replay_browser import RESURRECT
 
     fx = parse_fixture_bytes(RESURRECT.encode(), "resurrect.yaml")
-    cfg = load_config(None, fx.config)
+    cfg = load_replay_config(None, fx.config)
     md = render_markdown(build_report(replay_cutter(fx, cfg), fx, cfg, None))
     assert "| **3** (first failure of R5) |" in md
     assert "| R8 | not checked (no request applied) |" not in md  # R8 was checked here

@@ -12,10 +12,8 @@ from risutools.contract.loaders import parse_value
 from risutools.errors import ConfigError, DocumentError, RisuError
 from risutools.projection import load_notes
 from risutools.replay.component import load_component
-from risutools.replay.config import load_config_file
+from risutools.replay.config import read_replay_layer
 from risutools.replay.fixture import load_fixture
-
-ROOT = Path(__file__).resolve().parents[1]
 
 ALIAS_BOMB = "a: &a [1, 2]\nb: [*a, *a]\n"
 TAGGED = "a: !!python/object:os.system {}\n"
@@ -62,7 +60,7 @@ def test_replay_config_refuses_duplicate_key(tmp_path: Path) -> None:
     p = tmp_path / "c.yaml"
     p.write_text("max_context: 100\nmax_context: 200\n", encoding="utf-8")
     with pytest.raises(ConfigError) as info:
-        load_config_file(p)
+        read_replay_layer(p)
     assert "duplicate" in info.value.why
 
 
@@ -126,7 +124,7 @@ def _notes_file(tmp_path: Path, data: bytes) -> Path:
     ("make", "load"),
     [
         (_fixture_file, load_fixture),
-        (_config_file, load_config_file),
+        (_config_file, read_replay_layer),
         (_component_file, load_component),
         (_notes_file, load_notes),
     ],
@@ -143,7 +141,7 @@ def test_every_data_file_reports_bad_utf8_alike(tmp_path: Path, make, load) -> N
 
 
 def test_empty_json_data_files_say_empty(tmp_path: Path) -> None:
-    for name, load in (("f.json", load_fixture), ("c.json", load_config_file),
+    for name, load in (("f.json", load_fixture), ("c.json", read_replay_layer),
                        ("d.json", load_component)):
         p = tmp_path / name
         p.write_bytes(b"  \n")

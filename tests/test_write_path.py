@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from harness import ROOT, run_cli
 
 from risutools.catalog.ingest import NDJSON_NAME, ingest
 from risutools.errors import RisuError, WriteConflict
@@ -24,15 +25,11 @@ from risutools.fsio import (
     write_lock,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "risutools", *args],
-        capture_output=True, text=True, env=ENV, cwd=cwd, check=False,
-    )
+    return run_cli(*args, cwd=cwd)
 
 
 def sha(b: bytes) -> str:
@@ -421,7 +418,7 @@ def test_notes_entry_that_is_a_folder_is_one_line(tmp_path: Path) -> None:
     (out / "notes" / "x.yaml").mkdir(parents=True)
     r = cli("ingest", str(src), "-o", str(out))
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
-    assert "x.yaml" in r.stderr and "not a regular file" in r.stderr
+    assert "x.yaml: not-a-file: is a folder" in r.stderr
 
 
 def test_threads_of_one_process_lose_no_update(tmp_path: Path) -> None:

@@ -28,13 +28,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import ROOT, SEED
 
 from risutools.catalog.ingest import NDJSON_NAME
 from risutools.formats.risum import write_risum
 
-ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "fixtures" / "replay"
-SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
 ROUNDS = int(os.environ.get("RISUTOOLS_RACE_ROUNDS", "12"))
 CONFLICT = "changed since you read it"
 

@@ -37,6 +37,8 @@ from risutools.contract.loaders import load_bytes
 from risutools.contract.transitions import ACTION_FOR
 from risutools.errors import ConfigError, RisuError
 
+MAX_APPROVAL_BYTES = 1024 * 1024  # an approval record is a few hundred bytes
+
 ACTIONS = ("request_review", "approve", "reject", "promote", "retire")
 FIELDS = ("component_id", "component_version", "action", "reviewer", "at", "base_sha256",
           "note")
@@ -178,10 +180,12 @@ def load_approvals(cat: Catalog) -> list[Approval]:
 
 def load_approval(cat: Catalog, p: Path) -> Approval:
     rel = cat.rel(p)
+    from risutools.safeio import FileRefused, read_regular
+
     try:
-        data = p.read_bytes()
-    except OSError as exc:
-        return Approval(rel, p, "", None, f"cannot read: {exc.strerror or exc}")
+        data = read_regular(p, MAX_APPROVAL_BYTES)
+    except FileRefused as exc:
+        return Approval(rel, p, "", None, f"cannot read: {exc.why}")
     digest = "sha256:" + file_sha256(data)
     res = load_bytes(data, rel, fmt="json" if p.suffix == ".json" else "yaml")
     if res.problems or not res.documents or not isinstance(res.documents[0].doc, dict):

@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,7 +110,7 @@ class CatalogSettings:
     namespace: str = "risutools-approval"
 
 
-def _settings(cfg: ContractConfig) -> CatalogSettings:
+def catalog_settings(cfg: ContractConfig) -> CatalogSettings:
     raw = cfg.sections.get("catalog", {})
     where = str(cfg.source_file) if cfg.source_file else None
     allowed = {"allowed_signers", "require_signatures"}
@@ -183,7 +182,7 @@ class Catalog:
         root = root.resolve()
         cfg_path = find_config(root)
         cfg = load_config_file(cfg_path) if cfg_path is not None else ContractConfig()
-        return cls(root, cfg, _settings(cfg))
+        return cls(root, cfg, catalog_settings(cfg))
 
     # ------------------------------------------------------------------ paths
 
@@ -268,17 +267,6 @@ class Catalog:
                                 f"component_id ({where}); name the file", path=component)
         return found[0]
 
-    def reread(self, entry: Entry) -> Entry | None:
-        """The same document read again from disk (None when it is gone or unreadable)."""
-        out = load_documents(entry.path)
-        for e in (_entry(ld) for ld in out.documents):
-            if e is None:
-                continue
-            if entry.fmt != "ndjson" or (e.component_id == entry.component_id
-                                         and e.version == entry.version):
-                return e
-        return None
-
     # ------------------------------------------------------------------ log, notes
 
     def log(self) -> CatalogLog:
@@ -292,11 +280,6 @@ class Catalog:
             return []
         return sorted(p for p in self.replays_dir.rglob("*.json")
                       if p.name.startswith(component_id))
-
-    def iter_status(self, *statuses: str) -> Iterator[Entry]:
-        for e in self.entries():
-            if not statuses or e.review_status in statuses:
-                yield e
 
 
 @functools.lru_cache(maxsize=4096)

@@ -1,22 +1,25 @@
 """Every gate of a review-status transition and of a runtime switch, as data, in one place.
 
-``PROMOTION_GATES`` / ``RUNTIME_GATES`` are lists of :class:`Gate` (id, summary,
-the targets it applies to, the check).  A check returns ``(verdict, reason)``
-with verdict ``pass``, ``fail`` or ``n/a`` (it ran and found it does not apply,
-e.g. the replay gate for a component without ``context.*``); nothing defaults
-to ``pass``.  ``promote``, ``activate``/``deactivate``, ``review``'s promotion
-board and packets all run these lists.
+``PROMOTION_GATES`` / ``RUNTIME_GATES`` are lists of :class:`Gate` (its declaration in
+the check registry, :mod:`risutools.checks.gates`; the targets it applies to; the check).
+A check returns ``(verdict, reason)`` with verdict ``pass``, ``fail`` or ``n/a`` (it
+ran and found it does not apply, e.g. the replay gate for a component without
+``context.*``); nothing defaults to ``pass``.  ``promote``, ``activate``/``deactivate``,
+``review``'s promotion board and packets all run these lists.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from risutools.catalog.approvals import Approval, ApprovalVerdict, find_approval
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
+from risutools.checks import Check as Declared
+from risutools.checks import gates as G
+from risutools.contract import rules as mc
 from risutools.contract.config import ContractConfig
 from risutools.contract.transitions import CatalogLog, action_for, check_chain
 from risutools.contract.validate import Verification
@@ -28,7 +31,10 @@ CONTRACT_GATED = ("pending_human_review", "approved", "promoted", "retired")
 # The document rules whose verdict can change when review_status, runtime_status,
 # publishable or lineage.promotion_status change; every other rule (and MC100: the
 # statuses stay within their enums) gives the new document the findings of the old one.
-STATUS_RULES = ("MC103", "MC301", "MC302", "MC303", "MC600")
+STATUS_RULES = tuple(c.id for c in (mc.mc103, mc.mc301, mc.mc302, mc.mc303, mc.mc600))
+# catalog-level (MC104, MC305: the history gate) and digest rules (the digests gate) are
+# not the contract gate's
+NOT_CONTRACT_GATE = tuple(c.id for c in (mc.MC104, mc.MC305, mc.MC202, mc.MC203))
 
 
 @dataclass
@@ -48,7 +54,6 @@ class GateContext:
     # the current document's findings (from a catalog-wide validate): the gates then rerun
     # only the rules that read the status fields a transition changes
     base_findings: list[Finding] | None = None
-    memo: dict[str, Any] = field(default_factory=dict)
 
 
 Check = Callable[[GateContext], tuple[str, str]]
@@ -56,10 +61,14 @@ Check = Callable[[GateContext], tuple[str, str]]
 
 @dataclass(frozen=True)
 class Gate:
-    id: str
-    summary: str
+    declared: Declared  # its registry entry (``risutools rule G4``: summary, why, fix)
     targets: tuple[str, ...]  # the statuses this gate guards
     check: Check
+
+    @property
+    def id(self) -> str:
+        """The name output shows (``digests``): the registry entry's title."""
+        return self.declared.title
 
 
 @dataclass(frozen=True)
@@ -115,18 +124,17 @@ def _without_line(log: CatalogLog, cid: str, line: int) -> CatalogLog:
 
 
 def _new_doc_findings(ctx: GateContext, cfg: ContractConfig) -> list[Finding]:
-    from risutools.contract.rules import DOCUMENT_RULES, effective_severity, make_finding
     from risutools.contract.validate import validate_document
 
     if ctx.base_findings is None:
         return validate_document(ctx.new_doc, config=cfg)
     out = [f for f in ctx.base_findings if f.rule not in STATUS_RULES]
-    for rule, fn in DOCUMENT_RULES:
+    for rule, fn in mc.DOCUMENT_RULES:
         if rule in STATUS_RULES:
             for ptr, msg in fn(ctx.new_doc, cfg):
-                sev = effective_severity(rule, ctx.new_doc, cfg)
+                sev = mc.effective_severity(rule, ctx.new_doc, cfg)
                 if sev != "off":
-                    out.append(make_finding(rule, sev, msg, None, None, ptr))
+                    out.append(mc.make_finding(rule, sev, msg, None, None, ptr))
     return out
 
 
@@ -134,15 +142,12 @@ def _contract(ctx: GateContext) -> tuple[str, str]:
     gate_cfg = ctx.cat.config.with_promotion_gate() if ctx.to in (*APPROVED_ON, "retired") \
         else ctx.cat.config
     found = _new_doc_findings(ctx, gate_cfg)
-    # catalog-level (MC104, MC305: the history gate) and digest rules (the digests gate)
-    # are not the contract gate's
-    errors = [f for f in found if f.severity == "error"
-              and f.rule not in ("MC104", "MC305", "MC202", "MC203")]
+    errors = [f for f in found if f.severity == "error" and f.rule not in NOT_CONTRACT_GATE]
     if errors:
         f = errors[0]
         more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
         return FAIL, f"{f.rule} at {f.pointer or '/'}: {f.message}{more}"
-    mc600 = " (MC600 narrative as an error)" if gate_cfg.promotion_gate else ""
+    mc600 = f" ({mc.mc600.id} narrative as an error)" if gate_cfg.promotion_gate else ""
     return PASS, f"the new document passes the contract rules{mc600}"
 
 
@@ -169,9 +174,7 @@ def verify_entry(cat: Catalog, entry: Entry) -> list[Verification]:
 
 
 def _digests(ctx: GateContext) -> tuple[str, str]:
-    from risutools.contract.rules import mc200, mc201
-
-    for fn in (mc200, mc201):
+    for fn in (mc.mc200, mc.mc201):
         for ptr, msg in fn(ctx.entry.doc, ctx.cat.config):
             return FAIL, f"{ptr}: {msg}"
     vs = verifications(ctx)
@@ -186,15 +189,14 @@ def _digests(ctx: GateContext) -> tuple[str, str]:
 
 
 def _active_code(ctx: GateContext) -> tuple[str, str]:
-    from risutools.contract.rules import mc500
-
-    if ctx.base_findings is not None and ctx.cat.config.severities.get("MC500") != "off":
+    rule = mc.mc500
+    if ctx.base_findings is not None and ctx.cat.config.severities.get(rule.id) != "off":
         # the statuses are never scanned for code: the old document's findings hold
-        hits = [(f.pointer, f.message) for f in ctx.base_findings if f.rule == "MC500"]
+        hits = [(f.pointer, f.message) for f in ctx.base_findings if f.rule == rule.id]
     else:
-        hits = list(mc500(ctx.new_doc, ctx.cat.config))
+        hits = list(rule(ctx.new_doc, ctx.cat.config))
     for ptr, msg in hits:
-        return FAIL, f"MC500 at {ptr}: {msg}"
+        return FAIL, f"{rule.id} at {ptr}: {msg}"
     return PASS, "no active code in payload or projection"
 
 
@@ -281,37 +283,33 @@ def _rt_exclusive(ctx: GateContext) -> tuple[str, str]:
 ALL_TARGETS = ("pending_human_review", "approved", "promoted", "rejected", "retired")
 
 PROMOTION_GATES: tuple[Gate, ...] = (
-    Gate("transition", "the target is the next lifecycle step from the current status",
-         ALL_TARGETS, _transition),
-    Gate("history", "the document ends its recorded chain of approved transitions (MC305)",
-         ALL_TARGETS, _history),
-    Gate("contract", "the new document passes the contract rules (MC600 an error from "
-         "approved on)", CONTRACT_GATED, _contract),
-    Gate("digests", "prompt digest and every source digest verified against the source store "
-         "(MC200-MC203)", APPROVED_ON, _digests),
-    Gate("active-code", "no active code in payload or projection (MC500)",
-         ("pending_human_review", *APPROVED_ON), _active_code),
-    Gate("replay", "a passed replay with a verified report when context.* is declared",
-         APPROVED_ON, _replay),
-    Gate("conflict", "no conflict with an active or promoted component", APPROVED_ON,
-         _conflict),
-    Gate("inactive", "a rejected or retired component is not active", ("rejected", "retired"),
-         _inactive),
-    Gate("approval", "a human approval for exactly this step on exactly this base hash "
-         "(signed where required)", ALL_TARGETS, _approval),
+    Gate(G.G1, ALL_TARGETS, _transition),
+    Gate(G.G2, ALL_TARGETS, _history),
+    Gate(G.G3, CONTRACT_GATED, _contract),
+    Gate(G.G4, APPROVED_ON, _digests),
+    Gate(G.G5, ("pending_human_review", *APPROVED_ON), _active_code),
+    Gate(G.G6, APPROVED_ON, _replay),
+    Gate(G.G7, APPROVED_ON, _conflict),
+    Gate(G.G8, ("rejected", "retired"), _inactive),
+    Gate(G.G9, ALL_TARGETS, _approval),
 )
 
 RUNTIME_GATES: tuple[Gate, ...] = (
-    Gate("runtime-state", "the switch starts from the other runtime state",
-         ("active", "inactive"), _rt_state),
-    Gate("history", "the document ends its recorded chain of approved transitions (MC305)",
-         ("active",), _history),
-    Gate("review-status", "only approved or promoted components are active (MC302)",
-         ("active",), _rt_review),
-    Gate("active-conflict", "no conflict with an active component", ("active",), _rt_conflict),
-    Gate("exclusive", "no second active provider of an exclusive capability", ("active",),
-         _rt_exclusive),
+    Gate(G.G10, ("active", "inactive"), _rt_state),
+    Gate(G.G2, ("active",), _history),
+    Gate(G.G11, ("active",), _rt_review),
+    Gate(G.G12, ("active",), _rt_conflict),
+    Gate(G.G13, ("active",), _rt_exclusive),
 )
+
+
+def targets_of(declared: Declared) -> tuple[str, ...]:
+    """The statuses a declared gate guards, over both tables (for the docs' gate table)."""
+    out: list[str] = []
+    for g in PROMOTION_GATES + RUNTIME_GATES:
+        if g.declared is declared:
+            out += [t for t in g.targets if t not in out]
+    return tuple(out)
 
 
 def run_gates(gates: tuple[Gate, ...], ctx: GateContext) -> list[Verdict]:

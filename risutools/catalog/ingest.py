@@ -56,8 +56,6 @@ from risutools.fsio import (
 
 NDJSON_NAME = "components.ndjson"
 CACHE_NAME = ".risutools-cache/ingest.msgpack"
-# Folders of a catalog that hold other things than generated documents.
-RESERVED_DIRS = {".git", ".risutools-cache", "notes", "approvals", "replays"}
 
 ProgressFn = Callable[[int, int], None]  # (files_done, bytes_done)
 
@@ -288,7 +286,6 @@ def ingest(
     jobs: int | None = None,
     executor: Executor | None = None,
     use_cache: bool = True,
-    cache_path: str | os.PathLike[str] | None = None,
     on_start: Callable[[int, int], None] | None = None,
     on_progress: ProgressFn | None = None,
 ) -> IngestResult:
@@ -328,7 +325,7 @@ def ingest(
     if on_start:
         on_start(len(files), sum(sizes))
 
-    cache = IngestCache.load(Path(cache_path) if cache_path else out_p / CACHE_NAME, use_cache)
+    cache = IngestCache.load(out_p / CACHE_NAME, use_cache)
     outcomes: dict[str, SourceOutcome] = {}
     todo: list[tuple[Path, str, int]] = []
     done_files = 0
@@ -866,16 +863,12 @@ def _safe_name(component_id: str) -> str:
 
 def _notes_signature(notes: Path) -> str:
     """A digest of every notes file (name + bytes), so a changed note re-projects."""
+    from risutools.projection.notes import MAX_NOTES_BYTES
+    from risutools.safeio import read_or_raise
+
     h = hashlib.sha256()
     for p in sorted(notes.glob("*.yaml")):
-        try:
-            if not stat.S_ISREG(os.stat(p).st_mode):
-                raise RisuError("unreadable-notes", "not a regular file",
-                                path=display_path(p))
-            data = p.read_bytes()
-        except OSError as exc:
-            raise RisuError("unreadable-notes", f"cannot read: {exc.strerror or exc}",
-                            path=display_path(p)) from None
+        data = read_or_raise(p, MAX_NOTES_BYTES)
         h.update(os.fsencode(p.name) + b"\0" + data + b"\0")
     return h.hexdigest()
 

@@ -31,7 +31,10 @@ from risutools.catalog.approvals import Approval, load_approvals
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
 from risutools.contract.canonical import canonical
+from risutools.contract.loaders import MAX_DOCUMENT_BYTES
 from risutools.contract.transitions import CatalogLog
+from risutools.projection.notes import MAX_NOTES_BYTES
+from risutools.safeio import FileRefused, read_regular
 
 PACKET_FORMAT = "review-packet-v1"
 HANDOFF_FORMAT = "handoff-v1"
@@ -157,6 +160,7 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
                  instruction: str | None = None, escalates: str | None = None,
                  graph: Graph | None = None, approvals: list[Approval] | None = None,
                  log: CatalogLog | None = None) -> dict[str, Any]:
+    from risutools.contract.rules import mc500
     from risutools.contract.validate import validate_document
 
     if lane not in LANES:
@@ -168,7 +172,7 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
     action, to, default_instr = instruction_for(entry)
     instr = instruction or default_instr
     findings = validate_document(entry.doc, config=cat.config)
-    code_ptrs = [f.pointer for f in findings if f.rule == "MC500"]
+    code_ptrs = [f.pointer for f in findings if f.rule == mc500.id]
     prov = entry.get("provenance")
     policy = {k: prov.get(k) for k in POLICY_FIELDS if isinstance(prov, dict) and k in prov}
     policy["replay_status"] = entry.get("projection", "replay_status")
@@ -210,12 +214,20 @@ def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
     note: Any = None
     npath = cat.note_path(cid)
     if npath.is_file():
-        out = load_bytes(npath.read_bytes(), cat.rel(npath), fmt="yaml")
-        note = out.documents[0].doc if out.documents and not out.problems else \
-            {"unreadable": out.problems[0].message if out.problems else "empty"}
+        try:
+            out = load_bytes(read_regular(npath, MAX_NOTES_BYTES), cat.rel(npath), fmt="yaml")
+        except FileRefused as exc:
+            note = {"unreadable": exc.why}
+        else:
+            note = out.documents[0].doc if out.documents and not out.problems else \
+                {"unreadable": out.problems[0].message if out.problems else "empty"}
     replays = []
     for p in cat.replay_reports(cid):
-        out = load_bytes(p.read_bytes(), cat.rel(p), fmt="json")
+        try:
+            raw = read_regular(p, MAX_DOCUMENT_BYTES)
+        except FileRefused:
+            raw = b""  # (not a regular file or too large: no verdict to show)
+        out = load_bytes(raw, cat.rel(p), fmt="json")
         rep = out.documents[0].doc if out.documents and not out.problems else None
         summary = rep.get("summary") if isinstance(rep, dict) else None
         replays.append({"file": cat.rel(p), "verdict": summary.get("verdict")

@@ -1,4 +1,5 @@
-"""Write the docs' check tables from the registry: ``python -m risutools.checks.docs``.
+"""Write the docs' check tables from the registry, and the error-code table from
+``risutools.errors.CODES``: ``python -m risutools.checks.docs``.
 
 Each table sits between two markers in its page::
 
@@ -8,8 +9,7 @@ Each table sits between two markers in its page::
     <!-- checks:MC end -->
 
 ``--check`` writes nothing and exits 1 when a page differs from what the registry
-says (``tests/test_checks_registry.py`` runs the same comparison).  The replay
-invariants (R1-R8) are documented by hand in ``docs/replay.md`` for now.
+says (``tests/test_checks_registry.py`` runs the same comparison).
 """
 
 from __future__ import annotations
@@ -24,12 +24,21 @@ from risutools.checks.registry import DOC_PAGES, Check, of_family
 _COLUMNS = {
     "MC": "| id | severity | what it checks | how to fix |",
     "RA": "| id | severity | finding | how to fix |",
+    "R": "| id | title | checked as | how to fix |",
+    "M": "| id | title | checked as | how to fix |",
+    "G": "| id | gate | targets | passes when | how to fix |",
 }
 GENERATED = tuple(_COLUMNS)  # the families with a generated table
 
 
 def _cells(c: Check) -> tuple[str, ...]:
     fix = c.fix + (" Fixed by `validate --fix`." if c.fixable else "")
+    if c.family in ("R", "M"):
+        return (c.id, c.title, c.summary, fix)
+    if c.family == "G":
+        from risutools.catalog.gates import targets_of
+
+        return (c.id, f"`{c.title}`", ", ".join(targets_of(c)), c.summary, fix)
     return (c.id, c.severity, c.summary, fix)
 
 
@@ -58,6 +67,25 @@ def render_page(text: str, family: str) -> str:
     return pat.sub(lambda m: m.group(1) + table(family) + "\n" + m.group(3), text, count=1)
 
 
+ERRORS_PAGE = "docs/errors.md"
+_ERRORS = re.compile(r"(<!-- errors begin[^\n]*-->\n)(.*?)(<!-- errors end -->)", re.S)
+
+
+def errors_table() -> str:
+    """The error-code catalog (``risutools.errors.CODES``) as a table, by code."""
+    from risutools.errors import CODES
+
+    lines = ["| code | meaning |", "| --- | --- |"]
+    lines += [f"| `{code}` | {_cell(CODES[code])} |" for code in sorted(CODES)]
+    return "\n".join(lines)
+
+
+def render_errors_page(text: str) -> str:
+    if not _ERRORS.search(text):
+        raise ValueError("no errors markers")
+    return _ERRORS.sub(lambda m: m.group(1) + errors_table() + "\n" + m.group(3), text, count=1)
+
+
 def root() -> Path:
     return Path(__file__).resolve().parents[2]
 
@@ -66,12 +94,13 @@ def stale_pages(base: Path | None = None, write: bool = False) -> list[str]:
     """The pages whose tables differ from the registry (rewritten when ``write``)."""
     base = base or root()
     stale = []
-    for family in GENERATED:
-        page = base / DOC_PAGES[family]
+    jobs = [(DOC_PAGES[f], lambda text, f=f: render_page(text, f)) for f in GENERATED]
+    for name, render in [*jobs, (ERRORS_PAGE, render_errors_page)]:
+        page = base / name
         old = page.read_text(encoding="utf-8")
-        new = render_page(old, family)
+        new = render(old)
         if new != old:
-            stale.append(DOC_PAGES[family])
+            stale.append(name)
             if write:
                 page.write_text(new, encoding="utf-8")
     return stale

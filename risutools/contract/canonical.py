@@ -22,7 +22,15 @@ def canonical(doc: Any) -> bytes:
 
 
 def sha256_prefixed(data: bytes) -> str:
+    """``sha256:<64 hex>`` of ``data``: the one spelling of a digest in every document,
+    report and record."""
     return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def self_hash(doc: dict[str, Any], key: str = "report_sha256") -> str:
+    """The digest a document records of itself under ``key``: the canonical hash of the
+    document without that key (replay reports; checked by ``verify``)."""
+    return doc_sha256({k: v for k, v in doc.items() if k != key})
 
 
 def doc_sha256(doc: Any) -> str:

@@ -8,9 +8,14 @@ Keys (anything else is a :class:`ConfigError`)::
                                              # must stay inside the repository, see below)
     exclude: ["drafts/*", "*.example.json"]  # folder-walk globs (file name or relative path)
 
-Sections other parts of risutools own (``ingest``, ``replay``, ``review``,
-``promote``, ``catalog``, ``analysis``, ``projection``) are accepted as
-mappings and kept, unread, in ``ContractConfig.sections``.
+Sections other parts of risutools read (:data:`SECTIONS`: ``catalog`` for promotion's
+signatures, ``replay`` for the replay's defaults) are checked to be mappings and kept in
+``ContractConfig.sections`` for their reader, which validates their keys.  A section or key
+nothing reads is ``config-unknown-key`` with its name (one line, exit 2): nothing is
+silently kept.
+
+YAML 1.1 reads ``off``, ``no``, ``yes``, ``on`` as booleans: in ``rules:`` a boolean false
+(``MC105: off``) means ``off``; a boolean true is refused with the fix (write a severity).
 
 A configuration travels with the catalog, so a pull request can change it: it may
 not point reads outside the repository.  ``sources:`` must resolve (symbolic links
@@ -36,7 +41,11 @@ from risutools.errors import ConfigError
 CONFIG_NAMES = (".risutools.yaml", ".risutools.yml")
 MAX_CONFIG_BYTES = 1024 * 1024
 CONTRACT_KEYS = ("capabilities", "rules", "sources", "exclude")
-OTHER_SECTIONS = ("analysis", "catalog", "ingest", "projection", "promote", "replay", "review")
+#: section -> what reads it (every section listed here has a reader; nothing else is kept)
+SECTIONS = {
+    "catalog": "risutools.catalog.catalog (allowed_signers, require_signatures)",
+    "replay": "risutools.replay.api (the replay's configuration keys, below the fixture's)",
+}
 SEVERITY_CHOICES = ("error", "warning", "off")
 # The spec's pattern; always used with ``fullmatch`` (``$`` alone would accept a trailing "\n").
 CAPABILITY_PATTERN = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$"
@@ -111,7 +120,7 @@ def _parse(raw: Any, origin: Path) -> ContractConfig:
         return ContractConfig(source_file=origin, root=config_root(origin))
     if not isinstance(raw, dict):
         raise ConfigError("config-not-mapping", "the configuration must be a mapping", path=where)
-    allowed = CONTRACT_KEYS + OTHER_SECTIONS
+    allowed = CONTRACT_KEYS + tuple(SECTIONS)
     unknown = sorted(k for k in raw if k not in allowed)
     if unknown:
         raise ConfigError(
@@ -136,10 +145,14 @@ def _parse(raw: Any, origin: Path) -> ContractConfig:
         raise ConfigError("config-bad-value", "rules must be a mapping RULE: error|warning|off",
                           where="rules", path=where)
     for rule, level in raw_rules.items():
-        if level is False:  # YAML 1.1 reads a bare `off` as false: `MC105: off` means off
+        if level is False:  # YAML 1.1 reads a bare `off` (or `no`, `false`) as false: off
             level = "off"
+        elif level is True:
+            raise ConfigError("config-bad-value", f"rule {rule}: an unquoted on/yes/true reads "
+                              "as a boolean, not a severity; write error or warning",
+                              where="rules", path=where)
         if rule not in RULES:
-            raise ConfigError("config-unknown-rule", f"unknown rule {rule!r}",
+            raise ConfigError("unknown-rule", f"unknown rule {rule!r}",
                               where="rules", path=where)
         if level not in SEVERITY_CHOICES:
             raise ConfigError("config-bad-value", f"rule {rule}: {level!r} is not one of "
@@ -164,26 +177,41 @@ def _parse(raw: Any, origin: Path) -> ContractConfig:
         raise ConfigError("config-bad-value", "exclude must be a list of glob patterns",
                           where="exclude", path=where)
     sections = {}
-    for name in OTHER_SECTIONS:
+    for name in SECTIONS:
         if name in raw:
             if not isinstance(raw[name], dict):
                 raise ConfigError("config-bad-value", f"{name} must be a mapping",
                                   where=name, path=where)
             sections[name] = raw[name]
-    return ContractConfig(frozenset(caps), sev, src_path, tuple(exclude), False, origin,
-                          sections, config_root(origin),
-                          sources if isinstance(sources, str) else None)
+    cfg = ContractConfig(frozenset(caps), sev, src_path, tuple(exclude), False, origin,
+                         sections, config_root(origin),
+                         sources if isinstance(sources, str) else None)
+    _check_sections(cfg)
+    return cfg
+
+
+def _check_sections(cfg: ContractConfig) -> None:
+    """Each section checked by its reader's own validation, here at the boundary: a typo in
+    ``catalog:`` or ``replay:`` is refused by every command, not only the one that reads it."""
+    from risutools.catalog.catalog import catalog_settings
+    from risutools.pathnames import show_name
+    from risutools.replay.config import build_config
+
+    catalog_settings(cfg)
+    if "replay" in cfg.sections:
+        try:
+            build_config(cfg.sections["replay"])
+        except ConfigError as exc:
+            exc.where = "replay"
+            raise exc.with_path(show_name(str(cfg.source_file))) from None
 
 
 def load_config_file(path: str | Path) -> ContractConfig:
     """Read one configuration file (``.risutools.yaml`` or ``pyproject.toml``)."""
-    from risutools.safeio import FileRefused, read_regular
+    from risutools.safeio import read_or_raise
 
     p = Path(path)
-    try:
-        data = read_regular(p, MAX_CONFIG_BYTES)
-    except FileRefused as exc:
-        raise ConfigError("config-unreadable", exc.why, path=exc.path) from None
+    data = read_or_raise(p, MAX_CONFIG_BYTES, ConfigError)
     if p.name == "pyproject.toml" or p.suffix == ".toml":
         return _parse(_toml_section(data, p), p)
     from risutools.contract.loaders import load_bytes

@@ -53,28 +53,7 @@ def scan(text: str, first_line: int = 1) -> ScanResult:
             i += 1
             continue
         if c == '"':
-            j = i + 1
-            buf: list[str] = []
-            while j < n and text[j] != '"':
-                if text[j] == "\\" and j + 1 < n:
-                    esc = text[j + 1]
-                    if esc == "u" and j + 5 < n:
-                        try:
-                            buf.append(chr(int(text[j + 2:j + 6], 16)))
-                        except ValueError:
-                            buf.append("?")
-                        j += 6
-                        continue
-                    buf.append({"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}.get(
-                        esc, esc))
-                    j += 2
-                    continue
-                if text[j] == "\n":
-                    line += 1
-                buf.append(text[j])
-                j += 1
-            s = "".join(buf)
-            i = j + 1
+            s, i, line = _read_string(text, i, line)
             if expect_key and stack and stack[-1][0] == "o":
                 current_key = _join_surrogates(s)
                 seen = stack[-1][3]
@@ -128,6 +107,35 @@ def scan(text: str, first_line: int = 1) -> ScanResult:
             res.nonfinite = (ptr, line, token)
         i = max(j, i + 1)
     return res
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+
+
+def _read_string(text: str, i: int, line: int) -> tuple[str, int, int]:
+    """The string literal opening at ``text[i]``: its value, the index after its closing
+    quote, and the line it ends on (lenient: a bad escape is kept as ``?``)."""
+    n = len(text)
+    j = i + 1
+    buf: list[str] = []
+    while j < n and text[j] != '"':
+        if text[j] == "\\" and j + 1 < n:
+            esc = text[j + 1]
+            if esc == "u" and j + 5 < n:
+                try:
+                    buf.append(chr(int(text[j + 2:j + 6], 16)))
+                except ValueError:
+                    buf.append("?")
+                j += 6
+                continue
+            buf.append(_ESCAPES.get(esc, esc))
+            j += 2
+            continue
+        if text[j] == "\n":
+            line += 1
+        buf.append(text[j])
+        j += 1
+    return "".join(buf), j + 1, line
 
 
 def _join_surrogates(s: str) -> str:

@@ -10,7 +10,6 @@ field that has the wrong type (MC100 already does).
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -18,6 +17,7 @@ from typing import Any
 
 from risutools.checks.registry import Check, all_checks, check, declare
 from risutools.contract.activecode import find_active_code
+from risutools.contract.canonical import sha256_prefixed
 from risutools.contract.config import CAPABILITY_RE, ContractConfig
 from risutools.contract.jsonlines import escape_pointer_token
 from risutools.findings import Finding, Severity
@@ -286,7 +286,7 @@ def mc200(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
 
 def prompt_digest(prompt: str) -> str | None:
     try:
-        return "sha256:" + hashlib.sha256(prompt.encode("utf-8")).hexdigest()
+        return sha256_prefixed(prompt.encode("utf-8"))
     except UnicodeEncodeError:
         return None
 

@@ -18,6 +18,7 @@ from functools import cache
 from typing import Any
 
 from risutools.contract.jsonlines import escape_pointer_token
+from risutools.formats.jsonsafe import json_type_name
 
 Check = Callable[[Any], bool]
 
@@ -119,22 +120,13 @@ def _pointer(path: Any) -> str:
     return "".join("/" + escape_pointer_token(str(p)) for p in path)
 
 
-_TYPE_NAMES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-               int: "an integer", float: "a number", type(None): "null"}
-
-
 _ARTICLE = {"object": "an object", "array": "an array", "string": "a string",
             "boolean": "a boolean", "integer": "an integer", "number": "a number"}
 
 
-def json_kind(v: Any) -> str:
-    """The JSON name of a value's type, with an article ("an array", "null")."""
-    return _TYPE_NAMES.get(type(v), type(v).__name__)
-
-
 def _show(v: Any, n: int = 50) -> str:
     if isinstance(v, (dict, list)):
-        return json_kind(v)
+        return json_type_name(v)
     s = repr(v)
     return s if len(s) <= n else s[: n - 1] + "…"
 
@@ -147,7 +139,7 @@ def _message(err: Any) -> str:
     if kw == "type":
         names = [val] if isinstance(val, str) else list(val)
         want = " or ".join(_ARTICLE.get(n, n) for n in names)
-        return f"expected {want}, got {json_kind(inst)}; change the value to {want}"
+        return f"expected {want}, got {json_type_name(inst)}; change the value to {want}"
     if kw == "enum":
         return f"{_show(inst)} is not allowed; use one of: {', '.join(map(str, val))}"
     if kw == "const":

@@ -17,11 +17,12 @@ line naming it, in file order; it must:
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from risutools.contract.canonical import sha256_prefixed
 
 ACTION_FOR = {
     ("candidate", "pending_human_review"): "request_review",
@@ -130,7 +131,7 @@ def _load_approval(path: Path) -> tuple[dict[str, Any] | None, str]:
         why = out.problems[0].message if out.problems else "not a mapping"
         return None, why
     doc: dict[str, Any] = out.documents[0].doc
-    return doc, "sha256:" + hashlib.sha256(data).hexdigest()
+    return doc, sha256_prefixed(data)
 
 
 def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str

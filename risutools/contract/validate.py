@@ -125,9 +125,9 @@ def _doc_hash(doc: Any) -> str | None:
 
 
 def not_object_message(doc: Any) -> str:
-    from risutools.contract.schema import json_kind
+    from risutools.formats.jsonsafe import json_type_name
 
-    return (f"the document is {json_kind(doc)}, not a JSON object; write one "
+    return (f"the document is {json_type_name(doc)}, not a JSON object; write one "
             "matrix-component-v1 object per file (or per NDJSON line)")
 
 

@@ -410,7 +410,7 @@ def _report_self_check(path: Path, component_id: str | None) -> str | None:
     """A JSON report's own ``report_sha256`` and component id, when it has them."""
     if path.suffix.lower() != ".json":
         return None
-    from risutools.contract.canonical import doc_sha256
+    from risutools.contract.canonical import self_hash
     from risutools.contract.loaders import MAX_DOCUMENT_BYTES, load_bytes
     from risutools.safeio import read_regular
 
@@ -425,9 +425,8 @@ def _report_self_check(path: Path, component_id: str | None) -> str | None:
         return None
     declared = rep.get("report_sha256")
     if isinstance(declared, str):
-        body = {k: v for k, v in rep.items() if k != "report_sha256"}
         try:
-            actual = doc_sha256(body)
+            actual = self_hash(rep)
         except (ValueError, TypeError):
             return None
         if actual != declared:

@@ -264,11 +264,6 @@ def open_zip(fp: BinaryIO) -> Archive:
     return Archive(fp, members, end.cd_start)
 
 
-def check_directory(fp: BinaryIO) -> None:
-    """Refuse a ZIP whose end record or central directory is invalid or past the bounds."""
-    open_zip(fp)
-
-
 def is_unsafe_name(name: str) -> bool:
     """True for member names that would escape a target directory if used as paths."""
     n = name.replace("\\", "/")

@@ -175,66 +175,17 @@ def loads_object(raw: bytes, *, where: str, what: str = "JSON") -> dict[str, Any
     if not isinstance(value, dict):
         raise FormatError(
             "not-an-object",
-            f"{what} must be a JSON object, found {_json_kind(value)}",
+            f"{what} must be a JSON object, found {json_type_name(value)}",
             where=where,
         )
     return value
 
 
-def _json_kind(value: object) -> str:
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    return "a number"
+_TYPE_NAMES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+               int: "an integer", float: "a number", type(None): "null"}
 
 
-def top_level_keys(text: str, limit: int = 64) -> dict[str, str | None]:
-    """Cheaply list the top-level keys of a (possibly truncated) JSON object text.
-
-    Values that are strings are returned (e.g. ``"type"``); other values map to
-    None.  Used by detection on a bounded peek, never as a parser.
-    """
-    out: dict[str, str | None] = {}
-    i = text.find("{")
-    if i < 0:
-        return out
-    depth = 0
-    pending: tuple[str, int] | None = None  # (key, index just after its colon)
-    for m in _TOKEN.finditer(text, i):
-        tok = m.group()
-        if tok in "[{":
-            depth += 1
-            continue
-        if tok in "]}":
-            depth -= 1
-            if depth <= 0:
-                break
-            continue
-        if depth != 1:
-            continue
-        rest = text[m.end() : m.end() + 256].lstrip()
-        if rest.startswith(":"):
-            key = _unquote(tok)
-            out[key] = None
-            pending = (key, text.index(":", m.end()) + 1)
-            if len(out) >= limit:
-                break
-        elif pending is not None and not text[pending[1] : m.start()].strip():
-            out[pending[0]] = _unquote(tok)
-            pending = None
-    return out
-
-
-def _unquote(tok: str) -> str:
-    if len(tok) > 4096:
-        return ""
-    try:
-        s = json.loads(tok)
-    except ValueError:
-        return ""
-    return s if isinstance(s, str) else ""
+def json_type_name(value: object) -> str:
+    """The JSON name of a value's type, with an article ("an array", "null"): the one
+    spelling error messages use (schema errors, readers)."""
+    return _TYPE_NAMES.get(type(value), type(value).__name__)

@@ -63,13 +63,8 @@ def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
     try:
         fp = safe_open(p)
     except FileRefused as exc:
-        if exc.code == "not-found":
-            raise FormatError("not-found", "no such file", path=p) from None
-        if exc.code == "is-a-folder":
-            raise FormatError("not-a-file", "is a directory, not a file", path=p) from None
-        if exc.code == "not-a-regular-file":
-            raise FormatError("not-a-file", exc.why, path=p) from None
-        raise FormatError(exc.code, exc.why, path=p) from None
+        why = "no such file" if exc.code == "not-found" else exc.why
+        raise FormatError(exc.code, why, path=p) from None
     return cast(BinaryIO, fp), os.fstat(fp.fileno()).st_size
 
 

@@ -139,6 +139,33 @@ def read_risum_stream(
     ``where`` prefixes every location (e.g. ``"module.risum: "`` inside a card).
     """
     r = _Frames(fp, size, hasher, where)
+    main, module = _read_main(r, size)
+    out = RisumContents(main=main, module=module)
+    frames, ended = _read_frames(r, with_assets)
+    if not ended:
+        out.anomalies.append(
+            Anomaly(
+                "missing-end-marker",
+                r.where(r.pos),
+                "the file ends without the end marker (RisuAI tolerates this)",
+            )
+        )
+    out.end = r.pos
+    if r.left > 0:
+        out.anomalies.append(
+            Anomaly(
+                "trailing-bytes",
+                r.where(r.pos),
+                f"{r.left} byte(s) after the end marker are ignored",
+            )
+        )
+        r.drain()
+    out.assets = _match_assets(module, frames, out.anomalies, r.prefix)
+    return out
+
+
+def _read_main(r: _Frames, size: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Magic, version, the main block: the decoded main object and its ``module``."""
     if size == 0:
         raise FormatError("empty-file", "the file is empty", where=r.where(0))
     first = r.read(1, "magic")[0]
@@ -187,15 +214,21 @@ def read_risum_stream(
             'main block has no "module" object',
             where=main_where,
         )
-    out = RisumContents(main=main, module=module)
-    frames: list[tuple[int, int, bytes, bytes | None]] = []  # offset, size, head, data
-    ended = False
+    return main, module
+
+
+_Frame = tuple[int, int, bytes, bytes | None]  # offset, size, head, data
+
+
+def _read_frames(r: _Frames, with_assets: bool) -> tuple[list[_Frame], bool]:
+    """The asset frames up to the end marker (or the end of the file): the frames, and
+    whether the end marker was there."""
+    frames: list[_Frame] = []
     while r.left > 0:
         at = r.pos
         marker = r.read(1, "frame marker")[0]
         if marker == 0:
-            ended = True
-            break
+            return frames, True
         if marker != 1:
             raise FormatError(
                 "bad-frame-marker",
@@ -223,31 +256,12 @@ def read_risum_stream(
             data = None
             head = rpack.decode(r.skip(length, HEAD_BYTES))
         frames.append((start, length, head, data))
-    if not ended:
-        out.anomalies.append(
-            Anomaly(
-                "missing-end-marker",
-                r.where(r.pos),
-                "the file ends without the end marker (RisuAI tolerates this)",
-            )
-        )
-    out.end = r.pos
-    if r.left > 0:
-        out.anomalies.append(
-            Anomaly(
-                "trailing-bytes",
-                r.where(r.pos),
-                f"{r.left} byte(s) after the end marker are ignored",
-            )
-        )
-        r.drain()
-    out.assets = _match_assets(module, frames, out.anomalies, r.prefix)
-    return out
+    return frames, False
 
 
 def _match_assets(
     module: dict[str, Any],
-    frames: list[tuple[int, int, bytes, bytes | None]],
+    frames: list[_Frame],
     anomalies: list[Anomaly],
     prefix: str,
 ) -> list[AssetInfo]:

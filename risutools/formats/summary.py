@@ -44,46 +44,27 @@ def code_sizes(module: Module) -> dict[str, int]:
     return {"cjs": _utf8_len(module.cjs), "lua": lua, "triggercode": tcode}
 
 
-def parse_toggles(text: str) -> list[dict[str, Any]]:
-    """A simple reading of ``customModuleToggle`` lines (the analyser has the full parser).
+def toggle_rows(text: str) -> tuple[list[dict[str, Any]], int]:
+    """``customModuleToggle`` read by the one parser (:mod:`risutools.analysis.toggles`):
+    one row per toggle (key, label, kind, line, options), and the number of groups the
+    toggles sit in."""
+    from risutools.analysis.toggles import parse_toggles
 
-    ``key=Label`` (checkbox), ``key=Label=select=A,B``, ``key=Label=text``; lines
-    starting with ``==`` are group markers (``kind: group`` / ``group-end``).
-    """
-    out: list[dict[str, Any]] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line:
-            continue
-        if line.startswith("=="):
-            body = line.strip("=")
-            if body.lower().startswith("groupend"):
-                out.append({"kind": "group-end", "line": number})
-            else:
-                label = (
-                    body[len("group") :].strip("=").strip()
-                    if body.lower().startswith("group")
-                    else body
-                )
-                out.append({"kind": "group", "label": label, "line": number})
-            continue
-        parts = line.split("=")
-        item: dict[str, Any] = {
-            "key": parts[0].strip(),
-            "label": parts[1].strip() if len(parts) > 1 else "",
-            "kind": parts[2].strip() if len(parts) > 2 and parts[2].strip() else "checkbox",
-            "line": number,
-        }
-        if item["kind"] == "select":
-            item["options"] = [o.strip() for o in "=".join(parts[3:]).split(",") if o.strip()]
-        out.append(item)
-    return out
+    parsed = parse_toggles(text).toggles
+    rows: list[dict[str, Any]] = []
+    for t in parsed:
+        row: dict[str, Any] = {"key": t.key, "label": t.label, "kind": t.type, "line": t.line}
+        if t.options:
+            row["options"] = list(t.options)
+        rows.append(row)
+    groups = {t.group for t in parsed if t.group is not None}
+    return rows, len(groups)
 
 
 def summarize(module: Module) -> dict[str, Any]:
     src = module.source
     assets_with_frames = [a for a in module.assets if a.size is not None]
-    toggles = parse_toggles(module.custom_module_toggle)
+    toggles, toggle_groups = toggle_rows(module.custom_module_toggle)
     triggers = module.trigger
     summary: dict[str, Any] = {
         "path": src.path if src else "",
@@ -110,8 +91,8 @@ def summarize(module: Module) -> dict[str, Any]:
             1 for t in triggers if isinstance(t, dict) and t.get("lowLevelAccess") is True
         ),
         "mcp": bool(module.mcp_url),
-        "toggles": [t for t in toggles if "key" in t],
-        "toggle_groups": sum(1 for t in toggles if t["kind"] == "group"),
+        "toggles": toggles,
+        "toggle_groups": toggle_groups,
         "warnings": [
             {"code": a.code, "where": a.where, "message": a.message} for a in module.anomalies
         ],

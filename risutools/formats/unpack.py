@@ -123,7 +123,7 @@ def unpack(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
     modules = read_path(src, with_assets=True)
     root_given = Path(out_dir)
     if root_given.exists() and not root_given.is_dir():
-        raise FormatError("not-a-folder", "output exists and is not a folder", path=str(out_dir))
+        raise FormatError("not-a-directory", "output exists and is not a folder", path=str(out_dir))
     root_given.mkdir(parents=True, exist_ok=True)
     root = root_given.resolve()
     files: dict[str, bytes] = {}

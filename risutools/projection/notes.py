@@ -28,7 +28,7 @@ _SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _CAP = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 _LEAD = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _ORIGIN = re.compile(r"^[a-z][a-z0-9_]*$")
-_MAX_NOTES_BYTES = 4 * 1024 * 1024
+MAX_NOTES_BYTES = 4 * 1024 * 1024
 
 # field spec: "sentence" | "sentences" | "map" | "bool" | "caps" | "tags" | ("enum", ...) |
 # ("re", pattern, what) | dict (nested object)
@@ -225,11 +225,11 @@ def load_notes(path: str | Path) -> Notes:
     p = Path(path)
     shown = show_name(os.fspath(path))
     try:  # a regular file only (never a device or FIFO), never more than the bound read
-        raw = read_regular(p, _MAX_NOTES_BYTES)
+        raw = read_regular(p, MAX_NOTES_BYTES)
     except FileRefused as exc:
         if exc.code == "too-large":
             raise ConfigError("notes-invalid", f"notes {exc.why}", path=shown) from None
-        raise ConfigError("notes-unreadable", f"cannot read the notes file: {exc.why}",
+        raise ConfigError(exc.code, f"cannot read the notes file: {exc.why}",
                           path=shown) from None
     try:
         data = parse_value_bytes(raw, shown, "yaml")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from risutools.contract.canonical import sha256_prefixed
 from risutools.errors import DocumentError
 from risutools.replay.component import (
     check_recordable,
@@ -14,7 +14,7 @@ from risutools.replay.component import (
     write_component_update,
     write_or_fail,
 )
-from risutools.replay.config import load_config
+from risutools.replay.config import load_replay_config
 from risutools.replay.fixture import load_fixture
 from risutools.replay.invariants import NOT_CHECKED, PASSED
 from risutools.replay.run import (
@@ -77,7 +77,7 @@ def run_component(
         except DocumentError as exc:
             raise exc.with_path(str(cf.path)) from None
     fx = load_fixture(fixture)
-    cfg = load_config(config, fx.config)
+    cfg = load_replay_config(config, catalog_section(cf.path), fx.config)
     run = run_simulation(sim, fx, cfg)
     report = build_report(run, fx, cfg, cf.doc)
     out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
@@ -96,15 +96,24 @@ def run_component(
             cf,
             passed=passed,
             fixture_name=fx.name,
-            report_sha256="sha256:" + hashlib.sha256(data).hexdigest(),
+            report_sha256=sha256_prefixed(data),
         )
         outcome.updated = True
     return outcome
 
 
+def catalog_section(component: Path) -> dict[str, Any] | None:
+    """The ``replay:`` section of the catalog configuration above the component (the
+    layer below the fixture's own ``config`` and ``--config``)."""
+    from risutools.contract.config import load_config as load_catalog_config
+
+    section = load_catalog_config(component.parent).sections.get("replay")
+    return section if isinstance(section, dict) else None
+
+
 def run_monitor(fixture: str | Path, config: str | Path | None = None) -> dict[str, Any]:
     """The monitor alone over a fixture; returns a replay-report-v1 without a component."""
     fx = load_fixture(fixture)
-    cfg = load_config(config, fx.config)
+    cfg = load_replay_config(config, fx.config)
     run = run_simulation(SIM_MONITOR, fx, cfg)
     return build_report(run, fx, cfg, None)

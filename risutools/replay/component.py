@@ -44,13 +44,11 @@ class ComponentFile:
 
 
 def load_component(path: str | Path) -> ComponentFile:
+    from risutools.contract.loaders import MAX_DOCUMENT_BYTES
+    from risutools.safeio import read_or_raise
+
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise DocumentError(
-            "unreadable-document", f"cannot read: {exc.strerror}", path=str(p)
-        ) from exc
+    raw = read_or_raise(p, MAX_DOCUMENT_BYTES, DocumentError)
     text = decode_text(raw, str(p))
     suffix = p.suffix.lower()
     if suffix in (".ndjson", ".jsonl"):
@@ -148,5 +146,5 @@ def write_or_fail(path: Path, data: bytes, *, expect_sha256: str | None = None) 
         atomic_write(path, data, expect_sha256=expect_sha256)
     except OSError as exc:
         raise RisuError(
-            "unwritable-output", f"cannot write: {exc.strerror or exc}", path=display_path(path)
+            "unwritable", f"cannot write: {exc.strerror or exc}", path=display_path(path)
         ) from exc

@@ -109,7 +109,7 @@ def _decimal_text(f: Fraction) -> str:
 
 
 def _bad(key: str, why: str, got: Any) -> ConfigError:
-    return ConfigError("bad-config", f"{key}: {why}, got {got!r}", where="config")
+    return ConfigError("config-bad-value", f"{key}: {why}, got {got!r}", where="config")
 
 
 def _int(key: str, v: Any, lo: int, hi: int) -> int:
@@ -136,12 +136,13 @@ def build_config(*layers: dict[str, Any] | None) -> ReplayConfig:
         if layer is None:
             continue
         if not isinstance(layer, dict):
-            raise ConfigError("bad-config", "a configuration must be a mapping", where="config")
+            raise ConfigError("config-bad-value", "a configuration must be a mapping",
+                              where="config")
         for key in sorted(layer):
             if key not in DEFAULTS:
                 known = ", ".join(sorted(DEFAULTS))
                 raise ConfigError(
-                    "unknown-config-key",
+                    "config-unknown-key",
                     f"{key}: unknown configuration key (known: {known})",
                     where="config",
                 )
@@ -195,27 +196,27 @@ def _validate(c: dict[str, Any]) -> ReplayConfig:
     )
 
 
-def load_config_file(path: str | Path) -> dict[str, Any]:
+def read_replay_layer(path: str | Path) -> dict[str, Any]:
     """Read a JSON or YAML configuration mapping (not yet validated)."""
+    from risutools.contract.config import MAX_CONFIG_BYTES
+    from risutools.safeio import read_or_raise
+
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise ConfigError("unreadable-config", f"cannot read: {exc.strerror}", path=str(p)) from exc
+    raw = read_or_raise(p, MAX_CONFIG_BYTES, ConfigError)
     try:
         data = parse_value_bytes(raw, str(p), "json" if p.suffix.lower() == ".json" else "yaml")
     except DocumentError as exc:
-        raise ConfigError("bad-config", exc.why, where=exc.where, path=str(p)) from None
+        raise ConfigError("config-bad-value", exc.why, where=exc.where, path=str(p)) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError("bad-config", "the configuration must be a mapping", path=str(p))
+        raise ConfigError("config-bad-value", "the configuration must be a mapping", path=str(p))
     return data
 
 
-def load_config(path: str | Path | None, *base: dict[str, Any] | None) -> ReplayConfig:
+def load_replay_config(path: str | Path | None, *base: dict[str, Any] | None) -> ReplayConfig:
     """Defaults, then ``base`` layers (e.g. the fixture's own ``config``), then the file."""
-    layer = load_config_file(path) if path is not None else None
+    layer = read_replay_layer(path) if path is not None else None
     try:
         return build_config(*base, layer)
     except ConfigError as exc:

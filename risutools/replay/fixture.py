@@ -18,13 +18,13 @@ turn number before anything runs.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from risutools.contract.canonical import sha256_prefixed
 from risutools.contract.loaders import decode_text, parse_json_text, parse_value
 from risutools.errors import ConfigError, DocumentError
 from risutools.replay.config import KNOWN_ROLES, build_config
@@ -106,6 +106,9 @@ class _Ids:
         self.ever.add(mid)
         self.live.add(mid)
         return Message(mid, role, content)
+
+
+MAX_FIXTURE_BYTES = 64 * 1024 * 1024  # a fixture is read whole
 
 
 def _err(where: str, why: str) -> ConfigError:
@@ -223,7 +226,7 @@ def build_fixture(data: Any, *, sha256: str = "", file: str = "") -> Fixture:
 
 def parse_fixture_bytes(data: bytes, file: str = "fixture") -> Fixture:
     """Parse fixture bytes; the format follows the extension of ``file`` (.ndjson/.json/.yaml)."""
-    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    digest = sha256_prefixed(data)
     try:
         text = decode_text(data, file)
     except DocumentError as exc:
@@ -265,11 +268,7 @@ def _parse_ndjson(text: str) -> dict[str, Any]:
 
 
 def load_fixture(path: str | Path) -> Fixture:
+    from risutools.safeio import read_or_raise
+
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise ConfigError(
-            "unreadable-fixture", f"cannot read: {exc.strerror}", path=str(p)
-        ) from exc
-    return parse_fixture_bytes(data, str(p))
+    return parse_fixture_bytes(read_or_raise(p, MAX_FIXTURE_BYTES, ConfigError), str(p))

@@ -45,22 +45,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from risutools.checks.replay import CUTTER, R1, R2, R3, R4, R5, R6, R7, R8, REPORT_TEXT
 from risutools.replay.config import PROFILES, ReplayConfig
 from risutools.replay.fixture import Message
 
-INVARIANTS: dict[str, str] = {
-    "R1": "no protected message is dropped",
-    "R2": "the tail is never dropped",
-    "R3": "final estimate <= max_context, unless budget_unreachable "
-    "(and then every removable message was dropped)",
-    "R4": "the output is the input with messages removed: order and content untouched",
-    "R5": "no resurrection: a message dropped at one request and still present at the "
-    "next is dropped again (while enabled)",
-    "R6": "front only: the dropped messages are a prefix of R",
-    "R7": "minimal: keeping the last budget-dropped message would break the target",
-    "R8": "bounded jump after an anchor loss: the number dropped differs from "
-    "S.omitted_count only by what the budget step needs",
-}
+#: the invariants' ids, in report order (declared in ``risutools.checks.replay``)
+INVARIANTS: tuple[str, ...] = tuple(c.id for c in CUTTER)
+_TEXT = {c.id: text for c, text in REPORT_TEXT.items()}
 
 PASSED, FAILED, NOT_CHECKED = "passed", "failed", "not-checked"
 
@@ -137,7 +128,7 @@ class Verdict:
             first = {"request": self.first_request, "detail": self.first_detail}
         return {
             "id": self.id,
-            "text": INVARIANTS[self.id] if text is None else text,
+            "text": _TEXT[self.id] if text is None else text,
             "verdict": self.verdict,
             "requests_checked": self.checked,
             "failures": self.failures,
@@ -455,7 +446,7 @@ class InvariantChecker:
         kr = self._np_drop.prefix(pos_r)  # removable messages dropped
         r = _Request(obs.request, n_r, pos_r, kr, est_out, obs.budget_unreachable)
         for k, v in self.verdicts.items():
-            if k != "R8":  # R8 counts only the requests it applies to (anchor lost)
+            if k != R8.id:  # R8 counts only the requests it applies to (anchor lost)
                 v.checked += 1
         self._check_r1(r)
         self._check_r2(r)
@@ -479,7 +470,7 @@ class InvariantChecker:
 
     def _check_off(self, req: int, ordered: bool) -> None:
         """Module off: the output must be the input, untouched (R4)."""
-        v = self.verdicts["R4"]
+        v = self.verdicts[R4.id]
         v.checked += 1
         changed = self._bad_out or self._prot_dropped or self._n_np_drop
         if changed or not ordered or len(self._out) != len(self._inp):
@@ -488,14 +479,14 @@ class InvariantChecker:
     def _check_r1(self, r: _Request) -> None:
         if self._prot_dropped:
             lost = sorted(self._prot_dropped, key=lambda i: self._inp[i].seq)
-            self.verdicts["R1"].fail(
+            self.verdicts[R1.id].fail(
                 r.req, lambda: f"protected message(s) dropped: {', '.join(lost[:5])}"
             )
 
     def _check_r2(self, r: _Request) -> None:
         in_tail = self._n_np_drop - self._np_drop.prefix(r.pos_r)
         if in_tail:
-            self.verdicts["R2"].fail(
+            self.verdicts[R2.id].fail(
                 r.req,
                 lambda: "tail message(s) dropped: "
                 + self._dropped_np_between(r.n_r, self._n_np),
@@ -503,7 +494,7 @@ class InvariantChecker:
 
     def _check_r3(self, r: _Request) -> None:
         mc = self.config.max_context
-        v = self.verdicts["R3"]
+        v = self.verdicts[R3.id]
         if r.est_out > mc:
             if not r.unreachable:
                 v.fail(r.req, f"estimate {r.est_out} > max_context {mc}")
@@ -518,7 +509,7 @@ class InvariantChecker:
     def _check_r4(self, r: _Request, ordered: bool) -> None:
         """A subsequence of the input (order from the input), same role and content."""
         if self._bad_out or not ordered:
-            self.verdicts["R4"].fail(r.req, "the output is not the input with messages removed")
+            self.verdicts[R4.id].fail(r.req, "the output is not the input with messages removed")
 
     def _check_r5(self, r: _Request) -> None:
         """Dropped at the previous enabled request, still present, sent again."""
@@ -530,7 +521,7 @@ class InvariantChecker:
         ]
         if back:
             back.sort(key=lambda e: e.seq)
-            self.verdicts["R5"].fail(
+            self.verdicts[R5.id].fail(
                 r.req, f"dropped before, sent again: {', '.join(e.msg.id for e in back[:5])}"
             )
 
@@ -542,7 +533,8 @@ class InvariantChecker:
             or d > r.n_r
             or self._np_drop.prefix(self._pos_of_rank(d)) != d
         ):
-            self.verdicts["R6"].fail(r.req, "the dropped messages are not the first removable ones")
+            self.verdicts[R6.id].fail(
+                r.req, "the dropped messages are not the first removable ones")
 
     def _continuity(self, r: _Request) -> tuple[int, bool]:
         """The continuity drop the spec asks for, from the derived state; (k3, anchor lost)."""
@@ -584,20 +576,20 @@ class InvariantChecker:
         mc, target = self.config.max_context, self.target()
         after = self._est_after(k3)
         if after <= mc:
-            self.verdicts["R7"].fail(
+            self.verdicts[R7.id].fail(
                 r.req,
                 f"{r.kr - k3} message(s) dropped beyond continuity, though the estimate "
                 f"{after} was within max_context",
             )
         elif r.est_out + self._last_r_dropped_est(r) <= target:
             pos = self._np_drop.lower_bound(self._np_drop.prefix(r.pos_r))
-            self.verdicts["R7"].fail(
+            self.verdicts[R7.id].fail(
                 r.req, f"keeping {self._ids([pos])} would still meet the target {target}"
             )
 
     def _check_r8(self, r: _Request) -> None:
         """After an anchor loss, restart from the accumulated count."""
-        v = self.verdicts["R8"]
+        v = self.verdicts[R8.id]
         v.checked += 1
         t = self._prev_omitted
         base = min(t, r.n_r)

@@ -22,16 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from risutools.checks.replay import M1, M2, M3, MONITOR
 from risutools.replay.config import ReplayConfig
 from risutools.replay.fixture import Metrics
 from risutools.replay.invariants import Verdict
 
-MONITOR_INVARIANTS: dict[str, str] = {
-    "M1": "the level follows the thresholds on the usage the monitor was fed",
-    "M2": "alerts: the first WARNING/CRITICAL at once, a later one only after `debounce` "
-    "requests or on a rise in severity, none at NORMAL",
-    "M3": "stale or missing metrics: no level, no usage, no alert",
-}
+#: the monitor invariants' ids (declared in ``risutools.checks.replay``)
+MONITOR_INVARIANTS: tuple[str, ...] = tuple(c.id for c in MONITOR)
 
 _SEVERITY = {"NORMAL": 0, "WARNING": 1, "CRITICAL": 2}
 _TOLERANCE = 0.001  # percentage points: the monitor reports 4 decimals
@@ -50,7 +47,7 @@ class MonitorChecker:
         return [k for k, v in self.verdicts.items() if v.failures]
 
     def to_dicts(self) -> list[dict[str, Any]]:
-        return [v.to_dict(MONITOR_INVARIANTS[k]) for k, v in self.verdicts.items()]
+        return [v.to_dict() for v in self.verdicts.values()]
 
     def check(
         self, request: int, tokens: int, metrics: Metrics | None, event: dict[str, Any]
@@ -68,7 +65,7 @@ class MonitorChecker:
             self._last_alert = (request, str(event.get("level")))
 
     def _check_ignored(self, request: int, metrics: Metrics, event: dict[str, Any]) -> None:
-        v = self.verdicts["M3"]
+        v = self.verdicts[M3.id]
         v.checked += 1
         kind = "missing" if not metrics.available else "stale"
         if event.get("metrics") != kind:
@@ -82,7 +79,7 @@ class MonitorChecker:
         self, request: int, tokens: int, metrics: Metrics | None, event: dict[str, Any]
     ) -> str:
         """M1; returns the level the spec asks for (from the usage fed)."""
-        v = self.verdicts["M1"]
+        v = self.verdicts[M1.id]
         v.checked += 1
         c = self.config
         if metrics is not None and metrics.used_pct is not None:
@@ -114,7 +111,7 @@ class MonitorChecker:
         return want
 
     def _check_alert(self, request: int, level: str, event: dict[str, Any]) -> None:
-        v = self.verdicts["M2"]
+        v = self.verdicts[M2.id]
         v.checked += 1
         last = self._last_alert
         if level == "NORMAL":

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from risutools import __version__
-from risutools.contract.canonical import doc_sha256
+from risutools.contract.canonical import doc_sha256, self_hash
 from risutools.errors import ReplayError
 from risutools.replay.config import ReplayConfig
 from risutools.replay.cutter import ContextCutter, CutResult
@@ -276,13 +276,12 @@ def build_report(
         "alerts": alerts,
         "requests": rows,
     }
-    report["report_sha256"] = doc_sha256(report)
+    report["report_sha256"] = self_hash(report)
     return report
 
 
 def verify_report_hash(report: dict[str, Any]) -> bool:
-    body = {k: v for k, v in report.items() if k != "report_sha256"}
-    return report.get("report_sha256") == doc_sha256(body)
+    return report.get("report_sha256") == self_hash(report)
 
 
 def report_bytes(report: dict[str, Any]) -> bytes:

@@ -72,19 +72,9 @@ def _text(rng: random.Random, lang: str, lo: int, hi: int) -> str:
     return ". ".join(parts) + "."
 
 
-def synthesize(
-    seed: int,
-    messages: int,
-    *,
-    turns: int | None = None,
-    edit_rate: float = 0.05,
-    delete_rate: float = 0.02,
-    tool_rate: float = 0.1,
-    lang: str = "mixed",
-    name: str | None = None,
-    config: dict[str, Any] | None = None,
-    edit_window: int | None = None,
-) -> dict[str, Any]:
+def _check_arguments(messages: int, turns: int | None, rates: dict[str, float],
+                     lang: str, edit_window: int | None) -> int:
+    """Refuse out-of-range arguments (one line each, naming the option); the turn count."""
     if lang not in LANGS:
         raise ConfigError("bad-argument", f"must be one of {', '.join(LANGS)}, got {lang!r}",
                           where="--lang")
@@ -99,11 +89,7 @@ def synthesize(
             f"must be between 1 and messages-1 ({messages - 1}), got {turns}",
             where="--turns",
         )
-    for key, rate in (
-        ("edit-rate", edit_rate),
-        ("delete-rate", delete_rate),
-        ("tool-rate", tool_rate),
-    ):
+    for key, rate in rates.items():
         if not 0.0 <= rate <= 1.0:
             raise ConfigError("bad-argument", f"must be between 0 and 1, got {rate}",
                               where=f"--{key}")
@@ -112,101 +98,122 @@ def synthesize(
             "bad-argument", f"must be between 1 and 1000000, got {edit_window}",
             where="--edit-window",
         )
-    rng = random.Random(seed)
-    counter = 0
-    live: list[str] = []  # editable/deletable ids (not the system message)
-    where: dict[str, int] = {}
-    order: list[str] = []  # every appended id, oldest first (deleted ones stay)
+    return n_turns
 
-    def recent(n: int, skip_last: bool) -> list[str]:
+
+class _Conversation:
+    """The live messages of a synthetic conversation, and the one random source (every
+    draw happens in the same order as ever: the same seed gives the same fixture)."""
+
+    def __init__(self, seed: int, lang: str, edit_window: int | None) -> None:
+        self.rng = random.Random(seed)
+        self.lang = lang
+        self.edit_window = edit_window
+        self.counter = 0
+        self.live: list[str] = []  # editable/deletable ids (not the system message)
+        self.where: dict[str, int] = {}
+        self.order: list[str] = []  # every appended id, oldest first (deleted ones stay)
+        self.expect_user = True
+
+    def text(self, lo: int, hi: int) -> str:
+        return _text(self.rng, self.lang, lo, hi)
+
+    def new_id(self) -> str:
+        mid = f"m{self.counter}"
+        self.counter += 1
+        return mid
+
+    def recent(self, n: int, skip_last: bool) -> list[str]:
         """Up to ``n`` live ids, newest first (``skip_last``: not the newest one)."""
         got: list[str] = []
-        i = len(order) - (2 if skip_last else 1)
+        i = len(self.order) - (2 if skip_last else 1)
         while i >= 0 and len(got) < n:
-            if order[i] in where:
-                got.append(order[i])
+            if self.order[i] in self.where:
+                got.append(self.order[i])
             i -= 1
         return got
 
-    def pick(skip_last: bool) -> str:
-        if edit_window is None:
+    def pick(self, skip_last: bool) -> str:
+        live, rng = self.live, self.rng
+        if self.edit_window is None:
             # never the message just appended last: the request always has something new
             choices = len(live) - 1 if skip_last else len(live)
             return live[rng.randrange(choices)] if choices > 0 else live[0]
-        near = recent(edit_window, skip_last) or recent(edit_window, False)
+        near = self.recent(self.edit_window, skip_last) or self.recent(self.edit_window, False)
         return near[rng.randrange(len(near))]
 
-    def new_id() -> str:
-        nonlocal counter
-        mid = f"m{counter}"
-        counter += 1
-        return mid
+    def track(self, mid: str) -> None:
+        self.where[mid] = len(self.live)
+        self.live.append(mid)
+        self.order.append(mid)
 
-    def track(mid: str) -> None:
-        where[mid] = len(live)
-        live.append(mid)
-
-    def untrack(mid: str) -> None:
-        i = where.pop(mid)
-        last = live.pop()
+    def untrack(self, mid: str) -> None:
+        i = self.where.pop(mid)
+        last = self.live.pop()
         if last != mid:
-            live[i] = last
-            where[last] = i
+            self.live[i] = last
+            self.where[last] = i
 
-    sys_msg = {
-        "id": new_id(),
-        "role": "system",
-        "content": _text(rng, lang, 2, 4) + " (system: stay in character)",
-    }
+    def append(self, need: int, tool_rate: float) -> list[dict[str, str]]:
+        """``need`` new messages: user, assistant (sometimes a tool call and its result)."""
+        out: list[dict[str, str]] = []
+        while len(out) < need:
+            if self.expect_user:
+                out.append({"id": self.new_id(), "role": "user", "content": self.text(1, 4)})
+                self.expect_user = False
+            elif need - len(out) >= 3 and self.rng.random() < tool_rate:
+                tool = self.rng.choice(_TOOLS)
+                out.append({"id": self.new_id(), "role": "assistant",
+                            "content": f"(calls {tool}) " + self.text(1, 2)})
+                out.append({"id": self.new_id(), "role": "tool",
+                            "content": f"{tool} -> " + self.text(1, 3)})
+            else:
+                out.append({"id": self.new_id(), "role": "assistant",
+                            "content": self.text(2, 8)})
+                self.expect_user = True
+        return out
+
+
+def synthesize(
+    seed: int,
+    messages: int,
+    *,
+    turns: int | None = None,
+    edit_rate: float = 0.05,
+    delete_rate: float = 0.02,
+    tool_rate: float = 0.1,
+    lang: str = "mixed",
+    name: str | None = None,
+    config: dict[str, Any] | None = None,
+    edit_window: int | None = None,
+) -> dict[str, Any]:
+    rates = {"edit-rate": edit_rate, "delete-rate": delete_rate, "tool-rate": tool_rate}
+    n_turns = _check_arguments(messages, turns, rates, lang, edit_window)
+    conv = _Conversation(seed, lang, edit_window)
+    rng = conv.rng
+    sys_msg = {"id": conv.new_id(), "role": "system",
+               "content": conv.text(2, 4) + " (system: stay in character)"}
     size = 1
-    expect_user = True
     out_turns: list[dict[str, Any]] = []
     for t in range(n_turns):
-        turn: dict[str, Any] = {}
         edits: list[dict[str, str]] = []
         deletes: list[dict[str, str]] = []
-        if live and rng.random() < edit_rate:
-            mid = pick(False)
-            edits.append({"id": mid, "content": _text(rng, lang, 1, 6) + " (edited)"})
-        will_delete = bool(live) and rng.random() < delete_rate
+        if conv.live and rng.random() < edit_rate:
+            mid = conv.pick(False)
+            edits.append({"id": mid, "content": conv.text(1, 6) + " (edited)"})
+        will_delete = bool(conv.live) and rng.random() < delete_rate
         goal = 1 + ((t + 1) * (messages - 1)) // n_turns
-        need = goal - size + (1 if will_delete else 0)
-        appended: list[dict[str, str]] = []
-        while len(appended) < need:
-            if expect_user:
-                appended.append({"id": new_id(), "role": "user", "content": _text(rng, lang, 1, 4)})
-                expect_user = False
-            elif need - len(appended) >= 3 and rng.random() < tool_rate:
-                tool = rng.choice(_TOOLS)
-                appended.append(
-                    {
-                        "id": new_id(),
-                        "role": "assistant",
-                        "content": f"(calls {tool}) " + _text(rng, lang, 1, 2),
-                    }
-                )
-                appended.append(
-                    {
-                        "id": new_id(),
-                        "role": "tool",
-                        "content": f"{tool} -> " + _text(rng, lang, 1, 3),
-                    }
-                )
-            else:
-                appended.append(
-                    {"id": new_id(), "role": "assistant", "content": _text(rng, lang, 2, 8)}
-                )
-                expect_user = True
+        appended = conv.append(goal - size + (1 if will_delete else 0), tool_rate)
         for m in appended:
-            track(m["id"])
-            order.append(m["id"])
+            conv.track(m["id"])
         if will_delete:
-            mid = pick(bool(appended))
-            untrack(mid)
+            mid = conv.pick(bool(appended))
+            conv.untrack(mid)
             deletes.append({"id": mid})
             if edits and edits[0]["id"] == mid:
                 edits = []
         size += len(appended) - len(deletes)
+        turn: dict[str, Any] = {}
         if appended:
             turn["append"] = appended
         if edits:

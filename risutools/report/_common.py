@@ -6,14 +6,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from risutools.contract.validate import Result
-    from risutools.findings import Finding
-
-
-def location(f: Finding) -> str:
-    """``file:line`` (or ``file``), for one-line messages."""
-    if f.file and f.line:
-        return f"{f.file}:{f.line}"
-    return f.file or ""
 
 
 def one_line(text: str) -> str:

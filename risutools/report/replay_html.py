@@ -480,7 +480,6 @@ def render_html(report: dict[str, Any]) -> str:
     s = report["summary"]
     comp = report.get("component") or {}
     fx = report["fixture"]
-    cutter = report["simulation"] == "context-cutter"
     title = f"Replay of {comp.get('component_id') or '(no component)'} on {fx['name']}"
     parts = [
         "<!DOCTYPE html>",
@@ -497,6 +496,19 @@ def render_html(report: dict[str, Any]) -> str:
         "<h2>Summary</h2>",
         _table(["measure", "value"], [[k, s[k]] for k in sorted(s)]),
     ]
+    parts += _invariants_section(report)
+    parts.append("<h2>Configuration</h2>")
+    parts.append(
+        _table(["key", "value"], [[k, report["config"][k]] for k in sorted(report["config"])])
+    )
+    parts += _requests_section(report)
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _invariants_section(report: dict[str, Any]) -> list[str]:
+    """The invariants table (one row per check, anchored ``#inv-<id>``)."""
+    parts: list[str] = []
     if report["invariants"]:
         parts.append("<h2>Invariants</h2>")
         parts.append(
@@ -520,10 +532,13 @@ def render_html(report: dict[str, Any]) -> str:
                 ],
             )
         )
-    parts.append("<h2>Configuration</h2>")
-    parts.append(
-        _table(["key", "value"], [[k, report["config"][k]] for k in sorted(report["config"])])
-    )
+    return parts
+
+
+def _requests_section(report: dict[str, Any]) -> list[str]:
+    """The requests table: every row, or past MAX_TABLE_ROWS the failing and eventful ones."""
+    cutter = report["simulation"] == "context-cutter"
+    parts: list[str] = []
     rows = report["requests"]
     failing: dict[int, list[str]] = {}
     for inv in report["invariants"]:
@@ -592,5 +607,4 @@ def render_html(report: dict[str, Any]) -> str:
         for r in shown
     ]
     parts.append(_table(head, body, attrs))
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    return parts

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterable
 
-from risutools.checks.registry import Check, all_checks, matches, split_codes
+from risutools.checks.registry import Check, all_checks, by_title, matches, split_codes
 from risutools.errors import ConfigError
 
 
@@ -33,10 +34,12 @@ def page(c: Check) -> str:
 def render_rule_list(prefix: str | None) -> str:
     """One line per check: id, severity, scope, ``[*]`` when ``validate --fix`` fixes it,
     title, summary (cut to one line)."""
+    return _lines(c for c in all_checks().values() if not prefix or matches(c.id, prefix))
+
+
+def _lines(checks: Iterable[Check]) -> str:
     out = []
-    for c in all_checks().values():
-        if prefix and not matches(c.id, prefix):
-            continue
+    for c in checks:
         summary = c.summary if len(c.summary) <= 60 else c.summary[:59] + "…"
         mark = "[*]" if c.fixable else "   "
         out.append(f"{c.id:<6} {c.severity:<7} {c.scope:<9} {mark} {c.title:<28} {summary}")
@@ -44,13 +47,18 @@ def render_rule_list(prefix: str | None) -> str:
 
 
 def render_rule_page(rule_id: str) -> str:
-    """The page of ``rule_id``; a prefix (``MC2``) lists its checks; anything else is a
-    ConfigError (one line, exit 2)."""
+    """The page of ``rule_id`` (an id, or a title such as a gate's name ``digests``); a
+    prefix (``MC2``) lists its checks; anything else is a ConfigError (one line, exit 2)."""
     codes = split_codes([rule_id])
     checks = all_checks()
     if len(codes) == 1 and codes[0] in checks:
         return page(checks[codes[0]])
     if len(codes) == 1 and any(matches(cid, codes[0]) for cid in checks):
         return render_rule_list(codes[0])
+    named = by_title(rule_id)
+    if len(named) == 1:
+        return page(named[0])
+    if named:
+        return _lines(named)
     raise ConfigError("unknown-rule", f"no check named {rule_id!r} "
                       "(`risutools rule` lists them)", where="rule")

@@ -1,0 +1,89 @@
+"""The test harness: the repository's paths, and the command line run in-process.
+
+``from harness import ROOT, SEED, run_cli`` (the tests folder is on ``sys.path``); the
+same names are pytest fixtures in ``conftest.py`` for tests that prefer them.
+
+:func:`run_cli` calls :func:`risutools.cli.main` in this process, with its own argv,
+working folder, stdin and environment, and captures what it writes; it returns a
+:class:`subprocess.CompletedProcess` like ``subprocess.run(..., text=True)`` would, so
+a test can switch between the two.  A few smoke tests (``test_packaging``,
+``test_foundation``, the signal and stdin-closing tests) keep real subprocesses.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+SOURCES = FIXTURES / "sources"
+DOCUMENTS = FIXTURES / "documents"
+SEED = DOCUMENTS / "seed-000-context-cutter.json"
+PACKAGE = ROOT / "risutools"
+
+
+@contextlib.contextmanager
+def _environment(env: Mapping[str, str] | None) -> Iterator[None]:
+    if env is None:
+        yield
+        return
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def run_cli(*args: str | os.PathLike[str], cwd: Path | str | None = None,
+            stdin: bytes | str | None = None, env: Mapping[str, str] | None = None,
+            binary: bool = False) -> subprocess.CompletedProcess[Any]:
+    """``risutools ARGS`` in-process: exit code, stdout and stderr (text; bytes when
+    ``binary``).  ``env`` replaces the environment for the call."""
+    from risutools.cli import main
+
+    argv = ["risutools", *map(os.fspath, args)]
+    raw_in = stdin.encode() if isinstance(stdin, str) else (stdin or b"")
+    out, err = io.BytesIO(), io.BytesIO()
+    out_t = io.TextIOWrapper(out, encoding="utf-8", newline="")
+    err_t = io.TextIOWrapper(err, encoding="utf-8", newline="")
+    in_t = io.TextIOWrapper(io.BytesIO(raw_in), encoding="utf-8")
+    saved = sys.argv, sys.stdin, sys.stdout, sys.stderr, os.getcwd()
+    code: int = 0
+    try:
+        sys.argv, sys.stdin, sys.stdout, sys.stderr = argv, in_t, out_t, err_t
+        if cwd is not None:
+            os.chdir(cwd)
+        with _environment(env):
+            try:
+                main()
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        out_t.flush()
+        err_t.flush()
+        sys.argv, sys.stdin, sys.stdout, sys.stderr = saved[:4]
+        os.chdir(saved[4])
+    if binary:
+        return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
+    return subprocess.CompletedProcess(argv, code, out.getvalue().decode("utf-8"),
+                                       err.getvalue().decode("utf-8"))
+
+
+def run_subprocess(*args: str | os.PathLike[str], cwd: Path | str | None = None,
+                   timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``python -m risutools ARGS`` in a child process (the smoke tests)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("RISUTOOLS_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "risutools", *map(os.fspath, args)],
+                          capture_output=True, text=True, cwd=cwd or ROOT, env=env,
+                          timeout=timeout)
