@@ -75,6 +75,8 @@ CODES: dict[str, str] = {
     "unknown-component": "no document in the catalog has that component id",
     "ambiguous-component": "several documents match the component named",
     "no-source-store": "the `--sources` folder does not exist",
+    "cache-unreadable": "the ingest cache is damaged or past its bounds: a notice, not an "
+    "error (the run goes on without it and rebuilds it)",
     # configuration, notes, fixtures, arguments
     "config-bad-value": "a configuration value of the wrong type or out of range",
     "config-invalid": "a configuration file that cannot be parsed",
