@@ -306,6 +306,17 @@ def atomic_write(
                   sync_dir=sync_dir)
 
 
+def _write_all(fd: int, data: bytes, *, sync: bool = True) -> None:
+    """Write every byte of ``data`` to ``fd`` (a short write goes on), then fsync
+    (``sync=False``: the caller makes it durable, see :func:`sync_filesystem`)."""
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+    if sync:
+        os.fsync(fd)
+
+
 def _refuse_non_regular(target: Path) -> None:
     """A rename would replace a device, FIFO or socket with a file (``-o /dev/null``
     must never turn the machine's /dev/null into a file): refuse."""
@@ -355,12 +366,7 @@ def stage_write(path: str | os.PathLike[str], data: bytes, *, sync: bool = True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
         try:
             _keep_mode(fd, target, None)
-            view = memoryview(data)
-            while view:
-                n = os.write(fd, view)
-                view = view[n:]
-            if sync:
-                os.fsync(fd)
+            _write_all(fd, data, sync=sync)
         finally:
             os.close(fd)
     except BaseException:
@@ -592,11 +598,7 @@ def append_line(
                         path=display_path(target),
                     )
                 prefix = b"\n"
-            view = memoryview(prefix + line + b"\n")
-            while view:
-                n = os.write(fd, view)
-                view = view[n:]
-            os.fsync(fd)
+            _write_all(fd, prefix + line + b"\n")
         finally:
             os.close(fd)
         if created:

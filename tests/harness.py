@@ -87,3 +87,32 @@ def run_subprocess(*args: str | os.PathLike[str], cwd: Path | str | None = None,
     return subprocess.run([sys.executable, "-m", "risutools", *map(os.fspath, args)],
                           capture_output=True, text=True, cwd=cwd or ROOT, env=env,
                           timeout=timeout)
+
+
+# ---------------------------------------------------------------- headless Chromium
+#: the flags of every headless run (no network use of its own on this closed machine)
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run")
+
+
+def browser_or_skip(what: str) -> str:
+    """The Chromium to check a page in; a visible skip when there is none, except under
+    ``RISUTOOLS_REQUIRE_BROWSER=1`` (CI), where a missing browser fails the test."""
+    import shutil
+
+    import pytest
+
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    if os.environ.get("RISUTOOLS_REQUIRE_BROWSER") == "1":
+        pytest.fail("RISUTOOLS_REQUIRE_BROWSER=1 but no chromium on PATH")
+    pytest.skip(f"chromium not installed (apt-get install chromium): {what} not checked "
+                "in a browser")
+
+
+def run_browser(browser: str, tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """One headless Chromium run with its own empty profile under ``tmp``."""
+    cmd = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={tmp / 'profile'}", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)

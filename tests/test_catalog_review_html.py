@@ -7,13 +7,11 @@ Skipped with a visible reason when no Chromium is installed, unless
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from harness import browser_or_skip, run_browser
 from test_catalog_support import CUTTER, MOOD, doc_path, fresh_catalog, load, to_promoted
 
 from risutools.catalog.catalog import Catalog
@@ -23,20 +21,11 @@ from risutools.report.review_html import render_review_html
 
 
 def _browser() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    if os.environ.get("RISUTOOLS_REQUIRE_BROWSER") == "1":
-        pytest.fail("RISUTOOLS_REQUIRE_BROWSER=1 but no chromium on PATH")
-    pytest.skip("chromium not installed: the review page is not checked in a browser")
+    return browser_or_skip("the review page")
 
 
 def _dom(browser: str, tmp: Path, url: str) -> str:
-    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           f"--user-data-dir={tmp / 'profile'}", "--dump-dom", url]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    r = run_browser(browser, tmp, "--dump-dom", url)
     assert r.returncode == 0, r.stderr[-2000:]
     return r.stdout
 

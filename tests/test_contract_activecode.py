@@ -124,8 +124,9 @@ def test_gate_never_changes_the_answer() -> None:
         assert find_active_code(text) == _reference(text), text
 
     check()
-    for text in CODE + PROSE:
-        assert find_active_code(text) == _reference(text)
+    # found by this test: a needle must hold for every match (`\\s` is a tab too)
+    for text in [*CODE, *PROSE, "const =\t{", "if =\t{", "x\t=\ry", "a =\x0b(b"]:
+        assert find_active_code(text) == _reference(text), text
 
 
 def test_mc500_joined_fast_path_matches_per_string() -> None:

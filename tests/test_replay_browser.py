@@ -9,18 +9,16 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
 import re
 import shutil
 import struct
-import subprocess
 import zlib
 from html import unescape
 from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import ROOT
+from harness import ROOT, browser_or_skip, run_browser
 
 from risutools.replay.api import write_report_files
 from risutools.replay.config import ReplayConfig, build_config, load_replay_config
@@ -30,31 +28,10 @@ from risutools.replay.synth import synthesize
 
 
 def _browser() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    if os.environ.get("RISUTOOLS_REQUIRE_BROWSER") == "1":
-        pytest.fail("RISUTOOLS_REQUIRE_BROWSER=1 but no chromium on PATH")
-    pytest.skip(
-        "chromium not installed (apt-get install chromium): HTML report not checked in a browser"
-    )
+    return browser_or_skip("the HTML replay report")
 
 
-def _run(browser: str, tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    cmd = [
-        browser,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        f"--user-data-dir={tmp / 'profile'}",
-        *args,
-    ]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+_run = run_browser
 
 
 def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:

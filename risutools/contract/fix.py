@@ -38,6 +38,7 @@ from typing import Any
 
 from risutools.checks.registry import Check, all_checks
 from risutools.contract.loaders import MAX_DEPTH, STDIN_NAME, _fmt_of, parse_json_text
+from risutools.contract.rules import _get
 from risutools.errors import WriteConflict
 
 MAX_FIX_BYTES = 256 * 1024 * 1024
@@ -389,15 +390,6 @@ def _literal(value: str, style: str) -> str:
     if style == "":  # a YAML plain scalar stays plain (the read-back check guards it)
         return value
     return json.dumps(value, ensure_ascii=False)  # JSON, and YAML double-quoted
-
-
-def _get(doc: Any, *path: str) -> Any:
-    cur = doc
-    for key in path:
-        if not isinstance(cur, dict):
-            return None
-        cur = cur.get(key)
-    return cur
 
 
 def _set(doc: Any, pointer: str, value: str) -> None:
