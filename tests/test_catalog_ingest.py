@@ -279,3 +279,32 @@ def test_cache_bounds_are_enforced(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     ingest(src, out, jobs=1)
     run = ingest(src, out, jobs=1)
     assert run.notices == [] and run.counts()["cached"] == 1
+
+
+def test_one_module_in_two_containers_is_one_component(tmp_path: Path) -> None:
+    """A module exported as JSON and as .risum (same post id): one document, no collision;
+    the same post id with another module's content stays a collision."""
+    from risutools.formats import read_path
+
+    src = tmp_path / "src"
+    src.mkdir()
+    risum = SOURCES / "174678332_context-cutter.risum"
+    shutil.copy(risum, src / "174678332_cutter.risum")
+    (module,) = read_path(risum)
+    data = dict(module.data)
+    data["type"] = "risuModule"
+    data.pop("assets", None)
+    (src / "174678332_cutter.json").write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    res = ingest(src, tmp_path / "cat", jobs=1, use_cache=False)
+    assert res.ok and res.collisions == []
+    docs = sorted((tmp_path / "cat").glob("*.json"))
+    assert [d.name for d in docs] == ["module.risu.174678332.context-cutter.json"]
+    noted = [w for s in res.sources for w in s.warnings if "same module" in w]
+    assert len(noted) == 1
+
+    # another module under the same post id and name: it also carries a lorebook entry
+    data["lorebook"] = [*data.get("lorebook", []), {"key": "x", "content": "a note",
+                                                     "comment": "x", "mode": "normal"}]
+    (src / "174678332_cutter.json").write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    res = ingest(src, tmp_path / "cat2", jobs=1, use_cache=False)
+    assert not res.ok and len(res.collisions) == 1 and "id-collision" in res.collisions[0]

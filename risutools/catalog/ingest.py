@@ -500,6 +500,8 @@ def _generated(
 ) -> dict[str, tuple[dict[str, Any], str, tuple[str, int]]]:
     """component_id -> (document, rendered text, (source path, index)); an id produced
     twice is a collision."""
+    from risutools.projection.project import without_container
+
     docs: dict[str, tuple[dict[str, Any], str, tuple[str, int]]] = {}
     owner: dict[str, str] = {}
     for s in result.sources:
@@ -509,7 +511,13 @@ def _generated(
         for k, doc in enumerate(s.documents):
             cid = str(doc["component_id"])
             if cid in docs:
-                if docs[cid][0] != doc:
+                if docs[cid][0] != doc and (without_container(docs[cid][0])
+                                            == without_container(doc)):
+                    # one module in two containers (a JSON export and a .risum): one
+                    # component, the first source kept
+                    s.warnings.append(f"{cid}: the same module as in {owner[cid]} (another "
+                                      "container); kept that one")
+                elif docs[cid][0] != doc:
                     result.collisions.append(
                         f"{s.path}: id-collision: {cid} is also produced by {owner[cid]}; "
                         "kept the first (give one of them a post id or a notes slug)"

@@ -73,6 +73,26 @@ def module_identity(module: Module) -> str | None:
     return hashlib.sha256(blob).hexdigest()
 
 
+def without_container(doc: dict[str, Any]) -> dict[str, Any]:
+    """A projected document less what only names the container it was read from (the
+    source reference, the source kind, the evidence's source format and the lineage's
+    reverse translation): two documents equal here are the same module carried by two
+    containers (a JSON export and a ``.risum``), which ingest keeps once."""
+    out = copy.deepcopy(doc)
+    prov = out.get("provenance")
+    if isinstance(prov, dict):
+        prov.pop("source_refs", None)
+        prov.pop("source_kind", None)
+    layers = out.get("payload", {}).get("idea_layers", {}) if isinstance(
+        out.get("payload"), dict) else {}
+    if isinstance(layers, dict):
+        if isinstance(layers.get("evidence"), dict):
+            layers["evidence"].pop("source_format", None)
+        if isinstance(layers.get("lineage"), dict):
+            layers["lineage"].pop("reverse_translation", None)
+    return out
+
+
 def _source_facts(module: Module) -> tuple[str, str, str, str, str | None]:
     """(sha256 hex, source_version, source_format, source_kind, card file name)."""
     src = module.source
