@@ -17,7 +17,6 @@ from risutools.catalog.approvals import (
     sign,
 )
 from risutools.catalog.catalog import Catalog, Entry, find_root
-from risutools.catalog.packet import build_packet, write_packet, write_queue
 from risutools.catalog.promote import Plan, execute, plan
 from risutools.catalog.writes import catalog_lock, write_new_file
 from risutools.contract.transitions import action_for
@@ -106,6 +105,8 @@ def switch(component: str, to: str, kind: str, dry_run: bool, as_json: bool,
 def run_packet(component: str | None, lane: str, out: str, actor: str,
                instruction: str | None, escalates: str | None, queue: str | None,
                status: str | None, limit: int, catalog: str | None) -> int:
+    from risutools.catalog.packet import build_packet, write_packet, write_queue
+
     if queue is not None:
         if component is not None:
             raise ConfigError("usage", "--queue takes no COMPONENT (it selects by --status)")
