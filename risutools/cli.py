@@ -852,36 +852,31 @@ def promote_cmd(
     raise typer.Exit(switch(component, to, "status", dry_run, as_json, catalog))
 
 
-@app.command("activate")
-def activate_cmd(
-    component: str = typer.Argument(
-        ..., metavar="COMPONENT", help="A document's path, or a component_id."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
-    as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
-    actor: str = typer.Option("", "--by", metavar="NAME",
-        help="Who switches it (recorded in the log)."),
-    catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
-) -> None:
-    """Set runtime_status active (approved/promoted, no active conflict, exclusivity)."""
-    from risutools.catalog.commands import switch
+def _runtime_switch(name: str, target: str, doc: str) -> None:
+    """Register ``activate`` / ``deactivate``: one command body, its target baked in."""
 
-    raise typer.Exit(switch(component, "active", "runtime", dry_run, as_json, catalog, actor))
+    def command(
+        component: str = typer.Argument(
+            ..., metavar="COMPONENT", help="A document's path, or a component_id."),
+        dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
+        as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
+        actor: str = typer.Option("", "--by", metavar="NAME",
+            help="Who switches it (recorded in the log)."),
+        catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
+    ) -> None:
+        from risutools.catalog.commands import switch
+
+        raise typer.Exit(switch(component, target, "runtime", dry_run, as_json, catalog, actor))
+
+    command.__doc__ = doc
+    command.__name__ = f"{name}_cmd"
+    app.command(name)(command)
 
 
-@app.command("deactivate")
-def deactivate_cmd(
-    component: str = typer.Argument(
-        ..., metavar="COMPONENT", help="A document's path, or a component_id."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
-    as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
-    actor: str = typer.Option("", "--by", metavar="NAME",
-        help="Who switches it (recorded in the log)."),
-    catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
-) -> None:
-    """Set runtime_status inactive (logged in transitions.ndjson)."""
-    from risutools.catalog.commands import switch
-
-    raise typer.Exit(switch(component, "inactive", "runtime", dry_run, as_json, catalog, actor))
+_runtime_switch("activate", "active",
+                "Set runtime_status active (approved/promoted, no active conflict, exclusivity).")
+_runtime_switch("deactivate", "inactive",
+                "Set runtime_status inactive (logged in transitions.ndjson).")
 
 
 @app.command("packet")
