@@ -59,9 +59,10 @@ class CopyGuard:
                     codes.append(e["code"])
         for code in codes:
             for ln in code.splitlines():
-                s = _SPACES.sub(" ", ln).strip()
-                if len(s) >= _MIN_CODE_LINE:
-                    lines.add(s)
+                if len(ln) >= _MIN_CODE_LINE:  # folding never lengthens a line
+                    s = _SPACES.sub(" ", ln).strip()
+                    if len(s) >= _MIN_CODE_LINE:
+                        lines.add(s)
         # longest first is not needed; sort for determinism of any future reporting
         self._lines = tuple(sorted(lines, key=len))
         self._cache: dict[str, bool] = {}
@@ -87,7 +88,7 @@ class CopyGuard:
                 return False
         if _CALL.search(s):
             return False
-        return find_active_code(s) is None and find_active_code(text) is None
+        return find_active_code(s) is None and (s == text or find_active_code(text) is None)
 
     def allow_name(self, text: str) -> bool:
         """True when ``text`` may be copied as a name (a key or a variable)."""

@@ -47,6 +47,7 @@ CONTRACT = "matrix-component-v1"
 COMPONENT_VERSION = "1.0.0"
 ORIGIN = "risu"
 _POST_ID = re.compile(r"^[0-9]{1,20}$")
+_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)
 
 
 def slugify(name: str) -> str:
@@ -216,7 +217,7 @@ def _valid_utf8(doc: dict[str, Any]) -> dict[str, Any]:
     """``doc`` when every string in it is valid UTF-8 (one C-speed encoding decides),
     else a copy with lone surrogates replaced (:func:`~risutools.analysis.model.scrub`)."""
     try:
-        json.dumps(doc, ensure_ascii=False).encode("utf-8")
+        _ENCODER.encode(doc).encode("utf-8")
     except UnicodeEncodeError:
         cleaned: dict[str, Any] = scrub(doc)
         return cleaned
