@@ -46,6 +46,8 @@ def content_identity(module: Module) -> str | None:
     description and prompt fields, character book, trigger script, custom scripts,
     ``lowLevelAccess``, background HTML -- not its images or its container.  None for
     presets (their file is their identity)."""
+    if module.component_type == "character":
+        return _sha256_of({"card": module.data})
     if module.component_type != "module" or not module.id:
         return None
     content = {k: v for k, v in module.data.items() if k not in _CONTAINER_FIELDS}

@@ -74,7 +74,7 @@ class _Component:
     @property
     def embedded(self) -> bool:
         """Controlled by a character: a card's own content, or a module in a card file."""
-        return self.source.card_file is not None
+        return self.source.card_file is not None or self.ctype == "character"
 
 
 def project(module: Module, *, post_id: str | None = None, notes: Notes | None = None,
