@@ -24,6 +24,14 @@ _VERSION = re.compile(
     r"|[\s(\[_-]*\b[vV](\d{1,6})\b[)\]]?")
 
 
+def fold(text: str) -> str:
+    """``text`` on one line: runs of whitespace become one space, ends trimmed."""
+    return _SPACES.sub(" ", text).strip()
+
+
+_SPACES = re.compile(r"\s+")
+
+
 def split_version(name: str) -> tuple[str, str | None]:
     """(name without its version numbers, the last one as semver or None)."""
     matches = list(_VERSION.finditer(name))
@@ -35,7 +43,7 @@ def split_version(name: str) -> tuple[str, str | None]:
     else:
         parts = [m.group(4), "0", "0"]
     version = ".".join(str(int(p)) for p in parts)
-    rest = _RUNS_OF_SPACE.sub(" ", _VERSION.sub(" ", name)).strip()
+    rest = fold(_VERSION.sub(" ", name))
     return rest, version
 
 
@@ -74,7 +82,6 @@ def slug_and_version(name: str) -> tuple[str, str | None]:
     return _kebab(anyascii(unicodedata.normalize("NFC", kept))), version
 
 
-_RUNS_OF_SPACE = re.compile(r"\s+")
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 _LATIN = re.compile(r"[a-z]")
 _LATIN_WORD = re.compile(r"[a-z]{3}")

@@ -16,7 +16,8 @@ from risutools.analysis.model import StateKey
 from risutools.analysis.toggles import Toggle
 from risutools.checks.analysis import RA114
 from risutools.formats.model import Module
-from risutools.projection.guard import CopyGuard, fold
+from risutools.projection.guard import CopyGuard
+from risutools.projection.naming import fold
 from risutools.projection.text import (
     CAPABILITY_TAGS,
     HOOK_SENTENCES,
