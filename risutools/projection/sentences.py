@@ -18,10 +18,11 @@ from risutools.checks.analysis import RA114
 from risutools.formats.model import Module
 from risutools.projection.guard import CopyGuard
 from risutools.projection.naming import fold
-from risutools.projection.text import (
+from risutools.projection.text import (  # TODO(merge `module`): HOOK_* from analysis.model
     CAPABILITY_TAGS,
     HOOK_SENTENCES,
-    HOOKS,
+    HOOK_TAGS,
+    HOOK_WORDS,
     OPERATORS,
     summary_sentence,
     t,
@@ -201,7 +202,7 @@ def finding_sentences(lang: str, a: Analysis) -> list[str]:
 def summary(lang: str, a: Analysis, type_word: str) -> str:
     """One sentence: what kind of component, its hooks, state, toggles, contents, APIs."""
     parts: list[str] = []
-    hooks = [HOOKS[h][0] for h in a.hook_names() if h in HOOKS]
+    hooks = [HOOK_WORDS[h] for h in a.hook_names() if h in HOOK_WORDS]
     if hooks:
         parts.append(t(lang, "summary_hooks", hooks=", ".join(hooks)))
     written = sum(1 for s in a.state if s.scope == "chat" and s.writes)
@@ -218,7 +219,7 @@ def summary(lang: str, a: Analysis, type_word: str) -> str:
 
 def tags(a: Analysis, module: Module, embedded: bool) -> list[str]:
     """Tags from the hooks, the capabilities required and what the module carries."""
-    out = [HOOKS[h][1] for h in a.hook_names() if h in HOOKS]
+    out = [HOOK_TAGS[h] for h in a.hook_names() if h in HOOK_TAGS]
     req = set(a.requires_names())
     out.extend(tag for cap, tag in CAPABILITY_TAGS if cap in req)
     for present, tag in ((a.counts.get("lua_bytes"), "lua"), (a.toggles, "toggles"),
