@@ -38,7 +38,7 @@ from risutools.projection.identity import (
 )
 from risutools.projection.merge import merge_notes, prompt
 from risutools.projection.notes import Notes
-from risutools.projection.text import LANGS, TYPE_WORDS, t
+from risutools.projection.text import TYPE_WORDS, check_lang, t
 
 __all__ = ["COMPONENT_VERSION", "CONTRACT", "ORIGIN", "module_identity", "post_id_from_name",
            "project", "slugify", "without_container"]
@@ -119,9 +119,7 @@ def project(module: Module, *, post_id: str | None = None, notes: Notes | None =
 
 def _checked_arguments(lang: str, post_id: str | None) -> str | None:
     """The post id, stripped; ConfigError for a bad language or post id."""
-    if lang not in LANGS:
-        raise ConfigError("bad-lang", f"language must be one of {', '.join(LANGS)}, not {lang!r}",
-                          where="--lang")
+    check_lang(lang)
     if post_id is not None:
         post_id = str(post_id).strip()
         if not _POST_ID.match(post_id):

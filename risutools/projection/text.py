@@ -10,9 +10,17 @@ from __future__ import annotations
 from string import Formatter
 from typing import Any
 
+from risutools.errors import ConfigError
 from risutools.projection.naming import LEADING_FALLBACK, fix_particles, particle
 
 LANGS = ("en", "ko")
+
+
+def check_lang(lang: str) -> None:
+    """ConfigError ``bad-lang`` unless ``lang`` is one of :data:`LANGS`."""
+    if lang not in LANGS:
+        raise ConfigError("bad-lang", f"language must be one of {', '.join(LANGS)}, not {lang!r}",
+                          where="--lang")
 
 HOOK_SENTENCES: dict[str, dict[str, str]] = {
     "en": {
