@@ -150,6 +150,18 @@ def test_slug_keeps_a_latin_name_and_a_name_without_version() -> None:
     assert doc["component_version"] == "1.0.0"  # no version in the name
 
 
+@pytest.mark.parametrize(("name", "slug", "version"), [
+    ("🔦시점 선택지1.5", "sijeom-seontaegji", "1.5.0"),  # glued to Hangul: still a version
+    ("상태창 V1.3-3.0.0 팝오버", "sangtaechang-pabobeo", "3.0.0"),  # the last one wins
+    ("상태창 fix2", "sangtaechang-fix2", "1.0.0"),  # no dot, no v: not a version
+    ("Board abc1.2", "board-abc1-2", "1.0.0"),  # glued to a Latin word: part of the name
+])
+def test_version_numbers_leave_the_slug(name: str, slug: str, version: str) -> None:
+    doc = project(Module({"name": name, "id": "x"}))
+    assert doc["component_id"].rsplit(".", 1)[1] == slug
+    assert doc["component_version"] == version
+
+
 # -- Korean particles --------------------------------------------------------------------
 
 def test_particles_follow_the_trigger_number() -> None:

@@ -19,9 +19,11 @@ from functools import lru_cache
 
 from anyascii import anyascii
 
+# a version starts a word, or follows a letter of another script directly ("선택지1.5"):
+# never right after a Latin letter, a digit, "_" or "." ("abc1.2", "x2.0.1.3")
 _VERSION = re.compile(
-    r"[\s(\[【_-]*\b[vV]?(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?\b[)\]】]?"
-    r"|[\s(\[_-]*\b[vV](\d{1,6})\b[)\]]?")
+    r"[\s(\[【_-]*(?<![A-Za-z0-9_.])[vV]?(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?\b[)\]】]?"
+    r"|[\s(\[_-]*(?<![A-Za-z0-9_.])[vV](\d{1,6})\b[)\]]?")
 
 
 def fold(text: str) -> str:
