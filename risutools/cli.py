@@ -230,16 +230,36 @@ _SELECT_HELP = "Only these rules: ids or prefixes, repeated or comma-separated (
 _IGNORE_HELP = "Skip these rules: ids or prefixes, repeated or comma-separated."
 
 
-def _contract_config(config_file: str | None, paths: list[str]) -> object:
+_CONFIG_HELP = "Configuration file (default: the nearest .risutools.yaml / pyproject.toml)."
+_EXCLUDE_HELP = "Skip files matching this glob in folder walks (repeated; replaces `exclude:`)."
+
+
+def _settings(config_file: str | None, start: object, *, select: list[str] | None = None,
+              ignore: list[str] | None = None, sources: str | None = None,
+              exclude: list[str] | None = None, promotion: bool = False) -> Any:
+    """The one way every command gets its configuration, before anything runs: the
+    defaults, under the configuration file (``--config FILE``, else the nearest
+    ``.risutools.yaml`` / ``pyproject.toml [tool.risutools]`` above ``start``: the first
+    path given, a catalog root, a component's folder), under the command line's options.
+    Returns a validated :class:`~risutools.contract.config.ContractConfig`."""
     from pathlib import Path
 
     from risutools.contract.config import load_config, load_config_file
 
     if config_file:
-        return load_config_file(config_file)
-    start = next((p for p in paths if p != "-"), ".")
-    sp = Path(start)
-    return load_config(sp if sp.is_dir() else (sp.parent if str(sp.parent) else Path(".")))
+        cfg = load_config_file(config_file)
+    else:
+        if isinstance(start, list):
+            start = next((p for p in start if p != "-"), ".")
+        sp = Path(str(start))
+        cfg = load_config(sp if sp.is_dir() else (sp.parent if str(sp.parent) else Path(".")))
+    return cfg.with_options(select=select or (), ignore=ignore or (), sources=sources,
+                            exclude=exclude or (), promotion=promotion)
+
+
+def _configure(config_file: str | None, **options: Any) -> Any:
+    """:func:`_settings` for a catalog command, once the catalog root is known."""
+    return lambda root: _settings(config_file, root, **options)
 
 
 def _render(result: object, fmt: str, output: str | None = None, color: str = "auto",
@@ -316,10 +336,8 @@ def validate(
         False, "--promotion",
         help="Apply the promotion gate: incomplete narrative (MC600) is an error.",
     ),
-    config_file: str | None = typer.Option(
-        None, "--config", metavar="FILE",
-        help="Configuration file (default: nearest .risutools.yaml / pyproject.toml).",
-    ),
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
+    exclude: list[str] = typer.Option([], "--exclude", metavar="GLOB", help=_EXCLUDE_HELP),
     output: str | None = typer.Option(
         None, "--output", "-o", metavar="FILE", help="Write the report to a file."
     ),
@@ -341,14 +359,11 @@ def validate(
 
     Exit 0: no errors; 1: error findings (or warnings with --strict); 2: could not run."""
     _check_format(fmt, statistics)
-    from risutools.contract.config import ContractConfig
-    from risutools.contract.validate import RuleFilter, validate_paths
+    from risutools.contract.validate import validate_paths
 
-    cfg = _contract_config(config_file, paths)
-    assert isinstance(cfg, ContractConfig)
-    if promotion:
-        cfg = cfg.with_promotion_gate()
-    flt = RuleFilter(select, ignore)
+    cfg = _settings(config_file, paths, select=select, ignore=ignore, exclude=exclude,
+                    promotion=promotion)
+    flt = cfg.rule_filter()
     result = validate_paths(paths, cfg, rule_filter=flt, skip_non_documents=skip_non_documents)
     if fix:
         from risutools.contract.fix import fix_result
@@ -387,9 +402,8 @@ def verify(
     select: list[str] = typer.Option([], "--select", metavar="IDS", help=_SELECT_HELP),
     ignore: list[str] = typer.Option([], "--ignore", metavar="IDS", help=_IGNORE_HELP),
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
-    config_file: str | None = typer.Option(
-        None, "--config", metavar="FILE", help="Configuration file."
-    ),
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
+    exclude: list[str] = typer.Option([], "--exclude", metavar="GLOB", help=_EXCLUDE_HELP),
     output: str | None = typer.Option(
         None, "--output", "-o", metavar="FILE", help="Write the report to a file."
     ),
@@ -411,15 +425,13 @@ def verify(
     with --require-sources). Without a source store, one line says that no source
     file was checked."""
     _check_format(fmt, statistics)
-    from risutools.contract.config import ContractConfig
-    from risutools.contract.validate import RuleFilter
     from risutools.contract.verify import no_store_note, verify_paths
 
-    cfg = _contract_config(config_file, paths)
-    assert isinstance(cfg, ContractConfig)
+    cfg = _settings(config_file, paths, select=select, ignore=ignore, sources=sources,
+                    exclude=exclude)
     result = verify_paths(
-        paths, sources, config=cfg, require_sources=require_sources,
-        content_scan=not no_content_scan, rule_filter=RuleFilter(select, ignore),
+        paths, None, config=cfg, require_sources=require_sources,
+        content_scan=not no_content_scan, rule_filter=cfg.rule_filter(),
         skip_non_documents=skip_non_documents,
         allow_config_sources_outside=allow_config_sources_outside,
     )
@@ -488,6 +500,7 @@ def analyze_cmd(
     output: str | None = typer.Option(
         None, "--output", "-o", metavar="FILE", help="Write the report to a file."
     ),
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
     exit_zero: bool = typer.Option(False, "--exit-zero", help=_EXIT_ZERO_HELP),
     statistics: bool = typer.Option(False, "--statistics", help=_STATISTICS_HELP),
     color: str = _color_option(),
@@ -501,15 +514,14 @@ def analyze_cmd(
     _check_format(fmt, statistics)
     _color(color)
     from risutools.analysis.report import AnalyzeResult, analyze_result, check_fail_on, exit_code
-    from risutools.checks.registry import RuleFilter
 
     check_fail_on(fail_on)
-    flt = RuleFilter(select, ignore)
+    cfg = _settings(config_file, files, select=select, ignore=ignore)
     results: list[AnalyzeResult] = []
     unreadable = False
     for file in files:
         try:
-            results.append(analyze_result(file, flt))
+            results.append(_graded(analyze_result(file), cfg))
         except RisuError as exc:
             _fail(exc.with_path(file) if exc.path is None else exc)
             unreadable = True
@@ -531,6 +543,20 @@ def analyze_cmd(
     if unreadable:
         raise typer.Exit(2)
     _exit(exit_code([a for _, a in merged.analyses], fail_on), exit_zero)
+
+
+def _graded(result: Any, cfg: Any) -> Any:
+    """An analysis result as the settings report it (``--select``/``--ignore``, and
+    ``rules:`` severities and ``off``), applied once, after the analysis."""
+    from dataclasses import replace
+
+    from risutools.findings import sorted_findings
+
+    result.analyses = [(m, replace(a, findings=cfg.apply(a.findings)))
+                       for m, a in result.analyses]
+    for d in result.documents:
+        d.findings = sorted_findings(cfg.apply(d.findings))
+    return result
 
 
 @app.command("rule")
@@ -617,7 +643,9 @@ def replay_run(
         ..., "--fixture", "-x", metavar="FILE", help="conversation-v1 fixture."
     ),
     config: str | None = typer.Option(
-        None, "--config", "-c", metavar="FILE", help="JSON/YAML configuration."
+        None, "--config", "-c", metavar="FILE",
+        help="JSON/YAML file of replay keys (over the fixture's and the catalog "
+        "configuration's `replay:`).",
     ),
     output: str | None = typer.Option(
         None, "--output", "-o", metavar="FILE",
@@ -635,7 +663,9 @@ def replay_run(
     from risutools.replay.api import run_component
 
     _refuse_invalid_component(component)
-    outcome = run_component(component, fixture, config, output, update)
+    settings = _settings(None, component)  # the catalog's `replay:` section, below FILE's
+    outcome = run_component(component, fixture, config, output, update,
+                            catalog_layer=settings.sections.get("replay"))
     if outcome.report is None:
         typer.echo(outcome.message)
         raise typer.Exit(0)
@@ -828,11 +858,13 @@ def approve_cmd(
     sign: str | None = typer.Option(
         None, "--sign", metavar="KEY", help="Sign with this SSH private key (ssh-keygen -Y)."),
     catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
 ) -> None:
     """Write a human approval record naming the document's current base hash."""
     from risutools.catalog.commands import approve
 
-    typer.echo(approve(component, action, reviewer, note, sign, catalog))
+    typer.echo(approve(component, action, reviewer, note, sign, catalog,
+                       _configure(config_file)))
 
 
 @app.command("promote")
@@ -845,11 +877,16 @@ def promote_cmd(
     dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
     as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
     catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
+    sources: str | None = typer.Option(
+        None, "--sources", metavar="DIR",
+        help="Source store folder (default: `sources:` in the configuration)."),
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
 ) -> None:
     """Check every gate of a review-status transition; on success write it (exit 1: refused)."""
     from risutools.catalog.commands import switch
 
-    raise typer.Exit(switch(component, to, "status", dry_run, as_json, catalog))
+    raise typer.Exit(switch(component, to, "status", dry_run, as_json, catalog,
+                            configure=_configure(config_file, sources=sources)))
 
 
 def _runtime_switch(name: str, target: str, doc: str) -> None:
@@ -863,10 +900,13 @@ def _runtime_switch(name: str, target: str, doc: str) -> None:
         actor: str = typer.Option("", "--by", metavar="NAME",
             help="Who switches it (recorded in the log)."),
         catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
+        config_file: str | None = typer.Option(None, "--config", metavar="FILE",
+                                               help=_CONFIG_HELP),
     ) -> None:
         from risutools.catalog.commands import switch
 
-        raise typer.Exit(switch(component, target, "runtime", dry_run, as_json, catalog, actor))
+        raise typer.Exit(switch(component, target, "runtime", dry_run, as_json, catalog, actor,
+                                _configure(config_file)))
 
     command.__doc__ = doc
     command.__name__ = f"{name}_cmd"
@@ -902,12 +942,13 @@ def packet_cmd(
     limit: int = typer.Option(1000, "--limit", metavar="N",
         help="With --queue: at most this many packets."),
     catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
 ) -> None:
     """Write a review packet (JSON + Markdown): light or full lane (seed 001)."""
     from risutools.catalog.commands import run_packet
 
     raise typer.Exit(run_packet(component, lane, out, actor, instruction, escalates, queue,
-                                status, limit, catalog))
+                                status, limit, catalog, _configure(config_file)))
 
 
 @app.command("review")
@@ -926,6 +967,10 @@ def review_cmd(
             help="Worker processes for the document rules (default: all "
         "cores)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
+    select: list[str] = typer.Option([], "--select", metavar="IDS", help=_SELECT_HELP),
+    ignore: list[str] = typer.Option([], "--ignore", metavar="IDS", help=_IGNORE_HELP),
+    exclude: list[str] = typer.Option([], "--exclude", metavar="GLOB", help=_EXCLUDE_HELP),
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
 ) -> None:
     """Review a whole catalog (read-only): findings, digests, graph, log, approvals, board."""
     from risutools.catalog.catalog import Catalog
@@ -943,7 +988,9 @@ def review_cmd(
     if jobs is not None and jobs < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--jobs")
     with review_text.ReviewProgress(enabled=not quiet) as bar:
-        rv = review_catalog(Catalog.open(catalog_dir), sources=sources, jobs=jobs,
+        configure = _configure(config_file, select=select, ignore=ignore, sources=sources,
+                               exclude=exclude)
+        rv = review_catalog(Catalog.open(catalog_dir, configure=configure), jobs=jobs,
                             progress=bar.update)
     _contract_output(renderers[fmt](rv), output)
     raise typer.Exit(rv.exit_code())
