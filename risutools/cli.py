@@ -792,6 +792,14 @@ def ingest_cmd(
     quiet: bool = typer.Option(
         False, "-q", "--quiet", help="No progress bar, no table (failed files still go to stderr)."
     ),
+    select: list[str] = typer.Option([], "--select", metavar="IDS",
+                                     help="Only these analysis findings in the documents."),
+    ignore: list[str] = typer.Option([], "--ignore", metavar="IDS",
+                                     help="Leave these analysis findings out of the documents."),
+    exclude: list[str] = typer.Option([], "--exclude", metavar="GLOB", help=_EXCLUDE_HELP),
+    config_file: str | None = typer.Option(
+        None, "--config", metavar="FILE",
+        help="Configuration file (default: the nearest one above the catalog folder)."),
     color: str = _color_option(),
 ) -> None:
     """Project every Risu file under DIR into matrix-component-v1 documents in a catalog."""
@@ -801,6 +809,7 @@ def ingest_cmd(
     from risutools.report.ingest_text import IngestProgress, render_summary
 
     use = _color(color)
+    settings = _settings(config_file, [out], select=select, ignore=ignore, exclude=exclude)
     progress = IngestProgress(enabled=not quiet and not as_json, color=use)
     with contextlib.ExitStack() as stack:
         executor = None
@@ -816,7 +825,7 @@ def ingest_cmd(
             result = ingest(
                 src, out, ndjson=ndjson, lang=lang, notes_dir=notes, jobs=jobs,
                 executor=executor, use_cache=not no_cache, on_start=progress.start,
-                on_progress=progress.update,
+                on_progress=progress.update, settings=settings,
             )
     if report:
         import json as _json
