@@ -259,6 +259,8 @@ def test_review_default_file_cli(tmp_path: Path) -> None:
     assert rules() == [(MC401.id, "error")]
     assert rules("--select", "RV304") == [(RV304.id, "warning")]
     assert rules("--ignore", "MC4") == []
+    (cat / ".risutools.yaml").write_text("capabilities: [zz.unknown_thing]\n")
+    assert rules() == [(RV304.id, "warning")]  # the configuration's names are known
     (cat / ".risutools.yaml").write_text("exclude: ['doc.json']\n")
     assert rules() == [(RV305.id, "warning")]  # the document is not read: an orphan record
     assert rules("--exclude", "none") == [(MC401.id, "warning"), (RV304.id, "warning")]
@@ -322,3 +324,19 @@ def test_replay_run_layers(tmp_path: Path) -> None:
     (repo / ".risutools.yaml").write_text("replay: {debounce: -1}\n")
     r = run_cli("replay", "run", str(repo / "doc.json"), "-x", str(fixture), cwd=repo)
     assert r.returncode == 2 and "debounce" in r.stderr
+
+
+def test_the_configuration_page_documents_every_key(tmp_path: Path) -> None:
+    from harness import ROOT
+
+    from risutools.contract.config import KEYS
+
+    text = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip(" `") for line in text.splitlines()
+            if line.startswith("| `")}
+    assert rows == set(KEYS)
+    block = text.split("## Keys", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "risu-store").mkdir()
+    cfg = _config(tmp_path, block)
+    assert cfg.severities[MC401.id] == "error" and cfg.severities[RA103.id] == "warning"
+    assert cfg.severities["RA101"] == "off" and set(cfg.sections) == {"catalog", "replay"}

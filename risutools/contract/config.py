@@ -47,7 +47,7 @@ MAX_CONFIG_BYTES = 1024 * 1024
 #: every key a configuration may hold -> the commands that read it (nothing else is
 #: kept: any other key is ``config-unknown-key`` with its name; docs/configuration.md)
 KEYS = {
-    "capabilities": "validate, verify, review, promote, activate (MC401's extra names)",
+    "capabilities": "validate, verify, review, promote (MC401's extra names)",
     "rules": "validate, verify, analyze, ingest, review, promote (severity per check id "
              "or prefix: error | warning | off)",
     "sources": "verify, review, promote (the source store; --sources overrides it)",
