@@ -562,7 +562,7 @@ def _graded(result: Any, cfg: Any) -> Any:
 @app.command("rule")
 def rule_cmd(
     rule_id: str | None = typer.Argument(
-        None, metavar="ID", help="A check id (MC201, RA101, R3, M1, G4), a prefix, or a "
+        None, metavar="ID", help="A check id (MC201, RA101, R3, M1, G4, RV204), a prefix, or a "
         "gate's name (digests); none: list all."
     ),
 ) -> None:
@@ -757,7 +757,7 @@ def replay_synth(
 # ==== end replay commands ====================================================
 
 
-# ==== catalog commands: review, promote =====================================
+# ==== catalog commands: ingest ===============================================
 
 
 @app.command("ingest")
@@ -965,7 +965,8 @@ def review_cmd(
     catalog_dir: str | None = typer.Argument(
         None, metavar="CATALOG", help="Catalog folder (default: found above the current one)."),
     fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT",
-                            help="text | json | markdown | sarif | github | html"),
+                            help="text | json | markdown | html (the review's own) | concise | "
+                            "github | sarif | junit (its findings)"),
     sources: str | None = typer.Option(
         None, "--sources", metavar="DIR",
             help="Source store folder (default: `sources:` in the config)."),
@@ -986,11 +987,13 @@ def review_cmd(
     from risutools.catalog.review import review_catalog
     from risutools.report import review_html, review_text
 
-    renderers = {"html": review_html.render_review_html,
-                 "text": review_text.render_review_text, "json": review_text.render_review_json,
-                 "markdown": review_text.render_review_markdown,
-                 "sarif": review_text.render_review_sarif,
-                 "github": review_text.render_review_github}
+    from risutools.report.reporters import REPORTER_BY_NAME, render
+
+    renderers: dict[str, Any] = {name: (lambda rv, name=name: render(name, rv.result))
+                                 for name in REPORTER_BY_NAME}  # the findings formats
+    renderers.update(html=review_html.render_review_html,  # the review's own
+                     text=review_text.render_review_text, json=review_text.render_review_json,
+                     markdown=review_text.render_review_markdown)
     if fmt not in renderers:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(renderers)}",
                                  param_hint="--format")

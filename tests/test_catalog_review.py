@@ -176,6 +176,11 @@ def test_cli_review_formats_and_exit_codes(cat: Path) -> None:
     r = run("review", str(cat), "-f", "github", cwd=cat)
     assert r.returncode == 1
     assert f"::error file=approvals/junk.yaml,title={RV301.id}::" in r.stdout
+    r = run("review", str(cat), "-f", "concise", cwd=cat)  # the reporter table's formats
+    assert r.returncode == 1 and any(line.startswith("approvals/junk.yaml") and
+                                     f" {RV301.id} " in line for line in r.stdout.splitlines())
+    r = run("review", str(cat), "-f", "junit", cwd=cat)
+    assert r.returncode == 1 and "<testsuites" in r.stdout and RV301.id in r.stdout
     r = run("review", str(cat), "-f", "sarif", cwd=cat)
     assert r.returncode == 1
     run_ = json.loads(r.stdout)["runs"][0]
