@@ -986,7 +986,6 @@ def review_cmd(
     from risutools.catalog.catalog import Catalog
     from risutools.catalog.review import review_catalog
     from risutools.report import review_html, review_text
-
     from risutools.report.reporters import REPORTER_BY_NAME, render
 
     renderers: dict[str, Any] = {name: (lambda rv, name=name: render(name, rv.result))

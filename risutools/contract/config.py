@@ -1,18 +1,29 @@
-"""Catalog configuration: ``.risutools.yaml`` or ``[tool.risutools]`` in ``pyproject.toml``.
+"""The one configuration object every command reads: :class:`ContractConfig`.
 
-Keys (anything else is a :class:`ConfigError`)::
+Three layers, a later one winning: the defaults (an empty :class:`ContractConfig`), the
+configuration file (``.risutools.yaml`` or ``[tool.risutools]`` in ``pyproject.toml``:
+:func:`load_config` / :func:`load_config_file`), and the command line
+(:meth:`ContractConfig.with_options`: ``--select``, ``--ignore``, ``--exclude``, ``--sources``,
+``--promotion``).  The CLI builds it in one helper (``risutools.cli._settings``) before
+anything runs and hands it to the library.  It lives here, beside the contract rules, because
+they are its main readers and every reader already imports it from here.
+
+Keys (:data:`KEYS`, each with the commands that read it; anything else is a
+:class:`ConfigError` ``config-unknown-key`` naming it)::
 
     capabilities: [my.capability, ...]      # or a mapping name -> description
-    rules: {MC401: error, MC600: off}        # error | warning | off
+    rules: {MC401: error, RA1: off}          # error | warning | off, per check id or prefix
     sources: risu-store                      # source store folder (relative to the file;
                                              # must stay inside the repository, see below)
     exclude: ["drafts/*", "*.example.json"]  # folder-walk globs (file name or relative path)
+    catalog: {allowed_signers: ..., require_signatures: ...}   # risutools.catalog.catalog
+    replay: {max_context: ..., ...}          # risutools.replay.config
 
-Sections other parts of risutools read (:data:`SECTIONS`: ``catalog`` for promotion's
-signatures, ``replay`` for the replay's defaults) are checked to be mappings and kept in
-``ContractConfig.sections`` for their reader, which validates their keys.  A section or key
-nothing reads is ``config-unknown-key`` with its name (one line, exit 2): nothing is
-silently kept.
+The two sections (:data:`SECTIONS`) are validated here, at load time, by their reader's own
+validation (a typo in ``replay:`` fails ``validate`` too) and kept in
+``ContractConfig.sections``.  ``rules:`` keys are expanded, at load time, to every
+configurable check they match (the longest key wins), so :attr:`ContractConfig.severities`
+maps check ids; replay invariants, gates and unreadable input cannot be configured.
 
 YAML 1.1 reads ``off``, ``no``, ``yes``, ``on`` as booleans: in ``rules:`` a boolean false
 (``MC105: off``) means ``off``; a boolean true is refused with the fix (write a severity).
