@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from risutools import __version__
 from risutools.errors import RisuError, WriteConflict
+
+if TYPE_CHECKING:
+    from risutools.contract.config import ContractConfig
 
 app = typer.Typer(
     name="risutools",
@@ -234,16 +239,15 @@ _CONFIG_HELP = "Configuration file (default: the nearest .risutools.yaml / pypro
 _EXCLUDE_HELP = "Skip files matching this glob in folder walks (repeated; replaces `exclude:`)."
 
 
-def _settings(config_file: str | None, start: object, *, select: list[str] | None = None,
-              ignore: list[str] | None = None, sources: str | None = None,
-              exclude: list[str] | None = None, promotion: bool = False) -> Any:
+def _settings(config_file: str | None, start: str | Path | list[str], *,
+              select: list[str] | None = None, ignore: list[str] | None = None,
+              sources: str | None = None, exclude: list[str] | None = None,
+              promotion: bool = False) -> ContractConfig:
     """The one way every command gets its configuration, before anything runs: the
     defaults, under the configuration file (``--config FILE``, else the nearest
     ``.risutools.yaml`` / ``pyproject.toml [tool.risutools]`` above ``start``: the first
     path given, a catalog root, a component's folder), under the command line's options.
     Returns a validated :class:`~risutools.contract.config.ContractConfig`."""
-    from pathlib import Path
-
     from risutools.contract.config import load_config, load_config_file
 
     if config_file:
@@ -257,7 +261,7 @@ def _settings(config_file: str | None, start: object, *, select: list[str] | Non
                             exclude=exclude or (), promotion=promotion)
 
 
-def _configure(config_file: str | None, **options: Any) -> Any:
+def _configure(config_file: str | None, **options: Any) -> Callable[[Path], ContractConfig]:
     """:func:`_settings` for a catalog command, once the catalog root is known."""
     return lambda root: _settings(config_file, root, **options)
 
@@ -545,7 +549,7 @@ def analyze_cmd(
     _exit(exit_code([a for _, a in merged.analyses], fail_on), exit_zero)
 
 
-def _graded(result: Any, cfg: Any) -> Any:
+def _graded(result: Any, cfg: ContractConfig) -> Any:
     """An analysis result as the settings report it (``--select``/``--ignore``, and
     ``rules:`` severities and ``off``), applied once, after the analysis."""
     from dataclasses import replace
