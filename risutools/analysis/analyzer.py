@@ -24,9 +24,18 @@ from risutools.analysis.js import scan_js
 from risutools.analysis.lorecode import is_lua_file_name, looks_like_lua
 from risutools.analysis.lua import NAME, OP, Call, LineIndex, iter_tokens, scan_lua
 from risutools.analysis.luaapi import lua_api
-from risutools.analysis.model import Analysis, Capability, Condition, Fact, StateKey
+from risutools.analysis.model import (
+    LISTEN_EDIT_HOOKS,
+    REGEX_TYPE_HOOKS,
+    TRIGGER_TYPE_HOOKS,
+    Analysis,
+    Capability,
+    Condition,
+    Fact,
+    StateKey,
+)
 from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, parse_flags
-from risutools.analysis.toggles import parse_toggles
+from risutools.analysis.toggles import ToggleParse, parse_toggles
 from risutools.checks.analysis import (
     RA101,
     RA102,
@@ -64,6 +73,7 @@ from risutools.checks.analysis import (
 )
 from risutools.checks.registry import Check
 from risutools.findings import Finding, Severity, sorted_findings
+from risutools.formats.jsonsafe import json_type_name
 from risutools.formats.model import Module
 from risutools.resources import load_data_yaml
 
@@ -75,20 +85,7 @@ HOST_APIS: dict[str, tuple[str | None, bool]] = {
     f.name: (f.capability, f.privileged) for f in _API.functions.values()}
 STATE_CALLS: dict[str, tuple[str, str]] = {  # name -> (scope, read|write); key = 2nd arg
     f.name: f.state for f in _API.functions.values() if f.state is not None}
-LISTEN_EDIT: dict[str, str] = {
-    "editRequest": "hook.edit_request", "editDisplay": "hook.edit_display",
-    "editInput": "hook.edit_input", "editOutput": "hook.edit_output",
-}
 ENTRY_POINTS: dict[str, str] = dict(_API.entry_points)
-TRIGGER_TYPE_HOOKS: dict[str, str] = {
-    "start": "hook.chat_start", "manual": "hook.manual", "output": "hook.edit_output",
-    "input": "hook.edit_input", "display": "hook.edit_display", "request": "hook.edit_request",
-}
-REGEX_TYPE_HOOKS: dict[str, str] = {
-    "editinput": "hook.edit_input", "editoutput": "hook.edit_output",
-    "editprocess": "hook.edit_request", "editdisplay": "hook.edit_display",
-    "edittrans": "hook.translation",
-}
 CODE_EFFECTS = frozenset({"triggerlua", "triggercode"})
 EFFECT_CAPS: dict[str, str] = {
     "setvar": "chat_state_kv", "v2SetVar": "chat_state_kv", "v2IfVar": "chat_state_kv",
@@ -117,11 +114,6 @@ CBS_STATE: dict[str, tuple[str, str]] = {
     "getvar": ("chat", "read"), "setvar": ("chat", "write"), "addvar": ("chat", "write"),
     "setdefaultvar": ("chat", "write"), "getglobalvar": ("global", "read"),
 }
-HOOK_WORDS: dict[str, str] = {
-    "hook.edit_request": "editRequest", "hook.edit_display": "editDisplay",
-    "hook.edit_input": "editInput", "hook.edit_output": "editOutput",
-    "hook.chat_start": "start", "hook.manual": "manual", "hook.translation": "translation",
-}
 #: preset prompt-item fields and preset text fields RisuAI runs through CBS
 PROMPT_ITEM_FIELDS = ("text", "innerFormat", "defaultText")
 PRESET_TEXT_FIELDS = ("mainPrompt", "jailbreak", "globalNote", "autoSuggestPrompt",
@@ -137,23 +129,6 @@ def vocabulary() -> dict[str, dict[str, Any]]:
     data = load_data_yaml("capabilities.yaml")
     caps = data.get("capabilities") if isinstance(data, dict) else None
     return caps if isinstance(caps, dict) else {}
-
-
-def type_name(v: Any, mapping: str = "an object") -> str:
-    """How an error message names the JSON type of ``v`` ("a number", "a list" ...)."""
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "a boolean"
-    if isinstance(v, (int, float)):
-        return "a number"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, list):
-        return "a list"
-    if isinstance(v, dict):
-        return mapping
-    return type(v).__name__
 
 
 class _Builder:
@@ -211,8 +186,8 @@ class _Builder:
             sk.add_write(where)
 
     def wrong_type(self, pointer: str, expected: str, value: Any) -> None:
-        self.finding(RA801, f"{pointer} should be {expected} but is {type_name(value)}; it was "
-                     "read as empty", evidence=pointer, pointer=pointer)
+        self.finding(RA801, f"{pointer} should be {expected} but is {json_type_name(value)}; "
+                     "it was read as empty", evidence=pointer, pointer=pointer)
 
     # -- top-level shape -----------------------------------------------------------------
     def check_shape(self) -> None:
@@ -236,7 +211,7 @@ class _Builder:
         if not isinstance(code, str):
             if code is not None:
                 self.finding(RA602,
-                             f"the code field is {type_name(code)}, not text; it was not read",
+                             f"the code field is {json_type_name(code)}, not text; it was not read",
                              evidence=where, pointer=pointer + "/code")
             return
         if not code.strip():
@@ -308,8 +283,8 @@ class _Builder:
         a0 = args[0] if args else None
         if name == "listenEdit":
             kind = a0.literal if a0 else None
-            if kind in LISTEN_EDIT:
-                self.hook(LISTEN_EDIT[kind], ev)
+            if kind in LISTEN_EDIT_HOOKS:
+                self.hook(LISTEN_EDIT_HOOKS[kind], ev)
             else:
                 self.finding(RA105, "listenEdit is called with an event name that is not a literal "
                              "the analyser knows; the hook it sets is unknown", evidence=ev)
@@ -781,25 +756,41 @@ def _host(url: str) -> str | None:
 
 
 def analyze(module: Module) -> Analysis:
-    """Static facts and findings about ``module`` (never executes, never raises on content)."""
+    """Static facts and findings about ``module`` (never executes, never raises on content).
+
+    One step per section, in RisuAI's terms; each step records into the builder."""
     b = _Builder(module)
     b.check_shape()
     trigger_types = b.triggers()
     b.lorebook()
     b.finish_loads()
     b.regex_scripts()
-
     b.card_fields()
     if module.component_type == "preset":
         b.preset_prompts()
+    _background(b)
+    toggles = _toggles(b)
+    _legacy_js(b)
+    _mcp(b)
+    _low_level_access(b)
+    _structure(b)
+    b.assets()
+    return _result(b, trigger_types, toggles)
 
-    bg = module.background_embedding
+
+def _background(b: _Builder) -> None:
+    """The background HTML: CBS and HTML, offered as ``ui.background``."""
+    bg = b.m.background_embedding
     if bg.strip():
         b.cap("ui.background", "backgroundEmbedding")
         b.cbs(bg, "backgroundEmbedding")
         b.html(bg, "backgroundEmbedding")
 
-    # toggles (a preset keeps them in customPromptTemplateToggle)
+
+def _toggles(b: _Builder) -> ToggleParse:
+    """The toggle declarations (a preset keeps them in customPromptTemplateToggle), their
+    problems (RA701-RA703) and the toggle globals read without a declaration (RA704)."""
+    module = b.m
     toggle_field = "customModuleToggle"
     toggle_text = module.custom_module_toggle
     if module.component_type == "preset" and not toggle_text.strip():
@@ -823,52 +814,61 @@ def analyze(module: Module) -> Analysis:
     if toggle_text.strip():
         b.cap("ui.toggles", toggle_field)
     declared = {t.key for t in tp.toggles}
-    for (scope, key), _sk in sorted(b.state.items()):
+    for (scope, key), sk in sorted(b.state.items()):
         if scope == "global" and key.startswith("toggle_") and declared \
                 and key[len("toggle_"):] not in declared:
             b.finding(RA704, f"the global variable {key[:60]!r} is read but no toggle declares it",
-                      evidence=(_sk.reads or ["?"])[0])
+                      evidence=(sk.reads or ["?"])[0])
+    return tp
 
-    # legacy JS
-    cjs = module.cjs
-    if cjs.strip():
-        b.counts["cjs_bytes"] = len(cjs)
-        b.cap("script.legacy_js", "cjs")
-        b.finding(RA501,
-                  f"carries legacy custom JavaScript ({len(cjs)} characters)", evidence="cjs")
-        js = scan_js(cjs)
-        for name, lines in sorted(js.names.items()):
-            for line in lines:
-                b.fact(b.host_apis, f"js:{name}", f"cjs line {line}")
-        dyn = sorted(n for n in js.names if n in ("eval", "Function", "importScripts", "import"))
-        if dyn:
-            b.cap("script.dynamic_load", f"cjs line {js.names[dyn[0]][0]}")
-            for n in dyn:
-                b.fact(b.dynamic, f"cjs:{n}", f"cjs line {js.names[n][0]}")
-            b.finding(RA502, f"legacy JavaScript builds code at run time ({', '.join(dyn)})",
-                      evidence=f"cjs line {js.names[dyn[0]][0]}")
-        netn = sorted(n for n in js.names if n in ("fetch", "XMLHttpRequest", "WebSocket",
-                                                     "sendBeacon", "EventSource", "risuFetch"))
-        if netn:
-            hosts = sorted({h for h, _ in js.url_hosts})
-            b.finding(RA503, f"legacy JavaScript uses the network ({', '.join(netn)})"
-                      + (f"; literal hosts: {', '.join(hosts[:10])}" if hosts else ""),
-                      evidence=f"cjs line {js.names[netn[0]][0]}")
-        for host, line in js.url_hosts:
-            b.fact(b.urls, host, f"cjs line {line}")
 
-    # MCP
-    mcp = module.mcp_url
+_JS_DYNAMIC = ("eval", "Function", "importScripts", "import")
+_JS_NETWORK = ("fetch", "XMLHttpRequest", "WebSocket", "sendBeacon", "EventSource", "risuFetch")
+
+
+def _legacy_js(b: _Builder) -> None:
+    """Legacy custom JavaScript (``cjs``): names it uses, code built at run time, network."""
+    cjs = b.m.cjs
+    if not cjs.strip():
+        return
+    b.counts["cjs_bytes"] = len(cjs)
+    b.cap("script.legacy_js", "cjs")
+    b.finding(RA501, f"carries legacy custom JavaScript ({len(cjs)} characters)", evidence="cjs")
+    js = scan_js(cjs)
+    for name, lines in sorted(js.names.items()):
+        for line in lines:
+            b.fact(b.host_apis, f"js:{name}", f"cjs line {line}")
+    dyn = sorted(n for n in js.names if n in _JS_DYNAMIC)
+    if dyn:
+        b.cap("script.dynamic_load", f"cjs line {js.names[dyn[0]][0]}")
+        for n in dyn:
+            b.fact(b.dynamic, f"cjs:{n}", f"cjs line {js.names[n][0]}")
+        b.finding(RA502, f"legacy JavaScript builds code at run time ({', '.join(dyn)})",
+                  evidence=f"cjs line {js.names[dyn[0]][0]}")
+    netn = sorted(n for n in js.names if n in _JS_NETWORK)
+    if netn:
+        hosts = sorted({h for h, _ in js.url_hosts})
+        b.finding(RA503, f"legacy JavaScript uses the network ({', '.join(netn)})"
+                  + (f"; literal hosts: {', '.join(hosts[:10])}" if hosts else ""),
+                  evidence=f"cjs line {js.names[netn[0]][0]}")
+    for host, line in js.url_hosts:
+        b.fact(b.urls, host, f"cjs line {line}")
+
+
+def _mcp(b: _Builder) -> None:
+    """An MCP server address (RA802)."""
+    mcp = b.m.mcp_url
     if mcp.strip():
         b.cap("mcp.server", "mcp.url")
         host = _host(mcp) or "(unparsed address)"
         b.fact(b.net, host, "mcp.url")
-        b.finding(RA802, f"connects to an MCP server at {host}",
-                  evidence="mcp.url")
+        b.finding(RA802, f"connects to an MCP server at {host}", evidence="mcp.url")
 
-    # lowLevelAccess
-    module_lla = module.low_level_access
-    any_lla = module_lla or bool(b.trigger_lla)
+
+def _low_level_access(b: _Builder) -> None:
+    """lowLevelAccess against the privileged calls seen: refused calls (RA101), over-asking
+    (RA102)."""
+    module_lla = b.m.low_level_access
     if module_lla:
         b.cap("low_level_access", "lowLevelAccess")
     for i in b.trigger_lla:
@@ -882,7 +882,7 @@ def analyze(module: Module) -> Analysis:
             b.finding(RA101, f"uses the privileged API {api} without lowLevelAccess; RisuAI will "
                       "refuse it silently (set lowLevelAccess or remove the call)",
                       evidence=where)
-    if any_lla and not b.privileged_uses:
+    if (module_lla or b.trigger_lla) and not b.privileged_uses:
         unseen = any(f.rule in (RA110.id, RA112.id, RA113.id) for f in b.findings)
         b.finding(RA102, "asks for lowLevelAccess but uses no privileged API "
                   + ("in the code this analysis can read; it also runs code built at run time, "
@@ -890,13 +890,18 @@ def analyze(module: Module) -> Analysis:
                   evidence="lowLevelAccess" if module_lla else f"trigger[{b.trigger_lla[0]}]"
                   ".lowLevelAccess")
 
-    # structural provides
-    if module.lorebook:
-        b.cap("lorebook.entries", "lorebook")
-    if module.regex:
-        b.cap("regex.transform", "regex")
-    b.assets()
 
+def _structure(b: _Builder) -> None:
+    """What the module provides by carrying it: lorebook entries, regex transforms."""
+    if b.m.lorebook:
+        b.cap("lorebook.entries", "lorebook")
+    if b.m.regex:
+        b.cap("regex.transform", "regex")
+
+
+def _capabilities(b: _Builder) -> tuple[list[Capability], list[Capability], dict[str, int]]:
+    """The capabilities seen, split into requires and provides, in vocabulary order (only
+    vocabulary names are ever emitted); and the vocabulary order itself."""
     vocab = vocabulary()
     order = {name: i for i, name in enumerate(vocab)}
     requires: list[Capability] = []
@@ -904,19 +909,23 @@ def analyze(module: Module) -> Analysis:
     for name in sorted(b.caps, key=lambda n: (order.get(n, 10**6), n)):
         entry = vocab.get(name)
         if not isinstance(entry, dict):
-            continue  # only vocabulary names are ever emitted
+            continue
         capability = Capability(name, str(entry.get("kind", "requires")), list(b.caps[name]))
         (provides if capability.kind == "provides" else requires).append(capability)
+    return requires, provides, order
 
+
+def _result(b: _Builder, trigger_types: list[str], tp: ToggleParse) -> Analysis:
+    """The :class:`Analysis` of what the builder recorded (sorted, deterministic)."""
+    requires, provides, order = _capabilities(b)
     hooks = [b.hooks[n] for n in sorted(b.hooks, key=lambda n: (order.get(n, 10**6), n))]
     counts = dict(b.counts)
     counts["toggles"] = len(tp.toggles)
     for k in ("lorebook", "regex", "triggers", "assets", "lua_bytes", "cjs_bytes", "cbs_tags"):
         counts.setdefault(k, 0)
-
     return Analysis(
-        name=module.name,
-        component_type=str(module.component_type),
+        name=b.m.name,
+        component_type=str(b.m.component_type),
         hooks=hooks,
         state=[b.state[k] for k in sorted(b.state)],
         host_apis=_sorted_facts(b.host_apis),
@@ -931,7 +940,7 @@ def analyze(module: Module) -> Analysis:
         url_hosts=_sorted_facts(b.urls),
         conditions=list(b.conditions),
         trigger_types=trigger_types,
-        low_level_access=module_lla,
+        low_level_access=b.m.low_level_access,
         low_level_triggers=list(b.trigger_lla),
         lorebook_code=list(b.lorebook_code),
         counts=counts,

@@ -7,6 +7,49 @@ from typing import Any
 
 from risutools.analysis.toggles import Toggle
 from risutools.findings import Finding, sorted_findings
+from risutools.resources import load_data_yaml
+
+
+@dataclass(frozen=True)
+class Hook:
+    """One row of the hook table (``hook:`` of a hook in ``risutools/data/capabilities.yaml``):
+    the capability, the word documents use, its tag, and what reaches it in RisuAI."""
+
+    capability: str
+    word: str
+    tag: str
+    trigger_types: tuple[str, ...]
+    regex_types: tuple[str, ...]
+    listen_edit: str | None
+
+
+def _load_hooks() -> dict[str, Hook]:
+    caps = load_data_yaml("capabilities.yaml")["capabilities"]
+    out: dict[str, Hook] = {}
+    for name, entry in caps.items():
+        row = entry.get("hook") if isinstance(entry, dict) else None
+        if isinstance(row, dict):
+            out[name] = Hook(name, str(row["word"]), str(row["tag"]),
+                             tuple(row.get("trigger_types") or ()),
+                             tuple(row.get("regex_types") or ()), row.get("listen_edit"))
+    return out
+
+
+#: the one hook table, in vocabulary order (capability -> row)
+HOOKS: dict[str, Hook] = _load_hooks()
+#: RisuAI trigger type -> hook capability
+TRIGGER_TYPE_HOOKS: dict[str, str] = {t: h.capability for h in HOOKS.values()
+                                      for t in h.trigger_types}
+#: RisuAI regex script type -> hook capability
+REGEX_TYPE_HOOKS: dict[str, str] = {t: h.capability for h in HOOKS.values()
+                                    for t in h.regex_types}
+#: listenEdit kind -> hook capability
+LISTEN_EDIT_HOOKS: dict[str, str] = {h.listen_edit: h.capability for h in HOOKS.values()
+                                     if h.listen_edit}
+#: hook capability -> the word documents use (editRequest, start, manual ...)
+HOOK_WORDS: dict[str, str] = {h.capability: h.word for h in HOOKS.values()}
+#: hook capability -> tag (edit-request, chat-start, buttons ...)
+HOOK_TAGS: dict[str, str] = {h.capability: h.tag for h in HOOKS.values()}
 
 
 def scrub(value: Any) -> Any:
