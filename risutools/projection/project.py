@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from risutools.analysis import Analysis, analyze
-from risutools.analysis.model import StateKey, scrub
+from risutools.analysis.model import HOOK_TAGS, HOOK_WORDS, StateKey, scrub
 from risutools.analysis.toggles import Toggle
 from risutools.checks import all_checks
 from risutools.checks.analysis import RA114
@@ -189,7 +189,7 @@ def _plural(n: int) -> dict[str, str]:
 
 def _summary(lang: str, a: Analysis, type_word: str) -> str:
     parts: list[str] = []
-    hooks = [HOOK_WORD[h] for h in a.hook_names() if h in HOOK_WORD]
+    hooks = [HOOK_WORDS[h] for h in a.hook_names() if h in HOOK_WORDS]
     if hooks:
         parts.append(t(lang, "summary_hooks", hooks=", ".join(hooks)))
     written = [s for s in a.state if s.scope == "chat" and s.writes]
@@ -202,13 +202,6 @@ def _summary(lang: str, a: Analysis, type_word: str) -> str:
     if a.privileged:
         parts.append(t(lang, "summary_priv", apis=", ".join(f.name for f in a.privileged[:5])))
     return summary_sentence(lang, type_word, parts)
-
-
-HOOK_WORD: dict[str, str] = {
-    "hook.edit_request": "editRequest", "hook.edit_display": "editDisplay",
-    "hook.edit_input": "editInput", "hook.edit_output": "editOutput",
-    "hook.chat_start": "start", "hook.manual": "manual", "hook.translation": "edittrans",
-}
 
 
 def _activation_rules(lang: str, a: Analysis, guard: CopyGuard) -> list[str]:
@@ -283,15 +276,9 @@ def _finding_sentences(lang: str, a: Analysis) -> list[str]:
 
 def _tags(a: Analysis, module: Module, charx: bool) -> list[str]:
     tags: list[str] = []
-    hook_tags = {
-        "hook.edit_request": "edit-request", "hook.edit_display": "edit-display",
-        "hook.edit_input": "edit-input", "hook.edit_output": "edit-output",
-        "hook.chat_start": "chat-start", "hook.manual": "buttons",
-        "hook.translation": "translation",
-    }
     for h in a.hook_names():
-        if h in hook_tags:
-            tags.append(hook_tags[h])
+        if h in HOOK_TAGS:
+            tags.append(HOOK_TAGS[h])
     req = set(a.requires_names())
     for cap, tag in (("chat_state_kv", "chat-state"), ("global_state_kv", "global-state"),
                      ("chat.write", "chat-edit"), ("llm.call", "llm-call"),
