@@ -33,6 +33,7 @@ from risutools.analysis.model import (
     Condition,
     Fact,
     StateKey,
+    quoted,
 )
 from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, parse_flags
 from risutools.analysis.toggles import ToggleParse, parse_toggles
@@ -69,6 +70,7 @@ from risutools.checks.analysis import (
     RA704,
     RA801,
     RA802,
+    RA803,
     RA900,
 )
 from risutools.checks.registry import Check
@@ -87,6 +89,18 @@ STATE_CALLS: dict[str, tuple[str, str]] = {  # name -> (scope, read|write); key 
     f.name: f.state for f in _API.functions.values() if f.state is not None}
 ENTRY_POINTS: dict[str, str] = dict(_API.entry_points)
 CODE_EFFECTS = frozenset({"triggerlua", "triggercode"})
+#: effects RisuAI's trigger runner passes over (triggers.ts: "Header for V2 triggers", a
+#: comment): a trigger made only of these (or of nothing) does nothing when it runs
+INERT_EFFECTS = frozenset({"v2Header", "v2Comment"})
+#: the fields of a module RisuAI reads (modules.ts ``RisuModule``; ``type`` and
+#: ``displayOrder`` are written by RisuAI's exports and editors); any other field never runs
+MODULE_FIELDS = frozenset({
+    "name", "description", "lorebook", "regex", "cjs", "trigger", "id", "lowLevelAccess",
+    "hideIcon", "backgroundEmbedding", "assets", "namespace", "customModuleToggle", "mcp",
+    "type", "displayOrder"})
+#: field names that say "code" (a field RisuAI does not read, named so, is dead code)
+CODE_FIELD_NAMES = frozenset({"lua", "luacode", "code", "script", "scripts", "js",
+                              "javascript", "triggerlua", "triggercode"})
 EFFECT_CAPS: dict[str, str] = {
     "setvar": "chat_state_kv", "v2SetVar": "chat_state_kv", "v2IfVar": "chat_state_kv",
     "v2MakeArrayVar": "chat_state_kv", "v2GetVar": "chat_state_kv",
@@ -157,6 +171,8 @@ class _Builder:
         self.constants: dict[str, str] = {}
         self.lorebook_code: list[int] = []
         self.lore_names_read: dict[str, str] = {}  # getLoreBooks(id, "name") -> evidence
+        self.required_toggles: dict[str, Fact] = {}  # toggle keys read, declared elsewhere
+        self.unused_fields: dict[str, Fact] = {}  # fields RisuAI never reads holding code
 
     # -- recording -------------------------------------------------------------------
     def finding(self, check: Check, message: str, evidence: str = "", pointer: str = "",
@@ -363,7 +379,7 @@ class _Builder:
             own = {str(e.get("comment")) for e in self.m.lorebook if isinstance(e, dict)}
             foreign = sorted(n for n in self.lore_names_read if n not in own)
             if foreign:
-                shown = ", ".join(repr(n[:40]) for n in foreign[:5])
+                shown = ", ".join(quoted(n[:40]) for n in foreign[:5])
                 self.finding(RA113, f"{name} runs code read from lorebook entries at run time "
                              f"({len(from_lore)} call(s)); it reads entries this module does "
                              f"not carry ({shown}): code kept in another module's lorebook, "
@@ -470,7 +486,11 @@ class _Builder:
                 conds = []
             all_code = bool(effects) and all(
                 isinstance(e, dict) and _is_code_effect(e.get("type")) for e in effects)
-            if isinstance(ttype, str) and ttype in TRIGGER_TYPE_HOOKS and not all_code:
+            inert = all(isinstance(e, dict) and isinstance(e.get("type"), str)
+                        and e["type"] in INERT_EFFECTS for e in effects)
+            if inert:  # only a v2Header marker (or nothing): running it does nothing
+                self.counts["inert_triggers"] = self.counts.get("inert_triggers", 0) + 1
+            elif isinstance(ttype, str) and ttype in TRIGGER_TYPE_HOOKS and not all_code:
                 self.hook(TRIGGER_TYPE_HOOKS[ttype], f"{base}.type")
             for j, c in enumerate(conds):
                 self.condition(i, j, c)
@@ -492,6 +512,8 @@ class _Builder:
         if ctype_s == "var" and var_s:
             self.state_use("chat", var_s, "read", where)
             self.cap("chat_state_kv", where)
+        elif ctype_s == "exists" and isinstance(val, str) and "{{" in val:
+            self.cbs(val, f"{where}.value")  # RisuAI runs the searched text through CBS
         self.conditions.append(Condition(
             i, ctype_s if ctype_s in ("var", "exists", "chatindex", "value") else "other",
             var_s[:80], op[:8] if isinstance(op, str) else "",
@@ -544,7 +566,8 @@ class _Builder:
                 self.hook(REGEX_TYPE_HOOKS[rtype], f"regex[{i}].type")
             elif rtype is not None:
                 self.finding(RA203,
-                             f"regex script type {str(rtype)[:40]!r} is not one RisuAI documents",
+                             f"regex script type {quoted(str(rtype)[:40])} is not one RisuAI "
+                             "documents",
                              evidence=f"regex[{i}].type")
             flag = r.get("flag")
             letters = ""
@@ -552,7 +575,8 @@ class _Builder:
                 letters, _directives, unknown = parse_flags(flag)
                 if unknown:
                     self.finding(RA204,
-                                 f"regex flag field has unknown letters {''.join(unknown)[:20]!r}",
+                                 "regex flag field has unknown letters "
+                                 f"{quoted(''.join(unknown)[:20])}",
                                  evidence=f"regex[{i}].flag")
             pattern = r.get("in")
             if pattern is not None and not isinstance(pattern, str):
@@ -775,6 +799,7 @@ def analyze(module: Module) -> Analysis:
     _low_level_access(b)
     _structure(b)
     b.assets()
+    _unused_code_fields(b)
     return _result(b, trigger_types, toggles)
 
 
@@ -800,8 +825,8 @@ def _toggles(b: _Builder) -> ToggleParse:
     tp = parse_toggles(toggle_text)
     for key, line in tp.duplicates:
         b.finding(RA701,
-                  f"toggle key {key[:60]!r} is declared more than once; RisuAI keeps one value "
-                  "for both", evidence=f"{toggle_field} line {line}")
+                  f"toggle key {quoted(key[:60])} is declared more than once; RisuAI keeps one "
+                  "value for both", evidence=f"{toggle_field} line {line}")
     for line in tp.malformed:
         b.finding(RA702, "a toggle line has no key=label form and was skipped",
                   evidence=f"{toggle_field} line {line}")
@@ -809,17 +834,49 @@ def _toggles(b: _Builder) -> ToggleParse:
         b.finding(RA702, f"{tp.over_limit} toggle line(s) past the first "
                   f"{len(tp.toggles)} toggles were not read", evidence=toggle_field)
     for kind, line in tp.unknown_types:
-        b.finding(RA703, f"unknown toggle type {kind!r}; read as a text field",
+        b.finding(RA703, f"unknown toggle type {quoted(kind)}; read as a text field",
                   evidence=f"{toggle_field} line {line}")
     if toggle_text.strip():
         b.cap("ui.toggles", toggle_field)
     declared = {t.key for t in tp.toggles}
     for (scope, key), sk in sorted(b.state.items()):
-        if scope == "global" and key.startswith("toggle_") and declared \
-                and key[len("toggle_"):] not in declared:
-            b.finding(RA704, f"the global variable {key[:60]!r} is read but no toggle declares it",
-                      evidence=(sk.reads or ["?"])[0])
+        name = key[len("toggle_"):]
+        if scope != "global" or not key.startswith("toggle_") or name in declared:
+            continue
+        uses = sk.reads or sk.writes
+        why = _undeclared_toggle_problem(name, declared)
+        if why:
+            b.finding(RA704, f"the global variable {quoted(key[:60])} is read but no toggle "
+                      f"declares it ({why})", evidence=uses[0] if uses else "?")
+        else:  # RisuAI merges every enabled module's toggles: another one may declare it
+            for where in uses:
+                b.fact(b.required_toggles, name, where)
     return tp
+
+
+def _toggle_prefix(key: str) -> str:
+    """The namespace of a toggle key: the text up to its first ``.`` (``lb-mini.mode`` ->
+    ``lb-mini.``), or "" when it has none."""
+    dot = key.find(".")
+    return key[:dot + 1] if dot > 0 else ""
+
+
+def _fold(key: str) -> str:
+    return key.strip().lower().replace("_", "-")
+
+
+def _undeclared_toggle_problem(name: str, declared: set[str]) -> str:
+    """Why reading the undeclared toggle ``name`` is a mistake of this module, or "" when it
+    is a toggle another module may declare (RisuAI's toggles are global: the declarations of
+    every enabled module are merged).  A mistake: a near miss of a key this module declares
+    (case, spaces, ``-``/``_``), or a key under a namespace only this module's keys use."""
+    folded = {_fold(k): k for k in declared}
+    if _fold(name) in folded:
+        return f"a near miss of the declared key {quoted(folded[_fold(name)][:60])}"
+    prefix = _toggle_prefix(name)
+    if prefix and any(_toggle_prefix(k) == prefix for k in declared):
+        return f"it uses this module's own prefix {quoted(prefix[:40])}"
+    return ""
 
 
 _JS_DYNAMIC = ("eval", "Function", "importScripts", "import")
@@ -899,6 +956,23 @@ def _structure(b: _Builder) -> None:
         b.cap("regex.transform", "regex")
 
 
+def _unused_code_fields(b: _Builder) -> None:
+    """Fields RisuAI never reads that hold code (a module's ``lua`` text, say): dead code,
+    reported once each (RA803) and never analysed as code that runs."""
+    if b.m.component_type != "module":
+        return
+    for key in sorted(k for k in b.m.data if isinstance(k, str) and k not in MODULE_FIELDS):
+        value = b.m.data[key]
+        if not isinstance(value, str) or not value.strip():
+            continue
+        if key.lower() not in CODE_FIELD_NAMES and not looks_like_lua(value):
+            continue
+        b.fact(b.unused_fields, key, f"/{key}")
+        b.finding(RA803, f"the field {quoted(key[:40])} holds code ({len(value)} characters) "
+                  "but RisuAI never reads this field, so it never runs; it was not analysed "
+                  "as running code", evidence=f"/{key}", pointer=f"/{key}")
+
+
 def _capabilities(b: _Builder) -> tuple[list[Capability], list[Capability], dict[str, int]]:
     """The capabilities seen, split into requires and provides, in vocabulary order (only
     vocabulary names are ever emitted); and the vocabulary order itself."""
@@ -943,6 +1017,8 @@ def _result(b: _Builder, trigger_types: list[str], tp: ToggleParse) -> Analysis:
         low_level_access=b.m.low_level_access,
         low_level_triggers=list(b.trigger_lla),
         lorebook_code=list(b.lorebook_code),
+        required_toggles=_sorted_facts(b.required_toggles),
+        unused_code_fields=_sorted_facts(b.unused_fields),
         counts=counts,
         findings=sorted_findings(b.findings),
     )

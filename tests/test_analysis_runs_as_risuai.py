@@ -1,0 +1,234 @@
+"""Classes of misses found on real attachments, each with fixtures of the project's own
+(positive and negative; nothing is taken from the real corpus): what RisuAI actually runs,
+what it merges across modules, what it ignores, and how text is shown."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from harness import run_cli
+
+from risutools.analysis import analyze
+from risutools.analysis.model import display
+from risutools.formats import read_path
+from risutools.formats.card import card_module_data, has_active_content
+from risutools.formats.model import Module
+from risutools.formats.risum import write_risum
+
+
+def ids(m: Module) -> list[str]:
+    return [f.rule for f in analyze(m).findings]
+
+
+def trigger(ttype: str, *effects: dict[str, Any]) -> dict[str, Any]:
+    return {"type": ttype, "conditions": [], "effect": list(effects)}
+
+
+# -- a trigger made only of a v2Header marker does nothing -----------------------------------
+
+def test_header_only_and_empty_triggers_are_not_entry_points() -> None:
+    for effects in ([{"type": "v2Header", "indent": 0}], [],
+                    [{"type": "v2Header", "indent": 0}, {"type": "v2Comment", "value": "todo"}]):
+        a = analyze(Module({"name": "T", "trigger": [trigger("manual", *effects)]}))
+        assert a.hook_names() == [], effects
+        assert a.counts["inert_triggers"] == 1
+
+
+def test_a_header_with_a_real_effect_is_an_entry_point() -> None:
+    m = Module({"name": "T", "trigger": [
+        trigger("manual", {"type": "v2Header", "indent": 0},
+                {"type": "v2SetVar", "var": "n", "operator": "=", "valueType": "value",
+                 "value": "1", "indent": 0}),
+        trigger("start", {"type": "v2Header", "indent": 0})]})
+    a = analyze(m)
+    assert a.hook_names() == ["hook.manual"]  # the start trigger is a bare header
+    assert a.counts["inert_triggers"] == 1
+    assert a.state_key("n") is not None
+
+
+def test_an_unreadable_effect_type_is_not_a_marker() -> None:
+    m = Module({"name": "T", "trigger": [trigger("manual", {"type": ["v2Header"]})]})
+    a = analyze(m)
+    assert "hook.manual" in a.hook_names() and "RA801" in ids(m)
+
+
+# -- a field RisuAI never reads holds code: dead, said once, never analysed as code ------------
+
+LUA = "local n = 0\nfunction onOutput(id)\n  n = n + 1\n  LLM(id, {})\nend\n"
+
+
+def test_lua_field_is_dead_code() -> None:
+    a = analyze(Module({"name": "T", "lua": LUA}))
+    assert [f.name for f in a.unused_code_fields] == ["lua"]
+    assert a.unused_code_fields[0].evidence == ["/lua"]
+    [f] = [f for f in a.findings if f.rule == "RA803"]
+    assert f.severity == "info" and f.pointer == "/lua" and "never runs" in f.message
+    assert "LLM" not in f.message  # never code
+    # not analysed as running code: no entry point, no privileged call, no Lua counted
+    assert a.entry_points == [] and a.privileged == [] and a.counts["lua_bytes"] == 0
+    assert "RA101" not in ids(Module({"name": "T", "lua": LUA}))
+
+
+def test_the_same_code_in_a_trigger_runs() -> None:
+    m = Module({"name": "T", "trigger": [trigger("output", {"type": "triggerlua",
+                                                           "code": LUA})]})
+    a = analyze(m)
+    assert a.unused_code_fields == [] and "RA803" not in ids(m)
+    assert [e.name for e in a.entry_points] == ["onOutput"] and "RA101" in ids(m)
+
+
+def test_unknown_fields_without_code_and_known_fields_are_quiet() -> None:
+    for data in ({"changelog": "v2: fixed the status window"}, {"lua": "   "},
+                 {"lua": 3}, {"cjs": ""}, {"namespace": "ns"}, {"displayOrder": 2}):
+        m = Module({"name": "T", **data})
+        assert "RA803" not in ids(m), data
+    # a card or preset is not a module: its view has no stray fields to judge
+    assert analyze(Module({"name": "P", "lua": LUA}, component_type="preset")) \
+        .unused_code_fields == []
+
+
+# -- toggles are global: a toggle another module declares is a requirement, not a finding ------
+
+def _reads(*keys: str, declared: str) -> Module:
+    code = "\n".join(f'local v{i} = getGlobalVar(id, "toggle_{k}")' for i, k in enumerate(keys))
+    return Module({"name": "T", "customModuleToggle": declared,
+                   "trigger": [trigger("start", {"type": "triggerlua", "code": code})]})
+
+
+def test_toggle_of_a_sibling_module_is_a_requirement() -> None:
+    a = analyze(_reads("base.active", "base.lang", declared="mine.mode=Mode\nmine.lazy=Lazy"))
+    assert "RA704" not in [f.rule for f in a.findings]
+    assert [f.name for f in a.required_toggles] == ["base.active", "base.lang"]
+    assert a.required_toggles[0].evidence == ["trigger[0].effect[0] line 1"]
+    assert a.to_dict()["required_toggles"][1]["name"] == "base.lang"
+
+
+def test_toggle_mistakes_of_the_module_itself_still_fire() -> None:
+    a = analyze(_reads("mine.Mode", "mine.depth", "mine.mode", declared="mine.mode=Mode"))
+    found = [f for f in a.findings if f.rule == "RA704"]
+    assert len(found) == 2
+    assert "near miss" in found[0].message and "'mine.mode'" in found[0].message
+    assert "own prefix 'mine.'" in found[1].message
+    assert a.required_toggles == []
+
+
+def test_toggles_read_by_a_module_that_declares_none_are_requirements() -> None:
+    a = analyze(_reads("base.active", declared=""))
+    assert "RA704" not in ids(_reads("base.active", declared=""))
+    assert [f.name for f in a.required_toggles] == ["base.active"]
+    declared = analyze(_reads("a", declared="a=A"))
+    assert declared.required_toggles == []
+
+
+# -- a .charx with module.risum: the module's trigger, regex and lorebook replace the card's ---
+
+BOOK = [{"keys": ["night"], "name": "Night", "content": "{{getvar::hour}} o'clock"}]
+TRIG = [trigger("manual", {"type": "setvar", "var": "hour", "operator": "=", "value": "1"})]
+
+
+def _card(**risuai: Any) -> dict[str, Any]:
+    return {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+        "name": "Veil", "first_mes": "Welcome, {{user}}. {{setvar::met::1}}",
+        "character_book": {"entries": BOOK},
+        "extensions": {"risuai": {"triggerscript": TRIG, **risuai}}}}
+
+
+def _charx(tmp: Path, card: dict[str, Any], module: dict[str, Any] | None) -> Path:
+    p = tmp / "veil.charx"
+    with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("card.json", json.dumps(card))
+        if module is not None:
+            z.writestr("module.risum", write_risum(module, []))
+    return p
+
+
+def test_charx_module_states_lorebook_and_triggers_once(tmp_path: Path) -> None:
+    module = {"name": "Veil", "id": "veil-1", "trigger": TRIG,
+              "lorebook": [{"key": "night", "comment": "Night",
+                            "content": "{{getvar::hour}} o'clock"}]}
+    card, mod = read_path(_charx(tmp_path, _card(), module))
+    assert (card.component_type, mod.component_type) == ("character", "module")
+    ca, ma = analyze(card), analyze(mod)
+    assert ca.counts["lorebook"] == 0 and ca.counts["triggers"] == 0
+    assert ma.counts["lorebook"] == 1 and ma.counts["triggers"] == 1
+    assert ca.state_key("hour") is None and ma.state_key("hour") is not None
+    # what is the card's own stays on the card
+    assert ca.state_key("met") is not None and ca.state_key("met").writes == [
+        "card.first_mes line 1"]
+
+
+def test_charx_module_without_lorebook_leaves_the_card_lorebook(tmp_path: Path) -> None:
+    card, _mod = read_path(_charx(tmp_path, _card(), {"name": "Veil", "id": "v", "trigger": []}))
+    ca = analyze(card)
+    assert ca.counts["lorebook"] == 1 and ca.state_key("hour") is not None
+    assert ca.counts["triggers"] == 0  # triggers are always the module's (even none)
+
+
+def test_charx_without_module_keeps_everything(tmp_path: Path) -> None:
+    [card] = read_path(_charx(tmp_path, _card(), None))
+    ca = analyze(card)
+    assert ca.counts["lorebook"] == 1 and ca.counts["triggers"] == 1
+
+
+def test_card_view_with_a_carried_module() -> None:
+    view = card_module_data(_card(customScripts=[{"in": "a", "out": "b",
+                                                  "type": "editoutput"}]),
+                            {"lorebook": [], "trigger": [], "regex": []})
+    assert "trigger" not in view and "regex" not in view and "lorebook" not in view
+    assert has_active_content(view)  # CBS in the greeting is the card's own
+    alone = card_module_data(_card(customScripts=[{"in": "a", "out": "b"}]))
+    assert alone["trigger"] == TRIG and len(alone["regex"]) == 1 and len(alone["lorebook"]) == 1
+
+
+# -- CBS everywhere RisuAI evaluates it --------------------------------------------------------
+
+def test_cbs_in_card_description_and_background_html() -> None:
+    view = card_module_data({"spec": "chara_card_v3", "data": {
+        "name": "C", "description": "{{getvar::mood}}",
+        "extensions": {"risuai": {"backgroundHTML": "<div>{{setvar::seen::1}}</div>"}}}})
+    a = analyze(Module(view, component_type="character"))
+    assert a.state_key("mood").reads == ["card.description line 1"]
+    assert a.state_key("seen").writes == ["backgroundEmbedding line 1"]
+    plain = card_module_data({"spec": "chara_card_v3", "data": {
+        "name": "C", "description": "calm", "extensions": {"risuai": {"backgroundHTML": "<p>"}}}})
+    assert analyze(Module(plain, component_type="character")).state == []
+
+
+def test_cbs_in_more_v1_effects_and_exists_conditions() -> None:
+    m = Module({"name": "T", "trigger": [{
+        "type": "input",
+        "conditions": [{"type": "exists", "value": "{{getvar::word}}", "type2": "loose",
+                        "depth": 3}],
+        "effect": [{"type": "systemprompt", "location": "start", "value": "{{getvar::rule}}"},
+                   {"type": "command", "value": "/echo {{setvar::said::1}}"}]}]})
+    a = analyze(m)
+    assert a.state_key("word").reads == ["trigger[0].conditions[0].value line 1"]
+    assert a.state_key("rule").reads == ["trigger[0].effect[0].value line 1"]
+    assert a.state_key("said").writes == ["trigger[0].effect[1].value line 1"]
+    quiet = Module({"name": "T", "trigger": [{
+        "type": "input", "conditions": [{"type": "exists", "value": "word", "depth": 3}],
+        "effect": [{"type": "systemprompt", "location": "start", "value": "plain"}]}]})
+    assert analyze(quiet).state == []
+
+
+# -- text is shown as written; only what could spoof the output is escaped ---------------------
+
+def test_display_keeps_spaces_and_escapes_spoofing_characters() -> None:
+    assert display("모\u3000드") == "모\u3000드"
+    assert display("a\u00a0b\u2003c") == "a\u00a0b\u2003c"
+    assert display("x\ny") == "x\\ny" and display("esc\x1b[31m") == "esc\\x1b[31m"
+    assert display("ab\u202ecd") == "ab\\u202ecd" and display("a\u2066b") == "a\\u2066b"
+    assert display("zero\u200bwidth") == "zero\\u200bwidth"
+
+
+def test_text_report_prints_ideographic_space_as_is(tmp_path: Path) -> None:
+    p = tmp_path / "m.json"
+    p.write_text(json.dumps({"type": "risuModule", "name": "T\u202e", "id": "t",
+                             "customModuleToggle": "mode=모\u3000드\nx=\u202eevil"}),
+                 encoding="utf-8")
+    out = run_cli("analyze", str(p)).stdout
+    assert "모\u3000드" in out and "\\u3000" not in out
+    assert "\u202e" not in out and "\\u202e" in out
