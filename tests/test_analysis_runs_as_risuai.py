@@ -232,3 +232,40 @@ def test_text_report_prints_ideographic_space_as_is(tmp_path: Path) -> None:
     out = run_cli("analyze", str(p)).stdout
     assert "모\u3000드" in out and "\\u3000" not in out
     assert "\u202e" not in out and "\\u202e" in out
+
+
+# -- no false alarms on normal RisuAI (issue 11 item 7), end to end ---------------------------
+
+def test_png_declared_webp_asset_in_a_risum_is_normal(tmp_path: Path) -> None:
+    webp = b"RIFF\x1a\x00\x00\x00WEBPVP8 " + bytes(14)
+    html = b"<!doctype html><script>x()</script>"
+    for payload, fires in ((webp, False), (html, True)):
+        p = tmp_path / "a.risum"
+        p.write_bytes(write_risum({"name": "A", "id": "a", "assets": [["bg", "", "png"]]},
+                                  [payload]))
+        [m] = read_path(p)
+        assert ("RA401" in ids(m)) is fires
+
+
+def test_require_stubs_are_one_note_per_module_across_scripts() -> None:
+    stubs = "\n".join(f"local m{i} = require('./m{i}')" for i in range(3))
+    helper = "local M = {}\nfunction M.go(id)\n  return require('./util')\nend\nreturn M\n"
+    m = Module({"name": "T", "lowLevelAccess": False,
+                "trigger": [trigger("start", {"type": "triggerlua", "code": stubs})],
+                "lorebook": [{"comment": "helper.lua", "content": helper}]})
+    found = [f for f in analyze(m).findings if f.rule == "RA111"]
+    assert len(found) == 1 and "4 calls" in found[0].message
+    one = Module({"name": "T", "trigger": [trigger("start", {"type": "triggerlua",
+                                                            "code": "require('./m')"})]})
+    [note] = [f for f in analyze(one).findings if f.rule == "RA111"]
+    assert "stubs" not in note.message  # one call is not a bundler's set of stubs
+
+
+def test_disabled_regex_is_neither_hook_nor_finding() -> None:
+    a = analyze(Module({"name": "T", "regex": [
+        {"in": "(a+)+", "out": "{{getvar::x}}", "type": "disabled"}]}))
+    assert a.hook_names() == [] and a.findings == [] and a.counts["regex_disabled"] == 1
+    live = analyze(Module({"name": "T", "regex": [
+        {"in": "(a+)+", "out": "{{getvar::x}}", "type": "editdisplay"}]}))
+    assert live.hook_names() == ["hook.edit_display"] and "RA201" in ids(
+        Module({"name": "T", "regex": [{"in": "(a+)+", "type": "editdisplay"}]}))
