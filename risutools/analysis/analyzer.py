@@ -557,54 +557,55 @@ class _Builder:
         for i, r in enumerate(scripts):
             if not isinstance(r, dict):
                 self.wrong_type(f"/regex/{i}", "an object", r)
-                continue
-            rtype = r.get("type")
-            if rtype == "disabled":  # a documented type: RisuAI keeps the script but never runs it
+            elif r.get("type") == "disabled":  # documented: RisuAI keeps it, never runs it
                 self.counts["regex_disabled"] = self.counts.get("regex_disabled", 0) + 1
-                continue
-            if isinstance(rtype, str) and rtype in REGEX_TYPE_HOOKS:
-                self.hook(REGEX_TYPE_HOOKS[rtype], f"regex[{i}].type")
-            elif rtype is not None:
-                self.finding(RA203,
-                             f"regex script type {quoted(str(rtype)[:40])} is not one RisuAI "
-                             "documents",
-                             evidence=f"regex[{i}].type")
-            flag = r.get("flag")
-            letters = ""
-            if isinstance(flag, str) and flag:
-                letters, _directives, unknown = parse_flags(flag)
-                if unknown:
-                    self.finding(RA204,
-                                 "regex flag field has unknown letters "
-                                 f"{quoted(''.join(unknown)[:20])}",
-                                 evidence=f"regex[{i}].flag")
-            pattern = r.get("in")
-            if pattern is not None and not isinstance(pattern, str):
-                self.wrong_type(f"/regex/{i}/in", "a string", pattern)
-            elif isinstance(pattern, str) and pattern:
-                try:
-                    risks = backtracking_risks(pattern, letters)
-                except RegexParseError as exc:
-                    self.finding(RA202, f"the pattern could not be parsed ({exc.why} at offset "
-                                 f"{exc.offset}); it was not checked for backtracking",
-                                 evidence=f"regex[{i}].in")
-                except RecursionError:
-                    self.finding(RA202, "the pattern is nested too deeply to check",
-                                 evidence=f"regex[{i}].in")
-                else:
-                    for risk in risks:
-                        what = ("nested unbounded quantifiers that can split the same text in "
-                                "many ways" if risk.shape == "nested-quantifier" else
-                                "a repeated alternation whose branches can match the same text")
-                        self.finding(RA201,
-                                     f"the pattern risks catastrophic backtracking ({what}); "
-                                     "RisuAI runs it on every message", evidence=f"regex[{i}].in")
-            out = r.get("out")
-            if out is not None and not isinstance(out, str):
-                self.wrong_type(f"/regex/{i}/out", "a string", out)
-            elif isinstance(out, str) and out:
-                self.cbs(out, f"regex[{i}].out")
-                self.html(out, f"regex[{i}].out")
+            else:
+                self.regex_script(i, r)
+
+    def regex_script(self, i: int, r: dict[str, Any]) -> None:
+        """One regex script RisuAI runs: its hook, flags, pattern and output."""
+        rtype = r.get("type")
+        if isinstance(rtype, str) and rtype in REGEX_TYPE_HOOKS:
+            self.hook(REGEX_TYPE_HOOKS[rtype], f"regex[{i}].type")
+        elif rtype is not None:
+            self.finding(RA203, f"regex script type {quoted(str(rtype)[:40])} is not one "
+                         "RisuAI documents", evidence=f"regex[{i}].type")
+        flag = r.get("flag")
+        letters = ""
+        if isinstance(flag, str) and flag:
+            letters, _directives, unknown = parse_flags(flag)
+            if unknown:
+                self.finding(RA204, "regex flag field has unknown letters "
+                             f"{quoted(''.join(unknown)[:20])}", evidence=f"regex[{i}].flag")
+        pattern = r.get("in")
+        if pattern is not None and not isinstance(pattern, str):
+            self.wrong_type(f"/regex/{i}/in", "a string", pattern)
+        elif isinstance(pattern, str) and pattern:
+            self.regex_pattern(pattern, letters, f"regex[{i}].in")
+        out = r.get("out")
+        if out is not None and not isinstance(out, str):
+            self.wrong_type(f"/regex/{i}/out", "a string", out)
+        elif isinstance(out, str) and out:
+            self.cbs(out, f"regex[{i}].out")
+            self.html(out, f"regex[{i}].out")
+
+    def regex_pattern(self, pattern: str, letters: str, where: str) -> None:
+        """The backtracking check of one pattern (parsed as data, never compiled)."""
+        try:
+            risks = backtracking_risks(pattern, letters)
+        except RegexParseError as exc:
+            self.finding(RA202, f"the pattern could not be parsed ({exc.why} at offset "
+                         f"{exc.offset}); it was not checked for backtracking", evidence=where)
+            return
+        except RecursionError:
+            self.finding(RA202, "the pattern is nested too deeply to check", evidence=where)
+            return
+        for risk in risks:
+            what = ("nested unbounded quantifiers that can split the same text in many ways"
+                    if risk.shape == "nested-quantifier" else
+                    "a repeated alternation whose branches can match the same text")
+            self.finding(RA201, f"the pattern risks catastrophic backtracking ({what}); "
+                         "RisuAI runs it on every message", evidence=where)
 
     def lorebook(self) -> None:
         entries = self.m.lorebook
