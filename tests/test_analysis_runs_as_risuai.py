@@ -158,6 +158,8 @@ def test_charx_module_states_lorebook_and_triggers_once(tmp_path: Path) -> None:
     # what is the card's own stays on the card
     assert ca.state_key("met") is not None and ca.state_key("met").writes == [
         "card.first_mes line 1"]
+    out = run_cli("analyze", str(tmp_path / "veil.charx")).stdout
+    assert "trigger, lorebook: replaced on import by the module.risum it carries" in out
 
 
 def test_charx_module_without_lorebook_leaves_the_card_lorebook(tmp_path: Path) -> None:
@@ -178,9 +180,11 @@ def test_card_view_with_a_carried_module() -> None:
                                                   "type": "editoutput"}]),
                             {"lorebook": [], "trigger": [], "regex": []})
     assert "trigger" not in view and "regex" not in view and "lorebook" not in view
+    assert view["replacedByModule"] == ["trigger", "regex", "lorebook"]
     assert has_active_content(view)  # CBS in the greeting is the card's own
     alone = card_module_data(_card(customScripts=[{"in": "a", "out": "b"}]))
     assert alone["trigger"] == TRIG and len(alone["regex"]) == 1 and len(alone["lorebook"]) == 1
+    assert "replacedByModule" not in alone
 
 
 # -- CBS everywhere RisuAI evaluates it --------------------------------------------------------

@@ -27,6 +27,10 @@ CBS_FIELDS = ("description", "personality", "scenario", "first_mes", "mes_exampl
               "group_only_greetings")
 
 
+#: the key of the view listing the card's parts the carried module replaces
+REPLACED_BY_MODULE = "replacedByModule"
+
+
 def _dict(v: Any) -> dict[str, Any]:
     return v if isinstance(v, dict) else {}
 
@@ -48,10 +52,11 @@ def card_module_data(card: dict[str, Any],
         if key in risu:
             out[target] = risu[key]
     if carried is not None:
-        for key in ("trigger", "regex"):
-            out.pop(key, None)
-        if isinstance(carried.get("lorebook"), list):
-            out.pop("lorebook", None)
+        replaced = [key for key in ("trigger", "regex") if out.pop(key, None) is not None]
+        if isinstance(carried.get("lorebook"), list) and out.pop("lorebook", None) is not None:
+            replaced.append("lorebook")
+        if replaced:
+            out[REPLACED_BY_MODULE] = replaced
     if risu.get("lowLevelAccess") is True:
         out["lowLevelAccess"] = True
     if isinstance(risu.get("backgroundHTML"), str):

@@ -10,6 +10,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from risutools.analysis.model import Analysis, Fact, display, quoted, scrub
+from risutools.formats.card import REPLACED_BY_MODULE
 
 if TYPE_CHECKING:
     from risutools.formats.model import Module
@@ -59,6 +60,10 @@ def render_analysis_text(path: str, results: list[tuple[Module, Analysis]]) -> s
             f"entr(y/ies), {c.get('regex', 0)} regex script(s), {len(a.toggles)} toggle(s), "
             f"{c.get('assets', 0)} asset(s), Lua {c.get('lua_bytes', 0)} chars, "
             f"legacy JS {c.get('cjs_bytes', 0)} chars")
+        replaced = m.data.get(REPLACED_BY_MODULE) if a.component_type == "character" else None
+        if isinstance(replaced, list) and replaced:
+            lines.append(f"  {', '.join(str(r) for r in replaced)}: replaced on import by the "
+                         "module.risum it carries (stated by that component)")
         lla = "yes" if a.low_level_access else "no"
         if a.low_level_triggers:
             lla += f" (and triggers {', '.join(str(i) for i in a.low_level_triggers)})"
