@@ -115,6 +115,16 @@ def test_toggle_mistakes_of_the_module_itself_still_fire() -> None:
     assert a.required_toggles == []
 
 
+def test_own_option_under_another_prefix_is_a_leftover() -> None:
+    a = analyze(_reads("old.privacy", "base.active", declared="mine.mode=M\nmine.privacy=P"))
+    [f] = [f for f in a.findings if f.rule == "RA704"]
+    assert "'toggle_old.privacy'" in f.message and "'mine.privacy'" in f.message
+    assert [t.name for t in a.required_toggles] == ["base.active"]
+    # an option the module does not have itself is another module's
+    b = analyze(_reads("old.diversity", declared="mine.mode=M\nmine.privacy=P"))
+    assert "RA704" not in [f.rule for f in b.findings]
+
+
 def test_toggles_read_by_a_module_that_declares_none_are_requirements() -> None:
     a = analyze(_reads("base.active", declared=""))
     assert "RA704" not in ids(_reads("base.active", declared=""))
@@ -273,3 +283,28 @@ def test_disabled_regex_is_neither_hook_nor_finding() -> None:
         {"in": "(a+)+", "out": "{{getvar::x}}", "type": "editdisplay"}]}))
     assert live.hook_names() == ["hook.edit_display"] and "RA201" in ids(
         Module({"name": "T", "regex": [{"in": "(a+)+", "type": "editdisplay"}]}))
+
+
+def test_cbs_calculation_reads_dollar_variables() -> None:
+    text = "{{#if {{? ($mood=1)&($lang=0)}}}}hi{{/if}} {{calc::$turn + 1}} {{? 2*3}}"
+    a = analyze(Module({"name": "T", "lorebook": [{"key": "k", "content": text}]}))
+    assert sorted(s.key for s in a.state) == ["lang", "mood", "turn"]
+    assert a.state_key("mood").reads == ["lorebook[0].content line 1"]
+    assert a.state_key("mood").writes == []
+    quiet = analyze(Module({"name": "T", "lorebook": [
+        {"key": "k", "content": "costs $5 {{? 1+2}} {{getvar::x}}"}]}))
+    assert [s.key for s in quiet.state] == ["x"]  # "$5" outside a calculation is text
+
+
+def test_load_of_an_entry_read_before_is_code_from_the_lorebook() -> None:
+    code = ("local src = getLoreBooks(id, 'shared-prelude')\n"
+            "load(src[1].content, '@prelude', 't')()\n")
+    a = analyze(Module({"name": "T", "trigger": [trigger("start", {"type": "triggerlua",
+                                                                  "code": code})]}))
+    [f] = [f for f in a.findings if f.rule in ("RA110", "RA113")]
+    assert f.rule == "RA113" and "'shared-prelude'" in f.message
+    # a field named content of something that is not a lorebook read stays unknown code
+    other = "local t = http_result()\nload(t.content)()\n"
+    b = analyze(Module({"name": "T", "trigger": [trigger("start", {"type": "triggerlua",
+                                                                  "code": other})]}))
+    assert [f.rule for f in b.findings if f.rule in ("RA110", "RA113")] == ["RA110"]

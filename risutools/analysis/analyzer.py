@@ -128,6 +128,9 @@ CBS_STATE: dict[str, tuple[str, str]] = {
     "getvar": ("chat", "read"), "setvar": ("chat", "write"), "addvar": ("chat", "write"),
     "setdefaultvar": ("chat", "write"), "getglobalvar": ("global", "read"),
 }
+#: CBS calculations (``{{? expr}}``, ``{{calc::expr}}``): ``$name`` reads a chat variable
+CBS_CALC = frozenset({"?", "calc"})
+_CALC_VAR = re.compile(r"\$([A-Za-z0-9_]{1,200})")
 #: preset prompt-item fields and preset text fields RisuAI runs through CBS
 PROMPT_ITEM_FIELDS = ("text", "innerFormat", "defaultText")
 PRESET_TEXT_FIELDS = ("mainPrompt", "jailbreak", "globalNote", "autoSuggestPrompt",
@@ -172,6 +175,7 @@ class _Builder:
         self.lorebook_code: list[int] = []
         self.lore_names_read: dict[str, str] = {}  # getLoreBooks(id, "name") -> evidence
         self.required_toggles: dict[str, Fact] = {}  # toggle keys read, declared elsewhere
+        self.risu_btn_seen: list[str] = []  # where risu-btn attributes are
         self.unused_fields: dict[str, Fact] = {}  # fields RisuAI never reads holding code
 
     # -- recording -------------------------------------------------------------------
@@ -357,7 +361,8 @@ class _Builder:
                 literal.setdefault(call.name, []).append(ev)
             elif a0 is not None and (
                     any(n in ("getLoreBooks", "loadLoreBooks") for n in a0.names)
-                    or (self.lorebook_code and "content" in a0.names)):
+                    or ((self.lorebook_code or self.reads_lorebook_at_runtime)
+                        and "content" in a0.names)):  # x.content of an entry read before
                 from_lore.append((call.name, ev))
             else:
                 extra = ""
@@ -416,6 +421,11 @@ class _Builder:
             self.cap("global_state_kv", ev)
             if key:
                 self.state_use("global", f"toggle_{key}", "read", ev)
+        elif t.name in CBS_CALC:
+            # RisuAI's calcString reads ``$name`` as the chat variable ``name``
+            for m in _CALC_VAR.finditer(" ".join(t.args)[:10_000]):
+                self.cap("chat_state_kv", ev)
+                self.state_use("chat", m.group(1), "read", ev)
         elif t.name == "button":
             fn = t.literal_arg(1)
             self.hook("hook.manual", ev)
@@ -443,7 +453,9 @@ class _Builder:
             self.fact(self.urls, host, f"{where} line {line}")
 
     def risu_buttons(self, text: str, where: str) -> None:
-        """``risu-btn="value"`` attributes: RisuAI's button entry point (onButtonClick)."""
+        """``risu-btn="value"`` attributes: a button RisuAI hands to the Lua global
+        ``onButtonClick(id, value)`` of whichever enabled module defines it (an entry point
+        of this module only when its own Lua defines it: see :func:`_button_entry`)."""
         if "risu-btn" in text:
             lines = None
             for m in _RISU_BTN.finditer(text):
@@ -451,7 +463,7 @@ class _Builder:
                     lines = LineIndex(text)
                 ev = f"{where} line {lines.line(m.start())}"
                 self.hook("hook.manual", ev)
-                self.fact(self.entries, "onButtonClick", ev)
+                self.risu_btn_seen.append(ev)
                 value = _CBS_IN_VALUE.sub("*", m.group(1)).strip()
                 if value:
                     self.fact(self.buttons, value[:80], ev)
@@ -801,6 +813,7 @@ def analyze(module: Module) -> Analysis:
     _structure(b)
     b.assets()
     _unused_code_fields(b)
+    _button_entry(b)
     return _result(b, trigger_types, toggles)
 
 
@@ -870,13 +883,20 @@ def _undeclared_toggle_problem(name: str, declared: set[str]) -> str:
     """Why reading the undeclared toggle ``name`` is a mistake of this module, or "" when it
     is a toggle another module may declare (RisuAI's toggles are global: the declarations of
     every enabled module are merged).  A mistake: a near miss of a key this module declares
-    (case, spaces, ``-``/``_``), or a key under a namespace only this module's keys use."""
+    (case, spaces, ``-``/``_``), a key under a namespace its own keys use, or one of its own
+    options under another namespace (``base.privacy`` read, ``mine.privacy`` declared)."""
     folded = {_fold(k): k for k in declared}
     if _fold(name) in folded:
         return f"a near miss of the declared key {quoted(folded[_fold(name)][:60])}"
     prefix = _toggle_prefix(name)
     if prefix and any(_toggle_prefix(k) == prefix for k in declared):
         return f"it uses this module's own prefix {quoted(prefix[:40])}"
+    option = _fold(name[len(prefix):])
+    twins = sorted(k for k in declared if _toggle_prefix(k) and _toggle_prefix(k) != prefix
+                   and _fold(k[len(_toggle_prefix(k)):]) == option)
+    if prefix and twins:
+        return (f"the option of its own key {quoted(twins[0][:60])} under another prefix: a "
+                "leftover of a copy or a rename, unless another module declares it")
     return ""
 
 
@@ -955,6 +975,15 @@ def _structure(b: _Builder) -> None:
         b.cap("lorebook.entries", "lorebook")
     if b.m.regex:
         b.cap("regex.transform", "regex")
+
+
+def _button_entry(b: _Builder) -> None:
+    """``onButtonClick`` is this module's entry point when its own Lua defines it; its
+    ``risu-btn`` buttons are then where it is reached.  Without a definition the buttons
+    reach the handler of another enabled module (hook.manual and the callbacks stay)."""
+    if "onButtonClick" in b.entries:
+        for ev in b.risu_btn_seen:
+            b.fact(b.entries, "onButtonClick", ev)
 
 
 def _unused_code_fields(b: _Builder) -> None:

@@ -217,9 +217,9 @@ RA703 = declare(
 RA704 = declare(
     "RA704", "info", "module", "toggle-undeclared",
     summary="`toggle_<key>` is read, no toggle of the module declares it, and it is the "
-    "module's own mistake: a near miss of a key it declares, or a key under its own prefix "
-    "(any other undeclared toggle is a `required_toggles` fact: RisuAI merges the toggles of "
-    "every enabled module).",
+    "module's own mistake: a near miss of a key it declares, a key under its own prefix, or "
+    "one of its own options under another prefix (any other undeclared toggle is a "
+    "`required_toggles` fact: RisuAI merges the toggles of every enabled module).",
     why="No control sets the variable, so the code reads a constant.",
     fix="Declare the toggle in customModuleToggle, or fix the key.")
 
