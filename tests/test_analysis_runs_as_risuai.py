@@ -308,3 +308,13 @@ def test_load_of_an_entry_read_before_is_code_from_the_lorebook() -> None:
     b = analyze(Module({"name": "T", "trigger": [trigger("start", {"type": "triggerlua",
                                                                   "code": other})]}))
     assert [f.rule for f in b.findings if f.rule in ("RA110", "RA113")] == ["RA110"]
+
+
+def test_concise_report_keeps_ideographic_space(tmp_path: Path) -> None:
+    p = tmp_path / "m.json"
+    p.write_text(json.dumps({"type": "risuModule", "name": "T", "id": "t",
+                             "customModuleToggle": "a\u3000b=A\na\u3000b=B\nc\u202e=C\nc\u202e=D"}),
+                 encoding="utf-8")
+    out = run_cli("analyze", "-f", "concise", str(p)).stdout
+    assert "'a\u3000b'" in out and "\\u3000" not in out
+    assert "\u202e" not in out and "'c\\u202e'" in out
