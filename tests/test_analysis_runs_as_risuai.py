@@ -318,3 +318,33 @@ def test_concise_report_keeps_ideographic_space(tmp_path: Path) -> None:
     out = run_cli("analyze", "-f", "concise", str(p)).stdout
     assert "'a\u3000b'" in out and "\\u3000" not in out
     assert "\u202e" not in out and "'c\\u202e'" in out
+
+
+# -- one hook table ------------------------------------------------------------------------------
+
+def test_one_hook_table_for_analyser_and_projection() -> None:
+    from risutools.analysis.model import (
+        HOOK_TAGS,
+        HOOK_WORDS,
+        HOOKS,
+        LISTEN_EDIT_HOOKS,
+        REGEX_TYPE_HOOKS,
+        TRIGGER_TYPE_HOOKS,
+    )
+    from risutools.projection import project
+    from risutools.resources import load_data_yaml
+
+    vocab = load_data_yaml("capabilities.yaml")["capabilities"]
+    assert sorted(HOOKS) == sorted(n for n in vocab if n.startswith("hook."))
+    assert sorted(TRIGGER_TYPE_HOOKS) == ["display", "input", "manual", "output", "request",
+                                          "start"]
+    assert sorted(REGEX_TYPE_HOOKS) == ["editdisplay", "editinput", "editoutput",
+                                        "editprocess", "edittrans"]
+    assert sorted(LISTEN_EDIT_HOOKS) == ["editDisplay", "editInput", "editOutput",
+                                         "editRequest"]
+    for ttype, hook in TRIGGER_TYPE_HOOKS.items():
+        m = Module({"name": "T", "trigger": [trigger(ttype, {"type": "stop"})]})
+        assert analyze(m).hook_names() == [hook]
+        doc = project(m)
+        assert HOOK_TAGS[hook] in doc["projection"]["tags"]
+        assert HOOK_WORDS[hook] in doc["projection"]["summary"]
