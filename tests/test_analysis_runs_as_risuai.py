@@ -348,3 +348,19 @@ def test_one_hook_table_for_analyser_and_projection() -> None:
         doc = project(m)
         assert HOOK_TAGS[hook] in doc["projection"]["tags"]
         assert HOOK_WORDS[hook] in doc["projection"]["summary"]
+
+
+def test_buttons_written_by_lua_are_a_manual_hook() -> None:
+    code = ("listenEdit('editDisplay', function(tid, data)\n"
+            "  local html = ''\n"
+            "  for i = 1, 3 do html = html .. '{{button::Pick ' .. i .. '::pick' .. i .. '}}' end\n"
+            "  return data .. html\nend)\n")
+    m = Module({"name": "T", "trigger": [trigger("start", {"type": "triggerlua", "code": code})]})
+    a = analyze(m)
+    assert a.hook_names() == ["hook.edit_display", "hook.manual"]
+    assert a.hooks[1].evidence == ["trigger[0].effect[0] line 3"]
+    assert a.button_callbacks == []  # names built at run time are not guessed
+    plain = code.replace("{{button::Pick ' .. i .. '::pick' .. i .. '}}", "<b>' .. i .. '</b>")
+    quiet = Module({"name": "T", "trigger": [trigger("start", {"type": "triggerlua",
+                                                              "code": plain})]})
+    assert analyze(quiet).hook_names() == ["hook.edit_display"]

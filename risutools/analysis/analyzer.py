@@ -274,6 +274,7 @@ class _Builder:
         for host, line in scan.url_hosts:
             self.fact(self.urls, host, f"{where} line {line}")
         self.constants = scan.constants
+        self.buttons_in_code(code, where)
         for call in scan.calls:
             if call.name in ("rawget", "rawset"):
                 self.rawget_check([call], where)
@@ -451,6 +452,14 @@ class _Builder:
             self.fact(self.buttons, fn, ev)
         for host, line in scan.url_hosts:
             self.fact(self.urls, host, f"{where} line {line}")
+
+    def buttons_in_code(self, code: str, where: str) -> None:
+        """Buttons that code writes into what RisuAI shows (a ``{{button::`` CBS tag, a
+        ``risu-btn``/``risu-trigger`` attribute in a string it returns from editDisplay):
+        hook.manual.  Their names are usually built at run time, so none is listed."""
+        m = _CODE_BUTTON.search(code)
+        if m is not None:
+            self.hook("hook.manual", f"{where} line {LineIndex(code).line(m.start())}")
 
     def risu_buttons(self, text: str, where: str) -> None:
         """``risu-btn="value"`` attributes: a button RisuAI hands to the Lua global
@@ -723,6 +732,8 @@ class _Builder:
 
 #: ``risu-btn="value"``: RisuAI calls the Lua global onButtonClick(id, value)
 _RISU_BTN = re.compile(r"""risu-btn\s*=\s*["']([^"'<>\n]{0,200})["']""", re.IGNORECASE)
+#: a button written by code (our own fixed pattern, one linear search)
+_CODE_BUTTON = re.compile(r"\{\{button::|risu-btn|risu-trigger", re.IGNORECASE)
 _CBS_IN_VALUE = re.compile(r"\{\{[^{}]{0,100}\}\}")
 _ENTRY_ASSIGN = re.compile(r"\b(?:" + "|".join(ENTRY_POINTS) + r")\s*=[^=]")
 
