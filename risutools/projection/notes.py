@@ -101,9 +101,9 @@ def _fail(path: str, field: str, why: str) -> ConfigError:
 
 
 def _kind(v: Any) -> str:
-    from risutools.analysis.analyzer import type_name
+    from risutools.formats.jsonsafe import json_type_name
 
-    return type_name(v, "a mapping")
+    return json_type_name(v, "a mapping")
 
 
 def _check(value: Any, spec: Any, field: str, path: str) -> None:
