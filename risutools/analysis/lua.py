@@ -400,6 +400,9 @@ class Call:
     base: str = ""  # the name before the qualifier, when it is a plain name
     args: list[Arg] = field(default_factory=list)
     form: str = "paren"  # paren | string | table
+    #: made inside the arguments of ``listenEdit(...)`` (an edit listener's body, which
+    #: RisuAI runs without lowLevelAccess)
+    in_listener: bool = False
 
 
 @dataclass
@@ -517,6 +520,10 @@ class _Scanner:
         self.constants: dict[str, str | None] = {}
         self.full: set[str] = set()  # record kinds past their bound
         self.shared: dict[tuple[object, ...], Any] = {}  # equal arguments share one object
+        #: open ``listenEdit(`` calls: the bracket depth each started at; ``depth`` counts
+        #: brackets while one is open
+        self.listeners: list[int] = []
+        self.depth = 0
 
     def run(self) -> LuaScan:
         text = self.text
@@ -534,6 +541,8 @@ class _Scanner:
                 self.on_constant_start(value, b0, b1)
             if self.collectors:
                 self.on_argument_token(kind, value, b0, b1)
+            if self.listeners and kind == OP:
+                self.on_listener_bracket(value)
             if self.pend is not None:
                 self.on_after_name(kind, value, s, b0, b1)
             if kind == NAME and value is not None:
@@ -550,7 +559,7 @@ class _Scanner:
             if skipper is not None:
                 skipper.idle = (self.pend is None and self.assign_target is None
                                 and self.const_pending is None and not self.in_funcname
-                                and not self.collectors)
+                                and not self.collectors and not self.listeners)
         self.result.tokens = count
         return self.finish()
 
@@ -613,6 +622,15 @@ class _Scanner:
             self.collectors.remove(c)
             self.share_args(c.call)
 
+    def on_listener_bracket(self, value: str | None) -> None:
+        """Count brackets inside ``listenEdit(...)``; its closing one ends the listener."""
+        if value in ("(", "{", "["):
+            self.depth += 1
+        elif value in (")", "}", "]"):
+            self.depth -= 1
+            while self.listeners and self.depth < self.listeners[-1]:
+                self.listeners.pop()
+
     def on_after_name(self, kind: int, value: str | None, s: int, b0: int, b1: int) -> None:
         """The token after a name: a call (``(``, a string, ``{``), ``_ENV[``/``_G[``, or
         ``name =`` (which may define a function or a constant)."""
@@ -635,6 +653,12 @@ class _Scanner:
                 need = ARG_CALLS.get(pname, 0)
                 if need and len(self.collectors) < _MAX_OPEN_COLLECTORS:
                     self.collectors.append(_Collector(call, need))
+            if self.listeners:
+                calls[-1].in_listener = True
+            if pname == "listenEdit" and not pq and value == "(" \
+                    and len(self.listeners) < _MAX_OPEN_COLLECTORS:
+                self.depth += 1
+                self.listeners.append(self.depth)
         elif kind == OP and value == "[" and not pq and pname in ("_ENV", "_G"):
             dyn = self.result.dynamic_index
             if self.room("dynamic lookups", len(dyn), pstart):
