@@ -11,7 +11,10 @@ line, an unterminated long string or long comment ends at the end of the text,
 an unexpected character is skipped; each such event is recorded in
 :attr:`LuaScan.errors` with its line number.
 
-The scanner (:func:`scan_lua`) walks the tokens once and records:
+The scanner (:func:`scan_lua`, one step per method of :class:`_Scanner`) walks the
+tokens once; when it keeps only some calls (the analyser keeps host calls), the runs of
+tokens that cannot change what it records are passed over in one regex match each
+(:func:`skip_pattern`), with the same result.  It records:
 
 * calls ``name(``, ``name "x"``, ``name [[x]]``, ``name {`` and method or field
   calls ``obj:name(`` / ``obj.name(`` (with the qualifier), with the literal
@@ -19,7 +22,8 @@ The scanner (:func:`scan_lua`) walks the tokens once and records:
 * function definitions (``function name``, ``local function name``,
   ``name = function``);
 * dynamic environment access (``_ENV[...]``, ``_G[...]``);
-* hosts of literal ``http(s)://`` URLs found in string literals.
+* hosts of literal ``http(s)://`` URLs found in string literals;
+* which calls sit inside the arguments of ``listenEdit(...)`` (an edit listener's body).
 """
 
 from __future__ import annotations
