@@ -85,17 +85,24 @@ LORE_READERS = frozenset({"getLoreBooks", "loadLoreBooks", "getLoreBooksMain",
                           "loadLoreBooksMain"})
 LOADERS = frozenset({"load", "loadstring"})
 WILD = "*"
-#: bounds of one pass: assignments kept, names per right-hand side, tokens per
-#: right-hand side, lookups and loads kept, literals of one table of names
+#: bounds of one pass: assignments kept, names per right-hand side, name links in all,
+#: tokens per right-hand side, tokens kept in all (values of names, call arguments),
+#: lookups and loads kept, calls followed at once, values and arguments per statement or
+#: call, literals of one table of names
 MAX_ASSIGNMENTS = 50_000
 MAX_DEPS = 64
+MAX_EDGES = 200_000
 MAX_RHS_TOKENS = 400
+MAX_STORED = 200_000
 MAX_SITES = 200
+MAX_OPEN_CALLS = 16
+MAX_PARTS = 8
 MAX_TABLE = 200
 _STATEMENT_WORDS = frozenset({"local", "if", "for", "while", "return", "end", "else",
                               "elseif", "until", "do", "repeat", "goto", "break", "then"})
 _OPEN = frozenset({"(", "{", "["})
 _CLOSE = frozenset({")", "}", "]"})
+_WATCHED = LORE_READERS | LOADERS | {"pcall"}
 
 
 @dataclass
@@ -166,6 +173,8 @@ class _FlowReader:
         self.deps: dict[str, set[str]] = {}  # name -> names its values come from
         self.exprs: dict[str, list[list[tuple[int, str]]]] = {}  # name -> its values' parts
         self.assignments = 0
+        self.edges = 0  # name links kept (MAX_EDGES)
+        self.stored = 0  # tokens kept (MAX_STORED)
         self.recent: list[tuple[int, str]] = []  # the last tokens (kind, value)
         self.rhs: list[_Rhs] = []
         self.functions: list[str | None] = []  # the block stack: function name or None
@@ -218,8 +227,8 @@ class _FlowReader:
             fn = next((f for f in reversed(self.functions) if f != ""), None)
             if fn:
                 self.rhs.append(_Rhs([fn]))
-        if kind == NAME and value in LORE_READERS | LOADERS | {"pcall"} \
-                and prev not in ((OP, "."), (OP, ":")) and len(self.calls) < MAX_SITES * 2:
+        if kind == NAME and value in _WATCHED and prev not in ((OP, "."), (OP, ":")) \
+                and len(self.calls) < MAX_OPEN_CALLS:
             self.calls.append((value, self.lines.line(s), -1, [[]]))
 
     def targets_before(self, stop: str = "local") -> list[str]:
@@ -268,17 +277,20 @@ class _FlowReader:
                 and len(r.deps) < MAX_DEPS:
             r.deps.add(value)
         if r.depth == 0 and tok == (OP, ","):
-            r.parts.append([])
-        elif len(r.parts[-1]) < MAX_TABLE:
+            if len(r.parts) < MAX_PARTS:
+                r.parts.append([])
+        elif len(r.parts[-1]) < MAX_TABLE and self.stored < MAX_STORED:
+            self.stored += 1
             r.parts[-1].append(tok)
         r.last = tok
 
     def close_rhs(self) -> None:
         r = self.rhs.pop()
         for i, t in enumerate(r.targets):
-            if self.assignments >= MAX_ASSIGNMENTS:
+            if self.assignments >= MAX_ASSIGNMENTS or self.edges >= MAX_EDGES:
                 return
             self.assignments += 1
+            self.edges += len(r.deps)
             self.deps.setdefault(t, set()).update(r.deps)
             part = r.parts[i] if i < len(r.parts) and len(r.targets) > 1 else (
                 r.parts[0] if len(r.parts) == 1 else [])
@@ -307,8 +319,10 @@ class _FlowReader:
                     done.append(i)
                     continue
             if depth == 1 and tok == (OP, ","):
-                args.append([])
-            elif len(args[-1]) < MAX_TABLE:
+                if len(args) < MAX_PARTS:
+                    args.append([])
+            elif len(args[-1]) < MAX_TABLE and self.stored < MAX_STORED:
+                self.stored += 1
                 args[-1].append(tok)
             self.calls[i] = (name, line, depth, args)
         for i in reversed(done):
