@@ -9,6 +9,8 @@ import json
 
 import pytest
 from harness import FIXTURES
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from risutools.analysis import analyze
 from risutools.analysis.lorecode import (
@@ -114,3 +116,20 @@ def test_an_unresolved_name_is_said_plainly() -> None:
 def test_a_wrapped_module_file_reads_as_lua() -> None:
     assert looks_like_lua("(function(id, action, ...)\n  return run(id, 'x', action, ...)\nend)\n")
     assert not looks_like_lua("(an aside)\nreturn to the inn\nend of the tale")
+
+
+_PIECES = ["load(", "getLoreBooks(", "pcall(", "local ", "x", "y", " = ", "..", "'a.lua'", "{",
+           "}", ",", ")", "(", "for _, e in ipairs(", ") do ", "end", "function f(", "return ",
+           "\n", ".content", "[1]", "if ", " then ", "--", '"', "[[", "]]", "loadstring("]
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from(_PIECES), max_size=60))
+def test_lore_flow_never_raises_and_answers_only_what_it_saw(pieces: list[str]) -> None:
+    code = "".join(pieces)
+    flow = lore_flow(code)
+    lines = code.count("\n") + 1
+    assert all(1 <= line <= lines for line in flow.lore_loads)
+    assert all(1 <= lk.line <= lines for lk in flow.lookups)
+    if "getLoreBooks" not in code and "loadLoreBooks" not in code:
+        assert flow.lore_loads == set() and flow.lookups == []
