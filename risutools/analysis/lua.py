@@ -425,7 +425,7 @@ class LuaScan:
     #: names assigned exactly one string literal (``local URL = "https://..."``)
     constants: dict[str, str] = field(default_factory=dict)
     errors: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
-    tokens: int = 0
+    tokens: int = 0  # tokens read one by one (runs passed over by the skip path not counted)
     lines: int = 0
 
 
