@@ -81,3 +81,16 @@ def test_the_privileged_table_is_risuais_low_level_list() -> None:
     assert privileged == {"similarity", "request", "generateImage", "LLMMain", "LLM",
                           "simpleLLM", "axLLMMain", "axLLM", "loadLoreBooksMain",
                           "loadLoreBooks"}
+
+
+def test_a_parameter_is_never_a_constant() -> None:
+    # ``name`` is assigned one literal in one place and is a parameter in another: the key
+    # read through the parameter is not known (it was taken for "label")
+    code = ('local name = "label"\nsetChatVar(id, name, "x")\n'
+            "local function read(id, name)\n  return getChatVar(id, name)\nend\n"
+            "local get = function(id, key, ...) return getChatVar(id, key) end\n"
+            'local key = "other"')
+    scan = scan_lua(code, _KEEP_CALLS)
+    assert scan.constants == {}
+    assert scan_lua('local name = "label"\ngetChatVar(id, name)', _KEEP_CALLS).constants == {
+        "name": "label"}

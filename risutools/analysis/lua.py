@@ -330,7 +330,7 @@ def _alternation(words: Iterable[str]) -> str:
 def skip_pattern(keep: frozenset[str]) -> re.Pattern[str]:
     """A run of whole tokens that :func:`scan_lua` (recording only calls to ``keep``) reads
     without effect when nothing is pending: whitespace, line comments, numbers, operators,
-    short strings that cannot hold a URL (no ``:``, no escape), anonymous ``function(``, and
+    short strings that cannot hold a URL (no ``:``, no escape), and
     names that are not in ``keep`` (nor ``_ENV``, ``_G``, ``function``), not assigned a
     string or a function and not ``local`` before a named function.  ``.``/``:`` are passed
     over only before such a name, so the scanner always reads the qualifier and the base of
@@ -356,7 +356,6 @@ def skip_pattern(keep: frozenset[str]) -> re.Pattern[str]:
     unit = rf"""(?:{ws}|--(?!\[=*\[)[^\n]*(?=\n))*(?P<last>
         (?!{sig}){name}(?={after_name})
       | [.:](?![.:])(?={ws}*(?!{sig})[A-Za-z_])
-      | function(?={ws}*\()
       | "[^"\\\n:]*" | '[^'\\\n:]*'
       | 0[xX][0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?
       | (?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
@@ -515,6 +514,9 @@ class _Scanner:
         #: a name that may start a call: (name, start, qualifier, base)
         self.pend: tuple[str, int, str, str] | None = None
         self.in_funcname = False  # right after the keyword ``function``
+        #: 1: after ``function`` (before its ``(``), 2: in its parameter list
+        self.params_state = 0
+        self.params: set[str] = set()  # parameter names (never constants)
         self.funcname_local = False
         self.assign_target: tuple[str, int] | None = None  # ``name =``, awaiting its value
         #: ``name = "literal"`` awaiting its end: (name, value); the value is _OPAQUE when
@@ -549,6 +551,8 @@ class _Scanner:
                 self.on_listener_bracket(value)
             if self.pend is not None:
                 self.on_after_name(kind, value, s, b0, b1)
+            if self.params_state:
+                self.on_parameter_token(kind, value, s)
             if kind == NAME and value is not None:
                 self.on_name(value, s)
             elif kind == STR and len(self.result.url_hosts) < 1000 and (
@@ -563,7 +567,8 @@ class _Scanner:
             if skipper is not None:
                 skipper.idle = (self.pend is None and self.assign_target is None
                                 and self.const_pending is None and not self.in_funcname
-                                and not self.collectors and not self.listeners)
+                                and not self.params_state and not self.collectors
+                                and not self.listeners)
         self.result.tokens = count
         return self.finish()
 
@@ -626,6 +631,20 @@ class _Scanner:
             self.collectors.remove(c)
             self.share_args(c.call)
 
+    def on_parameter_token(self, kind: int, value: str | None, s: int) -> None:
+        """A function's name up to ``(``, then its parameter names up to ``)``: a parameter
+        is never taken for a constant (``local name = "x"`` elsewhere in the script)."""
+        if self.params_state == 1:
+            if kind == OP and value == "(":
+                self.params_state = 2
+            elif not (kind == NAME or (kind == OP and value in (".", ":"))):
+                self.params_state = 0
+        elif kind == NAME and value is not None and value not in KEYWORDS:
+            if value in self.params or self.room("parameters", len(self.params), s):
+                self.params.add(value)
+        elif not (kind == OP and value in (",", "...")):
+            self.params_state = 0  # ")" (or anything a parameter list cannot hold)
+
     def on_listener_bracket(self, value: str | None) -> None:
         """Count brackets inside ``listenEdit(...)``; its closing one ends the listener."""
         if value in ("(", "{", "["):
@@ -677,6 +696,7 @@ class _Scanner:
         after_dot = self.prev_kind == OP and self.prev_val in (".", ":")
         if value in KEYWORDS:
             if value == "function":
+                self.params_state = 1
                 if self.assign_target is not None and self.prev_kind == OP \
                         and self.prev_val == "=":
                     name, start = self.assign_target
@@ -735,7 +755,7 @@ class _Scanner:
         if self.const_pending is not None:
             self.keep_constant(*self.const_pending, len(self.text))
         result.constants = {k: v for k, v in self.constants.items()
-                            if v is not None and v != _OPAQUE}
+                            if v is not None and v != _OPAQUE and k not in self.params}
         result.lines = self.lines.newlines + 1
         self.raw_errors.sort(key=lambda err: err[0])
         result.errors = [(self.lines.line(off), msg) for off, msg in self.raw_errors]
