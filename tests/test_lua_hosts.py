@@ -94,3 +94,13 @@ def test_a_parameter_is_never_a_constant() -> None:
     assert scan.constants == {}
     assert scan_lua('local name = "label"\ngetChatVar(id, name)', _KEEP_CALLS).constants == {
         "name": "label"}
+
+
+def test_a_state_key_named_through_a_table_of_constants() -> None:
+    code = ("local C = { CONFIG = { MODE = 'toggle_demo.mode', LIMIT = 'toggle_demo.limit' } }\n"
+            "local mode = getGlobalVar(id, C.CONFIG.MODE)\n"
+            "local n = getGlobalVar(id, C.CONFIG.LIMIT .. '2')\n"  # built: not a known key
+            "local m = getGlobalVar(id, other.CONFIG.MISSING)")   # no constant: not known
+    a = analyze(Module({"name": "T", "trigger": [{"type": "start", "conditions": [], "effect": [
+        {"type": "triggerlua", "code": code}]}]}))
+    assert {(s.scope, s.key) for s in a.state} == {("global", "toggle_demo.mode")}

@@ -330,8 +330,9 @@ class _Builder:
             scope, mode = STATE_CALLS[name]
             a1 = args[1] if len(args) > 1 else None
             key = a1.literal if a1 else None
-            if key is None and a1 is not None and a1.name:
-                key = self.constants.get(a1.name)  # local K = "name" ... getChatVar(id, K)
+            if key is None and a1 is not None and (a1.name or a1.path_end):
+                # local K = "name" ... getChatVar(id, K); C = {K = "name"} ... (id, C.K)
+                key = self.constants.get(a1.name or a1.path_end or "")
             if key is not None and key.strip():
                 self.state_use(scope, key, mode, ev)
             else:

@@ -392,6 +392,7 @@ class Arg:
 
     literal: str | None = None  # the value when the argument is a single string literal
     name: str | None = None  # the name when the argument is a single name
+    path_end: str | None = None  # the last name when the argument is a path ``a.b.c``
     names: list[str] = field(default_factory=list)  # names seen in the argument
 
 
@@ -429,13 +430,14 @@ class LuaScan:
 
 
 class _Collector:
-    __slots__ = ("budget", "call", "cur", "cur_count", "depth", "need")
+    __slots__ = ("budget", "call", "cur", "cur_count", "depth", "need", "path")
 
     def __init__(self, call: Call, need: int) -> None:
         self.call = call
         self.depth = 1
         self.cur = Arg()
         self.cur_count = 0
+        self.path = True  # the argument so far is names joined by "."
         self.need = need
         self.budget = _MAX_ARG_TOKENS
 
@@ -445,10 +447,13 @@ class _Collector:
         if self.cur_count != 1:
             arg.literal = None
             arg.name = None
+        if self.path and self.cur_count >= 3 and self.cur_count == 2 * len(arg.names) - 1:
+            arg.path_end = arg.names[-1]
         if self.cur_count:
             self.call.args.append(arg)
         self.cur = Arg()
         self.cur_count = 0
+        self.path = True
         return len(self.call.args) >= self.need
 
     def feed(self, kind: int, value: str | None, text: str, b0: int, b1: int) -> bool:
@@ -459,6 +464,7 @@ class _Collector:
             return True
         if kind == OP:
             if value in ("(", "{", "["):
+                self.path = False
                 self.depth += 1
                 self.cur_count += 1
                 return False
@@ -470,9 +476,13 @@ class _Collector:
                 return False
             if value == "," and self.depth == 1:
                 return self.finish_arg()
+            if value != ".":
+                self.path = False
             self.cur_count += 1
             return False
         self.cur_count += 1
+        if kind != NAME:
+            self.path = False
         if self.depth == 1 and self.cur_count == 1:
             if kind == STR:
                 self.cur.literal = value if value is not None else decode_lua_string(text, b0,
@@ -733,7 +743,7 @@ class _Scanner:
         shared = self.shared
         args = []
         for a in call.args:
-            key: tuple[object, ...] = (a.literal, a.name, *a.names)
+            key: tuple[object, ...] = (a.literal, a.name, a.path_end, *a.names)
             got = shared.get(key)
             if got is None:
                 if len(shared) >= MAX_RECORDS:
