@@ -21,7 +21,15 @@ from risutools.analysis.assets import (
 )
 from risutools.analysis.cbs import CbsTag, scan_cbs, scan_html
 from risutools.analysis.js import scan_js
-from risutools.analysis.lorecode import is_lua_file_name, looks_like_lua
+from risutools.analysis.lorecode import (
+    LOADERS,
+    LoreReads,
+    is_lua_file_name,
+    looks_like_lua,
+    lore_flow,
+    lore_reads,
+    show_pattern,
+)
 from risutools.analysis.lua import NAME, OP, Call, LineIndex, iter_tokens, scan_lua
 from risutools.analysis.luaapi import lua_api
 from risutools.analysis.model import (
@@ -137,6 +145,9 @@ PRESET_TEXT_FIELDS = ("mainPrompt", "jailbreak", "globalNote", "autoSuggestPromp
                       "templateDefaultVariables", "groupTemplate", "JinjaTemplate")
 #: the "trigger" of code kept in lorebook entries (run by the module's triggers)
 LOREBOOK_CODE = -1
+#: the "trigger" of a call inside an edit listener: RisuAI runs listeners without
+#: lowLevelAccess (runLuaEditTrigger), whatever the module or trigger asks for
+LISTENER = -2
 _KEEP_CALLS = frozenset(HOST_APIS) | {"rawget", "rawset", "pcall", "xpcall"}
 _BAD_CHARS = re.compile("[\x00\ud800-\udfff]")
 
@@ -165,7 +176,9 @@ class _Builder:
         self.conditions: list[Condition] = []
         self.counts: dict[str, int] = {}
         self.reads_lorebook_at_runtime = False
-        self.pending_loads: list[tuple[str, Call]] = []
+        self.pending_loads: list[tuple[str, Call, str]] = []  # (evidence, call, where)
+        self.lua_sources: dict[str, str] = {}  # where -> Lua code (for lore_flow)
+        self.current_code = ""  # the Lua being read
         self.privileged_uses: list[tuple[str, int | None, str]] = []  # (api, trigger, where)
         self.global_defs: set[str] = set()
         self.dynamic_keys: dict[str, Fact] = {}
@@ -173,7 +186,6 @@ class _Builder:
         self.effect_types: dict[str, int] = {}
         self.constants: dict[str, str] = {}
         self.lorebook_code: list[int] = []
-        self.lore_names_read: dict[str, str] = {}  # getLoreBooks(id, "name") -> evidence
         self.required_toggles: dict[str, Fact] = {}  # toggle keys read, declared elsewhere
         self.risu_btn_seen: list[str] = []  # where risu-btn attributes are
         self.unused_fields: dict[str, Fact] = {}  # fields RisuAI never reads holding code
@@ -241,6 +253,7 @@ class _Builder:
                          "the code holds NUL or unpaired surrogate characters (binary junk?)",
                          evidence=where)
         self.counts["lua_bytes"] = self.counts.get("lua_bytes", 0) + len(code)
+        self.current_code = code
         scan = scan_lua(code, _KEEP_CALLS)
         self.counts["lua_lines"] = self.counts.get("lua_lines", 0) + scan.lines
         if scan.errors:
@@ -299,7 +312,7 @@ class _Builder:
             self.cap(cap, ev)
         if privileged:
             self.fact(self.privileged, name, ev)
-            self.privileged_uses.append((name, trigger, ev))
+            self.privileged_uses.append((name, LISTENER if call.in_listener else trigger, ev))
         args = call.args
         a0 = args[0] if args else None
         if name == "listenEdit":
@@ -313,18 +326,15 @@ class _Builder:
             scope, mode = STATE_CALLS[name]
             a1 = args[1] if len(args) > 1 else None
             key = a1.literal if a1 else None
-            if key is None and a1 is not None and a1.name:
-                key = self.constants.get(a1.name)  # local K = "name" ... getChatVar(id, K)
+            if key is None and a1 is not None and (a1.name or a1.path_end):
+                # local K = "name" ... getChatVar(id, K); C = {K = "name"} ... (id, C.K)
+                key = self.constants.get(a1.name or a1.path_end or "")
             if key is not None and key.strip():
                 self.state_use(scope, key, mode, ev)
             else:
                 self.fact(self.dynamic_keys, f"{scope}:{mode}", ev)
         elif name in ("getLoreBooks", "loadLoreBooks"):
             self.reads_lorebook_at_runtime = True
-            a1 = args[1] if len(args) > 1 else None
-            entry = a1.literal if a1 else None
-            if name == "getLoreBooks" and entry and len(self.lore_names_read) < 200:
-                self.lore_names_read.setdefault(entry, ev)
         elif name == "request":
             url = a0.literal if a0 else None
             if url is None and a0 is not None and a0.name:
@@ -339,7 +349,8 @@ class _Builder:
                              evidence=ev)
         elif name in ("load", "loadstring", "require", "dofile"):
             self.fact(self.dynamic, name, ev)
-            self.pending_loads.append((ev, call))
+            self.pending_loads.append((ev, call, where))
+            self.lua_sources.setdefault(where, self.current_code)
 
     def rawget_check(self, scan_calls: Iterable[Call], where: str) -> None:
         for call in scan_calls:
@@ -356,14 +367,17 @@ class _Builder:
         literal: dict[str, list[str]] = {}  # loader -> evidence (one note per loader)
         from_lore: list[tuple[str, str]] = []
         code_entries = ", ".join(f"lorebook[{i}]" for i in self.lorebook_code[:8])
-        for ev, call in self.pending_loads:
+        flows = {where: lore_flow(self.lua_sources[where]) for where in
+                 sorted({w for _, c, w in self.pending_loads if c.name in LOADERS})}
+        for ev, call, where in self.pending_loads:
             a0 = call.args[0] if call.args else None
             if a0 is not None and a0.literal is not None:
                 literal.setdefault(call.name, []).append(ev)
             elif a0 is not None and (
                     any(n in ("getLoreBooks", "loadLoreBooks") for n in a0.names)
                     or ((self.lorebook_code or self.reads_lorebook_at_runtime)
-                        and "content" in a0.names)):  # x.content of an entry read before
+                        and "content" in a0.names)  # x.content of an entry read before
+                    or (where in flows and call.line in flows[where].lore_loads)):
                 from_lore.append((call.name, ev))
             else:
                 extra = ""
@@ -381,24 +395,36 @@ class _Builder:
                          + ("; a bundler's module stubs" if name == "require" and len(evs) > 1
                             else "") + ")", evidence=evs[0])
         if from_lore:
-            name, ev = from_lore[0]
-            own = {str(e.get("comment")) for e in self.m.lorebook if isinstance(e, dict)}
-            foreign = sorted(n for n in self.lore_names_read if n not in own)
-            if foreign:
-                shown = ", ".join(quoted(n[:40]) for n in foreign[:5])
-                self.finding(RA113, f"{name} runs code read from lorebook entries at run time "
-                             f"({len(from_lore)} call(s)); it reads entries this module does "
-                             f"not carry ({shown}): code kept in another module's lorebook, "
-                             "not covered by this analysis", evidence=ev)
-            elif self.lorebook_code:
-                self.finding(RA113, f"{name} runs code read from lorebook entries at run time "
-                             f"({len(from_lore)} call(s)); the entries that hold Lua "
-                             f"({code_entries}) are analysed as code", evidence=ev,
-                             severity="info")
-            else:
-                self.finding(RA113, f"{name} runs code read from a lorebook entry at run time "
-                             f"({len(from_lore)} call(s)); no entry reads as Lua, so that code "
-                             "is not covered by this analysis", evidence=ev)
+            self.lore_load_finding(from_lore, lore_reads(sorted(flows.items())), code_entries)
+
+    def lore_load_finding(self, from_lore: list[tuple[str, str]], reads: LoreReads,
+                          code_entries: str) -> None:
+        """RA113: code read from lorebook entries, with the entry names its lookups ask for
+        (``*`` where a name is computed) and those it could not resolve."""
+        name, ev = from_lore[0]
+        own = [str(e.get("comment")) for e in self.m.lorebook if isinstance(e, dict)]
+        foreign = reads.foreign(own)
+        matched = reads.matching(own)
+        notes = ""
+        if reads.patterns and matched:
+            shown = ", ".join(f"`{show_pattern(p)}`" for p in reads.patterns[:4])
+            notes += f"; the names it reads ({shown}) fit {len(matched)} entr" + (
+                "y" if len(matched) == 1 else "ies")
+        if reads.unresolved:
+            notes += (f"; {len(reads.unresolved)} lookup(s) use names computed at run time "
+                      f"(first at {reads.unresolved[0]}), which this analysis cannot resolve")
+        head = f"{name} runs code read from lorebook entries at run time ({len(from_lore)} call(s))"
+        if foreign:
+            shown = ", ".join(quoted(n[:40]) for n in foreign[:5])
+            self.finding(RA113, f"{head}; it reads entries this module does not carry "
+                         f"({shown}): code kept in another module's lorebook, not covered by "
+                         f"this analysis{notes}", evidence=ev)
+        elif self.lorebook_code:
+            self.finding(RA113, f"{head}; the entries that hold Lua ({code_entries}) are "
+                         f"analysed as code{notes}", evidence=ev, severity="info")
+        else:
+            self.finding(RA113, f"{head}; no entry reads as Lua, so that code is not covered "
+                         f"by this analysis{notes}", evidence=ev)
 
     # -- CBS / HTML --------------------------------------------------------------------------
     def cbs(self, text: str, where: str) -> None:
@@ -735,7 +761,8 @@ _RISU_BTN = re.compile(r"""risu-btn\s*=\s*["']([^"'<>\n]{0,200})["']""", re.IGNO
 #: a button written by code (our own fixed pattern, one linear search)
 _CODE_BUTTON = re.compile(r"\{\{button::|risu-btn|risu-trigger", re.IGNORECASE)
 _CBS_IN_VALUE = re.compile(r"\{\{[^{}]{0,100}\}\}")
-_ENTRY_ASSIGN = re.compile(r"\b(?:" + "|".join(ENTRY_POINTS) + r")\s*=[^=]")
+#: a pre-filter for entry_assignments (without a leading \b, so the search is fast)
+_ENTRY_ASSIGN = re.compile(r"(?:" + "|".join(ENTRY_POINTS) + r")\s*=[^=]")
 
 
 def entry_assignments(code: str) -> list[tuple[str, int]]:
@@ -784,7 +811,7 @@ def through_pcall(call: Call) -> Call | None:
     if not fn:
         return None
     rest = call.args[1:] if call.name == "pcall" else call.args[2:]
-    return Call(fn, call.line, "", "", list(rest), "paren")
+    return Call(fn, call.line, "", "", list(rest), "paren", call.in_listener)
 
 
 def _is_code_effect(etype: Any) -> bool:
@@ -962,12 +989,18 @@ def _low_level_access(b: _Builder) -> None:
         b.cap("low_level_access", "lowLevelAccess")
     for i in b.trigger_lla:
         b.cap("low_level_access", f"trigger[{i}].lowLevelAccess")
-    reported: set[str] = set()
+    reported: set[tuple[str, bool]] = set()
     for api, trig, where in b.privileged_uses:
-        allowed = module_lla or (trig is not None and trig in b.trigger_lla) or (
-            trig == LOREBOOK_CODE and bool(b.trigger_lla))
-        if not allowed and api not in reported:
-            reported.add(api)
+        allowed = trig != LISTENER and (module_lla or (trig is not None and trig in b.trigger_lla)
+                                        or (trig == LOREBOOK_CODE and bool(b.trigger_lla)))
+        if allowed or (api, trig == LISTENER) in reported:
+            continue
+        reported.add((api, trig == LISTENER))
+        if trig == LISTENER:
+            b.finding(RA101, f"uses the privileged API {api} inside a listenEdit callback; RisuAI "
+                      "runs edit listeners without lowLevelAccess and will refuse it silently "
+                      "(call it from onStart/onOutput/onButtonClick instead)", evidence=where)
+        else:
             b.finding(RA101, f"uses the privileged API {api} without lowLevelAccess; RisuAI will "
                       "refuse it silently (set lowLevelAccess or remove the call)",
                       evidence=where)

@@ -12,11 +12,12 @@ from risutools.checks.registry import declare
 RA101 = declare(
     "RA101", "warning", "module", "privileged-without-lla",
     summary="A privileged API is used without `lowLevelAccess` (module or that "
-    "trigger): RisuAI refuses it silently.",
+    "trigger), or inside a `listenEdit` callback (RisuAI runs edit listeners without it): "
+    "RisuAI refuses it silently.",
     why="The module will not do what it appears to do, and nothing tells the user "
     "why.",
     fix="Set lowLevelAccess on the module (or the trigger), or stop calling the "
-    "privileged API.")
+    "privileged API (from a listener: call it from onStart/onOutput/onButtonClick).")
 
 RA102 = declare(
     "RA102", "warning", "module", "lla-unused",
@@ -72,8 +73,10 @@ RA112 = declare(
 
 RA113 = declare(
     "RA113", "warning", "module", "load-from-lorebook",
-    summary="`load` of code read from a lorebook entry "
-    "(`load(getLoreBooks(...)...)`).",
+    summary="`load` of code read from a lorebook entry (`load(getLoreBooks(...)...)`, "
+    "also through locals, loops and helper functions); says which entry names the lookups "
+    "ask for (`*` where computed), those the module does not carry, and those it cannot "
+    "resolve.",
     why="Code stored as lorebook text can change without the module changing, and "
     "escapes review.",
     fix="Keep the code in the module's Lua.")
