@@ -598,11 +598,20 @@ def project_cmd(
         "several components) instead of printing; an existing file is refused without --force."
     ),
     force: bool = typer.Option(False, "--force", help="Overwrite documents that already exist."),
+    select: list[str] = typer.Option([], "--select", metavar="IDS",
+                                     help="Only these analysis findings in the documents."),
+    ignore: list[str] = typer.Option([], "--ignore", metavar="IDS",
+                                     help="Leave these analysis findings out of the documents."),
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
 ) -> None:
-    """Project a module into a matrix-component-v1 candidate document."""
+    """Project a module into a matrix-component-v1 candidate document.
+
+    The analysis findings a document mentions are graded by the configuration (`rules:`,
+    --select/--ignore), as in the documents `ingest` writes."""
     from risutools.projection.run import dumps, project_path, write_documents
 
-    docs = project_path(file, post_id=post_id, notes_path=notes, lang=lang)
+    settings = _settings(config_file, [file], select=select, ignore=ignore)
+    docs = project_path(file, post_id=post_id, notes_path=notes, lang=lang, settings=settings)
     if out:
         for p in write_documents(docs, out, force=force):
             typer.echo(f"wrote {p}", err=True)
