@@ -298,6 +298,8 @@ class _Composer:
             raise YamlRefused(f"mapping key {shown!r} is not a string; quote it", kline,
                               top.pointer)
         key = str(ev.value)
+        if self.pure:  # a key too ("\ud800" escapes pass PyYAML's parser)
+            _check_surrogates(key, kline, top.pointer)
         if key in top.value:
             raise YamlRefused(
                 f"duplicate key {key!r} (first at line {top.key_lines[key]}); remove or rename "
