@@ -56,6 +56,7 @@ from risutools.fsio import (
     sweep_temp_files,
     write_lock,
 )
+from risutools.projection.run import graded_analysis, grades
 
 NDJSON_NAME = "components.ndjson"
 CACHE_NAME = ".risutools-cache/ingest.msgpack"
@@ -240,7 +241,7 @@ def process_file(
             out.sha256 = sha256_file(path)
         for module in modules:
             out.warnings.extend(f"{a.where}: {a.code}: {a.message}" for a in module.anomalies)
-            graded = _graded(module, settings)
+            graded = graded_analysis(module, settings)
             doc = project(module, post_id=out.post_id, lang=lang, analysis=graded)
             if notes_dir is not None:
                 note_file = Path(notes_dir) / f"{doc['component_id']}.yaml"
@@ -260,27 +261,6 @@ def process_file(
         out.error = f"{rel}: os-error: {exc.strerror or exc}"
         out.documents = []
     return out
-
-
-def _graded(module: Any, settings: ContractConfig | None) -> Any:
-    """The module's analysis with the settings' grading applied (None: ungraded, the
-    projection analyses the module itself)."""
-    if settings is None or not grades(settings):
-        return None
-    from dataclasses import replace
-
-    from risutools.analysis import analyze
-
-    a = analyze(module)
-    return replace(a, findings=settings.apply(a.findings))
-
-
-def grades(settings: ContractConfig) -> str:
-    """What of ``settings`` changes a document (its analysis findings), as cache-key text;
-    "" when nothing does (the cache keys of an unconfigured run stay as they were)."""
-    if not (settings.severities or settings.select or settings.ignore):
-        return ""
-    return json.dumps([sorted(settings.severities.items()), settings.select, settings.ignore])
 
 
 def render(doc: dict[str, Any], ndjson: bool) -> str:

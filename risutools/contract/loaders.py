@@ -27,7 +27,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
-from risutools.contract.jsonlines import scan
+from risutools.contract.jsonlines import scan, unpaired_surrogate
 from risutools.contract.rules import MC000, MC001
 from risutools.findings import Finding
 
@@ -430,10 +430,10 @@ def check_value(doc: Any, name: str, line: int, text: str | None) -> Finding | N
         elif look_for_surrogates and isinstance(v, str):
             try:
                 v.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                return _problem(
-                    name, f"string holds an unpaired surrogate U+{ord(v[exc.start]):04X} "
-                    "(not valid Unicode); fix the text", line)
+            except UnicodeEncodeError:  # the first one in document order, with its pointer
+                ptr, why = unpaired_surrogate(doc) or ("", "")
+                at = scan(text, line).lines.get(ptr, line) if text is not None else line
+                return _problem(name, why, at, ptr)
     return None
 
 
