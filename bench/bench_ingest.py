@@ -280,8 +280,7 @@ def stages(n_files: int, scale: float) -> None:
     paths_file = BASE / f"paths-{n_files}-x{scale:g}.txt"
     if not paths_file.exists():
         return
-    out = BASE / "stages-out"
-    shutil.rmtree(out, ignore_errors=True)
+    out = BASE / f"stages-out-{os.getpid()}"  # new: see the fresh folders of bench_tree
     print(f"\n### where the CPU goes, {n_files} files (CPU s, one process, stage by stage)")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     subprocess.run([sys.executable, "-c", STAGES, str(paths_file), str(src), str(out)],

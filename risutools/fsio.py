@@ -26,7 +26,8 @@ promote, approve) goes through :func:`atomic_write` (replace a whole file) or
   The first write into a folder in a process (and :func:`sweep_temp_files`, which
   ingest calls at the start of a run) removes, under the lock, the temp files whose
   writer process is gone (a ``kill -9``, a power cut).  A temp file whose process
-  is still alive is never touched.
+  is still alive is never touched; a worker that stages files for its parent names
+  them after the parent (``stage_write(owner=)``, :func:`adopt_staged`).
 
 Lock files (only in folders where a compare-and-swap or an append ran) and temp files
 start with a dot: ``validate`` and ``ingest`` skip them.
