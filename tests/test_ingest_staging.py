@@ -333,3 +333,13 @@ def test_a_failed_task_reports_each_of_its_files(tmp_path: Path) -> None:
                for s in result.failures)
     assert sorted(s.path for s in result.failures) == [f"{100 + i}_m{i}.risum"
                                                        for i in range(5)]
+
+
+@pytest.mark.parametrize("cid", [
+    "module.risu.100.a-b_c", "Module.RISU.100.X", "a/b\\c d", "..hidden..", "...", "",
+    "한국어", "\u0130stanbul", "tab\tnew\nline", "x" * 300,
+])
+def test_safe_names_keep_only_lowercase_ascii_digits_dot_dash_underscore(cid: str) -> None:
+    allowed = set("abcdefghijklmnopqrstuvwxyz0123456789.-_")
+    want = "".join(c if c in allowed else "_" for c in cid.lower()).strip(".") or "component"
+    assert ig._safe_name(cid) == want

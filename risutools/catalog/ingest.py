@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 import sys
 from collections.abc import Callable, Iterator
@@ -471,6 +472,7 @@ class _Run:
         self.cache = cache
         self.on_progress = on_progress
         self.outcomes: dict[str, SourceOutcome] = {}
+        self.rels: dict[Path, str] = {}  # each file's exact relative path
         self.stager: _Stager | None = None
         self.files = 0
         self.bytes = 0
@@ -487,6 +489,7 @@ class _Run:
         todo: list[tuple[Path, str, int]] = []
         for (path, _fmt), size in zip(files, sizes, strict=True):
             rel = path.relative_to(self.src).as_posix()
+            self.rels[path] = rel
             shown = display_path(rel)
             hit = self.cache.lookup(rel, path, self.lang, post_id_from_name(path.name),
                                     self.notes_sig)
@@ -502,7 +505,7 @@ class _Run:
         return todo
 
     def finished(self, outcome: SourceOutcome, path: Path) -> None:
-        rel = path.relative_to(self.src).as_posix()
+        rel = self.rels[path]
         self.outcomes[rel] = outcome
         if self.stager is not None:
             self.stager.stage(outcome)
@@ -1065,9 +1068,11 @@ def _id_in_bytes(line: bytes) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+_UNSAFE = re.compile(r"[^a-z0-9._-]")  # every character but these becomes "_"
+
+
 def _safe_name(component_id: str) -> str:
-    allowed = set("abcdefghijklmnopqrstuvwxyz0123456789.-_")
-    name = "".join(c if c in allowed else "_" for c in component_id.lower())
+    name = _UNSAFE.sub("_", component_id.lower())
     return name.strip(".") or "component"
 
 
