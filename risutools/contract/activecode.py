@@ -118,6 +118,9 @@ def _code_lines(text: str) -> int:
 # The gate: which needles occur (``in``, a C substring search each); only the patterns
 # with a needle that occurs are searched.  Exact: a pattern is skipped only when none
 # of the substrings it cannot match without is in the text.
+# letters, digits and spaces: the bytes no punctuation needle holds
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ ")
+_WORDISH = "".join(sorted(_WORD_CHARS)).encode("ascii")
 _NEEDLES = tuple(sorted({n for _, needs, _ in _STRONG + _WEAK for n in needs} | {"\n", ";"}))
 
 
@@ -209,14 +212,17 @@ def _search(rx: re.Pattern[str], text: str, windows: Windows | None) -> bool:
 def _present(text: str) -> list[str]:
     """The needles in ``text`` (and maybe a few more: a gate may let a pattern through,
     never hold one back).  All needles are ASCII, so they are looked for in the text's
-    ASCII characters alone (one C pass drops the rest, as bytes: a byte search is far
-    quicker than one in a wide string; dropping can join the halves of a needle but never
-    hides one)."""
+    ASCII characters alone, as bytes (one C pass drops the rest; a byte search is far
+    quicker than one in a wide string), and the needles made of punctuation among the
+    punctuation alone (a second pass drops letters, digits and spaces).  Dropping
+    characters can join the halves of a needle but never hides one."""
     t = text.encode("ascii", "ignore")
-    return [n for n, b in _NEEDLE_BYTES if b in t]
+    marks = t.translate(None, _WORDISH)
+    return [n for n, b, word in _NEEDLE_BYTES if b in (t if word else marks)]
 
 
-_NEEDLE_BYTES = tuple((n, n.encode("ascii")) for n in _NEEDLES)
+_NEEDLE_BYTES = tuple((n, n.encode("ascii"), not set(n).isdisjoint(_WORD_CHARS))
+                      for n in _NEEDLES)
 
 
 def find_active_code(text: str) -> str | None:
