@@ -78,6 +78,7 @@ def test_duplicate_key_line_in_a_file_and_in_ndjson() -> None:
     '{"a": 12345678901234567890123}', '{"a": -9999999999999999999}',  # past 64 bits
     '{"a": 1e400}', '{"a": 1.5}', '{"a": 1E2}', '{"a": -0.0}', '[0.1, 2e-7]',
     '\ufeff{"a": 1}', '{"a": 1} x', '{"a": [1, 2,]}', '{"a": 01}', "",
+    " 1.5", "[\n 2E3]", '{"a":[1,\t-0.5]}', "-1234567890123456789", '{"a": "1", "b": 3.0}',
 ])
 def test_what_the_fast_path_leaves_to_the_exact_one(text: str) -> None:
     assert fast_json(text.encode("utf-8", "surrogatepass")) is None
@@ -104,7 +105,8 @@ def test_fast_path_takes_ordinary_documents_with_the_same_value_and_hash() -> No
     text = ('{"contract": "matrix-component-v1", '
             '"n": [1, -2, 0, 999999999999999999, -999999999999999999], '
             '"s": "한국어 \\" \\\\ \\n \\u0000 \\ud83d\\ude00 sha256:3e5.", '
-            '"t": true, "f": false, "z": null, "e": {}, "l": []}')
+            '"t": true, "f": false, "z": null, "e": {}, "l": [], '
+            '"x": "a: 1.5, [2e3, 12345678901234567890"}')
     fast = fast_json(text.encode())
     assert fast is not None
     value, canon = fast

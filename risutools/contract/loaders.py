@@ -388,6 +388,11 @@ _DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_nonfinite)
 # ``.``/``e``/``E``: the spelling of floats may differ) or 19+ digits (orjson reads an
 # integer past 64 bits as a float).  Searched outside string literals only.
 _NUMBER_RISK = re.compile(rb"[0-9](?:[.eE]|[0-9]{18})")
+# The same, in the whole text, but only where a value may start (at the start, after
+# ``:``, ``,`` or ``[`` and JSON whitespace): every number outside strings is there, so
+# when this finds nothing no string needs cutting out (digests hold "3e" often enough).
+_NUMBER_RISK_ANYWHERE = re.compile(
+    rb"(?:^|[:,\[])[ \t\n\r]*-?[0-9](?:[0-9]*[.eE]|[0-9]{18})")
 
 
 def _outside_strings(data: bytes) -> bytes:
@@ -419,14 +424,13 @@ def fast_json(data: bytes) -> tuple[Any, bytes] | None:
 
     if orjson is None or b"\\u003" in data:
         return None
-    outside = _outside_strings(data)
-    if _NUMBER_RISK.search(outside):
+    if _NUMBER_RISK_ANYWHERE.search(data) and _NUMBER_RISK.search(_outside_strings(data)):
         return None
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
         return None
-    if outside.count(b"{") + outside.count(b"[") > MAX_DEPTH:
+    if data.count(b"{") + data.count(b"[") > MAX_DEPTH:  # else it cannot nest deeper
         from risutools.formats.jsonsafe import _nests_deeper
 
         if _nests_deeper(value, MAX_DEPTH):
