@@ -224,7 +224,11 @@ def _window_edge_cases() -> list[str]:
                 "a: " * n + "javascript:", "a: " * n + "JavaScript:"]
     out += ["javaſcript:", "JAVASCRIPT:", "xjavascript:", "한javascript:", "javascript :",
             "<a onclick=x> javascript:", "print\u3000(x)", "print\x1c(x)", "(" + "a" * 100,
-            "os.time(", "ratios.x(", "Math.max (", "v2Foo(", "JSON.parse(", "x.JSON.parse("]
+            "os.time(", "ratios.x(", "Math.max (", "v2Foo(", "JSON.parse(", "x.JSON.parse(",
+            # regex quantifiers: two or three characters ending at * + ?, or {n,m}
+            "a]* and x = 1", "\\d+ == 2", "\\w?\n== 1", ".*? x == y", "x.+ a == b",
+            "*+? a == b", "a{2,} x == 1", "{ a]* }", "?" * 40 + ".* x == 1",
+            "+" * 33 + " ]* x == 1"]
     return out
 
 
@@ -241,7 +245,7 @@ def test_windows_never_change_the_answer() -> None:
         *"ab (():.\n\t한A2_'\"{[-)", " " * 20, "\t" * 17, "a" * 30, "한" * 40, "x" * 65,
         "getChatVar", "print", "console.log", "fooBar", "aB", "string.", "Math.", ":gsub",
         ".push", "javascript:", "JavaſCript:", "javaſcript", "<", "<script", "\u3000",
-        "ratios.", "v2Get"])
+        "ratios.", "v2Get", "]*", ")+", "\\d?", ".*", ".+?", "*", "+", "?", "{2,}", "=="])
 
     @settings(max_examples=2000, deadline=None)
     @given(st.lists(alphabet, max_size=30).map("".join))

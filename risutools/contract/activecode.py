@@ -171,6 +171,11 @@ _AFTER_PAREN = {i: (_AFTER if r == "a camelCase function call" else 0)
 _HTML = next(i for i, (r, _, _) in enumerate(_STRONG) if r == "HTML script")
 _JS_SCHEME = len("javascript")  # each letter is one character, IGNORECASE or not
 
+# Regex quantifiers: without a "{", a match is two or three characters ending at a "*", "+"
+# or "?" (``]*``, ``)+``, ``\\d*``, ``.*``, ``.+?``: the optional "?" adds nothing to
+# whether there is a match).
+_QUANT = next(i for i, (r, _, _) in enumerate(_WEAK) if r == "regex quantifiers")
+
 Windows = list[tuple[int, int]]
 
 
@@ -203,6 +208,16 @@ def _paren_windows(text: str, parens: list[int], tail: re.Pattern[str], after: i
     return out
 
 
+def _quantifier_windows(text: str) -> Windows | None:
+    out: Windows = []
+    for q in "*+?":
+        at = _anchors(text, q)
+        if at is None:
+            return None
+        out += [(max(0, p - 2), p + 1) for p in at]
+    return out if len(out) <= _MAX_WINDOWS else None
+
+
 def _search(rx: re.Pattern[str], text: str, windows: Windows | None) -> bool:
     if windows is None:
         return rx.search(text) is not None
@@ -210,19 +225,25 @@ def _search(rx: re.Pattern[str], text: str, windows: Windows | None) -> bool:
 
 
 def _present(text: str) -> list[str]:
-    """The needles in ``text`` (and maybe a few more: a gate may let a pattern through,
+    """The needles in ``text``, and maybe a word more (a gate may let a pattern through,
     never hold one back).  All needles are ASCII, so they are looked for in the text's
     ASCII characters alone, as bytes (one C pass drops the rest; a byte search is far
     quicker than one in a wide string), and the needles made of punctuation among the
     punctuation alone (a second pass drops letters, digits and spaces).  Dropping
-    characters can join the halves of a needle but never hides one."""
+    characters never hides a needle, but it can join the halves of one (``.`` + Hangul +
+    ``.`` gives ``..``): a punctuation needle of two characters or more found that way is
+    looked for again in the text itself."""
     t = text.encode("ascii", "ignore")
     marks = t.translate(None, _WORDISH)
-    return [n for n, b, word in _NEEDLE_BYTES if b in (t if word else marks)]
+    return [n for n, b, kind in _NEEDLE_BYTES
+            if (b in t if kind == _WORD else b in marks and (kind == _MARK or n in text))]
 
 
-_NEEDLE_BYTES = tuple((n, n.encode("ascii"), not set(n).isdisjoint(_WORD_CHARS))
-                      for n in _NEEDLES)
+_WORD, _MARK, _MARKS = 0, 1, 2  # a word needle; one punctuation character; several
+_NEEDLE_BYTES = tuple(
+    (n, n.encode("ascii"),
+     _WORD if not set(n).isdisjoint(_WORD_CHARS) else _MARK if len(n) == 1 else _MARKS)
+    for n in _NEEDLES)
 
 
 def find_active_code(text: str) -> str | None:
@@ -265,7 +286,8 @@ def find_active_code(text: str) -> str | None:
         return "several statement lines ending in ; { }"
     weak: list[str] = []
     for i in sorted(weak_idx):
-        if _WEAK[i][2].search(text):
+        if _search(_WEAK[i][2], text,
+                   _quantifier_windows(text) if i == _QUANT and "{" not in text else None):
             weak.append(_WEAK[i][0])
             if len(weak) == 2:  # the first two name the finding
                 return " and ".join(weak)

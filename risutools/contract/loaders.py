@@ -388,13 +388,6 @@ _DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_nonfinite)
 # ``.``/``e``/``E``: the spelling of floats may differ) or 19+ digits (orjson reads an
 # integer past 64 bits as a float).  Searched outside string literals only.
 _NUMBER_RISK = re.compile(rb"[0-9](?:[.eE]|[0-9]{18})")
-# The same, in the whole text, but only where a value may start (at the start, after
-# ``:``, ``,`` or ``[`` and JSON whitespace): every number outside strings is there, so
-# when this finds nothing no string needs cutting out (digests hold "3e" often enough).
-_NUMBER_RISK_ANYWHERE = re.compile(
-    rb"(?:^|[:,\[])[ \t\n\r]*-?[0-9](?:[0-9]*[.eE]|[0-9]{18})")
-
-
 def _outside_strings(data: bytes) -> bytes:
     """The bytes of valid JSON ``data`` outside its string literals (structure, numbers,
     keywords): escape pairs (``\\\\``, ``\\"``) are neutralised first, then every quote
@@ -424,7 +417,7 @@ def fast_json(data: bytes) -> tuple[Any, bytes] | None:
 
     if orjson is None or b"\\u003" in data:
         return None
-    if _NUMBER_RISK_ANYWHERE.search(data) and _NUMBER_RISK.search(_outside_strings(data)):
+    if _NUMBER_RISK.search(_outside_strings(data)):  # a regex over the whole text: 4x slower
         return None
     try:
         value = orjson.loads(data)
