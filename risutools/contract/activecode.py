@@ -115,12 +115,13 @@ def _code_lines(text: str) -> int:
     return n
 
 
-# The gate: which needles occur (``in``, a C substring search each); only the patterns
-# with a needle that occurs are searched.  Exact: a pattern is skipped only when none
-# of the substrings it cannot match without is in the text.
 # letters, digits and spaces: the bytes no punctuation needle holds
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ ")
 _WORDISH = "".join(sorted(_WORD_CHARS)).encode("ascii")
+
+# The gate: which needles occur (``in``, a C substring search each); only the patterns
+# with a needle that occurs are searched.  Exact: a pattern is skipped only when none
+# of the substrings it cannot match without is in the text.
 _NEEDLES = tuple(sorted({n for _, needs, _ in _STRONG + _WEAK for n in needs} | {"\n", ";"}))
 
 
