@@ -50,96 +50,105 @@ def _req(row: dict[str, Any], failing: dict[int, str]) -> str:
 
 
 def render_markdown(report: dict[str, Any]) -> str:
+    """The heading and verdict, the summary, the invariants, the configuration, and the
+    requests worth a look."""
+    out = _heading(report)
+    out += _table("Summary", ("measure", "value"),
+                  [(key, _cell(report["summary"][key])) for key in sorted(report["summary"])])
+    out += _invariants(report["invariants"])
+    out += _table("Configuration", ("key", "value"),
+                  [(key, _cell(report["config"][key])) for key in sorted(report["config"])])
+    out += _requests(report)
+    out.append("")
+    return "\n".join(out)
+
+
+def _heading(report: dict[str, Any]) -> list[str]:
     s = report["summary"]
     comp = report.get("component") or {}
     fx = report["fixture"]
-    out: list[str] = []
     title = comp.get("component_id") or "(no component)"
-    out.append(f"# Replay of `{title}` on `{fx['name']}`")
-    out.append("")
-    out.append(
-        f"**Verdict: {s['verdict']}** · simulation `{report['simulation']}` · "
-        f"{s['requests']} request(s)"
-    )
-    out.append("")
+    out = [f"# Replay of `{title}` on `{fx['name']}`", "",
+           f"**Verdict: {s['verdict']}** · simulation `{report['simulation']}` · "
+           f"{s['requests']} request(s)", ""]
     if s["verdict"] == "not-checked":
-        out.append("No invariant applied to any request: nothing was verified, so this replay "
-                   "is not a pass (and `--update` does not record it).")
-        out.append("")
+        out += ["No invariant applied to any request: nothing was verified, so this replay "
+                "is not a pass (and `--update` does not record it).", ""]
     out.append(f"- fixture: `{fx['file']}` ({fx['sha256']})")
     if comp:
         out.append(f"- component document: {comp.get('doc_sha256')}")
-    out.append(f"- report: {report['report_sha256']}")
+    out += [f"- report: {report['report_sha256']}", ""]
+    return out
+
+
+def _table(title: str, header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> list[str]:
+    """A section: ``## title``, then a Markdown table (cells already escaped)."""
+    out = [f"## {title}", "", "| " + " | ".join(header) + " |",
+           "|" + " --- |" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     out.append("")
-    out.append("## Summary")
-    out.append("")
-    out.append("| measure | value |")
-    out.append("| --- | --- |")
-    for key in sorted(s):
-        out.append(f"| {key} | {_cell(s[key])} |")
-    out.append("")
-    if report["invariants"]:
-        out.append("## Invariants")
-        out.append("")
-        out.append("| id | verdict | requests checked | first failing request | invariant |")
-        out.append("| --- | --- | --- | --- | --- |")
-        for inv in report["invariants"]:
-            first = inv["first_failure"]
-            ff = f"{first['request']}: {first['detail']}" if first else "-"
-            out.append(
-                f"| {inv['id']} | {verdict_text(inv)} | {inv['requests_checked']} "
-                f"| {_cell(ff)} | {_cell(inv['text'])} |"
-            )
-        out.append("")
-    out.append("## Configuration")
-    out.append("")
-    out.append("| key | value |")
-    out.append("| --- | --- |")
-    for key in sorted(report["config"]):
-        out.append(f"| {key} | {_cell(report['config'][key])} |")
-    out.append("")
+    return out
+
+
+def _invariants(invariants: list[dict[str, Any]]) -> list[str]:
+    if not invariants:
+        return []
+    rows = []
+    for inv in invariants:
+        first = inv["first_failure"]
+        ff = f"{first['request']}: {first['detail']}" if first else "-"
+        rows.append((inv["id"], verdict_text(inv), inv["requests_checked"], _cell(ff),
+                     _cell(inv["text"])))
+    return _table("Invariants", ("id", "verdict", "requests checked", "first failing request",
+                                 "invariant"), rows)
+
+
+def _first_failures(invariants: list[dict[str, Any]]) -> dict[int, str]:
+    """Request number -> the ids of the invariants whose first failure it is."""
     failing: dict[int, str] = {}
-    for inv in report["invariants"]:
+    for inv in invariants:
         if inv["first_failure"]:
             n = inv["first_failure"]["request"]
             failing[n] = f"{failing[n]}, {inv['id']}" if n in failing else inv["id"]
+    return failing
+
+
+def _requests(report: dict[str, Any]) -> list[str]:
+    """The requests with a first failure first, then the interesting ones, at most
+    :data:`MAX_ROWS`, in request order."""
+    failing = _first_failures(report["invariants"])
     rows = [r for r in report["requests"] if r["request"] in failing or interesting(r)]
+    total = len(rows)
     rows.sort(key=lambda r: (r["request"] not in failing, r["request"]))
     rows = sorted(rows[:MAX_ROWS], key=lambda r: r["request"])
-    out.append("## Requests with a first failure, a cut, an anchor loss, a toggle or an alert")
-    out.append("")
+    out = ["## Requests with a first failure, a cut, an anchor loss, a toggle or an alert", ""]
     if not rows:
-        out.append("None.")
+        return [*out, "None."]
+    if report["simulation"] == "context-cutter":
+        out += ["| request | messages in/out | tokens in/out | dropped (continuity+budget) "
+                "| anchor | unreachable | level | alert |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        out += [_cutter_row(r, failing) for r in rows]
     else:
-        cutter = report["simulation"] == "context-cutter"
-        if cutter:
-            out.append(
-                "| request | messages in/out | tokens in/out | dropped (continuity+budget) "
-                "| anchor | unreachable | level | alert |"
-            )
-            out.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
-        else:
-            out.append("| request | messages | tokens | used % | level | alert |")
-            out.append("| --- | --- | --- | --- | --- | --- |")
-        for r in rows:
-            mon = r["monitor"]
-            if cutter:
-                out.append(
-                    f"| {_req(r, failing)} | {r['messages_in']}/{r['messages_out']} "
-                    f"| {r['tokens_in']}/{r['tokens_out']} | {r['dropped']} "
-                    f"({r['continuity_dropped']}+{r['budget_dropped']}) | {r['anchor']}"
-                    f"{' (fallback)' if r['fallback'] else ''} | {_cell(r['budget_unreachable'])} "
-                    f"| {_cell(mon['level'])} | {_cell(mon['alert_reason'])} |"
-                )
-            else:
-                out.append(
-                    f"| {_req(r, failing)} | {r['messages_in']} | {r['tokens_in']} "
-                    f"| {_cell(mon['used_pct'])} | {_cell(mon['level'] or mon['metrics'])} "
-                    f"| {_cell(mon['alert_reason'])} |"
-                )
-        total = sum(1 for r in report["requests"] if r["request"] in failing or interesting(r))
-        if total > MAX_ROWS:
-            out.append("")
-            out.append(f"... and {total - MAX_ROWS} more (see the JSON report).")
-    out.append("")
-    return "\n".join(out)
+        out += ["| request | messages | tokens | used % | level | alert |",
+                "| --- | --- | --- | --- | --- | --- |"]
+        out += [_monitor_row(r, failing) for r in rows]
+    if total > MAX_ROWS:
+        out += ["", f"... and {total - MAX_ROWS} more (see the JSON report)."]
+    return out
+
+
+def _cutter_row(r: dict[str, Any], failing: dict[int, str]) -> str:
+    mon = r["monitor"]
+    return (f"| {_req(r, failing)} | {r['messages_in']}/{r['messages_out']} "
+            f"| {r['tokens_in']}/{r['tokens_out']} | {r['dropped']} "
+            f"({r['continuity_dropped']}+{r['budget_dropped']}) | {r['anchor']}"
+            f"{' (fallback)' if r['fallback'] else ''} | {_cell(r['budget_unreachable'])} "
+            f"| {_cell(mon['level'])} | {_cell(mon['alert_reason'])} |")
+
+
+def _monitor_row(r: dict[str, Any], failing: dict[int, str]) -> str:
+    mon = r["monitor"]
+    return (f"| {_req(r, failing)} | {r['messages_in']} | {r['tokens_in']} "
+            f"| {_cell(mon['used_pct'])} | {_cell(mon['level'] or mon['metrics'])} "
+            f"| {_cell(mon['alert_reason'])} |")

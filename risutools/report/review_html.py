@@ -126,136 +126,181 @@ def _gate(g: dict[str, Any]) -> str:
             f'{_e(g["reason"])}')
 
 
+_SECTIONS = (("graph", "Capability graph"), ("chain", "Transition log"),
+             ("duplicates", "Duplicate sources"), ("id_collisions", "Id collisions"))
+
+
 def render_review_html(rv: Review) -> str:
+    """The page: head and counts, a table of contents, the problems first (short lists, the
+    most urgent), then the promotion board, then every document."""
     d = rv.data
-    c = d["counts"]
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           f"<title>risutools review: {_e(d['catalog'])}</title>",
-           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-           "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">",
-           f"<style>{_CSS}</style></head><body>",
-           f"<h1>Catalog review: {_e(d['catalog'])}</h1>",
-           '<div class="counts">',
-           f'<span id="n-documents">{c["documents"]} documents</span>',
-           f'<span id="n-errors"><a href="#sort=errors-desc&amp;status=&amp;rule=&amp;text=">'
-           f'{c["errors"]} errors</a></span>',
-           f'<span id="n-warnings"><a href="#sort=warnings-desc&amp;status=&amp;rule=&amp;text=">'
-           f'{c["warnings"]} warnings</a></span>',
-           f"<span>review: {_counts(c['review_status'])}</span>",
-           f"<span>runtime: {_counts(c['runtime_status'])}</span>",
-           f"<span>approvals: {_counts(c['approvals'])}</span>",
-           f"<span>signatures: {_counts(c['signatures'])}</span>",
-           f"<span>digests: {_counts(c['verifications'])}</span>",
-           "</div>"]
-    blocking = sorted({g for b in d["board"] for g in b["blocked_by"]})
-    sections = (("graph", "Capability graph"), ("chain", "Transition log"),
-                ("duplicates", "Duplicate sources"), ("id_collisions", "Id collisions"))
     bad_appr = [a for a in d["approvals"] if a["severity"] in ("error", "warning")]
-    # the problems first (short lists, the most urgent), then the board, then every document
-    nav = [(f"{key.replace('_', '-')}-h", f"{title} ({len(d[key])})")
-           for key, title in sections]
-    nav.append(("approvals-h", f"Approvals needing attention ({len(bad_appr)})"))
-    nav += [("board-h", f"Promotion board ({c['ready']} of {len(d['board'])} ready)"),
-            ("documents-h", f"Documents ({len(d['documents'])})")]
-    out.append("<nav>" + "".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in nav) + "</nav>")
-    # problems
-    for key, title in sections:
-        out.append(f'<h2 id="{key.replace("_", "-")}-h">{title} ({len(d[key])})</h2>'
-                   f"<ul id=\"{key.replace('_', '-')}\">")
-        for g in d[key]:
-            if g.get("message"):
-                cid = g.get("component_id")
-                text = g["message"] if not cid or g["message"].startswith(cid) \
-                    else f"{cid}: {g['message']}"
-            elif key == "duplicates":
-                text = (f"{', '.join(g['components'])} are built from one source "
-                        f"({g['sha256'][:19]}…): " + ", ".join(g.get("files", [])))
-            else:
-                text = f"{g.get('component_id')}: " + ", ".join(g.get("files", [])) + \
-                    (f" (versions {', '.join(g['versions'])})" if g.get("versions") else "")
-            sev = g.get("severity", "warning")
-            where = g.get("file") or (f"transitions.ndjson line {g['line']}"
-                                      if g.get("line") else "")
-            out.append(f'<li class="{_e(sev)}"><b>{_e(sev)}</b> '
-                       + (f"<code>{_e(where)}</code> " if where else "") + f"{_e(text)}</li>")
-        if not d[key]:
-            out.append('<li class="none">none</li>')
-        out.append("</ul>")
-    out.append(f'<h2 id="approvals-h">Approvals needing attention ({len(bad_appr)})</h2>'
-               '<ul id="approvals">')
-    out += [f'<li class="{_e(a["severity"])}"><b>{_e(a["severity"])}</b> '
-            f'<code>{_e(a["file"])}</code>: {_e(a["message"])}</li>' for a in bad_appr]
-    if not bad_appr:
-        out.append('<li class="none">none</li>')
-    out.append("</ul>")
-    # promotion board: the gates that block first, the ones that pass folded away
-    out.append(f'<h2 id="board-h">Promotion board ({c["ready"]} of {len(d["board"])} ready)'
-               "</h2>")
-    out.append("<p>Every candidate and pending component with each gate of its next step. "
-               "A blocked row names the gates that fail and why; what a reviewer runs to "
-               "clear the approval gate is in its reason.</p>")
-    out.append('<div id="board-filters"><label>show <select id="board-filter">'
-               '<option value="">all</option><option value="ready">ready</option>'
-               + "".join(f'<option value="{_e(g)}">blocked by {_e(g)}</option>'
-                         for g in blocking)
-               + f'</select></label> (<span id="board-shown">{len(d["board"])}</span> shown)'
-               "</div>")
-    out.append('<table id="board"><thead><tr><th>component</th><th>step</th><th>state</th>'
-               "<th>gates</th></tr></thead><tbody>")
-    for b in d["board"]:
-        failed = [g for g in b["gates"] if g["verdict"] == "fail"]
-        others = [g for g in b["gates"] if g["verdict"] != "fail"]
-        gates = "<br>".join(_gate(g) for g in failed)
-        if others:
-            n_pass = sum(1 for g in others if g["verdict"] == "pass")
-            n_na = len(others) - n_pass
-            label = f"{n_pass} pass" + (f", {n_na} n/a" if n_na else "")
-            gates += (f"<details><summary>{label}</summary>"
-                      + "<br>".join(_gate(g) for g in others) + "</details>")
-        state = "ready" if b["ready"] else "blocked"
-        why = ("<b>blocked by</b><br>" + "<br>".join(_e(g) for g in b["blocked_by"])
-               if b["blocked_by"] else "<b>ready</b>")
-        out.append(f'<tr class="{state}" data-component="{_e(b["component_id"])}" '
-                   f'data-blocked="{_e(" ".join(b["blocked_by"]))}">'
-                   f'<td>{_e(b["component_id"])}<br><code>{_e(b["file"])}</code></td>'
-                   f'<td>{_e(b["from"])} → {_e(b["to"])}</td>'
-                   f'<td class="state">{why}</td><td>{gates}</td></tr>')
-    out.append("</tbody></table>")
-    # documents
-    rules = sorted({f["rule"] for doc in d["documents"] for f in doc["findings"]})
-    statuses = sorted({doc["review_status"] or "" for doc in d["documents"]})
-    out.append(f'<h2 id="documents-h">Documents (<span id="shown">{len(d["documents"])}</span>'
-               " shown)</h2><p>Click a column header to sort (again: descending).</p>")
-    out.append('<div id="filters"><label>status <select id="status-filter">'
-               '<option value="">all</option>'
-               + "".join(f'<option value="{_e(s)}">{_e(s)}</option>' for s in statuses)
-               + '</select></label><label>finding <select id="rule-filter">'
-               '<option value="">all</option>'
-               + "".join(f'<option value="{_e(r)}">{_e(r)}</option>' for r in rules)
-               + '</select></label><label>text <input id="text-filter" type="search">'
-               "</label></div>")
-    out.append('<table id="documents"><thead><tr>'
-               '<th data-key="component">component</th><th data-key="file">file</th>'
-               '<th data-key="status">review</th><th data-key="runtime">runtime</th>'
-               '<th data-key="errors" data-type="num">errors</th>'
-               '<th data-key="warnings" data-type="num">warnings</th>'
-               "<th>findings</th></tr></thead><tbody>")
-    for doc in d["documents"]:
-        where = doc["file"] + (f":{doc['line']}" if doc.get("line") and
-                               doc["file"].endswith((".ndjson", ".jsonl")) else "")
-        fs = "<br>".join(f'<b>{_e(f["rule"])}</b> <code>{_e(f.get("pointer", ""))}</code> '
-                         f'{_e(f["message"])}' for f in doc["findings"]
-                         if f["severity"] in ("error", "warning"))
-        drules = " ".join(sorted({f["rule"] for f in doc["findings"]}))
-        cls = ' class="err"' if doc["errors"] else ""
-        out.append(f'<tr{cls} data-status="{_e(doc["review_status"] or "")}" '
-                   f'data-rules="{_e(drules)}"><td>{_e(doc["component_id"] or "-")}</td>'
-                   f"<td>{_e(where)}</td><td>{_e(doc['review_status'] or '-')}</td>"
-                   f"<td>{_e(doc['runtime_status'] or '-')}</td>"
-                   f'<td class="n-err" data-v="{doc["errors"]}">{doc["errors"]}</td>'
-                   f'<td data-v="{doc["warnings"]}">{doc["warnings"]}</td><td>{fs}</td></tr>')
-    out.append("</tbody></table>")
+    out = _head(d)
+    out.append(_nav(d, bad_appr))
+    for key, title in _SECTIONS:
+        out += _problems(key, title, d[key])
+    out += _approvals(bad_appr)
+    out += _board(d)
+    out += _documents(d["documents"])
     data = json.dumps(d["counts"], ensure_ascii=True, sort_keys=True).replace("<", "\\u003c")
     out.append(f'<script type="application/json" id="review-counts">{data}</script>')
     out.append(f"<script>{_JS}</script></body></html>")
     return "\n".join(out) + "\n"
+
+
+def _head(d: dict[str, Any]) -> list[str]:
+    """The document head, the title and the counts."""
+    c = d["counts"]
+    return ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+            f"<title>risutools review: {_e(d['catalog'])}</title>",
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+            "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">",
+            f"<style>{_CSS}</style></head><body>",
+            f"<h1>Catalog review: {_e(d['catalog'])}</h1>",
+            '<div class="counts">',
+            f'<span id="n-documents">{c["documents"]} documents</span>',
+            f'<span id="n-errors"><a href="#sort=errors-desc&amp;status=&amp;rule=&amp;text=">'
+            f'{c["errors"]} errors</a></span>',
+            f'<span id="n-warnings"><a href="#sort=warnings-desc&amp;status=&amp;rule=&amp;'
+            f'text=">{c["warnings"]} warnings</a></span>',
+            f"<span>review: {_counts(c['review_status'])}</span>",
+            f"<span>runtime: {_counts(c['runtime_status'])}</span>",
+            f"<span>approvals: {_counts(c['approvals'])}</span>",
+            f"<span>signatures: {_counts(c['signatures'])}</span>",
+            f"<span>digests: {_counts(c['verifications'])}</span>",
+            "</div>"]
+
+
+def _nav(d: dict[str, Any], bad_appr: list[dict[str, Any]]) -> str:
+    """One link per section, with its count."""
+    nav = [(f"{key.replace('_', '-')}-h", f"{title} ({len(d[key])})")
+           for key, title in _SECTIONS]
+    nav.append(("approvals-h", f"Approvals needing attention ({len(bad_appr)})"))
+    nav += [("board-h", f"Promotion board ({d['counts']['ready']} of {len(d['board'])} ready)"),
+            ("documents-h", f"Documents ({len(d['documents'])})")]
+    return "<nav>" + "".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in nav) + "</nav>"
+
+
+def _problem_text(key: str, g: dict[str, Any]) -> str:
+    if g.get("message"):
+        cid = g.get("component_id")
+        return g["message"] if not cid or g["message"].startswith(cid) \
+            else f"{cid}: {g['message']}"
+    if key == "duplicates":
+        return (f"{', '.join(g['components'])} are built from one source "
+                f"({g['sha256'][:19]}…): " + ", ".join(g.get("files", [])))
+    return f"{g.get('component_id')}: " + ", ".join(g.get("files", [])) + \
+        (f" (versions {', '.join(g['versions'])})" if g.get("versions") else "")
+
+
+def _problems(key: str, title: str, items: list[dict[str, Any]]) -> list[str]:
+    """One problem section (graph, transition log, duplicates, id collisions) as a list."""
+    slug = key.replace("_", "-")
+    out = [f'<h2 id="{slug}-h">{title} ({len(items)})</h2><ul id="{slug}">']
+    for g in items:
+        sev = g.get("severity", "warning")
+        where = g.get("file") or (f"transitions.ndjson line {g['line']}"
+                                  if g.get("line") else "")
+        out.append(f'<li class="{_e(sev)}"><b>{_e(sev)}</b> '
+                   + (f"<code>{_e(where)}</code> " if where else "")
+                   + f"{_e(_problem_text(key, g))}</li>")
+    return _closed_list(out, items)
+
+
+def _closed_list(out: list[str], items: list[dict[str, Any]]) -> list[str]:
+    if not items:
+        out.append('<li class="none">none</li>')
+    out.append("</ul>")
+    return out
+
+
+def _approvals(bad_appr: list[dict[str, Any]]) -> list[str]:
+    """The approval records that are in error or warn."""
+    out = [f'<h2 id="approvals-h">Approvals needing attention ({len(bad_appr)})</h2>'
+           '<ul id="approvals">']
+    out += [f'<li class="{_e(a["severity"])}"><b>{_e(a["severity"])}</b> '
+            f'<code>{_e(a["file"])}</code>: {_e(a["message"])}</li>' for a in bad_appr]
+    return _closed_list(out, bad_appr)
+
+
+def _board(d: dict[str, Any]) -> list[str]:
+    """The promotion board: the gates that block first, the ones that pass folded away."""
+    board = d["board"]
+    blocking = sorted({g for b in board for g in b["blocked_by"]})
+    out = [f'<h2 id="board-h">Promotion board ({d["counts"]["ready"]} of {len(board)} ready)'
+           "</h2>",
+           "<p>Every candidate and pending component with each gate of its next step. "
+           "A blocked row names the gates that fail and why; what a reviewer runs to "
+           "clear the approval gate is in its reason.</p>",
+           '<div id="board-filters"><label>show <select id="board-filter">'
+           '<option value="">all</option><option value="ready">ready</option>'
+           + "".join(f'<option value="{_e(g)}">blocked by {_e(g)}</option>'
+                     for g in blocking)
+           + f'</select></label> (<span id="board-shown">{len(board)}</span> shown)'
+           "</div>",
+           '<table id="board"><thead><tr><th>component</th><th>step</th><th>state</th>'
+           "<th>gates</th></tr></thead><tbody>"]
+    out += [_board_row(b) for b in board]
+    out.append("</tbody></table>")
+    return out
+
+
+def _board_row(b: dict[str, Any]) -> str:
+    failed = [g for g in b["gates"] if g["verdict"] == "fail"]
+    others = [g for g in b["gates"] if g["verdict"] != "fail"]
+    gates = "<br>".join(_gate(g) for g in failed)
+    if others:
+        n_pass = sum(1 for g in others if g["verdict"] == "pass")
+        n_na = len(others) - n_pass
+        label = f"{n_pass} pass" + (f", {n_na} n/a" if n_na else "")
+        gates += (f"<details><summary>{label}</summary>"
+                  + "<br>".join(_gate(g) for g in others) + "</details>")
+    state = "ready" if b["ready"] else "blocked"
+    why = ("<b>blocked by</b><br>" + "<br>".join(_e(g) for g in b["blocked_by"])
+           if b["blocked_by"] else "<b>ready</b>")
+    return (f'<tr class="{state}" data-component="{_e(b["component_id"])}" '
+            f'data-blocked="{_e(" ".join(b["blocked_by"]))}">'
+            f'<td>{_e(b["component_id"])}<br><code>{_e(b["file"])}</code></td>'
+            f'<td>{_e(b["from"])} → {_e(b["to"])}</td>'
+            f'<td class="state">{why}</td><td>{gates}</td></tr>')
+
+
+def _documents(docs: list[dict[str, Any]]) -> list[str]:
+    """Every document, in a table the page's script sorts and filters."""
+    rules = sorted({f["rule"] for doc in docs for f in doc["findings"]})
+    statuses = sorted({doc["review_status"] or "" for doc in docs})
+    out = [f'<h2 id="documents-h">Documents (<span id="shown">{len(docs)}</span>'
+           " shown)</h2><p>Click a column header to sort (again: descending).</p>",
+           '<div id="filters"><label>status <select id="status-filter">'
+           '<option value="">all</option>'
+           + "".join(f'<option value="{_e(s)}">{_e(s)}</option>' for s in statuses)
+           + '</select></label><label>finding <select id="rule-filter">'
+           '<option value="">all</option>'
+           + "".join(f'<option value="{_e(r)}">{_e(r)}</option>' for r in rules)
+           + '</select></label><label>text <input id="text-filter" type="search">'
+           "</label></div>",
+           '<table id="documents"><thead><tr>'
+           '<th data-key="component">component</th><th data-key="file">file</th>'
+           '<th data-key="status">review</th><th data-key="runtime">runtime</th>'
+           '<th data-key="errors" data-type="num">errors</th>'
+           '<th data-key="warnings" data-type="num">warnings</th>'
+           "<th>findings</th></tr></thead><tbody>"]
+    out += [_document_row(doc) for doc in docs]
+    out.append("</tbody></table>")
+    return out
+
+
+def _document_row(doc: dict[str, Any]) -> str:
+    where = doc["file"] + (f":{doc['line']}" if doc.get("line") and
+                           doc["file"].endswith((".ndjson", ".jsonl")) else "")
+    fs = "<br>".join(f'<b>{_e(f["rule"])}</b> <code>{_e(f.get("pointer", ""))}</code> '
+                     f'{_e(f["message"])}' for f in doc["findings"]
+                     if f["severity"] in ("error", "warning"))
+    drules = " ".join(sorted({f["rule"] for f in doc["findings"]}))
+    cls = ' class="err"' if doc["errors"] else ""
+    return (f'<tr{cls} data-status="{_e(doc["review_status"] or "")}" '
+            f'data-rules="{_e(drules)}"><td>{_e(doc["component_id"] or "-")}</td>'
+            f"<td>{_e(where)}</td><td>{_e(doc['review_status'] or '-')}</td>"
+            f"<td>{_e(doc['runtime_status'] or '-')}</td>"
+            f'<td class="n-err" data-v="{doc["errors"]}">{doc["errors"]}</td>'
+            f'<td data-v="{doc["warnings"]}">{doc["warnings"]}</td><td>{fs}</td></tr>')
