@@ -439,11 +439,9 @@ def _check_options(
     lang: str, jobs: int | None, executor: Executor | None,
     notes_dir: str | os.PathLike[str] | None,
 ) -> None:
-    from risutools.projection.text import LANGS
+    from risutools.projection.text import check_lang
 
-    if lang not in LANGS:
-        raise ConfigError("bad-lang", f"language must be one of {', '.join(LANGS)}, not {lang!r}",
-                          where="--lang")
+    check_lang(lang)
     if executor is None and jobs is not None and jobs < 1:
         raise ConfigError("bad-option", f"must be at least 1, not {jobs}", where="--jobs")
     if notes_dir is not None and not Path(notes_dir).is_dir():
@@ -686,6 +684,7 @@ def _generated(
     """component_id -> (document, rendered text or None when a temp file holds it,
     (source path, index)); an id produced twice is a collision."""
     from risutools.projection.project import without_container
+    from risutools.projection.text import TYPE_WORDS
 
     docs: dict[str, tuple[dict[str, Any], str | None, tuple[str, int]]] = {}
     owner: dict[str, str] = {}
@@ -699,7 +698,8 @@ def _generated(
                                             == without_container(doc)):
                     # one module in two containers (a JSON export and a .risum): one
                     # component, the first source kept
-                    s.warnings.append(f"{cid}: the same module as in {owner[cid]} (another "
+                    kind = TYPE_WORDS["en"].get(str(doc.get("component_type")), "component")
+                    s.warnings.append(f"{cid}: the same {kind} as in {owner[cid]} (another "
                                       "container); kept that one")
                 elif docs[cid][0] != doc:
                     result.collisions.append(

@@ -96,33 +96,64 @@ class _Doc:
 
 def _fix_file(path: Path, name: str, wanted: dict[int | None, set[str]],
               fixable: dict[str, Check], out: FixOutcome) -> None:
-    from risutools.errors import RisuError
-    from risutools.safeio import read_regular
-
+    """Read ``path``, edit the fixable values in place, check the edit reads back, write."""
+    got = _read_text(path, name, out)
+    if got is None:
+        return
+    base, bom, body = got
     fmt = _fmt_of(path.name)
-    try:
-        raw = read_regular(path, MAX_FIX_BYTES)  # regular files only, never past the bound
-    except RisuError as exc:
-        out.notes.append(f"{name}: not fixed: {exc.why}")
-        return
-    except OSError as exc:
-        out.notes.append(f"{name}: not fixed: cannot read: {exc.strerror or exc}")
-        return
-    base = hashlib.sha256(raw).hexdigest()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        out.notes.append(f"{name}: not fixed: not UTF-8")
-        return
-    del raw  # a catalog may be large: one copy of its text at a time
-    bom = text.startswith(_BOM)
-    body = text[1:] if bom else text
     lines = {ln for ln in wanted if ln is not None}
     try:
         docs = _parse(body, name, fmt, only=lines if fmt == "ndjson" else None)
     except ValueError as exc:
         out.notes.append(f"{name}: not fixed: {exc}")
         return
+    edits, changed, applied = _plan(docs, name, wanted, fixable, out)
+    if not edits:
+        return
+    new_body = _apply(body, edits)
+    if not _reads_back(new_body, body, name, fmt, docs, changed, edits):
+        out.notes.append(f"{name}: not fixed: the edited text would not read back as the "
+                         "fixed documents; the file is left as it was")
+        return
+    del body, docs, changed
+    data = ((_BOM if bom else "") + new_body).encode("utf-8")
+    del new_body
+    if _write(path, name, data, base, out):
+        out.fixed.update(applied)
+        out.files.append(name)
+
+
+def _read_text(path: Path, name: str, out: FixOutcome) -> tuple[str, bool, str] | None:
+    """(SHA-256 of the bytes read, whether a BOM leads, the text after it), or None with
+    the reason noted."""
+    from risutools.errors import RisuError
+    from risutools.safeio import read_regular
+
+    try:
+        raw = read_regular(path, MAX_FIX_BYTES)  # regular files only, never past the bound
+    except RisuError as exc:
+        out.notes.append(f"{name}: not fixed: {exc.why}")
+        return None
+    except OSError as exc:
+        out.notes.append(f"{name}: not fixed: cannot read: {exc.strerror or exc}")
+        return None
+    base = hashlib.sha256(raw).hexdigest()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        out.notes.append(f"{name}: not fixed: not UTF-8")
+        return None
+    del raw  # a catalog may be large: one copy of its text at a time
+    bom = text.startswith(_BOM)
+    return base, bom, text[1:] if bom else text
+
+
+def _plan(docs: list[_Doc], name: str, wanted: dict[int | None, set[str]],
+          fixable: dict[str, Check], out: FixOutcome
+          ) -> tuple[list[Edit], list[tuple[_Doc, Any]], Counter[str]]:
+    """The edits for the wanted rules of the candidate documents, each changed document
+    with what it must read back as, and the fixes per rule."""
     edits: list[Edit] = []
     changed: list[tuple[_Doc, Any]] = []  # (document, what it must read back as)
     applied: Counter[str] = Counter()
@@ -153,35 +184,33 @@ def _fix_file(path: Path, name: str, wanted: dict[int | None, set[str]],
                 applied[rule] += 1
         if expected is not None:
             changed.append((d, expected))
-    if not edits:
-        return
+    return edits, changed, applied
+
+
+def _apply(body: str, edits: list[Edit]) -> str:
+    """``body`` with the (non-overlapping) edits made, in one linear pass."""
     pieces: list[str] = []
     pos = 0
-    for start, end, repl in sorted(edits, key=lambda e: e[0]):  # one pass: linear
+    for start, end, repl in sorted(edits, key=lambda e: e[0]):
         pieces += [body[pos:start], repl]
         pos = end
     pieces.append(body[pos:])
-    new_body = "".join(pieces)
-    del pieces
-    if not _reads_back(new_body, body, name, fmt, docs, changed, edits):
-        out.notes.append(f"{name}: not fixed: the edited text would not read back as the "
-                         "fixed documents; the file is left as it was")
-        return
-    del body, docs, changed
-    data = ((_BOM if bom else "") + new_body).encode("utf-8")
-    del new_body
+    return "".join(pieces)
+
+
+def _write(path: Path, name: str, data: bytes, base: str, out: FixOutcome) -> bool:
+    """Through the one write path, unless the file changed since it was read."""
     from risutools.fsio import atomic_write
 
     try:
         atomic_write(path, data, expect_sha256=base)
     except WriteConflict as exc:
         out.notes.append(f"{name}: not fixed: {exc.why}")
-        return
+        return False
     except OSError as exc:
         out.notes.append(f"{name}: not fixed: cannot write: {exc.strerror or exc}")
-        return
-    out.fixed.update(applied)
-    out.files.append(name)
+        return False
+    return True
 
 
 def _reads_back(new_body: str, body: str, name: str, fmt: str | None, docs: list[_Doc],
