@@ -36,78 +36,80 @@ def scan(text: str, first_line: int = 1) -> ScanResult:
     line = first_line
     expect_key = False
     current_key: str | None = None
-
-    def here_pointer() -> str:
-        if not stack:
-            return ""
-        top = stack[-1]
-        base = str(top[1])
-        if top[0] == "a":
-            return f"{base}/{top[2]}"
-        return f"{base}/{escape_pointer_token(str(current_key))}"
-
     while i < n:
         c = text[i]
         if c in _WS:
             if c == "\n":
                 line += 1
             i += 1
-            continue
-        if c == '"':
+        elif c == '"':
             s, i, line = _read_string(text, i, line)
             if expect_key and stack and stack[-1][0] == "o":
                 current_key = _join_surrogates(s)
-                seen = stack[-1][3]
-                assert isinstance(seen, set)
-                ptr = here_pointer()
-                if current_key in seen and res.duplicate is None:
-                    res.duplicate = (ptr, line)
-                seen.add(current_key)
-                res.lines.setdefault(ptr, line)
+                _key(res, stack, current_key, line)
                 expect_key = False
             else:
-                res.lines.setdefault(here_pointer(), line)
-            continue
-        if c == "{":
-            ptr = here_pointer()
-            res.lines.setdefault(ptr, line)
-            stack.append(["o", ptr, None, set()])
-            expect_key = True
+                res.lines.setdefault(_pointer(stack, current_key), line)
+        elif c in "{[]},:":
+            expect_key = _punctuation(c, res, stack, current_key, line, expect_key)
             i += 1
-            continue
-        if c == "[":
-            ptr = here_pointer()
-            res.lines.setdefault(ptr, line)
-            stack.append(["a", ptr, 0, None])
-            i += 1
-            continue
-        if c in "}]":
-            if stack:
-                stack.pop()
-            expect_key = False
-            i += 1
-            continue
-        if c == ",":
-            if stack and stack[-1][0] == "a":
-                stack[-1][2] = int(str(stack[-1][2])) + 1
-            elif stack:
-                expect_key = True
-            i += 1
-            continue
-        if c == ":":
-            i += 1
-            continue
-        # a bare token: number, true/false/null, NaN/Infinity
-        j = i
-        while j < n and text[j] not in _WS and text[j] not in ",]}:":
-            j += 1
-        token = text[i:j]
-        ptr = here_pointer()
-        res.lines.setdefault(ptr, line)
-        if res.nonfinite is None and token.lstrip("+-") in ("NaN", "Infinity"):
-            res.nonfinite = (ptr, line, token)
-        i = max(j, i + 1)
+        else:
+            i = _bare_token(text, i, res, _pointer(stack, current_key), line)
     return res
+
+
+def _pointer(stack: list[list[object]], current_key: str | None) -> str:
+    """The pointer of the value at this point of the scan."""
+    if not stack:
+        return ""
+    top = stack[-1]
+    base = str(top[1])
+    if top[0] == "a":
+        return f"{base}/{top[2]}"
+    return f"{base}/{escape_pointer_token(str(current_key))}"
+
+
+def _key(res: ScanResult, stack: list[list[object]], key: str, line: int) -> None:
+    """An object's key: its line, and the first key repeated in its object."""
+    seen = stack[-1][3]
+    assert isinstance(seen, set)
+    ptr = _pointer(stack, key)
+    if key in seen and res.duplicate is None:
+        res.duplicate = (ptr, line)
+    seen.add(key)
+    res.lines.setdefault(ptr, line)
+
+
+def _punctuation(c: str, res: ScanResult, stack: list[list[object]],
+                 current_key: str | None, line: int, expect_key: bool) -> bool:
+    """Open or close a container, or move past ``,``/``:``; whether a key comes next."""
+    if c in "{[":
+        ptr = _pointer(stack, current_key)
+        res.lines.setdefault(ptr, line)
+        stack.append(["o", ptr, None, set()] if c == "{" else ["a", ptr, 0, None])
+        return True if c == "{" else expect_key
+    if c in "}]":
+        if stack:
+            stack.pop()
+        return False
+    if c == "," and stack:
+        if stack[-1][0] != "a":
+            return True
+        stack[-1][2] = int(str(stack[-1][2])) + 1
+    return expect_key
+
+
+def _bare_token(text: str, i: int, res: ScanResult, ptr: str, line: int) -> int:
+    """A number, true/false/null or NaN/Infinity at ``i``: its line; the index after it."""
+    n = len(text)
+    j = i
+    while j < n and text[j] not in _WS and text[j] not in ",]}:":
+        j += 1
+    token = text[i:j]
+    res.lines.setdefault(ptr, line)
+    if res.nonfinite is None and token.lstrip("+-") in ("NaN", "Infinity"):
+        res.nonfinite = (ptr, line, token)
+    return max(j, i + 1)
 
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
