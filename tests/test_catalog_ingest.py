@@ -310,6 +310,29 @@ def test_one_module_in_two_containers_is_one_component(tmp_path: Path) -> None:
     assert not res.ok and len(res.collisions) == 1 and "id-collision" in res.collisions[0]
 
 
+def test_one_card_in_two_containers_is_named_a_character(tmp_path: Path) -> None:
+    """The same card as a .charx and as a card JSON export: one document, and the warning
+    names the component's kind (a character), not "module"."""
+    import zipfile
+
+    src = tmp_path / "src"
+    src.mkdir()
+    with zipfile.ZipFile(SOURCES / "184500112_heroine-card.charx") as z:
+        card = json.loads(z.read("card.json"))
+    card["data"].setdefault("extensions", {}).setdefault("risuai", {})["backgroundHTML"] = (
+        "<div>{{getvar::mood}}</div>")  # active content of the card's own: a component
+    text = json.dumps(card, ensure_ascii=False)
+    with zipfile.ZipFile(src / "184500112_card.charx", "w") as z:
+        z.writestr("card.json", text)
+    (src / "184500112_card.json").write_text(text, "utf-8")
+    res = ingest(src, tmp_path / "cat", jobs=1, use_cache=False)
+    assert res.ok and res.collisions == []
+    assert [d.name for d in (tmp_path / "cat").glob("*.json")] == [
+        "character.risu.184500112.seorin.json"]
+    noted = [w for s in res.sources for w in s.warnings if "another container" in w]
+    assert len(noted) == 1 and "the same character as in 184500112_card.charx" in noted[0]
+
+
 # -- the document text: the fast renderer is projection.run.dumps, byte for byte --------
 
 _ODD_TEXT = [
