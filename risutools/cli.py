@@ -265,16 +265,9 @@ def _text(value: str | None, option: str) -> str | None:
     """A command-line value written into a record (a reviewer, a note, an actor), refused
     (``bad-argument``, one line) when it is not text: bytes that are not UTF-8 reach Python
     as unpaired surrogates, which no record can hold, hash or sign."""
-    from risutools.contract.jsonlines import surrogate_in
+    from risutools.contract.jsonlines import require_text
 
-    bad = surrogate_in(value) if value is not None else None
-    if bad is not None:
-        from risutools.errors import ConfigError
-
-        raise ConfigError("bad-argument", f"not UTF-8 text (it holds bytes that are not UTF-8, "
-                          f"read as the unpaired surrogate {bad}); write it in UTF-8",
-                          where=option)
-    return value
+    return None if value is None else require_text(value, option)
 
 
 def _configure(config_file: str | None, **options: Any) -> Callable[[Path], ContractConfig]:

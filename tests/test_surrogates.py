@@ -65,6 +65,39 @@ def test_the_helper_names_the_first_in_document_order() -> None:
     assert unpaired_surrogate({"a": "\ud83d\ude00"}) is not None
 
 
+# --------------------------------------------------------------------------- validate_document
+
+
+@pytest.mark.parametrize("where, pointer", [
+    (("projection", "summary"), "/projection/summary"),
+    (("projection", "tags", 0), "/projection/tags/0"),
+    (("provenance", "x-note\ud800"), "/provenance"),  # a key: its object's pointer
+])
+def test_validate_document_on_a_value_built_in_code(where: tuple[Any, ...],
+                                                     pointer: str) -> None:
+    """A document built in code may hold what no file can (the loaders refuse it): the
+    loaders' finding, one MC000 error at the pointer, and nothing that would need its
+    canonical form."""
+    from risutools.contract.validate import validate_document
+
+    doc = json.loads(SEED.read_text("utf-8"))
+    assert validate_document(doc) == []  # the seed is clean: the finding is the surrogate's
+    parent = doc
+    for step in where[:-1]:
+        parent = parent[step]
+    parent[where[-1]] = "bad \udc80 text"
+    lines = {pointer: 12}
+    got = validate_document(doc, file="built.json", line=3, line_of=lines.get)
+    assert [(f.rule, f.severity, f.pointer, f.file, f.line) for f in got] == [
+        ("MC000", "error", pointer, "built.json", 12)]
+    assert "unpaired surrogate U+D" in got[0].message
+    assert validate_document(doc, line=3)[0].line == 3
+    # what the loaders say of the same text in a file
+    text = json.dumps(doc, ensure_ascii=True)
+    (problem,) = load_bytes(text.encode(), "f.json", fmt="json").problems
+    assert (problem.rule, problem.pointer, problem.message) == ("MC000", pointer, got[0].message)
+
+
 # --------------------------------------------------------------------------- notes
 
 
@@ -196,6 +229,38 @@ def test_approve_refuses_text_that_is_not_utf8(tmp_path_factory: pytest.TempPath
                 "--catalog", cat, cwd=cat)
     assert r.returncode == 2 and "--actor: bad-argument" in r.stderr
     assert not (tmp_path / "p").exists()
+
+
+@pytest.mark.parametrize("signed", [False, True])
+def test_approve_as_a_library_refuses_text_that_is_not_utf8(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, signed: bool) -> None:
+    """approve() called from code (no command line to check its arguments): one
+    ``bad-argument`` line naming the field, nothing written, nothing signed."""
+    import shutil
+    import subprocess
+
+    from test_catalog_support import CUTTER, fresh_catalog
+
+    from risutools.catalog.commands import approve
+
+    cat = fresh_catalog(tmp_path_factory, tmp_path)
+    key = None
+    if signed:
+        if shutil.which("ssh-keygen") is None:
+            pytest.skip("ssh-keygen (openssh-client) is not installed")
+        key = str(tmp_path / "key")
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "kim", "-f", key],
+                       check=True)
+    for reviewer, note, where in (("k\udcffm", "", "--reviewer"), ("kim", "ok \ud800", "--note")):
+        with pytest.raises(ConfigError) as exc:
+            approve(CUTTER, "request_review", reviewer, note, key, str(cat))
+        assert exc.value.code == "bad-argument"
+        assert exc.value.one_line().startswith(f"{where}: bad-argument: not UTF-8 text")
+        assert "\n" not in exc.value.one_line()
+        assert not list((cat / "approvals").glob("*"))
+    # the same call with text is written (the refusal is the text's, not the call's)
+    approve(CUTTER, "request_review", "kim", "ok", key, str(cat))
+    assert len(list((cat / "approvals").glob("*"))) == 1
 
 
 def test_activate_records_a_user_name_that_is_not_utf8(

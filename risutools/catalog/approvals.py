@@ -33,6 +33,7 @@ import yaml
 
 from risutools.catalog.catalog import Catalog, Entry, file_sha256
 from risutools.contract.canonical import canonical
+from risutools.contract.jsonlines import require_text
 from risutools.contract.loaders import load_bytes
 from risutools.contract.transitions import ACTION_FOR
 from risutools.errors import ConfigError, RisuError
@@ -59,6 +60,8 @@ def build_record(entry: Entry, action: str, reviewer: str, note: str) -> dict[st
         raise ConfigError("bad-action", f"{action!r} is not one of {', '.join(ACTIONS)}")
     if not reviewer.strip():
         raise ConfigError("bad-reviewer", "--reviewer must name the person approving")
+    require_text(reviewer, "--reviewer")  # text a record can hold and a signature cover
+    require_text(note, "--note")
     return {"component_id": entry.component_id, "component_version": entry.version,
             "action": action, "reviewer": reviewer, "at": now_iso(),
             "base_sha256": entry.base_sha256, "note": note}

@@ -183,3 +183,17 @@ def surrogate_in(s: str) -> str | None:
     except UnicodeEncodeError as exc:
         return f"U+{ord(s[exc.start]):04X}"
     return None
+
+
+def require_text(value: str, where: str) -> str:
+    """``value``, or ConfigError ``bad-argument`` (one line naming ``where``) when it holds
+    an unpaired surrogate: bytes that are not UTF-8 reach Python that way (a command-line
+    value), and no record can hold, hash or sign such text."""
+    bad = surrogate_in(value)
+    if bad is not None:
+        from risutools.errors import ConfigError
+
+        raise ConfigError("bad-argument", f"not UTF-8 text (it holds bytes that are not UTF-8, "
+                          f"read as the unpaired surrogate {bad}); write it in UTF-8",
+                          where=where)
+    return value
