@@ -263,6 +263,30 @@ def test_approve_as_a_library_refuses_text_that_is_not_utf8(
     assert len(list((cat / "approvals").glob("*"))) == 1
 
 
+def test_switch_and_packet_as_a_library_refuse_text_that_is_not_utf8(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    """The actor, instruction and escalation text of switch() and run_packet() called from
+    code: one ``bad-argument`` line naming the option, nothing recorded."""
+    from test_catalog_support import CUTTER, fresh_catalog, log_lines, to_promoted
+
+    from risutools.catalog.commands import run_packet, switch
+
+    cat = fresh_catalog(tmp_path_factory, tmp_path)
+    to_promoted(cat)
+    before = log_lines(cat)
+    with pytest.raises(ConfigError) as exc:
+        switch(CUTTER, "active", "runtime", False, False, str(cat), actor="k\udcffm")
+    assert exc.value.one_line().startswith("--by: bad-argument: not UTF-8 text")
+    assert log_lines(cat) == before
+    for args, where in ((("\udcfe", None, None), "--actor"),
+                        (("kim", "do \ud800", None), "--instruction"),
+                        (("kim", None, "\ud800"), "--escalates")):
+        with pytest.raises(ConfigError) as exc:
+            run_packet(CUTTER, "light", str(tmp_path / "p"), *args, None, None, 1, str(cat))
+        assert exc.value.one_line().startswith(f"{where}: bad-argument"), where
+        assert not (tmp_path / "p").exists()
+
+
 def test_activate_records_a_user_name_that_is_not_utf8(
         tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
     from test_catalog_support import CUTTER, fresh_catalog, log_lines, to_promoted

@@ -21,6 +21,7 @@ from risutools.catalog.catalog import Catalog, Entry, find_root
 from risutools.catalog.promote import Plan, execute, plan
 from risutools.catalog.writes import catalog_lock, write_new_file
 from risutools.contract.config import ContractConfig
+from risutools.contract.jsonlines import require_text
 from risutools.contract.transitions import action_for
 from risutools.errors import ConfigError, WriteConflict
 from risutools.pathnames import show_name
@@ -82,6 +83,7 @@ def render_plan(p: Plan, dry_run: bool) -> str:
 def switch(component: str, to: str, kind: str, dry_run: bool, as_json: bool,
            catalog: str | None, actor: str = "", configure: Configure | None = None) -> int:
     """promote / activate / deactivate: 0 done (or dry run clean), 1 refused."""
+    require_text(actor, "--by")  # text the transition log can hold
     cat, entry = open_for(component, catalog, configure)
     p = plan(cat, entry, to, kind=kind)
     out = render_plan(p, dry_run)
@@ -118,6 +120,10 @@ def run_packet(component: str | None, lane: str, out: str, actor: str,
                configure: Configure | None = None) -> int:
     from risutools.catalog.packet import build_packet, write_packet, write_queue
 
+    for value, option in ((actor, "--actor"), (instruction, "--instruction"),
+                          (escalates, "--escalates")):
+        if value is not None:
+            require_text(value, option)  # text a packet and its hand-off record can hold
     if queue is not None:
         if component is not None:
             raise ConfigError("usage", "--queue takes no COMPONENT (it selects by --status)")
