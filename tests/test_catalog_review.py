@@ -306,3 +306,40 @@ def test_parallel_review_equals_one_process(cat: Path, tmp_path: Path) -> None:
     assert seen[-1] == (450, 450)
     assert one.data["counts"]["documents"] == 450
     assert len(one.data["duplicates"]) == 1  # every copy shares the mood tracker's source
+
+
+def test_a_card_and_its_module_are_not_duplicates(tmp_path: Path) -> None:
+    """A .charx whose card has active content of its own gives two components from one file
+    (``x.charx!card.json`` and ``x.charx!module.risum``): not duplicates.  The same file
+    under two post ids still is."""
+    import zipfile
+
+    from harness import SOURCES
+
+    from risutools.catalog.ingest import ingest
+
+    src = tmp_path / "src"
+    src.mkdir()
+    with zipfile.ZipFile(SOURCES / "184500112_heroine-card.charx") as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    card = json.loads(members["card.json"])
+    card["data"].setdefault("extensions", {}).setdefault("risuai", {})["backgroundHTML"] = (
+        "<div>{{getvar::mood}}</div>")
+    members["card.json"] = json.dumps(card).encode()
+    with zipfile.ZipFile(src / "184500112_card.charx", "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    ingest(src, tmp_path / "cat", jobs=1, use_cache=False)
+    d = _review(tmp_path / "cat")
+    assert sorted(x["component_id"] for x in d["documents"]) == [
+        "character.risu.184500112.seorin", "module.risu.184500112.seorin-module"]
+    assert d["duplicates"] == []
+    shutil.copy(src / "184500112_card.charx", tmp_path / "184500999_copy.charx")
+    (src / "184500112_card.charx").rename(src / "184500998_card.charx")
+    shutil.move(tmp_path / "184500999_copy.charx", src / "184500999_copy.charx")
+    ingest(src, tmp_path / "cat2", jobs=1, use_cache=False)
+    # ingest keeps one of identical bytes; a catalog merged from two runs holds both
+    for p in (tmp_path / "cat").glob("*.json"):
+        shutil.copy(p, tmp_path / "cat2" / p.name)
+    d = _review(tmp_path / "cat2")
+    assert sorted(len(g["components"]) for g in d["duplicates"]) == [2, 2]

@@ -290,22 +290,27 @@ def _documents(validated: Result, entries: list[Entry]) -> list[dict[str, Any]]:
     return out
 
 
-def _source_of(e: Entry) -> str | None:
+def _source_of(e: Entry) -> tuple[str, str] | None:
+    """The source file's digest and the part of it the component comes from
+    (``source_refs[0]``: a ``.charx`` gives its card's own content, ``x.charx!card.json``,
+    and its module, ``x.charx!module.risum``: two components of one file, not duplicates;
+    the part is the member, whatever the file was named)."""
     refs = e.get("provenance", "source_refs")
     if isinstance(refs, list) and refs and isinstance(refs[0], dict):
-        s = refs[0].get("sha256")
-        return s if isinstance(s, str) else None
+        s, part = refs[0].get("sha256"), refs[0].get("source_version")
+        member = part.rsplit("!", 1)[-1] if isinstance(part, str) else ""
+        return (s, member) if isinstance(s, str) else None
     return None
 
 
 def _duplicates(entries: list[Entry]) -> list[dict[str, Any]]:
-    by: dict[str, list[Entry]] = {}
+    by: dict[tuple[str, str], list[Entry]] = {}
     for e in entries:
-        s = _source_of(e)
-        if s is not None:
-            by.setdefault(s, []).append(e)
+        src = _source_of(e)
+        if src is not None:
+            by.setdefault(src, []).append(e)
     out = []
-    for s, group in sorted(by.items()):
+    for (s, _part), group in sorted(by.items()):
         ids = sorted({e.component_id for e in group})
         if len(ids) > 1:
             out.append({"sha256": s, "components": ids,
