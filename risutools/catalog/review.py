@@ -97,10 +97,10 @@ CHUNK = 250
 
 def _validate_chunk(docs: list[LoadedDocument], cfg: ContractConfig) -> list[DocumentInfo]:
     """Every document rule, and the canonical hash, of each document."""
-    from risutools.contract.validate import _info, validate_loaded
+    from risutools.contract.validate import _info, validate_document
 
-    return [_info(ld, validate_loaded(ld.doc, file=ld.file, line=ld.line, config=cfg,
-                                      line_of=ld.line_of)) for ld in docs]
+    return [_info(ld, validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
+                                        line_of=ld.line_of, loaded=True)) for ld in docs]
 
 
 # The documents a pool of forked workers reads: set in the parent just before the fork, so

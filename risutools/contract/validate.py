@@ -140,6 +140,7 @@ def validate_document(
     line: int | None = None,
     config: ContractConfig | None = None,
     line_of: Any = None,
+    loaded: bool = False,
 ) -> list[Finding]:
     """Every document-level rule (MC100-MC304, MC400, MC401, MC500, MC600) on one document.
 
@@ -148,25 +149,14 @@ def validate_document(
 
     Text that is not Unicode (an unpaired surrogate, which only a value built in code can
     hold: the loaders refuse it in a file) is the loaders' finding, one ``MC000`` error at
-    its JSON pointer, and nothing else is checked: such a document has no canonical form."""
-    bad = unpaired_surrogate(doc)
+    its JSON pointer, and nothing else is checked: such a document has no canonical form.
+    ``loaded=True`` says the document came from the loaders, which refused every unpaired
+    surrogate already, so it is not walked for them again."""
+    bad = None if loaded else unpaired_surrogate(doc)
     if bad is not None:
         ptr, why = bad
         at = line_of(ptr) if line_of is not None else line
         return [make_finding(MC000, "error", why, file, at, ptr)]
-    return validate_loaded(doc, file=file, line=line, config=config, line_of=line_of)
-
-
-def validate_loaded(
-    doc: Any,
-    *,
-    file: str | None = None,
-    line: int | None = None,
-    config: ContractConfig | None = None,
-    line_of: Any = None,
-) -> list[Finding]:
-    """:func:`validate_document` for a document the loaders returned: they refused every
-    unpaired surrogate already, so the document is not walked for them again."""
     cfg = config or ContractConfig()
     out: list[Finding] = []
 
@@ -232,8 +222,8 @@ def validate_paths(
     result = Result("validate", files=loaded.files, skipped=loaded.skipped)
     result.file_findings = [f for f in loaded.problems if flt.keep(f.rule)]
     for ld in loaded.documents:
-        findings = validate_loaded(ld.doc, file=ld.file, line=ld.line, config=cfg,
-                                   line_of=ld.line_of)
+        findings = validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
+                                     line_of=ld.line_of, loaded=True)
         result.documents.append(_info(ld, [f for f in findings if flt.keep(f.rule)]))
     _catalog_rules(loaded.documents, result, cfg, flt)
     return result
