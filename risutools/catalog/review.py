@@ -4,7 +4,8 @@ Sections of the result (``catalog-review-v1``):
 - ``documents``: per document the contract findings (MC100-MC600, MC104, MC305) and the
   digest verification (MC202/MC203; what could not be checked is said, not passed);
 - ``graph``: capability graph problems (:mod:`risutools.catalog.graph`);
-- ``duplicates``: documents of different components built from the same source file;
+- ``duplicates``: documents of different components built from the same part (member) of
+  the same source file (a ``.charx``'s card and its module are two parts);
 - ``id_collisions``: one component_id in more than one document;
 - ``chain``: the transition log itself (broken lines, lines for unknown components,
   hash continuity from one line of a component to the next, unfinished writes);
