@@ -301,10 +301,12 @@ def test_hostile_names_labels_and_values_do_not_leak_code(lang: str) -> None:
         assert needle not in raw, needle
     proj = doc["projection"]
     assert proj["title"].startswith("Unnamed module h" if lang == "en" else "이름 없는 모듈 h")
-    # a name that is code does not make the slug either
+    # a name that is code does not make the slug either: the slug falls back to the
+    # content identity (the same in every container), never to the file's digest
     sha = m.source.sha256 if m.source else ""
     key = module_identity(m) or sha
-    assert doc["component_id"] == f"module.risu.h{key[:12]}.m{sha[:8]}"
+    assert key != sha
+    assert doc["component_id"] == f"module.risu.h{key[:12]}.m{key[:8]}"
     parts = doc["payload"]["idea_layers"]["swappable_parts"]
     assert list(parts) == ["safe", "mode", "local x", "label"]
     assert "Show the <hp> bar" in parts["safe"]  # prose is kept

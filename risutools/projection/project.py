@@ -137,7 +137,8 @@ def _name_component(module: Module, post_id: str | None, notes: Notes | None,
     src = source_facts(module)
     if post_id is None and module.source is not None:
         post_id = post_id_from_name(src.card_file or module.source.path)
-    key = post_id if post_id else "h" + (content_identity(module) or src.sha256)[:12]
+    identity = content_identity(module) or src.sha256  # the same in every container
+    key = post_id if post_id else "h" + identity[:12]
     slug, version = naming.slug_and_version(module.name) if guard.allow(module.name) \
         else ("", None)
     if notes is not None and notes.slug:
@@ -145,7 +146,7 @@ def _name_component(module: Module, post_id: str | None, notes: Notes | None,
     type_word = TYPE_WORDS[lang].get(ctype, ctype)
     title = sentences.copied(guard, module.name, 160) \
         or t(lang, "untitled", type=type_word, key=key)
-    return _Component(module, lang, guard, ctype, src, key, slug or "m" + src.sha256[:8],
+    return _Component(module, lang, guard, ctype, src, key, slug or "m" + identity[:8],
                       version or COMPONENT_VERSION, title, type_word)
 
 
