@@ -7,8 +7,8 @@ clear; the facts file may not (the corpus is not ours to publish), so those are 
 Run: python bench/facts_digest.py SCRATCH.json HEADER.txt > bench/real_corpus_facts.yaml
 
 SCRATCH.json: {"components": [{"path", "member", "sha256", "facts": {type: [names]},
-"uncertain": {type: [names]}, "unscored": [types], "partial": [types], "notes": [sentences]}]}.  HEADER.txt:
-the method notes, written as the YAML comment at the top.
+"uncertain": {type: [names]}, "unscored": [types], "partial": [types],
+"notes": [sentences]}]}.  HEADER.txt: the method notes, written as the YAML comment at the top.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from real_corpus_facts import FACT_TYPES, FINDINGS, SALT, encode  # noqa: E402
+from real_corpus_facts import FACT_TYPES, FINDINGS, SALT, encode
 
 
 def _enc(t: str, names: Any) -> list[str]:
@@ -58,8 +58,8 @@ def main(argv: list[str]) -> int:
     data = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
     header = Path(argv[2]).read_text(encoding="utf-8")
     sys.stdout.write("".join(f"# {line}".rstrip() + "\n" for line in header.splitlines()))
-    sys.stdout.write(yaml.safe_dump(convert(data), allow_unicode=True, sort_keys=False, default_flow_style=None,
-                                    width=100))
+    sys.stdout.write(yaml.safe_dump(convert(data), allow_unicode=True, sort_keys=False,
+                                    default_flow_style=None, width=100))
     return 0
 
 

@@ -31,7 +31,7 @@ from risutools.formats import read_path
 from risutools.projection import project
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import real_corpus_facts as rcf  # noqa: E402
+import real_corpus_facts as rcf
 
 _REPO = Path(__file__).resolve().parents[1]
 #: ../shared/corpus/real from a checkout; ../../shared/corpus/real from a worktree in wt/

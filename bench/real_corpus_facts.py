@@ -12,9 +12,9 @@ Scoring, per component and fact type: expected E, found F, uncertain U (a fact t
 reading could not settle: neither rewarded nor punished).  TP = |E & F|, FN = |E - F|,
 FP = |F - E - U|.  A fact type listed under ``unscored`` for a component was not written down
 by hand there and is left out of the figures; one listed under ``partial`` was written down
-only in part (recall is measured against what is listed, false finds are not counted).  Findings are scored over (component, RA id)
-pairs the same way; the false-alarm rate counts reported findings (instances) whose RA id was
-not expected for that component.
+only in part (recall is measured against what is listed, false finds are not counted).
+Findings are scored over (component, RA id) pairs the same way; the false-alarm rate counts
+reported findings (instances) whose RA id was not expected for that component.
 """
 
 from __future__ import annotations
