@@ -171,6 +171,8 @@ class ComponentResult:
     diffs: dict[str, Diff]  # fact type (and "findings") -> diff; unscored types absent
     findings_reported: int = 0  # finding instances reported
     findings_false: int = 0  # of which: RA id not expected, not uncertain
+    uncertain_listed: int = 0  # uncertain facts written down (scored types)
+    uncertain_found: int = 0  # of which the analyser reports
 
 
 def compare_component(cf: ComponentFacts, found: Mapping[str, set[str]],
@@ -178,14 +180,19 @@ def compare_component(cf: ComponentFacts, found: Mapping[str, set[str]],
     """Compare one component; ``finding_rules`` lists the rule of every reported finding
     (instances, for the false-alarm rate)."""
     diffs: dict[str, Diff] = {}
+    listed = reported = 0
     for t in (*FACT_TYPES, FINDINGS):
         if t in cf.unscored:
             continue
+        unsure = cf.uncertain.get(t, set())
+        listed += len(unsure)
+        reported += len(unsure & set(found.get(t, set())))
         diffs[t] = compare_sets(cf.facts.get(t, set()), set(found.get(t, set())),
                                 cf.uncertain.get(t, set()), partial=t in cf.partial)
     rules = list(finding_rules)
     ok = cf.facts.get(FINDINGS, set()) | cf.uncertain.get(FINDINGS, set())
-    return ComponentResult(cf.key, diffs, len(rules), sum(1 for r in rules if r not in ok))
+    return ComponentResult(cf.key, diffs, len(rules), sum(1 for r in rules if r not in ok),
+                           listed, reported)
 
 
 def totals(results: Iterable[ComponentResult]) -> dict[str, Score]:
@@ -220,6 +227,8 @@ def table(results: list[ComponentResult]) -> list[str]:
     false = sum(r.findings_false for r in results)
     rate = (f"1 in {reported / false:.1f}" if false else "none") if reported else "no findings"
     lines.append("")
+    lines.append(f"uncertain (not scored): {sum(r.uncertain_found for r in results)} of "
+                 f"{sum(r.uncertain_listed for r in results)} reported by the analyser")
     lines.append(f"false alarms: {false} of {reported} findings reported ({rate})")
     return lines
 

@@ -172,6 +172,7 @@ def test_compare_component_findings_and_false_alarm_rate() -> None:
     assert "| hooks | 1 | 1 | 0 | 0.50 | 1.00 |" in lines
     assert "| findings (component, RA id) | 1 | 1 | 0 | 0.50 | 1.00 |" in lines
     assert lines[-1] == "false alarms: 2 of 4 findings reported (1 in 2.0)"
+    assert lines[-2] == "uncertain (not scored): 1 of 1 reported by the analyser"
     tot = rcf.totals([res, res])
     assert (tot["hooks"].tp, tot["hooks"].fp) == (2, 2)
 
