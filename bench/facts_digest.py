@@ -7,7 +7,7 @@ clear; the facts file may not (the corpus is not ours to publish), so those are 
 Run: python bench/facts_digest.py SCRATCH.json HEADER.txt > bench/real_corpus_facts.yaml
 
 SCRATCH.json: {"components": [{"path", "member", "sha256", "facts": {type: [names]},
-"uncertain": {type: [names]}, "unscored": [types], "partial": [types],
+"uncertain": {type: [names]}, "absent": {type: [names]}, "unscored": [types], "partial": [types],
 "notes": [sentences]}]}.  HEADER.txt: the method notes, written as the YAML comment at the top.
 """
 
@@ -36,9 +36,10 @@ def convert(data: dict[str, Any]) -> dict[str, Any]:
                                "sha256": c["sha256"]}
         out["facts"] = {t: _enc(t, c.get("facts", {}).get(t))
                         for t in (*FACT_TYPES, FINDINGS)}
-        unc = {t: _enc(t, v) for t, v in (c.get("uncertain") or {}).items() if v}
-        if unc:
-            out["uncertain"] = unc
+        for kind in ("uncertain", "absent"):
+            names = {t: _enc(t, v) for t, v in (c.get(kind) or {}).items() if v}
+            if names:
+                out[kind] = names
         for k in ("unscored", "partial"):
             if c.get(k):
                 out[k] = sorted(c[k])

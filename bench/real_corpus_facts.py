@@ -12,7 +12,8 @@ Scoring, per component and fact type: expected E, found F, uncertain U (a fact t
 reading could not settle: neither rewarded nor punished).  TP = |E & F|, FN = |E - F|,
 FP = |F - E - U|.  A fact type listed under ``unscored`` for a component was not written down
 by hand there and is left out of the figures; one listed under ``partial`` was written down
-only in part (recall is measured against what is listed, false finds are not counted).
+only in part (recall is measured against what is listed; false finds count only when listed
+under ``absent``: names the reading showed are not facts, e.g. a local variable taken for a key).
 Findings are scored over (component, RA id) pairs the same way; the false-alarm rate counts
 reported findings (instances) whose RA id was not expected for that component.
 """
@@ -66,6 +67,7 @@ class ComponentFacts:
     uncertain: dict[str, set[str]] = field(default_factory=dict)
     unscored: set[str] = field(default_factory=set)
     partial: set[str] = field(default_factory=set)
+    absent: dict[str, set[str]] = field(default_factory=dict)  # known non-facts
 
     @property
     def key(self) -> tuple[str, str | None]:
@@ -92,10 +94,11 @@ def parse_facts(data: Mapping[str, Any]) -> list[ComponentFacts]:
         facts = c.get("facts") or {}
         for t in (*FACT_TYPES, FINDINGS):
             cf.facts[t] = _names(facts.get(t), f"{where}.facts.{t}")
-        for t, v in (c.get("uncertain") or {}).items():
-            if t not in (*FACT_TYPES, FINDINGS):
-                raise ValueError(f"{where}.uncertain: unknown fact type {t!r}")
-            cf.uncertain[t] = _names(v, f"{where}.uncertain.{t}")
+        for kind in ("uncertain", "absent"):
+            for t, v in (c.get(kind) or {}).items():
+                if t not in (*FACT_TYPES, FINDINGS):
+                    raise ValueError(f"{where}.{kind}: unknown fact type {t!r}")
+                getattr(cf, kind)[t] = _names(v, f"{where}.{kind}.{t}")
         for kind in ("unscored", "partial"):
             for t in c.get(kind) or []:
                 if t not in (*FACT_TYPES, FINDINGS):
@@ -159,9 +162,11 @@ class Diff:
 
 
 def compare_sets(expected: set[str], found: set[str], uncertain: set[str],
-                 partial: bool = False) -> Diff:
+                 partial: bool = False, absent: frozenset[str] | set[str] = frozenset()) -> Diff:
+    """``partial``: only the ``absent`` names found count as false finds."""
     missed = sorted(expected - found)
-    false = [] if partial else sorted(found - expected - uncertain)
+    false = sorted((found & absent) - expected) if partial else sorted(
+        found - expected - uncertain)
     return Diff(Score(tp=len(expected & found), fp=len(false), fn=len(missed)), missed, false)
 
 
@@ -188,7 +193,8 @@ def compare_component(cf: ComponentFacts, found: Mapping[str, set[str]],
         listed += len(unsure)
         reported += len(unsure & set(found.get(t, set())))
         diffs[t] = compare_sets(cf.facts.get(t, set()), set(found.get(t, set())),
-                                cf.uncertain.get(t, set()), partial=t in cf.partial)
+                                cf.uncertain.get(t, set()), partial=t in cf.partial,
+                                absent=cf.absent.get(t, set()))
     rules = list(finding_rules)
     ok = cf.facts.get(FINDINGS, set()) | cf.uncertain.get(FINDINGS, set())
     return ComponentResult(cf.key, diffs, len(rules), sum(1 for r in rules if r not in ok),

@@ -88,6 +88,7 @@ def test_digest_script_never_writes_clear_module_strings(tmp_path: Path) -> None
                                                toggles_declared=names[3:],
                                                lorebook_code=[10, 2]),
                                "uncertain": {"buttons": ["btn-maybe"]},
+                               "absent": {"chat_write": ["not-a-key"]},
                                "partial": ["chat_write"], "notes": ["read by hand"]}]}
     src = tmp_path / "scratch.json"
     src.write_text(json.dumps(scratch), encoding="utf-8")
@@ -102,7 +103,7 @@ def test_digest_script_never_writes_clear_module_strings(tmp_path: Path) -> None
             sys.stdout = old
     text = out.read_text(encoding="utf-8")
     assert text.startswith("# method notes\n# second line\n")
-    for name in [*names, "btn-maybe"]:
+    for name in [*names, "btn-maybe", "not-a-key"]:
         assert name not in text
     data = yaml.safe_load(text)
     c = data["components"][0]
@@ -111,8 +112,10 @@ def test_digest_script_never_writes_clear_module_strings(tmp_path: Path) -> None
     assert c["facts"]["hooks"] == sorted(_facts()["hooks"])  # vocabulary in clear
     assert c["uncertain"] == {"buttons": [rcf.digest("btn-maybe")]}
     assert c["partial"] == ["chat_write"]
+    assert c["absent"] == {"chat_write": [rcf.digest("not-a-key")]}
     parsed = rcf.parse_facts(data)
     assert parsed[0].partial == {"chat_write"} and parsed[0].key == ("a.risum", None)
+    assert parsed[0].absent == {"chat_write": {rcf.digest("not-a-key")}}
 
 
 def test_digest_script_usage_without_arguments(capsys: pytest.CaptureFixture[str]) -> None:
@@ -135,6 +138,8 @@ def test_parse_facts_refuses_bad_documents() -> None:
         rcf.parse_facts({"components": [{"path": "p", "unscored": ["statez"]}]})
     with pytest.raises(ValueError, match="unknown fact type"):
         rcf.parse_facts({"components": [{"path": "p", "partial": ["x"]}]})
+    with pytest.raises(ValueError, match="unknown fact type"):
+        rcf.parse_facts({"components": [{"path": "p", "absent": {"x": []}}]})
 
 
 # -- scoring --------------------------------------------------------------------------------
@@ -150,6 +155,9 @@ def test_compare_sets_counts_and_uncertain_and_partial() -> None:
     # partial: false finds are not counted, misses are
     d = rcf.compare_sets({"a"}, {"x", "y"}, set(), partial=True)
     assert (d.score.tp, d.score.fp, d.score.fn) == (0, 0, 1) and d.false == []
+    # ... unless the reading showed a found name is not a fact (absent)
+    d = rcf.compare_sets({"a"}, {"a", "x", "y"}, set(), partial=True, absent={"y", "z"})
+    assert (d.score.tp, d.score.fp, d.score.fn) == (1, 1, 0) and d.false == ["y"]
     # nothing expected, nothing found: no figure rather than a perfect one
     empty = rcf.compare_sets(set(), set(), set()).score
     assert empty.precision is None and empty.recall is None
