@@ -85,7 +85,11 @@ def main(argv: list[str]) -> int:
     clear = "--clear" in argv
     facts: dict[tuple[str, str | None], rcf.ComponentFacts] = {}
     if facts_path is not None and facts_path.is_file():
-        facts = {cf.key: cf for cf in rcf.load_facts(facts_path)}
+        try:
+            facts = {cf.key: cf for cf in rcf.load_facts(facts_path)}
+        except ValueError as exc:
+            print(f"facts file not read: {exc}")
+            return 2
     results: list[rcf.ComponentResult] = []
     seen: set[tuple[str, str | None]] = set()
     found = [c for c in CANDIDATES if c.is_dir()]

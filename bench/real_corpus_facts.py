@@ -84,11 +84,15 @@ def _names(value: Any, where: str) -> set[str]:
 
 def parse_facts(data: Mapping[str, Any]) -> list[ComponentFacts]:
     """Read the facts document (already loaded from YAML); values are used as stored."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("components", []), list):
+        raise ValueError("facts: a mapping with a list 'components' is expected")
     if data.get("salt", SALT) != SALT:
         raise ValueError(f"facts salt {data.get('salt')!r} is not {SALT!r}")
     out: list[ComponentFacts] = []
     for i, c in enumerate(data.get("components") or []):
         where = f"components[{i}]"
+        if not isinstance(c, Mapping) or "path" not in c:
+            raise ValueError(f"{where}: a mapping with a 'path' is expected")
         cf = ComponentFacts(path=str(c["path"]), member=c.get("member"),
                             sha256=str(c.get("sha256", "")).lower())
         facts = c.get("facts") or {}
@@ -109,8 +113,12 @@ def parse_facts(data: Mapping[str, Any]) -> list[ComponentFacts]:
 
 
 def load_facts(path: Path) -> list[ComponentFacts]:
-    with path.open(encoding="utf-8") as fh:
-        return parse_facts(yaml.safe_load(fh) or {})
+    """Read the facts file; a bad file is a ValueError naming it (never a traceback)."""
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return parse_facts(yaml.safe_load(fh) or {})
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
 
 
 def found_facts(analysis: Any) -> dict[str, set[str]]:

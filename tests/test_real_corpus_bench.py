@@ -125,6 +125,24 @@ def test_digest_script_usage_without_arguments(capsys: pytest.CaptureFixture[str
 
 # -- parsing --------------------------------------------------------------------------------
 
+def test_load_facts_bad_files_are_one_line(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    cases = {"list.yaml": "- a\n- b\n", "broken.yaml": "components: [\n",
+             "nopath.yaml": "components: [{facts: {}}]\n", "binary.yaml": None}
+    for name, text in cases.items():
+        path = tmp_path / name
+        if text is None:
+            path.write_bytes(b"\xff\xfe\x00bad")
+        else:
+            path.write_text(text, encoding="utf-8")
+        with pytest.raises(ValueError, match=name):
+            rcf.load_facts(path)
+    root, _sha = _corpus(tmp_path)
+    assert real_corpus.main(["x", str(root), "--facts", str(tmp_path / "list.yaml")]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith("facts file not read: ") and out.count("\n") == 1
+
+
 def test_parse_facts_refuses_bad_documents() -> None:
     base = {"components": [{"path": "p", "sha256": "00", "facts": {}}]}
     assert rcf.parse_facts(base)[0].facts["hooks"] == set()
