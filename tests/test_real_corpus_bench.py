@@ -308,3 +308,39 @@ def test_bench_without_facts_prints_no_table(tmp_path: Path,
     out = capsys.readouterr().out
     assert "sample.module.json: module" in out
     assert "Hand-written facts" not in out and "DIFF" not in out
+
+
+# -- the committed facts file stays in RisuAI's vocabulary and holds no module string ----------
+
+def test_committed_facts_file_is_vocabulary_and_digests_only() -> None:
+    import re
+
+    from risutools.checks import all_checks
+    data_dir = Path(__file__).resolve().parents[1] / "risutools" / "data"
+    caps = yaml.safe_load((data_dir / "capabilities.yaml").read_text(encoding="utf-8"))
+    api = yaml.safe_load((data_dir / "lua_api.yaml").read_text(encoding="utf-8"))
+    hooks = {c for c in caps["capabilities"] if c.startswith("hook.")}
+    privileged = {n for n, f in api["functions"].items() if f["privileged"]}
+    loaders = {n for n, f in api["functions"].items()
+               if f.get("capability") == "script.dynamic_load"}
+    checks = set(all_checks())
+    allowed = {"hooks": hooks, "entry_points": set(api["entry_points"]),
+               "privileged": privileged, "dynamic_code": loaders,
+               "low_level_access": {"yes"}, "findings": checks}
+    comps = rcf.load_facts(BENCH / "real_corpus_facts.yaml")
+    assert len(comps) >= 20 and len({c.key for c in comps}) == len(comps)
+    digest = re.compile(r"[0-9a-f]{12}")
+    for c in comps:
+        assert re.fullmatch(r"[0-9a-f]{16}", c.sha256), c.key
+        for kind in (c.facts, c.uncertain, c.absent):
+            for t, names in kind.items():
+                for n in names:
+                    if t in rcf.DIGESTED:
+                        assert digest.fullmatch(n), (c.key, t, n)
+                    elif t == "lorebook_code":
+                        assert n.isdigit(), (c.key, n)
+                    elif t == "findings" and kind is c.uncertain:
+                        # an id another branch proposes may be listed as uncertain
+                        assert re.fullmatch(r"RA\d{3}", n), (c.key, n)
+                    else:
+                        assert n in allowed[t], (c.key, t, n)
