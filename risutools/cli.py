@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from risutools import __version__
 from risutools.errors import RisuError, WriteConflict
+
+if TYPE_CHECKING:
+    from risutools.contract.config import ContractConfig
 
 app = typer.Typer(
     name="risutools",
@@ -230,16 +235,35 @@ _SELECT_HELP = "Only these rules: ids or prefixes, repeated or comma-separated (
 _IGNORE_HELP = "Skip these rules: ids or prefixes, repeated or comma-separated."
 
 
-def _contract_config(config_file: str | None, paths: list[str]) -> object:
-    from pathlib import Path
+_CONFIG_HELP = "Configuration file (default: the nearest .risutools.yaml / pyproject.toml)."
+_EXCLUDE_HELP = "Skip files matching this glob in folder walks (repeated; replaces `exclude:`)."
 
+
+def _settings(config_file: str | None, start: str | Path | list[str], *,
+              select: list[str] | None = None, ignore: list[str] | None = None,
+              sources: str | None = None, exclude: list[str] | None = None,
+              promotion: bool = False) -> ContractConfig:
+    """The one way every command gets its configuration, before anything runs: the
+    defaults, under the configuration file (``--config FILE``, else the nearest
+    ``.risutools.yaml`` / ``pyproject.toml [tool.risutools]`` above ``start``: the first
+    path given, a catalog root, a component's folder), under the command line's options.
+    Returns a validated :class:`~risutools.contract.config.ContractConfig`."""
     from risutools.contract.config import load_config, load_config_file
 
     if config_file:
-        return load_config_file(config_file)
-    start = next((p for p in paths if p != "-"), ".")
-    sp = Path(start)
-    return load_config(sp if sp.is_dir() else (sp.parent if str(sp.parent) else Path(".")))
+        cfg = load_config_file(config_file)
+    else:
+        if isinstance(start, list):
+            start = next((p for p in start if p != "-"), ".")
+        sp = Path(str(start))
+        cfg = load_config(sp if sp.is_dir() else (sp.parent if str(sp.parent) else Path(".")))
+    return cfg.with_options(select=select or (), ignore=ignore or (), sources=sources,
+                            exclude=exclude or (), promotion=promotion)
+
+
+def _configure(config_file: str | None, **options: Any) -> Callable[[Path], ContractConfig]:
+    """:func:`_settings` for a catalog command, once the catalog root is known."""
+    return lambda root: _settings(config_file, root, **options)
 
 
 def _render(result: object, fmt: str, output: str | None = None, color: str = "auto",
@@ -316,10 +340,8 @@ def validate(
         False, "--promotion",
         help="Apply the promotion gate: incomplete narrative (MC600) is an error.",
     ),
-    config_file: str | None = typer.Option(
-        None, "--config", metavar="FILE",
-        help="Configuration file (default: nearest .risutools.yaml / pyproject.toml).",
-    ),
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
+    exclude: list[str] = typer.Option([], "--exclude", metavar="GLOB", help=_EXCLUDE_HELP),
     output: str | None = typer.Option(
         None, "--output", "-o", metavar="FILE", help="Write the report to a file."
     ),
@@ -341,14 +363,11 @@ def validate(
 
     Exit 0: no errors; 1: error findings (or warnings with --strict); 2: could not run."""
     _check_format(fmt, statistics)
-    from risutools.contract.config import ContractConfig
-    from risutools.contract.validate import RuleFilter, validate_paths
+    from risutools.contract.validate import validate_paths
 
-    cfg = _contract_config(config_file, paths)
-    assert isinstance(cfg, ContractConfig)
-    if promotion:
-        cfg = cfg.with_promotion_gate()
-    flt = RuleFilter(select, ignore)
+    cfg = _settings(config_file, paths, select=select, ignore=ignore, exclude=exclude,
+                    promotion=promotion)
+    flt = cfg.rule_filter()
     result = validate_paths(paths, cfg, rule_filter=flt, skip_non_documents=skip_non_documents)
     if fix:
         from risutools.contract.fix import fix_result
@@ -387,9 +406,8 @@ def verify(
     select: list[str] = typer.Option([], "--select", metavar="IDS", help=_SELECT_HELP),
     ignore: list[str] = typer.Option([], "--ignore", metavar="IDS", help=_IGNORE_HELP),
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
-    config_file: str | None = typer.Option(
-        None, "--config", metavar="FILE", help="Configuration file."
-    ),
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
+    exclude: list[str] = typer.Option([], "--exclude", metavar="GLOB", help=_EXCLUDE_HELP),
     output: str | None = typer.Option(
         None, "--output", "-o", metavar="FILE", help="Write the report to a file."
     ),
@@ -411,15 +429,13 @@ def verify(
     with --require-sources). Without a source store, one line says that no source
     file was checked."""
     _check_format(fmt, statistics)
-    from risutools.contract.config import ContractConfig
-    from risutools.contract.validate import RuleFilter
     from risutools.contract.verify import no_store_note, verify_paths
 
-    cfg = _contract_config(config_file, paths)
-    assert isinstance(cfg, ContractConfig)
+    cfg = _settings(config_file, paths, select=select, ignore=ignore, sources=sources,
+                    exclude=exclude)
     result = verify_paths(
-        paths, sources, config=cfg, require_sources=require_sources,
-        content_scan=not no_content_scan, rule_filter=RuleFilter(select, ignore),
+        paths, None, config=cfg, require_sources=require_sources,
+        content_scan=not no_content_scan, rule_filter=cfg.rule_filter(),
         skip_non_documents=skip_non_documents,
         allow_config_sources_outside=allow_config_sources_outside,
     )
@@ -488,6 +504,7 @@ def analyze_cmd(
     output: str | None = typer.Option(
         None, "--output", "-o", metavar="FILE", help="Write the report to a file."
     ),
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
     exit_zero: bool = typer.Option(False, "--exit-zero", help=_EXIT_ZERO_HELP),
     statistics: bool = typer.Option(False, "--statistics", help=_STATISTICS_HELP),
     color: str = _color_option(),
@@ -501,15 +518,14 @@ def analyze_cmd(
     _check_format(fmt, statistics)
     _color(color)
     from risutools.analysis.report import AnalyzeResult, analyze_result, check_fail_on, exit_code
-    from risutools.checks.registry import RuleFilter
 
     check_fail_on(fail_on)
-    flt = RuleFilter(select, ignore)
+    cfg = _settings(config_file, files, select=select, ignore=ignore)
     results: list[AnalyzeResult] = []
     unreadable = False
     for file in files:
         try:
-            results.append(analyze_result(file, flt))
+            results.append(_graded(analyze_result(file), cfg))
         except RisuError as exc:
             _fail(exc.with_path(file) if exc.path is None else exc)
             unreadable = True
@@ -533,10 +549,24 @@ def analyze_cmd(
     _exit(exit_code([a for _, a in merged.analyses], fail_on), exit_zero)
 
 
+def _graded(result: Any, cfg: ContractConfig) -> Any:
+    """An analysis result as the settings report it (``--select``/``--ignore``, and
+    ``rules:`` severities and ``off``), applied once, after the analysis."""
+    from dataclasses import replace
+
+    from risutools.findings import sorted_findings
+
+    result.analyses = [(m, replace(a, findings=cfg.apply(a.findings)))
+                       for m, a in result.analyses]
+    for d in result.documents:
+        d.findings = sorted_findings(cfg.apply(d.findings))
+    return result
+
+
 @app.command("rule")
 def rule_cmd(
     rule_id: str | None = typer.Argument(
-        None, metavar="ID", help="A check id (MC201, RA101, R3, M1, G4), a prefix, or a "
+        None, metavar="ID", help="A check id (MC201, RA101, R3, M1, G4, RV204), a prefix, or a "
         "gate's name (digests); none: list all."
     ),
 ) -> None:
@@ -617,7 +647,9 @@ def replay_run(
         ..., "--fixture", "-x", metavar="FILE", help="conversation-v1 fixture."
     ),
     config: str | None = typer.Option(
-        None, "--config", "-c", metavar="FILE", help="JSON/YAML configuration."
+        None, "--config", "-c", metavar="FILE",
+        help="JSON/YAML file of replay keys (over the fixture's and the catalog "
+        "configuration's `replay:`).",
     ),
     output: str | None = typer.Option(
         None, "--output", "-o", metavar="FILE",
@@ -635,7 +667,9 @@ def replay_run(
     from risutools.replay.api import run_component
 
     _refuse_invalid_component(component)
-    outcome = run_component(component, fixture, config, output, update)
+    settings = _settings(None, component)  # the catalog's `replay:` section, below FILE's
+    outcome = run_component(component, fixture, config, output, update,
+                            catalog_layer=settings.sections.get("replay"))
     if outcome.report is None:
         typer.echo(outcome.message)
         raise typer.Exit(0)
@@ -727,7 +761,7 @@ def replay_synth(
 # ==== end replay commands ====================================================
 
 
-# ==== catalog commands: review, promote =====================================
+# ==== catalog commands: ingest ===============================================
 
 
 @app.command("ingest")
@@ -762,6 +796,14 @@ def ingest_cmd(
     quiet: bool = typer.Option(
         False, "-q", "--quiet", help="No progress bar, no table (failed files still go to stderr)."
     ),
+    select: list[str] = typer.Option([], "--select", metavar="IDS",
+                                     help="Only these analysis findings in the documents."),
+    ignore: list[str] = typer.Option([], "--ignore", metavar="IDS",
+                                     help="Leave these analysis findings out of the documents."),
+    exclude: list[str] = typer.Option([], "--exclude", metavar="GLOB", help=_EXCLUDE_HELP),
+    config_file: str | None = typer.Option(
+        None, "--config", metavar="FILE",
+        help="Configuration file (default: the nearest one above the catalog folder)."),
     color: str = _color_option(),
 ) -> None:
     """Project every Risu file under DIR into matrix-component-v1 documents in a catalog."""
@@ -771,6 +813,7 @@ def ingest_cmd(
     from risutools.report.ingest_text import IngestProgress, render_summary
 
     use = _color(color)
+    settings = _settings(config_file, [out], select=select, ignore=ignore, exclude=exclude)
     progress = IngestProgress(enabled=not quiet and not as_json, color=use)
     with contextlib.ExitStack() as stack:
         executor = None
@@ -786,7 +829,7 @@ def ingest_cmd(
             result = ingest(
                 src, out, ndjson=ndjson, lang=lang, notes_dir=notes, jobs=jobs,
                 executor=executor, use_cache=not no_cache, on_start=progress.start,
-                on_progress=progress.update,
+                on_progress=progress.update, settings=settings,
             )
     if report:
         import json as _json
@@ -828,11 +871,13 @@ def approve_cmd(
     sign: str | None = typer.Option(
         None, "--sign", metavar="KEY", help="Sign with this SSH private key (ssh-keygen -Y)."),
     catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
 ) -> None:
     """Write a human approval record naming the document's current base hash."""
     from risutools.catalog.commands import approve
 
-    typer.echo(approve(component, action, reviewer, note, sign, catalog))
+    typer.echo(approve(component, action, reviewer, note, sign, catalog,
+                       _configure(config_file)))
 
 
 @app.command("promote")
@@ -845,11 +890,16 @@ def promote_cmd(
     dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
     as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
     catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
+    sources: str | None = typer.Option(
+        None, "--sources", metavar="DIR",
+        help="Source store folder (default: `sources:` in the configuration)."),
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
 ) -> None:
     """Check every gate of a review-status transition; on success write it (exit 1: refused)."""
     from risutools.catalog.commands import switch
 
-    raise typer.Exit(switch(component, to, "status", dry_run, as_json, catalog))
+    raise typer.Exit(switch(component, to, "status", dry_run, as_json, catalog,
+                            configure=_configure(config_file, sources=sources)))
 
 
 def _runtime_switch(name: str, target: str, doc: str) -> None:
@@ -863,10 +913,13 @@ def _runtime_switch(name: str, target: str, doc: str) -> None:
         actor: str = typer.Option("", "--by", metavar="NAME",
             help="Who switches it (recorded in the log)."),
         catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
+        config_file: str | None = typer.Option(None, "--config", metavar="FILE",
+                                               help=_CONFIG_HELP),
     ) -> None:
         from risutools.catalog.commands import switch
 
-        raise typer.Exit(switch(component, target, "runtime", dry_run, as_json, catalog, actor))
+        raise typer.Exit(switch(component, target, "runtime", dry_run, as_json, catalog, actor,
+                                _configure(config_file)))
 
     command.__doc__ = doc
     command.__name__ = f"{name}_cmd"
@@ -902,12 +955,13 @@ def packet_cmd(
     limit: int = typer.Option(1000, "--limit", metavar="N",
         help="With --queue: at most this many packets."),
     catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
 ) -> None:
     """Write a review packet (JSON + Markdown): light or full lane (seed 001)."""
     from risutools.catalog.commands import run_packet
 
     raise typer.Exit(run_packet(component, lane, out, actor, instruction, escalates, queue,
-                                status, limit, catalog))
+                                status, limit, catalog, _configure(config_file)))
 
 
 @app.command("review")
@@ -915,7 +969,8 @@ def review_cmd(
     catalog_dir: str | None = typer.Argument(
         None, metavar="CATALOG", help="Catalog folder (default: found above the current one)."),
     fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT",
-                            help="text | json | markdown | sarif | github | html"),
+                            help="text | json | markdown | html (the review's own) | concise | "
+                            "github | sarif | junit (its findings)"),
     sources: str | None = typer.Option(
         None, "--sources", metavar="DIR",
             help="Source store folder (default: `sources:` in the config)."),
@@ -926,24 +981,31 @@ def review_cmd(
             help="Worker processes for the document rules (default: all "
         "cores)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
+    select: list[str] = typer.Option([], "--select", metavar="IDS", help=_SELECT_HELP),
+    ignore: list[str] = typer.Option([], "--ignore", metavar="IDS", help=_IGNORE_HELP),
+    exclude: list[str] = typer.Option([], "--exclude", metavar="GLOB", help=_EXCLUDE_HELP),
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
 ) -> None:
     """Review a whole catalog (read-only): findings, digests, graph, log, approvals, board."""
     from risutools.catalog.catalog import Catalog
     from risutools.catalog.review import review_catalog
     from risutools.report import review_html, review_text
+    from risutools.report.reporters import REPORTER_BY_NAME, render
 
-    renderers = {"html": review_html.render_review_html,
-                 "text": review_text.render_review_text, "json": review_text.render_review_json,
-                 "markdown": review_text.render_review_markdown,
-                 "sarif": review_text.render_review_sarif,
-                 "github": review_text.render_review_github}
+    renderers: dict[str, Any] = {name: (lambda rv, name=name: render(name, rv.result))
+                                 for name in REPORTER_BY_NAME}  # the findings formats
+    renderers.update(html=review_html.render_review_html,  # the review's own
+                     text=review_text.render_review_text, json=review_text.render_review_json,
+                     markdown=review_text.render_review_markdown)
     if fmt not in renderers:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(renderers)}",
                                  param_hint="--format")
     if jobs is not None and jobs < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--jobs")
     with review_text.ReviewProgress(enabled=not quiet) as bar:
-        rv = review_catalog(Catalog.open(catalog_dir), sources=sources, jobs=jobs,
+        configure = _configure(config_file, select=select, ignore=ignore, sources=sources,
+                               exclude=exclude)
+        rv = review_catalog(Catalog.open(catalog_dir, configure=configure), jobs=jobs,
                             progress=bar.update)
     _contract_output(renderers[fmt](rv), output)
     raise typer.Exit(rv.exit_code())

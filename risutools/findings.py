@@ -15,7 +15,7 @@ SEVERITY_RANK: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
 
 @dataclass(frozen=True)
 class Finding:
-    rule: str  # stable id, e.g. "MC201" or "RA-DYNAMIC-LOAD"
+    rule: str  # stable check id (risutools.checks), e.g. MC201, RA110, RV204
     severity: Severity
     message: str  # one sentence: what is wrong and what would fix it
     file: str | None = None  # the file the finding is in

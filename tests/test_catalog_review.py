@@ -23,6 +23,7 @@ from test_catalog_support import (
 from risutools.catalog.catalog import Catalog
 from risutools.catalog.commands import approve, switch
 from risutools.catalog.review import review_catalog
+from risutools.checks.review import RV301
 from risutools.report.review_text import (
     render_review_json,
     render_review_markdown,
@@ -174,11 +175,19 @@ def test_cli_review_formats_and_exit_codes(cat: Path) -> None:
     (cat / "approvals" / "junk.yaml").write_text("- not a record\n")
     r = run("review", str(cat), "-f", "github", cwd=cat)
     assert r.returncode == 1
-    assert "::error file=approvals/junk.yaml,title=RV-APPROVAL::" in r.stdout
+    assert f"::error file=approvals/junk.yaml,title={RV301.id}::" in r.stdout
+    r = run("review", str(cat), "-f", "concise", cwd=cat)  # the reporter table's formats
+    assert r.returncode == 1 and any(line.startswith("approvals/junk.yaml") and
+                                     f" {RV301.id} " in line for line in r.stdout.splitlines())
+    r = run("review", str(cat), "-f", "junit", cwd=cat)
+    assert r.returncode == 1 and "<testsuites" in r.stdout and RV301.id in r.stdout
     r = run("review", str(cat), "-f", "sarif", cwd=cat)
     assert r.returncode == 1
-    res = json.loads(r.stdout)["runs"][0]["results"]
-    assert any(x["ruleId"] == "RV-APPROVAL" for x in res)
+    run_ = json.loads(r.stdout)["runs"][0]
+    res = run_["results"]
+    assert any(x["ruleId"] == RV301.id and "ruleIndex" in x for x in res)
+    listed = [x["id"] for x in run_["tool"]["driver"]["rules"]]
+    assert RV301.id in listed and "MC600" in listed
     assert any(x["ruleId"] == "MC600" and x["locations"][0]["physicalLocation"]["region"]
                for x in res)
     r = run("review", str(cat), "-f", "html", "-o", str(cat.parent / "r.html"), cwd=cat)

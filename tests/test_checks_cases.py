@@ -1,9 +1,11 @@
 """One generic test for every check's cases (``risutools/checks/cases/<ID>.yaml``).
 
 A document rule's case is a change to the seed document; a module finding's case is
-a module.  A firing case must make exactly that check fire (document rules: it alone,
-at the expected pointer and severity, with a one-line "what; fix" message); a quiet
-case (a near miss) must keep it quiet."""
+a module; a catalog check's case is a small catalog (documents as changes to the seed,
+transition log lines, approval records, a configuration), reviewed with ``review``.
+A firing case must make exactly that check fire (document rules: it alone, at the
+expected pointer and severity, with a one-line "what; fix" message); a quiet case (a
+near miss) must keep it quiet."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from harness import ROOT
 
 from risutools.analysis import analyze
@@ -24,7 +27,7 @@ from risutools.formats.model import Anomaly, AssetInfo, Module
 
 SEED = json.loads((ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json")
                   .read_text(encoding="utf-8"))
-RUNNABLE = ("document", "module")  # scopes whose cases this test can run alone
+RUNNABLE = ("document", "module", "catalog")  # scopes whose cases this test can run alone
 CHECKS = all_checks()
 CASE_IDS = sorted(p.stem for p in CASES_DIR.glob("*.yaml"))
 
@@ -73,6 +76,41 @@ def module(case: dict[str, Any]) -> Module:
     return Module(case["module"], assets=assets, anomalies=anomalies)
 
 
+def _base(value: Any, base: str) -> Any:
+    """``$BASE`` -> the first document's base hash, anywhere in ``value``."""
+    if isinstance(value, str):
+        return base if value == "$BASE" else value
+    if isinstance(value, list):
+        return [_base(v, base) for v in value]
+    if isinstance(value, dict):
+        return {k: _base(v, base) for k, v in value.items()}
+    return value
+
+
+def catalog_findings(case: dict[str, Any], root: Path) -> list[Any]:
+    """Write the case's catalog under ``root`` and review it: every finding reported."""
+    from risutools.catalog.catalog import Catalog
+    from risutools.catalog.review import review_catalog
+    from risutools.contract.canonical import doc_sha256
+
+    root.mkdir()
+    docs = [apply_change(d) for d in case["documents"]]
+    for i, doc in enumerate(docs):
+        (root / f"doc{i}.json").write_text(json.dumps(doc), encoding="utf-8")
+    base = doc_sha256(docs[0])
+    if "log" in case:
+        lines = [x if isinstance(x, str) else json.dumps(_base(x, base)) for x in case["log"]]
+        (root / "transitions.ndjson").write_text("".join(x + "\n" for x in lines), "utf-8")
+    if "approvals" in case:
+        (root / "approvals").mkdir()
+        for name, rec in case["approvals"].items():
+            text = rec if isinstance(rec, str) else yaml.safe_dump(_base(rec, base))
+            (root / "approvals" / name).write_text(text, encoding="utf-8")
+    if "config" in case:
+        (root / ".risutools.yaml").write_text(json.dumps(case["config"]), encoding="utf-8")
+    return review_catalog(Catalog.open(root), jobs=1).findings
+
+
 def _cases(kind: str) -> list[tuple[str, int]]:
     out = []
     for cid in CASE_IDS:
@@ -101,6 +139,10 @@ def test_case_fires(cid: str, i: int, tmp_path: Path) -> None:
         assert (f.rule, f.pointer, f.severity) == (cid, want["pointer"], want["severity"])
         what, _, fix = f.message.partition("; ")  # one sentence: what is wrong; what to do
         assert what and fix and "\n" not in f.message, f.message
+    elif CHECKS[cid].scope == "catalog":
+        fired = [f for f in catalog_findings(case, tmp_path / "cat") if f.rule == cid]
+        assert fired and fired[0].severity == want["severity"], cid
+        assert all(f.message and "\n" not in f.message and f.file for f in fired), cid
     else:
         fired = [f for f in analyze(module(case)).findings if f.rule == cid]
         assert fired and all(f.evidence for f in fired), cid
@@ -112,6 +154,8 @@ def test_case_stays_quiet(cid: str, i: int, tmp_path: Path) -> None:
     case = (load_cases(cid) or {})["quiet"][i]
     if CHECKS[cid].scope == "document":
         assert validate_document(apply_change(case), config=config(case, tmp_path)) == []
+    elif CHECKS[cid].scope == "catalog":
+        assert not [f for f in catalog_findings(case, tmp_path / "cat") if f.rule == cid]
     else:
         assert not [f for f in analyze(module(case)).findings if f.rule == cid]
 

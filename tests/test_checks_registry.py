@@ -39,7 +39,7 @@ def test_every_check_is_documented_and_well_formed() -> None:
         for text in (c.summary, c.why, c.fix):
             assert text.endswith(".") and "\n" not in text, c.id
     families = {c.family for c in checks.values()}
-    assert families == {"MC", "RA", "R", "M", "G"}
+    assert families == {"MC", "RA", "R", "M", "G", "RV"}
     assert [c.id for c in checks.values() if c.family == "R"] == [f"R{i}" for i in range(1, 9)]
     assert [c.id for c in checks.values() if c.family == "M"] == ["M1", "M2", "M3"]
 

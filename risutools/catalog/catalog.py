@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -165,8 +166,10 @@ class Catalog:
     # ------------------------------------------------------------------ opening
 
     @classmethod
-    def open(cls, catalog_dir: str | Path | None = None, *, start: str | Path = ".") -> Catalog:
-        """The catalog at ``catalog_dir``, or the one found above ``start``."""
+    def open(cls, catalog_dir: str | Path | None = None, *, start: str | Path = ".",
+             configure: Callable[[Path], ContractConfig] | None = None) -> Catalog:
+        """The catalog at ``catalog_dir``, or the one found above ``start``; its settings
+        from ``configure(root)`` (the CLI's layered settings), else the file above it."""
         if catalog_dir is not None:
             root = Path(catalog_dir)
             if not root.is_dir():
@@ -180,8 +183,11 @@ class Catalog:
                     path=str(start))
             root = found
         root = root.resolve()
-        cfg_path = find_config(root)
-        cfg = load_config_file(cfg_path) if cfg_path is not None else ContractConfig()
+        if configure is not None:
+            cfg = configure(root)
+        else:
+            cfg_path = find_config(root)
+            cfg = load_config_file(cfg_path) if cfg_path is not None else ContractConfig()
         return cls(root, cfg, catalog_settings(cfg))
 
     # ------------------------------------------------------------------ paths

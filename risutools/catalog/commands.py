@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from risutools.catalog.approvals import (
@@ -19,24 +20,31 @@ from risutools.catalog.approvals import (
 from risutools.catalog.catalog import Catalog, Entry, find_root
 from risutools.catalog.promote import Plan, execute, plan
 from risutools.catalog.writes import catalog_lock, write_new_file
+from risutools.contract.config import ContractConfig
 from risutools.contract.transitions import action_for
 from risutools.errors import ConfigError, WriteConflict
 
+#: how a command gets its settings once the catalog root is known (the CLI's layered
+#: settings: defaults < the configuration file < the command line)
+Configure = Callable[[Path], ContractConfig]
 
-def open_for(component: str, catalog: str | None) -> tuple[Catalog, Entry]:
+
+def open_for(component: str, catalog: str | None, configure: Configure | None = None
+             ) -> tuple[Catalog, Entry]:
     """The catalog (``--catalog``, else the one above the document, else above the current
     folder) and the component in it."""
     if catalog is None and Path(component).is_file():
         root = find_root(Path(component).resolve().parent)
-        cat = Catalog.open(root if root is not None else Path(component).resolve().parent)
+        cat = Catalog.open(root if root is not None else Path(component).resolve().parent,
+                           configure=configure)
     else:
-        cat = Catalog.open(catalog)
+        cat = Catalog.open(catalog, configure=configure)
     return cat, cat.resolve(component)
 
 
 def approve(component: str, action: str, reviewer: str, note: str, key: str | None,
-            catalog: str | None) -> str:
-    cat, entry = open_for(component, catalog)
+            catalog: str | None, configure: Configure | None = None) -> str:
+    cat, entry = open_for(component, catalog, configure)
     record = build_record(entry, action, reviewer, note)
     if action_for(entry.review_status, TARGET_OF[action]) != action:
         raise ConfigError("action-not-next", f"{entry.component_id} is "
@@ -71,9 +79,9 @@ def render_plan(p: Plan, dry_run: bool) -> str:
 
 
 def switch(component: str, to: str, kind: str, dry_run: bool, as_json: bool,
-           catalog: str | None, actor: str = "") -> int:
+           catalog: str | None, actor: str = "", configure: Configure | None = None) -> int:
     """promote / activate / deactivate: 0 done (or dry run clean), 1 refused."""
-    cat, entry = open_for(component, catalog)
+    cat, entry = open_for(component, catalog, configure)
     p = plan(cat, entry, to, kind=kind)
     out = render_plan(p, dry_run)
     code = 0 if p.ok else 1
@@ -104,7 +112,8 @@ def switch(component: str, to: str, kind: str, dry_run: bool, as_json: bool,
 
 def run_packet(component: str | None, lane: str, out: str, actor: str,
                instruction: str | None, escalates: str | None, queue: str | None,
-               status: str | None, limit: int, catalog: str | None) -> int:
+               status: str | None, limit: int, catalog: str | None,
+               configure: Configure | None = None) -> int:
     from risutools.catalog.packet import build_packet, write_packet, write_queue
 
     if queue is not None:
@@ -116,7 +125,7 @@ def run_packet(component: str | None, lane: str, out: str, actor: str,
             raise ConfigError("usage", "--queue needs --status (e.g. candidate)")
         if limit < 1:
             raise ConfigError("usage", "--limit must be at least 1")
-        cat = Catalog.open(catalog)
+        cat = Catalog.open(catalog, configure=configure)
         path, rec = write_queue(cat, Path(queue), status, actor=actor, limit=limit,
                                 when=now_iso())
         print(f"queued {rec['queued']} light packet(s) of {rec['matched']} {status} "
@@ -128,7 +137,7 @@ def run_packet(component: str | None, lane: str, out: str, actor: str,
     if escalates is not None and lane != "full":
         raise ConfigError("usage", "--escalates names the light task a full packet escalates; "
                           "use --lane full")
-    cat, entry = open_for(component, catalog)
+    cat, entry = open_for(component, catalog, configure)
     p = build_packet(cat, entry, lane, actor=actor, instruction=instruction,
                      escalates=escalates)
     jpath, mpath = write_packet(p, Path(out))

@@ -35,11 +35,14 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from risutools import __version__
 from risutools.catalog.cache import IngestCache, result_key
 from risutools.errors import ConfigError, RisuError, WriteConflict
+
+if TYPE_CHECKING:
+    from risutools.contract.config import ContractConfig
 from risutools.fsio import (
     StagedWrite,
     atomic_write,
@@ -217,8 +220,11 @@ def process_file(
     notes_dir: str | None,
     post_id: str | None = None,
     ndjson: bool = False,
+    settings: ContractConfig | None = None,
 ) -> SourceOutcome:
-    """Read, hash, project and render one source file.  Never raises for bad input."""
+    """Read, hash, project and render one source file.  Never raises for bad input.
+    ``settings``: the analysis findings a document shows are those the settings report
+    (``rules:``, ``--select``/``--ignore``; :meth:`ContractConfig.apply`)."""
     from risutools.formats import read_path
     from risutools.projection import load_notes, post_id_from_name, project
 
@@ -234,12 +240,14 @@ def process_file(
             out.sha256 = sha256_file(path)
         for module in modules:
             out.warnings.extend(f"{a.where}: {a.code}: {a.message}" for a in module.anomalies)
-            doc = project(module, post_id=out.post_id, lang=lang)
+            graded = _graded(module, settings)
+            doc = project(module, post_id=out.post_id, lang=lang, analysis=graded)
             if notes_dir is not None:
                 note_file = Path(notes_dir) / f"{doc['component_id']}.yaml"
                 if note_file.is_file():
                     doc = project(
-                        module, post_id=out.post_id, lang=lang, notes=load_notes(note_file)
+                        module, post_id=out.post_id, lang=lang, notes=load_notes(note_file),
+                        analysis=graded,
                     )
             out.documents.append(doc)
         out.rendered = [render(doc, ndjson) for doc in out.documents]
@@ -252,6 +260,27 @@ def process_file(
         out.error = f"{rel}: os-error: {exc.strerror or exc}"
         out.documents = []
     return out
+
+
+def _graded(module: Any, settings: ContractConfig | None) -> Any:
+    """The module's analysis with the settings' grading applied (None: ungraded, the
+    projection analyses the module itself)."""
+    if settings is None or not grades(settings):
+        return None
+    from dataclasses import replace
+
+    from risutools.analysis import analyze
+
+    a = analyze(module)
+    return replace(a, findings=settings.apply(a.findings))
+
+
+def grades(settings: ContractConfig) -> str:
+    """What of ``settings`` changes a document (its analysis findings), as cache-key text;
+    "" when nothing does (the cache keys of an unconfigured run stay as they were)."""
+    if not (settings.severities or settings.select or settings.ignore):
+        return ""
+    return json.dumps([sorted(settings.severities.items()), settings.select, settings.ignore])
 
 
 def render(doc: dict[str, Any], ndjson: bool) -> str:
@@ -288,13 +317,16 @@ def ingest(
     use_cache: bool = True,
     on_start: Callable[[int, int], None] | None = None,
     on_progress: ProgressFn | None = None,
+    settings: ContractConfig | None = None,
 ) -> IngestResult:
     """Ingest every supported file below ``src`` into the catalog folder ``out``.
 
     ``executor``: any :class:`concurrent.futures.Executor` (the caller owns it);
     without one, ``jobs`` worker processes are used (default: all cores;
     ``jobs=1`` runs in this process).  ``on_start(files, bytes)`` and
-    ``on_progress(files_done, bytes_done)`` feed a progress display.
+    ``on_progress(files_done, bytes_done)`` feed a progress display.  ``settings`` (the
+    CLI's layered configuration): ``exclude:`` globs skip files of ``src``; ``rules:``,
+    ``--select``/``--ignore`` grade the analysis findings documents show.
     """
     from risutools.projection.text import LANGS
 
@@ -319,8 +351,13 @@ def ingest(
     if executor is not None and notes_s is not None:
         notes_s = os.path.abspath(notes_s)  # a worker may run in another folder (a cluster)
     notes_sig = _notes_signature(notes) if notes_s else ""
+    if settings is not None and grades(settings):
+        notes_sig += "\0" + grades(settings)  # (part of every cache key)
 
     files, skipped = discover(src_p, exclude=out_p)
+    if settings is not None and settings.exclude:
+        files = [(p, f) for p, f in files
+                 if not settings.is_excluded(p.relative_to(src_p).as_posix())]
     sizes = [_size(str(p)) for p, _ in files]
     if on_start:
         on_start(len(files), sum(sizes))
@@ -368,7 +405,7 @@ def ingest(
     with stager:
         if todo:
             _run([(p, shown[r], n) for p, r, n in todo], lang, notes_s, ndjson, jobs,
-                 executor, finished)
+                 executor, finished, settings)
 
         result = IngestResult(sources=[outcomes[k] for k in sorted(outcomes)],
                               skipped=skipped,
@@ -401,12 +438,14 @@ BATCH_FILES = 32  # ... and at most this many files (one large file is a task of
 
 
 def process_batch(
-    items: list[tuple[str, str]], lang: str, notes_dir: str | None, ndjson: bool = False
+    items: list[tuple[str, str]], lang: str, notes_dir: str | None, ndjson: bool = False,
+    settings: ContractConfig | None = None,
 ) -> list[SourceOutcome]:
     """:func:`process_file` for several ``(path, shown relative path)`` pairs: one task of
     a pool or a cluster (small files travel in batches, so the per-task cost of the
     executor -- pickling, a round trip, a Dask scheduler decision -- is paid once)."""
-    return [process_file(path, rel, lang, notes_dir, None, ndjson) for path, rel in items]
+    return [process_file(path, rel, lang, notes_dir, None, ndjson, settings)
+            for path, rel in items]
 
 
 def _batches(todo: list[tuple[Path, str, int]], workers: int) -> list[list[tuple[Path, str, int]]]:
@@ -436,11 +475,13 @@ def _run(
     jobs: int | None,
     executor: Executor | None,
     finished: Callable[[SourceOutcome, Path], None],
+    settings: ContractConfig | None = None,
 ) -> None:
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     if executor is None and (workers <= 1 or len(todo) == 1):
         for path, rel, _ in todo:
-            finished(process_file(str(path), rel, lang, notes_dir, None, ndjson), path)
+            finished(process_file(str(path), rel, lang, notes_dir, None, ndjson, settings),
+                     path)
         return
     own = executor is None
     pool: Executor = executor if executor is not None else ProcessPoolExecutor(workers)
@@ -449,7 +490,7 @@ def _run(
     try:
         futures: dict[Future[list[SourceOutcome]], list[tuple[Path, str, int]]] = {
             pool.submit(process_batch, [(where(p), rel) for p, rel, _ in batch], lang,
-                        notes_dir, ndjson): batch
+                        notes_dir, ndjson, settings): batch
             for batch in _batches(todo, workers)
         }
         from concurrent.futures import as_completed

@@ -10,6 +10,8 @@ Sections of the result (``catalog-review-v1``):
   hash continuity from one line of a component to the next, unfinished writes);
 - ``approvals``: every record with its state (current, used, stale, orphan, unreadable)
   and signature (verified, unsigned, bad, not_allowed, unchecked);
+- ``file_findings``: the review's own findings, one check id each (RV101-RV305, declared
+  in :mod:`risutools.checks.review`), after ``rules:``, ``--select`` and ``--ignore``;
 - ``counts``: review and runtime statuses, findings, approvals;
 - ``board``: for every candidate and pending component, each gate of its next step.
 Nothing is written.  Exit code (CLI): 1 when anything is an error.
@@ -29,6 +31,22 @@ from risutools.catalog.approvals import Approval, load_approvals
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
 from risutools.catalog.packet import NEXT_STEP, used_approvals
+from risutools.checks.registry import Check
+from risutools.checks.review import (
+    RV101,
+    RV102,
+    RV103,
+    RV201,
+    RV202,
+    RV203,
+    RV204,
+    RV205,
+    RV301,
+    RV302,
+    RV303,
+    RV304,
+    RV305,
+)
 from risutools.contract.config import ContractConfig
 from risutools.contract.loaders import LoadedDocument, display_path
 from risutools.contract.transitions import CatalogLog
@@ -37,14 +55,8 @@ from risutools.findings import Finding
 
 REVIEW_FORMAT = "catalog-review-v1"
 BOARD_STATES = ("candidate", "pending_human_review")
-# The review's own finding ids (the contract's MC ids are in contract/rules.py).
-REVIEW_CHECKS = {
-    "RV-GRAPH": "capability graph: unmet requirement, conflict or exclusive capability "
-                "between active/promoted components",
-    "RV-CHAIN": "transition log: broken line, unknown component, hash discontinuity, "
-                "unfinished write",
-    "RV-APPROVAL": "approval record: unreadable, stale, orphan, bad or missing signature",
-}
+# The graph's problem kinds are the titles of RV101-RV103 (risutools.checks.review).
+GRAPH_CHECKS = {c.title: c for c in (RV101, RV102, RV103)}
 
 
 @dataclass
@@ -186,28 +198,31 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
     log = cat.log()
     approvals = load_approvals(cat)
     rv = Review(cat.root.name)
-    findings: list[Finding] = []  # the review's own (RV-*)
-    documents = _documents(validated, entries)
+    findings: list[Finding] = []  # the review's own (RV...)
     graph_problems = [{"kind": g.kind, "severity": g.severity, "component_id": g.component_id,
                        "file": g.where, "message": g.message, "related": list(g.related)}
                       for g in graph.problems()]
     for g in graph.problems():
         file, _, tail = g.where.rpartition(":")
         where = (file, int(tail)) if file and tail.isdigit() else (g.where, None)
-        findings.append(Finding("RV-GRAPH", _sev(g.severity), f"{g.component_id}: {g.message}",
-                                file=where[0], line=where[1]))
+        findings.append(Finding(GRAPH_CHECKS[g.kind].id, _sev(g.severity),
+                                f"{g.component_id}: {g.message}", file=where[0], line=where[1]))
     duplicates = _duplicates(entries)
     collisions = _collisions(entries)
     chain = _chain(cat, log, entries)
     for c in chain:
-        findings.append(Finding("RV-CHAIN", _sev(c["severity"]), c["message"],
+        findings.append(Finding(c["rule"], _sev(c["severity"]), c["message"],
                                 file=display_path(cat.log_path), line=c.get("line")))
     appr = _approvals(cat, approvals, entries, log)
     for a in appr:
         if a["severity"] in ("error", "warning"):
-            findings.append(Finding("RV-APPROVAL", _sev(a["severity"]), a["message"],
+            findings.append(Finding(a["rule"], _sev(a["severity"]), a["message"],
                                     file=display_path(cat.root / a["file"])))
+    # the board's gates read every contract finding; the report only what the settings keep
     board = _board(cat, entries, graph, log, approvals, verifications, validated)
+    _settle(validated, cat.config)
+    findings = cat.config.apply(findings)
+    documents = _documents(validated, entries)
     rv.result = Result("review", documents=validated.documents,
                        file_findings=validated.file_findings + findings,
                        files=validated.files, skipped=validated.skipped)
@@ -238,6 +253,19 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
         "chain": chain, "approvals": appr, "board": board,
     }
     return rv
+
+
+def _settle(validated: Result, cfg: ContractConfig) -> None:
+    """The contract findings as reported: ``--select``/``--ignore`` applied (their
+    severities are already the configured ones)."""
+    keep = cfg.rule_filter().keep
+    validated.file_findings = [f for f in validated.file_findings if keep(f.rule)]
+    for d in validated.documents:
+        d.findings = [f for f in d.findings if keep(f.rule)]
+
+
+def _row(check: Check, severity: str, **fields: Any) -> dict[str, Any]:
+    return {"rule": check.id, "severity": severity, **fields}
 
 
 def _sev(s: str) -> Any:
@@ -295,39 +323,40 @@ def _collisions(entries: list[Entry]) -> list[dict[str, Any]]:
 
 
 def _chain(cat: Catalog, log: CatalogLog, entries: list[Entry]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = [{"line": ln, "component_id": None, "severity": "error",
-                                  "message": why} for ln, why in log.problems]
+    out: list[dict[str, Any]] = [_row(RV201, "error", line=ln, component_id=None, message=why)
+                                 for ln, why in log.problems]
     known = {e.component_id: e for e in entries}
     cids = sorted(set(log.by_component) | set(log.runtime))
     for cid in cids:
         lines = sorted(log.by_component.get(cid, []) + log.runtime.get(cid, []),
                        key=lambda s: s[0])
         if cid not in known:
-            out.append({"line": lines[0][0], "component_id": cid, "severity": "warning",
-                        "message": f"transitions.ndjson names {cid}, which no document of the "
-                        "catalog has (removed or renamed?)"})
+            out.append(_row(RV202, "warning", line=lines[0][0], component_id=cid,
+                            message=f"transitions.ndjson names {cid}, which no document of "
+                            "the catalog has (removed or renamed?)"))
             continue
         prev: dict[str, Any] | None = None
         for ln, rec in lines:
             if rec.get("kind") == "runtime":
                 frm, to = rec.get("from_runtime"), rec.get("to_runtime")
                 if (frm, to) not in (("inactive", "active"), ("active", "inactive")):
-                    out.append({"line": ln, "component_id": cid, "severity": "error",
-                                "message": f"runtime line {ln}: {frm!r} -> {to!r} is not a "
-                                "runtime switch"})
+                    out.append(_row(RV203, "error", line=ln, component_id=cid,
+                                    message=f"runtime line {ln}: {frm!r} -> {to!r} is not a "
+                                    "runtime switch"))
             if prev is not None and rec.get("before_sha256") != prev.get("after_sha256"):
-                out.append({"line": ln, "component_id": cid, "severity": "error", "message": (
+                out.append(_row(RV204, "error", line=ln, component_id=cid, message=(
                     f"line {ln} starts from {str(rec.get('before_sha256'))[:19]}… but the "
                     f"previous line for {cid} ended at {str(prev.get('after_sha256'))[:19]}…; "
-                    "a change between them was not recorded, or a line was edited")})
+                    "a change between them was not recorded, or a line was edited")))
             prev = rec
         e = known[cid]
         last = lines[-1][1]
         if last.get("after_sha256") != e.base_sha256 and \
                 last.get("before_sha256") == e.base_sha256:
-            out.append({"line": lines[-1][0], "component_id": cid, "severity": "error",
-                        "message": f"line {lines[-1][0]} records a change of {cid} that was "
-                        "never written (interrupted); re-run the same command to complete it"})
+            out.append(_row(RV205, "error", line=lines[-1][0], component_id=cid,
+                            message=f"line {lines[-1][0]} records a change of {cid} that was "
+                            "never written (interrupted); re-run the same command to complete "
+                            "it"))
     return out
 
 
@@ -343,7 +372,7 @@ def _approvals(cat: Catalog, approvals: list[Approval], entries: list[Entry],
                                "base_sha256": a.field("base_sha256")}
         if a.problem:
             row.update(state="unreadable", signature="unchecked", severity="error",
-                       message=a.problem)
+                       message=a.problem, rule=RV301.id)
             out.append(row)
             continue
         sig = a.signature(cat)
@@ -358,19 +387,24 @@ def _approvals(cat: Catalog, approvals: list[Approval], entries: list[Entry],
         else:
             state = "stale"
         row["state"] = state
+        check: Check | None = None
         sev, msg = "info", f"{state}, signature {sig.status}"
         if sig.status in ("bad", "not_allowed"):
-            sev, msg = "error", f"signature {sig.status}: {sig.detail}"
+            check, sev, msg = RV302, "error", f"signature {sig.status}: {sig.detail}"
         elif req and sig.status != "verified":
-            sev, msg = "error", ("signatures are required and this record's is "
-                                 f"{sig.status} ({sig.detail}); it counts as no approval")
+            check, sev, msg = RV303, "error", ("signatures are required and this record's is "
+                                               f"{sig.status} ({sig.detail}); it counts as no "
+                                               "approval")
         elif state == "stale":
-            sev, msg = "warning", ("stale: it approved base "
-                                   f"{a.field('base_sha256')[:19]}… but {cid} is now "
-                                   f"{current[cid][:19]}…; approve the current version")
+            check, sev, msg = RV304, "warning", ("stale: it approved base "
+                                                 f"{a.field('base_sha256')[:19]}… but {cid} is "
+                                                 f"now {current[cid][:19]}…; approve the "
+                                                 "current version")
         elif state == "orphan":
-            sev, msg = "warning", f"no document of the catalog is {cid}"
+            check, sev, msg = RV305, "warning", f"no document of the catalog is {cid}"
         row.update(severity=sev, message=msg)
+        if check is not None:
+            row["rule"] = check.id
         out.append(row)
     return out
 

@@ -27,6 +27,7 @@ _COLUMNS = {
     "R": "| id | title | checked as | how to fix |",
     "M": "| id | title | checked as | how to fix |",
     "G": "| id | gate | targets | passes when | how to fix |",
+    "RV": "| id | severity | finding | how to fix |",
 }
 GENERATED = tuple(_COLUMNS)  # the families with a generated table
 

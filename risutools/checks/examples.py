@@ -21,6 +21,16 @@ Format (every key but ``fire``/``quiet`` optional)::
         module: {name: A, lowLevelAccess: true}
         expect: {severity: warning}
 
+    # a catalog check (scope catalog: MC104, MC305, RV...): a small catalog, reviewed
+    fire:
+      - about: ...
+        documents: [{}, {set: {/component_id: module.risu.1.other}}]  # changes to the seed
+        log: [{component_id: ..., before_sha256: $BASE, after_sha256: "sha256:02"}]
+        approvals: {a.yaml: {component_id: ..., base_sha256: $BASE, ...}}  # or text
+        config: {catalog: {require_signatures: true, allowed_signers: .allowed_signers}}
+        expect: {severity: error}
+    # ($BASE: the first document's base hash; a log line given as text is written as is)
+
 ``tests/test_checks_cases.py`` runs every file; ``risutools rule ID`` shows the
 first firing case as the example.
 """

@@ -3,13 +3,14 @@
 A :class:`Check` has an id (``MC201``, ``RA101``, ``R3``), a default severity, a
 scope (where it runs), a short title, and three sentences of documentation:
 what it checks (``summary``), why it matters (``why``) and how to fix a finding
-(``fix``).  Checks are declared in exactly four modules (``DECLARING_MODULES``):
+(``fix``).  Checks are declared in exactly five modules (``DECLARING_MODULES``):
 
 * ``risutools.contract.rules``  -- MC rules (document rules are decorated functions
   whose docstring is the documentation; the rest are :func:`declare` calls);
 * ``risutools.checks.analysis`` -- RA findings of the static analyser;
 * ``risutools.checks.replay``   -- replay invariants R1-R8 and the monitor's M1-M3;
-* ``risutools.checks.gates``    -- the promotion and runtime gates G1-G13.
+* ``risutools.checks.gates``    -- the promotion and runtime gates G1-G13;
+* ``risutools.checks.review``   -- the review's catalog findings RV101-RV305.
 
 Everything else (the docs' tables, the SARIF rule list, ``--select/--ignore``,
 ``risutools rule ID``) reads the registry through :func:`all_checks`.  Cases
@@ -40,12 +41,14 @@ DECLARING_MODULES = (
     "risutools.checks.analysis",
     "risutools.checks.replay",
     "risutools.checks.gates",
+    "risutools.checks.review",
 )
 #: family -> the docs page whose table lists it (``python -m risutools.checks.docs``)
 DOC_PAGES = {"MC": "docs/contract.md", "RA": "docs/analysis.md", "R": "docs/replay.md",
-             "M": "docs/replay.md", "G": "docs/catalog.md"}
+             "M": "docs/replay.md", "G": "docs/catalog.md", "RV": "docs/catalog.md"}
 #: command -> the families it reports (the SARIF rule list of its reports)
-FAMILIES_BY_COMMAND = {"validate": ("MC",), "verify": ("MC",), "analyze": ("RA",)}
+FAMILIES_BY_COMMAND = {"validate": ("MC",), "verify": ("MC",), "analyze": ("RA",),
+                       "review": ("MC", "RV")}
 
 
 @dataclass(frozen=True, eq=False)

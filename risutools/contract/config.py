@@ -1,18 +1,29 @@
-"""Catalog configuration: ``.risutools.yaml`` or ``[tool.risutools]`` in ``pyproject.toml``.
+"""The one configuration object every command reads: :class:`ContractConfig`.
 
-Keys (anything else is a :class:`ConfigError`)::
+Three layers, a later one winning: the defaults (an empty :class:`ContractConfig`), the
+configuration file (``.risutools.yaml`` or ``[tool.risutools]`` in ``pyproject.toml``:
+:func:`load_config` / :func:`load_config_file`), and the command line
+(:meth:`ContractConfig.with_options`: ``--select``, ``--ignore``, ``--exclude``, ``--sources``,
+``--promotion``).  The CLI builds it in one helper (``risutools.cli._settings``) before
+anything runs and hands it to the library.  It lives here, beside the contract rules, because
+they are its main readers and every reader already imports it from here.
+
+Keys (:data:`KEYS`, each with the commands that read it; anything else is a
+:class:`ConfigError` ``config-unknown-key`` naming it)::
 
     capabilities: [my.capability, ...]      # or a mapping name -> description
-    rules: {MC401: error, MC600: off}        # error | warning | off
+    rules: {MC401: error, RA1: off}          # error | warning | off, per check id or prefix
     sources: risu-store                      # source store folder (relative to the file;
                                              # must stay inside the repository, see below)
     exclude: ["drafts/*", "*.example.json"]  # folder-walk globs (file name or relative path)
+    catalog: {allowed_signers: ..., require_signatures: ...}   # risutools.catalog.catalog
+    replay: {max_context: ..., ...}          # risutools.replay.config
 
-Sections other parts of risutools read (:data:`SECTIONS`: ``catalog`` for promotion's
-signatures, ``replay`` for the replay's defaults) are checked to be mappings and kept in
-``ContractConfig.sections`` for their reader, which validates their keys.  A section or key
-nothing reads is ``config-unknown-key`` with its name (one line, exit 2): nothing is
-silently kept.
+The two sections (:data:`SECTIONS`) are validated here, at load time, by their reader's own
+validation (a typo in ``replay:`` fails ``validate`` too) and kept in
+``ContractConfig.sections``.  ``rules:`` keys are expanded, at load time, to every
+configurable check they match (the longest key wins), so :attr:`ContractConfig.severities`
+maps check ids; replay invariants, gates and unreadable input cannot be configured.
 
 YAML 1.1 reads ``off``, ``no``, ``yes``, ``on`` as booleans: in ``rules:`` a boolean false
 (``MC105: off``) means ``off``; a boolean true is refused with the fix (write a severity).
@@ -31,22 +42,38 @@ at most ``MAX_CONFIG_BYTES``).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from risutools.errors import ConfigError
 
+if TYPE_CHECKING:
+    from risutools.checks.registry import RuleFilter
+    from risutools.findings import Finding
+
 CONFIG_NAMES = (".risutools.yaml", ".risutools.yml")
 MAX_CONFIG_BYTES = 1024 * 1024
-CONTRACT_KEYS = ("capabilities", "rules", "sources", "exclude")
-#: section -> what reads it (every section listed here has a reader; nothing else is kept)
-SECTIONS = {
-    "catalog": "risutools.catalog.catalog (allowed_signers, require_signatures)",
-    "replay": "risutools.replay.api (the replay's configuration keys, below the fixture's)",
+#: every key a configuration may hold -> the commands that read it (nothing else is
+#: kept: any other key is ``config-unknown-key`` with its name; docs/configuration.md)
+KEYS = {
+    "capabilities": "validate, verify, review, promote (MC401's extra names)",
+    "rules": "validate, verify, analyze, ingest, review, promote (severity per check id "
+             "or prefix: error | warning | off)",
+    "sources": "verify, review, promote (the source store; --sources overrides it)",
+    "exclude": "validate, verify, ingest, review, promote (folder-walk globs; --exclude "
+               "overrides them)",
+    "catalog": "approve, promote, activate, deactivate, packet, review (allowed_signers, "
+               "require_signatures; risutools.catalog.catalog)",
+    "replay": "replay run (the replay's keys, below the fixture's own; risutools.replay)",
 }
+#: the sections among :data:`KEYS` (mappings validated by their reader, at load time)
+SECTIONS = ("catalog", "replay")
 SEVERITY_CHOICES = ("error", "warning", "off")
+#: scopes whose checks ``rules:`` may re-grade or turn off (unreadable input, replay
+#: invariants and promotion gates are verdicts, not findings: they cannot be changed)
+CONFIGURABLE_SCOPES = ("document", "catalog", "verify", "module")
 # The spec's pattern; always used with ``fullmatch`` (``$`` alone would accept a trailing "\n").
 CAPABILITY_PATTERN = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$"
 CAPABILITY_RE = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*")
@@ -65,9 +92,68 @@ class ContractConfig:
     sections: Mapping[str, Any] = field(default_factory=dict)
     root: Path | None = None  # the folder paths in this configuration must stay inside
     sources_text: str | None = None  # ``sources:`` as written
+    select: tuple[str, ...] = ()  # --select (command line only)
+    ignore: tuple[str, ...] = ()  # --ignore (command line only)
 
     def with_promotion_gate(self) -> ContractConfig:
         return replace(self, promotion_gate=True)
+
+    def with_options(self, *, select: Iterable[str] = (), ignore: Iterable[str] = (),
+                     sources: str | None = None, exclude: Iterable[str] = (),
+                     promotion: bool = False) -> ContractConfig:
+        """The command-line layer over this one (an option not given changes nothing):
+
+        - ``--select``/``--ignore`` (ids or prefixes) filter what is reported; a check
+          ``--select`` names is reported even when ``rules:`` turns it ``off`` (the
+          command line wins), at its default severity;
+        - ``--sources DIR`` replaces ``sources:`` (the user's word: not bound to the root);
+        - ``--exclude GLOB`` (repeated) replaces ``exclude:``;
+        - ``--promotion``: MC600 is an error (the approve/promote gate).
+
+        An id or prefix that matches no check is :class:`ConfigError` ``unknown-rule``."""
+        from risutools.checks.registry import RuleFilter, matches, split_codes
+
+        sel, ign = split_codes(select), split_codes(ignore)
+        RuleFilter(sel, ign)  # validates every code (unknown-rule)
+        sev = {k: v for k, v in self.severities.items()
+               if not (v == "off" and any(matches(k, s) for s in sel))}
+        out = replace(self, severities=sev, select=sel, ignore=ign,
+                      promotion_gate=self.promotion_gate or promotion)
+        if sources is not None:
+            out = replace(out, sources=Path(sources), sources_text=sources, root=None)
+        ex = tuple(exclude)
+        if ex:
+            out = replace(out, exclude=ex)
+        return out
+
+    def rule_filter(self) -> RuleFilter:
+        """``--select``/``--ignore`` of the command line as a filter."""
+        from risutools.checks.registry import RuleFilter
+
+        return RuleFilter(self.select, self.ignore)
+
+    def apply(self, findings: Iterable[Finding]) -> list[Finding]:
+        """Findings as this configuration reports them: those ``--select``/``--ignore``
+        drop and those ``rules:`` turns ``off`` left out, the rest at their configured
+        severity (for passes that do not grade their own findings: ``analyze``, ``ingest``;
+        the contract's rules read :attr:`severities` themselves)."""
+        keep = self.rule_filter().keep
+        out = []
+        for f in findings:
+            level = self.severities.get(f.rule)
+            if level == "off" or not keep(f.rule):
+                continue
+            out.append(f if level is None or level == f.severity
+                       else replace(f, severity=level))  # type: ignore[arg-type]
+        return out
+
+    def is_excluded(self, rel: str) -> bool:
+        """Whether a folder walk skips ``rel`` (a path relative to the walked folder):
+        an ``exclude:`` glob matches the relative path or the file name."""
+        from fnmatch import fnmatch
+
+        name = rel.rsplit("/", 1)[-1]
+        return any(fnmatch(rel, p) or fnmatch(name, p) for p in self.exclude)
 
     def source_store(self, *, allow_outside: bool = False) -> Path | None:
         """The configured source store; :class:`ConfigError` ``config-sources-outside`` when
@@ -112,7 +198,6 @@ def config_root(config_file: Path) -> Path:
 
 
 def _parse(raw: Any, origin: Path) -> ContractConfig:
-    from risutools.contract.rules import RULES
     from risutools.pathnames import show_name
 
     where = show_name(str(origin))
@@ -120,7 +205,7 @@ def _parse(raw: Any, origin: Path) -> ContractConfig:
         return ContractConfig(source_file=origin, root=config_root(origin))
     if not isinstance(raw, dict):
         raise ConfigError("config-not-mapping", "the configuration must be a mapping", path=where)
-    allowed = CONTRACT_KEYS + tuple(SECTIONS)
+    allowed = tuple(KEYS)
     unknown = sorted(k for k in raw if k not in allowed)
     if unknown:
         raise ConfigError(
@@ -139,28 +224,7 @@ def _parse(raw: Any, origin: Path) -> ContractConfig:
             raise ConfigError("config-bad-value", f"capability name {name!r} does not match "
                               f"{CAPABILITY_PATTERN}", where="capabilities", path=where)
         caps.add(name)
-    sev: dict[str, str] = {}
-    raw_rules = raw.get("rules", {})
-    if not isinstance(raw_rules, dict):
-        raise ConfigError("config-bad-value", "rules must be a mapping RULE: error|warning|off",
-                          where="rules", path=where)
-    for rule, level in raw_rules.items():
-        if level is False:  # YAML 1.1 reads a bare `off` (or `no`, `false`) as false: off
-            level = "off"
-        elif level is True:
-            raise ConfigError("config-bad-value", f"rule {rule}: an unquoted on/yes/true reads "
-                              "as a boolean, not a severity; write error or warning",
-                              where="rules", path=where)
-        if rule not in RULES:
-            raise ConfigError("unknown-rule", f"unknown rule {rule!r}",
-                              where="rules", path=where)
-        if level not in SEVERITY_CHOICES:
-            raise ConfigError("config-bad-value", f"rule {rule}: {level!r} is not one of "
-                              f"{', '.join(SEVERITY_CHOICES)}", where="rules", path=where)
-        if RULES[rule].scope == "load":
-            raise ConfigError("config-bad-value", f"rule {rule} (unreadable input) cannot be "
-                              "changed", where="rules", path=where)
-        sev[rule] = level
+    sev = _severities(raw.get("rules", {}), where)
     sources = raw.get("sources")
     src_path: Path | None = None
     if sources is not None:
@@ -188,6 +252,47 @@ def _parse(raw: Any, origin: Path) -> ContractConfig:
                          sources if isinstance(sources, str) else None)
     _check_sections(cfg)
     return cfg
+
+
+def _severities(raw_rules: Any, where: str) -> dict[str, str]:
+    """``rules:`` -> check id -> error | warning | off, for every configurable check a key
+    names: an id, or a ruff-style prefix (``RA1`` = RA100-RA199, ``MC`` = every MC rule);
+    the longest key that matches a check wins (``{RA: off, RA601: warning}``)."""
+    from risutools.checks.registry import all_checks, matches
+
+    if not isinstance(raw_rules, dict):
+        raise ConfigError("config-bad-value", "rules must be a mapping RULE: error|warning|off",
+                          where="rules", path=where)
+    checks = all_checks()
+    levels: dict[str, str] = {}
+    for rule, level in raw_rules.items():
+        if level is False:  # YAML 1.1 reads a bare `off` (or `no`, `false`) as false: off
+            level = "off"
+        elif level is True:
+            raise ConfigError("config-bad-value", f"rule {rule}: an unquoted on/yes/true reads "
+                              "as a boolean, not a severity; write error or warning",
+                              where="rules", path=where)
+        key = str(rule).strip().upper()
+        hit = [c for c in checks.values() if matches(c.id, key)]
+        if not hit:
+            raise ConfigError("unknown-rule", f"unknown rule {rule!r} (no check id starts "
+                              "with it; see `risutools rule`)", where="rules", path=where)
+        if level not in SEVERITY_CHOICES:
+            raise ConfigError("config-bad-value", f"rule {rule}: {level!r} is not one of "
+                              f"{', '.join(SEVERITY_CHOICES)}", where="rules", path=where)
+        if not any(c.scope in CONFIGURABLE_SCOPES for c in hit):
+            raise ConfigError("config-bad-value", f"rule {rule} ({hit[0].scope}: unreadable "
+                              "input, a replay invariant or a promotion gate) cannot be "
+                              "changed", where="rules", path=where)
+        levels[key] = level
+    sev: dict[str, str] = {}
+    for c in checks.values():
+        if c.scope not in CONFIGURABLE_SCOPES:
+            continue
+        keys = [k for k in levels if matches(c.id, k)]
+        if keys:
+            sev[c.id] = levels[max(keys, key=len)]
+    return sev
 
 
 def _check_sections(cfg: ContractConfig) -> None:

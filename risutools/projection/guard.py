@@ -28,9 +28,9 @@ import re
 
 from risutools.contract.activecode import find_active_code
 from risutools.formats.model import Module
+from risutools.projection.naming import fold
 
 _REGEX_SYNTAX = re.compile(r"[\\^$.|?*+()\[\]{}]")
-_SPACES = re.compile(r"\s+")
 _MIN_CODE_LINE = 11
 _CALL = re.compile(
     r"(?<![\w.])(?:request|load|loadstring|require|dofile|hash|similarity|LLM|print|pcall|"
@@ -47,7 +47,7 @@ class CopyGuard:
         for r in module.regex:
             if isinstance(r, dict) and isinstance(r.get("in"), str) and r["in"].strip():
                 patterns.add(r["in"])
-        self._exact = frozenset(_SPACES.sub(" ", p).strip() for p in patterns)
+        self._exact = frozenset(fold(p) for p in patterns)
         self._patterns = tuple(sorted(p for p in patterns
                                       if len(p) >= 3 and _REGEX_SYNTAX.search(p)))
         lines: set[str] = set()
@@ -59,9 +59,10 @@ class CopyGuard:
                     codes.append(e["code"])
         for code in codes:
             for ln in code.splitlines():
-                s = _SPACES.sub(" ", ln).strip()
-                if len(s) >= _MIN_CODE_LINE:
-                    lines.add(s)
+                if len(ln) >= _MIN_CODE_LINE:  # folding never lengthens a line
+                    s = fold(ln)
+                    if len(s) >= _MIN_CODE_LINE:
+                        lines.add(s)
         # longest first is not needed; sort for determinism of any future reporting
         self._lines = tuple(sorted(lines, key=len))
         self._cache: dict[str, bool] = {}
@@ -87,13 +88,8 @@ class CopyGuard:
                 return False
         if _CALL.search(s):
             return False
-        return find_active_code(s) is None and find_active_code(text) is None
+        return find_active_code(s) is None and (s == text or find_active_code(text) is None)
 
     def allow_name(self, text: str) -> bool:
         """True when ``text`` may be copied as a name (a key or a variable)."""
         return _NAME.fullmatch(fold(text)) is not None and self.allow(text)
-
-
-def fold(text: str) -> str:
-    """``text`` on one line: runs of whitespace become one space, ends trimmed."""
-    return _SPACES.sub(" ", text).strip()

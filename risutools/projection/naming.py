@@ -15,12 +15,23 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from anyascii import anyascii
 
+# a version starts a word, or follows a letter of another script directly ("선택지1.5"):
+# never right after a Latin letter, a digit, "_" or "." ("abc1.2", "x2.0.1.3")
 _VERSION = re.compile(
-    r"[\s(\[【_-]*\b[vV]?(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?\b[)\]】]?"
-    r"|[\s(\[_-]*\b[vV](\d{1,6})\b[)\]]?")
+    r"[\s(\[【_-]*(?<![A-Za-z0-9_.])[vV]?(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?\b[)\]】]?"
+    r"|[\s(\[_-]*(?<![A-Za-z0-9_.])[vV](\d{1,6})\b[)\]]?")
+
+
+def fold(text: str) -> str:
+    """``text`` on one line: runs of whitespace become one space, ends trimmed."""
+    return _SPACES.sub(" ", text).strip()
+
+
+_SPACES = re.compile(r"\s+")
 
 
 def split_version(name: str) -> tuple[str, str | None]:
@@ -34,7 +45,7 @@ def split_version(name: str) -> tuple[str, str | None]:
     else:
         parts = [m.group(4), "0", "0"]
     version = ".".join(str(int(p)) for p in parts)
-    rest = re.sub(r"\s+", " ", _VERSION.sub(" ", name)).strip()
+    rest = fold(_VERSION.sub(" ", name))
     return rest, version
 
 
@@ -44,7 +55,7 @@ def _keep(ch: str) -> bool:
 
 
 def _kebab(text: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    slug = _NOT_SLUG.sub("-", text.lower()).strip("-")
     return slug[:64].rstrip("-") if len(slug) > 64 else slug
 
 
@@ -55,18 +66,27 @@ def slugify(name: str) -> str:
     that part only (``context-cutter``: the name its author gave for other readers, and
     the ids catalogs already use); a name without one is romanized (``라이트보드`` ->
     ``laiteubodeu``)."""
-    base, _ = split_version(name)
+    return slug_and_version(name)[0]
+
+
+@lru_cache(maxsize=1024)
+def slug_and_version(name: str) -> tuple[str, str | None]:
+    """(:func:`slugify` of ``name``, the version :func:`split_version` finds in it)."""
+    base, version = split_version(name)
     base = _COPY_SUFFIX.sub("", base)
     if _HANGUL.search(base):  # Hanja glosses beside Hangul would be read as Mandarin
         base = _HAN.sub(" ", base)
     kept = "".join(ch if _keep(ch) else " " for ch in base)
     folded = _kebab(unicodedata.normalize("NFKD", kept).encode("ascii", "ignore")
                     .decode("ascii"))
-    if len(re.findall(r"[a-z]", folded)) >= 4 and re.search(r"[a-z]{3}", folded):
-        return folded
-    return _kebab(anyascii(unicodedata.normalize("NFC", kept)))
+    if len(_LATIN.findall(folded)) >= 4 and _LATIN_WORD.search(folded):
+        return folded, version
+    return _kebab(anyascii(unicodedata.normalize("NFC", kept))), version
 
 
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+_LATIN = re.compile(r"[a-z]")
+_LATIN_WORD = re.compile(r"[a-z]{3}")
 _COPY_SUFFIX = re.compile(r"\s*\(\d{1,3}\)\s*$")  # "name (1)": a downloaded copy
 _HANGUL = re.compile("[\uac00-\ud7a3]")
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -75,7 +95,10 @@ _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # -- Korean particles -------------------------------------------------------------------
 _PAIRS = {"은(는)": ("은", "는"), "이(가)": ("이", "가"), "을(를)": ("을", "를"),
           "과(와)": ("과", "와"), "아(야)": ("아", "야")}
-_FALLBACK = re.compile(r"(\S)(은\(는\)|이\(가\)|을\(를\)|과\(와\)|아\(야\)|\(으\)로)")
+_FALLBACKS = "|".join(re.escape(f) for f in (*_PAIRS, "(으)로"))
+_FALLBACK = re.compile(rf"(\S)({_FALLBACKS})")
+#: a fallback at the start of a text (a template's literal right after a placeholder)
+LEADING_FALLBACK = re.compile(_FALLBACKS)
 _DIGIT_FINAL = {"0": True, "1": True, "2": False, "3": True, "4": False, "5": False,
                 "6": True, "7": True, "8": True, "9": False}
 
@@ -93,15 +116,24 @@ def final_consonant(ch: str) -> int | None:
     return None
 
 
+def particle(prev: str, fallback: str) -> str | None:
+    """The particle that replaces ``fallback`` (``은(는)`` ...) after the character ``prev``;
+    None when the reading of ``prev`` is unknown (the fallback stays)."""
+    final = final_consonant(prev) if prev else None
+    if final is None:
+        return None
+    if fallback == "(으)로":
+        return "로" if final in (0, 8) else "으로"
+    with_final, without = _PAIRS[fallback]
+    return with_final if final else without
+
+
 def fix_particles(text: str) -> str:
+    """``text`` with each ``은(는)``-style fallback replaced by the particle that fits the
+    character before it (see :func:`particle`)."""
     def repl(m: re.Match[str]) -> str:
         word, fallback = m.group(1), m.group(2)
-        final = final_consonant(word)
-        if final is None:
-            return m.group(0)
-        if fallback == "(으)로":
-            return word + ("로" if final in (0, 8) else "으로")
-        with_final, without = _PAIRS[fallback]
-        return word + (with_final if final else without)
+        chosen = particle(word, fallback)
+        return m.group(0) if chosen is None else word + chosen
 
     return _FALLBACK.sub(repl, text)

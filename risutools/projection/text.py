@@ -7,11 +7,20 @@ regex patterns.
 
 from __future__ import annotations
 
+from string import Formatter
 from typing import Any
 
-from risutools.projection.naming import fix_particles
+from risutools.errors import ConfigError
+from risutools.projection.naming import LEADING_FALLBACK, fix_particles, particle
 
 LANGS = ("en", "ko")
+
+
+def check_lang(lang: str) -> None:
+    """ConfigError ``bad-lang`` unless ``lang`` is one of :data:`LANGS`."""
+    if lang not in LANGS:
+        raise ConfigError("bad-lang", f"language must be one of {', '.join(LANGS)}, not {lang!r}",
+                          where="--lang")
 
 HOOK_SENTENCES: dict[str, dict[str, str]] = {
     "en": {
@@ -144,6 +153,30 @@ T: dict[str, dict[str, str]] = {
     },
 }
 
+# TODO(merge with branch `module`): these two tables are analysis.model's HOOK_WORDS and
+# HOOK_TAGS (the one hook table, rows in risutools/data/capabilities.yaml); once merged,
+# sentences.py imports them from there and they are deleted here.
+#: hook capability -> the word documents use for it
+HOOK_WORDS: dict[str, str] = {
+    "hook.edit_request": "editRequest", "hook.edit_display": "editDisplay",
+    "hook.edit_input": "editInput", "hook.edit_output": "editOutput",
+    "hook.chat_start": "start", "hook.manual": "manual", "hook.translation": "edittrans",
+}
+#: hook capability -> the document's tag
+HOOK_TAGS: dict[str, str] = {
+    "hook.edit_request": "edit-request", "hook.edit_display": "edit-display",
+    "hook.edit_input": "edit-input", "hook.edit_output": "edit-output",
+    "hook.chat_start": "chat-start", "hook.manual": "buttons", "hook.translation": "translation",
+}
+
+#: required capability -> the document's tag, in tag order
+CAPABILITY_TAGS: tuple[tuple[str, str], ...] = (
+    ("chat_state_kv", "chat-state"), ("global_state_kv", "global-state"),
+    ("chat.write", "chat-edit"), ("llm.call", "llm-call"), ("network.request", "network"),
+    ("image.generate", "image-generation"), ("script.dynamic_load", "dynamic-code"),
+    ("script.legacy_js", "legacy-js"), ("mcp.server", "mcp"),
+)
+
 TYPE_WORDS: dict[str, dict[str, str]] = {
     "en": {"module": "module", "preset": "preset", "character": "character",
            "lorebook": "lorebook"},
@@ -156,9 +189,55 @@ OPERATORS: dict[str, str] = {
 }
 
 
+class _Template:
+    """A sentence template read once: Korean particles in its own words fixed when it is
+    read; a particle right after a placeholder (``트리거 {n}은(는)``) chosen when it is
+    filled, by the last character of the value.  The values themselves (names, labels
+    copied from the module) are never rewritten."""
+
+    __slots__ = ("parts", "text")
+
+    def __init__(self, template: str, korean: bool) -> None:
+        self.text = fix_particles(template) if korean else template
+        #: (literal, placeholder or None, its particle fallback or None): only when a
+        #: placeholder is followed by a fallback; otherwise ``text.format`` is enough
+        self.parts: tuple[tuple[str, str | None, str | None], ...] = ()
+        if not korean:
+            return
+        parsed = list(Formatter().parse(self.text))
+        leads = [LEADING_FALLBACK.match(lit) for lit, _, _, _ in parsed[1:]]
+        if not any(leads):
+            return
+        parts: list[tuple[str, str | None, str | None]] = []
+        for i, (literal, field, spec, conversion) in enumerate(parsed):
+            assert not spec and not conversion, f"plain placeholders only: {template!r}"
+            lead = leads[i - 1] if i else None
+            parts.append((literal[lead.end():] if lead else literal, field,
+                          lead.group(0) if lead else None))
+        self.parts = tuple(parts)
+
+    def fill(self, kw: dict[str, Any]) -> str:
+        if not self.parts:
+            return self.text.format(**kw)
+        out: list[str] = []
+        for literal, field, fallback in self.parts:
+            if fallback is not None:
+                prev = next((p[-1] for p in reversed(out) if p), "")
+                out.append(particle(prev, fallback) or fallback)
+            out.append(literal)
+            if field is not None:
+                out.append(str(kw[field]))
+        return "".join(out)
+
+
+_TEMPLATES: dict[str, dict[str, _Template]] = {
+    lang: {key: _Template(text, lang == "ko") for key, text in table.items()}
+    for lang, table in T.items()}
+
+
 def t(lang: str, key: str, /, **kw: Any) -> str:
-    text = T[lang][key].format(**kw)
-    return fix_particles(text) if lang == "ko" else text
+    """The sentence ``key`` in ``lang`` with the values ``kw`` filled in."""
+    return _TEMPLATES[lang][key].fill(kw)
 
 
 def summary_sentence(lang: str, type_word: str, parts: list[str]) -> str:

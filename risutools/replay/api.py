@@ -61,7 +61,10 @@ def run_component(
     config: str | Path | None = None,
     output: str | Path | None = None,
     update: bool = False,
+    catalog_layer: dict[str, Any] | bool | None = False,
 ) -> RunOutcome:
+    """``catalog_layer``: the catalog configuration's ``replay:`` section as the caller
+    read it (the CLI's settings); ``False``: read the configuration above the component."""
     cf = load_component(component)
     sim = select_simulation(cf.doc)
     if sim is None:
@@ -77,7 +80,8 @@ def run_component(
         except DocumentError as exc:
             raise exc.with_path(str(cf.path)) from None
     fx = load_fixture(fixture)
-    cfg = load_replay_config(config, catalog_section(cf.path), fx.config)
+    layer = catalog_section(cf.path) if catalog_layer is False else catalog_layer
+    cfg = load_replay_config(config, layer if isinstance(layer, dict) else None, fx.config)
     run = run_simulation(sim, fx, cfg)
     report = build_report(run, fx, cfg, cf.doc)
     out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)

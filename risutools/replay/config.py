@@ -1,5 +1,10 @@
 """Replay configuration: the cutter's swappable parts and the monitor's thresholds.
 
+This is the schema of the ``replay:`` section of the one configuration object
+(:mod:`risutools.contract.config`, which validates the section with :func:`build_config`
+when the file is loaded) and the replay's own layering over it: defaults < the catalog
+configuration's ``replay:`` < the fixture's ``config`` < ``replay run --config FILE``.
+
 A configuration is a mapping with exactly the keys in :data:`DEFAULTS` (missing
 keys take the default; unknown keys, wrong types and absurd values raise
 :class:`~risutools.errors.ConfigError` naming the key).

@@ -1,8 +1,9 @@
 """The reporter table: every findings format, by name (``REPORTER_BY_NAME``).
 
-Every command that reports findings (``validate``, ``verify``, ``analyze``; later
-``review``) renders through :func:`render` and takes its ``--format/-f`` choices
-from :data:`FORMATS`.  A reporter reads a :class:`~risutools.contract.validate.Result`
+Every command that reports findings (``validate``, ``verify``, ``analyze``) renders
+through :func:`render` and takes its ``--format/-f`` choices from :data:`FORMATS`;
+``review`` renders its findings through it too, beside its own text, JSON, Markdown
+and HTML.  A reporter reads a :class:`~risutools.contract.validate.Result`
 (``analyze`` hands in an ``AnalyzeResult``, a Result with the analyses attached);
 ``text`` and ``json`` of ``analyze`` show the analyser's facts as well.
 """

@@ -51,18 +51,6 @@ def _counts_line(d: dict[str, Any]) -> str:
     return ", ".join(f"{k} {v}" for k, v in d.items()) or "none"
 
 
-def render_review_sarif(rv: Review) -> str:
-    from risutools.report.sarif import render_sarif
-
-    return render_sarif(rv.result)
-
-
-def render_review_github(rv: Review) -> str:
-    from risutools.report.github import render_github
-
-    return render_github(rv.result)
-
-
 def render_review_json(rv: Review) -> str:
     # compact: json's C encoder (indent would use the pure-Python one; 10x slower on a big
     # catalog); `python -m json.tool` or jq pretty-print it
