@@ -10,7 +10,9 @@ Prints:
   dependency; ``NO_BENCH_VENV=1`` skips it);
 - wall time of ``python -m risutools validate <one small file>`` (median of 7) next to
   ``python -c pass``.
-The three run in turn ``BENCH_CONTRACT_ROUNDS`` times (default 2), best time of each.
+The three run in turn ``BENCH_CONTRACT_ROUNDS`` times (default 2), best time of each.  Each
+line gives the wall time and the CPU time (``time.process_time`` in process; the child's user +
+system time for check-jsonschema): on a shared machine the CPU ratio is the steadier figure.
 Usage: ``python bench/bench_contract.py [N]`` (default 10000).
 """
 
@@ -59,13 +61,15 @@ def generate(n: int) -> list[str]:
     return lines
 
 
-def bench_risutools(path: Path) -> tuple[float, int, int]:
+def bench_risutools(path: Path) -> tuple[float, float, int, int]:
+    """(wall seconds, CPU seconds, documents, findings)."""
     from risutools.contract import validate_paths
 
+    c = time.process_time()
     t = time.perf_counter()
     r = validate_paths([path])
     dt = time.perf_counter() - t
-    return dt, len(r.documents), len(r.findings)
+    return dt, time.process_time() - c, len(r.documents), len(r.findings)
 
 
 def bench_jsonschema(path: Path) -> tuple[float, int, int]:
@@ -106,9 +110,17 @@ def find_check_jsonschema() -> str | None:
     return str(exe) if exe.exists() else None
 
 
-def bench_check_jsonschema(cjs: str, path: Path, tmp: Path) -> tuple[float, int, int, int]:
-    """(seconds, documents, files with schema errors, exit code); one JSON file a document,
-    written into the folder ``tmp`` (once)."""
+def _children_cpu() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def bench_check_jsonschema(cjs: str, path: Path, tmp: Path
+                           ) -> tuple[float, float, int, int, int]:
+    """(wall seconds, CPU seconds, documents, files with schema errors, exit code); one JSON
+    file a document, written into the folder ``tmp`` (once)."""
     schema = ROOT / "schemas" / "matrix-component-v1.schema.json"
     files_dir = tmp
     files_dir.mkdir(exist_ok=True)
@@ -118,16 +130,18 @@ def bench_check_jsonschema(cjs: str, path: Path, tmp: Path) -> tuple[float, int,
         if not f.exists():
             f.write_text(line, encoding="utf-8")
         files.append(str(f))
+    c = _children_cpu()
     t = time.perf_counter()
     proc = subprocess.run([cjs, "-o", "json", "--schemafile", str(schema), *files],
                           capture_output=True, check=False)
     dt = time.perf_counter() - t
+    cpu = _children_cpu() - c
     try:
         out = json.loads(proc.stdout)
         bad = len({e["filename"] for e in out.get("errors", [])})
     except ValueError:
         bad = -1
-    return dt, len(files), bad, proc.returncode
+    return dt, cpu, len(files), bad, proc.returncode
 
 
 def startup(args: list[str], runs: int = 7) -> float:
@@ -156,24 +170,26 @@ def main() -> None:
         rounds = int(os.environ.get("BENCH_CONTRACT_ROUNDS", "2"))
         cjs = find_check_jsonschema()
         files_dir = Path(tmp) / "docs"
-        dt = dj = dc = float("inf")
+        dt = dj = dc = ct = cc = float("inf")
         for _ in range(rounds):
-            t, docs, findings = bench_risutools(path)
-            dt = min(dt, t)
+            t, c, docs, findings = bench_risutools(path)
+            dt, ct = min(dt, t), min(ct, c)
             t, docs_j, errs = bench_jsonschema(path)
             dj = min(dj, t)
             if cjs:
-                t, nc, bad, rc = bench_check_jsonschema(cjs, path, files_dir)
-                dc = min(dc, t)
+                t, c, nc, bad, rc = bench_check_jsonschema(cjs, path, files_dir)
+                dc, cc = min(dc, t), min(cc, c)
+        print(f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())} (1, 5, 15 min)")
         print(f"risutools validate (load + schema + all rules): {dt:.2f} s, "
-              f"{docs / dt:,.0f} docs/s ({findings} findings; best of {rounds})")
+              f"{docs / dt:,.0f} docs/s, CPU {ct:.2f} s ({findings} findings; best of {rounds})")
         print(f"jsonschema iter_errors (json.loads + schema only): {dj:.2f} s, "
               f"{docs_j / dj:,.0f} docs/s ({errs} schema errors)")
         print(f"speed-up: {dj / dt:.1f}x")
         if cjs:
             print(f"check-jsonschema (schema only, {nc} files, one process): {dc:.2f} s, "
-                  f"{nc / dc:,.0f} docs/s ({bad} files with schema errors, exit {rc}); "
-                  f"risutools is {dc / dt:.1f}x faster (goal >= 4x)")
+                  f"{nc / dc:,.0f} docs/s, CPU {cc:.2f} s ({bad} files with schema errors, "
+                  f"exit {rc}); risutools is {dc / dt:.1f}x faster (wall), {cc / ct:.1f}x "
+                  "(CPU) (goal >= 4x)")
         else:
             print("check-jsonschema: not measured (set CHECK_JSONSCHEMA=/path/to/check-jsonschema "
                   "or allow the bench venv)")

@@ -23,7 +23,9 @@ after adding 10 new files, and the peak RSS of an ingest over small vs large fil
 The trees live in ``$RISUTOOLS_BENCH_DIR`` (default ``/tmp/risutools-bench``); figures are
 warm-cache.  Environment: ``BENCH_INGEST_FILES`` (2000), ``BENCH_INGEST_SCALE`` (1.0),
 ``BENCH_INGEST_LARGE_FILES`` (250), ``BENCH_INGEST_LARGE_SCALE`` (10), ``BENCH_INGEST_ROUNDS``
-(3), ``BENCH_INGEST_TREES`` (``small,large``).
+(3), ``BENCH_INGEST_TREES`` (``small,large``); ``BENCH_INGEST_STAGES=1`` prints only where the
+CPU of the small-file tree goes, stage by stage (sha256 floor, discovery, ``read_path``,
+``project``, rendering, the temp files, one syncfs, the commits, the CLI's start-up).
 """
 
 from __future__ import annotations
@@ -210,12 +212,16 @@ def bench_tree(label: str, n_files: int, scale: float) -> None:
     paths_file = BASE / f"paths-{n_files}-x{scale:g}.txt"
     paths_file.write_text("\n".join(paths) + "\n", encoding="utf-8")
     floor(paths_file, 1)  # warm the page cache
-    out = BASE / f"catalog-{n_files}-x{scale:g}"
+    outs = BASE / f"catalogs-{n_files}-x{scale:g}"
+    shutil.rmtree(outs, ignore_errors=True)
     ratios: dict[int, list[tuple[float, float]]] = {1: [], CORES: []}
     for r in range(ROUNDS):
         for jobs in (1, CORES):
             fw, fc = floor(paths_file, jobs)
-            shutil.rmtree(out, ignore_errors=True)
+            # a new folder each round, all removed at the end: a catalog deleted just before
+            # would make ext4 (without a journal) skip its ~2,000 recently freed inodes on
+            # every create of the next run, charging the clean-up to ingest (see RESULTS.md)
+            out = outs / f"round{r + 1}-j{jobs}"
             dt, cpu, rss = run_ingest(src, out, jobs)
             ratios[jobs].append((fw / dt, fc / cpu))
             print(
@@ -230,12 +236,71 @@ def bench_tree(label: str, n_files: int, scale: float) -> None:
         cpu = sorted(c for _, c in got)[len(got) // 2]
         print(f"{label} files, -j {jobs}: median {wall * 100:.1f}% of the sha256 floor "
               f"(wall), {cpu * 100:.1f}% (CPU), {ROUNDS} rounds")
-    shutil.rmtree(out, ignore_errors=True)
+    shutil.rmtree(outs, ignore_errors=True)
+
+
+STAGES = """
+import os, sys
+from pathlib import Path
+from risutools import fsio
+from risutools.catalog import ingest as ig
+from risutools.formats import read_path
+from risutools.projection import post_id_from_name, project
+paths, src, out = open(sys.argv[1], encoding="utf-8").read().splitlines(), sys.argv[2], sys.argv[3]
+def cpu():
+    t = os.times()
+    return t.user + t.system
+def stage(label, fn):
+    t = cpu()
+    value = fn()
+    print(f"{label:<36} {cpu() - t:6.2f}")
+    return value
+def sha(p):
+    return fsio.sha256_file(p)
+stage("sha256 floor (read + hash)", lambda: [sha(p) for p in paths])
+stage("discover (walk + detect)", lambda: ig.discover(Path(src)))
+mods = stage("read_path (parse + hash)", lambda: [read_path(p) for p in paths])
+docs = stage("project", lambda: [project(m, post_id=post_id_from_name(Path(p).name), lang="en")
+                                 for p, ms in zip(paths, mods) for m in ms])
+texts = stage("render", lambda: [ig.render(d, False) for d in docs])
+os.makedirs(out)
+staged = stage("stage temp files (no fsync)", lambda: [
+    fsio.stage_write(Path(out) / f"{ig._safe_name(d['component_id'])}.json", t.encode(), sync=False)
+    for d, t in zip(docs, texts)])
+stage("one syncfs", lambda: fsio.sync_filesystem(out) if fsio.syncfs_available() else None)
+stage("commit (link, unlink)", lambda: [fsio.commit_staged(s, expect_absent=True, sync_dir=False)
+                                        for s in staged])
+"""
+
+
+def stages(n_files: int, scale: float) -> None:
+    """Where ingest's CPU goes: each stage over the whole tree in turn, in one process
+    (CPU seconds, ``os.times``), then the CLI's start-up on an empty folder."""
+    src = BASE / f"tree-{n_files}-x{scale:g}"
+    paths_file = BASE / f"paths-{n_files}-x{scale:g}.txt"
+    if not paths_file.exists():
+        return
+    out = BASE / f"stages-out-{os.getpid()}"  # new: see the fresh folders of bench_tree
+    print(f"\n### where the CPU goes, {n_files} files (CPU s, one process, stage by stage)")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    subprocess.run([sys.executable, "-c", STAGES, str(paths_file), str(src), str(out)],
+                   check=True, env=env)
+    empty = BASE / "stages-empty"
+    shutil.rmtree(empty, ignore_errors=True)
+    empty.mkdir()
+    _, cpu, _, _ = timed([sys.executable, "-m", "risutools", "ingest", str(empty), "-o",
+                          str(BASE / "stages-empty-out"), "-q", "-j", "1", "--no-cache"])
+    print(f"{'start-up (interpreter, imports, CLI)':<36} {cpu:6.2f}")
+    for folder in (out, empty, BASE / "stages-empty-out"):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def main() -> None:
     BASE.mkdir(parents=True, exist_ok=True)
     print(f"{CORES} cores; load average {os.getloadavg()[0]:.1f} at the start")
+    if os.environ.get("BENCH_INGEST_STAGES"):
+        stages(N_FILES, SCALE)
+        return
     if "small" in TREES:
         bench_tree("small", N_FILES, SCALE)
     if "large" in TREES:

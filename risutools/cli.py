@@ -261,6 +261,22 @@ def _settings(config_file: str | None, start: str | Path | list[str], *,
                             exclude=exclude or (), promotion=promotion)
 
 
+def _text(value: str | None, option: str) -> str | None:
+    """A command-line value written into a record (a reviewer, a note, an actor), refused
+    (``bad-argument``, one line) when it is not text: bytes that are not UTF-8 reach Python
+    as unpaired surrogates, which no record can hold, hash or sign."""
+    from risutools.contract.jsonlines import surrogate_in
+
+    bad = surrogate_in(value) if value is not None else None
+    if bad is not None:
+        from risutools.errors import ConfigError
+
+        raise ConfigError("bad-argument", f"not UTF-8 text (it holds bytes that are not UTF-8, "
+                          f"read as the unpaired surrogate {bad}); write it in UTF-8",
+                          where=option)
+    return value
+
+
 def _configure(config_file: str | None, **options: Any) -> Callable[[Path], ContractConfig]:
     """:func:`_settings` for a catalog command, once the catalog root is known."""
     return lambda root: _settings(config_file, root, **options)
@@ -598,11 +614,20 @@ def project_cmd(
         "several components) instead of printing; an existing file is refused without --force."
     ),
     force: bool = typer.Option(False, "--force", help="Overwrite documents that already exist."),
+    select: list[str] = typer.Option([], "--select", metavar="IDS",
+                                     help="Only these analysis findings in the documents."),
+    ignore: list[str] = typer.Option([], "--ignore", metavar="IDS",
+                                     help="Leave these analysis findings out of the documents."),
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
 ) -> None:
-    """Project a module into a matrix-component-v1 candidate document."""
+    """Project a module into a matrix-component-v1 candidate document.
+
+    The analysis findings a document mentions are graded by the configuration (`rules:`,
+    --select/--ignore), as in the documents `ingest` writes."""
     from risutools.projection.run import dumps, project_path, write_documents
 
-    docs = project_path(file, post_id=post_id, notes_path=notes, lang=lang)
+    settings = _settings(config_file, [file], select=select, ignore=ignore)
+    docs = project_path(file, post_id=post_id, notes_path=notes, lang=lang, settings=settings)
     if out:
         for p in write_documents(docs, out, force=force):
             typer.echo(f"wrote {p}", err=True)
@@ -876,8 +901,8 @@ def approve_cmd(
     """Write a human approval record naming the document's current base hash."""
     from risutools.catalog.commands import approve
 
-    typer.echo(approve(component, action, reviewer, note, sign, catalog,
-                       _configure(config_file)))
+    typer.echo(approve(component, action, _text(reviewer, "--reviewer") or "",
+                       _text(note, "--note") or "", sign, catalog, _configure(config_file)))
 
 
 @app.command("promote")
@@ -918,8 +943,8 @@ def _runtime_switch(name: str, target: str, doc: str) -> None:
     ) -> None:
         from risutools.catalog.commands import switch
 
-        raise typer.Exit(switch(component, target, "runtime", dry_run, as_json, catalog, actor,
-                                _configure(config_file)))
+        raise typer.Exit(switch(component, target, "runtime", dry_run, as_json, catalog,
+                                _text(actor, "--by") or "", _configure(config_file)))
 
     command.__doc__ = doc
     command.__name__ = f"{name}_cmd"
@@ -960,8 +985,10 @@ def packet_cmd(
     """Write a review packet (JSON + Markdown): light or full lane (seed 001)."""
     from risutools.catalog.commands import run_packet
 
-    raise typer.Exit(run_packet(component, lane, out, actor, instruction, escalates, queue,
-                                status, limit, catalog, _configure(config_file)))
+    raise typer.Exit(run_packet(component, lane, out, _text(actor, "--actor") or "",
+                                _text(instruction, "--instruction"),
+                                _text(escalates, "--escalates"), queue, status, limit, catalog,
+                                _configure(config_file)))
 
 
 @app.command("review")

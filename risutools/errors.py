@@ -90,7 +90,8 @@ CODES: dict[str, str] = {
     "notes-invalid": "a curator notes file that is invalid",
     "notes-ambiguous": "two notes files for one component",
     "bad-fixture": "a replay fixture that is invalid",
-    "bad-argument": "a command-line value out of range",
+    "bad-argument": "a command-line value out of range, or not UTF-8 text where a record "
+    "needs text (`--reviewer`, `--note`, `--actor`, `--by` ...)",
     "bad-option": "an option that does not apply, or a combination that does not work",
     "bad-output": "an output path that cannot be used",
     "bad-lang": "a `--lang` other than those supported",

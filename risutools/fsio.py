@@ -26,7 +26,8 @@ promote, approve) goes through :func:`atomic_write` (replace a whole file) or
   The first write into a folder in a process (and :func:`sweep_temp_files`, which
   ingest calls at the start of a run) removes, under the lock, the temp files whose
   writer process is gone (a ``kill -9``, a power cut).  A temp file whose process
-  is still alive is never touched.
+  is still alive is never touched; a worker that stages files for its parent names
+  them after the parent (``stage_write(owner=)``, :func:`adopt_staged`).
 
 Lock files (only in folders where a compare-and-swap or an append ran) and temp files
 start with a dot: ``validate`` and ``ingest`` skip them.
@@ -273,9 +274,10 @@ def _sweep_once(folder: Path) -> None:
     sweep_temp_files(folder)
 
 
-def _temp_name(target: Path) -> Path:
+def _temp_name(target: Path, owner: int | None = None) -> Path:
     stem = os.fsencode(target.name)[:_NAME_KEEP]
-    name = b"." + stem + TMP_MARK.encode() + f"{os.getpid()}-{secrets.token_hex(4)}".encode()
+    pid = os.getpid() if owner is None else owner
+    name = b"." + stem + TMP_MARK.encode() + f"{pid}-{secrets.token_hex(4)}".encode()
     return target.parent / os.fsdecode(name)
 
 
@@ -346,11 +348,17 @@ class StagedWrite:
         self.done = False
 
 
-def stage_write(path: str | os.PathLike[str], data: bytes, *, sync: bool = True) -> StagedWrite:
+def stage_write(
+    path: str | os.PathLike[str], data: bytes, *, sync: bool = True, owner: int | None = None
+) -> StagedWrite:
     """Write ``data`` into a temp file next to ``path`` and fsync it (no lock taken).
 
     ``sync=False`` leaves the fsync out: the caller makes a whole batch durable with
     one :func:`sync_filesystem` before it commits any of it.
+
+    ``owner``: the process id the temp file is named after (default: this process).  A
+    worker process that stages files for its parent to commit names the parent, so a
+    sweep leaves them alone for as long as the parent runs (see :func:`adopt_staged`).
 
     The temp file is one of this process's writes in flight until committed or
     discarded (a sweep leaves it alone); a ``kill -9`` leaves it for the next sweep.
@@ -359,7 +367,7 @@ def stage_write(path: str | os.PathLike[str], data: bytes, *, sync: bool = True)
     _refuse_non_regular(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     _sweep_once(target.parent)
-    tmp = _temp_name(target)
+    tmp = _temp_name(target, owner)
     with _live_guard:
         _live.add(os.path.abspath(tmp))
     try:
@@ -438,6 +446,16 @@ def commit_staged(
     _drop(tmp, unlink=False)
     if sync_dir:
         fsync_directory(target.parent)
+
+
+def adopt_staged(target: str | os.PathLike[str], tmp: str | os.PathLike[str]) -> StagedWrite:
+    """A temp file staged for ``target`` by another process of this run (a worker that
+    called :func:`stage_write` with ``owner`` = this process), taken over by this one:
+    it is one of this process's writes in flight until committed or discarded."""
+    tmp_p = Path(tmp)
+    with _live_guard:
+        _live.add(os.path.abspath(tmp_p))
+    return StagedWrite(Path(target), tmp_p)
 
 
 def discard_staged(staged: StagedWrite) -> None:
@@ -646,6 +664,7 @@ __all__ = [
     "CONFLICT",
     "LOCK_NAME",
     "StagedWrite",
+    "adopt_staged",
     "append_line",
     "atomic_write",
     "commit_staged",

@@ -114,11 +114,19 @@ def wrong_types(size: int) -> dict[str, Any]:
 
 
 #: name -> (builder, size used by the test)
+def lua_lore_flow(size: int) -> dict[str, Any]:
+    """Assignments back to back in a script that loads text built at run time (so the
+    lorebook-code flow follows every one of them)."""
+    line = "v = a .. 'x' .. b\n"
+    return _lua("load(v)\n" + line * (size // len(line)))
+
+
 CASES: dict[str, tuple[Callable[[int], dict[str, Any]], int]] = {
     "lua-escapes": (lua_escapes, 12 * MB),
     "lua-escaped-quotes-url": (lua_escaped_quotes_url, 12 * MB),
     "lua-key-escapes": (lua_key_escapes, 12 * MB),
     "lua-calls": (lua_calls, 2 * MB),
+    "lua-lore-flow": (lua_lore_flow, 2 * MB),
     "js-escapes": (js_escapes, 12 * MB),
     "js-template": (js_template, 12 * MB),
     "js-regex-classes": (js_regex_classes, 12 * MB),

@@ -166,15 +166,20 @@ def test_pcall_of_a_field_or_a_closure_is_not_a_host_call() -> None:
     assert a.state == [] and a.host_apis == []
 
 
-def test_risu_btn_is_the_button_entry_point() -> None:
+def test_risu_btn_is_a_button_and_reaches_the_modules_own_handler() -> None:
     html = '<div><button risu-btn="roll-dice">Roll</button><a risu-btn="gen/{{chat_index}}">'
     for field in ({"regex": [{"type": "editdisplay", "in": "x", "out": html}]},
                   {"backgroundEmbedding": html},
                   {"lorebook": [{"comment": "ui", "content": html}]}):
         a = analyze(Module({"name": "T", **field}))
         assert "hook.manual" in a.hook_names(), field
-        assert [e.name for e in a.entry_points] == ["onButtonClick"]
+        assert a.entry_points == []  # the handler is another module's: not an entry point here
         assert [b.name for b in a.button_callbacks] == ["gen/*", "roll-dice"]
+        own = analyze(Module({"name": "T", **field, "trigger": [
+            {"type": "manual", "conditions": [], "effect": [
+                {"type": "triggerlua", "code": "function onButtonClick(id, v) end"}]}]}))
+        [entry] = own.entry_points
+        assert entry.name == "onButtonClick" and entry.count == 3  # the def and two buttons
 
 
 def test_no_risu_btn_no_button() -> None:

@@ -86,7 +86,9 @@ def test_dynamic_code_findings() -> None:
     assert "RA110" in r and "RA112" in r and "RA111" in r
     r = rules(lua_module("load(getLoreBooks(id, 'code')[1].content)()"))
     assert "RA113" in r
-    a = analyze(lua_module("local s = getLoreBooks(id, 'c')\nload(s)"))
+    # a load of lorebook text through a local is followed (RA113, tests/test_lorecode.py)
+    assert "RA113" in rules(lua_module("local s = getLoreBooks(id, 'c')\nload(s)"))
+    a = analyze(lua_module("local d = getLoreBooks(id, 'c')\nload(getChatVar(id, 'k'))"))
     msg = next(f.message for f in a.findings if f.rule == "RA110")
     assert "lorebook" in msg
     assert "script.dynamic_load" in a.requires_names()

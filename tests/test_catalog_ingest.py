@@ -308,3 +308,64 @@ def test_one_module_in_two_containers_is_one_component(tmp_path: Path) -> None:
     (src / "174678332_cutter.json").write_text(json.dumps(data, ensure_ascii=False), "utf-8")
     res = ingest(src, tmp_path / "cat2", jobs=1, use_cache=False)
     assert not res.ok and len(res.collisions) == 1 and "id-collision" in res.collisions[0]
+
+
+# -- the document text: the fast renderer is projection.run.dumps, byte for byte --------
+
+_ODD_TEXT = [
+    "", "plain", 'quote " and back\\slash', "\x00\x01\x1f\x7f\b\f\n\r\t", "\u2028\u2029",
+    "한국어 텍스트", "emoji \U0001f600", "lone \ud800 surrogate", "</script>", "a/b",
+]
+
+
+@pytest.mark.parametrize("value", [
+    {"k": _ODD_TEXT, "nested": {"empty_list": [], "empty_map": {}, "deep": [[[{"a": [1]}]]]}},
+    {"ints": [0, -1, 2**63, -(2**70), 10**30], "flags": [True, False, None]},
+    {t: t for t in _ODD_TEXT},  # keys need the same escaping as values
+    [],
+    {},
+    "top-level string",
+])
+def test_render_is_dumps_byte_for_byte(value: object) -> None:
+    from risutools.catalog.ingest import render
+    from risutools.projection.run import dumps
+
+    assert render(value, False) == dumps(value)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("value", [
+    {"f": 1.5, "g": [1e16, -0.0, 1e-7]},  # floats: left to json
+    {1: "int key", "s": "x"},  # a key json coerces
+    {"t": ("a", "tuple")},
+    {"b": True, 2: None},
+])
+def test_render_leaves_what_it_does_not_take_to_json(value: object) -> None:
+    from risutools.catalog.ingest import render
+    from risutools.projection.run import dumps
+
+    assert render(value, False) == dumps(value)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", [{"x": float("nan")}, {"x": float("inf")}, {"x": object()}])
+def test_render_refuses_what_dumps_refuses(bad: object) -> None:
+    from risutools.catalog.ingest import render
+    from risutools.projection.run import dumps
+
+    with pytest.raises((ValueError, TypeError)) as fast:
+        render(bad, False)  # type: ignore[arg-type]
+    with pytest.raises((ValueError, TypeError)) as slow:
+        dumps(bad)  # type: ignore[arg-type]
+    assert type(fast.value) is type(slow.value)
+
+
+def test_rendered_fixture_documents_are_dumps_byte_for_byte(tmp_path: Path) -> None:
+    from risutools.catalog.ingest import render
+    from risutools.projection.run import dumps
+
+    result = ingest(SOURCES, tmp_path / "cat", jobs=1, use_cache=False, lang="ko")
+    docs = [d for s in result.sources for d in s.documents]
+    assert len(docs) >= 8
+    for doc in docs:
+        assert render(doc, False) == dumps(doc)
+    for p in (tmp_path / "cat").glob("*.json"):
+        assert p.read_text(encoding="utf-8") == dumps(json.loads(p.read_text(encoding="utf-8")))

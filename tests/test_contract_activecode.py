@@ -199,3 +199,57 @@ def test_mc500_texts_are_the_strings_it_checks() -> None:
             assert list(rules._texts(section, doc.get(section))) == want
 
     check()
+
+
+def _window_edge_cases() -> list[str]:
+    """Texts at the edges of the search windows (issue 12: anchors and reach)."""
+    from risutools.contract import activecode as ac
+
+    reach, after, many = ac._REACH, ac._AFTER, ac._MAX_WINDOWS
+    out = []
+    for k in (reach - 30, reach - 25, reach - 24, reach - 1, reach, reach + 1, reach + 40):
+        out += [
+            "print" + " " * k + "(x)",                    # API name, whitespace, "("
+            "한 " + "setCharacterFirstMessage" + "\t" * k + "(",
+            "a" * k + "bC(x)", "한 " + "a" * k + "Bc(1)",   # camelCase of any length
+            "string." + "a" * k + "(", "string.x" + "한" * k + " (",  # library: \w*
+            "x:gsub" + " " * k + "(", "t.push" + "\n" * k + "(",
+            "fooBar(" + " " * k + "x", "fooBar(" + " " * k + ")",
+            "한글 " * k + "(가)", "x " * k + "(y)",
+        ]
+    for k in (after - 1, after, after + 1, after + 5):
+        out += ["fooBar(" + " " * k + "1", "x fooBar(" + "\u3000" * k + "'"]
+    for n in (many - 1, many, many + 1):
+        out += ["(가) " * n + "getChatVar(x)", "(가) " * n + "fooBar(x)",
+                "a: " * n + "javascript:", "a: " * n + "JavaScript:"]
+    out += ["javaſcript:", "JAVASCRIPT:", "xjavascript:", "한javascript:", "javascript :",
+            "<a onclick=x> javascript:", "print\u3000(x)", "print\x1c(x)", "(" + "a" * 100,
+            "os.time(", "ratios.x(", "Math.max (", "v2Foo(", "JSON.parse(", "x.JSON.parse(",
+            # regex quantifiers: two or three characters ending at * + ?, or {n,m}
+            "a]* and x = 1", "\\d+ == 2", "\\w?\n== 1", ".*? x == y", "x.+ a == b",
+            "*+? a == b", "a{2,} x == 1", "{ a]* }", "?" * 40 + ".* x == 1",
+            "+" * 33 + " ]* x == 1"]
+    return out
+
+
+def test_windows_never_change_the_answer() -> None:
+    """The call and HTML patterns searched in windows around "(" / ":" answer as the
+    reference (every pattern over the whole text), at every edge of the windows."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    for text in _window_edge_cases():
+        assert find_active_code(text) == _reference(text), text
+
+    alphabet = st.sampled_from([
+        *"ab (():.\n\t한A2_'\"{[-)", " " * 20, "\t" * 17, "a" * 30, "한" * 40, "x" * 65,
+        "getChatVar", "print", "console.log", "fooBar", "aB", "string.", "Math.", ":gsub",
+        ".push", "javascript:", "JavaſCript:", "javaſcript", "<", "<script", "\u3000",
+        "ratios.", "v2Get", "]*", ")+", "\\d?", ".*", ".+?", "*", "+", "?", "{2,}", "=="])
+
+    @settings(max_examples=2000, deadline=None)
+    @given(st.lists(alphabet, max_size=30).map("".join))
+    def check(text: str) -> None:
+        assert find_active_code(text) == _reference(text), text
+
+    check()

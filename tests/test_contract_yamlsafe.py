@@ -117,6 +117,22 @@ CASES = [
     "a: [-0, +5, 007, 0x1F, 0o17, 0b101, 1_000, 123456789012345678, 1234567890123456789,"
     " -9, 190:20:30, '12', !!str 12, ! 12, 1.0, 1e5, 12abc]\n",
     "a:\n  - x\n  -\n    - y\n  - {p: q,\n     r: s}\n",
+    # the depth is a value problem: a syntax problem anywhere in the document wins over it,
+    # before or after it, inside or outside the nesting (the fuzz found the first one)
+    "top:\n  k:\n    -\n        k:\n          -\n              -\n                  k:\n"
+    "                    k:\n                      - 1\n                    k: 1\n"
+    "                    k: *a\n",
+    "a: " + "[" * 10 + "1" + "]" * 10 + "\nb: *a\n",
+    "a: [" + "[" * 10 + "1" + "]" * 10 + ", *a]\n",
+    "a: " + "[" * 10 + "*a" + "]" * 10 + "\n",
+    "a:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 12)) + "  " * 12 + "*a\n",
+    "b: *a\na: " + "[" * 10 + "1" + "]" * 10 + "\n",
+    "a: " + "[" * 10 + "1" + "]" * 10 + "\nb: &x 1\nc: &x 2\n",
+    "a: " + "[" * 10 + "1" + "]" * 10 + "\nb: [\n",
+    # ... but not over a value problem before it, nor over the next document's alias
+    "a: 1\na: 2\nb: " + "[" * 10 + "1" + "]" * 10 + "\n",
+    "a: " + "[" * 10 + "1" + "]" * 10 + "\nb: !!binary x\n",
+    "a: " + "[" * 10 + "1" + "]" * 10 + "\n---\nb: *x\n",
 ]
 
 
@@ -160,6 +176,19 @@ def test_deep_refusal_has_its_line_however_deep() -> None:
         # looking ahead, before the first event of the nesting: the pointer is then
         # where the events had got to
         assert ei.value.pointer == "/a"
+
+
+def test_past_the_parsers_bound_the_nesting_wins() -> None:
+    # the one exception to "syntax first": a nesting so deep that the parser stops looking
+    # ahead is refused there, at once (bounded time); what follows is not read
+    text = "a: " + "[" * 200 + "]" * 200 + "\nb: *x\n"
+    with pytest.raises(YamlRefused) as ei:
+        list(load_yaml_documents(text, max_depth=DEPTH, use_libyaml=False))
+    assert ei.value.why.startswith("nested deeper") and ei.value.line == 1
+    if HAVE_LIBYAML:  # libyaml looks 1,000 levels ahead: it meets the alias
+        with pytest.raises(YamlRefused) as ei:
+            list(load_yaml_documents(text, max_depth=DEPTH, use_libyaml=True))
+        assert ei.value.why.startswith("YAML alias *x") and ei.value.line == 2
 
 
 scalars = st.sampled_from(["1", "x", "'q'", "yes", "~", ".nan", "0x1", "2024-01-01", "*a",

@@ -221,6 +221,80 @@ def test_sync_filesystem_flushes_or_says_why(tmp_path: Path) -> None:
             fsio.sync_filesystem(tmp_path / "missing")
 
 
+# -- documents staged where they are rendered (this process or a worker) ---------------
+
+
+def test_a_worker_stages_its_documents_named_after_the_collecting_process(
+    tmp_path: Path,
+) -> None:
+    import pickle
+
+    src, out = tmp_path / "src", tmp_path / "cat"
+    _risum(src / "100_m.risum", "Module")
+    out.mkdir()
+    spec = ig.StageSpec(os.fspath(out), owner=424242, sync=False)
+    got = ig.process_file(str(src / "100_m.risum"), "100_m.risum", "en", None, stage=spec)
+    assert got.error is None and got.staged is not None and len(got.staged) == 1
+    tmp = got.staged[0]
+    assert isinstance(tmp, str) and f"{TMP}424242-" in Path(tmp).name
+    assert Path(tmp).parent == out and got.rendered == [""]  # the text stays in the file
+    assert Path(tmp).read_text(encoding="utf-8") == ig.render(got.documents[0], False)
+    assert not list(out.glob("*.json"))  # nothing in place yet
+    assert pickle.loads(pickle.dumps(got)).staged == got.staged  # travels back from a worker
+    # the same document already in place: nothing staged, the text kept for the compare
+    target = out / f"{ig._safe_name(got.documents[0]['component_id'])}.json"
+    target.write_text(ig.render(got.documents[0], False), encoding="utf-8")
+    again = ig.process_file(str(src / "100_m.risum"), "100_m.risum", "en", None, stage=spec)
+    assert again.staged == [None] and again.rendered == [target.read_text(encoding="utf-8")]
+
+
+def test_worker_staged_documents_are_durable_before_any_rename(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """-j 2: the workers write the temp files; the collecting process flushes them with one
+    syncfs while no document is in place yet, then renames them."""
+    import risutools.fsio as fsio
+
+    if not fsio.syncfs_available():
+        pytest.skip("no syncfs(2) here: each staged file is fsynced by its worker")
+    src, out = tmp_path / "src", tmp_path / "cat"
+    for i in range(4):
+        _risum(src / f"{100 + i}_m{i}.risum", f"Module {i}")
+    seen: list[tuple[list[str], list[str]]] = []
+
+    def syncfs(path: Any) -> None:
+        seen.append((_temps(out), sorted(p.name for p in out.glob("*.json"))))
+
+    monkeypatch.setattr(fsio, "sync_filesystem", syncfs)
+    result = ingest(src, out, jobs=2, use_cache=False)
+    assert result.ok and result.counts()["written"] == 4
+    assert len(seen) == 1
+    temps, docs = seen[0]
+    assert len(temps) == 4 and docs == []
+    assert all(f"{TMP}{os.getpid()}-" in t for t in temps)  # named after this process
+    assert _temps(out) == [] and len(list(out.glob("*.json"))) == 4
+
+
+def test_what_a_lost_worker_staged_is_removed_at_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A temp file a worker wrote but never reported (it died) is named after this process:
+    the end of the run removes it."""
+    src, out = tmp_path / "src", tmp_path / "cat"
+    for i in range(3):
+        _risum(src / f"{100 + i}_m{i}.risum", f"Module {i}")
+    real = ig._stage_documents
+
+    def leaky(outcome: Any, spec: Any) -> None:
+        real(outcome, spec)
+        stage_write(Path(spec.folder) / "lost.json", b"{}", owner=spec.owner)  # unreported
+
+    monkeypatch.setattr(ig, "_stage_documents", leaky)
+    result = ingest(src, out, jobs=2, use_cache=False)
+    assert result.ok and result.counts()["written"] == 3
+    assert _temps(out) == [] and not (out / "lost.json").exists()
+
+
 # -- batched tasks ---------------------------------------------------------------------
 
 
@@ -259,3 +333,13 @@ def test_a_failed_task_reports_each_of_its_files(tmp_path: Path) -> None:
                for s in result.failures)
     assert sorted(s.path for s in result.failures) == [f"{100 + i}_m{i}.risum"
                                                        for i in range(5)]
+
+
+@pytest.mark.parametrize("cid", [
+    "module.risu.100.a-b_c", "Module.RISU.100.X", "a/b\\c d", "..hidden..", "...", "",
+    "한국어", "\u0130stanbul", "tab\tnew\nline", "x" * 300,
+])
+def test_safe_names_keep_only_lowercase_ascii_digits_dot_dash_underscore(cid: str) -> None:
+    allowed = set("abcdefghijklmnopqrstuvwxyz0123456789.-_")
+    want = "".join(c if c in allowed else "_" for c in cid.lower()).strip(".") or "component"
+    assert ig._safe_name(cid) == want

@@ -340,3 +340,42 @@ def test_the_configuration_page_documents_every_key(tmp_path: Path) -> None:
     cfg = _config(tmp_path, block)
     assert cfg.severities[MC401.id] == "error" and cfg.severities[RA103.id] == "warning"
     assert cfg.severities["RA101"] == "off" and set(cfg.sections) == {"catalog", "replay"}
+
+
+def test_project_and_ingest_write_the_same_documents(tmp_path: Path) -> None:
+    """`project` reads the configuration as `ingest` does: for the same source and the same
+    file (`--config`, or found above the source), byte-identical documents."""
+    repo = _repo(tmp_path / "repo")
+    src = repo / "src"
+    src.mkdir()
+    for f in SOURCES.iterdir():
+        shutil.copy(f, src / f.name)
+    config = tmp_path / "settings.yaml"
+    config.write_text(f"rules: {{{RA802.id}: 'off', {RA103.id}: error}}\n", encoding="utf-8")
+    cat = repo / "cat"
+    cat.mkdir()
+    r = run_cli("ingest", str(src), "-o", str(cat), "-q", "-j", "1", "--config", str(config),
+                cwd=repo)
+    assert r.returncode == 0, r.stderr
+    ingested = {p.name: p.read_bytes() for p in cat.glob("*.json")}
+    [net] = [n for n in ingested if "net-summarizer" in n]
+    assert RA802.id.encode() not in ingested[net] and RA103.id.encode() in ingested[net]
+
+    def project(source: Path, out: Path, *args: str) -> dict[str, bytes]:
+        out.mkdir()
+        r = run_cli("project", str(source), "-o", f"{out}/", *args, cwd=repo)
+        assert r.returncode == 0, r.stderr
+        return {p.name: p.read_bytes() for p in out.glob("*.json")}
+
+    projected: dict[str, bytes] = {}
+    for i, source in enumerate(sorted(src.iterdir())):
+        projected.update(project(source, tmp_path / f"p{i}", "--config", str(config)))
+    assert projected == ingested
+    # the file found above the source, as `analyze` finds it; the command line over it
+    shutil.copy(config, src / ".risutools.yaml")
+    assert project(src / NET.name, tmp_path / "found") == {net: ingested[net]}
+    [selected] = project(src / NET.name, tmp_path / "sel", "--select", RA802.id).values()
+    assert RA802.id.encode() in selected and RA103.id.encode() not in selected
+    (src / ".risutools.yaml").write_text("rules: {RA8: loud}\n", encoding="utf-8")
+    r = run_cli("project", str(src / NET.name), cwd=repo)
+    assert r.returncode == 2 and "config-bad-value" in r.stderr and r.stdout == ""

@@ -16,6 +16,7 @@ milliseconds; each runs ``risutools.cli.main`` as ``python -m risutools`` would)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -179,12 +180,34 @@ def test_two_ingests_into_one_catalog_lose_nothing(tmp_path: Path) -> None:
 # ---- kill -9 ----------------------------------------------------------------------------
 
 
-def _kill_at(tmp: Path, delay: float, *args: str) -> None:
+def _kill_at(tmp: Path, delay: float, *args: str) -> list[int]:
+    """Run a command, SIGKILL it after ``delay`` s; returns the pids of its worker
+    processes at that moment (Linux; [] elsewhere)."""
     p, _, _ = _spawn(tmp, 9, args)
     p.join(delay)
+    workers: list[int] = []
     if p.exitcode is None:
+        with contextlib.suppress(OSError):
+            kids = Path(f"/proc/{p.pid}/task/{p.pid}/children").read_text(encoding="ascii")
+            workers = [int(x) for x in kids.split()]
         os.kill(p.pid, signal.SIGKILL)
         p.join()
+    return workers
+
+
+def _gone(pids: list[int]) -> bool:
+    """Whether none of ``pids`` runs any more (zombies count as gone), waiting up to 30 s."""
+    for _ in range(300):
+        alive = []
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                state = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+                if state.rsplit(")", 1)[-1].split()[0] != "Z":
+                    alive.append(pid)
+        if not alive:
+            return True
+        time.sleep(0.1)
+    return False
 
 
 def _run(tmp: Path, *args: str) -> float:
@@ -219,7 +242,11 @@ def test_ingest_killed_at_random_points(tmp_path: Path) -> None:
         mixed = left = 0
         for _ in range(ROUNDS):
             delay = rng.uniform(0.3, 1.1) * full
-            _kill_at(tmp_path, delay, "ingest", str(src), "-o", str(cat), "-j1", "-q", *flags)
+            # -j2: the workers write the temp files, this process renames them
+            jobs = rng.choice(("-j1", "-j2")) if not ndjson else "-j1"
+            workers = _kill_at(tmp_path, delay, "ingest", str(src), "-o", str(cat), jobs, "-q",
+                               *flags)
+            assert _gone(workers), f"pool workers {workers} outlived their killed parent"
             snap = _snapshot(cat)
             for name, data in snap.items():  # each file old or new, never torn
                 assert data in (old.get(name), new[name]), name

@@ -21,12 +21,30 @@ from risutools.analysis.assets import (
 )
 from risutools.analysis.cbs import CbsTag, scan_cbs, scan_html
 from risutools.analysis.js import scan_js
-from risutools.analysis.lorecode import is_lua_file_name, looks_like_lua
+from risutools.analysis.lorecode import (
+    LOADERS,
+    LoreReads,
+    is_lua_file_name,
+    looks_like_lua,
+    lore_flow,
+    lore_reads,
+    show_pattern,
+)
 from risutools.analysis.lua import NAME, OP, Call, LineIndex, iter_tokens, scan_lua
 from risutools.analysis.luaapi import lua_api
-from risutools.analysis.model import Analysis, Capability, Condition, Fact, StateKey
+from risutools.analysis.model import (
+    LISTEN_EDIT_HOOKS,
+    REGEX_TYPE_HOOKS,
+    TRIGGER_TYPE_HOOKS,
+    Analysis,
+    Capability,
+    Condition,
+    Fact,
+    StateKey,
+    quoted,
+)
 from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, parse_flags
-from risutools.analysis.toggles import parse_toggles
+from risutools.analysis.toggles import ToggleParse, parse_toggles
 from risutools.checks.analysis import (
     RA101,
     RA102,
@@ -60,10 +78,12 @@ from risutools.checks.analysis import (
     RA704,
     RA801,
     RA802,
+    RA803,
     RA900,
 )
 from risutools.checks.registry import Check
 from risutools.findings import Finding, Severity, sorted_findings
+from risutools.formats.jsonsafe import json_type_name
 from risutools.formats.model import Module
 from risutools.resources import load_data_yaml
 
@@ -75,21 +95,20 @@ HOST_APIS: dict[str, tuple[str | None, bool]] = {
     f.name: (f.capability, f.privileged) for f in _API.functions.values()}
 STATE_CALLS: dict[str, tuple[str, str]] = {  # name -> (scope, read|write); key = 2nd arg
     f.name: f.state for f in _API.functions.values() if f.state is not None}
-LISTEN_EDIT: dict[str, str] = {
-    "editRequest": "hook.edit_request", "editDisplay": "hook.edit_display",
-    "editInput": "hook.edit_input", "editOutput": "hook.edit_output",
-}
 ENTRY_POINTS: dict[str, str] = dict(_API.entry_points)
-TRIGGER_TYPE_HOOKS: dict[str, str] = {
-    "start": "hook.chat_start", "manual": "hook.manual", "output": "hook.edit_output",
-    "input": "hook.edit_input", "display": "hook.edit_display", "request": "hook.edit_request",
-}
-REGEX_TYPE_HOOKS: dict[str, str] = {
-    "editinput": "hook.edit_input", "editoutput": "hook.edit_output",
-    "editprocess": "hook.edit_request", "editdisplay": "hook.edit_display",
-    "edittrans": "hook.translation",
-}
 CODE_EFFECTS = frozenset({"triggerlua", "triggercode"})
+#: effects RisuAI's trigger runner passes over (triggers.ts: "Header for V2 triggers", a
+#: comment): a trigger made only of these (or of nothing) does nothing when it runs
+INERT_EFFECTS = frozenset({"v2Header", "v2Comment"})
+#: the fields of a module RisuAI reads (modules.ts ``RisuModule``; ``type`` and
+#: ``displayOrder`` are written by RisuAI's exports and editors); any other field never runs
+MODULE_FIELDS = frozenset({
+    "name", "description", "lorebook", "regex", "cjs", "trigger", "id", "lowLevelAccess",
+    "hideIcon", "backgroundEmbedding", "assets", "namespace", "customModuleToggle", "mcp",
+    "type", "displayOrder"})
+#: field names that say "code" (a field RisuAI does not read, named so, is dead code)
+CODE_FIELD_NAMES = frozenset({"lua", "luacode", "code", "script", "scripts", "js",
+                              "javascript", "triggerlua", "triggercode"})
 EFFECT_CAPS: dict[str, str] = {
     "setvar": "chat_state_kv", "v2SetVar": "chat_state_kv", "v2IfVar": "chat_state_kv",
     "v2MakeArrayVar": "chat_state_kv", "v2GetVar": "chat_state_kv",
@@ -117,17 +136,18 @@ CBS_STATE: dict[str, tuple[str, str]] = {
     "getvar": ("chat", "read"), "setvar": ("chat", "write"), "addvar": ("chat", "write"),
     "setdefaultvar": ("chat", "write"), "getglobalvar": ("global", "read"),
 }
-HOOK_WORDS: dict[str, str] = {
-    "hook.edit_request": "editRequest", "hook.edit_display": "editDisplay",
-    "hook.edit_input": "editInput", "hook.edit_output": "editOutput",
-    "hook.chat_start": "start", "hook.manual": "manual", "hook.translation": "translation",
-}
+#: CBS calculations (``{{? expr}}``, ``{{calc::expr}}``): ``$name`` reads a chat variable
+CBS_CALC = frozenset({"?", "calc"})
+_CALC_VAR = re.compile(r"\$([A-Za-z0-9_]{1,200})")
 #: preset prompt-item fields and preset text fields RisuAI runs through CBS
 PROMPT_ITEM_FIELDS = ("text", "innerFormat", "defaultText")
 PRESET_TEXT_FIELDS = ("mainPrompt", "jailbreak", "globalNote", "autoSuggestPrompt",
                       "templateDefaultVariables", "groupTemplate", "JinjaTemplate")
 #: the "trigger" of code kept in lorebook entries (run by the module's triggers)
 LOREBOOK_CODE = -1
+#: the "trigger" of a call inside an edit listener: RisuAI runs listeners without
+#: lowLevelAccess (runLuaEditTrigger), whatever the module or trigger asks for
+LISTENER = -2
 _KEEP_CALLS = frozenset(HOST_APIS) | {"rawget", "rawset", "pcall", "xpcall"}
 _BAD_CHARS = re.compile("[\x00\ud800-\udfff]")
 
@@ -137,23 +157,6 @@ def vocabulary() -> dict[str, dict[str, Any]]:
     data = load_data_yaml("capabilities.yaml")
     caps = data.get("capabilities") if isinstance(data, dict) else None
     return caps if isinstance(caps, dict) else {}
-
-
-def type_name(v: Any, mapping: str = "an object") -> str:
-    """How an error message names the JSON type of ``v`` ("a number", "a list" ...)."""
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "a boolean"
-    if isinstance(v, (int, float)):
-        return "a number"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, list):
-        return "a list"
-    if isinstance(v, dict):
-        return mapping
-    return type(v).__name__
 
 
 class _Builder:
@@ -173,7 +176,9 @@ class _Builder:
         self.conditions: list[Condition] = []
         self.counts: dict[str, int] = {}
         self.reads_lorebook_at_runtime = False
-        self.pending_loads: list[tuple[str, Call]] = []
+        self.pending_loads: list[tuple[str, Call, str]] = []  # (evidence, call, where)
+        self.lua_sources: dict[str, str] = {}  # where -> Lua code (for lore_flow)
+        self.current_code = ""  # the Lua being read
         self.privileged_uses: list[tuple[str, int | None, str]] = []  # (api, trigger, where)
         self.global_defs: set[str] = set()
         self.dynamic_keys: dict[str, Fact] = {}
@@ -181,7 +186,9 @@ class _Builder:
         self.effect_types: dict[str, int] = {}
         self.constants: dict[str, str] = {}
         self.lorebook_code: list[int] = []
-        self.lore_names_read: dict[str, str] = {}  # getLoreBooks(id, "name") -> evidence
+        self.required_toggles: dict[str, Fact] = {}  # toggle keys read, declared elsewhere
+        self.risu_btn_seen: list[str] = []  # where risu-btn attributes are
+        self.unused_fields: dict[str, Fact] = {}  # fields RisuAI never reads holding code
 
     # -- recording -------------------------------------------------------------------
     def finding(self, check: Check, message: str, evidence: str = "", pointer: str = "",
@@ -211,8 +218,8 @@ class _Builder:
             sk.add_write(where)
 
     def wrong_type(self, pointer: str, expected: str, value: Any) -> None:
-        self.finding(RA801, f"{pointer} should be {expected} but is {type_name(value)}; it was "
-                     "read as empty", evidence=pointer, pointer=pointer)
+        self.finding(RA801, f"{pointer} should be {expected} but is {json_type_name(value)}; "
+                     "it was read as empty", evidence=pointer, pointer=pointer)
 
     # -- top-level shape -----------------------------------------------------------------
     def check_shape(self) -> None:
@@ -236,7 +243,7 @@ class _Builder:
         if not isinstance(code, str):
             if code is not None:
                 self.finding(RA602,
-                             f"the code field is {type_name(code)}, not text; it was not read",
+                             f"the code field is {json_type_name(code)}, not text; it was not read",
                              evidence=where, pointer=pointer + "/code")
             return
         if not code.strip():
@@ -246,6 +253,7 @@ class _Builder:
                          "the code holds NUL or unpaired surrogate characters (binary junk?)",
                          evidence=where)
         self.counts["lua_bytes"] = self.counts.get("lua_bytes", 0) + len(code)
+        self.current_code = code
         scan = scan_lua(code, _KEEP_CALLS)
         self.counts["lua_lines"] = self.counts.get("lua_lines", 0) + scan.lines
         if scan.errors:
@@ -279,6 +287,7 @@ class _Builder:
         for host, line in scan.url_hosts:
             self.fact(self.urls, host, f"{where} line {line}")
         self.constants = scan.constants
+        self.buttons_in_code(code, where)
         for call in scan.calls:
             if call.name in ("rawget", "rawset"):
                 self.rawget_check([call], where)
@@ -303,13 +312,13 @@ class _Builder:
             self.cap(cap, ev)
         if privileged:
             self.fact(self.privileged, name, ev)
-            self.privileged_uses.append((name, trigger, ev))
+            self.privileged_uses.append((name, LISTENER if call.in_listener else trigger, ev))
         args = call.args
         a0 = args[0] if args else None
         if name == "listenEdit":
             kind = a0.literal if a0 else None
-            if kind in LISTEN_EDIT:
-                self.hook(LISTEN_EDIT[kind], ev)
+            if kind in LISTEN_EDIT_HOOKS:
+                self.hook(LISTEN_EDIT_HOOKS[kind], ev)
             else:
                 self.finding(RA105, "listenEdit is called with an event name that is not a literal "
                              "the analyser knows; the hook it sets is unknown", evidence=ev)
@@ -317,18 +326,15 @@ class _Builder:
             scope, mode = STATE_CALLS[name]
             a1 = args[1] if len(args) > 1 else None
             key = a1.literal if a1 else None
-            if key is None and a1 is not None and a1.name:
-                key = self.constants.get(a1.name)  # local K = "name" ... getChatVar(id, K)
+            if key is None and a1 is not None and (a1.name or a1.path_end):
+                # local K = "name" ... getChatVar(id, K); C = {K = "name"} ... (id, C.K)
+                key = self.constants.get(a1.name or a1.path_end or "")
             if key is not None and key.strip():
                 self.state_use(scope, key, mode, ev)
             else:
                 self.fact(self.dynamic_keys, f"{scope}:{mode}", ev)
         elif name in ("getLoreBooks", "loadLoreBooks"):
             self.reads_lorebook_at_runtime = True
-            a1 = args[1] if len(args) > 1 else None
-            entry = a1.literal if a1 else None
-            if name == "getLoreBooks" and entry and len(self.lore_names_read) < 200:
-                self.lore_names_read.setdefault(entry, ev)
         elif name == "request":
             url = a0.literal if a0 else None
             if url is None and a0 is not None and a0.name:
@@ -343,7 +349,8 @@ class _Builder:
                              evidence=ev)
         elif name in ("load", "loadstring", "require", "dofile"):
             self.fact(self.dynamic, name, ev)
-            self.pending_loads.append((ev, call))
+            self.pending_loads.append((ev, call, where))
+            self.lua_sources.setdefault(where, self.current_code)
 
     def rawget_check(self, scan_calls: Iterable[Call], where: str) -> None:
         for call in scan_calls:
@@ -360,13 +367,17 @@ class _Builder:
         literal: dict[str, list[str]] = {}  # loader -> evidence (one note per loader)
         from_lore: list[tuple[str, str]] = []
         code_entries = ", ".join(f"lorebook[{i}]" for i in self.lorebook_code[:8])
-        for ev, call in self.pending_loads:
+        flows = {where: lore_flow(self.lua_sources[where]) for where in
+                 sorted({w for _, c, w in self.pending_loads if c.name in LOADERS})}
+        for ev, call, where in self.pending_loads:
             a0 = call.args[0] if call.args else None
             if a0 is not None and a0.literal is not None:
                 literal.setdefault(call.name, []).append(ev)
             elif a0 is not None and (
                     any(n in ("getLoreBooks", "loadLoreBooks") for n in a0.names)
-                    or (self.lorebook_code and "content" in a0.names)):
+                    or ((self.lorebook_code or self.reads_lorebook_at_runtime)
+                        and "content" in a0.names)  # x.content of an entry read before
+                    or (where in flows and call.line in flows[where].lore_loads)):
                 from_lore.append((call.name, ev))
             else:
                 extra = ""
@@ -384,24 +395,36 @@ class _Builder:
                          + ("; a bundler's module stubs" if name == "require" and len(evs) > 1
                             else "") + ")", evidence=evs[0])
         if from_lore:
-            name, ev = from_lore[0]
-            own = {str(e.get("comment")) for e in self.m.lorebook if isinstance(e, dict)}
-            foreign = sorted(n for n in self.lore_names_read if n not in own)
-            if foreign:
-                shown = ", ".join(repr(n[:40]) for n in foreign[:5])
-                self.finding(RA113, f"{name} runs code read from lorebook entries at run time "
-                             f"({len(from_lore)} call(s)); it reads entries this module does "
-                             f"not carry ({shown}): code kept in another module's lorebook, "
-                             "not covered by this analysis", evidence=ev)
-            elif self.lorebook_code:
-                self.finding(RA113, f"{name} runs code read from lorebook entries at run time "
-                             f"({len(from_lore)} call(s)); the entries that hold Lua "
-                             f"({code_entries}) are analysed as code", evidence=ev,
-                             severity="info")
-            else:
-                self.finding(RA113, f"{name} runs code read from a lorebook entry at run time "
-                             f"({len(from_lore)} call(s)); no entry reads as Lua, so that code "
-                             "is not covered by this analysis", evidence=ev)
+            self.lore_load_finding(from_lore, lore_reads(sorted(flows.items())), code_entries)
+
+    def lore_load_finding(self, from_lore: list[tuple[str, str]], reads: LoreReads,
+                          code_entries: str) -> None:
+        """RA113: code read from lorebook entries, with the entry names its lookups ask for
+        (``*`` where a name is computed) and those it could not resolve."""
+        name, ev = from_lore[0]
+        own = [str(e.get("comment")) for e in self.m.lorebook if isinstance(e, dict)]
+        foreign = reads.foreign(own)
+        matched = reads.matching(own)
+        notes = ""
+        if reads.patterns and matched:
+            shown = ", ".join(f"`{show_pattern(p)}`" for p in reads.patterns[:4])
+            notes += f"; the names it reads ({shown}) fit {len(matched)} entr" + (
+                "y" if len(matched) == 1 else "ies")
+        if reads.unresolved:
+            notes += (f"; {len(reads.unresolved)} lookup(s) use names computed at run time "
+                      f"(first at {reads.unresolved[0]}), which this analysis cannot resolve")
+        head = f"{name} runs code read from lorebook entries at run time ({len(from_lore)} call(s))"
+        if foreign:
+            shown = ", ".join(quoted(n[:40]) for n in foreign[:5])
+            self.finding(RA113, f"{head}; it reads entries this module does not carry "
+                         f"({shown}): code kept in another module's lorebook, not covered by "
+                         f"this analysis{notes}", evidence=ev)
+        elif self.lorebook_code:
+            self.finding(RA113, f"{head}; the entries that hold Lua ({code_entries}) are "
+                         f"analysed as code{notes}", evidence=ev, severity="info")
+        else:
+            self.finding(RA113, f"{head}; no entry reads as Lua, so that code is not covered "
+                         f"by this analysis{notes}", evidence=ev)
 
     # -- CBS / HTML --------------------------------------------------------------------------
     def cbs(self, text: str, where: str) -> None:
@@ -425,6 +448,11 @@ class _Builder:
             self.cap("global_state_kv", ev)
             if key:
                 self.state_use("global", f"toggle_{key}", "read", ev)
+        elif t.name in CBS_CALC:
+            # RisuAI's calcString reads ``$name`` as the chat variable ``name``
+            for m in _CALC_VAR.finditer(" ".join(t.args)[:10_000]):
+                self.cap("chat_state_kv", ev)
+                self.state_use("chat", m.group(1), "read", ev)
         elif t.name == "button":
             fn = t.literal_arg(1)
             self.hook("hook.manual", ev)
@@ -451,8 +479,18 @@ class _Builder:
         for host, line in scan.url_hosts:
             self.fact(self.urls, host, f"{where} line {line}")
 
+    def buttons_in_code(self, code: str, where: str) -> None:
+        """Buttons that code writes into what RisuAI shows (a ``{{button::`` CBS tag, a
+        ``risu-btn``/``risu-trigger`` attribute in a string it returns from editDisplay):
+        hook.manual.  Their names are usually built at run time, so none is listed."""
+        m = _CODE_BUTTON.search(code)
+        if m is not None:
+            self.hook("hook.manual", f"{where} line {LineIndex(code).line(m.start())}")
+
     def risu_buttons(self, text: str, where: str) -> None:
-        """``risu-btn="value"`` attributes: RisuAI's button entry point (onButtonClick)."""
+        """``risu-btn="value"`` attributes: a button RisuAI hands to the Lua global
+        ``onButtonClick(id, value)`` of whichever enabled module defines it (an entry point
+        of this module only when its own Lua defines it: see :func:`_button_entry`)."""
         if "risu-btn" in text:
             lines = None
             for m in _RISU_BTN.finditer(text):
@@ -460,7 +498,7 @@ class _Builder:
                     lines = LineIndex(text)
                 ev = f"{where} line {lines.line(m.start())}"
                 self.hook("hook.manual", ev)
-                self.fact(self.entries, "onButtonClick", ev)
+                self.risu_btn_seen.append(ev)
                 value = _CBS_IN_VALUE.sub("*", m.group(1)).strip()
                 if value:
                     self.fact(self.buttons, value[:80], ev)
@@ -495,7 +533,11 @@ class _Builder:
                 conds = []
             all_code = bool(effects) and all(
                 isinstance(e, dict) and _is_code_effect(e.get("type")) for e in effects)
-            if isinstance(ttype, str) and ttype in TRIGGER_TYPE_HOOKS and not all_code:
+            inert = all(isinstance(e, dict) and isinstance(e.get("type"), str)
+                        and e["type"] in INERT_EFFECTS for e in effects)
+            if inert:  # only a v2Header marker (or nothing): running it does nothing
+                self.counts["inert_triggers"] = self.counts.get("inert_triggers", 0) + 1
+            elif isinstance(ttype, str) and ttype in TRIGGER_TYPE_HOOKS and not all_code:
                 self.hook(TRIGGER_TYPE_HOOKS[ttype], f"{base}.type")
             for j, c in enumerate(conds):
                 self.condition(i, j, c)
@@ -517,6 +559,8 @@ class _Builder:
         if ctype_s == "var" and var_s:
             self.state_use("chat", var_s, "read", where)
             self.cap("chat_state_kv", where)
+        elif ctype_s == "exists" and isinstance(val, str) and "{{" in val:
+            self.cbs(val, f"{where}.value")  # RisuAI runs the searched text through CBS
         self.conditions.append(Condition(
             i, ctype_s if ctype_s in ("var", "exists", "chatindex", "value") else "other",
             var_s[:80], op[:8] if isinstance(op, str) else "",
@@ -560,52 +604,55 @@ class _Builder:
         for i, r in enumerate(scripts):
             if not isinstance(r, dict):
                 self.wrong_type(f"/regex/{i}", "an object", r)
-                continue
-            rtype = r.get("type")
-            if rtype == "disabled":  # a documented type: RisuAI keeps the script but never runs it
+            elif r.get("type") == "disabled":  # documented: RisuAI keeps it, never runs it
                 self.counts["regex_disabled"] = self.counts.get("regex_disabled", 0) + 1
-                continue
-            if isinstance(rtype, str) and rtype in REGEX_TYPE_HOOKS:
-                self.hook(REGEX_TYPE_HOOKS[rtype], f"regex[{i}].type")
-            elif rtype is not None:
-                self.finding(RA203,
-                             f"regex script type {str(rtype)[:40]!r} is not one RisuAI documents",
-                             evidence=f"regex[{i}].type")
-            flag = r.get("flag")
-            letters = ""
-            if isinstance(flag, str) and flag:
-                letters, _directives, unknown = parse_flags(flag)
-                if unknown:
-                    self.finding(RA204,
-                                 f"regex flag field has unknown letters {''.join(unknown)[:20]!r}",
-                                 evidence=f"regex[{i}].flag")
-            pattern = r.get("in")
-            if pattern is not None and not isinstance(pattern, str):
-                self.wrong_type(f"/regex/{i}/in", "a string", pattern)
-            elif isinstance(pattern, str) and pattern:
-                try:
-                    risks = backtracking_risks(pattern, letters)
-                except RegexParseError as exc:
-                    self.finding(RA202, f"the pattern could not be parsed ({exc.why} at offset "
-                                 f"{exc.offset}); it was not checked for backtracking",
-                                 evidence=f"regex[{i}].in")
-                except RecursionError:
-                    self.finding(RA202, "the pattern is nested too deeply to check",
-                                 evidence=f"regex[{i}].in")
-                else:
-                    for risk in risks:
-                        what = ("nested unbounded quantifiers that can split the same text in "
-                                "many ways" if risk.shape == "nested-quantifier" else
-                                "a repeated alternation whose branches can match the same text")
-                        self.finding(RA201,
-                                     f"the pattern risks catastrophic backtracking ({what}); "
-                                     "RisuAI runs it on every message", evidence=f"regex[{i}].in")
-            out = r.get("out")
-            if out is not None and not isinstance(out, str):
-                self.wrong_type(f"/regex/{i}/out", "a string", out)
-            elif isinstance(out, str) and out:
-                self.cbs(out, f"regex[{i}].out")
-                self.html(out, f"regex[{i}].out")
+            else:
+                self.regex_script(i, r)
+
+    def regex_script(self, i: int, r: dict[str, Any]) -> None:
+        """One regex script RisuAI runs: its hook, flags, pattern and output."""
+        rtype = r.get("type")
+        if isinstance(rtype, str) and rtype in REGEX_TYPE_HOOKS:
+            self.hook(REGEX_TYPE_HOOKS[rtype], f"regex[{i}].type")
+        elif rtype is not None:
+            self.finding(RA203, f"regex script type {quoted(str(rtype)[:40])} is not one "
+                         "RisuAI documents", evidence=f"regex[{i}].type")
+        flag = r.get("flag")
+        letters = ""
+        if isinstance(flag, str) and flag:
+            letters, _directives, unknown = parse_flags(flag)
+            if unknown:
+                self.finding(RA204, "regex flag field has unknown letters "
+                             f"{quoted(''.join(unknown)[:20])}", evidence=f"regex[{i}].flag")
+        pattern = r.get("in")
+        if pattern is not None and not isinstance(pattern, str):
+            self.wrong_type(f"/regex/{i}/in", "a string", pattern)
+        elif isinstance(pattern, str) and pattern:
+            self.regex_pattern(pattern, letters, f"regex[{i}].in")
+        out = r.get("out")
+        if out is not None and not isinstance(out, str):
+            self.wrong_type(f"/regex/{i}/out", "a string", out)
+        elif isinstance(out, str) and out:
+            self.cbs(out, f"regex[{i}].out")
+            self.html(out, f"regex[{i}].out")
+
+    def regex_pattern(self, pattern: str, letters: str, where: str) -> None:
+        """The backtracking check of one pattern (parsed as data, never compiled)."""
+        try:
+            risks = backtracking_risks(pattern, letters)
+        except RegexParseError as exc:
+            self.finding(RA202, f"the pattern could not be parsed ({exc.why} at offset "
+                         f"{exc.offset}); it was not checked for backtracking", evidence=where)
+            return
+        except RecursionError:
+            self.finding(RA202, "the pattern is nested too deeply to check", evidence=where)
+            return
+        for risk in risks:
+            what = ("nested unbounded quantifiers that can split the same text in many ways"
+                    if risk.shape == "nested-quantifier" else
+                    "a repeated alternation whose branches can match the same text")
+            self.finding(RA201, f"the pattern risks catastrophic backtracking ({what}); "
+                         "RisuAI runs it on every message", evidence=where)
 
     def lorebook(self) -> None:
         entries = self.m.lorebook
@@ -711,8 +758,11 @@ class _Builder:
 
 #: ``risu-btn="value"``: RisuAI calls the Lua global onButtonClick(id, value)
 _RISU_BTN = re.compile(r"""risu-btn\s*=\s*["']([^"'<>\n]{0,200})["']""", re.IGNORECASE)
+#: a button written by code (our own fixed pattern, one linear search)
+_CODE_BUTTON = re.compile(r"\{\{button::|risu-btn|risu-trigger", re.IGNORECASE)
 _CBS_IN_VALUE = re.compile(r"\{\{[^{}]{0,100}\}\}")
-_ENTRY_ASSIGN = re.compile(r"\b(?:" + "|".join(ENTRY_POINTS) + r")\s*=[^=]")
+#: a pre-filter for entry_assignments (without a leading \b, so the search is fast)
+_ENTRY_ASSIGN = re.compile(r"(?:" + "|".join(ENTRY_POINTS) + r")\s*=[^=]")
 
 
 def entry_assignments(code: str) -> list[tuple[str, int]]:
@@ -761,7 +811,7 @@ def through_pcall(call: Call) -> Call | None:
     if not fn:
         return None
     rest = call.args[1:] if call.name == "pcall" else call.args[2:]
-    return Call(fn, call.line, "", "", list(rest), "paren")
+    return Call(fn, call.line, "", "", list(rest), "paren", call.in_listener)
 
 
 def _is_code_effect(etype: Any) -> bool:
@@ -781,25 +831,43 @@ def _host(url: str) -> str | None:
 
 
 def analyze(module: Module) -> Analysis:
-    """Static facts and findings about ``module`` (never executes, never raises on content)."""
+    """Static facts and findings about ``module`` (never executes, never raises on content).
+
+    One step per section, in RisuAI's terms; each step records into the builder."""
     b = _Builder(module)
     b.check_shape()
     trigger_types = b.triggers()
     b.lorebook()
     b.finish_loads()
     b.regex_scripts()
-
     b.card_fields()
     if module.component_type == "preset":
         b.preset_prompts()
+    _background(b)
+    toggles = _toggles(b)
+    _legacy_js(b)
+    _mcp(b)
+    _low_level_access(b)
+    _structure(b)
+    b.assets()
+    _unused_code_fields(b)
+    _button_entry(b)
+    return _result(b, trigger_types, toggles)
 
-    bg = module.background_embedding
+
+def _background(b: _Builder) -> None:
+    """The background HTML: CBS and HTML, offered as ``ui.background``."""
+    bg = b.m.background_embedding
     if bg.strip():
         b.cap("ui.background", "backgroundEmbedding")
         b.cbs(bg, "backgroundEmbedding")
         b.html(bg, "backgroundEmbedding")
 
-    # toggles (a preset keeps them in customPromptTemplateToggle)
+
+def _toggles(b: _Builder) -> ToggleParse:
+    """The toggle declarations (a preset keeps them in customPromptTemplateToggle), their
+    problems (RA701-RA703) and the toggle globals read without a declaration (RA704)."""
+    module = b.m
     toggle_field = "customModuleToggle"
     toggle_text = module.custom_module_toggle
     if module.component_type == "preset" and not toggle_text.strip():
@@ -809,8 +877,8 @@ def analyze(module: Module) -> Analysis:
     tp = parse_toggles(toggle_text)
     for key, line in tp.duplicates:
         b.finding(RA701,
-                  f"toggle key {key[:60]!r} is declared more than once; RisuAI keeps one value "
-                  "for both", evidence=f"{toggle_field} line {line}")
+                  f"toggle key {quoted(key[:60])} is declared more than once; RisuAI keeps one "
+                  "value for both", evidence=f"{toggle_field} line {line}")
     for line in tp.malformed:
         b.finding(RA702, "a toggle line has no key=label form and was skipped",
                   evidence=f"{toggle_field} line {line}")
@@ -818,71 +886,125 @@ def analyze(module: Module) -> Analysis:
         b.finding(RA702, f"{tp.over_limit} toggle line(s) past the first "
                   f"{len(tp.toggles)} toggles were not read", evidence=toggle_field)
     for kind, line in tp.unknown_types:
-        b.finding(RA703, f"unknown toggle type {kind!r}; read as a text field",
+        b.finding(RA703, f"unknown toggle type {quoted(kind)}; read as a text field",
                   evidence=f"{toggle_field} line {line}")
     if toggle_text.strip():
         b.cap("ui.toggles", toggle_field)
     declared = {t.key for t in tp.toggles}
-    for (scope, key), _sk in sorted(b.state.items()):
-        if scope == "global" and key.startswith("toggle_") and declared \
-                and key[len("toggle_"):] not in declared:
-            b.finding(RA704, f"the global variable {key[:60]!r} is read but no toggle declares it",
-                      evidence=(_sk.reads or ["?"])[0])
+    for (scope, key), sk in sorted(b.state.items()):
+        name = key[len("toggle_"):]
+        if scope != "global" or not key.startswith("toggle_") or name in declared:
+            continue
+        uses = sk.reads or sk.writes
+        why = _undeclared_toggle_problem(name, declared)
+        if why:
+            b.finding(RA704, f"the global variable {quoted(key[:60])} is read but no toggle "
+                      f"declares it ({why})", evidence=uses[0] if uses else "?")
+        else:  # RisuAI merges every enabled module's toggles: another one may declare it
+            for where in uses:
+                b.fact(b.required_toggles, name, where)
+    return tp
 
-    # legacy JS
-    cjs = module.cjs
-    if cjs.strip():
-        b.counts["cjs_bytes"] = len(cjs)
-        b.cap("script.legacy_js", "cjs")
-        b.finding(RA501,
-                  f"carries legacy custom JavaScript ({len(cjs)} characters)", evidence="cjs")
-        js = scan_js(cjs)
-        for name, lines in sorted(js.names.items()):
-            for line in lines:
-                b.fact(b.host_apis, f"js:{name}", f"cjs line {line}")
-        dyn = sorted(n for n in js.names if n in ("eval", "Function", "importScripts", "import"))
-        if dyn:
-            b.cap("script.dynamic_load", f"cjs line {js.names[dyn[0]][0]}")
-            for n in dyn:
-                b.fact(b.dynamic, f"cjs:{n}", f"cjs line {js.names[n][0]}")
-            b.finding(RA502, f"legacy JavaScript builds code at run time ({', '.join(dyn)})",
-                      evidence=f"cjs line {js.names[dyn[0]][0]}")
-        netn = sorted(n for n in js.names if n in ("fetch", "XMLHttpRequest", "WebSocket",
-                                                     "sendBeacon", "EventSource", "risuFetch"))
-        if netn:
-            hosts = sorted({h for h, _ in js.url_hosts})
-            b.finding(RA503, f"legacy JavaScript uses the network ({', '.join(netn)})"
-                      + (f"; literal hosts: {', '.join(hosts[:10])}" if hosts else ""),
-                      evidence=f"cjs line {js.names[netn[0]][0]}")
-        for host, line in js.url_hosts:
-            b.fact(b.urls, host, f"cjs line {line}")
 
-    # MCP
-    mcp = module.mcp_url
+def _toggle_prefix(key: str) -> str:
+    """The namespace of a toggle key: the text up to its first ``.`` (``lb-mini.mode`` ->
+    ``lb-mini.``), or "" when it has none."""
+    dot = key.find(".")
+    return key[:dot + 1] if dot > 0 else ""
+
+
+def _fold(key: str) -> str:
+    return key.strip().lower().replace("_", "-")
+
+
+def _undeclared_toggle_problem(name: str, declared: set[str]) -> str:
+    """Why reading the undeclared toggle ``name`` is a mistake of this module, or "" when it
+    is a toggle another module may declare (RisuAI's toggles are global: the declarations of
+    every enabled module are merged).  A mistake: a near miss of a key this module declares
+    (case, spaces, ``-``/``_``), a key under a namespace its own keys use, or one of its own
+    options under another namespace (``base.privacy`` read, ``mine.privacy`` declared)."""
+    folded = {_fold(k): k for k in declared}
+    if _fold(name) in folded:
+        return f"a near miss of the declared key {quoted(folded[_fold(name)][:60])}"
+    prefix = _toggle_prefix(name)
+    if prefix and any(_toggle_prefix(k) == prefix for k in declared):
+        return f"it uses this module's own prefix {quoted(prefix[:40])}"
+    option = _fold(name[len(prefix):])
+    twins = sorted(k for k in declared if _toggle_prefix(k) and _toggle_prefix(k) != prefix
+                   and _fold(k[len(_toggle_prefix(k)):]) == option)
+    if prefix and twins:
+        return (f"the option of its own key {quoted(twins[0][:60])} under another prefix: a "
+                "leftover of a copy or a rename, unless another module declares it")
+    return ""
+
+
+_JS_DYNAMIC = ("eval", "Function", "importScripts", "import")
+_JS_NETWORK = ("fetch", "XMLHttpRequest", "WebSocket", "sendBeacon", "EventSource", "risuFetch")
+
+
+def _legacy_js(b: _Builder) -> None:
+    """Legacy custom JavaScript (``cjs``): names it uses, code built at run time, network."""
+    cjs = b.m.cjs
+    if not cjs.strip():
+        return
+    b.counts["cjs_bytes"] = len(cjs)
+    b.cap("script.legacy_js", "cjs")
+    b.finding(RA501, f"carries legacy custom JavaScript ({len(cjs)} characters)", evidence="cjs")
+    js = scan_js(cjs)
+    for name, lines in sorted(js.names.items()):
+        for line in lines:
+            b.fact(b.host_apis, f"js:{name}", f"cjs line {line}")
+    dyn = sorted(n for n in js.names if n in _JS_DYNAMIC)
+    if dyn:
+        b.cap("script.dynamic_load", f"cjs line {js.names[dyn[0]][0]}")
+        for n in dyn:
+            b.fact(b.dynamic, f"cjs:{n}", f"cjs line {js.names[n][0]}")
+        b.finding(RA502, f"legacy JavaScript builds code at run time ({', '.join(dyn)})",
+                  evidence=f"cjs line {js.names[dyn[0]][0]}")
+    netn = sorted(n for n in js.names if n in _JS_NETWORK)
+    if netn:
+        hosts = sorted({h for h, _ in js.url_hosts})
+        b.finding(RA503, f"legacy JavaScript uses the network ({', '.join(netn)})"
+                  + (f"; literal hosts: {', '.join(hosts[:10])}" if hosts else ""),
+                  evidence=f"cjs line {js.names[netn[0]][0]}")
+    for host, line in js.url_hosts:
+        b.fact(b.urls, host, f"cjs line {line}")
+
+
+def _mcp(b: _Builder) -> None:
+    """An MCP server address (RA802)."""
+    mcp = b.m.mcp_url
     if mcp.strip():
         b.cap("mcp.server", "mcp.url")
         host = _host(mcp) or "(unparsed address)"
         b.fact(b.net, host, "mcp.url")
-        b.finding(RA802, f"connects to an MCP server at {host}",
-                  evidence="mcp.url")
+        b.finding(RA802, f"connects to an MCP server at {host}", evidence="mcp.url")
 
-    # lowLevelAccess
-    module_lla = module.low_level_access
-    any_lla = module_lla or bool(b.trigger_lla)
+
+def _low_level_access(b: _Builder) -> None:
+    """lowLevelAccess against the privileged calls seen: refused calls (RA101), over-asking
+    (RA102)."""
+    module_lla = b.m.low_level_access
     if module_lla:
         b.cap("low_level_access", "lowLevelAccess")
     for i in b.trigger_lla:
         b.cap("low_level_access", f"trigger[{i}].lowLevelAccess")
-    reported: set[str] = set()
+    reported: set[tuple[str, bool]] = set()
     for api, trig, where in b.privileged_uses:
-        allowed = module_lla or (trig is not None and trig in b.trigger_lla) or (
-            trig == LOREBOOK_CODE and bool(b.trigger_lla))
-        if not allowed and api not in reported:
-            reported.add(api)
+        allowed = trig != LISTENER and (module_lla or (trig is not None and trig in b.trigger_lla)
+                                        or (trig == LOREBOOK_CODE and bool(b.trigger_lla)))
+        if allowed or (api, trig == LISTENER) in reported:
+            continue
+        reported.add((api, trig == LISTENER))
+        if trig == LISTENER:
+            b.finding(RA101, f"uses the privileged API {api} inside a listenEdit callback; RisuAI "
+                      "runs edit listeners without lowLevelAccess and will refuse it silently "
+                      "(call it from onStart/onOutput/onButtonClick instead)", evidence=where)
+        else:
             b.finding(RA101, f"uses the privileged API {api} without lowLevelAccess; RisuAI will "
                       "refuse it silently (set lowLevelAccess or remove the call)",
                       evidence=where)
-    if any_lla and not b.privileged_uses:
+    if (module_lla or b.trigger_lla) and not b.privileged_uses:
         unseen = any(f.rule in (RA110.id, RA112.id, RA113.id) for f in b.findings)
         b.finding(RA102, "asks for lowLevelAccess but uses no privileged API "
                   + ("in the code this analysis can read; it also runs code built at run time, "
@@ -890,13 +1012,44 @@ def analyze(module: Module) -> Analysis:
                   evidence="lowLevelAccess" if module_lla else f"trigger[{b.trigger_lla[0]}]"
                   ".lowLevelAccess")
 
-    # structural provides
-    if module.lorebook:
-        b.cap("lorebook.entries", "lorebook")
-    if module.regex:
-        b.cap("regex.transform", "regex")
-    b.assets()
 
+def _structure(b: _Builder) -> None:
+    """What the module provides by carrying it: lorebook entries, regex transforms."""
+    if b.m.lorebook:
+        b.cap("lorebook.entries", "lorebook")
+    if b.m.regex:
+        b.cap("regex.transform", "regex")
+
+
+def _button_entry(b: _Builder) -> None:
+    """``onButtonClick`` is this module's entry point when its own Lua defines it; its
+    ``risu-btn`` buttons are then where it is reached.  Without a definition the buttons
+    reach the handler of another enabled module (hook.manual and the callbacks stay)."""
+    if "onButtonClick" in b.entries:
+        for ev in b.risu_btn_seen:
+            b.fact(b.entries, "onButtonClick", ev)
+
+
+def _unused_code_fields(b: _Builder) -> None:
+    """Fields RisuAI never reads that hold code (a module's ``lua`` text, say): dead code,
+    reported once each (RA803) and never analysed as code that runs."""
+    if b.m.component_type != "module":
+        return
+    for key in sorted(k for k in b.m.data if isinstance(k, str) and k not in MODULE_FIELDS):
+        value = b.m.data[key]
+        if not isinstance(value, str) or not value.strip():
+            continue
+        if key.lower() not in CODE_FIELD_NAMES and not looks_like_lua(value):
+            continue
+        b.fact(b.unused_fields, key, f"/{key}")
+        b.finding(RA803, f"the field {quoted(key[:40])} holds code ({len(value)} characters) "
+                  "but RisuAI never reads this field, so it never runs; it was not analysed "
+                  "as running code", evidence=f"/{key}", pointer=f"/{key}")
+
+
+def _capabilities(b: _Builder) -> tuple[list[Capability], list[Capability], dict[str, int]]:
+    """The capabilities seen, split into requires and provides, in vocabulary order (only
+    vocabulary names are ever emitted); and the vocabulary order itself."""
     vocab = vocabulary()
     order = {name: i for i, name in enumerate(vocab)}
     requires: list[Capability] = []
@@ -904,19 +1057,23 @@ def analyze(module: Module) -> Analysis:
     for name in sorted(b.caps, key=lambda n: (order.get(n, 10**6), n)):
         entry = vocab.get(name)
         if not isinstance(entry, dict):
-            continue  # only vocabulary names are ever emitted
+            continue
         capability = Capability(name, str(entry.get("kind", "requires")), list(b.caps[name]))
         (provides if capability.kind == "provides" else requires).append(capability)
+    return requires, provides, order
 
+
+def _result(b: _Builder, trigger_types: list[str], tp: ToggleParse) -> Analysis:
+    """The :class:`Analysis` of what the builder recorded (sorted, deterministic)."""
+    requires, provides, order = _capabilities(b)
     hooks = [b.hooks[n] for n in sorted(b.hooks, key=lambda n: (order.get(n, 10**6), n))]
     counts = dict(b.counts)
     counts["toggles"] = len(tp.toggles)
     for k in ("lorebook", "regex", "triggers", "assets", "lua_bytes", "cjs_bytes", "cbs_tags"):
         counts.setdefault(k, 0)
-
     return Analysis(
-        name=module.name,
-        component_type=str(module.component_type),
+        name=b.m.name,
+        component_type=str(b.m.component_type),
         hooks=hooks,
         state=[b.state[k] for k in sorted(b.state)],
         host_apis=_sorted_facts(b.host_apis),
@@ -931,9 +1088,11 @@ def analyze(module: Module) -> Analysis:
         url_hosts=_sorted_facts(b.urls),
         conditions=list(b.conditions),
         trigger_types=trigger_types,
-        low_level_access=module_lla,
+        low_level_access=b.m.low_level_access,
         low_level_triggers=list(b.trigger_lla),
         lorebook_code=list(b.lorebook_code),
+        required_toggles=_sorted_facts(b.required_toggles),
+        unused_code_fields=_sorted_facts(b.unused_fields),
         counts=counts,
         findings=sorted_findings(b.findings),
     )

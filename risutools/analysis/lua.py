@@ -11,7 +11,10 @@ line, an unterminated long string or long comment ends at the end of the text,
 an unexpected character is skipped; each such event is recorded in
 :attr:`LuaScan.errors` with its line number.
 
-The scanner (:func:`scan_lua`) walks the tokens once and records:
+The scanner (:func:`scan_lua`, one step per method of :class:`_Scanner`) walks the
+tokens once; when it keeps only some calls (the analyser keeps host calls), the runs of
+tokens that cannot change what it records are passed over in one regex match each
+(:func:`skip_pattern`), with the same result.  It records:
 
 * calls ``name(``, ``name "x"``, ``name [[x]]``, ``name {`` and method or field
   calls ``obj:name(`` / ``obj.name(`` (with the qualifier), with the literal
@@ -19,15 +22,17 @@ The scanner (:func:`scan_lua`) walks the tokens once and records:
 * function definitions (``function name``, ``local function name``,
   ``name = function``);
 * dynamic environment access (``_ENV[...]``, ``_G[...]``);
-* hosts of literal ``http(s)://`` URLs found in string literals.
+* hosts of literal ``http(s)://`` URLs found in string literals;
+* which calls sit inside the arguments of ``listenEdit(...)`` (an edit listener's body).
 """
 
 from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 # Token kinds (small ints: cheap to compare).
@@ -202,15 +207,39 @@ def tokenize(text: str, errors: list[tuple[int, str]] | None = None) -> list[Tok
     return out
 
 
-def iter_tokens(text: str, errors: list[tuple[int, str]]) -> Iterator[RawToken]:
+class Skipper:
+    """Lets :func:`iter_tokens` jump over a run of tokens its reader has no use for.
+
+    While ``idle`` is true (the reader sets it after each token), the lexer first matches
+    ``pattern`` (a run of whole tokens, see :func:`skip_pattern`) and goes on after it;
+    ``last`` is then the text of the last token passed over (the one before the token the
+    reader gets next)."""
+
+    __slots__ = ("idle", "last", "match")
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.match = pattern.match
+        self.idle = True
+        self.last: str | None = None  # the last token passed over, until the reader takes it
+
+
+def iter_tokens(text: str, errors: list[tuple[int, str]],
+                skipper: Skipper | None = None) -> Iterator[RawToken]:
     """Yield the tokens of ``text`` one at a time (see :data:`RawToken`); lexical errors
-    go to ``errors`` as ``(offset, message)``.  Nothing is built per character."""
+    go to ``errors`` as ``(offset, message)``.  Nothing is built per character.  With a
+    ``skipper``, runs of tokens its reader does not need are passed over (see
+    :class:`Skipper`)."""
     match = _MASTER.match
     find = text.find
     n = len(text)
     pos = 0
     other_reported = 0
     while pos <= n:
+        if skipper is not None and skipper.idle:
+            sm = skipper.match(text, pos)
+            if sm is not None and sm.end() > pos:
+                pos = sm.end()
+                skipper.last = sm.group("last")
         m = match(text, pos)
         if m is None:  # cannot happen (``other`` matches any char), but never loop
             break
@@ -276,6 +305,66 @@ def _may_hold_url(text: str, b0: int, b1: int) -> bool:
     return text.find(":", b0, b1) >= 0 or _CODED_ESCAPE.search(text, b0, b1) is not None
 
 
+# -- passing over what the scanner does not need -------------------------------------------
+
+def _alternation(words: Iterable[str]) -> str:
+    """A regex matching exactly the words (a trie, so each name is tried once per letter)."""
+    trie: dict[str, Any] = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return emit(trie)
+
+
+@lru_cache(maxsize=8)
+def skip_pattern(keep: frozenset[str]) -> re.Pattern[str]:
+    """A run of whole tokens that :func:`scan_lua` (recording only calls to ``keep``) reads
+    without effect when nothing is pending: whitespace, line comments, numbers, operators,
+    short strings that cannot hold a URL (no ``:``, no escape), and
+    names that are not in ``keep`` (nor ``_ENV``, ``_G``, ``function``), not assigned a
+    string or a function and not ``local`` before a named function.  ``.``/``:`` are passed
+    over only before such a name, so the scanner always reads the qualifier and the base of
+    a call it records (the last token passed over is given back as group ``last``).
+    Anything else (long strings and comments, strings with ``:`` or escapes, characters the
+    lexer reports) stops the run.
+
+    Linear: each unit is a bounded-lookahead match and the repetition is possessive (no
+    backtracking state is kept, whatever the length of the run)."""
+    ws = r"[ \t\r\n\f\v]"
+    w = r"[A-Za-z0-9_]"
+    sig = "(?:" + _alternation(keep | {"_ENV", "_G", "function"}) + f")(?!{w})"
+    name = rf"[A-Za-z_][A-Za-z0-9_]*(?!{w})"  # a whole name (never a prefix of one)
+    # after "name =": a value that makes neither a constant nor a function definition
+    plain_value = rf"(?:(?!function(?!{w}))[A-Za-z_]|[0-9({{#~]|-(?!-)|\.[0-9])"
+    # what may follow a name passed over (anything else, even a character the lexer
+    # skips, stops the run): the name is then neither assigned a string or a function,
+    # nor "local" before a named function
+    after_name = rf"""{ws}*(?: [+*/%^\#&~|<>(){{}}\[\];,"'] | -(?!-) | == | [.:][.:]?
+                              | =(?!=){ws}*{plain_value} | function{ws}*\(
+                              | (?!function(?!{w}))[A-Za-z0-9_] | \Z )"""
+    # a token, after whitespace and line comments; the last one matched is group "last"
+    unit = rf"""(?:{ws}|--(?!\[=*\[)[^\n]*(?=\n))*(?P<last>
+        (?!{sig}){name}(?={after_name})
+      | [.:](?![.:])(?={ws}*(?!{sig})[A-Za-z_])
+      | "[^"\\\n:]*" | '[^'\\\n:]*'
+      | 0[xX][0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?
+      | (?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
+      | \.\.\.? | == | ~= | <= | >= | << | >> | // | ::
+      | -(?!-) | \[(?!=*\[) | =(?!=) | [+*/%^\#&~|<>(){{}}\];,]
+    )"""
+    return re.compile(rf"(?:{unit})*+", re.VERBOSE)
+
+
 # -- the scanner ---------------------------------------------------------------
 
 #: calls whose literal arguments we keep: name -> how many leading args to keep
@@ -303,6 +392,7 @@ class Arg:
 
     literal: str | None = None  # the value when the argument is a single string literal
     name: str | None = None  # the name when the argument is a single name
+    path_end: str | None = None  # the last name when the argument is a path ``a.b.c``
     names: list[str] = field(default_factory=list)  # names seen in the argument
 
 
@@ -314,6 +404,9 @@ class Call:
     base: str = ""  # the name before the qualifier, when it is a plain name
     args: list[Arg] = field(default_factory=list)
     form: str = "paren"  # paren | string | table
+    #: made inside the arguments of ``listenEdit(...)`` (an edit listener's body, which
+    #: RisuAI runs without lowLevelAccess)
+    in_listener: bool = False
 
 
 @dataclass
@@ -332,18 +425,19 @@ class LuaScan:
     #: names assigned exactly one string literal (``local URL = "https://..."``)
     constants: dict[str, str] = field(default_factory=dict)
     errors: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
-    tokens: int = 0
+    tokens: int = 0  # tokens read one by one (runs passed over by the skip path not counted)
     lines: int = 0
 
 
 class _Collector:
-    __slots__ = ("budget", "call", "cur", "cur_count", "depth", "need")
+    __slots__ = ("budget", "call", "cur", "cur_count", "depth", "need", "path")
 
     def __init__(self, call: Call, need: int) -> None:
         self.call = call
         self.depth = 1
         self.cur = Arg()
         self.cur_count = 0
+        self.path = True  # the argument so far is names joined by "."
         self.need = need
         self.budget = _MAX_ARG_TOKENS
 
@@ -353,10 +447,13 @@ class _Collector:
         if self.cur_count != 1:
             arg.literal = None
             arg.name = None
+        if self.path and self.cur_count >= 3 and self.cur_count == 2 * len(arg.names) - 1:
+            arg.path_end = arg.names[-1]
         if self.cur_count:
             self.call.args.append(arg)
         self.cur = Arg()
         self.cur_count = 0
+        self.path = True
         return len(self.call.args) >= self.need
 
     def feed(self, kind: int, value: str | None, text: str, b0: int, b1: int) -> bool:
@@ -367,6 +464,7 @@ class _Collector:
             return True
         if kind == OP:
             if value in ("(", "{", "["):
+                self.path = False
                 self.depth += 1
                 self.cur_count += 1
                 return False
@@ -378,9 +476,13 @@ class _Collector:
                 return False
             if value == "," and self.depth == 1:
                 return self.finish_arg()
+            if value != ".":
+                self.path = False
             self.cur_count += 1
             return False
         self.cur_count += 1
+        if kind != NAME:
+            self.path = False
         if self.depth == 1 and self.cur_count == 1:
             if kind == STR:
                 self.cur.literal = value if value is not None else decode_lua_string(text, b0,
@@ -392,52 +494,256 @@ class _Collector:
         return False
 
 
-def scan_lua(text: str, keep: frozenset[str] | None = None) -> LuaScan:
+def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True) -> LuaScan:
     """Read Lua source and return what it calls, defines and names (never raises).
 
-    ``keep``: record only calls to these names (all calls when None)."""
-    result = LuaScan()
+    ``keep``: record only calls to these names (all calls when None); then, with ``skip``,
+    the runs of tokens that cannot matter are passed over in one match each (see
+    :func:`skip_pattern`; the result is the same, only ``tokens`` counts fewer)."""
     if not isinstance(text, str) or not text:
-        return result
-    lines = LineIndex(text)
-    raw_errors: list[tuple[int, str]] = []
-    calls = result.calls
-    defs = result.defs
-    collectors: list[_Collector] = []
+        return LuaScan()
+    return _Scanner(text, keep, skip).run()
 
-    prev_kind = 0
-    prev_val = ""
-    prev2_kind = 0
-    prev2_val = ""
-    # pending name (possible call): (name, start, qualifier, base)
-    pend: tuple[str, int, str, str] | None = None
-    in_funcname = False  # right after the keyword ``function``
-    funcname_local = False
-    assign_target: tuple[str, int] | None = None  # ``name =`` seen, waiting for ``function``
-    count = 0
-    # ``name = "literal"`` awaiting its end: (name, value); the value is _OPAQUE when the
-    # literal is longer than a variable name and cannot hold a URL (constants name the
-    # URL of a request or the key of a state call), so it is never decoded
-    const_pending: tuple[str, str] | None = None
-    constants: dict[str, str | None] = {}
-    full: set[str] = set()  # record kinds past MAX_RECORDS
 
-    def room(kind_name: str, held: int, offset: int) -> bool:
+class _Scanner:
+    """The state of one :func:`scan_lua` pass; :meth:`run` feeds it one token at a time
+    and each ``on_*`` method is one step of reading."""
+
+    def __init__(self, text: str, keep: frozenset[str] | None, skip: bool) -> None:
+        self.text = text
+        self.keep = keep
+        self.skipper = Skipper(skip_pattern(keep)) if keep is not None and skip else None
+        self.lines = LineIndex(text)
+        self.result = LuaScan()
+        self.raw_errors: list[tuple[int, str]] = []
+        self.collectors: list[_Collector] = []
+        self.prev_kind = 0
+        self.prev_val = ""
+        self.prev2_kind = 0
+        self.prev2_val = ""
+        #: a name that may start a call: (name, start, qualifier, base)
+        self.pend: tuple[str, int, str, str] | None = None
+        self.in_funcname = False  # right after the keyword ``function``
+        #: 1: after ``function`` (before its ``(``), 2: in its parameter list
+        self.params_state = 0
+        self.params: set[str] = set()  # parameter names (never constants)
+        self.funcname_local = False
+        self.assign_target: tuple[str, int] | None = None  # ``name =``, awaiting its value
+        #: ``name = "literal"`` awaiting its end: (name, value); the value is _OPAQUE when
+        #: the literal is longer than a variable name and cannot hold a URL (constants name
+        #: the URL of a request or the key of a state call), so it is never decoded
+        self.const_pending: tuple[str, str] | None = None
+        self.constants: dict[str, str | None] = {}
+        self.full: set[str] = set()  # record kinds past their bound
+        self.shared: dict[tuple[object, ...], Any] = {}  # equal arguments share one object
+        #: open ``listenEdit(`` calls: the bracket depth each started at; ``depth`` counts
+        #: brackets while one is open
+        self.listeners: list[int] = []
+        self.depth = 0
+
+    def run(self) -> LuaScan:
+        text = self.text
+        skipper = self.skipper
+        count = 0
+        for kind, s, _e, value, b0, b1 in iter_tokens(text, self.raw_errors, skipper):
+            count += 1
+            if skipper is not None and skipper.last is not None:
+                self.after_skip(skipper.last)
+                skipper.last = None
+            if self.const_pending is not None:
+                self.on_constant_end(kind, value, s)
+            if self.assign_target is not None and kind == STR and self.prev_val == "=" \
+                    and self.prev_kind == OP:
+                self.on_constant_start(value, b0, b1)
+            if self.collectors:
+                self.on_argument_token(kind, value, b0, b1)
+            if self.listeners and kind == OP:
+                self.on_listener_bracket(value)
+            if self.pend is not None:
+                self.on_after_name(kind, value, s, b0, b1)
+            if self.params_state:
+                self.on_parameter_token(kind, value, s)
+            if kind == NAME and value is not None:
+                self.on_name(value, s)
+            elif kind == STR and len(self.result.url_hosts) < 1000 and (
+                    value is not None or _may_hold_url(text, b0, b1)):
+                self.on_string(value, s, b0, b1)
+            if self.in_funcname and not (kind == NAME or (kind == OP and value in (".", ":"))):
+                self.in_funcname = False
+            if self.assign_target is not None and not (kind == OP and value == "="):
+                self.assign_target = None
+            self.prev2_kind, self.prev2_val = self.prev_kind, self.prev_val
+            self.prev_kind, self.prev_val = kind, value or ""
+            if skipper is not None:
+                skipper.idle = (self.pend is None and self.assign_target is None
+                                and self.const_pending is None and not self.in_funcname
+                                and not self.params_state and not self.collectors
+                                and not self.listeners)
+        self.result.tokens = count
+        return self.finish()
+
+    def after_skip(self, last: str) -> None:
+        """Tokens were passed over: the previous token is the last of them (its kind read
+        from its first character); the one before it never matters there (see
+        :func:`skip_pattern`)."""
+        c = last[0]
+        if c.isalpha() or c == "_":
+            self.prev_kind = NAME
+        elif c in "\"'":
+            self.prev_kind = STR
+        elif c.isdigit() or (c == "." and len(last) > 1 and last[1].isdigit()):
+            self.prev_kind = NUM
+        else:
+            self.prev_kind = OP
+        self.prev_val = last
+        self.prev2_kind = 0
+        self.prev2_val = ""
+
+    def room(self, kind_name: str, held: int, offset: int) -> bool:
+        """Whether one more record of this kind may be kept (past the bound: say so once)."""
         bound = MAX_CALLS if kind_name == "calls" else MAX_RECORDS
         if held < bound:
             return True
-        if kind_name not in full:
-            full.add(kind_name)
-            raw_errors.append((offset, f"more than {bound} {kind_name}; the rest "
-                                       "were not recorded"))
+        if kind_name not in self.full:
+            self.full.add(kind_name)
+            self.raw_errors.append((offset, f"more than {bound} {kind_name}; the rest "
+                                            "were not recorded"))
         return False
 
-    shared: dict[tuple[object, ...], Any] = {}  # equal arguments share one object
+    def keep_constant(self, name: str, value: str, offset: int) -> None:
+        """``name`` was assigned the literal ``value``: a constant while it is the only one."""
+        constants = self.constants
+        if name in constants or self.room("constants", len(constants), offset):
+            constants[name] = value if constants.get(name, value) == value else None
 
-    def share_args(call: Call) -> None:
+    def on_constant_end(self, kind: int, value: str | None, s: int) -> None:
+        """The token after ``name = "literal"``: the literal was the whole value unless the
+        expression goes on (``..``, a call, an index)."""
+        if not (kind == OP and value in ("..", "(", "[", ".", ":", "{")) and kind != STR:
+            cname, cval = self.const_pending  # type: ignore[misc]
+            self.keep_constant(cname, cval, s)
+        self.const_pending = None
+
+    def on_constant_start(self, value: str | None, b0: int, b1: int) -> None:
+        """A string right after ``name =``: a constant if nothing follows it."""
+        text = self.text
+        name = self.assign_target[0]  # type: ignore[index]
+        if b1 - b0 > _MAX_NAME_CONSTANT and not _may_hold_url(text, b0, b1):
+            self.const_pending = (name, _OPAQUE)
+        else:
+            self.const_pending = (name, value if value is not None
+                                  else decode_lua_string(text, b0, b1))
+
+    def on_argument_token(self, kind: int, value: str | None, b0: int, b1: int) -> None:
+        """Give the token to the calls whose arguments are being read."""
+        done = [c for c in self.collectors if c.feed(kind, value, self.text, b0, b1)]
+        for c in done:
+            self.collectors.remove(c)
+            self.share_args(c.call)
+
+    def on_parameter_token(self, kind: int, value: str | None, s: int) -> None:
+        """A function's name up to ``(``, then its parameter names up to ``)``: a parameter
+        is never taken for a constant (``local name = "x"`` elsewhere in the script)."""
+        if self.params_state == 1:
+            if kind == OP and value == "(":
+                self.params_state = 2
+            elif not (kind == NAME or (kind == OP and value in (".", ":"))):
+                self.params_state = 0
+        elif kind == NAME and value is not None and value not in KEYWORDS:
+            if value in self.params or self.room("parameters", len(self.params), s):
+                self.params.add(value)
+        elif not (kind == OP and value in (",", "...")):
+            self.params_state = 0  # ")" (or anything a parameter list cannot hold)
+
+    def on_listener_bracket(self, value: str | None) -> None:
+        """Count brackets inside ``listenEdit(...)``; its closing one ends the listener."""
+        if value in ("(", "{", "["):
+            self.depth += 1
+        elif value in (")", "}", "]"):
+            self.depth -= 1
+            while self.listeners and self.depth < self.listeners[-1]:
+                self.listeners.pop()
+
+    def on_after_name(self, kind: int, value: str | None, s: int, b0: int, b1: int) -> None:
+        """The token after a name: a call (``(``, a string, ``{``), ``_ENV[``/``_G[``, or
+        ``name =`` (which may define a function or a constant)."""
+        pname, pstart, pq, pbase = self.pend  # type: ignore[misc]
+        self.pend = None
+        calls = self.result.calls
+        if kind == STR or (kind == OP and value in ("(", "{")):
+            if (self.keep is not None and pname not in self.keep) \
+                    or not self.room("calls", len(calls), pstart):
+                return
+            line = self.lines.line(pstart)
+            if kind == STR:
+                literal = value if value is not None else decode_lua_string(self.text, b0, b1)
+                calls.append(Call(pname, line, pq, pbase, [Arg(literal=literal)], "string"))
+            elif value == "{":
+                calls.append(Call(pname, line, pq, pbase, [], "table"))
+            else:
+                call = Call(pname, line, pq, pbase)
+                calls.append(call)
+                need = ARG_CALLS.get(pname, 0)
+                if need and len(self.collectors) < _MAX_OPEN_COLLECTORS:
+                    self.collectors.append(_Collector(call, need))
+            if self.listeners:
+                calls[-1].in_listener = True
+            if pname == "listenEdit" and not pq and value == "(" \
+                    and len(self.listeners) < _MAX_OPEN_COLLECTORS:
+                self.depth += 1
+                self.listeners.append(self.depth)
+        elif kind == OP and value == "[" and not pq and pname in ("_ENV", "_G"):
+            dyn = self.result.dynamic_index
+            if self.room("dynamic lookups", len(dyn), pstart):
+                dyn.append((pname, self.lines.line(pstart)))
+        elif kind == OP and value == "=" and not pq:
+            self.assign_target = (pname, pstart)
+
+    def on_name(self, value: str, s: int) -> None:
+        """A name: a keyword (``function`` starts a definition), the name of a function
+        being defined, or a name that may be called."""
+        defs = self.result.defs
+        after_dot = self.prev_kind == OP and self.prev_val in (".", ":")
+        if value in KEYWORDS:
+            if value == "function":
+                self.params_state = 1
+                if self.assign_target is not None and self.prev_kind == OP \
+                        and self.prev_val == "=":
+                    name, start = self.assign_target
+                    if self.room("function definitions", len(defs), s):
+                        defs.append(FuncDef(name, self.lines.line(start), False))
+                    self.in_funcname = False
+                else:
+                    self.in_funcname = True
+                    self.funcname_local = self.prev_kind == NAME and self.prev_val == "local"
+            self.assign_target = None
+        elif self.in_funcname:
+            if not after_dot and self.room("function definitions", len(defs), s):
+                defs.append(FuncDef(value, self.lines.line(s), self.funcname_local))
+        elif after_dot:
+            base = self.prev2_val if self.prev2_kind == NAME else ""
+            self.pend = (value, s, self.prev_val, base)
+        else:
+            self.pend = (value, s, "", "")
+
+    def on_string(self, value: str | None, s: int, b0: int, b1: int) -> None:
+        """A string literal: the hosts of the ``http(s)://`` URLs it holds."""
+        if value is None:  # escapes: decoded only when they may spell a URL
+            value = decode_lua_string(self.text, b0, b1)
+        if "://" not in value:
+            return
+        hosts = self.result.url_hosts
+        line = self.lines.line(s)
+        for hm in _URL_HOST.finditer(value):
+            if len(hosts) < 1000:
+                hosts.append((hm.group(1).lower().rstrip("."), line))
+
+    def share_args(self, call: Call) -> None:
+        """Make equal arguments (and equal argument lists) one object."""
+        shared = self.shared
         args = []
         for a in call.args:
-            key: tuple[object, ...] = (a.literal, a.name, *a.names)
+            key: tuple[object, ...] = (a.literal, a.name, a.path_end, *a.names)
             got = shared.get(key)
             if got is None:
                 if len(shared) >= MAX_RECORDS:
@@ -450,100 +756,17 @@ def scan_lua(text: str, keep: frozenset[str] | None = None) -> LuaScan:
             got = shared[key] = args
         call.args = got
 
-    for kind, s, _e, value, b0, b1 in iter_tokens(text, raw_errors):
-        count += 1
-        if const_pending is not None:
-            if not (kind == OP and value in ("..", "(", "[", ".", ":", "{")) and kind != STR:
-                cname, cval = const_pending
-                if cname in constants or room("constants", len(constants), s):
-                    constants[cname] = cval if constants.get(cname, cval) == cval else None
-            const_pending = None
-        if assign_target is not None and kind == STR and prev_kind == OP and prev_val == "=":
-            if b1 - b0 > _MAX_NAME_CONSTANT and not _may_hold_url(text, b0, b1):
-                const_pending = (assign_target[0], _OPAQUE)
-            else:
-                const_pending = (assign_target[0], value if value is not None
-                                 else decode_lua_string(text, b0, b1))
-        if collectors:
-            done = [c for c in collectors if c.feed(kind, value, text, b0, b1)]
-            if done:
-                for c in done:
-                    collectors.remove(c)
-                    share_args(c.call)
-        if pend is not None:
-            pname, pstart, pq, pbase = pend
-            pend = None
-            skip = keep is not None and pname not in keep
-            if not skip and kind in (OP, STR) and (kind == STR or value in ("(", "{")) \
-                    and not room("calls", len(calls), pstart):
-                skip = True
-            if kind == OP and value == "(":
-                if not skip:
-                    call = Call(pname, lines.line(pstart), pq, pbase)
-                    calls.append(call)
-                    need = ARG_CALLS.get(pname, 0)
-                    if need and len(collectors) < _MAX_OPEN_COLLECTORS:
-                        collectors.append(_Collector(call, need))
-            elif kind == STR:
-                if not skip:
-                    calls.append(Call(pname, lines.line(pstart), pq, pbase,
-                                      [Arg(literal=value if value is not None
-                                           else decode_lua_string(text, b0, b1))], "string"))
-            elif kind == OP and value == "{":
-                if not skip:
-                    calls.append(Call(pname, lines.line(pstart), pq, pbase, [], "table"))
-            elif kind == OP and value == "[" and not pq and pname in ("_ENV", "_G"):
-                if room("dynamic lookups", len(result.dynamic_index), pstart):
-                    result.dynamic_index.append((pname, lines.line(pstart)))
-            elif kind == OP and value == "=" and not pq:
-                assign_target = (pname, pstart)
-        if kind == NAME and value is not None:
-            if value in KEYWORDS:
-                if value == "function":
-                    if assign_target is not None and prev_kind == OP and prev_val == "=":
-                        if room("function definitions", len(defs), s):
-                            defs.append(FuncDef(assign_target[0],
-                                                lines.line(assign_target[1]), False))
-                        in_funcname = False
-                    else:
-                        in_funcname = True
-                        funcname_local = prev_kind == NAME and prev_val == "local"
-                assign_target = None
-            elif in_funcname:
-                if not (prev_kind == OP and prev_val in (".", ":")) \
-                        and room("function definitions", len(defs), s):
-                    defs.append(FuncDef(value, lines.line(s), funcname_local))
-            else:
-                if prev_kind == OP and prev_val in (".", ":"):
-                    q = prev_val
-                    base = prev2_val if prev2_kind == NAME else ""
-                else:
-                    q = ""
-                    base = ""
-                pend = (value, s, q, base)
-        elif kind == STR and len(result.url_hosts) < 1000 and (
-                value is not None or _may_hold_url(text, b0, b1)):
-            if value is None:  # escapes: decoded only when they may spell a URL
-                value = decode_lua_string(text, b0, b1)
-            for hm in _URL_HOST.finditer(value) if "://" in value else ():
-                if len(result.url_hosts) < 1000:
-                    result.url_hosts.append((hm.group(1).lower().rstrip("."),
-                                             lines.line(s)))
-        if in_funcname and not (kind == NAME or (kind == OP and value in (".", ":"))):
-            in_funcname = False
-        if assign_target is not None and not (kind == OP and value == "="):
-            assign_target = None
-        prev2_kind, prev2_val, prev_kind, prev_val = prev_kind, prev_val, kind, value or ""
-    for c in collectors:  # unclosed calls at the end of the text
-        c.finish_arg()
-        share_args(c.call)
-    if const_pending is not None:
-        cname, cval = const_pending
-        if cname in constants or room("constants", len(constants), len(text)):
-            constants[cname] = cval if constants.get(cname, cval) == cval else None
-    result.constants = {k: v for k, v in constants.items() if v is not None and v != _OPAQUE}
-    result.tokens = count
-    result.lines = lines.newlines + 1
-    raw_errors.sort(key=lambda err: err[0])
-    result.errors = [(lines.line(off), msg) for off, msg in raw_errors]
-    return result
+    def finish(self) -> LuaScan:
+        """Close what the end of the text left open and turn offsets into lines."""
+        result = self.result
+        for c in self.collectors:  # unclosed calls at the end of the text
+            c.finish_arg()
+            self.share_args(c.call)
+        if self.const_pending is not None:
+            self.keep_constant(*self.const_pending, len(self.text))
+        result.constants = {k: v for k, v in self.constants.items()
+                            if v is not None and v != _OPAQUE and k not in self.params}
+        result.lines = self.lines.newlines + 1
+        self.raw_errors.sort(key=lambda err: err[0])
+        result.errors = [(self.lines.line(off), msg) for off, msg in self.raw_errors]
+        return result

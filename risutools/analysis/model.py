@@ -2,11 +2,55 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
 from risutools.analysis.toggles import Toggle
 from risutools.findings import Finding, sorted_findings
+from risutools.resources import load_data_yaml
+
+
+@dataclass(frozen=True)
+class Hook:
+    """One row of the hook table (``hook:`` of a hook in ``risutools/data/capabilities.yaml``):
+    the capability, the word documents use, its tag, and what reaches it in RisuAI."""
+
+    capability: str
+    word: str
+    tag: str
+    trigger_types: tuple[str, ...]
+    regex_types: tuple[str, ...]
+    listen_edit: str | None
+
+
+def _load_hooks() -> dict[str, Hook]:
+    caps = load_data_yaml("capabilities.yaml")["capabilities"]
+    out: dict[str, Hook] = {}
+    for name, entry in caps.items():
+        row = entry.get("hook") if isinstance(entry, dict) else None
+        if isinstance(row, dict):
+            out[name] = Hook(name, str(row["word"]), str(row["tag"]),
+                             tuple(row.get("trigger_types") or ()),
+                             tuple(row.get("regex_types") or ()), row.get("listen_edit"))
+    return out
+
+
+#: the one hook table, in vocabulary order (capability -> row)
+HOOKS: dict[str, Hook] = _load_hooks()
+#: RisuAI trigger type -> hook capability
+TRIGGER_TYPE_HOOKS: dict[str, str] = {t: h.capability for h in HOOKS.values()
+                                      for t in h.trigger_types}
+#: RisuAI regex script type -> hook capability
+REGEX_TYPE_HOOKS: dict[str, str] = {t: h.capability for h in HOOKS.values()
+                                    for t in h.regex_types}
+#: listenEdit kind -> hook capability
+LISTEN_EDIT_HOOKS: dict[str, str] = {h.listen_edit: h.capability for h in HOOKS.values()
+                                     if h.listen_edit}
+#: hook capability -> the word documents use (editRequest, start, manual ...)
+HOOK_WORDS: dict[str, str] = {h.capability: h.word for h in HOOKS.values()}
+#: hook capability -> tag (edit-request, chat-start, buttons ...)
+HOOK_TAGS: dict[str, str] = {h.capability: h.tag for h in HOOKS.values()}
 
 
 def scrub(value: Any) -> Any:
@@ -22,6 +66,32 @@ def scrub(value: Any) -> Any:
     if isinstance(value, list):
         return [scrub(v) for v in value]
     return value
+
+
+#: character categories escaped when module text is shown: controls (line breaks, ESC),
+#: format characters (bidi overrides and isolates, zero-width joiners), line and paragraph
+#: separators, surrogates and unassigned code points; spaces of every script print as is
+_SPOOFING = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Cn"})
+
+
+def display(text: str) -> str:
+    """``text`` safe to print on one line: the characters that could break or reorder the
+    output (controls, bidi and other format characters) escaped as ``\\uXXXX``; every other
+    character, ideographic space (U+3000) included, kept as it is."""
+    if text.isprintable():
+        return text
+    out: list[str] = []
+    for ch in text:
+        if ch == " " or unicodedata.category(ch) not in _SPOOFING:
+            out.append(ch)
+        else:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
+
+
+def quoted(text: str) -> str:
+    """``text`` in single quotes for a message, shown as :func:`display` shows it."""
+    return "'" + display(text) + "'"
 
 
 #: at most this many evidence locations are kept per fact (the total is counted)
@@ -120,6 +190,11 @@ class Analysis:
     low_level_access: bool = False
     low_level_triggers: list[int] = field(default_factory=list)
     lorebook_code: list[int] = field(default_factory=list)  # entries that hold Lua it runs
+    #: toggles read (``toggle_<key>``) that this module does not declare: RisuAI merges the
+    #: toggles of every enabled module, so another module (or the preset) must declare them
+    required_toggles: list[Fact] = field(default_factory=list)
+    #: top-level fields RisuAI never reads that hold code (e.g. ``lua``): dead, never run
+    unused_code_fields: list[Fact] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
 
@@ -160,6 +235,8 @@ class Analysis:
             "privileged_apis": [h.to_dict() for h in self.privileged],
             "dynamic_code": [h.to_dict() for h in self.dynamic_code],
             "toggles": [t.to_dict() for t in self.toggles],
+            "required_toggles": [f.to_dict() for f in self.required_toggles],
+            "unused_code_fields": [f.to_dict() for f in self.unused_code_fields],
             "conditions": [c.to_dict() for c in self.conditions],
             "capabilities": {
                 "requires": [c.to_dict() for c in self.requires],

@@ -23,6 +23,7 @@ from risutools.catalog.writes import catalog_lock, write_new_file
 from risutools.contract.config import ContractConfig
 from risutools.contract.transitions import action_for
 from risutools.errors import ConfigError, WriteConflict
+from risutools.pathnames import show_name
 
 #: how a command gets its settings once the catalog root is known (the CLI's layered
 #: settings: defaults < the configuration file < the command line)
@@ -88,7 +89,8 @@ def switch(component: str, to: str, kind: str, dry_run: bool, as_json: bool,
     done = ""
     if p.ok and not dry_run:
         try:
-            line = execute(cat, p, actor=actor or os.environ.get("USER", ""))
+            # $USER as printable text (bytes that are not UTF-8 escaped: a record holds text)
+            line = execute(cat, p, actor=actor or show_name(os.environ.get("USER", "")))
         except WriteConflict as exc:
             if as_json:
                 print(json.dumps({**p.to_dict(), "ok": False, "error": exc.one_line()},

@@ -29,11 +29,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
+import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring as _encode_str  # json's own escaper (C)
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -77,8 +80,12 @@ class SourceOutcome:
     error: str | None = None
     cached: bool = False
     duplicate_of: str | None = None
-    # each document as it will be written (rendered in the worker; not cached)
+    # each document as it will be written (rendered in the worker; not cached); "" for
+    # a document the worker staged (its temp file holds the text)
     rendered: list[str] = field(default_factory=list, repr=False)
+    # per document, when the worker staged it (StageSpec): the temp file, None when the
+    # target already held exactly it, or the OSError of the staging
+    staged: list[str | OSError | None] | None = field(default=None, repr=False)
 
     @property
     def status(self) -> str:
@@ -213,6 +220,18 @@ def _walk(root: Path, exclude: Path | None) -> Iterator[Path]:
 # -- one file (runs in a worker process) -----------------------------------
 
 
+@dataclass(frozen=True)
+class StageSpec:
+    """Where a worker writes the temp files of the documents it rendered (the collecting
+    process commits them): the catalog folder, the process the temp files are named after
+    (the collecting one, so a sweep leaves them alone while it runs) and whether each is
+    fsynced (False: the collecting process makes all of them durable with one syncfs)."""
+
+    folder: str
+    owner: int
+    sync: bool
+
+
 def process_file(
     path: str,
     rel: str,
@@ -220,13 +239,16 @@ def process_file(
     notes_dir: str | None,
     post_id: str | None = None,
     ndjson: bool = False,
+    stage: StageSpec | None = None,
     settings: ContractConfig | None = None,
 ) -> SourceOutcome:
-    """Read, hash, project and render one source file.  Never raises for bad input.
-    ``settings``: the analysis findings a document shows are those the settings report
-    (``rules:``, ``--select``/``--ignore``; :meth:`ContractConfig.apply`)."""
+    """Read, hash, project and render one source file (and, with ``stage``, write each
+    document into its temp file).  Never raises for bad input.  ``settings``: the analysis
+    findings a document shows are those the settings report (``rules:``,
+    ``--select``/``--ignore``; :meth:`ContractConfig.apply`)."""
     from risutools.formats import read_path
     from risutools.projection import load_notes, post_id_from_name, project
+    from risutools.projection.run import graded_analysis
 
     size = _size(path)
     out = SourceOutcome(path=rel, size=size)
@@ -240,7 +262,7 @@ def process_file(
             out.sha256 = sha256_file(path)
         for module in modules:
             out.warnings.extend(f"{a.where}: {a.code}: {a.message}" for a in module.anomalies)
-            graded = _graded(module, settings)
+            graded = graded_analysis(module, settings)
             doc = project(module, post_id=out.post_id, lang=lang, analysis=graded)
             if notes_dir is not None:
                 note_file = Path(notes_dir) / f"{doc['component_id']}.yaml"
@@ -259,40 +281,84 @@ def process_file(
     except OSError as exc:
         out.error = f"{rel}: os-error: {exc.strerror or exc}"
         out.documents = []
+    if stage is not None and not ndjson and not out.error:
+        _stage_documents(out, stage)
     return out
 
 
-def _graded(module: Any, settings: ContractConfig | None) -> Any:
-    """The module's analysis with the settings' grading applied (None: ungraded, the
-    projection analyses the module itself)."""
-    if settings is None or not grades(settings):
-        return None
-    from dataclasses import replace
-
-    from risutools.analysis import analyze
-
-    a = analyze(module)
-    return replace(a, findings=settings.apply(a.findings))
-
-
-def grades(settings: ContractConfig) -> str:
-    """What of ``settings`` changes a document (its analysis findings), as cache-key text;
-    "" when nothing does (the cache keys of an unconfigured run stay as they were)."""
-    if not (settings.severities or settings.select or settings.ignore):
-        return ""
-    return json.dumps([sorted(settings.severities.items()), settings.select, settings.ignore])
+def _stage_documents(out: SourceOutcome, spec: StageSpec) -> None:
+    """Write each rendered document into a temp file next to its target (not in place):
+    ``out.staged[k]`` is the temp file, None when the target already holds exactly those
+    bytes, or the OSError that stopped it (raised again where it is committed).  A staged
+    document's text is not sent back (the temp file holds it)."""
+    folder = Path(spec.folder)
+    out.staged = []
+    for k, (doc, text) in enumerate(zip(out.documents, out.rendered, strict=True)):
+        target = folder / f"{_safe_name(str(doc['component_id']))}.json"
+        try:
+            staged = _stage_one(target, text.encode("utf-8"), sync=spec.sync, owner=spec.owner)
+        except OSError as exc:
+            out.staged.append(exc)
+            continue
+        if staged is None:
+            out.staged.append(None)
+        else:
+            out.staged.append(os.fspath(staged.tmp))
+            out.rendered[k] = ""
 
 
 def render(doc: dict[str, Any], ndjson: bool) -> str:
     """A document as the catalog stores it: a canonical NDJSON line, or the JSON file text
-    (UTF-8, one-space indent, the seed's style; see ``projection.run.dumps``)."""
+    (UTF-8, one-space indent, the seed's style: exactly ``projection.run.dumps``)."""
     if ndjson:
         from risutools.contract.canonical import canonical
 
         return canonical(doc).decode("utf-8")
-    from risutools.projection.run import dumps
+    try:
+        return _json_value(doc, "") + "\n"
+    except (TypeError, ValueError, RecursionError):
+        from risutools.projection.run import dumps
 
-    return dumps(doc)
+        return dumps(doc)  # what the fast path does not take: the same text, or its error
+
+
+def _json_value(value: Any, indent: str) -> str:
+    """``json.dumps(value, ensure_ascii=False, indent=1, allow_nan=False)`` for the plain
+    JSON types (dict with str keys, list, str, int, bool, None; floats are left to
+    ``json``): the same string escaper (``json.encoder.encode_basestring``) and number
+    text, without the encoder's generator per value.  Anything else raises TypeError."""
+    kind = type(value)
+    if kind is str:
+        return _encode_str(value)
+    if kind is dict:
+        if not value:
+            return "{}"
+        inner = indent + " "
+        return "{\n" + inner + (",\n" + inner).join(
+            [_encode_key(k) + ": " + _json_value(v, inner) for k, v in value.items()]
+        ) + "\n" + indent + "}"
+    if kind is list:
+        if not value:
+            return "[]"
+        inner = indent + " "
+        return "[\n" + inner + (",\n" + inner).join(
+            [_json_value(v, inner) for v in value]
+        ) + "\n" + indent + "]"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    if kind is int:
+        return int.__repr__(value)
+    raise TypeError(f"not a plain JSON value: {kind.__name__}")
+
+
+def _encode_key(key: Any) -> str:
+    if type(key) is not str:
+        raise TypeError("a key that is not a string")  # json coerces it: left to json
+    return _encode_str(key)
 
 
 def _size(path: str) -> int:
@@ -328,6 +394,51 @@ def ingest(
     CLI's layered configuration): ``exclude:`` globs skip files of ``src``; ``rules:``,
     ``--select``/``--ignore`` grade the analysis findings documents show.
     """
+    _check_options(lang, jobs, executor, notes_dir)
+    src_p, out_p = Path(src), Path(out)
+    _check_folders(src_p, out_p)
+    _prepare_catalog(out_p)
+    notes_s, notes_sig = _notes(out_p, notes_dir, executor)
+    notes_sig += _grades_signature(settings)  # (part of every cache key)
+    files, skipped = discover(src_p, exclude=out_p)
+    if settings is not None and settings.exclude:
+        files = [(p, f) for p, f in files
+                 if not settings.is_excluded(p.relative_to(src_p).as_posix())]
+    run = _Run(src_p, out_p, lang, notes_sig, IngestCache.load(out_p / CACHE_NAME, use_cache),
+               on_progress)
+    todo = run.plan(files, on_start)
+    own_pool = executor is None and (jobs if jobs is not None else (os.cpu_count() or 1)) > 1
+    stage = _stage_spec(out_p, ndjson, executor)
+    with _Stager(out_p, enabled=not ndjson and executor is not None) as stager:
+        run.stager = stager
+        if todo:
+            _run(todo, lang, notes_s, ndjson, jobs, executor, run.finished, stage, settings)
+        result = IngestResult(sources=[run.outcomes[k] for k in sorted(run.outcomes)],
+                              skipped=skipped,
+                              notices=[run.cache.problem] if run.cache.problem else [])
+        _deduplicate(result.sources)
+        _write_catalog(result, out_p, ndjson, stager)
+    if own_pool and stage is not None:
+        sweep_temp_files(out_p)  # what a worker that died left (named after this process)
+    _save_cache(run.cache, set(run.outcomes))
+    return result
+
+
+def _grades_signature(settings: ContractConfig | None) -> str:
+    """What the settings change in the documents, for the cache key ("" when nothing is
+    configured, so an unconfigured run keeps its keys)."""
+    if settings is None:
+        return ""
+    from risutools.projection.run import grades
+
+    g = grades(settings)
+    return "\0" + g if g else ""
+
+
+def _check_options(
+    lang: str, jobs: int | None, executor: Executor | None,
+    notes_dir: str | os.PathLike[str] | None,
+) -> None:
     from risutools.projection.text import LANGS
 
     if lang not in LANGS:
@@ -335,89 +446,101 @@ def ingest(
                           where="--lang")
     if executor is None and jobs is not None and jobs < 1:
         raise ConfigError("bad-option", f"must be at least 1, not {jobs}", where="--jobs")
-    src_p = Path(src)
-    out_p = Path(out)
     if notes_dir is not None and not Path(notes_dir).is_dir():
         raise RisuError("not-a-directory", "the notes folder does not exist or is not a folder",
                         path=str(notes_dir))
-    if not src_p.is_dir():
-        raise RisuError("not-a-directory", "the source must be a folder", path=str(src_p))
-    if out_p.exists() and not out_p.is_dir():
+
+
+def _check_folders(src: Path, out: Path) -> None:
+    if not src.is_dir():
+        raise RisuError("not-a-directory", "the source must be a folder", path=str(src))
+    if out.exists() and not out.is_dir():
         raise RisuError("not-a-directory", "the catalog must be a folder",
-                        path=display_path(out_p))
-    _prepare_catalog(out_p)
-    notes = Path(notes_dir) if notes_dir is not None else out_p / "notes"
-    notes_s = str(notes) if notes.is_dir() else None
-    if executor is not None and notes_s is not None:
+                        path=display_path(out))
+
+
+def _notes(
+    out: Path, notes_dir: str | os.PathLike[str] | None, executor: Executor | None
+) -> tuple[str | None, str]:
+    """(the notes folder as the workers see it, or None without one; its digest)."""
+    notes = Path(notes_dir) if notes_dir is not None else out / "notes"
+    if not notes.is_dir():
+        return None, ""
+    notes_s = str(notes)
+    if executor is not None:
         notes_s = os.path.abspath(notes_s)  # a worker may run in another folder (a cluster)
-    notes_sig = _notes_signature(notes) if notes_s else ""
-    if settings is not None and grades(settings):
-        notes_sig += "\0" + grades(settings)  # (part of every cache key)
+    return notes_s, _notes_signature(notes)
 
-    files, skipped = discover(src_p, exclude=out_p)
-    if settings is not None and settings.exclude:
-        files = [(p, f) for p, f in files
-                 if not settings.is_excluded(p.relative_to(src_p).as_posix())]
-    sizes = [_size(str(p)) for p, _ in files]
-    if on_start:
-        on_start(len(files), sum(sizes))
 
-    cache = IngestCache.load(out_p / CACHE_NAME, use_cache)
-    outcomes: dict[str, SourceOutcome] = {}
-    todo: list[tuple[Path, str, int]] = []
-    done_files = 0
-    done_bytes = 0
+def _stage_spec(out: Path, ndjson: bool, executor: Executor | None) -> StageSpec | None:
+    """Documents are staged where they are rendered (in this process or a worker of its
+    own pool; never by another executor's workers, which may run on other machines)."""
+    if ndjson or executor is not None:
+        return None
+    from risutools.fsio import syncfs_available
 
-    from risutools.projection import post_id_from_name
+    return StageSpec(os.fspath(out), os.getpid(), sync=not syncfs_available())
 
-    shown: dict[str, str] = {}  # exact relative path -> as shown (non-UTF-8 bytes escaped)
-    for (path, _fmt), size in zip(files, sizes, strict=True):
-        rel = path.relative_to(src_p).as_posix()
-        shown[rel] = display_path(rel)
-        post_id = post_id_from_name(path.name)
-        hit = cache.lookup(rel, path, lang, post_id, notes_sig)
-        if hit is not None:
-            hit.path, hit.size, hit.cached = shown[rel], size, True
-            outcomes[rel] = hit
-            done_files += 1
-            done_bytes += size
-        else:
-            todo.append((path, rel, size))
-    if on_progress and done_files:
-        on_progress(done_files, done_bytes)
 
-    in_process = executor is None and (
-        (jobs if jobs is not None else (os.cpu_count() or 1)) <= 1 or len(todo) == 1
-    )
-    stager = _Stager(out_p, enabled=not ndjson, inline=in_process)
-
-    def finished(outcome: SourceOutcome, path: Path) -> None:
-        nonlocal done_files, done_bytes
-        rel = path.relative_to(src_p).as_posix()
-        outcomes[rel] = outcome
-        stager.stage(outcome)
-        cache.store(rel, outcome, path, lang, notes_sig)
-        done_files += 1
-        done_bytes += outcome.size
-        if on_progress:
-            on_progress(done_files, done_bytes)
-
-    with stager:
-        if todo:
-            _run([(p, shown[r], n) for p, r, n in todo], lang, notes_s, ndjson, jobs,
-                 executor, finished, settings)
-
-        result = IngestResult(sources=[outcomes[k] for k in sorted(outcomes)],
-                              skipped=skipped,
-                              notices=[cache.problem] if cache.problem else [])
-        _deduplicate(result.sources)
-        _write_catalog(result, out_p, ndjson, stager)
-    cache.prune(set(outcomes))
+def _save_cache(cache: IngestCache, seen: set[str]) -> None:
+    cache.prune(seen)
     try:
         cache.save()
     except OSError as exc:
         raise os_error_line(exc, cache.path) from None
-    return result
+
+
+class _Run:
+    """The bookkeeping of one run: cache hits, outcomes as they arrive, progress."""
+
+    def __init__(self, src: Path, out: Path, lang: str, notes_sig: str, cache: IngestCache,
+                 on_progress: ProgressFn | None) -> None:
+        self.src, self.out, self.lang, self.notes_sig = src, out, lang, notes_sig
+        self.cache = cache
+        self.on_progress = on_progress
+        self.outcomes: dict[str, SourceOutcome] = {}
+        self.rels: dict[Path, str] = {}  # each file's exact relative path
+        self.stager: _Stager | None = None
+        self.files = 0
+        self.bytes = 0
+
+    def plan(
+        self, files: list[tuple[Path, str]], on_start: Callable[[int, int], None] | None
+    ) -> list[tuple[Path, str, int]]:
+        """The files to read: (path, relative path as shown, size); cache hits are done."""
+        from risutools.projection import post_id_from_name
+
+        sizes = [_size(str(p)) for p, _ in files]
+        if on_start:
+            on_start(len(files), sum(sizes))
+        todo: list[tuple[Path, str, int]] = []
+        for (path, _fmt), size in zip(files, sizes, strict=True):
+            rel = path.relative_to(self.src).as_posix()
+            self.rels[path] = rel
+            shown = display_path(rel)
+            hit = self.cache.lookup(rel, path, self.lang, post_id_from_name(path.name),
+                                    self.notes_sig)
+            if hit is None:
+                todo.append((path, shown, size))
+                continue
+            hit.path, hit.size, hit.cached = shown, size, True
+            self.outcomes[rel] = hit
+            self.files += 1
+            self.bytes += size
+        if self.on_progress and self.files:
+            self.on_progress(self.files, self.bytes)
+        return todo
+
+    def finished(self, outcome: SourceOutcome, path: Path) -> None:
+        rel = self.rels[path]
+        self.outcomes[rel] = outcome
+        if self.stager is not None:
+            self.stager.stage(outcome)
+        self.cache.store(rel, outcome, path, self.lang, self.notes_sig)
+        self.files += 1
+        self.bytes += outcome.size
+        if self.on_progress:
+            self.on_progress(self.files, self.bytes)
 
 
 def _prepare_catalog(out: Path) -> None:
@@ -439,12 +562,13 @@ BATCH_FILES = 32  # ... and at most this many files (one large file is a task of
 
 def process_batch(
     items: list[tuple[str, str]], lang: str, notes_dir: str | None, ndjson: bool = False,
+    stage: StageSpec | None = None,
     settings: ContractConfig | None = None,
 ) -> list[SourceOutcome]:
     """:func:`process_file` for several ``(path, shown relative path)`` pairs: one task of
     a pool or a cluster (small files travel in batches, so the per-task cost of the
     executor -- pickling, a round trip, a Dask scheduler decision -- is paid once)."""
-    return [process_file(path, rel, lang, notes_dir, None, ndjson, settings)
+    return [process_file(path, rel, lang, notes_dir, None, ndjson, stage, settings)
             for path, rel in items]
 
 
@@ -475,22 +599,24 @@ def _run(
     jobs: int | None,
     executor: Executor | None,
     finished: Callable[[SourceOutcome, Path], None],
+    stage: StageSpec | None = None,
     settings: ContractConfig | None = None,
 ) -> None:
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     if executor is None and (workers <= 1 or len(todo) == 1):
         for path, rel, _ in todo:
-            finished(process_file(str(path), rel, lang, notes_dir, None, ndjson, settings),
-                     path)
+            finished(process_file(str(path), rel, lang, notes_dir, None, ndjson, stage,
+                                  settings), path)
         return
     own = executor is None
-    pool: Executor = executor if executor is not None else ProcessPoolExecutor(workers)
+    pool: Executor = executor if executor is not None else ProcessPoolExecutor(
+        workers, initializer=_die_with_parent, initargs=(os.getpid(),))
     # another executor's workers may run in another folder (a cluster): absolute paths
     where: Callable[[Path], str] = str if own else os.path.abspath
     try:
         futures: dict[Future[list[SourceOutcome]], list[tuple[Path, str, int]]] = {
             pool.submit(process_batch, [(where(p), rel) for p, rel, _ in batch], lang,
-                        notes_dir, ndjson, settings): batch
+                        notes_dir, ndjson, stage, settings): batch
             for batch in _batches(todo, workers)
         }
         from concurrent.futures import as_completed
@@ -512,6 +638,24 @@ def _run(
     finally:
         if own:
             pool.shutdown()
+
+
+def _die_with_parent(parent: int) -> None:
+    """A worker of ingest's own pool ends when the process that started it is killed
+    (``kill -9``): without this, a pool worker whose parent is gone waits on its task
+    queue for ever (Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)``; elsewhere nothing)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        with suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL),
+                                                    0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the line above ran
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1
 
 
 def _post_rank(post_id: str | None) -> int:
@@ -538,17 +682,16 @@ def _deduplicate(sources: list[SourceOutcome]) -> None:
 
 def _generated(
     result: IngestResult, ndjson: bool
-) -> dict[str, tuple[dict[str, Any], str, tuple[str, int]]]:
-    """component_id -> (document, rendered text, (source path, index)); an id produced
-    twice is a collision."""
+) -> dict[str, tuple[dict[str, Any], str | None, tuple[str, int]]]:
+    """component_id -> (document, rendered text or None when a temp file holds it,
+    (source path, index)); an id produced twice is a collision."""
     from risutools.projection.project import without_container
 
-    docs: dict[str, tuple[dict[str, Any], str, tuple[str, int]]] = {}
+    docs: dict[str, tuple[dict[str, Any], str | None, tuple[str, int]]] = {}
     owner: dict[str, str] = {}
     for s in result.sources:
         if s.status != "ok":
             continue
-        texts = s.rendered if len(s.rendered) == len(s.documents) else []
         for k, doc in enumerate(s.documents):
             cid = str(doc["component_id"])
             if cid in docs:
@@ -564,9 +707,19 @@ def _generated(
                         "kept the first (give one of them a post id or a notes slug)"
                     )
                 continue
-            docs[cid] = (doc, texts[k] if texts else render(doc, ndjson), (s.path, k))
+            docs[cid] = (doc, _text(s, k, ndjson), (s.path, k))
             owner[cid] = s.path
     return docs
+
+
+def _text(source: SourceOutcome, k: int, ndjson: bool) -> str | None:
+    """Document ``k``'s text: as the worker rendered it, None when the worker wrote it into
+    a temp file, rendered here for a cached source."""
+    if source.staged is not None and isinstance(source.staged[k], str):
+        return None
+    if len(source.rendered) == len(source.documents):
+        return source.rendered[k]
+    return render(source.documents[k], ndjson)
 
 
 def _review_status(doc: Any) -> str | None:
@@ -582,34 +735,32 @@ STAGE_THREADS = 4
 
 
 class _Stager:
-    """Writes each projected document into a temp file next to its target as soon as
-    its source is done, while the workers go on: at the end only the renames remain,
-    and one fsync of the folder.  Each document is still atomic and compare-and-swap
+    """The temp files of the documents, written as soon as each source is done while the
+    other sources go on: at the end only the renames remain, and one fsync of the folder.
+    Each document is still atomic and compare-and-swap
     (:func:`risutools.fsio.commit_staged`); a temp file that is not used (a duplicate, a
-    collision, an unchanged or reviewed document) is removed, and one a ``kill -9``
-    left is swept by the next run.
+    collision, an unchanged or reviewed document) is removed, and one a ``kill -9`` left
+    is swept by the next run.
 
-    Durability, two ways (each document's bytes are durable before its name points at
-    them, so a crash never leaves a torn or empty document):
+    Who writes them, and how they are made durable (each document's bytes are durable
+    before its name points at them, so a crash never leaves a torn or empty document):
 
-    * in-process (``inline``: ``-j 1``) where the kernel has ``syncfs(2)`` (Linux): the
-      calling thread writes the temp files without an fsync each, and :meth:`flush`
-      makes all of them durable with one ``syncfs`` before the first rename (measured:
-      less CPU and less waiting than 2,000 fsyncs in threads);
-    * with worker processes, or without ``syncfs``: ``STAGE_THREADS`` threads write and
-      fsync each temp file while the workers go on (measured: writing them in the
-      thread that collects the results, unsynced, slowed the pool down; per-file fsyncs
-      in threads overlap it)."""
+    * in this process (``-j 1``) or a worker of ingest's own pool: the process that
+      rendered the document writes its temp file (:class:`StageSpec`; no text travels
+      back), and this one adopts it.  Where the kernel has ``syncfs(2)`` (Linux) the temp
+      files are not fsynced one by one: :meth:`flush` makes all of them durable with one
+      ``syncfs`` before the first rename (measured: less CPU and less waiting than
+      2,000 fsyncs);
+    * another executor's workers (a Dask cluster: they may run on other machines) send
+      the text back, and ``STAGE_THREADS`` threads here write and fsync each temp file
+      while the workers go on (``enabled``)."""
 
-    def __init__(self, out: Path, *, enabled: bool, inline: bool = False) -> None:
-        from risutools.fsio import syncfs_available
-
+    def __init__(self, out: Path, *, enabled: bool) -> None:
         self.out = out
         self.enabled = enabled
-        # one syncfs for the batch, temp files written in the calling thread: in-process only
-        self.batched = enabled and inline and syncfs_available()
         self.pool: Any = None
         self.jobs: dict[tuple[str, int], Future[StagedWrite | None]] = {}
+        self.adopted = False  # temp files written by a StageSpec (unsynced when syncfs exists)
 
     def __enter__(self) -> _Stager:
         return self
@@ -624,51 +775,57 @@ class _Stager:
                     discard_staged(staged)
 
     def stage(self, outcome: SourceOutcome) -> None:
+        if outcome.staged is not None:
+            self._adopt(outcome, outcome.staged)
+            return
         if not self.enabled or outcome.error or len(outcome.rendered) != len(outcome.documents):
             return
-        if self.pool is None and not self.batched:
+        if self.pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
             self.pool = ThreadPoolExecutor(STAGE_THREADS)
         for k, (doc, text) in enumerate(zip(outcome.documents, outcome.rendered, strict=True)):
             target = self.out / f"{_safe_name(str(doc['component_id']))}.json"
-            data = text.encode("utf-8")
-            if self.pool is None:
-                fut: Future[StagedWrite | None] = Future()
-                try:
-                    fut.set_result(_stage_one(target, data, sync=False))
-                except OSError as exc:  # raised where it is committed, like a thread's
-                    fut.set_exception(exc)
+            self.jobs[(outcome.path, k)] = self.pool.submit(_stage_one, target,
+                                                            text.encode("utf-8"))
+
+    def _adopt(self, outcome: SourceOutcome, staged: list[str | OSError | None]) -> None:
+        from risutools.fsio import adopt_staged
+
+        for k, (doc, entry) in enumerate(zip(outcome.documents, staged, strict=True)):
+            fut: Future[StagedWrite | None] = Future()
+            if isinstance(entry, OSError):  # raised where it is committed, like a thread's
+                fut.set_exception(entry)
+            elif entry is None:
+                fut.set_result(None)
             else:
-                fut = self.pool.submit(_stage_one, target, data)
+                target = self.out / f"{_safe_name(str(doc['component_id']))}.json"
+                fut.set_result(adopt_staged(target, entry))
+                self.adopted = True
             self.jobs[(outcome.path, k)] = fut
 
     def flush(self) -> None:
         """Make every staged file durable before any of them is renamed into place (one
         ``syncfs`` for all of them; without syncfs each was fsynced as it was written)."""
-        if not self.batched:
-            return
-        staged = False
-        for fut in self.jobs.values():
-            with suppress(OSError):  # raised again where the document is committed
-                staged = fut.result() is not None or staged
-        if staged:
-            from risutools.fsio import sync_filesystem
+        from risutools.fsio import sync_filesystem, syncfs_available
 
+        if self.adopted and syncfs_available():
             sync_filesystem(self.out)
 
     def take(self, source: str, k: int) -> Future[StagedWrite | None] | None:
         return self.jobs.get((source, k))
 
 
-def _stage_one(target: Path, data: bytes, *, sync: bool = True) -> StagedWrite | None:
+def _stage_one(
+    target: Path, data: bytes, *, sync: bool = True, owner: int | None = None
+) -> StagedWrite | None:
     """Stage ``data`` for ``target`` unless the target already holds exactly it."""
     try:
         if stat.S_ISREG(os.lstat(target).st_mode) and target.read_bytes() == data:
             return None
     except OSError:
         pass
-    return stage_write(target, data, sync=sync)
+    return stage_write(target, data, sync=sync, owner=owner)
 
 
 def _write_catalog(
@@ -676,7 +833,9 @@ def _write_catalog(
 ) -> None:
     docs = _generated(result, ndjson)
     if ndjson:
-        _write_ndjson(result, out / NDJSON_NAME, {k: v[1] for k, v in docs.items()})
+        _write_ndjson(result, out / NDJSON_NAME,
+                      {k: v[1] if v[1] is not None else render(v[0], True)
+                       for k, v in docs.items()})
         return
     from concurrent.futures import ThreadPoolExecutor
 
@@ -687,11 +846,11 @@ def _write_catalog(
             raise os_error_line(exc, out) from None
     order = sorted(docs)
     jobs = [
-        (out / f"{_safe_name(cid)}.json", cid, docs[cid][1].encode("utf-8"),
+        (out / f"{_safe_name(cid)}.json", cid, _data(docs[cid][1]),
          stager.take(*docs[cid][2]) if stager is not None else None)
         for cid in order
     ]
-    if stager is not None and stager.batched and all(j[3] is not None for j in jobs):
+    if all(j[3] is not None for j in jobs):
         outcomes = [_write_one(*job) for job in jobs]  # renames only: no waits to overlap
     else:
         with ThreadPoolExecutor(WRITE_THREADS) as pool:
@@ -714,11 +873,16 @@ def _write_catalog(
         }[status].append(text)
 
 
+def _data(text: str | None) -> bytes | None:
+    return text.encode("utf-8") if text is not None else None
+
+
 def _write_one(
-    target: Path, cid: str, data: bytes, pending: Future[StagedWrite | None] | None = None
+    target: Path, cid: str, data: bytes | None,
+    pending: Future[StagedWrite | None] | None = None,
 ) -> tuple[str, str | OSError]:
-    """Write one document file (from its staged temp file when there is one); returns
-    (status, name or message, or the OSError)."""
+    """Write one document file (from its staged temp file when there is one; ``data`` is
+    None only then); returns (status, name or message, or the OSError)."""
     from risutools.contract.loaders import parse_value_bytes
 
     shown = display_path(target)
@@ -731,6 +895,7 @@ def _write_one(
             if staged is not None:
                 commit_staged(staged, sync_dir=False, **expect)
             else:
+                assert data is not None  # only a staged document comes without its text
                 atomic_write(target, data, sync_dir=False, **expect)
 
         try:
@@ -779,6 +944,36 @@ def _write_ndjson(result: IngestResult, target: Path, docs: dict[str, str]) -> N
     (found by its ``"component_id"``) is not written; when its id cannot be found the
     file is not changed at all.  A reviewed line, or an id on two lines, is kept too.
     """
+    shown = display_path(target)
+    found = _read_ndjson(result, target)
+    if found is None:
+        return
+    raw, lines = found
+    indexed = _index_lines(result, lines, shown)
+    if indexed is None:
+        return
+    out, wrote = _merge_lines(result, lines, indexed, docs, shown)
+    if not wrote and raw is not None:
+        return
+    data = b"".join(line + b"\n" for line in out)
+    try:
+        if raw is None:
+            atomic_write(target, data, expect_absent=True)
+        else:
+            atomic_write(target, data, expect_sha256=hashlib.sha256(raw).hexdigest())
+    except WriteConflict as exc:
+        result.collisions.append(exc.one_line())
+        return
+    except OSError as exc:
+        raise os_error_line(exc, target) from None
+    result.written.extend(wrote)
+
+
+def _read_ndjson(
+    result: IngestResult, target: Path
+) -> tuple[bytes | None, list[bytes]] | None:
+    """(the file's bytes or None when there is none, its lines without their ``\n``);
+    None when it cannot be read (reported: nothing is written)."""
     try:
         raw = None
         if os.path.lexists(target):
@@ -790,20 +985,26 @@ def _write_ndjson(result: IngestResult, target: Path, docs: dict[str, str]) -> N
             f"{display_path(target)}: unreadable-document: {exc.strerror or exc}; "
             "left as it is, nothing written"
         )
-        return
+        return None
     lines: list[bytes] = []
     if raw:
         lines = raw.split(b"\n")
         if lines[-1] == b"":
             lines.pop()  # the final newline
-    index: dict[str, list[int]] = {}  # component_id -> line numbers (0-based)
-    blocked: set[str] = set()  # ids this run must not write
-    shown = display_path(target)
+    return raw, lines
+
+
+def _index_lines(
+    result: IngestResult, lines: list[bytes], shown: str
+) -> tuple[dict[str, list[int]], set[str]] | None:
+    """(component_id -> its line numbers (0-based), the ids this run must not write);
+    None when a line that cannot be read names no id (reported: the file is not changed)."""
+    index: dict[str, list[int]] = {}
+    blocked: set[str] = set()
     for n, line in enumerate(lines):
         if not line.strip():
             continue
-        where = f"{shown}: line {n + 1}"
-        cid, problem = _read_line(line, where)
+        cid, problem = _read_line(line, f"{shown}: line {n + 1}")
         if problem is not None:
             result.kept_unreadable.append(
                 problem + (f"; kept, {cid} not written" if cid is not None else
@@ -811,13 +1012,22 @@ def _write_ndjson(result: IngestResult, target: Path, docs: dict[str, str]) -> N
                            "changed")
             )
             if cid is None:
-                return
+                return None
             blocked.add(cid)
             continue
         assert cid is not None
         index.setdefault(cid, []).append(n)
+    return index, blocked
+
+
+def _merge_lines(
+    result: IngestResult, lines: list[bytes],
+    indexed: tuple[dict[str, list[int]], set[str]], docs: dict[str, str], shown: str,
+) -> tuple[list[bytes], list[str]]:
+    """(the file's new lines, the ids written): a candidate line replaced in place, new ids
+    appended in id order; unchanged, reviewed, blocked and duplicated ids left as they are."""
+    index, blocked = indexed
     out = list(lines)
-    changed = False
     wrote: list[str] = []
     for cid in sorted(docs):
         if cid in blocked:
@@ -835,29 +1045,14 @@ def _write_ndjson(result: IngestResult, target: Path, docs: dict[str, str]) -> N
             if old.rstrip(b"\r") == new:
                 result.unchanged.append(cid)
                 continue
-            status = _review_status(_parse_line(old))
-            if status != "candidate":
+            if _review_status(_parse_line(old)) != "candidate":
                 result.kept_reviewed.append(cid)
                 continue
             out[at[0]] = new
         else:
             out.append(new)
-        changed = True
         wrote.append(cid)
-    if not changed and raw is not None:
-        return
-    data = b"".join(line + b"\n" for line in out)
-    try:
-        if raw is None:
-            atomic_write(target, data, expect_absent=True)
-        else:
-            atomic_write(target, data, expect_sha256=hashlib.sha256(raw).hexdigest())
-    except WriteConflict as exc:
-        result.collisions.append(exc.one_line())
-        return
-    except OSError as exc:
-        raise os_error_line(exc, target) from None
-    result.written.extend(wrote)
+    return out, wrote
 
 
 def _parse_line(line: bytes) -> Any:
@@ -904,9 +1099,11 @@ def _id_in_bytes(line: bytes) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+_UNSAFE = re.compile(r"[^a-z0-9._-]")  # every character but these becomes "_"
+
+
 def _safe_name(component_id: str) -> str:
-    allowed = set("abcdefghijklmnopqrstuvwxyz0123456789.-_")
-    name = "".join(c if c in allowed else "_" for c in component_id.lower())
+    name = _UNSAFE.sub("_", component_id.lower())
     return name.strip(".") or "component"
 
 

@@ -12,11 +12,12 @@ from risutools.checks.registry import declare
 RA101 = declare(
     "RA101", "warning", "module", "privileged-without-lla",
     summary="A privileged API is used without `lowLevelAccess` (module or that "
-    "trigger): RisuAI refuses it silently.",
+    "trigger), or inside a `listenEdit` callback (RisuAI runs edit listeners without it): "
+    "RisuAI refuses it silently.",
     why="The module will not do what it appears to do, and nothing tells the user "
     "why.",
     fix="Set lowLevelAccess on the module (or the trigger), or stop calling the "
-    "privileged API.")
+    "privileged API (from a listener: call it from onStart/onOutput/onButtonClick).")
 
 RA102 = declare(
     "RA102", "warning", "module", "lla-unused",
@@ -72,8 +73,10 @@ RA112 = declare(
 
 RA113 = declare(
     "RA113", "warning", "module", "load-from-lorebook",
-    summary="`load` of code read from a lorebook entry "
-    "(`load(getLoreBooks(...)...)`).",
+    summary="`load` of code read from a lorebook entry (`load(getLoreBooks(...)...)`, "
+    "also through locals, loops and helper functions); says which entry names the lookups "
+    "ask for (`*` where computed), those the module does not carry, and those it cannot "
+    "resolve.",
     why="Code stored as lorebook text can change without the module changing, and "
     "escapes review.",
     fix="Keep the code in the module's Lua.")
@@ -216,8 +219,11 @@ RA703 = declare(
 
 RA704 = declare(
     "RA704", "info", "module", "toggle-undeclared",
-    summary="`toggle_<key>` is read but no toggle declares it.",
-    why="The variable is never set by a control, so the code reads a constant.",
+    summary="`toggle_<key>` is read, no toggle of the module declares it, and it is the "
+    "module's own mistake: a near miss of a key it declares, a key under its own prefix, or "
+    "one of its own options under another prefix (any other undeclared toggle is a "
+    "`required_toggles` fact: RisuAI merges the toggles of every enabled module).",
+    why="No control sets the variable, so the code reads a constant.",
     fix="Declare the toggle in customModuleToggle, or fix the key.")
 
 RA801 = declare(
@@ -231,6 +237,13 @@ RA802 = declare(
     summary="The module connects to an MCP server (host named).",
     why="An MCP server is a remote service the module hands conversation data to.",
     fix="Check that the host is expected and say why in the curator notes.")
+
+RA803 = declare(
+    "RA803", "info", "module", "dead-code-field",
+    summary="A field RisuAI never reads holds code (e.g. a module's `lua` text): it never "
+    "runs, and it is not analysed as code that runs.",
+    why="Readers of the module may take the text for its behaviour; RisuAI ignores it.",
+    fix="Remove the field, or move the code into a trigger (`triggerlua`) if it should run.")
 
 RA900 = declare(
     "RA900", "info", "module", "reader-note",

@@ -115,6 +115,10 @@ def _code_lines(text: str) -> int:
     return n
 
 
+# letters, digits and spaces: the bytes no punctuation needle holds
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ ")
+_WORDISH = "".join(sorted(_WORD_CHARS)).encode("ascii")
+
 # The gate: which needles occur (``in``, a C substring search each); only the patterns
 # with a needle that occurs are searched.  Exact: a pattern is skipped only when none
 # of the substrings it cannot match without is in the text.
@@ -138,11 +142,116 @@ _GATES = {
 }
 
 
+# Windows: the calls (an API, a camelCase name, a library function, a method) end at a
+# "(" and reach back a bounded way before it, but for a run of identifier characters or
+# whitespace; HTML script without a "<" can only be ``javascript:``, ending at a ":".  When
+# the anchor is rare, such a pattern is searched in a window around each anchor instead of
+# over the whole text: from ``_REACH`` characters before the anchor to ``_AFTER`` after it.
+# ``re`` looks behind a window's start (look-behinds see the real text), and none of these
+# patterns has a ``\\b``, ``$`` or look-ahead that would see a window's end.  A window is
+# exact unless a match could start before it — then the text before the anchor, from the
+# window's start, is all of the pattern's ``tail`` (a superset of what may precede the
+# anchor inside a match) — or end after it (the ``_AFTER`` characters all whitespace): then,
+# and when there are more than ``_MAX_WINDOWS`` anchors, the whole text is searched.
+_REACH = 64
+_AFTER = 16
+_MAX_WINDOWS = 32
+_TAILS: dict[str, re.Pattern[str]] = {
+    # a name (letters and "."), whitespace
+    "a call of a Risu/Lua/JS API": re.compile(r"[A-Za-z.]*\s*"),
+    # letters and digits, nothing else
+    "a camelCase function call": re.compile(r"[A-Za-z0-9]*"),
+    # a library's name, ".", a word (any word characters), whitespace
+    "a library call (string./table./math.)": re.compile(r"[A-Za-z0-9]*\.?\w*\s*"),
+    # ":" or ".", a method's name, whitespace
+    "a method call (.gsub/.match/.replace ...)": re.compile(r"[.:A-Za-z]*\s*"),
+}
+_PAREN_TAIL = {i: _TAILS[r] for i, (r, _, _) in enumerate(_STRONG) if r in _TAILS}
+_AFTER_PAREN = {i: (_AFTER if r == "a camelCase function call" else 0)
+                for i, (r, _, _) in enumerate(_STRONG) if r in _TAILS}
+_HTML = next(i for i, (r, _, _) in enumerate(_STRONG) if r == "HTML script")
+_JS_SCHEME = len("javascript")  # each letter is one character, IGNORECASE or not
+
+# Regex quantifiers: without a "{", a match is two or three characters ending at a "*", "+"
+# or "?" (``]*``, ``)+``, ``\\d*``, ``.*``, ``.+?``: the optional "?" adds nothing to
+# whether there is a match).
+_QUANT = next(i for i, (r, _, _) in enumerate(_WEAK) if r == "regex quantifiers")
+
+Windows = list[tuple[int, int]]
+
+
+def _anchors(text: str, anchor: str) -> list[int] | None:
+    if text.count(anchor) > _MAX_WINDOWS:
+        return None
+    out = []
+    p = text.find(anchor)
+    while p >= 0:
+        out.append(p)
+        p = text.find(anchor, p + 1)
+    return out
+
+
+def _paren_windows(text: str, parens: list[int], tail: re.Pattern[str], after: int
+                   ) -> Windows | None:
+    """Windows holding every match of a "(" pattern, or None (search the whole text)."""
+    out: Windows = []
+    n = len(text)
+    for p in parens:
+        start = p - _REACH
+        if start <= 0:
+            start = 0
+        elif tail.fullmatch(text, start, p):
+            return None
+        end = p + 1 + after
+        if after and end < n and text[p + 1:end].isspace():
+            return None
+        out.append((start, min(end + 1, n)))
+    return out
+
+
+def _quantifier_windows(text: str) -> Windows | None:
+    out: Windows = []
+    for q in "*+?":
+        at = _anchors(text, q)
+        if at is None:
+            return None
+        out += [(max(0, p - 2), p + 1) for p in at]
+    return out if len(out) <= _MAX_WINDOWS else None
+
+
+def _search(rx: re.Pattern[str], text: str, windows: Windows | None) -> bool:
+    if windows is None:
+        return rx.search(text) is not None
+    return any(rx.search(text, a, b) is not None for a, b in windows)
+
+
+def _present(text: str) -> list[str]:
+    """The needles in ``text``, and maybe a word more (a gate may let a pattern through,
+    never hold one back).  All needles are ASCII, so they are looked for in the text's
+    ASCII characters alone, as bytes (one C pass drops the rest; a byte search is far
+    quicker than one in a wide string), and the needles made of punctuation among the
+    punctuation alone (a second pass drops letters, digits and spaces).  Dropping
+    characters never hides a needle, but it can join the halves of one (``.`` + Hangul +
+    ``.`` gives ``..``): a punctuation needle of two characters or more found that way is
+    looked for again in the text itself."""
+    t = text.encode("ascii", "ignore")
+    marks = t.translate(None, _WORDISH)
+    return [n for n, b, kind in _NEEDLE_BYTES
+            if (b in t if kind == _WORD else b in marks and (kind == _MARK or n in text))]
+
+
+_WORD, _MARK, _MARKS = 0, 1, 2  # a word needle; one punctuation character; several
+_NEEDLE_BYTES = tuple(
+    (n, n.encode("ascii"),
+     _WORD if not set(n).isdisjoint(_WORD_CHARS) else _MARK if len(n) == 1 else _MARKS)
+    for n in _NEEDLES)
+
+
 def find_active_code(text: str) -> str | None:
     """Why ``text`` looks like code or a regex pattern, or ``None`` for prose."""
     if len(text) < 3:
         return None
-    present = [n for n in _NEEDLES if n in text]
+    present = _present(text)
     if not present:
         return None
     strong: set[int] = set()
@@ -150,10 +259,27 @@ def find_active_code(text: str) -> str | None:
     for m in present:
         strong.update(_STRONG_BY.get(m, ()))
         weak_idx.update(_WEAK_BY.get(m, ()))
+    parens: list[int] | None = None
+    looked = False  # for the "(" anchors
     for i in sorted(strong):
         reason, _, rx = _STRONG[i]
         gate = _GATES.get(i)
-        if (gate is None or gate.search(text)) and rx.search(text):
+        if gate is not None and not gate.search(text):
+            continue
+        tail = _PAREN_TAIL.get(i)
+        if tail is not None:
+            if not looked:
+                parens, looked = _anchors(text, "("), True
+            windows = None if parens is None else _paren_windows(
+                text, parens, tail, _AFTER_PAREN[i])
+            found = _search(rx, text, windows)
+        elif i == _HTML and "<" not in text:
+            colons = _anchors(text, ":")
+            found = _search(rx, text, None if colons is None else [
+                (max(0, p - _JS_SCHEME), p + 1) for p in colons])
+        else:
+            found = rx.search(text) is not None
+        if found:
             return reason
     # a statement line ends in ; { } or is a lone `end`: without those, no such line
     if ("\n" in present and (";" in present or "{" in text or "}" in text or "end" in text)
@@ -161,7 +287,8 @@ def find_active_code(text: str) -> str | None:
         return "several statement lines ending in ; { }"
     weak: list[str] = []
     for i in sorted(weak_idx):
-        if _WEAK[i][2].search(text):
+        if _search(_WEAK[i][2], text,
+                   _quantifier_windows(text) if i == _QUANT and "{" not in text else None):
             weak.append(_WEAK[i][0])
             if len(weak) == 2:  # the first two name the finding
                 return " and ".join(weak)

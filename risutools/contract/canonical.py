@@ -3,21 +3,78 @@
 ``canonical(doc)``: UTF-8 JSON, keys sorted, separators ``,``/``:``, non-ASCII
 characters as themselves, NaN/Infinity refused.  ``doc_sha256(doc)`` =
 ``"sha256:" + sha256(canonical(doc))``.
+
+Two writers give these bytes: ``json``'s encoder (the definition) and, for a value made
+only of objects, arrays, strings, integers, booleans and null, orjson (compiled, ~4x
+faster), whose output for such values is byte for byte the same (tests/
+test_contract_canonical.py compares them).  Floats (whose spelling differs: ``1e+16`` vs
+``1e16``), integers past 64 bits, unpaired surrogates and anything that is not a plain JSON
+value always go to ``json``.
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 from typing import Any
+
+try:
+    import orjson
+except ImportError:  # pragma: no cover - orjson is a dependency; json alone is exact too
+    orjson = None  # type: ignore[assignment]
 
 _ENCODER = json.JSONEncoder(
     ensure_ascii=False, allow_nan=False, sort_keys=True, separators=(",", ":")
 )
 
+#: the types of a plain JSON value without floats (exact types: no subclasses)
+_PLAIN = frozenset({dict, list, str, int, bool, type(None)})
+#: levels walked before giving up (a cycle, or nesting no document reaches)
+_MAX_LEVELS = 256
+
+
+def plain_levels(value: Any) -> int | None:
+    """The number of nested container levels of ``value`` (0 for a scalar) when it holds
+    only dicts, lists, strings, integers, booleans and None (exact types, string keys), or
+    None when it holds anything else (a float, another type) or nests past 256 levels.
+
+    One C call lists a whole level's values (``gc.get_referents``: a dict whose keys are
+    all ``str`` gives its values only; any other key shows up, and is not plain)."""
+    t = type(value)
+    if t not in _PLAIN:
+        return None
+    level: list[Any] = [value] if t is dict or t is list else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > _MAX_LEVELS:
+            return None
+        values = gc.get_referents(*level)
+        if not _PLAIN.issuperset(map(type, values)):
+            return None
+        level = [x for x in values if type(x) is dict or type(x) is list]
+    return depth
+
+
+def plain_canonical(value: Any) -> bytes | None:
+    """:func:`canonical` of a value already known to be plain (:func:`plain_levels` not
+    None), by orjson; None when orjson is missing or refuses it (an integer past 64 bits,
+    an unpaired surrogate, nesting past its limit)."""
+    if orjson is None:
+        return None
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return None
+
 
 def canonical(doc: Any) -> bytes:
     """The canonical UTF-8 bytes of a JSON value (ValueError on NaN/Infinity)."""
+    if plain_levels(doc) is not None:
+        fast = plain_canonical(doc)
+        if fast is not None:
+            return fast
     return _ENCODER.encode(doc).encode("utf-8")
 
 

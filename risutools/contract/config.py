@@ -59,8 +59,8 @@ MAX_CONFIG_BYTES = 1024 * 1024
 #: kept: any other key is ``config-unknown-key`` with its name; docs/configuration.md)
 KEYS = {
     "capabilities": "validate, verify, review, promote (MC401's extra names)",
-    "rules": "validate, verify, analyze, ingest, review, promote (severity per check id "
-             "or prefix: error | warning | off)",
+    "rules": "validate, verify, analyze, project, ingest, review, promote (severity per "
+             "check id or prefix: error | warning | off)",
     "sources": "verify, review, promote (the source store; --sources overrides it)",
     "exclude": "validate, verify, ingest, review, promote (folder-walk globs; --exclude "
                "overrides them)",

@@ -9,6 +9,7 @@ text and never recursive (an explicit stack), so it is safe on any input.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 def escape_pointer_token(token: str) -> str:
@@ -143,3 +144,40 @@ def _join_surrogates(s: str) -> str:
         return s.encode("utf-16", "surrogatepass").decode("utf-16")
     except UnicodeDecodeError:
         return s
+
+
+def unpaired_surrogate(value: Any) -> tuple[str, str] | None:
+    """The first text in ``value`` (a JSON value built in code or parsed), in document
+    order, that holds an unpaired surrogate (``"\\ud800"``: not Unicode, so it has no
+    UTF-8 bytes and no canonical form or digest): ``(JSON pointer, why)`` as one line;
+    None when there is none.  A key's pointer is its object's (a pointer holding the
+    surrogate could not be printed).  Iterative: any depth."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        v, ptr = stack.pop()
+        if isinstance(v, str):
+            bad = surrogate_in(v)
+            if bad is not None:
+                return ptr, f"string holds an unpaired surrogate {bad} (not valid Unicode); " \
+                    "fix the text"
+        elif isinstance(v, dict):
+            children = []
+            for k, x in v.items():
+                bad = surrogate_in(k) if isinstance(k, str) else None
+                if bad is not None:
+                    return ptr, f"a key holds an unpaired surrogate {bad} (not valid " \
+                        "Unicode); fix the key"
+                children.append((x, f"{ptr}/{escape_pointer_token(str(k))}"))
+            stack.extend(reversed(children))
+        elif isinstance(v, (list, tuple)):
+            stack.extend((x, f"{ptr}/{i}") for i, x in reversed(list(enumerate(v))))
+    return None
+
+
+def surrogate_in(s: str) -> str | None:
+    """``U+D800`` for the first unpaired surrogate in ``s``, else None."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"U+{ord(s[exc.start]):04X}"
+    return None

@@ -20,6 +20,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -27,9 +28,14 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
-from risutools.contract.jsonlines import scan
+from risutools.contract.jsonlines import scan, unpaired_surrogate
 from risutools.contract.rules import MC000, MC001
 from risutools.findings import Finding
+
+try:
+    import orjson
+except ImportError:  # pragma: no cover - a dependency; without it the exact path alone
+    orjson = None  # type: ignore[assignment]
 
 MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
 MAX_DEPTH = 64
@@ -62,6 +68,8 @@ class LoadedDocument:
     path: Path | None = None  # the real file (None for stdin)
     _text: str | None = None  # JSON file text, scanned lazily for pointer lines
     _lines: dict[str, int] | None = None
+    #: the canonical document hash, when the loader computed it on the way (fast path)
+    sha256: str | None = None
 
     def line_of(self, pointer: str) -> int | None:
         """The line of the value at ``pointer`` (or of its nearest parent), when known."""
@@ -305,11 +313,12 @@ def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = N
     if fmt == "yaml":
         _load_yaml(text, name, path, out)
         return out
-    doc, problem = parse_json_text(text, name, line=None)
+    doc, problem, digest = parse_json_hashed(text, name, line=None)
     if problem is not None:
         out.problems.append(problem)
     else:
-        out.documents.append(LoadedDocument(name, 1, doc, "json", path, _text=text))
+        out.documents.append(LoadedDocument(name, 1, doc, "json", path, _text=text,
+                                            sha256=digest))
     return out
 
 
@@ -375,10 +384,82 @@ def _nonfinite(token: str) -> Any:
 
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_nonfinite)
 
+# A number token that orjson could read otherwise than ``json``: a float (a digit then
+# ``.``/``e``/``E``: the spelling of floats may differ) or 19+ digits (orjson reads an
+# integer past 64 bits as a float).  Searched outside string literals only.
+_NUMBER_RISK = re.compile(rb"[0-9](?:[.eE]|[0-9]{18})")
+def _outside_strings(data: bytes) -> bytes:
+    """The bytes of valid JSON ``data`` outside its string literals (structure, numbers,
+    keywords): escape pairs (``\\\\``, ``\\"``) are neutralised first, then every quote
+    left opens or closes a string."""
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"__").replace(b'\\"', b"__")
+    return b"".join(data.split(b'"')[0::2])
+
+
+def fast_json(data: bytes) -> tuple[Any, bytes] | None:
+    """(value, canonical bytes) of UTF-8 JSON ``data`` parsed by orjson, or None when the
+    exact path (``json`` with the duplicate-key hook) must decide.  Every guard holds:
+
+    - orjson refuses (None) what ``json`` refuses or takes differently: invalid JSON or
+      UTF-8, a byte-order mark, NaN/Infinity, unpaired surrogates, numbers out of range,
+      nesting past 1,024 levels;
+    - floats and integers of 19+ digits are left to ``json`` (``_NUMBER_RISK``), so every
+      value is exactly the one ``json`` gives;
+    - duplicate keys: the canonical form (orjson, keys sorted; see ``canonical``) holds one
+      ``:`` per key kept plus the ``:`` of every string, and the text one per key written
+      plus the same ``:`` of every string, as long as no ``\\u003a`` escape spells one:
+      the two counts are equal exactly when no key was repeated (``"a"`` and ``"\\u0061"``
+      included: they are one key once decoded);
+    - nesting past ``MAX_DEPTH`` levels: a walk over the containers, by level.
+    """
+    from risutools.contract.canonical import plain_canonical
+
+    if orjson is None or b"\\u003" in data:
+        return None
+    if _NUMBER_RISK.search(_outside_strings(data)):  # a regex over the whole text: 4x slower
+        return None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if data.count(b"{") + data.count(b"[") > MAX_DEPTH:  # else it cannot nest deeper
+        from risutools.formats.jsonsafe import _nests_deeper
+
+        if _nests_deeper(value, MAX_DEPTH):
+            return None
+    canon = plain_canonical(value)
+    if canon is None or canon.count(b":") != data.count(b":"):
+        return None
+    return value, canon
+
 
 def parse_json_text(text: str, name: str, *, line: int | None
                     ) -> tuple[Any, Finding | None]:
     """Parse one JSON document; returns (value, None) or (None, MC000 finding)."""
+    doc, problem, _ = parse_json_hashed(text, name, line=line)
+    return doc, problem
+
+
+def parse_json_hashed(text: str, name: str, *, line: int | None
+                      ) -> tuple[Any, Finding | None, str | None]:
+    """:func:`parse_json_text`, with the canonical document hash when the fast path
+    computed it on the way (else None)."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # an unpaired surrogate: the exact path says where
+        data = None
+    fast = fast_json(data) if data is not None else None
+    if fast is not None:
+        from risutools.contract.canonical import sha256_prefixed
+
+        return fast[0], None, sha256_prefixed(fast[1])
+    doc, problem = _parse_json_exact(text, name, line=line)
+    return doc, problem, None
+
+
+def _parse_json_exact(text: str, name: str, *, line: int | None
+                      ) -> tuple[Any, Finding | None]:
     first = line or 1
     try:
         doc = _DECODER.decode(text)
@@ -430,10 +511,10 @@ def check_value(doc: Any, name: str, line: int, text: str | None) -> Finding | N
         elif look_for_surrogates and isinstance(v, str):
             try:
                 v.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                return _problem(
-                    name, f"string holds an unpaired surrogate U+{ord(v[exc.start]):04X} "
-                    "(not valid Unicode); fix the text", line)
+            except UnicodeEncodeError:  # the first one in document order, with its pointer
+                ptr, why = unpaired_surrogate(doc) or ("", "")
+                at = scan(text, line).lines.get(ptr, line) if text is not None else line
+                return _problem(name, why, at, ptr)
     return None
 
 
@@ -471,13 +552,20 @@ def load_ndjson_stream(f: BinaryIO, name: str, *, path: Path | None = None,
         if not stripped:
             continue
         any_line = True
+        fast = fast_json(stripped)
+        if fast is not None:
+            from risutools.contract.canonical import sha256_prefixed
+
+            out.documents.append(LoadedDocument(name, lineno, fast[0], "ndjson", path,
+                                                sha256=sha256_prefixed(fast[1])))
+            continue
         try:
             text = stripped.decode("utf-8")
         except UnicodeDecodeError:
             _, err = _decode(raw, name, start, lineno)
             out.problems.append(err or _problem(name, "not UTF-8", lineno))
             continue
-        doc, problem = parse_json_text(text, name, line=lineno)
+        doc, problem = _parse_json_exact(text, name, line=lineno)
         if problem is not None:
             out.problems.append(problem)
         else:

@@ -170,7 +170,7 @@ def _info(ld: LoadedDocument, findings: list[Finding]) -> DocumentInfo:
     ver = doc.get("component_version") if isinstance(doc, dict) else None
     return DocumentInfo(
         ld.file, ld.line, cid if isinstance(cid, str) else None,
-        ver if isinstance(ver, str) else None, _doc_hash(doc), findings,
+        ver if isinstance(ver, str) else None, ld.sha256 or _doc_hash(doc), findings,
     )
 
 

@@ -18,7 +18,10 @@ node tree, no arbitrary Python objects):
 Refusals come in the order a reader of the whole document would meet them: a problem
 with the document's *syntax* (a parse error, an alias, a repeated anchor) anywhere in a
 document wins over a problem with its *values* (a tag, a key, the depth) — the values of
-the rest of the document are then no longer built, only its events read to its end.
+the rest of the document are then no longer built, only its events read to its end. Only
+the bounds are refused at once, the rest unread: the values' memory, and a nesting so deep
+that the parser stops looking ahead (1,000 levels for libyaml, ``max_depth + 64`` flow
+levels for PyYAML's parser).
 
 Each value's line is recorded by its JSON pointer, except where it is the line of its
 parent (a flow sequence on one line records one pointer, not one per item): looking a
@@ -86,7 +89,8 @@ class YamlRefused(Exception):
 
 
 class _Bound(YamlRefused):
-    """A bound (depth, values) passed: refused at once, the rest is not read."""
+    """A bound (the parser's nesting bound, the values' memory) passed: refused at once,
+    the rest is not read."""
 
 
 #: bound on the estimated memory of the values of one YAML file (all its documents): each
@@ -294,6 +298,8 @@ class _Composer:
             raise YamlRefused(f"mapping key {shown!r} is not a string; quote it", kline,
                               top.pointer)
         key = str(ev.value)
+        if self.pure:  # a key too ("\ud800" escapes pass PyYAML's parser)
+            _check_surrogates(key, kline, top.pointer)
         if key in top.value:
             raise YamlRefused(
                 f"duplicate key {key!r} (first at line {top.key_lines[key]}); remove or rename "
@@ -323,8 +329,8 @@ class _Composer:
                 pointer = self._pointer(parent)
                 self.lines[pointer] = line
                 self.budget[0] += LINE_COST
-        if depth > self.max_depth:
-            raise _Bound(f"nested deeper than {self.max_depth} levels; flatten the document",
+        if depth > self.max_depth:  # a value problem: deferred, like a tag or a key
+            raise YamlRefused(f"nested deeper than {self.max_depth} levels; flatten the document",
                               line, pointer if pointer is not None else self._pointer(parent))  # type: ignore[arg-type]
         value: Any
         if (cls is ScalarEvent and self.fast_ints and ev.tag is None and ev.implicit[0]

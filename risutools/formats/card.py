@@ -7,6 +7,13 @@ evaluates CBS in its greetings and description, whether or not the card also car
 analyser reads (``trigger``, ``regex``, ``lorebook``, ``lowLevelAccess``,
 ``backgroundEmbedding``) and keeps the CBS-bearing text fields under ``cardFields``.
 Nothing is rewritten: every value is the card's own object.
+
+A ``.charx`` that carries a ``module.risum``: RisuAI's import (``characterCards.ts``,
+``importCharacterProcess``) replaces the card's ``triggerscript`` and ``customScripts`` with
+the module's ``trigger`` and ``regex``, and its lorebook with the module's ``lorebook`` when
+the module has one; so those parts of ``card.json`` never run, and the module component
+states them once.  The card keeps what is its own (greetings, description, background HTML,
+``lowLevelAccess``).
 """
 
 from __future__ import annotations
@@ -20,12 +27,19 @@ CBS_FIELDS = ("description", "personality", "scenario", "first_mes", "mes_exampl
               "group_only_greetings")
 
 
+#: the key of the view listing the card's parts the carried module replaces
+REPLACED_BY_MODULE = "replacedByModule"
+
+
 def _dict(v: Any) -> dict[str, Any]:
     return v if isinstance(v, dict) else {}
 
 
-def card_module_data(card: dict[str, Any]) -> dict[str, Any]:
-    """The module-shaped view of a card (``{"spec": ..., "data": {...}}``)."""
+def card_module_data(card: dict[str, Any],
+                     carried: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The module-shaped view of a card (``{"spec": ..., "data": {...}}``); ``carried`` is the
+    module of the ``module.risum`` the card comes with, whose trigger, regex and lorebook
+    replace the card's on import (left out of the view, so they are stated once)."""
     data = _dict(card.get("data"))
     risu = _dict(_dict(data.get("extensions")).get("risuai"))
     out: dict[str, Any] = {"name": data.get("name") if isinstance(data.get("name"), str)
@@ -37,6 +51,12 @@ def card_module_data(card: dict[str, Any]) -> dict[str, Any]:
     for key, target in (("triggerscript", "trigger"), ("customScripts", "regex")):
         if key in risu:
             out[target] = risu[key]
+    if carried is not None:
+        replaced = [key for key in ("trigger", "regex") if out.pop(key, None) is not None]
+        if isinstance(carried.get("lorebook"), list) and out.pop("lorebook", None) is not None:
+            replaced.append("lorebook")
+        if replaced:
+            out[REPLACED_BY_MODULE] = replaced
     if risu.get("lowLevelAccess") is True:
         out["lowLevelAccess"] = True
     if isinstance(risu.get("backgroundHTML"), str):

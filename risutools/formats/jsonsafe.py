@@ -185,7 +185,10 @@ _TYPE_NAMES = {dict: "an object", list: "an array", str: "a string", bool: "a bo
                int: "an integer", float: "a number", type(None): "null"}
 
 
-def json_type_name(value: object) -> str:
+def json_type_name(value: object, object_word: str = "an object") -> str:
     """The JSON name of a value's type, with an article ("an array", "null"): the one
-    spelling error messages use (schema errors, readers)."""
+    spelling error messages use (schema errors, readers, the analyser; YAML readers pass
+    ``object_word="a mapping"``)."""
+    if isinstance(value, dict):
+        return object_word
     return _TYPE_NAMES.get(type(value), type(value).__name__)

@@ -239,7 +239,7 @@ def _read_charx(fp: BinaryIO, size: int, p: str, fmt: str, with_assets: bool) ->
     got = charx.read_charx(fp, with_assets=with_assets)
     digest = _stream_sha256(fp)
     out: list[Module] = []
-    view = card.card_module_data(got.card_data or {})
+    view = card.card_module_data(got.card_data or {}, got.module.module if got.module else None)
     if card.has_active_content(view):  # the card's own triggers, regex, CBS ...
         out.append(Module(data=view, component_type="character", card=got.card,
                           source=SourceInfo(path=p, format=fmt, size=size, sha256=digest,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from risutools.contract.canonical import canonical
+from risutools.contract.jsonlines import unpaired_surrogate
 from risutools.contract.loaders import parse_value_bytes
 from risutools.errors import ConfigError, DocumentError
 from risutools.resources import load_schema
@@ -101,9 +102,9 @@ def _fail(path: str, field: str, why: str) -> ConfigError:
 
 
 def _kind(v: Any) -> str:
-    from risutools.analysis.analyzer import type_name
+    from risutools.formats.jsonsafe import json_type_name
 
-    return type_name(v, "a mapping")
+    return json_type_name(v, "a mapping")
 
 
 def _check(value: Any, spec: Any, field: str, path: str) -> None:
@@ -189,6 +190,9 @@ def validate_notes(data: Any, *, path: str = "") -> None:
     """Raise ConfigError (naming the field) unless ``data`` is valid notes-v1."""
     if not isinstance(data, dict):
         raise _fail(path, "", f"a notes file must be a mapping, not {_kind(data)}")
+    bad = unpaired_surrogate(data)  # (a mapping built in code: the loaders refuse it in a file)
+    if bad is not None:
+        raise ConfigError("notes-invalid", bad[1], where=bad[0] or "(top)", path=path or None)
     _check(data, _SPEC, "", path)
     payload = data.get("payload")
     if isinstance(payload, dict) and "idea_layers" in payload and "idea_layers" in data:

@@ -5,17 +5,25 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from risutools.errors import ConfigError
 from risutools.fsio import atomic_write
 from risutools.projection.notes import Notes, load_notes
 from risutools.projection.project import project
 
+if TYPE_CHECKING:
+    from risutools.analysis import Analysis
+    from risutools.contract.config import ContractConfig
+    from risutools.formats.model import Module
+
 
 def project_path(path: str, *, post_id: str | None = None, notes_path: str | None = None,
-                 lang: str = "en") -> list[dict[str, Any]]:
-    """Every document projected from the modules in ``path``."""
+                 lang: str = "en", settings: ContractConfig | None = None
+                 ) -> list[dict[str, Any]]:
+    """Every document projected from the modules in ``path``.  ``settings``: the analysis
+    findings a document mentions are those the settings report (``rules:``,
+    ``--select``/``--ignore``), as in the documents ``ingest`` writes."""
     from risutools.formats import read_path
 
     notes: Notes | None = load_notes(notes_path) if notes_path else None
@@ -24,7 +32,31 @@ def project_path(path: str, *, post_id: str | None = None, notes_path: str | Non
         raise ConfigError("notes-ambiguous",
                           f"{path} holds {len(modules)} components; a notes file belongs to one",
                           where="--notes")
-    return [project(m, post_id=post_id, notes=notes, lang=lang) for m in modules]
+    return [project(m, post_id=post_id, notes=notes, lang=lang,
+                    analysis=graded_analysis(m, settings)) for m in modules]
+
+
+def grades(settings: ContractConfig) -> str:
+    """What of ``settings`` changes a document (its analysis findings), as text (part of
+    ``ingest``'s cache keys); "" when nothing does."""
+    if not (settings.severities or settings.select or settings.ignore):
+        return ""
+    return json.dumps([sorted(settings.severities.items()), settings.select, settings.ignore])
+
+
+def graded_analysis(module: Module, settings: ContractConfig | None) -> Analysis | None:
+    """The module's analysis as ``settings`` report it (:meth:`ContractConfig.apply`), for
+    :func:`~risutools.projection.project.project`: the one place ``project`` and ``ingest``
+    grade a document's findings.  None when nothing in the settings changes them (the
+    projection then analyses the module itself)."""
+    if settings is None or not grades(settings):
+        return None
+    from dataclasses import replace
+
+    from risutools.analysis import analyze
+
+    a = analyze(module)
+    return replace(a, findings=settings.apply(a.findings))
 
 
 def dumps(doc: dict[str, Any]) -> str:

@@ -12,17 +12,15 @@ from __future__ import annotations
 from functools import lru_cache
 
 from risutools.analysis import Analysis
-from risutools.analysis.model import StateKey
+from risutools.analysis.model import HOOK_TAGS, HOOK_WORDS, StateKey
 from risutools.analysis.toggles import Toggle
 from risutools.checks.analysis import RA114
 from risutools.formats.model import Module
 from risutools.projection.guard import CopyGuard
 from risutools.projection.naming import fold
-from risutools.projection.text import (  # TODO(merge `module`): HOOK_* from analysis.model
+from risutools.projection.text import (
     CAPABILITY_TAGS,
     HOOK_SENTENCES,
-    HOOK_TAGS,
-    HOOK_WORDS,
     OPERATORS,
     summary_sentence,
     t,

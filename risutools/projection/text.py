@@ -153,21 +153,6 @@ T: dict[str, dict[str, str]] = {
     },
 }
 
-# TODO(merge with branch `module`): these two tables are analysis.model's HOOK_WORDS and
-# HOOK_TAGS (the one hook table, rows in risutools/data/capabilities.yaml); once merged,
-# sentences.py imports them from there and they are deleted here.
-#: hook capability -> the word documents use for it
-HOOK_WORDS: dict[str, str] = {
-    "hook.edit_request": "editRequest", "hook.edit_display": "editDisplay",
-    "hook.edit_input": "editInput", "hook.edit_output": "editOutput",
-    "hook.chat_start": "start", "hook.manual": "manual", "hook.translation": "edittrans",
-}
-#: hook capability -> the document's tag
-HOOK_TAGS: dict[str, str] = {
-    "hook.edit_request": "edit-request", "hook.edit_display": "edit-display",
-    "hook.edit_input": "edit-input", "hook.edit_output": "edit-output",
-    "hook.chat_start": "chat-start", "hook.manual": "buttons", "hook.translation": "translation",
-}
 
 #: required capability -> the document's tag, in tag order
 CAPABILITY_TAGS: tuple[tuple[str, str], ...] = (

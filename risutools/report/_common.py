@@ -9,8 +9,11 @@ if TYPE_CHECKING:
 
 
 def one_line(text: str) -> str:
-    """``text`` on one line: line breaks and other control characters escaped."""
-    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+    """``text`` on one line: line breaks, other control characters and bidi/format
+    characters escaped; spaces of every script (U+3000 ...) kept as they are."""
+    from risutools.analysis.model import display
+
+    return display(text)
 
 
 def summary_line(result: Result) -> str:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from risutools.analysis.model import Analysis, Fact, scrub
+from risutools.analysis.model import Analysis, Fact, display, quoted, scrub
+from risutools.formats.card import REPLACED_BY_MODULE
 
 if TYPE_CHECKING:
     from risutools.formats.model import Module
@@ -33,8 +34,9 @@ def render_analysis_json(path: str, results: list[tuple[Module, Analysis]]) -> s
 
 
 def _show(text: str) -> str:
-    """Module text made safe for a terminal: control characters (newlines, ESC ...) escaped."""
-    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+    """Module text made safe for a terminal: control and bidi characters (newlines, ESC,
+    RLO ...) escaped; other text, ideographic and other spaces included, printed as is."""
+    return display(text)
 
 
 def _facts(title: str, facts: list[Fact], lines: list[str]) -> None:
@@ -51,13 +53,17 @@ def render_analysis_text(path: str, results: list[tuple[Module, Analysis]]) -> s
     lines: list[str] = []
     for m, a in results:
         member = f"!{m.source.member}" if m.source and m.source.member else ""
-        lines.append(f"{path}{member}: {a.component_type} {a.name!r}")
+        lines.append(f"{_show(path)}{member}: {a.component_type} {quoted(a.name)}")
         c = a.counts
         lines.append(
             f"  contents: {c.get('triggers', 0)} trigger(s), {c.get('lorebook', 0)} lorebook "
             f"entr(y/ies), {c.get('regex', 0)} regex script(s), {len(a.toggles)} toggle(s), "
             f"{c.get('assets', 0)} asset(s), Lua {c.get('lua_bytes', 0)} chars, "
             f"legacy JS {c.get('cjs_bytes', 0)} chars")
+        replaced = m.data.get(REPLACED_BY_MODULE) if a.component_type == "character" else None
+        if isinstance(replaced, list) and replaced:
+            lines.append(f"  {', '.join(str(r) for r in replaced)}: replaced on import by the "
+                         "module.risum it carries (stated by that component)")
         lla = "yes" if a.low_level_access else "no"
         if a.low_level_triggers:
             lla += f" (and triggers {', '.join(str(i) for i in a.low_level_triggers)})"
@@ -80,12 +86,15 @@ def render_analysis_text(path: str, results: list[tuple[Module, Analysis]]) -> s
                 extra = f" [{', '.join(t.options)}]" if t.options else ""
                 group = f" (group {t.group})" if t.group else ""
                 lines.append(f"    {_show(t.key):<24} {t.type:<8} {_show(t.label + extra + group)}")
+        _facts("toggles read that another module must declare", a.required_toggles, lines)
+        _facts("code in fields RisuAI never reads (never runs)", a.unused_code_fields, lines)
         lines.append("  requires: " + (", ".join(a.requires_names()) or "-"))
         lines.append("  provides: " + (", ".join(a.provides_names()) or "-"))
         if a.findings:
             lines.append("  findings:")
             for f in a.findings:
-                lines.append(f"    {f.rule} {f.severity:<7} {f.evidence}: {f.message}")
+                lines.append(f"    {f.rule} {f.severity:<7} {_show(f.evidence)}: "
+                             f"{_show(f.message)}")
         else:
             lines.append("  findings: none")
     text: str = scrub("\n".join(lines) + "\n")

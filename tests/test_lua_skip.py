@@ -1,0 +1,57 @@
+"""The Lua scanner's skip path (issue 11): passing over runs of tokens the analysis does not
+need gives exactly what reading every token gives, on our own idioms and on random text."""
+
+from __future__ import annotations
+
+from harness import FIXTURES
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from risutools.analysis import analyzer
+from risutools.analysis.lua import LuaScan, scan_lua, skip_pattern
+
+KEEP = analyzer._KEEP_CALLS
+IDIOMS = (FIXTURES / "analysis" / "lua_skip_idioms.lua").read_text(encoding="utf-8")
+
+_PIECES = ["a", " ", "\n", "\\", '"', "'", "[", "]", "\\58", "https://h.example/", "request",
+           "getChatVar", "(", ")", ",", "=", "==", ".", ":", "::", "..", "local", "function",
+           "end", "_G", "_ENV", "LLM", "x", "0x1p4", ".5", "1e3", "--", "--[[", "]]", "[==[",
+           "]==]", "{", "}", "-", "#", "~", "local U =", "\t", "\r\n", " = \"s\"", "$", "한",
+           "pcall", "listenEdit", "onStart", "return", "'a:b'"]
+
+
+def _view(s: LuaScan) -> str:
+    return repr((s.calls, s.defs, s.dynamic_index, s.url_hosts, s.constants, s.errors, s.lines))
+
+
+def test_idioms_read_the_same_with_and_without_skipping() -> None:
+    fast = scan_lua(IDIOMS, KEEP)
+    assert _view(fast) == _view(scan_lua(IDIOMS, KEEP, skip=False))
+    assert fast.tokens < scan_lua(IDIOMS, KEEP, skip=False).tokens  # it did skip
+    by_name = {(c.name, c.qualifier, c.base) for c in fast.calls}
+    assert ("LLM", ".", "_G") not in by_name and ("LLM", ".", "t") in by_name
+    assert ("axLLM", ".", "t") in by_name
+    defs = {(d.name, d.local) for d in fast.defs}
+    assert {("helper", True), ("quiet", True), ("split", True), ("handler", False),
+            ("other", False)} <= defs
+    assert "onOutput" not in {d.name for d in fast.defs}  # _G.onOutput: a field
+    assert fast.constants == {"HOST": "https://api.example.org/v1", "KEY": "mood",
+                              "coded": "https://coded.example/", "y": "after a comment",
+                              "s": "no colon here", "u": "has: colon",
+                              "LONG": "a long string"}  # not b: a parameter of helper
+    assert [h for h, _ in fast.url_hosts] == ["api.example.org", "coded.example"]
+
+
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
+def test_random_text_reads_the_same(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert _view(scan_lua(text, KEEP)) == _view(scan_lua(text, KEEP, skip=False))
+
+
+def test_the_skip_never_stops_inside_a_name_or_passes_a_kept_call() -> None:
+    rx = skip_pattern(frozenset({"LLM"}))
+    for text, stop in [("local function f() end", 0), ("x = y + LLM(1)", 7),
+                       ("a.b.c LLM", 5), ("obj.LLM(1)", 3), ("s = 'x:y'", 0)]:
+        m = rx.match(text)
+        assert m is not None and m.end() == stop, (text, m.end() if m else None)
