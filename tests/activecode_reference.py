@@ -66,7 +66,10 @@ _WEAK: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("a regex character range", ("[",), re.compile(
         r"\[(?:a-z|A-Z|0-9|가-힣|\w-\w)[^\]\n]{0,60}\]")),
     ("anchored pattern ^...$", ("^",), re.compile(r"^\^[^\n]{1,200}\$$", re.MULTILINE)),
-    ("an assignment `x = y`", (" = ",), re.compile(
+    # The needle was " = ", a gate narrower than its own pattern (``\s=\s`` also takes a
+    # tab or a line break around the "="): the detector's "=" gate is the one the pattern
+    # means, so the reference uses it too (found by the fuzz test: "]*a\t=\ta").
+    ("an assignment `x = y`", ("=",), re.compile(
         r"\b[a-z_][a-z0-9_]*(?:\.[a-z_]\w*|\[[^\]\n]{1,40}\])?\s=\s[\w\"'{\[(-]")),
     ("an `if ... then`", ("then",), re.compile(r"\bif\b[^\n]{1,200}?\bthen\b")),
     ("a `==` comparison", ("==",), re.compile(r"[\w)\]]\s*==\s*[\w\"'(]")),

@@ -253,3 +253,11 @@ def test_windows_never_change_the_answer() -> None:
         assert find_active_code(text) == _reference(text), text
 
     check()
+
+
+def test_an_assignment_spaced_by_tabs_or_line_breaks_is_one() -> None:
+    """The assignment pattern's ``\\s=\\s``: a tab or a line break around ``=`` counts as
+    the space does (the fuzz test's counterexample ``]*a\\t=\\ta`` and its kin)."""
+    for text in ("]*a\t=\ta", "]*a = a", "]*a\n=\na"):
+        assert find_active_code(text) == "regex quantifiers and an assignment `x = y`", text
+    assert find_active_code("]*a=a") is None  # no whitespace: not this pattern
