@@ -38,6 +38,11 @@ def load_schema(name: str) -> dict[str, Any]:
 
 @cache
 def load_data_yaml(name: str) -> Any:
-    """Load ``risutools/data/<name>`` (YAML)."""
-    with open(data_dir() / name, encoding="utf-8") as f:
-        return yaml.safe_load(f)
+    """Load ``risutools/data/<name>`` (YAML).  These are the package's own files, not user
+    input: read with libyaml's safe loader where present (a tenth of the pure-Python
+    loader's time; the same resolver, so the same values), else the pure-Python one."""
+    with open(data_dir() / name, "rb") as f:
+        return yaml.load(f, Loader=_SAFE_LOADER)
+
+
+_SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
