@@ -12,8 +12,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 _PKG = Path(__file__).resolve().parent
 
 
@@ -39,5 +37,7 @@ def load_schema(name: str) -> dict[str, Any]:
 @cache
 def load_data_yaml(name: str) -> Any:
     """Load ``risutools/data/<name>`` (YAML)."""
+    import yaml  # only when a data file is read: not at every command's start-up
+
     with open(data_dir() / name, encoding="utf-8") as f:
         return yaml.safe_load(f)
