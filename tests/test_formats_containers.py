@@ -463,3 +463,20 @@ def test_preset_envelope_rules_follow_risuai(tmp_path: Path) -> None:
     assert m.data == {"name": "P"}
     (m,) = read_path(write({"presetVersion": 2.0, "type": "preset", "preset": sealed}))
     assert m.data == {"name": "P"}
+
+
+def test_read_path_with_the_detected_format_reads_the_same_and_checks_every_byte() -> None:
+    for src in sorted(SOURCES.iterdir()):
+        fmt = detect(src)
+        assert fmt is not None, src
+        plain, hinted = read_path(src), read_path(src, fmt=fmt)
+        assert [(m.data, m.source, m.anomalies) for m in plain] == [
+            (m.data, m.source, m.anomalies) for m in hinted], src
+        assert read_path(src, fmt="unreadable")[0].source == plain[0].source  # not a format
+    json_file = SOURCES / "186123400_mood-tracker.json"
+    with pytest.raises(FormatError) as exc:  # a stale hint: that reader refuses the bytes
+        read_path(json_file, fmt="risum")
+    assert exc.value.code == "bad-magic"
+    with pytest.raises(FormatError) as exc:
+        read_path(SOURCES / "174678332_context-cutter.risum", fmt="json-module")
+    assert exc.value.code in ("not-json", "not-utf8")
