@@ -39,5 +39,9 @@ def load_data_yaml(name: str) -> Any:
     """Load ``risutools/data/<name>`` (YAML)."""
     import yaml  # only when a data file is read: not at every command's start-up
 
+    # the package's own data (trusted, not user input: that goes through
+    # contract.yamlsafe): libyaml's parser when present, ~8x quicker than the pure-Python
+    # one for the same objects (the constructor is the same), ~25 ms of every start-up
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     with open(data_dir() / name, encoding="utf-8") as f:
-        return yaml.safe_load(f)
+        return yaml.load(f, Loader=loader)
