@@ -12,6 +12,7 @@ from pathlib import Path
 
 import msgpack
 import pytest
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from harness import ROOT, SOURCES
 
 from risutools.errors import FormatError
@@ -138,7 +139,7 @@ def test_risup_fixture_decrypts() -> None:
 
 def test_risupreset_variants(tmp_path: Path) -> None:
     preset = {"name": "P", "bin": b"\x00\x01", 5: "int key"}
-    sealed = risup.AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb(preset), None)
+    sealed = AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb(preset), None)
     envelope = msgpack.packb({"presetVersion": 0, "type": "preset", "pres": sealed})
     for name, blob, fmt in (
         ("a.risupreset", zlib.compress(envelope), "risupreset"),
@@ -424,7 +425,7 @@ def test_too_many_asset_frames_is_refused(tmp_path: Path) -> None:
 def test_risupreset_raw_deflate_as_fflate_accepts(tmp_path: Path) -> None:
     # fflate.decompressSync (RisuAI's importer) inflates raw deflate when no header is found
     preset = {"name": "raw"}
-    sealed = risup.AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb(preset), None)
+    sealed = AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb(preset), None)
     envelope = msgpack.packb({"presetVersion": 2, "type": "preset", "preset": sealed})
     co = zlib.compressobj(9, zlib.DEFLATED, -15)
     raw = co.compress(envelope) + co.flush()
@@ -446,7 +447,7 @@ def test_risupreset_raw_deflate_as_fflate_accepts(tmp_path: Path) -> None:
 
 
 def test_preset_envelope_rules_follow_risuai(tmp_path: Path) -> None:
-    sealed = risup.AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb({"name": "P"}), None)
+    sealed = AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb({"name": "P"}), None)
 
     def write(env: dict[str, object]) -> Path:
         p = tmp_path / "x.risup"
