@@ -235,6 +235,7 @@ def _limit_inputs() -> dict[str, bytes]:
     import zipfile
 
     import msgpack
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
     from risutools.formats import charx, jsonscan, reader, risup
     from risutools.formats.risum import MAX_MAIN_BYTES
@@ -278,12 +279,12 @@ def _limit_inputs() -> dict[str, bytes]:
     # .risup: a preset of just under 1 M msgpack values, 1-key maps with 40-byte strings
     items = risup.MAX_MSGPACK_ITEMS // 3 - 10
     preset = msgpack.packb({"name": "limit", "x": [{"k": "x" * 40} for _ in range(items)]})
-    sealed = risup.AESGCM(risup.KEY).encrypt(risup.IV, preset, None)
+    sealed = AESGCM(risup.KEY).encrypt(risup.IV, preset, None)
     env = msgpack.packb({"presetVersion": 2, "type": "preset", "preset": sealed})
     out["risup-at-limit.risup"] = rpack.encode(gzip.compress(env, compresslevel=1, mtime=0))
     # .risup: one incompressible binary filling the 64 MiB file bound
     blob = rnd.randbytes(risup.MAX_FILE_BYTES - 4 * MIB)
-    sealed = risup.AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb({"b": blob}), None)
+    sealed = AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb({"b": blob}), None)
     env = msgpack.packb({"presetVersion": 2, "type": "preset", "preset": sealed})
     out["risup-binary-at-limit.risup"] = rpack.encode(gzip.compress(env, compresslevel=1,
                                                                     mtime=0))  # fmt: skip

@@ -23,9 +23,11 @@ after adding 10 new files, and the peak RSS of an ingest over small vs large fil
 The trees live in ``$RISUTOOLS_BENCH_DIR`` (default ``/tmp/risutools-bench``); figures are
 warm-cache.  Environment: ``BENCH_INGEST_FILES`` (2000), ``BENCH_INGEST_SCALE`` (1.0),
 ``BENCH_INGEST_LARGE_FILES`` (250), ``BENCH_INGEST_LARGE_SCALE`` (10), ``BENCH_INGEST_ROUNDS``
-(3), ``BENCH_INGEST_TREES`` (``small,large``); ``BENCH_INGEST_STAGES=1`` prints only where the
-CPU of the small-file tree goes, stage by stage (sha256 floor, discovery, ``read_path``,
-``project``, rendering, the temp files, one syncfs, the commits, the CLI's start-up).
+(3), ``BENCH_INGEST_TREES`` (``small,large``), ``BENCH_INGEST_NO_COMPILE=1`` (the package is
+byte-compiled first, as an install is: see :func:`compile_package`); ``BENCH_INGEST_STAGES=1``
+prints only where the CPU of the small-file tree goes, stage by stage (sha256 floor,
+discovery, ``read_path``, ``project``, rendering, the temp files, one syncfs, the commits,
+the CLI's start-up).
 """
 
 from __future__ import annotations
@@ -295,9 +297,23 @@ def stages(n_files: int, scale: float) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def compile_package() -> None:
+    """Byte-compile risutools once, as installing the wheel does (pip compiles every
+    module).  Run from a checkout with ``PYTHONDONTWRITEBYTECODE=1`` (set on the shared
+    bench machine) and no ``__pycache__``, every timed CLI run would compile ~60 modules
+    from source first: ~0.10 s of CPU that no installed copy pays and the floor's
+    one-screen script does not have (see RESULTS.md, "Ingest, round 4").
+    ``BENCH_INGEST_NO_COMPILE=1`` leaves the package as it is."""
+    if os.environ.get("BENCH_INGEST_NO_COMPILE"):
+        return
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "risutools")],
+                   check=True, stdout=subprocess.DEVNULL)
+
+
 def main() -> None:
     BASE.mkdir(parents=True, exist_ok=True)
     print(f"{CORES} cores; load average {os.getloadavg()[0]:.1f} at the start")
+    compile_package()
     if os.environ.get("BENCH_INGEST_STAGES"):
         stages(N_FILES, SCALE)
         return

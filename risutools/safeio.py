@@ -64,6 +64,8 @@ def _link_note(path: str | os.PathLike[str]) -> str:
 
 
 def _check_mode(path: str | os.PathLike[str], st: os.stat_result, limit: int | None) -> None:
+    if stat.S_ISREG(st.st_mode) and (limit is None or st.st_size <= limit):
+        return  # (the name is shown only in a refusal)
     shown = show_name(os.fspath(path))
     if stat.S_ISDIR(st.st_mode):
         raise FileRefused("not-a-file", "is a folder, not a file", path=shown)
@@ -74,10 +76,9 @@ def _check_mode(path: str | os.PathLike[str], st: os.stat_result, limit: int | N
             "regular files only",
             path=shown,
         )
-    if limit is not None and st.st_size > limit:
-        raise FileRefused(
-            "too-large", f"file is {st.st_size} bytes, more than the {limit}-byte bound",
-            path=shown)
+    raise FileRefused(
+        "too-large", f"file is {st.st_size} bytes, more than the {limit}-byte bound",
+        path=shown)
 
 
 def _os_refusal(path: str | os.PathLike[str], exc: OSError) -> FileRefused:

@@ -15,7 +15,7 @@ from harness import PACKAGE as PKG
 
 from risutools.checks import RuleFilter, all_checks
 from risutools.checks.docs import render_page, stale_pages, table
-from risutools.checks.registry import DECLARING_MODULES, ID_RE, SCOPES, declare
+from risutools.checks.registry import DECLARING_MODULES, ID_RE, REGISTRY, SCOPES, declare
 from risutools.errors import ConfigError
 from risutools.report.reporters import FORMATS, REPORTER_BY_NAME
 
@@ -70,6 +70,23 @@ def test_a_check_cannot_be_declared_twice_or_badly() -> None:
         declare("mc999", "error", "document", "x", summary="s.", why="w.", fix="f.")
     with pytest.raises(ValueError, match="scope"):
         declare("ZZ999", "error", "nowhere", "x", summary="s.", why="w.", fix="f.")
+
+
+def test_all_checks_follows_the_registry_after_caching_its_sort() -> None:
+    before = all_checks()
+    before.pop("MC201")  # the caller's copy: the registry's view is not touched
+    assert "MC201" in all_checks()
+    try:
+        declare("ZZ998", "info", "document", "zz", summary="s.", why="w.", fix="f.")
+        declare("ZZ997", "info", "document", "zz", summary="s.", why="w.", fix="f.")
+        ids = list(all_checks())
+        assert ids.index("ZZ997") == ids.index("ZZ998") - 1  # sorted again, new ones in
+        del REGISTRY["ZZ998"]  # edited behind the registry's back: seen by its size
+        assert "ZZ998" not in all_checks()
+    finally:
+        REGISTRY.pop("ZZ998", None)
+        REGISTRY.pop("ZZ997", None)
+    assert "ZZ997" not in all_checks() and list(all_checks()) == list(all_checks())
 
 
 def _id_literals(path: Path) -> list[tuple[int, str]]:

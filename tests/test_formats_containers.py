@@ -12,6 +12,7 @@ from pathlib import Path
 
 import msgpack
 import pytest
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from harness import ROOT, SOURCES
 
 from risutools.errors import FormatError
@@ -138,7 +139,7 @@ def test_risup_fixture_decrypts() -> None:
 
 def test_risupreset_variants(tmp_path: Path) -> None:
     preset = {"name": "P", "bin": b"\x00\x01", 5: "int key"}
-    sealed = risup.AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb(preset), None)
+    sealed = AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb(preset), None)
     envelope = msgpack.packb({"presetVersion": 0, "type": "preset", "pres": sealed})
     for name, blob, fmt in (
         ("a.risupreset", zlib.compress(envelope), "risupreset"),
@@ -424,7 +425,7 @@ def test_too_many_asset_frames_is_refused(tmp_path: Path) -> None:
 def test_risupreset_raw_deflate_as_fflate_accepts(tmp_path: Path) -> None:
     # fflate.decompressSync (RisuAI's importer) inflates raw deflate when no header is found
     preset = {"name": "raw"}
-    sealed = risup.AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb(preset), None)
+    sealed = AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb(preset), None)
     envelope = msgpack.packb({"presetVersion": 2, "type": "preset", "preset": sealed})
     co = zlib.compressobj(9, zlib.DEFLATED, -15)
     raw = co.compress(envelope) + co.flush()
@@ -446,7 +447,7 @@ def test_risupreset_raw_deflate_as_fflate_accepts(tmp_path: Path) -> None:
 
 
 def test_preset_envelope_rules_follow_risuai(tmp_path: Path) -> None:
-    sealed = risup.AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb({"name": "P"}), None)
+    sealed = AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb({"name": "P"}), None)
 
     def write(env: dict[str, object]) -> Path:
         p = tmp_path / "x.risup"
@@ -463,3 +464,20 @@ def test_preset_envelope_rules_follow_risuai(tmp_path: Path) -> None:
     assert m.data == {"name": "P"}
     (m,) = read_path(write({"presetVersion": 2.0, "type": "preset", "preset": sealed}))
     assert m.data == {"name": "P"}
+
+
+def test_read_path_with_the_detected_format_reads_the_same_and_checks_every_byte() -> None:
+    for src in sorted(SOURCES.iterdir()):
+        fmt = detect(src)
+        assert fmt is not None, src
+        plain, hinted = read_path(src), read_path(src, fmt=fmt)
+        assert [(m.data, m.source, m.anomalies) for m in plain] == [
+            (m.data, m.source, m.anomalies) for m in hinted], src
+        assert read_path(src, fmt="unreadable")[0].source == plain[0].source  # not a format
+    json_file = SOURCES / "186123400_mood-tracker.json"
+    with pytest.raises(FormatError) as exc:  # a stale hint: that reader refuses the bytes
+        read_path(json_file, fmt="risum")
+    assert exc.value.code == "bad-magic"
+    with pytest.raises(FormatError) as exc:
+        read_path(SOURCES / "174678332_context-cutter.risum", fmt="json-module")
+    assert exc.value.code in ("not-json", "not-utf8")

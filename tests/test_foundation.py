@@ -80,3 +80,16 @@ def test_cli_version_and_help() -> None:
     )
     assert bad.returncode == 2
     assert "Traceback" not in bad.stderr
+
+
+def test_package_data_reads_the_same_with_either_yaml_parser() -> None:
+    import yaml
+
+    from risutools.resources import data_dir
+
+    names = sorted(p.name for p in data_dir().glob("*.yaml"))
+    assert names  # capabilities.yaml, lua_api.yaml
+    for name in names:
+        pure = yaml.load((data_dir() / name).read_text("utf-8"), Loader=yaml.SafeLoader)
+        got = load_data_yaml(name)
+        assert json.dumps(got, default=repr) == json.dumps(pure, default=repr), name

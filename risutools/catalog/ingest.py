@@ -241,11 +241,13 @@ def process_file(
     ndjson: bool = False,
     stage: StageSpec | None = None,
     settings: ContractConfig | None = None,
+    fmt: str | None = None,
 ) -> SourceOutcome:
     """Read, hash, project and render one source file (and, with ``stage``, write each
     document into its temp file).  Never raises for bad input.  ``settings``: the analysis
     findings a document shows are those the settings report (``rules:``,
-    ``--select``/``--ignore``; :meth:`ContractConfig.apply`)."""
+    ``--select``/``--ignore``; :meth:`ContractConfig.apply`).  ``fmt``: the format the walk
+    detected (``read_path`` does not detect it again)."""
     from risutools.formats import read_path
     from risutools.projection import load_notes, post_id_from_name, project
     from risutools.projection.run import graded_analysis
@@ -254,7 +256,7 @@ def process_file(
     out = SourceOutcome(path=rel, size=size)
     out.post_id = post_id if post_id is not None else post_id_from_name(Path(path).name)
     try:
-        modules = read_path(path)
+        modules = read_path(path, fmt=fmt)
         if modules:
             out.sha256 = modules[0].source.sha256 if modules[0].source else None
             out.format = modules[0].source.format if modules[0].source else None
@@ -412,7 +414,8 @@ def ingest(
     with _Stager(out_p, enabled=not ndjson and executor is not None) as stager:
         run.stager = stager
         if todo:
-            _run(todo, lang, notes_s, ndjson, jobs, executor, run.finished, stage, settings)
+            _run(todo, lang, notes_s, ndjson, jobs, executor, run.finished, stage, settings,
+                 dict(files))
         result = IngestResult(sources=[run.outcomes[k] for k in sorted(run.outcomes)],
                               skipped=skipped,
                               notices=[run.cache.problem] if run.cache.problem else [])
@@ -559,15 +562,18 @@ BATCH_FILES = 32  # ... and at most this many files (one large file is a task of
 
 
 def process_batch(
-    items: list[tuple[str, str]], lang: str, notes_dir: str | None, ndjson: bool = False,
+    items: list[tuple[str, str]] | list[tuple[str, str, str | None]], lang: str,
+    notes_dir: str | None, ndjson: bool = False,
     stage: StageSpec | None = None,
     settings: ContractConfig | None = None,
 ) -> list[SourceOutcome]:
-    """:func:`process_file` for several ``(path, shown relative path)`` pairs: one task of
-    a pool or a cluster (small files travel in batches, so the per-task cost of the
-    executor -- pickling, a round trip, a Dask scheduler decision -- is paid once)."""
-    return [process_file(path, rel, lang, notes_dir, None, ndjson, stage, settings)
-            for path, rel in items]
+    """:func:`process_file` for several ``(path, shown relative path[, detected format])``
+    items: one task of a pool or a cluster (small files travel in batches, so the per-task
+    cost of the executor -- pickling, a round trip, a Dask scheduler decision -- is paid
+    once)."""
+    return [process_file(item[0], item[1], lang, notes_dir, None, ndjson, stage, settings,
+                         item[2] if len(item) > 2 else None)
+            for item in items]
 
 
 def _batches(todo: list[tuple[Path, str, int]], workers: int) -> list[list[tuple[Path, str, int]]]:
@@ -599,12 +605,14 @@ def _run(
     finished: Callable[[SourceOutcome, Path], None],
     stage: StageSpec | None = None,
     settings: ContractConfig | None = None,
+    formats: dict[Path, str] | None = None,
 ) -> None:
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    fmts = formats if formats is not None else {}
     if executor is None and (workers <= 1 or len(todo) == 1):
         for path, rel, _ in todo:
             finished(process_file(str(path), rel, lang, notes_dir, None, ndjson, stage,
-                                  settings), path)
+                                  settings, fmts.get(path)), path)
         return
     own = executor is None
     pool: Executor = executor if executor is not None else ProcessPoolExecutor(
@@ -613,7 +621,7 @@ def _run(
     where: Callable[[Path], str] = str if own else os.path.abspath
     try:
         futures: dict[Future[list[SourceOutcome]], list[tuple[Path, str, int]]] = {
-            pool.submit(process_batch, [(where(p), rel) for p, rel, _ in batch], lang,
+            pool.submit(process_batch, [(where(p), rel, fmts.get(p)) for p, rel, _ in batch], lang,
                         notes_dir, ndjson, stage, settings): batch
             for batch in _batches(todo, workers)
         }

@@ -87,6 +87,10 @@ class Check:
 
 
 REGISTRY: dict[str, Check] = {}
+#: :func:`all_checks`'s sorted view, kept while the registry is unchanged (a declaration
+#: drops it; its size guards against a test that edits ``REGISTRY`` directly)
+_SORTED: tuple[int, dict[str, Check]] | None = None
+_DECLARED = False  # whether every declaring module has been imported once
 
 
 def _register(c: Check) -> Check:
@@ -99,7 +103,9 @@ def _register(c: Check) -> Check:
     for part, text in (("summary", c.summary), ("why", c.why), ("fix", c.fix)):
         if not text.strip() or "\n\n" in text:
             raise ValueError(f"check {c.id}: {part} must be one paragraph")
+    global _SORTED
     REGISTRY[c.id] = c
+    _SORTED = None
     return c
 
 
@@ -135,10 +141,16 @@ def check(id: str, severity: Severity, scope: str, title: str, *,
 
 
 def all_checks() -> dict[str, Check]:
-    """Every declared check, sorted by id (family first, then number)."""
-    for name in DECLARING_MODULES:
-        importlib.import_module(name)
-    return {c.id: c for c in sorted(REGISTRY.values(), key=sort_key)}
+    """Every declared check, sorted by id (family first, then number): a new dict each
+    call (the sort is done once while the registry stays the same)."""
+    global _DECLARED, _SORTED
+    if not _DECLARED:
+        for name in DECLARING_MODULES:
+            importlib.import_module(name)
+        _DECLARED = True
+    if _SORTED is None or _SORTED[0] != len(REGISTRY):
+        _SORTED = (len(REGISTRY), {c.id: c for c in sorted(REGISTRY.values(), key=sort_key)})
+    return dict(_SORTED[1])
 
 
 def sort_key(c: Check | str) -> tuple[str, int]:

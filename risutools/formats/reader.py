@@ -161,19 +161,26 @@ def _stream_sha256(fp: BinaryIO) -> str:
     return sha256_stream(cast(Any, fp), _CHUNK)
 
 
-def read_path(path: str | os.PathLike[str], *, with_assets: bool = False) -> list[Module]:
+def read_path(
+    path: str | os.PathLike[str], *, with_assets: bool = False, fmt: str | None = None
+) -> list[Module]:
     """Read any supported file into modules (see docs/formats.md for every rule).
 
     ``.risum`` and JSON exports give one module; a ``.charx`` gives its embedded
     ``module.risum`` (or ``[]`` for a card without one); a preset gives one
     module with ``component_type == "preset"``.  Every fatal problem raises
     :class:`FormatError` carrying the path, a stable code and a location.
+
+    ``fmt``: the format :func:`detect` already found for this file (a folder walk
+    detects every file first), so it is not detected a second time; the reader of
+    that format checks every byte as always (a file changed in between is refused by
+    it, never read as something else).  Anything not in :data:`FORMATS`: detected here.
     """
     p = os.fspath(path)
     try:
         fp, size = _open(p)
         with fp:
-            return _read_open(fp, size, p, with_assets)
+            return _read_open(fp, size, p, with_assets, fmt if fmt in FORMATS else None)
     except FormatError as exc:
         raise exc.with_path(p) from None
     except OSError as exc:
@@ -182,11 +189,15 @@ def read_path(path: str | os.PathLike[str], *, with_assets: bool = False) -> lis
         raise FormatError("too-large", "not enough memory to read this file", path=p) from None
 
 
-def _read_open(fp: BinaryIO, size: int, p: str, with_assets: bool) -> list[Module]:
+def _read_open(
+    fp: BinaryIO, size: int, p: str, with_assets: bool, known: str | None
+) -> list[Module]:
     if size == 0:
         raise FormatError("empty-file", "the file is empty")
-    fmt = _detect_open(fp, size)
-    fp.seek(0)
+    fmt = known
+    if fmt is None:
+        fmt = _detect_open(fp, size)
+        fp.seek(0)
     if fmt is None:
         guess = _BY_EXTENSION.get(Path(p).suffix.lower())
         if guess is None:

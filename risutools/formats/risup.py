@@ -24,8 +24,6 @@ import zlib
 from typing import Any
 
 import msgpack
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from risutools.errors import FormatError
 from risutools.formats import rpack
@@ -228,6 +226,10 @@ def decode_preset_owned(box: list[bytes], *, rpacked: bool) -> dict[str, Any]:
         )
     if len(sealed) < 16:
         raise FormatError("risup-decrypt-failed", "encrypted preset is shorter than its tag")
+    # cryptography is loaded for a .risup only, not at every start-up (~10 ms)
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
     try:
         plain = AESGCM(KEY).decrypt(IV, bytes(sealed), None)
         del sealed, envelope
@@ -263,6 +265,8 @@ def _jsonable(value: Any, depth: int) -> Any:
 
 def encode_preset(preset: dict[str, Any], *, rpacked: bool = True, version: int = 2) -> bytes:
     """Build a .risup (``rpacked``) or .risupreset file; gzip with a fixed mtime (deterministic)."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
     sealed = AESGCM(KEY).encrypt(IV, msgpack.packb(preset, use_bin_type=True), None)
     envelope = msgpack.packb(
         {"presetVersion": version, "type": "preset", "preset": sealed}, use_bin_type=True

@@ -18,9 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from risutools.contract.canonical import canonical
-from risutools.contract.jsonlines import unpaired_surrogate
-from risutools.contract.loaders import parse_value_bytes
 from risutools.errors import ConfigError, DocumentError
 from risutools.resources import load_schema
 
@@ -76,6 +73,8 @@ class Notes:
     def from_dict(cls, data: Any, *, path: str = "") -> Notes:
         """Validate a mapping given in code; its digest is that of its canonical JSON."""
         validate_notes(data, path=path)
+        from risutools.contract.canonical import canonical
+
         digest = hashlib.sha256(canonical(data)).hexdigest()
         return cls(copy.deepcopy(data), digest, path)
 
@@ -190,6 +189,8 @@ def validate_notes(data: Any, *, path: str = "") -> None:
     """Raise ConfigError (naming the field) unless ``data`` is valid notes-v1."""
     if not isinstance(data, dict):
         raise _fail(path, "", f"a notes file must be a mapping, not {_kind(data)}")
+    from risutools.contract.jsonlines import unpaired_surrogate
+
     bad = unpaired_surrogate(data)  # (a mapping built in code: the loaders refuse it in a file)
     if bad is not None:
         raise ConfigError("notes-invalid", bad[1], where=bad[0] or "(top)", path=path or None)
@@ -236,6 +237,8 @@ def load_notes(path: str | Path) -> Notes:
         raise ConfigError(exc.code, f"cannot read the notes file: {exc.why}",
                           path=shown) from None
     try:
+        from risutools.contract.loaders import parse_value_bytes
+
         data = parse_value_bytes(raw, shown, "yaml")
     except DocumentError as exc:
         raise ConfigError("notes-invalid", exc.why, where=exc.where, path=shown) from None
