@@ -483,9 +483,9 @@ class _Builder:
         """Buttons that code writes into what RisuAI shows (a ``{{button::`` CBS tag, a
         ``risu-btn``/``risu-trigger`` attribute in a string it returns from editDisplay):
         hook.manual.  Their names are usually built at run time, so none is listed."""
-        m = _CODE_BUTTON.search(code)
-        if m is not None:
-            self.hook("hook.manual", f"{where} line {LineIndex(code).line(m.start())}")
+        at = _first_code_button(code)
+        if at >= 0:
+            self.hook("hook.manual", f"{where} line {LineIndex(code).line(at)}")
 
     def risu_buttons(self, text: str, where: str) -> None:
         """``risu-btn="value"`` attributes: a button RisuAI hands to the Lua global
@@ -760,6 +760,27 @@ class _Builder:
 _RISU_BTN = re.compile(r"""risu-btn\s*=\s*["']([^"'<>\n]{0,200})["']""", re.IGNORECASE)
 #: a button written by code (our own fixed pattern, one linear search)
 _CODE_BUTTON = re.compile(r"\{\{button::|risu-btn|risu-trigger", re.IGNORECASE)
+#: its first branch alone (a literal prefix: the regex engine searches it at C speed)
+_BUTTON_TAG = re.compile(r"\{\{[bB][uU][tT][tT][oO][nN]::")
+
+
+def _first_code_button(code: str) -> int:
+    """Where ``_CODE_BUTTON`` first matches in ``code`` (-1: nowhere), found fast: a
+    case-insensitive search tries every position in Python's regex engine, so the
+    ``{{button::`` branch is searched by its literal prefix and ``risu-...`` only where
+    ``u-``/``U-`` stands (every match of that branch has one, 3 characters in)."""
+    m = _BUTTON_TAG.search(code)
+    best = m.start() if m is not None else -1
+    for dash in ("u-", "U-"):
+        i = code.find(dash, 3)
+        while i >= 0 and (best < 0 or i - 3 < best):
+            if _CODE_BUTTON.match(code, i - 3):
+                best = i - 3
+                break
+            i = code.find(dash, i + 1)
+    return best
+
+
 _CBS_IN_VALUE = re.compile(r"\{\{[^{}]{0,100}\}\}")
 #: a pre-filter for entry_assignments (without a leading \b, so the search is fast)
 _ENTRY_ASSIGN = re.compile(r"(?:" + "|".join(ENTRY_POINTS) + r")\s*=[^=]")
