@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from risutools.analysis.analyzer import _CODE_BUTTON, _first_code_button
+from risutools.analysis import analyzer
+from risutools.analysis.analyzer import _BAD_CHARS, _CODE_BUTTON, _first_code_button, _has_bad_chars
 from risutools.analysis.lorecode import MAX_LINES_READ, _head_lines, looks_like_lua
 
 BUTTON_TEXTS = [
@@ -48,3 +49,17 @@ def test_looks_like_lua_judges_the_head() -> None:
     assert looks_like_lua(lua + prose)  # the head is code: the tail is not read
     assert not looks_like_lua(prose + lua)  # the head is prose
     assert not looks_like_lua(lua[: len("local x = 1\n") * 2] + prose)
+
+
+@pytest.mark.parametrize("text", [
+    "", "abc", "a\x00b", "가나다", "가\x00", "x\ud800y", "가\udfff", "\U0001f600 ok",
+    "가" * 10 + "\udc00", "\ud83d\ude00",
+])
+def test_bad_chars_same_as_search(text: str) -> None:
+    assert _has_bad_chars(text) == (_BAD_CHARS.search(text) is not None)
+
+
+def test_bad_chars_past_the_first_piece(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(analyzer, "_BAD_CHARS_CHUNK", 4)
+    assert _has_bad_chars("가나다라마바사\udc00")
+    assert not _has_bad_chars("가나다라마바사아자")

@@ -150,6 +150,22 @@ LOREBOOK_CODE = -1
 LISTENER = -2
 _KEEP_CALLS = frozenset(HOST_APIS) | {"rawget", "rawset", "pcall", "xpcall"}
 _BAD_CHARS = re.compile("[\x00\ud800-\udfff]")
+_BAD_CHARS_CHUNK = 1 << 20
+
+
+def _has_bad_chars(code: str) -> bool:
+    """``_BAD_CHARS.search(code)``, in C: a NUL, or a surrogate (UTF-8 cannot encode one),
+    checked in pieces of a million characters so the bytes made stay bounded."""
+    if "\x00" in code:
+        return True
+    if code.isascii():
+        return False
+    for i in range(0, len(code), _BAD_CHARS_CHUNK):
+        try:
+            code[i:i + _BAD_CHARS_CHUNK].encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+    return False
 
 
 def vocabulary() -> dict[str, dict[str, Any]]:
@@ -248,7 +264,7 @@ class _Builder:
             return
         if not code.strip():
             return
-        if _BAD_CHARS.search(code):
+        if _has_bad_chars(code):
             self.finding(RA603,
                          "the code holds NUL or unpaired surrogate characters (binary junk?)",
                          evidence=where)
