@@ -63,3 +63,16 @@ def test_bad_chars_past_the_first_piece(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(analyzer, "_BAD_CHARS_CHUNK", 4)
     assert _has_bad_chars("가나다라마바사\udc00")
     assert not _has_bad_chars("가나다라마바사아자")
+
+
+@pytest.mark.parametrize("code", [
+    "local src = readFile(name)\nload(src)()\n",
+    "local t = {}\nfor _, e in ipairs(t) do load('return ' .. e.content)() end\n",
+    "local f = pcall(load, getState(id, 'x'))\n",
+])
+def test_lore_flow_without_a_reader_is_empty(code: str) -> None:
+    from risutools.analysis.lorecode import LoreFlow, _FlowReader, lore_flow
+
+    assert lore_flow(code) == LoreFlow() == _FlowReader(code).run()
+    with_reader = code + "local b = getLoreBooks(id, 'a.lua')\nload(b[1].content)()\n"
+    assert lore_flow(with_reader).lore_loads  # the shortcut is not taken

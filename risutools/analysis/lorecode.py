@@ -44,12 +44,10 @@ MAX_LINES_READ = 400
 def _head_lines(text: str, n: int) -> list[str]:
     """``text.splitlines()[:n]`` without splitting the rest of ``text``: the text is cut
     just after its ``n``-th ``\\n`` (every ``\\n`` ends a line, so no line is cut)."""
-    pos = 0
-    for _ in range(n):
-        pos = text.find("\n", pos) + 1
-        if pos == 0:
-            return text.splitlines()[:n]
-    return text[:pos].splitlines()[:n]
+    parts = text.split("\n", n)  # n pieces and the rest (copied once)
+    if len(parts) <= n:
+        return text.splitlines()[:n]
+    return text[: len(text) - len(parts[n])].splitlines()[:n]
 
 
 def looks_like_lua(text: str) -> bool:
@@ -153,7 +151,10 @@ class _Rhs:
 
 def lore_flow(code: str) -> LoreFlow:
     """Which ``load`` calls of ``code`` run text read from lorebook entries, and the entry
-    names its lookups ask for (never raises; linear in the tokens)."""
+    names its lookups ask for (never raises; linear in the tokens).  A script that names no
+    lorebook reader has neither (every answer starts from one): it is not tokenised."""
+    if not any(reader in code for reader in LORE_READERS):
+        return LoreFlow()
     return _FlowReader(code).run()
 
 
