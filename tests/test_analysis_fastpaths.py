@@ -76,3 +76,10 @@ def test_lore_flow_without_a_reader_is_empty(code: str) -> None:
     assert lore_flow(code) == LoreFlow() == _FlowReader(code).run()
     with_reader = code + "local b = getLoreBooks(id, 'a.lua')\nload(b[1].content)()\n"
     assert lore_flow(with_reader).lore_loads  # the shortcut is not taken
+
+
+def test_head_lines_long_text() -> None:
+    text = "".join(f"line {i}\r\n" if i % 3 else f"x{i}\u2028y\n" for i in range(20000))
+    for n in (1, 399, 400, 5000, 40000):
+        assert _head_lines(text, n) == text.splitlines()[:n]
+    assert _head_lines("a" * 100000, 3) == ["a" * 100000]

@@ -37,17 +37,24 @@ _STRONG = re.compile(r"^\s*(?:local\s+function\s+\w+\s*\(|local\s+[A-Za-z_]\w*\s
 MIN_LINES = 3
 MIN_SHARE = 0.7
 #: the share of Lua-like lines is taken over the first this many lines (a sample: a long
-#: entry is judged by its head, in time independent of its length)
+#: entry is judged by its head; the Python work per line does not grow with its length,
+#: only C-speed searches read it all)
 MAX_LINES_READ = 400
 
 
 def _head_lines(text: str, n: int) -> list[str]:
-    """``text.splitlines()[:n]`` without splitting the rest of ``text``: the text is cut
-    just after its ``n``-th ``\\n`` (every ``\\n`` ends a line, so no line is cut)."""
-    parts = text.split("\n", n)  # n pieces and the rest (copied once)
-    if len(parts) <= n:
+    """``text.splitlines()[:n]`` without reading the rest of ``text``: a head of the text
+    that holds ``n`` ``\\n`` (grown 4x at a time) is cut just after its ``n``-th ``\\n``
+    (every ``\\n`` ends a line, so no line is cut)."""
+    size = 16384
+    head = text[:size]
+    while head.count("\n") < n and size < len(text):
+        size *= 4
+        head = text[:size]
+    parts = head.split("\n", n)  # n pieces and the rest of the head
+    if len(parts) <= n:  # fewer than n line feeds: the head is the whole text
         return text.splitlines()[:n]
-    return text[: len(text) - len(parts[n])].splitlines()[:n]
+    return head[: len(head) - len(parts[n])].splitlines()[:n]
 
 
 def looks_like_lua(text: str) -> bool:
