@@ -150,6 +150,22 @@ LOREBOOK_CODE = -1
 LISTENER = -2
 _KEEP_CALLS = frozenset(HOST_APIS) | {"rawget", "rawset", "pcall", "xpcall"}
 _BAD_CHARS = re.compile("[\x00\ud800-\udfff]")
+_BAD_CHARS_CHUNK = 1 << 20
+
+
+def _has_bad_chars(code: str) -> bool:
+    """``_BAD_CHARS.search(code)``, in C: a NUL, or a surrogate (UTF-8 cannot encode one),
+    checked in pieces of a million characters so the bytes made stay bounded."""
+    if "\x00" in code:
+        return True
+    if code.isascii():
+        return False
+    for i in range(0, len(code), _BAD_CHARS_CHUNK):
+        try:
+            code[i:i + _BAD_CHARS_CHUNK].encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+    return False
 
 
 def vocabulary() -> dict[str, dict[str, Any]]:
@@ -248,7 +264,7 @@ class _Builder:
             return
         if not code.strip():
             return
-        if _BAD_CHARS.search(code):
+        if _has_bad_chars(code):
             self.finding(RA603,
                          "the code holds NUL or unpaired surrogate characters (binary junk?)",
                          evidence=where)
@@ -483,9 +499,9 @@ class _Builder:
         """Buttons that code writes into what RisuAI shows (a ``{{button::`` CBS tag, a
         ``risu-btn``/``risu-trigger`` attribute in a string it returns from editDisplay):
         hook.manual.  Their names are usually built at run time, so none is listed."""
-        m = _CODE_BUTTON.search(code)
-        if m is not None:
-            self.hook("hook.manual", f"{where} line {LineIndex(code).line(m.start())}")
+        at = _first_code_button(code)
+        if at >= 0:
+            self.hook("hook.manual", f"{where} line {LineIndex(code).line(at)}")
 
     def risu_buttons(self, text: str, where: str) -> None:
         """``risu-btn="value"`` attributes: a button RisuAI hands to the Lua global
@@ -760,6 +776,27 @@ class _Builder:
 _RISU_BTN = re.compile(r"""risu-btn\s*=\s*["']([^"'<>\n]{0,200})["']""", re.IGNORECASE)
 #: a button written by code (our own fixed pattern, one linear search)
 _CODE_BUTTON = re.compile(r"\{\{button::|risu-btn|risu-trigger", re.IGNORECASE)
+#: its first branch alone (a literal prefix: the regex engine searches it at C speed)
+_BUTTON_TAG = re.compile(r"\{\{[bB][uU][tT][tT][oO][nN]::")
+
+
+def _first_code_button(code: str) -> int:
+    """Where ``_CODE_BUTTON`` first matches in ``code`` (-1: nowhere), found fast: a
+    case-insensitive search tries every position in Python's regex engine, so the
+    ``{{button::`` branch is searched by its literal prefix and ``risu-...`` only where
+    ``u-``/``U-`` stands (every match of that branch has one, 3 characters in)."""
+    m = _BUTTON_TAG.search(code)
+    best = m.start() if m is not None else -1
+    for dash in ("u-", "U-"):
+        i = code.find(dash, 3)
+        while i >= 0 and (best < 0 or i - 3 < best):
+            if _CODE_BUTTON.match(code, i - 3):
+                best = i - 3
+                break
+            i = code.find(dash, i + 1)
+    return best
+
+
 _CBS_IN_VALUE = re.compile(r"\{\{[^{}]{0,100}\}\}")
 #: a pre-filter for entry_assignments (without a leading \b, so the search is fast)
 _ENTRY_ASSIGN = re.compile(r"(?:" + "|".join(ENTRY_POINTS) + r")\s*=[^=]")

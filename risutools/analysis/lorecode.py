@@ -36,18 +36,37 @@ _STRONG = re.compile(r"^\s*(?:local\s+function\s+\w+\s*\(|local\s+[A-Za-z_]\w*\s
 
 MIN_LINES = 3
 MIN_SHARE = 0.7
-MAX_LINES_READ = 20000
+#: the share of Lua-like lines is taken over the first this many lines (a sample: a long
+#: entry is judged by its head; the Python work per line does not grow with its length,
+#: only C-speed searches read it all)
+MAX_LINES_READ = 400
+
+
+def _head_lines(text: str, n: int) -> list[str]:
+    """``text.splitlines()[:n]`` without reading the rest of ``text``: a head of the text
+    that holds ``n`` ``\\n`` (grown 4x at a time) is cut just after its ``n``-th ``\\n``
+    (every ``\\n`` ends a line, so no line is cut)."""
+    size = 16384
+    head = text[:size]
+    while head.count("\n") < n and size < len(text):
+        size *= 4
+        head = text[:size]
+    parts = head.split("\n", n)  # n pieces and the rest of the head
+    if len(parts) <= n:  # fewer than n line feeds: the head is the whole text
+        return text.splitlines()[:n]
+    return head[: len(head) - len(parts[n])].splitlines()[:n]
 
 
 def looks_like_lua(text: str) -> bool:
-    """True when most non-blank lines of ``text`` start like Lua statements and some
-    line is unmistakably Lua (``local x =``, ``function f(``, ``end``)."""
+    """True when most non-blank lines of ``text`` (of its first :data:`MAX_LINES_READ`)
+    start like Lua statements and some line is unmistakably Lua (``local x =``,
+    ``function f(``, ``end``)."""
     if not text or "\n" not in text.strip():
         return False
     total = 0
     code = 0
     in_long = False
-    for raw in text.splitlines()[:MAX_LINES_READ]:
+    for raw in _head_lines(text, MAX_LINES_READ):
         line = raw.strip()
         if not line:
             continue
@@ -103,6 +122,9 @@ _STATEMENT_WORDS = frozenset({"local", "if", "for", "while", "return", "end", "e
 _OPEN = frozenset({"(", "{", "["})
 _CLOSE = frozenset({")", "}", "]"})
 _WATCHED = LORE_READERS | LOADERS | {"pcall"}
+#: the token texts :meth:`_FlowReader.statement` acts on (besides a function's name)
+_STATEMENT_TOKENS = _WATCHED | {"function", "if", "do", "repeat", "end", "until", "=", "in",
+                                "return"}
 
 
 @dataclass
@@ -136,7 +158,10 @@ class _Rhs:
 
 def lore_flow(code: str) -> LoreFlow:
     """Which ``load`` calls of ``code`` run text read from lorebook entries, and the entry
-    names its lookups ask for (never raises; linear in the tokens)."""
+    names its lookups ask for (never raises; linear in the tokens).  A script that names no
+    lorebook reader has neither (every answer starts from one): it is not tokenised."""
+    if not any(reader in code for reader in LORE_READERS):
+        return LoreFlow()
     return _FlowReader(code).run()
 
 
@@ -185,16 +210,21 @@ class _FlowReader:
         self.lookups: list[tuple[int, list[tuple[int, str]], list[str], bool]] = []
 
     def run(self) -> LoreFlow:
+        recent = self.recent
         for kind, s, _e, value, b0, b1 in iter_tokens(self.code, []):
             if kind == STR:
                 value = value if value is not None else decode_lua_string(self.code, b0, b1)
             tok = (kind, value or "")
-            self.feed_rhs(tok)
-            self.feed_calls(tok)
-            self.statement(tok, s)
-            self.recent.append(tok)
-            if len(self.recent) > 64:
-                del self.recent[:32]
+            if self.rhs:
+                self.feed_rhs(tok)
+            if self.calls:
+                self.feed_calls(tok)
+            # statement() acts only on these words (or on the name after ``function``)
+            if tok[1] in _STATEMENT_TOKENS or (recent and recent[-1] == (NAME, "function")):
+                self.statement(tok, s)
+            recent.append(tok)
+            if len(recent) > 64:
+                del recent[:32]
         while self.rhs:
             self.close_rhs()
         return self.finish()

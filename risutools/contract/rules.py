@@ -16,7 +16,6 @@ from functools import cache
 from typing import Any
 
 from risutools.checks.registry import Check, all_checks, check, declare
-from risutools.contract.activecode import find_active_code
 from risutools.contract.canonical import sha256_prefixed
 from risutools.contract.config import CAPABILITY_RE, ContractConfig
 from risutools.contract.jsonlines import escape_pointer_token
@@ -568,6 +567,9 @@ def mc500(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
 
     Fix: Describe what the code does in a sentence instead of copying it.
     """
+    # imported here: its ~40 patterns are compiled only by the commands that check documents
+    from risutools.contract.activecode import find_active_code
+
     # Fast path: when the strings joined by newlines look like prose, each one does
     # (every pattern match inside one string is a match in the joined text, since
     # the detector's anchors behave at a newline as at a string's start or end).

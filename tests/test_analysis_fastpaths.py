@@ -1,0 +1,85 @@
+"""The analyser's fast paths give what the plain way gives (no timing here: figures go to
+bench/RESULTS.md)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from risutools.analysis import analyzer
+from risutools.analysis.analyzer import _BAD_CHARS, _CODE_BUTTON, _first_code_button, _has_bad_chars
+from risutools.analysis.lorecode import MAX_LINES_READ, _head_lines, looks_like_lua
+
+BUTTON_TEXTS = [
+    "", "risu-btn", "x = '<div risu-btn=\"a\">'", "RISU-TRIGGER", "{{BUTTON::go::f}}",
+    "rİsu-btn", "rısu-trigger", "riſu-btn", "u-", "U-btn", "su-btn", "{{button:x}}",
+    "a {{button::x}} b risu-btn", "risu-btn then {{button::x}}", "risu-bt", "risu-trig",
+    "--[[ risu-TrIgGeR ]]", "xxu-u-U-risu-",
+]
+
+
+@pytest.mark.parametrize("text", BUTTON_TEXTS)
+def test_code_button_same_as_search(text: str) -> None:
+    m = _CODE_BUTTON.search(text)
+    assert _first_code_button(text) == (m.start() if m else -1)
+
+
+def test_code_button_same_as_search_random() -> None:
+    rng = random.Random(11)
+    pieces = ["risu-btn", "RiSu-TrIgGeR", "{{button::", "{{BuTtOn::", "u-", "U-", "r", "i",
+              "İ", "ı", "ſ", "s", "-", "{", "btn", "trigger", "\n", " ", "가"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12)))
+        m = _CODE_BUTTON.search(text)
+        assert _first_code_button(text) == (m.start() if m else -1), text
+
+
+@pytest.mark.parametrize("text", [
+    "", "a", "a\n", "a\nb", "a\r\nb\r\n", "a\rb\nc", "a\u2028b\nc\n\nd", "\n\n\n", "x\x0cy\nz",
+])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 10])
+def test_head_lines_same_as_splitlines(text: str, n: int) -> None:
+    assert _head_lines(text, n) == text.splitlines()[:n]
+
+
+def test_looks_like_lua_judges_the_head() -> None:
+    lua = "local x = 1\n" * MAX_LINES_READ
+    prose = "This is a sentence of the story.\n" * (3 * MAX_LINES_READ)
+    assert looks_like_lua(lua + prose)  # the head is code: the tail is not read
+    assert not looks_like_lua(prose + lua)  # the head is prose
+    assert not looks_like_lua(lua[: len("local x = 1\n") * 2] + prose)
+
+
+@pytest.mark.parametrize("text", [
+    "", "abc", "a\x00b", "가나다", "가\x00", "x\ud800y", "가\udfff", "\U0001f600 ok",
+    "가" * 10 + "\udc00", "\ud83d\ude00",
+])
+def test_bad_chars_same_as_search(text: str) -> None:
+    assert _has_bad_chars(text) == (_BAD_CHARS.search(text) is not None)
+
+
+def test_bad_chars_past_the_first_piece(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(analyzer, "_BAD_CHARS_CHUNK", 4)
+    assert _has_bad_chars("가나다라마바사\udc00")
+    assert not _has_bad_chars("가나다라마바사아자")
+
+
+@pytest.mark.parametrize("code", [
+    "local src = readFile(name)\nload(src)()\n",
+    "local t = {}\nfor _, e in ipairs(t) do load('return ' .. e.content)() end\n",
+    "local f = pcall(load, getState(id, 'x'))\n",
+])
+def test_lore_flow_without_a_reader_is_empty(code: str) -> None:
+    from risutools.analysis.lorecode import LoreFlow, _FlowReader, lore_flow
+
+    assert lore_flow(code) == LoreFlow() == _FlowReader(code).run()
+    with_reader = code + "local b = getLoreBooks(id, 'a.lua')\nload(b[1].content)()\n"
+    assert lore_flow(with_reader).lore_loads  # the shortcut is not taken
+
+
+def test_head_lines_long_text() -> None:
+    text = "".join(f"line {i}\r\n" if i % 3 else f"x{i}\u2028y\n" for i in range(20000))
+    for n in (1, 399, 400, 5000, 40000):
+        assert _head_lines(text, n) == text.splitlines()[:n]
+    assert _head_lines("a" * 100000, 3) == ["a" * 100000]
