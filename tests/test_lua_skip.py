@@ -55,3 +55,24 @@ def test_the_skip_never_stops_inside_a_name_or_passes_a_kept_call() -> None:
                        ("a.b.c LLM", 5), ("obj.LLM(1)", 3), ("s = 'x:y'", 0)]:
         m = rx.match(text)
         assert m is not None and m.end() == stop, (text, m.end() if m else None)
+
+
+def test_the_python_310_form_reads_the_same(monkeypatch: object) -> None:
+    """Python 3.10 has no possessive quantifiers: the greedy form, each run cut at
+    ``SKIP_RUN_310`` tokens, gives the same scan, also past a cut (a run of 3x the cut
+    before a kept call and a constant)."""
+    import pytest
+
+    from risutools.analysis import lua
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    long_run = "x = y + 1\n" * (lua.SKIP_RUN_310 * 3 // 5) + 'local U = "https://h.example/"\n'
+    texts = [IDIOMS, long_run + "LLM(U)\n", long_run * 2 + "request(U)\n"]
+    want = [_view(scan_lua(t, KEEP, skip=False)) for t in texts]
+    monkeypatch.setattr(lua, "POSSESSIVE", False)
+    rx = skip_pattern(frozenset(KEEP), False)
+    assert "*+" not in rx.pattern and f"{{0,{lua.SKIP_RUN_310}}}" in rx.pattern
+    for text, view in zip(texts, want, strict=True):
+        got = scan_lua(text, KEEP)
+        assert _view(got) == view
+        assert got.tokens < scan_lua(text, KEEP, skip=False).tokens  # it did skip

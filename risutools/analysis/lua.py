@@ -29,6 +29,7 @@ tokens that cannot change what it records are passed over in one regex match eac
 from __future__ import annotations
 
 import re
+import sys
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -326,8 +327,17 @@ def _alternation(words: Iterable[str]) -> str:
     return emit(trie)
 
 
+#: Python 3.11+ has possessive quantifiers (no backtracking state, whatever the length of a
+#: run).  Python 3.10 reads the same pattern greedily -- the same matches, since no token
+#: starts with whitespace or "--" and nothing follows the repetition -- with the run cut
+#: at ``SKIP_RUN_310`` tokens, so the state ``re`` keeps for a greedy repetition stays
+#: bounded; the scanner reads the next token itself and skips again after it.
+POSSESSIVE = sys.version_info >= (3, 11)
+SKIP_RUN_310 = 4096
+
+
 @lru_cache(maxsize=8)
-def skip_pattern(keep: frozenset[str]) -> re.Pattern[str]:
+def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE) -> re.Pattern[str]:
     """A run of whole tokens that :func:`scan_lua` (recording only calls to ``keep``) reads
     without effect when nothing is pending: whitespace, line comments, numbers, operators,
     short strings that cannot hold a URL (no ``:``, no escape), and
@@ -339,7 +349,11 @@ def skip_pattern(keep: frozenset[str]) -> re.Pattern[str]:
     lexer reports) stops the run.
 
     Linear: each unit is a bounded-lookahead match and the repetition is possessive (no
-    backtracking state is kept, whatever the length of the run)."""
+    backtracking state is kept, whatever the length of the run); ``possessive=False`` (the
+    default on Python 3.10, see :data:`POSSESSIVE`) gives the greedy form, each run at most
+    :data:`SKIP_RUN_310` tokens."""
+    p = "+" if possessive else ""  # after * : possessive, or greedy
+    run = "*+" if possessive else f"{{0,{SKIP_RUN_310}}}"
     ws = r"[ \t\r\n\f\v]"
     w = r"[A-Za-z0-9_]"
     sig = "(?:" + _alternation(keep | {"_ENV", "_G", "function"}) + f")(?!{w})"
@@ -357,7 +371,7 @@ def skip_pattern(keep: frozenset[str]) -> re.Pattern[str]:
     # is tried against the host table only when it starts like a name: faster in the
     # regex engine than an alternation per character, and the same matches, since no
     # token starts with whitespace or "--")
-    unit = rf"""{ws}*+(?:--(?!\[=*\[)[^\n]*(?=\n){ws}*+)*+(?P<last>
+    unit = rf"""{ws}*{p}(?:--(?!\[=*\[)[^\n]*(?=\n){ws}*{p})*{p}(?P<last>
         (?=[A-Za-z_])(?!{sig}){name}(?={after_name})
       | [.:](?![.:])(?={ws}*(?!{sig})[A-Za-z_])
       | "[^"\\\n:]*" | '[^'\\\n:]*'
@@ -366,7 +380,7 @@ def skip_pattern(keep: frozenset[str]) -> re.Pattern[str]:
       | \.\.\.? | == | ~= | <= | >= | << | >> | // | ::
       | -(?!-) | \[(?!=*\[) | =(?!=) | [+*/%^\#&~|<>(){{}}\];,]
     )"""
-    return re.compile(rf"(?:{unit})*+", re.VERBOSE)
+    return re.compile(rf"(?:{unit}){run}", re.VERBOSE)
 
 
 # -- the scanner ---------------------------------------------------------------
@@ -516,7 +530,8 @@ class _Scanner:
     def __init__(self, text: str, keep: frozenset[str] | None, skip: bool) -> None:
         self.text = text
         self.keep = keep
-        self.skipper = Skipper(skip_pattern(keep)) if keep is not None and skip else None
+        self.skipper = Skipper(skip_pattern(keep, POSSESSIVE)) if keep is not None and skip \
+            else None
         self.lines = LineIndex(text)
         self.result = LuaScan()
         self.raw_errors: list[tuple[int, str]] = []
