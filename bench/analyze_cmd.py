@@ -22,7 +22,10 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
-DEFAULT = HERE.parent.parent / "shared/corpus/real/json/helltrain-runtime.module.json"
+_CORPUS_FILE = "shared/corpus/real/json/helltrain-runtime.module.json"
+# ``../shared`` from the repository (a worktree one level deeper finds it one level up)
+DEFAULT = next((p / _CORPUS_FILE for p in (HERE.parent, HERE.parent.parent)
+                if (p / _CORPUS_FILE).is_file()), HERE.parent / _CORPUS_FILE)
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 
 _IN_PROCESS = """
