@@ -278,7 +278,7 @@ def _configure(config_file: str | None, **options: Any) -> Callable[[Path], Cont
 def _render(result: object, fmt: str, output: str | None = None, color: str = "auto",
             statistics: bool = False) -> str:
     """``result`` in format ``fmt``, through the reporter table (``risutools.report``)."""
-    from risutools.contract.validate import Result
+    from risutools.contract.result import Result
     from risutools.report.reporters import render
 
     assert isinstance(result, Result)
@@ -305,7 +305,7 @@ def _contract_finish(result: object, fmt: str, output: str | None, strict: bool,
     MC001: <why>``); the report follows, except a text report on stdout when nothing at
     all could be read (the lines say it all).  Exits with the result's code (``--exit-zero``:
     findings do not fail; 2, could not run, stays)."""
-    from risutools.contract.validate import Result
+    from risutools.contract.result import Result
     from risutools.pathnames import safe_line
 
     assert isinstance(result, Result)

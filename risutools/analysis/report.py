@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from risutools.analysis.analyzer import analyze
 from risutools.analysis.model import Analysis
 from risutools.checks.registry import RuleFilter
-from risutools.contract.validate import DocumentInfo, Result
+from risutools.contract.result import DocumentInfo, Result
 from risutools.errors import ConfigError
 from risutools.findings import SEVERITY_RANK, sorted_findings
 from risutools.formats.model import Module

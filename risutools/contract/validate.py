@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +11,12 @@ from risutools.checks.registry import RuleFilter as RuleFilter  # re-exported
 from risutools.contract.config import ContractConfig
 from risutools.contract.jsonlines import unpaired_surrogate
 from risutools.contract.loaders import LoadedDocument, LoadOutcome, load_documents
+from risutools.contract.result import DocumentInfo as DocumentInfo  # re-exported
+from risutools.contract.result import Result as Result  # re-exported
+from risutools.contract.result import Verification as Verification  # re-exported
 from risutools.contract.rules import (
     DOCUMENT_RULES,
     MC000,
-    MC001,
     MC100,
     MC104,
     MC305,
@@ -26,95 +27,6 @@ from risutools.contract.rules import (
 )
 from risutools.contract.schema import schema_issues
 from risutools.findings import Finding, sorted_findings
-
-
-@dataclass
-class DocumentInfo:
-    """One validated document, with its own findings."""
-
-    file: str
-    line: int | None
-    component_id: str | None
-    component_version: str | None
-    sha256: str | None  # canonical document hash (None if it cannot be computed)
-    findings: list[Finding] = field(default_factory=list)
-
-
-@dataclass
-class Verification:
-    """One digest reference checked by ``verify`` (MC202/MC203)."""
-
-    file: str
-    line: int | None
-    component_id: str | None
-    pointer: str
-    source: str  # "risu:174678332 module.risum"
-    status: str  # "verified" | "mismatch" | "not_at_hand"
-    detail: str  # where it was found / why not
-
-
-@dataclass
-class Result:
-    """What ``validate_paths`` / ``verify_paths`` found; renderers read this."""
-
-    command: str = "validate"
-    documents: list[DocumentInfo] = field(default_factory=list)
-    file_findings: list[Finding] = field(default_factory=list)  # MC000/MC001, catalog files
-    files: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    verifications: list[Verification] = field(default_factory=list)
-    strict: bool = False  # warnings fail the run (``--strict``); renderers say so
-
-    @property
-    def findings(self) -> list[Finding]:
-        out = list(self.file_findings)
-        for d in self.documents:
-            out.extend(d.findings)
-        return sorted_findings(out)
-
-    def counts(self) -> dict[str, int]:
-        f = self.findings
-        return {
-            "errors": sum(1 for x in f if x.severity == "error"),
-            "warnings": sum(1 for x in f if x.severity == "warning"),
-            "documents": len(self.documents),
-            "files": len(self.files),
-            "documents_with_errors": sum(
-                1 for d in self.documents if any(x.severity == "error" for x in d.findings)),
-        }
-
-    def could_not_run(self) -> bool:
-        return any(x.rule == MC001.id for x in self.file_findings)
-
-    def exit_code(self, strict: bool | None = None) -> int:
-        """0 no errors; 1 error findings (or warnings with ``strict``, default
-        :attr:`strict`); 2 could not run."""
-        if self.could_not_run():
-            return 2
-        f = self.findings
-        if any(x.severity == "error" for x in f):
-            return 1
-        if (self.strict if strict is None else strict) and any(
-                x.severity == "warning" for x in f):
-            return 1
-        return 0
-
-    def unreadable(self) -> list[Finding]:
-        """The paths that could not be read at all (MC001), in order."""
-        return sorted_findings([x for x in self.file_findings if x.rule == MC001.id])
-
-    def verdict(self) -> tuple[str, str]:
-        """``("ok" | "failed", why)``: the word the summary line starts with, and what
-        failed the run when the counts alone do not say it ("" otherwise)."""
-        code = self.exit_code()
-        if code == 0:
-            return "ok", ""
-        unread = len(self.unreadable())
-        if code == 2:
-            return "failed", f"; could not read {unread} file{'s' if unread != 1 else ''}"
-        if not any(x.severity == "error" for x in self.findings):
-            return "failed", "; --strict: warnings fail the run"
-        return "failed", ""
 
 
 def _doc_hash(doc: Any) -> str | None:
