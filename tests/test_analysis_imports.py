@@ -1,0 +1,39 @@
+"""The ``analyze`` path imports the light result module, not the contract loaders."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from risutools.contract import result, validate
+from risutools.contract.rules import MC001
+from risutools.findings import Finding
+
+
+def test_validate_reexports_the_result_classes() -> None:
+    assert validate.Result is result.Result
+    assert validate.DocumentInfo is result.DocumentInfo
+    assert validate.Verification is result.Verification
+
+
+def test_mc001_is_read_from_the_rule_table() -> None:
+    r = result.Result()
+    assert not r.could_not_run() and r.unreadable() == []
+    bad = Finding(rule=MC001.id, severity="error", file="x", line=None, pointer="",
+                  message="cannot read")
+    other = Finding(rule="MC000", severity="error", file="y", line=None, pointer="",
+                    message="not a document")
+    r.file_findings = [other, bad]
+    assert r.could_not_run() and r.exit_code() == 2
+    assert r.unreadable() == [bad]
+
+
+def test_analysis_report_does_not_import_the_contract_loaders() -> None:
+    code = ("import sys, risutools.analysis.report; "
+            "print(sorted(m for m in sys.modules if m.startswith('risutools.contract')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert "risutools.contract.result" in out
+    for heavy in ("risutools.contract.validate", "risutools.contract.loaders",
+                  "risutools.contract.schema"):
+        assert heavy not in out
