@@ -44,18 +44,18 @@ def grades(settings: ContractConfig) -> str:
     return json.dumps([sorted(settings.severities.items()), settings.select, settings.ignore])
 
 
-def graded_analysis(module: Module, settings: ContractConfig | None) -> Analysis | None:
+def graded_analysis(module: Module, settings: ContractConfig | None) -> Analysis:
     """The module's analysis as ``settings`` report it (:meth:`ContractConfig.apply`), for
     :func:`~risutools.projection.project.project`: the one place ``project`` and ``ingest``
-    grade a document's findings.  None when nothing in the settings changes them (the
-    projection then analyses the module itself)."""
-    if settings is None or not grades(settings):
-        return None
-    from dataclasses import replace
-
+    grade a document's findings, and analyse the module once however many times it is
+    projected (with and without notes)."""
     from risutools.analysis import analyze
 
     a = analyze(module)
+    if settings is None or not grades(settings):
+        return a
+    from dataclasses import replace
+
     return replace(a, findings=settings.apply(a.findings))
 
 
