@@ -10,6 +10,7 @@ import pytest
 from risutools.analysis import analyzer
 from risutools.analysis.analyzer import _BAD_CHARS, _CODE_BUTTON, _first_code_button, _has_bad_chars
 from risutools.analysis.lorecode import MAX_LINES_READ, _head_lines, looks_like_lua
+from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, checked_risks
 
 BUTTON_TEXTS = [
     "", "risu-btn", "x = '<div risu-btn=\"a\">'", "RISU-TRIGGER", "{{BUTTON::go::f}}",
@@ -83,3 +84,29 @@ def test_head_lines_long_text() -> None:
     for n in (1, 399, 400, 5000, 40000):
         assert _head_lines(text, n) == text.splitlines()[:n]
     assert _head_lines("a" * 100000, 3) == ["a" * 100000]
+
+
+def test_plain_string_patterns_same_as_the_full_check() -> None:
+    """A pattern without any regex syntax is answered without parsing: what parsing and
+    checking it gives (no risk, no parse error), for every flag that changes the parser."""
+    rng = random.Random(12)
+    alphabet = [*"abcXYZ09 -_/,:;'\"<>=!@#%&~`\n\t가나", "\ud800", "\U0001F600"]
+    for _ in range(2000):
+        pattern = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 30)))
+        for flags in ("", "u", "v", "i", "s"):
+            assert backtracking_risks(pattern, flags) == checked_risks(pattern, flags) == []
+
+
+@pytest.mark.parametrize(("pattern", "risky"), [
+    ("(a+)+", True), ("(a|a)*", True), ("a+", False), ("a{2}", False), ("[x]", False),
+    ("a.b", False), ("x\\d", False),
+])
+def test_one_syntax_character_takes_the_full_check(pattern: str, risky: bool) -> None:
+    assert backtracking_risks(pattern) == checked_risks(pattern)
+    assert bool(backtracking_risks(pattern)) is risky
+
+
+@pytest.mark.parametrize("pattern", ["(", "a**", "[a", "\\", "a{2,1}"])
+def test_bad_patterns_still_raise(pattern: str) -> None:
+    with pytest.raises(RegexParseError):
+        backtracking_risks(pattern)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -1084,11 +1085,17 @@ def _unused_code_fields(b: _Builder) -> None:
                   "as running code", evidence=f"/{key}", pointer=f"/{key}")
 
 
+@cache
+def _vocabulary_order() -> dict[str, int]:
+    """Capability name -> its place in the vocabulary (built once: the file is read once)."""
+    return {name: i for i, name in enumerate(vocabulary())}
+
+
 def _capabilities(b: _Builder) -> tuple[list[Capability], list[Capability], dict[str, int]]:
     """The capabilities seen, split into requires and provides, in vocabulary order (only
     vocabulary names are ever emitted); and the vocabulary order itself."""
     vocab = vocabulary()
-    order = {name: i for i, name in enumerate(vocab)}
+    order = _vocabulary_order()
     requires: list[Capability] = []
     provides: list[Capability] = []
     for name in sorted(b.caps, key=lambda n: (order.get(n, 10**6), n)):

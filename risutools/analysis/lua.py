@@ -63,6 +63,9 @@ _MASTER = re.compile(
     """,
     re.VERBOSE | re.DOTALL,
 )
+#: the group number of each alternative of _MASTER (``Match.lastindex``: an int compared)
+_G_NAME, _G_COM, _G_STR, _G_LBR, _G_NUM, _G_OP, _G_END = (
+    _MASTER.groupindex[g] for g in ("name", "com", "str", "lbr", "num", "op", "end"))
 # The body of a short string: plain characters and escapes, up to (not including) the
 # closing quote, an unescaped newline, or the end of the text.  It is matched in windows
 # of _WINDOW characters (see :func:`match_windowed`), so the regex engine's backtracking
@@ -244,14 +247,14 @@ def iter_tokens(text: str, errors: list[tuple[int, str]],
         m = match(text, pos)
         if m is None:  # cannot happen (``other`` matches any char), but never loop
             break
-        group = m.lastgroup
-        s = m.start(group) if group else pos
+        group = m.lastindex or 0  # the alternative that matched (see _G_NAME ...)
+        s = m.start(group)
         e = m.end()
-        if group == "name":
+        if group == _G_NAME:
             yield NAME, s, e, m.group(group), s, e
-        elif group == "op":
+        elif group == _G_OP:
             yield OP, s, e, m.group(group), s, e
-        elif group == "str":
+        elif group == _G_STR:
             q = text[s]
             b1 = match_windowed(_BODY[q], text, e, after_ws=True)
             if b1 < n and text[b1] == q:
@@ -261,9 +264,9 @@ def iter_tokens(text: str, errors: list[tuple[int, str]],
                 e = b1
             yield STR, s, e, (None if find("\\", s + 1, b1) >= 0 else text[s + 1 : b1]), \
                 s + 1, b1
-        elif group == "num":
+        elif group == _G_NUM:
             yield NUM, s, e, m.group(group), s, e
-        elif group == "com":
+        elif group == _G_COM:
             lm = _LONG_OPEN.match(text, e)
             if lm is not None:
                 close = "]" + lm.group(1) + "]"
@@ -276,7 +279,7 @@ def iter_tokens(text: str, errors: list[tuple[int, str]],
             else:
                 j = find("\n", e)
                 e = n if j < 0 else j
-        elif group == "lbr":
+        elif group == _G_LBR:
             level = e - s - 2
             close = "]" + "=" * level + "]"
             j = find(close, e)
@@ -290,11 +293,11 @@ def iter_tokens(text: str, errors: list[tuple[int, str]],
             else:
                 yield STR, s, j + len(close), text[body_start:j], body_start, j
                 e = j + len(close)
-        elif group == "end":
+        elif group == _G_END:
             break
         else:  # other
             if other_reported < 20:
-                ch = m.group(group or 0)
+                ch = m.group(group)
                 errors.append((s, f"unexpected character U+{ord(ch[-1]) if ch else 0:04X}"))
             other_reported += 1
         pos = e if e > pos else pos + 1
@@ -402,6 +405,10 @@ _MAX_OPEN_COLLECTORS = 64
 MAX_CALLS = 1_000_000
 MAX_RECORDS = 100_000
 _OPAQUE = "\x00opaque"  # a constant that cannot hold a URL (its value is never decoded)
+#: the brackets a listener's depth counts
+_BRACKETS = frozenset({"(", "{", "[", ")", "}", "]"})
+#: the operators that make a name before them a call, a lookup or an assignment target
+_AFTER_NAME = frozenset({"(", "{", "[", "="})
 
 
 @dataclass(slots=True)
@@ -564,11 +571,30 @@ class _Scanner:
         text = self.text
         skipper = self.skipper
         count = 0
+        on_name = self.on_name
+        url_hosts = self.result.url_hosts
+        #: nothing pending (no name awaiting its next token, no assignment, constant,
+        #: function header, call arguments or listener open): then only a name or a string
+        #: can change what is recorded, and every other step below is a no-op
+        idle = True
         for kind, s, _e, value, b0, b1 in iter_tokens(text, self.raw_errors, skipper):
             count += 1
             if skipper is not None and skipper.last is not None:
                 self.after_skip(skipper.last)
                 skipper.last = None
+            if idle:
+                if kind == NAME and value is not None:
+                    on_name(value, s)
+                elif kind == STR and len(url_hosts) < 1000 and (
+                        value is not None or _may_hold_url(text, b0, b1)):
+                    self.on_string(value, s, b0, b1)
+                self.prev2_kind, self.prev2_val = self.prev_kind, self.prev_val
+                self.prev_kind, self.prev_val = kind, value or ""
+                # on_name may only have left a name pending or opened a function header
+                idle = self.pend is None and not self.params_state
+                if skipper is not None:
+                    skipper.idle = idle
+                continue
             if self.const_pending is not None:
                 self.on_constant_end(kind, value, s)
             if self.assign_target is not None and kind == STR and self.prev_val == "=" \
@@ -576,15 +602,18 @@ class _Scanner:
                 self.on_constant_start(value, b0, b1)
             if self.collectors:
                 self.on_argument_token(kind, value, b0, b1)
-            if self.listeners and kind == OP:
+            if self.listeners and kind == OP and value in _BRACKETS:
                 self.on_listener_bracket(value)
             if self.pend is not None:
-                self.on_after_name(kind, value, s, b0, b1)
+                if kind == STR or (kind == OP and value in _AFTER_NAME):
+                    self.on_after_name(kind, value, s, b0, b1)
+                else:  # anything else after a name: not a call, lookup or assignment
+                    self.pend = None
             if self.params_state:
                 self.on_parameter_token(kind, value, s)
             if kind == NAME and value is not None:
-                self.on_name(value, s)
-            elif kind == STR and len(self.result.url_hosts) < 1000 and (
+                on_name(value, s)
+            elif kind == STR and len(url_hosts) < 1000 and (
                     value is not None or _may_hold_url(text, b0, b1)):
                 self.on_string(value, s, b0, b1)
             if self.in_funcname and not (kind == NAME or (kind == OP and value in (".", ":"))):
@@ -593,11 +622,12 @@ class _Scanner:
                 self.assign_target = None
             self.prev2_kind, self.prev2_val = self.prev_kind, self.prev_val
             self.prev_kind, self.prev_val = kind, value or ""
+            idle = (self.pend is None and self.assign_target is None
+                    and self.const_pending is None and not self.in_funcname
+                    and not self.params_state and not self.collectors
+                    and not self.listeners)
             if skipper is not None:
-                skipper.idle = (self.pend is None and self.assign_target is None
-                                and self.const_pending is None and not self.in_funcname
-                                and not self.params_state and not self.collectors
-                                and not self.listeners)
+                skipper.idle = idle
         self.result.tokens = count
         return self.finish()
 
@@ -655,9 +685,16 @@ class _Scanner:
 
     def on_argument_token(self, kind: int, value: str | None, b0: int, b1: int) -> None:
         """Give the token to the calls whose arguments are being read."""
-        done = [c for c in self.collectors if c.feed(kind, value, self.text, b0, b1)]
+        collectors = self.collectors
+        if len(collectors) == 1:  # the usual case, without building a list
+            c = collectors[0]
+            if c.feed(kind, value, self.text, b0, b1):
+                collectors.clear()
+                self.share_args(c.call)
+            return
+        done = [c for c in collectors if c.feed(kind, value, self.text, b0, b1)]
         for c in done:
-            self.collectors.remove(c)
+            collectors.remove(c)
             self.share_args(c.call)
 
     def on_parameter_token(self, kind: int, value: str | None, s: int) -> None:

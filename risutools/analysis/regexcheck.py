@@ -25,11 +25,14 @@ at most 2,200,000 (the 100,000-character maximum).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 _BIG = 16  # a {n,m} repetition with m above this counts as unbounded
 _MAX_PATTERN = 100_000
 _MAX_DEPTH = 200
+#: the characters that make a pattern more than a plain string
+_META = re.compile(r"[\\^$.|?*+()\[\]{}]")
 #: steps allowed for one pattern: a base plus a few per character (see steps_allowed)
 BASE_STEPS = 200_000
 STEPS_PER_CHAR = 20
@@ -647,6 +650,15 @@ def backtracking_risks(pattern: str, flags: str = "") -> list[BacktrackRisk]:
 
     Parsing and checking together take at most ``steps_allowed(len(pattern))`` steps;
     past that the pattern is "not checked" (RegexParseError)."""
+    if len(pattern) <= _MAX_PATTERN and _META.search(pattern) is None:
+        # a plain string (no syntax at all): it parses (a few steps a character, well
+        # inside the budget) into a sequence of characters, which repeats nothing
+        return []
+    return checked_risks(pattern, flags)
+
+
+def checked_risks(pattern: str, flags: str = "") -> list[BacktrackRisk]:
+    """:func:`backtracking_risks` by parsing and checking, whatever the pattern."""
     budget = Budget(steps_allowed(len(pattern)))
     root = parse_pattern(pattern, flags, budget)
     checker = _Checker("i" in flags, budget)
