@@ -120,3 +120,60 @@ def test_names_in_comments_strings_or_on_objects_set_nothing() -> None:
 # The findings' firing and quiet modules are data now (risutools/checks/cases/RA*.yaml,
 # run by tests/test_checks_cases.py); docs/analysis.md's table is generated from the
 # registry (tests/test_checks_registry.py).
+
+
+# -- the data files as the analyser reads them (risutools.analysis.datatables) ----------------
+
+
+def test_generated_tables_are_up_to_date() -> None:
+    """``_tables.py`` is what ``python -m risutools.analysis.datatables`` writes now (run it
+    after editing risutools/data/*.yaml)."""
+    from pathlib import Path
+
+    from risutools.analysis import datatables
+
+    page = Path(datatables.__file__).with_name("_tables.py")
+    assert page.read_text(encoding="utf-8") == datatables.render()
+
+
+@pytest.mark.parametrize("name", ["capabilities.yaml", "lua_api.yaml"])
+def test_data_table_is_the_yaml_in_order(name: str) -> None:
+    import json
+
+    from risutools.analysis.datatables import data_table
+
+    assert json.dumps(data_table(name)) == json.dumps(load_data_yaml(name))
+
+
+def test_data_table_reads_the_yaml_when_the_file_changed(monkeypatch: pytest.MonkeyPatch,
+                                                         tmp_path: Any) -> None:
+    """A table made from other bytes than the file's is never used: the file is parsed."""
+    from risutools import resources
+    from risutools.analysis import _tables, datatables
+
+    (tmp_path / "lua_api.yaml").write_text("functions: {}\nentry_points: {onStart: x}\n",
+                                           encoding="utf-8")
+    monkeypatch.setattr(datatables, "data_dir", lambda: tmp_path)
+    monkeypatch.setattr(datatables, "load_data_yaml", lambda name: ("parsed", name))
+    assert datatables.data_table("lua_api.yaml") == ("parsed", "lua_api.yaml")
+    (tmp_path / "lua_api.yaml").unlink()  # unreadable: parsed (and the parser reports it)
+    assert datatables.data_table("lua_api.yaml") == ("parsed", "lua_api.yaml")
+    monkeypatch.setattr(datatables, "data_dir", lambda: tmp_path.parent / "missing")
+    assert datatables.data_table("lua_api.yaml") == ("parsed", "lua_api.yaml")
+    # the same bytes as the table was made from: the table
+    (tmp_path / "lua_api.yaml").write_bytes(
+        (resources.data_dir() / "lua_api.yaml").read_bytes())
+    monkeypatch.setattr(datatables, "data_dir", lambda: tmp_path)
+    assert datatables.data_table("lua_api.yaml") is _tables.DATA["lua_api.yaml"]
+
+
+def test_analyze_imports_no_yaml() -> None:
+    """The analyser's start-up does not import PyYAML (its tables are pre-read)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import risutools.analysis.analyzer; "
+            "print('yaml' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "False"

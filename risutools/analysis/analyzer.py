@@ -21,6 +21,7 @@ from risutools.analysis.assets import (
     sniff,
 )
 from risutools.analysis.cbs import CbsTag, scan_cbs, scan_html
+from risutools.analysis.datatables import data_table
 from risutools.analysis.js import scan_js
 from risutools.analysis.lorecode import (
     LOADERS,
@@ -86,7 +87,6 @@ from risutools.checks.registry import Check
 from risutools.findings import Finding, Severity, sorted_findings
 from risutools.formats.jsonsafe import json_type_name
 from risutools.formats.model import Module
-from risutools.resources import load_data_yaml
 
 # -- vocabularies ------------------------------------------------------------------
 
@@ -171,7 +171,7 @@ def _has_bad_chars(code: str) -> bool:
 
 def vocabulary() -> dict[str, dict[str, Any]]:
     """The capability vocabulary (``risutools/data/capabilities.yaml``)."""
-    data = load_data_yaml("capabilities.yaml")
+    data = data_table("capabilities.yaml")
     caps = data.get("capabilities") if isinstance(data, dict) else None
     return caps if isinstance(caps, dict) else {}
 

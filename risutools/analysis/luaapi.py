@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from risutools.resources import load_data_yaml
+from risutools.analysis.datatables import data_table
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class LuaApi:
 
 @cache
 def lua_api() -> LuaApi:
-    data = load_data_yaml("lua_api.yaml")
+    data = data_table("lua_api.yaml")
     funcs: dict[str, HostFunction] = {}
     for name, spec in (data.get("functions") or {}).items():
         state = None

@@ -6,9 +6,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from risutools.analysis.datatables import data_table
 from risutools.analysis.toggles import Toggle
 from risutools.findings import Finding, sorted_findings
-from risutools.resources import load_data_yaml
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Hook:
 
 
 def _load_hooks() -> dict[str, Hook]:
-    caps = load_data_yaml("capabilities.yaml")["capabilities"]
+    caps = data_table("capabilities.yaml")["capabilities"]
     out: dict[str, Hook] = {}
     for name, entry in caps.items():
         row = entry.get("hook") if isinstance(entry, dict) else None
