@@ -110,3 +110,47 @@ def test_one_syntax_character_takes_the_full_check(pattern: str, risky: bool) ->
 def test_bad_patterns_still_raise(pattern: str) -> None:
     with pytest.raises(RegexParseError):
         backtracking_risks(pattern)
+
+
+def _looks_like_lua_every_line(text: str) -> bool:
+    """looks_like_lua reading every line of the head (no early answer)."""
+    from risutools.analysis.lorecode import _LUA_LINE, _STRONG, MIN_LINES, MIN_SHARE
+
+    if not text or "\n" not in text.strip():
+        return False
+    total = code = 0
+    in_long = False
+    for raw in _head_lines(text, MAX_LINES_READ):
+        line = raw.strip()
+        if not line:
+            continue
+        total += 1
+        if in_long:
+            code += 1
+            if "]]" in line or "]=" in line:
+                in_long = False
+            continue
+        if _LUA_LINE.match(line):
+            code += 1
+            if ("[[" in line or "[=" in line) and "]]" not in line and "]=]" not in line:
+                in_long = True
+    if total < MIN_LINES or code < MIN_SHARE * total:
+        return False
+    return _STRONG.search(text) is not None
+
+
+def test_looks_like_lua_early_answer_same_as_every_line() -> None:
+    """The early answer (enough Lua lines already) is the answer of reading every line, at
+    the edge of the share too (runs of code, prose, blank lines, long strings)."""
+    rng = random.Random(13)
+    lines = ["local x = 1", "end", "prose line here.", "", "  ", "local s = [[", "text ]]",
+             "return x", "Another sentence, not code", "foo(bar)", "local function f(a)"]
+    for _ in range(1500):
+        n = rng.choice([5, 40, 100, 300, 420, 600])
+        weights = [rng.random() for _ in lines]
+        text = "\n".join(rng.choices(lines, weights, k=n)) + "\n"
+        assert looks_like_lua(text) == _looks_like_lua_every_line(text)
+    for code_lines in range(270, 300):  # the share right at 0.7 of 400 lines
+        text = "local x = 1\n" * code_lines + "prose.\n" * (MAX_LINES_READ - code_lines)
+        assert looks_like_lua(text) == _looks_like_lua_every_line(text) == (
+            code_lines >= 280)

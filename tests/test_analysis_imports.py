@@ -37,3 +37,23 @@ def test_analysis_report_does_not_import_the_contract_loaders() -> None:
     for heavy in ("risutools.contract.validate", "risutools.contract.loaders",
                   "risutools.contract.schema"):
         assert heavy not in out
+
+
+def test_analyzer_start_up_imports_only_what_every_module_needs() -> None:
+    """PyYAML (the data tables are pre-read, see risutools.analysis.datatables), the regex
+    checker and the JavaScript scanner are not imported until a module needs them."""
+    code = ("import sys, risutools.analysis.analyzer; "
+            "print(sorted(m for m in ('yaml', 'risutools.analysis.regexcheck', "
+            "'risutools.analysis.js') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
+
+
+def test_the_lazy_scanners_are_used_when_needed() -> None:
+    from risutools.analysis import analyze
+    from risutools.formats.model import Module
+
+    a = analyze(Module({"name": "x", "cjs": "eval('1')",
+                        "regex": [{"in": "(a+)+", "out": "", "type": "editdisplay"}]}))
+    assert {f.rule for f in a.findings} >= {"RA201", "RA501", "RA502"}

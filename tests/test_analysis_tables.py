@@ -166,14 +166,3 @@ def test_data_table_reads_the_yaml_when_the_file_changed(monkeypatch: pytest.Mon
     monkeypatch.setattr(datatables, "data_dir", lambda: tmp_path)
     assert datatables.data_table("lua_api.yaml") is _tables.DATA["lua_api.yaml"]
 
-
-def test_analyze_imports_no_yaml() -> None:
-    """The analyser's start-up does not import PyYAML (its tables are pre-read)."""
-    import subprocess
-    import sys
-
-    code = ("import sys; import risutools.analysis.analyzer; "
-            "print('yaml' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == "False"

@@ -22,7 +22,6 @@ from risutools.analysis.assets import (
 )
 from risutools.analysis.cbs import CbsTag, scan_cbs, scan_html
 from risutools.analysis.datatables import data_table
-from risutools.analysis.js import scan_js
 from risutools.analysis.lorecode import (
     LOADERS,
     LoreReads,
@@ -45,7 +44,6 @@ from risutools.analysis.model import (
     StateKey,
     quoted,
 )
-from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, parse_flags
 from risutools.analysis.toggles import ToggleParse, parse_toggles
 from risutools.checks.analysis import (
     RA101,
@@ -637,6 +635,8 @@ class _Builder:
         flag = r.get("flag")
         letters = ""
         if isinstance(flag, str) and flag:
+            from risutools.analysis.regexcheck import parse_flags  # (see regex_pattern)
+
             letters, _directives, unknown = parse_flags(flag)
             if unknown:
                 self.finding(RA204, "regex flag field has unknown letters "
@@ -655,6 +655,9 @@ class _Builder:
 
     def regex_pattern(self, pattern: str, letters: str, where: str) -> None:
         """The backtracking check of one pattern (parsed as data, never compiled)."""
+        # imported here: a module without regex scripts never loads the checker
+        from risutools.analysis.regexcheck import RegexParseError, backtracking_risks
+
         try:
             risks = backtracking_risks(pattern, letters)
         except RegexParseError as exc:
@@ -988,6 +991,8 @@ def _legacy_js(b: _Builder) -> None:
     b.counts["cjs_bytes"] = len(cjs)
     b.cap("script.legacy_js", "cjs")
     b.finding(RA501, f"carries legacy custom JavaScript ({len(cjs)} characters)", evidence="cjs")
+    from risutools.analysis.js import scan_js  # only a module with legacy JavaScript
+
     js = scan_js(cjs)
     for name, lines in sorted(js.names.items()):
         for line in lines:
