@@ -6,6 +6,7 @@ Run: PYTHONPATH=. python bench/bench_analysis.py
 Compare the Lua throughput with an older checkout (a folder holding ``risutools/``):
      BENCH_BEFORE=/path/to/old/checkout PYTHONPATH=. python bench/bench_analysis.py
 Quick run (the worst cases only at 1 MB / 4 MB): BENCH_QUICK=1
+Only the per-small-module figure (A/B with BENCH_BEFORE): BENCH_ONLY=small
 """
 
 from __future__ import annotations
@@ -76,6 +77,9 @@ def best_of(fn, repeat: int = 3) -> float:  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
+    if os.environ.get("BENCH_ONLY") == "small":
+        small_module(os.environ.get("BENCH_BEFORE"))
+        return
     print("Lua analysis throughput (analyze() on one module holding one script)")
     for kb in (100, 250, 500):
         code = make_script(kb * 1024)
@@ -97,6 +101,7 @@ def main() -> None:
           f"{len(one_line) / 2**20:.1f} MiB), reads counted {key.read_count if key else 0}")
     regex_check()
     before = os.environ.get("BENCH_BEFORE")
+    small_module(before)
     if before:
         lua_before_after(before)
     worst_cases()
@@ -127,6 +132,42 @@ def lua_before_after(before: str) -> None:
         out = subprocess.run([sys.executable, "-c", _THROUGHPUT, tree, here],
                              capture_output=True, text=True, check=True).stdout
         print(f"  {label:<6} {float(out):6.2f} MB/s  ({tree})")
+
+
+# -- per small module (issue 12: ingest analyses thousands of them) --------------------------
+
+_SMALL = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(1, sys.argv[2])
+from risutools.analysis import analyze  # first: bench_ingest puts its own tree on sys.path
+from risutools.formats.model import Module
+from bench_ingest import _module
+m = Module(_module(0, 0))
+for _ in range(200):
+    analyze(m)
+n = 2000
+best = min((lambda t0: ([analyze(m) for _ in range(n)], time.process_time() - t0)[1])(
+    time.process_time()) for _ in range(int(sys.argv[3])))
+print(best / n * 1e6, analyze.__module__ and sys.modules["risutools"].__file__)
+"""
+
+
+def small_module(before: str | None, rounds: int = 5) -> None:
+    """analyze() per call on the module ingest's benchmark writes (bench_ingest._module: 5
+    lorebook entries, 1 regex script, a trigger with a 6-line Lua listener), CPU time, best
+    of ``rounds`` x 2,000 calls in a fresh process; with ``before``, the two trees in turn."""
+    here = str(Path(__file__).resolve().parent)
+    root = str(Path(__file__).resolve().parents[1])
+    trees = [("before", before), ("after", root)] * 2 if before else [("this tree", root)]
+    print("analyze() per small module (bench_ingest._module(0, 0)), CPU, best of "
+          f"{rounds} x 2,000 calls")
+    for label, tree in trees:
+        out = subprocess.run([sys.executable, "-c", _SMALL, tree, here, str(rounds)],
+                             capture_output=True, text=True, check=True).stdout
+        per_call, imported = out.split()
+        print(f"  {label:<9} {float(per_call):7.1f} us  ({Path(imported).parents[1]})")
+    print("  load average: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
 
 
 # -- the worst case of each scanner, n vs 4n, in a child process ----------------------------

@@ -13,6 +13,7 @@ each); a stale ``_tables`` costs only that time again, never a wrong table
 from __future__ import annotations
 
 import hashlib
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,10 @@ def _digest(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
+@cache
 def data_table(name: str) -> Any:
-    """``risutools/data/<name>`` as PyYAML reads it (the same object on every call)."""
+    """``risutools/data/<name>`` as PyYAML reads it (read once: the same object on every
+    call)."""
     from risutools.analysis import _tables
 
     made_from = _tables.SHA256.get(name)

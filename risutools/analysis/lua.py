@@ -573,27 +573,39 @@ class _Scanner:
         count = 0
         on_name = self.on_name
         url_hosts = self.result.url_hosts
-        #: nothing pending (no name awaiting its next token, no assignment, constant,
-        #: function header, call arguments or listener open): then only a name or a string
-        #: can change what is recorded, and every other step below is a no-op
-        idle = True
+        #: quiet: no assignment, constant, function header or call arguments open (a name
+        #: awaiting its next token and open listeners allowed); then the steps for those
+        #: are no-ops and the short path below reads the token.  idle: quiet, with no name
+        #: pending and no listener open (the skipper may pass over runs)
+        quiet = True
+        listeners = self.listeners  # changed in place, never replaced
         for kind, s, _e, value, b0, b1 in iter_tokens(text, self.raw_errors, skipper):
             count += 1
             if skipper is not None and skipper.last is not None:
                 self.after_skip(skipper.last)
                 skipper.last = None
-            if idle:
+            if quiet:
+                if listeners and kind == OP and value in _BRACKETS:
+                    self.on_listener_bracket(value)
+                if self.pend is not None:
+                    if kind == STR or (kind == OP and value in _AFTER_NAME):
+                        self.on_after_name(kind, value, s, b0, b1)
+                    else:  # anything else after a name: not a call, lookup or assignment
+                        self.pend = None
                 if kind == NAME and value is not None:
                     on_name(value, s)
                 elif kind == STR and len(url_hosts) < 1000 and (
                         value is not None or _may_hold_url(text, b0, b1)):
                     self.on_string(value, s, b0, b1)
+                # (an assignment target is only set here by "=", and a function name only
+                # by a name: the two resets of the full path are no-ops)
                 self.prev2_kind, self.prev2_val = self.prev_kind, self.prev_val
                 self.prev_kind, self.prev_val = kind, value or ""
-                # on_name may only have left a name pending or opened a function header
-                idle = self.pend is None and not self.params_state
+                quiet = (not self.params_state and self.assign_target is None
+                         and not self.collectors and not self.in_funcname
+                         and self.const_pending is None)
                 if skipper is not None:
-                    skipper.idle = idle
+                    skipper.idle = quiet and self.pend is None and not listeners
                 continue
             if self.const_pending is not None:
                 self.on_constant_end(kind, value, s)
@@ -622,12 +634,11 @@ class _Scanner:
                 self.assign_target = None
             self.prev2_kind, self.prev2_val = self.prev_kind, self.prev_val
             self.prev_kind, self.prev_val = kind, value or ""
-            idle = (self.pend is None and self.assign_target is None
-                    and self.const_pending is None and not self.in_funcname
-                    and not self.params_state and not self.collectors
-                    and not self.listeners)
+            quiet = (not self.params_state and self.assign_target is None
+                     and not self.collectors and not self.in_funcname
+                     and self.const_pending is None)
             if skipper is not None:
-                skipper.idle = idle
+                skipper.idle = quiet and self.pend is None and not listeners
         self.result.tokens = count
         return self.finish()
 
