@@ -6,7 +6,8 @@ Run: PYTHONPATH=. python bench/bench_analysis.py
 Compare the Lua throughput with an older checkout (a folder holding ``risutools/``):
      BENCH_BEFORE=/path/to/old/checkout PYTHONPATH=. python bench/bench_analysis.py
 Quick run (the worst cases only at 1 MB / 4 MB): BENCH_QUICK=1
-Only the per-small-module figure (A/B with BENCH_BEFORE): BENCH_ONLY=small
+Only the per-small-module figure, or the start-up (A/B with BENCH_BEFORE): BENCH_ONLY=small,
+BENCH_ONLY=startup
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import random
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -77,8 +79,9 @@ def best_of(fn, repeat: int = 3) -> float:  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
-    if os.environ.get("BENCH_ONLY") == "small":
-        small_module(os.environ.get("BENCH_BEFORE"))
+    only = os.environ.get("BENCH_ONLY")
+    if only in ("small", "startup"):
+        (small_module if only == "small" else startup)(os.environ.get("BENCH_BEFORE"))
         return
     print("Lua analysis throughput (analyze() on one module holding one script)")
     for kb in (100, 250, 500):
@@ -102,6 +105,7 @@ def main() -> None:
     regex_check()
     before = os.environ.get("BENCH_BEFORE")
     small_module(before)
+    startup(before)
     if before:
         lua_before_after(before)
     worst_cases()
@@ -167,6 +171,38 @@ def small_module(before: str | None, rounds: int = 5) -> None:
                              capture_output=True, text=True, check=True).stdout
         per_call, imported = out.split()
         print(f"  {label:<9} {float(per_call):7.1f} us  ({Path(imported).parents[1]})")
+    print("  load average: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+
+
+def startup(before: str | None, rounds: int = 20) -> None:
+    """The imports of ``risutools analyze`` (``risutools.cli`` and
+    ``risutools.analysis.report``), wall time of a fresh interpreter, best of ``rounds``
+    (bytecode written first, as an installed package has it); with ``before``, the two trees
+    in turn."""
+    code = "import risutools.cli, risutools.analysis.report"
+    root = str(Path(__file__).resolve().parents[1])
+    trees = [("before", before), ("after", root)] if before else [("this tree", root)]
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    best = {label: float("inf") for label, _ in trees}
+    with tempfile.TemporaryDirectory() as cwd:
+        for _, tree in trees:
+            subprocess.run([sys.executable, "-c", code], env=dict(env, PYTHONPATH=tree),
+                           cwd=cwd, check=True)
+        bare = float("inf")
+        for _ in range(rounds):
+            for label, tree in trees:
+                t0 = time.perf_counter()
+                subprocess.run([sys.executable, "-c", code], env=dict(env, PYTHONPATH=tree),
+                               cwd=cwd, check=True)
+                best[label] = min(best[label], time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-c", "pass"], cwd=cwd, check=True)
+            bare = min(bare, time.perf_counter() - t0)
+    print(f"start-up of `risutools analyze` (import risutools.cli, risutools.analysis.report), "
+          f"wall, best of {rounds}; a bare interpreter: {bare * 1000:.1f} ms")
+    for label, tree in trees:
+        print(f"  {label:<9} {best[label] * 1000:7.1f} ms  ({tree})")
     print("  load average: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
 
 

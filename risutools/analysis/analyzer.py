@@ -688,9 +688,7 @@ class _Builder:
                 continue
             if not isinstance(content, str):
                 continue
-            comment = e.get("comment")
-            named_lua = isinstance(comment, str) and is_lua_file_name(comment)
-            if (loads_code or named_lua) and looks_like_lua(content):
+            if (loads_code or _named_lua(e.get("comment"))) and looks_like_lua(content):
                 self.lorebook_code.append(i)
                 self.lua(content, f"lorebook[{i}]", LOREBOOK_CODE)
             if "{{" in content:
@@ -1148,4 +1146,9 @@ def _result(b: _Builder, trigger_types: list[str], tp: ToggleParse) -> Analysis:
 
 
 def _sorted_facts(table: dict[str, Fact]) -> list[Fact]:
-    return [table[k] for k in sorted(table)]
+    return [table[k] for k in sorted(table)] if table else []
+
+
+def _named_lua(comment: Any) -> bool:
+    """A lorebook entry named like a Lua file (``*.lua``)."""
+    return isinstance(comment, str) and is_lua_file_name(comment)
