@@ -19,6 +19,8 @@ _MAX_TAGS = 50000
 
 @dataclass(frozen=True)
 class CbsTag:
+    """One CBS tag ``{{name::args}}`` and the line it starts on."""
+
     name: str  # lower-case tag name: getvar, setvar, button, #if, ?, ...
     args: tuple[str, ...]  # raw arguments (may contain nested tags)
     line: int
@@ -32,6 +34,8 @@ class CbsTag:
 
 @dataclass
 class CbsScan:
+    """The CBS tags of one text (:func:`scan_cbs`)."""
+
     tags: list[CbsTag] = field(default_factory=list)
     unbalanced: int = 0  # "{{" without "}}" (or the reverse)
 
@@ -129,6 +133,8 @@ _URL_HOST = re.compile(r"https?://([A-Za-z0-9][A-Za-z0-9.\-]{0,252})", re.IGNORE
 
 @dataclass
 class HtmlScan:
+    """What :func:`scan_html` found in one text (lines of each kind)."""
+
     script_lines: list[int] = field(default_factory=list)
     handler_lines: list[int] = field(default_factory=list)
     js_url_lines: list[int] = field(default_factory=list)

@@ -62,6 +62,8 @@ JS_NOTABLE: dict[str, str] = {
 
 @dataclass
 class JsScan:
+    """What :func:`scan_js` found in legacy JavaScript."""
+
     names: dict[str, list[int]] = field(default_factory=dict)  # notable name -> lines
     url_hosts: list[tuple[str, int]] = field(default_factory=list)
     errors: list[tuple[int, str]] = field(default_factory=list)

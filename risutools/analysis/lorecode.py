@@ -147,6 +147,8 @@ class Lookup:
 
 @dataclass
 class LoreFlow:
+    """What :func:`lore_flow` found in one script."""
+
     lookups: list[Lookup] = field(default_factory=list)  # those that feed a load
     #: lines of ``load``/``loadstring`` calls whose code comes from a lorebook read
     lore_loads: set[int] = field(default_factory=set)

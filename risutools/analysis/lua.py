@@ -190,6 +190,8 @@ class LineIndex:
 
 @dataclass
 class Token:
+    """A token with its string value decoded (:func:`tokenize`)."""
+
     kind: int
     start: int
     end: int
@@ -423,6 +425,8 @@ class Arg:
 
 @dataclass(slots=True)
 class Call:
+    """A call the scanner recorded: its name, line, qualifier and literal arguments."""
+
     name: str
     line: int
     qualifier: str = ""  # "", "." or ":"
@@ -436,6 +440,8 @@ class Call:
 
 @dataclass
 class FuncDef:
+    """A function definition: its name, line and whether it is ``local``."""
+
     name: str
     line: int
     local: bool
@@ -443,6 +449,8 @@ class FuncDef:
 
 @dataclass
 class LuaScan:
+    """What :func:`scan_lua` found in one script."""
+
     calls: list[Call] = field(default_factory=list)
     defs: list[FuncDef] = field(default_factory=list)
     dynamic_index: list[tuple[str, int]] = field(default_factory=list)  # (_ENV|_G, line)

@@ -19,6 +19,8 @@ from risutools.analysis.datatables import data_table
 
 @dataclass(frozen=True)
 class HostFunction:
+    """One host function RisuAI gives Lua (a row of lua_api.yaml)."""
+
     name: str
     privileged: bool
     capability: str | None
@@ -28,6 +30,8 @@ class HostFunction:
 
 @dataclass(frozen=True)
 class LuaApi:
+    """The host API table: functions and the entry points RisuAI calls."""
+
     functions: dict[str, HostFunction]
     entry_points: dict[str, str]  # global function RisuAI calls -> hook capability
 

@@ -144,6 +144,8 @@ class StateKey:
 
 @dataclass
 class Capability:
+    """A capability the module requires or provides, with its evidence."""
+
     name: str
     kind: str  # requires | provides
     evidence: list[str] = field(default_factory=list)

@@ -127,6 +127,8 @@ _LINE_ENDS = CharSet.of("\n", "\r", "\u2028", "\u2029")
 
 @dataclass
 class Node:
+    """A node of a parsed pattern."""
+
     kind: str  # char | seq | alt | group | look | rep | empty
     cs: CharSet = EMPTY
     items: list[Node] = field(default_factory=list)
@@ -483,6 +485,8 @@ def _walk(node: Node, budget: Budget) -> list[Node]:
 
 @dataclass(frozen=True)
 class BacktrackRisk:
+    """A catastrophic-backtracking shape found in a pattern."""
+
     shape: str  # "nested-quantifier" | "overlapping-alternation"
     offset_hint: int = 0
 

@@ -29,6 +29,8 @@ _TEXT_TYPES = {"text", "textarea", "input", "number"}
 
 @dataclass(frozen=True)
 class Toggle:
+    """One toggle a module declares (a line of customModuleToggle)."""
+
     key: str
     label: str
     type: str  # checkbox | select | text
@@ -48,6 +50,8 @@ class Toggle:
 
 @dataclass
 class ToggleParse:
+    """The toggles of a declaration text and its problems."""
+
     toggles: list[Toggle] = field(default_factory=list)
     duplicates: list[tuple[str, int]] = field(default_factory=list)  # (key, line)
     malformed: list[int] = field(default_factory=list)  # lines
