@@ -285,14 +285,25 @@ def stages(n_files: int, scale: float) -> None:
     out = BASE / f"stages-out-{os.getpid()}"  # new: see the fresh folders of bench_tree
     print(f"\n### where the CPU goes, {n_files} files (CPU s, one process, stage by stage)")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    subprocess.run([sys.executable, "-c", STAGES, str(paths_file), str(src), str(out)],
-                   check=True, env=env)
+    got = subprocess.run([sys.executable, "-c", STAGES, str(paths_file), str(src), str(out)],
+                         check=True, env=env, capture_output=True, text=True).stdout
+    print(got, end="")
+    cost = {line[:36].strip(): float(line[36:]) for line in got.splitlines() if line.strip()}
     empty = BASE / "stages-empty"
     shutil.rmtree(empty, ignore_errors=True)
     empty.mkdir()
     _, cpu, _, _ = timed([sys.executable, "-m", "risutools", "ingest", str(empty), "-o",
                           str(BASE / "stages-empty-out"), "-q", "-j", "1", "--no-cache"])
     print(f"{'start-up (interpreter, imports, CLI)':<36} {cpu:6.2f}")
+    floor_cpu = cost.pop("sha256 floor (read + hash)")
+    total = sum(cost.values()) + cpu
+    without = total - cost["project"]
+    # the ratio ingest could reach if its stages cost no more than apart, and if analysing
+    # and projecting a module cost nothing: what reading, hashing, starting and writing
+    # alone leave of the goal (issue 12, goal 4)
+    print(f"stage sum {total:.2f} s = {floor_cpu / total * 100:.0f}% of the floor; without "
+          f"`project` {without:.2f} s = {floor_cpu / without * 100:.0f}% (the ceiling of any "
+          f"ingest that reads, hashes and writes a document per file this way)")
     for folder in (out, empty, BASE / "stages-empty-out"):
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -259,6 +259,51 @@ def test_json_type_last_beyond_peek_is_detected(tmp_path: Path) -> None:
     assert detect(p) == "json-module"
 
 
+_EXPORTS = [
+    {"name": "M", "id": "1", "lorebook": [], "type": "risuModule"},
+    {"type": "risu", "ver": 1, "data": [{"key": "a", "content": "b", "mode": "normal"}]},
+    {"type": "regex", "data": [{"comment": "c", "in": "a", "out": "b", "type": "editdisplay"}]},
+    {"name": "ST", "entries": {"0": {"key": "k", "content": "x"}}},
+    {"no": "risu export"},
+]
+
+
+@pytest.mark.parametrize("obj", _EXPORTS, ids=["module", "lorebook", "regex", "st-book", "none"])
+def test_json_named_file_is_parsed_once_with_the_same_outcome(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, obj: dict[str, object]
+) -> None:
+    """A ``.json`` file skips the detection peek (issue 11: a second decode and scan) and
+    reads exactly as a file whose format the peek found: same module or same error."""
+    from risutools.formats import jsonscan
+
+    peeked = tmp_path / "peeked.bin"  # any other name: detected in full, as before
+    peeked.write_text(json.dumps(obj), encoding="utf-8")
+    named = _write_json(tmp_path, "x.json", obj)
+
+    def outcome(p: Path) -> object:
+        try:
+            return [(m.component_type, m.data, m.source.format) for m in read_path(p)]
+        except FormatError as exc:
+            return exc.code
+
+    expected = outcome(peeked)
+    if obj.get("no"):  # not an export: unknown by content, refused by either reader
+        assert expected == "unknown-format"
+    calls: list[str] = []
+    real = jsonscan.top_level_keys
+    monkeypatch.setattr(jsonscan, "top_level_keys", lambda t, *a: calls.append(t) or real(t, *a))
+    got = outcome(named)
+    assert calls == []  # no peek: the object itself was classified
+    assert got == expected or (expected == "unknown-format" and got == "unsupported-export")
+
+
+def test_json_named_file_that_is_not_json_is_still_detected(tmp_path: Path) -> None:
+    p = tmp_path / "module.json"
+    p.write_bytes(write_risum({"name": "R", "id": "r"}, []))
+    (m,) = read_path(p)
+    assert m.source.format == "risum" and m.name == "R"
+
+
 def test_json_nan_is_not_json(tmp_path: Path) -> None:
     p = tmp_path / "n.json"
     p.write_text('{"type": "risuModule", "name": "n", "x": NaN}')

@@ -75,7 +75,10 @@ def _is_printable(b: int) -> bool:
     return b in (0x09, 0x0A, 0x0D) or 0x20 <= b < 0x7F or b >= 0x80
 
 
-def _detect_open(fp: BinaryIO, size: int) -> str | None:
+def _detect_open(fp: BinaryIO, size: int, *, defer_json: bool = False) -> str | None:
+    """The format by content (see :func:`detect`).  ``defer_json``: a JSON object text is
+    answered ``"json"`` without the bounded peek, for a caller that parses the whole text
+    next and classifies the object itself (:func:`_read_json`)."""
     if size == 0:
         return None
     head = fp.read(HEAD)
@@ -99,6 +102,8 @@ def _detect_open(fp: BinaryIO, size: int) -> str | None:
         return "risup"
     text_start = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
     if text_start.lstrip(b" \t\r\n")[:1] == b"{":
+        if defer_json:
+            return "json"
         fp.seek(0)
         peek = fp.read(JSON_PEEK)
         text = peek.decode("utf-8", errors="replace")
@@ -196,7 +201,12 @@ def _read_open(
         raise FormatError("empty-file", "the file is empty")
     fmt = known
     if fmt is None:
-        fmt = _detect_open(fp, size)
+        # A ``.json`` file that holds a JSON object is read as JSON whatever the peek would
+        # say: the peek can only name an export that _read_json then classifies from the
+        # parsed object, or fall back to this same extension, so it is skipped (it cost a
+        # second decode and scan of up to 1 MiB: issue 11).  Other names are detected in full.
+        as_json = _BY_EXTENSION.get(Path(p).suffix.lower()) == "json"
+        fmt = _detect_open(fp, size, defer_json=as_json)
         fp.seek(0)
     if fmt is None:
         guess = _BY_EXTENSION.get(Path(p).suffix.lower())
