@@ -94,7 +94,7 @@ class IngestCache:
                                  "maps; ignored, rebuilt by this run")
         return cache
 
-    def _known_sha(self, rel: str, path: Path) -> str | None:
+    def _known_sha(self, rel: str, path: str | os.PathLike[str]) -> str | None:
         entry = self.stat.get(path_key(rel))
         if not isinstance(entry, list) or len(entry) != 3:
             return None
@@ -107,7 +107,8 @@ class IngestCache:
         return None
 
     def lookup(
-        self, rel: str, path: Path, lang: str, post_id: str | None, notes_sig: str
+        self, rel: str, path: str | os.PathLike[str], lang: str, post_id: str | None,
+        notes_sig: str,
     ) -> SourceOutcome | None:
         if not self.enabled:
             return None
@@ -137,7 +138,8 @@ class IngestCache:
         return outcome
 
     def store(
-        self, rel: str, outcome: SourceOutcome, path: Path, lang: str, notes_sig: str
+        self, rel: str, outcome: SourceOutcome, path: str | os.PathLike[str], lang: str,
+        notes_sig: str,
     ) -> None:
         """Remember ``outcome`` for the file at ``path`` (``rel``: its exact relative path)."""
         if not self.enabled or not outcome.sha256:

@@ -27,11 +27,11 @@ _VERSION = re.compile(
 
 
 def fold(text: str) -> str:
-    """``text`` on one line: runs of whitespace become one space, ends trimmed."""
-    return _SPACES.sub(" ", text).strip()
+    """``text`` on one line: runs of whitespace become one space, ends trimmed.
 
-
-_SPACES = re.compile(r"\s+")
+    (``str.split`` and the regex ``\\s`` take the same characters as whitespace, every
+    code point checked by tests/test_projection_speed.py; the split is ~4x quicker.)"""
+    return " ".join(text.split())
 
 
 def split_version(name: str) -> tuple[str, str | None]:
