@@ -386,7 +386,9 @@ def _json_value(value: Any, indent: str) -> str:
     """``json.dumps(value, ensure_ascii=False, indent=1, allow_nan=False)`` for the plain
     JSON types (dict with str keys, list, str, int, bool, None; floats are left to
     ``json``): the same string escaper (``json.encoder.encode_basestring``) and number
-    text, without the encoder's generator per value.  Anything else raises TypeError."""
+    text, without the encoder's generator per value.  Anything else raises TypeError.
+    (A string inside a container is escaped in place, not by a call of its own: most
+    values of a document are strings.)"""
     kind = type(value)
     if kind is str:
         return _encode_str(value)
@@ -394,15 +396,19 @@ def _json_value(value: Any, indent: str) -> str:
         if not value:
             return "{}"
         inner = indent + " "
-        return "{\n" + inner + (",\n" + inner).join(
-            [_encode_key(k) + ": " + _json_value(v, inner) for k, v in value.items()]
-        ) + "\n" + indent + "}"
+        items = []
+        for k, v in value.items():
+            if type(k) is not str:
+                raise TypeError("a key that is not a string")  # json coerces it: left to json
+            items.append(_encode_str(k) + ": "
+                         + (_encode_str(v) if type(v) is str else _json_value(v, inner)))
+        return "{\n" + inner + (",\n" + inner).join(items) + "\n" + indent + "}"
     if kind is list:
         if not value:
             return "[]"
         inner = indent + " "
         return "[\n" + inner + (",\n" + inner).join(
-            [_json_value(v, inner) for v in value]
+            [_encode_str(v) if type(v) is str else _json_value(v, inner) for v in value]
         ) + "\n" + indent + "]"
     if value is True:
         return "true"
@@ -415,17 +421,20 @@ def _json_value(value: Any, indent: str) -> str:
     raise TypeError(f"not a plain JSON value: {kind.__name__}")
 
 
-def _encode_key(key: Any) -> str:
-    if type(key) is not str:
-        raise TypeError("a key that is not a string")  # json coerces it: left to json
-    return _encode_str(key)
-
-
 def _size(path: str) -> int:
     try:
         return os.stat(path).st_size
     except OSError:
         return 0
+
+
+def _stat(path: str) -> tuple[int, int] | None:
+    """(size, modification time in ns), or None when the file cannot be stat'ed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
 
 
 # -- the batch -------------------------------------------------------------
@@ -558,6 +567,9 @@ class _Run:
         self.on_progress = on_progress
         self.outcomes: dict[str, SourceOutcome] = {}
         self.rels: dict[str, str] = {}  # each file's exact relative path, by its path
+        # (size, mtime in ns) of each file as planned: the cache's key for it (taken before
+        # the file is read, so a file that changes while it is read is read again next time)
+        self.stats: dict[str, tuple[int, int] | None] = {}
         self.stager: _Stager | None = None
         self.files = 0
         self.bytes = 0
@@ -568,16 +580,18 @@ class _Run:
         """The files to read: (path, relative path as shown, size); cache hits are done."""
         from risutools.projection import post_id_from_name
 
-        sizes = [_size(path) for path, _, _ in files]
+        stats = [_stat(path) for path, _, _ in files]
+        sizes = [st[0] if st is not None else 0 for st in stats]
         if on_start:
             on_start(len(files), sum(sizes))
         todo: list[tuple[str, str, int]] = []
         lookup = self.cache.enabled
-        for (path, rel, _fmt), size in zip(files, sizes, strict=True):
+        for (path, rel, _fmt), size, st in zip(files, sizes, stats, strict=True):
             self.rels[path] = rel
+            self.stats[path] = st
             shown = display_path(rel)
             hit = self.cache.lookup(rel, path, self.lang, post_id_from_name(path),
-                                    self.notes_sig) if lookup else None
+                                    self.notes_sig, st) if lookup else None
             if hit is None:
                 todo.append((path, shown, size))
                 continue
@@ -594,7 +608,8 @@ class _Run:
         self.outcomes[rel] = outcome
         if self.stager is not None:
             self.stager.stage(outcome)
-        self.cache.store(rel, outcome, path, self.lang, self.notes_sig)
+        self.cache.store(rel, outcome, path, self.lang, self.notes_sig,
+                         self.stats.get(path))
         self.files += 1
         self.bytes += outcome.size
         if self.on_progress:
@@ -824,9 +839,10 @@ class _Stager:
 
     def __init__(self, out: Path, *, enabled: bool) -> None:
         self.out = out
+        self.folder = _under(os.fspath(out))  # + a file name = str(out / name)
         self.enabled = enabled
         self.pool: Any = None
-        self.jobs: dict[tuple[str, int], Future[StagedWrite | None]] = {}
+        self.jobs: dict[tuple[str, int], Future[StagedWrite | None] | _Staged] = {}
         self.adopted = False  # temp files written by a StageSpec (unsynced when syncfs exists)
 
     def __enter__(self) -> _Stager:
@@ -860,16 +876,15 @@ class _Stager:
         from risutools.fsio import adopt_staged
 
         for k, (doc, entry) in enumerate(zip(outcome.documents, staged, strict=True)):
-            fut: Future[StagedWrite | None] = Future()
             if isinstance(entry, OSError):  # raised where it is committed, like a thread's
-                fut.set_exception(entry)
+                done = _Staged(None, entry)
             elif entry is None:
-                fut.set_result(None)
+                done = _Staged(None)
             else:
-                target = self.out / f"{_safe_name(str(doc['component_id']))}.json"
-                fut.set_result(adopt_staged(target, entry))
+                target = self.folder + _safe_name(str(doc["component_id"])) + ".json"
+                done = _Staged(adopt_staged(target, entry))
                 self.adopted = True
-            self.jobs[(outcome.path, k)] = fut
+            self.jobs[(outcome.path, k)] = done
 
     def flush(self) -> None:
         """Make every staged file durable before any of them is renamed into place (one
@@ -879,8 +894,26 @@ class _Stager:
         if self.adopted and syncfs_available():
             sync_filesystem(self.out)
 
-    def take(self, source: str, k: int) -> Future[StagedWrite | None] | None:
+    def take(self, source: str, k: int) -> Future[StagedWrite | None] | _Staged | None:
         return self.jobs.get((source, k))
+
+
+class _Staged:
+    """A staging that is already done (the process that rendered the document wrote its
+    temp file): like a finished Future, without one's lock and condition."""
+
+    __slots__ = ("error", "staged")
+
+    def __init__(self, staged: StagedWrite | None, error: OSError | None = None) -> None:
+        self.staged = staged
+        self.error = error
+
+    def result(self) -> StagedWrite | None:
+        """The staged write (None: the target held the bytes already), or the OSError of
+        the staging raised."""
+        if self.error is not None:
+            raise self.error
+        return self.staged
 
 
 def _stage_one(
@@ -926,8 +959,9 @@ def _write_catalog(
         except OSError as exc:  # the staged files are removed on the way out
             raise os_error_line(exc, out) from None
     order = sorted(docs)
+    folder = _under(os.fspath(out))
     jobs = [
-        (out / f"{_safe_name(cid)}.json", cid, _data(docs[cid][1]),
+        (Path(folder + _safe_name(cid) + ".json"), cid, _data(docs[cid][1]),
          stager.take(*docs[cid][2]) if stager is not None else None)
         for cid in order
     ]
@@ -960,13 +994,12 @@ def _data(text: str | None) -> bytes | None:
 
 def _write_one(
     target: Path, cid: str, data: bytes | None,
-    pending: Future[StagedWrite | None] | None = None,
+    pending: Future[StagedWrite | None] | _Staged | None = None,
 ) -> tuple[str, str | OSError]:
     """Write one document file (from its staged temp file when there is one; ``data`` is
     None only then); returns (status, name or message, or the OSError)."""
     from risutools.contract.loaders import parse_value_bytes
 
-    shown = display_path(target)
     staged: StagedWrite | None = None
     try:
         if pending is not None:
@@ -984,6 +1017,7 @@ def _write_one(
         except FileNotFoundError:
             put(expect_absent=True)
             return "written", target.name
+        shown = display_path(target)
         if not stat.S_ISREG(st.st_mode):
             what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
             return "kept_unreadable", (
