@@ -54,6 +54,22 @@ def _keep(ch: str) -> bool:
     return cat[0] in "LN" or ch in " -_."
 
 
+class _KeepTable(dict[int, "int | str"]):
+    """``str.translate`` table: a character :func:`_keep` keeps maps to itself, any other
+    to a space; filled as characters are met (at most ``_KEEP_CACHED`` of them; past
+    that each new one is decided without being stored)."""
+
+    def __missing__(self, code: int) -> int | str:
+        got: int | str = code if _keep(chr(code)) else " "
+        if len(self) < _KEEP_CACHED:
+            self[code] = got
+        return got
+
+
+_KEEP_CACHED = 1 << 14
+_KEEP = _KeepTable()
+
+
 def _kebab(text: str) -> str:
     slug = _NOT_SLUG.sub("-", text.lower()).strip("-")
     return slug[:64].rstrip("-") if len(slug) > 64 else slug
@@ -76,7 +92,7 @@ def slug_and_version(name: str) -> tuple[str, str | None]:
     base = _COPY_SUFFIX.sub("", base)
     if _HANGUL.search(base):  # Hanja glosses beside Hangul would be read as Mandarin
         base = _HAN.sub(" ", base)
-    kept = "".join(ch if _keep(ch) else " " for ch in base)
+    kept = base.translate(_KEEP)  # "".join(ch if _keep(ch) else " " for ch in base)
     folded = _kebab(unicodedata.normalize("NFKD", kept).encode("ascii", "ignore")
                     .decode("ascii"))
     if len(_LATIN.findall(folded)) >= 4 and _LATIN_WORD.search(folded):
