@@ -381,12 +381,11 @@ def stage_write(
     with _live_guard:
         _live.add(os.path.abspath(tmp))
     try:
-        try:
-            fd = os.open(tmp, _CREATE, 0o666)
-        except OSError:
-            folder.mkdir(parents=True, exist_ok=True)  # what fails here is raised as before
-            _sweep_once(folder)
-            fd = os.open(tmp, _CREATE, 0o666)
+        fd = _create(tmp, folder)
+    except BaseException:
+        _drop(tmp, unlink=False)  # not created: nothing to remove
+        raise
+    try:
         try:
             if not absent:
                 _keep_mode(fd, target, None)
@@ -397,6 +396,17 @@ def stage_write(
         _drop(tmp)
         raise
     return StagedWrite(target, tmp)
+
+
+def _create(tmp: Path, folder: Path) -> int:
+    """Create the temp file ``tmp`` (exclusively); when that fails, make its folder (as
+    ``mkdir -p``: its error is the one raised) and try once more."""
+    try:
+        return os.open(tmp, _CREATE, 0o666)
+    except OSError:
+        folder.mkdir(parents=True, exist_ok=True)
+        _sweep_once(folder)
+        return os.open(tmp, _CREATE, 0o666)
 
 
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC

@@ -30,7 +30,7 @@ def fold(text: str) -> str:
     """``text`` on one line: runs of whitespace become one space, ends trimmed.
 
     (``str.split`` and the regex ``\\s`` take the same characters as whitespace, every
-    code point checked by tests/test_projection_speed.py; the split is ~4x quicker.)"""
+    code point checked by tests/test_fast_paths.py; the split is ~4x quicker.)"""
     return " ".join(text.split())
 
 
