@@ -225,9 +225,11 @@ def _valid_utf8(doc: dict[str, Any]) -> dict[str, Any]:
     else a copy with lone surrogates replaced (:func:`~risutools.analysis.model.scrub`).
 
     orjson decides first (it refuses a string, key or value, that is not valid UTF-8; the
-    pass-through options make it refuse what ``json`` would not encode either); whatever
-    it refuses -- a lone surrogate, an integer past 64 bits, nesting past its limit -- is
-    decided again by ``json``'s encoder, as before."""
+    pass-through options make it refuse dataclasses, datetimes and subclasses, which
+    ``json`` would not encode as it does); whatever it refuses -- a lone surrogate, an
+    integer past 64 bits, nesting past its limit -- is decided again by ``json``'s encoder,
+    as before.  (orjson also encodes Enum and UUID members, which ``json`` refuses; a
+    document never holds one: it is built from text, numbers, lists and dicts.)"""
     if orjson is not None:
         try:
             orjson.dumps(doc, option=_ORJSON_STRICT)
