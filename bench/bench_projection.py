@@ -1,15 +1,19 @@
 """Projection figures (issue 12): microseconds per ``project`` call on a small module.
 
-The module is bench_ingest's small-file module (five lorebook entries, one regex script,
-one Lua trigger with ``listenEdit`` and two chat variables), written as a ``.risum`` and
-read back, so it carries its source like an ingested file.  Printed per call: the CPU time
-of the process, best of ``BENCH_PROJECTION_ROUNDS`` rounds of ``BENCH_PROJECTION_CALLS``
-calls (the round a busy machine disturbed least):
+The modules are bench_ingest's small-file module (five lorebook entries, one regex script,
+one Lua trigger with ``listenEdit`` and two chat variables), one per call, each with its
+own name and id (as ingest meets them: what a projection remembers of one module -- a
+name's slug, a text's MC500 verdict -- does not make the next call cheaper than in a real
+run), written as ``.risum`` files and read back, so each carries its source like an
+ingested file.  Printed per call: the CPU time of the process, best of
+``BENCH_PROJECTION_ROUNDS`` rounds of ``BENCH_PROJECTION_CALLS`` calls (the round a busy
+machine disturbed least):
 
 * ``analyze``: the static analysis alone (not the projection's code);
 * ``project, analysis given``: the projection alone, ``en`` and ``ko``;
 * ``project``: analysis + projection (what ingest calls per module);
-* ``render``: the document as ingest writes it (``projection.run.dumps``).
+* ``render``: the document as ingest writes it (``catalog.ingest.render``: the text of
+  ``projection.run.dumps``).
 
 A/B on the same machine in the same run: ``BENCH_BEFORE=/path/to/old/checkout`` (a folder
 holding ``risutools/``) measures that checkout in a child process, alternating with this
@@ -39,35 +43,54 @@ def _one_round() -> dict[str, float]:
     """Microseconds per call of each step, in this process (risutools from sys.path)."""
     # risutools first: the checkout on PYTHONPATH (bench_ingest puts this one on sys.path)
     from risutools.analysis import analyze
+    from risutools.catalog.ingest import render
     from risutools.formats import read_path
     from risutools.formats.risum import write_risum
     from risutools.projection import project
-    from risutools.projection.run import dumps
 
     sys.path.insert(0, str(HERE))
     from bench_ingest import _module
 
+    # one module per call, as ingest meets them: each its own name and id, so nothing a
+    # projection remembers from one module to the next (a name's slug, a text's MC500
+    # verdict) makes a later call cheaper than it is in a real run
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "100000001_bench.risum"
-        path.write_bytes(write_risum(_module(1, 0), []))
-        (module,) = read_path(str(path))
-    a = analyze(module)
-    doc = project(module, analysis=a, lang="ko")
+        modules = []
+        for i in range(CALLS):
+            path = Path(tmp) / f"{100000001 + i}_bench.risum"
+            path.write_bytes(write_risum(_module(100000001 + i, 0), []))
+            (module,) = read_path(str(path))
+            modules.append(module)
+    analyses = [analyze(m) for m in modules]
+    docs = [project(m, analysis=a, lang="ko") for m, a in zip(modules, analyses, strict=True)]
+    pairs = list(zip(modules, analyses, strict=True))
     steps = {
-        "analyze": lambda: analyze(module),
-        "project en, analysis given": lambda: project(module, analysis=a, lang="en"),
-        "project ko, analysis given": lambda: project(module, analysis=a, lang="ko"),
-        "project ko (analysis + projection)": lambda: project(module, lang="ko"),
-        "render": lambda: dumps(doc),
+        "analyze": lambda: [analyze(m) for m in modules],
+        "project en, analysis given": lambda: [project(m, analysis=a, lang="en")
+                                               for m, a in pairs],
+        "project ko, analysis given": lambda: [project(m, analysis=a, lang="ko")
+                                               for m, a in pairs],
+        "project ko (analysis + projection)": lambda: [project(m, lang="ko") for m in modules],
+        "render": lambda: [render(d, False) for d in docs],
     }
     out: dict[str, float] = {}
     for name, fn in steps.items():
-        fn()  # warm: first-call imports and caches
+        _forget()
         t0 = time.process_time()  # CPU time: a busy machine's waits are not counted
-        for _ in range(CALLS):
-            fn()
+        fn()  # each step over every module once (first-call imports were paid above)
         out[name] = (time.process_time() - t0) / CALLS * 1e6
     return out
+
+
+def _forget() -> None:
+    """Empty what the projection remembers between calls (``functools`` caches of its
+    modules): each step meets the modules as new, as one ingest run does."""
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("risutools.projection"):
+            for value in list(vars(mod).values()):
+                clear = getattr(value, "cache_clear", None)
+                if callable(clear):
+                    clear()
 
 
 def _child(before: str) -> dict[str, float]:

@@ -349,7 +349,8 @@ class StagedWrite:
 
 
 def stage_write(
-    path: str | os.PathLike[str], data: bytes, *, sync: bool = True, owner: int | None = None
+    path: str | os.PathLike[str], data: bytes, *, sync: bool = True, owner: int | None = None,
+    absent: bool = False,
 ) -> StagedWrite:
     """Write ``data`` into a temp file next to ``path`` and fsync it (no lock taken).
 
@@ -360,20 +361,34 @@ def stage_write(
     worker process that stages files for its parent to commit names the parent, so a
     sweep leaves them alone for as long as the parent runs (see :func:`adopt_staged`).
 
+    ``absent=True``: the caller has just found nothing at ``path`` (``lstat``), so it is
+    not looked at again here (the refusal of a device, the mode copied from the target:
+    a new file keeps the temp file's mode).  The commit does not depend on it: it checks
+    the target again, under compare-and-swap, and a commit that replaces a file copies
+    that file's mode then.
+
     The temp file is one of this process's writes in flight until committed or
     discarded (a sweep leaves it alone); a ``kill -9`` leaves it for the next sweep.
+    The folder is created when it is missing (tried after the first create fails, so a
+    folder that exists costs no ``mkdir``).
     """
     target = Path(path)
-    _refuse_non_regular(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    _sweep_once(target.parent)
+    if not absent:
+        _refuse_non_regular(target)
+    folder = target.parent
+    _sweep_once(folder)
     tmp = _temp_name(target, owner)
     with _live_guard:
         _live.add(os.path.abspath(tmp))
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        fd = _create(tmp, folder)
+    except BaseException:
+        _drop(tmp, unlink=False)  # not created: nothing to remove
+        raise
+    try:
         try:
-            _keep_mode(fd, target, None)
+            if not absent:
+                _keep_mode(fd, target, None)
             _write_all(fd, data, sync=sync)
         finally:
             os.close(fd)
@@ -381,6 +396,20 @@ def stage_write(
         _drop(tmp)
         raise
     return StagedWrite(target, tmp)
+
+
+def _create(tmp: Path, folder: Path) -> int:
+    """Create the temp file ``tmp`` (exclusively); when that fails, make its folder (as
+    ``mkdir -p``: its error is the one raised) and try once more."""
+    try:
+        return os.open(tmp, _CREATE, 0o666)
+    except OSError:
+        folder.mkdir(parents=True, exist_ok=True)
+        _sweep_once(folder)
+        return os.open(tmp, _CREATE, 0o666)
+
+
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
 
 
 _syncfs: Any = None  # libc's syncfs(2), looked up once; False when there is none

@@ -94,24 +94,30 @@ class IngestCache:
                                  "maps; ignored, rebuilt by this run")
         return cache
 
-    def _known_sha(self, rel: str, path: Path) -> str | None:
+    def _known_sha(
+        self, rel: str, path: str | os.PathLike[str], st: tuple[int, int] | None = None
+    ) -> str | None:
         entry = self.stat.get(path_key(rel))
         if not isinstance(entry, list) or len(entry) != 3:
             return None
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        if entry[0] == st.st_size and entry[1] == st.st_mtime_ns and isinstance(entry[2], str):
+        if st is None:
+            st = _size_mtime(path)
+            if st is None:
+                return None
+        if entry[0] == st[0] and entry[1] == st[1] and isinstance(entry[2], str):
             return entry[2]
         return None
 
     def lookup(
-        self, rel: str, path: Path, lang: str, post_id: str | None, notes_sig: str
+        self, rel: str, path: str | os.PathLike[str], lang: str, post_id: str | None,
+        notes_sig: str, st: tuple[int, int] | None = None,
     ) -> SourceOutcome | None:
+        """The outcome cached for the file at ``path`` when its size and modification time
+        (``st``: as the caller just stat'ed them; else stat'ed here) are the ones recorded
+        and its bytes were projected with these settings; None otherwise."""
         if not self.enabled:
             return None
-        sha = self._known_sha(rel, path)
+        sha = self._known_sha(rel, path, st)
         if sha is None:
             return None
         key = result_key(sha, lang, post_id, notes_sig)
@@ -137,16 +143,19 @@ class IngestCache:
         return outcome
 
     def store(
-        self, rel: str, outcome: SourceOutcome, path: Path, lang: str, notes_sig: str
+        self, rel: str, outcome: SourceOutcome, path: str | os.PathLike[str], lang: str,
+        notes_sig: str, st: tuple[int, int] | None = None,
     ) -> None:
-        """Remember ``outcome`` for the file at ``path`` (``rel``: its exact relative path)."""
+        """Remember ``outcome`` for the file at ``path`` (``rel``: its exact relative path;
+        ``st``: its size and modification time as stat'ed before it was read, else stat'ed
+        here)."""
         if not self.enabled or not outcome.sha256:
             return
-        try:
-            st = os.stat(path)
-        except OSError:
-            return
-        self.stat[path_key(rel)] = [st.st_size, st.st_mtime_ns, outcome.sha256]
+        if st is None:
+            st = _size_mtime(path)
+            if st is None:
+                return
+        self.stat[path_key(rel)] = [st[0], st[1], outcome.sha256]
         key = result_key(outcome.sha256, lang, outcome.post_id, notes_sig)
         self.results[key] = {
             "format": outcome.format,
@@ -168,20 +177,26 @@ class IngestCache:
         import msgpack
 
         results = dict(sorted(self.results.items()))
-        try:
-            msgpack.packb(results, use_bin_type=True)
+        value: dict[str, Any] = {
+            "format": CACHE_FORMAT,
+            "tool": __version__,
+            "stat": dict(sorted(self.stat.items())),
+            "results": results,
+        }
+        try:  # packed once; only when a result cannot be stored is each one tried
+            data = msgpack.packb(value, use_bin_type=True)
         except (ValueError, TypeError, OverflowError):  # e.g. a lone surrogate in a text
-            results = {k: v for k, v in results.items() if _packable(v)}
-        data = msgpack.packb(
-            {
-                "format": CACHE_FORMAT,
-                "tool": __version__,
-                "stat": dict(sorted(self.stat.items())),
-                "results": results,
-            },
-            use_bin_type=True,
-        )
+            value["results"] = {k: v for k, v in results.items() if _packable(v)}
+            data = msgpack.packb(value, use_bin_type=True)
         atomic_write(self.path, data)
+
+
+def _size_mtime(path: str | os.PathLike[str]) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
 
 
 def _decode(data: bytes, shown: str) -> Any:

@@ -32,7 +32,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -182,39 +182,96 @@ def discover(src: Path, exclude: Path | None = None) -> tuple[list[tuple[Path, s
     Returns ``([(path, format)], [relative paths of files that are not Risu
     files])``.  Symbolic links are not followed; hidden folders are skipped.
     """
+    found, skipped = _discover(src, exclude)
+    return [(Path(path), fmt) for path, _, fmt in found], skipped
+
+
+def _discover(
+    src: Path, exclude: Path | None = None
+) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """:func:`discover` as ingest uses it: ``[(the path as text, as ``str(src / rel)``
+    spells it; its relative path with "/"; its format)]`` (no path objects: one walk,
+    one ``detect`` a file)."""
     from risutools.formats import detect
 
-    found: list[tuple[Path, str]] = []
+    found: list[tuple[str, str, str]] = []
     skipped: list[str] = []
     ex = exclude.resolve() if exclude is not None else None
-    for path in _walk(src, ex):
-        rel = display_path(path.relative_to(src).as_posix())
+    for path, rel in _walk(src, ex):
         try:
             fmt = detect(path)
         except RisuError:
             fmt = "unreadable"  # read_path will report the reason
         if fmt is None:
-            skipped.append(rel)
+            skipped.append(display_path(rel))
         else:
-            found.append((path, fmt))
+            found.append((path, rel, fmt))
     return found, skipped
 
 
-def _walk(root: Path, exclude: Path | None) -> Iterator[Path]:
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        here = Path(dirpath)
-        keep = []
-        for d in sorted(dirnames):
-            full = here / d
-            if d.startswith(".") or (exclude is not None and full.resolve() == exclude):
+def _under(folder: str) -> str:
+    """What a relative path is joined to so that ``_under(folder) + rel`` is
+    ``str(Path(folder) / rel)`` (``folder`` as a ``Path`` spells it)."""
+    if folder == ".":
+        return ""
+    return folder if folder.endswith("/") else folder + "/"
+
+
+def _walk(root: Path, exclude: Path | None) -> Iterator[tuple[str, str]]:
+    """(path as text, relative path) of every file below ``root`` that is not hidden and
+    not a symbolic link, in ``os.walk``'s order (top-down; a folder's files by name, then
+    its subfolders by name).  Hidden folders, symbolic links to folders and ``exclude``
+    are not entered; a folder that cannot be listed is passed over (as ``os.walk`` does).
+    File types come from the folder listing (``d_type``): no stat per file where the file
+    system records them."""
+    base = _under(os.fspath(root))
+    todo: list[tuple[str, str]] = [(os.fspath(root), "")]  # (folder, its relative prefix)
+    while todo:
+        top, prefix = todo.pop()
+        try:
+            with os.scandir(top) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        dirs: list[os.DirEntry[str]] = []
+        files: list[os.DirEntry[str]] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            (dirs if is_dir else files).append(entry)
+        for entry in sorted(files, key=_entry_name):
+            name = entry.name
+            if name.startswith(".") or not _regular(entry):
                 continue
-            keep.append(d)
-        dirnames[:] = keep
-        for name in sorted(filenames):
-            full = here / name
-            if name.startswith(".") or full.is_symlink() or not full.is_file():
+            rel = prefix + name
+            yield base + rel, rel
+        below: list[tuple[str, str]] = []
+        for entry in sorted(dirs, key=_entry_name):
+            name = entry.name
+            if name.startswith(".") or (exclude is not None
+                                        and Path(entry.path).resolve() == exclude):
                 continue
-            yield full
+            try:
+                link = entry.is_symlink()
+            except OSError:
+                link = False
+            if not link:
+                below.append((entry.path, prefix + name + "/"))
+        todo.extend(reversed(below))  # the first subfolder is walked next
+
+
+def _entry_name(entry: os.DirEntry[str]) -> str:
+    return entry.name
+
+
+def _regular(entry: os.DirEntry[str]) -> bool:
+    """A regular file, not a symbolic link (from ``d_type`` when the listing has it)."""
+    try:
+        return not entry.is_symlink() and entry.is_file()
+    except OSError:
+        return False
 
 
 # -- one file (runs in a worker process) -----------------------------------
@@ -242,19 +299,20 @@ def process_file(
     stage: StageSpec | None = None,
     settings: ContractConfig | None = None,
     fmt: str | None = None,
+    size: int | None = None,
 ) -> SourceOutcome:
     """Read, hash, project and render one source file (and, with ``stage``, write each
     document into its temp file).  Never raises for bad input.  ``settings``: the analysis
     findings a document shows are those the settings report (``rules:``,
     ``--select``/``--ignore``; :meth:`ContractConfig.apply`).  ``fmt``: the format the walk
-    detected (``read_path`` does not detect it again)."""
+    detected (``read_path`` does not detect it again); ``size``: the size the walk found
+    (not asked for again)."""
     from risutools.formats import read_path
     from risutools.projection import load_notes, post_id_from_name, project
     from risutools.projection.run import graded_analysis
 
-    size = _size(path)
-    out = SourceOutcome(path=rel, size=size)
-    out.post_id = post_id if post_id is not None else post_id_from_name(Path(path).name)
+    out = SourceOutcome(path=rel, size=_size(path) if size is None else size)
+    out.post_id = post_id if post_id is not None else post_id_from_name(path)
     try:
         modules = read_path(path, fmt=fmt)
         if modules:
@@ -267,8 +325,8 @@ def process_file(
             graded = graded_analysis(module, settings)
             doc = project(module, post_id=out.post_id, lang=lang, analysis=graded)
             if notes_dir is not None:
-                note_file = Path(notes_dir) / f"{doc['component_id']}.yaml"
-                if note_file.is_file():
+                note_file = _under(notes_dir) + f"{doc['component_id']}.yaml"
+                if os.path.isfile(note_file):
                     doc = project(
                         module, post_id=out.post_id, lang=lang, notes=load_notes(note_file),
                         analysis=graded,
@@ -293,10 +351,10 @@ def _stage_documents(out: SourceOutcome, spec: StageSpec) -> None:
     ``out.staged[k]`` is the temp file, None when the target already holds exactly those
     bytes, or the OSError that stopped it (raised again where it is committed).  A staged
     document's text is not sent back (the temp file holds it)."""
-    folder = Path(spec.folder)
+    folder = _under(spec.folder)
     out.staged = []
     for k, (doc, text) in enumerate(zip(out.documents, out.rendered, strict=True)):
-        target = folder / f"{_safe_name(str(doc['component_id']))}.json"
+        target = folder + _safe_name(str(doc["component_id"])) + ".json"
         try:
             staged = _stage_one(target, text.encode("utf-8"), sync=spec.sync, owner=spec.owner)
         except OSError as exc:
@@ -328,7 +386,9 @@ def _json_value(value: Any, indent: str) -> str:
     """``json.dumps(value, ensure_ascii=False, indent=1, allow_nan=False)`` for the plain
     JSON types (dict with str keys, list, str, int, bool, None; floats are left to
     ``json``): the same string escaper (``json.encoder.encode_basestring``) and number
-    text, without the encoder's generator per value.  Anything else raises TypeError."""
+    text, without the encoder's generator per value.  Anything else raises TypeError.
+    (A string inside a container is escaped in place, not by a call of its own: most
+    values of a document are strings.)"""
     kind = type(value)
     if kind is str:
         return _encode_str(value)
@@ -336,15 +396,19 @@ def _json_value(value: Any, indent: str) -> str:
         if not value:
             return "{}"
         inner = indent + " "
-        return "{\n" + inner + (",\n" + inner).join(
-            [_encode_key(k) + ": " + _json_value(v, inner) for k, v in value.items()]
-        ) + "\n" + indent + "}"
+        items = []
+        for k, v in value.items():
+            if type(k) is not str:
+                raise TypeError("a key that is not a string")  # json coerces it: left to json
+            items.append(_encode_str(k) + ": "
+                         + (_encode_str(v) if type(v) is str else _json_value(v, inner)))
+        return "{\n" + inner + (",\n" + inner).join(items) + "\n" + indent + "}"
     if kind is list:
         if not value:
             return "[]"
         inner = indent + " "
         return "[\n" + inner + (",\n" + inner).join(
-            [_json_value(v, inner) for v in value]
+            [_encode_str(v) if type(v) is str else _json_value(v, inner) for v in value]
         ) + "\n" + indent + "]"
     if value is True:
         return "true"
@@ -357,17 +421,20 @@ def _json_value(value: Any, indent: str) -> str:
     raise TypeError(f"not a plain JSON value: {kind.__name__}")
 
 
-def _encode_key(key: Any) -> str:
-    if type(key) is not str:
-        raise TypeError("a key that is not a string")  # json coerces it: left to json
-    return _encode_str(key)
-
-
 def _size(path: str) -> int:
     try:
         return os.stat(path).st_size
     except OSError:
         return 0
+
+
+def _stat(path: str) -> tuple[int, int] | None:
+    """(size, modification time in ns), or None when the file cannot be stat'ed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
 
 
 # -- the batch -------------------------------------------------------------
@@ -402,10 +469,9 @@ def ingest(
     _prepare_catalog(out_p)
     notes_s, notes_sig = _notes(out_p, notes_dir, executor)
     notes_sig += _grades_signature(settings)  # (part of every cache key)
-    files, skipped = discover(src_p, exclude=out_p)
+    files, skipped = _discover(src_p, exclude=out_p)
     if settings is not None and settings.exclude:
-        files = [(p, f) for p, f in files
-                 if not settings.is_excluded(p.relative_to(src_p).as_posix())]
+        files = [item for item in files if not settings.is_excluded(item[1])]
     run = _Run(src_p, out_p, lang, notes_sig, IngestCache.load(out_p / CACHE_NAME, use_cache),
                on_progress)
     todo = run.plan(files, on_start)
@@ -415,7 +481,7 @@ def ingest(
         run.stager = stager
         if todo:
             _run(todo, lang, notes_s, ndjson, jobs, executor, run.finished, stage, settings,
-                 dict(files))
+                 {path: fmt for path, _, fmt in files})
         result = IngestResult(sources=[run.outcomes[k] for k in sorted(run.outcomes)],
                               skipped=skipped,
                               notices=[run.cache.problem] if run.cache.problem else [])
@@ -500,27 +566,32 @@ class _Run:
         self.cache = cache
         self.on_progress = on_progress
         self.outcomes: dict[str, SourceOutcome] = {}
-        self.rels: dict[Path, str] = {}  # each file's exact relative path
+        self.rels: dict[str, str] = {}  # each file's exact relative path, by its path
+        # (size, mtime in ns) of each file as planned: the cache's key for it (taken before
+        # the file is read, so a file that changes while it is read is read again next time)
+        self.stats: dict[str, tuple[int, int] | None] = {}
         self.stager: _Stager | None = None
         self.files = 0
         self.bytes = 0
 
     def plan(
-        self, files: list[tuple[Path, str]], on_start: Callable[[int, int], None] | None
-    ) -> list[tuple[Path, str, int]]:
+        self, files: list[tuple[str, str, str]], on_start: Callable[[int, int], None] | None
+    ) -> list[tuple[str, str, int]]:
         """The files to read: (path, relative path as shown, size); cache hits are done."""
         from risutools.projection import post_id_from_name
 
-        sizes = [_size(str(p)) for p, _ in files]
+        stats = [_stat(path) for path, _, _ in files]
+        sizes = [st[0] if st is not None else 0 for st in stats]
         if on_start:
             on_start(len(files), sum(sizes))
-        todo: list[tuple[Path, str, int]] = []
-        for (path, _fmt), size in zip(files, sizes, strict=True):
-            rel = path.relative_to(self.src).as_posix()
+        todo: list[tuple[str, str, int]] = []
+        lookup = self.cache.enabled
+        for (path, rel, _fmt), size, st in zip(files, sizes, stats, strict=True):
             self.rels[path] = rel
+            self.stats[path] = st
             shown = display_path(rel)
-            hit = self.cache.lookup(rel, path, self.lang, post_id_from_name(path.name),
-                                    self.notes_sig)
+            hit = self.cache.lookup(rel, path, self.lang, post_id_from_name(path),
+                                    self.notes_sig, st) if lookup else None
             if hit is None:
                 todo.append((path, shown, size))
                 continue
@@ -532,12 +603,13 @@ class _Run:
             self.on_progress(self.files, self.bytes)
         return todo
 
-    def finished(self, outcome: SourceOutcome, path: Path) -> None:
+    def finished(self, outcome: SourceOutcome, path: str) -> None:
         rel = self.rels[path]
         self.outcomes[rel] = outcome
         if self.stager is not None:
             self.stager.stage(outcome)
-        self.cache.store(rel, outcome, path, self.lang, self.notes_sig)
+        self.cache.store(rel, outcome, path, self.lang, self.notes_sig,
+                         self.stats.get(path))
         self.files += 1
         self.bytes += outcome.size
         if self.on_progress:
@@ -562,27 +634,29 @@ BATCH_FILES = 32  # ... and at most this many files (one large file is a task of
 
 
 def process_batch(
-    items: list[tuple[str, str]] | list[tuple[str, str, str | None]], lang: str,
+    items: Sequence[tuple[str, str] | tuple[str, str, str | None]
+                    | tuple[str, str, str | None, int | None]], lang: str,
     notes_dir: str | None, ndjson: bool = False,
     stage: StageSpec | None = None,
     settings: ContractConfig | None = None,
 ) -> list[SourceOutcome]:
-    """:func:`process_file` for several ``(path, shown relative path[, detected format])``
-    items: one task of a pool or a cluster (small files travel in batches, so the per-task
-    cost of the executor -- pickling, a round trip, a Dask scheduler decision -- is paid
-    once)."""
+    """:func:`process_file` for several ``(path, shown relative path[, detected format[,
+    size]])`` items: one task of a pool or a cluster (small files travel in batches, so the
+    per-task cost of the executor -- pickling, a round trip, a Dask scheduler decision --
+    is paid once)."""
     return [process_file(item[0], item[1], lang, notes_dir, None, ndjson, stage, settings,
-                         item[2] if len(item) > 2 else None)
+                         item[2] if len(item) > 2 else None,
+                         item[3] if len(item) > 3 else None)
             for item in items]
 
 
-def _batches(todo: list[tuple[Path, str, int]], workers: int) -> list[list[tuple[Path, str, int]]]:
+def _batches(todo: list[tuple[str, str, int]], workers: int) -> list[list[tuple[str, str, int]]]:
     """Largest files first (the long ones start early and the tail stays short), small
     files grouped up to BATCH_BYTES / BATCH_FILES, with at least ~8 tasks per worker."""
     order = sorted(todo, key=lambda t: (-t[2], t[1]))
     most = max(1, min(BATCH_FILES, len(order) // max(1, workers * 8)))
-    out: list[list[tuple[Path, str, int]]] = []
-    cur: list[tuple[Path, str, int]] = []
+    out: list[list[tuple[str, str, int]]] = []
+    cur: list[tuple[str, str, int]] = []
     size = 0
     for item in order:
         if cur and (size + item[2] > BATCH_BYTES or len(cur) >= most):
@@ -596,33 +670,34 @@ def _batches(todo: list[tuple[Path, str, int]], workers: int) -> list[list[tuple
 
 
 def _run(
-    todo: list[tuple[Path, str, int]],
+    todo: list[tuple[str, str, int]],
     lang: str,
     notes_dir: str | None,
     ndjson: bool,
     jobs: int | None,
     executor: Executor | None,
-    finished: Callable[[SourceOutcome, Path], None],
+    finished: Callable[[SourceOutcome, str], None],
     stage: StageSpec | None = None,
     settings: ContractConfig | None = None,
-    formats: dict[Path, str] | None = None,
+    formats: dict[str, str] | None = None,
 ) -> None:
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     fmts = formats if formats is not None else {}
     if executor is None and (workers <= 1 or len(todo) == 1):
-        for path, rel, _ in todo:
-            finished(process_file(str(path), rel, lang, notes_dir, None, ndjson, stage,
-                                  settings, fmts.get(path)), path)
+        for path, rel, size in todo:
+            finished(process_file(path, rel, lang, notes_dir, None, ndjson, stage,
+                                  settings, fmts.get(path), size), path)
         return
     own = executor is None
     pool: Executor = executor if executor is not None else ProcessPoolExecutor(
         workers, initializer=_die_with_parent, initargs=(os.getpid(),))
     # another executor's workers may run in another folder (a cluster): absolute paths
-    where: Callable[[Path], str] = str if own else os.path.abspath
+    where: Callable[[str], str] = str if own else os.path.abspath
     try:
-        futures: dict[Future[list[SourceOutcome]], list[tuple[Path, str, int]]] = {
-            pool.submit(process_batch, [(where(p), rel, fmts.get(p)) for p, rel, _ in batch], lang,
-                        notes_dir, ndjson, stage, settings): batch
+        futures: dict[Future[list[SourceOutcome]], list[tuple[str, str, int]]] = {
+            pool.submit(process_batch,
+                        [(where(p), rel, fmts.get(p), size) for p, rel, size in batch],
+                        lang, notes_dir, ndjson, stage, settings): batch
             for batch in _batches(todo, workers)
         }
         from concurrent.futures import as_completed
@@ -635,9 +710,8 @@ def _run(
                     raise RuntimeError(f"{len(outcomes)} results for {len(batch)} files")
             except Exception as exc:  # a worker died: report its files, go on
                 outcomes = [
-                    SourceOutcome(path=rel, size=_size(str(p)),
-                                  error=f"{rel}: worker-failed: {exc!r}")
-                    for p, rel, _ in batch
+                    SourceOutcome(path=rel, size=size, error=f"{rel}: worker-failed: {exc!r}")
+                    for _, rel, size in batch
                 ]
             for (path, _, _), outcome in zip(batch, outcomes, strict=True):
                 finished(outcome, path)
@@ -765,9 +839,10 @@ class _Stager:
 
     def __init__(self, out: Path, *, enabled: bool) -> None:
         self.out = out
+        self.folder = _under(os.fspath(out))  # + a file name = str(out / name)
         self.enabled = enabled
         self.pool: Any = None
-        self.jobs: dict[tuple[str, int], Future[StagedWrite | None]] = {}
+        self.jobs: dict[tuple[str, int], Future[StagedWrite | None] | _Staged] = {}
         self.adopted = False  # temp files written by a StageSpec (unsynced when syncfs exists)
 
     def __enter__(self) -> _Stager:
@@ -801,16 +876,15 @@ class _Stager:
         from risutools.fsio import adopt_staged
 
         for k, (doc, entry) in enumerate(zip(outcome.documents, staged, strict=True)):
-            fut: Future[StagedWrite | None] = Future()
             if isinstance(entry, OSError):  # raised where it is committed, like a thread's
-                fut.set_exception(entry)
+                done = _Staged(None, entry)
             elif entry is None:
-                fut.set_result(None)
+                done = _Staged(None)
             else:
-                target = self.out / f"{_safe_name(str(doc['component_id']))}.json"
-                fut.set_result(adopt_staged(target, entry))
+                target = self.folder + _safe_name(str(doc["component_id"])) + ".json"
+                done = _Staged(adopt_staged(target, entry))
                 self.adopted = True
-            self.jobs[(outcome.path, k)] = fut
+            self.jobs[(outcome.path, k)] = done
 
     def flush(self) -> None:
         """Make every staged file durable before any of them is renamed into place (one
@@ -820,20 +894,52 @@ class _Stager:
         if self.adopted and syncfs_available():
             sync_filesystem(self.out)
 
-    def take(self, source: str, k: int) -> Future[StagedWrite | None] | None:
+    def take(self, source: str, k: int) -> Future[StagedWrite | None] | _Staged | None:
         return self.jobs.get((source, k))
 
 
+class _Staged:
+    """A staging that is already done (the process that rendered the document wrote its
+    temp file): like a finished Future, without one's lock and condition."""
+
+    __slots__ = ("error", "staged")
+
+    def __init__(self, staged: StagedWrite | None, error: OSError | None = None) -> None:
+        self.staged = staged
+        self.error = error
+
+    def result(self) -> StagedWrite | None:
+        """The staged write (None: the target held the bytes already), or the OSError of
+        the staging raised."""
+        if self.error is not None:
+            raise self.error
+        return self.staged
+
+
 def _stage_one(
-    target: Path, data: bytes, *, sync: bool = True, owner: int | None = None
+    target: str | Path, data: bytes, *, sync: bool = True, owner: int | None = None
 ) -> StagedWrite | None:
-    """Stage ``data`` for ``target`` unless the target already holds exactly it."""
+    """Stage ``data`` for ``target`` unless the target already holds exactly it.  A target
+    that is not there is staged without looking at it again (``absent``: the commit
+    checks it again under compare-and-swap, whatever happened in between)."""
     try:
-        if stat.S_ISREG(os.lstat(target).st_mode) and target.read_bytes() == data:
-            return None
+        st = os.lstat(target)
+    except FileNotFoundError:
+        return stage_write(target, data, sync=sync, owner=owner, absent=True)
     except OSError:
         pass
+    else:
+        try:
+            if stat.S_ISREG(st.st_mode) and _read_bytes(target) == data:
+                return None
+        except OSError:
+            pass
     return stage_write(target, data, sync=sync, owner=owner)
+
+
+def _read_bytes(path: str | Path) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
 
 
 def _write_catalog(
@@ -853,8 +959,9 @@ def _write_catalog(
         except OSError as exc:  # the staged files are removed on the way out
             raise os_error_line(exc, out) from None
     order = sorted(docs)
+    folder = _under(os.fspath(out))
     jobs = [
-        (out / f"{_safe_name(cid)}.json", cid, _data(docs[cid][1]),
+        (Path(folder + _safe_name(cid) + ".json"), cid, _data(docs[cid][1]),
          stager.take(*docs[cid][2]) if stager is not None else None)
         for cid in order
     ]
@@ -887,13 +994,12 @@ def _data(text: str | None) -> bytes | None:
 
 def _write_one(
     target: Path, cid: str, data: bytes | None,
-    pending: Future[StagedWrite | None] | None = None,
+    pending: Future[StagedWrite | None] | _Staged | None = None,
 ) -> tuple[str, str | OSError]:
     """Write one document file (from its staged temp file when there is one; ``data`` is
     None only then); returns (status, name or message, or the OSError)."""
     from risutools.contract.loaders import parse_value_bytes
 
-    shown = display_path(target)
     staged: StagedWrite | None = None
     try:
         if pending is not None:
@@ -911,6 +1017,7 @@ def _write_one(
         except FileNotFoundError:
             put(expect_absent=True)
             return "written", target.name
+        shown = display_path(target)
         if not stat.S_ISREG(st.st_mode):
             what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
             return "kept_unreadable", (

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from risutools.contract.canonical import canonical
+from risutools.contract.canonical import canonical, plain_canonical, plain_levels
 from risutools.formats.model import Module
 
 _POST_ID_IN_NAME = re.compile(r"^([0-9]{1,20})[_-]")
@@ -59,6 +59,15 @@ module_identity = content_identity
 
 
 def _sha256_of(value: Any) -> str:
+    """SHA-256 hex of the canonical form of :func:`jsonable` of ``value``.  A plain value
+    (only dicts with string keys, lists, strings, integers, booleans and None) whose
+    strings are valid UTF-8 is its own :func:`jsonable` copy, so its canonical bytes are
+    taken without the copy (orjson refuses a lone surrogate, which :func:`jsonable`
+    would replace: that value, and any other, goes through the copy)."""
+    if plain_levels(value) is not None:
+        fast = plain_canonical(value)
+        if fast is not None:
+            return hashlib.sha256(fast).hexdigest()
     return hashlib.sha256(canonical(jsonable(value))).hexdigest()
 
 

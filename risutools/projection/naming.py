@@ -27,11 +27,11 @@ _VERSION = re.compile(
 
 
 def fold(text: str) -> str:
-    """``text`` on one line: runs of whitespace become one space, ends trimmed."""
-    return _SPACES.sub(" ", text).strip()
+    """``text`` on one line: runs of whitespace become one space, ends trimmed.
 
-
-_SPACES = re.compile(r"\s+")
+    (``str.split`` and the regex ``\\s`` take the same characters as whitespace, every
+    code point checked by tests/test_fast_paths.py; the split is ~4x quicker.)"""
+    return " ".join(text.split())
 
 
 def split_version(name: str) -> tuple[str, str | None]:
@@ -52,6 +52,22 @@ def split_version(name: str) -> tuple[str, str | None]:
 def _keep(ch: str) -> bool:
     cat = unicodedata.category(ch)
     return cat[0] in "LN" or ch in " -_."
+
+
+class _KeepTable(dict[int, "int | str"]):
+    """``str.translate`` table: a character :func:`_keep` keeps maps to itself, any other
+    to a space; filled as characters are met (at most ``_KEEP_CACHED`` of them; past
+    that each new one is decided without being stored)."""
+
+    def __missing__(self, code: int) -> int | str:
+        got: int | str = code if _keep(chr(code)) else " "
+        if len(self) < _KEEP_CACHED:
+            self[code] = got
+        return got
+
+
+_KEEP_CACHED = 1 << 14
+_KEEP = _KeepTable()
 
 
 def _kebab(text: str) -> str:
@@ -76,7 +92,7 @@ def slug_and_version(name: str) -> tuple[str, str | None]:
     base = _COPY_SUFFIX.sub("", base)
     if _HANGUL.search(base):  # Hanja glosses beside Hangul would be read as Mandarin
         base = _HAN.sub(" ", base)
-    kept = "".join(ch if _keep(ch) else " " for ch in base)
+    kept = base.translate(_KEEP)  # "".join(ch if _keep(ch) else " " for ch in base)
     folded = _kebab(unicodedata.normalize("NFKD", kept).encode("ascii", "ignore")
                     .decode("ascii"))
     if len(_LATIN.findall(folded)) >= 4 and _LATIN_WORD.search(folded):

@@ -48,6 +48,14 @@ COMPONENT_VERSION = "1.0.0"
 ORIGIN = "risu"
 _POST_ID = re.compile(r"^[0-9]{1,20}$")
 _ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)
+try:
+    import orjson
+except ImportError:  # pragma: no cover - orjson is a dependency; json alone decides too
+    orjson = None  # type: ignore[assignment]
+#: orjson takes only what ``json`` takes too: no dataclass, datetime or subclass of a
+#: JSON type (each raises, and ``json`` decides)
+_ORJSON_STRICT = (orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+                  | orjson.OPT_PASSTHROUGH_SUBCLASS) if orjson is not None else 0
 
 
 def slugify(name: str) -> str:
@@ -214,7 +222,21 @@ def _projection(c: _Component, a: Analysis) -> dict[str, Any]:
 
 def _valid_utf8(doc: dict[str, Any]) -> dict[str, Any]:
     """``doc`` when every string in it is valid UTF-8 (one C-speed encoding decides),
-    else a copy with lone surrogates replaced (:func:`~risutools.analysis.model.scrub`)."""
+    else a copy with lone surrogates replaced (:func:`~risutools.analysis.model.scrub`).
+
+    orjson decides first (it refuses a string, key or value, that is not valid UTF-8; the
+    pass-through options make it refuse dataclasses, datetimes and subclasses, which
+    ``json`` would not encode as it does); whatever it refuses -- a lone surrogate, an
+    integer past 64 bits, nesting past its limit -- is decided again by ``json``'s encoder,
+    as before.  (orjson also encodes Enum and UUID members, which ``json`` refuses; a
+    document never holds one: it is built from text, numbers, lists and dicts.)"""
+    if orjson is not None:
+        try:
+            orjson.dumps(doc, option=_ORJSON_STRICT)
+        except TypeError:  # orjson.JSONEncodeError is a TypeError
+            pass
+        else:
+            return doc
     try:
         _ENCODER.encode(doc).encode("utf-8")
     except UnicodeEncodeError:
