@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from risutools.errors import FormatError
-from risutools.formats import card, charx, exports, jsonscan, risup, rpack
+from risutools.formats import card, exports, jsonscan, risup, rpack
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly, AssetInfo, Module, SourceInfo
 from risutools.formats.risum import MAGIC, read_risum_stream
@@ -84,18 +84,10 @@ def _detect_open(fp: BinaryIO, size: int, *, defer_json: bool = False) -> str | 
     head = fp.read(HEAD)
     if head[0] == MAGIC and len(head) > 1 and not _is_printable(head[1]):
         return "risum"
-    if head.startswith(charx.ZIP_MAGIC) or head.startswith(b"PK\x05\x06"):
-        fp.seek(0)
-        names = charx.zip_names(fp)
-        if names is not None and (charx.CARD in names or charx.MODULE in names):
-            return "charx"
-        return None
-    if head.startswith(charx.JPEG_MAGIC):
-        fp.seek(0)
-        names = charx.zip_names(fp)
-        if names is not None and (charx.CARD in names or charx.MODULE in names):
-            return "charx-jpeg"
-        return None
+    if head[:1] in (b"P", b"\xff"):  # a ZIP or a JPEG may follow: only then load the reader
+        zipped, fmt = _detect_zip(fp, head)
+        if zipped:
+            return fmt
     if risup.peek(head):
         return "risupreset"
     if risup.peek(rpack.decode(head[:256])):
@@ -114,6 +106,21 @@ def _detect_open(fp: BinaryIO, size: int, *, defer_json: bool = False) -> str | 
             fmt = _classify_tail(tail)
         return fmt
     return None
+
+
+def _detect_zip(fp: BinaryIO, head: bytes) -> tuple[bool, str | None]:
+    """(whether ``head`` starts a ZIP or a JPEG, the format: ``.charx``, CharX-JPEG by its
+    central directory naming the card or module, or None)."""
+    from risutools.formats import charx
+
+    kinds = (((charx.ZIP_MAGIC, b"PK\x05\x06"), "charx"), ((charx.JPEG_MAGIC,), "charx-jpeg"))
+    for magics, fmt in kinds:
+        if head.startswith(magics):
+            fp.seek(0)
+            names = charx.zip_names(fp)
+            found = names is not None and (charx.CARD in names or charx.MODULE in names)
+            return True, fmt if found else None
+    return False, None
 
 
 def _classify_tail(tail: str) -> str | None:
@@ -257,6 +264,8 @@ def _missing_fields(module: dict[str, object], prefix: str) -> list[Anomaly]:
 
 
 def _read_charx(fp: BinaryIO, size: int, p: str, fmt: str, with_assets: bool) -> list[Module]:
+    from risutools.formats import charx
+
     got = charx.read_charx(fp, with_assets=with_assets)
     digest = _stream_sha256(fp)
     out: list[Module] = []

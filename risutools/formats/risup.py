@@ -17,13 +17,9 @@ objects built stay within a known memory bound (an array of 60 M empty maps in a
 
 from __future__ import annotations
 
-import base64
-import gzip
 import hashlib
 import zlib
 from typing import Any
-
-import msgpack
 
 from risutools.errors import FormatError
 from risutools.formats import rpack
@@ -171,6 +167,8 @@ def msgpack_shape(data: bytes, what: str, max_items: int = MAX_MSGPACK_ITEMS) ->
 
 def _unpack(data: bytes, what: str) -> Any:
     """Decode msgpack after :func:`msgpack_shape` bounded it (msgpack's own limits too)."""
+    import msgpack  # here, not at import: a preset is rare (start-up of every command)
+
     msgpack_shape(data, what)
     n = len(data)
     try:
@@ -257,6 +255,8 @@ def _jsonable(value: Any, depth: int) -> Any:
     if isinstance(value, (list, tuple)):
         return [_jsonable(v, depth + 1) for v in value]
     if isinstance(value, (bytes, bytearray)):
+        import base64
+
         return {"$base64": base64.b64encode(bytes(value)).decode("ascii")}
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
@@ -265,6 +265,9 @@ def _jsonable(value: Any, depth: int) -> Any:
 
 def encode_preset(preset: dict[str, Any], *, rpacked: bool = True, version: int = 2) -> bytes:
     """Build a .risup (``rpacked``) or .risupreset file; gzip with a fixed mtime (deterministic)."""
+    import gzip
+
+    import msgpack
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
     sealed = AESGCM(KEY).encrypt(IV, msgpack.packb(preset, use_bin_type=True), None)
