@@ -125,30 +125,6 @@ def test_valid_utf8_refuses_what_json_refuses() -> None:
         _valid_utf8({"a": object()})
 
 
-# -- the copy guard's remembered MC500 verdicts ------------------------------------------
-
-
-@pytest.mark.parametrize("text", ["omitted_count", "print('x')", "a" * 300 + "(function() end)",
-                                  "x" * 300, "request(url)", ""])
-def test_remembered_verdicts_are_find_active_code(text: str) -> None:
-    from risutools.contract.activecode import find_active_code
-    from risutools.projection import guard
-
-    want = find_active_code(text) is None
-    assert guard._prose(text) is want
-    assert guard._prose(text) is want  # again, maybe from memory
-
-
-def test_long_texts_are_not_remembered() -> None:
-    from risutools.projection import guard
-
-    guard._short_prose.cache_clear()
-    guard._prose("y" * (guard._REMEMBER_CHARS + 1))
-    assert guard._short_prose.cache_info().currsize == 0
-    guard._prose("short name")
-    assert guard._short_prose.cache_info().currsize == 1
-
-
 # -- the walk: os.walk's order and spelling, from the folder listing ---------------------
 
 

@@ -25,7 +25,6 @@ still be code.  Curator notes are not filtered: they are the curator's words
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from risutools.contract.activecode import find_active_code
 from risutools.formats.model import Module
@@ -89,26 +88,9 @@ class CopyGuard:
                 return False
         if _CALL.search(s):
             return False
-        return _prose(s) and (s == text or _prose(text))
+        return find_active_code(s) is None and (s == text or find_active_code(text) is None)
 
     def allow_name(self, text: str) -> bool:
         """True when ``text`` may be copied as a name (a key or a variable)."""
         return _NAME.fullmatch(fold(text)) is not None and self.allow(text)
 
-
-#: texts up to this long have their MC500 verdict remembered for the whole process (the
-#: same variable names, toggle keys and labels recur from module to module)
-_REMEMBER_CHARS = 256
-
-
-def _prose(text: str) -> bool:
-    """``find_active_code(text) is None`` (a pure function of the text), remembered for
-    short texts (at most 4,096 of them, each at most ``_REMEMBER_CHARS`` characters)."""
-    if len(text) > _REMEMBER_CHARS:
-        return find_active_code(text) is None
-    return _short_prose(text)
-
-
-@lru_cache(maxsize=4096)
-def _short_prose(text: str) -> bool:
-    return find_active_code(text) is None
