@@ -392,3 +392,56 @@ def test_rendered_fixture_documents_are_dumps_byte_for_byte(tmp_path: Path) -> N
         assert render(doc, False) == dumps(doc)
     for p in (tmp_path / "cat").glob("*.json"):
         assert p.read_text(encoding="utf-8") == dumps(json.loads(p.read_text(encoding="utf-8")))
+
+
+def test_a_folder_that_cannot_be_listed_is_a_failed_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Never a silent gap: the folder is reported (exit 1), the rest is ingested."""
+    src = tmp_path / "src"
+    (src / "locked").mkdir(parents=True)
+    (src / "locked" / "hidden-from-us.risum").write_bytes(write_risum({"name": "H", "id": "h"}, []))
+    shutil.copy(SOURCES / "186123400_mood-tracker.json", src / "186123400_mood-tracker.json")
+    real_scandir = os.scandir
+
+    def scandir(path: str) -> object:
+        if os.fsdecode(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fsdecode(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    result = ingest(src, tmp_path / "out", jobs=1)
+    assert not result.ok
+    (failed,) = result.failures
+    assert failed.path == "locked/" and failed.error == "cannot list the folder: Permission denied"
+    assert [s.path for s in result.sources if s.status == "ok"] == ["186123400_mood-tracker.json"]
+
+
+def test_an_entry_whose_type_cannot_be_told_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from risutools.catalog import ingest as ingest_mod
+
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(SOURCES / "186123400_mood-tracker.json", src / "a.json")
+    shutil.copy(SOURCES / "186123400_mood-tracker.json", src / "b.json")
+    real = ingest_mod._regular
+
+    def regular(entry: os.DirEntry[str], prefix: str, unlisted: list[tuple[str, str]]) -> bool:
+        if entry.name == "b.json":
+            class Odd:
+                name = entry.name
+
+                def is_symlink(self) -> bool:
+                    raise OSError(5, "Input/output error")
+
+            return real(Odd(), prefix, unlisted)  # type: ignore[arg-type]
+        return real(entry, prefix, unlisted)
+
+    monkeypatch.setattr(ingest_mod, "_regular", regular)
+    result = ingest(src, tmp_path / "out", jobs=1)
+    assert [(s.path, s.error) for s in result.failures] == [
+        ("b.json", "cannot tell what it is: Input/output error")
+    ]
+    assert [s.path for s in result.sources if s.status == "ok"] == ["a.json"]

@@ -170,7 +170,7 @@ def test_walk_is_the_walk_it_replaced(tmp_path: Path) -> None:
 
     exclude = _odd_tree(tmp_path).resolve()
     for ex in (None, exclude):
-        assert list(_walk(tmp_path, ex)) == _walk_before(tmp_path, ex)
+        assert list(_walk(tmp_path, ex, [])) == _walk_before(tmp_path, ex)
 
 
 def test_walk_spells_paths_as_pathlib_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -179,7 +179,7 @@ def test_walk_spells_paths_as_pathlib_does(tmp_path: Path, monkeypatch: pytest.M
     _odd_tree(tmp_path)
     monkeypatch.chdir(tmp_path)
     for root in (Path("."), Path("z"), Path("./a/"), tmp_path):
-        assert list(_walk(root, None)) == _walk_before(root, None)
+        assert list(_walk(root, None, [])) == _walk_before(root, None)
 
 
 def test_discover_keeps_its_public_shape(tmp_path: Path) -> None:

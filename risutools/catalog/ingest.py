@@ -187,17 +187,18 @@ def discover(src: Path, exclude: Path | None = None) -> tuple[list[tuple[Path, s
 
 
 def _discover(
-    src: Path, exclude: Path | None = None
+    src: Path, exclude: Path | None = None, unlisted: list[tuple[str, str]] | None = None
 ) -> tuple[list[tuple[str, str, str]], list[str]]:
     """:func:`discover` as ingest uses it: ``[(the path as text, as ``str(src / rel)``
     spells it; its relative path with "/"; its format)]`` (no path objects: one walk,
-    one ``detect`` a file)."""
+    one ``detect`` a file).  ``unlisted`` collects (relative path, why) of what the walk
+    could not list or tell the type of."""
     from risutools.formats import detect
 
     found: list[tuple[str, str, str]] = []
     skipped: list[str] = []
     ex = exclude.resolve() if exclude is not None else None
-    for path, rel in _walk(src, ex):
+    for path, rel in _walk(src, ex, unlisted if unlisted is not None else []):
         try:
             fmt = detect(path)
         except RisuError:
@@ -217,13 +218,17 @@ def _under(folder: str) -> str:
     return folder if folder.endswith("/") else folder + "/"
 
 
-def _walk(root: Path, exclude: Path | None) -> Iterator[tuple[str, str]]:
+def _walk(
+    root: Path, exclude: Path | None, unlisted: list[tuple[str, str]]
+) -> Iterator[tuple[str, str]]:
     """(path as text, relative path) of every file below ``root`` that is not hidden and
     not a symbolic link, in ``os.walk``'s order (top-down; a folder's files by name, then
     its subfolders by name).  Hidden folders, symbolic links to folders and ``exclude``
-    are not entered; a folder that cannot be listed is passed over (as ``os.walk`` does).
-    File types come from the folder listing (``d_type``): no stat per file where the file
-    system records them."""
+    are not entered.  A folder that cannot be listed, or an entry whose type cannot be
+    told, is added to ``unlisted`` as (relative path, why): never passed over in silence
+    (an entry gone between the listing and the look at it is simply gone).  File types
+    come from the folder listing (``d_type``): no stat per file where the file system
+    records them."""
     base = _under(os.fspath(root))
     todo: list[tuple[str, str]] = [(os.fspath(root), "")]  # (folder, its relative prefix)
     while todo:
@@ -231,7 +236,8 @@ def _walk(root: Path, exclude: Path | None) -> Iterator[tuple[str, str]]:
         try:
             with os.scandir(top) as it:
                 entries = list(it)
-        except OSError:
+        except OSError as exc:
+            unlisted.append((prefix or ".", f"cannot list the folder: {exc.strerror or exc}"))
             continue
         dirs: list[os.DirEntry[str]] = []
         files: list[os.DirEntry[str]] = []
@@ -243,7 +249,7 @@ def _walk(root: Path, exclude: Path | None) -> Iterator[tuple[str, str]]:
             (dirs if is_dir else files).append(entry)
         for entry in sorted(files, key=_entry_name):
             name = entry.name
-            if name.startswith(".") or not _regular(entry):
+            if name.startswith(".") or not _regular(entry, prefix, unlisted):
                 continue
             rel = prefix + name
             yield base + rel, rel
@@ -266,11 +272,14 @@ def _entry_name(entry: os.DirEntry[str]) -> str:
     return entry.name
 
 
-def _regular(entry: os.DirEntry[str]) -> bool:
+def _regular(entry: os.DirEntry[str], prefix: str, unlisted: list[tuple[str, str]]) -> bool:
     """A regular file, not a symbolic link (from ``d_type`` when the listing has it)."""
     try:
         return not entry.is_symlink() and entry.is_file()
-    except OSError:
+    except FileNotFoundError:
+        return False  # removed since the folder was listed
+    except OSError as exc:
+        unlisted.append((prefix + entry.name, f"cannot tell what it is: {exc.strerror or exc}"))
         return False
 
 
@@ -469,7 +478,8 @@ def ingest(
     _prepare_catalog(out_p)
     notes_s, notes_sig = _notes(out_p, notes_dir, executor)
     notes_sig += _grades_signature(settings)  # (part of every cache key)
-    files, skipped = _discover(src_p, exclude=out_p)
+    unlisted: list[tuple[str, str]] = []
+    files, skipped = _discover(src_p, exclude=out_p, unlisted=unlisted)
     if settings is not None and settings.exclude:
         files = [item for item in files if not settings.is_excluded(item[1])]
     run = _Run(src_p, out_p, lang, notes_sig, IngestCache.load(out_p / CACHE_NAME, use_cache),
@@ -482,7 +492,10 @@ def ingest(
         if todo:
             _run(todo, lang, notes_s, ndjson, jobs, executor, run.finished, stage, settings,
                  {path: fmt for path, _, fmt in files})
-        result = IngestResult(sources=[run.outcomes[k] for k in sorted(run.outcomes)],
+        lost = {rel: SourceOutcome(path=display_path(rel), size=0, error=why)
+                for rel, why in unlisted if rel not in run.outcomes}
+        outcomes = {**run.outcomes, **lost}
+        result = IngestResult(sources=[outcomes[k] for k in sorted(outcomes)],
                               skipped=skipped,
                               notices=[run.cache.problem] if run.cache.problem else [])
         _deduplicate(result.sources)
