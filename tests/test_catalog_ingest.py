@@ -413,7 +413,9 @@ def test_a_folder_that_cannot_be_listed_is_a_failed_source(
     result = ingest(src, tmp_path / "out", jobs=1)
     assert not result.ok
     (failed,) = result.failures
-    assert failed.path == "locked/" and failed.error == "cannot list the folder: Permission denied"
+    assert failed.path == "locked/"
+    why = "unreadable: cannot list the folder: Permission denied"
+    assert failed.error == f"{src / 'locked'}: {why}"
     assert [s.path for s in result.sources if s.status == "ok"] == ["186123400_mood-tracker.json"]
 
 
@@ -432,6 +434,7 @@ def test_an_entry_whose_type_cannot_be_told_is_reported(
         if entry.name == "b.json":
             class Odd:
                 name = entry.name
+                path = entry.path
 
                 def is_symlink(self) -> bool:
                     raise OSError(5, "Input/output error")
@@ -442,6 +445,6 @@ def test_an_entry_whose_type_cannot_be_told_is_reported(
     monkeypatch.setattr(ingest_mod, "_regular", regular)
     result = ingest(src, tmp_path / "out", jobs=1)
     assert [(s.path, s.error) for s in result.failures] == [
-        ("b.json", "cannot tell what it is: Input/output error")
+        ("b.json", f"{src / 'b.json'}: unreadable: cannot tell what it is: Input/output error")
     ]
     assert [s.path for s in result.sources if s.status == "ok"] == ["a.json"]

@@ -237,7 +237,8 @@ def _walk(
             with os.scandir(top) as it:
                 entries = list(it)
         except OSError as exc:
-            unlisted.append((prefix or ".", f"cannot list the folder: {exc.strerror or exc}"))
+            why = f"{display_path(top)}: unreadable: cannot list the folder: {exc.strerror or exc}"
+            unlisted.append((prefix or ".", why))
             continue
         dirs: list[os.DirEntry[str]] = []
         files: list[os.DirEntry[str]] = []
@@ -279,7 +280,9 @@ def _regular(entry: os.DirEntry[str], prefix: str, unlisted: list[tuple[str, str
     except FileNotFoundError:
         return False  # removed since the folder was listed
     except OSError as exc:
-        unlisted.append((prefix + entry.name, f"cannot tell what it is: {exc.strerror or exc}"))
+        why = exc.strerror or exc
+        unlisted.append((prefix + entry.name,
+                         f"{display_path(entry.path)}: unreadable: cannot tell what it is: {why}"))
         return False
 
 
