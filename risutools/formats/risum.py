@@ -126,6 +126,93 @@ class _Frames:
             self.skip(rest, 0)
 
 
+class _HashedFrames(_Frames):
+    """:class:`_Frames` for the hashed single pass: the file is read in fixed
+    :data:`CHUNK`-sized pieces into one reused buffer (never past ``size``), each piece
+    goes through the hasher as it is read, and frames are parsed out of the buffer.
+
+    The hasher thus sees the file in the same 1 MiB updates a plain checksum would,
+    instead of one update per frame header, asset head and asset rest (issue 12).
+    Every check, error and location is that of :class:`_Frames`: bytes read ahead
+    are only *looked at* when the parse reaches them, and a file that ends early is
+    reported where the parse runs into its end.
+    """
+
+    def __init__(self, fp: BinaryIO, size: int, hasher: _Hasher, where: str) -> None:
+        super().__init__(fp, size, hasher, where)
+        self._hash = hasher
+        # a file of one chunk is read as one bytes object (no buffer to clear first)
+        self._chunk = bytearray(CHUNK) if size > CHUNK else None
+        self._view = memoryview(b"")
+        self._start = 0  # file offset of the chunk's first byte
+        self._end = 0  # file offset just past the chunk's valid bytes
+
+    def _fill(self) -> bool:
+        """Read the next chunk (the current one is used up); False at the end of the file."""
+        want = min(CHUNK, self.size - self._end)
+        if want <= 0:
+            return False
+        if self._chunk is None:
+            data = self.fp.read(want)
+            got = len(data)
+            self._view = memoryview(data)
+            self._hash.update(data)
+        else:
+            self._view = view = memoryview(self._chunk)
+            readinto = cast(Any, self.fp).readinto
+            got = 0
+            while got < want:
+                n = readinto(view[got:want])
+                if not n:  # the file shrank under us
+                    break
+                got += n
+            self._hash.update(view[:got])
+        self._start = self._end
+        self._end += got
+        return got > 0
+
+    def read(self, n: int, what: str) -> bytes:
+        if n > self.left:
+            raise FormatError(
+                "truncated",
+                f"{what}: needs {n} bytes but only {self.left} remain (file cut short?)",
+                where=self.where(self.pos),
+            )
+        pos = self.pos
+        if pos + n <= self._end:  # the common case: all in the current chunk
+            off = pos - self._start
+            self.pos = pos + n
+            return bytes(self._view[off : off + n])
+        parts: list[bytes] = []
+        need = n
+        while True:
+            take = min(self._end - self.pos, need)
+            if take > 0:
+                off = self.pos - self._start
+                parts.append(bytes(self._view[off : off + take]))
+                self.pos += take
+                need -= take
+            if not need:
+                return b"".join(parts)
+            if not self._fill():
+                raise FormatError(
+                    "truncated", f"{what}: file ended early", where=self.where(self.pos)
+                )
+
+    def skip(self, n: int, keep: int) -> bytes:
+        head = self.read(min(keep, n), "asset") if keep else b""
+        n -= len(head)
+        while n > 0:
+            take = min(self._end - self.pos, n)
+            self.pos += take
+            n -= take
+            if n and not self._fill():
+                raise FormatError(
+                    "truncated", "asset: file ended early", where=self.where(self.pos)
+                )
+        return head
+
+
 def read_risum_stream(
     fp: BinaryIO,
     size: int,
@@ -138,7 +225,11 @@ def read_risum_stream(
 
     ``where`` prefixes every location (e.g. ``"module.risum: "`` inside a card).
     """
-    r = _Frames(fp, size, hasher, where)
+    r = (
+        _Frames(fp, size, None, where)
+        if hasher is None
+        else _HashedFrames(fp, size, hasher, where)
+    )
     main, module = _read_main(r, size)
     out = RisumContents(main=main, module=module)
     frames, ended = _read_frames(r, with_assets)
