@@ -119,6 +119,11 @@ class _Frames:
             n -= got
         return head
 
+    def asset_header(self) -> int | None:
+        """The length of the asset frame starting here when its marker (1) and length are
+        at hand without a read (consumed), else None (nothing consumed: read them)."""
+        return None
+
     def drain(self) -> None:
         """Consume the rest of the file (hashing it, if hashing)."""
         rest = self.left
@@ -144,6 +149,7 @@ class _HashedFrames(_Frames):
         # a file of one chunk is read as one bytes object (no buffer to clear first)
         self._chunk = bytearray(CHUNK) if size > CHUNK else None
         self._view = memoryview(b"")
+        self._data: bytes | None = None  # the chunk, when read as bytes
         self._start = 0  # file offset of the chunk's first byte
         self._end = 0  # file offset just past the chunk's valid bytes
 
@@ -155,6 +161,7 @@ class _HashedFrames(_Frames):
         if self._chunk is None:
             data = self.fp.read(want)
             got = len(data)
+            self._data = data
             self._view = memoryview(data)
             self._hash.update(data)
         else:
@@ -171,6 +178,14 @@ class _HashedFrames(_Frames):
         self._end += got
         return got > 0
 
+    def asset_header(self) -> int | None:
+        pos = self.pos
+        off = pos - self._start
+        if pos + 5 > self._end or self._view[off] != 1:
+            return None
+        self.pos = pos + 5
+        return int(_U32.unpack_from(self._view, off + 1)[0])
+
     def read(self, n: int, what: str) -> bytes:
         if n > self.left:
             raise FormatError(
@@ -182,6 +197,8 @@ class _HashedFrames(_Frames):
         if pos + n <= self._end:  # the common case: all in the current chunk
             off = pos - self._start
             self.pos = pos + n
+            if self._data is not None:
+                return self._data[off : off + n]
             return bytes(self._view[off : off + n])
         parts: list[bytes] = []
         need = n
@@ -317,20 +334,22 @@ def _read_frames(r: _Frames, with_assets: bool) -> tuple[list[_Frame], bool]:
     frames: list[_Frame] = []
     while r.left > 0:
         at = r.pos
-        marker = r.read(1, "frame marker")[0]
-        if marker == 0:
-            return frames, True
-        if marker != 1:
-            raise FormatError(
-                "bad-frame-marker",
-                f"frame marker is 0x{marker:02x}, expected 1 (asset) or 0 (end)",
-                where=r.where(at),
-            )
-        if len(frames) >= MAX_ASSETS:
-            raise FormatError(
-                "too-large", f"more than {MAX_ASSETS} asset frames", where=r.where(at)
-            )
-        length = _U32.unpack(r.read(4, f"asset frame {len(frames)} length"))[0]
+        length = r.asset_header() if len(frames) < MAX_ASSETS else None
+        if length is None:
+            marker = r.read(1, "frame marker")[0]
+            if marker == 0:
+                return frames, True
+            if marker != 1:
+                raise FormatError(
+                    "bad-frame-marker",
+                    f"frame marker is 0x{marker:02x}, expected 1 (asset) or 0 (end)",
+                    where=r.where(at),
+                )
+            if len(frames) >= MAX_ASSETS:
+                raise FormatError(
+                    "too-large", f"more than {MAX_ASSETS} asset frames", where=r.where(at)
+                )
+            length = _U32.unpack(r.read(4, f"asset frame {len(frames)} length"))[0]
         if length > r.left:
             raise FormatError(
                 "length-beyond-eof",
