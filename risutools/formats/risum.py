@@ -119,11 +119,115 @@ class _Frames:
             n -= got
         return head
 
+    def asset_header(self) -> int | None:
+        """The length of the asset frame starting here when its marker (1) and length are
+        at hand without a read (consumed), else None (nothing consumed: read them)."""
+        return None
+
     def drain(self) -> None:
         """Consume the rest of the file (hashing it, if hashing)."""
         rest = self.left
         if rest > 0:
             self.skip(rest, 0)
+
+
+class _HashedFrames(_Frames):
+    """:class:`_Frames` for the hashed single pass: the file is read in fixed
+    :data:`CHUNK`-sized pieces into one reused buffer (never past ``size``), each piece
+    goes through the hasher as it is read, and frames are parsed out of the buffer.
+
+    The hasher thus sees the file in the same 1 MiB updates a plain checksum would,
+    instead of one update per frame header, asset head and asset rest (issue 12).
+    Every check, error and location is that of :class:`_Frames`: bytes read ahead
+    are only *looked at* when the parse reaches them, and a file that ends early is
+    reported where the parse runs into its end.
+    """
+
+    def __init__(self, fp: BinaryIO, size: int, hasher: _Hasher, where: str) -> None:
+        super().__init__(fp, size, hasher, where)
+        self._hash = hasher
+        # a file of one chunk is read as one bytes object (no buffer to clear first)
+        self._chunk = bytearray(CHUNK) if size > CHUNK else None
+        self._view = memoryview(b"")
+        self._data: bytes | None = None  # the chunk, when read as bytes
+        self._start = 0  # file offset of the chunk's first byte
+        self._end = 0  # file offset just past the chunk's valid bytes
+
+    def _fill(self) -> bool:
+        """Read the next chunk (the current one is used up); False at the end of the file."""
+        want = min(CHUNK, self.size - self._end)
+        if want <= 0:
+            return False
+        if self._chunk is None:
+            data = self.fp.read(want)
+            got = len(data)
+            self._data = data
+            self._view = memoryview(data)
+            self._hash.update(data)
+        else:
+            self._view = view = memoryview(self._chunk)
+            readinto = cast(Any, self.fp).readinto
+            got = 0
+            while got < want:
+                n = readinto(view[got:want])
+                if not n:  # the file shrank under us
+                    break
+                got += n
+            self._hash.update(view[:got])
+        self._start = self._end
+        self._end += got
+        return got > 0
+
+    def asset_header(self) -> int | None:
+        pos = self.pos
+        off = pos - self._start
+        if pos + 5 > self._end or self._view[off] != 1:
+            return None
+        self.pos = pos + 5
+        return int(_U32.unpack_from(self._view, off + 1)[0])
+
+    def read(self, n: int, what: str) -> bytes:
+        if n > self.left:
+            raise FormatError(
+                "truncated",
+                f"{what}: needs {n} bytes but only {self.left} remain (file cut short?)",
+                where=self.where(self.pos),
+            )
+        pos = self.pos
+        if pos + n <= self._end:  # the common case: all in the current chunk
+            off = pos - self._start
+            self.pos = pos + n
+            if self._data is not None:
+                return self._data[off : off + n]
+            return bytes(self._view[off : off + n])
+        parts: list[bytes] = []
+        need = n
+        while True:
+            take = min(self._end - self.pos, need)
+            if take > 0:
+                off = self.pos - self._start
+                parts.append(bytes(self._view[off : off + take]))
+                self.pos += take
+                need -= take
+            if not need:
+                return b"".join(parts)
+            if not self._fill():
+                raise FormatError(
+                    "truncated", f"{what}: file ended early", where=self.where(self.pos)
+                )
+
+    def skip(self, n: int, keep: int) -> bytes:
+        head = self.read(min(keep, n), "asset") if keep else b""
+        n -= len(head)
+        while n > 0:
+            take = min(self._end - self.pos, n)
+            self.pos += take
+            n -= take
+            if n and not self._fill():
+                raise FormatError(
+                    "truncated", "asset: file ended early", where=self.where(self.pos)
+                )
+        return head
 
 
 def read_risum_stream(
@@ -138,7 +242,11 @@ def read_risum_stream(
 
     ``where`` prefixes every location (e.g. ``"module.risum: "`` inside a card).
     """
-    r = _Frames(fp, size, hasher, where)
+    r = (
+        _Frames(fp, size, None, where)
+        if hasher is None
+        else _HashedFrames(fp, size, hasher, where)
+    )
     main, module = _read_main(r, size)
     out = RisumContents(main=main, module=module)
     frames, ended = _read_frames(r, with_assets)
@@ -226,20 +334,22 @@ def _read_frames(r: _Frames, with_assets: bool) -> tuple[list[_Frame], bool]:
     frames: list[_Frame] = []
     while r.left > 0:
         at = r.pos
-        marker = r.read(1, "frame marker")[0]
-        if marker == 0:
-            return frames, True
-        if marker != 1:
-            raise FormatError(
-                "bad-frame-marker",
-                f"frame marker is 0x{marker:02x}, expected 1 (asset) or 0 (end)",
-                where=r.where(at),
-            )
-        if len(frames) >= MAX_ASSETS:
-            raise FormatError(
-                "too-large", f"more than {MAX_ASSETS} asset frames", where=r.where(at)
-            )
-        length = _U32.unpack(r.read(4, f"asset frame {len(frames)} length"))[0]
+        length = r.asset_header() if len(frames) < MAX_ASSETS else None
+        if length is None:
+            marker = r.read(1, "frame marker")[0]
+            if marker == 0:
+                return frames, True
+            if marker != 1:
+                raise FormatError(
+                    "bad-frame-marker",
+                    f"frame marker is 0x{marker:02x}, expected 1 (asset) or 0 (end)",
+                    where=r.where(at),
+                )
+            if len(frames) >= MAX_ASSETS:
+                raise FormatError(
+                    "too-large", f"more than {MAX_ASSETS} asset frames", where=r.where(at)
+                )
+            length = _U32.unpack(r.read(4, f"asset frame {len(frames)} length"))[0]
         if length > r.left:
             raise FormatError(
                 "length-beyond-eof",
