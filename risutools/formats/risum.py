@@ -75,13 +75,17 @@ class _Frames:
     def left(self) -> int:
         return self.size - self.pos
 
+    def cut_short(self, n: int, what: str) -> FormatError:
+        """The error for ``n`` bytes wanted where fewer are left (one wording for both readers)."""
+        return FormatError(
+            "truncated",
+            f"{what}: needs {n} bytes but only {self.left} remain (file cut short?)",
+            where=self.where(self.pos),
+        )
+
     def read(self, n: int, what: str) -> bytes:
         if n > self.left:
-            raise FormatError(
-                "truncated",
-                f"{what}: needs {n} bytes but only {self.left} remain (file cut short?)",
-                where=self.where(self.pos),
-            )
+            raise self.cut_short(n, what)
         data = self.fp.read(n)
         if len(data) != n:  # the file shrank under us
             raise FormatError(
@@ -188,11 +192,7 @@ class _HashedFrames(_Frames):
 
     def read(self, n: int, what: str) -> bytes:
         if n > self.left:
-            raise FormatError(
-                "truncated",
-                f"{what}: needs {n} bytes but only {self.left} remain (file cut short?)",
-                where=self.where(self.pos),
-            )
+            raise self.cut_short(n, what)
         pos = self.pos
         if pos + n <= self._end:  # the common case: all in the current chunk
             off = pos - self._start
