@@ -118,16 +118,3 @@ def test_never_reads_past_the_size(monkeypatch: pytest.MonkeyPatch) -> None:
     read_risum_stream(fp, len(data), hasher=h)
     assert fp.tell() == len(data)
     assert h.hexdigest() == hashlib.sha256(data).hexdigest()
-
-
-@pytest.mark.parametrize(
-    "name",
-    ["a.json", "A.JSON", ".json", "..json", "a.", "a", "dir.x/b", "x/.risum", "x/a.b.risum",
-     "a..", "/abs/f.Risum", "é.ÇHARX", "x/y.jpeg", "noext/", "."],
-)
-def test_suffix_is_what_path_gives(name: str) -> None:
-    from pathlib import Path
-
-    from risutools.formats.reader import _suffix
-
-    assert _suffix(name) == Path(name).suffix.lower()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from risutools.errors import FormatError
@@ -200,30 +201,23 @@ def read_path(
         raise FormatError("too-large", "not enough memory to read this file", path=p) from None
 
 
-def _suffix(p: str) -> str:
-    """``Path(p).suffix.lower()`` of a file's path, without building a ``Path`` (it cost
-    more than the rest of opening a small file)."""
-    name = os.path.basename(p)
-    i = name.rfind(".")
-    return name[i:].lower() if 0 < i < len(name) - 1 else ""
-
-
 def _read_open(
     fp: BinaryIO, size: int, p: str, with_assets: bool, known: str | None
 ) -> list[Module]:
     if size == 0:
         raise FormatError("empty-file", "the file is empty")
     fmt = known
+    suffix = Path(p).suffix.lower()
     if fmt is None:
         # A ``.json`` file that holds a JSON object is read as JSON whatever the peek would
         # say: the peek can only name an export that _read_json then classifies from the
         # parsed object, or fall back to this same extension, so it is skipped (it cost a
         # second decode and scan of up to 1 MiB: issue 11).  Other names are detected in full.
-        as_json = _BY_EXTENSION.get(_suffix(p)) == "json"
+        as_json = _BY_EXTENSION.get(suffix) == "json"
         fmt = _detect_open(fp, size, defer_json=as_json)
         fp.seek(0)
     if fmt is None:
-        guess = _BY_EXTENSION.get(_suffix(p))
+        guess = _BY_EXTENSION.get(suffix)
         if guess is None:
             raise FormatError(
                 "unknown-format",
