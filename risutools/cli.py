@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from risutools import __version__
-from risutools.errors import RisuError, WriteConflict
+from risutools.errors import Code, RisuError, WriteConflict
 
 if TYPE_CHECKING:
     from risutools.contract.config import ContractConfig
@@ -83,7 +83,8 @@ def _write_report(path: str, text: str) -> None:
             return
         atomic_write(path, text.encode("utf-8"))
     except OSError as exc:
-        raise RisuError("unwritable", f"cannot write: {exc.strerror or exc}", path=path) from None
+        raise RisuError(Code.UNWRITABLE,
+                        f"cannot write: {exc.strerror or exc}", path=path) from None
 
 
 # ==== formats commands: inspect, unpack, pack ================================
@@ -651,7 +652,7 @@ def _refuse_invalid_component(path: str) -> None:
     bad = [f for f in validate_document(cf.doc, file=path) if f.rule == MC100.id]
     if bad:
         more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
-        raise DocumentError("invalid-document", f"not a valid matrix-component-v1 document: "
+        raise DocumentError(Code.INVALID_DOCUMENT, f"not a valid matrix-component-v1 document: "
                             f"{bad[0].message}{more}; see `risutools validate {path}`",
                             where=bad[0].pointer or "", path=path)
 
@@ -840,7 +841,7 @@ def ingest_cmd(
             from risutools.errors import ConfigError
 
             if jobs is not None:
-                raise ConfigError("bad-option", "the cluster's workers do the work; leave out "
+                raise ConfigError(Code.BAD_OPTION, "the cluster's workers do the work; leave out "
                                   "-j/--jobs", where="--scheduler")
             executor = stack.enter_context(cluster_executor(scheduler))
         with progress:

@@ -13,108 +13,158 @@ raised anywhere in ``risutools/`` is not in it.
 
 from __future__ import annotations
 
-#: code -> meaning; each situation has one code, whichever command meets it
-CODES: dict[str, str] = {
+#: code -> meaning: one situation, one code, whichever command meets it (filled by
+#: :class:`Code`, the codes as symbols the code raises)
+CODES: dict[str, str] = {}
+
+
+def _code(code: str, meaning: str) -> str:
+    CODES[code] = meaning
+    return code
+
+
+class Code:
+    """Every error code, as the symbol the code raises it by (``Code.NOT_FOUND`` is
+    ``"not-found"``); the text is the public, stable code, the meaning what
+    ``docs/errors.md`` lists."""
+
     # paths (every command)
-    "not-found": "no such file or folder (or a symbolic link to nothing)",
-    "not-a-file": "a folder, device, FIFO or socket (or a link to one) where a regular file "
-    "was expected",
-    "not-a-directory": "something other than a folder where a folder was expected",
-    "unreadable": "the operating system refused to open or read the file",
-    "too-large": "past a documented bound (file size, JSON containers/values, msgpack values, "
-    "asset frames)",
-    "empty-file": "zero bytes (for `pack`: a module JSON or manifest with nothing but blanks)",
-    "unwritable": "a target cannot be written (permissions, a file where a folder must go, a "
-    "folder where a file must go)",
-    "write-conflict": "a file changed since it was read (compare-and-swap), or another writer "
-    "holds it",
-    "locked": "another risutools process holds the folder's lock",
-    "torn-line": "an append-only log ends in a line without its newline (an interrupted write)",
-    "target-exists": "`unpack`/`pack` would overwrite existing files (use `--force`)",
-    "outside-target": "a path would resolve outside the output folder (symlinks included)",
+    NOT_FOUND = _code("not-found", "no such file or folder (or a symbolic link to nothing)")
+    NOT_A_FILE = _code("not-a-file",
+        "a folder, device, FIFO or socket (or a link to one) where a regular file was expected")
+    NOT_A_DIRECTORY = _code("not-a-directory",
+        "something other than a folder where a folder was expected")
+    UNREADABLE = _code("unreadable", "the operating system refused to open or read the file")
+    TOO_LARGE = _code("too-large",
+        "past a documented bound (file size, JSON containers/values, msgpack values, asset "
+        "frames)")
+    EMPTY_FILE = _code("empty-file",
+        "zero bytes (for `pack`: a module JSON or manifest with nothing but blanks)")
+    UNWRITABLE = _code("unwritable",
+        "a target cannot be written (permissions, a file where a folder must go, a folder where "
+        "a file must go)")
+    WRITE_CONFLICT = _code("write-conflict",
+        "a file changed since it was read (compare-and-swap), or another writer holds it")
+    LOCKED = _code("locked", "another risutools process holds the folder's lock")
+    TORN_LINE = _code("torn-line",
+        "an append-only log ends in a line without its newline (an interrupted write)")
+    TARGET_EXISTS = _code("target-exists",
+        "`unpack`/`pack` would overwrite existing files (use `--force`)")
+    OUTSIDE_TARGET = _code("outside-target",
+        "a path would resolve outside the output folder (symlinks included)")
     # containers and exports
-    "unknown-format": "not a supported Risu file (by content, and the extension gives no hint)",
-    "bad-magic": "`.risum` first byte is not 0x6F; `.risupreset` without gzip/zlib header",
-    "bad-version": "`.risum` version byte is not 0; preset `presetVersion` not 0/2",
-    "truncated": "the file ends inside a header or frame",
-    "length-beyond-eof": "a declared length (main block, asset frame) is larger than what is "
-    "left",
-    "not-utf8": "main block / JSON text is not UTF-8 (offset of the bad byte given)",
-    "not-json": "not valid JSON (line/column given); NaN/Infinity are refused",
-    "json-too-deep": "nesting deeper than the reader's bound",
-    "not-an-object": "the JSON top level is not an object",
-    "wrong-type": "main block `type` is not `risuModule`; preset envelope `type` is not `preset`",
-    "module-not-object": "main block has no `module` object",
-    "bad-frame-marker": "a frame marker is neither 1 (asset) nor 0 (end)",
-    "unsupported-export": "a JSON object that is none of the four export shapes",
-    "bad-field": "an export's `data` / `entries` has the wrong type",
-    "zip-invalid": "unreadable ZIP or member (no valid end record, directory past its bounds or "
-    "damaged, CRC, size other than declared, encrypted)",
-    "zip-unsupported-method": "a member compressed with a method other than stored/deflate",
-    "zip-no-card": "ZIP without `card.json`",
-    "zip-duplicate-member": "`card.json` or `module.risum` appears more than once",
-    "zip-member-too-large": "a member declares or inflates past its bound",
-    "zip-bomb": "a member inflates more than its ratio bound",
-    "risup-decompress-failed": "the preset's compressed stream is corrupt or truncated",
-    "risup-not-msgpack": "envelope or decrypted preset is not msgpack",
-    "risup-bad-structure": "envelope/preset is not a map or lacks the sealed preset bytes",
-    "risup-decrypt-failed": "AES-GCM authentication failed (corrupted, or another key)",
-    "pack-invalid-input": "`pack` input is not a module, a manifest, a preset or a folder with "
-    "one",
-    "pack-assets-missing": "the module lists assets but the input has no asset files",
-    "pack-asset-missing": "an asset in the middle has no file (frames would be out of step)",
+    UNKNOWN_FORMAT = _code("unknown-format",
+        "not a supported Risu file (by content, and the extension gives no hint)")
+    BAD_MAGIC = _code("bad-magic",
+        "`.risum` first byte is not 0x6F; `.risupreset` without gzip/zlib header")
+    BAD_VERSION = _code("bad-version",
+        "`.risum` version byte is not 0; preset `presetVersion` not 0/2")
+    TRUNCATED = _code("truncated", "the file ends inside a header or frame")
+    LENGTH_BEYOND_EOF = _code("length-beyond-eof",
+        "a declared length (main block, asset frame) is larger than what is left")
+    NOT_UTF8 = _code("not-utf8",
+        "main block / JSON text is not UTF-8 (offset of the bad byte given)")
+    NOT_JSON = _code("not-json", "not valid JSON (line/column given); NaN/Infinity are refused")
+    JSON_TOO_DEEP = _code("json-too-deep", "nesting deeper than the reader's bound")
+    NOT_AN_OBJECT = _code("not-an-object", "the JSON top level is not an object")
+    WRONG_TYPE = _code("wrong-type",
+        "main block `type` is not `risuModule`; preset envelope `type` is not `preset`")
+    MODULE_NOT_OBJECT = _code("module-not-object", "main block has no `module` object")
+    BAD_FRAME_MARKER = _code("bad-frame-marker", "a frame marker is neither 1 (asset) nor 0 (end)")
+    UNSUPPORTED_EXPORT = _code("unsupported-export",
+        "a JSON object that is none of the four export shapes")
+    BAD_FIELD = _code("bad-field", "an export's `data` / `entries` has the wrong type")
+    ZIP_INVALID = _code("zip-invalid",
+        "unreadable ZIP or member (no valid end record, directory past its bounds or damaged, "
+        "CRC, size other than declared, encrypted)")
+    ZIP_UNSUPPORTED_METHOD = _code("zip-unsupported-method",
+        "a member compressed with a method other than stored/deflate")
+    ZIP_NO_CARD = _code("zip-no-card", "ZIP without `card.json`")
+    ZIP_DUPLICATE_MEMBER = _code("zip-duplicate-member",
+        "`card.json` or `module.risum` appears more than once")
+    ZIP_MEMBER_TOO_LARGE = _code("zip-member-too-large",
+        "a member declares or inflates past its bound")
+    ZIP_BOMB = _code("zip-bomb", "a member inflates more than its ratio bound")
+    RISUP_DECOMPRESS_FAILED = _code("risup-decompress-failed",
+        "the preset's compressed stream is corrupt or truncated")
+    RISUP_NOT_MSGPACK = _code("risup-not-msgpack", "envelope or decrypted preset is not msgpack")
+    RISUP_BAD_STRUCTURE = _code("risup-bad-structure",
+        "envelope/preset is not a map or lacks the sealed preset bytes")
+    RISUP_DECRYPT_FAILED = _code("risup-decrypt-failed",
+        "AES-GCM authentication failed (corrupted, or another key)")
+    PACK_INVALID_INPUT = _code("pack-invalid-input",
+        "`pack` input is not a module, a manifest, a preset or a folder with one")
+    PACK_ASSETS_MISSING = _code("pack-assets-missing",
+        "the module lists assets but the input has no asset files")
+    PACK_ASSET_MISSING = _code("pack-asset-missing",
+        "an asset in the middle has no file (frames would be out of step)")
     # documents and catalogs
-    "bad-document": "a catalog document cannot be parsed (syntax, duplicate keys, bounds)",
-    "unreadable-document": "a catalog document could not be read (the loader's MC000/MC001 "
-    "finding says why)",
-    "unsupported-document": "a document of a kind this command does not take",
-    "invalid-document": "the component is not a valid matrix-component-v1 document (MC100); "
-    "nothing runs",
-    "no-documents": "a folder with no documents in it",
-    "no-catalog": "no catalog at or above the folder given",
-    "unknown-component": "no document in the catalog has that component id",
-    "ambiguous-component": "several documents match the component named",
-    "no-source-store": "the `--sources` folder does not exist",
-    "cache-unreadable": "the ingest cache is damaged or past its bounds: a notice, not an "
-    "error (the run goes on without it and rebuilds it)",
+    BAD_DOCUMENT = _code("bad-document",
+        "a catalog document cannot be parsed (syntax, duplicate keys, bounds)")
+    UNREADABLE_DOCUMENT = _code("unreadable-document",
+        "a catalog document could not be read (the loader's MC000/MC001 finding says why)")
+    UNSUPPORTED_DOCUMENT = _code("unsupported-document",
+        "a document of a kind this command does not take")
+    INVALID_DOCUMENT = _code("invalid-document",
+        "the component is not a valid matrix-component-v1 document (MC100); nothing runs")
+    NO_DOCUMENTS = _code("no-documents", "a folder with no documents in it")
+    NO_CATALOG = _code("no-catalog", "no catalog at or above the folder given")
+    UNKNOWN_COMPONENT = _code("unknown-component",
+        "no document in the catalog has that component id")
+    AMBIGUOUS_COMPONENT = _code("ambiguous-component",
+        "several documents match the component named")
+    NO_SOURCE_STORE = _code("no-source-store", "the `--sources` folder does not exist")
+    CACHE_UNREADABLE = _code("cache-unreadable",
+        "the ingest cache is damaged or past its bounds: a notice, not an error (the run goes on "
+        "without it and rebuilds it)")
     # configuration, notes, fixtures, arguments
-    "config-bad-value": "a configuration value of the wrong type or out of range",
-    "config-invalid": "a configuration file that cannot be parsed",
-    "config-not-mapping": "a configuration (or one of its sections) that is not a mapping",
-    "config-toml": "`pyproject.toml` that is not valid TOML",
-    "config-unknown-key": "a configuration section or key nothing reads (a typo)",
-    "config-sources-outside": "a configuration `sources:` outside the repository (see "
-    "`--allow-config-sources-outside`)",
-    "unknown-rule": "a rule id or prefix that names no check (`--select`, `--ignore`, "
-    "`rules:`, `risutools rule`)",
-    "notes-invalid": "a curator notes file that is invalid",
-    "notes-ambiguous": "two notes files for one component",
-    "bad-fixture": "a replay fixture that is invalid",
-    "bad-argument": "a command-line value out of range, or not UTF-8 text where a record "
-    "needs text (`--reviewer`, `--note`, `--actor`, `--by` ...)",
-    "bad-option": "an option that does not apply, or a combination that does not work",
-    "bad-output": "an output path that cannot be used",
-    "bad-lang": "a `--lang` other than those supported",
-    "bad-post-id": "a post id that is not a number",
-    "bad-lane": "a review packet lane that does not exist",
-    "bad-target": "a target status or runtime state that does not exist",
-    "bad-action": "an approval action that does not exist",
-    "bad-reviewer": "a reviewer name that cannot be used in a record",
-    "action-not-next": "an approval for a step that is not the component's next one",
-    "usage": "a command called with arguments that do not fit together",
+    CONFIG_BAD_VALUE = _code("config-bad-value",
+        "a configuration value of the wrong type or out of range")
+    CONFIG_INVALID = _code("config-invalid", "a configuration file that cannot be parsed")
+    CONFIG_NOT_MAPPING = _code("config-not-mapping",
+        "a configuration (or one of its sections) that is not a mapping")
+    CONFIG_TOML = _code("config-toml", "`pyproject.toml` that is not valid TOML")
+    CONFIG_UNKNOWN_KEY = _code("config-unknown-key",
+        "a configuration section or key nothing reads (a typo)")
+    CONFIG_SOURCES_OUTSIDE = _code("config-sources-outside",
+        "a configuration `sources:` outside the repository (see "
+        "`--allow-config-sources-outside`)")
+    UNKNOWN_RULE = _code("unknown-rule",
+        "a rule id or prefix that names no check (`--select`, `--ignore`, `rules:`, `risutools "
+        "rule`)")
+    NOTES_INVALID = _code("notes-invalid", "a curator notes file that is invalid")
+    NOTES_AMBIGUOUS = _code("notes-ambiguous", "two notes files for one component")
+    BAD_FIXTURE = _code("bad-fixture", "a replay fixture that is invalid")
+    BAD_ARGUMENT = _code("bad-argument",
+        "a command-line value out of range, or not UTF-8 text where a record needs text "
+        "(`--reviewer`, `--note`, `--actor`, `--by` ...)")
+    BAD_OPTION = _code("bad-option",
+        "an option that does not apply, or a combination that does not work")
+    BAD_OUTPUT = _code("bad-output", "an output path that cannot be used")
+    BAD_LANG = _code("bad-lang", "a `--lang` other than those supported")
+    BAD_POST_ID = _code("bad-post-id", "a post id that is not a number")
+    BAD_LANE = _code("bad-lane", "a review packet lane that does not exist")
+    BAD_TARGET = _code("bad-target", "a target status or runtime state that does not exist")
+    BAD_ACTION = _code("bad-action", "an approval action that does not exist")
+    BAD_REVIEWER = _code("bad-reviewer", "a reviewer name that cannot be used in a record")
+    ACTION_NOT_NEXT = _code("action-not-next",
+        "an approval for a step that is not the component's next one")
+    USAGE = _code("usage", "a command called with arguments that do not fit together")
     # ingest on a Dask cluster (`ingest --scheduler`)
-    "dask-missing": "`--scheduler` needs the `distributed` package (`risutools[dask]`)",
-    "scheduler-unreachable": "the Dask scheduler named cannot be reached",
-    "no-workers": "the Dask scheduler has no workers",
-    "worker-mismatch": "a Dask worker cannot run this version of risutools",
+    DASK_MISSING = _code("dask-missing",
+        "`--scheduler` needs the `distributed` package (`risutools[dask]`)")
+    SCHEDULER_UNREACHABLE = _code("scheduler-unreachable",
+        "the Dask scheduler named cannot be reached")
+    NO_WORKERS = _code("no-workers", "the Dask scheduler has no workers")
+    WORKER_MISMATCH = _code("worker-mismatch", "a Dask worker cannot run this version of risutools")
     # replay
-    "duplicate-id": "two messages with one id in a replay",
-    "unknown-id": "a fixture operation names a message id that does not exist",
+    DUPLICATE_ID = _code("duplicate-id", "two messages with one id in a replay")
+    UNKNOWN_ID = _code("unknown-id", "a fixture operation names a message id that does not exist")
     # signatures
-    "no-key": "`--sign` names a key that does not exist",
-    "no-ssh-keygen": "signing or verifying needs `ssh-keygen`, which is not installed",
-    "sign-failed": "`ssh-keygen -Y sign` failed",
-}
+    NO_KEY = _code("no-key", "`--sign` names a key that does not exist")
+    NO_SSH_KEYGEN = _code("no-ssh-keygen",
+        "signing or verifying needs `ssh-keygen`, which is not installed")
+    SIGN_FAILED = _code("sign-failed", "`ssh-keygen -Y sign` failed")
 
 
 class RisuError(Exception):

@@ -50,7 +50,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from risutools.errors import RisuError, WriteConflict
+from risutools.errors import Code, RisuError, WriteConflict
 
 CHUNK = 1 << 20
 LOCK_NAME = ".risutools.lock"
@@ -181,7 +181,7 @@ def _held(lock_path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
 
     here, there = _lock_objects(lock_path)
     busy = RisuError(
-        "locked",
+        Code.LOCKED,
         f"another writer has held the lock for {timeout:g} s; try again when it is done",
         path=display_path(lock_path),
     )
@@ -329,7 +329,7 @@ def _refuse_non_regular(target: Path) -> None:
     except OSError:
         return  # unreadable metadata: the write itself reports the OS error
     if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):  # a folder: the OS refuses
-        raise RisuError("not-a-file",
+        raise RisuError(Code.NOT_A_FILE,
                         "a device, FIFO or socket; refusing to replace it with a file",
                         path=display_path(target))
 
@@ -556,7 +556,7 @@ def _keep_mode(fd: int, target: Path, done: int | None) -> int | None:
 def _check_base(target: Path, expect_sha256: str | None, expect_absent: bool) -> None:
     if expect_absent and os.path.lexists(target):
         raise WriteConflict(
-            "write-conflict",
+            Code.WRITE_CONFLICT,
             f"{CONFLICT}: the file now exists (refusing to overwrite it)",
             path=display_path(target),
         )
@@ -565,14 +565,14 @@ def _check_base(target: Path, expect_sha256: str | None, expect_absent: bool) ->
     want = expect_sha256.removeprefix("sha256:")
     if not os.path.lexists(target):
         raise WriteConflict(
-            "write-conflict",
+            Code.WRITE_CONFLICT,
             f"{CONFLICT}: the file is gone (base sha256:{want[:12]}...)",
             path=display_path(target),
         )
     have = sha256_file(target)
     if have != want:
         raise WriteConflict(
-            "write-conflict",
+            Code.WRITE_CONFLICT,
             f"{CONFLICT}: base sha256:{want[:12]}..., now sha256:{have[:12]}...",
             path=display_path(target),
         )
@@ -617,12 +617,12 @@ def append_line(
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
-                raise RisuError("not-a-file", "not a regular file; nothing appended",
+                raise RisuError(Code.NOT_A_FILE, "not a regular file; nothing appended",
                                 path=display_path(target))
             size = st.st_size
             if expect_size is not None and size != expect_size:
                 raise WriteConflict(
-                    "write-conflict",
+                    Code.WRITE_CONFLICT,
                     f"{CONFLICT}: {size} bytes now, {expect_size} when read",
                     path=display_path(target),
                 )
@@ -631,7 +631,7 @@ def append_line(
                 have = _sha256_fd(fd, size)
                 if have != want:
                     raise WriteConflict(
-                        "write-conflict",
+                        Code.WRITE_CONFLICT,
                         f"{CONFLICT}: base sha256:{want[:12]}..., now sha256:{have[:12]}...",
                         path=display_path(target),
                     )
@@ -639,7 +639,7 @@ def append_line(
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 if torn_tail != "newline":
                     raise RisuError(
-                        "torn-line",
+                        Code.TORN_LINE,
                         f"the last line is incomplete (no newline at byte {size}; a write "
                         "cut short?); look at it and fix or remove it; nothing appended",
                         path=display_path(target),
@@ -685,7 +685,7 @@ def os_error_line(exc: OSError, path: str | os.PathLike[str] | None = None) -> R
     why = exc.strerror or str(exc)
     if exc.errno == errno.EROFS:
         why = "read-only file system"
-    return RisuError("unwritable", f"cannot write: {why}",
+    return RisuError(Code.UNWRITABLE, f"cannot write: {why}",
                      path=display_path(where) if where is not None else None)
 
 

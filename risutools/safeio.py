@@ -29,13 +29,13 @@ import io
 import os
 import stat
 
-from risutools.errors import RisuError
+from risutools.errors import Code, RisuError
 from risutools.pathnames import show_name
 
 CHUNK = 1 << 20
 
 #: the codes a :class:`FileRefused` carries (meanings in :data:`risutools.errors.CODES`)
-REFUSAL_CODES = ("not-found", "not-a-file", "unreadable", "too-large")
+REFUSAL_CODES = (Code.NOT_FOUND, Code.NOT_A_FILE, Code.UNREADABLE, Code.TOO_LARGE)
 
 
 class FileRefused(RisuError):
@@ -68,16 +68,16 @@ def _check_mode(path: str | os.PathLike[str], st: os.stat_result, limit: int | N
         return  # (the name is shown only in a refusal)
     shown = show_name(os.fspath(path))
     if stat.S_ISDIR(st.st_mode):
-        raise FileRefused("not-a-file", "is a folder, not a file", path=shown)
+        raise FileRefused(Code.NOT_A_FILE, "is a folder, not a file", path=shown)
     if not stat.S_ISREG(st.st_mode):
         raise FileRefused(
-            "not-a-file",
+            Code.NOT_A_FILE,
             f"is {_kind(st.st_mode)}{_link_note(path)}, not a regular file; risutools reads "
             "regular files only",
             path=shown,
         )
     raise FileRefused(
-        "too-large", f"file is {st.st_size} bytes, more than the {limit}-byte bound",
+        Code.TOO_LARGE, f"file is {st.st_size} bytes, more than the {limit}-byte bound",
         path=shown)
 
 
@@ -87,12 +87,12 @@ def _os_refusal(path: str | os.PathLike[str], exc: OSError) -> FileRefused:
         why = "no such file or folder"
         if os.path.islink(path):
             why = f"is a symbolic link to a missing file{_link_note(path)}"
-        return FileRefused("not-found", why, path=shown)
+        return FileRefused(Code.NOT_FOUND, why, path=shown)
     if exc.errno == errno.EISDIR:
-        return FileRefused("not-a-file", "is a folder, not a file", path=shown)
+        return FileRefused(Code.NOT_A_FILE, "is a folder, not a file", path=shown)
     if exc.errno == errno.ELOOP:
-        return FileRefused("unreadable", "symbolic link loop", path=shown)
-    return FileRefused("unreadable", f"cannot read: {exc.strerror or exc}", path=shown)
+        return FileRefused(Code.UNREADABLE, "symbolic link loop", path=shown)
+    return FileRefused(Code.UNREADABLE, f"cannot read: {exc.strerror or exc}", path=shown)
 
 
 def is_regular(path: str | os.PathLike[str]) -> bool:
@@ -152,7 +152,7 @@ def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
         except OSError as exc:
             raise _os_refusal(path, exc) from None
     if total > limit:
-        raise FileRefused("too-large", f"file grew past the {limit}-byte bound while read",
+        raise FileRefused(Code.TOO_LARGE, f"file grew past the {limit}-byte bound while read",
                           path=show_name(os.fspath(path)))
     return b"".join(chunks)
 
@@ -171,7 +171,7 @@ def sha256_regular(path: str | os.PathLike[str], limit: int) -> str:
                     break
                 total += n
                 if total > limit:
-                    raise FileRefused("too-large",
+                    raise FileRefused(Code.TOO_LARGE,
                                       f"file grew past the {limit}-byte bound while read",
                                       path=show_name(os.fspath(path)))
                 h.update(view[:n])

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from risutools import cli
+from risutools.errors import Code
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -143,7 +144,7 @@ def _main(monkeypatch: pytest.MonkeyPatch, cmd: str) -> int:
 
 RAISED = re.compile(
     r"\b(?:FormatError|DocumentError|ConfigError|ReplayError|RisuError|WriteConflict)\(\s*"
-    r"\"([a-z][a-z0-9-]*)\"", re.S)
+    r"Code\.([A-Z][A-Z0-9_]*)\b", re.S)
 TABLE_ROW = re.compile(r"^\| `([a-z][a-z0-9-]*)`(?:, `([a-z][a-z0-9-]*)`)? \|", re.M)
 
 
@@ -168,7 +169,7 @@ def _documented() -> set[str]:
 def test_every_raised_error_code_is_documented() -> None:
     raised: set[str] = set()
     for p in (ROOT / "risutools").rglob("*.py"):
-        raised |= set(RAISED.findall(p.read_text(encoding="utf-8")))
+        raised |= {getattr(Code, n) for n in RAISED.findall(p.read_text(encoding="utf-8"))}
     assert raised, "the scanner found no codes"
     assert sorted(raised - _documented()) == []
 

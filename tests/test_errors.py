@@ -10,44 +10,63 @@ import pytest
 from harness import ROOT
 
 from risutools.checks.docs import ERRORS_PAGE, errors_table, render_errors_page
-from risutools.errors import CODES, ConfigError, RisuError
+from risutools.errors import CODES, Code, ConfigError, RisuError
 
 #: the constructors whose first argument is a code
 RAISERS = {"RisuError", "FormatError", "DocumentError", "ConfigError", "ReplayError",
            "WriteConflict", "FileRefused"}
 
 
-def raised_codes(source: str) -> set[str]:
-    out = set()
+def raised_codes(source: str) -> tuple[set[str], list[int]]:
+    """The codes a source raises (``Code.X`` symbols, by their names) and the lines where a
+    constructor is given anything else as its code (a string literal, say)."""
+    out, bad = set(), []
     for node in ast.walk(ast.parse(source)):
         if not (isinstance(node, ast.Call) and node.args):
             continue
         f = node.func
         name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        if name not in RAISERS:
+            continue
         first = node.args[0]
-        if name in RAISERS and isinstance(first, ast.Constant) and isinstance(first.value, str):
-            out.add(first.value)
-    return out
+        if (isinstance(first, ast.Attribute) and isinstance(first.value, ast.Name)
+                and first.value.id == "Code"):
+            out.add(first.attr)
+        elif isinstance(first, ast.Constant):
+            bad.append(node.lineno)
+    return out, bad
 
 
-def test_every_code_raised_is_in_the_catalog() -> None:
-    unknown = {}
+SYMBOLS = {name for name in vars(Code) if name.isupper()}
+
+
+def test_every_code_raised_is_a_symbol_of_the_catalog() -> None:
+    unknown, literal = {}, {}
     for path in sorted((ROOT / "risutools").rglob("*.py")):
-        extra = raised_codes(path.read_text(encoding="utf-8")) - set(CODES)
-        if extra:
-            unknown[path.relative_to(ROOT).as_posix()] = sorted(extra)
+        names, bad = raised_codes(path.read_text(encoding="utf-8"))
+        rel = path.relative_to(ROOT).as_posix()
+        if names - SYMBOLS:
+            unknown[rel] = sorted(names - SYMBOLS)
+        if bad and path.name != "errors.py":
+            literal[rel] = bad
     assert unknown == {}
+    assert literal == {}, "raise with Code.X, never a string literal"
 
 
-def test_every_catalog_code_is_spelled_somewhere_in_the_code() -> None:
+def test_the_symbols_are_the_catalog() -> None:
+    assert sorted(getattr(Code, n) for n in SYMBOLS) == sorted(CODES)
+    assert all(getattr(Code, n) == n.lower().replace("_", "-") for n in SYMBOLS)
+
+
+def test_every_catalog_code_is_raised_somewhere_in_the_code() -> None:
     text = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "risutools").rglob("*.py")
                    if p.name != "errors.py")
-    assert [c for c in CODES if f'"{c}"' not in text] == []
+    assert [n for n in sorted(SYMBOLS) if f"Code.{n}" not in text] == []
 
 
 def test_the_scanner_sees_a_code() -> None:
-    src = 'raise ConfigError("no-such-code", "x")\nx = errors.FormatError("other", "y")\n'
-    assert raised_codes(src) == {"no-such-code", "other"}
+    src = 'raise ConfigError(Code.NO_SUCH, "x")\nx = errors.FormatError("other", "y")\n'
+    assert raised_codes(src) == ({"NO_SUCH"}, [2])
 
 
 def test_the_docs_table_is_generated() -> None:

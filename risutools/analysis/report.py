@@ -12,7 +12,7 @@ from risutools.analysis.analyzer import analyze
 from risutools.analysis.model import Analysis
 from risutools.checks.registry import RuleFilter
 from risutools.contract.result import DocumentInfo, Result
-from risutools.errors import ConfigError
+from risutools.errors import Code, ConfigError
 from risutools.findings import SEVERITY_RANK, sorted_findings
 from risutools.formats.model import Module
 
@@ -58,7 +58,7 @@ def analyze_result(path: str, rule_filter: RuleFilter | None = None) -> AnalyzeR
 def check_fail_on(fail_on: str) -> None:
     """A ConfigError (exit 2) unless ``fail_on`` is one of :data:`FAIL_ON`."""
     if fail_on not in FAIL_ON:
-        raise ConfigError("bad-option", f"must be one of {', '.join(FAIL_ON)}, not {fail_on!r}",
+        raise ConfigError(Code.BAD_OPTION, f"must be one of {', '.join(FAIL_ON)}, not {fail_on!r}",
                           where="--fail-on")
 
 

@@ -36,7 +36,7 @@ from risutools.contract.canonical import canonical
 from risutools.contract.jsonlines import require_text
 from risutools.contract.loaders import load_bytes
 from risutools.contract.transitions import ACTION_FOR
-from risutools.errors import ConfigError, RisuError
+from risutools.errors import Code, ConfigError, RisuError
 
 MAX_APPROVAL_BYTES = 1024 * 1024  # an approval record is a few hundred bytes
 
@@ -57,9 +57,9 @@ def now_iso() -> str:
 
 def build_record(entry: Entry, action: str, reviewer: str, note: str) -> dict[str, Any]:
     if action not in ACTIONS:
-        raise ConfigError("bad-action", f"{action!r} is not one of {', '.join(ACTIONS)}")
+        raise ConfigError(Code.BAD_ACTION, f"{action!r} is not one of {', '.join(ACTIONS)}")
     if not reviewer.strip():
-        raise ConfigError("bad-reviewer", "--reviewer must name the person approving")
+        raise ConfigError(Code.BAD_REVIEWER, "--reviewer must name the person approving")
     require_text(reviewer, "--reviewer")  # text a record can hold and a signature cover
     require_text(note, "--note")
     return {"component_id": entry.component_id, "component_version": entry.version,
@@ -74,7 +74,7 @@ def signed_bytes(record: dict[str, Any]) -> bytes:
 def _ssh_keygen() -> str:
     exe = shutil.which("ssh-keygen")
     if exe is None:
-        raise RisuError("no-ssh-keygen", "ssh-keygen is not installed (package openssh-client); "
+        raise RisuError(Code.NO_SSH_KEYGEN, "ssh-keygen is not installed (package openssh-client); "
                         "it signs and verifies approvals")
     return exe
 
@@ -82,7 +82,7 @@ def _ssh_keygen() -> str:
 def sign(record: dict[str, Any], key: str, namespace: str) -> str:
     """The armored SSH signature of the record's canonical bytes."""
     if not Path(key).is_file():
-        raise ConfigError("no-key", "signing key not found", path=key)
+        raise ConfigError(Code.NO_KEY, "signing key not found", path=key)
     exe = _ssh_keygen()
     with tempfile.TemporaryDirectory(prefix="risutools-sign-") as tmp:
         msg = Path(tmp) / "record"
@@ -92,12 +92,12 @@ def sign(record: dict[str, Any], key: str, namespace: str) -> str:
                                   capture_output=True, timeout=SIG_TIMEOUT,
                                   stdin=subprocess.DEVNULL, check=False)
         except subprocess.TimeoutExpired:
-            raise RisuError("sign-failed", "ssh-keygen did not finish (a key with a passphrase "
+            raise RisuError(Code.SIGN_FAILED, "ssh-keygen did not finish (a key with a passphrase "
                             "needs ssh-agent)", path=key) from None
         sig = Path(str(msg) + ".sig")
         if proc.returncode != 0 or not sig.is_file():
             why = " ".join(proc.stderr.decode("utf-8", "replace").split())[:200]
-            raise RisuError("sign-failed", f"ssh-keygen -Y sign failed: {why}", path=key)
+            raise RisuError(Code.SIGN_FAILED, f"ssh-keygen -Y sign failed: {why}", path=key)
         return sig.read_text("ascii")
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from risutools import __version__
-from risutools.errors import RisuError
+from risutools.errors import Code, RisuError
 from risutools.fsio import atomic_write, display_path
 from risutools.safeio import read_regular
 
@@ -209,7 +209,7 @@ def _decode(data: bytes, shown: str) -> Any:
     try:
         msgpack_shape(data, what, max_items=MAX_CACHE_VALUES)
     except RisuError as exc:
-        raise RisuError("cache-unreadable", exc.why, path=shown) from None
+        raise RisuError(Code.CACHE_UNREADABLE, exc.why, path=shown) from None
     n = len(data)
     try:
         return msgpack.unpackb(
@@ -218,7 +218,7 @@ def _decode(data: bytes, shown: str) -> Any:
             max_ext_len=n,
         )
     except Exception as exc:  # msgpack raises many types (ExtraData, ValueError, ...)
-        raise RisuError("cache-unreadable", f"not valid msgpack: {exc}", path=shown) from None
+        raise RisuError(Code.CACHE_UNREADABLE, f"not valid msgpack: {exc}", path=shown) from None
 
 
 def _packable(value: Any) -> bool:

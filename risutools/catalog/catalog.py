@@ -41,7 +41,7 @@ from risutools.contract.loaders import (
     load_documents,
 )
 from risutools.contract.transitions import CatalogLog, find_catalog_root, read_log
-from risutools.errors import ConfigError, DocumentError
+from risutools.errors import Code, ConfigError, DocumentError
 from risutools.findings import Finding
 
 LOG_NAME = "transitions.ndjson"
@@ -117,24 +117,24 @@ def catalog_settings(cfg: ContractConfig) -> CatalogSettings:
     allowed = {"allowed_signers", "require_signatures"}
     unknown = sorted(k for k in raw if k not in allowed)
     if unknown:
-        raise ConfigError("config-unknown-key", f"catalog: unknown key(s) "
+        raise ConfigError(Code.CONFIG_UNKNOWN_KEY, f"catalog: unknown key(s) "
                           f"{', '.join(map(repr, unknown))}; allowed: {', '.join(sorted(allowed))}",
                           where="catalog", path=where)
     out = CatalogSettings()
     signers = raw.get("allowed_signers")
     if signers is not None:
         if not isinstance(signers, str) or not signers:
-            raise ConfigError("config-bad-value", "allowed_signers must be a file path",
+            raise ConfigError(Code.CONFIG_BAD_VALUE, "allowed_signers must be a file path",
                               where="catalog.allowed_signers", path=where)
         base = cfg.source_file.parent if cfg.source_file else Path(".")
         out.allowed_signers = (base / signers).resolve()
     req = raw.get("require_signatures", False)
     if not isinstance(req, bool):
-        raise ConfigError("config-bad-value", "require_signatures must be true or false",
+        raise ConfigError(Code.CONFIG_BAD_VALUE, "require_signatures must be true or false",
                           where="catalog.require_signatures", path=where)
     out.require_signatures = req
     if req and out.allowed_signers is None:
-        raise ConfigError("config-bad-value", "require_signatures: true needs allowed_signers "
+        raise ConfigError(Code.CONFIG_BAD_VALUE, "require_signatures: true needs allowed_signers "
                           "(a file in git's allowed_signers format)", where="catalog", path=where)
     return out
 
@@ -173,12 +173,12 @@ class Catalog:
         if catalog_dir is not None:
             root = Path(catalog_dir)
             if not root.is_dir():
-                raise ConfigError("no-catalog", "not a folder", path=str(catalog_dir))
+                raise ConfigError(Code.NO_CATALOG, "not a folder", path=str(catalog_dir))
         else:
             found = find_root(Path(start))
             if found is None:
                 raise ConfigError(
-                    "no-catalog", "no catalog found above this folder (no transitions.ndjson, "
+                    Code.NO_CATALOG, "no catalog found above this folder (no transitions.ndjson, "
                     "approvals/, notes/, replays/ or .risutools.yaml); pass --catalog DIR",
                     path=str(start))
             root = found
@@ -255,21 +255,21 @@ class Catalog:
             docs = [e for e in (_entry(ld) for ld in out.documents) if e is not None]
             if out.problems:
                 f = out.problems[0]
-                raise DocumentError("unreadable-document", f.message,
+                raise DocumentError(Code.UNREADABLE_DOCUMENT, f.message,
                                     where=f"line {f.line}" if f.line else "", path=component)
             if len(docs) != 1:
                 raise DocumentError(
-                    "ambiguous-component", f"the file holds {len(docs)} documents; name one by "
+                    Code.AMBIGUOUS_COMPONENT, f"the file holds {len(docs)} documents; name one by "
                     "its component_id (with --catalog DIR)", path=component)
             return docs[0]
         found = self.by_id(component)
         if not found:
-            raise DocumentError("unknown-component", f"no document with component_id "
+            raise DocumentError(Code.UNKNOWN_COMPONENT, f"no document with component_id "
                                 f"{component!r} in the catalog {display_path(self.root)} "
                                 "(and no such file)", path=component)
         if len(found) > 1:
             where = ", ".join(e.where() for e in found)
-            raise DocumentError("ambiguous-component", f"{len(found)} documents have this "
+            raise DocumentError(Code.AMBIGUOUS_COMPONENT, f"{len(found)} documents have this "
                                 f"component_id ({where}); name the file", path=component)
         return found[0]
 

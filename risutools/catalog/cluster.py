@@ -22,7 +22,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 from risutools import __version__
-from risutools.errors import ConfigError
+from risutools.errors import Code, ConfigError
 
 CONNECT_TIMEOUT = "10s"
 INSTALL_HINT = "pip install 'risutools[dask]'"
@@ -40,7 +40,7 @@ def _load_distributed() -> Any:
         import distributed
     except ImportError:
         raise ConfigError(
-            "dask-missing",
+            Code.DASK_MISSING,
             f"running on a Dask cluster needs the distributed package: {INSTALL_HINT}",
             where="--scheduler",
         ) from None
@@ -61,7 +61,7 @@ def cluster_executor(address: str, *, timeout: str = CONNECT_TIMEOUT) -> Iterato
     except (OSError, TimeoutError, ValueError) as exc:
         why = " ".join(str(exc).split()) or type(exc).__name__
         raise ConfigError(
-            "scheduler-unreachable", f"cannot reach the Dask scheduler {address}: {why}",
+            Code.SCHEDULER_UNREACHABLE, f"cannot reach the Dask scheduler {address}: {why}",
             where="--scheduler",
         ) from None
     try:
@@ -77,19 +77,19 @@ def _check_workers(client: Any, address: str) -> None:
     except Exception as exc:  # a worker without risutools cannot even unpickle the call
         why = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise ConfigError(
-            "worker-mismatch",
+            Code.WORKER_MISMATCH,
             f"a worker of {address} cannot run risutools {__version__} "
             f"(install the same version there): {why}",
             where="--scheduler",
         ) from None
     if not versions:
-        raise ConfigError("no-workers", f"the Dask scheduler {address} has no workers; "
+        raise ConfigError(Code.NO_WORKERS, f"the Dask scheduler {address} has no workers; "
                           "start some with 'dask worker " + address + "'",
                           where="--scheduler")
     other = sorted(f"{w} has {v}" for w, v in versions.items() if v != __version__)
     if other:
         raise ConfigError(
-            "worker-mismatch",
+            Code.WORKER_MISMATCH,
             f"workers must run risutools {__version__}: {', '.join(other)}",
             where="--scheduler",
         )

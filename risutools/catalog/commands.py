@@ -23,7 +23,7 @@ from risutools.catalog.writes import catalog_lock, write_new_file
 from risutools.contract.config import ContractConfig
 from risutools.contract.jsonlines import require_text
 from risutools.contract.transitions import action_for
-from risutools.errors import ConfigError, WriteConflict
+from risutools.errors import Code, ConfigError, WriteConflict
 from risutools.pathnames import show_name
 
 #: how a command gets its settings once the catalog root is known (the CLI's layered
@@ -49,7 +49,7 @@ def approve(component: str, action: str, reviewer: str, note: str, key: str | No
     cat, entry = open_for(component, catalog, configure)
     record = build_record(entry, action, reviewer, note)
     if action_for(entry.review_status, TARGET_OF[action]) != action:
-        raise ConfigError("action-not-next", f"{entry.component_id} is "
+        raise ConfigError(Code.ACTION_NOT_NEXT, f"{entry.component_id} is "
                           f"{entry.review_status or '(no status)'}; {action!r} leads to "
                           f"{TARGET_OF[action]}, which is not its next step", path=component)
     if key is not None:
@@ -126,13 +126,13 @@ def run_packet(component: str | None, lane: str, out: str, actor: str,
             require_text(value, option)  # text a packet and its hand-off record can hold
     if queue is not None:
         if component is not None:
-            raise ConfigError("usage", "--queue takes no COMPONENT (it selects by --status)")
+            raise ConfigError(Code.USAGE, "--queue takes no COMPONENT (it selects by --status)")
         if lane != "light":
-            raise ConfigError("usage", "--queue hands off light packets only (--lane light)")
+            raise ConfigError(Code.USAGE, "--queue hands off light packets only (--lane light)")
         if not status:
-            raise ConfigError("usage", "--queue needs --status (e.g. candidate)")
+            raise ConfigError(Code.USAGE, "--queue needs --status (e.g. candidate)")
         if limit < 1:
-            raise ConfigError("usage", "--limit must be at least 1")
+            raise ConfigError(Code.USAGE, "--limit must be at least 1")
         cat = Catalog.open(catalog, configure=configure)
         path, rec = write_queue(cat, Path(queue), status, actor=actor, limit=limit,
                                 when=now_iso())
@@ -141,9 +141,9 @@ def run_packet(component: str | None, lane: str, out: str, actor: str,
               + (f" ({rec['left_out']} left out by --limit)" if rec["left_out"] else ""))
         return 0
     if component is None:
-        raise ConfigError("usage", "name a COMPONENT (or use --queue DIR --status S)")
+        raise ConfigError(Code.USAGE, "name a COMPONENT (or use --queue DIR --status S)")
     if escalates is not None and lane != "full":
-        raise ConfigError("usage", "--escalates names the light task a full packet escalates; "
+        raise ConfigError(Code.USAGE, "--escalates names the light task a full packet escalates; "
                           "use --lane full")
     cat, entry = open_for(component, catalog, configure)
     p = build_packet(cat, entry, lane, actor=actor, instruction=instruction,

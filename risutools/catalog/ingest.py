@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from risutools import __version__
 from risutools.catalog.cache import IngestCache, result_key
-from risutools.errors import ConfigError, RisuError, WriteConflict
+from risutools.errors import Code, ConfigError, RisuError, WriteConflict
 
 if TYPE_CHECKING:
     from risutools.contract.config import ContractConfig
@@ -528,17 +528,17 @@ def _check_options(
 
     check_lang(lang)
     if executor is None and jobs is not None and jobs < 1:
-        raise ConfigError("bad-option", f"must be at least 1, not {jobs}", where="--jobs")
+        raise ConfigError(Code.BAD_OPTION, f"must be at least 1, not {jobs}", where="--jobs")
     if notes_dir is not None and not Path(notes_dir).is_dir():
-        raise RisuError("not-a-directory", "the notes folder does not exist or is not a folder",
+        raise RisuError(Code.NOT_A_DIRECTORY, "the notes folder does not exist or is not a folder",
                         path=str(notes_dir))
 
 
 def _check_folders(src: Path, out: Path) -> None:
     if not src.is_dir():
-        raise RisuError("not-a-directory", "the source must be a folder", path=str(src))
+        raise RisuError(Code.NOT_A_DIRECTORY, "the source must be a folder", path=str(src))
     if out.exists() and not out.is_dir():
-        raise RisuError("not-a-directory", "the catalog must be a folder",
+        raise RisuError(Code.NOT_A_DIRECTORY, "the catalog must be a folder",
                         path=display_path(out))
 
 

@@ -33,6 +33,7 @@ from risutools.catalog.graph import Graph
 from risutools.contract.canonical import canonical
 from risutools.contract.loaders import MAX_DOCUMENT_BYTES
 from risutools.contract.transitions import CatalogLog
+from risutools.errors import Code
 from risutools.projection.notes import MAX_NOTES_BYTES
 from risutools.safeio import FileRefused, read_regular
 
@@ -166,7 +167,7 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
     if lane not in LANES:
         from risutools.errors import ConfigError
 
-        raise ConfigError("bad-lane", f"{lane!r} is not one of {', '.join(LANES)}")
+        raise ConfigError(Code.BAD_LANE, f"{lane!r} is not one of {', '.join(LANES)}")
     graph = Graph(cat.entries()) if graph is None else graph
     approvals = load_approvals(cat) if approvals is None else approvals
     action, to, default_instr = instruction_for(entry)

@@ -40,7 +40,7 @@ from risutools.catalog.writes import (
 from risutools.contract.canonical import doc_sha256
 from risutools.contract.transitions import STATES, CatalogLog, action_for, read_log
 from risutools.contract.validate import Verification
-from risutools.errors import ConfigError, WriteConflict
+from risutools.errors import Code, ConfigError, WriteConflict
 from risutools.findings import Finding
 
 RUNTIME_STATES = ("active", "inactive")
@@ -140,9 +140,9 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
     """Run every gate of ``entry`` -> ``to``; nothing is written."""
     valid = STATES if kind == "status" else RUNTIME_STATES
     if to not in valid:
-        raise ConfigError("bad-target", f"{to!r} is not one of {', '.join(valid)}")
+        raise ConfigError(Code.BAD_TARGET, f"{to!r} is not one of {', '.join(valid)}")
     if kind == "status" and to == "candidate":
-        raise ConfigError("bad-target", "nothing moves a component back to candidate")
+        raise ConfigError(Code.BAD_TARGET, "nothing moves a component back to candidate")
     log = read_log(cat.root, only=entry.component_id) if log is None else log
     graph = Graph(cat.entries()) if graph is None else graph
     new = new_document(entry.doc, to) if kind == "status" else runtime_document(entry.doc, to)
@@ -200,7 +200,7 @@ def execute(cat: Catalog, p: Plan, *, actor: str = "") -> int:
             except OSError:
                 appr_now = ""
             if appr_now != a.sha256:
-                raise WriteConflict("write-conflict", f"approval {a.file}: {CHANGED_APPR}",
+                raise WriteConflict(Code.WRITE_CONFLICT, f"approval {a.file}: {CHANGED_APPR}",
                                     path=a.file)
             frm = e.review_status
             assert action_for(frm, p.to) is not None

@@ -52,6 +52,7 @@ from risutools.contract.config import ContractConfig
 from risutools.contract.loaders import LoadedDocument, display_path
 from risutools.contract.transitions import CatalogLog
 from risutools.contract.validate import DocumentInfo, Result, RuleFilter, Verification
+from risutools.errors import Code
 from risutools.findings import Finding
 
 REVIEW_FORMAT = "catalog-review-v1"
@@ -170,7 +171,7 @@ def _verify_documents(cat: Catalog, docs: list[LoadedDocument], result: Result,
 
     src = Path(sources) if sources is not None else cat.config.sources
     if src is not None and not src.is_dir():
-        raise ConfigError("no-source-store", "source store folder not found", path=str(src))
+        raise ConfigError(Code.NO_SOURCE_STORE, "source store folder not found", path=str(src))
     checked = Result("verify")
     ctx = _Ctx(SourceStore(src), cat.config, RuleFilter(), False, checked)
     for ld, info in zip(docs, result.documents, strict=True):

@@ -22,7 +22,7 @@ from typing import Any
 from risutools.catalog.catalog import Catalog, Entry, file_sha256
 from risutools.contract.canonical import canonical, doc_sha256
 from risutools.contract.loaders import load_bytes
-from risutools.errors import RisuError, WriteConflict
+from risutools.errors import Code, RisuError, WriteConflict
 from risutools.fsio import CONFLICT as CHANGED
 from risutools.fsio import append_line as fsio_append_line
 from risutools.fsio import atomic_write, os_error_line, write_lock
@@ -41,7 +41,7 @@ def catalog_lock(cat: Catalog) -> Iterator[None]:
 
 
 def conflict_error(entry: Entry, detail: str) -> WriteConflict:
-    return WriteConflict("write-conflict", f"{CHANGED} ({entry.component_id}: {detail}); "
+    return WriteConflict(Code.WRITE_CONFLICT, f"{CHANGED} ({entry.component_id}: {detail}); "
                          "read it again and re-run", path=entry.where())
 
 
@@ -52,7 +52,7 @@ def current_bytes(entry: Entry) -> tuple[bytes, dict[str, Any]]:
     except FileNotFoundError:
         raise conflict_error(entry, "the file is gone") from None
     except OSError as exc:
-        raise RisuError("unreadable-document", f"cannot read: {exc.strerror or exc}",
+        raise RisuError(Code.UNREADABLE_DOCUMENT, f"cannot read: {exc.strerror or exc}",
                         path=str(entry.path)) from None
     out = load_bytes(raw, str(entry.path), fmt=entry.fmt)
     for ld in out.documents:
@@ -93,7 +93,7 @@ def write_document(entry: Entry, raw: bytes, new_doc: dict[str, Any]) -> None:
     except WriteConflict:
         raise conflict_error(entry, "the file was rewritten during the write") from None
     except OSError as exc:
-        raise RisuError("unwritable", f"cannot write: {exc.strerror or exc}",
+        raise RisuError(Code.UNWRITABLE, f"cannot write: {exc.strerror or exc}",
                         path=str(entry.path)) from None
 
 
@@ -108,7 +108,7 @@ def append_log(cat: Catalog, record: dict[str, Any]) -> int:
     try:
         append_line(cat.log_path, canonical(record))
     except OSError as exc:
-        raise RisuError("unwritable", f"cannot append: {exc.strerror or exc}",
+        raise RisuError(Code.UNWRITABLE, f"cannot append: {exc.strerror or exc}",
                         path=str(cat.log_path)) from None
     data = cat.log_path.read_bytes()
     return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
@@ -121,5 +121,5 @@ def write_new_file(path: Path, data: bytes) -> None:
     except WriteConflict:
         raise
     except OSError as exc:
-        raise RisuError("unwritable", f"cannot write: {exc.strerror or exc}",
+        raise RisuError(Code.UNWRITABLE, f"cannot write: {exc.strerror or exc}",
                         path=str(path)) from None

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from risutools.errors import Code
 from risutools.findings import Severity
 
 #: where a check runs: ``load`` (reading a file), ``document`` (one document),
@@ -211,7 +212,7 @@ class RuleFilter:
             if not any(matches(c, s) for c in known):
                 from risutools.errors import ConfigError
 
-                raise ConfigError("unknown-rule", f"no rule matches {s!r} "
+                raise ConfigError(Code.UNKNOWN_RULE, f"no rule matches {s!r} "
                                   "(see `risutools rule` for the list)")
         self._always = frozenset(c.id for c in known.values() if c.scope == "load")
 

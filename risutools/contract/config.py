@@ -47,7 +47,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from risutools.errors import ConfigError
+from risutools.errors import Code, ConfigError
 
 if TYPE_CHECKING:
     from risutools.checks.registry import RuleFilter
@@ -166,7 +166,7 @@ class ContractConfig:
         from risutools.pathnames import show_name
 
         raise ConfigError(
-            "config-sources-outside",
+            Code.CONFIG_SOURCES_OUTSIDE,
             f"`sources: {show_name(self.sources_text or '')}` resolves to "
             f"{show_name(str(self.sources))}, outside {show_name(str(self.root))}; a "
             "configuration may only name a source store inside its repository: pass "
@@ -204,12 +204,13 @@ def _parse(raw: Any, origin: Path) -> ContractConfig:
     if raw is None:
         return ContractConfig(source_file=origin, root=config_root(origin))
     if not isinstance(raw, dict):
-        raise ConfigError("config-not-mapping", "the configuration must be a mapping", path=where)
+        raise ConfigError(Code.CONFIG_NOT_MAPPING,
+                          "the configuration must be a mapping", path=where)
     allowed = tuple(KEYS)
     unknown = sorted(k for k in raw if k not in allowed)
     if unknown:
         raise ConfigError(
-            "config-unknown-key",
+            Code.CONFIG_UNKNOWN_KEY,
             f"unknown key(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(allowed)}",
             path=where,
         )
@@ -217,11 +218,11 @@ def _parse(raw: Any, origin: Path) -> ContractConfig:
     raw_caps = raw.get("capabilities", [])
     names = list(raw_caps) if isinstance(raw_caps, (list, dict)) else None
     if names is None:
-        raise ConfigError("config-bad-value", "capabilities must be a list of names "
+        raise ConfigError(Code.CONFIG_BAD_VALUE, "capabilities must be a list of names "
                           "(or a mapping name -> description)", where="capabilities", path=where)
     for name in names:
         if not isinstance(name, str) or not CAPABILITY_RE.fullmatch(name):
-            raise ConfigError("config-bad-value", f"capability name {name!r} does not match "
+            raise ConfigError(Code.CONFIG_BAD_VALUE, f"capability name {name!r} does not match "
                               f"{CAPABILITY_PATTERN}", where="capabilities", path=where)
         caps.add(name)
     sev = _severities(raw.get("rules", {}), where)
@@ -229,22 +230,22 @@ def _parse(raw: Any, origin: Path) -> ContractConfig:
     src_path: Path | None = None
     if sources is not None:
         if not isinstance(sources, str) or not sources:
-            raise ConfigError("config-bad-value", "sources must be a folder path",
+            raise ConfigError(Code.CONFIG_BAD_VALUE, "sources must be a folder path",
                               where="sources", path=where)
         try:
             src_path = (origin.parent / sources).resolve()  # (an absolute path stays one)
         except (OSError, RuntimeError, ValueError) as exc:
-            raise ConfigError("config-bad-value", f"sources: cannot resolve the path: {exc}",
+            raise ConfigError(Code.CONFIG_BAD_VALUE, f"sources: cannot resolve the path: {exc}",
                               where="sources", path=where) from None
     exclude = raw.get("exclude", [])
     if not isinstance(exclude, list) or not all(isinstance(x, str) for x in exclude):
-        raise ConfigError("config-bad-value", "exclude must be a list of glob patterns",
+        raise ConfigError(Code.CONFIG_BAD_VALUE, "exclude must be a list of glob patterns",
                           where="exclude", path=where)
     sections = {}
     for name in SECTIONS:
         if name in raw:
             if not isinstance(raw[name], dict):
-                raise ConfigError("config-bad-value", f"{name} must be a mapping",
+                raise ConfigError(Code.CONFIG_BAD_VALUE, f"{name} must be a mapping",
                                   where=name, path=where)
             sections[name] = raw[name]
     cfg = ContractConfig(frozenset(caps), sev, src_path, tuple(exclude), False, origin,
@@ -261,7 +262,7 @@ def _severities(raw_rules: Any, where: str) -> dict[str, str]:
     from risutools.checks.registry import all_checks, matches
 
     if not isinstance(raw_rules, dict):
-        raise ConfigError("config-bad-value", "rules must be a mapping RULE: error|warning|off",
+        raise ConfigError(Code.CONFIG_BAD_VALUE, "rules must be a mapping RULE: error|warning|off",
                           where="rules", path=where)
     checks = all_checks()
     levels: dict[str, str] = {}
@@ -269,19 +270,19 @@ def _severities(raw_rules: Any, where: str) -> dict[str, str]:
         if level is False:  # YAML 1.1 reads a bare `off` (or `no`, `false`) as false: off
             level = "off"
         elif level is True:
-            raise ConfigError("config-bad-value", f"rule {rule}: an unquoted on/yes/true reads "
+            raise ConfigError(Code.CONFIG_BAD_VALUE, f"rule {rule}: an unquoted on/yes/true reads "
                               "as a boolean, not a severity; write error or warning",
                               where="rules", path=where)
         key = str(rule).strip().upper()
         hit = [c for c in checks.values() if matches(c.id, key)]
         if not hit:
-            raise ConfigError("unknown-rule", f"unknown rule {rule!r} (no check id starts "
+            raise ConfigError(Code.UNKNOWN_RULE, f"unknown rule {rule!r} (no check id starts "
                               "with it; see `risutools rule`)", where="rules", path=where)
         if level not in SEVERITY_CHOICES:
-            raise ConfigError("config-bad-value", f"rule {rule}: {level!r} is not one of "
+            raise ConfigError(Code.CONFIG_BAD_VALUE, f"rule {rule}: {level!r} is not one of "
                               f"{', '.join(SEVERITY_CHOICES)}", where="rules", path=where)
         if not any(c.scope in CONFIGURABLE_SCOPES for c in hit):
-            raise ConfigError("config-bad-value", f"rule {rule} ({hit[0].scope}: unreadable "
+            raise ConfigError(Code.CONFIG_BAD_VALUE, f"rule {rule} ({hit[0].scope}: unreadable "
                               "input, a replay invariant or a promotion gate) cannot be "
                               "changed", where="rules", path=where)
         levels[key] = level
@@ -325,7 +326,7 @@ def load_config_file(path: str | Path) -> ContractConfig:
     out = load_bytes(data, show_name(str(p)), fmt="yaml")
     if out.problems:
         f = out.problems[0]
-        raise ConfigError("config-invalid", f.message,
+        raise ConfigError(Code.CONFIG_INVALID, f.message,
                           where=f"line {f.line}" if f.line else "", path=str(p))
     raw = out.documents[0].doc if out.documents else None
     return _parse(raw, p)
@@ -342,13 +343,13 @@ def _toml_section(data: bytes, p: Path) -> Any:
         try:
             tomllib = importlib.import_module("tomli")
         except ModuleNotFoundError:
-            raise ConfigError("config-toml", "reading pyproject.toml needs Python 3.11+ or "
+            raise ConfigError(Code.CONFIG_TOML, "reading pyproject.toml needs Python 3.11+ or "
                               "the tomli package; or use .risutools.yaml",
                               path=show_name(str(p))) from None
     try:
         doc = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError("config-invalid", f"not valid TOML: {exc}",
+        raise ConfigError(Code.CONFIG_INVALID, f"not valid TOML: {exc}",
                           path=show_name(str(p))) from None
     return doc.get("tool", {}).get("risutools")
 

@@ -6,7 +6,7 @@ import os
 
 from risutools.contract.canonical import doc_sha256
 from risutools.contract.loaders import load_documents
-from risutools.errors import DocumentError
+from risutools.errors import Code, DocumentError
 from risutools.fsio import display_path
 
 
@@ -21,7 +21,7 @@ def hash_lines(path: str, *, bare: bool = False) -> tuple[list[str], list[str]]:
         for f in out.problems
     ]
     if not out.documents and not out.problems:
-        raise DocumentError("no-documents", "no documents found", path=path)
+        raise DocumentError(Code.NO_DOCUMENTS, "no documents found", path=path)
     lines: list[str] = []
     # the name as given (a non-UTF-8 name escaped, as everywhere)
     given = None if path == "-" or os.path.isdir(path) else display_path(path)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from risutools.errors import Code
+
 
 def escape_pointer_token(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
@@ -193,7 +195,7 @@ def require_text(value: str, where: str) -> str:
     if bad is not None:
         from risutools.errors import ConfigError
 
-        raise ConfigError("bad-argument", f"not UTF-8 text (it holds bytes that are not UTF-8, "
+        raise ConfigError(Code.BAD_ARGUMENT, f"not UTF-8 text (it holds bytes that are not UTF-8, "
                           f"read as the unpaired surrogate {bad}); write it in UTF-8",
                           where=where)
     return value

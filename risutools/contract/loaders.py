@@ -30,6 +30,7 @@ from typing import Any, BinaryIO, cast
 
 from risutools.contract.jsonlines import scan, unpaired_surrogate
 from risutools.contract.rules import MC000, MC001
+from risutools.errors import Code
 from risutools.findings import Finding
 
 try:
@@ -208,7 +209,7 @@ def load_file(p: Path, *, from_folder: bool = False) -> LoadOutcome:
             return out
         data = read_regular(p, MAX_DOCUMENT_BYTES)
     except FileRefused as exc:
-        if exc.code == "too-large":
+        if exc.code == Code.TOO_LARGE:
             out.files.append(name)
             out.problems.append(_problem(
                 name, f"{exc.why} for one document (split it, or use an NDJSON catalog)"))
@@ -591,7 +592,7 @@ def parse_value(text: str, name: str, fmt: str) -> Any:
 
     out = LoadOutcome()
     if fmt == "json" and not text.strip():
-        raise DocumentError("bad-document", _EMPTY, path=name)
+        raise DocumentError(Code.BAD_DOCUMENT, _EMPTY, path=name)
     if fmt == "json":
         value, problem = parse_json_text(text, name, line=None)
         if problem is not None:
@@ -602,7 +603,7 @@ def parse_value(text: str, name: str, fmt: str) -> Any:
         _load_yaml(text, name, None, out)
         if not out.problems and len(out.documents) > 1:
             raise DocumentError(
-                "bad-document",
+                Code.BAD_DOCUMENT,
                 "several YAML documents in one file; keep one",
                 where=f"line {out.documents[1].line}",
                 path=name,
@@ -613,7 +614,7 @@ def parse_value(text: str, name: str, fmt: str) -> Any:
             return None
     first = out.problems[0]
     raise DocumentError(
-        "bad-document", first.message, where=f"line {first.line}" if first.line else "",
+        Code.BAD_DOCUMENT, first.message, where=f"line {first.line}" if first.line else "",
         path=name,
     )
 
@@ -626,7 +627,7 @@ def decode_text(data: bytes, name: str) -> str:
 
     text, err = _decode(data, name)
     if text is None:
-        raise DocumentError("bad-document", err.message if err else "cannot decode", path=name)
+        raise DocumentError(Code.BAD_DOCUMENT, err.message if err else "cannot decode", path=name)
     return text
 
 

@@ -26,6 +26,7 @@ from risutools.contract.rules import (
     make_finding,
 )
 from risutools.contract.schema import schema_issues
+from risutools.errors import Code
 from risutools.findings import Finding, sorted_findings
 
 
@@ -112,7 +113,7 @@ def load_all(paths: Sequence[str | os.PathLike[str]], config: ContractConfig,
         from risutools.errors import DocumentError
 
         shown = ", ".join(str(p) for p in paths)
-        raise DocumentError("no-documents", "no matrix-component documents found "
+        raise DocumentError(Code.NO_DOCUMENTS, "no matrix-component documents found "
                             "(.json, .yaml, .yml, .ndjson, .jsonl)", path=shown)
     return out
 

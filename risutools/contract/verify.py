@@ -50,6 +50,7 @@ from risutools.contract.validate import (
     load_all,
     not_object_message,
 )
+from risutools.errors import Code
 from risutools.safeio import FileRefused, is_regular, open_regular, sha256_regular
 
 CONTAINER_SUFFIXES = (".charx", ".zip", ".jpeg", ".jpg", ".png")
@@ -185,12 +186,12 @@ def verify_paths(
     if src is not None and not src.is_dir():
         from risutools.errors import ConfigError
 
-        raise ConfigError("no-source-store", "source store folder not found",
+        raise ConfigError(Code.NO_SOURCE_STORE, "source store folder not found",
                           path=display_path(src))
     if src is None and require_sources:
         from risutools.errors import ConfigError
 
-        raise ConfigError("no-source-store", "--require-sources needs a source store (--sources "
+        raise ConfigError(Code.NO_SOURCE_STORE, "--require-sources needs a source store (--sources "
                           "DIR or `sources:` in the configuration)", where="--require-sources")
     loaded = load_all(paths, cfg, skip_non_documents)
     result = Result("verify", files=loaded.files, skipped=loaded.skipped)

@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, cast
 
-from risutools.errors import FormatError
+from risutools.errors import Code, FormatError
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly
 from risutools.formats.risum import RisumContents, read_risum_stream
@@ -121,7 +121,7 @@ def _shown(name: str, limit: int = 80) -> str:
 
 
 def _bad(why: str, where: str = "zip") -> FormatError:
-    return FormatError("zip-invalid", why, where=where)
+    return FormatError(Code.ZIP_INVALID, why, where=where)
 
 
 @dataclass(frozen=True)
@@ -274,11 +274,11 @@ def is_unsafe_name(name: str) -> bool:
 
 def _data_start(zf: Archive, info: Member, where: str) -> int:
     if info.flags & 0x1:
-        raise FormatError("zip-invalid", "member is encrypted", where=where)
+        raise FormatError(Code.ZIP_INVALID, "member is encrypted", where=where)
     if info.method not in METHODS:
         name = _METHOD_NAMES.get(info.method, f"method {info.method}")
         raise FormatError(
-            "zip-unsupported-method",
+            Code.ZIP_UNSUPPORTED_METHOD,
             f"compressed with {name}; RisuAI writes and reads only stored and deflate members",
             where=where,
         )
@@ -287,13 +287,13 @@ def _data_start(zf: Archive, info: Member, where: str) -> int:
     head = fp.read(_LFH_LEN)
     if len(head) != _LFH_LEN or head[:4] != _LFH:
         raise FormatError(
-            "zip-invalid", f"no local header at offset {info.header_offset}", where=where
+            Code.ZIP_INVALID, f"no local header at offset {info.header_offset}", where=where
         )
     nlen, elen = struct.unpack_from("<HH", head, 26)
     start = info.header_offset + _LFH_LEN + int(nlen) + int(elen)
     if start + info.compress_size > zf.data_end:
         raise FormatError(
-            "zip-invalid",
+            Code.ZIP_INVALID,
             f"member data ({info.compress_size} bytes at offset {start}) runs into the "
             "central directory",
             where=where,
@@ -311,7 +311,7 @@ def iter_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES) -> Ite
     where = f"member {_shown(info.filename)}"
     if info.file_size > limit:
         raise FormatError(
-            "zip-member-too-large",
+            Code.ZIP_MEMBER_TOO_LARGE,
             f"declares {info.file_size} bytes inflated; the bound is {limit}",
             where=where,
         )
@@ -329,7 +329,7 @@ def iter_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES) -> Ite
             fp.seek(pos)
             pending = fp.read(min(_STEP_IN, left))
             if not pending:
-                raise FormatError("zip-invalid", "member data is truncated", where=where)
+                raise FormatError(Code.ZIP_INVALID, "member data is truncated", where=where)
             pos += len(pending)
             left -= len(pending)
         room = min(_STEP_OUT, info.file_size + 1 - total)
@@ -339,18 +339,18 @@ def iter_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES) -> Ite
             try:
                 piece = d.decompress(pending, room)
             except zlib.error as exc:
-                raise FormatError("zip-invalid", f"cannot inflate: {exc}", where=where) from None
+                raise FormatError(Code.ZIP_INVALID, f"cannot inflate: {exc}", where=where) from None
             pending = d.unconsumed_tail
         total += len(piece)
         if total > info.file_size:
             raise FormatError(
-                "zip-invalid",
+                Code.ZIP_INVALID,
                 f"inflates past its declared size of {info.file_size} bytes",
                 where=where,
             )
         if total > RATIO_FLOOR and total > MAX_RATIO * max(info.compress_size, 1):
             raise FormatError(
-                "zip-bomb",
+                Code.ZIP_BOMB,
                 f"inflates more than {MAX_RATIO}x its compressed size "
                 f"({info.compress_size} bytes); refused",
                 where=where,
@@ -361,15 +361,15 @@ def iter_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES) -> Ite
         if d is not None and d.eof:
             break
     if d is not None and not d.eof:
-        raise FormatError("zip-invalid", "deflate stream is truncated", where=where)
+        raise FormatError(Code.ZIP_INVALID, "deflate stream is truncated", where=where)
     if total != info.file_size:
         raise FormatError(
-            "zip-invalid",
+            Code.ZIP_INVALID,
             f"inflates to {total} bytes, the directory says {info.file_size}",
             where=where,
         )
     if crc != info.crc:
-        raise FormatError("zip-invalid", "CRC-32 mismatch (damaged member)", where=where)
+        raise FormatError(Code.ZIP_INVALID, "CRC-32 mismatch (damaged member)", where=where)
 
 
 def read_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES) -> bytes:
@@ -378,7 +378,7 @@ def read_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES) -> byt
         return b"".join(iter_member(zf, info, limit))
     except OSError as exc:
         where = f"member {_shown(info.filename)}"
-        raise FormatError("zip-invalid", f"cannot read: {exc}", where=where) from None
+        raise FormatError(Code.ZIP_INVALID, f"cannot read: {exc}", where=where) from None
 
 
 class MemberReader:
@@ -454,7 +454,7 @@ def _member(zf: Archive, name: str) -> Member | None:
     found = [info for info in zf.infolist() if info.filename == name]
     if len(found) > 1:
         raise FormatError(
-            "zip-duplicate-member",
+            Code.ZIP_DUPLICATE_MEMBER,
             f"{len(found)} members are named {name!r}; RisuAI would load the last one, "
             "so which one to review is ambiguous",
             where="zip",
@@ -490,7 +490,7 @@ def read_charx(fp: BinaryIO, *, with_assets: bool = False) -> CharxContents:
         card_info = _member(zf, CARD)
         if card_info is None:
             raise FormatError(
-                "zip-no-card", "ZIP has no card.json: not a character card", where="zip"
+                Code.ZIP_NO_CARD, "ZIP has no card.json: not a character card", where="zip"
             )
         card_raw = read_member(zf, card_info)
         card_obj = loads_object(card_raw, where=CARD, what="card.json")
@@ -578,7 +578,7 @@ def iter_card_assets(fp: BinaryIO) -> Iterator[tuple[str, bytes | None, str]]:
             try:
                 data = read_member(zf, info, limit=limit)
             except FormatError as exc:
-                total = exc.code == "zip-member-too-large" and limit < MAX_MEMBER_BYTES
+                total = exc.code == Code.ZIP_MEMBER_TOO_LARGE and limit < MAX_MEMBER_BYTES
                 yield info.filename, None, over if total else f"{exc.code}: {exc.why}"
                 continue
             budget -= len(data)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from risutools.errors import FormatError
+from risutools.errors import Code, FormatError
 from risutools.formats.card import CARD_SPECS, card_module_data
 from risutools.formats.model import ComponentType
 
@@ -72,7 +72,7 @@ def normalise(obj: dict[str, Any], fmt: str) -> tuple[dict[str, Any], ComponentT
         items = obj.get("data")
         if not isinstance(items, list):
             raise FormatError(
-                "bad-field",
+                Code.BAD_FIELD,
                 f'a {fmt} export needs a "data" list, found {type(items).__name__}',
                 where="/data",
             )
@@ -89,14 +89,14 @@ def normalise(obj: dict[str, Any], fmt: str) -> tuple[dict[str, Any], ComponentT
             values = entries
         else:
             raise FormatError(
-                "bad-field", '"entries" must be an object or a list', where="/entries"
+                Code.BAD_FIELD, '"entries" must be an object or a list', where="/entries"
             )
         data = dict(obj)
         if "lorebook" in data:
             data["original_lorebook"] = data["lorebook"]
         data["lorebook"] = [_external_entry(v) for v in values if isinstance(v, dict)]
         return data, "lorebook"
-    raise FormatError("unknown-format", f"not a supported JSON export ({fmt})")
+    raise FormatError(Code.UNKNOWN_FORMAT, f"not a supported JSON export ({fmt})")
 
 
 def _keys(value: Any) -> str:

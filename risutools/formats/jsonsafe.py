@@ -25,7 +25,7 @@ import re
 import sys
 from typing import Any
 
-from risutools.errors import FormatError
+from risutools.errors import Code, FormatError
 
 #: deepest nesting of arrays/objects accepted (RisuAI files are < 20 deep)
 MAX_DEPTH = 200
@@ -81,7 +81,7 @@ def decode_utf8(raw: bytes, *, where: str) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise FormatError(
-            "not-utf8",
+            Code.NOT_UTF8,
             f"text is not UTF-8 (byte 0x{raw[exc.start]:02x} at byte {exc.start} of the block)",
             where=where,
         ) from None
@@ -127,7 +127,7 @@ def _nests_deeper(root: object, limit: int = MAX_DEPTH) -> bool:
 
 def _too_deep(what: str, at: int, where: str) -> FormatError:
     return FormatError(
-        "json-too-deep",
+        Code.JSON_TOO_DEEP,
         f"{what} nests deeper than {MAX_DEPTH} levels (at character {at}); refusing to parse",
         where=where,
     )
@@ -141,7 +141,7 @@ def loads_object(raw: bytes, *, where: str, what: str = "JSON") -> dict[str, Any
     cost = parse_cost(raw, precheck(raw, where=where, what=what))
     if cost > MAX_PARSE_COST:
         raise FormatError(
-            "too-large",
+            Code.TOO_LARGE,
             f"{what} of {len(raw)} bytes holds too many values to parse within the memory "
             f"bound (estimated {cost >> 20} MiB, bound {MAX_PARSE_COST >> 20} MiB)",
             where=where,
@@ -158,7 +158,7 @@ def loads_object(raw: bytes, *, where: str, what: str = "JSON") -> dict[str, Any
         if at is not None:
             raise _too_deep(what, at, where) from None
         raise FormatError(
-            "not-json",
+            Code.NOT_JSON,
             # json's "Unterminated string starting at" already ends in "at"
             f"{what} is not valid JSON: {exc.msg.removesuffix(' at')} at line {exc.lineno} "
             f"column {exc.colno}",
@@ -168,13 +168,13 @@ def loads_object(raw: bytes, *, where: str, what: str = "JSON") -> dict[str, Any
         at = max_depth_exceeded(text)
         if at is not None:
             raise _too_deep(what, at, where) from None
-        raise FormatError("not-json", f"{what} is not valid JSON: {exc}", where=where) from None
+        raise FormatError(Code.NOT_JSON, f"{what} is not valid JSON: {exc}", where=where) from None
     if _nests_deeper(value):
         at = max_depth_exceeded(text)
         raise _too_deep(what, at if at is not None else 0, where)
     if not isinstance(value, dict):
         raise FormatError(
-            "not-an-object",
+            Code.NOT_AN_OBJECT,
             f"{what} must be a JSON object, found {json_type_name(value)}",
             where=where,
         )

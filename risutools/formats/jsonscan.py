@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 
-from risutools.errors import FormatError
+from risutools.errors import Code, FormatError
 
 #: most arrays + objects accepted in one JSON text (the real corpus: < 200 in a file)
 MAX_JSON_CONTAINERS = 500_000
@@ -186,7 +186,7 @@ def precheck(raw: bytes, *, where: str, what: str = "JSON") -> int | None:
         at = plain.rfind(b'"')
         line, col = _line_col(raw, at)
         raise FormatError(
-            "not-json",
+            Code.NOT_JSON,
             f"{what} is not valid JSON: Unterminated string starting at line {line} column {col}",
             where=where,
         )
@@ -194,13 +194,13 @@ def precheck(raw: bytes, *, where: str, what: str = "JSON") -> int | None:
     del plain
     if containers > MAX_JSON_CONTAINERS:
         raise FormatError(
-            "too-large",
+            Code.TOO_LARGE,
             f"{what} holds more than {MAX_JSON_CONTAINERS} arrays/objects (the bound)",
             where=where,
         )
     if values > MAX_JSON_VALUES:
         raise FormatError(
-            "too-large",
+            Code.TOO_LARGE,
             f"{what} holds more than {MAX_JSON_VALUES} values (the bound)",
             where=where,
         )

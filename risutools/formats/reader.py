@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
-from risutools.errors import FormatError
+from risutools.errors import Code, FormatError
 from risutools.formats import card, exports, jsonscan, risup, rpack
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly, AssetInfo, Module, SourceInfo
@@ -63,7 +63,7 @@ def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
     try:
         fp = safe_open(p)
     except FileRefused as exc:
-        why = "no such file" if exc.code == "not-found" else exc.why
+        why = "no such file" if exc.code == Code.NOT_FOUND else exc.why
         raise FormatError(exc.code, why, path=p) from None
     return cast(BinaryIO, fp), os.fstat(fp.fileno()).st_size
 
@@ -153,7 +153,8 @@ def detect(path: str | os.PathLike[str]) -> str | None:
         try:
             return _detect_open(fp, size)
         except OSError as exc:
-            raise FormatError("unreadable", f"read failed: {exc}", path=os.fspath(path)) from None
+            raise FormatError(Code.UNREADABLE,
+                              f"read failed: {exc}", path=os.fspath(path)) from None
 
 
 class _HashingFile:
@@ -162,7 +163,8 @@ class _HashingFile:
     @staticmethod
     def read_all(fp: BinaryIO, size: int, limit: int, what: str) -> tuple[bytes, str]:
         if size > limit:
-            raise FormatError("too-large", f"{what} of {size} bytes exceeds the {limit} byte bound")
+            raise FormatError(Code.TOO_LARGE,
+                              f"{what} of {size} bytes exceeds the {limit} byte bound")
         fp.seek(0)
         data = fp.read(limit + 1)
         return data, hashlib.sha256(data).hexdigest()
@@ -196,16 +198,16 @@ def read_path(
     except FormatError as exc:
         raise exc.with_path(p) from None
     except OSError as exc:
-        raise FormatError("unreadable", f"read failed: {exc}", path=p) from None
+        raise FormatError(Code.UNREADABLE, f"read failed: {exc}", path=p) from None
     except MemoryError:
-        raise FormatError("too-large", "not enough memory to read this file", path=p) from None
+        raise FormatError(Code.TOO_LARGE, "not enough memory to read this file", path=p) from None
 
 
 def _read_open(
     fp: BinaryIO, size: int, p: str, with_assets: bool, known: str | None
 ) -> list[Module]:
     if size == 0:
-        raise FormatError("empty-file", "the file is empty")
+        raise FormatError(Code.EMPTY_FILE, "the file is empty")
     fmt = known
     suffix = Path(p).suffix.lower()
     if fmt is None:
@@ -220,7 +222,7 @@ def _read_open(
         guess = _BY_EXTENSION.get(suffix)
         if guess is None:
             raise FormatError(
-                "unknown-format",
+                Code.UNKNOWN_FORMAT,
                 "not a supported Risu file (.risum, .charx, CharX-JPEG, .risup, "
                 ".risupreset or a module/lorebook/regex JSON export)",
             )
@@ -313,7 +315,7 @@ def _read_json(fp: BinaryIO, size: int, p: str, fmt: str) -> Module:
     actual = exports.classify_object(obj)
     if actual is None:
         raise FormatError(
-            "unsupported-export",
+            Code.UNSUPPORTED_EXPORT,
             'JSON object is not a Risu export: expected "type" risuModule / risu / regex, '
             'or an "entries" world book',
             where="/type",

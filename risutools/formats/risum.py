@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Protocol, cast
 
-from risutools.errors import FormatError
+from risutools.errors import Code, FormatError
 from risutools.formats import rpack
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly, AssetInfo, Module, SourceInfo
@@ -78,7 +78,7 @@ class _Frames:
     def cut_short(self, n: int, what: str) -> FormatError:
         """The error for ``n`` bytes wanted where fewer are left (one wording for both readers)."""
         return FormatError(
-            "truncated",
+            Code.TRUNCATED,
             f"{what}: needs {n} bytes but only {self.left} remain (file cut short?)",
             where=self.where(self.pos),
         )
@@ -89,7 +89,7 @@ class _Frames:
         data = self.fp.read(n)
         if len(data) != n:  # the file shrank under us
             raise FormatError(
-                "truncated", f"{what}: file ended early", where=self.where(self.pos + len(data))
+                Code.TRUNCATED, f"{what}: file ended early", where=self.where(self.pos + len(data))
             )
         if self.hasher is not None:
             self.hasher.update(data)
@@ -116,7 +116,7 @@ class _Frames:
             got = readinto(view[:want]) if want < CHUNK else readinto(buf)
             if not got:
                 raise FormatError(
-                    "truncated", "asset: file ended early", where=self.where(self.pos)
+                    Code.TRUNCATED, "asset: file ended early", where=self.where(self.pos)
                 )
             self.hasher.update(view[:got])
             self.pos += got
@@ -213,7 +213,7 @@ class _HashedFrames(_Frames):
                 return b"".join(parts)
             if not self._fill():
                 raise FormatError(
-                    "truncated", f"{what}: file ended early", where=self.where(self.pos)
+                    Code.TRUNCATED, f"{what}: file ended early", where=self.where(self.pos)
                 )
 
     def skip(self, n: int, keep: int) -> bytes:
@@ -225,7 +225,7 @@ class _HashedFrames(_Frames):
             n -= take
             if n and not self._fill():
                 raise FormatError(
-                    "truncated", "asset: file ended early", where=self.where(self.pos)
+                    Code.TRUNCATED, "asset: file ended early", where=self.where(self.pos)
                 )
         return head
 
@@ -275,31 +275,31 @@ def read_risum_stream(
 def _read_main(r: _Frames, size: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """Magic, version, the main block: the decoded main object and its ``module``."""
     if size == 0:
-        raise FormatError("empty-file", "the file is empty", where=r.where(0))
+        raise FormatError(Code.EMPTY_FILE, "the file is empty", where=r.where(0))
     first = r.read(1, "magic")[0]
     if first != MAGIC:
         raise FormatError(
-            "bad-magic",
+            Code.BAD_MAGIC,
             f"not a .risum: first byte is 0x{first:02x}, expected 0x6f",
             where=r.where(0),
         )
     header = r.read(5, "header (version + main block length)")
     if header[0] != VERSION:
         raise FormatError(
-            "bad-version",
+            Code.BAD_VERSION,
             f"unsupported .risum version {header[0]} (only version 0 exists)",
             where=r.where(1),
         )
     (n,) = _U32.unpack_from(header, 1)
     if n > r.left:
         raise FormatError(
-            "length-beyond-eof",
+            Code.LENGTH_BEYOND_EOF,
             f"main block declares {n} bytes but only {r.left} remain (truncated download?)",
             where=r.where(2),
         )
     if n > MAX_MAIN_BYTES:
         raise FormatError(
-            "too-large",
+            Code.TOO_LARGE,
             f"main block of {n} bytes exceeds the {MAX_MAIN_BYTES} byte bound",
             where=r.where(2),
         )
@@ -310,7 +310,7 @@ def _read_main(r: _Frames, size: int) -> tuple[dict[str, Any], dict[str, Any]]:
     kind = main.get("type")
     if kind != "risuModule":
         raise FormatError(
-            "wrong-type",
+            Code.WRONG_TYPE,
             f'main block "type" is {json.dumps(kind, ensure_ascii=False)[:60]}, '
             'expected "risuModule"',
             where=main_where,
@@ -318,7 +318,7 @@ def _read_main(r: _Frames, size: int) -> tuple[dict[str, Any], dict[str, Any]]:
     module = main.get("module")
     if not isinstance(module, dict):
         raise FormatError(
-            "module-not-object",
+            Code.MODULE_NOT_OBJECT,
             'main block has no "module" object',
             where=main_where,
         )
@@ -341,18 +341,18 @@ def _read_frames(r: _Frames, with_assets: bool) -> tuple[list[_Frame], bool]:
                 return frames, True
             if marker != 1:
                 raise FormatError(
-                    "bad-frame-marker",
+                    Code.BAD_FRAME_MARKER,
                     f"frame marker is 0x{marker:02x}, expected 1 (asset) or 0 (end)",
                     where=r.where(at),
                 )
             if len(frames) >= MAX_ASSETS:
                 raise FormatError(
-                    "too-large", f"more than {MAX_ASSETS} asset frames", where=r.where(at)
+                    Code.TOO_LARGE, f"more than {MAX_ASSETS} asset frames", where=r.where(at)
                 )
             length = _U32.unpack(r.read(4, f"asset frame {len(frames)} length"))[0]
         if length > r.left:
             raise FormatError(
-                "length-beyond-eof",
+                Code.LENGTH_BEYOND_EOF,
                 f"asset frame {len(frames)} declares {length} bytes but only {r.left} remain "
                 "(truncated download?)",
                 where=r.where(at + 1),
@@ -385,7 +385,7 @@ def _match_assets(
         entries = []
     if len(entries) > MAX_ASSETS:
         raise FormatError(
-            "too-large",
+            Code.TOO_LARGE,
             f"module.assets has {len(entries)} entries; the bound is {MAX_ASSETS}",
             where=f"{prefix}/module/assets",
         )
@@ -466,19 +466,19 @@ def main_block(module: dict[str, Any]) -> bytes:
     except UnicodeEncodeError:  # lone surrogates: escape them like JSON.stringify does
         return json.dumps(value, ensure_ascii=True, indent=2, allow_nan=False).encode("ascii")
     except ValueError as exc:
-        raise FormatError("not-json", f"module cannot be written as JSON: {exc}") from None
+        raise FormatError(Code.NOT_JSON, f"module cannot be written as JSON: {exc}") from None
 
 
 def iter_risum(module: dict[str, Any], assets: Iterable[bytes]) -> Iterator[bytes]:
     """Yield the bytes of a ``.risum`` piece by piece (assets are encoded one at a time)."""
     main = main_block(module)
     if len(main) > 0xFFFFFFFF:
-        raise FormatError("too-large", "main block exceeds 4 GiB")
+        raise FormatError(Code.TOO_LARGE, "main block exceeds 4 GiB")
     yield bytes([MAGIC, VERSION]) + _U32.pack(len(main))
     yield rpack.encode(main)
     for i, asset in enumerate(assets):
         if len(asset) > 0xFFFFFFFF:
-            raise FormatError("too-large", f"asset {i} exceeds 4 GiB")
+            raise FormatError(Code.TOO_LARGE, f"asset {i} exceeds 4 GiB")
         yield b"\x01" + _U32.pack(len(asset))
         yield rpack.encode(asset)
     yield b"\x00"

@@ -21,7 +21,7 @@ import hashlib
 import zlib
 from typing import Any
 
-from risutools.errors import FormatError
+from risutools.errors import Code, FormatError
 from risutools.formats import rpack
 
 KEY = hashlib.sha256(b"risupreset").digest()
@@ -61,15 +61,15 @@ def inflate(data: bytes, limit: int = MAX_INFLATED_BYTES) -> bytes:
     except zlib.error as exc:
         if kind is None:
             raise FormatError(
-                "bad-magic",
+                Code.BAD_MAGIC,
                 "not a compressed preset (no gzip/zlib header, and not raw deflate)",
                 where="offset 0",
             ) from None
-        raise FormatError("risup-decompress-failed", f"cannot decompress: {exc}") from None
+        raise FormatError(Code.RISUP_DECOMPRESS_FAILED, f"cannot decompress: {exc}") from None
     if len(out) > limit:
-        raise FormatError("too-large", f"preset inflates past the {limit} byte bound; refused")
+        raise FormatError(Code.TOO_LARGE, f"preset inflates past the {limit} byte bound; refused")
     if not d.eof:
-        raise FormatError("risup-decompress-failed", "compressed stream is truncated")
+        raise FormatError(Code.RISUP_DECOMPRESS_FAILED, "compressed stream is truncated")
     return out
 
 
@@ -115,10 +115,10 @@ def msgpack_shape(data: bytes, what: str, max_items: int = MAX_MSGPACK_ITEMS) ->
     expected = 1
     while expected:
         if p >= n:
-            raise FormatError("risup-not-msgpack", f"{what} is truncated (at byte {p})")
+            raise FormatError(Code.RISUP_NOT_MSGPACK, f"{what} is truncated (at byte {p})")
         items += 1
         if items > max_items:
-            raise FormatError("too-large", f"{what} holds more than {max_items} msgpack values")
+            raise FormatError(Code.TOO_LARGE, f"{what} holds more than {max_items} msgpack values")
         b = data[p]
         p += 1
         expected -= 1
@@ -143,25 +143,26 @@ def msgpack_shape(data: bytes, what: str, max_items: int = MAX_MSGPACK_ITEMS) ->
             p += k
         else:
             raise FormatError(
-                "risup-not-msgpack", f"{what} is not valid msgpack (byte 0x{b:02x} at {p - 1})"
+                Code.RISUP_NOT_MSGPACK, f"{what} is not valid msgpack (byte 0x{b:02x} at {p - 1})"
             )
         if p > n:
-            raise FormatError("risup-not-msgpack", f"{what} is truncated (a length at {p})")
+            raise FormatError(Code.RISUP_NOT_MSGPACK, f"{what} is truncated (a length at {p})")
         if count > 0:
             if count > n - p:
                 raise FormatError(
-                    "risup-not-msgpack",
+                    Code.RISUP_NOT_MSGPACK,
                     f"{what} declares a container of {count} values with {n - p} bytes left",
                 )
             stack.append(expected)
             if len(stack) > MAX_DEPTH:
-                raise FormatError("json-too-deep", f"{what} nests deeper than {MAX_DEPTH} levels")
+                raise FormatError(Code.JSON_TOO_DEEP,
+                                  f"{what} nests deeper than {MAX_DEPTH} levels")
             expected = count
         while not expected and stack:
             expected = stack.pop()
     if p != n:
         raise FormatError(
-            "risup-not-msgpack", f"{what} is not valid msgpack: {n - p} extra bytes at {p}"
+            Code.RISUP_NOT_MSGPACK, f"{what} is not valid msgpack: {n - p} extra bytes at {p}"
         )
 
 
@@ -183,7 +184,7 @@ def _unpack(data: bytes, what: str) -> Any:
             max_ext_len=n,
         )
     except Exception as exc:  # msgpack raises many types (ExtraData, FormatError, ValueError)
-        raise FormatError("risup-not-msgpack", f"{what} is not valid msgpack: {exc}") from None
+        raise FormatError(Code.RISUP_NOT_MSGPACK, f"{what} is not valid msgpack: {exc}") from None
 
 
 def decode_preset(blob: bytes, *, rpacked: bool) -> dict[str, Any]:
@@ -197,7 +198,7 @@ def decode_preset_owned(box: list[bytes], *, rpacked: bool) -> dict[str, Any]:
     the inflated size instead of 5x)."""
     blob = box.pop()
     if len(blob) > MAX_FILE_BYTES:
-        raise FormatError("too-large", f"preset file over {MAX_FILE_BYTES} bytes")
+        raise FormatError(Code.TOO_LARGE, f"preset file over {MAX_FILE_BYTES} bytes")
     if rpacked:
         blob = rpack.decode(blob)
     inflated = inflate(blob)
@@ -205,25 +206,26 @@ def decode_preset_owned(box: list[bytes], *, rpacked: bool) -> dict[str, Any]:
     envelope = _unpack(inflated, "preset envelope")
     del inflated
     if not isinstance(envelope, dict):
-        raise FormatError("risup-bad-structure", "preset envelope is not a map")
+        raise FormatError(Code.RISUP_BAD_STRUCTURE, "preset envelope is not a map")
     if envelope.get("type") != "preset":
         raise FormatError(
-            "wrong-type", f'preset envelope "type" is {envelope.get("type")!r}, expected "preset"'
+            Code.WRONG_TYPE,
+            f'preset envelope "type" is {envelope.get("type")!r}, expected "preset"'
         )
     version = envelope.get("presetVersion")
     if isinstance(version, bool) or version not in (0, 2):  # as RisuAI: === 0 || === 2
         raise FormatError(
-            "bad-version", f"unsupported presetVersion {version!r} (0 and 2 are known)"
+            Code.BAD_VERSION, f"unsupported presetVersion {version!r} (0 and 2 are known)"
         )
     sealed = envelope.get("preset")
     if sealed is None:  # RisuAI: decoded.preset ?? decoded.pres
         sealed = envelope.get("pres")
     if not isinstance(sealed, (bytes, bytearray)):
         raise FormatError(
-            "risup-bad-structure", 'preset envelope has no binary "preset" (or "pres") field'
+            Code.RISUP_BAD_STRUCTURE, 'preset envelope has no binary "preset" (or "pres") field'
         )
     if len(sealed) < 16:
-        raise FormatError("risup-decrypt-failed", "encrypted preset is shorter than its tag")
+        raise FormatError(Code.RISUP_DECRYPT_FAILED, "encrypted preset is shorter than its tag")
     # cryptography is loaded for a .risup only, not at every start-up (~10 ms)
     from cryptography.exceptions import InvalidTag
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -233,13 +235,13 @@ def decode_preset_owned(box: list[bytes], *, rpacked: bool) -> dict[str, Any]:
         del sealed, envelope
     except InvalidTag:
         raise FormatError(
-            "risup-decrypt-failed",
+            Code.RISUP_DECRYPT_FAILED,
             "AES-GCM authentication failed (corrupted, or encrypted with another key)",
         ) from None
     preset = _unpack(plain, "decrypted preset")
     del plain
     if not isinstance(preset, dict):
-        raise FormatError("risup-bad-structure", "decrypted preset is not a map")
+        raise FormatError(Code.RISUP_BAD_STRUCTURE, "decrypted preset is not a map")
     out = _jsonable(preset, 0)
     assert isinstance(out, dict)
     return out
@@ -249,7 +251,7 @@ def decode_preset_owned(box: list[bytes], *, rpacked: bool) -> dict[str, Any]:
 def _jsonable(value: Any, depth: int) -> Any:
     """Make a msgpack value JSON-friendly: str keys, bytes as base64 objects, bounded depth."""
     if depth > MAX_DEPTH:
-        raise FormatError("json-too-deep", f"preset nests deeper than {MAX_DEPTH} levels")
+        raise FormatError(Code.JSON_TOO_DEEP, f"preset nests deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):
         return {str(k): _jsonable(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

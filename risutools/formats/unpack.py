@@ -21,7 +21,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from risutools.errors import FormatError
+from risutools.errors import Code, FormatError
 from risutools.formats import charx
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.reader import MAX_JSON_BYTES, open_regular, read_path
@@ -103,7 +103,7 @@ def _inside(root: Path, rel: str) -> Path:
     target = (root / rel).resolve()
     if target != root and root not in target.parents:
         raise FormatError(
-            "outside-target",
+            Code.OUTSIDE_TARGET,
             f"refusing to write {rel!r}: it resolves outside the output folder",
             where=rel,
         )
@@ -123,7 +123,8 @@ def unpack(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
     modules = read_path(src, with_assets=True)
     root_given = Path(out_dir)
     if root_given.exists() and not root_given.is_dir():
-        raise FormatError("not-a-directory", "output exists and is not a folder", path=str(out_dir))
+        raise FormatError(Code.NOT_A_DIRECTORY,
+                          "output exists and is not a folder", path=str(out_dir))
     root_given.mkdir(parents=True, exist_ok=True)
     root = root_given.resolve()
     files: dict[str, bytes] = {}
@@ -211,7 +212,7 @@ def _write_all(root: Path, files: dict[str, bytes], manifest: dict[str, Any], fo
         existing = [rel for rel, target in plan.items() if target.exists()]
         if existing:
             raise FormatError(
-                "target-exists",
+                Code.TARGET_EXISTS,
                 f"{len(existing)} file(s) already exist (e.g. {existing[0]}); use --force "
                 "to overwrite",
                 path=str(root),
@@ -222,7 +223,7 @@ def _write_all(root: Path, files: dict[str, bytes], manifest: dict[str, Any], fo
         atomic_write(plan[MANIFEST], _json_bytes(manifest), expect_absent=not force)
     except (FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError) as exc:
         raise FormatError(
-            "unwritable", f"cannot write {exc.filename}: {exc.strerror}", path=str(root)
+            Code.UNWRITABLE, f"cannot write {exc.filename}: {exc.strerror}", path=str(root)
         ) from None
 
 
@@ -235,21 +236,21 @@ def _read_regular(path: Path, what: str, limit: int | None = None) -> bytes:
     with fp:
         if limit is not None and size > limit:
             raise FormatError(
-                "too-large", f"{what} of {size} bytes exceeds the {limit} byte bound",
+                Code.TOO_LARGE, f"{what} of {size} bytes exceeds the {limit} byte bound",
                 path=str(path),
             )  # fmt: skip
         try:
             return fp.read(size if limit is None else limit + 1)
         except OSError as exc:
             raise FormatError(
-                "unreadable", f"cannot read {what}: {exc.strerror}", path=str(path)
+                Code.UNREADABLE, f"cannot read {what}: {exc.strerror}", path=str(path)
             ) from None
 
 
 def _load_json(path: Path, what: str) -> dict[str, Any]:
     raw = _read_regular(path, what, MAX_JSON_BYTES)
     if not raw.strip():
-        raise FormatError("empty-file", "the file is empty", path=str(path))
+        raise FormatError(Code.EMPTY_FILE, "the file is empty", path=str(path))
     try:  # the path names the file: no second copy of its name as the place
         return loads_object(raw, where="", what=what)
     except FormatError as exc:
@@ -263,7 +264,7 @@ def _module_of(obj: dict[str, Any], where: str) -> dict[str, Any]:
     if obj.get("type") in (None, "risuModule") and isinstance(obj.get("name"), str):
         return obj
     raise FormatError(
-        "pack-invalid-input",
+        Code.PACK_INVALID_INPUT,
         'expected a module object (with "name"), a {"type": "risuModule", ...} export or '
         'the {"module": {...}, "type": "risuModule"} wrapper',
         where=where,
@@ -278,7 +279,7 @@ def pack_inputs(src: str | os.PathLike[str]) -> tuple[dict[str, Any], list[bytes
         assets = module.get("assets")
         if isinstance(assets, list) and assets:
             raise FormatError(
-                "pack-assets-missing",
+                Code.PACK_ASSETS_MISSING,
                 f"the module lists {len(assets)} asset(s) but a JSON file carries none; "
                 "pack the folder written by `risutools unpack` instead",
                 path=str(p),
@@ -286,12 +287,12 @@ def pack_inputs(src: str | os.PathLike[str]) -> tuple[dict[str, Any], list[bytes
         return module, []
     root = (p.parent if p.is_file() else p).resolve()
     if not root.is_dir():
-        raise FormatError("not-found", "no such folder or file", path=str(src))
+        raise FormatError(Code.NOT_FOUND, "no such folder or file", path=str(src))
     manifest_path = root / MANIFEST
     if not manifest_path.is_file():
         if not (root / "module.json").is_file():
             raise FormatError(
-                "pack-invalid-input",
+                Code.PACK_INVALID_INPUT,
                 "the folder has neither manifest.json nor module.json (pack a folder written "
                 "by `risutools unpack`, or a module JSON file)",
                 path=str(src),
@@ -299,7 +300,7 @@ def pack_inputs(src: str | os.PathLike[str]) -> tuple[dict[str, Any], list[bytes
         module = _module_of(_load_json(root / "module.json", "module.json"), "module.json")
         if isinstance(module.get("assets"), list) and module["assets"]:
             raise FormatError(
-                "pack-assets-missing",
+                Code.PACK_ASSETS_MISSING,
                 "module lists assets but the folder has no manifest.json mapping them to files",
                 path=str(root),
             )
@@ -307,18 +308,18 @@ def pack_inputs(src: str | os.PathLike[str]) -> tuple[dict[str, Any], list[bytes
     manifest = _load_json(manifest_path, "manifest.json")
     if manifest.get("manifest") != MANIFEST_KIND:
         raise FormatError(
-            "pack-invalid-input", f"manifest.json is not a {MANIFEST_KIND} manifest",
+            Code.PACK_INVALID_INPUT, f"manifest.json is not a {MANIFEST_KIND} manifest",
             path=str(manifest_path),
         )  # fmt: skip
     if manifest.get("component_type") not in ("module", "lorebook"):
         raise FormatError(
-            "pack-invalid-input",
+            Code.PACK_INVALID_INPUT,
             f"cannot pack a {manifest.get('component_type')!r} into a .risum",
             path=str(manifest_path),
         )
     rel_module = manifest.get("module")
     if not isinstance(rel_module, str):
-        raise FormatError("pack-invalid-input", 'manifest has no "module" file', path=str(root))
+        raise FormatError(Code.PACK_INVALID_INPUT, 'manifest has no "module" file', path=str(root))
     # module.json is the module object exactly as read (unknown fields and all, for
     # lorebook/regex exports too): it is packed verbatim, never re-interpreted.
     module = _load_json(_inside(root, rel_module), "module.json")
@@ -333,11 +334,11 @@ def pack_inputs(src: str | os.PathLike[str]) -> tuple[dict[str, Any], list[bytes
             gap = i if gap is None else gap
             continue
         if not isinstance(rel, str):
-            raise FormatError("pack-invalid-input", f"asset {i}: file is not a string",
+            raise FormatError(Code.PACK_INVALID_INPUT, f"asset {i}: file is not a string",
                               path=str(manifest_path))  # fmt: skip
         if gap is not None:
             raise FormatError(
-                "pack-asset-missing",
+                Code.PACK_ASSET_MISSING,
                 f"asset {gap} has no file but asset {i} does: frames would be out of step",
                 path=str(manifest_path),
             )
@@ -351,15 +352,15 @@ def pack(src: str | os.PathLike[str], out: str | os.PathLike[str], *, force: boo
     module, blobs = pack_inputs(src)
     data = write_risum(module, blobs)
     if os.path.isdir(out):
-        raise FormatError("unwritable", "is a folder; -o names the .risum file to write "
+        raise FormatError(Code.UNWRITABLE, "is a folder; -o names the .risum file to write "
                           "(e.g. -o DIR/name.risum)", path=os.fspath(out))
     if not force and os.path.lexists(out):
-        raise FormatError("target-exists", "the file already exists; use --force to overwrite",
+        raise FormatError(Code.TARGET_EXISTS, "the file already exists; use --force to overwrite",
                           path=os.fspath(out))
     try:
         atomic_write(out, data, expect_absent=not force)
     except (FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError) as exc:
         raise FormatError(
-            "unwritable", f"cannot write {exc.filename}: {exc.strerror}", path=os.fspath(out)
+            Code.UNWRITABLE, f"cannot write {exc.filename}: {exc.strerror}", path=os.fspath(out)
         ) from None
     return len(data)

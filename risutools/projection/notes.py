@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from risutools.errors import ConfigError, DocumentError
+from risutools.errors import Code, ConfigError, DocumentError
 from risutools.resources import load_schema
 
 SCHEMA_NAME = "notes-v1.schema.json"
@@ -96,7 +96,7 @@ class Notes:
 
 
 def _fail(path: str, field: str, why: str) -> ConfigError:
-    return ConfigError("notes-invalid", f"field {field!r}: {why}", where=field or "(top)",
+    return ConfigError(Code.NOTES_INVALID, f"field {field!r}: {why}", where=field or "(top)",
                        path=path or None)
 
 
@@ -193,7 +193,7 @@ def validate_notes(data: Any, *, path: str = "") -> None:
 
     bad = unpaired_surrogate(data)  # (a mapping built in code: the loaders refuse it in a file)
     if bad is not None:
-        raise ConfigError("notes-invalid", bad[1], where=bad[0] or "(top)", path=path or None)
+        raise ConfigError(Code.NOTES_INVALID, bad[1], where=bad[0] or "(top)", path=path or None)
     _check(data, _SPEC, "", path)
     payload = data.get("payload")
     if isinstance(payload, dict) and "idea_layers" in payload and "idea_layers" in data:
@@ -232,8 +232,8 @@ def load_notes(path: str | Path) -> Notes:
     try:  # a regular file only (never a device or FIFO), never more than the bound read
         raw = read_regular(p, MAX_NOTES_BYTES)
     except FileRefused as exc:
-        if exc.code == "too-large":
-            raise ConfigError("notes-invalid", f"notes {exc.why}", path=shown) from None
+        if exc.code == Code.TOO_LARGE:
+            raise ConfigError(Code.NOTES_INVALID, f"notes {exc.why}", path=shown) from None
         raise ConfigError(exc.code, f"cannot read the notes file: {exc.why}",
                           path=shown) from None
     try:
@@ -241,7 +241,7 @@ def load_notes(path: str | Path) -> Notes:
 
         data = parse_value_bytes(raw, shown, "yaml")
     except DocumentError as exc:
-        raise ConfigError("notes-invalid", exc.why, where=exc.where, path=shown) from None
+        raise ConfigError(Code.NOTES_INVALID, exc.why, where=exc.where, path=shown) from None
     if data is None:
         data = {}
     validate_notes(data, path=shown)

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from risutools.errors import ConfigError
+from risutools.errors import Code, ConfigError
 from risutools.fsio import atomic_write
 from risutools.projection.notes import Notes, load_notes
 from risutools.projection.project import project
@@ -29,7 +29,7 @@ def project_path(path: str, *, post_id: str | None = None, notes_path: str | Non
     notes: Notes | None = load_notes(notes_path) if notes_path else None
     modules = read_path(path, with_assets=False)
     if notes is not None and len(modules) > 1:
-        raise ConfigError("notes-ambiguous",
+        raise ConfigError(Code.NOTES_AMBIGUOUS,
                           f"{path} holds {len(modules)} components; a notes file belongs to one",
                           where="--notes")
     return [project(m, post_id=post_id, notes=notes, lang=lang,
@@ -72,14 +72,14 @@ def write_documents(docs: list[dict[str, Any]], out: str, *, force: bool = False
         plan = [(target, docs[0])]
     else:
         if target.exists() and not target.is_dir():
-            raise ConfigError("bad-output", f"{len(docs)} documents need a directory, and {out} "
+            raise ConfigError(Code.BAD_OUTPUT, f"{len(docs)} documents need a directory, and {out} "
                               "is a file", where="-o")
         target.mkdir(parents=True, exist_ok=True)
         plan = [(target / f"{doc['component_id']}.json", doc) for doc in docs]
     if not force:
         existing = [p for p, _ in plan if os.path.lexists(p)]
         if existing:
-            raise ConfigError("target-exists", f"{len(existing)} file(s) already exist (e.g. "
+            raise ConfigError(Code.TARGET_EXISTS, f"{len(existing)} file(s) already exist (e.g. "
                               f"{existing[0]}); use --force to overwrite", where="-o")
     for p, doc in plan:
         atomic_write(p, dumps(doc).encode("utf-8"), expect_absent=not force)

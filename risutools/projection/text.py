@@ -10,7 +10,7 @@ from __future__ import annotations
 from string import Formatter
 from typing import Any
 
-from risutools.errors import ConfigError
+from risutools.errors import Code, ConfigError
 from risutools.projection.naming import LEADING_FALLBACK, fix_particles, particle
 
 LANGS = ("en", "ko")
@@ -19,7 +19,8 @@ LANGS = ("en", "ko")
 def check_lang(lang: str) -> None:
     """ConfigError ``bad-lang`` unless ``lang`` is one of :data:`LANGS`."""
     if lang not in LANGS:
-        raise ConfigError("bad-lang", f"language must be one of {', '.join(LANGS)}, not {lang!r}",
+        raise ConfigError(Code.BAD_LANG,
+                          f"language must be one of {', '.join(LANGS)}, not {lang!r}",
                           where="--lang")
 
 HOOK_SENTENCES: dict[str, dict[str, str]] = {

@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 
 from risutools.contract.loaders import decode_text, parse_value
-from risutools.errors import DocumentError, RisuError
+from risutools.errors import Code, DocumentError, RisuError
 from risutools.fsio import atomic_write, display_path
 
 REPLAY_SOURCE_VERSION = "replay-report-v1"
@@ -53,18 +53,19 @@ def load_component(path: str | Path) -> ComponentFile:
     suffix = p.suffix.lower()
     if suffix in (".ndjson", ".jsonl"):
         raise DocumentError(
-            "unsupported-document",
+            Code.UNSUPPORTED_DOCUMENT,
             "replay runs on one document file (.json or .yaml), not an NDJSON catalog",
             path=str(p),
         )
     fmt = "yaml" if suffix in (".yaml", ".yml") else "json"
     doc = parse_value(text, str(p), fmt)
     if not isinstance(doc, dict):
-        raise DocumentError("bad-document", "a component document must be a mapping", path=str(p))
+        raise DocumentError(Code.BAD_DOCUMENT,
+                            "a component document must be a mapping", path=str(p))
     cid = doc.get("component_id")
     if not isinstance(cid, str) or not cid:
         raise DocumentError(
-            "bad-document", "missing component_id", where="/component_id", path=str(p)
+            Code.BAD_DOCUMENT, "missing component_id", where="/component_id", path=str(p)
         )
     return ComponentFile(p, raw, doc, fmt, _detect_indent(text) if fmt == "json" else 2)
 
@@ -82,7 +83,7 @@ def check_recordable(doc: dict[str, Any]) -> None:
     for key in ("projection", "provenance"):
         if not isinstance(doc.get(key), dict):
             raise DocumentError(
-                "bad-document",
+                Code.BAD_DOCUMENT,
                 f"--update needs a '{key}' mapping to record the replay in",
                 where=f"/{key}",
             )
@@ -146,5 +147,5 @@ def write_or_fail(path: Path, data: bytes, *, expect_sha256: str | None = None) 
         atomic_write(path, data, expect_sha256=expect_sha256)
     except OSError as exc:
         raise RisuError(
-            "unwritable", f"cannot write: {exc.strerror or exc}", path=display_path(path)
+            Code.UNWRITABLE, f"cannot write: {exc.strerror or exc}", path=display_path(path)
         ) from exc

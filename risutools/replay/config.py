@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from risutools.contract.loaders import parse_value_bytes
-from risutools.errors import ConfigError, DocumentError
+from risutools.errors import Code, ConfigError, DocumentError
 
 #: tokens per character for each named profile (documented in docs/replay.md).
 PROFILES: dict[str, str] = {
@@ -114,7 +114,7 @@ def _decimal_text(f: Fraction) -> str:
 
 
 def _bad(key: str, why: str, got: Any) -> ConfigError:
-    return ConfigError("config-bad-value", f"{key}: {why}, got {got!r}", where="config")
+    return ConfigError(Code.CONFIG_BAD_VALUE, f"{key}: {why}, got {got!r}", where="config")
 
 
 def _int(key: str, v: Any, lo: int, hi: int) -> int:
@@ -141,13 +141,13 @@ def build_config(*layers: dict[str, Any] | None) -> ReplayConfig:
         if layer is None:
             continue
         if not isinstance(layer, dict):
-            raise ConfigError("config-bad-value", "a configuration must be a mapping",
+            raise ConfigError(Code.CONFIG_BAD_VALUE, "a configuration must be a mapping",
                               where="config")
         for key in sorted(layer):
             if key not in DEFAULTS:
                 known = ", ".join(sorted(DEFAULTS))
                 raise ConfigError(
-                    "config-unknown-key",
+                    Code.CONFIG_UNKNOWN_KEY,
                     f"{key}: unknown configuration key (known: {known})",
                     where="config",
                 )
@@ -211,11 +211,11 @@ def read_replay_layer(path: str | Path) -> dict[str, Any]:
     try:
         data = parse_value_bytes(raw, str(p), "json" if p.suffix.lower() == ".json" else "yaml")
     except DocumentError as exc:
-        raise ConfigError("config-bad-value", exc.why, where=exc.where, path=str(p)) from None
+        raise ConfigError(Code.CONFIG_BAD_VALUE, exc.why, where=exc.where, path=str(p)) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError("config-bad-value", "the configuration must be a mapping", path=str(p))
+        raise ConfigError(Code.CONFIG_BAD_VALUE, "the configuration must be a mapping", path=str(p))
     return data
 
 

@@ -32,7 +32,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Literal
 
-from risutools.errors import ReplayError
+from risutools.errors import Code, ReplayError
 from risutools.replay.config import ReplayConfig
 from risutools.replay.fixture import Message
 
@@ -189,7 +189,7 @@ class ContextCutter:
 
     def append(self, msg: Message) -> None:
         if msg.id in self._by_id:
-            raise ReplayError("duplicate-id", f"message id {msg.id!r} already present")
+            raise ReplayError(Code.DUPLICATE_ID, f"message id {msg.id!r} already present")
         seq = len(self._entries)
         est = self.estimate(msg.content)
         prot = msg.role in self._protected_roles
@@ -267,7 +267,7 @@ class ContextCutter:
     def _get(self, msg_id: str, op: str) -> _Entry:
         entry = self._by_id.get(msg_id)
         if entry is None:
-            raise ReplayError("unknown-id", f"{op}: no message with id {msg_id}")
+            raise ReplayError(Code.UNKNOWN_ID, f"{op}: no message with id {msg_id}")
         return entry
 
     def _unindex(self, entry: _Entry) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 
 from risutools.contract.canonical import sha256_prefixed
 from risutools.contract.loaders import decode_text, parse_json_text, parse_value
-from risutools.errors import ConfigError, DocumentError
+from risutools.errors import Code, ConfigError, DocumentError
 from risutools.replay.config import KNOWN_ROLES, build_config
 
 FIXTURE_TAG = "conversation-v1"
@@ -112,7 +112,7 @@ MAX_FIXTURE_BYTES = 64 * 1024 * 1024  # a fixture is read whole
 
 
 def _err(where: str, why: str) -> ConfigError:
-    return ConfigError("bad-fixture", why, where=where)
+    return ConfigError(Code.BAD_FIXTURE, why, where=where)
 
 
 def _as_list(value: Any) -> list[Any]:
@@ -230,7 +230,7 @@ def parse_fixture_bytes(data: bytes, file: str = "fixture") -> Fixture:
     try:
         text = decode_text(data, file)
     except DocumentError as exc:
-        raise ConfigError("bad-fixture", exc.why, path=file) from None
+        raise ConfigError(Code.BAD_FIXTURE, exc.why, path=file) from None
     suffix = Path(file).suffix.lower()
     try:
         if suffix in (".ndjson", ".jsonl"):

@@ -6,7 +6,7 @@ import textwrap
 from collections.abc import Iterable
 
 from risutools.checks.registry import Check, all_checks, by_title, matches, split_codes
-from risutools.errors import ConfigError
+from risutools.errors import Code, ConfigError
 
 
 def _wrap(label: str, text: str) -> list[str]:
@@ -60,5 +60,5 @@ def render_rule_page(rule_id: str) -> str:
         return page(named[0])
     if named:
         return _lines(named)
-    raise ConfigError("unknown-rule", f"no check named {rule_id!r} "
+    raise ConfigError(Code.UNKNOWN_RULE, f"no check named {rule_id!r} "
                       "(`risutools rule` lists them)", where="rule")
