@@ -8,8 +8,9 @@ import random
 
 import pytest
 
-from risutools.analysis import analyze, cbs, js, lua, regexcheck, toggles
+from risutools.analysis import analyze, cbs, js, lua, regexcheck
 from risutools.analysis.lua import decode_lua_string, scan_lua, tokenize
+from risutools.formats import toggles
 from risutools.formats.model import Module
 
 _PIECES = ["a", " ", "\n", "\\", '"', "'", "`", "/", "[", "]", "\\z", "\\\n", "\\58", "\\x3a",

@@ -8,7 +8,7 @@ from risutools.analysis.assets import compatible, declared_type, sniff
 from risutools.analysis.cbs import scan_cbs, scan_html
 from risutools.analysis.js import scan_js
 from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, parse_flags
-from risutools.analysis.toggles import parse_toggles
+from risutools.formats.toggles import parse_toggles
 
 
 def test_cbs_nesting_and_arguments() -> None:

@@ -5,7 +5,7 @@
 
 from risutools.analysis.analyzer import analyze, vocabulary
 from risutools.analysis.model import Analysis, Capability, Condition, Fact, StateKey
-from risutools.analysis.toggles import Toggle, parse_toggles
+from risutools.formats.toggles import Toggle, parse_toggles
 
 __all__ = [
     "Analysis",

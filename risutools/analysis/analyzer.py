@@ -44,7 +44,6 @@ from risutools.analysis.model import (
     StateKey,
     quoted,
 )
-from risutools.analysis.toggles import ToggleParse, parse_toggles
 from risutools.checks.analysis import (
     RA101,
     RA102,
@@ -85,6 +84,7 @@ from risutools.checks.registry import Check
 from risutools.findings import Finding, Severity, sorted_findings
 from risutools.formats.jsonsafe import json_type_name
 from risutools.formats.model import Module
+from risutools.formats.toggles import ToggleParse, parse_toggles
 
 # -- vocabularies ------------------------------------------------------------------
 

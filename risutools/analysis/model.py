@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from risutools.analysis.datatables import data_table
-from risutools.analysis.toggles import Toggle
 from risutools.findings import Finding, sorted_findings
+from risutools.formats.toggles import Toggle
 
 
 @dataclass(frozen=True)

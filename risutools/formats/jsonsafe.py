@@ -26,16 +26,10 @@ import sys
 from typing import Any
 
 from risutools.errors import Code, FormatError
+from risutools.formats.jsonscan import BYTE_COST, ITEM_COST, MAX_PARSE_COST, precheck
 
 #: deepest nesting of arrays/objects accepted (RisuAI files are < 20 deep)
 MAX_DEPTH = 200
-#: bound on the estimated memory of one parse (text + decoded text + Python values)
-MAX_PARSE_COST = 256 * 1024 * 1024
-#: estimated bytes of Python objects per ``,``/``[``/``{`` byte (a value, a key, a slot)
-ITEM_COST = 128
-#: estimated bytes per byte of JSON text besides its values: the bytes, their decoded
-#: ``str`` and the strings built from them
-BYTE_COST = 3
 # every byte but the three that can start a value: ``translate`` deletes them in one pass
 _NOT_ITEM = bytes(b for b in range(256) if b not in b",[{")
 
@@ -136,8 +130,6 @@ def _too_deep(what: str, at: int, where: str) -> FormatError:
 def loads_object(raw: bytes, *, where: str, what: str = "JSON") -> dict[str, Any]:
     """Parse ``raw`` (UTF-8 JSON) into a dict, safely; see the module docstring (the
     container/value bounds of :func:`risutools.formats.jsonscan.precheck` come first)."""
-    from risutools.formats.jsonscan import precheck
-
     cost = parse_cost(raw, precheck(raw, where=where, what=what))
     if cost > MAX_PARSE_COST:
         raise FormatError(

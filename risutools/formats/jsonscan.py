@@ -24,6 +24,13 @@ import re
 
 from risutools.errors import Code, FormatError
 
+#: bound on the estimated memory of one parse (text + decoded text + Python values)
+MAX_PARSE_COST = 256 * 1024 * 1024
+#: estimated bytes of Python objects per ``,``/``[``/``{`` byte (a value, a key, a slot)
+ITEM_COST = 128
+#: estimated bytes per byte of JSON text besides its values: the bytes, their decoded
+#: ``str`` and the strings built from them
+BYTE_COST = 3
 #: most arrays + objects accepted in one JSON text (the real corpus: < 200 in a file)
 MAX_JSON_CONTAINERS = 500_000
 #: most values (and keys) accepted in one JSON text (the real corpus: < 1 000 in a file)
@@ -150,8 +157,6 @@ def _over_cost(n: int, items: int) -> bool:
     """Whether the upper-bound count (brackets and commas inside strings too: Lua or JS
     code kept in a string has many) would refuse the text on memory; such text is then
     counted exactly, outside strings, so code in strings is never taken for values."""
-    from risutools.formats.jsonsafe import BYTE_COST, ITEM_COST, MAX_PARSE_COST
-
     return BYTE_COST * n + ITEM_COST * items > MAX_PARSE_COST
 
 

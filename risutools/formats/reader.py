@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from risutools.errors import Code, FormatError
-from risutools.formats import card, exports, jsonscan, risup, rpack
+from risutools.formats import card, charx, exports, jsonscan, risup, rpack
+from risutools.formats.files import open_regular
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly, AssetInfo, Module, SourceInfo
 from risutools.formats.risum import MAGIC, read_risum_stream
@@ -44,28 +45,6 @@ _BY_EXTENSION = {
     ".json": "json",
 }
 _CHUNK = 1 << 20
-
-
-def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
-    """Open ``path`` for reading only if it is a regular file; return (file, size).
-
-    The one safe open of :mod:`risutools.safeio`: a first ``stat`` refuses anything
-    but a regular file (whatever a symlink points at) without opening it, the open
-    uses ``O_NONBLOCK`` (a FIFO swapped in meanwhile cannot block it) and the
-    *opened descriptor*'s ``fstat`` decides (no check-then-read race).  A symlink
-    to ``/dev/zero``, a FIFO, a socket or a folder is refused in one line, with the
-    format errors' codes (``not-a-file``, ``not-found``, ``unreadable``).
-    """
-    from risutools.safeio import FileRefused
-    from risutools.safeio import open_regular as safe_open
-
-    p = os.fspath(path)
-    try:
-        fp = safe_open(p)
-    except FileRefused as exc:
-        why = "no such file" if exc.code == Code.NOT_FOUND else exc.why
-        raise FormatError(exc.code, why, path=p) from None
-    return cast(BinaryIO, fp), os.fstat(fp.fileno()).st_size
 
 
 _open = open_regular
@@ -111,8 +90,6 @@ def _detect_open(fp: BinaryIO, size: int, *, defer_json: bool = False) -> str | 
 def _detect_zip(fp: BinaryIO, head: bytes) -> tuple[bool, str | None]:
     """(whether ``head`` starts a ZIP or a JPEG, the format: ``.charx``, CharX-JPEG by its
     central directory naming the card or module, or None)."""
-    from risutools.formats import charx
-
     kinds = (((charx.ZIP_MAGIC, b"PK\x05\x06"), "charx"), ((charx.JPEG_MAGIC,), "charx-jpeg"))
     for magics, fmt in kinds:
         if head.startswith(magics):
@@ -267,8 +244,6 @@ def _missing_fields(module: dict[str, object], prefix: str) -> list[Anomaly]:
 
 
 def _read_charx(fp: BinaryIO, size: int, p: str, fmt: str, with_assets: bool) -> list[Module]:
-    from risutools.formats import charx
-
     got = charx.read_charx(fp, with_assets=with_assets)
     digest = _stream_sha256(fp)
     out: list[Module] = []

@@ -23,6 +23,7 @@ from typing import Any, BinaryIO, Protocol, cast
 
 from risutools.errors import Code, FormatError
 from risutools.formats import rpack
+from risutools.formats.files import open_regular
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly, AssetInfo, Module, SourceInfo
 
@@ -442,7 +443,6 @@ def read_risum(path: str | os.PathLike[str], *, with_assets: bool = False) -> Mo
     is empty; use :func:`risutools.formats.read_path` for the hashed, single-pass read.
     """
     p = os.fspath(path)
-    from risutools.formats.reader import open_regular
 
     fp, size = open_regular(p)
     with fp:

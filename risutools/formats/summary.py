@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from risutools.formats.model import Module
+from risutools.formats.toggles import parse_toggles
 
 #: longest module-supplied string shown in the text view (names, labels, types...)
 SHOW_CHARS = 120
@@ -45,11 +46,9 @@ def code_sizes(module: Module) -> dict[str, int]:
 
 
 def toggle_rows(text: str) -> tuple[list[dict[str, Any]], int]:
-    """``customModuleToggle`` read by the one parser (:mod:`risutools.analysis.toggles`):
+    """``customModuleToggle`` read by the one parser (:mod:`risutools.formats.toggles`):
     one row per toggle (key, label, kind, line, options), and the number of groups the
     toggles sit in."""
-    from risutools.analysis.toggles import parse_toggles
-
     parsed = parse_toggles(text).toggles
     rows: list[dict[str, Any]] = []
     for t in parsed:

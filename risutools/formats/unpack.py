@@ -23,10 +23,11 @@ from typing import Any
 
 from risutools.errors import Code, FormatError
 from risutools.formats import charx
+from risutools.formats.files import open_regular
 from risutools.formats.jsonsafe import loads_object
-from risutools.formats.reader import MAX_JSON_BYTES, open_regular, read_path
+from risutools.formats.reader import MAX_JSON_BYTES, detect, read_path
 from risutools.formats.risum import write_risum
-from risutools.fsio import atomic_write
+from risutools.fsio import atomic_write, sha256_file
 
 MANIFEST = "manifest.json"
 MANIFEST_KIND = "risutools-unpack-1"
@@ -132,8 +133,6 @@ def unpack(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
     module = modules[0] if modules else None
     source = module.source if module else None
     if source is None:  # a card without a module: describe the file itself
-        from risutools.formats.reader import detect
-        from risutools.fsio import sha256_file
 
         manifest["source"] = {
             "file": os.path.basename(src),

@@ -13,9 +13,9 @@ from functools import lru_cache
 
 from risutools.analysis import Analysis
 from risutools.analysis.model import HOOK_TAGS, HOOK_WORDS, StateKey
-from risutools.analysis.toggles import Toggle
 from risutools.checks.analysis import RA114
 from risutools.formats.model import Module
+from risutools.formats.toggles import Toggle
 from risutools.projection.guard import CopyGuard
 from risutools.projection.naming import fold
 from risutools.projection.text import (
