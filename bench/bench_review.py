@@ -31,7 +31,7 @@ SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
 
 
 def generate(n: int) -> list[bytes]:
-    from risutools.contract.canonical import canonical
+    from risutools.canonical import canonical
 
     base = json.loads(SEED.read_text(encoding="utf-8"))
     base["provenance"]["review_status"] = "candidate"

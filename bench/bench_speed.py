@@ -186,7 +186,7 @@ def yaml_document(target: int) -> str:
 def _child_yaml(text_file: Path, libyaml: bool) -> tuple[float, float, str]:
     code = (
         _PEAK + f"import sys, time\nsys.path.insert(0, {str(ROOT)!r})\n"
-        "from risutools.contract.yamlsafe import YamlRefused, load_yaml_documents\n"
+        "from risutools.yamlsafe import YamlRefused, load_yaml_documents\n"
         "text = open(sys.argv[1], encoding='utf-8').read()\n"
         "t = time.perf_counter()\n"
         "try:\n"
@@ -203,7 +203,7 @@ def _child_yaml(text_file: Path, libyaml: bool) -> tuple[float, float, str]:
 
 
 def bench_yaml(mib: float, repeat: int) -> None:
-    from risutools.contract.yamlsafe import HAVE_LIBYAML
+    from risutools.yamlsafe import HAVE_LIBYAML
 
     if not HAVE_LIBYAML:
         print("PyYAML has no libyaml here: only the pure-Python path exists")

@@ -266,7 +266,7 @@ def _text(value: str | None, option: str) -> str | None:
     """A command-line value written into a record (a reviewer, a note, an actor), refused
     (``bad-argument``, one line) when it is not text: bytes that are not UTF-8 reach Python
     as unpaired surrogates, which no record can hold, hash or sign."""
-    from risutools.contract.jsonlines import require_text
+    from risutools.jsonlines import require_text
 
     return None if value is None else require_text(value, option)
 
@@ -628,7 +628,7 @@ def project_cmd(
     elif len(docs) == 1:
         typer.echo(dumps(docs[0]), nl=False)
     else:  # several components: one NDJSON line each, a catalog `validate` reads as is
-        from risutools.contract.canonical import canonical
+        from risutools.canonical import canonical
 
         for doc in docs:
             typer.echo(canonical(doc).decode("utf-8"))

@@ -50,6 +50,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from risutools.canonical import hex_of
 from risutools.errors import Code, RisuError, WriteConflict
 
 CHUNK = 1 << 20
@@ -562,7 +563,7 @@ def _check_base(target: Path, expect_sha256: str | None, expect_absent: bool) ->
         )
     if expect_sha256 is None:
         return
-    want = expect_sha256.removeprefix("sha256:")
+    want = hex_of(expect_sha256)
     if not os.path.lexists(target):
         raise WriteConflict(
             Code.WRITE_CONFLICT,
@@ -627,7 +628,7 @@ def append_line(
                     path=display_path(target),
                 )
             if expect_sha256 is not None:
-                want = expect_sha256.removeprefix("sha256:")
+                want = hex_of(expect_sha256)
                 have = _sha256_fd(fd, size)
                 if have != want:
                     raise WriteConflict(

@@ -288,7 +288,7 @@ _module = st.fixed_dictionaries({}, optional={
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_module)
 def test_random_module_shaped_dicts_never_crash(data: dict[str, Any]) -> None:
-    from risutools.contract.canonical import canonical
+    from risutools.canonical import canonical
     from risutools.projection import project
 
     a = analyze(Module(data))

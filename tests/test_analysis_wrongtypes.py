@@ -53,7 +53,7 @@ _module = st.fixed_dictionaries({}, optional={
 
 
 def _analyze_and_project(data: dict[str, Any]) -> None:
-    from risutools.contract.canonical import canonical
+    from risutools.canonical import canonical
     from risutools.projection import project
 
     try:

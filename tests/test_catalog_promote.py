@@ -241,7 +241,7 @@ def test_document_given_by_path(cat: Path) -> None:
 
 def test_ndjson_catalog_line_is_replaced_and_others_kept(tmp_path: Path,
                                                          cat: Path) -> None:
-    from risutools.contract.canonical import canonical
+    from risutools.canonical import canonical
 
     nd = tmp_path / "nd"
     nd.mkdir()

@@ -370,6 +370,6 @@ def test_promoter_racing_replay_update_and_ingest(
 
 
 def _hash(doc: dict[str, Any]) -> str:
-    from risutools.contract.canonical import doc_sha256
+    from risutools.canonical import doc_sha256
 
     return doc_sha256(doc)

@@ -284,7 +284,7 @@ def test_reject_from_pending(cat: Path) -> None:
 
 
 def test_parallel_review_equals_one_process(cat: Path, tmp_path: Path) -> None:
-    from risutools.contract.canonical import canonical
+    from risutools.canonical import canonical
     from risutools.report.review_text import render_review_json
 
     base = load(doc_path(cat, MOOD))

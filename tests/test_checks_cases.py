@@ -89,9 +89,9 @@ def _base(value: Any, base: str) -> Any:
 
 def catalog_findings(case: dict[str, Any], root: Path) -> list[Any]:
     """Write the case's catalog under ``root`` and review it: every finding reported."""
+    from risutools.canonical import doc_sha256
     from risutools.catalog.catalog import Catalog
     from risutools.catalog.review import review_catalog
-    from risutools.contract.canonical import doc_sha256
 
     root.mkdir()
     docs = [apply_change(d) for d in case["documents"]]

@@ -187,7 +187,7 @@ def test_pre_commit_hooks_pass_ndjson_and_skip_other_files() -> None:
 
 def test_stdin_larger_than_one_document() -> None:
     line = json.dumps(json.loads(SEED.read_text(encoding="utf-8")), ensure_ascii=False)
-    from risutools.contract.loaders import MAX_DOCUMENT_BYTES
+    from risutools.values import MAX_DOCUMENT_BYTES
 
     n = MAX_DOCUMENT_BYTES // len(line.encode()) + 2
     p = run("validate", "-f", "json", "-", stdin=(line + "\n").encode() * n)

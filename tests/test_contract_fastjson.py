@@ -10,15 +10,10 @@ import math
 
 import pytest
 
-from risutools.contract.loaders import (
-    MAX_DEPTH,
-    _parse_json_exact,
-    fast_json,
-    load_bytes,
-    parse_json_text,
-)
+from risutools.contract.loaders import load_bytes
+from risutools.values import MAX_DEPTH, fast_json, parse_json_exact, parse_json_text
 
-canon_mod = importlib.import_module("risutools.contract.canonical")
+canon_mod = importlib.import_module("risutools.canonical")
 
 
 def _json_canonical(value: object) -> bytes:
@@ -27,8 +22,8 @@ def _json_canonical(value: object) -> bytes:
 
 def _same_as_exact(text: str) -> None:
     """parse_json_text answers exactly as the hook-based parser."""
-    got = parse_json_text(text, "f.json", line=3)
-    want = _parse_json_exact(text, "f.json", line=3)
+    got = parse_json_text(text, line=3)
+    want = parse_json_exact(text, line=3)
     assert got[1] == want[1], text
     if want[1] is None:
         assert got[0] == want[0], text
@@ -52,9 +47,9 @@ DUPLICATES = [
 @pytest.mark.parametrize(("text", "pointer"), DUPLICATES)
 def test_duplicate_keys_refused_with_the_same_pointer_and_line(text: str, pointer: str) -> None:
     assert fast_json(text.encode()) is None
-    doc, problem = parse_json_text(text, "f.json", line=None)
+    doc, problem = parse_json_text(text, line=None)
     assert doc is None and problem is not None
-    assert problem.rule == "MC000" and problem.pointer == pointer
+    assert problem.pointer == pointer
     assert "duplicate key" in problem.message
     _same_as_exact(text)
 
@@ -94,7 +89,7 @@ def test_depth_bound_is_the_same() -> None:
     assert fast_json(wide.encode()) is not None
     for text in (ok, deep, wide, '{"a":' * 70 + "1" + "}" * 70):
         _same_as_exact(text)
-    assert "nested deeper" in (parse_json_text(deep, "f", line=None)[1] or _nope()).message
+    assert "nested deeper" in (parse_json_text(deep, line=None)[1] or _nope()).message
 
 
 def _nope() -> object:
@@ -112,7 +107,7 @@ def test_fast_path_takes_ordinary_documents_with_the_same_value_and_hash() -> No
     value, canon = fast
     assert value == json.loads(text)
     assert canon == _json_canonical(value)
-    doc, problem = parse_json_text(text, "f.json", line=None)
+    doc, problem = parse_json_text(text, line=None)
     assert problem is None and doc == value
 
 

@@ -18,9 +18,10 @@ from risutools.contract import (
     validate_document,
     validate_paths,
 )
-from risutools.contract.loaders import MAX_DEPTH, MAX_DOCUMENT_BYTES, load_bytes
+from risutools.contract.loaders import load_bytes
 from risutools.contract.rules import RULES
 from risutools.errors import ConfigError, DocumentError
+from risutools.values import MAX_DEPTH, MAX_DOCUMENT_BYTES
 
 FX = ROOT / "fixtures" / "contract"
 

@@ -67,7 +67,7 @@ def test_found_by_digest_under_any_name(tmp_path: Path) -> None:
 
 
 def test_edited_report_fails_its_own_digest(tmp_path: Path) -> None:
-    from risutools.contract.canonical import sha256_prefixed
+    from risutools.canonical import sha256_prefixed
 
     cat = tmp_path / "cat"
     shutil.copytree(FX / "verify", cat)

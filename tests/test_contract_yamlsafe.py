@@ -14,8 +14,8 @@ import yaml_reference as ref
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from risutools.contract import yamlsafe
-from risutools.contract.yamlsafe import HAVE_LIBYAML, YamlRefused, load_yaml_documents
+from risutools import yamlsafe
+from risutools.yamlsafe import HAVE_LIBYAML, YamlRefused, load_yaml_documents
 
 DEPTH = 8
 PARSERS = [False, *([True] if HAVE_LIBYAML else [])]

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from risutools.contract.canonical import canonical
+from risutools.canonical import canonical
 from risutools.projection import naming
 from risutools.projection.identity import _sha256_of, jsonable
 

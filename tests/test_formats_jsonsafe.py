@@ -23,6 +23,7 @@ from risutools.formats.jsonsafe import (
     max_depth_exceeded,
     parse_cost,
 )
+from risutools.values import nests_deeper
 
 FUZZ = settings(
     max_examples=int(os.environ.get("RISU_FUZZ_EXAMPLES", "300")),
@@ -107,11 +108,11 @@ def test_nests_deeper_counts_levels_of_dicts_and_lists() -> None:
     v: Any = 1
     for i in range(MAX_DEPTH):
         v = {"k": v} if i % 2 else [v]
-    assert not jsonsafe._nests_deeper(v)
-    assert jsonsafe._nests_deeper([v])
-    assert not jsonsafe._nests_deeper("[[[[")
+    assert not nests_deeper(v, MAX_DEPTH)
+    assert nests_deeper([v], MAX_DEPTH)
+    assert not nests_deeper("[[[[", MAX_DEPTH)
     # keys that are strings, and values of every other type, are not containers
-    assert not jsonsafe._nests_deeper({"a": "[", "b": 1.5, "c": None, "d": True})
+    assert not nests_deeper({"a": "[", "b": 1.5, "c": None, "d": True}, MAX_DEPTH)
 
 
 json_values = st.recursive(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from harness import SEED
 
-from risutools.contract.canonical import canonical, doc_sha256
+from risutools.canonical import canonical, doc_sha256
 from risutools.errors import FormatError, WriteConflict
 from risutools.fsio import atomic_write, sha256_file
 from risutools.resources import load_data_yaml

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from harness import ROOT
 
-from risutools.contract.canonical import canonical
+from risutools.canonical import canonical
 from risutools.errors import ConfigError
 from risutools.formats.model import Module, SourceInfo
 from risutools.projection import Notes, load_notes, post_id_from_name, project, slugify

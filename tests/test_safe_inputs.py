@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from risutools.contract.loaders import parse_value
 from risutools.errors import ConfigError, DocumentError, RisuError
 from risutools.projection import load_notes
 from risutools.replay.component import load_component
 from risutools.replay.config import read_replay_layer
 from risutools.replay.fixture import load_fixture
+from risutools.values import parse_value
 
 ALIAS_BOMB = "a: &a [1, 2]\nb: [*a, *a]\n"
 TAGGED = "a: !!python/object:os.system {}\n"

@@ -18,11 +18,11 @@ from harness import FIXTURES, SEED, SOURCES, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from risutools.contract import yamlsafe
-from risutools.contract.canonical import canonical
-from risutools.contract.jsonlines import unpaired_surrogate
+from risutools import yamlsafe
+from risutools.canonical import canonical
 from risutools.contract.loaders import load_bytes
 from risutools.errors import ConfigError
+from risutools.jsonlines import unpaired_surrogate
 from risutools.projection.notes import Notes
 
 CUTTER_SRC = SOURCES / "174678332_context-cutter.risum"

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from risutools.analysis.analyzer import analyze
 from risutools.analysis.model import Analysis
+from risutools.canonical import prefixed
 from risutools.checks.registry import RuleFilter
 from risutools.contract.result import DocumentInfo, Result
 from risutools.errors import Code, ConfigError
@@ -47,7 +48,7 @@ def analyze_result(path: str, rule_filter: RuleFilter | None = None) -> AnalyzeR
                     for m, a in analyses]
     modules = [
         DocumentInfo(path, None, a.name, None,
-                     "sha256:" + m.source.sha256 if m.source is not None else None,
+                     prefixed(m.source.sha256) if m.source is not None else None,
                      sorted_findings([replace(f, file=path) for f in a.findings]))
         for m, a in analyses
     ]

@@ -31,12 +31,12 @@ from typing import Any
 
 import yaml
 
+from risutools.canonical import canonical, prefixed
 from risutools.catalog.catalog import Catalog, Entry, file_sha256
-from risutools.contract.canonical import canonical
-from risutools.contract.jsonlines import require_text
 from risutools.contract.loaders import load_bytes
 from risutools.contract.transitions import ACTION_FOR
 from risutools.errors import Code, ConfigError, RisuError
+from risutools.jsonlines import require_text
 
 MAX_APPROVAL_BYTES = 1024 * 1024  # an approval record is a few hundred bytes
 
@@ -189,7 +189,7 @@ def load_approval(cat: Catalog, p: Path) -> Approval:
         data = read_regular(p, MAX_APPROVAL_BYTES)
     except FileRefused as exc:
         return Approval(rel, p, "", None, f"cannot read: {exc.why}")
-    digest = "sha256:" + file_sha256(data)
+    digest = prefixed(file_sha256(data))
     res = load_bytes(data, rel, fmt="json" if p.suffix == ".json" else "yaml")
     if res.problems or not res.documents or not isinstance(res.documents[0].doc, dict):
         why = res.problems[0].message if res.problems else "not a mapping"

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from risutools.contract.canonical import doc_sha256
+from risutools.canonical import doc_sha256
 from risutools.contract.config import ContractConfig, find_config, load_config_file
 from risutools.contract.loaders import (
     NDJSON_EXTS,

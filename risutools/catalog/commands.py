@@ -21,9 +21,9 @@ from risutools.catalog.catalog import Catalog, Entry, find_root
 from risutools.catalog.promote import Plan, execute, plan
 from risutools.catalog.writes import catalog_lock, write_new_file
 from risutools.contract.config import ContractConfig
-from risutools.contract.jsonlines import require_text
 from risutools.contract.transitions import action_for
 from risutools.errors import Code, ConfigError, WriteConflict
+from risutools.jsonlines import require_text
 from risutools.pathnames import show_name
 
 #: how a command gets its settings once the catalog root is known (the CLI's layered

@@ -383,7 +383,7 @@ def render(doc: dict[str, Any], ndjson: bool) -> str:
     """A document as the catalog stores it: a canonical NDJSON line, or the JSON file text
     (UTF-8, one-space indent, the seed's style: exactly ``projection.run.dumps``)."""
     if ndjson:
-        from risutools.contract.canonical import canonical
+        from risutools.canonical import canonical
 
         return canonical(doc).decode("utf-8")
     try:
@@ -1014,7 +1014,7 @@ def _write_one(
 ) -> tuple[str, str | OSError]:
     """Write one document file (from its staged temp file when there is one; ``data`` is
     None only then); returns (status, name or message, or the OSError)."""
-    from risutools.contract.loaders import parse_value_bytes
+    from risutools.values import parse_value_bytes
 
     staged: StagedWrite | None = None
     try:
@@ -1187,7 +1187,7 @@ def _merge_lines(
 
 
 def _parse_line(line: bytes) -> Any:
-    from risutools.contract.loaders import parse_value_bytes
+    from risutools.values import parse_value_bytes
 
     return parse_value_bytes(line, "", "json")
 

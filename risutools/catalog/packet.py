@@ -27,15 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from risutools.canonical import canonical
 from risutools.catalog.approvals import Approval, load_approvals
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
-from risutools.contract.canonical import canonical
-from risutools.contract.loaders import MAX_DOCUMENT_BYTES
 from risutools.contract.transitions import CatalogLog
 from risutools.errors import Code
 from risutools.projection.notes import MAX_NOTES_BYTES
 from risutools.safeio import FileRefused, read_regular
+from risutools.values import MAX_DOCUMENT_BYTES
 
 PACKET_FORMAT = "review-packet-v1"
 HANDOFF_FORMAT = "handoff-v1"

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from risutools import __version__
+from risutools.canonical import doc_sha256, prefixed
 from risutools.catalog.approvals import Approval, load_approvals, now_iso
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.gates import (
@@ -37,7 +38,6 @@ from risutools.catalog.writes import (
     current_bytes,
     write_document,
 )
-from risutools.contract.canonical import doc_sha256
 from risutools.contract.transitions import STATES, CatalogLog, action_for, read_log
 from risutools.contract.validate import Verification
 from risutools.errors import Code, ConfigError, WriteConflict
@@ -196,7 +196,7 @@ def execute(cat: Catalog, p: Plan, *, actor: str = "") -> int:
             a = p.approval
             assert a is not None
             try:
-                appr_now = "sha256:" + _sha(a.path.read_bytes())
+                appr_now = prefixed(_sha(a.path.read_bytes()))
             except OSError:
                 appr_now = ""
             if appr_now != a.sha256:

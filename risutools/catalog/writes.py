@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from risutools.canonical import canonical, doc_sha256
 from risutools.catalog.catalog import Catalog, Entry, file_sha256
-from risutools.contract.canonical import canonical, doc_sha256
 from risutools.contract.loaders import load_bytes
 from risutools.errors import Code, RisuError, WriteConflict
 from risutools.fsio import CONFLICT as CHANGED

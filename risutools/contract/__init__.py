@@ -15,15 +15,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from risutools.contract.canonical import canonical, doc_sha256
+    from risutools.canonical import canonical, doc_sha256
     from risutools.contract.config import ContractConfig, load_config, load_config_file
-    from risutools.contract.loaders import (
-        MAX_DEPTH,
-        MAX_DOCUMENT_BYTES,
-        LoadedDocument,
-        LoadOutcome,
-        load_documents,
-    )
+    from risutools.contract.loaders import LoadedDocument, LoadOutcome, load_documents
     from risutools.contract.rules import RULES, RuleInfo
     from risutools.contract.validate import (
         DocumentInfo,
@@ -34,12 +28,14 @@ if TYPE_CHECKING:
         validate_paths,
     )
     from risutools.contract.verify import verify_paths
+    from risutools.values import MAX_DEPTH, MAX_DOCUMENT_BYTES
 
 #: public name -> the module that defines it (imported on first use)
 _WHERE = {
-    "canonical": "canonical", "doc_sha256": "canonical",
+    "canonical": "risutools.canonical", "doc_sha256": "risutools.canonical",
     "ContractConfig": "config", "load_config": "config", "load_config_file": "config",
-    "MAX_DEPTH": "loaders", "MAX_DOCUMENT_BYTES": "loaders", "LoadedDocument": "loaders",
+    "MAX_DEPTH": "risutools.values", "MAX_DOCUMENT_BYTES": "risutools.values",
+    "LoadedDocument": "loaders",
     "LoadOutcome": "loaders", "load_documents": "loaders",
     "RULES": "rules", "RuleInfo": "rules",
     "DocumentInfo": "validate", "Result": "validate", "RuleFilter": "validate",
@@ -52,7 +48,8 @@ def __getattr__(name: str) -> Any:
     where = _WHERE.get(name)
     if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{where}"), name)
+    module = where if "." in where else f"{__name__}.{where}"
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 

@@ -37,9 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from risutools.checks.registry import Check, all_checks
-from risutools.contract.loaders import MAX_DEPTH, STDIN_NAME, _fmt_of, parse_json_text
+from risutools.contract.loaders import STDIN_NAME, _fmt_of
 from risutools.contract.rules import _get
 from risutools.errors import WriteConflict
+from risutools.values import MAX_DEPTH, parse_json_text
 
 MAX_FIX_BYTES = 256 * 1024 * 1024
 _BOM = "\ufeff"
@@ -244,7 +245,7 @@ def _reads_back(new_body: str, body: str, name: str, fmt: str | None, docs: list
         line = new_body[a + shift:b + shift + grow]
         if "\n" in line:
             return False
-        value, problem = parse_json_text(line, name, line=d.line)
+        value, problem = parse_json_text(line, line=d.line)
         if problem is not None or value != expected:
             return False
     return True
@@ -267,14 +268,14 @@ def _parse(body: str, name: str, fmt: str | None, only: set[int] | None = None
             stripped = line.strip()
             if not stripped:
                 continue
-            value, problem = parse_json_text(stripped, name, line=lineno)
+            value, problem = parse_json_text(stripped, line=lineno)
             if problem is not None:
                 raise ValueError(f"line {lineno}: {problem.message}")
             offset = start + (len(line) - len(line.lstrip()))
             docs.append(_Doc(lineno, value, _json_locator(stripped, offset),
                              (offset, offset + len(stripped))))
         return docs
-    value, problem = parse_json_text(body, name, line=None)
+    value, problem = parse_json_text(body, line=None)
     if problem is not None:
         raise ValueError(problem.message)
     return [_Doc(1, value, _json_locator(body, 0), (0, len(body)))]
@@ -284,7 +285,7 @@ def _parse_yaml(body: str) -> list[_Doc]:
     import yaml
     from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-    from risutools.contract.yamlsafe import YamlRefused, load_yaml_documents
+    from risutools.yamlsafe import YamlRefused, load_yaml_documents
 
     def locator(root: Node) -> Callable[[str], tuple[int, int, str] | None]:
         def locate(pointer: str) -> tuple[int, int, str] | None:

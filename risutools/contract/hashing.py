@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from risutools.contract.canonical import doc_sha256
+from risutools.canonical import doc_sha256
 from risutools.contract.loaders import load_documents
 from risutools.errors import Code, DocumentError
 from risutools.fsio import display_path

@@ -20,7 +20,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -28,18 +27,21 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
-from risutools.contract.jsonlines import scan, unpaired_surrogate
+from risutools.canonical import sha256_prefixed
 from risutools.contract.rules import MC000, MC001
 from risutools.errors import Code
 from risutools.findings import Finding
-
-try:
-    import orjson
-except ImportError:  # pragma: no cover - a dependency; without it the exact path alone
-    orjson = None  # type: ignore[assignment]
-
-MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
-MAX_DEPTH = 64
+from risutools.jsonlines import scan
+from risutools.values import (
+    EMPTY,
+    MAX_DOCUMENT_BYTES,
+    Problem,
+    decode,
+    fast_json,
+    load_yaml,
+    parse_json_exact,
+    parse_json_hashed,
+)
 
 JSON_EXTS = (".json",)
 YAML_EXTS = (".yaml", ".yml")
@@ -52,9 +54,6 @@ SKIP_FILES = frozenset({"transitions.ndjson", "pyproject.toml"})
 
 STDIN = "-"
 
-_TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels; flatten the document"
-_EMPTY = "empty file: no document in it; write a document or remove the file"
-_NOTHING = "no document in the file (only comments or null); write a document"
 STDIN_NAME = "<stdin>"
 
 
@@ -105,6 +104,10 @@ class LoadOutcome:
 
 def _problem(file: str, why: str, line: int | None = None, pointer: str = "") -> Finding:
     return Finding(MC000.id, "error", why, file=file, line=line, pointer=pointer)
+
+
+def _found(file: str, p: Problem) -> Finding:
+    return _problem(file, p.message, p.line, p.pointer)
 
 
 def _unreadable(file: str, why: str) -> Finding:
@@ -272,23 +275,6 @@ def load_stdin(stream: BinaryIO) -> LoadOutcome:
 # --------------------------------------------------------------------------- decoding
 
 
-def _decode(data: bytes, name: str, base_offset: int = 0, line: int | None = None
-            ) -> tuple[str | None, Finding | None]:
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return None, _problem(name, "file is UTF-16 encoded (has a UTF-16 byte order mark); "
-                              "save it as UTF-8", line)
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-        base_offset += 3
-    try:
-        return data.decode("utf-8"), None
-    except UnicodeDecodeError as exc:
-        off = base_offset + exc.start
-        return None, _problem(
-            name, f"not UTF-8: byte 0x{data[exc.start]:02x} at byte offset {off} "
-            f"({exc.reason}); save the file as UTF-8", line)
-
-
 def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = None
                ) -> LoadOutcome:
     """Load documents from bytes; ``fmt`` None sniffs JSON / NDJSON / YAML (stdin)."""
@@ -300,23 +286,27 @@ def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = N
             name, f"document is {len(data)} bytes, more than the {MAX_DOCUMENT_BYTES}-byte bound; "
             "split it"))
         return out
-    text, err = _decode(data, name)
+    text, err = decode(data)
     if err is not None or text is None:
-        out.problems.append(err or _problem(name, "cannot decode"))
+        out.problems.append(_found(name, err) if err else _problem(name, "cannot decode"))
         return out
     if not text.strip():
-        out.problems.append(_problem(name, _EMPTY))
+        out.problems.append(_problem(name, EMPTY))
         return out
     if fmt is None:
         fmt = _sniff(text)
         if fmt == "ndjson":
             return load_ndjson_stream(io.BytesIO(data), name, path=path, files=[name])
     if fmt == "yaml":
-        _load_yaml(text, name, path, out)
+        docs, bad = load_yaml(text)
+        out.documents.extend(LoadedDocument(name, d.line, d.value, "yaml", path, _lines=d.lines)
+                             for d in docs)
+        if bad is not None:
+            out.problems.append(_found(name, bad))
         return out
-    doc, problem, digest = parse_json_hashed(text, name, line=None)
+    doc, problem, digest = parse_json_hashed(text, line=None)
     if problem is not None:
-        out.problems.append(problem)
+        out.problems.append(_found(name, problem))
     else:
         out.documents.append(LoadedDocument(name, 1, doc, "json", path, _text=text,
                                             sha256=digest))
@@ -336,187 +326,7 @@ def _sniff(text: str) -> str:
     return "json"
 
 
-def _load_yaml(text: str, name: str, path: Path | None, out: LoadOutcome) -> None:
-    import yaml
-
-    from risutools.contract.yamlsafe import YamlRefused, load_yaml_documents
-
-    try:
-        for ydoc in load_yaml_documents(text, max_depth=MAX_DEPTH):
-            if ydoc.value is None:
-                continue
-            out.documents.append(
-                LoadedDocument(name, ydoc.line, ydoc.value, "yaml", path, _lines=ydoc.lines)
-            )
-    except YamlRefused as exc:
-        out.problems.append(_problem(name, exc.why, exc.line, exc.pointer))
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        what = " ".join(x for x in (exc.context, exc.problem) if x) or "YAML syntax error"
-        out.problems.append(_problem(name, f"not valid YAML: {what}; fix the syntax there", line))
-    except yaml.YAMLError as exc:
-        out.problems.append(_problem(name, f"not valid YAML: {exc}"))
-    except RecursionError:
-        out.problems.append(_problem(name, _TOO_DEEP))
-    except ValueError as exc:  # e.g. an integer with too many digits
-        out.problems.append(_problem(name, f"value cannot be read: {exc}"))
-    if not out.documents and not out.problems:
-        out.problems.append(_problem(name, _NOTHING))
-
-
 # --------------------------------------------------------------------------- JSON
-
-
-class _DuplicateKey(Exception):
-    pass
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    d = dict(pairs)
-    if len(d) != len(pairs):
-        raise _DuplicateKey()
-    return d
-
-
-def _nonfinite(token: str) -> Any:
-    raise ValueError(f"{token} is not JSON")
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_nonfinite)
-
-# A number token that orjson could read otherwise than ``json``: a float (a digit then
-# ``.``/``e``/``E``: the spelling of floats may differ) or 19+ digits (orjson reads an
-# integer past 64 bits as a float).  Searched outside string literals only.
-_NUMBER_RISK = re.compile(rb"[0-9](?:[.eE]|[0-9]{18})")
-def _outside_strings(data: bytes) -> bytes:
-    """The bytes of valid JSON ``data`` outside its string literals (structure, numbers,
-    keywords): escape pairs (``\\\\``, ``\\"``) are neutralised first, then every quote
-    left opens or closes a string."""
-    if b"\\" in data:
-        data = data.replace(b"\\\\", b"__").replace(b'\\"', b"__")
-    return b"".join(data.split(b'"')[0::2])
-
-
-def fast_json(data: bytes) -> tuple[Any, bytes] | None:
-    """(value, canonical bytes) of UTF-8 JSON ``data`` parsed by orjson, or None when the
-    exact path (``json`` with the duplicate-key hook) must decide.  Every guard holds:
-
-    - orjson refuses (None) what ``json`` refuses or takes differently: invalid JSON or
-      UTF-8, a byte-order mark, NaN/Infinity, unpaired surrogates, numbers out of range,
-      nesting past 1,024 levels;
-    - floats and integers of 19+ digits are left to ``json`` (``_NUMBER_RISK``), so every
-      value is exactly the one ``json`` gives;
-    - duplicate keys: the canonical form (orjson, keys sorted; see ``canonical``) holds one
-      ``:`` per key kept plus the ``:`` of every string, and the text one per key written
-      plus the same ``:`` of every string, as long as no ``\\u003a`` escape spells one:
-      the two counts are equal exactly when no key was repeated (``"a"`` and ``"\\u0061"``
-      included: they are one key once decoded);
-    - nesting past ``MAX_DEPTH`` levels: a walk over the containers, by level.
-    """
-    from risutools.contract.canonical import plain_canonical
-
-    if orjson is None or b"\\u003" in data:
-        return None
-    if _NUMBER_RISK.search(_outside_strings(data)):  # a regex over the whole text: 4x slower
-        return None
-    try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return None
-    if data.count(b"{") + data.count(b"[") > MAX_DEPTH:  # else it cannot nest deeper
-        from risutools.formats.jsonsafe import _nests_deeper
-
-        if _nests_deeper(value, MAX_DEPTH):
-            return None
-    canon = plain_canonical(value)
-    if canon is None or canon.count(b":") != data.count(b":"):
-        return None
-    return value, canon
-
-
-def parse_json_text(text: str, name: str, *, line: int | None
-                    ) -> tuple[Any, Finding | None]:
-    """Parse one JSON document; returns (value, None) or (None, MC000 finding)."""
-    doc, problem, _ = parse_json_hashed(text, name, line=line)
-    return doc, problem
-
-
-def parse_json_hashed(text: str, name: str, *, line: int | None
-                      ) -> tuple[Any, Finding | None, str | None]:
-    """:func:`parse_json_text`, with the canonical document hash when the fast path
-    computed it on the way (else None)."""
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:  # an unpaired surrogate: the exact path says where
-        data = None
-    fast = fast_json(data) if data is not None else None
-    if fast is not None:
-        from risutools.contract.canonical import sha256_prefixed
-
-        return fast[0], None, sha256_prefixed(fast[1])
-    doc, problem = _parse_json_exact(text, name, line=line)
-    return doc, problem, None
-
-
-def _parse_json_exact(text: str, name: str, *, line: int | None
-                      ) -> tuple[Any, Finding | None]:
-    first = line or 1
-    try:
-        doc = _DECODER.decode(text)
-    except _DuplicateKey:
-        res = scan(text, first)
-        ptr, ln = res.duplicate if res.duplicate else ("", first)
-        key = ptr.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
-        return None, _problem(name, f"duplicate key {key!r}: a key may appear once per object; "
-                              "remove or rename one of them", ln, ptr)
-    except json.JSONDecodeError as exc:
-        ln = first + exc.lineno - 1
-        where = f"column {exc.colno}" if line is not None else f"line {ln} column {exc.colno}"
-        return None, _problem(name, f"not valid JSON: {exc.msg} at {where}; fix the syntax there",
-                              ln)
-    except RecursionError:
-        return None, _problem(name, _TOO_DEEP, first)
-    except ValueError as exc:
-        res = scan(text, first)
-        if res.nonfinite is not None:
-            ptr, ln, tok = res.nonfinite
-            return None, _problem(name, f"{tok} is not a JSON number (NaN/Infinity are refused); "
-                                  "write a number or null", ln, ptr)
-        return None, _problem(name, f"value cannot be read: {exc}", first)
-    problem = check_value(doc, name, first, text)
-    if problem is not None:
-        return None, problem
-    return doc, None
-
-
-def check_value(doc: Any, name: str, line: int, text: str | None) -> Finding | None:
-    """Depth bound and unpaired surrogates (only searched when the text has a \\ud escape)."""
-    look_for_surrogates = text is None or "\\ud" in text or "\\uD" in text
-    if (not look_for_surrogates and text is not None
-            and text.count("{") + text.count("[") < MAX_DEPTH):
-        return None  # fewer brackets than the bound: it cannot nest deeper
-    stack: list[tuple[Any, int]] = [(doc, 0)]
-    while stack:
-        v, depth = stack.pop()
-        if isinstance(v, dict):
-            if depth >= MAX_DEPTH:
-                return _problem(name, _TOO_DEEP, line)
-            if look_for_surrogates:
-                stack.extend((k, depth + 1) for k in v)
-            stack.extend((x, depth + 1) for x in v.values())
-        elif isinstance(v, list):
-            if depth >= MAX_DEPTH:
-                return _problem(name, _TOO_DEEP, line)
-            stack.extend((x, depth + 1) for x in v)
-        elif look_for_surrogates and isinstance(v, str):
-            try:
-                v.encode("utf-8")
-            except UnicodeEncodeError:  # the first one in document order, with its pointer
-                ptr, why = unpaired_surrogate(doc) or ("", "")
-                at = scan(text, line).lines.get(ptr, line) if text is not None else line
-                return _problem(name, why, at, ptr)
-    return None
 
 
 # --------------------------------------------------------------------------- NDJSON
@@ -555,82 +365,22 @@ def load_ndjson_stream(f: BinaryIO, name: str, *, path: Path | None = None,
         any_line = True
         fast = fast_json(stripped)
         if fast is not None:
-            from risutools.contract.canonical import sha256_prefixed
-
             out.documents.append(LoadedDocument(name, lineno, fast[0], "ndjson", path,
                                                 sha256=sha256_prefixed(fast[1])))
             continue
         try:
             text = stripped.decode("utf-8")
         except UnicodeDecodeError:
-            _, err = _decode(raw, name, start, lineno)
-            out.problems.append(err or _problem(name, "not UTF-8", lineno))
+            _, err = decode(raw, start, lineno)
+            out.problems.append(_found(name, err) if err else _problem(name, "not UTF-8", lineno))
             continue
-        doc, problem = _parse_json_exact(text, name, line=lineno)
+        doc, problem = parse_json_exact(text, line=lineno)
         if problem is not None:
-            out.problems.append(problem)
+            out.problems.append(_found(name, problem))
         else:
             out.documents.append(LoadedDocument(name, lineno, doc, "ndjson", path))
     if not any_line:
-        out.problems.append(_problem(name, _EMPTY))
+        out.problems.append(_problem(name, EMPTY))
     return out
 
 
-# --------------------------------------------------------------------------- one value
-
-
-def parse_value(text: str, name: str, fmt: str) -> Any:
-    """One JSON (``fmt="json"``) or YAML value, with every guard of the catalog loader:
-    duplicate keys, NaN/Infinity, YAML aliases and non-JSON tags, nesting depth.
-
-    Used for the other files risutools reads as data (replay fixtures, configurations,
-    component files, notes).  A YAML file holding no document gives ``None``; several
-    documents are refused, and so is blank JSON (as an empty file).  Raises
-    :class:`DocumentError` (code ``bad-document``) with the line and the reason.
-    """
-    from risutools.errors import DocumentError
-
-    out = LoadOutcome()
-    if fmt == "json" and not text.strip():
-        raise DocumentError(Code.BAD_DOCUMENT, _EMPTY, path=name)
-    if fmt == "json":
-        value, problem = parse_json_text(text, name, line=None)
-        if problem is not None:
-            out.problems.append(problem)
-        else:
-            return value
-    else:
-        _load_yaml(text, name, None, out)
-        if not out.problems and len(out.documents) > 1:
-            raise DocumentError(
-                Code.BAD_DOCUMENT,
-                "several YAML documents in one file; keep one",
-                where=f"line {out.documents[1].line}",
-                path=name,
-            )
-        if out.documents and not out.problems:
-            return out.documents[0].doc
-        if all(p.message == _NOTHING for p in out.problems):
-            return None
-    first = out.problems[0]
-    raise DocumentError(
-        Code.BAD_DOCUMENT, first.message, where=f"line {first.line}" if first.line else "",
-        path=name,
-    )
-
-
-def decode_text(data: bytes, name: str) -> str:
-    """The UTF-8 text of a data file, with the catalog loader's rules: a UTF-8 byte-order
-    mark is dropped, UTF-16 and undecodable bytes are refused with the byte offset.
-    Raises :class:`DocumentError` (code ``bad-document``)."""
-    from risutools.errors import DocumentError
-
-    text, err = _decode(data, name)
-    if text is None:
-        raise DocumentError(Code.BAD_DOCUMENT, err.message if err else "cannot decode", path=name)
-    return text
-
-
-def parse_value_bytes(data: bytes, name: str, fmt: str) -> Any:
-    """:func:`parse_value` over a file's bytes, decoded by :func:`decode_text`."""
-    return parse_value(decode_text(data, name), name, fmt)

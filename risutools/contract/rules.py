@@ -15,11 +15,11 @@ from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
+from risutools.canonical import sha256_prefixed
 from risutools.checks.registry import Check, all_checks, check, declare
-from risutools.contract.canonical import sha256_prefixed
 from risutools.contract.config import CAPABILITY_RE, ContractConfig
-from risutools.contract.jsonlines import escape_pointer_token
 from risutools.findings import Finding, Severity
+from risutools.jsonlines import escape_pointer_token
 
 # --------------------------------------------------------------------------- declared here,
 # checked elsewhere (the loaders, the catalog pass in validate, verify)

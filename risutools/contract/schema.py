@@ -17,8 +17,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from risutools.contract.jsonlines import escape_pointer_token
-from risutools.formats.jsonsafe import json_type_name
+from risutools.jsonlines import escape_pointer_token
+from risutools.values import json_type_name
 
 Check = Callable[[Any], bool]
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from risutools.contract.canonical import sha256_prefixed
+from risutools.canonical import sha256_prefixed
 
 ACTION_FOR = {
     ("candidate", "pending_human_review"): "request_review",
@@ -68,7 +68,7 @@ def find_catalog_root(start: Path, stop: Path | None = None) -> Path | None:
 def read_log(root: Path, only: str | None = None) -> CatalogLog:
     """The log; with ``only``, lines that do not contain that component id are skipped
     unparsed (a promotion reads one component's chain from a long log)."""
-    from risutools.contract.loaders import parse_json_text
+    from risutools.values import parse_json_text
 
     log = CatalogLog(root)
     needle = only.encode("utf-8") if only is not None else None
@@ -92,7 +92,7 @@ def read_log(root: Path, only: str | None = None) -> CatalogLog:
         except UnicodeDecodeError:
             log.problems.append((i, "transition line is not UTF-8; restore the line as written"))
             continue
-        rec, problem = parse_json_text(text, "transitions.ndjson", line=i)
+        rec, problem = parse_json_text(text, line=i)
         if problem is not None:
             log.problems.append((i, f"transition line is broken: {problem.message}"))
             continue
@@ -119,8 +119,9 @@ def _approval_path(root: Path, name: str) -> Path | None:
 
 
 def _load_approval(path: Path) -> tuple[dict[str, Any] | None, str]:
-    from risutools.contract.loaders import MAX_DOCUMENT_BYTES, load_bytes
+    from risutools.contract.loaders import load_bytes
     from risutools.safeio import FileRefused, read_regular
+    from risutools.values import MAX_DOCUMENT_BYTES
 
     try:  # regular files only, bounded (see risutools.safeio)
         data = read_regular(path, MAX_DOCUMENT_BYTES)

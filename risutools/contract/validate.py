@@ -9,7 +9,6 @@ from typing import Any
 
 from risutools.checks.registry import RuleFilter as RuleFilter  # re-exported
 from risutools.contract.config import ContractConfig
-from risutools.contract.jsonlines import unpaired_surrogate
 from risutools.contract.loaders import LoadedDocument, LoadOutcome, load_documents
 from risutools.contract.result import DocumentInfo as DocumentInfo  # re-exported
 from risutools.contract.result import Result as Result  # re-exported
@@ -28,10 +27,11 @@ from risutools.contract.rules import (
 from risutools.contract.schema import schema_issues
 from risutools.errors import Code
 from risutools.findings import Finding, sorted_findings
+from risutools.jsonlines import unpaired_surrogate
 
 
 def _doc_hash(doc: Any) -> str | None:
-    from risutools.contract.canonical import doc_sha256
+    from risutools.canonical import doc_sha256
 
     try:
         return doc_sha256(doc)
@@ -40,7 +40,7 @@ def _doc_hash(doc: Any) -> str | None:
 
 
 def not_object_message(doc: Any) -> str:
-    from risutools.formats.jsonsafe import json_type_name
+    from risutools.values import json_type_name
 
     return (f"the document is {json_type_name(doc)}, not a JSON object; write one "
             "matrix-component-v1 object per file (or per NDJSON line)")

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from risutools.canonical import hex_of
 from risutools.contract.config import ContractConfig
 from risutools.contract.loaders import LoadedDocument, display_path
 from risutools.contract.rules import (
@@ -308,7 +309,7 @@ def _rel(p: Path) -> str:
 
 def _verify_source(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, ptr: str,
                    sid: str, sver: str, sha: str) -> None:
-    want = sha[len("sha256:"):]
+    want = hex_of(sha)
     source = f"{sid} {sver}"
     cid = info.component_id
     if sver == "notes.yaml" and cid is not None and "/" not in cid and "\\" not in cid \
@@ -369,7 +370,7 @@ def _verify_source(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, ptr: str,
 
 def _verify_replay(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, ptr: str,
                    sid: str, sver: str, sha: str) -> None:
-    want = sha[len("sha256:"):]
+    want = hex_of(sha)
     source = f"{sid} {sver}"
     fixture = sid[len("replay:"):] if sid.startswith("replay:") else ""
     root = _catalog_root(ctx, ld)
@@ -411,9 +412,10 @@ def _report_self_check(path: Path, component_id: str | None) -> str | None:
     """A JSON report's own ``report_sha256`` and component id, when it has them."""
     if path.suffix.lower() != ".json":
         return None
-    from risutools.contract.canonical import self_hash
-    from risutools.contract.loaders import MAX_DOCUMENT_BYTES, load_bytes
+    from risutools.canonical import self_hash
+    from risutools.contract.loaders import load_bytes
     from risutools.safeio import read_regular
+    from risutools.values import MAX_DOCUMENT_BYTES
 
     try:
         out = load_bytes(read_regular(path, MAX_DOCUMENT_BYTES), display_path(path), fmt="json")

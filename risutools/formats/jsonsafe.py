@@ -19,7 +19,6 @@ refusal re-scans the text, to name the character offset.
 
 from __future__ import annotations
 
-import gc
 import json
 import re
 import sys
@@ -27,6 +26,7 @@ from typing import Any
 
 from risutools.errors import Code, FormatError
 from risutools.formats.jsonscan import BYTE_COST, ITEM_COST, MAX_PARSE_COST, precheck
+from risutools.values import json_type_name, nests_deeper
 
 #: deepest nesting of arrays/objects accepted (RisuAI files are < 20 deep)
 MAX_DEPTH = 200
@@ -104,21 +104,6 @@ def _parser_bounds_depth() -> bool:
     return sys.version_info >= (3, 12) or sys.getrecursionlimit() <= 10_000
 
 
-def _nests_deeper(root: object, limit: int = MAX_DEPTH) -> bool:
-    """Whether a parsed value nests deeper than ``limit``.
-
-    Containers are visited level by level; ``gc.get_referents`` lists the values of a
-    whole level of dicts and lists in one C call (keys may come too: strings, skipped)."""
-    level: list[Any] = [root] if type(root) is dict or type(root) is list else []
-    depth = 1
-    while level:
-        if depth > limit:
-            return True
-        level = [x for x in gc.get_referents(*level) if type(x) is dict or type(x) is list]
-        depth += 1
-    return False
-
-
 def _too_deep(what: str, at: int, where: str) -> FormatError:
     return FormatError(
         Code.JSON_TOO_DEEP,
@@ -161,7 +146,7 @@ def loads_object(raw: bytes, *, where: str, what: str = "JSON") -> dict[str, Any
         if at is not None:
             raise _too_deep(what, at, where) from None
         raise FormatError(Code.NOT_JSON, f"{what} is not valid JSON: {exc}", where=where) from None
-    if _nests_deeper(value):
+    if nests_deeper(value, MAX_DEPTH):
         at = max_depth_exceeded(text)
         raise _too_deep(what, at if at is not None else 0, where)
     if not isinstance(value, dict):
@@ -171,16 +156,3 @@ def loads_object(raw: bytes, *, where: str, what: str = "JSON") -> dict[str, Any
             where=where,
         )
     return value
-
-
-_TYPE_NAMES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-               int: "an integer", float: "a number", type(None): "null"}
-
-
-def json_type_name(value: object, object_word: str = "an object") -> str:
-    """The JSON name of a value's type, with an article ("an array", "null"): the one
-    spelling error messages use (schema errors, readers, the analyser; YAML readers pass
-    ``object_word="a mapping"``)."""
-    if isinstance(value, dict):
-        return object_word
-    return _TYPE_NAMES.get(type(value), type(value).__name__)

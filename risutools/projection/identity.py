@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from risutools.contract.canonical import canonical, plain_canonical, plain_levels
+from risutools.canonical import canonical, plain_canonical, plain_levels
 from risutools.formats.model import Module
 
 _POST_ID_IN_NAME = re.compile(r"^([0-9]{1,20})[_-]")

@@ -73,7 +73,7 @@ class Notes:
     def from_dict(cls, data: Any, *, path: str = "") -> Notes:
         """Validate a mapping given in code; its digest is that of its canonical JSON."""
         validate_notes(data, path=path)
-        from risutools.contract.canonical import canonical
+        from risutools.canonical import canonical
 
         digest = hashlib.sha256(canonical(data)).hexdigest()
         return cls(copy.deepcopy(data), digest, path)
@@ -101,7 +101,7 @@ def _fail(path: str, field: str, why: str) -> ConfigError:
 
 
 def _kind(v: Any) -> str:
-    from risutools.formats.jsonsafe import json_type_name
+    from risutools.values import json_type_name
 
     return json_type_name(v, "a mapping")
 
@@ -189,7 +189,7 @@ def validate_notes(data: Any, *, path: str = "") -> None:
     """Raise ConfigError (naming the field) unless ``data`` is valid notes-v1."""
     if not isinstance(data, dict):
         raise _fail(path, "", f"a notes file must be a mapping, not {_kind(data)}")
-    from risutools.contract.jsonlines import unpaired_surrogate
+    from risutools.jsonlines import unpaired_surrogate
 
     bad = unpaired_surrogate(data)  # (a mapping built in code: the loaders refuse it in a file)
     if bad is not None:
@@ -237,7 +237,7 @@ def load_notes(path: str | Path) -> Notes:
         raise ConfigError(exc.code, f"cannot read the notes file: {exc.why}",
                           path=shown) from None
     try:
-        from risutools.contract.loaders import parse_value_bytes
+        from risutools.values import parse_value_bytes
 
         data = parse_value_bytes(raw, shown, "yaml")
     except DocumentError as exc:

@@ -23,6 +23,7 @@ from typing import Any
 
 from risutools.analysis import Analysis, analyze
 from risutools.analysis.model import scrub
+from risutools.canonical import prefixed
 from risutools.contract.rules import prompt_digest
 from risutools.errors import Code, ConfigError
 from risutools.formats.model import Module
@@ -114,7 +115,7 @@ def project(module: Module, *, post_id: str | None = None, notes: Notes | None =
         merge_notes(doc, notes)
         doc["provenance"]["source_refs"].append({
             "source_id": f"risu:{c.key}", "source_version": "notes.yaml",
-            "sha256": "sha256:" + notes.sha256})
+            "sha256": prefixed(notes.sha256)})
     doc = _valid_utf8(doc)
     proj = doc["projection"]
     if generated_prompt:
@@ -166,7 +167,7 @@ def _provenance(c: _Component) -> dict[str, Any]:
         "source_refs": [{
             "source_id": f"risu:{c.key}",
             "source_version": c.source.version,
-            "sha256": "sha256:" + c.source.sha256,
+            "sha256": prefixed(c.source.sha256),
         }],
         "source_kind": c.source.kind,
         "static_analysis_only": True,

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from risutools.contract.canonical import sha256_prefixed
+from risutools.canonical import sha256_prefixed
 from risutools.errors import DocumentError
 from risutools.replay.component import (
     check_recordable,

@@ -23,9 +23,9 @@ from typing import Any
 
 import yaml
 
-from risutools.contract.loaders import decode_text, parse_value
 from risutools.errors import Code, DocumentError, RisuError
 from risutools.fsio import atomic_write, display_path
+from risutools.values import decode_text, parse_value
 
 REPLAY_SOURCE_VERSION = "replay-report-v1"
 
@@ -44,8 +44,8 @@ class ComponentFile:
 
 
 def load_component(path: str | Path) -> ComponentFile:
-    from risutools.contract.loaders import MAX_DOCUMENT_BYTES
     from risutools.safeio import read_or_raise
+    from risutools.values import MAX_DOCUMENT_BYTES
 
     p = Path(path)
     raw = read_or_raise(p, MAX_DOCUMENT_BYTES, DocumentError)

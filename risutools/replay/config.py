@@ -26,8 +26,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from risutools.contract.loaders import parse_value_bytes
 from risutools.errors import Code, ConfigError, DocumentError
+from risutools.values import parse_value_bytes
 
 #: tokens per character for each named profile (documented in docs/replay.md).
 PROFILES: dict[str, str] = {

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from risutools.contract.canonical import sha256_prefixed
-from risutools.contract.loaders import decode_text, parse_json_text, parse_value
+from risutools.canonical import sha256_prefixed
 from risutools.errors import Code, ConfigError, DocumentError
 from risutools.replay.config import KNOWN_ROLES, build_config
+from risutools.values import decode_text, parse_json_text, parse_value
 
 FIXTURE_TAG = "conversation-v1"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -251,7 +251,7 @@ def _parse_ndjson(text: str) -> dict[str, Any]:
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        obj, problem = parse_json_text(line, "fixture", line=lineno)
+        obj, problem = parse_json_text(line, line=lineno)
         if problem is not None:  # the catalog loader's guards: duplicate keys, NaN, depth
             raise _err(f"line {lineno}", problem.message)
         if header is None:

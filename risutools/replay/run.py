@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from risutools import __version__
-from risutools.contract.canonical import doc_sha256, self_hash
+from risutools.canonical import doc_sha256, self_hash
 from risutools.errors import ReplayError
 from risutools.replay.config import ReplayConfig
 from risutools.replay.cutter import ContextCutter, CutResult

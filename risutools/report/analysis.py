@@ -10,6 +10,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from risutools.analysis.model import Analysis, Fact, display, quoted, scrub
+from risutools.canonical import prefixed
 from risutools.formats.card import REPLACED_BY_MODULE
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ def _source_dict(m: Module) -> dict[str, Any]:
         return {}
     s = m.source
     d: dict[str, Any] = {"path": s.path, "format": s.format, "size": s.size,
-                         "sha256": "sha256:" + s.sha256}
+                         "sha256": prefixed(s.sha256)}
     if s.member:
         d["member"] = s.member
     return d

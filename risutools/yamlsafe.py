@@ -54,7 +54,7 @@ from yaml.events import (
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from yaml.scanner import ScannerError
 
-from risutools.contract.jsonlines import escape_pointer_token
+from risutools.jsonlines import escape_pointer_token
 
 _STR = "tag:yaml.org,2002:str"
 _INT = "tag:yaml.org,2002:int"

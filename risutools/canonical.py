@@ -78,10 +78,24 @@ def canonical(doc: Any) -> bytes:
     return _ENCODER.encode(doc).encode("utf-8")
 
 
+#: the one spelling of a digest's algorithm in every document, report and record
+SHA256 = "sha256:"
+
+
 def sha256_prefixed(data: bytes) -> str:
     """``sha256:<64 hex>`` of ``data``: the one spelling of a digest in every document,
     report and record."""
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+    return SHA256 + hashlib.sha256(data).hexdigest()
+
+
+def prefixed(hexdigest: str) -> str:
+    """``sha256:<hex>`` of a SHA-256 already computed (hex, as ``hashlib`` gives it)."""
+    return SHA256 + hexdigest
+
+
+def hex_of(digest: str) -> str:
+    """The hex of a ``sha256:<hex>`` digest (the text as is when it has no prefix)."""
+    return digest.removeprefix(SHA256)
 
 
 def self_hash(doc: dict[str, Any], key: str = "report_sha256") -> str:

@@ -1,0 +1,326 @@
+"""JSON and YAML values read from untrusted text, with every guard of the catalog loader.
+
+Duplicate keys, NaN/Infinity, YAML aliases and tags that are not JSON, nesting past
+:data:`MAX_DEPTH` levels, unpaired surrogates, UTF-16 and bytes that are not UTF-8 are
+refused, each with the line (and JSON pointer) where it was found.  A refusal is a
+:class:`Problem` (what, line, pointer): the contract's loader turns it into an ``MC000``
+finding, the other readers (configuration, replay fixtures, component files, notes) into a
+:class:`~risutools.errors.DocumentError` ``bad-document`` (:func:`parse_value`).
+
+Two JSON paths give byte-identical answers: orjson when it cannot differ from ``json``
+(:func:`fast_json`, which also hands back the canonical bytes), else ``json`` with a hook
+that refuses duplicate keys.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from risutools.canonical import plain_canonical, sha256_prefixed
+from risutools.errors import Code, DocumentError
+from risutools.jsonlines import scan, unpaired_surrogate
+from risutools.yamlsafe import YamlDocument, YamlRefused, load_yaml_documents
+
+try:
+    import orjson
+except ImportError:  # pragma: no cover - a dependency; without it the exact path alone
+    orjson = None  # type: ignore[assignment]
+
+#: largest document accepted (a JSON/YAML file, an NDJSON line)
+MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
+#: deepest nesting accepted in a document (a JSON/YAML file or an NDJSON line)
+MAX_DEPTH = 64
+
+TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels; flatten the document"
+EMPTY = "empty file: no document in it; write a document or remove the file"
+NOTHING = "no document in the file (only comments or null); write a document"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why a text cannot be read as a value, and where (1-based line, JSON pointer)."""
+
+    message: str
+    line: int | None = None
+    pointer: str = ""
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+def decode(data: bytes, base_offset: int = 0, line: int | None = None
+           ) -> tuple[str | None, Problem | None]:
+    """UTF-8 text of ``data`` (a UTF-8 byte-order mark dropped), or the problem: UTF-16,
+    or the offset of the first byte that is not UTF-8 (``base_offset`` added)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None, Problem("file is UTF-16 encoded (has a UTF-16 byte order mark); "
+                             "save it as UTF-8", line)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+        base_offset += 3
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        off = base_offset + exc.start
+        return None, Problem(
+            f"not UTF-8: byte 0x{data[exc.start]:02x} at byte offset {off} "
+            f"({exc.reason}); save the file as UTF-8", line)
+
+
+# --------------------------------------------------------------------------- YAML
+
+
+def load_yaml(text: str) -> tuple[list[YamlDocument], Problem | None]:
+    """The YAML documents of ``text`` (those holding only ``null`` left out), read until
+    the first problem; a text with neither a document nor a problem gives :data:`NOTHING`."""
+    import yaml
+
+    docs: list[YamlDocument] = []
+    problem: Problem | None = None
+    try:
+        docs.extend(d for d in load_yaml_documents(text, max_depth=MAX_DEPTH)
+                    if d.value is not None)
+    except YamlRefused as exc:
+        problem = Problem(exc.why, exc.line, exc.pointer)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        what = " ".join(x for x in (exc.context, exc.problem) if x) or "YAML syntax error"
+        problem = Problem(f"not valid YAML: {what}; fix the syntax there", line)
+    except yaml.YAMLError as exc:
+        problem = Problem(f"not valid YAML: {exc}")
+    except RecursionError:
+        problem = Problem(TOO_DEEP)
+    except ValueError as exc:  # e.g. an integer with too many digits
+        problem = Problem(f"value cannot be read: {exc}")
+    if not docs and problem is None:
+        problem = Problem(NOTHING)
+    return docs, problem
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        raise _DuplicateKey()
+    return d
+
+
+def _nonfinite(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_nonfinite)
+
+# A number token that orjson could read otherwise than ``json``: a float (a digit then
+# ``.``/``e``/``E``: the spelling of floats may differ) or 19+ digits (orjson reads an
+# integer past 64 bits as a float).  Searched outside string literals only.
+_NUMBER_RISK = re.compile(rb"[0-9](?:[.eE]|[0-9]{18})")
+
+
+def _outside_strings(data: bytes) -> bytes:
+    """The bytes of valid JSON ``data`` outside its string literals (structure, numbers,
+    keywords): escape pairs (``\\\\``, ``\\"``) are neutralised first, then every quote
+    left opens or closes a string."""
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"__").replace(b'\\"', b"__")
+    return b"".join(data.split(b'"')[0::2])
+
+
+def nests_deeper(root: object, limit: int) -> bool:
+    """Whether a parsed value nests deeper than ``limit``.
+
+    Containers are visited level by level; ``gc.get_referents`` lists the values of a
+    whole level of dicts and lists in one C call (keys may come too: strings, skipped)."""
+    level: list[Any] = [root] if type(root) is dict or type(root) is list else []
+    depth = 1
+    while level:
+        if depth > limit:
+            return True
+        level = [x for x in gc.get_referents(*level) if type(x) is dict or type(x) is list]
+        depth += 1
+    return False
+
+
+_TYPE_NAMES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+               int: "an integer", float: "a number", type(None): "null"}
+
+
+def json_type_name(value: object, object_word: str = "an object") -> str:
+    """The JSON name of a value's type, with an article ("an array", "null"): the one
+    spelling error messages use (schema errors, readers, the analyser; YAML readers pass
+    ``object_word="a mapping"``)."""
+    if isinstance(value, dict):
+        return object_word
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def fast_json(data: bytes) -> tuple[Any, bytes] | None:
+    """(value, canonical bytes) of UTF-8 JSON ``data`` parsed by orjson, or None when the
+    exact path (``json`` with the duplicate-key hook) must decide.  Every guard holds:
+
+    - orjson refuses (None) what ``json`` refuses or takes differently: invalid JSON or
+      UTF-8, a byte-order mark, NaN/Infinity, unpaired surrogates, numbers out of range,
+      nesting past 1,024 levels;
+    - floats and integers of 19+ digits are left to ``json`` (``_NUMBER_RISK``), so every
+      value is exactly the one ``json`` gives;
+    - duplicate keys: the canonical form (orjson, keys sorted; see ``canonical``) holds one
+      ``:`` per key kept plus the ``:`` of every string, and the text one per key written
+      plus the same ``:`` of every string, as long as no ``\\u003a`` escape spells one:
+      the two counts are equal exactly when no key was repeated (``"a"`` and ``"\\u0061"``
+      included: they are one key once decoded);
+    - nesting past ``MAX_DEPTH`` levels: a walk over the containers, by level.
+    """
+    if orjson is None or b"\\u003" in data:
+        return None
+    if _NUMBER_RISK.search(_outside_strings(data)):  # a regex over the whole text: 4x slower
+        return None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if data.count(b"{") + data.count(b"[") > MAX_DEPTH and nests_deeper(value, MAX_DEPTH):
+        return None  # (fewer brackets than the bound: it cannot nest deeper)
+    canon = plain_canonical(value)
+    if canon is None or canon.count(b":") != data.count(b":"):
+        return None
+    return value, canon
+
+
+def parse_json_text(text: str, *, line: int | None) -> tuple[Any, Problem | None]:
+    """Parse one JSON document; returns (value, None) or (None, the problem)."""
+    doc, problem, _ = parse_json_hashed(text, line=line)
+    return doc, problem
+
+
+def parse_json_hashed(text: str, *, line: int | None
+                      ) -> tuple[Any, Problem | None, str | None]:
+    """:func:`parse_json_text`, with the canonical document hash when the fast path
+    computed it on the way (else None)."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # an unpaired surrogate: the exact path says where
+        data = None
+    fast = fast_json(data) if data is not None else None
+    if fast is not None:
+        return fast[0], None, sha256_prefixed(fast[1])
+    doc, problem = parse_json_exact(text, line=line)
+    return doc, problem, None
+
+
+def parse_json_exact(text: str, *, line: int | None) -> tuple[Any, Problem | None]:
+    """``json`` with the duplicate-key hook: the reference path every fast path answers as.
+    ``line`` is the text's first line in its file (an NDJSON line), None for a whole file."""
+    first = line or 1
+    try:
+        doc = _DECODER.decode(text)
+    except _DuplicateKey:
+        res = scan(text, first)
+        ptr, ln = res.duplicate if res.duplicate else ("", first)
+        key = ptr.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+        return None, Problem(f"duplicate key {key!r}: a key may appear once per object; "
+                             "remove or rename one of them", ln, ptr)
+    except json.JSONDecodeError as exc:
+        ln = first + exc.lineno - 1
+        where = f"column {exc.colno}" if line is not None else f"line {ln} column {exc.colno}"
+        return None, Problem(f"not valid JSON: {exc.msg} at {where}; fix the syntax there", ln)
+    except RecursionError:
+        return None, Problem(TOO_DEEP, first)
+    except ValueError as exc:
+        res = scan(text, first)
+        if res.nonfinite is not None:
+            ptr, ln, tok = res.nonfinite
+            return None, Problem(f"{tok} is not a JSON number (NaN/Infinity are refused); "
+                                 "write a number or null", ln, ptr)
+        return None, Problem(f"value cannot be read: {exc}", first)
+    problem = check_value(doc, first, text)
+    if problem is not None:
+        return None, problem
+    return doc, None
+
+
+def check_value(doc: Any, line: int, text: str | None) -> Problem | None:
+    """Depth bound and unpaired surrogates (only searched when the text has a \\ud escape)."""
+    look_for_surrogates = text is None or "\\ud" in text or "\\uD" in text
+    if (not look_for_surrogates and text is not None
+            and text.count("{") + text.count("[") < MAX_DEPTH):
+        return None  # fewer brackets than the bound: it cannot nest deeper
+    stack: list[tuple[Any, int]] = [(doc, 0)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, dict):
+            if depth >= MAX_DEPTH:
+                return Problem(TOO_DEEP, line)
+            if look_for_surrogates:
+                stack.extend((k, depth + 1) for k in v)
+            stack.extend((x, depth + 1) for x in v.values())
+        elif isinstance(v, list):
+            if depth >= MAX_DEPTH:
+                return Problem(TOO_DEEP, line)
+            stack.extend((x, depth + 1) for x in v)
+        elif look_for_surrogates and isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:  # the first one in document order, with its pointer
+                ptr, why = unpaired_surrogate(doc) or ("", "")
+                at = scan(text, line).lines.get(ptr, line) if text is not None else line
+                return Problem(why, at, ptr)
+    return None
+
+
+# --------------------------------------------------------------------------- one value
+
+
+def parse_value(text: str, name: str, fmt: str) -> Any:
+    """One JSON (``fmt="json"``) or YAML value, with every guard of the catalog loader:
+    duplicate keys, NaN/Infinity, YAML aliases and non-JSON tags, nesting depth.
+
+    Used for the other files risutools reads as data (replay fixtures, configurations,
+    component files, notes).  A YAML file holding no document gives ``None``; several
+    documents are refused, and so is blank JSON (as an empty file).  Raises
+    :class:`DocumentError` (code ``bad-document``) with the line and the reason.
+    """
+    if fmt == "json":
+        if not text.strip():
+            raise DocumentError(Code.BAD_DOCUMENT, EMPTY, path=name)
+        value, problem = parse_json_text(text, line=None)
+        if problem is None:
+            return value
+    else:
+        docs, problem = load_yaml(text)
+        if problem is None and len(docs) > 1:
+            raise DocumentError(Code.BAD_DOCUMENT, "several YAML documents in one file; keep "
+                                "one", where=f"line {docs[1].line}", path=name)
+        if docs and problem is None:
+            return docs[0].value
+        if problem is not None and problem.message == NOTHING:
+            return None
+    assert problem is not None
+    raise DocumentError(Code.BAD_DOCUMENT, problem.message,
+                        where=f"line {problem.line}" if problem.line else "", path=name)
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """The UTF-8 text of a data file, with the catalog loader's rules: a UTF-8 byte-order
+    mark is dropped, UTF-16 and undecodable bytes are refused with the byte offset.
+    Raises :class:`DocumentError` (code ``bad-document``)."""
+    text, err = decode(data)
+    if text is None:
+        raise DocumentError(Code.BAD_DOCUMENT, err.message if err else "cannot decode",
+                            path=name)
+    return text
+
+
+def parse_value_bytes(data: bytes, name: str, fmt: str) -> Any:
+    """:func:`parse_value` over a file's bytes, decoded by :func:`decode_text`."""
+    return parse_value(decode_text(data, name), name, fmt)
