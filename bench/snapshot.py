@@ -70,7 +70,7 @@ class Snap:
             dst.write_bytes(self.clean(src.read_bytes()))
             return
         for p in sorted(src.rglob("*")):
-            if p.is_symlink() or not p.is_file() or p.name.startswith(".risutools-cache"):
+            if p.is_symlink() or not p.is_file() or ".risutools-cache" in p.parts:
                 continue
             if ".risutools-tmp-" in p.name or p.name == ".risutools.lock":
                 continue
