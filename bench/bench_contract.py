@@ -63,7 +63,7 @@ def generate(n: int) -> list[str]:
 
 def bench_risutools(path: Path) -> tuple[float, float, int, int]:
     """(wall seconds, CPU seconds, documents, findings)."""
-    from risutools.contract import validate_paths
+    from risutools.contract.validate import validate_paths
 
     c = time.process_time()
     t = time.perf_counter()

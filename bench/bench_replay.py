@@ -39,12 +39,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from risutools.replay.config import ReplayConfig, build_config  # noqa: E402
 from risutools.replay.cutter import ContextCutter  # noqa: E402
 from risutools.replay.fixture import Fixture, Message, build_fixture  # noqa: E402
 from risutools.replay.invariants import INVARIANTS, InvariantChecker, Step  # noqa: E402
 from risutools.replay.run import apply_turn, iterate_cutter  # noqa: E402
 from risutools.replay.synth import synthesize  # noqa: E402
+from risutools.settings.replay import ReplayConfig, build_config  # noqa: E402
 
 MESSAGES, TURNS = 10_000, 1_000
 CONFIG = {"max_context": 32_000, "preserve_latest": 8, "trim_percent": 10}

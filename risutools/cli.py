@@ -22,7 +22,7 @@ from risutools import __version__
 from risutools.errors import Code, RisuError, WriteConflict
 
 if TYPE_CHECKING:
-    from risutools.contract.config import ContractConfig
+    from risutools.settings.config import Settings
 
 app = typer.Typer(
     name="risutools",
@@ -243,21 +243,21 @@ _EXCLUDE_HELP = "Skip files matching this glob in folder walks (repeated; replac
 def _settings(config_file: str | None, start: str | Path | list[str], *,
               select: list[str] | None = None, ignore: list[str] | None = None,
               sources: str | None = None, exclude: list[str] | None = None,
-              promotion: bool = False) -> ContractConfig:
+              promotion: bool = False) -> Settings:
     """The one way every command gets its configuration, before anything runs: the
     defaults, under the configuration file (``--config FILE``, else the nearest
     ``.risutools.yaml`` / ``pyproject.toml [tool.risutools]`` above ``start``: the first
     path given, a catalog root, a component's folder), under the command line's options.
-    Returns a validated :class:`~risutools.contract.config.ContractConfig`."""
-    from risutools.contract.config import load_config, load_config_file
+    Returns a validated :class:`~risutools.settings.config.Settings`."""
+    from risutools.settings.config import load_settings, load_settings_file
 
     if config_file:
-        cfg = load_config_file(config_file)
+        cfg = load_settings_file(config_file)
     else:
         if isinstance(start, list):
             start = next((p for p in start if p != "-"), ".")
         sp = Path(str(start))
-        cfg = load_config(sp if sp.is_dir() else (sp.parent if str(sp.parent) else Path(".")))
+        cfg = load_settings(sp if sp.is_dir() else (sp.parent if str(sp.parent) else Path(".")))
     return cfg.with_options(select=select or (), ignore=ignore or (), sources=sources,
                             exclude=exclude or (), promotion=promotion)
 
@@ -271,7 +271,7 @@ def _text(value: str | None, option: str) -> str | None:
     return None if value is None else require_text(value, option)
 
 
-def _configure(config_file: str | None, **options: Any) -> Callable[[Path], ContractConfig]:
+def _configure(config_file: str | None, **options: Any) -> Callable[[Path], Settings]:
     """:func:`_settings` for a catalog command, once the catalog root is known."""
     return lambda root: _settings(config_file, root, **options)
 
@@ -559,7 +559,7 @@ def analyze_cmd(
     _exit(exit_code([a for _, a in merged.analyses], fail_on), exit_zero)
 
 
-def _graded(result: Any, cfg: ContractConfig) -> Any:
+def _graded(result: Any, cfg: Settings) -> Any:
     """An analysis result as the settings report it (``--select``/``--ignore``, and
     ``rules:`` severities and ``off``), applied once, after the analysis."""
     from dataclasses import replace

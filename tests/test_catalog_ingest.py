@@ -14,7 +14,7 @@ import pytest
 from harness import SOURCES
 
 from risutools.catalog.ingest import ingest
-from risutools.contract import validate_document
+from risutools.contract.validate import validate_document
 from risutools.formats.risum import write_risum
 
 

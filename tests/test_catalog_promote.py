@@ -23,7 +23,7 @@ from risutools.catalog.catalog import Catalog
 from risutools.catalog.commands import approve, switch
 from risutools.catalog.gates import PROMOTION_GATES, RUNTIME_GATES
 from risutools.catalog.promote import plan
-from risutools.contract import validate_paths
+from risutools.contract.validate import validate_paths
 from risutools.errors import ConfigError, DocumentError
 
 

@@ -23,7 +23,7 @@ from test_catalog_support import (
 )
 
 from risutools.catalog.commands import approve
-from risutools.contract import validate_paths
+from risutools.contract.validate import validate_paths
 
 TO = "pending_human_review"
 

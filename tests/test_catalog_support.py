@@ -88,7 +88,7 @@ def to_promoted(cat: Path, cid: str = CUTTER) -> None:
 
 
 def test_support_catalog_is_valid(tmp_path_factory: pytest.TempPathFactory) -> None:
-    from risutools.contract import validate_paths
+    from risutools.contract.validate import validate_paths
 
     cat = base_catalog(tmp_path_factory)
     res = validate_paths([cat])

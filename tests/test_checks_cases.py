@@ -21,9 +21,9 @@ from harness import ROOT
 from risutools.analysis import analyze
 from risutools.checks import all_checks
 from risutools.checks.examples import CASES_DIR, load_cases
-from risutools.contract import ContractConfig, validate_document
-from risutools.contract.config import load_config_file
+from risutools.contract.validate import validate_document
 from risutools.formats.model import Anomaly, AssetInfo, Module
+from risutools.settings.config import Settings, load_settings_file
 
 SEED = json.loads((ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json")
                   .read_text(encoding="utf-8"))
@@ -59,12 +59,12 @@ def apply_change(case: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def config(case: dict[str, Any], tmp: Path) -> ContractConfig:
+def config(case: dict[str, Any], tmp: Path) -> Settings:
     if "config" not in case:
-        return ContractConfig()
+        return Settings()
     p = tmp / ".risutools.yaml"
     p.write_text(json.dumps(case["config"]), encoding="utf-8")
-    return load_config_file(p)
+    return load_settings_file(p)
 
 
 def module(case: dict[str, Any]) -> Module:

@@ -54,9 +54,9 @@ def test_every_gate_is_declared_and_named_by_its_title() -> None:
 
 
 def test_replay_verdicts_are_keyed_by_the_registry() -> None:
-    from risutools.replay.config import build_config
     from risutools.replay.invariants import InvariantChecker
     from risutools.replay.monitor_checks import MonitorChecker
+    from risutools.settings.replay import build_config
 
     assert list(InvariantChecker(build_config()).verdicts) == [
         c.id for c in all_checks().values() if c.family == "R"]

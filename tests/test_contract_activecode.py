@@ -133,8 +133,8 @@ def test_mc500_joined_fast_path_matches_per_string() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from risutools.contract.config import ContractConfig
     from risutools.contract.rules import mc500
+    from risutools.settings.config import Settings
 
     pieces = st.sampled_from(CODE + PROSE + ["if x then", "do", "end", "a = b", "(?", ":", "x"])
 
@@ -142,7 +142,7 @@ def test_mc500_joined_fast_path_matches_per_string() -> None:
     @given(st.lists(pieces, max_size=6))
     def check(texts: list[str]) -> None:
         doc = {"payload": {"triggers": texts}}
-        got = [p for p, _ in mc500(doc, ContractConfig())]
+        got = [p for p, _ in mc500(doc, Settings())]
         want = [f"/payload/triggers/{i}" for i, t in enumerate(texts)
                 if find_active_code(t) is not None]
         assert got == want

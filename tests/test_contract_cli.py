@@ -143,7 +143,7 @@ def test_cli_import_stays_lazy() -> None:
 
 def test_report_file_never_gets_colours(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from risutools import cli
-    from risutools.contract import validate_paths
+    from risutools.contract.validate import validate_paths
 
     r = validate_paths([FX / "bad" / "rules.json"])
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)

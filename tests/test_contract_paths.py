@@ -24,11 +24,11 @@ from harness import ROOT, SEED, SOURCES
 from hypothesis import given
 from hypothesis import strategies as st
 
-from risutools.contract.config import ContractConfig, config_root, load_config_file
 from risutools.contract.validate import validate_paths
 from risutools.errors import ConfigError
 from risutools.pathnames import name_bytes, name_uri, safe_line, show_name
 from risutools.safeio import FileRefused, open_regular, read_regular, sha256_regular
+from risutools.settings.config import Settings, config_root, load_settings_file
 
 STORE_FILE = ROOT / "fixtures" / "contract" / "store" / "300.risum"
 STORE_SHA = "sha256:a2b77045e473618af148a0388f1bc499d24b562e5dc3df21d97c01cad42a7dce"
@@ -206,12 +206,12 @@ def test_config_sources_must_stay_in_the_repository(tmp_path: Path) -> None:
     (repo / "catalog" / ".risutools.yaml").write_text("sources: ../store\n")
     (repo / "devlink").symlink_to("/")
     for cfg_file in (repo / ".risutools.yaml", repo / "catalog" / ".risutools.yaml"):
-        cfg = load_config_file(cfg_file)
+        cfg = load_settings_file(cfg_file)
         assert cfg.root == repo.resolve()  # the folder holding .git
         assert cfg.source_store() == (repo / "store").resolve()
     for outside in ("/dev", "../elsewhere", "devlink", "devlink/tmp", "store/../../x"):
         (repo / ".risutools.yaml").write_text(f"sources: {outside}\n")
-        cfg = load_config_file(repo / ".risutools.yaml")
+        cfg = load_settings_file(repo / ".risutools.yaml")
         with pytest.raises(ConfigError) as ei:
             cfg.source_store()
         assert ei.value.code == "config-sources-outside", outside
@@ -223,8 +223,8 @@ def test_config_sources_must_stay_in_the_repository(tmp_path: Path) -> None:
     (lone / ".risutools.yaml").write_text("sources: ../x\n")
     assert config_root(lone / ".risutools.yaml") == lone.resolve()
     with pytest.raises(ConfigError):
-        load_config_file(lone / ".risutools.yaml").source_store()
-    assert ContractConfig().source_store() is None
+        load_settings_file(lone / ".risutools.yaml").source_store()
+    assert Settings().source_store() is None
 
 
 @needs_dev_zero

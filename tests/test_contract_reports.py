@@ -6,8 +6,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from risutools.contract import validate_paths
-from risutools.contract.validate import DocumentInfo, Result
+from risutools.contract.validate import DocumentInfo, Result, validate_paths
 from risutools.findings import Finding
 from risutools.report.github import annotation, escape_data, escape_property, render_github
 from risutools.report.json_out import render_json

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 from harness import ROOT, SEED
 
-from risutools.contract import validate_document, validate_paths, verify_paths
 from risutools.contract.rules import RULES
+from risutools.contract.validate import validate_document, validate_paths
+from risutools.contract.verify import verify_paths
 
 FX = ROOT / "fixtures" / "contract"
 

@@ -10,17 +10,11 @@ from pathlib import Path
 import pytest
 from harness import ROOT, SEED
 
-from risutools.contract import (
-    ContractConfig,
-    RuleFilter,
-    load_config,
-    load_documents,
-    validate_document,
-    validate_paths,
-)
-from risutools.contract.loaders import load_bytes
+from risutools.contract.loaders import load_bytes, load_documents
 from risutools.contract.rules import RULES
+from risutools.contract.validate import RuleFilter, validate_document, validate_paths
 from risutools.errors import ConfigError, DocumentError
+from risutools.settings.config import Settings, load_settings
 from risutools.values import MAX_DEPTH, MAX_DOCUMENT_BYTES
 
 FX = ROOT / "fixtures" / "contract"
@@ -61,7 +55,7 @@ def test_good_folder_yaml_ndjson_bom_all_clean() -> None:
 
 
 def test_yaml_seed_hashes_like_json_seed() -> None:
-    from risutools.contract import doc_sha256
+    from risutools.canonical import doc_sha256
 
     y = load_documents(FX / "good" / "context-cutter.yaml").documents[0].doc
     assert doc_sha256(y) == doc_sha256(seed())
@@ -318,9 +312,9 @@ def test_mc600_error_once_approved_and_under_gate() -> None:
     [f] = validate_document(d)
     assert (f.rule, f.severity) == ("MC600", "warning")
     assert "payload.invariants" in f.message and "core.core_idea" in f.message
-    [f] = validate_document(d, config=ContractConfig().with_promotion_gate())
+    [f] = validate_document(d, config=Settings().with_promotion_gate())
     assert f.severity == "error"
-    off = ContractConfig(severities={"MC600": "off"})
+    off = Settings(severities={"MC600": "off"})
     assert validate_document(d, config=off) == []
     # the gate cannot be configured away
     [f] = validate_document(d, config=off.with_promotion_gate())
@@ -342,9 +336,9 @@ def test_config_extra_capabilities_and_severities() -> None:
     d["capabilities"]["provides"].append("context.extra_local")
     [f] = validate_document(d)
     assert f.rule == "MC401" and f.severity == "warning"
-    cfg = ContractConfig(extra_capabilities=frozenset({"context.extra_local"}))
+    cfg = Settings(extra_capabilities=frozenset({"context.extra_local"}))
     assert validate_document(d, config=cfg) == []
-    up = ContractConfig(severities={"MC401": "error"})
+    up = Settings(severities={"MC401": "error"})
     assert validate_document(d, config=up)[0].severity == "error"
 
 
@@ -380,7 +374,7 @@ def test_mc104_duplicates_across_files(tmp_path: Path) -> None:
 
 
 def test_mc305_catalog_chain() -> None:
-    r = validate_paths([FX / "catalog"], load_config(FX / "catalog"))
+    r = validate_paths([FX / "catalog"], load_settings(FX / "catalog"))
     by_file = {d.file.rsplit("/", 1)[-1]: d for d in r.documents}
     assert by_file["approved-cutter.json"].findings == []
     assert by_file["candidate.json"].findings == []
@@ -457,10 +451,10 @@ def test_config_yaml_and_pyproject(tmp_path: Path) -> None:
         '[tool.risutools]\ncapabilities = ["my.cap"]\nrules = { MC401 = "off" }\n')
     sub = tmp_path / "docs"
     sub.mkdir()
-    cfg = load_config(sub)
+    cfg = load_settings(sub)
     assert cfg.extra_capabilities == {"my.cap"} and cfg.severities == {"MC401": "off"}
     (tmp_path / ".risutools.yaml").write_text("sources: store\nexclude: ['drafts/*']\n")
-    cfg = load_config(sub)
+    cfg = load_settings(sub)
     assert cfg.sources == (tmp_path / "store").resolve() and cfg.exclude == ("drafts/*",)
 
 
@@ -470,45 +464,45 @@ def test_config_yaml_and_pyproject(tmp_path: Path) -> None:
     "contract: [unclosed\n",
 ])
 def test_bad_config_is_config_error(tmp_path: Path, text: str) -> None:
-    from risutools.contract import load_config_file
+    from risutools.settings.config import load_settings_file
 
     p = tmp_path / ".risutools.yaml"
     p.write_text(text)
     with pytest.raises(ConfigError) as ei:
-        load_config_file(p)
+        load_settings_file(p)
     assert "\n" not in ei.value.one_line()
 
 
 def test_a_section_nothing_reads_is_refused_by_name(tmp_path: Path) -> None:
-    from risutools.contract import load_config_file
+    from risutools.settings.config import load_settings_file
 
     p = tmp_path / ".risutools.yaml"
     p.write_text("ingest: {workers: 2}\n")
     with pytest.raises(ConfigError) as ei:
-        load_config_file(p)
+        load_settings_file(p)
     assert ei.value.code == "config-unknown-key" and "'ingest'" in ei.value.why
     p.write_text("catalog: {require_signatures: false}\nreplay: {max_context: 900}\n")
-    assert set(load_config_file(p).sections) == {"catalog", "replay"}
+    assert set(load_settings_file(p).sections) == {"catalog", "replay"}
 
 
 @pytest.mark.parametrize(("text", "want"), [("off", "off"), ("no", "off"), ("false", "off"),
                                             ("'off'", "off"), ("warning", "warning")])
 def test_yaml_11_booleans_in_rules_are_understood(tmp_path: Path, text: str, want: str) -> None:
-    from risutools.contract import load_config_file
+    from risutools.settings.config import load_settings_file
 
     p = tmp_path / ".risutools.yaml"
     p.write_text(f"rules:\n  MC105: {text}\n")
-    assert load_config_file(p).severities == {"MC105": want}
+    assert load_settings_file(p).severities == {"MC105": want}
 
 
 @pytest.mark.parametrize("text", ["on", "yes", "true"])
 def test_yaml_11_true_in_rules_is_refused_with_the_fix(tmp_path: Path, text: str) -> None:
-    from risutools.contract import load_config_file
+    from risutools.settings.config import load_settings_file
 
     p = tmp_path / ".risutools.yaml"
     p.write_text(f"rules:\n  MC105: {text}\n")
     with pytest.raises(ConfigError) as ei:
-        load_config_file(p)
+        load_settings_file(p)
     assert ei.value.code == "config-bad-value" and "write error or warning" in ei.value.why
 
 
@@ -533,12 +527,12 @@ def test_non_object_document_says_json_type(value: object, kind: str) -> None:
 
 
 def test_config_capability_with_trailing_newline_refused(tmp_path: Path) -> None:
-    from risutools.contract import load_config_file
+    from risutools.settings.config import load_settings_file
 
     p = tmp_path / ".risutools.yaml"
     p.write_text('capabilities: ["my.cap\\n"]\n')
     with pytest.raises(ConfigError):
-        load_config_file(p)
+        load_settings_file(p)
 
 
 def test_schema_has_id_and_every_property_is_described() -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from harness import ROOT
 
-from risutools.contract import load_config, verify_paths
+from risutools.contract.verify import verify_paths
+from risutools.settings.config import load_settings
 
 FX = ROOT / "fixtures" / "contract"
 STORE = FX / "store"
@@ -98,7 +99,7 @@ def test_prompt_digest_and_placeholder_in_verify() -> None:
 
 
 def test_config_sources_used(tmp_path: Path) -> None:
-    cfg = load_config(FX / "catalog")
+    cfg = load_settings(FX / "catalog")
     assert cfg.sources == STORE.resolve()
     r = verify_paths([FX / "verify" / "verified.json"], config=cfg)
     assert [v.status for v in r.verifications] == ["verified", "verified"]

@@ -180,14 +180,14 @@ def test_every_documented_error_code_exists() -> None:
 
 
 def test_the_configuration_example_loads(tmp_path: Path) -> None:
-    from risutools.contract.config import load_config_file
+    from risutools.settings.config import load_settings_file
 
     text = (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
     block = text.split("## Configuration", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
     cfg_file = tmp_path / ".risutools.yaml"
     (tmp_path / "risu-store").mkdir()
     cfg_file.write_text(block.replace("../risu-store", "risu-store"), encoding="utf-8")
-    cfg = load_config_file(str(cfg_file))
+    cfg = load_settings_file(str(cfg_file))
     assert cfg.severities == {"MC401": "error", "MC105": "off"}
 
 

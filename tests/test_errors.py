@@ -85,15 +85,15 @@ def test_one_line_and_with_path() -> None:
 
 
 def test_a_missing_path_is_not_found_in_every_reader(tmp_path: Path) -> None:
-    from risutools.contract.config import load_config_file
     from risutools.formats.reader import read_path
     from risutools.projection.notes import load_notes
     from risutools.replay.component import load_component
-    from risutools.replay.config import read_replay_layer
     from risutools.replay.fixture import load_fixture
+    from risutools.settings.config import load_settings_file
+    from risutools.settings.replay import read_replay_layer
 
     gone = tmp_path / "gone.yaml"
-    for reader in (load_config_file, read_replay_layer, load_fixture, load_component,
+    for reader in (load_settings_file, read_replay_layer, load_fixture, load_component,
                    load_notes, read_path):
         with pytest.raises(RisuError) as ei:
             reader(gone)

@@ -264,7 +264,7 @@ def test_fixture_set_is_not_empty() -> None:
 
 
 def test_every_fixture_document_is_valid_and_carries_no_code() -> None:
-    from risutools.contract import validate_document
+    from risutools.contract.validate import validate_document
 
     for m in _fixture_modules():
         patterns = [r["in"] for r in m.regex if isinstance(r, dict)

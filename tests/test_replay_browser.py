@@ -21,10 +21,10 @@ import pytest
 from harness import ROOT, browser_or_skip, run_browser
 
 from risutools.replay.api import write_report_files
-from risutools.replay.config import ReplayConfig, build_config, load_replay_config
 from risutools.replay.fixture import Fixture, build_fixture, load_fixture, parse_fixture_bytes
 from risutools.replay.run import build_report, replay_cutter, replay_monitor
 from risutools.replay.synth import synthesize
+from risutools.settings.replay import ReplayConfig, build_config, load_replay_config
 
 
 def _browser() -> str:

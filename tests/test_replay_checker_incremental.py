@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from risutools.replay.config import PROFILES, ReplayConfig, build_config
 from risutools.replay.cutter import ContextCutter
 from risutools.replay.fixture import Fixture, Message, build_fixture
 from risutools.replay.invariants import INVARIANTS, Change, InvariantChecker, Step
 from risutools.replay.run import _apply_plain, apply_turn
 from risutools.replay.synth import synthesize
+from risutools.settings.replay import PROFILES, ReplayConfig, build_config
 from tests.test_replay_invariants import (
     CutsWhileOff,
     DeepCutAfterLoss,

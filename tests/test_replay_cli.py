@@ -14,9 +14,9 @@ import yaml
 from harness import FIXTURES, ROOT, SEED, run_cli
 
 from risutools.errors import ConfigError, RisuError, WriteConflict
-from risutools.replay.config import build_config
 from risutools.replay.fixture import parse_fixture_bytes
 from risutools.replay.run import verify_report_hash
+from risutools.settings.replay import build_config
 
 FIX = FIXTURES / "replay"
 
@@ -510,7 +510,6 @@ def test_unwritable_output_is_one_line(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", sorted(p.name for p in FIX.glob("*.yaml")))
 def test_every_report_matches_the_schema_and_is_deterministic(name: str) -> None:
-    from risutools.replay.config import load_replay_config
     from risutools.replay.fixture import load_fixture
     from risutools.replay.run import (
         SIM_CUTTER,
@@ -521,6 +520,7 @@ def test_every_report_matches_the_schema_and_is_deterministic(name: str) -> None
     )
     from risutools.report.replay_html import render_html
     from risutools.report.replay_markdown import render_markdown
+    from risutools.settings.replay import load_replay_config
 
     comp = json.loads(SEED.read_text(encoding="utf-8"))
     for sim, doc in ((SIM_CUTTER, comp), (SIM_MONITOR, None)):

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 import yaml
 
-from risutools.replay.config import load_replay_config
 from risutools.replay.fixture import load_fixture
 from risutools.replay.run import replay_cutter
+from risutools.settings.replay import load_replay_config
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "replay"
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from risutools.replay.config import ReplayConfig, build_config, load_replay_config
 from risutools.replay.cutter import AnchorStatus, ContextCutter, CutResult
 from risutools.replay.fixture import Fixture, Message, build_fixture, load_fixture
 from risutools.replay.invariants import InvariantChecker, Step
 from risutools.replay.run import iterate_cutter
 from risutools.replay.synth import synthesize
+from risutools.settings.replay import ReplayConfig, build_config, load_replay_config
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "replay"
 

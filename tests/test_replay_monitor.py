@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from risutools.replay.api import run_monitor
-from risutools.replay.config import build_config
 from risutools.replay.fixture import Metrics
 from risutools.replay.monitor import ContextMonitor
+from risutools.settings.replay import build_config
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "replay"
 
@@ -64,9 +64,9 @@ def test_missing_metrics_are_tolerated_before_any_alert() -> None:
 
 
 def test_cutter_replay_feeds_the_monitor_with_tokens_out() -> None:
-    from risutools.replay.config import load_replay_config
     from risutools.replay.fixture import load_fixture
     from risutools.replay.run import replay_cutter
+    from risutools.settings.replay import load_replay_config
 
     fx = load_fixture(FIX / "anchor-edit.yaml")
     run = replay_cutter(fx, load_replay_config(None, fx.config))

@@ -18,12 +18,12 @@ import pytest
 from harness import ROOT, SEED
 
 from risutools.replay import api
-from risutools.replay.config import build_config, load_replay_config
 from risutools.replay.fixture import Metrics, build_fixture, load_fixture
 from risutools.replay.invariants import InvariantChecker, Verdict, summary_verdict
 from risutools.replay.monitor import ContextMonitor, Level, MonitorEvent
 from risutools.replay.monitor_checks import MONITOR_INVARIANTS
 from risutools.replay.run import ReplayRun, build_report, replay_cutter, replay_monitor
+from risutools.settings.replay import build_config, load_replay_config
 
 FIX = ROOT / "fixtures" / "replay"
 

@@ -11,8 +11,8 @@ import pytest
 from risutools.errors import ConfigError, DocumentError, RisuError
 from risutools.projection import load_notes
 from risutools.replay.component import load_component
-from risutools.replay.config import read_replay_layer
 from risutools.replay.fixture import load_fixture
+from risutools.settings.replay import read_replay_layer
 from risutools.values import parse_value
 
 ALIAS_BOMB = "a: &a [1, 2]\nb: [*a, *a]\n"

@@ -16,11 +16,11 @@ from harness import FIXTURES, SEED, SOURCES, run_cli
 from risutools.checks.analysis import RA103, RA802
 from risutools.checks.gates import G4
 from risutools.checks.review import RV101, RV304, RV305
-from risutools.contract.config import ContractConfig, load_config_file
 from risutools.contract.rules import MC000, MC202
 from risutools.contract.rules import mc401 as MC401
 from risutools.contract.rules import mc600 as MC600
 from risutools.errors import ConfigError
+from risutools.settings.config import Settings, load_settings_file
 
 NET = SOURCES / "182004771_net-summarizer.risum"
 
@@ -34,10 +34,10 @@ def _repo(tmp: Path, config: str | None = None) -> Path:
     return tmp
 
 
-def _config(tmp: Path, text: str) -> ContractConfig:
+def _config(tmp: Path, text: str) -> Settings:
     p = tmp / ".risutools.yaml"
     p.write_text(text, encoding="utf-8")
-    return load_config_file(p)
+    return load_settings_file(p)
 
 
 def _doc(**changes: Any) -> dict[str, Any]:
@@ -85,7 +85,7 @@ def test_bad_rules_are_refused_with_their_name(tmp_path: Path, rules: str, code:
 
 
 def test_every_key_has_a_reader_and_others_are_refused(tmp_path: Path) -> None:
-    from risutools.contract.config import KEYS, SECTIONS
+    from risutools.settings.config import KEYS, SECTIONS
 
     assert set(SECTIONS) <= set(KEYS) and all(KEYS.values())
     with pytest.raises(ConfigError) as err:
@@ -329,7 +329,7 @@ def test_replay_run_layers(tmp_path: Path) -> None:
 def test_the_configuration_page_documents_every_key(tmp_path: Path) -> None:
     from harness import ROOT
 
-    from risutools.contract.config import KEYS
+    from risutools.settings.config import KEYS
 
     text = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     rows = {line.split("|")[1].strip(" `") for line in text.splitlines()

@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 from risutools.canonical import doc_sha256
-from risutools.contract.config import ContractConfig, find_config, load_config_file
 from risutools.contract.loaders import (
     NDJSON_EXTS,
     YAML_EXTS,
@@ -43,6 +42,8 @@ from risutools.contract.loaders import (
 from risutools.contract.transitions import CatalogLog, find_catalog_root, read_log
 from risutools.errors import Code, ConfigError, DocumentError
 from risutools.findings import Finding
+from risutools.settings.catalog import CatalogSettings
+from risutools.settings.config import Settings, find_settings_file, load_settings_file
 
 LOG_NAME = "transitions.ndjson"
 LOCK_NAME = ".risutools.lock"
@@ -102,43 +103,6 @@ class Entry:
         return self._where
 
 
-@dataclass
-class CatalogSettings:
-    """The ``catalog:`` section of the configuration (approvals and signatures)."""
-
-    allowed_signers: Path | None = None
-    require_signatures: bool = False
-    namespace: str = "risutools-approval"
-
-
-def catalog_settings(cfg: ContractConfig) -> CatalogSettings:
-    raw = cfg.sections.get("catalog", {})
-    where = str(cfg.source_file) if cfg.source_file else None
-    allowed = {"allowed_signers", "require_signatures"}
-    unknown = sorted(k for k in raw if k not in allowed)
-    if unknown:
-        raise ConfigError(Code.CONFIG_UNKNOWN_KEY, f"catalog: unknown key(s) "
-                          f"{', '.join(map(repr, unknown))}; allowed: {', '.join(sorted(allowed))}",
-                          where="catalog", path=where)
-    out = CatalogSettings()
-    signers = raw.get("allowed_signers")
-    if signers is not None:
-        if not isinstance(signers, str) or not signers:
-            raise ConfigError(Code.CONFIG_BAD_VALUE, "allowed_signers must be a file path",
-                              where="catalog.allowed_signers", path=where)
-        base = cfg.source_file.parent if cfg.source_file else Path(".")
-        out.allowed_signers = (base / signers).resolve()
-    req = raw.get("require_signatures", False)
-    if not isinstance(req, bool):
-        raise ConfigError(Code.CONFIG_BAD_VALUE, "require_signatures must be true or false",
-                          where="catalog.require_signatures", path=where)
-    out.require_signatures = req
-    if req and out.allowed_signers is None:
-        raise ConfigError(Code.CONFIG_BAD_VALUE, "require_signatures: true needs allowed_signers "
-                          "(a file in git's allowed_signers format)", where="catalog", path=where)
-    return out
-
-
 def find_root(start: Path) -> Path | None:
     """The catalog root above ``start``: MC305's rule first, then the other markers."""
     root = find_catalog_root(start)
@@ -158,7 +122,7 @@ def find_root(start: Path) -> Path | None:
 @dataclass
 class Catalog:
     root: Path
-    config: ContractConfig
+    config: Settings
     settings: CatalogSettings
     _entries: list[Entry] | None = None
     load_problems: list[Finding] = field(default_factory=list)
@@ -167,7 +131,7 @@ class Catalog:
 
     @classmethod
     def open(cls, catalog_dir: str | Path | None = None, *, start: str | Path = ".",
-             configure: Callable[[Path], ContractConfig] | None = None) -> Catalog:
+             configure: Callable[[Path], Settings] | None = None) -> Catalog:
         """The catalog at ``catalog_dir``, or the one found above ``start``; its settings
         from ``configure(root)`` (the CLI's layered settings), else the file above it."""
         if catalog_dir is not None:
@@ -186,9 +150,9 @@ class Catalog:
         if configure is not None:
             cfg = configure(root)
         else:
-            cfg_path = find_config(root)
-            cfg = load_config_file(cfg_path) if cfg_path is not None else ContractConfig()
-        return cls(root, cfg, catalog_settings(cfg))
+            cfg_path = find_settings_file(root)
+            cfg = load_settings_file(cfg_path) if cfg_path is not None else Settings()
+        return cls(root, cfg, cfg.catalog)
 
     # ------------------------------------------------------------------ paths
 

@@ -20,15 +20,15 @@ from risutools.catalog.approvals import (
 from risutools.catalog.catalog import Catalog, Entry, find_root
 from risutools.catalog.promote import Plan, execute, plan
 from risutools.catalog.writes import catalog_lock, write_new_file
-from risutools.contract.config import ContractConfig
 from risutools.contract.transitions import action_for
 from risutools.errors import Code, ConfigError, WriteConflict
 from risutools.jsonlines import require_text
 from risutools.pathnames import show_name
+from risutools.settings.config import Settings
 
 #: how a command gets its settings once the catalog root is known (the CLI's layered
 #: settings: defaults < the configuration file < the command line)
-Configure = Callable[[Path], ContractConfig]
+Configure = Callable[[Path], Settings]
 
 
 def open_for(component: str, catalog: str | None, configure: Configure | None = None

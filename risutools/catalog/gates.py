@@ -20,10 +20,10 @@ from risutools.catalog.graph import Graph
 from risutools.checks import Check as Declared
 from risutools.checks import gates as G
 from risutools.contract import rules as mc
-from risutools.contract.config import ContractConfig
 from risutools.contract.transitions import CatalogLog, action_for, check_chain
 from risutools.contract.validate import Verification
 from risutools.findings import Finding
+from risutools.settings.config import Settings
 
 PASS, FAIL, NA = "pass", "fail", "n/a"
 APPROVED_ON = ("approved", "promoted")
@@ -123,7 +123,7 @@ def _without_line(log: CatalogLog, cid: str, line: int) -> CatalogLog:
     return out
 
 
-def _new_doc_findings(ctx: GateContext, cfg: ContractConfig) -> list[Finding]:
+def _new_doc_findings(ctx: GateContext, cfg: Settings) -> list[Finding]:
     from risutools.contract.validate import validate_document
 
     if ctx.base_findings is None:

@@ -45,7 +45,7 @@ from risutools.catalog.cache import IngestCache, result_key
 from risutools.errors import Code, ConfigError, RisuError, WriteConflict
 
 if TYPE_CHECKING:
-    from risutools.contract.config import ContractConfig
+    from risutools.settings.config import Settings
 from risutools.fsio import (
     StagedWrite,
     atomic_write,
@@ -309,14 +309,14 @@ def process_file(
     post_id: str | None = None,
     ndjson: bool = False,
     stage: StageSpec | None = None,
-    settings: ContractConfig | None = None,
+    settings: Settings | None = None,
     fmt: str | None = None,
     size: int | None = None,
 ) -> SourceOutcome:
     """Read, hash, project and render one source file (and, with ``stage``, write each
     document into its temp file).  Never raises for bad input.  ``settings``: the analysis
     findings a document shows are those the settings report (``rules:``,
-    ``--select``/``--ignore``; :meth:`ContractConfig.apply`).  ``fmt``: the format the walk
+    ``--select``/``--ignore``; :meth:`Settings.apply`).  ``fmt``: the format the walk
     detected (``read_path`` does not detect it again); ``size``: the size the walk found
     (not asked for again)."""
     from risutools.formats import read_path
@@ -464,7 +464,7 @@ def ingest(
     use_cache: bool = True,
     on_start: Callable[[int, int], None] | None = None,
     on_progress: ProgressFn | None = None,
-    settings: ContractConfig | None = None,
+    settings: Settings | None = None,
 ) -> IngestResult:
     """Ingest every supported file below ``src`` into the catalog folder ``out``.
 
@@ -509,7 +509,7 @@ def ingest(
     return result
 
 
-def _grades_signature(settings: ContractConfig | None) -> str:
+def _grades_signature(settings: Settings | None) -> str:
     """What the settings change in the documents, for the cache key ("" when nothing is
     configured, so an unconfigured run keeps its keys)."""
     if settings is None:
@@ -654,7 +654,7 @@ def process_batch(
                     | tuple[str, str, str | None, int | None]], lang: str,
     notes_dir: str | None, ndjson: bool = False,
     stage: StageSpec | None = None,
-    settings: ContractConfig | None = None,
+    settings: Settings | None = None,
 ) -> list[SourceOutcome]:
     """:func:`process_file` for several ``(path, shown relative path[, detected format[,
     size]])`` items: one task of a pool or a cluster (small files travel in batches, so the
@@ -694,7 +694,7 @@ def _run(
     executor: Executor | None,
     finished: Callable[[SourceOutcome, str], None],
     stage: StageSpec | None = None,
-    settings: ContractConfig | None = None,
+    settings: Settings | None = None,
     formats: dict[str, str] | None = None,
 ) -> None:
     workers = jobs if jobs is not None else (os.cpu_count() or 1)

@@ -48,12 +48,12 @@ from risutools.checks.review import (
     RV304,
     RV305,
 )
-from risutools.contract.config import ContractConfig
 from risutools.contract.loaders import LoadedDocument, display_path
 from risutools.contract.transitions import CatalogLog
 from risutools.contract.validate import DocumentInfo, Result, RuleFilter, Verification
 from risutools.errors import Code
 from risutools.findings import Finding
+from risutools.settings.config import Settings
 
 REVIEW_FORMAT = "catalog-review-v1"
 BOARD_STATES = ("candidate", "pending_human_review")
@@ -97,7 +97,7 @@ PARALLEL_MIN = 400  # fewer documents are checked in-process (a pool costs more)
 CHUNK = 250
 
 
-def _validate_chunk(docs: list[LoadedDocument], cfg: ContractConfig) -> list[DocumentInfo]:
+def _validate_chunk(docs: list[LoadedDocument], cfg: Settings) -> list[DocumentInfo]:
     """Every document rule, and the canonical hash, of each document."""
     from risutools.contract.validate import _info, validate_document
 
@@ -108,7 +108,7 @@ def _validate_chunk(docs: list[LoadedDocument], cfg: ContractConfig) -> list[Doc
 # The documents a pool of forked workers reads: set in the parent just before the fork, so
 # each worker sees them in its copy of the parent's memory and only two numbers travel to
 # it (a document is never pickled on the way out; only its findings come back).
-_SHARED: tuple[list[LoadedDocument], ContractConfig] | None = None
+_SHARED: tuple[list[LoadedDocument], Settings] | None = None
 
 
 def _validate_range(bounds: tuple[int, int]) -> list[DocumentInfo]:
@@ -257,7 +257,7 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
     return rv
 
 
-def _settle(validated: Result, cfg: ContractConfig) -> None:
+def _settle(validated: Result, cfg: Settings) -> None:
     """The contract findings as reported: ``--select``/``--ignore`` applied (their
     severities are already the configured ones)."""
     keep = cfg.rule_filter().keep

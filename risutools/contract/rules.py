@@ -17,9 +17,9 @@ from typing import Any
 
 from risutools.canonical import sha256_prefixed
 from risutools.checks.registry import Check, all_checks, check, declare
-from risutools.contract.config import CAPABILITY_RE, ContractConfig
 from risutools.findings import Finding, Severity
 from risutools.jsonlines import escape_pointer_token
+from risutools.settings.config import CAPABILITY_RE, Settings
 
 # --------------------------------------------------------------------------- declared here,
 # checked elsewhere (the loaders, the catalog pass in validate, verify)
@@ -116,14 +116,14 @@ def _short(v: Any, n: int = 60) -> str:
 
 
 Issue = tuple[str, str]  # (pointer, message)
-RuleFn = Callable[[dict[str, Any], ContractConfig], Iterator[Issue]]
+RuleFn = Callable[[dict[str, Any], Settings], Iterator[Issue]]
 
 
 # --------------------------------------------------------------------------- rules
 
 
 @check("MC101", "error", "document", "type-prefix")
-def mc101(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+def mc101(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """component_id starts with component_type + '.', and payload.namespace is
     'risu.<component_type>'.
 
@@ -152,7 +152,7 @@ def _post_id(source_id: str) -> str | None:
 
 
 @check("MC102", "error", "document", "source-key")
-def mc102(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+def mc102(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """component_id's source key equals the post id of source_refs[0].source_id ('risu:<post
     id>') and idea_layers.evidence.source_post (when present).
 
@@ -198,7 +198,7 @@ def _fix_mc103(doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 
 @check("MC103", "error", "document", "lineage-status", fixer=_fix_mc103)
-def mc103(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+def mc103(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """idea_layers.lineage.promotion_status equals provenance.review_status (when present).
 
     Why: Two fields that record the same status must not disagree, or readers trust the
@@ -215,7 +215,7 @@ def mc103(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
 
 
 @check("MC105", "warning", "document", "source-kind")
-def mc105(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+def mc105(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """provenance.source_kind is one of risu_attachment, risu_json_export, risu_realm.
 
     Why: The spec says unknown source kinds are warned about: a new kind is usually a typo
@@ -267,7 +267,7 @@ def _digests(doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 
 @check("MC200", "error", "document", "digest-form")
-def mc200(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+def mc200(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """Every digest is 'sha256:' + 64 lowercase hex digits; placeholders (sha256:pending, all
     zeros, TODO, empty) are refused.
 
@@ -303,7 +303,7 @@ def _fix_mc201(doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 
 @check("MC201", "error", "document", "prompt-digest", fixer=_fix_mc201)
-def mc201(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+def mc201(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """projection.prompt_sha256 is the SHA-256 of projection.prompt (UTF-8).
 
     Why: The digest pins the exact prompt that was reviewed; a prompt edited after review
@@ -328,7 +328,7 @@ def mc201(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
 
 
 @check("MC300", "error", "document", "no-execute-policy")
-def mc300(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+def mc300(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """active_code_policy static_preserve_no_execute implies static_analysis_only: true and
     evidence.code_executed: false.
 
@@ -351,7 +351,7 @@ def mc300(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
 
 
 @check("MC301", "error", "document", "candidate-inactive")
-def mc301(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+def mc301(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """review_status candidate implies runtime_status inactive and publishable false.
 
     Why: A candidate has not been reviewed by anyone; it must not run or be published.
@@ -370,7 +370,7 @@ def mc301(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
 
 
 @check("MC302", "error", "document", "active-needs-approval")
-def mc302(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+def mc302(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """runtime_status active needs review_status approved or promoted.
 
     Why: Only a component a human approved may run.
@@ -396,7 +396,7 @@ def _declared_caps(doc: dict[str, Any]) -> list[str]:
 
 
 @check("MC303", "error", "document", "publishable-gate")
-def mc303(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+def mc303(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """publishable true needs review_status promoted, replay_status passed (when a context.*
     capability is declared) and availability_verdict available.
 
@@ -426,7 +426,7 @@ def mc303(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
 
 
 @check("MC304", "error", "document", "availability-follows-replay")
-def mc304(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+def mc304(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """availability_verdict agrees with replay_status: not_run/stale -> untested, passed ->
     available, failed -> unavailable.
 
@@ -447,7 +447,7 @@ def mc304(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
 
 
 @check("MC400", "error", "document", "capability-names")
-def mc400(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+def mc400(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """Capability names match ^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$, are not repeated in a
     list, and provides does not intersect conflicts.
 
@@ -488,7 +488,7 @@ def mc400(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
 
 
 @check("MC401", "warning", "document", "unknown-capability")
-def mc401(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+def mc401(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """A capability name the vocabulary (risutools/data/capabilities.yaml plus the catalog
     configuration) does not know.
 
@@ -558,7 +558,7 @@ _MC500_SKIP_KEYS = {"payload": frozenset({"namespace", "controller"}),
 
 
 @check("MC500", "error", "document", "active-code")
-def mc500(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+def mc500(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """No active code in payload or projection: no Lua/JS bodies, CBS, HTML script or regex
     patterns copied from the module.
 
@@ -595,7 +595,7 @@ def _blank(v: Any) -> bool:
 
 
 @check("MC600", "warning", "document", "narrative")
-def mc600(doc: dict[str, Any], cfg: ContractConfig) -> Iterator[Issue]:
+def mc600(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """Narrative fields (idea_layers.situation, idea_layers.core, invariants) are complete; a
     warning for a candidate, an error once approved/promoted/retired or under the promotion
     gate.
@@ -638,7 +638,7 @@ DOCUMENT_RULES: tuple[tuple[str, RuleFn], ...] = tuple(
     (c.id, c.run) for c in RULES.values() if c.scope == "document" and c.run is not None)
 
 
-def effective_severity(rule: str | Check, doc: Any, cfg: ContractConfig) -> str:
+def effective_severity(rule: str | Check, doc: Any, cfg: Settings) -> str:
     """The severity after configuration (``off`` drops the finding)."""
     rule = str(rule)
     if rule == mc600.id:

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from risutools.checks.registry import RuleFilter as RuleFilter  # re-exported
-from risutools.contract.config import ContractConfig
 from risutools.contract.loaders import LoadedDocument, LoadOutcome, load_documents
 from risutools.contract.result import DocumentInfo as DocumentInfo  # re-exported
 from risutools.contract.result import Result as Result  # re-exported
@@ -28,6 +27,7 @@ from risutools.contract.schema import schema_issues
 from risutools.errors import Code
 from risutools.findings import Finding, sorted_findings
 from risutools.jsonlines import unpaired_surrogate
+from risutools.settings.config import Settings
 
 
 def _doc_hash(doc: Any) -> str | None:
@@ -51,7 +51,7 @@ def validate_document(
     *,
     file: str | None = None,
     line: int | None = None,
-    config: ContractConfig | None = None,
+    config: Settings | None = None,
     line_of: Any = None,
     loaded: bool = False,
 ) -> list[Finding]:
@@ -70,7 +70,7 @@ def validate_document(
         ptr, why = bad
         at = line_of(ptr) if line_of is not None else line
         return [make_finding(MC000, "error", why, file, at, ptr)]
-    cfg = config or ContractConfig()
+    cfg = config or Settings()
     out: list[Finding] = []
 
     def add(rule: str, pointer: str, message: str) -> None:
@@ -101,7 +101,7 @@ def _info(ld: LoadedDocument, findings: list[Finding]) -> DocumentInfo:
     )
 
 
-def load_all(paths: Sequence[str | os.PathLike[str]], config: ContractConfig,
+def load_all(paths: Sequence[str | os.PathLike[str]], config: Settings,
              skip_non_documents: bool = False) -> LoadOutcome:
     """Every document under ``paths``; DocumentError when there is nothing at all to check
     (with ``skip_non_documents``, only skipped files is a valid, empty run)."""
@@ -120,7 +120,7 @@ def load_all(paths: Sequence[str | os.PathLike[str]], config: ContractConfig,
 
 def validate_paths(
     paths: Sequence[str | os.PathLike[str]],
-    config: ContractConfig | None = None,
+    config: Settings | None = None,
     *,
     rule_filter: RuleFilter | None = None,
     skip_non_documents: bool = False,
@@ -129,7 +129,7 @@ def validate_paths(
 
     Adds the catalog-level rules: MC104 (duplicate id + version across all
     documents given) and MC305 (recorded transition chains)."""
-    cfg = config or ContractConfig()
+    cfg = config or Settings()
     flt = rule_filter or RuleFilter()
     loaded = load_all(paths, cfg, skip_non_documents)
     result = Result("validate", files=loaded.files, skipped=loaded.skipped)
@@ -142,7 +142,7 @@ def validate_paths(
     return result
 
 
-def _catalog_rules(docs: list[LoadedDocument], result: Result, cfg: ContractConfig,
+def _catalog_rules(docs: list[LoadedDocument], result: Result, cfg: Settings,
                    flt: RuleFilter) -> None:
     from risutools.contract.transitions import find_catalog_root, read_log
 
@@ -201,7 +201,7 @@ def _chain_messages(log: Any, info: DocumentInfo, status: str) -> list[str]:
     return list(check_chain(log, info.component_id, status, info.sha256))
 
 
-def _add(info: DocumentInfo, rule: str, pointer: str, message: str, cfg: ContractConfig,
+def _add(info: DocumentInfo, rule: str, pointer: str, message: str, cfg: Settings,
          flt: RuleFilter, ld: LoadedDocument | None) -> None:
     if not flt.keep(rule):
         return

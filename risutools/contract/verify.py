@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from risutools.canonical import hex_of
-from risutools.contract.config import ContractConfig
 from risutools.contract.loaders import LoadedDocument, display_path
 from risutools.contract.rules import (
     MC100,
@@ -53,6 +52,7 @@ from risutools.contract.validate import (
 )
 from risutools.errors import Code
 from risutools.safeio import FileRefused, is_regular, open_regular, sha256_regular
+from risutools.settings.config import Settings
 
 CONTAINER_SUFFIXES = (".charx", ".zip", ".jpeg", ".jpg", ".png")
 #: the largest file (or ZIP member, inflated) verify hashes: 1 GiB
@@ -158,7 +158,7 @@ def _fingerprints(store: SourceStore, path: Path, member: str | None) -> list[st
 @dataclass
 class _Ctx:
     store: SourceStore
-    cfg: ContractConfig
+    cfg: Settings
     flt: RuleFilter
     require: bool
     result: Result
@@ -169,7 +169,7 @@ def verify_paths(
     paths: Sequence[str | os.PathLike[str]],
     sources_dir: str | os.PathLike[str] | None = None,
     *,
-    config: ContractConfig | None = None,
+    config: Settings | None = None,
     require_sources: bool = False,
     content_scan: bool = True,
     rule_filter: RuleFilter | None = None,
@@ -180,7 +180,7 @@ def verify_paths(
 
     ``sources_dir`` (the user's own word) may be anywhere; the configuration's
     ``sources:`` must lie inside its repository unless ``allow_config_sources_outside``."""
-    cfg = config or ContractConfig()
+    cfg = config or Settings()
     flt = rule_filter or RuleFilter()
     src = Path(sources_dir) if sources_dir is not None else \
         cfg.source_store(allow_outside=allow_config_sources_outside)

@@ -14,12 +14,12 @@ from risutools.projection.project import project
 
 if TYPE_CHECKING:
     from risutools.analysis import Analysis
-    from risutools.contract.config import ContractConfig
     from risutools.formats.model import Module
+    from risutools.settings.config import Settings
 
 
 def project_path(path: str, *, post_id: str | None = None, notes_path: str | None = None,
-                 lang: str = "en", settings: ContractConfig | None = None
+                 lang: str = "en", settings: Settings | None = None
                  ) -> list[dict[str, Any]]:
     """Every document projected from the modules in ``path``.  ``settings``: the analysis
     findings a document mentions are those the settings report (``rules:``,
@@ -36,7 +36,7 @@ def project_path(path: str, *, post_id: str | None = None, notes_path: str | Non
                     analysis=graded_analysis(m, settings)) for m in modules]
 
 
-def grades(settings: ContractConfig) -> str:
+def grades(settings: Settings) -> str:
     """What of ``settings`` changes a document (its analysis findings), as text (part of
     ``ingest``'s cache keys); "" when nothing does."""
     if not (settings.severities or settings.select or settings.ignore):
@@ -44,8 +44,8 @@ def grades(settings: ContractConfig) -> str:
     return json.dumps([sorted(settings.severities.items()), settings.select, settings.ignore])
 
 
-def graded_analysis(module: Module, settings: ContractConfig | None) -> Analysis:
-    """The module's analysis as ``settings`` report it (:meth:`ContractConfig.apply`), for
+def graded_analysis(module: Module, settings: Settings | None) -> Analysis:
+    """The module's analysis as ``settings`` report it (:meth:`Settings.apply`), for
     :func:`~risutools.projection.project.project`: the one place ``project`` and ``ingest``
     grade a document's findings, and analyse the module once however many times it is
     projected (with and without notes)."""

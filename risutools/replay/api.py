@@ -14,7 +14,6 @@ from risutools.replay.component import (
     write_component_update,
     write_or_fail,
 )
-from risutools.replay.config import load_replay_config
 from risutools.replay.fixture import load_fixture
 from risutools.replay.invariants import NOT_CHECKED, PASSED
 from risutools.replay.run import (
@@ -26,6 +25,7 @@ from risutools.replay.run import (
     run_simulation,
     select_simulation,
 )
+from risutools.settings.replay import load_replay_config
 
 
 @dataclass
@@ -109,7 +109,7 @@ def run_component(
 def catalog_section(component: Path) -> dict[str, Any] | None:
     """The ``replay:`` section of the catalog configuration above the component (the
     layer below the fixture's own ``config`` and ``--config``)."""
-    from risutools.contract.config import load_config as load_catalog_config
+    from risutools.settings.config import load_settings as load_catalog_config
 
     section = load_catalog_config(component.parent).sections.get("replay")
     return section if isinstance(section, dict) else None

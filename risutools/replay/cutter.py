@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from risutools.errors import Code, ReplayError
-from risutools.replay.config import ReplayConfig
 from risutools.replay.fixture import Message
+from risutools.settings.replay import ReplayConfig
 
 AnchorStatus = Literal["none", "found", "lost"]
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from risutools.canonical import sha256_prefixed
 from risutools.errors import Code, ConfigError, DocumentError
-from risutools.replay.config import KNOWN_ROLES, build_config
+from risutools.settings.replay import KNOWN_ROLES, build_config
 from risutools.values import decode_text, parse_json_text, parse_value
 
 FIXTURE_TAG = "conversation-v1"

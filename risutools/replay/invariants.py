@@ -46,8 +46,8 @@ from fractions import Fraction
 from typing import Any
 
 from risutools.checks.replay import CUTTER, R1, R2, R3, R4, R5, R6, R7, R8, REPORT_TEXT
-from risutools.replay.config import PROFILES, ReplayConfig
 from risutools.replay.fixture import Message
+from risutools.settings.replay import PROFILES, ReplayConfig
 
 #: the invariants' ids, in report order (declared in ``risutools.checks.replay``)
 INVARIANTS: tuple[str, ...] = tuple(c.id for c in CUTTER)

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from risutools.replay.config import ReplayConfig
 from risutools.replay.fixture import Metrics
+from risutools.settings.replay import ReplayConfig
 
 Level = Literal["NORMAL", "WARNING", "CRITICAL"]
 _RANK: dict[str, int] = {"NORMAL": 0, "WARNING": 1, "CRITICAL": 2}

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from risutools.checks.replay import M1, M2, M3, MONITOR
-from risutools.replay.config import ReplayConfig
 from risutools.replay.fixture import Metrics
 from risutools.replay.invariants import Verdict
+from risutools.settings.replay import ReplayConfig
 
 #: the monitor invariants' ids (declared in ``risutools.checks.replay``)
 MONITOR_INVARIANTS: tuple[str, ...] = tuple(c.id for c in MONITOR)

@@ -17,7 +17,6 @@ from typing import Any
 from risutools import __version__
 from risutools.canonical import doc_sha256, self_hash
 from risutools.errors import ReplayError
-from risutools.replay.config import ReplayConfig
 from risutools.replay.cutter import ContextCutter, CutResult
 from risutools.replay.fixture import Fixture, Message, Turn
 from risutools.replay.invariants import (
@@ -30,6 +29,7 @@ from risutools.replay.invariants import (
 )
 from risutools.replay.monitor import ContextMonitor
 from risutools.replay.monitor_checks import MonitorChecker
+from risutools.settings.replay import ReplayConfig
 
 REPORT_TAG = "replay-report-v1"
 CUTTER_CAPS = ("context.anchor_continuity", "context.protected_roles", "context.token_budget")

@@ -1,7 +1,7 @@
 """Replay configuration: the cutter's swappable parts and the monitor's thresholds.
 
 This is the schema of the ``replay:`` section of the one configuration object
-(:mod:`risutools.contract.config`, which validates the section with :func:`build_config`
+(:mod:`risutools.settings.config`, which validates the section with :func:`build_config`
 when the file is loaded) and the replay's own layering over it: defaults < the catalog
 configuration's ``replay:`` < the fixture's ``config`` < ``replay run --config FILE``.
 
@@ -27,34 +27,16 @@ from pathlib import Path
 from typing import Any
 
 from risutools.errors import Code, ConfigError, DocumentError
+from risutools.safeio import read_or_raise
+from risutools.settings.schema import MAX_CONFIG_BYTES, REPLAY_SCHEMA, bounds, replay_property
 from risutools.values import parse_value_bytes
 
-#: tokens per character for each named profile (documented in docs/replay.md).
-PROFILES: dict[str, str] = {
-    "tiktoken": "0.40",
-    "claude": "0.45",
-    "gemini": "0.35",
-    "deepseek": "0.40",
-}
-
-KNOWN_ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool", "function")
-
-DEFAULTS: dict[str, Any] = {
-    "enabled": True,
-    "tokenizer_profile": "tiktoken",
-    "max_context": 8000,
-    "preserve_latest": 4,
-    "trim_percent": 10,
-    "protected_roles": ["system", "tool", "function"],
-    "message_overhead": 4,
-    "warning_pct": 35,
-    "critical_pct": 25,
-    "debounce": 5,
-    "stale_s": 60,
-}
-
-MAX_CONTEXT_LIMIT = 100_000_000
-COUNT_LIMIT = 10_000_000
+#: tokens per character for each named profile (documented in docs/replay.md)
+PROFILES: dict[str, str] = dict(replay_property("tokenizer_profile")["x-tokens-per-char"])
+#: the roles a message may have (those ``protected_roles`` may name)
+KNOWN_ROLES: tuple[str, ...] = tuple(replay_property("protected_roles")["items"]["enum"])
+#: every key and its default
+DEFAULTS: dict[str, Any] = {k: v["default"] for k, v in REPLAY_SCHEMA["properties"].items()}
 
 
 @dataclass(frozen=True)
@@ -117,15 +99,15 @@ def _bad(key: str, why: str, got: Any) -> ConfigError:
     return ConfigError(Code.CONFIG_BAD_VALUE, f"{key}: {why}, got {got!r}", where="config")
 
 
-def _int(key: str, v: Any, lo: int, hi: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise _bad(key, f"must be an integer between {lo} and {hi}", v)
-    if not lo <= v <= hi:
+def _int(key: str, v: Any, prop: dict[str, Any]) -> int:
+    lo, hi, _ = bounds(prop)
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
         raise _bad(key, f"must be an integer between {lo} and {hi}", v)
     return v
 
 
-def _num(key: str, v: Any, lo: float, hi: float, *, lo_open: bool = False) -> float | int:
+def _num(key: str, v: Any, prop: dict[str, Any]) -> float | int:
+    lo, hi, lo_open = bounds(prop)
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
         raise _bad(key, f"must be a number between {lo} and {hi}", v)
     if v > hi or v < lo or (lo_open and v == lo):
@@ -155,23 +137,15 @@ def build_config(*layers: dict[str, Any] | None) -> ReplayConfig:
     return _validate(merged)
 
 
-def _validate(c: dict[str, Any]) -> ReplayConfig:
-    if not isinstance(c["enabled"], bool):
-        raise _bad("enabled", "must be true or false", c["enabled"])
-    prof = c["tokenizer_profile"]
-    if isinstance(prof, str):
-        if prof not in PROFILES:
-            raise _bad(
-                "tokenizer_profile", f"must be one of {', '.join(PROFILES)} or a number", prof
-            )
-    else:
-        prof = _num("tokenizer_profile", prof, 0, 100, lo_open=True)
-        if not Fraction(str(prof)):  # pragma: no cover - excluded by lo_open
-            raise _bad("tokenizer_profile", "must be positive", prof)
-    max_context = _int("max_context", c["max_context"], 1, MAX_CONTEXT_LIMIT)
-    preserve = _int("preserve_latest", c["preserve_latest"], 0, COUNT_LIMIT)
-    trim = _num("trim_percent", c["trim_percent"], 0, 90)
-    roles = c["protected_roles"]
+def _profile(v: Any) -> str | float | int:
+    if isinstance(v, str):
+        if v not in PROFILES:
+            raise _bad("tokenizer_profile", f"must be one of {', '.join(PROFILES)} or a number", v)
+        return v
+    return _num("tokenizer_profile", v, replay_property("tokenizer_profile")["oneOf"][1])
+
+
+def _roles(roles: Any) -> tuple[str, ...]:
     if not isinstance(roles, list) or not all(isinstance(r, str) for r in roles):
         raise _bad("protected_roles", "must be a list of role names", roles)
     for r in roles:
@@ -179,33 +153,35 @@ def _validate(c: dict[str, Any]) -> ReplayConfig:
             raise _bad("protected_roles", f"unknown role (accepted: {', '.join(KNOWN_ROLES)})", r)
     if len(set(roles)) != len(roles):
         raise _bad("protected_roles", "lists a role twice", roles)
-    overhead = _int("message_overhead", c["message_overhead"], 0, 100_000)
-    warning = _num("warning_pct", c["warning_pct"], 0, 100)
-    critical = _num("critical_pct", c["critical_pct"], 0, 100)
-    if critical > warning:
-        raise _bad("critical_pct", f"must not exceed warning_pct ({warning})", critical)
-    debounce = _int("debounce", c["debounce"], 0, COUNT_LIMIT)
-    stale = _num("stale_s", c["stale_s"], 0, 365 * 86400, lo_open=True)
-    return ReplayConfig(
-        enabled=c["enabled"],
-        tokenizer_profile=prof,
-        max_context=max_context,
-        preserve_latest=preserve,
-        trim_percent=trim,
-        protected_roles=tuple(roles),
-        message_overhead=overhead,
-        warning_pct=warning,
-        critical_pct=critical,
-        debounce=debounce,
-        stale_s=stale,
-    )
+    return tuple(roles)
+
+
+def _value(key: str, v: Any) -> Any:
+    """One key's value, checked against its schema (keys in the schema's order)."""
+    prop = replay_property(key)
+    if key == "tokenizer_profile":
+        return _profile(v)
+    if key == "protected_roles":
+        return _roles(v)
+    if prop.get("type") == "boolean":
+        if not isinstance(v, bool):
+            raise _bad(key, "must be true or false", v)
+        return v
+    return _int(key, v, prop) if prop.get("type") == "integer" else _num(key, v, prop)
+
+
+def _validate(c: dict[str, Any]) -> ReplayConfig:
+    out: dict[str, Any] = {}
+    for key, prop in REPLAY_SCHEMA["properties"].items():
+        out[key] = _value(key, c[key])
+        other = prop.get("x-at-most")
+        if other is not None and out[key] > out[other]:
+            raise _bad(key, f"must not exceed {other} ({out[other]})", out[key])
+    return ReplayConfig(**out)
 
 
 def read_replay_layer(path: str | Path) -> dict[str, Any]:
     """Read a JSON or YAML configuration mapping (not yet validated)."""
-    from risutools.contract.config import MAX_CONFIG_BYTES
-    from risutools.safeio import read_or_raise
-
     p = Path(path)
     raw = read_or_raise(p, MAX_CONFIG_BYTES, ConfigError)
     try:

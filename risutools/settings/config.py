@@ -1,9 +1,9 @@
-"""The one configuration object every command reads: :class:`ContractConfig`.
+"""The one configuration object every command reads: :class:`Settings`.
 
-Three layers, a later one winning: the defaults (an empty :class:`ContractConfig`), the
+Three layers, a later one winning: the defaults (an empty :class:`Settings`), the
 configuration file (``.risutools.yaml`` or ``[tool.risutools]`` in ``pyproject.toml``:
-:func:`load_config` / :func:`load_config_file`), and the command line
-(:meth:`ContractConfig.with_options`: ``--select``, ``--ignore``, ``--exclude``, ``--sources``,
+:func:`load_settings` / :func:`load_settings_file`), and the command line
+(:meth:`Settings.with_options`: ``--select``, ``--ignore``, ``--exclude``, ``--sources``,
 ``--promotion``).  The CLI builds it in one helper (``risutools.cli._settings``) before
 anything runs and hands it to the library.  It lives here, beside the contract rules, because
 they are its main readers and every reader already imports it from here.
@@ -17,12 +17,12 @@ Keys (:data:`KEYS`, each with the commands that read it; anything else is a
                                              # must stay inside the repository, see below)
     exclude: ["drafts/*", "*.example.json"]  # folder-walk globs (file name or relative path)
     catalog: {allowed_signers: ..., require_signatures: ...}   # risutools.catalog.catalog
-    replay: {max_context: ..., ...}          # risutools.replay.config
+    replay: {max_context: ..., ...}          # risutools.settings.replay
 
 The two sections (:data:`SECTIONS`) are validated here, at load time, by their reader's own
 validation (a typo in ``replay:`` fails ``validate`` too) and kept in
-``ContractConfig.sections``.  ``rules:`` keys are expanded, at load time, to every
-configurable check they match (the longest key wins), so :attr:`ContractConfig.severities`
+``Settings.sections``.  ``rules:`` keys are expanded, at load time, to every
+configurable check they match (the longest key wins), so :attr:`Settings.severities`
 maps check ids; replay invariants, gates and unreadable input cannot be configured.
 
 YAML 1.1 reads ``off``, ``no``, ``yes``, ``on`` as booleans: in ``rules:`` a boolean false
@@ -34,53 +34,46 @@ followed) inside the *configuration root* -- the nearest folder holding ``.git``
 above the configuration file, else the file's own folder.  A store elsewhere is
 named on the command line (``verify --sources DIR``), or the user trusts the
 configuration with ``verify --allow-config-sources-outside``; otherwise
-:meth:`ContractConfig.source_store` raises ``config-sources-outside``.  The file
+:meth:`Settings.source_store` raises ``config-sources-outside``.  The file
 itself is read through :func:`risutools.safeio.read_regular` (regular files only,
 at most ``MAX_CONFIG_BYTES``).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from risutools.checks.registry import RuleFilter, all_checks, matches, split_codes
 from risutools.errors import Code, ConfigError
+from risutools.pathnames import show_name
+from risutools.safeio import FileRefused, is_regular, read_or_raise, read_regular
+from risutools.settings.catalog import CatalogSettings, catalog_settings
+from risutools.settings.replay import build_config
+from risutools.settings.schema import (
+    CAPABILITY_PATTERN,
+    CONFIGURABLE_SCOPES,
+    KEYS,
+    MAX_CONFIG_BYTES,
+    SECTIONS,
+    SEVERITY_CHOICES,
+)
+from risutools.values import EMPTY, Problem, decode, load_yaml
+from risutools.yamlsafe import YamlDocument
 
 if TYPE_CHECKING:
-    from risutools.checks.registry import RuleFilter
     from risutools.findings import Finding
 
 CONFIG_NAMES = (".risutools.yaml", ".risutools.yml")
-MAX_CONFIG_BYTES = 1024 * 1024
-#: every key a configuration may hold -> the commands that read it (nothing else is
-#: kept: any other key is ``config-unknown-key`` with its name; docs/configuration.md)
-KEYS = {
-    "capabilities": "validate, verify, review, promote (MC401's extra names)",
-    "rules": "validate, verify, analyze, project, ingest, review, promote (severity per "
-             "check id or prefix: error | warning | off)",
-    "sources": "verify, review, promote (the source store; --sources overrides it)",
-    "exclude": "validate, verify, ingest, review, promote (folder-walk globs; --exclude "
-               "overrides them)",
-    "catalog": "approve, promote, activate, deactivate, packet, review (allowed_signers, "
-               "require_signatures; risutools.catalog.catalog)",
-    "replay": "replay run (the replay's keys, below the fixture's own; risutools.replay)",
-}
-#: the sections among :data:`KEYS` (mappings validated by their reader, at load time)
-SECTIONS = ("catalog", "replay")
-SEVERITY_CHOICES = ("error", "warning", "off")
-#: scopes whose checks ``rules:`` may re-grade or turn off (unreadable input, replay
-#: invariants and promotion gates are verdicts, not findings: they cannot be changed)
-CONFIGURABLE_SCOPES = ("document", "catalog", "verify", "module")
-# The spec's pattern; always used with ``fullmatch`` (``$`` alone would accept a trailing "\n").
-CAPABILITY_PATTERN = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$"
-CAPABILITY_RE = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*")
+CAPABILITY_RE = re.compile(CAPABILITY_PATTERN[1:-1])
 
 
 @dataclass(frozen=True)
-class ContractConfig:
+class Settings:
     """What a catalog configures about validation (defaults: nothing)."""
 
     extra_capabilities: frozenset[str] = frozenset()
@@ -95,12 +88,23 @@ class ContractConfig:
     select: tuple[str, ...] = ()  # --select (command line only)
     ignore: tuple[str, ...] = ()  # --ignore (command line only)
 
-    def with_promotion_gate(self) -> ContractConfig:
+    @functools.cached_property
+    def catalog(self) -> CatalogSettings:
+        """The ``catalog:`` section, as its typed view."""
+        return catalog_settings(self.sections.get("catalog", {}), self.source_file)
+
+    @property
+    def replay(self) -> Mapping[str, Any] | None:
+        """The ``replay:`` section as written (the replay layers it over its defaults and
+        under a fixture's and a file's own keys), or None."""
+        return self.sections.get("replay")
+
+    def with_promotion_gate(self) -> Settings:
         return replace(self, promotion_gate=True)
 
     def with_options(self, *, select: Iterable[str] = (), ignore: Iterable[str] = (),
                      sources: str | None = None, exclude: Iterable[str] = (),
-                     promotion: bool = False) -> ContractConfig:
+                     promotion: bool = False) -> Settings:
         """The command-line layer over this one (an option not given changes nothing):
 
         - ``--select``/``--ignore`` (ids or prefixes) filter what is reported; a check
@@ -111,8 +115,6 @@ class ContractConfig:
         - ``--promotion``: MC600 is an error (the approve/promote gate).
 
         An id or prefix that matches no check is :class:`ConfigError` ``unknown-rule``."""
-        from risutools.checks.registry import RuleFilter, matches, split_codes
-
         sel, ign = split_codes(select), split_codes(ignore)
         RuleFilter(sel, ign)  # validates every code (unknown-rule)
         sev = {k: v for k, v in self.severities.items()
@@ -128,8 +130,6 @@ class ContractConfig:
 
     def rule_filter(self) -> RuleFilter:
         """``--select``/``--ignore`` of the command line as a filter."""
-        from risutools.checks.registry import RuleFilter
-
         return RuleFilter(self.select, self.ignore)
 
     def apply(self, findings: Iterable[Finding]) -> list[Finding]:
@@ -163,7 +163,6 @@ class ContractConfig:
             return self.sources
         if _inside(self.sources, self.root):
             return self.sources
-        from risutools.pathnames import show_name
 
         raise ConfigError(
             Code.CONFIG_SOURCES_OUTSIDE,
@@ -197,12 +196,10 @@ def config_root(config_file: Path) -> Path:
         d = d.parent
 
 
-def _parse(raw: Any, origin: Path) -> ContractConfig:
-    from risutools.pathnames import show_name
-
+def _parse(raw: Any, origin: Path) -> Settings:
     where = show_name(str(origin))
     if raw is None:
-        return ContractConfig(source_file=origin, root=config_root(origin))
+        return Settings(source_file=origin, root=config_root(origin))
     if not isinstance(raw, dict):
         raise ConfigError(Code.CONFIG_NOT_MAPPING,
                           "the configuration must be a mapping", path=where)
@@ -248,7 +245,7 @@ def _parse(raw: Any, origin: Path) -> ContractConfig:
                 raise ConfigError(Code.CONFIG_BAD_VALUE, f"{name} must be a mapping",
                                   where=name, path=where)
             sections[name] = raw[name]
-    cfg = ContractConfig(frozenset(caps), sev, src_path, tuple(exclude), False, origin,
+    cfg = Settings(frozenset(caps), sev, src_path, tuple(exclude), False, origin,
                          sections, config_root(origin),
                          sources if isinstance(sources, str) else None)
     _check_sections(cfg)
@@ -259,8 +256,6 @@ def _severities(raw_rules: Any, where: str) -> dict[str, str]:
     """``rules:`` -> check id -> error | warning | off, for every configurable check a key
     names: an id, or a ruff-style prefix (``RA1`` = RA100-RA199, ``MC`` = every MC rule);
     the longest key that matches a check wins (``{RA: off, RA601: warning}``)."""
-    from risutools.checks.registry import all_checks, matches
-
     if not isinstance(raw_rules, dict):
         raise ConfigError(Code.CONFIG_BAD_VALUE, "rules must be a mapping RULE: error|warning|off",
                           where="rules", path=where)
@@ -296,14 +291,10 @@ def _severities(raw_rules: Any, where: str) -> dict[str, str]:
     return sev
 
 
-def _check_sections(cfg: ContractConfig) -> None:
+def _check_sections(cfg: Settings) -> None:
     """Each section checked by its reader's own validation, here at the boundary: a typo in
     ``catalog:`` or ``replay:`` is refused by every command, not only the one that reads it."""
-    from risutools.catalog.catalog import catalog_settings
-    from risutools.pathnames import show_name
-    from risutools.replay.config import build_config
-
-    catalog_settings(cfg)
+    catalog_settings(cfg.sections.get("catalog", {}), cfg.source_file)
     if "replay" in cfg.sections:
         try:
             build_config(cfg.sections["replay"])
@@ -312,30 +303,26 @@ def _check_sections(cfg: ContractConfig) -> None:
             raise exc.with_path(show_name(str(cfg.source_file))) from None
 
 
-def load_config_file(path: str | Path) -> ContractConfig:
+def load_settings_file(path: str | Path) -> Settings:
     """Read one configuration file (``.risutools.yaml`` or ``pyproject.toml``)."""
-    from risutools.safeio import read_or_raise
-
     p = Path(path)
     data = read_or_raise(p, MAX_CONFIG_BYTES, ConfigError)
     if p.name == "pyproject.toml" or p.suffix == ".toml":
         return _parse(_toml_section(data, p), p)
-    from risutools.contract.loaders import load_bytes
-    from risutools.pathnames import show_name
-
-    out = load_bytes(data, show_name(str(p)), fmt="yaml")
-    if out.problems:
-        f = out.problems[0]
+    text, problem = decode(data)
+    docs: list[YamlDocument] = []
+    if text is not None and problem is None:
+        docs, problem = load_yaml(text) if text.strip() else ([], Problem(EMPTY))
+    if problem is not None or text is None:
+        f = problem or Problem("cannot decode")
         raise ConfigError(Code.CONFIG_INVALID, f.message,
                           where=f"line {f.line}" if f.line else "", path=str(p))
-    raw = out.documents[0].doc if out.documents else None
-    return _parse(raw, p)
+    return _parse(docs[0].value if docs else None, p)
 
 
 def _toml_section(data: bytes, p: Path) -> Any:
     import importlib
 
-    from risutools.pathnames import show_name
 
     try:
         tomllib: Any = importlib.import_module("tomllib")
@@ -354,24 +341,23 @@ def _toml_section(data: bytes, p: Path) -> Any:
     return doc.get("tool", {}).get("risutools")
 
 
-def find_config(start_dir: str | Path) -> Path | None:
+def find_settings_file(start_dir: str | Path) -> Path | None:
     """The nearest ``.risutools.yaml`` (or pyproject.toml with ``[tool.risutools]``)
     in ``start_dir`` or its parents; the search stops at a folder holding ``.git``."""
     d = Path(start_dir).resolve()
     if d.is_file():
         d = d.parent
-    from risutools.safeio import FileRefused, is_regular, read_regular
 
     while True:
         for name in CONFIG_NAMES:
             if (d / name).exists() or (d / name).is_symlink():
-                return d / name  # (load_config_file refuses it if it is not a regular file)
+                return d / name  # (load_settings_file refuses it if it is not a regular file)
         py = d / "pyproject.toml"
         if is_regular(py):
             try:
                 has = b"[tool.risutools" in read_regular(py, MAX_CONFIG_BYTES)
             except FileRefused:
-                has = True  # let load_config_file say what is wrong with it
+                has = True  # let load_settings_file say what is wrong with it
             if has:
                 return py
         if (d / ".git").exists() or d.parent == d:
@@ -379,7 +365,7 @@ def find_config(start_dir: str | Path) -> Path | None:
         d = d.parent
 
 
-def load_config(start_dir: str | Path = ".") -> ContractConfig:
+def load_settings(start_dir: str | Path = ".") -> Settings:
     """Find and read the catalog configuration above ``start_dir`` (defaults when none)."""
-    found = find_config(start_dir)
-    return load_config_file(found) if found is not None else ContractConfig()
+    found = find_settings_file(start_dir)
+    return load_settings_file(found) if found is not None else Settings()

@@ -1,0 +1,48 @@
+"""The ``catalog:`` section of the configuration: approvals and their signatures."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from risutools.errors import Code, ConfigError
+
+
+@dataclass
+class CatalogSettings:
+    """The ``catalog:`` section of the configuration (approvals and signatures)."""
+
+    allowed_signers: Path | None = None
+    require_signatures: bool = False
+    namespace: str = "risutools-approval"
+
+
+def catalog_settings(raw: Mapping[str, Any], source_file: Path | None) -> CatalogSettings:
+    """The ``catalog:`` section (``raw``, a mapping) of the configuration file
+    ``source_file``, validated: paths resolved against the file's folder."""
+    where = str(source_file) if source_file else None
+    allowed = {"allowed_signers", "require_signatures"}
+    unknown = sorted(k for k in raw if k not in allowed)
+    if unknown:
+        raise ConfigError(Code.CONFIG_UNKNOWN_KEY, f"catalog: unknown key(s) "
+                          f"{', '.join(map(repr, unknown))}; allowed: {', '.join(sorted(allowed))}",
+                          where="catalog", path=where)
+    out = CatalogSettings()
+    signers = raw.get("allowed_signers")
+    if signers is not None:
+        if not isinstance(signers, str) or not signers:
+            raise ConfigError(Code.CONFIG_BAD_VALUE, "allowed_signers must be a file path",
+                              where="catalog.allowed_signers", path=where)
+        base = source_file.parent if source_file else Path(".")
+        out.allowed_signers = (base / signers).resolve()
+    req = raw.get("require_signatures", False)
+    if not isinstance(req, bool):
+        raise ConfigError(Code.CONFIG_BAD_VALUE, "require_signatures must be true or false",
+                          where="catalog.require_signatures", path=where)
+    out.require_signatures = req
+    if req and out.allowed_signers is None:
+        raise ConfigError(Code.CONFIG_BAD_VALUE, "require_signatures: true needs allowed_signers "
+                          "(a file in git's allowed_signers format)", where="catalog", path=where)
+    return out
