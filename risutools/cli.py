@@ -20,6 +20,7 @@ import typer
 
 from risutools import __version__
 from risutools.errors import Code, RisuError, WriteConflict
+from risutools.settings import lifecycle
 
 if TYPE_CHECKING:
     from risutools.settings.config import Settings
@@ -883,7 +884,7 @@ def approve_cmd(
         ..., metavar="COMPONENT", help="A document's path, or a component_id."),
     action: str = typer.Option(
         ..., "--action", metavar="ACTION",
-        help="request_review | approve | reject | promote | retire"),
+        help=" | ".join(lifecycle.ACTIONS)),
     reviewer: str = typer.Option(..., "--reviewer", metavar="NAME", help="The person approving."),
     note: str = typer.Option(
         "", "--note", metavar="NOTE", help="What the reviewer read and decided."),
@@ -905,7 +906,7 @@ def promote_cmd(
         ..., metavar="COMPONENT", help="A document's path, or a component_id."),
     to: str = typer.Option(
         ..., "--to", metavar="STATUS",
-        help="pending_human_review | approved | promoted | rejected | retired"),
+        help=" | ".join(lifecycle.TARGETS)),
     dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
     as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
     catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
@@ -945,9 +946,9 @@ def _runtime_switch(name: str, target: str, doc: str) -> None:
     app.command(name)(command)
 
 
-_runtime_switch("activate", "active",
+_runtime_switch("activate", lifecycle.ACTIVE,
                 "Set runtime_status active (approved/promoted, no active conflict, exclusivity).")
-_runtime_switch("deactivate", "inactive",
+_runtime_switch("deactivate", lifecycle.INACTIVE,
                 "Set runtime_status inactive (logged in transitions.ndjson).")
 
 

@@ -34,16 +34,14 @@ import yaml
 from risutools.canonical import canonical, prefixed
 from risutools.catalog.catalog import Catalog, Entry, file_sha256
 from risutools.contract.loaders import load_bytes
-from risutools.contract.transitions import ACTION_FOR
 from risutools.errors import Code, ConfigError, RisuError
 from risutools.jsonlines import require_text
+from risutools.settings import lifecycle
 
 MAX_APPROVAL_BYTES = 1024 * 1024  # an approval record is a few hundred bytes
 
-ACTIONS = ("request_review", "approve", "reject", "promote", "retire")
 FIELDS = ("component_id", "component_version", "action", "reviewer", "at", "base_sha256",
           "note")
-TARGET_OF = {a: to for (_, to), a in ACTION_FOR.items()} | {"reject": "rejected"}
 SIG_TIMEOUT = 30  # seconds for one ssh-keygen call
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -56,8 +54,9 @@ def now_iso() -> str:
 
 
 def build_record(entry: Entry, action: str, reviewer: str, note: str) -> dict[str, Any]:
-    if action not in ACTIONS:
-        raise ConfigError(Code.BAD_ACTION, f"{action!r} is not one of {', '.join(ACTIONS)}")
+    if action not in lifecycle.ACTIONS:
+        raise ConfigError(Code.BAD_ACTION,
+                          f"{action!r} is not one of {', '.join(lifecycle.ACTIONS)}")
     if not reviewer.strip():
         raise ConfigError(Code.BAD_REVIEWER, "--reviewer must name the person approving")
     require_text(reviewer, "--reviewer")  # text a record can hold and a signature cover
@@ -198,7 +197,7 @@ def load_approval(cat: Catalog, p: Path) -> Approval:
     missing = [f for f in FIELDS if f != "note" and not isinstance(rec.get(f), str)]
     if missing:
         return Approval(rel, p, digest, rec, f"approval lacks {', '.join(missing)}")
-    if rec.get("action") not in ACTIONS:
+    if rec.get("action") not in lifecycle.ACTIONS:
         return Approval(rel, p, digest, rec, f"unknown action {rec.get('action')!r}")
     return Approval(rel, p, digest, rec)
 

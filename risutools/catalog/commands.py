@@ -10,7 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from risutools.catalog.approvals import (
-    TARGET_OF,
     build_record,
     dump_record,
     now_iso,
@@ -20,10 +19,10 @@ from risutools.catalog.approvals import (
 from risutools.catalog.catalog import Catalog, Entry, find_root
 from risutools.catalog.promote import Plan, execute, plan
 from risutools.catalog.writes import catalog_lock, write_new_file
-from risutools.contract.transitions import action_for
 from risutools.errors import Code, ConfigError, WriteConflict
 from risutools.jsonlines import require_text
 from risutools.pathnames import show_name
+from risutools.settings import lifecycle
 from risutools.settings.config import Settings
 
 #: how a command gets its settings once the catalog root is known (the CLI's layered
@@ -48,10 +47,11 @@ def approve(component: str, action: str, reviewer: str, note: str, key: str | No
             catalog: str | None, configure: Configure | None = None) -> str:
     cat, entry = open_for(component, catalog, configure)
     record = build_record(entry, action, reviewer, note)
-    if action_for(entry.review_status, TARGET_OF[action]) != action:
+    if lifecycle.action_for(entry.review_status, lifecycle.TARGET_OF[action]) != action:
         raise ConfigError(Code.ACTION_NOT_NEXT, f"{entry.component_id} is "
                           f"{entry.review_status or '(no status)'}; {action!r} leads to "
-                          f"{TARGET_OF[action]}, which is not its next step", path=component)
+                          f"{lifecycle.TARGET_OF[action]}, which is not its next step",
+                          path=component)
     if key is not None:
         record["signature"] = sign(record, key, cat.settings.namespace)
     with catalog_lock(cat):
@@ -59,7 +59,7 @@ def approve(component: str, action: str, reviewer: str, note: str, key: str | No
         write_new_file(path, dump_record(record))
     signed = "signed" if key else "unsigned"
     return (f"wrote {cat.rel(path)} ({signed}): {action} of {entry.component_id} "
-            f"{entry.version} at base {entry.base_sha256} (-> {TARGET_OF[action]})")
+            f"{entry.version} at base {entry.base_sha256} (-> {lifecycle.TARGET_OF[action]})")
 
 
 def render_plan(p: Plan, dry_run: bool) -> str:

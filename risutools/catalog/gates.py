@@ -20,14 +20,13 @@ from risutools.catalog.graph import Graph
 from risutools.checks import Check as Declared
 from risutools.checks import gates as G
 from risutools.contract import rules as mc
-from risutools.contract.transitions import CatalogLog, action_for, check_chain
+from risutools.contract.transitions import CatalogLog, check_chain
 from risutools.contract.validate import Verification
 from risutools.findings import Finding
+from risutools.settings import lifecycle
 from risutools.settings.config import Settings
 
 PASS, FAIL, NA = "pass", "fail", "n/a"
-APPROVED_ON = ("approved", "promoted")
-CONTRACT_GATED = ("pending_human_review", "approved", "promoted", "retired")
 # The document rules whose verdict can change when review_status, runtime_status,
 # publishable or lineage.promotion_status change; every other rule (and MC100: the
 # statuses stay within their enums) gives the new document the findings of the old one.
@@ -90,7 +89,7 @@ class Verdict:
 
 def _transition(ctx: GateContext) -> tuple[str, str]:
     frm = ctx.entry.review_status
-    act = action_for(frm, ctx.to)
+    act = lifecycle.action_for(frm, ctx.to)
     if act is None:
         return FAIL, (f"{frm or '(none)'} -> {ctx.to} is not a lifecycle step (candidate -> "
                       "pending_human_review -> approved -> promoted -> retired; any -> rejected)")
@@ -139,7 +138,7 @@ def _new_doc_findings(ctx: GateContext, cfg: Settings) -> list[Finding]:
 
 
 def _contract(ctx: GateContext) -> tuple[str, str]:
-    gate_cfg = ctx.cat.config.with_promotion_gate() if ctx.to in (*APPROVED_ON, "retired") \
+    gate_cfg = ctx.cat.config.with_promotion_gate() if ctx.to in lifecycle.NARRATIVE_REQUIRED \
         else ctx.cat.config
     found = _new_doc_findings(ctx, gate_cfg)
     errors = [f for f in found if f.severity == "error" and f.rule not in NOT_CONTRACT_GATE]
@@ -228,7 +227,7 @@ def _conflict(ctx: GateContext) -> tuple[str, str]:
 
 
 def _approval(ctx: GateContext) -> tuple[str, str]:
-    act = action_for(ctx.entry.review_status, ctx.to)
+    act = lifecycle.action_for(ctx.entry.review_status, ctx.to)
     if act is None:
         return FAIL, "no lifecycle step, so no approval can match"
     ctx.approval = find_approval(ctx.cat, ctx.entry, act, ctx.approvals)
@@ -255,7 +254,7 @@ def _rt_state(ctx: GateContext) -> tuple[str, str]:
 
 def _rt_review(ctx: GateContext) -> tuple[str, str]:
     rs = ctx.entry.review_status
-    if rs not in APPROVED_ON:
+    if rs not in lifecycle.APPROVED:
         return FAIL, f"only approved or promoted components may be active (MC302); it is {rs!r}"
     return PASS, f"review_status is {rs}"
 
@@ -280,26 +279,25 @@ def _rt_exclusive(ctx: GateContext) -> tuple[str, str]:
     return PASS, f"the only active provider of {', '.join(mine)}"
 
 
-ALL_TARGETS = ("pending_human_review", "approved", "promoted", "rejected", "retired")
 
 PROMOTION_GATES: tuple[Gate, ...] = (
-    Gate(G.G1, ALL_TARGETS, _transition),
-    Gate(G.G2, ALL_TARGETS, _history),
-    Gate(G.G3, CONTRACT_GATED, _contract),
-    Gate(G.G4, APPROVED_ON, _digests),
-    Gate(G.G5, ("pending_human_review", *APPROVED_ON), _active_code),
-    Gate(G.G6, APPROVED_ON, _replay),
-    Gate(G.G7, APPROVED_ON, _conflict),
-    Gate(G.G8, ("rejected", "retired"), _inactive),
-    Gate(G.G9, ALL_TARGETS, _approval),
+    Gate(G.G1, lifecycle.TARGETS, _transition),
+    Gate(G.G2, lifecycle.TARGETS, _history),
+    Gate(G.G3, lifecycle.CONTRACT_GATED, _contract),
+    Gate(G.G4, lifecycle.APPROVED, _digests),
+    Gate(G.G5, ("pending_human_review", *lifecycle.APPROVED), _active_code),
+    Gate(G.G6, lifecycle.APPROVED, _replay),
+    Gate(G.G7, lifecycle.APPROVED, _conflict),
+    Gate(G.G8, lifecycle.LEAVING, _inactive),
+    Gate(G.G9, lifecycle.TARGETS, _approval),
 )
 
 RUNTIME_GATES: tuple[Gate, ...] = (
-    Gate(G.G10, ("active", "inactive"), _rt_state),
-    Gate(G.G2, ("active",), _history),
-    Gate(G.G11, ("active",), _rt_review),
-    Gate(G.G12, ("active",), _rt_conflict),
-    Gate(G.G13, ("active",), _rt_exclusive),
+    Gate(G.G10, lifecycle.RUNTIME_STATES, _rt_state),
+    Gate(G.G2, (lifecycle.ACTIVE,), _history),
+    Gate(G.G11, (lifecycle.ACTIVE,), _rt_review),
+    Gate(G.G12, (lifecycle.ACTIVE,), _rt_conflict),
+    Gate(G.G13, (lifecycle.ACTIVE,), _rt_exclusive),
 )
 
 

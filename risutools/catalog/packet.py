@@ -35,6 +35,7 @@ from risutools.contract.transitions import CatalogLog
 from risutools.errors import Code
 from risutools.projection.notes import MAX_NOTES_BYTES
 from risutools.safeio import FileRefused, read_regular
+from risutools.settings import lifecycle
 from risutools.values import MAX_DOCUMENT_BYTES
 
 PACKET_FORMAT = "review-packet-v1"
@@ -42,24 +43,15 @@ HANDOFF_FORMAT = "handoff-v1"
 LANES = ("light", "full")
 POLICY_FIELDS = ("review_status", "runtime_status", "availability_verdict", "publishable",
                  "active_code_policy", "static_analysis_only", "source_kind")
-NEXT_STEP = {
-    "candidate": ("request_review", "pending_human_review",
-                  "decide whether to request human review (candidate -> pending_human_review) "
-                  "or reject"),
-    "pending_human_review": ("approve", "approved",
-                             "decide approve or reject for promotion to approved"),
-    "approved": ("promote", "promoted", "decide promote or reject (approved -> promoted)"),
-    "promoted": ("retire", "retired", "decide whether to retire the promoted component"),
-}
 WITHHELD = "[withheld: looks like active code (MC500); see the source]"
 
 
 def instruction_for(entry: Entry) -> tuple[str | None, str | None, str]:
-    step = NEXT_STEP.get(entry.review_status)
+    step = lifecycle.next_step(entry.review_status)
     if step is None:
         return None, None, (f"no lifecycle step after {entry.review_status or '(none)'}; "
                             "read only")
-    return step
+    return step.action, step.to, step.decision
 
 
 def _task_id(*parts: Any) -> str:

@@ -38,12 +38,11 @@ from risutools.catalog.writes import (
     current_bytes,
     write_document,
 )
-from risutools.contract.transitions import STATES, CatalogLog, action_for, read_log
+from risutools.contract.transitions import CatalogLog, read_log
 from risutools.contract.validate import Verification
 from risutools.errors import Code, ConfigError, WriteConflict
 from risutools.findings import Finding
-
-RUNTIME_STATES = ("active", "inactive")
+from risutools.settings import lifecycle
 
 
 def new_document(doc: dict[str, Any], to: str) -> dict[str, Any]:
@@ -138,7 +137,7 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
          verifications: list[Verification] | None = None,
          base_findings: list[Finding] | None = None) -> Plan:
     """Run every gate of ``entry`` -> ``to``; nothing is written."""
-    valid = STATES if kind == "status" else RUNTIME_STATES
+    valid = lifecycle.STATES if kind == "status" else lifecycle.RUNTIME_STATES
     if to not in valid:
         raise ConfigError(Code.BAD_TARGET, f"{to!r} is not one of {', '.join(valid)}")
     if kind == "status" and to == "candidate":
@@ -203,7 +202,7 @@ def execute(cat: Catalog, p: Plan, *, actor: str = "") -> int:
                 raise WriteConflict(Code.WRITE_CONFLICT, f"approval {a.file}: {CHANGED_APPR}",
                                     path=a.file)
             frm = e.review_status
-            assert action_for(frm, p.to) is not None
+            assert lifecycle.action_for(frm, p.to) is not None
             rec: dict[str, Any] = {
                 "component_id": e.component_id, "from_status": frm, "to_status": p.to,
                 "before_sha256": e.base_sha256, "after_sha256": p.after_sha256,

@@ -31,7 +31,7 @@ from risutools import __version__
 from risutools.catalog.approvals import Approval, load_approvals
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
-from risutools.catalog.packet import NEXT_STEP, used_approvals
+from risutools.catalog.packet import used_approvals
 from risutools.checks.registry import Check
 from risutools.checks.review import (
     RV101,
@@ -53,10 +53,10 @@ from risutools.contract.transitions import CatalogLog
 from risutools.contract.validate import DocumentInfo, Result, RuleFilter, Verification
 from risutools.errors import Code
 from risutools.findings import Finding
+from risutools.settings import lifecycle
 from risutools.settings.config import Settings
 
 REVIEW_FORMAT = "catalog-review-v1"
-BOARD_STATES = ("candidate", "pending_human_review")
 # The graph's problem kinds are the titles of RV101-RV103 (risutools.checks.review).
 GRAPH_CHECKS = {c.title: c for c in (RV101, RV102, RV103)}
 
@@ -427,9 +427,11 @@ def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
         by_doc.setdefault((v.file, v.line), []).append(v)
     out = []
     for e in sorted(entries, key=lambda e: (e.component_id, e.where())):
-        if e.review_status not in BOARD_STATES:
+        if e.review_status not in lifecycle.BOARD:
             continue
-        to = NEXT_STEP[e.review_status][1]
+        step = lifecycle.next_step(e.review_status)
+        assert step is not None  # every state on the board has one
+        to = step.to
         key = (e.loaded.file, e.loaded.line) if e.loaded is not None else ("", None)
         p = plan(cat, e, to, graph=graph, log=log, approvals=approvals,
                  verifications=by_doc.get(key, []), base_findings=found.get(key))

@@ -19,6 +19,7 @@ from risutools.canonical import sha256_prefixed
 from risutools.checks.registry import Check, all_checks, check, declare
 from risutools.findings import Finding, Severity
 from risutools.jsonlines import escape_pointer_token
+from risutools.settings import lifecycle
 from risutools.settings.config import CAPABILITY_RE, Settings
 
 # --------------------------------------------------------------------------- declared here,
@@ -74,11 +75,7 @@ MC305 = declare(
     "review_status by hand.")
 
 COMPONENT_TYPES = ("module", "preset", "character", "lorebook")
-REVIEW_STATES = ("candidate", "pending_human_review", "approved", "promoted", "rejected",
-                 "retired")
 KNOWN_SOURCE_KINDS = ("risu_attachment", "risu_json_export", "risu_realm")
-PAST_CANDIDATE = ("pending_human_review", "approved", "promoted", "rejected", "retired")
-NARRATIVE_REQUIRED_STATES = ("approved", "promoted", "retired")
 SITUATION_FIELDS = ("concrete_scene", "emotion_evoked", "why_memorable", "transferable_lesson")
 CORE_FIELDS = ("core_idea", "behavioral_cause", "invariant_conflict", "core_drive",
                "core_dilemma")
@@ -192,7 +189,7 @@ def _fix_mc103(doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """A candidate's lineage.promotion_status becomes 'candidate' (review_status is never
     written: it is the human decision the lineage field follows)."""
     lineage = _get(doc, "payload", "idea_layers", "lineage", "promotion_status")
-    if _get(doc, "provenance", "review_status") == "candidate" and lineage in REVIEW_STATES \
+    if _get(doc, "provenance", "review_status") == "candidate" and lineage in lifecycle.STATES \
             and lineage != "candidate":
         yield ("/payload/idea_layers/lineage/promotion_status", "candidate")
 
@@ -208,7 +205,7 @@ def mc103(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """
     lineage = _get(doc, "payload", "idea_layers", "lineage", "promotion_status")
     review = _get(doc, "provenance", "review_status")
-    if lineage in REVIEW_STATES and review in REVIEW_STATES and lineage != review:
+    if lineage in lifecycle.STATES and review in lifecycle.STATES and lineage != review:
         yield ("/payload/idea_layers/lineage/promotion_status",
                f"lineage.promotion_status is {lineage!r} but review_status is {review!r}; "
                f"set promotion_status to {review!r}")
@@ -377,10 +374,10 @@ def mc302(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
 
     Fix: Set runtime_status inactive, or get the component approved first.
     """
-    if _get(doc, "provenance", "runtime_status") != "active":
+    if _get(doc, "provenance", "runtime_status") != lifecycle.ACTIVE:
         return
     review = _get(doc, "provenance", "review_status")
-    if isinstance(review, str) and review not in ("approved", "promoted"):
+    if isinstance(review, str) and review not in lifecycle.APPROVED:
         yield ("/provenance/runtime_status",
                f"runtime_status active needs review_status approved or promoted, not "
                f"{review!r}; set runtime_status: inactive until it is approved")
@@ -645,7 +642,7 @@ def effective_severity(rule: str | Check, doc: Any, cfg: Settings) -> str:
         if cfg.promotion_gate:
             return "error"  # the promotion gate cannot be configured away
         review = _get(doc, "provenance", "review_status")
-        if review in NARRATIVE_REQUIRED_STATES:
+        if review in lifecycle.NARRATIVE_REQUIRED:
             return "error" if cfg.severities.get(rule) != "off" else "off"
     return cfg.severities.get(rule, RULES[rule].severity)
 

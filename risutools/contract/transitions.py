@@ -23,21 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from risutools.canonical import sha256_prefixed
+from risutools.settings.lifecycle import action_for
 
-ACTION_FOR = {
-    ("candidate", "pending_human_review"): "request_review",
-    ("pending_human_review", "approved"): "approve",
-    ("approved", "promoted"): "promote",
-    ("promoted", "retired"): "retire",
-}
 MAX_LOG_BYTES = 64 * 1024 * 1024  # transitions.ndjson is read whole
-STATES = ("candidate", "pending_human_review", "approved", "promoted", "rejected", "retired")
-
-
-def action_for(frm: str, to: str) -> str | None:
-    if to == "rejected" and frm in STATES and frm != "rejected":
-        return "reject"
-    return ACTION_FOR.get((frm, to))
 
 
 @dataclass

@@ -18,7 +18,6 @@ from risutools.contract.rules import (
     MC100,
     MC104,
     MC305,
-    PAST_CANDIDATE,
     RULES,
     effective_severity,
     make_finding,
@@ -27,6 +26,7 @@ from risutools.contract.schema import schema_issues
 from risutools.errors import Code
 from risutools.findings import Finding, sorted_findings
 from risutools.jsonlines import unpaired_surrogate
+from risutools.settings import lifecycle
 from risutools.settings.config import Settings
 
 
@@ -167,7 +167,7 @@ def _catalog_rules(docs: list[LoadedDocument], result: Result, cfg: Settings,
         doc = ld.doc
         status = doc.get("provenance", {}).get("review_status") if isinstance(doc, dict) \
             and isinstance(doc.get("provenance"), dict) else None
-        if status not in PAST_CANDIDATE or info.component_id is None:
+        if status not in lifecycle.PAST_START or info.component_id is None:
             continue
         start = ld.path.parent if ld.path is not None else Path.cwd()
         root = find_catalog_root(start)

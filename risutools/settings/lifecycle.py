@@ -1,0 +1,88 @@
+"""The review lifecycle, as one table: states, the action of each step, the decision a
+reviewer makes there, which statuses each kind of gate guards, and the runtime switch.
+
+Every part of risutools that names a status reads it here: the contract rules (MC103,
+MC301-MC305, MC600), the transition log (MC305's chain), approvals (an action and the status
+it moves to), the gates of ``promote``/``activate`` (the targets each guards), review packets
+(the next step and its decision), the review's promotion board, and the command line's choice
+lists.  The schema's ``review_status`` enum (``schemas/matrix-component-v1.schema.json``) is
+checked against :data:`STATES` by a test; ``docs/catalog.md`` draws the same table.
+
+::
+
+    candidate --request_review--> pending_human_review --approve--> approved
+        --promote--> promoted --retire--> retired
+    any state but rejected --reject--> rejected
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Step:
+    """One forward step: ``frm`` --``action``--> ``to``, and what a reviewer decides there."""
+
+    frm: str
+    action: str
+    to: str
+    decision: str  # the task of a review packet at ``frm`` (``packet --instruction``'s default)
+
+
+#: where every component starts (``ingest`` and ``project`` write it)
+START = "candidate"
+#: every review status, in lifecycle order
+STATES: tuple[str, ...] = ("candidate", "pending_human_review", "approved", "promoted",
+                           "rejected", "retired")
+#: the forward steps, in order: each state has at most one
+STEPS: tuple[Step, ...] = (
+    Step("candidate", "request_review", "pending_human_review",
+         "decide whether to request human review (candidate -> pending_human_review) "
+         "or reject"),
+    Step("pending_human_review", "approve", "approved",
+         "decide approve or reject for promotion to approved"),
+    Step("approved", "promote", "promoted", "decide promote or reject (approved -> promoted)"),
+    Step("promoted", "retire", "retired", "decide whether to retire the promoted component"),
+)
+#: the status and action that leave every state but itself
+REJECTED = "rejected"
+REJECT = "reject"
+#: every approval action, in the order the command line lists them
+ACTIONS: tuple[str, ...] = ("request_review", "approve", "reject", "promote", "retire")
+#: the statuses ``promote --to`` may name (every state a step or a rejection reaches)
+TARGETS: tuple[str, ...] = tuple(s for s in STATES if s != START)
+#: statuses past the start: a document there must end a chain of recorded transitions
+PAST_START: tuple[str, ...] = TARGETS
+#: statuses a human approved (the approval stands): what may be switched active, and from
+#: where the digests, replay and conflict gates guard a step
+APPROVED: tuple[str, ...] = ("approved", "promoted")
+#: statuses whose document must pass the contract at the step (the contract gate)
+CONTRACT_GATED: tuple[str, ...] = ("pending_human_review", "approved", "promoted", "retired")
+#: statuses that need a complete narrative (MC600 is an error there)
+NARRATIVE_REQUIRED: tuple[str, ...] = ("approved", "promoted", "retired")
+#: statuses that leave the lifecycle: the component must not stay active
+LEAVING: tuple[str, ...] = ("rejected", "retired")
+#: statuses the review's promotion board shows (a decision is pending)
+BOARD: tuple[str, ...] = ("candidate", "pending_human_review")
+#: the runtime switch: ``activate`` sets the first, ``deactivate`` the second
+ACTIVE, INACTIVE = "active", "inactive"
+RUNTIME_STATES: tuple[str, ...] = (ACTIVE, INACTIVE)
+
+_NEXT: dict[str, Step] = {s.frm: s for s in STEPS}
+_BY_PAIR: dict[tuple[str, str], str] = {(s.frm, s.to): s.action for s in STEPS}
+#: action -> the status it moves a component to
+TARGET_OF: dict[str, str] = {s.action: s.to for s in STEPS} | {REJECT: REJECTED}
+
+
+def next_step(status: str) -> Step | None:
+    """The forward step from ``status`` (None at the end of the lifecycle)."""
+    return _NEXT.get(status)
+
+
+def action_for(frm: str, to: str) -> str | None:
+    """The action of the step ``frm`` -> ``to`` (``reject`` from any state but rejected),
+    or None when the lifecycle has no such step."""
+    if to == REJECTED and frm in STATES and frm != REJECTED:
+        return REJECT
+    return _BY_PAIR.get((frm, to))
