@@ -7,7 +7,7 @@ maps any :class:`RisuError` to exit code 2 and never shows a traceback.
 
 :data:`CODES` is the one catalog of codes: one code per situation in every command (a
 missing path is ``not-found`` whatever it was meant to hold).  ``docs/errors.md``'s table
-is generated from it (``python -m risutools.checks.docs``), and a test fails when a code
+is generated from it (``python -m risutools.commands.docs``), and a test fails when a code
 raised anywhere in ``risutools/`` is not in it.
 """
 

@@ -14,7 +14,6 @@ that refuses duplicate keys.
 
 from __future__ import annotations
 
-import gc
 import json
 import re
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import Any
 from risutools.canonical import plain_canonical, sha256_prefixed
 from risutools.errors import Code, DocumentError
 from risutools.jsonlines import scan, unpaired_surrogate
+from risutools.jsontypes import nests_deeper
 from risutools.yamlsafe import YamlDocument, YamlRefused, load_yaml_documents
 
 try:
@@ -135,34 +135,6 @@ def _outside_strings(data: bytes) -> bytes:
     if b"\\" in data:
         data = data.replace(b"\\\\", b"__").replace(b'\\"', b"__")
     return b"".join(data.split(b'"')[0::2])
-
-
-def nests_deeper(root: object, limit: int) -> bool:
-    """Whether a parsed value nests deeper than ``limit``.
-
-    Containers are visited level by level; ``gc.get_referents`` lists the values of a
-    whole level of dicts and lists in one C call (keys may come too: strings, skipped)."""
-    level: list[Any] = [root] if type(root) is dict or type(root) is list else []
-    depth = 1
-    while level:
-        if depth > limit:
-            return True
-        level = [x for x in gc.get_referents(*level) if type(x) is dict or type(x) is list]
-        depth += 1
-    return False
-
-
-_TYPE_NAMES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-               int: "an integer", float: "a number", type(None): "null"}
-
-
-def json_type_name(value: object, object_word: str = "an object") -> str:
-    """The JSON name of a value's type, with an article ("an array", "null"): the one
-    spelling error messages use (schema errors, readers, the analyser; YAML readers pass
-    ``object_word="a mapping"``)."""
-    if isinstance(value, dict):
-        return object_word
-    return _TYPE_NAMES.get(type(value), type(value).__name__)
 
 
 def fast_json(data: bytes) -> tuple[Any, bytes] | None:

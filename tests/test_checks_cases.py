@@ -19,8 +19,8 @@ import yaml
 from harness import ROOT
 
 from risutools.analysis import analyze
-from risutools.checks import all_checks
 from risutools.checks.examples import CASES_DIR, load_cases
+from risutools.commands.checks import every_check as all_checks
 from risutools.contract.validate import validate_document
 from risutools.formats.model import Anomaly, AssetInfo, Module
 from risutools.settings.config import Settings, load_settings_file

@@ -13,9 +13,17 @@ import pytest
 from harness import FIXTURES, ROOT, SEED, run_cli
 from harness import PACKAGE as PKG
 
-from risutools.checks import RuleFilter, all_checks
-from risutools.checks.docs import render_page, stale_pages, table
-from risutools.checks.registry import DECLARING_MODULES, ID_RE, REGISTRY, SCOPES, declare
+from risutools.checks.ids import SCOPE_OF
+from risutools.checks.registry import (
+    ID_RE,
+    REGISTRY,
+    SCOPES,
+    RuleFilter,
+    declare,
+)
+from risutools.commands.checks import UNITS
+from risutools.commands.checks import every_check as all_checks
+from risutools.commands.docs import render_page, stale_pages, table
 from risutools.errors import ConfigError
 from risutools.report.reporters import FORMATS, REPORTER_BY_NAME
 
@@ -42,6 +50,11 @@ def test_every_check_is_documented_and_well_formed() -> None:
     assert families == {"MC", "RA", "R", "M", "G", "RV"}
     assert [c.id for c in checks.values() if c.family == "R"] == [f"R{i}" for i in range(1, 9)]
     assert [c.id for c in checks.values() if c.family == "M"] == ["M1", "M2", "M3"]
+
+
+def test_the_index_names_every_check_and_its_scope() -> None:
+    assert {c.id: c.scope for c in all_checks().values()} == SCOPE_OF
+    assert list(SCOPE_OF) == list(all_checks())  # in id order
 
 
 def test_every_gate_is_declared_and_named_by_its_title() -> None:
@@ -105,8 +118,8 @@ def _id_literals(path: Path) -> list[tuple[int, str]]:
 
 
 def test_no_id_is_a_bare_literal_outside_its_declaration() -> None:
-    declaring = {f"risutools/{m.split('.', 1)[1].replace('.', '/')}.py"
-                 for m in DECLARING_MODULES}
+    declaring = {Path(str(m.__file__)).relative_to(ROOT).as_posix() for m in UNITS}
+    declaring.add("risutools/checks/ids.py")  # the generated index
     found = {}
     for path in sorted(PKG.rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()
@@ -127,9 +140,8 @@ def test_the_id_scanner_sees_a_literal(tmp_path: Path) -> None:
 
 def test_each_declared_id_appears_once_in_the_declaring_modules() -> None:
     seen: dict[str, int] = {}
-    for m in DECLARING_MODULES:
-        path = ROOT / (m.replace(".", "/") + ".py")
-        for _, value in _id_literals(path):
+    for m in UNITS:
+        for _, value in _id_literals(Path(str(m.__file__))):
             seen[value] = seen.get(value, 0) + 1
     assert seen == dict.fromkeys(all_checks(), 1)
 
@@ -138,7 +150,7 @@ def test_each_declared_id_appears_once_in_the_declaring_modules() -> None:
 
 
 def test_docs_tables_are_generated_from_the_registry() -> None:
-    assert stale_pages(ROOT) == [], "run `python -m risutools.checks.docs`"
+    assert stale_pages(ROOT) == [], "run `python -m risutools.commands.docs`"
 
 
 def test_drift_is_detected(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from risutools import cli
-from risutools.checks.registry import all_checks
+from risutools.commands.checks import every_check as all_checks
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"

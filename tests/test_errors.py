@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from harness import ROOT
 
-from risutools.checks.docs import ERRORS_PAGE, errors_table, render_errors_page
+from risutools.commands.docs import ERRORS_PAGE, errors_table, render_errors_page
 from risutools.errors import CODES, Code, ConfigError, RisuError
 
 #: the constructors whose first argument is a code
@@ -71,7 +71,7 @@ def test_the_scanner_sees_a_code() -> None:
 
 def test_the_docs_table_is_generated() -> None:
     page = (ROOT / ERRORS_PAGE).read_text(encoding="utf-8")
-    assert render_errors_page(page) == page, "run `python -m risutools.checks.docs`"
+    assert render_errors_page(page) == page, "run `python -m risutools.commands.docs`"
     assert errors_table().count("\n| `") == len(CODES)
     with pytest.raises(ValueError, match="markers"):
         render_errors_page("no markers")

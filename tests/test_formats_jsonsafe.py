@@ -23,7 +23,7 @@ from risutools.formats.jsonsafe import (
     max_depth_exceeded,
     parse_cost,
 )
-from risutools.values import nests_deeper
+from risutools.jsontypes import nests_deeper
 
 FUZZ = settings(
     max_examples=int(os.environ.get("RISU_FUZZ_EXAMPLES", "300")),

@@ -315,7 +315,7 @@ def test_bench_without_facts_prints_no_table(tmp_path: Path,
 def test_committed_facts_file_is_vocabulary_and_digests_only() -> None:
     import re
 
-    from risutools.checks import all_checks
+    from risutools.commands.checks import every_check as all_checks
     data_dir = Path(__file__).resolve().parents[1] / "risutools" / "data"
     caps = yaml.safe_load((data_dir / "capabilities.yaml").read_text(encoding="utf-8"))
     api = yaml.safe_load((data_dir / "lua_api.yaml").read_text(encoding="utf-8"))

@@ -84,7 +84,7 @@ from risutools.checks.registry import Check
 from risutools.findings import Finding, Severity, sorted_findings
 from risutools.formats.model import Module
 from risutools.formats.toggles import ToggleParse, parse_toggles
-from risutools.values import json_type_name
+from risutools.jsontypes import json_type_name
 
 # -- vocabularies ------------------------------------------------------------------
 

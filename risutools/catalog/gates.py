@@ -17,8 +17,8 @@ from typing import Any
 from risutools.catalog.approvals import Approval, ApprovalVerdict, find_approval
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
-from risutools.checks import Check as Declared
 from risutools.checks import gates as G
+from risutools.checks.registry import Check as Declared
 from risutools.contract import rules as mc
 from risutools.contract.transitions import CatalogLog, check_chain
 from risutools.contract.validate import Verification

@@ -1,30 +1,8 @@
-"""The check registry: every id the toolkit reports (MC rules, RA findings, replay
-invariants R1-R8 and M1-M3, the promotion and runtime gates G1-G13, the review's
-catalog findings RV101-RV305), declared once.
+"""The check registry (ground floor): the :class:`~risutools.checks.registry.Check` model and
+its ``@check`` decorator, ``--select``/``--ignore`` (``RuleFilter``), the generated index of
+every id (``ids``) and the cases loader (``examples``).  The checks themselves live with the
+engines that run them; ``risutools.commands.checks`` gathers them all.
 
-See :mod:`risutools.checks.registry` for the model, ``docs/contract.md`` ("The check
-registry") for how a check is added, and ``python -m risutools.checks.docs`` for the
-generated documentation tables.
+See ``docs/architecture.md`` for where a new check goes, and ``python -m
+risutools.commands.docs`` for the generated index and documentation tables.
 """
-
-from risutools.checks.registry import (
-    REGISTRY,
-    Check,
-    RuleFilter,
-    all_checks,
-    check,
-    declare,
-    get,
-    of_family,
-)
-
-__all__ = [
-    "REGISTRY",
-    "Check",
-    "RuleFilter",
-    "all_checks",
-    "check",
-    "declare",
-    "get",
-    "of_family",
-]

@@ -1,33 +1,32 @@
-"""The registry: every check the toolkit reports, declared once.
+"""The registry: every check the toolkit reports, declared once, with its code.
 
 A :class:`Check` has an id (``MC201``, ``RA101``, ``R3``), a default severity, a
 scope (where it runs), a short title, and three sentences of documentation:
 what it checks (``summary``), why it matters (``why``) and how to fix a finding
-(``fix``).  Checks are declared in exactly five modules (``DECLARING_MODULES``):
-
-* ``risutools.contract.rules``  -- MC rules (document rules are decorated functions
-  whose docstring is the documentation; the rest are :func:`declare` calls);
-* ``risutools.checks.analysis`` -- RA findings of the static analyser;
-* ``risutools.checks.replay``   -- replay invariants R1-R8 and the monitor's M1-M3;
-* ``risutools.checks.gates``    -- the promotion and runtime gates G1-G13;
-* ``risutools.checks.review``   -- the review's catalog findings RV101-RV305.
-
-Everything else (the docs' tables, the SARIF rule list, ``--select/--ignore``,
-``risutools rule ID``) reads the registry through :func:`all_checks`.  Cases
-(firing and quiet) are data files in ``risutools/checks/cases/<ID>.yaml``, run
-by one generic test (``tests/test_checks_cases.py``).
+(``fix``).  A check is declared where its code lives, on the floor of the engine that runs
+it (the contract's rules, the analyser, the replay, the catalog's gates and review): the
+engine imports its checks, so :func:`registered_checks` holds those of every engine
+imported so far.  This module imports none of them (it is the ground floor): what must
+know every id without importing every engine -- the configuration's ``rules:``,
+``--select``/``--ignore`` -- reads :data:`risutools.checks.ids.SCOPE_OF`, an index of
+every id and its scope generated from the checks themselves
+(``python -m risutools.commands.docs``; a test fails when it is stale).
+``risutools.commands.checks`` imports every engine's checks (``risutools rule``, the docs'
+tables, the SARIF rule list).  Cases (firing and quiet) are data files in
+``risutools/checks/cases/<ID>.yaml``, run by one generic test
+(``tests/test_checks_cases.py``).
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from risutools.errors import Code
+from risutools.checks.ids import SCOPE_OF
+from risutools.errors import Code, ConfigError
 from risutools.findings import Severity
 
 #: where a check runs: ``load`` (reading a file), ``document`` (one document),
@@ -36,22 +35,6 @@ from risutools.findings import Severity
 SCOPES = ("load", "document", "catalog", "verify", "module", "replay", "promotion")
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 ID_RE = re.compile(r"[A-Z]{1,3}[0-9]{1,3}")
-#: the modules that declare checks (imported by :func:`all_checks`)
-DECLARING_MODULES = (
-    "risutools.contract.rules",
-    "risutools.checks.analysis",
-    "risutools.checks.replay",
-    "risutools.checks.gates",
-    "risutools.checks.review",
-)
-#: family -> the docs page whose table lists it (``python -m risutools.checks.docs``)
-DOC_PAGES = {"MC": "docs/contract.md", "RA": "docs/analysis.md", "R": "docs/replay.md",
-             "M": "docs/replay.md", "G": "docs/catalog.md", "RV": "docs/catalog.md"}
-#: command -> the families it reports (the SARIF rule list of its reports)
-FAMILIES_BY_COMMAND = {"validate": ("MC",), "verify": ("MC",), "analyze": ("RA",),
-                       "review": ("MC", "RV")}
-
-
 @dataclass(frozen=True, eq=False)
 class Check:
     """One check: its id, default severity, scope and documentation (and code, if any)."""
@@ -88,10 +71,9 @@ class Check:
 
 
 REGISTRY: dict[str, Check] = {}
-#: :func:`all_checks`'s sorted view, kept while the registry is unchanged (a declaration
-#: drops it; its size guards against a test that edits ``REGISTRY`` directly)
+#: :func:`registered_checks`'s sorted view, kept while the registry is unchanged (a
+#: declaration drops it; its size guards against a test that edits ``REGISTRY`` directly)
 _SORTED: tuple[int, dict[str, Check]] | None = None
-_DECLARED = False  # whether every declaring module has been imported once
 
 
 def _register(c: Check) -> Check:
@@ -141,17 +123,20 @@ def check(id: str, severity: Severity, scope: str, title: str, *,
     return wrap
 
 
-def all_checks() -> dict[str, Check]:
-    """Every declared check, sorted by id (family first, then number): a new dict each
-    call (the sort is done once while the registry stays the same)."""
-    global _DECLARED, _SORTED
-    if not _DECLARED:
-        for name in DECLARING_MODULES:
-            importlib.import_module(name)
-        _DECLARED = True
+def registered_checks() -> dict[str, Check]:
+    """Every check registered so far (those of the engines imported), sorted by id (family
+    first, then number): a new dict each call (the sort is done once while the registry
+    stays the same)."""
+    global _SORTED
     if _SORTED is None or _SORTED[0] != len(REGISTRY):
         _SORTED = (len(REGISTRY), {c.id: c for c in sorted(REGISTRY.values(), key=sort_key)})
     return dict(_SORTED[1])
+
+
+def known_ids() -> dict[str, str]:
+    """Every check id of the toolkit -> its scope, sorted by id, whichever engines are
+    imported (the generated index :data:`risutools.checks.ids.SCOPE_OF`)."""
+    return SCOPE_OF
 
 
 def sort_key(c: Check | str) -> tuple[str, int]:
@@ -160,24 +145,20 @@ def sort_key(c: Check | str) -> tuple[str, int]:
     return (fam, int(cid[len(fam):] or 0))
 
 
-def for_command(command: str) -> list[Check]:
-    """The checks a command reports, in id order (its SARIF rule list)."""
-    fams = FAMILIES_BY_COMMAND.get(command, ())
-    return [c for c in all_checks().values() if c.family in fams]
-
-
 def get(id: str) -> Check | None:
-    return all_checks().get(id.strip().upper())
+    """A registered check by id (None when it is not, or its engine is not imported)."""
+    return REGISTRY.get(id.strip().upper())
 
 
 def by_title(title: str) -> list[Check]:
-    """The checks named ``title`` (a gate is named by its title: ``digests``)."""
+    """The registered checks named ``title`` (a gate is named by its title: ``digests``)."""
     want = title.strip().lower()
-    return [c for c in all_checks().values() if c.title == want]
+    return [c for c in registered_checks().values() if c.title == want]
 
 
 def of_family(family: str) -> dict[str, Check]:
-    return {k: c for k, c in all_checks().items() if c.family == family}
+    """The registered checks of one family (``MC``, ``RA`` ...), by id."""
+    return {k: c for k, c in registered_checks().items() if c.family == family}
 
 
 def split_codes(values: Iterable[str]) -> tuple[str, ...]:
@@ -207,14 +188,12 @@ class RuleFilter:
     def __init__(self, select: Iterable[str] = (), ignore: Iterable[str] = ()) -> None:
         self.select = split_codes(select)
         self.ignore = split_codes(ignore)
-        known = all_checks()
+        known = known_ids()
         for s in self.select + self.ignore:
             if not any(matches(c, s) for c in known):
-                from risutools.errors import ConfigError
-
                 raise ConfigError(Code.UNKNOWN_RULE, f"no rule matches {s!r} "
                                   "(see `risutools rule` for the list)")
-        self._always = frozenset(c.id for c in known.values() if c.scope == "load")
+        self._always = frozenset(cid for cid, scope in known.items() if scope == "load")
 
     def keep(self, rule: str | Check) -> bool:
         rid = str(rule)

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from risutools.checks.registry import Check, all_checks
+from risutools.checks.registry import Check, registered_checks
 from risutools.contract.loaders import STDIN_NAME, _fmt_of
 from risutools.contract.rules import _get
 from risutools.errors import WriteConflict
@@ -62,7 +62,7 @@ class FixOutcome:
 
 
 def fixable_checks() -> dict[str, Check]:
-    return {k: c for k, c in all_checks().items() if c.fixable}
+    return {k: c for k, c in registered_checks().items() if c.fixable}
 
 
 def fix_result(result: Any) -> FixOutcome:

@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any
 
 from risutools.canonical import sha256_prefixed
-from risutools.checks.registry import Check, all_checks, check, declare
+from risutools.checks.registry import Check, check, declare, registered_checks
 from risutools.findings import Finding, Severity
 from risutools.jsonlines import escape_pointer_token
 from risutools.settings import lifecycle
@@ -623,7 +623,7 @@ def mc600(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
 
 
 def _contract_rules() -> dict[str, Check]:
-    return {k: c for k, c in all_checks().items() if c.family == MC000.family}
+    return {k: c for k, c in registered_checks().items() if c.family == MC000.family}
 
 
 #: every MC rule by id (the registry's contract family)

@@ -18,7 +18,7 @@ from functools import cache
 from typing import Any
 
 from risutools.jsonlines import escape_pointer_token
-from risutools.values import json_type_name
+from risutools.jsontypes import json_type_name
 
 Check = Callable[[Any], bool]
 

@@ -40,7 +40,7 @@ def _doc_hash(doc: Any) -> str | None:
 
 
 def not_object_message(doc: Any) -> str:
-    from risutools.values import json_type_name
+    from risutools.jsontypes import json_type_name
 
     return (f"the document is {json_type_name(doc)}, not a JSON object; write one "
             "matrix-component-v1 object per file (or per NDJSON line)")

@@ -101,7 +101,7 @@ def _fail(path: str, field: str, why: str) -> ConfigError:
 
 
 def _kind(v: Any) -> str:
-    from risutools.values import json_type_name
+    from risutools.jsontypes import json_type_name
 
     return json_type_name(v, "a mapping")
 

@@ -175,9 +175,9 @@ def _access_rule(lang: str, a: Analysis) -> str:
 
 @lru_cache(maxsize=1)
 def _check_titles() -> dict[str, str]:
-    from risutools.checks import all_checks
+    from risutools.checks.registry import registered_checks
 
-    return {cid: c.title for cid, c in all_checks().items()}
+    return {cid: c.title for cid, c in registered_checks().items()}
 
 
 def finding_sentences(lang: str, a: Analysis) -> list[str]:

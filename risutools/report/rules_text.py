@@ -5,7 +5,8 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable
 
-from risutools.checks.registry import Check, all_checks, by_title, matches, split_codes
+from risutools.checks.registry import Check, by_title, matches, split_codes
+from risutools.commands.checks import every_check
 from risutools.errors import Code, ConfigError
 
 
@@ -34,7 +35,7 @@ def page(c: Check) -> str:
 def render_rule_list(prefix: str | None) -> str:
     """One line per check: id, severity, scope, ``[*]`` when ``validate --fix`` fixes it,
     title, summary (cut to one line)."""
-    return _lines(c for c in all_checks().values() if not prefix or matches(c.id, prefix))
+    return _lines(c for c in every_check().values() if not prefix or matches(c.id, prefix))
 
 
 def _lines(checks: Iterable[Check]) -> str:
@@ -50,7 +51,7 @@ def render_rule_page(rule_id: str) -> str:
     """The page of ``rule_id`` (an id, or a title such as a gate's name ``digests``); a
     prefix (``MC2``) lists its checks; anything else is a ConfigError (one line, exit 2)."""
     codes = split_codes([rule_id])
-    checks = all_checks()
+    checks = every_check()
     if len(codes) == 1 and codes[0] in checks:
         return page(checks[codes[0]])
     if len(codes) == 1 and any(matches(cid, codes[0]) for cid in checks):

@@ -51,7 +51,7 @@ _LEVEL = {"error": "error", "warning": "warning"}  # anything else (info) is "no
 
 def sarif_dict(result: Result) -> dict[str, Any]:
     from risutools import __version__
-    from risutools.checks.registry import DOC_PAGES, for_command
+    from risutools.commands.checks import DOC_PAGES, for_command
 
     checks = sorted(for_command(result.command), key=lambda c: c.id)
     index = {c.id: i for i, c in enumerate(checks)}

@@ -17,9 +17,10 @@ STATISTICS_FORMATS = ("text", "concise", "json")
 
 
 def _rows(result: Result) -> list[tuple[str, int, str, bool]]:
-    from risutools.checks.registry import all_checks, sort_key
+    from risutools.checks.registry import sort_key
+    from risutools.commands.checks import every_check
 
-    checks = all_checks()
+    checks = every_check()
     counts = Counter(f.rule for f in result.findings)
     ordered = sorted(counts, key=lambda r: (-counts[r], sort_key(r)))
     out = []

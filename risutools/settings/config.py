@@ -48,7 +48,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from risutools.checks.registry import RuleFilter, all_checks, matches, split_codes
+from risutools.checks.registry import RuleFilter, known_ids, matches, split_codes
 from risutools.errors import Code, ConfigError
 from risutools.pathnames import show_name
 from risutools.safeio import FileRefused, is_regular, read_or_raise, read_regular
@@ -259,7 +259,7 @@ def _severities(raw_rules: Any, where: str) -> dict[str, str]:
     if not isinstance(raw_rules, dict):
         raise ConfigError(Code.CONFIG_BAD_VALUE, "rules must be a mapping RULE: error|warning|off",
                           where="rules", path=where)
-    checks = all_checks()
+    checks = known_ids()
     levels: dict[str, str] = {}
     for rule, level in raw_rules.items():
         if level is False:  # YAML 1.1 reads a bare `off` (or `no`, `false`) as false: off
@@ -269,25 +269,25 @@ def _severities(raw_rules: Any, where: str) -> dict[str, str]:
                               "as a boolean, not a severity; write error or warning",
                               where="rules", path=where)
         key = str(rule).strip().upper()
-        hit = [c for c in checks.values() if matches(c.id, key)]
+        hit = [scope for cid, scope in checks.items() if matches(cid, key)]
         if not hit:
             raise ConfigError(Code.UNKNOWN_RULE, f"unknown rule {rule!r} (no check id starts "
                               "with it; see `risutools rule`)", where="rules", path=where)
         if level not in SEVERITY_CHOICES:
             raise ConfigError(Code.CONFIG_BAD_VALUE, f"rule {rule}: {level!r} is not one of "
                               f"{', '.join(SEVERITY_CHOICES)}", where="rules", path=where)
-        if not any(c.scope in CONFIGURABLE_SCOPES for c in hit):
-            raise ConfigError(Code.CONFIG_BAD_VALUE, f"rule {rule} ({hit[0].scope}: unreadable "
+        if not any(scope in CONFIGURABLE_SCOPES for scope in hit):
+            raise ConfigError(Code.CONFIG_BAD_VALUE, f"rule {rule} ({hit[0]}: unreadable "
                               "input, a replay invariant or a promotion gate) cannot be "
                               "changed", where="rules", path=where)
         levels[key] = level
     sev: dict[str, str] = {}
-    for c in checks.values():
-        if c.scope not in CONFIGURABLE_SCOPES:
+    for cid, scope in checks.items():
+        if scope not in CONFIGURABLE_SCOPES:
             continue
-        keys = [k for k in levels if matches(c.id, k)]
+        keys = [k for k in levels if matches(cid, k)]
         if keys:
-            sev[c.id] = levels[max(keys, key=len)]
+            sev[cid] = levels[max(keys, key=len)]
     return sev
 
 

@@ -1,0 +1,36 @@
+"""The JSON type of a parsed value and its nesting depth: what every reader of untrusted
+JSON (the formats' readers, the contract's loaders, the analyser's field checks) says about a
+value, in one spelling."""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+
+def nests_deeper(root: object, limit: int) -> bool:
+    """Whether a parsed value nests deeper than ``limit``.
+
+    Containers are visited level by level; ``gc.get_referents`` lists the values of a
+    whole level of dicts and lists in one C call (keys may come too: strings, skipped)."""
+    level: list[Any] = [root] if type(root) is dict or type(root) is list else []
+    depth = 1
+    while level:
+        if depth > limit:
+            return True
+        level = [x for x in gc.get_referents(*level) if type(x) is dict or type(x) is list]
+        depth += 1
+    return False
+
+
+_TYPE_NAMES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+               int: "an integer", float: "a number", type(None): "null"}
+
+
+def json_type_name(value: object, object_word: str = "an object") -> str:
+    """The JSON name of a value's type, with an article ("an array", "null"): the one
+    spelling error messages use (schema errors, readers, the analyser; YAML readers pass
+    ``object_word="a mapping"``)."""
+    if isinstance(value, dict):
+        return object_word
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
