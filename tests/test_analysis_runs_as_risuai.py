@@ -12,11 +12,11 @@ from typing import Any
 from harness import run_cli
 
 from risutools.analysis import analyze
-from risutools.analysis.model import display
 from risutools.formats import read_path
 from risutools.formats.card import card_module_data, has_active_content
 from risutools.formats.model import Module
 from risutools.formats.risum import write_risum
+from risutools.printable import display
 
 
 def ids(m: Module) -> list[str]:

@@ -105,7 +105,7 @@ def test_content_identity_awkward_values(value: Any) -> None:
     {"a": ["x", {"b": "lone \udcff"}]}, {"s": type("S", (str,), {})("sub \ud800")},
 ])
 def test_valid_utf8_scrubs_exactly_what_json_finds(doc: dict[str, Any]) -> None:
-    from risutools.analysis.model import scrub
+    from risutools.printable import scrub
     from risutools.projection.project import _valid_utf8
 
     try:

@@ -42,7 +42,6 @@ from risutools.analysis.model import (
     Condition,
     Fact,
     StateKey,
-    quoted,
 )
 from risutools.checks.analysis import (
     RA101,
@@ -85,6 +84,7 @@ from risutools.findings import Finding, Severity, sorted_findings
 from risutools.formats.model import Module
 from risutools.formats.toggles import ToggleParse, parse_toggles
 from risutools.jsontypes import json_type_name
+from risutools.printable import quoted
 
 # -- vocabularies ------------------------------------------------------------------
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
 from risutools.analysis.datatables import data_table
 from risutools.findings import Finding, sorted_findings
 from risutools.formats.toggles import Toggle
+from risutools.printable import scrub
 
 
 @dataclass(frozen=True)
@@ -51,47 +51,6 @@ LISTEN_EDIT_HOOKS: dict[str, str] = {h.listen_edit: h.capability for h in HOOKS.
 HOOK_WORDS: dict[str, str] = {h.capability: h.word for h in HOOKS.values()}
 #: hook capability -> tag (edit-request, chat-start, buttons ...)
 HOOK_TAGS: dict[str, str] = {h.capability: h.tag for h in HOOKS.values()}
-
-
-def scrub(value: Any) -> Any:
-    """A copy of a JSON-like value whose strings are valid UTF-8 (lone surrogates -> "?")."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-            return value
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "replace").decode("utf-8")
-    if isinstance(value, dict):
-        return {scrub(k): scrub(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [scrub(v) for v in value]
-    return value
-
-
-#: character categories escaped when module text is shown: controls (line breaks, ESC),
-#: format characters (bidi overrides and isolates, zero-width joiners), line and paragraph
-#: separators, surrogates and unassigned code points; spaces of every script print as is
-_SPOOFING = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Cn"})
-
-
-def display(text: str) -> str:
-    """``text`` safe to print on one line: the characters that could break or reorder the
-    output (controls, bidi and other format characters) escaped as ``\\uXXXX``; every other
-    character, ideographic space (U+3000) included, kept as it is."""
-    if text.isprintable():
-        return text
-    out: list[str] = []
-    for ch in text:
-        if ch == " " or unicodedata.category(ch) not in _SPOOFING:
-            out.append(ch)
-        else:
-            out.append(ch.encode("unicode_escape").decode("ascii"))
-    return "".join(out)
-
-
-def quoted(text: str) -> str:
-    """``text`` in single quotes for a message, shown as :func:`display` shows it."""
-    return "'" + display(text) + "'"
 
 
 #: at most this many evidence locations are kept per fact (the total is counted)

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from risutools.analysis import Analysis, analyze
-from risutools.analysis.model import scrub
 from risutools.canonical import prefixed
 from risutools.contract.rules import prompt_digest
 from risutools.errors import Code, ConfigError
 from risutools.formats.model import Module
+from risutools.printable import scrub
 from risutools.projection import naming, sentences
 from risutools.projection.guard import CopyGuard
 from risutools.projection.identity import (
@@ -223,7 +223,7 @@ def _projection(c: _Component, a: Analysis) -> dict[str, Any]:
 
 def _valid_utf8(doc: dict[str, Any]) -> dict[str, Any]:
     """``doc`` when every string in it is valid UTF-8 (one C-speed encoding decides),
-    else a copy with lone surrogates replaced (:func:`~risutools.analysis.model.scrub`).
+    else a copy with lone surrogates replaced (:func:`~risutools.printable.scrub`).
 
     orjson decides first (it refuses a string, key or value, that is not valid UTF-8; the
     pass-through options make it refuse dataclasses, datetimes and subclasses, which

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from risutools.printable import display
+
 if TYPE_CHECKING:
     from risutools.contract.validate import Result
 
@@ -11,8 +13,6 @@ if TYPE_CHECKING:
 def one_line(text: str) -> str:
     """``text`` on one line: line breaks, other control characters and bidi/format
     characters escaped; spaces of every script (U+3000 ...) kept as they are."""
-    from risutools.analysis.model import display
-
     return display(text)
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from risutools.analysis.model import Analysis, Fact, display, quoted, scrub
+from risutools.analysis.model import Analysis, Fact
 from risutools.canonical import prefixed
 from risutools.formats.card import REPLACED_BY_MODULE
+from risutools.printable import display, quoted, scrub
 
 if TYPE_CHECKING:
     from risutools.formats.model import Module
