@@ -10,6 +10,7 @@ Library imports happen inside the commands so that start-up stays fast.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Callable
@@ -20,6 +21,7 @@ import typer
 
 from risutools import __version__
 from risutools.errors import Code, RisuError, WriteConflict
+from risutools.report.present import present
 from risutools.settings import lifecycle
 
 if TYPE_CHECKING:
@@ -88,6 +90,46 @@ def _write_report(path: str, text: str) -> None:
                         f"cannot write: {exc.strerror or exc}", path=path) from None
 
 
+#: command -> the module of the command layer that runs it.  The one import the command
+#: line defers: a command loads its own engines when it runs (``risutools validate`` never
+#: imports the analyser), and ``-h`` loads none (docs/architecture.md).
+COMMANDS: dict[str, str] = {
+    "validate": "risutools.commands.validate",
+    "verify": "risutools.commands.verify",
+    "hash": "risutools.commands.hash",
+    "inspect": "risutools.commands.inspect",
+    "unpack": "risutools.commands.unpack",
+    "pack": "risutools.commands.pack",
+}
+
+
+def _command(name: str) -> Any:
+    return importlib.import_module(COMMANDS[name])
+
+
+def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
+             **how: Any) -> None:
+    """Run command ``name`` with its options (``params``), write what its result's
+    presenter says (the report to stdout or ``-o``, notes to stderr) and exit with the
+    result's code (``--exit-zero``: findings do not fail; 2, could not run, stays)."""
+    command = _command(name)
+    result = command.run(command.Options(**params))
+    shown = present(result, **how)
+    if shown.err_first:
+        _notes(shown.err)
+    if shown.out is not None:
+        _contract_output(shown.out, how.get("output"))
+    if not shown.err_first:
+        _notes(shown.err)
+    _exit(result.exit_code(), exit_zero)
+
+
+def _notes(lines: list[str]) -> None:
+    sys.stdout.flush()
+    for line in lines:
+        typer.echo(line, err=True)
+
+
 # ==== formats commands: inspect, unpack, pack ================================
 
 
@@ -123,38 +165,7 @@ def inspect(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON array for machines."),
 ) -> None:
     """Show format, SHA-256, size and structural counts of Risu files (never any code)."""
-    import json
-
-    from risutools.formats import read_path
-    from risutools.formats.summary import summarize
-    from risutools.report.inspect_text import render_inspect_text
-
-    failed = 0
-    results: list[dict[str, object]] = []
-    for path in files:
-        try:
-            modules = read_path(path)
-        except RisuError as exc:
-            failed += 1
-            exc.with_path(path)
-            _fail(exc)
-            results.append(
-                {"path": path, "ok": False,
-                 "error": {"code": exc.code, "where": exc.where, "message": exc.why}}
-            )  # fmt: skip
-            continue
-        summaries = [summarize(m) for m in modules]
-        results.append({"path": path, "ok": True, "modules": summaries})
-        if as_json:
-            continue
-        if not summaries:
-            typer.echo(f"{path}\n  character card without module.risum: no module to inspect")
-        for s in summaries:
-            typer.echo(render_inspect_text(s))
-    if as_json:
-        typer.echo(json.dumps(results, ensure_ascii=False, indent=2, sort_keys=True))
-    if failed:
-        raise typer.Exit(2)
+    _execute("inspect", dict(files=tuple(files), as_json=as_json))
 
 
 @app.command()
@@ -166,36 +177,7 @@ def unpack(
     force: bool = typer.Option(False, "--force", help="Overwrite files that already exist."),
 ) -> None:
     """Write module.json, assets/ (sanitised names) and manifest.json into DIR."""
-    from risutools.formats.unpack import unpack as do_unpack
-
-    try:
-        manifest = do_unpack(file, out, force=force)
-    except RisuError as exc:
-        _fail(exc.with_path(file))
-        raise typer.Exit(2) from None
-    def wrote(key: str) -> tuple[int, int]:
-        items = [a for a in manifest.get(key) or [] if isinstance(a, dict)]
-        return sum(1 for a in items if a.get("file")), sum(1 for a in items if not a.get("file"))
-
-    written, missing = wrote("assets")
-    what = "module.json" if manifest.get("module") else "no module (card without module.risum)"
-    parts = [what, f"{written} asset file(s)" + (f" ({missing} without data)" if missing else "")]
-    if "card_assets" in manifest:
-        card, skipped = wrote("card_assets")
-        parts.append("card.json" if manifest.get("card") else "no card.json")
-        parts.append(f"{card} card asset file(s)" + (f" ({skipped} skipped)" if skipped else ""))
-    typer.echo(f"unpacked {file} -> {out}: {', '.join(parts)}, manifest.json")
-    from risutools.report._common import one_line
-
-    sys.stdout.flush()  # the summary first, then its warnings
-    for w in manifest.get("anomalies") or []:
-        where = f"{w.get('where')}: " if w.get("where") else ""
-        typer.echo(one_line(f"warning: {file}: {where}{w.get('code')}: {w.get('message')}"),
-                   err=True)
-    for a in manifest.get("card_assets") or []:
-        if isinstance(a, dict) and not a.get("file"):
-            typer.echo(one_line(f"warning: {file}: card asset {a.get('member')!r} not written: "
-                                f"{a.get('skipped')}"), err=True)
+    _execute("unpack", dict(file=file, out=out, force=force))
 
 
 @app.command()
@@ -212,14 +194,7 @@ def pack(
     force: bool = typer.Option(False, "--force", help="Overwrite FILE if it exists."),
 ) -> None:
     """Pack an unpacked folder (or a module JSON) into a .risum."""
-    from risutools.formats.unpack import pack as do_pack
-
-    try:
-        size = do_pack(src, out, force=force)
-    except RisuError as exc:
-        _fail(exc.with_path(src) if exc.path is None else exc)
-        raise typer.Exit(2) from None
-    typer.echo(f"packed {src} -> {out} ({size} bytes)")
+    _execute("pack", dict(src=src, out=out, force=force))
 
 
 # ==== end formats commands ===================================================
@@ -374,27 +349,12 @@ def validate(
 
     Exit 0: no errors; 1: error findings (or warnings with --strict); 2: could not run."""
     _check_format(fmt, statistics)
-    from risutools.contract.validate import validate_paths
-
-    cfg = _settings(config_file, paths, select=select, ignore=ignore, exclude=exclude,
-                    promotion=promotion)
-    flt = cfg.rule_filter()
-    result = validate_paths(paths, cfg, rule_filter=flt, skip_non_documents=skip_non_documents)
-    if fix:
-        from risutools.contract.fix import fix_result
-
-        outcome = fix_result(result)
-        for note in outcome.notes:
-            typer.echo(f"risutools: {note}", err=True)
-        per_rule = ", ".join(f"{r} {n}" for r, n in sorted(outcome.fixed.items()))
-        typer.echo(f"fixed {outcome.total} finding(s) in {len(outcome.files)} file(s)"
-                   + (f" ({per_rule})" if per_rule else ""), err=True)
-        if outcome.files:  # report what is left, as the files are now
-            result.documents.clear()  # (the first pass's documents are not needed any more)
-            result = validate_paths(paths, cfg, rule_filter=flt,
-                                    skip_non_documents=skip_non_documents)
-    _contract_finish(result, fmt, output, strict, color=color, statistics=statistics,
-                     exit_zero=exit_zero)
+    _execute("validate", dict(
+        paths=tuple(paths), config_file=config_file, select=tuple(select),
+        ignore=tuple(ignore), exclude=tuple(exclude), promotion=promotion, strict=strict,
+        skip_non_documents=skip_non_documents, fix=fix,
+    ), fmt=fmt, output=output, color=_color(color) and output is None, statistics=statistics,
+        exit_zero=exit_zero)
 
 
 @app.command()
@@ -440,21 +400,14 @@ def verify(
     with --require-sources). Without a source store, one line says that no source
     file was checked."""
     _check_format(fmt, statistics)
-    from risutools.contract.verify import no_store_note, verify_paths
-
-    cfg = _settings(config_file, paths, select=select, ignore=ignore, sources=sources,
-                    exclude=exclude)
-    result = verify_paths(
-        paths, None, config=cfg, require_sources=require_sources,
-        content_scan=not no_content_scan, rule_filter=cfg.rule_filter(),
+    _execute("verify", dict(
+        paths=tuple(paths), sources=sources, require_sources=require_sources,
+        content_scan=not no_content_scan, config_file=config_file, select=tuple(select),
+        ignore=tuple(ignore), exclude=tuple(exclude), strict=strict,
         skip_non_documents=skip_non_documents,
         allow_config_sources_outside=allow_config_sources_outside,
-    )
-    note = no_store_note(result)
-    if note and (fmt != "text" or statistics or output):
-        typer.echo(f"risutools: verify: {note}", err=True)  # the text report says it itself
-    _contract_finish(result, fmt, output, strict, color=color, statistics=statistics,
-                     exit_zero=exit_zero)
+    ), fmt=fmt, output=output, color=_color(color) and output is None, statistics=statistics,
+        exit_zero=exit_zero)
 
 
 @app.command("hash")
@@ -472,24 +425,7 @@ def hash_cmd(
     Like sha256sum: one line per document; several documents in a file (NDJSON,
     multi-document YAML) show `sha256:<hex>  <file>:<line>  <component_id>`. With -q, the
     hash alone (`$(risutools hash -q doc.json)`)."""
-    from risutools.contract.hashing import hash_lines
-    from risutools.pathnames import safe_line
-
-    failed = False
-    for file in files:
-        try:
-            lines, problems = hash_lines(file, bare=quiet)
-        except RisuError as exc:
-            _fail(exc.with_path(file) if exc.path is None else exc)
-            failed = True
-            continue
-        for p in problems:
-            typer.echo(safe_line(f"risutools: {p}"), err=True)
-        failed = failed or bool(problems)
-        for line in lines:
-            typer.echo(line)
-    raise typer.Exit(2 if failed else 0)
-
+    _execute("hash", dict(files=tuple(files), quiet=quiet))
 
 
 # ==== end contract commands ==================================================

@@ -369,3 +369,22 @@ def load_settings(start_dir: str | Path = ".") -> Settings:
     """Find and read the catalog configuration above ``start_dir`` (defaults when none)."""
     found = find_settings_file(start_dir)
     return load_settings_file(found) if found is not None else Settings()
+
+
+def resolve_settings(config_file: str | None, start: str | Path | Iterable[str], *,
+                     select: Iterable[str] = (), ignore: Iterable[str] = (),
+                     sources: str | None = None, exclude: Iterable[str] = (),
+                     promotion: bool = False) -> Settings:
+    """The settings a command runs with, in three layers: the defaults, under the
+    configuration file (``config_file``, else the nearest ``.risutools.yaml`` /
+    ``pyproject.toml [tool.risutools]`` above ``start``: a folder, a file's folder, or the
+    first path of a list that is not ``-``), under the command line's options."""
+    if config_file:
+        cfg = load_settings_file(config_file)
+    else:
+        if not isinstance(start, (str, Path)):
+            start = next((p for p in start if p != "-"), ".")
+        sp = Path(str(start))
+        cfg = load_settings(sp if sp.is_dir() else (sp.parent if str(sp.parent) else Path(".")))
+    return cfg.with_options(select=select, ignore=ignore, sources=sources, exclude=exclude,
+                            promotion=promotion)

@@ -1,12 +1,15 @@
-"""``risutools hash``: the canonical document hash of each document in a file."""
+"""``risutools hash``: the canonical document hash of each document in a file, the base
+hash approvals and compare-and-swap writes name (like ``sha256sum``)."""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 from risutools.canonical import doc_sha256
 from risutools.contract.loaders import load_documents
-from risutools.errors import Code, DocumentError
+from risutools.errors import Code, DocumentError, RisuError
 from risutools.fsio import display_path
 
 
@@ -41,3 +44,43 @@ def hash_lines(path: str, *, bare: bool = False) -> tuple[list[str], list[str]]:
             lines.append(f"{h}  {given or d.file}:{d.line}  "
                          f"{cid if isinstance(cid, str) else '-'}")
     return lines, problems
+
+
+@dataclass(frozen=True)
+class Options:
+    """What ``hash`` was asked: files (``-`` for standard input), the hashes alone or not."""
+
+    files: tuple[str, ...]
+    quiet: bool = False
+
+
+@dataclass
+class Hashed:
+    """One file's lines, the problems of its documents, or why it could not be read."""
+
+    file: str
+    lines: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    error: RisuError | None = None
+
+
+@dataclass
+class HashResult:
+    kind: ClassVar[str] = "hash"
+    files: list[Hashed]
+
+    def exit_code(self) -> int:
+        """2 when a file or a document could not be read or hashed, else 0."""
+        return 2 if any(h.error is not None or h.problems for h in self.files) else 0
+
+
+def run(opts: Options) -> HashResult:
+    out = []
+    for file in opts.files:
+        try:
+            lines, problems = hash_lines(file, bare=opts.quiet)
+        except RisuError as exc:
+            out.append(Hashed(file, error=exc.with_path(file) if exc.path is None else exc))
+            continue
+        out.append(Hashed(file, lines, problems))
+    return HashResult(out)

@@ -1,0 +1,35 @@
+"""``risutools pack``: an unpacked folder (or a module JSON) back into a ``.risum``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from risutools.errors import RisuError
+from risutools.formats.unpack import pack
+
+
+@dataclass(frozen=True)
+class Options:
+    src: str
+    out: str
+    force: bool = False
+
+
+@dataclass
+class Packed:
+    kind: ClassVar[str] = "pack"
+    src: str
+    out: str
+    size: int
+
+    def exit_code(self) -> int:
+        return 0
+
+
+def run(opts: Options) -> Packed:
+    try:
+        size = pack(opts.src, opts.out, force=opts.force)
+    except RisuError as exc:
+        raise (exc.with_path(opts.src) if exc.path is None else exc) from None
+    return Packed(opts.src, opts.out, size)

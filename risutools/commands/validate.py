@@ -1,0 +1,58 @@
+"""``risutools validate``: the schema and the rules MC000-MC600 on documents, folders,
+NDJSON catalogs or standard input; ``--fix`` first rewrites, in place, what a rule fixes
+exactly, then validates what is left."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from risutools.contract.fix import FixOutcome, fix_result
+from risutools.contract.result import Result
+from risutools.contract.validate import validate_paths
+from risutools.settings.config import resolve_settings
+
+
+@dataclass(frozen=True)
+class Options:
+    """What ``validate`` was asked (the command line's values, checked)."""
+
+    paths: tuple[str, ...]
+    config_file: str | None = None
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    promotion: bool = False
+    strict: bool = False
+    skip_non_documents: bool = False
+    fix: bool = False
+
+
+@dataclass
+class Validation:
+    """The findings, and what ``--fix`` did (None without it)."""
+
+    kind: ClassVar[str] = "findings"
+    result: Result
+    fixed: FixOutcome | None = None
+    note: str | None = None  # verify's one line when no source was checked
+
+    def exit_code(self) -> int:
+        return self.result.exit_code()
+
+
+def run(opts: Options) -> Validation:
+    cfg = resolve_settings(opts.config_file, opts.paths, select=opts.select, ignore=opts.ignore,
+                           exclude=opts.exclude, promotion=opts.promotion)
+    flt = cfg.rule_filter()
+    result = validate_paths(opts.paths, cfg, rule_filter=flt,
+                            skip_non_documents=opts.skip_non_documents)
+    fixed = None
+    if opts.fix:
+        fixed = fix_result(result)
+        if fixed.files:  # report what is left, as the files are now
+            result.documents.clear()  # (the first pass's documents are not needed any more)
+            result = validate_paths(opts.paths, cfg, rule_filter=flt,
+                                    skip_non_documents=opts.skip_non_documents)
+    result.strict = opts.strict
+    return Validation(result, fixed)

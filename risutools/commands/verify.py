@@ -1,0 +1,40 @@
+"""``risutools verify``: the digests a document records (prompt, source files in a source
+store, replay reports), MC200-MC203; what was not at hand is said, never passed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from risutools.commands.validate import Validation
+from risutools.contract.verify import no_store_note, verify_paths
+from risutools.settings.config import resolve_settings
+
+
+@dataclass(frozen=True)
+class Options:
+    """What ``verify`` was asked (the command line's values, checked)."""
+
+    paths: tuple[str, ...]
+    sources: str | None = None
+    require_sources: bool = False
+    content_scan: bool = True
+    config_file: str | None = None
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    strict: bool = False
+    skip_non_documents: bool = False
+    allow_config_sources_outside: bool = False
+
+
+def run(opts: Options) -> Validation:
+    cfg = resolve_settings(opts.config_file, opts.paths, select=opts.select, ignore=opts.ignore,
+                           sources=opts.sources, exclude=opts.exclude)
+    result = verify_paths(
+        opts.paths, None, config=cfg, require_sources=opts.require_sources,
+        content_scan=opts.content_scan, rule_filter=cfg.rule_filter(),
+        skip_non_documents=opts.skip_non_documents,
+        allow_config_sources_outside=opts.allow_config_sources_outside,
+    )
+    result.strict = opts.strict
+    return Validation(result, note=no_store_note(result))
