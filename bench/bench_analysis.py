@@ -176,10 +176,10 @@ def small_module(before: str | None, rounds: int = 5) -> None:
 
 def startup(before: str | None, rounds: int = 20) -> None:
     """The imports of ``risutools analyze`` (``risutools.cli`` and
-    ``risutools.analysis.report``), wall time of a fresh interpreter, best of ``rounds``
+    ``risutools.commands.analyze``), wall time of a fresh interpreter, best of ``rounds``
     (bytecode written first, as an installed package has it); with ``before``, the two trees
     in turn."""
-    code = "import risutools.cli, risutools.analysis.report"
+    code = "import risutools.cli, risutools.commands.analyze"
     root = str(Path(__file__).resolve().parents[1])
     trees = [("before", before), ("after", root)] if before else [("this tree", root)]
     env = dict(os.environ)
@@ -199,7 +199,7 @@ def startup(before: str | None, rounds: int = 20) -> None:
             t0 = time.perf_counter()
             subprocess.run([sys.executable, "-c", "pass"], cwd=cwd, check=True)
             bare = min(bare, time.perf_counter() - t0)
-    print(f"start-up of `risutools analyze` (import risutools.cli, risutools.analysis.report), "
+    print(f"start-up of `risutools analyze` (import risutools.cli, risutools.commands.analyze), "
           f"wall, best of {rounds}; a bare interpreter: {bare * 1000:.1f} ms")
     for label, tree in trees:
         print(f"  {label:<9} {best[label] * 1000:7.1f} ms  ({tree})")

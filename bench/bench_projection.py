@@ -13,7 +13,7 @@ machine disturbed least):
 * ``project, analysis given``: the projection alone, ``en`` and ``ko``;
 * ``project``: analysis + projection (what ingest calls per module);
 * ``render``: the document as ingest writes it (``catalog.ingest.render``: the text of
-  ``projection.run.dumps``).
+  ``canonical.document_json``).
 
 A/B on the same machine in the same run: ``BENCH_BEFORE=/path/to/old/checkout`` (a folder
 holding ``risutools/``) measures that checkout in a child process, alternating with this

@@ -107,3 +107,9 @@ def self_hash(doc: dict[str, Any], key: str = "report_sha256") -> str:
 def doc_sha256(doc: Any) -> str:
     """``sha256:<hex>`` of the canonical form."""
     return sha256_prefixed(canonical(doc))
+
+
+def document_json(doc: dict[str, Any]) -> str:
+    """A document as written to disk: UTF-8 JSON, one-space indent, field order kept (what
+    ``project``, ``ingest`` and every rewrite of a JSON document write)."""
+    return json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=False) + "\n"

@@ -100,6 +100,9 @@ COMMANDS: dict[str, str] = {
     "inspect": "risutools.commands.inspect",
     "unpack": "risutools.commands.unpack",
     "pack": "risutools.commands.pack",
+    "analyze": "risutools.commands.analyze",
+    "rule": "risutools.commands.rule",
+    "project": "risutools.commands.project",
 }
 
 
@@ -463,51 +466,11 @@ def analyze_cmd(
     if as_json:
         fmt = "json"
     _check_format(fmt, statistics)
-    _color(color)
-    from risutools.analysis.report import AnalyzeResult, analyze_result, check_fail_on, exit_code
-
-    check_fail_on(fail_on)
-    cfg = _settings(config_file, files, select=select, ignore=ignore)
-    results: list[AnalyzeResult] = []
-    unreadable = False
-    for file in files:
-        try:
-            results.append(_graded(analyze_result(file), cfg))
-        except RisuError as exc:
-            _fail(exc.with_path(file) if exc.path is None else exc)
-            unreadable = True
-    merged = AnalyzeResult(command="analyze", path=", ".join(r.path for r in results))
-    for r in results:
-        merged.documents.extend(r.documents)
-        merged.files.extend(r.files)
-        merged.analyses.extend(r.analyses)
-    if statistics or fmt not in ("text", "json"):
-        text = _render(merged, fmt, output, color, statistics)
-    elif fmt == "json" and len(files) > 1:  # several files: an array of the per-file objects
-        import json
-
-        text = json.dumps([json.loads(_render(r, fmt)) for r in results], ensure_ascii=False,
-                          indent=1) + "\n"
-    else:
-        text = "".join(_render(r, fmt, output, color) for r in results)
-    _contract_output(text, output)
-    if unreadable:
-        raise typer.Exit(2)
-    _exit(exit_code([a for _, a in merged.analyses], fail_on), exit_zero)
-
-
-def _graded(result: Any, cfg: Settings) -> Any:
-    """An analysis result as the settings report it (``--select``/``--ignore``, and
-    ``rules:`` severities and ``off``), applied once, after the analysis."""
-    from dataclasses import replace
-
-    from risutools.findings import sorted_findings
-
-    result.analyses = [(m, replace(a, findings=cfg.apply(a.findings)))
-                       for m, a in result.analyses]
-    for d in result.documents:
-        d.findings = sorted_findings(cfg.apply(d.findings))
-    return result
+    use = _color(color)
+    _execute("analyze", dict(files=tuple(files), fail_on=fail_on, config_file=config_file,
+                             select=tuple(select), ignore=tuple(ignore)),
+             fmt=fmt, output=output, color=use and output is None, statistics=statistics,
+             exit_zero=exit_zero)
 
 
 @app.command("rule")
@@ -520,9 +483,7 @@ def rule_cmd(
     """Explain a check: what it checks, why, how to fix it, and an example.
 
     [*] marks the checks `validate --fix` fixes."""
-    from risutools.report.rules_text import render_rule_list, render_rule_page
-
-    typer.echo(render_rule_page(rule_id) if rule_id else render_rule_list(None), nl=False)
+    _execute("rule", dict(rule_id=rule_id))
 
 
 @app.command("project")
@@ -555,21 +516,9 @@ def project_cmd(
 
     The analysis findings a document mentions are graded by the configuration (`rules:`,
     --select/--ignore), as in the documents `ingest` writes."""
-    from risutools.projection.run import dumps, project_path, write_documents
-
-    settings = _settings(config_file, [file], select=select, ignore=ignore)
-    docs = project_path(file, post_id=post_id, notes_path=notes, lang=lang, settings=settings)
-    if out:
-        for p in write_documents(docs, out, force=force):
-            typer.echo(f"wrote {p}", err=True)
-    elif len(docs) == 1:
-        typer.echo(dumps(docs[0]), nl=False)
-    else:  # several components: one NDJSON line each, a catalog `validate` reads as is
-        from risutools.canonical import canonical
-
-        for doc in docs:
-            typer.echo(canonical(doc).decode("utf-8"))
-    raise typer.Exit(0)
+    _execute("project", dict(file=file, post_id=post_id, notes=notes, lang=lang, out=out,
+                             force=force, config_file=config_file, select=tuple(select),
+                             ignore=tuple(ignore)))
 
 
 # ==== end analysis commands ==================================================

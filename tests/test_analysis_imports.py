@@ -29,7 +29,7 @@ def test_mc001_is_read_from_the_rule_table() -> None:
 
 
 def test_analysis_report_does_not_import_the_contract_loaders() -> None:
-    code = ("import sys, risutools.analysis.report; "
+    code = ("import sys, risutools.commands.analyze; "
             "print(sorted(m for m in sys.modules if m.startswith('risutools.contract')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout

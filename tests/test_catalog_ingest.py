@@ -333,7 +333,7 @@ def test_one_card_in_two_containers_is_named_a_character(tmp_path: Path) -> None
     assert len(noted) == 1 and "the same character as in 184500112_card.charx" in noted[0]
 
 
-# -- the document text: the fast renderer is projection.run.dumps, byte for byte --------
+# -- the document text: the fast renderer is canonical.document_json, byte for byte --------
 
 _ODD_TEXT = [
     "", "plain", 'quote " and back\\slash', "\x00\x01\x1f\x7f\b\f\n\r\t", "\u2028\u2029",
@@ -350,8 +350,8 @@ _ODD_TEXT = [
     "top-level string",
 ])
 def test_render_is_dumps_byte_for_byte(value: object) -> None:
+    from risutools.canonical import document_json as dumps
     from risutools.catalog.ingest import render
-    from risutools.projection.run import dumps
 
     assert render(value, False) == dumps(value)  # type: ignore[arg-type]
 
@@ -363,16 +363,16 @@ def test_render_is_dumps_byte_for_byte(value: object) -> None:
     {"b": True, 2: None},
 ])
 def test_render_leaves_what_it_does_not_take_to_json(value: object) -> None:
+    from risutools.canonical import document_json as dumps
     from risutools.catalog.ingest import render
-    from risutools.projection.run import dumps
 
     assert render(value, False) == dumps(value)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("bad", [{"x": float("nan")}, {"x": float("inf")}, {"x": object()}])
 def test_render_refuses_what_dumps_refuses(bad: object) -> None:
+    from risutools.canonical import document_json as dumps
     from risutools.catalog.ingest import render
-    from risutools.projection.run import dumps
 
     with pytest.raises((ValueError, TypeError)) as fast:
         render(bad, False)  # type: ignore[arg-type]
@@ -382,8 +382,8 @@ def test_render_refuses_what_dumps_refuses(bad: object) -> None:
 
 
 def test_rendered_fixture_documents_are_dumps_byte_for_byte(tmp_path: Path) -> None:
+    from risutools.canonical import document_json as dumps
     from risutools.catalog.ingest import render
-    from risutools.projection.run import dumps
 
     result = ingest(SOURCES, tmp_path / "cat", jobs=1, use_cache=False, lang="ko")
     docs = [d for s in result.sources for d in s.documents]

@@ -381,7 +381,7 @@ def _stage_documents(out: SourceOutcome, spec: StageSpec) -> None:
 
 def render(doc: dict[str, Any], ndjson: bool) -> str:
     """A document as the catalog stores it: a canonical NDJSON line, or the JSON file text
-    (UTF-8, one-space indent, the seed's style: exactly ``projection.run.dumps``)."""
+    (UTF-8, one-space indent, the seed's style: exactly ``canonical.document_json``)."""
     if ndjson:
         from risutools.canonical import canonical
 
@@ -389,9 +389,9 @@ def render(doc: dict[str, Any], ndjson: bool) -> str:
     try:
         return _json_value(doc, "") + "\n"
     except (TypeError, ValueError, RecursionError):
-        from risutools.projection.run import dumps
+        from risutools.canonical import document_json
 
-        return dumps(doc)  # what the fast path does not take: the same text, or its error
+        return document_json(doc)  # what the fast path does not take: the same text, or its error
 
 
 def _json_value(value: Any, indent: str) -> str:

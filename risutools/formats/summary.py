@@ -11,9 +11,6 @@ from typing import Any
 from risutools.formats.model import Module
 from risutools.formats.toggles import parse_toggles
 
-#: longest module-supplied string shown in the text view (names, labels, types...)
-SHOW_CHARS = 120
-
 
 def _count_by(items: list[Any], key: str) -> dict[str, int]:
     out: dict[str, int] = {}

@@ -18,8 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from risutools.canonical import canonical
+from risutools.contract.activecode import find_active_code
 from risutools.errors import Code, ConfigError, DocumentError
+from risutools.jsonlines import unpaired_surrogate
+from risutools.jsontypes import json_type_name
+from risutools.pathnames import show_name
 from risutools.resources import load_schema
+from risutools.safeio import FileRefused, read_regular
+from risutools.values import parse_value_bytes
 
 SCHEMA_NAME = "notes-v1.schema.json"
 _SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -73,7 +80,6 @@ class Notes:
     def from_dict(cls, data: Any, *, path: str = "") -> Notes:
         """Validate a mapping given in code; its digest is that of its canonical JSON."""
         validate_notes(data, path=path)
-        from risutools.canonical import canonical
 
         digest = hashlib.sha256(canonical(data)).hexdigest()
         return cls(copy.deepcopy(data), digest, path)
@@ -101,8 +107,6 @@ def _fail(path: str, field: str, why: str) -> ConfigError:
 
 
 def _kind(v: Any) -> str:
-    from risutools.jsontypes import json_type_name
-
     return json_type_name(v, "a mapping")
 
 
@@ -177,8 +181,6 @@ def _check(value: Any, spec: Any, field: str, path: str) -> None:
 
 def _no_code(text: str, field: str, path: str) -> None:
     """Notes describe; a sentence that reads as code or a pattern would fail MC500."""
-    from risutools.contract.activecode import find_active_code
-
     why = find_active_code(text)
     if why is not None:
         raise _fail(path, field, f"reads as code or a regex pattern ({why}); describe it "
@@ -189,7 +191,6 @@ def validate_notes(data: Any, *, path: str = "") -> None:
     """Raise ConfigError (naming the field) unless ``data`` is valid notes-v1."""
     if not isinstance(data, dict):
         raise _fail(path, "", f"a notes file must be a mapping, not {_kind(data)}")
-    from risutools.jsonlines import unpaired_surrogate
 
     bad = unpaired_surrogate(data)  # (a mapping built in code: the loaders refuse it in a file)
     if bad is not None:
@@ -224,9 +225,6 @@ def _schema_check(data: dict[str, Any], path: str) -> None:
 
 def load_notes(path: str | Path) -> Notes:
     """Read, validate and digest a notes file (ConfigError on any problem)."""
-    from risutools.pathnames import show_name
-    from risutools.safeio import FileRefused, read_regular
-
     p = Path(path)
     shown = show_name(os.fspath(path))
     try:  # a regular file only (never a device or FIFO), never more than the bound read
@@ -237,8 +235,6 @@ def load_notes(path: str | Path) -> Notes:
         raise ConfigError(exc.code, f"cannot read the notes file: {exc.why}",
                           path=shown) from None
     try:
-        from risutools.values import parse_value_bytes
-
         data = parse_value_bytes(raw, shown, "yaml")
     except DocumentError as exc:
         raise ConfigError(Code.NOTES_INVALID, exc.why, where=exc.where, path=shown) from None

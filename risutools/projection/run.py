@@ -7,7 +7,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from risutools.analysis import analyze
+from risutools.canonical import document_json
 from risutools.errors import Code, ConfigError
+from risutools.formats import read_path
 from risutools.fsio import atomic_write
 from risutools.projection.notes import Notes, load_notes
 from risutools.projection.project import project
@@ -24,8 +27,6 @@ def project_path(path: str, *, post_id: str | None = None, notes_path: str | Non
     """Every document projected from the modules in ``path``.  ``settings``: the analysis
     findings a document mentions are those the settings report (``rules:``,
     ``--select``/``--ignore``), as in the documents ``ingest`` writes."""
-    from risutools.formats import read_path
-
     notes: Notes | None = load_notes(notes_path) if notes_path else None
     modules = read_path(path, with_assets=False)
     if notes is not None and len(modules) > 1:
@@ -49,19 +50,12 @@ def graded_analysis(module: Module, settings: Settings | None) -> Analysis:
     :func:`~risutools.projection.project.project`: the one place ``project`` and ``ingest``
     grade a document's findings, and analyse the module once however many times it is
     projected (with and without notes)."""
-    from risutools.analysis import analyze
-
     a = analyze(module)
     if settings is None or not grades(settings):
         return a
     from dataclasses import replace
 
     return replace(a, findings=settings.apply(a.findings))
-
-
-def dumps(doc: dict[str, Any]) -> str:
-    """The document as written to disk: UTF-8 JSON, one-space indent, field order kept."""
-    return json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=False) + "\n"
 
 
 def write_documents(docs: list[dict[str, Any]], out: str, *, force: bool = False) -> list[str]:
@@ -82,5 +76,5 @@ def write_documents(docs: list[dict[str, Any]], out: str, *, force: bool = False
             raise ConfigError(Code.TARGET_EXISTS, f"{len(existing)} file(s) already exist (e.g. "
                               f"{existing[0]}); use --force to overwrite", where="-o")
     for p, doc in plan:
-        atomic_write(p, dumps(doc).encode("utf-8"), expect_absent=not force)
+        atomic_write(p, document_json(doc).encode("utf-8"), expect_absent=not force)
     return [str(p) for p, _ in plan]

@@ -14,6 +14,7 @@ from functools import lru_cache
 from risutools.analysis import Analysis
 from risutools.analysis.model import HOOK_TAGS, HOOK_WORDS, StateKey
 from risutools.checks.analysis import RA114
+from risutools.checks.registry import registered_checks
 from risutools.formats.model import Module
 from risutools.formats.toggles import Toggle
 from risutools.projection.guard import CopyGuard
@@ -175,8 +176,6 @@ def _access_rule(lang: str, a: Analysis) -> str:
 
 @lru_cache(maxsize=1)
 def _check_titles() -> dict[str, str]:
-    from risutools.checks.registry import registered_checks
-
     return {cid: c.title for cid, c in registered_checks().items()}
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from risutools.formats.summary import SHOW_CHARS
+#: longest module-supplied string shown in the text view (names, labels, types...)
+SHOW_CHARS = 120
 
 
 def show(value: object, limit: int = SHOW_CHARS) -> str:

@@ -13,16 +13,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from risutools.canonical import canonical, document_json
 from risutools.pathnames import safe_line
 from risutools.report._common import one_line
 from risutools.report.inspect_text import render_inspect_text
 from risutools.report.reporters import render
+from risutools.report.rules_text import page, rule_lines
 from risutools.report.statistics import render_statistics
 
 if TYPE_CHECKING:
+    from risutools.commands.analyze import Analyzed
     from risutools.commands.hash import HashResult
     from risutools.commands.inspect import InspectResult
     from risutools.commands.pack import Packed
+    from risutools.commands.project import Projected
+    from risutools.commands.rule import RuleResult
     from risutools.commands.unpack import Unpacked
     from risutools.commands.validate import Validation
     from risutools.errors import RisuError
@@ -123,7 +128,39 @@ def _pack(p: Packed, **_: Any) -> Rendered:
     return Rendered(f"packed {p.src} -> {p.out} ({p.size} bytes)\n")
 
 
+def _analysis(a: Analyzed, *, fmt: str, output: str | None, color: bool,
+              statistics: bool) -> Rendered:
+    """analyze: every format renders the files merged, but text and JSON, which show each
+    file's facts (several files in JSON: an array of the per-file objects)."""
+    err = [refusal(e) for e in a.refused]
+    if statistics:
+        return Rendered(render_statistics(a.merged, fmt), err)
+    if fmt not in ("text", "json"):
+        return Rendered(render(fmt, a.merged, color=color), err)
+    if fmt == "json" and a.given > 1:
+        doc = [json.loads(render(fmt, r)) for r in a.results]
+        return Rendered(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", err)
+    return Rendered("".join(render(fmt, r, color=color) for r in a.results), err)
+
+
+def _rule(r: RuleResult, **_: Any) -> Rendered:
+    return Rendered(page(r.page, r.example) if r.page is not None else rule_lines(r.listed))
+
+
+def _project(p: Projected, **_: Any) -> Rendered:
+    """The files written, or the document (several: one canonical NDJSON line each, a
+    catalog ``validate`` reads as is)."""
+    if p.written:
+        return Rendered("", [f"wrote {path}" for path in p.written])
+    if len(p.documents) == 1:
+        return Rendered(document_json(p.documents[0]))
+    return Rendered("".join(canonical(d).decode("utf-8") + "\n" for d in p.documents))
+
+
 _PRESENTERS: dict[str, Callable[..., Rendered]] = {
+    "project": _project,
+    "rule": _rule,
+    "analysis": _analysis,
     "findings": _findings,
     "hash": _hash,
     "inspect": _inspect,

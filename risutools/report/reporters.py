@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
-    from risutools.contract.validate import Result
+    from risutools.commands.analyze import AnalyzeResult
+    from risutools.contract.result import Result
 
 
 @dataclass(frozen=True)
@@ -31,11 +32,10 @@ def _analyses(result: Result) -> object | None:
 
 def _text(result: Result, color: bool) -> str:
     if _analyses(result) is not None:
-        from risutools.analysis.report import AnalyzeResult
         from risutools.report.analysis import render_analysis_text
 
-        assert isinstance(result, AnalyzeResult)
-        return render_analysis_text(result.path, result.analyses)
+        analysed = cast("AnalyzeResult", result)
+        return render_analysis_text(analysed.path, analysed.analyses)
     from risutools.report.text import render_text
 
     return render_text(result, color=color)
@@ -49,11 +49,10 @@ def _concise(result: Result, color: bool) -> str:
 
 def _json(result: Result, color: bool) -> str:
     if _analyses(result) is not None:
-        from risutools.analysis.report import AnalyzeResult
         from risutools.report.analysis import render_analysis_json
 
-        assert isinstance(result, AnalyzeResult)
-        return render_analysis_json(result.path, result.analyses)
+        analysed = cast("AnalyzeResult", result)
+        return render_analysis_json(analysed.path, analysed.analyses)
     from risutools.report.json_out import render_json
 
     return render_json(result)
