@@ -107,7 +107,7 @@ def bench_review(n: int, tmp: Path) -> None:
 
 
 def bench_promote(tmp: Path, lines: int = 10_000) -> None:
-    from risutools.catalog.commands import approve
+    from risutools.commands import approve
 
     cat = tmp / "small"
     cat.mkdir()
@@ -127,7 +127,8 @@ def bench_promote(tmp: Path, lines: int = 10_000) -> None:
                                "tool_version": "0.1.0"}, sort_keys=True))
     (cat / "transitions.ndjson").write_text("\n".join(log) + "\n")
     (cat / "approvals").mkdir()
-    approve(str(cat / "c.json"), "request_review", "bench", "", None, str(cat))
+    approve.run(approve.Options(str(cat / "c.json"), "request_review", "bench", "", None,
+                                str(cat)))
     times, cpus = [], []
     for i in range(5):
         work = tmp / f"run{i}"

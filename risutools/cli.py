@@ -1,31 +1,38 @@
-"""The ``risutools`` command line: a thin layer over the library.
+"""The ``risutools`` command line: options mapped to a command of the command layer.
 
-Exit codes (every command): 0 = ran, nothing failed; 1 = ran, and found errors
-(findings of error severity, failed gates, failed files); 2 = could not run
-(unreadable input, bad arguments).  A :class:`RisuError` becomes one line on
-stderr, never a traceback (set ``RISUTOOLS_DEBUG=1`` to see one).
+Each command here declares its options and hands their values to its module in
+``risutools.commands`` (:data:`COMMANDS`): the options object checks them, ``run`` does the
+work and returns a result, ``risutools.report.present`` says what to write, and the result
+says the exit code.  Exit codes (every command): 0 = ran, nothing failed; 1 = ran, and found
+errors (findings of error severity, failed gates, failed files); 2 = could not run
+(unreadable input, bad arguments).  A :class:`RisuError` becomes one line on stderr, never
+a traceback (set ``RISUTOOLS_DEBUG=1`` to see one).
 
-Library imports happen inside the commands so that start-up stays fast.
+A command's module is imported when the command runs (:func:`_command`), so that
+``risutools validate`` never loads the analyser and ``-h`` loads no engine at all.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 
 from risutools import __version__
-from risutools.errors import Code, RisuError, WriteConflict
-from risutools.report.present import present
+from risutools.errors import Code, RisuError, UsageError, WriteConflict
+from risutools.fsio import atomic_write
+from risutools.pathnames import safe_line
+from risutools.report.color import COLOR_HELP, use_color
+from risutools.report.ingest_text import IngestProgress
+from risutools.report.present import REVIEW_FORMATS, present
+from risutools.report.reporters import FORMAT_HELP, FORMATS
+from risutools.report.review_text import ReviewProgress
+from risutools.report.statistics import STATISTICS_FORMATS
 from risutools.settings import lifecycle
-
-if TYPE_CHECKING:
-    from risutools.settings.config import Settings
 
 app = typer.Typer(
     name="risutools",
@@ -75,7 +82,6 @@ def _write_report(path: str, text: str) -> None:
     """Write a report file atomically; a target that cannot be written is one line, exit 2."""
     import stat
 
-    from risutools.fsio import atomic_write
 
     try:
         mode = os.stat(path).st_mode if os.path.exists(path) else None
@@ -103,6 +109,14 @@ COMMANDS: dict[str, str] = {
     "analyze": "risutools.commands.analyze",
     "rule": "risutools.commands.rule",
     "project": "risutools.commands.project",
+    "approve": "risutools.commands.approve",
+    "promote": "risutools.commands.promote",
+    "packet": "risutools.commands.packet",
+    "review": "risutools.commands.review",
+    "replay run": "risutools.commands.replay_run",
+    "replay monitor": "risutools.commands.replay_monitor",
+    "replay synth": "risutools.commands.replay_synth",
+    "ingest": "risutools.commands.ingest",
 }
 
 
@@ -111,19 +125,29 @@ def _command(name: str) -> Any:
 
 
 def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
-             **how: Any) -> None:
+             hooks: dict[str, Any] | None = None,
+             around: contextlib.AbstractContextManager[Any] | None = None, **how: Any) -> None:
     """Run command ``name`` with its options (``params``), write what its result's
     presenter says (the report to stdout or ``-o``, notes to stderr) and exit with the
     result's code (``--exit-zero``: findings do not fail; 2, could not run, stays)."""
     command = _command(name)
-    result = command.run(command.Options(**params))
+    try:
+        options = command.Options(**params)
+    except UsageError as exc:  # a value out of its choices or range: the option's usage error
+        raise typer.BadParameter(exc.why, param_hint=exc.where) from None
+    with around if around is not None else contextlib.nullcontext():
+        result = command.run(options, **(hooks or {}))
     shown = present(result, **how)
+    for path, text in shown.files:
+        _write_report(path, text)
     if shown.err_first:
         _notes(shown.err)
     if shown.out is not None:
         _contract_output(shown.out, how.get("output"))
     if not shown.err_first:
         _notes(shown.err)
+    if shown.show is not None:
+        shown.show()
     _exit(result.exit_code(), exit_zero)
 
 
@@ -137,21 +161,15 @@ def _notes(lines: list[str]) -> None:
 
 
 def _fail(exc: RisuError) -> None:
-    from risutools.pathnames import safe_line
-
     typer.echo(safe_line(f"risutools: {exc.one_line()}"), err=True)
 
 
 def _color_option() -> Any:
-    from risutools.report.color import COLOR_HELP
-
     return typer.Option("auto", "--color", metavar="WHEN", help=COLOR_HELP)
 
 
 def _color(choice: str, stream: object = None) -> bool:
     """Whether to colour ``stream`` (stdout by default) for ``--color choice``."""
-    from risutools.report.color import use_color
-
     try:
         return use_color(choice, stream if stream is not None else sys.stdout)  # type: ignore[arg-type]
     except ValueError as exc:
@@ -206,8 +224,6 @@ def pack(
 # ==== contract commands: validate, verify, hash ==============================
 
 def _format_help() -> str:
-    from risutools.report.reporters import FORMAT_HELP
-
     return FORMAT_HELP
 
 
@@ -219,57 +235,6 @@ _CONFIG_HELP = "Configuration file (default: the nearest .risutools.yaml / pypro
 _EXCLUDE_HELP = "Skip files matching this glob in folder walks (repeated; replaces `exclude:`)."
 
 
-def _settings(config_file: str | None, start: str | Path | list[str], *,
-              select: list[str] | None = None, ignore: list[str] | None = None,
-              sources: str | None = None, exclude: list[str] | None = None,
-              promotion: bool = False) -> Settings:
-    """The one way every command gets its configuration, before anything runs: the
-    defaults, under the configuration file (``--config FILE``, else the nearest
-    ``.risutools.yaml`` / ``pyproject.toml [tool.risutools]`` above ``start``: the first
-    path given, a catalog root, a component's folder), under the command line's options.
-    Returns a validated :class:`~risutools.settings.config.Settings`."""
-    from risutools.settings.config import load_settings, load_settings_file
-
-    if config_file:
-        cfg = load_settings_file(config_file)
-    else:
-        if isinstance(start, list):
-            start = next((p for p in start if p != "-"), ".")
-        sp = Path(str(start))
-        cfg = load_settings(sp if sp.is_dir() else (sp.parent if str(sp.parent) else Path(".")))
-    return cfg.with_options(select=select or (), ignore=ignore or (), sources=sources,
-                            exclude=exclude or (), promotion=promotion)
-
-
-def _text(value: str | None, option: str) -> str | None:
-    """A command-line value written into a record (a reviewer, a note, an actor), refused
-    (``bad-argument``, one line) when it is not text: bytes that are not UTF-8 reach Python
-    as unpaired surrogates, which no record can hold, hash or sign."""
-    from risutools.jsonlines import require_text
-
-    return None if value is None else require_text(value, option)
-
-
-def _configure(config_file: str | None, **options: Any) -> Callable[[Path], Settings]:
-    """:func:`_settings` for a catalog command, once the catalog root is known."""
-    return lambda root: _settings(config_file, root, **options)
-
-
-def _render(result: object, fmt: str, output: str | None = None, color: str = "auto",
-            statistics: bool = False) -> str:
-    """``result`` in format ``fmt``, through the reporter table (``risutools.report``)."""
-    from risutools.contract.result import Result
-    from risutools.report.reporters import render
-
-    assert isinstance(result, Result)
-    if statistics:
-        from risutools.report.statistics import render_statistics
-
-        return render_statistics(result, fmt)
-    # colours never go into a report file
-    return render(fmt, result, color=output is None and _color(color))
-
-
 def _contract_output(text: str, output: str | None) -> None:
     if output:
         _write_report(output, text)
@@ -278,30 +243,7 @@ def _contract_output(text: str, output: str | None) -> None:
         sys.stdout.flush()
 
 
-def _contract_finish(result: object, fmt: str, output: str | None, strict: bool, *,
-                     color: str = "auto", statistics: bool = False,
-                     exit_zero: bool = False) -> None:
-    """Every path that could not be read is one line on stderr (``risutools: <file>:
-    MC001: <why>``); the report follows, except a text report on stdout when nothing at
-    all could be read (the lines say it all).  Exits with the result's code (``--exit-zero``:
-    findings do not fail; 2, could not run, stays)."""
-    from risutools.contract.result import Result
-    from risutools.pathnames import safe_line
-
-    assert isinstance(result, Result)
-    result.strict = strict
-    for f in result.unreadable():
-        typer.echo(safe_line(f"risutools: {f.file}: {f.rule}: {f.message}"), err=True)
-    nothing_read = not result.files and not result.documents
-    if not (fmt == "text" and output is None and nothing_read and result.unreadable()):
-        _contract_output(_render(result, fmt, output, color, statistics), output)
-    _exit(result.exit_code(), exit_zero)
-
-
 def _check_format(fmt: str, statistics: bool = False) -> None:
-    from risutools.report.reporters import FORMATS
-    from risutools.report.statistics import STATISTICS_FORMATS
-
     if fmt not in FORMATS:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}",
                                  param_hint="--format")
@@ -527,22 +469,6 @@ def project_cmd(
 # ==== replay commands: replay run / synth / monitor ==========================
 
 
-def _refuse_invalid_component(path: str) -> None:
-    """A DocumentError (exit 2) naming the first schema error of the document at ``path``."""
-    from risutools.contract.rules import MC100
-    from risutools.contract.validate import validate_document
-    from risutools.errors import DocumentError
-    from risutools.replay.component import load_component
-
-    cf = load_component(path)
-    bad = [f for f in validate_document(cf.doc, file=path) if f.rule == MC100.id]
-    if bad:
-        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
-        raise DocumentError(Code.INVALID_DOCUMENT, f"not a valid matrix-component-v1 document: "
-                            f"{bad[0].message}{more}; see `risutools validate {path}`",
-                            where=bad[0].pointer or "", path=path)
-
-
 @replay_app.command("run")
 def replay_run(
     component: str = typer.Argument(
@@ -569,26 +495,8 @@ def replay_run(
 
     A document that is not a valid matrix-component-v1 document (schema, MC100) is refused
     (exit 2) before anything runs."""
-    from risutools.replay.api import run_component
-
-    _refuse_invalid_component(component)
-    settings = _settings(None, component)  # the catalog's `replay:` section, below FILE's
-    outcome = run_component(component, fixture, config, output, update,
-                            catalog_layer=settings.sections.get("replay"))
-    if outcome.report is None:
-        typer.echo(outcome.message)
-        raise typer.Exit(0)
-    s = outcome.report["summary"]
-    failed = ", ".join(s["failed_invariants"]) or "none"
-    typer.echo(
-        f"{outcome.simulation}: {s['requests']} request(s), verdict {s['verdict']} "
-        f"(failed invariants: {failed}); report {outcome.written[0]}"
-    )
-    if outcome.updated:
-        typer.echo(f"updated {component}")
-    elif outcome.message:
-        typer.echo(outcome.message)
-    raise typer.Exit(0 if s["verdict"] == "passed" else 1)
+    _execute("replay run", dict(component=component, fixture=fixture, config=config,
+                                output=output, update=update))
 
 
 @replay_app.command("monitor")
@@ -604,22 +512,7 @@ def replay_monitor_cmd(
     ),
 ) -> None:
     """Replay the context monitor alone (no cutter): levels and alerts per request."""
-    from pathlib import Path
-
-    from risutools.replay.api import run_monitor, write_report_files
-
-    report = run_monitor(fixture, config)
-    for row in report["requests"]:
-        mon = row["monitor"]
-        level = mon["level"] or f"({mon['metrics']} metrics)"
-        used = "-" if mon["used_pct"] is None else f"{mon['used_pct']:.1f}%"
-        alert = f"  ALERT ({mon['alert_reason']})" if mon["alert"] else ""
-        typer.echo(f"request {row['request']:>5}  {row['tokens_in']:>8} tokens  {used:>7}  "
-                   f"{level}{alert}")
-    summary = report["summary"]
-    typer.echo(f"{summary['requests']} request(s), {summary['alerts']} alert(s)")
-    if output:
-        write_report_files(report, Path(output))
+    _execute("replay monitor", dict(fixture=fixture, config=config, output=output))
 
 
 @replay_app.command("synth")
@@ -654,13 +547,10 @@ def replay_synth(
     ),
 ) -> None:
     """Generate a long, seeded, deterministic conversation-v1 fixture."""
-    from risutools.replay.synth import synthesize, write_synth
-
-    data = synthesize(seed, messages, turns=turns, edit_rate=edit_rate,
-                      delete_rate=delete_rate, tool_rate=tool_rate, lang=lang, name=name,
-                      edit_window=edit_window)
-    size = write_synth(data, output)
-    typer.echo(f"wrote {output}: {len(data['turns'])} turn(s), {messages} messages, {size} bytes")
+    _execute("replay synth", dict(seed=seed, messages=messages, output=output, turns=turns,
+                                  edit_rate=edit_rate, delete_rate=delete_rate,
+                                  tool_rate=tool_rate, lang=lang, name=name,
+                                  edit_window=edit_window))
 
 
 # ==== end replay commands ====================================================
@@ -712,46 +602,13 @@ def ingest_cmd(
     color: str = _color_option(),
 ) -> None:
     """Project every Risu file under DIR into matrix-component-v1 documents in a catalog."""
-    import contextlib
-
-    from risutools.catalog.ingest import ingest
-    from risutools.report.ingest_text import IngestProgress, render_summary
-
     use = _color(color)
-    settings = _settings(config_file, [out], select=select, ignore=ignore, exclude=exclude)
     progress = IngestProgress(enabled=not quiet and not as_json, color=use)
-    with contextlib.ExitStack() as stack:
-        executor = None
-        if scheduler is not None:
-            from risutools.catalog.cluster import cluster_executor
-            from risutools.errors import ConfigError
-
-            if jobs is not None:
-                raise ConfigError(Code.BAD_OPTION, "the cluster's workers do the work; leave out "
-                                  "-j/--jobs", where="--scheduler")
-            executor = stack.enter_context(cluster_executor(scheduler))
-        with progress:
-            result = ingest(
-                src, out, ndjson=ndjson, lang=lang, notes_dir=notes, jobs=jobs,
-                executor=executor, use_cache=not no_cache, on_start=progress.start,
-                on_progress=progress.update, settings=settings,
-            )
-    if report:
-        import json as _json
-
-        _write_report(report, _json.dumps(result.to_dict(), ensure_ascii=False, indent=1) + "\n")
-    if as_json:
-        import json as _json
-
-        typer.echo(_json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
-    elif not quiet:
-        render_summary(result, progress.elapsed(), color=use)
-    else:
-        for s in result.failures:
-            typer.echo(f"failed: {s.error}", err=True)
-        for line in [*result.collisions, *result.kept_unreadable, *result.notices]:
-            typer.echo(line, err=True)
-    raise typer.Exit(0 if result.ok else 1)
+    _execute("ingest", dict(src=src, out=out, ndjson=ndjson, lang=lang, notes=notes, jobs=jobs,
+                            scheduler=scheduler, use_cache=not no_cache, config_file=config_file,
+                            select=tuple(select), ignore=tuple(ignore), exclude=tuple(exclude)),
+             hooks=dict(on_start=progress.start, on_progress=progress.update), around=progress,
+             as_json=as_json, quiet=quiet, report=report, elapsed=progress.elapsed, color=use)
 
 
 # ==== end catalog commands ===================================================
@@ -779,10 +636,8 @@ def approve_cmd(
     config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
 ) -> None:
     """Write a human approval record naming the document's current base hash."""
-    from risutools.catalog.commands import approve
-
-    typer.echo(approve(component, action, _text(reviewer, "--reviewer") or "",
-                       _text(note, "--note") or "", sign, catalog, _configure(config_file)))
+    _execute("approve", dict(component=component, action=action, reviewer=reviewer, note=note,
+                             sign=sign, catalog=catalog, config_file=config_file))
 
 
 @app.command("promote")
@@ -801,10 +656,8 @@ def promote_cmd(
     config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
 ) -> None:
     """Check every gate of a review-status transition; on success write it (exit 1: refused)."""
-    from risutools.catalog.commands import switch
-
-    raise typer.Exit(switch(component, to, "status", dry_run, as_json, catalog,
-                            configure=_configure(config_file, sources=sources)))
+    _execute("promote", dict(component=component, to=to, dry_run=dry_run, as_json=as_json,
+                             catalog=catalog, sources=sources, config_file=config_file))
 
 
 def _runtime_switch(name: str, target: str, doc: str) -> None:
@@ -821,10 +674,9 @@ def _runtime_switch(name: str, target: str, doc: str) -> None:
         config_file: str | None = typer.Option(None, "--config", metavar="FILE",
                                                help=_CONFIG_HELP),
     ) -> None:
-        from risutools.catalog.commands import switch
-
-        raise typer.Exit(switch(component, target, "runtime", dry_run, as_json, catalog,
-                                _text(actor, "--by") or "", _configure(config_file)))
+        _execute("promote", dict(component=component, to=target, kind="runtime",
+                                 dry_run=dry_run, as_json=as_json, actor=actor,
+                                 catalog=catalog, config_file=config_file))
 
     command.__doc__ = doc
     command.__name__ = f"{name}_cmd"
@@ -863,12 +715,10 @@ def packet_cmd(
     config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
 ) -> None:
     """Write a review packet (JSON + Markdown): light or full lane (seed 001)."""
-    from risutools.catalog.commands import run_packet
-
-    raise typer.Exit(run_packet(component, lane, out, _text(actor, "--actor") or "",
-                                _text(instruction, "--instruction"),
-                                _text(escalates, "--escalates"), queue, status, limit, catalog,
-                                _configure(config_file)))
+    _execute("packet", dict(component=component, lane=lane, out=out, actor=actor,
+                            instruction=instruction, escalates=escalates, queue=queue,
+                            status=status, limit=limit, catalog=catalog,
+                            config_file=config_file))
 
 
 @app.command("review")
@@ -894,28 +744,14 @@ def review_cmd(
     config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
 ) -> None:
     """Review a whole catalog (read-only): findings, digests, graph, log, approvals, board."""
-    from risutools.catalog.catalog import Catalog
-    from risutools.catalog.review import review_catalog
-    from risutools.report import review_html, review_text
-    from risutools.report.reporters import REPORTER_BY_NAME, render
-
-    renderers: dict[str, Any] = {name: (lambda rv, name=name: render(name, rv.result))
-                                 for name in REPORTER_BY_NAME}  # the findings formats
-    renderers.update(html=review_html.render_review_html,  # the review's own
-                     text=review_text.render_review_text, json=review_text.render_review_json,
-                     markdown=review_text.render_review_markdown)
-    if fmt not in renderers:
-        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(renderers)}",
+    if fmt not in REVIEW_FORMATS:
+        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(REVIEW_FORMATS)}",
                                  param_hint="--format")
-    if jobs is not None and jobs < 1:
-        raise typer.BadParameter("must be at least 1", param_hint="--jobs")
-    with review_text.ReviewProgress(enabled=not quiet) as bar:
-        configure = _configure(config_file, select=select, ignore=ignore, sources=sources,
-                               exclude=exclude)
-        rv = review_catalog(Catalog.open(catalog_dir, configure=configure), jobs=jobs,
-                            progress=bar.update)
-    _contract_output(renderers[fmt](rv), output)
-    raise typer.Exit(rv.exit_code())
+    bar = ReviewProgress(enabled=not quiet)
+    _execute("review", dict(catalog=catalog_dir, sources=sources, jobs=jobs,
+                            config_file=config_file, select=tuple(select), ignore=tuple(ignore),
+                            exclude=tuple(exclude)),
+             hooks=dict(progress=bar.update), around=bar, fmt=fmt, output=output)
 
 
 # ==== end promotion commands ==================================================
@@ -968,8 +804,6 @@ def main() -> None:
             if text.strip():  # (typer prints it itself; plain click leaves it to us)
                 typer.echo(text)
         else:
-            from risutools.pathnames import safe_line
-
             typer.echo(safe_line(_usage_line(exc)), err=True)
         sys.exit(2)
     except click_error as exc:
@@ -990,7 +824,6 @@ def main() -> None:
     except Exception as exc:  # a bug: still one line, unless debugging
         if os.environ.get("RISUTOOLS_DEBUG"):
             raise
-        from risutools.pathnames import safe_line
 
         typer.echo(safe_line(
             f"risutools: internal error: {type(exc).__name__}: {exc} "

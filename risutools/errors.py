@@ -210,5 +210,13 @@ class ReplayError(RisuError):
     """A replay cannot run (bad fixture operation, bad configuration)."""
 
 
+class UsageError(RisuError):
+    """A command-line value outside its choices or range, found by a command's options
+    object: the command line shows it as the usage error of that option (exit 2)."""
+
+    def __init__(self, option: str, why: str) -> None:
+        super().__init__(Code.USAGE, why, where=option)
+
+
 class WriteConflict(RisuError):
     """A compare-and-swap write found a file that changed since it was read."""

@@ -52,6 +52,7 @@ from typing import Any, Literal, Protocol
 
 from risutools.canonical import hex_of
 from risutools.errors import Code, RisuError, WriteConflict
+from risutools.pathnames import show_name
 
 CHUNK = 1 << 20
 LOCK_NAME = ".risutools.lock"
@@ -91,8 +92,6 @@ def sha256_stream(f: Readable, chunk: int = CHUNK) -> str:
 def display_path(path: str | os.PathLike[str]) -> str:
     """A path as text that can always be printed and stored: the one escaping of
     :func:`risutools.pathnames.show_name` (bytes that are not UTF-8 as ``\\xNN``)."""
-    from risutools.pathnames import show_name
-
     return show_name(path)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from risutools.errors import Code
+from risutools.errors import Code, ConfigError
 
 
 def escape_pointer_token(token: str) -> str:
@@ -193,8 +193,6 @@ def require_text(value: str, where: str) -> str:
     value), and no record can hold, hash or sign such text."""
     bad = surrogate_in(value)
     if bad is not None:
-        from risutools.errors import ConfigError
-
         raise ConfigError(Code.BAD_ARGUMENT, f"not UTF-8 text (it holds bytes that are not UTF-8, "
                           f"read as the unpaired surrogate {bad}); write it in UTF-8",
                           where=where)

@@ -116,3 +116,48 @@ def run_browser(browser: str, tmp: Path, *args: str) -> subprocess.CompletedProc
     """One headless Chromium run with its own empty profile under ``tmp``."""
     cmd = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={tmp / 'profile'}", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+# ---------------------------------------------------------------- the catalog commands
+def approve(component: str, action: str, reviewer: str, note: str, key: str | None,
+            catalog: str | None) -> str:
+    """``risutools approve`` through the command layer: the line it prints."""
+    from risutools.commands import approve as cmd
+
+    return cmd.run(cmd.Options(component, action, reviewer, note, key, catalog)).line
+
+
+def _shown(result: Any) -> None:
+    from risutools.report.present import present
+
+    shown = present(result)
+    if shown.err_first:
+        for line in shown.err:
+            print(line, file=sys.stderr)
+    print(shown.out or "", end="")
+    if not shown.err_first:
+        for line in shown.err:
+            print(line, file=sys.stderr)
+
+
+def switch(component: str, to: str, kind: str, dry_run: bool, as_json: bool,
+           catalog: str | None, actor: str = "") -> int:
+    """``risutools promote`` / ``activate`` / ``deactivate`` through the command layer:
+    prints what the command prints, returns its exit code."""
+    from risutools.commands import promote as cmd
+
+    result = cmd.run(cmd.Options(component, to, kind, dry_run, as_json, actor, catalog))
+    _shown(result)
+    return result.exit_code()
+
+
+def run_packet(component: str | None, lane: str, out: str, actor: str,
+               instruction: str | None, escalates: str | None, queue: str | None,
+               status: str | None, limit: int, catalog: str | None) -> int:
+    """``risutools packet`` through the command layer (prints, returns the exit code)."""
+    from risutools.commands import packet as cmd
+
+    result = cmd.run(cmd.Options(component, lane, out, actor, instruction, escalates, queue,
+                                 status, limit, catalog))
+    _shown(result)
+    return result.exit_code()

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import approve
 from test_catalog_support import (
     CUTTER,
     MOOD,
@@ -18,7 +19,6 @@ from test_catalog_support import (
 )
 
 from risutools.catalog.catalog import Catalog
-from risutools.catalog.commands import approve
 from risutools.catalog.packet import WITHHELD, build_packet
 
 

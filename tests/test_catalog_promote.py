@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from harness import approve, switch
 from test_catalog_support import (
     CUTTER,
     MOOD,
@@ -20,7 +21,6 @@ from test_catalog_support import (
 )
 
 from risutools.catalog.catalog import Catalog
-from risutools.catalog.commands import approve, switch
 from risutools.catalog.gates import PROMOTION_GATES, RUNTIME_GATES
 from risutools.catalog.promote import plan
 from risutools.contract.validate import validate_paths

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import approve
 from test_catalog_support import (
     CUTTER,
     doc_path,
@@ -22,7 +23,6 @@ from test_catalog_support import (
     run,
 )
 
-from risutools.catalog.commands import approve
 from risutools.contract.validate import validate_paths
 
 TO = "pending_human_review"
@@ -246,9 +246,8 @@ def test_kill9_at_random_points(tmp_path_factory: pytest.TempPathFactory, tmp_pa
 @pytest.mark.parametrize("mode", [0o640, 0o664])
 def test_file_modes_kept_by_promote_activate_and_new_approvals_follow_umask(
         tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, mode: int) -> None:
+    from harness import switch
     from test_catalog_support import approve_and_promote
-
-    from risutools.catalog.commands import switch
 
     cat = fresh_catalog(tmp_path_factory, tmp_path)
     doc = doc_path(cat, CUTTER)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import approve, switch
 from test_catalog_support import (
     CUTTER,
     MOOD,
@@ -21,7 +22,6 @@ from test_catalog_support import (
 )
 
 from risutools.catalog.catalog import Catalog
-from risutools.catalog.commands import approve, switch
 from risutools.catalog.review import review_catalog
 from risutools.checks.review import RV301
 from risutools.report.review_text import (

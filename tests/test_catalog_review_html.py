@@ -11,11 +11,10 @@ import re
 from pathlib import Path
 
 import pytest
-from harness import browser_or_skip, run_browser
+from harness import approve, browser_or_skip, run_browser
 from test_catalog_support import CUTTER, MOOD, doc_path, fresh_catalog, load, to_promoted
 
 from risutools.catalog.catalog import Catalog
-from risutools.catalog.commands import approve
 from risutools.catalog.review import review_catalog
 from risutools.report.review_html import render_review_html
 

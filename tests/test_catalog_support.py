@@ -75,7 +75,7 @@ def log_lines(cat: Path) -> list[dict[str, Any]]:
 
 def approve_and_promote(cat: Path, cid: str, action: str, to: str,
                         reviewer: str = "kim") -> None:
-    from risutools.catalog.commands import approve, switch
+    from harness import approve, switch
 
     approve(cid, action, reviewer, "", None, str(cat))
     assert switch(cid, to, "status", False, False, str(cat)) == 0

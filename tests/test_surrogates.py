@@ -239,9 +239,8 @@ def test_approve_as_a_library_refuses_text_that_is_not_utf8(
     import shutil
     import subprocess
 
+    from harness import approve
     from test_catalog_support import CUTTER, fresh_catalog
-
-    from risutools.catalog.commands import approve
 
     cat = fresh_catalog(tmp_path_factory, tmp_path)
     key = None
@@ -267,9 +266,8 @@ def test_switch_and_packet_as_a_library_refuse_text_that_is_not_utf8(
         tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
     """The actor, instruction and escalation text of switch() and run_packet() called from
     code: one ``bad-argument`` line naming the option, nothing recorded."""
+    from harness import run_packet, switch
     from test_catalog_support import CUTTER, fresh_catalog, log_lines, to_promoted
-
-    from risutools.catalog.commands import run_packet, switch
 
     cat = fresh_catalog(tmp_path_factory, tmp_path)
     to_promoted(cat)

@@ -29,6 +29,9 @@ from risutools.checks.ids import SCOPE_OF
 from risutools.errors import Code, ConfigError
 from risutools.findings import Severity
 
+#: family -> the docs page whose table lists it (``python -m risutools.commands.docs``)
+DOC_PAGES = {"MC": "docs/contract.md", "RA": "docs/analysis.md", "R": "docs/replay.md",
+             "M": "docs/replay.md", "G": "docs/catalog.md", "RV": "docs/catalog.md"}
 #: where a check runs: ``load`` (reading a file), ``document`` (one document),
 #: ``catalog`` (documents together), ``verify`` (files at hand), ``module`` (the
 #: static analyser), ``replay`` (a reference simulation), ``promotion`` (gates)

@@ -14,6 +14,7 @@ from risutools.analysis.analyzer import analyze
 from risutools.analysis.model import Analysis
 from risutools.canonical import prefixed
 from risutools.checks.registry import RuleFilter
+from risutools.commands.checks import for_command
 from risutools.contract.result import DocumentInfo, Result
 from risutools.errors import Code, ConfigError, RisuError
 from risutools.findings import SEVERITY_RANK, sorted_findings
@@ -130,6 +131,9 @@ def run(opts: Options) -> Analyzed:
         except RisuError as exc:
             refused.append(exc.with_path(file) if exc.path is None else exc)
     merged = AnalyzeResult(command="analyze", path=", ".join(r.path for r in results))
+    merged.checks = for_command("analyze")
+    for r in results:
+        r.checks = merged.checks
     for r in results:
         merged.documents.extend(r.documents)
         merged.files.extend(r.files)

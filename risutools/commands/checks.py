@@ -15,14 +15,12 @@ from risutools.checks import gates as _gate_checks
 from risutools.checks import replay as _replay_checks
 from risutools.checks import review as _review_checks
 from risutools.checks.registry import Check, registered_checks
+from risutools.contract import load_checks as _load_checks
 from risutools.contract import rules as _contract_rules
 
 #: the modules that declare checks, one (or more) an engine
-UNITS: tuple[ModuleType, ...] = (_contract_rules, _analysis_checks, _replay_checks,
+UNITS: tuple[ModuleType, ...] = (_load_checks, _contract_rules, _analysis_checks, _replay_checks,
                                  _gate_checks, _review_checks)
-#: family -> the docs page whose table lists it (``python -m risutools.commands.docs``)
-DOC_PAGES = {"MC": "docs/contract.md", "RA": "docs/analysis.md", "R": "docs/replay.md",
-             "M": "docs/replay.md", "G": "docs/catalog.md", "RV": "docs/catalog.md"}
 #: command -> the families it reports (the SARIF rule list of its reports)
 FAMILIES_BY_COMMAND = {"validate": ("MC",), "verify": ("MC",), "analyze": ("RA",),
                        "review": ("MC", "RV")}
@@ -33,7 +31,7 @@ def every_check() -> dict[str, Check]:
     return registered_checks()
 
 
-def for_command(command: str) -> list[Check]:
-    """The checks a command reports, in id order (its SARIF rule list)."""
+def for_command(command: str) -> dict[str, Check]:
+    """The checks a command reports, by id (its SARIF rule list, its statistics' titles)."""
     fams = FAMILIES_BY_COMMAND.get(command, ())
-    return [c for c in every_check().values() if c.family in fams]
+    return {c.id: c for c in every_check().values() if c.family in fams}

@@ -24,8 +24,8 @@ import sys
 from pathlib import Path
 
 from risutools.catalog.gates import targets_of
-from risutools.checks.registry import Check, of_family, sort_key
-from risutools.commands.checks import DOC_PAGES, every_check
+from risutools.checks.registry import DOC_PAGES, Check, of_family, sort_key
+from risutools.commands.checks import every_check
 from risutools.errors import CODES
 
 #: family -> the column headings (cells: id, severity, summary, fix)

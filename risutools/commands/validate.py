@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from risutools.commands.checks import for_command
 from risutools.contract.fix import FixOutcome, fix_result
 from risutools.contract.result import Result
 from risutools.contract.validate import validate_paths
@@ -55,4 +56,5 @@ def run(opts: Options) -> Validation:
             result = validate_paths(opts.paths, cfg, rule_filter=flt,
                                     skip_non_documents=opts.skip_non_documents)
     result.strict = opts.strict
+    result.checks = for_command("validate")
     return Validation(result, fixed)

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from risutools.commands.checks import for_command
 from risutools.commands.validate import Validation
-from risutools.contract.verify import no_store_note, verify_paths
+from risutools.contract.result import no_store_note
+from risutools.contract.verify import verify_paths
 from risutools.settings.config import resolve_settings
 
 
@@ -37,4 +39,5 @@ def run(opts: Options) -> Validation:
         allow_config_sources_outside=opts.allow_config_sources_outside,
     )
     result.strict = opts.strict
+    result.checks = for_command("verify")
     return Validation(result, note=no_store_note(result))

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from risutools.canonical import sha256_prefixed
-from risutools.contract.rules import MC000, MC001
+from risutools.contract.load_checks import mc000, mc001
 from risutools.errors import Code
 from risutools.findings import Finding
 from risutools.jsonlines import scan
@@ -103,7 +103,8 @@ class LoadOutcome:
 
 
 def _problem(file: str, why: str, line: int | None = None, pointer: str = "") -> Finding:
-    return Finding(MC000.id, "error", why, file=file, line=line, pointer=pointer)
+    found: Finding = mc000(file, why, line, pointer)
+    return found
 
 
 def _found(file: str, p: Problem) -> Finding:
@@ -111,7 +112,8 @@ def _found(file: str, p: Problem) -> Finding:
 
 
 def _unreadable(file: str, why: str) -> Finding:
-    return Finding(MC001.id, "error", why, file=file)
+    found: Finding = mc001(file, why)
+    return found
 
 
 def display_path(path: Path) -> str:

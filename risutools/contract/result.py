@@ -1,20 +1,14 @@
 """The results of ``validate`` / ``verify`` (and ``analyze``, whose result extends
-:class:`Result`), apart from the code that fills them: a light module, so that a command
-that only renders a result does not import the contract loaders and rules.
-:mod:`risutools.contract.validate` re-exports these names."""
+:class:`Result`), apart from the code that fills them, and the questions a reporter asks of
+them.  :mod:`risutools.contract.validate` re-exports these names."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from risutools.checks.registry import Check
+from risutools.contract.load_checks import could_not_read
 from risutools.findings import Finding, sorted_findings
-
-
-def _mc001() -> str:
-    """The id of MC001 (unreadable path), from the rule table (imported when asked)."""
-    from risutools.contract.rules import MC001
-
-    return MC001.id
 
 
 @dataclass
@@ -53,6 +47,8 @@ class Result:
     skipped: list[str] = field(default_factory=list)
     verifications: list[Verification] = field(default_factory=list)
     strict: bool = False  # warnings fail the run (``--strict``); renderers say so
+    #: the checks the command reports, by id (the SARIF rule list; statistics' titles)
+    checks: dict[str, Check] = field(default_factory=dict)
 
     @property
     def findings(self) -> list[Finding]:
@@ -73,8 +69,7 @@ class Result:
         }
 
     def could_not_run(self) -> bool:
-        mc001 = _mc001()
-        return any(x.rule == mc001 for x in self.file_findings)
+        return any(could_not_read(x) for x in self.file_findings)
 
     def exit_code(self, strict: bool | None = None) -> int:
         """0 no errors; 1 error findings (or warnings with ``strict``, default
@@ -91,8 +86,7 @@ class Result:
 
     def unreadable(self) -> list[Finding]:
         """The paths that could not be read at all (MC001), in order."""
-        mc001 = _mc001()
-        return sorted_findings([x for x in self.file_findings if x.rule == mc001])
+        return sorted_findings([x for x in self.file_findings if could_not_read(x)])
 
     def verdict(self) -> tuple[str, str]:
         """``("ok" | "failed", why)``: the word the summary line starts with, and what
@@ -106,3 +100,22 @@ class Result:
         if not any(x.severity == "error" for x in self.findings):
             return "failed", "; --strict: warnings fail the run"
         return "failed", ""
+
+
+NO_STORE = "no source store given (--sources or `sources:` in the config)"
+
+
+def not_checked(result: Result) -> list[Verification]:
+    """The source references left unchecked because no source store was given."""
+    return [v for v in result.verifications
+            if v.status == "not_at_hand" and v.detail.endswith(NO_STORE)]
+
+
+def no_store_note(result: Result) -> str | None:
+    """One line for the whole run when sources were not checked (no store), else None."""
+    away = not_checked(result)
+    if not away:
+        return None
+    docs = len({(v.file, v.line) for v in away})
+    return (f"sources not checked: {NO_STORE}; {len(away)} source digest(s) in {docs} "
+            "document(s) not verified")

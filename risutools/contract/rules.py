@@ -17,6 +17,7 @@ from typing import Any
 
 from risutools.canonical import sha256_prefixed
 from risutools.checks.registry import Check, check, declare, registered_checks
+from risutools.contract.load_checks import mc000
 from risutools.findings import Finding, Severity
 from risutools.jsonlines import escape_pointer_token
 from risutools.settings import lifecycle
@@ -25,18 +26,6 @@ from risutools.settings.config import CAPABILITY_RE, Settings
 # --------------------------------------------------------------------------- declared here,
 # checked elsewhere (the loaders, the catalog pass in validate, verify)
 
-MC000 = declare(
-    "MC000", "error", "load", "unparsable-document",
-    summary="The file is a readable JSON, YAML or NDJSON document (UTF-8, no duplicate keys, no "
-    "NaN/Infinity, no YAML aliases or non-JSON tags, within the size and depth bounds).",
-    why="Nothing else can be checked in a file that cannot be read exactly as written; a lenient "
-    "parse would validate something other than what the file says.",
-    fix="Fix the syntax at the reported line / byte offset / pointer.")
-MC001 = declare(
-    "MC001", "error", "load", "unreadable-path",
-    summary="The path given can be read (exists, is permitted).",
-    why="A path that cannot be read was not checked, so the run cannot pass.",
-    fix="Check the path and its permissions; risutools exits 2 for these.")
 MC100 = declare(
     "MC100", "error", "document", "schema",
     summary="The document satisfies schemas/matrix-component-v1.schema.json (JSON Schema "
@@ -623,7 +612,7 @@ def mc600(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
 
 
 def _contract_rules() -> dict[str, Check]:
-    return {k: c for k, c in registered_checks().items() if c.family == MC000.family}
+    return {k: c for k, c in registered_checks().items() if c.family == mc000.family}
 
 
 #: every MC rule by id (the registry's contract family)

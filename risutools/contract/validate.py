@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from risutools.checks.registry import RuleFilter as RuleFilter  # re-exported
+from risutools.contract.load_checks import mc000
 from risutools.contract.loaders import LoadedDocument, LoadOutcome, load_documents
 from risutools.contract.result import DocumentInfo as DocumentInfo  # re-exported
 from risutools.contract.result import Result as Result  # re-exported
 from risutools.contract.result import Verification as Verification  # re-exported
 from risutools.contract.rules import (
     DOCUMENT_RULES,
-    MC000,
     MC100,
     MC104,
     MC305,
@@ -69,7 +69,7 @@ def validate_document(
     if bad is not None:
         ptr, why = bad
         at = line_of(ptr) if line_of is not None else line
-        return [make_finding(MC000, "error", why, file, at, ptr)]
+        return [make_finding(mc000, "error", why, file, at, ptr)]
     cfg = config or Settings()
     out: list[Finding] = []
 

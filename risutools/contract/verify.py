@@ -31,6 +31,7 @@ from typing import Any
 
 from risutools.canonical import hex_of
 from risutools.contract.loaders import LoadedDocument, display_path
+from risutools.contract.result import NO_STORE
 from risutools.contract.rules import (
     MC100,
     MC202,
@@ -282,25 +283,6 @@ def _record(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, rule: str, ptr: s
         sev = "error" if ctx.require else "warning"
         _emit(ctx, info, ld, rule, sev, ptr, f"not verified: source not at hand ({detail}); put "
               "the file in the source store (--sources) to verify it")
-
-
-NO_STORE = "no source store given (--sources or `sources:` in the config)"
-
-
-def not_checked(result: Result) -> list[Verification]:
-    """The source references left unchecked because no source store was given."""
-    return [v for v in result.verifications
-            if v.status == "not_at_hand" and v.detail.endswith(NO_STORE)]
-
-
-def no_store_note(result: Result) -> str | None:
-    """One line for the whole run when sources were not checked (no store), else None."""
-    away = not_checked(result)
-    if not away:
-        return None
-    docs = len({(v.file, v.line) for v in away})
-    return (f"sources not checked: {NO_STORE}; {len(away)} source digest(s) in {docs} "
-            "document(s) not verified")
 
 
 def _rel(p: Path) -> str:

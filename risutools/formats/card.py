@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from risutools.formats.model import REPLACED_BY_MODULE
+
 CARD_SPECS = ("chara_card_v3", "chara_card_v2")
 #: card text fields RisuAI evaluates CBS in (greetings, description and prompt fields)
 CBS_FIELDS = ("description", "personality", "scenario", "first_mes", "mes_example",
@@ -27,8 +29,6 @@ CBS_FIELDS = ("description", "personality", "scenario", "first_mes", "mes_exampl
               "group_only_greetings")
 
 
-#: the key of the view listing the card's parts the carried module replaces
-REPLACED_BY_MODULE = "replacedByModule"
 
 
 def _dict(v: Any) -> dict[str, Any]:

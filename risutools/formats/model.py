@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 ComponentType = Literal["module", "preset", "character", "lorebook"]
+#: the key, in a card's module-shaped view, listing the card's parts the module.risum it
+#: carries replaces on import (``formats.card``)
+REPLACED_BY_MODULE = "replacedByModule"
 
 
 @dataclass(frozen=True)
@@ -121,3 +124,10 @@ class Module:
             if isinstance(url, str):
                 return url
         return ""
+
+    @property
+    def replaced_by_module(self) -> list[str]:
+        """A card's parts (trigger, regex, lorebook) the module.risum it carries replaces on
+        import ([] for anything else)."""
+        value = self.data.get(REPLACED_BY_MODULE)
+        return [str(x) for x in value] if isinstance(value, list) else []

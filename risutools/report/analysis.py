@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from risutools.analysis.model import Analysis, Fact
 from risutools.canonical import prefixed
-from risutools.formats.card import REPLACED_BY_MODULE
 from risutools.printable import display, quoted, scrub
 
 if TYPE_CHECKING:
+    from risutools.analysis.model import Analysis, Fact
     from risutools.formats.model import Module
 
 
@@ -62,9 +61,9 @@ def render_analysis_text(path: str, results: list[tuple[Module, Analysis]]) -> s
             f"entr(y/ies), {c.get('regex', 0)} regex script(s), {len(a.toggles)} toggle(s), "
             f"{c.get('assets', 0)} asset(s), Lua {c.get('lua_bytes', 0)} chars, "
             f"legacy JS {c.get('cjs_bytes', 0)} chars")
-        replaced = m.data.get(REPLACED_BY_MODULE) if a.component_type == "character" else None
-        if isinstance(replaced, list) and replaced:
-            lines.append(f"  {', '.join(str(r) for r in replaced)}: replaced on import by the "
+        replaced = m.replaced_by_module if a.component_type == "character" else []
+        if replaced:
+            lines.append(f"  {', '.join(replaced)}: replaced on import by the "
                          "module.risum it carries (stated by that component)")
         lla = "yes" if a.low_level_access else "no"
         if a.low_level_triggers:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from risutools import __version__
+
 if TYPE_CHECKING:
     from risutools.contract.validate import Result
 
 
 def result_dict(result: Result) -> dict[str, Any]:
-    from risutools import __version__
-
     out: dict[str, Any] = {
         "tool": "risutools",
         "version": __version__,

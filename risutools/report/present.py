@@ -16,17 +16,33 @@ from typing import TYPE_CHECKING, Any
 from risutools.canonical import canonical, document_json
 from risutools.pathnames import safe_line
 from risutools.report._common import one_line
+from risutools.report.ingest_text import render_summary
 from risutools.report.inspect_text import render_inspect_text
-from risutools.report.reporters import render
+from risutools.report.plan_text import render_plan
+from risutools.report.reporters import REPORTER_BY_NAME, render
+from risutools.report.review_html import render_review_html
+from risutools.report.review_text import (
+    render_review_json,
+    render_review_markdown,
+    render_review_text,
+)
 from risutools.report.rules_text import page, rule_lines
 from risutools.report.statistics import render_statistics
 
 if TYPE_CHECKING:
     from risutools.commands.analyze import Analyzed
+    from risutools.commands.approve import Approved
     from risutools.commands.hash import HashResult
+    from risutools.commands.ingest import Ingested
     from risutools.commands.inspect import InspectResult
     from risutools.commands.pack import Packed
+    from risutools.commands.packet import Packets
     from risutools.commands.project import Projected
+    from risutools.commands.promote import Switched
+    from risutools.commands.replay_monitor import Monitored
+    from risutools.commands.replay_run import Replayed
+    from risutools.commands.replay_synth import Synthesized
+    from risutools.commands.review import Reviewed
     from risutools.commands.rule import RuleResult
     from risutools.commands.unpack import Unpacked
     from risutools.commands.validate import Validation
@@ -41,6 +57,10 @@ class Rendered:
     out: str | None
     err: list[str] = field(default_factory=list)
     err_first: bool = True
+    #: files to write besides (``ingest --report FILE``: the run as JSON), first
+    files: list[tuple[str, str]] = field(default_factory=list)
+    #: a view printed by the terminal library itself (``ingest``'s summary table), last
+    show: Callable[[], None] | None = None
 
 
 def _findings(v: Validation, *, fmt: str, output: str | None, color: bool,
@@ -157,7 +177,121 @@ def _project(p: Projected, **_: Any) -> Rendered:
     return Rendered("".join(canonical(d).decode("utf-8") + "\n" for d in p.documents))
 
 
+def _approve(a: Approved, **_: Any) -> Rendered:
+    return Rendered(a.line + "\n")
+
+
+def _switch(s: Switched, **_: Any) -> Rendered:
+    """The gates (text, or JSON with ``--json``) and what was written; a write that lost its
+    compare-and-swap: the gates, then the one line saying so."""
+    p = s.plan
+    if s.conflict is not None:
+        if s.as_json:
+            body = json.dumps({**p.to_dict(), "ok": False, "error": s.conflict.one_line()},
+                              ensure_ascii=False, indent=1)
+        else:
+            body = render_plan(p, s.dry_run)
+        return Rendered(body + "\n", [f"risutools: {s.conflict.one_line()}"], err_first=False)
+    if s.as_json:
+        d = p.to_dict()
+        d["written"] = bool(s.done)
+        return Rendered(json.dumps(d, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+    return Rendered(render_plan(p, s.dry_run) + "\n" + (s.done + "\n" if s.done else ""))
+
+
+def _packet(r: Packets, **_: Any) -> Rendered:
+    if r.record is not None:
+        rec = r.record
+        return Rendered(f"queued {rec['queued']} light packet(s) of {rec['matched']} {r.status} "
+                        f"component(s) in {r.queue}; hand-off record {r.handoff}"
+                        + (f" ({rec['left_out']} left out by --limit)" if rec["left_out"] else "")
+                        + "\n")
+    assert r.packet is not None and r.files is not None
+    p, (jpath, mpath) = r.packet, r.files
+    extra = ""
+    if p["needs_full_context"]:
+        why = ", ".join(sorted({n["reason"] for n in p["needs_full_context"]}))
+        extra = f"; needs_full_context ({why})"
+    return Rendered(f"wrote {jpath} and {mpath} (task {p['task']['id']}, {r.lane} lane{extra})\n")
+
+
+#: ``review``'s formats: its own (text, JSON, Markdown, HTML), and its findings in every
+#: findings format
+def _review_findings(name: str) -> Callable[[Any], str]:
+    return lambda rv: render(name, rv.result)
+
+
+_REVIEW: dict[str, Callable[[Any], str]] = {
+    **{name: _review_findings(name) for name in REPORTER_BY_NAME},
+    "html": render_review_html, "text": render_review_text, "json": render_review_json,
+    "markdown": render_review_markdown,
+}
+REVIEW_FORMATS: tuple[str, ...] = tuple(_REVIEW)
+
+
+def _review(r: Reviewed, *, fmt: str, **_: Any) -> Rendered:
+    return Rendered(_REVIEW[fmt](r.review))
+
+
+def _replay_run(r: Replayed, **_: Any) -> Rendered:
+    o = r.outcome
+    if o.report is None:
+        return Rendered(o.message + "\n")
+    s = o.report["summary"]
+    failed = ", ".join(s["failed_invariants"]) or "none"
+    lines = [f"{o.simulation}: {s['requests']} request(s), verdict {s['verdict']} "
+             f"(failed invariants: {failed}); report {o.written[0]}"]
+    if o.updated:
+        lines.append(f"updated {r.component}")
+    elif o.message:
+        lines.append(o.message)
+    return Rendered("".join(x + "\n" for x in lines))
+
+
+def _replay_monitor(m: Monitored, **_: Any) -> Rendered:
+    lines = []
+    for row in m.report["requests"]:
+        mon = row["monitor"]
+        level = mon["level"] or f"({mon['metrics']} metrics)"
+        used = "-" if mon["used_pct"] is None else f"{mon['used_pct']:.1f}%"
+        alert = f"  ALERT ({mon['alert_reason']})" if mon["alert"] else ""
+        lines.append(f"request {row['request']:>5}  {row['tokens_in']:>8} tokens  {used:>7}  "
+                     f"{level}{alert}")
+    summary = m.report["summary"]
+    lines.append(f"{summary['requests']} request(s), {summary['alerts']} alert(s)")
+    return Rendered("".join(x + "\n" for x in lines))
+
+
+def _replay_synth(s: Synthesized, **_: Any) -> Rendered:
+    return Rendered(f"wrote {s.output}: {len(s.data['turns'])} turn(s), {s.messages} messages, "
+                    f"{s.size} bytes\n")
+
+
+def _ingest(i: Ingested, *, as_json: bool, quiet: bool, report: str | None,
+            elapsed: Callable[[], float], color: bool, **_: Any) -> Rendered:
+    """The run as JSON (``--json``, and the ``--report`` file), the summary table, or with
+    ``-q`` only what failed, collided, was kept or is worth a notice."""
+    r = i.result
+    text = json.dumps(r.to_dict(), ensure_ascii=False, indent=1) + "\n"
+    files = [(report, text)] if report else []
+    if as_json:
+        return Rendered(text, files=files)
+    if not quiet:
+        return Rendered(None, files=files, show=lambda: render_summary(r, elapsed(), color=color))
+    err = [f"failed: {s.error}" for s in r.failures]
+    err += [*r.collisions, *r.kept_unreadable, *r.notices]
+    return Rendered(None, err, files=files)
+
+
 _PRESENTERS: dict[str, Callable[..., Rendered]] = {
+    "ingest": _ingest,
+    "replay-run": _replay_run,
+    "replay-monitor": _replay_monitor,
+    "replay-synth": _replay_synth,
+    "review": _review,
+    "packet": _packet,
+    "approve": _approve,
+    "switch": _switch,
     "project": _project,
     "rule": _rule,
     "analysis": _analysis,

@@ -14,6 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
+from risutools.report.analysis import render_analysis_json, render_analysis_text
+from risutools.report.concise import render_concise
+from risutools.report.github import render_github
+from risutools.report.json_out import render_json
+from risutools.report.junit import render_junit
+from risutools.report.sarif import render_sarif
+from risutools.report.text import render_text
+
 if TYPE_CHECKING:
     from risutools.commands.analyze import AnalyzeResult
     from risutools.contract.result import Result
@@ -32,47 +40,33 @@ def _analyses(result: Result) -> object | None:
 
 def _text(result: Result, color: bool) -> str:
     if _analyses(result) is not None:
-        from risutools.report.analysis import render_analysis_text
-
         analysed = cast("AnalyzeResult", result)
         return render_analysis_text(analysed.path, analysed.analyses)
-    from risutools.report.text import render_text
 
     return render_text(result, color=color)
 
 
 def _concise(result: Result, color: bool) -> str:
-    from risutools.report.concise import render_concise
-
     return render_concise(result)
 
 
 def _json(result: Result, color: bool) -> str:
     if _analyses(result) is not None:
-        from risutools.report.analysis import render_analysis_json
-
         analysed = cast("AnalyzeResult", result)
         return render_analysis_json(analysed.path, analysed.analyses)
-    from risutools.report.json_out import render_json
 
     return render_json(result)
 
 
 def _github(result: Result, color: bool) -> str:
-    from risutools.report.github import render_github
-
     return render_github(result)
 
 
 def _sarif(result: Result, color: bool) -> str:
-    from risutools.report.sarif import render_sarif
-
     return render_sarif(result)
 
 
 def _junit(result: Result, color: bool) -> str:
-    from risutools.report.junit import render_junit
-
     return render_junit(result)
 
 

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from risutools.catalog.review import Review
+if TYPE_CHECKING:
+    from risutools.catalog.review import Review
+
 
 _CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;background:#fff}

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from risutools.catalog.review import Review
+if TYPE_CHECKING:
+    from risutools.catalog.review import Review
+
 
 
 def _clean(s: Any) -> str:

@@ -10,6 +10,8 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from risutools.checks.registry import sort_key
+
 if TYPE_CHECKING:
     from risutools.contract.validate import Result
 
@@ -17,10 +19,7 @@ STATISTICS_FORMATS = ("text", "concise", "json")
 
 
 def _rows(result: Result) -> list[tuple[str, int, str, bool]]:
-    from risutools.checks.registry import sort_key
-    from risutools.commands.checks import every_check
-
-    checks = every_check()
+    checks = result.checks
     counts = Counter(f.rule for f in result.findings)
     ordered = sorted(counts, key=lambda r: (-counts[r], sort_key(r)))
     out = []

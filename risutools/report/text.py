@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from risutools.contract.result import no_store_note, not_checked
 from risutools.report._common import summary_line
 
 if TYPE_CHECKING:
@@ -35,8 +36,6 @@ def render_text(result: Result, *, color: bool = False) -> str:
         lines.extend(by_file[file])
         lines.append("")
     if result.command == "verify":
-        from risutools.contract.verify import no_store_note, not_checked
-
         unchecked = {id(v) for v in not_checked(result)}
         away = [v for v in result.verifications
                 if v.status == "not_at_hand" and id(v) not in unchecked]

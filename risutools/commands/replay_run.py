@@ -1,0 +1,57 @@
+"""``risutools replay run``: the reference simulation a component's capabilities select
+(the context cutter, the monitor), its report as JSON + Markdown + HTML, and with
+``--update`` the verdict recorded in the document."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from risutools.contract.rules import MC100
+from risutools.contract.validate import validate_document
+from risutools.errors import Code, DocumentError
+from risutools.replay.api import RunOutcome, run_component
+from risutools.replay.component import load_component
+from risutools.replay.invariants import PASSED
+from risutools.settings.config import resolve_settings
+
+
+@dataclass(frozen=True)
+class Options:
+    component: str
+    fixture: str
+    config: str | None = None  # a file of replay keys, over the fixture's and the catalog's
+    output: str | None = None
+    update: bool = False
+
+
+@dataclass
+class Replayed:
+    kind: ClassVar[str] = "replay-run"
+    component: str
+    outcome: RunOutcome
+
+    def exit_code(self) -> int:
+        """0 passed (or nothing to replay); 1 failed or nothing checked."""
+        report = self.outcome.report
+        return 0 if report is None or report["summary"]["verdict"] == PASSED else 1
+
+
+def refuse_invalid_component(path: str) -> None:
+    """A DocumentError (exit 2) naming the first schema error of the document at ``path``:
+    nothing runs on a document that is not a valid matrix-component-v1 document."""
+    cf = load_component(path)
+    bad = [f for f in validate_document(cf.doc, file=path) if f.rule == MC100.id]
+    if bad:
+        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+        raise DocumentError(Code.INVALID_DOCUMENT, f"not a valid matrix-component-v1 document: "
+                            f"{bad[0].message}{more}; see `risutools validate {path}`",
+                            where=bad[0].pointer or "", path=path)
+
+
+def run(opts: Options) -> Replayed:
+    refuse_invalid_component(opts.component)
+    settings = resolve_settings(None, opts.component)  # the catalog's `replay:` section
+    outcome = run_component(opts.component, opts.fixture, opts.config, opts.output, opts.update,
+                            catalog_layer=settings.sections.get("replay"))
+    return Replayed(opts.component, outcome)
