@@ -32,6 +32,9 @@ from risutools.findings import Severity
 #: family -> the docs page whose table lists it (``python -m risutools.commands.docs``)
 DOC_PAGES = {"MC": "docs/contract.md", "RA": "docs/analysis.md", "R": "docs/replay.md",
              "M": "docs/replay.md", "G": "docs/catalog.md", "RV": "docs/catalog.md"}
+#: command -> the families it reports (the SARIF rule list of its reports)
+FAMILIES_BY_COMMAND = {"validate": ("MC",), "verify": ("MC",), "analyze": ("RA",),
+                       "review": ("MC", "RV")}
 #: where a check runs: ``load`` (reading a file), ``document`` (one document),
 #: ``catalog`` (documents together), ``verify`` (files at hand), ``module`` (the
 #: static analyser), ``replay`` (a reference simulation), ``promotion`` (gates)
@@ -146,6 +149,13 @@ def sort_key(c: Check | str) -> tuple[str, int]:
     cid = c if isinstance(c, str) else c.id
     fam = cid.rstrip("0123456789")
     return (fam, int(cid[len(fam):] or 0))
+
+
+def for_command(command: str) -> dict[str, Check]:
+    """The registered checks a command reports, by id (the families of
+    :data:`FAMILIES_BY_COMMAND`; complete once the command's engines are imported)."""
+    fams = FAMILIES_BY_COMMAND.get(command, ())
+    return {c.id: c for c in registered_checks().values() if c.family in fams}
 
 
 def get(id: str) -> Check | None:

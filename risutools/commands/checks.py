@@ -12,6 +12,7 @@ from types import ModuleType
 
 from risutools.checks import analysis as _analysis_checks
 from risutools.checks import gates as _gate_checks
+from risutools.checks import registry
 from risutools.checks import replay as _replay_checks
 from risutools.checks import review as _review_checks
 from risutools.checks.registry import Check, registered_checks
@@ -21,9 +22,6 @@ from risutools.contract import rules as _contract_rules
 #: the modules that declare checks, one (or more) an engine
 UNITS: tuple[ModuleType, ...] = (_load_checks, _contract_rules, _analysis_checks, _replay_checks,
                                  _gate_checks, _review_checks)
-#: command -> the families it reports (the SARIF rule list of its reports)
-FAMILIES_BY_COMMAND = {"validate": ("MC",), "verify": ("MC",), "analyze": ("RA",),
-                       "review": ("MC", "RV")}
 
 
 def every_check() -> dict[str, Check]:
@@ -32,6 +30,6 @@ def every_check() -> dict[str, Check]:
 
 
 def for_command(command: str) -> dict[str, Check]:
-    """The checks a command reports, by id (its SARIF rule list, its statistics' titles)."""
-    fams = FAMILIES_BY_COMMAND.get(command, ())
-    return {c.id: c for c in every_check().values() if c.family in fams}
+    """The checks a command reports, by id (its SARIF rule list, its statistics' titles),
+    every engine's checks imported."""
+    return registry.for_command(command)

@@ -21,7 +21,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from risutools import __version__
-from risutools.checks.registry import DOC_PAGES
+from risutools.checks.registry import DOC_PAGES, for_command
 from risutools.pathnames import name_uri
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ _LEVEL = {"error": "error", "warning": "warning"}  # anything else (info) is "no
 
 
 def sarif_dict(result: Result) -> dict[str, Any]:
-    checks = sorted(result.checks.values(), key=lambda c: c.id)
+    checks = sorted((result.checks or for_command(result.command)).values(), key=lambda c: c.id)
     index = {c.id: i for i, c in enumerate(checks)}
     rules = []
     for r in checks:

@@ -10,7 +10,7 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from risutools.checks.registry import sort_key
+from risutools.checks.registry import registered_checks, sort_key
 
 if TYPE_CHECKING:
     from risutools.contract.validate import Result
@@ -19,7 +19,7 @@ STATISTICS_FORMATS = ("text", "concise", "json")
 
 
 def _rows(result: Result) -> list[tuple[str, int, str, bool]]:
-    checks = result.checks
+    checks = result.checks or registered_checks()
     counts = Counter(f.rule for f in result.findings)
     ordered = sorted(counts, key=lambda r: (-counts[r], sort_key(r)))
     out = []
