@@ -16,7 +16,8 @@ from harness import FIXTURES, SEED, SOURCES, run_cli
 from risutools.checks.analysis import RA103, RA802
 from risutools.checks.gates import G4
 from risutools.checks.review import RV101, RV304, RV305
-from risutools.contract.rules import MC000, MC202
+from risutools.contract.load_checks import mc000 as MC000
+from risutools.contract.rules import MC202
 from risutools.contract.rules import mc401 as MC401
 from risutools.contract.rules import mc600 as MC600
 from risutools.errors import ConfigError
@@ -85,7 +86,7 @@ def test_bad_rules_are_refused_with_their_name(tmp_path: Path, rules: str, code:
 
 
 def test_every_key_has_a_reader_and_others_are_refused(tmp_path: Path) -> None:
-    from risutools.settings.config import KEYS, SECTIONS
+    from risutools.settings.schema import KEYS, SECTIONS
 
     assert set(SECTIONS) <= set(KEYS) and all(KEYS.values())
     with pytest.raises(ConfigError) as err:
@@ -379,3 +380,31 @@ def test_project_and_ingest_write_the_same_documents(tmp_path: Path) -> None:
     (src / ".risutools.yaml").write_text("rules: {RA8: loud}\n", encoding="utf-8")
     r = run_cli("project", str(src / NET.name), cwd=repo)
     assert r.returncode == 2 and "config-bad-value" in r.stderr and r.stdout == ""
+
+
+def test_the_schema_is_the_table_of_keys_and_a_real_json_schema(tmp_path: Path) -> None:
+    """docs/configuration.md lists the keys the schema holds; the schema is a JSON Schema
+    that accepts what the loader accepts and refuses a key nothing reads."""
+    import jsonschema
+    from referencing import Registry, Resource
+
+    from risutools.resources import load_schema
+    from risutools.settings.schema import KEYS, REPLAY_SCHEMA, SETTINGS_SCHEMA
+
+    table = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text(
+        encoding="utf-8").split("| key | read by |", 1)[1].split("\n\n", 1)[0]
+    assert [row.split("`")[1] for row in table.splitlines()[2:]] == list(KEYS)
+    registry: Registry = Registry().with_resources(
+        [(s["$id"], Resource.from_contents(s)) for s in (SETTINGS_SCHEMA, REPLAY_SCHEMA)])
+    check = jsonschema.Draft202012Validator(SETTINGS_SCHEMA, registry=registry)
+    jsonschema.Draft202012Validator.check_schema(load_schema("settings-v1.schema.json"))
+    good = {"capabilities": ["my.cap"], "rules": {"MC401": "error", "RA1": False},
+            "sources": "store", "exclude": ["a/*"], "replay": {"max_context": 9000},
+            "catalog": {"require_signatures": False}}
+    assert list(check.iter_errors(good)) == []
+    _config(tmp_path, json.dumps(good))  # the loader takes it too
+    for bad in ({"select": ["MC2"]}, {"rules": {"MC401": "fatal"}},
+                {"replay": {"max_context": 0}}, {"catalog": {"signers": "x"}}):
+        assert list(check.iter_errors(bad)), bad
+        with pytest.raises(ConfigError):
+            _config(tmp_path, json.dumps(bad))
