@@ -49,54 +49,68 @@ def _facts(title: str, facts: list[Fact], lines: list[str]) -> None:
         lines.append(f"    {_show(f.name):<28} {where}")
 
 
+def _head(path: str, m: Module, a: Analysis, lines: list[str]) -> None:
+    """The module's name and kind, its contents, what the card's module replaces, and
+    lowLevelAccess."""
+    member = f"!{m.source.member}" if m.source and m.source.member else ""
+    lines.append(f"{_show(path)}{member}: {a.component_type} {quoted(a.name)}")
+    c = a.counts
+    lines.append(
+        f"  contents: {c.get('triggers', 0)} trigger(s), {c.get('lorebook', 0)} lorebook "
+        f"entr(y/ies), {c.get('regex', 0)} regex script(s), {len(a.toggles)} toggle(s), "
+        f"{c.get('assets', 0)} asset(s), Lua {c.get('lua_bytes', 0)} chars, "
+        f"legacy JS {c.get('cjs_bytes', 0)} chars")
+    replaced = m.replaced_by_module if a.component_type == "character" else []
+    if replaced:
+        lines.append(f"  {', '.join(replaced)}: replaced on import by the "
+                     "module.risum it carries (stated by that component)")
+    lla = "yes" if a.low_level_access else "no"
+    if a.low_level_triggers:
+        lla += f" (and triggers {', '.join(str(i) for i in a.low_level_triggers)})"
+    lines.append(f"  lowLevelAccess: {lla}")
+
+
+def _state_and_toggles(a: Analysis, lines: list[str]) -> None:
+    if a.state:
+        lines.append("  state:")
+        for s in a.state:
+            rw = ("r" if s.reads else "-") + ("w" if s.writes else "-")
+            where = ", ".join((s.writes or s.reads)[:2])
+            lines.append(f"    {s.scope:<6} {rw} {_show(s.key):<24} {where}")
+    _facts("privileged APIs", a.privileged, lines)
+    _facts("dynamic code", a.dynamic_code, lines)
+    _facts("network hosts", a.network_hosts, lines)
+    if a.toggles:
+        lines.append("  toggles:")
+        for t in a.toggles:
+            extra = f" [{', '.join(t.options)}]" if t.options else ""
+            group = f" (group {t.group})" if t.group else ""
+            lines.append(f"    {_show(t.key):<24} {t.type:<8} {_show(t.label + extra + group)}")
+
+
+def _findings(a: Analysis, lines: list[str]) -> None:
+    if not a.findings:
+        lines.append("  findings: none")
+        return
+    lines.append("  findings:")
+    for f in a.findings:
+        lines.append(f"    {f.rule} {f.severity:<7} {_show(f.evidence)}: {_show(f.message)}")
+
+
 def render_analysis_text(path: str, results: list[tuple[Module, Analysis]]) -> str:
-    """A plain-text report for people."""
+    """A plain-text report for people: per module its contents, hooks, entry points, state,
+    privileged APIs, dynamic code, hosts, toggles, capabilities and findings."""
     lines: list[str] = []
     for m, a in results:
-        member = f"!{m.source.member}" if m.source and m.source.member else ""
-        lines.append(f"{_show(path)}{member}: {a.component_type} {quoted(a.name)}")
-        c = a.counts
-        lines.append(
-            f"  contents: {c.get('triggers', 0)} trigger(s), {c.get('lorebook', 0)} lorebook "
-            f"entr(y/ies), {c.get('regex', 0)} regex script(s), {len(a.toggles)} toggle(s), "
-            f"{c.get('assets', 0)} asset(s), Lua {c.get('lua_bytes', 0)} chars, "
-            f"legacy JS {c.get('cjs_bytes', 0)} chars")
-        replaced = m.replaced_by_module if a.component_type == "character" else []
-        if replaced:
-            lines.append(f"  {', '.join(replaced)}: replaced on import by the "
-                         "module.risum it carries (stated by that component)")
-        lla = "yes" if a.low_level_access else "no"
-        if a.low_level_triggers:
-            lla += f" (and triggers {', '.join(str(i) for i in a.low_level_triggers)})"
-        lines.append(f"  lowLevelAccess: {lla}")
+        _head(path, m, a, lines)
         _facts("hooks", a.hooks, lines)
         _facts("entry points", a.entry_points, lines)
         _facts("button callbacks", a.button_callbacks, lines)
-        if a.state:
-            lines.append("  state:")
-            for s in a.state:
-                rw = ("r" if s.reads else "-") + ("w" if s.writes else "-")
-                where = ", ".join((s.writes or s.reads)[:2])
-                lines.append(f"    {s.scope:<6} {rw} {_show(s.key):<24} {where}")
-        _facts("privileged APIs", a.privileged, lines)
-        _facts("dynamic code", a.dynamic_code, lines)
-        _facts("network hosts", a.network_hosts, lines)
-        if a.toggles:
-            lines.append("  toggles:")
-            for t in a.toggles:
-                extra = f" [{', '.join(t.options)}]" if t.options else ""
-                group = f" (group {t.group})" if t.group else ""
-                lines.append(f"    {_show(t.key):<24} {t.type:<8} {_show(t.label + extra + group)}")
+        _state_and_toggles(a, lines)
         _facts("toggles read that another module must declare", a.required_toggles, lines)
         _facts("code in fields RisuAI never reads (never runs)", a.unused_code_fields, lines)
         lines.append("  requires: " + (", ".join(a.requires_names()) or "-"))
         lines.append("  provides: " + (", ".join(a.provides_names()) or "-"))
-        if a.findings:
-            lines.append("  findings:")
-            for f in a.findings:
-                lines.append(f"    {f.rule} {f.severity:<7} {_show(f.evidence)}: "
-                             f"{_show(f.message)}")
-        else:
-            lines.append("  findings: none")
+        _findings(a, lines)
     text: str = scrub("\n".join(lines) + "\n")
     return text

@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from risutools.contract.validate import Result
+    from risutools.contract.result import DocumentInfo, Result
     from risutools.findings import Finding
 
 
@@ -31,7 +31,53 @@ def _line(f: Finding) -> str:
     return _x(f"{f.rule} {f.severity} {where}{ptr}{f.message}")
 
 
+def _load_case(suite: ET.Element, file: str, loads: list[Finding]) -> int:
+    """The ``load`` test case of a file that could not be read or parsed (1 error)."""
+    case = ET.SubElement(suite, "testcase", {"classname": _x(file), "name": "load"})
+    err = ET.SubElement(case, "error", {"type": loads[0].rule, "message": _x(loads[0].message)})
+    err.text = "\n".join(_line(f) for f in loads)
+    return 1
+
+
+def _document_case(suite: ET.Element, file: str, d: DocumentInfo, several: bool) -> int:
+    """One document's test case: a failure with every error, warnings on system-out;
+    returns the failures (0 or 1)."""
+    name = f"{d.component_id or '(no component_id)'}"
+    if d.component_version:
+        name += f"@{d.component_version}"
+    if d.line and several:
+        name += f" (line {d.line})"
+    case = ET.SubElement(suite, "testcase", {"classname": _x(file), "name": _x(name)})
+    errs = [f for f in d.findings if f.severity == "error"]
+    warns = [f for f in d.findings if f.severity != "error"]
+    if errs:
+        fail = ET.SubElement(case, "failure", {
+            "type": errs[0].rule,
+            "message": _x(f"{len(errs)} error(s): {errs[0].rule} {errs[0].message}")})
+        fail.text = "\n".join(_line(f) for f in errs)
+    if warns:
+        out = ET.SubElement(case, "system-out")
+        out.text = "\n".join(_line(f) for f in warns)
+    return 1 if errs else 0
+
+
+def _suite(root: ET.Element, file: str, result: Result) -> tuple[int, int, int]:
+    """One file's test suite; returns (tests, failures, errors)."""
+    docs = [d for d in result.documents if d.file == file]
+    loads = [f for f in result.file_findings if (f.file or "") == file]
+    suite = ET.SubElement(root, "testsuite", {"name": _x(file)})
+    s_err = _load_case(suite, file, loads) if loads else 0
+    s_fail = sum(_document_case(suite, file, d, len(docs) > 1) for d in docs)
+    n = len(docs) + (1 if loads else 0)
+    suite.set("tests", str(n))
+    suite.set("failures", str(s_fail))
+    suite.set("errors", str(s_err))
+    return n, s_fail, s_err
+
+
 def render_junit(result: Result) -> str:
+    """One ``<testsuite>`` per file, one ``<testcase>`` per document (a ``load`` case with
+    ``<error>`` for a file that could not be read)."""
     files: list[str] = list(dict.fromkeys(
         [d.file for d in result.documents] + [f.file or "" for f in result.file_findings]
     ))
@@ -39,38 +85,7 @@ def render_junit(result: Result) -> str:
     root = ET.Element("testsuites", {"name": f"risutools {result.command}"})
     total = failures = errors = 0
     for file in files:
-        docs = [d for d in result.documents if d.file == file]
-        loads = [f for f in result.file_findings if (f.file or "") == file]
-        suite = ET.SubElement(root, "testsuite", {"name": _x(file)})
-        s_fail = s_err = 0
-        if loads:
-            case = ET.SubElement(suite, "testcase", {"classname": _x(file), "name": "load"})
-            err = ET.SubElement(case, "error", {
-                "type": loads[0].rule, "message": _x(loads[0].message)})
-            err.text = "\n".join(_line(f) for f in loads)
-            s_err += 1
-        for d in docs:
-            name = f"{d.component_id or '(no component_id)'}"
-            if d.component_version:
-                name += f"@{d.component_version}"
-            if d.line and len(docs) > 1:
-                name += f" (line {d.line})"
-            case = ET.SubElement(suite, "testcase", {"classname": _x(file), "name": _x(name)})
-            errs = [f for f in d.findings if f.severity == "error"]
-            warns = [f for f in d.findings if f.severity != "error"]
-            if errs:
-                fail = ET.SubElement(case, "failure", {
-                    "type": errs[0].rule,
-                    "message": _x(f"{len(errs)} error(s): {errs[0].rule} {errs[0].message}")})
-                fail.text = "\n".join(_line(f) for f in errs)
-                s_fail += 1
-            if warns:
-                out = ET.SubElement(case, "system-out")
-                out.text = "\n".join(_line(f) for f in warns)
-        n = len(docs) + (1 if loads else 0)
-        suite.set("tests", str(n))
-        suite.set("failures", str(s_fail))
-        suite.set("errors", str(s_err))
+        n, s_fail, s_err = _suite(root, file, result)
         total += n
         failures += s_fail
         errors += s_err
