@@ -134,22 +134,24 @@ def test_config_found_from_catalog_folder() -> None:
 
 def test_cli_import_stays_lazy() -> None:
     code = ("import sys, risutools.cli; "
-            "print(sorted(m for m in ('jsonschema', 'yaml', 'risutools.contract') "
-            "if m in sys.modules))")
+            "print(sorted(m for m in ('jsonschema', 'yaml', 'risutools.contract.validate', "
+            "'risutools.contract.rules', 'risutools.contract.loaders') if m in sys.modules))")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True,
                        env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
     assert p.stdout.decode().strip() == "[]"
 
 
-def test_report_file_never_gets_colours(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from risutools import cli
-    from risutools.contract.validate import validate_paths
-
-    r = validate_paths([FX / "bad" / "rules.json"])
-    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    assert "\x1b[" in cli._render(r, "text")
-    assert "\x1b[" not in cli._render(r, "text", str(tmp_path / "r.txt"))
+def test_report_file_never_gets_colours(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    bad = str(FX / "bad" / "rules.json")
+    shown = run_cli("validate", "--color", "always", bad, env=env)
+    assert "\x1b[" in shown.stdout
+    report = tmp_path / "r.txt"
+    written = run_cli("validate", "--color", "always", "-o", str(report), bad, env=env)
+    assert written.stdout == "" and "\x1b[" not in report.read_text(encoding="utf-8")
+    assert report.read_text(encoding="utf-8") == shown.stdout.replace("\x1b[31m", "").replace(
+        "\x1b[33m", "").replace("\x1b[36m", "").replace("\x1b[1m", "").replace(
+        "\x1b[2m", "").replace("\x1b[0m", "").replace("\x1b[32m", "")
 
 
 def test_skip_non_documents_for_hooks(tmp_path: Path) -> None:
