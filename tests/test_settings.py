@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from harness import FIXTURES, SEED, SOURCES, run_cli
 
+from risutools.catalog.gates import digests as G4
 from risutools.checks.analysis import RA103, RA802
-from risutools.checks.gates import G4
 from risutools.checks.review import RV101, RV304, RV305
 from risutools.contract.rules import MC000, MC202
 from risutools.contract.rules import mc401 as MC401

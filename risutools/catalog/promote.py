@@ -23,13 +23,7 @@ from risutools import __version__
 from risutools.canonical import doc_sha256, prefixed
 from risutools.catalog.approvals import Approval, load_approvals, now_iso
 from risutools.catalog.catalog import Catalog, Entry
-from risutools.catalog.gates import (
-    PROMOTION_GATES,
-    RUNTIME_GATES,
-    GateContext,
-    Verdict,
-    run_gates,
-)
+from risutools.catalog.gates import GateContext, Verdict, run_gates
 from risutools.catalog.graph import Graph
 from risutools.catalog.writes import (
     append_log,
@@ -164,7 +158,7 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
         p.resume_line = ln
         ctx.skip_log_line = ln
         p.notes.append(f"completes the interrupted transition on transitions.ndjson line {ln}")
-    p.verdicts = run_gates(PROMOTION_GATES if kind == "status" else RUNTIME_GATES, ctx)
+    p.verdicts = run_gates(ctx)
     if ctx.approval is not None:
         p.approval = ctx.approval.approval
     if p.resume_line is not None and kind == "status":

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
+from risutools.catalog import gates as _gate_checks
 from risutools.checks import analysis as _analysis_checks
-from risutools.checks import gates as _gate_checks
 from risutools.checks import replay as _replay_checks
 from risutools.checks import review as _review_checks
 from risutools.checks.registry import Check, registered_checks
