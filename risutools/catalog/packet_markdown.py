@@ -1,4 +1,5 @@
-"""Markdown rendering of a review packet (``risutools packet``): what a person reads."""
+"""A review packet's Markdown (``risutools packet`` writes it next to the packet's JSON):
+what a person reads."""
 
 from __future__ import annotations
 
@@ -12,10 +13,19 @@ def _cell(v: Any) -> str:
 
 
 def render_packet_markdown(p: dict[str, Any]) -> str:
+    lines = _head(p) + _needs_full_context(p) + _facts(p["permission_facts"])
+    rel = p.get("relations")
+    if rel is not None:
+        lines += _relations(rel)
+    lines += ["", "## Document", "", "```json",
+              json.dumps(p["document"], ensure_ascii=False, indent=1, sort_keys=True), "```", ""]
+    return "\n".join(lines)
+
+
+def _head(p: dict[str, Any]) -> list[str]:
     task = p["task"]
     comp = p["component"]
-    facts = p["permission_facts"]
-    lines = [
+    return [
         f"# Review packet: {comp['component_id']} ({p['lane']} lane)",
         "",
         f"- task: `{task['id']}`" + (f" (escalates `{task['escalates']}`)"
@@ -26,14 +36,23 @@ def render_packet_markdown(p: dict[str, Any]) -> str:
         f"- file: `{comp['file']}`" + (f" line {comp['line']}" if comp.get("line") else ""),
         "",
     ]
-    if p["needs_full_context"]:
-        lines += ["## Needs full context", "",
-                  "This light packet cannot be decided from what it holds; open a full packet "
-                  f"(`risutools packet {comp['component_id']} --lane full --escalates "
-                  f"{task['id']}`).", ""]
-        lines += [f"- **{r['reason']}**: {_cell(r['detail'])}" for r in p["needs_full_context"]]
-        lines.append("")
-    lines += ["## Permission facts", "", "| capability list | names |", "| --- | --- |"]
+
+
+def _needs_full_context(p: dict[str, Any]) -> list[str]:
+    if not p["needs_full_context"]:
+        return []
+    comp, task = p["component"], p["task"]
+    lines = ["## Needs full context", "",
+             "This light packet cannot be decided from what it holds; open a full packet "
+             f"(`risutools packet {comp['component_id']} --lane full --escalates "
+             f"{task['id']}`).", ""]
+    lines += [f"- **{r['reason']}**: {_cell(r['detail'])}" for r in p["needs_full_context"]]
+    lines.append("")
+    return lines
+
+
+def _facts(facts: dict[str, Any]) -> list[str]:
+    lines = ["## Permission facts", "", "| capability list | names |", "| --- | --- |"]
     for k, v in facts["capabilities"].items():
         lines.append(f"| {k} | {_cell(', '.join(v) or '-')} |")
     lines += ["", "| policy field | value |", "| --- | --- |"]
@@ -46,32 +65,32 @@ def render_packet_markdown(p: dict[str, Any]) -> str:
                   f"{_cell(f['message'])} |" for f in facts["findings"]]
     else:
         lines.append("No findings.")
-    rel = p.get("relations")
-    if rel is not None:
-        lines += ["", "## Relations (full lane)", ""]
-        for cap, provs in rel["providers_of_requirements"].items():
-            names = ", ".join(x["component_id"] for x in provs) or "(host or none)"
-            lines.append(f"- provides `{cap}`: {_cell(names)}")
-        for key, title in (("conflicts", "conflicts with"), ("shared_source", "shares a source "
-                           "with"), ("same_component_id", "same component_id")):
-            for x in rel[key]:
-                lines.append(f"- {title}: {x['component_id']} ({x['review_status']}, "
-                             f"{x['runtime_status']}, `{x['file']}`)")
-        lines += ["", "### Transition history", ""]
-        if rel["transition_history"]:
-            for h in rel["transition_history"]:
-                frm = h.get("from_status") or h.get("from_runtime")
-                to = h.get("to_status") or h.get("to_runtime")
-                lines.append(f"- line {h['line']}: {frm} -> {to} at {h.get('at')}")
-        else:
-            lines.append("None recorded.")
-        lines += ["", "### Approvals", ""]
-        lines += [f"- `{a['file']}`: {a['action']} by {_cell(a['reviewer'])}"
-                  f"{'' if a['current'] else ' (older base)'}" for a in rel["approvals"]] \
-            or ["None."]
-        lines += ["", "### Replay reports", ""]
-        lines += [f"- `{r['file']}`: {r['verdict']}" for r in rel["replay_reports"]] or ["None."]
-        lines += ["", f"Curator notes: {'present' if rel['notes'] is not None else 'none'}."]
-    lines += ["", "## Document", "", "```json",
-              json.dumps(p["document"], ensure_ascii=False, indent=1, sort_keys=True), "```", ""]
-    return "\n".join(lines)
+    return lines
+
+
+def _relations(rel: dict[str, Any]) -> list[str]:
+    lines = ["", "## Relations (full lane)", ""]
+    for cap, provs in rel["providers_of_requirements"].items():
+        names = ", ".join(x["component_id"] for x in provs) or "(host or none)"
+        lines.append(f"- provides `{cap}`: {_cell(names)}")
+    for key, title in (("conflicts", "conflicts with"), ("shared_source", "shares a source "
+                       "with"), ("same_component_id", "same component_id")):
+        for x in rel[key]:
+            lines.append(f"- {title}: {x['component_id']} ({x['review_status']}, "
+                         f"{x['runtime_status']}, `{x['file']}`)")
+    lines += ["", "### Transition history", ""]
+    if rel["transition_history"]:
+        for h in rel["transition_history"]:
+            frm = h.get("from_status") or h.get("from_runtime")
+            to = h.get("to_status") or h.get("to_runtime")
+            lines.append(f"- line {h['line']}: {frm} -> {to} at {h.get('at')}")
+    else:
+        lines.append("None recorded.")
+    lines += ["", "### Approvals", ""]
+    lines += [f"- `{a['file']}`: {a['action']} by {_cell(a['reviewer'])}"
+              f"{'' if a['current'] else ' (older base)'}" for a in rel["approvals"]] \
+        or ["None."]
+    lines += ["", "### Replay reports", ""]
+    lines += [f"- `{r['file']}`: {r['verdict']}" for r in rel["replay_reports"]] or ["None."]
+    lines += ["", f"Curator notes: {'present' if rel['notes'] is not None else 'none'}."]
+    return lines
