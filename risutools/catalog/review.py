@@ -11,8 +11,8 @@ Sections of the result (``catalog-review-v1``):
   hash continuity from one line of a component to the next, unfinished writes);
 - ``approvals``: every record with its state (current, used, stale, orphan, unreadable)
   and signature (verified, unsigned, bad, not_allowed, unchecked);
-- ``file_findings``: the review's own findings, one check id each (RV101-RV305, declared
-  units of :mod:`risutools.catalog.review_checks`), after ``rules:``, ``--select`` and ``--ignore``;
+- ``file_findings``: the review's own findings, one check id each (RV101-RV305, the units
+  of :mod:`risutools.catalog.review_checks`), after ``rules:``, ``--select`` and ``--ignore``;
 - ``counts``: review and runtime statuses, findings, approvals;
 - ``board``: for every candidate and pending component, each gate of its next step.
 Nothing is written.  Exit code (CLI): 1 when anything is an error.
