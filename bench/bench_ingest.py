@@ -246,6 +246,7 @@ import os, sys
 from pathlib import Path
 from risutools import fsio
 from risutools.catalog import ingest as ig
+from risutools.catalog.render import safe_name
 from risutools.formats import read_path
 from risutools.projection import post_id_from_name, project
 paths, src, out = open(sys.argv[1], encoding="utf-8").read().splitlines(), sys.argv[2], sys.argv[3]
@@ -268,7 +269,7 @@ docs = stage("project", lambda: [project(m, post_id=post_id_from_name(Path(p).na
 texts = stage("render", lambda: [ig.render(d, False) for d in docs])
 os.makedirs(out)
 staged = stage("stage temp files (no fsync)", lambda: [
-    fsio.stage_write(Path(out) / f"{ig._safe_name(d['component_id'])}.json", t.encode(), sync=False)
+    fsio.stage_write(Path(out) / f"{safe_name(d['component_id'])}.json", t.encode(), sync=False)
     for d, t in zip(docs, texts)])
 stage("one syncfs", lambda: fsio.sync_filesystem(out) if fsio.syncfs_available() else None)
 stage("commit (link, unlink)", lambda: [fsio.commit_staged(s, expect_absent=True, sync_dir=False)

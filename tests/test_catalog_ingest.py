@@ -422,7 +422,7 @@ def test_a_folder_that_cannot_be_listed_is_a_failed_source(
 def test_an_entry_whose_type_cannot_be_told_is_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from risutools.catalog import ingest as ingest_mod
+    from risutools.catalog import walk as ingest_mod
 
     src = tmp_path / "src"
     src.mkdir()

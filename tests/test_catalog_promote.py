@@ -21,7 +21,7 @@ from test_catalog_support import (
 )
 
 from risutools.catalog.catalog import Catalog
-from risutools.catalog.gates import PROMOTION_GATES, RUNTIME_GATES
+from risutools.catalog.gates import gates_for
 from risutools.catalog.promote import plan
 from risutools.contract.validate import validate_paths
 from risutools.errors import ConfigError, DocumentError
@@ -87,7 +87,7 @@ def test_every_gate_reports_and_can_fail(cat: Path) -> None:
     v = _verdicts(cat, MOOD, "approved")
     assert v["transition"][0] == "fail"
     assert v["approval"][0] == "fail"
-    assert {g.id for g in PROMOTION_GATES if "approved" in g.targets} == set(v)
+    assert {g.title for g in gates_for("approved")} == set(v)
     # the mood tracker lacks narrative: MC600 is an error under the gate
     approve_and_promote(cat, MOOD, "request_review", "pending_human_review")
     approve(MOOD, "approve", "kim", "", None, str(cat))
@@ -184,7 +184,7 @@ def test_forged_status_cannot_be_promoted_or_activated(cat: Path) -> None:
 def test_activation_gates(cat: Path) -> None:
     v = _verdicts(cat, CUTTER, "active", "runtime")
     assert v["review-status"][0] == "fail"  # a candidate is never active
-    assert {g.id for g in RUNTIME_GATES if "active" in g.targets} == set(v)
+    assert {g.title for g in gates_for("active")} == set(v)
     to_promoted(cat)
     # a second promoted provider of the exclusive context.token_budget, already active
     rival = json.loads(doc_path(cat, CUTTER).read_text("utf-8"))

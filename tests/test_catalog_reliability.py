@@ -312,15 +312,16 @@ def _ingest_child(cat: str, barrier: Any, q: Any) -> None:
     from test_catalog_support import FIXTURES
 
     import risutools.catalog.ingest as ing
+    import risutools.catalog.ingest_write as writing
 
-    real = ing._review_status
+    real = writing.review_status
 
     def gated(existing: Any) -> Any:
         if isinstance(existing, dict) and existing.get("component_id") == CUTTER:
             barrier.wait(timeout=60)
         return real(existing)
 
-    ing._review_status = gated  # type: ignore[assignment]
+    writing.review_status = gated  # type: ignore[assignment]
     res = ing.ingest(FIXTURES / "sources", Path(cat), lang="ko", jobs=1, use_cache=False)
     if any(CUTTER in c for c in res.collisions):
         q.put(("lost", next(c for c in res.collisions if CUTTER in c)))

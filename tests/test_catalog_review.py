@@ -23,7 +23,7 @@ from test_catalog_support import (
 
 from risutools.catalog.catalog import Catalog
 from risutools.catalog.review import review_catalog
-from risutools.checks.review import RV301
+from risutools.catalog.review_checks import unreadable_approval as RV301
 from risutools.report.review_text import (
     render_review_json,
     render_review_markdown,

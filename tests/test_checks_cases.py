@@ -2,7 +2,8 @@
 
 A document rule's case is a change to the seed document; a module finding's case is
 a module; a catalog check's case is a small catalog (documents as changes to the seed,
-transition log lines, approval records, a configuration), reviewed with ``review``.
+transition log lines, approval records, a configuration), reviewed with ``review``; a
+gate's case is such a catalog and a target, and the gate's verdict on the first document.
 A firing case must make exactly that check fire (document rules: it alone, at the
 expected pointer and severity, with a one-line "what; fix" message); a quiet case (a
 near miss) must keep it quiet."""
@@ -27,7 +28,7 @@ from risutools.settings.config import Settings, load_settings_file
 
 SEED = json.loads((ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json")
                   .read_text(encoding="utf-8"))
-RUNNABLE = ("document", "module", "catalog")  # scopes whose cases this test can run alone
+RUNNABLE = ("document", "module", "catalog", "promotion")  # scopes whose cases this test runs
 CHECKS = all_checks()
 CASE_IDS = sorted(p.stem for p in CASES_DIR.glob("*.yaml"))
 
@@ -89,9 +90,16 @@ def _base(value: Any, base: str) -> Any:
 
 def catalog_findings(case: dict[str, Any], root: Path) -> list[Any]:
     """Write the case's catalog under ``root`` and review it: every finding reported."""
-    from risutools.canonical import doc_sha256
     from risutools.catalog.catalog import Catalog
     from risutools.catalog.review import review_catalog
+
+    write_catalog(case, root)
+    return review_catalog(Catalog.open(root), jobs=1).findings
+
+
+def write_catalog(case: dict[str, Any], root: Path) -> None:
+    """The case's small catalog under ``root``: documents, log, approvals, configuration."""
+    from risutools.canonical import doc_sha256
 
     root.mkdir()
     docs = [apply_change(d) for d in case["documents"]]
@@ -108,7 +116,25 @@ def catalog_findings(case: dict[str, Any], root: Path) -> list[Any]:
             (root / "approvals" / name).write_text(text, encoding="utf-8")
     if "config" in case:
         (root / ".risutools.yaml").write_text(json.dumps(case["config"]), encoding="utf-8")
-    return review_catalog(Catalog.open(root), jobs=1).findings
+
+
+def gate_verdict(cid: str, case: dict[str, Any], root: Path) -> str:
+    """Write the case's small catalog (documents, ``log``, ``approvals``, ``config`` as for a
+    catalog check, and ``files``: catalog-relative path -> text), run every gate of moving
+    the first document to ``case["target"]``: the verdict of gate ``cid``."""
+    from risutools.catalog.catalog import Catalog
+    from risutools.catalog.promote import plan
+    from risutools.settings import lifecycle
+
+    write_catalog(case, root)
+    for name, text in (case.get("files") or {}).items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    cat = Catalog.open(root)
+    [entry] = [e for e in cat.entries() if e.path.name == "doc0.json"]
+    kind = "runtime" if case["target"] in lifecycle.RUNTIME_STATES else "status"
+    verdicts = {v.gate: v.verdict for v in plan(cat, entry, case["target"], kind=kind).verdicts}
+    return verdicts[CHECKS[cid].title]
 
 
 def _cases(kind: str) -> list[tuple[str, int]]:
@@ -143,6 +169,8 @@ def test_case_fires(cid: str, i: int, tmp_path: Path) -> None:
         fired = [f for f in catalog_findings(case, tmp_path / "cat") if f.rule == cid]
         assert fired and fired[0].severity == want["severity"], cid
         assert all(f.message and "\n" not in f.message and f.file for f in fired), cid
+    elif CHECKS[cid].scope == "promotion":
+        assert gate_verdict(cid, case, tmp_path / "cat") == want.get("verdict", "fail"), cid
     else:
         fired = [f for f in analyze(module(case)).findings if f.rule == cid]
         assert fired and all(f.evidence for f in fired), cid
@@ -156,6 +184,9 @@ def test_case_stays_quiet(cid: str, i: int, tmp_path: Path) -> None:
         assert validate_document(apply_change(case), config=config(case, tmp_path)) == []
     elif CHECKS[cid].scope == "catalog":
         assert not [f for f in catalog_findings(case, tmp_path / "cat") if f.rule == cid]
+    elif CHECKS[cid].scope == "promotion":
+        want = (case.get("expect") or {}).get("verdict", "pass")
+        assert gate_verdict(cid, case, tmp_path / "cat") == want, cid
     else:
         assert not [f for f in analyze(module(case)).findings if f.rule == cid]
 

@@ -57,13 +57,14 @@ def test_the_index_names_every_check_and_its_scope() -> None:
     assert list(SCOPE_OF) == list(all_checks())  # in id order
 
 
-def test_every_gate_is_declared_and_named_by_its_title() -> None:
-    from risutools.catalog.gates import PROMOTION_GATES, RUNTIME_GATES, targets_of
+def test_every_gate_is_a_unit_that_names_its_targets() -> None:
+    from risutools.catalog.gates import gates_for
+    from risutools.settings import lifecycle
 
-    gates = {g.declared.id for g in PROMOTION_GATES + RUNTIME_GATES}
-    assert gates == {c.id for c in all_checks().values() if c.scope == "promotion"}
-    for g in PROMOTION_GATES + RUNTIME_GATES:
-        assert g.id == g.declared.title and targets_of(g.declared)
+    gates = {c.id for to in lifecycle.TARGETS + lifecycle.RUNTIME_STATES for c in gates_for(to)}
+    promotion = [c for c in all_checks().values() if c.scope == "promotion"]
+    assert gates == {c.id for c in promotion}
+    assert all(c.run is not None and c.targets for c in promotion)
 
 
 def test_replay_verdicts_are_keyed_by_the_registry() -> None:

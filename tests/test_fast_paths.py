@@ -166,7 +166,7 @@ def _odd_tree(root: Path) -> Path:
 
 
 def test_walk_is_the_walk_it_replaced(tmp_path: Path) -> None:
-    from risutools.catalog.ingest import _walk
+    from risutools.catalog.walk import _walk
 
     exclude = _odd_tree(tmp_path).resolve()
     for ex in (None, exclude):
@@ -174,7 +174,7 @@ def test_walk_is_the_walk_it_replaced(tmp_path: Path) -> None:
 
 
 def test_walk_spells_paths_as_pathlib_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from risutools.catalog.ingest import _walk
+    from risutools.catalog.walk import _walk
 
     _odd_tree(tmp_path)
     monkeypatch.chdir(tmp_path)

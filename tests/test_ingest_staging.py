@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from risutools.catalog import ingest as ig
+from risutools.catalog import pool, render, sourcefile, staging
 from risutools.catalog.ingest import ingest
 from risutools.errors import WriteConflict
 from risutools.formats.risum import write_risum
@@ -131,7 +131,7 @@ def test_a_staging_failure_is_one_line_and_leaves_nothing(
     def full(target: Path, data: bytes, **_: Any) -> Any:
         raise OSError(28, "No space left on device", str(target))
 
-    monkeypatch.setattr(ig, "stage_write", full)
+    monkeypatch.setattr(staging, "stage_write", full)
     with pytest.raises(RisuError) as err:
         ingest(src, out, jobs=1, use_cache=False)
     assert err.value.code == "unwritable" and "No space left" in err.value.why
@@ -173,7 +173,7 @@ def test_staged_documents_are_made_durable_before_any_rename(
     monkeypatch.setattr(os, "link", link)
     monkeypatch.setattr(os, "replace", replace)
     if fsio.syncfs_available():
-        monkeypatch.setattr(fsio, "sync_filesystem", syncfs)
+        monkeypatch.setattr(staging, "sync_filesystem", syncfs)
         ingest(src, out, jobs=1, use_cache=False)
         docs = [e for e, _ in events if e != "fsync-dir"]
         assert docs == ["syncfs", "rename", "rename", "rename"]
@@ -205,7 +205,7 @@ def test_a_failed_syncfs_is_one_line_and_renames_nothing(
     def broken(path: Any) -> None:
         raise OSError(5, "Input/output error", str(path))
 
-    monkeypatch.setattr(fsio, "sync_filesystem", broken)
+    monkeypatch.setattr(staging, "sync_filesystem", broken)
     with pytest.raises(RisuError) as err:
         ingest(src, out, jobs=1, use_cache=False)
     assert "Input/output error" in err.value.one_line() and "\n" not in err.value.one_line()
@@ -232,19 +232,19 @@ def test_a_worker_stages_its_documents_named_after_the_collecting_process(
     src, out = tmp_path / "src", tmp_path / "cat"
     _risum(src / "100_m.risum", "Module")
     out.mkdir()
-    spec = ig.StageSpec(os.fspath(out), owner=424242, sync=False)
-    got = ig.process_file(str(src / "100_m.risum"), "100_m.risum", "en", None, stage=spec)
+    spec = sourcefile.StageSpec(os.fspath(out), owner=424242, sync=False)
+    got = sourcefile.process_file(str(src / "100_m.risum"), "100_m.risum", "en", None, stage=spec)
     assert got.error is None and got.staged is not None and len(got.staged) == 1
     tmp = got.staged[0]
     assert isinstance(tmp, str) and f"{TMP}424242-" in Path(tmp).name
     assert Path(tmp).parent == out and got.rendered == [""]  # the text stays in the file
-    assert Path(tmp).read_text(encoding="utf-8") == ig.render(got.documents[0], False)
+    assert Path(tmp).read_text(encoding="utf-8") == render.render(got.documents[0], False)
     assert not list(out.glob("*.json"))  # nothing in place yet
     assert pickle.loads(pickle.dumps(got)).staged == got.staged  # travels back from a worker
     # the same document already in place: nothing staged, the text kept for the compare
-    target = out / f"{ig._safe_name(got.documents[0]['component_id'])}.json"
-    target.write_text(ig.render(got.documents[0], False), encoding="utf-8")
-    again = ig.process_file(str(src / "100_m.risum"), "100_m.risum", "en", None, stage=spec)
+    target = out / f"{render.safe_name(got.documents[0]['component_id'])}.json"
+    target.write_text(render.render(got.documents[0], False), encoding="utf-8")
+    again = sourcefile.process_file(str(src / "100_m.risum"), "100_m.risum", "en", None, stage=spec)
     assert again.staged == [None] and again.rendered == [target.read_text(encoding="utf-8")]
 
 
@@ -265,7 +265,7 @@ def test_worker_staged_documents_are_durable_before_any_rename(
     def syncfs(path: Any) -> None:
         seen.append((_temps(out), sorted(p.name for p in out.glob("*.json"))))
 
-    monkeypatch.setattr(fsio, "sync_filesystem", syncfs)
+    monkeypatch.setattr(staging, "sync_filesystem", syncfs)
     result = ingest(src, out, jobs=2, use_cache=False)
     assert result.ok and result.counts()["written"] == 4
     assert len(seen) == 1
@@ -283,13 +283,13 @@ def test_what_a_lost_worker_staged_is_removed_at_the_end(
     src, out = tmp_path / "src", tmp_path / "cat"
     for i in range(3):
         _risum(src / f"{100 + i}_m{i}.risum", f"Module {i}")
-    real = ig._stage_documents
+    real = sourcefile._stage_documents
 
     def leaky(outcome: Any, spec: Any) -> None:
         real(outcome, spec)
         stage_write(Path(spec.folder) / "lost.json", b"{}", owner=spec.owner)  # unreported
 
-    monkeypatch.setattr(ig, "_stage_documents", leaky)
+    monkeypatch.setattr(sourcefile, "_stage_documents", leaky)
     result = ingest(src, out, jobs=2, use_cache=False)
     assert result.ok and result.counts()["written"] == 3
     assert _temps(out) == [] and not (out / "lost.json").exists()
@@ -301,15 +301,15 @@ def test_what_a_lost_worker_staged_is_removed_at_the_end(
 def test_batches_cover_every_file_once_largest_first() -> None:
     todo = [(Path(f"/s/{i}"), f"{i}", size) for i, size in
             enumerate([10, 5_000_000, 40 << 20, 3, 7, 1 << 20] * 50)]
-    batches = ig._batches(todo, workers=2)
+    batches = pool.batches(todo, workers=2)
     flat = [item for b in batches for item in b]
     assert sorted(flat) == sorted(todo)
     assert [t[2] for t in flat] == sorted((t[2] for t in todo), reverse=True)
     assert len(batches) >= 16  # at least ~8 tasks a worker
     for b in batches:
-        assert len(b) <= ig.BATCH_FILES
-        assert len(b) == 1 or sum(t[2] for t in b) <= ig.BATCH_BYTES
-    assert ig._batches([], workers=2) == []
+        assert len(b) <= pool.BATCH_FILES
+        assert len(b) == 1 or sum(t[2] for t in b) <= pool.BATCH_BYTES
+    assert pool.batches([], workers=2) == []
 
 
 class _Dying(ThreadPoolExecutor):
@@ -342,4 +342,4 @@ def test_a_failed_task_reports_each_of_its_files(tmp_path: Path) -> None:
 def test_safe_names_keep_only_lowercase_ascii_digits_dot_dash_underscore(cid: str) -> None:
     allowed = set("abcdefghijklmnopqrstuvwxyz0123456789.-_")
     want = "".join(c if c in allowed else "_" for c in cid.lower()).strip(".") or "component"
-    assert ig._safe_name(cid) == want
+    assert render.safe_name(cid) == want

@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 from harness import FIXTURES, SEED, SOURCES, run_cli
 
+from risutools.catalog.gates import digests as G4
+from risutools.catalog.review_checks import orphan_approval as RV305
+from risutools.catalog.review_checks import stale_approval as RV304
+from risutools.catalog.review_checks import unmet_requirement as RV101
 from risutools.checks.analysis import RA103, RA802
-from risutools.checks.gates import G4
-from risutools.checks.review import RV101, RV304, RV305
 from risutools.contract.load_checks import mc000 as MC000
 from risutools.contract.rules import MC202
 from risutools.contract.rules import mc401 as MC401

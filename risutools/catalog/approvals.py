@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -36,6 +37,7 @@ from risutools.catalog.catalog import Catalog, Entry, file_sha256
 from risutools.contract.loaders import load_bytes
 from risutools.errors import Code, ConfigError, RisuError
 from risutools.jsonlines import require_text
+from risutools.safeio import FileRefused, read_regular
 from risutools.settings import lifecycle
 
 MAX_APPROVAL_BYTES = 1024 * 1024  # an approval record is a few hundred bytes
@@ -182,8 +184,6 @@ def load_approvals(cat: Catalog) -> list[Approval]:
 
 def load_approval(cat: Catalog, p: Path) -> Approval:
     rel = cat.rel(p)
-    from risutools.safeio import FileRefused, read_regular
-
     try:
         data = read_regular(p, MAX_APPROVAL_BYTES)
     except FileRefused as exc:
@@ -234,6 +234,24 @@ def record_path(cat: Catalog, record: dict[str, Any]) -> Path:
     return p
 
 
+#: what an approval record is to the component it names (:func:`standing`)
+USED, ORPHAN, CURRENT, STALE = "used", "orphan", "current", "stale"
+
+
+def standing(a: Approval, base_sha256: str | None, used: Collection[str] = ()) -> str:
+    """Is this approval current?  The one answer, for the gate (:func:`find_approval`),
+    packets and the review: ``used`` when a recorded transition already used it (its file,
+    without ``approvals/``, is in ``used``: history, neither current nor stale); ``orphan``
+    when no document has its component (``base_sha256`` is None); ``current`` when it names
+    exactly the document's base hash (the bytes the reviewer read); else ``stale``.
+    Whether the record reads, names the version and is signed is asked apart."""
+    if a.file.removeprefix("approvals/") in used:
+        return USED
+    if base_sha256 is None:
+        return ORPHAN
+    return CURRENT if a.field("base_sha256") == base_sha256 else STALE
+
+
 @dataclass
 class ApprovalVerdict:
     ok: bool
@@ -248,40 +266,50 @@ def find_approval(cat: Catalog, entry: Entry, action: str,
     allr = load_approvals(cat) if approvals is None else approvals
     mine = [a for a in allr if a.record is not None and not a.problem
             and a.field("component_id") == entry.component_id and a.field("action") == action]
-    current = [a for a in mine if a.field("base_sha256") == entry.base_sha256]
+    current = [a for a in mine if standing(a, entry.base_sha256) == CURRENT]
     if not current:
-        stale = [a for a in mine if a.field("base_sha256") != entry.base_sha256]
-        if stale:
-            a = stale[-1]
-            return ApprovalVerdict(False, None, (
-                f"stale approval: {a.file} approved base {a.field('base_sha256')[:19]}…, the "
-                f"document is now {entry.base_sha256[:19]}…; a reviewer must approve the "
-                f"current version (`risutools approve {entry.component_id} --action {action}`)"))
-        return ApprovalVerdict(False, None, (
-            f"no {action!r} approval for base {entry.base_sha256[:19]}…; a reviewer runs "
-            f"`risutools approve {entry.component_id} --action {action} --reviewer NAME`"))
-    wrong_version = [a for a in current if a.field("component_version") != entry.version]
-    current = [a for a in current if a not in wrong_version]
-    if not current:
-        a = wrong_version[0]
+        return _none_current(entry, action, mine)
+    right = [a for a in current if a.field("component_version") == entry.version]
+    if not right:
+        a = current[0]
         return ApprovalVerdict(False, None, f"{a.file} names version "
                                f"{a.field('component_version')!r}, the document is "
                                f"{entry.version!r}")
     if not cat.settings.require_signatures:
-        bad: list[str] = []
-        for a in current:
-            chk = a.signature(cat)
-            if chk.status in ("verified", "unsigned", "unchecked"):
-                how = {"verified": "signed", "unsigned": "unsigned; signatures not required",
-                       "unchecked": "signature not checked: " + chk.detail}[chk.status]
-                return ApprovalVerdict(True, a, f"{a.file} by {a.field('reviewer')} ({how})")
-            bad.append(f"{a.file}: signature {chk.status} ({chk.detail})")
-        return ApprovalVerdict(False, None, "; ".join(bad))
+        return _unrequired(cat, right)
     problems = []
-    for a in current:
+    for a in right:
         chk = a.signature(cat)
         if chk.ok:
             return ApprovalVerdict(True, a, f"{a.file} by {a.field('reviewer')}: {chk.detail}")
         problems.append(f"{a.file}: {chk.status} ({chk.detail})")
     return ApprovalVerdict(False, None, "signatures are required and no valid one was found: "
                            + "; ".join(problems))
+
+
+def _none_current(entry: Entry, action: str, mine: list[Approval]) -> ApprovalVerdict:
+    """No approval of ``action`` names the current base hash: a stale one, or none."""
+    stale = [a for a in mine if standing(a, entry.base_sha256) == STALE]
+    if stale:
+        a = stale[-1]
+        return ApprovalVerdict(False, None, (
+            f"stale approval: {a.file} approved base {a.field('base_sha256')[:19]}…, the "
+            f"document is now {entry.base_sha256[:19]}…; a reviewer must approve the "
+            f"current version (`risutools approve {entry.component_id} --action {action}`)"))
+    return ApprovalVerdict(False, None, (
+        f"no {action!r} approval for base {entry.base_sha256[:19]}…; a reviewer runs "
+        f"`risutools approve {entry.component_id} --action {action} --reviewer NAME`"))
+
+
+def _unrequired(cat: Catalog, current: list[Approval]) -> ApprovalVerdict:
+    """Signatures are not required: the first record whose signature is verified, absent or
+    not checkable; a bad one does not count."""
+    bad: list[str] = []
+    for a in current:
+        chk = a.signature(cat)
+        if chk.status in ("verified", "unsigned", "unchecked"):
+            how = {"verified": "signed", "unsigned": "unsigned; signatures not required",
+                   "unchecked": "signature not checked: " + chk.detail}[chk.status]
+            return ApprovalVerdict(True, a, f"{a.file} by {a.field('reviewer')} ({how})")
+        bad.append(f"{a.file}: signature {chk.status} ({chk.detail})")
+    return ApprovalVerdict(False, None, "; ".join(bad))

@@ -29,15 +29,14 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from risutools import __version__
+from risutools.catalog.outcome import SourceOutcome
 from risutools.errors import Code, RisuError
+from risutools.formats.risup import msgpack_shape
 from risutools.fsio import atomic_write, display_path
 from risutools.safeio import read_regular
-
-if TYPE_CHECKING:
-    from risutools.catalog.ingest import SourceOutcome
 
 CACHE_FORMAT = 2
 MAX_CACHE_BYTES = 256 << 20  # a cache file larger than 256 MiB is not read (rebuilt)
@@ -124,7 +123,6 @@ class IngestCache:
         entry = self.results.get(key)
         if not isinstance(entry, dict):
             return None
-        from risutools.catalog.ingest import SourceOutcome
 
         try:
             outcome = SourceOutcome(
@@ -203,7 +201,6 @@ def _decode(data: bytes, shown: str) -> Any:
     """The cache's msgpack value, bounded before it is built (see the module docstring)."""
     import msgpack
 
-    from risutools.formats.risup import msgpack_shape
 
     what = "the cache"
     try:

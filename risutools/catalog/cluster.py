@@ -30,9 +30,7 @@ INSTALL_HINT = "pip install 'risutools[dask]'"
 
 def worker_version() -> str:
     """The risutools version of the process this runs in (called on every worker)."""
-    from risutools import __version__ as version
-
-    return version
+    return __version__
 
 
 def _load_distributed() -> Any:

@@ -1,27 +1,35 @@
-"""Every gate of a review-status transition and of a runtime switch, as data, in one place.
+"""Every gate of a review-status transition and of a runtime switch (G1-G13): one unit each.
 
-``PROMOTION_GATES`` / ``RUNTIME_GATES`` are lists of :class:`Gate` (its declaration in
-the check registry, :mod:`risutools.checks.gates`; the targets it applies to; the check).
-A check returns ``(verdict, reason)`` with verdict ``pass``, ``fail`` or ``n/a`` (it
-ran and found it does not apply, e.g. the replay gate for a component without
-``context.*``); nothing defaults to ``pass``.  ``promote``, ``activate``/``deactivate``,
-``review``'s promotion board and packets all run these lists.
+A gate is a function decorated with :func:`risutools.checks.registry.check` (scope
+``promotion``): its id, the name output shows (the title: ``transition``, ``digests`` ...),
+the statuses it guards (``targets=``, groups of the lifecycle table
+:mod:`risutools.settings.lifecycle`) and its docstring (what ``risutools rule G4`` or
+``risutools rule digests`` shows) are declared with its code.  It takes the
+:class:`GateContext` of one transition and returns ``(verdict, reason)`` with verdict
+``pass``, ``fail`` or ``n/a`` (it ran and found it does not apply, e.g. the replay gate for
+a component without ``context.*``); nothing defaults to ``pass``.  G1-G9 guard review-status
+transitions, G10-G13 runtime switches (G2 guards both).
+
+``promote``, ``activate``/``deactivate`` and the review's promotion board run
+:func:`run_gates`: the gates the registry holds for the target (:func:`gates_for`).
+A new gate: a function here with ``@check("G14", "error", "promotion", "name",
+targets=lifecycle.SOME_GROUP)`` and its docstring; cases in
+``risutools/checks/cases/G14.yaml``; ``python -m risutools.commands.docs``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from risutools.catalog.approvals import Approval, ApprovalVerdict, find_approval
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
-from risutools.checks import gates as G
-from risutools.checks.registry import Check as Declared
+from risutools.checks.registry import Check, check, registered_checks, sort_key
 from risutools.contract import rules as mc
 from risutools.contract.transitions import CatalogLog, check_chain
-from risutools.contract.validate import Verification
+from risutools.contract.validate import Verification, validate_document
 from risutools.findings import Finding
 from risutools.settings import lifecycle
 from risutools.settings.config import Settings
@@ -55,21 +63,6 @@ class GateContext:
     base_findings: list[Finding] | None = None
 
 
-Check = Callable[[GateContext], tuple[str, str]]
-
-
-@dataclass(frozen=True)
-class Gate:
-    declared: Declared  # its registry entry (``risutools rule G4``: summary, why, fix)
-    targets: tuple[str, ...]  # the statuses this gate guards
-    check: Check
-
-    @property
-    def id(self) -> str:
-        """The name output shows (``digests``): the registry entry's title."""
-        return self.declared.title
-
-
 @dataclass(frozen=True)
 class Verdict:
     gate: str
@@ -84,10 +77,17 @@ class Verdict:
         return {"gate": self.gate, "verdict": self.verdict, "reason": self.reason}
 
 
-# --------------------------------------------------------------------------- checks
+# --------------------------------------------------------------------------- review status
 
 
-def _transition(ctx: GateContext) -> tuple[str, str]:
+@check("G1", "error", "promotion", "transition", targets=lifecycle.TARGETS)
+def transition(ctx: GateContext) -> tuple[str, str]:
+    """The target is the next lifecycle step from the current status (candidate ->
+    pending_human_review -> approved -> promoted -> retired; any -> rejected).
+
+    Why: A status that skips a step skips the review that step stands for.
+
+    Fix: Promote one step at a time, with an approval for each."""
     frm = ctx.entry.review_status
     act = lifecycle.action_for(frm, ctx.to)
     if act is None:
@@ -96,7 +96,15 @@ def _transition(ctx: GateContext) -> tuple[str, str]:
     return PASS, f"{frm} -> {ctx.to} needs a {act!r} approval"
 
 
-def _history(ctx: GateContext) -> tuple[str, str]:
+@check("G2", "error", "promotion", "history", targets=(*lifecycle.TARGETS, lifecycle.ACTIVE))
+def history(ctx: GateContext) -> tuple[str, str]:
+    """The document ends its recorded chain of approved transitions (MC305); a candidate has no
+    lines moving it on.
+
+    Why: A status edited by hand would promote a component nobody approved.
+
+    Fix: Restore the document to the status its transitions record, then use `risutools
+    promote`."""
     e = ctx.entry
     log = ctx.log
     if ctx.skip_log_line is not None:
@@ -123,8 +131,6 @@ def _without_line(log: CatalogLog, cid: str, line: int) -> CatalogLog:
 
 
 def _new_doc_findings(ctx: GateContext, cfg: Settings) -> list[Finding]:
-    from risutools.contract.validate import validate_document
-
     if ctx.base_findings is None:
         return validate_document(ctx.new_doc, config=cfg)
     out = [f for f in ctx.base_findings if f.rule not in STATUS_RULES]
@@ -137,7 +143,15 @@ def _new_doc_findings(ctx: GateContext, cfg: Settings) -> list[Finding]:
     return out
 
 
-def _contract(ctx: GateContext) -> tuple[str, str]:
+@check("G3", "error", "promotion", "contract", targets=lifecycle.CONTRACT_GATED)
+def contract(ctx: GateContext) -> tuple[str, str]:
+    """The new document passes the contract rules; from approved on MC600 (narrative) is an
+    error.
+
+    Why: A component that breaks the contract at its next status would be recorded as
+    reviewed while being invalid.
+
+    Fix: Fix the findings `risutools validate` reports for the document, then promote again."""
     gate_cfg = ctx.cat.config.with_promotion_gate() if ctx.to in lifecycle.NARRATIVE_REQUIRED \
         else ctx.cat.config
     found = _new_doc_findings(ctx, gate_cfg)
@@ -172,7 +186,16 @@ def verify_entry(cat: Catalog, entry: Entry) -> list[Verification]:
     return result.verifications
 
 
-def _digests(ctx: GateContext) -> tuple[str, str]:
+@check("G4", "error", "promotion", "digests", targets=lifecycle.APPROVED)
+def digests(ctx: GateContext) -> tuple[str, str]:
+    """MC200/MC201 pass and every source_refs digest is verified (source store, notes,
+    replays/); a source that is not at hand fails.
+
+    Why: An approval vouches for exact bytes; an unverified digest approves something nobody
+    read.
+
+    Fix: Configure `sources:` (or `--sources`) so every referenced file is at hand, and
+    re-project when a digest differs."""
     for fn in (mc.mc200, mc.mc201):
         for ptr, msg in fn(ctx.entry.doc, ctx.cat.config):
             return FAIL, f"{ptr}: {msg}"
@@ -187,7 +210,14 @@ def _digests(ctx: GateContext) -> tuple[str, str]:
     return PASS, f"prompt digest and {len(vs)} source digest(s) verified"
 
 
-def _active_code(ctx: GateContext) -> tuple[str, str]:
+@check("G5", "error", "promotion", "active-code",
+       targets=("pending_human_review", *lifecycle.APPROVED))
+def active_code(ctx: GateContext) -> tuple[str, str]:
+    """No active code in payload or projection (MC500).
+
+    Why: The catalog describes modules; code in it could run where the catalog is read.
+
+    Fix: Describe the code in prose, or move it out of payload and projection."""
     rule = mc.mc500
     if ctx.base_findings is not None and ctx.cat.config.severities.get(rule.id) != "off":
         # the statuses are never scanned for code: the old document's findings hold
@@ -199,7 +229,15 @@ def _active_code(ctx: GateContext) -> tuple[str, str]:
     return PASS, "no active code in payload or projection"
 
 
-def _replay(ctx: GateContext) -> tuple[str, str]:
+@check("G6", "error", "promotion", "replay", targets=lifecycle.APPROVED)
+def replay(ctx: GateContext) -> tuple[str, str]:
+    """When the component declares a context.* capability: replay_status is passed and a
+    referenced replay report is verified by digest (MC203); otherwise n/a.
+
+    Why: A context component that was never replayed may lose or rewrite what the user
+    wrote.
+
+    Fix: Run `risutools replay run ... --update` until it passes."""
     e = ctx.entry
     ctxcaps = [c for c in e.caps("provides") + e.caps("requires") if c.startswith("context.")]
     if not ctxcaps:
@@ -217,7 +255,14 @@ def _replay(ctx: GateContext) -> tuple[str, str]:
     return PASS, f"replay passed, report verified ({reps[0].detail})"
 
 
-def _conflict(ctx: GateContext) -> tuple[str, str]:
+@check("G7", "error", "promotion", "conflict", targets=lifecycle.APPROVED)
+def conflict(ctx: GateContext) -> tuple[str, str]:
+    """No conflict with an active or promoted component (either side's conflicts names what the
+    other provides).
+
+    Why: Two conflicting components approved together would both be switched on.
+
+    Fix: Retire or deactivate the other component, or resolve the conflict."""
     hits = ctx.graph.conflicts_with(ctx.entry, "live")
     if hits:
         o, c = hits[0]
@@ -226,7 +271,29 @@ def _conflict(ctx: GateContext) -> tuple[str, str]:
     return PASS, "no conflict with an active or promoted component"
 
 
-def _approval(ctx: GateContext) -> tuple[str, str]:
+@check("G8", "error", "promotion", "inactive", targets=lifecycle.LEAVING)
+def inactive(ctx: GateContext) -> tuple[str, str]:
+    """A rejected or retired component is not active.
+
+    Why: A component leaving the lifecycle must not keep running.
+
+    Fix: `risutools deactivate` it first."""
+    rt = ctx.entry.runtime_status
+    if rt == "active":
+        return FAIL, "the component is active; `risutools deactivate` it first"
+    return PASS, f"runtime_status is {rt or '(none)'}"
+
+
+@check("G9", "error", "promotion", "approval", targets=lifecycle.TARGETS)
+def approval(ctx: GateContext) -> tuple[str, str]:
+    """A human approval for exactly this action, on exactly the current base hash and version,
+    signed and allowed where required; an approval of another hash is stale.
+
+    Why: Review status is a human decision; an approval of other bytes approves something
+    else.
+
+    Fix: Record an approval with `risutools approve` (with `--sign` where signatures are
+    required) after reading the current document."""
     act = lifecycle.action_for(ctx.entry.review_status, ctx.to)
     if act is None:
         return FAIL, "no lifecycle step, so no approval can match"
@@ -234,17 +301,17 @@ def _approval(ctx: GateContext) -> tuple[str, str]:
     return (PASS if ctx.approval.ok else FAIL), ctx.approval.reason
 
 
-def _inactive(ctx: GateContext) -> tuple[str, str]:
-    rt = ctx.entry.runtime_status
-    if rt == "active":
-        return FAIL, "the component is active; `risutools deactivate` it first"
-    return PASS, f"runtime_status is {rt or '(none)'}"
+# --------------------------------------------------------------------------- runtime switch
 
 
-# --- runtime switches
+@check("G10", "error", "promotion", "runtime-state", targets=lifecycle.RUNTIME_STATES)
+def runtime_state(ctx: GateContext) -> tuple[str, str]:
+    """The switch starts from the other runtime state.
 
+    Why: Activating an active component (or the reverse) means the caller's view is out of
+    date.
 
-def _rt_state(ctx: GateContext) -> tuple[str, str]:
+    Fix: Read the component's runtime_status and switch it the other way."""
     rt = ctx.entry.runtime_status
     want_from = "inactive" if ctx.to == "active" else "active"
     if rt != want_from:
@@ -252,14 +319,26 @@ def _rt_state(ctx: GateContext) -> tuple[str, str]:
     return PASS, f"{rt} -> {ctx.to}"
 
 
-def _rt_review(ctx: GateContext) -> tuple[str, str]:
+@check("G11", "error", "promotion", "review-status", targets=(lifecycle.ACTIVE,))
+def review_status(ctx: GateContext) -> tuple[str, str]:
+    """Only approved or promoted components are active (MC302).
+
+    Why: An active component that nobody approved runs unreviewed.
+
+    Fix: Promote the component to approved first."""
     rs = ctx.entry.review_status
     if rs not in lifecycle.APPROVED:
         return FAIL, f"only approved or promoted components may be active (MC302); it is {rs!r}"
     return PASS, f"review_status is {rs}"
 
 
-def _rt_conflict(ctx: GateContext) -> tuple[str, str]:
+@check("G12", "error", "promotion", "active-conflict", targets=(lifecycle.ACTIVE,))
+def active_conflict(ctx: GateContext) -> tuple[str, str]:
+    """No conflict with an active component.
+
+    Why: Two conflicting components active together break each other.
+
+    Fix: Deactivate the other component first."""
     hits = ctx.graph.conflicts_with(ctx.entry, "active")
     if hits:
         o, c = hits[0]
@@ -267,7 +346,14 @@ def _rt_conflict(ctx: GateContext) -> tuple[str, str]:
     return PASS, "no conflict with an active component"
 
 
-def _rt_exclusive(ctx: GateContext) -> tuple[str, str]:
+@check("G13", "error", "promotion", "exclusive", targets=(lifecycle.ACTIVE,))
+def exclusive(ctx: GateContext) -> tuple[str, str]:
+    """No second active provider of an exclusive capability; n/a when the component provides
+    none.
+
+    Why: An exclusive capability (one context cutter, say) has one provider at a time.
+
+    Fix: Deactivate the active provider first."""
     hits = ctx.graph.exclusive_rivals(ctx.entry)
     if hits:
         o, c = hits[0]
@@ -279,42 +365,31 @@ def _rt_exclusive(ctx: GateContext) -> tuple[str, str]:
     return PASS, f"the only active provider of {', '.join(mine)}"
 
 
+# --------------------------------------------------------------------------- the engine
 
-PROMOTION_GATES: tuple[Gate, ...] = (
-    Gate(G.G1, lifecycle.TARGETS, _transition),
-    Gate(G.G2, lifecycle.TARGETS, _history),
-    Gate(G.G3, lifecycle.CONTRACT_GATED, _contract),
-    Gate(G.G4, lifecycle.APPROVED, _digests),
-    Gate(G.G5, ("pending_human_review", *lifecycle.APPROVED), _active_code),
-    Gate(G.G6, lifecycle.APPROVED, _replay),
-    Gate(G.G7, lifecycle.APPROVED, _conflict),
-    Gate(G.G8, lifecycle.LEAVING, _inactive),
-    Gate(G.G9, lifecycle.TARGETS, _approval),
-)
-
-RUNTIME_GATES: tuple[Gate, ...] = (
-    Gate(G.G10, lifecycle.RUNTIME_STATES, _rt_state),
-    Gate(G.G2, (lifecycle.ACTIVE,), _history),
-    Gate(G.G11, (lifecycle.ACTIVE,), _rt_review),
-    Gate(G.G12, (lifecycle.ACTIVE,), _rt_conflict),
-    Gate(G.G13, (lifecycle.ACTIVE,), _rt_exclusive),
-)
+#: the gate of the step itself runs first (a step the lifecycle does not have, or a switch
+#: from the wrong state, is what a reader looks for first); the others follow in id order
+STEP_GATES: tuple[Check, ...] = (transition, runtime_state)
 
 
-def targets_of(declared: Declared) -> tuple[str, ...]:
-    """The statuses a declared gate guards, over both tables (for the docs' gate table)."""
-    out: list[str] = []
-    for g in PROMOTION_GATES + RUNTIME_GATES:
-        if g.declared is declared:
-            out += [t for t in g.targets if t not in out]
-    return tuple(out)
+@cache
+def gates_for(to: str) -> tuple[Check, ...]:
+    """The gates the registry holds for the target ``to`` (a review status, or a runtime
+    state for a switch), in the order they run and are shown."""
+    found = [c for c in registered_checks().values()
+             if c.scope == "promotion" and to in c.targets]
+    return tuple(sorted(found, key=lambda c: (c not in STEP_GATES, sort_key(c))))
 
 
-def run_gates(gates: tuple[Gate, ...], ctx: GateContext) -> list[Verdict]:
+def targets_of(gate: Check) -> tuple[str, ...]:
+    """The statuses a gate guards (for the docs' gate table)."""
+    return gate.targets
+
+
+def run_gates(ctx: GateContext) -> list[Verdict]:
+    """Every gate of ``ctx.to``, each verdict under the gate's name."""
     out = []
-    for g in gates:
-        if ctx.to not in g.targets:
-            continue
-        verdict, reason = g.check(ctx)
-        out.append(Verdict(g.id, verdict, reason))
+    for gate in gates_for(ctx.to):
+        verdict, reason = gate(ctx)
+        out.append(Verdict(gate.title, verdict, reason))
     return out

@@ -14,17 +14,15 @@ All of it is data read from the vocabulary file; nothing here names a capability
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from risutools.catalog.catalog import Entry
+from risutools.resources import load_data_yaml
 
 
 @cache
 def _vocab() -> dict[str, dict[str, Any]]:
-    from risutools.resources import load_data_yaml
-
     raw = load_data_yaml("capabilities.yaml")["capabilities"]
     return {k: (v if isinstance(v, dict) else {}) for k, v in raw.items()}
 
@@ -43,16 +41,6 @@ def is_active(e: Entry) -> bool:
 
 def is_live(e: Entry) -> bool:
     return is_active(e) or e.review_status == "promoted"
-
-
-@dataclass(frozen=True)
-class GraphProblem:
-    kind: str  # unmet-requirement | active-conflict | exclusive-capability
-    severity: str  # error | warning
-    component_id: str
-    where: str
-    message: str
-    related: tuple[str, ...] = ()
 
 
 class Graph:
@@ -99,37 +87,6 @@ class Graph:
         """Other active providers of an exclusive capability ``e`` provides."""
         return [(o, c) for c in e.caps("provides") if c in self.exclusive
                 for o in self.providers.get(c, ()) if is_active(o) and not _same(o, e)]
-
-    def problems(self) -> list[GraphProblem]:
-        out: list[GraphProblem] = []
-        for e in self.entries:
-            sev = "error" if is_active(e) else "warning"
-            if is_live(e):
-                for c in self.unmet(e):
-                    out.append(GraphProblem(
-                        "unmet-requirement", sev, e.component_id, e.where(),
-                        f"requires {c!r} but no active or promoted component and no host hook "
-                        "provides it; promote a provider or drop the requirement"))
-            if is_active(e):
-                for o, c in self.conflicts_with(e, "active"):
-                    if e.component_id < o.component_id or (
-                            e.component_id == o.component_id and e.where() < o.where()):
-                        out.append(GraphProblem(
-                            "active-conflict", "error", e.component_id, e.where(),
-                            f"active together with {o.component_id}, and the two conflict "
-                            f"over {c!r}; deactivate one (`risutools deactivate`)",
-                            (o.component_id,)))
-        for c in sorted(self.exclusive):
-            act = [p for p in self.providers.get(c, ()) if is_active(p)]
-            if len(act) > 1:
-                names = ", ".join(sorted(p.component_id for p in act))
-                first = min(act, key=lambda p: (p.component_id, p.where()))
-                out.append(GraphProblem(
-                    "exclusive-capability", "error", first.component_id, first.where(),
-                    f"{len(act)} active components provide the exclusive capability {c!r} "
-                    f"({names}); keep one active", tuple(sorted(p.component_id for p in act))))
-        out.sort(key=lambda p: (p.where, p.kind, p.message))
-        return out
 
 
 def _same(a: Entry, b: Entry | None) -> bool:

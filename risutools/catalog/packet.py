@@ -23,16 +23,24 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from risutools.canonical import canonical
-from risutools.catalog.approvals import Approval, load_approvals
+from risutools.catalog.approvals import CURRENT, STALE, Approval, load_approvals, standing
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
+from risutools.catalog.packet_markdown import render_packet_markdown
+from risutools.catalog.writes import write_new_file
+from risutools.contract.loaders import load_bytes
+from risutools.contract.rules import mc500
 from risutools.contract.transitions import CatalogLog
-from risutools.errors import Code
+from risutools.contract.validate import validate_document
+from risutools.errors import Code, ConfigError
+from risutools.fsio import atomic_write
 from risutools.projection.notes import MAX_NOTES_BYTES
 from risutools.safeio import FileRefused, read_regular
 from risutools.settings import lifecycle
@@ -89,26 +97,35 @@ class Relations:
 
 def relations(entry: Entry, graph: Graph, approvals: list[Approval],
               used: set[str]) -> Relations:
-    refs = entry.get("provenance", "source_refs")
-    src = refs[0].get("sha256") if isinstance(refs, list) and refs and \
-        isinstance(refs[0], dict) else None
-    shared = []
-    if isinstance(src, str):
-        for o in graph.entries:
-            orefs = o.get("provenance", "source_refs")
-            if o is not entry and o.component_id != entry.component_id and \
-                    isinstance(orefs, list) and orefs and isinstance(orefs[0], dict) and \
-                    orefs[0].get("sha256") == src:
-                shared.append(o)
-    same = [o for o in graph.entries if o.component_id == entry.component_id
-            and not (o.path == entry.path and o.line == entry.line)]
     mine = [a for a in approvals if a.field("component_id") == entry.component_id]
-    current = {a.field("action") for a in mine if a.field("base_sha256") == entry.base_sha256}
-    stale = [a for a in mine if a.field("base_sha256") != entry.base_sha256
-             and a.field("action") not in current
-             and a.file.removeprefix("approvals/") not in used]
-    return Relations(graph.unmet(entry), graph.conflicts_with(entry, "live"), shared, same,
-                     stale)
+    base = entry.base_sha256
+    current = {a.field("action") for a in mine if standing(a, base) == CURRENT}
+    stale = [a for a in mine if standing(a, base, used) == STALE
+             and a.field("action") not in current]
+    return Relations(graph.unmet(entry), graph.conflicts_with(entry, "live"),
+                     _shared_source(entry, graph), _same_id(entry, graph), stale)
+
+
+def _first_source(e: Entry) -> Any:
+    """The digest of the document's first source (``source_refs[0].sha256``), or None."""
+    refs = e.get("provenance", "source_refs")
+    return refs[0].get("sha256") if isinstance(refs, list) and refs and \
+        isinstance(refs[0], dict) else None
+
+
+def _shared_source(entry: Entry, graph: Graph) -> list[Entry]:
+    """Other components whose first source is the entry's."""
+    src = _first_source(entry)
+    if not isinstance(src, str):
+        return []
+    return [o for o in graph.entries if o is not entry and o.component_id != entry.component_id
+            and _first_source(o) == src]
+
+
+def _same_id(entry: Entry, graph: Graph) -> list[Entry]:
+    """Other documents with the entry's component_id."""
+    return [o for o in graph.entries if o.component_id == entry.component_id
+            and not (o.path == entry.path and o.line == entry.line)]
 
 
 def used_approvals(log: CatalogLog) -> set[str]:
@@ -153,12 +170,7 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
                  instruction: str | None = None, escalates: str | None = None,
                  graph: Graph | None = None, approvals: list[Approval] | None = None,
                  log: CatalogLog | None = None) -> dict[str, Any]:
-    from risutools.contract.rules import mc500
-    from risutools.contract.validate import validate_document
-
     if lane not in LANES:
-        from risutools.errors import ConfigError
-
         raise ConfigError(Code.BAD_LANE, f"{lane!r} is not one of {', '.join(LANES)}")
     graph = Graph(cat.entries()) if graph is None else graph
     approvals = load_approvals(cat) if approvals is None else approvals
@@ -197,23 +209,43 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
 
 def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
                     log: CatalogLog, approvals: list[Approval]) -> dict[str, Any]:
-    from risutools.contract.loaders import load_bytes
-
     cid = entry.component_id
     history = sorted(log.by_component.get(cid, []) + log.runtime.get(cid, []),
                      key=lambda s: s[0])
     providers = {c: [_brief(p) for p in graph.live_providers(c, besides=entry)]
                  for c in entry.caps("requires")}
-    note: Any = None
+    note = _note(cat, cid)
+    return {
+        "providers_of_requirements": providers,
+        "unmet_requirements": rel.unmet,
+        "conflicts": [{**_brief(o), "capability": c} for o, c in rel.conflicts],
+        "shared_source": [_brief(o) for o in rel.shared_source],
+        "same_component_id": [_brief(o) for o in rel.same_id],
+        "transition_history": [{"line": ln, **rec} for ln, rec in history],
+        "approvals": [{"file": a.file, "action": a.field("action"),
+                       "reviewer": a.field("reviewer"), "base_sha256": a.field("base_sha256"),
+                       "current": standing(a, entry.base_sha256) == CURRENT}
+                      for a in approvals if a.field("component_id") == cid],
+        "notes": note,
+        "replay_reports": _replays(cat, cid),
+    }
+
+
+def _note(cat: Catalog, cid: str) -> Any:
+    """The component's curator notes (None without a notes file)."""
     npath = cat.note_path(cid)
-    if npath.is_file():
-        try:
-            out = load_bytes(read_regular(npath, MAX_NOTES_BYTES), cat.rel(npath), fmt="yaml")
-        except FileRefused as exc:
-            note = {"unreadable": exc.why}
-        else:
-            note = out.documents[0].doc if out.documents and not out.problems else \
-                {"unreadable": out.problems[0].message if out.problems else "empty"}
+    if not npath.is_file():
+        return None
+    try:
+        out = load_bytes(read_regular(npath, MAX_NOTES_BYTES), cat.rel(npath), fmt="yaml")
+    except FileRefused as exc:
+        return {"unreadable": exc.why}
+    return out.documents[0].doc if out.documents and not out.problems else \
+        {"unreadable": out.problems[0].message if out.problems else "empty"}
+
+
+def _replays(cat: Catalog, cid: str) -> list[dict[str, Any]]:
+    """The component's replay reports, each with its verdict."""
     replays = []
     for p in cat.replay_reports(cid):
         try:
@@ -225,49 +257,27 @@ def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
         summary = rep.get("summary") if isinstance(rep, dict) else None
         replays.append({"file": cat.rel(p), "verdict": summary.get("verdict")
                         if isinstance(summary, dict) else None})
-    return {
-        "providers_of_requirements": providers,
-        "unmet_requirements": rel.unmet,
-        "conflicts": [{**_brief(o), "capability": c} for o, c in rel.conflicts],
-        "shared_source": [_brief(o) for o in rel.shared_source],
-        "same_component_id": [_brief(o) for o in rel.same_id],
-        "transition_history": [{"line": ln, **rec} for ln, rec in history],
-        "approvals": [{"file": a.file, "action": a.field("action"),
-                       "reviewer": a.field("reviewer"), "base_sha256": a.field("base_sha256"),
-                       "current": a.field("base_sha256") == entry.base_sha256}
-                      for a in approvals if a.field("component_id") == cid],
-        "notes": note,
-        "replay_reports": replays,
-    }
+    return replays
 
 
 def packet_files(packet: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
-    import re
-
     cid = re.sub(r"[^A-Za-z0-9._-]+", "_", packet["component"]["component_id"])[:150]
     stem = f"{cid}--{packet['lane']}--{packet['task']['id']}"
     return out_dir / f"{stem}.json", out_dir / f"{stem}.md"
 
 
 def packet_json(packet: dict[str, Any]) -> bytes:
-    import json
-
     return (json.dumps(packet, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode()
 
 
 def write_packet(packet: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
     """Write the JSON and Markdown files (an existing packet with the same task id is
     identical by construction and is left as it is)."""
-    from risutools.catalog.writes import write_new_file
-    from risutools.report.review_packet import render_packet_markdown
-
     jpath, mpath = packet_files(packet, out_dir)
     for path, data in ((jpath, packet_json(packet)),
                        (mpath, render_packet_markdown(packet).encode("utf-8"))):
         if path.is_file() and path.read_bytes() == data:
             continue
-        from risutools.fsio import atomic_write
-
         if path.exists():
             atomic_write(path, data)  # same task id, catalog facts changed: refresh
         else:
@@ -279,8 +289,6 @@ def write_queue(cat: Catalog, out_dir: Path, status: str, *, actor: str, limit: 
                 when: str) -> tuple[Path, dict[str, Any]]:
     """One bounded light packet per component with ``status`` (at most ``limit``) and a
     hand-off record naming who, when and which base hashes."""
-    from risutools.catalog.writes import write_new_file
-
     graph = Graph(cat.entries())
     approvals = load_approvals(cat)
     log = cat.log()

@@ -16,6 +16,8 @@ that line, checks that the new document it computes has the line's
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,13 +25,7 @@ from risutools import __version__
 from risutools.canonical import doc_sha256, prefixed
 from risutools.catalog.approvals import Approval, load_approvals, now_iso
 from risutools.catalog.catalog import Catalog, Entry
-from risutools.catalog.gates import (
-    PROMOTION_GATES,
-    RUNTIME_GATES,
-    GateContext,
-    Verdict,
-    run_gates,
-)
+from risutools.catalog.gates import GateContext, Verdict, run_gates
 from risutools.catalog.graph import Graph
 from risutools.catalog.writes import (
     append_log,
@@ -137,11 +133,7 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
          verifications: list[Verification] | None = None,
          base_findings: list[Finding] | None = None) -> Plan:
     """Run every gate of ``entry`` -> ``to``; nothing is written."""
-    valid = lifecycle.STATES if kind == "status" else lifecycle.RUNTIME_STATES
-    if to not in valid:
-        raise ConfigError(Code.BAD_TARGET, f"{to!r} is not one of {', '.join(valid)}")
-    if kind == "status" and to == "candidate":
-        raise ConfigError(Code.BAD_TARGET, "nothing moves a component back to candidate")
+    _check_target(to, kind)
     log = read_log(cat.root, only=entry.component_id) if log is None else log
     graph = Graph(cat.entries()) if graph is None else graph
     new = new_document(entry.doc, to) if kind == "status" else runtime_document(entry.doc, to)
@@ -151,32 +143,50 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
     ctx.base_findings = base_findings
     p = Plan(kind, entry, to, new, [], len(_lines(log, entry.component_id)), log.size)
     hit = _interrupted(log, entry)
-    if hit is not None:
-        ln, rec = hit
-        same = rec.get("after_sha256") == p.after_sha256 and (
-            rec.get("to_status") == to if kind == "status" else rec.get("to_runtime") == to)
-        if not same:
-            p.verdicts.append(Verdict("interrupted", "fail", (
-                f"transitions.ndjson line {ln} records a change of this document that was "
-                f"never written (to {rec.get('to_status') or rec.get('to_runtime')!r}); re-run "
-                "that command to complete it")))
-            return p
-        p.resume_line = ln
-        ctx.skip_log_line = ln
-        p.notes.append(f"completes the interrupted transition on transitions.ndjson line {ln}")
-    p.verdicts = run_gates(PROMOTION_GATES if kind == "status" else RUNTIME_GATES, ctx)
+    if hit is not None and not _resumes(p, hit):
+        return p
+    ctx.skip_log_line = p.resume_line
+    p.verdicts = run_gates(ctx)
     if ctx.approval is not None:
         p.approval = ctx.approval.approval
-    if p.resume_line is not None and kind == "status":
-        # the approval the line names must be the one the gate found
-        rec = dict(hit[1]) if hit else {}
-        appr = rec.get("approval") if isinstance(rec.get("approval"), dict) else {}
-        if p.approval is not None and isinstance(appr, dict) and \
-                appr.get("file") != p.approval.file:
-            p.verdicts.append(Verdict("interrupted", "fail", (
-                f"the interrupted line names approval {appr.get('file')!r}, the gate found "
-                f"{p.approval.file!r}")))
+    if hit is not None and kind == "status":
+        _same_approval(p, hit[1])
     return p
+
+
+def _check_target(to: str, kind: str) -> None:
+    valid = lifecycle.STATES if kind == "status" else lifecycle.RUNTIME_STATES
+    if to not in valid:
+        raise ConfigError(Code.BAD_TARGET, f"{to!r} is not one of {', '.join(valid)}")
+    if kind == "status" and to == "candidate":
+        raise ConfigError(Code.BAD_TARGET, "nothing moves a component back to candidate")
+
+
+def _resumes(p: Plan, hit: tuple[int, dict[str, Any]]) -> bool:
+    """Whether this run completes the interrupted transition ``hit`` (the same change);
+    otherwise the plan is refused."""
+    ln, rec = hit
+    same = rec.get("after_sha256") == p.after_sha256 and (
+        rec.get("to_status") == p.to if p.kind == "status" else rec.get("to_runtime") == p.to)
+    if not same:
+        p.verdicts.append(Verdict("interrupted", "fail", (
+            f"transitions.ndjson line {ln} records a change of this document that was "
+            f"never written (to {rec.get('to_status') or rec.get('to_runtime')!r}); re-run "
+            "that command to complete it")))
+        return False
+    p.resume_line = ln
+    p.notes.append(f"completes the interrupted transition on transitions.ndjson line {ln}")
+    return True
+
+
+def _same_approval(p: Plan, rec: dict[str, Any]) -> None:
+    """The approval the interrupted line names must be the one the gate found."""
+    appr = rec.get("approval") if isinstance(rec.get("approval"), dict) else {}
+    if p.approval is not None and isinstance(appr, dict) and \
+            appr.get("file") != p.approval.file:
+        p.verdicts.append(Verdict("interrupted", "fail", (
+            f"the interrupted line names approval {appr.get('file')!r}, the gate found "
+            f"{p.approval.file!r}")))
 
 
 def execute(cat: Catalog, p: Plan, *, actor: str = "") -> int:
@@ -220,8 +230,6 @@ def execute(cat: Catalog, p: Plan, *, actor: str = "") -> int:
 
 def _new_lines_for(cat: Catalog, cid: str, since: int) -> str:
     """Why the log is not as read (lines for ``cid`` after byte ``since``, or shrunk); ''."""
-    import json
-
     try:
         with open(cat.log_path, "rb") as f:
             size = f.seek(0, 2)
@@ -249,6 +257,4 @@ CHANGED_APPR = "changed since you read it (approvals are never edited)"
 
 
 def _sha(data: bytes) -> str:
-    import hashlib
-
     return hashlib.sha256(data).hexdigest()

@@ -11,8 +11,8 @@ Sections of the result (``catalog-review-v1``):
   hash continuity from one line of a component to the next, unfinished writes);
 - ``approvals``: every record with its state (current, used, stale, orphan, unreadable)
   and signature (verified, unsigned, bad, not_allowed, unchecked);
-- ``file_findings``: the review's own findings, one check id each (RV101-RV305, declared
-  in :mod:`risutools.checks.review`), after ``rules:``, ``--select`` and ``--ignore``;
+- ``file_findings``: the review's own findings, one check id each (RV101-RV305, the units
+  of :mod:`risutools.catalog.review_checks`), after ``rules:``, ``--select`` and ``--ignore``;
 - ``counts``: review and runtime statuses, findings, approvals;
 - ``board``: for every candidate and pending component, each gate of its next step.
 Nothing is written.  Exit code (CLI): 1 when anything is an error.
@@ -22,32 +22,27 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from risutools import __version__
-from risutools.catalog.approvals import Approval, load_approvals
+from risutools.catalog.approvals import Approval, load_approvals, standing
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
 from risutools.catalog.packet import used_approvals
-from risutools.checks.registry import Check
-from risutools.checks.review import (
-    RV101,
-    RV102,
-    RV103,
-    RV201,
-    RV202,
-    RV203,
-    RV204,
-    RV205,
-    RV301,
-    RV302,
-    RV303,
-    RV304,
-    RV305,
+from risutools.catalog.promote import plan
+from risutools.catalog.review_checks import (
+    APPROVAL,
+    GRAPH,
+    LOG,
+    ApprovalFacts,
+    GraphProblem,
+    LogFacts,
+    units,
 )
+from risutools.checks.registry import Check
 from risutools.contract.loaders import LoadedDocument, display_path
 from risutools.contract.transitions import CatalogLog
 from risutools.contract.validate import DocumentInfo, Result, RuleFilter, Verification
@@ -57,8 +52,6 @@ from risutools.settings import lifecycle
 from risutools.settings.config import Settings
 
 REVIEW_FORMAT = "catalog-review-v1"
-# The graph's problem kinds are the titles of RV101-RV103 (risutools.checks.review).
-GRAPH_CHECKS = {c.title: c for c in (RV101, RV102, RV103)}
 
 
 @dataclass
@@ -200,26 +193,10 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
     log = cat.log()
     approvals = load_approvals(cat)
     rv = Review(cat.root.name)
-    findings: list[Finding] = []  # the review's own (RV...)
-    graph_problems = [{"kind": g.kind, "severity": g.severity, "component_id": g.component_id,
-                       "file": g.where, "message": g.message, "related": list(g.related)}
-                      for g in graph.problems()]
-    for g in graph.problems():
-        file, _, tail = g.where.rpartition(":")
-        where = (file, int(tail)) if file and tail.isdigit() else (g.where, None)
-        findings.append(Finding(GRAPH_CHECKS[g.kind].id, _sev(g.severity),
-                                f"{g.component_id}: {g.message}", file=where[0], line=where[1]))
-    duplicates = _duplicates(entries)
-    collisions = _collisions(entries)
-    chain = _chain(cat, log, entries)
-    for c in chain:
-        findings.append(Finding(c["rule"], _sev(c["severity"]), c["message"],
-                                file=display_path(cat.log_path), line=c.get("line")))
+    problems = _graph_problems(graph)
+    chain = _chain(log, entries)
     appr = _approvals(cat, approvals, entries, log)
-    for a in appr:
-        if a["severity"] in ("error", "warning"):
-            findings.append(Finding(a["rule"], _sev(a["severity"]), a["message"],
-                                    file=display_path(cat.root / a["file"])))
+    findings = _own_findings(cat, problems, chain, appr)  # the review's own (RV...)
     # the board's gates read every contract finding; the report only what the settings keep
     board = _board(cat, entries, graph, log, approvals, verifications, validated)
     _settle(validated, cat.config)
@@ -228,33 +205,70 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
     rv.result = Result("review", documents=validated.documents,
                        file_findings=validated.file_findings + findings,
                        files=validated.files, skipped=validated.skipped)
-    everything = rv.result.findings
-    errors = sum(1 for f in everything if f.severity == "error")
-    warnings = sum(1 for f in everything if f.severity == "warning")
     rv.data = {
         "review": REVIEW_FORMAT, "catalog": cat.root.name, "tool_version": __version__,
-        "counts": {
-            "documents": len(documents), "errors": errors, "warnings": warnings,
-            "review_status": dict(sorted(Counter(e.review_status or "(none)"
-                                                 for e in entries).items())),
-            "runtime_status": dict(sorted(Counter(e.runtime_status or "(none)"
-                                                  for e in entries).items())),
-            "approvals": dict(sorted(Counter(a["state"] for a in appr).items())),
-            "signatures": dict(sorted(Counter(a["signature"] for a in appr).items())),
-            "unsigned_approvals": sum(1 for a in appr if a["signature"] == "unsigned"),
-            "verifications": dict(sorted(Counter(v.status
-                                                 for v in verifications).items())),
-            "ready": sum(1 for b in board if b["ready"]),
-        },
+        "counts": _counts(rv.result, documents, entries, appr, verifications, board),
         "file_findings": [_f(f) for f in validated.file_findings + findings],
         "documents": documents,
         "verifications": [{"file": v.file, "line": v.line, "component_id": v.component_id,
                            "source": v.source, "status": v.status, "detail": v.detail}
                           for v in verifications],
-        "graph": graph_problems, "duplicates": duplicates, "id_collisions": collisions,
+        "graph": [{"kind": g.kind, "severity": g.severity, "component_id": g.component_id,
+                   "file": g.where, "message": g.message, "related": list(g.related)}
+                  for g in problems],
+        "duplicates": _duplicates(entries), "id_collisions": _collisions(entries),
         "chain": chain, "approvals": appr, "board": board,
     }
     return rv
+
+
+def _own_findings(cat: Catalog, problems: list[GraphProblem], chain: list[dict[str, Any]],
+                  appr: list[dict[str, Any]]) -> list[Finding]:
+    """The review's own findings (RV...): the graph's, the log's, the approvals'."""
+    findings: list[Finding] = []
+    titles = {c.title: c for c in units(GRAPH)}
+    for g in problems:
+        file, _, tail = g.where.rpartition(":")
+        where = (file, int(tail)) if file and tail.isdigit() else (g.where, None)
+        findings.append(Finding(titles[g.kind].id, _sev(g.severity),
+                                f"{g.component_id}: {g.message}", file=where[0], line=where[1]))
+    for c in chain:
+        findings.append(Finding(c["rule"], _sev(c["severity"]), c["message"],
+                                file=display_path(cat.log_path), line=c.get("line")))
+    for a in appr:
+        if a["severity"] in ("error", "warning"):
+            findings.append(Finding(a["rule"], _sev(a["severity"]), a["message"],
+                                    file=display_path(cat.root / a["file"])))
+    return findings
+
+
+def _counts(result: Result, documents: list[dict[str, Any]], entries: list[Entry],
+            appr: list[dict[str, Any]], verifications: list[Verification],
+            board: list[dict[str, Any]]) -> dict[str, Any]:
+    everything = result.findings
+    return {
+        "documents": len(documents),
+        "errors": sum(1 for f in everything if f.severity == "error"),
+        "warnings": sum(1 for f in everything if f.severity == "warning"),
+        "review_status": _tally(e.review_status or "(none)" for e in entries),
+        "runtime_status": _tally(e.runtime_status or "(none)" for e in entries),
+        "approvals": _tally(a["state"] for a in appr),
+        "signatures": _tally(a["signature"] for a in appr),
+        "unsigned_approvals": sum(1 for a in appr if a["signature"] == "unsigned"),
+        "verifications": _tally(v.status for v in verifications),
+        "ready": sum(1 for b in board if b["ready"]),
+    }
+
+
+def _tally(values: Iterable[str]) -> dict[str, int]:
+    return dict(sorted(Counter(values).items()))
+
+
+def _graph_problems(graph: Graph) -> list[GraphProblem]:
+    """What the RV1xx units find in the capability graph, by place, kind and message."""
+    out = [p for unit in units(GRAPH) for p in unit(graph)]
+    out.sort(key=lambda p: (p.where, p.kind, p.message))
+    return out
 
 
 def _settle(validated: Result, cfg: Settings) -> None:
@@ -329,89 +343,45 @@ def _collisions(entries: list[Entry]) -> list[dict[str, Any]]:
             for cid, group in sorted(by.items()) if len(group) > 1]
 
 
-def _chain(cat: Catalog, log: CatalogLog, entries: list[Entry]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = [_row(RV201, "error", line=ln, component_id=None, message=why)
-                                 for ln, why in log.problems]
-    known = {e.component_id: e for e in entries}
-    cids = sorted(set(log.by_component) | set(log.runtime))
-    for cid in cids:
-        lines = sorted(log.by_component.get(cid, []) + log.runtime.get(cid, []),
-                       key=lambda s: s[0])
-        if cid not in known:
-            out.append(_row(RV202, "warning", line=lines[0][0], component_id=cid,
-                            message=f"transitions.ndjson names {cid}, which no document of "
-                            "the catalog has (removed or renamed?)"))
-            continue
-        prev: dict[str, Any] | None = None
-        for ln, rec in lines:
-            if rec.get("kind") == "runtime":
-                frm, to = rec.get("from_runtime"), rec.get("to_runtime")
-                if (frm, to) not in (("inactive", "active"), ("active", "inactive")):
-                    out.append(_row(RV203, "error", line=ln, component_id=cid,
-                                    message=f"runtime line {ln}: {frm!r} -> {to!r} is not a "
-                                    "runtime switch"))
-            if prev is not None and rec.get("before_sha256") != prev.get("after_sha256"):
-                out.append(_row(RV204, "error", line=ln, component_id=cid, message=(
-                    f"line {ln} starts from {str(rec.get('before_sha256'))[:19]}… but the "
-                    f"previous line for {cid} ended at {str(prev.get('after_sha256'))[:19]}…; "
-                    "a change between them was not recorded, or a line was edited")))
-            prev = rec
-        e = known[cid]
-        last = lines[-1][1]
-        if last.get("after_sha256") != e.base_sha256 and \
-                last.get("before_sha256") == e.base_sha256:
-            out.append(_row(RV205, "error", line=lines[-1][0], component_id=cid,
-                            message=f"line {lines[-1][0]} records a change of {cid} that was "
-                            "never written (interrupted); re-run the same command to complete "
-                            "it"))
-    return out
+def _chain(log: CatalogLog, entries: list[Entry]) -> list[dict[str, Any]]:
+    """What the RV2xx units find in the log: the broken lines first (in file order), then
+    by component, line and check."""
+    facts = LogFacts(log, {e.component_id: e for e in entries})
+    rows = [_row(unit, unit.severity, line=ln, component_id=cid, message=msg)
+            for unit in units(LOG) for ln, cid, msg in unit(facts)]
+    rows.sort(key=lambda r: (0,) if r["component_id"] is None else
+              (1, r["component_id"], r["line"], r["rule"]))
+    return rows
 
 
 def _approvals(cat: Catalog, approvals: list[Approval], entries: list[Entry],
                log: CatalogLog) -> list[dict[str, Any]]:
+    """Every approval record with its state and signature, and the finding of the first
+    RV3xx unit that fires on it (else an ``info`` row)."""
     used = used_approvals(log)
     current = {e.component_id: e.base_sha256 for e in entries}
     req = cat.settings.require_signatures
     out = []
     for a in approvals:
-        row: dict[str, Any] = {"file": a.file, "component_id": a.field("component_id"),
+        cid = a.field("component_id")
+        row: dict[str, Any] = {"file": a.file, "component_id": cid,
                                "action": a.field("action"), "reviewer": a.field("reviewer"),
                                "base_sha256": a.field("base_sha256")}
         if a.problem:
-            row.update(state="unreadable", signature="unchecked", severity="error",
-                       message=a.problem, rule=RV301.id)
-            out.append(row)
-            continue
-        sig = a.signature(cat)
-        row["signature"] = sig.status
-        cid = a.field("component_id")
-        if a.file.removeprefix("approvals/") in used:
-            state = "used"
-        elif cid not in current:
-            state = "orphan"
-        elif a.field("base_sha256") == current[cid]:
-            state = "current"
+            row.update(state="unreadable", signature="unchecked")
+            facts = ApprovalFacts(a, "unreadable", None, req, None)
         else:
-            state = "stale"
-        row["state"] = state
-        check: Check | None = None
-        sev, msg = "info", f"{state}, signature {sig.status}"
-        if sig.status in ("bad", "not_allowed"):
-            check, sev, msg = RV302, "error", f"signature {sig.status}: {sig.detail}"
-        elif req and sig.status != "verified":
-            check, sev, msg = RV303, "error", ("signatures are required and this record's is "
-                                               f"{sig.status} ({sig.detail}); it counts as no "
-                                               "approval")
-        elif state == "stale":
-            check, sev, msg = RV304, "warning", ("stale: it approved base "
-                                                 f"{a.field('base_sha256')[:19]}… but {cid} is "
-                                                 f"now {current[cid][:19]}…; approve the "
-                                                 "current version")
-        elif state == "orphan":
-            check, sev, msg = RV305, "warning", f"no document of the catalog is {cid}"
-        row.update(severity=sev, message=msg)
-        if check is not None:
-            row["rule"] = check.id
+            sig = a.signature(cat)
+            row["signature"] = sig.status
+            row["state"] = standing(a, current.get(cid), used)
+            facts = ApprovalFacts(a, row["state"], sig, req, current.get(cid))
+        for unit in units(APPROVAL):
+            msg = unit(facts)
+            if msg is not None:
+                row.update(severity=unit.severity, message=msg, rule=unit.id)
+                break
+        else:
+            row.update(severity="info", message=f"{row['state']}, signature {row['signature']}")
         out.append(row)
     return out
 
@@ -419,8 +389,6 @@ def _approvals(cat: Catalog, approvals: list[Approval], entries: list[Entry],
 def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
            approvals: list[Approval], verifications: list[Verification], validated: Result
            ) -> list[dict[str, Any]]:
-    from risutools.catalog.promote import plan
-
     found = {(d.file, d.line): d.findings for d in validated.documents}
     by_doc: dict[tuple[str, int | None], list[Verification]] = {}
     for v in verifications:

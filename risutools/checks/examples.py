@@ -31,6 +31,18 @@ Format (every key but ``fire``/``quiet`` optional)::
         expect: {severity: error}
     # ($BASE: the first document's base hash; a log line given as text is written as is)
 
+    # a gate (scope promotion): a small catalog as above (+ files: catalog-relative path ->
+    # text, e.g. a replay report), moved to a target; the gate's verdict on the first document
+    fire:
+      - about: ...
+        documents: [{set: {/provenance/runtime_status: active}}]
+        target: rejected                      # a review status, or active / inactive
+        expect: {verdict: fail}
+    quiet:
+      - about: ...
+        documents: [{}]
+        target: rejected                      # verdict pass (or expect: {verdict: n/a})
+
 ``tests/test_checks_cases.py`` runs every file; ``risutools rule ID`` shows the
 first firing case as the example.
 """

@@ -56,6 +56,8 @@ class Check:
     #: ``fixer(doc)`` yields ``(pointer, new string value)``: the exact fix of a finding
     #: (``validate --fix``, ``risutools.contract.fix``); None: not fixable
     fixer: Callable[[Any], Iterator[tuple[str, str]]] | None = None
+    #: the statuses a promotion gate guards (``promote --to`` / ``activate`` targets)
+    targets: tuple[str, ...] = ()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.run is None:
@@ -117,14 +119,16 @@ def split_doc(doc: str) -> tuple[str, str, str]:
 
 
 def check(id: str, severity: Severity, scope: str, title: str, *,
-          fixer: Callable[[Any], Iterator[tuple[str, str]]] | None = None
-          ) -> Callable[[Callable[..., Any]], Check]:
+          fixer: Callable[[Any], Iterator[tuple[str, str]]] | None = None,
+          targets: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Check]:
     """Decorator: the function is the check; its docstring is its documentation.
-    ``fixer`` (optional) makes it fixable (see :attr:`Check.fixer`)."""
+    ``fixer`` (optional) makes it fixable (see :attr:`Check.fixer`); ``targets``: the
+    statuses a gate guards (see :attr:`Check.targets`)."""
 
     def wrap(fn: Callable[..., Any]) -> Check:
         summary, why, fix = split_doc(fn.__doc__ or "")
-        return _register(Check(id, severity, scope, title, summary, why, fix, fn, fixer))
+        return _register(Check(id, severity, scope, title, summary, why, fix, fn, fixer,
+                               targets))
 
     return wrap
 

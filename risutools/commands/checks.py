@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from types import ModuleType
 
+from risutools.catalog import gates as _gate_checks
+from risutools.catalog import review_checks as _review_checks
 from risutools.checks import analysis as _analysis_checks
-from risutools.checks import gates as _gate_checks
 from risutools.checks import registry
 from risutools.checks import replay as _replay_checks
-from risutools.checks import review as _review_checks
 from risutools.checks.registry import Check, registered_checks
 from risutools.contract import load_checks as _load_checks
 from risutools.contract import rules as _contract_rules

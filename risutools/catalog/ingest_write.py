@@ -1,0 +1,181 @@
+"""Writing the catalog at the end of an ingest run: every generated document in component id
+order, each atomic and compare-and-swap (from its staged temp file when there is one).  Only
+a document that reads as ``review_status: candidate`` is replaced; a reviewed one, or one that
+cannot be read, is kept and reported.  ``--ndjson`` merges into ``components.ndjson``
+(:mod:`risutools.catalog.ndjson_merge`)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from risutools.catalog.ndjson_merge import NDJSON_NAME, write_ndjson
+from risutools.catalog.outcome import IngestResult, SourceOutcome
+from risutools.catalog.render import render, review_status, safe_name, under
+from risutools.catalog.staging import Staged, Stager
+from risutools.errors import RisuError, WriteConflict
+from risutools.fsio import (
+    StagedWrite,
+    atomic_write,
+    commit_staged,
+    discard_staged,
+    display_path,
+    fsync_directory,
+    os_error_line,
+)
+from risutools.projection.project import without_container
+from risutools.projection.text import TYPE_WORDS
+from risutools.values import parse_value_bytes
+
+WRITE_THREADS = 8  # fsync-bound: threads overlap the waits
+
+
+def _generated(
+    result: IngestResult, ndjson: bool
+) -> dict[str, tuple[dict[str, Any], str | None, tuple[str, int]]]:
+    """component_id -> (document, rendered text or None when a temp file holds it,
+    (source path, index)); an id produced twice is a collision."""
+
+    docs: dict[str, tuple[dict[str, Any], str | None, tuple[str, int]]] = {}
+    owner: dict[str, str] = {}
+    for s in result.sources:
+        if s.status != "ok":
+            continue
+        for k, doc in enumerate(s.documents):
+            cid = str(doc["component_id"])
+            if cid in docs:
+                if docs[cid][0] != doc and (without_container(docs[cid][0])
+                                            == without_container(doc)):
+                    # one module in two containers (a JSON export and a .risum): one
+                    # component, the first source kept
+                    kind = TYPE_WORDS["en"].get(str(doc.get("component_type")), "component")
+                    s.warnings.append(f"{cid}: the same {kind} as in {owner[cid]} (another "
+                                      "container); kept that one")
+                elif docs[cid][0] != doc:
+                    result.collisions.append(
+                        f"{s.path}: id-collision: {cid} is also produced by {owner[cid]}; "
+                        "kept the first (give one of them a post id or a notes slug)"
+                    )
+                continue
+            docs[cid] = (doc, _text(s, k, ndjson), (s.path, k))
+            owner[cid] = s.path
+    return docs
+
+
+def _text(source: SourceOutcome, k: int, ndjson: bool) -> str | None:
+    """Document ``k``'s text: as the worker rendered it, None when the worker wrote it into
+    a temp file, rendered here for a cached source."""
+    if source.staged is not None and isinstance(source.staged[k], str):
+        return None
+    if len(source.rendered) == len(source.documents):
+        return source.rendered[k]
+    return render(source.documents[k], ndjson)
+
+
+def write_catalog(
+    result: IngestResult, out: Path, ndjson: bool, stager: Stager | None = None
+) -> None:
+    docs = _generated(result, ndjson)
+    if ndjson:
+        write_ndjson(result, out / NDJSON_NAME,
+                      {k: v[1] if v[1] is not None else render(v[0], True)
+                       for k, v in docs.items()})
+        return
+
+    if stager is not None:
+        try:
+            stager.flush()
+        except OSError as exc:  # the staged files are removed on the way out
+            raise os_error_line(exc, out) from None
+    order = sorted(docs)
+    folder = under(os.fspath(out))
+    jobs = [
+        (Path(folder + safe_name(cid) + ".json"), cid, _data(docs[cid][1]),
+         stager.take(*docs[cid][2]) if stager is not None else None)
+        for cid in order
+    ]
+    if all(j[3] is not None for j in jobs):
+        outcomes = [_write_one(*job) for job in jobs]  # renames only: no waits to overlap
+    else:
+        with ThreadPoolExecutor(WRITE_THREADS) as pool:
+            outcomes = list(pool.map(lambda job: _write_one(*job), jobs))
+    fsync_directory(out)
+    failed = [exc for status, exc in outcomes if status == "oserror" and isinstance(exc, OSError)]
+    if failed:  # could not write (no space, no permission): one line, exit 2
+        more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+        err = os_error_line(failed[0])
+        err.why += more
+        raise err
+    for status, text in outcomes:  # in id order, whatever order the threads finished in
+        assert isinstance(text, str)
+        {
+            "written": result.written,
+            "unchanged": result.unchanged,
+            "kept_reviewed": result.kept_reviewed,
+            "kept_unreadable": result.kept_unreadable,
+            "conflict": result.collisions,
+        }[status].append(text)
+
+
+def _data(text: str | None) -> bytes | None:
+    return text.encode("utf-8") if text is not None else None
+
+
+def _write_one(
+    target: Path, cid: str, data: bytes | None,
+    pending: Future[StagedWrite | None] | Staged | None = None,
+) -> tuple[str, str | OSError]:
+    """Write one document file (from its staged temp file when there is one; ``data`` is
+    None only then); returns (status, name or message, or the OSError)."""
+
+    staged: StagedWrite | None = None
+    try:
+        if pending is not None:
+            staged = pending.result()  # an OSError of the staging is raised here
+
+        def put(**expect: Any) -> None:
+            if staged is not None:
+                commit_staged(staged, sync_dir=False, **expect)
+            else:
+                assert data is not None  # only a staged document comes without its text
+                atomic_write(target, data, sync_dir=False, **expect)
+
+        try:
+            st = os.lstat(target)
+        except FileNotFoundError:
+            put(expect_absent=True)
+            return "written", target.name
+        shown = display_path(target)
+        if not stat.S_ISREG(st.st_mode):
+            what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+            return "kept_unreadable", (
+                f"{shown}: unreadable-document: {what}; left as it is, {cid} not written"
+            )
+        current = target.read_bytes()
+        if current == data:
+            return "unchanged", target.name
+        try:
+            existing = parse_value_bytes(current, shown, "json")
+        except RisuError as exc:
+            return "kept_unreadable", f"{exc.one_line()}; left as it is, {cid} not written"
+        status = review_status(existing)
+        if status is None:
+            return "kept_unreadable", (
+                f"{shown}: /provenance/review_status: unreadable-document: missing, so its "
+                f"review state is unknown; left as it is, {cid} not written"
+            )
+        if status != "candidate":
+            return "kept_reviewed", cid
+        put(expect_sha256=hashlib.sha256(current).hexdigest())
+    except WriteConflict as exc:
+        return "conflict", exc.one_line()
+    except OSError as exc:
+        return "oserror", exc
+    finally:
+        if staged is not None:
+            discard_staged(staged)  # not used (or already committed: nothing to do)
+    return "written", target.name

@@ -1,0 +1,183 @@
+"""``ingest --ndjson``: the generated lines merged into ``components.ndjson``, byte for byte
+where nothing changes (see :func:`write_ndjson`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from risutools.catalog.outcome import IngestResult
+from risutools.catalog.render import review_status
+from risutools.errors import RisuError, WriteConflict
+from risutools.fsio import atomic_write, display_path, os_error_line
+from risutools.values import parse_value_bytes
+
+NDJSON_NAME = "components.ndjson"
+
+
+def write_ndjson(result: IngestResult, target: Path, docs: dict[str, str]) -> None:
+    """Merge the generated lines (component_id -> canonical line) into components.ndjson.
+
+    The file is split on ``\n`` only and handled as bytes: a line that is not replaced
+    is written back exactly as read.  Existing lines keep their place; a candidate
+    line whose document changed is replaced in place; new ids are appended in id order.
+    A line that cannot be read is kept and reported, and the component it belongs to
+    (found by its ``"component_id"``) is not written; when its id cannot be found the
+    file is not changed at all.  A reviewed line, or an id on two lines, is kept too.
+    """
+    shown = display_path(target)
+    found = _read_ndjson(result, target)
+    if found is None:
+        return
+    raw, lines = found
+    indexed = _index_lines(result, lines, shown)
+    if indexed is None:
+        return
+    out, wrote = _merge_lines(result, lines, indexed, docs, shown)
+    if not wrote and raw is not None:
+        return
+    data = b"".join(line + b"\n" for line in out)
+    try:
+        if raw is None:
+            atomic_write(target, data, expect_absent=True)
+        else:
+            atomic_write(target, data, expect_sha256=hashlib.sha256(raw).hexdigest())
+    except WriteConflict as exc:
+        result.collisions.append(exc.one_line())
+        return
+    except OSError as exc:
+        raise os_error_line(exc, target) from None
+    result.written.extend(wrote)
+
+
+def _read_ndjson(
+    result: IngestResult, target: Path
+) -> tuple[bytes | None, list[bytes]] | None:
+    """(the file's bytes or None when there is none, its lines without their ``\n``);
+    None when it cannot be read (reported: nothing is written)."""
+    try:
+        raw = None
+        if os.path.lexists(target):
+            if not stat.S_ISREG(os.lstat(target).st_mode):  # a folder, link, FIFO, device
+                raise IsADirectoryError(0, "not a regular file")
+            raw = target.read_bytes()
+    except OSError as exc:
+        result.kept_unreadable.append(
+            f"{display_path(target)}: unreadable-document: {exc.strerror or exc}; "
+            "left as it is, nothing written"
+        )
+        return None
+    lines: list[bytes] = []
+    if raw:
+        lines = raw.split(b"\n")
+        if lines[-1] == b"":
+            lines.pop()  # the final newline
+    return raw, lines
+
+
+def _index_lines(
+    result: IngestResult, lines: list[bytes], shown: str
+) -> tuple[dict[str, list[int]], set[str]] | None:
+    """(component_id -> its line numbers (0-based), the ids this run must not write);
+    None when a line that cannot be read names no id (reported: the file is not changed)."""
+    index: dict[str, list[int]] = {}
+    blocked: set[str] = set()
+    for n, line in enumerate(lines):
+        if not line.strip():
+            continue
+        cid, problem = _read_line(line, f"{shown}: line {n + 1}")
+        if problem is not None:
+            result.kept_unreadable.append(
+                problem + (f"; kept, {cid} not written" if cid is not None else
+                           f"; kept; cannot tell its component, so {NDJSON_NAME} is not "
+                           "changed")
+            )
+            if cid is None:
+                return None
+            blocked.add(cid)
+            continue
+        assert cid is not None
+        index.setdefault(cid, []).append(n)
+    return index, blocked
+
+
+def _merge_lines(
+    result: IngestResult, lines: list[bytes],
+    indexed: tuple[dict[str, list[int]], set[str]], docs: dict[str, str], shown: str,
+) -> tuple[list[bytes], list[str]]:
+    """(the file's new lines, the ids written): a candidate line replaced in place, new ids
+    appended in id order; unchanged, reviewed, blocked and duplicated ids left as they are."""
+    index, blocked = indexed
+    out = list(lines)
+    wrote: list[str] = []
+    for cid in sorted(docs):
+        if cid in blocked:
+            continue
+        at = index.get(cid, [])
+        new = docs[cid].encode("utf-8")
+        if len(at) > 1:
+            result.kept_unreadable.append(
+                f"{shown}: lines {', '.join(str(i + 1) for i in at)}: duplicate-id: {cid} "
+                "is on several lines; kept, not written"
+            )
+            continue
+        if at:
+            old = lines[at[0]]
+            if old.rstrip(b"\r") == new:
+                result.unchanged.append(cid)
+                continue
+            if review_status(_parse_line(old)) != "candidate":
+                result.kept_reviewed.append(cid)
+                continue
+            out[at[0]] = new
+        else:
+            out.append(new)
+        wrote.append(cid)
+    return out, wrote
+
+
+def _parse_line(line: bytes) -> Any:
+
+    return parse_value_bytes(line, "", "json")
+
+
+def _read_line(line: bytes, where: str) -> tuple[str | None, str | None]:
+    """(component_id, problem line): a readable line gives its id and no problem; an
+    unreadable one gives the id found in its bytes (or None) and the reason."""
+    try:
+        doc = _parse_line(line)
+    except RisuError as exc:
+        return _id_in_bytes(line), f"{where}: {exc.code}: {exc.why}"
+    cid = doc.get("component_id") if isinstance(doc, dict) else None
+    if not isinstance(cid, str) or not cid:
+        return None, f"{where}: /component_id: unreadable-document: missing"
+    if review_status(doc) is None:
+        return cid, (f"{where}: /provenance/review_status: unreadable-document: missing, so "
+                     "its review state is unknown")
+    return cid, None
+
+
+def _id_in_bytes(line: bytes) -> str | None:
+    """The first ``"component_id": "..."`` value in a line that does not parse."""
+    key = b'"component_id"'
+    at = line.find(key)
+    if at < 0:
+        return None
+    rest = line[at + len(key):].lstrip(b" \t")
+    if not rest.startswith(b":"):
+        return None
+    rest = rest[1:].lstrip(b" \t")
+    end = rest.find(b'"', 1)
+    while end > 0 and rest[end - 1:end] == b"\\":
+        end = rest.find(b'"', end + 1)
+    if not rest.startswith(b'"') or end < 0:
+        return None
+    try:
+        value = json.loads(rest[: end + 1])
+    except ValueError:
+        return None
+    return value if isinstance(value, str) and value else None

@@ -1,0 +1,117 @@
+"""What an ingest run found and did: each source file's outcome (:class:`SourceOutcome`) and
+the run's summary (:class:`IngestResult`: counts, the catalog files written, kept or in
+collision), as ``risutools ingest --json`` prints it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from risutools import __version__
+
+
+@dataclass
+class SourceOutcome:
+    """What happened to one source file."""
+
+    path: str  # relative to the source folder, with "/" separators
+    size: int
+    format: str | None = None
+    sha256: str | None = None
+    post_id: str | None = None
+    documents: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+    cached: bool = False
+    duplicate_of: str | None = None
+    # each document as it will be written (rendered in the worker; not cached); "" for
+    # a document the worker staged (its temp file holds the text)
+    rendered: list[str] = field(default_factory=list, repr=False)
+    # per document, when the worker staged it (StageSpec): the temp file, None when the
+    # target already held exactly it, or the OSError of the staging
+    staged: list[str | OSError | None] | None = field(default=None, repr=False)
+
+    @property
+    def status(self) -> str:
+        if self.error:
+            return "failed"
+        if self.duplicate_of:
+            return "duplicate"
+        if not self.documents:
+            return "empty"
+        return "ok"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "path": self.path,
+            "status": self.status,
+            "format": self.format,
+            "size": self.size,
+            "sha256": self.sha256,
+            "post_id": self.post_id,
+            "components": sorted(d["component_id"] for d in self.documents),
+        }
+        if self.duplicate_of:
+            out["duplicate_of"] = self.duplicate_of
+        if self.error:
+            out["error"] = self.error
+        if self.warnings:
+            out["warnings"] = self.warnings
+        return out
+
+
+@dataclass
+class IngestResult:
+    sources: list[SourceOutcome]
+    written: list[str] = field(default_factory=list)  # catalog files created or changed
+    unchanged: list[str] = field(default_factory=list)
+    kept_reviewed: list[str] = field(default_factory=list)  # ids a person moved past candidate
+    collisions: list[str] = field(default_factory=list)  # one-line messages
+    # documents left byte for byte because they cannot be read (one line each, with where)
+    kept_unreadable: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # files that are not Risu files
+    # one line each for what the run worked around (a cache it could not read and rebuilt)
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def failures(self) -> list[SourceOutcome]:
+        return [s for s in self.sources if s.status == "failed"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures and not self.collisions and not self.kept_unreadable
+
+    def counts(self) -> dict[str, int]:
+        by: dict[str, int] = {}
+        for s in self.sources:
+            by[s.status] = by.get(s.status, 0) + 1
+        return {
+            "files": len(self.sources),
+            "bytes": sum(s.size for s in self.sources),
+            "ok": by.get("ok", 0),
+            "failed": by.get("failed", 0),
+            "duplicate": by.get("duplicate", 0),
+            "empty": by.get("empty", 0),
+            "cached": sum(1 for s in self.sources if s.cached),
+            "components": sum(len(s.documents) for s in self.sources if s.status == "ok"),
+            "written": len(self.written),
+            "unchanged": len(self.unchanged),
+            "kept_reviewed": len(self.kept_reviewed),
+            "collisions": len(self.collisions),
+            "kept_unreadable": len(self.kept_unreadable),
+            "not_risu": len(self.skipped),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tool": f"risutools {__version__}",
+            "counts": self.counts(),
+            "sources": [s.to_dict() for s in self.sources],
+            "written": self.written,
+            "unchanged": self.unchanged,
+            "kept_reviewed": self.kept_reviewed,
+            "collisions": self.collisions,
+            "kept_unreadable": self.kept_unreadable,
+            "not_risu": self.skipped,
+            "notices": self.notices,
+        }

@@ -1,0 +1,96 @@
+"""A review packet's Markdown (``risutools packet`` writes it next to the packet's JSON):
+what a person reads."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def _cell(v: Any) -> str:
+    s = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+    return s.replace("|", "\\|").replace("\n", " ").replace("`", "'")
+
+
+def render_packet_markdown(p: dict[str, Any]) -> str:
+    lines = _head(p) + _needs_full_context(p) + _facts(p["permission_facts"])
+    rel = p.get("relations")
+    if rel is not None:
+        lines += _relations(rel)
+    lines += ["", "## Document", "", "```json",
+              json.dumps(p["document"], ensure_ascii=False, indent=1, sort_keys=True), "```", ""]
+    return "\n".join(lines)
+
+
+def _head(p: dict[str, Any]) -> list[str]:
+    task = p["task"]
+    comp = p["component"]
+    return [
+        f"# Review packet: {comp['component_id']} ({p['lane']} lane)",
+        "",
+        f"- task: `{task['id']}`" + (f" (escalates `{task['escalates']}`)"
+                                     if task.get("escalates") else ""),
+        f"- instruction: {_cell(task['instruction'])}",
+        f"- actor: {_cell(p['actor'] or '(not given)')}",
+        f"- base hash: `{p['base_sha256']}` (any write must name it)",
+        f"- file: `{comp['file']}`" + (f" line {comp['line']}" if comp.get("line") else ""),
+        "",
+    ]
+
+
+def _needs_full_context(p: dict[str, Any]) -> list[str]:
+    if not p["needs_full_context"]:
+        return []
+    comp, task = p["component"], p["task"]
+    lines = ["## Needs full context", "",
+             "This light packet cannot be decided from what it holds; open a full packet "
+             f"(`risutools packet {comp['component_id']} --lane full --escalates "
+             f"{task['id']}`).", ""]
+    lines += [f"- **{r['reason']}**: {_cell(r['detail'])}" for r in p["needs_full_context"]]
+    lines.append("")
+    return lines
+
+
+def _facts(facts: dict[str, Any]) -> list[str]:
+    lines = ["## Permission facts", "", "| capability list | names |", "| --- | --- |"]
+    for k, v in facts["capabilities"].items():
+        lines.append(f"| {k} | {_cell(', '.join(v) or '-')} |")
+    lines += ["", "| policy field | value |", "| --- | --- |"]
+    for k, v in facts["policy"].items():
+        lines.append(f"| {k} | {_cell(v)} |")
+    lines += ["", "### Findings", ""]
+    if facts["findings"]:
+        lines += ["| rule | severity | pointer | message |", "| --- | --- | --- | --- |"]
+        lines += [f"| {f['rule']} | {f['severity']} | `{f['pointer'] or '/'}` | "
+                  f"{_cell(f['message'])} |" for f in facts["findings"]]
+    else:
+        lines.append("No findings.")
+    return lines
+
+
+def _relations(rel: dict[str, Any]) -> list[str]:
+    lines = ["", "## Relations (full lane)", ""]
+    for cap, provs in rel["providers_of_requirements"].items():
+        names = ", ".join(x["component_id"] for x in provs) or "(host or none)"
+        lines.append(f"- provides `{cap}`: {_cell(names)}")
+    for key, title in (("conflicts", "conflicts with"), ("shared_source", "shares a source "
+                       "with"), ("same_component_id", "same component_id")):
+        for x in rel[key]:
+            lines.append(f"- {title}: {x['component_id']} ({x['review_status']}, "
+                         f"{x['runtime_status']}, `{x['file']}`)")
+    lines += ["", "### Transition history", ""]
+    if rel["transition_history"]:
+        for h in rel["transition_history"]:
+            frm = h.get("from_status") or h.get("from_runtime")
+            to = h.get("to_status") or h.get("to_runtime")
+            lines.append(f"- line {h['line']}: {frm} -> {to} at {h.get('at')}")
+    else:
+        lines.append("None recorded.")
+    lines += ["", "### Approvals", ""]
+    lines += [f"- `{a['file']}`: {a['action']} by {_cell(a['reviewer'])}"
+              f"{'' if a['current'] else ' (older base)'}" for a in rel["approvals"]] \
+        or ["None."]
+    lines += ["", "### Replay reports", ""]
+    lines += [f"- `{r['file']}`: {r['verdict']}" for r in rel["replay_reports"]] or ["None."]
+    lines += ["", f"Curator notes: {'present' if rel['notes'] is not None else 'none'}."]
+    return lines

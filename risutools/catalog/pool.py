@@ -1,0 +1,106 @@
+"""Running the per-file work: in this process, on ingest's own pool of worker processes, or on
+any ``concurrent.futures`` executor (a Dask cluster).  Small files travel in batches, the
+large ones start first; a worker that dies fails its files and the run goes on."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from contextlib import suppress
+
+from risutools.catalog.outcome import SourceOutcome
+from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
+from risutools.settings.config import Settings
+
+BATCH_BYTES = 32 << 20  # a task holds small files up to this many bytes ...
+
+
+BATCH_FILES = 32  # ... and at most this many files (one large file is a task of its own)
+
+
+def batches(todo: list[tuple[str, str, int]], workers: int) -> list[list[tuple[str, str, int]]]:
+    """Largest files first (the long ones start early and the tail stays short), small
+    files grouped up to BATCH_BYTES / BATCH_FILES, with at least ~8 tasks per worker."""
+    order = sorted(todo, key=lambda t: (-t[2], t[1]))
+    most = max(1, min(BATCH_FILES, len(order) // max(1, workers * 8)))
+    out: list[list[tuple[str, str, int]]] = []
+    cur: list[tuple[str, str, int]] = []
+    size = 0
+    for item in order:
+        if cur and (size + item[2] > BATCH_BYTES or len(cur) >= most):
+            out.append(cur)
+            cur, size = [], 0
+        cur.append(item)
+        size += item[2]
+    if cur:
+        out.append(cur)
+    return out
+
+
+def run_sources(
+    todo: list[tuple[str, str, int]],
+    lang: str,
+    notes_dir: str | None,
+    ndjson: bool,
+    jobs: int | None,
+    executor: Executor | None,
+    finished: Callable[[SourceOutcome, str], None],
+    stage: StageSpec | None = None,
+    settings: Settings | None = None,
+    formats: dict[str, str] | None = None,
+) -> None:
+    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    fmts = formats if formats is not None else {}
+    if executor is None and (workers <= 1 or len(todo) == 1):
+        for path, rel, size in todo:
+            finished(process_file(path, rel, lang, notes_dir, None, ndjson, stage,
+                                  settings, fmts.get(path), size), path)
+        return
+    own = executor is None
+    pool: Executor = executor if executor is not None else ProcessPoolExecutor(
+        workers, initializer=_die_with_parent, initargs=(os.getpid(),))
+    # another executor's workers may run in another folder (a cluster): absolute paths
+    where: Callable[[str], str] = str if own else os.path.abspath
+    try:
+        futures: dict[Future[list[SourceOutcome]], list[tuple[str, str, int]]] = {
+            pool.submit(process_batch,
+                        [(where(p), rel, fmts.get(p), size) for p, rel, size in batch],
+                        lang, notes_dir, ndjson, stage, settings): batch
+            for batch in batches(todo, workers)
+        }
+        for fut in as_completed(futures):
+            batch = futures[fut]
+            try:
+                outcomes = fut.result()
+                if len(outcomes) != len(batch):
+                    raise RuntimeError(f"{len(outcomes)} results for {len(batch)} files")
+            except Exception as exc:  # a worker died: report its files, go on
+                outcomes = [
+                    SourceOutcome(path=rel, size=size, error=f"{rel}: worker-failed: {exc!r}")
+                    for _, rel, size in batch
+                ]
+            for (path, _, _), outcome in zip(batch, outcomes, strict=True):
+                finished(outcome, path)
+    finally:
+        if own:
+            pool.shutdown()
+
+
+def _die_with_parent(parent: int) -> None:
+    """A worker of ingest's own pool ends when the process that started it is killed
+    (``kill -9``): without this, a pool worker whose parent is gone waits on its task
+    queue for ever (Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)``; elsewhere nothing)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        with suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL),
+                                                    0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the line above ran
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1

@@ -1,0 +1,130 @@
+"""One source file, as a worker sees it: read, hash, project and render it
+(:func:`process_file`) and, with a :class:`StageSpec`, write each document into its temp file;
+:func:`process_batch` is one task of a pool or a cluster (several small files)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from risutools.catalog.outcome import SourceOutcome
+from risutools.catalog.render import render, safe_name, under
+from risutools.catalog.staging import stage_one
+from risutools.errors import RisuError
+from risutools.formats import read_path
+from risutools.fsio import display_path, sha256_file
+from risutools.projection import load_notes, post_id_from_name, project
+from risutools.projection.run import graded_analysis
+from risutools.settings.config import Settings
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    """Where a worker writes the temp files of the documents it rendered (the collecting
+    process commits them): the catalog folder, the process the temp files are named after
+    (the collecting one, so a sweep leaves them alone while it runs) and whether each is
+    fsynced (False: the collecting process makes all of them durable with one syncfs)."""
+
+    folder: str
+    owner: int
+    sync: bool
+
+
+def process_file(
+    path: str,
+    rel: str,
+    lang: str,
+    notes_dir: str | None,
+    post_id: str | None = None,
+    ndjson: bool = False,
+    stage: StageSpec | None = None,
+    settings: Settings | None = None,
+    fmt: str | None = None,
+    size: int | None = None,
+) -> SourceOutcome:
+    """Read, hash, project and render one source file (and, with ``stage``, write each
+    document into its temp file).  Never raises for bad input.  ``settings``: the analysis
+    findings a document shows are those the settings report (``rules:``,
+    ``--select``/``--ignore``; :meth:`Settings.apply`).  ``fmt``: the format the walk
+    detected (``read_path`` does not detect it again); ``size``: the size the walk found
+    (not asked for again)."""
+
+    out = SourceOutcome(path=rel, size=_size(path) if size is None else size)
+    out.post_id = post_id if post_id is not None else post_id_from_name(path)
+    try:
+        modules = read_path(path, fmt=fmt)
+        if modules:
+            out.sha256 = modules[0].source.sha256 if modules[0].source else None
+            out.format = modules[0].source.format if modules[0].source else None
+        else:
+            out.sha256 = sha256_file(path)
+        for module in modules:
+            out.warnings.extend(f"{a.where}: {a.code}: {a.message}" for a in module.anomalies)
+            graded = graded_analysis(module, settings)
+            doc = project(module, post_id=out.post_id, lang=lang, analysis=graded)
+            if notes_dir is not None:
+                note_file = under(notes_dir) + f"{doc['component_id']}.yaml"
+                if os.path.isfile(note_file):
+                    doc = project(
+                        module, post_id=out.post_id, lang=lang, notes=load_notes(note_file),
+                        analysis=graded,
+                    )
+            out.documents.append(doc)
+        out.rendered = [render(doc, ndjson) for doc in out.documents]
+    except RisuError as exc:
+        if exc.path is not None:
+            exc.path = display_path(exc.path)  # a name that is not UTF-8, escaped
+        out.error = exc.one_line()
+        out.documents = []
+    except OSError as exc:
+        out.error = f"{rel}: os-error: {exc.strerror or exc}"
+        out.documents = []
+    if stage is not None and not ndjson and not out.error:
+        _stage_documents(out, stage)
+    return out
+
+
+def _stage_documents(out: SourceOutcome, spec: StageSpec) -> None:
+    """Write each rendered document into a temp file next to its target (not in place):
+    ``out.staged[k]`` is the temp file, None when the target already holds exactly those
+    bytes, or the OSError that stopped it (raised again where it is committed).  A staged
+    document's text is not sent back (the temp file holds it)."""
+    folder = under(spec.folder)
+    out.staged = []
+    for k, (doc, text) in enumerate(zip(out.documents, out.rendered, strict=True)):
+        target = folder + safe_name(str(doc["component_id"])) + ".json"
+        try:
+            staged = stage_one(target, text.encode("utf-8"), sync=spec.sync, owner=spec.owner)
+        except OSError as exc:
+            out.staged.append(exc)
+            continue
+        if staged is None:
+            out.staged.append(None)
+        else:
+            out.staged.append(os.fspath(staged.tmp))
+            out.rendered[k] = ""
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def process_batch(
+    items: Sequence[tuple[str, str] | tuple[str, str, str | None]
+                    | tuple[str, str, str | None, int | None]], lang: str,
+    notes_dir: str | None, ndjson: bool = False,
+    stage: StageSpec | None = None,
+    settings: Settings | None = None,
+) -> list[SourceOutcome]:
+    """:func:`process_file` for several ``(path, shown relative path[, detected format[,
+    size]])`` items: one task of a pool or a cluster (small files travel in batches, so the
+    per-task cost of the executor -- pickling, a round trip, a Dask scheduler decision --
+    is paid once)."""
+    return [process_file(item[0], item[1], lang, notes_dir, None, ndjson, stage, settings,
+                         item[2] if len(item) > 2 else None,
+                         item[3] if len(item) > 3 else None)
+            for item in items]
