@@ -45,7 +45,8 @@ def test_actions_and_targets_come_from_the_steps() -> None:
     assert set(lc.ACTIONS) == {s.action for s in lc.STEPS} | {lc.REJECT}
     assert set(lc.TARGETS) == {s.to for s in lc.STEPS} | {lc.REJECTED}
     assert lc.START not in lc.TARGETS and set(lc.TARGET_OF.values()) == set(lc.TARGETS)
-    for group in (lc.APPROVED, lc.CONTRACT_GATED, lc.NARRATIVE_REQUIRED, lc.LEAVING, lc.BOARD):
+    for group in (lc.APPROVED, lc.REVIEWED, lc.CONTRACT_GATED, lc.NARRATIVE_REQUIRED, lc.LEAVING,
+                  lc.BOARD):
         assert set(group) <= set(lc.STATES)
     assert all(lc.next_step(s) is not None for s in lc.BOARD)
 

@@ -96,7 +96,7 @@ def transition(ctx: GateContext) -> tuple[str, str]:
     return PASS, f"{frm} -> {ctx.to} needs a {act!r} approval"
 
 
-@check("G2", "error", "promotion", "history", targets=(*lifecycle.TARGETS, lifecycle.ACTIVE))
+@check("G2", "error", "promotion", "history", targets=lifecycle.HISTORY_GUARDED)
 def history(ctx: GateContext) -> tuple[str, str]:
     """The document ends its recorded chain of approved transitions (MC305); a candidate has no
     lines moving it on.
@@ -210,8 +210,7 @@ def digests(ctx: GateContext) -> tuple[str, str]:
     return PASS, f"prompt digest and {len(vs)} source digest(s) verified"
 
 
-@check("G5", "error", "promotion", "active-code",
-       targets=("pending_human_review", *lifecycle.APPROVED))
+@check("G5", "error", "promotion", "active-code", targets=lifecycle.REVIEWED)
 def active_code(ctx: GateContext) -> tuple[str, str]:
     """No active code in payload or projection (MC500).
 

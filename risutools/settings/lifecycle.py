@@ -57,6 +57,8 @@ PAST_START: tuple[str, ...] = TARGETS
 #: statuses a human approved (the approval stands): what may be switched active, and from
 #: where the digests, replay and conflict gates guard a step
 APPROVED: tuple[str, ...] = ("approved", "promoted")
+#: statuses a human reviews or approved: the steps to them must carry no active code
+REVIEWED: tuple[str, ...] = ("pending_human_review", *APPROVED)
 #: statuses whose document must pass the contract at the step (the contract gate)
 CONTRACT_GATED: tuple[str, ...] = ("pending_human_review", "approved", "promoted", "retired")
 #: statuses that need a complete narrative (MC600 is an error there)
@@ -68,6 +70,8 @@ BOARD: tuple[str, ...] = ("candidate", "pending_human_review")
 #: the runtime switch: ``activate`` sets the first, ``deactivate`` the second
 ACTIVE, INACTIVE = "active", "inactive"
 RUNTIME_STATES: tuple[str, ...] = (ACTIVE, INACTIVE)
+#: what the history gate guards: every step, and switching a component on
+HISTORY_GUARDED: tuple[str, ...] = (*TARGETS, ACTIVE)
 
 _NEXT: dict[str, Step] = {s.frm: s for s in STEPS}
 _BY_PAIR: dict[tuple[str, str], str] = {(s.frm, s.to): s.action for s in STEPS}
