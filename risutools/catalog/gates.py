@@ -380,11 +380,6 @@ def gates_for(to: str) -> tuple[Check, ...]:
     return tuple(sorted(found, key=lambda c: (c not in STEP_GATES, sort_key(c))))
 
 
-def targets_of(gate: Check) -> tuple[str, ...]:
-    """The statuses a gate guards (for the docs' gate table)."""
-    return gate.targets
-
-
 def run_gates(ctx: GateContext) -> list[Verdict]:
     """Every gate of ``ctx.to``, each verdict under the gate's name."""
     out = []

@@ -23,7 +23,6 @@ import re
 import sys
 from pathlib import Path
 
-from risutools.catalog.gates import targets_of
 from risutools.checks.registry import DOC_PAGES, Check, of_family, sort_key
 from risutools.commands.checks import every_check
 from risutools.errors import CODES
@@ -45,7 +44,7 @@ def _cells(c: Check) -> tuple[str, ...]:
     if c.family in ("R", "M"):
         return (c.id, c.title, c.summary, fix)
     if c.family == "G":
-        return (c.id, f"`{c.title}`", ", ".join(targets_of(c)), c.summary, fix)
+        return (c.id, f"`{c.title}`", ", ".join(c.targets), c.summary, fix)
     return (c.id, c.severity, c.summary, fix)
 
 
