@@ -615,42 +615,56 @@ def append_line(
         created = not os.path.lexists(target)
         fd = os.open(target, flags | os.O_NONBLOCK, 0o666)
         try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise RisuError(Code.NOT_A_FILE, "not a regular file; nothing appended",
-                                path=display_path(target))
-            size = st.st_size
-            if expect_size is not None and size != expect_size:
-                raise WriteConflict(
-                    Code.WRITE_CONFLICT,
-                    f"{CONFLICT}: {size} bytes now, {expect_size} when read",
-                    path=display_path(target),
-                )
-            if expect_sha256 is not None:
-                want = hex_of(expect_sha256)
-                have = _sha256_fd(fd, size)
-                if have != want:
-                    raise WriteConflict(
-                        Code.WRITE_CONFLICT,
-                        f"{CONFLICT}: base sha256:{want[:12]}..., now sha256:{have[:12]}...",
-                        path=display_path(target),
-                    )
-            prefix = b""
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                if torn_tail != "newline":
-                    raise RisuError(
-                        Code.TORN_LINE,
-                        f"the last line is incomplete (no newline at byte {size}; a write "
-                        "cut short?); look at it and fix or remove it; nothing appended",
-                        path=display_path(target),
-                    )
-                prefix = b"\n"
+            size = _append_base(fd, target, expect_size, expect_sha256)
+            prefix = _tail_prefix(fd, target, size, torn_tail)
             _write_all(fd, prefix + line + b"\n")
         finally:
             os.close(fd)
         if created:
             fsync_directory(target.parent)
     return size + len(prefix)
+
+
+def _append_base(fd: int, target: Path, expect_size: int | None,
+                 expect_sha256: str | None) -> int:
+    """The size of the open log, once it is a regular file and what the caller read."""
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        raise RisuError(Code.NOT_A_FILE, "not a regular file; nothing appended",
+                        path=display_path(target))
+    size = st.st_size
+    if expect_size is not None and size != expect_size:
+        raise WriteConflict(
+            Code.WRITE_CONFLICT,
+            f"{CONFLICT}: {size} bytes now, {expect_size} when read",
+            path=display_path(target),
+        )
+    if expect_sha256 is not None:
+        want = hex_of(expect_sha256)
+        have = _sha256_fd(fd, size)
+        if have != want:
+            raise WriteConflict(
+                Code.WRITE_CONFLICT,
+                f"{CONFLICT}: base sha256:{want[:12]}..., now sha256:{have[:12]}...",
+                path=display_path(target),
+            )
+    return size
+
+
+def _tail_prefix(fd: int, target: Path, size: int,
+                 torn_tail: Literal["refuse", "newline"]) -> bytes:
+    """What goes before the new line: nothing after a ``\\n``, else (a torn last line)
+    a ``\\n`` when ``torn_tail="newline"``; refused (``torn-line``) otherwise."""
+    if not size or os.pread(fd, 1, size - 1) == b"\n":
+        return b""
+    if torn_tail != "newline":
+        raise RisuError(
+            Code.TORN_LINE,
+            f"the last line is incomplete (no newline at byte {size}; a write "
+            "cut short?); look at it and fix or remove it; nothing appended",
+            path=display_path(target),
+        )
+    return b"\n"
 
 
 def _sha256_fd(fd: int, size: int) -> str:

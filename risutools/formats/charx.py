@@ -309,14 +309,8 @@ def iter_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES) -> Ite
     the end, so memory stays bounded whatever the member declares.
     """
     where = f"member {_shown(info.filename)}"
-    if info.file_size > limit:
-        raise FormatError(
-            Code.ZIP_MEMBER_TOO_LARGE,
-            f"declares {info.file_size} bytes inflated; the bound is {limit}",
-            where=where,
-        )
+    pos = _member_start(zf, info, limit, where)
     fp = zf.fp
-    pos = _data_start(zf, info, where)
     left = info.compress_size
     total = 0
     crc = 0
@@ -360,7 +354,23 @@ def iter_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES) -> Ite
             yield piece
         if d is not None and d.eof:
             break
-    if d is not None and not d.eof:
+    _check_member_end(info, d is None or d.eof, total, crc, where)
+
+
+def _member_start(zf: Archive, info: Member, limit: int, where: str) -> int:
+    """Where the member's data starts, once its declared size is within ``limit``."""
+    if info.file_size > limit:
+        raise FormatError(
+            Code.ZIP_MEMBER_TOO_LARGE,
+            f"declares {info.file_size} bytes inflated; the bound is {limit}",
+            where=where,
+        )
+    return _data_start(zf, info, where)
+
+
+def _check_member_end(info: Member, ended: bool, total: int, crc: int, where: str) -> None:
+    """The checks once a member is read: a deflate stream that ended, its size, its CRC-32."""
+    if not ended:
         raise FormatError(Code.ZIP_INVALID, "deflate stream is truncated", where=where)
     if total != info.file_size:
         raise FormatError(

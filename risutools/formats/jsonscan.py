@@ -92,11 +92,11 @@ def top_level_keys(text: str, limit: int = 64) -> dict[str, str | None]:
             elif state == "value" and key is not None:
                 out[key] = _unquote(tok)
                 state = "comma"
-        elif c == "{" or c == "[":
+        elif c in "{[":
             depth += 1
             if depth == 2 and state == "value":
                 state = "comma"
-        elif c == "}" or c == "]":
+        elif c in "}]":
             depth -= 1
             if depth <= 0:
                 break

@@ -98,6 +98,22 @@ _LENGTH = {0xC4: 1, 0xC5: 2, 0xC6: 4, 0xD9: 1, 0xDA: 2, 0xDB: 4, 0xC7: 1, 0xC8: 
 _EXT_LEN = (0xC7, 0xC8, 0xC9)
 _ARRAY = {0xDC: 2, 0xDD: 4}
 _MAP = {0xDE: 2, 0xDF: 4}
+# type byte 0xc0-0xdf -> (bytes that follow it, bytes of its length field, bytes after the
+# payload (the ext type), values per unit of length: 0 a payload of bytes, 1 array, 2 map);
+# 0xc1 is no type
+_TYPED = {
+    **{b: (k, 0, 0, 0) for b, k in _FIXED.items()},
+    **{b: (0, k, 1 if b in _EXT_LEN else 0, 0) for b, k in _LENGTH.items()},
+    **{b: (0, k, 0, 1) for b, k in _ARRAY.items()},
+    **{b: (0, k, 0, 2) for b, k in _MAP.items()},
+}
+# type byte -> values a fixmap (0x80-0x8f: keys and values) or fixarray (0x90-0x9f) holds
+_FIX_COUNT = bytes(2 * (b & 0x0F) if 0x80 <= b <= 0x8F else b & 0x0F if 0x90 <= b <= 0x9F
+                   else 0 for b in range(256))  # fmt: skip
+
+
+def _not_msgpack(what: str, why: str) -> FormatError:
+    return FormatError(Code.RISUP_NOT_MSGPACK, f"{what} {why}")
 
 
 def msgpack_shape(data: bytes, what: str, max_items: int = MAX_MSGPACK_ITEMS) -> None:
@@ -113,9 +129,10 @@ def msgpack_shape(data: bytes, what: str, max_items: int = MAX_MSGPACK_ITEMS) ->
     items = 0
     stack: list[int] = []  # values still expected by each open container
     expected = 1
+    fix_count, typed_of = _FIX_COUNT, _TYPED.get  # locals: not looked up per value
     while expected:
         if p >= n:
-            raise FormatError(Code.RISUP_NOT_MSGPACK, f"{what} is truncated (at byte {p})")
+            raise _not_msgpack(what, f"is truncated (at byte {p})")
         items += 1
         if items > max_items:
             raise FormatError(Code.TOO_LARGE, f"{what} holds more than {max_items} msgpack values")
@@ -123,35 +140,32 @@ def msgpack_shape(data: bytes, what: str, max_items: int = MAX_MSGPACK_ITEMS) ->
         p += 1
         expected -= 1
         count = -1
-        if b <= 0x7F or b >= 0xE0:
+        if b <= 0x7F or b >= 0xE0:  # fixint
             pass
-        elif b <= 0x8F:
-            count = 2 * (b & 0x0F)
-        elif b <= 0x9F:
-            count = b & 0x0F
-        elif b <= 0xBF:
+        elif b <= 0x9F:  # fixmap, fixarray
+            count = fix_count[b]
+        elif b <= 0xBF:  # fixstr
             p += b & 0x1F
-        elif b in _FIXED:
-            p += _FIXED[b]
-        elif b in _LENGTH:
-            k = _LENGTH[b]
-            size = int.from_bytes(data[p : p + k], "big")
-            p += k + size + (1 if b in _EXT_LEN else 0)
-        elif b in _ARRAY or b in _MAP:
-            k = _ARRAY.get(b) or _MAP[b]
-            count = int.from_bytes(data[p : p + k], "big") * (2 if b in _MAP else 1)
-            p += k
         else:
-            raise FormatError(
-                Code.RISUP_NOT_MSGPACK, f"{what} is not valid msgpack (byte 0x{b:02x} at {p - 1})"
-            )
+            typed = typed_of(b)
+            if typed is None:
+                raise _not_msgpack(what, f"is not valid msgpack (byte 0x{b:02x} at {p - 1})")
+            skip, k, after, per = typed
+            if k:  # a length field, then the payload or the container's values
+                size = int.from_bytes(data[p : p + k], "big")
+                p += k
+                if per:
+                    count = size * per
+                else:
+                    p += size + after
+            else:
+                p += skip
         if p > n:
-            raise FormatError(Code.RISUP_NOT_MSGPACK, f"{what} is truncated (a length at {p})")
+            raise _not_msgpack(what, f"is truncated (a length at {p})")
         if count > 0:
             if count > n - p:
-                raise FormatError(
-                    Code.RISUP_NOT_MSGPACK,
-                    f"{what} declares a container of {count} values with {n - p} bytes left",
+                raise _not_msgpack(
+                    what, f"declares a container of {count} values with {n - p} bytes left"
                 )
             stack.append(expected)
             if len(stack) > MAX_DEPTH:
@@ -161,9 +175,7 @@ def msgpack_shape(data: bytes, what: str, max_items: int = MAX_MSGPACK_ITEMS) ->
         while not expected and stack:
             expected = stack.pop()
     if p != n:
-        raise FormatError(
-            Code.RISUP_NOT_MSGPACK, f"{what} is not valid msgpack: {n - p} extra bytes at {p}"
-        )
+        raise _not_msgpack(what, f"is not valid msgpack: {n - p} extra bytes at {p}")
 
 
 def _unpack(data: bytes, what: str) -> Any:

@@ -25,6 +25,11 @@ _OTHER_BREAK = re.compile(r"[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 _DECORATION = {"divider", "caption", "separator"}
 _TEXT_TYPES = {"text", "textarea", "input", "number"}
+_GROUP_END = ("groupend", "endgroup")
+#: the kinds of a ``key=x=kind`` line that open or close a group or decorate
+_STRUCTURE = {"group", *_GROUP_END, *_DECORATION}
+#: the toggle type of each known kind (anything else: an unknown type, read as text)
+_TYPE_OF = {"": "checkbox", "select": "select", **dict.fromkeys(_TEXT_TYPES, "text")}
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,7 @@ def iter_lines(text: str) -> Iterator[tuple[int, str]]:
 
 
 def parse_toggles(text: str) -> ToggleParse:
+    """The toggles a ``customModuleToggle`` text declares, with its problems (never raises)."""
     out = ToggleParse()
     if not isinstance(text, str) or not text.strip():
         return out
@@ -94,14 +100,7 @@ def parse_toggles(text: str) -> ToggleParse:
         if not line:
             continue
         if line.startswith("=="):
-            words = [w.strip() for w in line.split("=") if w.strip()]
-            head = words[0].lower() if words else ""
-            if head in ("groupend", "endgroup"):
-                group = None
-            elif head == "group":
-                group = words[1] if len(words) > 1 else ""
-            elif words:
-                group = words[0]
+            group = _header_group(line, group)
             continue
         if "=" not in line:
             if len(out.malformed) < MAX_NOTED:
@@ -109,41 +108,59 @@ def parse_toggles(text: str) -> ToggleParse:
             continue
         parts = line.split("=", 3)
         key = parts[0].strip()
-        label = parts[1].strip() if len(parts) > 1 else ""
+        label = parts[1].strip()
         kind = parts[2].strip() if len(parts) > 2 else ""
         kind_l = kind.lower()
-        if kind_l == "group":
-            group = label or key
-            continue
-        if kind_l in ("groupend", "endgroup"):
-            group = None
-            continue
-        if kind_l in _DECORATION:
+        if kind_l in _STRUCTURE:
+            group = _structure_group(kind_l, label or key, group)
             continue
         if not key:
-            if len(out.malformed) < MAX_NOTED:
-                out.malformed.append(lineno)
+            _note(out.malformed, lineno)
             continue
-        options: tuple[str, ...] = ()
-        if kind_l == "":
-            ttype = "checkbox"
-        elif kind_l == "select":
-            ttype = "select"
-            opts = parts[3] if len(parts) > 3 else ""
-            options = tuple(o.strip() for o in opts.split(",") if o.strip())
-        elif kind_l in _TEXT_TYPES:
-            ttype = "text"
-        else:
+        ttype = _TYPE_OF.get(kind_l)
+        if ttype is None:
             if len(out.unknown_types) < MAX_NOTED:
                 out.unknown_types.append((kind[:40], lineno))
             ttype = "text"
         if key in seen:
-            if len(out.duplicates) < MAX_NOTED:
-                out.duplicates.append((key, lineno))
+            _note(out.duplicates, (key, lineno))
             continue
         if len(out.toggles) >= MAX_TOGGLES:
             out.over_limit += 1
             continue
         seen.add(key)
+        options = _options(parts) if ttype == "select" else ()
         out.toggles.append(Toggle(key, label or key, ttype, options, group, lineno))
     return out
+
+
+def _note(noted: list[Any], what: Any) -> None:
+    """List one problem line, up to ``MAX_NOTED`` of each kind."""
+    if len(noted) < MAX_NOTED:
+        noted.append(what)
+
+
+def _header_group(line: str, group: str | None) -> str | None:
+    """The open group after a ``==...`` line: ``==Group==``, ``==group=G``, ``==groupEnd``."""
+    words = [w for w in map(str.strip, line.split("=")) if w]
+    head = words[0].lower() if words else ""
+    if head in _GROUP_END:
+        return None
+    if head == "group":
+        return words[1] if len(words) > 1 else ""
+    return words[0] if words else group
+
+
+def _structure_group(kind: str, name: str, group: str | None) -> str | None:
+    """The open group after a ``key=x=group`` / ``groupEnd`` / decoration line."""
+    if kind == "group":
+        return name
+    if kind in _GROUP_END:
+        return None
+    return group  # divider, caption: decoration
+
+
+def _options(parts: list[str]) -> tuple[str, ...]:
+    """The choices of ``key=Label=select=A,B,C`` (blank ones dropped)."""
+    opts = parts[3] if len(parts) > 3 else ""
+    return tuple(o.strip() for o in opts.split(",") if o.strip())

@@ -274,37 +274,56 @@ def pack_inputs(src: str | os.PathLike[str]) -> tuple[dict[str, Any], list[bytes
     """The module and asset bytes described by an unpacked folder, manifest or module JSON."""
     p = Path(src)
     if p.is_file() and p.name != MANIFEST:
-        module = _module_of(_load_json(p, "module JSON"), p.name)
-        assets = module.get("assets")
-        if isinstance(assets, list) and assets:
-            raise FormatError(
-                Code.PACK_ASSETS_MISSING,
-                f"the module lists {len(assets)} asset(s) but a JSON file carries none; "
-                "pack the folder written by `risutools unpack` instead",
-                path=str(p),
-            )
-        return module, []
+        return _module_file(p), []
     root = (p.parent if p.is_file() else p).resolve()
     if not root.is_dir():
         raise FormatError(Code.NOT_FOUND, "no such folder or file", path=str(src))
     manifest_path = root / MANIFEST
     if not manifest_path.is_file():
-        if not (root / "module.json").is_file():
-            raise FormatError(
-                Code.PACK_INVALID_INPUT,
-                "the folder has neither manifest.json nor module.json (pack a folder written "
-                "by `risutools unpack`, or a module JSON file)",
-                path=str(src),
-            )
-        module = _module_of(_load_json(root / "module.json", "module.json"), "module.json")
-        if isinstance(module.get("assets"), list) and module["assets"]:
-            raise FormatError(
-                Code.PACK_ASSETS_MISSING,
-                "module lists assets but the folder has no manifest.json mapping them to files",
-                path=str(root),
-            )
-        return module, []
+        return _bare_folder(root, src), []
     manifest = _load_json(manifest_path, "manifest.json")
+    rel_module = _manifest_module(manifest, manifest_path, root)
+    # module.json is the module object exactly as read (unknown fields and all, for
+    # lorebook/regex exports too): it is packed verbatim, never re-interpreted.
+    module = _load_json(_inside(root, rel_module), "module.json")
+    return module, _manifest_assets(manifest, manifest_path, root)
+
+
+def _module_file(p: Path) -> dict[str, Any]:
+    """The module of a module JSON file given alone (it can carry no asset)."""
+    module = _module_of(_load_json(p, "module JSON"), p.name)
+    assets = module.get("assets")
+    if isinstance(assets, list) and assets:
+        raise FormatError(
+            Code.PACK_ASSETS_MISSING,
+            f"the module lists {len(assets)} asset(s) but a JSON file carries none; "
+            "pack the folder written by `risutools unpack` instead",
+            path=str(p),
+        )
+    return module
+
+
+def _bare_folder(root: Path, src: str | os.PathLike[str]) -> dict[str, Any]:
+    """The module of a folder without manifest.json: its module.json (and no asset)."""
+    if not (root / "module.json").is_file():
+        raise FormatError(
+            Code.PACK_INVALID_INPUT,
+            "the folder has neither manifest.json nor module.json (pack a folder written "
+            "by `risutools unpack`, or a module JSON file)",
+            path=str(src),
+        )
+    module = _module_of(_load_json(root / "module.json", "module.json"), "module.json")
+    if isinstance(module.get("assets"), list) and module["assets"]:
+        raise FormatError(
+            Code.PACK_ASSETS_MISSING,
+            "module lists assets but the folder has no manifest.json mapping them to files",
+            path=str(root),
+        )
+    return module
+
+
+def _manifest_module(manifest: dict[str, Any], manifest_path: Path, root: Path) -> str:
+    """The module file a manifest names, once the manifest is one ``pack`` can read."""
     if manifest.get("manifest") != MANIFEST_KIND:
         raise FormatError(
             Code.PACK_INVALID_INPUT, f"manifest.json is not a {MANIFEST_KIND} manifest",
@@ -319,9 +338,11 @@ def pack_inputs(src: str | os.PathLike[str]) -> tuple[dict[str, Any], list[bytes
     rel_module = manifest.get("module")
     if not isinstance(rel_module, str):
         raise FormatError(Code.PACK_INVALID_INPUT, 'manifest has no "module" file', path=str(root))
-    # module.json is the module object exactly as read (unknown fields and all, for
-    # lorebook/regex exports too): it is packed verbatim, never re-interpreted.
-    module = _load_json(_inside(root, rel_module), "module.json")
+    return rel_module
+
+
+def _manifest_assets(manifest: dict[str, Any], manifest_path: Path, root: Path) -> list[bytes]:
+    """The bytes of each asset file the manifest lists, in frame order (no gap before a file)."""
     blobs: list[bytes] = []
     entries = manifest.get("assets")
     if not isinstance(entries, list):
@@ -343,7 +364,7 @@ def pack_inputs(src: str | os.PathLike[str]) -> tuple[dict[str, Any], list[bytes
             )
         target = _inside(root, rel)
         blobs.append(_read_regular(target, f"asset {i}"))
-    return module, blobs
+    return blobs
 
 
 def pack(src: str | os.PathLike[str], out: str | os.PathLike[str], *, force: bool = False) -> int:

@@ -14,6 +14,7 @@ import copy
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -111,72 +112,106 @@ def _kind(v: Any) -> str:
 
 
 def _check(value: Any, spec: Any, field: str, path: str) -> None:
+    """Raise (naming ``field``) unless ``value`` is what its ``spec`` (see ``_SPEC``) asks."""
     if isinstance(spec, dict):
-        if not isinstance(value, dict):
-            raise _fail(path, field, f"must be a mapping, not {_kind(value)}")
-        for key in value:
-            if not isinstance(key, str):
-                raise _fail(path, field, f"has a non-text key {key!r}")
-        for key in sorted(value):
-            sub = f"{field}.{key}" if field else key
-            if key not in spec:
-                known = ", ".join(sorted(spec))
-                raise _fail(path, sub, f"unknown field (allowed here: {known})")
-            _check(value[key], spec[key], sub, path)
+        _check_fields(value, spec, field, path)
         return
-    if spec == "sentence":
-        if not isinstance(value, str):
-            raise _fail(path, field, f"must be text, not {_kind(value)}")
-        if not value.strip():
-            raise _fail(path, field, "must not be empty")
-        _no_code(value, field, path)
-        return
-    if spec in ("sentences", "tags", "caps"):
-        if not isinstance(value, list):
-            raise _fail(path, field, f"must be a list, not {_kind(value)}")
-        seen: set[str] = set()
-        for i, item in enumerate(value):
-            sub = f"{field}[{i}]"
-            if not isinstance(item, str):
-                raise _fail(path, sub, f"must be text, not {_kind(item)}")
-            if spec == "sentences" and not item.strip():
-                raise _fail(path, sub, "must not be empty")
-            if spec == "sentences":
-                _no_code(item, sub, path)
-            if spec == "tags" and not _SLUG.match(item):
-                raise _fail(path, sub, f"{item!r} is not a lowercase kebab-case tag")
-            if spec == "caps" and not _CAP.match(item):
-                raise _fail(path, sub,
-                            f"{item!r} is not a capability name (e.g. context.token_budget)")
-            if spec != "sentences" and item in seen:
-                raise _fail(path, sub, f"{item!r} is listed twice")
-            seen.add(item)
-        return
-    if spec == "map":
-        if not isinstance(value, dict):
-            raise _fail(path, field, f"must be a mapping of name -> sentence, not {_kind(value)}")
-        for key in value:
-            if not isinstance(key, str) or not key.strip():
-                raise _fail(path, field, f"has a key that is not text: {key!r}")
-        for key in sorted(value):
-            _check(value[key], "sentence", f"{field}.{key}", path)
-        return
-    if spec == "bool":
-        if not isinstance(value, bool):
-            raise _fail(path, field, f"must be true or false, not {_kind(value)}")
-        return
-    if isinstance(spec, tuple) and spec[0] == "enum":
-        if value not in spec[1:]:
-            allowed = ", ".join(spec[1:])
-            raise _fail(path, field, f"must be one of {allowed}, not {value!r}"[:300])
-        return
-    if isinstance(spec, tuple) and spec[0] == "re":
-        if not isinstance(value, str):
-            raise _fail(path, field, f"must be text, not {_kind(value)}")
-        if not spec[1].match(value):
-            raise _fail(path, field, f"{value[:80]!r} must be {spec[2]}")
-        return
-    raise AssertionError(f"bad notes spec at {field}")  # pragma: no cover
+    checker = _CHECKERS.get(spec[0] if isinstance(spec, tuple) else spec)
+    if checker is None:  # pragma: no cover
+        raise AssertionError(f"bad notes spec at {field}")
+    checker(value, spec, field, path)
+
+
+def _check_fields(value: Any, spec: dict[str, Any], field: str, path: str) -> None:
+    """A nested object: a mapping of text keys, each a known field, checked in key order."""
+    if not isinstance(value, dict):
+        raise _fail(path, field, f"must be a mapping, not {_kind(value)}")
+    for key in value:
+        if not isinstance(key, str):
+            raise _fail(path, field, f"has a non-text key {key!r}")
+    for key in sorted(value):
+        sub = f"{field}.{key}" if field else key
+        if key not in spec:
+            known = ", ".join(sorted(spec))
+            raise _fail(path, sub, f"unknown field (allowed here: {known})")
+        _check(value[key], spec[key], sub, path)
+
+
+def _check_sentence(value: Any, spec: str, field: str, path: str) -> None:
+    if not isinstance(value, str):
+        raise _fail(path, field, f"must be text, not {_kind(value)}")
+    if not value.strip():
+        raise _fail(path, field, "must not be empty")
+    _no_code(value, field, path)
+
+
+def _check_list(value: Any, spec: str, field: str, path: str) -> None:
+    """``sentences`` (each a sentence), ``tags`` (kebab-case) or ``caps`` (capability names):
+    a list of text; tags and capabilities are listed once each."""
+    if not isinstance(value, list):
+        raise _fail(path, field, f"must be a list, not {_kind(value)}")
+    seen: set[str] = set()
+    for i, item in enumerate(value):
+        sub = f"{field}[{i}]"
+        if not isinstance(item, str):
+            raise _fail(path, sub, f"must be text, not {_kind(item)}")
+        if spec == "sentences" and not item.strip():
+            raise _fail(path, sub, "must not be empty")
+        if spec == "sentences":
+            _no_code(item, sub, path)
+        if spec == "tags" and not _SLUG.match(item):
+            raise _fail(path, sub, f"{item!r} is not a lowercase kebab-case tag")
+        if spec == "caps" and not _CAP.match(item):
+            raise _fail(path, sub,
+                        f"{item!r} is not a capability name (e.g. context.token_budget)")
+        if spec != "sentences" and item in seen:
+            raise _fail(path, sub, f"{item!r} is listed twice")
+        seen.add(item)
+
+
+def _check_map(value: Any, spec: str, field: str, path: str) -> None:
+    """A mapping of name -> sentence."""
+    if not isinstance(value, dict):
+        raise _fail(path, field, f"must be a mapping of name -> sentence, not {_kind(value)}")
+    for key in value:
+        if not isinstance(key, str) or not key.strip():
+            raise _fail(path, field, f"has a key that is not text: {key!r}")
+    for key in sorted(value):
+        _check_sentence(value[key], "sentence", f"{field}.{key}", path)
+
+
+def _check_bool(value: Any, spec: str, field: str, path: str) -> None:
+    if not isinstance(value, bool):
+        raise _fail(path, field, f"must be true or false, not {_kind(value)}")
+
+
+def _check_enum(value: Any, spec: tuple[str, ...], field: str, path: str) -> None:
+    """``("enum", choice, ...)``: one of the choices."""
+    if value not in spec[1:]:
+        allowed = ", ".join(spec[1:])
+        raise _fail(path, field, f"must be one of {allowed}, not {value!r}"[:300])
+
+
+def _check_pattern(value: Any, spec: tuple[str, re.Pattern[str], str], field: str,
+                   path: str) -> None:
+    """``("re", pattern, what)``: text the pattern matches (``what`` says what it must be)."""
+    if not isinstance(value, str):
+        raise _fail(path, field, f"must be text, not {_kind(value)}")
+    if not spec[1].match(value):
+        raise _fail(path, field, f"{value[:80]!r} must be {spec[2]}")
+
+
+# field spec (its name, or a tuple's first item) -> its check
+_CHECKERS: dict[str, Callable[[Any, Any, str, str], None]] = {
+    "sentence": _check_sentence,
+    "sentences": _check_list,
+    "tags": _check_list,
+    "caps": _check_list,
+    "map": _check_map,
+    "bool": _check_bool,
+    "enum": _check_enum,
+    "re": _check_pattern,
+}
 
 
 def _no_code(text: str, field: str, path: str) -> None:

@@ -211,33 +211,52 @@ def _parse(raw: Any, origin: Path) -> Settings:
             f"unknown key(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(allowed)}",
             path=where,
         )
-    caps: set[str] = set()
-    raw_caps = raw.get("capabilities", [])
+    caps = _capabilities(raw.get("capabilities", []), where)
+    sev = _severities(raw.get("rules", {}), where)
+    sources = raw.get("sources")
+    src_path = _sources_path(sources, origin, where)
+    exclude = raw.get("exclude", [])
+    if not isinstance(exclude, list) or not all(isinstance(x, str) for x in exclude):
+        raise ConfigError(Code.CONFIG_BAD_VALUE, "exclude must be a list of glob patterns",
+                          where="exclude", path=where)
+    sections = _sections(raw, where)
+    cfg = Settings(frozenset(caps), sev, src_path, tuple(exclude), False, origin,
+                   sections, config_root(origin), sources if isinstance(sources, str) else None)
+    _check_sections(cfg)
+    return cfg
+
+
+def _capabilities(raw_caps: Any, where: str) -> set[str]:
+    """``capabilities:`` -> the names (a list of names, or a mapping name -> description)."""
     names = list(raw_caps) if isinstance(raw_caps, (list, dict)) else None
     if names is None:
         raise ConfigError(Code.CONFIG_BAD_VALUE, "capabilities must be a list of names "
                           "(or a mapping name -> description)", where="capabilities", path=where)
+    caps: set[str] = set()
     for name in names:
         if not isinstance(name, str) or not CAPABILITY_RE.fullmatch(name):
             raise ConfigError(Code.CONFIG_BAD_VALUE, f"capability name {name!r} does not match "
                               f"{CAPABILITY_PATTERN}", where="capabilities", path=where)
         caps.add(name)
-    sev = _severities(raw.get("rules", {}), where)
-    sources = raw.get("sources")
-    src_path: Path | None = None
-    if sources is not None:
-        if not isinstance(sources, str) or not sources:
-            raise ConfigError(Code.CONFIG_BAD_VALUE, "sources must be a folder path",
-                              where="sources", path=where)
-        try:
-            src_path = (origin.parent / sources).resolve()  # (an absolute path stays one)
-        except (OSError, RuntimeError, ValueError) as exc:
-            raise ConfigError(Code.CONFIG_BAD_VALUE, f"sources: cannot resolve the path: {exc}",
-                              where="sources", path=where) from None
-    exclude = raw.get("exclude", [])
-    if not isinstance(exclude, list) or not all(isinstance(x, str) for x in exclude):
-        raise ConfigError(Code.CONFIG_BAD_VALUE, "exclude must be a list of glob patterns",
-                          where="exclude", path=where)
+    return caps
+
+
+def _sources_path(sources: Any, origin: Path, where: str) -> Path | None:
+    """``sources:`` resolved against the configuration file's folder (None when not set)."""
+    if sources is None:
+        return None
+    if not isinstance(sources, str) or not sources:
+        raise ConfigError(Code.CONFIG_BAD_VALUE, "sources must be a folder path",
+                          where="sources", path=where)
+    try:
+        return (origin.parent / sources).resolve()  # (an absolute path stays one)
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise ConfigError(Code.CONFIG_BAD_VALUE, f"sources: cannot resolve the path: {exc}",
+                          where="sources", path=where) from None
+
+
+def _sections(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    """The sections given (:data:`SECTIONS`), each a mapping (checked by its reader later)."""
     sections = {}
     for name in SECTIONS:
         if name in raw:
@@ -245,11 +264,7 @@ def _parse(raw: Any, origin: Path) -> Settings:
                 raise ConfigError(Code.CONFIG_BAD_VALUE, f"{name} must be a mapping",
                                   where=name, path=where)
             sections[name] = raw[name]
-    cfg = Settings(frozenset(caps), sev, src_path, tuple(exclude), False, origin,
-                         sections, config_root(origin),
-                         sources if isinstance(sources, str) else None)
-    _check_sections(cfg)
-    return cfg
+    return sections
 
 
 def _severities(raw_rules: Any, where: str) -> dict[str, str]:
