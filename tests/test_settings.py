@@ -16,9 +16,10 @@ from harness import FIXTURES, SEED, SOURCES, run_cli
 from risutools.checks.analysis import RA103, RA802
 from risutools.checks.gates import G4
 from risutools.checks.review import RV101, RV304, RV305
-from risutools.contract.rules import MC000, MC202
+from risutools.contract.checks_load import mc000 as MC000
 from risutools.contract.rules import mc401 as MC401
 from risutools.contract.rules import mc600 as MC600
+from risutools.contract.verify import mc202 as MC202
 from risutools.errors import ConfigError
 from risutools.settings.config import Settings, load_settings_file
 

@@ -15,11 +15,16 @@ from risutools.checks import gates as _gate_checks
 from risutools.checks import replay as _replay_checks
 from risutools.checks import review as _review_checks
 from risutools.checks.registry import Check, registered_checks
+from risutools.contract import checks_catalog as _contract_catalog
+from risutools.contract import checks_load as _contract_load
 from risutools.contract import rules as _contract_rules
+from risutools.contract import schema as _contract_schema
+from risutools.contract import verify as _contract_verify
 
 #: the modules that declare checks, one (or more) an engine
-UNITS: tuple[ModuleType, ...] = (_contract_rules, _analysis_checks, _replay_checks,
-                                 _gate_checks, _review_checks)
+UNITS: tuple[ModuleType, ...] = (_contract_load, _contract_schema, _contract_rules,
+                                 _contract_catalog, _contract_verify, _analysis_checks,
+                                 _replay_checks, _gate_checks, _review_checks)
 #: family -> the docs page whose table lists it (``python -m risutools.commands.docs``)
 DOC_PAGES = {"MC": "docs/contract.md", "RA": "docs/analysis.md", "R": "docs/replay.md",
              "M": "docs/replay.md", "G": "docs/catalog.md", "RV": "docs/catalog.md"}

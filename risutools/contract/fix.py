@@ -39,8 +39,11 @@ from typing import Any
 from risutools.checks.registry import Check, registered_checks
 from risutools.contract.loaders import STDIN_NAME, _fmt_of
 from risutools.contract.rules import _get
-from risutools.errors import WriteConflict
+from risutools.errors import RisuError, WriteConflict
+from risutools.fsio import atomic_write
+from risutools.safeio import read_regular
 from risutools.values import MAX_DEPTH, parse_json_text
+from risutools.yamlsafe import YamlRefused, load_yaml_documents
 
 MAX_FIX_BYTES = 256 * 1024 * 1024
 _BOM = "\ufeff"
@@ -128,9 +131,6 @@ def _fix_file(path: Path, name: str, wanted: dict[int | None, set[str]],
 def _read_text(path: Path, name: str, out: FixOutcome) -> tuple[str, bool, str] | None:
     """(SHA-256 of the bytes read, whether a BOM leads, the text after it), or None with
     the reason noted."""
-    from risutools.errors import RisuError
-    from risutools.safeio import read_regular
-
     try:
         raw = read_regular(path, MAX_FIX_BYTES)  # regular files only, never past the bound
     except RisuError as exc:
@@ -201,8 +201,6 @@ def _apply(body: str, edits: list[Edit]) -> str:
 
 def _write(path: Path, name: str, data: bytes, base: str, out: FixOutcome) -> bool:
     """Through the one write path, unless the file changed since it was read."""
-    from risutools.fsio import atomic_write
-
     try:
         atomic_write(path, data, expect_sha256=base)
     except WriteConflict as exc:
@@ -285,7 +283,6 @@ def _parse_yaml(body: str) -> list[_Doc]:
     import yaml
     from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-    from risutools.yamlsafe import YamlRefused, load_yaml_documents
 
     def locator(root: Node) -> Callable[[str], tuple[int, int, str] | None]:
         def locate(pointer: str) -> tuple[int, int, str] | None:
