@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from harness import ROOT, SEED
 
-from risutools.contract.loaders import load_bytes, load_documents
 from risutools.commands.checks import every_check
+from risutools.contract.loaders import load_bytes, load_documents
 from risutools.contract.validate import RuleFilter, validate_document, validate_paths
 from risutools.errors import ConfigError, DocumentError
 from risutools.settings.config import Settings, load_settings

@@ -366,40 +366,52 @@ def json_string_span(text: str, pointer: str) -> tuple[int, int] | None:
     """Where the string value at ``pointer`` is written in JSON ``text`` (quotes included),
     or None (no such value, or not a string).  ``text`` is valid JSON without duplicate keys
     (the loader refused the others)."""
-    i = _ws(text, 0)
+    at: int | None = _ws(text, 0)
     for tok in _tokens(pointer):
-        if i >= len(text):
+        i = at
+        if i is None or i >= len(text):
             return None
         if text[i] == "{":
-            i = _ws(text, i + 1)
-            while True:
-                if i >= len(text) or text[i] != '"':
-                    return None
-                key, i = scanstring(text, i + 1)
-                i = _ws(text, i)
-                i = _ws(text, i + 1)  # past ':'
-                if key == tok:
-                    break
-                i = _ws(text, _skip_value(text, i))
-                if i >= len(text) or text[i] != ",":
-                    return None
-                i = _ws(text, i + 1)
+            at = _member(text, i, tok)
         elif text[i] == "[" and tok.isdigit():
-            i = _ws(text, i + 1)
-            for _ in range(int(tok)):
-                if i >= len(text) or text[i] == "]":
-                    return None
-                i = _ws(text, _skip_value(text, i))
-                if i >= len(text) or text[i] != ",":
-                    return None
-                i = _ws(text, i + 1)
-            if i >= len(text) or text[i] == "]":
-                return None
+            at = _item(text, i, int(tok))
         else:
             return None
-    if i >= len(text) or text[i] != '"':
+    if at is None or at >= len(text) or text[at] != '"':
         return None
-    return i, scanstring(text, i + 1)[1]
+    return at, scanstring(text, at + 1)[1]
+
+
+def _member(text: str, i: int, key: str) -> int | None:
+    """Where the value of ``key`` starts in the object that starts at ``i``, or None."""
+    i = _ws(text, i + 1)
+    while True:
+        if i >= len(text) or text[i] != '"':
+            return None
+        name, i = scanstring(text, i + 1)
+        i = _ws(text, i)
+        i = _ws(text, i + 1)  # past ':'
+        if name == key:
+            return i
+        i = _ws(text, _skip_value(text, i))
+        if i >= len(text) or text[i] != ",":
+            return None
+        i = _ws(text, i + 1)
+
+
+def _item(text: str, i: int, n: int) -> int | None:
+    """Where item ``n`` starts in the array that starts at ``i``, or None."""
+    i = _ws(text, i + 1)
+    for _ in range(n):
+        if i >= len(text) or text[i] == "]":
+            return None
+        i = _ws(text, _skip_value(text, i))
+        if i >= len(text) or text[i] != ",":
+            return None
+        i = _ws(text, i + 1)
+    if i >= len(text) or text[i] == "]":
+        return None
+    return i
 
 
 # --------------------------------------------------------------------------- helpers
