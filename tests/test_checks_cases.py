@@ -32,7 +32,8 @@ from risutools.settings.config import Settings, load_settings_file
 
 SEED = json.loads((ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json")
                   .read_text(encoding="utf-8"))
-RUNNABLE = ("document", "module", "catalog", "load", "verify")  # scopes whose cases this test can run alone
+# scopes whose cases this test can run alone
+RUNNABLE = ("document", "module", "catalog", "load", "verify")
 CHECKS = all_checks()
 CASE_IDS = sorted(p.stem for p in CASES_DIR.glob("*.yaml"))
 
