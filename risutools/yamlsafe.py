@@ -171,6 +171,15 @@ class _Frame:
         self.key_lines: dict[str, int] = {}
 
 
+_CLOSING = (SequenceEndEvent, MappingEndEvent)
+
+
+def _too_many(ev: Any, stack: list[_Frame]) -> _Bound:
+    return _Bound("too many values: more than the memory bound allows "
+                  f"({MAX_YAML_COST >> 20} MiB estimated for the values of one file); "
+                  "split the file", ev.start_mark.line + 1, stack[-1].pointer if stack else "")
+
+
 class _Composer:
     """Composes one document's events (after its DocumentStartEvent) into a JSON value."""
 
@@ -193,27 +202,22 @@ class _Composer:
 
     def compose(self) -> tuple[Any, int]:
         """(value, start line) of the document; consumes its DocumentEndEvent."""
-        loader = self.loader
         stack: list[_Frame] = []
         root: Any = None
         root_line = 1
         deferred: BaseException | None = None
-        get = loader.get_event
+        get = self.loader.get_event
+        budget = self.budget
         while True:
             try:
                 ev: Any = get()
             except yaml.MarkedYAMLError as exc:
-                # libyaml stops at 1,000 levels, looking ahead of the events: that is past
-                # ``max_depth`` too, and refused as such (where it was met)
-                if "maximum nesting depth" not in str(exc.problem) or self.max_depth >= 1000:
+                bound = self._too_deep(exc, stack)
+                if bound is None:
                     raise
-                mark = exc.problem_mark or exc.context_mark
-                raise _Bound(
-                    f"nested deeper than {self.max_depth} levels; flatten the document",
-                    mark.line + 1 if mark is not None else None,
-                    stack[-1].pointer if stack else "") from None
+                raise bound from None
             cls = type(ev)
-            if cls is SequenceEndEvent or cls is MappingEndEvent:
+            if cls in _CLOSING:
                 if deferred is None:
                     stack.pop()
                 continue
@@ -227,23 +231,13 @@ class _Composer:
                     "; write the value out instead",
                     ev.start_mark.line + 1,
                 )
-            anchor = ev.anchor
-            if anchor is not None:
-                if anchor in self.anchors:
-                    raise ComposerError(
-                        f"found duplicate anchor {anchor!r}; first occurrence",
-                        self.anchors[anchor], "second occurrence", ev.start_mark)
-                self.anchors[anchor] = ev.start_mark
+            if ev.anchor is not None:
+                self._anchor(ev)
             if deferred is not None:
                 continue  # only looking for syntax problems until the document ends
-            budget = self.budget
             budget[0] += SCALAR_COST if cls is ScalarEvent else CONTAINER_COST
             if budget[0] > MAX_YAML_COST:
-                raise _Bound(
-                    "too many values: more than the memory bound allows "
-                    f"({MAX_YAML_COST >> 20} MiB estimated for the values of one file); "
-                    "split the file",
-                    ev.start_mark.line + 1, stack[-1].pointer if stack else "")
+                raise _too_many(ev, stack)
             try:
                 if not stack:
                     root_line = ev.start_mark.line + 1
@@ -260,6 +254,26 @@ class _Composer:
                 deferred = exc
             except (KeyError, TypeError, AttributeError) as exc:  # e.g. !!bool maybe
                 deferred = ValueError(f"{_shown(ev)} cannot be read as its tag says ({exc})")
+
+    def _too_deep(self, exc: yaml.MarkedYAMLError, stack: list[_Frame]) -> _Bound | None:
+        """libyaml stops at 1,000 levels, looking ahead of the events: that is past
+        ``max_depth`` too, and refused as such (where it was met); None: another error."""
+        if "maximum nesting depth" not in str(exc.problem) or self.max_depth >= 1000:
+            return None
+        mark = exc.problem_mark or exc.context_mark
+        return _Bound(f"nested deeper than {self.max_depth} levels; flatten the document",
+                      mark.line + 1 if mark is not None else None,
+                      stack[-1].pointer if stack else "")
+
+    def _anchor(self, ev: Any) -> None:
+        """Remember an anchor (no alias may use it); a second one of the same name is
+        PyYAML's composer error."""
+        anchor = ev.anchor
+        if anchor in self.anchors:
+            raise ComposerError(
+                f"found duplicate anchor {anchor!r}; first occurrence",
+                self.anchors[anchor], "second occurrence", ev.start_mark)
+        self.anchors[anchor] = ev.start_mark
 
     def _tag(self, ev: Any) -> str:
         """The node's tag, resolved as PyYAML's composer does (``Resolver.resolve``, with

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from risutools.contract import result, validate
-from risutools.contract.load_checks import mc001 as MC001
+from risutools.contract.checks_load import mc001 as MC001
 from risutools.findings import Finding
 
 

@@ -258,7 +258,7 @@ def test_the_command_line_starts_without_an_engine() -> None:
              or room(m) in ("formats", "analysis", "replay", "projection", "catalog", "commands")
              or (room(m) == "contract" and m not in ("risutools.contract",
                                                      "risutools.contract.result",
-                                                     "risutools.contract.load_checks"))]
+                                                     "risutools.contract.checks_load"))]
     assert heavy == []
 
 
@@ -270,3 +270,17 @@ def test_every_command_names_a_module_of_the_command_layer() -> None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         defined = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
         assert module.startswith("risutools.commands.") and {"Options", "run"} <= defined, name
+
+
+@pytest.mark.parametrize("command", ["validate", "verify", "analyze", "review"])
+def test_a_command_lists_every_check_of_its_families(command: str) -> None:
+    """A command asks the registry for its families' checks after importing only its own
+    engines: every check of those families must be among them (the SARIF rule list)."""
+    code = (f"from risutools.commands import {command}; "
+            f"from risutools.checks.registry import for_command; "
+            f"print(sorted(for_command({command!r})))")
+    listed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, cwd=ROOT).stdout.strip()
+    from risutools.commands.checks import for_command
+
+    assert ast.literal_eval(listed) == sorted(for_command(command))

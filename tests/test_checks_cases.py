@@ -3,7 +3,9 @@
 A document rule's case is a change to the seed document; a module finding's case is
 a module; a catalog check's case is a small catalog (documents as changes to the seed,
 transition log lines, approval records, a configuration), reviewed with ``review``; a
-gate's case is such a catalog and a target, and the gate's verdict on the first document.
+gate's case is such a catalog and a target, and the gate's verdict on the first document; a
+load check's case is a path (a file's name and bytes, or a path of a kind), loaded; a verify
+check's case is the seed document changed, with a source store and replays/, verified.
 A firing case must make exactly that check fire (document rules: it alone, at the
 expected pointer and severity, with a one-line "what; fix" message); a quiet case (a
 near miss) must keep it quiet."""
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +25,16 @@ from harness import ROOT
 from risutools.analysis import analyze
 from risutools.checks.examples import CASES_DIR, load_cases
 from risutools.commands.checks import every_check as all_checks
+from risutools.contract.loaders import load_documents
 from risutools.contract.validate import validate_document
+from risutools.contract.verify import verify_paths
 from risutools.formats.model import Anomaly, AssetInfo, Module
 from risutools.settings.config import Settings, load_settings_file
 
 SEED = json.loads((ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json")
                   .read_text(encoding="utf-8"))
-RUNNABLE = ("document", "module", "catalog", "promotion")  # scopes whose cases this test runs
+# scopes whose cases this test can run alone
+RUNNABLE = ("document", "module", "catalog", "promotion", "load", "verify")
 CHECKS = all_checks()
 CASE_IDS = sorted(p.stem for p in CASES_DIR.glob("*.yaml"))
 
@@ -137,6 +143,42 @@ def gate_verdict(cid: str, case: dict[str, Any], root: Path) -> str:
     return verdicts[CHECKS[cid].title]
 
 
+def load_findings(case: dict[str, Any], tmp: Path) -> list[Any]:
+    """Make the case's path (``file``: its name, ``text``/``hex`` bytes, ``kind``) and load it."""
+    spec = case["file"]
+    p = tmp / spec["name"]
+    data = bytes.fromhex(spec["hex"]) if "hex" in spec else spec.get("text", "").encode()
+    kind = spec.get("kind", "file")
+    if kind == "file":
+        p.write_bytes(data)
+    elif kind == "link":
+        (tmp / "target").write_bytes(data)
+        p.symlink_to(tmp / "target")
+    elif kind == "dangling":
+        p.symlink_to(tmp / "nothing")
+    elif kind == "fifo":
+        os.mkfifo(p)
+    return load_documents(p).problems
+
+
+def verify_findings(case: dict[str, Any], tmp: Path) -> list[Any]:
+    """Verify the case's document (the seed, changed) with its source ``store`` and the
+    catalog's ``replays`` (file name -> text)."""
+    (tmp / "cat").mkdir()
+    doc = tmp / "cat" / "doc.json"
+    doc.write_text(json.dumps(apply_change(case)), encoding="utf-8")
+    for folder in ("store", "replays"):
+        if folder in case:
+            where = tmp / "cat" / folder if folder == "replays" else tmp / folder
+            where.mkdir()
+            for name, text in case[folder].items():
+                (where / name).write_text(text, encoding="utf-8")
+    return verify_paths([doc], tmp / "store" if "store" in case else None).findings
+
+
+FILE_RUNNERS = {"load": load_findings, "verify": verify_findings}
+
+
 def _cases(kind: str) -> list[tuple[str, int]]:
     out = []
     for cid in CASE_IDS:
@@ -171,6 +213,11 @@ def test_case_fires(cid: str, i: int, tmp_path: Path) -> None:
         assert all(f.message and "\n" not in f.message and f.file for f in fired), cid
     elif CHECKS[cid].scope == "promotion":
         assert gate_verdict(cid, case, tmp_path / "cat") == want.get("verdict", "fail"), cid
+    elif CHECKS[cid].scope in FILE_RUNNERS:
+        fired = [f for f in FILE_RUNNERS[CHECKS[cid].scope](case, tmp_path) if f.rule == cid]
+        assert fired and fired[0].severity == want["severity"], cid
+        assert fired[0].line == want.get("line", fired[0].line), cid
+        assert all(f.message and "\n" not in f.message and f.file for f in fired), cid
     else:
         fired = [f for f in analyze(module(case)).findings if f.rule == cid]
         assert fired and all(f.evidence for f in fired), cid
@@ -187,6 +234,8 @@ def test_case_stays_quiet(cid: str, i: int, tmp_path: Path) -> None:
     elif CHECKS[cid].scope == "promotion":
         want = (case.get("expect") or {}).get("verdict", "pass")
         assert gate_verdict(cid, case, tmp_path / "cat") == want, cid
+    elif CHECKS[cid].scope in FILE_RUNNERS:
+        assert not [f for f in FILE_RUNNERS[CHECKS[cid].scope](case, tmp_path) if f.rule == cid]
     else:
         assert not [f for f in analyze(module(case)).findings if f.rule == cid]
 

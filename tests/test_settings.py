@@ -18,10 +18,10 @@ from risutools.catalog.review_checks import orphan_approval as RV305
 from risutools.catalog.review_checks import stale_approval as RV304
 from risutools.catalog.review_checks import unmet_requirement as RV101
 from risutools.checks.analysis import RA103, RA802
-from risutools.contract.load_checks import mc000 as MC000
-from risutools.contract.rules import MC202
+from risutools.contract.checks_load import mc000 as MC000
 from risutools.contract.rules import mc401 as MC401
 from risutools.contract.rules import mc600 as MC600
+from risutools.contract.verify import mc202 as MC202
 from risutools.errors import ConfigError
 from risutools.settings.config import Settings, load_settings_file
 

@@ -28,8 +28,16 @@ from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
 from risutools.checks.registry import Check, check, registered_checks, sort_key
 from risutools.contract import rules as mc
+from risutools.contract.checks_catalog import mc104, mc305
 from risutools.contract.transitions import CatalogLog, check_chain
-from risutools.contract.validate import Verification, validate_document
+from risutools.contract.validate import (
+    DocumentInfo,
+    Result,
+    RuleFilter,
+    Verification,
+    validate_document,
+)
+from risutools.contract.verify import SourceStore, VerifyContext, mc202, mc203, verify_refs
 from risutools.findings import Finding
 from risutools.settings import lifecycle
 from risutools.settings.config import Settings
@@ -41,7 +49,7 @@ PASS, FAIL, NA = "pass", "fail", "n/a"
 STATUS_RULES = tuple(c.id for c in (mc.mc103, mc.mc301, mc.mc302, mc.mc303, mc.mc600))
 # catalog-level (MC104, MC305: the history gate) and digest rules (the digests gate) are
 # not the contract gate's
-NOT_CONTRACT_GATE = tuple(c.id for c in (mc.MC104, mc.MC305, mc.MC202, mc.MC203))
+NOT_CONTRACT_GATE = tuple(c.id for c in (mc104, mc305, mc202, mc203))
 
 
 @dataclass
@@ -172,17 +180,14 @@ def verifications(ctx: GateContext) -> list[Verification]:
 
 def verify_entry(cat: Catalog, entry: Entry) -> list[Verification]:
     """MC202/MC203 for one document, with the catalog's source store and replays/."""
-    from risutools.contract.validate import DocumentInfo, Result, RuleFilter
-    from risutools.contract.verify import SourceStore, _Ctx, _verify_refs
-
     if entry.loaded is None:
         return []
     result = Result("verify")
-    ctx = _Ctx(SourceStore(cat.sources if cat.sources and cat.sources.is_dir() else None),
-               cat.config, RuleFilter(), True, result)
+    store = SourceStore(cat.sources if cat.sources and cat.sources.is_dir() else None)
+    ctx = VerifyContext(store, cat.config, RuleFilter(), True, result)
     info = DocumentInfo(entry.where(), entry.line, entry.component_id, entry.version,
                         entry.base_sha256)
-    _verify_refs(ctx, info, entry.loaded)
+    verify_refs(ctx, info, entry.loaded)
     return result.verifications
 
 

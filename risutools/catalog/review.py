@@ -43,10 +43,19 @@ from risutools.catalog.review_checks import (
     units,
 )
 from risutools.checks.registry import Check
-from risutools.contract.loaders import LoadedDocument, display_path
+from risutools.contract.loaders import LoadedDocument, display_path, load_documents
 from risutools.contract.transitions import CatalogLog
-from risutools.contract.validate import DocumentInfo, Result, RuleFilter, Verification
-from risutools.errors import Code
+from risutools.contract.validate import (
+    DocumentInfo,
+    Result,
+    RuleFilter,
+    Verification,
+    catalog_checks,
+    document_info,
+    validate_document,
+)
+from risutools.contract.verify import SourceStore, VerifyContext, verify_refs
+from risutools.errors import Code, ConfigError
 from risutools.findings import Finding
 from risutools.settings import lifecycle
 from risutools.settings.config import Settings
@@ -92,10 +101,8 @@ CHUNK = 250
 
 def _validate_chunk(docs: list[LoadedDocument], cfg: Settings) -> list[DocumentInfo]:
     """Every document rule, and the canonical hash, of each document."""
-    from risutools.contract.validate import _info, validate_document
-
-    return [_info(ld, validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
-                                        line_of=ld.line_of, loaded=True)) for ld in docs]
+    return [document_info(ld, validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
+                                                line_of=ld.line_of, loaded=True)) for ld in docs]
 
 
 # The documents a pool of forked workers reads: set in the parent just before the fork, so
@@ -115,8 +122,6 @@ def _check_documents(cat: Catalog, jobs: int | None, progress: ProgressFn | None
                      ) -> tuple[Result, list[LoadedDocument]]:
     """Load the catalog once; every document rule on all cores; MC104 and MC305."""
     global _SHARED
-    from risutools.contract.loaders import load_documents
-    from risutools.contract.validate import RuleFilter, _catalog_rules
 
     cfg = cat.config
     loaded = load_documents(cat.root, exclude=cfg.exclude)
@@ -151,28 +156,24 @@ def _check_documents(cat: Catalog, jobs: int | None, progress: ProgressFn | None
                 progress(done, len(docs))
     result.documents = found
     cat.adopt(loaded, [info.sha256 for info in found])
-    _catalog_rules(docs, result, cfg, RuleFilter())
+    catalog_checks(docs, result, cfg, RuleFilter())
     return result, docs
 
 
 def _verify_documents(cat: Catalog, docs: list[LoadedDocument], result: Result,
                       sources: str | None) -> list[Verification]:
     """MC202/MC203 for every document (the source store hashed once), into ``result``."""
-    from risutools.contract.validate import DocumentInfo
-    from risutools.contract.verify import SourceStore, _Ctx, _verify_refs
-    from risutools.errors import ConfigError
-
     src = Path(sources) if sources is not None else cat.config.sources
     if src is not None and not src.is_dir():
         raise ConfigError(Code.NO_SOURCE_STORE, "source store folder not found", path=str(src))
     checked = Result("verify")
-    ctx = _Ctx(SourceStore(src), cat.config, RuleFilter(), False, checked)
+    ctx = VerifyContext(SourceStore(src), cat.config, RuleFilter(), False, checked)
     for ld, info in zip(docs, result.documents, strict=True):
         if not isinstance(ld.doc, dict):
             continue
         tmp = DocumentInfo(info.file, info.line, info.component_id, info.component_version,
                            info.sha256)
-        _verify_refs(ctx, tmp, ld)
+        verify_refs(ctx, tmp, ld)
         if tmp.findings:
             info.findings = sorted(info.findings + tmp.findings, key=Finding.sort_key)
     return checked.verifications

@@ -26,6 +26,7 @@ from risutools.errors import Code, RisuError, WriteConflict
 from risutools.fsio import CONFLICT as CHANGED
 from risutools.fsio import append_line as fsio_append_line
 from risutools.fsio import atomic_write, os_error_line, write_lock
+from risutools.replay.component import ComponentFile, _detect_indent, dump_component
 
 
 @contextlib.contextmanager
@@ -78,7 +79,6 @@ def render_document(entry: Entry, raw: bytes, doc: dict[str, Any]) -> bytes:
         assert entry.line is not None
         lines[entry.line - 1] = canonical(doc)
         return b"\n".join(lines)
-    from risutools.replay.component import ComponentFile, _detect_indent, dump_component
 
     text = raw.decode("utf-8-sig")
     indent = _detect_indent(text) if entry.fmt == "json" else 2

@@ -43,6 +43,23 @@ Format (every key but ``fire``/``quiet`` optional)::
         documents: [{}]
         target: rejected                      # verdict pass (or expect: {verdict: n/a})
 
+    # a load check (MC000, MC001): one path, loaded as named on the command line
+    fire:
+      - about: ...
+        file: {name: doc.json, text: '{"a": 1, "a": 2}'}  # or hex: 7b...; the name's
+        expect: {severity: error, line: 1}               # extension gives the format
+      - about: ...
+        file: {name: pipe.json, kind: fifo}   # kind: file (default), link (to a file
+                                              # holding the text), dangling, fifo, missing
+
+    # a verify check (MC202, MC203): the seed document with changes (set/append/delete),
+    # verified with a source store and the catalog's replays/ (file name -> text)
+    fire:
+      - about: ...
+        store: {174678332.risum: other bytes}
+        replays: {cutter.json: '{"run": 2}'}
+        expect: {severity: error}
+
 ``tests/test_checks_cases.py`` runs every file; ``risutools rule ID`` shows the
 first firing case as the example.
 """

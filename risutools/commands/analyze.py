@@ -13,8 +13,7 @@ from typing import ClassVar
 from risutools.analysis.analyzer import analyze
 from risutools.analysis.model import Analysis
 from risutools.canonical import prefixed
-from risutools.checks.registry import RuleFilter
-from risutools.commands.checks import for_command
+from risutools.checks.registry import RuleFilter, for_command
 from risutools.contract.result import DocumentInfo, Result
 from risutools.errors import Code, ConfigError, RisuError
 from risutools.findings import SEVERITY_RANK, sorted_findings

@@ -16,12 +16,16 @@ from risutools.checks import analysis as _analysis_checks
 from risutools.checks import registry
 from risutools.checks import replay as _replay_checks
 from risutools.checks.registry import Check, registered_checks
-from risutools.contract import load_checks as _load_checks
+from risutools.contract import checks_catalog as _contract_catalog
+from risutools.contract import checks_load as _contract_load
 from risutools.contract import rules as _contract_rules
+from risutools.contract import schema as _contract_schema
+from risutools.contract import verify as _contract_verify
 
 #: the modules that declare checks, one (or more) an engine
-UNITS: tuple[ModuleType, ...] = (_load_checks, _contract_rules, _analysis_checks, _replay_checks,
-                                 _gate_checks, _review_checks)
+UNITS: tuple[ModuleType, ...] = (_contract_load, _contract_schema, _contract_rules,
+                                 _contract_catalog, _contract_verify, _analysis_checks,
+                                 _replay_checks, _gate_checks, _review_checks)
 
 
 def every_check() -> dict[str, Check]:
@@ -31,5 +35,6 @@ def every_check() -> dict[str, Check]:
 
 def for_command(command: str) -> dict[str, Check]:
     """The checks a command reports, by id (its SARIF rule list, its statistics' titles),
-    every engine's checks imported."""
+    every engine's checks imported (a command asks the registry itself, having imported the
+    engines it runs; a test holds the two equal)."""
     return registry.for_command(command)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from risutools.contract.rules import MC100
+from risutools.contract.schema import mc100
 from risutools.contract.validate import validate_document
 from risutools.errors import Code, DocumentError
 from risutools.replay.api import RunOutcome, run_component
@@ -41,7 +41,7 @@ def refuse_invalid_component(path: str) -> None:
     """A DocumentError (exit 2) naming the first schema error of the document at ``path``:
     nothing runs on a document that is not a valid matrix-component-v1 document."""
     cf = load_component(path)
-    bad = [f for f in validate_document(cf.doc, file=path) if f.rule == MC100.id]
+    bad = [f for f in validate_document(cf.doc, file=path) if f.rule == mc100.id]
     if bad:
         more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
         raise DocumentError(Code.INVALID_DOCUMENT, f"not a valid matrix-component-v1 document: "

@@ -10,8 +10,8 @@ from typing import ClassVar
 
 from risutools.catalog.catalog import Catalog
 from risutools.catalog.review import Review, review_catalog
+from risutools.checks.registry import for_command
 from risutools.commands.catalogs import configure
-from risutools.commands.checks import for_command
 from risutools.errors import UsageError
 
 Progress = Callable[[int, int], None]

@@ -7,11 +7,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from risutools.commands.checks import for_command
+from risutools.checks.registry import for_command
 from risutools.contract.fix import FixOutcome, fix_result
 from risutools.contract.result import Result
 from risutools.contract.validate import validate_paths
+from risutools.contract.verify import mc202, mc203
 from risutools.settings.config import resolve_settings
+
+#: verify's digest checks: of the contract's family, so every validate report lists them
+#: (its SARIF rule list), though only verify runs them
+LISTED = (mc202, mc203)
 
 
 @dataclass(frozen=True)

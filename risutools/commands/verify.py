@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from risutools.commands.checks import for_command
+from risutools.checks.registry import for_command
 from risutools.commands.validate import Validation
 from risutools.contract.result import no_store_note
 from risutools.contract.verify import verify_paths

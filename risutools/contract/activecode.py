@@ -255,38 +255,49 @@ def find_active_code(text: str) -> str | None:
     if not present:
         return None
     strong: set[int] = set()
-    weak_idx: set[int] = set()
+    weak: set[int] = set()
     for m in present:
         strong.update(_STRONG_BY.get(m, ()))
-        weak_idx.update(_WEAK_BY.get(m, ()))
+        weak.update(_WEAK_BY.get(m, ()))
+    reason = _strong_reason(text, strong)
+    if reason is not None:
+        return reason
+    # a statement line ends in ; { } or is a lone `end`: without those, no such line
+    if ("\n" in present and (";" in present or "{" in text or "}" in text or "end" in text)
+            and _code_lines(text) >= 2):
+        return "several statement lines ending in ; { }"
+    return _weak_reason(text, present, weak)
+
+
+def _strong_reason(text: str, candidates: set[int]) -> str | None:
+    """The reason of the first strong pattern (of ``candidates``) found in ``text``."""
     parens: list[int] | None = None
     looked = False  # for the "(" anchors
-    for i in sorted(strong):
+    for i in sorted(candidates):
         reason, _, rx = _STRONG[i]
         gate = _GATES.get(i)
         if gate is not None and not gate.search(text):
             continue
         tail = _PAREN_TAIL.get(i)
+        windows: Windows | None = None  # None: the whole text
         if tail is not None:
             if not looked:
                 parens, looked = _anchors(text, "("), True
-            windows = None if parens is None else _paren_windows(
-                text, parens, tail, _AFTER_PAREN[i])
-            found = _search(rx, text, windows)
+            if parens is not None:
+                windows = _paren_windows(text, parens, tail, _AFTER_PAREN[i])
         elif i == _HTML and "<" not in text:
             colons = _anchors(text, ":")
-            found = _search(rx, text, None if colons is None else [
-                (max(0, p - _JS_SCHEME), p + 1) for p in colons])
-        else:
-            found = rx.search(text) is not None
-        if found:
+            if colons is not None:
+                windows = [(max(0, p - _JS_SCHEME), p + 1) for p in colons]
+        if _search(rx, text, windows):
             return reason
-    # a statement line ends in ; { } or is a lone `end`: without those, no such line
-    if ("\n" in present and (";" in present or "{" in text or "}" in text or "end" in text)
-            and _code_lines(text) >= 2):
-        return "several statement lines ending in ; { }"
+    return None
+
+
+def _weak_reason(text: str, present: list[str], candidates: set[int]) -> str | None:
+    """Two weak signals (of ``candidates``) found in ``text``, named, or None."""
     weak: list[str] = []
-    for i in sorted(weak_idx):
+    for i in sorted(candidates):
         if _search(_WEAK[i][2], text,
                    _quantifier_windows(text) if i == _QUANT and "{" not in text else None):
             weak.append(_WEAK[i][0])

@@ -39,8 +39,11 @@ from typing import Any
 from risutools.checks.registry import Check, registered_checks
 from risutools.contract.loaders import STDIN_NAME, _fmt_of
 from risutools.contract.rules import _get
-from risutools.errors import WriteConflict
+from risutools.errors import RisuError, WriteConflict
+from risutools.fsio import atomic_write
+from risutools.safeio import read_regular
 from risutools.values import MAX_DEPTH, parse_json_text
+from risutools.yamlsafe import YamlRefused, load_yaml_documents
 
 MAX_FIX_BYTES = 256 * 1024 * 1024
 _BOM = "\ufeff"
@@ -128,9 +131,6 @@ def _fix_file(path: Path, name: str, wanted: dict[int | None, set[str]],
 def _read_text(path: Path, name: str, out: FixOutcome) -> tuple[str, bool, str] | None:
     """(SHA-256 of the bytes read, whether a BOM leads, the text after it), or None with
     the reason noted."""
-    from risutools.errors import RisuError
-    from risutools.safeio import read_regular
-
     try:
         raw = read_regular(path, MAX_FIX_BYTES)  # regular files only, never past the bound
     except RisuError as exc:
@@ -201,8 +201,6 @@ def _apply(body: str, edits: list[Edit]) -> str:
 
 def _write(path: Path, name: str, data: bytes, base: str, out: FixOutcome) -> bool:
     """Through the one write path, unless the file changed since it was read."""
-    from risutools.fsio import atomic_write
-
     try:
         atomic_write(path, data, expect_sha256=base)
     except WriteConflict as exc:
@@ -285,7 +283,6 @@ def _parse_yaml(body: str) -> list[_Doc]:
     import yaml
     from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-    from risutools.yamlsafe import YamlRefused, load_yaml_documents
 
     def locator(root: Node) -> Callable[[str], tuple[int, int, str] | None]:
         def locate(pointer: str) -> tuple[int, int, str] | None:
@@ -369,40 +366,52 @@ def json_string_span(text: str, pointer: str) -> tuple[int, int] | None:
     """Where the string value at ``pointer`` is written in JSON ``text`` (quotes included),
     or None (no such value, or not a string).  ``text`` is valid JSON without duplicate keys
     (the loader refused the others)."""
-    i = _ws(text, 0)
+    at: int | None = _ws(text, 0)
     for tok in _tokens(pointer):
-        if i >= len(text):
+        i = at
+        if i is None or i >= len(text):
             return None
         if text[i] == "{":
-            i = _ws(text, i + 1)
-            while True:
-                if i >= len(text) or text[i] != '"':
-                    return None
-                key, i = scanstring(text, i + 1)
-                i = _ws(text, i)
-                i = _ws(text, i + 1)  # past ':'
-                if key == tok:
-                    break
-                i = _ws(text, _skip_value(text, i))
-                if i >= len(text) or text[i] != ",":
-                    return None
-                i = _ws(text, i + 1)
+            at = _member(text, i, tok)
         elif text[i] == "[" and tok.isdigit():
-            i = _ws(text, i + 1)
-            for _ in range(int(tok)):
-                if i >= len(text) or text[i] == "]":
-                    return None
-                i = _ws(text, _skip_value(text, i))
-                if i >= len(text) or text[i] != ",":
-                    return None
-                i = _ws(text, i + 1)
-            if i >= len(text) or text[i] == "]":
-                return None
+            at = _item(text, i, int(tok))
         else:
             return None
-    if i >= len(text) or text[i] != '"':
+    if at is None or at >= len(text) or text[at] != '"':
         return None
-    return i, scanstring(text, i + 1)[1]
+    return at, scanstring(text, at + 1)[1]
+
+
+def _member(text: str, i: int, key: str) -> int | None:
+    """Where the value of ``key`` starts in the object that starts at ``i``, or None."""
+    i = _ws(text, i + 1)
+    while True:
+        if i >= len(text) or text[i] != '"':
+            return None
+        name, i = scanstring(text, i + 1)
+        i = _ws(text, i)
+        i = _ws(text, i + 1)  # past ':'
+        if name == key:
+            return i
+        i = _ws(text, _skip_value(text, i))
+        if i >= len(text) or text[i] != ",":
+            return None
+        i = _ws(text, i + 1)
+
+
+def _item(text: str, i: int, n: int) -> int | None:
+    """Where item ``n`` starts in the array that starts at ``i``, or None."""
+    i = _ws(text, i + 1)
+    for _ in range(n):
+        if i >= len(text) or text[i] == "]":
+            return None
+        i = _ws(text, _skip_value(text, i))
+        if i >= len(text) or text[i] != ",":
+            return None
+        i = _ws(text, i + 1)
+    if i >= len(text) or text[i] == "]":
+        return None
+    return i
 
 
 # --------------------------------------------------------------------------- helpers

@@ -28,10 +28,12 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from risutools.canonical import sha256_prefixed
-from risutools.contract.load_checks import mc000, mc001
+from risutools.contract.checks_load import mc000, mc001
 from risutools.errors import Code
 from risutools.findings import Finding
 from risutools.jsonlines import scan
+from risutools.pathnames import show_name
+from risutools.safeio import FileRefused, open_regular, read_regular
 from risutools.values import (
     EMPTY,
     MAX_DOCUMENT_BYTES,
@@ -102,25 +104,14 @@ class LoadOutcome:
         self.skipped.extend(other.skipped)
 
 
-def _problem(file: str, why: str, line: int | None = None, pointer: str = "") -> Finding:
-    found: Finding = mc000(file, why, line, pointer)
-    return found
-
-
 def _found(file: str, p: Problem) -> Finding:
-    return _problem(file, p.message, p.line, p.pointer)
-
-
-def _unreadable(file: str, why: str) -> Finding:
-    found: Finding = mc001(file, why)
+    found: Finding = mc000(file, p.message, p.line, p.pointer)
     return found
 
 
 def display_path(path: Path) -> str:
     """``path`` relative to the working directory when inside it, posix separators,
     escaped by :func:`~risutools.pathnames.show_name` (printable UTF-8, reversible)."""
-    from risutools.pathnames import show_name
-
     try:
         cwd = Path.cwd()
         # the name itself is never resolved: a link to /dev/zero is shown as the link
@@ -161,7 +152,7 @@ def load_documents(
         found = sorted(_walk(p, patterns, unlisted), key=lambda q: q.as_posix())
         for err in unlisted:  # a folder that cannot be listed is not silently passed
             where = Path(os.fsdecode(err.filename)) if err.filename is not None else p
-            out.problems.append(_unreadable(
+            out.problems.append(mc001(
                 display_path(where), f"cannot list the folder: {err.strerror or err}"))
         for f in found:
             out.extend(load_file(f, from_folder=True))
@@ -201,8 +192,6 @@ def _fmt_of(name: str) -> str | None:
 
 
 def load_file(p: Path, *, from_folder: bool = False) -> LoadOutcome:
-    from risutools.safeio import FileRefused, open_regular, read_regular
-
     name = display_path(p)
     fmt = _fmt_of(p.name)
     out = LoadOutcome()
@@ -216,13 +205,13 @@ def load_file(p: Path, *, from_folder: bool = False) -> LoadOutcome:
     except FileRefused as exc:
         if exc.code == Code.TOO_LARGE:
             out.files.append(name)
-            out.problems.append(_problem(
+            out.problems.append(mc000(
                 name, f"{exc.why} for one document (split it, or use an NDJSON catalog)"))
         else:
-            out.problems.append(_unreadable(name, exc.why))
+            out.problems.append(mc001(name, exc.why))
         return out
     except OSError as exc:  # a read error in the middle of an NDJSON file
-        out.problems.append(_unreadable(name, f"cannot read: {exc.strerror or exc}"))
+        out.problems.append(mc001(name, f"cannot read: {exc.strerror or exc}"))
         return out
     out = load_bytes(data, name, fmt=fmt, path=p)
     if from_folder:
@@ -268,7 +257,7 @@ def load_stdin(stream: BinaryIO) -> LoadOutcome:
         return load_ndjson_stream(cast(BinaryIO, _Prefixed(head, stream)), STDIN_NAME,
                                   files=[STDIN_NAME])
     out = LoadOutcome(files=[STDIN_NAME])
-    out.problems.append(_problem(
+    out.problems.append(mc000(
         STDIN_NAME, f"standard input is more than the {MAX_DOCUMENT_BYTES}-byte bound for one "
         "document and is not NDJSON; split it, or pipe an NDJSON catalog"))
     return out
@@ -284,16 +273,16 @@ def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = N
     if fmt == "ndjson":
         return load_ndjson_stream(io.BytesIO(data), name, path=path, files=[name])
     if len(data) > MAX_DOCUMENT_BYTES and fmt is not None:
-        out.problems.append(_problem(
+        out.problems.append(mc000(
             name, f"document is {len(data)} bytes, more than the {MAX_DOCUMENT_BYTES}-byte bound; "
             "split it"))
         return out
     text, err = decode(data)
     if err is not None or text is None:
-        out.problems.append(_found(name, err) if err else _problem(name, "cannot decode"))
+        out.problems.append(_found(name, err) if err else mc000(name, "cannot decode"))
         return out
     if not text.strip():
-        out.problems.append(_problem(name, EMPTY))
+        out.problems.append(mc000(name, EMPTY))
         return out
     if fmt is None:
         fmt = _sniff(text)
@@ -354,7 +343,7 @@ def load_ndjson_stream(f: BinaryIO, name: str, *, path: Path | None = None,
                 offset += len(more)
                 if not more or more.endswith(b"\n"):
                     break
-            out.problems.append(_problem(
+            out.problems.append(mc000(
                 name, f"line is longer than the {MAX_DOCUMENT_BYTES}-byte bound for one document",
                 lineno))
             continue
@@ -374,7 +363,7 @@ def load_ndjson_stream(f: BinaryIO, name: str, *, path: Path | None = None,
             text = stripped.decode("utf-8")
         except UnicodeDecodeError:
             _, err = decode(raw, start, lineno)
-            out.problems.append(_found(name, err) if err else _problem(name, "not UTF-8", lineno))
+            out.problems.append(_found(name, err) if err else mc000(name, "not UTF-8", lineno))
             continue
         doc, problem = parse_json_exact(text, line=lineno)
         if problem is not None:
@@ -382,7 +371,7 @@ def load_ndjson_stream(f: BinaryIO, name: str, *, path: Path | None = None,
         else:
             out.documents.append(LoadedDocument(name, lineno, doc, "ndjson", path))
     if not any_line:
-        out.problems.append(_problem(name, EMPTY))
+        out.problems.append(mc000(name, EMPTY))
     return out
 
 

@@ -1,13 +1,16 @@
 """The results of ``validate`` / ``verify`` (and ``analyze``, whose result extends
-:class:`Result`), apart from the code that fills them, and the questions a reporter asks of
-them.  :mod:`risutools.contract.validate` re-exports these names."""
+:class:`Result`), apart from the code that fills them: a light module, so that a command
+that only renders a result does not import the contract loaders and rules (MC001, the
+unreadable path that makes a run exit 2, comes from the light
+:mod:`risutools.contract.checks_load`).
+:mod:`risutools.contract.validate` re-exports these names."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from risutools.checks.registry import Check
-from risutools.contract.load_checks import could_not_read
+from risutools.contract.checks_load import mc001
 from risutools.findings import Finding, sorted_findings
 
 
@@ -69,7 +72,7 @@ class Result:
         }
 
     def could_not_run(self) -> bool:
-        return any(could_not_read(x) for x in self.file_findings)
+        return any(x.rule == mc001.id for x in self.file_findings)
 
     def exit_code(self, strict: bool | None = None) -> int:
         """0 no errors; 1 error findings (or warnings with ``strict``, default
@@ -86,7 +89,7 @@ class Result:
 
     def unreadable(self) -> list[Finding]:
         """The paths that could not be read at all (MC001), in order."""
-        return sorted_findings([x for x in self.file_findings if could_not_read(x)])
+        return sorted_findings([x for x in self.file_findings if x.rule == mc001.id])
 
     def verdict(self) -> tuple[str, str]:
         """``("ok" | "failed", why)``: the word the summary line starts with, and what

@@ -1,11 +1,14 @@
-"""The contract rules MC000-MC600, declared in the check registry (``risutools.checks``).
+"""The contract's document rules MC101-MC600 (and :data:`DOCUMENT_RULES`, which runs them
+with the schema check MC100 of :mod:`risutools.contract.schema` first).
 
 Every document rule is a small function ``rule(doc, cfg) -> iterator of (pointer, message)``
-decorated with ``@check(id, severity, scope, title)``; its docstring (summary, ``Why:``,
-``Fix:``) is its documentation.  Rules checked inside a larger pass (the loaders, the
-catalog pass, verify) are declared here with :func:`declare`.  The rules never assume the
-document is schema-valid: they read fields defensively and say nothing about a
-field that has the wrong type (MC100 already does).
+decorated with ``@check(id, severity, "document", title)``; its docstring (summary,
+``Why:``, ``Fix:``) is its documentation.  The rules never assume the document is
+schema-valid: they read fields defensively and say nothing about a field that has the wrong
+type (MC100 already does).  The contract's other checks live beside the pass that runs
+them: MC000/MC001 in :mod:`risutools.contract.checks_load` (the loaders), MC104/MC305 in
+:mod:`risutools.contract.checks_catalog` (``validate``'s catalog pass), MC202/MC203 in
+:mod:`risutools.contract.verify`.
 """
 
 from __future__ import annotations
@@ -16,52 +19,14 @@ from functools import cache
 from typing import Any
 
 from risutools.canonical import sha256_prefixed
-from risutools.checks.registry import Check, check, declare, registered_checks
-from risutools.contract.load_checks import mc000
+from risutools.checks.registry import Check, check, registered_checks
+from risutools.contract.activecode import find_active_code
+from risutools.contract.schema import mc100
 from risutools.findings import Finding, Severity
 from risutools.jsonlines import escape_pointer_token
+from risutools.resources import load_data_yaml
 from risutools.settings import lifecycle
 from risutools.settings.config import CAPABILITY_RE, Settings
-
-# --------------------------------------------------------------------------- declared here,
-# checked elsewhere (the loaders, the catalog pass in validate, verify)
-
-MC100 = declare(
-    "MC100", "error", "document", "schema",
-    summary="The document satisfies schemas/matrix-component-v1.schema.json (JSON Schema "
-    "2020-12); every schema error is listed with its JSON pointer.",
-    why="Every consumer of the catalog reads documents by the schema; a field of the wrong type "
-    "or name is lost or misread downstream.",
-    fix="Add the missing field, fix the type or enum value, or remove the unknown property "
-    "(extensions use an `x-` prefix).")
-MC104 = declare(
-    "MC104", "error", "catalog", "duplicate-id",
-    summary="Two documents in one catalog never share component_id + component_version.",
-    why="Approvals, transitions and replays name a component by id and version; two documents "
-    "with the same pair make every such reference ambiguous.",
-    fix="Bump component_version of one of them, or remove the copy.")
-MC202 = declare(
-    "MC202", "error", "verify", "source-digest",
-    summary="When the source file is at hand (source store), source_refs[].sha256 is the "
-    "SHA-256 of its bytes (`risutools verify`).",
-    why="The digest ties the document to the exact file it was projected from; a wrong digest "
-    "points reviewers at a different module.",
-    fix="Re-project from the right source file, or fix the digest.")
-MC203 = declare(
-    "MC203", "error", "verify", "replay-report",
-    summary="A replay report referenced in source_refs (source_id 'replay:...', source_version "
-    "'replay-report-v1') exists and its digest matches (`risutools verify`).",
-    why="replay_status and availability_verdict rest on that report; a missing or changed report "
-    "leaves them unsupported.",
-    fix="Re-run the replay and record the new report's digest, or restore the report file.")
-MC305 = declare(
-    "MC305", "error", "catalog", "recorded-transitions",
-    summary="A document past candidate ends a chain of recorded transitions (transitions.ndjson) "
-    "from candidate, each backed by a human approval record in approvals/.",
-    why="Review status is a human decision; a status edited by hand would promote a component "
-    "nobody approved.",
-    fix="Move the component only with `risutools promote` and an approval record; never edit "
-    "review_status by hand.")
 
 COMPONENT_TYPES = ("module", "preset", "character", "lorebook")
 KNOWN_SOURCE_KINDS = ("risu_attachment", "risu_json_export", "risu_realm")
@@ -75,8 +40,6 @@ DIGEST_RE = re.compile(r"sha256:[0-9a-f]{64}")  # used with fullmatch (no traili
 
 @cache
 def vocabulary() -> frozenset[str]:
-    from risutools.resources import load_data_yaml
-
     return frozenset(load_data_yaml("capabilities.yaml")["capabilities"])
 
 
@@ -553,9 +516,6 @@ def mc500(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
 
     Fix: Describe what the code does in a sentence instead of copying it.
     """
-    # imported here: its ~40 patterns are compiled only by the commands that check documents
-    from risutools.contract.activecode import find_active_code
-
     # Fast path: when the strings joined by newlines look like prose, each one does
     # (every pattern match inside one string is a match in the joined text, since
     # the detector's anchors behave at a newline as at a string's start or end).
@@ -611,17 +571,15 @@ def mc600(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
                "them in the curator notes (notes/<component_id>.yaml)")
 
 
-def _contract_rules() -> dict[str, Check]:
-    return {k: c for k, c in registered_checks().items() if c.family == mc000.family}
 
+#: the document rules by id, in id order: MC100 (the schema) first, then this module's
+DOCUMENT_CHECKS: dict[str, Check] = {
+    k: c for k, c in registered_checks().items()
+    if c.family == mc100.family and c.scope == "document"}
 
-#: every MC rule by id (the registry's contract family)
-RULES: dict[str, Check] = _contract_rules()
-RuleInfo = Check  # the name older callers import
-
-#: the document rules with a function of their own, in id order (MC100, the schema, runs apart)
+#: (id, function) of every document rule, in id order: what ``validate_document`` runs
 DOCUMENT_RULES: tuple[tuple[str, RuleFn], ...] = tuple(
-    (c.id, c.run) for c in RULES.values() if c.scope == "document" and c.run is not None)
+    (c.id, c.run) for c in DOCUMENT_CHECKS.values() if c.run is not None)
 
 
 def effective_severity(rule: str | Check, doc: Any, cfg: Settings) -> str:
@@ -633,7 +591,7 @@ def effective_severity(rule: str | Check, doc: Any, cfg: Settings) -> str:
         review = _get(doc, "provenance", "review_status")
         if review in lifecycle.NARRATIVE_REQUIRED:
             return "error" if cfg.severities.get(rule) != "off" else "off"
-    return cfg.severities.get(rule, RULES[rule].severity)
+    return cfg.severities.get(rule, DOCUMENT_CHECKS[rule].severity)
 
 
 def make_finding(rule: str | Check, severity: str, message: str, file: str | None,

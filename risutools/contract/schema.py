@@ -1,5 +1,9 @@
 """MC100: schema validation, with a compiled fast path and jsonschema for the error list.
 
+The check itself is :func:`mc100` (a document rule like those of
+:mod:`risutools.contract.rules`, which runs it first); :func:`schema_issues` lists the
+errors of a JSON object.
+
 The fast path is jsonschema-rs (a compiled JSON Schema 2020-12 validator): a document it
 finds valid is valid.  Anything else — a document it finds invalid, or one it cannot take
 (a string with an unpaired surrogate, an integer past 64 bits) — goes to ``jsonschema``,
@@ -13,12 +17,15 @@ out as Python reads them; a pattern with another class escape whose meaning coul
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
+from risutools.checks.registry import check
 from risutools.jsonlines import escape_pointer_token
 from risutools.jsontypes import json_type_name
+from risutools.resources import load_schema
+from risutools.settings.config import Settings
 
 Check = Callable[[Any], bool]
 
@@ -27,8 +34,6 @@ SCHEMA_NAME = "matrix-component-v1.schema.json"
 
 @cache
 def schema() -> dict[str, Any]:
-    from risutools.resources import load_schema
-
     return load_schema(SCHEMA_NAME)
 
 
@@ -184,3 +189,26 @@ def schema_issues(doc: Any) -> list[tuple[str, str]]:
         out.append((ptr, _message(err)))
     # a stable, de-duplicated order
     return sorted(set(out))
+
+
+def not_object_message(doc: Any) -> str:
+    """MC100's message for a document that is not a JSON object."""
+    return (f"the document is {json_type_name(doc)}, not a JSON object; write one "
+            "matrix-component-v1 object per file (or per NDJSON line)")
+
+
+@check("MC100", "error", "document", "schema")
+def mc100(doc: Any, cfg: Settings) -> Iterator[tuple[str, str]]:
+    """The document satisfies schemas/matrix-component-v1.schema.json (JSON Schema
+    2020-12); every schema error is listed with its JSON pointer.
+
+    Why: Every consumer of the catalog reads documents by the schema; a field of the wrong
+    type or name is lost or misread downstream.
+
+    Fix: Add the missing field, fix the type or enum value, or remove the unknown property
+    (extensions use an `x-` prefix).
+    """
+    if not isinstance(doc, dict):
+        yield ("", not_object_message(doc))  # the other rules read objects only
+        return
+    yield from schema_issues(doc)

@@ -23,7 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from risutools.canonical import sha256_prefixed
+from risutools.contract.loaders import load_bytes
+from risutools.safeio import FileRefused, read_regular
 from risutools.settings.lifecycle import action_for
+from risutools.values import MAX_DOCUMENT_BYTES, parse_json_text
 
 MAX_LOG_BYTES = 64 * 1024 * 1024  # transitions.ndjson is read whole
 
@@ -56,15 +59,12 @@ def find_catalog_root(start: Path, stop: Path | None = None) -> Path | None:
 def read_log(root: Path, only: str | None = None) -> CatalogLog:
     """The log; with ``only``, lines that do not contain that component id are skipped
     unparsed (a promotion reads one component's chain from a long log)."""
-    from risutools.values import parse_json_text
-
     log = CatalogLog(root)
     needle = only.encode("utf-8") if only is not None else None
     path = root / "transitions.ndjson"
     if not path.is_file():
         return log
     log.exists = True
-    from risutools.safeio import FileRefused, read_regular
 
     try:  # regular files only, bounded (see risutools.safeio)
         data = read_regular(path, MAX_LOG_BYTES)
@@ -107,10 +107,6 @@ def _approval_path(root: Path, name: str) -> Path | None:
 
 
 def _load_approval(path: Path) -> tuple[dict[str, Any] | None, str]:
-    from risutools.contract.loaders import load_bytes
-    from risutools.safeio import FileRefused, read_regular
-    from risutools.values import MAX_DOCUMENT_BYTES
-
     try:  # regular files only, bounded (see risutools.safeio)
         data = read_regular(path, MAX_DOCUMENT_BYTES)
     except FileRefused as exc:

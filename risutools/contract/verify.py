@@ -27,33 +27,22 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from risutools.canonical import hex_of
-from risutools.contract.loaders import LoadedDocument, display_path
-from risutools.contract.result import NO_STORE
-from risutools.contract.rules import (
-    MC100,
-    MC202,
-    MC203,
-    RULES,
-    digest_problem,
-    make_finding,
-    mc200,
-    mc201,
-)
-from risutools.contract.validate import (
-    DocumentInfo,
-    Result,
-    RuleFilter,
-    Verification,
-    _doc_hash,
-    load_all,
-    not_object_message,
-)
-from risutools.errors import Code
-from risutools.safeio import FileRefused, is_regular, open_regular, sha256_regular
+from risutools.canonical import hex_of, self_hash
+from risutools.checks.registry import Check, RuleFilter, check
+from risutools.contract.checks_load import mc001
+from risutools.contract.loaders import LoadedDocument, display_path, load_bytes
+from risutools.contract.result import NO_STORE, DocumentInfo, Result, Verification
+from risutools.contract.rules import digest_problem, make_finding, mc200, mc201
+from risutools.contract.schema import mc100, not_object_message
+from risutools.contract.transitions import find_catalog_root
+from risutools.contract.validate import doc_hash, load_all
+from risutools.errors import Code, ConfigError, FormatError
+from risutools.formats.charx import member_sha256
+from risutools.safeio import FileRefused, is_regular, open_regular, read_regular, sha256_regular
 from risutools.settings.config import Settings
+from risutools.values import MAX_DOCUMENT_BYTES
 
 CONTAINER_SUFFIXES = (".charx", ".zip", ".jpeg", ".jpg", ".png")
 #: the largest file (or ZIP member, inflated) verify hashes: 1 GiB
@@ -65,9 +54,6 @@ def _member_sha256(path: Path, member: str) -> str | None:
     (validated and bounded directory, stored/deflate only, a running inflate cap of
     ``MAX_SOURCE_BYTES`` and the ratio bound); None if the file is not a regular file, not
     a ZIP, lacks the member, or the member is past a bound."""
-    from risutools.errors import FormatError
-    from risutools.formats.charx import member_sha256
-
     try:
         with open_regular(path, limit=MAX_SOURCE_BYTES) as raw:
             return member_sha256(raw, member, MAX_SOURCE_BYTES)
@@ -157,13 +143,37 @@ def _fingerprints(store: SourceStore, path: Path, member: str | None) -> list[st
 
 
 @dataclass
-class _Ctx:
+class VerifyContext:
+    """What the verify checks share in one run: the source store (hashed once), the
+    configuration and the filter, whether a source not at hand is an error, the result
+    they record into, and each folder's catalog root (looked up once)."""
+
     store: SourceStore
     cfg: Settings
     flt: RuleFilter
     require: bool
     result: Result
     catalogs: dict[Path, Path | None] = field(default_factory=dict)
+
+
+class SourceRef(NamedTuple):
+    """One ``source_refs`` entry with a well-formed digest: the pointer of its digest, its
+    source_id, source_version and sha256."""
+
+    pointer: str
+    source_id: str
+    source_version: str
+    sha256: str
+
+    @property
+    def source(self) -> str:
+        """How the reference is named in a verification (``risu:174678332 module.risum``)."""
+        return f"{self.source_id} {self.source_version}"
+
+    @property
+    def is_replay(self) -> bool:
+        """A replay report (MC203), not a source file (MC202)."""
+        return self.source_id.startswith("replay:") or self.source_version == "replay-report-v1"
 
 
 def verify_paths(
@@ -186,39 +196,41 @@ def verify_paths(
     src = Path(sources_dir) if sources_dir is not None else \
         cfg.source_store(allow_outside=allow_config_sources_outside)
     if src is not None and not src.is_dir():
-        from risutools.errors import ConfigError
-
         raise ConfigError(Code.NO_SOURCE_STORE, "source store folder not found",
                           path=display_path(src))
     if src is None and require_sources:
-        from risutools.errors import ConfigError
-
         raise ConfigError(Code.NO_SOURCE_STORE, "--require-sources needs a source store (--sources "
                           "DIR or `sources:` in the configuration)", where="--require-sources")
     loaded = load_all(paths, cfg, skip_non_documents)
     result = Result("verify", files=loaded.files, skipped=loaded.skipped)
     result.file_findings = [f for f in loaded.problems if flt.keep(f.rule)]
-    ctx = _Ctx(SourceStore(src, content_scan), cfg, flt, require_sources, result)
+    ctx = VerifyContext(SourceStore(src, content_scan), cfg, flt, require_sources, result)
     for ld in loaded.documents:
-        info = DocumentInfo(ld.file, ld.line, None, None, _doc_hash(ld.doc))
-        doc = ld.doc
-        if isinstance(doc, dict):
-            cid, ver = doc.get("component_id"), doc.get("component_version")
-            info.component_id = cid if isinstance(cid, str) else None
-            info.component_version = ver if isinstance(ver, str) else None
-            for rule in (mc200, mc201):
-                for ptr, msg in rule(doc, cfg):
-                    _emit(ctx, info, ld, rule.id, "error", ptr, msg)
-            _verify_refs(ctx, info, ld)
-        else:
-            _emit(ctx, info, ld, MC100.id, "error", "", not_object_message(doc))
-        info.findings.sort(key=lambda f: f.sort_key())
-        result.documents.append(info)
+        result.documents.append(_verify_document(ctx, ld))
     return result
 
 
-def _emit(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, rule: str, severity: str,
-          pointer: str, message: str) -> None:
+def _verify_document(ctx: VerifyContext, ld: LoadedDocument) -> DocumentInfo:
+    """MC200/MC201 (errors here: a digest is what verify checks) and MC202/MC203 for one
+    document; MC100 when it is not a JSON object."""
+    info = DocumentInfo(ld.file, ld.line, None, None, doc_hash(ld.doc))
+    doc = ld.doc
+    if isinstance(doc, dict):
+        cid, ver = doc.get("component_id"), doc.get("component_version")
+        info.component_id = cid if isinstance(cid, str) else None
+        info.component_version = ver if isinstance(ver, str) else None
+        for rule in (mc200, mc201):
+            for ptr, msg in rule(doc, ctx.cfg):
+                _emit(ctx, info, ld, rule.id, "error", ptr, msg)
+        verify_refs(ctx, info, ld)
+    else:
+        _emit(ctx, info, ld, mc100.id, "error", "", not_object_message(doc))
+    info.findings.sort(key=lambda f: f.sort_key())
+    return info
+
+
+def _emit(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, rule: str,
+          severity: str, pointer: str, message: str) -> None:
     if not ctx.flt.keep(rule):
         return
     configured = ctx.cfg.severities.get(rule)
@@ -230,9 +242,7 @@ def _emit(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, rule: str, severity
                                       ld.line_of(pointer), pointer))
 
 
-def _catalog_root(ctx: _Ctx, ld: LoadedDocument) -> Path | None:
-    from risutools.contract.transitions import find_catalog_root
-
+def _catalog_root(ctx: VerifyContext, ld: LoadedDocument) -> Path | None:
     start = ld.path.parent if ld.path is not None else Path.cwd()
     if start not in ctx.catalogs:
         root = find_catalog_root(start)
@@ -251,110 +261,145 @@ def _catalog_root(ctx: _Ctx, ld: LoadedDocument) -> Path | None:
     return ctx.catalogs[start]
 
 
-def _verify_refs(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument) -> None:
-    prov = ld.doc.get("provenance")
+def source_refs(doc: dict[str, Any]) -> list[SourceRef]:
+    """The ``source_refs`` entries of ``doc`` that can be verified: source_id,
+    source_version and sha256 strings, the digest well-formed (MC200 reports the others)."""
+    prov = doc.get("provenance")
     refs = prov.get("source_refs") if isinstance(prov, dict) else None
-    if not isinstance(refs, list):
-        return
-    for i, ref in enumerate(refs):
+    out: list[SourceRef] = []
+    for i, ref in enumerate(refs if isinstance(refs, list) else ()):
         if not isinstance(ref, dict):
             continue
         sid, sver, sha = ref.get("source_id"), ref.get("source_version"), ref.get("sha256")
-        if not (isinstance(sid, str) and isinstance(sver, str) and isinstance(sha, str)):
-            continue
-        if digest_problem(sha) is not None:
-            continue  # MC200 reported it
-        ptr = f"/provenance/source_refs/{i}/sha256"
-        if sid.startswith("replay:") or sver == "replay-report-v1":
-            _verify_replay(ctx, info, ld, ptr, sid, sver, sha)
+        if isinstance(sid, str) and isinstance(sver, str) and isinstance(sha, str) \
+                and digest_problem(sha) is None:
+            out.append(SourceRef(f"/provenance/source_refs/{i}/sha256", sid, sver, sha))
+    return out
+
+
+def verify_refs(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument) -> None:
+    """MC202 or MC203 for each source reference of one loaded document (a JSON object):
+    the outcome of each in ``ctx.result.verifications``, the findings in ``info``."""
+    for ref in source_refs(ld.doc):
+        if ref.is_replay:
+            mc203(ctx, info, ld, ref)
         else:
-            _verify_source(ctx, info, ld, ptr, sid, sver, sha)
+            mc202(ctx, info, ld, ref)
 
 
-def _record(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, rule: str, ptr: str,
-            source: str, status: str, detail: str, *, emit: bool = True) -> None:
+def _record(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, rule: Check,
+            ref: SourceRef, status: str, detail: str, *, emit: bool = True) -> None:
     ctx.result.verifications.append(
-        Verification(ld.file, ld.line, info.component_id, ptr, source, status, detail))
+        Verification(ld.file, ld.line, info.component_id, ref.pointer, ref.source, status,
+                     detail))
     if not emit:
         return
     if status == "mismatch":
-        _emit(ctx, info, ld, rule, RULES[rule].severity, ptr, detail)
+        _emit(ctx, info, ld, rule.id, rule.severity, ref.pointer, detail)
     elif status == "not_at_hand":
         sev = "error" if ctx.require else "warning"
-        _emit(ctx, info, ld, rule, sev, ptr, f"not verified: source not at hand ({detail}); put "
-              "the file in the source store (--sources) to verify it")
+        _emit(ctx, info, ld, rule.id, sev, ref.pointer, f"not verified: source not at hand "
+              f"({detail}); put the file in the source store (--sources) to verify it")
 
 
 def _rel(p: Path) -> str:
     return display_path(p)
 
 
-def _verify_source(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, ptr: str,
-                   sid: str, sver: str, sha: str) -> None:
-    want = hex_of(sha)
-    source = f"{sid} {sver}"
-    cid = info.component_id
-    if sver == "notes.yaml" and cid is not None and "/" not in cid and "\\" not in cid \
-            and not cid.startswith("."):  # (an id never names a path outside notes/)
-        root = _catalog_root(ctx, ld)
-        if root is not None:
-            note = root / "notes" / f"{info.component_id}.yaml"
-            if note.exists() or note.is_symlink():
-                got = ctx.store.sha256(note)
-                if got is None:
-                    from risutools.safeio import open_regular
+# --------------------------------------------------------------------------- MC202
 
-                    try:
-                        open_regular(note, limit=MAX_SOURCE_BYTES).close()
-                        why = "cannot be read"
-                    except FileRefused as exc:
-                        why = exc.why
-                    # could not run: MC001 (exit 2), and the reference stays unverified
-                    from risutools.contract.loaders import _unreadable
 
-                    ctx.result.file_findings.append(_unreadable(_rel(note), why))
-                    _record(ctx, info, ld, MC202.id, ptr, source, "not_at_hand",
-                            f"notes file {_rel(note)} {why}")
-                    return
-                if got == want:
-                    _record(ctx, info, ld, MC202.id, ptr, source, "verified", _rel(note))
-                else:
-                    _record(ctx, info, ld, MC202.id, ptr, source, "mismatch",
-                            f"notes file {_rel(note)} has sha256:{got}, the document says "
-                            f"{sha}; re-run the projection so the document picks up the notes")
-                return
-    if ctx.store.root is None:
+@check("MC202", "error", "verify", "source-digest")
+def mc202(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: SourceRef) -> None:
+    """When the source file is at hand (source store), source_refs[].sha256 is the SHA-256
+    of its bytes (`risutools verify`).
+
+    Why: The digest ties the document to the exact file it was projected from; a wrong
+    digest points reviewers at a different module.
+
+    Fix: Re-project from the right source file, or fix the digest.
+    """
+    note = _notes_file(ctx, info, ld) if ref.source_version == "notes.yaml" else None
+    if note is not None:
+        _verify_notes(ctx, info, ld, ref, note)
+        return
+    root = ctx.store.root
+    if root is None:
         # said once for the whole run (no_store_note), not once per document
-        _record(ctx, info, ld, MC202.id, ptr, source, "not_at_hand", f"{source}: {NO_STORE}",
+        _record(ctx, info, ld, mc202, ref, "not_at_hand", f"{ref.source}: {NO_STORE}",
                 emit=False)
         return
+    want = hex_of(ref.sha256)
+    sid, sver = ref.source_id, ref.source_version
     post = sid[len("risu:"):] if sid.startswith("risu:") else None
     member = sver.rpartition("!")[2] if "!" in sver else None
     # a notes file carries the post id of its module, not its name: match it by content only
     named = [] if sver == "notes.yaml" else ctx.store.by_name(post, sver)
     for cand in named:
         if want in _fingerprints(ctx.store, cand, member):
-            _record(ctx, info, ld, MC202.id, ptr, source, "verified", _rel(cand))
+            _record(ctx, info, ld, mc202, ref, "verified", _rel(cand))
             return
     hits = ctx.store.by_content(want)
     if hits:
-        _record(ctx, info, ld, MC202.id, ptr, source, "verified", _rel(hits[0]))
-        return
-    if named:
+        _record(ctx, info, ld, mc202, ref, "verified", _rel(hits[0]))
+    elif named:
         got = ctx.store.sha256(named[0])
-        _record(ctx, info, ld, MC202.id, ptr, source, "mismatch",
-                f"source file {_rel(named[0])} has sha256:{got}, the document says {sha}; "
-                "re-project from this file or fix the digest")
-        return
-    _record(ctx, info, ld, MC202.id, ptr, source, "not_at_hand",
-            f"{source}: no file in {_rel(ctx.store.root)} has this name or digest")
+        _record(ctx, info, ld, mc202, ref, "mismatch",
+                f"source file {_rel(named[0])} has sha256:{got}, the document says "
+                f"{ref.sha256}; re-project from this file or fix the digest")
+    else:
+        _record(ctx, info, ld, mc202, ref, "not_at_hand",
+                f"{ref.source}: no file in {_rel(root)} has this name or digest")
 
 
-def _verify_replay(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, ptr: str,
-                   sid: str, sver: str, sha: str) -> None:
-    want = hex_of(sha)
-    source = f"{sid} {sver}"
-    fixture = sid[len("replay:"):] if sid.startswith("replay:") else ""
+def _notes_file(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument) -> Path | None:
+    """The curator notes ``notes/<component_id>.yaml`` of the document's catalog, when
+    there is such an entry (a file, or a link whatever it points at)."""
+    cid = info.component_id
+    if cid is None or "/" in cid or "\\" in cid or cid.startswith("."):
+        return None  # (an id never names a path outside notes/)
+    root = _catalog_root(ctx, ld)
+    if root is None:
+        return None
+    note = root / "notes" / f"{cid}.yaml"
+    return note if note.exists() or note.is_symlink() else None
+
+
+def _verify_notes(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument,
+                  ref: SourceRef, note: Path) -> None:
+    got = ctx.store.sha256(note)
+    if got is None:
+        try:
+            open_regular(note, limit=MAX_SOURCE_BYTES).close()
+            why = "cannot be read"
+        except FileRefused as exc:
+            why = exc.why
+        # could not run: MC001 (exit 2), and the reference stays unverified
+        ctx.result.file_findings.append(mc001(_rel(note), why))
+        _record(ctx, info, ld, mc202, ref, "not_at_hand", f"notes file {_rel(note)} {why}")
+    elif got == hex_of(ref.sha256):
+        _record(ctx, info, ld, mc202, ref, "verified", _rel(note))
+    else:
+        _record(ctx, info, ld, mc202, ref, "mismatch",
+                f"notes file {_rel(note)} has sha256:{got}, the document says {ref.sha256}; "
+                "re-run the projection so the document picks up the notes")
+
+
+# --------------------------------------------------------------------------- MC203
+
+
+@check("MC203", "error", "verify", "replay-report")
+def mc203(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: SourceRef) -> None:
+    """A replay report referenced in source_refs (source_id 'replay:...', source_version
+    'replay-report-v1') exists and its digest matches (`risutools verify`).
+
+    Why: replay_status and availability_verdict rest on that report; a missing or changed
+    report leaves them unsupported.
+
+    Fix: Re-run the replay and record the new report's digest, or restore the report file.
+    """
+    want = hex_of(ref.sha256)
+    fixture = ref.source_id[len("replay:"):] if ref.source_id.startswith("replay:") else ""
     root = _catalog_root(ctx, ld)
     replays = root / "replays" if root is not None else None
     local = SourceStore(replays) if replays is not None and replays.is_dir() else None
@@ -367,38 +412,38 @@ def _verify_replay(ctx: _Ctx, info: DocumentInfo, ld: LoadedDocument, ptr: str,
     if found is None and ctx.store.root is not None:
         hits = ctx.store.by_content(want)
         found = hits[0] if hits else None
-    if found is not None:
-        problem = _report_self_check(found, info.component_id)
-        if problem:
-            _record(ctx, info, ld, MC203.id, ptr, source, "mismatch",
-                    f"replay report {_rel(found)}: {problem}")
-        else:
-            _record(ctx, info, ld, MC203.id, ptr, source, "verified", _rel(found))
+    if found is None:
+        _report_missing(ctx, info, ld, ref, local, named)
         return
+    problem = _report_self_check(found, info.component_id)
+    if problem:
+        _record(ctx, info, ld, mc203, ref, "mismatch", f"replay report {_rel(found)}: {problem}")
+    else:
+        _record(ctx, info, ld, mc203, ref, "verified", _rel(found))
+
+
+def _report_missing(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument,
+                    ref: SourceRef, local: SourceStore | None, named: list[Path]) -> None:
+    """No file has the report's digest: one named like it, the catalog's replays/, or
+    neither."""
     if named:
         got = local.sha256(named[0]) if local is not None else None
-        _record(ctx, info, ld, MC203.id, ptr, source, "mismatch",
-                f"replay report {_rel(named[0])} has sha256:{got}, the document says {sha}; "
-                "re-run the replay and record the new report")
-        return
-    if local is not None:
-        _record(ctx, info, ld, MC203.id, ptr, source, "mismatch",
-                f"the replay report {source} is not in {_rel(local.root or Path('.'))} (no file "
-                "has its digest); restore it or re-run the replay")
-        return
-    _record(ctx, info, ld, MC203.id, ptr, source, "not_at_hand",
-            f"{source}: no replays/ folder in the catalog and not in the source store")
+        _record(ctx, info, ld, mc203, ref, "mismatch",
+                f"replay report {_rel(named[0])} has sha256:{got}, the document says "
+                f"{ref.sha256}; re-run the replay and record the new report")
+    elif local is not None:
+        _record(ctx, info, ld, mc203, ref, "mismatch",
+                f"the replay report {ref.source} is not in {_rel(local.root or Path('.'))} (no "
+                "file has its digest); restore it or re-run the replay")
+    else:
+        _record(ctx, info, ld, mc203, ref, "not_at_hand",
+                f"{ref.source}: no replays/ folder in the catalog and not in the source store")
 
 
 def _report_self_check(path: Path, component_id: str | None) -> str | None:
     """A JSON report's own ``report_sha256`` and component id, when it has them."""
     if path.suffix.lower() != ".json":
         return None
-    from risutools.canonical import self_hash
-    from risutools.contract.loaders import load_bytes
-    from risutools.safeio import read_regular
-    from risutools.values import MAX_DOCUMENT_BYTES
-
     try:
         out = load_bytes(read_regular(path, MAX_DOCUMENT_BYTES), display_path(path), fmt="json")
     except FileRefused:

@@ -1,7 +1,16 @@
-"""The two checks of reading a document (scope ``load``): MC000, a file that cannot be parsed
-exactly as written, and MC001, a path that cannot be read at all (the run could not run:
-exit 2).  The loaders report them through these units; a result asks them whether the run
-could run.  Light on purpose: a reporter of results imports this and nothing heavier."""
+"""The checks of scope ``load``: MC000 (a file that cannot be read as a document) and MC001
+(a path that cannot be read at all).
+
+The readers below the contract decide: :mod:`risutools.values` refuses text that is not an
+exact JSON/YAML value (a neutral :class:`~risutools.values.Problem`: why, line, pointer),
+:mod:`risutools.safeio` refuses a path that is not a regular file or cannot be read (a
+:class:`~risutools.safeio.FileRefused`).  The loaders (:mod:`risutools.contract.loaders`)
+walk the paths and call these checks with each refusal (why, and where: line, pointer); each
+check makes its finding.
+Neither is ever filtered out by ``--select``/``--ignore`` (``RuleFilter``), and MC001 makes
+the run exit 2 ("could not run").  A light module: :mod:`risutools.contract.result` reads
+MC001's id from here without importing the loaders.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +19,7 @@ from risutools.findings import Finding
 
 
 @check("MC000", "error", "load", "unparsable-document")
-def mc000(file: str, why: str, line: int | None = None, pointer: str = "") -> Finding:
+def mc000(file: str | None, why: str, line: int | None = None, pointer: str = "") -> Finding:
     """The file is a readable JSON, YAML or NDJSON document (UTF-8, no duplicate keys, no
     NaN/Infinity, no YAML aliases or non-JSON tags, within the size and depth bounds).
 
@@ -23,7 +32,7 @@ def mc000(file: str, why: str, line: int | None = None, pointer: str = "") -> Fi
 
 
 @check("MC001", "error", "load", "unreadable-path")
-def mc001(file: str, why: str) -> Finding:
+def mc001(file: str | None, why: str) -> Finding:
     """The path given can be read (exists, is permitted).
 
     Why: A path that cannot be read was not checked, so the run cannot pass.
@@ -31,8 +40,3 @@ def mc001(file: str, why: str) -> Finding:
     Fix: Check the path and its permissions; risutools exits 2 for these.
     """
     return Finding(mc001.id, "error", why, file=file)
-
-
-def could_not_read(f: Finding) -> bool:
-    """Whether ``f`` says a path could not be read at all (MC001: the run could not run)."""
-    return f.rule == mc001.id
