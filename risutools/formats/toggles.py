@@ -142,7 +142,7 @@ def _note(noted: list[Any], what: Any) -> None:
 
 def _header_group(line: str, group: str | None) -> str | None:
     """The open group after a ``==...`` line: ``==Group==``, ``==group=G``, ``==groupEnd``."""
-    words = [w for w in map(str.strip, line.split("=")) if w]
+    words = [w.strip() for w in line.split("=") if w.strip()]
     head = words[0].lower() if words else ""
     if head in _GROUP_END:
         return None
