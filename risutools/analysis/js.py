@@ -58,6 +58,9 @@ JS_NOTABLE: dict[str, str] = {
     "cookie": "storage", "innerHTML": "dom", "outerHTML": "dom", "insertAdjacentHTML": "dom",
     "addRisuEventHandler": "risu", "risuFetch": "network",
 }
+#: the notable names that build code at run time (RA502), and those that use the network (RA503)
+DYNAMIC_CODE = frozenset(n for n, why in JS_NOTABLE.items() if why == "dynamic code")
+NETWORK = frozenset(n for n, why in JS_NOTABLE.items() if why == "network")
 
 
 @dataclass

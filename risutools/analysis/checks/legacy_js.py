@@ -1,0 +1,61 @@
+"""RA5xx: legacy custom JavaScript (``cjs``): its presence, code it builds at run time, the
+network it uses (:func:`~risutools.analysis.js.scan_js` finds the names)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from risutools.analysis.js import DYNAMIC_CODE, NETWORK
+from risutools.analysis.seen import Hit, Seen
+from risutools.checks.registry import check
+
+
+@check("RA501", "warning", "module", "legacy-js")
+def ra501(seen: Seen) -> Iterator[Hit]:
+    """Legacy custom JavaScript (`cjs`) is present (size given).
+
+    Why: Legacy JS runs with the client's privileges and is not part of the Lua sandbox.
+
+    Fix: Port the behaviour to Lua triggers.
+    """
+    js = seen.legacy_js
+    if js is not None:
+        yield Hit(js.at, f"carries legacy custom JavaScript ({js.size} characters)", "cjs")
+
+
+@check("RA502", "warning", "module", "legacy-js-dynamic")
+def ra502(seen: Seen) -> Iterator[Hit]:
+    """Legacy JS builds code at run time (`eval`, `Function`, `import`).
+
+    Why: Code built at run time cannot be reviewed.
+
+    Fix: Remove eval, Function and import from the script.
+    """
+    js = seen.legacy_js
+    if js is None:
+        return
+    names = js.scan.names
+    dyn = sorted(n for n in names if n in DYNAMIC_CODE)
+    if dyn:
+        yield Hit(js.at, f"legacy JavaScript builds code at run time ({', '.join(dyn)})",
+                  f"cjs line {names[dyn[0]][0]}")
+
+
+@check("RA503", "warning", "module", "legacy-js-network")
+def ra503(seen: Seen) -> Iterator[Hit]:
+    """Legacy JS uses the network (`fetch`, `XMLHttpRequest`, `WebSocket`, ...).
+
+    Why: Client-side network access can send chat content anywhere.
+
+    Fix: Remove the network calls, or justify them in the curator notes.
+    """
+    js = seen.legacy_js
+    if js is None:
+        return
+    names = js.scan.names
+    netn = sorted(n for n in names if n in NETWORK)
+    if netn:
+        hosts = sorted({h for h, _ in js.scan.url_hosts})
+        yield Hit(js.at, f"legacy JavaScript uses the network ({', '.join(netn)})"
+                  + (f"; literal hosts: {', '.join(hosts[:10])}" if hosts else ""),
+                  f"cjs line {names[netn[0]][0]}")
