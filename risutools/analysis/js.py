@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from risutools.analysis.lua import LineIndex, match_windowed
+from risutools.analysis.lualex import LineIndex, match_windowed
 
 _MASTER = re.compile(
     r"""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from risutools.analysis.lua import (
+from risutools.analysis.lualex import (
     KEYWORDS,
     NAME,
     NUM,

@@ -14,8 +14,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from risutools.analysis.lorecode import LOADERS, lore_flow, lore_reads
-from risutools.analysis.lua import NAME, OP, Call, LineIndex, LuaScan, iter_tokens, scan_lua
+from risutools.analysis.lua import Call, LuaScan, scan_lua
 from risutools.analysis.luaapi import lua_api
+from risutools.analysis.lualex import NAME, OP, LineIndex, iter_tokens
 from risutools.analysis.model import LISTEN_EDIT_HOOKS
 from risutools.analysis.seen import (
     LISTENER,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from risutools.analysis.cbs import CbsTag, scan_cbs, scan_html
-from risutools.analysis.lua import LineIndex
+from risutools.analysis.lualex import LineIndex
 from risutools.analysis.seen import HtmlSeen, Seen
 
 CBS_STATE: dict[str, tuple[str, str]] = {
