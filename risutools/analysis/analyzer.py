@@ -10,17 +10,17 @@ reported (RA801); code that does not lex is read as far as it goes and reported 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from functools import cache
 from typing import Any
 
 from risutools.analysis.checks import module_checks
 from risutools.analysis.datatables import data_table
 from risutools.analysis.model import Analysis, Capability, Fact
-from risutools.analysis.seen import Seen
+from risutools.analysis.seen import Hit, Seen, event_read_by
 from risutools.analysis.walk import walk
 from risutools.analysis.walk_lua import KEEP_CALLS as _KEEP_CALLS  # noqa: F401 (bench reads it)
-from risutools.checks.registry import Check
-from risutools.findings import Finding, sorted_findings
+from risutools.findings import Finding, Severity, sorted_findings
 from risutools.formats.model import Module
 
 #: at most this many findings per module: the first ones in walk order (see seen.Hit)
@@ -33,27 +33,45 @@ def analyze(module: Module) -> Analysis:
     return _result(seen, _findings(seen))
 
 
+#: a module check as the analyser runs it: (its place in id order, id, default severity,
+#: its function)
+_Run = tuple[int, str, Severity, Callable[[Seen], Iterable[Hit]]]
+
+
 @cache
-def _checks() -> tuple[tuple[Check, Any], ...]:
-    """The module checks with their functions, in id order (the registry is read once)."""
-    return tuple((c, c.run) for c in module_checks())
+def _checks() -> tuple[tuple[str, tuple[_Run, ...]], ...]:
+    """The module checks in id order, grouped by the event they read (the registry is read
+    once)."""
+    by_event: dict[str, list[_Run]] = {}
+    for rank, c in enumerate(module_checks()):
+        if c.run is None:
+            raise ValueError(f"module check {c.id} has no function")
+        by_event.setdefault(event_read_by(c.run), []).append((rank, c.id, c.severity, c.run))
+    return tuple((event, tuple(runs)) for event, runs in by_event.items())
 
 
 def _findings(seen: Seen) -> list[Finding]:
-    """Every check's findings over ``seen``: at most MAX_FINDINGS, the first ones in walk
-    order (a check yields its hits in walk order, so no check gives more than that), sorted."""
-    found: list[tuple[int, Finding]] = []
-    for c, run in _checks():
-        start = len(found)
-        for hit in run(seen):
-            found.append((hit.at, Finding(c.id, hit.severity or c.severity, hit.message,
-                                          pointer=hit.pointer, evidence=hit.evidence)))
-            if len(found) - start >= MAX_FINDINGS:
-                break
+    """Every check's findings over ``seen`` (a check is called when the event it reads is
+    there): at most MAX_FINDINGS, the first ones in walk order (a check yields its hits in
+    walk order, so no check gives more than that), sorted."""
+    events = vars(seen)
+    found: list[tuple[int, int, Finding]] = []
+    for event, runs in _checks():
+        if not events.get(event):
+            continue
+        for rank, cid, severity, run in runs:
+            for n, hit in enumerate(run(seen), 1):
+                found.append((hit.at, rank, Finding(
+                    cid, hit.severity or severity, hit.message, pointer=hit.pointer,
+                    evidence=hit.evidence)))
+                if n >= MAX_FINDINGS:
+                    break
+    if not found:
+        return []
     if len(found) > MAX_FINDINGS:
-        found.sort(key=lambda pair: pair[0])  # stable: checks in id order within one step
+        found.sort(key=lambda t: (t[0], t[1]))  # walk order; in one step, id order
         del found[MAX_FINDINGS:]
-    return sorted_findings([f for _, f in found])
+    return sorted_findings([f for _, _, f in found])
 
 
 def vocabulary() -> dict[str, dict[str, Any]]:
@@ -89,8 +107,7 @@ def _result(s: Seen, findings: list[Finding]) -> Analysis:
     """The :class:`Analysis` of what the walk recorded (sorted, deterministic)."""
     requires, provides, order = _capabilities(s)
     hooks = [s.hooks[n] for n in sorted(s.hooks, key=lambda n: (order.get(n, 10**6), n))]
-    tp = s.toggles.parse if s.toggles is not None else None
-    toggles = list(tp.toggles) if tp is not None else []
+    toggles = list(s.declared_toggles)
     counts = dict(s.counts)
     counts["toggles"] = len(toggles)
     for k in ("lorebook", "regex", "triggers", "assets", "lua_bytes", "cjs_bytes", "cbs_tags"):

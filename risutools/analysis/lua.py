@@ -315,79 +315,87 @@ class _Scanner:
         self.depth = 0
 
     def run(self) -> LuaScan:
-        text = self.text
+        """Feed every token to the steps, by kind of token (a number only ends a pending
+        name).  While the scanner is *quiet* (no assignment, constant, function header or
+        call arguments open; a name awaiting its next token and open listeners allowed) the
+        steps for those would do nothing and are left out (the other tokens go through
+        :meth:`busy_token`); while it is *idle* (quiet, no name pending, no listener open)
+        the skipper may pass over runs of tokens."""
         skipper = self.skipper
-        count = 0
         on_name = self.on_name
-        url_hosts = self.result.url_hosts
-        #: quiet: no assignment, constant, function header or call arguments open (a name
-        #: awaiting its next token and open listeners allowed); then the steps for those
-        #: are no-ops and the short path below reads the token.  idle: quiet, with no name
-        #: pending and no listener open (the skipper may pass over runs)
+        count = 0
         quiet = True
-        listeners = self.listeners  # changed in place, never replaced
-        for kind, s, _e, value, b0, b1 in iter_tokens(text, self.raw_errors, skipper):
+        for kind, s, _e, value, b0, b1 in iter_tokens(self.text, self.raw_errors, skipper):
             count += 1
             if skipper is not None and skipper.last is not None:
                 self.after_skip(skipper.last)
                 skipper.last = None
-            if quiet:
-                if listeners and kind == OP and value in _BRACKETS:
-                    self.on_listener_bracket(value)
-                if self.pend is not None:
-                    if kind == STR or (kind == OP and value in _AFTER_NAME):
-                        self.on_after_name(kind, value, s, b0, b1)
-                    else:  # anything else after a name: not a call, lookup or assignment
-                        self.pend = None
-                if kind == NAME and value is not None:
-                    on_name(value, s)
-                elif kind == STR and len(url_hosts) < 1000 and (
-                        value is not None or _may_hold_url(text, b0, b1)):
-                    self.on_string(value, s, b0, b1)
-                # (an assignment target is only set here by "=", and a function name only
-                # by a name: the two resets of the full path are no-ops)
-                self.prev2_kind, self.prev2_val = self.prev_kind, self.prev_val
-                self.prev_kind, self.prev_val = kind, value or ""
-                quiet = (not self.params_state and self.assign_target is None
-                         and not self.collectors and not self.in_funcname
-                         and self.const_pending is None)
-                if skipper is not None:
-                    skipper.idle = quiet and self.pend is None and not listeners
-                continue
-            if self.const_pending is not None:
-                self.on_constant_end(kind, value, s)
-            if self.assign_target is not None and kind == STR and self.prev_val == "=" \
-                    and self.prev_kind == OP:
-                self.on_constant_start(value, b0, b1)
-            if self.collectors:
-                self.on_argument_token(kind, value, b0, b1)
-            if self.listeners and kind == OP and value in _BRACKETS:
-                self.on_listener_bracket(value)
-            if self.pend is not None:
-                if kind == STR or (kind == OP and value in _AFTER_NAME):
-                    self.on_after_name(kind, value, s, b0, b1)
-                else:  # anything else after a name: not a call, lookup or assignment
-                    self.pend = None
-            if self.params_state:
-                self.on_parameter_token(kind, value, s)
-            if kind == NAME and value is not None:
-                on_name(value, s)
-            elif kind == STR and len(url_hosts) < 1000 and (
-                    value is not None or _may_hold_url(text, b0, b1)):
-                self.on_string(value, s, b0, b1)
-            if self.in_funcname and not (kind == NAME or (kind == OP and value in (".", ":"))):
-                self.in_funcname = False
-            if self.assign_target is not None and not (kind == OP and value == "="):
-                self.assign_target = None
+            if not quiet:
+                self.busy_token(kind, value, s, b0, b1)
+            elif kind == NAME:  # the token's own steps (the same in busy_token)
+                on_name(value or "", s)
+            elif kind == OP:
+                if self.pend is not None or value in _BRACKETS:
+                    self.on_operator(value, s)
+            elif kind == STR:
+                self.on_string_token(value, s, b0, b1)
+            else:  # a number after a name: not a call, lookup or assignment
+                self.pend = None
             self.prev2_kind, self.prev2_val = self.prev_kind, self.prev_val
             self.prev_kind, self.prev_val = kind, value or ""
             quiet = (not self.params_state and self.assign_target is None
                      and not self.collectors and not self.in_funcname
                      and self.const_pending is None)
             if skipper is not None:
-                skipper.idle = quiet and self.pend is None and not listeners
+                skipper.idle = quiet and self.pend is None and not self.listeners
         self.result.tokens = count
         return self.finish()
+
+    def busy_token(self, kind: int, value: str | None, s: int, b0: int, b1: int) -> None:
+        """A token while something is open: the end of a constant, its start (a string right
+        after ``name =``), call arguments, a function's parameters; then the token's own
+        steps (as in :meth:`run`); then a function's name ends at anything but a name,
+        ``.`` or ``:``, an assignment target at anything but ``=``."""
+        if self.const_pending is not None:
+            self.on_constant_end(kind, value, s)
+        if kind == STR and self.assign_target is not None:
+            self.on_assigned_string(value, b0, b1)
+        if self.collectors:
+            self.on_argument_token(kind, value, b0, b1)
+        if self.params_state:
+            self.on_parameter_token(kind, value, s)
+        if kind == NAME:
+            self.on_name(value or "", s)
+        elif kind == OP:
+            if self.pend is not None or value in _BRACKETS:
+                self.on_operator(value, s)
+        elif kind == STR:
+            self.on_string_token(value, s, b0, b1)
+        else:
+            self.pend = None
+        if self.in_funcname and not (kind == NAME or (kind == OP and value in (".", ":"))):
+            self.in_funcname = False
+        if self.assign_target is not None and not (kind == OP and value == "="):
+            self.assign_target = None
+
+    def on_operator(self, value: str | None, s: int) -> None:
+        """A bracket (counted while a listener is open), or an operator after a pending name
+        (``(``, ``{``, ``[`` or ``=``: see :meth:`on_after_name`)."""
+        if self.listeners and value in _BRACKETS:
+            self.on_listener_bracket(value)
+        if self.pend is not None:
+            if value in _AFTER_NAME:
+                self.on_after_name(OP, value, s, -1, -1)
+            else:  # anything else after a name: not a call, lookup or assignment
+                self.pend = None
+
+    def on_string_token(self, value: str | None, s: int, b0: int, b1: int) -> None:
+        """A string: the argument of a pending name (``f "x"``), and URL hosts."""
+        if self.pend is not None:
+            self.on_after_name(STR, value, s, b0, b1)
+        if len(self.result.url_hosts) < 1000 and (
+                value is not None or _may_hold_url(self.text, b0, b1)):
+            self.on_string(value, s, b0, b1)
 
     def after_skip(self, last: str) -> None:
         """Tokens were passed over: the previous token is the last of them (its kind read
@@ -431,8 +439,11 @@ class _Scanner:
             self.keep_constant(cname, cval, s)
         self.const_pending = None
 
-    def on_constant_start(self, value: str | None, b0: int, b1: int) -> None:
-        """A string right after ``name =``: a constant if nothing follows it."""
+    def on_assigned_string(self, value: str | None, b0: int, b1: int) -> None:
+        """A string while an assignment target is open: right after ``name =``, a constant
+        if nothing follows it."""
+        if not (self.prev_kind == OP and self.prev_val == "="):
+            return
         text = self.text
         name = self.assign_target[0]  # type: ignore[index]
         if b1 - b0 > _MAX_NAME_CONSTANT and not _may_hold_url(text, b0, b1):
@@ -479,43 +490,52 @@ class _Scanner:
                 self.listeners.pop()
 
     def on_after_name(self, kind: int, value: str | None, s: int, b0: int, b1: int) -> None:
-        """The token after a name: a call (``(``, a string, ``{``), ``_ENV[``/``_G[``, or
-        ``name =`` (which may define a function or a constant)."""
+        """The token after a name (a string, or an operator): a call (``(``, a string,
+        ``{``), ``_ENV[``/``_G[``, or ``name =`` (which may define a function or a
+        constant)."""
         pname, pstart, pq, pbase = self.pend  # type: ignore[misc]
         self.pend = None
-        calls = self.result.calls
-        if kind == STR or (kind == OP and value in ("(", "{")):
-            if (self.keep is not None and pname not in self.keep) \
-                    or not self.room("calls", len(calls), pstart):
-                return
-            line = self.lines.line(pstart)
-            if kind == STR:
-                literal = value if value is not None else decode_lua_string(self.text, b0, b1)
-                calls.append(Call(pname, line, pq, pbase, [Arg(literal=literal)], "string"))
-            elif value == "{":
-                calls.append(Call(pname, line, pq, pbase, [], "table"))
-            else:
-                call = Call(pname, line, pq, pbase)
-                calls.append(call)
-                need = ARG_CALLS.get(pname, 0)
-                if need and len(self.collectors) < _MAX_OPEN_COLLECTORS:
-                    self.collectors.append(_Collector(call, need))
-            if self.listeners:
-                calls[-1].in_listener = True
-            if pname == "listenEdit" and not pq and value == "(" \
-                    and len(self.listeners) < _MAX_OPEN_COLLECTORS:
-                self.depth += 1
-                self.listeners.append(self.depth)
-        elif kind == OP and value == "[" and not pq and pname in ("_ENV", "_G"):
+        if kind == STR or value in ("(", "{"):
+            self.on_call(pname, pstart, pq, pbase, kind, value, b0, b1)
+        elif value == "[" and not pq and pname in ("_ENV", "_G"):
             dyn = self.result.dynamic_index
             if self.room("dynamic lookups", len(dyn), pstart):
                 dyn.append((pname, self.lines.line(pstart)))
-        elif kind == OP and value == "=" and not pq:
+        elif value == "=" and not pq:
             self.assign_target = (pname, pstart)
+
+    def on_call(self, pname: str, pstart: int, pq: str, pbase: str, kind: int,
+                value: str | None, b0: int, b1: int) -> None:
+        """A call of ``pname`` (kept when it is one the scanner keeps): its literal argument
+        (``f "x"``), or the arguments to follow (``f(``); a ``listenEdit(`` opens a
+        listener."""
+        calls = self.result.calls
+        if (self.keep is not None and pname not in self.keep) \
+                or not self.room("calls", len(calls), pstart):
+            return
+        line = self.lines.line(pstart)
+        if kind == STR:
+            literal = value if value is not None else decode_lua_string(self.text, b0, b1)
+            calls.append(Call(pname, line, pq, pbase, [Arg(literal=literal)], "string"))
+        elif value == "{":
+            calls.append(Call(pname, line, pq, pbase, [], "table"))
+        else:
+            call = Call(pname, line, pq, pbase)
+            calls.append(call)
+            need = ARG_CALLS.get(pname, 0)
+            if need and len(self.collectors) < _MAX_OPEN_COLLECTORS:
+                self.collectors.append(_Collector(call, need))
+        if self.listeners:
+            calls[-1].in_listener = True
+        if pname == "listenEdit" and not pq and value == "(" \
+                and len(self.listeners) < _MAX_OPEN_COLLECTORS:
+            self.depth += 1
+            self.listeners.append(self.depth)
 
     def on_name(self, value: str, s: int) -> None:
         """A name: a keyword (``function`` starts a definition), the name of a function
-        being defined, or a name that may be called."""
+        being defined, or a name that may be called (a name pending before it was none)."""
+        self.pend = None
         defs = self.result.defs
         after_dot = self.prev_kind == OP and self.prev_val in (".", ":")
         if value in KEYWORDS:

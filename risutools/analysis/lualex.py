@@ -215,9 +215,9 @@ def iter_tokens(text: str, errors: list[tuple[int, str]],
     """Yield the tokens of ``text`` one at a time (see :data:`RawToken`); lexical errors
     go to ``errors`` as ``(offset, message)``.  Nothing is built per character.  With a
     ``skipper``, runs of tokens its reader does not need are passed over (see
-    :class:`Skipper`)."""
+    :class:`Skipper`).  Names and operators are read here; each other kind of token by a
+    function of its own."""
     match = _MASTER.match
-    find = text.find
     n = len(text)
     pos = 0
     other_reported = 0
@@ -238,49 +238,70 @@ def iter_tokens(text: str, errors: list[tuple[int, str]],
         elif group == _G_OP:
             yield OP, s, e, m.group(group), s, e
         elif group == _G_STR:
-            q = text[s]
-            b1 = match_windowed(_BODY[q], text, e, after_ws=True)
-            if b1 < n and text[b1] == q:
-                e = b1 + 1
-            else:
-                errors.append((s, "unterminated string literal (ends at the end of its line)"))
-                e = b1
-            yield STR, s, e, (None if find("\\", s + 1, b1) >= 0 else text[s + 1 : b1]), \
-                s + 1, b1
+            tok = _short_string(text, s, e, errors)
+            yield tok
+            e = tok[2]
         elif group == _G_NUM:
             yield NUM, s, e, m.group(group), s, e
         elif group == _G_COM:
-            lm = _LONG_OPEN.match(text, e)
-            if lm is not None:
-                close = "]" + lm.group(1) + "]"
-                j = find(close, lm.end())
-                if j < 0:
-                    errors.append((s, "unterminated long comment (runs to the end of the code)"))
-                    e = n
-                else:
-                    e = j + len(close)
-            else:
-                j = find("\n", e)
-                e = n if j < 0 else j
+            e = _comment_end(text, s, e, errors)
         elif group == _G_LBR:
-            level = e - s - 2
-            close = "]" + "=" * level + "]"
-            j = find(close, e)
-            body_start = e
-            if body_start < n and text[body_start] == "\n":
-                body_start += 1  # Lua skips a first newline
-            if j < 0:
-                errors.append((s, "unterminated long string (runs to the end of the code)"))
-                yield STR, s, n, text[body_start:n], body_start, n
-                e = n
-            else:
-                yield STR, s, j + len(close), text[body_start:j], body_start, j
-                e = j + len(close)
+            tok = _long_string(text, s, e, errors)
+            yield tok
+            e = tok[2]
         elif group == _G_END:
             break
         else:  # other
             if other_reported < 20:
-                ch = m.group(group)
-                errors.append((s, f"unexpected character U+{ord(ch[-1]) if ch else 0:04X}"))
+                errors.append((s, _unexpected(m.group(group))))
             other_reported += 1
         pos = e if e > pos else pos + 1
+
+
+def _short_string(text: str, s: int, e: int, errors: list[tuple[int, str]]) -> RawToken:
+    """The string whose quote is at ``s`` (its body starts at ``e``); unterminated, it ends
+    at the end of its line.  Its value is None when it holds escapes."""
+    q = text[s]
+    b1 = match_windowed(_BODY[q], text, e, after_ws=True)
+    if b1 < len(text) and text[b1] == q:
+        end = b1 + 1
+    else:
+        errors.append((s, "unterminated string literal (ends at the end of its line)"))
+        end = b1
+    return STR, s, end, (None if text.find("\\", s + 1, b1) >= 0 else text[s + 1 : b1]), \
+        s + 1, b1
+
+
+def _comment_end(text: str, s: int, e: int, errors: list[tuple[int, str]]) -> int:
+    """Where the comment whose ``--`` is at ``s`` (``e`` after it) ends: a long comment at
+    its closing bracket (unterminated: at the end of the text), a line comment at the end of
+    its line."""
+    lm = _LONG_OPEN.match(text, e)
+    if lm is not None:
+        close = "]" + lm.group(1) + "]"
+        j = text.find(close, lm.end())
+        if j < 0:
+            errors.append((s, "unterminated long comment (runs to the end of the code)"))
+            return len(text)
+        return j + len(close)
+    j = text.find("\n", e)
+    return len(text) if j < 0 else j
+
+
+def _long_string(text: str, s: int, e: int, errors: list[tuple[int, str]]) -> RawToken:
+    """The long string whose ``[=*[`` spans ``s``-``e``: up to its closing bracket
+    (unterminated: to the end of the text), a first newline not part of its value."""
+    n = len(text)
+    close = "]" + "=" * (e - s - 2) + "]"
+    j = text.find(close, e)
+    body_start = e
+    if body_start < n and text[body_start] == "\n":
+        body_start += 1  # Lua skips a first newline
+    if j < 0:
+        errors.append((s, "unterminated long string (runs to the end of the code)"))
+        return STR, s, n, text[body_start:n], body_start, n
+    return STR, s, j + len(close), text[body_start:j], body_start, j
+
+
+def _unexpected(ch: str) -> str:
+    return f"unexpected character U+{ord(ch[-1]) if ch else 0:04X}"

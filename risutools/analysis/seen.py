@@ -3,8 +3,10 @@
 The walk (:func:`risutools.analysis.walk.walk`) reads a module once, section by section, and
 records into one :class:`Seen`: facts (hooks, state keys, host calls ...: the
 :class:`~risutools.analysis.model.Analysis` is made of them) and events (a field of the wrong
-type, code that did not lex, a request to a host, a regex pattern checked ...).  The checks
+type, code that did not lex, a request to a host, a risky regex pattern ...).  The checks
 of scope ``module`` (:mod:`risutools.analysis.checks`) then read it and yield :class:`Hit`.
+A check names the event it reads with :func:`reads` (as bandit's ``@checks("Call")`` or
+sqlfluff's ``crawl_behaviour``): the analyser calls it only when the walk saw one.
 
 Every event carries ``at``, the walk's clock when it was seen (:meth:`Seen.tick`), and every
 hit the ``at`` of its cause: the analyser keeps at most ``MAX_FINDINGS`` findings, the first
@@ -13,8 +15,9 @@ ones in walk order, whatever order the checks run in.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from risutools.analysis.cbs import HtmlScan
 from risutools.analysis.js import JsScan
@@ -24,7 +27,7 @@ from risutools.analysis.model import Condition, Fact, StateKey
 from risutools.analysis.regexcheck import BacktrackRisk
 from risutools.findings import Severity
 from risutools.formats.model import Module
-from risutools.formats.toggles import ToggleParse
+from risutools.formats.toggles import Toggle, ToggleParse
 from risutools.jsontypes import json_type_name
 
 #: the "trigger" of code kept in lorebook entries (run by the module's triggers)
@@ -32,6 +35,31 @@ LOREBOOK_CODE = -1
 #: the "trigger" of a call inside an edit listener: RisuAI runs listeners without
 #: lowLevelAccess (runLuaEditTrigger), whatever the module or trigger asks for
 LISTENER = -2
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+#: a check's function -> the attribute of :class:`Seen` it reads (see :func:`reads`)
+_READS: dict[Callable[..., Any], str] = {}
+
+
+def reads(event: str) -> Callable[[_F], _F]:
+    """Declare the event a module check reads (an attribute of :class:`Seen`, empty or None
+    when the walk saw none): written under ``@check``, it lets the analyser call the check
+    only when there is something to read."""
+
+    def wrap(fn: _F) -> _F:
+        _READS[fn] = event
+        return fn
+
+    return wrap
+
+
+def event_read_by(fn: Callable[..., Any]) -> str:
+    """The attribute of :class:`Seen` that ``fn`` (a module check's function) reads."""
+    event = _READS.get(fn)
+    if event is None or event not in Seen.EVENTS:
+        raise ValueError(f"check function {fn.__name__} reads no event of Seen (@reads)")
+    return event
 
 
 class Hit(NamedTuple):
@@ -113,7 +141,7 @@ class RegexFlags(NamedTuple):
 
 
 class PatternChecked(NamedTuple):
-    """A regex pattern after the backtracking check: its risks, or why it was not checked
+    """A regex pattern the backtracking check found risks in, or could not check
     (``parse_error``: (why, offset); ``too_deep``: nested past Python's recursion limit)."""
 
     at: int
@@ -124,7 +152,7 @@ class PatternChecked(NamedTuple):
 
 
 class HtmlSeen(NamedTuple):
-    """One text RisuAI shows as HTML, scanned."""
+    """A text RisuAI shows as HTML, scanned, that holds script of some kind."""
 
     at: int
     where: str
@@ -159,7 +187,8 @@ class LegacyJs(NamedTuple):
 
 
 class TogglesSeen(NamedTuple):
-    """The toggle declarations, parsed (``field``: the field they were read from)."""
+    """The toggle declarations (a text that is not blank), parsed (``field``: the field they
+    were read from)."""
 
     at: int
     field: str
@@ -185,7 +214,7 @@ class UnusedField(NamedTuple):
 class Loads:
     """The dynamic loads of the module's Lua, sorted by where their code comes from."""
 
-    at: int = 0
+    at: int
     built: list[tuple[str, str]] = field(default_factory=list)  # (loader, evidence)
     literal: dict[str, list[str]] = field(default_factory=dict)  # loader -> evidence
     from_lore: list[tuple[str, str]] = field(default_factory=list)  # (loader, evidence)
@@ -197,9 +226,25 @@ class Loads:
 class Seen:
     """Everything the walk of one module recorded (see the module's docstring)."""
 
+    #: the events, the attributes a check may read (:func:`reads`)
+    EVENTS = frozenset({
+        "wrong_types", "code_not_text", "binary_code", "unlexed", "dynamic_lookups",
+        "unknown_listeners", "requests", "loads", "lorebook_code", "regex_types",
+        "regex_flags", "patterns", "script_html", "toggles", "legacy_js", "mcp",
+        "privileged_uses", "lla_asked", "assets", "anomalies", "unused"})
+    # the walk's clock, its marks and its single events: these defaults until it records one
+    clock = 0
+    lorebook_code_at = 0  # the clock after the lorebook (RA114)
+    lla_at = 0  # the clock at the lowLevelAccess step (RA101)
+    reads_lorebook_at_runtime = False
+    loads: Loads | None = None
+    toggles: TogglesSeen | None = None
+    legacy_js: LegacyJs | None = None
+    mcp: McpSeen | None = None
+    lla_asked: Spot | None = None  # where lowLevelAccess is asked for first
+
     def __init__(self, module: Module) -> None:
         self.module = module
-        self.clock = 0
         # -- facts (the Analysis is made of them) ------------------------------------------
         self.caps: dict[str, list[str]] = {}
         self.hooks: dict[str, Fact] = {}
@@ -215,12 +260,13 @@ class Seen:
         self.counts: dict[str, int] = {}
         self.trigger_types: list[str] = []
         self.trigger_lla: list[int] = []
-        self.lorebook_code: list[int] = []
+        self.lorebook_code: list[int] = []  # the entries read as Lua (also an event: RA114)
+        self.declared_toggles: list[Toggle] = []
         self.required_toggles: dict[str, Fact] = {}  # toggle keys read, declared elsewhere
         self.unused_fields: dict[str, Fact] = {}  # fields RisuAI never reads holding code
         # -- what later steps of the walk read ---------------------------------------------
-        self.privileged_uses: list[tuple[str, int | None, str]] = []  # (api, trigger, where)
-        self.reads_lorebook_at_runtime = False
+        #: (api, trigger, where); also an event (RA101)
+        self.privileged_uses: list[tuple[str, int | None, str]] = []
         self.pending_loads: list[tuple[str, Call, str]] = []  # (evidence, call, where)
         self.lua_sources: dict[str, str] = {}  # where -> Lua code (for lore_flow)
         self.risu_btn_seen: list[str] = []  # where risu-btn attributes are
@@ -232,16 +278,10 @@ class Seen:
         self.dynamic_lookups: list[DynamicLookup] = []
         self.unknown_listeners: list[Spot] = []
         self.requests: list[Request] = []
-        self.loads = Loads()
-        self.lorebook_code_at = 0
         self.regex_types: list[RegexType] = []
         self.regex_flags: list[RegexFlags] = []
         self.patterns: list[PatternChecked] = []
-        self.html: list[HtmlSeen] = []
-        self.toggles: TogglesSeen | None = None
-        self.legacy_js: LegacyJs | None = None
-        self.mcp: McpSeen | None = None
-        self.lla_at = 0
+        self.script_html: list[HtmlSeen] = []
         self.assets: list[AssetSeen] = []
         self.anomalies: list[AnomalySeen] = []
         self.unused: list[UnusedField] = []

@@ -29,6 +29,7 @@ from risutools.analysis.seen import (
     RegexFlags,
     RegexType,
     Seen,
+    Spot,
     TogglesSeen,
     UnusedField,
 )
@@ -300,7 +301,9 @@ def regex_script(s: Seen, i: int, r: dict[str, Any]) -> None:
     if pattern is not None and not isinstance(pattern, str):
         s.wrong_type(f"/regex/{i}/in", "a string", pattern)
     elif isinstance(pattern, str) and pattern:
-        s.patterns.append(check_pattern(s.tick(), pattern, letters, f"regex[{i}].in"))
+        checked = check_pattern(s.tick(), pattern, letters, f"regex[{i}].in")
+        if checked.risks or checked.parse_error or checked.too_deep:
+            s.patterns.append(checked)
     out = r.get("out")
     if out is not None and not isinstance(out, str):
         s.wrong_type(f"/regex/{i}/out", "a string", out)
@@ -378,8 +381,9 @@ def toggles(s: Seen) -> None:
         if isinstance(raw_toggles, str):
             toggle_field, toggle_text = "customPromptTemplateToggle", raw_toggles
     tp = parse_toggles(toggle_text)
-    s.toggles = TogglesSeen(s.tick(), toggle_field, tp)
+    s.declared_toggles = tp.toggles
     if toggle_text.strip():
+        s.toggles = TogglesSeen(s.tick(), toggle_field, tp)
         s.cap("ui.toggles", toggle_field)
     declared = {t.key for t in tp.toggles}
     for (scope, key), sk in sorted(s.state.items()):
@@ -430,8 +434,11 @@ def low_level_access(s: Seen) -> None:
     s.lla_at = s.tick()
     if s.module.low_level_access:
         s.cap("low_level_access", "lowLevelAccess")
+        s.lla_asked = Spot(s.lla_at, "lowLevelAccess")
     for i in s.trigger_lla:
         s.cap("low_level_access", f"trigger[{i}].lowLevelAccess")
+    if s.lla_asked is None and s.trigger_lla:
+        s.lla_asked = Spot(s.lla_at, f"trigger[{s.trigger_lla[0]}].lowLevelAccess")
 
 
 def structure(s: Seen) -> None:

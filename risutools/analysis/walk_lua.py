@@ -22,6 +22,7 @@ from risutools.analysis.seen import (
     LISTENER,
     CodeNotText,
     DynamicLookup,
+    Loads,
     Request,
     Seen,
     Spot,
@@ -211,8 +212,9 @@ def sort_loads(s: Seen) -> None:
     """Where the code of every load comes from (after every script was read): a literal
     (RA111), a lorebook read, followed back through the script (RA113), or built at run
     time (RA110)."""
-    loads = s.loads
-    loads.at = s.tick()
+    if not s.pending_loads:
+        return
+    loads = s.loads = Loads(s.tick())
     loads.code_entries = ", ".join(f"lorebook[{i}]" for i in s.lorebook_code[:8])
     flows = {where: lore_flow(s.lua_sources[where]) for where in
              sorted({w for _, c, w in s.pending_loads if c.name in LOADERS})}

@@ -62,10 +62,11 @@ def _cbs_tag(s: Seen, t: CbsTag, where: str) -> None:
 
 
 def read_html(s: Seen, text: str, where: str) -> None:
-    """HTML RisuAI shows: its scan (scripts, handlers, ``javascript:`` URLs: RA301-RA303),
-    its buttons and URL hosts."""
+    """HTML RisuAI shows: script in it (``<script>``, handlers, ``javascript:`` URLs:
+    RA301-RA303), its buttons and URL hosts."""
     scan = scan_html(text)
-    s.html.append(HtmlSeen(s.tick(), where, scan))
+    if scan.script_lines or scan.handler_lines or scan.js_url_lines:
+        s.script_html.append(HtmlSeen(s.tick(), where, scan))
     read_risu_buttons(s, text, where)
     for fn, line in scan.risu_triggers:
         ev = f"{where} line {line}"

@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from risutools.analysis.assets import OVERSIZED_ASSET_BYTES, compatible
-from risutools.analysis.seen import Hit, Seen
+from risutools.analysis.seen import Hit, Seen, reads
 from risutools.checks.registry import check
 
 
 @check("RA401", "warning", "module", "asset-type-mismatch")
+@reads("assets")
 def ra401(seen: Seen) -> Iterator[Hit]:
     """Asset bytes do not match the declared type (e.g. HTML saved as `.png`).
 
@@ -30,6 +31,7 @@ def ra401(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA402", "warning", "module", "asset-oversized")
+@reads("assets")
 def ra402(seen: Seen) -> Iterator[Hit]:
     """An asset is larger than 16 MiB (`OVERSIZED_ASSET_BYTES`).
 
@@ -44,6 +46,7 @@ def ra402(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA403", "warning", "module", "asset-frames")
+@reads("anomalies")
 def ra403(seen: Seen) -> Iterator[Hit]:
     """Asset frames are out of step with `module.assets` (reader anomaly `asset-*`).
 

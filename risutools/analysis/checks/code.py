@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from risutools.analysis.lorecode import show_pattern
-from risutools.analysis.seen import LISTENER, LOREBOOK_CODE, Hit, Seen
+from risutools.analysis.seen import LISTENER, LOREBOOK_CODE, Hit, Seen, reads
 from risutools.checks.registry import check
 from risutools.printable import quoted
 
 
 @check("RA101", "warning", "module", "privileged-without-lla")
+@reads("privileged_uses")
 def ra101(seen: Seen) -> Iterator[Hit]:
     """A privileged API is used without `lowLevelAccess` (module or that trigger), or inside a
     `listenEdit` callback (RisuAI runs edit listeners without it): RisuAI refuses it silently.
@@ -48,6 +49,7 @@ def ra101(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA102", "warning", "module", "lla-unused")
+@reads("lla_asked")
 def ra102(seen: Seen) -> Iterator[Hit]:
     """`lowLevelAccess` is requested but no privileged API is used (over-asking).
 
@@ -55,19 +57,20 @@ def ra102(seen: Seen) -> Iterator[Hit]:
 
     Fix: Turn lowLevelAccess off.
     """
-    module_lla = seen.module.low_level_access
-    if not (module_lla or seen.trigger_lla) or seen.privileged_uses:
+    asked, loads = seen.lla_asked, seen.loads
+    if asked is None or seen.privileged_uses:
         return
     # code built at run time (RA110, RA112, RA113) may be what needs it
-    unseen = bool(seen.loads.built or seen.dynamic_lookups or seen.loads.from_lore)
-    yield Hit(seen.lla_at, "asks for lowLevelAccess but uses no privileged API "
+    unseen = bool(seen.dynamic_lookups) or (loads is not None and bool(
+        loads.built or loads.from_lore))
+    yield Hit(asked.at, "asks for lowLevelAccess but uses no privileged API "
               + ("in the code this analysis can read; it also runs code built at run time, "
                  "which may need it" if unseen else "(over-asking); turn lowLevelAccess off"),
-              "lowLevelAccess" if module_lla
-              else f"trigger[{seen.trigger_lla[0]}].lowLevelAccess")
+              asked.evidence)
 
 
 @check("RA103", "warning", "module", "network-literal")
+@reads("requests")
 def ra103(seen: Seen) -> Iterator[Hit]:
     """A network `request` to a literal URL (the host is named).
 
@@ -82,6 +85,7 @@ def ra103(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA104", "warning", "module", "network-computed")
+@reads("requests")
 def ra104(seen: Seen) -> Iterator[Hit]:
     """A network `request` to an address computed at run time.
 
@@ -96,6 +100,7 @@ def ra104(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA105", "info", "module", "listen-edit-unknown")
+@reads("unknown_listeners")
 def ra105(seen: Seen) -> Iterator[Hit]:
     """`listenEdit` with an event name that is not a known literal.
 
@@ -109,6 +114,7 @@ def ra105(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA110", "warning", "module", "dynamic-load")
+@reads("loads")
 def ra110(seen: Seen) -> Iterator[Hit]:
     """`load`/`loadstring`/`require`/`dofile` of code built at run time (mentions lorebook reads
     when the module reads lorebooks).
@@ -119,6 +125,8 @@ def ra110(seen: Seen) -> Iterator[Hit]:
     Fix: Ship the code as written Lua instead of building it at run time.
     """
     loads = seen.loads
+    if loads is None:
+        return
     extra = ""
     if seen.lorebook_code:
         extra = ("; the module keeps Lua in its lorebook (analysed as code: "
@@ -132,6 +140,7 @@ def ra110(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA111", "info", "module", "dynamic-load-literal")
+@reads("loads")
 def ra111(seen: Seen) -> Iterator[Hit]:
     """A dynamic loader is called with a literal.
 
@@ -140,13 +149,17 @@ def ra111(seen: Seen) -> Iterator[Hit]:
 
     Fix: Inline the code, or note what the literal loads.
     """
-    for name, evs in sorted(seen.loads.literal.items()):
+    loads = seen.loads
+    if loads is None:
+        return
+    for name, evs in sorted(loads.literal.items()):
         stubs = "; a bundler's module stubs" if name == "require" and len(evs) > 1 else ""
-        yield Hit(seen.loads.at, f"{name} is called with a literal argument ({len(evs)} "
+        yield Hit(loads.at, f"{name} is called with a literal argument ({len(evs)} "
                   f"call{'s' if len(evs) != 1 else ''}{stubs})", evs[0])
 
 
 @check("RA112", "warning", "module", "dynamic-lookup")
+@reads("dynamic_lookups")
 def ra112(seen: Seen) -> Iterator[Hit]:
     """Dynamic name lookup: `_ENV[...]`, `_G[...]`, `rawget/rawset(_G, ...)`.
 
@@ -161,6 +174,7 @@ def ra112(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA113", "warning", "module", "load-from-lorebook")
+@reads("loads")
 def ra113(seen: Seen) -> Iterator[Hit]:
     """`load` of code read from a lorebook entry (`load(getLoreBooks(...)...)`, also through
     locals, loops and helper functions); says which entry names the lookups ask for (`*` where
@@ -172,7 +186,7 @@ def ra113(seen: Seen) -> Iterator[Hit]:
     Fix: Keep the code in the module's Lua.
     """
     loads = seen.loads
-    if not loads.from_lore or loads.reads is None:
+    if loads is None or not loads.from_lore or loads.reads is None:
         return
     reads = loads.reads
     name, ev = loads.from_lore[0]
@@ -203,6 +217,7 @@ def ra113(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA114", "info", "module", "lorebook-code")
+@reads("lorebook_code")
 def ra114(seen: Seen) -> Iterator[Hit]:
     """The module runs Lua kept in its lorebook entries (loaded at run time with `load`, or entries
     packed as `*.lua` files); those entries are analysed as code.

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from risutools.analysis.seen import Hit, Seen
+from risutools.analysis.seen import Hit, Seen, reads
 from risutools.checks.registry import check
 from risutools.printable import quoted
 
 
 @check("RA801", "warning", "module", "wrong-type")
+@reads("wrong_types")
 def ra801(seen: Seen) -> Iterator[Hit]:
     """A field has the wrong type (JSON pointer given); it is read as empty.
 
@@ -24,6 +25,7 @@ def ra801(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA802", "warning", "module", "mcp-server")
+@reads("mcp")
 def ra802(seen: Seen) -> Iterator[Hit]:
     """The module connects to an MCP server (host named).
 
@@ -36,6 +38,7 @@ def ra802(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA803", "info", "module", "dead-code-field")
+@reads("unused")
 def ra803(seen: Seen) -> Iterator[Hit]:
     """A field RisuAI never reads holds code (e.g. a module's `lua` text): it never runs, and it is
     not analysed as code that runs.
@@ -51,6 +54,7 @@ def ra803(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA900", "info", "module", "reader-note")
+@reads("anomalies")
 def ra900(seen: Seen) -> Iterator[Hit]:
     """Another reader anomaly, passed through.
 

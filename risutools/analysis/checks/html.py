@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from risutools.analysis.seen import Hit, Seen
+from risutools.analysis.seen import Hit, Seen, reads
 from risutools.checks.registry import check
 
 
 @check("RA301", "warning", "module", "html-script")
+@reads("script_html")
 def ra301(seen: Seen) -> Iterator[Hit]:
     """HTML with `<script>` (regex `out`, `backgroundEmbedding`).
 
@@ -18,7 +19,7 @@ def ra301(seen: Seen) -> Iterator[Hit]:
 
     Fix: Remove the script; use triggers or CBS for behaviour.
     """
-    for h in seen.html:
+    for h in seen.script_html:
         lines = h.scan.script_lines
         if lines:
             yield Hit(h.at, f"HTML with a <script> element ({len(lines)} in all)",
@@ -26,6 +27,7 @@ def ra301(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA302", "warning", "module", "html-event-handler")
+@reads("script_html")
 def ra302(seen: Seen) -> Iterator[Hit]:
     """HTML with `on*=` event-handler attributes.
 
@@ -33,7 +35,7 @@ def ra302(seen: Seen) -> Iterator[Hit]:
 
     Fix: Remove the handler attributes; use `risu-trigger` buttons instead.
     """
-    for h in seen.html:
+    for h in seen.script_html:
         lines = h.scan.handler_lines
         if lines:
             yield Hit(h.at, f"HTML with on* event-handler attributes ({len(lines)} element(s))",
@@ -41,6 +43,7 @@ def ra302(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA303", "warning", "module", "html-javascript-url")
+@reads("script_html")
 def ra303(seen: Seen) -> Iterator[Hit]:
     """HTML with `javascript:` URLs.
 
@@ -48,7 +51,7 @@ def ra303(seen: Seen) -> Iterator[Hit]:
 
     Fix: Use a normal link or a `risu-trigger` button.
     """
-    for h in seen.html:
+    for h in seen.script_html:
         lines = h.scan.js_url_lines
         if lines:
             yield Hit(h.at, f"HTML with javascript: URLs ({len(lines)} in all)",

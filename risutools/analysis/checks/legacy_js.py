@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from risutools.analysis.js import DYNAMIC_CODE, NETWORK
-from risutools.analysis.seen import Hit, Seen
+from risutools.analysis.seen import Hit, Seen, reads
 from risutools.checks.registry import check
 
 
 @check("RA501", "warning", "module", "legacy-js")
+@reads("legacy_js")
 def ra501(seen: Seen) -> Iterator[Hit]:
     """Legacy custom JavaScript (`cjs`) is present (size given).
 
@@ -24,6 +25,7 @@ def ra501(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA502", "warning", "module", "legacy-js-dynamic")
+@reads("legacy_js")
 def ra502(seen: Seen) -> Iterator[Hit]:
     """Legacy JS builds code at run time (`eval`, `Function`, `import`).
 
@@ -42,6 +44,7 @@ def ra502(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA503", "warning", "module", "legacy-js-network")
+@reads("legacy_js")
 def ra503(seen: Seen) -> Iterator[Hit]:
     """Legacy JS uses the network (`fetch`, `XMLHttpRequest`, `WebSocket`, ...).
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from risutools.analysis.seen import Hit, Seen
+from risutools.analysis.seen import Hit, Seen, reads
 from risutools.checks.registry import check
 from risutools.printable import quoted
 
@@ -18,6 +18,7 @@ _SHAPES = {
 
 
 @check("RA201", "warning", "module", "regex-backtracking")
+@reads("patterns")
 def ra201(seen: Seen) -> Iterator[Hit]:
     """A regex pattern risks catastrophic backtracking.
 
@@ -33,6 +34,7 @@ def ra201(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA202", "info", "module", "regex-unparsed")
+@reads("patterns")
 def ra202(seen: Seen) -> Iterator[Hit]:
     """A regex pattern could not be parsed (not checked).
 
@@ -50,6 +52,7 @@ def ra202(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA203", "info", "module", "regex-type-unknown")
+@reads("regex_types")
 def ra203(seen: Seen) -> Iterator[Hit]:
     """Unknown regex script type.
 
@@ -63,6 +66,7 @@ def ra203(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA204", "info", "module", "regex-flags-unknown")
+@reads("regex_flags")
 def ra204(seen: Seen) -> Iterator[Hit]:
     """Unknown letters in a regex `flag` field (`<...>` directives are accepted).
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from risutools.analysis.seen import Hit, Seen
+from risutools.analysis.seen import Hit, Seen, reads
 from risutools.checks.registry import check
 from risutools.printable import quoted
 
 
 @check("RA701", "warning", "module", "toggle-duplicate")
+@reads("toggles")
 def ra701(seen: Seen) -> Iterator[Hit]:
     """Duplicate toggle key.
 
@@ -28,6 +29,7 @@ def ra701(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA702", "info", "module", "toggle-malformed")
+@reads("toggles")
 def ra702(seen: Seen) -> Iterator[Hit]:
     """A malformed toggle line (skipped), or toggles past the scanner's bound (counted, not kept).
 
@@ -46,6 +48,7 @@ def ra702(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA703", "info", "module", "toggle-type-unknown")
+@reads("toggles")
 def ra703(seen: Seen) -> Iterator[Hit]:
     """Unknown toggle type (read as text).
 
@@ -62,6 +65,7 @@ def ra703(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA704", "info", "module", "toggle-undeclared")
+@reads("toggles")
 def ra704(seen: Seen) -> Iterator[Hit]:
     """`toggle_<key>` is read, no toggle of the module declares it, and it is the module's own
     mistake: a near miss of a key it declares, a key under its own prefix, or one of its own

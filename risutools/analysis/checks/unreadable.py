@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from risutools.analysis.seen import Hit, Seen
+from risutools.analysis.seen import Hit, Seen, reads
 from risutools.checks.registry import check
 
 
 @check("RA601", "warning", "module", "code-unreadable")
+@reads("unlexed")
 def ra601(seen: Seen) -> Iterator[Hit]:
     """Code could not be read completely (a warning for unterminated long strings/comments, else
     info; info also when a script has more records than the scanner keeps, see docs/analysis.md
@@ -28,6 +29,7 @@ def ra601(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA602", "warning", "module", "code-not-text")
+@reads("code_not_text")
 def ra602(seen: Seen) -> Iterator[Hit]:
     """A code field is not text (number, object ...).
 
@@ -41,6 +43,7 @@ def ra602(seen: Seen) -> Iterator[Hit]:
 
 
 @check("RA603", "info", "module", "code-binary")
+@reads("binary_code")
 def ra603(seen: Seen) -> Iterator[Hit]:
     """Code holds NUL or unpaired surrogates (binary junk).
 
