@@ -215,6 +215,18 @@ class _Parser:
             return int(h, 16)
         return None
 
+    def unicode_escape(self) -> int | None:
+        """After ``\\u``: ``{hex}`` (at most ``U+10FFFF``) or four hex digits: the code point,
+        or None (then the escape is the letter ``u``)."""
+        if self.p.startswith("{", self.i):
+            j = self.p.find("}", self.i, self.i + 10)
+            body = self.p[self.i + 1 : j] if j > 0 else ""
+            if body and all(ch in "0123456789abcdefABCDEF" for ch in body) \
+                    and int(body, 16) <= _MAX_CP:
+                self.i = j + 1
+                return int(body, 16)
+        return self._hex(4)
+
     def escape_char(self) -> CharSet:
         """After a backslash (self.i at the escaped char): the set it stands for."""
         if self.i >= self.n:
@@ -227,21 +239,9 @@ class _Parser:
         simple = {"n": "\n", "r": "\r", "t": "\t", "f": "\f", "v": "\v", "0": "\0"}
         if c in simple:
             return CharSet.of(simple[c])
-        if c == "x":
-            cp = self._hex(2)
-            if cp is not None:
-                return CharSet.span(cp, cp)
-        if c == "u":
-            if self.p.startswith("{", self.i):
-                j = self.p.find("}", self.i, self.i + 10)
-                body = self.p[self.i + 1 : j] if j > 0 else ""
-                if body and all(ch in "0123456789abcdefABCDEF" for ch in body) \
-                        and int(body, 16) <= _MAX_CP:
-                    self.i = j + 1
-                    return CharSet.span(int(body, 16), int(body, 16))
-            cp = self._hex(4)
-            if cp is not None:
-                return CharSet.span(cp, cp)
+        cp = self._hex(2) if c == "x" else self.unicode_escape() if c == "u" else None
+        if cp is not None:
+            return CharSet.span(cp, cp)
         if c in "pP" and self.p.startswith("{", self.i):
             j = self.find("}", self.i)
             if j > 0:
@@ -282,19 +282,9 @@ class _Parser:
             # a range a-z
             if lo_c is not None and self.i + 1 < self.n and self.p[self.i] == "-" \
                     and self.p[self.i + 1] != "]":
-                self.i += 1
-                hc = self.p[self.i]
-                self.i += 1
-                hi_set = self.escape_char() if hc == "\\" else CharSet.of(hc)
-                hi_c = hi_set.single()
-                if hi_c is not None:
-                    if hi_c < lo_c:
-                        raise RegexParseError(self.i, "character class range out of order")
-                    pairs.append((lo_c, hi_c))
-                else:  # [a-\d]: a, "-" and the class
-                    pairs.append((lo_c, lo_c))
-                    pairs.append((45, 45))
-                    acc = self.union(acc, hi_set)
+                extra = self.class_range(lo_c, pairs)
+                if extra is not None:
+                    acc = self.union(acc, extra)
                 continue
             if lo_c is not None:
                 pairs.append((lo_c, lo_c))
@@ -305,6 +295,23 @@ class _Parser:
         if negate:
             self.budget.charge(len(cs.ranges))
         return cs.complement() if negate else cs
+
+    def class_range(self, lo_c: int, pairs: list[tuple[int, int]]) -> CharSet | None:
+        """After ``a`` in a class, at its ``-``: the range ``a-z`` (added to ``pairs``); for
+        ``[a-\\d]``, ``a`` and ``-`` (added) and the class (returned)."""
+        self.i += 1
+        hc = self.p[self.i]
+        self.i += 1
+        hi_set = self.escape_char() if hc == "\\" else CharSet.of(hc)
+        hi_c = hi_set.single()
+        if hi_c is None:
+            pairs.append((lo_c, lo_c))
+            pairs.append((45, 45))
+            return hi_set
+        if hi_c < lo_c:
+            raise RegexParseError(self.i, "character class range out of order")
+        pairs.append((lo_c, hi_c))
+        return None
 
     # -- structure ---------------------------------------------------------------
     def parse_alt(self) -> Node:
@@ -325,7 +332,11 @@ class _Parser:
         items: list[Node] = []
         while self.i < self.n and self.p[self.i] not in "|)":
             self.budget.charge()
-            atom = self.parse_atom()
+            if self.p[self.i] == "(":  # a group, read from here: one frame per level less
+                self.i += 1
+                atom: Node | None = self.parse_group()
+            else:
+                atom = self.parse_atom()
             if atom is None:
                 continue
             atom = self.parse_quantifiers(atom)
@@ -376,48 +387,13 @@ class _Parser:
         return lo, hi
 
     def parse_atom(self) -> Node | None:
+        """One atom that is not a group (see :meth:`parse_seq`)."""
         c = self.p[self.i]
         self.i += 1
-        if c == "(":
-            kind = "group"
-            if self.p.startswith("?", self.i):
-                rest = self.p[self.i : self.i + 3]
-                if rest.startswith("?:"):
-                    self.i += 2
-                elif rest.startswith(("?=", "?!")):
-                    self.i += 2
-                    kind = "look"
-                elif rest.startswith(("?<=", "?<!")):
-                    self.i += 3
-                    kind = "look"
-                elif rest.startswith("?<"):
-                    j = self.find(">", self.i)
-                    if j < 0:
-                        raise RegexParseError(self.i, "unterminated group name")
-                    self.i = j + 1
-                else:
-                    raise RegexParseError(self.i, "unknown group syntax")
-            inner = self.parse_alt()
-            if self.i >= self.n or self.p[self.i] != ")":
-                raise RegexParseError(self.i, "missing closing parenthesis")
-            self.i += 1
-            return Node(kind, items=[inner])
         if c == "[":
             return Node("char", cs=self.parse_class())
         if c == "\\":
-            if self.i < self.n and self.p[self.i] in "bB":
-                self.i += 1
-                return Node("anchor")
-            if self.i < self.n and self.p[self.i] in "123456789":
-                while self.i < self.n and self.p[self.i].isdigit():
-                    self.budget.charge()
-                    self.i += 1
-                return Node("backref")
-            if self.i < self.n and self.p[self.i] == "k" and self.p.startswith("<", self.i + 1):
-                j = self.find(">", self.i)
-                self.i = (j + 1) if j > 0 else self.n
-                return Node("backref")
-            return Node("char", cs=self.escape_char())
+            return self.parse_escape_atom()
         if c == ".":
             return Node("char", cs=self.dot)
         if c in "^$":
@@ -427,6 +403,50 @@ class _Parser:
         if c == "{" and self.unicode:
             raise RegexParseError(self.i - 1, "lone brace in a unicode pattern")
         return Node("char", cs=CharSet.of(c))
+
+    def parse_group(self) -> Node:
+        """After ``(``: a group, a lookaround or a named group, up to its ``)``."""
+        kind = "group"
+        if self.p.startswith("?", self.i):
+            rest = self.p[self.i : self.i + 3]
+            if rest.startswith("?:"):
+                self.i += 2
+            elif rest.startswith(("?=", "?!")):
+                self.i += 2
+                kind = "look"
+            elif rest.startswith(("?<=", "?<!")):
+                self.i += 3
+                kind = "look"
+            elif rest.startswith("?<"):
+                j = self.find(">", self.i)
+                if j < 0:
+                    raise RegexParseError(self.i, "unterminated group name")
+                self.i = j + 1
+            else:
+                raise RegexParseError(self.i, "unknown group syntax")
+        inner = self.parse_alt()
+        if self.i >= self.n or self.p[self.i] != ")":
+            raise RegexParseError(self.i, "missing closing parenthesis")
+        self.i += 1
+        return Node(kind, items=[inner])
+
+    def parse_escape_atom(self) -> Node:
+        """After a backslash outside a class: a word boundary, a back-reference (numbered
+        or ``\\k<name>``), or an escaped character or class."""
+        p, i = self.p, self.i
+        if i < self.n and p[i] in "bB":
+            self.i += 1
+            return Node("anchor")
+        if i < self.n and p[i] in "123456789":
+            while self.i < self.n and self.p[self.i].isdigit():
+                self.budget.charge()
+                self.i += 1
+            return Node("backref")
+        if i < self.n and p[i] == "k" and p.startswith("<", i + 1):
+            j = self.find(">", i)
+            self.i = (j + 1) if j > 0 else self.n
+            return Node("backref")
+        return Node("char", cs=self.escape_char())
 
 
 def parse_pattern(pattern: str, flags: str = "", budget: Budget | None = None) -> Node:
