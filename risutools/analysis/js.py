@@ -5,12 +5,13 @@ that a name scan sees only code.  Never runs anything; never raises."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from functools import cache
 
 from risutools.analysis.lualex import LineIndex, match_windowed
 
-_MASTER = re.compile(
-    r"""
+# The lexer's regular expressions, as text: compiled on first use (:func:`_rx`), so that
+# importing this module costs nothing for the many modules without legacy JavaScript.
+_MASTER = r"""
     [ \t\r\n\f\v\u00a0\ufeff]*
     (?:
       (?P<name>[A-Za-z_$][A-Za-z0-9_$]*)
@@ -23,24 +24,21 @@ _MASTER = re.compile(
     | (?P<end>\Z)
     | (?P<other>.)
     )
-    """,
-    re.VERBOSE | re.DOTALL,
-)
+    """
 # String and template bodies (up to the closing quote, not included), matched window by
 # window (``match_windowed``) so the regex engine never stacks more than a window's escapes.
 _BODY = {
-    '"': re.compile(r'[^"\\\n]*(?:\\.[^"\\\n]*)*', re.DOTALL),
-    "'": re.compile(r"[^'\\\n]*(?:\\.[^'\\\n]*)*", re.DOTALL),
-    "`": re.compile(r"[^`\\]*(?:\\.[^`\\]*)*", re.DOTALL),
+    '"': r'[^"\\\n]*(?:\\.[^"\\\n]*)*',
+    "'": r"[^'\\\n]*(?:\\.[^'\\\n]*)*",
+    "`": r"[^`\\]*(?:\\.[^`\\]*)*",
 }
 # a regex literal body: no newline; classes ``[...]`` may hold "/"; the flags follow
 # (closed classes are read here too; a class left open at a window's edge or at a newline
 # stops this match at its "[" and is read by _REGEX_CLASS)
-_REGEX_OUTSIDE = re.compile(
-    r"[^/\\\[\n]*(?:(?:\\.|\[[^\]\\\n]*(?:\\.[^\]\\\n]*)*\])[^/\\\[\n]*)*")
-_REGEX_CLASS = re.compile(r"[^\]\\\n]*(?:\\.[^\]\\\n]*)*")
-_REGEX_FLAGS = re.compile(r"/?[A-Za-z]*")
-_URL_HOST = re.compile(r"https?://([A-Za-z0-9][A-Za-z0-9.\-]{0,252})", re.IGNORECASE)
+_REGEX_OUTSIDE = r"[^/\\\[\n]*(?:(?:\\.|\[[^\]\\\n]*(?:\\.[^\]\\\n]*)*\])[^/\\\[\n]*)*"
+_REGEX_CLASS = r"[^\]\\\n]*(?:\\.[^\]\\\n]*)*"
+_REGEX_FLAGS = r"/?[A-Za-z]*"
+_URL_HOST = r"https?://([A-Za-z0-9][A-Za-z0-9.\-]{0,252})"
 _REGEX_AFTER_NAMES = frozenset(
     [
      "return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case",
@@ -63,14 +61,34 @@ DYNAMIC_CODE = frozenset(n for n, why in JS_NOTABLE.items() if why == "dynamic c
 NETWORK = frozenset(n for n, why in JS_NOTABLE.items() if why == "network")
 
 
-@dataclass
+class _Rx:
+    """The lexer's regular expressions, compiled."""
+
+    def __init__(self) -> None:
+        self.master = re.compile(_MASTER, re.VERBOSE | re.DOTALL)
+        self.body = {q: re.compile(src, re.DOTALL) for q, src in _BODY.items()}
+        self.regex_outside = re.compile(_REGEX_OUTSIDE)
+        self.regex_class = re.compile(_REGEX_CLASS)
+        self.regex_flags = re.compile(_REGEX_FLAGS)
+        self.url_host = re.compile(_URL_HOST, re.IGNORECASE)
+
+
+@cache
+def _rx() -> _Rx:
+    """The lexer's regular expressions (compiled once, when the first script is read)."""
+    return _Rx()
+
+
 class JsScan:
     """What :func:`scan_js` found in legacy JavaScript."""
 
-    names: dict[str, list[int]] = field(default_factory=dict)  # notable name -> lines
-    url_hosts: list[tuple[str, int]] = field(default_factory=list)
-    errors: list[tuple[int, str]] = field(default_factory=list)
-    tokens: int = 0
+    __slots__ = ("errors", "names", "tokens", "url_hosts")
+
+    def __init__(self) -> None:
+        self.names: dict[str, list[int]] = {}  # notable name -> lines
+        self.url_hosts: list[tuple[str, int]] = []
+        self.errors: list[tuple[int, str]] = []
+        self.tokens = 0
 
 
 def scan_js(text: str) -> JsScan:
@@ -91,15 +109,17 @@ class _JsReader:
         self.errors: list[tuple[int, str]] = []  # (offset, message)
         self.prev_kind = ""  # "name", "num", "str", "op", "close"
         self.prev_val = ""
+        self.rx = _rx()
 
     def run(self) -> JsScan:
         text = self.text
         n = len(text)
         steps = _STEPS
+        match = self.rx.master.match
         pos = 0
         count = 0
         while pos <= n:
-            m = _MASTER.match(text, pos)
+            m = match(text, pos)
             if m is None:
                 break
             g = m.lastgroup or "other"
@@ -138,7 +158,7 @@ class _JsReader:
         text = self.text
         s = m.start("str")
         q = text[s]
-        b1 = match_windowed(_BODY[q], text, m.end())
+        b1 = match_windowed(self.rx.body[q], text, m.end())
         if b1 < len(text) and text[b1] == q:
             e = b1 + 1
         else:
@@ -146,7 +166,7 @@ class _JsReader:
             e = b1
         hosts = self.out.url_hosts
         if len(hosts) < 1000 and text.find("://", s, e) >= 0:
-            for hm in _URL_HOST.finditer(text, s, e):
+            for hm in self.rx.url_host.finditer(text, s, e):
                 if len(hosts) < 1000:
                     hosts.append((hm.group(1).lower().rstrip("."), self.lines.line(s)))
         self.prev_kind, self.prev_val = "str", ""
@@ -177,7 +197,7 @@ class _JsReader:
         return m.end()
 
 
-#: the group of _MASTER that matched -> the step that reads the token
+#: the group of the master pattern that matched -> the step that reads the token
 _STEPS = {
     "name": _JsReader.name, "lc": _JsReader.line_comment, "bc": _JsReader.block_comment,
     "str": _JsReader.string, "num": _JsReader.number, "slash": _JsReader.slash,
@@ -187,13 +207,14 @@ _STEPS = {
 
 def _regex_literal_end(text: str, pos: int) -> int:
     """Where a regex literal whose body starts at ``pos`` ends (after its flags)."""
+    rx = _rx()
     n = len(text)
     while True:
-        pos = match_windowed(_REGEX_OUTSIDE, text, pos)
+        pos = match_windowed(rx.regex_outside, text, pos)
         if pos >= n or text[pos] != "[":
             break
-        pos = match_windowed(_REGEX_CLASS, text, pos + 1)
+        pos = match_windowed(rx.regex_class, text, pos + 1)
         if pos < n and text[pos] == "]":
             pos += 1
-    m = _REGEX_FLAGS.match(text, pos)
+    m = rx.regex_flags.match(text, pos)
     return m.end() if m is not None else pos

@@ -26,7 +26,7 @@ at most 2,200,000 (the 100,000-character maximum).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 _BIG = 16  # a {n,m} repetition with m above this counts as unbounded
 _MAX_PATTERN = 100_000
@@ -53,11 +53,14 @@ def _normalize(pairs: list[tuple[int, int]]) -> Ranges:
     return tuple(out)
 
 
-@dataclass(frozen=True)
 class CharSet:
-    """A set of code points: sorted, disjoint, inclusive intervals."""
+    """A set of code points: sorted, disjoint, inclusive intervals (never changed once
+    made).  Plain classes here, not dataclasses: they cost nothing to define at import."""
 
-    ranges: Ranges = ()
+    __slots__ = ("ranges",)
+
+    def __init__(self, ranges: Ranges = ()) -> None:
+        self.ranges = ranges
 
     @staticmethod
     def of(*chars: str) -> CharSet:
@@ -125,15 +128,18 @@ _SPACE = CharSet(_normalize([(9, 13), (32, 32), (0xA0, 0xA0), (0x1680, 0x1680),
 _LINE_ENDS = CharSet.of("\n", "\r", "\u2028", "\u2029")
 
 
-@dataclass
 class Node:
     """A node of a parsed pattern."""
 
-    kind: str  # char | seq | alt | group | look | rep | empty
-    cs: CharSet = EMPTY
-    items: list[Node] = field(default_factory=list)
-    lo: int = 0
-    hi: int | None = None  # None = unbounded
+    __slots__ = ("cs", "hi", "items", "kind", "lo")
+
+    def __init__(self, kind: str, cs: CharSet = EMPTY, items: list[Node] | None = None,
+                 lo: int = 0, hi: int | None = None) -> None:
+        self.kind = kind  # char | seq | alt | group | look | rep | empty
+        self.cs = cs
+        self.items: list[Node] = items if items is not None else []
+        self.lo = lo
+        self.hi = hi  # None = unbounded
 
 
 class RegexParseError(Exception):
@@ -503,8 +509,7 @@ def _walk(node: Node, budget: Budget) -> list[Node]:
     return out
 
 
-@dataclass(frozen=True)
-class BacktrackRisk:
+class BacktrackRisk(NamedTuple):
     """A catastrophic-backtracking shape found in a pattern."""
 
     shape: str  # "nested-quantifier" | "overlapping-alternation"

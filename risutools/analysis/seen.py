@@ -16,7 +16,6 @@ ones in walk order, whatever order the checks run in.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
 from risutools.analysis.cbs import HtmlScan
@@ -73,154 +72,62 @@ class Hit(NamedTuple):
     severity: Severity | None = None
 
 
-# -- events ---------------------------------------------------------------------------------
+# -- events: plain tuples, the walk's clock first (cheap to make, nothing built at import) ----
 
-class Spot(NamedTuple):
-    """An event that is only a place (code with binary junk, a listenEdit of unknown kind)."""
-
-    at: int
-    evidence: str
-
-
-class WrongType(NamedTuple):
-    """A field of the wrong type (read as empty)."""
-
-    at: int
-    pointer: str
-    expected: str  # "a list", "a string" ...
-    got: str  # the JSON type it has
-
-
-class CodeNotText(NamedTuple):
-    """A code field that is not a string."""
-
-    at: int
-    where: str
-    pointer: str
-    got: str
-
-
-class Unlexed(NamedTuple):
-    """Lua that could not be read to its end: the lexer's and scanner's ``(line, message)``."""
-
-    at: int
-    where: str
-    errors: list[tuple[int, str]]
-
-
-class DynamicLookup(NamedTuple):
-    """Names looked up at run time: ``through`` is ``_G[...]`` or ``rawget on _G``."""
-
-    at: int
-    through: str
-    evidence: str
-
-
-class Request(NamedTuple):
-    """A network ``request``: its literal host, or None when the address is computed."""
-
-    at: int
-    host: str | None
-    evidence: str
+#: a place only (code with binary junk, a listenEdit of unknown kind, lowLevelAccess asked
+#: for): (at, evidence)
+Spot = tuple[int, str]
+#: a field of the wrong type, read as empty: (at, JSON pointer, the type expected ("a
+#: list" ...), the JSON type it has)
+WrongType = tuple[int, str, str, str]
+#: a code field that is not a string: (at, where, JSON pointer, the JSON type it has)
+CodeNotText = tuple[int, str, str, str]
+#: Lua that could not be read to its end: (at, where, the ``(line, message)`` of each
+#: problem, in line order)
+Unlexed = tuple[int, str, list[tuple[int, str]]]
+#: names looked up at run time: (at, through what (``_G[...]``, ``rawget on _G``),
+#: evidence)
+DynamicLookup = tuple[int, str, str]
+#: a network ``request``: (at, its literal host (None or "" when the address is computed),
+#: evidence)
+Request = tuple[int, "str | None", str]
+#: a regex script's ``type`` RisuAI does not document: (at, the script's index, the type)
+RegexType = tuple[int, int, Any]
+#: letters of a regex ``flag`` field RisuAI does not know: (at, the script's index, them)
+RegexFlags = tuple[int, int, list[str]]
+#: a regex pattern the backtracking check found risks in or could not check: (at, where,
+#: its risks, (why, offset) when it did not parse, whether it is nested past Python's
+#: recursion limit)
+PatternChecked = tuple[int, str, list[BacktrackRisk], "tuple[str, int] | None", bool]
+#: a text RisuAI shows as HTML that holds script of some kind: (at, where, its scan)
+HtmlSeen = tuple[int, str, HtmlScan]
+#: an asset: (at, where, its declared type, the type its first bytes show, its size)
+AssetSeen = tuple[int, str, "str | None", "str | None", "int | None"]
+#: a reader anomaly (``risutools.formats``): (at, code, message, where)
+AnomalySeen = tuple[int, str, str, str]
+#: the module's legacy JavaScript (``cjs``): (at, its length, its scan)
+LegacyJs = tuple[int, int, JsScan]
+#: the toggle declarations (a text that is not blank): (at, the field read, the parse)
+TogglesSeen = tuple[int, str, ToggleParse]
+#: the MCP server the module connects to: (at, its host)
+McpSeen = tuple[int, str]
+#: a field RisuAI never reads that holds code: (at, its key, its length)
+UnusedField = tuple[int, str, int]
 
 
-class RegexType(NamedTuple):
-    """A regex script's ``type`` that RisuAI does not document."""
-
-    at: int
-    script: int  # its index in ``regex``
-    rtype: Any
-
-
-class RegexFlags(NamedTuple):
-    """Letters of a regex ``flag`` field RisuAI does not know."""
-
-    at: int
-    script: int
-    unknown: list[str]
-
-
-class PatternChecked(NamedTuple):
-    """A regex pattern the backtracking check found risks in, or could not check
-    (``parse_error``: (why, offset); ``too_deep``: nested past Python's recursion limit)."""
-
-    at: int
-    where: str
-    risks: list[BacktrackRisk]
-    parse_error: tuple[str, int] | None = None
-    too_deep: bool = False
-
-
-class HtmlSeen(NamedTuple):
-    """A text RisuAI shows as HTML, scanned, that holds script of some kind."""
-
-    at: int
-    where: str
-    scan: HtmlScan
-
-
-class AssetSeen(NamedTuple):
-    """One asset: its declared type, the type its first bytes show, its size."""
-
-    at: int
-    where: str
-    declared: str | None
-    sniffed: str | None
-    size: int | None
-
-
-class AnomalySeen(NamedTuple):
-    """A reader anomaly (``risutools.formats``) passed to the analysis."""
-
-    at: int
-    code: str
-    message: str
-    where: str
-
-
-class LegacyJs(NamedTuple):
-    """The module's legacy JavaScript (``cjs``), scanned."""
-
-    at: int
-    size: int
-    scan: JsScan
-
-
-class TogglesSeen(NamedTuple):
-    """The toggle declarations (a text that is not blank), parsed (``field``: the field they
-    were read from)."""
-
-    at: int
-    field: str
-    parse: ToggleParse
-
-
-class McpSeen(NamedTuple):
-    """The MCP server the module connects to."""
-
-    at: int
-    host: str
-
-
-class UnusedField(NamedTuple):
-    """A field RisuAI never reads that holds code."""
-
-    at: int
-    key: str
-    size: int
-
-
-@dataclass
 class Loads:
     """The dynamic loads of the module's Lua, sorted by where their code comes from."""
 
-    at: int
-    built: list[tuple[str, str]] = field(default_factory=list)  # (loader, evidence)
-    literal: dict[str, list[str]] = field(default_factory=dict)  # loader -> evidence
-    from_lore: list[tuple[str, str]] = field(default_factory=list)  # (loader, evidence)
-    reads: LoreReads | None = None  # what the lookups behind ``from_lore`` ask for
-    #: the entries that hold Lua, as evidence shows them (the first 8)
-    code_entries: str = ""
+    __slots__ = ("at", "built", "code_entries", "from_lore", "literal", "reads")
+
+    def __init__(self, at: int) -> None:
+        self.at = at
+        self.built: list[tuple[str, str]] = []  # (loader, evidence): built at run time
+        self.literal: dict[str, list[str]] = {}  # loader -> evidence: called with a literal
+        self.from_lore: list[tuple[str, str]] = []  # (loader, evidence): lorebook text
+        self.reads: LoreReads | None = None  # what the lookups behind ``from_lore`` ask for
+        #: the entries that hold Lua, as evidence shows them (the first 8)
+        self.code_entries = ""
 
 
 class Seen:
@@ -313,5 +220,4 @@ class Seen:
             sk.add_write(where)
 
     def wrong_type(self, pointer: str, expected: str, value: Any) -> None:
-        self.wrong_types.append(WrongType(self.tick(), pointer, expected,
-                                          json_type_name(value)))
+        self.wrong_types.append((self.tick(), pointer, expected, json_type_name(value)))

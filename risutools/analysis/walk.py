@@ -18,20 +18,15 @@ from risutools.analysis.checks.toggles import undeclared_toggle_problem
 from risutools.analysis.js import DYNAMIC_CODE, scan_js
 from risutools.analysis.lorecode import is_lua_file_name, looks_like_lua
 from risutools.analysis.model import REGEX_TYPE_HOOKS, TRIGGER_TYPE_HOOKS, Condition
-from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, parse_flags
+from risutools.analysis.regexcheck import (
+    BacktrackRisk,
+    RegexParseError,
+    backtracking_risks,
+    parse_flags,
+)
 from risutools.analysis.seen import (
     LOREBOOK_CODE,
-    AnomalySeen,
-    AssetSeen,
-    LegacyJs,
-    McpSeen,
-    PatternChecked,
-    RegexFlags,
-    RegexType,
     Seen,
-    Spot,
-    TogglesSeen,
-    UnusedField,
 )
 from risutools.analysis.walk_lua import read_lua, sort_loads, url_host
 from risutools.analysis.walk_text import read_cbs, read_html, read_risu_buttons
@@ -290,20 +285,21 @@ def regex_script(s: Seen, i: int, r: dict[str, Any]) -> None:
     if isinstance(rtype, str) and rtype in REGEX_TYPE_HOOKS:
         s.hook(REGEX_TYPE_HOOKS[rtype], f"regex[{i}].type")
     elif rtype is not None:
-        s.regex_types.append(RegexType(s.tick(), i, rtype))
+        s.regex_types.append((s.tick(), i, rtype))
     flag = r.get("flag")
     letters = ""
     if isinstance(flag, str) and flag:
         letters, _directives, unknown = parse_flags(flag)
         if unknown:
-            s.regex_flags.append(RegexFlags(s.tick(), i, unknown))
+            s.regex_flags.append((s.tick(), i, unknown))
     pattern = r.get("in")
     if pattern is not None and not isinstance(pattern, str):
         s.wrong_type(f"/regex/{i}/in", "a string", pattern)
     elif isinstance(pattern, str) and pattern:
-        checked = check_pattern(s.tick(), pattern, letters, f"regex[{i}].in")
-        if checked.risks or checked.parse_error or checked.too_deep:
-            s.patterns.append(checked)
+        at = s.tick()
+        risks, parse_error, too_deep = check_pattern(pattern, letters)
+        if risks or parse_error or too_deep:
+            s.patterns.append((at, f"regex[{i}].in", risks, parse_error, too_deep))
     out = r.get("out")
     if out is not None and not isinstance(out, str):
         s.wrong_type(f"/regex/{i}/out", "a string", out)
@@ -312,14 +308,16 @@ def regex_script(s: Seen, i: int, r: dict[str, Any]) -> None:
         read_html(s, out, f"regex[{i}].out")
 
 
-def check_pattern(at: int, pattern: str, letters: str, where: str) -> PatternChecked:
-    """The backtracking check of one pattern (parsed as data, never compiled)."""
+def check_pattern(pattern: str, letters: str
+                  ) -> tuple[list[BacktrackRisk], tuple[str, int] | None, bool]:
+    """The backtracking check of one pattern (parsed as data, never compiled): its risks,
+    or (why, offset) when it does not parse, or True when it is nested too deeply."""
     try:
-        return PatternChecked(at, where, backtracking_risks(pattern, letters))
+        return backtracking_risks(pattern, letters), None, False
     except RegexParseError as exc:
-        return PatternChecked(at, where, [], parse_error=(exc.why, exc.offset))
+        return [], (exc.why, exc.offset), False
     except RecursionError:
-        return PatternChecked(at, where, [], too_deep=True)
+        return [], None, True
 
 
 # -- text RisuAI shows -----------------------------------------------------------------------
@@ -383,7 +381,7 @@ def toggles(s: Seen) -> None:
     tp = parse_toggles(toggle_text)
     s.declared_toggles = tp.toggles
     if toggle_text.strip():
-        s.toggles = TogglesSeen(s.tick(), toggle_field, tp)
+        s.toggles = (s.tick(), toggle_field, tp)
         s.cap("ui.toggles", toggle_field)
     declared = {t.key for t in tp.toggles}
     for (scope, key), sk in sorted(s.state.items()):
@@ -405,7 +403,7 @@ def legacy_js(s: Seen) -> None:
     s.counts["cjs_bytes"] = len(cjs)
     s.cap("script.legacy_js", "cjs")
     js = scan_js(cjs)
-    s.legacy_js = LegacyJs(s.tick(), len(cjs), js)
+    s.legacy_js = (s.tick(), len(cjs), js)
     for name, lines in sorted(js.names.items()):
         for line in lines:
             s.fact(s.host_apis, f"js:{name}", f"cjs line {line}")
@@ -425,7 +423,7 @@ def mcp(s: Seen) -> None:
         s.cap("mcp.server", "mcp.url")
         host = url_host(address) or "(unparsed address)"
         s.fact(s.net, host, "mcp.url")
-        s.mcp = McpSeen(s.tick(), host)
+        s.mcp = (s.tick(), host)
 
 
 def low_level_access(s: Seen) -> None:
@@ -434,11 +432,11 @@ def low_level_access(s: Seen) -> None:
     s.lla_at = s.tick()
     if s.module.low_level_access:
         s.cap("low_level_access", "lowLevelAccess")
-        s.lla_asked = Spot(s.lla_at, "lowLevelAccess")
+        s.lla_asked = (s.lla_at, "lowLevelAccess")
     for i in s.trigger_lla:
         s.cap("low_level_access", f"trigger[{i}].lowLevelAccess")
     if s.lla_asked is None and s.trigger_lla:
-        s.lla_asked = Spot(s.lla_at, f"trigger[{s.trigger_lla[0]}].lowLevelAccess")
+        s.lla_asked = (s.lla_at, f"trigger[{s.trigger_lla[0]}].lowLevelAccess")
 
 
 def structure(s: Seen) -> None:
@@ -455,12 +453,12 @@ def assets(s: Seen) -> None:
     raw = s.module.data.get("assets")
     s.counts["assets"] = max(len(infos), len(raw) if isinstance(raw, list) else 0)
     for a in infos:
-        s.assets.append(AssetSeen(s.tick(), f"assets[{a.index}]", declared_type(a.ext, a.name),
-                                  sniff(a.head or b""), a.size))
+        s.assets.append((s.tick(), f"assets[{a.index}]", declared_type(a.ext, a.name),
+                         sniff(a.head or b""), a.size))
     if s.counts["assets"]:
         s.cap("asset.bundle", "assets")
     for an in s.module.anomalies:
-        s.anomalies.append(AnomalySeen(s.tick(), str(an.code), an.message, str(an.where)))
+        s.anomalies.append((s.tick(), str(an.code), an.message, str(an.where)))
 
 
 def unused_code_fields(s: Seen) -> None:
@@ -476,7 +474,7 @@ def unused_code_fields(s: Seen) -> None:
         if key.lower() not in CODE_FIELD_NAMES and not looks_like_lua(value):
             continue
         s.fact(s.unused_fields, key, f"/{key}")
-        s.unused.append(UnusedField(s.tick(), key, len(value)))
+        s.unused.append((s.tick(), key, len(value)))
 
 
 def button_entry(s: Seen) -> None:

@@ -20,13 +20,8 @@ from risutools.analysis.lualex import NAME, OP, LineIndex, iter_tokens
 from risutools.analysis.model import LISTEN_EDIT_HOOKS
 from risutools.analysis.seen import (
     LISTENER,
-    CodeNotText,
-    DynamicLookup,
     Loads,
-    Request,
     Seen,
-    Spot,
-    Unlexed,
 )
 from risutools.jsontypes import json_type_name
 
@@ -55,18 +50,17 @@ def read_lua(s: Seen, code: Any, where: str, trigger: int | None) -> None:
     if not isinstance(code, str):
         if code is not None:
             pointer = "/" + where.replace("[", "/").replace("].", "/").replace("]", "")
-            s.code_not_text.append(CodeNotText(s.tick(), where, pointer + "/code",
-                                               json_type_name(code)))
+            s.code_not_text.append((s.tick(), where, pointer + "/code", json_type_name(code)))
         return
     if not code.strip():
         return
     if _has_bad_chars(code):
-        s.binary_code.append(Spot(s.tick(), where))
+        s.binary_code.append((s.tick(), where))
     s.counts["lua_bytes"] = s.counts.get("lua_bytes", 0) + len(code)
     scan = scan_lua(code, KEEP_CALLS)
     s.counts["lua_lines"] = s.counts.get("lua_lines", 0) + scan.lines
     if scan.errors:
-        s.unlexed.append(Unlexed(s.tick(), where, scan.errors))
+        s.unlexed.append((s.tick(), where, scan.errors))
     _Script(s, code, where, trigger, scan).read()
 
 
@@ -89,7 +83,7 @@ class _Script:
             ev = f"{where} line {line}"
             s.fact(s.dynamic, f"{name}[...]", ev)
             s.cap("script.dynamic_load", ev)
-            s.dynamic_lookups.append(DynamicLookup(s.tick(), f"{name}[...]", ev))
+            s.dynamic_lookups.append((s.tick(), f"{name}[...]", ev))
         for host, line in scan.url_hosts:
             s.fact(s.urls, host, f"{where} line {line}")
         self.buttons()
@@ -135,7 +129,7 @@ class _Script:
             ev = f"{self.where} line {call.line}"
             s.fact(s.dynamic, f"{call.name}({table}, ...)", ev)
             s.cap("script.dynamic_load", ev)
-            s.dynamic_lookups.append(DynamicLookup(s.tick(), f"{call.name} on {table}", ev))
+            s.dynamic_lookups.append((s.tick(), f"{call.name} on {table}", ev))
 
     def call(self, call: Call) -> None:
         """A call of a host function (``name(...)``, ``_G.name(...)``; a local function of
@@ -165,7 +159,7 @@ class _Script:
         if kind in LISTEN_EDIT_HOOKS:
             self.seen.hook(LISTEN_EDIT_HOOKS[kind], ev)
         else:
-            self.seen.unknown_listeners.append(Spot(self.seen.tick(), ev))
+            self.seen.unknown_listeners.append((self.seen.tick(), ev))
 
     def state_call(self, call: Call, ev: str) -> None:
         scope, mode = STATE_CALLS[call.name]
@@ -188,7 +182,7 @@ class _Script:
             url = self.scan.constants.get(a0.name)
         host = url_host(url) if url else None
         s.fact(s.net, host or "(computed at run time)", ev)
-        s.requests.append(Request(s.tick(), host, ev))
+        s.requests.append((s.tick(), host, ev))
 
     def load(self, call: Call, ev: str) -> None:
         s = self.seen

@@ -12,7 +12,7 @@ import re
 
 from risutools.analysis.cbs import CbsTag, scan_cbs, scan_html
 from risutools.analysis.lualex import LineIndex
-from risutools.analysis.seen import HtmlSeen, Seen
+from risutools.analysis.seen import Seen
 
 CBS_STATE: dict[str, tuple[str, str]] = {
     "getvar": ("chat", "read"), "setvar": ("chat", "write"), "addvar": ("chat", "write"),
@@ -66,7 +66,7 @@ def read_html(s: Seen, text: str, where: str) -> None:
     RA301-RA303), its buttons and URL hosts."""
     scan = scan_html(text)
     if scan.script_lines or scan.handler_lines or scan.js_url_lines:
-        s.script_html.append(HtmlSeen(s.tick(), where, scan))
+        s.script_html.append((s.tick(), where, scan))
     read_risu_buttons(s, text, where)
     for fn, line in scan.risu_triggers:
         ev = f"{where} line {line}"

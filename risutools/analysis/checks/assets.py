@@ -20,14 +20,13 @@ def ra401(seen: Seen) -> Iterator[Hit]:
 
     Fix: Store the asset with its real type, or remove it.
     """
-    for a in seen.assets:
-        declared, sniffed = a.declared, a.sniffed
+    for at, where, declared, sniffed, _size in seen.assets:
         if sniffed is not None and declared is not None and not compatible(declared, sniffed):
-            yield Hit(a.at, f"asset declared as {declared} but its bytes are {sniffed}"
+            yield Hit(at, f"asset declared as {declared} but its bytes are {sniffed}"
                       + (" (HTML saved under an image or sound name)"
-                         if sniffed == "html" else ""), a.where)
+                         if sniffed == "html" else ""), where)
         elif sniffed == "html" and declared is None:
-            yield Hit(a.at, "asset bytes are HTML", a.where)
+            yield Hit(at, "asset bytes are HTML", where)
 
 
 @check("RA402", "warning", "module", "asset-oversized")
@@ -39,10 +38,10 @@ def ra402(seen: Seen) -> Iterator[Hit]:
 
     Fix: Shrink or remove the asset.
     """
-    for a in seen.assets:
-        if a.size is not None and a.size > OVERSIZED_ASSET_BYTES:
-            yield Hit(a.at, f"asset is {a.size} bytes, above the {OVERSIZED_ASSET_BYTES} byte "
-                      "bound for one asset", a.where)
+    for at, where, _declared, _sniffed, size in seen.assets:
+        if size is not None and size > OVERSIZED_ASSET_BYTES:
+            yield Hit(at, f"asset is {size} bytes, above the {OVERSIZED_ASSET_BYTES} byte "
+                      "bound for one asset", where)
 
 
 @check("RA403", "warning", "module", "asset-frames")
@@ -54,7 +53,6 @@ def ra403(seen: Seen) -> Iterator[Hit]:
 
     Fix: Re-export the module from RisuAI.
     """
-    for an in seen.anomalies:
-        if an.code.startswith("asset"):
-            yield Hit(an.at, f"asset frames are out of step with module.assets: {an.message}",
-                      an.where)
+    for at, code, message, where in seen.anomalies:
+        if code.startswith("asset"):
+            yield Hit(at, f"asset frames are out of step with module.assets: {message}", where)

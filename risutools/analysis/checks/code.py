@@ -63,10 +63,11 @@ def ra102(seen: Seen) -> Iterator[Hit]:
     # code built at run time (RA110, RA112, RA113) may be what needs it
     unseen = bool(seen.dynamic_lookups) or (loads is not None and bool(
         loads.built or loads.from_lore))
-    yield Hit(asked.at, "asks for lowLevelAccess but uses no privileged API "
+    at, evidence = asked
+    yield Hit(at, "asks for lowLevelAccess but uses no privileged API "
               + ("in the code this analysis can read; it also runs code built at run time, "
                  "which may need it" if unseen else "(over-asking); turn lowLevelAccess off"),
-              asked.evidence)
+              evidence)
 
 
 @check("RA103", "warning", "module", "network-literal")
@@ -79,9 +80,9 @@ def ra103(seen: Seen) -> Iterator[Hit]:
 
     Fix: Check that the host is expected and say why in the curator notes.
     """
-    for r in seen.requests:
-        if r.host:
-            yield Hit(r.at, f"makes a network request to {r.host}", r.evidence)
+    for at, host, evidence in seen.requests:
+        if host:
+            yield Hit(at, f"makes a network request to {host}", evidence)
 
 
 @check("RA104", "warning", "module", "network-computed")
@@ -93,10 +94,9 @@ def ra104(seen: Seen) -> Iterator[Hit]:
 
     Fix: Use a literal URL, or explain in the curator notes where the address comes from.
     """
-    for r in seen.requests:
-        if not r.host:
-            yield Hit(r.at, "makes a network request to an address computed at run time",
-                      r.evidence)
+    for at, host, evidence in seen.requests:
+        if not host:
+            yield Hit(at, "makes a network request to an address computed at run time", evidence)
 
 
 @check("RA105", "info", "module", "listen-edit-unknown")
@@ -108,9 +108,9 @@ def ra105(seen: Seen) -> Iterator[Hit]:
 
     Fix: Pass one of editRequest, editDisplay, editInput, editOutput as a literal.
     """
-    for spot in seen.unknown_listeners:
-        yield Hit(spot.at, "listenEdit is called with an event name that is not a literal the "
-                  "analyser knows; the hook it sets is unknown", spot.evidence)
+    for at, evidence in seen.unknown_listeners:
+        yield Hit(at, "listenEdit is called with an event name that is not a literal the "
+                  "analyser knows; the hook it sets is unknown", evidence)
 
 
 @check("RA110", "warning", "module", "dynamic-load")
@@ -168,9 +168,9 @@ def ra112(seen: Seen) -> Iterator[Hit]:
 
     Fix: Call functions by their names.
     """
-    for d in seen.dynamic_lookups:
-        yield Hit(d.at, f"names are looked up dynamically through {d.through}, so the functions "
-                  "it reaches cannot be known statically", d.evidence)
+    for at, through, evidence in seen.dynamic_lookups:
+        yield Hit(at, f"names are looked up dynamically through {through}, so the functions it "
+                  "reaches cannot be known statically", evidence)
 
 
 @check("RA113", "warning", "module", "load-from-lorebook")

@@ -19,9 +19,9 @@ def ra801(seen: Seen) -> Iterator[Hit]:
 
     Fix: Fix the field's type in the module.
     """
-    for w in seen.wrong_types:
-        yield Hit(w.at, f"{w.pointer} should be {w.expected} but is {w.got}; it was read as "
-                  "empty", w.pointer, w.pointer)
+    for at, pointer, expected, got in seen.wrong_types:
+        yield Hit(at, f"{pointer} should be {expected} but is {got}; it was read as empty",
+                  pointer, pointer)
 
 
 @check("RA802", "warning", "module", "mcp-server")
@@ -34,7 +34,8 @@ def ra802(seen: Seen) -> Iterator[Hit]:
     Fix: Check that the host is expected and say why in the curator notes.
     """
     if seen.mcp is not None:
-        yield Hit(seen.mcp.at, f"connects to an MCP server at {seen.mcp.host}", "mcp.url")
+        at, host = seen.mcp
+        yield Hit(at, f"connects to an MCP server at {host}", "mcp.url")
 
 
 @check("RA803", "info", "module", "dead-code-field")
@@ -47,10 +48,10 @@ def ra803(seen: Seen) -> Iterator[Hit]:
 
     Fix: Remove the field, or move the code into a trigger (`triggerlua`) if it should run.
     """
-    for u in seen.unused:
-        yield Hit(u.at, f"the field {quoted(u.key[:40])} holds code ({u.size} characters) but "
+    for at, key, size in seen.unused:
+        yield Hit(at, f"the field {quoted(key[:40])} holds code ({size} characters) but "
                   "RisuAI never reads this field, so it never runs; it was not analysed as "
-                  "running code", f"/{u.key}", f"/{u.key}")
+                  "running code", f"/{key}", f"/{key}")
 
 
 @check("RA900", "info", "module", "reader-note")
@@ -62,6 +63,6 @@ def ra900(seen: Seen) -> Iterator[Hit]:
 
     Fix: See the reader note; re-export the module if it looks broken.
     """
-    for an in seen.anomalies:
-        if not an.code.startswith("asset"):
-            yield Hit(an.at, f"reader note ({an.code}): {an.message}", an.where)
+    for at, code, message, where in seen.anomalies:
+        if not code.startswith("asset"):
+            yield Hit(at, f"reader note ({code}): {message}", where)

@@ -19,11 +19,11 @@ def ra301(seen: Seen) -> Iterator[Hit]:
 
     Fix: Remove the script; use triggers or CBS for behaviour.
     """
-    for h in seen.script_html:
-        lines = h.scan.script_lines
+    for at, where, scan in seen.script_html:
+        lines = scan.script_lines
         if lines:
-            yield Hit(h.at, f"HTML with a <script> element ({len(lines)} in all)",
-                      f"{h.where} line {lines[0]}")
+            yield Hit(at, f"HTML with a <script> element ({len(lines)} in all)",
+                      f"{where} line {lines[0]}")
 
 
 @check("RA302", "warning", "module", "html-event-handler")
@@ -35,11 +35,11 @@ def ra302(seen: Seen) -> Iterator[Hit]:
 
     Fix: Remove the handler attributes; use `risu-trigger` buttons instead.
     """
-    for h in seen.script_html:
-        lines = h.scan.handler_lines
+    for at, where, scan in seen.script_html:
+        lines = scan.handler_lines
         if lines:
-            yield Hit(h.at, f"HTML with on* event-handler attributes ({len(lines)} element(s))",
-                      f"{h.where} line {lines[0]}")
+            yield Hit(at, f"HTML with on* event-handler attributes ({len(lines)} element(s))",
+                      f"{where} line {lines[0]}")
 
 
 @check("RA303", "warning", "module", "html-javascript-url")
@@ -51,8 +51,8 @@ def ra303(seen: Seen) -> Iterator[Hit]:
 
     Fix: Use a normal link or a `risu-trigger` button.
     """
-    for h in seen.script_html:
-        lines = h.scan.js_url_lines
+    for at, where, scan in seen.script_html:
+        lines = scan.js_url_lines
         if lines:
-            yield Hit(h.at, f"HTML with javascript: URLs ({len(lines)} in all)",
-                      f"{h.where} line {lines[0]}")
+            yield Hit(at, f"HTML with javascript: URLs ({len(lines)} in all)",
+                      f"{where} line {lines[0]}")

@@ -19,9 +19,9 @@ def ra501(seen: Seen) -> Iterator[Hit]:
 
     Fix: Port the behaviour to Lua triggers.
     """
-    js = seen.legacy_js
-    if js is not None:
-        yield Hit(js.at, f"carries legacy custom JavaScript ({js.size} characters)", "cjs")
+    if seen.legacy_js is not None:
+        at, size, _scan = seen.legacy_js
+        yield Hit(at, f"carries legacy custom JavaScript ({size} characters)", "cjs")
 
 
 @check("RA502", "warning", "module", "legacy-js-dynamic")
@@ -33,13 +33,13 @@ def ra502(seen: Seen) -> Iterator[Hit]:
 
     Fix: Remove eval, Function and import from the script.
     """
-    js = seen.legacy_js
-    if js is None:
+    if seen.legacy_js is None:
         return
-    names = js.scan.names
+    at, _size, scan = seen.legacy_js
+    names = scan.names
     dyn = sorted(n for n in names if n in DYNAMIC_CODE)
     if dyn:
-        yield Hit(js.at, f"legacy JavaScript builds code at run time ({', '.join(dyn)})",
+        yield Hit(at, f"legacy JavaScript builds code at run time ({', '.join(dyn)})",
                   f"cjs line {names[dyn[0]][0]}")
 
 
@@ -52,13 +52,13 @@ def ra503(seen: Seen) -> Iterator[Hit]:
 
     Fix: Remove the network calls, or justify them in the curator notes.
     """
-    js = seen.legacy_js
-    if js is None:
+    if seen.legacy_js is None:
         return
-    names = js.scan.names
+    at, _size, scan = seen.legacy_js
+    names = scan.names
     netn = sorted(n for n in names if n in NETWORK)
     if netn:
-        hosts = sorted({h for h, _ in js.scan.url_hosts})
-        yield Hit(js.at, f"legacy JavaScript uses the network ({', '.join(netn)})"
+        hosts = sorted({h for h, _ in scan.url_hosts})
+        yield Hit(at, f"legacy JavaScript uses the network ({', '.join(netn)})"
                   + (f"; literal hosts: {', '.join(hosts[:10])}" if hosts else ""),
                   f"cjs line {names[netn[0]][0]}")

@@ -26,11 +26,11 @@ def ra201(seen: Seen) -> Iterator[Hit]:
 
     Fix: Remove nested or overlapping quantifiers (e.g. `(a+)+`, `(.*)*`).
     """
-    for p in seen.patterns:
-        for risk in p.risks:
+    for at, where, risks, _parse_error, _too_deep in seen.patterns:
+        for risk in risks:
             what = _SHAPES.get(risk.shape, _SHAPES["overlapping-alternation"])
-            yield Hit(p.at, f"the pattern risks catastrophic backtracking ({what}); RisuAI runs "
-                      "it on every message", p.where)
+            yield Hit(at, f"the pattern risks catastrophic backtracking ({what}); RisuAI runs "
+                      "it on every message", where)
 
 
 @check("RA202", "info", "module", "regex-unparsed")
@@ -42,13 +42,13 @@ def ra202(seen: Seen) -> Iterator[Hit]:
 
     Fix: Check the pattern by hand, or simplify it.
     """
-    for p in seen.patterns:
-        if p.parse_error is not None:
-            why, offset = p.parse_error
-            yield Hit(p.at, f"the pattern could not be parsed ({why} at offset {offset}); it was "
-                      "not checked for backtracking", p.where)
-        elif p.too_deep:
-            yield Hit(p.at, "the pattern is nested too deeply to check", p.where)
+    for at, where, _risks, parse_error, too_deep in seen.patterns:
+        if parse_error is not None:
+            why, offset = parse_error
+            yield Hit(at, f"the pattern could not be parsed ({why} at offset {offset}); it was "
+                      "not checked for backtracking", where)
+        elif too_deep:
+            yield Hit(at, "the pattern is nested too deeply to check", where)
 
 
 @check("RA203", "info", "module", "regex-type-unknown")
@@ -60,9 +60,9 @@ def ra203(seen: Seen) -> Iterator[Hit]:
 
     Fix: Use one of editinput, editoutput, editprocess, editdisplay, edittrans.
     """
-    for r in seen.regex_types:
-        yield Hit(r.at, f"regex script type {quoted(str(r.rtype)[:40])} is not one RisuAI "
-                  "documents", f"regex[{r.script}].type")
+    for at, script, rtype in seen.regex_types:
+        yield Hit(at, f"regex script type {quoted(str(rtype)[:40])} is not one RisuAI "
+                  "documents", f"regex[{script}].type")
 
 
 @check("RA204", "info", "module", "regex-flags-unknown")
@@ -75,6 +75,6 @@ def ra204(seen: Seen) -> Iterator[Hit]:
 
     Fix: Use only the flag letters RisuAI knows (g, i, m, s, u, y and `<...>` directives).
     """
-    for r in seen.regex_flags:
-        yield Hit(r.at, f"regex flag field has unknown letters {quoted(''.join(r.unknown)[:20])}",
-                  f"regex[{r.script}].flag")
+    for at, script, unknown in seen.regex_flags:
+        yield Hit(at, f"regex flag field has unknown letters {quoted(''.join(unknown)[:20])}",
+                  f"regex[{script}].flag")

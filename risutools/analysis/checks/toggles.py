@@ -78,7 +78,8 @@ def ra704(seen: Seen) -> Iterator[Hit]:
     """
     if seen.toggles is None:
         return
-    declared = {t.key for t in seen.toggles.parse.toggles}
+    at, _field, tp = seen.toggles
+    declared = {t.key for t in tp.toggles}
     for (scope, key), sk in sorted(seen.state.items()):
         name = key[len("toggle_"):]
         if scope != "global" or not key.startswith("toggle_") or name in declared:
@@ -86,7 +87,7 @@ def ra704(seen: Seen) -> Iterator[Hit]:
         why = undeclared_toggle_problem(name, declared)
         if why:
             uses = sk.reads or sk.writes
-            yield Hit(seen.toggles.at, f"the global variable {quoted(key[:60])} is read but no "
+            yield Hit(at, f"the global variable {quoted(key[:60])} is read but no "
                       f"toggle declares it ({why})", uses[0] if uses else "?")
 
 

@@ -20,12 +20,12 @@ def ra601(seen: Seen) -> Iterator[Hit]:
 
     Fix: Fix the syntax so that the code lexes to its end.
     """
-    for u in seen.unlexed:
-        first_line, first_msg = u.errors[0]
-        serious = any("unterminated long" in msg for _, msg in u.errors)
-        yield Hit(u.at, f"the code could not be read completely ({first_msg}; "
-                  f"{len(u.errors)} problem(s)); the analysis covers what was read",
-                  f"{u.where} line {first_line}", severity=None if serious else "info")
+    for at, where, errors in seen.unlexed:
+        first_line, first_msg = errors[0]
+        serious = any("unterminated long" in msg for _, msg in errors)
+        yield Hit(at, f"the code could not be read completely ({first_msg}; {len(errors)} "
+                  "problem(s)); the analysis covers what was read", f"{where} line {first_line}",
+                  severity=None if serious else "info")
 
 
 @check("RA602", "warning", "module", "code-not-text")
@@ -37,9 +37,8 @@ def ra602(seen: Seen) -> Iterator[Hit]:
 
     Fix: Store the code as a string.
     """
-    for c in seen.code_not_text:
-        yield Hit(c.at, f"the code field is {c.got}, not text; it was not read", c.where,
-                  c.pointer)
+    for at, where, pointer, got in seen.code_not_text:
+        yield Hit(at, f"the code field is {got}, not text; it was not read", where, pointer)
 
 
 @check("RA603", "info", "module", "code-binary")
@@ -51,6 +50,6 @@ def ra603(seen: Seen) -> Iterator[Hit]:
 
     Fix: Re-export the module, or remove the junk.
     """
-    for spot in seen.binary_code:
-        yield Hit(spot.at, "the code holds NUL or unpaired surrogate characters (binary junk?)",
-                  spot.evidence)
+    for at, where in seen.binary_code:
+        yield Hit(at, "the code holds NUL or unpaired surrogate characters (binary junk?)",
+                  where)
