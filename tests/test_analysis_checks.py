@@ -6,12 +6,12 @@ from __future__ import annotations
 from risutools.analysis import analyze
 from risutools.analysis.checks import module_checks
 from risutools.analysis.seen import Seen, event_read_by
-from risutools.checks import all_checks
+from risutools.commands.checks import every_check
 from risutools.formats.model import Module
 
 
 def test_every_ra_check_is_a_function_that_reads_an_event() -> None:
-    ra = [c for c in all_checks().values() if c.family == "RA"]
+    ra = [c for c in every_check().values() if c.family == "RA"]
     assert [c.id for c in module_checks()] == [c.id for c in ra]
     for c in ra:
         assert c.scope == "module" and c.run is not None, c.id
