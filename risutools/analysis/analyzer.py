@@ -1,9 +1,10 @@
 """``analyze(module) -> Analysis``: facts and findings, without running anything.
 
 Two steps, as a linter runs its rules: :func:`~risutools.analysis.walk.walk` reads the
-module once and records what it sees (:class:`~risutools.analysis.seen.Seen`); then every
-check of scope ``module`` (:mod:`risutools.analysis.checks`, in id order) reads that record
-and yields its findings.  See ``docs/analysis.md`` for the findings table (ids are stable).
+module once and records what it sees (:class:`~risutools.analysis.seen.Seen`); then the
+checks of scope ``module`` (:mod:`risutools.analysis.checks`) read that record and yield
+their findings (a check is called only when the event it reads is there).  See
+``docs/analysis.md`` for the findings table (ids are stable).
 The analyser never raises on module content: fields of the wrong type are read as empty and
 reported (RA801); code that does not lex is read as far as it goes and reported (RA601).
 """
