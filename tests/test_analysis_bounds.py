@@ -8,8 +8,9 @@ import random
 
 import pytest
 
-from risutools.analysis import analyze, cbs, js, lua, regexcheck
-from risutools.analysis.lua import decode_lua_string, scan_lua, tokenize
+from risutools.analysis import analyze, cbs, js, lua, lualex, regexcheck
+from risutools.analysis.lua import scan_lua
+from risutools.analysis.lualex import decode_lua_string, tokenize
 from risutools.formats import toggles
 from risutools.formats.model import Module
 
@@ -40,8 +41,8 @@ def test_tiny_windows_read_exactly_like_one_window(window: int,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     texts = _texts(window, 600)
     whole = [(_lua_view(t), _js_view(t)) for t in texts]
-    monkeypatch.setattr(lua, "WINDOW", window)
-    monkeypatch.setattr(lua, "_DECODE_CHUNK", 1)
+    monkeypatch.setattr(lualex, "WINDOW", window)
+    monkeypatch.setattr(lualex, "_DECODE_CHUNK", 1)
     for t, expected in zip(texts, whole, strict=True):
         assert (_lua_view(t), _js_view(t)) == expected, repr(t)
 
@@ -60,7 +61,7 @@ def test_escape_heavy_strings_across_windows_and_chunks() -> None:
 
 def test_hex_escape_without_digits_is_a_letter() -> None:
     # "\x" without two hex digits used to raise ValueError inside the decoder
-    assert [t.value for t in tokenize('s = "\\xg\\x"') if t.kind == lua.STR] == ["xgx"]
+    assert [t.value for t in tokenize('s = "\\xg\\x"') if t.kind == lualex.STR] == ["xgx"]
 
 
 def test_lua_record_bounds_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -85,7 +86,7 @@ def test_equal_call_arguments_are_shared() -> None:
 def test_line_index_matches_counting() -> None:
     rnd = random.Random(3)
     text = "".join(rnd.choice("ab\n") for _ in range(20_000))
-    index = lua.LineIndex(text)
+    index = lualex.LineIndex(text)
     for off in [0, 1, 4095, 4096, 4097, 12_000, 19_999, 20_000, 5, 9000, 3]:
         assert index.line(off) == text.count("\n", 0, off) + 1
     assert index.newlines == text.count("\n")

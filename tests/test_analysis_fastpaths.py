@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from risutools.analysis import analyzer
-from risutools.analysis.analyzer import _BAD_CHARS, _CODE_BUTTON, _first_code_button, _has_bad_chars
+from risutools.analysis import walk_lua
 from risutools.analysis.lorecode import MAX_LINES_READ, _head_lines, looks_like_lua
 from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, checked_risks
+from risutools.analysis.walk_lua import _BAD_CHARS, _CODE_BUTTON, _first_code_button, _has_bad_chars
 
 BUTTON_TEXTS = [
     "", "risu-btn", "x = '<div risu-btn=\"a\">'", "RISU-TRIGGER", "{{BUTTON::go::f}}",
@@ -61,7 +61,7 @@ def test_bad_chars_same_as_search(text: str) -> None:
 
 
 def test_bad_chars_past_the_first_piece(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(analyzer, "_BAD_CHARS_CHUNK", 4)
+    monkeypatch.setattr(walk_lua, "_BAD_CHARS_CHUNK", 4)
     assert _has_bad_chars("가나다라마바사\udc00")
     assert not _has_bad_chars("가나다라마바사아자")
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from risutools.analysis.lua import NAME, NUM, STR, decode_lua_string, scan_lua, tokenize
+from risutools.analysis.lua import scan_lua
+from risutools.analysis.lualex import NAME, NUM, STR, decode_lua_string, tokenize
 
 
 def call_names(code: str) -> list[str]:

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from risutools.analysis import analyze
-from risutools.analysis.analyzer import _KEEP_CALLS
 from risutools.analysis.lua import scan_lua
 from risutools.analysis.luaapi import lua_api
+from risutools.analysis.walk_lua import KEEP_CALLS
 from risutools.formats.model import Module
 
 
@@ -45,10 +45,10 @@ def test_the_same_calls_outside_a_listener_are_allowed_with_lla() -> None:
 
 def test_the_listener_ends_at_its_closing_parenthesis() -> None:
     code = "listenEdit('editInput', function(id, d) if d then f({1}) end return d end) LLM(id)"
-    calls = {c.name: c.in_listener for c in scan_lua(code, _KEEP_CALLS).calls}
+    calls = {c.name: c.in_listener for c in scan_lua(code, KEEP_CALLS).calls}
     assert calls == {"listenEdit": False, "LLM": False}
     inner = "listenEdit('editInput', function(id, d) local t = {x = LLM(id)} return d end)"
-    assert [c.in_listener for c in scan_lua(inner, _KEEP_CALLS).calls] == [False, True]
+    assert [c.in_listener for c in scan_lua(inner, KEEP_CALLS).calls] == [False, True]
 
 
 @pytest.mark.parametrize(("code", "key"), [
@@ -90,9 +90,9 @@ def test_a_parameter_is_never_a_constant() -> None:
             "local function read(id, name)\n  return getChatVar(id, name)\nend\n"
             "local get = function(id, key, ...) return getChatVar(id, key) end\n"
             'local key = "other"')
-    scan = scan_lua(code, _KEEP_CALLS)
+    scan = scan_lua(code, KEEP_CALLS)
     assert scan.constants == {}
-    assert scan_lua('local name = "label"\ngetChatVar(id, name)', _KEEP_CALLS).constants == {
+    assert scan_lua('local name = "label"\ngetChatVar(id, name)', KEEP_CALLS).constants == {
         "name": "label"}
 
 

@@ -7,10 +7,10 @@ from harness import FIXTURES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from risutools.analysis import analyzer
 from risutools.analysis.lua import LuaScan, scan_lua, skip_pattern
+from risutools.analysis.walk_lua import KEEP_CALLS
 
-KEEP = analyzer._KEEP_CALLS
+KEEP = KEEP_CALLS
 IDIOMS = (FIXTURES / "analysis" / "lua_skip_idioms.lua").read_text(encoding="utf-8")
 
 _PIECES = ["a", " ", "\n", "\\", '"', "'", "[", "]", "\\58", "https://h.example/", "request",

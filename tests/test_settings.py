@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 from harness import FIXTURES, SEED, SOURCES, run_cli
 
+from risutools.analysis.checks.code import ra103 as RA103
+from risutools.analysis.checks.fields import ra802 as RA802
 from risutools.catalog.gates import digests as G4
 from risutools.catalog.review_checks import orphan_approval as RV305
 from risutools.catalog.review_checks import stale_approval as RV304
 from risutools.catalog.review_checks import unmet_requirement as RV101
-from risutools.checks.analysis import RA103, RA802
 from risutools.contract.checks_load import mc000 as MC000
 from risutools.contract.rules import mc401 as MC401
 from risutools.contract.rules import mc600 as MC600

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from risutools.analysis.lua import LineIndex
+from risutools.analysis.lualex import LineIndex
 
 _BRACES = re.compile(r"\{\{|\}\}")
 _MAX_DEPTH = 64

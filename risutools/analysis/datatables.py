@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from risutools.analysis import _tables
 from risutools.resources import data_dir, load_data_yaml
 
 #: the data files the analyser reads
@@ -31,8 +32,6 @@ def _digest(raw: bytes) -> str:
 def data_table(name: str) -> Any:
     """``risutools/data/<name>`` as PyYAML reads it (read once: the same object on every
     call)."""
-    from risutools.analysis import _tables
-
     made_from = _tables.SHA256.get(name)
     if made_from is not None:
         try:

@@ -5,12 +5,13 @@ that a name scan sees only code.  Never runs anything; never raises."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from functools import cache
 
-from risutools.analysis.lua import LineIndex, match_windowed
+from risutools.analysis.lualex import LineIndex, match_windowed
 
-_MASTER = re.compile(
-    r"""
+# The lexer's regular expressions, as text: compiled on first use (:func:`_rx`), so that
+# importing this module costs nothing for the many modules without legacy JavaScript.
+_MASTER = r"""
     [ \t\r\n\f\v\u00a0\ufeff]*
     (?:
       (?P<name>[A-Za-z_$][A-Za-z0-9_$]*)
@@ -23,24 +24,21 @@ _MASTER = re.compile(
     | (?P<end>\Z)
     | (?P<other>.)
     )
-    """,
-    re.VERBOSE | re.DOTALL,
-)
+    """
 # String and template bodies (up to the closing quote, not included), matched window by
 # window (``match_windowed``) so the regex engine never stacks more than a window's escapes.
 _BODY = {
-    '"': re.compile(r'[^"\\\n]*(?:\\.[^"\\\n]*)*', re.DOTALL),
-    "'": re.compile(r"[^'\\\n]*(?:\\.[^'\\\n]*)*", re.DOTALL),
-    "`": re.compile(r"[^`\\]*(?:\\.[^`\\]*)*", re.DOTALL),
+    '"': r'[^"\\\n]*(?:\\.[^"\\\n]*)*',
+    "'": r"[^'\\\n]*(?:\\.[^'\\\n]*)*",
+    "`": r"[^`\\]*(?:\\.[^`\\]*)*",
 }
 # a regex literal body: no newline; classes ``[...]`` may hold "/"; the flags follow
 # (closed classes are read here too; a class left open at a window's edge or at a newline
 # stops this match at its "[" and is read by _REGEX_CLASS)
-_REGEX_OUTSIDE = re.compile(
-    r"[^/\\\[\n]*(?:(?:\\.|\[[^\]\\\n]*(?:\\.[^\]\\\n]*)*\])[^/\\\[\n]*)*")
-_REGEX_CLASS = re.compile(r"[^\]\\\n]*(?:\\.[^\]\\\n]*)*")
-_REGEX_FLAGS = re.compile(r"/?[A-Za-z]*")
-_URL_HOST = re.compile(r"https?://([A-Za-z0-9][A-Za-z0-9.\-]{0,252})", re.IGNORECASE)
+_REGEX_OUTSIDE = r"[^/\\\[\n]*(?:(?:\\.|\[[^\]\\\n]*(?:\\.[^\]\\\n]*)*\])[^/\\\[\n]*)*"
+_REGEX_CLASS = r"[^\]\\\n]*(?:\\.[^\]\\\n]*)*"
+_REGEX_FLAGS = r"/?[A-Za-z]*"
+_URL_HOST = r"https?://([A-Za-z0-9][A-Za-z0-9.\-]{0,252})"
 _REGEX_AFTER_NAMES = frozenset(
     [
      "return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case",
@@ -58,99 +56,165 @@ JS_NOTABLE: dict[str, str] = {
     "cookie": "storage", "innerHTML": "dom", "outerHTML": "dom", "insertAdjacentHTML": "dom",
     "addRisuEventHandler": "risu", "risuFetch": "network",
 }
+#: the notable names that build code at run time (RA502), and those that use the network (RA503)
+DYNAMIC_CODE = frozenset(n for n, why in JS_NOTABLE.items() if why == "dynamic code")
+NETWORK = frozenset(n for n, why in JS_NOTABLE.items() if why == "network")
 
 
-@dataclass
+class _Rx:
+    """The lexer's regular expressions, compiled."""
+
+    def __init__(self) -> None:
+        self.master = re.compile(_MASTER, re.VERBOSE | re.DOTALL)
+        self.body = {q: re.compile(src, re.DOTALL) for q, src in _BODY.items()}
+        self.regex_outside = re.compile(_REGEX_OUTSIDE)
+        self.regex_class = re.compile(_REGEX_CLASS)
+        self.regex_flags = re.compile(_REGEX_FLAGS)
+        self.url_host = re.compile(_URL_HOST, re.IGNORECASE)
+
+
+@cache
+def _rx() -> _Rx:
+    """The lexer's regular expressions (compiled once, when the first script is read)."""
+    return _Rx()
+
+
 class JsScan:
     """What :func:`scan_js` found in legacy JavaScript."""
 
-    names: dict[str, list[int]] = field(default_factory=dict)  # notable name -> lines
-    url_hosts: list[tuple[str, int]] = field(default_factory=list)
-    errors: list[tuple[int, str]] = field(default_factory=list)
-    tokens: int = 0
+    __slots__ = ("errors", "names", "tokens", "url_hosts")
+
+    def __init__(self) -> None:
+        self.names: dict[str, list[int]] = {}  # notable name -> lines
+        self.url_hosts: list[tuple[str, int]] = []
+        self.errors: list[tuple[int, str]] = []
+        self.tokens = 0
 
 
 def scan_js(text: str) -> JsScan:
     """Scan legacy JavaScript for notable names and literal URL hosts."""
-    out = JsScan()
     if not isinstance(text, str) or not text:
+        return JsScan()
+    return _JsReader(text).run()
+
+
+class _JsReader:
+    """One :func:`scan_js` pass: :meth:`run` matches a token at a time and hands it to the
+    step of its kind (``_STEPS``), which returns where the token ends."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = LineIndex(text)
+        self.out = JsScan()
+        self.errors: list[tuple[int, str]] = []  # (offset, message)
+        self.prev_kind = ""  # "name", "num", "str", "op", "close"
+        self.prev_val = ""
+        self.rx = _rx()
+
+    def run(self) -> JsScan:
+        text = self.text
+        n = len(text)
+        steps = _STEPS
+        match = self.rx.master.match
+        pos = 0
+        count = 0
+        while pos <= n:
+            m = match(text, pos)
+            if m is None:
+                break
+            g = m.lastgroup or "other"
+            if g == "end":
+                break
+            count += 1
+            e = steps[g](self, m)
+            pos = e if e > pos else pos + 1
+        out = self.out
+        out.tokens = count
+        out.errors = [(self.lines.line(o), msg) for o, msg in self.errors]
         return out
-    lines = LineIndex(text)
-    n = len(text)
-    pos = 0
-    prev_kind = ""  # "name", "num", "str", "op", "close"
-    prev_val = ""
-    errors: list[tuple[int, str]] = []
-    count = 0
-    while pos <= n:
-        m = _MASTER.match(text, pos)
-        if m is None:
-            break
-        g = m.lastgroup
-        s = m.start(g) if g else pos
-        e = m.end()
-        if g == "end":
-            break
-        count += 1
-        if g == "name":
-            v = m.group(g)
-            if v in JS_NOTABLE and len(out.names.setdefault(v, [])) < 100:
-                out.names[v].append(lines.line(s))
-            prev_kind, prev_val = "name", v
-        elif g == "lc":
-            j = text.find("\n", e)
-            e = n if j < 0 else j
-        elif g == "bc":
-            j = text.find("*/", e)
-            if j < 0:
-                errors.append((s, "unterminated block comment"))
-                e = n
-            else:
-                e = j + 2
-        elif g == "str":
-            q = text[s]
-            b1 = match_windowed(_BODY[q], text, e)
-            if b1 < n and text[b1] == q:
-                e = b1 + 1
-            else:
-                errors.append((s, "unterminated string or template literal"))
-                e = b1
-            if len(out.url_hosts) < 1000 and text.find("://", s, e) >= 0:
-                for hm in _URL_HOST.finditer(text, s, e):
-                    if len(out.url_hosts) < 1000:
-                        out.url_hosts.append((hm.group(1).lower().rstrip("."), lines.line(s)))
-            prev_kind, prev_val = "str", ""
-        elif g == "num":
-            prev_kind, prev_val = "num", ""
-        elif g == "slash":
-            regex_ok = prev_kind in ("", "op") or (
-                prev_kind == "name" and prev_val in _REGEX_AFTER_NAMES)
-            if regex_ok:
-                e = _regex_literal_end(text, e)
-                prev_kind, prev_val = "str", ""
-            else:
-                prev_kind, prev_val = "op", "/"
-        elif g == "op":
-            v = m.group(g)
-            prev_kind, prev_val = ("close" if v in ")]}" else "op"), v
+
+    def name(self, m: re.Match[str]) -> int:
+        v = m.group("name")
+        names = self.out.names
+        if v in JS_NOTABLE and len(names.setdefault(v, [])) < 100:
+            names[v].append(self.lines.line(m.start("name")))
+        self.prev_kind, self.prev_val = "name", v
+        return m.end()
+
+    def line_comment(self, m: re.Match[str]) -> int:
+        j = self.text.find("\n", m.end())
+        return len(self.text) if j < 0 else j
+
+    def block_comment(self, m: re.Match[str]) -> int:
+        j = self.text.find("*/", m.end())
+        if j < 0:
+            self.errors.append((m.start("bc"), "unterminated block comment"))
+            return len(self.text)
+        return j + 2
+
+    def string(self, m: re.Match[str]) -> int:
+        """A string or template literal (unterminated: to the end of its line, or of the
+        text for a template); the hosts of the URLs it holds."""
+        text = self.text
+        s = m.start("str")
+        q = text[s]
+        b1 = match_windowed(self.rx.body[q], text, m.end())
+        if b1 < len(text) and text[b1] == q:
+            e = b1 + 1
         else:
-            if len(errors) < 20:
-                errors.append((s, "unexpected character"))
-        pos = e if e > pos else pos + 1
-    out.tokens = count
-    out.errors = [(lines.line(o), msg) for o, msg in errors]
-    return out
+            self.errors.append((s, "unterminated string or template literal"))
+            e = b1
+        hosts = self.out.url_hosts
+        if len(hosts) < 1000 and text.find("://", s, e) >= 0:
+            for hm in self.rx.url_host.finditer(text, s, e):
+                if len(hosts) < 1000:
+                    hosts.append((hm.group(1).lower().rstrip("."), self.lines.line(s)))
+        self.prev_kind, self.prev_val = "str", ""
+        return e
+
+    def number(self, m: re.Match[str]) -> int:
+        self.prev_kind, self.prev_val = "num", ""
+        return m.end()
+
+    def slash(self, m: re.Match[str]) -> int:
+        """``/``: a regular-expression literal where an operand may start (after an operator,
+        at the start, after ``return`` ...), else division."""
+        if self.prev_kind in ("", "op") or (
+                self.prev_kind == "name" and self.prev_val in _REGEX_AFTER_NAMES):
+            self.prev_kind, self.prev_val = "str", ""
+            return _regex_literal_end(self.text, m.end())
+        self.prev_kind, self.prev_val = "op", "/"
+        return m.end()
+
+    def operator(self, m: re.Match[str]) -> int:
+        v = m.group("op")
+        self.prev_kind, self.prev_val = ("close" if v in ")]}" else "op"), v
+        return m.end()
+
+    def other(self, m: re.Match[str]) -> int:
+        if len(self.errors) < 20:
+            self.errors.append((m.start(m.lastgroup or 0), "unexpected character"))
+        return m.end()
+
+
+#: the group of the master pattern that matched -> the step that reads the token
+_STEPS = {
+    "name": _JsReader.name, "lc": _JsReader.line_comment, "bc": _JsReader.block_comment,
+    "str": _JsReader.string, "num": _JsReader.number, "slash": _JsReader.slash,
+    "op": _JsReader.operator, "other": _JsReader.other,
+}
 
 
 def _regex_literal_end(text: str, pos: int) -> int:
     """Where a regex literal whose body starts at ``pos`` ends (after its flags)."""
+    rx = _rx()
     n = len(text)
     while True:
-        pos = match_windowed(_REGEX_OUTSIDE, text, pos)
+        pos = match_windowed(rx.regex_outside, text, pos)
         if pos >= n or text[pos] != "[":
             break
-        pos = match_windowed(_REGEX_CLASS, text, pos + 1)
+        pos = match_windowed(rx.regex_class, text, pos + 1)
         if pos < n and text[pos] == "]":
             pos += 1
-    m = _REGEX_FLAGS.match(text, pos)
+    m = rx.regex_flags.match(text, pos)
     return m.end() if m is not None else pos

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from risutools.analysis.lua import (
+from risutools.analysis.lualex import (
     KEYWORDS,
     NAME,
     NUM,
@@ -133,6 +133,8 @@ _WATCHED = LORE_READERS | LOADERS | {"pcall"}
 _STATEMENT_TOKENS = _WATCHED | {"function", "if", "do", "repeat", "end", "until", "=", "in",
                                 "return"}
 _FUNCTION = (NAME, "function")
+#: the tokens before a field name (``t.x``, ``t:x``)
+_QUALIFIERS = ((OP, "."), (OP, ":"))
 
 
 @dataclass
@@ -244,35 +246,59 @@ class _FlowReader:
 
     # -- statements -----------------------------------------------------------------------
     def statement(self, tok: tuple[int, str], s: int) -> None:
+        """A token that may start or end something: a block, a function's name, an
+        assignment, a ``for ... in`` list, a ``return`` list (see _STATEMENT_STEPS), and a
+        call of a lorebook reader, a loader or pcall (its arguments are followed)."""
         kind, value = tok
         recent = self.recent
         prev = recent[-1] if recent else (0, "")
-        if kind == NAME and value in ("function", "if", "do", "repeat"):
-            name = None
-            if value == "function" and len(recent) >= 2 and recent[-1] == (OP, "=") \
-                    and recent[-2][0] == NAME:
-                name = recent[-2][1]
-            self.functions.append(name if value == "function" else "")
-        elif kind == NAME and value in ("end", "until") and self.functions:
-            self.functions.pop()
-        elif kind == NAME and value not in KEYWORDS and prev == (NAME, "function") \
-                and self.functions and self.functions[-1] is None:
+        step = _STATEMENT_STEPS.get(tok)
+        if step is not None:
+            step(self)
+        elif prev == _FUNCTION and kind == NAME and value not in KEYWORDS and self.functions \
+                and self.functions[-1] is None:
             self.functions[-1] = value  # function name(...)
-        elif kind == OP and value == "=" and not self.rhs:
+        if kind == NAME and value in _WATCHED and prev not in _QUALIFIERS \
+                and len(self.calls) < MAX_OPEN_CALLS:
+            self.calls.append((value, self.lines.line(s), -1, [[]]))
+
+    def open_function(self) -> None:
+        """``function``: a block named by ``name = function`` (or by the name after it)."""
+        recent = self.recent
+        name = None
+        if len(recent) >= 2 and recent[-1] == (OP, "=") and recent[-2][0] == NAME:
+            name = recent[-2][1]
+        self.functions.append(name)
+
+    def open_block(self) -> None:
+        """``if`` / ``do`` / ``repeat``: a block that is not a function."""
+        self.functions.append("")
+
+    def close_block(self) -> None:
+        """``end`` / ``until``."""
+        if self.functions:
+            self.functions.pop()
+
+    def assignment(self) -> None:
+        """``=``: the names before it take the value after it."""
+        if not self.rhs:
             targets = self.targets_before()
             if targets:
                 self.rhs.append(_Rhs(targets))
-        elif kind == NAME and value == "in" and not self.rhs:
+
+    def for_in(self) -> None:
+        """``for a, b in``: the names take what the list after ``in`` gives."""
+        if not self.rhs:
             targets = self.targets_before(stop="for")
             if targets:
                 self.rhs.append(_Rhs(targets))
-        elif kind == NAME and value == "return" and not self.rhs:
+
+    def returns(self) -> None:
+        """``return``: the function being defined gives what the list after it names."""
+        if not self.rhs:
             fn = next((f for f in reversed(self.functions) if f != ""), None)
             if fn:
                 self.rhs.append(_Rhs([fn]))
-        if kind == NAME and value in _WATCHED and prev not in ((OP, "."), (OP, ":")) \
-                and len(self.calls) < MAX_OPEN_CALLS:
-            self.calls.append((value, self.lines.line(s), -1, [[]]))
 
     def targets_before(self, stop: str = "local") -> list[str]:
         """``a, b =`` / ``local a, b =`` / ``for a, b in``: the names; none for a field
@@ -297,18 +323,12 @@ class _FlowReader:
 
     # -- right-hand sides -------------------------------------------------------------------
     def feed_rhs(self, tok: tuple[int, str]) -> None:
+        """One more token of the right-hand side being read (or the token that ends it)."""
         if not self.rhs:
             return
         r = self.rhs[-1]
         kind, value = tok
-        # a function value ends it too: its body holds statements of its own
-        ends = (kind == NAME and value == "function") or (r.depth == 0 and (
-            (kind == NAME and value in _STATEMENT_WORDS)
-            or (kind == OP and value in (";", ")", "]", "}"))
-            or (kind in (NAME, NUM) and r.last[0] in (NAME, NUM, STR) and value not in KEYWORDS)
-            or (kind == NAME and r.last[0] == OP and r.last[1] in (")", "]", "}")
-                and value not in KEYWORDS)))
-        if ends or r.tokens >= MAX_RHS_TOKENS:
+        if _ends_rhs(r, kind, value) or r.tokens >= MAX_RHS_TOKENS:
             self.close_rhs()
             return
         r.tokens += 1
@@ -316,7 +336,7 @@ class _FlowReader:
             r.depth += 1
         elif kind == OP and value in _CLOSE:
             r.depth -= 1
-        if kind == NAME and value not in KEYWORDS and r.last not in ((OP, "."), (OP, ":")) \
+        if kind == NAME and value not in KEYWORDS and r.last not in _QUALIFIERS \
                 and len(r.deps) < MAX_DEPS:
             r.deps.add(value)
         if r.depth == 0 and tok == (OP, ","):
@@ -461,6 +481,37 @@ class _FlowReader:
             else:
                 found.extend(self.patterns(expr, depth) or [(WILD,)])
         return found[:16]
+
+
+#: the statement tokens :meth:`_FlowReader.statement` acts on, and the step each takes
+_STATEMENT_STEPS = {
+    (NAME, "function"): _FlowReader.open_function,
+    (NAME, "if"): _FlowReader.open_block, (NAME, "do"): _FlowReader.open_block,
+    (NAME, "repeat"): _FlowReader.open_block,
+    (NAME, "end"): _FlowReader.close_block, (NAME, "until"): _FlowReader.close_block,
+    (OP, "="): _FlowReader.assignment,
+    (NAME, "in"): _FlowReader.for_in,
+    (NAME, "return"): _FlowReader.returns,
+}
+
+
+def _ends_rhs(r: _Rhs, kind: int, value: str) -> bool:
+    """Whether the token ends the right-hand side ``r``: a function value (its body holds
+    statements of its own), and outside brackets a statement word, a closing ``;``/``)``
+    ..., or a name or number right after a complete operand (a new statement)."""
+    if kind == NAME and value == "function":
+        return True
+    if r.depth != 0:
+        return False
+    if kind == NAME and value in _STATEMENT_WORDS:
+        return True
+    if kind == OP:
+        return value in (";", ")", "]", "}")
+    if kind not in (NAME, NUM) or value in KEYWORDS:
+        return False
+    last_kind, last_value = r.last
+    return last_kind in (NAME, NUM, STR) or (
+        kind == NAME and last_kind == OP and last_value in (")", "]", "}"))
 
 
 def _squash(pattern: tuple[str, ...]) -> tuple[str, ...]:

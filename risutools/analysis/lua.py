@@ -1,20 +1,12 @@
-"""A Lua 5.4 lexer and call scanner that never runs the code it reads.
-
-The lexer is one fixed master regular expression (our own, linear: every
-alternative either consumes a bounded run or is followed by an explicit
-``str.find``) driven by ``match`` at successive positions.  It tells code from
-comments and string literals so that names inside comments or strings are
-never taken for calls, and it keeps string literals as data.
-
-Syntax errors never stop it: an unterminated string ends at the end of its
-line, an unterminated long string or long comment ends at the end of the text,
-an unexpected character is skipped; each such event is recorded in
-:attr:`LuaScan.errors` with its line number.
+"""A Lua call scanner that never runs the code it reads (over the tokens of
+:mod:`risutools.analysis.lualex`).
 
 The scanner (:func:`scan_lua`, one step per method of :class:`_Scanner`) walks the
 tokens once; when it keeps only some calls (the analyser keeps host calls), the runs of
 tokens that cannot change what it records are passed over in one regex match each
-(:func:`skip_pattern`), with the same result.  It records:
+(:func:`skip_pattern`), with the same result.  Syntax errors never stop it: what the lexer
+reports, and the records past a bound, are in :attr:`LuaScan.errors` with their line
+numbers.  It records:
 
 * calls ``name(``, ``name "x"``, ``name [[x]]``, ``name {`` and method or field
   calls ``obj:name(`` / ``obj.name(`` (with the qualifier), with the literal
@@ -30,279 +22,26 @@ from __future__ import annotations
 
 import re
 import sys
-from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-# Token kinds (small ints: cheap to compare).
-NAME, STR, NUM, OP = 1, 2, 3, 4
-
-KEYWORDS = frozenset(
-    [
-     "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if",
-     "in", "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
-    ]
+from risutools.analysis.lualex import (
+    KEYWORDS,
+    NAME,
+    NUM,
+    OP,
+    STR,
+    LineIndex,
+    Skipper,
+    decode_lua_string,
+    iter_tokens,
 )
 
-_MASTER = re.compile(
-    r"""
-    [ \t\r\n\f\v]*
-    (?:
-      (?P<name>[A-Za-z_][A-Za-z0-9_]*)
-    | (?P<com>--)
-    | (?P<str>["'])
-    | (?P<lbr>\[=*\[)
-    | (?P<num>0[xX][0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?
-             |(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)
-    | (?P<op>\.\.\.|\.\.|==|~=|<=|>=|<<|>>|//|::|[-+*/%^\#&~|<>=(){}\[\];:,.])
-    | (?P<end>\Z)
-    | (?P<other>.)
-    )
-    """,
-    re.VERBOSE | re.DOTALL,
-)
-#: the group number of each alternative of _MASTER (``Match.lastindex``: an int compared)
-_G_NAME, _G_COM, _G_STR, _G_LBR, _G_NUM, _G_OP, _G_END = (
-    _MASTER.groupindex[g] for g in ("name", "com", "str", "lbr", "num", "op", "end"))
-# The body of a short string: plain characters and escapes, up to (not including) the
-# closing quote, an unescaped newline, or the end of the text.  It is matched in windows
-# of _WINDOW characters (see :func:`match_windowed`), so the regex engine's backtracking
-# stack never holds more than a window's escapes.
-_BODY = {
-    '"': re.compile(r'[^"\\\n]*(?:(?:\\z[ \t\r\n\f\v]*|\\.)[^"\\\n]*)*', re.DOTALL),
-    "'": re.compile(r"[^'\\\n]*(?:(?:\\z[ \t\r\n\f\v]*|\\.)[^'\\\n]*)*", re.DOTALL),
-}
-_WS_RUN = re.compile(r"[ \t\r\n\f\v]*")
-#: characters matched by one windowed regex match (bounds the regex engine's memory)
-WINDOW = 4096
-_LONG_OPEN = re.compile(r"\[(=*)\[")
 _URL_HOST = re.compile(r"https?://([A-Za-z0-9][A-Za-z0-9.\-]{0,252})", re.IGNORECASE)
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
-            "\\": "\\", '"': '"', "'": "'", "\n": "\n"}
-_ESC_RE = re.compile(r"\\(x[0-9a-fA-F]{2}|[0-9]{1,3}|u\{[0-9a-fA-F]{1,8}\}|z[ \t\r\n\f\v]*|.)",
-                     re.DOTALL)
-_BACKSLASHES = re.compile(r"\\+")
 # an escape that can make ":" or "/" out of other characters (``\58``, ``\x3a``, ``\u{2f}``)
 _CODED_ESCAPE = re.compile(r"\\[0-9xu]")
-#: the body of a string is decoded in pieces of about this many characters
-_DECODE_CHUNK = 65536
-
-
-def match_windowed(rx: re.Pattern[str], text: str, pos: int, after_ws: bool = False) -> int:
-    """The end of ``rx``'s match at ``pos``, matched window by window.
-
-    ``rx`` must match a sequence of units (one character, or an escape of a few
-    characters) greedily, so that a match stopped at a window's edge can resume
-    where it stopped.  A window never ends inside a run of whitespace when
-    ``after_ws`` (Lua's ``\\z`` escape swallows a whole run)."""
-    n = len(text)
-    match = rx.match
-    while True:
-        endpos = pos + WINDOW
-        if endpos >= n:
-            m = match(text, pos)
-            return m.end() if m is not None else pos
-        if after_ws:
-            endpos = _WS_RUN.match(text, endpos).end()  # type: ignore[union-attr]
-        m = match(text, pos, endpos)
-        e = m.end() if m is not None else pos
-        if e < endpos - 1 or endpos >= n or e <= pos:
-            return e
-        pos = e
-
-
-def _decode_piece(body: str) -> str:
-    def repl(m: re.Match[str]) -> str:
-        e = m.group(1)
-        c = e[0]
-        if c == "x" and len(e) == 3:  # "\x" without two hex digits is read as "x"
-            return chr(int(e[1:], 16))
-        if c.isdigit():
-            return chr(min(int(e), 255))
-        if c == "u" and len(e) > 1:
-            cp = int(e[2:-1], 16)
-            return chr(cp) if cp <= 0x10FFFF else "\ufffd"
-        if c == "z":
-            return ""
-        return _ESCAPES.get(c, c)
-
-    return _ESC_RE.sub(repl, body)
-
-
-def decode_lua_string(body: str, start: int = 0, end: int | None = None) -> str:
-    """Decode the escapes of a short string body (best effort, never raises).
-
-    ``body[start:end]`` is decoded in pieces cut just before a run of backslashes,
-    so memory stays proportional to the result, however many escapes it holds."""
-    stop = len(body) if end is None else end
-    if body.find("\\", start, stop) < 0:
-        return body[start:stop]
-    out: list[str] = []
-    pos = start
-    while pos < stop:
-        cut = body.find("\\", min(pos + _DECODE_CHUNK, stop), stop)
-        if cut > pos and body[cut - 1] == "\\":  # inside a run: cut before the next run
-            run = _BACKSLASHES.match(body, cut)
-            cut = body.find("\\", run.end() if run is not None else cut + 1, stop)
-        if cut < 0:
-            cut = stop
-        out.append(_decode_piece(body[pos:cut]))
-        pos = cut
-    return "".join(out)
-
-
-class LineIndex:
-    """Offset -> 1-based line number, in memory proportional to the text / 4096.
-
-    Keeps the number of newlines before every 4096th offset, and the last answer
-    (the scanners ask in text order, so most questions count a few characters)."""
-
-    __slots__ = ("_blocks", "_last", "_text", "newlines")
-    BLOCK = 4096
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        blocks = array("l", [0])
-        count = text.count
-        total = 0
-        for start in range(0, len(text), self.BLOCK):
-            total += count("\n", start, start + self.BLOCK)
-            blocks.append(total)
-        self._blocks = blocks
-        self.newlines = total
-        self._last = (0, 0)  # (offset, newlines before it)
-
-    def line(self, offset: int) -> int:
-        if offset <= 0:
-            return 1
-        offset = min(offset, len(self._text))
-        last_off, last_nl = self._last
-        if last_off <= offset < last_off + self.BLOCK:
-            nl = last_nl + self._text.count("\n", last_off, offset)
-        else:
-            b = offset // self.BLOCK
-            nl = self._blocks[b] + self._text.count("\n", b * self.BLOCK, offset)
-        self._last = (offset, nl)
-        return nl + 1
-
-
-@dataclass
-class Token:
-    """A token with its string value decoded (:func:`tokenize`)."""
-
-    kind: int
-    start: int
-    end: int
-    value: str  # name / operator text / decoded string value / number text
-
-
-#: one token: (kind, start, end, value, body start, body end).  ``value`` is the text of
-#: a name, operator or number, the body of a string without escapes, and None for a
-#: string with escapes (decode ``text[body start:body end]`` when it is needed).
-RawToken = tuple[int, int, int, "str | None", int, int]
-
-
-def tokenize(text: str, errors: list[tuple[int, str]] | None = None) -> list[Token]:
-    """All significant tokens of ``text`` (comments dropped), strings decoded.  For tests
-    and tools; the scanner uses :func:`iter_tokens` and decodes only what it needs."""
-    out: list[Token] = []
-    for k, s, e, v, b0, b1 in iter_tokens(text, errors if errors is not None else []):
-        out.append(Token(k, s, e, v if v is not None else decode_lua_string(text, b0, b1)))
-    return out
-
-
-class Skipper:
-    """Lets :func:`iter_tokens` jump over a run of tokens its reader has no use for.
-
-    While ``idle`` is true (the reader sets it after each token), the lexer first matches
-    ``pattern`` (a run of whole tokens, see :func:`skip_pattern`) and goes on after it;
-    ``last`` is then the text of the last token passed over (the one before the token the
-    reader gets next)."""
-
-    __slots__ = ("idle", "last", "match")
-
-    def __init__(self, pattern: re.Pattern[str]) -> None:
-        self.match = pattern.match
-        self.idle = True
-        self.last: str | None = None  # the last token passed over, until the reader takes it
-
-
-def iter_tokens(text: str, errors: list[tuple[int, str]],
-                skipper: Skipper | None = None) -> Iterator[RawToken]:
-    """Yield the tokens of ``text`` one at a time (see :data:`RawToken`); lexical errors
-    go to ``errors`` as ``(offset, message)``.  Nothing is built per character.  With a
-    ``skipper``, runs of tokens its reader does not need are passed over (see
-    :class:`Skipper`)."""
-    match = _MASTER.match
-    find = text.find
-    n = len(text)
-    pos = 0
-    other_reported = 0
-    while pos <= n:
-        if skipper is not None and skipper.idle:
-            sm = skipper.match(text, pos)
-            if sm is not None and sm.end() > pos:
-                pos = sm.end()
-                skipper.last = sm.group("last")
-        m = match(text, pos)
-        if m is None:  # cannot happen (``other`` matches any char), but never loop
-            break
-        group = m.lastindex or 0  # the alternative that matched (see _G_NAME ...)
-        s = m.start(group)
-        e = m.end()
-        if group == _G_NAME:
-            yield NAME, s, e, m.group(group), s, e
-        elif group == _G_OP:
-            yield OP, s, e, m.group(group), s, e
-        elif group == _G_STR:
-            q = text[s]
-            b1 = match_windowed(_BODY[q], text, e, after_ws=True)
-            if b1 < n and text[b1] == q:
-                e = b1 + 1
-            else:
-                errors.append((s, "unterminated string literal (ends at the end of its line)"))
-                e = b1
-            yield STR, s, e, (None if find("\\", s + 1, b1) >= 0 else text[s + 1 : b1]), \
-                s + 1, b1
-        elif group == _G_NUM:
-            yield NUM, s, e, m.group(group), s, e
-        elif group == _G_COM:
-            lm = _LONG_OPEN.match(text, e)
-            if lm is not None:
-                close = "]" + lm.group(1) + "]"
-                j = find(close, lm.end())
-                if j < 0:
-                    errors.append((s, "unterminated long comment (runs to the end of the code)"))
-                    e = n
-                else:
-                    e = j + len(close)
-            else:
-                j = find("\n", e)
-                e = n if j < 0 else j
-        elif group == _G_LBR:
-            level = e - s - 2
-            close = "]" + "=" * level + "]"
-            j = find(close, e)
-            body_start = e
-            if body_start < n and text[body_start] == "\n":
-                body_start += 1  # Lua skips a first newline
-            if j < 0:
-                errors.append((s, "unterminated long string (runs to the end of the code)"))
-                yield STR, s, n, text[body_start:n], body_start, n
-                e = n
-            else:
-                yield STR, s, j + len(close), text[body_start:j], body_start, j
-                e = j + len(close)
-        elif group == _G_END:
-            break
-        else:  # other
-            if other_reported < 20:
-                ch = m.group(group)
-                errors.append((s, f"unexpected character U+{ord(ch[-1]) if ch else 0:04X}"))
-            other_reported += 1
-        pos = e if e > pos else pos + 1
 
 
 def _may_hold_url(text: str, b0: int, b1: int) -> bool:
@@ -576,79 +315,87 @@ class _Scanner:
         self.depth = 0
 
     def run(self) -> LuaScan:
-        text = self.text
+        """Feed every token to the steps, by kind of token (a number only ends a pending
+        name).  While the scanner is *quiet* (no assignment, constant, function header or
+        call arguments open; a name awaiting its next token and open listeners allowed) the
+        steps for those would do nothing and are left out (the other tokens go through
+        :meth:`busy_token`); while it is *idle* (quiet, no name pending, no listener open)
+        the skipper may pass over runs of tokens."""
         skipper = self.skipper
-        count = 0
         on_name = self.on_name
-        url_hosts = self.result.url_hosts
-        #: quiet: no assignment, constant, function header or call arguments open (a name
-        #: awaiting its next token and open listeners allowed); then the steps for those
-        #: are no-ops and the short path below reads the token.  idle: quiet, with no name
-        #: pending and no listener open (the skipper may pass over runs)
+        count = 0
         quiet = True
-        listeners = self.listeners  # changed in place, never replaced
-        for kind, s, _e, value, b0, b1 in iter_tokens(text, self.raw_errors, skipper):
+        for kind, s, _e, value, b0, b1 in iter_tokens(self.text, self.raw_errors, skipper):
             count += 1
             if skipper is not None and skipper.last is not None:
                 self.after_skip(skipper.last)
                 skipper.last = None
-            if quiet:
-                if listeners and kind == OP and value in _BRACKETS:
-                    self.on_listener_bracket(value)
-                if self.pend is not None:
-                    if kind == STR or (kind == OP and value in _AFTER_NAME):
-                        self.on_after_name(kind, value, s, b0, b1)
-                    else:  # anything else after a name: not a call, lookup or assignment
-                        self.pend = None
-                if kind == NAME and value is not None:
-                    on_name(value, s)
-                elif kind == STR and len(url_hosts) < 1000 and (
-                        value is not None or _may_hold_url(text, b0, b1)):
-                    self.on_string(value, s, b0, b1)
-                # (an assignment target is only set here by "=", and a function name only
-                # by a name: the two resets of the full path are no-ops)
-                self.prev2_kind, self.prev2_val = self.prev_kind, self.prev_val
-                self.prev_kind, self.prev_val = kind, value or ""
-                quiet = (not self.params_state and self.assign_target is None
-                         and not self.collectors and not self.in_funcname
-                         and self.const_pending is None)
-                if skipper is not None:
-                    skipper.idle = quiet and self.pend is None and not listeners
-                continue
-            if self.const_pending is not None:
-                self.on_constant_end(kind, value, s)
-            if self.assign_target is not None and kind == STR and self.prev_val == "=" \
-                    and self.prev_kind == OP:
-                self.on_constant_start(value, b0, b1)
-            if self.collectors:
-                self.on_argument_token(kind, value, b0, b1)
-            if self.listeners and kind == OP and value in _BRACKETS:
-                self.on_listener_bracket(value)
-            if self.pend is not None:
-                if kind == STR or (kind == OP and value in _AFTER_NAME):
-                    self.on_after_name(kind, value, s, b0, b1)
-                else:  # anything else after a name: not a call, lookup or assignment
-                    self.pend = None
-            if self.params_state:
-                self.on_parameter_token(kind, value, s)
-            if kind == NAME and value is not None:
-                on_name(value, s)
-            elif kind == STR and len(url_hosts) < 1000 and (
-                    value is not None or _may_hold_url(text, b0, b1)):
-                self.on_string(value, s, b0, b1)
-            if self.in_funcname and not (kind == NAME or (kind == OP and value in (".", ":"))):
-                self.in_funcname = False
-            if self.assign_target is not None and not (kind == OP and value == "="):
-                self.assign_target = None
+            if not quiet:
+                self.busy_token(kind, value, s, b0, b1)
+            elif kind == NAME:  # the token's own steps (the same in busy_token)
+                on_name(value or "", s)
+            elif kind == OP:
+                if self.pend is not None or value in _BRACKETS:
+                    self.on_operator(value, s)
+            elif kind == STR:
+                self.on_string_token(value, s, b0, b1)
+            else:  # a number after a name: not a call, lookup or assignment
+                self.pend = None
             self.prev2_kind, self.prev2_val = self.prev_kind, self.prev_val
             self.prev_kind, self.prev_val = kind, value or ""
             quiet = (not self.params_state and self.assign_target is None
                      and not self.collectors and not self.in_funcname
                      and self.const_pending is None)
             if skipper is not None:
-                skipper.idle = quiet and self.pend is None and not listeners
+                skipper.idle = quiet and self.pend is None and not self.listeners
         self.result.tokens = count
         return self.finish()
+
+    def busy_token(self, kind: int, value: str | None, s: int, b0: int, b1: int) -> None:
+        """A token while something is open: the end of a constant, its start (a string right
+        after ``name =``), call arguments, a function's parameters; then the token's own
+        steps (as in :meth:`run`); then a function's name ends at anything but a name,
+        ``.`` or ``:``, an assignment target at anything but ``=``."""
+        if self.const_pending is not None:
+            self.on_constant_end(kind, value, s)
+        if kind == STR and self.assign_target is not None:
+            self.on_assigned_string(value, b0, b1)
+        if self.collectors:
+            self.on_argument_token(kind, value, b0, b1)
+        if self.params_state:
+            self.on_parameter_token(kind, value, s)
+        if kind == NAME:
+            self.on_name(value or "", s)
+        elif kind == OP:
+            if self.pend is not None or value in _BRACKETS:
+                self.on_operator(value, s)
+        elif kind == STR:
+            self.on_string_token(value, s, b0, b1)
+        else:
+            self.pend = None
+        if self.in_funcname and not (kind == NAME or (kind == OP and value in (".", ":"))):
+            self.in_funcname = False
+        if self.assign_target is not None and not (kind == OP and value == "="):
+            self.assign_target = None
+
+    def on_operator(self, value: str | None, s: int) -> None:
+        """A bracket (counted while a listener is open), or an operator after a pending name
+        (``(``, ``{``, ``[`` or ``=``: see :meth:`on_after_name`)."""
+        if self.listeners and value in _BRACKETS:
+            self.on_listener_bracket(value)
+        if self.pend is not None:
+            if value in _AFTER_NAME:
+                self.on_after_name(OP, value, s, -1, -1)
+            else:  # anything else after a name: not a call, lookup or assignment
+                self.pend = None
+
+    def on_string_token(self, value: str | None, s: int, b0: int, b1: int) -> None:
+        """A string: the argument of a pending name (``f "x"``), and URL hosts."""
+        if self.pend is not None:
+            self.on_after_name(STR, value, s, b0, b1)
+        if len(self.result.url_hosts) < 1000 and (
+                value is not None or _may_hold_url(self.text, b0, b1)):
+            self.on_string(value, s, b0, b1)
 
     def after_skip(self, last: str) -> None:
         """Tokens were passed over: the previous token is the last of them (its kind read
@@ -692,8 +439,11 @@ class _Scanner:
             self.keep_constant(cname, cval, s)
         self.const_pending = None
 
-    def on_constant_start(self, value: str | None, b0: int, b1: int) -> None:
-        """A string right after ``name =``: a constant if nothing follows it."""
+    def on_assigned_string(self, value: str | None, b0: int, b1: int) -> None:
+        """A string while an assignment target is open: right after ``name =``, a constant
+        if nothing follows it."""
+        if not (self.prev_kind == OP and self.prev_val == "="):
+            return
         text = self.text
         name = self.assign_target[0]  # type: ignore[index]
         if b1 - b0 > _MAX_NAME_CONSTANT and not _may_hold_url(text, b0, b1):
@@ -740,43 +490,52 @@ class _Scanner:
                 self.listeners.pop()
 
     def on_after_name(self, kind: int, value: str | None, s: int, b0: int, b1: int) -> None:
-        """The token after a name: a call (``(``, a string, ``{``), ``_ENV[``/``_G[``, or
-        ``name =`` (which may define a function or a constant)."""
+        """The token after a name (a string, or an operator): a call (``(``, a string,
+        ``{``), ``_ENV[``/``_G[``, or ``name =`` (which may define a function or a
+        constant)."""
         pname, pstart, pq, pbase = self.pend  # type: ignore[misc]
         self.pend = None
-        calls = self.result.calls
-        if kind == STR or (kind == OP and value in ("(", "{")):
-            if (self.keep is not None and pname not in self.keep) \
-                    or not self.room("calls", len(calls), pstart):
-                return
-            line = self.lines.line(pstart)
-            if kind == STR:
-                literal = value if value is not None else decode_lua_string(self.text, b0, b1)
-                calls.append(Call(pname, line, pq, pbase, [Arg(literal=literal)], "string"))
-            elif value == "{":
-                calls.append(Call(pname, line, pq, pbase, [], "table"))
-            else:
-                call = Call(pname, line, pq, pbase)
-                calls.append(call)
-                need = ARG_CALLS.get(pname, 0)
-                if need and len(self.collectors) < _MAX_OPEN_COLLECTORS:
-                    self.collectors.append(_Collector(call, need))
-            if self.listeners:
-                calls[-1].in_listener = True
-            if pname == "listenEdit" and not pq and value == "(" \
-                    and len(self.listeners) < _MAX_OPEN_COLLECTORS:
-                self.depth += 1
-                self.listeners.append(self.depth)
-        elif kind == OP and value == "[" and not pq and pname in ("_ENV", "_G"):
+        if kind == STR or value in ("(", "{"):
+            self.on_call(pname, pstart, pq, pbase, kind, value, b0, b1)
+        elif value == "[" and not pq and pname in ("_ENV", "_G"):
             dyn = self.result.dynamic_index
             if self.room("dynamic lookups", len(dyn), pstart):
                 dyn.append((pname, self.lines.line(pstart)))
-        elif kind == OP and value == "=" and not pq:
+        elif value == "=" and not pq:
             self.assign_target = (pname, pstart)
+
+    def on_call(self, pname: str, pstart: int, pq: str, pbase: str, kind: int,
+                value: str | None, b0: int, b1: int) -> None:
+        """A call of ``pname`` (kept when it is one the scanner keeps): its literal argument
+        (``f "x"``), or the arguments to follow (``f(``); a ``listenEdit(`` opens a
+        listener."""
+        calls = self.result.calls
+        if (self.keep is not None and pname not in self.keep) \
+                or not self.room("calls", len(calls), pstart):
+            return
+        line = self.lines.line(pstart)
+        if kind == STR:
+            literal = value if value is not None else decode_lua_string(self.text, b0, b1)
+            calls.append(Call(pname, line, pq, pbase, [Arg(literal=literal)], "string"))
+        elif value == "{":
+            calls.append(Call(pname, line, pq, pbase, [], "table"))
+        else:
+            call = Call(pname, line, pq, pbase)
+            calls.append(call)
+            need = ARG_CALLS.get(pname, 0)
+            if need and len(self.collectors) < _MAX_OPEN_COLLECTORS:
+                self.collectors.append(_Collector(call, need))
+        if self.listeners:
+            calls[-1].in_listener = True
+        if pname == "listenEdit" and not pq and value == "(" \
+                and len(self.listeners) < _MAX_OPEN_COLLECTORS:
+            self.depth += 1
+            self.listeners.append(self.depth)
 
     def on_name(self, value: str, s: int) -> None:
         """A name: a keyword (``function`` starts a definition), the name of a function
-        being defined, or a name that may be called."""
+        being defined, or a name that may be called (a name pending before it was none)."""
+        self.pend = None
         defs = self.result.defs
         after_dot = self.prev_kind == OP and self.prev_val in (".", ":")
         if value in KEYWORDS:

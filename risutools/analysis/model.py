@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from risutools.analysis.datatables import data_table
 from risutools.findings import Finding, sorted_findings
@@ -11,8 +11,7 @@ from risutools.formats.toggles import Toggle
 from risutools.printable import scrub
 
 
-@dataclass(frozen=True)
-class Hook:
+class Hook(NamedTuple):
     """One row of the hook table (``hook:`` of a hook in ``risutools/data/capabilities.yaml``):
     the capability, the word documents use, its tag, and what reaches it in RisuAI."""
 

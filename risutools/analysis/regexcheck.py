@@ -26,7 +26,7 @@ at most 2,200,000 (the 100,000-character maximum).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 _BIG = 16  # a {n,m} repetition with m above this counts as unbounded
 _MAX_PATTERN = 100_000
@@ -53,11 +53,14 @@ def _normalize(pairs: list[tuple[int, int]]) -> Ranges:
     return tuple(out)
 
 
-@dataclass(frozen=True)
 class CharSet:
-    """A set of code points: sorted, disjoint, inclusive intervals."""
+    """A set of code points: sorted, disjoint, inclusive intervals (never changed once
+    made).  Plain classes here, not dataclasses: they cost nothing to define at import."""
 
-    ranges: Ranges = ()
+    __slots__ = ("ranges",)
+
+    def __init__(self, ranges: Ranges = ()) -> None:
+        self.ranges = ranges
 
     @staticmethod
     def of(*chars: str) -> CharSet:
@@ -125,15 +128,18 @@ _SPACE = CharSet(_normalize([(9, 13), (32, 32), (0xA0, 0xA0), (0x1680, 0x1680),
 _LINE_ENDS = CharSet.of("\n", "\r", "\u2028", "\u2029")
 
 
-@dataclass
 class Node:
     """A node of a parsed pattern."""
 
-    kind: str  # char | seq | alt | group | look | rep | empty
-    cs: CharSet = EMPTY
-    items: list[Node] = field(default_factory=list)
-    lo: int = 0
-    hi: int | None = None  # None = unbounded
+    __slots__ = ("cs", "hi", "items", "kind", "lo")
+
+    def __init__(self, kind: str, cs: CharSet = EMPTY, items: list[Node] | None = None,
+                 lo: int = 0, hi: int | None = None) -> None:
+        self.kind = kind  # char | seq | alt | group | look | rep | empty
+        self.cs = cs
+        self.items: list[Node] = items if items is not None else []
+        self.lo = lo
+        self.hi = hi  # None = unbounded
 
 
 class RegexParseError(Exception):
@@ -215,6 +221,18 @@ class _Parser:
             return int(h, 16)
         return None
 
+    def unicode_escape(self) -> int | None:
+        """After ``\\u``: ``{hex}`` (at most ``U+10FFFF``) or four hex digits: the code point,
+        or None (then the escape is the letter ``u``)."""
+        if self.p.startswith("{", self.i):
+            j = self.p.find("}", self.i, self.i + 10)
+            body = self.p[self.i + 1 : j] if j > 0 else ""
+            if body and all(ch in "0123456789abcdefABCDEF" for ch in body) \
+                    and int(body, 16) <= _MAX_CP:
+                self.i = j + 1
+                return int(body, 16)
+        return self._hex(4)
+
     def escape_char(self) -> CharSet:
         """After a backslash (self.i at the escaped char): the set it stands for."""
         if self.i >= self.n:
@@ -227,21 +245,9 @@ class _Parser:
         simple = {"n": "\n", "r": "\r", "t": "\t", "f": "\f", "v": "\v", "0": "\0"}
         if c in simple:
             return CharSet.of(simple[c])
-        if c == "x":
-            cp = self._hex(2)
-            if cp is not None:
-                return CharSet.span(cp, cp)
-        if c == "u":
-            if self.p.startswith("{", self.i):
-                j = self.p.find("}", self.i, self.i + 10)
-                body = self.p[self.i + 1 : j] if j > 0 else ""
-                if body and all(ch in "0123456789abcdefABCDEF" for ch in body) \
-                        and int(body, 16) <= _MAX_CP:
-                    self.i = j + 1
-                    return CharSet.span(int(body, 16), int(body, 16))
-            cp = self._hex(4)
-            if cp is not None:
-                return CharSet.span(cp, cp)
+        cp = self._hex(2) if c == "x" else self.unicode_escape() if c == "u" else None
+        if cp is not None:
+            return CharSet.span(cp, cp)
         if c in "pP" and self.p.startswith("{", self.i):
             j = self.find("}", self.i)
             if j > 0:
@@ -282,19 +288,9 @@ class _Parser:
             # a range a-z
             if lo_c is not None and self.i + 1 < self.n and self.p[self.i] == "-" \
                     and self.p[self.i + 1] != "]":
-                self.i += 1
-                hc = self.p[self.i]
-                self.i += 1
-                hi_set = self.escape_char() if hc == "\\" else CharSet.of(hc)
-                hi_c = hi_set.single()
-                if hi_c is not None:
-                    if hi_c < lo_c:
-                        raise RegexParseError(self.i, "character class range out of order")
-                    pairs.append((lo_c, hi_c))
-                else:  # [a-\d]: a, "-" and the class
-                    pairs.append((lo_c, lo_c))
-                    pairs.append((45, 45))
-                    acc = self.union(acc, hi_set)
+                extra = self.class_range(lo_c, pairs)
+                if extra is not None:
+                    acc = self.union(acc, extra)
                 continue
             if lo_c is not None:
                 pairs.append((lo_c, lo_c))
@@ -305,6 +301,23 @@ class _Parser:
         if negate:
             self.budget.charge(len(cs.ranges))
         return cs.complement() if negate else cs
+
+    def class_range(self, lo_c: int, pairs: list[tuple[int, int]]) -> CharSet | None:
+        """After ``a`` in a class, at its ``-``: the range ``a-z`` (added to ``pairs``); for
+        ``[a-\\d]``, ``a`` and ``-`` (added) and the class (returned)."""
+        self.i += 1
+        hc = self.p[self.i]
+        self.i += 1
+        hi_set = self.escape_char() if hc == "\\" else CharSet.of(hc)
+        hi_c = hi_set.single()
+        if hi_c is None:
+            pairs.append((lo_c, lo_c))
+            pairs.append((45, 45))
+            return hi_set
+        if hi_c < lo_c:
+            raise RegexParseError(self.i, "character class range out of order")
+        pairs.append((lo_c, hi_c))
+        return None
 
     # -- structure ---------------------------------------------------------------
     def parse_alt(self) -> Node:
@@ -325,7 +338,11 @@ class _Parser:
         items: list[Node] = []
         while self.i < self.n and self.p[self.i] not in "|)":
             self.budget.charge()
-            atom = self.parse_atom()
+            if self.p[self.i] == "(":  # a group, read from here: one frame per level less
+                self.i += 1
+                atom: Node | None = self.parse_group()
+            else:
+                atom = self.parse_atom()
             if atom is None:
                 continue
             atom = self.parse_quantifiers(atom)
@@ -376,48 +393,13 @@ class _Parser:
         return lo, hi
 
     def parse_atom(self) -> Node | None:
+        """One atom that is not a group (see :meth:`parse_seq`)."""
         c = self.p[self.i]
         self.i += 1
-        if c == "(":
-            kind = "group"
-            if self.p.startswith("?", self.i):
-                rest = self.p[self.i : self.i + 3]
-                if rest.startswith("?:"):
-                    self.i += 2
-                elif rest.startswith(("?=", "?!")):
-                    self.i += 2
-                    kind = "look"
-                elif rest.startswith(("?<=", "?<!")):
-                    self.i += 3
-                    kind = "look"
-                elif rest.startswith("?<"):
-                    j = self.find(">", self.i)
-                    if j < 0:
-                        raise RegexParseError(self.i, "unterminated group name")
-                    self.i = j + 1
-                else:
-                    raise RegexParseError(self.i, "unknown group syntax")
-            inner = self.parse_alt()
-            if self.i >= self.n or self.p[self.i] != ")":
-                raise RegexParseError(self.i, "missing closing parenthesis")
-            self.i += 1
-            return Node(kind, items=[inner])
         if c == "[":
             return Node("char", cs=self.parse_class())
         if c == "\\":
-            if self.i < self.n and self.p[self.i] in "bB":
-                self.i += 1
-                return Node("anchor")
-            if self.i < self.n and self.p[self.i] in "123456789":
-                while self.i < self.n and self.p[self.i].isdigit():
-                    self.budget.charge()
-                    self.i += 1
-                return Node("backref")
-            if self.i < self.n and self.p[self.i] == "k" and self.p.startswith("<", self.i + 1):
-                j = self.find(">", self.i)
-                self.i = (j + 1) if j > 0 else self.n
-                return Node("backref")
-            return Node("char", cs=self.escape_char())
+            return self.parse_escape_atom()
         if c == ".":
             return Node("char", cs=self.dot)
         if c in "^$":
@@ -427,6 +409,50 @@ class _Parser:
         if c == "{" and self.unicode:
             raise RegexParseError(self.i - 1, "lone brace in a unicode pattern")
         return Node("char", cs=CharSet.of(c))
+
+    def parse_group(self) -> Node:
+        """After ``(``: a group, a lookaround or a named group, up to its ``)``."""
+        kind = "group"
+        if self.p.startswith("?", self.i):
+            rest = self.p[self.i : self.i + 3]
+            if rest.startswith("?:"):
+                self.i += 2
+            elif rest.startswith(("?=", "?!")):
+                self.i += 2
+                kind = "look"
+            elif rest.startswith(("?<=", "?<!")):
+                self.i += 3
+                kind = "look"
+            elif rest.startswith("?<"):
+                j = self.find(">", self.i)
+                if j < 0:
+                    raise RegexParseError(self.i, "unterminated group name")
+                self.i = j + 1
+            else:
+                raise RegexParseError(self.i, "unknown group syntax")
+        inner = self.parse_alt()
+        if self.i >= self.n or self.p[self.i] != ")":
+            raise RegexParseError(self.i, "missing closing parenthesis")
+        self.i += 1
+        return Node(kind, items=[inner])
+
+    def parse_escape_atom(self) -> Node:
+        """After a backslash outside a class: a word boundary, a back-reference (numbered
+        or ``\\k<name>``), or an escaped character or class."""
+        p, i = self.p, self.i
+        if i < self.n and p[i] in "bB":
+            self.i += 1
+            return Node("anchor")
+        if i < self.n and p[i] in "123456789":
+            while self.i < self.n and self.p[self.i].isdigit():
+                self.budget.charge()
+                self.i += 1
+            return Node("backref")
+        if i < self.n and p[i] == "k" and p.startswith("<", i + 1):
+            j = self.find(">", i)
+            self.i = (j + 1) if j > 0 else self.n
+            return Node("backref")
+        return Node("char", cs=self.escape_char())
 
 
 def parse_pattern(pattern: str, flags: str = "", budget: Budget | None = None) -> Node:
@@ -483,8 +509,7 @@ def _walk(node: Node, budget: Budget) -> list[Node]:
     return out
 
 
-@dataclass(frozen=True)
-class BacktrackRisk:
+class BacktrackRisk(NamedTuple):
     """A catastrophic-backtracking shape found in a pattern."""
 
     shape: str  # "nested-quantifier" | "overlapping-alternation"

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
+from risutools.analysis import checks as _analysis_checks
 from risutools.catalog import gates as _gate_checks
 from risutools.catalog import review_checks as _review_checks
-from risutools.checks import analysis as _analysis_checks
 from risutools.checks import registry
 from risutools.checks import replay as _replay_checks
 from risutools.checks.registry import Check, registered_checks
@@ -24,7 +24,7 @@ from risutools.contract import verify as _contract_verify
 
 #: the modules that declare checks, one (or more) an engine
 UNITS: tuple[ModuleType, ...] = (_contract_load, _contract_schema, _contract_rules,
-                                 _contract_catalog, _contract_verify, _analysis_checks,
+                                 _contract_catalog, _contract_verify, *_analysis_checks.FAMILIES,
                                  _replay_checks, _gate_checks, _review_checks)
 
 

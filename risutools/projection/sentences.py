@@ -12,8 +12,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from risutools.analysis import Analysis
+from risutools.analysis.checks.code import ra114
 from risutools.analysis.model import HOOK_TAGS, HOOK_WORDS, StateKey
-from risutools.checks.analysis import RA114
 from risutools.checks.registry import registered_checks
 from risutools.formats.model import Module
 from risutools.formats.toggles import Toggle
@@ -184,7 +184,7 @@ def finding_sentences(lang: str, a: Analysis) -> list[str]:
     count and where (locations only, never the module's text)."""
     groups: dict[str, list[str]] = {}
     for f in a.findings:
-        if f.severity in ("warning", "error") or f.rule == RA114.id:
+        if f.severity in ("warning", "error") or f.rule == ra114.id:
             groups.setdefault(f.rule, []).append(f.evidence or "-")
     if not groups:
         return []

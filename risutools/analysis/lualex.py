@@ -1,0 +1,307 @@
+"""A Lua 5.4 lexer that never runs the code it reads (the tokens :mod:`risutools.analysis.lua`
+scans, and :mod:`risutools.analysis.lorecode` and the walk read).
+
+The lexer is one fixed master regular expression (our own, linear: every
+alternative either consumes a bounded run or is followed by an explicit
+``str.find``) driven by ``match`` at successive positions.  It tells code from
+comments and string literals so that names inside comments or strings are
+never taken for calls, and it keeps string literals as data.
+
+Syntax errors never stop it: an unterminated string ends at the end of its
+line, an unterminated long string or long comment ends at the end of the text,
+an unexpected character is skipped; each such event is recorded (``errors``) with its
+offset.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+# Token kinds (small ints: cheap to compare).
+NAME, STR, NUM, OP = 1, 2, 3, 4
+
+KEYWORDS = frozenset(
+    [
+     "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if",
+     "in", "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
+    ]
+)
+
+_MASTER = re.compile(
+    r"""
+    [ \t\r\n\f\v]*
+    (?:
+      (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+    | (?P<com>--)
+    | (?P<str>["'])
+    | (?P<lbr>\[=*\[)
+    | (?P<num>0[xX][0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?
+             |(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)
+    | (?P<op>\.\.\.|\.\.|==|~=|<=|>=|<<|>>|//|::|[-+*/%^\#&~|<>=(){}\[\];:,.])
+    | (?P<end>\Z)
+    | (?P<other>.)
+    )
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+#: the group number of each alternative of _MASTER (``Match.lastindex``: an int compared)
+_G_NAME, _G_COM, _G_STR, _G_LBR, _G_NUM, _G_OP, _G_END = (
+    _MASTER.groupindex[g] for g in ("name", "com", "str", "lbr", "num", "op", "end"))
+# The body of a short string: plain characters and escapes, up to (not including) the
+# closing quote, an unescaped newline, or the end of the text.  It is matched in windows
+# of _WINDOW characters (see :func:`match_windowed`), so the regex engine's backtracking
+# stack never holds more than a window's escapes.
+_BODY = {
+    '"': re.compile(r'[^"\\\n]*(?:(?:\\z[ \t\r\n\f\v]*|\\.)[^"\\\n]*)*', re.DOTALL),
+    "'": re.compile(r"[^'\\\n]*(?:(?:\\z[ \t\r\n\f\v]*|\\.)[^'\\\n]*)*", re.DOTALL),
+}
+_WS_RUN = re.compile(r"[ \t\r\n\f\v]*")
+#: characters matched by one windowed regex match (bounds the regex engine's memory)
+WINDOW = 4096
+_LONG_OPEN = re.compile(r"\[(=*)\[")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
+            "\\": "\\", '"': '"', "'": "'", "\n": "\n"}
+_ESC_RE = re.compile(r"\\(x[0-9a-fA-F]{2}|[0-9]{1,3}|u\{[0-9a-fA-F]{1,8}\}|z[ \t\r\n\f\v]*|.)",
+                     re.DOTALL)
+_BACKSLASHES = re.compile(r"\\+")
+#: the body of a string is decoded in pieces of about this many characters
+_DECODE_CHUNK = 65536
+
+
+def match_windowed(rx: re.Pattern[str], text: str, pos: int, after_ws: bool = False) -> int:
+    """The end of ``rx``'s match at ``pos``, matched window by window.
+
+    ``rx`` must match a sequence of units (one character, or an escape of a few
+    characters) greedily, so that a match stopped at a window's edge can resume
+    where it stopped.  A window never ends inside a run of whitespace when
+    ``after_ws`` (Lua's ``\\z`` escape swallows a whole run)."""
+    n = len(text)
+    match = rx.match
+    while True:
+        endpos = pos + WINDOW
+        if endpos >= n:
+            m = match(text, pos)
+            return m.end() if m is not None else pos
+        if after_ws:
+            endpos = _WS_RUN.match(text, endpos).end()  # type: ignore[union-attr]
+        m = match(text, pos, endpos)
+        e = m.end() if m is not None else pos
+        if e < endpos - 1 or endpos >= n or e <= pos:
+            return e
+        pos = e
+
+
+def _decode_piece(body: str) -> str:
+    def repl(m: re.Match[str]) -> str:
+        e = m.group(1)
+        c = e[0]
+        if c == "x" and len(e) == 3:  # "\x" without two hex digits is read as "x"
+            return chr(int(e[1:], 16))
+        if c.isdigit():
+            return chr(min(int(e), 255))
+        if c == "u" and len(e) > 1:
+            cp = int(e[2:-1], 16)
+            return chr(cp) if cp <= 0x10FFFF else "\ufffd"
+        if c == "z":
+            return ""
+        return _ESCAPES.get(c, c)
+
+    return _ESC_RE.sub(repl, body)
+
+
+def decode_lua_string(body: str, start: int = 0, end: int | None = None) -> str:
+    """Decode the escapes of a short string body (best effort, never raises).
+
+    ``body[start:end]`` is decoded in pieces cut just before a run of backslashes,
+    so memory stays proportional to the result, however many escapes it holds."""
+    stop = len(body) if end is None else end
+    if body.find("\\", start, stop) < 0:
+        return body[start:stop]
+    out: list[str] = []
+    pos = start
+    while pos < stop:
+        cut = body.find("\\", min(pos + _DECODE_CHUNK, stop), stop)
+        if cut > pos and body[cut - 1] == "\\":  # inside a run: cut before the next run
+            run = _BACKSLASHES.match(body, cut)
+            cut = body.find("\\", run.end() if run is not None else cut + 1, stop)
+        if cut < 0:
+            cut = stop
+        out.append(_decode_piece(body[pos:cut]))
+        pos = cut
+    return "".join(out)
+
+
+class LineIndex:
+    """Offset -> 1-based line number, in memory proportional to the text / 4096.
+
+    Keeps the number of newlines before every 4096th offset, and the last answer
+    (the scanners ask in text order, so most questions count a few characters)."""
+
+    __slots__ = ("_blocks", "_last", "_text", "newlines")
+    BLOCK = 4096
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        blocks = array("l", [0])
+        count = text.count
+        total = 0
+        for start in range(0, len(text), self.BLOCK):
+            total += count("\n", start, start + self.BLOCK)
+            blocks.append(total)
+        self._blocks = blocks
+        self.newlines = total
+        self._last = (0, 0)  # (offset, newlines before it)
+
+    def line(self, offset: int) -> int:
+        if offset <= 0:
+            return 1
+        offset = min(offset, len(self._text))
+        last_off, last_nl = self._last
+        if last_off <= offset < last_off + self.BLOCK:
+            nl = last_nl + self._text.count("\n", last_off, offset)
+        else:
+            b = offset // self.BLOCK
+            nl = self._blocks[b] + self._text.count("\n", b * self.BLOCK, offset)
+        self._last = (offset, nl)
+        return nl + 1
+
+
+@dataclass
+class Token:
+    """A token with its string value decoded (:func:`tokenize`)."""
+
+    kind: int
+    start: int
+    end: int
+    value: str  # name / operator text / decoded string value / number text
+
+
+#: one token: (kind, start, end, value, body start, body end).  ``value`` is the text of
+#: a name, operator or number, the body of a string without escapes, and None for a
+#: string with escapes (decode ``text[body start:body end]`` when it is needed).
+RawToken = tuple[int, int, int, "str | None", int, int]
+
+
+def tokenize(text: str, errors: list[tuple[int, str]] | None = None) -> list[Token]:
+    """All significant tokens of ``text`` (comments dropped), strings decoded.  For tests
+    and tools; the scanner uses :func:`iter_tokens` and decodes only what it needs."""
+    out: list[Token] = []
+    for k, s, e, v, b0, b1 in iter_tokens(text, errors if errors is not None else []):
+        out.append(Token(k, s, e, v if v is not None else decode_lua_string(text, b0, b1)))
+    return out
+
+
+class Skipper:
+    """Lets :func:`iter_tokens` jump over a run of tokens its reader has no use for.
+
+    While ``idle`` is true (the reader sets it after each token), the lexer first matches
+    ``pattern`` (a run of whole tokens, see :func:`skip_pattern`) and goes on after it;
+    ``last`` is then the text of the last token passed over (the one before the token the
+    reader gets next)."""
+
+    __slots__ = ("idle", "last", "match")
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.match = pattern.match
+        self.idle = True
+        self.last: str | None = None  # the last token passed over, until the reader takes it
+
+
+def iter_tokens(text: str, errors: list[tuple[int, str]],
+                skipper: Skipper | None = None) -> Iterator[RawToken]:
+    """Yield the tokens of ``text`` one at a time (see :data:`RawToken`); lexical errors
+    go to ``errors`` as ``(offset, message)``.  Nothing is built per character.  With a
+    ``skipper``, runs of tokens its reader does not need are passed over (see
+    :class:`Skipper`).  Names and operators are read here; each other kind of token by a
+    function of its own."""
+    match = _MASTER.match
+    n = len(text)
+    pos = 0
+    other_reported = 0
+    while pos <= n:
+        if skipper is not None and skipper.idle:
+            sm = skipper.match(text, pos)
+            if sm is not None and sm.end() > pos:
+                pos = sm.end()
+                skipper.last = sm.group("last")
+        m = match(text, pos)
+        if m is None:  # cannot happen (``other`` matches any char), but never loop
+            break
+        group = m.lastindex or 0  # the alternative that matched (see _G_NAME ...)
+        s = m.start(group)
+        e = m.end()
+        if group == _G_NAME:
+            yield NAME, s, e, m.group(group), s, e
+        elif group == _G_OP:
+            yield OP, s, e, m.group(group), s, e
+        elif group == _G_STR:
+            tok = _short_string(text, s, e, errors)
+            yield tok
+            e = tok[2]
+        elif group == _G_NUM:
+            yield NUM, s, e, m.group(group), s, e
+        elif group == _G_COM:
+            e = _comment_end(text, s, e, errors)
+        elif group == _G_LBR:
+            tok = _long_string(text, s, e, errors)
+            yield tok
+            e = tok[2]
+        elif group == _G_END:
+            break
+        else:  # other
+            if other_reported < 20:
+                errors.append((s, _unexpected(m.group(group))))
+            other_reported += 1
+        pos = e if e > pos else pos + 1
+
+
+def _short_string(text: str, s: int, e: int, errors: list[tuple[int, str]]) -> RawToken:
+    """The string whose quote is at ``s`` (its body starts at ``e``); unterminated, it ends
+    at the end of its line.  Its value is None when it holds escapes."""
+    q = text[s]
+    b1 = match_windowed(_BODY[q], text, e, after_ws=True)
+    if b1 < len(text) and text[b1] == q:
+        end = b1 + 1
+    else:
+        errors.append((s, "unterminated string literal (ends at the end of its line)"))
+        end = b1
+    return STR, s, end, (None if text.find("\\", s + 1, b1) >= 0 else text[s + 1 : b1]), \
+        s + 1, b1
+
+
+def _comment_end(text: str, s: int, e: int, errors: list[tuple[int, str]]) -> int:
+    """Where the comment whose ``--`` is at ``s`` (``e`` after it) ends: a long comment at
+    its closing bracket (unterminated: at the end of the text), a line comment at the end of
+    its line."""
+    lm = _LONG_OPEN.match(text, e)
+    if lm is not None:
+        close = "]" + lm.group(1) + "]"
+        j = text.find(close, lm.end())
+        if j < 0:
+            errors.append((s, "unterminated long comment (runs to the end of the code)"))
+            return len(text)
+        return j + len(close)
+    j = text.find("\n", e)
+    return len(text) if j < 0 else j
+
+
+def _long_string(text: str, s: int, e: int, errors: list[tuple[int, str]]) -> RawToken:
+    """The long string whose ``[=*[`` spans ``s``-``e``: up to its closing bracket
+    (unterminated: to the end of the text), a first newline not part of its value."""
+    n = len(text)
+    close = "]" + "=" * (e - s - 2) + "]"
+    j = text.find(close, e)
+    body_start = e
+    if body_start < n and text[body_start] == "\n":
+        body_start += 1  # Lua skips a first newline
+    if j < 0:
+        errors.append((s, "unterminated long string (runs to the end of the code)"))
+        return STR, s, n, text[body_start:n], body_start, n
+    return STR, s, j + len(close), text[body_start:j], body_start, j
+
+
+def _unexpected(ch: str) -> str:
+    return f"unexpected character U+{ord(ch[-1]) if ch else 0:04X}"

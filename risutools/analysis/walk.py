@@ -1,0 +1,486 @@
+"""The walk: one pass over a module, section by section in RisuAI's terms, recording what it
+sees into a :class:`~risutools.analysis.seen.Seen` (facts, and the events the checks read).
+
+:func:`walk` runs the steps in a fixed order (the order is the walk's clock: see
+``risutools.analysis.seen``).  It never raises on module content: a field of the wrong type
+is read as empty and recorded (RA801); code that does not lex is read as far as it goes
+(RA601).  Lua is read by :mod:`risutools.analysis.walk_lua`, CBS and HTML by
+:mod:`risutools.analysis.walk_text`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from risutools.analysis.assets import declared_type, sniff
+from risutools.analysis.cbs import scan_html
+from risutools.analysis.checks.toggles import undeclared_toggle_problem
+from risutools.analysis.js import DYNAMIC_CODE, scan_js
+from risutools.analysis.lorecode import is_lua_file_name, looks_like_lua
+from risutools.analysis.model import REGEX_TYPE_HOOKS, TRIGGER_TYPE_HOOKS, Condition
+from risutools.analysis.regexcheck import (
+    BacktrackRisk,
+    RegexParseError,
+    backtracking_risks,
+    parse_flags,
+)
+from risutools.analysis.seen import (
+    LOREBOOK_CODE,
+    Seen,
+)
+from risutools.analysis.walk_lua import read_lua, sort_loads, url_host
+from risutools.analysis.walk_text import read_cbs, read_html, read_risu_buttons
+from risutools.formats.model import Module
+from risutools.formats.toggles import parse_toggles
+
+CODE_EFFECTS = frozenset({"triggerlua", "triggercode"})
+#: effects RisuAI's trigger runner passes over (triggers.ts: "Header for V2 triggers", a
+#: comment): a trigger made only of these (or of nothing) does nothing when it runs
+INERT_EFFECTS = frozenset({"v2Header", "v2Comment"})
+#: the fields of a module RisuAI reads (modules.ts ``RisuModule``; ``type`` and
+#: ``displayOrder`` are written by RisuAI's exports and editors); any other field never runs
+MODULE_FIELDS = frozenset({
+    "name", "description", "lorebook", "regex", "cjs", "trigger", "id", "lowLevelAccess",
+    "hideIcon", "backgroundEmbedding", "assets", "namespace", "customModuleToggle", "mcp",
+    "type", "displayOrder"})
+#: field names that say "code" (a field RisuAI does not read, named so, is dead code)
+CODE_FIELD_NAMES = frozenset({"lua", "luacode", "code", "script", "scripts", "js",
+                              "javascript", "triggerlua", "triggercode"})
+EFFECT_CAPS: dict[str, str] = {
+    "setvar": "chat_state_kv", "v2SetVar": "chat_state_kv", "v2IfVar": "chat_state_kv",
+    "v2MakeArrayVar": "chat_state_kv", "v2GetVar": "chat_state_kv",
+    "cutchat": "chat.write", "modifychat": "chat.write", "v2CutChat": "chat.write",
+    "v2ModifyChat": "chat.write", "v2UpdateChatAt": "chat.write",
+    "runLLM": "llm.call", "runAxLLM": "llm.call", "sendAIprompt": "llm.call",
+    "v2RunLLM": "llm.call", "v2SendAIprompt": "llm.call",
+    "runImgGen": "image.generate", "v2ImgGen": "image.generate",
+    "showAlert": "ui.alert", "v2ShowAlert": "ui.alert",
+    "v2GetLastMessage": "chat.read", "v2GetMessageAtIndex": "chat.read",
+    "v2GetMessageCount": "chat.read", "v2GetLastUserMessage": "chat.read",
+    "v2GetLastCharMessage": "chat.read", "v2GetFirstMessage": "chat.read",
+    "v2GetLorebook": "lorebook.read", "v2GetLorebookCount": "lorebook.read",
+    "v2GetLorebookEntry": "lorebook.read", "v2GetLorebookIndexViaName": "lorebook.read",
+    "v2ModifyLorebook": "lorebook.write", "v2SetLorebookActivation": "lorebook.write",
+    "v2SetCharacterDesc": "character.write", "v2SetPersonaDesc": "character.write",
+}
+#: trigger effects RisuAI runs only with lowLevelAccess (triggers.ts: "low level access only")
+PRIVILEGED_EFFECTS = frozenset({
+    "runLLM", "runAxLLM", "runImgGen", "checkSimilarity", "showAlert", "sendAIprompt",
+    "extractRegex", "v2RunLLM", "v2ImgGen", "v2CheckSimilarity",
+})
+VAR_WRITE_EFFECTS = frozenset({"setvar", "v2SetVar", "v2MakeArrayVar"})
+#: preset prompt-item fields and preset text fields RisuAI runs through CBS
+PROMPT_ITEM_FIELDS = ("text", "innerFormat", "defaultText")
+PRESET_TEXT_FIELDS = ("mainPrompt", "jailbreak", "globalNote", "autoSuggestPrompt",
+                      "templateDefaultVariables", "groupTemplate", "JinjaTemplate")
+
+
+def walk(module: Module) -> Seen:
+    """Read ``module`` once, every section in turn, into a new :class:`Seen`."""
+    s = Seen(module)
+    shape(s)
+    triggers(s)
+    lorebook(s)
+    sort_loads(s)
+    regex_scripts(s)
+    card_fields(s)
+    if module.component_type == "preset":
+        preset_prompts(s)
+    background(s)
+    toggles(s)
+    legacy_js(s)
+    mcp(s)
+    low_level_access(s)
+    structure(s)
+    assets(s)
+    unused_code_fields(s)
+    button_entry(s)
+    return s
+
+
+def shape(s: Seen) -> None:
+    """The top-level fields' types."""
+    d = s.module.data
+    for key in ("lorebook", "regex", "trigger", "assets"):
+        if key in d and not isinstance(d[key], list) and d[key] is not None:
+            s.wrong_type(f"/{key}", "a list", d[key])
+    for key in ("name", "description", "cjs", "backgroundEmbedding", "customModuleToggle",
+                "namespace"):
+        if key in d and not isinstance(d[key], str) and d[key] is not None:
+            s.wrong_type(f"/{key}", "a string", d[key])
+    lla = d.get("lowLevelAccess")
+    if lla is not None and not isinstance(lla, bool):
+        s.wrong_type("/lowLevelAccess", "a boolean", lla)
+    if "mcp" in d and d["mcp"] is not None and not isinstance(d["mcp"], dict):
+        s.wrong_type("/mcp", "an object", d["mcp"])
+
+
+# -- triggers --------------------------------------------------------------------------------
+
+def triggers(s: Seen) -> None:
+    """Every trigger: its type (a hook, unless its effects are all code or inert), its
+    lowLevelAccess, conditions and effects."""
+    trig = s.module.trigger
+    s.counts["triggers"] = len(trig)
+    for i, t in enumerate(trig):
+        if not isinstance(t, dict):
+            s.wrong_type(f"/trigger/{i}", "an object", t)
+            s.trigger_types.append("")
+            continue
+        ttype = t.get("type")
+        s.trigger_types.append(ttype if isinstance(ttype, str) else "")
+        if t.get("lowLevelAccess") is True:
+            s.trigger_lla.append(i)
+        effects = _list_field(s, t, "effect", f"/trigger/{i}/effect")
+        conds = _list_field(s, t, "conditions", f"/trigger/{i}/conditions")
+        _trigger_hook(s, i, ttype, effects)
+        for j, c in enumerate(conds):
+            condition(s, i, j, c)
+        for j, e in enumerate(effects):
+            effect(s, i, j, e)
+
+
+def _list_field(s: Seen, obj: dict[str, Any], key: str, pointer: str) -> list[Any]:
+    """``obj[key]`` when it is a list; [] when it is missing or null, or (recorded) of
+    another type."""
+    value = obj.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        s.wrong_type(pointer, "a list", value)
+        return []
+    return value
+
+
+def _trigger_hook(s: Seen, i: int, ttype: Any, effects: list[Any]) -> None:
+    all_code = bool(effects) and all(
+        isinstance(e, dict) and _is_code_effect(e.get("type")) for e in effects)
+    inert = all(isinstance(e, dict) and isinstance(e.get("type"), str)
+                and e["type"] in INERT_EFFECTS for e in effects)
+    if inert:  # only a v2Header marker (or nothing): running it does nothing
+        s.counts["inert_triggers"] = s.counts.get("inert_triggers", 0) + 1
+    elif isinstance(ttype, str) and ttype in TRIGGER_TYPE_HOOKS and not all_code:
+        s.hook(TRIGGER_TYPE_HOOKS[ttype], f"trigger[{i}].type")
+
+
+def _is_code_effect(etype: Any) -> bool:
+    """Only text can name an effect type (a list or object is data, never a set key)."""
+    return isinstance(etype, str) and etype in CODE_EFFECTS
+
+
+def condition(s: Seen, i: int, j: int, c: Any) -> None:
+    where = f"trigger[{i}].conditions[{j}]"
+    if not isinstance(c, dict):
+        s.wrong_type(f"/trigger/{i}/conditions/{j}", "an object", c)
+        return
+    ctype = c.get("type")
+    ctype_s = ctype if isinstance(ctype, str) else "other"
+    var = c.get("var")
+    var_s = var if isinstance(var, str) else ""
+    op = c.get("operator")
+    val = c.get("value")
+    if ctype_s == "var" and var_s:
+        s.state_use("chat", var_s, "read", where)
+        s.cap("chat_state_kv", where)
+    elif ctype_s == "exists" and isinstance(val, str) and "{{" in val:
+        read_cbs(s, val, f"{where}.value")  # RisuAI runs the searched text through CBS
+    s.conditions.append(Condition(
+        i, ctype_s if ctype_s in ("var", "exists", "chatindex", "value") else "other",
+        var_s[:80], op[:8] if isinstance(op, str) else "",
+        str(val)[:80] if isinstance(val, (str, int, float)) and not isinstance(val, bool)
+        else ""))
+
+
+def effect(s: Seen, i: int, j: int, e: Any) -> None:
+    where = f"trigger[{i}].effect[{j}]"
+    if not isinstance(e, dict):
+        s.wrong_type(f"/trigger/{i}/effect/{j}", "an object", e)
+        return
+    etype = e.get("type")
+    if not isinstance(etype, str):
+        s.wrong_type(f"/trigger/{i}/effect/{j}/type", "a string", etype)
+        return
+    if etype in CODE_EFFECTS:
+        read_lua(s, e.get("code"), where, i)
+        return
+    cap = EFFECT_CAPS.get(etype)
+    if cap is None and etype.startswith("v2SetRequestState"):
+        cap = "request.write"
+    if cap:
+        s.cap(cap, where)
+    if etype in PRIVILEGED_EFFECTS:
+        s.fact(s.privileged, etype, where)
+        s.privileged_uses.append((etype, i, where))
+    for key in sorted(e):  # RisuAI runs effect values through CBS (risuChatParser)
+        text = e[key]
+        if key not in ("type", "code") and isinstance(text, str) and "{{" in text:
+            read_cbs(s, text, f"{where}.{key}")
+    var = e.get("var")
+    if isinstance(var, str) and var.strip() and ("var" in etype.lower()):
+        mode = "write" if etype in VAR_WRITE_EFFECTS or etype.startswith("v2Set") else "read"
+        s.state_use("chat", var, mode, where)
+        s.cap("chat_state_kv", where)
+
+
+# -- lorebook ------------------------------------------------------------------------------
+
+def lorebook(s: Seen) -> None:
+    """Every entry: Lua kept as text (read as code when the module can run it), CBS,
+    buttons; then the entries found to hold code (RA114)."""
+    entries = s.module.lorebook
+    s.counts["lorebook"] = len(entries)
+    loads_code = bool(s.pending_loads)
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict):
+            s.wrong_type(f"/lorebook/{i}", "an object", e)
+            continue
+        content = e.get("content")
+        if content is not None and not isinstance(content, str):
+            s.wrong_type(f"/lorebook/{i}/content", "a string", content)
+            continue
+        if isinstance(content, str):
+            _lorebook_entry(s, i, e, content, loads_code)
+    s.lorebook_code_at = s.tick()
+    if s.lorebook_code:
+        s.counts["lorebook_code"] = len(s.lorebook_code)
+
+
+def _lorebook_entry(s: Seen, i: int, e: dict[str, Any], content: str, loads_code: bool) -> None:
+    if (loads_code or _named_lua(e.get("comment"))) and looks_like_lua(content):
+        s.lorebook_code.append(i)
+        read_lua(s, content, f"lorebook[{i}]", LOREBOOK_CODE)
+    if "{{" in content:
+        read_cbs(s, content, f"lorebook[{i}].content")
+    if "risu-btn" in content or "risu-trigger" in content:
+        scan = scan_html(content)
+        read_risu_buttons(s, content, f"lorebook[{i}].content")
+        for fn, line in scan.risu_triggers:
+            ev = f"lorebook[{i}].content line {line}"
+            s.hook("hook.manual", ev)
+            s.fact(s.buttons, fn, ev)
+
+
+def _named_lua(comment: Any) -> bool:
+    """A lorebook entry named like a Lua file (``*.lua``)."""
+    return isinstance(comment, str) and is_lua_file_name(comment)
+
+
+# -- regex scripts ---------------------------------------------------------------------------
+
+def regex_scripts(s: Seen) -> None:
+    scripts = s.module.regex
+    s.counts["regex"] = len(scripts)
+    for i, r in enumerate(scripts):
+        if not isinstance(r, dict):
+            s.wrong_type(f"/regex/{i}", "an object", r)
+        elif r.get("type") == "disabled":  # documented: RisuAI keeps it, never runs it
+            s.counts["regex_disabled"] = s.counts.get("regex_disabled", 0) + 1
+        else:
+            regex_script(s, i, r)
+
+
+def regex_script(s: Seen, i: int, r: dict[str, Any]) -> None:
+    """One regex script RisuAI runs: its hook, flags, pattern and output."""
+    rtype = r.get("type")
+    if isinstance(rtype, str) and rtype in REGEX_TYPE_HOOKS:
+        s.hook(REGEX_TYPE_HOOKS[rtype], f"regex[{i}].type")
+    elif rtype is not None:
+        s.regex_types.append((s.tick(), i, rtype))
+    flag = r.get("flag")
+    letters = ""
+    if isinstance(flag, str) and flag:
+        letters, _directives, unknown = parse_flags(flag)
+        if unknown:
+            s.regex_flags.append((s.tick(), i, unknown))
+    pattern = r.get("in")
+    if pattern is not None and not isinstance(pattern, str):
+        s.wrong_type(f"/regex/{i}/in", "a string", pattern)
+    elif isinstance(pattern, str) and pattern:
+        at = s.tick()
+        risks, parse_error, too_deep = check_pattern(pattern, letters)
+        if risks or parse_error or too_deep:
+            s.patterns.append((at, f"regex[{i}].in", risks, parse_error, too_deep))
+    out = r.get("out")
+    if out is not None and not isinstance(out, str):
+        s.wrong_type(f"/regex/{i}/out", "a string", out)
+    elif isinstance(out, str) and out:
+        read_cbs(s, out, f"regex[{i}].out")
+        read_html(s, out, f"regex[{i}].out")
+
+
+def check_pattern(pattern: str, letters: str
+                  ) -> tuple[list[BacktrackRisk], tuple[str, int] | None, bool]:
+    """The backtracking check of one pattern (parsed as data, never compiled): its risks,
+    or (why, offset) when it does not parse, or True when it is nested too deeply."""
+    try:
+        return backtracking_risks(pattern, letters), None, False
+    except RegexParseError as exc:
+        return [], (exc.why, exc.offset), False
+    except RecursionError:
+        return [], None, True
+
+
+# -- text RisuAI shows -----------------------------------------------------------------------
+
+def card_fields(s: Seen) -> None:
+    """CBS in a card's greetings, description and prompt fields (``cardFields``)."""
+    fields = s.module.data.get("cardFields")
+    if not isinstance(fields, dict):
+        return
+    for key in sorted(fields):
+        value = fields[key]
+        texts = list(enumerate(value)) if isinstance(value, list) else [(None, value)]
+        for i, text in texts:
+            if isinstance(text, str) and "{{" in text:
+                where = f"card.{key}" if i is None else f"card.{key}[{i}]"
+                read_cbs(s, text, where)
+                if key in ("first_mes", "alternate_greetings", "group_only_greetings"):
+                    read_html(s, text, where)
+
+
+def preset_prompts(s: Seen) -> None:
+    """CBS in a preset's prompt items and prompt fields (RisuAI evaluates them all)."""
+    d = s.module.data
+    items = d.get("promptTemplate")
+    if isinstance(items, list):
+        s.counts["prompt_items"] = len(items)
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                continue
+            for key in PROMPT_ITEM_FIELDS:
+                text = item.get(key)
+                if isinstance(text, str) and "{{" in text:
+                    read_cbs(s, text, f"promptTemplate[{i}].{key}")
+    for key in PRESET_TEXT_FIELDS:
+        text = d.get(key)
+        if isinstance(text, str) and "{{" in text:
+            read_cbs(s, text, key)
+
+
+def background(s: Seen) -> None:
+    """The background HTML: CBS and HTML, offered as ``ui.background``."""
+    bg = s.module.background_embedding
+    if bg.strip():
+        s.cap("ui.background", "backgroundEmbedding")
+        read_cbs(s, bg, "backgroundEmbedding")
+        read_html(s, bg, "backgroundEmbedding")
+
+
+# -- declarations ----------------------------------------------------------------------------
+
+def toggles(s: Seen) -> None:
+    """The toggle declarations (a preset keeps them in customPromptTemplateToggle), and the
+    toggle globals read that another module may declare (``required_toggles``)."""
+    module = s.module
+    toggle_field = "customModuleToggle"
+    toggle_text = module.custom_module_toggle
+    if module.component_type == "preset" and not toggle_text.strip():
+        raw_toggles = module.data.get("customPromptTemplateToggle")
+        if isinstance(raw_toggles, str):
+            toggle_field, toggle_text = "customPromptTemplateToggle", raw_toggles
+    tp = parse_toggles(toggle_text)
+    s.declared_toggles = tp.toggles
+    if toggle_text.strip():
+        s.toggles = (s.tick(), toggle_field, tp)
+        s.cap("ui.toggles", toggle_field)
+    declared = {t.key for t in tp.toggles}
+    for (scope, key), sk in sorted(s.state.items()):
+        name = key[len("toggle_"):]
+        if scope != "global" or not key.startswith("toggle_") or name in declared:
+            continue
+        # RisuAI merges every enabled module's toggles: another one may declare it (a
+        # mistake of this module's own is RA704 instead)
+        if not undeclared_toggle_problem(name, declared):
+            for where in sk.reads or sk.writes:
+                s.fact(s.required_toggles, name, where)
+
+
+def legacy_js(s: Seen) -> None:
+    """Legacy custom JavaScript (``cjs``): names it uses, code built at run time, hosts."""
+    cjs = s.module.cjs
+    if not cjs.strip():
+        return
+    s.counts["cjs_bytes"] = len(cjs)
+    s.cap("script.legacy_js", "cjs")
+    js = scan_js(cjs)
+    s.legacy_js = (s.tick(), len(cjs), js)
+    for name, lines in sorted(js.names.items()):
+        for line in lines:
+            s.fact(s.host_apis, f"js:{name}", f"cjs line {line}")
+    dyn = sorted(n for n in js.names if n in DYNAMIC_CODE)
+    if dyn:
+        s.cap("script.dynamic_load", f"cjs line {js.names[dyn[0]][0]}")
+        for n in dyn:
+            s.fact(s.dynamic, f"cjs:{n}", f"cjs line {js.names[n][0]}")
+    for host, line in js.url_hosts:
+        s.fact(s.urls, host, f"cjs line {line}")
+
+
+def mcp(s: Seen) -> None:
+    """An MCP server address."""
+    address = s.module.mcp_url
+    if address.strip():
+        s.cap("mcp.server", "mcp.url")
+        host = url_host(address) or "(unparsed address)"
+        s.fact(s.net, host, "mcp.url")
+        s.mcp = (s.tick(), host)
+
+
+def low_level_access(s: Seen) -> None:
+    """lowLevelAccess asked for (the module's, the triggers'); RA101 and RA102 weigh it
+    against the privileged calls seen."""
+    s.lla_at = s.tick()
+    if s.module.low_level_access:
+        s.cap("low_level_access", "lowLevelAccess")
+        s.lla_asked = (s.lla_at, "lowLevelAccess")
+    for i in s.trigger_lla:
+        s.cap("low_level_access", f"trigger[{i}].lowLevelAccess")
+    if s.lla_asked is None and s.trigger_lla:
+        s.lla_asked = (s.lla_at, f"trigger[{s.trigger_lla[0]}].lowLevelAccess")
+
+
+def structure(s: Seen) -> None:
+    """What the module provides by carrying it: lorebook entries, regex transforms."""
+    if s.module.lorebook:
+        s.cap("lorebook.entries", "lorebook")
+    if s.module.regex:
+        s.cap("regex.transform", "regex")
+
+
+def assets(s: Seen) -> None:
+    """Every asset (declared and sniffed types, size) and the reader's anomalies."""
+    infos = s.module.assets
+    raw = s.module.data.get("assets")
+    s.counts["assets"] = max(len(infos), len(raw) if isinstance(raw, list) else 0)
+    for a in infos:
+        s.assets.append((s.tick(), f"assets[{a.index}]", declared_type(a.ext, a.name),
+                         sniff(a.head or b""), a.size))
+    if s.counts["assets"]:
+        s.cap("asset.bundle", "assets")
+    for an in s.module.anomalies:
+        s.anomalies.append((s.tick(), str(an.code), an.message, str(an.where)))
+
+
+def unused_code_fields(s: Seen) -> None:
+    """Fields RisuAI never reads that hold code (a module's ``lua`` text, say): dead code,
+    never analysed as code that runs."""
+    data = s.module.data
+    if s.module.component_type != "module":
+        return
+    for key in sorted(k for k in data if isinstance(k, str) and k not in MODULE_FIELDS):
+        value = data[key]
+        if not isinstance(value, str) or not value.strip():
+            continue
+        if key.lower() not in CODE_FIELD_NAMES and not looks_like_lua(value):
+            continue
+        s.fact(s.unused_fields, key, f"/{key}")
+        s.unused.append((s.tick(), key, len(value)))
+
+
+def button_entry(s: Seen) -> None:
+    """``onButtonClick`` is this module's entry point when its own Lua defines it; its
+    ``risu-btn`` buttons are then where it is reached.  Without a definition the buttons
+    reach the handler of another enabled module (hook.manual and the callbacks stay)."""
+    if "onButtonClick" in s.entries:
+        for ev in s.risu_btn_seen:
+            s.fact(s.entries, "onButtonClick", ev)

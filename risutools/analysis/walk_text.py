@@ -1,0 +1,93 @@
+"""The walk's reading of text RisuAI evaluates: CBS tags and HTML (part of
+:func:`risutools.analysis.walk.walk`).
+
+CBS gives state keys (``{{getvar::k}}``, ``{{#when::toggle::k}}``, ``$k`` in a calculation)
+and buttons (``{{button::label::fn}}``); HTML gives buttons (``risu-trigger``,
+``risu-btn``), URL hosts and the scan the RA3xx checks read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from risutools.analysis.cbs import CbsTag, scan_cbs, scan_html
+from risutools.analysis.lualex import LineIndex
+from risutools.analysis.seen import Seen
+
+CBS_STATE: dict[str, tuple[str, str]] = {
+    "getvar": ("chat", "read"), "setvar": ("chat", "write"), "addvar": ("chat", "write"),
+    "setdefaultvar": ("chat", "write"), "getglobalvar": ("global", "read"),
+}
+#: CBS calculations (``{{? expr}}``, ``{{calc::expr}}``): ``$name`` reads a chat variable
+CBS_CALC = frozenset({"?", "calc"})
+_CALC_VAR = re.compile(r"\$([A-Za-z0-9_]{1,200})")
+#: ``risu-btn="value"``: RisuAI calls the Lua global onButtonClick(id, value)
+_RISU_BTN = re.compile(r"""risu-btn\s*=\s*["']([^"'<>\n]{0,200})["']""", re.IGNORECASE)
+_CBS_IN_VALUE = re.compile(r"\{\{[^{}]{0,100}\}\}")
+
+
+def read_cbs(s: Seen, text: str, where: str) -> None:
+    """The CBS tags of ``text``: state keys, calculations and buttons."""
+    scan = scan_cbs(text)
+    s.counts["cbs_tags"] = s.counts.get("cbs_tags", 0) + len(scan.tags)
+    for t in scan.tags:
+        _cbs_tag(s, t, where)
+
+
+def _cbs_tag(s: Seen, t: CbsTag, where: str) -> None:
+    ev = f"{where} line {t.line}"
+    if t.name in CBS_STATE:
+        scope, mode = CBS_STATE[t.name]
+        key = t.literal_arg(0)
+        s.cap("chat_state_kv" if scope == "chat" else "global_state_kv", ev)
+        if key:
+            s.state_use(scope, key, mode, ev)
+    elif t.name.startswith("#when") and "toggle" in (a.strip().lower() for a in t.args):
+        # {{#when::toggle::key}} reads the global toggle_<key>
+        args = [a.strip().lower() for a in t.args]
+        key = t.literal_arg(args.index("toggle") + 1)
+        s.cap("global_state_kv", ev)
+        if key:
+            s.state_use("global", f"toggle_{key}", "read", ev)
+    elif t.name in CBS_CALC:
+        # RisuAI's calcString reads ``$name`` as the chat variable ``name``
+        for m in _CALC_VAR.finditer(" ".join(t.args)[:10_000]):
+            s.cap("chat_state_kv", ev)
+            s.state_use("chat", m.group(1), "read", ev)
+    elif t.name == "button":
+        fn = t.literal_arg(1)
+        s.hook("hook.manual", ev)
+        if fn:
+            s.fact(s.buttons, fn, ev)
+
+
+def read_html(s: Seen, text: str, where: str) -> None:
+    """HTML RisuAI shows: script in it (``<script>``, handlers, ``javascript:`` URLs:
+    RA301-RA303), its buttons and URL hosts."""
+    scan = scan_html(text)
+    if scan.script_lines or scan.handler_lines or scan.js_url_lines:
+        s.script_html.append((s.tick(), where, scan))
+    read_risu_buttons(s, text, where)
+    for fn, line in scan.risu_triggers:
+        ev = f"{where} line {line}"
+        s.hook("hook.manual", ev)
+        s.fact(s.buttons, fn, ev)
+    for host, line in scan.url_hosts:
+        s.fact(s.urls, host, f"{where} line {line}")
+
+
+def read_risu_buttons(s: Seen, text: str, where: str) -> None:
+    """``risu-btn="value"`` attributes: a button RisuAI hands to the Lua global
+    ``onButtonClick(id, value)`` of whichever enabled module defines it (an entry point
+    of this module only when its own Lua defines it: see ``walk.button_entry``)."""
+    if "risu-btn" in text:
+        lines = None
+        for m in _RISU_BTN.finditer(text):
+            if lines is None:
+                lines = LineIndex(text)
+            ev = f"{where} line {lines.line(m.start())}"
+            s.hook("hook.manual", ev)
+            s.risu_btn_seen.append(ev)
+            value = _CBS_IN_VALUE.sub("*", m.group(1)).strip()
+            if value:
+                s.fact(s.buttons, value[:80], ev)
