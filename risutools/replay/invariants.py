@@ -46,6 +46,7 @@ from fractions import Fraction
 from typing import Any
 
 from risutools.checks.replay import CUTTER, R1, R2, R3, R4, R5, R6, R7, R8, REPORT_TEXT
+from risutools.replay.fenwick import Fenwick
 from risutools.replay.fixture import Message
 from risutools.settings.replay import PROFILES, ReplayConfig
 
@@ -136,50 +137,6 @@ class Verdict:
         }
 
 
-class _Fenwick:
-    """Prefix sums over 1-based positions, growing at the end (the checker's own copy)."""
-
-    __slots__ = ("t",)
-
-    def __init__(self) -> None:
-        self.t: list[int] = [0]
-
-    def push(self, value: int) -> None:
-        t = self.t
-        i = len(t)
-        s, j, stop = value, i - 1, i - (i & -i)
-        while j > stop:
-            s += t[j]
-            j -= j & -j
-        t.append(s)
-
-    def add(self, i: int, delta: int) -> None:
-        t, n = self.t, len(self.t)
-        while i < n:
-            t[i] += delta
-            i += i & -i
-
-    def prefix(self, i: int) -> int:
-        t, s = self.t, 0
-        while i > 0:
-            s += t[i]
-            i -= i & -i
-        return s
-
-    def lower_bound(self, x: int) -> int:
-        """Smallest position whose prefix reaches ``x`` (> 0); len + 1 if none."""
-        t = self.t
-        n = len(t) - 1
-        pos, step = 0, (1 << n.bit_length()) if n else 0
-        while step:
-            nxt = pos + step
-            if nxt <= n and t[nxt] < x:
-                pos = nxt
-                x -= t[nxt]
-            step >>= 1
-        return pos + 1
-
-
 class _In:
     """A live input message in the checker's mirror."""
 
@@ -233,10 +190,10 @@ class InvariantChecker:
         self._by_seq: list[_In | None] = []
         self._inp: dict[str, _In] = {}
         self._out: dict[str, _Out] = {}
-        self._np_cnt = _Fenwick()  # 1 per live non-protected input message
-        self._np_est = _Fenwick()  # their estimates
-        self._np_drop = _Fenwick()  # 1 per live non-protected input message not sent
-        self._out_np = _Fenwick()  # 1 per output entry (at its seq) whose sent role is free
+        self._np_cnt = Fenwick()  # 1 per live non-protected input message
+        self._np_est = Fenwick()  # their estimates
+        self._np_drop = Fenwick()  # 1 per live non-protected input message not sent
+        self._out_np = Fenwick()  # 1 per output entry (at its seq) whose sent role is free
         self._sigs: dict[Sig, list[int]] = {}  # non-protected live seqs by signature, sorted
         self._n_np = self._n_np_drop = 0
         self._total_in = 0
@@ -463,7 +420,7 @@ class InvariantChecker:
     def _first_sent_np(self) -> Sig | None:
         """Signature of the first non-protected message sent (in the input's order)."""
         pos = self._out_np.lower_bound(1)
-        if pos > len(self._out_np.t) - 1:
+        if pos > len(self._out_np):
             return None
         m = self._out[self._out_at[pos - 1]].msg
         return (m.role, m.content)
