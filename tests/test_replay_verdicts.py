@@ -222,7 +222,7 @@ def test_monitor_only_component_is_checked_and_recorded(
 
 def test_markdown_names_not_checked_and_the_failing_request() -> None:
     from risutools.replay.fixture import parse_fixture_bytes
-    from risutools.report.replay_markdown import render_markdown
+    from risutools.replay.render_markdown import render_markdown
     from tests.test_replay_browser import RESURRECT
 
     fx = parse_fixture_bytes(RESURRECT.encode(), "resurrect.yaml")

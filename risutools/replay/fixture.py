@@ -26,6 +26,7 @@ from typing import Any
 
 from risutools.canonical import sha256_prefixed
 from risutools.errors import Code, ConfigError, DocumentError
+from risutools.safeio import read_or_raise
 from risutools.settings.replay import KNOWN_ROLES, build_config
 from risutools.values import decode_text, parse_json_text, parse_value
 
@@ -268,7 +269,5 @@ def _parse_ndjson(text: str) -> dict[str, Any]:
 
 
 def load_fixture(path: str | Path) -> Fixture:
-    from risutools.safeio import read_or_raise
-
     p = Path(path)
     return parse_fixture_bytes(read_or_raise(p, MAX_FIXTURE_BYTES, ConfigError), str(p))

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from risutools.report.replay_markdown import interesting, verdict_text
+from risutools.replay.render_markdown import interesting, verdict_text
 
 W = 1120
 ML, MT = 84, 24  # left and top margins of the frame
