@@ -15,7 +15,6 @@ from risutools.replay.component import (
     write_or_fail,
 )
 from risutools.replay.fixture import load_fixture
-from risutools.replay.invariants import NOT_CHECKED, PASSED
 from risutools.replay.render_html import render_html
 from risutools.replay.render_markdown import render_markdown
 from risutools.replay.run import (
@@ -27,6 +26,7 @@ from risutools.replay.run import (
     run_simulation,
     select_simulation,
 )
+from risutools.replay.verdicts import NOT_CHECKED, PASSED
 from risutools.settings.config import load_settings
 from risutools.settings.replay import load_replay_config
 

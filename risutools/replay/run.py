@@ -17,18 +17,13 @@ from typing import Any
 from risutools import __version__
 from risutools.canonical import doc_sha256, self_hash
 from risutools.errors import ReplayError
+from risutools.replay.checker import INVARIANTS, InvariantChecker
 from risutools.replay.cutter import ContextCutter, CutResult
 from risutools.replay.fixture import Fixture, Message, Turn
-from risutools.replay.invariants import (
-    INVARIANTS,
-    NOT_CHECKED,
-    Change,
-    InvariantChecker,
-    Step,
-    summary_verdict,
-)
+from risutools.replay.mirror import Change, Step
 from risutools.replay.monitor import ContextMonitor
-from risutools.replay.monitor_checks import MonitorChecker
+from risutools.replay.monitor_checker import MonitorChecker
+from risutools.replay.verdicts import NOT_CHECKED, summary_verdict
 from risutools.settings.replay import ReplayConfig
 
 REPORT_TAG = "replay-report-v1"
