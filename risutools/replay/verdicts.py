@@ -3,10 +3,10 @@
 An invariant (a unit in ``invariants.py`` or ``monitor_invariants.py``) is called once per
 request with its checker's state and answers :data:`SKIP` (it does not apply to this
 request: not counted), :data:`HELD`, or the failure's detail (a string, or a callable that
-makes it, run for the first failure only).  Its checker counts the answers into one
-:class:`Verdict` per invariant: ``failed`` (at least one failing request), ``passed``
-(checked on at least one request, never failed) or ``not-checked`` (it applied to no
-request: never reported as ``passed``).
+makes it, run for the first failure only).  Its checker's :class:`Tally` asks every unit
+of the family and counts the answers into one :class:`Verdict` per invariant: ``failed``
+(at least one failing request), ``passed`` (checked on at least one request, never failed)
+or ``not-checked`` (it applied to no request: never reported as ``passed``).
 """
 
 from __future__ import annotations
