@@ -39,11 +39,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from risutools.replay.checker import InvariantChecker  # noqa: E402
 from risutools.replay.cutter import ContextCutter  # noqa: E402
 from risutools.replay.fixture import Fixture, Message, build_fixture  # noqa: E402
-from risutools.replay.invariants import INVARIANTS, InvariantChecker, Step  # noqa: E402
+from risutools.replay.invariants import FAMILY  # noqa: E402
+from risutools.replay.mirror import Step  # noqa: E402
 from risutools.replay.run import apply_turn, iterate_cutter  # noqa: E402
 from risutools.replay.synth import synthesize  # noqa: E402
+from risutools.replay.verdicts import invariants_of  # noqa: E402
 from risutools.settings.replay import ReplayConfig, build_config  # noqa: E402
 
 MESSAGES, TURNS = 10_000, 1_000
@@ -362,7 +365,8 @@ def scenario(name: str, quick: bool) -> None:
         )
     print("\ninvariants kept over the whole run (failing requests in brackets):")
     print("  id  | reference cutter | trim_messages | invariant")
-    for rid, text in INVARIANTS.items():
+    for c in invariants_of(FAMILY):
+        rid, text = c.id, c.report_text
         if isinstance(lc, str):
             other = "-"
         else:

@@ -23,11 +23,11 @@ from typing import Any
 import typer
 
 from risutools import __version__
-from risutools.errors import Code, RisuError, UsageError, WriteConflict
-from risutools.fsio import atomic_write
+from risutools.errors import RisuError, UsageError, WriteConflict
 from risutools.pathnames import safe_line
 from risutools.report.color import COLOR_HELP, use_color
 from risutools.report.ingest_text import IngestProgress
+from risutools.report.output import write_out, write_report
 from risutools.report.present import REVIEW_FORMATS, present
 from risutools.report.reporters import FORMAT_HELP, FORMATS
 from risutools.report.review_text import ReviewProgress
@@ -78,24 +78,6 @@ def _root(
     """risutools."""
 
 
-def _write_report(path: str, text: str) -> None:
-    """Write a report file atomically; a target that cannot be written is one line, exit 2."""
-    import stat
-
-
-    try:
-        mode = os.stat(path).st_mode if os.path.exists(path) else None
-        if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
-            # /dev/null, /dev/stdout, a pipe: write into it; a rename would replace the device
-            with open(path, "wb") as f:
-                f.write(text.encode("utf-8"))
-            return
-        atomic_write(path, text.encode("utf-8"))
-    except OSError as exc:
-        raise RisuError(Code.UNWRITABLE,
-                        f"cannot write: {exc.strerror or exc}", path=path) from None
-
-
 #: command -> the module of the command layer that runs it.  The one import the command
 #: line defers: a command loads its own engines when it runs (``risutools validate`` never
 #: imports the analyser), and ``-h`` loads none (docs/architecture.md).
@@ -139,11 +121,11 @@ def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
         result = command.run(options, **(hooks or {}))
     shown = present(result, **how)
     for path, text in shown.files:
-        _write_report(path, text)
+        write_report(path, text)
     if shown.err_first:
         _notes(shown.err)
     if shown.out is not None:
-        _contract_output(shown.out, how.get("output"))
+        write_out(shown.out, how.get("output"))
     if not shown.err_first:
         _notes(shown.err)
     if shown.show is not None:
@@ -155,9 +137,6 @@ def _notes(lines: list[str]) -> None:
     sys.stdout.flush()
     for line in lines:
         typer.echo(line, err=True)
-
-
-# ==== formats commands: inspect, unpack, pack ================================
 
 
 def _fail(exc: RisuError) -> None:
@@ -176,8 +155,54 @@ def _color(choice: str, stream: object = None) -> bool:
         raise typer.BadParameter(str(exc), param_hint="--color") from None
 
 
-_EXIT_ZERO_HELP = "Exit 0 even when findings fail the run (2 still means it could not run)."
-_STATISTICS_HELP = "Show how many findings each check gave (text or -f json) instead of them."
+def _select(help: str = "Only these rules: ids or prefixes, repeated or comma-separated "
+            "(MC2,RA1).") -> Any:
+    return typer.Option([], "--select", metavar="IDS", help=help)
+
+
+def _ignore(help: str = "Skip these rules: ids or prefixes, repeated or comma-separated.") -> Any:
+    return typer.Option([], "--ignore", metavar="IDS", help=help)
+
+
+def _config(help: str = "Configuration file (default: the nearest .risutools.yaml / "
+            "pyproject.toml).") -> Any:
+    return typer.Option(None, "--config", metavar="FILE", help=help)
+
+
+def _exclude() -> Any:
+    return typer.Option([], "--exclude", metavar="GLOB", help="Skip files matching this glob "
+                        "in folder walks (repeated; replaces `exclude:`).")
+
+
+def _output(help: str = "Write the report to a file.") -> Any:
+    return typer.Option(None, "--output", "-o", metavar="FILE", help=help)
+
+
+def _format() -> Any:
+    return typer.Option("text", "--format", "-f", metavar="FORMAT", help=FORMAT_HELP)
+
+
+def _exit_zero() -> Any:
+    return typer.Option(False, "--exit-zero", help="Exit 0 even when findings fail the run "
+                        "(2 still means it could not run).")
+
+
+def _statistics() -> Any:
+    return typer.Option(False, "--statistics", help="Show how many findings each check gave "
+                        "(text or -f json) instead of them.")
+
+
+def _catalog() -> Any:
+    return typer.Option(None, "--catalog", metavar="DIR", help="Catalog folder (default: the "
+                        "catalog found above the current folder).")
+
+
+def _strict() -> Any:
+    return typer.Option(False, "--strict", help="Warnings fail too (exit 1).")
+
+
+def _sources(help: str = "Source store folder (default: `sources:` in the configuration).") -> Any:
+    return typer.Option(None, "--sources", metavar="DIR", help=help)
 
 
 @app.command()
@@ -218,31 +243,6 @@ def pack(
     _execute("pack", dict(src=src, out=out, force=force))
 
 
-# ==== end formats commands ===================================================
-
-
-# ==== contract commands: validate, verify, hash ==============================
-
-def _format_help() -> str:
-    return FORMAT_HELP
-
-
-_SELECT_HELP = "Only these rules: ids or prefixes, repeated or comma-separated (MC2,RA1)."
-_IGNORE_HELP = "Skip these rules: ids or prefixes, repeated or comma-separated."
-
-
-_CONFIG_HELP = "Configuration file (default: the nearest .risutools.yaml / pyproject.toml)."
-_EXCLUDE_HELP = "Skip files matching this glob in folder walks (repeated; replaces `exclude:`)."
-
-
-def _contract_output(text: str, output: str | None) -> None:
-    if output:
-        _write_report(output, text)
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-
-
 def _check_format(fmt: str, statistics: bool = False) -> None:
     if fmt not in FORMATS:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}",
@@ -263,19 +263,17 @@ def validate(
         ..., metavar="PATH",
         help="Documents: .json/.yaml/.yml/.ndjson files, folders (recursive), - for stdin.",
     ),
-    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help=_format_help()),
-    select: list[str] = typer.Option([], "--select", metavar="IDS", help=_SELECT_HELP),
-    ignore: list[str] = typer.Option([], "--ignore", metavar="IDS", help=_IGNORE_HELP),
-    strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
+    fmt: str = _format(),
+    select: list[str] = _select(),
+    ignore: list[str] = _ignore(),
+    strict: bool = _strict(),
     promotion: bool = typer.Option(
         False, "--promotion",
         help="Apply the promotion gate: incomplete narrative (MC600) is an error.",
     ),
-    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
-    exclude: list[str] = typer.Option([], "--exclude", metavar="GLOB", help=_EXCLUDE_HELP),
-    output: str | None = typer.Option(
-        None, "--output", "-o", metavar="FILE", help="Write the report to a file."
-    ),
+    config_file: str | None = _config(),
+    exclude: list[str] = _exclude(),
+    output: str | None = _output(),
     skip_non_documents: bool = typer.Option(
         False, "--skip-non-documents",
         help="Skip named JSON/YAML files without `contract`/`component_id` (as in folders); "
@@ -286,8 +284,8 @@ def validate(
         help="Fix, in place, the findings whose fix is exact (marked [*] by `risutools rule`) "
         "in candidate documents; then report what is left.",
     ),
-    exit_zero: bool = typer.Option(False, "--exit-zero", help=_EXIT_ZERO_HELP),
-    statistics: bool = typer.Option(False, "--statistics", help=_STATISTICS_HELP),
+    exit_zero: bool = _exit_zero(),
+    statistics: bool = _statistics(),
     color: str = _color_option(),
 ) -> None:
     """Validate matrix-component-v1 documents against the schema and rules MC100-MC600.
@@ -307,10 +305,7 @@ def verify(
     paths: list[str] = typer.Argument(
         ..., metavar="PATH", help="Documents, folders or - (as for validate)."
     ),
-    sources: str | None = typer.Option(
-        None, "--sources", metavar="DIR",
-        help="Source store folder (default: `sources:` in the configuration).",
-    ),
+    sources: str | None = _sources(),
     require_sources: bool = typer.Option(
         False, "--require-sources", help="A source that is not at hand is an error, not a warning."
     ),
@@ -318,15 +313,13 @@ def verify(
         False, "--no-content-scan",
         help="Find sources by name and digest-named files only (do not hash the whole store).",
     ),
-    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help=_format_help()),
-    select: list[str] = typer.Option([], "--select", metavar="IDS", help=_SELECT_HELP),
-    ignore: list[str] = typer.Option([], "--ignore", metavar="IDS", help=_IGNORE_HELP),
-    strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
-    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
-    exclude: list[str] = typer.Option([], "--exclude", metavar="GLOB", help=_EXCLUDE_HELP),
-    output: str | None = typer.Option(
-        None, "--output", "-o", metavar="FILE", help="Write the report to a file."
-    ),
+    fmt: str = _format(),
+    select: list[str] = _select(),
+    ignore: list[str] = _ignore(),
+    strict: bool = _strict(),
+    config_file: str | None = _config(),
+    exclude: list[str] = _exclude(),
+    output: str | None = _output(),
     skip_non_documents: bool = typer.Option(
         False, "--skip-non-documents", help="As for validate (for hooks).",
     ),
@@ -335,8 +328,8 @@ def verify(
         help="Trust a `sources:` in the configuration that lies outside its repository "
         "(refused by default: a pull request can change the configuration).",
     ),
-    exit_zero: bool = typer.Option(False, "--exit-zero", help=_EXIT_ZERO_HELP),
-    statistics: bool = typer.Option(False, "--statistics", help=_STATISTICS_HELP),
+    exit_zero: bool = _exit_zero(),
+    statistics: bool = _statistics(),
     color: str = _color_option(),
 ) -> None:
     """Verify digests: prompt_sha256, placeholders, source files, replay reports (MC200-MC203).
@@ -373,32 +366,24 @@ def hash_cmd(
     _execute("hash", dict(files=tuple(files), quiet=quiet))
 
 
-# ==== end contract commands ==================================================
-
-
-# ==== analysis commands: analyze, project, ingest ============================
-
-
 @app.command("analyze")
 def analyze_cmd(
     files: list[str] = typer.Argument(
         ..., metavar="FILE", help="One or more .risum, .charx, .risup or JSON exports."
     ),
-    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help=_format_help()),
+    fmt: str = _format(),
     as_json: bool = typer.Option(False, "--json", help="Print the facts as JSON (= -f json)."),
-    select: list[str] = typer.Option([], "--select", metavar="IDS", help=_SELECT_HELP),
-    ignore: list[str] = typer.Option([], "--ignore", metavar="IDS", help=_IGNORE_HELP),
+    select: list[str] = _select(),
+    ignore: list[str] = _ignore(),
     fail_on: str = typer.Option(
         "warning", "--fail-on", metavar="SEVERITY",
         help="Exit 1 on findings of this severity or worse: warning (the default: every RA "
         "finding but the info ones), error, or never.",
     ),
-    output: str | None = typer.Option(
-        None, "--output", "-o", metavar="FILE", help="Write the report to a file."
-    ),
-    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
-    exit_zero: bool = typer.Option(False, "--exit-zero", help=_EXIT_ZERO_HELP),
-    statistics: bool = typer.Option(False, "--statistics", help=_STATISTICS_HELP),
+    output: str | None = _output(),
+    config_file: str | None = _config(),
+    exit_zero: bool = _exit_zero(),
+    statistics: bool = _statistics(),
     color: str = _color_option(),
 ) -> None:
     """Static facts and findings about modules (nothing is executed).
@@ -452,7 +437,7 @@ def project_cmd(
                                      help="Only these analysis findings in the documents."),
     ignore: list[str] = typer.Option([], "--ignore", metavar="IDS",
                                      help="Leave these analysis findings out of the documents."),
-    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
+    config_file: str | None = _config(),
 ) -> None:
     """Project a module into a matrix-component-v1 candidate document.
 
@@ -461,12 +446,6 @@ def project_cmd(
     _execute("project", dict(file=file, post_id=post_id, notes=notes, lang=lang, out=out,
                              force=force, config_file=config_file, select=tuple(select),
                              ignore=tuple(ignore)))
-
-
-# ==== end analysis commands ==================================================
-
-
-# ==== replay commands: replay run / synth / monitor ==========================
 
 
 @replay_app.command("run")
@@ -553,12 +532,6 @@ def replay_synth(
                                   edit_window=edit_window))
 
 
-# ==== end replay commands ====================================================
-
-
-# ==== catalog commands: ingest ===============================================
-
-
 @app.command("ingest")
 def ingest_cmd(
     src: str = typer.Argument(
@@ -595,7 +568,7 @@ def ingest_cmd(
                                      help="Only these analysis findings in the documents."),
     ignore: list[str] = typer.Option([], "--ignore", metavar="IDS",
                                      help="Leave these analysis findings out of the documents."),
-    exclude: list[str] = typer.Option([], "--exclude", metavar="GLOB", help=_EXCLUDE_HELP),
+    exclude: list[str] = _exclude(),
     config_file: str | None = typer.Option(
         None, "--config", metavar="FILE",
         help="Configuration file (default: the nearest one above the catalog folder)."),
@@ -611,13 +584,8 @@ def ingest_cmd(
              as_json=as_json, quiet=quiet, report=report, elapsed=progress.elapsed, color=use)
 
 
-# ==== end catalog commands ===================================================
-
-
-# ==== promotion commands: approve, promote, activate, deactivate, packet, review ====
 # Thin wrappers; the work is in risutools.catalog.{approvals,promote,packet,review}.
 
-_CATALOG_OPT = "Catalog folder (default: the catalog found above the current folder)."
 
 
 @app.command("approve")
@@ -632,8 +600,8 @@ def approve_cmd(
         "", "--note", metavar="NOTE", help="What the reviewer read and decided."),
     sign: str | None = typer.Option(
         None, "--sign", metavar="KEY", help="Sign with this SSH private key (ssh-keygen -Y)."),
-    catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
-    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
+    catalog: str | None = _catalog(),
+    config_file: str | None = _config(),
 ) -> None:
     """Write a human approval record naming the document's current base hash."""
     _execute("approve", dict(component=component, action=action, reviewer=reviewer, note=note,
@@ -649,11 +617,9 @@ def promote_cmd(
         help=" | ".join(lifecycle.TARGETS)),
     dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
     as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
-    catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
-    sources: str | None = typer.Option(
-        None, "--sources", metavar="DIR",
-        help="Source store folder (default: `sources:` in the configuration)."),
-    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
+    catalog: str | None = _catalog(),
+    sources: str | None = _sources(),
+    config_file: str | None = _config(),
 ) -> None:
     """Check every gate of a review-status transition; on success write it (exit 1: refused)."""
     _execute("promote", dict(component=component, to=to, dry_run=dry_run, as_json=as_json,
@@ -670,9 +636,8 @@ def _runtime_switch(name: str, target: str, doc: str) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
         actor: str = typer.Option("", "--by", metavar="NAME",
             help="Who switches it (recorded in the log)."),
-        catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
-        config_file: str | None = typer.Option(None, "--config", metavar="FILE",
-                                               help=_CONFIG_HELP),
+        catalog: str | None = _catalog(),
+        config_file: str | None = _config(),
     ) -> None:
         _execute("promote", dict(component=component, to=target, kind="runtime",
                                  dry_run=dry_run, as_json=as_json, actor=actor,
@@ -711,8 +676,8 @@ def packet_cmd(
         help="With --queue: which components."),
     limit: int = typer.Option(1000, "--limit", metavar="N",
         help="With --queue: at most this many packets."),
-    catalog: str | None = typer.Option(None, "--catalog", metavar="DIR", help=_CATALOG_OPT),
-    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
+    catalog: str | None = _catalog(),
+    config_file: str | None = _config(),
 ) -> None:
     """Write a review packet (JSON + Markdown): light or full lane (seed 001)."""
     _execute("packet", dict(component=component, lane=lane, out=out, actor=actor,
@@ -728,20 +693,17 @@ def review_cmd(
     fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT",
                             help="text | json | markdown | html (the review's own) | concise | "
                             "github | sarif | junit (its findings)"),
-    sources: str | None = typer.Option(
-        None, "--sources", metavar="DIR",
-            help="Source store folder (default: `sources:` in the config)."),
-    output: str | None = typer.Option(None, "--output", "-o", metavar="FILE",
-                                         help="Write the report here."),
+    sources: str | None = _sources("Source store folder (default: `sources:` in the config)."),
+    output: str | None = _output("Write the report here."),
     jobs: int | None = typer.Option(
         None, "-j", "--jobs", metavar="N",
             help="Worker processes for the document rules (default: all "
         "cores)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
-    select: list[str] = typer.Option([], "--select", metavar="IDS", help=_SELECT_HELP),
-    ignore: list[str] = typer.Option([], "--ignore", metavar="IDS", help=_IGNORE_HELP),
-    exclude: list[str] = typer.Option([], "--exclude", metavar="GLOB", help=_EXCLUDE_HELP),
-    config_file: str | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
+    select: list[str] = _select(),
+    ignore: list[str] = _ignore(),
+    exclude: list[str] = _exclude(),
+    config_file: str | None = _config(),
 ) -> None:
     """Review a whole catalog (read-only): findings, digests, graph, log, approvals, board."""
     if fmt not in REVIEW_FORMATS:
@@ -752,9 +714,6 @@ def review_cmd(
                             config_file=config_file, select=tuple(select), ignore=tuple(ignore),
                             exclude=tuple(exclude)),
              hooks=dict(progress=bar.update), around=bar, fmt=fmt, output=output)
-
-
-# ==== end promotion commands ==================================================
 
 
 def _whole_short_helps() -> None:

@@ -6,6 +6,8 @@ transition log lines, approval records, a configuration), reviewed with ``review
 gate's case is such a catalog and a target, and the gate's verdict on the first document; a
 load check's case is a path (a file's name and bytes, or a path of a kind), loaded; a verify
 check's case is the seed document changed, with a source store and replays/, verified.
+A replay invariant's case is a conversation replayed through the reference cutter and
+monitor, observed as its turns say.
 A firing case must make exactly that check fire (document rules: it alone, at the
 expected pointer and severity, with a one-line "what; fix" message); a quiet case (a
 near miss) must keep it quiet."""
@@ -21,6 +23,7 @@ from typing import Any
 import pytest
 import yaml
 from harness import ROOT
+from replay_cases import replay_verdicts
 
 from risutools.analysis import analyze
 from risutools.checks.examples import CASES_DIR, load_cases
@@ -34,7 +37,7 @@ from risutools.settings.config import Settings, load_settings_file
 SEED = json.loads((ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json")
                   .read_text(encoding="utf-8"))
 # scopes whose cases this test can run alone
-RUNNABLE = ("document", "module", "catalog", "promotion", "load", "verify")
+RUNNABLE = ("document", "module", "catalog", "promotion", "load", "verify", "replay")
 CHECKS = all_checks()
 CASE_IDS = sorted(p.stem for p in CASES_DIR.glob("*.yaml"))
 
@@ -218,6 +221,12 @@ def test_case_fires(cid: str, i: int, tmp_path: Path) -> None:
         assert fired and fired[0].severity == want["severity"], cid
         assert fired[0].line == want.get("line", fired[0].line), cid
         assert all(f.message and "\n" not in f.message and f.file for f in fired), cid
+    elif CHECKS[cid].scope == "replay":
+        verdicts = replay_verdicts(case)
+        failed = {k for k, v in verdicts.items() if v.failures}
+        assert failed == set(want.get("failed", [cid])), failed
+        v = verdicts[cid]
+        assert v.first_request == want["request"] and v.first_detail, v
     else:
         fired = [f for f in analyze(module(case)).findings if f.rule == cid]
         assert fired and all(f.evidence for f in fired), cid
@@ -236,6 +245,8 @@ def test_case_stays_quiet(cid: str, i: int, tmp_path: Path) -> None:
         assert gate_verdict(cid, case, tmp_path / "cat") == want, cid
     elif CHECKS[cid].scope in FILE_RUNNERS:
         assert not [f for f in FILE_RUNNERS[CHECKS[cid].scope](case, tmp_path) if f.rule == cid]
+    elif CHECKS[cid].scope == "replay":
+        assert replay_verdicts(case)[cid].verdict == "passed"  # checked, and it held
     else:
         assert not [f for f in analyze(module(case)).findings if f.rule == cid]
 

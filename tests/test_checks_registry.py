@@ -68,8 +68,8 @@ def test_every_gate_is_a_unit_that_names_its_targets() -> None:
 
 
 def test_replay_verdicts_are_keyed_by_the_registry() -> None:
-    from risutools.replay.invariants import InvariantChecker
-    from risutools.replay.monitor_checks import MonitorChecker
+    from risutools.replay.checker import InvariantChecker
+    from risutools.replay.monitor_checker import MonitorChecker
     from risutools.settings.replay import build_config
 
     assert list(InvariantChecker(build_config()).verdicts) == [

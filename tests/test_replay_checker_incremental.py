@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
+from risutools.replay.checker import INVARIANTS, InvariantChecker
 from risutools.replay.cutter import ContextCutter
 from risutools.replay.fixture import Fixture, Message, build_fixture
-from risutools.replay.invariants import INVARIANTS, Change, InvariantChecker, Step
+from risutools.replay.mirror import Change, Step
 from risutools.replay.run import _apply_plain, apply_turn
 from risutools.replay.synth import synthesize
 from risutools.settings.replay import PROFILES, ReplayConfig, build_config
@@ -195,7 +196,7 @@ def run_three_ways(
             pending = []
             # the checker's output mirror is exactly the list the cutter sent (in order, but
             # for a message the input no longer has, which has no place in it: seq -1)
-            mirror = sorted(by_change._out.values(), key=lambda o: o.seq)
+            mirror = sorted(by_change.mirror.out.values(), key=lambda o: o.seq)
             assert sorted(o.msg.id for o in mirror) == sorted(m.id for m in out), turn.number
             if all(o.seq >= 0 for o in mirror):
                 assert [o.msg for o in mirror] == out, turn.number

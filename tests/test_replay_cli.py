@@ -511,6 +511,8 @@ def test_unwritable_output_is_one_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", sorted(p.name for p in FIX.glob("*.yaml")))
 def test_every_report_matches_the_schema_and_is_deterministic(name: str) -> None:
     from risutools.replay.fixture import load_fixture
+    from risutools.replay.render_html import render_html
+    from risutools.replay.render_markdown import render_markdown
     from risutools.replay.run import (
         SIM_CUTTER,
         SIM_MONITOR,
@@ -518,8 +520,6 @@ def test_every_report_matches_the_schema_and_is_deterministic(name: str) -> None
         report_bytes,
         run_simulation,
     )
-    from risutools.report.replay_html import render_html
-    from risutools.report.replay_markdown import render_markdown
     from risutools.settings.replay import load_replay_config
 
     comp = json.loads(SEED.read_text(encoding="utf-8"))

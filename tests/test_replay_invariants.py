@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from risutools.replay.checker import InvariantChecker
 from risutools.replay.cutter import AnchorStatus, ContextCutter, CutResult
 from risutools.replay.fixture import Fixture, Message, build_fixture, load_fixture
-from risutools.replay.invariants import InvariantChecker, Step
+from risutools.replay.mirror import Step
 from risutools.replay.run import iterate_cutter
 from risutools.replay.synth import synthesize
 from risutools.settings.replay import ReplayConfig, build_config, load_replay_config
@@ -232,10 +233,11 @@ def test_a_broken_signature_is_caught_because_the_checker_has_its_own(
     assert first(checker, "R8") == 2
 
 
-def test_checker_imports_nothing_from_the_cutter() -> None:
+@pytest.mark.parametrize("name", ["checker.py", "mirror.py", "invariants.py", "verdicts.py"])
+def test_checker_imports_nothing_from_the_cutter(name: str) -> None:
     import ast
 
-    src = (Path(__file__).resolve().parents[1] / "risutools" / "replay" / "invariants.py")
+    src = Path(__file__).resolve().parents[1] / "risutools" / "replay" / name
     tree = ast.parse(src.read_text(encoding="utf-8"))
     imported = {
         n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module

@@ -18,11 +18,12 @@ import pytest
 from harness import ROOT, SEED
 
 from risutools.replay import api
+from risutools.replay.checker import InvariantChecker
 from risutools.replay.fixture import Metrics, build_fixture, load_fixture
-from risutools.replay.invariants import InvariantChecker, Verdict, summary_verdict
 from risutools.replay.monitor import ContextMonitor, Level, MonitorEvent
-from risutools.replay.monitor_checks import MONITOR_INVARIANTS
+from risutools.replay.monitor_checker import MONITOR_INVARIANTS, MonitorChecker
 from risutools.replay.run import ReplayRun, build_report, replay_cutter, replay_monitor
+from risutools.replay.verdicts import Verdict, summary_verdict
 from risutools.settings.replay import build_config, load_replay_config
 
 FIX = ROOT / "fixtures" / "replay"
@@ -60,8 +61,6 @@ def test_a_replay_that_checked_nothing_is_not_checked_and_not_recorded(
     empty = ReplayRun("context-monitor")
     report = build_report(empty, fx, cfg, None)
     assert report["summary"]["verdict"] == "not-checked"
-    from risutools.replay.monitor_checks import MonitorChecker
-
     unchecked = ReplayRun("context-monitor", monitor_checker=MonitorChecker(cfg))
     report = build_report(unchecked, fx, cfg, None)
     assert report["summary"]["verdict"] == "not-checked"
@@ -222,7 +221,7 @@ def test_monitor_only_component_is_checked_and_recorded(
 
 def test_markdown_names_not_checked_and_the_failing_request() -> None:
     from risutools.replay.fixture import parse_fixture_bytes
-    from risutools.report.replay_markdown import render_markdown
+    from risutools.replay.render_markdown import render_markdown
     from tests.test_replay_browser import RESURRECT
 
     fx = parse_fixture_bytes(RESURRECT.encode(), "resurrect.yaml")

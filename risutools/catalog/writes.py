@@ -26,7 +26,7 @@ from risutools.errors import Code, RisuError, WriteConflict
 from risutools.fsio import CONFLICT as CHANGED
 from risutools.fsio import append_line as fsio_append_line
 from risutools.fsio import atomic_write, os_error_line, write_lock
-from risutools.replay.component import ComponentFile, _detect_indent, dump_component
+from risutools.replay.component import ComponentFile, detect_indent, dump_component
 
 
 @contextlib.contextmanager
@@ -81,7 +81,7 @@ def render_document(entry: Entry, raw: bytes, doc: dict[str, Any]) -> bytes:
         return b"\n".join(lines)
 
     text = raw.decode("utf-8-sig")
-    indent = _detect_indent(text) if entry.fmt == "json" else 2
+    indent = detect_indent(text) if entry.fmt == "json" else 2
     return dump_component(ComponentFile(entry.path, raw, doc, entry.fmt, indent), doc)
 
 

@@ -60,8 +60,23 @@ Format (every key but ``fire``/``quiet`` optional)::
         replays: {cutter.json: '{"run": 2}'}
         expect: {severity: error}
 
+    # a replay invariant (scope replay: R1-R8, M1-M3): a conversation (conversation-v1
+    # messages and turns) replayed through the reference cutter and monitor, observed as
+    # each turn says (what is not said is what the reference does)
+    fire:
+      - about: ...
+        config: {max_context: 40, tokenizer_profile: 1, message_overhead: 0}
+        messages: [{id: s0, role: system, content: ...}, {id: u1, role: user, content: ...}]
+        turns:
+          - append: [{id: u2, role: user, content: ...}]
+            sent: [u1, u2]                # the output: ids of the history, or messages as sent
+            budget_unreachable: true      # the flag the cutter raised
+            monitor: {level: NORMAL}      # fields of the monitor's row (MonitorEvent)
+        expect: {request: 1, failed: [R1, R6]}   # first failing request; every invariant
+                                                 # that fails (default: this one alone)
+
 ``tests/test_checks_cases.py`` runs every file; ``risutools rule ID`` shows the
-first firing case as the example.
+first firing case as the example (but for the scopes of :data:`NO_EXAMPLE_SCOPES`).
 """
 
 from __future__ import annotations
@@ -72,7 +87,14 @@ from typing import Any
 
 import yaml
 
+from risutools.checks.ids import SCOPE_OF
+
 CASES_DIR = Path(__file__).resolve().parent / "cases"
+#: the scopes whose cases ``risutools rule ID`` does not show as its example: a replay
+#: invariant's case is a conversation with what a cutter was observed sending, a gate's a
+#: catalog and a target, a load or verify check's files of a kind -- the data of a test, not
+#: an example to read (the pages stay as they were before these checks had cases)
+NO_EXAMPLE_SCOPES = ("replay", "promotion", "load", "verify")
 
 
 def cases_path(check_id: str) -> Path:
@@ -92,7 +114,10 @@ def load_cases(check_id: str) -> dict[str, Any] | None:
 
 
 def example_text(check_id: str) -> str | None:
-    """The first firing case as a few lines of YAML (None without cases)."""
+    """The first firing case as a few lines of YAML (None without cases, or for a check
+    of a scope in :data:`NO_EXAMPLE_SCOPES`)."""
+    if SCOPE_OF.get(check_id) in NO_EXAMPLE_SCOPES:
+        return None
     data = load_cases(check_id)
     fire = (data or {}).get("fire") or []
     if not fire:

@@ -58,6 +58,8 @@ class Check:
     fixer: Callable[[Any], Iterator[tuple[str, str]]] | None = None
     #: the statuses a promotion gate guards (``promote --to`` / ``activate`` targets)
     targets: tuple[str, ...] = ()
+    #: the short line a report prints beside the check's verdict (replay invariants)
+    report_text: str = ""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.run is None:
@@ -120,15 +122,17 @@ def split_doc(doc: str) -> tuple[str, str, str]:
 
 def check(id: str, severity: Severity, scope: str, title: str, *,
           fixer: Callable[[Any], Iterator[tuple[str, str]]] | None = None,
-          targets: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Check]:
+          targets: tuple[str, ...] = (),
+          report_text: str = "") -> Callable[[Callable[..., Any]], Check]:
     """Decorator: the function is the check; its docstring is its documentation.
     ``fixer`` (optional) makes it fixable (see :attr:`Check.fixer`); ``targets``: the
-    statuses a gate guards (see :attr:`Check.targets`)."""
+    statuses a gate guards (see :attr:`Check.targets`); ``report_text`` (optional) is the
+    line a report prints beside its verdict (:attr:`Check.report_text`)."""
 
     def wrap(fn: Callable[..., Any]) -> Check:
         summary, why, fix = split_doc(fn.__doc__ or "")
         return _register(Check(id, severity, scope, title, summary, why, fix, fn, fixer,
-                               targets))
+                               targets, report_text))
 
     return wrap
 

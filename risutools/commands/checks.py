@@ -14,18 +14,20 @@ from risutools.analysis import checks as _analysis_checks
 from risutools.catalog import gates as _gate_checks
 from risutools.catalog import review_checks as _review_checks
 from risutools.checks import registry
-from risutools.checks import replay as _replay_checks
 from risutools.checks.registry import Check, registered_checks
 from risutools.contract import checks_catalog as _contract_catalog
 from risutools.contract import checks_load as _contract_load
 from risutools.contract import rules as _contract_rules
 from risutools.contract import schema as _contract_schema
 from risutools.contract import verify as _contract_verify
+from risutools.replay import invariants as _cutter_invariants
+from risutools.replay import monitor_invariants as _monitor_invariants
 
 #: the modules that declare checks, one (or more) an engine
 UNITS: tuple[ModuleType, ...] = (_contract_load, _contract_schema, _contract_rules,
                                  _contract_catalog, _contract_verify, *_analysis_checks.FAMILIES,
-                                 _replay_checks, _gate_checks, _review_checks)
+                                 _cutter_invariants, _monitor_invariants, _gate_checks,
+                                 _review_checks)
 
 
 def every_check() -> dict[str, Check]:

@@ -12,7 +12,7 @@ from risutools.contract.validate import validate_document
 from risutools.errors import Code, DocumentError
 from risutools.replay.api import RunOutcome, run_component
 from risutools.replay.component import load_component
-from risutools.replay.invariants import PASSED
+from risutools.replay.verdicts import PASSED
 from risutools.settings.config import resolve_settings
 
 

@@ -15,7 +15,8 @@ from risutools.replay.component import (
     write_or_fail,
 )
 from risutools.replay.fixture import load_fixture
-from risutools.replay.invariants import NOT_CHECKED, PASSED
+from risutools.replay.render_html import render_html
+from risutools.replay.render_markdown import render_markdown
 from risutools.replay.run import (
     CUTTER_CAPS,
     MONITOR_CAP,
@@ -25,6 +26,8 @@ from risutools.replay.run import (
     run_simulation,
     select_simulation,
 )
+from risutools.replay.verdicts import NOT_CHECKED, PASSED
+from risutools.settings.config import load_settings
 from risutools.settings.replay import load_replay_config
 
 
@@ -43,9 +46,6 @@ def default_report_path(component_path: Path, component_id: str, fixture_name: s
 
 def write_report_files(report: dict[str, Any], path: Path) -> tuple[list[Path], bytes]:
     """Write ``path`` (JSON) and the ``.md`` / ``.html`` next to it; return paths, JSON bytes."""
-    from risutools.report.replay_html import render_html
-    from risutools.report.replay_markdown import render_markdown
-
     data = report_bytes(report)
     md = path.with_suffix(".md")
     html = path.with_suffix(".html")
@@ -109,9 +109,7 @@ def run_component(
 def catalog_section(component: Path) -> dict[str, Any] | None:
     """The ``replay:`` section of the catalog configuration above the component (the
     layer below the fixture's own ``config`` and ``--config``)."""
-    from risutools.settings.config import load_settings as load_catalog_config
-
-    section = load_catalog_config(component.parent).sections.get("replay")
+    section = load_settings(component.parent).sections.get("replay")
     return section if isinstance(section, dict) else None
 
 

@@ -25,7 +25,8 @@ import yaml
 
 from risutools.errors import Code, DocumentError, RisuError
 from risutools.fsio import atomic_write, display_path
-from risutools.values import decode_text, parse_value
+from risutools.safeio import read_or_raise
+from risutools.values import MAX_DOCUMENT_BYTES, decode_text, parse_value
 
 REPLAY_SOURCE_VERSION = "replay-report-v1"
 
@@ -44,9 +45,6 @@ class ComponentFile:
 
 
 def load_component(path: str | Path) -> ComponentFile:
-    from risutools.safeio import read_or_raise
-    from risutools.values import MAX_DOCUMENT_BYTES
-
     p = Path(path)
     raw = read_or_raise(p, MAX_DOCUMENT_BYTES, DocumentError)
     text = decode_text(raw, str(p))
@@ -67,10 +65,11 @@ def load_component(path: str | Path) -> ComponentFile:
         raise DocumentError(
             Code.BAD_DOCUMENT, "missing component_id", where="/component_id", path=str(p)
         )
-    return ComponentFile(p, raw, doc, fmt, _detect_indent(text) if fmt == "json" else 2)
+    return ComponentFile(p, raw, doc, fmt, detect_indent(text) if fmt == "json" else 2)
 
 
-def _detect_indent(text: str) -> int:
+def detect_indent(text: str) -> int:
+    """The indentation of a JSON text: that of its first indented line (1 when none is)."""
     for line in text.splitlines()[1:]:
         stripped = line.lstrip(" ")
         if stripped and stripped != line:

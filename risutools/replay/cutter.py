@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from risutools.errors import Code, ReplayError
+from risutools.replay.fenwick import Fenwick
 from risutools.replay.fixture import Message
 from risutools.settings.replay import ReplayConfig
 
@@ -85,58 +86,6 @@ class CutResult:
     orphaned_tool_results: int = 0  # kept tool/function results whose calling assistant was dropped
 
 
-class _Fenwick:
-    """Prefix sums over 1-based positions; grows at the end in O(log n)."""
-
-    __slots__ = ("tree",)
-
-    def __init__(self) -> None:
-        self.tree: list[int] = [0]
-
-    def __len__(self) -> int:
-        return len(self.tree) - 1
-
-    def push(self, value: int) -> None:
-        tree = self.tree
-        i = len(tree)
-        stop = i - (i & -i)
-        s = value
-        j = i - 1
-        while j > stop:
-            s += tree[j]
-            j -= j & -j
-        tree.append(s)
-
-    def add(self, i: int, delta: int) -> None:
-        tree = self.tree
-        n = len(tree)
-        while i < n:
-            tree[i] += delta
-            i += i & -i
-
-    def prefix(self, i: int) -> int:
-        tree = self.tree
-        s = 0
-        while i > 0:
-            s += tree[i]
-            i -= i & -i
-        return s
-
-    def lower_bound(self, x: int) -> int:
-        """Smallest i with prefix(i) >= x (x > 0); len+1 when the total is below x."""
-        tree = self.tree
-        n = len(tree) - 1
-        pos = 0
-        step = 1 << n.bit_length() if n else 0
-        while step:
-            nxt = pos + step
-            if nxt <= n and tree[nxt] < x:
-                pos = nxt
-                x -= tree[nxt]
-            step >>= 1
-        return pos + 1
-
-
 class _Entry:
     __slots__ = ("caller", "est", "msg", "protected", "results", "sent", "seq", "sig")
 
@@ -166,11 +115,11 @@ class ContextCutter:
         self._protected_roles = frozenset(config.protected_roles)
         self._entries: list[_Entry | None] = []  # by seq (0-based); None = deleted
         self._by_id: dict[str, _Entry] = {}
-        self._cnt = _Fenwick()  # 1 per live non-protected message
-        self._est = _Fenwick()  # est of live non-protected messages
+        self._cnt = Fenwick()  # 1 per live non-protected message
+        self._est = Fenwick()  # est of live non-protected messages
         self._sigs: dict[Signature, list[int]] = {}  # non-protected live seqs, sorted
         # 1 per kept tool result at the seq of its (non-protected) calling assistant message
-        self._callers = _Fenwick()
+        self._callers = Fenwick()
         self._total = 0  # est of every live message
         self._n_live = 0
         self._n_np = 0

@@ -26,6 +26,7 @@ from typing import Any
 
 from risutools.canonical import sha256_prefixed
 from risutools.errors import Code, ConfigError, DocumentError
+from risutools.safeio import read_or_raise
 from risutools.settings.replay import KNOWN_ROLES, build_config
 from risutools.values import decode_text, parse_json_text, parse_value
 
@@ -164,24 +165,9 @@ def _turn(raw: Any, number: int, ids: _Ids) -> Turn:
             raise _err(f"{where}: append", "must be a list of messages")
         turn.append = [ids.take(m, f"{where}: append[{i}]") for i, m in enumerate(items)]
     if "edit" in raw:
-        for i, e in enumerate(_as_list(raw["edit"])):
-            w = f"{where}: edit" + (f"[{i}]" if isinstance(raw["edit"], list) else "")
-            if not isinstance(e, dict) or sorted(e) != ["content", "id"]:
-                raise _err(w, "an edit is {id, content}")
-            if not isinstance(e["id"], str) or not isinstance(e["content"], str):
-                raise _err(w, "id and content must be strings")
-            if e["id"] not in ids.live:
-                raise _err(w, f"no message with id {e['id']}")
-            turn.edit.append((e["id"], e["content"]))
+        turn.edit = _edits(raw["edit"], where, ids)
     if "delete" in raw:
-        for i, d in enumerate(_as_list(raw["delete"])):
-            w = f"{where}: delete" + (f"[{i}]" if isinstance(raw["delete"], list) else "")
-            if not isinstance(d, dict) or sorted(d) != ["id"] or not isinstance(d["id"], str):
-                raise _err(w, "a delete is {id}")
-            if d["id"] not in ids.live:
-                raise _err(w, f"no message with id {d['id']}")
-            ids.live.discard(d["id"])
-            turn.delete.append(d["id"])
+        turn.delete = _deletes(raw["delete"], where, ids)
     if "toggle" in raw:
         if not isinstance(raw["toggle"], bool):
             raise _err(f"{where}: toggle", f"must be true or false, got {raw['toggle']!r}")
@@ -189,6 +175,35 @@ def _turn(raw: Any, number: int, ids: _Ids) -> Turn:
     if "metrics" in raw:
         turn.metrics = _metrics(raw["metrics"], f"{where}: metrics")
     return turn
+
+
+def _edits(raw: Any, where: str, ids: _Ids) -> list[tuple[str, str]]:
+    """A turn's ``edit``: ``{id, content}`` or a list of them, each of a live message."""
+    out = []
+    for i, e in enumerate(_as_list(raw)):
+        w = f"{where}: edit" + (f"[{i}]" if isinstance(raw, list) else "")
+        if not isinstance(e, dict) or sorted(e) != ["content", "id"]:
+            raise _err(w, "an edit is {id, content}")
+        if not isinstance(e["id"], str) or not isinstance(e["content"], str):
+            raise _err(w, "id and content must be strings")
+        if e["id"] not in ids.live:
+            raise _err(w, f"no message with id {e['id']}")
+        out.append((e["id"], e["content"]))
+    return out
+
+
+def _deletes(raw: Any, where: str, ids: _Ids) -> list[str]:
+    """A turn's ``delete``: ``{id}`` or a list of them, each of a live message (then gone)."""
+    out = []
+    for i, d in enumerate(_as_list(raw)):
+        w = f"{where}: delete" + (f"[{i}]" if isinstance(raw, list) else "")
+        if not isinstance(d, dict) or sorted(d) != ["id"] or not isinstance(d["id"], str):
+            raise _err(w, "a delete is {id}")
+        if d["id"] not in ids.live:
+            raise _err(w, f"no message with id {d['id']}")
+        ids.live.discard(d["id"])
+        out.append(d["id"])
+    return out
 
 
 def build_fixture(data: Any, *, sha256: str = "", file: str = "") -> Fixture:
@@ -268,7 +283,5 @@ def _parse_ndjson(text: str) -> dict[str, Any]:
 
 
 def load_fixture(path: str | Path) -> Fixture:
-    from risutools.safeio import read_or_raise
-
     p = Path(path)
     return parse_fixture_bytes(read_or_raise(p, MAX_FIXTURE_BYTES, ConfigError), str(p))

@@ -17,18 +17,13 @@ from typing import Any
 from risutools import __version__
 from risutools.canonical import doc_sha256, self_hash
 from risutools.errors import ReplayError
+from risutools.replay.checker import INVARIANTS, InvariantChecker
 from risutools.replay.cutter import ContextCutter, CutResult
 from risutools.replay.fixture import Fixture, Message, Turn
-from risutools.replay.invariants import (
-    INVARIANTS,
-    NOT_CHECKED,
-    Change,
-    InvariantChecker,
-    Step,
-    summary_verdict,
-)
+from risutools.replay.mirror import Change, Step
 from risutools.replay.monitor import ContextMonitor
-from risutools.replay.monitor_checks import MonitorChecker
+from risutools.replay.monitor_checker import MonitorChecker
+from risutools.replay.verdicts import FAILED, NOT_CHECKED, summary_verdict
 from risutools.settings.replay import ReplayConfig
 
 REPORT_TAG = "replay-report-v1"
@@ -217,8 +212,30 @@ def build_report(
     config: ReplayConfig,
     component: dict[str, Any] | None,
 ) -> dict[str, Any]:
+    """The ``replay-report-v1`` of a run, its ``report_sha256`` included."""
     rows = run.rows
-    alerts = [
+    alerts = _alerts(rows)
+    invariants = _invariants(run)
+    comp = _component(component)
+    report: dict[str, Any] = {
+        "report": REPORT_TAG,
+        "tool": {"name": "risutools", "version": __version__},
+        "simulation": run.simulation,
+        "component_id": comp["component_id"] if comp else None,
+        "component": comp,
+        "fixture": {"name": fixture.name, "file": fixture.file, "sha256": fixture.sha256},
+        "config": config.to_dict(),
+        "summary": _summary(run, alerts, invariants),
+        "invariants": invariants,
+        "alerts": alerts,
+        "requests": rows,
+    }
+    report["report_sha256"] = self_hash(report)
+    return report
+
+
+def _alerts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
         {
             "request": r["request"],
             "level": r["monitor"]["level"],
@@ -228,56 +245,57 @@ def build_report(
         for r in rows
         if r["monitor"]["alert"]
     ]
+
+
+def _invariants(run: ReplayRun) -> list[dict[str, Any]]:
+    """The verdicts of the checkers that ran: R1-R8 (the cutter), then M1-M3."""
     invariants: list[dict[str, Any]] = []
     if run.checker is not None:
         invariants = [run.checker.verdicts[k].to_dict() for k in INVARIANTS]
     if run.monitor_checker is not None:
         invariants += run.monitor_checker.to_dicts()
-    failed = [i["id"] for i in invariants if i["verdict"] == "failed"]
+    return invariants
+
+
+def _summary(run: ReplayRun, alerts: list[dict[str, Any]],
+             invariants: list[dict[str, Any]]) -> dict[str, Any]:
+    rows = run.rows
     summary: dict[str, Any] = {
         "requests": len(rows),
         "alerts": len(alerts),
         "peak_tokens_in": max((r["tokens_in"] for r in rows), default=0),
         "verdict": summary_verdict(i["verdict"] for i in invariants),
-        "failed_invariants": failed,
+        "failed_invariants": [i["id"] for i in invariants if i["verdict"] == FAILED],
         "not_checked_invariants": [i["id"] for i in invariants if i["verdict"] == NOT_CHECKED],
     }
     if run.simulation == SIM_CUTTER:
-        summary.update(
-            {
-                "cuts": sum(1 for r in rows if r["budget_dropped"] > 0),
-                "anchor_losses": sum(1 for r in rows if r["anchor"] == "lost"),
-                "budget_unreachable": sum(1 for r in rows if r["budget_unreachable"]),
-                "disabled_requests": sum(1 for r in rows if not r["enabled"]),
-                "peak_tokens_out": max((r["tokens_out"] for r in rows), default=0),
-                "max_dropped": max((r["dropped"] for r in rows), default=0),
-                "requests_with_orphaned_tool_results": sum(
-                    1 for r in rows if r["orphaned_tool_results"]
-                ),
-            }
-        )
-    comp: dict[str, Any] | None = None
-    if component is not None:
-        comp = {
-            "component_id": component.get("component_id"),
-            "component_version": component.get("component_version"),
-            "doc_sha256": doc_sha256(component),
-        }
-    report: dict[str, Any] = {
-        "report": REPORT_TAG,
-        "tool": {"name": "risutools", "version": __version__},
-        "simulation": run.simulation,
-        "component_id": comp["component_id"] if comp else None,
-        "component": comp,
-        "fixture": {"name": fixture.name, "file": fixture.file, "sha256": fixture.sha256},
-        "config": config.to_dict(),
-        "summary": summary,
-        "invariants": invariants,
-        "alerts": alerts,
-        "requests": rows,
+        summary.update(_cutter_summary(rows))
+    return summary
+
+
+def _cutter_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "cuts": sum(1 for r in rows if r["budget_dropped"] > 0),
+        "anchor_losses": sum(1 for r in rows if r["anchor"] == "lost"),
+        "budget_unreachable": sum(1 for r in rows if r["budget_unreachable"]),
+        "disabled_requests": sum(1 for r in rows if not r["enabled"]),
+        "peak_tokens_out": max((r["tokens_out"] for r in rows), default=0),
+        "max_dropped": max((r["dropped"] for r in rows), default=0),
+        "requests_with_orphaned_tool_results": sum(
+            1 for r in rows if r["orphaned_tool_results"]
+        ),
     }
-    report["report_sha256"] = self_hash(report)
-    return report
+
+
+def _component(component: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Which document was replayed (None for the monitor alone)."""
+    if component is None:
+        return None
+    return {
+        "component_id": component.get("component_id"),
+        "component_version": component.get("component_version"),
+        "doc_sha256": doc_sha256(component),
+    }
 
 
 def verify_report_hash(report: dict[str, Any]) -> bool:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from risutools.report.replay_markdown import interesting, verdict_text
+from risutools.replay.render_markdown import interesting, verdict_text
 
 W = 1120
 ML, MT = 84, 24  # left and top margins of the frame
@@ -537,7 +537,6 @@ def _invariants_section(report: dict[str, Any]) -> list[str]:
 
 def _requests_section(report: dict[str, Any]) -> list[str]:
     """The requests table: every row, or past MAX_TABLE_ROWS the failing and eventful ones."""
-    cutter = report["simulation"] == "context-cutter"
     parts: list[str] = []
     rows = report["requests"]
     failing: dict[int, list[str]] = {}
@@ -558,47 +557,10 @@ def _requests_section(report: dict[str, Any]) -> list[str]:
         )
         shown = sorted(shown, key=lambda r: (r["request"] not in failing, r["request"]))
         shown = sorted(shown[:MAX_TABLE_ROWS], key=lambda r: r["request"])
-    if cutter:
-        head = [
-            "request",
-            "on",
-            "messages in/out",
-            "tokens in/out",
-            "dropped",
-            "continuity+budget",
-            "anchor",
-            "unreachable",
-            "level",
-            "alert",
-        ]
-        body = [
-            [
-                r["request"],
-                r["enabled"],
-                f"{r['messages_in']}/{r['messages_out']}",
-                f"{r['tokens_in']}/{r['tokens_out']}",
-                r["dropped"],
-                f"{r['continuity_dropped']}+{r['budget_dropped']}",
-                r["anchor"] + (" (fallback)" if r["fallback"] else ""),
-                r["budget_unreachable"],
-                r["monitor"]["level"] or r["monitor"]["metrics"],
-                r["monitor"]["alert_reason"],
-            ]
-            for r in shown
-        ]
+    if report["simulation"] == "context-cutter":
+        head, body = list(_CUTTER_HEAD), [_cutter_cells(r) for r in shown]
     else:
-        head = ["request", "messages", "tokens", "used %", "level", "alert"]
-        body = [
-            [
-                r["request"],
-                r["messages_in"],
-                r["tokens_in"],
-                r["monitor"]["used_pct"],
-                r["monitor"]["level"] or r["monitor"]["metrics"],
-                r["monitor"]["alert_reason"],
-            ]
-            for r in shown
-        ]
+        head, body = list(_MONITOR_HEAD), [_monitor_cells(r) for r in shown]
     head.append("first failure of")
     for r, row in zip(shown, body, strict=True):
         row.append(", ".join(failing.get(r["request"], [])) or None)
@@ -608,3 +570,36 @@ def _requests_section(report: dict[str, Any]) -> list[str]:
     ]
     parts.append(_table(head, body, attrs))
     return parts
+
+
+_CUTTER_HEAD = ("request", "on", "messages in/out", "tokens in/out", "dropped",
+                "continuity+budget", "anchor", "unreachable", "level", "alert")
+_MONITOR_HEAD = ("request", "messages", "tokens", "used %", "level", "alert")
+
+
+def _cutter_cells(r: dict[str, Any]) -> list[Any]:
+    """One row of the cutter's requests table (the cells of :data:`_CUTTER_HEAD`)."""
+    return [
+        r["request"],
+        r["enabled"],
+        f"{r['messages_in']}/{r['messages_out']}",
+        f"{r['tokens_in']}/{r['tokens_out']}",
+        r["dropped"],
+        f"{r['continuity_dropped']}+{r['budget_dropped']}",
+        r["anchor"] + (" (fallback)" if r["fallback"] else ""),
+        r["budget_unreachable"],
+        r["monitor"]["level"] or r["monitor"]["metrics"],
+        r["monitor"]["alert_reason"],
+    ]
+
+
+def _monitor_cells(r: dict[str, Any]) -> list[Any]:
+    """One row of the monitor's requests table (the cells of :data:`_MONITOR_HEAD`)."""
+    return [
+        r["request"],
+        r["messages_in"],
+        r["tokens_in"],
+        r["monitor"]["used_pct"],
+        r["monitor"]["level"] or r["monitor"]["metrics"],
+        r["monitor"]["alert_reason"],
+    ]

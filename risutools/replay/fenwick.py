@@ -1,0 +1,65 @@
+"""A Fenwick tree (binary indexed tree): prefix sums over 1-based positions, growing at the end.
+
+The one implementation the reference cutter (``cutter.py``) and the invariant checker
+(``mirror.py``) both count with: every operation is O(log n), so neither recounts the history
+at a request.  Positions are 1-based (position ``i`` holds the message with sequence number
+``i - 1``); a value is pushed at the end when a message appears and adjusted in place when it
+changes or goes.
+"""
+
+from __future__ import annotations
+
+
+class Fenwick:
+    """Prefix sums over 1-based positions; grows at the end in O(log n)."""
+
+    __slots__ = ("tree",)
+
+    def __init__(self) -> None:
+        self.tree: list[int] = [0]
+
+    def __len__(self) -> int:
+        return len(self.tree) - 1
+
+    def push(self, value: int) -> None:
+        """Append a position holding ``value``."""
+        tree = self.tree
+        i = len(tree)
+        stop = i - (i & -i)
+        s = value
+        j = i - 1
+        while j > stop:
+            s += tree[j]
+            j -= j & -j
+        tree.append(s)
+
+    def add(self, i: int, delta: int) -> None:
+        """Add ``delta`` to the value at position ``i``."""
+        tree = self.tree
+        n = len(tree)
+        while i < n:
+            tree[i] += delta
+            i += i & -i
+
+    def prefix(self, i: int) -> int:
+        """The sum of positions 1 .. ``i`` (0 for ``i <= 0``)."""
+        tree = self.tree
+        s = 0
+        while i > 0:
+            s += tree[i]
+            i -= i & -i
+        return s
+
+    def lower_bound(self, x: int) -> int:
+        """Smallest i with prefix(i) >= x (x > 0); len+1 when the total is below x."""
+        tree = self.tree
+        n = len(tree) - 1
+        pos = 0
+        step = 1 << n.bit_length() if n else 0
+        while step:
+            nxt = pos + step
+            if nxt <= n and tree[nxt] < x:
+                pos = nxt
+                x -= tree[nxt]
+            step >>= 1
+        return pos + 1

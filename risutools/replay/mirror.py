@@ -1,0 +1,400 @@
+"""The invariant checker's own view of a replay: its mirror of the input and the output.
+
+Written from the spec, apart from the cutter: it looks only at what any cutter can be
+observed doing -- the message list it was given, the list it sent, and the
+``budget_unreachable`` flag it raised.  The state it compares against (omitted count,
+anchor) is derived here from the previous enabled request's input and output, not taken
+from the cutter, and it has its own estimate, trim target and anchor signature (role and
+the full text).
+
+**Incremental.** The mirror of the input is fed with the fixture's operations, the mirror
+of the output with what the cutter says it added to or withdrew from the list it sends;
+Fenwick trees over the order of appearance answer every question an invariant asks
+(counts and estimates of non-protected messages, dropped ones, sent ones), and a signature
+-> positions index finds the anchor.  A request costs O((input changes + output changes)
+* log n), amortised O(change): nothing is rescanned.  Memory is O(messages ever appended);
+nothing grows per request.  Two ways to observe a request:
+
+* :class:`Change` - the turn's operations and the output's changes (what the harness
+  sends for the reference cutter);
+* :class:`Step` - the whole input and output lists (any cutter; the mirrors are rebuilt
+  from them, O(n) per request, the cost of reading them).  Only this form can express a
+  reordered output.
+
+:meth:`Mirror.observe` applies one observation and returns the :class:`Request` the
+invariants (``invariants.py``) read together with the mirror.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from risutools.replay.fenwick import Fenwick
+from risutools.replay.fixture import Message
+from risutools.settings.replay import PROFILES, ReplayConfig
+
+Sig = tuple[str, str]  # role and full text: length is implied
+
+
+@dataclass(frozen=True)
+class Step:
+    """One observed request, as whole lists."""
+
+    request: int  # 1-based
+    enabled: bool
+    inp: list[Message]
+    out: list[Message]
+    budget_unreachable: bool = False
+
+
+@dataclass(frozen=True)
+class Change:
+    """One observed request, as changes since the previous one.
+
+    ``appended``/``edited``/``deleted`` are the input's operations (from the
+    fixture); ``sent`` are the messages the output gained or whose sent copy
+    changed, ``withdrawn`` the ids the output lost.  The output's order is the
+    input's (a reordering cannot be expressed here; use :class:`Step`).
+    """
+
+    request: int
+    enabled: bool
+    appended: list[Message] = field(default_factory=list)
+    edited: list[tuple[str, str]] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    sent: list[Message] = field(default_factory=list)
+    withdrawn: list[str] = field(default_factory=list)
+    budget_unreachable: bool = False
+
+
+@dataclass(slots=True)
+class Request:
+    """What one request's invariants share, computed once in O(log n).
+
+    With the module off only ``req``, ``enabled``, ``ordered``, ``est_out`` and
+    ``unreachable`` mean anything (the rest is 0: the cutter did not run)."""
+
+    req: int
+    enabled: bool
+    ordered: bool  # the output keeps the input's order, without repeats
+    n_r: int  # |R|
+    pos_r: int  # position (1-based seq) of R's last message, 0 if R is empty
+    kr: int  # removable messages dropped
+    est_out: int  # the estimate of the list as sent
+    unreachable: bool  # the request said budget_unreachable
+    k3: int  # what the continuity step drops, from the derived state
+    lost: bool  # the previous anchor is set but gone (R8 applies)
+    first: Sig | None  # the first non-protected message sent: the anchor a cutter now carries
+
+
+class _In:
+    """A live input message in the checker's mirror."""
+
+    __slots__ = ("est", "kept", "msg", "prot", "seq")
+
+    def __init__(self, seq: int, msg: Message, est: int, prot: bool) -> None:
+        self.seq, self.msg, self.est, self.prot = seq, msg, est, prot
+        self.kept = False  # its id is in the output
+
+
+class _Out:
+    """An output entry: the message as sent, and where it sits (input seq, or -1)."""
+
+    __slots__ = ("anchor_np", "est", "msg", "seq")
+
+    def __init__(self, msg: Message, seq: int, est: int) -> None:
+        self.msg, self.seq, self.est = msg, seq, est
+        self.anchor_np = False  # counted in the mirror's out_np tree
+
+
+class Mirror:
+    """The input and output as the checker sees them, and the state derived from the
+    previous enabled request (``prev_dropped``, ``prev_omitted``, ``prev_anchor``)."""
+
+    def __init__(self, config: ReplayConfig) -> None:
+        self.config = config
+        p = config.tokenizer_profile
+        ratio = Fraction(PROFILES[p]) if isinstance(p, str) else Fraction(str(p))
+        self._num, self._den = ratio.numerator, ratio.denominator
+        self.prot_roles = frozenset(config.protected_roles)
+        self._reset()
+        # derived from the previous enabled request
+        self.prev_dropped: set[str] = set()
+        self.prev_omitted = 0
+        self.prev_anchor: Sig | None = None
+
+    def _reset(self) -> None:
+        self.by_seq: list[_In | None] = []
+        self.inp: dict[str, _In] = {}
+        self.out: dict[str, _Out] = {}
+        self.np_cnt = Fenwick()  # 1 per live non-protected input message
+        self.np_est = Fenwick()  # their estimates
+        self.np_drop = Fenwick()  # 1 per live non-protected input message not sent
+        self.out_np = Fenwick()  # 1 per output entry (at its seq) whose sent role is free
+        self.sigs: dict[Sig, list[int]] = {}  # non-protected live seqs by signature, sorted
+        self.n_np = self.n_np_drop = 0
+        self.total_in = 0
+        self.est_out = 0
+        self.prot_dropped: set[str] = set()
+        self.bad_out: set[str] = set()  # sent ids unknown to the input or with other text
+        self.changed: set[str] = set()  # ids whose drop status moved since the last enabled
+        self.out_at: dict[int, str] = {}  # seq -> id of the output entries in out_np
+        self.dead_seq: dict[str, int] = {}  # deleted ids: where they were (for a stale output)
+
+    # ---- the spec's arithmetic, written out again (no import from the cutter) ----
+
+    def est(self, m: Message) -> int:
+        """``ceil(len(content) * ratio) + message_overhead``, exact."""
+        return -(-len(m.content) * self._num // self._den) + self.config.message_overhead
+
+    def target(self) -> int:
+        c = self.config
+        return math.floor(c.max_context * (100 - Fraction(str(c.trim_percent))) / 100)
+
+    # ---- one request ---------------------------------------------------------------
+
+    def observe(self, obs: Step | Change) -> Request:
+        """Apply one observation to the mirrors; what the request's invariants share."""
+        if isinstance(obs, Step):
+            ordered, est_out, first = self._apply_step(obs)
+        else:
+            self._apply_change(obs)
+            ordered, est_out, first = True, self.est_out, self._first_sent_np()
+        if not obs.enabled:
+            return Request(obs.request, False, ordered, 0, 0, 0, est_out,
+                           obs.budget_unreachable, 0, False, first)
+        n_r = max(0, self.n_np - self.config.preserve_latest)
+        pos_r = self.pos_of_rank(n_r)
+        kr = self.np_drop.prefix(pos_r)  # removable messages dropped
+        k3, lost = self.continuity(n_r)
+        return Request(obs.request, True, ordered, n_r, pos_r, kr, est_out,
+                       obs.budget_unreachable, k3, lost, first)
+
+    def carry_state(self, r: Request) -> None:
+        """The state a correct cutter now carries; dropped ids for R5 (O(change))."""
+        for mid in self.changed:
+            e = self.inp.get(mid)
+            if e is not None and not e.kept:
+                self.prev_dropped.add(mid)
+            else:
+                self.prev_dropped.discard(mid)
+        self.changed = set()
+        self.prev_omitted = r.kr
+        self.prev_anchor = r.first
+
+    def continuity(self, n_r: int) -> tuple[int, bool]:
+        """The continuity drop the spec asks for, from the derived state; (k3, anchor lost)."""
+        t = self.prev_omitted
+        if self.prev_anchor is None:
+            return min(t, n_r), False
+        seqs = self.sigs.get(self.prev_anchor)
+        if not seqs:
+            return min(t, n_r), True
+        cnt = self.np_cnt
+
+        def pos(seq: int) -> int:  # position in R: removable messages before it, capped
+            return min(cnt.prefix(seq), n_r)
+
+        lo, hi = 0, len(seqs)  # pos() does not decrease along seqs: first with pos >= t
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if pos(seqs[mid]) >= t:
+                hi = mid
+            else:
+                lo = mid + 1
+        # the nearest is seqs[lo - 1] (below t) or seqs[lo] (at or above t); ties: the later
+        below = pos(seqs[lo - 1]) if lo else None
+        above = pos(seqs[lo]) if lo < len(seqs) else None
+        if above is None or (below is not None and t - below < above - t):
+            assert below is not None
+            return below, False
+        return above, False
+
+    # ---- rank helpers (non-protected input messages, in order) -------------------
+
+    def pos_of_rank(self, k: int) -> int:
+        """1-based seq position of the k-th non-protected message (0 for k = 0)."""
+        return self.np_cnt.lower_bound(k) if k > 0 else 0
+
+    def est_after(self, n: int) -> int:
+        """The input's estimate with the first ``n`` removable messages dropped."""
+        return self.total_in - self.np_est.prefix(self.pos_of_rank(n))
+
+    def last_r_dropped(self, r: Request) -> int:
+        """1-based seq position of the last removable message dropped."""
+        return self.np_drop.lower_bound(self.np_drop.prefix(r.pos_r))
+
+    def est_at(self, pos: int) -> int:
+        """The estimate of the input message at 1-based seq position ``pos``."""
+        e = self.by_seq[pos - 1]
+        assert e is not None
+        return e.est
+
+    def ids(self, positions: Iterable[int]) -> str:
+        """The ids at these 1-based seq positions, comma-separated."""
+        names = []
+        for p in positions:
+            e = self.by_seq[p - 1]
+            assert e is not None
+            names.append(e.msg.id)
+        return ", ".join(names)
+
+    def dropped_np_between(self, lo_rank: int, hi_rank: int, limit: int = 5) -> str:
+        """Ids of up to ``limit`` dropped non-protected messages with rank in (lo, hi]."""
+        before = self.np_drop.prefix(self.pos_of_rank(lo_rank))
+        have = self.np_drop.prefix(self.pos_of_rank(hi_rank)) - before
+        picks = range(1, min(have, limit) + 1)
+        return self.ids(self.np_drop.lower_bound(before + j) for j in picks)
+
+    # ---- mirrors -----------------------------------------------------------------
+
+    def _refresh(self, mid: str) -> None:
+        """Recompute what depends on both mirrors for one id (O(log n))."""
+        e = self.inp.get(mid)
+        o = self.out.get(mid)
+        if o is not None and (e is None or (e.msg.role, e.msg.content) != (o.msg.role,
+                                                                          o.msg.content)):
+            self.bad_out.add(mid)
+        else:
+            self.bad_out.discard(mid)
+        if e is None:
+            return
+        kept = o is not None
+        if kept == e.kept:
+            return
+        e.kept = kept
+        self.changed.add(mid)
+        if e.prot:
+            if kept:
+                self.prot_dropped.discard(mid)
+            else:
+                self.prot_dropped.add(mid)
+        else:
+            self.np_drop.add(e.seq + 1, -1 if kept else 1)
+            self.n_np_drop += -1 if kept else 1
+
+    def _in_append(self, m: Message) -> None:
+        seq = len(self.by_seq)
+        e = _In(seq, m, self.est(m), m.role in self.prot_roles)
+        self.by_seq.append(e)
+        self.inp[m.id] = e
+        self.total_in += e.est
+        np = 0 if e.prot else 1
+        self.np_cnt.push(np)
+        self.np_est.push(np * e.est)
+        self.np_drop.push(np)  # not sent (yet)
+        self.out_np.push(0)
+        if e.prot:
+            self.prot_dropped.add(m.id)
+        else:
+            self.n_np += 1
+            self.n_np_drop += 1
+            self.sigs.setdefault((m.role, m.content), []).append(seq)
+        self.changed.add(m.id)
+        self._refresh(m.id)
+
+    def _unindex(self, e: _In) -> None:
+        seqs = self.sigs[(e.msg.role, e.msg.content)]
+        del seqs[bisect.bisect_left(seqs, e.seq)]
+        if not seqs:
+            del self.sigs[(e.msg.role, e.msg.content)]
+
+    def _in_edit(self, mid: str, content: str) -> None:
+        e = self.inp[mid]
+        new = Message(mid, e.msg.role, content)
+        est = self.est(new)
+        self.total_in += est - e.est
+        if not e.prot:
+            self.np_est.add(e.seq + 1, est - e.est)
+            self._unindex(e)
+            bisect.insort(self.sigs.setdefault((new.role, content), []), e.seq)
+        e.msg, e.est = new, est
+        self._refresh(mid)
+
+    def _in_delete(self, mid: str) -> None:
+        e = self.inp.pop(mid)
+        self.by_seq[e.seq] = None
+        self.dead_seq[mid] = e.seq
+        self.total_in -= e.est
+        self.prot_dropped.discard(mid)
+        self.prev_dropped.discard(mid)  # memory stays bounded by the live history
+        self.changed.discard(mid)
+        if not e.prot:
+            self.np_cnt.add(e.seq + 1, -1)
+            self.np_est.add(e.seq + 1, -e.est)
+            if not e.kept:
+                self.np_drop.add(e.seq + 1, -1)
+                self.n_np_drop -= 1
+            self.n_np -= 1
+            self._unindex(e)
+        self._refresh(mid)
+
+    def _out_set(self, m: Message) -> None:
+        old = self.out.get(m.id)
+        e = self.inp.get(m.id)
+        seq = e.seq if e is not None else self.dead_seq.get(m.id, -1)
+        if old is not None:
+            self._out_remove(m.id, refresh=False)
+        o = _Out(m, seq, self.est(m))
+        self.out[m.id] = o
+        self.est_out += o.est
+        if seq >= 0 and m.role not in self.prot_roles:
+            o.anchor_np = True
+            self.out_np.add(seq + 1, 1)
+            self.out_at[seq] = m.id
+        self._refresh(m.id)
+
+    def _out_remove(self, mid: str, *, refresh: bool = True) -> None:
+        o = self.out.pop(mid, None)
+        if o is None:
+            return
+        self.est_out -= o.est
+        if o.anchor_np:
+            self.out_np.add(o.seq + 1, -1)
+            del self.out_at[o.seq]
+        if refresh:
+            self._refresh(mid)
+
+    def _apply_change(self, ch: Change) -> None:
+        for m in ch.appended:
+            self._in_append(m)
+        for mid, content in ch.edited:
+            self._in_edit(mid, content)
+        for mid in ch.deleted:
+            self._in_delete(mid)
+        for mid in ch.withdrawn:
+            self._out_remove(mid)
+        for m in ch.sent:
+            self._out_set(m)
+
+    def _apply_step(self, step: Step) -> tuple[bool, int, Sig | None]:
+        """Rebuild both mirrors from whole lists (O(n)); return what only lists can show:
+        whether the output keeps the input's order without repeats, the estimate of the
+        list as sent, and the signature of its first non-protected message."""
+        self._reset()
+        for m in step.inp:
+            self._in_append(m)
+        for m in step.out:
+            self._out_set(m)
+        self.prev_dropped &= self.inp.keys()
+        self.changed = set(self.inp)
+        pos = [self.inp[m.id].seq if m.id in self.inp else -1 for m in step.out]
+        ordered = len(self.out) == len(step.out) and all(
+            b > a for a, b in itertools.pairwise(pos)
+        )
+        est_out = sum(self.est(m) for m in step.out)
+        first = next((m for m in step.out if m.role not in self.prot_roles), None)
+        return ordered, est_out, ((first.role, first.content) if first else None)
+
+    def _first_sent_np(self) -> Sig | None:
+        """Signature of the first non-protected message sent (in the input's order)."""
+        pos = self.out_np.lower_bound(1)
+        if pos >= len(self.out_np.tree):
+            return None
+        m = self.out[self.out_at[pos - 1]].msg
+        return (m.role, m.content)

@@ -1,0 +1,152 @@
+"""The context monitor's invariants M1-M3, one unit each: written from the spec, apart from
+``monitor.py`` (``docs/replay.md``).
+
+The monitor is an observer, but its observations can be wrong: a wrong level, an alert
+fired inside the debounce (or missed after it), an alert on stale metrics.  Each
+invariant is a function decorated with :func:`~risutools.checks.registry.check` (its
+docstring is its documentation, ``report_text`` the line a replay report prints beside
+its verdict) over one request as the checker read it (:class:`MonitorRequest`: what the
+monitor reported, the usage it was fed and the level that usage calls for); it answers
+:data:`~risutools.replay.verdicts.SKIP` (it does not apply), ``HELD`` or the failure's
+detail.  :class:`~risutools.replay.monitor_checker.MonitorChecker` reads each request with
+:func:`read_request` and calls every unit the registry hands it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from risutools.checks.registry import check
+from risutools.replay.fixture import Metrics
+from risutools.replay.verdicts import HELD, SKIP, Answer
+from risutools.settings.replay import ReplayConfig
+
+#: the family of the units below (the checker asks the registry for it)
+FAMILY = "M"
+
+_SEVERITY = {"NORMAL": 0, "WARNING": 1, "CRITICAL": 2}
+_TOLERANCE = 0.001  # percentage points: the monitor reports 4 decimals
+
+
+@dataclass(slots=True)
+class MonitorRequest:
+    """One request of the monitor, as its invariants read it."""
+
+    request: int
+    metrics: str  # "fresh", "stale" or "missing": what the turn's metrics were
+    event: dict[str, Any]  # the monitor's row (``MonitorEvent.to_dict``)
+    used: float = 0.0  # the share the usage fed calls for (fresh metrics)
+    reported: bool = False  # the row reports fresh metrics with both figures
+    far: bool = False  # ... and they differ from the usage fed (beyond the 4 decimals)
+    seen: float = 0.0  # the remaining share that decides the level (4 decimals when reported)
+    want: str = "NORMAL"  # the level that share calls for
+    last_alert: tuple[int, str] | None = None  # request, level of the last alert raised
+
+
+def read_request(config: ReplayConfig, request: int, tokens: int, metrics: Metrics | None,
+                 event: dict[str, Any], last_alert: tuple[int, str] | None) -> MonitorRequest:
+    """``tokens`` the usage fed, ``event`` the monitor's row, ``last_alert`` taken from the
+    alerts the monitor actually raised (so one wrong alert fails once)."""
+    if metrics is not None and (
+        not metrics.available
+        or (metrics.age_s is not None and metrics.age_s > config.stale_s)
+    ):
+        kind = "missing" if not metrics.available else "stale"
+        return MonitorRequest(request, kind, event, last_alert=last_alert)
+    if metrics is not None and metrics.used_pct is not None:
+        used = metrics.used_pct
+    else:
+        used = 100 * tokens / config.max_context
+    remaining = 100 - used
+    got_used, got_remaining = event.get("used_pct"), event.get("remaining_pct")
+    reported = far = False
+    seen = remaining
+    if event.get("metrics") == "fresh" and got_used is not None and got_remaining is not None:
+        reported = True
+        far = abs(got_used - used) > _TOLERANCE or abs(got_remaining - remaining) > _TOLERANCE
+        if not far:
+            seen = float(got_remaining)  # the 4-decimal figure decides ties
+    want = (
+        "CRITICAL" if seen <= config.critical_pct
+        else "WARNING" if seen <= config.warning_pct
+        else "NORMAL"
+    )
+    return MonitorRequest(request, "fresh", event, used, reported, far, seen, want, last_alert)
+
+
+@check("M1", "error", "replay", "monitor-level",
+       report_text="the level follows the thresholds on the usage the monitor was fed")
+def monitor_level(c: ReplayConfig, r: MonitorRequest) -> Answer:
+    """On requests with fresh metrics, used_pct is 100 * tokens / max_context (or the turn's
+    figure) to 4 decimals, remaining_pct is 100 - used_pct, and the level follows the
+    thresholds on that share.
+
+    Why: A monitor that misreads the usage warns too late or cries wolf.
+
+    Fix: Compute the share from the usage fed and compare it with the configured thresholds.
+    """
+    if r.metrics != "fresh":
+        return SKIP
+    ev = r.event
+    if not r.reported:
+        return f"fresh metrics ({r.used:.4f} % used), but no usage reported"
+    if r.far:
+        return f"usage {ev.get('used_pct')} % reported, {r.used:.4f} % fed"
+    if ev.get("level") != r.want:
+        return (f"level {ev.get('level')} at {r.seen:g} % remaining, expected {r.want} "
+                f"(warning <= {c.warning_pct:g}, critical <= {c.critical_pct:g})")
+    return HELD
+
+
+@check("M2", "error", "replay", "monitor-alerts",
+       report_text="alerts: the first WARNING/CRITICAL at once, a later one only after "
+       "`debounce` requests or on a rise in severity, none at NORMAL")
+def monitor_alerts(c: ReplayConfig, r: MonitorRequest) -> Answer:
+    """On requests with fresh metrics, an alert fires exactly when the level is
+    WARNING/CRITICAL and it is the first alert, or above the last alert's level, or
+    `debounce` requests have passed since the last alert.
+
+    Why: Missing alerts hide a full context; repeated ones train the user to ignore them.
+
+    Fix: Keep the last alert's request and level, and debounce as the spec says.
+
+    The level is the one the usage fed calls for (M1's), so a wrong level fails M1 only.
+    """
+    if r.metrics != "fresh":
+        return SKIP
+    last, level = r.last_alert, r.want
+    if level == "NORMAL":
+        due, why = False, "at NORMAL"
+    elif last is None:
+        due, why = True, "first WARNING/CRITICAL"
+    elif _SEVERITY[level] > _SEVERITY.get(last[1], 0):
+        due, why = True, f"escalation {last[1]} -> {level}"
+    else:
+        elapsed = r.request - last[0]
+        due = elapsed >= c.debounce
+        why = f"{elapsed} request(s) since the last alert, debounce {c.debounce}"
+    if bool(r.event.get("alert")) != due:
+        return ("no alert" if due else "an alert") + f" ({why})"
+    return HELD
+
+
+@check("M3", "error", "replay", "monitor-stale",
+       report_text="stale or missing metrics: no level, no usage, no alert")
+def monitor_stale(c: ReplayConfig, r: MonitorRequest) -> Answer:
+    """On requests with stale or missing metrics: no level, no usage, no alert.
+
+    Why: A figure computed from stale metrics reports a usage that is not the current one.
+
+    Fix: Report nothing until fresh metrics arrive.
+    """
+    kind, ev = r.metrics, r.event
+    if kind == "fresh":
+        return SKIP
+    if ev.get("metrics") != kind:
+        return f"{kind} metrics reported as {ev.get('metrics')!r}"
+    if ev.get("level") is not None or ev.get("used_pct") is not None:
+        return f"{kind} metrics, yet level {ev.get('level')!r} was given"
+    if ev.get("alert"):
+        return f"alert on {kind} metrics"
+    return HELD

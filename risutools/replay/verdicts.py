@@ -1,0 +1,102 @@
+"""Verdicts of the replay invariants, and how an invariant answers for one request.
+
+An invariant (a unit in ``invariants.py`` or ``monitor_invariants.py``) is called once per
+request with its checker's state and answers :data:`SKIP` (it does not apply to this
+request: not counted), :data:`HELD`, or the failure's detail (a string, or a callable that
+makes it, run for the first failure only).  Its checker's :class:`Tally` asks every unit
+of the family and counts the answers into one :class:`Verdict` per invariant: ``failed``
+(at least one failing request), ``passed`` (checked on at least one request, never failed)
+or ``not-checked`` (it applied to no request: never reported as ``passed``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from risutools.checks.registry import Check, of_family
+
+PASSED, FAILED, NOT_CHECKED = "passed", "failed", "not-checked"
+
+#: an invariant's answer for one request (see the module docstring)
+Answer = str | Callable[[], str] | None
+SKIP: Answer = None
+HELD: Answer = ""
+
+
+def verdict_of(checked: int, failures: int) -> str:
+    """The one rule for every verdict: a pass needs at least one check that ran."""
+    if failures:
+        return FAILED
+    return PASSED if checked else NOT_CHECKED
+
+
+def summary_verdict(verdicts: Iterable[str]) -> str:
+    """A replay's verdict: failed if any check failed, passed if at least one ran, else
+    not-checked (no applicable invariant: a replay that checked nothing never passes)."""
+    seen = set(verdicts)
+    if FAILED in seen:
+        return FAILED
+    return PASSED if PASSED in seen else NOT_CHECKED
+
+
+def invariants_of(family: str) -> list[Check]:
+    """The registered replay invariants of one family (``R``: the cutter, ``M``: the
+    monitor), in report order."""
+    return [c for c in of_family(family).values() if c.scope == "replay"]
+
+
+@dataclass
+class Verdict:
+    id: str
+    failures: int = 0
+    checked: int = 0
+    first_request: int | None = None
+    first_detail: str = ""
+    text: str = ""  # the line a report prints beside the verdict (the check's report_text)
+
+    def fail(self, request: int, detail: str | Callable[[], str]) -> None:
+        """Record a failure; ``detail`` may be a callable, run for the first failure only."""
+        self.failures += 1
+        if self.first_request is None:
+            self.first_request = request
+            self.first_detail = detail if isinstance(detail, str) else detail()
+
+    @property
+    def verdict(self) -> str:
+        return verdict_of(self.checked, self.failures)
+
+    def to_dict(self) -> dict[str, Any]:
+        first = None
+        if self.first_request is not None:
+            first = {"request": self.first_request, "detail": self.first_detail}
+        return {
+            "id": self.id,
+            "text": self.text,
+            "verdict": self.verdict,
+            "requests_checked": self.checked,
+            "failures": self.failures,
+            "first_failure": first,
+        }
+
+
+class Tally:
+    """The verdicts of one family of invariants (by id, in report order) and the units
+    that answer for them, as the registry hands them out."""
+
+    def __init__(self, family: str) -> None:
+        checks = invariants_of(family)
+        self.verdicts: dict[str, Verdict] = {c.id: Verdict(c.id, text=c.report_text)
+                                             for c in checks}
+        self._units = [(self.verdicts[c.id], c.run) for c in checks if c.run is not None]
+
+    def ask(self, state: Any, r: Any, request: int) -> None:
+        """Call every unit on one request (``unit(state, r)``) and count its answer."""
+        for v, unit in self._units:
+            answer = unit(state, r)
+            if answer is None:  # SKIP: it does not apply to this request
+                continue
+            v.checked += 1
+            if answer:
+                v.fail(request, answer)

@@ -1,0 +1,78 @@
+"""The runner of the replay invariants' cases (``risutools/checks/cases/R*.yaml``, ``M*.yaml``;
+format in ``risutools/checks/examples.py``), for ``tests/test_checks_cases.py``.
+
+A case is a conversation (conversation-v1 ``messages`` and ``turns``) and a replay
+configuration, replayed through the harness of ``replay run`` (the reference cutter, the
+monitor observing it, both checkers); a turn may say what was observed instead of what the
+reference does: ``sent`` (the output: ids of the history, or messages as sent),
+``budget_unreachable`` (the flag the cutter raised), ``monitor`` (fields of the monitor's
+row).  So a firing case can feed the checker an output that breaks the invariant, such as a
+cut that drops a protected message.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import partial
+from typing import Any
+
+from risutools.replay.cutter import ContextCutter, CutResult
+from risutools.replay.fixture import Message, build_fixture
+from risutools.replay.monitor import ContextMonitor, MonitorEvent
+from risutools.replay.run import replay_cutter
+from risutools.replay.verdicts import Verdict
+from risutools.settings.replay import ReplayConfig, build_config
+
+#: what a replay case's turn says was observed (the rest of the turn is conversation-v1)
+OBSERVED = ("sent", "budget_unreachable", "monitor")
+
+
+class _ObservedCutter(ContextCutter):
+    """The reference cutter, but with each request's output (``sent``: ids of the history,
+    or messages as sent) and ``budget_unreachable`` as the case's turn says."""
+
+    def __init__(self, config: ReplayConfig, turns: list[dict[str, Any]]) -> None:
+        super().__init__(config)
+        self.turns, self.n = turns, 0
+
+    def request(self, enabled: bool = True) -> CutResult:
+        res = super().request(enabled)
+        self.n += 1
+        said = self.turns[self.n - 1]
+        if "budget_unreachable" in said:
+            res = dataclasses.replace(res, budget_unreachable=said["budget_unreachable"])
+        return res
+
+    def output(self, result: CutResult) -> list[Message]:
+        sent = self.turns[self.n - 1].get("sent")
+        if sent is None:
+            return super().output(result)
+        live = {m.id: m for m in self.history()}
+        return [Message(**m) if isinstance(m, dict) else live[m] for m in sent]
+
+
+class _ObservedMonitor(ContextMonitor):
+    """The reference monitor, with the fields of its row the case's turn gives."""
+
+    def __init__(self, config: ReplayConfig, turns: list[dict[str, Any]]) -> None:
+        super().__init__(config)
+        self.turns = turns
+
+    def observe(self, request: int, tokens: int, metrics: Any) -> MonitorEvent:
+        event = super().observe(request, tokens, metrics)
+        return dataclasses.replace(event, **self.turns[request - 1].get("monitor", {}))
+
+
+def replay_verdicts(case: dict[str, Any]) -> dict[str, Verdict]:
+    """Replay a case of scope ``replay`` (the harness of ``replay run``): every invariant's
+    verdict, R1-R8 then M1-M3, by id."""
+    turns = case["turns"]
+    fx = build_fixture({"fixture": "conversation-v1", "name": "case",
+                        "messages": case.get("messages") or [],
+                        "turns": [{k: v for k, v in t.items() if k not in OBSERVED}
+                                  for t in turns]})
+    run = replay_cutter(fx, build_config(case.get("config") or {}),
+                        partial(_ObservedCutter, turns=turns),
+                        partial(_ObservedMonitor, turns=turns))
+    assert run.checker is not None and run.monitor_checker is not None
+    return {**run.checker.verdicts, **run.monitor_checker.verdicts}
