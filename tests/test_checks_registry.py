@@ -18,8 +18,9 @@ from risutools.checks.registry import (
     ID_RE,
     REGISTRY,
     SCOPES,
+    Check,
     RuleFilter,
-    declare,
+    check,
 )
 from risutools.commands.checks import UNITS
 from risutools.commands.checks import every_check as all_checks
@@ -77,13 +78,34 @@ def test_replay_verdicts_are_keyed_by_the_registry() -> None:
     assert [d["id"] for d in MonitorChecker(build_config()).to_dicts()] == ["M1", "M2", "M3"]
 
 
+def declare(id: str, severity: str, scope: str, title: str) -> Check:
+    """A throwaway check unit (its body does nothing), as a decorator makes one."""
+
+    def unit() -> None:
+        """S.
+
+        Why: W.
+
+        Fix: F.
+        """
+
+    return check(id, severity, scope, title)(unit)  # type: ignore[arg-type]
+
+
 def test_a_check_cannot_be_declared_twice_or_badly() -> None:
     with pytest.raises(ValueError, match="twice"):
-        declare("MC201", "error", "document", "x", summary="s.", why="w.", fix="f.")
+        declare("MC201", "error", "document", "x")
     with pytest.raises(ValueError, match="bad check id"):
-        declare("mc999", "error", "document", "x", summary="s.", why="w.", fix="f.")
+        declare("mc999", "error", "document", "x")
     with pytest.raises(ValueError, match="scope"):
-        declare("ZZ999", "error", "nowhere", "x", summary="s.", why="w.", fix="f.")
+        declare("ZZ999", "error", "nowhere", "x")
+
+
+def test_every_check_is_a_unit_with_code_and_every_scope_has_cases() -> None:
+    from test_checks_cases import RUNNABLE
+
+    assert [c.id for c in all_checks().values() if c.run is None] == []
+    assert set(RUNNABLE) == set(SCOPES)
 
 
 def test_all_checks_follows_the_registry_after_caching_its_sort() -> None:
@@ -91,8 +113,8 @@ def test_all_checks_follows_the_registry_after_caching_its_sort() -> None:
     before.pop("MC201")  # the caller's copy: the registry's view is not touched
     assert "MC201" in all_checks()
     try:
-        declare("ZZ998", "info", "document", "zz", summary="s.", why="w.", fix="f.")
-        declare("ZZ997", "info", "document", "zz", summary="s.", why="w.", fix="f.")
+        declare("ZZ998", "info", "document", "zz")
+        declare("ZZ997", "info", "document", "zz")
         ids = list(all_checks())
         assert ids.index("ZZ997") == ids.index("ZZ998") - 1  # sorted again, new ones in
         del REGISTRY["ZZ998"]  # edited behind the registry's back: seen by its size

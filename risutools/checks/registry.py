@@ -102,12 +102,6 @@ def _register(c: Check) -> Check:
     return c
 
 
-def declare(id: str, severity: Severity, scope: str, title: str, *, summary: str, why: str,
-            fix: str) -> Check:
-    """Declare a check whose code lives in a larger pass (a loader, the analyser ...)."""
-    return _register(Check(id, severity, scope, title, summary, why, fix))
-
-
 def split_doc(doc: str) -> tuple[str, str, str]:
     """A check's docstring -> (summary, why, fix).
 
