@@ -42,12 +42,15 @@ from risutools.contract.loaders import (
 from risutools.contract.transitions import CatalogLog, find_catalog_root, read_log
 from risutools.errors import Code, ConfigError, DocumentError
 from risutools.findings import Finding
+from risutools.projection.facts import FACTS_DIR
 from risutools.settings.catalog import CatalogSettings
 from risutools.settings.config import Settings, find_settings_file, load_settings_file
 
 LOG_NAME = "transitions.ndjson"
 LOCK_NAME = ".risutools.lock"
-MARKERS = (LOG_NAME, "approvals", ".risutools.yaml", ".risutools.yml", "notes", "replays")
+#: what marks a catalog folder (``facts/``: what ``ingest`` writes next to the documents)
+MARKERS = (LOG_NAME, "approvals", ".risutools.yaml", ".risutools.yml", "notes", "replays",
+           FACTS_DIR)
 
 
 @dataclass

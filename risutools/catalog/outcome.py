@@ -20,6 +20,8 @@ class SourceOutcome:
     sha256: str | None = None
     post_id: str | None = None
     documents: list[dict[str, Any]] = field(default_factory=list)
+    # per document, its component-facts-v1 summary (written to facts/ by ingest)
+    facts: list[dict[str, Any]] = field(default_factory=list, repr=False)
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
     cached: bool = False

@@ -42,6 +42,7 @@ from risutools.catalog.review_checks import (
     LogFacts,
     units,
 )
+from risutools.catalog.review_interactions import attach_risk, interactions
 from risutools.checks.registry import Check
 from risutools.contract.loaders import LoadedDocument, display_path, load_documents
 from risutools.contract.transitions import CatalogLog
@@ -198,11 +199,13 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
     chain = _chain(log, entries)
     appr = _approvals(cat, approvals, entries, log)
     findings = _own_findings(cat, problems, chain, appr)  # the review's own (RV...)
+    inter = interactions(str(cat.root), entries)  # RV4xx, over per-document summaries
+    findings += inter.findings()
     # the board's gates read every contract finding; the report only what the settings keep
     board = _board(cat, entries, graph, log, approvals, verifications, validated)
     _settle(validated, cat.config)
     findings = cat.config.apply(findings)
-    documents = _documents(validated, entries)
+    documents = attach_risk(_documents(validated, entries), inter)
     rv.result = Result("review", documents=validated.documents,
                        file_findings=validated.file_findings + findings,
                        files=validated.files, skipped=validated.skipped)
@@ -219,6 +222,7 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
                   for g in problems],
         "duplicates": _duplicates(entries), "id_collisions": _collisions(entries),
         "chain": chain, "approvals": appr, "board": board,
+        "interactions": inter.section(), "lineage": inter.lineage_section(),
     }
     return rv
 

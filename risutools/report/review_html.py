@@ -15,6 +15,15 @@ import html
 import json
 from typing import TYPE_CHECKING, Any
 
+from risutools.report.review_html_sections import CSS as SECTIONS_CSS
+from risutools.report.review_html_sections import JS as SECTIONS_JS
+from risutools.report.review_html_sections import (
+    interactions_html,
+    lineage_html,
+    risk_cell,
+    title_cell,
+)
+
 if TYPE_CHECKING:
     from risutools.catalog.review import Review
 
@@ -142,11 +151,12 @@ def render_review_html(rv: Review) -> str:
     for key, title in _SECTIONS:
         out += _problems(key, title, d[key])
     out += _approvals(bad_appr)
+    out += interactions_html(d) + lineage_html(d)
     out += _board(d)
     out += _documents(d["documents"])
     data = json.dumps(d["counts"], ensure_ascii=True, sort_keys=True).replace("<", "\\u003c")
     out.append(f'<script type="application/json" id="review-counts">{data}</script>')
-    out.append(f"<script>{_JS}</script></body></html>")
+    out.append(f"<script>{_JS}</script><script>{SECTIONS_JS}</script></body></html>")
     return "\n".join(out) + "\n"
 
 
@@ -157,7 +167,7 @@ def _head(d: dict[str, Any]) -> list[str]:
             f"<title>risutools review: {_e(d['catalog'])}</title>",
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
             "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">",
-            f"<style>{_CSS}</style></head><body>",
+            f"<style>{_CSS}{SECTIONS_CSS}</style></head><body>",
             f"<h1>Catalog review: {_e(d['catalog'])}</h1>",
             '<div class="counts">',
             f'<span id="n-documents">{c["documents"]} documents</span>',
@@ -178,6 +188,10 @@ def _nav(d: dict[str, Any], bad_appr: list[dict[str, Any]]) -> str:
     nav = [(f"{key.replace('_', '-')}-h", f"{title} ({len(d[key])})")
            for key, title in _SECTIONS]
     nav.append(("approvals-h", f"Approvals needing attention ({len(bad_appr)})"))
+    nav.append(("interactions-h", "Interactions "
+                f"({len((d.get('interactions') or {}).get('relations', []))})"))
+    nav.append(("lineage-h", "Versions and reposts "
+                f"({len((d.get('lineage') or {}).get('lineages', []))})"))
     nav += [("board-h", f"Promotion board ({d['counts']['ready']} of {len(d['board'])} ready)"),
             ("documents-h", f"Documents ({len(d['documents'])})")]
     return "<nav>" + "".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in nav) + "</nav>"
@@ -282,11 +296,12 @@ def _documents(docs: list[dict[str, Any]]) -> list[str]:
            + '</select></label><label>text <input id="text-filter" type="search">'
            "</label></div>",
            '<table id="documents"><thead><tr>'
-           '<th data-key="component">component</th><th data-key="file">file</th>'
+           '<th data-key="component">component</th><th data-key="title">title</th>'
+           '<th data-key="file">file</th>'
            '<th data-key="status">review</th><th data-key="runtime">runtime</th>'
            '<th data-key="errors" data-type="num">errors</th>'
            '<th data-key="warnings" data-type="num">warnings</th>'
-           "<th>findings</th></tr></thead><tbody>"]
+           "<th>risk</th><th>findings</th></tr></thead><tbody>"]
     out += [_document_row(doc) for doc in docs]
     out.append("</tbody></table>")
     return out
@@ -302,7 +317,9 @@ def _document_row(doc: dict[str, Any]) -> str:
     cls = ' class="err"' if doc["errors"] else ""
     return (f'<tr{cls} data-status="{_e(doc["review_status"] or "")}" '
             f'data-rules="{_e(drules)}"><td>{_e(doc["component_id"] or "-")}</td>'
-            f"<td>{_e(where)}</td><td>{_e(doc['review_status'] or '-')}</td>"
+            f"<td>{title_cell(doc)}</td><td>{_e(where)}</td>"
+            f"<td>{_e(doc['review_status'] or '-')}</td>"
             f"<td>{_e(doc['runtime_status'] or '-')}</td>"
             f'<td class="n-err" data-v="{doc["errors"]}">{doc["errors"]}</td>'
-            f'<td data-v="{doc["warnings"]}">{doc["warnings"]}</td><td>{fs}</td></tr>')
+            f'<td data-v="{doc["warnings"]}">{doc["warnings"]}</td>'
+            f'<td class="risk">{risk_cell(doc)}</td><td>{fs}</td></tr>')

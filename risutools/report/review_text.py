@@ -5,6 +5,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from risutools.report.review_sections import (
+    interaction_lines,
+    lineage_lines,
+    markdown_sections,
+    risk_lines,
+)
+
 if TYPE_CHECKING:
     from risutools.catalog.review import Review
 
@@ -84,6 +91,7 @@ def render_review_text(rv: Review) -> str:
             for g in d[key]:
                 head = g.get("sha256") or g.get("component_id")
                 out.append(f"  {head}: {', '.join(_clean(x) for x in g['files'])}")
+    out += interaction_lines(d) + lineage_lines(d) + risk_lines(d)
     out += ["", "promotion board:"]
     if not d["board"]:
         out.append("  (no candidate or pending component)")
@@ -142,4 +150,5 @@ def render_review_markdown(rv: Review) -> str:
             out.append("None.")
         for g in d[key]:
             out.append(f"- {_md(g.get('message') or ', '.join(g.get('files', [])))}")
+    out += markdown_sections(d, _md)
     return "\n".join(out) + "\n"

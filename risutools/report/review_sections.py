@@ -1,0 +1,156 @@
+"""The review's interaction, lineage and risk sections as text and Markdown lines (the HTML
+page has its own, :mod:`risutools.report.review_html_sections`).  Every catalog value is
+shown on one line, control characters escaped."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+#: the interaction kinds, in the order a person reads them: what is broken, what depends on
+#: what, what couples (the titles of RV401-RV408)
+GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("unsatisfied", ("toggle-unsatisfied", "lorebook-missing")),
+    ("conflicts", ("capability-conflict",)),
+    ("dependencies", ("lorebook-dependency", "toggle-dependency", "button-handler")),
+    ("shared state", ("shared-state",)),
+    ("edit order", ("edit-order",)),
+)
+#: at most this many rows of one group in text and Markdown (the JSON has every row)
+MAX_ROWS = 40
+
+
+def one_line(s: Any) -> str:
+    """One line, control characters escaped (a catalog may hold anything)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(s))
+
+
+def _grouped(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    out = []
+    for name, kinds in GROUPS:
+        got = [r for r in rows if r["kind"] in kinds]
+        if got:
+            out.append((name, got))
+    return out
+
+
+def interaction_lines(d: dict[str, Any]) -> list[str]:
+    """The text section: families, then each group of interactions."""
+    sec = d.get("interactions")
+    if not sec:
+        return []
+    rows = sec["relations"]
+    out = ["", f"interactions ({len(rows)}; {len(sec['families'])} famil"
+           f"{'y' if len(sec['families']) == 1 else 'ies'}"
+           + (f"; {sec['without_facts']} document(s) without facts" if sec["without_facts"]
+              else "") + "):"]
+    for f in sec["families"]:
+        out.append(f"  family {one_line(f['title'])!s}: backend {one_line(f['backend'])} "
+                   f"with {f['extensions']} extension(s)")
+        out.append("      " + ", ".join(one_line(m) for m in f["members"]
+                                         if m != f["backend"]))
+    for name, got in _grouped(rows):
+        out.append(f"  {name} ({len(got)}):")
+        for r in got[:MAX_ROWS]:
+            out.append(f"    {r['rule']} {one_line(r['component_id'])}: {one_line(r['message'])}")
+        if len(got) > MAX_ROWS:
+            out.append(f"    ... and {len(got) - MAX_ROWS} more (-f json lists them all)")
+    if not rows:
+        out.append("  none found")
+    return out
+
+
+def lineage_lines(d: dict[str, Any]) -> list[str]:
+    """The text section: each lineage, its members oldest first, reposts and drifts."""
+    sec = d.get("lineage")
+    if not sec or not sec["lineages"]:
+        return []
+    out = ["", f"versions and reposts ({len(sec['lineages'])} module(s) seen more than once):"]
+    for g in sec["lineages"][:MAX_ROWS]:
+        members = " -> ".join(f"{one_line(m['component_id'])} ({one_line(m['post'])}, "
+                              f"{one_line(m['version'])})" for m in g["members"])
+        out.append(f"  {one_line(g['name'])}: {members}")
+        for r in g["reposts"]:
+            out.append(f"    repost: {one_line(r['component_id'])} has the same bytes as "
+                       f"{one_line(r['same_bytes_as'])}")
+        for s in g["supersedes"]:
+            out.append(f"    {one_line(s['newer'])} supersedes {one_line(s['older'])}:"
+                       + ("" if s["drift"] else " no drift in the facts"))
+            for field, change in s["drift"].items():
+                for sign, key in (("+", "added"), ("-", "removed")):
+                    if change[key]:
+                        out.append(f"      {sign} {field}: "
+                                   + ", ".join(one_line(x) for x in change[key][:8])
+                                   + (" ..." if len(change[key]) > 8 else ""))
+    return out
+
+
+def risk_line(r: dict[str, Any], clean: Callable[[Any], str] = one_line) -> str:
+    """A component's risk facts in one line ("" when there is nothing to say)."""
+    parts = []
+    if r.get("low_level_access"):
+        parts.append("lowLevelAccess")
+    if r.get("privileged_apis"):
+        parts.append("privileged: " + ", ".join(clean(x) for x in r["privileged_apis"]))
+    if r.get("hosts"):
+        parts.append("hosts: " + ", ".join(clean(x) for x in r["hosts"]))
+    for load in r.get("dynamic_loading", ()):
+        parts.append(f"loads {clean(load['load'])} ({clean(load['resolves'])})")
+    if r.get("analysis_findings"):
+        rules = sorted({f["rule"] for f in r["analysis_findings"]})
+        parts.append(f"analysis: {len(r['analysis_findings'])} warning/error ("
+                     + ", ".join(clean(x) for x in rules) + ")")
+    if r.get("analysis_infos"):
+        parts.append("infos: " + ", ".join(f"{clean(k)} x{v}"
+                                           for k, v in r["analysis_infos"].items()))
+    if r.get("coverage"):
+        parts.append("not covered: " + "; ".join(clean(x) for x in r["coverage"]))
+    return "; ".join(parts)
+
+
+def risk_lines(d: dict[str, Any]) -> list[str]:
+    """The text section: one line per component with something to say about its risk."""
+    rows = [(doc, risk_line(doc["risk"])) for doc in d["documents"] if doc.get("risk")]
+    shown = [(doc, line) for doc, line in rows if line]
+    if not rows:
+        return []
+    out = ["", f"risk ({len(shown)} of {len(d['documents'])} component(s)):"]
+    for doc, line in shown[:MAX_ROWS * 5]:
+        out.append(f"  {one_line(doc['component_id'])} \"{one_line(doc['risk']['title'])}\": "
+                   f"{line}")
+    if len(shown) > MAX_ROWS * 5:
+        out.append(f"  ... and {len(shown) - MAX_ROWS * 5} more (-f json lists them all)")
+    return out
+
+
+def markdown_sections(d: dict[str, Any], md: Callable[[Any], str]) -> list[str]:
+    """The Markdown sections: interactions (families, then each group), versions, risk."""
+    out = ["", "## Interactions", ""]
+    sec = d.get("interactions") or {"relations": [], "families": []}
+    if sec["families"]:
+        out += ["| family (backend) | extensions |", "| --- | --- |"]
+        out += [f"| {md(f['title'])} ({md(f['backend'])}) | "
+                + ", ".join(md(m) for m in f["members"] if m != f["backend"]) + " |"
+                for f in sec["families"]]
+        out.append("")
+    groups = _grouped(sec["relations"])
+    if groups:
+        out += ["| kind | rule | component | what |", "| --- | --- | --- | --- |"]
+        for name, got in groups:
+            out += [f"| {name} | {r['rule']} | {md(r['component_id'])} | {md(r['message'])} |"
+                    for r in got[:MAX_ROWS]]
+    else:
+        out.append("None found.")
+    out += ["", "## Versions and reposts", ""]
+    lines = lineage_lines(d)[2:]
+    out += [f"- {md(x.strip())}" for x in lines] if lines else ["None."]
+    out += ["", "## Risk", ""]
+    rows = [(doc, risk_line(doc["risk"], md)) for doc in d["documents"] if doc.get("risk")]
+    rows = [(doc, line) for doc, line in rows if line]
+    if rows:
+        out += ["| component | title | risk |", "| --- | --- | --- |"]
+        out += [f"| {md(doc['component_id'])} | {md(doc['risk']['title'])} | {line} |"
+                for doc, line in rows[:MAX_ROWS * 5]]
+    else:
+        out.append("None.")
+    return out

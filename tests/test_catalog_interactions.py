@@ -1,0 +1,203 @@
+"""The review relates the catalog's components (issue 19): interactions (RV401-RV408),
+families, versions and reposts (RV501-RV502), each row's risk facts, the facts ingest
+writes, and a catalog found from inside it.  On our own fixtures
+(``fixtures/interactions``: a backend, an extension in two versions, a repost of the
+backend); on the real corpus when it is at hand (read, never copied)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import ROOT, run_cli
+
+from risutools.catalog.catalog import Catalog
+from risutools.catalog.interaction_checks import shared_state
+from risutools.catalog.interactions import Index, Summary, fits
+from risutools.catalog.review import review_catalog
+from risutools.report.review_html import render_review_html
+from risutools.report.review_text import render_review_markdown, render_review_text
+
+FIX = ROOT / "fixtures" / "interactions"
+REPOST = ROOT / "fixtures" / "interactions-repost"
+REAL = ROOT.parent / "shared" / "corpus" / "real"
+CORE, NEWS, NEWS2, CORE2 = (f"module.risu.{n}" for n in (
+    "300000001.board-core", "300000002.board-news", "300000005.board-news",
+    "300000007.board-core"))
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cat = tmp_path_factory.mktemp("board") / "catalog"
+    assert run_cli("ingest", FIX, "-o", cat, "-q").returncode == 0
+    assert run_cli("ingest", REPOST, "-o", cat, "-q").returncode == 0
+    return cat
+
+
+def _data(cat: Path) -> dict[str, Any]:
+    return review_catalog(Catalog.open(cat), jobs=1).data
+
+
+def _rows(data: dict[str, Any], rule: str) -> list[dict[str, Any]]:
+    return [r for r in data["interactions"]["relations"] + data["lineage"]["relations"]
+            if r["rule"] == rule]
+
+
+def test_ingest_writes_each_documents_facts(board: Path) -> None:
+    names = sorted(p.name for p in (board / "facts").iterdir())
+    assert names == [f"{c}.json" for c in (CORE, NEWS, NEWS2, CORE2)]
+    facts = json.loads((board / "facts" / f"{NEWS}.json").read_text(encoding="utf-8"))
+    assert facts["facts"] == "component-facts-v1"
+    assert facts["lorebook_loads"] == ["board-prelude"]
+    assert facts["toggles_read"] == ["board.diversity", "board.thoughts"]
+    assert facts["risu_buttons"] == 1 and "onButtonClick" not in facts["entry_points"]
+    assert "local" not in json.dumps(facts)  # names and flags, never code
+
+
+def test_dependencies_unsatisfied_toggles_and_the_family(board: Path) -> None:
+    d = _data(board)
+    deps = {(r["component_id"], tuple(r["targets"]), tuple(r["keys"]))
+            for r in _rows(d, "RV403")}
+    assert (NEWS, (CORE,), ("board-prelude",)) in deps
+    assert (NEWS2, (CORE,), ("board-prelude",)) in deps
+    toggles = {(r["component_id"], tuple(r["targets"])) for r in _rows(d, "RV405")}
+    assert (NEWS, (CORE,)) in toggles
+    unsat = {(r["component_id"], tuple(r["keys"])) for r in _rows(d, "RV406")}
+    assert unsat == {(NEWS, ("toggle_board.diversity",)), (NEWS2, ("toggle_board.diversity",))}
+    assert all(r["severity"] == "warning" for r in _rows(d, "RV406"))
+    buttons = {r["component_id"]: r["targets"] for r in _rows(d, "RV407")}
+    assert buttons[NEWS] == [CORE, CORE2]
+    [family] = d["interactions"]["families"]
+    assert family["backend"] == CORE and family["title"] == "Board Core"
+    assert set(family["members"]) == {CORE, NEWS, NEWS2, CORE2}
+
+
+def test_shared_state_and_edit_order(board: Path) -> None:
+    d = _data(board)
+    state = {(r["component_id"], r["targets"][0], tuple(r["keys"])) for r in _rows(d, "RV401")}
+    assert (CORE, NEWS, ("chat:board_log",)) in state
+    # two versions of one module are not said to share state with each other
+    assert not [s for s in state if {s[0], s[1]} == {NEWS, NEWS2}]
+    [display] = [r for r in _rows(d, "RV402") if r["keys"] == ["hook.edit_display"]]
+    assert {display["component_id"], *display["targets"]} == {CORE, NEWS, NEWS2, CORE2}
+
+
+def test_repost_and_version_pair_with_their_drift(board: Path) -> None:
+    d = _data(board)
+    [repost] = _rows(d, "RV501")
+    assert (repost["component_id"], repost["targets"]) == (CORE2, [CORE])
+    [version] = _rows(d, "RV502")
+    assert (version["component_id"], version["targets"]) == (NEWS2, [NEWS])
+    [news] = [g for g in d["lineage"]["lineages"] if g["name"] == "Board News"]
+    [sup] = news["supersedes"]
+    assert sup["drift"]["hosts"] == {"added": ["news.example.org"], "removed": []}
+    assert sup["drift"]["privileged_apis"] == {"added": ["request"], "removed": []}
+    assert "state" not in sup["drift"] and "toggles" not in sup["drift"]
+
+
+def test_every_row_carries_its_risk(board: Path) -> None:
+    d = _data(board)
+    risk = {doc["component_id"]: doc["risk"] for doc in d["documents"]}
+    assert risk[NEWS2]["title"] == "Board News"
+    assert risk[NEWS2]["low_level_access"] is True
+    assert risk[NEWS2]["hosts"] == ["news.example.org"]
+    assert risk[NEWS2]["privileged_apis"] == ["request"]
+    assert risk[NEWS]["dynamic_loading"] == [
+        {"load": "lorebook 'board-prelude'", "resolves": f"in {CORE}, {CORE2}"}]
+    assert {f["rule"] for f in risk[NEWS2]["analysis_findings"]} == {"RA103", "RA113"}
+    assert risk[NEWS]["coverage"] == ["RA113: code is loaded from lorebook entries"]
+    assert risk[CORE]["dynamic_loading"] == [] and risk[CORE]["low_level_access"] is False
+
+
+def test_every_format_shows_the_sections(board: Path) -> None:
+    rv = review_catalog(Catalog.open(board), jobs=1)
+    text = render_review_text(rv)
+    assert "family Board Core: backend module.risu.300000001.board-core" in text
+    assert "unsatisfied (2):" in text and "'toggle_board.diversity'" in text
+    assert f"{NEWS2} supersedes {NEWS}:" in text and "+ hosts: news.example.org" in text
+    assert f"repost: {CORE2} has the same bytes as {CORE}" in text
+    assert 'module.risu.300000005.board-news "Board News": lowLevelAccess' in text
+    md = render_review_markdown(rv)
+    assert "## Interactions" in md and "## Versions and reposts" in md and "## Risk" in md
+    page = render_review_html(rv)
+    assert '<table id="families">' in page and '<table id="interactions">' in page
+    assert 'class="k-unsatisfied"' in page and 'class="k-dependencies"' in page
+    assert '<table id="lineage">' in page and "news.example.org" in page
+    sarif = run_cli("review", board, "-q", "-f", "sarif")
+    assert "RV406" in sarif.stdout
+
+
+def test_a_catalog_ingest_made_is_found_from_inside(board: Path) -> None:
+    r = run_cli("review", "-q", cwd=board)
+    assert r.returncode == 0, r.stderr
+    assert "family Board Core" in r.stdout
+
+
+def test_facts_that_do_not_belong_are_not_used(tmp_path: Path, board: Path) -> None:
+    cat = tmp_path / "cat"
+    cat.mkdir()
+    for p in board.glob("*.json"):
+        (cat / p.name).write_bytes(p.read_bytes())
+    (cat / "facts").mkdir()
+    good = json.loads((board / "facts" / f"{NEWS}.json").read_text(encoding="utf-8"))
+    (cat / "facts" / f"{NEWS}.json").write_text(json.dumps({**good, "source_sha256": "x"}))
+    (cat / "facts" / f"{CORE}.json").write_text("{not json")
+    (cat / "facts" / f"{CORE2}.json").write_text(json.dumps({**good}))  # another component's
+    os.symlink("/dev/zero", cat / "facts" / f"{NEWS2}.json")
+    d = _data(cat)
+    notes = {doc["component_id"]: doc["risk"]["coverage"] for doc in d["documents"]}
+    assert notes[NEWS] == ["facts of another source (re-run ingest)"]
+    assert notes[CORE][0].startswith("facts file unreadable")
+    assert notes[CORE2] == ["facts file is not this component's component-facts-v1"]
+    assert notes[NEWS2][0].startswith("facts file unreadable")
+    assert d["interactions"]["without_facts"] == 4 and d["interactions"]["relations"] == []
+
+
+def test_cached_ingest_writes_the_facts_again(tmp_path: Path) -> None:
+    cat = tmp_path / "cat"
+    assert run_cli("ingest", FIX, "-o", cat, "-q").returncode == 0
+    first = (cat / "facts" / f"{NEWS}.json").read_bytes()
+    for p in (cat / "facts").iterdir():
+        p.unlink()
+    assert run_cli("ingest", FIX, "-o", cat, "-q").returncode == 0
+    assert (cat / "facts" / f"{NEWS}.json").read_bytes() == first
+
+
+def _summary(i: int, state: list[dict[str, Any]]) -> Summary:
+    return Summary(f"m.{i:05d}", f"m{i}.json", "", "candidate", "inactive", (), (),
+                   {"state": state}, "", "1.0.0", f"risu:{i}")
+
+
+def test_a_key_shared_by_many_is_one_row_not_every_pair() -> None:
+    users = [_summary(i, [{"key": "hub", "scope": "chat", "read": True, "write": i == 0}])
+             for i in range(500)]
+    ix = Index.build(users)
+    rows = list(shared_state(ix))
+    assert len(rows) == 1 and len(rows[0].targets) == 499
+    assert "500 components use the chat variable 'hub'" in rows[0].message
+
+
+@pytest.mark.parametrize(("pattern", "name", "fit"), [
+    ("board-prelude", "board-prelude", True), ("board-prelude", "board-prelude2", False),
+    ("lib/*.lua", "lib/a.lua", True), ("lib/*.lua", "lib/.lua", True),
+    ("lib/*.lua", "lib.lua", False), ("a*b*c", "abc", True), ("a*b*c", "acb", False),
+])
+def test_lorebook_name_patterns(pattern: str, name: str, fit: bool) -> None:
+    assert fits(pattern, name) is fit
+
+
+@pytest.mark.skipif(not REAL.is_dir(), reason="the real corpus is not at hand")
+def test_the_real_corpus_review_shows_families_toggles_and_shared_state(
+        tmp_path: Path) -> None:
+    cat = tmp_path / "real"
+    run_cli("ingest", REAL, "-o", cat, "-q")
+    text = run_cli("review", cat, "-q").stdout
+    page = run_cli("review", cat, "-q", "-f", "html").stdout
+    for shown in (text, page):
+        assert "module.risu.h6802a616d6ab.laiteubodeu" in shown  # the LightBoard backend
+        assert "toggle_lb-hn.diversity" in shown
+        assert "helltrain-runtime also uses" in shown and "chat:gameSetupV1.authority" in shown
+    assert "with 10 extension(s)" in text
