@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -201,3 +202,49 @@ def test_the_real_corpus_review_shows_families_toggles_and_shared_state(
         assert "toggle_lb-hn.diversity" in shown
         assert "helltrain-runtime also uses" in shown and "chat:gameSetupV1.authority" in shown
     assert "with 10 extension(s)" in text
+
+
+def test_packets_carry_risk_and_full_packets_the_real_relations(board: Path,
+                                                                tmp_path: Path) -> None:
+    out = tmp_path / "packets"
+    for lane in ("light", "full"):
+        r = run_cli("packet", NEWS2, "--lane", lane, "--catalog", board, "-o", out)
+        assert r.returncode == 0, r.stderr
+    light = json.loads(next(out.glob("*--light--*.json")).read_text(encoding="utf-8"))
+    risk = light["permission_facts"]["risk"]
+    assert risk["hosts"] == ["news.example.org"] and risk["title"] == "Board News"
+    reasons = {x["reason"] for x in light["needs_full_context"]}
+    assert {"dependency", "unsatisfied"} <= reasons
+    assert "relations" not in light
+    full = json.loads(next(out.glob("*--full--*.json")).read_text(encoding="utf-8"))
+    rel = full["relations"]
+    assert {r["rule"] for r in rel["dependencies"]} == {"RV403", "RV405", "RV407"}
+    assert rel["family"]["backend"] == CORE
+    assert [r["rule"] for r in rel["versions"]] == ["RV502"]
+    assert {r["component_id"] for r in rel["shared_state"]} == {CORE, CORE2}
+    md = next(out.glob("*--light--*.md")).read_text(encoding="utf-8")
+    assert "| hosts | news.example.org |" in md
+    core = run_cli("packet", CORE, "--lane", "full", "--catalog", board, "-o", out)
+    assert core.returncode == 0
+    full_core = json.loads(next(out.glob(f"{CORE}--full--*.json")).read_text(encoding="utf-8"))
+    assert {r["component_id"] for r in full_core["relations"]["dependents"]} >= {NEWS, NEWS2}
+
+
+def test_a_cards_own_module_is_not_a_shared_source(tmp_path: Path) -> None:
+    src, cat = tmp_path / "src", tmp_path / "cards"
+    src.mkdir()
+    with zipfile.ZipFile(src / "300000009_lantern.charx", "w") as z:
+        z.writestr("card.json", (ROOT / "fixtures" / "projection" / "lantern-card.card.json"
+                                 ).read_bytes())
+        z.writestr("module.risum", (ROOT / "fixtures" / "sources" /
+                                    "174678332_context-cutter.risum").read_bytes())
+    assert run_cli("ingest", src, "-o", cat, "-q").returncode == 0
+    ids = [p.stem for p in cat.glob("*.json")]
+    assert len(ids) == 2  # the card's own content and its module
+    out = tmp_path / "p"
+    for cid in ids:
+        assert run_cli("packet", cid, "--lane", "light", "--catalog", cat, "-o", out
+                       ).returncode == 0
+    for p in out.glob("*.json"):
+        packet = json.loads(p.read_text(encoding="utf-8"))
+        assert "shared-source" not in {x["reason"] for x in packet["needs_full_context"]}

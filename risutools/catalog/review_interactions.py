@@ -147,3 +147,52 @@ def attach_risk(documents: list[dict[str, Any]], inter: Interactions) -> list[di
         if r is not None:
             d["risk"] = r
     return documents
+
+
+def risk_of(inter: Interactions, component_id: str) -> dict[str, Any] | None:
+    """One component's risk facts (a light packet's), None when the catalog lacks it."""
+    for s in inter.index.summaries:
+        if s.component_id == component_id:
+            return risk(inter.index, s)
+    return None
+
+
+#: a full packet's interaction relations: name -> the kinds it holds
+PACKET_RELATIONS = (("dependencies", ("lorebook-dependency", "toggle-dependency",
+                                      "button-handler")),
+                    ("unsatisfied", ("lorebook-missing", "toggle-unsatisfied")),
+                    ("shared_state", ("shared-state",)), ("edit_order", ("edit-order",)),
+                    ("capability_conflicts", ("capability-conflict",)),
+                    ("versions", ("repost", "new-version")))
+
+
+def relations_of(inter: Interactions, component_id: str) -> dict[str, Any]:
+    """What the catalog's interactions say about one component (a full packet's
+    ``relations``): what it depends on, what depends on it, shared state, edit order,
+    conflicts, versions and the family it belongs to."""
+    rows = [r for r in inter.rows(inter.relations + inter.versions)
+            if r["component_id"] == component_id or component_id in r["targets"]]
+    out: dict[str, Any] = {}
+    for name, kinds in PACKET_RELATIONS:
+        mine = [r for r in rows if r["kind"] in kinds]
+        if name == "dependencies":
+            out["dependencies"] = [r for r in mine if r["component_id"] == component_id]
+            out["dependents"] = [r for r in mine if r["component_id"] != component_id]
+        else:
+            out[name] = mine
+    out["family"] = next((f for f in inter.families if component_id in f["members"]), None)
+    return out
+
+
+def interaction_reasons(inter: Interactions, component_id: str) -> list[dict[str, str]]:
+    """Why a light packet of this component cannot be decided alone, from the interactions:
+    it depends on another component, or reads what no component provides."""
+    out = []
+    for r in inter.rows():
+        if r["component_id"] != component_id:
+            continue
+        if r["dependency"]:
+            out.append({"reason": "dependency", "detail": f"{r['rule']}: {r['message']}"})
+        elif r["kind"] in ("toggle-unsatisfied", "lorebook-missing"):
+            out.append({"reason": "unsatisfied", "detail": f"{r['rule']}: {r['message']}"})
+    return out
