@@ -248,3 +248,15 @@ def test_a_cards_own_module_is_not_a_shared_source(tmp_path: Path) -> None:
     for p in out.glob("*.json"):
         packet = json.loads(p.read_text(encoding="utf-8"))
         assert "shared-source" not in {x["reason"] for x in packet["needs_full_context"]}
+
+
+def test_the_ingest_summary_says_why_components_became_fewer_documents(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    for p in [*FIX.glob("*.json"), *REPOST.glob("*.json")]:
+        (src / p.name).write_bytes(p.read_bytes())
+    r = run_cli("ingest", src, "-o", tmp_path / "cat", "--color", "never")
+    assert r.returncode == 0, r.stderr
+    assert ("4 component(s) became 3 document(s): 1 in files with the same bytes as another "
+            "(kept the newest post), 0 the same component in another container, "
+            "0 id collision(s)") in r.stdout
