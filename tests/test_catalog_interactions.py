@@ -260,3 +260,29 @@ def test_the_ingest_summary_says_why_components_became_fewer_documents(tmp_path:
     assert ("4 component(s) became 3 document(s): 1 in files with the same bytes as another "
             "(kept the newest post), 0 the same component in another container, "
             "0 id collision(s)") in r.stdout
+
+
+def test_the_board_shows_each_path_to_approved_and_groups_identical_rows(board: Path) -> None:
+    rv = review_catalog(Catalog.open(board), jobs=1)
+    b = {x["component_id"]: x for x in rv.data["board"]}[NEWS]
+    assert [(p["part"], p["state"]) for p in b["path"]] == [
+        ("narrative", "missing"), ("replay", "n/a"), ("digests", "missing"),
+        ("approvals", "missing")]
+    assert b["path"][3]["detail"] == "0 of 2: missing request_review, approve"
+    text = render_review_text(rv)
+    assert ("  4 components candidate -> pending_human_review  blocked by approval: "
+            f"{CORE}, {NEWS}, {NEWS2}, {CORE2}") in text
+    assert "`risutools approve <component> --action request_review" in text
+    assert "path to approved: narrative missing" in text
+
+
+def test_the_page_puts_decisions_first_and_groups_findings(board: Path) -> None:
+    page = render_review_html(review_catalog(Catalog.open(board), jobs=1))
+    assert page.index('id="decide"') < page.index('id="findings-h"') < \
+        page.index('id="interactions-h"') < page.index('id="board-h"')
+    assert "2 unsatisfied</a>" in page
+    # four MC600 warnings, one row with its count
+    assert page.count("<td>MC600</td>") == 1
+    assert "<td>MC600</td><td>warning</td><td>4</td>" in page
+    assert 'class="blocked b-approval"' in page and "Transition log: 0 entries" in page
+    assert '<ul class="path">' in page and "<th>path to approved</th>" in page

@@ -29,6 +29,7 @@ from typing import Any
 
 from risutools import __version__
 from risutools.catalog.approvals import Approval, load_approvals, standing
+from risutools.catalog.board_path import path_to_approved
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
 from risutools.catalog.packet import used_approvals
@@ -224,6 +225,8 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
         "chain": chain, "approvals": appr, "board": board,
         "interactions": inter.section(), "lineage": inter.lineage_section(),
     }
+    rv.data["counts"]["log_entries"] = sum(len(v) for v in log.by_component.values()) + \
+        sum(len(v) for v in log.runtime.values())
     return rv
 
 
@@ -411,5 +414,7 @@ def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
         out.append({"component_id": e.component_id, "file": e.where(),
                     "from": e.review_status, "to": to, "ready": p.ok,
                     "blocked_by": [v.gate for v in p.verdicts if v.failed],
-                    "gates": [v.to_dict() for v in p.verdicts]})
+                    "gates": [v.to_dict() for v in p.verdicts],
+                    "path": path_to_approved(e, found.get(key), by_doc.get(key, []),
+                                             approvals)})
     return out

@@ -15,8 +15,16 @@ tr.k-unsatisfied td{background:#ffebee}tr.k-conflicts td{background:#fce4ec}
 tr.k-dependencies td{background:#e3f2fd}tr.k-shared-state td{background:#f3e5f5}
 tr.k-edit-order td{background:#fffde7}tr.k-repost td{background:#eceff1}
 tr.k-new-version td{background:#e8f5e9}
+.decide{display:flex;flex-wrap:wrap;gap:8px;margin:12px 0}
+.decide a{display:block;padding:6px 10px;border-radius:4px;text-decoration:none;color:#222}
+.d-errors{background:#ffcdd2}.d-conflicts{background:#fce4ec}.d-unsatisfied{background:#ffebee}
+.d-risk{background:#fff3e0}.d-blocked{background:#e3f2fd}.d-ready{background:#c8e6c9}
+tr.b-contract td,tr.b-digests td,tr.b-active-code td,tr.b-history td{background:#ffebee}
+tr.b-conflict td,tr.b-active-conflict td,tr.b-exclusive td{background:#fce4ec}
+tr.b-replay td{background:#f3e5f5}tr.b-approval td{background:#e3f2fd}
+ul.path{margin:0;padding-left:16px}.path .missing{color:#b71c1c}.path .done{color:#1b5e20}
 td{overflow-wrap:anywhere}td.risk{font-size:12px}
-#interactions td:nth-child(-n+2){white-space:nowrap}
+#interactions td:nth-child(-n+2),#findings td:nth-child(-n+3){white-space:nowrap}
 """
 
 JS = """
@@ -112,3 +120,92 @@ def risk_cell(doc: dict[str, Any]) -> str:
 def title_cell(doc: dict[str, Any]) -> str:
     r = doc.get("risk")
     return _e(r["title"]) if r and r.get("title") else "-"
+
+
+#: the board's rows in the order a decision is needed: a failing gate that is a defect
+#: first, then conflicts, replay, and rows that wait only for a person's approval
+BLOCK_ORDER = ("history", "contract", "digests", "active-code", "conflict", "active-conflict",
+               "exclusive", "replay", "transition", "approval")
+
+
+def board_order(b: dict[str, Any]) -> tuple[int, str]:
+    if b["ready"]:
+        return len(BLOCK_ORDER) + 1, b["component_id"]
+    ranks = [BLOCK_ORDER.index(g) if g in BLOCK_ORDER else len(BLOCK_ORDER)
+             for g in b["blocked_by"]]
+    return min(ranks, default=len(BLOCK_ORDER)), b["component_id"]
+
+
+def block_class(b: dict[str, Any]) -> str:
+    """``ready``, or ``blocked b-<the gate that needs a decision first>``."""
+    if b["ready"]:
+        return "ready"
+    first = min(b["blocked_by"], key=lambda g: BLOCK_ORDER.index(g) if g in BLOCK_ORDER
+                else len(BLOCK_ORDER), default="")
+    return f"blocked b-{_e(first)}"
+
+
+def path_cell(b: dict[str, Any]) -> str:
+    return '<ul class="path">' + "".join(
+        f'<li class="{_e(p["state"]).replace("/", "")}">{_e(p["part"])}: {_e(p["state"])}'
+        + (f" ({_e(p['detail'])})" if p["state"] != "done" else "") + "</li>"
+        for p in b.get("path", ())) + "</ul>"
+
+
+def decisions_html(d: dict[str, Any]) -> list[str]:
+    """What needs a decision, most urgent first, each a link to its section."""
+    c = d["counts"]
+    rows = (d.get("interactions") or {}).get("relations", [])
+    conflicts = len(d["graph"]) + sum(1 for r in rows if r["kind"] == "capability-conflict")
+    unsat = sum(1 for r in rows if r["kind"] in ("toggle-unsatisfied", "lorebook-missing"))
+    risky = sum(1 for doc in d["documents"] if _risky(doc.get("risk")))
+    blocked = len(d["board"]) - c["ready"]
+    items = [("d-errors", "#findings-h", f"{c['errors']} errors"),
+             ("d-conflicts", "#interactions-h", f"{conflicts} conflicts"),
+             ("d-unsatisfied", "#interactions-h", f"{unsat} unsatisfied"),
+             ("d-risk", "#sort=risk-desc&status=&rule=&text=", f"{risky} components at risk"),
+             ("d-blocked", "#board-h", f"{blocked} blocked"),
+             ("d-ready", "#board=ready", f"{c['ready']} ready")]
+    return ['<div class="decide" id="decide">'
+            + "".join(f'<a class="{k}" href="{h}">{_e(t)}</a>' for k, h, t in items)
+            + "</div>"]
+
+
+def _risky(r: dict[str, Any] | None) -> bool:
+    return bool(r and (r.get("low_level_access") or r.get("privileged_apis")
+                       or r.get("hosts") or r.get("analysis_findings")
+                       or any(x["resolves"] == "unresolved"
+                              for x in r.get("dynamic_loading", ()))))
+
+
+def risk_score(doc: dict[str, Any]) -> int:
+    """A sort key for the documents table's risk column (more facts, higher)."""
+    r = doc.get("risk") or {}
+    return (4 * bool(r.get("low_level_access")) + 2 * len(r.get("privileged_apis", ()))
+            + 2 * len(r.get("hosts", ())) + len(r.get("analysis_findings", ()))
+            + sum(3 for x in r.get("dynamic_loading", ()) if x["resolves"] == "unresolved"))
+
+
+def findings_html(d: dict[str, Any]) -> list[str]:
+    """Every finding grouped by rule (and message when they are all the same), errors
+    first, with its count: 21 identical MC600 warnings are one row."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for doc in d["documents"]:
+        for f in doc["findings"]:
+            groups.setdefault((f["rule"], f["severity"]), []).append(f["message"])
+    for f in d["file_findings"]:
+        groups.setdefault((f["rule"], f["severity"]), []).append(f["message"])
+    order = {"error": 0, "warning": 1, "info": 2}
+    keys = sorted(groups, key=lambda k: (order.get(k[1], 3), -len(groups[k]), k[0]))
+    out = [f'<h2 id="findings-h">Findings by rule ({len(keys)} rules, '
+           f"{sum(len(v) for v in groups.values())} findings)</h2>",
+           '<table id="findings"><thead><tr><th>rule</th><th>severity</th><th>count</th>'
+           "<th>message</th></tr></thead><tbody>"]
+    for rule, sev in keys:
+        msgs = groups[(rule, sev)]
+        same = len(set(msgs)) == 1
+        text = msgs[0] if same else f"{len(set(msgs))} different messages, e.g. {msgs[0]}"
+        out.append(f'<tr class="{_e(sev)}"><td>{_e(rule)}</td><td>{_e(sev)}</td>'
+                   f"<td>{len(msgs)}</td><td>{_e(text)}</td></tr>")
+    out.append("</tbody></table>")
+    return out

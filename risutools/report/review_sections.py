@@ -4,6 +4,7 @@ shown on one line, control characters escaped."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +17,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("shared state", ("shared-state",)),
     ("edit order", ("edit-order",)),
 )
+_BASE = re.compile(r" for base sha256:[0-9a-f]+…")
 #: at most this many rows of one group in text and Markdown (the JSON has every row)
 MAX_ROWS = 40
 
@@ -153,4 +155,48 @@ def markdown_sections(d: dict[str, Any], md: Callable[[Any], str]) -> list[str]:
                 for doc, line in rows[:MAX_ROWS * 5]]
     else:
         out.append("None.")
+    return out
+
+
+def path_line(b: dict[str, Any], clean: Callable[[Any], str] = one_line) -> str:
+    """A board row's path to approved in one line."""
+    return "; ".join(f"{p['part']} {p['state']}"
+                     + (f" ({clean(p['detail'])})" if p["state"] != "done" else "")
+                     for p in b.get("path", ()))
+
+
+def _board_key(b: dict[str, Any]) -> tuple[Any, ...]:
+    return (b["from"], b["to"], b["ready"], tuple(b["blocked_by"]), path_line(b))
+
+
+def board_lines(d: dict[str, Any]) -> list[str]:
+    """The promotion board: rows with the same step, the same blocking gates and the same
+    path to approved are one line with their count; each line shows the path."""
+    board = d["board"]
+    out = ["", f"promotion board ({len(board)}; {d['counts']['ready']} ready):"]
+    if not board:
+        return [*out, "  (no candidate or pending component)"]
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for b in board:
+        groups.setdefault(_board_key(b), []).append(b)
+    for rows in sorted(groups.values(), key=lambda g: (g[0]["ready"], -len(g),
+                                                       g[0]["component_id"])):
+        b = rows[0]
+        state = "READY" if b["ready"] else f"blocked by {', '.join(b['blocked_by'])}"
+        if len(rows) == 1:
+            out.append(f"  {one_line(b['component_id'])}  {b['from']} -> {b['to']}  {state}")
+        else:
+            names = ", ".join(one_line(r["component_id"]) for r in rows[:8])
+            more = f" and {len(rows) - 8} more" if len(rows) > 8 else ""
+            out.append(f"  {len(rows)} components {b['from']} -> {b['to']}  {state}: "
+                       f"{names}{more}")
+        for g in b["gates"]:
+            if g["verdict"] == "fail":
+                reason = str(g["reason"])
+                if len(rows) > 1:
+                    reason = _BASE.sub(" for each one's base", reason.replace(
+                        b["component_id"], "<component>"))
+                out.append(f"      FAIL {g['gate']}: {one_line(reason)}")
+        if b.get("path"):
+            out.append(f"      path to approved: {path_line(b)}")
     return out

@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from risutools.report.review_sections import (
+    board_lines,
     interaction_lines,
     lineage_lines,
     markdown_sections,
@@ -92,15 +93,7 @@ def render_review_text(rv: Review) -> str:
                 head = g.get("sha256") or g.get("component_id")
                 out.append(f"  {head}: {', '.join(_clean(x) for x in g['files'])}")
     out += interaction_lines(d) + lineage_lines(d) + risk_lines(d)
-    out += ["", "promotion board:"]
-    if not d["board"]:
-        out.append("  (no candidate or pending component)")
-    for b in d["board"]:
-        state = "READY" if b["ready"] else f"blocked by {', '.join(b['blocked_by'])}"
-        out.append(f"  {b['component_id']}  {b['from']} -> {b['to']}  {state}")
-        for g in b["gates"]:
-            if g["verdict"] == "fail":
-                out.append(f"      FAIL {g['gate']}: {_clean(g['reason'])}")
+    out += board_lines(d)
     return "\n".join(out) + "\n"
 
 
