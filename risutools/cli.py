@@ -704,16 +704,25 @@ def review_cmd(
     ignore: list[str] = _ignore(),
     exclude: list[str] = _exclude(),
     config_file: str | None = _config(),
+    exit_zero: bool = _exit_zero(),
+    statistics: bool = _statistics(),
+    color: str = _color_option(),
 ) -> None:
-    """Review a whole catalog (read-only): findings, digests, graph, log, approvals, board."""
+    """Review a whole catalog (read-only): findings, digests, interactions, versions, risk,
+    graph, log, approvals, board."""
     if fmt not in REVIEW_FORMATS:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(REVIEW_FORMATS)}",
                                  param_hint="--format")
+    if statistics and fmt not in STATISTICS_FORMATS:
+        raise typer.BadParameter(f"--statistics prints {', '.join(STATISTICS_FORMATS)}, "
+                                 f"not {fmt!r}", param_hint="--format")
     bar = ReviewProgress(enabled=not quiet)
     _execute("review", dict(catalog=catalog_dir, sources=sources, jobs=jobs,
                             config_file=config_file, select=tuple(select), ignore=tuple(ignore),
                             exclude=tuple(exclude)),
-             hooks=dict(progress=bar.update), around=bar, fmt=fmt, output=output)
+             hooks=dict(progress=bar.update), around=bar, fmt=fmt, output=output,
+             color=_color(color) and output is None, statistics=statistics,
+             exit_zero=exit_zero)
 
 
 def _whole_short_helps() -> None:

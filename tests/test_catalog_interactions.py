@@ -286,3 +286,27 @@ def test_the_page_puts_decisions_first_and_groups_findings(board: Path) -> None:
     assert "<td>MC600</td><td>warning</td><td>4</td>" in page
     assert 'class="blocked b-approval"' in page and "Transition log: 0 entries" in page
     assert '<ul class="path">' in page and "<th>path to approved</th>" in page
+
+
+def test_review_takes_statistics_exit_zero_and_color(board: Path, tmp_path: Path) -> None:
+    stats = run_cli("review", board, "-q", "--statistics")
+    assert stats.returncode == 0
+    lines = stats.stdout.splitlines()
+    assert lines[0].split() == ["4", "MC600", "narrative"]
+    assert any(x.split()[:2] == ["2", "RV406"] for x in lines)
+    js = json.loads(run_cli("review", board, "-q", "--statistics", "-f", "json").stdout)
+    assert {"code": "RV501", "name": "repost", "count": 1, "fixable": False} in js
+    bad = run_cli("review", board, "-q", "--statistics", "-f", "html")
+    assert bad.returncode == 2 and "--statistics prints" in bad.stderr
+    coloured = run_cli("review", board, "-q", "--color", "always").stdout
+    assert "\x1b[33mwarning\x1b[0m" in coloured and "\x1b[1minteractions" in coloured
+    assert "\x1b[" not in run_cli("review", board, "-q", "--color", "never").stdout
+    cat = tmp_path / "cat"
+    cat.mkdir()
+    for p in board.glob("*.json"):
+        (cat / p.name).write_bytes(p.read_bytes())
+    doc = cat / f"{NEWS}.json"
+    doc.write_text(doc.read_text(encoding="utf-8").replace('"prompt_sha256": "sha256:',
+                                                             '"prompt_sha256": "sha256:0'))
+    assert run_cli("review", cat, "-q").returncode == 1
+    assert run_cli("review", cat, "-q", "--exit-zero").returncode == 0

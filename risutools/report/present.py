@@ -21,6 +21,7 @@ from risutools.report.inspect_text import render_inspect_text
 from risutools.report.plan_text import render_plan
 from risutools.report.reporters import REPORTER_BY_NAME, render
 from risutools.report.review_html import render_review_html
+from risutools.report.review_sections import paint_review
 from risutools.report.review_text import (
     render_review_json,
     render_review_markdown,
@@ -229,7 +230,14 @@ _REVIEW: dict[str, Callable[[Any], str]] = {
 REVIEW_FORMATS: tuple[str, ...] = tuple(_REVIEW)
 
 
-def _review(r: Reviewed, *, fmt: str, **_: Any) -> Rendered:
+def _review(r: Reviewed, *, fmt: str, color: bool = False, statistics: bool = False,
+            **_: Any) -> Rendered:
+    """The review in ``fmt``; ``--statistics``: the count of each finding instead;
+    ``--color``: the text review's severities and headings coloured."""
+    if statistics:
+        return Rendered(render_statistics(r.review.result, fmt))
+    if fmt == "text" and color:
+        return Rendered(paint_review(render_review_text(r.review)))
     return Rendered(_REVIEW[fmt](r.review))
 
 
