@@ -215,6 +215,6 @@ def paint_review(text: str) -> str:
     out = []
     for line in text.split("\n"):
         for pattern, code in _PAINT:
-            line = pattern.sub(lambda m, c=code: f"{c}{m.group(1)}\x1b[0m", line, count=1)
+            line = pattern.sub(code + r"\1" + "\x1b[0m", line, count=1)
         out.append(line)
     return "\n".join(out)
