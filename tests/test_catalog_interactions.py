@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -310,3 +311,30 @@ def test_review_takes_statistics_exit_zero_and_color(board: Path, tmp_path: Path
                                                              '"prompt_sha256": "sha256:0'))
     assert run_cli("review", cat, "-q").returncode == 1
     assert run_cli("review", cat, "-q", "--exit-zero").returncode == 0
+
+
+def _printed_commands(out: str) -> list[list[str]]:
+    board = json.loads(out)["board"]
+    cmds = []
+    for b in board:
+        for g in b["gates"]:
+            if g["verdict"] == "fail" and "`risutools approve" in g["reason"]:
+                text = g["reason"].split("`")[1].replace("NAME", "kim")
+                cmds.append(shlex.split(text)[1:])
+    return cmds
+
+
+@pytest.mark.parametrize("where", ["inside", "parent"])
+def test_the_commands_the_board_prints_run_as_printed(tmp_path: Path, where: str) -> None:
+    cat = tmp_path / "catalog"
+    assert run_cli("ingest", FIX, "-o", cat, "-q").returncode == 0
+    cwd, args = (cat, ()) if where == "inside" else (tmp_path, ("catalog",))
+    r = run_cli("review", *args, "-q", "-f", "json", cwd=cwd)
+    assert r.returncode == 0, r.stderr
+    cmds = _printed_commands(r.stdout)
+    assert len(cmds) == 3
+    assert all(("--catalog" in c) == (where == "parent") for c in cmds)
+    for c in cmds:
+        done = run_cli(*c, cwd=cwd)
+        assert done.returncode == 0, (c, done.stderr)
+    assert len(list((cat / "approvals").iterdir())) == 3
