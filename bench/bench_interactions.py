@@ -25,9 +25,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from risutools.catalog.interaction_checks import INTERACTIONS  # noqa: E402
 from risutools.catalog.interactions import Index, Summary, families  # noqa: E402
 from risutools.catalog.lineage import Lineage  # noqa: E402
-from risutools.catalog.interaction_checks import INTERACTIONS  # noqa: E402
 from risutools.catalog.lineage_checks import LINEAGE  # noqa: E402
 from risutools.catalog.review_checks import units  # noqa: E402
 

@@ -707,6 +707,9 @@ def review_cmd(
     exit_zero: bool = _exit_zero(),
     statistics: bool = _statistics(),
     color: str = _color_option(),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", metavar="ADDR", help="Run the document rules on a Dask cluster: "
+        "its scheduler address (needs risutools[dask])."),
 ) -> None:
     """Review a whole catalog (read-only): findings, digests, interactions, versions, risk,
     graph, log, approvals, board."""
@@ -719,7 +722,7 @@ def review_cmd(
     bar = ReviewProgress(enabled=not quiet)
     _execute("review", dict(catalog=catalog_dir, sources=sources, jobs=jobs,
                             config_file=config_file, select=tuple(select), ignore=tuple(ignore),
-                            exclude=tuple(exclude)),
+                            exclude=tuple(exclude), scheduler=scheduler),
              hooks=dict(progress=bar.update), around=bar, fmt=fmt, output=output,
              color=_color(color) and output is None, statistics=statistics,
              exit_zero=exit_zero)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -120,9 +121,25 @@ def _validate_range(bounds: tuple[int, int]) -> list[DocumentInfo]:
     return _validate_chunk(docs[bounds[0]:bounds[1]], cfg)
 
 
-def _check_documents(cat: Catalog, jobs: int | None, progress: ProgressFn | None
-                     ) -> tuple[Result, list[LoadedDocument]]:
-    """Load the catalog once; every document rule on all cores; MC104 and MC305."""
+def _on_executor(executor: Executor, docs: list[LoadedDocument], cfg: Settings,
+                 bounds: list[tuple[int, int]], progress: ProgressFn | None
+                 ) -> list[DocumentInfo]:
+    """The document rules on any ``concurrent.futures`` executor (a Dask cluster's):
+    each chunk of documents travels to a worker, its findings and hashes come back, in
+    order."""
+    futures = [executor.submit(_validate_chunk, docs[lo:hi], cfg) for lo, hi in bounds]
+    found: list[DocumentInfo] = []
+    for (_lo, hi), fut in zip(bounds, futures, strict=True):
+        found.extend(fut.result())
+        if progress:
+            progress(hi, len(docs))
+    return found
+
+
+def _check_documents(cat: Catalog, jobs: int | None, progress: ProgressFn | None,
+                     executor: Executor | None = None) -> tuple[Result, list[LoadedDocument]]:
+    """Load the catalog once; every document rule on all cores (or on ``executor``);
+    MC104 and MC305."""
     global _SHARED
 
     cfg = cat.config
@@ -134,7 +151,9 @@ def _check_documents(cat: Catalog, jobs: int | None, progress: ProgressFn | None
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     found: list[DocumentInfo] = []
     done = 0
-    if workers > 1 and len(docs) >= PARALLEL_MIN and _can_fork():
+    if executor is not None:
+        found = _on_executor(executor, docs, cfg, bounds, progress)
+    elif workers > 1 and len(docs) >= PARALLEL_MIN and _can_fork():
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
@@ -188,8 +207,11 @@ def _can_fork() -> bool:
 
 
 def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None = None,
-                   progress: ProgressFn | None = None) -> Review:
-    validated, docs = _check_documents(cat, jobs, progress)
+                   progress: ProgressFn | None = None, executor: Executor | None = None
+                   ) -> Review:
+    """The review of ``cat``; ``executor``: any ``concurrent.futures`` executor (a Dask
+    cluster's) that runs the per-document part, the document rules."""
+    validated, docs = _check_documents(cat, jobs, progress, executor)
     verifications = _verify_documents(cat, docs, validated, sources)
     entries = cat.entries()
     graph = Graph(entries)
