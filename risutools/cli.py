@@ -243,9 +243,10 @@ def pack(
     _execute("pack", dict(src=src, out=out, force=force))
 
 
-def _check_format(fmt: str, statistics: bool = False) -> None:
-    if fmt not in FORMATS:
-        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}",
+def _check_format(fmt: str, statistics: bool = False, formats: tuple[str, ...] = FORMATS
+                  ) -> None:
+    if fmt not in formats:
+        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(formats)}",
                                  param_hint="--format")
     if statistics and fmt not in STATISTICS_FORMATS:
         raise typer.BadParameter(f"--statistics prints {', '.join(STATISTICS_FORMATS)}, "
@@ -695,10 +696,8 @@ def review_cmd(
                             "github | sarif | junit (its findings)"),
     sources: str | None = _sources("Source store folder (default: `sources:` in the config)."),
     output: str | None = _output("Write the report here."),
-    jobs: int | None = typer.Option(
-        None, "-j", "--jobs", metavar="N",
-            help="Worker processes for the document rules (default: all "
-        "cores)."),
+    jobs: int | None = typer.Option(None, "-j", "--jobs", metavar="N", help="Worker processes "
+                                    "for the document rules (default: all cores)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
     select: list[str] = _select(),
     ignore: list[str] = _ignore(),
@@ -713,12 +712,7 @@ def review_cmd(
 ) -> None:
     """Review a whole catalog (read-only): findings, digests, interactions, versions, risk,
     graph, log, approvals, board."""
-    if fmt not in REVIEW_FORMATS:
-        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(REVIEW_FORMATS)}",
-                                 param_hint="--format")
-    if statistics and fmt not in STATISTICS_FORMATS:
-        raise typer.BadParameter(f"--statistics prints {', '.join(STATISTICS_FORMATS)}, "
-                                 f"not {fmt!r}", param_hint="--format")
+    _check_format(fmt, statistics, REVIEW_FORMATS)
     bar = ReviewProgress(enabled=not quiet)
     _execute("review", dict(catalog=catalog_dir, sources=sources, jobs=jobs,
                             config_file=config_file, select=tuple(select), ignore=tuple(ignore),
