@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
+import shutil
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import ROOT, run_cli
+from harness import ROOT, browser_or_skip, run_browser, run_cli
 
 from risutools.catalog.catalog import Catalog
 from risutools.catalog.interaction_checks import shared_state
@@ -338,3 +340,24 @@ def test_the_commands_the_board_prints_run_as_printed(tmp_path: Path, where: str
         done = run_cli(*c, cwd=cwd)
         assert done.returncode == 0, (c, done.stderr)
     assert len(list((cat / "approvals").iterdir())) == 3
+
+
+def test_the_live_only_filter_in_chromium(board: Path, tmp_path: Path) -> None:
+    browser = browser_or_skip("the review page")
+    cat = tmp_path / "cat"
+    shutil.copytree(board, cat)
+    for cid in (CORE, NEWS):  # promoted by hand: live (the review says MC305 too)
+        p = cat / f"{cid}.json"
+        p.write_text(p.read_text(encoding="utf-8").replace(
+            '"review_status": "candidate"', '"review_status": "promoted"'), encoding="utf-8")
+    page = tmp_path / "review.html"
+    page.write_text(render_review_html(review_catalog(Catalog.open(cat), jobs=1)),
+                    encoding="utf-8")
+    r = run_browser(browser, tmp_path, "--dump-dom", page.as_uri() + "#live=1")
+    assert r.returncode == 0, r.stderr[-2000:]
+    body = r.stdout[r.stdout.index('<table id="interactions"'):]
+    rows = re.findall(r"<tr [^>]*data-live=[^>]*>", body[:body.index("</tbody>")])
+    live = [x for x in rows if 'data-live="1"' in x]
+    shown = [x for x in rows if " hidden" not in x]
+    assert live and len(live) < len(rows) and shown == live
+    assert f'id="interactions-shown">{len(live)}<' in r.stdout

@@ -31,13 +31,20 @@ JS = """
 (function(){
   var box=document.getElementById('live-only');
   if(!box)return;
-  box.addEventListener('change',function(){
+  function apply(){
     var shown=0;
     Array.prototype.forEach.call(document.getElementById('interactions').tBodies[0].rows,
       function(row){var ok=!box.checked||row.getAttribute('data-live')==='1';
         if(ok){row.removeAttribute('hidden');shown++;}else{row.setAttribute('hidden','');}});
     document.getElementById('interactions-shown').textContent=String(shown);
-  });
+  }
+  function fromHash(){
+    if(/(^#|&)live=1(&|$)/.test(location.hash)){box.checked=true;}
+    apply();
+  }
+  box.addEventListener('change',apply);
+  window.addEventListener('hashchange',fromHash);
+  fromHash();
 })();
 """
 
