@@ -7,6 +7,7 @@ from typing import Any
 
 from risutools.catalog.approvals import CURRENT, Approval, standing
 from risutools.catalog.catalog import Entry
+from risutools.contract.rules import mc600
 from risutools.contract.validate import Verification
 from risutools.findings import Finding
 from risutools.settings import lifecycle
@@ -31,7 +32,7 @@ def path_to_approved(e: Entry, findings: list[Finding] | None,
                      approvals: list[Approval]) -> list[dict[str, Any]]:
     """The four parts of the path, each ``done``, ``missing`` or ``n/a``, with a detail."""
     steps = steps_to(e.review_status)
-    narrative = [f for f in findings or () if f.rule == "MC600"]
+    narrative = [f for f in findings or () if f.rule == mc600.id]
     needs_replay = any(c.startswith("context.") for c in e.caps("provides"))
     replay = e.get("projection", "replay_status")
     bad = [v.status for v in verifications if v.status != "verified"]
@@ -42,7 +43,7 @@ def path_to_approved(e: Entry, findings: list[Finding] | None,
     missing = [a for a in wanted if a not in have]
     return [
         _part("narrative", not narrative, "situation, core and invariants written"
-              if not narrative else "MC600: write them in the curator notes"),
+              if not narrative else f"{mc600.id}: write them in the curator notes"),
         {"part": "replay", "state": "n/a", "detail": "no context.* capability"}
         if not needs_replay else _part("replay", replay == "passed",
                                        f"replay_status {replay}"),

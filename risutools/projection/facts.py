@@ -15,6 +15,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from risutools.analysis.checks.code import ra110, ra112, ra113
+from risutools.analysis.checks.legacy_js import ra502
+from risutools.analysis.checks.unreadable import ra601, ra602
 from risutools.analysis.model import HOOKS, Analysis
 from risutools.formats.model import Module
 from risutools.printable import scrub
@@ -27,12 +30,12 @@ EDIT_HOOKS = tuple(h.capability for h in HOOKS.values() if h.listen_edit)
 MAX_NAMES = 200
 #: analysis findings that say the analysis could not read everything: (rule, caveat)
 COVERAGE = {
-    "RA110": "code built at run time is loaded (not read)",
-    "RA112": "names are looked up dynamically (the functions reached are not known)",
-    "RA113": "code is loaded from lorebook entries",
-    "RA502": "legacy JavaScript builds code at run time",
-    "RA601": "code that does not lex was read only as far as it goes",
-    "RA602": "a code field is not text",
+    ra110.id: "code built at run time is loaded (not read)",
+    ra112.id: "names are looked up dynamically (the functions reached are not known)",
+    ra113.id: "code is loaded from lorebook entries",
+    ra502.id: "legacy JavaScript builds code at run time",
+    ra601.id: "code that does not lex was read only as far as it goes",
+    ra602.id: "a code field is not text",
 }
 
 
