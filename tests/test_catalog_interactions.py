@@ -361,3 +361,14 @@ def test_the_live_only_filter_in_chromium(board: Path, tmp_path: Path) -> None:
     shown = [x for x in rows if " hidden" not in x]
     assert live and len(live) < len(rows) and shown == live
     assert f'id="interactions-shown">{len(live)}<' in r.stdout
+
+
+def test_one_module_in_two_containers_is_a_repost_not_a_version(tmp_path: Path) -> None:
+    cat = tmp_path / "cat"
+    assert run_cli("ingest", ROOT / "fixtures" / "sources", "-o", cat, "-q").returncode == 0
+    d = _data(cat)
+    [seorin] = d["lineage"]["lineages"]
+    assert seorin["reposts"] == [{"component_id": "module.risu.184500113.seorin-module",
+                                  "same_as": "module.risu.184500112.seorin-module",
+                                  "same": "facts"}]
+    assert seorin["supersedes"] == []

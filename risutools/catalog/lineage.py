@@ -116,20 +116,38 @@ def lineages(ix: Index) -> tuple[list[dict[str, Any]], list[Link]]:
     return out, links
 
 
+#: what names a component's copy, not its content: left out when two copies are compared
+_IDENTITY = frozenset({"component_id", "source_sha256", "source_part", "title"})
+
+
+def _content(s: Summary) -> str:
+    """The facts without what names the copy (a repost in another container or post has the
+    same)."""
+    f = s.facts or {}
+    return repr(sorted((k, repr(v)) for k, v in f.items() if k not in _IDENTITY))
+
+
 def _links(ix: Index, order: list[int]) -> list[Link]:
-    """Each member against the nearest older member: a repost of the same bytes, else a
-    newer version that supersedes it."""
+    """Each member against the nearest older member: a repost (the same bytes, or the same
+    facts in another container or post), else a newer version that supersedes it."""
     out = []
     by_bytes: dict[tuple[str, str], int] = {}
+    by_content: dict[str, int] = {}
     last_version: int | None = None
     for i in order:
         s = ix.summaries[i]
         src = _source(s)
+        content = _content(s) if s.facts else ""
         if src is not None and src in by_bytes:
             out.append(Link("repost", i, by_bytes[src], {}))
             continue
+        if content and content in by_content:
+            out.append(Link("repost", i, by_content[content], {}))
+            continue
         if src is not None:
             by_bytes[src] = i
+        if content:
+            by_content[content] = i
         if last_version is not None:
             out.append(Link("supersedes", i, last_version,
                             drift(ix.summaries[last_version], s)))
@@ -145,12 +163,18 @@ def _lineage(ix: Index, order: list[int], links: list[Link]) -> dict[str, Any]:
                      "version": ix.summaries[i].version, "post": ix.summaries[i].source_id,
                      "file": ix.summaries[i].where} for i in order],
         "reposts": [{"component_id": ix.summaries[k.newer].component_id,
-                     "same_bytes_as": ix.summaries[k.older].component_id}
+                     "same_as": ix.summaries[k.older].component_id,
+                     "same": "bytes" if same_bytes(ix, k) else "facts"}
                     for k in links if k.kind == "repost"],
         "supersedes": [{"newer": ix.summaries[k.newer].component_id,
                         "older": ix.summaries[k.older].component_id, "drift": k.drift}
                        for k in links if k.kind == "supersedes"],
     }
+
+
+def same_bytes(ix: Index, k: Link) -> bool:
+    a, b = _source(ix.summaries[k.newer]), _source(ix.summaries[k.older])
+    return a is not None and a == b
 
 
 @dataclass

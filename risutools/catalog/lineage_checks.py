@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from risutools.catalog.interactions import Relation
-from risutools.catalog.lineage import Lineage, drift_line
+from risutools.catalog.lineage import Lineage, drift_line, same_bytes
 from risutools.checks.registry import check
 
 #: the review's catalog pass hands RV5xx units the lineage
@@ -17,8 +17,9 @@ LINEAGE = 5
 
 @check("RV501", "info", "catalog", "repost")
 def repost(lin: Lineage) -> Iterator[Relation]:
-    """Two components are built from the same bytes (the same part of the same source file)
-    under different post ids: one module posted twice.
+    """Two components are one module posted twice: built from the same bytes (the same part of
+    the same source file) under different post ids, or with the same facts from another
+    container or post.
 
     Why: A repost needs no second review; reviewing both is double work, and approving one
     but not the other leaves the catalog inconsistent.
@@ -27,8 +28,9 @@ def repost(lin: Lineage) -> Iterator[Relation]:
     for k in lin.links:
         if k.kind == "repost":
             older = lin.index.summaries[k.older]
+            what = "bytes" if same_bytes(lin.index, k) else "module facts"
             yield Relation("repost", "info", k.newer, (k.older,), (older.source_id,),
-                           f"the same bytes as {older.component_id} (posted as "
+                           f"the same {what} as {older.component_id} (posted as "
                            f"{older.source_id})")
 
 

@@ -104,8 +104,8 @@ def lineage_html(d: dict[str, Any]) -> list[str]:
     for g in groups:
         for r in g["reposts"]:
             out.append(f'<tr class="k-repost"><td>{_e(g["name"])}</td><td>repost</td>'
-                       f"<td>{_e(r['component_id'])}</td><td>{_e(r['same_bytes_as'])}</td>"
-                       "<td>the same bytes</td></tr>")
+                       f"<td>{_e(r['component_id'])}</td><td>{_e(r['same_as'])}</td>"
+                       f"<td>the same {_e(r['same'])}</td></tr>")
         for s in g["supersedes"]:
             drift = "<br>".join(
                 f"<b>{_e(k)}</b> " + " ".join(f"+{_e(x)}" for x in v["added"])

@@ -73,8 +73,8 @@ def lineage_lines(d: dict[str, Any]) -> list[str]:
                               f"{one_line(m['version'])})" for m in g["members"])
         out.append(f"  {one_line(g['name'])}: {members}")
         for r in g["reposts"]:
-            out.append(f"    repost: {one_line(r['component_id'])} has the same bytes as "
-                       f"{one_line(r['same_bytes_as'])}")
+            out.append(f"    repost: {one_line(r['component_id'])} has the same {r['same']} "
+                       f"as {one_line(r['same_as'])}")
         for s in g["supersedes"]:
             out.append(f"    {one_line(s['newer'])} supersedes {one_line(s['older'])}:"
                        + ("" if s["drift"] else " no drift in the facts"))
