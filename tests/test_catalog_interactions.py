@@ -372,3 +372,24 @@ def test_one_module_in_two_containers_is_a_repost_not_a_version(tmp_path: Path) 
                                   "same_as": "module.risu.184500112.seorin-module",
                                   "same": "facts"}]
     assert seorin["supersedes"] == []
+
+
+def test_hostile_facts_are_shown_escaped(board: Path, tmp_path: Path) -> None:
+    cat = tmp_path / "cat"
+    shutil.copytree(board, cat)
+    p = cat / "facts" / f"{NEWS}.json"
+    facts = json.loads(p.read_text(encoding="utf-8"))
+    facts["toggles_read"] = ["evil\x1b[2J\x07", "<script>alert(1)</script>"]
+    facts["hosts"] = ["<img src=x onerror=alert(1)>", "h\x1b]0;t\x07"]
+    facts["state"] = [{"key": "k\x1b[31m", "scope": "chat", "read": True, "write": True},
+                      {"key": 7, "scope": "chat"}, "not a row"]
+    facts["lorebook_loads"] = {"not": "a list"}
+    p.write_text(json.dumps(facts), encoding="utf-8")
+    rv = review_catalog(Catalog.open(cat), jobs=1)
+    text, md, page = render_review_text(rv), render_review_markdown(rv), render_review_html(rv)
+    for out in (text, md):
+        assert "\x1b" not in out and "\x07" not in out
+    assert "<script>alert" not in page and "<img src=x" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    keys = [k for r in rv.data["interactions"]["relations"] for k in r["keys"]]
+    assert "toggle_<script>alert(1)</script>" in keys  # the data keeps it; every view escapes
