@@ -118,8 +118,8 @@ def lorebook_missing(ix: Index) -> Iterator[Relation]:
                    and not any(fits(p, n) for n in own)]
         if missing:
             yield Relation("lorebook-missing", "warning", i, (), tuple(missing),
-                           f"loads code from lorebook entries no component of the catalog "
-                           f"carries: {_keys(missing)}")
+                           "looks up lorebook entries no component of the catalog carries, "
+                           f"in code that loads lorebook text as code: {_keys(missing)}")
 
 
 @check("RV405", "info", "catalog", "toggle-dependency")

@@ -23,6 +23,7 @@ tr.b-contract td,tr.b-digests td,tr.b-active-code td,tr.b-history td{background:
 tr.b-conflict td,tr.b-active-conflict td,tr.b-exclusive td{background:#fce4ec}
 tr.b-replay td{background:#f3e5f5}tr.b-approval td{background:#e3f2fd}
 ul.path{margin:0;padding-left:16px}.path .missing{color:#b71c1c}.path .done{color:#1b5e20}
+#findings tr.error td{background:#ffcdd2}#findings tr.warning td{background:#fff8e1}
 td{overflow-wrap:anywhere}td.risk{font-size:12px}
 #interactions td:nth-child(-n+2),#findings td:nth-child(-n+3){white-space:nowrap}
 """
