@@ -105,9 +105,10 @@ def lorebook_dependency(ix: Index) -> Iterator[Relation]:
 
 @check("RV404", "warning", "catalog", "lorebook-missing")
 def lorebook_missing(ix: Index) -> Iterator[Relation]:
-    """A component loads code from a lorebook entry that no component of the catalog carries.
+    """A component whose code loads lorebook text as code looks up a lorebook entry that no
+    component of the catalog carries (the names RA113 reports).
 
-    Why: The code it runs is not in the catalog: nobody reviewed it, and without it the
+    Why: What it loads is not in the catalog: nobody reviewed it, and without it the
     component fails.
 
     Fix: Add the module that carries the entry to the catalog, or drop the component."""
