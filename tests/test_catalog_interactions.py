@@ -277,6 +277,7 @@ def test_the_board_shows_each_path_to_approved_and_groups_identical_rows(board: 
             f"{CORE}, {NEWS}, {NEWS2}, {CORE2}") in text
     assert "`risutools approve <component> --action request_review" in text
     assert "path to approved: narrative missing" in text
+    assert "  transition log: 0 entries, 0 problem(s)" in text
 
 
 def test_the_page_puts_decisions_first_and_groups_findings(board: Path) -> None:

@@ -78,6 +78,7 @@ def render_review_text(rv: Review) -> str:
            f"  approvals: {_counts_line(c['approvals'])}; signatures: "
            f"{_counts_line(c['signatures'])}",
            f"  digests: {_counts_line(c['verifications'])}",
+           f"  transition log: {c.get('log_entries', 0)} entries, {len(d['chain'])} problem(s)",
            f"  ready to move on: {c['ready']} of {len(d['board'])} on the board"]
     shown = [f for f in rv.findings if f.severity in ("error", "warning")]
     if shown:
@@ -115,7 +116,9 @@ def render_review_markdown(rv: Review) -> str:
            f"| runtime status | {_md(_counts_line(c['runtime_status']))} |",
            f"| approvals | {_md(_counts_line(c['approvals']))} |",
            f"| signatures | {_md(_counts_line(c['signatures']))} |",
-           f"| digests | {_md(_counts_line(c['verifications']))} |", "",
+           f"| digests | {_md(_counts_line(c['verifications']))} |",
+           f"| transition log | {c.get('log_entries', 0)} entries, {len(d['chain'])} "
+           "problem(s) |", "",
            "## Promotion board", ""]
     if d["board"]:
         out += ["| component | step | state | gates |", "| --- | --- | --- | --- |"]
