@@ -394,3 +394,15 @@ def test_hostile_facts_are_shown_escaped(board: Path, tmp_path: Path) -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     keys = [k for r in rv.data["interactions"]["relations"] for k in r["keys"]]
     assert "toggle_<script>alert(1)</script>" in keys  # the data keeps it; every view escapes
+
+
+def test_log_entries_are_counted(tmp_path_factory: pytest.TempPathFactory,
+                                 tmp_path: Path) -> None:
+    from test_catalog_support import fresh_catalog, to_promoted
+
+    cat = fresh_catalog(tmp_path_factory, tmp_path)
+    to_promoted(cat)  # three transitions
+    rv = review_catalog(Catalog.open(cat), jobs=1)
+    assert rv.data["counts"]["log_entries"] == 3
+    assert "  transition log: 3 entries, 0 problem(s)" in render_review_text(rv)
+    assert "Transition log: 3 entries, 0 problem(s)" in render_review_html(rv)
