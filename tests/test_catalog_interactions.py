@@ -406,3 +406,17 @@ def test_log_entries_are_counted(tmp_path_factory: pytest.TempPathFactory,
     assert rv.data["counts"]["log_entries"] == 3
     assert "  transition log: 3 entries, 0 problem(s)" in render_review_text(rv)
     assert "Transition log: 3 entries, 0 problem(s)" in render_review_html(rv)
+
+
+def test_the_net_summarizers_light_packet_names_its_hosts(tmp_path: Path) -> None:
+    cat = tmp_path / "cat"
+    assert run_cli("ingest", ROOT / "fixtures" / "sources", "-o", cat, "-q").returncode == 0
+    out = tmp_path / "p"
+    r = run_cli("packet", "module.risu.182004771.net-summarizer", "--lane", "light",
+                "--catalog", cat, "-o", out)
+    assert r.returncode == 0, r.stderr
+    packet = json.loads(next(out.glob("*.json")).read_text(encoding="utf-8"))
+    risk = packet["permission_facts"]["risk"]
+    assert risk["hosts"] == ["api.example.com", "mcp.example.com"]
+    assert {f["rule"] for f in risk["analysis_findings"]} == {"RA103", "RA802"}
+    assert "api.example.com" in next(out.glob("*.md")).read_text(encoding="utf-8")
