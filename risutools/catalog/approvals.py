@@ -203,7 +203,8 @@ def load_approvals(cat: Catalog, *, component: str | None = None,
     ``component`` (and ``action``) only the records whose file name may be one of theirs
     (:func:`named_for`): a promotion parses its component's records, not the catalog's.
     A file that cannot be read (a FIFO, a device, a link out of the catalog, too large)
-    is an :class:`Approval` with its problem, never skipped."""
+    is an :class:`Approval` with its problem, never skipped; an ``approvals/`` leading out
+    of the catalog is one such record (the review), or with ``component`` the refusal."""
     out: list[Approval] = []
     d = cat.approvals_dir
     if not os.path.lexists(d):
@@ -211,6 +212,8 @@ def load_approvals(cat: Catalog, *, component: str | None = None,
     try:
         cat.inside(d, "approvals/")
     except FileRefused as exc:
+        if component is not None:
+            raise  # a promotion stops (exit 2); the review reports it
         return [Approval(cat.rel(d), d, "", None, f"cannot read: {exc.why}")]
     if not d.is_dir():
         return out

@@ -194,8 +194,10 @@ class Catalog:
         return path
 
     def rel(self, p: Path) -> str:
+        """``p`` relative to the root, by the folder it is in (a link is named as itself,
+        not as what it points at)."""
         try:
-            return p.resolve().relative_to(self.root).as_posix()
+            return (p.parent.resolve() / p.name).relative_to(self.root).as_posix()
         except ValueError:
             return p.as_posix()
 
