@@ -52,6 +52,9 @@ class Code:
         "`unpack`/`pack` would overwrite existing files (use `--force`)")
     OUTSIDE_TARGET = _code("outside-target",
         "a path would resolve outside the output folder (symlinks included)")
+    OUTSIDE_CATALOG = _code("outside-catalog",
+        "a catalog path (document, approval, log, notes, lock) that is outside the catalog or "
+        "a symbolic link leading out of it; nothing is read or written there")
     # containers and exports
     UNKNOWN_FORMAT = _code("unknown-format",
         "not a supported Risu file (by content, and the extension gives no hint)")
@@ -147,6 +150,9 @@ class Code:
     BAD_TARGET = _code("bad-target", "a target status or runtime state that does not exist")
     BAD_ACTION = _code("bad-action", "an approval action that does not exist")
     BAD_REVIEWER = _code("bad-reviewer", "a reviewer name that cannot be used in a record")
+    BAD_COMPONENT_ID = _code("bad-component-id",
+        "a component_id that is not a plain name (a path separator, `..`, a control "
+        "character) where it would name a file")
     ACTION_NOT_NEXT = _code("action-not-next",
         "an approval for a step that is not the component's next one")
     USAGE = _code("usage", "a command called with arguments that do not fit together")

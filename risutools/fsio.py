@@ -10,11 +10,12 @@ promote, approve) goes through :func:`atomic_write` (replace a whole file) or
   the old bytes or the new bytes, never a mix.
 * **Compare-and-swap under a lock.**  ``expect_sha256`` is the hash of the bytes
   the caller based its change on: the check and the rename run while holding the
-  folder's inter-process lock (:func:`write_lock`, a ``filelock`` lock on
-  ``<folder>/.risutools.lock``), so two writers never interleave: the one that comes
-  second finds the file changed and gets :class:`~risutools.errors.WriteConflict`
-  ("changed since you read it"; the CLI exits 1).  Data is written and fsynced
-  *before* the lock is taken, so the lock is held for a hash and a rename.
+  folder's inter-process lock (:func:`write_lock`, an ``flock`` on
+  ``<folder>/.risutools.lock``, opened with ``O_NOFOLLOW``: :mod:`risutools.locking`), so
+  two writers never interleave: the one that comes second finds the file changed and gets
+  :class:`~risutools.errors.WriteConflict` ("changed since you read it"; the CLI exits 1).
+  Data is written and fsynced *before* the lock is taken, so the lock is held for a hash
+  and a rename.
   ``expect_absent`` (the caller saw no file) needs no lock: the file is created with
   ``link()``, which never replaces an existing name (file systems without hard links
   fall back to the lock).  A write with neither is a plain atomic replace (reports,
@@ -46,18 +47,16 @@ import secrets
 import stat
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from risutools.canonical import hex_of
 from risutools.errors import Code, RisuError, WriteConflict
+from risutools.locking import LOCK_NAME, lock_file_for, write_lock
 from risutools.pathnames import show_name
 
 CHUNK = 1 << 20
-LOCK_NAME = ".risutools.lock"
 TMP_MARK = ".risutools-tmp-"
-LOCK_TIMEOUT = 60.0  # seconds a writer waits for the folder lock before giving up (exit 2)
 _NAME_KEEP = 160  # bytes of the target's name kept in a temp file's name (NAME_MAX is 255)
 _TMP_RE = re.compile(rb"^\..*\.risutools-tmp-(\d+)-[0-9a-f]{8}\Z", re.DOTALL)
 CONFLICT = "changed since you read it"
@@ -93,111 +92,6 @@ def display_path(path: str | os.PathLike[str]) -> str:
     """A path as text that can always be printed and stored: the one escaping of
     :func:`risutools.pathnames.show_name` (bytes that are not UTF-8 as ``\\xNN``)."""
     return show_name(path)
-
-
-# -- the lock ------------------------------------------------------------------
-
-_locks: dict[str, tuple[threading.RLock, Any]] = {}
-_locks_guard = threading.Lock()
-
-
-def _forget_locks_in_child() -> None:
-    """A forked child holds none of its parent's locks: it builds its own lock objects
-    (a ``filelock`` object inherited across fork refuses to be used, rightly)."""
-    global _locks_guard, _swept_guard, _live_guard
-    _locks.clear()
-    _locks_guard = threading.Lock()
-    _swept_guard = threading.Lock()  # another thread may have held these at the fork
-    _live_guard = threading.Lock()
-
-
-os.register_at_fork(after_in_child=_forget_locks_in_child)
-
-
-def lock_file_for(path: str | os.PathLike[str]) -> Path:
-    """The lock file guarding writes to ``path``: one per folder, ``<folder>/.risutools.lock``."""
-    return Path(path).parent / LOCK_NAME
-
-
-def _lock_objects(lock_path: Path) -> tuple[threading.RLock, Any]:
-    """The (thread lock, file lock) pair of a lock file, one pair per process.
-
-    Threads of one process queue on the ``RLock`` (no polling, re-entrant: a promote may
-    hold the lock around several writes); the holder then takes the ``filelock`` lock,
-    which excludes other processes.
-    """
-    from filelock import FileLock
-
-    key = os.path.abspath(lock_path)
-    with _locks_guard:
-        pair = _locks.get(key)
-        if pair is None:
-            mode = _make_lock_file(key)
-            pair = (threading.RLock(), FileLock(key, mode=mode, thread_local=True))
-            _locks[key] = pair
-        return pair
-
-
-def _make_lock_file(path: str) -> int:
-    """Create the (empty) lock file if missing; return its mode.
-
-    ``flock`` needs the file opened for writing, so the lock file is writable by whoever
-    may write in its folder: the umask's mode plus group/other write when the folder has
-    them (a shared catalog folder, ``g+w``) -- anyone who can write the folder could
-    replace the lock file anyway, so this grants nothing more.
-    """
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
-    except FileExistsError:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    try:
-        mode = stat.S_IMODE(os.fstat(fd).st_mode)
-        folder = stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode)
-        mode |= folder & (stat.S_IWGRP | stat.S_IWOTH)
-        with contextlib.suppress(OSError):
-            os.fchmod(fd, mode)
-    finally:
-        os.close(fd)
-    return mode
-
-
-@contextlib.contextmanager
-def write_lock(path: str | os.PathLike[str], *, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
-    """Hold the inter-process write lock of the folder that holds ``path``.
-
-    Re-entrant within one thread: ``atomic_write`` and ``append_line`` called inside
-    take it again without waiting.  A caller that must read, decide and write as one
-    step (a promotion: document + transition line) holds it around all three.
-    Raises :class:`RisuError` ``locked`` after ``timeout`` seconds, and ``OSError``
-    when the lock file cannot be created (a read-only folder).
-    """
-    with _held(lock_file_for(path), timeout):
-        yield
-
-
-@contextlib.contextmanager
-def _held(lock_path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
-    from filelock import Timeout
-
-    here, there = _lock_objects(lock_path)
-    busy = RisuError(
-        Code.LOCKED,
-        f"another writer has held the lock for {timeout:g} s; try again when it is done",
-        path=display_path(lock_path),
-    )
-    if not here.acquire(timeout=timeout if timeout >= 0 else -1):
-        raise busy
-    try:
-        try:
-            there.acquire(timeout=timeout)
-        except Timeout:
-            raise busy from None
-        try:
-            yield
-        finally:
-            there.release()
-    finally:
-        here.release()
 
 
 # -- temp files ----------------------------------------------------------------
@@ -257,9 +151,13 @@ def sweep_temp_files(folder: str | os.PathLike[str]) -> list[Path]:
 
 
 def _forget_after_fork() -> None:
-    """A forked child is a new process: its first write into a folder sweeps it again."""
+    """A forked child is a new process: its first write into a folder sweeps it again
+    (and another thread may have held the guards at the fork)."""
+    global _swept_guard, _live_guard
     _swept.clear()
     _live.clear()
+    _swept_guard = threading.Lock()
+    _live_guard = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):
@@ -569,13 +467,35 @@ def _check_base(target: Path, expect_sha256: str | None, expect_absent: bool) ->
             f"{CONFLICT}: the file is gone (base sha256:{want[:12]}...)",
             path=display_path(target),
         )
-    have = sha256_file(target)
+    have = _sha256_in_place(target)
     if have != want:
         raise WriteConflict(
             Code.WRITE_CONFLICT,
             f"{CONFLICT}: base sha256:{want[:12]}..., now sha256:{have[:12]}...",
             path=display_path(target),
         )
+
+
+def _sha256_in_place(target: Path) -> str:
+    """Hex SHA-256 of the regular file at ``target`` as it is now: opened without following
+    a symbolic link and without blocking (a FIFO or a device swapped in is refused, never
+    read), and read only up to the size it had when opened."""
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or os.path.islink(target):
+            raise RisuError(Code.NOT_A_FILE, "is now a symbolic link; risutools never writes "
+                            "through or over one", path=display_path(target)) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise RisuError(Code.NOT_A_FILE, "is no longer a regular file; refusing to replace "
+                            "it", path=display_path(target))
+        return _sha256_fd(fd, st.st_size)
+    finally:
+        os.close(fd)
 
 
 # -- append_line ---------------------------------------------------------------

@@ -8,6 +8,8 @@ text and never recursive (an explicit stack), so it is safe on any input.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,6 +114,111 @@ def _bare_token(text: str, i: int, res: ScanResult, ptr: str, line: int) -> int:
     if res.nonfinite is None and token.lstrip("+-") in ("NaN", "Infinity"):
         res.nonfinite = (ptr, line, token)
     return max(j, i + 1)
+
+
+# --------------------------------------------------------------------------- one pointer
+
+_SPACE = re.compile(r"[ \t\r\n]*")
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BARE = re.compile(r"[^ \t\r\n,\]}:]+")
+# an object's first key (after its "{"), or the next one (after a value): the key's text
+# between its quotes, the match ending where the value starts; None at the object's end
+_FIRST_KEY = re.compile(r'[ \t\r\n]*"([^"\\]*(?:\\.[^"\\]*)*)"[ \t\r\n]*:[ \t\r\n]*')
+_NEXT_KEY = re.compile(r'[ \t\r\n]*,[ \t\r\n]*"([^"\\]*(?:\\.[^"\\]*)*)"[ \t\r\n]*:[ \t\r\n]*')
+# inside a container: past every string and everything else, up to a bracket
+_TO_BRACKET = re.compile(r'(?:[^"\[\]{}]+|"[^"\\]*(?:\\.[^"\\]*)*")*')
+
+
+class _Malformed(ValueError):
+    """The text is not the JSON the walk expects (never for a parsed document's text)."""
+
+
+def _end(rx: re.Pattern[str], text: str, pos: int) -> int:
+    m = rx.match(text, pos)
+    if m is None:
+        raise _Malformed(pos)
+    return m.end()
+
+
+def pointer_line(text: str, pointer: str, first_line: int = 1) -> int | None:
+    """The line :func:`scan` gives ``pointer`` (or its nearest parent found) in the JSON
+    ``text`` of one parsed document: an object member's key line, an array element's
+    value line, the root's first token.  A linear walk that stops at the pointer: the
+    values before it are skipped by regular expressions (strings, brackets), never
+    decoded.  Meant for text a strict JSON parser accepted (no duplicate keys, no control
+    character inside a string): on other text it answers as :func:`scan` (which it then
+    runs).  None when ``text`` holds no value."""
+    try:
+        pos = _end(_SPACE, text, 0)
+        if pos >= len(text):
+            return None
+        at = pos
+        for token in pointer.split("/")[1:] if pointer else ():
+            opener = text[pos]
+            found = (_member(text, pos, token) if opener == "{"
+                     else _element(text, pos, token) if opener == "[" else None)
+            if found is None:
+                break
+            at, pos = found
+    except (_Malformed, IndexError, ValueError):
+        lines = scan(text, first_line).lines
+        while pointer not in lines and pointer:
+            pointer = pointer.rsplit("/", 1)[0]
+        return lines.get(pointer)
+    return first_line + text.count("\n", 0, at)
+
+
+def _member(text: str, pos: int, token: str) -> tuple[int, int] | None:
+    """(key start, value start) of the member of the object at ``pos`` whose escaped key is
+    ``token``, or None."""
+    want = token.replace("~1", "/").replace("~0", "~")
+    if escape_pointer_token(want) != token:  # no key escapes to it
+        return None
+    m = _FIRST_KEY.match(text, pos + 1)
+    while m is not None:
+        raw = m.group(1)
+        if (raw if "\\" not in raw else json.loads(f'"{raw}"')) == want:
+            return m.start(1) - 1, m.end()
+        m = _NEXT_KEY.match(text, _skip(text, m.end()))
+    return None
+
+
+def _element(text: str, pos: int, token: str) -> tuple[int, int] | None:
+    """(value start, value start) of element ``token`` of the array at ``pos``, or None."""
+    if not token.isdigit() or str(int(token)) != token:
+        return None
+    want = int(token)
+    pos = _end(_SPACE, text, pos + 1)
+    if text[pos] == "]":
+        return None
+    for _ in range(want):
+        pos = _end(_SPACE, text, _skip(text, pos))
+        if text[pos] != ",":
+            return None
+        pos = _end(_SPACE, text, pos + 1)
+    return pos, pos
+
+
+def _skip(text: str, pos: int) -> int:
+    """The index after the value that starts at ``pos``."""
+    c = text[pos]
+    if c == '"':
+        return _end(_STRING, text, pos)
+    if c not in "{[":
+        return _end(_BARE, text, pos)
+    depth = 0
+    while True:  # one step a bracket: the strings between are skipped in C
+        c = text[pos]
+        if c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+        else:  # a string that does not end
+            raise _Malformed(pos)
+        pos += 1
+        if depth == 0:
+            return pos
+        pos = _end(_TO_BRACKET, text, pos)
 
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}

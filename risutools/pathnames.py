@@ -103,3 +103,34 @@ def safe_line(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(_escape_char(ch) if _needs_escape(ch) else ch for ch in text)
+
+
+# --------------------------------------------------------------------------- ids as names
+
+#: the longest component_id that names a file as it is (NAME_MAX is 255 bytes; a record's
+#: name adds the action and the hash after it)
+ID_NAME_MAX = 150
+_PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+_ID_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def plain_id(component_id: object) -> bool:
+    """Whether a component_id may name a file as it is: ASCII letters, digits, ``.``, ``_``
+    and ``-``, starting with a letter or digit, no ``..``, at most :data:`ID_NAME_MAX`
+    characters.  Every id the contract's pattern allows is plain; an id with a path
+    separator, ``..``, a control character or a leading dot is not.  The one test, asked
+    wherever an id becomes a path (``notes/<id>.yaml``, approval records, packets, replay
+    reports)."""
+    return (isinstance(component_id, str) and len(component_id) <= ID_NAME_MAX
+            and _PLAIN_ID.match(component_id) is not None and ".." not in component_id)
+
+
+def id_file_stem(component_id: str) -> str:
+    """The start of a new file's name for a component: the id itself when it is
+    :func:`plain_id`, else the id with every run of other characters as ``_`` (a leading
+    dot and ``..`` included), cut to :data:`ID_NAME_MAX`: never a separator, never a
+    hidden name, never ``..``."""
+    if plain_id(component_id):
+        return component_id
+    stem = _ID_UNSAFE.sub("_", component_id).replace("..", "_")[:ID_NAME_MAX]
+    return "_" + stem[1:] if stem.startswith(".") or not stem else stem

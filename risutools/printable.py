@@ -4,8 +4,11 @@ report)."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Any
+
+from risutools.errors import Code, ConfigError
 
 
 def scrub(value: Any) -> Any:
@@ -47,3 +50,96 @@ def display(text: str) -> str:
 def quoted(text: str) -> str:
     """``text`` in single quotes for a message, shown as :func:`display` shows it."""
     return "'" + display(text) + "'"
+
+
+# --------------------------------------------------------------------------- one escaping
+# per output kind, for every value that comes from a catalog or a module (ids, names,
+# reviewer names, log fields, notes, messages that quote them).  HTML is escaped by its
+# renderers (``html.escape``); GitHub workflow commands by ``report/github.py`` over
+# :func:`text_value`.
+
+
+def text_value(value: Any) -> str:
+    """A value for a text report or a terminal: one line, no escape sequence (ESC, OSC,
+    CSI), no line break (no forged row, no ``::error::`` line in a CI log), no bidi
+    reordering: :func:`display` of its text."""
+    return display(value if isinstance(value, str) else str(value))
+
+
+_MD_ENTITIES = {"&": "&amp;", "<": "&lt;"}
+_MD_BACKSLASHED = frozenset("\\*[]|#~")
+_MD_BLOCK_START = re.compile(r"[-+=>]|\d+[.)]")
+
+
+def markdown_value(value: Any) -> str:
+    """A value inside a line of Markdown (a table cell, a list item, a heading's text):
+    :func:`text_value`, then no raw HTML or entity (``<`` and ``&`` as entities), no link
+    or image (``[ ]`` escaped), no heading, list, quote or rule started by the value (``#``,
+    ``*``, a leading ``-``, ``+``, ``=``, ``>`` or ``1.`` escaped), no table cell ended
+    (``|``), no code span (a backtick becomes ``'``)."""
+    s = text_value(value).replace("`", "'")
+    if not any(c in _MD_ENTITIES or c in _MD_BACKSLASHED for c in s):
+        out = s
+    else:
+        out = "".join(_MD_ENTITIES.get(c) or ("\\" + c if c in _MD_BACKSLASHED else c)
+                      for c in s)
+    m = _MD_BLOCK_START.match(out)
+    if m is not None:
+        end = m.end() - 1
+        out = out[:end] + "\\" + out[end:]
+    return out
+
+
+def markdown_code(value: Any) -> str:
+    """A value shown as a Markdown code span: one line (:func:`text_value`), and no
+    backtick to close the span (it becomes ``'``)."""
+    return "`" + text_value(value).replace("`", "'") + "`"
+
+
+_JSON_ESCAPED = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+_json_class: re.Pattern[str] | None = None
+
+
+def _json_unsafe() -> re.Pattern[str]:
+    """The characters :func:`json_text` escapes, found once (the Basic Multilingual Plane and
+    the planes that hold format characters)."""
+    global _json_class
+    if _json_class is None:
+        chars = [chr(o) for o in (*range(0x10000), *range(0x1BC00, 0x1BCB0),
+                                  *range(0x1D170, 0x1D180), *range(0xE0000, 0xE0080))
+                 if o != 0x0A and unicodedata.category(chr(o)) in _JSON_ESCAPED]
+        _json_class = re.compile("[" + "".join(re.escape(c) for c in chars) + "]")
+    return _json_class
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    o = ord(m.group())
+    if o > 0xFFFF:
+        o -= 0x10000
+        return f"\\u{0xD800 + (o >> 10):04x}\\u{0xDC00 + (o & 0x3FF):04x}"
+    return f"\\u{o:04x}"
+
+
+def json_text(text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with every control, format, line
+    or paragraph separator character and lone surrogate written as a ``\\uXXXX`` escape: the
+    same JSON values, and nothing that moves a terminal's cursor or reorders a line when
+    the JSON is shown.  The layout's own line breaks stay."""
+    return _json_unsafe().sub(_json_escape, text)
+
+
+def require_plain_text(value: str, option: str) -> str:
+    """``value``, or ConfigError ``bad-argument`` when it holds a control character (a line
+    break, ESC ...) or a format character (a bidi override ...): text a record keeps and
+    a person later reads as one line (``approve --reviewer/--note``)."""
+    for ch in value:
+        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs"):
+            raise ConfigError(Code.BAD_ARGUMENT, f"holds the control character "
+                              f"{_escaped(ch)}; a record holds one line of plain text",
+                              where=option)
+    return value
+
+
+def _escaped(ch: str) -> str:
+    return ch.encode("unicode_escape").decode("ascii") if ord(ch) < 0xD800 or \
+        ord(ch) > 0xDFFF else f"\\u{ord(ch):04x}"

@@ -15,6 +15,9 @@ here:
 - :func:`sha256_regular` streams a file through SHA-256 in 1 MiB reads and stops past
   ``limit``.
 
+:func:`check_inside` / :func:`read_inside` also refuse a path that leads out of a folder
+(a catalog) once its symbolic links are followed.
+
 Every refusal is a :class:`FileRefused` (a :class:`~risutools.errors.RisuError`) with one of
 the codes in :data:`REFUSAL_CODES` and a one-line reason.  Folder walks use
 ``os.walk(followlinks=False)``: a link to a folder is never entered (so no link cycle can
@@ -35,7 +38,8 @@ from risutools.pathnames import show_name
 CHUNK = 1 << 20
 
 #: the codes a :class:`FileRefused` carries (meanings in :data:`risutools.errors.CODES`)
-REFUSAL_CODES = (Code.NOT_FOUND, Code.NOT_A_FILE, Code.UNREADABLE, Code.TOO_LARGE)
+REFUSAL_CODES = (Code.NOT_FOUND, Code.NOT_A_FILE, Code.UNREADABLE, Code.TOO_LARGE,
+                 Code.OUTSIDE_CATALOG)
 
 
 class FileRefused(RisuError):
@@ -155,6 +159,30 @@ def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
         raise FileRefused(Code.TOO_LARGE, f"file grew past the {limit}-byte bound while read",
                           path=show_name(os.fspath(path)))
     return b"".join(chunks)
+
+
+def check_inside(root: str | os.PathLike[str], path: str | os.PathLike[str],
+                 what: str = "the catalog") -> None:
+    """Refuse (:class:`FileRefused` ``outside-catalog``) a ``path`` that, once every symbolic
+    link on it is followed, is not ``root`` or below it.  ``root`` is taken as it resolves;
+    a path that does not exist yet is judged by the folders above it."""
+    real = os.path.realpath(path)
+    base = os.path.realpath(root)
+    if real == base or real.startswith(base.rstrip(os.sep) + os.sep):
+        return
+    shown = show_name(os.fspath(path))
+    link = _link_note(path)
+    if not link:
+        link = f" (it resolves to {show_name(real)})"
+    raise FileRefused(Code.OUTSIDE_CATALOG, f"leads outside {what}{link}; risutools reads and "
+                      f"writes only inside {what}", path=shown)
+
+
+def read_inside(root: str | os.PathLike[str], path: str | os.PathLike[str], limit: int,
+                what: str = "the catalog") -> bytes:
+    """:func:`read_regular` of a path that must stay inside ``root`` (:func:`check_inside`)."""
+    check_inside(root, path, what)
+    return read_regular(path, limit)
 
 
 def sha256_regular(path: str | os.PathLike[str], limit: int) -> str:

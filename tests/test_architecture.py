@@ -29,7 +29,7 @@ MAX_COMPLEXITY = 20
 #: floor -> what lives there (a package folder, or a module of the ground)
 FLOORS: dict[int, tuple[str, ...]] = {
     0: ("errors", "findings", "pathnames", "printable", "jsontypes", "canonical",
-        "jsonlines", "resources", "safeio", "fsio", "yamlsafe", "values", "checks",
+        "jsonlines", "resources", "safeio", "locking", "fsio", "yamlsafe", "values", "checks",
         "settings", "__init__"),
     1: ("formats",),
     2: ("analysis", "contract", "replay"),

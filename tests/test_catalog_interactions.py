@@ -420,3 +420,28 @@ def test_the_net_summarizers_light_packet_names_its_hosts(tmp_path: Path) -> Non
     assert risk["hosts"] == ["api.example.com", "mcp.example.com"]
     assert {f["rule"] for f in risk["analysis_findings"]} == {"RA103", "RA802"}
     assert "api.example.com" in next(out.glob("*.md")).read_text(encoding="utf-8")
+
+
+def test_a_facts_folder_leading_outside_the_catalog_is_not_read(board: Path,
+                                                                 tmp_path: Path) -> None:
+    cat = tmp_path / "cat"
+    cat.mkdir()
+    for p in board.glob("*.json"):
+        (cat / p.name).write_bytes(p.read_bytes())
+    shutil.copytree(board / "facts", tmp_path / "elsewhere")
+    os.symlink(tmp_path / "elsewhere", cat / "facts")
+    d = _data(cat)
+    notes = {doc["risk"]["coverage"][0] for doc in d["documents"]}
+    assert notes == {"facts file unreadable: outside-catalog"}
+    assert d["interactions"]["relations"] == []
+
+
+def test_ingest_never_writes_facts_outside_the_catalog(tmp_path: Path) -> None:
+    cat, elsewhere = tmp_path / "cat", tmp_path / "elsewhere"
+    cat.mkdir()
+    elsewhere.mkdir()
+    os.symlink(elsewhere, cat / "facts")
+    r = run_cli("ingest", FIX, "-o", cat, "-q")
+    assert r.returncode == 2 and "outside-catalog" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert list(elsewhere.iterdir()) == []

@@ -205,7 +205,7 @@ def _window_edge_cases() -> list[str]:
     """Texts at the edges of the search windows (issue 12: anchors and reach)."""
     from risutools.contract import activecode as ac
 
-    reach, after, many = ac._REACH, ac._AFTER, ac._MAX_WINDOWS
+    reach, after, many = ac._REACH, 16, ac._MAX_WINDOWS
     out = []
     for k in (reach - 30, reach - 25, reach - 24, reach - 1, reach, reach + 1, reach + 40):
         out += [

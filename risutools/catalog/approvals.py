@@ -38,7 +38,9 @@ from risutools.catalog.catalog import Catalog, Entry, file_sha256
 from risutools.contract.loaders import load_bytes
 from risutools.errors import Code, ConfigError, RisuError
 from risutools.jsonlines import require_text
-from risutools.safeio import FileRefused, read_regular
+from risutools.pathnames import id_file_stem, show_name
+from risutools.printable import require_plain_text
+from risutools.safeio import FileRefused, read_inside
 from risutools.settings import lifecycle
 
 MAX_APPROVAL_BYTES = 1024 * 1024  # an approval record is a few hundred bytes
@@ -46,14 +48,21 @@ MAX_APPROVAL_BYTES = 1024 * 1024  # an approval record is a few hundred bytes
 FIELDS = ("component_id", "component_version", "action", "reviewer", "at", "base_sha256",
           "note")
 SIG_TIMEOUT = 30  # seconds for one ssh-keygen call
-_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def now_iso() -> str:
-    """Now, ISO 8601 with zone (UTC); ``SOURCE_DATE_EPOCH`` pins it (reproducible runs)."""
+    """Now, ISO 8601 with zone (UTC); ``SOURCE_DATE_EPOCH`` pins it (reproducible runs).  A
+    ``SOURCE_DATE_EPOCH`` past what a record can hold (after the year 9999) is
+    ``bad-argument``, one line."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    t = float(epoch) if epoch and epoch.isdigit() else time.time()
-    return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
+    pinned = bool(epoch) and epoch is not None and epoch.isascii() and epoch.isdigit()
+    t = int(epoch) if pinned and epoch is not None else time.time()
+    try:
+        return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
+    except (ValueError, OverflowError, OSError):
+        raise ConfigError(Code.BAD_ARGUMENT, f"SOURCE_DATE_EPOCH={show_name(epoch or '')[:40]} "
+                          "is not a time a record can hold (seconds since 1970, before the "
+                          "year 10000)") from None
 
 
 def build_record(entry: Entry, action: str, reviewer: str, note: str) -> dict[str, Any]:
@@ -64,6 +73,8 @@ def build_record(entry: Entry, action: str, reviewer: str, note: str) -> dict[st
         raise ConfigError(Code.BAD_REVIEWER, "--reviewer must name the person approving")
     require_text(reviewer, "--reviewer")  # text a record can hold and a signature cover
     require_text(note, "--note")
+    require_plain_text(reviewer, "--reviewer")  # one line a person reads: no ESC, no newline
+    require_plain_text(note, "--note")
     return {"component_id": entry.component_id, "component_version": entry.version,
             "action": action, "reviewer": reviewer, "at": now_iso(),
             "base_sha256": entry.base_sha256, "note": note}
@@ -170,23 +181,67 @@ class Approval:
         return self._sig
 
 
-def load_approvals(cat: Catalog) -> list[Approval]:
+#: the name ``approve`` gives a record: ``<id stem>--<action>--<12 hex of the base>[-n].yaml``
+_RECORD_NAME = re.compile(r"(?P<stem>.+)--(?P<action>[a-z_]+)--[0-9a-f]{12}(?:-[0-9]+)?\.yaml\Z",
+                          re.DOTALL)
+
+
+def named_for(name: str, component_id: str, action: str | None = None) -> bool:
+    """Whether a record's file name may hold an approval of ``component_id`` (and
+    ``action``): a name in ``approve``'s form must name that component (and action); any
+    other name may hold anything.  The index :func:`load_approvals` reads by, and the rule
+    :func:`find_approval` applies, so a promotion and the review's board agree."""
+    m = _RECORD_NAME.match(name)
+    if m is None or m.group("action") not in lifecycle.ACTIONS:
+        return True
+    return m.group("stem") == id_file_stem(component_id) and \
+        (action is None or m.group("action") == action)
+
+
+def load_approvals(cat: Catalog, *, component: str | None = None,
+                   action: str | None = None) -> list[Approval]:
+    """Every approval record of the catalog (``approvals/``, any depth), or with
+    ``component`` (and ``action``) only the records whose file name may be one of theirs
+    (:func:`named_for`): a promotion parses its component's records, not the catalog's.
+    A file that cannot be read (a FIFO, a device, a link out of the catalog, too large)
+    is an :class:`Approval` with its problem, never skipped; an ``approvals/`` leading out
+    of the catalog is one such record (the review), or with ``component`` the refusal."""
     out: list[Approval] = []
     d = cat.approvals_dir
+    if not os.path.lexists(d):
+        return out
+    try:
+        cat.inside(d, "approvals/")
+    except FileRefused as exc:
+        if component is not None:
+            raise  # a promotion stops (exit 2); the review reports it
+        return [Approval(cat.rel(d), d, "", None, f"cannot read: {exc.why}")]
     if not d.is_dir():
         return out
-    for p in sorted(d.rglob("*")):
-        if not p.is_file() or p.name.startswith(".") or p.suffix not in (".yaml", ".yml",
-                                                                         ".json"):
-            continue
-        out.append(load_approval(cat, p))
+    for p in _record_files(d):
+        if component is None or named_for(p.name, component, action):
+            out.append(load_approval(cat, p))
     return out
+
+
+def _record_files(folder: Path) -> list[Path]:
+    """Every entry under ``folder`` that is not a folder (regular files, links, FIFOs,
+    devices: what cannot be read is reported), named ``*.yaml``/``*.yml``/``*.json`` and
+    not hidden; links to folders are not entered."""
+    found: list[Path] = []
+    for dirpath, _dirnames, filenames in os.walk(folder, followlinks=False):
+        here = Path(dirpath)
+        for name in filenames:
+            if name.startswith(".") or Path(name).suffix not in (".yaml", ".yml", ".json"):
+                continue
+            found.append(here / name)
+    return sorted(found)
 
 
 def load_approval(cat: Catalog, p: Path) -> Approval:
     rel = cat.rel(p)
     try:
-        data = read_regular(p, MAX_APPROVAL_BYTES)
+        data = read_inside(cat.root, p, MAX_APPROVAL_BYTES)
     except FileRefused as exc:
         return Approval(rel, p, "", None, f"cannot read: {exc.why}")
     digest = prefixed(file_sha256(data))
@@ -224,12 +279,14 @@ def dump_record(record: dict[str, Any]) -> bytes:
 
 def record_path(cat: Catalog, record: dict[str, Any]) -> Path:
     """``approvals/<component_id>--<action>--<base hex 12>[-n].yaml`` (never an existing
-    name)."""
-    cid = _SAFE_NAME.sub("_", record["component_id"])[:150]
+    name; the id as :func:`risutools.pathnames.id_file_stem` writes it), in an
+    ``approvals/`` that is inside the catalog (``outside-catalog`` otherwise)."""
+    cat.inside(cat.approvals_dir, "approvals/")
+    cid = id_file_stem(record["component_id"])
     stem = f"{cid}--{record['action']}--{record['base_sha256'].removeprefix('sha256:')[:12]}"
     p = cat.approvals_dir / f"{stem}.yaml"
     n = 2
-    while p.exists():
+    while os.path.lexists(p):
         p = cat.approvals_dir / f"{stem}-{n}.yaml"
         n += 1
     return p
@@ -264,9 +321,11 @@ def find_approval(cat: Catalog, entry: Entry, action: str,
                   approvals: list[Approval] | None = None) -> ApprovalVerdict:
     """An approval for exactly ``action`` on exactly the document's current base hash
     (signed and allowed when the catalog requires signatures)."""
-    allr = load_approvals(cat) if approvals is None else approvals
+    allr = load_approvals(cat, component=entry.component_id, action=action) \
+        if approvals is None else approvals
     mine = [a for a in allr if a.record is not None and not a.problem
-            and a.field("component_id") == entry.component_id and a.field("action") == action]
+            and a.field("component_id") == entry.component_id and a.field("action") == action
+            and named_for(a.path.name, entry.component_id, action)]
     current = [a for a in mine if standing(a, entry.base_sha256) == CURRENT]
     if not current:
         return _none_current(entry, action, mine, cat.flag())

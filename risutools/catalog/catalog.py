@@ -43,7 +43,9 @@ from risutools.contract.loaders import (
 from risutools.contract.transitions import CatalogLog, find_catalog_root, read_log
 from risutools.errors import Code, ConfigError, DocumentError
 from risutools.findings import Finding
+from risutools.pathnames import plain_id
 from risutools.projection.facts import FACTS_DIR
+from risutools.safeio import FileRefused, check_inside
 from risutools.settings.catalog import CatalogSettings
 from risutools.settings.config import Settings, find_settings_file, load_settings_file
 
@@ -196,9 +198,22 @@ class Catalog:
     def sources(self) -> Path | None:
         return self.config.sources
 
-    def rel(self, p: Path) -> str:
+    def inside(self, path: Path, what: str = "") -> Path:
+        """``path``, when it stays inside the catalog once every symbolic link on it is
+        followed (:func:`risutools.safeio.check_inside`); else ``outside-catalog`` (exit 2).
+        Every path a catalog command reads or writes is asked here first."""
         try:
-            return p.resolve().relative_to(self.root).as_posix()
+            check_inside(self.root, path, f"the catalog {display_path(self.root)}")
+        except FileRefused as exc:
+            raise FileRefused(exc.code, f"{what}: {exc.why}" if what else exc.why,
+                              path=exc.path) from None
+        return path
+
+    def rel(self, p: Path) -> str:
+        """``p`` relative to the root, by the folder it is in (a link is named as itself,
+        not as what it points at)."""
+        try:
+            return (p.parent.resolve() / p.name).relative_to(self.root).as_posix()
         except ValueError:
             return p.as_posix()
 
@@ -231,6 +246,7 @@ class Catalog:
         component_id."""
         p = Path(component)
         if p.is_file():
+            self.inside(p, "the document")  # a file given outside --catalog is not its own
             out = load_documents(p)
             docs = [e for e in (_entry(ld) for ld in out.documents) if e is not None]
             if out.problems:
@@ -251,6 +267,7 @@ class Catalog:
             where = ", ".join(e.where() for e in found)
             raise DocumentError(Code.AMBIGUOUS_COMPONENT, f"{len(found)} documents have this "
                                 f"component_id ({where}); name the file", path=component)
+        self.inside(found[0].path, "the document")  # a link in the catalog to a file outside
         return found[0]
 
     # ------------------------------------------------------------------ log, notes
@@ -258,12 +275,20 @@ class Catalog:
     def log(self) -> CatalogLog:
         return read_log(self.root)
 
-    def note_path(self, component_id: str) -> Path:
+    def note_path(self, component_id: str) -> Path | None:
+        """``notes/<component_id>.yaml``; None when the id is not a plain name
+        (:func:`risutools.pathnames.plain_id`: a separator, ``..``, a control character
+        never becomes a path)."""
+        if not plain_id(component_id):
+            return None
         return self.notes_dir / f"{component_id}.yaml"
 
     def replay_reports(self, component_id: str) -> list[Path]:
+        """The reports in ``replays/`` named for the component (a ``replays/`` leading out
+        of the catalog is refused)."""
         if not self.replays_dir.is_dir():
             return []
+        self.inside(self.replays_dir, "replays/")
         return sorted(p for p in self.replays_dir.rglob("*.json")
                       if p.name.startswith(component_id))
 

@@ -373,6 +373,11 @@ def exclusive(ctx: GateContext) -> tuple[str, str]:
 
 # --------------------------------------------------------------------------- the engine
 
+#: the gates that read other components of the catalog: they run again under the catalog's
+#: lock just before a write (:func:`risutools.catalog.promote.execute`), on the catalog as
+#: it is then, so two conflicting steps taken at once cannot both pass
+CATALOG_GATES: tuple[Check, ...] = (conflict, active_conflict, exclusive)
+
 #: the gate of the step itself runs first (a step the lifecycle does not have, or a switch
 #: from the wrong state, is what a reader looks for first); the others follow in id order
 STEP_GATES: tuple[Check, ...] = (transition, runtime_state)

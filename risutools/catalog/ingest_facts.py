@@ -27,7 +27,7 @@ from risutools.fsio import (
     syncfs_available,
 )
 from risutools.projection.facts import FACTS_DIR
-from risutools.safeio import FileRefused, read_regular
+from risutools.safeio import FileRefused, check_inside, read_regular
 
 MAX_FACTS_BYTES = 1 << 20
 
@@ -50,6 +50,7 @@ def write_facts(result: IngestResult, out: Path) -> int:
     batch = syncfs_available()  # one syncfs for the batch, else an fsync a file
     staged: list[tuple[StagedWrite, str | None]] = []
     changed = 0
+    check_inside(out, folder)  # a facts/ that leads elsewhere is refused (one line, exit 2)
     try:
         folder.mkdir(exist_ok=True)
         for cid in sorted(facts):

@@ -24,7 +24,7 @@ from risutools.catalog.graph import exclusive_capabilities
 from risutools.catalog.render import safe_name
 from risutools.errors import RisuError
 from risutools.projection.facts import FACTS_DIR, FACTS_FORMAT
-from risutools.safeio import read_regular
+from risutools.safeio import read_inside
 from risutools.values import parse_value_bytes
 
 #: a facts file larger than this is not read (a summary is a few KiB)
@@ -91,12 +91,13 @@ def summarize_entry(root: str, e: Entry) -> Summary:
 
 def read_facts(root: str, e: Entry) -> tuple[dict[str, Any] | None, str]:
     """The facts summary ingest wrote for ``e`` and "", or None and why there is none: no
-    file, a file that cannot be read, or facts of another source (the document changed)."""
+    file, a file that cannot be read (not regular, too large, leading outside the catalog),
+    or facts of another source (the document changed)."""
     path = os.path.join(root, FACTS_DIR, safe_name(e.component_id) + ".json")
     if not os.path.lexists(path):
         return None, "no facts file (ingest writes facts/)"
     try:
-        value = parse_value_bytes(read_regular(path, MAX_FACTS_BYTES), path, "json")
+        value = parse_value_bytes(read_inside(root, path, MAX_FACTS_BYTES), path, "json")
     except RisuError as exc:
         return None, f"facts file unreadable: {exc.code}"
     if not isinstance(value, dict) or value.get("facts") != FACTS_FORMAT \

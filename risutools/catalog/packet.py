@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import re
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,10 +46,12 @@ from risutools.contract.loaders import load_bytes
 from risutools.contract.rules import mc500
 from risutools.contract.transitions import CatalogLog
 from risutools.contract.validate import validate_document
-from risutools.errors import Code, ConfigError
+from risutools.errors import Code, ConfigError, RisuError
 from risutools.fsio import atomic_write
+from risutools.pathnames import id_file_stem, show_name
+from risutools.printable import json_text
 from risutools.projection.notes import MAX_NOTES_BYTES
-from risutools.safeio import FileRefused, read_regular
+from risutools.safeio import FileRefused, is_regular, read_inside, read_regular
 from risutools.settings import lifecycle
 from risutools.values import MAX_DOCUMENT_BYTES
 
@@ -251,10 +253,13 @@ def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
 def _note(cat: Catalog, cid: str) -> Any:
     """The component's curator notes (None without a notes file)."""
     npath = cat.note_path(cid)
-    if not npath.is_file():
+    if npath is None:
+        return {"unreadable": "the component_id is not a plain name; no notes file is read"}
+    if not os.path.lexists(npath):
         return None
     try:
-        out = load_bytes(read_regular(npath, MAX_NOTES_BYTES), cat.rel(npath), fmt="yaml")
+        out = load_bytes(read_inside(cat.root, npath, MAX_NOTES_BYTES), cat.rel(npath),
+                         fmt="yaml")
     except FileRefused as exc:
         return {"unreadable": exc.why}
     return out.documents[0].doc if out.documents and not out.problems else \
@@ -266,7 +271,7 @@ def _replays(cat: Catalog, cid: str) -> list[dict[str, Any]]:
     replays = []
     for p in cat.replay_reports(cid):
         try:
-            raw = read_regular(p, MAX_DOCUMENT_BYTES)
+            raw = read_inside(cat.root, p, MAX_DOCUMENT_BYTES)
         except FileRefused:
             raw = b""  # (not a regular file or too large: no verdict to show)
         out = load_bytes(raw, cat.rel(p), fmt="json")
@@ -278,13 +283,33 @@ def _replays(cat: Catalog, cid: str) -> list[dict[str, Any]]:
 
 
 def packet_files(packet: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
-    cid = re.sub(r"[^A-Za-z0-9._-]+", "_", packet["component"]["component_id"])[:150]
+    cid = id_file_stem(packet["component"]["component_id"])
     stem = f"{cid}--{packet['lane']}--{packet['task']['id']}"
     return out_dir / f"{stem}.json", out_dir / f"{stem}.md"
 
 
 def packet_json(packet: dict[str, Any]) -> bytes:
-    return (json.dumps(packet, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode()
+    """The packet's JSON file: every control or format character of a catalog value
+    written as a ``\\uXXXX`` escape (:func:`risutools.printable.json_text`)."""
+    return (json_text(json.dumps(packet, ensure_ascii=False, indent=1, sort_keys=True))
+            + "\n").encode()
+
+
+def _holds(path: Path, data: bytes) -> bool | None:
+    """Whether the file at ``path`` holds ``data`` (None: nothing is there).  Read bounded
+    (at most ``len(data)`` bytes); a link, a FIFO or a device at a packet's name is refused,
+    never read nor replaced."""
+    if not os.path.lexists(path):
+        return None
+    if os.path.islink(path) or not is_regular(path):
+        raise RisuError(Code.NOT_A_FILE, "is a symbolic link, a FIFO or a device, not a packet "
+                        "file; refusing to read or replace it", path=show_name(str(path)))
+    try:
+        return read_regular(path, len(data)) == data
+    except FileRefused as exc:
+        if exc.code == Code.TOO_LARGE:
+            return False
+        raise
 
 
 def write_packet(packet: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
@@ -293,9 +318,10 @@ def write_packet(packet: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
     jpath, mpath = packet_files(packet, out_dir)
     for path, data in ((jpath, packet_json(packet)),
                        (mpath, render_packet_markdown(packet).encode("utf-8"))):
-        if path.is_file() and path.read_bytes() == data:
+        same = _holds(path, data)
+        if same:
             continue
-        if path.exists():
+        if same is not None:
             atomic_write(path, data)  # same task id, catalog facts changed: refresh
         else:
             write_new_file(path, data)
@@ -325,6 +351,6 @@ def write_queue(cat: Catalog, out_dir: Path, status: str, *, actor: str, limit: 
               "queued": len(items), "left_out": len(chosen) - len(items), "packets": items}
     hid = "handoff-" + hashlib.sha256(canonical(record)).hexdigest()[:16]
     path = out_dir / f"{hid}.json"
-    if not path.exists():
+    if not os.path.lexists(path):
         write_new_file(path, packet_json(record))
     return path, record

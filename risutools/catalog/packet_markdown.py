@@ -1,15 +1,27 @@
 """A review packet's Markdown (``risutools packet`` writes it next to the packet's JSON):
-what a person reads."""
+what a person reads.  Every value from the catalog (ids, statuses, capabilities, files,
+reviewer names, log fields, messages) is escaped for Markdown
+(:func:`risutools.printable.markdown_value`, or :func:`~risutools.printable.markdown_code`
+inside a code span); the document itself is JSON in a fenced block, escaped as JSON."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from risutools.printable import json_text, markdown_code, markdown_value
+
 
 def _cell(v: Any) -> str:
-    s = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
-    return s.replace("|", "\\|").replace("\n", " ").replace("`", "'")
+    return markdown_value(v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))
+
+
+_code = markdown_code
+
+
+def _text(v: Any) -> str:
+    """A log field or a verdict as it was shown (``None`` as ``None``), escaped."""
+    return markdown_value(str(v))
 
 
 def render_packet_markdown(p: dict[str, Any]) -> str:
@@ -18,7 +30,8 @@ def render_packet_markdown(p: dict[str, Any]) -> str:
     if rel is not None:
         lines += _relations(rel)
     lines += ["", "## Document", "", "```json",
-              json.dumps(p["document"], ensure_ascii=False, indent=1, sort_keys=True), "```", ""]
+              json_text(json.dumps(p["document"], ensure_ascii=False, indent=1, sort_keys=True)),
+              "```", ""]
     return "\n".join(lines)
 
 
@@ -26,14 +39,14 @@ def _head(p: dict[str, Any]) -> list[str]:
     task = p["task"]
     comp = p["component"]
     return [
-        f"# Review packet: {comp['component_id']} ({p['lane']} lane)",
+        f"# Review packet: {_cell(comp['component_id'])} ({p['lane']} lane)",
         "",
-        f"- task: `{task['id']}`" + (f" (escalates `{task['escalates']}`)"
+        f"- task: `{task['id']}`" + (f" (escalates {_code(task['escalates'])})"
                                      if task.get("escalates") else ""),
         f"- instruction: {_cell(task['instruction'])}",
         f"- actor: {_cell(p['actor'] or '(not given)')}",
         f"- base hash: `{p['base_sha256']}` (any write must name it)",
-        f"- file: `{comp['file']}`" + (f" line {comp['line']}" if comp.get("line") else ""),
+        f"- file: {_code(comp['file'])}" + (f" line {comp['line']}" if comp.get("line") else ""),
         "",
     ]
 
@@ -42,10 +55,10 @@ def _needs_full_context(p: dict[str, Any]) -> list[str]:
     if not p["needs_full_context"]:
         return []
     comp, task = p["component"], p["task"]
+    escalate = f"risutools packet {comp['component_id']} --lane full --escalates {task['id']}"
     lines = ["## Needs full context", "",
              "This light packet cannot be decided from what it holds; open a full packet "
-             f"(`risutools packet {comp['component_id']} --lane full --escalates "
-             f"{task['id']}`).", ""]
+             f"({_code(escalate)}).", ""]
     lines += [f"- **{r['reason']}**: {_cell(r['detail'])}" for r in p["needs_full_context"]]
     lines.append("")
     return lines
@@ -62,7 +75,7 @@ def _facts(facts: dict[str, Any]) -> list[str]:
     lines += ["", "### Findings", ""]
     if facts["findings"]:
         lines += ["| rule | severity | pointer | message |", "| --- | --- | --- | --- |"]
-        lines += [f"| {f['rule']} | {f['severity']} | `{f['pointer'] or '/'}` | "
+        lines += [f"| {f['rule']} | {f['severity']} | {_code(f['pointer'] or '/')} | "
                   f"{_cell(f['message'])} |" for f in facts["findings"]]
     else:
         lines.append("No findings.")
@@ -73,26 +86,28 @@ def _relations(rel: dict[str, Any]) -> list[str]:
     lines = ["", "## Relations (full lane)", ""]
     for cap, provs in rel["providers_of_requirements"].items():
         names = ", ".join(x["component_id"] for x in provs) or "(host or none)"
-        lines.append(f"- provides `{cap}`: {_cell(names)}")
+        lines.append(f"- provides {_code(cap)}: {_cell(names)}")
     for key, title in (("conflicts", "conflicts with"), ("shared_source", "shares a source "
                        "with"), ("same_component_id", "same component_id")):
         for x in rel[key]:
-            lines.append(f"- {title}: {x['component_id']} ({x['review_status']}, "
-                         f"{x['runtime_status']}, `{x['file']}`)")
+            lines.append(f"- {title}: {_cell(x['component_id'])} ({_cell(x['review_status'])}, "
+                         f"{_cell(x['runtime_status'])}, {_code(x['file'])})")
     lines += ["", "### Transition history", ""]
     if rel["transition_history"]:
         for h in rel["transition_history"]:
             frm = h.get("from_status") or h.get("from_runtime")
             to = h.get("to_status") or h.get("to_runtime")
-            lines.append(f"- line {h['line']}: {frm} -> {to} at {h.get('at')}")
+            lines.append(f"- line {h['line']}: {_text(frm)} -> {_text(to)} at "
+                         f"{_text(h.get('at'))}")
     else:
         lines.append("None recorded.")
     lines += ["", "### Approvals", ""]
-    lines += [f"- `{a['file']}`: {a['action']} by {_cell(a['reviewer'])}"
+    lines += [f"- {_code(a['file'])}: {_cell(a['action'])} by {_cell(a['reviewer'])}"
               f"{'' if a['current'] else ' (older base)'}" for a in rel["approvals"]] \
         or ["None."]
     lines += ["", "### Replay reports", ""]
-    lines += [f"- `{r['file']}`: {r['verdict']}" for r in rel["replay_reports"]] or ["None."]
+    lines += [f"- {_code(r['file'])}: {_text(r['verdict'])}" for r in rel["replay_reports"]] \
+        or ["None."]
     lines += ["", f"Curator notes: {'present' if rel['notes'] is not None else 'none'}."]
     return lines + _interactions(rel)
 
@@ -109,8 +124,8 @@ def _risk(r: dict[str, Any] | None) -> list[str]:
              f"| hosts | {_cell(', '.join(r['hosts']) or '-')} |"]
     lines += [f"| loads {_cell(x['load'])} | resolves {_cell(x['resolves'])} |"
               for x in r["dynamic_loading"]]
-    lines += [f"| analysis {f['rule']} ({f['severity']}) | {_cell(f['message'])} |"
-              for f in r["analysis_findings"]]
+    lines += [f"| analysis {_cell(f['rule'])} ({_cell(f['severity'])}) | "
+              f"{_cell(f['message'])} |" for f in r["analysis_findings"]]
     if r["analysis_infos"]:
         lines.append("| analysis infos | " + _cell(", ".join(
             f"{k} x{v}" for k, v in r["analysis_infos"].items())) + " |")
@@ -122,12 +137,12 @@ def _interactions(rel: dict[str, Any]) -> list[str]:
     lines = ["", "### Interactions", ""]
     fam = rel.get("family")
     if fam:
-        lines.append(f"- family: {_cell(fam['title'])} (backend `{fam['backend']}`, "
+        lines.append(f"- family: {_cell(fam['title'])} (backend {_code(fam['backend'])}, "
                      f"{fam['extensions']} extension(s))")
     for key in ("dependencies", "dependents", "unsatisfied", "shared_state", "edit_order",
                 "capability_conflicts", "versions"):
         for r in rel.get(key, ()):
-            lines.append(f"- {key.replace('_', ' ')}: {r['rule']} "
+            lines.append(f"- {key.replace('_', ' ')}: {_cell(r['rule'])} "
                          f"{_cell(r['component_id'])}: {_cell(r['message'])}")
     if len(lines) == 3:
         lines.append("None found.")

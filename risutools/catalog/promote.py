@@ -4,7 +4,9 @@ Order of a write, all under the catalog lock (:mod:`risutools.catalog.writes`):
 1. the document's file is read again; its canonical hash must still be the base hash
    the gates ran on, and the log must not have grown for this component since
    (else "changed since you read it", exit 1);
-2. the approval file must still have the bytes the gate accepted;
+2. the gates that read other components (conflicts, exclusive capabilities) run again
+   on the catalog loaded again, and the approval file must still have the bytes the gate
+   accepted;
 3. the transition line is appended to ``transitions.ndjson`` (write-ahead: it
    names ``before_sha256`` and ``after_sha256``);
 4. the new document replaces the old one atomically (CAS on the bytes read).
@@ -23,21 +25,23 @@ from typing import Any
 
 from risutools import __version__
 from risutools.canonical import doc_sha256, prefixed
-from risutools.catalog.approvals import Approval, load_approvals, now_iso
+from risutools.catalog.approvals import MAX_APPROVAL_BYTES, Approval, load_approvals, now_iso
 from risutools.catalog.catalog import Catalog, Entry
-from risutools.catalog.gates import GateContext, Verdict, run_gates
+from risutools.catalog.gates import CATALOG_GATES, FAIL, GateContext, Verdict, gates_for, run_gates
 from risutools.catalog.graph import Graph
 from risutools.catalog.writes import (
     append_log,
     catalog_lock,
     conflict_error,
     current_bytes,
+    log_now,
     write_document,
 )
 from risutools.contract.transitions import CatalogLog, read_log
 from risutools.contract.validate import Verification
 from risutools.errors import Code, ConfigError, WriteConflict
 from risutools.findings import Finding
+from risutools.safeio import FileRefused, read_inside
 from risutools.settings import lifecycle
 
 
@@ -134,11 +138,17 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
          base_findings: list[Finding] | None = None) -> Plan:
     """Run every gate of ``entry`` -> ``to``; nothing is written."""
     _check_target(to, kind)
-    log = read_log(cat.root, only=entry.component_id) if log is None else log
+    if log is None:
+        log = read_log(cat.root, only=entry.component_id)
+        if log.refused is not None:  # never an empty history: nothing moves (exit 2)
+            raise log.refused
     graph = Graph(cat.entries()) if graph is None else graph
     new = new_document(entry.doc, to) if kind == "status" else runtime_document(entry.doc, to)
-    ctx = GateContext(cat, entry, to, new, log, graph,
-                      load_approvals(cat) if approvals is None else approvals)
+    if approvals is None:  # only the records named for this component and step (an index)
+        act = lifecycle.action_for(entry.review_status, to) if kind == "status" else None
+        approvals = load_approvals(cat, component=entry.component_id, action=act) \
+            if act is not None else []
+    ctx = GateContext(cat, entry, to, new, log, graph, approvals)
     ctx.verifications = verifications
     ctx.base_findings = base_findings
     p = Plan(kind, entry, to, new, [], len(_lines(log, entry.component_id)), log.size)
@@ -190,27 +200,29 @@ def _same_approval(p: Plan, rec: dict[str, Any]) -> None:
 
 
 def execute(cat: Catalog, p: Plan, *, actor: str = "") -> int:
-    """Write the plan (it must be ``ok``); returns the transition log line number."""
+    """Write the plan (it must be ``ok``); returns the transition log line number.
+
+    Under the catalog lock, everything the gates read is read again: the document (its
+    hash), the log (no new line for this component), the approval (its bytes), and, for a
+    step whose gates look at other components (conflicts, exclusive capabilities), the
+    whole catalog, on which those gates run again: two conflicting activations started at
+    once cannot both pass."""
     assert p.ok, "execute() needs a plan whose gates all passed"
     e = p.entry
     with catalog_lock(cat):
-        raw, _ = current_bytes(e)
-        grown = _new_lines_for(cat, e.component_id, p.log_size)
+        raw, _ = current_bytes(cat, e)
+        before = log_now(cat)
+        grown = _new_lines_for(before, e.component_id, p.log_size)
         if grown:
             raise conflict_error(e, f"transitions.ndjson {grown}")
+        _recheck_catalog_gates(cat, p)
         if p.resume_line is not None:
-            write_document(e, raw, p.new_doc)
+            write_document(cat, e, raw, p.new_doc)
             return p.resume_line
         if p.kind == "status":
             a = p.approval
             assert a is not None
-            try:
-                appr_now = prefixed(_sha(a.path.read_bytes()))
-            except OSError:
-                appr_now = ""
-            if appr_now != a.sha256:
-                raise WriteConflict(Code.WRITE_CONFLICT, f"approval {a.file}: {CHANGED_APPR}",
-                                    path=a.file)
+            _same_approval_bytes(cat, a)
             frm = e.review_status
             assert lifecycle.action_for(frm, p.to) is not None
             rec: dict[str, Any] = {
@@ -223,22 +235,48 @@ def execute(cat: Catalog, p: Plan, *, actor: str = "") -> int:
                    "from_runtime": e.runtime_status, "to_runtime": p.to,
                    "before_sha256": e.base_sha256, "after_sha256": p.after_sha256,
                    "actor": actor, "at": now_iso(), "tool_version": __version__}
-        line = append_log(cat, rec)
-        write_document(e, raw, p.new_doc)
+        line = append_log(cat, rec, before)
+        write_document(cat, e, raw, p.new_doc)
         return line
 
 
-def _new_lines_for(cat: Catalog, cid: str, since: int) -> str:
-    """Why the log is not as read (lines for ``cid`` after byte ``since``, or shrunk); ''."""
+def _same_approval_bytes(cat: Catalog, a: Approval) -> None:
+    """The approval file still has the bytes the gate accepted (read bounded, inside)."""
     try:
-        with open(cat.log_path, "rb") as f:
-            size = f.seek(0, 2)
-            if size < since:
-                return "is shorter than when it was read"
-            f.seek(since)
-            tail = f.read()
-    except FileNotFoundError:
+        appr_now = prefixed(_sha(read_inside(cat.root, a.path, MAX_APPROVAL_BYTES)))
+    except FileRefused:
+        appr_now = ""
+    if appr_now != a.sha256:
+        raise WriteConflict(Code.WRITE_CONFLICT, f"approval {a.file}: {CHANGED_APPR}",
+                            path=a.file)
+
+
+def _recheck_catalog_gates(cat: Catalog, p: Plan) -> None:
+    """The gates of ``p.to`` that read other components (:data:`gates.CATALOG_GATES`), run
+    again on the catalog as it is now (loaded again, under the lock); a gate that fails now
+    is a lost compare-and-swap (exit 1)."""
+    wide = [g for g in gates_for(p.to) if g in CATALOG_GATES]
+    if not wide:
+        return
+    now = Catalog(cat.root, cat.config, cat.settings)
+    here = [x for x in now.entries() if x.path == p.entry.path and x.line == p.entry.line]
+    if len(here) != 1 or here[0].base_sha256 != p.entry.base_sha256:
+        raise conflict_error(p.entry, "the document is no longer where it was read")
+    ctx = GateContext(now, here[0], p.to, p.new_doc, CatalogLog(now.root), Graph(now.entries()),
+                      [])
+    for gate in wide:
+        verdict, reason = gate(ctx)
+        if verdict == FAIL:
+            raise conflict_error(p.entry, f"the {gate.title} gate fails now: {reason}")
+
+
+def _new_lines_for(data: bytes | None, cid: str, since: int) -> str:
+    """Why the log is not as read (lines for ``cid`` after byte ``since``, or shrunk); ''."""
+    if data is None:
         return "is gone" if since else ""
+    if len(data) < since:
+        return "is shorter than when it was read"
+    tail = data[since:]
     needle = cid.encode("utf-8")
     n = 0
     for raw in tail.split(b"\n"):

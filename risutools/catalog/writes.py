@@ -15,18 +15,22 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from risutools.canonical import canonical, doc_sha256
-from risutools.catalog.catalog import Catalog, Entry, file_sha256
-from risutools.contract.loaders import load_bytes
+from risutools.catalog.catalog import LOG_NAME, Catalog, Entry, file_sha256
+from risutools.contract.loaders import display_path, load_bytes
+from risutools.contract.transitions import MAX_LOG_BYTES
 from risutools.errors import Code, RisuError, WriteConflict
 from risutools.fsio import CONFLICT as CHANGED
 from risutools.fsio import append_line as fsio_append_line
 from risutools.fsio import atomic_write, os_error_line, write_lock
 from risutools.replay.component import ComponentFile, detect_indent, dump_component
+from risutools.safeio import FileRefused, read_inside
+from risutools.values import MAX_DOCUMENT_BYTES
 
 
 @contextlib.contextmanager
@@ -46,15 +50,23 @@ def conflict_error(entry: Entry, detail: str) -> WriteConflict:
                          "read it again and re-run", path=entry.where())
 
 
-def current_bytes(entry: Entry) -> tuple[bytes, dict[str, Any]]:
-    """The file's bytes now and the document in it; WriteConflict when it is not the base."""
+#: an NDJSON catalog a promotion rewrites is held in memory whole: at most this many bytes
+MAX_REWRITE_BYTES = 512 * 1024 * 1024
+
+
+def current_bytes(cat: Catalog, entry: Entry) -> tuple[bytes, dict[str, Any]]:
+    """The file's bytes now and the document in it; WriteConflict when it is not the base.
+    Read like every catalog read: a regular file inside the catalog, bounded (a file that
+    became a FIFO, a device or a link out of the catalog is refused, never read)."""
+    limit = MAX_REWRITE_BYTES if entry.fmt == "ndjson" else MAX_DOCUMENT_BYTES
+    if not os.path.lexists(entry.path):
+        raise conflict_error(entry, "the file is gone")
     try:
-        raw = entry.path.read_bytes()
-    except FileNotFoundError:
-        raise conflict_error(entry, "the file is gone") from None
-    except OSError as exc:
-        raise RisuError(Code.UNREADABLE_DOCUMENT, f"cannot read: {exc.strerror or exc}",
-                        path=str(entry.path)) from None
+        raw = read_inside(cat.root, entry.path, limit, f"the catalog {display_path(cat.root)}")
+    except FileRefused as exc:
+        if exc.code == Code.NOT_FOUND:
+            raise conflict_error(entry, "the file is gone") from None
+        raise
     out = load_bytes(raw, str(entry.path), fmt=entry.fmt)
     for ld in out.documents:
         if entry.fmt == "ndjson" and ld.line != entry.line:
@@ -85,8 +97,10 @@ def render_document(entry: Entry, raw: bytes, doc: dict[str, Any]) -> bytes:
     return dump_component(ComponentFile(entry.path, raw, doc, entry.fmt, indent), doc)
 
 
-def write_document(entry: Entry, raw: bytes, new_doc: dict[str, Any]) -> None:
-    """Replace the document (CAS on ``raw``, the bytes checked under the lock)."""
+def write_document(cat: Catalog, entry: Entry, raw: bytes, new_doc: dict[str, Any]) -> None:
+    """Replace the document (CAS on ``raw``, the bytes checked under the lock); only a file
+    inside the catalog is ever written (never through a link leading out of it)."""
+    cat.inside(entry.path, "the document")
     data = render_document(entry, raw, new_doc)
     try:
         atomic_write(entry.path, data, expect_sha256=file_sha256(raw))
@@ -97,21 +111,34 @@ def write_document(entry: Entry, raw: bytes, new_doc: dict[str, Any]) -> None:
                         path=str(entry.path)) from None
 
 
-def append_line(path: Path, line: bytes) -> None:
+def append_line(path: Path, line: bytes, *, expect_size: int | None = None) -> int:
     """Append one line through the one write path (``fsio.append_line``): a last line left
-    without its newline by a crash is closed first, never altered."""
-    fsio_append_line(path, line, torn_tail="newline")
+    without its newline by a crash is closed first, never altered; returns its offset."""
+    return fsio_append_line(path, line, torn_tail="newline", expect_size=expect_size)
 
 
-def append_log(cat: Catalog, record: dict[str, Any]) -> int:
-    """Append a transition record to the catalog's log; returns its line number."""
+def log_now(cat: Catalog) -> bytes | None:
+    """The log's bytes as they are (None: there is no log), read like every catalog read:
+    a regular file inside the catalog, at most ``MAX_LOG_BYTES`` (else the refusal, exit 2:
+    a log that cannot be read is never taken for an empty history)."""
+    if not os.path.lexists(cat.log_path):
+        return None
+    return read_inside(cat.root, cat.log_path, MAX_LOG_BYTES,
+                       f"the catalog {display_path(cat.root)}")
+
+
+def append_log(cat: Catalog, record: dict[str, Any], before: bytes | None) -> int:
+    """Append a transition record to the catalog's log, whose bytes under the lock are
+    ``before`` (compare-and-swap on its size); returns the new line's number."""
+    seen = before or b""
+    cat.inside(cat.log_path, LOG_NAME)
     try:
-        append_line(cat.log_path, canonical(record))
+        offset = append_line(cat.log_path, canonical(record), expect_size=len(seen))
     except OSError as exc:
         raise RisuError(Code.UNWRITABLE, f"cannot append: {exc.strerror or exc}",
                         path=str(cat.log_path)) from None
-    data = cat.log_path.read_bytes()
-    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    # the lines before it, and the newline that closed a torn last line (when one did)
+    return seen.count(b"\n") + (offset - len(seen)) + 1
 
 
 def write_new_file(path: Path, data: bytes) -> None:

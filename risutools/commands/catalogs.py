@@ -27,9 +27,10 @@ def open_for(component: str, catalog: str | None, configure: Configure | None = 
     """The catalog (``--catalog``, else the one above the document, else above the current
     folder) and the component in it."""
     if catalog is None and Path(component).is_file():
-        root = find_root(Path(component).resolve().parent)
-        cat = Catalog.open(root if root is not None else Path(component).resolve().parent,
-                           configure=configure)
+        # the folder the path names (a link's target may be outside: it is then refused)
+        named = Path(component).absolute().parent
+        root = find_root(named)
+        cat = Catalog.open(root if root is not None else named, configure=configure)
     else:
         cat = Catalog.open(catalog, configure=configure)
     return cat, cat.resolve(component)

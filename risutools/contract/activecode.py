@@ -35,6 +35,9 @@ _LIBRARIES = ("string", "table", "math", "os", "io", "utf8", "coroutine", "json"
 _LUA_METHODS = ("gsub", "gmatch", "match", "find", "sub", "format", "len", "upper", "lower")
 _JS_METHODS = ("push", "forEach", "replace", "replaceAll", "match", "split", "join", "filter",
                "map", "reduce", "slice", "splice", "indexOf", "test", "exec")
+# A leading ``\\bword`` is written ``word(?<!\\wword)`` (the same test: the character before
+# the word is not a word character), so that ``re`` skips ahead to the word's letters
+# instead of trying the pattern at every position.
 # Each pattern comes with its needles: strings one of which every match contains, so a
 # text holding none of them is not searched (``in`` is a C substring search; most prose
 # holds no needle of most patterns).
@@ -54,23 +57,23 @@ _STRONG: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
         r":(?<=[\w)\]]:)(?:" + "|".join(_LUA_METHODS) + r")\s*\(|"
         r"\.(?:" + "|".join(_JS_METHODS) + r")\s*\(")),
     ("Lua `local x =`", ("local",), re.compile(
-        r"\blocal\s+(?:function\b|[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*=(?!=))")),
+        r"local(?<!\wlocal)\s+(?:function\b|[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*=(?!=))")),
     ("a function definition", ("function",), re.compile(
         r"function(?<!\wfunction)\b\s*[A-Za-z_.:\w]*\s*\([^()\n]{0,200}\)\s*(?:\{|\n|[A-Za-z_]\w*\s*[=(]|"
         r"return\b|local\b|if\b|end\b)")),
     ("Lua `if ... then` block", ("then",), re.compile(
-        r"\bif\b[^\n]{1,200}?\bthen[ \t]*\n|\bif\b[^\n]{1,200}?(?:==|~=|[<>]=?)[^\n]{0,200}?"
-        r"\bthen\b")),
+        r"if(?<!\wif)\b[^\n]{1,200}?\bthen[ \t]*\n|"
+        r"if(?<!\wif)\b[^\n]{1,200}?(?:==|~=|[<>]=?)[^\n]{0,200}?\bthen\b")),
     ("Lua `for ... do`", ("do",), re.compile(
-        r"\bfor\s+[A-Za-z_]\w*\s*(?:=|,\s*[A-Za-z_]\w*\s+in\b|\s+in\b)[^\n]{0,200}?\bdo\b"
+        r"for(?<!\wfor)\s+[A-Za-z_]\w*\s*(?:=|,\s*[A-Za-z_]\w*\s+in\b|\s+in\b)[^\n]{0,200}?\bdo\b"
         r"[ \t]*(?:\n|$|[^\n]{0,200}?\bend\b)")),
     ("Lua `while ... do`", ("while",), re.compile(
-        r"\bwhile\b[^\n]{1,200}?\bdo[ \t]*(?:\n|$|[^\n]{0,200}?\bend\b)")),
+        r"while(?<!\wwhile)\b[^\n]{1,200}?\bdo[ \t]*(?:\n|$|[^\n]{0,200}?\bend\b)")),
     ("JS `const/let/var x =`", ("const", "let", "var"), re.compile(
-        r"\b(?:const|let|var)\s+[A-Za-z_$][\w$]*\s*=(?![=>])")),
+        r"(?:const(?<!\wconst)|let(?<!\wlet)|var(?<!\wvar))\s+[A-Za-z_$][\w$]*\s*=(?![=>])")),
     ("a JS arrow function", ("=>",), re.compile(
         r"\)\s*=>|=>\s*\{|\b[A-Za-z_$][\w$]*\s*=>\s*[\w$]+\s*[.(]")),
-    ("a `return ...;` statement", ("return",), re.compile(r"\breturn\b[^\n;]{0,200};")),
+    ("a `return ...;` statement", ("return",), re.compile(r"return(?<!\wreturn)\b[^\n;]{0,200};")),
     ("an `===`/`!==`/`~=` comparison", ("===", "!==", "~="), re.compile(
         r"[\w)\]]\s*(?:===|!==|~=)\s*[\w\"'(]")),
     ("CBS template syntax", ("{{",), re.compile(
@@ -94,13 +97,13 @@ _WEAK: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("anchored pattern ^...$", ("^",), re.compile(r"^\^[^\n]{1,200}\$$", re.MULTILINE)),
     ("an assignment `x = y`", ("=",), re.compile(
         r"\b[a-z_][a-z0-9_]*(?:\.[a-z_]\w*|\[[^\]\n]{1,40}\])?\s=\s[\w\"'{\[(-]")),
-    ("an `if ... then`", ("then",), re.compile(r"\bif\b[^\n]{1,200}?\bthen\b")),
+    ("an `if ... then`", ("then",), re.compile(r"if(?<!\wif)\b[^\n]{1,200}?\bthen\b")),
     ("a `==` comparison", ("==",), re.compile(r"[\w)\]]\s*==\s*[\w\"'(]")),
     ("an arrow `=>`", ("=>",), re.compile(r"=>")),
     ("string concatenation `..`", ("..",), re.compile(r"[\w)\"']\s*\.\.\s*[\w(\"']")),
     ("a Lua comment `--`", ("--",), re.compile(r"(?:^|\n)\s*--\s*\S")),
     ("a `nil`/`null` literal", ("nil", "null", "undefined"), re.compile(
-        r"\b(?:nil|null|undefined)\b")),
+        r"(?:nil(?<!\wnil)|null(?<!\wnull)|undefined(?<!\wundefined))\b")),
     ("brackets `{`/`}`", ("{", "}"), re.compile(r"[{}]")),
 )
 
@@ -134,42 +137,40 @@ def _triggers(table: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...]
 _STRONG_BY = _triggers(_STRONG)
 _WEAK_BY = _triggers(_WEAK)
 
-# A second gate where a needle is too common: a camelCase call has a letter or digit right
-# before its `(` (found by a search that skips to each `(`), so without one it cannot match.
-_GATES = {
-    next(i for i, (r, _, _) in enumerate(_STRONG) if r == "a camelCase function call"):
-        re.compile(r"\((?<=[A-Za-z0-9]\()"),
-}
-
-
 # Windows: the calls (an API, a camelCase name, a library function, a method) end at a
-# "(" and reach back a bounded way before it, but for a run of identifier characters or
-# whitespace; HTML script without a "<" can only be ``javascript:``, ending at a ":".  When
-# the anchor is rare, such a pattern is searched in a window around each anchor instead of
-# over the whole text: from ``_REACH`` characters before the anchor to ``_AFTER`` after it.
-# ``re`` looks behind a window's start (look-behinds see the real text), and none of these
-# patterns has a ``\\b``, ``$`` or look-ahead that would see a window's end.  A window is
-# exact unless a match could start before it — then the text before the anchor, from the
-# window's start, is all of the pattern's ``tail`` (a superset of what may precede the
-# anchor inside a match) — or end after it (the ``_AFTER`` characters all whitespace): then,
-# and when there are more than ``_MAX_WINDOWS`` anchors, the whole text is searched.
-_REACH = 64
-_AFTER = 16
+# "(", and each reaches back from it only over what its pattern allows: the whitespace
+# before the "(" (``\\s*``: ``str.isspace``, the same characters), then a name of bounded
+# length (an API, a method), a run of ASCII letters and digits (a camelCase name: its
+# first letter is where the run starts, for a letter after a word character cannot
+# start it), or a run of word characters after a library's "." (``\\w``: ``str.isalnum``
+# or "_", the same characters).  So every match lies in the window of its "(" computed
+# from the text around that "(" alone, and searching each window is the same as searching
+# the whole text: ``re`` looks behind a window's start (look-behinds see the real text),
+# and the one pattern that reads past its "(" (camelCase: ``\\s*`` and one character)
+# gets the whitespace after it and one character more.  The runs of different "(" never
+# overlap, so the windows cost one pass over the text whatever the number of "(".
+# HTML script without a "<" can only be ``javascript:``, ending at a ":" (``_MAX_WINDOWS``
+# of them at most, else the whole text).
 _MAX_WINDOWS = 32
-_TAILS: dict[str, re.Pattern[str]] = {
-    # a name (letters and "."), whitespace
-    "a call of a Risu/Lua/JS API": re.compile(r"[A-Za-z.]*\s*"),
-    # letters and digits, nothing else
-    "a camelCase function call": re.compile(r"[A-Za-z0-9]*"),
-    # a library's name, ".", a word (any word characters), whitespace
-    "a library call (string./table./math.)": re.compile(r"[A-Za-z0-9]*\.?\w*\s*"),
-    # ":" or ".", a method's name, whitespace
-    "a method call (.gsub/.match/.replace ...)": re.compile(r"[.:A-Za-z]*\s*"),
-}
-_PAREN_TAIL = {i: _TAILS[r] for i, (r, _, _) in enumerate(_STRONG) if r in _TAILS}
-_AFTER_PAREN = {i: (_AFTER if r == "a camelCase function call" else 0)
-                for i, (r, _, _) in enumerate(_STRONG) if r in _TAILS}
+_API_REACH = max(map(len, _API_NAMES))
+_METHOD_REACH = 1 + max(map(len, _LUA_METHODS + _JS_METHODS))  # ":" or "." and the name
+_LIBRARY_REACH = 1 + max(map(len, _LIBRARIES))  # the name and its "."
+_REACH = max(_API_REACH, _METHOD_REACH, _LIBRARY_REACH)  # (the tests' edge cases)
+_KIND = {r: k for k, r in enumerate((
+    "a call of a Risu/Lua/JS API", "a camelCase function call",
+    "a library call (string./table./math.)", "a method call (.gsub/.match/.replace ...)"))}
+_PAREN_KIND = {i: _KIND[r] for i, (r, _, _) in enumerate(_STRONG) if r in _KIND}
+_API, _CAMEL, _LIBRARY, _METHOD = range(4)
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _HTML = next(i for i, (r, _, _) in enumerate(_STRONG) if r == "HTML script")
+# its alternatives apart (one reason: a match of either is a match of the pattern): the
+# tags, which start at a "<", and the ``javascript:`` scheme, which ends at a ":"
+_HTML_TAG = re.compile(r"<\s*script\b|<[a-zA-Z][^<>\n]{0,200}\son[a-z]+\s*=", re.IGNORECASE)
+_JS_URL = re.compile(r"javascript(?<!\wjavascript):", re.IGNORECASE)
+# An API call is a name, whitespace, "(": looked up by the name's last letter at each "("
+_API_BY_LAST: dict[str, tuple[str, ...]] = {}
+for _name in _API_NAMES:
+    _API_BY_LAST[_name[-1]] = (*_API_BY_LAST.get(_name[-1], ()), _name)
 _JS_SCHEME = len("javascript")  # each letter is one character, IGNORECASE or not
 
 # Regex quantifiers: without a "{", a match is two or three characters ending at a "*", "+"
@@ -183,6 +184,10 @@ Windows = list[tuple[int, int]]
 def _anchors(text: str, anchor: str) -> list[int] | None:
     if text.count(anchor) > _MAX_WINDOWS:
         return None
+    return _all(text, anchor)
+
+
+def _all(text: str, anchor: str) -> list[int]:
     out = []
     p = text.find(anchor)
     while p >= 0:
@@ -191,21 +196,51 @@ def _anchors(text: str, anchor: str) -> list[int] | None:
     return out
 
 
-def _paren_windows(text: str, parens: list[int], tail: re.Pattern[str], after: int
-                   ) -> Windows | None:
-    """Windows holding every match of a "(" pattern, or None (search the whole text)."""
+def _space_before(text: str, p: int) -> int:
+    """Where the whitespace right before ``p`` starts."""
+    while p and text[p - 1].isspace():
+        p -= 1
+    return p
+
+
+def _api_call(text: str, parens: list[int]) -> bool:
+    """Whether the API pattern matches: at some "(", after the whitespace before it, one of
+    the names ends, and the character before the name is not a word character or "."."""
+    for p in parens:
+        q = _space_before(text, p)
+        for name in _API_BY_LAST.get(text[q - 1], ()) if q else ():
+            start = q - len(name)
+            if start >= 0 and text.startswith(name, start) and not (
+                    start and (text[start - 1].isalnum() or text[start - 1] in "_.")):
+                return True
+    return False
+
+
+def _paren_windows(text: str, parens: list[int], kind: int) -> Windows:
+    """The windows holding every match of the "(" pattern ``kind`` (see above)."""
     out: Windows = []
     n = len(text)
     for p in parens:
-        start = p - _REACH
-        if start <= 0:
-            start = 0
-        elif tail.fullmatch(text, start, p):
-            return None
-        end = p + 1 + after
-        if after and end < n and text[p + 1:end].isspace():
-            return None
-        out.append((start, min(end + 1, n)))
+        if kind == _CAMEL:
+            start = p
+            while start and text[start - 1] in _ALNUM:
+                start -= 1
+            if start == p:
+                continue  # no letter or digit right before the "(": no camelCase call
+            end = p + 1
+            while end < n and text[end].isspace():
+                end += 1
+            out.append((start, min(end + 1, n)))
+            continue
+        q = _space_before(text, p)
+        if kind == _LIBRARY:
+            w = q
+            while w and (text[w - 1].isalnum() or text[w - 1] == "_"):
+                w -= 1
+            start = w - 1 - _LIBRARY_REACH
+        else:
+            start = q - (_API_REACH if kind == _API else _METHOD_REACH)
+        out.append((max(0, start), p + 1))
     return out
 
 
@@ -272,23 +307,26 @@ def find_active_code(text: str) -> str | None:
 def _strong_reason(text: str, candidates: set[int]) -> str | None:
     """The reason of the first strong pattern (of ``candidates``) found in ``text``."""
     parens: list[int] | None = None
-    looked = False  # for the "(" anchors
     for i in sorted(candidates):
         reason, _, rx = _STRONG[i]
-        gate = _GATES.get(i)
-        if gate is not None and not gate.search(text):
-            continue
-        tail = _PAREN_TAIL.get(i)
+        kind = _PAREN_KIND.get(i)
         windows: Windows | None = None  # None: the whole text
-        if tail is not None:
-            if not looked:
-                parens, looked = _anchors(text, "("), True
-            if parens is not None:
-                windows = _paren_windows(text, parens, tail, _AFTER_PAREN[i])
-        elif i == _HTML and "<" not in text:
+        if kind is not None:
+            if parens is None:
+                parens = _all(text, "(")
+            if kind == _API:
+                if _api_call(text, parens):
+                    return reason
+                continue
+            windows = _paren_windows(text, parens, kind)
+        elif i == _HTML:
+            if "<" in text and _HTML_TAG.search(text) is not None:
+                return reason
             colons = _anchors(text, ":")
-            if colons is not None:
-                windows = [(max(0, p - _JS_SCHEME), p + 1) for p in colons]
+            js = None if colons is None else [(max(0, p - _JS_SCHEME), p + 1) for p in colons]
+            if _search(_JS_URL, text, js):
+                return reason
+            continue
         if _search(rx, text, windows):
             return reason
     return None

@@ -31,7 +31,7 @@ from risutools.canonical import sha256_prefixed
 from risutools.contract.checks_load import mc000, mc001
 from risutools.errors import Code
 from risutools.findings import Finding
-from risutools.jsonlines import scan
+from risutools.jsonlines import pointer_line
 from risutools.pathnames import show_name
 from risutools.safeio import FileRefused, open_regular, read_regular
 from risutools.values import (
@@ -68,7 +68,7 @@ class LoadedDocument:
     doc: Any
     fmt: str  # "json" | "yaml" | "ndjson"
     path: Path | None = None  # the real file (None for stdin)
-    _text: str | None = None  # JSON file text, scanned lazily for pointer lines
+    _text: str | None = None  # JSON file text, walked to a pointer for its line
     _lines: dict[str, int] | None = None
     #: the canonical document hash, when the loader computed it on the way (fast path)
     sha256: str | None = None
@@ -77,9 +77,9 @@ class LoadedDocument:
         """The line of the value at ``pointer`` (or of its nearest parent), when known."""
         if self.fmt == "ndjson":
             return self.line
-        if self._lines is None and self._text is not None:
-            self._lines = scan(self._text).lines
-            self._text = None
+        if self._text is not None:  # walked to the pointer, no further: found on demand
+            found = pointer_line(self._text, pointer)
+            return self.line if found is None else found
         lines = self._lines or {}
         p = pointer
         while True:
@@ -111,20 +111,33 @@ def _found(file: str, p: Problem) -> Finding:
 
 def display_path(path: Path) -> str:
     """``path`` relative to the working directory when inside it, posix separators,
-    escaped by :func:`~risutools.pathnames.show_name` (printable UTF-8, reversible)."""
+    escaped by :func:`~risutools.pathnames.show_name` (printable UTF-8, reversible).
+
+    The absolute path is compared with the working directory as text first (what
+    ``Path.relative_to`` compares); only a path outside it is looked for again through the
+    resolved working directory and the resolved parent folder (a link in the way)."""
     try:
-        cwd = Path.cwd()
-        # the name itself is never resolved: a link to /dev/zero is shown as the link
-        tries = ((cwd, Path(os.path.abspath(path))),
-                 (cwd.resolve(), path.parent.resolve() / path.name))
-    except (OSError, RuntimeError):
+        cwd = os.getcwd()
+    except OSError:
         return show_name(path.as_posix())
-    for base, target in tries:
-        try:
-            return show_name(target.relative_to(base).as_posix())
-        except ValueError:
-            continue
-    return show_name(path.as_posix())
+    inside = _inside(os.path.abspath(path), cwd)
+    if inside is not None:
+        return show_name(inside)
+    try:
+        # the name itself is never resolved: a link to /dev/zero is shown as the link
+        target = path.parent.resolve() / path.name
+        return show_name(target.relative_to(Path(cwd).resolve()).as_posix())
+    except (OSError, RuntimeError, ValueError):
+        return show_name(path.as_posix())
+
+
+def _inside(absolute: str, base: str) -> str | None:
+    """``absolute`` relative to ``base`` (both normalized absolute paths), or None when it
+    is not inside it: ``Path(absolute).relative_to(base).as_posix()`` without the objects."""
+    if absolute == base:
+        return "."
+    prefix = base if base.endswith("/") else base + "/"
+    return absolute[len(prefix):] if absolute.startswith(prefix) else None
 
 
 # --------------------------------------------------------------------------- entry points

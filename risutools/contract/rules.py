@@ -506,6 +506,22 @@ _MC500_SKIP_KEYS = {"payload": frozenset({"namespace", "controller"}),
                                              "replay_status"})}
 
 
+#: strings known to be prose (``find_active_code`` answers None), the bounded memory of
+#: MC500: at most ``_PROSE_MAX`` strings of at most ``_PROSE_LONGEST`` characters each
+#: (emptied when full); ``dict`` for its insertion order and C lookups
+_PROSE: dict[str, None] = {}
+_PROSE_MAX = 4096
+_PROSE_LONGEST = 1024
+
+
+def _remember_prose(texts: list[str]) -> None:
+    if len(_PROSE) + len(texts) > _PROSE_MAX:
+        _PROSE.clear()
+    for t in texts[:_PROSE_MAX]:
+        if len(t) <= _PROSE_LONGEST:
+            _PROSE[t] = None
+
+
 @check("MC500", "error", "document", "active-code")
 def mc500(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """No active code in payload or projection: no Lua/JS bodies, CBS, HTML script or regex
@@ -518,10 +534,13 @@ def mc500(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """
     # Fast path: when the strings joined by newlines look like prose, each one does
     # (every pattern match inside one string is a match in the joined text, since
-    # the detector's anchors behave at a newline as at a string's start or end).
-    joined = "\n".join(t for section in ("payload", "projection")
-                       for t in _texts(section, doc.get(section)))
-    if find_active_code(joined) is None:
+    # the detector's anchors behave at a newline as at a string's start or end).  A
+    # string already seen as prose (the sentences a projection writes in every document)
+    # is left out of the join: one pass over the document's other strings.
+    fresh = [t for section in ("payload", "projection")
+             for t in _texts(section, doc.get(section)) if t not in _PROSE]
+    if find_active_code("\n".join(fresh)) is None:
+        _remember_prose(fresh)
         return
     strings = [
         (ptr, text)

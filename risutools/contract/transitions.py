@@ -17,6 +17,7 @@ line naming it, in file order; it must:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import Any
 
 from risutools.canonical import sha256_prefixed
 from risutools.contract.loaders import load_bytes
-from risutools.safeio import FileRefused, read_regular
+from risutools.safeio import FileRefused, check_inside, read_inside, read_regular
 from risutools.settings.lifecycle import action_for
 from risutools.values import MAX_DOCUMENT_BYTES, parse_json_text
 
@@ -41,6 +42,9 @@ class CatalogLog:
     # lifecycle steps, but they move the document's hash on
     runtime: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     size: int = 0  # bytes of the log read
+    # why the log could not be read (a FIFO, a device, a link out of the catalog, past
+    # MAX_LOG_BYTES): also one of ``problems``; a writer refuses to go on
+    refused: FileRefused | None = None
 
 
 def find_catalog_root(start: Path, stop: Path | None = None) -> Path | None:
@@ -49,7 +53,7 @@ def find_catalog_root(start: Path, stop: Path | None = None) -> Path | None:
     if d.is_file():
         d = d.parent
     while True:
-        if (d / "transitions.ndjson").is_file() or (d / "approvals").is_dir():
+        if os.path.lexists(d / "transitions.ndjson") or (d / "approvals").is_dir():
             return d
         if (d / ".git").exists() or d.parent == d or (stop is not None and d == stop):
             return None
@@ -62,14 +66,15 @@ def read_log(root: Path, only: str | None = None) -> CatalogLog:
     log = CatalogLog(root)
     needle = only.encode("utf-8") if only is not None else None
     path = root / "transitions.ndjson"
-    if not path.is_file():
+    if not os.path.lexists(path):
         return log
-    log.exists = True
+    log.exists = True  # whatever it is: a FIFO or a device is a log that cannot be read
 
-    try:  # regular files only, bounded (see risutools.safeio)
-        data = read_regular(path, MAX_LOG_BYTES)
+    try:  # regular files inside the catalog only, bounded (see risutools.safeio)
+        data = read_inside(root, path, MAX_LOG_BYTES)
     except FileRefused as exc:
         log.problems.append((None, f"cannot read transitions.ndjson: {exc.why}"))
+        log.refused = exc
         return log
     log.size = len(data)
     for i, raw in enumerate(data.split(b"\n"), start=1):
@@ -98,11 +103,11 @@ def read_log(root: Path, only: str | None = None) -> CatalogLog:
 def _approval_path(root: Path, name: str) -> Path | None:
     for cand in (root / name, root / "approvals" / name):
         try:
-            cand.resolve().relative_to(root.resolve())
-        except ValueError:
+            check_inside(root, cand)
+        except FileRefused:
             continue  # never outside the catalog
-        if cand.is_file():
-            return cand
+        if os.path.lexists(cand) and not os.path.isdir(cand):
+            return cand  # (a FIFO or a device is then said to be unreadable, not missing)
     return None
 
 

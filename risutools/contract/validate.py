@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from risutools.canonical import doc_sha256
@@ -40,6 +40,7 @@ def validate_document(
     config: Settings | None = None,
     line_of: Any = None,
     loaded: bool = False,
+    keep: Callable[[str], bool] | None = None,
 ) -> list[Finding]:
     """Every document-level rule (MC100-MC304, MC400, MC401, MC500, MC600) on one document.
 
@@ -50,7 +51,9 @@ def validate_document(
     hold: the loaders refuse it in a file) is the loaders' finding, one ``MC000`` error at
     its JSON pointer, and nothing else is checked: such a document has no canonical form.
     ``loaded=True`` says the document came from the loaders, which refused every unpaired
-    surrogate already, so it is not walked for them again."""
+    surrogate already, so it is not walked for them again.  ``keep(rule)`` (the rule filter
+    of ``--select``/``--ignore``) drops a rule's findings before their lines are looked
+    for: a line is found only for a finding that is reported."""
     bad = None if loaded else unpaired_surrogate(doc)
     if bad is not None:
         ptr, why = bad
@@ -60,6 +63,8 @@ def validate_document(
     out: list[Finding] = []
 
     def add(rule: str, pointer: str, message: str) -> None:
+        if keep is not None and not keep(rule):
+            return
         sev = effective_severity(rule, doc, cfg)
         if sev == "off":
             return
@@ -121,8 +126,8 @@ def validate_paths(
     result.file_findings = [f for f in loaded.problems if flt.keep(f.rule)]
     for ld in loaded.documents:
         findings = validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
-                                     line_of=ld.line_of, loaded=True)
-        result.documents.append(document_info(ld, [f for f in findings if flt.keep(f.rule)]))
+                                     line_of=ld.line_of, loaded=True, keep=flt.keep)
+        result.documents.append(document_info(ld, findings))
     catalog_checks(loaded.documents, result, cfg, flt)
     return result
 

@@ -40,6 +40,7 @@ from risutools.contract.transitions import find_catalog_root
 from risutools.contract.validate import doc_hash, load_all
 from risutools.errors import Code, ConfigError, FormatError
 from risutools.formats.charx import member_sha256
+from risutools.pathnames import plain_id
 from risutools.safeio import FileRefused, is_regular, open_regular, read_regular, sha256_regular
 from risutools.settings.config import Settings
 from risutools.values import MAX_DOCUMENT_BYTES
@@ -356,8 +357,8 @@ def _notes_file(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument) -> P
     """The curator notes ``notes/<component_id>.yaml`` of the document's catalog, when
     there is such an entry (a file, or a link whatever it points at)."""
     cid = info.component_id
-    if cid is None or "/" in cid or "\\" in cid or cid.startswith("."):
-        return None  # (an id never names a path outside notes/)
+    if not plain_id(cid):
+        return None  # (an id that is not a plain name never becomes a path)
     root = _catalog_root(ctx, ld)
     if root is None:
         return None

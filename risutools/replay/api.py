@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from risutools.canonical import sha256_prefixed
-from risutools.errors import DocumentError
+from risutools.errors import Code, DocumentError
+from risutools.pathnames import plain_id, show_name
 from risutools.replay.component import (
     check_recordable,
     load_component,
@@ -41,6 +42,15 @@ class RunOutcome:
 
 
 def default_report_path(component_path: Path, component_id: str, fixture_name: str) -> Path:
+    """``replays/<component_id>--<fixture>.json`` beside the document; an id that is not a
+    plain name (:func:`risutools.pathnames.plain_id`: a separator, ``..``) never becomes a
+    path: ``bad-component-id`` (name the report with ``-o``)."""
+    if not plain_id(component_id):
+        shown = show_name(str(component_id))
+        raise DocumentError(Code.BAD_COMPONENT_ID, f"the component_id {shown!r} "
+                            "is not a plain name, and the replay report would be named after "
+                            "it; fix the id, or name the report with -o",
+                            path=show_name(str(component_path)))
     return component_path.parent / "replays" / f"{component_id}--{fixture_name}.json"
 
 

@@ -2,13 +2,16 @@
 
 Escaping follows the runner's rules: in the message ``%``, ``\\r``, ``\\n`` become
 ``%25``, ``%0D``, ``%0A``; in property values ``:`` and ``,`` also become
-``%3A`` and ``%2C``.
+``%3A`` and ``%2C``, so no value can start a workflow command of its own.  Before that
+every other control or format character (ESC, a bidi override ...) from a catalog value is
+shown escaped (:func:`risutools.printable.text_value`), so none paints or reorders the log.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from risutools.printable import text_value
 from risutools.report._common import summary_line
 
 if TYPE_CHECKING:
@@ -16,8 +19,17 @@ if TYPE_CHECKING:
     from risutools.findings import Finding
 
 
+def _visible(s: str) -> str:
+    """``s`` with every control and format character but CR and LF shown escaped (those
+    two are the runner's to escape)."""
+    if s.isprintable():
+        return s
+    return "\r".join("\n".join(text_value(part) for part in line.split("\n"))
+                     for line in s.split("\r"))
+
+
 def escape_data(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return _visible(s).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(s: str) -> str:

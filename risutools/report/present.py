@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from risutools.canonical import canonical, document_json
 from risutools.pathnames import safe_line
+from risutools.printable import json_text, text_value
 from risutools.report._common import one_line
 from risutools.report.ingest_text import render_summary
 from risutools.report.inspect_text import render_inspect_text
@@ -179,7 +180,7 @@ def _project(p: Projected, **_: Any) -> Rendered:
 
 
 def _approve(a: Approved, **_: Any) -> Rendered:
-    return Rendered(a.line + "\n")
+    return Rendered(text_value(a.line) + "\n")  # (it names the component and its version)
 
 
 def _switch(s: Switched, **_: Any) -> Rendered:
@@ -188,16 +189,19 @@ def _switch(s: Switched, **_: Any) -> Rendered:
     p = s.plan
     if s.conflict is not None:
         if s.as_json:
-            body = json.dumps({**p.to_dict(), "ok": False, "error": s.conflict.one_line()},
-                              ensure_ascii=False, indent=1)
+            body = json_text(json.dumps({**p.to_dict(), "ok": False,
+                                         "error": s.conflict.one_line()},
+                                        ensure_ascii=False, indent=1))
         else:
             body = render_plan(p, s.dry_run)
-        return Rendered(body + "\n", [f"risutools: {s.conflict.one_line()}"], err_first=False)
+        return Rendered(body + "\n", [refusal(s.conflict)], err_first=False)
     if s.as_json:
         d = p.to_dict()
         d["written"] = bool(s.done)
-        return Rendered(json.dumps(d, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
-    return Rendered(render_plan(p, s.dry_run) + "\n" + (s.done + "\n" if s.done else ""))
+        return Rendered(json_text(json.dumps(d, ensure_ascii=False, indent=1, sort_keys=True))
+                        + "\n")
+    return Rendered(render_plan(p, s.dry_run) + "\n"
+                    + (text_value(s.done) + "\n" if s.done else ""))
 
 
 def _packet(r: Packets, **_: Any) -> Rendered:

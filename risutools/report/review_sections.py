@@ -8,6 +8,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from risutools.printable import text_value
+
 #: the interaction kinds, in the order a person reads them: what is broken, what depends on
 #: what, what couples (the titles of RV401-RV408)
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -23,8 +25,10 @@ MAX_ROWS = 40
 
 
 def one_line(s: Any) -> str:
-    """One line, control characters escaped (a catalog may hold anything)."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(s))
+    """A catalog value in a text report: the one escaping of text output
+    (:func:`risutools.printable.text_value`: one line, no escape sequence, no bidi
+    reordering)."""
+    return text_value(s)
 
 
 def _grouped(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:

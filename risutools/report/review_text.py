@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from risutools.printable import json_text, markdown_value, text_value
 from risutools.report.review_sections import (
     board_lines,
     interaction_lines,
@@ -17,11 +18,10 @@ if TYPE_CHECKING:
     from risutools.catalog.review import Review
 
 
-
-def _clean(s: Any) -> str:
-    """One line, control characters escaped (a document may hold anything)."""
-    text = str(s)
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+#: every value from the catalog (ids, statuses, files, messages, reasons) goes through the
+#: one escaping of its output kind (:mod:`risutools.printable`): text for the text report,
+#: Markdown for the Markdown one; the JSON is escaped whole
+_clean = text_value
 
 
 class ReviewProgress:
@@ -58,20 +58,21 @@ class ReviewProgress:
 
 
 def _counts_line(d: dict[str, Any]) -> str:
-    return ", ".join(f"{k} {v}" for k, v in d.items()) or "none"
+    return ", ".join(f"{_clean(k)} {v}" for k, v in d.items()) or "none"
 
 
 def render_review_json(rv: Review) -> str:
     # compact: json's C encoder (indent would use the pure-Python one; 10x slower on a big
     # catalog); `python -m json.tool` or jq pretty-print it
-    return json.dumps(rv.data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) \
-        + "\n"
+    return json_text(json.dumps(rv.data, ensure_ascii=False, sort_keys=True,
+                                separators=(",", ":"))) + "\n"
 
 
 def render_review_text(rv: Review) -> str:
     d = rv.data
     c = d["counts"]
-    out = [f"review of {d['catalog']}: {c['documents']} document(s); {c['errors']} error(s), "
+    out = [f"review of {_clean(d['catalog'])}: {c['documents']} document(s); "
+           f"{c['errors']} error(s), "
            f"{c['warnings']} warning(s)",
            f"  review status: {_counts_line(c['review_status'])}",
            f"  runtime status: {_counts_line(c['runtime_status'])}",
@@ -84,14 +85,14 @@ def render_review_text(rv: Review) -> str:
     if shown:
         out += ["", "findings:"]
         for f in shown:
-            where = (f.file or "") + (f":{f.line}" if f.line else "")
-            ptr = f" {f.pointer}" if f.pointer else ""
+            where = _clean(f.file or "") + (f":{f.line}" if f.line else "")
+            ptr = f" {_clean(f.pointer)}" if f.pointer else ""
             out.append(f"  {where}  {f.severity:<7} {f.rule}{ptr}  {_clean(f.message)}")
     for key, title in (("duplicates", "duplicate sources"), ("id_collisions", "id collisions")):
         if d[key]:
             out += ["", f"{title}:"]
             for g in d[key]:
-                head = g.get("sha256") or g.get("component_id")
+                head = _clean(g.get("sha256") or g.get("component_id"))
                 out.append(f"  {head}: {', '.join(_clean(x) for x in g['files'])}")
     out += interaction_lines(d) + lineage_lines(d) + risk_lines(d)
     out += board_lines(d)
@@ -101,8 +102,7 @@ def render_review_text(rv: Review) -> str:
 _MARK = {"pass": "pass", "fail": "**FAIL**", "n/a": "n/a"}
 
 
-def _md(s: Any) -> str:
-    return _clean(s).replace("|", "\\|").replace("`", "'")
+_md = markdown_value
 
 
 def render_review_markdown(rv: Review) -> str:
@@ -126,7 +126,7 @@ def render_review_markdown(rv: Review) -> str:
             gates = "<br>".join(f"{_MARK[g['verdict']]} {g['gate']}: {_md(g['reason'])}"
                                 for g in b["gates"])
             state = "ready" if b["ready"] else "blocked"
-            out.append(f"| {_md(b['component_id'])} | {b['from']} → {b['to']} | {state} | "
+            out.append(f"| {_md(b['component_id'])} | {_md(b['from'])} → {b['to']} | {state} | "
                        f"{gates} |")
     else:
         out.append("No candidate or pending component.")

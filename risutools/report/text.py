@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from risutools.contract.result import no_store_note, not_checked
+from risutools.printable import text_value
 from risutools.report._common import summary_line
 
 if TYPE_CHECKING:
@@ -25,10 +26,12 @@ def render_text(result: Result, *, color: bool = False) -> str:
     by_file: dict[str, list[str]] = {}
     for f in result.findings:
         where = f"{f.line}" if f.line else "-"
-        ptr = f" {f.pointer}" if f.pointer else ""
+        ptr = f" {text_value(f.pointer)}" if f.pointer else ""
         sev = paint(_COLOURS.get(f.severity, ""), f"{f.severity:<7}")
-        by_file.setdefault(f.file or "(no file)", []).append(
-            f"  {where:>5}  {sev} {paint(_BOLD, f.rule)}{paint(_DIM, ptr)}  {f.message}"
+        # a message quotes what the file holds: one line, no escape sequence of its own
+        by_file.setdefault(text_value(f.file) if f.file else "(no file)", []).append(
+            f"  {where:>5}  {sev} {paint(_BOLD, f.rule)}{paint(_DIM, ptr)}  "
+            f"{text_value(f.message)}"
         )
     lines: list[str] = []
     for file in sorted(by_file):
@@ -47,7 +50,8 @@ def render_text(result: Result, *, color: bool = False) -> str:
             lines.append(paint(_BOLD, "not verified (source not at hand):"))
             for v in away:
                 loc = f"{v.file}:{v.line}" if v.line else v.file
-                lines.append(f"  {loc}  {v.component_id or '?'}  {v.source}")
+                lines.append(f"  {text_value(loc)}  {text_value(v.component_id or '?')}  "
+                             f"{text_value(v.source)}")
             lines.append("")
     status = result.verdict()[0]  # "failed" also for --strict warnings and unread files
     colour = _COLOURS["error"] if status == "failed" else "\x1b[32m"

@@ -1,0 +1,100 @@
+"""The catalog users really have (issue 23): projected documents, one JSON file each.
+
+:func:`projected_catalog` ingests ``n`` module exports (the fixtures' modules, renamed and
+varied: ``fixtures/modules/*.json`` without the card and the preset) into a catalog folder
+with ``risutools ingest --lang en``: fresh candidates, each with the MC600 warnings of a
+narrative nobody has written yet.  Every 50th document is then given a schema error
+(``projection.flagship`` set to a string) and every 7th an unknown capability (an MC401
+error), rewritten in the catalog's own file style.  The folder is made once under
+``$RISUTOOLS_BENCH_DIR`` (default ``/tmp/risutools-bench``) and reused while its marker
+says the same ``n``.
+
+:func:`ndjson_of` writes the same documents as one NDJSON catalog (canonical lines).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE = Path(os.environ.get("RISUTOOLS_BENCH_DIR", "/tmp/risutools-bench"))
+TEMPLATES = ("174678332_context-cutter", "180211045_lorebook-world", "181550920_display-theme",
+             "182004771_net-summarizer", "183120336_asset-pack", "186123400_mood-tracker")
+VERSION = "1"
+
+
+def _sources(folder: Path, n: int) -> None:
+    folder.mkdir(parents=True)
+    mods = [json.loads((ROOT / "fixtures" / "modules" / f"{t}.json").read_text("utf-8"))
+            for t in TEMPLATES]
+    for i in range(n):
+        m = dict(mods[i % len(mods)])
+        post = 300000 + i
+        m["type"] = "risuModule"
+        m["name"] = f"{m['name']} {i}"
+        m["id"] = f"00000000-0000-4000-8000-{i:012d}"
+        m["description"] = f"{m.get('description', '')} (variant {i})"
+        sub = folder / f"batch{i // 500:03d}"
+        sub.mkdir(exist_ok=True)
+        (sub / f"{post}_bench-{i}.json").write_text(json.dumps(m, ensure_ascii=False), "utf-8")
+
+
+def _damage(catalog: Path) -> int:
+    """Every 50th document a schema error, every 7th an MC401 error; the count changed."""
+    sys.path.insert(0, str(ROOT))
+    from risutools.catalog.render import render
+
+    changed = 0
+    for i, f in enumerate(sorted(catalog.glob("*.json"))):
+        if i % 50 and i % 7:
+            continue
+        doc = json.loads(f.read_text("utf-8"))
+        if i % 50 == 0:
+            doc["projection"]["flagship"] = "yes"
+        if i % 7 == 0:
+            doc["capabilities"]["requires"].append("hook.unknown_thing")
+        f.write_text(render(doc, False), "utf-8")
+        changed += 1
+    return changed
+
+
+def projected_catalog(n: int) -> Path:
+    """A folder of ``n`` projected documents (one ``.json`` each), made once and reused."""
+    root = BASE / f"projected-{n}"
+    marker = root / ".complete"
+    if marker.exists() and marker.read_text() == f"{n} {VERSION}":
+        return root / "catalog"
+    shutil.rmtree(root, ignore_errors=True)
+    _sources(root / "sources", n)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    subprocess.run([sys.executable, "-m", "risutools", "ingest", str(root / "sources"), "-o",
+                    str(root / "catalog"), "--lang", "en", "-q", "--no-cache"],
+                   env=env, check=False, stdout=subprocess.DEVNULL)
+    docs = list((root / "catalog").glob("*.json"))
+    if len(docs) != n:
+        raise SystemExit(f"workload: ingest made {len(docs)} documents, not {n}")
+    _damage(root / "catalog")
+    shutil.rmtree(root / "sources")
+    marker.write_text(f"{n} {VERSION}")
+    return root / "catalog"
+
+
+def document_files(catalog: Path) -> list[str]:
+    """The catalog's document files, sorted (what a CI step hands a validator)."""
+    return sorted(str(p) for p in catalog.glob("*.json"))
+
+
+def ndjson_of(catalog: Path, target: Path) -> Path:
+    """The same documents as one NDJSON catalog (canonical lines) at ``target``."""
+    sys.path.insert(0, str(ROOT))
+    from risutools.canonical import canonical
+
+    with open(target, "wb") as out:
+        for f in document_files(catalog):
+            out.write(canonical(json.loads(Path(f).read_text("utf-8"))) + b"\n")
+    return target

@@ -1,0 +1,404 @@
+"""Hostile catalogs (issue 21): nothing written outside the catalog, nothing read from a
+device or through a link leaving it, no log taken for an empty history, ids that never
+become paths, and small inputs that are one line and exit 2.
+
+Each test attacks one class of failure in several forms (a file outside, a linked folder on
+the path, a linked document, a dangling link; a FIFO, ``/dev/zero``, ``/dev/null``, a file
+past its bound).  Commands run in real child processes with a time limit and a memory cap
+(:mod:`hostile_catalog`): before the fixes some of them hung or read until memory ran out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import FIXTURES, approve
+from hostile_catalog import (
+    SECRET,
+    catalog_copy,
+    cli,
+    in_child,
+    one_line,
+    snapshot,
+    sparse_file,
+)
+from test_catalog_support import CUTTER, doc_path, log_lines
+
+TO = "pending_human_review"
+
+
+@pytest.fixture
+def cat(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    return catalog_copy(tmp_path_factory, tmp_path)
+
+
+@pytest.fixture
+def elsewhere(tmp_path: Path) -> Path:
+    d = tmp_path / "elsewhere"
+    d.mkdir()
+    return d
+
+
+def _records(cat: Path) -> list[str]:
+    d = cat / "approvals"
+    return sorted(p.name for p in d.iterdir()) if d.is_dir() and not d.is_symlink() else []
+
+
+# --------------------------------------------------------------------------- writes outside
+
+
+def _place_document(form: str, cat: Path, elsewhere: Path) -> tuple[str, list[str], Path]:
+    """The component argument and options that name the cutter's document through
+    ``form``, and the file outside the catalog that must not change."""
+    doc = doc_path(cat, CUTTER)
+    if form == "file-outside":
+        shutil.copy(doc, elsewhere / "doc.json")
+        return str(elsewhere / "doc.json"), ["--catalog", str(cat)], elsewhere / "doc.json"
+    if form == "linked-folder-on-the-path":
+        shutil.copy(doc, elsewhere / "doc.json")
+        (cat / "linked").symlink_to(elsewhere, target_is_directory=True)
+        return str(cat / "linked" / "doc.json"), ["--catalog", str(cat)], elsewhere / "doc.json"
+    shutil.move(doc, elsewhere / doc.name)  # the catalog's document is a link to a file outside
+    doc.symlink_to(elsewhere / doc.name)
+    if form == "linked-document-by-id":
+        return CUTTER, ["--catalog", str(cat)], elsewhere / doc.name
+    if form == "linked-document-by-path":
+        return str(doc), ["--catalog", str(cat)], elsewhere / doc.name
+    assert form == "linked-document-found-from-its-folder"
+    return doc.name, [], elsewhere / doc.name
+
+
+FORMS = ("file-outside", "linked-folder-on-the-path", "linked-document-by-id",
+         "linked-document-by-path", "linked-document-found-from-its-folder")
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("command", ["promote", "activate", "approve"])
+def test_a_document_outside_the_catalog_is_refused(cat: Path, elsewhere: Path, form: str,
+                                                   command: str) -> None:
+    approve(CUTTER, "request_review", "kim", "", None, str(cat))
+    records = _records(cat)
+    arg, opts, outside = _place_document(form, cat, elsewhere)
+    before = snapshot(elsewhere)
+    extra = {"promote": ["--to", TO], "activate": [],
+             "approve": ["--action", "request_review", "--reviewer", "kim"]}[command]
+    r = cli(command, arg, *opts, *extra, cwd=cat)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "outside-catalog" in one_line(r.stderr)
+    assert snapshot(elsewhere) == before  # not rewritten, no lock file beside it
+    assert not (elsewhere / ".risutools.lock").exists()
+    assert outside.read_bytes() == before[outside.relative_to(elsewhere).as_posix()]
+    assert log_lines(cat) == [] and _records(cat) == records
+
+
+@pytest.mark.parametrize("form", ["link-to-a-folder", "dangling-link", "link-to-a-link"])
+def test_an_approvals_folder_leading_outside_is_never_written(cat: Path, elsewhere: Path,
+                                                              form: str) -> None:
+    foreign = elsewhere / "foreign"
+    if form != "dangling-link":
+        foreign.mkdir()
+    if form == "link-to-a-link":
+        (cat / "inner").symlink_to(foreign, target_is_directory=True)
+        (cat / "approvals").symlink_to(cat / "inner", target_is_directory=True)
+    else:
+        (cat / "approvals").symlink_to(foreign, target_is_directory=True)
+    r = cli("approve", CUTTER, "--action", "request_review", "--reviewer", "kim", cwd=cat)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "outside-catalog" in one_line(r.stderr)
+    assert not foreign.exists() or list(foreign.iterdir()) == []
+    # promote stops the same way; review says it cannot read the folder
+    r = cli("promote", CUTTER, "--to", TO, cwd=cat)
+    assert r.returncode == 2 and "outside-catalog" in one_line(r.stderr)
+    r = cli("review", str(cat), "-q", "-f", "json", cwd=cat)
+    assert r.returncode == 1
+    (row,) = json.loads(r.stdout)["approvals"]
+    assert row["state"] == "unreadable" and "outside" in row["message"]
+
+
+@pytest.mark.parametrize("form", ["link-to-a-file", "dangling-link"])
+@pytest.mark.parametrize("command", ["approve", "promote"])
+def test_a_lock_file_link_is_never_followed(cat: Path, elsewhere: Path, form: str,
+                                            command: str) -> None:
+    if command == "promote":
+        approve(CUTTER, "request_review", "kim", "", None, str(cat))
+    target = elsewhere / "target"
+    if form == "link-to-a-file":
+        target.write_bytes(b"keep me\n")
+    (cat / ".risutools.lock").unlink(missing_ok=True)  # (a lock file from the ingest)
+    (cat / ".risutools.lock").symlink_to(target)
+    args = (["--to", TO] if command == "promote"
+            else ["--action", "request_review", "--reviewer", "kim"])
+    before = snapshot(elsewhere)
+    r = cli(command, CUTTER, *args, cwd=cat)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "symbolic link" in one_line(r.stderr)
+    assert snapshot(elsewhere) == before  # not truncated, not created
+    assert log_lines(cat) == []
+
+
+def test_a_log_link_leading_outside_is_neither_read_nor_written(cat: Path,
+                                                                elsewhere: Path) -> None:
+    approve(CUTTER, "request_review", "kim", "", None, str(cat))
+    (elsewhere / "log").write_bytes(b"")
+    (cat / "transitions.ndjson").symlink_to(elsewhere / "log")
+    r = cli("promote", CUTTER, "--to", TO, cwd=cat)
+    assert r.returncode == 2 and "outside-catalog" in one_line(r.stderr)
+    assert (elsewhere / "log").read_bytes() == b""
+    r = cli("review", str(cat), "-q", "-f", "json", cwd=cat)
+    assert r.returncode == 1
+    assert any("outside" in c["message"] for c in json.loads(r.stdout)["chain"])
+
+
+# --------------------------------------------------------------------------- ids as paths
+
+EVIL_IDS = {
+    "dot-dot": "../../elsewhere/secret",
+    "absolute": "<ELSEWHERE>/secret",
+    "dot-dot-deeper": "x/../../../elsewhere/secret",
+}
+
+
+def _evil_document(cat: Path, elsewhere: Path, form: str) -> str:
+    cid = EVIL_IDS[form].replace("<ELSEWHERE>", str(elsewhere))
+    (cat / "notes" / "x").mkdir(exist_ok=True)  # so that notes/x/.. resolves
+    (elsewhere / "secret.yaml").write_text(f"secret: {SECRET}\n")
+    doc = json.loads(doc_path(cat, CUTTER).read_text("utf-8"))
+    doc["component_id"] = cid
+    (cat / "evil.json").write_text(json.dumps(doc, ensure_ascii=False, indent=2), "utf-8")
+    return cid
+
+
+@pytest.mark.parametrize("form", sorted(EVIL_IDS))
+def test_a_component_id_never_becomes_a_path(cat: Path, elsewhere: Path, tmp_path: Path,
+                                             form: str) -> None:
+    cid = _evil_document(cat, elsewhere, form)
+    before = snapshot(elsewhere)
+    out = tmp_path / "packets"
+    r = cli("packet", cid, "--lane", "full", "-o", str(out), "--catalog", str(cat), cwd=cat)
+    assert r.returncode == 0, r.stderr
+    files = list(out.rglob("*"))
+    assert files and all(p.parent == out for p in files)  # no separator in a name
+    assert all(SECRET not in p.read_text("utf-8") for p in files)
+    notes = json.loads(next(p for p in files if p.suffix == ".json").read_text())
+    assert notes["relations"]["notes"] == {
+        "unreadable": "the component_id is not a plain name; no notes file is read"}
+    for args in (["review", str(cat), "-q", "-f", "json"], ["verify", str(cat / "evil.json"),
+                                                            "-f", "json"]):
+        r = cli(*args, cwd=cat)
+        assert SECRET not in r.stdout and "secret.yaml" not in r.stdout + r.stderr
+    r = cli("approve", str(cat / "evil.json"), "--action", "request_review", "--reviewer",
+            "kim", cwd=cat)
+    assert r.returncode == 0, r.stderr
+    (record,) = (cat / "approvals").iterdir()
+    assert record.parent == cat / "approvals" and not record.name.startswith(".")
+    # (the schema refuses such an id before a replay runs; the report's name never uses it)
+    r = cli("replay", "run", str(cat / "evil.json"), "-x",
+            str(FIXTURES / "replay" / "anchor-edit.yaml"), "--update", cwd=cat)
+    assert r.returncode == 2, r.stderr
+    assert snapshot(elsewhere) == before
+
+
+def test_plain_ids() -> None:
+    from risutools.pathnames import id_file_stem, plain_id
+
+    assert plain_id(CUTTER) and plain_id("x") and plain_id("A_b-1.c")
+    for bad in ("", ".", "..", "a/b", "a\\b", "../x", ".hidden", "a..b", "a\nb", "a b",
+                "x" * 151, None, 3):
+        assert not plain_id(bad), bad
+        if isinstance(bad, str):
+            stem = id_file_stem(bad)
+            assert "/" not in stem and not stem.startswith(".") and ".." not in stem
+            assert stem and len(stem) <= 150
+    assert id_file_stem(CUTTER) == CUTTER
+
+
+# --------------------------------------------------------------------------- devices, bounds
+
+
+def _hostile_file(path: Path, kind: str, elsewhere: Path) -> None:
+    if path.exists() or path.is_symlink():
+        path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev-zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "dev-null":
+        path.symlink_to("/dev/null")
+    elif kind == "too-large":
+        from risutools.contract.transitions import MAX_LOG_BYTES
+
+        sparse_file(path, MAX_LOG_BYTES + 1)
+    elif kind == "dangling-link":
+        path.symlink_to(elsewhere / "nothing")
+    else:
+        assert kind == "link-outside"
+        (elsewhere / "file").write_text("component_id: x\n")
+        path.symlink_to(elsewhere / "file")
+
+
+LOG_KINDS = ("fifo", "dev-zero", "dev-null", "too-large")
+
+
+@pytest.mark.parametrize("kind", LOG_KINDS)
+def test_a_log_that_cannot_be_read_is_an_error_not_an_empty_history(
+        cat: Path, elsewhere: Path, kind: str) -> None:
+    approve(CUTTER, "request_review", "kim", "", None, str(cat))
+    log = cat / "transitions.ndjson"
+    _hostile_file(log, kind, elsewhere)
+    size = log.stat().st_size if kind == "too-large" else None
+    doc = doc_path(cat, CUTTER).read_bytes()
+    for extra in ([], ["--dry-run"], ["--json"]):
+        r = cli("promote", CUTTER, "--to", TO, *extra, cwd=cat)
+        assert r.returncode == 2, (kind, extra, r.stdout, r.stderr)
+        assert "transitions.ndjson" in one_line(r.stderr)
+    r = cli("activate", CUTTER, cwd=cat)
+    assert r.returncode == 2 and "transitions.ndjson" in one_line(r.stderr)
+    assert doc_path(cat, CUTTER).read_bytes() == doc  # nothing moved
+    if size is not None:
+        assert log.stat().st_size == size  # nothing appended
+    r = cli("review", str(cat), "-q", "-f", "json", cwd=cat)
+    assert r.returncode == 1, r.stdout  # an error, not "no log"
+    chain = json.loads(r.stdout)["chain"]
+    assert any(c["rule"] == "RV201" and "cannot read transitions.ndjson" in c["message"]
+               for c in chain), chain
+    r = cli("review", str(cat), "-q", cwd=cat)
+    assert r.returncode == 1 and "cannot read transitions.ndjson" in r.stdout
+
+
+APPROVAL_KINDS = ("fifo", "dev-zero", "dev-null", "dangling-link", "link-outside")
+
+
+@pytest.mark.parametrize("kind", APPROVAL_KINDS)
+def test_an_approval_file_that_cannot_be_read_is_reported(cat: Path, elsewhere: Path,
+                                                          kind: str) -> None:
+    approve(CUTTER, "request_review", "kim", "", None, str(cat))
+    (good,) = (cat / "approvals").iterdir()
+    name = good.name.replace(".yaml", "-2.yaml")  # named for the cutter: promote opens it
+    _hostile_file(cat / "approvals" / name, kind, elsewhere)
+    r = cli("review", str(cat), "-q", "-f", "json", cwd=cat)
+    assert r.returncode == 1
+    rows = {a["file"]: a for a in json.loads(r.stdout)["approvals"]}
+    row = rows[f"approvals/{name}"]
+    assert row["state"] == "unreadable" and row["rule"] == "RV301", row
+    assert "cannot read" in row["message"]
+    r = cli("promote", CUTTER, "--to", TO, cwd=cat)  # the good record still counts
+    assert r.returncode == 0, (r.stdout, r.stderr)
+
+
+# --------------------------------------------------------------------------- follow-up reads
+
+
+def _swap(cat: Path, elsewhere: Path, what: str, kind: str) -> None:
+    from risutools.contract.transitions import MAX_LOG_BYTES
+
+    if what == "document":
+        target = doc_path(cat, CUTTER)
+    elif what == "approval":
+        (target,) = (cat / "approvals").iterdir()
+    else:
+        target = cat / "transitions.ndjson"
+    if kind == "link-outside":
+        shutil.copy(target, elsewhere / "copy")
+        target.unlink()
+        target.symlink_to(elsewhere / "copy")
+    elif kind == "too-large":
+        sparse_file(target, MAX_LOG_BYTES + 1)
+    else:
+        _hostile_file(target, kind, elsewhere)
+
+
+def _plan_swap_execute(cat: str, elsewhere: str, what: str, kind: str) -> Any:
+    from risutools.catalog.catalog import Catalog
+    from risutools.catalog.promote import execute, plan
+
+    c = Catalog.open(cat)
+    p = plan(c, c.resolve(CUTTER), TO)
+    assert p.ok, [v.reason for v in p.verdicts if v.failed]
+    _swap(Path(cat), Path(elsewhere), what, kind)
+    return execute(c, p)
+
+
+SWAPS = [("document", "fifo"), ("document", "dev-zero"), ("document", "link-outside"),
+         ("approval", "fifo"), ("approval", "dev-zero"), ("log", "fifo"), ("log", "dev-zero"),
+         ("log", "too-large"), ("log", "link-outside")]
+
+
+@pytest.mark.parametrize(("what", "kind"), SWAPS)
+def test_execute_reads_again_only_regular_bounded_files_inside(
+        cat: Path, elsewhere: Path, what: str, kind: str) -> None:
+    approve(CUTTER, "request_review", "kim", "", None, str(cat))
+    if what == "log":
+        (cat / "transitions.ndjson").write_bytes(b"")
+    got = in_child(_plan_swap_execute, str(cat), str(elsewhere), what, kind)
+    assert isinstance(got, tuple) and got[0] == "raised", got
+    assert got[1] in ("FileRefused", "WriteConflict", "RisuError"), got
+    if what == "log" and kind != "too-large":
+        assert not (cat / "transitions.ndjson").is_file() or \
+            (cat / "transitions.ndjson").is_symlink()
+
+
+def _cas_write(target: str, base: str) -> Any:
+    from risutools.fsio import atomic_write
+
+    atomic_write(target, b"new\n", expect_sha256=base)
+    return "wrote"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "link-to-the-same-bytes"])
+def test_the_compare_and_swap_never_reads_through_a_link_or_a_device(tmp_path: Path,
+                                                                     kind: str) -> None:
+    import hashlib
+
+    old = b"old\n"
+    target = tmp_path / "doc.json"
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "dev-zero":
+        target.symlink_to("/dev/zero")
+    else:
+        (tmp_path / "real.json").write_bytes(old)
+        target.symlink_to(tmp_path / "real.json")
+    got = in_child(_cas_write, str(target), hashlib.sha256(old).hexdigest())
+    assert got[0] == "raised" and got[2] == "not-a-file", got
+    if kind == "link-to-the-same-bytes":
+        assert (tmp_path / "real.json").read_bytes() == old and target.is_symlink()
+
+
+def _packet_names(cat: str, out: str) -> tuple[str, str]:
+    from risutools.catalog.catalog import Catalog
+    from risutools.catalog.packet import build_packet, packet_files
+
+    c = Catalog.open(cat)
+    j, m = packet_files(build_packet(c, c.resolve(CUTTER), "light"), Path(out))
+    return str(j), str(m)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "link-outside"])
+@pytest.mark.parametrize("which", [0, 1])
+def test_a_packet_path_that_is_not_a_packet_file_is_refused(cat: Path, elsewhere: Path,
+                                                            tmp_path: Path, kind: str,
+                                                            which: int) -> None:
+    out = tmp_path / "packets"
+    out.mkdir()
+    names = in_child(_packet_names, str(cat), str(out))
+    _hostile_file(Path(names[which]), kind, elsewhere)
+    before = snapshot(elsewhere)
+    r = cli("packet", CUTTER, "--lane", "light", "-o", str(out), cwd=cat)
+    assert r.returncode == 2 and "not-a-file" in one_line(r.stderr), (r.stdout, r.stderr)
+    assert snapshot(elsewhere) == before
+
+
+# --------------------------------------------------------------------------- small ones
+
+
+@pytest.mark.parametrize("epoch", ["253402300800", "99999999999999999999999"])
+def test_source_date_epoch_past_year_9999_is_one_line(cat: Path, epoch: str) -> None:
+    r = cli("approve", CUTTER, "--action", "request_review", "--reviewer", "kim", cwd=cat,
+            env={"SOURCE_DATE_EPOCH": epoch})
+    assert r.returncode == 2 and "SOURCE_DATE_EPOCH" in one_line(r.stderr), r.stderr
+    assert _records(cat) == []
