@@ -121,7 +121,7 @@ def _one_line_errors(name: str, err: str) -> None:
 
 
 def test_every_run_ran(outputs: dict[str, tuple[int, str, str]]) -> None:
-    for name, (code, out, err) in outputs.items():
+    for name, (code, _out, err) in outputs.items():
         assert "Traceback" not in err and "internal error" not in err, (name, err)
         assert code in (0, 1, 2), name
         _one_line_errors(name, err)
