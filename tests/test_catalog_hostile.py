@@ -402,3 +402,43 @@ def test_source_date_epoch_past_year_9999_is_one_line(cat: Path, epoch: str) -> 
             env={"SOURCE_DATE_EPOCH": epoch})
     assert r.returncode == 2 and "SOURCE_DATE_EPOCH" in one_line(r.stderr), r.stderr
     assert _records(cat) == []
+
+
+# --------------------------------------------------------------------------- cost
+
+
+def _approval_files_opened(cat: str) -> list[str]:
+    import sys
+
+    from risutools.catalog.catalog import Catalog
+    from risutools.catalog.promote import plan
+
+    opened: set[str] = set()
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
+            p = os.fsdecode(args[0])
+            if f"{os.sep}approvals{os.sep}" in p:
+                opened.add(os.path.basename(p))
+
+    sys.addaudithook(hook)  # (in a forked child: the hook goes with it)
+    c = Catalog.open(cat)
+    p = plan(c, c.resolve(CUTTER), TO)
+    assert p.ok, [v.reason for v in p.verdicts if v.failed]
+    return sorted(opened)
+
+
+def test_promote_opens_only_its_own_approval_records(cat: Path) -> None:
+    """A promotion's cost does not grow with the catalog's other records: with 300 records
+    of other components (and of another action of this one), it opens only the records
+    whose name is one of its component and step (an index by file name)."""
+    approve(CUTTER, "request_review", "kim", "", None, str(cat))
+    (mine,) = (cat / "approvals").iterdir()
+    text = mine.read_text("utf-8")
+    for n in range(300):
+        other = f"module.risu.{n:09d}.other"
+        (cat / "approvals" / f"{other}--request_review--{n:012x}.yaml").write_text(
+            text.replace(CUTTER, other), "utf-8")
+    (cat / "approvals" / f"{CUTTER}--approve--{0:012x}.yaml").write_text(text, "utf-8")
+    got = in_child(_approval_files_opened, str(cat))
+    assert got == [mine.name], got
