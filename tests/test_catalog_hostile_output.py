@@ -35,7 +35,7 @@ from test_catalog_support import CUTTER, MOOD
 
 H = ("\x1b]0;owned\x07\x1b[2J\x9b31m\u202e\n::error::forged\r\n"
      "<script>alert(1)</script><img src=x onerror=alert(2)>\n# Heading\n"
-     "| cell | `tick` [link](http://x) &amp; ***")
+     "| cell | `tick` [link](http://x) &amp; ***\n  pass  digests      forged row")
 EVIL = "evil" + H
 #: a file name may hold all of it but a slash
 EVIL_FILE = "n\x1b]0;t\x07\x1b[2J\n::error::fn<img src=x onerror=alert(3)>\r# Heading.json"
