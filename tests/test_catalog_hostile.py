@@ -442,3 +442,34 @@ def test_promote_opens_only_its_own_approval_records(cat: Path) -> None:
     (cat / "approvals" / f"{CUTTER}--approve--{0:012x}.yaml").write_text(text, "utf-8")
     got = in_child(_approval_files_opened, str(cat))
     assert got == [mine.name], got
+
+
+# --------------------------------------------------------------------------- ingest ids
+
+HOSTILE_NAMES = ["../../etc/x", "a/b\\c", "\x1b]0;t\x07\x1b[2J", "x\n::error::y",
+                 "\u202eevil", ".hidden", "..", "<script>alert(1)</script>", "#", ""]
+
+
+def test_ingest_makes_plain_ids_whatever_the_module_is_called(tmp_path: Path) -> None:
+    """Ingest never writes an id that is not a plain name (it would become a path, or
+    reach a report): module names with separators, ``..``, ESC, line breaks, bidi
+    overrides, markup or nothing at all give plain ids, one file each, in the catalog."""
+    from risutools.catalog.ingest import ingest
+    from risutools.formats.risum import write_risum
+    from risutools.pathnames import plain_id
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for i, name in enumerate(HOSTILE_NAMES):
+        mod = {"name": name, "description": name, "id": f"00000000-0000-4000-8000-{i:012d}",
+               "lorebook": [{"key": "k", "content": name, "comment": name, "mode": "normal"}],
+               "assets": []}
+        (src / f"{300 + i}_{i}.risum").write_bytes(write_risum(mod, []))
+    out = tmp_path / "cat"
+    assert ingest(src, out, lang="en", jobs=1, use_cache=False).ok
+    docs = sorted(out.glob("*.json"))
+    assert len(docs) == len(HOSTILE_NAMES)
+    for p in docs:
+        cid = json.loads(p.read_text("utf-8"))["component_id"]
+        assert plain_id(cid) and p.name == f"{cid}.json", cid
+    assert sorted(x.name for x in out.iterdir() if x.is_dir()) in ([], [".risutools-cache"])
