@@ -77,7 +77,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, st
         r = run_cli(*args, cwd=cat)
         out[name] = (r.returncode, r.stdout, r.stderr)
 
-    for fmt in ("text", "json", "markdown", "html"):
+    for fmt in ("text", "json", "markdown", "html", "concise", "github", "sarif", "junit"):
         run(f"review.{fmt}", "review", ".", "-f", fmt)
     for fmt in ("text", "concise", "json", "github", "sarif", "junit"):
         run(f"validate.{fmt}", "validate", ".", "-f", fmt)
@@ -135,7 +135,7 @@ def test_every_run_ran(outputs: dict[str, tuple[int, str, str]]) -> None:
 #: the runs whose report shows the hostile values themselves
 SHOWN = ("review.text", "validate.text", "validate.concise", "promote.evil.text",
          "promote.cutter.text", "activate.evil.text")
-TEXTS = ["review.text", "validate.text", "validate.concise", "promote.evil.text",
+TEXTS = ["review.text", "review.concise", "validate.text", "validate.concise", "promote.evil.text",
          "promote.cutter.text", "promote.file.text", "activate.evil.text",
          "activate.cutter.text", "activate.file.text", "packet.evil", "packet.cutter",
          "packet.file"]
@@ -152,9 +152,11 @@ def test_text_shows_every_control_escaped(outputs: dict[str, tuple[int, str, str
         assert "\\x1b]0;owned\\x07" in out  # shown, escaped, not dropped
 
 
-def test_github_annotations_are_ours_alone(outputs: dict[str, tuple[int, str, str]]) -> None:
-    out = outputs["validate.github"][1]
-    findings = json.loads(outputs["validate.json"][1])["findings"]
+@pytest.mark.parametrize("command", ["validate", "review"])
+def test_github_annotations_are_ours_alone(outputs: dict[str, tuple[int, str, str]],
+                                           command: str) -> None:
+    out = outputs[f"{command}.github"][1]
+    findings = json.loads(outputs[f"{command}.sarif"][1])["runs"][0]["results"]
     assert _controls(out) == []
     ours = re.compile(r"::(error|warning|notice) file=[^:,\n]*(,line=\d+)?,title=[A-Z]+\d+::")
     lines = out.rstrip("\n").split("\n")
@@ -231,7 +233,7 @@ def test_markdown_is_text_not_markup(outputs: dict[str, tuple[int, str, str]],
     assert "\n```\n::" not in md
 
 
-JSONS = ["review.json", "validate.json", "validate.sarif", "promote.evil.json",
+JSONS = ["review.json", "review.sarif", "validate.json", "validate.sarif", "promote.evil.json",
          "promote.cutter.json", "promote.file.json", "packet.evil.json", "packet.cutter.json"]
 
 
@@ -256,7 +258,9 @@ def test_json_carries_the_values_and_no_raw_control(
         assert EVIL in _strings(data)  # the value itself, unchanged, for a program
 
 
-def test_junit_is_well_formed_xml(outputs: dict[str, tuple[int, str, str]]) -> None:
-    text = outputs["validate.junit"][1]
+@pytest.mark.parametrize("command", ["validate", "review"])
+def test_junit_is_well_formed_xml(outputs: dict[str, tuple[int, str, str]],
+                                  command: str) -> None:
+    text = outputs[f"{command}.junit"][1]
     assert _controls(text) == []
     minidom.parseString(text.encode("utf-8"))
