@@ -473,3 +473,26 @@ def test_ingest_makes_plain_ids_whatever_the_module_is_called(tmp_path: Path) ->
         cid = json.loads(p.read_text("utf-8"))["component_id"]
         assert plain_id(cid) and p.name == f"{cid}.json", cid
     assert sorted(x.name for x in out.iterdir() if x.is_dir()) in ([], [".risutools-cache"])
+
+
+# --------------------------------------------------------------------------- records
+
+
+@pytest.mark.parametrize("option", ["--reviewer", "--note"])
+@pytest.mark.parametrize("value", ["kim\n  pass  digests      all verified", "kim\x1b[2J",
+                                   "kim\r", "kim\x1b]0;title\x07", "kim\u202e", "kim\x00",
+                                   "kim\u2028x", "kim\x9b31m"])
+def test_approve_refuses_control_characters(cat: Path, option: str, value: str) -> None:
+    """A record is one line of plain text a person later reads (``promote`` shows the
+    reviewer): a line break, ESC, OSC, NUL, a bidi override or a C1 control is refused."""
+    from harness import run_cli
+
+    args = {"--reviewer": value, "--note": "read it"}
+    if option == "--note":
+        args = {"--reviewer": "kim", "--note": value}
+    r = run_cli("approve", CUTTER, "--action", "request_review",
+                *[x for kv in args.items() for x in kv], cwd=cat)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    line = one_line(r.stderr)
+    assert "bad-argument" in line and option in line and "\x1b" not in line, line
+    assert _records(cat) == []
