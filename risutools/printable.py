@@ -4,6 +4,7 @@ report)."""
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from typing import Any
@@ -54,9 +55,8 @@ def quoted(text: str) -> str:
 
 # --------------------------------------------------------------------------- one escaping
 # per output kind, for every value that comes from a catalog or a module (ids, names,
-# reviewer names, log fields, notes, messages that quote them).  HTML is escaped by its
-# renderers (``html.escape``); GitHub workflow commands by ``report/github.py`` over
-# :func:`text_value`.
+# reviewer names, log fields, notes, messages that quote them).  GitHub workflow commands
+# are escaped by ``report/github.py`` over :func:`text_value`.
 
 
 def text_value(value: Any) -> str:
@@ -64,6 +64,13 @@ def text_value(value: Any) -> str:
     CSI), no line break (no forged row, no ``::error::`` line in a CI log), no bidi
     reordering: :func:`display` of its text."""
     return display(value if isinstance(value, str) else str(value))
+
+
+def html_value(value: Any) -> str:
+    """A value inside an HTML page (text or an attribute in double quotes):
+    :func:`text_value` (no control character reaches the page or a terminal showing it),
+    then HTML-escaped (``& < > " '``): no tag, no attribute, no entity from the value."""
+    return html.escape(text_value(value), quote=True)
 
 
 _MD_ENTITIES = {"&": "&amp;", "<": "&lt;"}

@@ -8,6 +8,7 @@ unreadable path that makes a run exit 2, comes from the light
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from risutools.checks.registry import Check
 from risutools.contract.checks_load import mc001
@@ -24,6 +25,8 @@ class DocumentInfo:
     component_version: str | None
     sha256: str | None  # canonical document hash (None if it cannot be computed)
     findings: list[Finding] = field(default_factory=list)
+    #: the real file (``file`` is its display name, escaped: never opened); None for stdin
+    path: Path | None = None
 
 
 @dataclass

@@ -90,6 +90,7 @@ def document_info(ld: LoadedDocument, findings: list[Finding]) -> DocumentInfo:
     return DocumentInfo(
         ld.file, ld.line, cid if isinstance(cid, str) else None,
         ver if isinstance(ver, str) else None, ld.sha256 or doc_hash(doc), findings,
+        ld.path,
     )
 
 

@@ -10,7 +10,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from risutools.canonical import prefixed
-from risutools.printable import display, quoted, scrub
+from risutools.printable import display, json_text, quoted, scrub
 
 if TYPE_CHECKING:
     from risutools.analysis.model import Analysis, Fact
@@ -31,7 +31,7 @@ def _source_dict(m: Module) -> dict[str, Any]:
 def render_analysis_json(path: str, results: list[tuple[Module, Analysis]]) -> str:
     doc = {"file": path,
            "modules": [{"source": _source_dict(m), "analysis": a.to_dict()} for m, a in results]}
-    return json.dumps(scrub(doc), ensure_ascii=False, indent=1) + "\n"
+    return json_text(json.dumps(scrub(doc), ensure_ascii=False, indent=1)) + "\n"
 
 
 def _show(text: str) -> str:

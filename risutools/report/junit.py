@@ -7,21 +7,21 @@ warnings go to ``<system-out>``; a file that could not be loaded is an
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
+
+from risutools.printable import text_value
 
 if TYPE_CHECKING:
     from risutools.contract.result import DocumentInfo, Result
     from risutools.findings import Finding
 
 
-_XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
-
-
 def _x(s: str) -> str:
-    """Text XML 1.0 can hold (control characters and lone surrogates escaped)."""
-    return _XML_BAD.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
+    """One line of text XML 1.0 can hold and a person can read in a CI page: every
+    control, format character and lone surrogate shown escaped
+    (:func:`risutools.printable.text_value`), so no value adds a line or reorders one."""
+    return text_value(s)
 
 
 def _line(f: Finding) -> str:

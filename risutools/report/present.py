@@ -108,7 +108,8 @@ def _inspect(r: InspectResult, **_: Any) -> Rendered:
     err = [refusal(f.error) for f in r.files if f.error is not None]
     if r.as_json:
         doc = [f.to_dict() for f in r.files]
-        return Rendered(json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True) + "\n", err)
+        return Rendered(json_text(json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True))
+                        + "\n", err)
     out: list[str] = []
     for f in r.files:
         if f.error is not None:
@@ -160,7 +161,7 @@ def _analysis(a: Analyzed, *, fmt: str, output: str | None, color: bool,
         return Rendered(render(fmt, a.merged, color=color), err)
     if fmt == "json" and a.given > 1:
         doc = [json.loads(render(fmt, r)) for r in a.results]
-        return Rendered(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", err)
+        return Rendered(json_text(json.dumps(doc, ensure_ascii=False, indent=1)) + "\n", err)
     return Rendered("".join(render(fmt, r, color=color) for r in a.results), err)
 
 
@@ -276,7 +277,7 @@ def _ingest(i: Ingested, *, as_json: bool, quiet: bool, report: str | None,
     """The run as JSON (``--json``, and the ``--report`` file), the summary table, or with
     ``-q`` only what failed, collided, was kept or is worth a notice."""
     r = i.result
-    text = json.dumps(r.to_dict(), ensure_ascii=False, indent=1) + "\n"
+    text = json_text(json.dumps(r.to_dict(), ensure_ascii=False, indent=1)) + "\n"
     files = [(report, text)] if report else []
     if as_json:
         return Rendered(text, files=files)

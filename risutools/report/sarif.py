@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from risutools import __version__
 from risutools.checks.registry import DOC_PAGES, for_command
 from risutools.pathnames import name_uri
+from risutools.printable import json_text
 
 if TYPE_CHECKING:
     from risutools.contract.validate import Result
@@ -110,4 +111,5 @@ def sarif_dict(result: Result) -> dict[str, Any]:
 
 
 def render_sarif(result: Result) -> str:
-    return json.dumps(sarif_dict(result), ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+    return json_text(json.dumps(sarif_dict(result), ensure_ascii=False, sort_keys=True,
+                                indent=2)) + "\n"
