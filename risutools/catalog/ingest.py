@@ -99,11 +99,16 @@ def ingest(
     notes_s, notes_sig = _notes(out_p, notes_dir, executor)
     notes_sig += _grades_signature(settings)  # (part of every cache key)
     unlisted: list[tuple[str, str]] = []
-    files, skipped = find_sources(src_p, exclude=out_p, unlisted=unlisted)
+    cache = IngestCache.load(out_p / CACHE_NAME, use_cache)
+
+    def known(path: str, rel: str) -> str | None:  # a file the cache knows is not sniffed
+        return cache.known_format(rel, path, lang, post_id_from_name(path), notes_sig)
+
+    files, skipped = find_sources(src_p, exclude=out_p, unlisted=unlisted,
+                                  known=known if cache.enabled else None)
     if settings is not None and settings.exclude:
         files = [item for item in files if not settings.is_excluded(item[1])]
-    run = _Run(src_p, out_p, lang, notes_sig, IngestCache.load(out_p / CACHE_NAME, use_cache),
-               on_progress)
+    run = _Run(src_p, out_p, lang, notes_sig, cache, on_progress)
     todo = run.plan(files, on_start)
     own_pool = executor is None and (jobs if jobs is not None else (os.cpu_count() or 1)) > 1
     stage = _stage_spec(out_p, ndjson, executor)

@@ -9,13 +9,12 @@ monitor alone; otherwise there is no applicable simulation.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from risutools import __version__
-from risutools.canonical import doc_sha256, self_hash
+from risutools.canonical import doc_sha256, indented, self_hash
 from risutools.errors import ReplayError
 from risutools.replay.checker import INVARIANTS, InvariantChecker
 from risutools.replay.cutter import ContextCutter, CutResult
@@ -303,4 +302,5 @@ def verify_report_hash(report: dict[str, Any]) -> bool:
 
 
 def report_bytes(report: dict[str, Any]) -> bytes:
-    return (json.dumps(report, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode()
+    """The report file's bytes: indented JSON, keys sorted (orjson when it writes the same)."""
+    return indented(report)
