@@ -155,12 +155,12 @@ def _color(choice: str, stream: object = None) -> bool:
         raise typer.BadParameter(str(exc), param_hint="--color") from None
 
 
-def _select(help: str = "Only these rules: ids or prefixes, repeated or comma-separated "
-            "(MC2,RA1).") -> Any:
-    return typer.Option([], "--select", metavar="IDS", help=help)
+def _select(example: str) -> Any:
+    return typer.Option([], "--select", metavar="IDS", help="Only these checks: ids or "
+                        f"prefixes, repeated or comma-separated ({example}).")
 
 
-def _ignore(help: str = "Skip these rules: ids or prefixes, repeated or comma-separated.") -> Any:
+def _ignore(help: str = "Skip these checks: ids or prefixes, repeated or comma-separated.") -> Any:
     return typer.Option([], "--ignore", metavar="IDS", help=help)
 
 
@@ -264,7 +264,7 @@ def validate(
         help="Documents: .json/.yaml/.yml/.ndjson files, folders (recursive), - for stdin.",
     ),
     fmt: str = _format(),
-    select: list[str] = _select(),
+    select: list[str] = _select("MC2,MC4"),
     ignore: list[str] = _ignore(),
     strict: bool = _strict(),
     promotion: bool = typer.Option(
@@ -314,7 +314,7 @@ def verify(
         help="Find sources by name and digest-named files only (do not hash the whole store).",
     ),
     fmt: str = _format(),
-    select: list[str] = _select(),
+    select: list[str] = _select("MC201,MC202"),
     ignore: list[str] = _ignore(),
     strict: bool = _strict(),
     config_file: str | None = _config(),
@@ -373,7 +373,7 @@ def analyze_cmd(
     ),
     fmt: str = _format(),
     as_json: bool = typer.Option(False, "--json", help="Print the facts as JSON (= -f json)."),
-    select: list[str] = _select(),
+    select: list[str] = _select("RA1,RA8"),
     ignore: list[str] = _ignore(),
     fail_on: str = typer.Option(
         "warning", "--fail-on", metavar="SEVERITY",
@@ -700,7 +700,7 @@ def review_cmd(
             help="Worker processes for the document rules (default: all "
         "cores)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
-    select: list[str] = _select(),
+    select: list[str] = _select("MC2,RV2"),
     ignore: list[str] = _ignore(),
     exclude: list[str] = _exclude(),
     config_file: str | None = _config(),

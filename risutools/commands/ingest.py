@@ -11,6 +11,7 @@ from typing import ClassVar
 
 from risutools.catalog.cluster import cluster_executor
 from risutools.catalog.ingest import IngestResult, ingest
+from risutools.checks.registry import check_selection
 from risutools.errors import Code, ConfigError
 from risutools.settings.config import resolve_settings
 
@@ -29,6 +30,9 @@ class Options:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_selection("ingest", self.select, self.ignore)
 
 
 @dataclass

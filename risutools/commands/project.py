@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from risutools.checks.registry import check_selection
 from risutools.projection.run import project_path, write_documents
 from risutools.settings.config import resolve_settings
 
@@ -21,6 +22,9 @@ class Options:
     config_file: str | None = None
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_selection("project", self.select, self.ignore)
 
 
 @dataclass

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from risutools.checks.registry import for_command
+from risutools.checks.registry import check_selection, for_command
 from risutools.contract.fix import FixOutcome, fix_result
 from risutools.contract.result import Result
 from risutools.contract.validate import validate_paths
@@ -32,6 +32,9 @@ class Options:
     strict: bool = False
     skip_non_documents: bool = False
     fix: bool = False
+
+    def __post_init__(self) -> None:
+        check_selection("validate", self.select, self.ignore)
 
 
 @dataclass

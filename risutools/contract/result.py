@@ -74,6 +74,11 @@ class Result:
                 1 for d in self.documents if any(x.severity == "error" for x in d.findings)),
         }
 
+    def fails(self, finding: Finding) -> bool:
+        """Whether ``finding`` fails the run (what exit 1 means): an error, or a warning
+        with :attr:`strict` (the JUnit report counts these as failures)."""
+        return finding.severity == "error" or (self.strict and finding.severity == "warning")
+
     def could_not_run(self) -> bool:
         return any(x.rule == mc001.id for x in self.file_findings)
 
