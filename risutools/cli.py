@@ -27,7 +27,7 @@ from risutools.errors import RisuError, UsageError, WriteConflict
 from risutools.pathnames import safe_line
 from risutools.report.color import COLOR_HELP, use_color
 from risutools.report.ingest_text import IngestProgress
-from risutools.report.output import write_out, write_report
+from risutools.report.output import check_report_path, write_out, write_report
 from risutools.report.present import REVIEW_FORMATS, present
 from risutools.report.reporters import FORMAT_HELP, FORMATS
 from risutools.report.review_text import ReviewProgress
@@ -113,12 +113,16 @@ def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
     presenter says (the report to stdout or ``-o``, notes to stderr) and exit with the
     result's code (``--exit-zero``: findings do not fail; 2, could not run, stays)."""
     command = _command(name)
-    try:
+    try:  # a value out of its choices, range or form: the option's usage error
         options = command.Options(**params)
-    except UsageError as exc:  # a value out of its choices or range: the option's usage error
+        check_report_path(how.get("output"), how.pop("formats", ()))
+        check_report_path(how.get("report"))
+        with around if around is not None else contextlib.nullcontext():
+            result = command.run(options, **(hooks or {}))
+    except UsageError as exc:
+        if not exc.where:  # options that do not fit together
+            raise _click_class("UsageError")(exc.why) from None
         raise typer.BadParameter(exc.why, param_hint=exc.where) from None
-    with around if around is not None else contextlib.nullcontext():
-        result = command.run(options, **(hooks or {}))
     shown = present(result, **how)
     for path, text in shown.files:
         write_report(path, text)
@@ -297,7 +301,7 @@ def validate(
         ignore=tuple(ignore), exclude=tuple(exclude), promotion=promotion, strict=strict,
         skip_non_documents=skip_non_documents, fix=fix,
     ), fmt=fmt, output=output, color=_color(color) and output is None, statistics=statistics,
-        exit_zero=exit_zero)
+        exit_zero=exit_zero, formats=FORMATS)
 
 
 @app.command()
@@ -345,7 +349,7 @@ def verify(
         skip_non_documents=skip_non_documents,
         allow_config_sources_outside=allow_config_sources_outside,
     ), fmt=fmt, output=output, color=_color(color) and output is None, statistics=statistics,
-        exit_zero=exit_zero)
+        exit_zero=exit_zero, formats=FORMATS)
 
 
 @app.command("hash")
@@ -397,7 +401,7 @@ def analyze_cmd(
     _execute("analyze", dict(files=tuple(files), fail_on=fail_on, config_file=config_file,
                              select=tuple(select), ignore=tuple(ignore)),
              fmt=fmt, output=output, color=use and output is None, statistics=statistics,
-             exit_zero=exit_zero)
+             exit_zero=exit_zero, formats=FORMATS)
 
 
 @app.command("rule")
@@ -713,7 +717,8 @@ def review_cmd(
     _execute("review", dict(catalog=catalog_dir, sources=sources, jobs=jobs,
                             config_file=config_file, select=tuple(select), ignore=tuple(ignore),
                             exclude=tuple(exclude)),
-             hooks=dict(progress=bar.update), around=bar, fmt=fmt, output=output)
+             hooks=dict(progress=bar.update), around=bar, fmt=fmt, output=output,
+             formats=REVIEW_FORMATS)
 
 
 def _whole_short_helps() -> None:
@@ -756,7 +761,7 @@ def main() -> None:
     usage_error = _click_class("UsageError")
     click_error = _click_class("ClickException")
     try:
-        rc = app(standalone_mode=False)
+        rc = app(standalone_mode=False, prog_name="risutools")
     except usage_error as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # no arguments: the help was shown
             text = str(getattr(exc, "format_message", exc.__str__)())

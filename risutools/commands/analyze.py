@@ -15,7 +15,7 @@ from risutools.analysis.model import Analysis
 from risutools.canonical import prefixed
 from risutools.checks.registry import RuleFilter, check_selection, for_command
 from risutools.contract.result import DocumentInfo, Result
-from risutools.errors import Code, ConfigError, RisuError
+from risutools.errors import RisuError, UsageError
 from risutools.findings import SEVERITY_RANK, Finding, sorted_findings
 from risutools.formats.model import Module
 from risutools.formats.reader import read_path
@@ -67,8 +67,7 @@ def analyze_result(path: str, rule_filter: RuleFilter | None = None) -> AnalyzeR
 def check_fail_on(fail_on: str) -> None:
     """A ConfigError (exit 2) unless ``fail_on`` is one of :data:`FAIL_ON`."""
     if fail_on not in FAIL_ON:
-        raise ConfigError(Code.BAD_OPTION, f"must be one of {', '.join(FAIL_ON)}, not {fail_on!r}",
-                          where="--fail-on")
+        raise UsageError("--fail-on", f"must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
 
 
 def exit_code(analyses: list[Analysis], fail_on: str) -> int:

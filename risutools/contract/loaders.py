@@ -249,7 +249,7 @@ def load_file(p: Path, *, from_folder: bool = False) -> LoadOutcome:
             out.problems.append(mc000(
                 name, f"{exc.why} for one document (split it, or use an NDJSON catalog)"))
         else:
-            out.problems.append(mc001(name, exc.why))
+            out.problems.append(mc001(name, exc.why, exc.code))
         return out
     except OSError as exc:  # a read error in the middle of an NDJSON file
         out.problems.append(mc001(name, f"cannot read: {exc.strerror or exc}"))

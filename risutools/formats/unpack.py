@@ -372,7 +372,7 @@ def pack(src: str | os.PathLike[str], out: str | os.PathLike[str], *, force: boo
     module, blobs = pack_inputs(src)
     data = write_risum(module, blobs)
     if os.path.isdir(out):
-        raise FormatError(Code.UNWRITABLE, "is a folder; -o names the .risum file to write "
+        raise FormatError(Code.NOT_A_FILE, "is a folder; -o names the .risum file to write "
                           "(e.g. -o DIR/name.risum)", path=os.fspath(out))
     if not force and os.path.lexists(out):
         raise FormatError(Code.TARGET_EXISTS, "the file already exists; use --force to overwrite",

@@ -79,7 +79,8 @@ def _findings(v: Validation, *, fmt: str, output: str | None, color: bool,
     if v.note and (fmt != "text" or statistics or output):
         err.append(f"risutools: verify: {v.note}")
     unreadable = result.unreadable()
-    err += [safe_line(f"risutools: {f.file}: {f.rule}: {f.message}") for f in unreadable]
+    err += [safe_line(f"risutools: {f.file}: {f.code or f.rule}: {f.message}")
+            for f in unreadable]
     nothing_read = not result.files and not result.documents
     if fmt == "text" and output is None and nothing_read and unreadable:
         return Rendered(None, err)
