@@ -50,14 +50,24 @@ replay_app = typer.Typer(help=_REPLAY_HELP, no_args_is_help=True, rich_markup_mo
 app.add_typer(replay_app, name="replay", short_help=_REPLAY_HELP)  # whole in the command list
 
 
+def _metavar(self: Any, ctx: Any = None, *, usage: bool = False) -> str:
+    """An argument as usage lines write it: ``FILE...`` when several are taken, in brackets
+    when it may be left out (``[CATALOG]``)."""
+    var = (self.metavar or self.name or "").upper() + ("..." if self.nargs != 1 else "")
+    return var if self.required or not usage else f"[{var}]"
+
+
 def _metavar_only() -> None:
-    """Help shows an argument by its metavar alone (FILE), not with a type name
-    (``<list[str]>``) next to it; options already show their metavar instead of a type."""
+    """Help shows an argument by its metavar alone (FILE, FILE... when several are taken),
+    not with a type name (``<list[str]>``) or braces (``{FILE}``) around it; options already
+    show their metavar instead of a type."""
     from typer import core
 
     arg = getattr(core, "TyperArgument", None)
     if arg is not None and hasattr(arg, "display_type_rich"):
         setattr(arg, "display_type_rich", lambda self, ctx: None)  # noqa: B010
+    if arg is not None and hasattr(arg, "make_metavar"):
+        setattr(arg, "make_metavar", _metavar)  # noqa: B010
 
 
 _metavar_only()
@@ -683,7 +693,8 @@ def packet_cmd(
     catalog: str | None = _catalog(),
     config_file: str | None = _config(),
 ) -> None:
-    """Write a review packet (JSON + Markdown): light or full lane (seed 001)."""
+    """Write a review packet (JSON + Markdown): the light lane (the document, its permission
+    facts and findings) or the full lane (its relations in the catalog too)."""
     _execute("packet", dict(component=component, lane=lane, out=out, actor=actor,
                             instruction=instruction, escalates=escalates, queue=queue,
                             status=status, limit=limit, catalog=catalog,

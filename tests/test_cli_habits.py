@@ -311,7 +311,7 @@ def test_verify_without_sources_says_it_once(tmp_path: Path,
     code, out, err = run(capsys, monkeypatch, "verify", "-f", "concise", str(tmp_path))
     assert err.count("sources not checked") == 1 and "MC202" not in out
     code, out, err = run(capsys, monkeypatch, "verify", "--require-sources", str(tmp_path))
-    assert code == 2 and "--require-sources needs a source store" in err
+    assert code == 2 and "Invalid value for --require-sources: needs a source store" in err
     code, out, err = run(capsys, monkeypatch, "verify", "--sources", str(SOURCES), str(tmp_path))
     assert "sources not checked" not in out + err
 
@@ -354,7 +354,7 @@ def test_pack_output_folder_and_existing_file(tmp_path: Path,
     assert code == 0
     (tmp_path / "d").mkdir()
     code, _, err = run(capsys, monkeypatch, "pack", str(up), "-o", str(tmp_path / "d"))
-    assert code == 2 and "unwritable: is a folder" in err and err.count("\n") == 1
+    assert code == 2 and "not-a-file: is a folder, not a file" in err and err.count("\n") == 1
     target = tmp_path / "m.risum"
     assert run(capsys, monkeypatch, "pack", str(up), "-o", str(target))[0] == 0
     code, _, err = run(capsys, monkeypatch, "pack", str(up), "-o", str(target))

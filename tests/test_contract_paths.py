@@ -480,7 +480,8 @@ def test_non_utf8_name_in_error_lines(tmp_path: Path) -> None:
     p = run("validate", raw, cwd=tmp_path)
     assert p.returncode == 2
     assert one_line(p) == ("risutools: \\xc7\\xd1\\xb1\\xdb.json: not-found: is a symbolic link "
-                           "to a missing file (a symbolic link to /nonexistent/\\xc7\\xd1\\xb1\\xdb)")
+                           "to a missing file (a symbolic link to "
+                           "/nonexistent/\\xc7\\xd1\\xb1\\xdb)")
     p = run("hash", raw, cwd=tmp_path)
     assert p.returncode == 2 and "\\xc7\\xd1\\xb1\\xdb.json" in one_line(p)
     p = run("project", str(SOURCES / "174678332_context-cutter.risum"), "--notes", raw,

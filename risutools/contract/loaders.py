@@ -57,14 +57,14 @@ SKIP_FILES = frozenset({"transitions.ndjson", "pyproject.toml"})
 
 STDIN = "-"
 
-STDIN_NAME = "<stdin>"
+STDIN_NAME = "-"  # standard input, as it is named on the command line
 
 
 @dataclass
 class LoadedDocument:
     """One document and where it came from."""
 
-    file: str  # display path (as given / relative), "<stdin>" for stdin
+    file: str  # display path (as given / relative), "-" for stdin
     line: int | None  # NDJSON line / YAML document start line / 1 for a JSON file
     doc: Any
     fmt: str  # "json" | "yaml" | "ndjson"

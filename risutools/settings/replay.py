@@ -191,7 +191,8 @@ def read_replay_layer(path: str | Path) -> dict[str, Any]:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError(Code.CONFIG_NOT_MAPPING, "the configuration must be a mapping", path=str(p))
+        raise ConfigError(Code.CONFIG_NOT_MAPPING, "the configuration must be a mapping",
+                          path=str(p))
     return data
 
 
