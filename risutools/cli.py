@@ -28,11 +28,15 @@ from risutools.pathnames import safe_line
 from risutools.report.color import COLOR_HELP, use_color
 from risutools.report.ingest_text import IngestProgress
 from risutools.report.output import check_report_path, write_out, write_report
-from risutools.report.present import REVIEW_FORMATS, present
-from risutools.report.reporters import FORMAT_HELP, FORMATS
+from risutools.report.present import present
+from risutools.report.reporters import FORMAT_HELP, FORMATS, formats
 from risutools.report.review_text import ReviewProgress
 from risutools.report.statistics import STATISTICS_FORMATS
+from risutools.report.usage import plain_argument_help, usage_line
 from risutools.settings import lifecycle
+
+#: the review's --format choices, from the reporter table
+REVIEW_FORMATS = formats("review")
 
 app = typer.Typer(
     name="risutools",
@@ -50,27 +54,7 @@ replay_app = typer.Typer(help=_REPLAY_HELP, no_args_is_help=True, rich_markup_mo
 app.add_typer(replay_app, name="replay", short_help=_REPLAY_HELP)  # whole in the command list
 
 
-def _metavar(self: Any, ctx: Any = None, *, usage: bool = False) -> str:
-    """An argument as usage lines write it: ``FILE...`` when several are taken, in brackets
-    when it may be left out (``[CATALOG]``)."""
-    var = (self.metavar or self.name or "").upper() + ("..." if self.nargs != 1 else "")
-    return var if self.required or not usage else f"[{var}]"
-
-
-def _metavar_only() -> None:
-    """Help shows an argument by its metavar alone (FILE, FILE... when several are taken),
-    not with a type name (``<list[str]>``) or braces (``{FILE}``) around it; options already
-    show their metavar instead of a type."""
-    from typer import core
-
-    arg = getattr(core, "TyperArgument", None)
-    if arg is not None and hasattr(arg, "display_type_rich"):
-        setattr(arg, "display_type_rich", lambda self, ctx: None)  # noqa: B010
-    if arg is not None and hasattr(arg, "make_metavar"):
-        setattr(arg, "make_metavar", _metavar)  # noqa: B010
-
-
-_metavar_only()
+plain_argument_help()
 
 
 def _version(value: bool) -> None:
@@ -719,6 +703,7 @@ def review_cmd(
     ignore: list[str] = _ignore(),
     exclude: list[str] = _exclude(),
     config_file: str | None = _config(),
+    color: str = _color_option(),
 ) -> None:
     """Review a whole catalog (read-only): findings, digests, graph, log, approvals, board."""
     if fmt not in REVIEW_FORMATS:
@@ -729,7 +714,7 @@ def review_cmd(
                             config_file=config_file, select=tuple(select), ignore=tuple(ignore),
                             exclude=tuple(exclude)),
              hooks=dict(progress=bar.update), around=bar, fmt=fmt, output=output,
-             formats=REVIEW_FORMATS)
+             color=_color(color) and output is None, formats=REVIEW_FORMATS)
 
 
 def _whole_short_helps() -> None:
@@ -755,18 +740,6 @@ def _click_class(name: str) -> type[BaseException]:
     raise LookupError(name)  # pragma: no cover - every typer version has both
 
 
-def _usage_line(exc: BaseException) -> str:
-    """A usage error (bad option value, missing argument, unknown option) on one line."""
-    ctx = getattr(exc, "ctx", None)
-    parts = list(getattr(ctx, "command_path", "").split()[1:]) if ctx is not None else []
-    while parts and parts[0] in ("-m", "risutools"):  # "python -m risutools" as prog name
-        parts.pop(0)
-    cmd = " ".join(["risutools", *parts])
-    message = " ".join(str(getattr(exc, "format_message", exc.__str__)()).split())
-    where = f"{' '.join(parts)}: " if parts else ""
-    return f"risutools: {where}usage: {message} (see '{cmd} -h')"
-
-
 def main() -> None:
     """Console entry point: maps errors to one line and exit code 2."""
     usage_error = _click_class("UsageError")
@@ -779,7 +752,7 @@ def main() -> None:
             if text.strip():  # (typer prints it itself; plain click leaves it to us)
                 typer.echo(text)
         else:
-            typer.echo(safe_line(_usage_line(exc)), err=True)
+            typer.echo(safe_line(usage_line(exc)), err=True)
         sys.exit(2)
     except click_error as exc:
         typer.echo(f"risutools: {' '.join(str(exc).split())}", err=True)

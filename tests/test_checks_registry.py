@@ -265,6 +265,7 @@ def test_validate_select_concise(tmp_path: Path) -> None:
     r = run("validate", "--select", "MC2,MC3", "-f", "concise", "a.json", cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     lines = r.stdout.splitlines()
+    assert lines.pop() == "[*] 1 fixable with `risutools validate --fix`."  # MC201
     assert sorted(ln.split(": ", 1)[1].split()[0] for ln in lines[:-1]) == ["MC201", "MC301"]
     for ln in lines[:-1]:
         where, rest = ln.split(": ", 1)

@@ -160,7 +160,10 @@ def test_exit_zero_and_statistics(tmp_path: Path, capsys: pytest.CaptureFixture[
                        str(SEED))
     assert code == 1  # most frequent first, then by id; [*]: --fix fixes it
     assert out.splitlines() == ["2  MC103  [*] lineage-status", "2  MC201  [*] prompt-digest",
-                                "1  MC104      duplicate-id"]
+                                "1  MC104      duplicate-id",
+                                "Found 5 findings (5 errors, 0 warnings).",
+                                # both copies are candidates read from files: --fix fixes 4
+                                "[*] 4 fixable with `risutools validate --fix`."]
     code, out, _ = run(capsys, monkeypatch, "validate", "--statistics", "-f", "json", str(doc))
     assert json.loads(out)[0] == {"code": "MC103", "name": "lineage-status", "count": 1,
                                   "fixable": True}

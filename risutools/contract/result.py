@@ -27,6 +27,8 @@ class DocumentInfo:
     findings: list[Finding] = field(default_factory=list)
     #: the real file (``file`` is its display name, escaped: never opened); None for stdin
     path: Path | None = None
+    #: a candidate (``provenance.review_status``): the one status ``validate --fix`` edits
+    candidate: bool = False
 
 
 @dataclass

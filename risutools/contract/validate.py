@@ -96,10 +96,12 @@ def document_info(ld: LoadedDocument, findings: list[Finding]) -> DocumentInfo:
     doc = ld.doc
     cid = doc.get("component_id") if isinstance(doc, dict) else None
     ver = doc.get("component_version") if isinstance(doc, dict) else None
+    prov = doc.get("provenance") if isinstance(doc, dict) else None
     return DocumentInfo(
         ld.file, ld.line, cid if isinstance(cid, str) else None,
         ver if isinstance(ver, str) else None, ld.sha256 or doc_hash(doc), findings,
         ld.path,
+        candidate=isinstance(prov, dict) and prov.get("review_status") == "candidate",
     )
 
 
