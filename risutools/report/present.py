@@ -227,8 +227,10 @@ def _replay_run(r: Replayed, **_: Any) -> Rendered:
         return Rendered(o.message + "\n")
     s = o.report["summary"]
     failed = ", ".join(s["failed_invariants"]) or "none"
+    warned = ", ".join(s.get("warned_invariants", []))
     lines = [f"{o.simulation}: {s['requests']} request(s), verdict {s['verdict']} "
-             f"(failed invariants: {failed}); report {o.written[0]}"]
+             f"(failed invariants: {failed}" + (f"; warnings: {warned}" if warned else "")
+             + f"); report {o.written[0]}"]
     if o.updated:
         lines.append(f"updated {r.component}")
     elif o.message:
