@@ -234,7 +234,11 @@ def results_with_their_call(m: Mirror, r: Request) -> Answer:
     if not r.enabled or not m.linked:
         return SKIP
     if m.orphans:
-        shown = sorted(m.orphans, key=lambda i: m.inp[i].seq)
-        return lambda: (f"tool result(s) sent without their call: {', '.join(shown[:5])}"
-                        f" (called by {', '.join(m.ids_of_callers(shown[:5]))})")
+        return lambda: _orphans_detail(m)  # made for the first failure only
     return HELD
+
+
+def _orphans_detail(m: Mirror) -> str:
+    shown = sorted(m.orphans, key=lambda i: m.inp[i].seq)[:5]
+    return (f"tool result(s) sent without their call: {', '.join(shown)} (called by "
+            f"{', '.join(m.ids_of_callers(shown))})")
