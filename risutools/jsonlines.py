@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from risutools.errors import Code, ConfigError
+from risutools.errors import UsageError
 
 
 def escape_pointer_token(token: str) -> str:
@@ -344,12 +344,11 @@ def surrogate_in(s: str) -> str | None:
 
 
 def require_text(value: str, where: str) -> str:
-    """``value``, or ConfigError ``bad-argument`` (one line naming ``where``) when it holds
+    """``value``, or a UsageError (one line naming the option ``where``) when it holds
     an unpaired surrogate: bytes that are not UTF-8 reach Python that way (a command-line
     value), and no record can hold, hash or sign such text."""
     bad = surrogate_in(value)
     if bad is not None:
-        raise ConfigError(Code.BAD_ARGUMENT, f"not UTF-8 text (it holds bytes that are not UTF-8, "
-                          f"read as the unpaired surrogate {bad}); write it in UTF-8",
-                          where=where)
+        raise UsageError(where, f"not UTF-8 text (it holds bytes that are not UTF-8, "
+                         f"read as the unpaired surrogate {bad}); write it in UTF-8")
     return value

@@ -9,7 +9,7 @@ import re
 import unicodedata
 from typing import Any
 
-from risutools.errors import Code, ConfigError
+from risutools.errors import UsageError
 
 
 def scrub(value: Any) -> Any:
@@ -136,14 +136,13 @@ def json_text(text: str) -> str:
 
 
 def require_plain_text(value: str, option: str) -> str:
-    """``value``, or ConfigError ``bad-argument`` when it holds a control character (a line
-    break, ESC ...) or a format character (a bidi override ...): text a record keeps and
-    a person later reads as one line (``approve --reviewer/--note``)."""
+    """``value``, or a ``usage`` error naming ``option`` when it holds a control character
+    (a line break, ESC ...) or a format character (a bidi override ...): text a record keeps
+    and a person later reads as one line (``approve --reviewer/--note``)."""
     for ch in value:
         if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs"):
-            raise ConfigError(Code.BAD_ARGUMENT, f"holds the control character "
-                              f"{_escaped(ch)}; a record holds one line of plain text",
-                              where=option)
+            raise UsageError(option, f"holds the control character {_escaped(ch)}; a record "
+                             "holds one line of plain text")
     return value
 
 

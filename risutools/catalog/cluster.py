@@ -27,7 +27,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 from risutools import __version__
-from risutools.errors import Code, ConfigError
+from risutools.errors import Code, ConfigError, UsageError
 from risutools.printable import quoted
 
 CONNECT_TIMEOUT = "10s"
@@ -69,24 +69,22 @@ def _unreachable(address: str, why: str) -> ConfigError:
 
 
 def parse_address(address: str) -> tuple[str, str, int]:
-    """(scheme, host, port) of a scheduler address, or ConfigError ``bad-argument`` (one
-    line, nothing tried): no scheme is ``tcp``; ``inproc`` and ``ucx`` addresses are left
+    """(scheme, host, port) of a scheduler address, or a ``usage`` error (one line, nothing
+    tried): no scheme is ``tcp``; ``inproc`` and ``ucx`` addresses are left
     to Dask (port 0)."""
     scheme, sep, rest = address.partition("://")
     if not sep:
         scheme, rest = "tcp", address
     if scheme not in SCHEMES:
-        raise ConfigError(Code.BAD_ARGUMENT, f"{quoted(address)} is not a Dask scheduler "
-                          f"address: the scheme must be one of {', '.join(SCHEMES)}",
-                          where="--scheduler")
+        raise UsageError("--scheduler", f"{quoted(address)} is not a Dask scheduler address: "
+                         f"the scheme must be one of {', '.join(SCHEMES)}")
     if scheme not in _SOCKET_SCHEMES:
         return scheme, rest, 0
     host, _, port = rest.rpartition(":")
     host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ConfigError(Code.BAD_ARGUMENT, f"{quoted(address)} is not a Dask scheduler "
-                          "address: write scheme://host:port (e.g. tcp://10.0.0.5:8786)",
-                          where="--scheduler")
+        raise UsageError("--scheduler", f"{quoted(address)} is not a Dask scheduler address: "
+                         "write scheme://host:port (e.g. tcp://10.0.0.5:8786)")
     return scheme, host, int(port)
 
 

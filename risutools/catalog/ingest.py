@@ -49,8 +49,9 @@ from risutools.catalog.render import render
 from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
 from risutools.catalog.staging import Stager
 from risutools.catalog.walk import discover, find_sources
-from risutools.errors import Code, ConfigError, RisuError
+from risutools.errors import UsageError
 from risutools.fsio import (
+    check_target,
     display_path,
     os_error_line,
     sweep_temp_files,
@@ -61,7 +62,7 @@ from risutools.projection import post_id_from_name
 from risutools.projection.notes import MAX_NOTES_BYTES
 from risutools.projection.run import grades
 from risutools.projection.text import check_lang
-from risutools.safeio import read_or_raise
+from risutools.safeio import read_or_raise, require_folder
 from risutools.settings.config import Settings
 
 CACHE_NAME = ".risutools-cache/ingest.msgpack"
@@ -148,18 +149,14 @@ def _check_options(
 
     check_lang(lang)
     if executor is None and jobs is not None and jobs < 1:
-        raise ConfigError(Code.BAD_OPTION, f"must be at least 1, not {jobs}", where="--jobs")
-    if notes_dir is not None and not Path(notes_dir).is_dir():
-        raise RisuError(Code.NOT_A_DIRECTORY, "the notes folder does not exist or is not a folder",
-                        path=str(notes_dir))
+        raise UsageError("--jobs", f"must be at least 1, not {jobs}")
+    if notes_dir is not None:
+        require_folder(notes_dir, "the notes folder")
 
 
 def _check_folders(src: Path, out: Path) -> None:
-    if not src.is_dir():
-        raise RisuError(Code.NOT_A_DIRECTORY, "the source must be a folder", path=str(src))
-    if out.exists() and not out.is_dir():
-        raise RisuError(Code.NOT_A_DIRECTORY, "the catalog must be a folder",
-                        path=display_path(out))
+    require_folder(src, "the source folder")
+    check_target(out, folder=True)  # the catalog: a folder, with no file above it
 
 
 def _notes(

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from risutools.catalog.catalog import Catalog
 from risutools.catalog.review import Review, review_catalog
-from risutools.checks.registry import for_command
+from risutools.checks.registry import check_selection, for_command
 from risutools.commands.catalogs import configure
 from risutools.errors import UsageError
 
@@ -30,6 +30,7 @@ class Options:
     def __post_init__(self) -> None:
         if self.jobs is not None and self.jobs < 1:
             raise UsageError("--jobs", "must be at least 1")
+        check_selection("review", self.select, self.ignore)
 
 
 @dataclass

@@ -57,14 +57,14 @@ SKIP_FILES = frozenset({"transitions.ndjson", "pyproject.toml"})
 
 STDIN = "-"
 
-STDIN_NAME = "<stdin>"
+STDIN_NAME = "-"  # standard input, as it is named on the command line
 
 
 @dataclass
 class LoadedDocument:
     """One document and where it came from."""
 
-    file: str  # display path (as given / relative), "<stdin>" for stdin
+    file: str  # display path (as given / relative), "-" for stdin
     line: int | None  # NDJSON line / YAML document start line / 1 for a JSON file
     doc: Any
     fmt: str  # "json" | "yaml" | "ndjson"
@@ -249,7 +249,7 @@ def load_file(p: Path, *, from_folder: bool = False) -> LoadOutcome:
             out.problems.append(mc000(
                 name, f"{exc.why} for one document (split it, or use an NDJSON catalog)"))
         else:
-            out.problems.append(mc001(name, exc.why))
+            out.problems.append(mc001(name, exc.why, exc.code))
         return out
     except OSError as exc:  # a read error in the middle of an NDJSON file
         out.problems.append(mc001(name, f"cannot read: {exc.strerror or exc}"))

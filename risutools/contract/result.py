@@ -27,6 +27,8 @@ class DocumentInfo:
     findings: list[Finding] = field(default_factory=list)
     #: the real file (``file`` is its display name, escaped: never opened); None for stdin
     path: Path | None = None
+    #: a candidate (``provenance.review_status``): the one status ``validate --fix`` edits
+    candidate: bool = False
 
 
 @dataclass
@@ -73,6 +75,11 @@ class Result:
             "documents_with_errors": sum(
                 1 for d in self.documents if any(x.severity == "error" for x in d.findings)),
         }
+
+    def fails(self, finding: Finding) -> bool:
+        """Whether ``finding`` fails the run (what exit 1 means): an error, or a warning
+        with :attr:`strict` (the JUnit report counts these as failures)."""
+        return finding.severity == "error" or (self.strict and finding.severity == "warning")
 
     def could_not_run(self) -> bool:
         return any(x.rule == mc001.id for x in self.file_findings)

@@ -20,7 +20,7 @@ from risutools.contract.loaders import (
 from risutools.contract.result import DocumentInfo as DocumentInfo  # re-exported
 from risutools.contract.result import Result as Result  # re-exported
 from risutools.contract.result import Verification as Verification  # re-exported
-from risutools.contract.rules import DOCUMENT_RULES, effective_severity, make_finding
+from risutools.contract.rules import DOCUMENT_RULES, effective_severity, make_finding, mc600
 from risutools.contract.schema import mc100
 from risutools.errors import Code, DocumentError
 from risutools.findings import Finding, sorted_findings
@@ -80,8 +80,12 @@ def validate_document(
         for pointer, message in mc100(doc, cfg):
             add(mc100.id, pointer, message)
         return out
+    schema_fails = False
     for rule, fn in DOCUMENT_RULES:  # MC100 (the schema) first
+        if schema_fails and rule == mc600.id:
+            continue  # the schema already says what is missing: no narrative on top of it
         for pointer, message in fn(doc, cfg):
+            schema_fails |= rule == mc100.id
             add(rule, pointer, message)
     return sorted_findings(out)
 
@@ -92,10 +96,12 @@ def document_info(ld: LoadedDocument, findings: list[Finding]) -> DocumentInfo:
     doc = ld.doc
     cid = doc.get("component_id") if isinstance(doc, dict) else None
     ver = doc.get("component_version") if isinstance(doc, dict) else None
+    prov = doc.get("provenance") if isinstance(doc, dict) else None
     return DocumentInfo(
         ld.file, ld.line, cid if isinstance(cid, str) else None,
         ver if isinstance(ver, str) else None, ld.sha256 or doc_hash(doc), findings,
         ld.path,
+        candidate=isinstance(prov, dict) and prov.get("review_status") == "candidate",
     )
 
 

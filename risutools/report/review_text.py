@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from risutools.printable import json_text, markdown_value, text_value
+from risutools.report.color import painter
 
 if TYPE_CHECKING:
     from risutools.catalog.review import Review
@@ -61,7 +62,8 @@ def render_review_json(rv: Review) -> str:
                                 separators=(",", ":"))) + "\n"
 
 
-def render_review_text(rv: Review) -> str:
+def render_review_text(rv: Review, color: bool = False) -> str:
+    paint = painter(color)
     d = rv.data
     c = d["counts"]
     out = [f"review of {_clean(d['catalog'])}: {c['documents']} document(s); "
@@ -79,7 +81,8 @@ def render_review_text(rv: Review) -> str:
         for f in shown:
             where = _clean(f.file or "") + (f":{f.line}" if f.line else "")
             ptr = f" {_clean(f.pointer)}" if f.pointer else ""
-            out.append(f"  {where}  {f.severity:<7} {f.rule}{ptr}  {_clean(f.message)}")
+            out.append(f"  {where}  {paint(f.severity, f'{f.severity:<7}')} "
+                       f"{paint('bold', f.rule)}{ptr}  {_clean(f.message)}")
     for key, title in (("duplicates", "duplicate sources"), ("id_collisions", "id collisions")):
         if d[key]:
             out += ["", f"{title}:"]
@@ -90,11 +93,12 @@ def render_review_text(rv: Review) -> str:
     if not d["board"]:
         out.append("  (no candidate or pending component)")
     for b in d["board"]:
-        state = "READY" if b["ready"] else f"blocked by {', '.join(b['blocked_by'])}"
+        state = (paint("ok", "READY") if b["ready"]
+                 else paint("warning", f"blocked by {', '.join(b['blocked_by'])}"))
         out.append(f"  {_clean(b['component_id'])}  {_clean(b['from'])} -> {b['to']}  {state}")
         for g in b["gates"]:
             if g["verdict"] == "fail":
-                out.append(f"      FAIL {g['gate']}: {_clean(g['reason'])}")
+                out.append(f"      {paint('error', 'FAIL')} {g['gate']}: {_clean(g['reason'])}")
     return "\n".join(out) + "\n"
 
 
