@@ -6,16 +6,20 @@ BIN    := $(VENV)/bin
 RUNTIME_STAMP := $(VENV)/.installed
 DEV_STAMP     := $(VENV)/.installed-dev
 
-.PHONY: venv demo test lint typecheck unit package bench clean
+.PHONY: venv demo demo-check test lint typecheck unit package bench clean
+
+# Logs are plain when they do not go to a terminal (CI, `make ... > log`): tools that colour
+# (pip, build, twine: rich) are told so by NO_COLOR; on a terminal they colour as they like.
+PLAIN = [ -t 1 ] || export NO_COLOR=1 TERM=dumb;
 
 $(RUNTIME_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e .
+	$(PLAIN) $(BIN)/python -m pip install -q --upgrade pip
+	$(PLAIN) $(BIN)/python -m pip install -q -e .
 	touch $@
 
 $(DEV_STAMP): $(RUNTIME_STAMP)
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(PLAIN) $(BIN)/python -m pip install -q -e '.[dev]'
 	touch $@
 
 venv: $(DEV_STAMP)
@@ -28,7 +32,7 @@ venv: $(DEV_STAMP)
 ##       a version pair with its drift, a repost)
 DEMO := build/demo-catalog
 DEMO_CUTTER := module.risu.174678332.context-cutter
-demo: $(RUNTIME_STAMP)
+demo: demo-check $(RUNTIME_STAMP)
 	rm -rf $(DEMO) && mkdir -p $(DEMO) && cp -r fixtures/notes $(DEMO)/notes
 	$(BIN)/risutools ingest fixtures/sources -o $(DEMO) --lang ko
 	$(BIN)/risutools ingest fixtures/interactions -o $(DEMO) --lang ko -q  # a backend, its extension in two versions
@@ -40,7 +44,7 @@ demo: $(RUNTIME_STAMP)
 	printf 'sources: ../../fixtures/sources\ncatalog:\n  allowed_signers: .allowed_signers\n  require_signatures: true\n' > $(DEMO)/.risutools.yaml
 	rm -f build/demo-key build/demo-key.pub && ssh-keygen -q -t ed25519 -N '' -C demo -f build/demo-key
 	echo "demo $$(cut -d' ' -f1,2 build/demo-key.pub)" > $(DEMO)/.allowed_signers
-	$(BIN)/risutools review $(DEMO) -q -f html -o build/demo-review.html
+	$(BIN)/risutools review $(DEMO) -q
 	$(BIN)/risutools promote $(DEMO_CUTTER) --catalog $(DEMO) --to pending_human_review; test $$? -eq 1
 	$(BIN)/risutools approve $(DEMO_CUTTER) --catalog $(DEMO) --action request_review --reviewer demo --sign build/demo-key
 	$(BIN)/risutools promote $(DEMO_CUTTER) --catalog $(DEMO) --to pending_human_review
@@ -49,11 +53,21 @@ demo: $(RUNTIME_STAMP)
 	$(BIN)/risutools promote $(DEMO_CUTTER) --catalog $(DEMO) --to approved
 	$(BIN)/risutools validate $(DEMO)
 	$(BIN)/risutools verify $(DEMO) --sources fixtures/sources
+	$(BIN)/risutools review $(DEMO) -q -f html -o build/demo-review.html
 	$(BIN)/risutools review $(DEMO) -q
 	@echo
 	@echo "demo catalog: $(DEMO)  (replay report: $(DEMO)/replays/*.html; review page: build/demo-review.html)"
 	@echo "expected: 9 documents, 0 errors, 0 warnings (fixtures/notes completes every narrative); every digest"
 	@echo "verified; the first promotion refused (no approval), the signed ones accepted: the cutter is approved"
+
+## demo-check: what `make demo` needs besides make: python3 (with venv) and ssh-keygen; each
+##             missing one is named before anything is built
+demo-check:
+	@missing=""; \
+	command -v $(PYTHON) >/dev/null 2>&1 && $(PYTHON) -c 'import venv, ensurepip' >/dev/null 2>&1 \
+		|| missing="$$missing $(PYTHON) (3.10+, with its venv module)"; \
+	command -v ssh-keygen >/dev/null 2>&1 || missing="$$missing ssh-keygen (OpenSSH, signs the demo's approvals)"; \
+	if [ -n "$$missing" ]; then echo "make demo needs:$$missing; install it and run make demo again" >&2; exit 1; fi
 
 ## test: lint, type-check, run the test suite, and check the wheel builds and its metadata renders
 test: lint typecheck unit package
@@ -70,8 +84,8 @@ unit: $(DEV_STAMP)
 ## package: build the sdist and wheel into build/dist and check them with twine
 package: $(DEV_STAMP)
 	rm -rf build/dist
-	$(BIN)/python -m build --no-isolation --outdir build/dist . >/dev/null
-	$(BIN)/twine check --strict build/dist/*
+	$(PLAIN) $(BIN)/python -m build --no-isolation --outdir build/dist . >/dev/null
+	$(PLAIN) $(BIN)/twine $$([ -t 1 ] || echo --no-color) check --strict build/dist/*
 
 ## bench: print the figures (see bench/RESULTS.md)
 bench: $(DEV_STAMP)

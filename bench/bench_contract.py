@@ -1,6 +1,15 @@
-"""Contract figures: validation throughput on a 10,000-document NDJSON catalog, and start-up.
+"""Contract figures: ``validate`` on the catalog users have (one file a document) beside
+check-jsonschema, throughput on a 10,000-document NDJSON catalog, and start-up.
 
 Prints:
+- the projected workload (issue 23; ``bench/workload.py``): ``BENCH_PROJECTED`` documents
+  (default 10,000) made by ``risutools ingest`` from the fixtures' modules, one JSON file
+  each, fresh candidates with their MC600 warnings, every 50th with a schema error and
+  every 7th an MC401 error; ``risutools validate -f concise FILE...`` and
+  ``check-jsonschema --schemafile ... FILE...`` (schema only) as whole processes, in turn,
+  ``BENCH_CONTRACT_ROUNDS`` times (default 2) after a warm-up each: CPU (user + system of
+  the child), wall, peak RSS, and the CPU ratio pair by pair (goal <= 0.25); a clear line
+  instead when check-jsonschema is not there;
 - documents/s for ``risutools`` (load + schema + every rule, MC104 included) on one core;
 - documents/s for plain ``jsonschema`` (``Draft202012Validator(schema).iter_errors``, the
   same schema, documents parsed with ``json.loads``) on the same catalog;
@@ -13,7 +22,7 @@ Prints:
 The three run in turn ``BENCH_CONTRACT_ROUNDS`` times (default 2), best time of each.  Each
 line gives the wall time and the CPU time (``time.process_time`` in process; the child's user +
 system time for check-jsonschema): on a shared machine the CPU ratio is the steadier figure.
-Usage: ``python bench/bench_contract.py [N]`` (default 10000).
+Usage: ``python bench/bench_contract.py [N]`` (N: the NDJSON catalog's size, default 10000).
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
 
 
@@ -144,6 +154,32 @@ def bench_check_jsonschema(cjs: str, path: Path, tmp: Path
     return dt, cpu, len(files), bad, proc.returncode
 
 
+def projected(cjs: str | None, rounds: int) -> None:
+    """validate and check-jsonschema side by side on the projected workload."""
+    import workload
+
+    n = int(os.environ.get("BENCH_PROJECTED", "10000"))
+    catalog = workload.projected_catalog(n)
+    files = [os.path.relpath(f, catalog.parent) for f in workload.document_files(catalog)]
+    mb = sum(os.path.getsize(catalog / os.path.basename(f)) for f in files) / 1e6
+    print(f"projected workload: {n} documents, one JSON file each ({mb:.1f} MB), in {catalog}")
+    if cjs is None:
+        print("check-jsonschema side by side: SKIPPED (not installed: set "
+              "CHECK_JSONSCHEMA=/path/to/check-jsonschema or allow the bench venv)")
+        return
+    rt = [sys.executable, "-m", "risutools", "validate", "-f", "concise", *files]
+    peer = [cjs, "--schemafile", str(ROOT / "schemas" / "matrix-component-v1.schema.json"),
+            *files]
+    r = workload.side_by_side(rt, peer, rounds, cwd=catalog.parent)
+    print(workload.load_line())
+    print(f"risutools validate (every rule): CPU {r['a_cpu']:.2f} s, wall {r['a_wall']:.2f} s, "
+          f"peak {r['a_peak']:.0f} MiB, exit {r['a_rc']}")
+    print(f"check-jsonschema (schema only): CPU {r['b_cpu']:.2f} s, wall {r['b_wall']:.2f} s, "
+          f"peak {r['b_peak']:.0f} MiB, exit {r['b_rc']}")
+    print(f"CPU ratio risutools / check-jsonschema: {r['ratio']:.2f}x (pairs "
+          f"{r['ratio_min']:.2f}-{r['ratio_max']:.2f}, median of {rounds}; goal <= 0.25x)")
+
+
 def startup(args: list[str], runs: int = 7) -> float:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     times = []
@@ -156,6 +192,10 @@ def startup(args: list[str], runs: int = 7) -> float:
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+    rounds = int(os.environ.get("BENCH_CONTRACT_ROUNDS", "2"))
+    cjs = find_check_jsonschema()
+    projected(cjs, rounds)
+    print()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "components.ndjson"
         path.write_text("\n".join(generate(n)) + "\n", encoding="utf-8")
@@ -167,8 +207,6 @@ def main() -> None:
         bench_risutools(small)
         bench_jsonschema(small)
         # the three run in turn, ROUNDS times, best of each: a busy machine slows all alike
-        rounds = int(os.environ.get("BENCH_CONTRACT_ROUNDS", "2"))
-        cjs = find_check_jsonschema()
         files_dir = Path(tmp) / "docs"
         dt = dj = dc = ct = cc = float("inf")
         for _ in range(rounds):

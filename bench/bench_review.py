@@ -1,6 +1,12 @@
 """Catalog figures: ``review`` of a large catalog, and ``promote`` with a long transition log.
 
 Prints:
+- the projected workload (issue 23; ``bench/workload.py``, as in ``bench_contract.py``):
+  ``risutools review CATALOG -f json`` on ``BENCH_PROJECTED`` documents (default 10,000),
+  one JSON file each, beside check-jsonschema (schema only) on the same files, whole
+  processes in turn, ``BENCH_CONTRACT_ROUNDS`` times (default 2): CPU, wall, peak RSS and
+  the CPU ratio pair by pair (goal <= 0.35, peak <= 300 MB at 50,000); a clear line
+  instead when check-jsonschema is not there;
 - wall time and peak memory (max RSS of the child) of ``risutools review CATALOG -f json``
   on an N-document NDJSON catalog (default 10,000) with its capability graph: mostly
   candidates, every 10th promoted, every 50th active, some conflicts and shared sources;
@@ -27,6 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 SEED = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
 
 
@@ -151,9 +158,44 @@ def bench_promote(tmp: Path, lines: int = 10_000) -> None:
     print(f"risutools --help: {statistics.median(helps) * 1000:.0f} ms CPU (median of 5)")
 
 
+def projected_review(tmp: Path) -> None:
+    """review and check-jsonschema side by side on the projected workload."""
+    import workload
+    from bench_contract import find_check_jsonschema
+
+    n = int(os.environ.get("BENCH_PROJECTED", "10000"))
+    rounds = int(os.environ.get("BENCH_CONTRACT_ROUNDS", "2"))
+    catalog = workload.projected_catalog(n)
+    print(f"projected workload: {n} documents, one JSON file each, in {catalog}")
+    rt = [sys.executable, "-m", "risutools", "review", str(catalog), "-f", "json", "-q", "-o",
+          str(tmp / "review-projected.json")]
+    cjs = find_check_jsonschema()
+    if cjs is None:
+        cpu, wall, peak, rc = workload.run_process(rt)
+        print(f"risutools review: CPU {cpu:.2f} s, wall {wall:.2f} s, peak {peak:.0f} MiB, "
+              f"exit {rc}")
+        print("check-jsonschema side by side: SKIPPED (not installed: set "
+              "CHECK_JSONSCHEMA=/path/to/check-jsonschema or allow the bench venv)")
+        return
+    files = [os.path.relpath(f, catalog.parent) for f in workload.document_files(catalog)]
+    peer = [cjs, "--schemafile", str(ROOT / "schemas" / "matrix-component-v1.schema.json"),
+            *files]
+    r = workload.side_by_side(rt, peer, rounds, cwd=catalog.parent)
+    print(workload.load_line())
+    print(f"risutools review (-f json, all cores): CPU {r['a_cpu']:.2f} s, wall "
+          f"{r['a_wall']:.2f} s, peak {r['a_peak']:.0f} MiB, exit {r['a_rc']}")
+    print(f"check-jsonschema (schema only): CPU {r['b_cpu']:.2f} s, wall {r['b_wall']:.2f} s, "
+          f"peak {r['b_peak']:.0f} MiB, exit {r['b_rc']}")
+    print(f"CPU ratio risutools review / check-jsonschema: {r['ratio']:.2f}x (pairs "
+          f"{r['ratio_min']:.2f}-{r['ratio_max']:.2f}, median of {rounds}; goal <= 0.35x)")
+
+
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     print(f"cores: {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory(prefix="risutools-bench-review-") as t:
+        projected_review(Path(t))
+        print()
     with tempfile.TemporaryDirectory(prefix="risutools-bench-review-") as t:
         tmp = Path(t)
         bench_promote(tmp)

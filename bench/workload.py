@@ -10,6 +10,8 @@ error), rewritten in the catalog's own file style.  The folder is made once unde
 says the same ``n``.
 
 :func:`ndjson_of` writes the same documents as one NDJSON catalog (canonical lines).
+:func:`side_by_side` runs two commands in turn as whole processes and gives their CPU
+(``os.wait4``: the kernel's user + system time of each child) and the ratio pair by pair.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,3 +102,45 @@ def ndjson_of(catalog: Path, target: Path) -> Path:
         for f in document_files(catalog):
             out.write(canonical(json.loads(Path(f).read_text("utf-8"))) + b"\n")
     return target
+
+
+# --------------------------------------------------------------------------- side by side
+
+
+def run_process(args: list[str], cwd: Path | None = None) -> tuple[float, float, float, int]:
+    """One whole process, start-up included: (CPU seconds = user + system, wall seconds,
+    peak RSS in MiB, exit code), from the kernel's accounting of that child alone
+    (``os.wait4``).  Its output is thrown away."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    t = time.perf_counter()
+    proc = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return (usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024, proc.returncode)
+
+
+def side_by_side(a: list[str], b: list[str], rounds: int, cwd: Path | None = None
+                 ) -> dict[str, float]:
+    """A and B in turn (A B A B ...) after one warm-up each; the medians of each one's CPU,
+    wall and peak and of the pair-by-pair CPU ratio A/B (pairs keep the ratio fair while
+    the machine's load drifts)."""
+    run_process(a, cwd)
+    run_process(b, cwd)
+    ra, rb = [], []
+    for _ in range(rounds):
+        ra.append(run_process(a, cwd))
+        rb.append(run_process(b, cwd))
+    med = statistics.median
+    return {"a_cpu": med(r[0] for r in ra), "a_wall": med(r[1] for r in ra),
+            "a_peak": med(r[2] for r in ra), "a_rc": ra[-1][3],
+            "b_cpu": med(r[0] for r in rb), "b_wall": med(r[1] for r in rb),
+            "b_peak": med(r[2] for r in rb), "b_rc": rb[-1][3],
+            "ratio": med(x[0] / y[0] for x, y in zip(ra, rb, strict=True)),
+            "ratio_min": min(x[0] / y[0] for x, y in zip(ra, rb, strict=True)),
+            "ratio_max": max(x[0] / y[0] for x, y in zip(ra, rb, strict=True))}
+
+
+def load_line() -> str:
+    return "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg()) + " (1, 5, 15 min)"

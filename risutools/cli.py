@@ -27,12 +27,16 @@ from risutools.errors import RisuError, UsageError, WriteConflict
 from risutools.pathnames import safe_line
 from risutools.report.color import COLOR_HELP, use_color
 from risutools.report.ingest_text import IngestProgress
-from risutools.report.output import write_out, write_report
-from risutools.report.present import REVIEW_FORMATS, present
-from risutools.report.reporters import FORMAT_HELP, FORMATS
+from risutools.report.output import check_report_path, write_out, write_report
+from risutools.report.present import present
+from risutools.report.reporters import FORMAT_HELP, FORMATS, formats
 from risutools.report.review_text import ReviewProgress
 from risutools.report.statistics import STATISTICS_FORMATS
+from risutools.report.usage import plain_argument_help, usage_line
 from risutools.settings import lifecycle
+
+#: the review's --format choices, from the reporter table
+REVIEW_FORMATS = formats("review")
 
 app = typer.Typer(
     name="risutools",
@@ -50,17 +54,7 @@ replay_app = typer.Typer(help=_REPLAY_HELP, no_args_is_help=True, rich_markup_mo
 app.add_typer(replay_app, name="replay", short_help=_REPLAY_HELP)  # whole in the command list
 
 
-def _metavar_only() -> None:
-    """Help shows an argument by its metavar alone (FILE), not with a type name
-    (``<list[str]>``) next to it; options already show their metavar instead of a type."""
-    from typer import core
-
-    arg = getattr(core, "TyperArgument", None)
-    if arg is not None and hasattr(arg, "display_type_rich"):
-        setattr(arg, "display_type_rich", lambda self, ctx: None)  # noqa: B010
-
-
-_metavar_only()
+plain_argument_help()
 
 
 def _version(value: bool) -> None:
@@ -113,12 +107,16 @@ def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
     presenter says (the report to stdout or ``-o``, notes to stderr) and exit with the
     result's code (``--exit-zero``: findings do not fail; 2, could not run, stays)."""
     command = _command(name)
-    try:
+    try:  # a value out of its choices, range or form: the option's usage error
         options = command.Options(**params)
-    except UsageError as exc:  # a value out of its choices or range: the option's usage error
+        check_report_path(how.get("output"), how.pop("formats", ()))
+        check_report_path(how.get("report"))
+        with around if around is not None else contextlib.nullcontext():
+            result = command.run(options, **(hooks or {}))
+    except UsageError as exc:
+        if not exc.where:  # options that do not fit together
+            raise _click_class("UsageError")(exc.why) from None
         raise typer.BadParameter(exc.why, param_hint=exc.where) from None
-    with around if around is not None else contextlib.nullcontext():
-        result = command.run(options, **(hooks or {}))
     shown = present(result, **how)
     for path, text in shown.files:
         write_report(path, text)
@@ -155,12 +153,12 @@ def _color(choice: str, stream: object = None) -> bool:
         raise typer.BadParameter(str(exc), param_hint="--color") from None
 
 
-def _select(help: str = "Only these rules: ids or prefixes, repeated or comma-separated "
-            "(MC2,RA1).") -> Any:
-    return typer.Option([], "--select", metavar="IDS", help=help)
+def _select(example: str) -> Any:
+    return typer.Option([], "--select", metavar="IDS", help="Only these checks: ids or "
+                        f"prefixes, repeated or comma-separated ({example}).")
 
 
-def _ignore(help: str = "Skip these rules: ids or prefixes, repeated or comma-separated.") -> Any:
+def _ignore(help: str = "Skip these checks: ids or prefixes, repeated or comma-separated.") -> Any:
     return typer.Option([], "--ignore", metavar="IDS", help=help)
 
 
@@ -265,7 +263,7 @@ def validate(
         help="Documents: .json/.yaml/.yml/.ndjson files, folders (recursive), - for stdin.",
     ),
     fmt: str = _format(),
-    select: list[str] = _select(),
+    select: list[str] = _select("MC2,MC4"),
     ignore: list[str] = _ignore(),
     strict: bool = _strict(),
     promotion: bool = typer.Option(
@@ -298,7 +296,7 @@ def validate(
         ignore=tuple(ignore), exclude=tuple(exclude), promotion=promotion, strict=strict,
         skip_non_documents=skip_non_documents, fix=fix,
     ), fmt=fmt, output=output, color=_color(color) and output is None, statistics=statistics,
-        exit_zero=exit_zero)
+        exit_zero=exit_zero, formats=FORMATS)
 
 
 @app.command()
@@ -315,7 +313,7 @@ def verify(
         help="Find sources by name and digest-named files only (do not hash the whole store).",
     ),
     fmt: str = _format(),
-    select: list[str] = _select(),
+    select: list[str] = _select("MC201,MC202"),
     ignore: list[str] = _ignore(),
     strict: bool = _strict(),
     config_file: str | None = _config(),
@@ -346,7 +344,7 @@ def verify(
         skip_non_documents=skip_non_documents,
         allow_config_sources_outside=allow_config_sources_outside,
     ), fmt=fmt, output=output, color=_color(color) and output is None, statistics=statistics,
-        exit_zero=exit_zero)
+        exit_zero=exit_zero, formats=FORMATS)
 
 
 @app.command("hash")
@@ -374,7 +372,7 @@ def analyze_cmd(
     ),
     fmt: str = _format(),
     as_json: bool = typer.Option(False, "--json", help="Print the facts as JSON (= -f json)."),
-    select: list[str] = _select(),
+    select: list[str] = _select("RA1,RA8"),
     ignore: list[str] = _ignore(),
     fail_on: str = typer.Option(
         "warning", "--fail-on", metavar="SEVERITY",
@@ -398,7 +396,7 @@ def analyze_cmd(
     _execute("analyze", dict(files=tuple(files), fail_on=fail_on, config_file=config_file,
                              select=tuple(select), ignore=tuple(ignore)),
              fmt=fmt, output=output, color=use and output is None, statistics=statistics,
-             exit_zero=exit_zero)
+             exit_zero=exit_zero, formats=FORMATS)
 
 
 @app.command("rule")
@@ -680,7 +678,8 @@ def packet_cmd(
     catalog: str | None = _catalog(),
     config_file: str | None = _config(),
 ) -> None:
-    """Write a review packet (JSON + Markdown): light or full lane (seed 001)."""
+    """Write a review packet (JSON + Markdown): the light lane (the document, its permission
+    facts and findings) or the full lane (its relations in the catalog too)."""
     _execute("packet", dict(component=component, lane=lane, out=out, actor=actor,
                             instruction=instruction, escalates=escalates, queue=queue,
                             status=status, limit=limit, catalog=catalog,
@@ -699,7 +698,7 @@ def review_cmd(
     jobs: int | None = typer.Option(None, "-j", "--jobs", metavar="N", help="Worker processes "
                                     "for the document rules (default: all cores)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
-    select: list[str] = _select(),
+    select: list[str] = _select("MC2,RV2"),
     ignore: list[str] = _ignore(),
     exclude: list[str] = _exclude(),
     config_file: str | None = _config(),
@@ -718,8 +717,8 @@ def review_cmd(
                             config_file=config_file, select=tuple(select), ignore=tuple(ignore),
                             exclude=tuple(exclude), scheduler=scheduler),
              hooks=dict(progress=bar.update), around=bar, fmt=fmt, output=output,
-             color=_color(color) and output is None, statistics=statistics,
-             exit_zero=exit_zero)
+             color=_color(color) and output is None, formats=REVIEW_FORMATS,
+             statistics=statistics, exit_zero=exit_zero)
 
 
 def _whole_short_helps() -> None:
@@ -745,31 +744,19 @@ def _click_class(name: str) -> type[BaseException]:
     raise LookupError(name)  # pragma: no cover - every typer version has both
 
 
-def _usage_line(exc: BaseException) -> str:
-    """A usage error (bad option value, missing argument, unknown option) on one line."""
-    ctx = getattr(exc, "ctx", None)
-    parts = list(getattr(ctx, "command_path", "").split()[1:]) if ctx is not None else []
-    while parts and parts[0] in ("-m", "risutools"):  # "python -m risutools" as prog name
-        parts.pop(0)
-    cmd = " ".join(["risutools", *parts])
-    message = " ".join(str(getattr(exc, "format_message", exc.__str__)()).split())
-    where = f"{' '.join(parts)}: " if parts else ""
-    return f"risutools: {where}usage: {message} (see '{cmd} -h')"
-
-
 def main() -> None:
     """Console entry point: maps errors to one line and exit code 2."""
     usage_error = _click_class("UsageError")
     click_error = _click_class("ClickException")
     try:
-        rc = app(standalone_mode=False)
+        rc = app(standalone_mode=False, prog_name="risutools")
     except usage_error as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # no arguments: the help was shown
             text = str(getattr(exc, "format_message", exc.__str__)())
             if text.strip():  # (typer prints it itself; plain click leaves it to us)
                 typer.echo(text)
         else:
-            typer.echo(safe_line(_usage_line(exc)), err=True)
+            typer.echo(safe_line(usage_line(exc)), err=True)
         sys.exit(2)
     except click_error as exc:
         typer.echo(f"risutools: {' '.join(str(exc).split())}", err=True)

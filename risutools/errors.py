@@ -31,9 +31,11 @@ class Code:
     # paths (every command)
     NOT_FOUND = _code("not-found", "no such file or folder (or a symbolic link to nothing)")
     NOT_A_FILE = _code("not-a-file",
-        "a folder, device, FIFO or socket (or a link to one) where a regular file was expected")
+        "a folder, device, FIFO or socket (or a link to one) where a regular file was expected "
+        "(a folder where an output file must go too)")
     NOT_A_DIRECTORY = _code("not-a-directory",
-        "something other than a folder where a folder was expected")
+        "a path that exists but is not a folder where a folder was expected (an input or "
+        "output folder, or a file above an output path: `-o notes.txt/out.json`)")
     UNREADABLE = _code("unreadable", "the operating system refused to open or read the file")
     TOO_LARGE = _code("too-large",
         "past a documented bound (file size, JSON containers/values, msgpack values, asset "
@@ -41,8 +43,8 @@ class Code:
     EMPTY_FILE = _code("empty-file",
         "zero bytes (for `pack`: a module JSON or manifest with nothing but blanks)")
     UNWRITABLE = _code("unwritable",
-        "a target cannot be written (permissions, a file where a folder must go, a folder where "
-        "a file must go)")
+        "the system refused to write a target (permissions, a read-only file system, a full "
+        "disk)")
     WRITE_CONFLICT = _code("write-conflict",
         "a file changed since it was read (compare-and-swap), or another writer holds it")
     LOCKED = _code("locked", "another risutools process holds the folder's lock")
@@ -116,7 +118,6 @@ class Code:
         "no document in the catalog has that component id")
     AMBIGUOUS_COMPONENT = _code("ambiguous-component",
         "several documents match the component named")
-    NO_SOURCE_STORE = _code("no-source-store", "the `--sources` folder does not exist")
     CACHE_UNREADABLE = _code("cache-unreadable",
         "the ingest cache is damaged or past its bounds: a notice, not an error (the run goes on "
         "without it and rebuilds it)")
@@ -138,24 +139,15 @@ class Code:
     NOTES_INVALID = _code("notes-invalid", "a curator notes file that is invalid")
     NOTES_AMBIGUOUS = _code("notes-ambiguous", "two notes files for one component")
     BAD_FIXTURE = _code("bad-fixture", "a replay fixture that is invalid")
-    BAD_ARGUMENT = _code("bad-argument",
-        "a command-line value out of range, or not UTF-8 text where a record needs text "
-        "(`--reviewer`, `--note`, `--actor`, `--by` ...)")
-    BAD_OPTION = _code("bad-option",
-        "an option that does not apply, or a combination that does not work")
-    BAD_OUTPUT = _code("bad-output", "an output path that cannot be used")
-    BAD_LANG = _code("bad-lang", "a `--lang` other than those supported")
-    BAD_POST_ID = _code("bad-post-id", "a post id that is not a number")
-    BAD_LANE = _code("bad-lane", "a review packet lane that does not exist")
-    BAD_TARGET = _code("bad-target", "a target status or runtime state that does not exist")
-    BAD_ACTION = _code("bad-action", "an approval action that does not exist")
-    BAD_REVIEWER = _code("bad-reviewer", "a reviewer name that cannot be used in a record")
     BAD_COMPONENT_ID = _code("bad-component-id",
         "a component_id that is not a plain name (a path separator, `..`, a control "
         "character) where it would name a file")
     ACTION_NOT_NEXT = _code("action-not-next",
         "an approval for a step that is not the component's next one")
-    USAGE = _code("usage", "a command called with arguments that do not fit together")
+    USAGE = _code("usage",
+        "a command-line value outside its choices, range or form (`--lang fr`, `--jobs 0`, "
+        "`--to bogus`, an empty `--reviewer`, text that is not UTF-8 where a record needs "
+        "text), or options that do not fit together")
     # ingest on a Dask cluster (`ingest --scheduler`)
     DASK_MISSING = _code("dask-missing",
         "`--scheduler` needs the `distributed` package (`risutools[dask]`)")
@@ -167,7 +159,6 @@ class Code:
     DUPLICATE_ID = _code("duplicate-id", "two messages with one id in a replay")
     UNKNOWN_ID = _code("unknown-id", "a fixture operation names a message id that does not exist")
     # signatures
-    NO_KEY = _code("no-key", "`--sign` names a key that does not exist")
     NO_SSH_KEYGEN = _code("no-ssh-keygen",
         "signing or verifying needs `ssh-keygen`, which is not installed")
     SIGN_FAILED = _code("sign-failed", "`ssh-keygen -Y sign` failed")
@@ -217,11 +208,19 @@ class ReplayError(RisuError):
 
 
 class UsageError(RisuError):
-    """A command-line value outside its choices or range, found by a command's options
-    object: the command line shows it as the usage error of that option (exit 2)."""
+    """A value outside its choices, range or form, or options that do not fit together
+    (``usage``): found by a command's options object, or by the library function it names
+    (``option`` is the command-line option it comes from, "" for a combination).  The
+    command line shows it as a usage error of that option (exit 2)."""
 
     def __init__(self, option: str, why: str) -> None:
         super().__init__(Code.USAGE, why, where=option)
+
+
+def check_choice(value: str, choices: tuple[str, ...], option: str) -> None:
+    """A UsageError naming ``option`` and its choices unless ``value`` is one of them."""
+    if value not in choices:
+        raise UsageError(option, f"{value!r} is not one of {', '.join(choices)}")
 
 
 class WriteConflict(RisuError):

@@ -22,6 +22,9 @@ class Finding:
     line: int | None = None  # 1-based line (NDJSON line, YAML line) when known
     pointer: str = ""  # JSON pointer inside the document ("" = the whole document)
     evidence: str = ""  # analysis: where in the module, e.g. "trigger[2].effect[0] line 41"
+    #: the error code of a path that could not be read (MC001: ``not-found``, ``not-a-file``
+    #: ...), as the one line on standard error says it; "" for every other finding
+    code: str = ""
 
     def sort_key(self) -> tuple[Any, ...]:
         return (

@@ -613,14 +613,41 @@ def fsync_directory(directory: str | os.PathLike[str]) -> None:
         os.close(dfd)
 
 
+def check_target(path: str | os.PathLike[str], *, folder: bool | None) -> None:
+    """An output path, checked before anything is written: every folder above it that
+    exists must be a folder (``not-a-directory``, naming the file in the way: ``-o
+    notes.txt/out.json``); a ``folder`` target that exists must be a folder
+    (``not-a-directory``), a file target must not be one (``not-a-file``); ``None``: either.
+    A device or FIFO stays a valid file target (``-o /dev/stdout``)."""
+    shown = display_path(path)
+    target = Path(os.fspath(path))
+    for above in reversed(target.parents):
+        if os.path.lexists(above) and not above.is_dir():
+            raise RisuError(Code.NOT_A_DIRECTORY, f"{display_path(above)} is a file, not a "
+                            "folder", path=shown)
+    if folder is True and target.exists() and not target.is_dir():
+        raise RisuError(Code.NOT_A_DIRECTORY, "is a file, not a folder", path=shown)
+    if folder is False and target.is_dir():
+        raise RisuError(Code.NOT_A_FILE, "is a folder, not a file", path=shown)
+
+
+#: the errors of a write that say what is in the way, not that the system refused it
+_IN_THE_WAY = {errno.ENOTDIR: (Code.NOT_A_DIRECTORY, "a file is where a folder must be"),
+               errno.EISDIR: (Code.NOT_A_FILE, "is a folder, not a file")}
+
+
 def os_error_line(exc: OSError, path: str | os.PathLike[str] | None = None) -> RisuError:
-    """An ``OSError`` from a write as the one-line :class:`RisuError` ``unwritable``."""
+    """An ``OSError`` from a write as one line: ``unwritable``, or what is in the way
+    (``not-a-directory``, ``not-a-file``)."""
     where = exc.filename if exc.filename is not None else path
+    shown = display_path(where) if where is not None else None
+    if exc.errno in _IN_THE_WAY:
+        code, why = _IN_THE_WAY[exc.errno]
+        return RisuError(code, why, path=shown)
     why = exc.strerror or str(exc)
     if exc.errno == errno.EROFS:
         why = "read-only file system"
-    return RisuError(Code.UNWRITABLE, f"cannot write: {why}",
-                     path=display_path(where) if where is not None else None)
+    return RisuError(Code.UNWRITABLE, f"cannot write: {why}", path=shown)
 
 
 __all__ = [
@@ -630,6 +657,7 @@ __all__ = [
     "adopt_staged",
     "append_line",
     "atomic_write",
+    "check_target",
     "commit_staged",
     "discard_staged",
     "display_path",

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from risutools.errors import Code, ConfigError
+from risutools.errors import UsageError
 
 
 def escape_pointer_token(token: str) -> str:
@@ -129,6 +129,13 @@ _NEXT_KEY = re.compile(r'[ \t\r\n]*,[ \t\r\n]*"([^"\\]*(?:\\.[^"\\]*)*)"[ \t\r\n
 _TO_BRACKET = re.compile(r'(?:[^"\[\]{}]+|"[^"\\]*(?:\\.[^"\\]*)*")*')
 
 
+# what can stand between two strings outside them: whitespace, punctuation, the bare
+# literals' characters (numbers, true, false, null)
+_STRUCTURAL = frozenset(" \t\r\n,:[]{}0123456789.eE+-truefalsn")
+_AFTER_KEY = re.compile(r"[ \t\r\n]*:[ \t\r\n]*")
+_UNKNOWN: Any = object()
+
+
 class _Malformed(ValueError):
     """The text is not the JSON the walk expects (never for a parsed document's text)."""
 
@@ -140,23 +147,45 @@ def _end(rx: re.Pattern[str], text: str, pos: int) -> int:
     return m.end()
 
 
-def pointer_line(text: str, pointer: str, first_line: int = 1) -> int | None:
+def pointer_line(text: str, pointer: str, first_line: int = 1, doc: Any = _UNKNOWN
+                 ) -> int | None:
     """The line :func:`scan` gives ``pointer`` (or its nearest parent found) in the JSON
     ``text`` of one parsed document: an object member's key line, an array element's
     value line, the root's first token.  A linear walk that stops at the pointer: the
     values before it are skipped by regular expressions (strings, brackets), never
     decoded.  Meant for text a strict JSON parser accepted (no duplicate keys, no control
     character inside a string): on other text it answers as :func:`scan` (which it then
-    runs).  None when ``text`` holds no value."""
+    runs).  None when ``text`` holds no value.
+
+    ``doc``: the value parsed from ``text``, when the caller has it.  A member that is in
+    it is then looked up by its key alone when the text allows no doubt (see
+    :func:`_unique_key`) instead of walking past the members before it."""
     try:
         pos = _end(_SPACE, text, 0)
         if pos >= len(text):
             return None
         at = pos
+        plain = doc is not _UNKNOWN and "\\" not in text
         for token in pointer.split("/")[1:] if pointer else ():
             opener = text[pos]
-            found = (_member(text, pos, token) if opener == "{"
-                     else _element(text, pos, token) if opener == "[" else None)
+            found = None
+            if opener == "{":
+                want = token.replace("~1", "/").replace("~0", "~")
+                if (plain and isinstance(doc, dict) and want in doc
+                        and escape_pointer_token(want) == token):
+                    found = _unique_key(text, pos, want)
+                    doc = doc[want]
+                else:
+                    doc = _UNKNOWN
+                    plain = False
+                if found is None:
+                    found = _member(text, pos, token)
+            elif opener == "[":
+                found = _element(text, pos, token)
+                if plain and found is not None and isinstance(doc, list):
+                    doc = doc[int(token)]
+                else:
+                    plain = False
             if found is None:
                 break
             at, pos = found
@@ -166,6 +195,26 @@ def pointer_line(text: str, pointer: str, first_line: int = 1) -> int | None:
             pointer = pointer.rsplit("/", 1)[0]
         return lines.get(pointer)
     return first_line + text.count("\n", 0, at)
+
+
+def _unique_key(text: str, pos: int, key: str) -> tuple[int, int] | None:
+    """(key start, value start) of the member ``key`` of the object at ``pos``, found by
+    its quoted text alone, when that text is there once from ``pos`` on; else None.
+
+    The caller knows the member is in the object and that ``text`` holds no backslash:
+    so no string is written with an escape, the member's key is the quoted ``key`` as it
+    is, and a quote inside a string cannot be (it would be escaped).  The quoted key can
+    then be found elsewhere only as a string equal to it (counted: then it is not there
+    once) or across tokens, from a closing quote to an opening one; what lies between
+    two strings outside them is whitespace, punctuation and bare literals, so a key with
+    a character none of those has cannot be found that way."""
+    if '"' in key or _STRUCTURAL.issuperset(key):
+        return None
+    quoted = f'"{key}"'
+    if text.count(quoted, pos) != 1:
+        return None
+    start = text.find(quoted, pos)
+    return start, _end(_AFTER_KEY, text, start + len(quoted))
 
 
 def _member(text: str, pos: int, token: str) -> tuple[int, int] | None:
@@ -295,12 +344,11 @@ def surrogate_in(s: str) -> str | None:
 
 
 def require_text(value: str, where: str) -> str:
-    """``value``, or ConfigError ``bad-argument`` (one line naming ``where``) when it holds
+    """``value``, or a UsageError (one line naming the option ``where``) when it holds
     an unpaired surrogate: bytes that are not UTF-8 reach Python that way (a command-line
     value), and no record can hold, hash or sign such text."""
     bad = surrogate_in(value)
     if bad is not None:
-        raise ConfigError(Code.BAD_ARGUMENT, f"not UTF-8 text (it holds bytes that are not UTF-8, "
-                          f"read as the unpaired surrogate {bad}); write it in UTF-8",
-                          where=where)
+        raise UsageError(where, f"not UTF-8 text (it holds bytes that are not UTF-8, "
+                         f"read as the unpaired surrogate {bad}); write it in UTF-8")
     return value

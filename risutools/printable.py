@@ -4,11 +4,12 @@ report)."""
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from typing import Any
 
-from risutools.errors import Code, ConfigError
+from risutools.errors import UsageError
 
 
 def scrub(value: Any) -> Any:
@@ -54,9 +55,8 @@ def quoted(text: str) -> str:
 
 # --------------------------------------------------------------------------- one escaping
 # per output kind, for every value that comes from a catalog or a module (ids, names,
-# reviewer names, log fields, notes, messages that quote them).  HTML is escaped by its
-# renderers (``html.escape``); GitHub workflow commands by ``report/github.py`` over
-# :func:`text_value`.
+# reviewer names, log fields, notes, messages that quote them).  GitHub workflow commands
+# are escaped by ``report/github.py`` over :func:`text_value`.
 
 
 def text_value(value: Any) -> str:
@@ -64,6 +64,13 @@ def text_value(value: Any) -> str:
     CSI), no line break (no forged row, no ``::error::`` line in a CI log), no bidi
     reordering: :func:`display` of its text."""
     return display(value if isinstance(value, str) else str(value))
+
+
+def html_value(value: Any) -> str:
+    """A value inside an HTML page (text or an attribute in double quotes):
+    :func:`text_value` (no control character reaches the page or a terminal showing it),
+    then HTML-escaped (``& < > " '``): no tag, no attribute, no entity from the value."""
+    return html.escape(text_value(value), quote=True)
 
 
 _MD_ENTITIES = {"&": "&amp;", "<": "&lt;"}
@@ -129,14 +136,13 @@ def json_text(text: str) -> str:
 
 
 def require_plain_text(value: str, option: str) -> str:
-    """``value``, or ConfigError ``bad-argument`` when it holds a control character (a line
-    break, ESC ...) or a format character (a bidi override ...): text a record keeps and
-    a person later reads as one line (``approve --reviewer/--note``)."""
+    """``value``, or a ``usage`` error naming ``option`` when it holds a control character
+    (a line break, ESC ...) or a format character (a bidi override ...): text a record keeps
+    and a person later reads as one line (``approve --reviewer/--note``)."""
     for ch in value:
         if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs"):
-            raise ConfigError(Code.BAD_ARGUMENT, f"holds the control character "
-                              f"{_escaped(ch)}; a record holds one line of plain text",
-                              where=option)
+            raise UsageError(option, f"holds the control character {_escaped(ch)}; a record "
+                             "holds one line of plain text")
     return value
 
 

@@ -99,6 +99,29 @@ def _os_refusal(path: str | os.PathLike[str], exc: OSError) -> FileRefused:
     return FileRefused(Code.UNREADABLE, f"cannot read: {exc.strerror or exc}", path=shown)
 
 
+def require_folder(path: str | os.PathLike[str], what: str = "") -> None:
+    """A folder a command reads (a source folder, a catalog, a source store, notes): one
+    code per situation, whatever the folder is for -- ``not-found`` when nothing is there,
+    ``not-a-directory`` when something other than a folder is.  ``what`` names the folder
+    in the reason of a missing one (``"the source store"``)."""
+    shown = show_name(os.fspath(path))
+    if os.path.isdir(path):
+        return
+    if not os.path.lexists(path):
+        raise RisuError(Code.NOT_FOUND, "no such folder" + (f" ({what})" if what else ""),
+                        path=shown)
+    if os.path.islink(path) and not os.path.exists(path):
+        raise RisuError(Code.NOT_FOUND, f"is a symbolic link to a missing folder"
+                        f"{_link_note(path)}", path=shown)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise _os_refusal(path, exc) from None
+    kind = "a file" if stat.S_ISREG(mode) else _kind(mode)
+    raise RisuError(Code.NOT_A_DIRECTORY, f"is {kind}, not a folder" if kind[0] == "a"
+                    else "is not a folder", path=shown)
+
+
 def is_regular(path: str | os.PathLike[str]) -> bool:
     """True when ``path`` (after symbolic links) is a regular file; never opens it."""
     try:

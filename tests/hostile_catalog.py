@@ -87,24 +87,40 @@ def catalog_copy(tmp_factory: pytest.TempPathFactory, dest: Path) -> Path:
     return cat
 
 
-def pair_catalog(tmp_factory: pytest.TempPathFactory, dest: Path) -> Path:
-    """A copy of a catalog with two approved components that cannot be active together:
-    the context cutter and its twin, which provides the same exclusive capability
-    (``context.token_budget``, G13) and conflicts with the cutter's
-    ``context.anchor_continuity`` (G12; for ``promoted``, G7)."""
-    if "pair" not in _PAIR:
+#: how the twin differs from the cutter: ``both`` as the issue found it (a conflict and a
+#: shared exclusive capability), ``conflict`` only (G12 for ``active``, G7 for ``promoted``),
+#: ``exclusive`` only (G13)
+PAIRS = ("both", "conflict", "exclusive")
+
+
+def _twin_caps(doc: dict[str, Any], variant: str) -> None:
+    caps = doc["capabilities"]
+    caps["provides"].remove("context.anchor_continuity")
+    if variant in ("both", "conflict"):
+        caps["conflicts"] = ["context.anchor_continuity"]
+    if variant == "conflict":
+        caps["provides"].remove("context.token_budget")
+
+
+def pair_catalog(tmp_factory: pytest.TempPathFactory, dest: Path, variant: str = "both",
+                 ) -> Path:
+    """A copy of a catalog with two approved components that cannot be active (or, with
+    ``variant`` ``conflict``, promoted) together: the context cutter and its twin, which
+    provides the same exclusive capability (``context.token_budget``, G13) and/or conflicts
+    with the cutter's ``context.anchor_continuity`` (G12; for ``promoted``, G7).  Both
+    also hold an approval to be promoted."""
+    if variant not in _PAIR:
         from risutools.catalog.ingest import ingest
         from risutools.replay.api import run_component
 
-        out = tmp_factory.mktemp("pair") / "cat"
+        out = tmp_factory.mktemp(f"pair-{variant}") / "cat"
         (out / "notes").mkdir(parents=True)
         for cid in (CUTTER, TWIN):
             shutil.copy(FIXTURES / "notes" / f"{CUTTER}.yaml", out / "notes" / f"{cid}.yaml")
         assert ingest(FIXTURES / "sources", out, lang="ko", jobs=1, use_cache=False).ok
         doc = json.loads((out / f"{CUTTER}.json").read_text("utf-8"))
         doc["component_id"] = TWIN
-        doc["capabilities"]["provides"].remove("context.anchor_continuity")
-        doc["capabilities"]["conflicts"] = ["context.anchor_continuity"]
+        _twin_caps(doc, variant)
         (out / f"{TWIN}.json").write_text(json.dumps(doc, ensure_ascii=False, indent=2),
                                           "utf-8")
         for cid in (CUTTER, TWIN):
@@ -116,9 +132,10 @@ def pair_catalog(tmp_factory: pytest.TempPathFactory, dest: Path) -> Path:
                                ("approve", "approved")):
                 approve(cid, action, "kim", "", None, str(out))
                 assert switch(cid, to, "status", False, False, str(out)) == 0
-        _PAIR["pair"] = out
-    cat = dest / "pair"
-    shutil.copytree(_PAIR["pair"], cat)
+            approve(cid, "promote", "kim", "", None, str(out))
+        _PAIR[variant] = out
+    cat = dest / f"pair-{variant}"
+    shutil.copytree(_PAIR[variant], cat)
     return cat
 
 

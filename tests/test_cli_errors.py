@@ -35,13 +35,28 @@ def one_line(p: subprocess.CompletedProcess[str]) -> str:
         (["replay", "synth", "--seed", "x", "--messages", "9", "-o", "x.ndjson"],
          "replay synth: usage: Invalid value for '--seed'"),
         (["no-such-command"], "usage: No such command"),
-        (["analyze", str(MODULE), "--fail-on", "bogus"], "--fail-on: bad-option: must be one of"),
-        (["ingest", "fixtures/sources", "-o", "{tmp}/c", "--lang", "fr"], "--lang: bad-lang"),
-        (["ingest", "fixtures/sources", "-o", "{tmp}/c", "-j", "0"], "--jobs: bad-option"),
+        (["analyze", str(MODULE), "--fail-on", "bogus"],
+         "analyze: usage: Invalid value for --fail-on: must be one of"),
+        (["ingest", "fixtures/sources", "-o", "{tmp}/c", "--lang", "fr"],
+         "ingest: usage: Invalid value for --lang: 'fr' is not one of en, ko"),
+        (["project", str(MODULE), "--lang", "fr"], "project: usage: Invalid value for --lang"),
+        (["replay", "synth", "--seed", "1", "--messages", "9", "--lang", "fr", "-o",
+          "{tmp}/s.ndjson"], "replay synth: usage: Invalid value for --lang"),
+        (["ingest", "fixtures/sources", "-o", "{tmp}/c", "-j", "0"],
+         "ingest: usage: Invalid value for --jobs: must be at least 1"),
+        (["review", "fixtures/contract/catalog", "-j", "0"],
+         "review: usage: Invalid value for --jobs: must be at least 1"),
         (["ingest", "fixtures/sources", "-o", "{tmp}/c", "--notes", "{tmp}/none"],
-         "none: not-a-directory"),
+         "none: not-found: no such folder (the notes folder)"),
         (["replay", "synth", "--seed", "1", "--messages", "1", "-o", "{tmp}/s.ndjson"],
-         "--messages: bad-argument: must be between 2"),
+         "replay synth: usage: Invalid value for --messages: must be between 2"),
+        (["promote", "x", "--to", "bogus"], "promote: usage: Invalid value for --to: 'bogus' "
+         "is not one of pending_human_review, approved, promoted, rejected, retired"),
+        (["packet", "x", "--lane", "wide"], "Invalid value for --lane: 'wide' is not one of"),
+        (["packet", "--lane", "light", "--queue", "{tmp}/q", "--status", "shipped"],
+         "Invalid value for --status: 'shipped' is not one of candidate, pending_human_review"),
+        (["approve", "x", "--action", "bless", "--reviewer", "kim"],
+         "Invalid value for --action: 'bless' is not one of request_review, approve"),
     ],
 )
 def test_bad_options_are_one_line(tmp_path: Path, args: list[str], needle: str) -> None:
@@ -50,14 +65,15 @@ def test_bad_options_are_one_line(tmp_path: Path, args: list[str], needle: str) 
     assert not (tmp_path / "c").exists()  # refused before anything was written
 
 
-def test_unwritable_report_targets_are_one_line(tmp_path: Path) -> None:
+def test_report_targets_in_the_way_are_one_line(tmp_path: Path) -> None:
     folder = tmp_path / "a-folder"
     folder.mkdir()
     line = one_line(run("validate", str(SEED), "-o", folder))
-    assert line == f"risutools: {folder}: unwritable: cannot write: Is a directory"
+    assert line == f"risutools: {folder}: not-a-file: is a folder, not a file"
     line = one_line(run("ingest", "fixtures/sources", "-o", tmp_path / "cat", "-q", "-j", "1",
                         "--report", folder))
-    assert line.endswith("unwritable: cannot write: Is a directory")
+    assert line.endswith("not-a-file: is a folder, not a file")
+    assert not (tmp_path / "cat").exists()  # refused before the run
 
 
 def test_help_and_no_arguments_still_show_help() -> None:

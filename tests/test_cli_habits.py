@@ -160,7 +160,10 @@ def test_exit_zero_and_statistics(tmp_path: Path, capsys: pytest.CaptureFixture[
                        str(SEED))
     assert code == 1  # most frequent first, then by id; [*]: --fix fixes it
     assert out.splitlines() == ["2  MC103  [*] lineage-status", "2  MC201  [*] prompt-digest",
-                                "1  MC104      duplicate-id"]
+                                "1  MC104      duplicate-id",
+                                "Found 5 findings (5 errors, 0 warnings).",
+                                # both copies are candidates read from files: --fix fixes 4
+                                "[*] 4 fixable with `risutools validate --fix`."]
     code, out, _ = run(capsys, monkeypatch, "validate", "--statistics", "-f", "json", str(doc))
     assert json.loads(out)[0] == {"code": "MC103", "name": "lineage-status", "count": 1,
                                   "fixable": True}
@@ -311,7 +314,7 @@ def test_verify_without_sources_says_it_once(tmp_path: Path,
     code, out, err = run(capsys, monkeypatch, "verify", "-f", "concise", str(tmp_path))
     assert err.count("sources not checked") == 1 and "MC202" not in out
     code, out, err = run(capsys, monkeypatch, "verify", "--require-sources", str(tmp_path))
-    assert code == 2 and "--require-sources needs a source store" in err
+    assert code == 2 and "Invalid value for --require-sources: needs a source store" in err
     code, out, err = run(capsys, monkeypatch, "verify", "--sources", str(SOURCES), str(tmp_path))
     assert "sources not checked" not in out + err
 
@@ -354,7 +357,7 @@ def test_pack_output_folder_and_existing_file(tmp_path: Path,
     assert code == 0
     (tmp_path / "d").mkdir()
     code, _, err = run(capsys, monkeypatch, "pack", str(up), "-o", str(tmp_path / "d"))
-    assert code == 2 and "unwritable: is a folder" in err and err.count("\n") == 1
+    assert code == 2 and "not-a-file: is a folder, not a file" in err and err.count("\n") == 1
     target = tmp_path / "m.risum"
     assert run(capsys, monkeypatch, "pack", str(up), "-o", str(target))[0] == 0
     code, _, err = run(capsys, monkeypatch, "pack", str(up), "-o", str(target))

@@ -281,14 +281,15 @@ def test_validate_catalog_file_linked_to_dev_zero(tmp_path: Path, name: str) -> 
     p = run("validate", ".", cwd=tmp_path)
     assert p.returncode == 2
     line = one_line(p)
-    assert line == (f"risutools: {name}: MC001: is a character device (a symbolic link to "
+    assert line == (f"risutools: {name}: not-a-file: is a character device (a symbolic link to "
                     "/dev/zero), not a regular file; risutools reads regular files only")
     assert b"1 document" in p.stdout  # the batch went on with the good file
     p = run("validate", name, cwd=tmp_path)  # named explicitly: one line, no block
     assert p.returncode == 2 and p.stdout == b""
-    assert "MC001" in one_line(p)
+    assert "not-a-file" in one_line(p)
     p = run("validate", "-f", "json", name, cwd=tmp_path)  # machine formats still report
-    assert p.returncode == 2 and json.loads(p.stdout)["findings"][0]["rule"] == "MC001"
+    finding = json.loads(p.stdout)["findings"][0]
+    assert p.returncode == 2 and (finding["rule"], finding["code"]) == ("MC001", "not-a-file")
 
 
 @needs_fifo
@@ -343,7 +344,7 @@ def test_verify_notes_linked_to_dev_zero(tmp_path: Path) -> None:
     (cat / "notes" / f"{cid}.yaml").symlink_to("/dev/zero")
     p = run("verify", "cat", cwd=tmp_path)
     assert p.returncode == 2
-    assert one_line(p) == (f"risutools: cat/notes/{cid}.yaml: MC001: is a character device (a "
+    assert one_line(p) == (f"risutools: cat/notes/{cid}.yaml: not-a-file: is a character device (a "
                            "symbolic link to /dev/zero), not a regular file; risutools reads "
                            "regular files only")
 
@@ -354,10 +355,10 @@ def test_verify_notes_linked_to_dev_zero(tmp_path: Path) -> None:
 def test_missing_document_is_one_line_and_no_block(tmp_path: Path) -> None:
     p = run("validate", "nope.json", cwd=tmp_path)
     assert p.returncode == 2 and p.stdout == b""
-    assert one_line(p) == "risutools: nope.json: MC001: no such file or folder"
+    assert one_line(p) == "risutools: nope.json: not-found: no such file or folder"
     p = run("verify", "nope.json", cwd=tmp_path)
     assert p.returncode == 2 and p.stdout == b""
-    assert one_line(p) == "risutools: nope.json: MC001: no such file or folder"
+    assert one_line(p) == "risutools: nope.json: not-found: no such file or folder"
 
 
 def test_folders_where_files_are_expected(tmp_path: Path) -> None:
@@ -390,9 +391,9 @@ def test_unreadable_document_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "ok.json").write_bytes(SEED.read_bytes().replace(b"seed", b"seeds"))
     p = run("validate", "locked.json", cwd=tmp_path, prelude=_DENY)
     assert p.returncode == 2 and p.stdout == b""
-    assert one_line(p) == "risutools: locked.json: MC001: cannot read: Permission denied"
+    assert one_line(p) == "risutools: locked.json: unreadable: cannot read: Permission denied"
     p = run("validate", ".", cwd=tmp_path, prelude=_DENY)  # batch: reported, and on it goes
-    assert p.returncode == 2 and "locked.json: MC001" in one_line(p)
+    assert p.returncode == 2 and "locked.json: unreadable" in one_line(p)
     assert b"1 document, 1 file; could not read 1 file" in p.stdout
 
 
@@ -478,8 +479,9 @@ def test_non_utf8_name_in_error_lines(tmp_path: Path) -> None:
     os.symlink(b"/nonexistent/" + CP949, os.path.join(os.fsencode(tmp_path), raw))
     p = run("validate", raw, cwd=tmp_path)
     assert p.returncode == 2
-    assert one_line(p) == ("risutools: \\xc7\\xd1\\xb1\\xdb.json: MC001: is a symbolic link to a "
-                           "missing file (a symbolic link to /nonexistent/\\xc7\\xd1\\xb1\\xdb)")
+    assert one_line(p) == ("risutools: \\xc7\\xd1\\xb1\\xdb.json: not-found: is a symbolic link "
+                           "to a missing file (a symbolic link to "
+                           "/nonexistent/\\xc7\\xd1\\xb1\\xdb)")
     p = run("hash", raw, cwd=tmp_path)
     assert p.returncode == 2 and "\\xc7\\xd1\\xb1\\xdb.json" in one_line(p)
     p = run("project", str(SOURCES / "174678332_context-cutter.risum"), "--notes", raw,

@@ -124,7 +124,7 @@ def test_sarif_absolute_path_is_a_file_uri_without_base() -> None:
 
 
 def test_sarif_stdin_has_no_location() -> None:
-    r = Result(file_findings=[Finding("MC000", "error", "x; y", file="<stdin>")])
+    r = Result(file_findings=[Finding("MC000", "error", "x; y", file="-")])
     res = json.loads(render_sarif(r))["runs"][0]["results"][0]
     assert "locations" not in res
 

@@ -185,7 +185,7 @@ def test_huge_integer_is_a_finding_not_a_crash() -> None:
 def test_stdin_json_and_ndjson_sniffed() -> None:
     one = json.dumps(seed(), ensure_ascii=False).encode()
     out = load_documents("-", stdin=io.BytesIO(one))
-    assert len(out.documents) == 1 and out.documents[0].file == "<stdin>"
+    assert len(out.documents) == 1 and out.documents[0].file == "-"
     out = load_documents("-", stdin=io.BytesIO(one + b"\n" + one + b"\n"))
     assert [d.line for d in out.documents] == [1, 2]
     y = (FX / "good" / "context-cutter.yaml").read_bytes()

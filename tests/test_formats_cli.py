@@ -33,7 +33,7 @@ def test_inspect_all_sources_text() -> None:
     assert "listenEdit" not in out and "setChatVar" not in out  # never a line of code
     assert "regex: 4 (editdisplay=3, editoutput=1)" in out
     assert "theme(select) '테마 (Theme)'" in out
-    assert "lowLevelAccess: yes" in out
+    assert "lowLevelAccess: module yes" in out
     assert "format: charx-jpeg" in out and "format: risup" in out
 
 
@@ -273,9 +273,10 @@ def test_unpack_and_pack_unwritable_targets_are_one_line(tmp_path: Path) -> None
     out.mkdir()
     (out / "assets").write_bytes(b"")  # a file where the assets folder must go
     proc = run("unpack", SOURCES / "183120336_asset-pack.risum", "-o", out)
-    assert proc.returncode == 2 and "unwritable" in proc.stderr
+    assert proc.returncode == 2 and "not-a-directory: " in proc.stderr
+    assert f"{out / 'assets'} is a file, not a folder" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     (tmp_path / "dir.risum").mkdir()
     proc = run("pack", SOURCES / "186123400_mood-tracker.json", "-o", tmp_path / "dir.risum",
                "--force")  # fmt: skip
-    assert proc.returncode == 2 and "unwritable" in proc.stderr
+    assert proc.returncode == 2 and "dir.risum: not-a-file: is a folder" in proc.stderr

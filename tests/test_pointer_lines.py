@@ -4,16 +4,25 @@ layout a parser accepts."""
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from typing import Any
 
+import pytest
+
+from risutools import jsonlines
 from risutools.jsonlines import escape_pointer_token, pointer_line, scan
+
+
+@functools.lru_cache(maxsize=64)
+def _lines(text: str) -> dict[str, int]:
+    return scan(text).lines
 
 
 def _scan_line(text: str, pointer: str) -> int | None:
     """The lookup the loaders did before: the full scan, then the nearest parent."""
-    lines = scan(text).lines
+    lines = _lines(text)
     p = pointer
     while True:
         if p in lines:
@@ -69,8 +78,51 @@ def test_pointer_line_answers_as_the_full_scan() -> None:
         for text in _layouts(doc, rng):
             for p in _pointers(doc):
                 assert pointer_line(text, p) == _scan_line(text, p), (text, p)
+                assert pointer_line(text, p, doc=doc) == _scan_line(text, p), (text, p)
                 checked += 1
     assert checked > 4_000
+
+
+_PLAIN_KEYS = ["a", "b/c", "~t", "키", "", "0", "1e5", ",", "true", ": ", "x y", "null", "😀",
+               "p q", "a0", "k"]
+
+
+def _plain_value(rng: random.Random, depth: int) -> Any:
+    """Values without a backslash in their JSON text (the key lookup's case), with strings
+    equal to keys and keys made of what lies between strings."""
+    kind = rng.random()
+    if depth > 4 or kind < 0.35:
+        return rng.choice(["a0", "k1", '"', "s", "줄", "", 0, -1.5e3, True, None, ", ", "k",
+                           "{[}]", "/", "true", "p q2", ": 0"])
+    if kind < 0.7:
+        return {rng.choice(_PLAIN_KEYS) + rng.choice(["", "0", "1", "2"]):
+                _plain_value(rng, depth + 1) for _ in range(rng.randrange(6))}
+    return [_plain_value(rng, depth + 1) for _ in range(rng.randrange(5))]
+
+
+def test_pointer_line_with_the_document_answers_as_the_full_scan(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the parsed value at hand, a member is found by its quoted key when that text is
+    there once (no backslash in the text): the same line as the scan, on texts built to
+    mislead that lookup (strings equal to keys, keys of punctuation and literals, the same
+    key at several depths)."""
+    rng = random.Random(2323)
+    checked = fast = 0
+    found = []
+    real = jsonlines._unique_key
+    monkeypatch.setattr(jsonlines, "_unique_key",
+                        lambda *a: found.append(real(*a)) or found[-1])
+    for _ in range(300):
+        doc = _plain_value(rng, 0)
+        for text in _layouts(doc, rng):
+            for p in _pointers(doc):
+                want = _scan_line(text, p)
+                assert pointer_line(text, p, doc=doc) == want, (text, p)
+                checked += 1
+                fast += "\\" not in text
+    assert checked > 8_000 and fast > 4_000
+    assert sum(f is not None for f in found) > 2_000  # the key lookup answered
+    assert sum(f is None for f in found) > 500  # and declined
 
 
 def test_pointer_line_on_the_fixture_documents() -> None:
@@ -85,6 +137,7 @@ def test_pointer_line_on_the_fixture_documents() -> None:
             continue
         for p in _pointers(doc)[:400]:
             assert pointer_line(text, p) == _scan_line(text, p), (f, p)
+            assert pointer_line(text, p, doc=doc) == _scan_line(text, p), (f, p)
 
 
 def test_pointer_line_on_text_that_is_not_json_answers_as_the_scan() -> None:

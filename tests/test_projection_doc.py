@@ -13,7 +13,7 @@ import pytest
 from harness import ROOT
 
 from risutools.canonical import canonical
-from risutools.errors import ConfigError
+from risutools.errors import ConfigError, UsageError
 from risutools.formats.model import Module, SourceInfo
 from risutools.projection import Notes, load_notes, post_id_from_name, project, slugify
 from risutools.projection.project import module_identity
@@ -81,9 +81,9 @@ def test_post_id_rules() -> None:
     assert doc["payload"]["idea_layers"]["evidence"]["source_post"] == f"h{ident[:12]}"
     assert doc["provenance"]["source_refs"][0]["sha256"] == f"sha256:{SHA}"
     assert project(cutter(), post_id="42")["component_id"] == "module.risu.42.context-cutter"
-    with pytest.raises(ConfigError) as exc:
+    with pytest.raises(UsageError) as exc:
         project(cutter(), post_id="12a")
-    assert exc.value.code == "bad-post-id"
+    assert exc.value.code == "usage" and exc.value.where == "--post-id"
 
 
 def test_slug_rules() -> None:
@@ -118,7 +118,7 @@ def test_deterministic_and_languages() -> None:
     assert ko["payload"]["triggers"] == ["요청을 보낼 때마다(editRequest) 전송 직전의 메시지 "
                                          "열을 받는다."]
     assert "모듈" in ko["projection"]["summary"]
-    with pytest.raises(ConfigError):
+    with pytest.raises(UsageError):
         project(cutter(), lang="fr")
 
 

@@ -234,6 +234,7 @@ def _expected_counts(report: dict[str, Any]) -> dict[str, int]:
         want["cut"] = sum(1 for r in rows if r["budget_dropped"])
         want["unreachable"] = sum(1 for r in rows if r["budget_unreachable"])
         want["anchor-lost"] = sum(1 for r in rows if r["anchor"] == "lost")
+        want["orphan"] = sum(1 for r in rows if r["orphaned_tool_results"])
     return want
 
 

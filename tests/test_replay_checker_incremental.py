@@ -76,7 +76,7 @@ class PlainOracle:
                 v["R4"].fail(req, "module off, but the messages were changed")
             return
         for k in v:
-            if k != "R8":
+            if k not in ("R8", "R9"):
                 v[k].checked += 1
         prot = [m for m in s.inp if m.role in c.protected_roles]
         nonprot = [m for m in s.inp if m.role not in c.protected_roles]
@@ -150,10 +150,30 @@ class PlainOracle:
                                     and est_out + self.est(r_dropped[-1]) > target):
                 v["R8"].fail(req, f"anchor lost: dropped {kr}, more than omitted_count {t} "
                              "needs")
+        self._r9(s, out_set)
         self.prev_dropped = set(dropped)
         self.prev_omitted = kr
         first = next((m for m in s.out if m.role not in c.protected_roles), None)
         self.prev_anchor = (first.role, first.content) if first else None
+
+    def _r9(self, s: Step, out_set: set[str]) -> None:
+        """A result's call is the assistant message right before its run of results."""
+        caller: dict[str, str] = {}
+        call: str | None = None
+        for m in s.inp:
+            if m.role in ("tool", "function"):
+                if call is not None:
+                    caller[m.id] = call
+            else:
+                call = m.id if m.role == "assistant" else None
+        if not caller:
+            return
+        self.v["R9"].checked += 1
+        orphans = [r for r in caller if r in out_set and caller[r] not in out_set]
+        if orphans:
+            self.v["R9"].fail(s.request, f"tool result(s) sent without their call: "
+                              f"{', '.join(orphans[:5])} (called by "
+                              f"{', '.join(caller[r] for r in orphans[:5])})")
 
     def summary(self) -> dict[str, Any]:
         return {k: (x.failures, x.checked, x.first) for k, x in self.v.items()}

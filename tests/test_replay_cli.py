@@ -13,7 +13,7 @@ import pytest
 import yaml
 from harness import FIXTURES, ROOT, SEED, run_cli
 
-from risutools.errors import ConfigError, RisuError, WriteConflict
+from risutools.errors import ConfigError, RisuError, UsageError, WriteConflict
 from risutools.replay.fixture import parse_fixture_bytes
 from risutools.replay.run import verify_report_hash
 from risutools.settings.replay import build_config
@@ -505,7 +505,7 @@ def test_unwritable_output_is_one_line(tmp_path: Path) -> None:
     r = cli("replay", "run", str(SEED), "--fixture", str(FIX / "toggle.yaml"),
             "-o", str(tmp_path / "dir.json"))
     assert r.returncode == 2 and "internal error" not in r.stderr
-    assert r.stderr.strip().endswith("dir.json: unwritable: cannot write: Is a directory")
+    assert r.stderr.strip().endswith("dir.json: not-a-file: is a folder, not a file")
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in FIX.glob("*.yaml")))
@@ -583,7 +583,7 @@ def test_synth_languages_and_edit_window(tmp_path: Path) -> None:
         for x in t.get("delete", []):
             assert x["id"] in newest
             alive.discard(x["id"])
-    with pytest.raises(ConfigError, match="--edit-window"):
+    with pytest.raises(UsageError, match="must be between 1 and"):
         synthesize(4, 400, edit_window=0)
 
 

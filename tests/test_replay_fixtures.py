@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from risutools.replay.fixture import load_fixture
-from risutools.replay.run import replay_cutter
+from risutools.replay.run import build_report, replay_cutter
 from risutools.settings.replay import load_replay_config
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "replay"
@@ -26,6 +26,12 @@ def rows(name: str) -> list[dict[str, Any]]:
     assert run.checker is not None
     assert run.checker.failed() == [], run.checker.verdicts
     return run.rows
+
+
+def run_fixture(path: Path) -> dict[str, Any]:
+    fx = load_fixture(path)
+    cfg = load_replay_config(None, fx.config)
+    return build_report(replay_cutter(fx, cfg), fx, cfg, None)
 
 
 def brief(r: dict[str, Any]) -> tuple[Any, ...]:
@@ -101,6 +107,15 @@ def test_protected_in_the_middle_and_tool_results() -> None:
     # request 2 keeps the tool result m3 whose calling assistant m2 was dropped
     assert [r["orphaned_tool_results"] for r in rs] == [0, 1]
     assert [r["messages_out"] for r in rs] == [7, 6]
+    # which R9 (the checker, on its own) reports as a warning: the replay still passes
+    report = run_fixture(FIX / "protected-tools.yaml")
+    [r9] = [i for i in report["invariants"] if i["id"] == "R9"]
+    assert (r9["verdict"], r9["failures"], r9["requests_checked"]) == ("failed", 1, 2)
+    assert r9["first_failure"]["request"] == 2
+    assert r9["first_failure"]["detail"].endswith("(called by m2)")
+    s = report["summary"]
+    assert (s["verdict"], s["failed_invariants"], s["warned_invariants"]) == ("passed", [],
+                                                                             ["R9"])
 
 
 def test_tail_larger_than_budget() -> None:

@@ -166,6 +166,20 @@ def test_broken_cutter_is_caught(
     assert first(checker, rid) == at
 
 
+@pytest.mark.parametrize(("rid", "at"), [("R9", 2)])
+def test_a_result_sent_without_its_call_is_a_warning(rid: str, at: int) -> None:
+    # protected-tools request 2: the reference cutter drops m2 (a call) and, as the spec
+    # asks, keeps its result m3 (protected): chat APIs reject that request
+    checker = check("protected-tools.yaml", ContextCutter)
+    assert checker.failed() == [] and checker.warned() == [rid]
+    assert first(checker, rid) == at
+    assert checker.verdicts[rid].first_detail == ("tool result(s) sent without their call: "
+                                                  "m3 (called by m2)")
+    # a cutter that drops the result too sends no orphan (and breaks R1 instead)
+    dropping = check("protected-tools.yaml", DropsProtected)
+    assert "R1" in dropping.failed()
+
+
 def test_each_broken_variant_fails_only_what_it_breaks() -> None:
     # exact sets for a few variants (worked out by hand)
     assert check("protected-tools.yaml", DropsProtected).failed() == ["R1", "R6"]
@@ -209,6 +223,14 @@ def test_reference_cutter_keeps_every_invariant_on_synthetic_fixtures(seed: int)
             assert step is not None
             checker.check(step)
         assert checker.failed() == [], {k: v.first_detail for k, v in checker.verdicts.items()}
+        # R9, from the checker's own mirror, sees exactly the requests the cutter says it
+        # sent a tool result without its call
+        orphaned = [r for r, (_, res, _) in enumerate(iterate_cutter(fx, cfg), 1)
+                    if res.orphaned_tool_results]
+        assert checker.verdicts["R9"].failures == len(orphaned)
+        if orphaned:
+            assert checker.warned() == ["R9"]
+            assert checker.verdicts["R9"].first_request == orphaned[0]
 
 
 def test_a_broken_signature_is_caught_because_the_checker_has_its_own(

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from risutools import yamlsafe
 from risutools.canonical import canonical
 from risutools.contract.loaders import load_bytes
-from risutools.errors import ConfigError
+from risutools.errors import ConfigError, UsageError
 from risutools.jsonlines import unpaired_surrogate
 from risutools.projection.notes import Notes
 
@@ -224,10 +224,10 @@ def test_approve_refuses_text_that_is_not_utf8(tmp_path_factory: pytest.TempPath
                     args["--reviewer"], "--note", args["--note"], "--catalog", cat, cwd=cat)
         assert r.returncode == 2 and not list((cat / "approvals").glob("*"))
         _one_line(r.stderr)
-        assert f"{option}: bad-argument: not UTF-8 text" in r.stderr
+        assert f"usage: Invalid value for {option}: not UTF-8 text" in r.stderr
     r = run_cli("packet", CUTTER, "--lane", "light", "--actor", "\udcfe", "-o", tmp_path / "p",
                 "--catalog", cat, cwd=cat)
-    assert r.returncode == 2 and "--actor: bad-argument" in r.stderr
+    assert r.returncode == 2 and "Invalid value for --actor: not UTF-8" in r.stderr
     assert not (tmp_path / "p").exists()
 
 
@@ -235,7 +235,7 @@ def test_approve_refuses_text_that_is_not_utf8(tmp_path_factory: pytest.TempPath
 def test_approve_as_a_library_refuses_text_that_is_not_utf8(
         tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, signed: bool) -> None:
     """approve() called from code (no command line to check its arguments): one
-    ``bad-argument`` line naming the field, nothing written, nothing signed."""
+    ``usage`` line naming the field, nothing written, nothing signed."""
     import shutil
     import subprocess
 
@@ -251,10 +251,10 @@ def test_approve_as_a_library_refuses_text_that_is_not_utf8(
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "kim", "-f", key],
                        check=True)
     for reviewer, note, where in (("k\udcffm", "", "--reviewer"), ("kim", "ok \ud800", "--note")):
-        with pytest.raises(ConfigError) as exc:
+        with pytest.raises(UsageError) as exc:
             approve(CUTTER, "request_review", reviewer, note, key, str(cat))
-        assert exc.value.code == "bad-argument"
-        assert exc.value.one_line().startswith(f"{where}: bad-argument: not UTF-8 text")
+        assert exc.value.code == "usage"
+        assert exc.value.one_line().startswith(f"{where}: usage: not UTF-8 text")
         assert "\n" not in exc.value.one_line()
         assert not list((cat / "approvals").glob("*"))
     # the same call with text is written (the refusal is the text's, not the call's)
@@ -265,23 +265,23 @@ def test_approve_as_a_library_refuses_text_that_is_not_utf8(
 def test_switch_and_packet_as_a_library_refuse_text_that_is_not_utf8(
         tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
     """The actor, instruction and escalation text of switch() and run_packet() called from
-    code: one ``bad-argument`` line naming the option, nothing recorded."""
+    code: one ``usage`` line naming the option, nothing recorded."""
     from harness import run_packet, switch
     from test_catalog_support import CUTTER, fresh_catalog, log_lines, to_promoted
 
     cat = fresh_catalog(tmp_path_factory, tmp_path)
     to_promoted(cat)
     before = log_lines(cat)
-    with pytest.raises(ConfigError) as exc:
+    with pytest.raises(UsageError) as exc:
         switch(CUTTER, "active", "runtime", False, False, str(cat), actor="k\udcffm")
-    assert exc.value.one_line().startswith("--by: bad-argument: not UTF-8 text")
+    assert exc.value.one_line().startswith("--by: usage: not UTF-8 text")
     assert log_lines(cat) == before
     for args, where in ((("\udcfe", None, None), "--actor"),
                         (("kim", "do \ud800", None), "--instruction"),
                         (("kim", None, "\ud800"), "--escalates")):
-        with pytest.raises(ConfigError) as exc:
+        with pytest.raises(UsageError) as exc:
             run_packet(CUTTER, "light", str(tmp_path / "p"), *args, None, None, 1, str(cat))
-        assert exc.value.one_line().startswith(f"{where}: bad-argument"), where
+        assert exc.value.one_line().startswith(f"{where}: usage"), where
         assert not (tmp_path / "p").exists()
 
 
@@ -292,7 +292,7 @@ def test_activate_records_a_user_name_that_is_not_utf8(
     cat = fresh_catalog(tmp_path_factory, tmp_path)
     to_promoted(cat)
     r = run_cli("activate", CUTTER, "--by", "\udcff", "--catalog", cat, cwd=cat)
-    assert r.returncode == 2 and "--by: bad-argument" in r.stderr
+    assert r.returncode == 2 and "Invalid value for --by: not UTF-8" in r.stderr
     env = {**os.environ, "USER": "k\udcffm"}  # $USER whose bytes are not UTF-8
     r = run_cli("activate", CUTTER, "--catalog", cat, cwd=cat, env=env)
     assert r.returncode == 0, r.stdout + r.stderr

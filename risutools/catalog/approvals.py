@@ -36,11 +36,11 @@ import yaml
 from risutools.canonical import canonical, prefixed
 from risutools.catalog.catalog import Catalog, Entry, file_sha256
 from risutools.contract.loaders import load_bytes
-from risutools.errors import Code, ConfigError, RisuError
+from risutools.errors import Code, RisuError, UsageError
 from risutools.jsonlines import require_text
 from risutools.pathnames import id_file_stem, show_name
 from risutools.printable import require_plain_text
-from risutools.safeio import FileRefused, read_inside
+from risutools.safeio import FileRefused, open_regular, read_inside
 from risutools.settings import lifecycle
 
 MAX_APPROVAL_BYTES = 1024 * 1024  # an approval record is a few hundred bytes
@@ -52,25 +52,23 @@ SIG_TIMEOUT = 30  # seconds for one ssh-keygen call
 
 def now_iso() -> str:
     """Now, ISO 8601 with zone (UTC); ``SOURCE_DATE_EPOCH`` pins it (reproducible runs).  A
-    ``SOURCE_DATE_EPOCH`` past what a record can hold (after the year 9999) is
-    ``bad-argument``, one line."""
+    ``SOURCE_DATE_EPOCH`` past what a record can hold (after the year 9999) is a ``usage``
+    error, one line."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     pinned = bool(epoch) and epoch is not None and epoch.isascii() and epoch.isdigit()
     t = int(epoch) if pinned and epoch is not None else time.time()
     try:
         return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
     except (ValueError, OverflowError, OSError):
-        raise ConfigError(Code.BAD_ARGUMENT, f"SOURCE_DATE_EPOCH={show_name(epoch or '')[:40]} "
-                          "is not a time a record can hold (seconds since 1970, before the "
-                          "year 10000)") from None
+        raise UsageError("SOURCE_DATE_EPOCH", f"{show_name(epoch or '')[:40]} is not a time a "
+                         "record can hold (seconds since 1970, before the year 10000)") from None
 
 
 def build_record(entry: Entry, action: str, reviewer: str, note: str) -> dict[str, Any]:
     if action not in lifecycle.ACTIONS:
-        raise ConfigError(Code.BAD_ACTION,
-                          f"{action!r} is not one of {', '.join(lifecycle.ACTIONS)}")
+        raise UsageError("--action", f"{action!r} is not one of {', '.join(lifecycle.ACTIONS)}")
     if not reviewer.strip():
-        raise ConfigError(Code.BAD_REVIEWER, "--reviewer must name the person approving")
+        raise UsageError("--reviewer", "must name the person approving")
     require_text(reviewer, "--reviewer")  # text a record can hold and a signature cover
     require_text(note, "--note")
     require_plain_text(reviewer, "--reviewer")  # one line a person reads: no ESC, no newline
@@ -94,8 +92,10 @@ def _ssh_keygen() -> str:
 
 def sign(record: dict[str, Any], key: str, namespace: str) -> str:
     """The armored SSH signature of the record's canonical bytes."""
-    if not Path(key).is_file():
-        raise ConfigError(Code.NO_KEY, "signing key not found", path=key)
+    try:
+        open_regular(key).close()  # not-found, not-a-file: as every path
+    except FileRefused as exc:
+        raise exc.with_path(key) from None
     exe = _ssh_keygen()
     with tempfile.TemporaryDirectory(prefix="risutools-sign-") as tmp:
         msg = Path(tmp) / "record"

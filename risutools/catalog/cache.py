@@ -107,6 +107,18 @@ class IngestCache:
             return entry[2]
         return None
 
+    def known_format(self, rel: str, path: str | os.PathLike[str], lang: str,
+                     post_id: str | None, notes_sig: str) -> str | None:
+        """The format recorded with the cached outcome of the file at ``path`` when
+        :meth:`lookup` would find that outcome (its stat is the one recorded), else None:
+        such a file need not be opened to tell its format."""
+        if not self.enabled:
+            return None
+        sha = self._known_sha(rel, path)
+        entry = self.results.get(result_key(sha, lang, post_id, notes_sig)) if sha else None
+        fmt = entry.get("format") if isinstance(entry, dict) else None
+        return fmt if isinstance(fmt, str) else None
+
     def lookup(
         self, rel: str, path: str | os.PathLike[str], lang: str, post_id: str | None,
         notes_sig: str, st: tuple[int, int] | None = None,

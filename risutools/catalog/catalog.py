@@ -45,7 +45,7 @@ from risutools.errors import Code, ConfigError, DocumentError
 from risutools.findings import Finding
 from risutools.pathnames import plain_id
 from risutools.projection.facts import FACTS_DIR
-from risutools.safeio import FileRefused, check_inside
+from risutools.safeio import FileRefused, check_inside, require_folder
 from risutools.settings.catalog import CatalogSettings
 from risutools.settings.config import Settings, find_settings_file, load_settings_file
 
@@ -144,8 +144,7 @@ class Catalog:
         from ``configure(root)`` (the CLI's layered settings), else the file above it."""
         if catalog_dir is not None:
             root = Path(catalog_dir)
-            if not root.is_dir():
-                raise ConfigError(Code.NO_CATALOG, "not a folder", path=str(catalog_dir))
+            require_folder(root, "the catalog")
         else:
             found = find_root(Path(start))
             if found is None:

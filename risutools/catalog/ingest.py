@@ -50,8 +50,9 @@ from risutools.catalog.render import render
 from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
 from risutools.catalog.staging import Stager
 from risutools.catalog.walk import discover, find_sources
-from risutools.errors import Code, ConfigError, RisuError
+from risutools.errors import UsageError
 from risutools.fsio import (
+    check_target,
     display_path,
     os_error_line,
     sweep_temp_files,
@@ -62,7 +63,7 @@ from risutools.projection import post_id_from_name
 from risutools.projection.notes import MAX_NOTES_BYTES
 from risutools.projection.run import grades
 from risutools.projection.text import check_lang
-from risutools.safeio import read_or_raise
+from risutools.safeio import read_or_raise, require_folder
 from risutools.settings.config import Settings
 
 CACHE_NAME = ".risutools-cache/ingest.msgpack"
@@ -100,11 +101,16 @@ def ingest(
     notes_s, notes_sig = _notes(out_p, notes_dir, executor)
     notes_sig += _grades_signature(settings)  # (part of every cache key)
     unlisted: list[tuple[str, str]] = []
-    files, skipped = find_sources(src_p, exclude=out_p, unlisted=unlisted)
+    cache = IngestCache.load(out_p / CACHE_NAME, use_cache)
+
+    def known(path: str, rel: str) -> str | None:  # a file the cache knows is not sniffed
+        return cache.known_format(rel, path, lang, post_id_from_name(path), notes_sig)
+
+    files, skipped = find_sources(src_p, exclude=out_p, unlisted=unlisted,
+                                  known=known if cache.enabled else None)
     if settings is not None and settings.exclude:
         files = [item for item in files if not settings.is_excluded(item[1])]
-    run = _Run(src_p, out_p, lang, notes_sig, IngestCache.load(out_p / CACHE_NAME, use_cache),
-               on_progress)
+    run = _Run(src_p, out_p, lang, notes_sig, cache, on_progress)
     todo = run.plan(files, on_start)
     own_pool = executor is None and (jobs if jobs is not None else (os.cpu_count() or 1)) > 1
     stage = _stage_spec(out_p, ndjson, executor)
@@ -145,18 +151,14 @@ def _check_options(
 
     check_lang(lang)
     if executor is None and jobs is not None and jobs < 1:
-        raise ConfigError(Code.BAD_OPTION, f"must be at least 1, not {jobs}", where="--jobs")
-    if notes_dir is not None and not Path(notes_dir).is_dir():
-        raise RisuError(Code.NOT_A_DIRECTORY, "the notes folder does not exist or is not a folder",
-                        path=str(notes_dir))
+        raise UsageError("--jobs", f"must be at least 1, not {jobs}")
+    if notes_dir is not None:
+        require_folder(notes_dir, "the notes folder")
 
 
 def _check_folders(src: Path, out: Path) -> None:
-    if not src.is_dir():
-        raise RisuError(Code.NOT_A_DIRECTORY, "the source must be a folder", path=str(src))
-    if out.exists() and not out.is_dir():
-        raise RisuError(Code.NOT_A_DIRECTORY, "the catalog must be a folder",
-                        path=display_path(out))
+    require_folder(src, "the source folder")
+    check_target(out, folder=True)  # the catalog: a folder, with no file above it
 
 
 def _notes(

@@ -46,7 +46,7 @@ from risutools.contract.loaders import load_bytes
 from risutools.contract.rules import mc500
 from risutools.contract.transitions import CatalogLog
 from risutools.contract.validate import validate_document
-from risutools.errors import Code, ConfigError, RisuError
+from risutools.errors import Code, RisuError, UsageError
 from risutools.fsio import atomic_write
 from risutools.pathnames import id_file_stem, show_name
 from risutools.printable import json_text
@@ -186,7 +186,7 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
                  log: CatalogLog | None = None, inter: Interactions | None = None
                  ) -> dict[str, Any]:
     if lane not in LANES:
-        raise ConfigError(Code.BAD_LANE, f"{lane!r} is not one of {', '.join(LANES)}")
+        raise UsageError("--lane", f"{lane!r} is not one of {', '.join(LANES)}")
     graph = Graph(cat.entries()) if graph is None else graph
     approvals = load_approvals(cat) if approvals is None else approvals
     inter = interactions(str(cat.root), graph.entries) if inter is None else inter

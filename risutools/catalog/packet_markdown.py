@@ -67,7 +67,7 @@ def _needs_full_context(p: dict[str, Any]) -> list[str]:
 def _facts(facts: dict[str, Any]) -> list[str]:
     lines = ["## Permission facts", "", "| capability list | names |", "| --- | --- |"]
     for k, v in facts["capabilities"].items():
-        lines.append(f"| {k} | {_cell(', '.join(v) or '-')} |")
+        lines.append(f"| {k} | {_cell(', '.join(v)) if v else '-'} |")  # '-': none
     lines += ["", "| policy field | value |", "| --- | --- |"]
     for k, v in facts["policy"].items():
         lines.append(f"| {k} | {_cell(v)} |")

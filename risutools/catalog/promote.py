@@ -39,7 +39,7 @@ from risutools.catalog.writes import (
 )
 from risutools.contract.transitions import CatalogLog, read_log
 from risutools.contract.validate import Verification
-from risutools.errors import Code, ConfigError, WriteConflict
+from risutools.errors import Code, UsageError, WriteConflict
 from risutools.findings import Finding
 from risutools.safeio import FileRefused, read_inside
 from risutools.settings import lifecycle
@@ -165,11 +165,9 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
 
 
 def _check_target(to: str, kind: str) -> None:
-    valid = lifecycle.STATES if kind == "status" else lifecycle.RUNTIME_STATES
-    if to not in valid:
-        raise ConfigError(Code.BAD_TARGET, f"{to!r} is not one of {', '.join(valid)}")
-    if kind == "status" and to == "candidate":
-        raise ConfigError(Code.BAD_TARGET, "nothing moves a component back to candidate")
+    valid = lifecycle.TARGETS if kind == "status" else lifecycle.RUNTIME_STATES
+    if to not in valid:  # (nothing moves a component back to the start)
+        raise UsageError("--to", f"{to!r} is not one of {', '.join(valid)}")
 
 
 def _resumes(p: Plan, hit: tuple[int, dict[str, Any]]) -> bool:

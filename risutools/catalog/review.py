@@ -58,8 +58,8 @@ from risutools.contract.validate import (
     validate_document,
 )
 from risutools.contract.verify import SourceStore, VerifyContext, verify_refs
-from risutools.errors import Code, ConfigError
 from risutools.findings import Finding
+from risutools.safeio import require_folder
 from risutools.settings import lifecycle
 from risutools.settings.config import Settings
 
@@ -185,8 +185,8 @@ def _verify_documents(cat: Catalog, docs: list[LoadedDocument], result: Result,
                       sources: str | None) -> list[Verification]:
     """MC202/MC203 for every document (the source store hashed once), into ``result``."""
     src = Path(sources) if sources is not None else cat.config.sources
-    if src is not None and not src.is_dir():
-        raise ConfigError(Code.NO_SOURCE_STORE, "source store folder not found", path=str(src))
+    if src is not None:
+        require_folder(src, "the source store")
     checked = Result("verify")
     ctx = VerifyContext(SourceStore(src), cat.config, RuleFilter(), False, checked)
     for ld, info in zip(docs, result.documents, strict=True):

@@ -5,7 +5,7 @@ entered, the catalog folder is skipped, and what cannot be listed is reported.""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from risutools.catalog.render import under
@@ -25,17 +25,24 @@ def discover(src: Path, exclude: Path | None = None) -> tuple[list[tuple[Path, s
 
 
 def find_sources(
-    src: Path, exclude: Path | None = None, unlisted: list[tuple[str, str]] | None = None
+    src: Path, exclude: Path | None = None, unlisted: list[tuple[str, str]] | None = None,
+    known: Callable[[str, str], str | None] | None = None,
 ) -> tuple[list[tuple[str, str, str]], list[str]]:
     """:func:`discover` as ingest uses it: ``[(the path as text, as ``str(src / rel)``
     spells it; its relative path with "/"; its format)]`` (no path objects: one walk,
     one ``detect`` a file).  ``unlisted`` collects (relative path, why) of what the walk
-    could not list or tell the type of."""
+    could not list or tell the type of.  ``known(path, rel)``: the format the ingest cache
+    recorded for the file when its stat is the one recorded (then the file is not opened:
+    its cached outcome is used), else None (the file is sniffed)."""
 
     found: list[tuple[str, str, str]] = []
     skipped: list[str] = []
     ex = exclude.resolve() if exclude is not None else None
     for path, rel in _walk(src, ex, unlisted if unlisted is not None else []):
+        fmt = known(path, rel) if known is not None else None
+        if fmt is not None:
+            found.append((path, rel, fmt))
+            continue
         try:
             fmt = detect(path)
         except RisuError:

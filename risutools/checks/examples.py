@@ -60,7 +60,7 @@ Format (every key but ``fire``/``quiet`` optional)::
         replays: {cutter.json: '{"run": 2}'}
         expect: {severity: error}
 
-    # a replay invariant (scope replay: R1-R8, M1-M3): a conversation (conversation-v1
+    # a replay invariant (scope replay: R1-R9, M1-M3): a conversation (conversation-v1
     # messages and turns) replayed through the reference cutter and monitor, observed as
     # each turn says (what is not said is what the reference does)
     fire:

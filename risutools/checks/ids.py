@@ -52,6 +52,7 @@ SCOPE_OF: dict[str, str] = {
     "R6": "replay",
     "R7": "replay",
     "R8": "replay",
+    "R9": "replay",
     "RA101": "module",
     "RA102": "module",
     "RA103": "module",

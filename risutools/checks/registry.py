@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from risutools.checks.ids import SCOPE_OF
-from risutools.errors import Code, ConfigError
+from risutools.errors import Code, ConfigError, UsageError
 from risutools.findings import Severity
 
 #: family -> the docs page whose table lists it (``python -m risutools.commands.docs``)
@@ -35,6 +35,16 @@ DOC_PAGES = {"MC": "docs/contract.md", "RA": "docs/analysis.md", "R": "docs/repl
 #: command -> the families it reports (the SARIF rule list of its reports)
 FAMILIES_BY_COMMAND = {"validate": ("MC",), "verify": ("MC",), "analyze": ("RA",),
                        "review": ("MC", "RV")}
+#: command -> the families it reports and the scopes of the checks it runs: what its
+#: ``--select`` and ``--ignore`` may name (``validate`` lists verify's digest checks in its
+#: SARIF rules but never runs them; ``verify`` adds the document checks it runs itself)
+REPORTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "validate": (("MC",), ("load", "document", "catalog")),
+    "verify": (("MC",), ("load", "verify")),
+    "analyze": (("RA",), ("module",)), "ingest": (("RA",), ("module",)),
+    "project": (("RA",), ("module",)),
+    "review": (("MC", "RV"), ("load", "document", "catalog", "verify")),
+}
 #: where a check runs: ``load`` (reading a file), ``document`` (one document),
 #: ``catalog`` (documents together), ``verify`` (files at hand), ``module`` (the
 #: static analyser), ``replay`` (a reference simulation), ``promotion`` (gates)
@@ -217,3 +227,52 @@ class RuleFilter:
         if self.select and not any(matches(rid, s) for s in self.select):
             return False
         return not any(matches(rid, s) for s in self.ignore)
+
+
+def reported_ids(command: str, also: Iterable[str | Check] = ()) -> list[str]:
+    """Every check id ``command`` can report (:data:`REPORTS`, and the checks ``also``
+    names), in id order."""
+    families, scopes = REPORTS[command]
+    extra = {str(c) for c in also}
+    return [cid for cid, scope in known_ids().items()
+            if cid in extra or (cid.rstrip("0123456789") in families and scope in scopes)]
+
+
+def describe_ids(ids: Iterable[str]) -> str:
+    """Ids as their families and runs in index order: ``MC checks (MC000-MC201,
+    MC300-MC600)``; a run names every known id between its ends."""
+    every = {cid: i for i, cid in enumerate(known_ids())}
+    runs: dict[str, list[list[str]]] = {}
+    last = -2
+    for cid in ids:
+        fam = cid.rstrip("0123456789")
+        spans = runs.setdefault(fam, [])
+        if spans and every[cid] == last + 1:
+            spans[-1][1:] = [cid]
+        else:
+            spans.append([cid])
+        last = every[cid]
+    return " and ".join(f"{fam} checks ({', '.join('-'.join(s) for s in spans)})"
+                        for fam, spans in runs.items())
+
+
+def check_selection(command: str, select: Iterable[str] = (), ignore: Iterable[str] = (),
+                    also: Iterable[str | Check] = ()) -> None:
+    """``--select``/``--ignore`` of ``command``, checked before it runs: a code that names no
+    check ``command`` reports, or a selection that keeps none of them, is a UsageError
+    (exit 2) naming what it reports (a code that names no check at all: ``unknown-rule``).
+    Nothing is ever silently selected away.  ``also``: checks the command runs besides
+    those of its scopes."""
+    ids = reported_ids(command, also)
+    known = known_ids()
+    chosen = {"--select": split_codes(select), "--ignore": split_codes(ignore)}
+    what = describe_ids(ids)
+    for option, codes in chosen.items():
+        for code in codes:
+            if any(matches(c, code) for c in known) and not any(matches(c, code) for c in ids):
+                raise UsageError(option, f"{command} never reports {code}: it reports {what}")
+    flt = RuleFilter(*chosen.values())
+    if (chosen["--select"] or chosen["--ignore"]) and not any(
+            flt.keep(c) for c in ids if known[c] != "load"):
+        option = "--select" if chosen["--select"] else "--ignore"
+        raise UsageError(option, f"nothing is left of what {command} reports: {what}")

@@ -13,10 +13,10 @@ from typing import ClassVar
 from risutools.analysis.analyzer import analyze
 from risutools.analysis.model import Analysis
 from risutools.canonical import prefixed
-from risutools.checks.registry import RuleFilter, for_command
+from risutools.checks.registry import RuleFilter, check_selection, for_command
 from risutools.contract.result import DocumentInfo, Result
-from risutools.errors import Code, ConfigError, RisuError
-from risutools.findings import SEVERITY_RANK, sorted_findings
+from risutools.errors import RisuError, UsageError
+from risutools.findings import SEVERITY_RANK, Finding, sorted_findings
 from risutools.formats.model import Module
 from risutools.formats.reader import read_path
 from risutools.settings.config import Settings, resolve_settings
@@ -33,6 +33,12 @@ class AnalyzeResult(Result):
 
     path: str = ""
     analyses: list[tuple[Module, Analysis]] = field(default_factory=list)
+    fail_on: str = "warning"
+
+    def fails(self, finding: Finding) -> bool:
+        """A finding at or above ``--fail-on`` fails the run (exit 1)."""
+        return self.fail_on != "never" and (
+            SEVERITY_RANK.get(finding.severity, 9) <= SEVERITY_RANK[self.fail_on])
 
 
 def analyze_path(path: str) -> list[tuple[Module, Analysis]]:
@@ -61,8 +67,7 @@ def analyze_result(path: str, rule_filter: RuleFilter | None = None) -> AnalyzeR
 def check_fail_on(fail_on: str) -> None:
     """A ConfigError (exit 2) unless ``fail_on`` is one of :data:`FAIL_ON`."""
     if fail_on not in FAIL_ON:
-        raise ConfigError(Code.BAD_OPTION, f"must be one of {', '.join(FAIL_ON)}, not {fail_on!r}",
-                          where="--fail-on")
+        raise UsageError("--fail-on", f"must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
 
 
 def exit_code(analyses: list[Analysis], fail_on: str) -> int:
@@ -99,6 +104,7 @@ class Options:
 
     def __post_init__(self) -> None:
         check_fail_on(self.fail_on)
+        check_selection("analyze", self.select, self.ignore)
 
 
 @dataclass
@@ -129,7 +135,8 @@ def run(opts: Options) -> Analyzed:
             results.append(graded(analyze_result(file), cfg))
         except RisuError as exc:
             refused.append(exc.with_path(file) if exc.path is None else exc)
-    merged = AnalyzeResult(command="analyze", path=", ".join(r.path for r in results))
+    merged = AnalyzeResult(command="analyze", path=", ".join(r.path for r in results),
+                           fail_on=opts.fail_on)
     merged.checks = for_command("analyze")
     for r in results:
         r.checks = merged.checks

@@ -9,7 +9,7 @@ from typing import ClassVar
 from risutools.catalog.approvals import build_record, dump_record, record_path, sign
 from risutools.catalog.writes import catalog_lock, write_new_file
 from risutools.commands.catalogs import configure, open_for
-from risutools.errors import Code, ConfigError
+from risutools.errors import Code, ConfigError, UsageError, check_choice
 from risutools.jsonlines import require_text
 from risutools.settings import lifecycle
 
@@ -25,6 +25,9 @@ class Options:
     config_file: str | None = None
 
     def __post_init__(self) -> None:
+        check_choice(self.action, lifecycle.ACTIONS, "--action")
+        if not self.reviewer.strip():
+            raise UsageError("--reviewer", "must name the person approving")
         require_text(self.reviewer, "--reviewer")  # text a record can hold, hash and sign
         require_text(self.note, "--note")
 

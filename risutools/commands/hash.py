@@ -19,9 +19,9 @@ def hash_lines(path: str, *, bare: bool = False) -> tuple[list[str], list[str]]:
     ``sha256:<hex>  <file>:<line>  <component_id>`` per document.  ``bare``: the hash
     alone on each line."""
     out = load_documents(path)
-    problems = [
-        f"{f.file}" + (f":{f.line}" if f.line else "") + f": {f.rule}: {f.message}"
-        for f in out.problems
+    problems = [  # as every command says them: the path's code, or a document unparsable
+        f"{f.file}" + (f":{f.line}" if f.line else "") + f": {f.code or Code.BAD_DOCUMENT}: "
+        f"{f.message}" for f in out.problems
     ]
     if not out.documents and not out.problems:
         raise DocumentError(Code.NO_DOCUMENTS, "no documents found", path=path)

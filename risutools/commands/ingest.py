@@ -11,7 +11,9 @@ from typing import ClassVar
 
 from risutools.catalog.cluster import cluster_executor
 from risutools.catalog.ingest import IngestResult, ingest
-from risutools.errors import Code, ConfigError
+from risutools.checks.registry import check_selection
+from risutools.errors import UsageError, check_choice
+from risutools.projection.text import LANGS
 from risutools.settings.config import resolve_settings
 
 
@@ -29,6 +31,12 @@ class Options:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_choice(self.lang, LANGS, "--lang")
+        if self.jobs is not None and self.jobs < 1:
+            raise UsageError("--jobs", f"must be at least 1, not {self.jobs}")
+        check_selection("ingest", self.select, self.ignore)
 
 
 @dataclass
@@ -48,8 +56,8 @@ def run(opts: Options, on_start: Callable[[int, int], None] | None = None,
         executor = None
         if opts.scheduler is not None:
             if opts.jobs is not None:
-                raise ConfigError(Code.BAD_OPTION, "the cluster's workers do the work; leave out "
-                                  "-j/--jobs", where="--scheduler")
+                raise UsageError("--scheduler", "the cluster's workers do the work; leave out "
+                                 "-j/--jobs")
             executor = stack.enter_context(cluster_executor(opts.scheduler))
         result = ingest(opts.src, opts.out, ndjson=opts.ndjson, lang=opts.lang,
                         notes_dir=opts.notes, jobs=opts.jobs, executor=executor,

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from risutools.errors import RisuError
 from risutools.formats.unpack import pack
+from risutools.fsio import check_target
 
 
 @dataclass(frozen=True)
@@ -14,6 +15,9 @@ class Options:
     src: str
     out: str
     force: bool = False
+
+    def __post_init__(self) -> None:
+        check_target(self.out, folder=False)
 
 
 @dataclass

@@ -9,10 +9,12 @@ from typing import Any, ClassVar
 
 from risutools.catalog.approvals import now_iso
 from risutools.catalog.catalog import Catalog
-from risutools.catalog.packet import build_packet, write_packet, write_queue
+from risutools.catalog.packet import LANES, build_packet, write_packet, write_queue
 from risutools.commands.catalogs import configure, open_for
-from risutools.errors import Code, ConfigError
+from risutools.errors import UsageError, check_choice
+from risutools.fsio import check_target
 from risutools.jsonlines import require_text
+from risutools.settings import lifecycle
 
 
 @dataclass(frozen=True)
@@ -34,23 +36,24 @@ class Options:
                               (self.escalates, "--escalates")):
             if value is not None:
                 require_text(value, option)  # text a packet and its hand-off record can hold
+        check_target(self.queue if self.queue is not None else self.out, folder=True)
+        check_choice(self.lane, LANES, "--lane")
         if self.queue is not None:
             if self.component is not None:
-                raise ConfigError(Code.USAGE, "--queue takes no COMPONENT (it selects by "
-                                  "--status)")
+                raise UsageError("--queue", "takes no COMPONENT (it selects by --status)")
             if self.lane != "light":
-                raise ConfigError(Code.USAGE, "--queue hands off light packets only (--lane "
-                                  "light)")
+                raise UsageError("--queue", "hands off light packets only (--lane light)")
             if not self.status:
-                raise ConfigError(Code.USAGE, "--queue needs --status (e.g. candidate)")
+                raise UsageError("--queue", "needs --status (e.g. candidate)")
+            check_choice(self.status, lifecycle.STATES, "--status")
             if self.limit < 1:
-                raise ConfigError(Code.USAGE, "--limit must be at least 1")
+                raise UsageError("--limit", "must be at least 1")
             return
         if self.component is None:
-            raise ConfigError(Code.USAGE, "name a COMPONENT (or use --queue DIR --status S)")
+            raise UsageError("", "name a COMPONENT (or use --queue DIR --status S)")
         if self.escalates is not None and self.lane != "full":
-            raise ConfigError(Code.USAGE, "--escalates names the light task a full packet "
-                              "escalates; use --lane full")
+            raise UsageError("--escalates", "names the light task a full packet escalates; "
+                             "use --lane full")
 
 
 @dataclass

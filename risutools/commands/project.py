@@ -6,7 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from risutools.checks.registry import check_selection
+from risutools.errors import check_choice
+from risutools.fsio import check_target
 from risutools.projection.run import project_path, write_documents
+from risutools.projection.text import LANGS
 from risutools.settings.config import resolve_settings
 
 
@@ -21,6 +25,12 @@ class Options:
     config_file: str | None = None
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_choice(self.lang, LANGS, "--lang")
+        check_selection("project", self.select, self.ignore)
+        if self.out:
+            check_target(self.out, folder=None)  # a file, or a folder for several
 
 
 @dataclass

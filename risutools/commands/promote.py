@@ -10,9 +10,10 @@ from typing import ClassVar
 
 from risutools.catalog.promote import Plan, execute, plan
 from risutools.commands.catalogs import configure, open_for
-from risutools.errors import WriteConflict
+from risutools.errors import WriteConflict, check_choice
 from risutools.jsonlines import require_text
 from risutools.pathnames import show_name
+from risutools.settings import lifecycle
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,8 @@ class Options:
     config_file: str | None = None
 
     def __post_init__(self) -> None:
+        if self.kind == "status":  # (activate/deactivate name their target themselves)
+            check_choice(self.to, lifecycle.TARGETS, "--to")
         require_text(self.actor, "--by")  # text the transition log can hold
 
 

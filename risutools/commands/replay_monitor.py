@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from risutools.fsio import check_target
 from risutools.replay.api import run_monitor, write_report_files
 
 
@@ -15,6 +16,10 @@ class Options:
     fixture: str
     config: str | None = None
     output: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.output:
+            check_target(self.output, folder=False)
 
 
 @dataclass

@@ -10,6 +10,7 @@ from typing import ClassVar
 from risutools.contract.schema import mc100
 from risutools.contract.validate import validate_document
 from risutools.errors import Code, DocumentError
+from risutools.fsio import check_target
 from risutools.replay.api import RunOutcome, run_component
 from risutools.replay.component import load_component
 from risutools.replay.verdicts import PASSED
@@ -22,6 +23,10 @@ class Options:
     fixture: str
     config: str | None = None  # a file of replay keys, over the fixture's and the catalog's
     output: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.output:
+            check_target(self.output, folder=False)
     update: bool = False
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from risutools.fsio import check_target
 from risutools.replay.synth import synthesize, write_synth
 
 
@@ -21,6 +22,9 @@ class Options:
     lang: str = "mixed"
     name: str | None = None
     edit_window: int | None = None
+
+    def __post_init__(self) -> None:
+        check_target(self.output, folder=False)
 
 
 @dataclass

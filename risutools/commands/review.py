@@ -13,7 +13,7 @@ from typing import ClassVar
 from risutools.catalog.catalog import Catalog
 from risutools.catalog.cluster import cluster_executor
 from risutools.catalog.review import Review, review_catalog
-from risutools.checks.registry import for_command
+from risutools.checks.registry import check_selection, for_command
 from risutools.commands.catalogs import configure
 from risutools.errors import UsageError
 
@@ -37,6 +37,7 @@ class Options:
         if self.scheduler is not None and self.jobs is not None:
             raise UsageError("--scheduler", "the cluster's workers do the work; leave out "
                              "-j/--jobs")
+        check_selection("review", self.select, self.ignore)
 
 
 @dataclass

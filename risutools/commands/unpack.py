@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from risutools.errors import RisuError
 from risutools.formats.unpack import unpack
+from risutools.fsio import check_target
 
 
 @dataclass(frozen=True)
@@ -15,6 +16,9 @@ class Options:
     file: str
     out: str
     force: bool = False
+
+    def __post_init__(self) -> None:
+        check_target(self.out, folder=True)
 
 
 @dataclass

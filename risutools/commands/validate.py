@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from risutools.checks.registry import for_command
-from risutools.contract.fix import FixOutcome, fix_result
+from risutools.checks.registry import check_selection, for_command
+from risutools.contract.fix import FixOutcome, fix_result, fixable_checks
+from risutools.contract.loaders import STDIN_NAME
 from risutools.contract.result import Result
 from risutools.contract.validate import validate_paths
 from risutools.contract.verify import mc202, mc203
@@ -33,6 +34,9 @@ class Options:
     skip_non_documents: bool = False
     fix: bool = False
 
+    def __post_init__(self) -> None:
+        check_selection("validate", self.select, self.ignore)
+
 
 @dataclass
 class Validation:
@@ -42,6 +46,8 @@ class Validation:
     result: Result
     fixed: FixOutcome | None = None
     note: str | None = None  # verify's one line when no source was checked
+    #: findings ``validate --fix`` would fix (ruff's "N fixable with `--fix`"); 0 for verify
+    fixable: int = 0
 
     def exit_code(self) -> int:
         return self.result.exit_code()
@@ -62,4 +68,12 @@ def run(opts: Options) -> Validation:
                                     skip_non_documents=opts.skip_non_documents)
     result.strict = opts.strict
     result.checks = for_command("validate")
-    return Validation(result, fixed)
+    return Validation(result, fixed, fixable=fixable_count(result))
+
+
+def fixable_count(result: Result) -> int:
+    """The findings ``--fix`` fixes: of a fixable check, in a candidate document (the one
+    status it edits) read from a file (standard input cannot be written back)."""
+    fixable = fixable_checks()
+    return sum(1 for d in result.documents if d.candidate and d.file != STDIN_NAME
+               for f in d.findings if f.rule in fixable)

@@ -5,11 +5,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from risutools.checks.registry import for_command
+from risutools.checks.registry import check_selection, for_command
 from risutools.commands.validate import Validation
 from risutools.contract.result import no_store_note
+from risutools.contract.rules import mc200, mc201
+from risutools.contract.schema import mc100
 from risutools.contract.verify import verify_paths
 from risutools.settings.config import resolve_settings
+
+#: the document checks verify runs besides its own (a document that is not an object, the
+#: digests' form and the prompt digest)
+RUNS = (mc100, mc200, mc201)
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,9 @@ class Options:
     strict: bool = False
     skip_non_documents: bool = False
     allow_config_sources_outside: bool = False
+
+    def __post_init__(self) -> None:
+        check_selection("verify", self.select, self.ignore, also=RUNS)
 
 
 def run(opts: Options) -> Validation:

@@ -65,6 +65,11 @@ def _review_status(doc: Any) -> Any:
     return prov.get("review_status") if isinstance(prov, dict) else None
 
 
+def past_start(doc: Any) -> bool:
+    """Whether ``doc``'s review status is past candidate: a document MC305 reads."""
+    return _review_status(doc) in lifecycle.PAST_START
+
+
 @check("MC305", "error", "catalog", "recorded-transitions")
 def mc305(loaded: Sequence[LoadedDocument], documents: Sequence[DocumentInfo]
           ) -> Iterator[CatalogIssue]:

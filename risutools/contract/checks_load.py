@@ -15,6 +15,7 @@ MC001's id from here without importing the loaders.
 from __future__ import annotations
 
 from risutools.checks.registry import check
+from risutools.errors import Code
 from risutools.findings import Finding
 
 
@@ -32,11 +33,11 @@ def mc000(file: str | None, why: str, line: int | None = None, pointer: str = ""
 
 
 @check("MC001", "error", "load", "unreadable-path")
-def mc001(file: str | None, why: str) -> Finding:
+def mc001(file: str | None, why: str, code: str = Code.UNREADABLE) -> Finding:
     """The path given can be read (exists, is permitted).
 
     Why: A path that cannot be read was not checked, so the run cannot pass.
 
     Fix: Check the path and its permissions; risutools exits 2 for these.
     """
-    return Finding(mc001.id, "error", why, file=file)
+    return Finding(mc001.id, "error", why, file=file, code=code)

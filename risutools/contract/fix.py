@@ -30,6 +30,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -71,19 +72,26 @@ def fixable_checks() -> dict[str, Check]:
 def fix_result(result: Any) -> FixOutcome:
     """Fix, file by file, the fixable findings of a validate ``Result``."""
     fixable = fixable_checks()
-    wanted: dict[str, dict[int | None, set[str]]] = {}
+    # by the real file (two files may show as one display name); the display name is what
+    # a message says, never a path that is opened
+    wanted: dict[tuple[str, str], dict[int | None, set[str]]] = {}
+    paths: dict[tuple[str, str], Path | None] = {}
     for info in result.documents:
         rules = {f.rule for f in info.findings if f.rule in fixable}
         if rules:
-            wanted.setdefault(info.file, {}).setdefault(info.line, set()).update(rules)
+            key = (info.file, os.fsdecode(info.path) if info.path is not None else "")
+            paths[key] = info.path
+            wanted.setdefault(key, {}).setdefault(info.line, set()).update(rules)
     out = FixOutcome()
-    for file in sorted(wanted):
-        if file == STDIN_NAME:
-            n = sum(len(r) for r in wanted[file].values())
-            out.notes.append(f"{file}: {n} fixable finding(s) not fixed: standard input "
-                             "cannot be written back; fix the file itself")
+    for key in sorted(wanted):
+        file, path = key[0], paths[key]
+        if path is None:
+            n = sum(len(r) for r in wanted[key].values())
+            why = "standard input cannot be written back; fix the file itself" \
+                if file == STDIN_NAME else "its file is not known"
+            out.notes.append(f"{file}: {n} fixable finding(s) not fixed: {why}")
             continue
-        _fix_file(Path(file), file, wanted[file], fixable, out)
+        _fix_file(path, file, wanted[key], fixable, out)
     return out
 
 
@@ -101,11 +109,11 @@ class _Doc:
 def _fix_file(path: Path, name: str, wanted: dict[int | None, set[str]],
               fixable: dict[str, Check], out: FixOutcome) -> None:
     """Read ``path``, edit the fixable values in place, check the edit reads back, write."""
-    got = _read_text(path, name, out)
+    got = _read_text(path, name, out, ndjson=_fmt_of(os.fsdecode(path.name)) == "ndjson")
     if got is None:
         return
     base, bom, body = got
-    fmt = _fmt_of(path.name)
+    fmt = _fmt_of(os.fsdecode(path.name))
     lines = {ln for ln in wanted if ln is not None}
     try:
         docs = _parse(body, name, fmt, only=lines if fmt == "ndjson" else None)
@@ -121,16 +129,19 @@ def _fix_file(path: Path, name: str, wanted: dict[int | None, set[str]],
                          "fixed documents; the file is left as it was")
         return
     del body, docs, changed
-    data = ((_BOM if bom else "") + new_body).encode("utf-8")
+    data = ((_BOM if bom else "") + new_body).encode("utf-8", "surrogateescape")
     del new_body
     if _write(path, name, data, base, out):
         out.fixed.update(applied)
         out.files.append(name)
 
 
-def _read_text(path: Path, name: str, out: FixOutcome) -> tuple[str, bool, str] | None:
+def _read_text(path: Path, name: str, out: FixOutcome, *, ndjson: bool = False,
+               ) -> tuple[str, bool, str] | None:
     """(SHA-256 of the bytes read, whether a BOM leads, the text after it), or None with
-    the reason noted."""
+    the reason noted.  An NDJSON catalog may hold lines that are not UTF-8 (validate
+    reported them): their bytes are carried as ``surrogateescape`` characters, never
+    parsed, and written back byte for byte while the other lines are fixed."""
     try:
         raw = read_regular(path, MAX_FIX_BYTES)  # regular files only, never past the bound
     except RisuError as exc:
@@ -141,7 +152,7 @@ def _read_text(path: Path, name: str, out: FixOutcome) -> tuple[str, bool, str] 
         return None
     base = hashlib.sha256(raw).hexdigest()
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8", "surrogateescape" if ndjson else "strict")
     except UnicodeDecodeError:
         out.notes.append(f"{name}: not fixed: not UTF-8")
         return None

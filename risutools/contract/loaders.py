@@ -17,6 +17,7 @@ NDJSON files of any size are streamed line by line.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -56,14 +57,14 @@ SKIP_FILES = frozenset({"transitions.ndjson", "pyproject.toml"})
 
 STDIN = "-"
 
-STDIN_NAME = "<stdin>"
+STDIN_NAME = "-"  # standard input, as it is named on the command line
 
 
 @dataclass
 class LoadedDocument:
     """One document and where it came from."""
 
-    file: str  # display path (as given / relative), "<stdin>" for stdin
+    file: str  # display path (as given / relative), "-" for stdin
     line: int | None  # NDJSON line / YAML document start line / 1 for a JSON file
     doc: Any
     fmt: str  # "json" | "yaml" | "ndjson"
@@ -78,7 +79,7 @@ class LoadedDocument:
         if self.fmt == "ndjson":
             return self.line
         if self._text is not None:  # walked to the pointer, no further: found on demand
-            found = pointer_line(self._text, pointer)
+            found = pointer_line(self._text, pointer, doc=self.doc)
             return self.line if found is None else found
         lines = self._lines or {}
         p = pointer
@@ -125,10 +126,19 @@ def display_path(path: Path) -> str:
         return show_name(inside)
     try:
         # the name itself is never resolved: a link to /dev/zero is shown as the link
-        target = path.parent.resolve() / path.name
-        return show_name(target.relative_to(Path(cwd).resolve()).as_posix())
-    except (OSError, RuntimeError, ValueError):
-        return show_name(path.as_posix())
+        folder = _resolved(cwd, os.fspath(path.parent))
+        inside = _inside(folder + ("" if folder.endswith("/") else "/") + path.name,
+                         _resolved(cwd, cwd))
+    except (OSError, RuntimeError):
+        inside = None
+    return show_name(path.as_posix() if inside is None else inside)
+
+
+@functools.lru_cache(maxsize=256)
+def _resolved(cwd: str, folder: str) -> str:
+    """``Path(folder).resolve()`` seen from ``cwd``, as text: asked once a folder in a run
+    over many files of a few folders (the folders of one command do not move under it)."""
+    return Path(folder).resolve().as_posix()
 
 
 def _inside(absolute: str, base: str) -> str | None:
@@ -155,22 +165,40 @@ def load_documents(
     ``skip_non_documents``: a file named explicitly is treated like one found in a
     folder walk (JSON/YAML without ``contract``/``component_id`` is skipped), for hooks
     that pass every changed .json/.yaml file."""
-    if str(path) == STDIN:
-        return load_stdin(stdin if stdin is not None else sys.stdin.buffer)
-    p = Path(path)
     out = LoadOutcome()
+    for part in iter_documents(path, exclude=exclude, stdin=stdin,
+                               skip_non_documents=skip_non_documents):
+        out.extend(part)
+    return out
+
+
+def iter_documents(
+    path: str | os.PathLike[str],
+    *,
+    exclude: Iterable[str] = (),
+    stdin: BinaryIO | None = None,
+    skip_non_documents: bool = False,
+) -> Iterator[LoadOutcome]:
+    """:func:`load_documents` a file at a time: what it gives, in the same order, in parts
+    (a caller that is done with a file's documents need not keep them)."""
+    if str(path) == STDIN:
+        yield load_stdin(stdin if stdin is not None else sys.stdin.buffer)
+        return
+    p = Path(path)
     if p.is_dir():
         patterns = tuple(exclude)
         unlisted: list[OSError] = []
         found = sorted(_walk(p, patterns, unlisted), key=lambda q: q.as_posix())
+        listing = LoadOutcome()
         for err in unlisted:  # a folder that cannot be listed is not silently passed
             where = Path(os.fsdecode(err.filename)) if err.filename is not None else p
-            out.problems.append(mc001(
+            listing.problems.append(mc001(
                 display_path(where), f"cannot list the folder: {err.strerror or err}"))
+        yield listing
         for f in found:
-            out.extend(load_file(f, from_folder=True))
-        return out
-    return load_file(p, from_folder=skip_non_documents)
+            yield load_file(f, from_folder=True)
+        return
+    yield load_file(p, from_folder=skip_non_documents)
 
 
 def _walk(root: Path, exclude: tuple[str, ...], errors: list[OSError]) -> Iterator[Path]:
@@ -221,7 +249,7 @@ def load_file(p: Path, *, from_folder: bool = False) -> LoadOutcome:
             out.problems.append(mc000(
                 name, f"{exc.why} for one document (split it, or use an NDJSON catalog)"))
         else:
-            out.problems.append(mc001(name, exc.why))
+            out.problems.append(mc001(name, exc.why, exc.code))
         return out
     except OSError as exc:  # a read error in the middle of an NDJSON file
         out.problems.append(mc001(name, f"cannot read: {exc.strerror or exc}"))

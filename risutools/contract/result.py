@@ -8,6 +8,7 @@ unreadable path that makes a run exit 2, comes from the light
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from risutools.checks.registry import Check
 from risutools.contract.checks_load import mc001
@@ -24,6 +25,10 @@ class DocumentInfo:
     component_version: str | None
     sha256: str | None  # canonical document hash (None if it cannot be computed)
     findings: list[Finding] = field(default_factory=list)
+    #: the real file (``file`` is its display name, escaped: never opened); None for stdin
+    path: Path | None = None
+    #: a candidate (``provenance.review_status``): the one status ``validate --fix`` edits
+    candidate: bool = False
 
 
 @dataclass
@@ -70,6 +75,11 @@ class Result:
             "documents_with_errors": sum(
                 1 for d in self.documents if any(x.severity == "error" for x in d.findings)),
         }
+
+    def fails(self, finding: Finding) -> bool:
+        """Whether ``finding`` fails the run (what exit 1 means): an error, or a warning
+        with :attr:`strict` (the JUnit report counts these as failures)."""
+        return finding.severity == "error" or (self.strict and finding.severity == "warning")
 
     def could_not_run(self) -> bool:
         return any(x.rule == mc001.id for x in self.file_findings)

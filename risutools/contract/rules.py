@@ -13,6 +13,7 @@ them: MC000/MC001 in :mod:`risutools.contract.checks_load` (the loaders), MC104/
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -507,8 +508,9 @@ _MC500_SKIP_KEYS = {"payload": frozenset({"namespace", "controller"}),
 
 
 #: strings known to be prose (``find_active_code`` answers None), the bounded memory of
-#: MC500: at most ``_PROSE_MAX`` strings of at most ``_PROSE_LONGEST`` characters each
-#: (emptied when full); ``dict`` for its insertion order and C lookups
+#: MC500: at most ``_PROSE_MAX`` strings of at most ``_PROSE_LONGEST`` characters each;
+#: when full, the older half is forgotten (a sentence every document has is seen again
+#: at once, a name of one document never); ``dict`` for its insertion order and C lookups
 _PROSE: dict[str, None] = {}
 _PROSE_MAX = 4096
 _PROSE_LONGEST = 1024
@@ -516,7 +518,8 @@ _PROSE_LONGEST = 1024
 
 def _remember_prose(texts: list[str]) -> None:
     if len(_PROSE) + len(texts) > _PROSE_MAX:
-        _PROSE.clear()
+        for old in list(itertools.islice(_PROSE, len(_PROSE) // 2 + len(texts))):
+            del _PROSE[old]
     for t in texts[:_PROSE_MAX]:
         if len(t) <= _PROSE_LONGEST:
             _PROSE[t] = None

@@ -9,13 +9,18 @@ from typing import Any
 from risutools.canonical import doc_sha256
 from risutools.checks.registry import Check
 from risutools.checks.registry import RuleFilter as RuleFilter  # re-exported
-from risutools.contract.checks_catalog import CatalogIssue, mc104, mc305
+from risutools.contract.checks_catalog import CatalogIssue, mc104, mc305, past_start
 from risutools.contract.checks_load import mc000
-from risutools.contract.loaders import LoadedDocument, LoadOutcome, load_documents
+from risutools.contract.loaders import (
+    LoadedDocument,
+    LoadOutcome,
+    iter_documents,
+    load_documents,
+)
 from risutools.contract.result import DocumentInfo as DocumentInfo  # re-exported
 from risutools.contract.result import Result as Result  # re-exported
 from risutools.contract.result import Verification as Verification  # re-exported
-from risutools.contract.rules import DOCUMENT_RULES, effective_severity, make_finding
+from risutools.contract.rules import DOCUMENT_RULES, effective_severity, make_finding, mc600
 from risutools.contract.schema import mc100
 from risutools.errors import Code, DocumentError
 from risutools.findings import Finding, sorted_findings
@@ -75,8 +80,12 @@ def validate_document(
         for pointer, message in mc100(doc, cfg):
             add(mc100.id, pointer, message)
         return out
+    schema_fails = False
     for rule, fn in DOCUMENT_RULES:  # MC100 (the schema) first
+        if schema_fails and rule == mc600.id:
+            continue  # the schema already says what is missing: no narrative on top of it
         for pointer, message in fn(doc, cfg):
+            schema_fails |= rule == mc100.id
             add(rule, pointer, message)
     return sorted_findings(out)
 
@@ -87,9 +96,12 @@ def document_info(ld: LoadedDocument, findings: list[Finding]) -> DocumentInfo:
     doc = ld.doc
     cid = doc.get("component_id") if isinstance(doc, dict) else None
     ver = doc.get("component_version") if isinstance(doc, dict) else None
+    prov = doc.get("provenance") if isinstance(doc, dict) else None
     return DocumentInfo(
         ld.file, ld.line, cid if isinstance(cid, str) else None,
         ver if isinstance(ver, str) else None, ld.sha256 or doc_hash(doc), findings,
+        ld.path,
+        candidate=isinstance(prov, dict) and prov.get("review_status") == "candidate",
     )
 
 
@@ -101,11 +113,18 @@ def load_all(paths: Sequence[str | os.PathLike[str]], config: Settings,
     for p in paths:
         out.extend(load_documents(p, exclude=config.exclude,
                                   skip_non_documents=skip_non_documents))
-    if not out.documents and not out.problems and not (skip_non_documents and out.skipped):
+    _check_found(paths, bool(out.documents or out.problems), bool(out.skipped),
+                 skip_non_documents)
+    return out
+
+
+def _check_found(paths: Sequence[str | os.PathLike[str]], found: bool, skipped: bool,
+                 skip_non_documents: bool) -> None:
+    """DocumentError when there was nothing at all to check (see :func:`load_all`)."""
+    if not found and not (skip_non_documents and skipped):
         shown = ", ".join(str(p) for p in paths)
         raise DocumentError(Code.NO_DOCUMENTS, "no matrix-component documents found "
                             "(.json, .yaml, .yml, .ndjson, .jsonl)", path=shown)
-    return out
 
 
 def validate_paths(
@@ -121,14 +140,34 @@ def validate_paths(
     documents given) and MC305 (recorded transition chains)."""
     cfg = config or Settings()
     flt = rule_filter or RuleFilter()
-    loaded = load_all(paths, cfg, skip_non_documents)
-    result = Result("validate", files=loaded.files, skipped=loaded.skipped)
-    result.file_findings = [f for f in loaded.problems if flt.keep(f.rule)]
-    for ld in loaded.documents:
-        findings = validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
-                                     line_of=ld.line_of, loaded=True, keep=flt.keep)
-        result.documents.append(document_info(ld, findings))
-    catalog_checks(loaded.documents, result, cfg, flt)
+    result = Result("validate")
+    # each file's documents validated as they are read, and let go but for what the
+    # catalog checks read: MC104 a document's DocumentInfo, MC305 a document past
+    # candidate itself (memory: the summaries, not the documents)
+    kept: list[LoadedDocument] = []
+    kept_info: list[DocumentInfo] = []
+    problems = 0
+    for p in paths:
+        for part in iter_documents(p, exclude=cfg.exclude,
+                                   skip_non_documents=skip_non_documents):
+            result.files += part.files
+            result.skipped += part.skipped
+            problems += len(part.problems)
+            result.file_findings += [f for f in part.problems if flt.keep(f.rule)]
+            for ld in part.documents:
+                findings = validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
+                                             line_of=ld.line_of, loaded=True, keep=flt.keep)
+                info = document_info(ld, findings)
+                result.documents.append(info)
+                if past_start(ld.doc):
+                    kept.append(ld)
+                    kept_info.append(info)
+    _check_found(paths, bool(result.documents or problems), bool(result.skipped),
+                 skip_non_documents)
+    for issue in mc104(result.documents):
+        _add(result, mc104, issue, cfg, flt)
+    for issue in mc305(kept, kept_info):
+        _add(result, mc305, issue, cfg, flt)
     return result
 
 

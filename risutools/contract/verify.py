@@ -38,10 +38,17 @@ from risutools.contract.rules import digest_problem, make_finding, mc200, mc201
 from risutools.contract.schema import mc100, not_object_message
 from risutools.contract.transitions import find_catalog_root
 from risutools.contract.validate import doc_hash, load_all
-from risutools.errors import Code, ConfigError, FormatError
+from risutools.errors import Code, FormatError, UsageError
 from risutools.formats.charx import member_sha256
 from risutools.pathnames import plain_id
-from risutools.safeio import FileRefused, is_regular, open_regular, read_regular, sha256_regular
+from risutools.safeio import (
+    FileRefused,
+    is_regular,
+    open_regular,
+    read_regular,
+    require_folder,
+    sha256_regular,
+)
 from risutools.settings.config import Settings
 from risutools.values import MAX_DOCUMENT_BYTES
 
@@ -196,12 +203,11 @@ def verify_paths(
     flt = rule_filter or RuleFilter()
     src = Path(sources_dir) if sources_dir is not None else \
         cfg.source_store(allow_outside=allow_config_sources_outside)
-    if src is not None and not src.is_dir():
-        raise ConfigError(Code.NO_SOURCE_STORE, "source store folder not found",
-                          path=display_path(src))
+    if src is not None:
+        require_folder(src, "the source store")
     if src is None and require_sources:
-        raise ConfigError(Code.NO_SOURCE_STORE, "--require-sources needs a source store (--sources "
-                          "DIR or `sources:` in the configuration)", where="--require-sources")
+        raise UsageError("--require-sources", "needs a source store (--sources DIR or "
+                         "`sources:` in the configuration)")
     loaded = load_all(paths, cfg, skip_non_documents)
     result = Result("verify", files=loaded.files, skipped=loaded.skipped)
     result.file_findings = [f for f in loaded.problems if flt.keep(f.rule)]
@@ -370,13 +376,14 @@ def _verify_notes(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument,
                   ref: SourceRef, note: Path) -> None:
     got = ctx.store.sha256(note)
     if got is None:
+        code = Code.UNREADABLE
         try:
             open_regular(note, limit=MAX_SOURCE_BYTES).close()
             why = "cannot be read"
         except FileRefused as exc:
-            why = exc.why
+            why, code = exc.why, exc.code
         # could not run: MC001 (exit 2), and the reference stays unverified
-        ctx.result.file_findings.append(mc001(_rel(note), why))
+        ctx.result.file_findings.append(mc001(_rel(note), why, code))
         _record(ctx, info, ld, mc202, ref, "not_at_hand", f"notes file {_rel(note)} {why}")
     elif got == hex_of(ref.sha256):
         _record(ctx, info, ld, mc202, ref, "verified", _rel(note))

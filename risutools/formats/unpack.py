@@ -27,7 +27,7 @@ from risutools.formats.files import open_regular
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.reader import MAX_JSON_BYTES, detect, read_path
 from risutools.formats.risum import write_risum
-from risutools.fsio import atomic_write, sha256_file
+from risutools.fsio import atomic_write, check_target, sha256_file
 
 MANIFEST = "manifest.json"
 MANIFEST_KIND = "risutools-unpack-1"
@@ -207,6 +207,8 @@ def _card_files(src: str, files: dict[str, bytes]) -> list[dict[str, Any]]:
 
 def _write_all(root: Path, files: dict[str, bytes], manifest: dict[str, Any], force: bool) -> None:
     plan = {rel: _inside(root, rel) for rel in [*sorted(files), MANIFEST]}
+    for target in plan.values():  # a file where a folder of the output goes: not-a-directory
+        check_target(target, folder=False)
     if not force:
         existing = [rel for rel, target in plan.items() if target.exists()]
         if existing:
@@ -372,7 +374,7 @@ def pack(src: str | os.PathLike[str], out: str | os.PathLike[str], *, force: boo
     module, blobs = pack_inputs(src)
     data = write_risum(module, blobs)
     if os.path.isdir(out):
-        raise FormatError(Code.UNWRITABLE, "is a folder; -o names the .risum file to write "
+        raise FormatError(Code.NOT_A_FILE, "is a folder; -o names the .risum file to write "
                           "(e.g. -o DIR/name.risum)", path=os.fspath(out))
     if not force and os.path.lexists(out):
         raise FormatError(Code.TARGET_EXISTS, "the file already exists; use --force to overwrite",

@@ -24,7 +24,7 @@ from typing import Any
 from risutools.analysis import Analysis, analyze
 from risutools.canonical import prefixed
 from risutools.contract.rules import prompt_digest
-from risutools.errors import Code, ConfigError
+from risutools.errors import UsageError
 from risutools.formats.model import Module
 from risutools.printable import scrub
 from risutools.projection import naming, sentences
@@ -132,8 +132,7 @@ def _checked_arguments(lang: str, post_id: str | None) -> str | None:
     if post_id is not None:
         post_id = str(post_id).strip()
         if not _POST_ID.match(post_id):
-            raise ConfigError(Code.BAD_POST_ID, f"post id must be digits, not {post_id[:40]!r}",
-                              where="--post-id")
+            raise UsageError("--post-id", f"post id must be digits, not {post_id[:40]!r}")
     return post_id
 
 

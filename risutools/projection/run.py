@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from risutools.analysis import analyze
 from risutools.canonical import document_json
-from risutools.errors import Code, ConfigError
+from risutools.errors import Code, ConfigError, RisuError
 from risutools.formats import read_path
 from risutools.fsio import atomic_write
 from risutools.projection.notes import Notes, load_notes
@@ -66,8 +66,8 @@ def write_documents(docs: list[dict[str, Any]], out: str, *, force: bool = False
         plan = [(target, docs[0])]
     else:
         if target.exists() and not target.is_dir():
-            raise ConfigError(Code.BAD_OUTPUT, f"{len(docs)} documents need a directory, and {out} "
-                              "is a file", where="-o")
+            raise RisuError(Code.NOT_A_DIRECTORY, f"is a file, not a folder ({len(docs)} "
+                            "documents need a folder)", path=out)
         target.mkdir(parents=True, exist_ok=True)
         plan = [(target / f"{doc['component_id']}.json", doc) for doc in docs]
     if not force:

@@ -10,18 +10,16 @@ from __future__ import annotations
 from string import Formatter
 from typing import Any
 
-from risutools.errors import Code, ConfigError
+from risutools.errors import UsageError
 from risutools.projection.naming import LEADING_FALLBACK, fix_particles, particle
 
 LANGS = ("en", "ko")
 
 
 def check_lang(lang: str) -> None:
-    """ConfigError ``bad-lang`` unless ``lang`` is one of :data:`LANGS`."""
+    """A UsageError (``--lang``) unless ``lang`` is one of :data:`LANGS`."""
     if lang not in LANGS:
-        raise ConfigError(Code.BAD_LANG,
-                          f"language must be one of {', '.join(LANGS)}, not {lang!r}",
-                          where="--lang")
+        raise UsageError("--lang", f"must be one of {', '.join(LANGS)}, not {lang!r}")
 
 HOOK_SENTENCES: dict[str, dict[str, str]] = {
     "en": {

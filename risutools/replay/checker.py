@@ -21,6 +21,9 @@ from risutools.settings.replay import ReplayConfig
 
 #: the cutter invariants' ids, in report order
 INVARIANTS: tuple[str, ...] = tuple(c.id for c in invariants_of(FAMILY))
+#: those of warning severity: they warn, they do not fail the replay (R9)
+WARNINGS: frozenset[str] = frozenset(c.id for c in invariants_of(FAMILY)
+                                     if c.severity == "warning")
 
 
 class InvariantChecker:
@@ -31,7 +34,12 @@ class InvariantChecker:
         self.verdicts: dict[str, Verdict] = self._tally.verdicts
 
     def failed(self) -> list[str]:
-        return [k for k, v in self.verdicts.items() if v.failures]
+        """The invariants that failed (R9, a warning, is in :meth:`warned`)."""
+        return [k for k, v in self.verdicts.items() if v.failures and k not in WARNINGS]
+
+    def warned(self) -> list[str]:
+        """The invariants of warning severity that failed (R9)."""
+        return [k for k, v in self.verdicts.items() if v.failures and k in WARNINGS]
 
     def check_all(self, steps: Iterable[Step | Change]) -> dict[str, Verdict]:
         for s in steps:

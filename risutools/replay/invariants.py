@@ -1,4 +1,4 @@
-"""The context cutter's invariants R1-R8, one unit each (``docs/replay.md``).
+"""The context cutter's invariants R1-R9, one unit each (``docs/replay.md``).
 
 Each is a function decorated with :func:`~risutools.checks.registry.check`: its docstring
 is its documentation (``risutools rule R5``, the docs' table), ``report_text`` the line a
@@ -209,3 +209,36 @@ def bounded_jump(m: Mirror, r: Request) -> Answer:
     ):
         return f"anchor lost: dropped {r.kr}, more than omitted_count {t} needs"
     return HELD
+
+
+@check("R9", "warning", "replay", "results-with-their-call",
+       report_text="every tool or function result sent is sent with the assistant message "
+       "that called it")
+def results_with_their_call(m: Mirror, r: Request) -> Answer:
+    """No orphaned tool result: a tool or function result that is sent comes with the
+    assistant message that called it (the assistant message right before the run of
+    results it belongs to).
+
+    Why: Chat APIs reject a request whose tool result answers a call they cannot see, so
+    a cut that keeps the result (a protected role) and drops its call breaks the request.
+
+    Fix: Drop a calling assistant message only together with its results, or keep it
+    while they are kept.
+
+    It applies to the requests whose history holds a result with its calling assistant
+    message, so a conversation without tool calls shows R9 not-checked. Not one of the
+    spec's invariants (the spec keeps every protected message, results included): a
+    warning, listed in the summary's ``warned_invariants`` and marked on the chart, that
+    does not fail the replay.
+    """
+    if not r.enabled or not m.linked:
+        return SKIP
+    if m.orphans:
+        return lambda: _orphans_detail(m)  # made for the first failure only
+    return HELD
+
+
+def _orphans_detail(m: Mirror) -> str:
+    shown = sorted(m.orphans, key=lambda i: m.inp[i].seq)[:5]
+    return (f"tool result(s) sent without their call: {', '.join(shown)} (called by "
+            f"{', '.join(m.ids_of_callers(shown))})")

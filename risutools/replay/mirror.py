@@ -92,14 +92,20 @@ class Request:
     first: Sig | None  # the first non-protected message sent: the anchor a cutter now carries
 
 
+#: the roles of a tool's (or function's) result, which follows the message that called it
+RESULT_ROLES = ("tool", "function")
+
+
 class _In:
     """A live input message in the checker's mirror."""
 
-    __slots__ = ("est", "kept", "msg", "prot", "seq")
+    __slots__ = ("caller", "est", "kept", "msg", "prot", "results", "seq")
 
     def __init__(self, seq: int, msg: Message, est: int, prot: bool) -> None:
         self.seq, self.msg, self.est, self.prot = seq, msg, est, prot
         self.kept = False  # its id is in the output
+        self.caller: _In | None = None  # a result: the assistant message that called it
+        self.results: list[_In] = []  # an assistant message: the results of its calls
 
 
 class _Out:
@@ -145,6 +151,8 @@ class Mirror:
         self.changed: set[str] = set()  # ids whose drop status moved since the last enabled
         self.out_at: dict[int, str] = {}  # seq -> id of the output entries in out_np
         self.dead_seq: dict[str, int] = {}  # deleted ids: where they were (for a stale output)
+        self.linked = 0  # live results with a live calling assistant message (R9 applies)
+        self.orphans: set[str] = set()  # results sent without the message that called them
 
     # ---- the spec's arithmetic, written out again (no import from the cutter) ----
 
@@ -269,6 +277,8 @@ class Mirror:
             return
         e.kept = kept
         self.changed.add(mid)
+        for res in (e, *e.results):  # R9: a result, or the results of a call, moved
+            self._orphan(res)
         if e.prot:
             if kept:
                 self.prot_dropped.discard(mid)
@@ -295,8 +305,59 @@ class Mirror:
             self.n_np += 1
             self.n_np_drop += 1
             self.sigs.setdefault((m.role, m.content), []).append(seq)
+        if m.role in RESULT_ROLES:
+            self._link(e)
         self.changed.add(m.id)
         self._refresh(m.id)
+
+    def _link(self, res: _In) -> None:
+        """A result's caller: the assistant message right before the run of results it
+        belongs to in the live history (none when something else comes first)."""
+        for seq in range(res.seq - 1, -1, -1):
+            e = self.by_seq[seq]
+            if e is None or e.msg.role in RESULT_ROLES:
+                continue
+            if e.msg.role == "assistant":
+                res.caller = e
+                e.results.append(res)
+                self.linked += 1
+            break
+        self._orphan(res)
+
+    def ids_of_callers(self, results: Iterable[str]) -> list[str]:
+        """The ids of the messages that called ``results``."""
+        out = []
+        for mid in results:
+            caller = self.inp[mid].caller
+            out.append(caller.msg.id if caller is not None else "?")
+        return out
+
+    def _orphan(self, res: _In) -> None:
+        """Whether ``res`` is a result sent without its caller (``orphans``), now."""
+        if res.caller is not None and res.kept and not res.caller.kept:
+            self.orphans.add(res.msg.id)
+        else:
+            self.orphans.discard(res.msg.id)
+
+    def _unlink(self, e: _In) -> None:
+        """``e`` left the history (its place is empty): it is no one's result any more,
+        and the run of results right after it belongs to what now comes before it."""
+        if e.caller is not None:
+            e.caller.results.remove(e)
+            e.caller = None
+            self.linked -= 1
+        self.orphans.discard(e.msg.id)
+        for seq in range(e.seq + 1, len(self.by_seq)):
+            res = self.by_seq[seq]
+            if res is None:
+                continue
+            if res.msg.role not in RESULT_ROLES:
+                break
+            if res.caller is not None:
+                res.caller.results.remove(res)
+                res.caller = None
+                self.linked -= 1
+            self._link(res)
 
     def _unindex(self, e: _In) -> None:
         seqs = self.sigs[(e.msg.role, e.msg.content)]
@@ -319,6 +380,7 @@ class Mirror:
     def _in_delete(self, mid: str) -> None:
         e = self.inp.pop(mid)
         self.by_seq[e.seq] = None
+        self._unlink(e)
         self.dead_seq[mid] = e.seq
         self.total_in -= e.est
         self.prot_dropped.discard(mid)

@@ -48,6 +48,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "anchor-lost": ("anchor lost", "#cc79a7"),
     "alert-warning": ("WARNING alert", "#f0e442"),
     "alert-critical": ("CRITICAL alert", "#d55e00"),
+    "orphan": ("result without its call (R9)", "#56b4e9"),
     "failure": ("first failure (invariant)", "#b00020"),
     "off": ("module off", "#d9d9d9"),
 }
@@ -58,8 +59,9 @@ LANES: dict[str, str] = {
     "anchor-lost": "anchor lost",
     "alert-warning": "WARNING",
     "alert-critical": "CRITICAL",
+    "orphan": "orphaned",
 }
-CUTTER_ONLY = ("cut", "unreachable", "anchor-lost", "off")
+CUTTER_ONLY = ("cut", "unreachable", "anchor-lost", "orphan", "off")
 LINES: dict[str, tuple[str, str, str]] = {  # id -> label, colour, dash
     "tokens-in": ("tokens in (uncut history)", "#8c8c8c", ""),
     "tokens-out": ("tokens out (sent)", "#0072b2", ""),
@@ -159,6 +161,9 @@ def _shape(kind: str, x: float, y: float, extra: str = "") -> str:
             f'<path {cls} d="M{_f(x)},{_f(y - 5.5)} l5,5.5 l-5,5.5 l-5,-5.5 z" '
             f'fill="{colour}" stroke="#6b3556" stroke-width="0.8"/>'
         )
+    if kind == "orphan":  # a circle
+        return (f'<circle {cls} cx="{_f(x)}" cy="{_f(y)}" r="4.5" fill="{colour}" '
+                'stroke="#1f5f80" stroke-width="0.8"/>')
     return (  # alerts: a triangle up
         f'<path {cls} d="M{_f(x)},{_f(y - 5)} l5.5,10 h-11 z" fill="{colour}" '
         'stroke="#5a4a00" stroke-width="0.8"/>'
@@ -202,6 +207,8 @@ def _events(rows: list[dict[str, Any]], cutter: bool) -> dict[str, list[dict[str
             ev["anchor-lost"].append(r)
         if cutter and not r["enabled"]:
             ev["off"].append(r)
+        if cutter and r.get("orphaned_tool_results"):
+            ev["orphan"].append(r)
         mon = r["monitor"]
         if mon["alert"]:
             ev["alert-critical" if mon["level"] == "CRITICAL" else "alert-warning"].append(r)
@@ -217,6 +224,9 @@ def _event_title(kind: str, r: dict[str, Any]) -> str:
         return f"request {i}: budget unreachable, {r['tokens_out']} tokens sent"
     if kind == "anchor-lost":
         return f"request {i}: anchor lost, fell back to {r['continuity_dropped']} omitted"
+    if kind == "orphan":
+        return (f"request {i}: {r['orphaned_tool_results']} tool result(s) sent without the "
+                "assistant message that called them (R9)")
     mon = r["monitor"]
     return (f"request {i}: {mon['level']} alert ({mon['used_pct']}% used, "
             f"{mon['alert_reason']})")
@@ -239,8 +249,8 @@ def render_chart(report: dict[str, Any]) -> str:
         return ML + PW * (i - 0.5) / n
 
     p: list[str] = [
-        f'<svg id="replay-chart" xmlns="http://www.w3.org/2000/svg" width="{W}" '
-        f'height="{height}" viewBox="0 0 {W} {height}" role="img" '
+        f'<svg id="replay-chart" xmlns="http://www.w3.org/2000/svg" width="100%" '
+        f'viewBox="0 0 {W} {height}" role="img" '
         'aria-label="estimated tokens per request">',
         f'<rect x="0" y="0" width="{W}" height="{height}" fill="#ffffff"/>',
         f'<rect id="frame" x="{ML}" y="{MT}" width="{PW}" height="{frame_h}" fill="#fbfbfb" '
@@ -384,7 +394,9 @@ def _failures(report: dict[str, Any], x: Callable[[float], float]) -> list[str]:
     p = ['<g id="failures">']
     for k, (req, invs) in enumerate(sorted(at.items())):
         xx = x(req)
-        why = "; ".join(f"{i['id']} failed: {i['first_failure']['detail']}" for i in invs)
+        warned = report["summary"].get("warned_invariants", [])
+        why = "; ".join(f"{i['id']} {'warned' if i['id'] in warned else 'failed'}: "
+                        f"{i['first_failure']['detail']}" for i in invs)
         p.append(f'<line class="marker failure" data-kind="failure" data-request="{req}" '
                  f'data-count="{len(invs)}" x1="{_f(xx)}" y1="{MT}" x2="{_f(xx)}" '
                  f'y2="{MT + PH}" stroke="{colour}" stroke-width="2">'
@@ -445,7 +457,9 @@ _CSS = (
     "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;text-align:left}"
     "th{background:#f0f0f0}.passed{color:#2e7d32;font-weight:bold}"
     ".failed{color:#b00020;font-weight:bold}.not-checked{color:#8a6d00;font-weight:bold}"
-    "tr.failed-row td,tr.failing td{background:#fde8ec}tr:target td{outline:2px solid #b00020}"
+    "tr.failed-row td,tr.failing td{background:#fde8ec}tr.warned-row td{background:#fff6d6}"
+    "tr:target td{outline:2px solid #b00020}#replay-chart{display:block;width:100%;"
+    "height:auto}"
     "code{font-size:12px}"
 )
 
@@ -470,7 +484,7 @@ def _txt(v: Any) -> str:
     if isinstance(v, bool):
         return "yes" if v else "no"
     if isinstance(v, list):
-        return ", ".join(_txt(x) for x in v)
+        return ", ".join(_txt(x) for x in v) or "none"
     if isinstance(v, dict):
         return ", ".join(f"{k}={_txt(x)}" for k, x in v.items())
     return str(v)
@@ -509,6 +523,7 @@ def render_html(report: dict[str, Any]) -> str:
 def _invariants_section(report: dict[str, Any]) -> list[str]:
     """The invariants table (one row per check, anchored ``#inv-<id>``)."""
     parts: list[str] = []
+    warned = report["summary"].get("warned_invariants", [])
     if report["invariants"]:
         parts.append("<h2>Invariants</h2>")
         parts.append(
@@ -517,7 +532,7 @@ def _invariants_section(report: dict[str, Any]) -> list[str]:
                 [
                     [
                         i["id"],
-                        verdict_text(i),
+                        verdict_text(i, warned),
                         i["requests_checked"],
                         f"{i['first_failure']['request']}: {i['first_failure']['detail']}"
                         if i["first_failure"]
@@ -527,7 +542,8 @@ def _invariants_section(report: dict[str, Any]) -> list[str]:
                     for i in report["invariants"]
                 ],
                 [
-                    f' id="inv-{escape(i["id"])}" class="{escape(i["verdict"])}-row"'
+                    f' id="inv-{escape(i["id"])}" class="'
+                    f'{"warned" if i["id"] in warned else escape(i["verdict"])}-row"'
                     for i in report["invariants"]
                 ],
             )
@@ -552,8 +568,8 @@ def _requests_section(report: dict[str, Any]) -> list[str]:
     if len(shown) != len(rows):
         parts.append(
             f"<p>{min(len(shown), MAX_TABLE_ROWS)} of {len(rows)} requests (the first failing "
-            "ones, then those with a cut, an anchor loss, a toggle or an alert); every row is "
-            "in the JSON report.</p>"
+            "ones, then those with a cut, an anchor loss, a toggle, an alert or an orphaned tool "
+            "result); every row is in the JSON report.</p>"
         )
         shown = sorted(shown, key=lambda r: (r["request"] not in failing, r["request"]))
         shown = sorted(shown[:MAX_TABLE_ROWS], key=lambda r: r["request"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 MAX_ROWS = 60
@@ -15,7 +16,7 @@ def _cell(v: Any) -> str:
     if isinstance(v, dict):
         v = ", ".join(f"{k}={_plain(x)}" for k, x in v.items())
     if isinstance(v, list):
-        v = ", ".join(_plain(x) for x in v)
+        v = ", ".join(_plain(x) for x in v) or "none"
     return str(v).replace("|", "\\|").replace("\n", " ")
 
 
@@ -31,13 +32,16 @@ def interesting(row: dict[str, Any]) -> bool:
         or row.get("budget_unreachable")
         or mon.get("alert")
         or row.get("ops", {}).get("toggle") is not None
+        or row.get("orphaned_tool_results")
     )
 
 
-def verdict_text(inv: dict[str, Any]) -> str:
-    """``passed (m)``, ``failed (n of m)``, or ``not checked (no request applied)``."""
+def verdict_text(inv: dict[str, Any], warned: Iterable[str] = ()) -> str:
+    """``passed (m)``, ``failed (n of m)``, ``warning (n of m)`` for an invariant of warning
+    severity that failed (in ``warned``), or ``not checked (no request applied)``."""
     if inv["verdict"] == "failed":
-        return f"failed ({inv['failures']} of {inv['requests_checked']})"
+        word = "warning" if inv["id"] in warned else "failed"
+        return f"{word} ({inv['failures']} of {inv['requests_checked']})"
     if inv["verdict"] == "not-checked":
         return "not checked (no request applied)"
     return "passed"
@@ -55,7 +59,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     out = _heading(report)
     out += _table("Summary", ("measure", "value"),
                   [(key, _cell(report["summary"][key])) for key in sorted(report["summary"])])
-    out += _invariants(report["invariants"])
+    out += _invariants(report["invariants"], report["summary"].get("warned_invariants", []))
     out += _table("Configuration", ("key", "value"),
                   [(key, _cell(report["config"][key])) for key in sorted(report["config"])])
     out += _requests(report)
@@ -90,14 +94,14 @@ def _table(title: str, header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> 
     return out
 
 
-def _invariants(invariants: list[dict[str, Any]]) -> list[str]:
+def _invariants(invariants: list[dict[str, Any]], warned: list[str]) -> list[str]:
     if not invariants:
         return []
     rows = []
     for inv in invariants:
         first = inv["first_failure"]
         ff = f"{first['request']}: {first['detail']}" if first else "-"
-        rows.append((inv["id"], verdict_text(inv), inv["requests_checked"], _cell(ff),
+        rows.append((inv["id"], verdict_text(inv, warned), inv["requests_checked"], _cell(ff),
                      _cell(inv["text"])))
     return _table("Invariants", ("id", "verdict", "requests checked", "first failing request",
                                  "invariant"), rows)
@@ -121,7 +125,8 @@ def _requests(report: dict[str, Any]) -> list[str]:
     total = len(rows)
     rows.sort(key=lambda r: (r["request"] not in failing, r["request"]))
     rows = sorted(rows[:MAX_ROWS], key=lambda r: r["request"])
-    out = ["## Requests with a first failure, a cut, an anchor loss, a toggle or an alert", ""]
+    out = ["## Requests with a first failure, a cut, an anchor loss, a toggle, an alert or an "
+           "orphaned tool result", ""]
     if not rows:
         return [*out, "None."]
     if report["simulation"] == "context-cutter":

@@ -9,13 +9,13 @@ monitor alone; otherwise there is no applicable simulation.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from risutools import __version__
-from risutools.canonical import doc_sha256, self_hash
+from risutools.canonical import doc_sha256, indented, self_hash
+from risutools.checks.registry import registered_checks
 from risutools.errors import ReplayError
 from risutools.replay.checker import INVARIANTS, InvariantChecker
 from risutools.replay.cutter import ContextCutter, CutResult
@@ -23,7 +23,7 @@ from risutools.replay.fixture import Fixture, Message, Turn
 from risutools.replay.mirror import Change, Step
 from risutools.replay.monitor import ContextMonitor
 from risutools.replay.monitor_checker import MonitorChecker
-from risutools.replay.verdicts import FAILED, NOT_CHECKED, summary_verdict
+from risutools.replay.verdicts import FAILED, NOT_CHECKED, PASSED, summary_verdict
 from risutools.settings.replay import ReplayConfig
 
 REPORT_TAG = "replay-report-v1"
@@ -139,7 +139,7 @@ def replay_cutter(
     cutter_factory: Callable[[ReplayConfig], ContextCutter] = ContextCutter,
     monitor_factory: Callable[[ReplayConfig], ContextMonitor] = ContextMonitor,
 ) -> ReplayRun:
-    """The cutter, checked (R1-R8), with the monitor observing it, checked too (M1-M3)."""
+    """The cutter, checked (R1-R9), with the monitor observing it, checked too (M1-M3)."""
     checker, mcheck = InvariantChecker(config), MonitorChecker(config)
     run = ReplayRun(SIM_CUTTER, checker=checker, monitor_checker=mcheck)
     monitor = monitor_factory(config)
@@ -248,7 +248,7 @@ def _alerts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _invariants(run: ReplayRun) -> list[dict[str, Any]]:
-    """The verdicts of the checkers that ran: R1-R8 (the cutter), then M1-M3."""
+    """The verdicts of the checkers that ran: R1-R9 (the cutter), then M1-M3."""
     invariants: list[dict[str, Any]] = []
     if run.checker is not None:
         invariants = [run.checker.verdicts[k].to_dict() for k in INVARIANTS]
@@ -260,12 +260,20 @@ def _invariants(run: ReplayRun) -> list[dict[str, Any]]:
 def _summary(run: ReplayRun, alerts: list[dict[str, Any]],
              invariants: list[dict[str, Any]]) -> dict[str, Any]:
     rows = run.rows
+    checks = registered_checks()
+    warned = [i["id"] for i in invariants
+              if i["verdict"] == FAILED and checks[i["id"]].severity == "warning"]
     summary: dict[str, Any] = {
         "requests": len(rows),
         "alerts": len(alerts),
         "peak_tokens_in": max((r["tokens_in"] for r in rows), default=0),
-        "verdict": summary_verdict(i["verdict"] for i in invariants),
-        "failed_invariants": [i["id"] for i in invariants if i["verdict"] == FAILED],
+        # a warning that failed was checked: it neither fails the replay nor leaves it
+        # unchecked
+        "verdict": summary_verdict(PASSED if i["id"] in warned else i["verdict"]
+                                   for i in invariants),
+        "failed_invariants": [i["id"] for i in invariants
+                              if i["verdict"] == FAILED and i["id"] not in warned],
+        "warned_invariants": warned,
         "not_checked_invariants": [i["id"] for i in invariants if i["verdict"] == NOT_CHECKED],
     }
     if run.simulation == SIM_CUTTER:
@@ -303,4 +311,5 @@ def verify_report_hash(report: dict[str, Any]) -> bool:
 
 
 def report_bytes(report: dict[str, Any]) -> bytes:
-    return (json.dumps(report, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode()
+    """The report file's bytes: indented JSON, keys sorted (orjson when it writes the same)."""
+    return indented(report)

@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from risutools.errors import Code, ConfigError
+from risutools.errors import UsageError
 from risutools.replay.component import write_or_fail
 
 _KO = (
@@ -76,28 +76,18 @@ def _check_arguments(messages: int, turns: int | None, rates: dict[str, float],
                      lang: str, edit_window: int | None) -> int:
     """Refuse out-of-range arguments (one line each, naming the option); the turn count."""
     if lang not in LANGS:
-        raise ConfigError(Code.BAD_ARGUMENT, f"must be one of {', '.join(LANGS)}, got {lang!r}",
-                          where="--lang")
+        raise UsageError("--lang", f"must be one of {', '.join(LANGS)}, got {lang!r}")
     if not 2 <= messages <= 2_000_000:
-        raise ConfigError(
-            Code.BAD_ARGUMENT, f"must be between 2 and 2000000, got {messages}", where="--messages"
-        )
+        raise UsageError("--messages", f"must be between 2 and 2000000, got {messages}")
     n_turns = turns if turns is not None else max(1, (messages - 1) // 2)
     if not 1 <= n_turns <= messages - 1:
-        raise ConfigError(
-            Code.BAD_ARGUMENT,
-            f"must be between 1 and messages-1 ({messages - 1}), got {turns}",
-            where="--turns",
-        )
+        raise UsageError("--turns",
+                         f"must be between 1 and messages-1 ({messages - 1}), got {turns}")
     for key, rate in rates.items():
         if not 0.0 <= rate <= 1.0:
-            raise ConfigError(Code.BAD_ARGUMENT, f"must be between 0 and 1, got {rate}",
-                              where=f"--{key}")
+            raise UsageError(f"--{key}", f"must be between 0 and 1, got {rate}")
     if edit_window is not None and not 1 <= edit_window <= 1_000_000:
-        raise ConfigError(
-            Code.BAD_ARGUMENT, f"must be between 1 and 1000000, got {edit_window}",
-            where="--edit-window",
-        )
+        raise UsageError("--edit-window", f"must be between 1 and 1000000, got {edit_window}")
     return n_turns
 
 
@@ -243,8 +233,8 @@ def fixture_bytes(data: dict[str, Any], path: str | Path) -> bytes:
         return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
     if suffix in (".yaml", ".yml"):
         return yaml.safe_dump(data, allow_unicode=True, sort_keys=False).encode("utf-8")
-    raise ConfigError(Code.BAD_ARGUMENT, "the output must end in .ndjson, .jsonl, .json, .yaml "
-                      "or .yml (the format follows the extension)", path=str(path))
+    raise UsageError("--output", f"{path} must end in .ndjson, .jsonl, .json, .yaml or .yml "
+                     "(the format follows the extension)")
 
 
 def write_synth(data: dict[str, Any], path: str | Path) -> int:

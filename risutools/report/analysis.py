@@ -7,10 +7,13 @@ findings renderers.)
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from risutools.canonical import prefixed
-from risutools.printable import display, quoted, scrub
+from risutools.printable import display, json_text, quoted, scrub
+from risutools.report.color import painter
+from risutools.report.inspect_text import low_level_line
 
 if TYPE_CHECKING:
     from risutools.analysis.model import Analysis, Fact
@@ -31,7 +34,7 @@ def _source_dict(m: Module) -> dict[str, Any]:
 def render_analysis_json(path: str, results: list[tuple[Module, Analysis]]) -> str:
     doc = {"file": path,
            "modules": [{"source": _source_dict(m), "analysis": a.to_dict()} for m, a in results]}
-    return json.dumps(scrub(doc), ensure_ascii=False, indent=1) + "\n"
+    return json_text(json.dumps(scrub(doc), ensure_ascii=False, indent=1)) + "\n"
 
 
 def _show(text: str) -> str:
@@ -49,11 +52,12 @@ def _facts(title: str, facts: list[Fact], lines: list[str]) -> None:
         lines.append(f"    {_show(f.name):<28} {where}")
 
 
-def _head(path: str, m: Module, a: Analysis, lines: list[str]) -> None:
+def _head(path: str, m: Module, a: Analysis, lines: list[str],
+          paint: Callable[[str, str], str]) -> None:
     """The module's name and kind, its contents, what the card's module replaces, and
     lowLevelAccess."""
     member = f"!{m.source.member}" if m.source and m.source.member else ""
-    lines.append(f"{_show(path)}{member}: {a.component_type} {quoted(a.name)}")
+    lines.append(paint("bold", f"{_show(path)}{member}: {a.component_type} {quoted(a.name)}"))
     c = a.counts
     lines.append(
         f"  contents: {c.get('triggers', 0)} trigger(s), {c.get('lorebook', 0)} lorebook "
@@ -64,10 +68,8 @@ def _head(path: str, m: Module, a: Analysis, lines: list[str]) -> None:
     if replaced:
         lines.append(f"  {', '.join(replaced)}: replaced on import by the "
                      "module.risum it carries (stated by that component)")
-    lla = "yes" if a.low_level_access else "no"
-    if a.low_level_triggers:
-        lla += f" (and triggers {', '.join(str(i) for i in a.low_level_triggers)})"
-    lines.append(f"  lowLevelAccess: {lla}")
+    which = ", ".join(f"trigger {i}" for i in a.low_level_triggers)
+    lines.append("  " + low_level_line(a.low_level_access, len(a.low_level_triggers), which))
 
 
 def _state_and_toggles(a: Analysis, lines: list[str]) -> None:
@@ -88,21 +90,24 @@ def _state_and_toggles(a: Analysis, lines: list[str]) -> None:
             lines.append(f"    {_show(t.key):<24} {t.type:<8} {_show(t.label + extra + group)}")
 
 
-def _findings(a: Analysis, lines: list[str]) -> None:
+def _findings(a: Analysis, lines: list[str], paint: Callable[[str, str], str]) -> None:
     if not a.findings:
         lines.append("  findings: none")
         return
     lines.append("  findings:")
     for f in a.findings:
-        lines.append(f"    {f.rule} {f.severity:<7} {_show(f.evidence)}: {_show(f.message)}")
+        lines.append(f"    {paint('bold', f.rule)} {paint(f.severity, f'{f.severity:<7}')} "
+                     f"{_show(f.evidence)}: {_show(f.message)}")
 
 
-def render_analysis_text(path: str, results: list[tuple[Module, Analysis]]) -> str:
+def render_analysis_text(path: str, results: list[tuple[Module, Analysis]], *,
+                         color: bool = False) -> str:
     """A plain-text report for people: per module its contents, hooks, entry points, state,
     privileged APIs, dynamic code, hosts, toggles, capabilities and findings."""
+    paint = painter(color)
     lines: list[str] = []
     for m, a in results:
-        _head(path, m, a, lines)
+        _head(path, m, a, lines, paint)
         _facts("hooks", a.hooks, lines)
         _facts("entry points", a.entry_points, lines)
         _facts("button callbacks", a.button_callbacks, lines)
@@ -111,6 +116,6 @@ def render_analysis_text(path: str, results: list[tuple[Module, Analysis]]) -> s
         _facts("code in fields RisuAI never reads (never runs)", a.unused_code_fields, lines)
         lines.append("  requires: " + (", ".join(a.requires_names()) or "-"))
         lines.append("  provides: " + (", ".join(a.provides_names()) or "-"))
-        _findings(a, lines)
+        _findings(a, lines, paint)
     text: str = scrub("\n".join(lines) + "\n")
     return text

@@ -11,22 +11,26 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from risutools.report._common import one_line, summary_line
+from risutools.report.color import painter
 
 if TYPE_CHECKING:
     from risutools.contract.validate import Result
     from risutools.findings import Finding
 
 
-def concise_line(f: Finding) -> str:
+def concise_line(f: Finding, color: bool = False) -> str:
+    """``file:line:col: ID message [pointer]``; on a terminal the place bold and the id in
+    its severity's colour (ruff's look)."""
+    paint = painter(color)
     where = f.file or "-"
     if f.line:
         where += f":{f.line}:1"
     extra = f.pointer or f.evidence
-    tail = f" [{one_line(extra)}]" if extra else ""
-    return f"{where}: {f.rule} {one_line(f.message)}{tail}"
+    tail = paint("dim", f" [{one_line(extra)}]") if extra else ""
+    return f"{paint('bold', where)}: {paint(f.severity, f.rule)} {one_line(f.message)}{tail}"
 
 
-def render_concise(result: Result) -> str:
-    lines = [concise_line(f) for f in result.findings]
+def render_concise(result: Result, color: bool = False) -> str:
+    lines = [concise_line(f, color) for f in result.findings]
     lines.append(summary_line(result))
     return "\n".join(lines) + "\n"

@@ -1,56 +1,58 @@
 """Human output for ``risutools ingest``: a progress bar and a summary table.
 
-The progress bar (files, bytes, rate, ETA) is drawn on stderr, and only when
-stderr is a terminal; the summary goes to stdout.
+The progress bar (files, bytes, rate, ETA: :mod:`risutools.report.progress`) is drawn on
+stderr, and only when stderr is a terminal; the summary goes to stdout.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
+
+from risutools.report.progress import ByteProgress, size_text, status_text
 
 if TYPE_CHECKING:
     from risutools.catalog.ingest import IngestResult
 
 
 class IngestProgress:
-    """Context manager wrapping a rich progress bar; a no-op when disabled."""
+    """Context manager drawing the progress of a run (:class:`ByteProgress`) with rich on
+    stderr, from the moment the run starts (``finding files``) to the catalog's writing; a
+    no-op when disabled or when stderr is not a terminal.  ``clock``: for tests."""
 
-    def __init__(self, enabled: bool = True, color: bool | None = None) -> None:
+    def __init__(self, enabled: bool = True, color: bool | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.enabled = enabled and sys.stderr.isatty()
         self.color = color
-        self._t0 = time.perf_counter()
+        self.state = ByteProgress(clock)
+        self._clock = clock
+        self._t0 = clock()
         self._progress: Any = None
         self._task: Any = None
-        self._files = 0
 
     def __enter__(self) -> IngestProgress:
-        self._t0 = time.perf_counter()
+        self._t0 = self._clock()
         if self.enabled:
             from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                DownloadColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
-                TransferSpeedColumn,
-            )
+            from rich.progress import BarColumn, Progress, ProgressColumn, TextColumn
+            from rich.text import Text
+
+            state = self.state
+
+            class Status(ProgressColumn):  # computed at every refresh: the ETA keeps time
+                def render(self, task: Any) -> Text:
+                    return Text(status_text(state))
 
             self._progress = Progress(
-                TextColumn("ingest"),
-                BarColumn(),
-                TextColumn("{task.fields[files]} files"),
-                DownloadColumn(),
-                TransferSpeedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
-                console=Console(stderr=True, **_console_colour(self.color)),
-                transient=True,
+                TextColumn("ingest"), BarColumn(), Status(),
+                console=Console(stderr=True, **_console_colour(self.color)), transient=True,
             )
             self._progress.__enter__()
+            # shown at once: a bar that pulses while the files are found
+            self._task = self._progress.add_task("ingest", total=None)
         return self
 
     def __exit__(
@@ -63,28 +65,23 @@ class IngestProgress:
             self._progress.__exit__(exc_type, exc, tb)
 
     def start(self, files: int, total_bytes: int) -> None:
-        self._files = files
-        if self._progress is not None:
-            self._task = self._progress.add_task(
-                "ingest", total=max(total_bytes, 1), files=f"0/{files}"
-            )
+        self.state.start(files, total_bytes)
+        self._draw()
 
     def update(self, files_done: int, bytes_done: int) -> None:
+        self.state.update(files_done, bytes_done)
+        self._draw()
+
+    def _draw(self) -> None:
         if self._progress is not None and self._task is not None:
-            self._progress.update(
-                self._task, completed=bytes_done, files=f"{files_done}/{self._files}"
-            )
+            s = self.state
+            self._progress.update(self._task, total=max(s.total, 1), completed=s.done)
 
     def elapsed(self) -> float:
-        return time.perf_counter() - self._t0
+        return self._clock() - self._t0
 
 
-def _size(n: float) -> str:
-    """Bytes for people: 16,707 B -> "16.7 kB", never "0.0 MB" for a small run."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:,.1f} {unit}"
-    return f"{n:,.0f} B"
+_size = size_text
 
 
 def _console_colour(color: bool | None) -> dict[str, Any]:

@@ -32,6 +32,13 @@ def show(value: object, limit: int = SHOW_CHARS) -> str:
     return "".join(out) + ("..." if cut else "")
 
 
+def low_level_line(module: bool, triggers: int, which: str = "") -> str:
+    """lowLevelAccess as inspect and analyze both say it: the module's flag, then how many
+    triggers set their own (``which``: the trigger numbers, when known)."""
+    return (f"lowLevelAccess: module {'yes' if module else 'no'}, {triggers} trigger(s)"
+            + (f" ({which})" if which else ""))
+
+
 def _by_type(counts: dict[str, int]) -> str:
     return ", ".join(f"{show(k, 40)}={v}" for k, v in counts.items()) or "-"
 
@@ -57,8 +64,8 @@ def render_inspect_text(s: dict[str, Any]) -> str:
         f"  code: lua {code['lua']} B, triggercode {code['triggercode']} B, cjs {code['cjs']} B"
         f"   backgroundEmbedding: {s['background_embedding_bytes']} B",
         f"  assets: {s['assets']['frames']} frame(s), {s['assets']['total_bytes']} B"
-        f"   lowLevelAccess: {'yes' if s['low_level_access'] else 'no'}"
-        f" (+{llt} trigger(s))   mcp: {'yes' if s['mcp'] else 'no'}",
+        f"   {low_level_line(bool(s['low_level_access']), llt)}"
+        f"   mcp: {'yes' if s['mcp'] else 'no'}",
     ]
     if s["toggles"]:
         shown = ", ".join(

@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from risutools import __version__
+from risutools.printable import json_text
 
 if TYPE_CHECKING:
     from risutools.contract.validate import Result
@@ -45,4 +46,5 @@ def result_dict(result: Result) -> dict[str, Any]:
 
 
 def render_json(result: Result) -> str:
-    return json.dumps(result_dict(result), ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+    return json_text(json.dumps(result_dict(result), ensure_ascii=False, sort_keys=True,
+                                indent=2)) + "\n"

@@ -1,27 +1,28 @@
 """JUnit XML: one ``<testsuite>`` per file, one ``<testcase>`` per document.
 
-A document with error findings is a ``<failure>`` (all its errors in the body);
-warnings go to ``<system-out>``; a file that could not be loaded is an
+A document with findings that fail the run (what exit 1 means: errors; warnings too with
+``--strict``, or at ``analyze --fail-on warning``) is a ``<failure>`` (those findings in the
+body); other findings go to ``<system-out>``; a file that could not be loaded is an
 ``<error>`` testcase named ``load``.
 """
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
+
+from risutools.printable import text_value
 
 if TYPE_CHECKING:
     from risutools.contract.result import DocumentInfo, Result
     from risutools.findings import Finding
 
 
-_XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
-
-
 def _x(s: str) -> str:
-    """Text XML 1.0 can hold (control characters and lone surrogates escaped)."""
-    return _XML_BAD.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
+    """One line of text XML 1.0 can hold and a person can read in a CI page: every
+    control, format character and lone surrogate shown escaped
+    (:func:`risutools.printable.text_value`), so no value adds a line or reorders one."""
+    return text_value(s)
 
 
 def _line(f: Finding) -> str:
@@ -39,21 +40,25 @@ def _load_case(suite: ET.Element, file: str, loads: list[Finding]) -> int:
     return 1
 
 
-def _document_case(suite: ET.Element, file: str, d: DocumentInfo, several: bool) -> int:
-    """One document's test case: a failure with every error, warnings on system-out;
-    returns the failures (0 or 1)."""
+def _document_case(suite: ET.Element, file: str, d: DocumentInfo, several: bool,
+                   result: Result) -> int:
+    """One document's test case: a failure with every finding that fails the run, the
+    others on system-out; returns the failures (0 or 1)."""
     name = f"{d.component_id or '(no component_id)'}"
     if d.component_version:
         name += f"@{d.component_version}"
     if d.line and several:
         name += f" (line {d.line})"
     case = ET.SubElement(suite, "testcase", {"classname": _x(file), "name": _x(name)})
-    errs = [f for f in d.findings if f.severity == "error"]
-    warns = [f for f in d.findings if f.severity != "error"]
+    errs = [f for f in d.findings if result.fails(f)]
+    warns = [f for f in d.findings if not result.fails(f)]
     if errs:
+        n = sum(1 for f in errs if f.severity == "error")
+        counted = ", ".join(f"{k} {what}(s)" for k, what in ((n, "error"), (len(errs) - n,
+                                                                           "warning")) if k)
         fail = ET.SubElement(case, "failure", {
             "type": errs[0].rule,
-            "message": _x(f"{len(errs)} error(s): {errs[0].rule} {errs[0].message}")})
+            "message": _x(f"{counted}: {errs[0].rule} {errs[0].message}")})
         fail.text = "\n".join(_line(f) for f in errs)
     if warns:
         out = ET.SubElement(case, "system-out")
@@ -67,7 +72,7 @@ def _suite(root: ET.Element, file: str, result: Result) -> tuple[int, int, int]:
     loads = [f for f in result.file_findings if (f.file or "") == file]
     suite = ET.SubElement(root, "testsuite", {"name": _x(file)})
     s_err = _load_case(suite, file, loads) if loads else 0
-    s_fail = sum(_document_case(suite, file, d, len(docs) > 1) for d in docs)
+    s_fail = sum(_document_case(suite, file, d, len(docs) > 1, result) for d in docs)
     n = len(docs) + (1 if loads else 0)
     suite.set("tests", str(n))
     suite.set("failures", str(s_fail))

@@ -7,8 +7,21 @@ import os
 import stat
 import sys
 
-from risutools.errors import Code, RisuError
-from risutools.fsio import atomic_write
+from risutools.errors import Code, RisuError, UsageError
+from risutools.fsio import atomic_write, check_target
+
+
+def check_report_path(path: str | None, formats: tuple[str, ...] = ()) -> None:
+    """A report path, checked before the command runs: ``-o github`` where ``github`` is
+    one of the command's ``formats`` and no such file exists is a usage error ("did you mean
+    `-f github`?"); a folder, or a file above the path, is one line (``not-a-file``,
+    ``not-a-directory``)."""
+    if not path:
+        return
+    if path in formats and not os.path.lexists(path):
+        raise UsageError("--output", f"{path!r} is a format name and no such file exists: "
+                         f"did you mean `-f {path}`?")
+    check_target(path, folder=False)
 
 
 def write_report(path: str, text: str) -> None:

@@ -20,16 +20,9 @@ from risutools.report._common import one_line
 from risutools.report.ingest_text import render_summary
 from risutools.report.inspect_text import render_inspect_text
 from risutools.report.plan_text import render_plan
-from risutools.report.reporters import REPORTER_BY_NAME, render
-from risutools.report.review_html import render_review_html
-from risutools.report.review_sections import paint_review
-from risutools.report.review_text import (
-    render_review_json,
-    render_review_markdown,
-    render_review_text,
-)
+from risutools.report.reporters import render
 from risutools.report.rules_text import page, rule_lines
-from risutools.report.statistics import render_statistics
+from risutools.report.statistics import fixable_line, render_statistics
 
 if TYPE_CHECKING:
     from risutools.commands.analyze import Analyzed
@@ -80,12 +73,15 @@ def _findings(v: Validation, *, fmt: str, output: str | None, color: bool,
     if v.note and (fmt != "text" or statistics or output):
         err.append(f"risutools: verify: {v.note}")
     unreadable = result.unreadable()
-    err += [safe_line(f"risutools: {f.file}: {f.rule}: {f.message}") for f in unreadable]
+    err += [safe_line(f"risutools: {f.file}: {f.code or f.rule}: {f.message}")
+            for f in unreadable]
     nothing_read = not result.files and not result.documents
     if fmt == "text" and output is None and nothing_read and unreadable:
         return Rendered(None, err)
-    text = (render_statistics(result, fmt) if statistics
+    text = (render_statistics(result, fmt, color=color) if statistics
             else render(fmt, result, color=color))
+    if v.fixable and fmt in ("text", "concise"):  # for people, as ruff says it
+        text += fixable_line(v.fixable, color=color)
     return Rendered(text, err)
 
 
@@ -109,7 +105,8 @@ def _inspect(r: InspectResult, **_: Any) -> Rendered:
     err = [refusal(f.error) for f in r.files if f.error is not None]
     if r.as_json:
         doc = [f.to_dict() for f in r.files]
-        return Rendered(json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True) + "\n", err)
+        return Rendered(json_text(json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True))
+                        + "\n", err)
     out: list[str] = []
     for f in r.files:
         if f.error is not None:
@@ -156,12 +153,12 @@ def _analysis(a: Analyzed, *, fmt: str, output: str | None, color: bool,
     file's facts (several files in JSON: an array of the per-file objects)."""
     err = [refusal(e) for e in a.refused]
     if statistics:
-        return Rendered(render_statistics(a.merged, fmt), err)
+        return Rendered(render_statistics(a.merged, fmt, color=color), err)
     if fmt not in ("text", "json"):
         return Rendered(render(fmt, a.merged, color=color), err)
     if fmt == "json" and a.given > 1:
         doc = [json.loads(render(fmt, r)) for r in a.results]
-        return Rendered(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", err)
+        return Rendered(json_text(json.dumps(doc, ensure_ascii=False, indent=1)) + "\n", err)
     return Rendered("".join(render(fmt, r, color=color) for r in a.results), err)
 
 
@@ -220,29 +217,12 @@ def _packet(r: Packets, **_: Any) -> Rendered:
     return Rendered(f"wrote {jpath} and {mpath} (task {p['task']['id']}, {r.lane} lane{extra})\n")
 
 
-#: ``review``'s formats: its own (text, JSON, Markdown, HTML), and its findings in every
-#: findings format
-def _review_findings(name: str) -> Callable[[Any], str]:
-    return lambda rv: render(name, rv.result)
-
-
-_REVIEW: dict[str, Callable[[Any], str]] = {
-    **{name: _review_findings(name) for name in REPORTER_BY_NAME},
-    "html": render_review_html, "text": render_review_text, "json": render_review_json,
-    "markdown": render_review_markdown,
-}
-REVIEW_FORMATS: tuple[str, ...] = tuple(_REVIEW)
-
-
 def _review(r: Reviewed, *, fmt: str, color: bool = False, statistics: bool = False,
             **_: Any) -> Rendered:
-    """The review in ``fmt``; ``--statistics``: the count of each finding instead;
-    ``--color``: the text review's severities and headings coloured."""
+    """The review in ``fmt``; ``--statistics``: the count of each finding instead."""
     if statistics:
         return Rendered(render_statistics(r.review.result, fmt))
-    if fmt == "text" and color:
-        return Rendered(paint_review(render_review_text(r.review)))
-    return Rendered(_REVIEW[fmt](r.review))
+    return Rendered(render(fmt, r.review, color=color, kind=r.kind))
 
 
 def _replay_run(r: Replayed, **_: Any) -> Rendered:
@@ -251,8 +231,10 @@ def _replay_run(r: Replayed, **_: Any) -> Rendered:
         return Rendered(o.message + "\n")
     s = o.report["summary"]
     failed = ", ".join(s["failed_invariants"]) or "none"
+    warned = ", ".join(s.get("warned_invariants", []))
     lines = [f"{o.simulation}: {s['requests']} request(s), verdict {s['verdict']} "
-             f"(failed invariants: {failed}); report {o.written[0]}"]
+             f"(failed invariants: {failed}" + (f"; warnings: {warned}" if warned else "")
+             + f"); report {o.written[0]}"]
     if o.updated:
         lines.append(f"updated {r.component}")
     elif o.message:
@@ -284,7 +266,7 @@ def _ingest(i: Ingested, *, as_json: bool, quiet: bool, report: str | None,
     """The run as JSON (``--json``, and the ``--report`` file), the summary table, or with
     ``-q`` only what failed, collided, was kept or is worth a notice."""
     r = i.result
-    text = json.dumps(r.to_dict(), ensure_ascii=False, indent=1) + "\n"
+    text = json_text(json.dumps(r.to_dict(), ensure_ascii=False, indent=1)) + "\n"
     files = [(report, text)] if report else []
     if as_json:
         return Rendered(text, files=files)

@@ -1,24 +1,31 @@
-"""The reporter table: every findings format, by name (``REPORTER_BY_NAME``).
+"""The reporter table: for every kind of result that is written in a chosen format, its
+reporters by name (:data:`REPORTERS`); a command's ``--format/-f`` choices come from it
+(:func:`formats`).
 
-Every command that reports findings (``validate``, ``verify``, ``analyze``) renders
-through :func:`render` and takes its ``--format/-f`` choices from :data:`FORMATS`;
-``review`` renders its findings through it too, beside its own text, JSON, Markdown
-and HTML.  A reporter reads a :class:`~risutools.contract.validate.Result`
-(``analyze`` hands in an ``AnalyzeResult``, a Result with the analyses attached);
-``text`` and ``json`` of ``analyze`` show the analyser's facts as well.
+``findings`` (``validate``, ``verify``) and ``analysis`` (``analyze``, whose ``text`` and
+``json`` show the analyser's facts as well) have the findings formats; ``review`` has its
+own text, JSON, Markdown and HTML beside its findings in the other findings formats.  A
+reporter is ``render(result, color) -> text``; ``color`` is honoured by the formats for
+people (text, concise) and ignored by the formats for machines.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from risutools.report.analysis import render_analysis_json, render_analysis_text
 from risutools.report.concise import render_concise
 from risutools.report.github import render_github
 from risutools.report.json_out import render_json
 from risutools.report.junit import render_junit
+from risutools.report.review_html import render_review_html
+from risutools.report.review_text import (
+    render_review_json,
+    render_review_markdown,
+    render_review_text,
+)
 from risutools.report.sarif import render_sarif
 from risutools.report.text import render_text
 
@@ -31,7 +38,7 @@ if TYPE_CHECKING:
 class Reporter:
     name: str
     help: str  # one line, for the docs and `--help`
-    render: Callable[[Result, bool], str]  # (result, color) -> text
+    render: Callable[[Any, bool], str]  # (result, color) -> text
 
 
 def _analyses(result: Result) -> object | None:
@@ -41,13 +48,13 @@ def _analyses(result: Result) -> object | None:
 def _text(result: Result, color: bool) -> str:
     if _analyses(result) is not None:
         analysed = cast("AnalyzeResult", result)
-        return render_analysis_text(analysed.path, analysed.analyses)
+        return render_analysis_text(analysed.path, analysed.analyses, color=color)
 
     return render_text(result, color=color)
 
 
 def _concise(result: Result, color: bool) -> str:
-    return render_concise(result)
+    return render_concise(result, color)
 
 
 def _json(result: Result, color: bool) -> str:
@@ -70,6 +77,7 @@ def _junit(result: Result, color: bool) -> str:
     return render_junit(result)
 
 
+#: the findings formats, by name (``validate``, ``verify``, ``analyze``)
 REPORTER_BY_NAME: dict[str, Reporter] = {r.name: r for r in (
     Reporter("text", "for people: findings grouped per file (analyze: facts too)", _text),
     Reporter("concise", "one `file:line:col: ID message` line per finding", _concise),
@@ -78,11 +86,45 @@ REPORTER_BY_NAME: dict[str, Reporter] = {r.name: r for r in (
     Reporter("sarif", "SARIF 2.1.0 for code scanning", _sarif),
     Reporter("junit", "JUnit XML, one test case per document or module", _junit),
 )}
-#: the ``--format/-f`` choices, in table order
-FORMATS: tuple[str, ...] = tuple(REPORTER_BY_NAME)
+
+
+def _review_findings(r: Reporter) -> Reporter:
+    """A findings format of the review: its findings (``Review.result``) rendered so."""
+    return Reporter(r.name, r.help, lambda review, color: r.render(review.result, color))
+
+
+#: the review's formats: its own (text, JSON, Markdown, HTML) in the places of the findings
+#: formats of those names, its findings in the others
+REVIEW_REPORTERS: dict[str, Reporter] = {
+    **{name: _review_findings(r) for name, r in REPORTER_BY_NAME.items()},
+    "text": Reporter("text", "for people: counts, findings, the promotion board",
+                     render_review_text),
+    "json": Reporter("json", "the whole review as one JSON object",
+                     lambda review, color: render_review_json(review)),
+    "html": Reporter("html", "a self-contained page for people",
+                     lambda review, color: render_review_html(review)),
+    "markdown": Reporter("markdown", "the review as Markdown",
+                         lambda review, color: render_review_markdown(review)),
+}
+
+#: every kind of result written in a chosen format, and its reporters
+REPORTERS: dict[str, dict[str, Reporter]] = {
+    "findings": REPORTER_BY_NAME,
+    "analysis": REPORTER_BY_NAME,
+    "review": REVIEW_REPORTERS,
+}
+
+
+def formats(kind: str) -> tuple[str, ...]:
+    """The ``--format/-f`` choices of a result kind, in table order."""
+    return tuple(REPORTERS[kind])
+
+
+#: the findings formats' ``--format/-f`` choices, in table order
+FORMATS: tuple[str, ...] = formats("findings")
 FORMAT_HELP = " | ".join(FORMATS)
 
 
-def render(name: str, result: Result, *, color: bool = False) -> str:
-    """Render ``result`` in format ``name`` (one of :data:`FORMATS`)."""
-    return REPORTER_BY_NAME[name].render(result, color)
+def render(name: str, result: Any, *, color: bool = False, kind: str = "findings") -> str:
+    """Render ``result`` (of ``kind``) in format ``name`` (one of :func:`formats`)."""
+    return REPORTERS[kind][name].render(result, color)

@@ -5,16 +5,17 @@ transition log and approval problems, duplicates and id collisions, the promotio
 (filtered by what blocks a row), and a table of every document that can be sorted (click a
 header) and filtered by review status, by finding rule, and by text.  The page's own script
 reads the filters from the URL fragment too (``#status=candidate&rule=MC600&sort=errors``)
-so a link keeps a view.  Every value from the catalog is HTML-escaped; nothing from a
-document is ever executed.
+so a link keeps a view.  Every value from the catalog goes through
+:func:`risutools.printable.html_value` (control characters shown escaped, then
+HTML-escaped); nothing from a document is ever executed.
 """
 
 from __future__ import annotations
 
-import html
 import json
 from typing import TYPE_CHECKING, Any
 
+from risutools.printable import html_value
 from risutools.report.review_html_sections import CSS as SECTIONS_CSS
 from risutools.report.review_html_sections import JS as SECTIONS_JS
 from risutools.report.review_html_sections import (
@@ -130,7 +131,7 @@ _JS = """
 
 
 def _e(v: Any) -> str:
-    return html.escape(str(v), quote=True)
+    return html_value(v)
 
 
 def _counts(d: dict[str, Any]) -> str:

@@ -205,20 +205,3 @@ def board_lines(d: dict[str, Any]) -> list[str]:
             out.append(f"      path to approved: {path_line(b)}")
     return out
 
-
-_PAINT = ((re.compile(r"(?<= )(error)(?= )"), "\x1b[31m"),
-          (re.compile(r"(?<= )(warning)(?= )"), "\x1b[33m"),
-          (re.compile(r"^(\s+FAIL)\b"), "\x1b[31m"), (re.compile(r"(READY)"), "\x1b[32m"),
-          (re.compile(r"^(\S.*:)$"), "\x1b[1m"))
-
-
-def paint_review(text: str) -> str:
-    """The text review with ANSI colours (``--color``): severities, FAIL, READY, headings.
-    Only the review's own words are painted; a catalog value never decides a colour by
-    itself (the text is already one line per value, control characters escaped)."""
-    out = []
-    for line in text.split("\n"):
-        for pattern, code in _PAINT:
-            line = pattern.sub(code + r"\1" + "\x1b[0m", line, count=1)
-        out.append(line)
-    return "\n".join(out)

@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from risutools.printable import json_text, markdown_value, text_value
+from risutools.report.color import painter
 from risutools.report.review_sections import (
     board_lines,
     interaction_lines,
@@ -68,7 +69,8 @@ def render_review_json(rv: Review) -> str:
                                 separators=(",", ":"))) + "\n"
 
 
-def render_review_text(rv: Review) -> str:
+def render_review_text(rv: Review, color: bool = False) -> str:
+    paint = painter(color)
     d = rv.data
     c = d["counts"]
     out = [f"review of {_clean(d['catalog'])}: {c['documents']} document(s); "
@@ -87,7 +89,8 @@ def render_review_text(rv: Review) -> str:
         for f in shown:
             where = _clean(f.file or "") + (f":{f.line}" if f.line else "")
             ptr = f" {_clean(f.pointer)}" if f.pointer else ""
-            out.append(f"  {where}  {f.severity:<7} {f.rule}{ptr}  {_clean(f.message)}")
+            out.append(f"  {where}  {paint(f.severity, f'{f.severity:<7}')} "
+                       f"{paint('bold', f.rule)}{ptr}  {_clean(f.message)}")
     for key, title in (("duplicates", "duplicate sources"), ("id_collisions", "id collisions")):
         if d[key]:
             out += ["", f"{title}:"]

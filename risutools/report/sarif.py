@@ -10,7 +10,8 @@ directory (``uriBaseId: %SRCROOT%``; a file outside it gets an absolute
 the JSON pointer is a logical location.  ``partialFingerprints`` carries a
 line-independent hash (rule, file, component, pointer, message, and a counter
 for identical findings), so an edit elsewhere in the file does not re-open the
-alert.  Input read from standard input has no location.
+alert.  Input read from standard input (``-``) has no location.  There is no
+``helpUri`` (no web page is promised): each rule's ``help`` names ``risutools rule ID``.
 """
 
 from __future__ import annotations
@@ -21,15 +22,16 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from risutools import __version__
-from risutools.checks.registry import DOC_PAGES, for_command
+from risutools.checks.registry import for_command
 from risutools.pathnames import name_uri
+from risutools.printable import json_text
+
+STDIN = "-"  # standard input: no location
 
 if TYPE_CHECKING:
     from risutools.contract.validate import Result
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-REPO_URI = "https://github.com/risutools/risutools/blob/main/"
-INFO_URI = REPO_URI + "docs/contract.md"
 
 
 def _artifact(file: str) -> dict[str, str]:
@@ -62,8 +64,10 @@ def sarif_dict(result: Result) -> dict[str, Any]:
             "name": r.title,
             "shortDescription": {"text": r.summary},
             "fullDescription": {"text": f"{r.summary} Fix: {r.fix}"},
-            "help": {"text": r.fix, "markdown": f"**{rid}** {r.summary}\n\nFix: {r.fix}"},
-            "helpUri": f"{REPO_URI}{DOC_PAGES[r.family]}#{rid.lower()}",
+            # no helpUri: the package has no web address; its page is `risutools rule ID`
+            "help": {"text": f"{r.fix} (`risutools rule {rid}` explains it)",
+                     "markdown": f"**{rid}** {r.summary}\n\nFix: {r.fix}\n\n"
+                                 f"`risutools rule {rid}` explains it."},
             "defaultConfiguration": {"level": _LEVEL.get(r.severity, "note")},
         })
     results = []
@@ -80,7 +84,7 @@ def sarif_dict(result: Result) -> dict[str, Any]:
         component = component_of.get((f.file or "", f.line), "")
         res["partialFingerprints"] = {"risutoolsFinding/v1": _fingerprint(
             (f.rule, f.file or "", component, f.pointer, f.message), seen)}
-        if f.file and not f.file.startswith("<"):
+        if f.file and f.file != STDIN:
             phys: dict[str, Any] = {
                 "artifactLocation": _artifact(f.file),
             }
@@ -100,7 +104,6 @@ def sarif_dict(result: Result) -> dict[str, Any]:
                 "name": "risutools",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "informationUri": INFO_URI,
                 "rules": rules,
             }},
             "columnKind": "unicodeCodePoints",
@@ -110,4 +113,5 @@ def sarif_dict(result: Result) -> dict[str, Any]:
 
 
 def render_sarif(result: Result) -> str:
-    return json.dumps(sarif_dict(result), ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+    return json_text(json.dumps(sarif_dict(result), ensure_ascii=False, sort_keys=True,
+                                indent=2)) + "\n"

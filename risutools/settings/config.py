@@ -261,7 +261,7 @@ def _sections(raw: dict[str, Any], where: str) -> dict[str, Any]:
     for name in SECTIONS:
         if name in raw:
             if not isinstance(raw[name], dict):
-                raise ConfigError(Code.CONFIG_BAD_VALUE, f"{name} must be a mapping",
+                raise ConfigError(Code.CONFIG_NOT_MAPPING, f"{name} must be a mapping",
                                   where=name, path=where)
             sections[name] = raw[name]
     return sections

@@ -123,7 +123,7 @@ def build_config(*layers: dict[str, Any] | None) -> ReplayConfig:
         if layer is None:
             continue
         if not isinstance(layer, dict):
-            raise ConfigError(Code.CONFIG_BAD_VALUE, "a configuration must be a mapping",
+            raise ConfigError(Code.CONFIG_NOT_MAPPING, "a configuration must be a mapping",
                               where="config")
         for key in sorted(layer):
             if key not in DEFAULTS:
@@ -191,7 +191,8 @@ def read_replay_layer(path: str | Path) -> dict[str, Any]:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError(Code.CONFIG_BAD_VALUE, "the configuration must be a mapping", path=str(p))
+        raise ConfigError(Code.CONFIG_NOT_MAPPING, "the configuration must be a mapping",
+                          path=str(p))
     return data
 
 
