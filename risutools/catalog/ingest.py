@@ -122,8 +122,7 @@ def ingest(
         lost = {rel: SourceOutcome(path=display_path(rel), size=0, error=why)
                 for rel, why in unlisted if rel not in run.outcomes}
         outcomes = {**run.outcomes, **lost}
-        result = IngestResult(sources=[outcomes[k] for k in sorted(outcomes)],
-                              skipped=skipped,
+        result = IngestResult(sources=[outcomes[k] for k in sorted(outcomes)], skipped=skipped,
                               notices=[run.cache.problem] if run.cache.problem else [])
         _deduplicate(result.sources)
         write_catalog(result, out_p, ndjson, stager)
