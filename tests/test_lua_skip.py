@@ -32,7 +32,7 @@ def test_idioms_read_the_same_with_and_without_skipping() -> None:
     assert ("LLM", ".", "_G") not in by_name and ("LLM", ".", "t") in by_name
     assert ("axLLM", ".", "t") in by_name
     defs = {(d.name, d.local) for d in fast.defs}
-    assert {("helper", True), ("quiet", True), ("split", True), ("handler", False),
+    assert {("helper", True), ("quiet", True), ("split", True), ("handler", True),
             ("other", False)} <= defs
     assert "onOutput" not in {d.name for d in fast.defs}  # _G.onOutput: a field
     assert fast.constants == {"HOST": "https://api.example.org/v1", "KEY": "mood",

@@ -136,6 +136,10 @@ def _result(s: Seen, findings: list[Finding]) -> Analysis:
         lorebook_code=list(s.lorebook_code),
         required_toggles=_sorted_facts(s.required_toggles),
         unused_code_fields=_sorted_facts(s.unused_fields),
+        callbacks=list(s.callbacks),
+        unreached=_sorted_facts(s.unreached),
+        computed_state=[s.computed[k] for k in sorted(s.computed)],
+        group_chat_writes=_sorted_facts(s.group_writes),
         counts=counts,
         findings=findings,
     )
