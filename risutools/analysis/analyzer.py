@@ -137,6 +137,8 @@ def _result(s: Seen, findings: list[Finding]) -> Analysis:
         required_toggles=_sorted_facts(s.required_toggles),
         unused_code_fields=_sorted_facts(s.unused_fields),
         callbacks=list(s.callbacks),
+        code_buttons=_sorted_facts(s.code_buttons),
+        manual_entries=_sorted_facts(s.manual_entries),
         unreached=_sorted_facts(s.unreached),
         computed_state=[s.computed[k] for k in sorted(s.computed)],
         group_chat_writes=_sorted_facts(s.group_writes),

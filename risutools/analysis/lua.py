@@ -226,6 +226,9 @@ class LuaScan:
     #: names assigned several short string literals (a branch chain ``if a then k = "x"
     #: elseif b then k = "y" end``): each of them, at most ``MAX_CHOICES``
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: how many times each name of ``choices`` is assigned a literal (a reader checks that
+    #: the name is assigned nothing else: :func:`risutools.analysis.luaflow.only_literals`)
+    literal_assigns: dict[str, int] = field(default_factory=dict)
     errors: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
     params: frozenset[str] = frozenset()  # every parameter name of the script's functions
     tokens: int = 0  # tokens read one by one (runs passed over by the skip path not counted)
@@ -384,6 +387,7 @@ class _Scanner:
         #: name -> the distinct literals assigned to it (``LuaScan.choices``); an empty list
         #: once it was assigned more than MAX_CHOICES, or a literal too long to be a name
         self.choices: dict[str, list[str]] = {}
+        self.literal_assigns: dict[str, int] = {}
         self.full: set[str] = set()  # record kinds past their bound
         self.shared: dict[tuple[object, ...], Any] = {}  # equal arguments share one object
         #: open ``listenEdit(`` calls: the bracket depth each started at; ``depth`` counts
@@ -509,6 +513,7 @@ class _Scanner:
         if name in constants or self.room("constants", len(constants), offset):
             constants[name] = value if constants.get(name, value) == value else None
             ch = self.choices.setdefault(name, [])
+            self.literal_assigns[name] = self.literal_assigns.get(name, 0) + 1
             if value == _OPAQUE or len(ch) >= MAX_CHOICES:
                 ch.append(_OPAQUE)
             elif value not in ch:
@@ -699,6 +704,7 @@ class _Scanner:
                             if v is not None and v != _OPAQUE and k not in params}
         result.choices = {k: tuple(v) for k, v in self.choices.items()
                           if len(v) > 1 and _OPAQUE not in v and k not in params}
+        result.literal_assigns = {k: self.literal_assigns[k] for k in result.choices}
         result.lines = self.lines.newlines + 1
         self.raw_errors.sort(key=lambda err: err[0])
         result.errors = [(self.lines.line(off), msg) for off, msg in self.raw_errors]

@@ -254,10 +254,12 @@ def show_key(template: tuple[Part, ...]) -> str:
 class _Helpers:
     """The reading of :func:`helper_keys` over one script."""
 
-    def __init__(self, code: str, scan: LuaScan, table: FunctionTable) -> None:
+    def __init__(self, code: str, scan: LuaScan, table: FunctionTable,
+                 choices: Callable[[str], tuple[str, ...]]) -> None:
         self.code = code
         self.scan = scan
         self.table = table
+        self.choices = choices
         self.sites: dict[tuple[int, tuple[Part, ...], str, str], _Site] = {}
         self.called: set[tuple[int, tuple[Part, ...], str, str]] = set()  # sites with a call
         self.out: list[KeyUse] = []
@@ -266,7 +268,7 @@ class _Helpers:
         """A name's literal values (a constant, or a branch chain's literals)."""
         if name in self.scan.constants:
             return ((LIT, self.scan.constants[name]),)
-        got = self.scan.choices.get(name)
+        got = self.choices(name)
         return tuple((LIT, v) for v in got) if got else None
 
     def use(self, template: tuple[Part, ...], offset: int, scope: str, mode: str,
@@ -332,11 +334,13 @@ def _through_pcall(call: Call) -> Call | None:
 
 
 def helper_keys(code: str, scan: LuaScan, table: FunctionTable,
-                uses: list[tuple[Call, str, str]]) -> list[KeyUse]:
+                uses: list[tuple[Call, str, str]],
+                choices: Callable[[str], tuple[str, ...]]) -> list[KeyUse]:
     """The keys of ``uses`` (state API calls: the call, its scope and mode) whose key is
     not a literal: through the script's helper functions (names and branch chains of
-    literals resolved), else computed (``*`` for what is not known)."""
-    h = _Helpers(code, scan, table)
+    literals resolved; ``choices(name)``: the literals of a branch chain), else computed
+    (``*`` for what is not known)."""
+    h = _Helpers(code, scan, table, choices)
     for call, scope, mode in uses:
         template = key_template(call.args[1]) if len(call.args) > 1 else ((HOLE, ""),)
         h.use(template, call.start, scope, mode, call.line, call.line, 0)
@@ -347,6 +351,29 @@ def helper_keys(code: str, scan: LuaScan, table: FunctionTable,
         if key not in h.called:
             h.out.append(KeyUse(site.scope, site.mode, "*", True, site.via, site.via, -1))
     return h.out
+
+
+def only_literals(code: str, name: str, literals: int) -> bool:
+    """Whether ``name`` is assigned (``name =``, not ``==``) at most ``literals`` times in
+    ``code``: the scanner saw that many literal assignments, so it is assigned nothing
+    else (a name written in a comment or a string counts too: then it is not a branch chain).
+    Plain string searches, linear in ``code``."""
+    pos, found, n = 0, 0, len(code)
+    while True:
+        i = code.find(name, pos)
+        if i < 0:
+            return True
+        pos = i + 1
+        end = i + len(name)
+        if (i and (code[i - 1].isalnum() or code[i - 1] in "_.:")) or \
+                (end < n and (code[end].isalnum() or code[end] == "_")):
+            continue
+        while end < n and code[end] in " \t":
+            end += 1
+        if code.startswith("=", end) and not code.startswith("==", end):
+            found += 1
+            if found > literals:
+                return False
 
 
 # -- functions nothing reaches ---------------------------------------------------------------

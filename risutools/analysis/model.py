@@ -174,6 +174,12 @@ class Analysis:
     unused_code_fields: list[Fact] = field(default_factory=list)
     #: lorebook entries another module loads and calls (not hooks of this module)
     callbacks: list[Callback] = field(default_factory=list)
+    #: buttons Lua code writes in its strings (risu-btn, risu-trigger, CBS buttons,
+    #: LightBoard's ``risu_btn``): the value, ``*`` for each part computed at run time
+    code_buttons: list[Fact] = field(default_factory=list)
+    #: names a button calls (``risu-trigger="Name"``, ``{{button::label::Name}}``) that are a
+    #: manual trigger or a Lua global of this module: evidence the button, then the target
+    manual_entries: list[Fact] = field(default_factory=list)
     #: code nothing runs: a function no entry point reaches (``function f``, evidence: its
     #: definition, then the calls in it, which count nowhere else) or a lorebook entry of
     #: Lua nothing loads (``lorebook[i]``)
@@ -242,6 +248,10 @@ class Analysis:
         out: dict[str, Any] = {}
         if self.callbacks:
             out["callbacks"] = [c.to_dict() for c in self.callbacks]
+        if self.code_buttons:
+            out["code_buttons"] = [f.to_dict() for f in self.code_buttons]
+        if self.manual_entries:
+            out["manual_entries"] = [f.to_dict() for f in self.manual_entries]
         if self.unreached:
             out["unreached"] = [f.to_dict() for f in self.unreached]
         if self.computed_state:

@@ -172,6 +172,8 @@ class Seen:
         self.required_toggles: dict[str, Fact] = {}  # toggle keys read, declared elsewhere
         self.unused_fields: dict[str, Fact] = {}  # fields RisuAI never reads holding code
         self.callbacks: list[Callback] = []  # lorebook entries another module calls
+        self.code_buttons: dict[str, Fact] = {}  # buttons written in Lua strings
+        self.manual_entries: dict[str, Fact] = {}  # names a button calls: trigger or global
         self.unreached: dict[str, Fact] = {}  # code nothing runs (function f, lorebook[i])
         self.computed: dict[tuple[str, str], StateKey] = {}  # keys built at run time
         self.group_writes: dict[str, Fact] = {}  # greeting setvar: group chats only
@@ -189,9 +191,7 @@ class Seen:
         #: the global functions the module's Lua defines (RisuAI calls them by name): name
         #: -> where (the last definition in each script that defines it)
         self.lua_globals: dict[str, list[str]] = {}
-        #: every string of the module joined (built when first needed: a name used
-        #: anywhere else reaches the function of that name)
-        self.all_text: str | None = None
+        self.all_text: str | None = None  # the module's strings joined (text_of_module)
         # -- events (what the checks read) -----------------------------------------------
         self.wrong_types: list[WrongType] = []
         self.code_not_text: list[CodeNotText] = []

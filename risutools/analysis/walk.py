@@ -25,7 +25,13 @@ from risutools.analysis.regexcheck import (
 )
 from risutools.analysis.seen import Seen
 from risutools.analysis.walk_lore import lorebook
-from risutools.analysis.walk_lua import CODE_EFFECTS, read_lua, sort_loads, url_host
+from risutools.analysis.walk_lua import (
+    CODE_EFFECTS,
+    pattern_fits,
+    read_lua,
+    sort_loads,
+    url_host,
+)
 from risutools.analysis.walk_text import GREETINGS, read_cbs, read_html
 from risutools.formats.model import Module
 from risutools.formats.toggles import parse_toggles
@@ -448,11 +454,15 @@ def button_entry(s: Seen) -> None:
         return
     manual = _manual_triggers(s)
     for name, ev in s.named_buttons:
-        targets = manual.get(name, []) + s.lua_globals.get(name, [])
+        if "*" in name:  # a pattern (``CHOICE_*``): every trigger and global it fits
+            targets = [w for known in (manual, s.lua_globals) for n, ws in known.items()
+                       if pattern_fits(name, n) for w in ws]
+        else:
+            targets = manual.get(name, []) + s.lua_globals.get(name, [])
         if targets:
-            s.fact(s.entries, name, ev)
+            s.fact(s.manual_entries, name, ev)
             for where in targets:
-                s.fact(s.entries, name, where)
+                s.fact(s.manual_entries, name, where)
 
 
 def _manual_triggers(s: Seen) -> dict[str, list[str]]:

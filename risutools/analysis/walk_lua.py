@@ -23,6 +23,7 @@ from risutools.analysis.luaflow import (
     function_table,
     helper_keys,
     listener_handler,
+    only_literals,
     plain_defs,
     unreached,
 )
@@ -101,6 +102,9 @@ class _Script:
         self.table: FunctionTable | None = None  # made when first needed
         self.dead: list[Fn] = []  # functions nothing reaches
         self.pending: list[tuple[Call, str, str]] = []  # state calls with a key to follow
+        self.checked: set[str] = set()  # branch chains checked (choices_of)
+        #: the buttons the code writes in its strings (read before what they reach)
+        self.code_buttons = lua_buttons(code) if may_hold_buttons(code) else []
 
     def read(self) -> None:
         s, where, scan = self.seen, self.where, self.scan
@@ -158,6 +162,8 @@ class _Script:
             return True
         if all(d.local for d in self.scan.defs if d.name == name):
             return False
+        if any(b.kind == "trigger" and pattern_fits(b.value, name) for b in self.code_buttons):
+            return True  # a button the script writes calls it by name (CHOICE_* ...)
         scan = self.scan
         if scan.dynamic_index or any(c.name in LOADERS and not (c.args and c.args[0].literal)
                                      for c in scan.calls):
@@ -212,19 +218,18 @@ class _Script:
         """Buttons the code writes into what RisuAI shows (:func:`lua_buttons`: risu-btn,
         risu-trigger, CBS buttons, LightBoard's ``risu_btn``): hook.manual at each, the value
         a button callback (``*`` where computed), a name a button calls by name."""
-        if not may_hold_buttons(self.code):
-            return
         s = self.seen
-        for b in lua_buttons(self.code):
+        for b in self.code_buttons:
             if self.dead and self.is_dead(b.offset):
                 continue
             ev = f"{self.where} line {b.line}"
             if not self.callback:
                 s.hook("hook.manual", ev)
-            s.fact(s.buttons, b.value, ev)
+            if b.value != "*":
+                s.fact(s.code_buttons, b.value, ev)
             if b.kind == "btn":
                 s.risu_btn_seen.append(ev)
-            elif "*" not in b.value:
+            elif b.value != "*":
                 s.named_buttons.append((b.value, ev))
 
     def named_listeners(self) -> None:
@@ -325,13 +330,25 @@ class _Script:
         if key is None and (a1.name or a1.path_end):
             # local K = "name" ... getChatVar(id, K); C = {K = "name"} ... (id, C.K)
             key = self.scan.constants.get(a1.name or a1.path_end or "")
-        keys = (key,) if key is not None else self.scan.choices.get(a1.name or "", ())
+        keys = (key,) if key is not None else self.choices_of(a1.name or "")
         if keys:
             for k in keys:
                 if k.strip():
                     self.seen.state_use(scope, k, mode, ev)
         elif a1.path_end is None:
             self.pending.append((call, scope, mode))
+
+    def choices_of(self, name: str) -> tuple[str, ...]:
+        """The literals of a branch chain (``if a then k = "x" elseif b then k = "y"``):
+        the literals the scanner saw assigned to ``name``, when it is assigned nothing else
+        (checked once per name)."""
+        got = self.scan.choices.get(name, ())
+        if got and name not in self.checked:
+            self.checked.add(name)
+            if not only_literals(self.code, name, self.scan.literal_assigns.get(name, 0)):
+                del self.scan.choices[name]
+                return ()
+        return got
 
     def keys_through_helpers(self) -> None:
         """The keys of the state calls left: through helper functions, else computed."""
@@ -341,7 +358,7 @@ class _Script:
             for a in (c.args[1] for c, _, _ in self.pending))
         table = self.functions() if needs_table else FunctionTable()
         s, where = self.seen, self.where
-        for u in helper_keys(self.code, self.scan, table, self.pending):
+        for u in helper_keys(self.code, self.scan, table, self.pending, self.choices_of):
             if u.offset >= 0 and self.dead and self.is_dead(u.offset):
                 continue
             ev = f"{where} line {u.line}" + (f" via line {u.via}" if u.via != u.line else "")
@@ -432,6 +449,24 @@ def async_target(code: str, start: int) -> str | None:
         return None
     before = code[max(0, m.start() - 200):m.start()].rstrip()[-1:]
     return None if before in ("{", ",", "(") else m.group(2)
+
+
+def pattern_fits(pattern: str, name: str) -> bool:
+    """Whether ``name`` fits a button value where ``*`` stands for any text (plain string
+    tests, in order)."""
+    if "*" not in pattern:
+        return pattern == name
+    parts = pattern.split("*")
+    if not name.startswith(parts[0]) or not name.endswith(parts[-1]) \
+            or len(name) < len(parts[0]) + len(parts[-1]):
+        return False
+    pos = len(parts[0])
+    for part in parts[1:-1]:
+        i = name.find(part, pos, len(name) - len(parts[-1]))
+        if i < 0:
+            return False
+        pos = i + len(part)
+    return True
 
 
 def _occurs(text: str, name: str, times: int) -> bool:
