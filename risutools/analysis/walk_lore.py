@@ -81,7 +81,8 @@ def _code_entries(s: Seen, entries: list[Any]) -> dict[int, str]:
         if not isinstance(e, dict):
             continue
         content = e.get("content")
-        if isinstance(content, str) and (loads_code or _named_lua(e.get("comment"))) \
+        if isinstance(content, str) and (loads_code or _named_lua(e.get("comment"))
+                                         or _callback_loader(_name(e)) is not None) \
                 and looks_like_lua(content):
             out[i] = content
     return out
@@ -159,14 +160,24 @@ def _quoted(name: str, texts: list[str]) -> bool:
 
 
 def _callback_or_unreached(s: Seen, i: int, name: str, code: str) -> str:
-    for pattern, loader in CALLBACK_LOADERS:
-        if pattern_matches(pattern, name):
-            s.callbacks.append(Callback(i, name, loader, show_pattern(pattern)))
-            return CALLBACK
+    known = _callback_loader(name)
+    if known is not None:
+        pattern, loader = known
+        s.callbacks.append(Callback(i, name, loader, show_pattern(pattern)))
+        return CALLBACK
     if _returns_function(code):
         s.callbacks.append(Callback(i, name))
         return CALLBACK
     return UNREACHED
+
+
+def _callback_loader(name: str) -> tuple[tuple[str, ...], str] | None:
+    """The loader of another module known to read entries of this name (see
+    CALLBACK_LOADERS), or None."""
+    for pattern, loader in CALLBACK_LOADERS:
+        if pattern_matches(pattern, name):
+            return pattern, loader
+    return None
 
 
 def _returns_function(code: str) -> bool:
