@@ -42,10 +42,14 @@ MAX_HELPER_DEPTH = 4
 #: from one call (a branch chain's literals times another's)
 MAX_HELPER_SITES = 200
 MAX_KEYS_PER_CALL = 16
+#: the arguments read of a call of a helper: its key may be one of the first this many
+MAX_HELPER_ARGS = 8
 #: functions are found unreached through at most this many levels of "only called from
-#: an unreached function"; at most this many mentions of function names are read per script
+#: an unreached function"
 MAX_REACH_DEPTH = 8
-MAX_MENTIONS = 100_000
+#: the searches for functions nothing reaches read at most this many times the script's
+#: length (plus 1,000 characters)
+MAX_REACH_WORK = 8
 #: at most this many functions are kept per script by :func:`function_table`
 MAX_FUNCTIONS = 100_000
 
@@ -260,6 +264,7 @@ class _Helpers:
         self.scan = scan
         self.table = table
         self.choices = choices
+        self.calls: list[Call] | None = None  # every call (every_call), made once
         self.sites: dict[tuple[int, tuple[Part, ...], str, str], _Site] = {}
         self.called: set[tuple[int, tuple[Part, ...], str, str]] = set()  # sites with a call
         self.out: list[KeyUse] = []
@@ -292,8 +297,8 @@ class _Helpers:
             self.out.append(KeyUse(scope, mode, show_key(alt), computed, line, via, offset))
 
     def follow(self, level: list[_Site]) -> list[_Site]:
-        """The calls of the functions of ``level`` (one pass of the scanner keeping
-        their names): each gives its arguments to their templates."""
+        """The calls of the functions of ``level`` (read from :meth:`every_call`): each
+        gives its arguments to their templates."""
         by_name: dict[str, list[_Site]] = {}
         for site in level:
             name = self.table.fns[site.fn].name
@@ -301,10 +306,8 @@ class _Helpers:
                 by_name.setdefault(name, []).append(site)
         if not by_name:
             return []
-        width = 1 + max(int(t) for s in level for k, t in s.template if k == REF)
         before = set(self.sites)
-        calls = scan_lua(self.code, frozenset(by_name) | {"pcall"},
-                         need={**dict.fromkeys(by_name, width), "pcall": width + 1}).calls
+        calls = self.every_call()
         for call in calls:
             inner = call if call.name != "pcall" else _through_pcall(call)
             if inner is None or inner.qualifier or inner.name not in by_name:
@@ -313,6 +316,18 @@ class _Helpers:
                 self.called.add((site.fn, site.template, site.scope, site.mode))
                 self.give(site, inner)
         return [self.sites[k] for k in self.sites if k not in before]
+
+    def every_call(self) -> list[Call]:
+        """Every call of the script, with as many arguments as the named function called
+        has parameters (at most ``MAX_HELPER_ARGS``): one full pass of the scanner, made
+        when the first helper is followed and read at every level (no pattern is made of
+        the script's names)."""
+        if self.calls is None:
+            need = {fn.name: min(len(fn.params), MAX_HELPER_ARGS) for fn in self.table.fns
+                    if fn.name is not None and fn.params}
+            need["pcall"] = MAX_HELPER_ARGS + 1
+            self.calls = scan_lua(self.code, None, need=need).calls
+        return self.calls
 
     def give(self, site: _Site, call: Call) -> None:
         """One call of a helper: its arguments in the places of the site's parameters."""
@@ -376,6 +391,37 @@ def only_literals(code: str, name: str, literals: int) -> bool:
                 return False
 
 
+class Spans:
+    """Functions as extents of text, to ask which holds an offset in log time: the
+    outermost extents merged (``holds``), and the functions by start (``innermost``)."""
+
+    def __init__(self, fns: Iterable[Fn]) -> None:
+        self.fns = sorted(fns, key=lambda f: f.kw)
+        self.kws = [f.kw for f in self.fns]
+        merged: list[list[int]] = []
+        for f in self.fns:
+            if merged and f.kw < merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], f.end)
+            else:
+                merged.append([f.kw, f.end])
+        self.starts = [a for a, _ in merged]
+        self.ends = [b for _, b in merged]
+
+    def holds(self, offset: int) -> bool:
+        i = bisect_right(self.starts, offset) - 1
+        return i >= 0 and offset < self.ends[i]
+
+    def innermost(self, offset: int) -> Fn | None:
+        """The function that holds ``offset`` and starts last (the innermost one)."""
+        i = bisect_right(self.kws, offset) - 1
+        while i >= 0:
+            f = self.fns[i]
+            if offset < f.end:
+                return f
+            i -= 1
+        return None
+
+
 # -- functions nothing reaches ---------------------------------------------------------------
 
 def plain_defs(defs: Iterable[FuncDef]) -> dict[str, list[FuncDef]]:
@@ -387,77 +433,156 @@ def plain_defs(defs: Iterable[FuncDef]) -> dict[str, list[FuncDef]]:
     return out
 
 
-def _used_elsewhere(code: str, name: str, sites: set[int], skip: list[Fn]) -> bool:
-    """Whether ``name`` is written anywhere in ``code`` but at its definitions ``sites`` and
-    inside the functions ``skip`` (strings, comments and longer names included: a reader
-    counts a name written anywhere as a use).  Plain substring searches that stop at the
-    first use found."""
+class _Work:
+    """The characters the searches of :func:`unreached` may read (``MAX_REACH_WORK``)."""
+
+    def __init__(self, budget: int) -> None:
+        self.left = budget
+
+    def find(self, code: str, name: str, pos: int) -> int:
+        """``code.find(name, pos)`` within what is left (charged); -2 once it is spent
+        (then nothing more is judged unreached: each function found before was found for
+        good)."""
+        if self.left <= 0:
+            return -2
+        limit = pos + self.left
+        i = code.find(name, pos, limit)
+        if i < 0 and limit < len(code):
+            self.left = 0
+            return -2
+        self.left -= (len(code) if i < 0 else i + len(name)) - pos
+        return i
+
+    def spend(self, chars: int) -> bool:
+        self.left -= chars
+        return self.left >= 0
+
+
+def _used_elsewhere(code: str, name: str, sites: set[int], skip: Spans | None,
+                    work: _Work, own: tuple[Fn, ...] = ()) -> bool:
+    """Whether ``name`` is written anywhere in ``code`` but at its definitions ``sites``,
+    inside the functions ``skip`` and in its own functions ``own`` (strings, comments and
+    longer names included: a reader counts a name written anywhere as a use).  Plain
+    substring searches that stop at the first use found, charged to ``work`` (once it is
+    spent: True, a use)."""
     pos = 0
     while True:
-        i = code.find(name, pos)
+        i = work.find(code, name, pos)
+        if i == -2:
+            return True
         if i < 0:
             return False
-        if i not in sites and not any(fn.kw <= i < fn.end for fn in skip):
+        if i not in sites and not (skip is not None and skip.holds(i)) \
+                and not any(f.kw <= i < f.end for f in own):
             return True
         pos = i + 1
 
 
 def unreached(code: str, defs: dict[str, list[FuncDef]], keep: Callable[[str], bool]
-              ) -> tuple[list[Fn], FunctionTable | None]:
+              ) -> list[Fn]:
     """The named functions of ``code`` that nothing reaches: their name is written nowhere
     but where they are defined, or only in their own body and in functions found
     unreached before (``MAX_REACH_DEPTH`` rounds).  ``keep(name)``: a function reached from
     outside the script (an entry point, a name used elsewhere in the module).  A function
-    only its own body calls, with no unused function beside it, is not found (the
-    function table is made only when some name is unused)."""
-    first = [n for n, ds in defs.items() if not n.startswith("__")
-             and not _used_elsewhere(code, n, {d.at for d in ds}, []) and not keep(n)]
+    only its own body calls, with no unused function beside it, is not found.  The searches
+    read at most ``MAX_REACH_WORK`` times the script's length (past that, the functions not
+    yet found unreached count as reached); the extent of a function is read (its tokens,
+    block words counted) only for a function found unreached."""
+    work = _Work(MAX_REACH_WORK * (len(code) + 1000))
+    first: list[str] = []
+    for n, ds in defs.items():
+        if n.startswith("__") or _used_elsewhere(code, n, {d.at for d in ds}, None, work):
+            continue
+        if not work.spend(2 * len(code)):  # keep() reads the script and the module once
+            break
+        if not keep(n):
+            first.append(n)
     if not first:
-        return [], None
-    table = function_table(code)
-    dead = _Reach(code, defs, keep, table).spread(first)
-    return [dead[i] for i in sorted(dead)], table
+        return []
+    dead = _Reach(code, defs, keep, work).spread(first)
+    return [dead[k] for k in sorted(dead)]
+
+
+_STATEMENT_ENDS = frozenset({"end", "then", "do", "else", "local", "return"})
+
+
+def _extent(code: str, d: FuncDef) -> Fn | None:
+    """The function of a definition: from its ``function`` keyword to its ``end`` (block
+    words counted; the rest passed over by the scanner's skip path); None for a field
+    (``{ n = function``) or a name assigned inside an expression."""
+    if d.kw < 0:
+        return None
+    if d.at < d.kw:  # ``n = function``: a statement, not a field or an argument
+        before = code[max(0, d.at - 200):d.at].rstrip()
+        if before[-1:] in _NOT_A_STATEMENT:
+            return None
+    skipper = Skipper(skip_pattern(_BLOCK_WORDS))
+    depth = 0
+    for kind, _s, e, value, _b0, _b1 in iter_tokens(code, [], skipper, d.kw):
+        skipper.last = None
+        if kind != NAME:
+            continue
+        if value == "function" or value in _OPENERS:
+            depth += 1
+        elif value in _CLOSERS:
+            depth -= 1
+            if depth <= 0:
+                return Fn(d.kw, e, d.name, d.local, (), d.line, -1)
+    return Fn(d.kw, len(code), d.name, d.local, (), d.line, -1)
 
 
 class _Reach:
-    """The rounds of :func:`unreached` over one script's function table."""
+    """The rounds of :func:`unreached`: functions by the offset of their keyword."""
 
     def __init__(self, code: str, defs: dict[str, list[FuncDef]],
-                 keep: Callable[[str], bool], table: FunctionTable) -> None:
+                 keep: Callable[[str], bool], work: _Work) -> None:
+        self.work = work
         self.code = code
         self.defs = defs
         self.keep = keep
-        self.table = table
-        self.by_kw = {fn.kw: i for i, fn in enumerate(table.fns)}
+        self.extents: dict[str, list[Fn]] = {}
 
-    def own(self, n: str) -> list[int]:
-        """The table's functions of the definitions of ``n`` (none unless every one is a
-        plain name: ``{ n = function`` is a field)."""
-        fns = self.table.fns
-        found = [self.by_kw.get(d.kw, -1) for d in self.defs[n]]
-        return found if all(i >= 0 and fns[i].name == n for i in found) else []
+    def own(self, n: str) -> list[Fn]:
+        """The functions of the definitions of ``n`` (none unless every one is a plain
+        name: ``{ n = function`` is a field), read once."""
+        got = self.extents.get(n)
+        if got is None:
+            fns = [_extent(self.code, d) for d in self.defs[n]]
+            got = self.extents[n] = [f for f in fns if f is not None] \
+                if all(f is not None for f in fns) else []
+        return got
 
     def spread(self, first: list[str]) -> dict[int, Fn]:
         """The functions of ``first``, then those named only inside unreached ones."""
-        fns, code = self.table.fns, self.code
         dead: dict[int, Fn] = {}
         for n in first:
-            dead.update((i, fns[i]) for i in self.own(n))
+            dead.update((f.kw, f) for f in self.own(n))
         for _ in range(MAX_REACH_DEPTH):
             grew = False
+            spans = Spans(dead.values())
             for n, ds in self.defs.items():
-                mine = self.own(n)
-                if not mine or all(i in dead for i in mine) or n.startswith("__") \
-                        or not any(code.find(n, fn.kw, fn.end) >= 0 for fn in dead.values()):
+                if n.startswith("__") or all(d.kw in dead for d in ds) \
+                        or not self.only_inside(n, spans):
                     continue
-                inside = [*dead.values(), *(fns[i] for i in mine)]
-                if not _used_elsewhere(code, n, {d.at for d in ds}, inside) \
-                        and not self.keep(n):
-                    dead.update((i, fns[i]) for i in mine)
-                    grew = True
-            if not grew:
+                dead.update((f.kw, f) for f in self.own(n))
+                grew = True
+            if not grew or self.work.left <= 0:
                 break
         return dead
+
+    def only_inside(self, n: str, spans: Spans) -> bool:
+        """Whether ``n`` is written inside unreached functions and nowhere else but in its
+        own definitions (and is not reached from outside)."""
+        code, work = self.code, self.work
+        i = work.find(code, n, 0)
+        while i >= 0 and not spans.holds(i):
+            i = work.find(code, n, i + 1)
+        if i < 0:
+            return False  # not written inside an unreached function, or the work is spent
+        own = tuple(self.own(n))
+        return bool(own) and not _used_elsewhere(code, n, {d.at for d in self.defs[n]},
+                                                 spans, work, own) \
+            and work.spend(2 * len(code)) and not self.keep(n)
 
 
 #: at most this many tokens are read after ``listenEdit(`` to find a handler's name

@@ -81,9 +81,14 @@ def _code_entries(s: Seen, entries: list[Any]) -> dict[int, str]:
         if not isinstance(e, dict):
             continue
         content = e.get("content")
-        if isinstance(content, str) and (loads_code or _named_lua(e.get("comment"))
-                                         or _callback_loader(_name(e)) is not None) \
-                and looks_like_lua(content):
+        if not isinstance(content, str):
+            continue
+        if not loads_code:
+            comment = e.get("comment")
+            if not isinstance(comment, str) or not (
+                    is_lua_file_name(comment) or _callback_loader(comment) is not None):
+                continue
+        if looks_like_lua(content):
             out[i] = content
     return out
 
@@ -175,7 +180,7 @@ def _callback_loader(name: str) -> tuple[tuple[str, ...], str] | None:
     """The loader of another module known to read entries of this name (see
     CALLBACK_LOADERS), or None."""
     for pattern, loader in CALLBACK_LOADERS:
-        if pattern_matches(pattern, name):
+        if max(pattern, key=len) in name and pattern_matches(pattern, name):
             return pattern, loader
     return None
 

@@ -20,6 +20,7 @@ from risutools.analysis.luabuttons import lua_buttons, may_hold_buttons
 from risutools.analysis.luaflow import (
     Fn,
     FunctionTable,
+    Spans,
     function_table,
     helper_keys,
     listener_handler,
@@ -101,6 +102,7 @@ class _Script:
         self.local_defs = {d.name for d in scan.defs}
         self.table: FunctionTable | None = None  # made when first needed
         self.dead: list[Fn] = []  # functions nothing reaches
+        self.dead_spans: Spans | None = None  # their extents (is_dead)
         self.pending: list[tuple[Call, str, str]] = []  # state calls with a key to follow
         self.checked: set[str] = set()  # branch chains checked (choices_of)
         #: the buttons the code writes in its strings (read before what they reach)
@@ -150,9 +152,8 @@ class _Script:
             return
         defs = plain_defs(scan.defs)
         if defs:
-            self.dead, table = unreached(self.code, defs, self.reached_from_outside)
-            if table is not None:
-                self.table = table
+            self.dead = unreached(self.code, defs, self.reached_from_outside)
+            self.dead_spans = Spans(self.dead) if self.dead else None
 
     def reached_from_outside(self, name: str) -> bool:
         """An entry point RisuAI calls, or a global the module may reach from elsewhere: its
@@ -172,15 +173,16 @@ class _Script:
         return _occurs(text, name, self.code.count(name) + 1)
 
     def is_dead(self, offset: int) -> bool:
-        return any(fn.kw <= offset < fn.end for fn in self.dead)
+        return self.dead_spans is not None and self.dead_spans.holds(offset)
 
     def unreached_call(self, call: Call) -> None:
         """A call inside a function nothing reaches: listed under its function only."""
         inner = through_pcall(call) if call.name in ("pcall", "xpcall") else call
         if inner is None or not self.is_host(inner):
             return
-        fn = min((f for f in self.dead if f.kw <= call.start < f.end),
-                 key=lambda f: f.end - f.kw)
+        fn = self.dead_spans.innermost(call.start) if self.dead_spans else None
+        if fn is None:
+            return
         key = f"function {fn.name}"
         fact = self.seen.unreached.get(key)
         if fact is None:
@@ -236,11 +238,13 @@ class _Script:
         """``listenEdit(kind, handler)`` with a handler defined by name in this script: the
         calls in its body run as that listener (RisuAI runs them without lowLevelAccess)."""
         scan = self.scan
+        if not any(c.name in REFUSED_IN_LISTENERS for c in scan.calls):
+            return
         found = [(c.args[0].literal if c.args else None, c.start) for c in scan.calls
                  if c.name == "listenEdit" and not c.qualifier]
         handlers = [(kind or "", name) for kind, start in found
                     if (name := listener_handler(self.code, start)) is not None]
-        if not handlers or not any(c.name in REFUSED_IN_LISTENERS for c in scan.calls):
+        if not handlers:
             return
         table = self.functions()
         for kind, name in handlers:
@@ -290,9 +294,9 @@ class _Script:
     def call(self, call: Call) -> None:
         """A call of a host function: its capability, privilege, and what its kind
         records."""
-        if not self.is_host(call):
-            return
         name = call.name
+        if name not in HOST_APIS or not self.is_host(call):
+            return
         s = self.seen
         ev = f"{self.where} line {call.line}"
         cap, privileged = HOST_APIS[name]
