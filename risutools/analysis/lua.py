@@ -91,7 +91,7 @@ SKIP_RUN_310 = 4096
 
 @lru_cache(maxsize=8)
 def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
-                 strings_without: str = "") -> re.Pattern[str]:
+                 strings_without: str = "", every_call: bool = False) -> re.Pattern[str]:
     """A run of whole tokens that :func:`scan_lua` (recording only calls to ``keep``) reads
     without effect when nothing is pending: whitespace, line comments, numbers, operators,
     short strings that cannot hold a URL (no ``:``, no escape), and
@@ -106,7 +106,9 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     backtracking state is kept, whatever the length of the run); ``possessive=False`` (the
     default on Python 3.10, see :data:`POSSESSIVE`) gives the greedy form, each run at most
     :data:`SKIP_RUN_310` tokens.  ``strings_without``: a word a short string passed over
-    must not hold (a reader looking for strings that hold it)."""
+    must not hold (a reader looking for strings that hold it).  ``every_call``: a name
+    that may be called (followed by ``(``, a string, ``{`` or a long string) is never
+    passed over, so a scanner recording every call sees each."""
     p = "+" if possessive else ""  # after * : possessive, or greedy
     run = "*+" if possessive else f"{{0,{SKIP_RUN_310}}}"
     ws = r"[ \t\r\n\f\v]"
@@ -118,7 +120,9 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     # what may follow a name passed over (anything else, even a character the lexer
     # skips, stops the run): the name is then neither assigned a string or a function,
     # nor "local" before a named function
-    after_name = rf"""{ws}*(?: [+*/%^\#&~|<>(){{}}\[\];,"'] | -(?!-) | == | [.:][.:]?
+    punct = r"[+*/%^\#&~|<>)}\];,] | \[(?!=*\[)" if every_call \
+        else r"""[+*/%^\#&~|<>(){}\[\];,"']"""
+    after_name = rf"""{ws}*(?: {punct} | -(?!-) | == | [.:][.:]?
                               | =(?!=){ws}*{plain_value} | function{ws}*\(
                               | (?!function(?!{w}))[A-Za-z0-9_] | \Z )"""
     # a token, after whitespace and line comments; the last one matched is group "last"
@@ -337,17 +341,19 @@ class _Collector:
 
 
 def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True,
-             need: dict[str, int] | None = None) -> LuaScan:
+             need: dict[str, int] | None = None, to_calls: bool = False) -> LuaScan:
     """Read Lua source and return what it calls, defines and names (never raises).
 
     ``keep``: record only calls to these names (all calls when None); then, with ``skip``,
     the runs of tokens that cannot matter are passed over in one match each (see
     :func:`skip_pattern`; the result is the same, only ``tokens`` counts fewer).
     ``need``: how many leading arguments to read of calls to other names than those of
-    ``ARG_CALLS`` (a helper function's calls, say)."""
+    ``ARG_CALLS`` (a helper function's calls, say).  ``to_calls`` (with ``keep`` None):
+    every call is recorded, and the runs of tokens between calls that cannot matter are
+    passed over (``skip_pattern(..., every_call=True)``; the same calls as without)."""
     if not isinstance(text, str) or not text:
         return LuaScan()
-    return _Scanner(text, keep, skip, need).run()
+    return _Scanner(text, keep, skip, need, to_calls).run()
 
 
 class _Scanner:
@@ -355,12 +361,12 @@ class _Scanner:
     and each ``on_*`` method is one step of reading."""
 
     def __init__(self, text: str, keep: frozenset[str] | None, skip: bool,
-                 need: dict[str, int] | None = None) -> None:
+                 need: dict[str, int] | None = None, to_calls: bool = False) -> None:
         self.text = text
         self.keep = keep
         self.arg_calls = ARG_CALLS if need is None else {**ARG_CALLS, **need}
         self.skipper = Skipper(skip_pattern(keep, POSSESSIVE)) if keep is not None and skip \
-            else None
+            else Skipper(skip_pattern(frozenset(), POSSESSIVE, "", True)) if to_calls else None
         self.lines = LineIndex(text)
         self.result = LuaScan()
         self.raw_errors: list[tuple[int, str]] = []

@@ -326,7 +326,7 @@ class _Helpers:
             need = {fn.name: min(len(fn.params), MAX_HELPER_ARGS) for fn in self.table.fns
                     if fn.name is not None and fn.params}
             need["pcall"] = MAX_HELPER_ARGS + 1
-            self.calls = scan_lua(self.code, None, need=need).calls
+            self.calls = scan_lua(self.code, None, need=need, to_calls=True).calls
         return self.calls
 
     def give(self, site: _Site, call: Call) -> None:

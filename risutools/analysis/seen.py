@@ -21,7 +21,7 @@ from typing import Any, NamedTuple, TypeVar
 from risutools.analysis.cbs import HtmlScan
 from risutools.analysis.js import JsScan
 from risutools.analysis.lorecode import LoreFlow, LoreReads
-from risutools.analysis.lua import Call
+from risutools.analysis.lua import Call, LuaScan
 from risutools.analysis.model import Callback, Condition, Fact, StateKey
 from risutools.analysis.regexcheck import BacktrackRisk
 from risutools.findings import Severity
@@ -178,11 +178,11 @@ class Seen:
         self.computed: dict[tuple[str, str], StateKey] = {}  # keys built at run time
         self.group_writes: dict[str, Fact] = {}  # greeting setvar: group chats only
         # -- what later steps of the walk read ---------------------------------------------
-        #: (api, trigger, where); also an event (RA101)
-        self.privileged_uses: list[tuple[str, int | None, str]] = []
+        self.privileged_uses: list[tuple[str, int | None, str]] = []  # (api, trigger, where)
         self.pending_loads: list[tuple[str, Call, str]] = []  # (evidence, call, where)
         self.lua_sources: dict[str, str] = {}  # where -> Lua code (for lore_flow)
         self.flows: dict[str, LoreFlow] = {}  # where -> its lore_flow, made once
+        self.scans: dict[str, LuaScan] = {}  # where -> its scan, made before it is read
         self.trigger_lua: list[str] = []  # the triggers' Lua (entries it names are loaded)
         self.risu_btn_seen: list[str] = []  # where risu-btn attributes are
         #: buttons that name a trigger or a Lua global (risu-trigger, {{button}}): (the

@@ -34,7 +34,7 @@ from risutools.analysis.lorecode import (
 )
 from risutools.analysis.model import Callback
 from risutools.analysis.seen import LOREBOOK_CODE, Seen
-from risutools.analysis.walk_lua import read_lua
+from risutools.analysis.walk_lua import calls_load, read_lua
 from risutools.analysis.walk_text import read_cbs, read_risu_buttons
 
 #: lorebook names another module's loader reads and then calls: (the names, as a pattern
@@ -140,7 +140,7 @@ def _fates(s: Seen, entries: list[Any], code: dict[int, str]) -> dict[int, str]:
                 fate[i] = LOADED
                 texts.append(code[i])
                 where = f"lorebook[{i}]"
-                if "load" in code[i]:
+                if "load" in code[i] and calls_load(s, where, code[i]):
                     flows.append((where, flow_of(s, where, code[i])))
                 grew = True
     for i in sorted(set(code) - set(fate)):

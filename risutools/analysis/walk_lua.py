@@ -79,13 +79,24 @@ def read_lua(s: Seen, code: Any, where: str, trigger: int | None, *,
     if _has_bad_chars(code):
         s.binary_code.append((s.tick(), where))
     s.counts["lua_bytes"] = s.counts.get("lua_bytes", 0) + len(code)
-    scan = scan_lua(code, KEEP_CALLS)
+    scan = s.scans.pop(where, None) or scan_lua(code, KEEP_CALLS)
     s.counts["lua_lines"] = s.counts.get("lua_lines", 0) + scan.lines
     if scan.errors:
         s.unlexed.append((s.tick(), where, scan.errors))
     if trigger is not None and trigger >= 0:
         s.trigger_lua.append(code)
     _Script(s, code, where, trigger, scan, callback).read()
+
+
+def calls_load(s: Seen, where: str, code: str) -> bool:
+    """Whether the script calls ``load``/``loadstring`` (also through ``pcall``), from its
+    scan (made here and kept for :func:`read_lua`)."""
+    scan = s.scans.get(where)
+    if scan is None:
+        scan = s.scans[where] = scan_lua(code, KEEP_CALLS)
+    return any(c.name in ("load", "loadstring") or (
+        c.name in ("pcall", "xpcall") and c.args and c.args[0].name in ("load", "loadstring"))
+        for c in scan.calls)
 
 
 class _Script:
