@@ -131,3 +131,28 @@ def test_a_helper_called_with_a_computed_key_is_computed_not_guessed() -> None:
              "function onStart(id)\n  put(id, getName(id), '1')\n  put(id, 'x', '2')\nend")
     assert [s.key for s in a.state] == ["p_x"]
     assert [s.key for s in a.computed_state] == ["p_*"]
+
+
+def test_each_concatenation_of_a_helper_is_its_own_key() -> None:
+    """Equal-looking arguments (the same names) with different literal parts stay apart."""
+    a = _lua("local function h(id, k)\n  setChatVar(id, k .. '_a', '1')\n"
+             "  setChatVar(id, k .. '_b', '1')\nend\nfunction onStart(id)\n  h(id, 'x')\nend")
+    assert [s.key for s in a.state] == ["x_a", "x_b"]
+
+
+def test_a_button_inside_a_computed_part_is_read_too() -> None:
+    a = _lua("listenEdit('editDisplay', function(t, d)\n"
+             "  return d .. '<b risu-btn=\"go;' .. x .. '\">' .. "
+             "string.format('<i risu-trigger=\"F%s\">', y)\nend)")
+    assert [(b.name, b.evidence) for b in a.code_buttons] == [
+        ("F*", ["trigger[0].effect[0] line 2"]), ("go;*", ["trigger[0].effect[0] line 2"])]
+
+
+def test_every_unreached_function_is_listed_with_the_calls_in_it() -> None:
+    a = _lua("local function f0(id) return getChatVar(id, 'x') end\n"
+             "local function f1(id) return f0(id) end\n"
+             "function onStart(id) setChatVar(id, 'y', '1') end")
+    assert [(f.name, f.evidence) for f in a.unreached] == [
+        ("function f0", ["trigger[0].effect[0] line 1"]),
+        ("function f1", ["trigger[0].effect[0] line 2"])]
+    assert [s.key for s in a.state] == ["y"]

@@ -683,7 +683,7 @@ class _Scanner:
         shared = self.shared
         args = []
         for a in call.args:
-            key: tuple[object, ...] = (a.literal, a.name, a.path_end, *a.names)
+            key: tuple[object, ...] = (a.literal, a.name, a.path_end, a.parts, *a.names)
             got = shared.get(key)
             if got is None:
                 if len(shared) >= MAX_RECORDS:

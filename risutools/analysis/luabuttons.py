@@ -41,6 +41,9 @@ HOLE = "\x00"
 #: at most this many tokens are read for one template, and this many buttons per script
 MAX_TEMPLATE_TOKENS = 400
 MAX_BUTTONS = 1000
+#: at most this many tokens of computed parts are read again per script (a part that
+#: writes buttons of its own)
+MAX_REPLAY = 100_000
 _ATTR = re.compile(r"""risu-(btn|trigger)\s*=\s*(["'])([^"'<>\n]{0,200})\2""", re.IGNORECASE)
 _CBS_BUTTON = re.compile(r"\{\{\s*button::[^{}]{0,200}?::([^{}:]{1,200})\}\}", re.IGNORECASE)
 _CBS_IN_VALUE = re.compile(r"\{\{[^{}]{0,100}\}\}")
@@ -83,6 +86,8 @@ class _Reader:
         self.out: list[CodeButton] = []
         self.prev: tuple[int, str | None] = (0, None)  # the token before, read one by one
         self.prev2: tuple[int, str | None] = (0, None)
+        self.replay: list[RawToken] = []  # tokens of computed parts to read again
+        self.replay_left = MAX_REPLAY
 
     def next(self) -> RawToken | None:
         if self.back:
@@ -127,6 +132,9 @@ class _Reader:
         if not formatted:
             parts.extend(self.continuation())
         template = "".join(parts)
+        if self.replay:
+            self.back.extend(reversed(self.replay))
+            self.replay = []
         if formatted:
             template = _FORMAT_SPEC.sub(lambda m: "%" if m.group() == "%%" else HOLE, template)
         self.extract(template, tok[1], tok[4] if tok[3] is not None else -1, len(text))
@@ -185,7 +193,18 @@ class _Reader:
             toks.append(tok)
         if len(toks) == 1 and toks[0][0] in (STR, NUM):
             return self.value(toks[0]), 1
+        if len(toks) > 1:
+            self.read_again(toks)
         return HOLE, len(toks)
+
+    def read_again(self, toks: list[RawToken]) -> None:
+        """A computed part that writes buttons of its own (``.. string.format('<i
+        risu-trigger="F%s">', y)``): its tokens are read again after this template (at
+        most ``MAX_REPLAY`` tokens per script)."""
+        if self.replay_left > 0 and any(
+                t[0] == STR and any(m in self.value(t) for m in _MARKERS) for t in toks):
+            self.replay_left -= len(toks)
+            self.replay.extend(toks)
 
     def field(self, tok: RawToken) -> None:
         """``risu_btn = <expression>`` (LightBoard's HTML builder): the value."""

@@ -44,11 +44,14 @@ MAX_HELPER_SITES = 200
 MAX_KEYS_PER_CALL = 16
 #: the arguments read of a call of a helper: its key may be one of the first this many
 MAX_HELPER_ARGS = 8
+#: at most this many calls of helpers are followed per script (the keys of the calls past
+#: it are one computed key per helper)
+MAX_HELPER_USES = 20_000
 #: functions are found unreached through at most this many levels of "only called from
 #: an unreached function"
 MAX_REACH_DEPTH = 8
 #: the searches for functions nothing reaches read at most this many times the script's
-#: length (plus 1,000 characters)
+#: length (plus 100,000 characters)
 MAX_REACH_WORK = 8
 #: at most this many functions are kept per script by :func:`function_table`
 MAX_FUNCTIONS = 100_000
@@ -265,6 +268,8 @@ class _Helpers:
         self.table = table
         self.choices = choices
         self.calls: list[Call] | None = None  # every call (every_call), made once
+        self.given = 0  # helper calls given (MAX_HELPER_USES)
+        self.truncated: set[_Site] = set()  # sites with calls left ungiven
         self.sites: dict[tuple[int, tuple[Part, ...], str, str], _Site] = {}
         self.called: set[tuple[int, tuple[Part, ...], str, str]] = set()  # sites with a call
         self.out: list[KeyUse] = []
@@ -312,8 +317,12 @@ class _Helpers:
             inner = call if call.name != "pcall" else _through_pcall(call)
             if inner is None or inner.qualifier or inner.name not in by_name:
                 continue
+            if self.given >= MAX_HELPER_USES:  # the rest: one computed key per helper
+                self.truncated.update(site for sites in by_name.values() for site in sites)
+                break
             for site in by_name[inner.name]:
                 self.called.add((site.fn, site.template, site.scope, site.mode))
+                self.given += 1
                 self.give(site, inner)
         return [self.sites[k] for k in self.sites if k not in before]
 
@@ -330,7 +339,9 @@ class _Helpers:
         return self.calls
 
     def give(self, site: _Site, call: Call) -> None:
-        """One call of a helper: its arguments in the places of the site's parameters."""
+        """One call of a helper: its arguments in the places of the site's parameters (at
+        most ``MAX_HELPER_USES`` are given per script, :meth:`follow`: past that, each
+        helper's key is also one computed key)."""
         args = call.args
 
         def arg_of(index: str) -> tuple[Part, ...] | None:
@@ -363,7 +374,7 @@ def helper_keys(code: str, scan: LuaScan, table: FunctionTable,
     while level:
         level = h.follow(level)
     for key, site in h.sites.items():  # a helper never called by name: its key is computed
-        if key not in h.called:
+        if key not in h.called or site in h.truncated:
             h.out.append(KeyUse(site.scope, site.mode, "*", True, site.via, site.via, -1))
     return h.out
 
@@ -463,19 +474,24 @@ def _used_elsewhere(code: str, name: str, sites: set[int], skip: Spans | None,
     """Whether ``name`` is written anywhere in ``code`` but at its definitions ``sites``,
     inside the functions ``skip`` and in its own functions ``own`` (strings, comments and
     longer names included: a reader counts a name written anywhere as a use).  Plain
-    substring searches that stop at the first use found, charged to ``work`` (once it is
-    spent: True, a use)."""
-    pos = 0
-    while True:
-        i = work.find(code, name, pos)
-        if i == -2:
-            return True
-        if i < 0:
-            return False
-        if i not in sites and not (skip is not None and skip.holds(i)) \
-                and not any(f.kw <= i < f.end for f in own):
-            return True
-        pos = i + 1
+    substring searches that stop at the first use found, from the first definition on and
+    then from the start (a use mostly follows its definition), charged to ``work`` (once it
+    is spent: True, a use)."""
+    first = min(sites) if sites else 0
+    for pos, stop in ((first, len(code)), (0, first)):
+        while True:
+            i = work.find(code, name, pos)
+            if i == -2:
+                return True
+            if i < 0 or i >= stop:
+                break
+            if i not in sites and not (skip is not None and skip.holds(i)) \
+                    and not any(f.kw <= i < f.end for f in own):
+                return True
+            pos = i + 1
+        if first == 0:
+            break
+    return False
 
 
 def unreached(code: str, defs: dict[str, list[FuncDef]], keep: Callable[[str], bool]
@@ -488,13 +504,13 @@ def unreached(code: str, defs: dict[str, list[FuncDef]], keep: Callable[[str], b
     read at most ``MAX_REACH_WORK`` times the script's length (past that, the functions not
     yet found unreached count as reached); the extent of a function is read (its tokens,
     block words counted) only for a function found unreached."""
-    work = _Work(MAX_REACH_WORK * (len(code) + 1000))
+    work = _Work(MAX_REACH_WORK * len(code) + 100_000)
     first: list[str] = []
     for n, ds in defs.items():
         if n.startswith("__") or _used_elsewhere(code, n, {d.at for d in ds}, None, work):
             continue
-        if not work.spend(2 * len(code)):  # keep() reads the script and the module once
-            break
+        if not all(d.local for d in ds) and not work.spend(2 * len(code)):
+            break  # keep() reads the script and the module once for a global
         if not keep(n):
             first.append(n)
     if not first:
@@ -553,36 +569,45 @@ class _Reach:
         return got
 
     def spread(self, first: list[str]) -> dict[int, Fn]:
-        """The functions of ``first``, then those named only inside unreached ones."""
+        """The functions of ``first``, then those named only inside unreached ones (the
+        names read from the bodies of the functions found in the round before)."""
         dead: dict[int, Fn] = {}
-        for n in first:
-            dead.update((f.kw, f) for f in self.own(n))
+        new = [f for n in first for f in self.own(n)]
         for _ in range(MAX_REACH_DEPTH):
-            grew = False
+            dead.update((f.kw, f) for f in new)
             spans = Spans(dead.values())
-            for n, ds in self.defs.items():
-                if n.startswith("__") or all(d.kw in dead for d in ds) \
-                        or not self.only_inside(n, spans):
-                    continue
-                dead.update((f.kw, f) for f in self.own(n))
-                grew = True
-            if not grew or self.work.left <= 0:
+            named: set[str] = set()
+            for f in new:
+                named |= _names_in(self.code, f)
+            new = []
+            for n in sorted(named & self.defs.keys()):
+                if not n.startswith("__") and not all(d.kw in dead for d in self.defs[n]) \
+                        and self.only_inside(n, spans):
+                    new.extend(f for f in self.own(n) if f.kw not in dead)
+            if not new or self.work.left <= 0:
                 break
+        dead.update((f.kw, f) for f in new)
         return dead
 
     def only_inside(self, n: str, spans: Spans) -> bool:
-        """Whether ``n`` is written inside unreached functions and nowhere else but in its
-        own definitions (and is not reached from outside)."""
-        code, work = self.code, self.work
-        i = work.find(code, n, 0)
-        while i >= 0 and not spans.holds(i):
-            i = work.find(code, n, i + 1)
-        if i < 0:
-            return False  # not written inside an unreached function, or the work is spent
+        """Whether ``n`` (written inside an unreached function) is written nowhere else but
+        in its own definitions (and is not reached from outside)."""
         own = tuple(self.own(n))
-        return bool(own) and not _used_elsewhere(code, n, {d.at for d in self.defs[n]},
-                                                 spans, work, own) \
-            and work.spend(2 * len(code)) and not self.keep(n)
+        return bool(own) and not _used_elsewhere(self.code, n, {d.at for d in self.defs[n]},
+                                                 spans, self.work, own) \
+            and (all(d.local for d in self.defs[n]) or self.work.spend(2 * len(self.code))) \
+            and not self.keep(n)
+
+
+def _names_in(code: str, fn: Fn) -> set[str]:
+    """The names written in a function's body (its tokens read one by one)."""
+    out: set[str] = set()
+    for kind, s, _e, value, _b0, _b1 in iter_tokens(code, [], None, fn.kw):
+        if s >= fn.end:
+            break
+        if kind == NAME and value is not None and value not in KEYWORDS:
+            out.add(value)
+    return out
 
 
 #: at most this many tokens are read after ``listenEdit(`` to find a handler's name

@@ -46,6 +46,10 @@ CALLBACK_LOADERS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("*", ".lb.on", "*"), "LightBoard backend (loadCallback)"),
 )
 LOADED, CALLBACK, UNREACHED = "loaded", "callback", "unreached"
+#: entries loaded by entries loaded by ... the module's own code: at most this many rounds
+MAX_LOAD_ROUNDS = 32
+#: a short string literal of Lua (``_string_literals``)
+_LITERAL = re.compile(r"""(["'])([^"'\\\n]{1,200})\1|\[\[([^\]\n]{1,200})\]\]""")
 #: the last statement of a chunk that returns a function (``return main``, ``return
 #: function``), read on the last 400 characters
 _RETURNS = re.compile(r"\breturn\s+(function\b|[A-Za-z_]\w*)\s*;?\s*(?:--[^\n]*\s*)*$")
@@ -123,26 +127,29 @@ def _name(e: Any) -> str:
 
 def _fates(s: Seen, entries: list[Any], code: dict[int, str]) -> dict[int, str]:
     """Which code entries the module's own code loads (a worklist: an entry loaded may
-    load others), which another module calls, and which nothing loads."""
+    load others, at most ``MAX_LOAD_ROUNDS`` rounds; past them every code entry left counts
+    as loaded), which another module calls, and which nothing loads."""
     flows = [(where, flow_of(s, where)) for where in sorted(
         {w for _, c, w in s.pending_loads if c.name in ("load", "loadstring")})]
-    texts = list(s.trigger_lua)
+    quoted: set[str] = set()
+    for text in s.trigger_lua:
+        quoted |= _string_literals(text)
     fate: dict[int, str] = {}
-    grew = True
-    while grew:
-        grew = False
+    for rounds in range(MAX_LOAD_ROUNDS + 1):
         reads = lore_reads(flows)
-        every = bool(reads.unresolved) or any(f.lore_loads and not f.lookups for _, f in flows)
-        for i in sorted(set(code) - set(fate)):
-            name = _name(entries[i])
-            if every or any(pattern_matches(p, name) for p in reads.patterns) \
-                    or _quoted(name, texts):
-                fate[i] = LOADED
-                texts.append(code[i])
-                where = f"lorebook[{i}]"
-                if "load" in code[i] and calls_load(s, where, code[i]):
-                    flows.append((where, flow_of(s, where, code[i])))
-                grew = True
+        every = rounds == MAX_LOAD_ROUNDS or bool(reads.unresolved) \
+            or any(f.lore_loads and not f.lookups for _, f in flows)
+        loaded = [i for i in sorted(set(code) - set(fate))
+                  if every or _name(entries[i]) in quoted
+                  or any(pattern_matches(p, _name(entries[i])) for p in reads.patterns)]
+        for i in loaded:
+            fate[i] = LOADED
+            quoted |= _string_literals(code[i])
+            where = f"lorebook[{i}]"
+            if "load" in code[i] and calls_load(s, where, code[i]):
+                flows.append((where, flow_of(s, where, code[i])))
+        if not loaded:
+            break
     for i in sorted(set(code) - set(fate)):
         fate[i] = _callback_or_unreached(s, i, _name(entries[i]), code[i])
     return fate
@@ -156,12 +163,11 @@ def flow_of(s: Seen, where: str, code: str | None = None) -> LoreFlow:
     return got
 
 
-def _quoted(name: str, texts: list[str]) -> bool:
-    """Whether some Lua text names the entry in a string (``"name"``, ``'name'``)."""
-    if not name:
-        return False
-    forms = (f'"{name}"', f"'{name}'", f"[[{name}]]")
-    return any(form in text for text in texts for form in forms)
+def _string_literals(text: str) -> set[str]:
+    """The short strings a Lua text writes (``"name"``, ``'name'``, ``[[name]]``, at most 200
+    characters, no escape): the entry names it may load (one linear search, our own
+    pattern)."""
+    return {m.group(2) or m.group(3) for m in _LITERAL.finditer(text)}
 
 
 def _callback_or_unreached(s: Seen, i: int, name: str, code: str) -> str:

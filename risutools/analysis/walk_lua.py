@@ -29,7 +29,7 @@ from risutools.analysis.luaflow import (
     unreached,
 )
 from risutools.analysis.lualex import KEYWORDS, NAME, OP, LineIndex, iter_tokens
-from risutools.analysis.model import LISTEN_EDIT_HOOKS, Fact
+from risutools.analysis.model import LISTEN_EDIT_HOOKS
 from risutools.analysis.seen import (
     LISTENER,
     Loads,
@@ -59,6 +59,8 @@ REFUSED_IN_LISTENERS = frozenset(n for n, (_, p) in HOST_APIS.items() if p) | \
     REFUSED_IN_DISPLAY
 #: ``name =`` (or ``local name =``) just before a call of ``async``, and ``(function`` after it
 _ASYNC_NAME = re.compile(r"(?<![\w.:])(local\s+)?([A-Za-z_]\w*)\s*=\s*$")
+#: at most this many ``listenEdit(kind, handler)`` calls are read for a handler's name
+MAX_NAMED_LISTENERS = 1000
 _ASYNC_FUNCTION = re.compile(r"async\s*\(\s*function\b")
 #: a pre-filter for entry_assignments (without a leading \b, so the search is fast)
 _ENTRY_ASSIGN = re.compile(r"(?:" + "|".join(ENTRY_POINTS) + r")\s*=[^=]")
@@ -165,6 +167,10 @@ class _Script:
         if defs:
             self.dead = unreached(self.code, defs, self.reached_from_outside)
             self.dead_spans = Spans(self.dead) if self.dead else None
+            for fn in self.dead:  # listed, the calls in it added to its evidence
+                key = f"function {fn.name}"
+                if key not in self.seen.unreached:
+                    self.seen.fact(self.seen.unreached, key, f"{self.where} line {fn.line}")
 
     def reached_from_outside(self, name: str) -> bool:
         """An entry point RisuAI calls, or a global the module may reach from elsewhere: its
@@ -194,12 +200,7 @@ class _Script:
         fn = self.dead_spans.innermost(call.start) if self.dead_spans else None
         if fn is None:
             return
-        key = f"function {fn.name}"
-        fact = self.seen.unreached.get(key)
-        if fact is None:
-            fact = self.seen.unreached[key] = Fact(key)
-            fact.add(f"{self.where} line {fn.line}")
-        fact.add(f"{self.where} line {call.line}")
+        self.seen.fact(self.seen.unreached, f"function {fn.name}", f"{self.where} line {call.line}")
 
     def entry_points(self) -> None:
         """The global functions RisuAI calls (``onStart`` ...), however they are set (not
@@ -252,18 +253,18 @@ class _Script:
         if not any(c.name in REFUSED_IN_LISTENERS for c in scan.calls):
             return
         found = [(c.args[0].literal if c.args else None, c.start) for c in scan.calls
-                 if c.name == "listenEdit" and not c.qualifier]
-        handlers = [(kind or "", name) for kind, start in found
-                    if (name := listener_handler(self.code, start)) is not None]
+                 if c.name == "listenEdit" and not c.qualifier][:MAX_NAMED_LISTENERS]
+        handlers = {name: kind or "" for kind, start in found
+                    if (name := listener_handler(self.code, start)) is not None}
         if not handlers:
             return
-        table = self.functions()
-        for kind, name in handlers:
-            spans = [(fn.kw, fn.end) for fn in table.fns if fn.name == name]
-            for c in scan.calls:
-                if any(a <= c.start < b for a, b in spans):
-                    c.in_listener = True
-                    c.listener = kind
+        bodies = [fn for fn in self.functions().fns if fn.name in handlers]
+        spans = Spans(bodies)
+        for c in scan.calls:
+            fn = spans.innermost(c.start) if spans.holds(c.start) else None
+            if fn is not None and fn.name is not None:
+                c.in_listener = True
+                c.listener = handlers[fn.name]
 
     def lua_globals(self) -> None:
         """The global functions this script defines (a button calls them by name), the last
