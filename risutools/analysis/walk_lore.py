@@ -45,6 +45,8 @@ from risutools.analysis.walk_text import read_cbs, read_risu_buttons
 CALLBACK_LOADERS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("*", ".lb.on", "*"), "LightBoard backend (loadCallback)"),
 )
+#: each loader's pattern with its longest literal part (a substring test first)
+_CALLBACK_NEEDLES = tuple((max(p, key=len), p, loader) for p, loader in CALLBACK_LOADERS)
 LOADED, CALLBACK, UNREACHED = "loaded", "callback", "unreached"
 #: entries loaded by entries loaded by ... the module's own code: at most this many rounds
 MAX_LOAD_ROUNDS = 32
@@ -185,8 +187,8 @@ def _callback_or_unreached(s: Seen, i: int, name: str, code: str) -> str:
 def _callback_loader(name: str) -> tuple[tuple[str, ...], str] | None:
     """The loader of another module known to read entries of this name (see
     CALLBACK_LOADERS), or None."""
-    for pattern, loader in CALLBACK_LOADERS:
-        if max(pattern, key=len) in name and pattern_matches(pattern, name):
+    for needle, pattern, loader in _CALLBACK_NEEDLES:
+        if needle in name and pattern_matches(pattern, name):
             return pattern, loader
     return None
 

@@ -307,7 +307,8 @@ class _Script:
         """A call of a host function: its capability, privilege, and what its kind
         records."""
         name = call.name
-        if name not in HOST_APIS or not self.is_host(call):
+        if name not in HOST_APIS or ((call.qualifier or name in self.local_defs) \
+                and not self.is_host(call)):
             return
         s = self.seen
         ev = f"{self.where} line {call.line}"
