@@ -136,6 +136,12 @@ def _result(s: Seen, findings: list[Finding]) -> Analysis:
         lorebook_code=list(s.lorebook_code),
         required_toggles=_sorted_facts(s.required_toggles),
         unused_code_fields=_sorted_facts(s.unused_fields),
+        callbacks=list(s.callbacks),
+        code_buttons=_sorted_facts(s.code_buttons) if s.code_buttons else [],
+        manual_entries=_sorted_facts(s.manual_entries) if s.manual_entries else [],
+        unreached=_sorted_facts(s.unreached) if s.unreached else [],
+        computed_state=[s.computed[k] for k in sorted(s.computed)],
+        group_chat_writes=_sorted_facts(s.group_writes) if s.group_writes else [],
         counts=counts,
         findings=findings,
     )
