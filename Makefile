@@ -27,12 +27,15 @@ venv: $(DEV_STAMP)
 ## demo: ingest the bundled fixture sources into a catalog (Korean sentences, curator notes),
 ##       replay the context cutter, validate and verify the catalog; then review it, show a
 ##       promotion refused for a missing approval, sign approvals with a throwaway SSH key,
-##       promote the cutter to approved, and validate + verify + review again
+##       promote the cutter to approved, and validate + verify + review again (its
+##       interactions: the Board family of fixtures/interactions, an unsatisfied toggle,
+##       a version pair with its drift, a repost)
 DEMO := build/demo-catalog
 DEMO_CUTTER := module.risu.174678332.context-cutter
 demo: demo-check $(RUNTIME_STAMP)
 	rm -rf $(DEMO) && mkdir -p $(DEMO) && cp -r fixtures/notes $(DEMO)/notes
 	$(BIN)/risutools ingest fixtures/sources -o $(DEMO) --lang ko
+	$(BIN)/risutools ingest fixtures/interactions -o $(DEMO) --lang ko -q  # a backend, its extension in two versions
 	$(BIN)/risutools replay run $(DEMO)/module.risu.174678332.context-cutter.json \
 		--fixture fixtures/replay/anchor-edit.yaml --update
 	$(BIN)/risutools validate $(DEMO)

@@ -241,9 +241,10 @@ def pack(
     _execute("pack", dict(src=src, out=out, force=force))
 
 
-def _check_format(fmt: str, statistics: bool = False) -> None:
-    if fmt not in FORMATS:
-        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}",
+def _check_format(fmt: str, statistics: bool = False, formats: tuple[str, ...] = FORMATS
+                  ) -> None:
+    if fmt not in formats:
+        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(formats)}",
                                  param_hint="--format")
     if statistics and fmt not in STATISTICS_FORMATS:
         raise typer.BadParameter(f"--statistics prints {', '.join(STATISTICS_FORMATS)}, "
@@ -694,27 +695,30 @@ def review_cmd(
                             "github | sarif | junit (its findings)"),
     sources: str | None = _sources("Source store folder (default: `sources:` in the config)."),
     output: str | None = _output("Write the report here."),
-    jobs: int | None = typer.Option(
-        None, "-j", "--jobs", metavar="N",
-            help="Worker processes for the document rules (default: all "
-        "cores)."),
+    jobs: int | None = typer.Option(None, "-j", "--jobs", metavar="N", help="Worker processes "
+                                    "for the document rules (default: all cores)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
     select: list[str] = _select("MC2,RV2"),
     ignore: list[str] = _ignore(),
     exclude: list[str] = _exclude(),
     config_file: str | None = _config(),
+    exit_zero: bool = _exit_zero(),
+    statistics: bool = _statistics(),
     color: str = _color_option(),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", metavar="ADDR", help="Run the document rules on a Dask cluster: "
+        "its scheduler address (needs risutools[dask])."),
 ) -> None:
-    """Review a whole catalog (read-only): findings, digests, graph, log, approvals, board."""
-    if fmt not in REVIEW_FORMATS:
-        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(REVIEW_FORMATS)}",
-                                 param_hint="--format")
+    """Review a whole catalog (read-only): findings, digests, interactions, versions, risk,
+    graph, log, approvals, board."""
+    _check_format(fmt, statistics, REVIEW_FORMATS)
     bar = ReviewProgress(enabled=not quiet)
     _execute("review", dict(catalog=catalog_dir, sources=sources, jobs=jobs,
                             config_file=config_file, select=tuple(select), ignore=tuple(ignore),
-                            exclude=tuple(exclude)),
+                            exclude=tuple(exclude), scheduler=scheduler),
              hooks=dict(progress=bar.update), around=bar, fmt=fmt, output=output,
-             color=_color(color) and output is None, formats=REVIEW_FORMATS)
+             color=_color(color) and output is None, formats=REVIEW_FORMATS,
+             statistics=statistics, exit_zero=exit_zero)
 
 
 def _whole_short_helps() -> None:

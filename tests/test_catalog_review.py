@@ -165,7 +165,7 @@ def test_graph_problems_duplicates_and_collisions(cat: Path) -> None:
 def test_cli_review_formats_and_exit_codes(cat: Path) -> None:
     r = run("review", str(cat), cwd=cat)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "promotion board:" in r.stdout
+    assert "promotion board (" in r.stdout
     r = run("review", "--format", "json", cwd=cat)  # the catalog is found from cwd
     assert r.returncode == 0 and json.loads(r.stdout)["review"] == "catalog-review-v1"
     out = cat.parent / "review.md"

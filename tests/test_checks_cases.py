@@ -125,6 +125,24 @@ def write_catalog(case: dict[str, Any], root: Path) -> None:
             (root / "approvals" / name).write_text(text, encoding="utf-8")
     if "config" in case:
         (root / ".risutools.yaml").write_text(json.dumps(case["config"]), encoding="utf-8")
+    if "facts" in case:  # an RV4xx/RV5xx case: each document's facts summary (or null)
+        _write_facts(root, docs, case["facts"])
+
+
+def _write_facts(root: Path, docs: list[dict[str, Any]], facts: list[Any]) -> None:
+    """``facts/<component_id>.json`` for each document with facts: the given fields, and
+    the format, id and source digest ingest writes."""
+    from risutools.catalog.render import safe_name
+
+    (root / "facts").mkdir()
+    for doc, f in zip(docs, facts, strict=False):
+        if f is None:
+            continue
+        ref = doc["provenance"]["source_refs"][0]
+        body = {"facts": "component-facts-v1", "component_id": doc["component_id"],
+                "source_sha256": ref["sha256"], **f}
+        name = safe_name(doc["component_id"]) + ".json"
+        (root / "facts" / name).write_text(json.dumps(body), encoding="utf-8")
 
 
 def gate_verdict(cid: str, case: dict[str, Any], root: Path) -> str:

@@ -17,7 +17,8 @@ from typing import Any
 
 from risutools.analysis.checks import module_checks
 from risutools.analysis.datatables import data_table
-from risutools.analysis.model import Analysis, Capability, Fact
+from risutools.analysis.lorecode import show_pattern
+from risutools.analysis.model import MAX_EVIDENCE, Analysis, Capability, Fact
 from risutools.analysis.seen import Hit, Seen, event_read_by
 from risutools.analysis.walk import walk
 from risutools.analysis.walk_lua import KEEP_CALLS as _KEEP_CALLS  # noqa: F401 (bench reads it)
@@ -144,7 +145,18 @@ def _result(s: Seen, findings: list[Finding]) -> Analysis:
         group_chat_writes=_sorted_facts(s.group_writes) if s.group_writes else [],
         counts=counts,
         findings=findings,
+        lorebook_reads=_lore_reads(s),
+        lorebook_reads_unresolved=len(s.loads.reads.unresolved)
+        if s.loads is not None and s.loads.reads is not None else 0,
+        risu_buttons=list(s.risu_btn_seen[:MAX_EVIDENCE]),
     )
+
+
+def _lore_reads(s: Seen) -> list[str]:
+    """The entry names the module's lorebook loads ask for, as shown (``*``: computed)."""
+    if s.loads is None or not s.loads.from_lore or s.loads.reads is None:
+        return []
+    return sorted({show_pattern(p) for p in s.loads.reads.patterns})
 
 
 def _sorted_facts(table: dict[str, Fact]) -> list[Fact]:

@@ -191,6 +191,13 @@ class Analysis:
     group_chat_writes: list[Fact] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
+    #: the lorebook entry names the Lua loads code from (``load(getLoreBooks(...))``), as
+    #: patterns (``*`` where computed), and how many lookups it could not resolve; read by the
+    #: catalog review (which module carries them), not part of :meth:`to_dict`
+    lorebook_reads: list[str] = field(default_factory=list)
+    lorebook_reads_unresolved: int = 0
+    #: where ``risu-btn`` buttons are (their clicks reach an ``onButtonClick``); not in to_dict
+    risu_buttons: list[str] = field(default_factory=list)
 
     # -- lookups ---------------------------------------------------------------------
     def requires_names(self) -> list[str]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -327,7 +328,7 @@ def find_approval(cat: Catalog, entry: Entry, action: str,
             and named_for(a.path.name, entry.component_id, action)]
     current = [a for a in mine if standing(a, entry.base_sha256) == CURRENT]
     if not current:
-        return _none_current(entry, action, mine)
+        return _none_current(entry, action, mine, cat.flag())
     right = [a for a in current if a.field("component_version") == entry.version]
     if not right:
         a = current[0]
@@ -346,18 +347,22 @@ def find_approval(cat: Catalog, entry: Entry, action: str,
                            + "; ".join(problems))
 
 
-def _none_current(entry: Entry, action: str, mine: list[Approval]) -> ApprovalVerdict:
-    """No approval of ``action`` names the current base hash: a stale one, or none."""
+def _none_current(entry: Entry, action: str, mine: list[Approval], flag: str = ""
+                  ) -> ApprovalVerdict:
+    """No approval of ``action`` names the current base hash: a stale one, or none
+    (``flag``: what names the catalog in the command printed)."""
     stale = [a for a in mine if standing(a, entry.base_sha256) == STALE]
     if stale:
         a = stale[-1]
         return ApprovalVerdict(False, None, (
             f"stale approval: {a.file} approved base {a.field('base_sha256')[:19]}…, the "
             f"document is now {entry.base_sha256[:19]}…; a reviewer must approve the "
-            f"current version (`risutools approve {entry.component_id} --action {action}`)"))
+            f"current version (`risutools approve {shlex.quote(entry.component_id)} --action "
+            f"{action}{flag}`)"))
     return ApprovalVerdict(False, None, (
         f"no {action!r} approval for base {entry.base_sha256[:19]}…; a reviewer runs "
-        f"`risutools approve {entry.component_id} --action {action} --reviewer NAME`"))
+        f"`risutools approve {shlex.quote(entry.component_id)} --action {action} "
+        f"--reviewer NAME{flag}`"))
 
 
 def _unrequired(cat: Catalog, current: list[Approval]) -> ApprovalVerdict:

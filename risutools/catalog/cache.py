@@ -144,11 +144,14 @@ class IngestCache:
                 sha256=sha,
                 post_id=post_id,
                 documents=list(entry.get("documents") or []),
+                facts=list(entry.get("facts") or []),
                 warnings=list(entry.get("warnings") or []),
                 error=entry.get("error"),
             )
         except (TypeError, ValueError):
             return None
+        if len(outcome.facts) != len(outcome.documents):
+            return None  # an entry written before facts were kept: project again
         self.used.add(key)
         return outcome
 
@@ -170,6 +173,7 @@ class IngestCache:
         self.results[key] = {
             "format": outcome.format,
             "documents": outcome.documents,
+            "facts": outcome.facts,
             "warnings": outcome.warnings,
             "error": outcome.error,
         }

@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,13 +44,16 @@ from risutools.contract.transitions import CatalogLog, find_catalog_root, read_l
 from risutools.errors import Code, ConfigError, DocumentError
 from risutools.findings import Finding
 from risutools.pathnames import plain_id
+from risutools.projection.facts import FACTS_DIR
 from risutools.safeio import FileRefused, check_inside, require_folder
 from risutools.settings.catalog import CatalogSettings
 from risutools.settings.config import Settings, find_settings_file, load_settings_file
 
 LOG_NAME = "transitions.ndjson"
 LOCK_NAME = ".risutools.lock"
-MARKERS = (LOG_NAME, "approvals", ".risutools.yaml", ".risutools.yml", "notes", "replays")
+#: what marks a catalog folder (``facts/``: what ``ingest`` writes next to the documents)
+MARKERS = (LOG_NAME, "approvals", ".risutools.yaml", ".risutools.yml", "notes", "replays",
+           FACTS_DIR)
 
 
 @dataclass
@@ -128,6 +132,8 @@ class Catalog:
     settings: CatalogSettings
     _entries: list[Entry] | None = None
     load_problems: list[Finding] = field(default_factory=list)
+    #: the catalog folder as the command line named it (None: found from the current folder)
+    given: str | None = None
 
     # ------------------------------------------------------------------ opening
 
@@ -144,7 +150,8 @@ class Catalog:
             if found is None:
                 raise ConfigError(
                     Code.NO_CATALOG, "no catalog found above this folder (no transitions.ndjson, "
-                    "approvals/, notes/, replays/ or .risutools.yaml); pass --catalog DIR",
+                    "approvals/, notes/, replays/, facts/ or .risutools.yaml); pass --catalog "
+                    "DIR",
                     path=str(start))
             root = found
         root = root.resolve()
@@ -153,7 +160,16 @@ class Catalog:
         else:
             cfg_path = find_settings_file(root)
             cfg = load_settings_file(cfg_path) if cfg_path is not None else Settings()
-        return cls(root, cfg, cfg.catalog)
+        given = os.fspath(catalog_dir) if catalog_dir is not None else None
+        return cls(root, cfg, cfg.catalog, given=given)
+
+    def flag(self) -> str:
+        """`` --catalog DIR`` as the command line named the catalog ("" when it was found
+        from the current folder): what a printed command adds so that it runs as printed
+        from where this one ran."""
+        if self.given is None:
+            return ""
+        return " --catalog " + shlex.quote(self.given)
 
     # ------------------------------------------------------------------ paths
 

@@ -19,6 +19,7 @@ targets=lifecycle.SOME_GROUP)`` and its docstring; cases in
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -249,7 +250,8 @@ def replay(ctx: GateContext) -> tuple[str, str]:
     status = e.get("projection", "replay_status")
     if status != "passed":
         return FAIL, (f"declares {ctxcaps[0]} but replay_status is {status!r}; run "
-                      "`risutools replay run ... --update` until it passes")
+                      f"`risutools replay run {shlex.quote(e.where())} --fixture FIXTURE "
+                      "--update` until it passes")
     reps = [v for v in verifications(ctx) if v.source.startswith("replay:")]
     if not reps:
         return FAIL, "replay_status is passed but no replay report is referenced (MC203)"

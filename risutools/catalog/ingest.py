@@ -41,6 +41,7 @@ from concurrent.futures import Executor
 from pathlib import Path
 
 from risutools.catalog.cache import IngestCache, result_key
+from risutools.catalog.ingest_facts import write_facts
 from risutools.catalog.ingest_write import write_catalog
 from risutools.catalog.ndjson_merge import NDJSON_NAME
 from risutools.catalog.outcome import IngestResult, SourceOutcome
@@ -126,6 +127,7 @@ def ingest(
                               notices=[run.cache.problem] if run.cache.problem else [])
         _deduplicate(result.sources)
         write_catalog(result, out_p, ndjson, stager)
+        write_facts(result, out_p)
     if own_pool and stage is not None:
         sweep_temp_files(out_p)  # what a worker that died left (named after this process)
     _save_cache(run.cache, set(run.outcomes))

@@ -20,6 +20,8 @@ class SourceOutcome:
     sha256: str | None = None
     post_id: str | None = None
     documents: list[dict[str, Any]] = field(default_factory=list)
+    # per document, its component-facts-v1 summary (written to facts/ by ingest)
+    facts: list[dict[str, Any]] = field(default_factory=list, repr=False)
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
     cached: bool = False
@@ -101,6 +103,23 @@ class IngestResult:
             "kept_unreadable": len(self.kept_unreadable),
             "not_risu": len(self.skipped),
         }
+
+    def why_documents(self) -> str:
+        """Why N components became M documents, in one line: the components the readable
+        files hold, those in files with the same bytes as another, those another container
+        already carried, the id collisions, and how many distinct documents that leaves."""
+        found = sum(len(s.documents) for s in self.sources if s.status in ("ok", "duplicate"))
+        dup = sum(len(s.documents) for s in self.sources if s.status == "duplicate")
+        ids = {str(d.get("component_id")) for s in self.sources if s.status == "ok"
+               for d in s.documents}
+        other = sum(1 for s in self.sources if s.status == "ok" for w in s.warnings
+                    if w.endswith("(another container); kept that one"))
+        parts = [f"{dup} in files with the same bytes as another (kept the newest post)"]
+        parts.append(f"{other} the same component in another container")
+        parts.append(f"{len(self.collisions)} id collision(s)")
+        return (f"{found} component(s) became {len(ids)} document(s): " + ", ".join(parts)
+                + (f"; {found - dup - len(ids) - other} more share an id with another"
+                   if found - dup - len(ids) - other > len(self.collisions) else ""))
 
     def to_dict(self) -> dict[str, Any]:
         return {

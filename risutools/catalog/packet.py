@@ -34,6 +34,13 @@ from risutools.catalog.approvals import CURRENT, STALE, Approval, load_approvals
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
 from risutools.catalog.packet_markdown import render_packet_markdown
+from risutools.catalog.review_interactions import (
+    Interactions,
+    interaction_reasons,
+    interactions,
+    relations_of,
+    risk_of,
+)
 from risutools.catalog.writes import write_new_file
 from risutools.contract.loaders import load_bytes
 from risutools.contract.rules import mc500
@@ -109,16 +116,21 @@ def relations(entry: Entry, graph: Graph, approvals: list[Approval],
 
 
 def _first_source(e: Entry) -> Any:
-    """The digest of the document's first source (``source_refs[0].sha256``), or None."""
+    """The digest of the document's first source and the part of it the component comes
+    from (``source_refs[0]``: a ``.charx``'s card and its module are two parts of one file,
+    not a shared source), or None."""
     refs = e.get("provenance", "source_refs")
-    return refs[0].get("sha256") if isinstance(refs, list) and refs and \
-        isinstance(refs[0], dict) else None
+    if not (isinstance(refs, list) and refs and isinstance(refs[0], dict)):
+        return None
+    sha, part = refs[0].get("sha256"), refs[0].get("source_version")
+    member = part.rsplit("!", 1)[-1] if isinstance(part, str) else ""
+    return (sha, member) if isinstance(sha, str) else None
 
 
 def _shared_source(entry: Entry, graph: Graph) -> list[Entry]:
     """Other components whose first source is the entry's."""
     src = _first_source(entry)
-    if not isinstance(src, str):
+    if src is None:
         return []
     return [o for o in graph.entries if o is not entry and o.component_id != entry.component_id
             and _first_source(o) == src]
@@ -171,11 +183,13 @@ def _brief(e: Entry) -> dict[str, Any]:
 def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
                  instruction: str | None = None, escalates: str | None = None,
                  graph: Graph | None = None, approvals: list[Approval] | None = None,
-                 log: CatalogLog | None = None) -> dict[str, Any]:
+                 log: CatalogLog | None = None, inter: Interactions | None = None
+                 ) -> dict[str, Any]:
     if lane not in LANES:
         raise UsageError("--lane", f"{lane!r} is not one of {', '.join(LANES)}")
     graph = Graph(cat.entries()) if graph is None else graph
     approvals = load_approvals(cat) if approvals is None else approvals
+    inter = interactions(str(cat.root), graph.entries) if inter is None else inter
     action, to, default_instr = instruction_for(entry)
     instr = instruction or default_instr
     findings = validate_document(entry.doc, config=cat.config)
@@ -201,11 +215,14 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
             "policy": policy,
             "findings": [{"rule": f.rule, "severity": f.severity, "pointer": f.pointer,
                           "message": f.message} for f in findings],
+            "risk": risk_of(inter, entry.component_id),
         },
-        "needs_full_context": reasons(rel) if lane == "light" else [],
+        "needs_full_context": reasons(rel) + interaction_reasons(inter, entry.component_id)
+        if lane == "light" else [],
     }
     if lane == "full":
         packet["relations"] = _full_relations(cat, entry, graph, rel, log, approvals)
+        packet["relations"].update(relations_of(inter, entry.component_id))
     return packet
 
 
@@ -318,12 +335,13 @@ def write_queue(cat: Catalog, out_dir: Path, status: str, *, actor: str, limit: 
     graph = Graph(cat.entries())
     approvals = load_approvals(cat)
     log = cat.log()
+    inter = interactions(str(cat.root), graph.entries)
     chosen = sorted((e for e in cat.entries() if e.review_status == status),
                     key=lambda e: (e.component_id, e.where()))
     items = []
     for e in chosen[:limit]:
         p = build_packet(cat, e, "light", actor=actor, graph=graph, approvals=approvals,
-                         log=log)
+                         log=log, inter=inter)
         jpath, _ = write_packet(p, out_dir)
         items.append({"task_id": p["task"]["id"], "component_id": e.component_id,
                       "base_sha256": e.base_sha256, "packet": jpath.name,

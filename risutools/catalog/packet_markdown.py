@@ -71,6 +71,7 @@ def _facts(facts: dict[str, Any]) -> list[str]:
     lines += ["", "| policy field | value |", "| --- | --- |"]
     for k, v in facts["policy"].items():
         lines.append(f"| {k} | {_cell(v)} |")
+    lines += _risk(facts.get("risk"))
     lines += ["", "### Findings", ""]
     if facts["findings"]:
         lines += ["| rule | severity | pointer | message |", "| --- | --- | --- | --- |"]
@@ -108,4 +109,41 @@ def _relations(rel: dict[str, Any]) -> list[str]:
     lines += [f"- {_code(r['file'])}: {_text(r['verdict'])}" for r in rel["replay_reports"]] \
         or ["None."]
     lines += ["", f"Curator notes: {'present' if rel['notes'] is not None else 'none'}."]
+    return lines + _interactions(rel)
+
+
+def _risk(r: dict[str, Any] | None) -> list[str]:
+    """The component's risk facts (the analysis' own words: what it could read)."""
+    if r is None:
+        return []
+    lines = ["", "### Risk (in the code this analysis can read)", "",
+             "| fact | value |", "| --- | --- |",
+             f"| title | {_cell(r['title'] or '-')} |",
+             f"| lowLevelAccess | {_cell(r['low_level_access'])} |",
+             f"| privileged APIs | {_cell(', '.join(r['privileged_apis']) or '-')} |",
+             f"| hosts | {_cell(', '.join(r['hosts']) or '-')} |"]
+    lines += [f"| loads {_cell(x['load'])} | resolves {_cell(x['resolves'])} |"
+              for x in r["dynamic_loading"]]
+    lines += [f"| analysis {_cell(f['rule'])} ({_cell(f['severity'])}) | "
+              f"{_cell(f['message'])} |" for f in r["analysis_findings"]]
+    if r["analysis_infos"]:
+        lines.append("| analysis infos | " + _cell(", ".join(
+            f"{k} x{v}" for k, v in r["analysis_infos"].items())) + " |")
+    lines += [f"| not covered | {_cell(c)} |" for c in r["coverage"]]
+    return lines
+
+
+def _interactions(rel: dict[str, Any]) -> list[str]:
+    lines = ["", "### Interactions", ""]
+    fam = rel.get("family")
+    if fam:
+        lines.append(f"- family: {_cell(fam['title'])} (backend {_code(fam['backend'])}, "
+                     f"{fam['extensions']} extension(s))")
+    for key in ("dependencies", "dependents", "unsatisfied", "shared_state", "edit_order",
+                "capability_conflicts", "versions"):
+        for r in rel.get(key, ()):
+            lines.append(f"- {key.replace('_', ' ')}: {_cell(r['rule'])} "
+                         f"{_cell(r['component_id'])}: {_cell(r['message'])}")
+    if len(lines) == 3:
+        lines.append("None found.")
     return lines

@@ -23,12 +23,14 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from risutools import __version__
 from risutools.catalog.approvals import Approval, load_approvals, standing
+from risutools.catalog.board_path import path_to_approved
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
 from risutools.catalog.packet import used_approvals
@@ -42,6 +44,7 @@ from risutools.catalog.review_checks import (
     LogFacts,
     units,
 )
+from risutools.catalog.review_interactions import attach_risk, interactions
 from risutools.checks.registry import Check
 from risutools.contract.loaders import LoadedDocument, display_path, load_documents
 from risutools.contract.transitions import CatalogLog
@@ -118,9 +121,25 @@ def _validate_range(bounds: tuple[int, int]) -> list[DocumentInfo]:
     return _validate_chunk(docs[bounds[0]:bounds[1]], cfg)
 
 
-def _check_documents(cat: Catalog, jobs: int | None, progress: ProgressFn | None
-                     ) -> tuple[Result, list[LoadedDocument]]:
-    """Load the catalog once; every document rule on all cores; MC104 and MC305."""
+def _on_executor(executor: Executor, docs: list[LoadedDocument], cfg: Settings,
+                 bounds: list[tuple[int, int]], progress: ProgressFn | None
+                 ) -> list[DocumentInfo]:
+    """The document rules on any ``concurrent.futures`` executor (a Dask cluster's):
+    each chunk of documents travels to a worker, its findings and hashes come back, in
+    order."""
+    futures = [executor.submit(_validate_chunk, docs[lo:hi], cfg) for lo, hi in bounds]
+    found: list[DocumentInfo] = []
+    for (_lo, hi), fut in zip(bounds, futures, strict=True):
+        found.extend(fut.result())
+        if progress:
+            progress(hi, len(docs))
+    return found
+
+
+def _check_documents(cat: Catalog, jobs: int | None, progress: ProgressFn | None,
+                     executor: Executor | None = None) -> tuple[Result, list[LoadedDocument]]:
+    """Load the catalog once; every document rule on all cores (or on ``executor``);
+    MC104 and MC305."""
     global _SHARED
 
     cfg = cat.config
@@ -132,7 +151,9 @@ def _check_documents(cat: Catalog, jobs: int | None, progress: ProgressFn | None
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     found: list[DocumentInfo] = []
     done = 0
-    if workers > 1 and len(docs) >= PARALLEL_MIN and _can_fork():
+    if executor is not None:
+        found = _on_executor(executor, docs, cfg, bounds, progress)
+    elif workers > 1 and len(docs) >= PARALLEL_MIN and _can_fork():
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
@@ -186,8 +207,11 @@ def _can_fork() -> bool:
 
 
 def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None = None,
-                   progress: ProgressFn | None = None) -> Review:
-    validated, docs = _check_documents(cat, jobs, progress)
+                   progress: ProgressFn | None = None, executor: Executor | None = None
+                   ) -> Review:
+    """The review of ``cat``; ``executor``: any ``concurrent.futures`` executor (a Dask
+    cluster's) that runs the per-document part, the document rules."""
+    validated, docs = _check_documents(cat, jobs, progress, executor)
     verifications = _verify_documents(cat, docs, validated, sources)
     entries = cat.entries()
     graph = Graph(entries)
@@ -198,11 +222,13 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
     chain = _chain(log, entries)
     appr = _approvals(cat, approvals, entries, log)
     findings = _own_findings(cat, problems, chain, appr)  # the review's own (RV...)
+    inter = interactions(str(cat.root), entries)  # RV4xx, over per-document summaries
+    findings += inter.findings()
     # the board's gates read every contract finding; the report only what the settings keep
     board = _board(cat, entries, graph, log, approvals, verifications, validated)
     _settle(validated, cat.config)
     findings = cat.config.apply(findings)
-    documents = _documents(validated, entries)
+    documents = attach_risk(_documents(validated, entries), inter)
     rv.result = Result("review", documents=validated.documents,
                        file_findings=validated.file_findings + findings,
                        files=validated.files, skipped=validated.skipped)
@@ -219,7 +245,10 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
                   for g in problems],
         "duplicates": _duplicates(entries), "id_collisions": _collisions(entries),
         "chain": chain, "approvals": appr, "board": board,
+        "interactions": inter.section(), "lineage": inter.lineage_section(),
     }
+    rv.data["counts"]["log_entries"] = sum(len(v) for v in log.by_component.values()) + \
+        sum(len(v) for v in log.runtime.values())
     return rv
 
 
@@ -407,5 +436,7 @@ def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
         out.append({"component_id": e.component_id, "file": e.where(),
                     "from": e.review_status, "to": to, "ready": p.ok,
                     "blocked_by": [v.gate for v in p.verdicts if v.failed],
-                    "gates": [v.to_dict() for v in p.verdicts]})
+                    "gates": [v.to_dict() for v in p.verdicts],
+                    "path": path_to_approved(e, found.get(key), by_doc.get(key, []),
+                                             approvals)})
     return out

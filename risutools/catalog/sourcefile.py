@@ -15,6 +15,7 @@ from risutools.errors import RisuError
 from risutools.formats import read_path
 from risutools.fsio import display_path, sha256_file
 from risutools.projection import load_notes, post_id_from_name, project
+from risutools.projection.facts import summarize
 from risutools.projection.run import graded_analysis
 from risutools.settings.config import Settings
 
@@ -71,15 +72,16 @@ def process_file(
                         analysis=graded,
                     )
             out.documents.append(doc)
+            out.facts.append(summarize(module, graded, doc))
         out.rendered = [render(doc, ndjson) for doc in out.documents]
     except RisuError as exc:
         if exc.path is not None:
             exc.path = display_path(exc.path)  # a name that is not UTF-8, escaped
         out.error = exc.one_line()
-        out.documents = []
+        out.documents, out.facts = [], []
     except OSError as exc:
         out.error = f"{rel}: os-error: {exc.strerror or exc}"
-        out.documents = []
+        out.documents, out.facts = [], []
     if stage is not None and not ndjson and not out.error:
         _stage_documents(out, stage)
     return out

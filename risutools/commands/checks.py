@@ -12,6 +12,8 @@ from types import ModuleType
 
 from risutools.analysis import checks as _analysis_checks
 from risutools.catalog import gates as _gate_checks
+from risutools.catalog import interaction_checks as _interaction_checks
+from risutools.catalog import lineage_checks as _lineage_checks
 from risutools.catalog import review_checks as _review_checks
 from risutools.checks import registry
 from risutools.checks.registry import Check, registered_checks
@@ -27,7 +29,7 @@ from risutools.replay import monitor_invariants as _monitor_invariants
 UNITS: tuple[ModuleType, ...] = (_contract_load, _contract_schema, _contract_rules,
                                  _contract_catalog, _contract_verify, *_analysis_checks.FAMILIES,
                                  _cutter_invariants, _monitor_invariants, _gate_checks,
-                                 _review_checks)
+                                 _review_checks, _interaction_checks, _lineage_checks)
 
 
 def every_check() -> dict[str, Check]:

@@ -1,14 +1,17 @@
 """``risutools review``: a whole catalog, read-only: findings and digests per document, the
-capability graph, duplicates, id collisions, the transition log, approvals, status counts
-and the promotion board."""
+capability graph, interactions, versions, duplicates, id collisions, the transition log,
+approvals, status counts and the promotion board; with ``--scheduler`` the document rules
+run on a Dask cluster, like ingest."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
 from risutools.catalog.catalog import Catalog
+from risutools.catalog.cluster import cluster_executor
 from risutools.catalog.review import Review, review_catalog
 from risutools.checks.registry import check_selection, for_command
 from risutools.commands.catalogs import configure
@@ -26,10 +29,14 @@ class Options:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    scheduler: str | None = None
 
     def __post_init__(self) -> None:
         if self.jobs is not None and self.jobs < 1:
             raise UsageError("--jobs", "must be at least 1")
+        if self.scheduler is not None and self.jobs is not None:
+            raise UsageError("--scheduler", "the cluster's workers do the work; leave out "
+                             "-j/--jobs")
         check_selection("review", self.select, self.ignore)
 
 
@@ -45,7 +52,10 @@ class Reviewed:
 def run(opts: Options, progress: Progress | None = None) -> Reviewed:
     cfg = configure(opts.config_file, select=opts.select, ignore=opts.ignore,
                     sources=opts.sources, exclude=opts.exclude)
-    review = review_catalog(Catalog.open(opts.catalog, configure=cfg), jobs=opts.jobs,
-                            progress=progress)
+    cat = Catalog.open(opts.catalog, configure=cfg)
+    with contextlib.ExitStack() as stack:
+        executor = stack.enter_context(cluster_executor(opts.scheduler)) \
+            if opts.scheduler is not None else None
+        review = review_catalog(cat, jobs=opts.jobs, progress=progress, executor=executor)
     review.result.checks = for_command("review")
     return Reviewed(review)

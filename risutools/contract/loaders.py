@@ -52,7 +52,7 @@ NDJSON_EXTS = (".ndjson", ".jsonl")
 DOC_EXTS = JSON_EXTS + YAML_EXTS + NDJSON_EXTS
 
 # Catalog folders and files that hold other things than component documents.
-SKIP_DIRS = frozenset({"approvals", "notes", "replays", "node_modules", "__pycache__"})
+SKIP_DIRS = frozenset({"approvals", "facts", "notes", "replays", "node_modules", "__pycache__"})
 SKIP_FILES = frozenset({"transitions.ndjson", "pyproject.toml"})
 
 STDIN = "-"

@@ -66,7 +66,8 @@ T: dict[str, dict[str, str]] = {
         "cond_chatindex": "the chat index matches {value}",
         "cond_other": "its {type} condition holds",
         "lla_yes": "It asks for lowLevelAccess (privileged APIs: {apis}).",
-        "lla_yes_none": "It asks for lowLevelAccess but uses no privileged API.",
+        "lla_yes_none": "It asks for lowLevelAccess but uses no privileged API in the code "
+                        "this analysis can read.",
         "lla_no": "It does not ask for lowLevelAccess, so privileged APIs (model calls, "
                   "network, image generation) are not available to it.",
         "lla_no_but": "It uses privileged APIs ({apis}) without lowLevelAccess; RisuAI "
@@ -116,7 +117,8 @@ T: dict[str, dict[str, str]] = {
         "cond_chatindex": "채팅 인덱스가 {value}일 때",
         "cond_other": "{type} 조건을 만족할 때",
         "lla_yes": "lowLevelAccess를 요청한다(특권 API: {apis}).",
-        "lla_yes_none": "lowLevelAccess를 요청하지만 특권 API는 쓰지 않는다.",
+        "lla_yes_none": "lowLevelAccess를 요청하지만, 이 분석이 읽을 수 있는 코드에서는 특권 API를 "
+                        "쓰지 않는다.",
         "lla_no": "lowLevelAccess를 요청하지 않으므로 특권 API(모델 호출, 네트워크, 이미지 생성)를 "
                   "쓸 수 없다.",
         "lla_no_but": "lowLevelAccess 없이 특권 API({apis})를 호출하며, RisuAI는 이 호출을 "

@@ -122,6 +122,7 @@ def render_summary(result: IngestResult, seconds: float, color: bool | None = No
     console.print(table)
     rate = c["bytes"] / seconds if seconds > 0 else 0.0
     console.print(f"{c['files']} files in {seconds:.2f} s ({_size(rate)}/s)")
+    console.print(result.why_documents(), markup=False)
     err = Console(stderr=True, highlight=False, soft_wrap=True, **_console_colour(color))
     for s in result.failures:
         err.print(f"failed: {s.error}", markup=False)

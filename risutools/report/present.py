@@ -217,7 +217,11 @@ def _packet(r: Packets, **_: Any) -> Rendered:
     return Rendered(f"wrote {jpath} and {mpath} (task {p['task']['id']}, {r.lane} lane{extra})\n")
 
 
-def _review(r: Reviewed, *, fmt: str, color: bool = False, **_: Any) -> Rendered:
+def _review(r: Reviewed, *, fmt: str, color: bool = False, statistics: bool = False,
+            **_: Any) -> Rendered:
+    """The review in ``fmt``; ``--statistics``: the count of each finding instead."""
+    if statistics:
+        return Rendered(render_statistics(r.review.result, fmt))
     return Rendered(render(fmt, r.review, color=color, kind=r.kind))
 
 

@@ -16,6 +16,20 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from risutools.printable import html_value
+from risutools.report.review_html_sections import CSS as SECTIONS_CSS
+from risutools.report.review_html_sections import JS as SECTIONS_JS
+from risutools.report.review_html_sections import (
+    block_class,
+    board_order,
+    decisions_html,
+    findings_html,
+    interactions_html,
+    lineage_html,
+    path_cell,
+    risk_cell,
+    risk_score,
+    title_cell,
+)
 
 if TYPE_CHECKING:
     from risutools.catalog.review import Review
@@ -140,15 +154,20 @@ def render_review_html(rv: Review) -> str:
     d = rv.data
     bad_appr = [a for a in d["approvals"] if a["severity"] in ("error", "warning")]
     out = _head(d)
+    out += decisions_html(d)
     out.append(_nav(d, bad_appr))
-    for key, title in _SECTIONS:
-        out += _problems(key, title, d[key])
+    out += findings_html(d)
+    out += _problems("graph", "Capability graph", d["graph"])
+    out += interactions_html(d) + lineage_html(d)
+    for key, title in _SECTIONS[1:]:
+        out += _problems(key, title, d[key], d["counts"].get("log_entries")
+                         if key == "chain" else None)
     out += _approvals(bad_appr)
     out += _board(d)
     out += _documents(d["documents"])
     data = json.dumps(d["counts"], ensure_ascii=True, sort_keys=True).replace("<", "\\u003c")
     out.append(f'<script type="application/json" id="review-counts">{data}</script>')
-    out.append(f"<script>{_JS}</script></body></html>")
+    out.append(f"<script>{_JS}{SECTIONS_JS}</script></body></html>")
     return "\n".join(out) + "\n"
 
 
@@ -159,7 +178,7 @@ def _head(d: dict[str, Any]) -> list[str]:
             f"<title>risutools review: {_e(d['catalog'])}</title>",
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
             "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">",
-            f"<style>{_CSS}</style></head><body>",
+            f"<style>{_CSS}{SECTIONS_CSS}</style></head><body>",
             f"<h1>Catalog review: {_e(d['catalog'])}</h1>",
             '<div class="counts">',
             f'<span id="n-documents">{c["documents"]} documents</span>',
@@ -177,9 +196,14 @@ def _head(d: dict[str, Any]) -> list[str]:
 
 def _nav(d: dict[str, Any], bad_appr: list[dict[str, Any]]) -> str:
     """One link per section, with its count."""
-    nav = [(f"{key.replace('_', '-')}-h", f"{title} ({len(d[key])})")
-           for key, title in _SECTIONS]
+    nav = [("findings-h", "Findings by rule")]
+    nav += [(f"{key.replace('_', '-')}-h", f"{title} ({len(d[key])})")
+            for key, title in _SECTIONS]
     nav.append(("approvals-h", f"Approvals needing attention ({len(bad_appr)})"))
+    nav.append(("interactions-h", "Interactions "
+                f"({len((d.get('interactions') or {}).get('relations', []))})"))
+    nav.append(("lineage-h", "Versions and reposts "
+                f"({len((d.get('lineage') or {}).get('lineages', []))})"))
     nav += [("board-h", f"Promotion board ({d['counts']['ready']} of {len(d['board'])} ready)"),
             ("documents-h", f"Documents ({len(d['documents'])})")]
     return "<nav>" + "".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in nav) + "</nav>"
@@ -197,10 +221,14 @@ def _problem_text(key: str, g: dict[str, Any]) -> str:
         (f" (versions {', '.join(g['versions'])})" if g.get("versions") else "")
 
 
-def _problems(key: str, title: str, items: list[dict[str, Any]]) -> list[str]:
-    """One problem section (graph, transition log, duplicates, id collisions) as a list."""
+def _problems(key: str, title: str, items: list[dict[str, Any]],
+              entries: int | None = None) -> list[str]:
+    """One problem section (graph, transition log, duplicates, id collisions) as a list;
+    ``entries``: how many lines the transition log has (its problems are counted apart)."""
     slug = key.replace("_", "-")
-    out = [f'<h2 id="{slug}-h">{title} ({len(items)})</h2><ul id="{slug}">']
+    head = f"{title} ({len(items)})" if entries is None else \
+        f"{title}: {entries} entries, {len(items)} problem(s)"
+    out = [f'<h2 id="{slug}-h">{head}</h2><ul id="{slug}">']
     for g in items:
         sev = g.get("severity", "warning")
         where = g.get("file") or (f"transitions.ndjson line {g['line']}"
@@ -243,13 +271,16 @@ def _board(d: dict[str, Any]) -> list[str]:
            + f'</select></label> (<span id="board-shown">{len(board)}</span> shown)'
            "</div>",
            '<table id="board"><thead><tr><th>component</th><th>step</th><th>state</th>'
-           "<th>gates</th></tr></thead><tbody>"]
-    out += [_board_row(b) for b in board]
+           "<th>gates</th><th>path to approved</th></tr></thead><tbody>"]
+    titles = {doc["component_id"]: doc["risk"]["title"] for doc in d["documents"]
+              if doc.get("risk")}
+    out += [_board_row(b, titles.get(b["component_id"], "")) for b in
+            sorted(board, key=board_order)]
     out.append("</tbody></table>")
     return out
 
 
-def _board_row(b: dict[str, Any]) -> str:
+def _board_row(b: dict[str, Any], title: str) -> str:
     failed = [g for g in b["gates"] if g["verdict"] == "fail"]
     others = [g for g in b["gates"] if g["verdict"] != "fail"]
     gates = "<br>".join(_gate(g) for g in failed)
@@ -259,14 +290,14 @@ def _board_row(b: dict[str, Any]) -> str:
         label = f"{n_pass} pass" + (f", {n_na} n/a" if n_na else "")
         gates += (f"<details><summary>{label}</summary>"
                   + "<br>".join(_gate(g) for g in others) + "</details>")
-    state = "ready" if b["ready"] else "blocked"
+    state = block_class(b)
     why = ("<b>blocked by</b><br>" + "<br>".join(_e(g) for g in b["blocked_by"])
            if b["blocked_by"] else "<b>ready</b>")
     return (f'<tr class="{state}" data-component="{_e(b["component_id"])}" '
             f'data-blocked="{_e(" ".join(b["blocked_by"]))}">'
-            f'<td>{_e(b["component_id"])}<br><code>{_e(b["file"])}</code></td>'
+            f'<td>{_e(b["component_id"])}<br>{_e(title)}<br><code>{_e(b["file"])}</code></td>'
             f'<td>{_e(b["from"])} → {_e(b["to"])}</td>'
-            f'<td class="state">{why}</td><td>{gates}</td></tr>')
+            f'<td class="state">{why}</td><td>{gates}</td><td>{path_cell(b)}</td></tr>')
 
 
 def _documents(docs: list[dict[str, Any]]) -> list[str]:
@@ -284,11 +315,12 @@ def _documents(docs: list[dict[str, Any]]) -> list[str]:
            + '</select></label><label>text <input id="text-filter" type="search">'
            "</label></div>",
            '<table id="documents"><thead><tr>'
-           '<th data-key="component">component</th><th data-key="file">file</th>'
+           '<th data-key="component">component</th><th data-key="title">title</th>'
+           '<th data-key="file">file</th>'
            '<th data-key="status">review</th><th data-key="runtime">runtime</th>'
            '<th data-key="errors" data-type="num">errors</th>'
            '<th data-key="warnings" data-type="num">warnings</th>'
-           "<th>findings</th></tr></thead><tbody>"]
+           '<th data-key="risk" data-type="num">risk</th><th>findings</th></tr></thead><tbody>']
     out += [_document_row(doc) for doc in docs]
     out.append("</tbody></table>")
     return out
@@ -304,7 +336,10 @@ def _document_row(doc: dict[str, Any]) -> str:
     cls = ' class="err"' if doc["errors"] else ""
     return (f'<tr{cls} data-status="{_e(doc["review_status"] or "")}" '
             f'data-rules="{_e(drules)}"><td>{_e(doc["component_id"] or "-")}</td>'
-            f"<td>{_e(where)}</td><td>{_e(doc['review_status'] or '-')}</td>"
+            f"<td>{title_cell(doc)}</td><td>{_e(where)}</td>"
+            f"<td>{_e(doc['review_status'] or '-')}</td>"
             f"<td>{_e(doc['runtime_status'] or '-')}</td>"
             f'<td class="n-err" data-v="{doc["errors"]}">{doc["errors"]}</td>'
-            f'<td data-v="{doc["warnings"]}">{doc["warnings"]}</td><td>{fs}</td></tr>')
+            f'<td data-v="{doc["warnings"]}">{doc["warnings"]}</td>'
+            f'<td class="risk" data-v="{risk_score(doc)}">{risk_cell(doc)}</td>'
+            f'<td>{fs}</td></tr>')

@@ -7,6 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 from risutools.printable import json_text, markdown_value, text_value
 from risutools.report.color import painter
+from risutools.report.review_sections import (
+    board_lines,
+    interaction_lines,
+    lineage_lines,
+    markdown_sections,
+    risk_lines,
+)
 
 if TYPE_CHECKING:
     from risutools.catalog.review import Review
@@ -74,6 +81,7 @@ def render_review_text(rv: Review, color: bool = False) -> str:
            f"  approvals: {_counts_line(c['approvals'])}; signatures: "
            f"{_counts_line(c['signatures'])}",
            f"  digests: {_counts_line(c['verifications'])}",
+           f"  transition log: {c.get('log_entries', 0)} entries, {len(d['chain'])} problem(s)",
            f"  ready to move on: {c['ready']} of {len(d['board'])} on the board"]
     shown = [f for f in rv.findings if f.severity in ("error", "warning")]
     if shown:
@@ -89,16 +97,8 @@ def render_review_text(rv: Review, color: bool = False) -> str:
             for g in d[key]:
                 head = _clean(g.get("sha256") or g.get("component_id"))
                 out.append(f"  {head}: {', '.join(_clean(x) for x in g['files'])}")
-    out += ["", "promotion board:"]
-    if not d["board"]:
-        out.append("  (no candidate or pending component)")
-    for b in d["board"]:
-        state = (paint("ok", "READY") if b["ready"]
-                 else paint("warning", f"blocked by {', '.join(b['blocked_by'])}"))
-        out.append(f"  {_clean(b['component_id'])}  {_clean(b['from'])} -> {b['to']}  {state}")
-        for g in b["gates"]:
-            if g["verdict"] == "fail":
-                out.append(f"      {paint('error', 'FAIL')} {g['gate']}: {_clean(g['reason'])}")
+    out += interaction_lines(d) + lineage_lines(d) + risk_lines(d)
+    out += board_lines(d)
     return "\n".join(out) + "\n"
 
 
@@ -119,7 +119,9 @@ def render_review_markdown(rv: Review) -> str:
            f"| runtime status | {_md(_counts_line(c['runtime_status']))} |",
            f"| approvals | {_md(_counts_line(c['approvals']))} |",
            f"| signatures | {_md(_counts_line(c['signatures']))} |",
-           f"| digests | {_md(_counts_line(c['verifications']))} |", "",
+           f"| digests | {_md(_counts_line(c['verifications']))} |",
+           f"| transition log | {c.get('log_entries', 0)} entries, {len(d['chain'])} "
+           "problem(s) |", "",
            "## Promotion board", ""]
     if d["board"]:
         out += ["| component | step | state | gates |", "| --- | --- | --- | --- |"]
@@ -147,4 +149,5 @@ def render_review_markdown(rv: Review) -> str:
             out.append("None.")
         for g in d[key]:
             out.append(f"- {_md(g.get('message') or ', '.join(g.get('files', [])))}")
+    out += markdown_sections(d, _md)
     return "\n".join(out) + "\n"

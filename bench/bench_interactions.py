@@ -1,0 +1,103 @@
+"""The review's interactions at scale (issue 19 item 6): the index by key, every RV4xx and
+RV5xx unit, the families and the lineages over N documents' summaries.
+
+Workload (synthetic, deterministic, made here; nothing from the real corpus): N summaries
+in families of 10 (a backend carrying a lorebook entry and declaring 4 toggles, 9
+extensions that load the entry, read 2 of the toggles and one undeclared toggle, show
+risu-btn buttons), each component with 8 chat variables of its own and 2 shared with its
+family (one written by the backend), 2 of the 4 edit hooks transformed, 1 of 20 posted
+twice (a repost) and 1 of 20 in a second version; about 60 facts a document.
+
+Prints, for N = 12,500, 25,000 and 50,000 (or the N given): the facts counted, the CPU time
+and the peak traced memory (tracemalloc) of building the index and running the units, and
+the time per 1,000 facts, which stays flat when the work is linear in the facts.
+Usage: ``python bench/bench_interactions.py [N ...]``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from risutools.catalog.interaction_checks import INTERACTIONS  # noqa: E402
+from risutools.catalog.interactions import Index, Summary, families  # noqa: E402
+from risutools.catalog.lineage import Lineage  # noqa: E402
+from risutools.catalog.lineage_checks import LINEAGE  # noqa: E402
+from risutools.catalog.review_checks import units  # noqa: E402
+
+HOOKS = ("hook.edit_input", "hook.edit_output", "hook.edit_request", "hook.edit_display")
+
+
+def _facts(i: int) -> dict[str, Any]:
+    fam, k = divmod(i, 10)
+    backend = k == 0
+    state = [{"key": f"own{i}_{j}", "scope": "chat", "read": True, "write": True}
+             for j in range(8)]
+    state += [{"key": f"fam{fam}_{j}", "scope": "chat", "read": True,
+               "write": backend and j == 0} for j in range(2)]
+    toggles = [f"f{fam}.t{j}" for j in range(4)]
+    return {
+        "module_id": f"mod-{i - 1 if i % 20 == 19 else i}",
+        "source_sha256": f"sha256:{i - 1 if i % 40 == 39 else i:064x}",
+        "source_part": "module.risum",
+        "state": state,
+        "transforms": [HOOKS[i % 4], HOOKS[(i + 1) % 4]],
+        "toggles_declared": toggles if backend else [],
+        "toggles_read": toggles[:2] + ([] if backend else [f"f{fam}.missing"]),
+        "lorebook_entries": [f"fam{fam}-prelude", f"own{i}-notes"] if backend
+        else [f"own{i}-notes"],
+        "lorebook_loads": [] if backend else [f"fam{fam}-prelude"],
+        "entry_points": ["onButtonClick"] if backend else ["onOutput"],
+        "risu_buttons": 0 if backend else 1,
+        "findings": [{"rule": "RA113", "severity": "warning", "message": "loads lore code"}],
+        "hosts": [f"host{fam}.example.org"] if backend else [],
+    }
+
+
+def summaries(n: int) -> list[Summary]:
+    return [Summary(f"module.risu.{i:09d}.m", f"m{i}.json", f"M {i}", "candidate",
+                    "inactive", ("ui.toggles",), (), _facts(i), "", "1.0.0", f"risu:{i}")
+            for i in range(n)]
+
+
+def facts_count(items: list[Summary]) -> int:
+    total = 0
+    for s in items:
+        f = s.facts or {}
+        total += sum(len(v) for v in f.values() if isinstance(v, list))
+    return total
+
+
+def run(items: list[Summary]) -> tuple[int, int]:
+    ix = Index.build(items)
+    lin = Lineage.build(ix)
+    rel = [r for u in units(INTERACTIONS) for r in u(ix)]
+    fams = families(ix, rel)
+    ver = [r for u in units(LINEAGE) for r in u(lin)]
+    return len(rel) + len(ver), len(fams)
+
+
+def main(argv: list[str]) -> None:
+    sizes = [int(a) for a in argv] or [12_500, 25_000, 50_000]
+    print("documents  facts      relations  families  CPU s   per 1k facts  peak MiB")
+    for n in sizes:
+        items = summaries(n)
+        facts = facts_count(items)
+        tracemalloc.start()
+        t0 = time.process_time()
+        found, fams = run(items)
+        cpu = time.process_time() - t0
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        print(f"{n:>9,}  {facts:>9,}  {found:>9,}  {fams:>8,}  {cpu:6.2f}  "
+              f"{1000 * cpu / facts * 1000:9.2f} ms  {peak / 2**20:7.1f}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

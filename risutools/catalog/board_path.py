@@ -1,0 +1,60 @@
+"""Each board row's whole path to ``approved``: what is still missing for the component to
+get there, not only the gate of its next step (narrative, replay, digests, approvals)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from risutools.catalog.approvals import CURRENT, Approval, standing
+from risutools.catalog.catalog import Entry
+from risutools.contract.rules import mc600
+from risutools.contract.validate import Verification
+from risutools.findings import Finding
+from risutools.settings import lifecycle
+
+GOAL = "approved"
+
+
+def steps_to(status: str, goal: str = GOAL) -> list[lifecycle.Step]:
+    """The forward steps from ``status`` to ``goal`` (empty at or past it)."""
+    out: list[lifecycle.Step] = []
+    step = lifecycle.next_step(status)
+    while step is not None and status != goal:
+        out.append(step)
+        if step.to == goal:
+            return out
+        step = lifecycle.next_step(step.to)
+    return out if out and out[-1].to == goal else []
+
+
+def path_to_approved(e: Entry, findings: list[Finding] | None,
+                     verifications: list[Verification],
+                     approvals: list[Approval]) -> list[dict[str, Any]]:
+    """The four parts of the path, each ``done``, ``missing`` or ``n/a``, with a detail."""
+    steps = steps_to(e.review_status)
+    narrative = [f for f in findings or () if f.rule == mc600.id]
+    needs_replay = any(c.startswith("context.") for c in e.caps("provides"))
+    replay = e.get("projection", "replay_status")
+    bad = [v.status for v in verifications if v.status != "verified"]
+    have = {a.field("action") for a in approvals
+            if a.field("component_id") == e.component_id
+            and standing(a, e.base_sha256) == CURRENT}
+    wanted = [s.action for s in steps]
+    missing = [a for a in wanted if a not in have]
+    return [
+        _part("narrative", not narrative, "situation, core and invariants written"
+              if not narrative else f"{mc600.id}: write them in the curator notes"),
+        {"part": "replay", "state": "n/a", "detail": "no context.* capability"}
+        if not needs_replay else _part("replay", replay == "passed",
+                                       f"replay_status {replay}"),
+        _part("digests", bool(verifications) and not bad,
+              "every digest verified" if verifications and not bad else
+              (", ".join(sorted(set(bad))) if bad else "no digest checked")),
+        _part("approvals", not missing,
+              f"{len(wanted) - len(missing)} of {len(wanted)}"
+              + (f": missing {', '.join(missing)}" if missing else "")),
+    ]
+
+
+def _part(name: str, done: bool, detail: str) -> dict[str, Any]:
+    return {"part": name, "state": "done" if done else "missing", "detail": detail}

@@ -1,0 +1,219 @@
+"""The review's interaction findings (RV401-RV408): how components act on each other across
+the whole catalog, candidates included.  One unit each, scope ``catalog``; each reads the
+:class:`~risutools.catalog.interactions.Index` (``unit(index)``) and yields
+:class:`~risutools.catalog.interactions.Relation` rows, every one read off one key's list of
+components (never all pairs of components).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from risutools.catalog.interactions import HUB, Index, Relation, fits
+from risutools.checks.registry import check
+
+#: the review's catalog pass hands RV4xx units the interaction index
+INTERACTIONS = 4
+_SHOWN = 6  # names shown in a message (the row keeps them all)
+
+
+def _ids(ix: Index, idx: list[int] | tuple[int, ...]) -> str:
+    names = [ix.summaries[i].component_id for i in idx[:_SHOWN]]
+    more = f" and {len(idx) - _SHOWN} more" if len(idx) > _SHOWN else ""
+    return ", ".join(names) + more
+
+
+def _keys(keys: list[str] | tuple[str, ...]) -> str:
+    shown = ", ".join(repr(k) for k in keys[:_SHOWN])
+    return shown + (f" and {len(keys) - _SHOWN} more" if len(keys) > _SHOWN else "")
+
+
+@check("RV401", "info", "catalog", "shared-state")
+def shared_state(ix: Index) -> Iterator[Relation]:
+    """Two components use the same chat or global variable, and at least one of them writes it
+    (the keys are listed; a key shared by many components is one row).
+
+    Why: A variable one component writes and another reads or writes couples the two: a
+    change in one changes what the other sees, and their order of writing matters.
+
+    Fix: Nothing to fix by itself: review the two together, and rename a key that is shared
+    by accident."""
+    pairs: dict[tuple[int, int], list[str]] = {}
+    for (scope, key), users in sorted(ix.state.items()):
+        comps = sorted({i for i, _, _ in users})
+        writers = sorted({i for i, _, w in users if w})
+        if len(comps) < 2 or not writers:
+            continue
+        label = f"{scope}:{key}"
+        if len(comps) > HUB:
+            yield Relation("shared-state", "info", writers[0], tuple(c for c in comps
+                                                                    if c != writers[0]),
+                           (label,), f"{len(comps)} components use the {scope} variable "
+                           f"{key!r}; {len(writers)} write it")
+            continue
+        for w in writers:
+            for o in comps:
+                if o != w and (o not in writers or w < o) and not ix.related(w, o):
+                    pairs.setdefault((w, o), []).append(label)
+    for (w, o), keys in sorted(pairs.items()):
+        yield Relation("shared-state", "info", w, (o,), tuple(keys),
+                       f"writes {len(keys)} variable(s) that {ix.summaries[o].component_id} "
+                       f"also uses: {_keys(keys)}")
+
+
+@check("RV402", "info", "catalog", "edit-order")
+def edit_order(ix: Index) -> Iterator[Relation]:
+    """Several components transform the same edit hook (editInput, editOutput, editRequest or
+    editDisplay), so what each sees depends on the order RisuAI runs them in.
+
+    Why: Transforms of one hook run in a chain; enabling two that rewrite the same text can
+    undo or double each other's work.
+
+    Fix: Check the pair together, or keep one of them off while the other is on."""
+    for hook, comps in sorted(ix.transforms.items()):
+        if len(comps) < 2:
+            continue
+        yield Relation("edit-order", "info", comps[0], tuple(comps[1:]), (hook,),
+                       f"{len(comps)} components transform {hook}: {_ids(ix, comps)}")
+
+
+@check("RV403", "info", "catalog", "lorebook-dependency")
+def lorebook_dependency(ix: Index) -> Iterator[Relation]:
+    """A component loads code from a lorebook entry that only another component carries (the
+    names RA113 reports, resolved across the catalog).
+
+    Why: The loaded code is reviewed with the module that carries it, and the loader does
+    not work without it: the two are one family.
+
+    Fix: Review and enable them together; the family lists who depends on whom."""
+    for i, s in enumerate(ix.summaries):
+        own = set(s.names("lorebook_entries"))
+        deps: dict[int, list[str]] = {}
+        for pattern in s.names("lorebook_loads"):
+            if any(fits(pattern, n) for n in own):
+                continue
+            found = ix.carriers(pattern)
+            for name, holders in found.items():
+                for h in holders:
+                    if h != i:
+                        deps.setdefault(h, []).append(name)
+        for h, names in sorted(deps.items()):
+            yield Relation("lorebook-dependency", "info", i, (h,), tuple(sorted(set(names))),
+                           f"loads code from lorebook entries only {ix.summaries[h].component_id}"
+                           f" carries: {_keys(sorted(set(names)))}", dependency=True)
+
+
+@check("RV404", "warning", "catalog", "lorebook-missing")
+def lorebook_missing(ix: Index) -> Iterator[Relation]:
+    """A component whose code loads lorebook text as code looks up a lorebook entry that no
+    component of the catalog carries (the names RA113 reports).
+
+    Why: What it loads is not in the catalog: nobody reviewed it, and without it the
+    component fails.
+
+    Fix: Add the module that carries the entry to the catalog, or drop the component."""
+    for i, s in enumerate(ix.summaries):
+        own = s.names("lorebook_entries")
+        missing = [p for p in s.names("lorebook_loads")
+                   if not p.startswith("*") and not ix.carriers(p)
+                   and not any(fits(p, n) for n in own)]
+        if missing:
+            yield Relation("lorebook-missing", "warning", i, (), tuple(missing),
+                           "looks up lorebook entries no component of the catalog carries, "
+                           f"in code that loads lorebook text as code: {_keys(missing)}")
+
+
+@check("RV405", "info", "catalog", "toggle-dependency")
+def toggle_dependency(ix: Index) -> Iterator[Relation]:
+    """A component reads a toggle (``toggle_<key>``) that only another component declares.
+
+    Why: RisuAI merges the toggles of every enabled module: the reader's setting is shown
+    and switched only while the declaring module is enabled.
+
+    Fix: Enable them together (they are one family)."""
+    for i, s in enumerate(ix.summaries):
+        own = set(s.names("toggles_declared"))
+        deps: dict[int, list[str]] = {}
+        for t in s.names("toggles_read"):
+            if t in own:
+                continue
+            for d in ix.toggles_declared.get(t, ()):
+                if d != i:
+                    deps.setdefault(d, []).append(t)
+        for d, keys in sorted(deps.items()):
+            yield Relation("toggle-dependency", "info", i, (d,), tuple(keys),
+                           f"reads toggles {ix.summaries[d].component_id} declares: "
+                           f"{_keys(keys)}", dependency=True)
+
+
+@check("RV406", "warning", "catalog", "toggle-unsatisfied")
+def toggle_unsatisfied(ix: Index) -> Iterator[Relation]:
+    """A component reads a toggle (``toggle_<key>``) that no component of the catalog declares.
+
+    Why: No switch for it is ever shown, so the value is always empty and the branch that
+    reads it never changes (often a typo, or a module missing from the catalog).
+
+    Fix: Declare the toggle (customModuleToggle), fix the key, or add the module that
+    declares it."""
+    for i, s in enumerate(ix.summaries):
+        missing = [t for t in s.names("toggles_read") if t not in ix.toggles_declared]
+        if missing:
+            yield Relation("toggle-unsatisfied", "warning", i, (), tuple(
+                f"toggle_{t}" for t in missing), "reads toggles no component of the catalog "
+                f"declares: {_keys([f'toggle_{t}' for t in missing])}")
+
+
+@check("RV407", "info", "catalog", "button-handler")
+def button_handler(ix: Index) -> Iterator[Relation]:
+    """A component shows ``risu-btn`` buttons but defines no ``onButtonClick``: their clicks
+    reach the handler of another enabled module, the one it already depends on (for its
+    lorebook code or its toggles) when there is one.
+
+    Why: The buttons do nothing unless the handling module is enabled too.
+
+    Fix: Enable the handling module with it (they are one family)."""
+    handlers = set(ix.handlers)
+    for i, s in enumerate(ix.summaries):
+        if s.number("risu_buttons") <= 0 or i in handlers:
+            continue
+        near = sorted(handlers & _needs(ix, i))
+        if near:
+            yield Relation("button-handler", "info", i, tuple(near), ("onButtonClick",),
+                           f"shows risu-btn buttons whose clicks reach onButtonClick of "
+                           f"{_ids(ix, near)}", dependency=True)
+        elif not handlers:
+            yield Relation("button-handler", "info", i, (), ("onButtonClick",),
+                           "shows risu-btn buttons, and no component of the catalog defines "
+                           "onButtonClick")
+
+
+def _needs(ix: Index, i: int) -> set[int]:
+    """The components ``i`` loads lorebook code from or reads toggles of."""
+    s = ix.summaries[i]
+    out = {h for p in s.names("lorebook_loads") for hs in ix.carriers(p).values() for h in hs}
+    out.update(d for t in s.names("toggles_read") for d in ix.toggles_declared.get(t, ()))
+    out.discard(i)
+    return out
+
+
+@check("RV408", "warning", "catalog", "capability-conflict")
+def capability_conflict(ix: Index) -> Iterator[Relation]:
+    """Two components of the catalog (candidates included) provide the same exclusive
+    capability, or one conflicts with what the other provides: they must never be active
+    together.
+
+    Why: The activation gates refuse the second one; seen here, before review, the curator
+    picks one.
+
+    Fix: Keep one of them, or record which one to use in the curator's notes."""
+    for cap, provs in sorted(ix.providers.items()):
+        if cap in ix.exclusive and len(provs) > 1:
+            yield Relation("capability-conflict", "warning", provs[0], tuple(provs[1:]),
+                           (cap,), f"{len(provs)} components provide the exclusive capability "
+                           f"{cap!r}: {_ids(ix, provs)}")
+    for cap, haters in sorted(ix.conflicters.items()):
+        for i in haters:
+            others = [p for p in ix.providers.get(cap, ()) if p != i]
+            if others:
+                yield Relation("capability-conflict", "warning", i, tuple(others), (cap,),
+                               f"conflicts with {cap!r}, which {_ids(ix, others)} provide(s)")

@@ -1,0 +1,249 @@
+"""How the catalog's components act on each other: shared state, edit-hook order, lorebook,
+toggle and button dependencies, capability conflicts, and the families they form.
+
+The review keeps one small :class:`Summary` per document (its id, title, statuses,
+capabilities and the ``component-facts-v1`` summary ingest wrote next to it in
+``facts/``), never the documents themselves, and builds an :class:`Index` by key over them:
+state key -> who reads and writes it, hook -> who transforms it, toggle -> who declares and
+who reads it, lorebook entry name -> who carries it.  Every relation is read off one key's
+list, so the work is linear in the facts (a key shared by more than :data:`HUB` components
+is one row for the key, not a row for every pair).  The checks RV401-RV408
+(:mod:`risutools.catalog.interaction_checks`) read the index; the families are derived from
+the dependencies they find.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from risutools.catalog.catalog import Entry
+from risutools.catalog.graph import exclusive_capabilities
+from risutools.catalog.render import safe_name
+from risutools.errors import RisuError
+from risutools.projection.facts import FACTS_DIR, FACTS_FORMAT
+from risutools.safeio import read_inside
+from risutools.values import parse_value_bytes
+
+#: a facts file larger than this is not read (a summary is a few KiB)
+MAX_FACTS_BYTES = 1 << 20
+#: a key shared by more components than this is one row for the key (no pairs)
+HUB = 12
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What the review keeps of one document: enough to relate it and show its risk."""
+
+    component_id: str
+    where: str
+    title: str
+    review_status: str
+    runtime_status: str
+    provides: tuple[str, ...]
+    conflicts: tuple[str, ...]
+    facts: dict[str, Any] | None  # the component-facts-v1 summary, when at hand and current
+    facts_note: str = ""  # why there are no facts ("" when there are)
+    version: str = ""
+    source_id: str = ""  # source_refs[0].source_id: "risu:<post id>"
+
+    @property
+    def live(self) -> bool:
+        return self.runtime_status == "active" or self.review_status == "promoted"
+
+    def names(self, key: str) -> list[str]:
+        """A list of names from the facts (empty without facts, or when it is not a list of
+        strings)."""
+        v = self.facts.get(key) if self.facts else None
+        return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
+
+    def text(self, key: str) -> str:
+        v = self.facts.get(key) if self.facts else None
+        return v if isinstance(v, str) else ""
+
+    def number(self, key: str) -> int:
+        v = self.facts.get(key) if self.facts else None
+        return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+    def state(self) -> Iterator[tuple[str, str, bool, bool]]:
+        """(scope, key, reads, writes) of every state key in the facts."""
+        v = self.facts.get("state") if self.facts else None
+        for s in v if isinstance(v, list) else ():
+            if isinstance(s, dict) and isinstance(s.get("key"), str) \
+                    and s.get("scope") in ("chat", "global"):
+                yield s["scope"], s["key"], s.get("read") is True, s.get("write") is True
+
+
+def summarize_entry(root: str, e: Entry) -> Summary:
+    """The :class:`Summary` of one catalog entry (its facts file read, bounded)."""
+    title = e.get("projection", "title")
+    facts, note = read_facts(root, e)
+    refs = e.get("provenance", "source_refs")
+    sid = refs[0].get("source_id") if isinstance(refs, list) and refs \
+        and isinstance(refs[0], dict) else None
+    return Summary(e.component_id, e.where(), title if isinstance(title, str) else "",
+                   e.review_status, e.runtime_status, tuple(e.caps("provides")),
+                   tuple(e.caps("conflicts")), facts, note, e.version,
+                   sid if isinstance(sid, str) else "")
+
+
+def read_facts(root: str, e: Entry) -> tuple[dict[str, Any] | None, str]:
+    """The facts summary ingest wrote for ``e`` and "", or None and why there is none: no
+    file, a file that cannot be read (not regular, too large, leading outside the catalog),
+    or facts of another source (the document changed)."""
+    path = os.path.join(root, FACTS_DIR, safe_name(e.component_id) + ".json")
+    if not os.path.lexists(path):
+        return None, "no facts file (ingest writes facts/)"
+    try:
+        value = parse_value_bytes(read_inside(root, path, MAX_FACTS_BYTES), path, "json")
+    except RisuError as exc:
+        return None, f"facts file unreadable: {exc.code}"
+    if not isinstance(value, dict) or value.get("facts") != FACTS_FORMAT \
+            or value.get("component_id") != e.component_id:
+        return None, "facts file is not this component's component-facts-v1"
+    refs = e.get("provenance", "source_refs")
+    src = refs[0].get("sha256") if isinstance(refs, list) and refs \
+        and isinstance(refs[0], dict) else None
+    if value.get("source_sha256") != src:
+        return None, "facts of another source (re-run ingest)"
+    return value, ""
+
+
+@dataclass
+class Index:
+    """The catalog's summaries indexed by key (built once, linear in the facts)."""
+
+    summaries: list[Summary]
+    state: dict[tuple[str, str], list[tuple[int, bool, bool]]] = field(default_factory=dict)
+    transforms: dict[str, list[int]] = field(default_factory=dict)
+    toggles_declared: dict[str, list[int]] = field(default_factory=dict)
+    toggles_read: dict[str, list[int]] = field(default_factory=dict)
+    lore_carried: dict[str, list[int]] = field(default_factory=dict)
+    lore_by_prefix: dict[str, list[str]] = field(default_factory=dict)
+    handlers: list[int] = field(default_factory=list)  # define onButtonClick
+    providers: dict[str, list[int]] = field(default_factory=dict)
+    conflicters: dict[str, list[int]] = field(default_factory=dict)
+    exclusive: frozenset[str] = frozenset()
+    #: each summary's lineage (:func:`risutools.catalog.lineage.lineages` sets it): versions
+    #: and reposts of one module are not said to share state with each other
+    kin: list[int] = field(default_factory=list)
+
+    def related(self, a: int, b: int) -> bool:
+        return bool(self.kin) and self.kin[a] == self.kin[b]
+
+    @classmethod
+    def build(cls, summaries: Iterable[Summary]) -> Index:
+        ix = cls(sorted(summaries, key=lambda s: (s.component_id, s.where)))
+        ix.exclusive = exclusive_capabilities()
+        for i, s in enumerate(ix.summaries):
+            ix._add(i, s)
+        return ix
+
+    def _add(self, i: int, s: Summary) -> None:
+        for scope, key, r, w in s.state():
+            if not key.startswith("toggle_"):
+                self.state.setdefault((scope, key), []).append((i, r, w))
+        for h in s.names("transforms"):
+            self.transforms.setdefault(h, []).append(i)
+        for t in s.names("toggles_declared"):
+            self.toggles_declared.setdefault(t, []).append(i)
+        for t in s.names("toggles_read"):
+            self.toggles_read.setdefault(t, []).append(i)
+        for name in s.names("lorebook_entries"):
+            held = self.lore_carried.setdefault(name, [])
+            if not held:
+                self.lore_by_prefix.setdefault(name[:PREFIX], []).append(name)
+            if not held or held[-1] != i:
+                held.append(i)
+        if "onButtonClick" in s.names("entry_points"):
+            self.handlers.append(i)
+        for c in s.provides:
+            self.providers.setdefault(c, []).append(i)
+        for c in s.conflicts:
+            self.conflicters.setdefault(c, []).append(i)
+
+    def carriers(self, pattern: str) -> dict[str, list[int]]:
+        """Entry name -> the components that carry it, for a lorebook load's name pattern
+        (``*`` for a computed part).  A pattern that starts with ``*`` is not looked up (it
+        would fit every name)."""
+        if "*" not in pattern:
+            got = self.lore_carried.get(pattern)
+            return {pattern: got} if got else {}
+        head = pattern.split("*", 1)[0]
+        if len(head) < PREFIX:
+            return {}
+        return {n: self.lore_carried[n] for n in self.lore_by_prefix.get(head[:PREFIX], ())
+                if fits(pattern, n)}
+
+
+#: entry names are bucketed by this many leading characters for wildcard loads
+PREFIX = 3
+
+
+def fits(pattern: str, name: str) -> bool:
+    """Whether ``name`` fits ``pattern`` (literal parts in order, ``*`` any text)."""
+    parts = pattern.split("*")
+    if len(parts) == 1:
+        return name == pattern
+    if not name.startswith(parts[0]) or not name.endswith(parts[-1]) \
+            or len(name) < len(parts[0]) + len(parts[-1]):
+        return False
+    pos = len(parts[0])
+    for part in parts[1:-1]:
+        at = name.find(part, pos, len(name) - len(parts[-1]))
+        if at < 0:
+            return False
+        pos = at + len(part)
+    return True
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One interaction found by an RV4xx unit: ``source`` acts on (or depends on) each of
+    ``targets`` through ``keys``; ``kind`` is the unit's title."""
+
+    kind: str
+    severity: str  # info | warning
+    source: int  # index into Index.summaries
+    targets: tuple[int, ...]
+    keys: tuple[str, ...]
+    message: str
+    dependency: bool = False  # counts for families (source needs the targets)
+
+
+def families(ix: Index, relations: list[Relation]) -> list[dict[str, Any]]:
+    """Components linked by dependencies, each with its backend (the member the others
+    depend on most); only groups of two or more."""
+    parent = list(range(len(ix.summaries)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    needed: dict[int, int] = {}
+    for r in relations:
+        if not r.dependency:
+            continue
+        for t in r.targets:
+            needed[t] = needed.get(t, 0) + 1
+            a, b = root(r.source), root(t)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(ix.summaries)):
+        groups.setdefault(root(i), []).append(i)
+    out: list[dict[str, Any]] = []
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        backend = min(members, key=lambda i: (-needed.get(i, 0), ix.summaries[i].component_id))
+        head = ix.summaries[backend]
+        out.append({"backend": head.component_id, "title": head.title,
+                    "members": sorted(ix.summaries[i].component_id for i in members),
+                    "extensions": len(members) - 1})
+    out.sort(key=lambda f: (-int(f["extensions"]), str(f["backend"])))
+    return out

@@ -1,0 +1,198 @@
+"""The review's ``interactions`` section and each component's ``risk``: the summaries of the
+catalog's documents, their index, the RV4xx units over it, the families, and the risk facts
+every review row and light packet carries (title, lowLevelAccess, privileged APIs, hosts,
+dynamic loading and where it resolves, analysis findings, coverage caveats)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from risutools.catalog.catalog import Entry
+from risutools.catalog.interaction_checks import INTERACTIONS
+from risutools.catalog.interactions import (
+    Index,
+    Relation,
+    Summary,
+    families,
+    fits,
+    summarize_entry,
+)
+from risutools.catalog.lineage import Lineage
+from risutools.catalog.lineage_checks import LINEAGE
+from risutools.catalog.review_checks import units
+from risutools.findings import Finding
+
+
+@dataclass
+class Interactions:
+    index: Index
+    relations: list[Relation]  # RV4xx
+    families: list[dict[str, Any]]
+    lineage: Lineage
+    versions: list[Relation]  # RV5xx
+
+    def rows(self, relations: list[Relation] | None = None) -> list[dict[str, Any]]:
+        ids = _ids()
+        out = []
+        for r in self.relations if relations is None else relations:
+            s = self.index.summaries[r.source]
+            targets = [self.index.summaries[t] for t in r.targets]
+            out.append({"rule": ids[r.kind], "kind": r.kind, "severity": r.severity,
+                        "component_id": s.component_id, "title": s.title, "file": s.where,
+                        "targets": [t.component_id for t in targets], "keys": list(r.keys),
+                        "dependency": r.dependency,
+                        "live": s.live and all(t.live for t in targets),
+                        "message": r.message})
+        return out
+
+    def findings(self) -> list[Finding]:
+        ids = _ids()
+        out = []
+        for r in self.relations + self.versions:
+            s = self.index.summaries[r.source]
+            file, _, tail = s.where.rpartition(":")
+            where = (file, int(tail)) if file and tail.isdigit() else (s.where, None)
+            sev: Any = r.severity
+            out.append(Finding(ids[r.kind], sev, f"{s.component_id}: {r.message}",
+                               file=where[0], line=where[1]))
+        return out
+
+    def section(self) -> dict[str, Any]:
+        rows = self.rows()
+        return {"relations": rows, "families": self.families,
+                "counts": dict(sorted(Counter(r["kind"] for r in rows).items())),
+                "without_facts": sum(1 for s in self.index.summaries if s.facts is None)}
+
+    def lineage_section(self) -> dict[str, Any]:
+        return {"lineages": self.lineage.groups, "relations": self.rows(self.versions)}
+
+
+def _ids() -> dict[str, str]:
+    return {c.title: c.id for c in units(INTERACTIONS) + units(LINEAGE)}
+
+
+def interactions(root: str, entries: Iterable[Entry]) -> Interactions:
+    """Every RV4xx unit over the catalog's summaries, the families, the lineages and the
+    RV5xx units over them."""
+    ix = Index.build(summarize_entry(root, e) for e in entries)
+    lin = Lineage.build(ix)  # first: the units know versions of one module (ix.kin)
+    relations = [r for unit in units(INTERACTIONS) for r in unit(ix)]
+    versions = [r for unit in units(LINEAGE) for r in unit(lin)]
+    return Interactions(ix, relations, families(ix, relations), lin, versions)
+
+
+def risk(ix: Index, s: Summary) -> dict[str, Any]:
+    """The risk facts of one component, as every review row and light packet shows them."""
+    found = s.facts.get("findings") if s.facts else None
+    rows = [f for f in found if isinstance(f, dict)] if isinstance(found, list) else []
+    serious = [{"rule": str(f.get("rule")), "severity": str(f.get("severity")),
+                "message": str(f.get("message"))} for f in rows
+               if f.get("severity") in ("error", "warning")]
+    infos = Counter(str(f.get("rule")) for f in rows if f.get("severity") == "info")
+    out: dict[str, Any] = {
+        "title": s.title,
+        "low_level_access": bool(s.facts.get("low_level_access")) if s.facts else None,
+        "privileged_apis": s.names("privileged_apis"),
+        "hosts": s.names("hosts"),
+        "dynamic_loading": _loading(ix, s),
+        "analysis_findings": serious,
+        "analysis_infos": dict(sorted(infos.items())),
+        "coverage": s.names("coverage") if s.facts else [s.facts_note],
+    }
+    return out
+
+
+def _loading(ix: Index, s: Summary) -> list[dict[str, str]]:
+    """Each dynamic load and where its code resolves: in this module, in module X, or
+    unresolved."""
+    own = s.names("lorebook_entries")
+    out = []
+    for p in s.names("lorebook_loads"):
+        found = ix.carriers(p)
+        holders = sorted({ix.summaries[h].component_id for hs in found.values() for h in hs}
+                         - {s.component_id})
+        if any(fits(p, n) for n in own):
+            where = "in this module"
+        elif holders:
+            where = "in " + ", ".join(holders[:4]) + (" ..." if len(holders) > 4 else "")
+        else:
+            where = "unresolved"
+        out.append({"load": f"lorebook {p!r}", "resolves": where})
+    n = s.number("lorebook_loads_unresolved")
+    if n:
+        out.append({"load": f"{n} lorebook lookup(s) with names computed at run time",
+                    "resolves": "unresolved"})
+    for name in s.names("dynamic_code"):
+        if not out:
+            out.append({"load": name, "resolves": "unresolved"})
+    return out
+
+
+def risks(inter: Interactions) -> dict[str, dict[str, Any]]:
+    """component_id -> its risk facts (the first document of an id)."""
+    out: dict[str, dict[str, Any]] = {}
+    for s in inter.index.summaries:
+        out.setdefault(s.component_id, risk(inter.index, s))
+    return out
+
+
+def attach_risk(documents: list[dict[str, Any]], inter: Interactions) -> list[dict[str, Any]]:
+    """Each review row with its component's ``risk`` (``documents`` changed in place)."""
+    by = risks(inter)
+    for d in documents:
+        r = by.get(d["component_id"]) if isinstance(d.get("component_id"), str) else None
+        if r is not None:
+            d["risk"] = r
+    return documents
+
+
+def risk_of(inter: Interactions, component_id: str) -> dict[str, Any] | None:
+    """One component's risk facts (a light packet's), None when the catalog lacks it."""
+    for s in inter.index.summaries:
+        if s.component_id == component_id:
+            return risk(inter.index, s)
+    return None
+
+
+#: a full packet's interaction relations: name -> the kinds it holds
+PACKET_RELATIONS = (("dependencies", ("lorebook-dependency", "toggle-dependency",
+                                      "button-handler")),
+                    ("unsatisfied", ("lorebook-missing", "toggle-unsatisfied")),
+                    ("shared_state", ("shared-state",)), ("edit_order", ("edit-order",)),
+                    ("capability_conflicts", ("capability-conflict",)),
+                    ("versions", ("repost", "new-version")))
+
+
+def relations_of(inter: Interactions, component_id: str) -> dict[str, Any]:
+    """What the catalog's interactions say about one component (a full packet's
+    ``relations``): what it depends on, what depends on it, shared state, edit order,
+    conflicts, versions and the family it belongs to."""
+    rows = [r for r in inter.rows(inter.relations + inter.versions)
+            if r["component_id"] == component_id or component_id in r["targets"]]
+    out: dict[str, Any] = {}
+    for name, kinds in PACKET_RELATIONS:
+        mine = [r for r in rows if r["kind"] in kinds]
+        if name == "dependencies":
+            out["dependencies"] = [r for r in mine if r["component_id"] == component_id]
+            out["dependents"] = [r for r in mine if r["component_id"] != component_id]
+        else:
+            out[name] = mine
+    out["family"] = next((f for f in inter.families if component_id in f["members"]), None)
+    return out
+
+
+def interaction_reasons(inter: Interactions, component_id: str) -> list[dict[str, str]]:
+    """Why a light packet of this component cannot be decided alone, from the interactions:
+    it depends on another component, or reads what no component provides."""
+    out = []
+    for r in inter.rows():
+        if r["component_id"] != component_id:
+            continue
+        if r["dependency"]:
+            out.append({"reason": "dependency", "detail": f"{r['rule']}: {r['message']}"})
+        elif r["kind"] in ("toggle-unsatisfied", "lorebook-missing"):
+            out.append({"reason": "unsatisfied", "detail": f"{r['rule']}: {r['message']}"})
+    return out

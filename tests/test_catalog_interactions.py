@@ -1,0 +1,447 @@
+"""The review relates the catalog's components (issue 19): interactions (RV401-RV408),
+families, versions and reposts (RV501-RV502), each row's risk facts, the facts ingest
+writes, and a catalog found from inside it.  On our own fixtures
+(``fixtures/interactions``: a backend, an extension in two versions, a repost of the
+backend); on the real corpus when it is at hand (read, never copied)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import ROOT, browser_or_skip, run_browser, run_cli
+
+from risutools.catalog.catalog import Catalog
+from risutools.catalog.interaction_checks import shared_state
+from risutools.catalog.interactions import Index, Summary, fits
+from risutools.catalog.review import review_catalog
+from risutools.report.review_html import render_review_html
+from risutools.report.review_text import render_review_markdown, render_review_text
+
+FIX = ROOT / "fixtures" / "interactions"
+REPOST = ROOT / "fixtures" / "interactions-repost"
+REAL = ROOT.parent / "shared" / "corpus" / "real"
+CORE, NEWS, NEWS2, CORE2 = (f"module.risu.{n}" for n in (
+    "300000001.board-core", "300000002.board-news", "300000005.board-news",
+    "300000007.board-core"))
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cat = tmp_path_factory.mktemp("board") / "catalog"
+    assert run_cli("ingest", FIX, "-o", cat, "-q").returncode == 0
+    assert run_cli("ingest", REPOST, "-o", cat, "-q").returncode == 0
+    return cat
+
+
+def _data(cat: Path) -> dict[str, Any]:
+    return review_catalog(Catalog.open(cat), jobs=1).data
+
+
+def _rows(data: dict[str, Any], rule: str) -> list[dict[str, Any]]:
+    return [r for r in data["interactions"]["relations"] + data["lineage"]["relations"]
+            if r["rule"] == rule]
+
+
+def test_ingest_writes_each_documents_facts(board: Path) -> None:
+    names = sorted(p.name for p in (board / "facts").iterdir())
+    assert names == [f"{c}.json" for c in (CORE, NEWS, NEWS2, CORE2)]
+    facts = json.loads((board / "facts" / f"{NEWS}.json").read_text(encoding="utf-8"))
+    assert facts["facts"] == "component-facts-v1"
+    assert facts["lorebook_loads"] == ["board-prelude"]
+    assert facts["toggles_read"] == ["board.diversity", "board.thoughts"]
+    assert facts["risu_buttons"] == 1 and "onButtonClick" not in facts["entry_points"]
+    assert "local" not in json.dumps(facts)  # names and flags, never code
+
+
+def test_dependencies_unsatisfied_toggles_and_the_family(board: Path) -> None:
+    d = _data(board)
+    deps = {(r["component_id"], tuple(r["targets"]), tuple(r["keys"]))
+            for r in _rows(d, "RV403")}
+    assert (NEWS, (CORE,), ("board-prelude",)) in deps
+    assert (NEWS2, (CORE,), ("board-prelude",)) in deps
+    toggles = {(r["component_id"], tuple(r["targets"])) for r in _rows(d, "RV405")}
+    assert (NEWS, (CORE,)) in toggles
+    unsat = {(r["component_id"], tuple(r["keys"])) for r in _rows(d, "RV406")}
+    assert unsat == {(NEWS, ("toggle_board.diversity",)), (NEWS2, ("toggle_board.diversity",))}
+    assert all(r["severity"] == "warning" for r in _rows(d, "RV406"))
+    buttons = {r["component_id"]: r["targets"] for r in _rows(d, "RV407")}
+    assert buttons[NEWS] == [CORE, CORE2]
+    [family] = d["interactions"]["families"]
+    assert family["backend"] == CORE and family["title"] == "Board Core"
+    assert set(family["members"]) == {CORE, NEWS, NEWS2, CORE2}
+
+
+def test_shared_state_and_edit_order(board: Path) -> None:
+    d = _data(board)
+    state = {(r["component_id"], r["targets"][0], tuple(r["keys"])) for r in _rows(d, "RV401")}
+    assert (CORE, NEWS, ("chat:board_log",)) in state
+    # two versions of one module are not said to share state with each other
+    assert not [s for s in state if {s[0], s[1]} == {NEWS, NEWS2}]
+    [display] = [r for r in _rows(d, "RV402") if r["keys"] == ["hook.edit_display"]]
+    assert {display["component_id"], *display["targets"]} == {CORE, NEWS, NEWS2, CORE2}
+
+
+def test_repost_and_version_pair_with_their_drift(board: Path) -> None:
+    d = _data(board)
+    [repost] = _rows(d, "RV501")
+    assert (repost["component_id"], repost["targets"]) == (CORE2, [CORE])
+    [version] = _rows(d, "RV502")
+    assert (version["component_id"], version["targets"]) == (NEWS2, [NEWS])
+    [news] = [g for g in d["lineage"]["lineages"] if g["name"] == "Board News"]
+    [sup] = news["supersedes"]
+    assert sup["drift"]["hosts"] == {"added": ["news.example.org"], "removed": []}
+    assert sup["drift"]["privileged_apis"] == {"added": ["request"], "removed": []}
+    assert "state" not in sup["drift"] and "toggles" not in sup["drift"]
+
+
+def test_every_row_carries_its_risk(board: Path) -> None:
+    d = _data(board)
+    risk = {doc["component_id"]: doc["risk"] for doc in d["documents"]}
+    assert risk[NEWS2]["title"] == "Board News"
+    assert risk[NEWS2]["low_level_access"] is True
+    assert risk[NEWS2]["hosts"] == ["news.example.org"]
+    assert risk[NEWS2]["privileged_apis"] == ["request"]
+    assert risk[NEWS]["dynamic_loading"] == [
+        {"load": "lorebook 'board-prelude'", "resolves": f"in {CORE}, {CORE2}"}]
+    assert {f["rule"] for f in risk[NEWS2]["analysis_findings"]} == {"RA103", "RA113"}
+    assert risk[NEWS]["coverage"] == ["RA113: code is loaded from lorebook entries"]
+    assert risk[CORE]["dynamic_loading"] == [] and risk[CORE]["low_level_access"] is False
+
+
+def test_every_format_shows_the_sections(board: Path) -> None:
+    rv = review_catalog(Catalog.open(board), jobs=1)
+    text = render_review_text(rv)
+    assert "family Board Core: backend module.risu.300000001.board-core" in text
+    assert "unsatisfied (2):" in text and "'toggle_board.diversity'" in text
+    assert f"{NEWS2} supersedes {NEWS}:" in text and "+ hosts: news.example.org" in text
+    assert f"repost: {CORE2} has the same bytes as {CORE}" in text
+    assert 'module.risu.300000005.board-news "Board News": lowLevelAccess' in text
+    md = render_review_markdown(rv)
+    assert "## Interactions" in md and "## Versions and reposts" in md and "## Risk" in md
+    page = render_review_html(rv)
+    assert '<table id="families">' in page and '<table id="interactions">' in page
+    assert 'class="k-unsatisfied"' in page and 'class="k-dependencies"' in page
+    assert '<table id="lineage">' in page and "news.example.org" in page
+    sarif = run_cli("review", board, "-q", "-f", "sarif")
+    assert "RV406" in sarif.stdout
+
+
+def test_a_catalog_ingest_made_is_found_from_inside(board: Path) -> None:
+    r = run_cli("review", "-q", cwd=board)
+    assert r.returncode == 0, r.stderr
+    assert "family Board Core" in r.stdout
+
+
+def test_facts_that_do_not_belong_are_not_used(tmp_path: Path, board: Path) -> None:
+    cat = tmp_path / "cat"
+    cat.mkdir()
+    for p in board.glob("*.json"):
+        (cat / p.name).write_bytes(p.read_bytes())
+    (cat / "facts").mkdir()
+    good = json.loads((board / "facts" / f"{NEWS}.json").read_text(encoding="utf-8"))
+    (cat / "facts" / f"{NEWS}.json").write_text(json.dumps({**good, "source_sha256": "x"}))
+    (cat / "facts" / f"{CORE}.json").write_text("{not json")
+    (cat / "facts" / f"{CORE2}.json").write_text(json.dumps({**good}))  # another component's
+    os.symlink("/dev/zero", cat / "facts" / f"{NEWS2}.json")
+    d = _data(cat)
+    notes = {doc["component_id"]: doc["risk"]["coverage"] for doc in d["documents"]}
+    assert notes[NEWS] == ["facts of another source (re-run ingest)"]
+    assert notes[CORE][0].startswith("facts file unreadable")
+    assert notes[CORE2] == ["facts file is not this component's component-facts-v1"]
+    assert notes[NEWS2][0].startswith("facts file unreadable")
+    assert d["interactions"]["without_facts"] == 4 and d["interactions"]["relations"] == []
+
+
+def test_cached_ingest_writes_the_facts_again(tmp_path: Path) -> None:
+    cat = tmp_path / "cat"
+    assert run_cli("ingest", FIX, "-o", cat, "-q").returncode == 0
+    first = (cat / "facts" / f"{NEWS}.json").read_bytes()
+    for p in (cat / "facts").iterdir():
+        p.unlink()
+    assert run_cli("ingest", FIX, "-o", cat, "-q").returncode == 0
+    assert (cat / "facts" / f"{NEWS}.json").read_bytes() == first
+
+
+def _summary(i: int, state: list[dict[str, Any]]) -> Summary:
+    return Summary(f"m.{i:05d}", f"m{i}.json", "", "candidate", "inactive", (), (),
+                   {"state": state}, "", "1.0.0", f"risu:{i}")
+
+
+def test_a_key_shared_by_many_is_one_row_not_every_pair() -> None:
+    users = [_summary(i, [{"key": "hub", "scope": "chat", "read": True, "write": i == 0}])
+             for i in range(500)]
+    ix = Index.build(users)
+    rows = list(shared_state(ix))
+    assert len(rows) == 1 and len(rows[0].targets) == 499
+    assert "500 components use the chat variable 'hub'" in rows[0].message
+
+
+@pytest.mark.parametrize(("pattern", "name", "fit"), [
+    ("board-prelude", "board-prelude", True), ("board-prelude", "board-prelude2", False),
+    ("lib/*.lua", "lib/a.lua", True), ("lib/*.lua", "lib/.lua", True),
+    ("lib/*.lua", "lib.lua", False), ("a*b*c", "abc", True), ("a*b*c", "acb", False),
+])
+def test_lorebook_name_patterns(pattern: str, name: str, fit: bool) -> None:
+    assert fits(pattern, name) is fit
+
+
+@pytest.mark.skipif(not REAL.is_dir(), reason="the real corpus is not at hand")
+def test_the_real_corpus_review_shows_families_toggles_and_shared_state(
+        tmp_path: Path) -> None:
+    cat = tmp_path / "real"
+    run_cli("ingest", REAL, "-o", cat, "-q")
+    text = run_cli("review", cat, "-q").stdout
+    page = run_cli("review", cat, "-q", "-f", "html").stdout
+    for shown in (text, page):
+        assert "module.risu.h6802a616d6ab.laiteubodeu" in shown  # the LightBoard backend
+        assert "toggle_lb-hn.diversity" in shown
+        assert "helltrain-runtime also uses" in shown and "chat:gameSetupV1.authority" in shown
+    assert "with 10 extension(s)" in text
+
+
+def test_packets_carry_risk_and_full_packets_the_real_relations(board: Path,
+                                                                tmp_path: Path) -> None:
+    out = tmp_path / "packets"
+    for lane in ("light", "full"):
+        r = run_cli("packet", NEWS2, "--lane", lane, "--catalog", board, "-o", out)
+        assert r.returncode == 0, r.stderr
+    light = json.loads(next(out.glob("*--light--*.json")).read_text(encoding="utf-8"))
+    risk = light["permission_facts"]["risk"]
+    assert risk["hosts"] == ["news.example.org"] and risk["title"] == "Board News"
+    reasons = {x["reason"] for x in light["needs_full_context"]}
+    assert {"dependency", "unsatisfied"} <= reasons
+    assert "relations" not in light
+    full = json.loads(next(out.glob("*--full--*.json")).read_text(encoding="utf-8"))
+    rel = full["relations"]
+    assert {r["rule"] for r in rel["dependencies"]} == {"RV403", "RV405", "RV407"}
+    assert rel["family"]["backend"] == CORE
+    assert [r["rule"] for r in rel["versions"]] == ["RV502"]
+    assert {r["component_id"] for r in rel["shared_state"]} == {CORE, CORE2}
+    md = next(out.glob("*--light--*.md")).read_text(encoding="utf-8")
+    assert "| hosts | news.example.org |" in md
+    core = run_cli("packet", CORE, "--lane", "full", "--catalog", board, "-o", out)
+    assert core.returncode == 0
+    full_core = json.loads(next(out.glob(f"{CORE}--full--*.json")).read_text(encoding="utf-8"))
+    assert {r["component_id"] for r in full_core["relations"]["dependents"]} >= {NEWS, NEWS2}
+
+
+def test_a_cards_own_module_is_not_a_shared_source(tmp_path: Path) -> None:
+    src, cat = tmp_path / "src", tmp_path / "cards"
+    src.mkdir()
+    with zipfile.ZipFile(src / "300000009_lantern.charx", "w") as z:
+        z.writestr("card.json", (ROOT / "fixtures" / "projection" / "lantern-card.card.json"
+                                 ).read_bytes())
+        z.writestr("module.risum", (ROOT / "fixtures" / "sources" /
+                                    "174678332_context-cutter.risum").read_bytes())
+    assert run_cli("ingest", src, "-o", cat, "-q").returncode == 0
+    ids = [p.stem for p in cat.glob("*.json")]
+    assert len(ids) == 2  # the card's own content and its module
+    out = tmp_path / "p"
+    for cid in ids:
+        assert run_cli("packet", cid, "--lane", "light", "--catalog", cat, "-o", out
+                       ).returncode == 0
+    for p in out.glob("*.json"):
+        packet = json.loads(p.read_text(encoding="utf-8"))
+        assert "shared-source" not in {x["reason"] for x in packet["needs_full_context"]}
+
+
+def test_the_ingest_summary_says_why_components_became_fewer_documents(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    for p in [*FIX.glob("*.json"), *REPOST.glob("*.json")]:
+        (src / p.name).write_bytes(p.read_bytes())
+    r = run_cli("ingest", src, "-o", tmp_path / "cat", "--color", "never")
+    assert r.returncode == 0, r.stderr
+    assert ("4 component(s) became 3 document(s): 1 in files with the same bytes as another "
+            "(kept the newest post), 0 the same component in another container, "
+            "0 id collision(s)") in r.stdout
+
+
+def test_the_board_shows_each_path_to_approved_and_groups_identical_rows(board: Path) -> None:
+    rv = review_catalog(Catalog.open(board), jobs=1)
+    b = {x["component_id"]: x for x in rv.data["board"]}[NEWS]
+    assert [(p["part"], p["state"]) for p in b["path"]] == [
+        ("narrative", "missing"), ("replay", "n/a"), ("digests", "missing"),
+        ("approvals", "missing")]
+    assert b["path"][3]["detail"] == "0 of 2: missing request_review, approve"
+    text = render_review_text(rv)
+    assert ("  4 components candidate -> pending_human_review  blocked by approval: "
+            f"{CORE}, {NEWS}, {NEWS2}, {CORE2}") in text
+    assert "`risutools approve <component> --action request_review" in text
+    assert "path to approved: narrative missing" in text
+    assert "  transition log: 0 entries, 0 problem(s)" in text
+
+
+def test_the_page_puts_decisions_first_and_groups_findings(board: Path) -> None:
+    page = render_review_html(review_catalog(Catalog.open(board), jobs=1))
+    assert page.index('id="decide"') < page.index('id="findings-h"') < \
+        page.index('id="interactions-h"') < page.index('id="board-h"')
+    assert "2 unsatisfied</a>" in page
+    # four MC600 warnings, one row with its count
+    assert page.count("<td>MC600</td>") == 1
+    assert "<td>MC600</td><td>warning</td><td>4</td>" in page
+    assert 'class="blocked b-approval"' in page and "Transition log: 0 entries" in page
+    assert '<ul class="path">' in page and "<th>path to approved</th>" in page
+
+
+def test_review_takes_statistics_exit_zero_and_color(board: Path, tmp_path: Path) -> None:
+    stats = run_cli("review", board, "-q", "--statistics")
+    assert stats.returncode == 0
+    lines = stats.stdout.splitlines()
+    assert lines[0].split() == ["4", "MC600", "narrative"]
+    assert any(x.split()[:2] == ["2", "RV406"] for x in lines)
+    js = json.loads(run_cli("review", board, "-q", "--statistics", "-f", "json").stdout)
+    assert {"code": "RV501", "name": "repost", "count": 1, "fixable": False} in js
+    bad = run_cli("review", board, "-q", "--statistics", "-f", "html")
+    assert bad.returncode == 2 and "--statistics prints" in bad.stderr
+    coloured = run_cli("review", board, "-q", "--color", "always").stdout
+    assert "\x1b[" in coloured and "interactions (" in coloured
+    assert "\x1b[" not in run_cli("review", board, "-q", "--color", "never").stdout
+    cat = tmp_path / "cat"
+    cat.mkdir()
+    for p in board.glob("*.json"):
+        (cat / p.name).write_bytes(p.read_bytes())
+    doc = cat / f"{NEWS}.json"
+    doc.write_text(doc.read_text(encoding="utf-8").replace('"prompt_sha256": "sha256:',
+                                                             '"prompt_sha256": "sha256:0'))
+    assert run_cli("review", cat, "-q").returncode == 1
+    assert run_cli("review", cat, "-q", "--exit-zero").returncode == 0
+
+
+def _printed_commands(out: str) -> list[list[str]]:
+    board = json.loads(out)["board"]
+    cmds = []
+    for b in board:
+        for g in b["gates"]:
+            if g["verdict"] == "fail" and "`risutools approve" in g["reason"]:
+                text = g["reason"].split("`")[1].replace("NAME", "kim")
+                cmds.append(shlex.split(text)[1:])
+    return cmds
+
+
+@pytest.mark.parametrize("where", ["inside", "parent"])
+def test_the_commands_the_board_prints_run_as_printed(tmp_path: Path, where: str) -> None:
+    cat = tmp_path / "catalog"
+    assert run_cli("ingest", FIX, "-o", cat, "-q").returncode == 0
+    cwd, args = (cat, ()) if where == "inside" else (tmp_path, ("catalog",))
+    r = run_cli("review", *args, "-q", "-f", "json", cwd=cwd)
+    assert r.returncode == 0, r.stderr
+    cmds = _printed_commands(r.stdout)
+    assert len(cmds) == 3
+    assert all(("--catalog" in c) == (where == "parent") for c in cmds)
+    for c in cmds:
+        done = run_cli(*c, cwd=cwd)
+        assert done.returncode == 0, (c, done.stderr)
+    assert len(list((cat / "approvals").iterdir())) == 3
+
+
+def test_the_live_only_filter_in_chromium(board: Path, tmp_path: Path) -> None:
+    browser = browser_or_skip("the review page")
+    cat = tmp_path / "cat"
+    shutil.copytree(board, cat)
+    for cid in (CORE, NEWS):  # promoted by hand: live (the review says MC305 too)
+        p = cat / f"{cid}.json"
+        p.write_text(p.read_text(encoding="utf-8").replace(
+            '"review_status": "candidate"', '"review_status": "promoted"'), encoding="utf-8")
+    page = tmp_path / "review.html"
+    page.write_text(render_review_html(review_catalog(Catalog.open(cat), jobs=1)),
+                    encoding="utf-8")
+    r = run_browser(browser, tmp_path, "--dump-dom", page.as_uri() + "#live=1")
+    assert r.returncode == 0, r.stderr[-2000:]
+    body = r.stdout[r.stdout.index('<table id="interactions"'):]
+    rows = re.findall(r"<tr [^>]*data-live=[^>]*>", body[:body.index("</tbody>")])
+    live = [x for x in rows if 'data-live="1"' in x]
+    shown = [x for x in rows if " hidden" not in x]
+    assert live and len(live) < len(rows) and shown == live
+    assert f'id="interactions-shown">{len(live)}<' in r.stdout
+
+
+def test_one_module_in_two_containers_is_a_repost_not_a_version(tmp_path: Path) -> None:
+    cat = tmp_path / "cat"
+    assert run_cli("ingest", ROOT / "fixtures" / "sources", "-o", cat, "-q").returncode == 0
+    d = _data(cat)
+    [seorin] = d["lineage"]["lineages"]
+    assert seorin["reposts"] == [{"component_id": "module.risu.184500113.seorin-module",
+                                  "same_as": "module.risu.184500112.seorin-module",
+                                  "same": "facts"}]
+    assert seorin["supersedes"] == []
+
+
+def test_hostile_facts_are_shown_escaped(board: Path, tmp_path: Path) -> None:
+    cat = tmp_path / "cat"
+    shutil.copytree(board, cat)
+    p = cat / "facts" / f"{NEWS}.json"
+    facts = json.loads(p.read_text(encoding="utf-8"))
+    facts["toggles_read"] = ["evil\x1b[2J\x07", "<script>alert(1)</script>"]
+    facts["hosts"] = ["<img src=x onerror=alert(1)>", "h\x1b]0;t\x07"]
+    facts["state"] = [{"key": "k\x1b[31m", "scope": "chat", "read": True, "write": True},
+                      {"key": 7, "scope": "chat"}, "not a row"]
+    facts["lorebook_loads"] = {"not": "a list"}
+    p.write_text(json.dumps(facts), encoding="utf-8")
+    rv = review_catalog(Catalog.open(cat), jobs=1)
+    text, md, page = render_review_text(rv), render_review_markdown(rv), render_review_html(rv)
+    for out in (text, md):
+        assert "\x1b" not in out and "\x07" not in out
+    assert "<script>alert" not in page and "<img src=x" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    keys = [k for r in rv.data["interactions"]["relations"] for k in r["keys"]]
+    assert "toggle_<script>alert(1)</script>" in keys  # the data keeps it; every view escapes
+
+
+def test_log_entries_are_counted(tmp_path_factory: pytest.TempPathFactory,
+                                 tmp_path: Path) -> None:
+    from test_catalog_support import fresh_catalog, to_promoted
+
+    cat = fresh_catalog(tmp_path_factory, tmp_path)
+    to_promoted(cat)  # three transitions
+    rv = review_catalog(Catalog.open(cat), jobs=1)
+    assert rv.data["counts"]["log_entries"] == 3
+    assert "  transition log: 3 entries, 0 problem(s)" in render_review_text(rv)
+    assert "Transition log: 3 entries, 0 problem(s)" in render_review_html(rv)
+
+
+def test_the_net_summarizers_light_packet_names_its_hosts(tmp_path: Path) -> None:
+    cat = tmp_path / "cat"
+    assert run_cli("ingest", ROOT / "fixtures" / "sources", "-o", cat, "-q").returncode == 0
+    out = tmp_path / "p"
+    r = run_cli("packet", "module.risu.182004771.net-summarizer", "--lane", "light",
+                "--catalog", cat, "-o", out)
+    assert r.returncode == 0, r.stderr
+    packet = json.loads(next(out.glob("*.json")).read_text(encoding="utf-8"))
+    risk = packet["permission_facts"]["risk"]
+    assert risk["hosts"] == ["api.example.com", "mcp.example.com"]
+    assert {f["rule"] for f in risk["analysis_findings"]} == {"RA103", "RA802"}
+    assert "api.example.com" in next(out.glob("*.md")).read_text(encoding="utf-8")
+
+
+def test_a_facts_folder_leading_outside_the_catalog_is_not_read(board: Path,
+                                                                 tmp_path: Path) -> None:
+    cat = tmp_path / "cat"
+    cat.mkdir()
+    for p in board.glob("*.json"):
+        (cat / p.name).write_bytes(p.read_bytes())
+    shutil.copytree(board / "facts", tmp_path / "elsewhere")
+    os.symlink(tmp_path / "elsewhere", cat / "facts")
+    d = _data(cat)
+    notes = {doc["risk"]["coverage"][0] for doc in d["documents"]}
+    assert notes == {"facts file unreadable: outside-catalog"}
+    assert d["interactions"]["relations"] == []
+
+
+def test_ingest_never_writes_facts_outside_the_catalog(tmp_path: Path) -> None:
+    cat, elsewhere = tmp_path / "cat", tmp_path / "elsewhere"
+    cat.mkdir()
+    elsewhere.mkdir()
+    os.symlink(elsewhere, cat / "facts")
+    r = run_cli("ingest", FIX, "-o", cat, "-q")
+    assert r.returncode == 2 and "outside-catalog" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert list(elsewhere.iterdir()) == []
