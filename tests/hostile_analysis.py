@@ -121,7 +121,61 @@ def lua_lore_flow(size: int) -> dict[str, Any]:
     return _lua("load(v)\n" + line * (size // len(line)))
 
 
+def lua_helper_calls(size: int) -> dict[str, Any]:
+    """A helper with many state calls on its key parameter, called back to back (issue 22:
+    each call gives a key to every state call of the helper)."""
+    body = "".join(f"  setChatVar(id, k .. '{i}', '1')\n" for i in range(150))
+    call = "h(id, 'key')\n"
+    return _lua(f"local function h(id, k)\n{body}end\n" + call * (size // len(call)))
+
+
+def lua_dead_functions(size: int) -> dict[str, Any]:
+    """Functions nothing calls, each only named by the next one (issue 22: the search
+    for unreached functions)."""
+    parts = ["local function f0(id) return getChatVar(id, 'x') end\n"]
+    i = 1
+    total = 0
+    while total < size:
+        line = f"local function f{i}(id) return f{i - 1}(id) end\n"
+        parts.append(line)
+        total += len(line)
+        i += 1
+    return _lua("".join(parts))
+
+
+def lua_named_listeners(size: int) -> dict[str, Any]:
+    """listenEdit with a handler named, back to back, and a refused call in each handler
+    (issue 22: the handler's body runs as that listener)."""
+    unit = "local function h(t, d) alertNormal(t, 'x') return d end\nlistenEdit('editDisplay', h)\n"
+    return _lua(unit * (size // len(unit)))
+
+
+def lua_buttons(size: int) -> dict[str, Any]:
+    """Buttons written in Lua strings, concatenations and format templates (issue 22)."""
+    unit = ("local a = '<b risu-btn=\"go;' .. x .. '\">' .. "
+            "string.format('<i risu-trigger=\"F%s\">', y)\n")
+    return _lua(unit * (size // len(unit)))
+
+
+def lore_chain(size: int) -> dict[str, Any]:
+    """Lorebook code entries each loading the next by name (issue 22: the entries the
+    module's own code loads, round after round)."""
+    n = max(2, size // 120)
+    entries = [{"comment": f"m{i}.lua", "key": "",
+                "content": f"local M = {{}}\nlocal n = load(getLoreBooks(id, 'm{i + 1}.lua')"
+                           "[1].content)\nreturn M\n"} for i in range(n)]
+    module = _lua("local m = load(getLoreBooks(id, 'm0.lua')[1].content)\n")
+    module["lorebook"] = entries
+    module["lowLevelAccess"] = True
+    return module
+
+
 CASES: dict[str, tuple[Callable[[int], dict[str, Any]], int]] = {
+    "lua-helper-calls": (lua_helper_calls, 2 * MB),
+    "lua-dead-functions": (lua_dead_functions, 2 * MB),
+    "lua-named-listeners": (lua_named_listeners, 2 * MB),
+    "lua-buttons": (lua_buttons, 2 * MB),
+    "lore-chain": (lore_chain, 1 * MB),
     "lua-escapes": (lua_escapes, 12 * MB),
     "lua-escaped-quotes-url": (lua_escaped_quotes_url, 12 * MB),
     "lua-key-escapes": (lua_key_escapes, 12 * MB),

@@ -9,31 +9,32 @@ import pytest
 
 from risutools.analysis import walk_lua
 from risutools.analysis.lorecode import MAX_LINES_READ, _head_lines, looks_like_lua
+from risutools.analysis.luabuttons import _Reader, lua_buttons, may_hold_buttons
 from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, checked_risks
-from risutools.analysis.walk_lua import _BAD_CHARS, _CODE_BUTTON, _first_code_button, _has_bad_chars
+from risutools.analysis.walk_lua import _BAD_CHARS, _has_bad_chars
 
 BUTTON_TEXTS = [
-    "", "risu-btn", "x = '<div risu-btn=\"a\">'", "RISU-TRIGGER", "{{BUTTON::go::f}}",
-    "rİsu-btn", "rısu-trigger", "riſu-btn", "u-", "U-btn", "su-btn", "{{button:x}}",
-    "a {{button::x}} b risu-btn", "risu-btn then {{button::x}}", "risu-bt", "risu-trig",
-    "--[[ risu-TrIgGeR ]]", "xxu-u-U-risu-",
+    "", "risu-btn", "x = '<div risu-btn=\"a\">'", "x = 'RISU-TRIGGER=\"f\"'",
+    "x = '{{button::go::f}}'", "t = {risu_btn = 'a' .. b}", "--[[ risu-btn=\"c\" ]]",
+    "x = [[<b risu-trigger='g'>]]", "y = string.format('<i risu-btn=\"%s\">', v)",
 ]
 
 
 @pytest.mark.parametrize("text", BUTTON_TEXTS)
-def test_code_button_same_as_search(text: str) -> None:
-    m = _CODE_BUTTON.search(text)
-    assert _first_code_button(text) == (m.start() if m else -1)
+def test_button_gate_never_hides_a_button(text: str) -> None:
+    found = _Reader(text).run()
+    assert not found or may_hold_buttons(text)
+    assert lua_buttons(text) == (found if may_hold_buttons(text) else [])
 
 
-def test_code_button_same_as_search_random() -> None:
+def test_button_gate_never_hides_a_button_random() -> None:
     rng = random.Random(11)
-    pieces = ["risu-btn", "RiSu-TrIgGeR", "{{button::", "{{BuTtOn::", "u-", "U-", "r", "i",
-              "İ", "ı", "ſ", "s", "-", "{", "btn", "trigger", "\n", " ", "가"]
+    pieces = ["risu-btn", "risu-trigger", "RISU-BTN", "{{button::", "::f}}", "risu_btn", "=",
+              "'", '"', "[[", "]]", "..", "x", " ", "\n", "--", "format(", "(", ")", "%s"]
     for _ in range(3000):
-        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12)))
-        m = _CODE_BUTTON.search(text)
-        assert _first_code_button(text) == (m.start() if m else -1), text
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 14)))
+        found = _Reader(text).run()
+        assert not found or may_hold_buttons(text), text
 
 
 @pytest.mark.parametrize("text", [

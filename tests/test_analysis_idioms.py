@@ -88,7 +88,13 @@ def test_lua_entry_without_loader_needs_a_lua_name() -> None:
     entry = {"comment": "helper", "content": HELPER}
     assert "RA114" not in ids(Module({"name": "T", "lorebook": [entry]}))
     named = {"comment": "helper.lua", "content": HELPER}
-    assert "RA114" in ids(Module({"name": "T", "lorebook": [named]}))
+    # issue 22: a *.lua entry that nothing loads is listed as unreached, never run
+    a = analyze(Module({"name": "T", "lorebook": [named]}))
+    assert "RA114" not in [f.rule for f in a.findings] and a.lorebook_code == []
+    assert [f.name for f in a.unreached] == ["lorebook[0]"]
+    loaded = analyze(lua_module("local f = load(getLoreBooks(id, 'helper.lua')[1].content)",
+                                lla=True, lorebook=[named]))
+    assert loaded.lorebook_code == [0] and "RA114" in [f.rule for f in loaded.findings]
 
 
 def test_require_stubs_are_one_note() -> None:
@@ -241,7 +247,10 @@ def test_json_preset_and_card_exports_are_read(tmp_path: Path) -> None:
     assert c.component_type == "character" and c.name == "Hero"
     a = analyze(c)
     assert "hook.chat_start" in a.hook_names() and [x.name for x in a.privileged] == ["LLM"]
-    assert a.state_key("met").writes == ["card.first_mes line 1"]
+    # issue 22: a greeting's setvar runs in group chats only (a group-chat write)
+    assert a.state_key("met").writes == []
+    assert [(f.name, f.evidence) for f in a.group_chat_writes] == [
+        ("met", ["card.first_mes line 1"])]
     assert a.state_key("met").reads == ["card.alternate_greetings[0] line 1"]
     assert a.counts["lorebook"] == 1 and a.counts["regex_disabled"] == 1
     assert "RA203" not in [f.rule for f in a.findings]

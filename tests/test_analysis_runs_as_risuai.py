@@ -166,8 +166,9 @@ def test_charx_module_states_lorebook_and_triggers_once(tmp_path: Path) -> None:
     assert ma.counts["lorebook"] == 1 and ma.counts["triggers"] == 1
     assert ca.state_key("hour") is None and ma.state_key("hour") is not None
     # what is the card's own stays on the card
-    assert ca.state_key("met") is not None and ca.state_key("met").writes == [
-        "card.first_mes line 1"]
+    # (a greeting's setvar: a group-chat write, issue 22)
+    assert [(f.name, f.evidence) for f in ca.group_chat_writes] == [
+        ("met", ["card.first_mes line 1"])]
     out = run_cli("analyze", str(tmp_path / "veil.charx")).stdout
     assert "trigger, lorebook: replaced on import by the module.risum it carries" in out
 
@@ -263,6 +264,8 @@ def test_png_declared_webp_asset_in_a_risum_is_normal(tmp_path: Path) -> None:
 
 def test_require_stubs_are_one_note_per_module_across_scripts() -> None:
     stubs = "\n".join(f"local m{i} = require('./m{i}')" for i in range(3))
+    # the trigger loads the helper entry (an entry nothing loads never runs: issue 22)
+    stubs += "\nlocal h = load(getLoreBooks(id, 'helper.lua')[1].content)()"
     helper = "local M = {}\nfunction M.go(id)\n  return require('./util')\nend\nreturn M\n"
     m = Module({"name": "T", "lowLevelAccess": False,
                 "trigger": [trigger("start", {"type": "triggerlua", "code": stubs})],
@@ -359,7 +362,10 @@ def test_buttons_written_by_lua_are_a_manual_hook() -> None:
     a = analyze(m)
     assert a.hook_names() == ["hook.edit_display", "hook.manual"]
     assert a.hooks[1].evidence == ["trigger[0].effect[0] line 3"]
-    assert a.button_callbacks == []  # names built at run time are not guessed
+    assert a.button_callbacks == []  # callbacks are the buttons of text RisuAI shows
+    # a name built at run time in Lua is a pattern: its computed part is `*` (issue 22)
+    assert [(b.name, b.evidence) for b in a.code_buttons] == [
+        ("pick*", ["trigger[0].effect[0] line 3"])]
     plain = code.replace("{{button::Pick ' .. i .. '::pick' .. i .. '}}", "<b>' .. i .. '</b>")
     quiet = Module({"name": "T", "trigger": [trigger("start", {"type": "triggerlua",
                                                               "code": plain})]})

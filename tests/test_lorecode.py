@@ -106,7 +106,7 @@ def test_a_resolved_own_entry_is_info_and_no_ra110() -> None:
 
 def test_an_unresolved_name_is_said_plainly() -> None:
     code = ("local function run(id, name)\n  local r = getLoreBooks(id, name)\n"
-            "  load(r[1].content)()\nend")
+            "  load(r[1].content)()\nend\nrun(id, getChatVar(id, 'book'))")
     a = analyze(_module(code))
     [f] = [f for f in a.findings if f.rule == "RA113"]
     assert "1 lookup(s) use names computed at run time (first at trigger[0].effect[0] line 2)" \

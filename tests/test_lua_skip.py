@@ -32,7 +32,7 @@ def test_idioms_read_the_same_with_and_without_skipping() -> None:
     assert ("LLM", ".", "_G") not in by_name and ("LLM", ".", "t") in by_name
     assert ("axLLM", ".", "t") in by_name
     defs = {(d.name, d.local) for d in fast.defs}
-    assert {("helper", True), ("quiet", True), ("split", True), ("handler", False),
+    assert {("helper", True), ("quiet", True), ("split", True), ("handler", True),
             ("other", False)} <= defs
     assert "onOutput" not in {d.name for d in fast.defs}  # _G.onOutput: a field
     assert fast.constants == {"HOST": "https://api.example.org/v1", "KEY": "mood",
@@ -76,3 +76,27 @@ def test_the_python_310_form_reads_the_same(monkeypatch: object) -> None:
         got = scan_lua(text, KEEP)
         assert _view(got) == view
         assert got.tokens < scan_lua(text, KEEP, skip=False).tokens  # it did skip
+
+
+def test_skipping_to_calls_finds_the_same_calls() -> None:
+    """scan_lua(..., to_calls=True) (every call recorded, the runs between calls passed
+    over) finds the calls, definitions and constants of the full token-by-token pass (a
+    call's base is not read: the helpers it serves never follow a qualified call)."""
+    from risutools.analysis.lua import scan_lua
+    texts = [(FIXTURES / "analysis" / n).read_text(encoding="utf-8")
+             for n in ("lua_skip_idioms.lua", "context_cutter.lua")]
+    texts.append("local function bump(id, k) setChatVar(id, k, '1') end\n"
+                 "-- bump(id, 'comment')\nlocal s = \"bump(id, 'string')\"\n"
+                 "bump(id, 'real') ; pcall(bump, id, 'p') ; t:bump(id, 'm') ; bump'x'\n"
+                 "bump{1} ; bump[[long]] ; x = bump (id, 'spaced')\n")
+    for text in texts:
+        need = {"bump": 3}
+        full = scan_lua(text, None, need=need, skip=False)
+        fast = scan_lua(text, None, need=need, to_calls=True)
+
+        def key(c):  # type: ignore[no-untyped-def]
+            return (c.name, c.line, c.qualifier, c.form, c.start, c.in_listener,
+                    [(a.literal, a.name, a.path_end, a.parts) for a in c.args])
+        assert [key(c) for c in fast.calls] == [key(c) for c in full.calls]
+        assert fast.defs == full.defs and fast.constants == full.constants
+        assert fast.tokens <= full.tokens

@@ -52,7 +52,7 @@ def _may_hold_url(text: str, b0: int, b1: int) -> bool:
 
 # -- passing over what the scanner does not need -------------------------------------------
 
-def _alternation(words: Iterable[str]) -> str:
+def alternation(words: Iterable[str]) -> str:
     """A regex matching exactly the words (a trie, so each name is tried once per letter)."""
     trie: dict[str, Any] = {}
     for w in words:
@@ -71,6 +71,15 @@ def _alternation(words: Iterable[str]) -> str:
     return emit(trie)
 
 
+def _string_body(quote: str, without: str) -> str:
+    """The body of a short string the skip path passes over: no quote, backslash, line
+    break or ``:``, and not ``without`` (when given)."""
+    if not without:
+        return rf"[^{quote}\\\n:]*"
+    first, rest = re.escape(without[0]), re.escape(without[1:])
+    return rf"(?:[^{quote}\\\n:{first}]|{first}(?!{rest}))*"
+
+
 #: Python 3.11+ has possessive quantifiers (no backtracking state, whatever the length of a
 #: run).  Python 3.10 reads the same pattern greedily -- the same matches, since no token
 #: starts with whitespace or "--" and nothing follows the repetition -- with the run cut
@@ -81,7 +90,8 @@ SKIP_RUN_310 = 4096
 
 
 @lru_cache(maxsize=8)
-def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE) -> re.Pattern[str]:
+def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
+                 strings_without: str = "", every_call: bool = False) -> re.Pattern[str]:
     """A run of whole tokens that :func:`scan_lua` (recording only calls to ``keep``) reads
     without effect when nothing is pending: whitespace, line comments, numbers, operators,
     short strings that cannot hold a URL (no ``:``, no escape), and
@@ -95,19 +105,24 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE) -> re.Patt
     Linear: each unit is a bounded-lookahead match and the repetition is possessive (no
     backtracking state is kept, whatever the length of the run); ``possessive=False`` (the
     default on Python 3.10, see :data:`POSSESSIVE`) gives the greedy form, each run at most
-    :data:`SKIP_RUN_310` tokens."""
+    :data:`SKIP_RUN_310` tokens.  ``strings_without``: a word a short string passed over
+    must not hold (a reader looking for strings that hold it).  ``every_call``: a name
+    that may be called (followed by ``(``, a string, ``{`` or a long string) is never
+    passed over, so a scanner recording every call sees each."""
     p = "+" if possessive else ""  # after * : possessive, or greedy
     run = "*+" if possessive else f"{{0,{SKIP_RUN_310}}}"
     ws = r"[ \t\r\n\f\v]"
     w = r"[A-Za-z0-9_]"
-    sig = "(?:" + _alternation(keep | {"_ENV", "_G", "function"}) + f")(?!{w})"
+    sig = "(?:" + alternation(keep | {"_ENV", "_G", "function"}) + f")(?!{w})"
     name = rf"[A-Za-z_][A-Za-z0-9_]*(?!{w})"  # a whole name (never a prefix of one)
     # after "name =": a value that makes neither a constant nor a function definition
     plain_value = rf"(?:(?!function(?!{w}))[A-Za-z_]|[0-9({{#~]|-(?!-)|\.[0-9])"
     # what may follow a name passed over (anything else, even a character the lexer
     # skips, stops the run): the name is then neither assigned a string or a function,
     # nor "local" before a named function
-    after_name = rf"""{ws}*(?: [+*/%^\#&~|<>(){{}}\[\];,"'] | -(?!-) | == | [.:][.:]?
+    punct = r"[+*/%^\#&~|<>)}\];,] | \[(?!=*\[)" if every_call \
+        else r"""[+*/%^\#&~|<>(){}\[\];,"']"""
+    after_name = rf"""{ws}*(?: {punct} | -(?!-) | == | [.:][.:]?
                               | =(?!=){ws}*{plain_value} | function{ws}*\(
                               | (?!function(?!{w}))[A-Za-z0-9_] | \Z )"""
     # a token, after whitespace and line comments; the last one matched is group "last"
@@ -118,7 +133,7 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE) -> re.Patt
     unit = rf"""{ws}*{p}(?:--(?!\[=*\[)[^\n]*(?=\n){ws}*{p})*{p}(?P<last>
         (?=[A-Za-z_])(?!{sig}){name}(?={after_name})
       | [.:](?![.:])(?={ws}*(?!{sig})[A-Za-z_])
-      | "[^"\\\n:]*" | '[^'\\\n:]*'
+      | "{_string_body('"', strings_without)}" | '{_string_body("'", strings_without)}'
       | 0[xX][0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?
       | (?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
       | \.\.\.? | == | ~= | <= | >= | << | >> | // | ::
@@ -145,6 +160,12 @@ _MAX_OPEN_COLLECTORS = 64
 #: ``errors``.  A kept call costs about 100 bytes (equal arguments are shared).
 MAX_CALLS = 1_000_000
 MAX_RECORDS = 100_000
+#: at most this many literals are kept for one name (``LuaScan.choices``); a name assigned
+#: more is not resolved
+MAX_CHOICES = 16
+#: the kinds of a concatenation's operands (``Arg.parts``)
+LIT, REF, HOLE = 0, 1, 2
+_MAX_PARTS = 16
 _OPAQUE = "\x00opaque"  # a constant that cannot hold a URL (its value is never decoded)
 #: the brackets a listener's depth counts
 _BRACKETS = frozenset({"(", "{", "[", ")", "}", "]"})
@@ -160,6 +181,9 @@ class Arg:
     name: str | None = None  # the name when the argument is a single name
     path_end: str | None = None  # the last name when the argument is a path ``a.b.c``
     names: list[str] = field(default_factory=list)  # names seen in the argument
+    #: a concatenation ``"a" .. x .. "b"``: its operands, each ``(LIT, text)``, ``(REF,
+    #: name)`` or ``(HOLE, "")`` (anything else); None for one operand
+    parts: tuple[tuple[int, str], ...] | None = None
 
 
 @dataclass(slots=True)
@@ -175,15 +199,22 @@ class Call:
     #: made inside the arguments of ``listenEdit(...)`` (an edit listener's body, which
     #: RisuAI runs without lowLevelAccess)
     in_listener: bool = False
+    start: int = -1  # the offset of the called name
+    listener: str = ""  # the kind of that listener (``editDisplay`` ...) when literal
 
 
 @dataclass
 class FuncDef:
-    """A function definition: its name, line and whether it is ``local``."""
+    """A function definition: its name, line and whether it is ``local``; ``at`` the offset
+    of its name, ``kw`` of its ``function`` keyword; ``dotted`` for ``function a.b`` (the
+    name is then ``a``, a table, not the function)."""
 
     name: str
     line: int
     local: bool
+    at: int = -1
+    kw: int = -1
+    dotted: bool = False
 
 
 @dataclass
@@ -196,13 +227,21 @@ class LuaScan:
     url_hosts: list[tuple[str, int]] = field(default_factory=list)
     #: names assigned exactly one string literal (``local URL = "https://..."``)
     constants: dict[str, str] = field(default_factory=dict)
+    #: names assigned several short string literals (a branch chain ``if a then k = "x"
+    #: elseif b then k = "y" end``): each of them, at most ``MAX_CHOICES``
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: how many times each name of ``choices`` is assigned a literal (a reader checks that
+    #: the name is assigned nothing else: :func:`risutools.analysis.luaflow.only_literals`)
+    literal_assigns: dict[str, int] = field(default_factory=dict)
     errors: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
+    params: frozenset[str] = frozenset()  # every parameter name of the script's functions
     tokens: int = 0  # tokens read one by one (runs passed over by the skip path not counted)
     lines: int = 0
 
 
 class _Collector:
-    __slots__ = ("budget", "call", "cur", "cur_count", "depth", "need", "path")
+    __slots__ = ("budget", "call", "cur", "cur_count", "depth", "need", "op_first", "op_start",
+                 "ops", "path")
 
     def __init__(self, call: Call, need: int) -> None:
         self.call = call
@@ -212,8 +251,27 @@ class _Collector:
         self.path = True  # the argument so far is names joined by "."
         self.need = need
         self.budget = _MAX_ARG_TOKENS
+        #: the operands of a concatenation (``Arg.parts``), None before its first ``..``;
+        #: the token count where the current operand starts, and its first token
+        self.ops: list[tuple[int, str]] | None = None
+        self.op_start = 0
+        self.op_first: tuple[int, str | None, int, int] = (0, None, 0, 0)
 
-    def finish_arg(self) -> bool:
+    def close_operand(self, text: str) -> None:
+        """One operand of a concatenation ends: a literal, a name, or a hole."""
+        ops = self.ops if self.ops is not None else []
+        kind, value, b0, b1 = self.op_first
+        if self.cur_count - self.op_start != 1 or len(ops) >= _MAX_PARTS:
+            ops.append((HOLE, ""))
+        elif kind == STR:
+            ops.append((LIT, value if value is not None else decode_lua_string(text, b0, b1)))
+        elif kind == NAME and value not in KEYWORDS:
+            ops.append((REF, value or ""))
+        else:
+            ops.append((HOLE, ""))
+        self.ops = ops
+
+    def finish_arg(self, text: str = "") -> bool:
         """Close the current argument; True when no more are needed."""
         arg = self.cur
         if self.cur_count != 1:
@@ -221,37 +279,29 @@ class _Collector:
             arg.name = None
         if self.path and self.cur_count >= 3 and self.cur_count == 2 * len(arg.names) - 1:
             arg.path_end = arg.names[-1]
+        if self.ops is not None:
+            self.close_operand(text)
+            arg.parts = tuple(self.ops)
+            self.ops = None
         if self.cur_count:
             self.call.args.append(arg)
         self.cur = Arg()
         self.cur_count = 0
+        self.op_start = 0
         self.path = True
         return len(self.call.args) >= self.need
 
     def feed(self, kind: int, value: str | None, text: str, b0: int, b1: int) -> bool:
         """Take one token; True when this collector is done.  A string's value is
-        decoded (``text[b0:b1]``) only when it is the argument's first token."""
+        decoded (``text[b0:b1]``) only when it is the argument's first token (or an operand
+        of a concatenation)."""
         self.budget -= 1
         if self.budget <= 0:
             return True
+        if self.depth == 1 and self.cur_count == self.op_start:
+            self.op_first = (kind, value, b0, b1)
         if kind == OP:
-            if value in ("(", "{", "["):
-                self.path = False
-                self.depth += 1
-                self.cur_count += 1
-                return False
-            if value in (")", "}", "]"):
-                self.depth -= 1
-                if self.depth <= 0:
-                    self.finish_arg()
-                    return True
-                return False
-            if value == "," and self.depth == 1:
-                return self.finish_arg()
-            if value != ".":
-                self.path = False
-            self.cur_count += 1
-            return False
+            return self.feed_op(value, text)
         self.cur_count += 1
         if kind != NAME:
             self.path = False
@@ -265,27 +315,58 @@ class _Collector:
             self.cur.names.append(value)
         return False
 
+    def feed_op(self, value: str | None, text: str) -> bool:
+        """An operator of the arguments: brackets, ``,`` between arguments, ``..`` between
+        operands of a concatenation."""
+        if value in ("(", "{", "["):
+            self.path = False
+            self.depth += 1
+            self.cur_count += 1
+            return False
+        if value in (")", "}", "]"):
+            self.depth -= 1
+            if self.depth <= 0:
+                self.finish_arg(text)
+                return True
+            return False
+        if value == "," and self.depth == 1:
+            return self.finish_arg(text)
+        if value == ".." and self.depth == 1:
+            self.close_operand(text)
+            self.op_start = self.cur_count + 1
+        if value != ".":
+            self.path = False
+        self.cur_count += 1
+        return False
 
-def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True) -> LuaScan:
+
+def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True,
+             need: dict[str, int] | None = None, to_calls: bool = False) -> LuaScan:
     """Read Lua source and return what it calls, defines and names (never raises).
 
     ``keep``: record only calls to these names (all calls when None); then, with ``skip``,
     the runs of tokens that cannot matter are passed over in one match each (see
-    :func:`skip_pattern`; the result is the same, only ``tokens`` counts fewer)."""
+    :func:`skip_pattern`; the result is the same, only ``tokens`` counts fewer).
+    ``need``: how many leading arguments to read of calls to other names than those of
+    ``ARG_CALLS`` (a helper function's calls, say).  ``to_calls`` (with ``keep`` None):
+    every call is recorded, and the runs of tokens between calls that cannot matter are
+    passed over (``skip_pattern(..., every_call=True)``; the same calls as without)."""
     if not isinstance(text, str) or not text:
         return LuaScan()
-    return _Scanner(text, keep, skip).run()
+    return _Scanner(text, keep, skip, need, to_calls).run()
 
 
 class _Scanner:
     """The state of one :func:`scan_lua` pass; :meth:`run` feeds it one token at a time
     and each ``on_*`` method is one step of reading."""
 
-    def __init__(self, text: str, keep: frozenset[str] | None, skip: bool) -> None:
+    def __init__(self, text: str, keep: frozenset[str] | None, skip: bool,
+                 need: dict[str, int] | None = None, to_calls: bool = False) -> None:
         self.text = text
         self.keep = keep
+        self.arg_calls = ARG_CALLS if need is None else {**ARG_CALLS, **need}
         self.skipper = Skipper(skip_pattern(keep, POSSESSIVE)) if keep is not None and skip \
-            else None
+            else Skipper(skip_pattern(frozenset(), POSSESSIVE, "", True)) if to_calls else None
         self.lines = LineIndex(text)
         self.result = LuaScan()
         self.raw_errors: list[tuple[int, str]] = []
@@ -301,17 +382,24 @@ class _Scanner:
         self.params_state = 0
         self.params: set[str] = set()  # parameter names (never constants)
         self.funcname_local = False
-        self.assign_target: tuple[str, int] | None = None  # ``name =``, awaiting its value
+        self.func_kw = -1  # the offset of the last ``function`` keyword
+        #: ``name =`` awaiting its value: (name, start, whether ``local`` stands before it)
+        self.assign_target: tuple[str, int, bool] | None = None
         #: ``name = "literal"`` awaiting its end: (name, value); the value is _OPAQUE when
         #: the literal is longer than a variable name and cannot hold a URL (constants name
         #: the URL of a request or the key of a state call), so it is never decoded
         self.const_pending: tuple[str, str] | None = None
         self.constants: dict[str, str | None] = {}
+        #: name -> the distinct literals assigned to it (``LuaScan.choices``); an empty list
+        #: once it was assigned more than MAX_CHOICES, or a literal too long to be a name
+        self.choices: dict[str, list[str]] = {}
+        self.literal_assigns: dict[str, int] = {}
         self.full: set[str] = set()  # record kinds past their bound
         self.shared: dict[tuple[object, ...], Any] = {}  # equal arguments share one object
         #: open ``listenEdit(`` calls: the bracket depth each started at; ``depth`` counts
         #: brackets while one is open
         self.listeners: list[int] = []
+        self.listener_calls: list[Call] = []  # the ``listenEdit`` call of each
         self.depth = 0
 
     def run(self) -> LuaScan:
@@ -430,6 +518,12 @@ class _Scanner:
         constants = self.constants
         if name in constants or self.room("constants", len(constants), offset):
             constants[name] = value if constants.get(name, value) == value else None
+            ch = self.choices.setdefault(name, [])
+            self.literal_assigns[name] = self.literal_assigns.get(name, 0) + 1
+            if value == _OPAQUE or len(ch) >= MAX_CHOICES:
+                ch.append(_OPAQUE)
+            elif value not in ch:
+                ch.append(value)
 
     def on_constant_end(self, kind: int, value: str | None, s: int) -> None:
         """The token after ``name = "literal"``: the literal was the whole value unless the
@@ -488,6 +582,7 @@ class _Scanner:
             self.depth -= 1
             while self.listeners and self.depth < self.listeners[-1]:
                 self.listeners.pop()
+                self.listener_calls.pop()
 
     def on_after_name(self, kind: int, value: str | None, s: int, b0: int, b1: int) -> None:
         """The token after a name (a string, or an operator): a call (``(``, a string,
@@ -502,7 +597,8 @@ class _Scanner:
             if self.room("dynamic lookups", len(dyn), pstart):
                 dyn.append((pname, self.lines.line(pstart)))
         elif value == "=" and not pq:
-            self.assign_target = (pname, pstart)
+            self.assign_target = (pname, pstart,
+                                  self.prev2_kind == NAME and self.prev2_val == "local")
 
     def on_call(self, pname: str, pstart: int, pq: str, pbase: str, kind: int,
                 value: str | None, b0: int, b1: int) -> None:
@@ -516,21 +612,26 @@ class _Scanner:
         line = self.lines.line(pstart)
         if kind == STR:
             literal = value if value is not None else decode_lua_string(self.text, b0, b1)
-            calls.append(Call(pname, line, pq, pbase, [Arg(literal=literal)], "string"))
+            calls.append(Call(pname, line, pq, pbase, [Arg(literal=literal)], "string",
+                              start=pstart))
         elif value == "{":
-            calls.append(Call(pname, line, pq, pbase, [], "table"))
+            calls.append(Call(pname, line, pq, pbase, [], "table", start=pstart))
         else:
-            call = Call(pname, line, pq, pbase)
+            call = Call(pname, line, pq, pbase, start=pstart)
             calls.append(call)
-            need = ARG_CALLS.get(pname, 0)
+            need = self.arg_calls.get(pname, 0)
             if need and len(self.collectors) < _MAX_OPEN_COLLECTORS:
                 self.collectors.append(_Collector(call, need))
         if self.listeners:
-            calls[-1].in_listener = True
+            inner = calls[-1]
+            inner.in_listener = True
+            args = self.listener_calls[-1].args
+            inner.listener = (args[0].literal or "") if args else ""
         if pname == "listenEdit" and not pq and value == "(" \
                 and len(self.listeners) < _MAX_OPEN_COLLECTORS:
             self.depth += 1
             self.listeners.append(self.depth)
+            self.listener_calls.append(calls[-1])
 
     def on_name(self, value: str, s: int) -> None:
         """A name: a keyword (``function`` starts a definition), the name of a function
@@ -541,19 +642,24 @@ class _Scanner:
         if value in KEYWORDS:
             if value == "function":
                 self.params_state = 1
+                self.func_kw = s
                 if self.assign_target is not None and self.prev_kind == OP \
                         and self.prev_val == "=":
-                    name, start = self.assign_target
+                    name, start, local = self.assign_target
                     if self.room("function definitions", len(defs), s):
-                        defs.append(FuncDef(name, self.lines.line(start), False))
+                        defs.append(FuncDef(name, self.lines.line(start), local, start, s))
                     self.in_funcname = False
                 else:
                     self.in_funcname = True
                     self.funcname_local = self.prev_kind == NAME and self.prev_val == "local"
             self.assign_target = None
         elif self.in_funcname:
-            if not after_dot and self.room("function definitions", len(defs), s):
-                defs.append(FuncDef(value, self.lines.line(s), self.funcname_local))
+            if not after_dot:
+                if self.room("function definitions", len(defs), s):
+                    defs.append(FuncDef(value, self.lines.line(s), self.funcname_local, s,
+                                        self.func_kw))
+            elif defs and defs[-1].kw == self.func_kw:
+                defs[-1].dotted = True
         elif after_dot:
             base = self.prev2_val if self.prev2_kind == NAME else ""
             self.pend = (value, s, self.prev_val, base)
@@ -577,7 +683,7 @@ class _Scanner:
         shared = self.shared
         args = []
         for a in call.args:
-            key: tuple[object, ...] = (a.literal, a.name, a.path_end, *a.names)
+            key: tuple[object, ...] = (a.literal, a.name, a.path_end, a.parts, *a.names)
             got = shared.get(key)
             if got is None:
                 if len(shared) >= MAX_RECORDS:
@@ -594,12 +700,17 @@ class _Scanner:
         """Close what the end of the text left open and turn offsets into lines."""
         result = self.result
         for c in self.collectors:  # unclosed calls at the end of the text
-            c.finish_arg()
+            c.finish_arg(self.text)
             self.share_args(c.call)
         if self.const_pending is not None:
             self.keep_constant(*self.const_pending, len(self.text))
+        params = self.params
+        result.params = frozenset(params)
         result.constants = {k: v for k, v in self.constants.items()
-                            if v is not None and v != _OPAQUE and k not in self.params}
+                            if v is not None and v != _OPAQUE and k not in params}
+        result.choices = {k: tuple(v) for k, v in self.choices.items()
+                          if len(v) > 1 and _OPAQUE not in v and k not in params}
+        result.literal_assigns = {k: self.literal_assigns[k] for k in result.choices}
         result.lines = self.lines.newlines + 1
         self.raw_errors.sort(key=lambda err: err[0])
         result.errors = [(self.lines.line(off), msg) for off, msg in self.raw_errors]

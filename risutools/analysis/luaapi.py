@@ -26,6 +26,8 @@ class HostFunction:
     capability: str | None
     does: str
     state: tuple[str, str] | None  # (chat|global, read|write)
+    #: RisuAI refuses it in an editDisplay listener (it checks ScriptingSafeIds)
+    needs_safe_id: bool = False
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,8 @@ def lua_api() -> LuaApi:
         cap = spec.get("capability")
         funcs[str(name)] = HostFunction(str(name), spec.get("privileged") is True,
                                         cap if isinstance(cap, str) else None,
-                                        str(spec.get("does", "")), state)
+                                        str(spec.get("does", "")), state,
+                                        spec.get("safe_id") is True)
     entries = {str(k): str(v) for k, v in (data.get("entry_points") or {}).items()}
     return LuaApi(funcs, entries)
 

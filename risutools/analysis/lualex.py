@@ -211,15 +211,16 @@ class Skipper:
 
 
 def iter_tokens(text: str, errors: list[tuple[int, str]],
-                skipper: Skipper | None = None) -> Iterator[RawToken]:
+                skipper: Skipper | None = None, start: int = 0) -> Iterator[RawToken]:
     """Yield the tokens of ``text`` one at a time (see :data:`RawToken`); lexical errors
     go to ``errors`` as ``(offset, message)``.  Nothing is built per character.  With a
     ``skipper``, runs of tokens its reader does not need are passed over (see
     :class:`Skipper`).  Names and operators are read here; each other kind of token by a
-    function of its own."""
+    function of its own.  ``start``: an offset where a token starts (a reader that knows
+    one, e.g. a call the scanner recorded, reads on from there)."""
     match = _MASTER.match
     n = len(text)
-    pos = 0
+    pos = start
     other_reported = 0
     while pos <= n:
         if skipper is not None and skipper.idle:

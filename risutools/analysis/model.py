@@ -112,6 +112,23 @@ class Capability:
         return {"name": self.name, "kind": self.kind, "evidence": list(self.evidence)}
 
 
+@dataclass
+class Callback:
+    """A lorebook entry holding Lua that another module loads and calls (LightBoard's
+    backend loads ``<identifier>.lb.onOutput`` ...): its index, its name, the loader
+    (``""`` when unknown) and the entry names that loader reads (a pattern, ``*`` for the
+    module's identifier); it is not a hook of this module."""
+
+    entry: int
+    name: str
+    loader: str = ""
+    pattern: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"entry": self.entry, "name": self.name, "loader": self.loader,
+                "pattern": self.pattern}
+
+
 @dataclass(frozen=True)
 class Condition:
     """A trigger condition in words-ready form (no code)."""
@@ -155,6 +172,23 @@ class Analysis:
     required_toggles: list[Fact] = field(default_factory=list)
     #: top-level fields RisuAI never reads that hold code (e.g. ``lua``): dead, never run
     unused_code_fields: list[Fact] = field(default_factory=list)
+    #: lorebook entries another module loads and calls (not hooks of this module)
+    callbacks: list[Callback] = field(default_factory=list)
+    #: buttons Lua code writes in its strings (risu-btn, risu-trigger, CBS buttons,
+    #: LightBoard's ``risu_btn``): the value, ``*`` for each part computed at run time
+    code_buttons: list[Fact] = field(default_factory=list)
+    #: names a button calls (``risu-trigger="Name"``, ``{{button::label::Name}}``) that are a
+    #: manual trigger or a Lua global of this module: evidence the button, then the target
+    manual_entries: list[Fact] = field(default_factory=list)
+    #: code nothing runs: a function no entry point reaches (``function f``, evidence: its
+    #: definition, then the calls in it, which count nowhere else) or a lorebook entry of
+    #: Lua nothing loads (``lorebook[i]``)
+    unreached: list[Fact] = field(default_factory=list)
+    #: state keys built at run time: the key as a pattern (``*`` for what is computed)
+    computed_state: list[StateKey] = field(default_factory=list)
+    #: chat variables a card greeting sets with CBS: RisuAI runs them only in group chats
+    #: (a 1:1 chat shows and sends the greeting without running setvar)
+    group_chat_writes: list[Fact] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     #: the lorebook entry names the Lua loads code from (``load(getLoreBooks(...))``), as
@@ -211,5 +245,24 @@ class Analysis:
             },
             "network_hosts": [h.to_dict() for h in self.network_hosts],
             "url_hosts": [h.to_dict() for h in self.url_hosts],
+            **self._new_facts(),
             "findings": [f.to_dict() for f in sorted_findings(self.findings)],
         }
+
+    def _new_facts(self) -> dict[str, Any]:
+        """The facts of issue 22, each only when there is one (the view of a module without
+        them is as it was)."""
+        out: dict[str, Any] = {}
+        if self.callbacks:
+            out["callbacks"] = [c.to_dict() for c in self.callbacks]
+        if self.code_buttons:
+            out["code_buttons"] = [f.to_dict() for f in self.code_buttons]
+        if self.manual_entries:
+            out["manual_entries"] = [f.to_dict() for f in self.manual_entries]
+        if self.unreached:
+            out["unreached"] = [f.to_dict() for f in self.unreached]
+        if self.computed_state:
+            out["computed_state"] = [s.to_dict() for s in self.computed_state]
+        if self.group_chat_writes:
+            out["group_chat_writes"] = [f.to_dict() for f in self.group_chat_writes]
+        return out

@@ -20,9 +20,9 @@ from typing import Any, NamedTuple, TypeVar
 
 from risutools.analysis.cbs import HtmlScan
 from risutools.analysis.js import JsScan
-from risutools.analysis.lorecode import LoreReads
-from risutools.analysis.lua import Call
-from risutools.analysis.model import Condition, Fact, StateKey
+from risutools.analysis.lorecode import LoreFlow, LoreReads
+from risutools.analysis.lua import Call, LuaScan
+from risutools.analysis.model import Callback, Condition, Fact, StateKey
 from risutools.analysis.regexcheck import BacktrackRisk
 from risutools.findings import Severity
 from risutools.formats.model import Module
@@ -138,7 +138,7 @@ class Seen:
         "wrong_types", "code_not_text", "binary_code", "unlexed", "dynamic_lookups",
         "unknown_listeners", "requests", "loads", "lorebook_code", "regex_types",
         "regex_flags", "patterns", "script_html", "toggles", "legacy_js", "mcp",
-        "privileged_uses", "lla_asked", "assets", "anomalies", "unused"})
+        "privileged_uses", "lla_asked", "assets", "anomalies", "unused", "display_refused"})
     # the walk's clock, its marks and its single events: these defaults until it records one
     clock = 0
     lorebook_code_at = 0  # the clock after the lorebook (RA114)
@@ -171,12 +171,27 @@ class Seen:
         self.declared_toggles: list[Toggle] = []
         self.required_toggles: dict[str, Fact] = {}  # toggle keys read, declared elsewhere
         self.unused_fields: dict[str, Fact] = {}  # fields RisuAI never reads holding code
+        self.callbacks: list[Callback] = []  # lorebook entries another module calls
+        self.code_buttons: dict[str, Fact] = {}  # buttons written in Lua strings
+        self.manual_entries: dict[str, Fact] = {}  # names a button calls: trigger or global
+        self.unreached: dict[str, Fact] = {}  # code nothing runs (function f, lorebook[i])
+        self.computed: dict[tuple[str, str], StateKey] = {}  # keys built at run time
+        self.group_writes: dict[str, Fact] = {}  # greeting setvar: group chats only
         # -- what later steps of the walk read ---------------------------------------------
-        #: (api, trigger, where); also an event (RA101)
-        self.privileged_uses: list[tuple[str, int | None, str]] = []
+        self.privileged_uses: list[tuple[str, int | None, str]] = []  # (api, trigger, where)
         self.pending_loads: list[tuple[str, Call, str]] = []  # (evidence, call, where)
         self.lua_sources: dict[str, str] = {}  # where -> Lua code (for lore_flow)
+        self.flows: dict[str, LoreFlow] = {}  # where -> its lore_flow, made once
+        self.scans: dict[str, LuaScan] = {}  # where -> its scan, made before it is read
+        self.trigger_lua: list[str] = []  # the triggers' Lua (entries it names are loaded)
         self.risu_btn_seen: list[str] = []  # where risu-btn attributes are
+        #: buttons that name a trigger or a Lua global (risu-trigger, {{button}}): (the
+        #: name, where the button is)
+        self.named_buttons: list[tuple[str, str]] = []
+        #: the global functions the module's Lua defines (RisuAI calls them by name): name
+        #: -> where (the last definition in each script that defines it)
+        self.lua_globals: dict[str, list[str]] = {}
+        self.all_text: str | None = None  # the module's strings joined (text_of_module)
         # -- events (what the checks read) -----------------------------------------------
         self.wrong_types: list[WrongType] = []
         self.code_not_text: list[CodeNotText] = []
@@ -192,6 +207,8 @@ class Seen:
         self.assets: list[AssetSeen] = []
         self.anomalies: list[AnomalySeen] = []
         self.unused: list[UnusedField] = []
+        #: calls an editDisplay listener makes that RisuAI refuses there: (at, api, where)
+        self.display_refused: list[tuple[int, str, str]] = []
 
     # -- recording -------------------------------------------------------------------------
     def tick(self) -> int:
@@ -219,5 +236,32 @@ class Seen:
         else:
             sk.add_write(where)
 
+    def computed_use(self, scope: str, pattern: str, mode: str, where: str) -> None:
+        sk = self.computed.setdefault((scope, pattern), StateKey(pattern, scope))
+        if mode == "read":
+            sk.add_read(where)
+        else:
+            sk.add_write(where)
+
+    def text_of_module(self) -> str:
+        """Every string of the module (its data), joined; made once."""
+        if self.all_text is None:
+            parts: list[str] = []
+            _strings(self.module.data, parts, 0)
+            self.all_text = "\x00".join(parts)
+        return self.all_text
+
     def wrong_type(self, pointer: str, expected: str, value: Any) -> None:
         self.wrong_types.append((self.tick(), pointer, expected, json_type_name(value)))
+
+
+def _strings(value: Any, out: list[str], depth: int) -> None:
+    """The strings of a JSON value (keys are not read), depth first, 64 levels deep."""
+    if isinstance(value, str):
+        out.append(value)
+    elif depth < 64 and isinstance(value, dict):
+        for v in value.values():
+            _strings(v, out, depth + 1)
+    elif depth < 64 and isinstance(value, list):
+        for v in value:
+            _strings(v, out, depth + 1)

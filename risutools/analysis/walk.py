@@ -13,10 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from risutools.analysis.assets import declared_type, sniff
-from risutools.analysis.cbs import scan_html
 from risutools.analysis.checks.toggles import undeclared_toggle_problem
 from risutools.analysis.js import DYNAMIC_CODE, scan_js
-from risutools.analysis.lorecode import is_lua_file_name, looks_like_lua
+from risutools.analysis.lorecode import looks_like_lua
 from risutools.analysis.model import REGEX_TYPE_HOOKS, TRIGGER_TYPE_HOOKS, Condition
 from risutools.analysis.regexcheck import (
     BacktrackRisk,
@@ -24,16 +23,19 @@ from risutools.analysis.regexcheck import (
     backtracking_risks,
     parse_flags,
 )
-from risutools.analysis.seen import (
-    LOREBOOK_CODE,
-    Seen,
+from risutools.analysis.seen import Seen
+from risutools.analysis.walk_lore import lorebook
+from risutools.analysis.walk_lua import (
+    CODE_EFFECTS,
+    pattern_fits,
+    read_lua,
+    sort_loads,
+    url_host,
 )
-from risutools.analysis.walk_lua import read_lua, sort_loads, url_host
-from risutools.analysis.walk_text import read_cbs, read_html, read_risu_buttons
+from risutools.analysis.walk_text import GREETINGS, read_cbs, read_html
 from risutools.formats.model import Module
 from risutools.formats.toggles import parse_toggles
 
-CODE_EFFECTS = frozenset({"triggerlua", "triggercode"})
 #: effects RisuAI's trigger runner passes over (triggers.ts: "Header for V2 triggers", a
 #: comment): a trigger made only of these (or of nothing) does nothing when it runs
 INERT_EFFECTS = frozenset({"v2Header", "v2Comment"})
@@ -222,49 +224,6 @@ def effect(s: Seen, i: int, j: int, e: Any) -> None:
         s.cap("chat_state_kv", where)
 
 
-# -- lorebook ------------------------------------------------------------------------------
-
-def lorebook(s: Seen) -> None:
-    """Every entry: Lua kept as text (read as code when the module can run it), CBS,
-    buttons; then the entries found to hold code (RA114)."""
-    entries = s.module.lorebook
-    s.counts["lorebook"] = len(entries)
-    loads_code = bool(s.pending_loads)
-    for i, e in enumerate(entries):
-        if not isinstance(e, dict):
-            s.wrong_type(f"/lorebook/{i}", "an object", e)
-            continue
-        content = e.get("content")
-        if content is not None and not isinstance(content, str):
-            s.wrong_type(f"/lorebook/{i}/content", "a string", content)
-            continue
-        if isinstance(content, str):
-            _lorebook_entry(s, i, e, content, loads_code)
-    s.lorebook_code_at = s.tick()
-    if s.lorebook_code:
-        s.counts["lorebook_code"] = len(s.lorebook_code)
-
-
-def _lorebook_entry(s: Seen, i: int, e: dict[str, Any], content: str, loads_code: bool) -> None:
-    if (loads_code or _named_lua(e.get("comment"))) and looks_like_lua(content):
-        s.lorebook_code.append(i)
-        read_lua(s, content, f"lorebook[{i}]", LOREBOOK_CODE)
-    if "{{" in content:
-        read_cbs(s, content, f"lorebook[{i}].content")
-    if "risu-btn" in content or "risu-trigger" in content:
-        scan = scan_html(content)
-        read_risu_buttons(s, content, f"lorebook[{i}].content")
-        for fn, line in scan.risu_triggers:
-            ev = f"lorebook[{i}].content line {line}"
-            s.hook("hook.manual", ev)
-            s.fact(s.buttons, fn, ev)
-
-
-def _named_lua(comment: Any) -> bool:
-    """A lorebook entry named like a Lua file (``*.lua``)."""
-    return isinstance(comment, str) and is_lua_file_name(comment)
-
-
 # -- regex scripts ---------------------------------------------------------------------------
 
 def regex_scripts(s: Seen) -> None:
@@ -333,8 +292,8 @@ def card_fields(s: Seen) -> None:
         for i, text in texts:
             if isinstance(text, str) and "{{" in text:
                 where = f"card.{key}" if i is None else f"card.{key}[{i}]"
-                read_cbs(s, text, where)
-                if key in ("first_mes", "alternate_greetings", "group_only_greetings"):
+                read_cbs(s, text, where, greeting=key in GREETINGS)
+                if key in GREETINGS:
                     read_html(s, text, where)
 
 
@@ -480,7 +439,41 @@ def unused_code_fields(s: Seen) -> None:
 def button_entry(s: Seen) -> None:
     """``onButtonClick`` is this module's entry point when its own Lua defines it; its
     ``risu-btn`` buttons are then where it is reached.  Without a definition the buttons
-    reach the handler of another enabled module (hook.manual and the callbacks stay)."""
+    reach the handler of another enabled module (hook.manual and the callbacks stay).
+
+    A button that names a trigger or a function (``risu-trigger="Name"``, CBS
+    ``{{button::label::Name}}``) reaches, when clicked, the module's manual trigger of that
+    name and the Lua global of that name (Chat.svelte runs ``runTrigger(char, 'manual',
+    {manualName})``; triggers.ts runs the triggers whose comment is the name and every Lua
+    trigger with the name as its mode, which calls the global of that name): an entry
+    point named so, with the button and the trigger or definition as evidence."""
     if "onButtonClick" in s.entries:
         for ev in s.risu_btn_seen:
             s.fact(s.entries, "onButtonClick", ev)
+    if not s.named_buttons:
+        return
+    manual = _manual_triggers(s)
+    for name, ev in s.named_buttons:
+        if "*" in name:  # a pattern (``CHOICE_*``): every trigger and global it fits
+            targets = [w for known in (manual, s.lua_globals) for n, ws in known.items()
+                       if pattern_fits(name, n) for w in ws]
+        else:
+            targets = manual.get(name, []) + s.lua_globals.get(name, [])
+        if targets:
+            s.fact(s.manual_entries, name, ev)
+            for where in targets:
+                s.fact(s.manual_entries, name, where)
+
+
+def _manual_triggers(s: Seen) -> dict[str, list[str]]:
+    """Trigger comment -> the triggers of that name that are not Lua (``trigger[i]``)."""
+    out: dict[str, list[str]] = {}
+    for i, t in enumerate(s.module.trigger):
+        if not isinstance(t, dict) or not isinstance(t.get("comment"), str):
+            continue
+        effects = t.get("effect")
+        first = effects[0] if isinstance(effects, list) and effects else None
+        if isinstance(first, dict) and first.get("type") in CODE_EFFECTS:
+            continue  # a Lua trigger runs with the name as its mode (a global)
+        out.setdefault(t["comment"], []).append(f"trigger[{i}]")
+    return out

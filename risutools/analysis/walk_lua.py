@@ -14,9 +14,21 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from risutools.analysis.lorecode import LOADERS, lore_flow, lore_reads
-from risutools.analysis.lua import Call, LuaScan, scan_lua
+from risutools.analysis.lua import REF, Call, LuaScan, scan_lua
 from risutools.analysis.luaapi import lua_api
-from risutools.analysis.lualex import NAME, OP, LineIndex, iter_tokens
+from risutools.analysis.luabuttons import lua_buttons, may_hold_buttons
+from risutools.analysis.luaflow import (
+    Fn,
+    FunctionTable,
+    Spans,
+    function_table,
+    helper_keys,
+    listener_handler,
+    only_literals,
+    plain_defs,
+    unreached,
+)
+from risutools.analysis.lualex import KEYWORDS, NAME, OP, LineIndex, iter_tokens
 from risutools.analysis.model import LISTEN_EDIT_HOOKS
 from risutools.analysis.seen import (
     LISTENER,
@@ -34,19 +46,31 @@ STATE_CALLS: dict[str, tuple[str, str]] = {  # name -> (scope, read|write); key 
 ENTRY_POINTS: dict[str, str] = dict(_API.entry_points)
 #: the calls the scanner keeps (every other call is passed over)
 KEEP_CALLS = frozenset(HOST_APIS) | {"rawget", "rawset", "pcall", "xpcall"}
+#: trigger effects that hold code (RisuAI runs a trigger whose first effect is one of them
+#: on every event, with the event's name as its mode)
+CODE_EFFECTS = frozenset({"triggerlua", "triggercode"})
 _BAD_CHARS = re.compile("[\x00\ud800-\udfff]")
 _BAD_CHARS_CHUNK = 1 << 20
-#: a button written by code (our own fixed pattern, one linear search)
-_CODE_BUTTON = re.compile(r"\{\{button::|risu-btn|risu-trigger", re.IGNORECASE)
-#: its first branch alone (a literal prefix: the regex engine searches it at C speed)
-_BUTTON_TAG = re.compile(r"\{\{[bB][uU][tT][tT][oO][nN]::")
+#: host calls RisuAI refuses in every edit listener (they need lowLevelAccess, which
+#: runLuaEditTrigger never gives), and those it refuses in an ``editDisplay`` listener (it
+#: gives it a display key, not a safe id: scriptings.ts ``runScripted``)
+REFUSED_IN_DISPLAY = frozenset(f.name for f in _API.functions.values() if f.needs_safe_id)
+REFUSED_IN_LISTENERS = frozenset(n for n, (_, p) in HOST_APIS.items() if p) | \
+    REFUSED_IN_DISPLAY
+#: ``name =`` (or ``local name =``) just before a call of ``async``, and ``(function`` after it
+_ASYNC_NAME = re.compile(r"(?<![\w.:])(local\s+)?([A-Za-z_]\w*)\s*=\s*$")
+#: at most this many ``listenEdit(kind, handler)`` calls are read for a handler's name
+MAX_NAMED_LISTENERS = 1000
+_ASYNC_FUNCTION = re.compile(r"async\s*\(\s*function\b")
 #: a pre-filter for entry_assignments (without a leading \b, so the search is fast)
 _ENTRY_ASSIGN = re.compile(r"(?:" + "|".join(ENTRY_POINTS) + r")\s*=[^=]")
 
 
-def read_lua(s: Seen, code: Any, where: str, trigger: int | None) -> None:
+def read_lua(s: Seen, code: Any, where: str, trigger: int | None, *,
+             callback: bool = False) -> None:
     """Read one Lua field (``where`` as evidence shows it; ``trigger``: the index of the
-    trigger that runs it, or ``LOREBOOK_CODE``)."""
+    trigger that runs it, or ``LOREBOOK_CODE``; ``callback``: code another module loads and
+    calls, which gives this module no hook or entry point)."""
     if not isinstance(code, str):
         if code is not None:
             pointer = "/" + where.replace("[", "/").replace("].", "/").replace("]", "")
@@ -57,27 +81,49 @@ def read_lua(s: Seen, code: Any, where: str, trigger: int | None) -> None:
     if _has_bad_chars(code):
         s.binary_code.append((s.tick(), where))
     s.counts["lua_bytes"] = s.counts.get("lua_bytes", 0) + len(code)
-    scan = scan_lua(code, KEEP_CALLS)
+    scan = s.scans.pop(where, None) or scan_lua(code, KEEP_CALLS)
     s.counts["lua_lines"] = s.counts.get("lua_lines", 0) + scan.lines
     if scan.errors:
         s.unlexed.append((s.tick(), where, scan.errors))
-    _Script(s, code, where, trigger, scan).read()
+    if trigger is not None and trigger >= 0:
+        s.trigger_lua.append(code)
+    _Script(s, code, where, trigger, scan, callback).read()
+
+
+def calls_load(s: Seen, where: str, code: str) -> bool:
+    """Whether the script calls ``load``/``loadstring`` (also through ``pcall``), from its
+    scan (made here and kept for :func:`read_lua`)."""
+    scan = s.scans.get(where)
+    if scan is None:
+        scan = s.scans[where] = scan_lua(code, KEEP_CALLS)
+    return any(c.name in ("load", "loadstring") or (
+        c.name in ("pcall", "xpcall") and c.args and c.args[0].name in ("load", "loadstring"))
+        for c in scan.calls)
 
 
 class _Script:
     """One Lua script being read into ``seen``."""
 
     def __init__(self, seen: Seen, code: str, where: str, trigger: int | None,
-                 scan: LuaScan) -> None:
+                 scan: LuaScan, callback: bool = False) -> None:
         self.seen = seen
         self.code = code
         self.where = where
         self.trigger = trigger
         self.scan = scan
+        self.callback = callback
         self.local_defs = {d.name for d in scan.defs}
+        self.table: FunctionTable | None = None  # made when first needed
+        self.dead: list[Fn] = []  # functions nothing reaches
+        self.dead_spans: Spans | None = None  # their extents (is_dead)
+        self.pending: list[tuple[Call, str, str]] = []  # state calls with a key to follow
+        self.checked: set[str] = set()  # branch chains checked (choices_of)
+        #: the buttons the code writes in its strings (read before what they reach)
+        self.code_buttons = lua_buttons(code) if may_hold_buttons(code) else []
 
     def read(self) -> None:
         s, where, scan = self.seen, self.where, self.scan
+        self.find_unreached()
         self.entry_points()
         for name, line in scan.dynamic_index:
             ev = f"{where} line {line}"
@@ -87,8 +133,11 @@ class _Script:
         for host, line in scan.url_hosts:
             s.fact(s.urls, host, f"{where} line {line}")
         self.buttons()
+        self.named_listeners()
         for call in scan.calls:
-            if call.name in ("rawget", "rawset"):
+            if self.dead and self.is_dead(call.start):
+                self.unreached_call(call)
+            elif call.name in ("rawget", "rawset"):
                 self.rawget(call)
             elif call.name in ("pcall", "xpcall"):
                 inner = through_pcall(call)
@@ -96,31 +145,146 @@ class _Script:
                     self.call(inner)
             else:
                 self.call(call)
+        if self.pending:
+            self.keys_through_helpers()
+        if not self.callback:
+            self.lua_globals()
+
+    def functions(self) -> FunctionTable:
+        """The script's function table (made once, when a reading needs it)."""
+        if self.table is None:
+            self.table = function_table(self.code)
+        return self.table
+
+    # -- what RisuAI reaches -----------------------------------------------------------------
+    def find_unreached(self) -> None:
+        """The named functions nothing reaches (:func:`luaflow.unreached`); the calls in
+        them count only as ``unreached``."""
+        scan = self.scan
+        if not scan.calls or not scan.defs:
+            return
+        defs = plain_defs(scan.defs)
+        if defs:
+            self.dead = unreached(self.code, defs, self.reached_from_outside)
+            self.dead_spans = Spans(self.dead) if self.dead else None
+            for fn in self.dead:  # listed, the calls in it added to its evidence
+                key = f"function {fn.name}"
+                if key not in self.seen.unreached:
+                    self.seen.fact(self.seen.unreached, key, f"{self.where} line {fn.line}")
+
+    def reached_from_outside(self, name: str) -> bool:
+        """An entry point RisuAI calls, or a global the module may reach from elsewhere: its
+        name written in another part of the module, or any global when the script looks
+        names up or builds code at run time."""
+        if name in ENTRY_POINTS:
+            return True
+        if all(d.local for d in self.scan.defs if d.name == name):
+            return False
+        if any(b.kind == "trigger" and pattern_fits(b.value, name) for b in self.code_buttons):
+            return True  # a button the script writes calls it by name (CHOICE_* ...)
+        scan = self.scan
+        if scan.dynamic_index or any(c.name in LOADERS and not (c.args and c.args[0].literal)
+                                     for c in scan.calls):
+            return True
+        text = self.seen.text_of_module()
+        return _occurs(text, name, self.code.count(name) + 1)
+
+    def is_dead(self, offset: int) -> bool:
+        return self.dead_spans is not None and self.dead_spans.holds(offset)
+
+    def unreached_call(self, call: Call) -> None:
+        """A call inside a function nothing reaches: listed under its function only."""
+        inner = through_pcall(call) if call.name in ("pcall", "xpcall") else call
+        if inner is None or not self.is_host(inner):
+            return
+        fn = self.dead_spans.innermost(call.start) if self.dead_spans else None
+        if fn is None:
+            return
+        self.seen.fact(self.seen.unreached, f"function {fn.name}", f"{self.where} line {call.line}")
 
     def entry_points(self) -> None:
-        """The global functions RisuAI calls (``onStart`` ...), however they are set."""
+        """The global functions RisuAI calls (``onStart`` ...), however they are set (not
+        in code another module calls, nor in a function nothing reaches)."""
+        if self.callback:
+            return
         s, code, where = self.seen, self.code, self.where
         assigned = entry_assignments(code) if _ENTRY_ASSIGN.search(code) else None
         for d in self.scan.defs:
             # ``onX = function`` is judged by entry_assignments (which knows ``local``)
-            if not d.local and d.name in ENTRY_POINTS and (
+            if not d.local and d.name in ENTRY_POINTS and not self.is_dead(d.at) and (
                     assigned is None or not _assigned_on(code, d.name, d.line)):
                 ev = f"{where} line {d.line}"
                 s.fact(s.entries, d.name, ev)
                 s.hook(ENTRY_POINTS[d.name], ev)
+        dead_lines = self.dead_lines()
         for name, line in assigned or []:
+            if any(a <= line <= b for a, b in dead_lines):
+                continue
             ev = f"{where} line {line}"
             s.fact(s.entries, name, ev)
             s.hook(ENTRY_POINTS[name], ev)
 
-    def buttons(self) -> None:
-        """Buttons that code writes into what RisuAI shows (a ``{{button::`` CBS tag, a
-        ``risu-btn``/``risu-trigger`` attribute in a string it returns from editDisplay):
-        hook.manual.  Their names are usually built at run time, so none is listed."""
-        at = _first_code_button(self.code)
-        if at >= 0:
-            self.seen.hook("hook.manual", f"{self.where} line {LineIndex(self.code).line(at)}")
+    def dead_lines(self) -> list[tuple[int, int]]:
+        lines = LineIndex(self.code) if self.dead else None
+        return [(fn.line, lines.line(fn.end)) for fn in self.dead] if lines else []
 
+    def buttons(self) -> None:
+        """Buttons the code writes into what RisuAI shows (:func:`lua_buttons`: risu-btn,
+        risu-trigger, CBS buttons, LightBoard's ``risu_btn``): hook.manual at each, the value
+        a button callback (``*`` where computed), a name a button calls by name."""
+        s = self.seen
+        for b in self.code_buttons:
+            if self.dead and self.is_dead(b.offset):
+                continue
+            ev = f"{self.where} line {b.line}"
+            if not self.callback:
+                s.hook("hook.manual", ev)
+            if b.value != "*":
+                s.fact(s.code_buttons, b.value, ev)
+            if b.kind == "btn":
+                s.risu_btn_seen.append(ev)
+            elif b.value != "*":
+                s.named_buttons.append((b.value, ev))
+
+    def named_listeners(self) -> None:
+        """``listenEdit(kind, handler)`` with a handler defined by name in this script: the
+        calls in its body run as that listener (RisuAI runs them without lowLevelAccess)."""
+        scan = self.scan
+        if not any(c.name in REFUSED_IN_LISTENERS for c in scan.calls):
+            return
+        found = [(c.args[0].literal if c.args else None, c.start) for c in scan.calls
+                 if c.name == "listenEdit" and not c.qualifier][:MAX_NAMED_LISTENERS]
+        handlers = {name: kind or "" for kind, start in found
+                    if (name := listener_handler(self.code, start)) is not None}
+        if not handlers:
+            return
+        bodies = [fn for fn in self.functions().fns if fn.name in handlers]
+        spans = Spans(bodies)
+        for c in scan.calls:
+            fn = spans.innermost(c.start) if spans.holds(c.start) else None
+            if fn is not None and fn.name is not None:
+                c.in_listener = True
+                c.listener = handlers[fn.name]
+
+    def lua_globals(self) -> None:
+        """The global functions this script defines (a button calls them by name), the last
+        definition of each (``f = async(function ...)`` defined twice: the later wins)."""
+        found: list[tuple[int, str]] = []
+        for d in self.scan.defs:
+            if not d.local and not d.dotted and not self.is_dead(d.at):
+                found.append((d.line, d.name))
+        for c in self.scan.calls:
+            if c.name == "async" and not c.qualifier:
+                name = async_target(self.code, c.start)
+                if name is not None:
+                    found.append((c.line, name))
+        last: dict[str, int] = {}
+        for line, name in sorted(found):
+            last[name] = line
+        for name, line in last.items():
+            self.seen.lua_globals.setdefault(name, []).append(f"{self.where} line {line}")
+
+    # -- host calls ---------------------------------------------------------------------------
     def rawget(self, call: Call) -> None:
         """``rawget(_G, name)`` / ``rawset(_ENV, ...)``: a dynamic lookup."""
         if not call.qualifier and call.args and call.args[0].name in ("_G", "_ENV"):
@@ -131,13 +295,20 @@ class _Script:
             s.cap("script.dynamic_load", ev)
             s.dynamic_lookups.append((s.tick(), f"{call.name} on {table}", ev))
 
-    def call(self, call: Call) -> None:
+    def is_host(self, call: Call) -> bool:
         """A call of a host function (``name(...)``, ``_G.name(...)``; a local function of
-        the same name shadows it): its capability, privilege, and what its kind records."""
-        name = call.name
+        the same name shadows it)."""
         if call.qualifier and not (call.qualifier == "." and call.base in ("_G", "_ENV")):
-            return
-        if name not in HOST_APIS or (name in self.local_defs and not call.qualifier):
+            return False
+        return call.name in HOST_APIS and not (call.name in self.local_defs
+                                               and not call.qualifier)
+
+    def call(self, call: Call) -> None:
+        """A call of a host function: its capability, privilege, and what its kind
+        records."""
+        name = call.name
+        if name not in HOST_APIS or ((call.qualifier or name in self.local_defs) \
+                and not self.is_host(call)):
             return
         s = self.seen
         ev = f"{self.where} line {call.line}"
@@ -149,12 +320,16 @@ class _Script:
             s.fact(s.privileged, name, ev)
             s.privileged_uses.append((name, LISTENER if call.in_listener else self.trigger,
                                       ev))
+        elif call.listener == "editDisplay" and name in REFUSED_IN_DISPLAY:
+            s.display_refused.append((s.tick(), name, ev))
         step = _CALL_STEPS.get(name)
         if step is not None:
             step(self, call, ev)
 
     # -- one step per kind of host call (see _CALL_STEPS) ------------------------------------
     def listen_edit(self, call: Call, ev: str) -> None:
+        if self.callback:
+            return
         kind = call.args[0].literal if call.args else None
         if kind in LISTEN_EDIT_HOOKS:
             self.seen.hook(LISTEN_EDIT_HOOKS[kind], ev)
@@ -162,14 +337,52 @@ class _Script:
             self.seen.unknown_listeners.append((self.seen.tick(), ev))
 
     def state_call(self, call: Call, ev: str) -> None:
+        """A key given as a literal, a constant or a branch chain of literals is a key here;
+        any other is followed through helpers (or reported computed) at the end."""
         scope, mode = STATE_CALLS[call.name]
         a1 = call.args[1] if len(call.args) > 1 else None
-        key = a1.literal if a1 else None
-        if key is None and a1 is not None and (a1.name or a1.path_end):
+        if a1 is None:
+            return
+        key = a1.literal
+        if key is None and (a1.name or a1.path_end):
             # local K = "name" ... getChatVar(id, K); C = {K = "name"} ... (id, C.K)
             key = self.scan.constants.get(a1.name or a1.path_end or "")
-        if key is not None and key.strip():
-            self.seen.state_use(scope, key, mode, ev)
+        keys = (key,) if key is not None else self.choices_of(a1.name or "")
+        if keys:
+            for k in keys:
+                if k.strip():
+                    self.seen.state_use(scope, k, mode, ev)
+        elif a1.path_end is None:
+            self.pending.append((call, scope, mode))
+
+    def choices_of(self, name: str) -> tuple[str, ...]:
+        """The literals of a branch chain (``if a then k = "x" elseif b then k = "y"``):
+        the literals the scanner saw assigned to ``name``, when it is assigned nothing else
+        (checked once per name)."""
+        got = self.scan.choices.get(name, ())
+        if got and name not in self.checked:
+            self.checked.add(name)
+            if not only_literals(self.code, name, self.scan.literal_assigns.get(name, 0)):
+                del self.scan.choices[name]
+                return ()
+        return got
+
+    def keys_through_helpers(self) -> None:
+        """The keys of the state calls left: through helper functions, else computed."""
+        params = self.scan.params
+        needs_table = any(
+            (a.name in params) or any(k == REF and t in params for k, t in a.parts or ())
+            for a in (c.args[1] for c, _, _ in self.pending))
+        table = self.functions() if needs_table else FunctionTable()
+        s, where = self.seen, self.where
+        for u in helper_keys(self.code, self.scan, table, self.pending, self.choices_of):
+            if u.offset >= 0 and self.dead and self.is_dead(u.offset):
+                continue
+            ev = f"{where} line {u.line}" + (f" via line {u.via}" if u.via != u.line else "")
+            if u.computed:
+                s.computed_use(u.scope, u.key, u.mode, ev)
+            elif u.key.strip():
+                s.state_use(u.scope, u.key, u.mode, ev)
 
     def lore_read(self, call: Call, ev: str) -> None:
         self.seen.reads_lorebook_at_runtime = True
@@ -210,7 +423,7 @@ def sort_loads(s: Seen) -> None:
         return
     loads = s.loads = Loads(s.tick())
     loads.code_entries = ", ".join(f"lorebook[{i}]" for i in s.lorebook_code[:8])
-    flows = {where: lore_flow(s.lua_sources[where]) for where in
+    flows = {where: s.flows.get(where) or lore_flow(s.lua_sources[where]) for where in
              sorted({w for _, c, w in s.pending_loads if c.name in LOADERS})}
     lore_known = bool(s.lorebook_code) or s.reads_lorebook_at_runtime
     for ev, call, where in s.pending_loads:
@@ -243,21 +456,46 @@ def _has_bad_chars(code: str) -> bool:
     return False
 
 
-def _first_code_button(code: str) -> int:
-    """Where ``_CODE_BUTTON`` first matches in ``code`` (-1: nowhere), found fast: a
-    case-insensitive search tries every position in Python's regex engine, so the
-    ``{{button::`` branch is searched by its literal prefix and ``risu-...`` only where
-    ``u-``/``U-`` stands (every match of that branch has one, 3 characters in)."""
-    m = _BUTTON_TAG.search(code)
-    best = m.start() if m is not None else -1
-    for dash in ("u-", "U-"):
-        i = code.find(dash, 3)
-        while i >= 0 and (best < 0 or i - 3 < best):
-            if _CODE_BUTTON.match(code, i - 3):
-                best = i - 3
-                break
-            i = code.find(dash, i + 1)
-    return best
+def async_target(code: str, start: int) -> str | None:
+    """The global a call of ``async`` at ``start`` defines: ``name = async(function``
+    (None for a local, a field, or another use of ``async``)."""
+    if _ASYNC_FUNCTION.match(code, start) is None:
+        return None
+    m = _ASYNC_NAME.search(code, max(0, start - 200), start)
+    if m is None or m.group(1) or m.group(2) in KEYWORDS:
+        return None
+    before = code[max(0, m.start() - 200):m.start()].rstrip()[-1:]
+    return None if before in ("{", ",", "(") else m.group(2)
+
+
+def pattern_fits(pattern: str, name: str) -> bool:
+    """Whether ``name`` fits a button value where ``*`` stands for any text (plain string
+    tests, in order)."""
+    if "*" not in pattern:
+        return pattern == name
+    parts = pattern.split("*")
+    if not name.startswith(parts[0]) or not name.endswith(parts[-1]) \
+            or len(name) < len(parts[0]) + len(parts[-1]):
+        return False
+    pos = len(parts[0])
+    for part in parts[1:-1]:
+        i = name.find(part, pos, len(name) - len(parts[-1]))
+        if i < 0:
+            return False
+        pos = i + len(part)
+    return True
+
+
+def _occurs(text: str, name: str, times: int) -> bool:
+    """Whether ``name`` is written at least ``times`` times in ``text`` (plain substring
+    searches that stop when they have found them)."""
+    pos = 0
+    for _ in range(times):
+        i = text.find(name, pos)
+        if i < 0:
+            return False
+        pos = i + 1
+    return True
 
 
 def entry_assignments(code: str) -> list[tuple[str, int]]:
@@ -306,7 +544,8 @@ def through_pcall(call: Call) -> Call | None:
     if not fn:
         return None
     rest = call.args[1:] if call.name == "pcall" else call.args[2:]
-    return Call(fn, call.line, "", "", list(rest), "paren", call.in_listener)
+    return Call(fn, call.line, "", "", list(rest), "paren", call.in_listener, call.start,
+                call.listener)
 
 
 def url_host(url: str) -> str | None:

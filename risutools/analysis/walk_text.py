@@ -20,27 +20,34 @@ CBS_STATE: dict[str, tuple[str, str]] = {
 }
 #: CBS calculations (``{{? expr}}``, ``{{calc::expr}}``): ``$name`` reads a chat variable
 CBS_CALC = frozenset({"?", "calc"})
+#: a card's greetings: RisuAI runs their setvar only in group chats (a 1:1 chat parses the
+#: first message without ``runVar``: index.svelte.ts ``sendChat``; a group chat pushes it
+#: into the chat, where ``runCurrentChatFunction`` parses it with ``runVar``: group.ts)
+GREETINGS = frozenset({"first_mes", "alternate_greetings", "group_only_greetings"})
 _CALC_VAR = re.compile(r"\$([A-Za-z0-9_]{1,200})")
 #: ``risu-btn="value"``: RisuAI calls the Lua global onButtonClick(id, value)
 _RISU_BTN = re.compile(r"""risu-btn\s*=\s*["']([^"'<>\n]{0,200})["']""", re.IGNORECASE)
 _CBS_IN_VALUE = re.compile(r"\{\{[^{}]{0,100}\}\}")
 
 
-def read_cbs(s: Seen, text: str, where: str) -> None:
-    """The CBS tags of ``text``: state keys, calculations and buttons."""
+def read_cbs(s: Seen, text: str, where: str, greeting: bool = False) -> None:
+    """The CBS tags of ``text``: state keys, calculations and buttons (in a card's
+    ``greeting``, a write is a group-chat write: see GREETINGS)."""
     scan = scan_cbs(text)
     s.counts["cbs_tags"] = s.counts.get("cbs_tags", 0) + len(scan.tags)
     for t in scan.tags:
-        _cbs_tag(s, t, where)
+        _cbs_tag(s, t, where, greeting)
 
 
-def _cbs_tag(s: Seen, t: CbsTag, where: str) -> None:
+def _cbs_tag(s: Seen, t: CbsTag, where: str, greeting: bool = False) -> None:
     ev = f"{where} line {t.line}"
     if t.name in CBS_STATE:
         scope, mode = CBS_STATE[t.name]
         key = t.literal_arg(0)
         s.cap("chat_state_kv" if scope == "chat" else "global_state_kv", ev)
-        if key:
+        if key and greeting and mode == "write":
+            s.fact(s.group_writes, key, ev)
+        elif key:
             s.state_use(scope, key, mode, ev)
     elif t.name.startswith("#when") and "toggle" in (a.strip().lower() for a in t.args):
         # {{#when::toggle::key}} reads the global toggle_<key>
@@ -59,6 +66,7 @@ def _cbs_tag(s: Seen, t: CbsTag, where: str) -> None:
         s.hook("hook.manual", ev)
         if fn:
             s.fact(s.buttons, fn, ev)
+            s.named_buttons.append((fn, ev))
 
 
 def read_html(s: Seen, text: str, where: str) -> None:
@@ -72,6 +80,7 @@ def read_html(s: Seen, text: str, where: str) -> None:
         ev = f"{where} line {line}"
         s.hook("hook.manual", ev)
         s.fact(s.buttons, fn, ev)
+        s.named_buttons.append((fn, ev))
     for host, line in scan.url_hosts:
         s.fact(s.urls, host, f"{where} line {line}")
 

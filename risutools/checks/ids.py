@@ -58,6 +58,7 @@ SCOPE_OF: dict[str, str] = {
     "RA103": "module",
     "RA104": "module",
     "RA105": "module",
+    "RA106": "module",
     "RA110": "module",
     "RA111": "module",
     "RA112": "module",

@@ -13,6 +13,7 @@ them: MC000/MC001 in :mod:`risutools.contract.checks_load` (the loaders), MC104/
 
 from __future__ import annotations
 
+import gc
 import itertools
 import re
 from collections.abc import Callable, Iterator
@@ -502,6 +503,26 @@ def _texts(section: str, value: Any) -> Iterator[str]:
             stack.extend(reversed(v))
 
 
+def _all_texts(section: str, value: Any) -> list[str]:
+    """The strings of :func:`_texts` (and maybe more), in another order, a level of the
+    tree at a time: one C call lists a level's values (``gc.get_referents``: a dict's
+    values when its keys are all ``str``, as a document's are).  Order and extra strings
+    do not change MC500's answer: the fast path only says that the joined text holds no
+    match, so that no string does; any other answer goes to the exact path, string by
+    string.  (A dict with another key, or a subclass, lists more: its keys, its type,
+    its attributes; never less.)"""
+    skip = _MC500_SKIP_KEYS.get(section, frozenset())
+    level = ([v for k, v in value.items() if not (k in skip and isinstance(v, str))]
+             if isinstance(value, dict) else [value])
+    out: list[str] = []
+    while level:
+        out += [v for v in level if isinstance(v, str)]
+        level = [v for v in level if isinstance(v, (dict, list))]
+        if level:
+            level = gc.get_referents(*level)
+    return out
+
+
 _MC500_SKIP_KEYS = {"payload": frozenset({"namespace", "controller"}),
                     "projection": frozenset({"prompt_sha256", "harness_compatibility",
                                              "replay_status"})}
@@ -541,7 +562,7 @@ def mc500(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     # string already seen as prose (the sentences a projection writes in every document)
     # is left out of the join: one pass over the document's other strings.
     fresh = [t for section in ("payload", "projection")
-             for t in _texts(section, doc.get(section)) if t not in _PROSE]
+             for t in _all_texts(section, doc.get(section)) if t not in _PROSE]
     if find_active_code("\n".join(fresh)) is None:
         _remember_prose(fresh)
         return

@@ -90,6 +90,26 @@ def _state_and_toggles(a: Analysis, lines: list[str]) -> None:
             lines.append(f"    {_show(t.key):<24} {t.type:<8} {_show(t.label + extra + group)}")
 
 
+def _reader_facts(a: Analysis, lines: list[str]) -> None:
+    """What a reader follows (issue 22): buttons in Lua, names buttons call, keys built at
+    run time, greeting writes, callbacks another module calls, code nothing runs."""
+    _facts("buttons written by Lua (* = computed)", a.code_buttons, lines)
+    _facts("entry points buttons call by name", a.manual_entries, lines)
+    if a.computed_state:
+        lines.append("  state keys computed at run time (* = computed):")
+        for s in a.computed_state:
+            rw = ("r" if s.reads else "-") + ("w" if s.writes else "-")
+            where = ", ".join((s.writes or s.reads)[:2])
+            lines.append(f"    {s.scope:<6} {rw} {_show(s.key):<24} {where}")
+    _facts("chat variables a greeting sets (group chats only)", a.group_chat_writes, lines)
+    if a.callbacks:
+        lines.append("  lorebook code another module calls (no hook of this module):")
+        for c in a.callbacks:
+            loader = f" ({_show(c.loader)}: {_show(c.pattern)})" if c.loader else ""
+            lines.append(f"    lorebook[{c.entry}] {_show(c.name)}{loader}")
+    _facts("code nothing runs (not counted in requires)", a.unreached, lines)
+
+
 def _findings(a: Analysis, lines: list[str], paint: Callable[[str, str], str]) -> None:
     if not a.findings:
         lines.append("  findings: none")
@@ -114,6 +134,7 @@ def render_analysis_text(path: str, results: list[tuple[Module, Analysis]], *,
         _state_and_toggles(a, lines)
         _facts("toggles read that another module must declare", a.required_toggles, lines)
         _facts("code in fields RisuAI never reads (never runs)", a.unused_code_fields, lines)
+        _reader_facts(a, lines)
         lines.append("  requires: " + (", ".join(a.requires_names()) or "-"))
         lines.append("  provides: " + (", ".join(a.provides_names()) or "-"))
         _findings(a, lines, paint)

@@ -113,6 +113,30 @@ def ra105(seen: Seen) -> Iterator[Hit]:
                   "analyser knows; the hook it sets is unknown", evidence)
 
 
+
+@check("RA106", "warning", "module", "refused-in-display-listener")
+@reads("display_refused")
+def ra106(seen: Seen) -> Iterator[Hit]:
+    """A host call that needs a safe id (chat edits, alerts, `reloadDisplay`, `getTokens`,
+    `upsertLocalLoreBook` ...) is made inside a `listenEdit("editDisplay", ...)` listener:
+    RisuAI gives a display listener only a display key and refuses the call silently.
+
+    Why: RisuAI's `runScripted` (scriptings.ts) puts the access key of an `editDisplay` run in
+    `ScriptingEditDisplayIds` only; every API that checks `ScriptingSafeIds` (api.ts) returns
+    at once, so the call does nothing and nothing tells the user why.
+
+    Fix: Make the call from onOutput, onButtonClick or another listener; a display listener
+    should only return the text to show (and may read and set chat variables).
+    """
+    reported: set[str] = set()
+    for at, api, where in seen.display_refused:
+        if api in reported:
+            continue
+        reported.add(api)
+        yield Hit(at, f"calls {api} inside an editDisplay listener; RisuAI gives display "
+                  "listeners no safe id and will refuse it silently (call it from onOutput "
+                  "or onButtonClick instead)", where)
+
 @check("RA110", "warning", "module", "dynamic-load")
 @reads("loads")
 def ra110(seen: Seen) -> Iterator[Hit]:
