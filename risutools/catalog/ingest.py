@@ -119,17 +119,25 @@ def ingest(
         if todo:
             run_sources(todo, lang, notes_s, ndjson, jobs, executor, run.finished, stage, settings,
                  {path: fmt for path, _, fmt in files})
-        lost = {rel: SourceOutcome(path=display_path(rel), size=0, error=why)
-                for rel, why in unlisted if rel not in run.outcomes}
-        outcomes = {**run.outcomes, **lost}
-        result = IngestResult(sources=[outcomes[k] for k in sorted(outcomes)], skipped=skipped,
-                              notices=[run.cache.problem] if run.cache.problem else [])
-        _deduplicate(result.sources)
+        result = _result(run, unlisted, skipped)
         write_catalog(result, out_p, ndjson, stager)
         write_facts(result, out_p)
     if own_pool and stage is not None:
         sweep_temp_files(out_p)  # what a worker that died left (named after this process)
     _save_cache(run.cache, set(run.outcomes))
+    return result
+
+
+def _result(run: _Run, unlisted: list[tuple[str, str]], skipped: list[str]) -> IngestResult:
+    """The run's outcomes, with the files the walk could not list, in path order and
+    deduplicated."""
+    lost = {rel: SourceOutcome(path=display_path(rel), size=0, error=why)
+            for rel, why in unlisted if rel not in run.outcomes}
+    outcomes = {**run.outcomes, **lost}
+    result = IngestResult(sources=[outcomes[k] for k in sorted(outcomes)],
+                          skipped=skipped,
+                          notices=[run.cache.problem] if run.cache.problem else [])
+    _deduplicate(result.sources)
     return result
 
 
