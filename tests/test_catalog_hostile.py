@@ -472,7 +472,10 @@ def test_ingest_makes_plain_ids_whatever_the_module_is_called(tmp_path: Path) ->
     for p in docs:
         cid = json.loads(p.read_text("utf-8"))["component_id"]
         assert plain_id(cid) and p.name == f"{cid}.json", cid
-    assert sorted(x.name for x in out.iterdir() if x.is_dir()) in ([], [".risutools-cache"])
+    # facts/: each document's facts summary (issue 19), named like the document
+    assert sorted(x.name for x in out.iterdir() if x.is_dir()) in (
+        ["facts"], [".risutools-cache", "facts"])
+    assert sorted(p.name for p in (out / "facts").iterdir()) == sorted(p.name for p in docs)
 
 
 # --------------------------------------------------------------------------- records
