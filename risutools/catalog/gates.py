@@ -108,7 +108,8 @@ def transition(ctx: GateContext) -> tuple[str, str]:
 @check("G2", "error", "promotion", "history", targets=lifecycle.HISTORY_GUARDED)
 def history(ctx: GateContext) -> tuple[str, str]:
     """The document ends its recorded chain of approved transitions (MC305); a candidate has no
-    lines moving it on.
+    lines moving it on.  A rejection needs only the status chain: it records a document that
+    changed after its last line as it is.
 
     Why: A status edited by hand would promote a component nobody approved.
 
@@ -125,7 +126,12 @@ def history(ctx: GateContext) -> tuple[str, str]:
             return FAIL, (f"the document says candidate but transitions.ndjson line {ln} moved "
                           f"it to {rec.get('to_status')!r}; restore the document")
         return PASS, "candidate with no recorded transitions"
-    msgs = list(check_chain(log, e.component_id, e.review_status, e.base_sha256))
+    msgs = list(check_chain(log, e.component_id, e.review_status, e.base_sha256, e.doc))
+    if msgs and ctx.to == lifecycle.REJECTED and not list(check_chain(
+            log, e.component_id, e.review_status, e.base_sha256, unrecorded_ok=True)):
+        # rejection is always open: the status chain holds, and the rejection's line records
+        # the change no line has
+        return PASS, f"{msgs[0].split(';')[0]}; the rejection records this document as it is"
     if msgs:
         return FAIL, msgs[0]
     return PASS, "the document ends its recorded, approved chain of transitions"

@@ -29,6 +29,7 @@ from risutools.catalog.catalog import Entry
 from risutools.catalog.graph import Graph, is_active, is_live
 from risutools.checks.registry import Check, check, of_family
 from risutools.contract.transitions import CatalogLog
+from risutools.settings import lifecycle
 
 LogLines = list[tuple[int, dict[str, Any]]]
 #: what a unit reads: the hundreds of its number (RV1xx the graph, RV2xx the log ...)
@@ -191,7 +192,9 @@ def hash_discontinuity(facts: LogFacts) -> Iterator[Row]:
     for cid, lines in facts.documented():
         prev: dict[str, Any] | None = None
         for ln, rec in lines:
-            if prev is not None and rec.get("before_sha256") != prev.get("after_sha256"):
+            # (a rejection records a document as it is, a change no line had included)
+            if prev is not None and rec.get("before_sha256") != prev.get("after_sha256") \
+                    and rec.get("to_status") != lifecycle.REJECTED:
                 yield ln, cid, (
                     f"line {ln} starts from {str(rec.get('before_sha256'))[:19]}… but the "
                     f"previous line for {cid} ended at {str(prev.get('after_sha256'))[:19]}…; "

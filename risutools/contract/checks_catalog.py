@@ -102,5 +102,5 @@ def mc305(loaded: Sequence[LoadedDocument], documents: Sequence[DocumentInfo]
                 yield CatalogIssue("", why, file=tname, line=line)
         if info.sha256 is None:
             continue
-        for why in check_chain(logs[root], info.component_id, status, info.sha256):
+        for why in check_chain(logs[root], info.component_id, status, info.sha256, ld.doc):
             yield CatalogIssue("/provenance/review_status", why, info, ld)

@@ -236,7 +236,10 @@ def _replay_run(r: Replayed, **_: Any) -> Rendered:
              f"(failed invariants: {failed}" + (f"; warnings: {warned}" if warned else "")
              + f"); report {o.written[0]}"]
     if o.updated:
-        lines.append(f"updated {r.component}")
+        logged = "" if o.log_line is None else \
+            f" (evidence, transitions.ndjson line {o.log_line}: the next approval names " \
+            "the new base hash)"
+        lines.append(f"updated {r.component}{logged}")
     elif o.message:
         lines.append(o.message)
     return Rendered("".join(x + "\n" for x in lines))

@@ -73,6 +73,17 @@ RUNTIME_STATES: tuple[str, ...] = (ACTIVE, INACTIVE)
 #: what the history gate guards: every step, and switching a component on
 HISTORY_GUARDED: tuple[str, ...] = (*TARGETS, ACTIVE)
 
+#: the kinds of line in ``transitions.ndjson``: a status step (no ``kind``), a runtime switch,
+#: and evidence recorded into a document past the start (a replay verdict)
+STATUS_LINE, RUNTIME_LINE, EVIDENCE_LINE = "status", "runtime", "evidence"
+#: what an evidence line may change, as JSON pointers (each line records every value it
+#: changed, before and after, so the history gate can undo it and check the hash it names)
+EVIDENCE_POINTERS: tuple[str, ...] = ("/projection/replay_status",
+                                      "/provenance/availability_verdict",
+                                      "/provenance/source_refs")
+#: statuses where evidence is recorded with a log line (a candidate has no chain to keep)
+EVIDENCE_LOGGED: tuple[str, ...] = PAST_START
+
 _NEXT: dict[str, Step] = {s.frm: s for s in STEPS}
 _BY_PAIR: dict[tuple[str, str], str] = {(s.frm, s.to): s.action for s in STEPS}
 #: action -> the status it moves a component to
