@@ -283,6 +283,12 @@ def validate(
         help="Fix, in place, the findings whose fix is exact (marked [*] by `risutools rule`) "
         "in candidate documents; then report what is left.",
     ),
+    allowed_signers: str | None = typer.Option(None, "--allowed-signers", metavar="FILE", help=(
+        "Pin the trust root (e.g. from the base branch): recorded steps need approvals "
+        "signed by a key of FILE.")),
+    allow_config_signers_outside: bool = typer.Option(False, "--allow-config-signers-outside",
+                                                      help="Trust a `catalog.allowed_signers` "
+                                                      "outside the repository."),
     exit_zero: bool = _exit_zero(),
     statistics: bool = _statistics(),
     color: str = _color_option(),
@@ -294,7 +300,8 @@ def validate(
     _execute("validate", dict(
         paths=tuple(paths), config_file=config_file, select=tuple(select),
         ignore=tuple(ignore), exclude=tuple(exclude), promotion=promotion, strict=strict,
-        skip_non_documents=skip_non_documents, fix=fix,
+        skip_non_documents=skip_non_documents, fix=fix, allowed_signers=allowed_signers,
+        allow_config_signers_outside=allow_config_signers_outside,
     ), fmt=fmt, output=output, color=_color(color) and output is None, statistics=statistics,
         exit_zero=exit_zero, formats=FORMATS)
 

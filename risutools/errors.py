@@ -133,6 +133,9 @@ class Code:
     CONFIG_SOURCES_OUTSIDE = _code("config-sources-outside",
         "a configuration `sources:` outside the repository (see "
         "`--allow-config-sources-outside`)")
+    CONFIG_SIGNERS_OUTSIDE = _code("config-signers-outside",
+        "a configuration `catalog.allowed_signers` outside the repository (see "
+        "`--allow-config-signers-outside`, or pin it with `--allowed-signers FILE`)")
     UNKNOWN_RULE = _code("unknown-rule",
         "a rule id or prefix that names no check (`--select`, `--ignore`, `rules:`, `risutools "
         "rule`)")

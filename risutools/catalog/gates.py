@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from risutools.catalog.approvals import Approval, ApprovalVerdict, find_approval
+from risutools.catalog.approvals import Approval, ApprovalVerdict, chain_check, find_approval
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
 from risutools.checks.registry import Check, check, registered_checks, sort_key
@@ -126,9 +126,12 @@ def history(ctx: GateContext) -> tuple[str, str]:
             return FAIL, (f"the document says candidate but transitions.ndjson line {ln} moved "
                           f"it to {rec.get('to_status')!r}; restore the document")
         return PASS, "candidate with no recorded transitions"
-    msgs = list(check_chain(log, e.component_id, e.review_status, e.base_sha256, e.doc))
+    counts = chain_check(ctx.cat.settings)
+    msgs = list(check_chain(log, e.component_id, e.review_status, e.base_sha256, e.doc,
+                            counts=counts))
     if msgs and ctx.to == lifecycle.REJECTED and not list(check_chain(
-            log, e.component_id, e.review_status, e.base_sha256, unrecorded_ok=True)):
+            log, e.component_id, e.review_status, e.base_sha256, unrecorded_ok=True,
+            counts=counts)):
         # rejection is always open: the status chain holds, and the rejection's line records
         # the change no line has
         return PASS, f"{msgs[0].split(';')[0]}; the rejection records this document as it is"

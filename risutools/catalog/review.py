@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from risutools import __version__
-from risutools.catalog.approvals import Approval, load_approvals, standing
+from risutools.catalog.approvals import Approval, chain_check, load_approvals, standing
 from risutools.catalog.board_path import path_to_approved
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
@@ -177,7 +177,7 @@ def _check_documents(cat: Catalog, jobs: int | None, progress: ProgressFn | None
                 progress(done, len(docs))
     result.documents = found
     cat.adopt(loaded, [info.sha256 for info in found])
-    catalog_checks(docs, result, cfg, RuleFilter())
+    catalog_checks(docs, result, cfg, RuleFilter(), chain_check(cat.settings))
     return result, docs
 
 

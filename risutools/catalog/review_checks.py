@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Any
 
-from risutools.catalog.approvals import Approval, SignatureCheck
+from risutools.catalog.approvals import Approval, SignatureCheck, counts
 from risutools.catalog.catalog import Entry
 from risutools.catalog.graph import Graph, is_active, is_live
 from risutools.checks.registry import Check, check, of_family
@@ -266,7 +266,7 @@ def missing_signature(facts: ApprovalFacts) -> str | None:
 
     Fix: Approve again with `risutools approve --sign KEY`."""
     sig = facts.signature
-    if facts.required and sig is not None and sig.status != "verified":
+    if facts.required and sig is not None and not counts(sig, True):
         return (f"signatures are required and this record's is {sig.status} ({sig.detail}); "
                 "it counts as no approval")
     return None

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,11 @@ from risutools.settings.lifecycle import (
 from risutools.values import MAX_DOCUMENT_BYTES, parse_json_text
 
 MAX_LOG_BYTES = 64 * 1024 * 1024  # transitions.ndjson is read whole
+
+#: (catalog root, approval record) -> why the record does not count as an approval ('' when
+#: it does): the signature decision, which lives with the approvals
+#: (:func:`risutools.catalog.approvals.chain_check`); without one, records are not verified
+ApprovalCheck = Callable[[Path, dict[str, Any]], str]
 
 
 @dataclass
@@ -141,12 +146,14 @@ def _load_approval(path: Path) -> tuple[dict[str, Any] | None, str]:
 
 
 def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
-                doc: Any = None, *, unrecorded_ok: bool = False) -> Iterator[str]:
+                doc: Any = None, *, unrecorded_ok: bool = False,
+                counts: ApprovalCheck | None = None) -> Iterator[str]:
     """Messages (empty = the chain is complete and backed by approvals).
 
     ``doc`` (the document itself) lets the evidence lines after the last step be checked by
     undoing them; ``unrecorded_ok`` leaves out the document's hash (a rejection records a
-    change no line has: see the history gate)."""
+    change no line has: see the history gate); ``counts`` decides whether each step's
+    approval record counts (its signature)."""
     steps = log.by_component.get(component_id, [])
     if not log.exists:
         yield (f"review_status is {status!r} but the catalog ({log.root.name}/) has no "
@@ -171,7 +178,8 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
                    "transition; fix the line (candidate -> pending_human_review -> approved -> "
                    "promoted -> retired, any -> rejected)")
             return
-        yield from _check_approval(log.root, line, rec, component_id, action_for(frm, to) or "")
+        yield from _check_approval(log.root, line, rec, component_id, action_for(frm, to) or "",
+                                   counts)
         expected_from = to
     last_line, last = steps[-1]
     if last.get("to_status") != status:
@@ -268,7 +276,7 @@ def undo_line(doc: Any, rec: dict[str, Any]) -> tuple[Any, str]:
 
 
 def _check_approval(root: Path, line: int, rec: dict[str, Any], component_id: str,
-                    action: str) -> Iterator[str]:
+                    action: str, counts: ApprovalCheck | None = None) -> Iterator[str]:
     appr = rec.get("approval")
     if not isinstance(appr, dict) or not isinstance(appr.get("file"), str):
         yield (f"transitions.ndjson line {line}: no approval record ({{file, sha256}}); every "
@@ -306,3 +314,7 @@ def _check_approval(root: Path, line: int, rec: dict[str, Any], component_id: st
     reviewer = data.get("reviewer")
     if not isinstance(reviewer, str) or not reviewer.strip():
         yield f"approval {appr['file']!r} names no reviewer; add the reviewer's name"
+    elif counts is not None and (why := counts(root, data)):
+        yield (f"approval {appr['file']!r} (line {line}) does not count as an approval: {why}; "
+               "the transition was not made by a reviewer the catalog trusts: revert the "
+               "commit that added the line and the record")
