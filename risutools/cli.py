@@ -283,12 +283,10 @@ def validate(
         help="Fix, in place, the findings whose fix is exact (marked [*] by `risutools rule`) "
         "in candidate documents; then report what is left.",
     ),
-    allowed_signers: str | None = typer.Option(None, "--allowed-signers", metavar="FILE", help=(
-        "Pin the trust root (e.g. from the base branch): recorded steps need approvals "
-        "signed by a key of FILE.")),
-    allow_config_signers_outside: bool = typer.Option(False, "--allow-config-signers-outside",
-                                                      help="Trust a `catalog.allowed_signers` "
-                                                      "outside the repository."),
+    allowed_signers: str | None = typer.Option(None, "--allowed-signers", metavar="FILE",
+                                               help="Pin the trust root: signers' file."),
+    allow_config_signers_outside: bool = typer.Option(
+        False, "--allow-config-signers-outside", help="Trust an allowed_signers outside."),
     exit_zero: bool = _exit_zero(),
     statistics: bool = _statistics(),
     color: str = _color_option(),
@@ -608,10 +606,12 @@ def approve_cmd(
         None, "--sign", metavar="KEY", help="Sign with this SSH private key (ssh-keygen -Y)."),
     catalog: str | None = _catalog(),
     config_file: str | None = _config(),
+    packet: str | None = typer.Option(None, "--packet", metavar="FILE", help="Packet read."),
+    base: str | None = typer.Option(None, "--base", metavar="SHA256", help="Base hash read."),
 ) -> None:
-    """Write a human approval record naming the document's current base hash."""
-    _execute("approve", dict(component=component, action=action, reviewer=reviewer, note=note,
-                             sign=sign, catalog=catalog, config_file=config_file))
+    """Write a human approval record naming the document's base hash (refused, exit 1, when
+    --packet's or --base's hash is no longer the document's)."""
+    _execute("approve", dict(locals()))
 
 
 @app.command("promote")

@@ -324,7 +324,7 @@ _Dumper.add_representer(str, _str)
 
 
 def dump_record(record: dict[str, Any]) -> bytes:
-    ordered = {k: record[k] for k in (*FIELDS, "signature") if k in record}
+    ordered = {k: record[k] for k in (*FIELDS, "read", "signature") if k in record}
     text = yaml.dump(ordered, Dumper=_Dumper, allow_unicode=True, sort_keys=False,
                      width=4096, default_flow_style=False)
     return text.encode("utf-8")
