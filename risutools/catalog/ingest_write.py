@@ -13,6 +13,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from risutools.catalog.carry import STALE, carry
 from risutools.catalog.ndjson_merge import NDJSON_NAME, write_ndjson
 from risutools.catalog.outcome import IngestResult, SourceOutcome
 from risutools.catalog.render import render, review_status, safe_name, under
@@ -95,7 +96,7 @@ def write_catalog(
     folder = under(os.fspath(out))
     jobs = [
         (Path(folder + safe_name(cid) + ".json"), cid, _data(docs[cid][1]),
-         stager.take(*docs[cid][2]) if stager is not None else None)
+         stager.take(*docs[cid][2]) if stager is not None else None, docs[cid][0])
         for cid in order
     ]
     if all(j[3] is not None for j in jobs):
@@ -110,8 +111,13 @@ def write_catalog(
         err = os_error_line(failed[0])
         err.why += more
         raise err
-    for status, text in outcomes:  # in id order, whatever order the threads finished in
+    for (status, text), (_, cid, *_rest) in zip(outcomes, jobs, strict=True):
+        # (in id order, whatever order the threads finished in)
         assert isinstance(text, str)
+        if "\0" in text:  # the replay evidence carried over: "name\0kept|stale\0reason"
+            text, how, why = text.split("\0")
+            (result.evidence_stale if how == STALE else result.evidence_kept).append(
+                f"{cid}: {why}" if why else cid)
         {
             "written": result.written,
             "unchanged": result.unchanged,
@@ -128,9 +134,12 @@ def _data(text: str | None) -> bytes | None:
 def _write_one(
     target: Path, cid: str, data: bytes | None,
     pending: Future[StagedWrite | None] | Staged | None = None,
+    doc: dict[str, Any] | None = None,
 ) -> tuple[str, str | OSError]:
     """Write one document file (from its staged temp file when there is one; ``data`` is
-    None only then); returns (status, name or message, or the OSError)."""
+    None only then); returns (status, name or message, or the OSError).  A candidate's
+    replay evidence is carried into ``doc`` (:mod:`risutools.catalog.carry`): the name is
+    then followed by ``\0kept|stale\0reason``."""
 
     staged: StagedWrite | None = None
     try:
@@ -170,7 +179,17 @@ def _write_one(
             )
         if status != "candidate":
             return "kept_reviewed", cid
+        carried, how, why = carry(existing, doc) if doc is not None else (None, "", "")
+        if carried is not None:
+            if staged is not None:
+                discard_staged(staged)
+                staged = None
+            data = render(carried, False).encode("utf-8")
+            if current == data:
+                return "unchanged", f"{target.name}\0{how}\0{why}"
         put(expect_sha256=hashlib.sha256(current).hexdigest())
+        if carried is not None:
+            return "written", f"{target.name}\0{how}\0{why}"
     except WriteConflict as exc:
         return "conflict", exc.one_line()
     except OSError as exc:
