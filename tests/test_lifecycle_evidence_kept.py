@@ -69,6 +69,7 @@ def test_a_component_without_evidence_gets_a_fresh_projection(
     cat = fresh_catalog(tmp_path_factory, tmp_path)
     assert load(doc_path(cat, MOOD))["projection"]["replay_status"] == "not_run"
     code, out, _ = _ingest(cat, "--json")
+    assert code == 0
     s = json.loads(out)
     assert MOOD not in " ".join(s["evidence_kept"] + s["evidence_stale"])
     assert load(doc_path(cat, MOOD))["projection"]["replay_status"] == "not_run"
