@@ -607,7 +607,7 @@ def approve_cmd(
     catalog: str | None = _catalog(),
     config_file: str | None = _config(),
     packet: str | None = typer.Option(None, "--packet", metavar="FILE", help="Packet read."),
-    base: str | None = typer.Option(None, "--base", metavar="SHA256", help="Base hash read."),
+    base: str | None = typer.Option(None, "--base", metavar="HASH", help="Base hash read."),
 ) -> None:
     """Write a human approval record naming the document's base hash (refused, exit 1, when
     --packet's or --base's hash is no longer the document's)."""

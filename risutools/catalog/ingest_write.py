@@ -111,13 +111,10 @@ def write_catalog(
         err = os_error_line(failed[0])
         err.why += more
         raise err
-    for (status, text), (_, cid, *_rest) in zip(outcomes, jobs, strict=True):
+    for (status, text), job in zip(outcomes, jobs, strict=True):
         # (in id order, whatever order the threads finished in)
         assert isinstance(text, str)
-        if "\0" in text:  # the replay evidence carried over: "name\0kept|stale\0reason"
-            text, how, why = text.split("\0")
-            (result.evidence_stale if how == STALE else result.evidence_kept).append(
-                f"{cid}: {why}" if why else cid)
+        text = _evidence(result, job[1], text)
         {
             "written": result.written,
             "unchanged": result.unchanged,
@@ -125,6 +122,33 @@ def write_catalog(
             "kept_unreadable": result.kept_unreadable,
             "conflict": result.collisions,
         }[status].append(text)
+
+
+def _evidence(result: IngestResult, cid: str, text: str) -> str:
+    """Count the replay evidence a write carried over (``name\0kept|stale\0reason``);
+    returns the name."""
+    if "\0" not in text:
+        return text
+    name, how, why = text.split("\0")
+    (result.evidence_stale if how == STALE else result.evidence_kept).append(
+        f"{cid}: {why}" if why else cid)
+    return name
+
+
+def _carried(existing: Any, doc: dict[str, Any] | None) -> tuple[bytes | None, str]:
+    """The candidate's new bytes with its replay evidence carried over, and the suffix its
+    outcome carries (None, '' when there is none to carry)."""
+    carried, how, why = carry(existing, doc) if doc is not None else (None, "", "")
+    if carried is None:
+        return None, ""
+    return render(carried, False).encode("utf-8"), f"\0{how}\0{why}"
+
+
+def _discard(staged: StagedWrite | None) -> StagedWrite | None:
+    """Remove a staged file not to be used; the caller's reference becomes None."""
+    if staged is not None:
+        discard_staged(staged)
+    return None
 
 
 def _data(text: str | None) -> bytes | None:
@@ -138,13 +162,11 @@ def _write_one(
 ) -> tuple[str, str | OSError]:
     """Write one document file (from its staged temp file when there is one; ``data`` is
     None only then); returns (status, name or message, or the OSError).  A candidate's
-    replay evidence is carried into ``doc`` (:mod:`risutools.catalog.carry`): the name is
-    then followed by ``\0kept|stale\0reason``."""
-
+    replay evidence is carried into ``doc`` (:mod:`risutools.catalog.carry`; the name then
+    ends ``\0kept|stale\0reason``)."""
     staged: StagedWrite | None = None
     try:
-        if pending is not None:
-            staged = pending.result()  # an OSError of the staging is raised here
+        staged = pending.result() if pending is not None else None  # (staging's OSError)
 
         def put(**expect: Any) -> None:
             if staged is not None:
@@ -175,21 +197,16 @@ def _write_one(
         if status is None:
             return "kept_unreadable", (
                 f"{shown}: /provenance/review_status: unreadable-document: missing, so its "
-                f"review state is unknown; left as it is, {cid} not written"
-            )
+                f"review state is unknown; left as it is, {cid} not written")
         if status != "candidate":
             return "kept_reviewed", cid
-        carried, how, why = carry(existing, doc) if doc is not None else (None, "", "")
-        if carried is not None:
-            if staged is not None:
-                discard_staged(staged)
-                staged = None
-            data = render(carried, False).encode("utf-8")
-            if current == data:
-                return "unchanged", f"{target.name}\0{how}\0{why}"
+        new_data, note = _carried(existing, doc)
+        if new_data is not None:  # written from these bytes, not from the staged file
+            staged = _discard(staged)
+            if current == (data := new_data):
+                return "unchanged", target.name + note
         put(expect_sha256=hashlib.sha256(current).hexdigest())
-        if carried is not None:
-            return "written", f"{target.name}\0{how}\0{why}"
+        return "written", target.name + note
     except WriteConflict as exc:
         return "conflict", exc.one_line()
     except OSError as exc:
