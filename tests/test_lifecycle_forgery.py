@@ -174,3 +174,74 @@ def test_the_trust_root_stays_inside_the_repository(
     assert run_cli("validate", cat, "--allowed-signers", outside).returncode == 0
     m = run_cli("validate", cat, "--allowed-signers", tmp_path / "missing")
     assert m.returncode == 2 and "not-found" in m.stderr
+
+
+def _signed_step(cat: Path, key: Path, action: str, to: str | None) -> None:
+    r = run_cli("approve", CUTTER, "--action", action, "--reviewer", "kim", "--sign", key,
+                "--catalog", cat)
+    assert r.returncode == 0, r.stderr
+    if to is not None:
+        r = run_cli("promote", CUTTER, "--to", to, "--catalog", cat)
+        assert r.returncode == 0, r.stdout
+
+
+@needs_ssh
+def test_a_switch_needs_a_signed_approval_where_signatures_are_required(
+        signed_cat: tuple[Path, Path, Path]) -> None:
+    cat, key, pinned = signed_cat
+    _signed_step(cat, key, "approve", "approved")
+    # an approval of the next step, made before the switch, is not made stale by it
+    _signed_step(cat, key, "promote", None)
+    r = run_cli("activate", CUTTER, "--catalog", cat)
+    assert r.returncode == 1 and "FAIL  switch-approval" in r.stdout
+    r = run_cli("approve", CUTTER, "--action", "activate", "--reviewer", "kim",
+                "--catalog", cat)  # unsigned: does not count
+    assert r.returncode == 0
+    assert run_cli("activate", CUTTER, "--catalog", cat).returncode == 1
+    _signed_step(cat, key, "activate", None)
+    r = run_cli("activate", CUTTER, "--catalog", cat)
+    assert r.returncode == 0, r.stdout
+    line = log_lines(cat)[-1]
+    assert line["kind"] == "runtime" and line["approval"]["file"].endswith(".yaml")
+    assert run_cli("validate", cat, "--allowed-signers", pinned).returncode == 0
+    # the promote approval (on the inactive document) still holds
+    r = run_cli("promote", CUTTER, "--to", "promoted", "--catalog", cat)
+    assert r.returncode == 0, r.stdout
+    assert run_cli("validate", cat, "--allowed-signers", pinned).returncode == 0
+    rv = run_cli("review", cat, "-f", "concise")
+    assert "RV303" not in rv.stdout  # the unsigned activate record is superseded
+    assert rv.returncode == 0, rv.stdout
+
+
+@needs_ssh
+def test_a_hand_written_switch_fails_validate(signed_cat: tuple[Path, Path, Path]) -> None:
+    cat, key, pinned = signed_cat
+    _signed_step(cat, key, "approve", "approved")
+    p = doc_path(cat, CUTTER)
+    doc = load(p)
+    before = doc_sha256(doc)
+    doc["provenance"]["runtime_status"] = "active"
+    p.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    line = {"kind": "runtime", "component_id": CUTTER, "from_runtime": "inactive",
+            "to_runtime": "active", "before_sha256": before, "after_sha256": doc_sha256(doc),
+            "actor": "script", "at": "2026-12-02T00:00:00+00:00", "tool_version": "0.1.0"}
+    with open(cat / "transitions.ndjson", "a") as f:
+        f.write(json.dumps(line) + "\n")
+    v = run_cli("validate", cat, "--allowed-signers", pinned, "-f", "concise")
+    assert v.returncode == 1 and "a runtime switch with no approval" in v.stdout
+
+
+@needs_ssh
+def test_a_signed_approval_supersedes_an_unsigned_one(
+        signed_cat: tuple[Path, Path, Path]) -> None:
+    cat, key, _ = signed_cat
+    assert run_cli("approve", CUTTER, "--action", "approve", "--reviewer", "kim",
+                   "--catalog", cat).returncode == 0
+    rv = run_cli("review", cat, "-f", "concise")
+    assert rv.returncode == 1 and "RV303" in rv.stdout
+    _signed_step(cat, key, "approve", None)
+    rv = run_cli("review", cat, "-f", "json")
+    data = json.loads(rv.stdout)
+    states = sorted(a["state"] for a in data["approvals"] if a["action"] == "approve")
+    assert states == ["current", "superseded"]
+    assert rv.returncode == 0 and "RV303" not in rv.stdout

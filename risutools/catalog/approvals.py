@@ -33,7 +33,7 @@ from typing import Any
 
 import yaml
 
-from risutools.canonical import canonical, prefixed
+from risutools.canonical import canonical, doc_sha256, prefixed
 from risutools.catalog.catalog import Catalog, Entry, file_sha256
 from risutools.contract.loaders import load_bytes
 from risutools.contract.transitions import ApprovalCheck
@@ -347,20 +347,47 @@ def record_path(cat: Catalog, record: dict[str, Any]) -> Path:
 
 #: what an approval record is to the component it names (:func:`standing`)
 USED, ORPHAN, CURRENT, STALE = "used", "orphan", "current", "stale"
+#: (the review's word for an unsigned or badly signed record whose decision -- component,
+#: action, base -- a record with a verified signature also holds)
+SUPERSEDED = "superseded"
 
 
-def standing(a: Approval, base_sha256: str | None, used: Collection[str] = ()) -> str:
+def equivalents(entry: Entry) -> frozenset[str]:
+    """The base hashes that name the same reviewed content as the document: its own, and
+    the document's hash in the other runtime state (:data:`lifecycle.RUNTIME_FIELDS`), so
+    an approval in flight does not go stale when the component is switched."""
+    key = entry.base_sha256
+    if key not in _EQUIVALENT:
+        prov = entry.doc.get("provenance")
+        out = {key}
+        if isinstance(prov, dict):
+            for state in lifecycle.RUNTIME_STATES:
+                out.add(doc_sha256({**entry.doc, "provenance": {**prov, "runtime_status": state}}))
+        if len(_EQUIVALENT) > 65536:
+            _EQUIVALENT.clear()
+        _EQUIVALENT[key] = frozenset(out)
+    return _EQUIVALENT[key]
+
+
+_EQUIVALENT: dict[str, frozenset[str]] = {}
+
+
+def standing(a: Approval, base_sha256: str | None, used: Collection[str] = (),
+             equivalent: Collection[str] = ()) -> str:
     """Is this approval current?  The one answer, for the gate (:func:`find_approval`),
     packets and the review: ``used`` when a recorded transition already used it (its file,
     without ``approvals/``, is in ``used``: history, neither current nor stale); ``orphan``
     when no document has its component (``base_sha256`` is None); ``current`` when it names
-    exactly the document's base hash (the bytes the reviewer read); else ``stale``.
+    exactly the document's base hash (the bytes the reviewer read), or one of
+    ``equivalent`` (:func:`equivalents`: the same content in the other runtime state); else
+    ``stale``.
     Whether the record reads, names the version and is signed is asked apart."""
     if a.file.removeprefix("approvals/") in used:
         return USED
     if base_sha256 is None:
         return ORPHAN
-    return CURRENT if a.field("base_sha256") == base_sha256 else STALE
+    base = a.field("base_sha256")
+    return CURRENT if base == base_sha256 or base in equivalent else STALE
 
 
 @dataclass
@@ -379,7 +406,8 @@ def find_approval(cat: Catalog, entry: Entry, action: str,
     mine = [a for a in allr if a.record is not None and not a.problem
             and a.field("component_id") == entry.component_id and a.field("action") == action
             and named_for(a.path.name, entry.component_id, action)]
-    current = [a for a in mine if standing(a, entry.base_sha256) == CURRENT]
+    same = equivalents(entry)
+    current = [a for a in mine if standing(a, entry.base_sha256, (), same) == CURRENT]
     if not current:
         return _none_current(entry, action, mine, cat.flag())
     right = [a for a in current if a.field("component_version") == entry.version]
@@ -404,7 +432,7 @@ def _none_current(entry: Entry, action: str, mine: list[Approval], flag: str = "
                   ) -> ApprovalVerdict:
     """No approval of ``action`` names the current base hash: a stale one, or none
     (``flag``: what names the catalog in the command printed)."""
-    stale = [a for a in mine if standing(a, entry.base_sha256) == STALE]
+    stale = [a for a in mine if standing(a, entry.base_sha256, (), equivalents(entry)) == STALE]
     if stale:
         a = stale[-1]
         return ApprovalVerdict(False, None, (

@@ -380,6 +380,24 @@ def exclusive(ctx: GateContext) -> tuple[str, str]:
     return PASS, f"the only active provider of {', '.join(mine)}"
 
 
+@check("G14", "error", "promotion", "switch-approval", targets=lifecycle.RUNTIME_STATES)
+def switch_approval(ctx: GateContext) -> tuple[str, str]:
+    """Where signatures are required (catalog.require_signatures): a signed approval for
+    exactly this switch (action activate or deactivate) on the current base hash (or the same
+    content in the other runtime state); n/a where they are not.
+
+    Why: Switching a component on or off changes what runs; where every transition needs a
+    signed human record, so does a switch.
+
+    Fix: Record the switch's approval with `risutools approve COMPONENT --action activate
+    (or deactivate) --reviewer NAME --sign KEY`, then switch again."""
+    act = lifecycle.SWITCH_ACTION[ctx.to]
+    if not ctx.cat.settings.require_signatures:
+        return NA, f"signatures are not required: a switch needs no {act!r} approval"
+    ctx.approval = find_approval(ctx.cat, ctx.entry, act, ctx.approvals)
+    return (PASS if ctx.approval.ok else FAIL), ctx.approval.reason
+
+
 # --------------------------------------------------------------------------- the engine
 
 #: the gates that read other components of the catalog: they run again under the catalog's

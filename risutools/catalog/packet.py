@@ -30,7 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from risutools.canonical import canonical
-from risutools.catalog.approvals import CURRENT, STALE, Approval, load_approvals, standing
+from risutools.catalog.approvals import (
+    CURRENT,
+    STALE,
+    Approval,
+    equivalents,
+    load_approvals,
+    standing,
+)
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
 from risutools.catalog.packet_markdown import render_packet_markdown
@@ -108,8 +115,9 @@ def relations(entry: Entry, graph: Graph, approvals: list[Approval],
               used: set[str]) -> Relations:
     mine = [a for a in approvals if a.field("component_id") == entry.component_id]
     base = entry.base_sha256
-    current = {a.field("action") for a in mine if standing(a, base) == CURRENT}
-    stale = [a for a in mine if standing(a, base, used) == STALE
+    same = equivalents(entry) if mine else frozenset()
+    current = {a.field("action") for a in mine if standing(a, base, (), same) == CURRENT}
+    stale = [a for a in mine if standing(a, base, used, same) == STALE
              and a.field("action") not in current]
     return Relations(graph.unmet(entry), graph.conflicts_with(entry, "live"),
                      _shared_source(entry, graph), _same_id(entry, graph), stale)
@@ -145,7 +153,7 @@ def _same_id(entry: Entry, graph: Graph) -> list[Entry]:
 def used_approvals(log: CatalogLog) -> set[str]:
     """Approval files a recorded transition already used (history, not stale)."""
     used = set()
-    for lines in log.by_component.values():
+    for lines in (*log.by_component.values(), *log.runtime.values()):
         for _, rec in lines:
             appr = rec.get("approval")
             if isinstance(appr, dict) and isinstance(appr.get("file"), str):
@@ -243,7 +251,8 @@ def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
         "transition_history": [{"line": ln, **rec} for ln, rec in history],
         "approvals": [{"file": a.file, "action": a.field("action"),
                        "reviewer": a.field("reviewer"), "base_sha256": a.field("base_sha256"),
-                       "current": standing(a, entry.base_sha256) == CURRENT}
+                       "current": standing(a, entry.base_sha256, (),
+                                           equivalents(entry)) == CURRENT}
                       for a in approvals if a.field("component_id") == cid],
         "notes": note,
         "replay_reports": _replays(cat, cid),

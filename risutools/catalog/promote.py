@@ -217,10 +217,11 @@ def execute(cat: Catalog, p: Plan, *, actor: str = "") -> int:
         if p.resume_line is not None:
             write_document(cat, e, raw, p.new_doc)
             return p.resume_line
+        a = p.approval
+        if a is not None:  # (a status step always has one; a switch where signatures are
+            _same_approval_bytes(cat, a)  # required)
         if p.kind == "status":
-            a = p.approval
             assert a is not None
-            _same_approval_bytes(cat, a)
             frm = e.review_status
             assert lifecycle.action_for(frm, p.to) is not None
             rec: dict[str, Any] = {
@@ -233,6 +234,8 @@ def execute(cat: Catalog, p: Plan, *, actor: str = "") -> int:
                    "from_runtime": e.runtime_status, "to_runtime": p.to,
                    "before_sha256": e.base_sha256, "after_sha256": p.after_sha256,
                    "actor": actor, "at": now_iso(), "tool_version": __version__}
+            if a is not None:
+                rec["approval"] = {"file": a.file, "sha256": a.sha256}
         line = append_log(cat, rec, before)
         write_document(cat, e, raw, p.new_doc)
         return line

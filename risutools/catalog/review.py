@@ -29,7 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from risutools import __version__
-from risutools.catalog.approvals import Approval, chain_check, load_approvals, standing
+from risutools.catalog.approvals import (
+    SUPERSEDED,
+    Approval,
+    chain_check,
+    equivalents,
+    load_approvals,
+    standing,
+)
 from risutools.catalog.board_path import path_to_approved
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
@@ -390,7 +397,9 @@ def _approvals(cat: Catalog, approvals: list[Approval], entries: list[Entry],
     RV3xx unit that fires on it (else an ``info`` row)."""
     used = used_approvals(log)
     current = {e.component_id: e.base_sha256 for e in entries}
+    by_id = {e.component_id: e for e in entries}
     req = cat.settings.require_signatures
+    signed = _signed_keys(cat, approvals)
     out = []
     for a in approvals:
         cid = a.field("component_id")
@@ -403,7 +412,11 @@ def _approvals(cat: Catalog, approvals: list[Approval], entries: list[Entry],
         else:
             sig = a.signature(cat)
             row["signature"] = sig.status
-            row["state"] = standing(a, current.get(cid), used)
+            e = by_id.get(cid)
+            row["state"] = standing(a, current.get(cid), used,
+                                    equivalents(e) if e is not None else ())
+            if not sig.ok and _key(a) in signed:  # a signed record of the same decision
+                row["state"] = SUPERSEDED
             facts = ApprovalFacts(a, row["state"], sig, req, current.get(cid))
         for unit in units(APPROVAL):
             msg = unit(facts)
@@ -414,6 +427,17 @@ def _approvals(cat: Catalog, approvals: list[Approval], entries: list[Entry],
             row.update(severity="info", message=f"{row['state']}, signature {row['signature']}")
         out.append(row)
     return out
+
+
+def _key(a: Approval) -> tuple[str, str, str]:
+    return a.field("component_id"), a.field("action"), a.field("base_sha256")
+
+
+def _signed_keys(cat: Catalog, approvals: list[Approval]) -> set[tuple[str, str, str]]:
+    """(component, action, base) of every record with a verified signature: an unsigned
+    record of the same decision is superseded (RV303 does not fire on it)."""
+    return {_key(a) for a in approvals if not a.problem and a.record is not None
+            and a.record.get("signature") is not None and a.signature(cat).ok}
 
 
 def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,

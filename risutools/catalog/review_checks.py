@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Any
 
-from risutools.catalog.approvals import Approval, SignatureCheck, counts
+from risutools.catalog.approvals import SUPERSEDED, Approval, SignatureCheck, counts
 from risutools.catalog.catalog import Entry
 from risutools.catalog.graph import Graph, is_active, is_live
 from risutools.checks.registry import Check, check, of_family
@@ -226,7 +226,7 @@ class ApprovalFacts:
     """One approval record as the review sees it."""
 
     approval: Approval
-    state: str  # unreadable | used | orphan | current | stale (approvals.standing)
+    state: str  # unreadable | used | orphan | current | stale (approvals.standing) | superseded
     signature: SignatureCheck | None  # None when the record cannot be read
     required: bool  # catalog.require_signatures
     base_now: str | None  # the base hash of the component it names (None: no document)
@@ -262,11 +262,14 @@ def missing_signature(facts: ApprovalFacts) -> str | None:
     """Signatures are required (catalog.require_signatures) and an approval is not signed by an
     allowed signer.
 
-    Why: Where signatures are required, an unsigned record counts as no approval.
+    Why: Where signatures are required, an unsigned record counts as no approval.  A record
+    whose decision (component, action, base hash) a signed record also holds is superseded,
+    and not reported.
 
     Fix: Approve again with `risutools approve --sign KEY`."""
     sig = facts.signature
-    if facts.required and sig is not None and not counts(sig, True):
+    if facts.required and sig is not None and not counts(sig, True) \
+            and facts.state != SUPERSEDED:
         return (f"signatures are required and this record's is {sig.status} ({sig.detail}); "
                 "it counts as no approval")
     return None

@@ -19,6 +19,7 @@ SCOPE_OF: dict[str, str] = {
     "G11": "promotion",
     "G12": "promotion",
     "G13": "promotion",
+    "G14": "promotion",
     "M1": "replay",
     "M2": "replay",
     "M3": "replay",

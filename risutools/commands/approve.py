@@ -57,11 +57,13 @@ class Approved:
 def run(opts: Options) -> Approved:
     cat, entry = open_for(opts.component, opts.catalog, configure(opts.config_file))
     record = build_record(entry, opts.action, opts.reviewer, opts.note)
-    to = lifecycle.TARGET_OF[opts.action]
-    if lifecycle.action_for(entry.review_status, to) != opts.action:
+    to = lifecycle.TARGET_OF.get(opts.action) or f"runtime {lifecycle.SWITCH_TO[opts.action]}"
+    if opts.action not in lifecycle.open_actions(entry.review_status, entry.runtime_status):
+        rt = f", {entry.runtime_status}" if opts.action in lifecycle.SWITCH_TO else ""
         raise ConfigError(Code.ACTION_NOT_NEXT, f"{entry.component_id} is "
-                          f"{entry.review_status or '(no status)'}; {opts.action!r} leads to "
-                          f"{to}, which is not its next step", path=opts.component)
+                          f"{entry.review_status or '(no status)'}{rt}; "
+                          f"{opts.action!r} leads to {to}, which is not its next step",
+                          path=opts.component)
     packet = read_packet(opts.packet, entry) if opts.packet is not None else None
     read = packet["base_sha256"] if packet is not None else opts.base
     if read is not None:

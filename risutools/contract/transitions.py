@@ -40,6 +40,7 @@ from risutools.settings.lifecycle import (
     EVIDENCE_POINTERS,
     REJECTED,
     RUNTIME_LINE,
+    SWITCH_ACTION,
     action_for,
 )
 from risutools.values import MAX_DOCUMENT_BYTES, parse_json_text
@@ -165,6 +166,9 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
                f"{component_id}; only recorded, approved transitions move a document past "
                "candidate")
         return
+    switches = [(ln, r) for ln, r in log.runtime.get(component_id, [])
+                if r.get("kind") == RUNTIME_LINE]
+    back = {r.get("after_sha256"): r.get("before_sha256") for _, r in switches}
     expected_from = "candidate"
     for line, rec in steps:
         frm, to = rec.get("from_status"), rec.get("to_status")
@@ -179,8 +183,10 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
                    "promoted -> retired, any -> rejected)")
             return
         yield from _check_approval(log.root, line, rec, component_id, action_for(frm, to) or "",
-                                   counts)
+                                   counts, _switched_from(rec.get("before_sha256"), back))
         expected_from = to
+    for line, rec in switches:
+        yield from _check_switch(log.root, line, rec, component_id, counts)
     last_line, last = steps[-1]
     if last.get("to_status") != status:
         yield (f"the last recorded transition (line {last_line}) ends at "
@@ -189,6 +195,30 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
     elif not unrecorded_ok:
         tail = [s for s in log.runtime.get(component_id, []) if s[0] > last_line]
         yield from _check_tail(component_id, status, (last_line, last), tail, doc, doc_hash)
+
+
+def _switched_from(h: Any, back: dict[Any, Any]) -> set[Any]:
+    """``h`` and the hashes runtime switches alone led to it from (the same reviewed
+    content in the other runtime state: an approval of one of them still holds)."""
+    out = {h}
+    while h in back and back[h] not in out:
+        h = back[h]
+        out.add(h)
+    return out
+
+
+def _check_switch(root: Path, line: int, rec: dict[str, Any], component_id: str,
+                  counts: ApprovalCheck | None) -> Iterator[str]:
+    """A runtime switch: its approval (when it names one) is checked like a step's; without
+    one, the switch counts only where an unsigned record would (signatures not required)."""
+    action = SWITCH_ACTION.get(str(rec.get("to_runtime")), "")
+    if isinstance(rec.get("approval"), dict):
+        yield from _check_approval(root, line, rec, component_id, action, counts)
+    elif counts is not None and (why := counts(root, {})):
+        yield (f"transitions.ndjson line {line}: a runtime switch with no approval, and an "
+               f"unsigned record does not count ({why}); switch with a signed {action!r} "
+               "approval (`risutools approve --action "
+               f"{action or 'activate'} --sign KEY`), or revert the commit that added the line")
 
 
 def _changed_after(cid: str, status: str, line: int, rec: dict[str, Any], now: str) -> str:
@@ -276,7 +306,8 @@ def undo_line(doc: Any, rec: dict[str, Any]) -> tuple[Any, str]:
 
 
 def _check_approval(root: Path, line: int, rec: dict[str, Any], component_id: str,
-                    action: str, counts: ApprovalCheck | None = None) -> Iterator[str]:
+                    action: str, counts: ApprovalCheck | None = None,
+                    bases: set[Any] | None = None) -> Iterator[str]:
     appr = rec.get("approval")
     if not isinstance(appr, dict) or not isinstance(appr.get("file"), str):
         yield (f"transitions.ndjson line {line}: no approval record ({{file, sha256}}); every "
@@ -306,7 +337,7 @@ def _check_approval(root: Path, line: int, rec: dict[str, Any], component_id: st
     if data.get("action") != action:
         yield (f"approval {appr['file']!r} has action {data.get('action')!r}; the transition "
                f"on line {line} needs {action!r}")
-    if data.get("base_sha256") != rec.get("before_sha256"):
+    if data.get("base_sha256") not in (bases or {rec.get("before_sha256")}):
         yield (f"approval {appr['file']!r} approved base {str(data.get('base_sha256'))[:19]}… "
                f"but the transition on line {line} started from "
                f"{str(rec.get('before_sha256'))[:19]}…; approve the document hash the "
