@@ -50,6 +50,7 @@ from risutools.catalog.render import render
 from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
 from risutools.catalog.staging import Stager
 from risutools.catalog.walk import discover, find_sources
+from risutools.contract.notesfind import document_keys, find_notes, orphans
 from risutools.errors import UsageError
 from risutools.fsio import (
     check_target,
@@ -128,10 +129,26 @@ def ingest(
         _deduplicate(result.sources)
         write_catalog(result, out_p, ndjson, stager)
         write_facts(result, out_p)
+    if notes_s is not None:
+        result.notices.extend(_orphan_notes(result, notes_s))
     if own_pool and stage is not None:
         sweep_temp_files(out_p)  # what a worker that died left (named after this process)
     _save_cache(run.cache, set(run.outcomes))
     return result
+
+
+def _orphan_notes(result: IngestResult, notes: str) -> list[str]:
+    """One line per notes file that no component of this run took (by its id, a slug
+    alias, ``for:`` or the digest its document records): a name that matches nothing."""
+    used: set[str] = set()
+    for s in result.sources:
+        for doc in s.documents if s.status == "ok" else ():
+            found = find_notes(notes, str(doc.get("component_id", "")), **document_keys(doc))
+            if found is not None:
+                used.add(found.name)
+    return [f"notes/{display_path(n)}: matches no component of this run (not its id, a slug "
+            "alias, nor a `for:` of a module read); rename it after its component "
+            "(notes/<component_id>.yaml), or give it a `for:`" for n in orphans(notes, used)]
 
 
 def _grades_signature(settings: Settings | None) -> str:

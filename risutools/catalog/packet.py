@@ -50,6 +50,7 @@ from risutools.catalog.review_interactions import (
 )
 from risutools.catalog.writes import write_new_file
 from risutools.contract.loaders import load_bytes
+from risutools.contract.notesfind import document_keys, find_notes
 from risutools.contract.rules import mc500
 from risutools.contract.transitions import CatalogLog
 from risutools.contract.validate import validate_document
@@ -241,7 +242,7 @@ def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
                      key=lambda s: s[0])
     providers = {c: [_brief(p) for p in graph.live_providers(c, besides=entry)]
                  for c in entry.caps("requires")}
-    note = _note(cat, cid)
+    note = _note(cat, cid, entry.doc)
     return {
         "providers_of_requirements": providers,
         "unmet_requirements": rel.unmet,
@@ -259,13 +260,16 @@ def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
     }
 
 
-def _note(cat: Catalog, cid: str) -> Any:
+def _note(cat: Catalog, cid: str, doc: Any = None) -> Any:
     """The component's curator notes (None without a notes file)."""
     npath = cat.note_path(cid)
     if npath is None:
         return {"unreadable": "the component_id is not a plain name; no notes file is read"}
-    if not os.path.lexists(npath):
-        return None
+    if not os.path.lexists(npath):  # by its stable id or a slug alias, or a repost's `for:`
+        found = find_notes(cat.notes_dir, cid, **document_keys(doc))
+        if found is None:
+            return None
+        npath = found
     try:
         out = load_bytes(read_inside(cat.root, npath, MAX_NOTES_BYTES), cat.rel(npath),
                          fmt="yaml")

@@ -46,9 +46,11 @@ from risutools.catalog.review_checks import (
     APPROVAL,
     GRAPH,
     LOG,
+    NOTES,
     ApprovalFacts,
     GraphProblem,
     LogFacts,
+    NotesFacts,
     units,
 )
 from risutools.catalog.review_interactions import attach_risk, interactions
@@ -231,6 +233,7 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
     findings = _own_findings(cat, problems, chain, appr)  # the review's own (RV...)
     inter = interactions(str(cat.root), entries)  # RV4xx, over per-document summaries
     findings += inter.findings()
+    findings += _notes_findings(cat, entries)
     # the board's gates read every contract finding; the report only what the settings keep
     board = _board(cat, entries, graph, log, approvals, verifications, validated)
     _settle(validated, cat.config)
@@ -257,6 +260,15 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
     rv.data["counts"]["log_entries"] = sum(len(v) for v in log.by_component.values()) + \
         sum(len(v) for v in log.runtime.values())
     return rv
+
+
+def _notes_findings(cat: Catalog, entries: list[Entry]) -> list[Finding]:
+    """The RV4xx units on the catalog's notes folder (none without one)."""
+    if not cat.notes_dir.is_dir():
+        return []
+    facts = NotesFacts(cat.notes_dir, entries)
+    return [Finding(unit.id, _sev(unit.severity), msg, file=display_path(cat.root / rel))
+            for unit in units(NOTES) for rel, msg in unit(facts)]
 
 
 def _own_findings(cat: Catalog, problems: list[GraphProblem], chain: list[dict[str, Any]],

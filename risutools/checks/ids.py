@@ -112,4 +112,5 @@ SCOPE_OF: dict[str, str] = {
     "RV408": "catalog",
     "RV501": "catalog",
     "RV502": "catalog",
+    "RV601": "catalog",
 }
