@@ -32,6 +32,7 @@ from risutools.catalog.writes import (
     catalog_lock,
     conflict_error,
     current_bytes,
+    log_now,
     write_document,
 )
 from risutools.contract.transitions import find_catalog_root, read_log
@@ -79,10 +80,11 @@ def record_evidence(cf: ComponentFile, new_doc: dict[str, Any], *, reason: str,
     cat = Catalog.open(root)
     entry = cat.resolve(str(cf.path))
     with catalog_lock(cat):
-        raw, _ = current_bytes(entry)
+        raw, _ = current_bytes(cat, entry)
         if file_sha256(raw) != cf.sha256:
             raise conflict_error(entry, "the file changed during the replay")
         after = doc_sha256(new_doc)
+        before = log_now(cat)
         lines = read_log(cat.root, only=entry.component_id).runtime.get(entry.component_id, [])
         last = lines[-1][1] if lines else {}
         line = None
@@ -99,8 +101,8 @@ def record_evidence(cf: ComponentFile, new_doc: dict[str, Any], *, reason: str,
                 "at": now_iso(), "tool_version": __version__}
             if report_sha256 is None:
                 del rec["report_sha256"]
-            line = append_log(cat, rec)
-        write_document(entry, raw, new_doc)
+            line = append_log(cat, rec, before)
+        write_document(cat, entry, raw, new_doc)
         return line
 
 

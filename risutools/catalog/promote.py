@@ -145,7 +145,8 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
     graph = Graph(cat.entries()) if graph is None else graph
     new = new_document(entry.doc, to) if kind == "status" else runtime_document(entry.doc, to)
     if approvals is None:  # only the records named for this component and step (an index)
-        act = lifecycle.action_for(entry.review_status, to) if kind == "status" else None
+        act = lifecycle.action_for(entry.review_status, to) if kind == "status" else \
+            lifecycle.SWITCH_ACTION.get(to) if cat.settings.require_signatures else None
         approvals = load_approvals(cat, component=entry.component_id, action=act) \
             if act is not None else []
     ctx = GateContext(cat, entry, to, new, log, graph, approvals)

@@ -374,7 +374,7 @@ def _notes_file(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument) -> P
     if note.exists() or note.is_symlink():
         return note
     # by its stable id or a slug alias, a repost's source digest, or the recorded digest
-    return find_notes(root / "notes", cid, **document_keys(ld.doc))
+    return find_notes(root / "notes", cid or "", **document_keys(ld.doc))
 
 
 def _verify_notes(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument,
