@@ -484,18 +484,17 @@ def replay_run(
 
 @replay_app.command("monitor")
 def replay_monitor_cmd(
-    fixture: str = typer.Option(
-        ..., "--fixture", "-x", metavar="FILE", help="conversation-v1 fixture."
-    ),
-    config: str | None = typer.Option(
-        None, "--config", "-c", metavar="FILE", help="JSON/YAML configuration."
-    ),
-    output: str | None = typer.Option(
-        None, "--output", "-o", metavar="FILE", help="Also write the report here."
-    ),
+    component: str | None = typer.Argument(None, metavar="[DOC]",
+                                           help="The monitor's document (its digest)."),
+    fixture: str = typer.Option(..., "--fixture", "-x", metavar="FILE",
+                                help="conversation-v1 fixture."),
+    config: str | None = typer.Option(None, "--config", "-c", metavar="FILE",
+                                      help="JSON/YAML configuration."),
+    output: str | None = typer.Option(None, "--output", "-o", metavar="FILE",
+                                      help="Also write the report here."),
 ) -> None:
-    """Replay the context monitor alone (no cutter): levels and alerts per request."""
-    _execute("replay monitor", dict(fixture=fixture, config=config, output=output))
+    """Replay the context monitor alone (no cutter): levels, alerts and their text."""
+    _execute("replay monitor", dict(locals()))
 
 
 @replay_app.command("synth")

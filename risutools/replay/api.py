@@ -142,9 +142,11 @@ def catalog_section(component: Path) -> dict[str, Any] | None:
     return section if isinstance(section, dict) else None
 
 
-def run_monitor(fixture: str | Path, config: str | Path | None = None) -> dict[str, Any]:
-    """The monitor alone over a fixture; returns a replay-report-v1 without a component."""
+def run_monitor(fixture: str | Path, config: str | Path | None = None,
+                component: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The monitor alone over a fixture; returns a replay-report-v1, tied to ``component``
+    (the monitor's document: its id, version and digest) when one is given."""
     fx = load_fixture(fixture)
     cfg = load_replay_config(config, fx.config)
     run = run_simulation(SIM_MONITOR, fx, cfg)
-    return build_report(run, fx, cfg, None)
+    return build_report(run, fx, cfg, component)

@@ -247,6 +247,7 @@ def _replay_run(r: Replayed, **_: Any) -> Rendered:
 
 def _replay_monitor(m: Monitored, **_: Any) -> Rendered:
     lines = []
+    injected = {a["request"]: a.get("additional_context", "") for a in m.report["alerts"]}
     for row in m.report["requests"]:
         mon = row["monitor"]
         level = mon["level"] or f"({mon['metrics']} metrics)"
@@ -254,8 +255,13 @@ def _replay_monitor(m: Monitored, **_: Any) -> Rendered:
         alert = f"  ALERT ({mon['alert_reason']})" if mon["alert"] else ""
         lines.append(f"request {row['request']:>5}  {row['tokens_in']:>8} tokens  {used:>7}  "
                      f"{level}{alert}")
+        if row["request"] in injected:  # what the alert injects, as the agent reads it
+            lines.append(f"  additionalContext: {injected[row['request']]}")
+    lines += [f"note: {text_value(n)}" for n in m.report.get("monitor_notes", [])]
     summary = m.report["summary"]
-    lines.append(f"{summary['requests']} request(s), {summary['alerts']} alert(s)")
+    comp = m.report.get("component")
+    tied = f"; {text_value(comp['component_id'])} at {comp['doc_sha256']}" if comp else ""
+    lines.append(f"{summary['requests']} request(s), {summary['alerts']} alert(s){tied}")
     return Rendered("".join(x + "\n" for x in lines))
 
 
