@@ -631,8 +631,8 @@ def promote_cmd(
                              catalog=catalog, sources=sources, config_file=config_file))
 
 
-def _runtime_switch(name: str, target: str, doc: str) -> None:
-    """Register ``activate`` / ``deactivate``: one command body, its target baked in."""
+def _runtime_switch(name: str, target: str, doc: str, kind: str = "runtime") -> None:
+    """Register ``activate`` / ``deactivate`` / ``publish``: one body, its target baked in."""
 
     def command(
         component: str = typer.Argument(
@@ -644,7 +644,7 @@ def _runtime_switch(name: str, target: str, doc: str) -> None:
         catalog: str | None = _catalog(),
         config_file: str | None = _config(),
     ) -> None:
-        _execute("promote", dict(component=component, to=target, kind="runtime",
+        _execute("promote", dict(component=component, to=target, kind=kind,
                                  dry_run=dry_run, as_json=as_json, actor=actor,
                                  catalog=catalog, config_file=config_file))
 
@@ -657,6 +657,7 @@ _runtime_switch("activate", lifecycle.ACTIVE,
                 "Set runtime_status active (approved/promoted, no active conflict, exclusivity).")
 _runtime_switch("deactivate", lifecycle.INACTIVE,
                 "Set runtime_status inactive (logged in transitions.ndjson).")
+_runtime_switch("publish", lifecycle.PUBLISHED, "Set publishable true (gate G15).", "publish")
 
 
 @app.command("packet")

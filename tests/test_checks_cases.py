@@ -160,7 +160,8 @@ def gate_verdict(cid: str, case: dict[str, Any], root: Path) -> str:
     write_catalog(case, root)
     cat = Catalog.open(root)
     [entry] = [e for e in cat.entries() if e.path.name == "doc0.json"]
-    kind = "runtime" if case["target"] in lifecycle.RUNTIME_STATES else "status"
+    kind = "runtime" if case["target"] in lifecycle.RUNTIME_STATES else \
+        "publish" if case["target"] == lifecycle.PUBLISHED else "status"
     verdicts = {v.gate: v.verdict for v in plan(cat, entry, case["target"], kind=kind).verdicts}
     return verdicts[CHECKS[cid].title]
 

@@ -187,3 +187,31 @@ def test_a_forged_evidence_line_does_not_cover_another_change(
     (cat / "transitions.ndjson").write_text("\n".join(lines) + "\n", "utf-8")
     code, out = _validate(cat)
     assert code == 1 and "evidence changes only" in out
+
+
+def test_publish_is_its_own_approved_and_logged_step(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    cat = fresh_catalog(tmp_path_factory, tmp_path)
+    for action, to in PATHS["promoted"][:2]:
+        _step(cat, action, to)
+    # approved is not enough, and the approval is refused as not a next step
+    a = run_cli("approve", CUTTER, "--action", "publish", "--reviewer", "kim", "--catalog", cat)
+    assert a.returncode == 2 and "action-not-next" in a.stderr
+    _step(cat, "promote", "promoted")
+    r = run_cli("publish", CUTTER, "--catalog", cat)
+    assert r.returncode == 1 and "FAIL  publish" in r.stdout  # no approval yet
+    assert run_cli("approve", CUTTER, "--action", "publish", "--reviewer", "kim",
+                   "--catalog", cat).returncode == 0
+    r = run_cli("publish", CUTTER, "--catalog", cat)
+    assert r.returncode == 0, r.stdout
+    assert load(doc_path(cat, CUTTER))["provenance"]["publishable"] is True
+    line = log_lines(cat)[-1]
+    assert line["kind"] == "publish" and line["to_publishable"] is True and line["approval"]
+    assert _validate(cat)[0] == 0
+    # once published, not again; a hand-made "publishable: true" elsewhere fails validate
+    assert run_cli("publish", CUTTER, "--catalog", cat).returncode == 1
+    assert _validate(cat)[0] == 0
+    lines = (cat / "transitions.ndjson").read_text().splitlines()
+    (cat / "transitions.ndjson").write_text("\n".join(lines[:-1]) + "\n")
+    code, out = _validate(cat)
+    assert code == 1 and "MC305" in out

@@ -398,6 +398,29 @@ def switch_approval(ctx: GateContext) -> tuple[str, str]:
     return (PASS if ctx.approval.ok else FAIL), ctx.approval.reason
 
 
+@check("G15", "error", "promotion", "publish", targets=(lifecycle.PUBLISHED,))
+def publish(ctx: GateContext) -> tuple[str, str]:
+    """Publishing (publishable: true) needs a promoted component that is not yet publishable,
+    a new document that passes MC303 (a passed replay for a context.* component), and a human
+    approval with action publish on the current base hash (signed and allowed where
+    required).
+
+    Why: Publishing hands a component to others; it is a decision of its own, made on
+    exactly the bytes a person read.
+
+    Fix: Promote the component first, record `risutools approve COMPONENT --action publish`
+    (with `--sign` where signatures are required), then `risutools publish COMPONENT`."""
+    e = ctx.entry
+    if e.review_status not in lifecycle.PUBLISH_FROM:
+        return FAIL, f"only a promoted component is published; it is {e.review_status!r}"
+    if e.get("provenance", "publishable") is True:
+        return FAIL, "it is publishable already"
+    for ptr, msg in mc.mc303(ctx.new_doc, ctx.cat.config):
+        return FAIL, f"{mc.mc303.id} at {ptr}: {msg}"
+    ctx.approval = find_approval(ctx.cat, e, lifecycle.PUBLISH, ctx.approvals)
+    return (PASS if ctx.approval.ok else FAIL), ctx.approval.reason
+
+
 # --------------------------------------------------------------------------- the engine
 
 #: the gates that read other components of the catalog: they run again under the catalog's

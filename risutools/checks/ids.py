@@ -20,6 +20,7 @@ SCOPE_OF: dict[str, str] = {
     "G12": "promotion",
     "G13": "promotion",
     "G14": "promotion",
+    "G15": "promotion",
     "M1": "replay",
     "M2": "replay",
     "M3": "replay",

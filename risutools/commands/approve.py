@@ -57,8 +57,12 @@ class Approved:
 def run(opts: Options) -> Approved:
     cat, entry = open_for(opts.component, opts.catalog, configure(opts.config_file))
     record = build_record(entry, opts.action, opts.reviewer, opts.note)
-    to = lifecycle.TARGET_OF.get(opts.action) or f"runtime {lifecycle.SWITCH_TO[opts.action]}"
-    if opts.action not in lifecycle.open_actions(entry.review_status, entry.runtime_status):
+    to = lifecycle.TARGET_OF.get(opts.action) or (
+        f"runtime {lifecycle.SWITCH_TO[opts.action]}" if opts.action in lifecycle.SWITCH_TO
+        else f"{lifecycle.PUBLISHED}: true")
+    published = entry.get("provenance", "publishable") is True
+    if opts.action not in lifecycle.open_actions(entry.review_status, entry.runtime_status,
+                                                 published):
         rt = f", {entry.runtime_status}" if opts.action in lifecycle.SWITCH_TO else ""
         raise ConfigError(Code.ACTION_NOT_NEXT, f"{entry.component_id} is "
                           f"{entry.review_status or '(no status)'}{rt}; "

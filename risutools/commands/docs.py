@@ -123,8 +123,11 @@ def lifecycle_table() -> str:
     for to in lifecycle.RUNTIME_STATES:
         frm = lifecycle.INACTIVE if to == lifecycle.ACTIVE else lifecycle.ACTIVE
         verb = "activate" if to == lifecycle.ACTIVE else "deactivate"
-        lines.append(f"| {approved}, runtime `{frm}` | `{verb}` (no approval) | runtime "
+        lines.append(f"| {approved}, runtime `{frm}` | `{verb}` (signed where required) | runtime "
                      f"`{to}` | {_gates(to)} | switch `runtime_status` (logged) |")
+    lines.append(f"| {', '.join(f'`{s}`' for s in lifecycle.PUBLISH_FROM)}, not publishable | "
+                 f"`{lifecycle.PUBLISH}` | `{lifecycle.PUBLISHED}: true` | "
+                 f"{_gates(lifecycle.PUBLISHED)} | publish (logged) |")
     lines.append(f"| any past `{lifecycle.START}` | evidence (`replay run --update`; no "
                  "approval) | the same state | G2 `history` accepts its line | the next "
                  "approval names the new base hash |")

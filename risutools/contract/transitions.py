@@ -38,6 +38,8 @@ from risutools.safeio import FileRefused, check_inside, read_inside, read_regula
 from risutools.settings.lifecycle import (
     EVIDENCE_LINE,
     EVIDENCE_POINTERS,
+    PUBLISH,
+    PUBLISH_LINE,
     REJECTED,
     RUNTIME_LINE,
     SWITCH_ACTION,
@@ -115,7 +117,7 @@ def read_log(root: Path, only: str | None = None) -> CatalogLog:
             log.problems.append((i, "transition line is not an object with a component_id; "
                                   "restore the line as written"))
             continue
-        if rec.get("kind") in (RUNTIME_LINE, EVIDENCE_LINE):
+        if rec.get("kind") in (RUNTIME_LINE, EVIDENCE_LINE, PUBLISH_LINE):
             log.runtime.setdefault(rec["component_id"], []).append((i, rec))
             continue
         log.by_component.setdefault(rec["component_id"], []).append((i, rec))
@@ -167,8 +169,9 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
                "candidate")
         return
     switches = [(ln, r) for ln, r in log.runtime.get(component_id, [])
-                if r.get("kind") == RUNTIME_LINE]
-    back = {r.get("after_sha256"): r.get("before_sha256") for _, r in switches}
+                if r.get("kind") in (RUNTIME_LINE, PUBLISH_LINE)]
+    back = {r.get("after_sha256"): r.get("before_sha256") for _, r in switches
+            if r.get("kind") == RUNTIME_LINE}
     expected_from = "candidate"
     for line, rec in steps:
         frm, to = rec.get("from_status"), rec.get("to_status")
@@ -211,7 +214,13 @@ def _check_switch(root: Path, line: int, rec: dict[str, Any], component_id: str,
                   counts: ApprovalCheck | None) -> Iterator[str]:
     """A runtime switch: its approval (when it names one) is checked like a step's; without
     one, the switch counts only where an unsigned record would (signatures not required)."""
-    action = SWITCH_ACTION.get(str(rec.get("to_runtime")), "")
+    action = PUBLISH if rec.get("kind") == PUBLISH_LINE else \
+        SWITCH_ACTION.get(str(rec.get("to_runtime")), "")
+    if action == PUBLISH and not isinstance(rec.get("approval"), dict):
+        yield (f"transitions.ndjson line {line}: publishing with no approval; publish with "
+               "`risutools approve --action publish` and `risutools publish`, or revert the "
+               "commit that added the line")
+        return
     if isinstance(rec.get("approval"), dict):
         yield from _check_approval(root, line, rec, component_id, action, counts)
     elif counts is not None and (why := counts(root, {})):
@@ -275,11 +284,13 @@ def undo_line(doc: Any, rec: dict[str, Any]) -> tuple[Any, str]:
     make."""
     if doc is None or not isinstance(doc, dict):
         return None, ""
-    if rec.get("kind") == RUNTIME_LINE:
+    if rec.get("kind") in (RUNTIME_LINE, PUBLISH_LINE):
+        field, frm = ("runtime_status", rec.get("from_runtime")) \
+            if rec.get("kind") == RUNTIME_LINE else ("publishable", rec.get("from_publishable"))
         prov = doc.get("provenance")
-        if not isinstance(prov, dict) or not isinstance(rec.get("from_runtime"), str):
+        if not isinstance(prov, dict) or not isinstance(frm, (str, bool)):
             return None, ""
-        return {**doc, "provenance": {**prov, "runtime_status": rec["from_runtime"]}}, ""
+        return {**doc, "provenance": {**prov, field: frm}}, ""
     changes = rec.get("changes")
     if not isinstance(changes, list) or not changes:
         return None, "an evidence line names no changes; restore the line as written"
