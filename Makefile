@@ -27,9 +27,10 @@ venv: $(DEV_STAMP)
 ## demo: ingest the bundled fixture sources into a catalog (Korean sentences, curator notes),
 ##       replay the context cutter, validate and verify the catalog; then review it, show a
 ##       promotion refused for a missing approval, sign approvals with a throwaway SSH key,
-##       promote the cutter to approved, and validate + verify + review again (its
-##       interactions: the Board family of fixtures/interactions, an unsatisfied toggle,
-##       a version pair with its drift, a repost)
+##       promote the cutter to approved (replay evidence while pending, a packet-bound signed
+##       approval), activate it (signed), catch a forged status with validate, and validate +
+##       verify + review again (its interactions: the Board family of fixtures/interactions,
+##       an unsatisfied toggle, a version pair with its drift, a repost)
 DEMO := build/demo-catalog
 DEMO_CUTTER := module.risu.174678332.context-cutter
 demo: demo-check $(RUNTIME_STAMP)
@@ -48,10 +49,18 @@ demo: demo-check $(RUNTIME_STAMP)
 	$(BIN)/risutools promote $(DEMO_CUTTER) --catalog $(DEMO) --to pending_human_review; test $$? -eq 1
 	$(BIN)/risutools approve $(DEMO_CUTTER) --catalog $(DEMO) --action request_review --reviewer demo --sign build/demo-key
 	$(BIN)/risutools promote $(DEMO_CUTTER) --catalog $(DEMO) --to pending_human_review
-	$(BIN)/risutools packet $(DEMO_CUTTER) --catalog $(DEMO) --lane light -o build/demo-packets
-	$(BIN)/risutools approve $(DEMO_CUTTER) --catalog $(DEMO) --action approve --reviewer demo --sign build/demo-key
+	@echo "--- evidence while pending (a logged line), a packet-bound signed approval, a signed activation"
+	$(BIN)/risutools replay run $(DEMO)/$(DEMO_CUTTER).json --fixture fixtures/replay/anchor-edit.yaml --update
+	rm -rf build/demo-packets && $(BIN)/risutools packet $(DEMO_CUTTER) --catalog $(DEMO) --lane light -o build/demo-packets
+	$(BIN)/risutools approve $(DEMO_CUTTER) --catalog $(DEMO) --action approve --reviewer demo --sign build/demo-key --packet build/demo-packets/$(DEMO_CUTTER)--light--*.json
 	$(BIN)/risutools promote $(DEMO_CUTTER) --catalog $(DEMO) --to approved
-	$(BIN)/risutools validate $(DEMO)
+	$(BIN)/risutools approve $(DEMO_CUTTER) --catalog $(DEMO) --action activate --reviewer demo --sign build/demo-key
+	$(BIN)/risutools activate $(DEMO_CUTTER) --catalog $(DEMO)
+	$(BIN)/risutools validate $(DEMO) --allowed-signers $(DEMO)/.allowed_signers
+	@echo "--- a forged status (edited by hand, no signed record) is caught by validate (exit 1)"
+	rm -rf build/demo-forged && cp -r $(DEMO) build/demo-forged
+	sed -i 's/"review_status": "approved"/"review_status": "promoted"/' build/demo-forged/$(DEMO_CUTTER).json
+	$(BIN)/risutools validate build/demo-forged --allowed-signers $(DEMO)/.allowed_signers -f concise; test $$? -eq 1
 	$(BIN)/risutools verify $(DEMO) --sources fixtures/sources
 	$(BIN)/risutools review $(DEMO) -q -f html -o build/demo-review.html
 	$(BIN)/risutools review $(DEMO) -q
@@ -59,6 +68,7 @@ demo: demo-check $(RUNTIME_STAMP)
 	@echo "demo catalog: $(DEMO)  (replay report: $(DEMO)/replays/*.html; review page: build/demo-review.html)"
 	@echo "expected: 9 documents, 0 errors, 0 warnings (fixtures/notes completes every narrative); every digest"
 	@echo "verified; the first promotion refused (no approval), the signed ones accepted: the cutter is approved"
+	@echo "and active; the forged copy (build/demo-forged) fails validate"
 
 ## demo-check: what `make demo` needs besides make: python3 (with venv) and ssh-keygen; each
 ##             missing one is named before anything is built

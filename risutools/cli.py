@@ -283,6 +283,10 @@ def validate(
         help="Fix, in place, the findings whose fix is exact (marked [*] by `risutools rule`) "
         "in candidate documents; then report what is left.",
     ),
+    allowed_signers: str | None = typer.Option(None, "--allowed-signers", metavar="FILE",
+                                               help="Pin the trust root: signers' file."),
+    allow_config_signers_outside: bool = typer.Option(
+        False, "--allow-config-signers-outside", help="Trust an allowed_signers outside."),
     exit_zero: bool = _exit_zero(),
     statistics: bool = _statistics(),
     color: str = _color_option(),
@@ -294,7 +298,8 @@ def validate(
     _execute("validate", dict(
         paths=tuple(paths), config_file=config_file, select=tuple(select),
         ignore=tuple(ignore), exclude=tuple(exclude), promotion=promotion, strict=strict,
-        skip_non_documents=skip_non_documents, fix=fix,
+        skip_non_documents=skip_non_documents, fix=fix, allowed_signers=allowed_signers,
+        allow_config_signers_outside=allow_config_signers_outside,
     ), fmt=fmt, output=output, color=_color(color) and output is None, statistics=statistics,
         exit_zero=exit_zero, formats=FORMATS)
 
@@ -479,18 +484,17 @@ def replay_run(
 
 @replay_app.command("monitor")
 def replay_monitor_cmd(
-    fixture: str = typer.Option(
-        ..., "--fixture", "-x", metavar="FILE", help="conversation-v1 fixture."
-    ),
-    config: str | None = typer.Option(
-        None, "--config", "-c", metavar="FILE", help="JSON/YAML configuration."
-    ),
-    output: str | None = typer.Option(
-        None, "--output", "-o", metavar="FILE", help="Also write the report here."
-    ),
+    component: str | None = typer.Argument(None, metavar="[DOC]",
+                                           help="The monitor's document (its digest)."),
+    fixture: str = typer.Option(..., "--fixture", "-x", metavar="FILE",
+                                help="conversation-v1 fixture."),
+    config: str | None = typer.Option(None, "--config", "-c", metavar="FILE",
+                                      help="JSON/YAML configuration."),
+    output: str | None = typer.Option(None, "--output", "-o", metavar="FILE",
+                                      help="Also write the report here."),
 ) -> None:
-    """Replay the context monitor alone (no cutter): levels and alerts per request."""
-    _execute("replay monitor", dict(fixture=fixture, config=config, output=output))
+    """Replay the context monitor alone (no cutter): levels, alerts and their text."""
+    _execute("replay monitor", dict(locals()))
 
 
 @replay_app.command("synth")
@@ -601,10 +605,12 @@ def approve_cmd(
         None, "--sign", metavar="KEY", help="Sign with this SSH private key (ssh-keygen -Y)."),
     catalog: str | None = _catalog(),
     config_file: str | None = _config(),
+    packet: str | None = typer.Option(None, "--packet", metavar="FILE", help="Packet read."),
+    base: str | None = typer.Option(None, "--base", metavar="HASH", help="Base hash read."),
 ) -> None:
-    """Write a human approval record naming the document's current base hash."""
-    _execute("approve", dict(component=component, action=action, reviewer=reviewer, note=note,
-                             sign=sign, catalog=catalog, config_file=config_file))
+    """Write a human approval record naming the document's base hash (refused, exit 1, when
+    --packet's or --base's hash is no longer the document's)."""
+    _execute("approve", dict(locals()))
 
 
 @app.command("promote")
@@ -625,8 +631,8 @@ def promote_cmd(
                              catalog=catalog, sources=sources, config_file=config_file))
 
 
-def _runtime_switch(name: str, target: str, doc: str) -> None:
-    """Register ``activate`` / ``deactivate``: one command body, its target baked in."""
+def _runtime_switch(name: str, target: str, doc: str, kind: str = "runtime") -> None:
+    """Register ``activate`` / ``deactivate`` / ``publish``: one body, its target baked in."""
 
     def command(
         component: str = typer.Argument(
@@ -638,7 +644,7 @@ def _runtime_switch(name: str, target: str, doc: str) -> None:
         catalog: str | None = _catalog(),
         config_file: str | None = _config(),
     ) -> None:
-        _execute("promote", dict(component=component, to=target, kind="runtime",
+        _execute("promote", dict(component=component, to=target, kind=kind,
                                  dry_run=dry_run, as_json=as_json, actor=actor,
                                  catalog=catalog, config_file=config_file))
 
@@ -651,6 +657,7 @@ _runtime_switch("activate", lifecycle.ACTIVE,
                 "Set runtime_status active (approved/promoted, no active conflict, exclusivity).")
 _runtime_switch("deactivate", lifecycle.INACTIVE,
                 "Set runtime_status inactive (logged in transitions.ndjson).")
+_runtime_switch("publish", lifecycle.PUBLISHED, "Set publishable true (gate G15).", "publish")
 
 
 @app.command("packet")

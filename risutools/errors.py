@@ -133,6 +133,9 @@ class Code:
     CONFIG_SOURCES_OUTSIDE = _code("config-sources-outside",
         "a configuration `sources:` outside the repository (see "
         "`--allow-config-sources-outside`)")
+    CONFIG_SIGNERS_OUTSIDE = _code("config-signers-outside",
+        "a configuration `catalog.allowed_signers` outside the repository (see "
+        "`--allow-config-signers-outside`, or pin it with `--allowed-signers FILE`)")
     UNKNOWN_RULE = _code("unknown-rule",
         "a rule id or prefix that names no check (`--select`, `--ignore`, `rules:`, `risutools "
         "rule`)")
@@ -142,6 +145,9 @@ class Code:
     BAD_COMPONENT_ID = _code("bad-component-id",
         "a component_id that is not a plain name (a path separator, `..`, a control "
         "character) where it would name a file")
+    BASE_MOVED = _code("base-moved",
+        "an approval bound to a packet or base hash the document no longer has (exit 1)")
+    BAD_PACKET = _code("bad-packet", "a file given as a review packet that is not one")
     ACTION_NOT_NEXT = _code("action-not-next",
         "an approval for a step that is not the component's next one")
     USAGE = _code("usage",

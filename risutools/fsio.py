@@ -116,13 +116,14 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def sweep_temp_files(folder: str | os.PathLike[str]) -> list[Path]:
+def sweep_temp_files(folder: str | os.PathLike[str], *, own: bool = False) -> list[Path]:
     """Remove the temp files a killed writer left in ``folder``; return them.
 
     Only files named like ours (``.<name>.risutools-tmp-<pid>-<hex>``) whose ``<pid>``
     is no longer a running process (or is this process, and not one of its writes in
     flight) are removed.  No lock is needed: a writer that is gone cannot race us, and a
-    live writer's temp file is left alone.
+    live writer's temp file is left alone.  ``own=True`` (a run that stops, interrupted)
+    also removes this process's writes in flight: none of them will be committed.
     """
     d = Path(folder)
     removed: list[Path] = []
@@ -138,8 +139,9 @@ def sweep_temp_files(folder: str | os.PathLike[str]) -> list[Path]:
         pid = int(m.group(1))
         if pid == os.getpid():
             with _live_guard:
-                if os.path.abspath(p) in _live:
+                if os.path.abspath(p) in _live and not own:
                     continue  # one of this process's writes, in flight
+                _live.discard(os.path.abspath(p))
         elif _pid_alive(pid):
             continue
         with contextlib.suppress(FileNotFoundError):

@@ -107,7 +107,8 @@ def catalog_findings(case: dict[str, Any], root: Path) -> list[Any]:
 
 
 def write_catalog(case: dict[str, Any], root: Path) -> None:
-    """The case's small catalog under ``root``: documents, log, approvals, configuration."""
+    """The case's small catalog under ``root``: documents, log, approvals, configuration,
+    and ``files`` (catalog-relative path -> text: a replay report, a notes file)."""
     from risutools.canonical import doc_sha256
 
     root.mkdir()
@@ -125,6 +126,9 @@ def write_catalog(case: dict[str, Any], root: Path) -> None:
             (root / "approvals" / name).write_text(text, encoding="utf-8")
     if "config" in case:
         (root / ".risutools.yaml").write_text(json.dumps(case["config"]), encoding="utf-8")
+    for name, text in (case.get("files") or {}).items():  # catalog-relative path -> text
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
     if "facts" in case:  # an RV4xx/RV5xx case: each document's facts summary (or null)
         _write_facts(root, docs, case["facts"])
 
@@ -154,12 +158,10 @@ def gate_verdict(cid: str, case: dict[str, Any], root: Path) -> str:
     from risutools.settings import lifecycle
 
     write_catalog(case, root)
-    for name, text in (case.get("files") or {}).items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
     cat = Catalog.open(root)
     [entry] = [e for e in cat.entries() if e.path.name == "doc0.json"]
-    kind = "runtime" if case["target"] in lifecycle.RUNTIME_STATES else "status"
+    kind = "runtime" if case["target"] in lifecycle.RUNTIME_STATES else \
+        "publish" if case["target"] == lifecycle.PUBLISHED else "status"
     verdicts = {v.gate: v.verdict for v in plan(cat, entry, case["target"], kind=kind).verdicts}
     return verdicts[CHECKS[cid].title]
 

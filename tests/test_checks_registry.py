@@ -62,7 +62,8 @@ def test_every_gate_is_a_unit_that_names_its_targets() -> None:
     from risutools.catalog.gates import gates_for
     from risutools.settings import lifecycle
 
-    gates = {c.id for to in lifecycle.TARGETS + lifecycle.RUNTIME_STATES for c in gates_for(to)}
+    targets = (*lifecycle.TARGETS, *lifecycle.RUNTIME_STATES, lifecycle.PUBLISHED)
+    gates = {c.id for to in targets for c in gates_for(to)}
     promotion = [c for c in all_checks().values() if c.scope == "promotion"]
     assert gates == {c.id for c in promotion}
     assert all(c.run is not None and c.targets for c in promotion)

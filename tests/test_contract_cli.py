@@ -168,17 +168,22 @@ def test_skip_non_documents_for_hooks(tmp_path: Path) -> None:
 
 
 def test_pre_commit_hooks_pass_ndjson_and_skip_other_files() -> None:
+    import re
+
     import yaml
 
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     ids = {h["id"]: h for h in hooks}
-    assert set(ids) == {"risutools-validate", "risutools-verify"}
-    for h in hooks:
+    assert set(ids) == {"risutools-validate", "risutools-verify", "risutools-validate-catalog"}
+    whole = ids["risutools-validate-catalog"]  # the catalog as a whole: log, approvals
+    assert whole["pass_filenames"] is False and whole["entry"] == "risutools validate ."
+    assert all(re.search(whole["files"], n) for n in ("approvals/x.yaml", "transitions.ndjson",
+                                                      "a.json", ".allowed_signers"))
+    for h in hooks[:2]:
         # pre-commit ANDs `types`/`types_or` with `files`: a json/yaml type filter would
         # drop .ndjson catalogs, which `identify` does not tag as json
         assert "types" not in h and "types_or" not in h
         assert h["entry"].startswith("risutools ") and "--skip-non-documents" in h["entry"]
-        import re
 
         rx = re.compile(h["files"])
         assert all(rx.search(n) for n in ("a.json", "b.yaml", "c.yml", "components.ndjson"))

@@ -42,7 +42,10 @@ def test_reject_leaves_every_state_but_rejected() -> None:
 
 
 def test_actions_and_targets_come_from_the_steps() -> None:
-    assert set(lc.ACTIONS) == {s.action for s in lc.STEPS} | {lc.REJECT}
+    assert set(lc.REVIEW_ACTIONS) == {s.action for s in lc.STEPS} | {lc.REJECT}
+    assert set(lc.ACTIONS) == set(lc.REVIEW_ACTIONS) | set(lc.SWITCH_ACTION.values()) | {
+        lc.PUBLISH}
+    assert {lc.SWITCH_TO[a] for a in lc.SWITCH_ACTION.values()} == set(lc.RUNTIME_STATES)
     assert set(lc.TARGETS) == {s.to for s in lc.STEPS} | {lc.REJECTED}
     assert lc.START not in lc.TARGETS and set(lc.TARGET_OF.values()) == set(lc.TARGETS)
     for group in (lc.APPROVED, lc.REVIEWED, lc.CONTRACT_GATED, lc.NARRATIVE_REQUIRED, lc.LEAVING,
@@ -56,3 +59,14 @@ def test_the_command_line_lists_the_table() -> None:
     promote = run_cli("promote", "-h").stdout
     assert " | ".join(lc.ACTIONS) in " ".join(approve.split())
     assert " | ".join(lc.TARGETS) in " ".join(promote.split())
+
+
+def test_open_actions_follow_the_table() -> None:
+    assert lc.open_actions("candidate", "inactive") == ("request_review", "reject")
+    assert lc.open_actions("approved", "inactive") == ("reject", "promote", "activate")
+    assert lc.open_actions("promoted", "active") == ("reject", "retire", "deactivate",
+                                                     "publish")
+    assert lc.open_actions("promoted", "inactive", published=True) == ("reject", "retire",
+                                                                       "activate")
+    assert lc.open_actions("rejected", "inactive") == ()
+    assert lc.open_actions("pending_human_review", "inactive") == ("approve", "reject")

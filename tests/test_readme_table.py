@@ -42,6 +42,7 @@ VALUES: dict[tuple[str, str], str] = {
     ("-x/--fixture", "F"): str(FIXTURES / "replay" / "anchor-edit.yaml"),
     ("--config", "C"): "{tmp}/replay.yaml", ("-o", "R.json"): "{tmp}/report.json",
     ("--seed", "N"): "1", ("--messages", "M"): "20", ("-o", "F"): "{tmp}/synth.yaml",
+    ("--base", "HASH"): "sha256:" + "0" * 64,  # (not the document's: refused, exit 1)
 }
 
 
@@ -90,7 +91,7 @@ FORMS = list(dict.fromkeys(  # a form without optional parts once
 def test_the_table_has_a_row_for_every_command() -> None:
     shown = {" ".join(f.split()[1:3]) if f.split()[1] == "replay" else f.split()[1]
              for row in ROWS for f in _forms(row)}
-    assert set(cli.COMMANDS) | {"activate", "deactivate"} == shown
+    assert set(cli.COMMANDS) | {"activate", "deactivate", "publish"} == shown
 
 
 @pytest.mark.parametrize(("form", "optional"), FORMS,

@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -33,15 +33,17 @@ from typing import Any
 
 import yaml
 
-from risutools.canonical import canonical, prefixed
+from risutools.canonical import canonical, doc_sha256, prefixed
 from risutools.catalog.catalog import Catalog, Entry, file_sha256
 from risutools.contract.loaders import load_bytes
+from risutools.contract.transitions import ApprovalCheck
 from risutools.errors import Code, RisuError, UsageError
 from risutools.jsonlines import require_text
 from risutools.pathnames import id_file_stem, show_name
 from risutools.printable import require_plain_text
 from risutools.safeio import FileRefused, open_regular, read_inside
 from risutools.settings import lifecycle
+from risutools.settings.catalog import CatalogSettings
 
 MAX_APPROVAL_BYTES = 1024 * 1024  # an approval record is a few hundred bytes
 
@@ -125,12 +127,20 @@ class SignatureCheck:
 
 
 def verify_signature(cat: Catalog, record: dict[str, Any]) -> SignatureCheck:
+    """The signature state of ``record`` in the catalog ``cat`` (its allowed_signers)."""
+    return verify_with(cat.settings, record, cat.rel)
+
+
+def verify_with(settings: CatalogSettings, record: dict[str, Any],
+                shown: Callable[[Path], str] = str) -> SignatureCheck:
+    """The signature state of ``record`` against ``settings.allowed_signers`` (``shown``
+    names that file in a reason)."""
     sig = record.get("signature")
     if sig is None:
         return SignatureCheck("unsigned", "the record carries no signature")
     if not isinstance(sig, str) or "BEGIN SSH SIGNATURE" not in sig:
         return SignatureCheck("bad", "the signature field is not an SSH signature")
-    signers = cat.settings.allowed_signers
+    signers = settings.allowed_signers
     if signers is None or not signers.is_file():
         why = "no allowed_signers file is configured (catalog.allowed_signers)" \
             if signers is None else f"allowed_signers file {signers} is missing"
@@ -139,7 +149,7 @@ def verify_signature(cat: Catalog, record: dict[str, Any]) -> SignatureCheck:
     if not isinstance(reviewer, str) or not reviewer:
         return SignatureCheck("bad", "the record names no reviewer")
     exe = _ssh_keygen()
-    ns = cat.settings.namespace
+    ns = settings.namespace
     data = signed_bytes(record)
     with tempfile.TemporaryDirectory(prefix="risutools-verify-") as tmp:
         sigfile = Path(tmp) / "record.sig"
@@ -157,9 +167,52 @@ def verify_signature(cat: Catalog, record: dict[str, Any]) -> SignatureCheck:
             return SignatureCheck("verified", f"signed by {reviewer} (allowed_signers)")
         if run("check-novalidate", "-n", ns, "-s", str(sigfile)):
             return SignatureCheck("not_allowed", f"the signing key is not allowed for "
-                                  f"{reviewer!r} in {cat.rel(signers)}")
+                                  f"{reviewer!r} in {shown(signers)}")
         return SignatureCheck("bad", "the signature does not match the record (edited after "
                               "signing, or signed for another namespace)")
+
+
+def counts(chk: SignatureCheck, required: bool) -> bool:
+    """Whether a record with this signature state counts as an approval: THE decision, for
+    the approval gate, the history gate and MC305 (``validate``, through :func:`chain_check`)
+    and the review (RV303).  With signatures required only ``verified`` counts; without,
+    ``verified``, ``unsigned`` and ``unchecked`` do, ``bad`` and ``not_allowed`` never."""
+    return chk.ok if required else chk.status in ("verified", "unsigned", "unchecked")
+
+
+def chain_check(settings: CatalogSettings) -> ApprovalCheck:
+    """The check MC305 and the history gate run on the approval of every recorded step
+    (:data:`risutools.contract.transitions.ApprovalCheck`): why the record does not count
+    (:func:`counts`), or ''.  A process verifies each record once for the same
+    allowed_signers file (its path, size and modification time) and settings."""
+
+    def check(root: Path, record: dict[str, Any]) -> str:
+        signers = settings.allowed_signers
+        try:
+            st = signers.stat() if signers is not None else None
+            stamp = (st.st_size, st.st_mtime_ns) if st is not None else None
+        except OSError:
+            stamp = None
+        key = (str(signers), stamp, settings.require_signatures, settings.namespace,
+               canonical(record))
+        if key not in _VERDICTS:
+            chk = verify_with(settings, record, lambda p: _shown_from(root, p))
+            _VERDICTS[key] = "" if counts(chk, settings.require_signatures) else (
+                f"signature {chk.status} ({chk.detail})"
+                + ("; signatures are required" if settings.require_signatures else ""))
+        return _VERDICTS[key]
+
+    return check
+
+
+_VERDICTS: dict[tuple[Any, ...], str] = {}
+
+
+def _shown_from(root: Path, p: Path) -> str:
+    try:
+        return p.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return p.as_posix()
 
 
 @dataclass
@@ -271,7 +324,7 @@ _Dumper.add_representer(str, _str)
 
 
 def dump_record(record: dict[str, Any]) -> bytes:
-    ordered = {k: record[k] for k in (*FIELDS, "signature") if k in record}
+    ordered = {k: record[k] for k in (*FIELDS, "read", "signature") if k in record}
     text = yaml.dump(ordered, Dumper=_Dumper, allow_unicode=True, sort_keys=False,
                      width=4096, default_flow_style=False)
     return text.encode("utf-8")
@@ -294,20 +347,47 @@ def record_path(cat: Catalog, record: dict[str, Any]) -> Path:
 
 #: what an approval record is to the component it names (:func:`standing`)
 USED, ORPHAN, CURRENT, STALE = "used", "orphan", "current", "stale"
+#: (the review's word for an unsigned or badly signed record whose decision -- component,
+#: action, base -- a record with a verified signature also holds)
+SUPERSEDED = "superseded"
 
 
-def standing(a: Approval, base_sha256: str | None, used: Collection[str] = ()) -> str:
+def equivalents(entry: Entry) -> frozenset[str]:
+    """The base hashes that name the same reviewed content as the document: its own, and
+    the document's hash in the other runtime state (:data:`lifecycle.RUNTIME_FIELDS`), so
+    an approval in flight does not go stale when the component is switched."""
+    key = entry.base_sha256
+    if key not in _EQUIVALENT:
+        prov = entry.doc.get("provenance")
+        out = {key}
+        if isinstance(prov, dict):
+            for state in lifecycle.RUNTIME_STATES:
+                out.add(doc_sha256({**entry.doc, "provenance": {**prov, "runtime_status": state}}))
+        if len(_EQUIVALENT) > 65536:
+            _EQUIVALENT.clear()
+        _EQUIVALENT[key] = frozenset(out)
+    return _EQUIVALENT[key]
+
+
+_EQUIVALENT: dict[str, frozenset[str]] = {}
+
+
+def standing(a: Approval, base_sha256: str | None, used: Collection[str] = (),
+             equivalent: Collection[str] = ()) -> str:
     """Is this approval current?  The one answer, for the gate (:func:`find_approval`),
     packets and the review: ``used`` when a recorded transition already used it (its file,
     without ``approvals/``, is in ``used``: history, neither current nor stale); ``orphan``
     when no document has its component (``base_sha256`` is None); ``current`` when it names
-    exactly the document's base hash (the bytes the reviewer read); else ``stale``.
+    exactly the document's base hash (the bytes the reviewer read), or one of
+    ``equivalent`` (:func:`equivalents`: the same content in the other runtime state); else
+    ``stale``.
     Whether the record reads, names the version and is signed is asked apart."""
     if a.file.removeprefix("approvals/") in used:
         return USED
     if base_sha256 is None:
         return ORPHAN
-    return CURRENT if a.field("base_sha256") == base_sha256 else STALE
+    base = a.field("base_sha256")
+    return CURRENT if base == base_sha256 or base in equivalent else STALE
 
 
 @dataclass
@@ -326,7 +406,8 @@ def find_approval(cat: Catalog, entry: Entry, action: str,
     mine = [a for a in allr if a.record is not None and not a.problem
             and a.field("component_id") == entry.component_id and a.field("action") == action
             and named_for(a.path.name, entry.component_id, action)]
-    current = [a for a in mine if standing(a, entry.base_sha256) == CURRENT]
+    same = equivalents(entry)
+    current = [a for a in mine if standing(a, entry.base_sha256, (), same) == CURRENT]
     if not current:
         return _none_current(entry, action, mine, cat.flag())
     right = [a for a in current if a.field("component_version") == entry.version]
@@ -340,7 +421,7 @@ def find_approval(cat: Catalog, entry: Entry, action: str,
     problems = []
     for a in right:
         chk = a.signature(cat)
-        if chk.ok:
+        if counts(chk, True):
             return ApprovalVerdict(True, a, f"{a.file} by {a.field('reviewer')}: {chk.detail}")
         problems.append(f"{a.file}: {chk.status} ({chk.detail})")
     return ApprovalVerdict(False, None, "signatures are required and no valid one was found: "
@@ -351,7 +432,7 @@ def _none_current(entry: Entry, action: str, mine: list[Approval], flag: str = "
                   ) -> ApprovalVerdict:
     """No approval of ``action`` names the current base hash: a stale one, or none
     (``flag``: what names the catalog in the command printed)."""
-    stale = [a for a in mine if standing(a, entry.base_sha256) == STALE]
+    stale = [a for a in mine if standing(a, entry.base_sha256, (), equivalents(entry)) == STALE]
     if stale:
         a = stale[-1]
         return ApprovalVerdict(False, None, (
@@ -371,7 +452,7 @@ def _unrequired(cat: Catalog, current: list[Approval]) -> ApprovalVerdict:
     bad: list[str] = []
     for a in current:
         chk = a.signature(cat)
-        if chk.status in ("verified", "unsigned", "unchecked"):
+        if counts(chk, False):
             how = {"verified": "signed", "unsigned": "unsigned; signatures not required",
                    "unchecked": "signature not checked: " + chk.detail}[chk.status]
             return ApprovalVerdict(True, a, f"{a.file} by {a.field('reviewer')} ({how})")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from risutools.catalog.approvals import Approval, ApprovalVerdict, find_approval
+from risutools.catalog.approvals import Approval, ApprovalVerdict, chain_check, find_approval
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
 from risutools.checks.registry import Check, check, registered_checks, sort_key
@@ -108,7 +108,8 @@ def transition(ctx: GateContext) -> tuple[str, str]:
 @check("G2", "error", "promotion", "history", targets=lifecycle.HISTORY_GUARDED)
 def history(ctx: GateContext) -> tuple[str, str]:
     """The document ends its recorded chain of approved transitions (MC305); a candidate has no
-    lines moving it on.
+    lines moving it on.  A rejection needs only the status chain: it records a document that
+    changed after its last line as it is.
 
     Why: A status edited by hand would promote a component nobody approved.
 
@@ -125,7 +126,15 @@ def history(ctx: GateContext) -> tuple[str, str]:
             return FAIL, (f"the document says candidate but transitions.ndjson line {ln} moved "
                           f"it to {rec.get('to_status')!r}; restore the document")
         return PASS, "candidate with no recorded transitions"
-    msgs = list(check_chain(log, e.component_id, e.review_status, e.base_sha256))
+    counts = chain_check(ctx.cat.settings)
+    msgs = list(check_chain(log, e.component_id, e.review_status, e.base_sha256, e.doc,
+                            counts=counts))
+    if msgs and ctx.to == lifecycle.REJECTED and not list(check_chain(
+            log, e.component_id, e.review_status, e.base_sha256, unrecorded_ok=True,
+            counts=counts)):
+        # rejection is always open: the status chain holds, and the rejection's line records
+        # the change no line has
+        return PASS, f"{msgs[0].split(';')[0]}; the rejection records this document as it is"
     if msgs:
         return FAIL, msgs[0]
     return PASS, "the document ends its recorded, approved chain of transitions"
@@ -369,6 +378,47 @@ def exclusive(ctx: GateContext) -> tuple[str, str]:
     if not mine:
         return NA, "provides no exclusive capability"
     return PASS, f"the only active provider of {', '.join(mine)}"
+
+
+@check("G14", "error", "promotion", "switch-approval", targets=lifecycle.RUNTIME_STATES)
+def switch_approval(ctx: GateContext) -> tuple[str, str]:
+    """Where signatures are required (catalog.require_signatures): a signed approval for
+    exactly this switch (action activate or deactivate) on the current base hash (or the same
+    content in the other runtime state); n/a where they are not.
+
+    Why: Switching a component on or off changes what runs; where every transition needs a
+    signed human record, so does a switch.
+
+    Fix: Record the switch's approval with `risutools approve COMPONENT --action activate
+    (or deactivate) --reviewer NAME --sign KEY`, then switch again."""
+    act = lifecycle.SWITCH_ACTION[ctx.to]
+    if not ctx.cat.settings.require_signatures:
+        return NA, f"signatures are not required: a switch needs no {act!r} approval"
+    ctx.approval = find_approval(ctx.cat, ctx.entry, act, ctx.approvals)
+    return (PASS if ctx.approval.ok else FAIL), ctx.approval.reason
+
+
+@check("G15", "error", "promotion", "publish", targets=(lifecycle.PUBLISHED,))
+def publish(ctx: GateContext) -> tuple[str, str]:
+    """Publishing (publishable: true) needs a promoted component that is not yet publishable,
+    a new document that passes MC303 (a passed replay for a context.* component), and a human
+    approval with action publish on the current base hash (signed and allowed where
+    required).
+
+    Why: Publishing hands a component to others; it is a decision of its own, made on
+    exactly the bytes a person read.
+
+    Fix: Promote the component first, record `risutools approve COMPONENT --action publish`
+    (with `--sign` where signatures are required), then `risutools publish COMPONENT`."""
+    e = ctx.entry
+    if e.review_status not in lifecycle.PUBLISH_FROM:
+        return FAIL, f"only a promoted component is published; it is {e.review_status!r}"
+    if e.get("provenance", "publishable") is True:
+        return FAIL, "it is publishable already"
+    for ptr, msg in mc.mc303(ctx.new_doc, ctx.cat.config):
+        return FAIL, f"{mc.mc303.id} at {ptr}: {msg}"
+    ctx.approval = find_approval(ctx.cat, e, lifecycle.PUBLISH, ctx.approvals)
+    return (PASS if ctx.approval.ok else FAIL), ctx.approval.reason
 
 
 # --------------------------------------------------------------------------- the engine

@@ -39,6 +39,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import Executor
 from pathlib import Path
+from typing import Any
 
 from risutools.catalog.cache import IngestCache, result_key
 from risutools.catalog.ingest_facts import write_facts
@@ -50,6 +51,7 @@ from risutools.catalog.render import render
 from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
 from risutools.catalog.staging import Stager
 from risutools.catalog.walk import discover, find_sources
+from risutools.contract.notesfind import document_keys, find_notes, orphans
 from risutools.errors import UsageError
 from risutools.fsio import (
     check_target,
@@ -114,6 +116,27 @@ def ingest(
     todo = run.plan(files, on_start)
     own_pool = executor is None and (jobs if jobs is not None else (os.cpu_count() or 1)) > 1
     stage = _stage_spec(out_p, ndjson, executor)
+    try:
+        result = _run(run, todo, files, skipped, unlisted, (lang, notes_s, ndjson, jobs),
+                      executor, stage, settings)
+    except KeyboardInterrupt:  # Ctrl-C: the workers are stopped; none of the temp files
+        sweep_temp_files(out_p, own=True)  # staged will be committed: removed; what was
+        raise  # committed (each document whole) stays, the cache is not saved
+    if own_pool and stage is not None:
+        sweep_temp_files(out_p)  # what a worker that died left (named after this process)
+    if notes_s is not None:
+        result.notices.extend(_orphan_notes(result, notes_s))
+    _save_cache(run.cache, set(run.outcomes))
+    return result
+
+
+def _run(run: _Run, todo: list[tuple[str, str, int]], files: list[tuple[str, str, str]],
+         skipped: list[str], unlisted: list[tuple[str, str]], how: tuple[str, Any, bool, Any],
+         executor: Executor | None, stage: StageSpec | None, settings: Settings | None
+         ) -> IngestResult:
+    """Project the sources to do and write the catalog (the staged files in one Stager)."""
+    lang, notes_s, ndjson, jobs = how
+    out_p = run.out
     with Stager(out_p, enabled=not ndjson and executor is not None) as stager:
         run.stager = stager
         if todo:
@@ -122,9 +145,6 @@ def ingest(
         result = _result(run, unlisted, skipped)
         write_catalog(result, out_p, ndjson, stager)
         write_facts(result, out_p)
-    if own_pool and stage is not None:
-        sweep_temp_files(out_p)  # what a worker that died left (named after this process)
-    _save_cache(run.cache, set(run.outcomes))
     return result
 
 
@@ -139,6 +159,20 @@ def _result(run: _Run, unlisted: list[tuple[str, str]], skipped: list[str]) -> I
                           notices=[run.cache.problem] if run.cache.problem else [])
     _deduplicate(result.sources)
     return result
+
+
+def _orphan_notes(result: IngestResult, notes: str) -> list[str]:
+    """One line per notes file that no component of this run took (by its id, a slug
+    alias, ``for:`` or the digest its document records): a name that matches nothing."""
+    used: set[str] = set()
+    for s in result.sources:
+        for doc in s.documents if s.status == "ok" else ():
+            found = find_notes(notes, str(doc.get("component_id", "")), **document_keys(doc))
+            if found is not None:
+                used.add(found.name)
+    return [f"notes/{display_path(n)}: matches no component of this run (not its id, a slug "
+            "alias, nor a `for:` of a module read); rename it after its component "
+            "(notes/<component_id>.yaml), or give it a `for:`" for n in orphans(notes, used)]
 
 
 def _grades_signature(settings: Settings | None) -> str:

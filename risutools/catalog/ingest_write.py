@@ -13,6 +13,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from risutools.catalog.carry import STALE, carry
 from risutools.catalog.ndjson_merge import NDJSON_NAME, write_ndjson
 from risutools.catalog.outcome import IngestResult, SourceOutcome
 from risutools.catalog.render import render, review_status, safe_name, under
@@ -95,7 +96,7 @@ def write_catalog(
     folder = under(os.fspath(out))
     jobs = [
         (Path(folder + safe_name(cid) + ".json"), cid, _data(docs[cid][1]),
-         stager.take(*docs[cid][2]) if stager is not None else None)
+         stager.take(*docs[cid][2]) if stager is not None else None, docs[cid][0])
         for cid in order
     ]
     if all(j[3] is not None for j in jobs):
@@ -110,8 +111,10 @@ def write_catalog(
         err = os_error_line(failed[0])
         err.why += more
         raise err
-    for status, text in outcomes:  # in id order, whatever order the threads finished in
+    for (status, text), job in zip(outcomes, jobs, strict=True):
+        # (in id order, whatever order the threads finished in)
         assert isinstance(text, str)
+        text = _evidence(result, job[1], text)
         {
             "written": result.written,
             "unchanged": result.unchanged,
@@ -121,6 +124,33 @@ def write_catalog(
         }[status].append(text)
 
 
+def _evidence(result: IngestResult, cid: str, text: str) -> str:
+    """Count the replay evidence a write carried over (``name\0kept|stale\0reason``);
+    returns the name."""
+    if "\0" not in text:
+        return text
+    name, how, why = text.split("\0")
+    (result.evidence_stale if how == STALE else result.evidence_kept).append(
+        f"{cid}: {why}" if why else cid)
+    return name
+
+
+def _carried(existing: Any, doc: dict[str, Any] | None) -> tuple[bytes | None, str]:
+    """The candidate's new bytes with its replay evidence carried over, and the suffix its
+    outcome carries (None, '' when there is none to carry)."""
+    carried, how, why = carry(existing, doc) if doc is not None else (None, "", "")
+    if carried is None:
+        return None, ""
+    return render(carried, False).encode("utf-8"), f"\0{how}\0{why}"
+
+
+def _discard(staged: StagedWrite | None) -> StagedWrite | None:
+    """Remove a staged file not to be used; the caller's reference becomes None."""
+    if staged is not None:
+        discard_staged(staged)
+    return None
+
+
 def _data(text: str | None) -> bytes | None:
     return text.encode("utf-8") if text is not None else None
 
@@ -128,14 +158,15 @@ def _data(text: str | None) -> bytes | None:
 def _write_one(
     target: Path, cid: str, data: bytes | None,
     pending: Future[StagedWrite | None] | Staged | None = None,
+    doc: dict[str, Any] | None = None,
 ) -> tuple[str, str | OSError]:
     """Write one document file (from its staged temp file when there is one; ``data`` is
-    None only then); returns (status, name or message, or the OSError)."""
-
+    None only then); returns (status, name or message, or the OSError).  A candidate's
+    replay evidence is carried into ``doc`` (:mod:`risutools.catalog.carry`; the name then
+    ends ``\0kept|stale\0reason``)."""
     staged: StagedWrite | None = None
     try:
-        if pending is not None:
-            staged = pending.result()  # an OSError of the staging is raised here
+        staged = pending.result() if pending is not None else None  # (staging's OSError)
 
         def put(**expect: Any) -> None:
             if staged is not None:
@@ -166,11 +197,16 @@ def _write_one(
         if status is None:
             return "kept_unreadable", (
                 f"{shown}: /provenance/review_status: unreadable-document: missing, so its "
-                f"review state is unknown; left as it is, {cid} not written"
-            )
+                f"review state is unknown; left as it is, {cid} not written")
         if status != "candidate":
             return "kept_reviewed", cid
+        new_data, note = _carried(existing, doc)
+        if new_data is not None:  # written from these bytes, not from the staged file
+            staged = _discard(staged)
+            if current == (data := new_data):
+                return "unchanged", target.name + note
         put(expect_sha256=hashlib.sha256(current).hexdigest())
+        return "written", target.name + note
     except WriteConflict as exc:
         return "conflict", exc.one_line()
     except OSError as exc:

@@ -74,6 +74,10 @@ class IngestResult:
     skipped: list[str] = field(default_factory=list)  # files that are not Risu files
     # one line each for what the run worked around (a cache it could not read and rebuilt)
     notices: list[str] = field(default_factory=list)
+    # candidates whose replay verdict was carried over (the module's bytes unchanged), and
+    # those whose verdict became stale (one line each: id and reason)
+    evidence_kept: list[str] = field(default_factory=list)
+    evidence_stale: list[str] = field(default_factory=list)
 
     @property
     def failures(self) -> list[SourceOutcome]:
@@ -102,6 +106,8 @@ class IngestResult:
             "collisions": len(self.collisions),
             "kept_unreadable": len(self.kept_unreadable),
             "not_risu": len(self.skipped),
+            "evidence_kept": len(self.evidence_kept),
+            "evidence_stale": len(self.evidence_stale),
         }
 
     def why_documents(self) -> str:
@@ -133,4 +139,6 @@ class IngestResult:
             "kept_unreadable": self.kept_unreadable,
             "not_risu": self.skipped,
             "notices": self.notices,
+            "evidence_kept": self.evidence_kept,
+            "evidence_stale": self.evidence_stale,
         }

@@ -30,7 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from risutools.canonical import canonical
-from risutools.catalog.approvals import CURRENT, STALE, Approval, load_approvals, standing
+from risutools.catalog.approvals import (
+    CURRENT,
+    STALE,
+    Approval,
+    equivalents,
+    load_approvals,
+    standing,
+)
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
 from risutools.catalog.packet_markdown import render_packet_markdown
@@ -43,6 +50,7 @@ from risutools.catalog.review_interactions import (
 )
 from risutools.catalog.writes import write_new_file
 from risutools.contract.loaders import load_bytes
+from risutools.contract.notesfind import document_keys, find_notes
 from risutools.contract.rules import mc500
 from risutools.contract.transitions import CatalogLog
 from risutools.contract.validate import validate_document
@@ -108,8 +116,9 @@ def relations(entry: Entry, graph: Graph, approvals: list[Approval],
               used: set[str]) -> Relations:
     mine = [a for a in approvals if a.field("component_id") == entry.component_id]
     base = entry.base_sha256
-    current = {a.field("action") for a in mine if standing(a, base) == CURRENT}
-    stale = [a for a in mine if standing(a, base, used) == STALE
+    same = equivalents(entry) if mine else frozenset()
+    current = {a.field("action") for a in mine if standing(a, base, (), same) == CURRENT}
+    stale = [a for a in mine if standing(a, base, used, same) == STALE
              and a.field("action") not in current]
     return Relations(graph.unmet(entry), graph.conflicts_with(entry, "live"),
                      _shared_source(entry, graph), _same_id(entry, graph), stale)
@@ -145,7 +154,7 @@ def _same_id(entry: Entry, graph: Graph) -> list[Entry]:
 def used_approvals(log: CatalogLog) -> set[str]:
     """Approval files a recorded transition already used (history, not stale)."""
     used = set()
-    for lines in log.by_component.values():
+    for lines in (*log.by_component.values(), *log.runtime.values()):
         for _, rec in lines:
             appr = rec.get("approval")
             if isinstance(appr, dict) and isinstance(appr.get("file"), str):
@@ -233,7 +242,7 @@ def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
                      key=lambda s: s[0])
     providers = {c: [_brief(p) for p in graph.live_providers(c, besides=entry)]
                  for c in entry.caps("requires")}
-    note = _note(cat, cid)
+    note = _note(cat, cid, entry.doc)
     return {
         "providers_of_requirements": providers,
         "unmet_requirements": rel.unmet,
@@ -243,20 +252,24 @@ def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
         "transition_history": [{"line": ln, **rec} for ln, rec in history],
         "approvals": [{"file": a.file, "action": a.field("action"),
                        "reviewer": a.field("reviewer"), "base_sha256": a.field("base_sha256"),
-                       "current": standing(a, entry.base_sha256) == CURRENT}
+                       "current": standing(a, entry.base_sha256, (),
+                                           equivalents(entry)) == CURRENT}
                       for a in approvals if a.field("component_id") == cid],
         "notes": note,
         "replay_reports": _replays(cat, cid),
     }
 
 
-def _note(cat: Catalog, cid: str) -> Any:
+def _note(cat: Catalog, cid: str, doc: Any = None) -> Any:
     """The component's curator notes (None without a notes file)."""
     npath = cat.note_path(cid)
     if npath is None:
         return {"unreadable": "the component_id is not a plain name; no notes file is read"}
-    if not os.path.lexists(npath):
-        return None
+    if not os.path.lexists(npath):  # by its stable id or a slug alias, or a repost's `for:`
+        found = find_notes(cat.notes_dir, cid, **document_keys(doc))
+        if found is None:
+            return None
+        npath = found
     try:
         out = load_bytes(read_inside(cat.root, npath, MAX_NOTES_BYTES), cat.rel(npath),
                          fmt="yaml")

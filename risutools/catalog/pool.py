@@ -83,18 +83,42 @@ def run_sources(
                 ]
             for (path, _, _), outcome in zip(batch, outcomes, strict=True):
                 finished(outcome, path)
+    except BaseException:  # Ctrl-C (or an exit): stop now, whatever the workers are doing
+        if own:
+            _stop(pool)
+            own = False
+        raise
     finally:
         if own:
             pool.shutdown()
 
 
+def _stop(pool: Executor) -> None:
+    """Stop ingest's own pool at once: nothing more is started, and the workers (which
+    ignore SIGINT: the parent decides) are terminated and waited for, so the temp files
+    they staged can be swept (:func:`risutools.catalog.ingest.ingest`)."""
+    # (the workers first: shutdown forgets them)
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for w in workers:
+        with suppress(Exception):
+            w.terminate()
+    for w in workers:
+        with suppress(Exception):
+            w.join(2)
+
+
 def _die_with_parent(parent: int) -> None:
     """A worker of ingest's own pool ends when the process that started it is killed
     (``kill -9``): without this, a pool worker whose parent is gone waits on its task
-    queue for ever (Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)``; elsewhere nothing)."""
+    queue for ever (Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)``; elsewhere nothing).  It
+    ignores SIGINT: a Ctrl-C reaches the whole process group, and the parent stops the pool
+    (:func:`_stop`)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     if sys.platform.startswith("linux"):
         import ctypes
-        import signal
 
         with suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL),

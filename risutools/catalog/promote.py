@@ -69,11 +69,15 @@ def new_document(doc: dict[str, Any], to: str) -> dict[str, Any]:
 
 
 def runtime_document(doc: dict[str, Any], to: str) -> dict[str, Any]:
+    """``doc`` switched to runtime state ``to``, or (``to`` = ``publishable``) published."""
     new = dict(doc)
     prov = new.get("provenance")
     if isinstance(prov, dict):
         prov = new["provenance"] = dict(prov)
-        prov["runtime_status"] = to
+        if to == lifecycle.PUBLISHED:
+            prov["publishable"] = True
+        else:
+            prov["runtime_status"] = to
     return new
 
 
@@ -104,6 +108,8 @@ class Plan:
 
     @property
     def from_state(self) -> str:
+        if self.kind == "publish":
+            return f"publishable {str(self.entry.get('provenance', 'publishable')).lower()}"
         return self.entry.review_status if self.kind == "status" else self.entry.runtime_status
 
     def to_dict(self) -> dict[str, Any]:
@@ -145,7 +151,9 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
     graph = Graph(cat.entries()) if graph is None else graph
     new = new_document(entry.doc, to) if kind == "status" else runtime_document(entry.doc, to)
     if approvals is None:  # only the records named for this component and step (an index)
-        act = lifecycle.action_for(entry.review_status, to) if kind == "status" else None
+        act = lifecycle.action_for(entry.review_status, to) if kind == "status" else \
+            lifecycle.PUBLISH if kind == "publish" else \
+            lifecycle.SWITCH_ACTION.get(to) if cat.settings.require_signatures else None
         approvals = load_approvals(cat, component=entry.component_id, action=act) \
             if act is not None else []
     ctx = GateContext(cat, entry, to, new, log, graph, approvals)
@@ -165,7 +173,8 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
 
 
 def _check_target(to: str, kind: str) -> None:
-    valid = lifecycle.TARGETS if kind == "status" else lifecycle.RUNTIME_STATES
+    valid = lifecycle.TARGETS if kind == "status" else (lifecycle.PUBLISHED,) \
+        if kind == "publish" else lifecycle.RUNTIME_STATES
     if to not in valid:  # (nothing moves a component back to the start)
         raise UsageError("--to", f"{to!r} is not one of {', '.join(valid)}")
 
@@ -175,7 +184,9 @@ def _resumes(p: Plan, hit: tuple[int, dict[str, Any]]) -> bool:
     otherwise the plan is refused."""
     ln, rec = hit
     same = rec.get("after_sha256") == p.after_sha256 and (
-        rec.get("to_status") == p.to if p.kind == "status" else rec.get("to_runtime") == p.to)
+        rec.get("to_status") == p.to if p.kind == "status" else
+        rec.get("to_publishable") is True if p.kind == "publish" else
+        rec.get("to_runtime") == p.to)
     if not same:
         p.verdicts.append(Verdict("interrupted", "fail", (
             f"transitions.ndjson line {ln} records a change of this document that was "
@@ -217,10 +228,11 @@ def execute(cat: Catalog, p: Plan, *, actor: str = "") -> int:
         if p.resume_line is not None:
             write_document(cat, e, raw, p.new_doc)
             return p.resume_line
+        a = p.approval
+        if a is not None:  # (a status step always has one; a switch where signatures are
+            _same_approval_bytes(cat, a)  # required)
         if p.kind == "status":
-            a = p.approval
             assert a is not None
-            _same_approval_bytes(cat, a)
             frm = e.review_status
             assert lifecycle.action_for(frm, p.to) is not None
             rec: dict[str, Any] = {
@@ -228,11 +240,21 @@ def execute(cat: Catalog, p: Plan, *, actor: str = "") -> int:
                 "before_sha256": e.base_sha256, "after_sha256": p.after_sha256,
                 "approval": {"file": a.file, "sha256": a.sha256}, "at": now_iso(),
                 "tool_version": __version__}
+        elif p.kind == "publish":
+            assert a is not None
+            rec = {"kind": lifecycle.PUBLISH_LINE, "component_id": e.component_id,
+                   "from_publishable": e.get("provenance", "publishable") is True,
+                   "to_publishable": True, "before_sha256": e.base_sha256,
+                   "after_sha256": p.after_sha256, "actor": actor,
+                   "approval": {"file": a.file, "sha256": a.sha256}, "at": now_iso(),
+                   "tool_version": __version__}
         else:
             rec = {"kind": "runtime", "component_id": e.component_id,
                    "from_runtime": e.runtime_status, "to_runtime": p.to,
                    "before_sha256": e.base_sha256, "after_sha256": p.after_sha256,
                    "actor": actor, "at": now_iso(), "tool_version": __version__}
+            if a is not None:
+                rec["approval"] = {"file": a.file, "sha256": a.sha256}
         line = append_log(cat, rec, before)
         write_document(cat, e, raw, p.new_doc)
         return line

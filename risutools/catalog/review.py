@@ -29,7 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from risutools import __version__
-from risutools.catalog.approvals import Approval, load_approvals, standing
+from risutools.catalog.approvals import (
+    SUPERSEDED,
+    Approval,
+    chain_check,
+    equivalents,
+    load_approvals,
+    standing,
+)
 from risutools.catalog.board_path import path_to_approved
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
@@ -39,9 +46,11 @@ from risutools.catalog.review_checks import (
     APPROVAL,
     GRAPH,
     LOG,
+    NOTES,
     ApprovalFacts,
     GraphProblem,
     LogFacts,
+    NotesFacts,
     units,
 )
 from risutools.catalog.review_interactions import attach_risk, interactions
@@ -177,7 +186,7 @@ def _check_documents(cat: Catalog, jobs: int | None, progress: ProgressFn | None
                 progress(done, len(docs))
     result.documents = found
     cat.adopt(loaded, [info.sha256 for info in found])
-    catalog_checks(docs, result, cfg, RuleFilter())
+    catalog_checks(docs, result, cfg, RuleFilter(), chain_check(cat.settings))
     return result, docs
 
 
@@ -224,6 +233,7 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
     findings = _own_findings(cat, problems, chain, appr)  # the review's own (RV...)
     inter = interactions(str(cat.root), entries)  # RV4xx, over per-document summaries
     findings += inter.findings()
+    findings += _notes_findings(cat, entries)
     # the board's gates read every contract finding; the report only what the settings keep
     board = _board(cat, entries, graph, log, approvals, verifications, validated)
     _settle(validated, cat.config)
@@ -250,6 +260,15 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
     rv.data["counts"]["log_entries"] = sum(len(v) for v in log.by_component.values()) + \
         sum(len(v) for v in log.runtime.values())
     return rv
+
+
+def _notes_findings(cat: Catalog, entries: list[Entry]) -> list[Finding]:
+    """The RV4xx units on the catalog's notes folder (none without one)."""
+    if not cat.notes_dir.is_dir():
+        return []
+    facts = NotesFacts(cat.notes_dir, entries)
+    return [Finding(unit.id, _sev(unit.severity), msg, file=display_path(cat.root / rel))
+            for unit in units(NOTES) for rel, msg in unit(facts)]
 
 
 def _own_findings(cat: Catalog, problems: list[GraphProblem], chain: list[dict[str, Any]],
@@ -390,7 +409,9 @@ def _approvals(cat: Catalog, approvals: list[Approval], entries: list[Entry],
     RV3xx unit that fires on it (else an ``info`` row)."""
     used = used_approvals(log)
     current = {e.component_id: e.base_sha256 for e in entries}
+    by_id = {e.component_id: e for e in entries}
     req = cat.settings.require_signatures
+    signed = _signed_keys(cat, approvals)
     out = []
     for a in approvals:
         cid = a.field("component_id")
@@ -403,7 +424,11 @@ def _approvals(cat: Catalog, approvals: list[Approval], entries: list[Entry],
         else:
             sig = a.signature(cat)
             row["signature"] = sig.status
-            row["state"] = standing(a, current.get(cid), used)
+            e = by_id.get(cid)
+            row["state"] = standing(a, current.get(cid), used,
+                                    equivalents(e) if e is not None else ())
+            if not sig.ok and _key(a) in signed:  # a signed record of the same decision
+                row["state"] = SUPERSEDED
             facts = ApprovalFacts(a, row["state"], sig, req, current.get(cid))
         for unit in units(APPROVAL):
             msg = unit(facts)
@@ -414,6 +439,17 @@ def _approvals(cat: Catalog, approvals: list[Approval], entries: list[Entry],
             row.update(severity="info", message=f"{row['state']}, signature {row['signature']}")
         out.append(row)
     return out
+
+
+def _key(a: Approval) -> tuple[str, str, str]:
+    return a.field("component_id"), a.field("action"), a.field("base_sha256")
+
+
+def _signed_keys(cat: Catalog, approvals: list[Approval]) -> set[tuple[str, str, str]]:
+    """(component, action, base) of every record with a verified signature: an unsigned
+    record of the same decision is superseded (RV303 does not fire on it)."""
+    return {_key(a) for a in approvals if not a.problem and a.record is not None
+            and a.record.get("signature") is not None and a.signature(cat).ok}
 
 
 def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,

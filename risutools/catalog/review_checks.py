@@ -22,23 +22,27 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache, cached_property
+from pathlib import Path
 from typing import Any
 
-from risutools.catalog.approvals import Approval, SignatureCheck
+from risutools.catalog.approvals import SUPERSEDED, Approval, SignatureCheck, counts
 from risutools.catalog.catalog import Entry
 from risutools.catalog.graph import Graph, is_active, is_live
 from risutools.checks.registry import Check, check, of_family
+from risutools.contract.notesfind import document_keys, find_notes, orphans
 from risutools.contract.transitions import CatalogLog
+from risutools.settings import lifecycle
 
 LogLines = list[tuple[int, dict[str, Any]]]
 #: what a unit reads: the hundreds of its number (RV1xx the graph, RV2xx the log ...)
 GRAPH, LOG, APPROVAL = 1, 2, 3
+NOTES = 6  # (RV4xx, RV5xx: the facts and interactions, risutools.catalog.interactions)
 
 
 @cache
 def units(reads: int) -> tuple[Check, ...]:
-    """The registered units that read one kind of input (:data:`GRAPH`, :data:`LOG` or
-    :data:`APPROVAL`), in id order."""
+    """The registered units that read one kind of input (:data:`GRAPH`, :data:`LOG`,
+    :data:`APPROVAL` or :data:`NOTES`), in id order."""
     return tuple(c for c in of_family("RV").values()
                  if int(c.id.removeprefix(c.family)) // 100 == reads)
 
@@ -191,7 +195,9 @@ def hash_discontinuity(facts: LogFacts) -> Iterator[Row]:
     for cid, lines in facts.documented():
         prev: dict[str, Any] | None = None
         for ln, rec in lines:
-            if prev is not None and rec.get("before_sha256") != prev.get("after_sha256"):
+            # (a rejection records a document as it is, a change no line had included)
+            if prev is not None and rec.get("before_sha256") != prev.get("after_sha256") \
+                    and rec.get("to_status") != lifecycle.REJECTED:
                 yield ln, cid, (
                     f"line {ln} starts from {str(rec.get('before_sha256'))[:19]}… but the "
                     f"previous line for {cid} ended at {str(prev.get('after_sha256'))[:19]}…; "
@@ -223,7 +229,7 @@ class ApprovalFacts:
     """One approval record as the review sees it."""
 
     approval: Approval
-    state: str  # unreadable | used | orphan | current | stale (approvals.standing)
+    state: str  # unreadable | used | orphan | current | stale (approvals.standing) | superseded
     signature: SignatureCheck | None  # None when the record cannot be read
     required: bool  # catalog.require_signatures
     base_now: str | None  # the base hash of the component it names (None: no document)
@@ -259,11 +265,14 @@ def missing_signature(facts: ApprovalFacts) -> str | None:
     """Signatures are required (catalog.require_signatures) and an approval is not signed by an
     allowed signer.
 
-    Why: Where signatures are required, an unsigned record counts as no approval.
+    Why: Where signatures are required, an unsigned record counts as no approval.  A record
+    whose decision (component, action, base hash) a signed record also holds is superseded,
+    and not reported.
 
     Fix: Approve again with `risutools approve --sign KEY`."""
     sig = facts.signature
-    if facts.required and sig is not None and sig.status != "verified":
+    if facts.required and sig is not None and not counts(sig, True) \
+            and facts.state != SUPERSEDED:
         return (f"signatures are required and this record's is {sig.status} ({sig.detail}); "
                 "it counts as no approval")
     return None
@@ -294,3 +303,35 @@ def orphan_approval(facts: ApprovalFacts) -> str | None:
     if facts.state != "orphan":
         return None
     return f"no document of the catalog is {facts.approval.field('component_id')}"
+
+
+# --------------------------------------------------------------------------- RV6xx: notes
+
+
+@dataclass
+class NotesFacts:
+    """The catalog's notes folder and its documents."""
+
+    folder: Path
+    entries: list[Entry]
+
+
+@check("RV601", "warning", "catalog", "orphan-notes")
+def orphan_notes(facts: NotesFacts) -> Iterator[tuple[str, str]]:
+    """A curator notes file (notes/*.yaml) matches no component of the catalog: not its id,
+    nor a slug alias of its stable id, nor a `for:` naming its source digest, nor the
+    digest a document records for its notes.
+
+    Why: Notes that apply to nothing are a curator's work lost, usually to a misspelled
+    file name or a component renamed by hand.
+
+    Fix: Rename the file after its component (`notes/<component_id>.yaml`), or give it a
+    `for:` naming the module's source digest."""
+    used: set[str] = set()
+    for e in facts.entries:
+        found = find_notes(facts.folder, e.component_id, **document_keys(e.doc))
+        if found is not None:
+            used.add(found.name)
+    for name in orphans(facts.folder, used):
+        yield f"notes/{name}", (f"notes/{name} matches no component of the catalog; rename "
+                                "it after its component, or give it a `for:`")

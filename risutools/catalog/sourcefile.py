@@ -7,10 +7,12 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from risutools.catalog.outcome import SourceOutcome
 from risutools.catalog.render import render, safe_name, under
 from risutools.catalog.staging import stage_one
+from risutools.contract.notesfind import document_keys, find_notes
 from risutools.errors import RisuError
 from risutools.formats import read_path
 from risutools.fsio import display_path, sha256_file
@@ -64,9 +66,8 @@ def process_file(
             out.warnings.extend(f"{a.where}: {a.code}: {a.message}" for a in module.anomalies)
             graded = graded_analysis(module, settings)
             doc = project(module, post_id=out.post_id, lang=lang, analysis=graded)
-            if notes_dir is not None:
-                note_file = under(notes_dir) + f"{doc['component_id']}.yaml"
-                if os.path.isfile(note_file):
+            note_file = _notes_of(notes_dir, doc, module.id) if notes_dir else None
+            if note_file is not None:
                     doc = project(
                         module, post_id=out.post_id, lang=lang, notes=load_notes(note_file),
                         analysis=graded,
@@ -85,6 +86,17 @@ def process_file(
     if stage is not None and not ndjson and not out.error:
         _stage_documents(out, stage)
     return out
+
+
+def _notes_of(notes_dir: str, doc: dict[str, Any], risuai_id: str) -> str | None:
+    """The notes file of a generated document: ``notes/<component_id>.yaml``, else the one
+    :func:`find_notes` finds (a slug alias, a repost's ``for:``); None without one."""
+    note_file = under(notes_dir) + f"{doc['component_id']}.yaml"
+    if os.path.isfile(note_file):
+        return note_file
+    found = find_notes(notes_dir, str(doc["component_id"]), risuai_id=risuai_id or None,
+                       source_sha256=document_keys(doc)["source_sha256"])
+    return str(found) if found is not None and found.is_file() else None
 
 
 def _stage_documents(out: SourceOutcome, spec: StageSpec) -> None:

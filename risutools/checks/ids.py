@@ -19,6 +19,8 @@ SCOPE_OF: dict[str, str] = {
     "G11": "promotion",
     "G12": "promotion",
     "G13": "promotion",
+    "G14": "promotion",
+    "G15": "promotion",
     "M1": "replay",
     "M2": "replay",
     "M3": "replay",
@@ -111,4 +113,5 @@ SCOPE_OF: dict[str, str] = {
     "RV408": "catalog",
     "RV501": "catalog",
     "RV502": "catalog",
+    "RV601": "catalog",
 }

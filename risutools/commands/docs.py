@@ -4,7 +4,9 @@ risutools.commands.docs``.
 - the index of every check id and its scope, ``risutools/checks/ids.py`` (what the
   configuration and ``--select``/``--ignore`` read without importing every engine);
 - the docs' check tables, from the checks themselves;
-- the error-code table of ``docs/errors.md``, from ``risutools.errors.CODES``.
+- the error-code table of ``docs/errors.md``, from ``risutools.errors.CODES``;
+- the lifecycle table of ``docs/catalog.md``, from ``risutools.settings.lifecycle`` (the
+  states, steps and actions) and the gates the registry holds for each target.
 
 Each table sits between two markers in its page::
 
@@ -23,9 +25,11 @@ import re
 import sys
 from pathlib import Path
 
+from risutools.catalog.gates import gates_for
 from risutools.checks.registry import DOC_PAGES, Check, of_family, sort_key
 from risutools.commands.checks import every_check
 from risutools.errors import CODES
+from risutools.settings import lifecycle
 
 #: family -> the column headings (cells: id, severity, summary, fix)
 _COLUMNS = {
@@ -90,6 +94,53 @@ def render_errors_page(text: str) -> str:
     return _ERRORS.sub(lambda m: m.group(1) + errors_table() + "\n" + m.group(3), text, count=1)
 
 
+LIFECYCLE_PAGE = "docs/catalog.md"
+_LIFECYCLE = re.compile(r"(<!-- lifecycle begin[^\n]*-->\n)(.*?)(<!-- lifecycle end -->)", re.S)
+
+
+def _gates(target: str) -> str:
+    return ", ".join(f"{g.id} `{g.title}`" for g in gates_for(target))
+
+
+def lifecycle_table() -> str:
+    """The lifecycle (``risutools.settings.lifecycle``) as one table: each state, each action
+    that leaves it (the approval it needs), where it goes, the gates of that target, and the
+    decision a review packet asks there."""
+    lines = ["| state | action (approval) | moves to | gates | next step |",
+             "| --- | --- | --- | --- | --- |"]
+    for state in lifecycle.STATES:
+        step = lifecycle.next_step(state)
+        ways = [(step.action, step.to, step.decision)] if step else []
+        if lifecycle.action_for(state, lifecycle.REJECTED):
+            ways.append((lifecycle.REJECT, lifecycle.REJECTED, "reject, from any state but "
+                         "rejected (also after an unrecorded change)"))
+        if not ways:
+            lines.append(f"| `{state}` | — | — | — | the end: nothing moves it |")
+        for action, to, decision in ways:
+            lines.append(f"| `{state}` | `{action}` | `{to}` | {_gates(to)} | "
+                         f"{_cell(decision)} |")
+    approved = ", ".join(f"`{s}`" for s in lifecycle.APPROVED)
+    for to in lifecycle.RUNTIME_STATES:
+        frm = lifecycle.INACTIVE if to == lifecycle.ACTIVE else lifecycle.ACTIVE
+        verb = "activate" if to == lifecycle.ACTIVE else "deactivate"
+        lines.append(f"| {approved}, runtime `{frm}` | `{verb}` (signed where required) | runtime "
+                     f"`{to}` | {_gates(to)} | switch `runtime_status` (logged) |")
+    lines.append(f"| {', '.join(f'`{s}`' for s in lifecycle.PUBLISH_FROM)}, not publishable | "
+                 f"`{lifecycle.PUBLISH}` | `{lifecycle.PUBLISHED}: true` | "
+                 f"{_gates(lifecycle.PUBLISHED)} | publish (logged) |")
+    lines.append(f"| any past `{lifecycle.START}` | evidence (`replay run --update`; no "
+                 "approval) | the same state | G2 `history` accepts its line | the next "
+                 "approval names the new base hash |")
+    return "\n".join(lines)
+
+
+def render_lifecycle_page(text: str) -> str:
+    if not _LIFECYCLE.search(text):
+        raise ValueError("no lifecycle markers")
+    return _LIFECYCLE.sub(lambda m: m.group(1) + lifecycle_table() + "\n" + m.group(3), text,
+                          count=1)
+
+
 def root() -> Path:
     return Path(__file__).resolve().parents[2]
 
@@ -114,6 +165,7 @@ def stale_pages(base: Path | None = None, write: bool = False) -> list[str]:
     stale = []
     jobs = [(DOC_PAGES[f], lambda text, f=f: render_page(text, f)) for f in GENERATED]
     for name, render in [*jobs, (ERRORS_PAGE, render_errors_page),
+                         (LIFECYCLE_PAGE, render_lifecycle_page),
                          (INDEX, lambda _text: index_text())]:
         page = base / name
         old = page.read_text(encoding="utf-8")

@@ -20,7 +20,7 @@ from risutools.settings import lifecycle
 class Options:
     component: str
     to: str
-    kind: str = "status"  # status (promote) | runtime (activate, deactivate)
+    kind: str = "status"  # status (promote) | runtime (activate, deactivate) | publish
     dry_run: bool = False
     as_json: bool = False
     actor: str = ""  # activate/deactivate --by

@@ -1,5 +1,7 @@
-"""``risutools replay monitor``: the context monitor alone (no cutter) over a fixture: its
-level and alerts per request; with ``-o`` the report as JSON + Markdown + HTML."""
+"""``risutools replay monitor [DOC]``: the context monitor alone (no cutter) over a fixture:
+its level and alerts per request, and the text each alert injects; with ``DOC`` the report is
+tied to that document by digest (as ``replay run``); with ``-o`` the report as JSON +
+Markdown + HTML."""
 
 from __future__ import annotations
 
@@ -7,8 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from risutools.commands.replay_run import refuse_invalid_component
 from risutools.fsio import check_target
 from risutools.replay.api import run_monitor, write_report_files
+from risutools.replay.component import load_component
 
 
 @dataclass(frozen=True)
@@ -16,6 +20,7 @@ class Options:
     fixture: str
     config: str | None = None
     output: str | None = None
+    component: str | None = None  # the monitor's document (the report names its digest)
 
     def __post_init__(self) -> None:
         if self.output:
@@ -32,7 +37,11 @@ class Monitored:
 
 
 def run(opts: Options) -> Monitored:
-    report = run_monitor(opts.fixture, opts.config)
+    doc = None
+    if opts.component is not None:
+        refuse_invalid_component(opts.component)
+        doc = load_component(opts.component).doc
+    report = run_monitor(opts.fixture, opts.config, doc)
     if opts.output:
         write_report_files(report, Path(opts.output))
     return Monitored(report)

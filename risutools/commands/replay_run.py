@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from risutools.catalog.evidence import evidence_writer
 from risutools.contract.schema import mc100
 from risutools.contract.validate import validate_document
 from risutools.errors import Code, DocumentError
@@ -58,5 +59,6 @@ def run(opts: Options) -> Replayed:
     refuse_invalid_component(opts.component)
     settings = resolve_settings(None, opts.component)  # the catalog's `replay:` section
     outcome = run_component(opts.component, opts.fixture, opts.config, opts.output, opts.update,
-                            catalog_layer=settings.sections.get("replay"))
+                            catalog_layer=settings.sections.get("replay"),
+                            writer=evidence_writer("replay run --update"))
     return Replayed(opts.component, outcome)

@@ -5,14 +5,17 @@ exactly, then validates what is left."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
+from risutools.catalog.approvals import chain_check
 from risutools.checks.registry import check_selection, for_command
 from risutools.contract.fix import FixOutcome, fix_result, fixable_checks
 from risutools.contract.loaders import STDIN_NAME
 from risutools.contract.result import Result
 from risutools.contract.validate import validate_paths
 from risutools.contract.verify import mc202, mc203
+from risutools.errors import Code, ConfigError
 from risutools.settings.config import resolve_settings
 
 #: verify's digest checks: of the contract's family, so every validate report lists them
@@ -33,6 +36,8 @@ class Options:
     strict: bool = False
     skip_non_documents: bool = False
     fix: bool = False
+    allowed_signers: str | None = None  # the trust root CI pins (signatures then required)
+    allow_config_signers_outside: bool = False
 
     def __post_init__(self) -> None:
         check_selection("validate", self.select, self.ignore)
@@ -56,16 +61,22 @@ class Validation:
 def run(opts: Options) -> Validation:
     cfg = resolve_settings(opts.config_file, opts.paths, select=opts.select, ignore=opts.ignore,
                            exclude=opts.exclude, promotion=opts.promotion)
+    if opts.allowed_signers is not None and not Path(opts.allowed_signers).is_file():
+        raise ConfigError(Code.NOT_FOUND, "no such file (--allowed-signers)",
+                          path=opts.allowed_signers)
+    cfg = cfg.with_signers(opts.allowed_signers)
+    # MC305 asks the approvals' own decision whether each recorded step's record counts
+    counts = chain_check(cfg.trusted_signers(allow_outside=opts.allow_config_signers_outside))
     flt = cfg.rule_filter()
     result = validate_paths(opts.paths, cfg, rule_filter=flt,
-                            skip_non_documents=opts.skip_non_documents)
+                            skip_non_documents=opts.skip_non_documents, counts=counts)
     fixed = None
     if opts.fix:
         fixed = fix_result(result)
         if fixed.files:  # report what is left, as the files are now
             result.documents.clear()  # (the first pass's documents are not needed any more)
             result = validate_paths(opts.paths, cfg, rule_filter=flt,
-                                    skip_non_documents=opts.skip_non_documents)
+                                    skip_non_documents=opts.skip_non_documents, counts=counts)
     result.strict = opts.strict
     result.checks = for_command("validate")
     return Validation(result, fixed, fixable=fixable_count(result))

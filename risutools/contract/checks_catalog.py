@@ -18,7 +18,13 @@ from typing import Any
 from risutools.checks.registry import check
 from risutools.contract.loaders import LoadedDocument, display_path
 from risutools.contract.result import DocumentInfo
-from risutools.contract.transitions import CatalogLog, check_chain, find_catalog_root, read_log
+from risutools.contract.transitions import (
+    ApprovalCheck,
+    CatalogLog,
+    check_chain,
+    find_catalog_root,
+    read_log,
+)
 from risutools.settings import lifecycle
 
 
@@ -71,10 +77,11 @@ def past_start(doc: Any) -> bool:
 
 
 @check("MC305", "error", "catalog", "recorded-transitions")
-def mc305(loaded: Sequence[LoadedDocument], documents: Sequence[DocumentInfo]
-          ) -> Iterator[CatalogIssue]:
+def mc305(loaded: Sequence[LoadedDocument], documents: Sequence[DocumentInfo],
+          counts: ApprovalCheck | None = None) -> Iterator[CatalogIssue]:
     """A document past candidate ends a chain of recorded transitions (transitions.ndjson)
-    from candidate, each backed by a human approval record in approvals/.
+    from candidate, each backed by a human approval record in approvals/ that counts (signed
+    by an allowed signer where signatures are required).
 
     Why: Review status is a human decision; a status edited by hand would promote a
     component nobody approved.
@@ -102,5 +109,6 @@ def mc305(loaded: Sequence[LoadedDocument], documents: Sequence[DocumentInfo]
                 yield CatalogIssue("", why, file=tname, line=line)
         if info.sha256 is None:
             continue
-        for why in check_chain(logs[root], info.component_id, status, info.sha256):
+        for why in check_chain(logs[root], info.component_id, status, info.sha256, ld.doc,
+                               counts=counts):
             yield CatalogIssue("/provenance/review_status", why, info, ld)

@@ -13,23 +13,46 @@ line naming it, in file order; it must:
 - have, for every step, an approval file that exists, has the recorded sha256,
   names the component, has the action of that step and ``base_sha256`` equal to
   the step's ``before_sha256``.
+
+Lines of another ``kind`` move the document's hash without a status step: ``runtime``
+(``activate``/``deactivate``) and ``evidence`` (a replay verdict recorded into a document
+past candidate, ``replay run --update``).  An evidence line records every value it changed
+(``changes``: ``{pointer, before, after}``, only at
+:data:`risutools.settings.lifecycle.EVIDENCE_POINTERS`), so the chain is checked backwards
+from the document: undoing the lines after the last status step, one by one, must give the
+hash each line started from, and the last step's ``after_sha256``.
 """
 
 from __future__ import annotations
 
+import copy
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from risutools.canonical import sha256_prefixed
+from risutools.canonical import doc_sha256, sha256_prefixed
 from risutools.contract.loaders import load_bytes
 from risutools.safeio import FileRefused, check_inside, read_inside, read_regular
-from risutools.settings.lifecycle import action_for
+from risutools.settings.lifecycle import (
+    EVIDENCE_LINE,
+    EVIDENCE_POINTERS,
+    PUBLISH,
+    PUBLISH_LINE,
+    REJECTED,
+    RUNTIME_LINE,
+    SWITCH_ACTION,
+    action_for,
+)
 from risutools.values import MAX_DOCUMENT_BYTES, parse_json_text
 
 MAX_LOG_BYTES = 64 * 1024 * 1024  # transitions.ndjson is read whole
+
+#: (catalog root, approval record) -> why the record does not count as an approval ('' when
+#: it does): the signature decision, which lives with the approvals
+#: (:func:`risutools.catalog.approvals.chain_check`); without one, records are not verified
+ApprovalCheck = Callable[[Path, dict[str, Any]], str]
 
 
 @dataclass
@@ -38,8 +61,9 @@ class CatalogLog:
     by_component: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     problems: list[tuple[int | None, str]] = field(default_factory=list)  # (line, why)
     exists: bool = False
-    # runtime switches ({"kind": "runtime", ...}, risutools activate/deactivate): not
-    # lifecycle steps, but they move the document's hash on
+    # runtime switches ({"kind": "runtime", ...}, risutools activate/deactivate) and evidence
+    # ({"kind": "evidence", ...}, replay run --update): not lifecycle steps, but they move the
+    # document's hash on
     runtime: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     size: int = 0  # bytes of the log read
     # why the log could not be read (a FIFO, a device, a link out of the catalog, past
@@ -93,7 +117,7 @@ def read_log(root: Path, only: str | None = None) -> CatalogLog:
             log.problems.append((i, "transition line is not an object with a component_id; "
                                   "restore the line as written"))
             continue
-        if rec.get("kind") == "runtime":
+        if rec.get("kind") in (RUNTIME_LINE, EVIDENCE_LINE, PUBLISH_LINE):
             log.runtime.setdefault(rec["component_id"], []).append((i, rec))
             continue
         log.by_component.setdefault(rec["component_id"], []).append((i, rec))
@@ -124,9 +148,15 @@ def _load_approval(path: Path) -> tuple[dict[str, Any] | None, str]:
     return doc, sha256_prefixed(data)
 
 
-def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str
-                ) -> Iterator[str]:
-    """Messages (empty = the chain is complete and backed by approvals)."""
+def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
+                doc: Any = None, *, unrecorded_ok: bool = False,
+                counts: ApprovalCheck | None = None) -> Iterator[str]:
+    """Messages (empty = the chain is complete and backed by approvals).
+
+    ``doc`` (the document itself) lets the evidence lines after the last step be checked by
+    undoing them; ``unrecorded_ok`` leaves out the document's hash (a rejection records a
+    change no line has: see the history gate); ``counts`` decides whether each step's
+    approval record counts (its signature)."""
     steps = log.by_component.get(component_id, [])
     if not log.exists:
         yield (f"review_status is {status!r} but the catalog ({log.root.name}/) has no "
@@ -138,6 +168,10 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str
                f"{component_id}; only recorded, approved transitions move a document past "
                "candidate")
         return
+    switches = [(ln, r) for ln, r in log.runtime.get(component_id, [])
+                if r.get("kind") in (RUNTIME_LINE, PUBLISH_LINE)]
+    back = {r.get("after_sha256"): r.get("before_sha256") for _, r in switches
+            if r.get("kind") == RUNTIME_LINE}
     expected_from = "candidate"
     for line, rec in steps:
         frm, to = rec.get("from_status"), rec.get("to_status")
@@ -151,23 +185,140 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str
                    "transition; fix the line (candidate -> pending_human_review -> approved -> "
                    "promoted -> retired, any -> rejected)")
             return
-        yield from _check_approval(log.root, line, rec, component_id, action_for(frm, to) or "")
+        yield from _check_approval(log.root, line, rec, component_id, action_for(frm, to) or "",
+                                   counts, _switched_from(rec.get("before_sha256"), back))
         expected_from = to
+    for line, rec in switches:
+        yield from _check_switch(log.root, line, rec, component_id, counts)
     last_line, last = steps[-1]
-    switches = log.runtime.get(component_id, [])
-    hash_line, hash_rec = max((steps[-1], *switches[-1:]), key=lambda s: s[0])
     if last.get("to_status") != status:
         yield (f"the last recorded transition (line {last_line}) ends at "
                f"{last.get('to_status')!r} but review_status is {status!r} (changed without a "
-               "recorded transition); restore it or record the change with `risutools promote`")
-    elif hash_rec.get("after_sha256") != doc_hash:
-        yield (f"the document changed after its last recorded transition (line {hash_line}: "
-               f"after_sha256 {str(hash_rec.get('after_sha256'))[:19]}…, now {doc_hash[:19]}…); "
-               "record the change through `risutools promote`")
+               "recorded transition); restore it as that line records it")
+    elif not unrecorded_ok:
+        tail = [s for s in log.runtime.get(component_id, []) if s[0] > last_line]
+        yield from _check_tail(component_id, status, (last_line, last), tail, doc, doc_hash)
+
+
+def _switched_from(h: Any, back: dict[Any, Any]) -> set[Any]:
+    """``h`` and the hashes runtime switches alone led to it from (the same reviewed
+    content in the other runtime state: an approval of one of them still holds)."""
+    out = {h}
+    while h in back and back[h] not in out:
+        h = back[h]
+        out.add(h)
+    return out
+
+
+def _check_switch(root: Path, line: int, rec: dict[str, Any], component_id: str,
+                  counts: ApprovalCheck | None) -> Iterator[str]:
+    """A runtime switch: its approval (when it names one) is checked like a step's; without
+    one, the switch counts only where an unsigned record would (signatures not required)."""
+    action = PUBLISH if rec.get("kind") == PUBLISH_LINE else \
+        SWITCH_ACTION.get(str(rec.get("to_runtime")), "")
+    if action == PUBLISH and not isinstance(rec.get("approval"), dict):
+        yield (f"transitions.ndjson line {line}: publishing with no approval; publish with "
+               "`risutools approve --action publish` and `risutools publish`, or revert the "
+               "commit that added the line")
+        return
+    if isinstance(rec.get("approval"), dict):
+        yield from _check_approval(root, line, rec, component_id, action, counts)
+    elif counts is not None and (why := counts(root, {})):
+        yield (f"transitions.ndjson line {line}: a runtime switch with no approval, and an "
+               f"unsigned record does not count ({why}); switch with a signed {action!r} "
+               "approval (`risutools approve --action "
+               f"{action or 'activate'} --sign KEY`), or revert the commit that added the line")
+
+
+def _changed_after(cid: str, status: str, line: int, rec: dict[str, Any], now: str) -> str:
+    reject = "" if action_for(status, REJECTED) is None else (
+        f", or reject it: `risutools approve {cid} --action reject --reviewer NAME`, then "
+        f"`risutools promote {cid} --to rejected`")
+    return (f"the document changed after its last recorded transition (line {line}: "
+            f"after_sha256 {str(rec.get('after_sha256'))[:19]}…, now {now[:19]}…); restore "
+            f"it from version control as that line records it{reject}")
+
+
+def _check_tail(cid: str, status: str, step: tuple[int, dict[str, Any]],
+                tail: list[tuple[int, dict[str, Any]]], doc: Any, doc_hash: str
+                ) -> Iterator[str]:
+    """The lines after the last status step (runtime switches, evidence), walked back from
+    the document: each must end at the hash the walk reached, and undoing it must give the
+    hash it started from; the step must end where the first of them started."""
+    h, d = doc_hash, doc
+    for ln, rec in reversed(tail):
+        if rec.get("after_sha256") != h:
+            yield _changed_after(cid, status, ln, rec, h)
+            return
+        before = rec.get("before_sha256")
+        d, why = undo_line(d, rec)
+        if why:
+            yield f"transitions.ndjson line {ln}: {why}"
+            return
+        if d is not None and rec.get("kind") == EVIDENCE_LINE and doc_sha256(d) != before:
+            yield (f"transitions.ndjson line {ln}: undoing the evidence it records gives "
+                   f"{doc_sha256(d)[:19]}…, not its before_sha256 {str(before)[:19]}…; the "
+                   "document changed in a way no line records: restore it from version "
+                   "control")
+            return
+        if d is not None and doc_sha256(d) != before:
+            d = None  # a runtime line that cannot be undone exactly: trust its hash
+        h = str(before)
+    ln, rec = step
+    if rec.get("after_sha256") == h:
+        return
+    if not tail:
+        yield _changed_after(cid, status, ln, rec, h)
+    else:
+        yield (f"transitions.ndjson line {tail[0][0]} starts from {h[:19]}… but the transition "
+               f"on line {ln} ended at {str(rec.get('after_sha256'))[:19]}…; a change between "
+               "them was not recorded: restore the document from version control")
+
+
+_ABSENT = object()
+
+
+def undo_line(doc: Any, rec: dict[str, Any]) -> tuple[Any, str]:
+    """The document before the non-status line ``rec`` (``None`` when it cannot be rebuilt:
+    no document, or a runtime switch), or a reason the line is not a change evidence may
+    make."""
+    if doc is None or not isinstance(doc, dict):
+        return None, ""
+    if rec.get("kind") in (RUNTIME_LINE, PUBLISH_LINE):
+        field, frm = ("runtime_status", rec.get("from_runtime")) \
+            if rec.get("kind") == RUNTIME_LINE else ("publishable", rec.get("from_publishable"))
+        prov = doc.get("provenance")
+        if not isinstance(prov, dict) or not isinstance(frm, (str, bool)):
+            return None, ""
+        return {**doc, "provenance": {**prov, field: frm}}, ""
+    changes = rec.get("changes")
+    if not isinstance(changes, list) or not changes:
+        return None, "an evidence line names no changes; restore the line as written"
+    new = copy.deepcopy(doc)
+    for ch in changes:
+        ptr = ch.get("pointer") if isinstance(ch, dict) else None
+        if not isinstance(ch, dict) or ptr not in EVIDENCE_POINTERS:
+            return None, (f"an evidence line changes {ptr!r}; evidence changes only "
+                          f"{', '.join(EVIDENCE_POINTERS)}")
+        *path, key = str(ptr).split("/")[1:]
+        parent: Any = new
+        for k in path:
+            parent = parent.get(k) if isinstance(parent, dict) else None
+        if not isinstance(parent, dict):
+            return None, f"the document has no {ptr} for the evidence line to have changed"
+        if parent.get(key, _ABSENT) != ch.get("after", _ABSENT):
+            return None, (f"{ptr} is not the value the evidence line recorded; the document "
+                          "changed after it: restore it from version control")
+        if "before" in ch:
+            parent[key] = ch["before"]
+        else:
+            parent.pop(key, None)
+    return new, ""
 
 
 def _check_approval(root: Path, line: int, rec: dict[str, Any], component_id: str,
-                    action: str) -> Iterator[str]:
+                    action: str, counts: ApprovalCheck | None = None,
+                    bases: set[Any] | None = None) -> Iterator[str]:
     appr = rec.get("approval")
     if not isinstance(appr, dict) or not isinstance(appr.get("file"), str):
         yield (f"transitions.ndjson line {line}: no approval record ({{file, sha256}}); every "
@@ -197,7 +348,7 @@ def _check_approval(root: Path, line: int, rec: dict[str, Any], component_id: st
     if data.get("action") != action:
         yield (f"approval {appr['file']!r} has action {data.get('action')!r}; the transition "
                f"on line {line} needs {action!r}")
-    if data.get("base_sha256") != rec.get("before_sha256"):
+    if data.get("base_sha256") not in (bases or {rec.get("before_sha256")}):
         yield (f"approval {appr['file']!r} approved base {str(data.get('base_sha256'))[:19]}… "
                f"but the transition on line {line} started from "
                f"{str(rec.get('before_sha256'))[:19]}…; approve the document hash the "
@@ -205,3 +356,7 @@ def _check_approval(root: Path, line: int, rec: dict[str, Any], component_id: st
     reviewer = data.get("reviewer")
     if not isinstance(reviewer, str) or not reviewer.strip():
         yield f"approval {appr['file']!r} names no reviewer; add the reviewer's name"
+    elif counts is not None and (why := counts(root, data)):
+        yield (f"approval {appr['file']!r} (line {line}) does not count as an approval: {why}; "
+               "the transition was not made by a reviewer the catalog trusts: revert the "
+               "commit that added the line and the record")

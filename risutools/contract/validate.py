@@ -22,6 +22,7 @@ from risutools.contract.result import Result as Result  # re-exported
 from risutools.contract.result import Verification as Verification  # re-exported
 from risutools.contract.rules import DOCUMENT_RULES, effective_severity, make_finding, mc600
 from risutools.contract.schema import mc100
+from risutools.contract.transitions import ApprovalCheck
 from risutools.errors import Code, DocumentError
 from risutools.findings import Finding, sorted_findings
 from risutools.jsonlines import unpaired_surrogate
@@ -133,11 +134,13 @@ def validate_paths(
     *,
     rule_filter: RuleFilter | None = None,
     skip_non_documents: bool = False,
+    counts: ApprovalCheck | None = None,
 ) -> Result:
     """Load and validate every document under ``paths`` (files, folders, ``-``).
 
     Adds the catalog-level rules: MC104 (duplicate id + version across all
-    documents given) and MC305 (recorded transition chains)."""
+    documents given) and MC305 (recorded transition chains; ``counts`` decides whether
+    each step's approval record counts: its signature)."""
     cfg = config or Settings()
     flt = rule_filter or RuleFilter()
     result = Result("validate")
@@ -166,18 +169,18 @@ def validate_paths(
                  skip_non_documents)
     for issue in mc104(result.documents):
         _add(result, mc104, issue, cfg, flt)
-    for issue in mc305(kept, kept_info):
+    for issue in mc305(kept, kept_info, counts):
         _add(result, mc305, issue, cfg, flt)
     return result
 
 
 def catalog_checks(docs: list[LoadedDocument], result: Result, cfg: Settings,
-                   flt: RuleFilter) -> None:
+                   flt: RuleFilter, counts: ApprovalCheck | None = None) -> None:
     """The catalog checks (MC104, MC305) over ``docs`` and their :class:`DocumentInfo`
     (``result.documents``, in the same order); their findings go into ``result``."""
     for issue in mc104(result.documents):
         _add(result, mc104, issue, cfg, flt)
-    for issue in mc305(docs, result.documents):
+    for issue in mc305(docs, result.documents, counts):
         _add(result, mc305, issue, cfg, flt)
 
 

@@ -33,6 +33,7 @@ from risutools.canonical import hex_of, self_hash
 from risutools.checks.registry import Check, RuleFilter, check
 from risutools.contract.checks_load import mc001
 from risutools.contract.loaders import LoadedDocument, display_path, load_bytes
+from risutools.contract.notesfind import document_keys, find_notes
 from risutools.contract.result import NO_STORE, DocumentInfo, Result, Verification
 from risutools.contract.rules import digest_problem, make_finding, mc200, mc201
 from risutools.contract.schema import mc100, not_object_message
@@ -361,7 +362,8 @@ def mc202(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
 
 def _notes_file(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument) -> Path | None:
     """The curator notes ``notes/<component_id>.yaml`` of the document's catalog, when
-    there is such an entry (a file, or a link whatever it points at)."""
+    there is such an entry (a file, or a link whatever it points at), else the one
+    :func:`~risutools.contract.notesfind.find_notes` finds."""
     cid = info.component_id
     if not plain_id(cid):
         return None  # (an id that is not a plain name never becomes a path)
@@ -369,7 +371,10 @@ def _notes_file(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument) -> P
     if root is None:
         return None
     note = root / "notes" / f"{cid}.yaml"
-    return note if note.exists() or note.is_symlink() else None
+    if note.exists() or note.is_symlink():
+        return note
+    # by its stable id or a slug alias, a repost's source digest, or the recorded digest
+    return find_notes(root / "notes", cid or "", **document_keys(ld.doc))
 
 
 def _verify_notes(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument,

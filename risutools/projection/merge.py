@@ -25,7 +25,7 @@ def merge_notes(doc: dict[str, Any], notes: Notes) -> None:
     """Merge ``notes`` into ``doc`` in place (the notes' values are copied)."""
     data = copy.deepcopy(notes.data)
     caps = data.get("capabilities") or {}
-    for key in ("provides", "conflicts"):
+    for key in ("provides", "requires", "conflicts"):
         if key in caps:
             doc["capabilities"][key] = list(caps[key])
     payload = data.get("payload") or {}

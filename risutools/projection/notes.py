@@ -34,6 +34,8 @@ _SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _CAP = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 _LEAD = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _ORIGIN = re.compile(r"^[a-z][a-z0-9_]*$")
+_RISUAI_ID = re.compile(r"^.{1,200}$", re.S)
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 MAX_NOTES_BYTES = 4 * 1024 * 1024
 
 # field spec: "sentence" | "sentences" | "map" | "bool" | "caps" | "tags" | ("enum", ...) |
@@ -50,7 +52,9 @@ _IDEA: dict[str, Any] = {
 _SPEC: dict[str, Any] = {
     "notes": ("enum", "notes-v1"),
     "slug": ("re", _SLUG, "lowercase kebab-case (a-z, 0-9, single dashes)"),
-    "capabilities": {"provides": "caps", "conflicts": "caps"},
+    "for": {"risuai_id": ("re", _RISUAI_ID, "the module's RisuAI id (1-200 characters)"),
+            "source_sha256": ("re", _DIGEST, "sha256: and 64 lowercase hex digits")},
+    "capabilities": {"provides": "caps", "requires": "caps", "conflicts": "caps"},
     "payload": {
         "controller": ("enum", "user", "character", "system"),
         "triggers": "sentences",

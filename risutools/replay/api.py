@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,10 +11,12 @@ from risutools.canonical import sha256_prefixed
 from risutools.errors import Code, DocumentError
 from risutools.pathnames import plain_id, show_name
 from risutools.replay.component import (
+    ComponentFile,
     check_recordable,
     load_component,
-    write_component_update,
+    updated_document,
     write_or_fail,
+    write_updated,
 )
 from risutools.replay.fixture import load_fixture
 from risutools.replay.render_html import render_html
@@ -39,6 +42,21 @@ class RunOutcome:
     written: list[Path] = field(default_factory=list)
     updated: bool = False
     message: str = ""
+    log_line: int | None = None  # the evidence line the update was logged as
+
+
+#: writes an updated document: (the file as read, the new document, the report's digest,
+#: the fixture's name) -> the log line that records it, or None
+Writer = Callable[[ComponentFile, dict[str, Any], str, str], "int | None"]
+
+
+def plain_writer(cf: ComponentFile, new: dict[str, Any], report_sha256: str,
+                 fixture: str) -> int | None:
+    """The document replaced (compare-and-swap on the bytes read), no log line: what a
+    library caller gets; the command records evidence in the catalog's log
+    (:func:`risutools.catalog.evidence.evidence_writer`)."""
+    write_updated(cf, new)
+    return None
 
 
 def default_report_path(component_path: Path, component_id: str, fixture_name: str) -> Path:
@@ -72,6 +90,7 @@ def run_component(
     output: str | Path | None = None,
     update: bool = False,
     catalog_layer: dict[str, Any] | bool | None = False,
+    writer: Writer = plain_writer,
 ) -> RunOutcome:
     """``catalog_layer``: the catalog configuration's ``replay:`` section as the caller
     read it (the CLI's settings); ``False``: read the configuration above the component."""
@@ -105,13 +124,13 @@ def run_component(
             "(verdict not-checked); the component is unchanged"
         )
     elif update:
-        passed = verdict == PASSED
-        write_component_update(
-            cf,
-            passed=passed,
-            fixture_name=fx.name,
-            report_sha256=sha256_prefixed(data),
-        )
+        digest = sha256_prefixed(data)
+        try:
+            new = updated_document(cf.doc, passed=verdict == PASSED, fixture_name=fx.name,
+                                   report_sha256=digest)
+        except DocumentError as exc:
+            raise exc.with_path(str(cf.path)) from None
+        outcome.log_line = writer(cf, new, digest, fx.name)
         outcome.updated = True
     return outcome
 
@@ -123,9 +142,11 @@ def catalog_section(component: Path) -> dict[str, Any] | None:
     return section if isinstance(section, dict) else None
 
 
-def run_monitor(fixture: str | Path, config: str | Path | None = None) -> dict[str, Any]:
-    """The monitor alone over a fixture; returns a replay-report-v1 without a component."""
+def run_monitor(fixture: str | Path, config: str | Path | None = None,
+                component: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The monitor alone over a fixture; returns a replay-report-v1, tied to ``component``
+    (the monitor's document: its id, version and digest) when one is given."""
     fx = load_fixture(fixture)
     cfg = load_replay_config(config, fx.config)
     run = run_simulation(SIM_MONITOR, fx, cfg)
-    return build_report(run, fx, cfg, None)
+    return build_report(run, fx, cfg, component)

@@ -136,8 +136,13 @@ def write_component_update(
         )
     except DocumentError as exc:
         raise exc.with_path(str(cf.path)) from None
-    write_or_fail(cf.path, dump_component(cf, new), expect_sha256=cf.sha256)
+    write_updated(cf, new)
     return new
+
+
+def write_updated(cf: ComponentFile, new: dict[str, Any]) -> None:
+    """``new`` over the file ``cf`` was read from, in its format (CAS on the bytes read)."""
+    write_or_fail(cf.path, dump_component(cf, new), expect_sha256=cf.sha256)
 
 
 def write_or_fail(path: Path, data: bytes, *, expect_sha256: str | None = None) -> None:

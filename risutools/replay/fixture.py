@@ -34,7 +34,10 @@ FIXTURE_TAG = "conversation-v1"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")
 _TURN_KEYS = ("append", "edit", "delete", "toggle", "metrics")
-_METRIC_KEYS = ("age_s", "used_pct", "remaining_pct", "available")
+_METRIC_KEYS = ("age_s", "used_pct", "remaining_pct", "available",
+                # the monitor's own bridge-file record (the status line writes it, the hook
+                # reads it): session_id, remaining_percentage, used_pct, timestamp
+                "session_id", "remaining_percentage", "timestamp")
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,9 @@ class Metrics:
     available: bool = True
     age_s: float | None = None
     used_pct: float | None = None
+    session_id: str | None = None  # a bridge record's session
+    timestamp: float | None = None  # a bridge record's time (seconds since the epoch)
+    note: str = ""  # one line: the record's two percentages disagree (which was taken)
 
 
 @dataclass
@@ -148,7 +154,30 @@ def _metrics(raw: Any, where: str) -> Metrics:
         used = _number(raw["used_pct"], f"{where}.used_pct", 0, 1000)
     elif raw.get("remaining_pct") is not None:
         used = 100.0 - _number(raw["remaining_pct"], f"{where}.remaining_pct", -900, 100)
-    return Metrics(available=available, age_s=age_f, used_pct=used)
+    used, note = _bridge(raw, where, used)
+    session = raw.get("session_id")
+    if session is not None and (not isinstance(session, str) or not 0 < len(session) <= 200):
+        raise _err(f"{where}.session_id", "must be text of 1-200 characters")
+    stamp = raw.get("timestamp")
+    stamp_f = None if stamp is None else _number(stamp, f"{where}.timestamp", 0, 10**11)
+    return Metrics(available=available, age_s=age_f, used_pct=used, session_id=session,
+                   timestamp=stamp_f, note=note)
+
+
+def _bridge(raw: dict[str, Any], where: str, used: float | None) -> tuple[float | None, str]:
+    """A bridge record's ``remaining_percentage`` beside ``used_pct``: both taken when they
+    agree (to 0.01), else the remaining share (what the monitor compares with its
+    thresholds) and one line naming the conflict."""
+    if raw.get("remaining_percentage") is None:
+        return used, ""
+    if "remaining_pct" in raw:
+        raise _err(where, "give remaining_pct or remaining_percentage, not both")
+    rem = _number(raw["remaining_percentage"], f"{where}.remaining_percentage", -900, 100)
+    if used is None or abs(used + rem - 100.0) <= 0.01:
+        return 100.0 - rem, ""
+    return 100.0 - rem, (f"{where}: the bridge record says used_pct {used:g} and "
+                         f"remaining_percentage {rem:g}, which do not add up to 100; the "
+                         "monitor takes remaining_percentage (what its thresholds compare)")
 
 
 def _turn(raw: Any, number: int, ids: _Ids) -> Turn:

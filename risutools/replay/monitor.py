@@ -46,6 +46,15 @@ class MonitorEvent:
         }
 
 
+def additional_context(level: str, used_pct: float) -> str:
+    """The ``additionalContext`` text an alert of ``level`` injects into the agent's context
+    (what a reviewer reads in the report, as the agent would)."""
+    head = f"Context {used_pct:.1f}% used, {100.0 - used_pct:.1f}% left: "
+    if level == "CRITICAL":
+        return head + "stop now and save your state (what is done, what comes next)."
+    return head + "finish the current task; start nothing complex."
+
+
 class ContextMonitor:
     def __init__(self, config: ReplayConfig) -> None:
         self.config = config

@@ -21,7 +21,7 @@ from risutools.replay.checker import INVARIANTS, InvariantChecker
 from risutools.replay.cutter import ContextCutter, CutResult
 from risutools.replay.fixture import Fixture, Message, Turn
 from risutools.replay.mirror import Change, Step
-from risutools.replay.monitor import ContextMonitor
+from risutools.replay.monitor import ContextMonitor, additional_context
 from risutools.replay.monitor_checker import MonitorChecker
 from risutools.replay.verdicts import FAILED, NOT_CHECKED, PASSED, summary_verdict
 from risutools.settings.replay import ReplayConfig
@@ -230,6 +230,9 @@ def build_report(
         "alerts": alerts,
         "requests": rows,
     }
+    notes = [t.metrics.note for t in fixture.turns if t.metrics is not None and t.metrics.note]
+    if notes:  # bridge records whose two percentages disagree, one line each
+        report["monitor_notes"] = notes
     report["report_sha256"] = self_hash(report)
     return report
 
@@ -241,6 +244,8 @@ def _alerts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "level": r["monitor"]["level"],
             "used_pct": r["monitor"]["used_pct"],
             "reason": r["monitor"]["alert_reason"],
+            "additional_context": additional_context(r["monitor"]["level"],
+                                                     r["monitor"]["used_pct"]),
         }
         for r in rows
         if r["monitor"]["alert"]

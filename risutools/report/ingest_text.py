@@ -117,6 +117,9 @@ def render_summary(result: IngestResult, seconds: float, color: bool | None = No
         ("unreadable documents kept", str(c["kept_unreadable"])),
         ("not Risu files", str(c["not_risu"])),
     ]
+    if c["evidence_kept"] or c["evidence_stale"]:  # replay verdicts carried over
+        rows += [("replay verdicts kept", str(c["evidence_kept"])),
+                 ("replay verdicts stale", str(c["evidence_stale"]))]
     for what, count in rows:
         table.add_row(what, count)
     console.print(table)
@@ -132,6 +135,8 @@ def render_summary(result: IngestResult, seconds: float, color: bool | None = No
         err.print(f"kept: {line}", markup=False)
     for line in result.notices:
         err.print(f"notice: {line}", markup=False)
+    for line in result.evidence_stale:
+        err.print(f"stale: {line}", markup=False)
     for s in result.sources:
         if s.duplicate_of:
             console.print(f"duplicate: {s.path} = {s.duplicate_of}", markup=False)

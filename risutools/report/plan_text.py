@@ -14,7 +14,8 @@ def render_plan(p: Plan, dry_run: bool) -> str:
     """The head line (component, file, from -> to, base hash), one row per gate (its verdict,
     name and reason), the notes, and why it was refused (or that a dry run passed)."""
     e = p.entry
-    head = (f"{'runtime' if p.kind == 'runtime' else 'promote'} {text_value(e.component_id)} "
+    verb = {"runtime": "runtime", "publish": "publish"}.get(p.kind, "promote")
+    head = (f"{verb} {text_value(e.component_id)} "
             f"({text_value(e.where())}): {text_value(p.from_state or '(none)')} -> {p.to}  "
             f"base {e.base_sha256[:19]}…")
     rows = [head]

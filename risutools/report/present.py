@@ -236,7 +236,10 @@ def _replay_run(r: Replayed, **_: Any) -> Rendered:
              f"(failed invariants: {failed}" + (f"; warnings: {warned}" if warned else "")
              + f"); report {o.written[0]}"]
     if o.updated:
-        lines.append(f"updated {r.component}")
+        logged = "" if o.log_line is None else \
+            f" (evidence, transitions.ndjson line {o.log_line}: the next approval names " \
+            "the new base hash)"
+        lines.append(f"updated {r.component}{logged}")
     elif o.message:
         lines.append(o.message)
     return Rendered("".join(x + "\n" for x in lines))
@@ -244,6 +247,7 @@ def _replay_run(r: Replayed, **_: Any) -> Rendered:
 
 def _replay_monitor(m: Monitored, **_: Any) -> Rendered:
     lines = []
+    injected = {a["request"]: a.get("additional_context", "") for a in m.report["alerts"]}
     for row in m.report["requests"]:
         mon = row["monitor"]
         level = mon["level"] or f"({mon['metrics']} metrics)"
@@ -251,8 +255,13 @@ def _replay_monitor(m: Monitored, **_: Any) -> Rendered:
         alert = f"  ALERT ({mon['alert_reason']})" if mon["alert"] else ""
         lines.append(f"request {row['request']:>5}  {row['tokens_in']:>8} tokens  {used:>7}  "
                      f"{level}{alert}")
+        if row["request"] in injected:  # what the alert injects, as the agent reads it
+            lines.append(f"  additionalContext: {injected[row['request']]}")
+    lines += [f"note: {text_value(n)}" for n in m.report.get("monitor_notes", [])]
     summary = m.report["summary"]
-    lines.append(f"{summary['requests']} request(s), {summary['alerts']} alert(s)")
+    comp = m.report.get("component")
+    tied = f"; {text_value(comp['component_id'])} at {comp['doc_sha256']}" if comp else ""
+    lines.append(f"{summary['requests']} request(s), {summary['alerts']} alert(s){tied}")
     return Rendered("".join(x + "\n" for x in lines))
 
 

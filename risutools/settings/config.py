@@ -87,6 +87,7 @@ class Settings:
     sources_text: str | None = None  # ``sources:`` as written
     select: tuple[str, ...] = ()  # --select (command line only)
     ignore: tuple[str, ...] = ()  # --ignore (command line only)
+    signers_pinned: bool = False  # --allowed-signers FILE (command line only): the trust root
 
     @functools.cached_property
     def catalog(self) -> CatalogSettings:
@@ -98,6 +99,37 @@ class Settings:
         """The ``replay:`` section as written (the replay layers it over its defaults and
         under a fixture's and a file's own keys), or None."""
         return self.sections.get("replay")
+
+    def with_signers(self, allowed_signers: str | None) -> Settings:
+        """``--allowed-signers FILE`` (the trust root CI pins, e.g. from the base branch):
+        that file, and signatures required, whatever the configuration says."""
+        if allowed_signers is None:
+            return self
+        section = {**self.sections.get("catalog", {}),
+                   "allowed_signers": str(Path(allowed_signers).resolve()),
+                   "require_signatures": True}
+        return replace(self, sections={**self.sections, "catalog": section},
+                       signers_pinned=True)
+
+    def trusted_signers(self, *, allow_outside: bool = False) -> CatalogSettings:
+        """The ``catalog:`` section, refusing (:class:`ConfigError`
+        ``config-signers-outside``) an ``allowed_signers`` that the configuration names
+        outside its repository (:func:`config_root`; a pull request could point it at keys
+        of its own), unless ``allow_outside`` or the file was pinned on the command line."""
+        cat = self.catalog
+        signers = cat.allowed_signers
+        if signers is None or allow_outside or self.signers_pinned or self.source_file is None:
+            return cat
+        root = config_root(self.source_file)  # (--sources clears ``root``, not this)
+        if _inside(signers, root):
+            return cat
+        raise ConfigError(
+            Code.CONFIG_SIGNERS_OUTSIDE,
+            f"`allowed_signers` resolves to {show_name(str(signers))}, outside "
+            f"{show_name(str(root))}; a configuration may only name a trust root inside "
+            "its repository: pass --allowed-signers FILE, or --allow-config-signers-outside "
+            "to trust this configuration", where="catalog.allowed_signers",
+            path=show_name(str(self.source_file)) if self.source_file else None)
 
     def with_promotion_gate(self) -> Settings:
         return replace(self, promotion_gate=True)

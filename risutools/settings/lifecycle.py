@@ -48,8 +48,16 @@ STEPS: tuple[Step, ...] = (
 #: the status and action that leave every state but itself
 REJECTED = "rejected"
 REJECT = "reject"
-#: every approval action, in the order the command line lists them
-ACTIONS: tuple[str, ...] = ("request_review", "approve", "reject", "promote", "retire")
+#: the review actions, in the order the command line lists them
+REVIEW_ACTIONS: tuple[str, ...] = ("request_review", "approve", "reject", "promote", "retire")
+#: the runtime switch's actions: an approval for them is needed where signatures are required
+ACTIVATE, DEACTIVATE = "activate", "deactivate"
+#: publishing: ``publishable`` set true through its own approval and gate (MC303: only a
+#: promoted component, with a passed replay when it declares context.*)
+PUBLISH, PUBLISHED = "publish", "publishable"
+PUBLISH_FROM: tuple[str, ...] = ("promoted",)
+#: every approval action: the review's, then the switch's, then publishing
+ACTIONS: tuple[str, ...] = (*REVIEW_ACTIONS, ACTIVATE, DEACTIVATE, PUBLISH)
 #: the statuses ``promote --to`` may name (every state a step or a rejection reaches)
 TARGETS: tuple[str, ...] = tuple(s for s in STATES if s != START)
 #: statuses past the start: a document there must end a chain of recorded transitions
@@ -70,13 +78,32 @@ BOARD: tuple[str, ...] = ("candidate", "pending_human_review")
 #: the runtime switch: ``activate`` sets the first, ``deactivate`` the second
 ACTIVE, INACTIVE = "active", "inactive"
 RUNTIME_STATES: tuple[str, ...] = (ACTIVE, INACTIVE)
-#: what the history gate guards: every step, and switching a component on
-HISTORY_GUARDED: tuple[str, ...] = (*TARGETS, ACTIVE)
+#: what the history gate guards: every step, switching a component on, and publishing it
+HISTORY_GUARDED: tuple[str, ...] = (*TARGETS, ACTIVE, PUBLISHED)
+#: runtime state -> the action of the switch to it
+SWITCH_ACTION: dict[str, str] = {ACTIVE: ACTIVATE, INACTIVE: DEACTIVATE}
+#: fields a runtime switch changes: a base hash that differs only there names the same
+#: reviewed content (an approval in flight does not go stale when the component is switched)
+RUNTIME_FIELDS: tuple[str, ...] = ("/provenance/runtime_status",)
+
+#: the kinds of line in ``transitions.ndjson``: a status step (no ``kind``), a runtime switch,
+#: and evidence recorded into a document past the start (a replay verdict)
+STATUS_LINE, RUNTIME_LINE, EVIDENCE_LINE, PUBLISH_LINE = "status", "runtime", "evidence", \
+    "publish"
+#: what an evidence line may change, as JSON pointers (each line records every value it
+#: changed, before and after, so the history gate can undo it and check the hash it names)
+EVIDENCE_POINTERS: tuple[str, ...] = ("/projection/replay_status",
+                                      "/provenance/availability_verdict",
+                                      "/provenance/source_refs")
+#: statuses where evidence is recorded with a log line (a candidate has no chain to keep)
+EVIDENCE_LOGGED: tuple[str, ...] = PAST_START
 
 _NEXT: dict[str, Step] = {s.frm: s for s in STEPS}
 _BY_PAIR: dict[tuple[str, str], str] = {(s.frm, s.to): s.action for s in STEPS}
 #: action -> the status it moves a component to
 TARGET_OF: dict[str, str] = {s.action: s.to for s in STEPS} | {REJECT: REJECTED}
+#: action -> the runtime state it switches a component to
+SWITCH_TO: dict[str, str] = {a: s for s, a in SWITCH_ACTION.items()}
 
 
 def next_step(status: str) -> Step | None:
@@ -90,3 +117,18 @@ def action_for(frm: str, to: str) -> str | None:
     if to == REJECTED and frm in STATES and frm != REJECTED:
         return REJECT
     return _BY_PAIR.get((frm, to))
+
+
+def open_actions(status: str, runtime: str, published: bool = False) -> tuple[str, ...]:
+    """The approval actions a component in ``status`` (runtime ``runtime``) can use next: its
+    forward step, ``reject`` (every state but rejected), the switch to the other runtime
+    state (only approved or promoted components are switched on), and ``publish`` (a
+    promoted component not yet publishable)."""
+    out = [a for a, to in TARGET_OF.items() if action_for(status, to) == a]
+    if runtime == ACTIVE:
+        out.append(DEACTIVATE)
+    elif status in APPROVED:
+        out.append(ACTIVATE)
+    if status in PUBLISH_FROM and not published:
+        out.append(PUBLISH)
+    return tuple(a for a in ACTIONS if a in out)

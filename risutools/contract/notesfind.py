@@ -1,0 +1,126 @@
+"""Which curator notes file is a component's (``notes/`` of its catalog).
+
+In order:
+1. ``notes/<component_id>.yaml``;
+2. the one file named after the component's stable part ``<type>.<origin>.<key>.`` (a
+   ``slug:`` in the notes renamed the component: the file keeps the name it was written
+   under, the stable id, and any slug is an alias of it);
+3. a file whose ``for:`` names the module's RisuAI id or the SHA-256 of its source bytes (a
+   repost: the same module under a new post id keeps its notes);
+4. a file whose bytes have the digest the document records for its notes (``source_refs``,
+   ``source_version: notes.yaml``).
+
+The folder is read once per process while its files do not change (names, sizes and
+modification times): only regular ``*.yaml`` files, each read bounded, and only those that
+mention ``for:`` are parsed.  Every ``notes`` lookup (``ingest``, ``verify``, ``packet``,
+the review's orphan check) goes through :func:`find_notes`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from risutools.errors import RisuError
+from risutools.safeio import FileRefused, read_regular
+from risutools.values import parse_value_bytes
+
+MAX_NOTES_FILE = 4 * 1024 * 1024  # (the notes' own bound, risutools.projection.notes)
+
+
+@dataclass
+class NotesIndex:
+    folder: Path
+    names: list[str] = field(default_factory=list)  # *.yaml regular files, sorted
+    by_for: dict[str, str] = field(default_factory=dict)  # "risuai_id:x" / "sha256:.." -> name
+    by_digest: dict[str, str] = field(default_factory=dict)  # "sha256:<file bytes>" -> name
+
+
+_CACHE: dict[str, tuple[Any, NotesIndex]] = {}
+
+
+def notes_index(folder: str | os.PathLike[str]) -> NotesIndex:
+    """The notes folder, indexed (an empty index when it is not a folder)."""
+    d = Path(folder)
+    try:
+        entries = sorted((e.name, e.stat(follow_symlinks=False)) for e in os.scandir(d)
+                         if e.name.endswith(".yaml") and not e.name.startswith("."))
+    except OSError:
+        return NotesIndex(d)
+    files = [(n, st) for n, st in entries if stat.S_ISREG(st.st_mode)]
+    stamp = tuple((n, st.st_size, st.st_mtime_ns) for n, st in files)
+    hit = _CACHE.get(str(d))
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    ix = NotesIndex(d, [n for n, _ in files])
+    for name in ix.names:
+        try:
+            data = read_regular(d / name, MAX_NOTES_FILE)
+        except FileRefused:
+            continue
+        ix.by_digest.setdefault("sha256:" + hashlib.sha256(data).hexdigest(), name)
+        if b"for:" not in data:
+            continue
+        try:
+            doc = parse_value_bytes(data, name, "yaml")
+        except RisuError:
+            continue  # (a broken notes file is the projection's to report)
+        target = doc.get("for") if isinstance(doc, dict) else None
+        if isinstance(target, dict):
+            for key in ("risuai_id", "source_sha256"):
+                if isinstance(target.get(key), str):
+                    ix.by_for.setdefault(f"{key}:{target[key]}", name)
+    _CACHE[str(d)] = (stamp, ix)
+    return ix
+
+
+def stable_prefix(component_id: str) -> str | None:
+    """``<type>.<origin>.<key>.`` of a component id (None when it has no such form)."""
+    parts = component_id.split(".")
+    return ".".join(parts[:3]) + "." if len(parts) >= 4 else None
+
+
+def find_notes(folder: str | os.PathLike[str], component_id: str, *,
+               risuai_id: str | None = None, source_sha256: str | None = None,
+               notes_sha256: str | None = None) -> Path | None:
+    """The notes file of a component (see the module docstring), or None."""
+    if not component_id or "/" in component_id or "\\" in component_id or \
+            component_id.startswith("."):
+        return None  # (an id never names a path outside notes/)
+    ix = notes_index(folder)
+    name = f"{component_id}.yaml"
+    if name in ix.names:
+        return ix.folder / name
+    prefix = stable_prefix(component_id)
+    alias = [n for n in ix.names if prefix is not None and n.startswith(prefix)]
+    if len(alias) == 1:
+        return ix.folder / alias[0]
+    for key, value in (("risuai_id", risuai_id), ("source_sha256", source_sha256)):
+        if value and f"{key}:{value}" in ix.by_for:
+            return ix.folder / ix.by_for[f"{key}:{value}"]
+    if notes_sha256 and notes_sha256 in ix.by_digest:
+        return ix.folder / ix.by_digest[notes_sha256]
+    return None
+
+
+def document_keys(doc: Any) -> dict[str, str | None]:
+    """What :func:`find_notes` can match a document by: its source digest
+    (``source_refs[0]``) and the digest it records for its notes."""
+    prov = doc.get("provenance") if isinstance(doc, dict) else None
+    refs = prov.get("source_refs") if isinstance(prov, dict) else None
+    refs = [r for r in refs if isinstance(r, dict)] if isinstance(refs, list) else []
+    src = refs[0].get("sha256") if refs and refs[0].get("source_version") != "notes.yaml" \
+        else None
+    note = next((r.get("sha256") for r in refs if r.get("source_version") == "notes.yaml"),
+                None)
+    return {"source_sha256": src if isinstance(src, str) else None,
+            "notes_sha256": note if isinstance(note, str) else None}
+
+
+def orphans(folder: str | os.PathLike[str], used: set[str]) -> list[str]:
+    """The notes files (names) of the folder that no component took (``used``: names)."""
+    return [n for n in notes_index(folder).names if n not in used]

@@ -1,0 +1,96 @@
+"""Notes that hold (issue 20): notes are found by the component's stable id and by any slug
+alias, a repost keeps its notes (`for:` its RisuAI id or source digest), a notes file that
+matches no component is reported, and a curator can add a missed `requires`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import yaml
+from harness import FIXTURES, run_cli
+
+CUTTER = "module.risu.174678332.context-cutter"
+SOURCE = FIXTURES / "sources" / "174678332_context-cutter.risum"
+NOTES = FIXTURES / "notes" / f"{CUTTER}.yaml"
+
+
+def _catalog(tmp: Path, notes: dict[str, dict[str, object]], source_name: str) -> Path:
+    src = tmp / "src"
+    src.mkdir()
+    shutil.copy(SOURCE, src / source_name)
+    cat = tmp / "cat"
+    (cat / "notes").mkdir(parents=True)
+    base = yaml.safe_load(NOTES.read_text("utf-8"))
+    for name, change in notes.items():
+        (cat / "notes" / name).write_text(
+            yaml.safe_dump({**base, **change}, allow_unicode=True, sort_keys=False), "utf-8")
+    return cat
+
+
+def _ingest(tmp: Path, cat: Path) -> tuple[int, str]:
+    r = run_cli("ingest", tmp / "src", "-o", cat, "--lang", "ko", "-j", "1", "--no-cache")
+    return r.returncode, r.stderr
+
+
+def test_a_slug_in_the_notes_is_an_alias_verify_and_packets_follow(tmp_path: Path) -> None:
+    cat = _catalog(tmp_path, {f"{CUTTER}.yaml": {"slug": "renamed-cutter"}},
+                   SOURCE.name)
+    code, err = _ingest(tmp_path, cat)
+    assert code == 0 and "notice" not in err, err
+    doc = cat / "module.risu.174678332.renamed-cutter.json"
+    assert doc.is_file()
+    v = run_cli("verify", doc, "-f", "json", "--sources", tmp_path / "src")
+    data = json.loads(v.stdout)
+    notes = [x for x in data["verifications"] if "notes" in x.get("detail", "")
+             or x.get("source", "").endswith("notes.yaml")]
+    assert notes and all(x["status"] == "verified" for x in notes), data["verifications"]
+    assert "MC202" not in v.stdout
+    out = tmp_path / "packets"
+    r = run_cli("packet", "module.risu.174678332.renamed-cutter", "--lane", "full", "-o", out,
+                "--catalog", cat)
+    assert r.returncode == 0, r.stderr
+    (pk,) = out.glob("*.json")
+    assert json.loads(pk.read_text())["relations"]["notes"]["slug"] == "renamed-cutter"
+
+
+def test_a_repost_keeps_its_notes_by_source_digest_or_risuai_id(tmp_path: Path) -> None:
+    import hashlib
+
+    digest = "sha256:" + hashlib.sha256(SOURCE.read_bytes()).hexdigest()
+    for i, target in enumerate(({"source_sha256": digest},
+                                {"risuai_id": "6b1f7c1e-3a52-4d8e-9c0f-174678332001"})):
+        tmp = tmp_path / str(i)
+        tmp.mkdir()
+        # the same module, reposted under a new post id; its notes keep their old name
+        cat = _catalog(tmp, {f"{CUTTER}.yaml": {"for": target}}, "999000001_cutter.risum")
+        code, err = _ingest(tmp, cat)
+        assert code == 0 and "notice" not in err, err
+        doc = json.loads((cat / "module.risu.999000001.context-cutter.json").read_text())
+        assert doc["capabilities"]["provides"] == ["context.token_budget",
+                                                   "context.anchor_continuity",
+                                                   "context.protected_roles"]
+        assert any(r["source_version"] == "notes.yaml" for r in doc["provenance"]["source_refs"])
+
+
+def test_a_notes_file_matching_no_component_is_reported(tmp_path: Path) -> None:
+    cat = _catalog(tmp_path, {f"{CUTTER}.yaml": {},
+                              "module.risu.123.misspelled.yaml": {}}, SOURCE.name)
+    code, err = _ingest(tmp_path, cat)
+    assert code == 0
+    (line,) = [x for x in err.splitlines() if "notice" in x]
+    assert "notes/module.risu.123.misspelled.yaml: matches no component" in line
+    rv = run_cli("review", cat, "-f", "concise")
+    assert "module.risu.123.misspelled.yaml" in rv.stdout and "RV601" in rv.stdout
+
+
+def test_a_curator_adds_a_missed_requires(tmp_path: Path) -> None:
+    cat = _catalog(tmp_path, {f"{CUTTER}.yaml": {
+        "capabilities": {"provides": ["context.token_budget"],
+                         "requires": ["hook.edit_request"]}}}, SOURCE.name)
+    code, err = _ingest(tmp_path, cat)
+    assert code == 0, err
+    doc = json.loads((cat / f"{CUTTER}.json").read_text())
+    assert doc["capabilities"]["requires"] == ["hook.edit_request"]
+    assert run_cli("validate", cat / f"{CUTTER}.json").returncode in (0, 1)
