@@ -337,8 +337,13 @@ def test_promoter_racing_replay_update_and_ingest(
         tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, other: str,
         round_: int) -> None:
     cat = fresh_catalog(tmp_path_factory, tmp_path)
-    # (ingest rewrites a candidate whose bytes differ from what it projects: the replay
-    # written into the cutter makes them differ)
+    # (ingest rewrites a candidate whose bytes differ from what it projects; the replay
+    # evidence is carried over while the module is unchanged (issue 20), so a summary
+    # edited by hand is what makes them differ here)
+    path = doc_path(cat, CUTTER)
+    edited = json.loads(path.read_text("utf-8"))
+    edited["projection"]["summary"] = "edited by hand before the race"
+    path.write_text(json.dumps(edited, ensure_ascii=False, indent=2) + "\n", "utf-8")
     approve(CUTTER, "request_review", "kim", "", None, str(cat))
     ctx = multiprocessing.get_context("fork")
     barrier = ctx.Barrier(2)
@@ -365,8 +370,9 @@ def test_promoter_racing_replay_update_and_ingest(
         assert validate_paths([cat]).exit_code() == 0  # the log still chains
     else:  # the other writer won: no line, a candidate, its update kept whole
         assert lines == [] and doc["provenance"]["review_status"] == "candidate"
-        if other == "ingest":  # the projection, without the replay written over it
-            assert doc["projection"]["replay_status"] != "passed"
+        if other == "ingest":  # the projection, the hand edit gone, the evidence kept
+            assert doc["projection"]["summary"] != "edited by hand before the race"
+            assert doc["projection"]["replay_status"] == "passed"
 
 
 def _hash(doc: dict[str, Any]) -> str:

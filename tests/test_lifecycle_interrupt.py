@@ -34,6 +34,13 @@ def _temp_files(cat: Path) -> list[str]:
     return [n for n in os.listdir(cat) if ".risutools-tmp-" in n]
 
 
+def _default_sigint() -> None:
+    """The child handles Ctrl-C as on a terminal, even when this test runs where SIGINT is
+    ignored (a background job of a non-interactive shell passes SIG_IGN on to its
+    children, and Python then installs no handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT")
 def test_ctrl_c_stops_ingest_removes_its_temp_files_and_exits_130(tmp_path: Path) -> None:
     src, cat = tmp_path / "src", tmp_path / "cat"
@@ -43,7 +50,7 @@ def test_ctrl_c_stops_ingest_removes_its_temp_files_and_exits_130(tmp_path: Path
     child = subprocess.Popen(
         [sys.executable, "-m", "risutools", "ingest", str(src), "-o", str(cat), "-j", "2",
          "-q", "--no-cache"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, start_new_session=True)
+        stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_default_sigint)
     deadline = time.monotonic() + 120
     while not _temp_files(cat) and child.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)  # until the workers are staging documents

@@ -166,7 +166,7 @@ def test_notes_change_changes_document(tmp_path: Path) -> None:
     ("projection:\n  tags: [Not Kebab]\n", "projection.tags[0]"),
     ("projection:\n  prompt_sha256: x\n", "projection.prompt_sha256"),
     ("capabilities:\n  provides: [Bad-Name]\n", "capabilities.provides[0]"),
-    ("capabilities:\n  requires: [a]\n", "capabilities.requires"),
+    ("capabilities:\n  requires: [Bad-Name]\n", "capabilities.requires[0]"),
     ("capabilities:\n  provides: [a.b]\n  conflicts: [a.b]\n", "capabilities.conflicts"),
     ("slug: Not A Slug\n", "slug"),
     ("idea_layers:\n  evidence:\n    code_executed: true\n", "idea_layers.evidence.code_executed"),

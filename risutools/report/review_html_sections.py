@@ -3,9 +3,9 @@ writes the page).  Every catalog value is HTML-escaped."""
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
+from risutools.printable import html_value
 from risutools.report.review_sections import GROUPS, risk_line
 
 #: one colour per kind of interaction (what is broken red, conflicts rose, dependencies
@@ -51,7 +51,9 @@ JS = """
 
 
 def _e(v: Any) -> str:
-    return html.escape(str(v), quote=True)
+    """Every value of these sections as the page shows any value: control characters
+    shown escaped, then HTML-escaped (:func:`risutools.printable.html_value`)."""
+    return html_value(v)
 
 
 def interactions_html(d: dict[str, Any]) -> list[str]:
