@@ -134,3 +134,22 @@ def id_file_stem(component_id: str) -> str:
         return component_id
     stem = _ID_UNSAFE.sub("_", component_id).replace("..", "_")[:ID_NAME_MAX]
     return "_" + stem[1:] if stem.startswith(".") or not stem else stem
+
+
+def fits_wildcard(pattern: str, name: str) -> bool:
+    """Whether ``name`` fits ``pattern``, where each ``*`` stands for any text and the
+    literal parts must appear in order (plain string tests, linear in the name: no regular
+    expression is built from either)."""
+    parts = pattern.split("*")
+    if len(parts) == 1:
+        return name == pattern
+    if not name.startswith(parts[0]) or not name.endswith(parts[-1]) \
+            or len(name) < len(parts[0]) + len(parts[-1]):
+        return False
+    pos = len(parts[0])
+    for part in parts[1:-1]:
+        at = name.find(part, pos, len(name) - len(parts[-1]))
+        if at < 0:
+            return False
+        pos = at + len(part)
+    return True

@@ -27,7 +27,6 @@ from risutools.analysis.seen import Seen
 from risutools.analysis.walk_lore import lorebook
 from risutools.analysis.walk_lua import (
     CODE_EFFECTS,
-    pattern_fits,
     read_lua,
     sort_loads,
     url_host,
@@ -35,6 +34,7 @@ from risutools.analysis.walk_lua import (
 from risutools.analysis.walk_text import GREETINGS, read_cbs, read_html
 from risutools.formats.model import Module
 from risutools.formats.toggles import parse_toggles
+from risutools.pathnames import fits_wildcard as pattern_fits
 
 #: effects RisuAI's trigger runner passes over (triggers.ts: "Header for V2 triggers", a
 #: comment): a trigger made only of these (or of nothing) does nothing when it runs

@@ -36,6 +36,7 @@ from risutools.analysis.seen import (
     Seen,
 )
 from risutools.jsontypes import json_type_name
+from risutools.pathnames import fits_wildcard as pattern_fits
 
 _API = lua_api()
 #: Lua host function -> (capability or None, privileged): from risutools/data/lua_api.yaml
@@ -468,22 +469,6 @@ def async_target(code: str, start: int) -> str | None:
     return None if before in ("{", ",", "(") else m.group(2)
 
 
-def pattern_fits(pattern: str, name: str) -> bool:
-    """Whether ``name`` fits a button value where ``*`` stands for any text (plain string
-    tests, in order)."""
-    if "*" not in pattern:
-        return pattern == name
-    parts = pattern.split("*")
-    if not name.startswith(parts[0]) or not name.endswith(parts[-1]) \
-            or len(name) < len(parts[0]) + len(parts[-1]):
-        return False
-    pos = len(parts[0])
-    for part in parts[1:-1]:
-        i = name.find(part, pos, len(name) - len(parts[-1]))
-        if i < 0:
-            return False
-        pos = i + len(part)
-    return True
 
 
 def _occurs(text: str, name: str, times: int) -> bool:

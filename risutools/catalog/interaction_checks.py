@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from risutools.catalog.interactions import HUB, Index, Relation, fits
+from risutools.catalog.interactions import HUB, Index, Relation
 from risutools.checks.registry import check
+from risutools.pathnames import fits_wildcard as fits
 
 #: the review's catalog pass hands RV4xx units the interaction index
 INTERACTIONS = 4

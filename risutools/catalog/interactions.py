@@ -23,6 +23,7 @@ from risutools.catalog.catalog import Entry
 from risutools.catalog.graph import exclusive_capabilities
 from risutools.catalog.render import safe_name
 from risutools.errors import RisuError
+from risutools.pathnames import fits_wildcard as fits
 from risutools.projection.facts import FACTS_DIR, FACTS_FORMAT
 from risutools.safeio import read_inside
 from risutools.values import parse_value_bytes
@@ -182,21 +183,6 @@ class Index:
 PREFIX = 3
 
 
-def fits(pattern: str, name: str) -> bool:
-    """Whether ``name`` fits ``pattern`` (literal parts in order, ``*`` any text)."""
-    parts = pattern.split("*")
-    if len(parts) == 1:
-        return name == pattern
-    if not name.startswith(parts[0]) or not name.endswith(parts[-1]) \
-            or len(name) < len(parts[0]) + len(parts[-1]):
-        return False
-    pos = len(parts[0])
-    for part in parts[1:-1]:
-        at = name.find(part, pos, len(name) - len(parts[-1]))
-        if at < 0:
-            return False
-        pos = at + len(part)
-    return True
 
 
 @dataclass(frozen=True)

@@ -17,13 +17,13 @@ from risutools.catalog.interactions import (
     Relation,
     Summary,
     families,
-    fits,
     summarize_entry,
 )
 from risutools.catalog.lineage import Lineage
 from risutools.catalog.lineage_checks import LINEAGE
 from risutools.catalog.review_checks import units
 from risutools.findings import Finding
+from risutools.pathnames import fits_wildcard as fits
 
 
 @dataclass
