@@ -66,9 +66,11 @@ demo: demo-check $(RUNTIME_STAMP)
 	$(BIN)/risutools review $(DEMO) -q
 	@echo
 	@echo "demo catalog: $(DEMO)  (replay report: $(DEMO)/replays/*.html; review page: build/demo-review.html)"
-	@echo "expected: 9 documents, 0 errors, 0 warnings (fixtures/notes completes every narrative); every digest"
-	@echo "verified; the first promotion refused (no approval), the signed ones accepted: the cutter is approved"
-	@echo "and active; the forged copy (build/demo-forged) fails validate"
+	@echo "expected: 12 documents, 0 errors, 3 warnings: the 9 of fixtures/sources complete (fixtures/notes"
+	@echo "writes every narrative) and every digest verified; the 3 of fixtures/interactions without notes"
+	@echo "(MC600) and with their sources not in the store (MC202 not at hand); the first promotion refused"
+	@echo "(no approval), the signed ones accepted: the cutter is approved and active; the forged copy"
+	@echo "(build/demo-forged) fails validate"
 
 ## demo-check: what `make demo` needs besides make: python3 (with venv) and ssh-keygen; each
 ##             missing one is named before anything is built
