@@ -33,7 +33,15 @@ from risutools.analysis.lua import (
     scan_lua,
     skip_pattern,
 )
-from risutools.analysis.lualex import KEYWORDS, NAME, OP, LineIndex, Skipper, iter_tokens
+from risutools.analysis.lualex import (
+    KEYWORDS,
+    NAME,
+    OP,
+    LineIndex,
+    Skipper,
+    iter_tokens,
+    name_positions,
+)
 
 #: helpers of helpers are followed this many levels deep (1: the function that passes its
 #: parameter to the state API itself)
@@ -384,22 +392,16 @@ def only_literals(code: str, name: str, literals: int) -> bool:
     ``code``: the scanner saw that many literal assignments, so it is assigned nothing
     else (a name written in a comment or a string counts too: then it is not a branch chain).
     Plain string searches, linear in ``code``."""
-    pos, found, n = 0, 0, len(code)
-    while True:
-        i = code.find(name, pos)
-        if i < 0:
-            return True
-        pos = i + 1
+    found, n = 0, len(code)
+    for i in name_positions(code, name):
         end = i + len(name)
-        if (i and (code[i - 1].isalnum() or code[i - 1] in "_.:")) or \
-                (end < n and (code[end].isalnum() or code[end] == "_")):
-            continue
         while end < n and code[end] in " \t":
             end += 1
         if code.startswith("=", end) and not code.startswith("==", end):
             found += 1
             if found > literals:
                 return False
+    return True
 
 
 class Spans:

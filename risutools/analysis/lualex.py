@@ -306,3 +306,20 @@ def _long_string(text: str, s: int, e: int, errors: list[tuple[int, str]]) -> Ra
 
 def _unexpected(ch: str) -> str:
     return f"unexpected character U+{ord(ch[-1]) if ch else 0:04X}"
+
+
+def name_positions(code: str, name: str) -> Iterator[int]:
+    """Where ``name`` is written in ``code`` as a whole Lua name: not part of a longer
+    name and not a field (``.name``, ``:name``).  Plain string searches, linear in
+    ``code``; a comment or a string counts too (callers that care say so)."""
+    pos, n = 0, len(code)
+    while True:
+        i = code.find(name, pos)
+        if i < 0:
+            return
+        pos = i + 1
+        end = i + len(name)
+        if (i and (code[i - 1].isalnum() or code[i - 1] in "_.:")) or \
+                (end < n and (code[end].isalnum() or code[end] == "_")):
+            continue
+        yield i

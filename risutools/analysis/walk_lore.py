@@ -32,6 +32,7 @@ from risutools.analysis.lorecode import (
     pattern_matches,
     show_pattern,
 )
+from risutools.analysis.lualex import name_positions
 from risutools.analysis.model import Callback
 from risutools.analysis.seen import LOREBOOK_CODE, Seen
 from risutools.analysis.walk_lua import calls_load, read_lua
@@ -206,18 +207,11 @@ def _returns_function(code: str) -> bool:
 def _defines_function(code: str, name: str) -> bool:
     """Whether ``code`` holds ``function name(`` or ``name = function`` (plain string
     searches: no pattern is made of module text)."""
-    pos = 0
-    while True:
-        i = code.find(name, pos)
-        if i < 0:
-            return False
-        pos = i + 1
+    for i in name_positions(code, name):
         end = i + len(name)
-        if (i and (code[i - 1].isalnum() or code[i - 1] in "_.:")) or \
-                (end < len(code) and (code[end].isalnum() or code[end] == "_")):
-            continue
         after = code[end:end + 40].lstrip()
         if after.startswith("(") and code[max(0, i - 40):i].rstrip().endswith("function"):
             return True
         if after.startswith("=") and after[1:].lstrip().startswith("function"):
             return True
+    return False
