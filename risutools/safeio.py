@@ -130,18 +130,35 @@ def is_regular(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-def open_regular(path: str | os.PathLike[str], *, limit: int | None = None) -> io.BufferedReader:
-    """Open ``path`` for binary reading if it is a regular file (of at most ``limit`` bytes
-    when given); raise :class:`FileRefused` otherwise.  The caller closes the file."""
+def _open_checked(path: str | os.PathLike[str], limit: int | None,
+                  seen: os.stat_result | None = None) -> tuple[int, os.stat_result]:
+    """A descriptor of ``path`` opened for reading when it is a regular file (of at most
+    ``limit`` bytes when given), with the status of what was opened; :class:`FileRefused`
+    otherwise.  ``seen``: the path's status as the caller just took it (``os.stat``, links
+    followed), in place of a second look before the open.  The caller closes the
+    descriptor."""
     try:
-        _check_mode(path, os.stat(path), limit)  # a device is refused before any open
+        # a device is refused before any open
+        _check_mode(path, os.stat(path) if seen is None else seen, limit)
         flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) \
             | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
         fd = os.open(path, flags)
     except OSError as exc:
         raise _os_refusal(path, exc) from None
     try:
-        _check_mode(path, os.fstat(fd), limit)  # what was opened, not what the name says now
+        st = os.fstat(fd)
+        _check_mode(path, st, limit)  # what was opened, not what the name says now
+        return fd, st
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def open_regular(path: str | os.PathLike[str], *, limit: int | None = None) -> io.BufferedReader:
+    """Open ``path`` for binary reading if it is a regular file (of at most ``limit`` bytes
+    when given); raise :class:`FileRefused` otherwise.  The caller closes the file."""
+    fd, _ = _open_checked(path, limit)
+    try:
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         f = os.fdopen(fd, "rb")
@@ -162,26 +179,40 @@ def read_or_raise(path: str | os.PathLike[str], limit: int,
         raise error(exc.code, exc.why, path=exc.path) from None
 
 
-def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
+def read_regular(path: str | os.PathLike[str], limit: int, *,
+                 seen: os.stat_result | None = None) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes (:class:`FileRefused` otherwise).
+    ``seen``: the path's status as the caller just took it (see :func:`_open_checked`).
 
-    At most ``limit + 1`` bytes are ever read, whatever the file claims or becomes."""
-    with open_regular(path, limit=limit) as f:
-        chunks: list[bytes] = []
-        total = 0
-        try:
-            while total <= limit:
-                got = f.read(min(CHUNK, limit + 1 - total))
-                if not got:
-                    break
-                chunks.append(got)
-                total += len(got)
-        except OSError as exc:
-            raise _os_refusal(path, exc) from None
+    At most ``limit + 1`` bytes are ever read, whatever the file claims or becomes.  The
+    first read asks for the size the file had when opened and one byte more, then
+    :data:`CHUNK` bytes a call, to the end of the file; a read that gives fewer bytes than
+    asked right at that size has met the end (a local file's read is short only there),
+    so a file that did not grow is read in one call.  (Read straight from the descriptor:
+    a regular file's reads never wait, so its non-blocking flag does not matter.)"""
+    fd, st = _open_checked(path, limit, seen)
+    chunks: list[bytes] = []
+    total = 0
+    step = min(st.st_size, limit) + 1
+    try:
+        while total <= limit:
+            want = min(step, limit + 1 - total)
+            got = os.read(fd, want)
+            if not got:
+                break
+            chunks.append(got)
+            total += len(got)
+            if len(got) < want and total == st.st_size:
+                break  # the end, where the file's size said (else read on to the end)
+            step = CHUNK
+    except OSError as exc:
+        raise _os_refusal(path, exc) from None
+    finally:
+        os.close(fd)
     if total > limit:
         raise FileRefused(Code.TOO_LARGE, f"file grew past the {limit}-byte bound while read",
                           path=show_name(os.fspath(path)))
-    return b"".join(chunks)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def check_inside(root: str | os.PathLike[str], path: str | os.PathLike[str],

@@ -155,3 +155,35 @@ def test_without_the_fast_path_jsonschema_decides(monkeypatch: pytest.MonkeyPatc
     assert schema_issues(doc) == []
     doc["component_type"] = 7
     assert schema_issues(doc) and schema_issues(doc)[0][0] == "/component_type"
+
+
+def _whole_document_issues(doc: Any) -> list[tuple[str, str]]:
+    """schema_issues with jsonschema run over the whole document (no property narrowing)."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(schema_mod, "_failing_properties", lambda doc: None)
+        return schema_issues(doc)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated())
+def test_errors_under_failing_properties_are_the_whole_documents(doc: Any) -> None:
+    """jsonschema is run only under the top-level properties the fast path names: the
+    issues are exactly those of a run over the whole document."""
+    assert schema_issues(doc) == _whole_document_issues(doc)
+
+
+def test_failing_properties_named_or_whole_document() -> None:
+    doc = seed()
+    doc["projection"]["flagship"] = "yes"
+    doc["payload"]["idea_layers"] = 3
+    assert schema_mod._failing_properties(doc) == ["payload", "projection"]
+    doc["unknown"] = 1  # an error at the top level itself: the whole document
+    assert schema_mod._failing_properties(doc) is None
+    del doc["unknown"]
+    del doc["capabilities"]  # a missing required property: the top level again
+    assert schema_mod._failing_properties(doc) is None
+
+
+def test_the_schema_is_a_valid_2020_12_schema() -> None:
+    """The schema is checked here, not at run time (it is the package's own file)."""
+    Draft202012Validator.check_schema(schema_mod.schema())

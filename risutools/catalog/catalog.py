@@ -44,9 +44,8 @@ from risutools.contract.transitions import CatalogLog, find_catalog_root, read_l
 from risutools.errors import Code, ConfigError, DocumentError
 from risutools.findings import Finding
 from risutools.pathnames import plain_id
-from risutools.projection.facts import FACTS_DIR
 from risutools.safeio import FileRefused, check_inside, require_folder
-from risutools.settings.catalog import CatalogSettings
+from risutools.settings.catalog import FACTS_DIR, CatalogSettings
 from risutools.settings.config import Settings, find_settings_file, load_settings_file
 
 LOG_NAME = "transitions.ndjson"

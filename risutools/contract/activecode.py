@@ -167,10 +167,14 @@ _HTML = next(i for i, (r, _, _) in enumerate(_STRONG) if r == "HTML script")
 # tags, which start at a "<", and the ``javascript:`` scheme, which ends at a ":"
 _HTML_TAG = re.compile(r"<\s*script\b|<[a-zA-Z][^<>\n]{0,200}\son[a-z]+\s*=", re.IGNORECASE)
 _JS_URL = re.compile(r"javascript(?<!\wjavascript):", re.IGNORECASE)
-# An API call is a name, whitespace, "(": looked up by the name's last letter at each "("
-_API_BY_LAST: dict[str, tuple[str, ...]] = {}
+# An API call is a name, whitespace, "(": looked up by the word before each "(" (a name
+# without "."), or by the last part of a dotted name
+_API_WORDS = frozenset(n for n in _API_NAMES if "." not in n)
+_API_DOTTED: dict[str, tuple[str, ...]] = {}
 for _name in _API_NAMES:
-    _API_BY_LAST[_name[-1]] = (*_API_BY_LAST.get(_name[-1], ()), _name)
+    if "." in _name:
+        _last = _name.rsplit(".", 1)[1]
+        _API_DOTTED[_last] = (*_API_DOTTED.get(_last, ()), _name)
 _JS_SCHEME = len("javascript")  # each letter is one character, IGNORECASE or not
 
 # Regex quantifiers: without a "{", a match is two or three characters ending at a "*", "+"
@@ -196,19 +200,41 @@ def _all(text: str, anchor: str) -> list[int]:
     return out
 
 
-def _space_before(text: str, p: int) -> int:
-    """Where the whitespace right before ``p`` starts."""
-    while p and text[p - 1].isspace():
-        p -= 1
-    return p
+#: each "(" of a text: (where it is, where the whitespace before it starts, where the run
+#: of word characters before that whitespace starts)
+Parens = list[tuple[int, int, int]]
 
 
-def _api_call(text: str, parens: list[int]) -> bool:
+def _parens(text: str) -> Parens:
+    """Every "(" of ``text`` with the runs before it (:data:`Parens`), found once for the
+    four call patterns.  The whitespace is ``\\s`` (``str.isspace``, the same
+    characters) and a word character ``\\w`` (``str.isalnum`` or "_", the same)."""
+    out: Parens = []
+    p = text.find("(")
+    while p >= 0:
+        q = p
+        while q and text[q - 1].isspace():
+            q -= 1
+        w = q
+        while w and (text[w - 1].isalnum() or text[w - 1] == "_"):
+            w -= 1
+        out.append((p, q, w))
+        p = text.find("(", p + 1)
+    return out
+
+
+def _api_call(text: str, parens: Parens) -> bool:
     """Whether the API pattern matches: at some "(", after the whitespace before it, one of
-    the names ends, and the character before the name is not a word character or "."."""
-    for p in parens:
-        q = _space_before(text, p)
-        for name in _API_BY_LAST.get(text[q - 1], ()) if q else ():
+    the names ends, and the character before the name is not a word character or ".".
+    A name without a "." is then the whole run of word characters before the whitespace,
+    not after a "."; a dotted name (``console.log``) ends with that run, after its "."."""
+    for _, q, w in parens:
+        if w == q:
+            continue  # every name ends in a letter
+        word = text[w:q]
+        if word in _API_WORDS and not (w and text[w - 1] == "."):
+            return True
+        for name in _API_DOTTED.get(word, ()):
             start = q - len(name)
             if start >= 0 and text.startswith(name, start) and not (
                     start and (text[start - 1].isalnum() or text[start - 1] in "_.")):
@@ -216,11 +242,11 @@ def _api_call(text: str, parens: list[int]) -> bool:
     return False
 
 
-def _paren_windows(text: str, parens: list[int], kind: int) -> Windows:
+def _paren_windows(text: str, parens: Parens, kind: int) -> Windows:
     """The windows holding every match of the "(" pattern ``kind`` (see above)."""
     out: Windows = []
     n = len(text)
-    for p in parens:
+    for p, q, w in parens:
         if kind == _CAMEL:
             start = p
             while start and text[start - 1] in _ALNUM:
@@ -232,14 +258,12 @@ def _paren_windows(text: str, parens: list[int], kind: int) -> Windows:
                 end += 1
             out.append((start, min(end + 1, n)))
             continue
-        q = _space_before(text, p)
-        if kind == _LIBRARY:
-            w = q
-            while w and (text[w - 1].isalnum() or text[w - 1] == "_"):
-                w -= 1
-            start = w - 1 - _LIBRARY_REACH
-        else:
-            start = q - (_API_REACH if kind == _API else _METHOD_REACH)
+        # a library function and a method are word characters right after a "." (a
+        # method: or a ":"), up to the whitespace before the "(": the run of word
+        # characters before that whitespace starts right after it, or neither matches
+        if w == q or not w or text[w - 1] not in (".:" if kind == _METHOD else "."):
+            continue
+        start = w - 1 - _LIBRARY_REACH if kind == _LIBRARY else q - _METHOD_REACH
         out.append((max(0, start), p + 1))
     return out
 
@@ -265,21 +289,28 @@ def _present(text: str) -> list[str]:
     never hold one back).  All needles are ASCII, so they are looked for in the text's
     ASCII characters alone, as bytes (one C pass drops the rest; a byte search is far
     quicker than one in a wide string), and the needles made of punctuation among the
-    punctuation alone (a second pass drops letters, digits and spaces).  Dropping
-    characters never hides a needle, but it can join the halves of one (``.`` + Hangul +
-    ``.`` gives ``..``): a punctuation needle of two characters or more found that way is
-    looked for again in the text itself."""
+    punctuation alone (a second pass drops letters, digits and spaces; the one-character
+    ones are then a set lookup each).  Dropping characters never hides a needle, but it can
+    join the halves of one (``.`` + Hangul + ``.`` gives ``..``): a punctuation needle of
+    two characters or more found that way is looked for again in the text itself.  (The
+    order of the list is not an answer: callers ask what is in it.)"""
     t = text.encode("ascii", "ignore")
     marks = t.translate(None, _WORDISH)
-    return [n for n, b, kind in _NEEDLE_BYTES
-            if (b in t if kind == _WORD else b in marks and (kind == _MARK or n in text))]
+    have = set(marks)
+    out = [n for n, c in _MARK_NEEDLES if c in have]
+    out += [n for n, b in _MARKS_NEEDLES if b in marks and n in text]
+    out += [n for n, b in _WORD_NEEDLES if b in t]
+    return out
 
 
-_WORD, _MARK, _MARKS = 0, 1, 2  # a word needle; one punctuation character; several
-_NEEDLE_BYTES = tuple(
-    (n, n.encode("ascii"),
-     _WORD if not set(n).isdisjoint(_WORD_CHARS) else _MARK if len(n) == 1 else _MARKS)
-    for n in _NEEDLES)
+# the needles by kind: a word (ASCII letters, digits or a space in it); one punctuation
+# character (as its byte value); several punctuation characters
+_WORD_NEEDLES = tuple((n, n.encode("ascii")) for n in _NEEDLES
+                      if not set(n).isdisjoint(_WORD_CHARS))
+_MARK_NEEDLES = tuple((n, ord(n)) for n in _NEEDLES
+                      if set(n).isdisjoint(_WORD_CHARS) and len(n) == 1)
+_MARKS_NEEDLES = tuple((n, n.encode("ascii")) for n in _NEEDLES
+                       if set(n).isdisjoint(_WORD_CHARS) and len(n) > 1)
 
 
 def find_active_code(text: str) -> str | None:
@@ -306,14 +337,14 @@ def find_active_code(text: str) -> str | None:
 
 def _strong_reason(text: str, candidates: set[int]) -> str | None:
     """The reason of the first strong pattern (of ``candidates``) found in ``text``."""
-    parens: list[int] | None = None
+    parens: Parens | None = None
     for i in sorted(candidates):
         reason, _, rx = _STRONG[i]
         kind = _PAREN_KIND.get(i)
         windows: Windows | None = None  # None: the whole text
         if kind is not None:
             if parens is None:
-                parens = _all(text, "(")
+                parens = _parens(text)
             if kind == _API:
                 if _api_call(text, parens):
                     return reason

@@ -21,6 +21,7 @@ import functools
 import io
 import json
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -185,7 +186,11 @@ def iter_documents(
         yield load_stdin(stdin if stdin is not None else sys.stdin.buffer)
         return
     p = Path(path)
-    if p.is_dir():
+    try:
+        seen: os.stat_result | None = os.stat(p)
+    except (OSError, ValueError):
+        seen = None  # load_file says what is wrong with it
+    if seen is not None and stat.S_ISDIR(seen.st_mode):
         patterns = tuple(exclude)
         unlisted: list[OSError] = []
         found = sorted(_walk(p, patterns, unlisted), key=lambda q: q.as_posix())
@@ -198,7 +203,7 @@ def iter_documents(
         for f in found:
             yield load_file(f, from_folder=True)
         return
-    yield load_file(p, from_folder=skip_non_documents)
+    yield load_file(p, from_folder=skip_non_documents, seen=seen)
 
 
 def _walk(root: Path, exclude: tuple[str, ...], errors: list[OSError]) -> Iterator[Path]:
@@ -232,7 +237,9 @@ def _fmt_of(name: str) -> str | None:
     return None
 
 
-def load_file(p: Path, *, from_folder: bool = False) -> LoadOutcome:
+def load_file(p: Path, *, from_folder: bool = False,
+              seen: os.stat_result | None = None) -> LoadOutcome:
+    """The documents of one file (``seen``: its status as the caller just took it)."""
     name = display_path(p)
     fmt = _fmt_of(p.name)
     out = LoadOutcome()
@@ -242,7 +249,7 @@ def load_file(p: Path, *, from_folder: bool = False) -> LoadOutcome:
                 out = load_ndjson_stream(f, name, path=p)
             out.files.append(name)
             return out
-        data = read_regular(p, MAX_DOCUMENT_BYTES)
+        data = read_regular(p, MAX_DOCUMENT_BYTES, seen=seen)
     except FileRefused as exc:
         if exc.code == Code.TOO_LARGE:
             out.files.append(name)

@@ -91,14 +91,22 @@ def _for_fast_path(v: Any) -> Any:
 
 
 @cache
-def fast_check() -> Check:
-    """``is_valid(doc)``: True only when ``doc`` is valid (False may be wrong: then
-    ``jsonschema`` decides)."""
+def _compiled() -> Any:
+    """The jsonschema-rs validator of the fast path, or None when there is none."""
     try:
         import jsonschema_rs
 
-        rs = jsonschema_rs.Draft202012Validator(_for_fast_path(schema()))
+        return jsonschema_rs.Draft202012Validator(_for_fast_path(schema()))
     except (ImportError, UnsupportedPattern):  # no fast path: jsonschema alone
+        return None
+
+
+@cache
+def fast_check() -> Check:
+    """``is_valid(doc)``: True only when ``doc`` is valid (False may be wrong: then
+    ``jsonschema`` decides)."""
+    rs = _compiled()
+    if rs is None:
         return lambda doc: False
 
     def check(doc: Any) -> bool:
@@ -110,15 +118,39 @@ def fast_check() -> Check:
     return check
 
 
+def _failing_properties(doc: dict[str, Any]) -> list[str] | None:
+    """The top-level properties under which the fast path finds an error, or None when the
+    whole document must go to ``jsonschema`` (an error at the top level itself, a property
+    the schema does not name, no fast path, a value it cannot take).
+
+    Exact because the schema's top level relates no property to another (``type``,
+    ``required``, ``properties``, ``patternProperties``, ``additionalProperties``: no
+    ``if``/``dependent*``/``unevaluated*``), so the errors under one property are those of
+    its own subschema alone; and a property's subtree that the fast path finds valid is
+    valid, as a whole document is (the fast path's one promise)."""
+    rs = _compiled()
+    if rs is None:
+        return None
+    known = schema()["properties"]
+    keys: set[str] = set()
+    try:
+        for err in rs.iter_errors(doc):
+            path = err.instance_path
+            if not path or not isinstance(path[0], str) or path[0] not in known:
+                return None
+            keys.add(path[0])
+    except (ValueError, TypeError, OverflowError):
+        return None
+    return sorted(keys) if keys else None
+
+
 @cache
 def jsonschema_validator() -> Any:
     """The jsonschema validator, built once.  No format checker: the schema uses no
     ``format`` keyword (digests, names and versions are patterns or rules)."""
     from jsonschema import Draft202012Validator
 
-    s = schema()
-    Draft202012Validator.check_schema(s)
-    return Draft202012Validator(s)
+    return Draft202012Validator(schema())  # the schema itself: checked by the tests
 
 
 def _pointer(path: Any) -> str:
@@ -163,12 +195,25 @@ def _message(err: Any) -> str:
     return f"{err.message}; fix the value to match the schema"
 
 
+def _errors(doc: Any) -> Iterator[Any]:
+    """jsonschema's errors of ``doc``: those under the properties the fast path names
+    (:func:`_failing_properties`), else of the whole document."""
+    validator = jsonschema_validator()
+    keys = _failing_properties(doc) if isinstance(doc, dict) else None
+    if keys is None:
+        yield from validator.iter_errors(doc)
+        return
+    props = schema()["properties"]
+    for k in keys:
+        yield from validator.descend(doc[k], props[k], path=k, schema_path=k)
+
+
 def schema_issues(doc: Any) -> list[tuple[str, str]]:
     """Every schema error as (pointer, message); empty when valid."""
     if fast_check()(doc):
         return []
     out: list[tuple[str, str]] = []
-    for err in jsonschema_validator().iter_errors(doc):
+    for err in _errors(doc):
         ptr = _pointer(err.absolute_path)
         if err.validator == "propertyNames":
             out.append((ptr, f"a key is not allowed here ({err.message}); rename or remove it"))

@@ -9,6 +9,10 @@ from typing import Any
 
 from risutools.errors import Code, ConfigError
 
+#: the folder of a catalog where ``ingest`` writes each component's facts summary
+#: (``facts/<component_id>.json``, written by the projection, read by the review)
+FACTS_DIR = "facts"
+
 
 @dataclass
 class CatalogSettings:
