@@ -108,20 +108,38 @@ _json_class: re.Pattern[str] | None = None
 
 
 def _json_unsafe() -> re.Pattern[str]:
-    """The characters :func:`json_text` escapes, found once (the Basic Multilingual Plane and
-    the planes that hold format characters)."""
+    """The characters :func:`json_text` looks at: those of the Basic Multilingual Plane it
+    escapes, as ranges of one class (``re`` tests such a class with one table lookup a
+    character), and every character above that plane (few in any text; each is escaped
+    or kept by its category in :func:`_json_escape`, whatever the Unicode version)."""
     global _json_class
     if _json_class is None:
-        chars = [chr(o) for o in (*range(0x10000), *range(0x1BC00, 0x1BCB0),
-                                  *range(0x1D170, 0x1D180), *range(0xE0000, 0xE0080))
+        codes = [o for o in range(0x10000)
                  if o != 0x0A and unicodedata.category(chr(o)) in _JSON_ESCAPED]
-        _json_class = re.compile("[" + "".join(re.escape(c) for c in chars) + "]")
+        _json_class = re.compile(_class(codes) + "|[\U00010000-\U0010FFFF]")
     return _json_class
 
 
+def _class(codes: list[int]) -> str:
+    """A regex class of the sorted code points ``codes``, written as ranges."""
+    parts: list[str] = []
+    start = prev = codes[0]
+    for o in [*codes[1:], -1]:
+        if o == prev + 1:
+            prev = o
+            continue
+        parts.append(re.escape(chr(start)) if start == prev
+                     else f"{re.escape(chr(start))}-{re.escape(chr(prev))}")
+        start = prev = o
+    return "[" + "".join(parts) + "]"
+
+
 def _json_escape(m: re.Match[str]) -> str:
-    o = ord(m.group())
+    ch = m.group()
+    o = ord(ch)
     if o > 0xFFFF:
+        if unicodedata.category(ch) not in _JSON_ESCAPED:
+            return ch
         o -= 0x10000
         return f"\\u{0xD800 + (o >> 10):04x}\\u{0xDC00 + (o & 0x3FF):04x}"
     return f"\\u{o:04x}"

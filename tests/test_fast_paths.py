@@ -287,3 +287,29 @@ def test_unicodedata_is_what_keep_reads() -> None:
     # the table is filled from _keep, which reads the Unicode database of this Python
     assert naming._keep("한") and naming._keep("7") and not naming._keep("!")
     assert unicodedata.category("한")[0] == "L"
+
+
+# -- json_text: its class written as ranges ----------------------------------------------
+
+
+def test_json_text_escapes_exactly_the_unsafe_code_points() -> None:
+    """Every code point, one at a time in one text: escaped exactly when it is a control,
+    format, line or paragraph separator character or a surrogate (the line break kept)."""
+    from risutools.printable import json_text
+
+    unsafe = {"Cc", "Cf", "Zl", "Zp", "Cs"}
+    codes = range(1, sys.maxunicode + 1)
+    # joined by NUL (itself escaped as \u0000): split back, one piece a code point
+    pieces = json_text("\x00".join(map(chr, codes)))
+    out = pieces.split("\\u0000")
+    assert len(out) == len(codes)
+    for code, piece in zip(codes, out, strict=True):
+        ch = chr(code)
+        if code != 0x0A and unicodedata.category(ch) in unsafe:
+            if code > 0xFFFF:
+                hi, lo = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
+                assert piece == f"\\u{hi:04x}\\u{lo:04x}", hex(code)
+            else:
+                assert piece == f"\\u{code:04x}", hex(code)
+        else:
+            assert piece == ch, hex(code)

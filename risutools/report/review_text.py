@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from risutools.canonical import canonical
 from risutools.printable import json_text, markdown_value, text_value
 from risutools.report.color import painter
 from risutools.report.review_sections import (
@@ -63,10 +64,15 @@ def _counts_line(d: dict[str, Any]) -> str:
 
 
 def render_review_json(rv: Review) -> str:
-    # compact: json's C encoder (indent would use the pure-Python one; 10x slower on a big
-    # catalog); `python -m json.tool` or jq pretty-print it
-    return json_text(json.dumps(rv.data, ensure_ascii=False, sort_keys=True,
-                                separators=(",", ":"))) + "\n"
+    """Compact, keys sorted (``python -m json.tool`` or jq pretty-print it): the canonical
+    form's bytes (orjson when it spells the values as ``json`` does, else json's C encoder),
+    ``json.dumps`` itself for a value the canonical form refuses (a float that is not
+    finite)."""
+    try:
+        text = canonical(rv.data).decode("utf-8")
+    except ValueError:
+        text = json.dumps(rv.data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return json_text(text) + "\n"
 
 
 def render_review_text(rv: Review, color: bool = False) -> str:
