@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from risutools.checks.registry import Check
 from risutools.contract.checks_load import mc001
@@ -58,12 +59,24 @@ class Result:
     #: the checks the command reports, by id (the SARIF rule list; statistics' titles)
     checks: dict[str, Check] = field(default_factory=dict)
 
+    #: the last :attr:`findings` and what it was made of (see there)
+    _sorted: tuple[tuple[Any, ...], list[Finding]] | None = field(
+        default=None, init=False, repr=False, compare=False)
+
     @property
     def findings(self) -> list[Finding]:
-        out = list(self.file_findings)
-        for d in self.documents:
-            out.extend(d.findings)
-        return sorted_findings(out)
+        """Every finding, sorted (a new list each time).  Made again only when the lists it
+        is made of changed: findings are frozen and never replaced in place, so the lists'
+        identities and lengths say it (the renderers of one run ask five times or more)."""
+        made_of = (id(self.file_findings), len(self.file_findings), id(self.documents),
+                   len(self.documents), *[(id(d.findings), len(d.findings))
+                                          for d in self.documents])
+        if self._sorted is None or self._sorted[0] != made_of:
+            out = list(self.file_findings)
+            for d in self.documents:
+                out.extend(d.findings)
+            self._sorted = (made_of, sorted_findings(out))
+        return list(self._sorted[1])
 
     def counts(self) -> dict[str, int]:
         f = self.findings
