@@ -364,7 +364,7 @@ def hash_cmd(
     quiet: bool = typer.Option(False, "-q", "--quiet",
         help="Print the hashes alone, without file names."),
 ) -> None:
-    """Print the canonical document hash, the base hash approvals name: `sha256:<hex>  <file>`.
+    """Print the base hash approvals name (no runtime fields): `sha256:<hex>  <file>`.
 
     Like sha256sum: one line per document; several documents in a file (NDJSON,
     multi-document YAML) show `sha256:<hex>  <file>:<line>  <component_id>`. With -q, the

@@ -24,7 +24,6 @@ from collections.abc import Callable
 from typing import Any
 
 from risutools import __version__
-from risutools.canonical import doc_sha256
 from risutools.catalog.approvals import now_iso
 from risutools.catalog.catalog import Catalog, file_sha256
 from risutools.catalog.writes import (
@@ -32,6 +31,7 @@ from risutools.catalog.writes import (
     catalog_lock,
     conflict_error,
     current_bytes,
+    link,
     log_now,
     write_document,
 )
@@ -83,7 +83,7 @@ def record_evidence(cf: ComponentFile, new_doc: dict[str, Any], *, reason: str,
         raw, _ = current_bytes(cat, entry)
         if file_sha256(raw) != cf.sha256:
             raise conflict_error(entry, "the file changed during the replay")
-        after = doc_sha256(new_doc)
+        after = lifecycle.base_sha256(new_doc)
         before = log_now(cat)
         lines = read_log(cat.root, only=entry.component_id).runtime.get(entry.component_id, [])
         last = lines[-1][1] if lines else {}
@@ -101,7 +101,7 @@ def record_evidence(cf: ComponentFile, new_doc: dict[str, Any], *, reason: str,
                 "at": now_iso(), "tool_version": __version__}
             if report_sha256 is None:
                 del rec["report_sha256"]
-            line = append_log(cat, rec, before)
+            line = append_log(cat, link(rec, entry, last.get("after_sha256")), before)
         write_document(cat, entry, raw, new_doc)
         return line
 
