@@ -180,8 +180,11 @@ def test_a_forged_evidence_line_does_not_cover_another_change(
         f.write(json.dumps(forged) + "\n")
     code, out = _validate(cat)
     assert code == 1 and "undoing the evidence it records gives" in out
-    # and an evidence line may not claim a field outside evidence
-    forged["changes"] = [{"pointer": "/payload/summary", "before": "x", "after": "y"}]
+    # and an evidence line may not claim a field outside evidence (a lifecycle field: never;
+    # content such as /payload/...: only while a decision is pending, and then undoing it
+    # must still give the hash it started from)
+    forged["changes"] = [{"pointer": "/provenance/review_status", "before": "candidate",
+                          "after": "pending_human_review"}]
     lines = (cat / "transitions.ndjson").read_text("utf-8").splitlines()
     lines[-1] = json.dumps(forged)
     (cat / "transitions.ndjson").write_text("\n".join(lines) + "\n", "utf-8")

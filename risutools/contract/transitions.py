@@ -36,6 +36,8 @@ from risutools.canonical import sha256_prefixed
 from risutools.contract.loaders import load_bytes
 from risutools.safeio import FileRefused, check_inside, read_inside, read_regular
 from risutools.settings.lifecycle import (
+    CONTENT_EVIDENCE,
+    CONTENT_POINTERS,
     EVIDENCE_LINE,
     EVIDENCE_POINTERS,
     PUBLISH,
@@ -47,6 +49,7 @@ from risutools.settings.lifecycle import (
     action_for,
     base_names,
     base_sha256,
+    evidence_may_change,
 )
 from risutools.values import MAX_DOCUMENT_BYTES, parse_json_text
 
@@ -298,7 +301,7 @@ def _check_tail(cid: str, status: str, step: tuple[int, dict[str, Any]],
             yield _changed_after(cid, status, ln, rec, h)
             return
         before = rec.get("before_sha256")
-        d, why = undo_line(d, rec)
+        d, why = undo_line(d, rec, status)
         if why:
             yield f"transitions.ndjson line {ln}: {why}"
             return
@@ -333,10 +336,10 @@ def _names(doc: Any, h: str) -> set[str]:
 _ABSENT = object()
 
 
-def undo_line(doc: Any, rec: dict[str, Any]) -> tuple[Any, str]:
+def undo_line(doc: Any, rec: dict[str, Any], status: str = "") -> tuple[Any, str]:
     """The document before the non-status line ``rec`` (``None`` when it cannot be rebuilt:
     no document, or a runtime switch), or a reason the line is not a change evidence may
-    make."""
+    make to a component in ``status`` (:func:`lifecycle.evidence_may_change`)."""
     if doc is None or not isinstance(doc, dict):
         return None, ""
     if rec.get("kind") in (RUNTIME_LINE, PUBLISH_LINE):
@@ -352,9 +355,12 @@ def undo_line(doc: Any, rec: dict[str, Any]) -> tuple[Any, str]:
     new = copy.deepcopy(doc)
     for ch in changes:
         ptr = ch.get("pointer") if isinstance(ch, dict) else None
-        if not isinstance(ch, dict) or ptr not in EVIDENCE_POINTERS:
+        if not isinstance(ch, dict) or not isinstance(ptr, str) or \
+                not evidence_may_change(ptr, status):
+            content = f", and while {' or '.join(CONTENT_EVIDENCE)}, what a projection " \
+                f"writes under {', '.join(CONTENT_POINTERS)} (never a lifecycle field)"
             return None, (f"an evidence line changes {ptr!r}; evidence changes only "
-                          f"{', '.join(EVIDENCE_POINTERS)}")
+                          f"{', '.join(EVIDENCE_POINTERS)}{content}")
         *path, key = str(ptr).split("/")[1:]
         parent: Any = new
         for k in path:

@@ -99,7 +99,8 @@ def scaffold(doc: dict[str, Any]) -> str:
         "# Uncomment a field (and the lines of the fields it is under) and fill it: notes win",
         "# over the generated text, lists replace the generated list, maps merge key by key.",
         "# Each value shown is the document's now; `ingest` applies the notes on its next run",
-        "# (a reviewed component: a logged `evidence` line; its approvals in flight go stale).",
+        "# (pending review: a logged `evidence` line, approvals in flight go stale; approved",
+        "# or later: kept as reviewed).",
         "notes: notes-v1",
     ]
     _fields(_SPEC, doc, (), lines)

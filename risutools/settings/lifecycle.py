@@ -103,6 +103,18 @@ EVIDENCE_POINTERS: tuple[str, ...] = ("/projection/replay_status",
                                       "/provenance/source_refs")
 #: statuses where evidence is recorded with a log line (a candidate has no chain to keep)
 EVIDENCE_LOGGED: tuple[str, ...] = PAST_START
+#: content evidence -- curator notes applied by ``ingest``, a re-projection of the same
+#: module bytes -- may change what a projection writes (these subtrees), and only while a
+#: decision is pending: the next approval then reads the new content.  Past approval a
+#: component's content changes only through a new review (a forged content line there would
+#: change an approved component that no reviewer read).
+CONTENT_POINTERS: tuple[str, ...] = ("/capabilities", "/payload", "/projection",
+                                     "/provenance/source_refs")
+CONTENT_EVIDENCE: tuple[str, ...] = ("pending_human_review",)
+#: what no evidence ever changes: the lifecycle's own fields (a step, a switch, publishing)
+LIFECYCLE_POINTERS: tuple[str, ...] = ("/provenance/review_status", *RUNTIME_FIELDS,
+                                       "/provenance/publishable",
+                                       "/payload/idea_layers/lineage/promotion_status")
 
 _NEXT: dict[str, Step] = {s.frm: s for s in STEPS}
 _BY_PAIR: dict[tuple[str, str], str] = {(s.frm, s.to): s.action for s in STEPS}
@@ -174,3 +186,18 @@ def base_names(doc: Any) -> frozenset[str]:
     hash (:func:`doc_sha256`, runtime fields included), which lines written before the base
     hash left the runtime fields out name (a log is append-only: old lines stay as written)."""
     return frozenset((base_sha256(doc), doc_sha256(doc)))
+
+
+def evidence_may_change(pointer: str, status: str) -> bool:
+    """Whether an evidence line of a component in ``status`` may change ``pointer``: a
+    replay's fields (:data:`EVIDENCE_POINTERS`) always; while a decision is pending
+    (:data:`CONTENT_EVIDENCE`) also what a projection writes (:data:`CONTENT_POINTERS`),
+    never a lifecycle field (:data:`LIFECYCLE_POINTERS`) nor a value holding one."""
+    if pointer in EVIDENCE_POINTERS:
+        return True
+    if status not in CONTENT_EVIDENCE:
+        return False
+    inside = any(pointer == p or pointer.startswith(p + "/") for p in CONTENT_POINTERS)
+    touches = any(pointer == p or p.startswith(pointer + "/") or pointer.startswith(p + "/")
+                  for p in LIFECYCLE_POINTERS)
+    return inside and not touches
