@@ -52,6 +52,9 @@ app = typer.Typer(
 _REPLAY_HELP = "Reference simulations (context cutter, context monitor) and replay reports."
 replay_app = typer.Typer(help=_REPLAY_HELP, no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(replay_app, name="replay", short_help=_REPLAY_HELP)  # whole in the command list
+_NOTES_HELP = "Curator notes files (notes/<component_id>.yaml of a catalog)."
+notes_app = typer.Typer(help=_NOTES_HELP, no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(notes_app, name="notes", short_help=_NOTES_HELP)
 
 
 plain_argument_help()
@@ -65,9 +68,8 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+        help="Print the version and exit."),
 ) -> None:
     """risutools."""
 
@@ -93,6 +95,7 @@ COMMANDS: dict[str, str] = {
     "replay monitor": "risutools.commands.replay_monitor",
     "replay synth": "risutools.commands.replay_synth",
     "ingest": "risutools.commands.ingest",
+    "notes init": "risutools.commands.notes_init",
 }
 
 
@@ -153,9 +156,9 @@ def _color(choice: str, stream: object = None) -> bool:
         raise typer.BadParameter(str(exc), param_hint="--color") from None
 
 
-def _select(example: str) -> Any:
-    return typer.Option([], "--select", metavar="IDS", help="Only these checks: ids or "
-                        f"prefixes, repeated or comma-separated ({example}).")
+def _select(example: str, help: str = "") -> Any:
+    return typer.Option([], "--select", metavar="IDS", help=help or "Only these checks: ids "
+                        f"or prefixes, repeated or comma-separated ({example}).")
 
 
 def _ignore(help: str = "Skip these checks: ids or prefixes, repeated or comma-separated.") -> Any:
@@ -195,6 +198,10 @@ def _catalog() -> Any:
                         "catalog found above the current folder).")
 
 
+def _component() -> Any:
+    return typer.Argument(..., metavar="COMPONENT", help="A document's path, or a component_id.")
+
+
 def _strict() -> Any:
     return typer.Option(False, "--strict", help="Warnings fail too (exit 1).")
 
@@ -214,9 +221,8 @@ def inspect(
 
 @app.command()
 def unpack(
-    file: str = typer.Argument(
-        ..., metavar="FILE", help=".risum, .charx, CharX-JPEG, .risup/.risupreset or JSON export."
-    ),
+    file: str = typer.Argument(..., metavar="FILE",
+        help=".risum, .charx, CharX-JPEG, .risup/.risupreset or JSON export."),
     out: str = typer.Option(..., "-o", "--output", metavar="DIR", help="Folder to write."),
     force: bool = typer.Option(False, "--force", help="Overwrite files that already exist."),
 ) -> None:
@@ -306,13 +312,11 @@ def validate(
 
 @app.command()
 def verify(
-    paths: list[str] = typer.Argument(
-        ..., metavar="PATH", help="Documents, folders or - (as for validate)."
-    ),
+    paths: list[str] = typer.Argument(..., metavar="PATH",
+        help="Documents, folders or - (as for validate)."),
     sources: str | None = _sources(),
-    require_sources: bool = typer.Option(
-        False, "--require-sources", help="A source that is not at hand is an error, not a warning."
-    ),
+    require_sources: bool = typer.Option(False, "--require-sources",
+        help="A source that is not at hand is an error, not a warning."),
     no_content_scan: bool = typer.Option(
         False, "--no-content-scan",
         help="Find sources by name and digest-named files only (do not hash the whole store).",
@@ -324,9 +328,8 @@ def verify(
     config_file: str | None = _config(),
     exclude: list[str] = _exclude(),
     output: str | None = _output(),
-    skip_non_documents: bool = typer.Option(
-        False, "--skip-non-documents", help="As for validate (for hooks).",
-    ),
+    skip_non_documents: bool = typer.Option(False, "--skip-non-documents",
+        help="As for validate (for hooks).",),
     allow_config_sources_outside: bool = typer.Option(
         False, "--allow-config-sources-outside",
         help="Trust a `sources:` in the configuration that lies outside its repository "
@@ -358,11 +361,10 @@ def hash_cmd(
         ..., metavar="FILE",
         help="Documents (.json/.yaml) or NDJSON catalogs; - for stdin.",
     ),
-    quiet: bool = typer.Option(
-        False, "-q", "--quiet", help="Print the hashes alone, without file names."
-    ),
+    quiet: bool = typer.Option(False, "-q", "--quiet",
+        help="Print the hashes alone, without file names."),
 ) -> None:
-    """Print the canonical document hash, the base hash approvals name: `sha256:<hex>  <file>`.
+    """Print the base hash approvals name (no runtime fields): `sha256:<hex>  <file>`.
 
     Like sha256sum: one line per document; several documents in a file (NDJSON,
     multi-document YAML) show `sha256:<hex>  <file>:<line>  <component_id>`. With -q, the
@@ -372,9 +374,8 @@ def hash_cmd(
 
 @app.command("analyze")
 def analyze_cmd(
-    files: list[str] = typer.Argument(
-        ..., metavar="FILE", help="One or more .risum, .charx, .risup or JSON exports."
-    ),
+    files: list[str] = typer.Argument(..., metavar="FILE",
+        help="One or more .risum, .charx, .risup or JSON exports."),
     fmt: str = _format(),
     as_json: bool = typer.Option(False, "--json", help="Print the facts as JSON (= -f json)."),
     select: list[str] = _select("RA1,RA8"),
@@ -419,28 +420,23 @@ def rule_cmd(
 
 @app.command("project")
 def project_cmd(
-    file: str = typer.Argument(
-        ..., metavar="FILE", help="A .risum, .charx, .risup or JSON export."
-    ),
+    file: str = typer.Argument(..., metavar="FILE",
+        help="A .risum, .charx, .risup or JSON export."),
     post_id: str = typer.Option(
         None, "--post-id", metavar="N",
         help="Post id (digits); default: leading digits of the file name.",
     ),
-    notes: str = typer.Option(
-        None, "--notes", metavar="FILE", help="Curator notes (YAML, notes-v1)."
-    ),
-    lang: str = typer.Option(
-        "en", "--lang", metavar="LANG", help="Language of generated sentences: en or ko."
-    ),
+    notes: str = typer.Option(None, "--notes", metavar="FILE",
+        help="Curator notes (YAML, notes-v1)."),
+    lang: str = typer.Option("en", "--lang", metavar="LANG",
+        help="Language of generated sentences: en or ko."),
     out: str = typer.Option(
         None, "-o", "--output", metavar="PATH", help="Write here (a folder when the file holds "
         "several components) instead of printing; an existing file is refused without --force."
     ),
     force: bool = typer.Option(False, "--force", help="Overwrite documents that already exist."),
-    select: list[str] = typer.Option([], "--select", metavar="IDS",
-                                     help="Only these analysis findings in the documents."),
-    ignore: list[str] = typer.Option([], "--ignore", metavar="IDS",
-                                     help="Leave these analysis findings out of the documents."),
+    select: list[str] = _select("", "Only these analysis findings in the documents."),
+    ignore: list[str] = _ignore("Leave these analysis findings out of the documents."),
     config_file: str | None = _config(),
 ) -> None:
     """Project a module into a matrix-component-v1 candidate document.
@@ -454,12 +450,10 @@ def project_cmd(
 
 @replay_app.command("run")
 def replay_run(
-    component: str = typer.Argument(
-        ..., metavar="FILE", help="A matrix-component-v1 document (.json or .yaml)."
-    ),
-    fixture: str = typer.Option(
-        ..., "--fixture", "-x", metavar="FILE", help="conversation-v1 fixture."
-    ),
+    component: str = typer.Argument(..., metavar="FILE",
+        help="A matrix-component-v1 document (.json or .yaml)."),
+    fixture: str = typer.Option(..., "--fixture", "-x", metavar="FILE",
+        help="conversation-v1 fixture."),
     config: str | None = typer.Option(
         None, "--config", "-c", metavar="FILE",
         help="JSON/YAML file of replay keys (over the fixture's and the catalog "
@@ -470,9 +464,8 @@ def replay_run(
         help="Report path (default: <component dir>/replays/<id>--<fixture>.json); "
         ".md and .html are written next to it.",
     ),
-    update: bool = typer.Option(
-        False, "--update", help="Write replay_status, availability_verdict and source_refs back."
-    ),
+    update: bool = typer.Option(False, "--update",
+        help="Write replay_status, availability_verdict and source_refs back."),
 ) -> None:
     """Replay the reference simulation the component's capabilities select.
 
@@ -499,28 +492,22 @@ def replay_monitor_cmd(
 
 @replay_app.command("synth")
 def replay_synth(
-    seed: int = typer.Option(
-        ..., "--seed", metavar="N", help="Random seed (same seed, same bytes)."
-    ),
-    messages: int = typer.Option(
-        ..., "--messages", metavar="N", help="History size after the last turn."
-    ),
-    output: str = typer.Option(
-        ..., "--output", "-o", metavar="FILE", help="Output (.ndjson, .json or .yaml)."
-    ),
+    seed: int = typer.Option(..., "--seed", metavar="N",
+        help="Random seed (same seed, same bytes)."),
+    messages: int = typer.Option(..., "--messages", metavar="N",
+        help="History size after the last turn."),
+    output: str = typer.Option(..., "--output", "-o", metavar="FILE",
+        help="Output (.ndjson, .json or .yaml)."),
     turns: int | None = typer.Option(
         None, "--turns", metavar="N",
         help="Requests (default: (messages - 1) / 2, rounded down, at least 1).",
     ),
-    edit_rate: float = typer.Option(
-        0.05, "--edit-rate", metavar="P", help="Chance of an edit per turn."
-    ),
-    delete_rate: float = typer.Option(
-        0.02, "--delete-rate", metavar="P", help="Chance of a delete per turn."
-    ),
-    tool_rate: float = typer.Option(
-        0.1, "--tool-rate", metavar="P", help="Chance of a tool call per reply."
-    ),
+    edit_rate: float = typer.Option(0.05, "--edit-rate", metavar="P",
+        help="Chance of an edit per turn."),
+    delete_rate: float = typer.Option(0.02, "--delete-rate", metavar="P",
+        help="Chance of a delete per turn."),
+    tool_rate: float = typer.Option(0.1, "--tool-rate", metavar="P",
+        help="Chance of a tool call per reply."),
     lang: str = typer.Option("mixed", "--lang", metavar="LANG", help="ko, en or mixed."),
     name: str | None = typer.Option(None, "--name", metavar="NAME", help="Fixture name."),
     edit_window: int | None = typer.Option(
@@ -537,40 +524,33 @@ def replay_synth(
 
 @app.command("ingest")
 def ingest_cmd(
-    src: str = typer.Argument(
-        ..., metavar="DIR", help="Folder of downloaded Risu files (searched recursively)."
-    ),
+    src: str = typer.Argument(..., metavar="DIR",
+        help="Folder of downloaded Risu files (searched recursively)."),
     out: str = typer.Option(
         ..., "-o", "--output", "--out", metavar="DIR",
         help="Catalog folder to write documents into.",
     ),
     ndjson: bool = typer.Option(False, "--ndjson", help="Write one components.ndjson."),
-    lang: str = typer.Option(
-        "en", "--lang", metavar="LANG", help="Language of generated sentences: en or ko."
-    ),
+    lang: str = typer.Option("en", "--lang", metavar="LANG",
+        help="Language of generated sentences: en or ko."),
     notes: str | None = typer.Option(
         None, "--notes", metavar="DIR",
         help="Folder of notes/<component_id>.yaml (default: CATALOG/notes).",
     ),
-    jobs: int | None = typer.Option(
-        None, "-j", "--jobs", metavar="N", help="Worker processes (default: all cores)."
-    ),
+    jobs: int | None = typer.Option(None, "-j", "--jobs", metavar="N",
+        help="Worker processes (default: all cores)."),
     scheduler: str | None = typer.Option(
         None, "--scheduler", metavar="ADDR", help="Run on a Dask cluster: its scheduler address "
         "(tcp://host:8786; needs risutools[dask]). Writes stay in this process.",
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Ignore and do not write the cache."),
-    report: str | None = typer.Option(
-        None, "--report", metavar="FILE", help="Also write the run as JSON here."
-    ),
+    report: str | None = typer.Option(None, "--report", metavar="FILE",
+        help="Also write the run as JSON here."),
     as_json: bool = typer.Option(False, "--json", help="Print the run as JSON on stdout."),
-    quiet: bool = typer.Option(
-        False, "-q", "--quiet", help="No progress bar, no table (failed files still go to stderr)."
-    ),
-    select: list[str] = typer.Option([], "--select", metavar="IDS",
-                                     help="Only these analysis findings in the documents."),
-    ignore: list[str] = typer.Option([], "--ignore", metavar="IDS",
-                                     help="Leave these analysis findings out of the documents."),
+    quiet: bool = typer.Option(False, "-q", "--quiet",
+        help="No progress bar, no table (failed files still go to stderr)."),
+    select: list[str] = _select("", "Only these analysis findings in the documents."),
+    ignore: list[str] = _ignore("Leave these analysis findings out of the documents."),
     exclude: list[str] = _exclude(),
     config_file: str | None = typer.Option(
         None, "--config", metavar="FILE",
@@ -590,11 +570,9 @@ def ingest_cmd(
 # Thin wrappers; the work is in risutools.catalog.{approvals,promote,packet,review}.
 
 
-
 @app.command("approve")
 def approve_cmd(
-    component: str = typer.Argument(
-        ..., metavar="COMPONENT", help="A document's path, or a component_id."),
+    component: str = _component(),
     action: str = typer.Option(
         ..., "--action", metavar="ACTION",
         help=" | ".join(lifecycle.ACTIONS)),
@@ -615,8 +593,7 @@ def approve_cmd(
 
 @app.command("promote")
 def promote_cmd(
-    component: str = typer.Argument(
-        ..., metavar="COMPONENT", help="A document's path, or a component_id."),
+    component: str = _component(),
     to: str = typer.Option(
         ..., "--to", metavar="STATUS",
         help=" | ".join(lifecycle.TARGETS)),
@@ -635,8 +612,7 @@ def _runtime_switch(name: str, target: str, doc: str, kind: str = "runtime") -> 
     """Register ``activate`` / ``deactivate`` / ``publish``: one body, its target baked in."""
 
     def command(
-        component: str = typer.Argument(
-            ..., metavar="COMPONENT", help="A document's path, or a component_id."),
+        component: str = _component(),
         dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
         as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
         actor: str = typer.Option("", "--by", metavar="NAME",
@@ -693,6 +669,14 @@ def packet_cmd(
                             config_file=config_file))
 
 
+@notes_app.command("init")
+def notes_init_cmd(component: str = _component(), catalog: str | None = _catalog(),
+                   config_file: str | None = _config()) -> None:
+    """Write notes/<component_id>.yaml with every field a curator may fill, commented (the
+    document's values shown); refused, nothing written, when the component has notes."""
+    _execute("notes init", dict(locals()))
+
+
 @app.command("review")
 def review_cmd(
     catalog_dir: str | None = typer.Argument(
@@ -733,7 +717,7 @@ def _whole_short_helps() -> None:
     mid-sentence with "...")."""
     import inspect as _inspect
 
-    for typer_app in (app, replay_app):
+    for typer_app in (app, replay_app, notes_app):
         for info in typer_app.registered_commands:
             doc = info.callback.__doc__ if info.callback is not None else None
             if info.short_help is None and info.help is None and doc:

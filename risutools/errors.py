@@ -51,7 +51,8 @@ class Code:
     TORN_LINE = _code("torn-line",
         "an append-only log ends in a line without its newline (an interrupted write)")
     TARGET_EXISTS = _code("target-exists",
-        "`unpack`/`pack` would overwrite existing files (use `--force`)")
+        "`unpack`/`pack` would overwrite existing files (use `--force`); `notes init` for a "
+        "component that has a notes file")
     OUTSIDE_TARGET = _code("outside-target",
         "a path would resolve outside the output folder (symlinks included)")
     OUTSIDE_CATALOG = _code("outside-catalog",

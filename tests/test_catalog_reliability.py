@@ -376,6 +376,6 @@ def test_promoter_racing_replay_update_and_ingest(
 
 
 def _hash(doc: dict[str, Any]) -> str:
-    from risutools.canonical import doc_sha256
+    from risutools.settings.lifecycle import base_sha256
 
-    return doc_sha256(doc)
+    return base_sha256(doc)

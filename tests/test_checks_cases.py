@@ -109,13 +109,13 @@ def catalog_findings(case: dict[str, Any], root: Path) -> list[Any]:
 def write_catalog(case: dict[str, Any], root: Path) -> None:
     """The case's small catalog under ``root``: documents, log, approvals, configuration,
     and ``files`` (catalog-relative path -> text: a replay report, a notes file)."""
-    from risutools.canonical import doc_sha256
+    from risutools.settings.lifecycle import base_sha256
 
     root.mkdir()
     docs = [apply_change(d) for d in case["documents"]]
     for i, doc in enumerate(docs):
         (root / f"doc{i}.json").write_text(json.dumps(doc), encoding="utf-8")
-    base = doc_sha256(docs[0])
+    base = base_sha256(docs[0])
     if "log" in case:
         lines = [x if isinstance(x, str) else json.dumps(_base(x, base)) for x in case["log"]]
         (root / "transitions.ndjson").write_text("".join(x + "\n" for x in lines), "utf-8")

@@ -16,7 +16,7 @@ import pytest
 from harness import run_cli
 from test_catalog_support import CUTTER, doc_path, fresh_catalog, load, log_lines
 
-from risutools.canonical import doc_sha256
+from risutools.settings.lifecycle import base_sha256
 
 needs_ssh = pytest.mark.skipif(
     shutil.which("ssh-keygen") is None and not os.environ.get("RISUTOOLS_REQUIRE_SSH"),
@@ -59,7 +59,7 @@ def _forge(cat: Path, signature: str | None = None) -> None:
     hand, a log line appended (every hash right)."""
     p = doc_path(cat, CUTTER)
     doc = load(p)
-    base = doc_sha256(doc)
+    base = base_sha256(doc)
     rec = {"component_id": CUTTER, "component_version": doc["component_version"],
            "action": "approve", "reviewer": "kim", "at": "2026-12-02T00:00:00+00:00",
            "base_sha256": base, "note": ""}
@@ -73,7 +73,7 @@ def _forge(cat: Path, signature: str | None = None) -> None:
     import hashlib
 
     line = {"component_id": CUTTER, "from_status": "pending_human_review",
-            "to_status": "approved", "before_sha256": base, "after_sha256": doc_sha256(doc),
+            "to_status": "approved", "before_sha256": base, "after_sha256": base_sha256(doc),
             "approval": {"file": "approvals/forged.yaml",
                          "sha256": "sha256:" + hashlib.sha256(ap.read_bytes()).hexdigest()},
             "at": "2026-12-02T00:00:00+00:00", "tool_version": "0.1.0"}
@@ -219,11 +219,11 @@ def test_a_hand_written_switch_fails_validate(signed_cat: tuple[Path, Path, Path
     _signed_step(cat, key, "approve", "approved")
     p = doc_path(cat, CUTTER)
     doc = load(p)
-    before = doc_sha256(doc)
+    before = base_sha256(doc)
     doc["provenance"]["runtime_status"] = "active"
     p.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
     line = {"kind": "runtime", "component_id": CUTTER, "from_runtime": "inactive",
-            "to_runtime": "active", "before_sha256": before, "after_sha256": doc_sha256(doc),
+            "to_runtime": "active", "before_sha256": before, "after_sha256": base_sha256(doc),
             "actor": "script", "at": "2026-12-02T00:00:00+00:00", "tool_version": "0.1.0"}
     with open(cat / "transitions.ndjson", "a") as f:
         f.write(json.dumps(line) + "\n")

@@ -94,3 +94,88 @@ def test_a_curator_adds_a_missed_requires(tmp_path: Path) -> None:
     doc = json.loads((cat / f"{CUTTER}.json").read_text())
     assert doc["capabilities"]["requires"] == ["hook.edit_request"]
     assert run_cli("validate", cat / f"{CUTTER}.json").returncode in (0, 1)
+
+
+def _scaffolded(tmp: Path) -> tuple[Path, Path]:
+    """A catalog ingested without notes, and the notes file `notes init` wrote for the
+    cutter (as a curator gets it)."""
+    cat = tmp / "cat"
+    src = tmp / "src"
+    src.mkdir()
+    shutil.copy(SOURCE, src / SOURCE.name)
+    code, err = _ingest(tmp, cat)
+    assert code == 0, err
+    r = run_cli("notes", "init", CUTTER, cwd=cat)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == (f"wrote notes/{CUTTER}.yaml: the notes of {CUTTER} (uncomment a field "
+                        "and fill it; `risutools ingest` applies them)\n")
+    return cat, cat / "notes" / f"{CUTTER}.yaml"
+
+
+def test_notes_init_scaffolds_every_field_and_the_reader_accepts_it(tmp_path: Path) -> None:
+    from risutools.projection.notes import load_notes
+
+    cat, notes = _scaffolded(tmp_path)
+    text = notes.read_text("utf-8")
+    assert load_notes(notes).data == {"notes": "notes-v1"}  # only the marker is live
+    for field in ("# slug: \"context-cutter\"", "# for:", "#   risuai_id:", "#   source_sha256:",
+                  "# capabilities:", "#   provides:", "#   requires: [\"hook.edit_request\"",
+                  "#   conflicts: []", "#   controller: \"user\"", "#   triggers:",
+                  "#   state_effects:", "#   activation_rules:", "#   invariants:",
+                  "#   boundaries:", "# idea_layers:", "#     lead_id:", "#     core_idea:",
+                  "#   swappable_parts:", "#     origin:", "# projection:", "#   title:",
+                  "#   prompt:", "#   summary:", "#   tags:", "#   flagship: false",
+                  "#   core: false", "#   content_labels:", "#   harness_compatibility:"):
+        assert f"\n{field}" in text, field
+    # a second init refuses, one line, the file left as it was
+    again = run_cli("notes", "init", CUTTER, "--catalog", cat)
+    assert again.returncode == 2 and again.stdout == ""
+    assert again.stderr == (f"risutools: notes/{CUTTER}.yaml: target-exists: {CUTTER} already "
+                            "has a notes file; edit it (nothing written)\n")
+    assert notes.read_text("utf-8") == text
+
+
+def test_notes_init_refuses_a_component_whose_notes_have_another_name(tmp_path: Path) -> None:
+    cat, notes = _scaffolded(tmp_path)
+    alias = notes.with_name("module.risu.174678332.old-name.yaml")  # a slug alias
+    notes.rename(alias)
+    r = run_cli("notes", "init", CUTTER, "--catalog", cat)
+    assert r.returncode == 2 and "notes/module.risu.174678332.old-name.yaml: target-exists" \
+        in r.stderr, r.stderr
+    assert not notes.exists()
+
+
+def test_a_scaffold_filled_with_a_requires_reaches_the_document(tmp_path: Path) -> None:
+    cat, notes = _scaffolded(tmp_path)
+    before = json.loads((cat / f"{CUTTER}.json").read_text())
+    assert before["capabilities"]["requires"] == ["hook.edit_request", "chat_state_kv",
+                                                  "global_state_kv"]
+    lines = notes.read_text("utf-8").splitlines()
+    caps = lines.index("# capabilities:")
+    lines[caps] = "capabilities:"
+    req = next(i for i, ln in enumerate(lines) if ln.startswith("#   requires: "))
+    assert lines[req].startswith('#   requires: ["hook.edit_request", "chat_state_kv", '
+                                 '"global_state_kv"]  # ')
+    lines[req] = '  requires: ["hook.edit_request", "global_state_kv", "hook.chat_start"]'
+    notes.write_text("\n".join(lines) + "\n", "utf-8")
+    code, err = _ingest(tmp_path, cat)
+    assert code == 0, err
+    doc = json.loads((cat / f"{CUTTER}.json").read_text())
+    assert doc["capabilities"]["requires"] == ["hook.edit_request", "global_state_kv",
+                                               "hook.chat_start"]
+    assert doc["capabilities"]["provides"] == before["capabilities"]["provides"]
+    assert any(r["source_version"] == "notes.yaml" for r in doc["provenance"]["source_refs"])
+
+
+def test_a_scaffold_keeps_a_hostile_value_inside_its_comment(tmp_path: Path) -> None:
+    from risutools.projection.notes import validate_notes
+    from risutools.projection.notes_scaffold import scaffold
+
+    doc = json.loads((FIXTURES / "documents" / "seed-000-context-cutter.json").read_text())
+    doc["projection"]["title"] = "a\u2028slug: evil\u0085b\nc\u202e"
+    text = scaffold(doc)
+    assert "\u2028" not in text and "\u0085" not in text and "\u202e" not in text
+    assert '#   title: "a\\u2028slug: evil\\u0085b\\nc\\u202e"  # a sentence' in text
+    data = yaml.safe_load(text)
+    assert data == {"notes": "notes-v1"}
+    validate_notes(data)

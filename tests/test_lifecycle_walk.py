@@ -165,7 +165,7 @@ def test_a_forged_evidence_line_does_not_cover_another_change(
         tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
     """A script that edits the document and appends an evidence line naming the new hash is
     caught: undoing the line's changes does not give the hash it started from."""
-    from risutools.canonical import doc_sha256
+    from risutools.settings.lifecycle import base_sha256
 
     cat = fresh_catalog(tmp_path_factory, tmp_path)
     _step(cat, "request_review", "pending_human_review")
@@ -175,13 +175,16 @@ def test_a_forged_evidence_line_does_not_cover_another_change(
     forged = {"kind": "evidence", "component_id": CUTTER, "reason": "replay",
               "changes": [{"pointer": "/projection/replay_status", "before": "passed",
                            "after": "passed"}],
-              "before_sha256": before, "after_sha256": doc_sha256(doc)}
+              "before_sha256": before, "after_sha256": base_sha256(doc)}
     with open(cat / "transitions.ndjson", "a", encoding="utf-8") as f:
         f.write(json.dumps(forged) + "\n")
     code, out = _validate(cat)
     assert code == 1 and "undoing the evidence it records gives" in out
-    # and an evidence line may not claim a field outside evidence
-    forged["changes"] = [{"pointer": "/payload/summary", "before": "x", "after": "y"}]
+    # and an evidence line may not claim a field outside evidence (a lifecycle field: never;
+    # content such as /payload/...: only while a decision is pending, and then undoing it
+    # must still give the hash it started from)
+    forged["changes"] = [{"pointer": "/provenance/review_status", "before": "candidate",
+                          "after": "pending_human_review"}]
     lines = (cat / "transitions.ndjson").read_text("utf-8").splitlines()
     lines[-1] = json.dumps(forged)
     (cat / "transitions.ndjson").write_text("\n".join(lines) + "\n", "utf-8")

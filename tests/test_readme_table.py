@@ -43,6 +43,7 @@ VALUES: dict[tuple[str, str], str] = {
     ("--config", "C"): "{tmp}/replay.yaml", ("-o", "R.json"): "{tmp}/report.json",
     ("--seed", "N"): "1", ("--messages", "M"): "20", ("-o", "F"): "{tmp}/synth.yaml",
     ("--base", "HASH"): "sha256:" + "0" * 64,  # (not the document's: refused, exit 1)
+    ("--catalog", "DIR"): "{cat}",
 }
 
 
@@ -89,7 +90,7 @@ FORMS = list(dict.fromkeys(  # a form without optional parts once
 
 
 def test_the_table_has_a_row_for_every_command() -> None:
-    shown = {" ".join(f.split()[1:3]) if f.split()[1] == "replay" else f.split()[1]
+    shown = {" ".join(f.split()[1:3]) if f.split()[1] in ("replay", "notes") else f.split()[1]
              for row in ROWS for f in _forms(row)}
     assert set(cli.COMMANDS) | {"activate", "deactivate", "publish"} == shown
 

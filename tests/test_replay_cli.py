@@ -173,9 +173,9 @@ def test_run_writes_three_deterministic_files_and_update(tmp_path: Path) -> None
     assert verify_report_hash(report)
     assert report["component"]["component_id"] == "module.risu.174678332.context-cutter"
     seed_doc = json.loads(SEED.read_text(encoding="utf-8"))
-    from risutools.canonical import doc_sha256
+    from risutools.settings.lifecycle import base_sha256
 
-    assert report["component"]["doc_sha256"] == doc_sha256(seed_doc)
+    assert report["component"]["doc_sha256"] == base_sha256(seed_doc)  # (the base hash)
     assert (
         report["fixture"]["sha256"]
         == "sha256:" + hashlib.sha256((FIX / "duplicates.yaml").read_bytes()).hexdigest()

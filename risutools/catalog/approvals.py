@@ -1,11 +1,11 @@
 """Human approval records: ``approvals/*.yaml``, optionally SSH-signed like git commits.
 
 A record is ``{component_id, component_version, action, reviewer, at, base_sha256,
-note}`` (+ ``signature``).  ``base_sha256`` is the canonical document hash the
-reviewer read (``risutools hash``).  The signed bytes are the canonical JSON of
-the record without ``signature`` (keys sorted, no whitespace), signed with
-``ssh-keygen -Y sign -n risutools-approval -f KEY`` and checked with
-``ssh-keygen -Y verify`` against the ``allowed_signers`` file (git's format,
+note}`` (+ ``signature``).  ``base_sha256`` is the base hash the reviewer read
+(``risutools hash``: the canonical hash of the document without its runtime fields).
+The signed bytes are the canonical JSON of the record without ``signature`` (keys
+sorted, no whitespace), signed with ``ssh-keygen -Y sign -n risutools-approval -f KEY``
+and checked with ``ssh-keygen -Y verify`` against the ``allowed_signers`` file (git's format,
 principal = the record's ``reviewer``) that the catalog configuration names::
 
     catalog:
@@ -33,7 +33,7 @@ from typing import Any
 
 import yaml
 
-from risutools.canonical import canonical, doc_sha256, prefixed
+from risutools.canonical import canonical, prefixed
 from risutools.catalog.catalog import Catalog, Entry, file_sha256
 from risutools.contract.loaders import load_bytes
 from risutools.contract.transitions import ApprovalCheck
@@ -352,42 +352,22 @@ USED, ORPHAN, CURRENT, STALE = "used", "orphan", "current", "stale"
 SUPERSEDED = "superseded"
 
 
-def equivalents(entry: Entry) -> frozenset[str]:
-    """The base hashes that name the same reviewed content as the document: its own, and
-    the document's hash in the other runtime state (:data:`lifecycle.RUNTIME_FIELDS`), so
-    an approval in flight does not go stale when the component is switched."""
-    key = entry.base_sha256
-    if key not in _EQUIVALENT:
-        prov = entry.doc.get("provenance")
-        out = {key}
-        if isinstance(prov, dict):
-            for state in lifecycle.RUNTIME_STATES:
-                out.add(doc_sha256({**entry.doc, "provenance": {**prov, "runtime_status": state}}))
-        if len(_EQUIVALENT) > 65536:
-            _EQUIVALENT.clear()
-        _EQUIVALENT[key] = frozenset(out)
-    return _EQUIVALENT[key]
-
-
-_EQUIVALENT: dict[str, frozenset[str]] = {}
-
-
-def standing(a: Approval, base_sha256: str | None, used: Collection[str] = (),
-             equivalent: Collection[str] = ()) -> str:
+def standing(a: Approval, base_sha256: str | None, used: Collection[str] = ()) -> str:
     """Is this approval current?  The one answer, for the gate (:func:`find_approval`),
     packets and the review: ``used`` when a recorded transition already used it (its file,
     without ``approvals/``, is in ``used``: history, neither current nor stale); ``orphan``
     when no document has its component (``base_sha256`` is None); ``current`` when it names
-    exactly the document's base hash (the bytes the reviewer read), or one of
-    ``equivalent`` (:func:`equivalents`: the same content in the other runtime state); else
-    ``stale``.
+    exactly the document's base hash (:func:`lifecycle.base_sha256`: what the reviewer read,
+    runtime fields left out, so a runtime switch leaves it current); else ``stale`` (a
+    record made before the base hash left the runtime fields out names the whole-document
+    hash: stale, approve again).
     Whether the record reads, names the version and is signed is asked apart."""
     if a.file.removeprefix("approvals/") in used:
         return USED
     if base_sha256 is None:
         return ORPHAN
     base = a.field("base_sha256")
-    return CURRENT if base == base_sha256 or base in equivalent else STALE
+    return CURRENT if base == base_sha256 else STALE
 
 
 @dataclass
@@ -406,8 +386,7 @@ def find_approval(cat: Catalog, entry: Entry, action: str,
     mine = [a for a in allr if a.record is not None and not a.problem
             and a.field("component_id") == entry.component_id and a.field("action") == action
             and named_for(a.path.name, entry.component_id, action)]
-    same = equivalents(entry)
-    current = [a for a in mine if standing(a, entry.base_sha256, (), same) == CURRENT]
+    current = [a for a in mine if standing(a, entry.base_sha256) == CURRENT]
     if not current:
         return _none_current(entry, action, mine, cat.flag())
     right = [a for a in current if a.field("component_version") == entry.version]
@@ -432,7 +411,7 @@ def _none_current(entry: Entry, action: str, mine: list[Approval], flag: str = "
                   ) -> ApprovalVerdict:
     """No approval of ``action`` names the current base hash: a stale one, or none
     (``flag``: what names the catalog in the command printed)."""
-    stale = [a for a in mine if standing(a, entry.base_sha256, (), equivalents(entry)) == STALE]
+    stale = [a for a in mine if standing(a, entry.base_sha256) == STALE]
     if stale:
         a = stale[-1]
         return ApprovalVerdict(False, None, (

@@ -45,6 +45,7 @@ from risutools.errors import Code, ConfigError, DocumentError
 from risutools.findings import Finding
 from risutools.pathnames import plain_id
 from risutools.safeio import FileRefused, check_inside, require_folder
+from risutools.settings import lifecycle
 from risutools.settings.catalog import FACTS_DIR, CatalogSettings
 from risutools.settings.config import Settings, find_settings_file, load_settings_file
 
@@ -63,12 +64,18 @@ class Entry:
     line: int | None  # NDJSON line (None for a JSON/YAML file)
     fmt: str  # json | yaml | ndjson
     doc: dict[str, Any]
-    base_sha256: str  # the canonical document hash (doc_sha256)
+    doc_sha256: str  # the whole document's canonical hash: what a write compares (CAS)
     loaded: LoadedDocument | None = None
     _where: str | None = None
 
     # The document of an entry is never changed (a new state is a new document), so the
     # fields every pass of the review asks for are read once.
+    @functools.cached_property
+    def base_sha256(self) -> str:
+        """The base hash (:func:`lifecycle.base_sha256`: without the runtime fields), what
+        approvals, packets, gates and the log name."""
+        return lifecycle.base_sha256(self.doc)
+
     @functools.cached_property
     def component_id(self) -> str:
         cid = self.doc.get("component_id")

@@ -196,7 +196,7 @@ def verify_entry(cat: Catalog, entry: Entry) -> list[Verification]:
     store = SourceStore(cat.sources if cat.sources and cat.sources.is_dir() else None)
     ctx = VerifyContext(store, cat.config, RuleFilter(), True, result)
     info = DocumentInfo(entry.where(), entry.line, entry.component_id, entry.version,
-                        entry.base_sha256)
+                        entry.doc_sha256)
     verify_refs(ctx, info, entry.loaded)
     return result.verifications
 
@@ -383,8 +383,8 @@ def exclusive(ctx: GateContext) -> tuple[str, str]:
 @check("G14", "error", "promotion", "switch-approval", targets=lifecycle.RUNTIME_STATES)
 def switch_approval(ctx: GateContext) -> tuple[str, str]:
     """Where signatures are required (catalog.require_signatures): a signed approval for
-    exactly this switch (action activate or deactivate) on the current base hash (or the same
-    content in the other runtime state); n/a where they are not.
+    exactly this switch (action activate or deactivate) on the current base hash (which
+    leaves the runtime fields out); n/a where they are not.
 
     Why: Switching a component on or off changes what runs; where every transition needs a
     signed human record, so does a switch.

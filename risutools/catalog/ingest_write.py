@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from risutools.catalog.carry import STALE, carry
+from risutools.catalog.evidence import record_reprojection
 from risutools.catalog.ndjson_merge import NDJSON_NAME, write_ndjson
 from risutools.catalog.outcome import IngestResult, SourceOutcome
 from risutools.catalog.render import render, review_status, safe_name, under
@@ -115,6 +116,8 @@ def write_catalog(
         # (in id order, whatever order the threads finished in)
         assert isinstance(text, str)
         text = _evidence(result, job[1], text)
+        if status == "kept_reviewed" and job[4] is not None:
+            status, text = _reviewed(result, job[0], job[1], job[4])
         {
             "written": result.written,
             "unchanged": result.unchanged,
@@ -122,6 +125,23 @@ def write_catalog(
             "kept_unreadable": result.kept_unreadable,
             "conflict": result.collisions,
         }[status].append(text)
+
+
+def _reviewed(result: IngestResult, target: Path, cid: str, doc: dict[str, Any]
+              ) -> tuple[str, str]:
+    """A reviewed document: its re-projection (curator notes applied) recorded as logged
+    evidence when the history gate accepts it (:func:`evidence.record_reprojection`, under
+    the catalog lock, one at a time), else kept as it is, saying why."""
+    try:
+        done, line = record_reprojection(target, doc)
+    except WriteConflict as exc:
+        return "conflict", exc.one_line()
+    if done:
+        result.evidence_logged.append(line)
+        return "written", target.name
+    if line:
+        result.notices.append(f"{cid}: kept as reviewed: {line}")
+    return "kept_reviewed", cid
 
 
 def _evidence(result: IngestResult, cid: str, text: str) -> str:

@@ -78,6 +78,9 @@ class IngestResult:
     # those whose verdict became stale (one line each: id and reason)
     evidence_kept: list[str] = field(default_factory=list)
     evidence_stale: list[str] = field(default_factory=list)
+    # reviewed documents re-projected (curator notes applied) and recorded as evidence, one
+    # logged line each (id, log line, reason)
+    evidence_logged: list[str] = field(default_factory=list)
 
     @property
     def failures(self) -> list[SourceOutcome]:
@@ -108,6 +111,7 @@ class IngestResult:
             "not_risu": len(self.skipped),
             "evidence_kept": len(self.evidence_kept),
             "evidence_stale": len(self.evidence_stale),
+            "evidence_logged": len(self.evidence_logged),
         }
 
     def why_documents(self) -> str:
@@ -141,4 +145,5 @@ class IngestResult:
             "notices": self.notices,
             "evidence_kept": self.evidence_kept,
             "evidence_stale": self.evidence_stale,
+            "evidence_logged": self.evidence_logged,
         }

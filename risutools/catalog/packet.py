@@ -34,7 +34,6 @@ from risutools.catalog.approvals import (
     CURRENT,
     STALE,
     Approval,
-    equivalents,
     load_approvals,
     standing,
 )
@@ -116,9 +115,8 @@ def relations(entry: Entry, graph: Graph, approvals: list[Approval],
               used: set[str]) -> Relations:
     mine = [a for a in approvals if a.field("component_id") == entry.component_id]
     base = entry.base_sha256
-    same = equivalents(entry) if mine else frozenset()
-    current = {a.field("action") for a in mine if standing(a, base, (), same) == CURRENT}
-    stale = [a for a in mine if standing(a, base, used, same) == STALE
+    current = {a.field("action") for a in mine if standing(a, base) == CURRENT}
+    stale = [a for a in mine if standing(a, base, used) == STALE
              and a.field("action") not in current]
     return Relations(graph.unmet(entry), graph.conflicts_with(entry, "live"),
                      _shared_source(entry, graph), _same_id(entry, graph), stale)
@@ -252,8 +250,7 @@ def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
         "transition_history": [{"line": ln, **rec} for ln, rec in history],
         "approvals": [{"file": a.file, "action": a.field("action"),
                        "reviewer": a.field("reviewer"), "base_sha256": a.field("base_sha256"),
-                       "current": standing(a, entry.base_sha256, (),
-                                           equivalents(entry)) == CURRENT}
+                       "current": standing(a, entry.base_sha256) == CURRENT}
                       for a in approvals if a.field("component_id") == cid],
         "notes": note,
         "replay_reports": _replays(cat, cid),

@@ -1,17 +1,19 @@
 """``promote`` (review-status transitions) and ``activate``/``deactivate`` (runtime switches).
 
 Order of a write, all under the catalog lock (:mod:`risutools.catalog.writes`):
-1. the document's file is read again; its canonical hash must still be the base hash
-   the gates ran on, and the log must not have grown for this component since
+1. the document's file is read again; its canonical hash (the whole document) must still
+   be the one the gates ran on, and the log must not have grown for this component since
    (else "changed since you read it", exit 1);
 2. the gates that read other components (conflicts, exclusive capabilities) run again
    on the catalog loaded again, and the approval file must still have the bytes the gate
    accepted;
 3. the transition line is appended to ``transitions.ndjson`` (write-ahead: it
-   names ``before_sha256`` and ``after_sha256``);
+   names ``before_sha256`` and ``after_sha256``, base hashes: a runtime switch leaves the
+   base hash as it is);
 4. the new document replaces the old one atomically (CAS on the bytes read).
 A process killed between 3 and 4 leaves the old document and a line whose
-``before_sha256`` is the document's hash: re-running the same command finds
+``before_sha256`` is the document's hash (:func:`transitions.unwritten`): re-running the
+same command finds
 that line, checks that the new document it computes has the line's
 ``after_sha256``, and only writes the document (it never appends twice).
 """
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from risutools import __version__
-from risutools.canonical import doc_sha256, prefixed
+from risutools.canonical import prefixed
 from risutools.catalog.approvals import MAX_APPROVAL_BYTES, Approval, load_approvals, now_iso
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.gates import CATALOG_GATES, FAIL, GateContext, Verdict, gates_for, run_gates
@@ -34,10 +36,11 @@ from risutools.catalog.writes import (
     catalog_lock,
     conflict_error,
     current_bytes,
+    link,
     log_now,
     write_document,
 )
-from risutools.contract.transitions import CatalogLog, read_log
+from risutools.contract.transitions import CatalogLog, read_log, unwritten
 from risutools.contract.validate import Verification
 from risutools.errors import Code, UsageError, WriteConflict
 from risutools.findings import Finding
@@ -94,12 +97,13 @@ class Plan:
     approval: Approval | None = None
     notes: list[str] = field(default_factory=list)
     _after: str | None = None
+    last_after: Any = None  # where the component's last log line ended (``writes.link``)
 
     @property
     def after_sha256(self) -> str:
-        """The new document's hash (computed when asked: the board never needs it)."""
+        """The new document's base hash (computed when asked: the board never needs it)."""
         if self._after is None:
-            self._after = doc_sha256(self.new_doc)
+            self._after = lifecycle.base_sha256(self.new_doc)
         return self._after
 
     @property
@@ -131,10 +135,7 @@ def _interrupted(log: CatalogLog, entry: Entry) -> tuple[int, dict[str, Any]] | 
     if not lines:
         return None
     ln, rec = lines[-1]
-    if rec.get("before_sha256") == entry.base_sha256 and \
-            rec.get("after_sha256") != entry.base_sha256:
-        return ln, rec
-    return None
+    return (ln, rec) if unwritten(rec, entry.doc) else None
 
 
 def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
@@ -159,7 +160,9 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
     ctx = GateContext(cat, entry, to, new, log, graph, approvals)
     ctx.verifications = verifications
     ctx.base_findings = base_findings
-    p = Plan(kind, entry, to, new, [], len(_lines(log, entry.component_id)), log.size)
+    mine = _lines(log, entry.component_id)
+    p = Plan(kind, entry, to, new, [], len(mine), log.size)
+    p.last_after = mine[-1][1].get("after_sha256") if mine else None
     hit = _interrupted(log, entry)
     if hit is not None and not _resumes(p, hit):
         return p
@@ -183,7 +186,7 @@ def _resumes(p: Plan, hit: tuple[int, dict[str, Any]]) -> bool:
     """Whether this run completes the interrupted transition ``hit`` (the same change);
     otherwise the plan is refused."""
     ln, rec = hit
-    same = rec.get("after_sha256") == p.after_sha256 and (
+    same = rec.get("after_sha256") in lifecycle.base_names(p.new_doc) and (
         rec.get("to_status") == p.to if p.kind == "status" else
         rec.get("to_publishable") is True if p.kind == "publish" else
         rec.get("to_runtime") == p.to)
@@ -255,7 +258,7 @@ def execute(cat: Catalog, p: Plan, *, actor: str = "") -> int:
                    "actor": actor, "at": now_iso(), "tool_version": __version__}
             if a is not None:
                 rec["approval"] = {"file": a.file, "sha256": a.sha256}
-        line = append_log(cat, rec, before)
+        line = append_log(cat, link(rec, e, p.last_after), before)
         write_document(cat, e, raw, p.new_doc)
         return line
 
@@ -280,7 +283,7 @@ def _recheck_catalog_gates(cat: Catalog, p: Plan) -> None:
         return
     now = Catalog(cat.root, cat.config, cat.settings)
     here = [x for x in now.entries() if x.path == p.entry.path and x.line == p.entry.line]
-    if len(here) != 1 or here[0].base_sha256 != p.entry.base_sha256:
+    if len(here) != 1 or here[0].doc_sha256 != p.entry.doc_sha256:
         raise conflict_error(p.entry, "the document is no longer where it was read")
     ctx = GateContext(now, here[0], p.to, p.new_doc, CatalogLog(now.root), Graph(now.entries()),
                       [])

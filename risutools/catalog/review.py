@@ -35,7 +35,6 @@ from risutools.catalog.approvals import (
     SUPERSEDED,
     Approval,
     chain_check,
-    equivalents,
     load_approvals,
     standing,
 )
@@ -371,7 +370,8 @@ def _documents(validated: Result, entries: list[Entry]) -> list[dict[str, Any]]:
         fs = d.findings
         out.append({
             "file": d.file, "line": d.line, "component_id": d.component_id,
-            "component_version": d.component_version, "base_sha256": d.sha256,
+            "component_version": d.component_version,
+            "base_sha256": e.base_sha256 if e is not None else d.sha256,
             "review_status": e.review_status if e else None,
             "runtime_status": e.runtime_status if e else None,
             "errors": sum(1 for f in fs if f.severity == "error"),
@@ -434,7 +434,6 @@ def _approvals(cat: Catalog, approvals: list[Approval], entries: list[Entry],
     """Every approval record with its state and signature, and the finding of the first
     RV3xx unit that fires on it (else an ``info`` row)."""
     used = used_approvals(log)
-    current = {e.component_id: e.base_sha256 for e in entries}
     by_id = {e.component_id: e for e in entries}
     req = cat.settings.require_signatures
     signed = _signed_keys(cat, approvals)
@@ -451,11 +450,11 @@ def _approvals(cat: Catalog, approvals: list[Approval], entries: list[Entry],
             sig = a.signature(cat)
             row["signature"] = sig.status
             e = by_id.get(cid)
-            row["state"] = standing(a, current.get(cid), used,
-                                    equivalents(e) if e is not None else ())
+            base = e.base_sha256 if e is not None else None
+            row["state"] = standing(a, base, used)
             if not sig.ok and _key(a) in signed:  # a signed record of the same decision
                 row["state"] = SUPERSEDED
-            facts = ApprovalFacts(a, row["state"], sig, req, current.get(cid))
+            facts = ApprovalFacts(a, row["state"], sig, req, base)
         for unit in units(APPROVAL):
             msg = unit(facts)
             if msg is not None:

@@ -30,7 +30,7 @@ from risutools.catalog.catalog import Entry
 from risutools.catalog.graph import Graph, is_active, is_live
 from risutools.checks.registry import Check, check, of_family
 from risutools.contract.notesfind import document_keys, find_notes, orphans
-from risutools.contract.transitions import CatalogLog
+from risutools.contract.transitions import CatalogLog, unwritten
 from risutools.settings import lifecycle
 
 LogLines = list[tuple[int, dict[str, Any]]]
@@ -196,7 +196,8 @@ def hash_discontinuity(facts: LogFacts) -> Iterator[Row]:
         prev: dict[str, Any] | None = None
         for ln, rec in lines:
             # (a rejection records a document as it is, a change no line had included)
-            if prev is not None and rec.get("before_sha256") != prev.get("after_sha256") \
+            if prev is not None and prev.get("after_sha256") not in \
+                    (rec.get("before_sha256"), rec.get("continues")) \
                     and rec.get("to_status") != lifecycle.REJECTED:
                 yield ln, cid, (
                     f"line {ln} starts from {str(rec.get('before_sha256'))[:19]}… but the "
@@ -214,9 +215,8 @@ def unfinished_write(facts: LogFacts) -> Iterator[Row]:
 
     Fix: Re-run the same command to complete it."""
     for cid, lines in facts.documented():
-        base = facts.known[cid].base_sha256
         ln, last = lines[-1]
-        if last.get("after_sha256") != base and last.get("before_sha256") == base:
+        if unwritten(last, facts.known[cid].doc):
             yield ln, cid, (f"line {ln} records a change of {cid} that was never written "
                             "(interrupted); re-run the same command to complete it")
 

@@ -3,8 +3,9 @@
 - :func:`catalog_lock`: an exclusive inter-process lock on ``CATALOG/.risutools.lock``
   held across read-check-write, so two writers never interleave;
 - :func:`write_document`: re-reads the document's file under the lock, refuses
-  ("changed since you read it") when its canonical hash is no longer the base
-  hash the caller read, and replaces it through ``fsio.atomic_write`` with
+  ("changed since you read it") when its canonical hash (the whole document, runtime
+  fields included: not the base hash) is no longer the one the caller read, and replaces
+  it through ``fsio.atomic_write`` with
   compare-and-swap on the file bytes (so writers that do not take the catalog
   lock, such as ingest or ``replay --update``, cannot be overwritten either);
 - :func:`append_log`: one canonical JSON line appended to ``transitions.ndjson``
@@ -30,6 +31,7 @@ from risutools.fsio import append_line as fsio_append_line
 from risutools.fsio import atomic_write, os_error_line, write_lock
 from risutools.replay.component import ComponentFile, detect_indent, dump_component
 from risutools.safeio import FileRefused, read_inside
+from risutools.settings import lifecycle
 from risutools.values import MAX_DOCUMENT_BYTES
 
 
@@ -76,8 +78,8 @@ def current_bytes(cat: Catalog, entry: Entry) -> tuple[bytes, dict[str, Any]]:
                 now = doc_sha256(ld.doc)
             except (ValueError, TypeError):
                 break
-            if now != entry.base_sha256:
-                raise conflict_error(entry, f"base {entry.base_sha256[:19]}…, now {now[:19]}…")
+            if now != entry.doc_sha256:  # (the whole document: runtime fields included)
+                raise conflict_error(entry, f"read {entry.doc_sha256[:19]}…, now {now[:19]}…")
             return raw, ld.doc
         break
     raise conflict_error(entry, "the document is no longer where it was read")
@@ -150,3 +152,14 @@ def write_new_file(path: Path, data: bytes) -> None:
     except OSError as exc:
         raise RisuError(Code.UNWRITABLE, f"cannot write: {exc.strerror or exc}",
                         path=str(path)) from None
+
+
+def link(record: dict[str, Any], entry: Entry, last_after: Any) -> dict[str, Any]:
+    """``record``, a new log line starting from ``entry``'s base hash, linked to the line
+    before it: when that line ended at the whole-document hash of the same document (a line
+    written before the base hash left the runtime fields out), ``continues`` names it, so
+    the chain stays one (RV204, MC305)."""
+    if isinstance(last_after, str) and last_after != entry.base_sha256 and \
+            last_after in lifecycle.base_names(entry.doc):
+        record["continues"] = last_after
+    return record

@@ -131,6 +131,10 @@ def lifecycle_table() -> str:
     lines.append(f"| any past `{lifecycle.START}` | evidence (`replay run --update`; no "
                  "approval) | the same state | G2 `history` accepts its line | the next "
                  "approval names the new base hash |")
+    pending = ", ".join(f"`{s}`" for s in lifecycle.CONTENT_EVIDENCE)
+    lines.append(f"| {pending} | content evidence (`ingest`: curator notes applied, a "
+                 "re-projection of the same module bytes; no approval) | the same state | "
+                 "G2 `history` accepts its line | the next approval names the new base hash |")
     return "\n".join(lines)
 
 

@@ -1,5 +1,6 @@
-"""``risutools hash``: the canonical document hash of each document in a file, the base
-hash approvals and compare-and-swap writes name (like ``sha256sum``)."""
+"""``risutools hash``: the base hash of each document in a file (like ``sha256sum``): the
+canonical hash of the document without its runtime fields, what approvals, packets, gates,
+the transition log and ``approve --base`` name (:func:`lifecycle.base_sha256`)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import os
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from risutools.canonical import doc_sha256
 from risutools.contract.loaders import load_documents
 from risutools.errors import Code, DocumentError, RisuError
 from risutools.fsio import display_path
+from risutools.settings.lifecycle import base_sha256
 
 
 def hash_lines(path: str, *, bare: bool = False) -> tuple[list[str], list[str]]:
@@ -31,7 +32,7 @@ def hash_lines(path: str, *, bare: bool = False) -> tuple[list[str], list[str]]:
     single = len(out.documents) == 1 and out.documents[0].fmt != "ndjson"
     for d in out.documents:
         try:
-            h = doc_sha256(d.doc)
+            h = base_sha256(d.doc)
         except (ValueError, TypeError, UnicodeEncodeError, RecursionError) as exc:
             problems.append(f"{d.file}:{d.line}: cannot hash: {exc}")
             continue

@@ -109,6 +109,7 @@ def mc305(loaded: Sequence[LoadedDocument], documents: Sequence[DocumentInfo],
                 yield CatalogIssue("", why, file=tname, line=line)
         if info.sha256 is None:
             continue
-        for why in check_chain(logs[root], info.component_id, status, info.sha256, ld.doc,
+        base = lifecycle.base_sha256(ld.doc)  # (the log names base hashes)
+        for why in check_chain(logs[root], info.component_id, status, base, ld.doc,
                                counts=counts):
             yield CatalogIssue("/provenance/review_status", why, info, ld)

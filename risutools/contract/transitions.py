@@ -32,18 +32,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from risutools.canonical import doc_sha256, sha256_prefixed
+from risutools.canonical import sha256_prefixed
 from risutools.contract.loaders import load_bytes
 from risutools.safeio import FileRefused, check_inside, read_inside, read_regular
 from risutools.settings.lifecycle import (
+    CONTENT_EVIDENCE,
+    CONTENT_POINTERS,
     EVIDENCE_LINE,
     EVIDENCE_POINTERS,
     PUBLISH,
     PUBLISH_LINE,
     REJECTED,
     RUNTIME_LINE,
+    START_RUNTIME,
     SWITCH_ACTION,
     action_for,
+    base_names,
+    base_sha256,
+    evidence_may_change,
 )
 from risutools.values import MAX_DOCUMENT_BYTES, parse_json_text
 
@@ -153,6 +159,10 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
                 counts: ApprovalCheck | None = None) -> Iterator[str]:
     """Messages (empty = the chain is complete and backed by approvals).
 
+    ``doc_hash`` is the document's base hash (:func:`lifecycle.base_sha256`); lines written
+    before the base hash left the runtime fields out name the whole-document hash, which is
+    taken where a line meets the document (:func:`lifecycle.base_names`), and a line that
+    continues such a chain names the hash it ended at in ``continues``.
     ``doc`` (the document itself) lets the evidence lines after the last step be checked by
     undoing them; ``unrecorded_ok`` leaves out the document's hash (a rejection records a
     change no line has: see the history gate); ``counts`` decides whether each step's
@@ -186,7 +196,8 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
                    "promoted -> retired, any -> rejected)")
             return
         yield from _check_approval(log.root, line, rec, component_id, action_for(frm, to) or "",
-                                   counts, _switched_from(rec.get("before_sha256"), back))
+                                   counts, _switched_from(rec.get("before_sha256"), back)
+                                   | _switched_from(rec.get("continues"), back))
         expected_from = to
     for line, rec in switches:
         yield from _check_switch(log.root, line, rec, component_id, counts)
@@ -198,6 +209,44 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
     elif not unrecorded_ok:
         tail = [s for s in log.runtime.get(component_id, []) if s[0] > last_line]
         yield from _check_tail(component_id, status, (last_line, last), tail, doc, doc_hash)
+        yield from _check_runtime(component_id, switches, doc)
+
+
+def runtime_of(doc: Any) -> Any:
+    prov = doc.get("provenance") if isinstance(doc, dict) else None
+    return prov.get("runtime_status") if isinstance(prov, dict) else None
+
+
+def _check_runtime(cid: str, switches: list[tuple[int, dict[str, Any]]], doc: Any
+                   ) -> Iterator[str]:
+    """The base hash leaves the runtime fields out, so the log checks them apart: a document
+    past candidate is in the runtime state its last runtime line switched it to (none: the
+    state every component starts in)."""
+    if not isinstance(doc, dict):
+        return
+    lines = [(ln, r) for ln, r in switches if r.get("kind") == RUNTIME_LINE]
+    want = lines[-1][1].get("to_runtime") if lines else START_RUNTIME
+    have = runtime_of(doc)
+    if have == want:
+        return
+    said = f"transitions.ndjson line {lines[-1][0]} switched it to {want!r}" if lines else \
+        f"transitions.ndjson records no switch (it starts {START_RUNTIME!r})"
+    yield (f"runtime_status is {have!r} but {said}; only `risutools activate`/`deactivate` "
+           f"switch a component: restore it from version control (or re-run the switch "
+           "that was interrupted)")
+
+
+def unwritten(rec: dict[str, Any], doc: Any) -> bool:
+    """Whether ``rec``, a component's last log line, records a change ``doc`` does not have:
+    the command wrote the line (write-ahead) and was stopped before the document.  A
+    runtime line leaves the base hash as it is: it is unwritten while the document is not
+    in the state it switched to."""
+    names = base_names(doc)
+    if rec.get("before_sha256") not in names:
+        return False
+    if rec.get("kind") == RUNTIME_LINE:
+        return bool(runtime_of(doc) != rec.get("to_runtime"))
+    return rec.get("after_sha256") not in names
 
 
 def _switched_from(h: Any, back: dict[Any, Any]) -> set[Any]:
@@ -246,26 +295,29 @@ def _check_tail(cid: str, status: str, step: tuple[int, dict[str, Any]],
     the document: each must end at the hash the walk reached, and undoing it must give the
     hash it started from; the step must end where the first of them started."""
     h, d = doc_hash, doc
+    names = _names(d, h)
     for ln, rec in reversed(tail):
-        if rec.get("after_sha256") != h:
+        if rec.get("after_sha256") not in names:
             yield _changed_after(cid, status, ln, rec, h)
             return
         before = rec.get("before_sha256")
-        d, why = undo_line(d, rec)
+        d, why = undo_line(d, rec, status)
         if why:
             yield f"transitions.ndjson line {ln}: {why}"
             return
-        if d is not None and rec.get("kind") == EVIDENCE_LINE and doc_sha256(d) != before:
+        if d is not None and rec.get("kind") == EVIDENCE_LINE and before not in base_names(d):
             yield (f"transitions.ndjson line {ln}: undoing the evidence it records gives "
-                   f"{doc_sha256(d)[:19]}…, not its before_sha256 {str(before)[:19]}…; the "
+                   f"{base_sha256(d)[:19]}…, not its before_sha256 {str(before)[:19]}…; the "
                    "document changed in a way no line records: restore it from version "
                    "control")
             return
-        if d is not None and doc_sha256(d) != before:
+        if d is not None and before not in base_names(d):
             d = None  # a runtime line that cannot be undone exactly: trust its hash
         h = str(before)
+        names = _names(d, h) | ({rec["continues"]} if isinstance(rec.get("continues"), str)
+                                else set())
     ln, rec = step
-    if rec.get("after_sha256") == h:
+    if rec.get("after_sha256") in names:
         return
     if not tail:
         yield _changed_after(cid, status, ln, rec, h)
@@ -275,13 +327,19 @@ def _check_tail(cid: str, status: str, step: tuple[int, dict[str, Any]],
                "them was not recorded: restore the document from version control")
 
 
+def _names(doc: Any, h: str) -> set[str]:
+    """The hashes a line may name the document reached by (``h``: its base hash, or the
+    hash the walk trusted when the document could not be rebuilt)."""
+    return {h} if doc is None else {h, *base_names(doc)}
+
+
 _ABSENT = object()
 
 
-def undo_line(doc: Any, rec: dict[str, Any]) -> tuple[Any, str]:
+def undo_line(doc: Any, rec: dict[str, Any], status: str = "") -> tuple[Any, str]:
     """The document before the non-status line ``rec`` (``None`` when it cannot be rebuilt:
     no document, or a runtime switch), or a reason the line is not a change evidence may
-    make."""
+    make to a component in ``status`` (:func:`lifecycle.evidence_may_change`)."""
     if doc is None or not isinstance(doc, dict):
         return None, ""
     if rec.get("kind") in (RUNTIME_LINE, PUBLISH_LINE):
@@ -297,9 +355,12 @@ def undo_line(doc: Any, rec: dict[str, Any]) -> tuple[Any, str]:
     new = copy.deepcopy(doc)
     for ch in changes:
         ptr = ch.get("pointer") if isinstance(ch, dict) else None
-        if not isinstance(ch, dict) or ptr not in EVIDENCE_POINTERS:
+        if not isinstance(ch, dict) or not isinstance(ptr, str) or \
+                not evidence_may_change(ptr, status):
+            content = f", and while {' or '.join(CONTENT_EVIDENCE)}, what a projection " \
+                f"writes under {', '.join(CONTENT_POINTERS)} (never a lifecycle field)"
             return None, (f"an evidence line changes {ptr!r}; evidence changes only "
-                          f"{', '.join(EVIDENCE_POINTERS)}")
+                          f"{', '.join(EVIDENCE_POINTERS)}{content}")
         *path, key = str(ptr).split("/")[1:]
         parent: Any = new
         for k in path:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from risutools import __version__
-from risutools.canonical import doc_sha256, indented, self_hash
+from risutools.canonical import indented, self_hash
 from risutools.checks.registry import registered_checks
 from risutools.errors import ReplayError
 from risutools.replay.checker import INVARIANTS, InvariantChecker
@@ -24,6 +24,7 @@ from risutools.replay.mirror import Change, Step
 from risutools.replay.monitor import ContextMonitor, additional_context
 from risutools.replay.monitor_checker import MonitorChecker
 from risutools.replay.verdicts import FAILED, NOT_CHECKED, PASSED, summary_verdict
+from risutools.settings.lifecycle import base_sha256
 from risutools.settings.replay import ReplayConfig
 
 REPORT_TAG = "replay-report-v1"
@@ -301,13 +302,14 @@ def _cutter_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _component(component: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Which document was replayed (None for the monitor alone)."""
+    """Which document was replayed (None for the monitor alone), by its base hash (what
+    ``risutools hash`` prints and approvals name)."""
     if component is None:
         return None
     return {
         "component_id": component.get("component_id"),
         "component_version": component.get("component_version"),
-        "doc_sha256": doc_sha256(component),
+        "doc_sha256": base_sha256(component),
     }
 
 

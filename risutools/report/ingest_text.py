@@ -120,6 +120,8 @@ def render_summary(result: IngestResult, seconds: float, color: bool | None = No
     if c["evidence_kept"] or c["evidence_stale"]:  # replay verdicts carried over
         rows += [("replay verdicts kept", str(c["evidence_kept"])),
                  ("replay verdicts stale", str(c["evidence_stale"]))]
+    if c["evidence_logged"]:  # reviewed documents re-projected, each a logged line
+        rows += [("reviewed re-projected (logged)", str(c["evidence_logged"]))]
     for what, count in rows:
         table.add_row(what, count)
     console.print(table)
@@ -137,6 +139,8 @@ def render_summary(result: IngestResult, seconds: float, color: bool | None = No
         err.print(f"notice: {line}", markup=False)
     for line in result.evidence_stale:
         err.print(f"stale: {line}", markup=False)
+    for line in result.evidence_logged:
+        err.print(f"evidence: {line}", markup=False)
     for s in result.sources:
         if s.duplicate_of:
             console.print(f"duplicate: {s.path} = {s.duplicate_of}", markup=False)

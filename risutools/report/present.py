@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from risutools.commands.hash import HashResult
     from risutools.commands.ingest import Ingested
     from risutools.commands.inspect import InspectResult
+    from risutools.commands.notes_init import NotesWritten
     from risutools.commands.pack import Packed
     from risutools.commands.packet import Packets
     from risutools.commands.project import Projected
@@ -176,7 +177,7 @@ def _project(p: Projected, **_: Any) -> Rendered:
     return Rendered("".join(canonical(d).decode("utf-8") + "\n" for d in p.documents))
 
 
-def _approve(a: Approved, **_: Any) -> Rendered:
+def _approve(a: Approved | NotesWritten, **_: Any) -> Rendered:
     return Rendered(text_value(a.line) + "\n")  # (it names the component and its version)
 
 
@@ -294,6 +295,7 @@ _PRESENTERS: dict[str, Callable[..., Rendered]] = {
     "review": _review,
     "packet": _packet,
     "approve": _approve,
+    "notes": _approve,
     "switch": _switch,
     "project": _project,
     "rule": _rule,

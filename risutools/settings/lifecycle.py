@@ -18,6 +18,9 @@ checked against :data:`STATES` by a test; ``docs/catalog.md`` draws the same tab
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+from risutools.canonical import doc_sha256
 
 
 @dataclass(frozen=True)
@@ -82,9 +85,12 @@ RUNTIME_STATES: tuple[str, ...] = (ACTIVE, INACTIVE)
 HISTORY_GUARDED: tuple[str, ...] = (*TARGETS, ACTIVE, PUBLISHED)
 #: runtime state -> the action of the switch to it
 SWITCH_ACTION: dict[str, str] = {ACTIVE: ACTIVATE, INACTIVE: DEACTIVATE}
-#: fields a runtime switch changes: a base hash that differs only there names the same
-#: reviewed content (an approval in flight does not go stale when the component is switched)
+#: fields a runtime switch changes: the base hash (:func:`base_sha256`) leaves them out, so
+#: a switch does not make an approval in flight stale
 RUNTIME_FIELDS: tuple[str, ...] = ("/provenance/runtime_status",)
+#: the runtime state every component starts in (``ingest`` and ``project`` write it): a
+#: document past candidate is in the state its last runtime line switched it to, else this
+START_RUNTIME = INACTIVE
 
 #: the kinds of line in ``transitions.ndjson``: a status step (no ``kind``), a runtime switch,
 #: and evidence recorded into a document past the start (a replay verdict)
@@ -97,6 +103,18 @@ EVIDENCE_POINTERS: tuple[str, ...] = ("/projection/replay_status",
                                       "/provenance/source_refs")
 #: statuses where evidence is recorded with a log line (a candidate has no chain to keep)
 EVIDENCE_LOGGED: tuple[str, ...] = PAST_START
+#: content evidence -- curator notes applied by ``ingest``, a re-projection of the same
+#: module bytes -- may change what a projection writes (these subtrees), and only while a
+#: decision is pending: the next approval then reads the new content.  Past approval a
+#: component's content changes only through a new review (a forged content line there would
+#: change an approved component that no reviewer read).
+CONTENT_POINTERS: tuple[str, ...] = ("/capabilities", "/payload", "/projection",
+                                     "/provenance/source_refs")
+CONTENT_EVIDENCE: tuple[str, ...] = ("pending_human_review",)
+#: what no evidence ever changes: the lifecycle's own fields (a step, a switch, publishing)
+LIFECYCLE_POINTERS: tuple[str, ...] = ("/provenance/review_status", *RUNTIME_FIELDS,
+                                       "/provenance/publishable",
+                                       "/payload/idea_layers/lineage/promotion_status")
 
 _NEXT: dict[str, Step] = {s.frm: s for s in STEPS}
 _BY_PAIR: dict[tuple[str, str], str] = {(s.frm, s.to): s.action for s in STEPS}
@@ -132,3 +150,54 @@ def open_actions(status: str, runtime: str, published: bool = False) -> tuple[st
     if status in PUBLISH_FROM and not published:
         out.append(PUBLISH)
     return tuple(a for a in ACTIONS if a in out)
+
+
+def without_runtime(doc: Any) -> Any:
+    """``doc`` without its runtime fields (:data:`RUNTIME_FIELDS`; the mappings on their
+    paths copied, ``doc`` never changed)."""
+    if not isinstance(doc, dict):
+        return doc
+    out = dict(doc)
+    for ptr in RUNTIME_FIELDS:
+        *path, key = ptr.split("/")[1:]
+        parent: Any = out
+        for k in path:
+            child = parent.get(k)
+            if not isinstance(child, dict):
+                break
+            parent[k] = child = dict(child)
+            parent = child
+        else:
+            parent.pop(key, None)
+    return out
+
+
+def base_sha256(doc: Any) -> str:
+    """THE base hash of a document: the canonical hash (:func:`doc_sha256`) of the document
+    without its runtime fields.  What approvals, packets, ``approve --base/--packet``, the
+    gates and the transition log name, computed here only: a runtime switch does not change
+    it, so it does not make other approvals stale.  (Compare-and-swap of a write is on the
+    file's own bytes: another thing.)"""
+    return doc_sha256(without_runtime(doc))
+
+
+def base_names(doc: Any) -> frozenset[str]:
+    """The hashes a transition line may name ``doc`` by: its base hash, and its whole-document
+    hash (:func:`doc_sha256`, runtime fields included), which lines written before the base
+    hash left the runtime fields out name (a log is append-only: old lines stay as written)."""
+    return frozenset((base_sha256(doc), doc_sha256(doc)))
+
+
+def evidence_may_change(pointer: str, status: str) -> bool:
+    """Whether an evidence line of a component in ``status`` may change ``pointer``: a
+    replay's fields (:data:`EVIDENCE_POINTERS`) always; while a decision is pending
+    (:data:`CONTENT_EVIDENCE`) also what a projection writes (:data:`CONTENT_POINTERS`),
+    never a lifecycle field (:data:`LIFECYCLE_POINTERS`) nor a value holding one."""
+    if pointer in EVIDENCE_POINTERS:
+        return True
+    if status not in CONTENT_EVIDENCE:
+        return False
+    inside = any(pointer == p or pointer.startswith(p + "/") for p in CONTENT_POINTERS)
+    touches = any(pointer == p or p.startswith(pointer + "/") or pointer.startswith(p + "/")
+                  for p in LIFECYCLE_POINTERS)
+    return inside and not touches
