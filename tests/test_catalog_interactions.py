@@ -364,6 +364,46 @@ def test_the_live_only_filter_in_chromium(board: Path, tmp_path: Path) -> None:
     assert f'id="interactions-shown">{len(live)}<' in r.stdout
 
 
+def test_the_text_review_takes_live_only_with_the_pages_meaning(board: Path,
+                                                              tmp_path: Path) -> None:
+    cat = tmp_path / "cat"
+    shutil.copytree(board, cat)
+    for cid in (CORE, NEWS):  # promoted by hand: live (the review says MC305 too)
+        p = cat / f"{cid}.json"
+        p.write_text(p.read_text(encoding="utf-8").replace(
+            '"review_status": "candidate"', '"review_status": "promoted"'), encoding="utf-8")
+
+    def section(out: str) -> list[str]:
+        lines = out.splitlines()
+        start = next(i for i, x in enumerate(lines) if x.startswith("interactions"))
+        end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith("  "))
+        return lines[start:end]
+
+    every = section(run_cli("review", cat, "-q", "--exit-zero").stdout)
+    live = section(run_cli("review", cat, "-q", "--exit-zero", "--live-only").stdout)
+    # the one live pair: News (promoted) reads Core's (promoted) toggle and loads its code;
+    # its unsatisfied toggle (no other side) is live too; its buttons' row also names the
+    # repost of Core (a candidate): not live
+    assert live[0] == "interactions between live components (4; 0 families):"
+    rows = [x for x in live if x.startswith("    RV")]
+    assert rows == [
+        f"    RV406 {NEWS}: reads toggles no component of the catalog declares: "
+        "'toggle_board.diversity'",
+        f"    RV403 {NEWS}: loads code from lorebook entries only {CORE} carries: "
+        "'board-prelude'",
+        f"    RV405 {NEWS}: reads toggles {CORE} declares: 'board.thoughts'",
+        f"    RV401 {CORE}: writes 1 variable(s) that {NEWS} also uses: 'chat:board_log'"]
+    assert len(every) > len(live) and any(NEWS2 in x for x in every)
+    assert not any(NEWS2 in x or CORE2 in x for x in live)
+    data = json.loads(run_cli("review", cat, "-q", "--exit-zero", "-f", "json",
+                              "--live-only").stdout)
+    assert data["interactions"]["live_only"] is True
+    assert len(data["interactions"]["relations"]) == 4
+    assert all(r["live"] for r in data["interactions"]["relations"])
+    plain = json.loads(run_cli("review", cat, "-q", "--exit-zero", "-f", "json").stdout)
+    assert "live_only" not in plain["interactions"]
+
+
 def test_one_module_in_two_containers_is_a_repost_not_a_version(tmp_path: Path) -> None:
     cat = tmp_path / "cat"
     assert run_cli("ingest", ROOT / "fixtures" / "sources", "-o", cat, "-q").returncode == 0

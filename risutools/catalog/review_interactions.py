@@ -70,6 +70,21 @@ class Interactions:
         return {"lineages": self.lineage.groups, "relations": self.rows(self.versions)}
 
 
+def live_only(section: dict[str, Any], documents: list[dict[str, Any]]) -> dict[str, Any]:
+    """The ``interactions`` section kept to what acts between live components (active or
+    promoted), the meaning of each row's ``live`` and of the HTML page's "live only" box:
+    the rows whose components are all live, the families whose members all are, the counts
+    of what is left, and ``live_only: true`` (``review --live-only``)."""
+    live = {d.get("component_id") for d in documents if d.get("runtime_status") == "active"
+            or d.get("review_status") == "promoted"}
+    rows = [r for r in section["relations"] if r["live"]]
+    return {**section, "relations": rows,
+            "families": [f for f in section["families"]
+                         if all(m in live for m in f["members"])],
+            "counts": dict(sorted(Counter(r["kind"] for r in rows).items())),
+            "live_only": True}
+
+
 def _ids() -> dict[str, str]:
     return {c.title: c.id for c in units(INTERACTIONS) + units(LINEAGE)}
 
