@@ -22,6 +22,7 @@ from risutools.catalog.catalog import Catalog
 from risutools.catalog.interaction_checks import shared_state
 from risutools.catalog.interactions import Index, Summary, fits
 from risutools.catalog.review import review_catalog
+from risutools.catalog.review_interactions import relate
 from risutools.report.review_html import render_review_html
 from risutools.report.review_text import render_review_markdown, render_review_text
 
@@ -182,6 +183,42 @@ def test_a_key_shared_by_many_is_one_row_not_every_pair() -> None:
     rows = list(shared_state(ix))
     assert len(rows) == 1 and len(rows[0].targets) == 499
     assert "500 components use the chat variable 'hub'" in rows[0].message
+
+
+def _facts_summary(i: int, facts: dict[str, Any], provides: tuple[str, ...] = (),
+                   conflicts: tuple[str, ...] = ()) -> Summary:
+    return Summary(f"m.{i:05d}", f"m{i}.json", "", "candidate", "inactive", provides,
+                   conflicts, facts, "", "1.0.0", f"risu:{i}")
+
+
+def test_a_toggle_entry_or_capability_many_use_is_one_row_per_key() -> None:
+    # 400 components read the toggle 'hub.t' and load lorebook entries 'hub-*' that 40 of
+    # them declare and carry; 40 conflict with 'ui.x', which all provide: one row per key,
+    # not 400 x 40 rows, and no family (a key many use says nothing about who needs whom)
+    many = [_facts_summary(i, {"toggles_read": ["hub.t"], "lorebook_loads": ["hub-*"],
+                               "toggles_declared": ["hub.t"] if i % 10 == 0 else [],
+                               "lorebook_entries": [f"hub-{i}"] if i % 10 == 0 else []},
+                           ("ui.x",), ("ui.x",) if i % 10 == 0 else ())
+            for i in range(400)]
+    inter = relate(many)
+    by = {r.kind: r for r in inter.relations}
+    assert sorted(r.kind for r in inter.relations) == [
+        "capability-conflict", "lorebook-dependency", "toggle-dependency"]
+    assert by["toggle-dependency"].message.startswith(
+        "360 component(s) read the toggle 'hub.t', which 40 components declare: m.00000, ")
+    assert by["lorebook-dependency"].message.startswith(
+        "360 component(s) load code from lorebook entries 'hub-*', which 40 components "
+        "carry: m.00000, ")
+    assert by["capability-conflict"].message.startswith(
+        "40 component(s) conflict with 'ui.x', which 400 components provide: ")
+    assert all(len(r.targets) == 399 and not r.dependency for r in inter.relations)
+    assert inter.families == []
+    # at HUB (12) declarers the pairs are still listed: a row per reader and declarer
+    # (the declarers read their own toggle: no row), at most HUB a reader
+    few = [_facts_summary(i, {"toggles_read": ["t"], "toggles_declared": ["t"] if i < 12
+                              else []}) for i in range(30)]
+    rows = [r for r in relate(few).relations if r.kind == "toggle-dependency"]
+    assert len(rows) == 18 * 12 and all(r.dependency for r in rows)
 
 
 @pytest.mark.parametrize(("pattern", "name", "fit"), [

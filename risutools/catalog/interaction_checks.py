@@ -7,7 +7,7 @@ components (never all pairs of components).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from risutools.catalog.interactions import HUB, Index, Relation
 from risutools.checks.registry import check
@@ -40,7 +40,9 @@ def shared_state(ix: Index) -> Iterator[Relation]:
     Fix: Nothing to fix by itself: review the two together, and rename a key that is shared
     by accident."""
     pairs: dict[tuple[int, int], list[str]] = {}
-    for (scope, key), users in sorted(ix.state.items()):
+    # a key one component alone uses relates nothing: only the others are sorted
+    shared = sorted((k, users) for k, users in ix.state.items() if len(users) > 1)
+    for (scope, key), users in shared:
         comps = sorted({i for i, _, _ in users})
         writers = sorted({i for i, _, w in users if w})
         if len(comps) < 2 or not writers:
@@ -87,6 +89,7 @@ def lorebook_dependency(ix: Index) -> Iterator[Relation]:
     not work without it: the two are one family.
 
     Fix: Review and enable them together; the family lists who depends on whom."""
+    popular: dict[str, list[int]] = {}  # a pattern more than HUB components carry
     for i, s in enumerate(ix.summaries):
         own = set(s.names("lorebook_entries"))
         deps: dict[int, list[str]] = {}
@@ -94,6 +97,9 @@ def lorebook_dependency(ix: Index) -> Iterator[Relation]:
             if any(fits(pattern, n) for n in own):
                 continue
             found = ix.carriers(pattern)
+            if _many(h for hs in found.values() for h in hs):
+                popular.setdefault(pattern, []).append(i)
+                continue
             for name, holders in found.items():
                 for h in holders:
                     if h != i:
@@ -102,6 +108,11 @@ def lorebook_dependency(ix: Index) -> Iterator[Relation]:
             yield Relation("lorebook-dependency", "info", i, (h,), tuple(sorted(set(names))),
                            f"loads code from lorebook entries only {ix.summaries[h].component_id}"
                            f" carries: {_keys(sorted(set(names)))}", dependency=True)
+    for pattern, loaders in sorted(popular.items()):
+        holders = sorted({h for hs in ix.carriers(pattern).values() for h in hs})
+        yield _hub("lorebook-dependency", loaders, holders, pattern,
+                   f"{len(loaders)} component(s) load code from lorebook entries {pattern!r}, "
+                   f"which {len(holders)} components carry: {_ids(ix, holders)}")
 
 
 @check("RV404", "warning", "catalog", "lorebook-missing")
@@ -132,19 +143,29 @@ def toggle_dependency(ix: Index) -> Iterator[Relation]:
     and switched only while the declaring module is enabled.
 
     Fix: Enable them together (they are one family)."""
+    popular: dict[str, list[int]] = {}  # a toggle more than HUB components declare
     for i, s in enumerate(ix.summaries):
         own = set(s.names("toggles_declared"))
         deps: dict[int, list[str]] = {}
         for t in s.names("toggles_read"):
             if t in own:
                 continue
-            for d in ix.toggles_declared.get(t, ()):
+            declarers = ix.toggles_declared.get(t, ())
+            if _many(declarers):
+                popular.setdefault(t, []).append(i)
+                continue
+            for d in declarers:
                 if d != i:
                     deps.setdefault(d, []).append(t)
         for d, keys in sorted(deps.items()):
             yield Relation("toggle-dependency", "info", i, (d,), tuple(keys),
                            f"reads toggles {ix.summaries[d].component_id} declares: "
                            f"{_keys(keys)}", dependency=True)
+    for t, readers in sorted(popular.items()):
+        declarers = sorted(set(ix.toggles_declared[t]))
+        yield _hub("toggle-dependency", readers, declarers, t,
+                   f"{len(readers)} component(s) read the toggle {t!r}, which "
+                   f"{len(declarers)} components declare: {_ids(ix, declarers)}")
 
 
 @check("RV406", "warning", "catalog", "toggle-unsatisfied")
@@ -191,10 +212,37 @@ def button_handler(ix: Index) -> Iterator[Relation]:
 def _needs(ix: Index, i: int) -> set[int]:
     """The components ``i`` loads lorebook code from or reads toggles of."""
     s = ix.summaries[i]
-    out = {h for p in s.names("lorebook_loads") for hs in ix.carriers(p).values() for h in hs}
-    out.update(d for t in s.names("toggles_read") for d in ix.toggles_declared.get(t, ()))
+    out: set[int] = set()
+    for p in s.names("lorebook_loads"):
+        found = [h for hs in ix.carriers(p).values() for h in hs]
+        if not _many(found):  # an entry many carry says nothing about which one
+            out.update(found)
+    for t in s.names("toggles_read"):
+        declarers = ix.toggles_declared.get(t, ())
+        if not _many(declarers):
+            out.update(declarers)
     out.discard(i)
     return out
+
+
+def _many(components: Iterable[int]) -> bool:
+    """Whether more than :data:`HUB` components are named (a popular key: one row for the
+    key, no row per pair; stops counting past HUB)."""
+    seen: set[int] = set()
+    for c in components:
+        seen.add(c)
+        if len(seen) > HUB:
+            return True
+    return False
+
+
+def _hub(kind: str, sources: list[int], others: list[int], key: str,
+         message: str) -> Relation:
+    """The one row of a popular key: the first source, with every other component the key
+    relates as its targets (linear in them); not a dependency (a key many components use
+    says nothing about which one another needs)."""
+    rest = tuple(sorted((set(sources[1:]) | set(others)) - {sources[0]}))
+    return Relation(kind, "info", sources[0], rest, (key,), message)
 
 
 @check("RV408", "warning", "catalog", "capability-conflict")
@@ -213,8 +261,15 @@ def capability_conflict(ix: Index) -> Iterator[Relation]:
                            (cap,), f"{len(provs)} components provide the exclusive capability "
                            f"{cap!r}: {_ids(ix, provs)}")
     for cap, haters in sorted(ix.conflicters.items()):
+        provs = ix.providers.get(cap, [])
+        if _many(provs):
+            rest = tuple(sorted((set(haters[1:]) | set(provs)) - {haters[0]}))
+            yield Relation("capability-conflict", "warning", haters[0], rest, (cap,),
+                           f"{len(haters)} component(s) conflict with {cap!r}, which "
+                           f"{len(provs)} components provide: {_ids(ix, provs)}")
+            continue
         for i in haters:
-            others = [p for p in ix.providers.get(cap, ()) if p != i]
+            others = [p for p in provs if p != i]
             if others:
                 yield Relation("capability-conflict", "warning", i, tuple(others), (cap,),
                                f"conflicts with {cap!r}, which {_ids(ix, others)} provide(s)")

@@ -14,6 +14,7 @@ the dependencies they find.
 
 from __future__ import annotations
 
+import bisect
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -122,7 +123,8 @@ class Index:
     toggles_declared: dict[str, list[int]] = field(default_factory=dict)
     toggles_read: dict[str, list[int]] = field(default_factory=dict)
     lore_carried: dict[str, list[int]] = field(default_factory=dict)
-    lore_by_prefix: dict[str, list[str]] = field(default_factory=dict)
+    lore_sorted: list[str] = field(default_factory=list)  # lore_carried's names, sorted
+    resolved: dict[str, dict[str, list[int]]] = field(default_factory=dict)  # carriers()
     handlers: list[int] = field(default_factory=list)  # define onButtonClick
     providers: dict[str, list[int]] = field(default_factory=dict)
     conflicters: dict[str, list[int]] = field(default_factory=dict)
@@ -154,8 +156,6 @@ class Index:
             self.toggles_read.setdefault(t, []).append(i)
         for name in s.names("lorebook_entries"):
             held = self.lore_carried.setdefault(name, [])
-            if not held:
-                self.lore_by_prefix.setdefault(name[:PREFIX], []).append(name)
             if not held or held[-1] != i:
                 held.append(i)
         if "onButtonClick" in s.names("entry_points"):
@@ -167,16 +167,30 @@ class Index:
 
     def carriers(self, pattern: str) -> dict[str, list[int]]:
         """Entry name -> the components that carry it, for a lorebook load's name pattern
-        (``*`` for a computed part).  A pattern that starts with ``*`` is not looked up (it
-        would fit every name)."""
+        (``*`` for a computed part).  A pattern whose literal head is shorter than
+        :data:`PREFIX` is not looked up (it would fit nearly every name).  A wildcard
+        pattern is resolved once (the units ask for the same pattern again and again), over
+        the names that start with its whole head (a range of the sorted names)."""
         if "*" not in pattern:
             got = self.lore_carried.get(pattern)
             return {pattern: got} if got else {}
         head = pattern.split("*", 1)[0]
         if len(head) < PREFIX:
             return {}
-        return {n: self.lore_carried[n] for n in self.lore_by_prefix.get(head[:PREFIX], ())
-                if fits(pattern, n)}
+        found = self.resolved.get(pattern)
+        if found is None:
+            if len(self.lore_sorted) != len(self.lore_carried):
+                self.lore_sorted = sorted(self.lore_carried)
+            names = self.lore_sorted
+            found = {}
+            for k in range(bisect.bisect_left(names, head), len(names)):
+                n = names[k]
+                if not n.startswith(head):
+                    break
+                if fits(pattern, n):
+                    found[n] = self.lore_carried[n]
+            self.resolved[pattern] = found
+        return found
 
 
 #: entry names are bucketed by this many leading characters for wildcard loads
