@@ -41,10 +41,13 @@ def shared_state(ix: Index) -> Iterator[Relation]:
     by accident."""
     pairs: dict[tuple[int, int], list[str]] = {}
     # a key one component alone uses relates nothing: only the others are sorted
-    shared = sorted((k, users) for k, users in ix.state.items() if len(users) > 1)
-    for (scope, key), users in shared:
-        comps = sorted({i for i, _, _ in users})
-        writers = sorted({i for i, _, w in users if w})
+    shared = sorted({k for k, users in ix.state.items() if len(users) > 1}
+                    | set(ix.state_extra))
+    for scope, key in shared:
+        users = ix.state.get((scope, key), [])
+        extra = ix.state_extra.get((scope, key), [])
+        comps = sorted({i for i, _, _ in users} | {u[0] for u in extra})
+        writers = sorted({i for i, _, w in users if w} | {u[0] for u in extra if u[2]})
         if len(comps) < 2 or not writers:
             continue
         label = f"{scope}:{key}"
@@ -54,14 +57,34 @@ def shared_state(ix: Index) -> Iterator[Relation]:
                            (label,), f"{len(comps)} components use the {scope} variable "
                            f"{key!r}; {len(writers)} write it")
             continue
+        notes = _notes(users, extra)
         for w in writers:
             for o in comps:
                 if o != w and (o not in writers or w < o) and not ix.related(w, o):
-                    pairs.setdefault((w, o), []).append(label)
+                    note = notes.get((w, True)) or notes.get((o, o in writers))
+                    pairs.setdefault((w, o), []).append(f"{label} ({note})" if note
+                                                        else label)
     for (w, o), keys in sorted(pairs.items()):
         yield Relation("shared-state", "info", w, (o,), tuple(keys),
                        f"writes {len(keys)} variable(s) that {ix.summaries[o].component_id} "
                        f"also uses: {_keys(keys)}")
+
+
+def _notes(users: list[tuple[int, bool, bool]], extra: list[tuple[int, bool, bool, str]]
+           ) -> dict[tuple[int, bool], str]:
+    """(component, as a writer) -> how it uses the key when it does so only otherwise than
+    by name: through a greeting (group chats only) or a key built at run time."""
+    if not extra:
+        return {}
+    plain = {i for i, _, _ in users}
+    plain_writers = {i for i, _, w in users if w}
+    out: dict[tuple[int, bool], str] = {}
+    for i, _, w, note in extra:
+        if w and i not in plain_writers:
+            out.setdefault((i, True), note)
+        if i not in plain:
+            out.setdefault((i, False), note)
+    return out
 
 
 @check("RV402", "info", "catalog", "edit-order")
@@ -187,26 +210,72 @@ def toggle_unsatisfied(ix: Index) -> Iterator[Relation]:
 
 @check("RV407", "info", "catalog", "button-handler")
 def button_handler(ix: Index) -> Iterator[Relation]:
-    """A component shows ``risu-btn`` buttons but defines no ``onButtonClick``: their clicks
-    reach the handler of another enabled module, the one it already depends on (for its
-    lorebook code or its toggles) when there is one.
+    """A component shows ``risu-btn`` buttons (in its HTML, or written by its Lua) but defines
+    no ``onButtonClick``: their clicks reach the handler of another enabled module, the one
+    it already depends on (for its lorebook code or its toggles) when there is one; or its
+    buttons call by name (``risu-trigger``, ``{{button}}``) a manual trigger or Lua function
+    that only another component defines (the values and names are listed).
 
     Why: The buttons do nothing unless the handling module is enabled too.
 
     Fix: Enable the handling module with it (they are one family)."""
     handlers = set(ix.handlers)
+    popular: dict[str, list[int]] = {}  # a name more than HUB components answer
     for i, s in enumerate(ix.summaries):
+        yield from _named_buttons(ix, i, s.names("button_names"), popular)
         if s.number("risu_buttons") <= 0 or i in handlers:
             continue
+        called = set(s.names("button_names"))
+        values = tuple(sorted({v for k in ("button_callbacks", "code_buttons")
+                               for v in s.names(k)} - called))
+        keys, shown = (values, f" ({_keys(values)})") if values else (("onButtonClick",), "")
         near = sorted(handlers & _needs(ix, i))
         if near:
-            yield Relation("button-handler", "info", i, tuple(near), ("onButtonClick",),
-                           f"shows risu-btn buttons whose clicks reach onButtonClick of "
-                           f"{_ids(ix, near)}", dependency=True)
+            yield Relation("button-handler", "info", i, tuple(near), keys,
+                           f"shows risu-btn buttons{shown} whose clicks reach onButtonClick "
+                           f"of {_ids(ix, near)}", dependency=True)
         elif not handlers:
-            yield Relation("button-handler", "info", i, (), ("onButtonClick",),
-                           "shows risu-btn buttons, and no component of the catalog defines "
-                           "onButtonClick")
+            yield Relation("button-handler", "info", i, (), keys,
+                           f"shows risu-btn buttons{shown}, and no component of the catalog "
+                           "defines onButtonClick")
+    for name, callers in sorted(popular.items()):
+        answer = sorted({h for hs in ix.button_targets.find(name).values() for h in hs})
+        yield _hub("button-handler", callers, answer, name,
+                   f"{len(callers)} component(s) show buttons that call {name!r}, which "
+                   f"{len(answer)} components define: {_ids(ix, answer)}")
+
+
+def _named_buttons(ix: Index, i: int, names: list[str],
+                   popular: dict[str, list[int]]) -> Iterator[Relation]:
+    """The rows of one component's buttons that call a name it does not define itself:
+    one row for each component that defines some of them (a manual trigger or a Lua global
+    of that name; RisuAI runs every enabled module's)."""
+    if not names:
+        return
+    s = ix.summaries[i]
+    own = s.names("manual_entries") + s.names("button_targets")
+    deps: dict[int, list[str]] = {}
+    for name in names:
+        if name in own or ("*" in name and any(fits(name, n) for n in own)):
+            continue
+        found = ix.button_targets.find(name)
+        others = [h for hs in found.values() for h in hs if h != i]
+        if _many(others):
+            popular.setdefault(name, []).append(i)
+            continue
+        for h in others:
+            deps.setdefault(h, []).append(name)
+    for h, called in sorted(deps.items()):
+        keys = tuple(sorted(set(called)))
+        target = ix.summaries[h]
+        dead = set(target.names("unreached"))
+        unseen = [k for k in keys if f"function {k}" in dead]
+        note = (f"; {target.component_id} never calls {_keys(unseen)} itself (its analysis "
+                "found it unreached and left what it does out of its facts)") if unseen else ""
+        yield Relation("button-handler", "info", i, (h,), keys,
+                       f"shows buttons that call {_keys(keys)}, defined by "
+                       f"{target.component_id} (a manual trigger or a Lua function of that "
+                       f"name){note}", dependency=True)
 
 
 def _needs(ix: Index, i: int) -> set[int]:
