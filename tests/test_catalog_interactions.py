@@ -171,6 +171,57 @@ def test_cached_ingest_writes_the_facts_again(tmp_path: Path) -> None:
     assert (cat / "facts" / f"{NEWS}.json").read_bytes() == first
 
 
+BUTTONS = ROOT / "fixtures" / "interactions-buttons"
+HOST, LUA, NAMED, CARD = ("module.risu.310000001.button-host", "module.risu.310000002.button-lua",
+                          "module.risu.310000003.button-named",
+                          "character.risu.310000004.button-card")
+
+
+@pytest.fixture(scope="module")
+def buttons(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cat = tmp_path_factory.mktemp("buttons") / "catalog"
+    assert run_cli("ingest", BUTTONS, "-o", cat, "-q").returncode == 0
+    return cat
+
+
+def test_the_facts_carry_what_the_reader_follows(buttons: Path) -> None:
+    def facts(cid: str) -> dict[str, Any]:
+        return dict(json.loads((buttons / "facts" / f"{cid}.json").read_text("utf-8")))
+
+    assert facts(LUA)["code_buttons"] == ["pick;*"]
+    assert facts(LUA)["computed_state"] == [
+        {"key": "score_*", "scope": "chat", "read": False, "write": True}]
+    assert facts(NAMED)["button_names"] == ["BoardPick", "board_refresh"]
+    # the host's manual trigger and Lua globals, also the one nothing of its own reaches
+    assert facts(HOST)["button_targets"] == ["BoardPick", "board_refresh", "onButtonClick",
+                                             "onOutput"]
+    assert facts(HOST)["unreached"] == ["function BoardPick"]
+    assert facts(CARD)["group_chat_writes"] == ["picked"]
+
+
+def test_buttons_and_reader_facts_relate_components(buttons: Path) -> None:
+    d = _data(buttons)
+    rows = {(r["rule"], r["component_id"], tuple(r["targets"])): r
+            for r in d["interactions"]["relations"]}
+    # risu-btn values the Lua writes, handled by the backend it loads its code from
+    lua = rows[("RV407", LUA, (HOST,))]
+    assert lua["keys"] == ["pick;*"] and lua["dependency"] is True
+    assert lua["message"] == (f"shows risu-btn buttons ('pick;*') whose clicks reach "
+                              f"onButtonClick of {HOST}")
+    # buttons that call names only the host defines; one of them the host never reaches
+    named = rows[("RV407", NAMED, (HOST,))]
+    assert named["keys"] == ["BoardPick", "board_refresh"] and named["dependency"] is True
+    assert named["message"] == (
+        f"shows buttons that call 'BoardPick', 'board_refresh', defined by {HOST} (a manual "
+        f"trigger or a Lua function of that name); {HOST} never calls 'BoardPick' itself "
+        "(its analysis found it unreached and left what it does out of its facts)")
+    # a key built at run time, and a greeting's setvar (group chats only)
+    assert rows[("RV401", LUA, (HOST,))]["keys"] == ["chat:score_alice (computed 'score_*')"]
+    assert rows[("RV401", CARD, (HOST,))]["keys"] == ["chat:picked (group chats only)"]
+    [family] = d["interactions"]["families"]
+    assert family["backend"] == HOST and set(family["members"]) == {HOST, LUA, NAMED}
+
+
 def _summary(i: int, state: list[dict[str, Any]]) -> Summary:
     return Summary(f"m.{i:05d}", f"m{i}.json", "", "candidate", "inactive", (), (),
                    {"state": state}, "", "1.0.0", f"risu:{i}")
