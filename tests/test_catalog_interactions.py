@@ -12,6 +12,7 @@ import re
 import shlex
 import shutil
 import zipfile
+from html import unescape as html_unescape
 from pathlib import Path
 from typing import Any
 
@@ -490,6 +491,66 @@ def test_the_text_review_takes_live_only_with_the_pages_meaning(board: Path,
     assert all(r["live"] for r in data["interactions"]["relations"])
     plain = json.loads(run_cli("review", cat, "-q", "--exit-zero", "-f", "json").stdout)
     assert "live_only" not in plain["interactions"]
+
+
+#: measures, as Chromium lays the page out, whether it is wider than the window and which
+#: cells of the narrow columns (kind, rule, count, severity) wrap to a second line
+WIDTH_PROBE = """
+(function () {
+  var doc = document.documentElement, wrapped = [];
+  document.querySelectorAll("td, th").forEach(function (c) {
+    var t = (c.textContent || "").trim();
+    if (/^(RV|MC|RA)[0-9]{3}$|^[0-9]+$|^(info|warning|error)$/.test(t)) {
+      var lh = parseFloat(getComputedStyle(c).lineHeight) || 20;
+      var r = document.createRange(); r.selectNodeContents(c);
+      if (r.getClientRects().length > 1 || r.getBoundingClientRect().height > 1.6 * lh)
+        wrapped.push(t);
+    }
+  });
+  var pre = document.createElement("pre");
+  pre.id = "probe";
+  pre.textContent = JSON.stringify({scroll: doc.scrollWidth, view: window.innerWidth,
+                                    wrapped: wrapped});
+  document.body.appendChild(pre);
+})();
+"""
+
+
+@pytest.mark.parametrize("width", [800, 1400])
+def test_the_page_reads_well_at_800_and_1400_px(board: Path, buttons: Path, tmp_path: Path,
+                                                width: int) -> None:
+    browser = browser_or_skip("the review page's width")
+    cat = tmp_path / "cat"
+    shutil.copytree(board, cat)
+    for p in (buttons / "facts").iterdir():  # more rows, and long ids, in one page
+        shutil.copy(p, cat / "facts" / p.name)
+    for p in buttons.glob("*.json"):
+        shutil.copy(p, cat / p.name)
+    html = render_review_html(review_catalog(Catalog.open(cat), jobs=1))
+
+    def measure(page_html: str) -> dict[str, Any]:
+        page = tmp_path / "review.html"
+        page.write_text(page_html.replace("</body>", f"<script>{WIDTH_PROBE}</script></body>"),
+                        encoding="utf-8")
+        r = run_browser(browser, tmp_path, f"--window-size={width},1000", "--dump-dom",
+                        page.as_uri())
+        assert r.returncode == 0, r.stderr[-2000:]
+        start = r.stdout.index('<pre id="probe">') + len('<pre id="probe">')
+        got: dict[str, Any] = json.loads(html_unescape(
+            r.stdout[start:r.stdout.index("</pre>", start)]))
+        assert got["view"] == width
+        return got
+
+    got = measure(html)
+    assert got["scroll"] <= width, got  # no sideways scrolling
+    assert got["wrapped"] == [], got
+    # the same measures fail on a page made too wide, and on one whose cells are squeezed
+    wide = measure(html.replace("</style>", "table{min-width:2000px}</style>", 1))
+    assert wide["scroll"] > width, wide
+    squeeze = ("table{table-layout:fixed;width:100px} "
+               "td,th{white-space:normal!important;word-break:break-all}</style>")
+    squeezed = measure(html.replace("</style>", squeeze, 1))
+    assert squeezed["wrapped"], squeezed
 
 
 def test_one_module_in_two_containers_is_a_repost_not_a_version(tmp_path: Path) -> None:

@@ -44,30 +44,36 @@ def shared_state(ix: Index) -> Iterator[Relation]:
     shared = sorted({k for k, users in ix.state.items() if len(users) > 1}
                     | set(ix.state_extra))
     for scope, key in shared:
-        users = ix.state.get((scope, key), [])
-        extra = ix.state_extra.get((scope, key), [])
-        comps = sorted({i for i, _, _ in users} | {u[0] for u in extra})
-        writers = sorted({i for i, _, w in users if w} | {u[0] for u in extra if u[2]})
-        if len(comps) < 2 or not writers:
-            continue
-        label = f"{scope}:{key}"
-        if len(comps) > HUB:
-            yield Relation("shared-state", "info", writers[0], tuple(c for c in comps
-                                                                    if c != writers[0]),
-                           (label,), f"{len(comps)} components use the {scope} variable "
-                           f"{key!r}; {len(writers)} write it")
-            continue
-        notes = _notes(users, extra)
-        for w in writers:
-            for o in comps:
-                if o != w and (o not in writers or w < o) and not ix.related(w, o):
-                    note = notes.get((w, True)) or notes.get((o, o in writers))
-                    pairs.setdefault((w, o), []).append(f"{label} ({note})" if note
-                                                        else label)
+        yield from _one_key(ix, scope, key, pairs)
     for (w, o), keys in sorted(pairs.items()):
         yield Relation("shared-state", "info", w, (o,), tuple(keys),
                        f"writes {len(keys)} variable(s) that {ix.summaries[o].component_id} "
                        f"also uses: {_keys(keys)}")
+
+
+def _one_key(ix: Index, scope: str, key: str,
+             pairs: dict[tuple[int, int], list[str]]) -> Iterator[Relation]:
+    """One state key: its row when more than HUB components use it, else its label added
+    to each pair of a writer and another user."""
+    users = ix.state.get((scope, key), [])
+    extra = ix.state_extra.get((scope, key), [])
+    comps = sorted({i for i, _, _ in users} | {u[0] for u in extra})
+    writers = sorted({i for i, _, w in users if w} | {u[0] for u in extra if u[2]})
+    if len(comps) < 2 or not writers:
+        return
+    label = f"{scope}:{key}"
+    if len(comps) > HUB:
+        yield Relation("shared-state", "info", writers[0], tuple(c for c in comps
+                                                                if c != writers[0]),
+                       (label,), f"{len(comps)} components use the {scope} variable "
+                       f"{key!r}; {len(writers)} write it")
+        return
+    notes = _notes(users, extra)
+    for w in writers:
+        for o in comps:
+            if o != w and (o not in writers or w < o) and not ix.related(w, o):
+                note = notes.get((w, True)) or notes.get((o, o in writers))
+                pairs.setdefault((w, o), []).append(f"{label} ({note})" if note else label)
 
 
 def _notes(users: list[tuple[int, bool, bool]], extra: list[tuple[int, bool, bool, str]]
