@@ -491,6 +491,9 @@ def test_the_text_review_takes_live_only_with_the_pages_meaning(board: Path,
     assert all(r["live"] for r in data["interactions"]["relations"])
     plain = json.loads(run_cli("review", cat, "-q", "--exit-zero", "-f", "json").stdout)
     assert "live_only" not in plain["interactions"]
+    md = run_cli("review", cat, "-q", "--exit-zero", "-f", "markdown", "--live-only").stdout
+    assert "## Interactions between live components\n" in md and NEWS2 not in md.split(
+        "## Interactions")[1].split("## Versions")[0]
 
 
 #: measures, as Chromium lays the page out, whether it is wider than the window and which
