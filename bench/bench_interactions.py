@@ -13,11 +13,11 @@ component reads and one in ten declares, one lorebook entry one in ten carries a
 extension loads, one capability one in ten conflicts with and every component provides.
 
 Prints, for N = 12,500, 25,000 and 50,000 (or the N given): the facts counted, the CPU time
-of building the index and running the units (what ``review`` runs:
-:func:`risutools.catalog.review_interactions.relate`), the time per 1,000 facts, which stays
-flat when the work is linear in the facts, and the peak traced memory (tracemalloc, in a
-second run: tracing slows a run about twofold and its cost grows with what is traced, so
-the CPU time is measured without it).
+of building the index, running the units and each row's risk (what ``review`` runs:
+:func:`risutools.catalog.review_interactions.relate` and ``risks``), the time per 1,000
+facts, which stays flat when the work is linear in the facts, and the peak traced memory
+(tracemalloc, in a second run: tracing slows a run about twofold and its cost grows with
+what is traced, so the CPU time is measured without it).
 Usage: ``python bench/bench_interactions.py [--popular] [N ...]``.
 """
 
@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from risutools.catalog.interactions import Summary  # noqa: E402
-from risutools.catalog.review_interactions import relate  # noqa: E402
+from risutools.catalog.review_interactions import relate, risks  # noqa: E402
 
 HOOKS = ("hook.edit_input", "hook.edit_output", "hook.edit_request", "hook.edit_display")
 
@@ -95,6 +95,7 @@ def facts_count(items: list[Summary]) -> int:
 
 def run(items: list[Summary]) -> tuple[int, int]:
     inter = relate(items)  # what review runs: the index, every unit, families, lineages
+    risks(inter)  # and each row's risk (where each lorebook load resolves)
     return len(inter.relations) + len(inter.versions), len(inter.families)
 
 

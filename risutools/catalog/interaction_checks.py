@@ -289,9 +289,9 @@ def _needs(ix: Index, i: int) -> set[int]:
     s = ix.summaries[i]
     out: set[int] = set()
     for p in s.names("lorebook_loads"):
-        found = [h for hs in ix.carriers(p).values() for h in hs]
-        if not _many(found):  # an entry many carry says nothing about which one
-            out.update(found)
+        found = ix.carriers(p).values()
+        if not _many(h for hs in found for h in hs):  # many carriers: it says not which
+            out.update(h for hs in found for h in hs)
     for t in s.names("toggles_read"):
         declarers = ix.toggles_declared.get(t, ())
         if not _many(declarers):

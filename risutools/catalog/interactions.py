@@ -182,6 +182,7 @@ class Index:
     #: a name a button may call -> who answers it (its manual triggers, its Lua globals)
     button_targets: Names = field(default_factory=Names)
     handlers: list[int] = field(default_factory=list)  # define onButtonClick
+    carrier_memo: dict[str, tuple[list[str], frozenset[str]]] = field(default_factory=dict)
     providers: dict[str, list[int]] = field(default_factory=dict)
     conflicters: dict[str, list[int]] = field(default_factory=dict)
     exclusive: frozenset[str] = frozenset()
@@ -253,6 +254,16 @@ class Index:
         """Entry name -> the components that carry it, for a lorebook load's name pattern
         (:meth:`Names.find`)."""
         return self.lore.find(pattern)
+
+    def carrier_ids(self, pattern: str) -> tuple[list[str], frozenset[str]]:
+        """The component ids that carry entries fitting ``pattern``, sorted, and as a set
+        (made once a pattern: each loader's risk shows the first few)."""
+        got = self.carrier_memo.get(pattern)
+        if got is None:
+            idset = frozenset(self.summaries[h].component_id
+                              for hs in self.carriers(pattern).values() for h in hs)
+            got = self.carrier_memo[pattern] = (sorted(idset), idset)
+        return got
 
 
 #: entry names are bucketed by this many leading characters for wildcard loads

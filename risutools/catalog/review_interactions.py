@@ -150,13 +150,13 @@ def _loading(ix: Index, s: Summary) -> list[dict[str, str]]:
     own = s.names("lorebook_entries")
     out = []
     for p in s.names("lorebook_loads"):
-        found = ix.carriers(p)
-        holders = sorted({ix.summaries[h].component_id for hs in found.values() for h in hs}
-                         - {s.component_id})
+        ids, idset = ix.carrier_ids(p)
+        holders = [c for c in ids[:5] if c != s.component_id][:4]
+        more = len(ids) - (s.component_id in idset) > 4
         if any(fits(p, n) for n in own):
             where = "in this module"
         elif holders:
-            where = "in " + ", ".join(holders[:4]) + (" ..." if len(holders) > 4 else "")
+            where = "in " + ", ".join(holders) + (" ..." if more else "")
         else:
             where = "unresolved"
         out.append({"load": f"lorebook {p!r}", "resolves": where})
