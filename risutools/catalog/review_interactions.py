@@ -111,9 +111,9 @@ def relate(summaries: Iterable[Summary]) -> Interactions:
 @contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
     """The cycle collector paused while the interactions are built: they make millions of
-    small lists, tuples and dicts and no cycle, and each automatic collection walks the
-    objects already made (the whole catalog the review holds), so its cost grew faster
-    than the facts; reference counting still frees everything (memory stays linear)."""
+    small lists, tuples and dicts and no cycle, and the collector's automatic passes over
+    them took about 40% of the CPU (``bench/bench_interactions.py``); reference counting
+    still frees everything (memory stays linear)."""
     was = gc.isenabled()
     gc.disable()
     try:
