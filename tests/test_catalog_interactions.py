@@ -294,6 +294,9 @@ def test_the_real_corpus_review_shows_families_toggles_and_shared_state(
         assert "toggle_lb-hn.diversity" in shown
         assert "helltrain-runtime also uses" in shown and "chat:gameSetupV1.authority" in shown
     assert "with 10 extension(s)" in text
+    families = page[page.index('<table id="families"'):]
+    families = families[:families.index("</table>")]
+    assert families.count("module.risu.") == 11  # the backend and its ten extensions
 
 
 def test_packets_carry_risk_and_full_packets_the_real_relations(board: Path,
