@@ -8,10 +8,17 @@ risu-btn buttons), each component with 8 chat variables of its own and 2 shared 
 family (one written by the backend), 2 of the 4 edit hooks transformed, 1 of 20 posted
 twice (a repost) and 1 of 20 in a second version; about 60 facts a document.
 
+``--popular`` adds popular keys (what must not make pairs quadratic): one toggle every
+component reads and one in ten declares, one lorebook entry one in ten carries and every
+extension loads, one capability one in ten conflicts with and every component provides.
+
 Prints, for N = 12,500, 25,000 and 50,000 (or the N given): the facts counted, the CPU time
-and the peak traced memory (tracemalloc) of building the index and running the units, and
-the time per 1,000 facts, which stays flat when the work is linear in the facts.
-Usage: ``python bench/bench_interactions.py [N ...]``.
+of building the index, running the units and each row's risk (what ``review`` runs:
+:func:`risutools.catalog.review_interactions.relate` and ``risks``), the time per 1,000
+facts, which stays flat when the work is linear in the facts, and the peak traced memory
+(tracemalloc, in a second run: tracing slows a run about twofold and its cost grows with
+what is traced, so the CPU time is measured without it).
+Usage: ``python bench/bench_interactions.py [--popular] [N ...]``.
 """
 
 from __future__ import annotations
@@ -25,11 +32,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from risutools.catalog.interaction_checks import INTERACTIONS  # noqa: E402
-from risutools.catalog.interactions import Index, Summary, families  # noqa: E402
-from risutools.catalog.lineage import Lineage  # noqa: E402
-from risutools.catalog.lineage_checks import LINEAGE  # noqa: E402
-from risutools.catalog.review_checks import units  # noqa: E402
+from risutools.catalog.interactions import Summary  # noqa: E402
+from risutools.catalog.review_interactions import relate, risks  # noqa: E402
 
 HOOKS = ("hook.edit_input", "hook.edit_output", "hook.edit_request", "hook.edit_display")
 
@@ -60,9 +64,24 @@ def _facts(i: int) -> dict[str, Any]:
     }
 
 
-def summaries(n: int) -> list[Summary]:
+def _popular(i: int, facts: dict[str, Any]) -> dict[str, Any]:
+    """The popular keys of ``--popular`` added to one component's facts."""
+    tenth = i % 10 == 3
+    facts["toggles_read"] = [*facts["toggles_read"], "hub.t"]
+    if tenth:
+        facts["toggles_declared"] = [*facts["toggles_declared"], "hub.t"]
+        facts["lorebook_entries"] = [*facts["lorebook_entries"], "hub-prelude"]
+    elif facts["lorebook_loads"]:
+        facts["lorebook_loads"] = [*facts["lorebook_loads"], "hub-prelude"]
+    return facts
+
+
+def summaries(n: int, popular: bool = False) -> list[Summary]:
     return [Summary(f"module.risu.{i:09d}.m", f"m{i}.json", f"M {i}", "candidate",
-                    "inactive", ("ui.toggles",), (), _facts(i), "", "1.0.0", f"risu:{i}")
+                    "inactive", ("ui.toggles",),
+                    ("ui.toggles",) if popular and i % 10 == 3 else (),
+                    _popular(i, _facts(i)) if popular else _facts(i), "", "1.0.0",
+                    f"risu:{i}")
             for i in range(n)]
 
 
@@ -75,24 +94,24 @@ def facts_count(items: list[Summary]) -> int:
 
 
 def run(items: list[Summary]) -> tuple[int, int]:
-    ix = Index.build(items)
-    lin = Lineage.build(ix)
-    rel = [r for u in units(INTERACTIONS) for r in u(ix)]
-    fams = families(ix, rel)
-    ver = [r for u in units(LINEAGE) for r in u(lin)]
-    return len(rel) + len(ver), len(fams)
+    inter = relate(items)  # what review runs: the index, every unit, families, lineages
+    risks(inter)  # and each row's risk (where each lorebook load resolves)
+    return len(inter.relations) + len(inter.versions), len(inter.families)
 
 
 def main(argv: list[str]) -> None:
-    sizes = [int(a) for a in argv] or [12_500, 25_000, 50_000]
-    print("documents  facts      relations  families  CPU s   per 1k facts  peak MiB")
+    popular = "--popular" in argv
+    sizes = [int(a) for a in argv if a != "--popular"] or [12_500, 25_000, 50_000]
+    print("documents  facts      relations  families  CPU s   per 1k facts  peak MiB"
+          + ("  (--popular)" if popular else ""))
     for n in sizes:
-        items = summaries(n)
+        items = summaries(n, popular)
         facts = facts_count(items)
-        tracemalloc.start()
         t0 = time.process_time()
         found, fams = run(items)
         cpu = time.process_time() - t0
+        tracemalloc.start()
+        run(items)
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         print(f"{n:>9,}  {facts:>9,}  {found:>9,}  {fams:>8,}  {cpu:6.2f}  "

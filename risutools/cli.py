@@ -699,12 +699,14 @@ def review_cmd(
     scheduler: str | None = typer.Option(
         None, "--scheduler", metavar="ADDR", help="Run the document rules on a Dask cluster: "
         "its scheduler address (needs risutools[dask])."),
+    live: bool = typer.Option(False, "--live-only", help="Interactions between live "
+                              "components only (active or promoted), in every format."),
 ) -> None:
     """Review a whole catalog (read-only): findings, digests, interactions, versions, risk,
     graph, log, approvals, board."""
     _check_format(fmt, statistics, REVIEW_FORMATS)
     bar = ReviewProgress(enabled=not quiet)
-    _execute("review", dict(catalog=catalog_dir, sources=sources, jobs=jobs,
+    _execute("review", dict(catalog=catalog_dir, sources=sources, jobs=jobs, live_only=live,
                             config_file=config_file, select=tuple(select), ignore=tuple(ignore),
                             exclude=tuple(exclude), scheduler=scheduler),
              hooks=dict(progress=bar.update), around=bar, fmt=fmt, output=output,

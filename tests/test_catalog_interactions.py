@@ -12,6 +12,7 @@ import re
 import shlex
 import shutil
 import zipfile
+from html import unescape as html_unescape
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from risutools.catalog.catalog import Catalog
 from risutools.catalog.interaction_checks import shared_state
 from risutools.catalog.interactions import Index, Summary, fits
 from risutools.catalog.review import review_catalog
+from risutools.catalog.review_interactions import relate
 from risutools.report.review_html import render_review_html
 from risutools.report.review_text import render_review_markdown, render_review_text
 
@@ -170,6 +172,57 @@ def test_cached_ingest_writes_the_facts_again(tmp_path: Path) -> None:
     assert (cat / "facts" / f"{NEWS}.json").read_bytes() == first
 
 
+BUTTONS = ROOT / "fixtures" / "interactions-buttons"
+HOST, LUA, NAMED, CARD = ("module.risu.310000001.button-host", "module.risu.310000002.button-lua",
+                          "module.risu.310000003.button-named",
+                          "character.risu.310000004.button-card")
+
+
+@pytest.fixture(scope="module")
+def buttons(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cat = tmp_path_factory.mktemp("buttons") / "catalog"
+    assert run_cli("ingest", BUTTONS, "-o", cat, "-q").returncode == 0
+    return cat
+
+
+def test_the_facts_carry_what_the_reader_follows(buttons: Path) -> None:
+    def facts(cid: str) -> dict[str, Any]:
+        return dict(json.loads((buttons / "facts" / f"{cid}.json").read_text("utf-8")))
+
+    assert facts(LUA)["code_buttons"] == ["pick;*"]
+    assert facts(LUA)["computed_state"] == [
+        {"key": "score_*", "scope": "chat", "read": False, "write": True}]
+    assert facts(NAMED)["button_names"] == ["BoardPick", "board_refresh"]
+    # the host's manual trigger and Lua globals, also the one nothing of its own reaches
+    assert facts(HOST)["button_targets"] == ["BoardPick", "board_refresh", "onButtonClick",
+                                             "onOutput"]
+    assert facts(HOST)["unreached"] == ["function BoardPick"]
+    assert facts(CARD)["group_chat_writes"] == ["picked"]
+
+
+def test_buttons_and_reader_facts_relate_components(buttons: Path) -> None:
+    d = _data(buttons)
+    rows = {(r["rule"], r["component_id"], tuple(r["targets"])): r
+            for r in d["interactions"]["relations"]}
+    # risu-btn values the Lua writes, handled by the backend it loads its code from
+    lua = rows[("RV407", LUA, (HOST,))]
+    assert lua["keys"] == ["pick;*"] and lua["dependency"] is True
+    assert lua["message"] == (f"shows risu-btn buttons ('pick;*') whose clicks reach "
+                              f"onButtonClick of {HOST}")
+    # buttons that call names only the host defines; one of them the host never reaches
+    named = rows[("RV407", NAMED, (HOST,))]
+    assert named["keys"] == ["BoardPick", "board_refresh"] and named["dependency"] is True
+    assert named["message"] == (
+        f"shows buttons that call 'BoardPick', 'board_refresh', defined by {HOST} (a manual "
+        f"trigger or a Lua function of that name); {HOST} never calls 'BoardPick' itself "
+        "(its analysis found it unreached and left what it does out of its facts)")
+    # a key built at run time, and a greeting's setvar (group chats only)
+    assert rows[("RV401", LUA, (HOST,))]["keys"] == ["chat:score_alice (computed 'score_*')"]
+    assert rows[("RV401", CARD, (HOST,))]["keys"] == ["chat:picked (group chats only)"]
+    [family] = d["interactions"]["families"]
+    assert family["backend"] == HOST and set(family["members"]) == {HOST, LUA, NAMED}
+
+
 def _summary(i: int, state: list[dict[str, Any]]) -> Summary:
     return Summary(f"m.{i:05d}", f"m{i}.json", "", "candidate", "inactive", (), (),
                    {"state": state}, "", "1.0.0", f"risu:{i}")
@@ -182,6 +235,42 @@ def test_a_key_shared_by_many_is_one_row_not_every_pair() -> None:
     rows = list(shared_state(ix))
     assert len(rows) == 1 and len(rows[0].targets) == 499
     assert "500 components use the chat variable 'hub'" in rows[0].message
+
+
+def _facts_summary(i: int, facts: dict[str, Any], provides: tuple[str, ...] = (),
+                   conflicts: tuple[str, ...] = ()) -> Summary:
+    return Summary(f"m.{i:05d}", f"m{i}.json", "", "candidate", "inactive", provides,
+                   conflicts, facts, "", "1.0.0", f"risu:{i}")
+
+
+def test_a_toggle_entry_or_capability_many_use_is_one_row_per_key() -> None:
+    # 400 components read the toggle 'hub.t' and load lorebook entries 'hub-*' that 40 of
+    # them declare and carry; 40 conflict with 'ui.x', which all provide: one row per key,
+    # not 400 x 40 rows, and no family (a key many use says nothing about who needs whom)
+    many = [_facts_summary(i, {"toggles_read": ["hub.t"], "lorebook_loads": ["hub-*"],
+                               "toggles_declared": ["hub.t"] if i % 10 == 0 else [],
+                               "lorebook_entries": [f"hub-{i}"] if i % 10 == 0 else []},
+                           ("ui.x",), ("ui.x",) if i % 10 == 0 else ())
+            for i in range(400)]
+    inter = relate(many)
+    by = {r.kind: r for r in inter.relations}
+    assert sorted(r.kind for r in inter.relations) == [
+        "capability-conflict", "lorebook-dependency", "toggle-dependency"]
+    assert by["toggle-dependency"].message.startswith(
+        "360 component(s) read the toggle 'hub.t', which 40 components declare: m.00000, ")
+    assert by["lorebook-dependency"].message.startswith(
+        "360 component(s) load code from lorebook entries 'hub-*', which 40 components "
+        "carry: m.00000, ")
+    assert by["capability-conflict"].message.startswith(
+        "40 component(s) conflict with 'ui.x', which 400 components provide: ")
+    assert all(len(r.targets) == 399 and not r.dependency for r in inter.relations)
+    assert inter.families == []
+    # at HUB (12) declarers the pairs are still listed: a row per reader and declarer
+    # (the declarers read their own toggle: no row), at most HUB a reader
+    few = [_facts_summary(i, {"toggles_read": ["t"], "toggles_declared": ["t"] if i < 12
+                              else []}) for i in range(30)]
+    rows = [r for r in relate(few).relations if r.kind == "toggle-dependency"]
+    assert len(rows) == 18 * 12 and all(r.dependency for r in rows)
 
 
 @pytest.mark.parametrize(("pattern", "name", "fit"), [
@@ -205,6 +294,9 @@ def test_the_real_corpus_review_shows_families_toggles_and_shared_state(
         assert "toggle_lb-hn.diversity" in shown
         assert "helltrain-runtime also uses" in shown and "chat:gameSetupV1.authority" in shown
     assert "with 10 extension(s)" in text
+    families = page[page.index('<table id="families"'):]
+    families = families[:families.index("</table>")]
+    assert families.count("module.risu.") == 11  # the backend and its ten extensions
 
 
 def test_packets_carry_risk_and_full_packets_the_real_relations(board: Path,
@@ -362,6 +454,109 @@ def test_the_live_only_filter_in_chromium(board: Path, tmp_path: Path) -> None:
     shown = [x for x in rows if " hidden" not in x]
     assert live and len(live) < len(rows) and shown == live
     assert f'id="interactions-shown">{len(live)}<' in r.stdout
+
+
+def test_the_text_review_takes_live_only_with_the_pages_meaning(board: Path,
+                                                              tmp_path: Path) -> None:
+    cat = tmp_path / "cat"
+    shutil.copytree(board, cat)
+    for cid in (CORE, NEWS):  # promoted by hand: live (the review says MC305 too)
+        p = cat / f"{cid}.json"
+        p.write_text(p.read_text(encoding="utf-8").replace(
+            '"review_status": "candidate"', '"review_status": "promoted"'), encoding="utf-8")
+
+    def section(out: str) -> list[str]:
+        lines = out.splitlines()
+        start = next(i for i, x in enumerate(lines) if x.startswith("interactions"))
+        end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith("  "))
+        return lines[start:end]
+
+    every = section(run_cli("review", cat, "-q", "--exit-zero").stdout)
+    live = section(run_cli("review", cat, "-q", "--exit-zero", "--live-only").stdout)
+    # the one live pair: News (promoted) reads Core's (promoted) toggle and loads its code;
+    # its unsatisfied toggle (no other side) is live too; its buttons' row also names the
+    # repost of Core (a candidate): not live
+    assert live[0] == "interactions between live components (4; 0 families):"
+    rows = [x for x in live if x.startswith("    RV")]
+    assert rows == [
+        f"    RV406 {NEWS}: reads toggles no component of the catalog declares: "
+        "'toggle_board.diversity'",
+        f"    RV403 {NEWS}: loads code from lorebook entries only {CORE} carries: "
+        "'board-prelude'",
+        f"    RV405 {NEWS}: reads toggles {CORE} declares: 'board.thoughts'",
+        f"    RV401 {CORE}: writes 1 variable(s) that {NEWS} also uses: 'chat:board_log'"]
+    assert len(every) > len(live) and any(NEWS2 in x for x in every)
+    assert not any(NEWS2 in x or CORE2 in x for x in live)
+    data = json.loads(run_cli("review", cat, "-q", "--exit-zero", "-f", "json",
+                              "--live-only").stdout)
+    assert data["interactions"]["live_only"] is True
+    assert len(data["interactions"]["relations"]) == 4
+    assert all(r["live"] for r in data["interactions"]["relations"])
+    plain = json.loads(run_cli("review", cat, "-q", "--exit-zero", "-f", "json").stdout)
+    assert "live_only" not in plain["interactions"]
+    md = run_cli("review", cat, "-q", "--exit-zero", "-f", "markdown", "--live-only").stdout
+    assert "## Interactions between live components\n" in md and NEWS2 not in md.split(
+        "## Interactions")[1].split("## Versions")[0]
+
+
+#: measures, as Chromium lays the page out, whether it is wider than the window and which
+#: cells of the narrow columns (kind, rule, count, severity) wrap to a second line
+WIDTH_PROBE = """
+(function () {
+  var doc = document.documentElement, wrapped = [];
+  document.querySelectorAll("td, th").forEach(function (c) {
+    var t = (c.textContent || "").trim();
+    if (/^(RV|MC|RA)[0-9]{3}$|^[0-9]+$|^(info|warning|error)$/.test(t)) {
+      var lh = parseFloat(getComputedStyle(c).lineHeight) || 20;
+      var r = document.createRange(); r.selectNodeContents(c);
+      if (r.getClientRects().length > 1 || r.getBoundingClientRect().height > 1.6 * lh)
+        wrapped.push(t);
+    }
+  });
+  var pre = document.createElement("pre");
+  pre.id = "probe";
+  pre.textContent = JSON.stringify({scroll: doc.scrollWidth, view: window.innerWidth,
+                                    wrapped: wrapped});
+  document.body.appendChild(pre);
+})();
+"""
+
+
+@pytest.mark.parametrize("width", [800, 1400])
+def test_the_page_reads_well_at_800_and_1400_px(board: Path, buttons: Path, tmp_path: Path,
+                                                width: int) -> None:
+    browser = browser_or_skip("the review page's width")
+    cat = tmp_path / "cat"
+    shutil.copytree(board, cat)
+    for p in (buttons / "facts").iterdir():  # more rows, and long ids, in one page
+        shutil.copy(p, cat / "facts" / p.name)
+    for p in buttons.glob("*.json"):
+        shutil.copy(p, cat / p.name)
+    html = render_review_html(review_catalog(Catalog.open(cat), jobs=1))
+
+    def measure(page_html: str) -> dict[str, Any]:
+        page = tmp_path / "review.html"
+        page.write_text(page_html.replace("</body>", f"<script>{WIDTH_PROBE}</script></body>"),
+                        encoding="utf-8")
+        r = run_browser(browser, tmp_path, f"--window-size={width},1000", "--dump-dom",
+                        page.as_uri())
+        assert r.returncode == 0, r.stderr[-2000:]
+        start = r.stdout.index('<pre id="probe">') + len('<pre id="probe">')
+        got: dict[str, Any] = json.loads(html_unescape(
+            r.stdout[start:r.stdout.index("</pre>", start)]))
+        assert got["view"] == width
+        return got
+
+    got = measure(html)
+    assert got["scroll"] <= width, got  # no sideways scrolling
+    assert got["wrapped"] == [], got
+    # the same measures fail on a page made too wide, and on one whose cells are squeezed
+    wide = measure(html.replace("</style>", "table{min-width:2000px}</style>", 1))
+    assert wide["scroll"] > width, wide
+    squeeze = ("table{table-layout:fixed;width:100px} "
+               "td,th{white-space:normal!important;word-break:break-all}</style>")
+    squeezed = measure(html.replace("</style>", squeeze, 1))
+    assert squeezed["wrapped"], squeezed
 
 
 def test_one_module_in_two_containers_is_a_repost_not_a_version(tmp_path: Path) -> None:

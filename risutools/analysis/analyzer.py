@@ -20,7 +20,7 @@ from risutools.analysis.datatables import data_table
 from risutools.analysis.lorecode import show_pattern
 from risutools.analysis.model import MAX_EVIDENCE, Analysis, Capability, Fact
 from risutools.analysis.seen import Hit, Seen, event_read_by
-from risutools.analysis.walk import walk
+from risutools.analysis.walk import manual_triggers, walk
 from risutools.analysis.walk_lua import KEEP_CALLS as _KEEP_CALLS  # noqa: F401 (bench reads it)
 from risutools.findings import Finding, Severity, sorted_findings
 from risutools.formats.model import Module
@@ -149,6 +149,8 @@ def _result(s: Seen, findings: list[Finding]) -> Analysis:
         lorebook_reads_unresolved=len(s.loads.reads.unresolved)
         if s.loads is not None and s.loads.reads is not None else 0,
         risu_buttons=list(s.risu_btn_seen[:MAX_EVIDENCE]),
+        button_names=sorted({name for name, _ in s.named_buttons}),
+        button_targets=sorted(set(manual_triggers(s)) | set(s.lua_globals) | s.dead_globals),
     )
 
 

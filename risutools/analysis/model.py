@@ -198,6 +198,12 @@ class Analysis:
     lorebook_reads_unresolved: int = 0
     #: where ``risu-btn`` buttons are (their clicks reach an ``onButtonClick``); not in to_dict
     risu_buttons: list[str] = field(default_factory=list)
+    #: the names its buttons call (``risu-trigger``, CBS ``{{button}}``, also written by Lua;
+    #: ``*`` where computed) and the names a button may call here (its manual triggers'
+    #: names, its Lua globals): what relates one module's buttons to another's triggers in
+    #: the catalog review; not in to_dict
+    button_names: list[str] = field(default_factory=list)
+    button_targets: list[str] = field(default_factory=list)
 
     # -- lookups ---------------------------------------------------------------------
     def requires_names(self) -> list[str]:

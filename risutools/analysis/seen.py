@@ -191,6 +191,7 @@ class Seen:
         #: the global functions the module's Lua defines (RisuAI calls them by name): name
         #: -> where (the last definition in each script that defines it)
         self.lua_globals: dict[str, list[str]] = {}
+        self.dead_globals: set[str] = set()  # globals in code nothing of its own reaches
         self.all_text: str | None = None  # the module's strings joined (text_of_module)
         # -- events (what the checks read) -----------------------------------------------
         self.wrong_types: list[WrongType] = []

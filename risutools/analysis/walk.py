@@ -452,7 +452,7 @@ def button_entry(s: Seen) -> None:
             s.fact(s.entries, "onButtonClick", ev)
     if not s.named_buttons:
         return
-    manual = _manual_triggers(s)
+    manual = manual_triggers(s)
     for name, ev in s.named_buttons:
         if "*" in name:  # a pattern (``CHOICE_*``): every trigger and global it fits
             targets = [w for known in (manual, s.lua_globals) for n, ws in known.items()
@@ -465,7 +465,7 @@ def button_entry(s: Seen) -> None:
                 s.fact(s.manual_entries, name, where)
 
 
-def _manual_triggers(s: Seen) -> dict[str, list[str]]:
+def manual_triggers(s: Seen) -> dict[str, list[str]]:
     """Trigger comment -> the triggers of that name that are not Lua (``trigger[i]``)."""
     out: dict[str, list[str]] = {}
     for i, t in enumerate(s.module.trigger):

@@ -272,8 +272,11 @@ class _Script:
         definition of each (``f = async(function ...)`` defined twice: the later wins)."""
         found: list[tuple[int, str]] = []
         for d in self.scan.defs:
-            if not d.local and not d.dotted and not self.is_dead(d.at):
-                found.append((d.line, d.name))
+            if not d.local and not d.dotted:
+                if self.is_dead(d.at):
+                    self.seen.dead_globals.add(d.name)
+                else:
+                    found.append((d.line, d.name))
         for c in self.scan.calls:
             if c.name == "async" and not c.qualifier:
                 name = async_target(self.code, c.start)

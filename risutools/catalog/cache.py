@@ -38,7 +38,7 @@ from risutools.formats.risup import msgpack_shape
 from risutools.fsio import atomic_write, display_path
 from risutools.safeio import read_regular
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3  # 3: facts summaries with the reader's facts (issue 19)
 MAX_CACHE_BYTES = 256 << 20  # a cache file larger than 256 MiB is not read (rebuilt)
 # at most this many msgpack values (a source's entry holds a few hundred): ~1 GB of
 # Python objects at worst, whatever the bytes claim

@@ -7,7 +7,7 @@ components (never all pairs of components).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from risutools.catalog.interactions import HUB, Index, Relation
 from risutools.checks.registry import check
@@ -40,26 +40,57 @@ def shared_state(ix: Index) -> Iterator[Relation]:
     Fix: Nothing to fix by itself: review the two together, and rename a key that is shared
     by accident."""
     pairs: dict[tuple[int, int], list[str]] = {}
-    for (scope, key), users in sorted(ix.state.items()):
-        comps = sorted({i for i, _, _ in users})
-        writers = sorted({i for i, _, w in users if w})
-        if len(comps) < 2 or not writers:
-            continue
-        label = f"{scope}:{key}"
-        if len(comps) > HUB:
-            yield Relation("shared-state", "info", writers[0], tuple(c for c in comps
-                                                                    if c != writers[0]),
-                           (label,), f"{len(comps)} components use the {scope} variable "
-                           f"{key!r}; {len(writers)} write it")
-            continue
-        for w in writers:
-            for o in comps:
-                if o != w and (o not in writers or w < o) and not ix.related(w, o):
-                    pairs.setdefault((w, o), []).append(label)
+    # a key one component alone uses relates nothing: only the others are sorted
+    shared = sorted({k for k, users in ix.state.items() if len(users) > 1}
+                    | set(ix.state_extra))
+    for scope, key in shared:
+        yield from _one_key(ix, scope, key, pairs)
     for (w, o), keys in sorted(pairs.items()):
         yield Relation("shared-state", "info", w, (o,), tuple(keys),
                        f"writes {len(keys)} variable(s) that {ix.summaries[o].component_id} "
                        f"also uses: {_keys(keys)}")
+
+
+def _one_key(ix: Index, scope: str, key: str,
+             pairs: dict[tuple[int, int], list[str]]) -> Iterator[Relation]:
+    """One state key: its row when more than HUB components use it, else its label added
+    to each pair of a writer and another user."""
+    users = ix.state.get((scope, key), [])
+    extra = ix.state_extra.get((scope, key), [])
+    comps = sorted({i for i, _, _ in users} | {u[0] for u in extra})
+    writers = sorted({i for i, _, w in users if w} | {u[0] for u in extra if u[2]})
+    if len(comps) < 2 or not writers:
+        return
+    label = f"{scope}:{key}"
+    if len(comps) > HUB:
+        yield Relation("shared-state", "info", writers[0], tuple(c for c in comps
+                                                                if c != writers[0]),
+                       (label,), f"{len(comps)} components use the {scope} variable "
+                       f"{key!r}; {len(writers)} write it")
+        return
+    notes = _notes(users, extra)
+    for w in writers:
+        for o in comps:
+            if o != w and (o not in writers or w < o) and not ix.related(w, o):
+                note = notes.get((w, True)) or notes.get((o, o in writers))
+                pairs.setdefault((w, o), []).append(f"{label} ({note})" if note else label)
+
+
+def _notes(users: list[tuple[int, bool, bool]], extra: list[tuple[int, bool, bool, str]]
+           ) -> dict[tuple[int, bool], str]:
+    """(component, as a writer) -> how it uses the key when it does so only otherwise than
+    by name: through a greeting (group chats only) or a key built at run time."""
+    if not extra:
+        return {}
+    plain = {i for i, _, _ in users}
+    plain_writers = {i for i, _, w in users if w}
+    out: dict[tuple[int, bool], str] = {}
+    for i, _, w, note in extra:
+        if w and i not in plain_writers:
+            out.setdefault((i, True), note)
+        if i not in plain:
+            out.setdefault((i, False), note)
+    return out
 
 
 @check("RV402", "info", "catalog", "edit-order")
@@ -87,6 +118,7 @@ def lorebook_dependency(ix: Index) -> Iterator[Relation]:
     not work without it: the two are one family.
 
     Fix: Review and enable them together; the family lists who depends on whom."""
+    popular: dict[str, list[int]] = {}  # a pattern more than HUB components carry
     for i, s in enumerate(ix.summaries):
         own = set(s.names("lorebook_entries"))
         deps: dict[int, list[str]] = {}
@@ -94,6 +126,9 @@ def lorebook_dependency(ix: Index) -> Iterator[Relation]:
             if any(fits(pattern, n) for n in own):
                 continue
             found = ix.carriers(pattern)
+            if _many(h for hs in found.values() for h in hs):
+                popular.setdefault(pattern, []).append(i)
+                continue
             for name, holders in found.items():
                 for h in holders:
                     if h != i:
@@ -102,6 +137,11 @@ def lorebook_dependency(ix: Index) -> Iterator[Relation]:
             yield Relation("lorebook-dependency", "info", i, (h,), tuple(sorted(set(names))),
                            f"loads code from lorebook entries only {ix.summaries[h].component_id}"
                            f" carries: {_keys(sorted(set(names)))}", dependency=True)
+    for pattern, loaders in sorted(popular.items()):
+        holders = sorted({h for hs in ix.carriers(pattern).values() for h in hs})
+        yield _hub("lorebook-dependency", loaders, holders, pattern,
+                   f"{len(loaders)} component(s) load code from lorebook entries {pattern!r}, "
+                   f"which {len(holders)} components carry: {_ids(ix, holders)}")
 
 
 @check("RV404", "warning", "catalog", "lorebook-missing")
@@ -132,19 +172,29 @@ def toggle_dependency(ix: Index) -> Iterator[Relation]:
     and switched only while the declaring module is enabled.
 
     Fix: Enable them together (they are one family)."""
+    popular: dict[str, list[int]] = {}  # a toggle more than HUB components declare
     for i, s in enumerate(ix.summaries):
         own = set(s.names("toggles_declared"))
         deps: dict[int, list[str]] = {}
         for t in s.names("toggles_read"):
             if t in own:
                 continue
-            for d in ix.toggles_declared.get(t, ()):
+            declarers = ix.toggles_declared.get(t, ())
+            if _many(declarers):
+                popular.setdefault(t, []).append(i)
+                continue
+            for d in declarers:
                 if d != i:
                     deps.setdefault(d, []).append(t)
         for d, keys in sorted(deps.items()):
             yield Relation("toggle-dependency", "info", i, (d,), tuple(keys),
                            f"reads toggles {ix.summaries[d].component_id} declares: "
                            f"{_keys(keys)}", dependency=True)
+    for t, readers in sorted(popular.items()):
+        declarers = sorted(set(ix.toggles_declared[t]))
+        yield _hub("toggle-dependency", readers, declarers, t,
+                   f"{len(readers)} component(s) read the toggle {t!r}, which "
+                   f"{len(declarers)} components declare: {_ids(ix, declarers)}")
 
 
 @check("RV406", "warning", "catalog", "toggle-unsatisfied")
@@ -166,35 +216,108 @@ def toggle_unsatisfied(ix: Index) -> Iterator[Relation]:
 
 @check("RV407", "info", "catalog", "button-handler")
 def button_handler(ix: Index) -> Iterator[Relation]:
-    """A component shows ``risu-btn`` buttons but defines no ``onButtonClick``: their clicks
-    reach the handler of another enabled module, the one it already depends on (for its
-    lorebook code or its toggles) when there is one.
+    """A component shows ``risu-btn`` buttons (in its HTML, or written by its Lua) but defines
+    no ``onButtonClick``: their clicks reach the handler of another enabled module, the one
+    it already depends on (for its lorebook code or its toggles) when there is one; or its
+    buttons call by name (``risu-trigger``, ``{{button}}``) a manual trigger or Lua function
+    that only another component defines (the values and names are listed).
 
     Why: The buttons do nothing unless the handling module is enabled too.
 
     Fix: Enable the handling module with it (they are one family)."""
     handlers = set(ix.handlers)
+    popular: dict[str, list[int]] = {}  # a name more than HUB components answer
     for i, s in enumerate(ix.summaries):
+        yield from _named_buttons(ix, i, s.names("button_names"), popular)
         if s.number("risu_buttons") <= 0 or i in handlers:
             continue
+        called = set(s.names("button_names"))
+        values = tuple(sorted({v for k in ("button_callbacks", "code_buttons")
+                               for v in s.names(k)} - called))
+        keys, shown = (values, f" ({_keys(values)})") if values else (("onButtonClick",), "")
         near = sorted(handlers & _needs(ix, i))
         if near:
-            yield Relation("button-handler", "info", i, tuple(near), ("onButtonClick",),
-                           f"shows risu-btn buttons whose clicks reach onButtonClick of "
-                           f"{_ids(ix, near)}", dependency=True)
+            yield Relation("button-handler", "info", i, tuple(near), keys,
+                           f"shows risu-btn buttons{shown} whose clicks reach onButtonClick "
+                           f"of {_ids(ix, near)}", dependency=True)
         elif not handlers:
-            yield Relation("button-handler", "info", i, (), ("onButtonClick",),
-                           "shows risu-btn buttons, and no component of the catalog defines "
-                           "onButtonClick")
+            yield Relation("button-handler", "info", i, (), keys,
+                           f"shows risu-btn buttons{shown}, and no component of the catalog "
+                           "defines onButtonClick")
+    for name, callers in sorted(popular.items()):
+        answer = sorted({h for hs in ix.button_targets.find(name).values() for h in hs})
+        yield _hub("button-handler", callers, answer, name,
+                   f"{len(callers)} component(s) show buttons that call {name!r}, which "
+                   f"{len(answer)} components define: {_ids(ix, answer)}")
+
+
+def _named_buttons(ix: Index, i: int, names: list[str],
+                   popular: dict[str, list[int]]) -> Iterator[Relation]:
+    """The rows of one component's buttons that call a name it does not define itself:
+    one row for each component that defines some of them (a manual trigger or a Lua global
+    of that name; RisuAI runs every enabled module's)."""
+    if not names:
+        return
+    s = ix.summaries[i]
+    own = s.names("manual_entries") + s.names("button_targets")
+    deps: dict[int, list[str]] = {}
+    for name in names:
+        if name in own or ("*" in name and any(fits(name, n) for n in own)):
+            continue
+        found = ix.button_targets.find(name)
+        others = [h for hs in found.values() for h in hs if h != i]
+        if _many(others):
+            popular.setdefault(name, []).append(i)
+            continue
+        for h in others:
+            deps.setdefault(h, []).append(name)
+    for h, called in sorted(deps.items()):
+        keys = tuple(sorted(set(called)))
+        target = ix.summaries[h]
+        dead = set(target.names("unreached"))
+        unseen = [k for k in keys if f"function {k}" in dead]
+        note = (f"; {target.component_id} never calls {_keys(unseen)} itself (its analysis "
+                "found it unreached and left what it does out of its facts)") if unseen else ""
+        yield Relation("button-handler", "info", i, (h,), keys,
+                       f"shows buttons that call {_keys(keys)}, defined by "
+                       f"{target.component_id} (a manual trigger or a Lua function of that "
+                       f"name){note}", dependency=True)
 
 
 def _needs(ix: Index, i: int) -> set[int]:
     """The components ``i`` loads lorebook code from or reads toggles of."""
     s = ix.summaries[i]
-    out = {h for p in s.names("lorebook_loads") for hs in ix.carriers(p).values() for h in hs}
-    out.update(d for t in s.names("toggles_read") for d in ix.toggles_declared.get(t, ()))
+    out: set[int] = set()
+    for p in s.names("lorebook_loads"):
+        found = ix.carriers(p).values()
+        if not _many(h for hs in found for h in hs):  # many carriers: it says not which
+            out.update(h for hs in found for h in hs)
+    for t in s.names("toggles_read"):
+        declarers = ix.toggles_declared.get(t, ())
+        if not _many(declarers):
+            out.update(declarers)
     out.discard(i)
     return out
+
+
+def _many(components: Iterable[int]) -> bool:
+    """Whether more than :data:`HUB` components are named (a popular key: one row for the
+    key, no row per pair; stops counting past HUB)."""
+    seen: set[int] = set()
+    for c in components:
+        seen.add(c)
+        if len(seen) > HUB:
+            return True
+    return False
+
+
+def _hub(kind: str, sources: list[int], others: list[int], key: str,
+         message: str) -> Relation:
+    """The one row of a popular key: the first source, with every other component the key
+    relates as its targets (linear in them); not a dependency (a key many components use
+    says nothing about which one another needs)."""
+    rest = tuple(sorted((set(sources[1:]) | set(others)) - {sources[0]}))
+    return Relation(kind, "info", sources[0], rest, (key,), message)
 
 
 @check("RV408", "warning", "catalog", "capability-conflict")
@@ -213,8 +336,15 @@ def capability_conflict(ix: Index) -> Iterator[Relation]:
                            (cap,), f"{len(provs)} components provide the exclusive capability "
                            f"{cap!r}: {_ids(ix, provs)}")
     for cap, haters in sorted(ix.conflicters.items()):
+        provs = ix.providers.get(cap, [])
+        if _many(provs):
+            rest = tuple(sorted((set(haters[1:]) | set(provs)) - {haters[0]}))
+            yield Relation("capability-conflict", "warning", haters[0], rest, (cap,),
+                           f"{len(haters)} component(s) conflict with {cap!r}, which "
+                           f"{len(provs)} components provide: {_ids(ix, provs)}")
+            continue
         for i in haters:
-            others = [p for p in ix.providers.get(cap, ()) if p != i]
+            others = [p for p in provs if p != i]
             if others:
                 yield Relation("capability-conflict", "warning", i, tuple(others), (cap,),
                                f"conflicts with {cap!r}, which {_ids(ix, others)} provide(s)")

@@ -14,6 +14,7 @@ the dependencies they find.
 
 from __future__ import annotations
 
+import bisect
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -76,6 +77,14 @@ class Summary:
                     and s.get("scope") in ("chat", "global"):
                 yield s["scope"], s["key"], s.get("read") is True, s.get("write") is True
 
+    def computed_state(self, i: int) -> list[tuple[int, str, str, bool, bool]]:
+        """(i, scope, pattern, reads, writes) of every state key built at run time."""
+        v = self.facts.get("computed_state") if self.facts else None
+        return [(i, s["scope"], s["key"], s.get("read") is True, s.get("write") is True)
+                for s in (v if isinstance(v, list) else ())
+                if isinstance(s, dict) and isinstance(s.get("key"), str)
+                and s.get("scope") in ("chat", "global")]
+
 
 def summarize_entry(root: str, e: Entry) -> Summary:
     """The :class:`Summary` of one catalog entry (its facts file read, bounded)."""
@@ -112,18 +121,68 @@ def read_facts(root: str, e: Entry) -> tuple[dict[str, Any] | None, str]:
     return value, ""
 
 
+class Names:
+    """Name -> the components that have it (in index order, each once), looked up by a name
+    or by a wildcard pattern (``*`` for a computed part).  A pattern whose literal head is
+    shorter than :data:`PREFIX` is not looked up (it would fit nearly every name); a
+    pattern is resolved once (the units ask for the same one again and again), over the
+    names that start with its whole head (a range of the sorted names)."""
+
+    def __init__(self) -> None:
+        self.table: dict[str, list[int]] = {}
+        self._sorted: list[str] = []
+        self._memo: dict[str, dict[str, list[int]]] = {}
+
+    def add(self, name: str, i: int) -> None:
+        held = self.table.setdefault(name, [])
+        if not held or held[-1] != i:
+            held.append(i)
+
+    def find(self, pattern: str) -> dict[str, list[int]]:
+        if "*" not in pattern:
+            got = self.table.get(pattern)
+            return {pattern: got} if got else {}
+        head = pattern.split("*", 1)[0]
+        if len(head) < PREFIX:
+            return {}
+        found = self._memo.get(pattern)
+        if found is None:
+            if len(self._sorted) != len(self.table):
+                self._sorted = sorted(self.table)
+            names = self._sorted
+            found = {}
+            for k in range(bisect.bisect_left(names, head), len(names)):
+                n = names[k]
+                if not n.startswith(head):
+                    break
+                if fits(pattern, n):
+                    found[n] = self.table[n]
+            self._memo[pattern] = found
+        return found
+
+
+#: the note of a state key a component uses through a greeting's setvar (group chats only)
+GROUP_ONLY = "group chats only"
+
+
 @dataclass
 class Index:
     """The catalog's summaries indexed by key (built once, linear in the facts)."""
 
     summaries: list[Summary]
     state: dict[tuple[str, str], list[tuple[int, bool, bool]]] = field(default_factory=dict)
+    #: uses of a state key that are not plain reads and writes: (component, reads, writes,
+    #: note): a greeting's setvar (group chats only), a key built at run time that fits it
+    state_extra: dict[tuple[str, str], list[tuple[int, bool, bool, str]]] = field(
+        default_factory=dict)
     transforms: dict[str, list[int]] = field(default_factory=dict)
     toggles_declared: dict[str, list[int]] = field(default_factory=dict)
     toggles_read: dict[str, list[int]] = field(default_factory=dict)
-    lore_carried: dict[str, list[int]] = field(default_factory=dict)
-    lore_by_prefix: dict[str, list[str]] = field(default_factory=dict)
+    lore: Names = field(default_factory=Names)  # lorebook entry name -> who carries it
+    #: a name a button may call -> who answers it (its manual triggers, its Lua globals)
+    button_targets: Names = field(default_factory=Names)
     handlers: list[int] = field(default_factory=list)  # define onButtonClick
+    carrier_memo: dict[str, tuple[list[str], frozenset[str]]] = field(default_factory=dict)
     providers: dict[str, list[int]] = field(default_factory=dict)
     conflicters: dict[str, list[int]] = field(default_factory=dict)
     exclusive: frozenset[str] = frozenset()
@@ -138,8 +197,16 @@ class Index:
     def build(cls, summaries: Iterable[Summary]) -> Index:
         ix = cls(sorted(summaries, key=lambda s: (s.component_id, s.where)))
         ix.exclusive = exclusive_capabilities()
+        computed: list[tuple[int, str, str, bool, bool]] = []
         for i, s in enumerate(ix.summaries):
             ix._add(i, s)
+            computed += s.computed_state(i)
+            for key in s.names("group_chat_writes"):
+                if not key.startswith("toggle_"):
+                    ix.state_extra.setdefault(("chat", key), []).append(
+                        (i, False, True, GROUP_ONLY))
+        if computed:
+            ix._add_computed(computed)
         return ix
 
     def _add(self, i: int, s: Summary) -> None:
@@ -153,11 +220,9 @@ class Index:
         for t in s.names("toggles_read"):
             self.toggles_read.setdefault(t, []).append(i)
         for name in s.names("lorebook_entries"):
-            held = self.lore_carried.setdefault(name, [])
-            if not held:
-                self.lore_by_prefix.setdefault(name[:PREFIX], []).append(name)
-            if not held or held[-1] != i:
-                held.append(i)
+            self.lore.add(name, i)
+        for name in s.names("button_targets"):
+            self.button_targets.add(name, i)
         if "onButtonClick" in s.names("entry_points"):
             self.handlers.append(i)
         for c in s.provides:
@@ -165,18 +230,40 @@ class Index:
         for c in s.conflicts:
             self.conflicters.setdefault(c, []).append(i)
 
+    def _add_computed(self, computed: list[tuple[int, str, str, bool, bool]]) -> None:
+        """State keys built at run time (``p_*``): each pattern is a use of the keys other
+        components name that it fits, when its literal head is at least :data:`PREFIX`
+        characters and they belong to at most :data:`HUB` components (a pattern that fits
+        more says nothing about which)."""
+        keys = Names()
+        for (scope, key), users in self.state.items():
+            for i, _, _ in users:
+                keys.add(f"{scope}:{key}", i)
+        for i, scope, pattern, r, w in computed:
+            if len(pattern.split("*", 1)[0]) < PREFIX or pattern.startswith("toggle_"):
+                continue
+            found = keys.find(f"{scope}:{pattern}")
+            owners = {o for held in found.values() for o in held}
+            if not found or len(owners) > HUB:
+                continue
+            for name in found:
+                self.state_extra.setdefault((scope, name[len(scope) + 1:]), []).append(
+                    (i, r, w, f"computed {pattern!r}"))
+
     def carriers(self, pattern: str) -> dict[str, list[int]]:
         """Entry name -> the components that carry it, for a lorebook load's name pattern
-        (``*`` for a computed part).  A pattern that starts with ``*`` is not looked up (it
-        would fit every name)."""
-        if "*" not in pattern:
-            got = self.lore_carried.get(pattern)
-            return {pattern: got} if got else {}
-        head = pattern.split("*", 1)[0]
-        if len(head) < PREFIX:
-            return {}
-        return {n: self.lore_carried[n] for n in self.lore_by_prefix.get(head[:PREFIX], ())
-                if fits(pattern, n)}
+        (:meth:`Names.find`)."""
+        return self.lore.find(pattern)
+
+    def carrier_ids(self, pattern: str) -> tuple[list[str], frozenset[str]]:
+        """The component ids that carry entries fitting ``pattern``, sorted, and as a set
+        (made once a pattern: each loader's risk shows the first few)."""
+        got = self.carrier_memo.get(pattern)
+        if got is None:
+            idset = frozenset(self.summaries[h].component_id
+                              for hs in self.carriers(pattern).values() for h in hs)
+            got = self.carrier_memo[pattern] = (sorted(idset), idset)
+        return got
 
 
 #: entry names are bucketed by this many leading characters for wildcard loads

@@ -5,8 +5,10 @@ dynamic loading and where it resolves, analysis findings, coverage caveats)."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +72,21 @@ class Interactions:
         return {"lineages": self.lineage.groups, "relations": self.rows(self.versions)}
 
 
+def live_only(section: dict[str, Any], documents: list[dict[str, Any]]) -> dict[str, Any]:
+    """The ``interactions`` section kept to what acts between live components (active or
+    promoted), the meaning of each row's ``live`` and of the HTML page's "live only" box:
+    the rows whose components are all live, the families whose members all are, the counts
+    of what is left, and ``live_only: true`` (``review --live-only``)."""
+    live = {d.get("component_id") for d in documents if d.get("runtime_status") == "active"
+            or d.get("review_status") == "promoted"}
+    rows = [r for r in section["relations"] if r["live"]]
+    return {**section, "relations": rows,
+            "families": [f for f in section["families"]
+                         if all(m in live for m in f["members"])],
+            "counts": dict(sorted(Counter(r["kind"] for r in rows).items())),
+            "live_only": True}
+
+
 def _ids() -> dict[str, str]:
     return {c.title: c.id for c in units(INTERACTIONS) + units(LINEAGE)}
 
@@ -77,11 +94,33 @@ def _ids() -> dict[str, str]:
 def interactions(root: str, entries: Iterable[Entry]) -> Interactions:
     """Every RV4xx unit over the catalog's summaries, the families, the lineages and the
     RV5xx units over them."""
-    ix = Index.build(summarize_entry(root, e) for e in entries)
-    lin = Lineage.build(ix)  # first: the units know versions of one module (ix.kin)
-    relations = [r for unit in units(INTERACTIONS) for r in unit(ix)]
-    versions = [r for unit in units(LINEAGE) for r in unit(lin)]
-    return Interactions(ix, relations, families(ix, relations), lin, versions)
+    with gc_paused():
+        return relate(summarize_entry(root, e) for e in entries)
+
+
+def relate(summaries: Iterable[Summary]) -> Interactions:
+    """:func:`interactions` over summaries already made (what ``bench_interactions`` times)."""
+    with gc_paused():
+        ix = Index.build(summaries)
+        lin = Lineage.build(ix)  # first: the units know versions of one module (ix.kin)
+        relations = [r for unit in units(INTERACTIONS) for r in unit(ix)]
+        versions = [r for unit in units(LINEAGE) for r in unit(lin)]
+        return Interactions(ix, relations, families(ix, relations), lin, versions)
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cycle collector paused while the interactions are built: they make millions of
+    small lists, tuples and dicts and no cycle, and the collector's automatic passes over
+    them took about 40% of the CPU (``bench/bench_interactions.py``); reference counting
+    still frees everything (memory stays linear)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def risk(ix: Index, s: Summary) -> dict[str, Any]:
@@ -111,13 +150,13 @@ def _loading(ix: Index, s: Summary) -> list[dict[str, str]]:
     own = s.names("lorebook_entries")
     out = []
     for p in s.names("lorebook_loads"):
-        found = ix.carriers(p)
-        holders = sorted({ix.summaries[h].component_id for hs in found.values() for h in hs}
-                         - {s.component_id})
+        ids, idset = ix.carrier_ids(p)
+        holders = [c for c in ids[:5] if c != s.component_id][:4]
+        more = len(ids) - (s.component_id in idset) > 4
         if any(fits(p, n) for n in own):
             where = "in this module"
         elif holders:
-            where = "in " + ", ".join(holders[:4]) + (" ..." if len(holders) > 4 else "")
+            where = "in " + ", ".join(holders) + (" ..." if more else "")
         else:
             where = "unresolved"
         out.append({"load": f"lorebook {p!r}", "resolves": where})

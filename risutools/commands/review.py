@@ -13,6 +13,7 @@ from typing import ClassVar
 from risutools.catalog.catalog import Catalog
 from risutools.catalog.cluster import cluster_executor
 from risutools.catalog.review import Review, review_catalog
+from risutools.catalog.review_interactions import live_only
 from risutools.checks.registry import check_selection, for_command
 from risutools.commands.catalogs import configure
 from risutools.errors import UsageError
@@ -30,6 +31,7 @@ class Options:
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     scheduler: str | None = None
+    live_only: bool = False  # interactions between live components only (every format)
 
     def __post_init__(self) -> None:
         if self.jobs is not None and self.jobs < 1:
@@ -58,4 +60,7 @@ def run(opts: Options, progress: Progress | None = None) -> Reviewed:
             if opts.scheduler is not None else None
         review = review_catalog(cat, jobs=opts.jobs, progress=progress, executor=executor)
     review.result.checks = for_command("review")
+    if opts.live_only and review.data.get("interactions"):
+        review.data["interactions"] = live_only(review.data["interactions"],
+                                                review.data["documents"])
     return Reviewed(review)

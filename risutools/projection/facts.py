@@ -93,6 +93,29 @@ def _links(module: Module, analysis: Analysis) -> dict[str, Any]:
         "risu_buttons": len(analysis.risu_buttons),
         "button_callbacks": _names(f.name for f in analysis.button_callbacks),
         "provides": _names(c.name for c in analysis.provides),
+        **_reader_facts(analysis),
+    }
+
+
+def _reader_facts(analysis: Analysis) -> dict[str, Any]:
+    """The facts of what a reader follows (issue 22) that relate modules: buttons Lua
+    writes (``code_buttons``), the names buttons call (``button_names``) and those this
+    module answers (``manual_entries``: its own buttons'; ``button_targets``: any module's,
+    its manual triggers and Lua globals), state keys built at run time
+    (``computed_state``), a greeting's writes that run in group chats only
+    (``group_chat_writes``), lorebook code another module calls (``callbacks``) and code
+    nothing runs (``unreached``)."""
+    return {
+        "code_buttons": _names(f.name for f in analysis.code_buttons),
+        "button_names": _names(analysis.button_names),
+        "manual_entries": _names(f.name for f in analysis.manual_entries),
+        "button_targets": _names(analysis.button_targets),
+        "computed_state": [{"key": s.key, "scope": s.scope, "read": bool(s.reads),
+                            "write": bool(s.writes)}
+                           for s in analysis.computed_state[:MAX_NAMES]],
+        "group_chat_writes": _names(f.name for f in analysis.group_chat_writes),
+        "callbacks": _names(c.name for c in analysis.callbacks),
+        "unreached": _names(f.name for f in analysis.unreached),
     }
 
 

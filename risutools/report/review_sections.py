@@ -46,7 +46,8 @@ def interaction_lines(d: dict[str, Any]) -> list[str]:
     if not sec:
         return []
     rows = sec["relations"]
-    out = ["", f"interactions ({len(rows)}; {len(sec['families'])} famil"
+    out = ["", f"interactions{' between live components' if sec.get('live_only') else ''} "
+           f"({len(rows)}; {len(sec['families'])} famil"
            f"{'y' if len(sec['families']) == 1 else 'ies'}"
            + (f"; {sec['without_facts']} document(s) without facts" if sec["without_facts"]
               else "") + "):"]
@@ -131,8 +132,9 @@ def risk_lines(d: dict[str, Any]) -> list[str]:
 
 def markdown_sections(d: dict[str, Any], md: Callable[[Any], str]) -> list[str]:
     """The Markdown sections: interactions (families, then each group), versions, risk."""
-    out = ["", "## Interactions", ""]
     sec = d.get("interactions") or {"relations": [], "families": []}
+    out = ["", "## Interactions" + (" between live components" if sec.get("live_only")
+                                    else ""), ""]
     if sec["families"]:
         out += ["| family (backend) | extensions |", "| --- | --- |"]
         out += [f"| {md(f['title'])} ({md(f['backend'])}) | "
