@@ -20,11 +20,9 @@ Nothing is written.  Exit code (CLI): 1 when anything is an error.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -56,6 +54,7 @@ from risutools.catalog.review_checks import (
 )
 from risutools.catalog.review_interactions import attach_risk, interactions
 from risutools.checks.registry import Check
+from risutools.collector import cycles_paused
 from risutools.contract.loaders import LoadedDocument, display_path, load_documents
 from risutools.contract.transitions import CatalogLog
 from risutools.contract.validate import (
@@ -222,25 +221,9 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
     """The review of ``cat``; ``executor``: any ``concurrent.futures`` executor (a Dask
     cluster's) that runs the per-document part, the document rules.
 
-    The cycle collector is paused meanwhile (:func:`cycles_paused`)."""
+    The cycle collector is paused meanwhile (:func:`risutools.collector.cycles_paused`)."""
     with cycles_paused():
         return _review_catalog(cat, sources, jobs, progress, executor)
-
-
-@contextlib.contextmanager
-def cycles_paused() -> Iterator[None]:
-    """Python's cycle collector paused for the block (as it was after it).  A review holds
-    every document of the catalog as it goes, trees of dicts and lists with no cycle; the
-    collector's full passes walk all of them again and again, a quarter of the review's
-    CPU, to find nothing.  What the block frees is freed by reference counting as always;
-    a cycle it makes is collected once the collector runs again."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _review_catalog(cat: Catalog, sources: str | None, jobs: int | None,

@@ -5,10 +5,8 @@ dynamic loading and where it resolves, analysis findings, coverage caveats)."""
 
 from __future__ import annotations
 
-import contextlib
-import gc
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +22,7 @@ from risutools.catalog.interactions import (
 from risutools.catalog.lineage import Lineage
 from risutools.catalog.lineage_checks import LINEAGE
 from risutools.catalog.review_checks import units
+from risutools.collector import cycles_paused
 from risutools.findings import Finding
 from risutools.pathnames import fits_wildcard as fits
 
@@ -94,33 +93,18 @@ def _ids() -> dict[str, str]:
 def interactions(root: str, entries: Iterable[Entry]) -> Interactions:
     """Every RV4xx unit over the catalog's summaries, the families, the lineages and the
     RV5xx units over them."""
-    with gc_paused():
+    with cycles_paused():
         return relate(summarize_entry(root, e) for e in entries)
 
 
 def relate(summaries: Iterable[Summary]) -> Interactions:
     """:func:`interactions` over summaries already made (what ``bench_interactions`` times)."""
-    with gc_paused():
+    with cycles_paused():
         ix = Index.build(summaries)
         lin = Lineage.build(ix)  # first: the units know versions of one module (ix.kin)
         relations = [r for unit in units(INTERACTIONS) for r in unit(ix)]
         versions = [r for unit in units(LINEAGE) for r in unit(lin)]
         return Interactions(ix, relations, families(ix, relations), lin, versions)
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cycle collector paused while the interactions are built: they make millions of
-    small lists, tuples and dicts and no cycle, and the collector's automatic passes over
-    them took about 40% of the CPU (``bench/bench_interactions.py``); reference counting
-    still frees everything (memory stays linear)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def risk(ix: Index, s: Summary) -> dict[str, Any]:
