@@ -389,11 +389,13 @@ def _decode(cache: IngestCache, data: bytes, shown: str) -> None:
             return  # another tool version's cache: ignored silently
         entries = 0
         for count, rec in enumerate(unpacker, 1):
-            entries += _take(cache, rec)
-            if not entries or entries > MAX_CACHE_ENTRIES:
-                what = (f"holds more than {MAX_CACHE_ENTRIES} entries" if entries
-                        else f"record {count} is not of the expected shape")
-                raise RisuError(Code.CACHE_UNREADABLE, what, path=shown)
+            got = _take(cache, rec)
+            if not got:
+                raise ValueError(f"record {count} is not of the expected shape")
+            entries += got
+            if entries > MAX_CACHE_ENTRIES:
+                raise RisuError(Code.CACHE_UNREADABLE,
+                                f"holds more than {MAX_CACHE_ENTRIES} entries", path=shown)
         if unpacker.tell() != n:
             raise ValueError(f"truncated at byte {unpacker.tell()}")
     except RisuError:
