@@ -185,6 +185,9 @@ class IngestCache:
     files: dict[str, FileRecord] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
     files_used: set[str] = field(default_factory=set)
+    # the bytes read, and where each result's record is in them (saved again as they are)
+    data: bytes = b""
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
     dirty: bool = False  # whether save has anything new to write
 
     problem: str | None = None  # one line when the cache on disk could not be used
@@ -197,7 +200,7 @@ class IngestCache:
         try:
             _decode(cache, read_regular(path, MAX_CACHE_BYTES), display_path(path))
         except RisuError as exc:  # a damaged or hostile cache is rebuilt, never fatal
-            cache.stat, cache.results, cache.files = {}, {}, {}
+            cache.stat, cache.results, cache.files, cache.spans = {}, {}, {}, {}
             cache.problem = f"{exc.one_line()}; ignored, rebuilt by this run"
         cache.dirty = cache.problem is not None
         return cache
@@ -284,6 +287,7 @@ class IngestCache:
             return
         self.stat[path_key(rel)] = (st[0], st[1], outcome.sha256)
         key = result_key(outcome.sha256, lang, outcome.post_id, notes_sig)
+        self.spans.pop(key, None)
         self.results[key] = (outcome.format, outcome.warnings, outcome.error, ids,
                              _digests(outcome.digests, ids), _digests(outcome.facts_digests, ids),
                              packed)
@@ -341,7 +345,9 @@ class IngestCache:
         pack = msgpack.Packer(use_bin_type=True).pack
         parts = [pack([CACHE_FORMAT, __version__])]
         parts += [pack([0, *columns]) for columns in _columns(self.stat)]
-        parts += [pack([1, k, *v]) for k, v in sorted(self.results.items())]
+        view, spans = memoryview(self.data), self.spans
+        parts += [view[span[0]:span[1]] if (span := spans.get(k)) else pack([1, k, *v])
+                  for k, v in sorted(self.results.items())]
         parts += [pack([2, *columns]) for columns in _columns(self.files)]
         atomic_write(self.path, b"".join(parts))
         self.dirty = False
@@ -387,17 +393,22 @@ def _decode(cache: IngestCache, data: bytes, shown: str) -> None:
             raise ValueError("no header")
         if header != [CACHE_FORMAT, __version__]:
             return  # another tool version's cache: ignored silently
-        entries = 0
+        entries, start = 0, unpacker.tell()
         for count, rec in enumerate(unpacker, 1):
             got = _take(cache, rec)
             if not got:
                 raise ValueError(f"record {count} is not of the expected shape")
+            end = unpacker.tell()
+            if rec[0] == 1:
+                cache.spans[rec[1]] = (start, end)
+            start = end
             entries += got
             if entries > MAX_CACHE_ENTRIES:
                 raise RisuError(Code.CACHE_UNREADABLE,
                                 f"holds more than {MAX_CACHE_ENTRIES} entries", path=shown)
         if unpacker.tell() != n:
             raise ValueError(f"truncated at byte {unpacker.tell()}")
+        cache.data = data
     except RisuError:
         raise
     except Exception as exc:  # msgpack raises many types (ExtraData, ValueError, ...)
