@@ -186,8 +186,8 @@ class IngestCache:
     used: set[str] = field(default_factory=set)
     files_used: set[str] = field(default_factory=set)
     # the bytes read, and where each result's record is in them (saved again as they are)
-    data: bytes = b""
-    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+    data: bytes = field(default=b"", repr=False)
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
     dirty: bool = False  # whether save has anything new to write
 
     problem: str | None = None  # one line when the cache on disk could not be used
