@@ -256,3 +256,20 @@ def test_a_forged_file_record_for_another_text_is_not_trusted(tmp_path: Path) ->
     doc.write_text(doc.read_text("utf-8").replace("{", "{ ", 1), "utf-8")
     run = _as_full_run(src, out, tmp_path)
     assert run.notices == [] and doc.name in run.written
+
+
+def test_replay_evidence_is_carried_over_by_a_settled_catalog(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    """A candidate a replay was recorded into: each run keeps its verdict (and says so), the
+    runs that no longer read it as well."""
+    from test_catalog_support import CUTTER, doc_path, fresh_catalog
+
+    cat = fresh_catalog(tmp_path_factory, tmp_path)
+    src = _sources(tmp_path)
+    before = doc_path(cat, CUTTER).read_bytes()
+    for _ in range(3):
+        run = _as_full_run(src, cat, tmp_path, lang="ko")
+        assert run.evidence_kept == [CUTTER] and run.evidence_stale == []
+        assert doc_path(cat, CUTTER).read_bytes() == before
+    cutter = next(s for s in run.sources for cid in s.component_ids() if cid == CUTTER)
+    assert cutter.verified and None not in cutter.verified  # (not read, not rendered)
