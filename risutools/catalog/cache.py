@@ -90,22 +90,28 @@ def result_key(sha256: str, lang: str, post_id: str | None, notes_sig: str) -> s
 
 class CachedOutcome(SourceOutcome):
     """A source's outcome from the cache: its documents and facts stay packed until
-    something asks for them (:meth:`unpack`); the component ids are known without them."""
+    something asks for them (:meth:`unpack`); the component ids are known without them.
+    Made by :meth:`of`."""
 
-    def __init__(self, *, ids: list[str], packed: bytes, **given: Any) -> None:
-        # (the fields set directly: a re-run makes one of these a source, and the
-        # dataclass's own __init__ costs more than the rest of the cache check)
-        d = self.__dict__
-        d.update(_PLAIN_DEFAULTS)
-        for name in _LIST_DEFAULTS:
-            d[name] = []
-        d.update(given)
-        self.ids = ids
-        self.packed: bytes | None = packed
-        self._docs: list[dict[str, Any]] | None = None
-        self._facts: list[dict[str, Any]] | None = None
-        # whether every document and facts file was verified (nothing to unpack for them)
-        self.settled = False
+    ids: list[str]
+    packed: bytes | None
+    _docs: list[dict[str, Any]] | None
+    _facts: list[dict[str, Any]] | None
+    settled: bool  # whether every document and facts file was verified (none to unpack)
+
+    @classmethod
+    def of(cls, path: str, entry: Entry, sha: str, post_id: str | None) -> CachedOutcome:
+        """The outcome of a cache entry (its fields set at once: a re-run makes one of these
+        a source, and a dataclass's ``__init__`` costs more than the rest of the check)."""
+        fmt, warnings, error, ids, digests, fdigests, packed = entry
+        out = cls.__new__(cls)
+        out.__dict__ = {
+            "path": path, "size": 0, "format": fmt, "sha256": sha, "post_id": post_id,
+            "warnings": list(warnings), "error": error, "cached": False, "duplicate_of": None,
+            "rendered": [], "staged": None, "digests": digests, "facts_digests": fdigests,
+            "facts_texts": [], "verified": [], "facts_verified": [],
+            "ids": ids, "packed": packed, "_docs": None, "_facts": None, "settled": False}
+        return out
 
     def unpack(self) -> bool:
         """Unpack the documents and facts (once); False when they do not fit (a damaged or
@@ -143,11 +149,11 @@ class CachedOutcome(SourceOutcome):
         self._facts = value
 
 
-_PLAIN_DEFAULTS = {f.name: f.default for f in dataclasses.fields(SourceOutcome)
-                   if f.default is not dataclasses.MISSING}
-_LIST_DEFAULTS = [f.name for f in dataclasses.fields(SourceOutcome)
-                  if f.default_factory is list and f.name not in ("documents", "facts")]
-assert len(_PLAIN_DEFAULTS) + len(_LIST_DEFAULTS) + 4 == len(dataclasses.fields(SourceOutcome))
+# (CachedOutcome.of sets every field of a SourceOutcome but documents and facts)
+_OF_FIELDS = {"path", "size", "format", "sha256", "post_id", "warnings", "error", "cached",
+              "duplicate_of", "rendered", "staged", "digests", "facts_digests", "facts_texts",
+              "verified", "facts_verified"}
+assert {f.name for f in dataclasses.fields(SourceOutcome)} - {"documents", "facts"} == _OF_FIELDS
 
 
 def unpack_outcome(packed: bytes, ids: list[str]
@@ -246,11 +252,8 @@ class IngestCache:
         entry = self.results.get(key)
         if entry is None:
             return None
-        fmt, warnings, error, ids, digests, fdigests, packed = entry
         self.used.add(key)
-        return CachedOutcome(path=rel, size=0, format=fmt, sha256=sha, post_id=post_id,
-                             warnings=list(warnings), error=error, ids=ids,
-                             packed=packed, digests=digests, facts_digests=fdigests)
+        return CachedOutcome.of(rel, entry, sha, post_id)
 
     def forget(self, outcome: CachedOutcome, lang: str, notes_sig: str) -> None:
         """An outcome whose packed documents did not fit: not kept."""
