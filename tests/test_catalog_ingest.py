@@ -209,13 +209,14 @@ def test_generated_documents_carry_no_module_code(tmp_path: Path, lang: str) -> 
 @pytest.mark.parametrize(
     "payload, why",
     [
-        (b"\xc1garbage", "not valid msgpack"),
-        (b"\xdd\xff\xff\xff\xff", "declares a container"),  # a 4-billion-slot array claim
-        (b"\xdb\xff\xff\xff\xff", "truncated"),  # a 4 GiB string claim
-        (b"\x91" * 1000 + b"\xc0", "deeper"),  # nesting
-        (b"\xdc\xff\xff" + b"\x90" * 0xFFFF, "ignored"),  # 64 K empty lists: fine, wrong shape
-        (b"\x83\xa6format\x02\xa4tool\xa1x\xa4stat\x01", "ignored"),  # not the maps (other tool)
-        (b"", "truncated"),
+        (b"\xc1garbage", "not a valid cache"),
+        (b"\xdd\xff\xff\xff\xff", "not a valid cache"),  # a 4-billion-slot array claim
+        (b"\xdb\xff\xff\xff\xff", "not a valid cache"),  # a 4 GiB string claim
+        (b"\x91" * 1000 + b"\xc0", "not a valid cache"),  # nesting
+        (b"\xdc\xff\xff" + b"\x90" * 0xFFFF, "not a valid cache"),  # 64 K empty lists
+        (b"\x83\xa6format\x02\xa4tool\xa1x\xa4stat\x01", "ignored"),  # an earlier format
+        (b"\x92\x03\xa1x", "ignored"),  # another tool version's header
+        (b"", "not a valid cache"),
     ],
 )
 def test_hostile_cache_is_one_line_and_rebuilt(tmp_path: Path, payload: bytes, why: str) -> None:
@@ -226,24 +227,25 @@ def test_hostile_cache_is_one_line_and_rebuilt(tmp_path: Path, payload: bytes, w
     _risum(src / "300_m.risum", "Module")
     out = tmp_path / "cat"
     ingest(src, out, jobs=1)
+    ingest(src, out, jobs=1)  # (the catalog files are recorded by the run after a write)
     cache_file = out / ".risutools-cache" / "ingest.msgpack"
     good = cache_file.read_bytes()
     cache_file.write_bytes(payload)
     run = ingest(src, out, jobs=1)
     assert run.ok and run.counts()["cached"] == 0
-    if why == "ignored":  # well-formed msgpack of another shape or tool: dropped quietly
+    if why == "ignored":  # well-formed msgpack of another format or tool: dropped quietly
         assert run.notices == []
     else:
         (line,) = run.notices
         assert "\n" not in line and why in line and "cache" in line and "rebuilt" in line
     assert cache_file.read_bytes() == good  # rebuilt, byte for byte
-    # the right tool version with the wrong maps: one line too
+    # the right tool version with a record of the wrong shape: one line too
     import msgpack
 
-    cache_file.write_bytes(msgpack.packb({"format": cache_mod.CACHE_FORMAT,
-                                          "tool": __version__, "stat": 1, "results": {}}))
+    cache_file.write_bytes(msgpack.packb([cache_mod.CACHE_FORMAT, __version__])
+                           + msgpack.packb([0, "x", 1]))
     (line,) = ingest(src, out, jobs=1).notices
-    assert "cache-unreadable" in line and "expected maps" in line
+    assert "cache-unreadable" in line and "expected shape" in line
 
 
 def test_cache_bounds_are_enforced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -255,12 +257,17 @@ def test_cache_bounds_are_enforced(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     ingest(src, out, jobs=1)
     cache_file = out / ".risutools-cache" / "ingest.msgpack"
     assert ingest(src, out, jobs=1).counts()["cached"] == 1
-    # too many values: refused before anything is built
-    monkeypatch.setattr(cache_mod, "MAX_CACHE_VALUES", 5)
+    # too many entries: refused
+    monkeypatch.setattr(cache_mod, "MAX_CACHE_ENTRIES", 1)
     run = ingest(src, out, jobs=1)
     (line,) = run.notices
-    assert "too-large" in line or "more than 5" in line
+    assert "more than 1 entries" in line
     assert run.counts()["cached"] == 0
+    monkeypatch.undo()
+    # an array longer than a record may hold: refused by msgpack itself
+    monkeypatch.setattr(cache_mod, "MAX_CACHE_ITEMS", 2)
+    (line,) = ingest(src, out, jobs=1).notices
+    assert "cache-unreadable" in line and "exceeds" in line
     monkeypatch.undo()
     # too many bytes: never read past the bound
     monkeypatch.setattr(cache_mod, "MAX_CACHE_BYTES", 16)

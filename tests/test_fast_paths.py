@@ -262,25 +262,33 @@ def test_the_cache_records_the_stat_taken_before_the_read(tmp_path: Path) -> Non
     cache = IngestCache(tmp_path / "c.msgpack")
     out = SourceOutcome(path="a.risum", size=1, sha256="0" * 64)
     cache.store("a.risum", out, f, "en", "", (1, 123))  # as planned (before the read)
-    assert cache.stat["a.risum"] == [1, 123, "0" * 64]
+    assert cache.stat["a.risum"] == (1, 123, "0" * 64)
     # the file on disk has another mtime: not trusted
     assert cache.lookup("a.risum", f, "en", None, "") is None
     assert cache.lookup("a.risum", f, "en", None, "", (1, 123)) is not None
     cache.store("a.risum", out, f, "en", "")  # without one: stat'ed here, as before
     st = f.stat()
-    assert cache.stat["a.risum"] == [st.st_size, st.st_mtime_ns, "0" * 64]
+    assert cache.stat["a.risum"] == (st.st_size, st.st_mtime_ns, "0" * 64)
 
 
 def test_a_cache_with_an_unpackable_result_keeps_the_others(tmp_path: Path) -> None:
-    import msgpack
-
     from risutools.catalog.cache import IngestCache
+    from risutools.catalog.ingest import SourceOutcome
 
+    f = tmp_path / "a.risum"
+    f.write_bytes(b"x")
     cache = IngestCache(tmp_path / "c.msgpack")
-    cache.results = {"good": {"documents": ["fine"]}, "bad": {"documents": ["lone \ud800"]}}
+    good = SourceOutcome(path="a.risum", size=1, sha256="0" * 64,
+                         documents=[{"component_id": "a", "x": "fine"}], facts=[{}])
+    bad = SourceOutcome(path="b.risum", size=1, sha256="1" * 64,
+                        documents=[{"component_id": "b", "x": "lone \ud800"}], facts=[{}])
+    cache.store("a.risum", good, f, "en", "", (1, 1))
+    cache.store("b.risum", bad, f, "en", "", (1, 1))  # cannot be packed: not cached
     cache.save()
-    data = msgpack.unpackb((tmp_path / "c.msgpack").read_bytes(), raw=False)
-    assert list(data["results"]) == ["good"]
+    again = IngestCache.load(tmp_path / "c.msgpack")
+    assert again.problem is None and list(again.stat) == ["a.risum"]
+    hit = again.lookup("a.risum", f, "en", None, "", (1, 1))
+    assert hit is not None and hit.documents == good.documents
 
 
 def test_unicodedata_is_what_keep_reads() -> None:

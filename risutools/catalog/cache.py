@@ -1,32 +1,48 @@
 """The incremental ingest cache (msgpack, one file, written atomically).
 
-Two maps:
+The file is a header ``[CACHE_FORMAT, tool version]`` then a stream of records, each a short
+msgpack array:
 
-* ``stat``: relative path -> ``[size, mtime_ns, sha256]`` (a path that is not UTF-8,
-  e.g. a CP949 name from a Korean zip, is keyed by ``"\\0"`` + the hex of its exact
-  bytes: the key is exact and always storable).  A file whose size
-  and modification time are unchanged is not hashed again (hashing is the
-  dominant cost of a run over gigabytes of assets).  ``--no-cache`` or
-  deleting the cache forces a full re-hash.
-* ``results``: ``result_key(sha256, ...)`` -> the projected documents (or the
-  error) for those bytes, valid for this tool version, language, post id and
-  notes.  A re-run after adding ten files reads ten files.
+* ``[0, paths, sizes, mtimes_ns, sha256s]`` (columns of at most ``MAX_CACHE_ITEMS``): each
+  source file's stat (a path that is not UTF-8, e.g. a CP949 name from a Korean zip, is
+  keyed by ``"\\0"`` + the hex of its exact bytes: the key is exact and always storable).
+  A file whose size and modification time are unchanged is not hashed again (hashing is
+  the dominant cost of a run over gigabytes of assets), nor opened to tell its format.
+  ``--no-cache`` or deleting the cache forces a full re-hash.
+* ``[1, result_key(sha256, ...), format, warnings, error, component ids, digests, facts
+  digests, packed]``: the outcome of those bytes, valid for this tool version, language,
+  post id, notes and settings (all in the key).  The documents and their facts stay packed
+  (one msgpack ``bin``) until something needs them; the digests are the sha256 of each
+  document's text as a JSON file and of its facts file's text.  A re-run after adding ten
+  files reads ten files.
+* ``[2, names, sizes, mtimes_ns, ctimes_ns, inodes, digests, statuses, lines]`` (columns):
+  each catalog file (``x.json`` or ``facts/x.json``) as the last run found it when it
+  compared it with the text of that digest: the status (``unchanged`` or
+  ``kept_reviewed``) and the line it gave.  While the file's stat is the one recorded (a
+  write by anyone changes its ctime) and the new text's digest is the same, the run gives
+  the same answer without reading or rendering anything.  A file changed less than
+  ``RACY_NS`` before it was read is not recorded (a write in the same clock tick could
+  leave its stat as it was).
 
 A cache written by another tool version is ignored silently; one that cannot be read
-(not a regular file, larger than ``MAX_CACHE_BYTES``, more than ``MAX_CACHE_VALUES``
-msgpack values, nested deeper than ``risup.MAX_DEPTH``, a length claim past its bytes,
-not msgpack, not the expected maps) is ignored with one line in ``problem`` (the run
-rebuilds it), never trusted, never fatal.  Bound: the file is read through
-:func:`risutools.safeio.read_regular` (at most ``MAX_CACHE_BYTES + 1`` bytes), its
-shape is walked by :func:`risutools.formats.risup.msgpack_shape` before anything is
-built, and msgpack's own ``max_*_len`` limits hold every container and string to the
-bytes read, so decoding builds at most ``MAX_CACHE_VALUES`` objects.
+(not a regular file, larger than ``MAX_CACHE_BYTES``, more than ``MAX_CACHE_ENTRIES``
+entries, a record of another shape or type, not msgpack) is ignored with one line in
+``problem`` (the run rebuilds it), never trusted, never fatal.  Bound: the file is read
+through :func:`risutools.safeio.read_regular` (at most ``MAX_CACHE_BYTES + 1`` bytes) and
+decoded by msgpack's own unpacker, one record at a time, with its limits: no map at all, no
+array longer than ``MAX_CACHE_ITEMS``, no ext type, no string or ``bin`` longer than the
+bytes read; each record is checked (a few type checks) before it is kept.  A packed
+outcome is unpacked only when needed, after its shape is walked
+(:func:`risutools.formats.risup.msgpack_shape`); one that does not fit is a cache miss (the
+source is projected again).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
+import stat as stat_mod
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,11 +54,25 @@ from risutools.formats.risup import msgpack_shape
 from risutools.fsio import atomic_write, display_path
 from risutools.safeio import read_regular
 
-CACHE_FORMAT = 3  # 3: facts summaries with the reader's facts (issue 19)
+# 3: records read by msgpack's own unpacker (issue 23); 4: facts summaries with the
+# reader's facts (issue 19)
+CACHE_FORMAT = 4
 MAX_CACHE_BYTES = 256 << 20  # a cache file larger than 256 MiB is not read (rebuilt)
-# at most this many msgpack values (a source's entry holds a few hundred): ~1 GB of
-# Python objects at worst, whatever the bytes claim
-MAX_CACHE_VALUES = 8_000_000
+# at most this many entries (stats, results and catalog files: about four a source): ~1 GB
+# of Python objects at worst
+MAX_CACHE_ENTRIES = 6_000_000
+# no array in a record longer than this (a source's documents, its warnings): with
+# msgpack's nesting bound, what a record can hold before it is checked stays small
+MAX_CACHE_ITEMS = 4096
+# at most this many msgpack values in one packed outcome (a source's documents and facts)
+MAX_PACKED_VALUES = 2_000_000
+RACY_NS = 1_000_000_000  # a catalog file changed this close to the run is not recorded
+MEMO_STATUSES = ("unchanged", "kept_reviewed")
+
+# (format, warnings, error, component ids, digests, facts digests, packed)
+Entry = tuple[str | None, list[str], str | None, list[str], list[str], list[str], bytes]
+# (size, mtime_ns, ctime_ns, inode, digest, status, text)
+FileRecord = tuple[int, int, int, int, str, str, str]
 
 
 def path_key(rel: str) -> str:
@@ -60,13 +90,113 @@ def result_key(sha256: str, lang: str, post_id: str | None, notes_sig: str) -> s
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
+class CachedOutcome(SourceOutcome):
+    """A source's outcome from the cache: its documents and facts stay packed until
+    something asks for them (:meth:`unpack`); the component ids are known without them.
+    Made by :meth:`of`."""
+
+    ids: list[str]
+    packed: bytes | None
+    _docs: list[dict[str, Any]] | None
+    _facts: list[dict[str, Any]] | None
+    settled: bool  # whether every document and facts file was verified (none to unpack)
+
+    @classmethod
+    def of(cls, path: str, entry: Entry, sha: str, post_id: str | None) -> CachedOutcome:
+        """The outcome of a cache entry (its fields set at once: a re-run makes one of these
+        a source, and a dataclass's ``__init__`` costs more than the rest of the check)."""
+        fmt, warnings, error, ids, digests, fdigests, packed = entry
+        out = cls.__new__(cls)
+        out.__dict__ = {
+            "path": path, "size": 0, "format": fmt, "sha256": sha, "post_id": post_id,
+            "warnings": list(warnings), "error": error, "cached": False, "duplicate_of": None,
+            "rendered": [], "staged": None, "digests": digests, "facts_digests": fdigests,
+            "facts_texts": [], "verified": [], "facts_verified": [],
+            "ids": ids, "packed": packed, "_docs": None, "_facts": None, "settled": False}
+        return out
+
+    def unpack(self) -> bool:
+        """Unpack the documents and facts (once); False when they do not fit (a damaged or
+        forged cache: the caller projects the source again)."""
+        if self.packed is None:
+            return self._docs is not None
+        value = unpack_outcome(self.packed, self.ids)
+        self.packed = None
+        if value is None:
+            return False
+        self._docs, self._facts = value
+        return True
+
+    def component_ids(self) -> list[str]:
+        return self.ids if self._docs is None else super().component_ids()
+
+    @property
+    def documents(self) -> list[dict[str, Any]]:
+        if self._docs is None:
+            self.unpack()
+        return self._docs if self._docs is not None else []
+
+    @documents.setter
+    def documents(self, value: list[dict[str, Any]]) -> None:
+        self._docs = value
+
+    @property
+    def facts(self) -> list[dict[str, Any]]:
+        if self._facts is None:
+            self.unpack()
+        return self._facts if self._facts is not None else []
+
+    @facts.setter
+    def facts(self, value: list[dict[str, Any]]) -> None:
+        self._facts = value
+
+
+# (CachedOutcome.of sets every field of a SourceOutcome but documents and facts)
+_OF_FIELDS = {"path", "size", "format", "sha256", "post_id", "warnings", "error", "cached",
+              "duplicate_of", "rendered", "staged", "digests", "facts_digests", "facts_texts",
+              "verified", "facts_verified"}
+assert {f.name for f in dataclasses.fields(SourceOutcome)} - {"documents", "facts"} == _OF_FIELDS
+
+
+def unpack_outcome(packed: bytes, ids: list[str]
+                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
+    """(documents, facts) of a packed outcome, each a list of maps, one a component id,
+    the documents' ids those recorded; None when it does not fit."""
+    import msgpack
+
+    try:
+        msgpack_shape(packed, "a cached outcome", max_items=MAX_PACKED_VALUES)
+        n = len(packed)
+        value = msgpack.unpackb(packed, raw=False, strict_map_key=True, max_str_len=n,
+                                max_bin_len=n, max_array_len=n, max_map_len=n, max_ext_len=0)
+    except Exception:  # msgpack raises many types; the walk raises RisuError
+        return None
+    if not (isinstance(value, list) and len(value) == 2):
+        return None
+    docs, facts = value
+    if not (isinstance(docs, list) and isinstance(facts, list)
+            and len(docs) == len(facts) == len(ids)):
+        return None
+    for doc, f, cid in zip(docs, facts, ids, strict=True):
+        if not (isinstance(doc, dict) and isinstance(f, dict) and doc.get("component_id") == cid):
+            return None
+    return docs, facts
+
+
 @dataclass
 class IngestCache:
     path: Path
     enabled: bool = True
-    stat: dict[str, list[Any]] = field(default_factory=dict)
-    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    stat: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    results: dict[str, Entry] = field(default_factory=dict)
+    # the catalog's files as last compared (name relative to the catalog, "/" separators)
+    files: dict[str, FileRecord] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
+    files_used: set[str] = field(default_factory=set)
+    # the bytes read, and where each result's record is in them (saved again as they are)
+    data: bytes = field(default=b"", repr=False)
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
+    dirty: bool = False  # whether save has anything new to write
 
     problem: str | None = None  # one line when the cache on disk could not be used
 
@@ -76,34 +206,24 @@ class IngestCache:
         if not enabled or not os.path.lexists(path):
             return cache
         try:
-            data = _decode(read_regular(path, MAX_CACHE_BYTES), display_path(path))
+            _decode(cache, read_regular(path, MAX_CACHE_BYTES), display_path(path))
         except RisuError as exc:  # a damaged or hostile cache is rebuilt, never fatal
+            cache.stat, cache.results, cache.files, cache.spans = {}, {}, {}, {}
             cache.problem = f"{exc.one_line()}; ignored, rebuilt by this run"
-            return cache
-        if (
-            isinstance(data, dict)
-            and data.get("format") == CACHE_FORMAT
-            and data.get("tool") == __version__
-        ):
-            stat_map, results = data.get("stat"), data.get("results")
-            if isinstance(stat_map, dict) and isinstance(results, dict):
-                cache.stat, cache.results = stat_map, results
-            else:
-                cache.problem = (f"{display_path(path)}: cache-unreadable: not the expected "
-                                 "maps; ignored, rebuilt by this run")
+        cache.dirty = cache.problem is not None
         return cache
 
     def _known_sha(
         self, rel: str, path: str | os.PathLike[str], st: tuple[int, int] | None = None
     ) -> str | None:
         entry = self.stat.get(path_key(rel))
-        if not isinstance(entry, list) or len(entry) != 3:
+        if entry is None:
             return None
         if st is None:
             st = _size_mtime(path)
             if st is None:
                 return None
-        if entry[0] == st[0] and entry[1] == st[1] and isinstance(entry[2], str):
+        if entry[0] == st[0] and entry[1] == st[1]:
             return entry[2]
         return None
 
@@ -116,13 +236,12 @@ class IngestCache:
             return None
         sha = self._known_sha(rel, path)
         entry = self.results.get(result_key(sha, lang, post_id, notes_sig)) if sha else None
-        fmt = entry.get("format") if isinstance(entry, dict) else None
-        return fmt if isinstance(fmt, str) else None
+        return entry[0] if entry is not None else None
 
     def lookup(
         self, rel: str, path: str | os.PathLike[str], lang: str, post_id: str | None,
         notes_sig: str, st: tuple[int, int] | None = None,
-    ) -> SourceOutcome | None:
+    ) -> CachedOutcome | None:
         """The outcome cached for the file at ``path`` when its size and modification time
         (``st``: as the caller just stat'ed them; else stat'ed here) are the ones recorded
         and its bytes were projected with these settings; None otherwise."""
@@ -133,27 +252,18 @@ class IngestCache:
             return None
         key = result_key(sha, lang, post_id, notes_sig)
         entry = self.results.get(key)
-        if not isinstance(entry, dict):
+        if entry is None:
             return None
-
-        try:
-            outcome = SourceOutcome(
-                path=rel,
-                size=0,
-                format=entry.get("format"),
-                sha256=sha,
-                post_id=post_id,
-                documents=list(entry.get("documents") or []),
-                facts=list(entry.get("facts") or []),
-                warnings=list(entry.get("warnings") or []),
-                error=entry.get("error"),
-            )
-        except (TypeError, ValueError):
-            return None
-        if len(outcome.facts) != len(outcome.documents):
-            return None  # an entry written before facts were kept: project again
         self.used.add(key)
-        return outcome
+        return CachedOutcome.of(rel, entry, sha, post_id)
+
+    def forget(self, outcome: CachedOutcome, lang: str, notes_sig: str) -> None:
+        """An outcome whose packed documents did not fit: not kept."""
+        if outcome.sha256:
+            key = result_key(outcome.sha256, lang, outcome.post_id, notes_sig)
+            self.results.pop(key, None)
+            self.used.discard(key)
+            self.dirty = True
 
     def store(
         self, rel: str, outcome: SourceOutcome, path: str | os.PathLike[str], lang: str,
@@ -161,48 +271,105 @@ class IngestCache:
     ) -> None:
         """Remember ``outcome`` for the file at ``path`` (``rel``: its exact relative path;
         ``st``: its size and modification time as stat'ed before it was read, else stat'ed
-        here)."""
+        here).  An outcome msgpack cannot store (a lone surrogate in a text) or past the
+        cache's bounds is simply not cached."""
         if not self.enabled or not outcome.sha256:
             return
         if st is None:
             st = _size_mtime(path)
             if st is None:
                 return
-        self.stat[path_key(rel)] = [st[0], st[1], outcome.sha256]
+        ids = outcome.component_ids()
+        if len(ids) > MAX_CACHE_ITEMS or len(outcome.warnings) > MAX_CACHE_ITEMS:
+            return
+        import msgpack
+
+        try:
+            packed = msgpack.packb([outcome.documents, outcome.facts], use_bin_type=True)
+            msgpack.packb([outcome.format, outcome.warnings, outcome.error, ids],
+                          use_bin_type=True)
+        except (ValueError, TypeError, OverflowError):
+            return
+        self.stat[path_key(rel)] = (st[0], st[1], outcome.sha256)
         key = result_key(outcome.sha256, lang, outcome.post_id, notes_sig)
-        self.results[key] = {
-            "format": outcome.format,
-            "documents": outcome.documents,
-            "facts": outcome.facts,
-            "warnings": outcome.warnings,
-            "error": outcome.error,
-        }
+        self.spans.pop(key, None)
+        self.results[key] = (outcome.format, outcome.warnings, outcome.error, ids,
+                             _digests(outcome.digests, ids), _digests(outcome.facts_digests, ids),
+                             packed)
         self.used.add(key)
+        self.dirty = True
+
+    def verify(self, name: str, path: str, digest: str) -> tuple[str, str] | None:
+        """What the last run found comparing the catalog file ``name`` (at ``path``) with
+        the text of ``digest``, when the file's stat is still the one recorded: (status,
+        line); else None (the file is read and compared)."""
+        rec = self.files.get(name)
+        if rec is None or rec[4] != digest:
+            return None
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return None
+        if (stat_mod.S_ISREG(st.st_mode) and st.st_size == rec[0] and st.st_mtime_ns == rec[1]
+                and st.st_ctime_ns == rec[2] and st.st_ino == rec[3]):
+            self.files_used.add(name)
+            return rec[5], rec[6]
+        return None
+
+    def remember(self, name: str, st: os.stat_result, digest: str, status: str, line: str,
+                 before_ns: int) -> None:
+        """Record what comparing the catalog file ``name`` (``st``: its stat taken before
+        it was read) with the text of ``digest`` gave, unless it changed less than
+        ``RACY_NS`` before ``before_ns`` (when the comparing began)."""
+        if (not self.enabled or status not in MEMO_STATUSES or not stat_mod.S_ISREG(st.st_mode)
+                or max(st.st_mtime_ns, st.st_ctime_ns) >= before_ns - RACY_NS):
+            return
+        rec = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, digest, status, line)
+        self.files_used.add(name)
+        if self.files.get(name) != rec:
+            self.files[name] = rec
+            self.dirty = True
 
     def prune(self, seen: set[str]) -> None:
         """Forget files that are gone and results nothing refers to any more."""
         keys = {path_key(rel) for rel in seen}
-        self.stat = {k: v for k, v in self.stat.items() if k in keys}
-        self.results = {k: v for k, v in self.results.items() if k in self.used}
+        stat_map = {k: v for k, v in self.stat.items() if k in keys}
+        results = {k: v for k, v in self.results.items() if k in self.used}
+        files = {k: v for k, v in self.files.items() if k in self.files_used}
+        if (len(stat_map), len(results), len(files)) != (len(self.stat), len(self.results),
+                                                          len(self.files)):
+            self.dirty = True
+        self.stat, self.results, self.files = stat_map, results, files
 
     def save(self) -> None:
-        if not self.enabled:
+        """Write the cache (when this run changed anything in it)."""
+        if not self.enabled or not self.dirty:
             return
         import msgpack
 
-        results = dict(sorted(self.results.items()))
-        value: dict[str, Any] = {
-            "format": CACHE_FORMAT,
-            "tool": __version__,
-            "stat": dict(sorted(self.stat.items())),
-            "results": results,
-        }
-        try:  # packed once; only when a result cannot be stored is each one tried
-            data = msgpack.packb(value, use_bin_type=True)
-        except (ValueError, TypeError, OverflowError):  # e.g. a lone surrogate in a text
-            value["results"] = {k: v for k, v in results.items() if _packable(v)}
-            data = msgpack.packb(value, use_bin_type=True)
-        atomic_write(self.path, data)
+        pack = msgpack.Packer(use_bin_type=True).pack
+        parts = [pack([CACHE_FORMAT, __version__])]
+        parts += [pack([0, *columns]) for columns in _columns(self.stat)]
+        view, spans = memoryview(self.data), self.spans
+        parts += [view[span[0]:span[1]] if (span := spans.get(k)) else pack([1, k, *v])
+                  for k, v in sorted(self.results.items())]
+        parts += [pack([2, *columns]) for columns in _columns(self.files)]
+        atomic_write(self.path, b"".join(parts))
+        self.dirty = False
+
+
+def _columns(table: dict[str, tuple[Any, ...]]) -> list[list[list[Any]]]:
+    """A map's entries in key order, as columns (the keys, then each field), in chunks of at
+    most ``MAX_CACHE_ITEMS`` entries."""
+    rows = sorted(table.items())
+    return [[[k for k, _ in chunk], *(list(col) for col in zip(*(v for _, v in chunk),
+                                                               strict=True))]
+            for chunk in (rows[i:i + MAX_CACHE_ITEMS]
+                          for i in range(0, len(rows), MAX_CACHE_ITEMS))]
+
+
+def _digests(values: list[str], ids: list[str]) -> list[str]:
+    return list(values) if len(values) == len(ids) else []
 
 
 def _size_mtime(path: str | os.PathLike[str]) -> tuple[int, int] | None:
@@ -213,33 +380,105 @@ def _size_mtime(path: str | os.PathLike[str]) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-def _decode(data: bytes, shown: str) -> Any:
-    """The cache's msgpack value, bounded before it is built (see the module docstring)."""
+def _decode(cache: IngestCache, data: bytes, shown: str) -> None:
+    """Fill ``cache`` from the file's bytes, bounded while they are decoded (see the module
+    docstring); raises ``cache-unreadable``."""
     import msgpack
 
-
-    what = "the cache"
-    try:
-        msgpack_shape(data, what, max_items=MAX_CACHE_VALUES)
-    except RisuError as exc:
-        raise RisuError(Code.CACHE_UNREADABLE, exc.why, path=shown) from None
     n = len(data)
+    if data[:1] in _MAP_BYTES:
+        return  # an earlier format's cache (one map): ignored silently, rebuilt
+    unpacker = msgpack.Unpacker(None, raw=False, strict_map_key=True, max_buffer_size=max(n, 1),
+                                max_str_len=n, max_bin_len=n, max_array_len=MAX_CACHE_ITEMS,
+                                max_map_len=0, max_ext_len=0)
+    unpacker.feed(data)
     try:
-        return msgpack.unpackb(
-            data, raw=False, strict_map_key=True, max_str_len=n, max_bin_len=n,
-            max_array_len=min(n, MAX_CACHE_VALUES), max_map_len=min(n, MAX_CACHE_VALUES),
-            max_ext_len=n,
-        )
+        header = next(unpacker, None)
+        if not (isinstance(header, list) and len(header) == 2):
+            raise ValueError("no header")
+        if header != [CACHE_FORMAT, __version__]:
+            return  # another tool version's cache: ignored silently
+        entries, start = 0, unpacker.tell()
+        for count, rec in enumerate(unpacker, 1):
+            got = _take(cache, rec)
+            if not got:
+                raise ValueError(f"record {count} is not of the expected shape")
+            end = unpacker.tell()
+            if rec[0] == 1:
+                cache.spans[rec[1]] = (start, end)
+            start = end
+            entries += got
+            if entries > MAX_CACHE_ENTRIES:
+                raise RisuError(Code.CACHE_UNREADABLE,
+                                f"holds more than {MAX_CACHE_ENTRIES} entries", path=shown)
+        if unpacker.tell() != n:
+            raise ValueError(f"truncated at byte {unpacker.tell()}")
+        cache.data = data
+    except RisuError:
+        raise
     except Exception as exc:  # msgpack raises many types (ExtraData, ValueError, ...)
-        raise RisuError(Code.CACHE_UNREADABLE, f"not valid msgpack: {exc}", path=shown) from None
+        raise RisuError(Code.CACHE_UNREADABLE, f"not a valid cache: {exc}", path=shown) from None
 
 
-def _packable(value: Any) -> bool:
-    """Whether msgpack can store ``value`` (an entry that cannot is simply not cached)."""
-    import msgpack
+_MAP_BYTES = {bytes([b]) for b in (*range(0x80, 0x90), 0xDE, 0xDF)}
 
-    try:
-        msgpack.packb(value, use_bin_type=True)
-    except (ValueError, TypeError, OverflowError):
-        return False
-    return True
+
+_STR = {str}
+
+
+def _strs(value: Any) -> bool:
+    return type(value) is list and set(map(type, value)) <= _STR
+
+
+def _column(values: Any, kind: set[type], size: int) -> bool:
+    return type(values) is list and len(values) == size and set(map(type, values)) <= kind
+
+
+def _take(cache: IngestCache, rec: Any) -> int:
+    """Keep one record when it has its kind's shape and types: the number of entries it
+    held (0: it does not fit)."""
+    if type(rec) is not list or not rec:
+        return 0
+    if rec[0] == 1:
+        return _take_result(cache, rec)
+    return _take_columns(cache, rec)
+
+
+def _take_result(cache: IngestCache, rec: list[Any]) -> int:
+    if len(rec) != 9:
+        return 0
+    _, key, fmt, warnings, error, ids, digests, fdigests, packed = rec
+    if (type(key) is str and (fmt is None or type(fmt) is str) and _strs(warnings)
+            and (error is None or type(error) is str) and _strs(ids) and _strs(digests)
+            and _strs(fdigests) and len(digests) in (0, len(ids))
+            and len(fdigests) in (0, len(ids)) and type(packed) is bytes):
+        cache.results[key] = (fmt, warnings, error, ids, digests, fdigests, packed)
+        return 1
+    return 0
+
+
+def _take_columns(cache: IngestCache, rec: list[Any]) -> int:
+    kind, size = rec[0], len(rec)
+    types = _STAT_COLUMNS if kind == 0 else _FILE_COLUMNS if kind == 2 else None
+    keys = rec[1] if size > 1 else None
+    if types is None or size != len(types) + 2 or type(keys) is not list or not keys:
+        return 0
+    n = len(keys)
+    if not all(_column(col, t, n) for col, t in zip(rec[1:], (_STR, *types), strict=True)):
+        return 0
+    if kind == 0:
+        cache.stat.update(zip(keys, zip(*rec[2:], strict=True), strict=True))
+    elif set(rec[7]) <= _MEMO:
+        cache.files.update(zip(keys, zip(*rec[2:], strict=True), strict=True))
+    else:
+        return 0
+    return n
+
+
+_INT = {int}
+_MEMO = set(MEMO_STATUSES)
+# the fields' types of a record of source stats (kind 0: size, mtime_ns, sha256) and of
+# catalog files (kind 2: size, mtime_ns, ctime_ns, inode, digest, status, line), after
+# the column of keys
+_STAT_COLUMNS = (_INT, _INT, _STR)
+_FILE_COLUMNS = (_INT, _INT, _INT, _INT, _STR, _STR, _STR)

@@ -41,13 +41,13 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
-from risutools.catalog.cache import IngestCache, result_key
+from risutools.catalog.cache import CachedOutcome, IngestCache, result_key
 from risutools.catalog.ingest_facts import write_facts
 from risutools.catalog.ingest_write import write_catalog
 from risutools.catalog.ndjson_merge import NDJSON_NAME
 from risutools.catalog.outcome import IngestResult, SourceOutcome
 from risutools.catalog.pool import run_sources
-from risutools.catalog.render import render
+from risutools.catalog.render import render, safe_name, under
 from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
 from risutools.catalog.staging import Stager
 from risutools.catalog.walk import discover, find_sources
@@ -62,6 +62,7 @@ from risutools.fsio import (
     write_lock,
 )
 from risutools.projection import post_id_from_name
+from risutools.projection.facts import FACTS_DIR
 from risutools.projection.notes import MAX_NOTES_BYTES
 from risutools.projection.run import grades
 from risutools.projection.text import check_lang
@@ -105,14 +106,12 @@ def ingest(
     unlisted: list[tuple[str, str]] = []
     cache = IngestCache.load(out_p / CACHE_NAME, use_cache)
 
-    def known(path: str, rel: str) -> str | None:  # a file the cache knows is not sniffed
-        return cache.known_format(rel, path, lang, post_id_from_name(path), notes_sig)
-
+    run = _Run(src_p, out_p, lang, notes_sig, cache, on_progress)
+    run.verify = not ndjson
     files, skipped = find_sources(src_p, exclude=out_p, unlisted=unlisted,
-                                  known=known if cache.enabled else None)
+                                  known=run.known if cache.enabled else None)
     if settings is not None and settings.exclude:
         files = [item for item in files if not settings.is_excluded(item[1])]
-    run = _Run(src_p, out_p, lang, notes_sig, cache, on_progress)
     todo = run.plan(files, on_start)
     own_pool = executor is None and (jobs if jobs is not None else (os.cpu_count() or 1)) > 1
     stage = _stage_spec(out_p, ndjson, executor)
@@ -139,12 +138,17 @@ def _run(run: _Run, todo: list[tuple[str, str, int]], files: list[tuple[str, str
     out_p = run.out
     with Stager(out_p, enabled=not ndjson and executor is not None) as stager:
         run.stager = stager
+        formats = {path: fmt for path, _, fmt in files}
         if todo:
             run_sources(todo, lang, notes_s, ndjson, jobs, executor, run.finished, stage, settings,
-                 {path: fmt for path, _, fmt in files})
+                 formats)
+        again = run.unpack_needed(everything=ndjson or notes_s is not None)
+        if again:  # packed outcomes that did not fit: projected again, here
+            run_sources(again, lang, notes_s, ndjson, 1, None, run.finished, stage, settings,
+                        formats)
         result = _result(run, unlisted, skipped)
-        write_catalog(result, out_p, ndjson, stager)
-        write_facts(result, out_p)
+        write_catalog(result, out_p, ndjson, stager, run.cache)
+        write_facts(result, out_p, run.cache)
     return result
 
 
@@ -256,36 +260,107 @@ class _Run:
         # the file is read, so a file that changes while it is read is read again next time)
         self.stats: dict[str, tuple[int, int] | None] = {}
         self.stager: Stager | None = None
+        self.verify = True  # whether a cached document's catalog file is checked by its stat
+        self.folder = under(os.fspath(out))
+        self.facts_folder = under(self.folder + FACTS_DIR)
+        # (stat, cached outcome) of each file the walk asked the cache about (:meth:`known`)
+        self.known_stats: dict[str, tuple[tuple[int, int] | None, CachedOutcome | None]] = {}
+        self.paths: dict[str, str] = {}  # each file's path, by its exact relative path
         self.files = 0
         self.bytes = 0
+
+    def known(self, path: str, rel: str) -> str | None:
+        """The format of a file the cache knows (its stat is the one recorded, with an
+        outcome of these settings): such a file is not opened to sniff it.  Its stat and
+        cached outcome are kept for :meth:`plan`."""
+        st = _stat(path)
+        hit = self.cache.lookup(rel, path, self.lang, post_id_from_name(path), self.notes_sig,
+                                st) if st is not None else None
+        self.known_stats[path] = (st, hit)
+        return hit.format if hit is not None else None
 
     def plan(
         self, files: list[tuple[str, str, str]], on_start: Callable[[int, int], None] | None
     ) -> list[tuple[str, str, int]]:
         """The files to read: (path, relative path as shown, size); cache hits are done."""
 
-        stats = [_stat(path) for path, _, _ in files]
-        sizes = [st[0] if st is not None else 0 for st in stats]
+        pre = self.known_stats
+        found = [pre.get(path) or (_stat(path), None) for path, _, _ in files]
+        sizes = [st[0] if st is not None else 0 for st, _ in found]
         if on_start:
             on_start(len(files), sum(sizes))
         todo: list[tuple[str, str, int]] = []
         lookup = self.cache.enabled
-        for (path, rel, _fmt), size, st in zip(files, sizes, stats, strict=True):
+        for (path, rel, _fmt), size, (st, hit) in zip(files, sizes, found, strict=True):
             self.rels[path] = rel
             self.stats[path] = st
             shown = display_path(rel)
-            hit = self.cache.lookup(rel, path, self.lang, post_id_from_name(path),
-                                    self.notes_sig, st) if lookup else None
+            if hit is None and lookup and path not in pre:
+                hit = self.cache.lookup(rel, path, self.lang, post_id_from_name(path),
+                                        self.notes_sig, st)
             if hit is None:
                 todo.append((path, shown, size))
                 continue
             hit.path, hit.size, hit.cached = shown, size, True
+            if self.verify:
+                self._verify(hit)
             self.outcomes[rel] = hit
+            self.paths[rel] = path
             self.files += 1
             self.bytes += size
+        self.known_stats = {}
         if self.on_progress and self.files:
             self.on_progress(self.files, self.bytes)
         return todo
+
+    def _verify(self, hit: CachedOutcome) -> None:
+        """Which of a cached source's documents (and facts) the catalog holds already, by
+        the cache's record of each file's stat: those are neither rendered nor read.  A
+        source with one that is not (or none recorded) is unpacked later (``settled``
+        False)."""
+        ids = hit.ids
+        if len(hit.digests) != len(ids) or len(hit.facts_digests) != len(ids):
+            return
+        verify, folder = self.cache.verify, self.folder
+        settled = True
+        for cid, digest, fdigest in zip(ids, hit.digests, hit.facts_digests, strict=True):
+            name = safe_name(cid) + ".json"
+            done = verify(name, folder + name, digest)
+            hit.verified.append(done)
+            if done is None:
+                settled = False
+                hit.facts_verified.append(None)
+                continue
+            facts = verify(FACTS_DIR + "/" + name, self.facts_folder + name, fdigest)
+            hit.facts_verified.append(facts)
+            if facts is None and done[0] != "kept_reviewed":
+                settled = False  # (a reviewed document's facts are not written)
+        hit.settled = settled
+
+    def unpack_needed(self, everything: bool) -> list[tuple[str, str, int]]:
+        """Unpack the documents of the cached sources that need them: a document or facts
+        file not verified, an id another source has too, or ``everything`` (NDJSON, notes);
+        those whose packed documents do not fit are forgotten and returned, to project."""
+        seen: set[str] = set()
+        shared: set[str] = set()
+        for outcome in self.outcomes.values():
+            if not outcome.error:
+                ids = outcome.component_ids()
+                shared.update(seen.intersection(ids))
+                seen.update(ids)
+        again: list[tuple[str, str, int]] = []
+        for rel, outcome in list(self.outcomes.items()):
+            if (not isinstance(outcome, CachedOutcome) or outcome.error
+                    or not (everything or not outcome.settled
+                            or (shared and not shared.isdisjoint(outcome.ids)))):
+                continue
+            if not outcome.unpack():
+                self.cache.forget(outcome, self.lang, self.notes_sig)
+                del self.outcomes[rel]
+                self.files -= 1
+                self.bytes -= outcome.size
+                again.append((self.paths[rel], outcome.path, outcome.size))
+        return again
 
     def finished(self, outcome: SourceOutcome, path: str) -> None:
         rel = self.rels[path]

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from pathlib import Path
-from typing import Any
 
 from risutools.canonical import document_json
-from risutools.catalog.outcome import IngestResult
+from risutools.catalog.cache import IngestCache
+from risutools.catalog.outcome import IngestResult, SourceOutcome
 from risutools.catalog.render import safe_name
 from risutools.errors import WriteConflict
 from risutools.fsio import (
@@ -32,18 +33,19 @@ from risutools.safeio import FileRefused, check_inside, read_regular
 MAX_FACTS_BYTES = 1 << 20
 
 
-def write_facts(result: IngestResult, out: Path) -> int:
+def write_facts(result: IngestResult, out: Path, memo: IngestCache | None = None) -> int:
     """Write the facts of every document the run generated (the first source of an id, as
-    the documents); returns how many files were written or changed."""
+    the documents); returns how many files were written or changed.  ``memo``: the cache,
+    which tells which facts files hold their text already (:attr:`SourceOutcome.
+    facts_verified`: neither rendered nor read) and records the others as compared."""
     kept = set(result.kept_reviewed)
-    facts: dict[str, dict[str, Any]] = {}
+    facts: dict[str, tuple[SourceOutcome, int]] = {}
     for s in result.sources:
-        if s.status != "ok" or len(s.facts) != len(s.documents):
+        if s.status != "ok":
             continue
-        for doc, f in zip(s.documents, s.facts, strict=True):
-            cid = str(doc.get("component_id"))
+        for k, cid in enumerate(s.component_ids()):
             if cid not in kept:
-                facts.setdefault(cid, f)
+                facts.setdefault(cid, (s, k))
     if not facts:
         return 0
     folder = out / FACTS_DIR
@@ -51,11 +53,11 @@ def write_facts(result: IngestResult, out: Path) -> int:
     staged: list[tuple[StagedWrite, str | None]] = []
     changed = 0
     check_inside(out, folder)  # a facts/ that leads elsewhere is refused (one line, exit 2)
+    before = time.time_ns()
     try:
         folder.mkdir(exist_ok=True)
         for cid in sorted(facts):
-            job = _stage(folder / (safe_name(cid) + ".json"),
-                         document_json(facts[cid]).encode("utf-8"), batch)
+            job = _one(folder, cid, *facts[cid], batch, memo, before)
             if job is not None:
                 staged.append(job)
         if staged and batch:
@@ -72,18 +74,38 @@ def write_facts(result: IngestResult, out: Path) -> int:
     return changed
 
 
-def _stage(target: Path, data: bytes, batch: bool) -> tuple[StagedWrite, str | None] | None:
+def _one(folder: Path, cid: str, s: SourceOutcome, k: int, batch: bool,
+         memo: IngestCache | None, before: int) -> tuple[StagedWrite, str | None] | None:
+    """The staged write of one component's facts file (None: nothing to write); a file the
+    cache verified is not read (:attr:`SourceOutcome.facts_verified`), one found holding
+    its text is recorded."""
+    if len(s.facts_verified) > k and s.facts_verified[k] is not None:
+        return None
+    name = safe_name(cid) + ".json"
+    text = s.facts_texts[k] if len(s.facts_texts) > k else document_json(s.facts[k])
+    job, st = _stage(folder / name, text.encode("utf-8"), batch)
+    if job is None and st is not None and memo is not None and len(s.facts_digests) > k:
+        memo.remember(f"{FACTS_DIR}/{name}", st, s.facts_digests[k], "unchanged", "", before)
+    return job
+
+
+def _stage(target: Path, data: bytes, batch: bool
+           ) -> tuple[tuple[StagedWrite, str | None] | None, os.stat_result | None]:
     """The staged write of ``target`` and the sha256 of the bytes it replaces (None: there
-    was nothing), or None when it already holds ``data`` or is not a regular file."""
-    if not os.path.lexists(target):
-        return stage_write(target, data, sync=not batch, absent=True), None
+    was nothing), or None when it already holds ``data`` (then with its stat as it was
+    before it was read) or is not a regular file."""
+    try:
+        st = os.lstat(target)
+    except OSError:  # (not there, or its folder cannot be looked in: as os.path.lexists)
+        return (stage_write(target, data, sync=not batch, absent=True), None), None
     try:
         current = read_regular(target, MAX_FACTS_BYTES)
     except FileRefused:
-        return None  # not a regular file, or too large: left as it is (the review says so)
+        return None, None  # not a regular file, or too large: left as it is (the review
+        # says so)
     if current == data:
-        return None
-    return stage_write(target, data, sync=not batch), hashlib.sha256(current).hexdigest()
+        return None, st
+    return (stage_write(target, data, sync=not batch), hashlib.sha256(current).hexdigest()), None
 
 
 def _commit(job: StagedWrite, base: str | None) -> int:

@@ -9,10 +9,12 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from risutools.catalog.cache import IngestCache
 from risutools.catalog.carry import STALE, carry
 from risutools.catalog.evidence import record_reprojection
 from risutools.catalog.ndjson_merge import NDJSON_NAME, write_ndjson
@@ -36,35 +38,31 @@ from risutools.values import parse_value_bytes
 WRITE_THREADS = 8  # fsync-bound: threads overlap the waits
 
 
-def _generated(
-    result: IngestResult, ndjson: bool
-) -> dict[str, tuple[dict[str, Any], str | None, tuple[str, int]]]:
-    """component_id -> (document, rendered text or None when a temp file holds it,
-    (source path, index)); an id produced twice is a collision."""
+def _generated(result: IngestResult) -> dict[str, tuple[SourceOutcome, int]]:
+    """component_id -> (its source, the document's index there); an id produced twice is a
+    collision (the documents are compared only then)."""
 
-    docs: dict[str, tuple[dict[str, Any], str | None, tuple[str, int]]] = {}
-    owner: dict[str, str] = {}
+    docs: dict[str, tuple[SourceOutcome, int]] = {}
     for s in result.sources:
         if s.status != "ok":
             continue
-        for k, doc in enumerate(s.documents):
-            cid = str(doc["component_id"])
+        for k, cid in enumerate(s.component_ids()):
             if cid in docs:
-                if docs[cid][0] != doc and (without_container(docs[cid][0])
-                                            == without_container(doc)):
+                first, j = docs[cid]
+                mine, theirs = s.documents[k], first.documents[j]
+                if theirs != mine and (without_container(theirs) == without_container(mine)):
                     # one module in two containers (a JSON export and a .risum): one
                     # component, the first source kept
-                    kind = TYPE_WORDS["en"].get(str(doc.get("component_type")), "component")
-                    s.warnings.append(f"{cid}: the same {kind} as in {owner[cid]} (another "
+                    kind = TYPE_WORDS["en"].get(str(mine.get("component_type")), "component")
+                    s.warnings.append(f"{cid}: the same {kind} as in {first.path} (another "
                                       "container); kept that one")
-                elif docs[cid][0] != doc:
+                elif theirs != mine:
                     result.collisions.append(
-                        f"{s.path}: id-collision: {cid} is also produced by {owner[cid]}; "
+                        f"{s.path}: id-collision: {cid} is also produced by {first.path}; "
                         "kept the first (give one of them a post id or a notes slug)"
                     )
                 continue
-            docs[cid] = (doc, _text(s, k, ndjson), (s.path, k))
-            owner[cid] = s.path
+            docs[cid] = (s, k)
     return docs
 
 
@@ -79,13 +77,17 @@ def _text(source: SourceOutcome, k: int, ndjson: bool) -> str | None:
 
 
 def write_catalog(
-    result: IngestResult, out: Path, ndjson: bool, stager: Stager | None = None
+    result: IngestResult, out: Path, ndjson: bool, stager: Stager | None = None,
+    memo: IngestCache | None = None,
 ) -> None:
-    docs = _generated(result, ndjson)
+    """Write every generated document.  ``memo``: the cache, which tells what comparing a
+    document the cache verified gave (:attr:`SourceOutcome.verified`: neither rendered nor
+    read) and records what comparing the others gave."""
+    docs = _generated(result)
     if ndjson:
         write_ndjson(result, out / NDJSON_NAME,
-                      {k: v[1] if v[1] is not None else render(v[0], True)
-                       for k, v in docs.items()})
+                     {k: _text(s, i, True) or render(s.documents[i], True)
+                      for k, (s, i) in docs.items()})
         return
 
     if stager is not None:
@@ -93,38 +95,65 @@ def write_catalog(
             stager.flush()
         except OSError as exc:  # the staged files are removed on the way out
             raise os_error_line(exc, out) from None
+    before = time.time_ns()
     order = sorted(docs)
-    folder = under(os.fspath(out))
-    jobs = [
-        (Path(folder + safe_name(cid) + ".json"), cid, _data(docs[cid][1]),
-         stager.take(*docs[cid][2]) if stager is not None else None, docs[cid][0])
-        for cid in order
-    ]
+    known, jobs = _jobs(docs, order, under(os.fspath(out)), stager)
     if all(j[3] is not None for j in jobs):
         outcomes = [_write_one(*job) for job in jobs]  # renames only: no waits to overlap
     else:
         with ThreadPoolExecutor(WRITE_THREADS) as pool:
             outcomes = list(pool.map(lambda job: _write_one(*job), jobs))
-    fsync_directory(out)
-    failed = [exc for status, exc in outcomes if status == "oserror" and isinstance(exc, OSError)]
-    if failed:  # could not write (no space, no permission): one line, exit 2
+    if jobs:
+        fsync_directory(out)
+    _raise_failed(outcomes)
+    for (status, line, st), job in zip(outcomes, jobs, strict=True):
+        assert isinstance(line, str)
+        if status == "kept_reviewed" and job[4] is not None:
+            # never remembered: the next run asks the history gate again
+            _evidence(result, job[1], line)
+            known[job[1]] = _reviewed(result, job[0], job[1], job[4])
+            continue
+        known[job[1]] = (status, line)
+        s, k = docs[job[1]]
+        if memo is not None and st is not None and len(s.digests) > k:
+            memo.remember(job[0].name, st, s.digests[k], status, line, before)
+    lists = {"written": result.written, "unchanged": result.unchanged,
+             "kept_reviewed": result.kept_reviewed, "kept_unreadable": result.kept_unreadable,
+             "conflict": result.collisions}
+    for cid in order:  # (in id order, whatever order the threads finished in)
+        status, text = known[cid]
+        lists[status].append(_evidence(result, cid, text) if "\0" in text else text)
+
+
+def _raise_failed(outcomes: list[tuple[str, str | OSError, os.stat_result | None]]) -> None:
+    """A write that could not be done (no space, no permission): one line, exit 2."""
+    failed = [exc for status, exc, _ in outcomes if status == "oserror"
+              and isinstance(exc, OSError)]
+    if failed:
         more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
         err = os_error_line(failed[0])
         err.why += more
         raise err
-    for (status, text), job in zip(outcomes, jobs, strict=True):
-        # (in id order, whatever order the threads finished in)
-        assert isinstance(text, str)
-        text = _evidence(result, job[1], text)
-        if status == "kept_reviewed" and job[4] is not None:
-            status, text = _reviewed(result, job[0], job[1], job[4])
-        {
-            "written": result.written,
-            "unchanged": result.unchanged,
-            "kept_reviewed": result.kept_reviewed,
-            "kept_unreadable": result.kept_unreadable,
-            "conflict": result.collisions,
-        }[status].append(text)
+
+
+Job = tuple[Path, str, "bytes | None", "Future[StagedWrite | None] | Staged | None",
+            "dict[str, Any]"]
+
+
+def _jobs(docs: dict[str, tuple[SourceOutcome, int]], order: list[str], folder: str,
+          stager: Stager | None) -> tuple[dict[str, tuple[str, str]], list[Job]]:
+    """(what the cache verified: id -> (status, line); the writes to do, in id order)."""
+    known: dict[str, tuple[str, str]] = {}
+    jobs: list[Job] = []
+    for cid in order:
+        s, k = docs[cid]
+        done = s.verified[k] if len(s.verified) == len(s.digests) > k else None
+        if done is not None:
+            known[cid] = done
+            continue
+        jobs.append((Path(folder + safe_name(cid) + ".json"), cid, _data(_text(s, k, False)),
+                     stager.take(s.path, k) if stager is not None else None, s.documents[k]))
+    return known, jobs
 
 
 def _reviewed(result: IngestResult, target: Path, cid: str, doc: dict[str, Any]
@@ -179,11 +208,11 @@ def _write_one(
     target: Path, cid: str, data: bytes | None,
     pending: Future[StagedWrite | None] | Staged | None = None,
     doc: dict[str, Any] | None = None,
-) -> tuple[str, str | OSError]:
+) -> tuple[str, str | OSError, os.stat_result | None]:
     """Write one document file (from its staged temp file when there is one; ``data`` is
-    None only then); returns (status, name or message, or the OSError).  A candidate's
-    replay evidence is carried into ``doc`` (:mod:`risutools.catalog.carry`; the name then
-    ends ``\0kept|stale\0reason``)."""
+    None only then); returns (status, name or message, or the OSError; the stat the file
+    had when it was read, None when it was not).  A candidate's replay evidence is carried
+    into ``doc`` (:mod:`risutools.catalog.carry`; the name ends ``\0kept|stale\0reason``)."""
     staged: StagedWrite | None = None
     try:
         staged = pending.result() if pending is not None else None  # (staging's OSError)
@@ -199,39 +228,39 @@ def _write_one(
             st = os.lstat(target)
         except FileNotFoundError:
             put(expect_absent=True)
-            return "written", target.name
+            return "written", target.name, None
         shown = display_path(target)
         if not stat.S_ISREG(st.st_mode):
             what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
             return "kept_unreadable", (
                 f"{shown}: unreadable-document: {what}; left as it is, {cid} not written"
-            )
+            ), None
         current = target.read_bytes()
         if current == data:
-            return "unchanged", target.name
+            return "unchanged", target.name, st
         try:
             existing = parse_value_bytes(current, shown, "json")
         except RisuError as exc:
-            return "kept_unreadable", f"{exc.one_line()}; left as it is, {cid} not written"
+            return "kept_unreadable", f"{exc.one_line()}; left as it is, {cid} not written", st
         status = review_status(existing)
         if status is None:
             return "kept_unreadable", (
                 f"{shown}: /provenance/review_status: unreadable-document: missing, so its "
-                f"review state is unknown; left as it is, {cid} not written")
+                f"review state is unknown; left as it is, {cid} not written"), st
         if status != "candidate":
-            return "kept_reviewed", cid
+            return "kept_reviewed", cid, st
         new_data, note = _carried(existing, doc)
         if new_data is not None:  # written from these bytes, not from the staged file
             staged = _discard(staged)
             if current == (data := new_data):
-                return "unchanged", target.name + note
+                return "unchanged", target.name + note, st
         put(expect_sha256=hashlib.sha256(current).hexdigest())
-        return "written", target.name + note
+        return "written", target.name + note, None
     except WriteConflict as exc:
-        return "conflict", exc.one_line()
+        return "conflict", exc.one_line(), None
     except OSError as exc:
-        return "oserror", exc
+        return "oserror", exc, None
     finally:
         if staged is not None:
             discard_staged(staged)  # not used (or already committed: nothing to do)
-    return "written", target.name
+    return "written", target.name, None

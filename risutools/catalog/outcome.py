@@ -32,6 +32,18 @@ class SourceOutcome:
     # per document, when the worker staged it (StageSpec): the temp file, None when the
     # target already held exactly it, or the OSError of the staging
     staged: list[str | OSError | None] | None = field(default=None, repr=False)
+    # per document, the sha256 (hex) of its text as a JSON file (``render(doc, False)``),
+    # and of its facts file's text; empty when not known (NDJSON, an error)
+    digests: list[str] = field(default_factory=list, repr=False)
+    facts_digests: list[str] = field(default_factory=list, repr=False)
+    # per document, its facts file's text as the worker rendered it (empty: not rendered)
+    facts_texts: list[str] = field(default_factory=list, repr=False)
+    # per document, whether its file (and its facts file) in the catalog were found to hold
+    # exactly these bytes by the cache's record of their stat (then neither is read again)
+    # (what comparing it gave: the status and the line, as the cache recorded it; None: not
+    # verified, compared as usual)
+    verified: list[tuple[str, str] | None] = field(default_factory=list, repr=False)
+    facts_verified: list[tuple[str, str] | None] = field(default_factory=list, repr=False)
 
     @property
     def status(self) -> str:
@@ -39,9 +51,13 @@ class SourceOutcome:
             return "failed"
         if self.duplicate_of:
             return "duplicate"
-        if not self.documents:
+        if not self.component_ids():
             return "empty"
         return "ok"
+
+    def component_ids(self) -> list[str]:
+        """Each document's ``component_id``, in order."""
+        return [str(d["component_id"]) for d in self.documents]
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -51,7 +67,7 @@ class SourceOutcome:
             "size": self.size,
             "sha256": self.sha256,
             "post_id": self.post_id,
-            "components": sorted(d["component_id"] for d in self.documents),
+            "components": sorted(self.component_ids()),
         }
         if self.duplicate_of:
             out["duplicate_of"] = self.duplicate_of
@@ -102,7 +118,8 @@ class IngestResult:
             "duplicate": by.get("duplicate", 0),
             "empty": by.get("empty", 0),
             "cached": sum(1 for s in self.sources if s.cached),
-            "components": sum(len(s.documents) for s in self.sources if s.status == "ok"),
+            "components": sum(len(s.component_ids()) for s in self.sources
+                              if s.status == "ok"),
             "written": len(self.written),
             "unchanged": len(self.unchanged),
             "kept_reviewed": len(self.kept_reviewed),
@@ -118,10 +135,10 @@ class IngestResult:
         """Why N components became M documents, in one line: the components the readable
         files hold, those in files with the same bytes as another, those another container
         already carried, the id collisions, and how many distinct documents that leaves."""
-        found = sum(len(s.documents) for s in self.sources if s.status in ("ok", "duplicate"))
-        dup = sum(len(s.documents) for s in self.sources if s.status == "duplicate")
-        ids = {str(d.get("component_id")) for s in self.sources if s.status == "ok"
-               for d in s.documents}
+        found = sum(len(s.component_ids()) for s in self.sources
+                    if s.status in ("ok", "duplicate"))
+        dup = sum(len(s.component_ids()) for s in self.sources if s.status == "duplicate")
+        ids = {cid for s in self.sources if s.status == "ok" for cid in s.component_ids()}
         other = sum(1 for s in self.sources if s.status == "ok" for w in s.warnings
                     if w.endswith("(another container); kept that one"))
         parts = [f"{dup} in files with the same bytes as another (kept the newest post)"]

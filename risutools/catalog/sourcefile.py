@@ -4,11 +4,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from risutools.canonical import document_json
 from risutools.catalog.outcome import SourceOutcome
 from risutools.catalog.render import render, safe_name, under
 from risutools.catalog.staging import stage_one
@@ -74,18 +76,34 @@ def process_file(
                     )
             out.documents.append(doc)
             out.facts.append(summarize(module, graded, doc))
-        out.rendered = [render(doc, ndjson) for doc in out.documents]
+        _texts(out, ndjson)
     except RisuError as exc:
         if exc.path is not None:
             exc.path = display_path(exc.path)  # a name that is not UTF-8, escaped
         out.error = exc.one_line()
-        out.documents, out.facts = [], []
+        out.documents, out.facts, out.rendered = [], [], []
+        out.digests, out.facts_texts, out.facts_digests = [], [], []
     except OSError as exc:
         out.error = f"{rel}: os-error: {exc.strerror or exc}"
-        out.documents, out.facts = [], []
+        out.documents, out.facts, out.rendered = [], [], []
+        out.digests, out.facts_texts, out.facts_digests = [], [], []
     if stage is not None and not ndjson and not out.error:
         _stage_documents(out, stage)
     return out
+
+
+def _texts(out: SourceOutcome, ndjson: bool) -> None:
+    """Each document's text as the catalog stores it, and its facts file's; their digests
+    (the cache's record of what the catalog should hold)."""
+    out.rendered = [render(doc, ndjson) for doc in out.documents]
+    if not ndjson:
+        out.digests = [_digest(text) for text in out.rendered]
+    out.facts_texts = [document_json(f) for f in out.facts]
+    out.facts_digests = [_digest(text) for text in out.facts_texts]
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _notes_of(notes_dir: str, doc: dict[str, Any], risuai_id: str) -> str | None:

@@ -12,6 +12,7 @@ from typing import ClassVar
 from risutools.catalog.cluster import cluster_executor
 from risutools.catalog.ingest import IngestResult, ingest
 from risutools.checks.registry import check_selection
+from risutools.collector import survivors_frozen
 from risutools.errors import UsageError, check_choice
 from risutools.projection.text import LANGS
 from risutools.settings.config import resolve_settings
@@ -50,6 +51,12 @@ class Ingested:
 
 def run(opts: Options, on_start: Callable[[int, int], None] | None = None,
         on_progress: Callable[[int, int], None] | None = None) -> Ingested:
+    with survivors_frozen():  # (see there: measured)
+        return _run(opts, on_start, on_progress)
+
+
+def _run(opts: Options, on_start: Callable[[int, int], None] | None,
+         on_progress: Callable[[int, int], None] | None) -> Ingested:
     settings = resolve_settings(opts.config_file, [opts.out], select=opts.select,
                                 ignore=opts.ignore, exclude=opts.exclude)
     with contextlib.ExitStack() as stack:

@@ -276,7 +276,8 @@ def _ingest(i: Ingested, *, as_json: bool, quiet: bool, report: str | None,
     """The run as JSON (``--json``, and the ``--report`` file), the summary table, or with
     ``-q`` only what failed, collided, was kept or is worth a notice."""
     r = i.result
-    text = json_text(json.dumps(r.to_dict(), ensure_ascii=False, indent=1)) + "\n"
+    text = (json_text(json.dumps(r.to_dict(), ensure_ascii=False, indent=1)) + "\n"
+            if as_json or report else "")  # (not made when nothing shows it)
     files = [(report, text)] if report else []
     if as_json:
         return Rendered(text, files=files)

@@ -1,0 +1,279 @@
+"""Re-ingest with the cache (issue 23, goal 3): a source whose stat the cache knows is neither
+read nor sniffed, and a document (and facts file) whose stat the cache recorded is neither
+rendered nor read.  Whatever the cache holds, each run must give what a full run
+(``--no-cache``) gives on the same catalog: the same files, byte for byte, and the same
+report."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+from harness import SOURCES
+
+from risutools import __version__
+from risutools.catalog import cache as cache_mod
+from risutools.catalog.cache import CachedOutcome
+from risutools.catalog.ingest import CACHE_NAME, ingest
+from risutools.catalog.outcome import IngestResult
+
+
+@pytest.fixture(autouse=True)
+def _no_racy_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a catalog file changed less than RACY_NS before a run is not recorded by it; the
+    # tests run fast, so they record files of any age (each file is still written before
+    # the run that records it starts)
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)
+
+
+def _catalog(out: Path) -> dict[str, bytes]:
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
+            if p.is_file() and ".risutools-cache" not in p.parts}
+
+
+def _report(result: IngestResult, out: Path) -> dict[str, Any]:
+    """The report, less the count of cache hits and the notice of a cache not used."""
+    data = result.to_dict()
+    data["counts"].pop("cached")
+    data["notices"] = [n for n in data["notices"] if "cache-unreadable" not in n]
+    return json.loads(json.dumps(data).replace(str(out), "<catalog>"))
+
+
+def _as_full_run(src: Path, out: Path, tmp: Path, **kw: Any) -> IngestResult:
+    """Run ingest with the cache on ``out`` and, on a copy of ``out`` as it was, a full run;
+    assert both give the same catalog and the same report; returns the cached run's."""
+    twin = tmp / f"twin-{len(list(tmp.glob('twin-*')))}"
+    shutil.copytree(out, twin, symlinks=True)
+    full = ingest(src, twin, jobs=1, use_cache=False, **kw)
+    run = ingest(src, out, jobs=1, **kw)
+    assert _catalog(out) == _catalog(twin)
+    assert _report(run, out) == _report(full, twin)
+    return run
+
+
+def _sources(tmp: Path) -> Path:
+    src = tmp / "src"
+    shutil.copytree(SOURCES, src)
+    return src
+
+
+def _settled(tmp: Path) -> tuple[Path, Path]:
+    """A catalog ingested, then re-ingested twice (the second run records its files)."""
+    src, out = _sources(tmp), tmp / "cat"
+    for _ in range(3):
+        ingest(src, out, jobs=1)
+    return src, out
+
+
+def _verified(run: IngestResult) -> int:
+    return sum(1 for s in run.sources for v in s.verified if v is not None)
+
+
+def test_a_settled_catalog_is_neither_rendered_nor_read(tmp_path: Path) -> None:
+    src, out = _settled(tmp_path)
+    run = _as_full_run(src, out, tmp_path)
+    docs = run.counts()["components"]
+    assert docs > 3 and _verified(run) == docs
+    assert run.counts()["cached"] == run.counts()["files"]
+    # nothing was unpacked: the documents stayed packed in the cache
+    cached = [s for s in run.sources if isinstance(s, CachedOutcome)]
+    assert cached and all(s.packed is not None for s in cached if s.status == "ok")
+    assert run.unchanged and not run.written
+
+
+def test_a_document_edited_by_hand_is_found(tmp_path: Path) -> None:
+    src, out = _settled(tmp_path)
+    doc = sorted(out.glob("*.json"))[0]
+    st = doc.stat()
+    data = doc.read_bytes()
+    assert b'"component_version": "1.0.0"' in data
+    doc.write_bytes(data.replace(b'"component_version": "1.0.0"',
+                                 b'"component_version": "1.0.1"', 1))  # the same size
+    os.utime(doc, ns=(st.st_atime_ns, st.st_mtime_ns))  # and the same mtime
+    run = _as_full_run(src, out, tmp_path)
+    assert run.written == [doc.name]  # a candidate: put back as the run generates it
+    # moved past candidate by hand: kept, as a full run keeps it
+    value = json.loads(doc.read_text("utf-8"))
+    value["provenance"]["review_status"] = "approved"
+    doc.write_text(json.dumps(value, ensure_ascii=False, indent=1) + "\n", "utf-8")
+    run = _as_full_run(src, out, tmp_path)
+    assert run.kept_reviewed and doc.name not in run.unchanged
+    # a reviewed document is asked again every run (whether its re-projection is logged
+    # evidence, or kept with a notice, is the history gate's answer of the day): never
+    # answered from the cache; the others are
+    run = _as_full_run(src, out, tmp_path)
+    assert run.kept_reviewed == [value["component_id"]]
+    assert _verified(run) == run.counts()["components"] - 1
+
+
+def test_a_facts_file_edited_by_hand_is_found(tmp_path: Path) -> None:
+    src, out = _settled(tmp_path)
+    facts = sorted((out / "facts").glob("*.json"))[0]
+    facts.write_text(facts.read_text("utf-8").replace("{", "{ ", 1), "utf-8")
+    _as_full_run(src, out, tmp_path)
+
+
+def test_a_removed_document_is_written_again(tmp_path: Path) -> None:
+    src, out = _settled(tmp_path)
+    doc = sorted(out.glob("*.json"))[0]
+    doc.unlink()
+    run = _as_full_run(src, out, tmp_path)
+    assert run.written == [doc.name]
+
+
+def test_a_changed_notes_file_renders_the_documents_again(tmp_path: Path) -> None:
+    src, out = _settled(tmp_path)
+    name = "module.risu.174678332.context-cutter.yaml"
+    notes = out / "notes"
+    notes.mkdir()
+    text = (SOURCES.parent / "notes" / name).read_text("utf-8")
+    (notes / name).write_text(text, "utf-8")
+    run = _as_full_run(src, out, tmp_path)
+    assert run.written == ["module.risu.174678332.context-cutter.json"]
+    assert run.counts()["cached"] == 0  # (the notes are part of every key)
+    _as_full_run(src, out, tmp_path)
+    _as_full_run(src, out, tmp_path)
+    assert "context.anchor_continuity" in text
+    (notes / name).write_text(text.replace("context.anchor_continuity", "context.other"),
+                              "utf-8")
+    run = _as_full_run(src, out, tmp_path)
+    assert run.written == ["module.risu.174678332.context-cutter.json"]
+    body = (out / "module.risu.174678332.context-cutter.json").read_text("utf-8")
+    assert "context.other" in body and "context.anchor_continuity" not in body
+
+
+def test_changed_settings_render_the_documents_again(tmp_path: Path) -> None:
+    from risutools.settings.config import resolve_settings
+
+    src, out = _settled(tmp_path)
+    settings = resolve_settings(None, [str(out)], select=(), ignore=("RA",), exclude=())
+    run = _as_full_run(src, out, tmp_path, settings=settings)
+    assert run.counts()["cached"] == 0
+
+
+def test_a_touched_source_with_the_same_bytes(tmp_path: Path) -> None:
+    src, out = _settled(tmp_path)
+    first = sorted(p for p in src.iterdir() if p.suffix == ".risum")[0]
+    st = first.stat()
+    os.utime(first, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    run = _as_full_run(src, out, tmp_path)
+    again = next(s for s in run.sources if s.path == first.name)
+    assert not again.cached  # read and hashed again: the same bytes, the same documents
+    assert not run.written
+    run = _as_full_run(src, out, tmp_path)
+    assert run.counts()["cached"] == run.counts()["files"]
+
+
+def _records(out: Path) -> list[Any]:
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed((out / CACHE_NAME).read_bytes())
+    return list(unpacker)
+
+
+def _write_records(out: Path, records: list[Any]) -> None:
+    (out / CACHE_NAME).write_bytes(b"".join(msgpack.packb(r, use_bin_type=True)
+                                            for r in records))
+
+
+@pytest.mark.parametrize("field, value", [
+    (2, 7),  # format: not a string
+    (3, ["fine", 1]),  # a warning that is not a string
+    (5, "module.x"),  # the ids: not a list
+    (6, ["0" * 64] * 9),  # digests for documents that are not there
+    (8, "packed"),  # the packed outcome: a string, not bytes
+])
+def test_a_wrong_typed_result_is_one_line_and_a_full_run(tmp_path: Path, field: int,
+                                                         value: Any) -> None:
+    src, out = _settled(tmp_path)
+    records = _records(out)
+    assert records[0] == [cache_mod.CACHE_FORMAT, __version__]
+    result = next(r for r in records if r[0] == 1 and r[5])
+    result[field] = value
+    _write_records(out, records)
+    run = _as_full_run(src, out, tmp_path)
+    (line,) = run.notices
+    assert "cache-unreadable" in line and "expected shape" in line and "\n" not in line
+
+
+@pytest.mark.parametrize("column, value", [
+    (2, "12"),  # a size that is not an int
+    (4, 1.5),  # a ctime that is not an int
+    (7, "written"),  # a status the cache never records
+])
+def test_a_wrong_typed_file_record_is_one_line_and_a_full_run(tmp_path: Path, column: int,
+                                                              value: Any) -> None:
+    src, out = _settled(tmp_path)
+    records = _records(out)
+    files = next(r for r in records if r[0] == 2)
+    files[column][0] = value
+    _write_records(out, records)
+    (line,) = _as_full_run(src, out, tmp_path).notices
+    assert "cache-unreadable" in line
+
+
+def test_an_oversized_record_is_one_line_and_a_full_run(tmp_path: Path) -> None:
+    src, out = _settled(tmp_path)
+    records = _records(out)
+    result = next(r for r in records if r[0] == 1)
+    result[3] = ["w"] * (cache_mod.MAX_CACHE_ITEMS + 1)
+    _write_records(out, records)
+    (line,) = _as_full_run(src, out, tmp_path).notices
+    assert "cache-unreadable" in line and "exceeds" in line
+
+
+@pytest.mark.parametrize("packed", [
+    b"\xc1",  # not msgpack
+    msgpack.packb([[{"component_id": "someone.else"}], [{}]]),  # another component
+    msgpack.packb([[], []]),  # no documents
+    b"\x92" + b"\x91" * 300 + b"\xc0",  # nesting
+])
+def test_a_forged_packed_outcome_is_projected_again(tmp_path: Path, packed: bytes) -> None:
+    """Records of the right types, a packed outcome that does not fit: when its documents
+    are needed (its file is gone), the source is projected again, as a full run does."""
+    src, out = _settled(tmp_path)
+    records = _records(out)
+    for r in records:
+        if r[0] == 1 and len(r[5]) == 1:
+            r[8] = packed
+            victim = r[5][0]
+            break
+    _write_records(out, records)
+    (out / f"{victim.lower()}.json").unlink()
+    run = _as_full_run(src, out, tmp_path)
+    assert run.notices == [] and run.written == [f"{victim.lower()}.json"]
+    _as_full_run(src, out, tmp_path)  # and the cache was mended
+
+
+def test_a_forged_file_record_for_another_text_is_not_trusted(tmp_path: Path) -> None:
+    """A file record whose digest is not the text the run would write: compared as usual."""
+    src, out = _settled(tmp_path)
+    records = _records(out)
+    files = next(r for r in records if r[0] == 2)
+    files[6] = ["f" * 64] * len(files[6])
+    _write_records(out, records)
+    doc = out / next(name for name in files[1] if "/" not in name)
+    doc.write_text(doc.read_text("utf-8").replace("{", "{ ", 1), "utf-8")
+    run = _as_full_run(src, out, tmp_path)
+    assert run.notices == [] and doc.name in run.written
+
+
+def test_replay_evidence_is_carried_over_by_a_settled_catalog(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    """A candidate a replay was recorded into: each run keeps its verdict (and says so), the
+    runs that no longer read it as well."""
+    from test_catalog_support import CUTTER, doc_path, fresh_catalog
+
+    cat = fresh_catalog(tmp_path_factory, tmp_path)
+    src = _sources(tmp_path)
+    before = doc_path(cat, CUTTER).read_bytes()
+    for _ in range(3):
+        run = _as_full_run(src, cat, tmp_path, lang="ko")
+        assert run.evidence_kept == [CUTTER] and run.evidence_stale == []
+        assert doc_path(cat, CUTTER).read_bytes() == before
+    cutter = next(s for s in run.sources for cid in s.component_ids() if cid == CUTTER)
+    assert cutter.verified and None not in cutter.verified  # (not read, not rendered)
