@@ -18,6 +18,8 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+from itertools import compress, repeat
+from operator import is_
 from typing import Any
 
 try:
@@ -89,15 +91,16 @@ def alike_levels(value: Any) -> int | None:
     256 levels; None otherwise."""
     level: list[Any] = [value]
     for depth in range(_MAX_LEVELS):
-        if not _INDENTABLE.issuperset(map(type, level)):
+        types = list(map(type, level))  # (the loops over a level's values run in C)
+        if not _INDENTABLE.issuperset(types):
             return None
-        for x in level:
-            if type(x) is float and not (1e-4 <= abs(x) < 1e16 or x == 0.0):
-                return None  # (NaN and the infinities fail the test too)
-        level = [x for x in level if type(x) is dict or type(x) is list]
-        if not level:
+        if float in types:
+            for x in compress(level, map(is_, types, repeat(float))):
+                if not (1e-4 <= abs(x) < 1e16 or x == 0.0):
+                    return None  # (NaN and the infinities fail the test too)
+        if dict not in types and list not in types:
             return depth
-        level = gc.get_referents(*level)
+        level = gc.get_referents(*level)  # a scalar has none (it is not a GC container)
     return None
 
 
