@@ -7,7 +7,9 @@ only changes where the rows wait."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import io
 import json
 import random
 from pathlib import Path
@@ -15,8 +17,10 @@ from typing import Any
 
 import pytest
 
+from risutools.errors import RisuError
 from risutools.fsio import atomic_write
 from risutools.replay import spool as spool_mod
+from risutools.replay.api import run_component
 from risutools.replay.fixture import build_fixture, load_fixture
 from risutools.replay.render_html import render_html
 from risutools.replay.render_markdown import interesting, pick_rows, render_markdown
@@ -147,3 +151,21 @@ def test_the_write_path_takes_pieces(tmp_path: Path) -> None:
     atomic_write(target, (bytes([i]) * 1000 for i in range(40)))
     assert target.read_bytes() == b"".join(bytes([i]) * 1000 for i in range(40))
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+class _FullDisk(io.BytesIO):
+    def write(self, data: Any) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_full_temporary_folder_is_one_line(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(spool_mod, "BATCH", 1)
+    monkeypatch.setattr(spool_mod, "_temp", _FullDisk)
+    doc = Path(__file__).resolve().parents[1] / "fixtures" / "documents" / \
+        "seed-000-context-cutter.json"
+    with pytest.raises(RisuError) as exc:
+        run_component(doc, FIX / "anchor-edit.yaml", output=tmp_path / "r.json")
+    line = exc.value.one_line()
+    assert "\n" not in line and "unwritable" in line and "No space left" in line
+    assert not list(tmp_path.iterdir())

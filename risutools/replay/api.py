@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from risutools.canonical import prefixed
-from risutools.errors import Code, DocumentError
+from risutools.errors import Code, DocumentError, RisuError
 from risutools.pathnames import plain_id, show_name
 from risutools.replay.component import (
     ComponentFile,
@@ -119,8 +120,12 @@ def run_component(
     fx = load_fixture(fixture)
     layer = catalog_section(cf.path) if catalog_layer is False else catalog_layer
     cfg = load_replay_config(config, layer if isinstance(layer, dict) else None, fx.config)
-    run = run_simulation(sim, fx, cfg, spool=True)  # the rows out of memory, then streamed
-    report = build_report(run, fx, cfg, cf.doc)
+    try:  # the rows out of memory (the temporary folder past 1 MiB), then streamed
+        run = run_simulation(sim, fx, cfg, spool=True)
+        report = build_report(run, fx, cfg, cf.doc)
+    except OSError as exc:  # the temporary folder full or unwritable
+        raise RisuError(Code.UNWRITABLE, "cannot keep the report's rows in the temporary "
+                        f"folder: {exc.strerror or exc}", path=tempfile.gettempdir()) from exc
     out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
     written, digest = write_report_files(report, out)
     outcome = RunOutcome(sim, report, written)
