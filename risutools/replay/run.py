@@ -53,14 +53,6 @@ class ReplayRun:
     rows: list[dict[str, Any]] | Spool = field(default_factory=list)
     checker: InvariantChecker | None = None
     monitor_checker: MonitorChecker | None = None
-    tally: RowTally | None = None  # the alerts and counts of the rows added by add()
-
-    def add(self, row: dict[str, Any]) -> None:
-        """A request's row: kept (in ``rows``) and counted (alerts, summary)."""
-        if self.tally is None:
-            self.tally = RowTally(self.simulation == SIM_CUTTER, _like(self.rows))
-        self.rows.append(row)
-        self.tally.add(row)
 
 
 def _like(rows: list[dict[str, Any]] | Spool) -> list[dict[str, Any]] | Spool:
@@ -168,7 +160,7 @@ def replay_cutter(
         checker.check(obs)
         ev = monitor.observe(turn.number, res.tokens_out, turn.metrics).to_dict()
         mcheck.check(turn.number, res.tokens_out, turn.metrics, ev)
-        run.add(_cutter_row(turn, res, ev))
+        run.rows.append(_cutter_row(turn, res, ev))
     return run
 
 
@@ -208,7 +200,7 @@ def replay_monitor(
     for turn, res, _ in iterate_cutter(fixture, config, observe=False):
         ev = monitor.observe(turn.number, res.tokens_in, turn.metrics).to_dict()
         mcheck.check(turn.number, res.tokens_in, turn.metrics, ev)
-        run.add(
+        run.rows.append(
             {
                 "request": turn.number,
                 "ops": _ops(turn),
@@ -239,9 +231,8 @@ def build_report(
 ) -> dict[str, Any]:
     """The ``replay-report-v1`` of a run, its ``report_sha256`` included."""
     rows = run.rows
-    tally = run.tally
-    if tally is None or tally.n != len(rows):  # rows not added by run.add: count them here
-        tally = RowTally.of(rows, run.simulation == SIM_CUTTER, _like(rows))
+    # one pass over the rows (read back once when they are spooled): alerts and counts
+    tally = RowTally.of(rows, run.simulation == SIM_CUTTER, _like(rows))
     alerts = tally.alerts
     counts = tally.counts()
     invariants = _invariants(run)
@@ -267,8 +258,7 @@ def build_report(
 
 
 class RowTally:
-    """The alerts and the summary's counts of a run's rows, added one by one (as the run
-    makes them: nothing is read back)."""
+    """The alerts and the summary's counts of a run's rows, added one by one."""
 
     def __init__(self, cutter: bool, alerts: list[dict[str, Any]] | Spool) -> None:
         self.cutter = cutter
