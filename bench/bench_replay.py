@@ -20,7 +20,12 @@
 * The invariant checker's own cost per request at 1,000 / 10,000 / 100,000 messages
   (``--checker-only`` runs just that part): it must stay flat.
 
-Usage: ``python bench/bench_replay.py [--quick] [--checker-only]``.
+* ``replay run``, the whole command, a request against the cutter's own cost a request
+  (issue 23, goal 4: at most 2x), at 10,000 and 100,000 messages (``replay synth --seed 1``,
+  as YAML and as NDJSON), with the command's peak RSS beside that of the fixture's parse
+  alone (``--run-only`` runs just that part; ``--quick``: 10,000 only).
+
+Usage: ``python bench/bench_replay.py [--quick] [--checker-only | --run-only]``.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -41,13 +47,17 @@ sys.path.insert(0, str(ROOT))
 
 from risutools.replay.checker import InvariantChecker  # noqa: E402
 from risutools.replay.cutter import ContextCutter  # noqa: E402
-from risutools.replay.fixture import Fixture, Message, build_fixture  # noqa: E402
+from risutools.replay.fixture import Fixture, Message, build_fixture, load_fixture  # noqa: E402
 from risutools.replay.invariants import FAMILY  # noqa: E402
 from risutools.replay.mirror import Step  # noqa: E402
 from risutools.replay.run import apply_turn, iterate_cutter  # noqa: E402
 from risutools.replay.synth import synthesize  # noqa: E402
 from risutools.replay.verdicts import invariants_of  # noqa: E402
-from risutools.settings.replay import ReplayConfig, build_config  # noqa: E402
+from risutools.settings.replay import (  # noqa: E402
+    ReplayConfig,
+    build_config,
+    load_replay_config,
+)
 
 MESSAGES, TURNS = 10_000, 1_000
 CONFIG = {"max_context": 32_000, "preserve_latest": 8, "trim_percent": 10}
@@ -298,10 +308,78 @@ def print_checker_costs(quick: bool) -> None:
         )
 
 
+RUN_SIZES = (10_000, 100_000)
+RUN_DOC = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
+
+
+def _child_cost(args: list[str]) -> tuple[float, float]:
+    """(CPU seconds, user + system, and peak RSS in MiB) of one child process."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if status != 0:
+        raise SystemExit(f"{' '.join(args)} exited {status >> 8}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def _cutter_ms(fixture: Path) -> tuple[int, float]:
+    """The cutter's own cost a request, in process: ``iterate_cutter`` without the checker
+    (the fixture already loaded), CPU time, best of 3."""
+    fx = load_fixture(fixture)
+    cfg = load_replay_config(None, None, fx.config)
+    best = math.inf
+    for _ in range(3):
+        t0 = time.process_time()
+        for _turn in iterate_cutter(fx, cfg, observe=False):
+            pass
+        best = min(best, time.process_time() - t0)
+    return len(fx.turns), 1000 * best / len(fx.turns)
+
+
+def print_run_costs(quick: bool) -> None:
+    """``replay run`` a request against the cutter's own cost a request (issue 23, goal 4:
+    <= 2x), at 10,000 and 100,000 messages, and the command's peak memory."""
+    print("\n=== replay run (whole process, CPU user+sys, minus the same command's start-up on "
+          "a 1-request fixture) vs the cutter alone (iterate_cutter in process, best of 3)")
+    print(f"  workload: risutools replay synth --seed 1 --messages N -o fx.<yaml|ndjson>; "
+          f"risutools replay run {RUN_DOC.relative_to(ROOT)} -x fx -o r.json")
+    py = [sys.executable, "-m", "risutools"]
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+
+        def run(fx: Path) -> tuple[float, float]:
+            return _child_cost([*py, "replay", "run", str(RUN_DOC), "-x", str(fx),
+                                "-o", str(d / "r.json")])
+
+        _child_cost([*py, "replay", "synth", "--seed", "1", "--messages", "2", "-o",
+                     str(d / "tiny.yaml")])
+        start = min(run(d / "tiny.yaml")[0] for _ in range(3))
+        print(f"  start-up (1 request): {start:.3f} s")
+        print("  messages | fixture | requests | cutter ms/req | replay run ms/req | ratio | "
+              "peak RSS | the fixture's parse alone")
+        for n in RUN_SIZES[:1] if quick else RUN_SIZES:
+            for ext in ("yaml", "ndjson"):
+                fx = d / f"fx{n}.{ext}"
+                _child_cost([*py, "replay", "synth", "--seed", "1", "--messages", str(n),
+                             "-o", str(fx)])
+                requests, cut_ms = _cutter_ms(fx)
+                cpu, rss = run(fx)
+                run_ms = 1000 * (cpu - start) / requests
+                _, parse_rss = _child_cost([sys.executable, "-c", "import sys; from risutools."
+                                            "replay.fixture import load_fixture; "
+                                            "load_fixture(sys.argv[1])", str(fx)])
+                print(f"  {n:>8,} | {ext:7} | {requests:>8,} | {cut_ms:13.4f} | "
+                      f"{run_ms:17.4f} | {run_ms / cut_ms:5.1f}x | {rss:5.0f} MiB | "
+                      f"{parse_rss:5.0f} MiB", flush=True)
+
+
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
     if "--checker-only" in argv:
         print_checker_costs(quick)
+        return 0
+    if "--run-only" in argv:
+        print_run_costs(quick)
         return 0
     if "--langchain-json" in argv:
         name = argv[argv.index("--langchain-json") + 1]
@@ -312,6 +390,7 @@ def main(argv: list[str]) -> int:
     for name in SCENARIOS:
         scenario(name, quick)
     print_checker_costs(quick)
+    print_run_costs(quick)
     return 0
 
 

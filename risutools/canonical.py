@@ -18,7 +18,8 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-import re
+from itertools import compress, repeat
+from operator import is_
 from typing import Any
 
 try:
@@ -73,45 +74,59 @@ def plain_canonical(value: Any) -> bytes | None:
 
 #: the types of a JSON value :func:`indented` hands orjson (floats checked one by one)
 _INDENTABLE = _PLAIN | {float}
-_TWO_SPACES = re.compile(rb"\n((?:  )+)")
 
 
 def _spelled_alike(value: Any) -> bool:
     """Whether orjson spells every float of ``value`` as ``json`` does and takes every
-    other value as ``json`` would: only the types of :data:`_INDENTABLE` (exact types,
-    string keys: ``gc.get_referents`` shows another key), no float that is not finite
-    (orjson writes ``null``) or that ``repr`` writes with an exponent (below 1e-4, from
-    1e16 on: orjson writes ``0.00001`` for ``1e-05``), at most 256 levels."""
+    other value as ``json`` would (:func:`alike_levels` is not None)."""
+    return alike_levels(value) is not None
+
+
+def alike_levels(value: Any) -> int | None:
+    """The number of container levels of ``value`` when orjson spells every float of it as
+    ``json`` does and takes every other value as ``json`` would: only the types of
+    :data:`_INDENTABLE` (exact types, string keys: ``gc.get_referents`` shows another key),
+    no float that is not finite (orjson writes ``null``) or that ``repr`` writes with an
+    exponent (below 1e-4, from 1e16 on: orjson writes ``0.00001`` for ``1e-05``), at most
+    256 levels; None otherwise."""
     level: list[Any] = [value]
-    for _ in range(_MAX_LEVELS):
-        if not _INDENTABLE.issuperset(map(type, level)):
-            return False
-        for x in level:
-            if type(x) is float and not (1e-4 <= abs(x) < 1e16 or x == 0.0):
-                return False  # (NaN and the infinities fail the test too)
-        level = [x for x in level if type(x) is dict or type(x) is list]
-        if not level:
-            return True
-        level = gc.get_referents(*level)
-    return False
+    for depth in range(_MAX_LEVELS):
+        types = list(map(type, level))  # (the loops over a level's values run in C)
+        if not _INDENTABLE.issuperset(types):
+            return None
+        if float in types:
+            for x in compress(level, map(is_, types, repeat(float))):
+                if not (1e-4 <= abs(x) < 1e16 or x == 0.0):
+                    return None  # (NaN and the infinities fail the test too)
+        if dict not in types and list not in types:
+            return depth
+        level = gc.get_referents(*level)  # a scalar has none (it is not a GC container)
+    return None
 
 
 def indented(value: Any) -> bytes:
     """``json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True) + "\n"`` as UTF-8,
     written by orjson (``OPT_INDENT_2``, two spaces a level halved) when its bytes are those
-    (:func:`_spelled_alike`), else by ``json``: a report of 100,000 rows in C."""
-    if orjson is not None and _spelled_alike(value):
+    (:func:`alike_levels`), else by ``json``: a report of 100,000 rows in C."""
+    levels = alike_levels(value) if orjson is not None else None
+    if levels is not None:
         try:
             out = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
         except TypeError:  # an integer past 64 bits, an unpaired surrogate, too deep
             pass
         else:
-            return _TWO_SPACES.sub(_halved, out) + b"\n"
+            return halved(out, levels) + b"\n"
     return (json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode()
 
 
-def _halved(m: re.Match[bytes]) -> bytes:
-    return b"\n" + b" " * (len(m.group(1)) // 2)
+def halved(out: bytes, levels: int) -> bytes:
+    """orjson's two spaces a level made one, in C: a line's indent (after a newline: orjson
+    writes no raw newline, no raw NUL inside a string) of ``levels`` levels or fewer, the
+    deepest first, each turned into NULs (which no shallower pattern matches), then every
+    NUL into a space."""
+    for k in range(levels, 0, -1):
+        out = out.replace(b"\n" + b"  " * k, b"\n" + b"\0" * k)
+    return out.replace(b"\0", b" ")
 
 
 def canonical(doc: Any) -> bytes:

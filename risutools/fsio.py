@@ -47,6 +47,7 @@ import secrets
 import stat
 import sys
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -186,13 +187,14 @@ def _temp_name(target: Path, owner: int | None = None) -> Path:
 
 def atomic_write(
     path: str | os.PathLike[str],
-    data: bytes,
+    data: bytes | Iterable[bytes],
     *,
     expect_sha256: str | None = None,
     expect_absent: bool = False,
     sync_dir: bool = True,
 ) -> None:
-    """Write ``data`` to ``path`` atomically, through the folder's write lock.
+    """Write ``data`` (bytes, or its pieces in order) to ``path`` atomically, through the
+    folder's write lock.
 
     ``expect_sha256`` (hex, with or without a ``sha256:`` prefix) is the hash of the
     bytes the caller based its change on; the write is refused with
@@ -208,13 +210,15 @@ def atomic_write(
                   sync_dir=sync_dir)
 
 
-def _write_all(fd: int, data: bytes, *, sync: bool = True) -> None:
-    """Write every byte of ``data`` to ``fd`` (a short write goes on), then fsync
-    (``sync=False``: the caller makes it durable, see :func:`sync_filesystem`)."""
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        view = view[n:]
+def _write_all(fd: int, data: bytes | Iterable[bytes], *, sync: bool = True) -> None:
+    """Write every byte of ``data`` (bytes, or pieces of bytes in order: a file streamed
+    as it is made) to ``fd`` (a short write goes on), then fsync (``sync=False``: the
+    caller makes it durable, see :func:`sync_filesystem`)."""
+    for piece in (data,) if isinstance(data, bytes) else data:
+        view = memoryview(piece)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
     if sync:
         os.fsync(fd)
 
@@ -249,7 +253,8 @@ class StagedWrite:
 
 
 def stage_write(
-    path: str | os.PathLike[str], data: bytes, *, sync: bool = True, owner: int | None = None,
+    path: str | os.PathLike[str], data: bytes | Iterable[bytes], *, sync: bool = True,
+    owner: int | None = None,
     absent: bool = False,
 ) -> StagedWrite:
     """Write ``data`` into a temp file next to ``path`` and fsync it (no lock taken).

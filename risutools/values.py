@@ -74,15 +74,16 @@ def decode(data: bytes, base_offset: int = 0, line: int | None = None
 # --------------------------------------------------------------------------- YAML
 
 
-def load_yaml(text: str) -> tuple[list[YamlDocument], Problem | None]:
+def load_yaml(text: str, *, lines: bool = True) -> tuple[list[YamlDocument], Problem | None]:
     """The YAML documents of ``text`` (those holding only ``null`` left out), read until
-    the first problem; a text with neither a document nor a problem gives :data:`NOTHING`."""
+    the first problem; a text with neither a document nor a problem gives :data:`NOTHING`.
+    ``lines=False``: without their line maps (:func:`load_yaml_documents`)."""
     import yaml
 
     docs: list[YamlDocument] = []
     problem: Problem | None = None
     try:
-        docs.extend(d for d in load_yaml_documents(text, max_depth=MAX_DEPTH)
+        docs.extend(d for d in load_yaml_documents(text, max_depth=MAX_DEPTH, lines=lines)
                     if d.value is not None)
     except YamlRefused as exc:
         problem = Problem(exc.why, exc.line, exc.pointer)
@@ -269,7 +270,7 @@ def parse_value(text: str, name: str, fmt: str) -> Any:
         if problem is None:
             return value
     else:
-        docs, problem = load_yaml(text)
+        docs, problem = load_yaml(text, lines=False)  # the value alone: no line map
         if problem is None and len(docs) > 1:
             raise DocumentError(Code.BAD_DOCUMENT, "several YAML documents in one file; keep "
                                 "one", where=f"line {docs[1].line}", path=name)

@@ -134,12 +134,14 @@ def _loader(text: str, use_libyaml: bool | None, max_depth: int = 64) -> Any:
     return loader
 
 
-def load_yaml_documents(text: str, *, max_depth: int, use_libyaml: bool | None = None
-                        ) -> Iterator[YamlDocument]:
+def load_yaml_documents(text: str, *, max_depth: int, use_libyaml: bool | None = None,
+                        lines: bool = True) -> Iterator[YamlDocument]:
     """Yield each document of a YAML stream (YamlRefused / yaml.YAMLError on bad input).
 
     ``use_libyaml``: None uses libyaml when present; False forces the pure-Python parser
-    (True requires libyaml)."""
+    (True requires libyaml).  ``lines=False``: the line map is not kept (each document's
+    ``lines`` holds the root's line only) for a caller that wants the values alone; the
+    refusals, their lines and pointers, and the memory bound's count are the same."""
     loader = _loader(text, use_libyaml, max_depth)
     budget = [0]
     try:
@@ -147,7 +149,8 @@ def load_yaml_documents(text: str, *, max_depth: int, use_libyaml: bool | None =
         while not loader.check_event(StreamEndEvent):
             start = loader.get_event()
             assert isinstance(start, DocumentStartEvent)
-            doc = _Composer(loader, max_depth, budget, pure=not isinstance(loader, _C_LOADERS))
+            doc = _Composer(loader, max_depth, budget, pure=not isinstance(loader, _C_LOADERS),
+                            lines=lines)
             value, line = doc.compose()
             yield YamlDocument(value, line, doc.lines)
     finally:
@@ -183,8 +186,10 @@ def _too_many(ev: Any, stack: list[_Frame]) -> _Bound:
 class _Composer:
     """Composes one document's events (after its DocumentStartEvent) into a JSON value."""
 
-    def __init__(self, loader: Any, max_depth: int, budget: list[int], *, pure: bool) -> None:
+    def __init__(self, loader: Any, max_depth: int, budget: list[int], *, pure: bool,
+                 lines: bool = True) -> None:
         self.loader = loader
+        self.keep_lines = lines  # False: the line map is not kept (the values alone)
         self.budget = budget  # [estimated bytes] of the file's values so far
         self.max_depth = max_depth
         self.pure = pure  # only the pure-Python parser lets "\ud800" escapes through
@@ -340,9 +345,10 @@ class _Composer:
             depth = parent.depth + 1
             pointer = None
             if line != parent.line:
-                pointer = self._pointer(parent)
-                self.lines[pointer] = line
-                self.budget[0] += LINE_COST
+                if self.keep_lines:
+                    pointer = self._pointer(parent)
+                    self.lines[pointer] = line
+                self.budget[0] += LINE_COST  # counted either way: the same bound
         if depth > self.max_depth:  # a value problem: deferred, like a tag or a key
             raise YamlRefused(f"nested deeper than {self.max_depth} levels; flatten the document",
                               line, pointer if pointer is not None else self._pointer(parent))  # type: ignore[arg-type]

@@ -90,9 +90,9 @@ def test_orjson_writes_the_plain_reports(monkeypatch: pytest.MonkeyPatch) -> Non
     """The fast path is taken for a report-like value (the test would pass on ``json``
     alone otherwise): orjson's output, halved, is returned."""
     calls = []
-    real = canonical._halved
-    monkeypatch.setattr(canonical, "_halved", lambda m: calls.append(1) or real(m))
+    real = canonical.halved
+    monkeypatch.setattr(canonical, "halved", lambda out, n: calls.append(n) or real(out, n))
     v = {"requests": [{"n": i, "pct": i / 7, "state": {"on": True, "ids": ["a", "b"]}}
                       for i in range(50)], "summary": {"verdict": "passed"}}
     assert indented(v) == _reference(v)
-    assert calls
+    assert calls == [5]  # container levels: the report, requests, a row, state, ids

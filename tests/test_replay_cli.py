@@ -306,9 +306,9 @@ def test_update_race_during_the_replay_is_refused(
     theirs = (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode()
     real = api.run_simulation
 
-    def racing(*args: Any) -> Any:
+    def racing(*args: Any, **kwargs: Any) -> Any:
         comp.write_bytes(theirs)
-        return real(*args)
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(api, "run_simulation", racing)
     with pytest.raises(WriteConflict) as exc:

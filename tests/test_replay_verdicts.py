@@ -69,7 +69,7 @@ def test_a_replay_that_checked_nothing_is_not_checked_and_not_recorded(
 
     comp = _monitor_component(tmp_path)
     before = comp.read_bytes()
-    monkeypatch.setattr(api, "run_simulation", lambda sim, fx, cfg: unchecked)
+    monkeypatch.setattr(api, "run_simulation", lambda sim, fx, cfg, **_: unchecked)
     outcome = api.run_component(comp, FIX / "monitor.yaml", output=tmp_path / "r.json",
                                 update=True)
     assert outcome.report is not None
@@ -211,7 +211,8 @@ def test_monitor_only_component_is_checked_and_recorded(
     doc = json.loads(comp.read_text(encoding="utf-8"))
     assert doc["projection"]["replay_status"] == "passed"
     # the same component with a monitor that ignores the debounce: recorded as failed
-    monkeypatch.setattr(api, "run_simulation", lambda sim, f, c: replay_monitor(f, c, NoDebounce))
+    monkeypatch.setattr(api, "run_simulation",
+                        lambda sim, f, c, **_: replay_monitor(f, c, NoDebounce))
     outcome = api.run_component(comp, FIX / "monitor.yaml", output=out, update=True)
     assert outcome.report is not None and outcome.report["summary"]["failed_invariants"] == ["M2"]
     doc = json.loads(comp.read_text(encoding="utf-8"))

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from risutools.canonical import sha256_prefixed
-from risutools.errors import Code, DocumentError
+from risutools.canonical import prefixed
+from risutools.errors import Code, DocumentError, RisuError
 from risutools.pathnames import plain_id, show_name
 from risutools.replay.component import (
     ComponentFile,
@@ -26,7 +28,7 @@ from risutools.replay.run import (
     MONITOR_CAP,
     SIM_MONITOR,
     build_report,
-    report_bytes,
+    report_pieces,
     run_simulation,
     select_simulation,
 )
@@ -72,15 +74,22 @@ def default_report_path(component_path: Path, component_id: str, fixture_name: s
     return component_path.parent / "replays" / f"{component_id}--{fixture_name}.json"
 
 
-def write_report_files(report: dict[str, Any], path: Path) -> tuple[list[Path], bytes]:
-    """Write ``path`` (JSON) and the ``.md`` / ``.html`` next to it; return paths, JSON bytes."""
-    data = report_bytes(report)
+def write_report_files(report: dict[str, Any], path: Path) -> tuple[list[Path], str]:
+    """Write ``path`` (JSON, streamed: :func:`report_pieces`) and the ``.md`` / ``.html``
+    next to it; return the paths and the JSON file's ``sha256:`` digest."""
+    digest = hashlib.sha256()
+
+    def hashed() -> Iterator[bytes]:
+        for piece in report_pieces(report):
+            digest.update(piece)
+            yield piece
+
     md = path.with_suffix(".md")
     html = path.with_suffix(".html")
-    write_or_fail(path, data)
+    write_or_fail(path, hashed())
     write_or_fail(md, render_markdown(report).encode("utf-8"))
     write_or_fail(html, render_html(report).encode("utf-8"))
-    return [path, md, html], data
+    return [path, md, html], prefixed(digest.hexdigest())
 
 
 def run_component(
@@ -111,10 +120,14 @@ def run_component(
     fx = load_fixture(fixture)
     layer = catalog_section(cf.path) if catalog_layer is False else catalog_layer
     cfg = load_replay_config(config, layer if isinstance(layer, dict) else None, fx.config)
-    run = run_simulation(sim, fx, cfg)
-    report = build_report(run, fx, cfg, cf.doc)
+    try:  # the rows out of memory (the temporary folder past 1 MiB), then streamed
+        run = run_simulation(sim, fx, cfg, spool=True)
+        report = build_report(run, fx, cfg, cf.doc)
+    except OSError as exc:  # the temporary folder full or unwritable
+        raise RisuError(Code.UNWRITABLE, "cannot keep the report's rows in the temporary "
+                        f"folder: {exc.strerror or exc}", path=tempfile.gettempdir()) from exc
     out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
-    written, data = write_report_files(report, out)
+    written, digest = write_report_files(report, out)
     outcome = RunOutcome(sim, report, written)
     verdict = report["summary"]["verdict"]
     if update and verdict == NOT_CHECKED:
@@ -124,7 +137,6 @@ def run_component(
             "(verdict not-checked); the component is unchanged"
         )
     elif update:
-        digest = sha256_prefixed(data)
         try:
             new = updated_document(cf.doc, passed=verdict == PASSED, fixture_name=fx.name,
                                    report_sha256=digest)

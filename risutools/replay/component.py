@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -145,8 +146,10 @@ def write_updated(cf: ComponentFile, new: dict[str, Any]) -> None:
     write_or_fail(cf.path, dump_component(cf, new), expect_sha256=cf.sha256)
 
 
-def write_or_fail(path: Path, data: bytes, *, expect_sha256: str | None = None) -> None:
-    """``atomic_write`` with operating-system failures as one-line :class:`RisuError`."""
+def write_or_fail(path: Path, data: bytes | Iterable[bytes], *,
+                  expect_sha256: str | None = None) -> None:
+    """``atomic_write`` (``data``: bytes, or its pieces in order) with operating-system
+    failures as one-line :class:`RisuError`."""
     try:
         atomic_write(path, data, expect_sha256=expect_sha256)
     except OSError as exc:

@@ -25,12 +25,12 @@ The chart (``render_chart``) is read at 10 requests as at 10,000:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from risutools.replay.render_markdown import interesting, verdict_text
+from risutools.replay.render_markdown import pick_rows, verdict_text
 
 W = 1120
 ML, MT = 84, 24  # left and top margins of the frame
@@ -175,44 +175,87 @@ def _with_title(svg_el: str, title: str) -> str:
     return svg_el[:-2] + f"><title>{escape(title)}</title></{svg_el[1:svg_el.index(' ')]}>"
 
 
-def _groups(n: int, cap: int) -> list[tuple[int, int]]:
-    """Request ranges (1-based, inclusive), at most about ``cap`` of them."""
-    size = max(1, math.ceil(n / cap))
-    return [(a, min(n, a + size - 1)) for a in range(1, n + 1, size)]
+@dataclass
+class _Sweep:
+    """What the chart needs of the rows, read in one pass and kept bounded: the peaks, the
+    events of each kind counted and grouped as their lane draws them (a group's count and
+    first row), the runs of requests with the module off, and each line group's lowest and
+    highest value (first position of each)."""
+
+    peak_in: int = 0
+    peak_out: int = 0
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    groups: dict[str, dict[int, list[Any]]] = field(
+        default_factory=lambda: {k: {} for k in KINDS})
+    off: list[list[int]] = field(default_factory=list)
+    lines: dict[str, list[list[Any]]] = field(default_factory=dict)
 
 
-def _line_points(
-    rows: list[dict[str, Any]], key: str, groups: list[tuple[int, int]],
-    x: Callable[[float], float], y: Callable[[float], float],
-) -> str:
+def _sweep(rows: Sequence[dict[str, Any]], cutter: bool, keys: tuple[str, ...]) -> _Sweep:
+    sw = _Sweep(lines={key: [] for key in keys})
+    n = len(rows)
+    marker_size = max(1, math.ceil(max(n, 1) / MAX_MARKERS))
+    line_size = max(1, math.ceil(n / MAX_POINTS))
+    for i, r in enumerate(rows):
+        sw.peak_in = max(sw.peak_in, r["tokens_in"])
+        if cutter:
+            sw.peak_out = max(sw.peak_out, r["tokens_out"])
+        for kind in _kinds(r, cutter):
+            sw.counts[kind] += 1
+            g = sw.groups[kind].setdefault((r["request"] - 1) // marker_size, [0, r])
+            g[0] += 1
+            if kind == "off":
+                req = r["request"]
+                if sw.off and sw.off[-1][1] == req - 1:
+                    sw.off[-1][1] = req
+                else:
+                    sw.off.append([req, req])
+        for key in keys:
+            _extremes(sw.lines[key], i, line_size, r[key])
+    return sw
+
+
+def _extremes(line: list[list[Any]], i: int, size: int, v: Any) -> None:
+    """Row ``i``'s value into its group's [first lowest position, value, first highest
+    position, value] (a new group every ``size`` rows)."""
+    if i % size == 0:
+        line.append([i, v, i, v])
+        return
+    g = line[-1]
+    if v < g[1]:
+        g[0], g[1] = i, v
+    if v > g[3]:
+        g[2], g[3] = i, v
+
+
+def _kinds(r: dict[str, Any], cutter: bool) -> Iterator[str]:
+    """The kinds of event a row is (in the order of :data:`KINDS`' lanes)."""
+    if cutter:
+        if r["budget_dropped"]:
+            yield "cut"
+        if r["budget_unreachable"]:
+            yield "unreachable"
+        if r["anchor"] == "lost":
+            yield "anchor-lost"
+        if not r["enabled"]:
+            yield "off"
+        if r.get("orphaned_tool_results"):
+            yield "orphan"
+    mon = r["monitor"]
+    if mon["alert"]:
+        yield "alert-critical" if mon["level"] == "CRITICAL" else "alert-warning"
+
+
+def _line_points(line: list[list[Any]], n: int, x: Callable[[float], float],
+                 y: Callable[[float], float]) -> str:
+    size = max(1, math.ceil(n / MAX_POINTS))
     pts: list[str] = []
-    for a, b in groups:
-        chunk = rows[a - 1 : b]
-        xx = _f(x((a + b) / 2))
-        vals = [r[key] for r in chunk]
-        lo, hi = vals.index(min(vals)), vals.index(max(vals))
-        for k in sorted({lo, hi}):
-            pts.append(f"{xx},{_f(y(vals[k]))}")
+    for lo, lo_v, hi, hi_v in line:
+        a = lo - lo % size + 1
+        xx = _f(x((a + min(n, a + size - 1)) / 2))
+        for _, v in sorted({lo: lo_v, hi: hi_v}.items()):
+            pts.append(f"{xx},{_f(y(v))}")
     return " ".join(pts)
-
-
-def _events(rows: list[dict[str, Any]], cutter: bool) -> dict[str, list[dict[str, Any]]]:
-    ev: dict[str, list[dict[str, Any]]] = {k: [] for k in KINDS}
-    for r in rows:
-        if cutter and r["budget_dropped"]:
-            ev["cut"].append(r)
-        if cutter and r["budget_unreachable"]:
-            ev["unreachable"].append(r)
-        if cutter and r["anchor"] == "lost":
-            ev["anchor-lost"].append(r)
-        if cutter and not r["enabled"]:
-            ev["off"].append(r)
-        if cutter and r.get("orphaned_tool_results"):
-            ev["orphan"].append(r)
-        mon = r["monitor"]
-        if mon["alert"]:
-            ev["alert-critical" if mon["level"] == "CRITICAL" else "alert-warning"].append(r)
-    return ev
 
 
 def _event_title(kind: str, r: dict[str, Any]) -> str:
@@ -238,9 +281,9 @@ def render_chart(report: dict[str, Any]) -> str:
     cutter = report["simulation"] == "context-cutter"
     max_ctx = int(cfg["max_context"])
     n = max(len(rows), 1)
-    peak_in = max([0] + [r["tokens_in"] for r in rows])
-    peak_out = max([0] + [r["tokens_out"] for r in rows]) if cutter else 0
-    ys = y_scale(max_ctx, peak_out, peak_in)
+    keys = ("tokens_in", "tokens_out") if cutter else ("tokens_in",)
+    sw = _sweep(rows, cutter, keys)
+    ys = y_scale(max_ctx, sw.peak_out, sw.peak_in)
     lanes = [k for k in LANES if cutter or k not in CUTTER_ONLY]
     frame_h = PH + LANE_H * len(lanes)
     height = MT + frame_h + 46
@@ -257,22 +300,21 @@ def render_chart(report: dict[str, Any]) -> str:
         'stroke="#777"/>',
         f'<rect id="plot-area" x="{ML}" y="{MT}" width="{PW}" height="{PH}" fill="none"/>',
     ]
-    ev = _events(rows, cutter)
-    p += _off_bands(ev["off"], x)
+    p += _off_bands(sw.off, x)
     p += _y_axis(ys)
     p += _x_axis(len(rows), x, MT + frame_h)
     p += _limit_lines(cfg, cutter, ys)
-    line_groups = _groups(len(rows), MAX_POINTS)
     for lid, key in (("tokens-in", "tokens_in"), ("tokens-out", "tokens_out")):
-        if cutter or lid == "tokens-in":
+        if key in sw.lines:
             width = "2" if lid == "tokens-out" else "1.5"
+            points = _line_points(sw.lines[key], len(rows), x, ys.y)
             p.append(
                 f'<polyline id="{lid}" fill="none" stroke="{LINES[lid][1]}" '
-                f'stroke-width="{width}" points="{_line_points(rows, key, line_groups, x, ys.y)}"/>'
+                f'stroke-width="{width}" points="{points}"/>'
             )
-    p += _lanes(lanes, ev, x, n)
+    p += _lanes(lanes, sw.groups, x, n)
     p += _failures(report, x)
-    p += _legend(ev, lanes, cutter, report)
+    p += _legend(sw.counts, lanes, cutter, report)
     p.append("</svg>")
     return "\n".join(p)
 
@@ -338,15 +380,9 @@ def _limit_lines(cfg: dict[str, Any], cutter: bool, ys: YScale) -> list[str]:
     return p
 
 
-def _off_bands(off: list[dict[str, Any]], x: Callable[[float], float]) -> list[str]:
+def _off_bands(runs: list[list[int]], x: Callable[[float], float]) -> list[str]:
+    """A band over each run of requests with the module off (first and last request)."""
     p = []
-    runs: list[list[int]] = []
-    for r in off:
-        i = r["request"]
-        if runs and runs[-1][1] == i - 1:
-            runs[-1][1] = i
-        else:
-            runs.append([i, i])
     for a, b in runs:
         x0, x1 = x(a - 0.5), x(b + 0.5)
         title = f"requests {a}-{b}: module off" if a != b else f"request {a}: module off"
@@ -357,7 +393,7 @@ def _off_bands(off: list[dict[str, Any]], x: Callable[[float], float]) -> list[s
 
 
 def _lanes(
-    lanes: list[str], ev: dict[str, list[dict[str, Any]]], x: Callable[[float], float], n: int
+    lanes: list[str], ev: dict[str, dict[int, list[Any]]], x: Callable[[float], float], n: int
 ) -> list[str]:
     """One labelled lane per event kind under the data area; markers grouped when dense."""
     size = max(1, math.ceil(n / MAX_MARKERS))
@@ -367,16 +403,13 @@ def _lanes(
         p.append(f'<line x1="{ML}" y1="{top}" x2="{ML + PW}" y2="{top}" stroke="#c8c8c8"/>')
         p.append(f'<text class="lane-label" x="{ML - 6}" y="{top + 12}" font-size="10.5" '
                  f'text-anchor="end" fill="#555">{LANES[kind]}</text>')
-        groups: dict[int, list[dict[str, Any]]] = {}
-        for r in ev[kind]:
-            groups.setdefault((r["request"] - 1) // size, []).append(r)
-        for g, rs in sorted(groups.items()):
+        for g, (count, first) in sorted(ev[kind].items()):  # (the rows read by _sweep)
             a, b = g * size + 1, min(n, (g + 1) * size)
             title = (
-                _event_title(kind, rs[0]) if len(rs) == 1
-                else f"requests {a}-{b}: {len(rs)} x {KINDS[kind][0]}"
+                _event_title(kind, first) if count == 1
+                else f"requests {a}-{b}: {count} x {KINDS[kind][0]}"
             )
-            extra = f' data-count="{len(rs)}" data-request="{rs[0]["request"]}"'
+            extra = f' data-count="{count}" data-request="{first["request"]}"'
             xx = min(max(x((a + b) / 2 if size > 1 else a), ML + 6), ML + PW - 6)  # in frame
             el = _shape(kind, xx, top + LANE_H / 2, extra)
             p.append(_with_title(el, title))
@@ -415,7 +448,7 @@ def _failures(report: dict[str, Any], x: Callable[[float], float]) -> list[str]:
 
 
 def _legend(
-    ev: dict[str, list[dict[str, Any]]], lanes: list[str], cutter: bool, report: dict[str, Any]
+    counts: dict[str, int], lanes: list[str], cutter: bool, report: dict[str, Any]
 ) -> list[str]:
     """Every line and every kind of marker of this simulation, with its count."""
     lx, ly = ML + PW + 122, MT + 6
@@ -436,7 +469,7 @@ def _legend(
                   f'stroke-width="2" stroke-dasharray="{dash}"/>')
         else:
             label, colour = KINDS[key]
-            count = failed if key == "failure" else len(ev[key])
+            count = failed if key == "failure" else counts[key]
             label = f"{label}: {count}"
             if key == "off":
                 sw = f'<rect x="{lx + 2}" y="{yy - 6}" width="14" height="12" fill="{colour}"/>'
@@ -559,20 +592,19 @@ def _requests_section(report: dict[str, Any]) -> list[str]:
     for inv in report["invariants"]:
         if inv["first_failure"]:
             failing.setdefault(inv["first_failure"]["request"], []).append(inv["id"])
-    shown = (
-        rows
-        if len(rows) <= MAX_TABLE_ROWS
-        else [r for r in rows if r["request"] in failing or interesting(r)]
-    )
+    if len(rows) <= MAX_TABLE_ROWS:
+        shown, total = list(rows), len(rows)
+    else:  # one pass, MAX_TABLE_ROWS rows kept (and those of a first failure)
+        shown, total = pick_rows(rows, failing, MAX_TABLE_ROWS)
+        if total == len(rows):  # every row qualifies: every row is shown
+            shown = list(rows)
     parts.append("<h2>Requests</h2>")
-    if len(shown) != len(rows):
+    if total != len(rows):
         parts.append(
-            f"<p>{min(len(shown), MAX_TABLE_ROWS)} of {len(rows)} requests (the first failing "
+            f"<p>{min(total, MAX_TABLE_ROWS)} of {len(rows)} requests (the first failing "
             "ones, then those with a cut, an anchor loss, a toggle, an alert or an orphaned tool "
             "result); every row is in the JSON report.</p>"
         )
-        shown = sorted(shown, key=lambda r: (r["request"] not in failing, r["request"]))
-        shown = sorted(shown[:MAX_TABLE_ROWS], key=lambda r: r["request"])
     if report["simulation"] == "context-cutter":
         head, body = list(_CUTTER_HEAD), [_cutter_cells(r) for r in shown]
     else:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from typing import Any
 
 MAX_ROWS = 60
@@ -34,6 +34,34 @@ def interesting(row: dict[str, Any]) -> bool:
         or row.get("ops", {}).get("toggle") is not None
         or row.get("orphaned_tool_results")
     )
+
+
+def pick_rows(rows: Iterable[dict[str, Any]], failing: Container[int], cap: int
+              ) -> tuple[list[dict[str, Any]], int]:
+    """The rows of a first failure (a request in ``failing``), then the :func:`interesting`
+    ones, at most ``cap`` in all, in request order; and how many rows are either.  One pass,
+    keeping at most ``2 * cap`` rows beside those of a first failure (a few: one an
+    invariant at most)."""
+    first: list[dict[str, Any]] = []
+    rest: list[dict[str, Any]] = []
+    total = 0
+    for r in rows:
+        if r["request"] in failing:
+            first.append(r)
+        elif interesting(r):
+            rest.append(r)
+            if len(rest) >= 2 * cap:  # the earliest cap stay
+                rest.sort(key=_request)
+                total += len(rest) - cap
+                del rest[cap:]
+    total += len(first) + len(rest)
+    chosen = sorted(first, key=_request) + sorted(rest, key=_request)
+    return sorted(chosen[:cap], key=_request), total
+
+
+def _request(row: dict[str, Any]) -> int:
+    n: int = row["request"]
+    return n
 
 
 def verdict_text(inv: dict[str, Any], warned: Iterable[str] = ()) -> str:
@@ -121,10 +149,7 @@ def _requests(report: dict[str, Any]) -> list[str]:
     """The requests with a first failure first, then the interesting ones, at most
     :data:`MAX_ROWS`, in request order."""
     failing = _first_failures(report["invariants"])
-    rows = [r for r in report["requests"] if r["request"] in failing or interesting(r)]
-    total = len(rows)
-    rows.sort(key=lambda r: (r["request"] not in failing, r["request"]))
-    rows = sorted(rows[:MAX_ROWS], key=lambda r: r["request"])
+    rows, total = pick_rows(report["requests"], failing, MAX_ROWS)
     out = ["## Requests with a first failure, a cut, an anchor loss, a toggle, an alert or an "
            "orphaned tool result", ""]
     if not rows:

@@ -9,12 +9,13 @@ monitor alone; otherwise there is no applicable simulation.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import hashlib
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from risutools import __version__
-from risutools.canonical import indented, self_hash
+from risutools.canonical import indented, prefixed, self_hash
 from risutools.checks.registry import registered_checks
 from risutools.errors import ReplayError
 from risutools.replay.checker import INVARIANTS, InvariantChecker
@@ -23,6 +24,7 @@ from risutools.replay.fixture import Fixture, Message, Turn
 from risutools.replay.mirror import Change, Step
 from risutools.replay.monitor import ContextMonitor, additional_context
 from risutools.replay.monitor_checker import MonitorChecker
+from risutools.replay.spool import Spool, canonical_pieces, indented_pieces
 from risutools.replay.verdicts import FAILED, NOT_CHECKED, PASSED, summary_verdict
 from risutools.settings.lifecycle import base_sha256
 from risutools.settings.replay import ReplayConfig
@@ -48,9 +50,15 @@ def select_simulation(doc: dict[str, Any]) -> str | None:
 @dataclass
 class ReplayRun:
     simulation: str
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    #: a list, or a :class:`Spool` (a long run: the rows kept out of memory)
+    rows: list[dict[str, Any]] | Spool = field(default_factory=list)
     checker: InvariantChecker | None = None
     monitor_checker: MonitorChecker | None = None
+
+
+def _like(rows: list[dict[str, Any]] | Spool) -> list[dict[str, Any]] | Spool:
+    """An empty list of the kind of ``rows`` (the alerts go where the rows go)."""
+    return Spool() if isinstance(rows, Spool) else []
 
 
 def apply_turn(cutter: ContextCutter, turn: Turn) -> None:
@@ -139,10 +147,14 @@ def replay_cutter(
     config: ReplayConfig,
     cutter_factory: Callable[[ReplayConfig], ContextCutter] = ContextCutter,
     monitor_factory: Callable[[ReplayConfig], ContextMonitor] = ContextMonitor,
+    *,
+    spool: bool = False,
 ) -> ReplayRun:
-    """The cutter, checked (R1-R9), with the monitor observing it, checked too (M1-M3)."""
+    """The cutter, checked (R1-R9), with the monitor observing it, checked too (M1-M3);
+    ``spool``: its rows kept in a :class:`Spool`, out of memory."""
     checker, mcheck = InvariantChecker(config), MonitorChecker(config)
-    run = ReplayRun(SIM_CUTTER, checker=checker, monitor_checker=mcheck)
+    run = ReplayRun(SIM_CUTTER, Spool() if spool else [], checker=checker,
+                    monitor_checker=mcheck)
     monitor = monitor_factory(config)
     for turn, res, obs in iterate_cutter(fixture, config, cutter_factory):
         assert obs is not None
@@ -179,10 +191,12 @@ def replay_monitor(
     fixture: Fixture,
     config: ReplayConfig,
     monitor_factory: Callable[[ReplayConfig], ContextMonitor] = ContextMonitor,
+    *,
+    spool: bool = False,
 ) -> ReplayRun:
     """The monitor alone: usage = the whole history's estimate (nothing is cut); M1-M3."""
     mcheck = MonitorChecker(config)
-    run = ReplayRun(SIM_MONITOR, monitor_checker=mcheck)
+    run = ReplayRun(SIM_MONITOR, Spool() if spool else [], monitor_checker=mcheck)
     monitor = monitor_factory(config)
     for turn, res, _ in iterate_cutter(fixture, config, observe=False):
         ev = monitor.observe(turn.number, res.tokens_in, turn.metrics).to_dict()
@@ -199,11 +213,14 @@ def replay_monitor(
     return run
 
 
-def run_simulation(simulation: str, fixture: Fixture, config: ReplayConfig) -> ReplayRun:
+def run_simulation(simulation: str, fixture: Fixture, config: ReplayConfig, *,
+                   spool: bool = False) -> ReplayRun:
+    """``spool``: the rows kept out of memory (:class:`Spool`), for a report streamed to
+    its files (:func:`report_pieces`)."""
     if simulation == SIM_CUTTER:
-        return replay_cutter(fixture, config)
+        return replay_cutter(fixture, config, spool=spool)
     if simulation == SIM_MONITOR:
-        return replay_monitor(fixture, config)
+        return replay_monitor(fixture, config, spool=spool)
     raise ValueError(simulation)
 
 
@@ -215,7 +232,10 @@ def build_report(
 ) -> dict[str, Any]:
     """The ``replay-report-v1`` of a run, its ``report_sha256`` included."""
     rows = run.rows
-    alerts = _alerts(rows)
+    # one pass over the rows (read back once when they are spooled): alerts and counts
+    tally = RowTally.of(rows, run.simulation == SIM_CUTTER, _like(rows))
+    alerts = tally.alerts
+    counts = tally.counts()
     invariants = _invariants(run)
     comp = _component(component)
     report: dict[str, Any] = {
@@ -226,7 +246,7 @@ def build_report(
         "component": comp,
         "fixture": {"name": fixture.name, "file": fixture.file, "sha256": fixture.sha256},
         "config": config.to_dict(),
-        "summary": _summary(run, alerts, invariants),
+        "summary": _summary(counts, invariants),
         "invariants": invariants,
         "alerts": alerts,
         "requests": rows,
@@ -234,23 +254,70 @@ def build_report(
     notes = [t.metrics.note for t in fixture.turns if t.metrics is not None and t.metrics.note]
     if notes:  # bridge records whose two percentages disagree, one line each
         report["monitor_notes"] = notes
-    report["report_sha256"] = self_hash(report)
+    report["report_sha256"] = report_hash(report)
     return report
 
 
-def _alerts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [
-        {
-            "request": r["request"],
-            "level": r["monitor"]["level"],
-            "used_pct": r["monitor"]["used_pct"],
-            "reason": r["monitor"]["alert_reason"],
-            "additional_context": additional_context(r["monitor"]["level"],
-                                                     r["monitor"]["used_pct"]),
-        }
-        for r in rows
-        if r["monitor"]["alert"]
-    ]
+class RowTally:
+    """The alerts and the summary's counts of a run's rows, added one by one."""
+
+    def __init__(self, cutter: bool, alerts: list[dict[str, Any]] | Spool) -> None:
+        self.cutter = cutter
+        self.alerts = alerts
+        self.n = self.cuts = self.losses = self.unreachable = self.disabled = 0
+        self.orphaned = 0
+        self.peak_in: int | None = None
+        self.peak_out: int | None = None
+        self.max_dropped: int | None = None
+
+    @classmethod
+    def of(cls, rows: Sequence[dict[str, Any]], cutter: bool,
+           alerts: list[dict[str, Any]] | Spool) -> RowTally:
+        tally = cls(cutter, alerts)
+        for r in rows:
+            tally.add(r)
+        return tally
+
+    def add(self, r: dict[str, Any]) -> None:
+        self.n += 1
+        mon = r["monitor"]
+        if mon["alert"]:
+            self.alerts.append({
+                "request": r["request"],
+                "level": mon["level"],
+                "used_pct": mon["used_pct"],
+                "reason": mon["alert_reason"],
+                "additional_context": additional_context(mon["level"], mon["used_pct"]),
+            })
+        self.peak_in = _peak(self.peak_in, r["tokens_in"])
+        if self.cutter:
+            self.cuts += r["budget_dropped"] > 0
+            self.losses += r["anchor"] == "lost"
+            self.unreachable += bool(r["budget_unreachable"])
+            self.disabled += not r["enabled"]
+            self.orphaned += bool(r["orphaned_tool_results"])
+            self.peak_out = _peak(self.peak_out, r["tokens_out"])
+            self.max_dropped = _peak(self.max_dropped, r["dropped"])
+
+    def counts(self) -> dict[str, Any]:
+        """The summary's counts (as ``max(..., default=0)`` and ``sum`` over the rows)."""
+        counts: dict[str, Any] = {"requests": self.n, "alerts": len(self.alerts),
+                                  "peak_tokens_in": self.peak_in or 0}
+        if self.cutter:
+            counts.update({
+                "cuts": self.cuts,
+                "anchor_losses": self.losses,
+                "budget_unreachable": self.unreachable,
+                "disabled_requests": self.disabled,
+                "peak_tokens_out": self.peak_out or 0,
+                "max_dropped": self.max_dropped or 0,
+                "requests_with_orphaned_tool_results": self.orphaned,
+            })
+        return counts
+
+
+def _peak(peak: int | None, value: int) -> int:
+    return value if peak is None or value > peak else peak
 
 
 def _invariants(run: ReplayRun) -> list[dict[str, Any]]:
@@ -263,16 +330,14 @@ def _invariants(run: ReplayRun) -> list[dict[str, Any]]:
     return invariants
 
 
-def _summary(run: ReplayRun, alerts: list[dict[str, Any]],
-             invariants: list[dict[str, Any]]) -> dict[str, Any]:
-    rows = run.rows
+def _summary(counts: dict[str, Any], invariants: list[dict[str, Any]]) -> dict[str, Any]:
     checks = registered_checks()
     warned = [i["id"] for i in invariants
               if i["verdict"] == FAILED and checks[i["id"]].severity == "warning"]
     summary: dict[str, Any] = {
-        "requests": len(rows),
-        "alerts": len(alerts),
-        "peak_tokens_in": max((r["tokens_in"] for r in rows), default=0),
+        "requests": counts["requests"],
+        "alerts": counts["alerts"],
+        "peak_tokens_in": counts["peak_tokens_in"],
         # a warning that failed was checked: it neither fails the replay nor leaves it
         # unchecked
         "verdict": summary_verdict(PASSED if i["id"] in warned else i["verdict"]
@@ -282,23 +347,8 @@ def _summary(run: ReplayRun, alerts: list[dict[str, Any]],
         "warned_invariants": warned,
         "not_checked_invariants": [i["id"] for i in invariants if i["verdict"] == NOT_CHECKED],
     }
-    if run.simulation == SIM_CUTTER:
-        summary.update(_cutter_summary(rows))
+    summary.update((k, v) for k, v in counts.items() if k not in summary)
     return summary
-
-
-def _cutter_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "cuts": sum(1 for r in rows if r["budget_dropped"] > 0),
-        "anchor_losses": sum(1 for r in rows if r["anchor"] == "lost"),
-        "budget_unreachable": sum(1 for r in rows if r["budget_unreachable"]),
-        "disabled_requests": sum(1 for r in rows if not r["enabled"]),
-        "peak_tokens_out": max((r["tokens_out"] for r in rows), default=0),
-        "max_dropped": max((r["dropped"] for r in rows), default=0),
-        "requests_with_orphaned_tool_results": sum(
-            1 for r in rows if r["orphaned_tool_results"]
-        ),
-    }
 
 
 def _component(component: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -314,9 +364,28 @@ def _component(component: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def verify_report_hash(report: dict[str, Any]) -> bool:
-    return report.get("report_sha256") == self_hash(report)
+    return report.get("report_sha256") == report_hash(report)
+
+
+def report_hash(report: dict[str, Any]) -> str:
+    """:func:`risutools.canonical.self_hash` of a report, its spooled lists streamed."""
+    if not any(isinstance(v, Spool) for v in report.values()):
+        return self_hash(report)
+    digest = hashlib.sha256()
+    for piece in canonical_pieces({k: v for k, v in report.items() if k != "report_sha256"}):
+        digest.update(piece)
+    return prefixed(digest.hexdigest())
+
+
+def report_pieces(report: dict[str, Any]) -> Iterator[bytes]:
+    """The report file's bytes in pieces: indented JSON, keys sorted (orjson when it writes
+    the same), its spooled lists streamed."""
+    if any(isinstance(v, Spool) for v in report.values()):
+        yield from indented_pieces(report)
+    else:
+        yield indented(report)
 
 
 def report_bytes(report: dict[str, Any]) -> bytes:
-    """The report file's bytes: indented JSON, keys sorted (orjson when it writes the same)."""
-    return indented(report)
+    """The report file's bytes (:func:`report_pieces`, joined)."""
+    return b"".join(report_pieces(report))

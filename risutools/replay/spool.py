@@ -1,0 +1,209 @@
+"""A report's long lists (its requests, its alerts) kept out of memory while a replay runs.
+
+A :class:`Spool` takes rows (plain JSON values, one a request) one at a time and writes
+them in batches of :data:`BATCH`, each batch three times: its canonical form (the bytes the
+report's ``report_sha256`` hashes), its indented form (the bytes of the report file) and
+as ``marshal`` data (to read the rows back, in this process only), into temporary files
+that stay in memory up to :data:`IN_MEMORY` bytes each and go to the temporary folder past
+that (``tempfile.SpooledTemporaryFile``, unnamed: nothing is written to the catalog or
+beside the report).  What a replay keeps of its rows is then one batch and the three
+buffers, whatever the fixture's length; the report file is streamed from the spools
+(:func:`indented_pieces`) and so is its hash (:func:`canonical_pieces`), byte for byte
+what :func:`~risutools.canonical.indented` and :func:`~risutools.canonical.canonical`
+give for the same report held whole.  The temporary folder holds about twice the report
+file's size while the replay runs (gone when it ends).
+
+A spool is a read-only sequence of its rows too, read back in order one batch at a time,
+so the Markdown and HTML renderings read it as they read a list (in one pass each).
+"""
+
+from __future__ import annotations
+
+import itertools
+import marshal
+import struct
+import tempfile
+from collections.abc import Iterator, Sequence
+from typing import IO, Any, overload
+
+from risutools.canonical import alike_levels, canonical, halved, indented
+
+try:
+    import orjson
+except ImportError:  # pragma: no cover - orjson is a dependency; json writes the same
+    orjson = None  # type: ignore[assignment]
+
+#: rows serialised together (one orjson call, one check of their floats)
+BATCH = 512
+#: bytes each of a spool's files keeps in memory before it moves to the temp folder
+IN_MEMORY = 1024 * 1024
+#: bytes read at a time when a file is streamed out
+READ_CHUNK = 1024 * 1024
+_LENGTH = struct.Struct("<Q")
+
+
+class Spool(Sequence[dict[str, Any]]):
+    """Rows appended one by one, stored serialised (see the module's text).
+
+    Read back in order (``for row in spool``: one batch in memory at a time); an index or
+    a slice reads from the start."""
+
+    def __init__(self) -> None:
+        self._canon = _temp()  # the rows' canonical forms, comma between
+        self._indent = _temp()  # the rows as the report file holds them
+        self._back = _temp()  # the batches as marshal data, to read the rows back
+        self._count = 0  # rows in the files
+        self._pending: list[dict[str, Any]] = []
+
+    def append(self, row: dict[str, Any]) -> None:
+        self._pending.append(row)
+        if len(self._pending) >= BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        rows, self._pending = self._pending, []
+        if not rows:
+            return
+        canon, block = _serialised(rows)
+        first = not self._count
+        self._canon.write((b"" if first else b",") + canon[1:-1])  # between "[" and "]"
+        # the batch as it sits in the report: the list one level deep, its rows two
+        self._indent.write((b" " if first else b",\n ") + block[2:-3].replace(b"\n", b"\n "))
+        data = marshal.dumps(rows)  # plain JSON values: read back equal, by this process
+        self._back.write(_LENGTH.pack(len(data)) + data)
+        self._count += len(rows)
+
+    def __len__(self) -> int:
+        return self._count + len(self._pending)
+
+    @overload
+    def __getitem__(self, i: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, i: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        n = len(self)
+        if isinstance(i, slice):
+            a, b, step = i.indices(n)
+            if step < 0:
+                return list(self)[i]
+            return list(itertools.islice(self, a, max(a, b), step))
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        return next(itertools.islice(self, i, None))
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        self._flush()
+        f, at = self._back, 0
+        while True:
+            f.seek(at)
+            head = f.read(_LENGTH.size)
+            if not head:
+                break
+            (size,) = _LENGTH.unpack(head)
+            batch = marshal.loads(f.read(size))
+            at += _LENGTH.size + size
+            f.seek(0, 2)  # appending may go on between two batches read
+            yield from batch
+
+    def canonical_body(self) -> Iterator[bytes]:
+        """The rows' canonical forms, comma between (what sits in the report's ``[...]``)."""
+        self._flush()
+        yield from _chunks(self._canon)
+
+    def indented_body(self) -> Iterator[bytes]:
+        """The rows as the report file holds them, two levels deep, ``,\\n`` between."""
+        self._flush()
+        yield from _chunks(self._indent)
+
+    def close(self) -> None:
+        for f in (self._canon, self._indent, self._back):
+            f.close()
+
+
+def _temp() -> IO[bytes]:
+    return tempfile.SpooledTemporaryFile(max_size=IN_MEMORY)
+
+
+def _serialised(rows: list[dict[str, Any]]) -> tuple[bytes, bytes]:
+    """The batch's canonical and indented forms: by orjson when the batch is made of values
+    it spells as ``json`` does (:func:`alike_levels`, checked once for both), else by
+    :func:`canonical` and :func:`indented`."""
+    levels = alike_levels(rows) if orjson is not None else None
+    if levels is not None:
+        try:
+            canon = orjson.dumps(rows, option=orjson.OPT_SORT_KEYS)
+            block = orjson.dumps(rows, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+        except TypeError:  # an integer past 64 bits, an unpaired surrogate
+            pass
+        else:
+            return canon, halved(block, levels) + b"\n"
+    return canonical(rows), indented(rows)
+
+
+def _chunks(f: IO[bytes]) -> Iterator[bytes]:
+    f.seek(0)
+    while True:
+        data = f.read(READ_CHUNK)
+        if not data:
+            break
+        yield data
+    f.seek(0, 2)
+
+
+def _groups(doc: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """``doc``'s keys in sorted order, runs of plain values gathered as one dict (key
+    ``""``), each spool on its own."""
+    run: dict[str, Any] = {}
+    for k in sorted(doc):
+        v = doc[k]
+        if isinstance(v, Spool):
+            if run:
+                yield "", run
+                run = {}
+            yield k, v
+        else:
+            run[k] = v
+    if run:
+        yield "", run
+
+
+def canonical_pieces(doc: dict[str, Any]) -> Iterator[bytes]:
+    """:func:`risutools.canonical.canonical` of ``doc`` in pieces, its spools streamed."""
+    yield b"{"
+    first = True
+    for key, value in _groups(doc):
+        if not first:
+            yield b","
+        first = False
+        if isinstance(value, Spool):
+            yield canonical(key) + b":["
+            yield from value.canonical_body()
+            yield b"]"
+        else:
+            yield canonical(value)[1:-1]
+    yield b"}"
+
+
+def indented_pieces(doc: dict[str, Any]) -> Iterator[bytes]:
+    """:func:`risutools.canonical.indented` of ``doc`` in pieces, its spools streamed."""
+    yield b"{\n"
+    first = True
+    for key, value in _groups(doc):
+        if not first:
+            yield b",\n"
+        first = False
+        if isinstance(value, Spool):
+            name = b" " + canonical(key) + b": ["
+            if not len(value):
+                yield name + b"]"
+                continue
+            yield name + b"\n"
+            yield from value.indented_body()
+            yield b"\n ]"
+        else:
+            yield indented(value)[2:-3]  # between "{\n" and "\n}\n"
+    yield b"\n}\n"

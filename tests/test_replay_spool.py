@@ -1,0 +1,171 @@
+"""A replay's report streamed from spools (``replay/spool.py``) is the report held whole.
+
+The references are ``json`` itself (``json.dumps(..., indent=1, sort_keys=True)`` for the
+file, the separators of the canonical form for the hash) and, for the renderings and the
+rows chosen for their tables, the same report with its rows in a plain list: the spool
+only changes where the rows wait."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import io
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from risutools.errors import RisuError
+from risutools.fsio import atomic_write
+from risutools.replay import spool as spool_mod
+from risutools.replay.api import run_component
+from risutools.replay.fixture import build_fixture, load_fixture
+from risutools.replay.render_html import render_html
+from risutools.replay.render_markdown import interesting, pick_rows, render_markdown
+from risutools.replay.run import (
+    build_report,
+    replay_cutter,
+    replay_monitor,
+    report_bytes,
+    verify_report_hash,
+)
+from risutools.replay.spool import Spool, canonical_pieces, indented_pieces
+from risutools.replay.synth import synthesize
+from risutools.settings.replay import build_config, load_replay_config
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "replay"
+
+
+def _json_file(value: Any) -> bytes:
+    return (json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode()
+
+
+def _json_hash(report: dict[str, Any]) -> str:
+    rest = {k: v for k, v in report.items() if k != "report_sha256"}
+    data = json.dumps(rest, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
+                      allow_nan=False).encode()
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def _plain(report: dict[str, Any]) -> dict[str, Any]:
+    """The report with its spools read back into lists."""
+    return {k: list(v) if isinstance(v, Spool) else v for k, v in report.items()}
+
+
+def _both(fx_path: Path, monitor: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+    fx = load_fixture(fx_path)
+    cfg = load_replay_config(None, fx.config)
+    sim = replay_monitor if monitor else replay_cutter
+    return (build_report(sim(fx, cfg), fx, cfg, None),
+            build_report(sim(fx, cfg, spool=True), fx, cfg, None))
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3, 512])
+@pytest.mark.parametrize("name", ["anchor-edit.yaml", "toggle.yaml", "monitor.yaml",
+                                  "budget-unreachable.yaml", "anchor-delete.yaml",
+                                  "protected-tools.yaml"])
+def test_a_spooled_report_is_the_report_held_whole(name: str, batch: int,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(spool_mod, "BATCH", batch)
+    whole, spooled = _both(FIX / name, monitor=name == "monitor.yaml")
+    assert isinstance(spooled["requests"], Spool) and isinstance(spooled["alerts"], Spool)
+    plain = _plain(spooled)
+    assert plain == whole
+    assert report_bytes(spooled) == _json_file(plain) == report_bytes(whole)
+    assert spooled["report_sha256"] == _json_hash(plain) == whole["report_sha256"]
+    assert verify_report_hash(spooled)
+    assert render_markdown(spooled) == render_markdown(whole)
+    assert render_html(spooled) == render_html(whole)
+
+
+def test_a_long_run_in_many_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the HTML table's and the Markdown list's caps, with the chart's lines and
+    markers grouped: the streamed renderings are those of the rows in a list."""
+    monkeypatch.setattr(spool_mod, "BATCH", 64)
+    monkeypatch.setattr(spool_mod, "IN_MEMORY", 4096)  # the files move to the temp folder
+    fx = build_fixture(synthesize(3, 3000, edit_rate=0.05, delete_rate=0.02, tool_rate=0.15))
+    cfg = build_config({"max_context": 8000, "preserve_latest": 8, "trim_percent": 10})
+    whole = build_report(replay_cutter(fx, cfg), fx, cfg, None)
+    spooled = build_report(replay_cutter(fx, cfg, spool=True), fx, cfg, None)
+    assert len(spooled["requests"]) == len(fx.turns) > 1000
+    assert report_bytes(spooled) == _json_file(_plain(spooled)) == report_bytes(whole)
+    assert spooled["report_sha256"] == whole["report_sha256"]
+    assert render_markdown(spooled) == render_markdown(whole)
+    assert render_html(spooled) == render_html(whole)
+
+
+def test_the_fallback_writer_for_values_orjson_spells_otherwise() -> None:
+    """A float ``repr`` writes with an exponent, and an integer past 64 bits, in a batch:
+    that batch is written by ``json``, the others by orjson; the bytes are json's."""
+    sp = Spool()
+    rows: list[dict[str, Any]] = [{"request": i, "x": {"pct": 0.5, "n": [i, None, True]}}
+                                  for i in range(1200)]
+    rows[5]["x"]["pct"] = 1e-05
+    rows[700]["x"]["n"] = [2**70]
+    for r in rows:
+        sp.append(r)
+    doc = {"a": 1, "requests": sp, "z": {"k": "값"}, "alerts": Spool()}
+    ref = {"a": 1, "requests": rows, "z": {"k": "값"}, "alerts": []}
+    assert b"".join(indented_pieces(doc)) == _json_file(ref)
+    canon = json.dumps(ref, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    assert b"".join(canonical_pieces(doc)) == canon.encode()
+    assert list(sp) == rows and len(sp) == 1200
+    assert sp[5] == rows[5] and sp[-1] == rows[-1] and sp[10:13] == rows[10:13]
+    with pytest.raises(IndexError):
+        sp[1200]
+
+
+def test_a_spool_keeps_one_batch_of_rows() -> None:
+    sp = Spool()
+    for i in range(3 * spool_mod.BATCH + 7):
+        sp.append({"request": i})
+        assert len(sp._pending) < spool_mod.BATCH
+    assert len(sp) == 3 * spool_mod.BATCH + 7
+
+
+def _reference_pick(rows: list[dict[str, Any]], failing: set[int], cap: int
+                    ) -> tuple[list[dict[str, Any]], int]:
+    """What the renderings did with the rows whole (the code before the spool)."""
+    chosen = [r for r in rows if r["request"] in failing or interesting(r)]
+    total = len(chosen)
+    chosen.sort(key=lambda r: (r["request"] not in failing, r["request"]))
+    return sorted(chosen[:cap], key=lambda r: r["request"]), total
+
+
+def test_pick_rows_is_filter_sort_and_cut() -> None:
+    rng = random.Random(7)
+    for _ in range(300):
+        n = rng.randrange(0, 200)
+        rows = [{"request": i + 1, "budget_dropped": int(rng.random() < 0.3),
+                 "monitor": {"alert": rng.random() < 0.2}} for i in range(n)]
+        rng.shuffle(rows)  # any order: the choice is by request number
+        failing = {rng.randrange(1, 201) for _ in range(rng.randrange(4))}
+        cap = rng.choice([1, 3, 10, 60])
+        assert pick_rows(iter(rows), failing, cap) == _reference_pick(rows, failing, cap)
+
+
+def test_the_write_path_takes_pieces(tmp_path: Path) -> None:
+    target = tmp_path / "r.json"
+    atomic_write(target, (bytes([i]) * 1000 for i in range(40)))
+    assert target.read_bytes() == b"".join(bytes([i]) * 1000 for i in range(40))
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+class _FullDisk(io.BytesIO):
+    def write(self, data: Any) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_full_temporary_folder_is_one_line(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(spool_mod, "BATCH", 1)
+    monkeypatch.setattr(spool_mod, "_temp", _FullDisk)
+    doc = Path(__file__).resolve().parents[1] / "fixtures" / "documents" / \
+        "seed-000-context-cutter.json"
+    with pytest.raises(RisuError) as exc:
+        run_component(doc, FIX / "anchor-edit.yaml", output=tmp_path / "r.json")
+    line = exc.value.one_line()
+    assert "\n" not in line and "unwritable" in line and "No space left" in line
+    assert not list(tmp_path.iterdir())
