@@ -212,7 +212,7 @@ def read_regular(path: str | os.PathLike[str], limit: int, *,
     if total > limit:
         raise FileRefused(Code.TOO_LARGE, f"file grew past the {limit}-byte bound while read",
                           path=show_name(os.fspath(path)))
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return b"".join(chunks)
 
 
 def check_inside(root: str | os.PathLike[str], path: str | os.PathLike[str],

@@ -27,8 +27,8 @@ from risutools.fsio import (
     sync_filesystem,
     syncfs_available,
 )
-from risutools.projection.facts import FACTS_DIR
 from risutools.safeio import FileRefused, check_inside, read_regular
+from risutools.settings.catalog import FACTS_DIR
 
 MAX_FACTS_BYTES = 1 << 20
 

@@ -21,7 +21,6 @@ from risutools.analysis.checks.unreadable import ra601, ra602
 from risutools.analysis.model import HOOKS, Analysis
 from risutools.formats.model import Module
 from risutools.printable import scrub
-from risutools.settings.catalog import FACTS_DIR as FACTS_DIR  # re-exported
 
 FACTS_FORMAT = "component-facts-v1"
 #: the hooks whose listeners and scripts transform what passes (their order matters)
