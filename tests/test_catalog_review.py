@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -284,12 +285,12 @@ def test_reject_from_pending(cat: Path) -> None:
 
 
 def test_parallel_review_equals_one_process(cat: Path, tmp_path: Path) -> None:
+    """Workers reading the files, or the parent reading an NDJSON catalog, give the bytes of
+    one process; progress counts the files read."""
     from risutools.canonical import canonical
     from risutools.report.review_text import render_review_json
 
     base = load(doc_path(cat, MOOD))
-    big = tmp_path / "big"
-    big.mkdir()
     lines = []
     for i in range(450):
         d = json.loads(json.dumps(base))
@@ -297,15 +298,27 @@ def test_parallel_review_equals_one_process(cat: Path, tmp_path: Path) -> None:
         if i % 3 == 0:
             d["capabilities"]["requires"].append("hook.not_in_vocabulary")
         lines.append(canonical(d))
+    big = tmp_path / "big"  # one NDJSON file: read by the parent
+    big.mkdir()
     (big / "components.ndjson").write_bytes(b"\n".join(lines) + b"\n")
     (big / "approvals").mkdir()
-    seen: list[tuple[int, int]] = []
-    one = review_catalog(Catalog.open(big), jobs=1)
-    two = review_catalog(Catalog.open(big), jobs=2, progress=lambda d, t: seen.append((d, t)))
-    assert render_review_json(one) == render_review_json(two)
-    assert seen[-1] == (450, 450)
-    assert one.data["counts"]["documents"] == 450
-    assert len(one.data["duplicates"]) == 1  # every copy shares the mood tracker's source
+    files = tmp_path / "files"  # one file a document: read by the workers
+    files.mkdir()
+    for i, line in enumerate(lines):
+        (files / f"copy-{i:03d}.json").write_bytes(line)
+    (files / "approvals").mkdir()
+    for root, read in ((big, (1, 1)), (files, (450, 450))):
+        seen: list[tuple[int, int]] = []
+        one = review_catalog(Catalog.open(root), jobs=1)
+        two = review_catalog(Catalog.open(root), jobs=2,
+                             progress=lambda d, t, seen=seen: seen.append((d, t)))
+        assert render_review_json(one) == render_review_json(two)
+        assert seen[-1] == read
+        assert seen == sorted(seen)  # files read, in order
+        assert one.data["counts"]["documents"] == 450
+        assert len(one.data["duplicates"]) == 1  # every copy shares the mood tracker's source
+        rules = Counter(f["rule"] for d in one.data["documents"] for f in d["findings"])
+        assert rules["MC401"] == 150  # every third copy's capability outside the vocabulary
 
 
 def test_a_card_and_its_module_are_not_duplicates(tmp_path: Path) -> None:

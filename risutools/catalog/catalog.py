@@ -44,6 +44,7 @@ from risutools.contract.transitions import CatalogLog, find_catalog_root, read_l
 from risutools.errors import Code, ConfigError, DocumentError
 from risutools.findings import Finding
 from risutools.pathnames import plain_id
+from risutools.rowspool import pack, unpack
 from risutools.safeio import FileRefused, check_inside, require_folder
 from risutools.settings import lifecycle
 from risutools.settings.catalog import FACTS_DIR, CatalogSettings
@@ -56,17 +57,55 @@ MARKERS = (LOG_NAME, "approvals", ".risutools.yaml", ".risutools.yml", "notes", 
            FACTS_DIR)
 
 
+#: what an entry keeps of a document it does not hold (:class:`Entry`): these top-level
+#: parts, whole (None) or only the keys named
+HEAD: dict[str, tuple[str, ...] | None] = {
+    "component_id": None, "component_version": None, "capabilities": None,
+    "provenance": ("review_status", "runtime_status", "source_refs", "publishable"),
+    "projection": ("title", "replay_status"),
+}
+
+
 @dataclass
 class Entry:
-    """One document of the catalog and where it lives."""
+    """One document of the catalog and where it lives.
+
+    An entry holds its whole document (``held``), or, in a review, only its head (the parts
+    :data:`HEAD` names) and a way to read the whole document back (``reload``): :attr:`doc`
+    gives the whole document either way, and :meth:`get` answers from the head what the
+    head holds, from the whole document anything else."""
 
     path: Path  # the file (a JSON/YAML document or an NDJSON catalog)
     line: int | None  # NDJSON line (None for a JSON/YAML file)
     fmt: str  # json | yaml | ndjson
-    doc: dict[str, Any]
+    held: dict[str, Any] | None  # the whole document (None: read back by ``reload``)
     doc_sha256: str  # the whole document's canonical hash: what a write compares (CAS)
     loaded: LoadedDocument | None = None
     _where: str | None = None
+    #: the head of a document not held, packed (:func:`head_of`: a few hundred bytes in one
+    #: object, read when asked)
+    head: bytes | None = None
+    reload: Callable[[], dict[str, Any]] | None = None
+    #: (display file, line) as the loader named the document: the key of its findings
+    key: tuple[str, int | None] = ("", None)
+
+    @property
+    def doc(self) -> dict[str, Any]:
+        """The whole document (read back, a new copy each time, when it is not held)."""
+        if self.held is not None:
+            return self.held
+        assert self.reload is not None, "an entry holds its document or can read it back"
+        return self.reload()
+
+    @property
+    def parts(self) -> dict[str, Any]:
+        """The document's head (:data:`HEAD`), or the whole document when held."""
+        if self.held is not None:
+            return self.held
+        if self.head is None:
+            return {}
+        parts: dict[str, Any] = unpack(self.head)
+        return parts
 
     # The document of an entry is never changed (a new state is a new document), so the
     # fields every pass of the review asks for are read once.
@@ -78,16 +117,20 @@ class Entry:
 
     @functools.cached_property
     def component_id(self) -> str:
-        cid = self.doc.get("component_id")
+        cid = self.parts.get("component_id")
         return cid if isinstance(cid, str) else ""
 
-    @property
+    @functools.cached_property
     def version(self) -> str:
-        v = self.doc.get("component_version")
+        v = self.parts.get("component_version")
         return v if isinstance(v, str) else ""
 
     def get(self, *keys: str) -> Any:
-        cur: Any = self.doc
+        cur: Any = self.held
+        if cur is None:
+            part = HEAD.get(keys[0], ()) if keys else ()
+            in_head = part is None or (len(keys) > 1 and keys[1] in part)
+            cur = self.parts if in_head else self.doc
         for k in keys:
             if not isinstance(cur, dict):
                 return None
@@ -113,6 +156,19 @@ class Entry:
             name = _display(self.path, os.getcwd())
             self._where = f"{name}:{self.line}" if self.fmt == "ndjson" and self.line else name
         return self._where
+
+
+def head_of(doc: dict[str, Any], *, parsed_by_orjson: bool = False) -> bytes:
+    """The head an entry keeps of ``doc`` when it does not hold it (:data:`HEAD`), packed
+    (:func:`risutools.rowspool.pack`: read back equal by this process only)."""
+    head = {}
+    for key, keep in HEAD.items():
+        if key not in doc:
+            continue
+        v = doc[key]
+        head[key] = {k: v[k] for k in keep if k in v} \
+            if keep is not None and isinstance(v, dict) else v
+    return pack(head, parsed_by_orjson=parsed_by_orjson)
 
 
 def find_root(start: Path) -> Path | None:
@@ -243,6 +299,11 @@ class Catalog:
         self._entries = [e for e in (_entry(ld, h, seen) for ld, h in
                                      zip(loaded.documents, hs, strict=True)) if e is not None]
 
+    def adopt_entries(self, entries: list[Entry], problems: list[Finding]) -> None:
+        """Use entries the review's first pass made (each holding its document's head)."""
+        self.load_problems = list(problems)
+        self._entries = entries
+
     def by_id(self, component_id: str) -> list[Entry]:
         return [e for e in self.entries() if e.component_id == component_id]
 
@@ -318,7 +379,8 @@ def _entry(ld: LoadedDocument, known: str | None = None,
         path = ld.path.resolve()
     else:  # one resolve per file (an NDJSON catalog has thousands of entries in one)
         path = resolved.get(ld.path) or resolved.setdefault(ld.path, ld.path.resolve())
-    return Entry(path, ld.line if fmt == "ndjson" else None, fmt, ld.doc, h, ld)
+    return Entry(path, ld.line if fmt == "ndjson" else None, fmt, ld.doc, h, ld,
+                 key=(ld.file, ld.line))
 
 
 def file_sha256(data: bytes) -> str:

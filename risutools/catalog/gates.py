@@ -30,6 +30,7 @@ from risutools.catalog.graph import Graph
 from risutools.checks.registry import Check, check, registered_checks, sort_key
 from risutools.contract import rules as mc
 from risutools.contract.checks_catalog import mc104, mc305
+from risutools.contract.loaders import LoadedDocument
 from risutools.contract.transitions import CatalogLog, check_chain
 from risutools.contract.validate import (
     DocumentInfo,
@@ -190,14 +191,15 @@ def verifications(ctx: GateContext) -> list[Verification]:
 
 def verify_entry(cat: Catalog, entry: Entry) -> list[Verification]:
     """MC202/MC203 for one document, with the catalog's source store and replays/."""
-    if entry.loaded is None:
-        return []
+    ld = entry.loaded
+    if ld is None:  # an entry holding its document's head: the document read back
+        ld = LoadedDocument(entry.key[0], entry.key[1], entry.doc, entry.fmt, entry.path)
     result = Result("verify")
     store = SourceStore(cat.sources if cat.sources and cat.sources.is_dir() else None)
     ctx = VerifyContext(store, cat.config, RuleFilter(), True, result)
     info = DocumentInfo(entry.where(), entry.line, entry.component_id, entry.version,
                         entry.doc_sha256)
-    verify_refs(ctx, info, entry.loaded)
+    verify_refs(ctx, info, ld)
     return result.verifications
 
 

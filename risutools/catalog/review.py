@@ -20,9 +20,8 @@ Nothing is written.  Exit code (CLI): 1 when anything is an error.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -53,21 +52,24 @@ from risutools.catalog.review_checks import (
     units,
 )
 from risutools.catalog.review_interactions import attach_risk, interactions
+from risutools.catalog.review_pass import (
+    ProgressFn,
+    entries_of,
+    first_pass,
+    probes,
+)
 from risutools.checks.registry import Check
 from risutools.collector import cycles_paused
-from risutools.contract.loaders import LoadedDocument, display_path, load_documents
+from risutools.contract.loaders import display_path
 from risutools.contract.transitions import CatalogLog
 from risutools.contract.validate import (
-    DocumentInfo,
     Result,
     RuleFilter,
     Verification,
     catalog_checks,
-    document_info,
-    validate_document,
 )
-from risutools.contract.verify import SourceStore, VerifyContext, verify_refs
 from risutools.findings import Finding
+from risutools.rowspool import Rows
 from risutools.safeio import require_folder
 from risutools.settings import lifecycle
 from risutools.settings.config import Settings
@@ -106,113 +108,25 @@ def _f(f: Finding) -> dict[str, Any]:
     return out
 
 
-ProgressFn = Callable[[int, int], None]  # (documents done, total)
-PARALLEL_MIN = 400  # fewer documents are checked in-process (a pool costs more)
-CHUNK = 250
-
-
-def _validate_chunk(docs: list[LoadedDocument], cfg: Settings) -> list[DocumentInfo]:
-    """Every document rule, and the canonical hash, of each document."""
-    return [document_info(ld, validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
-                                                line_of=ld.line_of, loaded=True)) for ld in docs]
-
-
-# The documents a pool of forked workers reads: set in the parent just before the fork, so
-# each worker sees them in its copy of the parent's memory and only two numbers travel to
-# it (a document is never pickled on the way out; only its findings come back).
-_SHARED: tuple[list[LoadedDocument], Settings] | None = None
-
-
-def _validate_range(bounds: tuple[int, int]) -> list[DocumentInfo]:
-    """The worker side: documents ``bounds[0]:bounds[1]`` of the forked parent's list."""
-    assert _SHARED is not None, "workers are forked after _SHARED is set"
-    docs, cfg = _SHARED
-    return _validate_chunk(docs[bounds[0]:bounds[1]], cfg)
-
-
-def _on_executor(executor: Executor, docs: list[LoadedDocument], cfg: Settings,
-                 bounds: list[tuple[int, int]], progress: ProgressFn | None
-                 ) -> list[DocumentInfo]:
-    """The document rules on any ``concurrent.futures`` executor (a Dask cluster's):
-    each chunk of documents travels to a worker, its findings and hashes come back, in
-    order."""
-    futures = [executor.submit(_validate_chunk, docs[lo:hi], cfg) for lo, hi in bounds]
-    found: list[DocumentInfo] = []
-    for (_lo, hi), fut in zip(bounds, futures, strict=True):
-        found.extend(fut.result())
-        if progress:
-            progress(hi, len(docs))
-    return found
-
-
-def _check_documents(cat: Catalog, jobs: int | None, progress: ProgressFn | None,
-                     executor: Executor | None = None) -> tuple[Result, list[LoadedDocument]]:
-    """Load the catalog once; every document rule on all cores (or on ``executor``);
-    MC104 and MC305."""
-    global _SHARED
-
+def _check_documents(cat: Catalog, sources: str | None, jobs: int | None,
+                     progress: ProgressFn | None, executor: Executor | None
+                     ) -> tuple[Result, list[Verification]]:
+    """The first pass (:func:`~risutools.catalog.review_pass.first_pass`: every document
+    read once, its rules and digests checked, its summary kept, on all cores or on
+    ``executor``), then MC104 and MC305; the catalog's entries hold each document's head."""
     cfg = cat.config
-    loaded = load_documents(cat.root, exclude=cfg.exclude)
-    docs = loaded.documents
-    result = Result("review", files=loaded.files, skipped=loaded.skipped)
-    result.file_findings = list(loaded.problems)
-    bounds = [(i, min(i + CHUNK, len(docs))) for i in range(0, len(docs), CHUNK)]
-    workers = jobs if jobs is not None else (os.cpu_count() or 1)
-    found: list[DocumentInfo] = []
-    done = 0
-    if executor is not None:
-        found = _on_executor(executor, docs, cfg, bounds, progress)
-    elif workers > 1 and len(docs) >= PARALLEL_MIN and _can_fork():
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        _SHARED = (docs, cfg)
-        try:
-            with ProcessPoolExecutor(min(workers, len(bounds)),
-                                     mp_context=multiprocessing.get_context("fork")) as pool:
-                for (lo, hi), res in zip(bounds, pool.map(_validate_range, bounds),
-                                         strict=True):
-                    found.extend(res)
-                    done += hi - lo
-                    if progress:
-                        progress(done, len(docs))
-        finally:
-            _SHARED = None
-    else:
-        for lo, hi in bounds:
-            found.extend(_validate_chunk(docs[lo:hi], cfg))
-            done += hi - lo
-            if progress:
-                progress(done, len(docs))
-    result.documents = found
-    cat.adopt(loaded, [info.sha256 for info in found])
-    catalog_checks(docs, result, cfg, RuleFilter(), chain_check(cat.settings))
-    return result, docs
-
-
-def _verify_documents(cat: Catalog, docs: list[LoadedDocument], result: Result,
-                      sources: str | None) -> list[Verification]:
-    """MC202/MC203 for every document (the source store hashed once), into ``result``."""
-    src = Path(sources) if sources is not None else cat.config.sources
+    src = Path(sources) if sources is not None else cfg.sources
     if src is not None:
         require_folder(src, "the source store")
-    checked = Result("verify")
-    ctx = VerifyContext(SourceStore(src), cat.config, RuleFilter(), False, checked)
-    for ld, info in zip(docs, result.documents, strict=True):
-        if not isinstance(ld.doc, dict):
-            continue
-        tmp = DocumentInfo(info.file, info.line, info.component_id, info.component_version,
-                           info.sha256)
-        verify_refs(ctx, tmp, ld)
-        if tmp.findings:
-            info.findings = sorted(info.findings + tmp.findings, key=Finding.sort_key)
-    return checked.verifications
-
-
-def _can_fork() -> bool:
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods()
+    first = first_pass(cat.root, cfg, src, jobs, progress, executor)
+    result = Result("review", files=first.files, skipped=first.skipped)
+    result.file_findings = list(first.problems)
+    result.documents = [s.info for s in first.surveyed]
+    cat.adopt_entries(entries_of(first.surveyed), first.problems)
+    catalog_checks(probes(first.surveyed), result, cfg, RuleFilter(), chain_check(cat.settings))
+    for s in first.surveyed:  # the file as found, read by MC305 only (an entry keeps its own)
+        s.info.path = None
+    return result, [v for s in first.surveyed for v in s.verifications]
 
 
 def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None = None,
@@ -228,8 +142,7 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
 
 def _review_catalog(cat: Catalog, sources: str | None, jobs: int | None,
                     progress: ProgressFn | None, executor: Executor | None) -> Review:
-    validated, docs = _check_documents(cat, jobs, progress, executor)
-    verifications = _verify_documents(cat, docs, validated, sources)
+    validated, verifications = _check_documents(cat, sources, jobs, progress, executor)
     entries = cat.entries()
     graph = Graph(entries)
     log = cat.log()
@@ -246,18 +159,19 @@ def _review_catalog(cat: Catalog, sources: str | None, jobs: int | None,
     board = _board(cat, entries, graph, log, approvals, verifications, validated)
     _settle(validated, cat.config)
     findings = cat.config.apply(findings)
-    documents = attach_risk(_documents(validated, entries), inter)
+    documents = Rows(attach_risk(_documents(validated, entries), inter))
     rv.result = Result("review", documents=validated.documents,
                        file_findings=validated.file_findings + findings,
                        files=validated.files, skipped=validated.skipped)
     rv.data = {
         "review": REVIEW_FORMAT, "catalog": cat.root.name, "tool_version": __version__,
-        "counts": _counts(rv.result, documents, entries, appr, verifications, board),
+        "counts": _counts(rv.result, documents, entries, appr, verifications, board.ready),
         "file_findings": [_f(f) for f in validated.file_findings + findings],
         "documents": documents,
-        "verifications": [{"file": v.file, "line": v.line, "component_id": v.component_id,
-                           "source": v.source, "status": v.status, "detail": v.detail}
-                          for v in verifications],
+        "verifications": Rows({"file": v.file, "line": v.line,
+                               "component_id": v.component_id, "source": v.source,
+                               "status": v.status, "detail": v.detail}
+                              for v in verifications),
         "graph": [{"kind": g.kind, "severity": g.severity, "component_id": g.component_id,
                    "file": g.where, "message": g.message, "related": list(g.related)}
                   for g in problems],
@@ -299,9 +213,9 @@ def _own_findings(cat: Catalog, problems: list[GraphProblem], chain: list[dict[s
     return findings
 
 
-def _counts(result: Result, documents: list[dict[str, Any]], entries: list[Entry],
+def _counts(result: Result, documents: Sequence[dict[str, Any]], entries: list[Entry],
             appr: list[dict[str, Any]], verifications: list[Verification],
-            board: list[dict[str, Any]]) -> dict[str, Any]:
+            ready: int) -> dict[str, Any]:
     everything = result.findings
     return {
         "documents": len(documents),
@@ -313,7 +227,7 @@ def _counts(result: Result, documents: list[dict[str, Any]], entries: list[Entry
         "signatures": _tally(a["signature"] for a in appr),
         "unsigned_approvals": sum(1 for a in appr if a["signature"] == "unsigned"),
         "verifications": _tally(v.status for v in verifications),
-        "ready": sum(1 for b in board if b["ready"]),
+        "ready": ready,
     }
 
 
@@ -345,13 +259,12 @@ def _sev(s: str) -> Any:
     return "error" if s == "error" else "warning" if s == "warning" else "info"
 
 
-def _documents(validated: Result, entries: list[Entry]) -> list[dict[str, Any]]:
-    status = {(e.loaded.file, e.loaded.line): e for e in entries if e.loaded is not None}
-    out = []
+def _documents(validated: Result, entries: list[Entry]) -> Iterator[dict[str, Any]]:
+    status = {e.key: e for e in entries}
     for d in validated.documents:
         e = status.get((d.file, d.line))
         fs = d.findings
-        out.append({
+        yield {
             "file": d.file, "line": d.line, "component_id": d.component_id,
             "component_version": d.component_version,
             "base_sha256": e.base_sha256 if e is not None else d.sha256,
@@ -360,8 +273,7 @@ def _documents(validated: Result, entries: list[Entry]) -> list[dict[str, Any]]:
             "errors": sum(1 for f in fs if f.severity == "error"),
             "warnings": sum(1 for f in fs if f.severity == "warning"),
             "findings": [_f(f) for f in fs],
-        })
-    return out
+        }
 
 
 def _source_of(e: Entry) -> tuple[str, str] | None:
@@ -460,27 +372,40 @@ def _signed_keys(cat: Catalog, approvals: list[Approval]) -> set[tuple[str, str,
             and a.record.get("signature") is not None and a.signature(cat).ok}
 
 
+class Board(Rows):
+    """The board's rows, and how many of them are ready."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ready = 0
+
+
 def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
            approvals: list[Approval], verifications: list[Verification], validated: Result
-           ) -> list[dict[str, Any]]:
+           ) -> Board:
     found = {(d.file, d.line): d.findings for d in validated.documents}
     by_doc: dict[tuple[str, int | None], list[Verification]] = {}
     for v in verifications:
         by_doc.setdefault((v.file, v.line), []).append(v)
-    out = []
+    out = Board()
     for e in sorted(entries, key=lambda e: (e.component_id, e.where())):
         if e.review_status not in lifecycle.BOARD:
             continue
         step = lifecycle.next_step(e.review_status)
         assert step is not None  # every state on the board has one
         to = step.to
-        key = (e.loaded.file, e.loaded.line) if e.loaded is not None else ("", None)
-        p = plan(cat, e, to, graph=graph, log=log, approvals=approvals,
-                 verifications=by_doc.get(key, []), base_findings=found.get(key))
+        key = e.key
+        held = e.held
+        e.held = e.doc  # read back once for all its gates (when only its head is held)
+        try:
+            p = plan(cat, e, to, graph=graph, log=log, approvals=approvals,
+                     verifications=by_doc.get(key, []), base_findings=found.get(key))
+            path = path_to_approved(e, found.get(key), by_doc.get(key, []), approvals)
+        finally:
+            e.held = held
         out.append({"component_id": e.component_id, "file": e.where(),
                     "from": e.review_status, "to": to, "ready": p.ok,
                     "blocked_by": [v.gate for v in p.verdicts if v.failed],
-                    "gates": [v.to_dict() for v in p.verdicts],
-                    "path": path_to_approved(e, found.get(key), by_doc.get(key, []),
-                                             approvals)})
+                    "gates": [v.to_dict() for v in p.verdicts], "path": path})
+        out.ready += p.ok
     return out

@@ -329,7 +329,7 @@ def orphan_notes(facts: NotesFacts) -> Iterator[tuple[str, str]]:
     `for:` naming the module's source digest."""
     used: set[str] = set()
     for e in facts.entries:
-        found = find_notes(facts.folder, e.component_id, **document_keys(e.doc))
+        found = find_notes(facts.folder, e.component_id, **document_keys(e.parts))
         if found is not None:
             used.add(found.name)
     for name in orphans(facts.folder, used):

@@ -6,7 +6,7 @@ dynamic loading and where it resolves, analysis findings, coverage caveats)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,7 +71,7 @@ class Interactions:
         return {"lineages": self.lineage.groups, "relations": self.rows(self.versions)}
 
 
-def live_only(section: dict[str, Any], documents: list[dict[str, Any]]) -> dict[str, Any]:
+def live_only(section: dict[str, Any], documents: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """The ``interactions`` section kept to what acts between live components (active or
     promoted), the meaning of each row's ``live`` and of the HTML page's "live only" box:
     the rows whose components are all live, the families whose members all are, the counts
@@ -162,14 +162,15 @@ def risks(inter: Interactions) -> dict[str, dict[str, Any]]:
     return out
 
 
-def attach_risk(documents: list[dict[str, Any]], inter: Interactions) -> list[dict[str, Any]]:
-    """Each review row with its component's ``risk`` (``documents`` changed in place)."""
+def attach_risk(documents: Iterable[dict[str, Any]], inter: Interactions
+                ) -> Iterator[dict[str, Any]]:
+    """Each review row with its component's ``risk``, as the rows come."""
     by = risks(inter)
     for d in documents:
         r = by.get(d["component_id"]) if isinstance(d.get("component_id"), str) else None
         if r is not None:
             d["risk"] = r
-    return documents
+        yield d
 
 
 def risk_of(inter: Interactions, component_id: str) -> dict[str, Any] | None:

@@ -10,7 +10,7 @@ MC305 reads the catalog's transition log and approvals through
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,7 +77,7 @@ def past_start(doc: Any) -> bool:
 
 
 @check("MC305", "error", "catalog", "recorded-transitions")
-def mc305(loaded: Sequence[LoadedDocument], documents: Sequence[DocumentInfo],
+def mc305(loaded: Iterable[LoadedDocument], documents: Sequence[DocumentInfo],
           counts: ApprovalCheck | None = None) -> Iterator[CatalogIssue]:
     """A document past candidate ends a chain of recorded transitions (transitions.ndjson)
     from candidate, each backed by a human approval record in approvals/ that counts (signed

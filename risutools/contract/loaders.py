@@ -191,19 +191,26 @@ def iter_documents(
     except (OSError, ValueError):
         seen = None  # load_file says what is wrong with it
     if seen is not None and stat.S_ISDIR(seen.st_mode):
-        patterns = tuple(exclude)
-        unlisted: list[OSError] = []
-        found = sorted(_walk(p, patterns, unlisted), key=lambda q: q.as_posix())
-        listing = LoadOutcome()
-        for err in unlisted:  # a folder that cannot be listed is not silently passed
-            where = Path(os.fsdecode(err.filename)) if err.filename is not None else p
-            listing.problems.append(mc001(
-                display_path(where), f"cannot list the folder: {err.strerror or err}"))
+        listing, found = list_folder(p, exclude)
         yield listing
         for f in found:
             yield load_file(f, from_folder=True)
         return
     yield load_file(p, from_folder=skip_non_documents, seen=seen)
+
+
+def list_folder(p: Path, exclude: Iterable[str] = ()) -> tuple[LoadOutcome, list[Path]]:
+    """The document files under the folder ``p`` in the order they are read, and the
+    problems of listing it (a folder that cannot be listed is an MC001, never silently
+    passed)."""
+    unlisted: list[OSError] = []
+    found = sorted(_walk(p, tuple(exclude), unlisted), key=lambda q: q.as_posix())
+    listing = LoadOutcome()
+    for err in unlisted:
+        where = Path(os.fsdecode(err.filename)) if err.filename is not None else p
+        listing.problems.append(mc001(
+            display_path(where), f"cannot list the folder: {err.strerror or err}"))
+    return listing, found
 
 
 def _walk(root: Path, exclude: tuple[str, ...], errors: list[OSError]) -> Iterator[Path]:
@@ -273,6 +280,25 @@ def load_file(p: Path, *, from_folder: bool = False,
                 out.skipped.append(name if d.line in (None, 1) else f"{name}:{d.line}")
         out.documents = keep
     return out
+
+
+def iter_file(p: Path, *, from_folder: bool = False) -> Iterator[LoadOutcome]:
+    """:func:`load_file` in parts: an NDJSON file a batch of lines at a time (what was read
+    before a read error is given, then the error), any other file whole."""
+    if _fmt_of(p.name) != "ndjson":
+        yield load_file(p, from_folder=from_folder)
+        return
+    name = display_path(p)
+    try:
+        with open_regular(p) as f:
+            yield from iter_ndjson(f, name, path=p)
+    except FileRefused as exc:
+        yield LoadOutcome(problems=[mc001(name, exc.why, exc.code)])
+        return
+    except OSError as exc:
+        yield LoadOutcome(problems=[mc001(name, f"cannot read: {exc.strerror or exc}")])
+        return
+    yield LoadOutcome(files=[name])
 
 
 class _Prefixed:
@@ -374,10 +400,27 @@ def _sniff(text: str) -> str:
 def load_ndjson_stream(f: BinaryIO, name: str, *, path: Path | None = None,
                        files: list[str] | None = None) -> LoadOutcome:
     out = LoadOutcome(files=list(files or []))
+    for part in iter_ndjson(f, name, path=path):
+        out.extend(part)
+    return out
+
+
+#: documents of an NDJSON file :func:`iter_ndjson` gives at a time
+NDJSON_BATCH = 256
+
+
+def iter_ndjson(f: BinaryIO, name: str, *, path: Path | None = None,
+                batch: int = NDJSON_BATCH) -> Iterator[LoadOutcome]:
+    """An NDJSON file's documents and problems in parts of at most ``batch`` documents (its
+    line order kept within each list): a caller that is done with a part need not keep it."""
+    out = LoadOutcome()
     lineno = 0
     offset = 0
     any_line = False
     while True:
+        if len(out.documents) >= batch:
+            yield out
+            out = LoadOutcome()
         raw = f.readline(MAX_DOCUMENT_BYTES + 1)
         if not raw:
             break
@@ -420,6 +463,4 @@ def load_ndjson_stream(f: BinaryIO, name: str, *, path: Path | None = None,
             out.documents.append(LoadedDocument(name, lineno, doc, "ndjson", path))
     if not any_line:
         out.problems.append(mc000(name, EMPTY))
-    return out
-
-
+    yield out

@@ -16,7 +16,7 @@ from risutools.contract.checks_load import mc001
 from risutools.findings import Finding, sorted_findings
 
 
-@dataclass
+@dataclass(slots=True)
 class DocumentInfo:
     """One validated document, with its own findings."""
 
@@ -32,7 +32,7 @@ class DocumentInfo:
     candidate: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class Verification:
     """One digest reference checked by ``verify`` (MC202/MC203)."""
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from risutools.canonical import doc_sha256
@@ -174,7 +174,7 @@ def validate_paths(
     return result
 
 
-def catalog_checks(docs: list[LoadedDocument], result: Result, cfg: Settings,
+def catalog_checks(docs: Iterable[LoadedDocument], result: Result, cfg: Settings,
                    flt: RuleFilter, counts: ApprovalCheck | None = None) -> None:
     """The catalog checks (MC104, MC305) over ``docs`` and their :class:`DocumentInfo`
     (``result.documents``, in the same order); their findings go into ``result``."""

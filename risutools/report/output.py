@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from collections.abc import Iterable, Iterator
 
 from risutools.errors import Code, RisuError, UsageError
 from risutools.fsio import atomic_write, check_target
@@ -24,25 +25,51 @@ def check_report_path(path: str | None, formats: tuple[str, ...] = ()) -> None:
     check_target(path, folder=False)
 
 
-def write_report(path: str, text: str) -> None:
-    """Write a report file atomically; a target that cannot be written is one line, exit 2."""
+def write_report(path: str, text: str | Iterable[str]) -> None:
+    """Write a report file atomically (``text`` whole, or its pieces in order); a target
+    that cannot be written is one line, exit 2."""
     try:
         mode = os.stat(path).st_mode if os.path.exists(path) else None
         if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
             # /dev/null, /dev/stdout, a pipe: write into it; a rename would replace the device
             with open(path, "wb") as f:
-                f.write(text.encode("utf-8"))
+                for chunk in _encoded(text):
+                    f.write(chunk)
             return
-        atomic_write(path, text.encode("utf-8"))
+        atomic_write(path, _encoded(text))
     except OSError as exc:
         raise RisuError(Code.UNWRITABLE,
                         f"cannot write: {exc.strerror or exc}", path=path) from None
 
 
-def write_out(text: str, output: str | None) -> None:
-    """``text`` to ``output`` (a report file), or to standard output."""
+#: bytes gathered from a text's pieces before they are written
+WRITE_CHUNK = 1 << 20
+
+
+def _encoded(text: str | Iterable[str]) -> Iterator[bytes]:
+    """``text`` as UTF-8, its pieces gathered into writes of about :data:`WRITE_CHUNK`."""
+    if isinstance(text, str):
+        yield text.encode("utf-8")
+        return
+    held: list[bytes] = []
+    size = 0
+    for piece in text:
+        data = piece.encode("utf-8")
+        held.append(data)
+        size += len(data)
+        if size >= WRITE_CHUNK:
+            yield b"".join(held)
+            held, size = [], 0
+    if held:
+        yield b"".join(held)
+
+
+def write_out(text: str | Iterable[str], output: str | None) -> None:
+    """``text`` (whole, or its pieces in order) to ``output`` (a report file), or to
+    standard output."""
     if output:
         write_report(output, text)
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        return
+    for piece in (text,) if isinstance(text, str) else text:
+        sys.stdout.write(piece)
+    sys.stdout.flush()

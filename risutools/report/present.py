@@ -9,7 +9,7 @@ or ``-o FILE``) and the lines before it on standard error.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,7 @@ from risutools.report._common import one_line
 from risutools.report.ingest_text import render_summary
 from risutools.report.inspect_text import render_inspect_text
 from risutools.report.plan_text import render_plan
-from risutools.report.reporters import render
+from risutools.report.reporters import render, render_pieces
 from risutools.report.rules_text import page, rule_lines
 from risutools.report.statistics import fixable_line, render_statistics
 
@@ -50,7 +50,7 @@ class Rendered:
     """What to write: ``out`` (None: nothing) and the lines for standard error, written
     before it (``err_first``) or after it (a summary first, then its warnings)."""
 
-    out: str | None
+    out: str | Iterable[str] | None  # the text, or its pieces in order (written as they come)
     err: list[str] = field(default_factory=list)
     err_first: bool = True
     #: files to write besides (``ingest --report FILE``: the run as JSON), first
@@ -223,7 +223,7 @@ def _review(r: Reviewed, *, fmt: str, color: bool = False, statistics: bool = Fa
     """The review in ``fmt``; ``--statistics``: the count of each finding instead."""
     if statistics:
         return Rendered(render_statistics(r.review.result, fmt))
-    return Rendered(render(fmt, r.review, color=color, kind=r.kind))
+    return Rendered(render_pieces(fmt, r.review, color=color, kind=r.kind))
 
 
 def _replay_run(r: Replayed, **_: Any) -> Rendered:

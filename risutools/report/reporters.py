@@ -11,7 +11,7 @@ people (text, concise) and ignored by the formats for machines.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -25,6 +25,7 @@ from risutools.report.review_text import (
     render_review_json,
     render_review_markdown,
     render_review_text,
+    review_json_pieces,
 )
 from risutools.report.sarif import render_sarif
 from risutools.report.text import render_text
@@ -39,6 +40,9 @@ class Reporter:
     name: str
     help: str  # one line, for the docs and `--help`
     render: Callable[[Any, bool], str]  # (result, color) -> text
+    #: (result, color) -> the text in pieces, written as they come (a report too long to
+    #: hold whole); None: the text is rendered whole
+    pieces: Callable[[Any, bool], Iterable[str]] | None = None
 
 
 def _analyses(result: Result) -> object | None:
@@ -100,7 +104,8 @@ REVIEW_REPORTERS: dict[str, Reporter] = {
     "text": Reporter("text", "for people: counts, findings, the promotion board",
                      render_review_text),
     "json": Reporter("json", "the whole review as one JSON object",
-                     lambda review, color: render_review_json(review)),
+                     lambda review, color: render_review_json(review),
+                     lambda review, color: review_json_pieces(review)),
     "html": Reporter("html", "a self-contained page for people",
                      lambda review, color: render_review_html(review)),
     "markdown": Reporter("markdown", "the review as Markdown",
@@ -128,3 +133,12 @@ FORMAT_HELP = " | ".join(FORMATS)
 def render(name: str, result: Any, *, color: bool = False, kind: str = "findings") -> str:
     """Render ``result`` (of ``kind``) in format ``name`` (one of :func:`formats`)."""
     return REPORTERS[kind][name].render(result, color)
+
+
+def render_pieces(name: str, result: Any, *, color: bool = False,
+                  kind: str = "findings") -> str | Iterable[str]:
+    """:func:`render`, in pieces where the format writes them as they come."""
+    reporter = REPORTERS[kind][name]
+    if reporter.pieces is not None:
+        return reporter.pieces(result, color)
+    return reporter.render(result, color)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from risutools.canonical import canonical
@@ -15,6 +16,7 @@ from risutools.report.review_sections import (
     markdown_sections,
     risk_lines,
 )
+from risutools.rowspool import Rows
 
 if TYPE_CHECKING:
     from risutools.catalog.review import Review
@@ -27,7 +29,7 @@ _clean = text_value
 
 
 class ReviewProgress:
-    """A rich progress bar on stderr (documents checked); a no-op off a terminal."""
+    """A rich progress bar on stderr (files read); a no-op off a terminal."""
 
     def __init__(self, enabled: bool = True) -> None:
         import sys
@@ -42,7 +44,7 @@ class ReviewProgress:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
             self._progress = Progress(TextColumn("review"), BarColumn(), MofNCompleteColumn(),
-                                      TextColumn("documents"), console=Console(stderr=True),
+                                      TextColumn("files"), console=Console(stderr=True),
                                       transient=True)
             self._progress.__enter__()
         return self
@@ -64,15 +66,42 @@ def _counts_line(d: dict[str, Any]) -> str:
 
 
 def render_review_json(rv: Review) -> str:
-    """Compact, keys sorted (``python -m json.tool`` or jq pretty-print it): the canonical
-    form's bytes (orjson when it spells the values as ``json`` does, else json's C encoder),
+    """The review as one JSON text (:func:`review_json_pieces` joined)."""
+    return "".join(review_json_pieces(rv))
+
+
+def review_json_pieces(rv: Review) -> Iterator[str]:
+    """Compact, keys sorted (``python -m json.tool`` or jq pretty-print it), in pieces: each
+    top-level value, and a long list of rows (:class:`~risutools.rowspool.Rows`) a block at
+    a time, so the whole text is never in memory.  Each piece is the canonical form's bytes
+    (orjson when it spells the values as ``json`` does, else json's C encoder), or
     ``json.dumps`` itself for a value the canonical form refuses (a float that is not
-    finite)."""
+    finite): joined, the same text as the whole value's."""
+    yield "{"
+    for n, key in enumerate(sorted(rv.data)):
+        value = rv.data[key]
+        yield ("," if n else "") + _compact(key) + ":"
+        if not isinstance(value, Rows):
+            yield _compact(value)
+            continue
+        yield "["
+        first = True
+        for block in value.canonical_blocks():
+            if block:
+                text = json_text(block.decode("utf-8")) if isinstance(block, bytes) \
+                    else _compact(block)
+                yield ("" if first else ",") + text[1:-1]
+                first = False
+        yield "]"
+    yield "}\n"
+
+
+def _compact(value: Any) -> str:
     try:
-        text = canonical(rv.data).decode("utf-8")
+        text = canonical(value).decode("utf-8")
     except ValueError:
-        text = json.dumps(rv.data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return json_text(text) + "\n"
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return json_text(text)
 
 
 def render_review_text(rv: Review, color: bool = False) -> str:

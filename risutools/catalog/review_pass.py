@@ -1,0 +1,460 @@
+"""The review's first pass: every document of the catalog read once, checked, summarized,
+and let go.
+
+Each document is loaded, its document rules run (:func:`validate_document`), its digests
+checked (MC202/MC203), and what the rest of the review reads of it is kept: its findings,
+its verifications and an :class:`~risutools.catalog.catalog.Entry` that holds only the
+document's head (:func:`~risutools.catalog.catalog.head_of`).  The whole document goes,
+packed (:func:`~risutools.rowspool.pack`), into a :class:`DocSpool` (one unnamed temporary
+file), from which the board's gates and the few checks that need it read it back; nothing
+else of it stays in memory.  Memory then grows with the catalog by what a document's
+summary holds (its head, findings and verifications: a few kilobytes), never by whole
+documents.
+
+On all cores (a pool of forked workers), the JSON and YAML files are read by the workers in
+chunks of :data:`CHUNK` files, each returning its documents' summaries; an NDJSON file is
+read in the parent, :data:`~risutools.contract.loaders.NDJSON_BATCH` lines at a time, while
+the workers go on.  On a ``concurrent.futures`` executor (a Dask cluster's) the parent reads
+the files and only the document rules travel, at most :data:`WINDOW` chunks at once.  The
+order of everything kept is the files' order, whichever way the work was done.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import sys
+import tempfile
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from risutools.canonical import doc_sha256
+from risutools.catalog.catalog import Entry, head_of
+from risutools.contract.checks_catalog import past_start
+from risutools.contract.loaders import (
+    NDJSON_EXTS,
+    YAML_EXTS,
+    LoadedDocument,
+    LoadOutcome,
+    iter_file,
+    list_folder,
+)
+from risutools.contract.validate import (
+    DocumentInfo,
+    Result,
+    RuleFilter,
+    Verification,
+    document_info,
+    validate_document,
+)
+from risutools.contract.verify import SourceStore, VerifyContext, verify_refs
+from risutools.findings import Finding
+from risutools.rowspool import pack, unpack
+from risutools.settings.config import Settings
+
+ProgressFn = Callable[[int, int], None]  # (files read, files to read)
+PARALLEL_MIN = 400  # fewer files are read in-process (a pool costs more)
+CHUNK = 250  # files a worker reads at a time
+WINDOW = 8  # chunks on an executor at once (their documents wait in the parent)
+STATUS = "/provenance/review_status"  # what MC305 points at
+
+
+class DocSpool:
+    """Whole documents as packed bytes in one unnamed temporary file (gone when the
+    spool is), read back by offset: a new copy each time.  Only this process writes and
+    reads it, and only values a JSON or YAML parser made (dict, list, str, int, float,
+    bool, None) go in."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115 - open while the spool lives
+        self._end = 0
+        self._dirty = False
+
+    def put(self, blob: bytes) -> Callable[[], dict[str, Any]]:
+        """Store one document's packed bytes; what reads it back."""
+        offset = self._end
+        self._file.write(blob)
+        self._end += len(blob)
+        self._dirty = True
+        return _Stored(self, offset, len(blob))
+
+    def read(self, offset: int, size: int) -> dict[str, Any]:
+        if self._dirty:
+            self._file.flush()
+            self._dirty = False
+        data = os.pread(self._file.fileno(), size, offset)
+        if len(data) != size:
+            raise OSError(f"the review's document spool gave {len(data)} of {size} bytes")
+        doc: dict[str, Any] = unpack(data)
+        return doc
+
+
+class _Stored:
+    """One document of a :class:`DocSpool`: called, it is read back."""
+
+    __slots__ = ("offset", "size", "spool")
+
+    def __init__(self, spool: DocSpool, offset: int, size: int) -> None:
+        self.spool, self.offset, self.size = spool, offset, size
+
+    def __call__(self) -> dict[str, Any]:
+        return self.spool.read(self.offset, self.size)
+
+
+@dataclass
+class Surveyed:
+    """What the review keeps of one document (see the module's text)."""
+
+    info: DocumentInfo
+    verifications: list[Verification]
+    fmt: str = ""  # the entry's format (json | yaml | ndjson); "" when it is no entry
+    path: Path | None = None  # the real file (resolved), when it is an entry
+    doc_sha256: str = ""
+    head: bytes | None = None  # packed; None: not a JSON object (no entry, no spool)
+    blob: bytes | None = None  # the whole document packed (None: kept whole)
+    doc: dict[str, Any] | None = None  # the document itself, when it cannot be packed
+    past: bool = False  # past candidate: MC305 reads the whole document
+    status_line: int | None = None  # MC305's line, for a document past candidate
+    reload: Callable[[], dict[str, Any]] | None = None  # the whole document, read back
+
+
+@dataclass
+class Pass:
+    """The first pass's outcome, in the files' order."""
+
+    surveyed: list[Surveyed] = field(default_factory=list)
+    problems: list[Finding] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    read: int = 0  # files read so far
+    total: int = 0  # files to read
+    spool: DocSpool = field(default_factory=lambda: DocSpool())  # the whole documents
+
+    def done(self, files: int, progress: ProgressFn | None) -> None:
+        self.read += files
+        if progress:
+            progress(self.read, self.total)
+
+    def add(self, part: LoadOutcome, surveyed: list[Surveyed]) -> None:
+        self.problems.extend(part.problems)
+        self.files.extend(part.files)
+        self.skipped.extend(part.skipped)
+        for s in surveyed:  # each whole document into the spool as it comes
+            _share(s)
+            if s.blob is not None:
+                s.reload, s.blob = self.spool.put(s.blob), None
+        self.surveyed.extend(surveyed)
+
+
+def _validated(docs: list[LoadedDocument], cfg: Settings) -> list[DocumentInfo]:
+    """Every document rule, and the canonical hash, of each document."""
+    return [document_info(ld, validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
+                                                line_of=ld.line_of, loaded=True)) for ld in docs]
+
+
+def _entry_fmt(path: Path) -> str:
+    low = path.name.lower()
+    return "ndjson" if low.endswith(NDJSON_EXTS) else "yaml" if low.endswith(YAML_EXTS) \
+        else "json"
+
+
+def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
+             resolved: _Reals) -> Surveyed:
+    """Digests checked (MC202/MC203, their findings into ``info``), then what is kept."""
+    doc = ld.doc
+    found = vctx.result.verifications
+    mark = len(found)
+    if not isinstance(doc, dict):
+        return Surveyed(info, [])
+    tmp = DocumentInfo(info.file, info.line, info.component_id, info.component_version,
+                       info.sha256)
+    verify_refs(vctx, tmp, ld)
+    if tmp.findings:
+        info.findings = sorted(info.findings + tmp.findings, key=Finding.sort_key)
+    out = Surveyed(info, found[mark:])
+    del found[mark:]
+    exact = ld.sha256 is not None  # (the loaders' fast path: orjson parsed it)
+    try:
+        out.head = head_of(doc, parsed_by_orjson=exact)
+        out.blob = pack(doc, parsed_by_orjson=exact)
+    except ValueError:  # (a value no parser of ours makes): the document stays whole
+        out.head, out.blob, out.doc = b"", None, doc
+    h = info.sha256
+    if ld.path is not None:
+        try:
+            h = h if h is not None else doc_sha256(doc)
+        except (ValueError, TypeError, UnicodeEncodeError, RecursionError):
+            h = None
+        if h is not None:
+            out.fmt, out.doc_sha256 = _entry_fmt(ld.path), h
+            out.path = resolved(ld.path)
+    if past_start(doc):
+        out.past, out.status_line = True, ld.line_of(STATUS)
+    return out
+
+
+class _Reals:
+    """``Path.resolve`` of the files read, each folder resolved once for all its files, a
+    file itself followed only when it is a symbolic link, a file's documents (an NDJSON
+    file's lines) asked once."""
+
+    def __init__(self) -> None:
+        self.folders: dict[str, str] = {}
+        self.last: tuple[str, Path] | None = None
+
+    def __call__(self, p: Path) -> Path:
+        text = os.fspath(p)
+        if self.last is not None and self.last[0] == text:
+            return self.last[1]
+        folder, name = os.path.split(text)
+        real = self.folders.get(folder)
+        if real is None:
+            real = self.folders[folder] = os.path.realpath(folder or ".")
+        out = Path(os.path.realpath(text) if os.path.islink(text) else os.path.join(real, name))
+        self.last = (text, out)
+        return out
+
+
+def _share(s: Surveyed) -> None:
+    """The texts many documents repeat (a rule's message, a digest's pointer) kept once:
+    what the review holds of each document is then mostly its own."""
+    info = s.info
+    info.findings = [f if sys.intern(f.message) is f.message else
+                     Finding(f.rule, f.severity, sys.intern(f.message), f.file, f.line,
+                             f.pointer, f.evidence, f.code) for f in info.findings]
+    for v in s.verifications:
+        v.pointer = sys.intern(v.pointer)
+
+
+def _survey(docs: list[LoadedDocument], cfg: Settings, vctx: VerifyContext,
+            resolved: _Reals) -> list[Surveyed]:
+    return [_summary(ld, info, vctx, resolved)
+            for ld, info in zip(docs, _validated(docs, cfg), strict=True)]
+
+
+def _verify_context(cfg: Settings, sources: Path | None) -> VerifyContext:
+    return VerifyContext(SourceStore(sources), cfg, RuleFilter(), False, Result("verify"))
+
+
+# --------------------------------------------------------------------------- the workers
+
+# What a pool of forked workers reads: set in the parent just before the fork (each worker
+# sees it in its copy of the parent's memory; only file names travel to a worker, only
+# summaries come back).
+_SHARED: tuple[Settings, Path | None] | None = None
+_WORKER: tuple[VerifyContext, _Reals] | None = None
+
+
+Flat = tuple[Any, ...]  # a Surveyed or a LoadOutcome as plain values (:func:`_flat`)
+_FINDING = operator.attrgetter(*(f.name for f in fields(Finding)))
+_VERIFICATION = operator.attrgetter(*(f.name for f in fields(Verification)))
+_INFO = operator.attrgetter("file", "line", "component_id", "component_version", "sha256",
+                            "candidate")
+
+
+def _flat(part: LoadOutcome, surveyed: list[Surveyed]) -> Flat:
+    """What a worker sends back of one part of a file, as plain values (tuples, strings,
+    bytes): pickled in C, where dataclasses take a call per object each way."""
+    docs = [(_INFO(s.info), _path_text(s.info.path), [_FINDING(f) for f in s.info.findings],
+             [_VERIFICATION(v) for v in s.verifications], s.fmt, _path_text(s.path),
+             s.doc_sha256, s.head, s.blob, s.doc, s.past, s.status_line) for s in surveyed]
+    return ([_FINDING(f) for f in part.problems], part.files, part.skipped, docs)
+
+
+def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:
+    problems, files, skipped, docs = flat
+    part = LoadOutcome([], [Finding(*f) for f in problems], files, skipped)
+    out = []
+    for (i, ipath, found, vs, fmt, path, sha, head, blob, doc, past, line) in docs:
+        info = DocumentInfo(i[0], i[1], i[2], i[3], i[4], [Finding(*f) for f in found],
+                            Path(ipath) if ipath is not None else None, candidate=i[5])
+        out.append(Surveyed(info, [Verification(*v) for v in vs], fmt,
+                            Path(path) if path is not None else None, sha, head, blob, doc,
+                            past, line))
+    return part, out
+
+
+def _path_text(p: Path | None) -> str | None:
+    return os.fspath(p) if p is not None else None
+
+
+def _survey_files(paths: list[Path]) -> list[Flat]:
+    """The worker side: the files of one chunk, each read, checked and summarized."""
+    global _WORKER
+    assert _SHARED is not None, "workers are forked after _SHARED is set"
+    cfg, sources = _SHARED
+    if _WORKER is None:
+        _WORKER = (_verify_context(cfg, sources), _Reals())
+    vctx, resolved = _WORKER
+    out = []
+    for p in paths:
+        for part in iter_file(p, from_folder=True):
+            docs, part.documents = part.documents, []
+            out.append(_flat(part, _survey(docs, cfg, vctx, resolved)))
+    return out
+
+
+def _units(paths: list[Path]) -> list[list[Path] | Path]:
+    """The files in order: runs of JSON/YAML files in chunks for the workers, each NDJSON
+    file on its own (read by the parent)."""
+    units: list[list[Path] | Path] = []
+    run: list[Path] = []
+    for p in paths:
+        if p.name.lower().endswith(NDJSON_EXTS):
+            if run:
+                units.append(run)
+                run = []
+            units.append(p)
+            continue
+        run.append(p)
+        if len(run) >= CHUNK:
+            units.append(run)
+            run = []
+    if run:
+        units.append(run)
+    return units
+
+
+def first_pass(root: Path, cfg: Settings, sources: Path | None, jobs: int | None,
+               progress: ProgressFn | None, executor: Executor | None) -> Pass:
+    """Every document under ``root`` read once, in the files' order (see the module's
+    text); ``sources``: the source store the digests are checked against."""
+    listing, paths = list_folder(root, cfg.exclude)
+    out = Pass(total=len(paths))
+    out.add(listing, [])
+    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    if executor is not None:
+        _on_executor(executor, paths, cfg, sources, out, progress)
+    elif workers > 1 and len(paths) >= PARALLEL_MIN and _can_fork():
+        _on_pool(min(workers, max(1, len(paths) // CHUNK)), paths, cfg, sources, out,
+                 progress)
+    else:
+        vctx, resolved = _verify_context(cfg, sources), _Reals()
+        for p in paths:
+            _in_parent(p, cfg, vctx, resolved, out, progress)
+    return out
+
+
+def _in_parent(p: Path, cfg: Settings, vctx: VerifyContext, resolved: _Reals,
+               out: Pass, progress: ProgressFn | None) -> None:
+    for part in iter_file(p, from_folder=True):
+        docs, part.documents = part.documents, []
+        out.add(part, _survey(docs, cfg, vctx, resolved))
+    out.done(1, progress)
+
+
+def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | None,
+             out: Pass, progress: ProgressFn | None) -> None:
+    global _SHARED
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    units = _units(paths)
+    chunks = [u for u in units if isinstance(u, list)]
+    vctx, resolved = _verify_context(cfg, sources), _Reals()
+    _SHARED = (cfg, sources)
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) \
+                as pool:
+            done = iter(pool.map(_survey_files, chunks))
+            for unit in units:
+                if isinstance(unit, Path):
+                    _in_parent(unit, cfg, vctx, resolved, out, progress)
+                    continue
+                for flat in next(done):
+                    out.add(*_unflat(flat))
+                out.done(len(unit), progress)
+    finally:
+        _SHARED = None
+
+
+def _on_executor(executor: Executor, paths: list[Path], cfg: Settings, sources: Path | None,
+                 out: Pass, progress: ProgressFn | None) -> None:
+    """The document rules on any ``concurrent.futures`` executor: the parent reads the files,
+    each chunk of documents travels to a worker and its findings and hashes come back, in
+    order; the digests are checked and the summaries made here."""
+    vctx, resolved = _verify_context(cfg, sources), _Reals()
+    Parts = list[tuple[LoadOutcome, list[LoadedDocument]]]
+    waiting: deque[tuple[Parts, int, Future[list[DocumentInfo]]]] = deque()
+
+    def settle() -> None:
+        parts, ended, fut = waiting.popleft()
+        infos = iter(fut.result())
+        for part, docs in parts:
+            out.add(part, [_summary(ld, next(infos), vctx, resolved) for ld in docs])
+        out.done(ended, progress)
+
+    for chunk, ended in _chunks_of_documents(paths):
+        docs = [ld for _part, lds in chunk for ld in lds]
+        waiting.append((chunk, ended, executor.submit(_validated, docs, cfg)))
+        if len(waiting) >= WINDOW:
+            settle()
+    while waiting:
+        settle()
+
+
+def _chunks_of_documents(paths: list[Path]
+                         ) -> Iterator[tuple[list[tuple[LoadOutcome, list[LoadedDocument]]],
+                                             int]]:
+    """The files' parts read in order, in chunks of about :data:`CHUNK` documents, each
+    with the number of files it ends."""
+    chunk: list[tuple[LoadOutcome, list[LoadedDocument]]] = []
+    count = ended = 0
+    for p in paths:
+        for part in iter_file(p, from_folder=True):
+            docs, part.documents = part.documents, []
+            chunk.append((part, docs))
+            count += len(docs)
+            if count >= CHUNK:
+                yield chunk, ended
+                chunk, count, ended = [], 0, 0
+        ended += 1
+    if chunk or ended:
+        yield chunk, ended
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+# --------------------------------------------------------------------------- the entries
+
+
+def entries_of(surveyed: list[Surveyed]) -> list[Entry]:
+    """The catalog's entries from the first pass: each with its head, its whole document
+    read back from the spool on demand."""
+    out = []
+    for s in surveyed:
+        if s.head is None or not s.fmt or s.path is None:
+            continue
+        if s.reload is None:  # kept whole
+            e = Entry(s.path, s.info.line if s.fmt == "ndjson" else None, s.fmt, s.doc,
+                      s.doc_sha256, key=(s.info.file, s.info.line))
+        else:
+            e = Entry(s.path, s.info.line if s.fmt == "ndjson" else None, s.fmt, None,
+                      s.doc_sha256, head=s.head, reload=s.reload,
+                      key=(s.info.file, s.info.line))
+        out.append(e)
+    return out
+
+
+def probes(surveyed: list[Surveyed]) -> Iterator[LoadedDocument]:
+    """What MC305 reads of each document, in order, one at a time: the whole document of
+    one past candidate (read back), with the line of its status; the head of any other."""
+    for s in surveyed:
+        i = s.info
+        doc: Any = None
+        if s.past:
+            doc = s.reload() if s.reload is not None else s.doc
+        elif s.doc is not None:
+            doc = s.doc
+        elif s.head is not None:
+            doc = unpack(s.head)
+        lines = {STATUS: s.status_line} if s.status_line is not None else None
+        yield LoadedDocument(i.file, i.line, doc, "json", i.path, _lines=lines)

@@ -1,0 +1,163 @@
+"""Long lists of report rows kept out of memory (:class:`Rows`), and values kept packed
+(:func:`pack`, :func:`unpack`).
+
+A command that makes one row per document (the review's documents, digests and board)
+appends each row as it is made; the rows are kept :data:`BATCH` to a block, each block as
+its canonical JSON (what a JSON report writes of it, copied there as it is) or, when its
+values are not all plain JSON, as ``marshal`` data, in one unnamed temporary file that
+stays in memory up to :data:`IN_MEMORY` bytes and moves to the temporary folder past that
+(``tempfile.SpooledTemporaryFile``: nothing is written beside the catalog or the report).
+What stays in memory is then one block and the blocks' sizes, whatever the number of rows.
+
+``Rows`` is a read-only sequence: ``for row in rows`` reads the blocks back in order (a new
+copy of each row every time), ``len`` and ``bool`` are known, an index or a slice reads
+from the block that holds it.  Only this process reads them back.
+"""
+
+from __future__ import annotations
+
+import marshal
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, overload
+
+from risutools.canonical import plain_canonical, plain_levels
+
+try:
+    import orjson
+except ImportError:  # pragma: no cover - orjson is a dependency; marshal packs the same
+    orjson = None  # type: ignore[assignment]
+
+#: rows marshalled together
+BATCH = 256
+#: bytes the temporary file keeps in memory before it moves to the temporary folder
+IN_MEMORY = 1024 * 1024
+
+
+class Rows(Sequence[dict[str, Any]]):
+    """Rows appended one by one, stored in blocks (see the module's text)."""
+
+    def __init__(self, rows: Iterable[dict[str, Any]] = ()) -> None:
+        self._file = tempfile.SpooledTemporaryFile(max_size=IN_MEMORY)  # noqa: SIM115
+        self._blocks: list[tuple[int, int, int]] = []  # (offset, size, rows) of each block
+        self._stored = 0  # rows in the blocks
+        self._end = 0  # bytes in the file
+        self._pending: list[dict[str, Any]] = []
+        for row in rows:
+            self.append(row)
+
+    def append(self, row: dict[str, Any]) -> None:
+        self._pending.append(row)
+        if len(self._pending) >= BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        rows, self._pending = self._pending, []
+        if not rows:
+            return
+        data = _stored_form(rows)
+        self._file.seek(self._end)
+        self._file.write(data)
+        self._blocks.append((self._end, len(data), len(rows)))
+        self._end += len(data)
+        self._stored += len(rows)
+
+    def _data(self, i: int) -> bytes:
+        offset, size, _count = self._blocks[i]
+        self._file.seek(offset)
+        data = self._file.read(size)
+        if len(data) != size:
+            raise OSError(f"a row spool gave {len(data)} of {size} bytes")
+        return data
+
+    def _block(self, i: int) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = _rows_of(self._data(i))
+        return rows
+
+    def blocks(self) -> Iterator[list[dict[str, Any]]]:
+        """The rows in order, a block at a time."""
+        for i in range(len(self._blocks)):
+            yield self._block(i)
+        if self._pending:
+            yield list(self._pending)
+
+    def canonical_blocks(self) -> Iterator[bytes | list[dict[str, Any]]]:
+        """Each block in order: the canonical form of its list of rows
+        (:func:`risutools.canonical.canonical`), as stored, where its values are plain JSON;
+        otherwise its rows, read back."""
+        for i in range(len(self._blocks)):
+            data = self._data(i)
+            yield data[1:] if data[:1] == b"c" else _rows_of(data)
+        if self._pending:
+            yield list(self._pending)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for block in self.blocks():
+            yield from block
+
+    def __len__(self) -> int:
+        return self._stored + len(self._pending)
+
+    @overload
+    def __getitem__(self, i: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, i: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(i, slice):
+            return list(self)[i]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("row index out of range")
+        start = 0
+        for b, (_offset, _size, count) in enumerate(self._blocks):
+            if i < start + count:
+                return self._block(b)[i - start]
+            start += count
+        return self._pending[i - start]
+
+    def __repr__(self) -> str:
+        return f"Rows({len(self)} rows)"
+
+
+def pack(value: Any, *, parsed_by_orjson: bool = False) -> bytes:
+    """``value`` (a JSON or YAML parser's: dict, list, str, int, float, bool, None) as bytes
+    this process reads back equal (:func:`unpack`): orjson's JSON when orjson parsed it (it
+    then writes exactly what it read, and reads it back twice as fast as ``marshal``),
+    ``marshal`` data otherwise (an integer past 64 bits, a key that is not a string);
+    ``ValueError`` for anything else."""
+    if parsed_by_orjson and orjson is not None:
+        try:
+            return b"j" + orjson.dumps(value)
+        except TypeError:
+            pass
+    return b"m" + marshal.dumps(value)
+
+
+def unpack(data: bytes) -> Any:
+    """What :func:`pack` packed."""
+    body = memoryview(data)[1:]
+    if data[:1] == b"j":
+        return orjson.loads(body)
+    return marshal.loads(body)
+
+
+def _stored_form(rows: list[dict[str, Any]]) -> bytes:
+    """A block as stored: ``c`` and its canonical form (what a JSON report writes of it, and
+    orjson reads back equal: only plain values, string keys, integers within 64 bits), else
+    ``m`` and its ``marshal`` data."""
+    if plain_levels(rows) is not None:
+        canon = plain_canonical(rows)
+        if canon is not None:
+            return b"c" + canon
+    return b"m" + marshal.dumps(rows)
+
+
+def _rows_of(data: bytes) -> Any:
+    body = memoryview(data)[1:]
+    if data[:1] == b"c":
+        return orjson.loads(body)
+    return marshal.loads(body)

@@ -1,0 +1,158 @@
+"""The review keeps summaries, not documents: the entries hold heads and read the rest back,
+the report's long lists wait in row spools, and the JSON written in pieces is the whole
+value's JSON."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_catalog_support import MOOD, doc_path, fresh_catalog, load, to_promoted
+
+from risutools import rowspool
+from risutools.canonical import canonical
+from risutools.catalog.catalog import HEAD, Catalog, Entry, head_of
+from risutools.catalog.promote import plan
+from risutools.catalog.review import review_catalog
+from risutools.contract.loaders import iter_ndjson, load_ndjson_stream
+from risutools.printable import json_text
+from risutools.report.output import write_report
+from risutools.report.review_text import render_review_json, review_json_pieces
+from risutools.rowspool import Rows, unpack
+
+
+@pytest.fixture
+def cat(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    return fresh_catalog(tmp_path_factory, tmp_path)
+
+
+def _whole(data: dict[str, Any]) -> dict[str, Any]:
+    """The review's data with every row spool read back as a list."""
+    return {k: list(v) if isinstance(v, Rows) else v for k, v in data.items()}
+
+
+def test_review_entries_hold_heads_and_read_documents_back(cat: Path) -> None:
+    to_promoted(cat)
+    c = Catalog.open(cat)
+    rv = review_catalog(c, jobs=1)
+    entries = c.entries()
+    assert entries and all(e.held is None and e.head is not None for e in entries)
+    for e in entries:
+        whole = load(e.path)
+        assert e.doc == whole  # read back whole, equal to the file's document
+        assert e.doc is not e.doc  # a new copy each time: nothing is kept
+        assert e.component_id == whole["component_id"]
+        assert e.version == whole["component_version"]
+        assert e.review_status == whole["provenance"]["review_status"]
+        assert e.caps("provides") == whole["capabilities"]["provides"]
+        # what the head holds is answered from it; anything else from the whole document
+        assert e.get("projection", "title") == whole["projection"]["title"]
+        assert e.get("projection", "prompt") == whole["projection"]["prompt"]
+        assert e.get("provenance", "source_kind") == whole["provenance"]["source_kind"]
+        assert e.get("payload") == whole["payload"]
+        assert e.get("provenance") == whole["provenance"]  # the whole part, not the head's
+    assert rv.data["counts"]["documents"] == len(entries)
+
+
+def test_head_keeps_only_what_it_names() -> None:
+    doc = {"component_id": "a", "component_version": "1", "payload": {"big": "x" * 1000},
+           "provenance": {"review_status": "candidate", "source_kind": "k", "source_refs": []},
+           "capabilities": {"provides": ["p"]}, "projection": {"title": "t", "prompt": "p"}}
+    head = unpack(head_of(doc))
+    assert set(head) == set(HEAD)
+    assert head["provenance"] == {"review_status": "candidate", "source_refs": []}
+    assert head["projection"] == {"title": "t"}
+    assert "payload" not in head
+    e = Entry(Path("x.json"), None, "json", None, "h", head=head_of(doc), reload=lambda: doc)
+    assert e.get("provenance", "source_kind") == "k"  # not in the head: the document's
+    assert e.get("projection", "prompt") == "p"
+    assert e.get("payload", "big") == "x" * 1000
+
+
+def test_review_json_in_pieces_is_the_whole_values_json(cat: Path, tmp_path: Path) -> None:
+    to_promoted(cat)
+    rv = review_catalog(Catalog.open(cat), jobs=1)
+    assert any(isinstance(v, Rows) for v in rv.data.values())
+    text = render_review_json(rv)
+    whole = _whole(rv.data)
+    assert text == json_text(canonical(whole).decode()) + "\n"
+    assert json.loads(text) == whole
+    out = tmp_path / "review.json"
+    write_report(str(out), review_json_pieces(rv))  # written as it is made
+    assert out.read_text(encoding="utf-8") == text
+
+
+def test_review_json_pieces_fall_back_like_the_whole(cat: Path) -> None:
+    """A value the canonical form refuses (a float that is not finite) is written by
+    ``json`` in its piece, as the whole value's text would be."""
+    rv = review_catalog(Catalog.open(cat), jobs=1)
+    rv.data["extra"] = Rows([{"x": float("nan")}, {"y": "\u2028"}])
+    text = render_review_json(rv)
+    whole = json.dumps(_whole(rv.data), ensure_ascii=False, sort_keys=True,
+                       separators=(",", ":"))
+    assert text == json_text(whole) + "\n"
+    assert "\u2028" not in text and "NaN" in text
+
+
+@pytest.mark.parametrize("count", [0, 1, 255, 256, 257, 1000])
+def test_rows_read_back_in_order(count: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rowspool, "IN_MEMORY", 64)  # past it: the temporary folder
+    rows = [{"i": i, "s": "\u00e9" * (i % 7), "l": [i, None, True, 1.5]} for i in range(count)]
+    spool = Rows(rows[: count // 2])
+    for r in rows[count // 2:]:
+        spool.append(r)
+    assert len(spool) == count and bool(spool) == bool(count)
+    assert list(spool) == rows
+    assert list(spool) == rows  # read again: the same
+    assert [r for b in spool.blocks() for r in b] == rows
+    for i in (0, count // 3, count - 1, -1):
+        if count:
+            assert spool[i] == rows[i]
+    assert spool[1:4] == rows[1:4]
+    with pytest.raises(IndexError):
+        spool[count]
+    got = spool[0] if count else None
+    if got is not None:
+        got["i"] = "changed"  # a copy: the spool's row is as it was
+        assert spool[0] == rows[0]
+
+
+def test_ndjson_in_batches_is_the_whole_file() -> None:
+    lines = [json.dumps({"component_id": f"c{i}", "contract": "x"}) for i in range(600)]
+    lines[10] = "{broken"
+    lines[300] = ""
+    data = ("\n".join(lines) + "\n").encode()
+    whole = load_ndjson_stream(io.BytesIO(data), "c.ndjson")
+    parts = list(iter_ndjson(io.BytesIO(data), "c.ndjson", batch=256))
+    assert [len(p.documents) for p in parts] == [256, 256, 86]
+    assert [d.doc for p in parts for d in p.documents] == [d.doc for d in whole.documents]
+    assert [d.line for p in parts for d in p.documents] == [d.line for d in whole.documents]
+    assert [f.line for p in parts for f in p.problems] == [f.line for f in whole.problems] \
+        == [11]
+    empty = list(iter_ndjson(io.BytesIO(b"\n\n"), "e.ndjson"))
+    assert [f.message for p in empty for f in p.problems] == \
+        [f.message for f in load_ndjson_stream(io.BytesIO(b"\n\n"), "e.ndjson").problems]
+
+
+def test_board_equals_a_plan_on_whole_documents(cat: Path) -> None:
+    """Each board row's gates, read back from the spool, are those ``promote --dry-run``
+    gives on the whole document (a catalog opened anew holds every document whole)."""
+    path = doc_path(cat, MOOD)
+    doc = load(path)
+    doc["payload"]["invariants"] = []  # MC600: narrative incomplete
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    rv = review_catalog(Catalog.open(cat), jobs=1)
+    assert len(rv.data["board"]) >= 2
+    whole = Catalog.open(cat)
+    for row in rv.data["board"]:
+        (e,) = whole.by_id(row["component_id"])
+        assert e.held is not None
+        p = plan(whole, e, row["to"])
+        assert row["gates"] == [v.to_dict() for v in p.verdicts]
+        assert row["ready"] == p.ok
+    board = {b["component_id"]: b for b in rv.data["board"]}
+    narrative = [p for p in board[MOOD]["path"] if p["part"] == "narrative"]
+    assert narrative[0]["state"] == "missing"
