@@ -18,7 +18,7 @@ from harness import SOURCES
 
 from risutools import __version__
 from risutools.catalog import cache as cache_mod
-from risutools.catalog.cache import CachedOutcome
+from risutools.catalog.cache import CachedOutcome, IngestCache
 from risutools.catalog.ingest import CACHE_NAME, ingest
 from risutools.catalog.outcome import IngestResult
 
@@ -170,6 +170,8 @@ def test_a_touched_source_with_the_same_bytes(tmp_path: Path) -> None:
 
 
 def _records(out: Path) -> list[Any]:
+    """The cache's records, after its delta is merged into the main file."""
+    IngestCache.load(out / CACHE_NAME).merge()
     unpacker = msgpack.Unpacker(raw=False)
     unpacker.feed((out / CACHE_NAME).read_bytes())
     return list(unpacker)
