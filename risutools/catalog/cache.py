@@ -9,11 +9,12 @@ msgpack array:
   A file whose size and modification time are unchanged is not hashed again (hashing is
   the dominant cost of a run over gigabytes of assets), nor opened to tell its format.
   ``--no-cache`` or deleting the cache forces a full re-hash.
-* ``[1, result_key(sha256, ...), format, warnings, error, component ids, digests, facts
-  digests, packed]``: the outcome of those bytes, valid for this tool version, language,
-  post id, notes and settings (all in the key).  The documents and their facts stay packed
-  (one msgpack ``bin``) until something needs them; the digests are the sha256 of each
-  document's text as a JSON file and of its facts file's text.  A re-run after adding ten
+* ``[1, result_keys, formats, warnings, errors, component ids, digests, facts digests,
+  packed]`` (columns: each row ``result_key(sha256, ...)`` -> the outcome of those bytes),
+  valid for this tool version, language, post id, notes and settings (all in the key).  The
+  documents and their facts stay packed (one msgpack ``bin``) until something needs them;
+  the digests are the sha256 of each document's text as a JSON file and of its facts
+  file's text.  A re-run after adding ten
   files reads ten files.
 * ``[2, names, sizes, mtimes_ns, ctimes_ns, inodes, digests, statuses, lines]`` (columns):
   each catalog file (``x.json`` or ``facts/x.json``) as the last run found it when it
@@ -64,6 +65,7 @@ import hashlib
 import os
 import stat as stat_mod
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -221,9 +223,7 @@ class IngestCache:
     files: dict[str, FileRecord] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
     files_used: set[str] = field(default_factory=set)
-    # the bytes read, and where each result's record is in them (saved again as they are)
-    data: bytes = field(default=b"", repr=False)
-    spans: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
+    main_bytes: int = 0  # the size of the main file as read (0: none of this version)
     dirty: bool = False  # whether save has anything new to write
     # whether save writes the whole file (a merge) rather than appending to the delta: no
     # main file of this version was read, or something in it or the delta is in doubt
@@ -248,15 +248,15 @@ class IngestCache:
             seen = None  # (read_regular says why in one line)
         try:
             _decode(cache, read_regular(path, MAX_CACHE_BYTES, seen=seen), display_path(path))
-            if cache.data and seen is not None:  # this version's main file, read whole
-                cache.binding = _binding(seen, len(cache.data))
+            if cache.main_bytes and seen is not None:  # this version's main file, read whole
+                cache.binding = _binding(seen, cache.main_bytes)
                 cache.rewrite = False
                 _read_delta(cache, delta_path(path))
         except RisuError as exc:  # a damaged or hostile cache is rebuilt, never fatal
-            cache.stat, cache.results, cache.files, cache.spans = {}, {}, {}, {}
-            cache.data, cache.rewrite = b"", True
+            cache.stat, cache.results, cache.files = {}, {}, {}
+            cache.main_bytes, cache.rewrite = 0, True
             cache.problem = f"{exc.one_line()}; ignored, rebuilt by this run"
-        cache.dirty = cache.problem is not None or cache.rewrite and cache.delta_bytes > 0
+        cache.dirty = cache.problem is not None or (cache.rewrite and cache.delta_bytes > 0)
         return cache
 
     def _known_sha(
@@ -339,7 +339,6 @@ class IngestCache:
         pk = path_key(rel)
         self.stat[pk] = (st[0], st[1], outcome.sha256)
         key = result_key(outcome.sha256, lang, outcome.post_id, notes_sig)
-        self.spans.pop(key, None)
         self.results[key] = (outcome.format, outcome.warnings, outcome.error, ids,
                              _digests(outcome.digests, ids), _digests(outcome.facts_digests, ids),
                              packed)
@@ -401,7 +400,7 @@ class IngestCache:
             return
         if not self.rewrite:
             line = self._delta_line()
-            room = max(DELTA_FLOOR, len(self.data) // DELTA_FRACTION)
+            room = max(DELTA_FLOOR, self.main_bytes // DELTA_FRACTION)
             if line is None or self.delta_bytes + len(line) + 1 <= room:
                 if line is not None:
                     append_line(delta_path(self.path), line, torn_tail="newline")
@@ -413,9 +412,7 @@ class IngestCache:
         pack = msgpack.Packer(use_bin_type=True).pack
         parts = [pack([CACHE_FORMAT, __version__])]
         parts += [pack([0, *columns]) for columns in _columns(self.stat)]
-        view, spans = memoryview(self.data), self.spans
-        parts += [view[span[0]:span[1]] if (span := spans.get(k)) else pack([1, k, *v])
-                  for k, v in sorted(self.results.items())]
+        parts += [pack([1, *columns]) for columns in _columns(self.results)]
         parts += [pack([2, *columns]) for columns in _columns(self.files)]
         atomic_write(self.path, b"".join(parts))
         delta = delta_path(self.path)
@@ -442,7 +439,8 @@ class IngestCache:
         stats, results, files = self.fresh
         parts = [pack([0, *columns]) for columns in _columns(
             {k: self.stat[k] for k in stats if k in self.stat})]
-        parts += [pack([1, k, *self.results[k]]) for k in sorted(results) if k in self.results]
+        parts += [pack([1, *columns]) for columns in _columns(
+            {k: self.results[k] for k in results if k in self.results})]
         parts += [pack([2, *columns]) for columns in _columns(
             {k: self.files[k] for k in files if k in self.files})]
         if not parts:
@@ -518,7 +516,7 @@ def _decode(cache: IngestCache, data: bytes, shown: str) -> None:
         return  # an earlier format's cache (one map): ignored silently, rebuilt
     header = _decode_records(cache, data, shown, main=True)
     if header:
-        cache.data = data
+        cache.main_bytes = len(data)
 
 
 def _unpacker(n: int) -> Any:
@@ -537,7 +535,6 @@ def _decode_records(cache: IngestCache, data: bytes, shown: str, *, main: bool) 
     n = len(data)
     unpacker = _unpacker(n)
     unpacker.feed(data)
-    spans = cache.spans
     try:
         if main:
             header = next(unpacker, None)
@@ -545,18 +542,10 @@ def _decode_records(cache: IngestCache, data: bytes, shown: str, *, main: bool) 
                 raise ValueError("no header")
             if header != [CACHE_FORMAT, __version__]:
                 return False  # another tool version's cache: ignored silently
-        start = unpacker.tell()
         for count, rec in enumerate(unpacker, 1):
             got = _take(cache, rec)
             if not got:
                 raise ValueError(f"record {count} is not of the expected shape")
-            end = unpacker.tell()
-            if rec[0] == 1:
-                if main:
-                    spans[rec[1]] = (start, end)
-                else:  # (packed again by a merge)
-                    spans.pop(rec[1], None)
-            start = end
             cache.on_disk += got
             if cache.on_disk > MAX_CACHE_ENTRIES:
                 raise RisuError(Code.CACHE_UNREADABLE,
@@ -576,10 +565,6 @@ _MAP_BYTES = {bytes([b]) for b in (*range(0x80, 0x90), 0xDE, 0xDF)}
 _STR = {str}
 
 
-def _strs(value: Any) -> bool:
-    return type(value) is list and set(map(type, value)) <= _STR
-
-
 def _column(values: Any, kind: set[type], size: int) -> bool:
     return type(values) is list and len(values) == size and set(map(type, values)) <= kind
 
@@ -590,21 +575,36 @@ def _take(cache: IngestCache, rec: Any) -> int:
     if type(rec) is not list or not rec:
         return 0
     if rec[0] == 1:
-        return _take_result(cache, rec)
+        return _take_results(cache, rec)
     return _take_columns(cache, rec)
 
 
-def _take_result(cache: IngestCache, rec: list[Any]) -> int:
+def _lists_of_strs(column: list[Any]) -> bool:
+    return set(map(type, column)) <= _LIST and set(map(type, chain.from_iterable(column))) <= _STR
+
+
+def _take_results(cache: IngestCache, rec: list[Any]) -> int:
+    """A record of results (columns): each field's type checked column by column, a row's
+    digests either none or one a component."""
     if len(rec) != 9:
         return 0
-    _, key, fmt, warnings, error, ids, digests, fdigests, packed = rec
-    if (type(key) is str and (fmt is None or type(fmt) is str) and _strs(warnings)
-            and (error is None or type(error) is str) and _strs(ids) and _strs(digests)
-            and _strs(fdigests) and len(digests) in (0, len(ids))
-            and len(fdigests) in (0, len(ids)) and type(packed) is bytes):
-        cache.results[key] = (fmt, warnings, error, ids, digests, fdigests, packed)
-        return 1
-    return 0
+    _, keys, fmts, warnings, errors, ids, digests, fdigests, packed = rec
+    if type(keys) is not list or not keys:
+        return 0
+    n = len(keys)
+    if not (all(type(col) is list and len(col) == n for col in rec[2:])
+            and set(map(type, keys)) <= _STR and set(map(type, fmts)) <= _OPT_STR
+            and set(map(type, errors)) <= _OPT_STR and set(map(type, packed)) <= _BYTES
+            and _lists_of_strs(warnings) and _lists_of_strs(ids)
+            and _lists_of_strs(digests) and _lists_of_strs(fdigests)):
+        return 0
+    counts = list(map(len, ids))
+    for col in (digests, fdigests):
+        if any(k and k != c for k, c in zip(map(len, col), counts, strict=True)):
+            return 0
+    cache.results.update(zip(keys, zip(fmts, warnings, errors, ids, digests, fdigests, packed,
+                                       strict=True), strict=True))
+    return n
 
 
 def _take_columns(cache: IngestCache, rec: list[Any]) -> int:
@@ -626,6 +626,9 @@ def _take_columns(cache: IngestCache, rec: list[Any]) -> int:
 
 
 _INT = {int}
+_LIST = {list}
+_BYTES = {bytes}
+_OPT_STR = {str, type(None)}
 _MEMO = set(MEMO_STATUSES)
 # the fields' types of a record of source stats (kind 0: size, mtime_ns, sha256) and of
 # catalog files (kind 2: size, mtime_ns, ctime_ns, inode, digest, status, line), after
