@@ -81,8 +81,8 @@ from risutools.safeio import read_regular
 CACHE_FORMAT = 5
 MAX_CACHE_BYTES = 256 << 20  # a cache file larger than 256 MiB is not read (rebuilt)
 DELTA_SUFFIX = ".delta"  # the delta file: the cache's name + this
-# the delta is merged when it would grow past 1/8 of the main file (at least 64 KiB) ...
-DELTA_FRACTION = 8
+# the delta is merged when it would grow past 1/16 of the main file (at least 64 KiB) ...
+DELTA_FRACTION = 16
 DELTA_FLOOR = 64 << 10
 # ... or when more than 1/4 of the entries on disk are no longer used
 WASTE_FRACTION = 4
@@ -254,7 +254,7 @@ class IngestCache:
                 _read_delta(cache, delta_path(path))
         except RisuError as exc:  # a damaged or hostile cache is rebuilt, never fatal
             cache.stat, cache.results, cache.files = {}, {}, {}
-            cache.main_bytes, cache.rewrite = 0, True
+            cache.main_bytes, cache.on_disk, cache.rewrite = 0, 0, True
             cache.problem = f"{exc.one_line()}; ignored, rebuilt by this run"
         cache.dirty = cache.problem is not None or (cache.rewrite and cache.delta_bytes > 0)
         return cache
