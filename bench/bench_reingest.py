@@ -9,11 +9,25 @@ file.  Each round runs, as whole processes (CPU = user + system of the child, ``
   place;
 * **start-up**: the same command on an empty source folder (its own catalog);
 * **10 changed**: 10 of the sources rewritten (another description) before the run;
-* **their own cost**: those 10 files alone, ``--no-cache`` into a new catalog.
+* **their own cost**: those 10 files alone, ``--no-cache`` into a new catalog; and
+  **updating**: the same into a catalog that holds their previous documents (ingested before
+  the change), so the documents are replaced (compare-and-swap, as in the run with 10
+  changed) rather than created.
 
-Printed: the medians, the CPU a file beyond start-up (nothing changed), and what the 10 changed
-files add over a run with nothing changed, beside their own cost less start-up.  The trees live
-in ``$RISUTOOLS_BENCH_DIR`` (default ``/tmp/risutools-bench``); ``BENCH_REINGEST_ROUNDS`` (5).
+Printed: the medians, the CPU a file beyond start-up (nothing changed), and the 10-changed
+comparison: what the 10 changed files add over the run with nothing changed of the same round,
+beside their own cost less the start-up of the same round (pair by pair, then the medians and
+their ratio; goal: at most 1).  The cache's files after the last round are listed (the main
+file and its delta).  The trees live in ``$RISUTOOLS_BENCH_DIR`` (default
+``/tmp/risutools-bench``); ``BENCH_REINGEST_ROUNDS`` (5).
+
+Whole processes on a shared machine vary by a tenth of a second from run to run (start-up is
+most of each), more than what is compared here.  So the same runs are then measured **in one
+process** (``time.process_time`` around :func:`risutools.catalog.ingest.ingest`, ``jobs=1``,
+everything imported and warm: start-up excluded by construction), ``BENCH_REINGEST_ROUNDS``
+rounds again, the same runs (the runs of those 10 alone after the run with 10 changed in one
+round, before it in the next: whatever a run leaves warm in the process helps the next).
+``BENCH_REINGEST_INPROC=0`` skips this part.
 """
 
 from __future__ import annotations
@@ -24,12 +38,13 @@ import shutil
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from workload import BASE, _sources, load_line, run_process  # noqa: E402
+from workload import BASE, ROOT, _sources, load_line, run_process  # noqa: E402
 
 N_FILES = int(os.environ.get("BENCH_REINGEST_FILES", "2000"))
 ROUNDS = int(os.environ.get("BENCH_REINGEST_ROUNDS", "5"))
@@ -57,41 +72,100 @@ def _change(files: list[Path], round_no: int) -> None:
 def main() -> int:
     root = _tree(N_FILES)
     src, cat = root / "sources", root / "catalog"
-    empty, cat0 = root / "empty", root / "catalog-empty"
-    few, cat_few = root / "changed", root / "catalog-changed"
-    empty.mkdir(exist_ok=True)
+    (root / "empty").mkdir(exist_ok=True)
     shutil.rmtree(cat, ignore_errors=True)
     changed = sorted(src.rglob("*.json"))[:: max(1, N_FILES // CHANGED)][:CHANGED]
     run_process([*CLI, str(src), "-o", str(cat), "--lang", "en", "-q", "-j", "1"])
     time.sleep(1.1)  # a catalog file is recorded by a run that starts a second after it changed
     for _ in range(2):
         run_process([*CLI, str(src), "-o", str(cat), "-q", "-j", "1"])
-    same, start, ten, own = [], [], [], []
+
+    def process(src: Path, out: Path, *flags: str) -> float:
+        return run_process([*CLI, str(src), "-o", str(out), "-q", "-j", "1", *flags])[0]
+
+    _print(*_rounds(root, changed, process, 0))
+    cache = cat / ".risutools-cache"
+    print("  the cache after the last round: " + ", ".join(
+        f"{p.name} {p.stat().st_size:,} bytes" for p in sorted(cache.glob("ingest.msgpack*"))))
+    if os.environ.get("BENCH_REINGEST_INPROC", "1") != "0":
+        sys.path.insert(0, str(ROOT))
+        from risutools.catalog.ingest import ingest
+
+        def in_process(src: Path, out: Path, *flags: str) -> float:
+            t = time.process_time()
+            ingest(src, out, jobs=1, use_cache="--no-cache" not in flags)
+            return time.process_time() - t
+
+        print(f"in one process (ingest(), jobs=1, warm; {ROUNDS} rounds; start-up excluded):")
+        _print(*_rounds(root, changed, in_process, 100), header=False)
+        print(f"  {load_line()}")
+    return 0
+
+
+Runs = list[float]
+
+
+def _rounds(root: Path, changed: list[Path], cpu: Callable[..., float], first: int
+            ) -> tuple[Runs, Runs, Runs, Runs, Runs]:
+    """(nothing changed, start-up, 10 changed, those 10 alone into a new catalog, those 10
+    alone updating their documents): CPU seconds, ``cpu(src, out, *flags)`` a run, in
+    rounds.  The runs of those 10 alone come after the run with 10 changed in one round, and
+    before it in the next (in one process, what a run leaves warm helps the next)."""
+    src, cat = root / "sources", root / "catalog"
+    few, cat_few, cat_upd = root / "changed", root / "catalog-changed", root / "catalog-upd"
+    runs: tuple[Runs, Runs, Runs, Runs, Runs] = ([], [], [], [], [])
+    same, start, ten, own, upd = runs
     for r in range(ROUNDS):
-        same.append(run_process([*CLI, str(src), "-o", str(cat), "-q", "-j", "1"])[0])
-        start.append(run_process([*CLI, str(empty), "-o", str(cat0), "-q", "-j", "1"])[0])
-        _change(changed, r)
-        ten.append(run_process([*CLI, str(src), "-o", str(cat), "-q", "-j", "1"])[0])
-        shutil.rmtree(few, ignore_errors=True)
-        shutil.rmtree(cat_few, ignore_errors=True)
+        same.append(cpu(src, cat))
+        start.append(cpu(root / "empty", root / "catalog-empty"))
+        for folder in (few, cat_few, cat_upd):
+            shutil.rmtree(folder, ignore_errors=True)
         few.mkdir()
         for f in changed:
             shutil.copy2(f, few / f.name)
-        own.append(run_process([*CLI, str(few), "-o", str(cat_few), "-q", "-j", "1",
-                                "--no-cache"])[0])
+        cpu(few, cat_upd, "--no-cache")  # (their documents as they were)
+        _change(changed, first + r)
+        for f in changed:
+            shutil.copy2(f, few / f.name)
+        steps = [lambda: ten.append(cpu(src, cat)),
+                 lambda: own.append(cpu(few, cat_few, "--no-cache")),
+                 lambda: upd.append(cpu(few, cat_upd, "--no-cache"))]
+        for step in steps if r % 2 == 0 else steps[1:] + steps[:1]:
+            step()
         time.sleep(1.1)  # (the changed documents are recorded by the next run)
-        run_process([*CLI, str(src), "-o", str(cat), "-q", "-j", "1"])
+        cpu(src, cat)
+    return runs
+
+
+def _row(values: list[float]) -> str:
+    return " ".join(f"{x:+.3f}" if x < 0 else f"{x:.3f}" for x in values)
+
+
+def _print(same: Runs, start: Runs, ten: Runs, own: Runs, upd: Runs,
+           header: bool = True) -> None:
     med = statistics.median
-    per_file = (med(same) - med(start)) / N_FILES * 1e6
-    print(f"workload: {N_FILES} module JSON files (bench/workload.py sources), catalog and cache "
-          f"in place; `risutools ingest SRC -o CAT -q -j 1`; {ROUNDS} rounds; {load_line()}")
-    print(f"  nothing changed : {med(same):.3f} s CPU  ({' '.join(f'{x:.3f}' for x in same)})")
-    print(f"  start-up (empty): {med(start):.3f} s CPU  ({' '.join(f'{x:.3f}' for x in start)})")
-    print(f"  => {per_file:.0f} us of CPU a file beyond start-up (goal: <= 50)")
-    print(f"  {CHANGED} changed      : {med(ten):.3f} s CPU, +{med(ten) - med(same):.3f} s over "
-          f"nothing changed; their own cost (--no-cache, alone, less start-up): "
-          f"{med(own) - med(start):.3f} s")
-    return 0
+    per_file = [(a - b) / N_FILES * 1e6 for a, b in zip(same, start, strict=True)]
+    added = [a - b for a, b in zip(ten, same, strict=True)]
+    alone = [a - b for a, b in zip(own, start, strict=True)]
+    if header:
+        print(f"workload: {N_FILES} module JSON files (bench/workload.py sources), catalog and "
+              f"cache in place; `risutools ingest SRC -o CAT -q -j 1`; {ROUNDS} rounds; "
+              f"{load_line()}")
+    print(f"  nothing changed : {med(same):.3f} s CPU  ({_row(same)})")
+    print(f"  start-up (empty): {med(start):.3f} s CPU  ({_row(start)})")
+    print(f"  => {(med(same) - med(start)) / N_FILES * 1e6:.0f} us of CPU a file beyond start-up "
+          f"(goal: <= 50; round by round: {' '.join(f'{x:.0f}' for x in per_file)})")
+    print(f"  {CHANGED} changed, against their own cost (goal: add no more than it):")
+    print(f"    the run with {CHANGED} changed       : {med(ten):.3f} s CPU  ({_row(ten)})")
+    print(f"    added over nothing changed  : {med(added):+.3f} s  ({_row(added)})")
+    updating = [a - b for a, b in zip(upd, start, strict=True)]
+    print(f"    their own cost, new catalog : {med(alone):+.3f} s  ({_row(alone)})  "
+          f"(--no-cache, those {CHANGED} alone: {med(own):.3f} s, less start-up)")
+    print(f"    their own cost, updating    : {med(updating):+.3f} s  ({_row(updating)})  "
+          f"(the same over their previous documents: {med(upd):.3f} s, less start-up)")
+    for what, cost in (("new catalog", alone), ("updating", updating)):
+        ratio = med(added) / med(cost) if med(cost) > 0 else float("nan")
+        print(f"    => added / own cost ({what}): {ratio:.2f} (medians)")
 
 
 if __name__ == "__main__":

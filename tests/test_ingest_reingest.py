@@ -18,7 +18,7 @@ from harness import SOURCES
 
 from risutools import __version__
 from risutools.catalog import cache as cache_mod
-from risutools.catalog.cache import CachedOutcome
+from risutools.catalog.cache import CachedOutcome, IngestCache
 from risutools.catalog.ingest import CACHE_NAME, ingest
 from risutools.catalog.outcome import IngestResult
 
@@ -170,6 +170,8 @@ def test_a_touched_source_with_the_same_bytes(tmp_path: Path) -> None:
 
 
 def _records(out: Path) -> list[Any]:
+    """The cache's records, after its delta is merged into the main file."""
+    IngestCache.load(out / CACHE_NAME).merge()
     unpacker = msgpack.Unpacker(raw=False)
     unpacker.feed((out / CACHE_NAME).read_bytes())
     return list(unpacker)
@@ -186,14 +188,17 @@ def _write_records(out: Path, records: list[Any]) -> None:
     (5, "module.x"),  # the ids: not a list
     (6, ["0" * 64] * 9),  # digests for documents that are not there
     (8, "packed"),  # the packed outcome: a string, not bytes
+    (4, 5),  # an error that is not a string
+    (7, ["0" * 64] * 9),  # facts digests for documents that are not there
+    (6, "0" * 64),  # digests: a string, not a list
 ])
 def test_a_wrong_typed_result_is_one_line_and_a_full_run(tmp_path: Path, field: int,
                                                          value: Any) -> None:
     src, out = _settled(tmp_path)
     records = _records(out)
     assert records[0] == [cache_mod.CACHE_FORMAT, __version__]
-    result = next(r for r in records if r[0] == 1 and r[5])
-    result[field] = value
+    result = next(r for r in records if r[0] == 1)  # (columns: the first row changed)
+    result[field][0] = value
     _write_records(out, records)
     run = _as_full_run(src, out, tmp_path)
     (line,) = run.notices
@@ -237,11 +242,10 @@ def test_a_forged_packed_outcome_is_projected_again(tmp_path: Path, packed: byte
     are needed (its file is gone), the source is projected again, as a full run does."""
     src, out = _settled(tmp_path)
     records = _records(out)
-    for r in records:
-        if r[0] == 1 and len(r[5]) == 1:
-            r[8] = packed
-            victim = r[5][0]
-            break
+    result = next(r for r in records if r[0] == 1)  # (columns: one row's outcome)
+    row = next(i for i, ids in enumerate(result[5]) if len(ids) == 1)
+    result[8][row] = packed
+    victim = result[5][row][0]
     _write_records(out, records)
     (out / f"{victim.lower()}.json").unlink()
     run = _as_full_run(src, out, tmp_path)

@@ -9,11 +9,12 @@ msgpack array:
   A file whose size and modification time are unchanged is not hashed again (hashing is
   the dominant cost of a run over gigabytes of assets), nor opened to tell its format.
   ``--no-cache`` or deleting the cache forces a full re-hash.
-* ``[1, result_key(sha256, ...), format, warnings, error, component ids, digests, facts
-  digests, packed]``: the outcome of those bytes, valid for this tool version, language,
-  post id, notes and settings (all in the key).  The documents and their facts stay packed
-  (one msgpack ``bin``) until something needs them; the digests are the sha256 of each
-  document's text as a JSON file and of its facts file's text.  A re-run after adding ten
+* ``[1, result_keys, formats, warnings, errors, component ids, digests, facts digests,
+  packed]`` (columns: each row ``result_key(sha256, ...)`` -> the outcome of those bytes),
+  valid for this tool version, language, post id, notes and settings (all in the key).  The
+  documents and their facts stay packed (one msgpack ``bin``) until something needs them;
+  the digests are the sha256 of each document's text as a JSON file and of its facts
+  file's text.  A re-run after adding ten
   files reads ten files.
 * ``[2, names, sizes, mtimes_ns, ctimes_ns, inodes, digests, statuses, lines]`` (columns):
   each catalog file (``x.json`` or ``facts/x.json``) as the last run found it when it
@@ -23,6 +24,22 @@ msgpack array:
   the same answer without reading or rendering anything.  A file changed less than
   ``RACY_NS`` before it was read is not recorded (a write in the same clock tick could
   leave its stat as it was).
+
+**The delta.**  A run that changed a few entries does not write the whole file again (8 MB
+for 2,000 sources): it appends them to ``<cache>.delta`` beside it, one line a run, through
+the one append path (:func:`risutools.fsio.append_line`: the folder's lock, ``O_APPEND``,
+fsync).  A line is ``<sha256 of the rest> <binding> <base64 of msgpack records>``: the
+records have the main file's kinds and checks, and later ones replace earlier ones with the
+same key; the binding names the main file they were made against (format, tool version, its
+size, mtime and inode as read).  A line whose digest does not match (an append cut short by
+a crash, ended by the next append's newline), bytes after the last newline (one cut short
+just now), or a line made against another main file (merged since) is not used (its
+sources are looked at again) and the run merges.  The main file and the delta are merged
+(the whole file written again, atomically, and the delta emptied) when the delta would grow
+past ``1/DELTA_FRACTION`` of the main file (at least ``DELTA_FLOOR`` bytes), when more than
+``1/WASTE_FRACTION`` of the entries on disk are no longer used (files gone, results nothing
+refers to, entries replaced), and after anything doubtful (a cache not read, a torn line, an
+outcome that did not fit).  Entries a run no longer uses are dropped at the merge.
 
 A cache written by another tool version is ignored silently; one that cannot be read
 (not a regular file, larger than ``MAX_CACHE_BYTES``, more than ``MAX_CACHE_ENTRIES``
@@ -34,16 +51,21 @@ array longer than ``MAX_CACHE_ITEMS``, no ext type, no string or ``bin`` longer 
 bytes read; each record is checked (a few type checks) before it is kept.  A packed
 outcome is unpacked only when needed, after its shape is walked
 (:func:`risutools.formats.risup.msgpack_shape`); one that does not fit is a cache miss (the
-source is projected again).
+source is projected again).  The delta is read the same way (at most ``MAX_DELTA_BYTES``;
+its entries count towards ``MAX_CACHE_ENTRIES``); a line whose digest matches but whose
+base64 or records do not fit is ``cache-unreadable`` like the main file (the whole cache
+is ignored and rebuilt).
 """
 
 from __future__ import annotations
 
+import binascii
 import dataclasses
 import hashlib
 import os
 import stat as stat_mod
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -51,13 +73,21 @@ from risutools import __version__
 from risutools.catalog.outcome import SourceOutcome
 from risutools.errors import Code, RisuError
 from risutools.formats.risup import msgpack_shape
-from risutools.fsio import atomic_write, display_path
+from risutools.fsio import append_line, atomic_write, display_path
 from risutools.safeio import read_regular
 
 # 3: records read by msgpack's own unpacker (issue 23); 4: facts summaries with the
-# reader's facts (issue 19)
-CACHE_FORMAT = 4
+# reader's facts (issue 19); 5: the delta file (issue 23)
+CACHE_FORMAT = 5
 MAX_CACHE_BYTES = 256 << 20  # a cache file larger than 256 MiB is not read (rebuilt)
+DELTA_SUFFIX = ".delta"  # the delta file: the cache's name + this
+# the delta is merged when it would grow past 1/16 of the main file (at least 64 KiB) ...
+DELTA_FRACTION = 16
+DELTA_FLOOR = 64 << 10
+# ... or when more than 1/4 of the entries on disk are no longer used
+WASTE_FRACTION = 4
+# a delta larger than this is not read (the cache is rebuilt): past what a merge allows
+MAX_DELTA_BYTES = MAX_CACHE_BYTES // DELTA_FRACTION
 # at most this many entries (stats, results and catalog files: about four a source): ~1 GB
 # of Python objects at worst
 MAX_CACHE_ENTRIES = 6_000_000
@@ -193,10 +223,17 @@ class IngestCache:
     files: dict[str, FileRecord] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
     files_used: set[str] = field(default_factory=set)
-    # the bytes read, and where each result's record is in them (saved again as they are)
-    data: bytes = field(default=b"", repr=False)
-    spans: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
+    main_bytes: int = 0  # the size of the main file as read (0: none of this version)
     dirty: bool = False  # whether save has anything new to write
+    # whether save writes the whole file (a merge) rather than appending to the delta: no
+    # main file of this version was read, or something in it or the delta is in doubt
+    rewrite: bool = True
+    # the entries this run added or changed (what an append writes), by table
+    fresh: tuple[set[str], set[str], set[str]] = field(
+        default_factory=lambda: (set(), set(), set()), repr=False)
+    binding: bytes = b""  # what ties a delta line to the main file read (see the docstring)
+    delta_bytes: int = 0  # the size of the delta as read
+    on_disk: int = 0  # the entries read (main file and delta: replaced ones included)
 
     problem: str | None = None  # one line when the cache on disk could not be used
 
@@ -206,11 +243,20 @@ class IngestCache:
         if not enabled or not os.path.lexists(path):
             return cache
         try:
-            _decode(cache, read_regular(path, MAX_CACHE_BYTES), display_path(path))
+            seen = os.stat(path)
+        except OSError:
+            seen = None  # (read_regular says why in one line)
+        try:
+            _decode(cache, read_regular(path, MAX_CACHE_BYTES, seen=seen), display_path(path))
+            if cache.main_bytes and seen is not None:  # this version's main file, read whole
+                cache.binding = _binding(seen, cache.main_bytes)
+                cache.rewrite = False
+                _read_delta(cache, delta_path(path))
         except RisuError as exc:  # a damaged or hostile cache is rebuilt, never fatal
-            cache.stat, cache.results, cache.files, cache.spans = {}, {}, {}, {}
+            cache.stat, cache.results, cache.files = {}, {}, {}
+            cache.main_bytes, cache.on_disk, cache.rewrite = 0, 0, True
             cache.problem = f"{exc.one_line()}; ignored, rebuilt by this run"
-        cache.dirty = cache.problem is not None
+        cache.dirty = cache.problem is not None or (cache.rewrite and cache.delta_bytes > 0)
         return cache
 
     def _known_sha(
@@ -263,7 +309,7 @@ class IngestCache:
             key = result_key(outcome.sha256, lang, outcome.post_id, notes_sig)
             self.results.pop(key, None)
             self.used.discard(key)
-            self.dirty = True
+            self.dirty = self.rewrite = True
 
     def store(
         self, rel: str, outcome: SourceOutcome, path: str | os.PathLike[str], lang: str,
@@ -290,13 +336,15 @@ class IngestCache:
                           use_bin_type=True)
         except (ValueError, TypeError, OverflowError):
             return
-        self.stat[path_key(rel)] = (st[0], st[1], outcome.sha256)
+        pk = path_key(rel)
+        self.stat[pk] = (st[0], st[1], outcome.sha256)
         key = result_key(outcome.sha256, lang, outcome.post_id, notes_sig)
-        self.spans.pop(key, None)
         self.results[key] = (outcome.format, outcome.warnings, outcome.error, ids,
                              _digests(outcome.digests, ids), _digests(outcome.facts_digests, ids),
                              packed)
         self.used.add(key)
+        self.fresh[0].add(pk)
+        self.fresh[1].add(key)
         self.dirty = True
 
     def verify(self, name: str, path: str, digest: str) -> tuple[str, str] | None:
@@ -328,34 +376,115 @@ class IngestCache:
         self.files_used.add(name)
         if self.files.get(name) != rec:
             self.files[name] = rec
+            self.fresh[2].add(name)
             self.dirty = True
 
     def prune(self, seen: set[str]) -> None:
-        """Forget files that are gone and results nothing refers to any more."""
+        """Forget files that are gone and results nothing refers to any more; when more than
+        ``1/WASTE_FRACTION`` of the entries on disk (after this run's append) would be such
+        (or replaced), the next save merges."""
         keys = {path_key(rel) for rel in seen}
         stat_map = {k: v for k, v in self.stat.items() if k in keys}
         results = {k: v for k, v in self.results.items() if k in self.used}
         files = {k: v for k, v in self.files.items() if k in self.files_used}
-        if (len(stat_map), len(results), len(files)) != (len(self.stat), len(self.results),
-                                                          len(self.files)):
-            self.dirty = True
         self.stat, self.results, self.files = stat_map, results, files
+        kept = len(stat_map) + len(results) + len(files)
+        waste = self.on_disk + sum(map(len, self.fresh)) - kept
+        if waste * WASTE_FRACTION > kept and self.on_disk:
+            self.dirty = self.rewrite = True
 
     def save(self) -> None:
-        """Write the cache (when this run changed anything in it)."""
+        """Write what this run changed: appended to the delta, or the whole file (a merge,
+        see the module docstring); nothing when nothing changed."""
         if not self.enabled or not self.dirty:
             return
+        if not self.rewrite:
+            line = self._delta_line()
+            room = max(DELTA_FLOOR, self.main_bytes // DELTA_FRACTION)
+            if line is None or self.delta_bytes + len(line) + 1 <= room:
+                if line is not None:
+                    append_line(delta_path(self.path), line, torn_tail="newline")
+                    self.delta_bytes += len(line) + 1
+                self._saved()
+                return
         import msgpack
 
         pack = msgpack.Packer(use_bin_type=True).pack
         parts = [pack([CACHE_FORMAT, __version__])]
         parts += [pack([0, *columns]) for columns in _columns(self.stat)]
-        view, spans = memoryview(self.data), self.spans
-        parts += [view[span[0]:span[1]] if (span := spans.get(k)) else pack([1, k, *v])
-                  for k, v in sorted(self.results.items())]
+        parts += [pack([1, *columns]) for columns in _columns(self.results)]
         parts += [pack([2, *columns]) for columns in _columns(self.files)]
         atomic_write(self.path, b"".join(parts))
+        delta = delta_path(self.path)
+        if os.path.lexists(delta):  # (its lines were made against the file just replaced)
+            atomic_write(delta, b"")
+        self.rewrite = True  # (a later save: no binding to the file just written)
+        self._saved()
+
+    def _saved(self) -> None:
         self.dirty = False
+        for keys in self.fresh:
+            keys.clear()
+
+    def merge(self) -> None:
+        """Write the whole file now (the delta emptied), whatever changed."""
+        self.dirty = self.rewrite = True
+        self.save()
+
+    def _delta_line(self) -> bytes | None:
+        """The line that appends this run's entries to the delta (None: there are none)."""
+        import msgpack
+
+        pack = msgpack.Packer(use_bin_type=True).pack
+        stats, results, files = self.fresh
+        parts = [pack([0, *columns]) for columns in _columns(
+            {k: self.stat[k] for k in stats if k in self.stat})]
+        parts += [pack([1, *columns]) for columns in _columns(
+            {k: self.results[k] for k in results if k in self.results})]
+        parts += [pack([2, *columns]) for columns in _columns(
+            {k: self.files[k] for k in files if k in self.files})]
+        if not parts:
+            return None
+        body = self.binding + b" " + binascii.b2a_base64(b"".join(parts), newline=False)
+        return hashlib.sha256(body).hexdigest().encode("ascii") + b" " + body
+
+
+def delta_path(path: Path) -> Path:
+    """The delta file beside the cache file ``path``."""
+    return path.with_name(path.name + DELTA_SUFFIX)
+
+
+def _binding(st: os.stat_result, size: int) -> bytes:
+    """What ties a delta line to the main file read (``st``: its stat; ``size``: the bytes
+    read): the cache format, the tool version, its size, mtime and inode."""
+    return f"{CACHE_FORMAT}:{__version__}:{size}:{st.st_mtime_ns}:{st.st_ino}".encode()
+
+
+def _read_delta(cache: IngestCache, path: Path) -> None:
+    """Add the delta's entries to ``cache`` (its lines in order; see the module docstring);
+    a line not to use makes the next save merge.  Raises ``cache-unreadable`` (and the file
+    refusals of ``safeio``)."""
+    if not os.path.lexists(path):
+        return
+    data = read_regular(path, MAX_DELTA_BYTES)
+    cache.delta_bytes = len(data)
+    lines = data.split(b"\n")
+    if lines.pop():  # bytes after the last newline: an append cut short
+        cache.rewrite = True
+    prefix = cache.binding + b" "
+    shown = display_path(path)
+    for number, line in enumerate(lines, 1):
+        digest, _, body = line.partition(b" ")
+        if (not body.startswith(prefix)
+                or hashlib.sha256(body).hexdigest().encode("ascii") != digest):
+            cache.rewrite = True  # torn by a crash, or made against another main file
+            continue
+        try:
+            payload = binascii.a2b_base64(body[len(prefix):])
+        except binascii.Error as exc:
+            raise RisuError(Code.CACHE_UNREADABLE, f"line {number}: not base64: {exc}",
+                            path=shown) from None
+        _decode_records(cache, payload, shown, main=False)
 
 
 def _columns(table: dict[str, tuple[Any, ...]]) -> list[list[list[Any]]]:
@@ -383,51 +512,57 @@ def _size_mtime(path: str | os.PathLike[str]) -> tuple[int, int] | None:
 def _decode(cache: IngestCache, data: bytes, shown: str) -> None:
     """Fill ``cache`` from the file's bytes, bounded while they are decoded (see the module
     docstring); raises ``cache-unreadable``."""
-    import msgpack
-
-    n = len(data)
     if data[:1] in _MAP_BYTES:
         return  # an earlier format's cache (one map): ignored silently, rebuilt
-    unpacker = msgpack.Unpacker(None, raw=False, strict_map_key=True, max_buffer_size=max(n, 1),
-                                max_str_len=n, max_bin_len=n, max_array_len=MAX_CACHE_ITEMS,
-                                max_map_len=0, max_ext_len=0)
+    header = _decode_records(cache, data, shown, main=True)
+    if header:
+        cache.main_bytes = len(data)
+
+
+def _unpacker(n: int) -> Any:
+    """msgpack's unpacker with the cache's limits, for ``n`` bytes."""
+    import msgpack
+
+    return msgpack.Unpacker(None, raw=False, strict_map_key=True, max_buffer_size=max(n, 1),
+                            max_str_len=n, max_bin_len=n, max_array_len=MAX_CACHE_ITEMS,
+                            max_map_len=0, max_ext_len=0)
+
+
+def _decode_records(cache: IngestCache, data: bytes, shown: str, *, main: bool) -> bool:
+    """Add the records in ``data`` to ``cache``: the main file's (``main``: after its header;
+    False when that header is another version's, nothing added) or a delta line's payload.
+    Raises ``cache-unreadable``."""
+    n = len(data)
+    unpacker = _unpacker(n)
     unpacker.feed(data)
     try:
-        header = next(unpacker, None)
-        if not (isinstance(header, list) and len(header) == 2):
-            raise ValueError("no header")
-        if header != [CACHE_FORMAT, __version__]:
-            return  # another tool version's cache: ignored silently
-        entries, start = 0, unpacker.tell()
+        if main:
+            header = next(unpacker, None)
+            if not (isinstance(header, list) and len(header) == 2):
+                raise ValueError("no header")
+            if header != [CACHE_FORMAT, __version__]:
+                return False  # another tool version's cache: ignored silently
         for count, rec in enumerate(unpacker, 1):
             got = _take(cache, rec)
             if not got:
                 raise ValueError(f"record {count} is not of the expected shape")
-            end = unpacker.tell()
-            if rec[0] == 1:
-                cache.spans[rec[1]] = (start, end)
-            start = end
-            entries += got
-            if entries > MAX_CACHE_ENTRIES:
+            cache.on_disk += got
+            if cache.on_disk > MAX_CACHE_ENTRIES:
                 raise RisuError(Code.CACHE_UNREADABLE,
                                 f"holds more than {MAX_CACHE_ENTRIES} entries", path=shown)
         if unpacker.tell() != n:
             raise ValueError(f"truncated at byte {unpacker.tell()}")
-        cache.data = data
     except RisuError:
         raise
     except Exception as exc:  # msgpack raises many types (ExtraData, ValueError, ...)
         raise RisuError(Code.CACHE_UNREADABLE, f"not a valid cache: {exc}", path=shown) from None
+    return True
 
 
 _MAP_BYTES = {bytes([b]) for b in (*range(0x80, 0x90), 0xDE, 0xDF)}
 
 
 _STR = {str}
-
-
-def _strs(value: Any) -> bool:
-    return type(value) is list and set(map(type, value)) <= _STR
 
 
 def _column(values: Any, kind: set[type], size: int) -> bool:
@@ -440,21 +575,36 @@ def _take(cache: IngestCache, rec: Any) -> int:
     if type(rec) is not list or not rec:
         return 0
     if rec[0] == 1:
-        return _take_result(cache, rec)
+        return _take_results(cache, rec)
     return _take_columns(cache, rec)
 
 
-def _take_result(cache: IngestCache, rec: list[Any]) -> int:
+def _lists_of_strs(column: list[Any]) -> bool:
+    return set(map(type, column)) <= _LIST and set(map(type, chain.from_iterable(column))) <= _STR
+
+
+def _take_results(cache: IngestCache, rec: list[Any]) -> int:
+    """A record of results (columns): each field's type checked column by column, a row's
+    digests either none or one a component."""
     if len(rec) != 9:
         return 0
-    _, key, fmt, warnings, error, ids, digests, fdigests, packed = rec
-    if (type(key) is str and (fmt is None or type(fmt) is str) and _strs(warnings)
-            and (error is None or type(error) is str) and _strs(ids) and _strs(digests)
-            and _strs(fdigests) and len(digests) in (0, len(ids))
-            and len(fdigests) in (0, len(ids)) and type(packed) is bytes):
-        cache.results[key] = (fmt, warnings, error, ids, digests, fdigests, packed)
-        return 1
-    return 0
+    _, keys, fmts, warnings, errors, ids, digests, fdigests, packed = rec
+    if type(keys) is not list or not keys:
+        return 0
+    n = len(keys)
+    if not (all(type(col) is list and len(col) == n for col in rec[2:])
+            and set(map(type, keys)) <= _STR and set(map(type, fmts)) <= _OPT_STR
+            and set(map(type, errors)) <= _OPT_STR and set(map(type, packed)) <= _BYTES
+            and _lists_of_strs(warnings) and _lists_of_strs(ids)
+            and _lists_of_strs(digests) and _lists_of_strs(fdigests)):
+        return 0
+    counts = list(map(len, ids))
+    for col in (digests, fdigests):
+        if any(k and k != c for k, c in zip(map(len, col), counts, strict=True)):
+            return 0
+    cache.results.update(zip(keys, zip(fmts, warnings, errors, ids, digests, fdigests, packed,
+                                       strict=True), strict=True))
+    return n
 
 
 def _take_columns(cache: IngestCache, rec: list[Any]) -> int:
@@ -476,6 +626,9 @@ def _take_columns(cache: IngestCache, rec: list[Any]) -> int:
 
 
 _INT = {int}
+_LIST = {list}
+_BYTES = {bytes}
+_OPT_STR = {str, type(None)}
 _MEMO = set(MEMO_STATUSES)
 # the fields' types of a record of source stats (kind 0: size, mtime_ns, sha256) and of
 # catalog files (kind 2: size, mtime_ns, ctime_ns, inode, digest, status, line), after
