@@ -66,14 +66,21 @@ HEAD: dict[str, tuple[str, ...] | None] = {
 }
 
 
-@dataclass
+#: the head last unpacked (:attr:`Entry.parts`) and what it unpacked to: never changed by
+#: a reader (an entry's document never is), so the same answer serves the next question
+_LAST_HEAD: list[Any] = [None, None]
+
+
+@dataclass(slots=True)
 class Entry:
     """One document of the catalog and where it lives.
 
     An entry holds its whole document (``held``), or, in a review, only its head (the parts
     :data:`HEAD` names) and a way to read the whole document back (``reload``): :attr:`doc`
     gives the whole document either way, and :meth:`get` answers from the head what the
-    head holds, from the whole document anything else."""
+    head holds, from the whole document anything else.  The document of an entry is never
+    changed (a new state is a new document), so the fields every pass of the review asks
+    for are read once and kept (in slots: a catalog holds tens of thousands of entries)."""
 
     path: Path  # the file (a JSON/YAML document or an NDJSON catalog)
     line: int | None  # NDJSON line (None for a JSON/YAML file)
@@ -88,6 +95,12 @@ class Entry:
     reload: Callable[[], dict[str, Any]] | None = None
     #: (display file, line) as the loader named the document: the key of its findings
     key: tuple[str, int | None] = ("", None)
+    # what was read once (None: not yet)
+    _base: str | None = None
+    _cid: str | None = None
+    _version: str | None = None
+    _review: str | None = None
+    _runtime: str | None = None
 
     @property
     def doc(self) -> dict[str, Any]:
@@ -104,26 +117,32 @@ class Entry:
             return self.held
         if self.head is None:
             return {}
-        parts: dict[str, Any] = unpack(self.head)
+        if _LAST_HEAD[0] is not self.head:  # (the passes read one entry many times in a row)
+            _LAST_HEAD[:] = [self.head, unpack(self.head)]
+        parts: dict[str, Any] = _LAST_HEAD[1]
         return parts
 
-    # The document of an entry is never changed (a new state is a new document), so the
-    # fields every pass of the review asks for are read once.
-    @functools.cached_property
+    @property
     def base_sha256(self) -> str:
         """The base hash (:func:`lifecycle.base_sha256`: without the runtime fields), what
         approvals, packets, gates and the log name."""
-        return lifecycle.base_sha256(self.doc)
+        if self._base is None:
+            self._base = lifecycle.base_sha256(self.doc)
+        return self._base
 
-    @functools.cached_property
+    @property
     def component_id(self) -> str:
-        cid = self.parts.get("component_id")
-        return cid if isinstance(cid, str) else ""
+        if self._cid is None:
+            cid = self.parts.get("component_id")
+            self._cid = cid if isinstance(cid, str) else ""
+        return self._cid
 
-    @functools.cached_property
+    @property
     def version(self) -> str:
-        v = self.parts.get("component_version")
-        return v if isinstance(v, str) else ""
+        if self._version is None:
+            v = self.parts.get("component_version")
+            self._version = v if isinstance(v, str) else ""
+        return self._version
 
     def get(self, *keys: str) -> Any:
         cur: Any = self.held
@@ -137,15 +156,19 @@ class Entry:
             cur = cur.get(k)
         return cur
 
-    @functools.cached_property
+    @property
     def review_status(self) -> str:
-        v = self.get("provenance", "review_status")
-        return v if isinstance(v, str) else ""
+        if self._review is None:
+            v = self.get("provenance", "review_status")
+            self._review = v if isinstance(v, str) else ""
+        return self._review
 
-    @functools.cached_property
+    @property
     def runtime_status(self) -> str:
-        v = self.get("provenance", "runtime_status")
-        return v if isinstance(v, str) else ""
+        if self._runtime is None:
+            v = self.get("provenance", "runtime_status")
+            self._runtime = v if isinstance(v, str) else ""
+        return self._runtime
 
     def caps(self, kind: str) -> list[str]:
         v = self.get("capabilities", kind)

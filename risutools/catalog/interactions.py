@@ -36,7 +36,7 @@ MAX_FACTS_BYTES = 1 << 20
 HUB = 12
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Summary:
     """What the review keeps of one document: enough to relate it and show its risk."""
 

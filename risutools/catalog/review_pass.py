@@ -61,6 +61,7 @@ PARALLEL_MIN = 400  # fewer files are read in-process (a pool costs more)
 CHUNK = 250  # files a worker reads at a time
 WINDOW = 8  # chunks on an executor at once (their documents wait in the parent)
 STATUS = "/provenance/review_status"  # what MC305 points at
+SPOOL_WRITE = 1 << 20  # bytes of documents gathered before they are written to the spool
 
 
 class DocSpool:
@@ -71,21 +72,28 @@ class DocSpool:
 
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile()  # noqa: SIM115 - open while the spool lives
-        self._end = 0
-        self._dirty = False
+        self._end = 0  # bytes put
+        self._written = 0  # bytes in the file (the rest wait in _pending)
+        self._pending = bytearray()
 
     def put(self, blob: bytes) -> Callable[[], dict[str, Any]]:
         """Store one document's packed bytes; what reads it back."""
         offset = self._end
-        self._file.write(blob)
+        self._pending += blob
         self._end += len(blob)
-        self._dirty = True
+        if len(self._pending) >= SPOOL_WRITE:
+            self._flush()
         return _Stored(self, offset, len(blob))
 
+    def _flush(self) -> None:
+        self._file.write(self._pending)
+        self._file.flush()
+        self._written += len(self._pending)
+        self._pending.clear()
+
     def read(self, offset: int, size: int) -> dict[str, Any]:
-        if self._dirty:
-            self._file.flush()
-            self._dirty = False
+        if offset + size > self._written:
+            self._flush()
         data = os.pread(self._file.fileno(), size, offset)
         if len(data) != size:
             raise OSError(f"the review's document spool gave {len(data)} of {size} bytes")
