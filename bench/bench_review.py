@@ -5,8 +5,10 @@ Prints:
   ``risutools review CATALOG -f json`` on ``BENCH_PROJECTED`` documents (default 10,000),
   one JSON file each, beside check-jsonschema (schema only) on the same files, whole
   processes in turn, ``BENCH_CONTRACT_ROUNDS`` times (default 2): CPU, wall, peak RSS and
-  the CPU ratio pair by pair (goal <= 0.35, peak <= 300 MB at 50,000); a clear line
-  instead when check-jsonschema is not there;
+  the CPU ratio pair by pair (goal <= 0.35); a clear line instead when check-jsonschema
+  is not there;
+- peak memory as the catalog grows (``BENCH_REVIEW_SCALE``, default 10,000, 20,000 and
+  50,000 copies of the projected documents; goal <= 300 MB at 50,000);
 - wall time and peak memory (max RSS of the child) of ``risutools review CATALOG -f json``
   on an N-document NDJSON catalog (default 10,000) with its capability graph: mostly
   candidates, every 10th promoted, every 50th active, some conflicts and shared sources;
@@ -190,11 +192,37 @@ def projected_review(tmp: Path) -> None:
           f"{r['ratio_min']:.2f}-{r['ratio_max']:.2f}, median of {rounds}; goal <= 0.35x)")
 
 
+def review_scale(tmp: Path) -> None:
+    """Peak memory as the catalog grows: ``review -f json`` (all cores) on the projected
+    documents copied to ``BENCH_REVIEW_SCALE`` sizes (default 10,000, 20,000, 50,000; one
+    file each); goal <= 300 MB at 50,000, flat in the catalog's size."""
+    import workload
+
+    sizes = [int(x) for x in os.environ.get("BENCH_REVIEW_SCALE",
+                                            "10000,20000,50000").split(",") if x]
+    seen: list[tuple[int, float]] = []
+    for n in sizes:
+        catalog = workload.scaled_catalog(n)
+        cpu, wall, peak, rc = workload.run_process(
+            [sys.executable, "-m", "risutools", "review", str(catalog), "-f", "json", "-q",
+             "-o", str(tmp / "review-scale.json")])
+        seen.append((n, peak))
+        print(f"review of {n:,} projected documents (one file each, -f json, all cores): CPU "
+              f"{cpu:.2f} s ({cpu / n * 1e3:.2f} ms a document), wall {wall:.2f} s, peak "
+              f"{peak:.0f} MiB, exit {rc}")
+    if len(seen) > 1:
+        (n0, p0), (n1, p1) = seen[0], seen[-1]
+        print(f"peak grows {(p1 - p0) * 1024 / (n1 - n0):.1f} KiB a document from {n0:,} to "
+              f"{n1:,} (goal: <= 300 MB at 50,000)")
+
+
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     print(f"cores: {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory(prefix="risutools-bench-review-") as t:
         projected_review(Path(t))
+        print()
+        review_scale(Path(t))
         print()
     with tempfile.TemporaryDirectory(prefix="risutools-bench-review-") as t:
         tmp = Path(t)

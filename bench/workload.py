@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -86,6 +87,34 @@ def projected_catalog(n: int) -> Path:
     shutil.rmtree(root / "sources")
     marker.write_text(f"{n} {VERSION}")
     return root / "catalog"
+
+
+def scaled_catalog(n: int, base: int = 10_000) -> Path:
+    """A folder of ``n`` documents made of copies of the ``base``-document projected
+    catalog (copy k > 0 of a document has ``-c<k>`` after its component_id and its file
+    name), made once and reused: a catalog of the same documents at any size."""
+    root = BASE / f"scaled-{n}"
+    marker = root / ".complete"
+    if marker.exists() and marker.read_text() == f"{n} {base} {VERSION}":
+        return root / "catalog"
+    shutil.rmtree(root, ignore_errors=True)
+    src = projected_catalog(base)
+    out = root / "catalog"
+    out.mkdir(parents=True)
+    names = sorted(p.name for p in src.glob("*.json"))
+    made = 0
+    for k in range(-(-n // len(names))):
+        for name in names:
+            if made == n:
+                break
+            data = (src / name).read_bytes()
+            if k:
+                data = re.sub(rb'("component_id":\s*"[^"]+)"',
+                              lambda m, k=k: m.group(1) + b"-c%d\"" % k, data, count=1)
+            (out / name.replace(".json", f"-c{k}.json")).write_bytes(data)
+            made += 1
+    marker.write_text(f"{n} {base} {VERSION}")
+    return out
 
 
 def document_files(catalog: Path) -> list[str]:
