@@ -62,11 +62,10 @@ from risutools.fsio import (
     write_lock,
 )
 from risutools.projection import post_id_from_name
-from risutools.projection.notes import MAX_NOTES_BYTES
 from risutools.projection.run import grades
 from risutools.projection.text import check_lang
 from risutools.safeio import read_or_raise, require_folder
-from risutools.settings.catalog import FACTS_DIR
+from risutools.settings.catalog import FACTS_DIR, MAX_NOTES_BYTES
 from risutools.settings.config import Settings
 
 CACHE_NAME = ".risutools-cache/ingest.msgpack"

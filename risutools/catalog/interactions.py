@@ -25,9 +25,8 @@ from risutools.catalog.graph import exclusive_capabilities
 from risutools.catalog.render import safe_name
 from risutools.errors import RisuError
 from risutools.pathnames import fits_wildcard as fits
-from risutools.projection.facts import FACTS_FORMAT
 from risutools.safeio import read_inside
-from risutools.settings.catalog import FACTS_DIR
+from risutools.settings.catalog import FACTS_DIR, FACTS_FORMAT
 from risutools.values import parse_value_bytes
 
 #: a facts file larger than this is not read (a summary is a few KiB)

@@ -57,9 +57,9 @@ from risutools.errors import Code, RisuError, UsageError
 from risutools.fsio import atomic_write
 from risutools.pathnames import id_file_stem, show_name
 from risutools.printable import json_text
-from risutools.projection.notes import MAX_NOTES_BYTES
 from risutools.safeio import FileRefused, is_regular, read_inside, read_regular
 from risutools.settings import lifecycle
+from risutools.settings.catalog import MAX_NOTES_BYTES
 from risutools.values import MAX_DOCUMENT_BYTES
 
 PACKET_FORMAT = "review-packet-v1"

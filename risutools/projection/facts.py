@@ -21,8 +21,8 @@ from risutools.analysis.checks.unreadable import ra601, ra602
 from risutools.analysis.model import HOOKS, Analysis
 from risutools.formats.model import Module
 from risutools.printable import scrub
+from risutools.settings.catalog import FACTS_FORMAT
 
-FACTS_FORMAT = "component-facts-v1"
 #: the hooks whose listeners and scripts transform what passes (their order matters)
 EDIT_HOOKS = tuple(h.capability for h in HOOKS.values() if h.listen_edit)
 #: at most this many names per list (a module with more is summarised by its first ones)

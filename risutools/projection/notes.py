@@ -27,6 +27,7 @@ from risutools.jsontypes import json_type_name
 from risutools.pathnames import show_name
 from risutools.resources import load_schema
 from risutools.safeio import FileRefused, read_regular
+from risutools.settings.catalog import MAX_NOTES_BYTES
 from risutools.values import parse_value_bytes
 
 SCHEMA_NAME = "notes-v1.schema.json"
@@ -36,7 +37,6 @@ _LEAD = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _ORIGIN = re.compile(r"^[a-z][a-z0-9_]*$")
 _RISUAI_ID = re.compile(r"^.{1,200}$", re.S)
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
-MAX_NOTES_BYTES = 4 * 1024 * 1024
 
 # field spec: "sentence" | "sentences" | "map" | "bool" | "caps" | "tags" | ("enum", ...) |
 # ("re", pattern, what) | dict (nested object)
