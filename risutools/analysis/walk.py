@@ -473,7 +473,7 @@ def manual_triggers(s: Seen) -> dict[str, list[str]]:
             continue
         effects = t.get("effect")
         first = effects[0] if isinstance(effects, list) and effects else None
-        if isinstance(first, dict) and first.get("type") in CODE_EFFECTS:
+        if isinstance(first, dict) and _is_code_effect(first.get("type")):
             continue  # a Lua trigger runs with the name as its mode (a global)
         out.setdefault(t["comment"], []).append(f"trigger[{i}]")
     return out
