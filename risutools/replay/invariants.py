@@ -51,7 +51,7 @@ def tail_kept(m: Mirror, r: Request) -> Answer:
     """
     if not r.enabled:
         return SKIP
-    if m.n_np_drop - m.np_drop.prefix(r.pos_r):  # dropped after R's last message
+    if m.n_np_drop - r.kr:  # dropped after R's last message (kr: those up to it)
         return lambda: "tail message(s) dropped: " + m.dropped_np_between(r.n_r, m.n_np)
     return HELD
 

@@ -127,7 +127,10 @@ class Mirror:
         p = config.tokenizer_profile
         ratio = Fraction(PROFILES[p]) if isinstance(p, str) else Fraction(str(p))
         self._num, self._den = ratio.numerator, ratio.denominator
+        self._overhead = config.message_overhead
         self.prot_roles = frozenset(config.protected_roles)
+        self._target = math.floor(
+            config.max_context * (100 - Fraction(str(config.trim_percent))) / 100)
         self._reset()
         # derived from the previous enabled request
         self.prev_dropped: set[str] = set()
@@ -158,11 +161,11 @@ class Mirror:
 
     def est(self, m: Message) -> int:
         """``ceil(len(content) * ratio) + message_overhead``, exact."""
-        return -(-len(m.content) * self._num // self._den) + self.config.message_overhead
+        return -(-len(m.content) * self._num // self._den) + self._overhead
 
     def target(self) -> int:
-        c = self.config
-        return math.floor(c.max_context * (100 - Fraction(str(c.trim_percent))) / 100)
+        """``floor(max_context * (1 - trim_percent / 100))``, exact (computed once)."""
+        return self._target
 
     # ---- one request ---------------------------------------------------------------
 
@@ -265,8 +268,8 @@ class Mirror:
         """Recompute what depends on both mirrors for one id (O(log n))."""
         e = self.inp.get(mid)
         o = self.out.get(mid)
-        if o is not None and (e is None or (e.msg.role, e.msg.content) != (o.msg.role,
-                                                                          o.msg.content)):
+        if o is not None and (e is None or (o.msg is not e.msg and (
+                e.msg.role != o.msg.role or e.msg.content != o.msg.content))):
             self.bad_out.add(mid)
         else:
             self.bad_out.discard(mid)
@@ -308,7 +311,8 @@ class Mirror:
         if m.role in RESULT_ROLES:
             self._link(e)
         self.changed.add(m.id)
-        self._refresh(m.id)
+        if m.id in self.out:  # sent before it was appended (else nothing to refresh: not
+            self._refresh(m.id)  # sent, and only sent ids are ever in bad_out)
 
     def _link(self, res: _In) -> None:
         """A result's caller: the assistant message right before the run of results it
@@ -402,7 +406,8 @@ class Mirror:
         seq = e.seq if e is not None else self.dead_seq.get(m.id, -1)
         if old is not None:
             self._out_remove(m.id, refresh=False)
-        o = _Out(m, seq, self.est(m))
+        # the very message of the input (the same object): the same text, the same estimate
+        o = _Out(m, seq, e.est if e is not None and e.msg is m else self.est(m))
         self.out[m.id] = o
         self.est_out += o.est
         if seq >= 0 and m.role not in self.prot_roles:

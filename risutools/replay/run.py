@@ -54,6 +54,15 @@ class ReplayRun:
     rows: list[dict[str, Any]] | Spool = field(default_factory=list)
     checker: InvariantChecker | None = None
     monitor_checker: MonitorChecker | None = None
+    #: the alerts and the summary's counts, added as the rows are made (None: read from
+    #: the rows by :func:`build_report`)
+    tally: RowTally | None = None
+
+    def add(self, row: dict[str, Any]) -> None:
+        """One request's row, tallied as it is kept."""
+        self.rows.append(row)
+        if self.tally is not None:
+            self.tally.add(row)
 
 
 def _like(rows: list[dict[str, Any]] | Spool) -> list[dict[str, Any]] | Spool:
@@ -155,13 +164,14 @@ def replay_cutter(
     checker, mcheck = InvariantChecker(config), MonitorChecker(config)
     run = ReplayRun(SIM_CUTTER, Spool() if spool else [], checker=checker,
                     monitor_checker=mcheck)
+    run.tally = RowTally(True, _like(run.rows))
     monitor = monitor_factory(config)
     for turn, res, obs in iterate_cutter(fixture, config, cutter_factory):
         assert obs is not None
         checker.check(obs)
         ev = monitor.observe(turn.number, res.tokens_out, turn.metrics).to_dict()
         mcheck.check(turn.number, res.tokens_out, turn.metrics, ev)
-        run.rows.append(_cutter_row(turn, res, ev))
+        run.add(_cutter_row(turn, res, ev))
     return run
 
 
@@ -197,11 +207,12 @@ def replay_monitor(
     """The monitor alone: usage = the whole history's estimate (nothing is cut); M1-M3."""
     mcheck = MonitorChecker(config)
     run = ReplayRun(SIM_MONITOR, Spool() if spool else [], monitor_checker=mcheck)
+    run.tally = RowTally(False, _like(run.rows))
     monitor = monitor_factory(config)
     for turn, res, _ in iterate_cutter(fixture, config, observe=False):
         ev = monitor.observe(turn.number, res.tokens_in, turn.metrics).to_dict()
         mcheck.check(turn.number, res.tokens_in, turn.metrics, ev)
-        run.rows.append(
+        run.add(
             {
                 "request": turn.number,
                 "ops": _ops(turn),
@@ -232,8 +243,8 @@ def build_report(
 ) -> dict[str, Any]:
     """The ``replay-report-v1`` of a run, its ``report_sha256`` included."""
     rows = run.rows
-    # one pass over the rows (read back once when they are spooled): alerts and counts
-    tally = RowTally.of(rows, run.simulation == SIM_CUTTER, _like(rows))
+    # alerts and counts: tallied during the run, else one pass over the rows
+    tally = run.tally or RowTally.of(rows, run.simulation == SIM_CUTTER, _like(rows))
     alerts = tally.alerts
     counts = tally.counts()
     invariants = _invariants(run)
