@@ -23,6 +23,7 @@ from risutools.replay.component import (
 from risutools.replay.fixture import load_fixture
 from risutools.replay.render_html import render_html
 from risutools.replay.render_markdown import render_markdown
+from risutools.replay.row_views import RowViews
 from risutools.replay.run import (
     CUTTER_CAPS,
     MONITOR_CAP,
@@ -74,9 +75,11 @@ def default_report_path(component_path: Path, component_id: str, fixture_name: s
     return component_path.parent / "replays" / f"{component_id}--{fixture_name}.json"
 
 
-def write_report_files(report: dict[str, Any], path: Path) -> tuple[list[Path], str]:
+def write_report_files(report: dict[str, Any], path: Path, views: RowViews | None = None
+                       ) -> tuple[list[Path], str]:
     """Write ``path`` (JSON, streamed: :func:`report_pieces`) and the ``.md`` / ``.html``
-    next to it; return the paths and the JSON file's ``sha256:`` digest."""
+    next to it; return the paths and the JSON file's ``sha256:`` digest.  ``views``: what
+    the renderings read of the rows, gathered during the replay (:class:`RowViews`)."""
     digest = hashlib.sha256()
 
     def hashed() -> Iterator[bytes]:
@@ -87,8 +90,10 @@ def write_report_files(report: dict[str, Any], path: Path) -> tuple[list[Path], 
     md = path.with_suffix(".md")
     html = path.with_suffix(".html")
     write_or_fail(path, hashed())
-    write_or_fail(md, render_markdown(report).encode("utf-8"))
-    write_or_fail(html, render_html(report).encode("utf-8"))
+    picked = views.markdown_picked(report) if views is not None else None
+    sweep, table = views.html_parts(report) if views is not None else (None, None)
+    write_or_fail(md, render_markdown(report, picked).encode("utf-8"))
+    write_or_fail(html, render_html(report, sweep, table).encode("utf-8"))
     return [path, md, html], prefixed(digest.hexdigest())
 
 
@@ -120,14 +125,15 @@ def run_component(
     fx = load_fixture(fixture)
     layer = catalog_section(cf.path) if catalog_layer is False else catalog_layer
     cfg = load_replay_config(config, layer if isinstance(layer, dict) else None, fx.config)
+    views = RowViews(len(fx.turns), sim != SIM_MONITOR)
     try:  # the rows out of memory (the temporary folder past 1 MiB), then streamed
-        run = run_simulation(sim, fx, cfg, spool=True)
+        run = run_simulation(sim, fx, cfg, spool=True, watch=views.add)
         report = build_report(run, fx, cfg, cf.doc)
     except OSError as exc:  # the temporary folder full or unwritable
         raise RisuError(Code.UNWRITABLE, "cannot keep the report's rows in the temporary "
                         f"folder: {exc.strerror or exc}", path=tempfile.gettempdir()) from exc
     out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
-    written, digest = write_report_files(report, out)
+    written, digest = write_report_files(report, out, views)
     outcome = RunOutcome(sim, report, written)
     verdict = report["summary"]["verdict"]
     if update and verdict == NOT_CHECKED:

@@ -57,12 +57,21 @@ class ReplayRun:
     #: the alerts and the summary's counts, added as the rows are made (None: read from
     #: the rows by :func:`build_report`)
     tally: RowTally | None = None
+    #: called with each row as it is made, and whether an invariant failed for the first
+    #: time at its request (what a renderer gathers: :class:`~.row_views.RowViews`)
+    watch: Watch | None = None
 
-    def add(self, row: dict[str, Any]) -> None:
+    def add(self, row: dict[str, Any], first: bool = False) -> None:
         """One request's row, tallied as it is kept."""
         self.rows.append(row)
         if self.tally is not None:
             self.tally.add(row)
+        if self.watch is not None:
+            self.watch(row, first)
+
+
+#: a row as it is made, and whether an invariant failed for the first time at its request
+Watch = Callable[[dict[str, Any], bool], None]
 
 
 def _like(rows: list[dict[str, Any]] | Spool) -> list[dict[str, Any]] | Spool:
@@ -158,12 +167,14 @@ def replay_cutter(
     monitor_factory: Callable[[ReplayConfig], ContextMonitor] = ContextMonitor,
     *,
     spool: bool = False,
+    watch: Watch | None = None,
 ) -> ReplayRun:
     """The cutter, checked (R1-R9), with the monitor observing it, checked too (M1-M3);
-    ``spool``: its rows kept in a :class:`Spool`, out of memory."""
+    ``spool``: its rows kept in a :class:`Spool`, out of memory; ``watch``: called with
+    each row (:attr:`ReplayRun.watch`)."""
     checker, mcheck = InvariantChecker(config), MonitorChecker(config)
     run = ReplayRun(SIM_CUTTER, Spool() if spool else [], checker=checker,
-                    monitor_checker=mcheck)
+                    monitor_checker=mcheck, watch=watch)
     run.tally = RowTally(True, _like(run.rows))
     monitor = monitor_factory(config)
     for turn, res, obs in iterate_cutter(fixture, config, cutter_factory):
@@ -171,7 +182,9 @@ def replay_cutter(
         checker.check(obs)
         ev = monitor.observe(turn.number, res.tokens_out, turn.metrics).to_dict()
         mcheck.check(turn.number, res.tokens_out, turn.metrics, ev)
-        run.add(_cutter_row(turn, res, ev))
+        n = turn.number
+        run.add(_cutter_row(turn, res, ev),
+                checker.first_failure_at(n) or mcheck.first_failure_at(n))
     return run
 
 
@@ -203,10 +216,12 @@ def replay_monitor(
     monitor_factory: Callable[[ReplayConfig], ContextMonitor] = ContextMonitor,
     *,
     spool: bool = False,
+    watch: Watch | None = None,
 ) -> ReplayRun:
     """The monitor alone: usage = the whole history's estimate (nothing is cut); M1-M3."""
     mcheck = MonitorChecker(config)
-    run = ReplayRun(SIM_MONITOR, Spool() if spool else [], monitor_checker=mcheck)
+    run = ReplayRun(SIM_MONITOR, Spool() if spool else [], monitor_checker=mcheck,
+                    watch=watch)
     run.tally = RowTally(False, _like(run.rows))
     monitor = monitor_factory(config)
     for turn, res, _ in iterate_cutter(fixture, config, observe=False):
@@ -219,19 +234,20 @@ def replay_monitor(
                 "messages_in": res.messages_in,
                 "tokens_in": res.tokens_in,
                 "monitor": ev,
-            }
+            },
+            mcheck.first_failure_at(turn.number),
         )
     return run
 
 
 def run_simulation(simulation: str, fixture: Fixture, config: ReplayConfig, *,
-                   spool: bool = False) -> ReplayRun:
+                   spool: bool = False, watch: Watch | None = None) -> ReplayRun:
     """``spool``: the rows kept out of memory (:class:`Spool`), for a report streamed to
-    its files (:func:`report_pieces`)."""
+    its files (:func:`report_pieces`); ``watch``: called with each row as it is made."""
     if simulation == SIM_CUTTER:
-        return replay_cutter(fixture, config, spool=spool)
+        return replay_cutter(fixture, config, spool=spool, watch=watch)
     if simulation == SIM_MONITOR:
-        return replay_monitor(fixture, config, spool=spool)
+        return replay_monitor(fixture, config, spool=spool, watch=watch)
     raise ValueError(simulation)
 
 
