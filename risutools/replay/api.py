@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from risutools.canonical import prefixed
+from risutools.collector import cycles_paused
 from risutools.errors import Code, DocumentError, RisuError
 from risutools.pathnames import plain_id, show_name
 from risutools.replay.component import (
@@ -20,7 +21,7 @@ from risutools.replay.component import (
     write_or_fail,
     write_updated,
 )
-from risutools.replay.fixture import load_fixture
+from risutools.replay.fixture import Fixture, load_fixture
 from risutools.replay.render_html import render_html
 from risutools.replay.render_markdown import render_markdown
 from risutools.replay.row_views import RowViews
@@ -122,18 +123,8 @@ def run_component(
             check_recordable(cf.doc)
         except DocumentError as exc:
             raise exc.with_path(str(cf.path)) from None
-    fx = load_fixture(fixture)
-    layer = catalog_section(cf.path) if catalog_layer is False else catalog_layer
-    cfg = load_replay_config(config, layer if isinstance(layer, dict) else None, fx.config)
-    views = RowViews(len(fx.turns), sim != SIM_MONITOR)
-    try:  # the rows out of memory (the temporary folder past 1 MiB), then streamed
-        run = run_simulation(sim, fx, cfg, spool=True, watch=views.add)
-        report = build_report(run, fx, cfg, cf.doc)
-    except OSError as exc:  # the temporary folder full or unwritable
-        raise RisuError(Code.UNWRITABLE, "cannot keep the report's rows in the temporary "
-                        f"folder: {exc.strerror or exc}", path=tempfile.gettempdir()) from exc
-    out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
-    written, digest = write_report_files(report, out, views)
+    with cycles_paused():  # millions of small acyclic objects: no collector passes over them
+        fx, report, written, digest = _replay(sim, cf, fixture, config, catalog_layer, output)
     outcome = RunOutcome(sim, report, written)
     verdict = report["summary"]["verdict"]
     if update and verdict == NOT_CHECKED:
@@ -151,6 +142,26 @@ def run_component(
         outcome.log_line = writer(cf, new, digest, fx.name)
         outcome.updated = True
     return outcome
+
+
+def _replay(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Path | None,
+            catalog_layer: dict[str, Any] | bool | None, output: str | Path | None,
+            ) -> tuple[Fixture, dict[str, Any], list[Path], str]:
+    """Load the fixture, run, write the three files: (fixture, report, paths, the JSON
+    file's digest)."""
+    fx = load_fixture(fixture)
+    layer = catalog_section(cf.path) if catalog_layer is False else catalog_layer
+    cfg = load_replay_config(config, layer if isinstance(layer, dict) else None, fx.config)
+    views = RowViews(len(fx.turns), sim != SIM_MONITOR)
+    try:  # the rows out of memory (the temporary folder past 1 MiB), then streamed
+        run = run_simulation(sim, fx, cfg, spool=True, watch=views.add)
+        report = build_report(run, fx, cfg, cf.doc)
+    except OSError as exc:  # the temporary folder full or unwritable
+        raise RisuError(Code.UNWRITABLE, "cannot keep the report's rows in the temporary "
+                        f"folder: {exc.strerror or exc}", path=tempfile.gettempdir()) from exc
+    out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
+    written, digest = write_report_files(report, out, views)
+    return fx, report, written, digest
 
 
 def catalog_section(component: Path) -> dict[str, Any] | None:

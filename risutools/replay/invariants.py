@@ -148,7 +148,11 @@ def front_only(m: Mirror, r: Request) -> Answer:
     if not r.enabled:
         return SKIP
     d = m.n_np_drop
-    if m.prot_dropped or d > r.n_r or m.np_drop.prefix(m.pos_of_rank(d)) != d:
+    if m.prot_dropped or d > r.n_r:
+        return "the dropped messages are not the first removable ones"
+    # the d-th dropped message (of d) is the d-th non-protected one: the first d are dropped
+    last = m.last_r_dropped(r) if d == r.kr else m.np_drop.lower_bound(d)
+    if d and m.np_cnt.prefix(last) != d:
         return "the dropped messages are not the first removable ones"
     return HELD
 

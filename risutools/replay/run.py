@@ -175,7 +175,8 @@ def replay_cutter(
     checker, mcheck = InvariantChecker(config), MonitorChecker(config)
     run = ReplayRun(SIM_CUTTER, Spool() if spool else [], checker=checker,
                     monitor_checker=mcheck, watch=watch)
-    run.tally = RowTally(True, _like(run.rows))
+    if spool:  # (a list of rows is tallied by build_report)
+        run.tally = RowTally(True, _like(run.rows))
     monitor = monitor_factory(config)
     for turn, res, obs in iterate_cutter(fixture, config, cutter_factory):
         assert obs is not None
@@ -222,7 +223,8 @@ def replay_monitor(
     mcheck = MonitorChecker(config)
     run = ReplayRun(SIM_MONITOR, Spool() if spool else [], monitor_checker=mcheck,
                     watch=watch)
-    run.tally = RowTally(False, _like(run.rows))
+    if spool:
+        run.tally = RowTally(False, _like(run.rows))
     monitor = monitor_factory(config)
     for turn, res, _ in iterate_cutter(fixture, config, observe=False):
         ev = monitor.observe(turn.number, res.tokens_in, turn.metrics).to_dict()
