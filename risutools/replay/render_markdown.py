@@ -50,10 +50,11 @@ class Picker:
         self.rest: list[dict[str, Any]] = []
         self.total = 0
 
-    def add(self, r: dict[str, Any], first: bool) -> None:
+    def add(self, r: dict[str, Any], first: bool, worth: bool | None = None) -> None:
+        """``worth``: :func:`interesting` of the row, when the caller has it."""
         if first:
             self.first.append(r)
-        elif interesting(r):
+        elif worth if worth is not None else interesting(r):
             rest = self.rest
             rest.append(r)
             if len(rest) >= 2 * self.cap:  # the earliest cap stay

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from risutools.replay.render_html import MAX_TABLE_ROWS, ChartSweep
-from risutools.replay.render_markdown import MAX_ROWS, Picked, Picker
+from risutools.replay.render_markdown import MAX_ROWS, Picked, Picker, interesting
 
 
 class RowViews:
@@ -39,8 +39,9 @@ class RowViews:
             self.firsts.add(row["request"])
         self.count += 1
         self.sweep.add(row)
-        self.markdown.add(row, first)
-        self.html.add(row, first)
+        worth = not first and interesting(row)
+        self.markdown.add(row, first, worth)
+        self.html.add(row, first, worth)
         if self.count <= MAX_TABLE_ROWS:
             self.head.append(row)
 
