@@ -269,3 +269,66 @@ def test_the_oracle_comparison_sees_failures() -> None:
                         (IgnoresBudget, "R3"), (DropsTail, "R2"), (IgnoresAnchor, "R5")):
         runs = (run_three_ways(fx, build_config(c), broken)[0][rid][0] for c in CONFIGS)
         assert any(runs), broken
+
+
+def _mirror_state(m: Any) -> tuple[Any, ...]:
+    """Everything the invariants read of a mirror (a Fenwick tree's array is a function of
+    its values, so equal arrays are equal counts)."""
+    inp = {k: (e.seq, e.msg, e.est, e.kept, e.caller.msg.id if e.caller else None,
+               sorted(r.msg.id for r in e.results)) for k, e in m.inp.items()}
+    out = {k: (o.msg, o.seq, o.est, o.anchor_np) for k, o in m.out.items()}
+    trees = tuple(t.tree for t in (m.np_cnt, m.np_est, m.np_drop, m.out_np))
+    return (inp, out, trees, m.n_np, m.n_np_drop, m.total_in, m.est_out, m.prot_dropped,
+            m.bad_out, m.changed, m.out_at, m.orphans, m.linked, m.prev_dropped,
+            m.prev_omitted, m.prev_anchor)
+
+
+def test_messages_sent_as_appended_reach_the_state_of_the_operations_in_order(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A message appended and sent in the same change is entered sent at once; odd changes
+    (sent twice, another message under an appended id, an appended id withdrawn or sent
+    before it was appended, edits and deletes beside) take the operations one by one.
+    Either way the mirror and the verdicts are those of the operations in their order."""
+    import random
+
+    from risutools.replay import mirror as mirror_mod
+
+    rng = random.Random(11)
+    cfg = build_config({"max_context": 60, "preserve_latest": 2, "tokenizer_profile": 1,
+                        "message_overhead": 0})
+    fast = InvariantChecker(cfg)
+    slow = InvariantChecker(cfg)
+    monkeypatch.setattr(slow.mirror, "_sent_as_appended", lambda ch: set())
+    roles = ["user", "assistant", "tool", "system"]
+    live: list[str] = []
+    n = 0
+    taken = 0
+    for req in range(1, 400):
+        appended = []
+        for _ in range(rng.randrange(0, 4)):
+            appended.append(Message(f"m{n}", rng.choice(roles), "x" * rng.randrange(1, 20)))
+            n += 1
+        pool = live + [m.id for m in appended]
+        edited = [(mid, "y" * rng.randrange(1, 20)) for mid in rng.sample(pool, min(
+            len(pool), rng.choice([0, 0, 0, 1])))]
+        deleted = rng.sample(live, min(len(live), rng.choice([0, 0, 0, 1])))
+        sent: list[Message] = list(appended) if rng.random() < 0.8 else appended[:1]
+        roll = rng.random()
+        if roll < 0.1 and appended:
+            sent.append(appended[0])  # sent twice
+        elif roll < 0.2 and appended:
+            sent.append(Message(appended[-1].id, "user", "other"))  # another message, same id
+        elif roll < 0.3 and live:
+            sent.append(Message(f"m{n + 1}", "user", "early"))  # sent before it is appended
+        withdrawn = rng.sample(pool, min(len(pool), rng.choice([0, 1, 2])))
+        if roll > 0.9 and appended:
+            withdrawn.append(appended[0].id)
+        ch = Change(req, True, appended, edited, deleted, sent, withdrawn, rng.random() < 0.1)
+        taken += bool(fast.mirror._sent_as_appended(ch))
+        fast.check(ch)
+        slow.check(ch)
+        assert _mirror_state(fast.mirror) == _mirror_state(slow.mirror), req
+        assert summary(fast) == summary(slow), req
+        live = [mid for mid in pool if mid not in deleted]
+    assert taken > 100  # the at-once path ran, and so did the other one
+    assert mirror_mod.Mirror._sent_as_appended is not None

@@ -104,6 +104,36 @@ def test_ndjson_fixture_and_bad_line() -> None:
         fx("\n\n", "c.ndjson")
 
 
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        # orjson would keep the second "append": the line is refused, as json's hook does
+        ('{"append": [], "append": [{"role": "user", "content": "b"}]}',
+         "line 3: bad-fixture: duplicate key 'append': a key may appear once per object"),
+        ('{"append": [{"role": "user", "content": "a", "content": "b"}]}',
+         "line 3: bad-fixture: duplicate key 'content'"),
+        ('{"append": [{"role": "user", "content": "a", "c\\u006fntent": "b"}]}',
+         "line 3: bad-fixture: duplicate key 'content'"),
+        ('{"metrics": {"used_pct": NaN}}',
+         "line 3: bad-fixture: NaN is not a JSON number"),
+        # json reads 1e999 as infinity: refused as a metric
+        ('{"metrics": {"used_pct": 1e999}}',
+         "turn 1: metrics.used_pct: bad-fixture: must be a number between 0 and 1000, got inf"),
+        ('{"append": ' + "[" * 70 + "]" * 70 + "}", "line 3: bad-fixture: nested deeper than"),
+        ('{"append": []} {"append": []}', "line 3: bad-fixture: not valid JSON: Extra data"),
+        ('{"append": [{"role": "user", "content": "a\u2028b"}]}',
+         "line 3: bad-fixture: not valid JSON"),  # U+2028 ends a line, as str.splitlines says
+    ],
+)
+def test_ndjson_refusals_name_the_line(line: str, why: str) -> None:
+    head = '{"fixture": "conversation-v1", "name": "n"}\n\n'
+    with pytest.raises(ConfigError) as exc:
+        fx(head + line + "\n", "c.ndjson")
+    assert why in str(exc.value), str(exc.value)
+    # the line alone is a fine turn once the problem is gone
+    assert len(fx(head + '{"append": []}\n', "c.ndjson").turns) == 1
+
+
 def test_empty_history_is_fine() -> None:
     from risutools.replay.run import replay_cutter
 

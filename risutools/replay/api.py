@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from risutools.canonical import prefixed
+from risutools.collector import cycles_paused
 from risutools.errors import Code, DocumentError, RisuError
 from risutools.pathnames import plain_id, show_name
 from risutools.replay.component import (
@@ -20,9 +21,10 @@ from risutools.replay.component import (
     write_or_fail,
     write_updated,
 )
-from risutools.replay.fixture import load_fixture
+from risutools.replay.fixture import Fixture, load_fixture
 from risutools.replay.render_html import render_html
 from risutools.replay.render_markdown import render_markdown
+from risutools.replay.row_views import RowViews
 from risutools.replay.run import (
     CUTTER_CAPS,
     MONITOR_CAP,
@@ -74,9 +76,11 @@ def default_report_path(component_path: Path, component_id: str, fixture_name: s
     return component_path.parent / "replays" / f"{component_id}--{fixture_name}.json"
 
 
-def write_report_files(report: dict[str, Any], path: Path) -> tuple[list[Path], str]:
+def write_report_files(report: dict[str, Any], path: Path, views: RowViews | None = None
+                       ) -> tuple[list[Path], str]:
     """Write ``path`` (JSON, streamed: :func:`report_pieces`) and the ``.md`` / ``.html``
-    next to it; return the paths and the JSON file's ``sha256:`` digest."""
+    next to it; return the paths and the JSON file's ``sha256:`` digest.  ``views``: what
+    the renderings read of the rows, gathered during the replay (:class:`RowViews`)."""
     digest = hashlib.sha256()
 
     def hashed() -> Iterator[bytes]:
@@ -87,8 +91,10 @@ def write_report_files(report: dict[str, Any], path: Path) -> tuple[list[Path], 
     md = path.with_suffix(".md")
     html = path.with_suffix(".html")
     write_or_fail(path, hashed())
-    write_or_fail(md, render_markdown(report).encode("utf-8"))
-    write_or_fail(html, render_html(report).encode("utf-8"))
+    picked = views.markdown_picked(report) if views is not None else None
+    sweep, table = views.html_parts(report) if views is not None else (None, None)
+    write_or_fail(md, render_markdown(report, picked).encode("utf-8"))
+    write_or_fail(html, render_html(report, sweep, table).encode("utf-8"))
     return [path, md, html], prefixed(digest.hexdigest())
 
 
@@ -117,17 +123,8 @@ def run_component(
             check_recordable(cf.doc)
         except DocumentError as exc:
             raise exc.with_path(str(cf.path)) from None
-    fx = load_fixture(fixture)
-    layer = catalog_section(cf.path) if catalog_layer is False else catalog_layer
-    cfg = load_replay_config(config, layer if isinstance(layer, dict) else None, fx.config)
-    try:  # the rows out of memory (the temporary folder past 1 MiB), then streamed
-        run = run_simulation(sim, fx, cfg, spool=True)
-        report = build_report(run, fx, cfg, cf.doc)
-    except OSError as exc:  # the temporary folder full or unwritable
-        raise RisuError(Code.UNWRITABLE, "cannot keep the report's rows in the temporary "
-                        f"folder: {exc.strerror or exc}", path=tempfile.gettempdir()) from exc
-    out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
-    written, digest = write_report_files(report, out)
+    with cycles_paused():  # millions of small acyclic objects: no collector passes over them
+        fx, report, written, digest = _replay(sim, cf, fixture, config, catalog_layer, output)
     outcome = RunOutcome(sim, report, written)
     verdict = report["summary"]["verdict"]
     if update and verdict == NOT_CHECKED:
@@ -145,6 +142,26 @@ def run_component(
         outcome.log_line = writer(cf, new, digest, fx.name)
         outcome.updated = True
     return outcome
+
+
+def _replay(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Path | None,
+            catalog_layer: dict[str, Any] | bool | None, output: str | Path | None,
+            ) -> tuple[Fixture, dict[str, Any], list[Path], str]:
+    """Load the fixture, run, write the three files: (fixture, report, paths, the JSON
+    file's digest)."""
+    fx = load_fixture(fixture)
+    layer = catalog_section(cf.path) if catalog_layer is False else catalog_layer
+    cfg = load_replay_config(config, layer if isinstance(layer, dict) else None, fx.config)
+    views = RowViews(len(fx.turns), sim != SIM_MONITOR)
+    try:  # the rows out of memory (the temporary folder past 1 MiB), then streamed
+        run = run_simulation(sim, fx, cfg, spool=True, watch=views.add)
+        report = build_report(run, fx, cfg, cf.doc)
+    except OSError as exc:  # the temporary folder full or unwritable
+        raise RisuError(Code.UNWRITABLE, "cannot keep the report's rows in the temporary "
+                        f"folder: {exc.strerror or exc}", path=tempfile.gettempdir()) from exc
+    out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
+    written, digest = write_report_files(report, out, views)
+    return fx, report, written, digest
 
 
 def catalog_section(component: Path) -> dict[str, Any] | None:

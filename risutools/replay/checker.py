@@ -33,6 +33,10 @@ class InvariantChecker:
         self._tally = Tally(FAMILY)
         self.verdicts: dict[str, Verdict] = self._tally.verdicts
 
+    def first_failure_at(self, request: int) -> bool:
+        """Whether some invariant failed for the first time at ``request``."""
+        return request in self._tally.firsts
+
     def failed(self) -> list[str]:
         """The invariants that failed (R9, a warning, is in :meth:`warned`)."""
         return [k for k, v in self.verdicts.items() if v.failures and k not in WARNINGS]

@@ -28,12 +28,14 @@ from risutools.canonical import sha256_prefixed
 from risutools.errors import Code, ConfigError, DocumentError
 from risutools.safeio import read_or_raise
 from risutools.settings.replay import KNOWN_ROLES, build_config
-from risutools.values import decode_text, parse_json_text, parse_value
+from risutools.values import decode_text, fast_json, parse_json_exact, parse_value
 
 FIXTURE_TAG = "conversation-v1"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")
 _TURN_KEYS = ("append", "edit", "delete", "toggle", "metrics")
+_MESSAGE_KEYS = frozenset(("id", "role", "content"))
+_TURN_KEY_SET = frozenset(_TURN_KEYS)
 _METRIC_KEYS = ("age_s", "used_pct", "remaining_pct", "available",
                 # the monitor's own bridge-file record (the status line writes it, the hook
                 # reads it): session_id, remaining_percentage, used_pct, timestamp
@@ -88,9 +90,11 @@ class _Ids:
     def take(self, raw: Any, where: str) -> Message:
         if not isinstance(raw, dict):
             raise _err(where, "a message must be a mapping {id?, role, content}")
-        for key in sorted(raw):
-            if key not in ("id", "role", "content"):
-                raise _err(where, f"unknown message key {key!r} (accepted: id, role, content)")
+        if not _MESSAGE_KEYS.issuperset(raw):
+            for key in sorted(raw):
+                if key not in _MESSAGE_KEYS:
+                    raise _err(where,
+                               f"unknown message key {key!r} (accepted: id, role, content)")
         n = self.counter
         self.counter += 1
         mid = raw.get("id")
@@ -184,9 +188,11 @@ def _turn(raw: Any, number: int, ids: _Ids) -> Turn:
     where = f"turn {number}"
     if not isinstance(raw, dict):
         raise _err(where, "a turn must be a mapping of operations")
-    for key in sorted(raw):
-        if key not in _TURN_KEYS:
-            raise _err(where, f"unknown operation {key!r} (accepted: {', '.join(_TURN_KEYS)})")
+    if not _TURN_KEY_SET.issuperset(raw):
+        for key in sorted(raw):
+            if key not in _TURN_KEYS:
+                raise _err(where,
+                           f"unknown operation {key!r} (accepted: {', '.join(_TURN_KEYS)})")
     turn = Turn(number)
     if "append" in raw:
         items = raw["append"]
@@ -295,9 +301,15 @@ def _parse_ndjson(text: str) -> dict[str, Any]:
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        obj, problem = parse_json_text(line, line=lineno)
-        if problem is not None:  # the catalog loader's guards: duplicate keys, NaN, depth
-            raise _err(f"line {lineno}", problem.message)
+        # parse_json_text without its hash: orjson when it cannot differ from json, else
+        # json with the catalog loader's guards (duplicate keys, NaN, depth) says why not
+        fast = fast_json(line.encode("utf-8"))  # (decoded from UTF-8: no lone surrogate)
+        if fast is not None:
+            obj = fast[0]
+        else:
+            obj, problem = parse_json_exact(line, line=lineno)
+            if problem is not None:
+                raise _err(f"line {lineno}", problem.message)
         if header is None:
             if not isinstance(obj, dict) or "fixture" not in obj:
                 raise _err(f"line {lineno}", "the first line must be the fixture header")

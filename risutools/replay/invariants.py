@@ -51,7 +51,7 @@ def tail_kept(m: Mirror, r: Request) -> Answer:
     """
     if not r.enabled:
         return SKIP
-    if m.n_np_drop - m.np_drop.prefix(r.pos_r):  # dropped after R's last message
+    if m.n_np_drop - r.kr:  # dropped after R's last message (kr: those up to it)
         return lambda: "tail message(s) dropped: " + m.dropped_np_between(r.n_r, m.n_np)
     return HELD
 
@@ -148,7 +148,11 @@ def front_only(m: Mirror, r: Request) -> Answer:
     if not r.enabled:
         return SKIP
     d = m.n_np_drop
-    if m.prot_dropped or d > r.n_r or m.np_drop.prefix(m.pos_of_rank(d)) != d:
+    if m.prot_dropped or d > r.n_r:
+        return "the dropped messages are not the first removable ones"
+    # the d-th dropped message (of d) is the d-th non-protected one: the first d are dropped
+    last = m.last_r_dropped(r) if d == r.kr else m.np_drop.lower_bound(d)
+    if d and m.np_cnt.prefix(last) != d:
         return "the dropped messages are not the first removable ones"
     return HELD
 

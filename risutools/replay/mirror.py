@@ -90,6 +90,7 @@ class Request:
     k3: int  # what the continuity step drops, from the derived state
     lost: bool  # the previous anchor is set but gone (R8 applies)
     first: Sig | None  # the first non-protected message sent: the anchor a cutter now carries
+    last: int | None = None  # :meth:`Mirror.last_r_dropped`, once asked
 
 
 #: the roles of a tool's (or function's) result, which follows the message that called it
@@ -127,7 +128,10 @@ class Mirror:
         p = config.tokenizer_profile
         ratio = Fraction(PROFILES[p]) if isinstance(p, str) else Fraction(str(p))
         self._num, self._den = ratio.numerator, ratio.denominator
+        self._overhead = config.message_overhead
         self.prot_roles = frozenset(config.protected_roles)
+        self._target = math.floor(
+            config.max_context * (100 - Fraction(str(config.trim_percent))) / 100)
         self._reset()
         # derived from the previous enabled request
         self.prev_dropped: set[str] = set()
@@ -158,11 +162,11 @@ class Mirror:
 
     def est(self, m: Message) -> int:
         """``ceil(len(content) * ratio) + message_overhead``, exact."""
-        return -(-len(m.content) * self._num // self._den) + self.config.message_overhead
+        return -(-len(m.content) * self._num // self._den) + self._overhead
 
     def target(self) -> int:
-        c = self.config
-        return math.floor(c.max_context * (100 - Fraction(str(c.trim_percent))) / 100)
+        """``floor(max_context * (1 - trim_percent / 100))``, exact (computed once)."""
+        return self._target
 
     # ---- one request ---------------------------------------------------------------
 
@@ -234,8 +238,11 @@ class Mirror:
         return self.total_in - self.np_est.prefix(self.pos_of_rank(n))
 
     def last_r_dropped(self, r: Request) -> int:
-        """1-based seq position of the last removable message dropped."""
-        return self.np_drop.lower_bound(self.np_drop.prefix(r.pos_r))
+        """1-based seq position of the last removable message dropped (the ``kr``-th
+        dropped one: ``kr`` of them up to R's last message), found once a request."""
+        if r.last is None:
+            r.last = self.np_drop.lower_bound(r.kr)
+        return r.last
 
     def est_at(self, pos: int) -> int:
         """The estimate of the input message at 1-based seq position ``pos``."""
@@ -265,8 +272,8 @@ class Mirror:
         """Recompute what depends on both mirrors for one id (O(log n))."""
         e = self.inp.get(mid)
         o = self.out.get(mid)
-        if o is not None and (e is None or (e.msg.role, e.msg.content) != (o.msg.role,
-                                                                          o.msg.content)):
+        if o is not None and (e is None or (o.msg is not e.msg and (
+                e.msg.role != o.msg.role or e.msg.content != o.msg.content))):
             self.bad_out.add(mid)
         else:
             self.bad_out.discard(mid)
@@ -288,27 +295,40 @@ class Mirror:
             self.np_drop.add(e.seq + 1, -1 if kept else 1)
             self.n_np_drop += -1 if kept else 1
 
-    def _in_append(self, m: Message) -> None:
+    def _in_append(self, m: Message, sent: bool = False) -> None:
+        """``sent``: the very message is sent at once (what :meth:`_out_set` would then do,
+        done here: the output has no entry of this id, see :meth:`_apply_change`)."""
         seq = len(self.by_seq)
         e = _In(seq, m, self.est(m), m.role in self.prot_roles)
+        e.kept = sent
         self.by_seq.append(e)
         self.inp[m.id] = e
         self.total_in += e.est
         np = 0 if e.prot else 1
         self.np_cnt.push(np)
         self.np_est.push(np * e.est)
-        self.np_drop.push(np)  # not sent (yet)
-        self.out_np.push(0)
+        self.np_drop.push(0 if sent else np)  # not sent (yet), unless sent
+        self.out_np.push(np if sent else 0)
+        if sent:
+            o = _Out(m, seq, e.est)
+            self.out[m.id] = o
+            self.est_out += o.est
+            if np:
+                o.anchor_np = True
+                self.out_at[seq] = m.id
         if e.prot:
-            self.prot_dropped.add(m.id)
+            if not sent:
+                self.prot_dropped.add(m.id)
         else:
             self.n_np += 1
-            self.n_np_drop += 1
+            if not sent:
+                self.n_np_drop += 1
             self.sigs.setdefault((m.role, m.content), []).append(seq)
         if m.role in RESULT_ROLES:
             self._link(e)
         self.changed.add(m.id)
-        self._refresh(m.id)
+        if not sent and m.id in self.out:  # sent before it was appended (else nothing to
+            self._refresh(m.id)  # refresh: not sent, and only sent ids are ever in bad_out)
 
     def _link(self, res: _In) -> None:
         """A result's caller: the assistant message right before the run of results it
@@ -402,7 +422,8 @@ class Mirror:
         seq = e.seq if e is not None else self.dead_seq.get(m.id, -1)
         if old is not None:
             self._out_remove(m.id, refresh=False)
-        o = _Out(m, seq, self.est(m))
+        # the very message of the input (the same object): the same text, the same estimate
+        o = _Out(m, seq, e.est if e is not None and e.msg is m else self.est(m))
         self.out[m.id] = o
         self.est_out += o.est
         if seq >= 0 and m.role not in self.prot_roles:
@@ -423,8 +444,9 @@ class Mirror:
             self._refresh(mid)
 
     def _apply_change(self, ch: Change) -> None:
+        at_once = self._sent_as_appended(ch)
         for m in ch.appended:
-            self._in_append(m)
+            self._in_append(m, m.id in at_once)
         for mid, content in ch.edited:
             self._in_edit(mid, content)
         for mid in ch.deleted:
@@ -432,7 +454,34 @@ class Mirror:
         for mid in ch.withdrawn:
             self._out_remove(mid)
         for m in ch.sent:
-            self._out_set(m)
+            if m.id not in at_once:
+                self._out_set(m)
+
+    def _sent_as_appended(self, ch: Change) -> set[str]:
+        """The ids appended and sent as they are, entered sent at once (one update of each
+        tree, not two), in a change that neither edits nor deletes: each appended once,
+        sent once as the very message appended, not withdrawn, and not in the output
+        before.  The state reached is that of the operations in their order (what depends
+        on a message's state and its caller's is recomputed whenever either changes)."""
+        appended = ch.appended
+        if not appended or not ch.sent or ch.edited or ch.deleted:
+            return set()
+        ids = {m.id: m for m in appended}
+        if len(ids) != len(appended):  # an id appended twice
+            return set()
+        at_once: set[str] = set()
+        seen: set[str] = set()
+        out = self.out
+        for m in ch.sent:
+            mid = m.id
+            if mid in seen:  # sent twice
+                return set()
+            seen.add(mid)
+            if ids.get(mid) is m and mid not in out:
+                at_once.add(mid)
+        if ch.withdrawn:
+            at_once.difference_update(ch.withdrawn)
+        return at_once
 
     def _apply_step(self, step: Step) -> tuple[bool, int, Sig | None]:
         """Rebuild both mirrors from whole lists (O(n)); return what only lists can show:

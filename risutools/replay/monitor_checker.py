@@ -31,6 +31,10 @@ class MonitorChecker:
         self.verdicts: dict[str, Verdict] = self._tally.verdicts
         self._last_alert: tuple[int, str] | None = None  # request, level of the last alert
 
+    def first_failure_at(self, request: int) -> bool:
+        """Whether some invariant failed for the first time at ``request``."""
+        return request in self._tally.firsts
+
     def failed(self) -> list[str]:
         return [k for k, v in self.verdicts.items() if v.failures]
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from risutools.replay.render_markdown import pick_rows, verdict_text
+from risutools.replay.render_markdown import Picked, pick_rows, verdict_text
 
 W = 1120
 ML, MT = 84, 24  # left and top margins of the frame
@@ -176,12 +176,15 @@ def _with_title(svg_el: str, title: str) -> str:
 
 
 @dataclass
-class _Sweep:
+class ChartSweep:
     """What the chart needs of the rows, read in one pass and kept bounded: the peaks, the
     events of each kind counted and grouped as their lane draws them (a group's count and
     first row), the runs of requests with the module off, and each line group's lowest and
-    highest value (first position of each)."""
+    highest value (first position of each).  Fed one row at a time (:meth:`add`), so it can
+    be filled as a replay makes its rows, knowing how many there will be (``n``)."""
 
+    n: int = 0
+    cutter: bool = True
     peak_in: int = 0
     peak_out: int = 0
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
@@ -189,29 +192,42 @@ class _Sweep:
         default_factory=lambda: {k: {} for k in KINDS})
     off: list[list[int]] = field(default_factory=list)
     lines: dict[str, list[list[Any]]] = field(default_factory=dict)
+    added: int = 0  # rows fed so far
 
+    def __post_init__(self) -> None:
+        self.lines = {key: [] for key in _line_keys(self.cutter)}
+        self._marker_size = max(1, math.ceil(max(self.n, 1) / MAX_MARKERS))
+        self._line_size = max(1, math.ceil(self.n / MAX_POINTS))
 
-def _sweep(rows: Sequence[dict[str, Any]], cutter: bool, keys: tuple[str, ...]) -> _Sweep:
-    sw = _Sweep(lines={key: [] for key in keys})
-    n = len(rows)
-    marker_size = max(1, math.ceil(max(n, 1) / MAX_MARKERS))
-    line_size = max(1, math.ceil(n / MAX_POINTS))
-    for i, r in enumerate(rows):
-        sw.peak_in = max(sw.peak_in, r["tokens_in"])
-        if cutter:
-            sw.peak_out = max(sw.peak_out, r["tokens_out"])
-        for kind in _kinds(r, cutter):
-            sw.counts[kind] += 1
-            g = sw.groups[kind].setdefault((r["request"] - 1) // marker_size, [0, r])
+    def add(self, r: dict[str, Any]) -> None:
+        """The next row (the ``added``-th, 0-based)."""
+        i = self.added
+        self.added += 1
+        self.peak_in = max(self.peak_in, r["tokens_in"])
+        if self.cutter:
+            self.peak_out = max(self.peak_out, r["tokens_out"])
+        for kind in _kinds(r, self.cutter):
+            self.counts[kind] += 1
+            g = self.groups[kind].setdefault((r["request"] - 1) // self._marker_size, [0, r])
             g[0] += 1
             if kind == "off":
                 req = r["request"]
-                if sw.off and sw.off[-1][1] == req - 1:
-                    sw.off[-1][1] = req
+                if self.off and self.off[-1][1] == req - 1:
+                    self.off[-1][1] = req
                 else:
-                    sw.off.append([req, req])
-        for key in keys:
-            _extremes(sw.lines[key], i, line_size, r[key])
+                    self.off.append([req, req])
+        for key, line in self.lines.items():
+            _extremes(line, i, self._line_size, r[key])
+
+
+def _line_keys(cutter: bool) -> tuple[str, ...]:
+    return ("tokens_in", "tokens_out") if cutter else ("tokens_in",)
+
+
+def _sweep(rows: Sequence[dict[str, Any]], cutter: bool) -> ChartSweep:
+    sw = ChartSweep(len(rows), cutter)
+    for r in rows:
+        sw.add(r)
     return sw
 
 
@@ -275,14 +291,14 @@ def _event_title(kind: str, r: dict[str, Any]) -> str:
             f"{mon['alert_reason']})")
 
 
-def render_chart(report: dict[str, Any]) -> str:
+def render_chart(report: dict[str, Any], sweep: ChartSweep | None = None) -> str:
+    """``sweep``: the report's rows swept as the replay made them (None: swept here)."""
     rows = report["requests"]
     cfg = report["config"]
     cutter = report["simulation"] == "context-cutter"
     max_ctx = int(cfg["max_context"])
     n = max(len(rows), 1)
-    keys = ("tokens_in", "tokens_out") if cutter else ("tokens_in",)
-    sw = _sweep(rows, cutter, keys)
+    sw = sweep if sweep is not None else _sweep(rows, cutter)
     ys = y_scale(max_ctx, sw.peak_out, sw.peak_in)
     lanes = [k for k in LANES if cutter or k not in CUTTER_ONLY]
     frame_h = PH + LANE_H * len(lanes)
@@ -523,7 +539,11 @@ def _txt(v: Any) -> str:
     return str(v)
 
 
-def render_html(report: dict[str, Any]) -> str:
+def render_html(report: dict[str, Any], sweep: ChartSweep | None = None,
+                table: Picked | None = None) -> str:
+    """The page; ``sweep`` (:class:`ChartSweep`) and ``table`` (the requests table's rows
+    and how many qualified, as :func:`_requests_section` picks them): what the rows give,
+    gathered while the replay ran (None: read from the report's rows)."""
     s = report["summary"]
     comp = report.get("component") or {}
     fx = report["fixture"]
@@ -539,7 +559,7 @@ def render_html(report: dict[str, Any]) -> str:
         f"<br>fixture <code>{escape(fx['file'])}</code> {escape(fx['sha256'])}"
         + (f"<br>component document {escape(str(comp.get('doc_sha256')))}" if comp else "")
         + f"<br>report {escape(report['report_sha256'])}</p>",
-        render_chart(report),
+        render_chart(report, sweep),
         "<h2>Summary</h2>",
         _table(["measure", "value"], [[k, s[k]] for k in sorted(s)]),
     ]
@@ -548,7 +568,7 @@ def render_html(report: dict[str, Any]) -> str:
     parts.append(
         _table(["key", "value"], [[k, report["config"][k]] for k in sorted(report["config"])])
     )
-    parts += _requests_section(report)
+    parts += _requests_section(report, table)
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
@@ -584,7 +604,7 @@ def _invariants_section(report: dict[str, Any]) -> list[str]:
     return parts
 
 
-def _requests_section(report: dict[str, Any]) -> list[str]:
+def _requests_section(report: dict[str, Any], table: Picked | None = None) -> list[str]:
     """The requests table: every row, or past MAX_TABLE_ROWS the failing and eventful ones."""
     parts: list[str] = []
     rows = report["requests"]
@@ -592,7 +612,9 @@ def _requests_section(report: dict[str, Any]) -> list[str]:
     for inv in report["invariants"]:
         if inv["first_failure"]:
             failing.setdefault(inv["first_failure"]["request"], []).append(inv["id"])
-    if len(rows) <= MAX_TABLE_ROWS:
+    if table is not None:
+        shown, total = table
+    elif len(rows) <= MAX_TABLE_ROWS:
         shown, total = list(rows), len(rows)
     else:  # one pass, MAX_TABLE_ROWS rows kept (and those of a first failure)
         shown, total = pick_rows(rows, failing, MAX_TABLE_ROWS)

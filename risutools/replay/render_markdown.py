@@ -36,27 +36,48 @@ def interesting(row: dict[str, Any]) -> bool:
     )
 
 
-def pick_rows(rows: Iterable[dict[str, Any]], failing: Container[int], cap: int
-              ) -> tuple[list[dict[str, Any]], int]:
+#: rows picked for a table, and how many rows qualified (:func:`pick_rows`)
+Picked = tuple[list[dict[str, Any]], int]
+
+
+class Picker:
+    """:func:`pick_rows` fed one row at a time (``first``: the row's request is that of a
+    first failure), so the rows can be picked as a replay makes them."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.first: list[dict[str, Any]] = []
+        self.rest: list[dict[str, Any]] = []
+        self.total = 0
+
+    def add(self, r: dict[str, Any], first: bool, worth: bool | None = None) -> None:
+        """``worth``: :func:`interesting` of the row, when the caller has it."""
+        if first:
+            self.first.append(r)
+        elif worth if worth is not None else interesting(r):
+            rest = self.rest
+            rest.append(r)
+            if len(rest) >= 2 * self.cap:  # the earliest cap stay
+                rest.sort(key=_request)
+                self.total += len(rest) - self.cap
+                del rest[self.cap:]
+
+    def picked(self) -> Picked:
+        """The rows picked, in request order, and how many rows qualified."""
+        total = self.total + len(self.first) + len(self.rest)
+        chosen = sorted(self.first, key=_request) + sorted(self.rest, key=_request)
+        return sorted(chosen[:self.cap], key=_request), total
+
+
+def pick_rows(rows: Iterable[dict[str, Any]], failing: Container[int], cap: int) -> Picked:
     """The rows of a first failure (a request in ``failing``), then the :func:`interesting`
     ones, at most ``cap`` in all, in request order; and how many rows are either.  One pass,
     keeping at most ``2 * cap`` rows beside those of a first failure (a few: one an
     invariant at most)."""
-    first: list[dict[str, Any]] = []
-    rest: list[dict[str, Any]] = []
-    total = 0
+    picker = Picker(cap)
     for r in rows:
-        if r["request"] in failing:
-            first.append(r)
-        elif interesting(r):
-            rest.append(r)
-            if len(rest) >= 2 * cap:  # the earliest cap stay
-                rest.sort(key=_request)
-                total += len(rest) - cap
-                del rest[cap:]
-    total += len(first) + len(rest)
-    chosen = sorted(first, key=_request) + sorted(rest, key=_request)
-    return sorted(chosen[:cap], key=_request), total
+        picker.add(r, r["request"] in failing)
+    return picker.picked()
 
 
 def _request(row: dict[str, Any]) -> int:
@@ -81,16 +102,17 @@ def _req(row: dict[str, Any], failing: dict[int, str]) -> str:
     return f"**{n}** (first failure of {failing[n]})" if n in failing else str(n)
 
 
-def render_markdown(report: dict[str, Any]) -> str:
+def render_markdown(report: dict[str, Any], picked: Picked | None = None) -> str:
     """The heading and verdict, the summary, the invariants, the configuration, and the
-    requests worth a look."""
+    requests worth a look (``picked``: those rows as :func:`pick_rows` gives them for the
+    report, picked while the replay ran; None: picked here, from the report's rows)."""
     out = _heading(report)
     out += _table("Summary", ("measure", "value"),
                   [(key, _cell(report["summary"][key])) for key in sorted(report["summary"])])
     out += _invariants(report["invariants"], report["summary"].get("warned_invariants", []))
     out += _table("Configuration", ("key", "value"),
                   [(key, _cell(report["config"][key])) for key in sorted(report["config"])])
-    out += _requests(report)
+    out += _requests(report, picked)
     out.append("")
     return "\n".join(out)
 
@@ -145,11 +167,12 @@ def _first_failures(invariants: list[dict[str, Any]]) -> dict[int, str]:
     return failing
 
 
-def _requests(report: dict[str, Any]) -> list[str]:
+def _requests(report: dict[str, Any], picked: Picked | None) -> list[str]:
     """The requests with a first failure first, then the interesting ones, at most
     :data:`MAX_ROWS`, in request order."""
     failing = _first_failures(report["invariants"])
-    rows, total = pick_rows(report["requests"], failing, MAX_ROWS)
+    rows, total = (picked if picked is not None
+                   else pick_rows(report["requests"], failing, MAX_ROWS))
     out = ["## Requests with a first failure, a cut, an anchor loss, a toggle, an alert or an "
            "orphaned tool result", ""]
     if not rows:

@@ -54,6 +54,24 @@ class ReplayRun:
     rows: list[dict[str, Any]] | Spool = field(default_factory=list)
     checker: InvariantChecker | None = None
     monitor_checker: MonitorChecker | None = None
+    #: the alerts and the summary's counts, added as the rows are made (None: read from
+    #: the rows by :func:`build_report`)
+    tally: RowTally | None = None
+    #: called with each row as it is made, and whether an invariant failed for the first
+    #: time at its request (what a renderer gathers: :class:`~.row_views.RowViews`)
+    watch: Watch | None = None
+
+    def add(self, row: dict[str, Any], first: bool = False) -> None:
+        """One request's row, tallied as it is kept."""
+        self.rows.append(row)
+        if self.tally is not None:
+            self.tally.add(row)
+        if self.watch is not None:
+            self.watch(row, first)
+
+
+#: a row as it is made, and whether an invariant failed for the first time at its request
+Watch = Callable[[dict[str, Any], bool], None]
 
 
 def _like(rows: list[dict[str, Any]] | Spool) -> list[dict[str, Any]] | Spool:
@@ -149,19 +167,25 @@ def replay_cutter(
     monitor_factory: Callable[[ReplayConfig], ContextMonitor] = ContextMonitor,
     *,
     spool: bool = False,
+    watch: Watch | None = None,
 ) -> ReplayRun:
     """The cutter, checked (R1-R9), with the monitor observing it, checked too (M1-M3);
-    ``spool``: its rows kept in a :class:`Spool`, out of memory."""
+    ``spool``: its rows kept in a :class:`Spool`, out of memory; ``watch``: called with
+    each row (:attr:`ReplayRun.watch`)."""
     checker, mcheck = InvariantChecker(config), MonitorChecker(config)
     run = ReplayRun(SIM_CUTTER, Spool() if spool else [], checker=checker,
-                    monitor_checker=mcheck)
+                    monitor_checker=mcheck, watch=watch)
+    if spool:  # (a list of rows is tallied by build_report)
+        run.tally = RowTally(True, _like(run.rows))
     monitor = monitor_factory(config)
     for turn, res, obs in iterate_cutter(fixture, config, cutter_factory):
         assert obs is not None
         checker.check(obs)
         ev = monitor.observe(turn.number, res.tokens_out, turn.metrics).to_dict()
         mcheck.check(turn.number, res.tokens_out, turn.metrics, ev)
-        run.rows.append(_cutter_row(turn, res, ev))
+        n = turn.number
+        run.add(_cutter_row(turn, res, ev),
+                checker.first_failure_at(n) or mcheck.first_failure_at(n))
     return run
 
 
@@ -193,34 +217,39 @@ def replay_monitor(
     monitor_factory: Callable[[ReplayConfig], ContextMonitor] = ContextMonitor,
     *,
     spool: bool = False,
+    watch: Watch | None = None,
 ) -> ReplayRun:
     """The monitor alone: usage = the whole history's estimate (nothing is cut); M1-M3."""
     mcheck = MonitorChecker(config)
-    run = ReplayRun(SIM_MONITOR, Spool() if spool else [], monitor_checker=mcheck)
+    run = ReplayRun(SIM_MONITOR, Spool() if spool else [], monitor_checker=mcheck,
+                    watch=watch)
+    if spool:
+        run.tally = RowTally(False, _like(run.rows))
     monitor = monitor_factory(config)
     for turn, res, _ in iterate_cutter(fixture, config, observe=False):
         ev = monitor.observe(turn.number, res.tokens_in, turn.metrics).to_dict()
         mcheck.check(turn.number, res.tokens_in, turn.metrics, ev)
-        run.rows.append(
+        run.add(
             {
                 "request": turn.number,
                 "ops": _ops(turn),
                 "messages_in": res.messages_in,
                 "tokens_in": res.tokens_in,
                 "monitor": ev,
-            }
+            },
+            mcheck.first_failure_at(turn.number),
         )
     return run
 
 
 def run_simulation(simulation: str, fixture: Fixture, config: ReplayConfig, *,
-                   spool: bool = False) -> ReplayRun:
+                   spool: bool = False, watch: Watch | None = None) -> ReplayRun:
     """``spool``: the rows kept out of memory (:class:`Spool`), for a report streamed to
-    its files (:func:`report_pieces`)."""
+    its files (:func:`report_pieces`); ``watch``: called with each row as it is made."""
     if simulation == SIM_CUTTER:
-        return replay_cutter(fixture, config, spool=spool)
+        return replay_cutter(fixture, config, spool=spool, watch=watch)
     if simulation == SIM_MONITOR:
-        return replay_monitor(fixture, config, spool=spool)
+        return replay_monitor(fixture, config, spool=spool, watch=watch)
     raise ValueError(simulation)
 
 
@@ -232,8 +261,8 @@ def build_report(
 ) -> dict[str, Any]:
     """The ``replay-report-v1`` of a run, its ``report_sha256`` included."""
     rows = run.rows
-    # one pass over the rows (read back once when they are spooled): alerts and counts
-    tally = RowTally.of(rows, run.simulation == SIM_CUTTER, _like(rows))
+    # alerts and counts: tallied during the run, else one pass over the rows
+    tally = run.tally or RowTally.of(rows, run.simulation == SIM_CUTTER, _like(rows))
     alerts = tally.alerts
     counts = tally.counts()
     invariants = _invariants(run)

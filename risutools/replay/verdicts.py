@@ -90,6 +90,8 @@ class Tally:
         self.verdicts: dict[str, Verdict] = {c.id: Verdict(c.id, text=c.report_text)
                                              for c in checks}
         self._units = [(self.verdicts[c.id], c.run) for c in checks if c.run is not None]
+        #: the requests of the first failures so far (one an invariant at most)
+        self.firsts: set[int] = set()
 
     def ask(self, state: Any, r: Any, request: int) -> None:
         """Call every unit on one request (``unit(state, r)``) and count its answer."""
@@ -99,4 +101,6 @@ class Tally:
                 continue
             v.checked += 1
             if answer:
+                if v.first_request is None:
+                    self.firsts.add(request)
                 v.fail(request, answer)

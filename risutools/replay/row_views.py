@@ -1,0 +1,67 @@
+"""What the Markdown and HTML renderings read of a report's rows, gathered as the replay
+makes them.
+
+A long replay keeps its rows in a :class:`~risutools.replay.spool.Spool`, out of memory;
+each rendering would read them back (the chart's sweep, the two requests tables) and
+decode them again.  :class:`RowViews` is fed each row once, as it is made, with whether
+its request is that of a first failure, and keeps what the renderings need, bounded: the
+chart's :class:`~risutools.replay.render_html.ChartSweep`, and the rows each table picks
+(:class:`~risutools.replay.render_markdown.Picker`).  At rendering time it hands them over
+only if they are what the renderings would compute from the report (the same rows, the
+same first failures); otherwise the renderings read the rows as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from risutools.replay.render_html import MAX_TABLE_ROWS, ChartSweep
+from risutools.replay.render_markdown import MAX_ROWS, Picked, Picker, interesting
+
+
+class RowViews:
+    """``n``: how many rows the replay will make (the fixture's turns); ``cutter``: the
+    context cutter's rows (else the monitor's)."""
+
+    def __init__(self, n: int, cutter: bool) -> None:
+        self.n = n
+        self.cutter = cutter
+        self.count = 0
+        self.firsts: set[int] = set()  # requests with a first failure
+        self.sweep = ChartSweep(n, cutter)
+        self.markdown = Picker(MAX_ROWS)
+        self.html = Picker(MAX_TABLE_ROWS)
+        self.head: list[dict[str, Any]] = []  # every row while at most MAX_TABLE_ROWS
+
+    def add(self, row: dict[str, Any], first: bool) -> None:
+        """The next row; ``first``: some invariant failed for the first time at it."""
+        if first:
+            self.firsts.add(row["request"])
+        self.count += 1
+        self.sweep.add(row)
+        worth = not first and interesting(row)
+        self.markdown.add(row, first, worth)
+        self.html.add(row, first, worth)
+        if self.count <= MAX_TABLE_ROWS:
+            self.head.append(row)
+
+    def _fits(self, report: dict[str, Any]) -> bool:
+        """The report holds the rows fed, and the first failures they were fed with."""
+        firsts = {inv["first_failure"]["request"] for inv in report["invariants"]
+                  if inv["first_failure"]}
+        return (self.count == self.n == len(report["requests"]) and firsts == self.firsts
+                and self.cutter == (report["simulation"] == "context-cutter"))
+
+    def markdown_picked(self, report: dict[str, Any]) -> Picked | None:
+        """The Markdown table's rows (:func:`~risutools.replay.render_markdown.pick_rows`)."""
+        return self.markdown.picked() if self._fits(report) else None
+
+    def html_parts(self, report: dict[str, Any]) -> tuple[ChartSweep | None, Picked | None]:
+        """The chart's sweep and the HTML requests table's rows (None: not kept, read them)."""
+        if not self._fits(report):
+            return None, None
+        if self.count <= MAX_TABLE_ROWS:
+            return self.sweep, (self.head, self.count)
+        shown, total = self.html.picked()
+        # every row qualifies: the table shows them all, which are not kept here
+        return self.sweep, ((shown, total) if total != self.count else None)
