@@ -16,10 +16,10 @@ from __future__ import annotations
 import gc
 import itertools
 import re
-from itertools import compress, filterfalse, repeat
-from operator import is_
 from collections.abc import Callable, Iterator
 from functools import cache
+from itertools import compress, filterfalse, repeat
+from operator import is_
 from typing import Any
 
 from risutools.canonical import sha256_prefixed
