@@ -43,7 +43,10 @@ def plain_levels(value: Any) -> int | None:
     None when it holds anything else (a float, another type) or nests past 256 levels.
 
     One C call lists a whole level's values (``gc.get_referents``: a dict whose keys are
-    all ``str`` gives its values only; any other key shows up, and is not plain)."""
+    all ``str`` gives its values only; any other key shows up, and is not plain), and the
+    next call is handed that whole level: it skips the scalars (strings, integers,
+    booleans and None are not containers the collector knows), so no Python loop sorts
+    the containers out."""
     t = type(value)
     if t not in _PLAIN:
         return None
@@ -53,10 +56,12 @@ def plain_levels(value: Any) -> int | None:
         depth += 1
         if depth > _MAX_LEVELS:
             return None
-        values = gc.get_referents(*level)
-        if not _PLAIN.issuperset(map(type, values)):
+        level = gc.get_referents(*level)
+        types = set(map(type, level))
+        if not _PLAIN.issuperset(types):
             return None
-        level = [x for x in values if type(x) is dict or type(x) is list]
+        if dict not in types and list not in types:
+            break
     return depth
 
 

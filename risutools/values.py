@@ -15,14 +15,12 @@ that refuses duplicate keys.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from risutools.canonical import plain_canonical, sha256_prefixed
+from risutools.canonical import plain_canonical, plain_levels, sha256_prefixed
 from risutools.errors import Code, DocumentError
 from risutools.jsonlines import scan, unpaired_surrogate
-from risutools.jsontypes import nests_deeper
 from risutools.yamlsafe import YamlDocument, YamlRefused, load_yaml_documents
 
 try:
@@ -123,21 +121,6 @@ def _nonfinite(token: str) -> Any:
 
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_nonfinite)
 
-# A number token that orjson could read otherwise than ``json``: a float (a digit then
-# ``.``/``e``/``E``: the spelling of floats may differ) or 19+ digits (orjson reads an
-# integer past 64 bits as a float).  Searched outside string literals only.
-_NUMBER_RISK = re.compile(rb"[0-9](?:[.eE]|[0-9]{18})")
-
-
-def _outside_strings(data: bytes) -> bytes:
-    """The bytes of valid JSON ``data`` outside its string literals (structure, numbers,
-    keywords): escape pairs (``\\\\``, ``\\"``) are neutralised first, then every quote
-    left opens or closes a string."""
-    if b"\\" in data:
-        data = data.replace(b"\\\\", b"__").replace(b'\\"', b"__")
-    return b"".join(data.split(b'"')[0::2])
-
-
 def fast_json(data: bytes) -> tuple[Any, bytes] | None:
     """(value, canonical bytes) of UTF-8 JSON ``data`` parsed by orjson, or None when the
     exact path (``json`` with the duplicate-key hook) must decide.  Every guard holds:
@@ -145,25 +128,26 @@ def fast_json(data: bytes) -> tuple[Any, bytes] | None:
     - orjson refuses (None) what ``json`` refuses or takes differently: invalid JSON or
       UTF-8, a byte-order mark, NaN/Infinity, unpaired surrogates, numbers out of range,
       nesting past 1,024 levels;
-    - floats and integers of 19+ digits are left to ``json`` (``_NUMBER_RISK``), so every
-      value is exactly the one ``json`` gives;
+    - numbers: a value holding a float is left to ``json`` (:func:`plain_levels` None), so
+      every value is exactly the one ``json`` gives: orjson reads a number token with a
+      fraction or an exponent as a float, and an integer past 64 bits too (as ``json``
+      reads every integer exactly, it reads the others exactly);
     - duplicate keys: the canonical form (orjson, keys sorted; see ``canonical``) holds one
       ``:`` per key kept plus the ``:`` of every string, and the text one per key written
       plus the same ``:`` of every string, as long as no ``\\u003a`` escape spells one:
       the two counts are equal exactly when no key was repeated (``"a"`` and ``"\\u0061"``
       included: they are one key once decoded);
-    - nesting past ``MAX_DEPTH`` levels: a walk over the containers, by level.
+    - nesting past ``MAX_DEPTH`` levels: the container levels :func:`plain_levels` counts.
     """
     if orjson is None or b"\\u003" in data:
-        return None
-    if _NUMBER_RISK.search(_outside_strings(data)):  # a regex over the whole text: 4x slower
         return None
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
         return None
-    if data.count(b"{") + data.count(b"[") > MAX_DEPTH and nests_deeper(value, MAX_DEPTH):
-        return None  # (fewer brackets than the bound: it cannot nest deeper)
+    levels = plain_levels(value)  # (one walk over the levels: the numbers and the depth)
+    if levels is None or levels > MAX_DEPTH:
+        return None
     canon = plain_canonical(value)
     if canon is None or canon.count(b":") != data.count(b":"):
         return None

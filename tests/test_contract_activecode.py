@@ -261,3 +261,62 @@ def test_an_assignment_spaced_by_tabs_or_line_breaks_is_one() -> None:
     for text in ("]*a\t=\ta", "]*a = a", "]*a\n=\na"):
         assert find_active_code(text) == "regex quantifiers and an assignment `x = y`", text
     assert find_active_code("]*a=a") is None  # no whitespace: not this pattern
+
+
+def _parens_by_hand(text: str) -> list[tuple[int, int, int, int]]:
+    """Every "(" with the runs before it, found character by character (the reference of
+    ``_parens``, which reads them backwards with one regular expression)."""
+    out = []
+    for p, c in enumerate(text):
+        if c != "(":
+            continue
+        q = p
+        while q and text[q - 1].isspace():
+            q -= 1
+        w = q
+        while w and (text[w - 1].isalnum() or text[w - 1] == "_"):
+            w -= 1
+        a = p
+        while a and text[a - 1].isascii() and text[a - 1].isalnum():
+            a -= 1
+        out.append((p, q, w, a))
+    return out
+
+
+def test_backward_reads_and_whole_word_needles_never_change_the_answer() -> None:
+    """The parts read backwards in the reversed text (the runs before each "(", the
+    ``javascript:`` scheme, an assignment's name before its "=") and the word needles
+    looked up as whole words answer as the reference (every pattern over the whole
+    text) and as the plain searches they stand for."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from risutools.contract import activecode as ac
+
+    assign = ac._WEAK[ac._ASSIGN][2]
+    alphabet = st.sampled_from([
+        *"ab _.:=[]()\n\t\x0b\u3000한…'\"{-)2AZ", " = ", "\t=\n", "x = 1", "a.b", "x[1]",
+        "[" + "y" * 39 + "]", "[" + "y" * 41 + "]", "toggle_autosum", "_then", "then2",
+        "한then", "then…", "xdo", "do", " do ", "var", "var x =", "variable", "let",
+        "const", "local", "function", "return", "while", "nil", "null", "undefined",
+        "v2Get(", "javascript:", "JavaScript:", "javaſcript:", "xjavascript:",
+        "한javascript:", "print", "fooBar(", "string.x (", ":gsub(", "x.push  ("])
+
+    @settings(max_examples=2500, deadline=None)
+    @given(st.lists(alphabet, max_size=30).map("".join))
+    def check(text: str) -> None:
+        assert find_active_code(text) == _reference(text), text
+        assert ac._assignment(text) == (assign.search(text) is not None), text
+        rev = text[::-1]
+        assert (ac._JS_URL_BACK.search(rev) is not None) == (
+            ac._JS_URL.search(text) is not None), text
+        assert ac._parens(text, rev) == _parens_by_hand(text), text
+        present = ac._present(text)
+        for needle in ac._NEEDLES:  # every needle in the text is in the set
+            assert needle not in text or needle in present or (
+                needle in ac._WORD_NAMES.values()), (needle, text)
+
+    check()
+    many = "a = b " * (ac._MAX_WINDOWS + 1)  # more "=" than windows: the whole text
+    assert ac._assignment(many) and ac._assignment("x\t=\ty")
+    assert not ac._assignment("x=y") and not ac._assignment("= y") and not ac._assignment("X = y")

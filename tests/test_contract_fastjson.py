@@ -73,10 +73,29 @@ def test_duplicate_key_line_in_a_file_and_in_ndjson() -> None:
     '{"a": 12345678901234567890123}', '{"a": -9999999999999999999}',  # past 64 bits
     '{"a": 1e400}', '{"a": 1.5}', '{"a": 1E2}', '{"a": -0.0}', '[0.1, 2e-7]',
     '\ufeff{"a": 1}', '{"a": 1} x', '{"a": [1, 2,]}', '{"a": 01}', "",
-    " 1.5", "[\n 2E3]", '{"a":[1,\t-0.5]}', "-1234567890123456789", '{"a": "1", "b": 3.0}',
+    " 1.5", "[\n 2E3]", '{"a":[1,\t-0.5]}', '{"a": "1", "b": 3.0}',
+    "18446744073709551616", "[-9223372036854775809]", '{"a": 1, "b": [2, 1e0]}',
 ])
 def test_what_the_fast_path_leaves_to_the_exact_one(text: str) -> None:
     assert fast_json(text.encode("utf-8", "surrogatepass")) is None
+    _same_as_exact(text)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("-1234567890123456789", -1234567890123456789),
+    ('{"a": 9223372036854775807}', {"a": 9223372036854775807}),
+    ("[18446744073709551615, -9223372036854775808]", [18446744073709551615, -(2**63)]),
+    ('{"a": [0, -0, 10000000000000000000]}', {"a": [0, 0, 10**19]}),
+])
+def test_integers_of_64_bits_are_taken_with_their_exact_value(text: str, value: object) -> None:
+    """Integers up to 64 bits, however many digits, are read by orjson exactly as by
+    ``json`` (only a float, or an integer past 64 bits, which orjson reads as a float,
+    is left to the exact path)."""
+    fast = fast_json(text.encode())
+    assert fast is not None
+    assert fast[0] == value == json.loads(text)
+    assert json.dumps(fast[0]) == json.dumps(value)  # integers, not floats
+    assert fast[1] == _json_canonical(value)
     _same_as_exact(text)
 
 

@@ -56,3 +56,34 @@ def test_plain_documents_list_exactly_the_walk() -> None:
         for section in ("payload", "projection"):
             assert Counter(rules._all_texts(section, doc.get(section))) == \
                 Counter(rules._texts(section, doc.get(section))), f
+
+
+def test_fresh_texts_hold_every_string_checked_that_is_not_known_prose() -> None:
+    """The fast path's strings (``_fresh_texts``): every string of the pointer walk of
+    payload and projection that is not remembered as prose, as many times as the walk
+    gives it, whatever the document holds (subclasses, tuples, other keys: the slow
+    listing); for plain documents exactly those."""
+    rng = random.Random(501)
+    saved = dict(rules._PROSE)
+    try:
+        rules._PROSE.clear()
+        rules._PROSE.update(dict.fromkeys(["a", "namespace"]))
+        for _ in range(3000):
+            doc = {name: _value(rng, 0) for name in ("payload", "projection", "other")
+                   if rng.random() < 0.8}
+            walked = Counter(t for name in ("payload", "projection")
+                             for t in rules._texts(name, doc.get(name))
+                             if t not in rules._PROSE)
+            listed = Counter(rules._fresh_texts(doc))
+            assert not walked - listed, doc
+        root = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
+        for f in sorted(root.glob("*.json")):
+            doc = json.loads(f.read_text("utf-8"))
+            doc["payload"]["x-copy"] = [doc["projection"].get("prompt_sha256"), "a", "b"]
+            walked = Counter(t for name in ("payload", "projection")
+                             for t in rules._texts(name, doc.get(name))
+                             if t not in rules._PROSE)
+            assert Counter(rules._fresh_texts(doc)) == walked, f
+    finally:
+        rules._PROSE.clear()
+        rules._PROSE.update(saved)

@@ -118,10 +118,6 @@ def _code_lines(text: str) -> int:
     return n
 
 
-# letters, digits and spaces: the bytes no punctuation needle holds
-_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ ")
-_WORDISH = "".join(sorted(_WORD_CHARS)).encode("ascii")
-
 # The gate: which needles occur (``in``, a C substring search each); only the patterns
 # with a needle that occurs are searched.  Exact: a pattern is skipped only when none
 # of the substrings it cannot match without is in the text.
@@ -149,8 +145,8 @@ _WEAK_BY = _triggers(_WEAK)
 # and the one pattern that reads past its "(" (camelCase: ``\\s*`` and one character)
 # gets the whitespace after it and one character more.  The runs of different "(" never
 # overlap, so the windows cost one pass over the text whatever the number of "(".
-# HTML script without a "<" can only be ``javascript:``, ending at a ":" (``_MAX_WINDOWS``
-# of them at most, else the whole text).
+# HTML script without a "<" can only be ``javascript:``, ending at a ":": read backwards
+# from each ":" in the reversed text (:data:`_JS_URL_BACK`).
 _MAX_WINDOWS = 32
 _API_REACH = max(map(len, _API_NAMES))
 _METHOD_REACH = 1 + max(map(len, _LUA_METHODS + _JS_METHODS))  # ":" or "." and the name
@@ -161,12 +157,15 @@ _KIND = {r: k for k, r in enumerate((
     "a library call (string./table./math.)", "a method call (.gsub/.match/.replace ...)"))}
 _PAREN_KIND = {i: _KIND[r] for i, (r, _, _) in enumerate(_STRONG) if r in _KIND}
 _API, _CAMEL, _LIBRARY, _METHOD = range(4)
-_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _HTML = next(i for i, (r, _, _) in enumerate(_STRONG) if r == "HTML script")
 # its alternatives apart (one reason: a match of either is a match of the pattern): the
 # tags, which start at a "<", and the ``javascript:`` scheme, which ends at a ":"
 _HTML_TAG = re.compile(r"<\s*script\b|<[a-zA-Z][^<>\n]{0,200}\son[a-z]+\s*=", re.IGNORECASE)
 _JS_URL = re.compile(r"javascript(?<!\wjavascript):", re.IGNORECASE)
+# the scheme read backwards from its ":" in the reversed text (the same matches: each
+# letter is matched alone, and the look back at the character before the scheme becomes
+# a look ahead at it), so ``re`` skips from ":" to ":" in C
+_JS_URL_BACK = re.compile(r":tpircsavaj(?!\w)", re.IGNORECASE)
 # An API call is a name, whitespace, "(": looked up by the word before each "(" (a name
 # without "."), or by the last part of a dotted name
 _API_WORDS = frozenset(n for n in _API_NAMES if "." not in n)
@@ -175,12 +174,20 @@ for _name in _API_NAMES:
     if "." in _name:
         _last = _name.rsplit(".", 1)[1]
         _API_DOTTED[_last] = (*_API_DOTTED.get(_last, ()), _name)
-_JS_SCHEME = len("javascript")  # each letter is one character, IGNORECASE or not
 
 # Regex quantifiers: without a "{", a match is two or three characters ending at a "*", "+"
 # or "?" (``]*``, ``)+``, ``\\d*``, ``.*``, ``.+?``: the optional "?" adds nothing to
 # whether there is a match).
 _QUANT = next(i for i, (r, _, _) in enumerate(_WEAK) if r == "regex quantifiers")
+
+# An assignment ``x = y``: every match holds a "=" with one whitespace character on each
+# side (``\\s=\\s``), so it is looked for at each such "=" alone: the pattern read
+# backwards from the character after the "=" (matched in the reversed text, the pattern
+# reversed part by part: the same matches, read from their end; ``\\b`` is the same
+# test read either way), one match a "=", each reaching back over its own name only
+_ASSIGN = next(i for i, (r, _, _) in enumerate(_WEAK) if r == "an assignment `x = y`")
+_ASSIGN_BACK = re.compile(
+    r"[\w\"'{\[(-]\s=\s(?:\][^\]\n]{1,40}\[|\w*[a-z_]\.)?[a-z0-9_]*[a-z_]\b")
 
 Windows = list[tuple[int, int]]
 
@@ -201,25 +208,30 @@ def _all(text: str, anchor: str) -> list[int]:
 
 
 #: each "(" of a text: (where it is, where the whitespace before it starts, where the run
-#: of word characters before that whitespace starts)
-Parens = list[tuple[int, int, int]]
+#: of word characters before that whitespace starts, where the run of ASCII letters and
+#: digits right before the "(" starts: the "(" itself when whitespace or nothing is there)
+Parens = list[tuple[int, int, int, int]]
+
+# The runs before a "(", read backwards: from the "(" in the reversed text, its whitespace
+# (``\s``), then the ASCII letters and digits and the other word characters (``\w``)
+# before that (greedy runs, no backtracking: each character is read once for one "(")
+_PAREN_BACK = re.compile(r"\((\s*)([A-Za-z0-9]*)(\w*)")
+_SPACES = re.compile(r"\s*")
 
 
-def _parens(text: str) -> Parens:
+def _parens(text: str, rev: str) -> Parens:
     """Every "(" of ``text`` with the runs before it (:data:`Parens`), found once for the
-    four call patterns.  The whitespace is ``\\s`` (``str.isspace``, the same
-    characters) and a word character ``\\w`` (``str.isalnum`` or "_", the same)."""
+    four call patterns: each read backwards from its "(" in ``rev`` (``text[::-1]``) by one
+    match of :data:`_PAREN_BACK`, in C.  The whitespace is ``\\s`` (``str.isspace``, the
+    same characters) and a word character ``\\w`` (``str.isalnum`` or "_", the same);
+    the runs of different "(" never overlap (a "(" is neither), so this is one pass."""
+    n = len(text)
     out: Parens = []
-    p = text.find("(")
-    while p >= 0:
-        q = p
-        while q and text[q - 1].isspace():
-            q -= 1
-        w = q
-        while w and (text[w - 1].isalnum() or text[w - 1] == "_"):
-            w -= 1
-        out.append((p, q, w))
-        p = text.find("(", p + 1)
+    for m in _PAREN_BACK.finditer(rev):
+        p = n - 1 - m.start()
+        q = n - m.end(1)
+        out.append((p, q, n - m.end(3), n - m.end(2) if q == p else p))
+    out.reverse()  # (in the text's order)
     return out
 
 
@@ -228,7 +240,7 @@ def _api_call(text: str, parens: Parens) -> bool:
     the names ends, and the character before the name is not a word character or ".".
     A name without a "." is then the whole run of word characters before the whitespace,
     not after a "."; a dotted name (``console.log``) ends with that run, after its "."."""
-    for _, q, w in parens:
+    for _, q, w, _ in parens:
         if w == q:
             continue  # every name ends in a letter
         word = text[w:q]
@@ -246,16 +258,12 @@ def _paren_windows(text: str, parens: Parens, kind: int) -> Windows:
     """The windows holding every match of the "(" pattern ``kind`` (see above)."""
     out: Windows = []
     n = len(text)
-    for p, q, w in parens:
+    for p, q, w, start in parens:
         if kind == _CAMEL:
-            start = p
-            while start and text[start - 1] in _ALNUM:
-                start -= 1
             if start == p:
                 continue  # no letter or digit right before the "(": no camelCase call
-            end = p + 1
-            while end < n and text[end].isspace():
-                end += 1
+            spaces = _SPACES.match(text, p + 1)  # (``\s*`` always matches)
+            end = spaces.end() if spaces is not None else p + 1
             out.append((start, min(end + 1, n)))
             continue
         # a library function and a method are word characters right after a "." (a
@@ -278,39 +286,85 @@ def _quantifier_windows(text: str) -> Windows | None:
     return out if len(out) <= _MAX_WINDOWS else None
 
 
+def _assignment(text: str) -> bool:
+    """Whether the assignment pattern matches ``text`` (see :data:`_ASSIGN_BACK`): at
+    most :data:`_MAX_WINDOWS` "=" looked at, else the whole text searched."""
+    at = _anchors(text, "=")
+    if at is None:
+        return _WEAK[_ASSIGN][2].search(text) is not None
+    n = len(text)
+    rev = ""
+    for e in at:
+        if 0 < e < n - 2 and text[e - 1].isspace() and text[e + 1].isspace():
+            rev = rev or text[::-1]
+            if _ASSIGN_BACK.match(rev, n - 3 - e) is not None:
+                return True
+    return False
+
+
 def _search(rx: re.Pattern[str], text: str, windows: Windows | None) -> bool:
     if windows is None:
         return rx.search(text) is not None
     return any(rx.search(text, a, b) is not None for a, b in windows)
 
 
-def _present(text: str) -> list[str]:
+def _present(text: str) -> frozenset[str]:
     """The needles in ``text``, and maybe a word more (a gate may let a pattern through,
     never hold one back).  All needles are ASCII, so they are looked for in the text's
-    ASCII characters alone, as bytes (one C pass drops the rest; a byte search is far
-    quicker than one in a wide string), and the needles made of punctuation among the
-    punctuation alone (a second pass drops letters, digits and spaces; the one-character
-    ones are then a set lookup each).  Dropping characters never hides a needle, but it can
-    join the halves of one (``.`` + Hangul + ``.`` gives ``..``): a punctuation needle of
-    two characters or more found that way is looked for again in the text itself.  (The
-    order of the list is not an answer: callers ask what is in it.)"""
-    t = text.encode("ascii", "ignore")
-    marks = t.translate(None, _WORDISH)
-    have = set(marks)
-    out = [n for n, c in _MARK_NEEDLES if c in have]
-    out += [n for n, b in _MARKS_NEEDLES if b in marks and n in text]
-    out += [n for n, b in _WORD_NEEDLES if b in t]
-    return out
+    UTF-8 bytes (a byte search is far quicker than one in a wide string; no ASCII byte is
+    part of another character there): the punctuation needles among the ASCII
+    punctuation alone (one C pass drops letters, digits, spaces and every byte of the
+    other characters; a one-character needle is then a set member), the word needles as
+    whole words.  A word needle's every pattern takes it as a whole word (``\\b`` or a
+    look-back at a word character before it, and ``\\b`` or ``\\s`` after it: see
+    :data:`_WORD_NEEDLES`), so it is one of the runs of ASCII letters, digits and "_"
+    that the other bytes separate (a character of another script, even a letter, only
+    separates: that may let a pattern through, never hold one back); ``v2`` starts a
+    word and is looked for as it is.  (Callers ask what is in the set.)"""
+    b = text.encode("utf-8", "surrogatepass")
+    marks = b.translate(None, _NOT_MARKS)
+    found = [_MARK_NAMES[c] for c in _MARK_BYTES.intersection(marks)]
+    found += [n for n, m in _MARKS_NEEDLES if m in marks and m in b]
+    found += [_WORD_NAMES[w] for w in _WORD_TOKENS.intersection(b.translate(_SPLIT).split())]
+    if b"v2" in b:
+        found.append("v2")
+    return frozenset(found)
 
 
+# letters, digits and spaces: the bytes no punctuation needle holds
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ ")
+# the bytes dropped to leave the ASCII punctuation: those, and every byte of a character
+# that is not ASCII (its UTF-8 bytes are all 0x80 or above)
+_NOT_MARKS = "".join(sorted(_WORD_CHARS)).encode("ascii") + bytes(range(0x80, 0x100))
+# every byte that cannot be in an ASCII word (letters, digits, "_") made a space
+_SPLIT = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == ord("_")) else 0x20
+               for c in range(256))
 # the needles by kind: a word (ASCII letters, digits or a space in it); one punctuation
 # character (as its byte value); several punctuation characters
-_WORD_NEEDLES = tuple((n, n.encode("ascii")) for n in _NEEDLES
-                      if not set(n).isdisjoint(_WORD_CHARS))
-_MARK_NEEDLES = tuple((n, ord(n)) for n in _NEEDLES
-                      if set(n).isdisjoint(_WORD_CHARS) and len(n) == 1)
+_WORD_NEEDLES = tuple(n for n in _NEEDLES if not set(n).isdisjoint(_WORD_CHARS))
+_PREFIX_NEEDLES = ("v2",)  # starts a word: ``v2(?<!\\wv2)[A-Z]``
+_WORD_NAMES = {n.encode("ascii"): n for n in _WORD_NEEDLES if n not in _PREFIX_NEEDLES}
+_WORD_TOKENS = frozenset(_WORD_NAMES)
+_MARK_NAMES = {ord(n): n for n in _NEEDLES if set(n).isdisjoint(_WORD_CHARS) and len(n) == 1}
+_MARK_BYTES = frozenset(_MARK_NAMES)
 _MARKS_NEEDLES = tuple((n, n.encode("ascii")) for n in _NEEDLES
                        if set(n).isdisjoint(_WORD_CHARS) and len(n) > 1)
+
+#: the strong and the weak patterns (indexes, in order) a set of needles lets through,
+#: remembered by set (a few dozen sets in practice; forgotten when full)
+_GATES: dict[frozenset[str], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+_GATES_MAX = 1024
+
+
+def _gates(present: frozenset[str]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    got = _GATES.get(present)
+    if got is None:
+        if len(_GATES) >= _GATES_MAX:
+            _GATES.clear()
+        strong = sorted({i for m in present for i in _STRONG_BY.get(m, ())})
+        weak = sorted({i for m in present for i in _WEAK_BY.get(m, ())})
+        got = _GATES[present] = (tuple(strong), tuple(weak))
+    return got
 
 
 def find_active_code(text: str) -> str | None:
@@ -320,42 +374,39 @@ def find_active_code(text: str) -> str | None:
     present = _present(text)
     if not present:
         return None
-    strong: set[int] = set()
-    weak: set[int] = set()
-    for m in present:
-        strong.update(_STRONG_BY.get(m, ()))
-        weak.update(_WEAK_BY.get(m, ()))
+    strong, weak = _gates(present)
     reason = _strong_reason(text, strong)
     if reason is not None:
         return reason
     # a statement line ends in ; { } or is a lone `end`: without those, no such line
-    if ("\n" in present and (";" in present or "{" in text or "}" in text or "end" in text)
-            and _code_lines(text) >= 2):
+    if ("\n" in present and (";" in present or "{" in present or "}" in present
+                              or "end" in text) and _code_lines(text) >= 2):
         return "several statement lines ending in ; { }"
     return _weak_reason(text, present, weak)
 
 
-def _strong_reason(text: str, candidates: set[int]) -> str | None:
-    """The reason of the first strong pattern (of ``candidates``) found in ``text``."""
+def _strong_reason(text: str, candidates: tuple[int, ...]) -> str | None:
+    """The reason of the first strong pattern (of ``candidates``, in order) found in
+    ``text``."""
     parens: Parens | None = None
-    for i in sorted(candidates):
+    rev = ""  # the text reversed, made when a pattern reads backwards
+    for i in candidates:
         reason, _, rx = _STRONG[i]
         kind = _PAREN_KIND.get(i)
         windows: Windows | None = None  # None: the whole text
         if kind is not None:
             if parens is None:
-                parens = _parens(text)
+                rev = rev or text[::-1]
+                parens = _parens(text, rev)
             if kind == _API:
                 if _api_call(text, parens):
                     return reason
                 continue
             windows = _paren_windows(text, parens, kind)
         elif i == _HTML:
-            if "<" in text and _HTML_TAG.search(text) is not None:
-                return reason
-            colons = _anchors(text, ":")
-            js = None if colons is None else [(max(0, p - _JS_SCHEME), p + 1) for p in colons]
-            if _search(_JS_URL, text, js):
+            rev = rev or text[::-1]
+            if ("<" in text and _HTML_TAG.search(text) is not None) or (
+                    _JS_URL_BACK.search(rev) is not None):
                 return reason
             continue
         if _search(rx, text, windows):
@@ -363,12 +414,14 @@ def _strong_reason(text: str, candidates: set[int]) -> str | None:
     return None
 
 
-def _weak_reason(text: str, present: list[str], candidates: set[int]) -> str | None:
-    """Two weak signals (of ``candidates``) found in ``text``, named, or None."""
+def _weak_reason(text: str, present: frozenset[str], candidates: tuple[int, ...]
+                 ) -> str | None:
+    """Two weak signals (of ``candidates``, in order) found in ``text``, named, or None."""
     weak: list[str] = []
-    for i in sorted(candidates):
-        if _search(_WEAK[i][2], text,
-                   _quantifier_windows(text) if i == _QUANT and "{" not in text else None):
+    for i in candidates:
+        if _assignment(text) if i == _ASSIGN else _search(
+                _WEAK[i][2], text,
+                _quantifier_windows(text) if i == _QUANT and "{" not in text else None):
             weak.append(_WEAK[i][0])
             if len(weak) == 2:  # the first two name the finding
                 return " and ".join(weak)

@@ -18,6 +18,8 @@ import itertools
 import re
 from collections.abc import Callable, Iterator
 from functools import cache
+from itertools import compress, filterfalse, repeat
+from operator import is_
 from typing import Any
 
 from risutools.canonical import sha256_prefixed
@@ -529,6 +531,54 @@ _MC500_SKIP_KEYS = {"payload": frozenset({"namespace", "controller"}),
                                              "replay_status"})}
 
 
+#: the exact types of a plain value (what the loaders give: JSON's, and YAML's as checked)
+_PLAIN_TYPES = frozenset({dict, list, str, int, float, bool, type(None)})
+_MAX_LEVELS = 256
+
+
+def _plain_strings(level: list[Any]) -> list[str] | None:
+    """Every string in the values of ``level`` (and maybe more; in another order), a level
+    of the tree at a time, each step a few C passes: the types of a level, its strings by
+    exact type, the next level by ``gc.get_referents`` handed the whole level (a string,
+    number, boolean or None is no container the collector knows: it is skipped; a dict
+    with keys all ``str`` gives its values, any other its keys too).  None when a value
+    is not of an exact plain type (a subclass, a tuple ...) or the tree is deeper than
+    256 levels: :func:`_all_texts` then lists them."""
+    out: list[str] = []
+    for _ in range(_MAX_LEVELS):
+        types = set(map(type, level))
+        if not _PLAIN_TYPES.issuperset(types):
+            return None
+        if str in types:
+            out += compress(level, map(is_, map(type, level), repeat(str)))
+        if dict not in types and list not in types:
+            return out
+        level = gc.get_referents(*level)
+    return None
+
+
+def _fresh_texts(doc: dict[str, Any]) -> list[str]:
+    """The strings MC500's fast path joins: those of :func:`_texts` for payload and
+    projection (the skipped fields' own strings left out), less the strings known to be
+    prose (:data:`_PROSE`), and maybe a string more; in another order.  Order and extra
+    strings do not change MC500's answer (see :func:`_all_texts`).  The skipped fields'
+    strings are taken out once each: a string that is also elsewhere stays."""
+    sections = [doc.get("payload"), doc.get("projection")]
+    found = _plain_strings(sections)
+    if found is None:
+        return [t for name, v in zip(("payload", "projection"), sections, strict=True)
+                for t in _all_texts(name, v) if t not in _PROSE]
+    fresh = [*filterfalse(_PROSE.__contains__, found)]
+    if fresh:
+        for name, value in zip(("payload", "projection"), sections, strict=True):
+            if isinstance(value, dict):
+                for k in _MC500_SKIP_KEYS[name]:
+                    skipped = value.get(k)
+                    if skipped in fresh:  # (a string: fresh holds nothing else)
+                        fresh.remove(skipped)
+    return fresh
+
+
 #: strings known to be prose (``find_active_code`` answers None), the bounded memory of
 #: MC500: at most ``_PROSE_MAX`` strings of at most ``_PROSE_LONGEST`` characters each;
 #: when full, the older half is forgotten (a sentence every document has is seen again
@@ -562,8 +612,7 @@ def mc500(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     # the detector's anchors behave at a newline as at a string's start or end).  A
     # string already seen as prose (the sentences a projection writes in every document)
     # is left out of the join: one pass over the document's other strings.
-    fresh = [t for section in ("payload", "projection")
-             for t in _all_texts(section, doc.get(section)) if t not in _PROSE]
+    fresh = _fresh_texts(doc)
     if find_active_code("\n".join(fresh)) is None:
         _remember_prose(fresh)
         return
