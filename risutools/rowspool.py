@@ -16,12 +16,14 @@ from the block that holds it.  Only this process reads them back.
 
 from __future__ import annotations
 
+import contextlib
 import marshal
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, overload
 
 from risutools.canonical import plain_canonical, plain_levels
+from risutools.errors import Code, RisuError
 
 try:
     import orjson
@@ -56,18 +58,20 @@ class Rows(Sequence[dict[str, Any]]):
         if not rows:
             return
         data = _stored_form(rows)
-        self._file.seek(self._end)
-        self._file.write(data)
+        with temporary_folder():
+            self._file.seek(self._end)
+            self._file.write(data)
         self._blocks.append((self._end, len(data), len(rows)))
         self._end += len(data)
         self._stored += len(rows)
 
     def _data(self, i: int) -> bytes:
         offset, size, _count = self._blocks[i]
-        self._file.seek(offset)
-        data = self._file.read(size)
-        if len(data) != size:
-            raise OSError(f"a row spool gave {len(data)} of {size} bytes")
+        with temporary_folder():
+            self._file.seek(offset)
+            data = self._file.read(size)
+            if len(data) != size:
+                raise OSError(f"a row spool gave {len(data)} of {size} bytes")
         return data
 
     def _block(self, i: int) -> list[dict[str, Any]]:
@@ -161,3 +165,15 @@ def _rows_of(data: bytes) -> Any:
     if data[:1] == b"c":
         return orjson.loads(body)
     return marshal.loads(body)
+
+
+@contextlib.contextmanager
+def temporary_folder() -> Iterator[None]:
+    """What goes wrong writing or reading back a spool in the temporary folder (full, gone,
+    read-only) as one line: ``unwritable``, naming the folder and ``TMPDIR``."""
+    try:
+        yield
+    except OSError as exc:
+        raise RisuError(Code.UNWRITABLE, f"the temporary folder cannot hold what is kept out of "
+                        f"memory: {exc.strerror or exc} (set TMPDIR to a folder with room)",
+                        path=tempfile.gettempdir()) from None

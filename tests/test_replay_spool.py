@@ -169,3 +169,18 @@ def test_a_full_temporary_folder_is_one_line(tmp_path: Path,
     line = exc.value.one_line()
     assert "\n" not in line and "unwritable" in line and "No space left" in line
     assert not list(tmp_path.iterdir())
+
+
+def test_a_full_temporary_folder_is_unwritable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replay's spool that the temporary folder cannot hold is the error ``unwritable``
+    (one line, exit 2), never a bug report."""
+
+    def full(*_a: object, **_k: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    s = spool_mod.Spool()
+    monkeypatch.setattr(s._back, "write", full)
+    with pytest.raises(RisuError) as err:
+        for i in range(spool_mod.BATCH):
+            s.append({"i": i})
+    assert err.value.code == "unwritable" and "No space left" in err.value.why

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -156,3 +157,48 @@ def test_board_equals_a_plan_on_whole_documents(cat: Path) -> None:
     board = {b["component_id"]: b for b in rv.data["board"]}
     narrative = [p for p in board[MOOD]["path"] if p["part"] == "narrative"]
     assert narrative[0]["state"] == "missing"
+
+
+def test_a_full_temporary_folder_is_unwritable_not_a_bug(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full temporary folder, met by a row spool or by the review's document spool, is
+    the error ``unwritable`` naming the folder (one line, exit 2), never a bug report."""
+    from risutools.catalog.review_pass import SPOOL_WRITE, DocSpool
+    from risutools.errors import RisuError
+
+    def full(*_a: object, **_k: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(rowspool, "IN_MEMORY", 0)
+    spool = Rows()
+    monkeypatch.setattr(spool._file, "write", full)
+    with pytest.raises(RisuError) as err:
+        for i in range(rowspool.BATCH):
+            spool.append({"i": i})
+    assert err.value.code == "unwritable" and "No space left" in err.value.why
+    docs = DocSpool()
+    monkeypatch.setattr(docs._file, "write", full)
+    with pytest.raises(RisuError) as err:
+        docs.put(b"j" + b"0" * SPOOL_WRITE)
+    assert err.value.code == "unwritable" and "TMPDIR" in err.value.why
+
+
+def test_a_temporary_folder_it_cannot_write_is_one_line(cat: Path) -> None:
+    """The whole command with a temporary folder it cannot write into: no traceback."""
+    import subprocess
+    import sys
+
+    ro = cat.parent / "ro-tmp"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        if os.access(ro, os.W_OK):
+            pytest.skip("root writes into read-only folders")
+        env = dict(os.environ, TMPDIR=str(ro))
+        r = subprocess.run([sys.executable, "-m", "risutools", "review", str(cat), "-f",
+                            "json", "-q", "-o", str(cat.parent / "r.json"), "-j", "1"],
+                           env=env, capture_output=True, text=True, check=False)
+    finally:
+        ro.chmod(0o700)
+    assert r.returncode in (0, 1, 2)
+    assert "Traceback" not in r.stderr and "please report" not in r.stderr

@@ -53,7 +53,7 @@ from risutools.contract.validate import (
 )
 from risutools.contract.verify import SourceStore, VerifyContext, verify_refs
 from risutools.findings import Finding
-from risutools.rowspool import pack, unpack
+from risutools.rowspool import pack, temporary_folder, unpack
 from risutools.settings.config import Settings
 
 ProgressFn = Callable[[int, int], None]  # (files read, files to read)
@@ -71,7 +71,8 @@ class DocSpool:
     bool, None) go in."""
 
     def __init__(self) -> None:
-        self._file = tempfile.TemporaryFile()  # noqa: SIM115 - open while the spool lives
+        with temporary_folder():
+            self._file = tempfile.TemporaryFile()  # noqa: SIM115 - open while the spool lives
         self._end = 0  # bytes put
         self._written = 0  # bytes in the file (the rest wait in _pending)
         self._pending = bytearray()
@@ -86,17 +87,19 @@ class DocSpool:
         return _Stored(self, offset, len(blob))
 
     def _flush(self) -> None:
-        self._file.write(self._pending)
-        self._file.flush()
+        with temporary_folder():
+            self._file.write(self._pending)
+            self._file.flush()
         self._written += len(self._pending)
         self._pending.clear()
 
     def read(self, offset: int, size: int) -> dict[str, Any]:
         if offset + size > self._written:
             self._flush()
-        data = os.pread(self._file.fileno(), size, offset)
-        if len(data) != size:
-            raise OSError(f"the review's document spool gave {len(data)} of {size} bytes")
+        with temporary_folder():
+            data = os.pread(self._file.fileno(), size, offset)
+            if len(data) != size:
+                raise OSError(f"the review's document spool gave {len(data)} of {size} bytes")
         doc: dict[str, Any] = unpack(data)
         return doc
 

@@ -27,6 +27,7 @@ from collections.abc import Iterator, Sequence
 from typing import IO, Any, overload
 
 from risutools.canonical import alike_levels, canonical, halved, indented
+from risutools.rowspool import temporary_folder
 
 try:
     import orjson
@@ -66,11 +67,13 @@ class Spool(Sequence[dict[str, Any]]):
             return
         canon, block = _serialised(rows)
         first = not self._count
-        self._canon.write((b"" if first else b",") + canon[1:-1])  # between "[" and "]"
-        # the batch as it sits in the report: the list one level deep, its rows two
-        self._indent.write((b" " if first else b",\n ") + block[2:-3].replace(b"\n", b"\n "))
         data = marshal.dumps(rows)  # plain JSON values: read back equal, by this process
-        self._back.write(_LENGTH.pack(len(data)) + data)
+        with temporary_folder():  # full or gone: one line (unwritable), never a bug report
+            self._canon.write((b"" if first else b",") + canon[1:-1])  # between "[" and "]"
+            # the batch as it sits in the report: the list one level deep, its rows two
+            self._indent.write((b" " if first else b",\n ") +
+                               block[2:-3].replace(b"\n", b"\n "))
+            self._back.write(_LENGTH.pack(len(data)) + data)
         self._count += len(rows)
 
     def __len__(self) -> int:
@@ -99,14 +102,15 @@ class Spool(Sequence[dict[str, Any]]):
         self._flush()
         f, at = self._back, 0
         while True:
-            f.seek(at)
-            head = f.read(_LENGTH.size)
-            if not head:
-                break
-            (size,) = _LENGTH.unpack(head)
-            batch = marshal.loads(f.read(size))
+            with temporary_folder():
+                f.seek(at)
+                head = f.read(_LENGTH.size)
+                if not head:
+                    break
+                (size,) = _LENGTH.unpack(head)
+                batch = marshal.loads(f.read(size))
+                f.seek(0, 2)  # appending may go on between two batches read
             at += _LENGTH.size + size
-            f.seek(0, 2)  # appending may go on between two batches read
             yield from batch
 
     def canonical_body(self) -> Iterator[bytes]:
@@ -158,13 +162,16 @@ def _halve(block: bytes, canon: bytes, levels: int) -> bytes:
 
 
 def _chunks(f: IO[bytes]) -> Iterator[bytes]:
-    f.seek(0)
+    at = 0
     while True:
-        data = f.read(READ_CHUNK)
+        with temporary_folder():
+            f.seek(at)
+            data = f.read(READ_CHUNK)
+            f.seek(0, 2)
         if not data:
             break
+        at += len(data)
         yield data
-    f.seek(0, 2)
 
 
 def _groups(doc: dict[str, Any]) -> Iterator[tuple[str, Any]]:
