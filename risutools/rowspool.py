@@ -75,7 +75,7 @@ class Rows(Sequence[dict[str, Any]]):
         return data
 
     def _block(self, i: int) -> list[dict[str, Any]]:
-        rows: list[dict[str, Any]] = _rows_of(self._data(i))
+        rows: list[dict[str, Any]] = unpack(self._data(i))
         return rows
 
     def blocks(self) -> Iterator[list[dict[str, Any]]]:
@@ -91,7 +91,7 @@ class Rows(Sequence[dict[str, Any]]):
         otherwise its rows, read back."""
         for i in range(len(self._blocks)):
             data = self._data(i)
-            yield data[1:] if data[:1] == b"c" else _rows_of(data)
+            yield data[1:] if data[:1] == b"j" else unpack(data)
         if self._pending:
             yield list(self._pending)
 
@@ -150,21 +150,14 @@ def unpack(data: bytes) -> Any:
 
 
 def _stored_form(rows: list[dict[str, Any]]) -> bytes:
-    """A block as stored: ``c`` and its canonical form (what a JSON report writes of it, and
-    orjson reads back equal: only plain values, string keys, integers within 64 bits), else
-    ``m`` and its ``marshal`` data."""
+    """A block as stored, as :func:`pack` packs (:func:`unpack` reads it back): its
+    canonical form after ``j`` (what a JSON report writes of it, and orjson reads back equal:
+    only plain values, string keys, integers within 64 bits), else its ``marshal`` data."""
     if plain_levels(rows) is not None:
         canon = plain_canonical(rows)
         if canon is not None:
-            return b"c" + canon
-    return b"m" + marshal.dumps(rows)
-
-
-def _rows_of(data: bytes) -> Any:
-    body = memoryview(data)[1:]
-    if data[:1] == b"c":
-        return orjson.loads(body)
-    return marshal.loads(body)
+            return b"j" + canon
+    return pack(rows)
 
 
 @contextlib.contextmanager

@@ -387,6 +387,13 @@ def _display(p: Path, cwd: str) -> str:
     return display_path(p)
 
 
+def entry_format(path: Path) -> str:
+    """An entry's format by its file's name: ``ndjson``, ``yaml`` or ``json``."""
+    low = path.name.lower()
+    return "ndjson" if low.endswith(NDJSON_EXTS) else "yaml" if low.endswith(YAML_EXTS) \
+        else "json"
+
+
 def _entry(ld: LoadedDocument, known: str | None = None,
            resolved: dict[Path, Path] | None = None) -> Entry | None:
     if not isinstance(ld.doc, dict) or ld.path is None:
@@ -395,9 +402,7 @@ def _entry(ld: LoadedDocument, known: str | None = None,
         h = known if known is not None else doc_sha256(ld.doc)
     except (ValueError, TypeError, UnicodeEncodeError, RecursionError):
         return None
-    low = ld.path.name.lower()
-    fmt = "ndjson" if low.endswith(NDJSON_EXTS) else "yaml" if low.endswith(YAML_EXTS) \
-        else "json"
+    fmt = entry_format(ld.path)
     if resolved is None:
         path = ld.path.resolve()
     else:  # one resolve per file (an NDJSON catalog has thousands of entries in one)

@@ -33,11 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from risutools.canonical import doc_sha256
-from risutools.catalog.catalog import Entry, head_of
+from risutools.catalog.catalog import Entry, entry_format, head_of
 from risutools.contract.checks_catalog import past_start
 from risutools.contract.loaders import (
     NDJSON_EXTS,
-    YAML_EXTS,
     LoadedDocument,
     LoadOutcome,
     iter_file,
@@ -167,12 +166,6 @@ def _validated(docs: list[LoadedDocument], cfg: Settings) -> list[DocumentInfo]:
                                                 line_of=ld.line_of, loaded=True)) for ld in docs]
 
 
-def _entry_fmt(path: Path) -> str:
-    low = path.name.lower()
-    return "ndjson" if low.endswith(NDJSON_EXTS) else "yaml" if low.endswith(YAML_EXTS) \
-        else "json"
-
-
 def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
              resolved: _Reals) -> Surveyed:
     """Digests checked (MC202/MC203, their findings into ``info``), then what is kept."""
@@ -201,7 +194,7 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
         except (ValueError, TypeError, UnicodeEncodeError, RecursionError):
             h = None
         if h is not None:
-            out.fmt, out.doc_sha256 = _entry_fmt(ld.path), h
+            out.fmt, out.doc_sha256 = entry_format(ld.path), h
             out.path = resolved(ld.path)
     if past_start(doc):
         out.past, out.status_line = True, ld.line_of(STATUS)
@@ -444,14 +437,11 @@ def entries_of(surveyed: list[Surveyed]) -> list[Entry]:
     for s in surveyed:
         if s.head is None or not s.fmt or s.path is None:
             continue
-        if s.reload is None:  # kept whole
-            e = Entry(s.path, s.info.line if s.fmt == "ndjson" else None, s.fmt, s.doc,
-                      s.doc_sha256, key=(s.info.file, s.info.line))
-        else:
-            e = Entry(s.path, s.info.line if s.fmt == "ndjson" else None, s.fmt, None,
-                      s.doc_sha256, head=s.head, reload=s.reload,
-                      key=(s.info.file, s.info.line))
-        out.append(e)
+        packed = s.reload is not None  # else kept whole (it could not be packed)
+        out.append(Entry(s.path, s.info.line if s.fmt == "ndjson" else None, s.fmt,
+                         None if packed else s.doc, s.doc_sha256,
+                         head=s.head if packed else None, reload=s.reload,
+                         key=(s.info.file, s.info.line)))
     return out
 
 
