@@ -74,6 +74,7 @@ from risutools.catalog.outcome import SourceOutcome
 from risutools.errors import Code, RisuError
 from risutools.formats.risup import msgpack_shape
 from risutools.fsio import append_line, atomic_write, display_path
+from risutools.locking import write_lock
 from risutools.safeio import read_regular
 
 # 3: records read by msgpack's own unpacker (issue 23); 4: facts summaries with the
@@ -467,9 +468,11 @@ def _read_delta(cache: IngestCache, path: Path) -> None:
     if not os.path.lexists(path):
         return
     data = read_regular(path, MAX_DELTA_BYTES)
+    if not data.endswith(b"\n") and data:
+        data = _settled_delta(path, data)
     cache.delta_bytes = len(data)
     lines = data.split(b"\n")
-    if lines.pop():  # bytes after the last newline: an append cut short
+    if lines.pop():  # bytes after the last newline: an append cut short by a crash
         cache.rewrite = True
     prefix = cache.binding + b" "
     shown = display_path(path)
@@ -485,6 +488,18 @@ def _read_delta(cache: IngestCache, path: Path) -> None:
             raise RisuError(Code.CACHE_UNREADABLE, f"line {number}: not base64: {exc}",
                             path=shown) from None
         _decode_records(cache, payload, shown, main=False)
+
+
+def _settled_delta(path: Path, data: bytes) -> bytes:
+    """The delta read again under the folder's write lock, which every append holds
+    (:func:`~risutools.fsio.append_line`): bytes after its last newline were then an append
+    of another run still being written, not a crash's, when they are gone or ended there.
+    Where the lock cannot be taken (a read-only folder) the first reading stands."""
+    try:
+        with write_lock(path):
+            return read_regular(path, MAX_DELTA_BYTES)
+    except (OSError, RisuError):
+        return data
 
 
 def _columns(table: dict[str, tuple[Any, ...]]) -> list[list[list[Any]]]:
