@@ -1,18 +1,20 @@
-"""MC100: schema validation, with a compiled fast path and jsonschema for the error list.
+"""MC100: schema validation, with a compiled fast path and jsonschema as the reference.
 
 The check itself is :func:`mc100` (a document rule like those of
 :mod:`risutools.contract.rules`, which runs it first); :func:`schema_issues` lists the
 errors of a JSON object.
 
 The fast path is jsonschema-rs (a compiled JSON Schema 2020-12 validator): a document it
-finds valid is valid.  Anything else — a document it finds invalid, or one it cannot take
-(a string with an unpaired surrogate, an integer past 64 bits) — goes to ``jsonschema``,
-the reference implementation, whose ``iter_errors`` lists every error (and finds none
-where the two disagree).  Regex classes differ: Python's ``\\s`` is every character for
-which ``str.isspace()`` holds, the regex crate's is Unicode White_Space (``\\x1c``-``\\x1f``
-are only the former), so the fast path is given the schema with ``\\s``/``\\S`` written
-out as Python reads them; a pattern with another class escape whose meaning could differ
-(``\\d \\w \\b``) turns the fast path off.
+finds valid is valid, and the errors it lists for one it finds invalid are worded here as
+``jsonschema``'s would be (the subschema and the value each error names are read from the
+schema and the document themselves, never from a converted copy).  ``jsonschema``, the
+reference implementation, lists them instead when the fast path cannot: a value it cannot
+take (a string with an unpaired surrogate), a key its error paths misname (an empty key, a
+key of digits), an error at a keyword not worded here.  Regex classes differ: Python's
+``\\s`` is every character for which ``str.isspace()`` holds, the regex crate's is Unicode
+White_Space (``\\x1c``-``\\x1f`` are only the former), so the fast path is given the schema
+with ``\\s``/``\\S`` written out as Python reads them; a pattern with another class escape
+whose meaning could differ (``\\d \\w \\b``) turns the fast path off.
 """
 
 from __future__ import annotations
@@ -118,36 +120,12 @@ def fast_check() -> Check:
     return check
 
 
-def _failing_properties(doc: dict[str, Any]) -> list[str] | None:
-    """The top-level properties under which the fast path finds an error, or None when the
-    whole document must go to ``jsonschema`` (an error at the top level itself, a property
-    the schema does not name, no fast path, a value it cannot take).
-
-    Exact because the schema's top level relates no property to another (``type``,
-    ``required``, ``properties``, ``patternProperties``, ``additionalProperties``: no
-    ``if``/``dependent*``/``unevaluated*``), so the errors under one property are those of
-    its own subschema alone; and a property's subtree that the fast path finds valid is
-    valid, as a whole document is (the fast path's one promise)."""
-    rs = _compiled()
-    if rs is None:
-        return None
-    known = schema()["properties"]
-    keys: set[str] = set()
-    try:
-        for err in rs.iter_errors(doc):
-            path = err.instance_path
-            if not path or not isinstance(path[0], str) or path[0] not in known:
-                return None
-            keys.add(path[0])
-    except (ValueError, TypeError, OverflowError):
-        return None
-    return sorted(keys) if keys else None
-
-
 @cache
 def jsonschema_validator() -> Any:
-    """The jsonschema validator, built once.  No format checker: the schema uses no
-    ``format`` keyword (digests, names and versions are patterns or rules)."""
+    """The jsonschema validator, built once (the reference: what the fast path's error
+    list answers as, and the list itself for a value the fast path cannot take).  No format
+    checker: the schema uses no ``format`` keyword (digests, names and versions are patterns
+    or rules)."""
     from jsonschema import Draft202012Validator
 
     return Draft202012Validator(schema())  # the schema itself: checked by the tests
@@ -168,11 +146,11 @@ def _show(v: Any, n: int = 50) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
-def _message(err: Any) -> str:
-    """One sentence for a schema error: what is wrong; what to write instead."""
-    kw = err.validator
-    inst = err.instance
-    val = err.validator_value
+def _message(kw: str, sub: dict[str, Any], inst: Any) -> str | None:
+    """One sentence for a schema error of keyword ``kw`` (of the subschema ``sub``) on the
+    value ``inst``: what is wrong; what to write instead.  None for a keyword this does not
+    word (the caller words it)."""
+    val = sub[kw]
     if kw == "type":
         names = [val] if isinstance(val, str) else list(val)
         want = " or ".join(_ARTICLE.get(n, n) for n in names)
@@ -182,7 +160,7 @@ def _message(err: Any) -> str:
     if kw == "const":
         return f"{_show(inst)} is not allowed; write {val!r}"
     if kw == "pattern":
-        desc = err.schema.get("description") or err.schema.get("title") or f"/{val}/"
+        desc = sub.get("description") or sub.get("title") or f"/{val}/"
         return f"{_show(inst)} does not have the expected form; write it as: {desc}"
     if kw == "minItems":
         return f"needs at least {val} item(s), has {len(inst)}; add the missing item(s)"
@@ -192,48 +170,124 @@ def _message(err: Any) -> str:
         return f"needs at least {val} characters; write a longer value"
     if kw == "uniqueItems":
         return "items must be unique; remove the repeated item"
-    return f"{err.message}; fix the value to match the schema"
+    return None
 
 
-def _errors(doc: Any) -> Iterator[Any]:
-    """jsonschema's errors of ``doc``: those under the properties the fast path names
-    (:func:`_failing_properties`), else of the whole document."""
-    validator = jsonschema_validator()
-    keys = _failing_properties(doc) if isinstance(doc, dict) else None
-    if keys is None:
-        yield from validator.iter_errors(doc)
-        return
-    props = schema()["properties"]
-    for k in keys:
-        yield from validator.descend(doc[k], props[k], path=k, schema_path=k)
+def _issues_of(kw: str, sub: dict[str, Any], ptr: str, inst: Any
+               ) -> list[tuple[str, str]] | None:
+    """The (pointer, message) pairs of one schema error: keyword ``kw`` of the subschema
+    ``sub`` failed on the value ``inst`` at ``ptr``; None for a keyword not worded here."""
+    if kw == "additionalProperties" and isinstance(inst, dict):
+        known = sub.get("properties", {})
+        return [(f"{ptr}/{escape_pointer_token(k)}",
+                 f"unknown property {k!r}; remove it or rename it with an 'x-' prefix "
+                 "(extension)")
+                for k in sorted(inst) if k not in known and not k.startswith("x-")]
+    if kw == "required" and isinstance(inst, dict):
+        return [(ptr, f"missing required property {k!r}; add it")
+                for k in sub[kw] if k not in inst]
+    message = _message(kw, sub, inst)
+    return None if message is None else [(ptr, message)]
 
 
-def schema_issues(doc: Any) -> list[tuple[str, str]]:
-    """Every schema error as (pointer, message); empty when valid."""
-    if fast_check()(doc):
-        return []
+def _subschema(path: Any) -> dict[str, Any] | None:
+    """The subschema at ``path`` (keys and indices from the schema's root; a ``$ref`` step
+    follows the reference within the schema), or None when the path leads elsewhere."""
+    root = schema()
+    node: Any = root
+    for step in path:
+        if step == "$ref" and isinstance(node, dict) and isinstance(node.get("$ref"), str):
+            ref = node["$ref"]
+            if not ref.startswith("#/"):
+                return None
+            node = root
+            for token in ref[2:].split("/"):
+                node = node.get(token) if isinstance(node, dict) else None
+        elif isinstance(node, dict) and isinstance(step, str):
+            node = node.get(step)
+        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+            node = node[step]
+        else:
+            return None
+    return node if isinstance(node, dict) else None
+
+
+_MISSING = object()
+
+
+def _value_at(doc: Any, path: Any) -> Any:
+    """The value of ``doc`` at ``path`` (the document's own, never a converted copy), or
+    ``_MISSING`` when the path does not lead to one."""
+    for step in path:
+        try:
+            doc = doc[step]
+        except (KeyError, IndexError, TypeError):
+            return _MISSING
+    return doc
+
+
+def _keys_named_plainly(doc: Any) -> bool:
+    """No object key in ``doc`` that the fast path's error paths misname: it drops an empty
+    key from a path and gives a key of digits as an array index."""
+    stack = [doc]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if not k or k.isdigit():
+                    return False
+                if isinstance(x, (dict, list)):
+                    stack.append(x)
+        elif isinstance(v, list):
+            stack.extend(x for x in v if isinstance(x, (dict, list)))
+    return True
+
+
+def _fast_issues(doc: Any) -> list[tuple[str, str]] | None:
+    """The schema errors of ``doc`` as the fast path lists them (each worded as
+    :func:`_reference_issues` words jsonschema's), or None when jsonschema must list them:
+    no fast path, a value it cannot take, a key its error paths misname, an error at a
+    keyword not worded here.  The two lists are equal (tests/test_contract_schema.py checks
+    it on mutated documents)."""
+    rs = _compiled()
+    if rs is None or not _keys_named_plainly(doc):
+        return None
     out: list[tuple[str, str]] = []
-    for err in _errors(doc):
+    try:
+        for err in rs.iter_errors(doc):
+            where, at = err.schema_path, err.instance_path
+            sub = _subschema(where[:-1]) if where else None
+            value = _value_at(doc, at)
+            found = None if sub is None or where[-1] not in sub or value is _MISSING \
+                else _issues_of(where[-1], sub, _pointer(at), value)
+            if found is None:
+                return None
+            out += found
+    except (ValueError, TypeError, OverflowError):  # a value it cannot take
+        return None
+    return out
+
+
+def _reference_issues(doc: Any) -> list[tuple[str, str]]:
+    """jsonschema's errors of ``doc``, worded (the reference list)."""
+    out: list[tuple[str, str]] = []
+    for err in jsonschema_validator().iter_errors(doc):
         ptr = _pointer(err.absolute_path)
         if err.validator == "propertyNames":
             out.append((ptr, f"a key is not allowed here ({err.message}); rename or remove it"))
             continue
-        if err.validator == "additionalProperties" and isinstance(err.instance, dict):
-            known = err.schema.get("properties", {})
-            for k in sorted(err.instance):
-                if k not in known and not k.startswith("x-"):
-                    out.append((f"{ptr}/{escape_pointer_token(k)}",
-                                f"unknown property {k!r}; remove it or rename it with an "
-                                "'x-' prefix (extension)"))
-            continue
-        if err.validator == "required" and isinstance(err.instance, dict):
-            for k in err.validator_value:
-                if k not in err.instance:
-                    out.append((ptr, f"missing required property {k!r}; add it"))
-            continue
-        out.append((ptr, _message(err)))
-    # a stable, de-duplicated order
-    return sorted(set(out))
+        found = _issues_of(err.validator, err.schema, ptr, err.instance)
+        out += found if found is not None else [
+            (ptr, f"{err.message}; fix the value to match the schema")]
+    return out
+
+
+def schema_issues(doc: Any) -> list[tuple[str, str]]:
+    """Every schema error as (pointer, message), in a stable order; empty when valid."""
+    if fast_check()(doc):
+        return []
+    found = _fast_issues(doc)
+    return sorted(set(found if found is not None else _reference_issues(doc)))
 
 
 def not_object_message(doc: Any) -> str:
