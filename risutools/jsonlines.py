@@ -197,6 +197,43 @@ def pointer_line(text: str, pointer: str, first_line: int = 1, doc: Any = _UNKNO
     return first_line + text.count("\n", 0, at)
 
 
+_SPACE_BYTES = re.compile(rb"[ \t\r\n]*")
+_AFTER_KEY_BYTES = re.compile(rb"[ \t\r\n]*:[ \t\r\n]*")
+
+
+def pointer_line_bytes(data: bytes, pointer: str, doc: Any, first_line: int = 1
+                       ) -> int | None:
+    """:func:`pointer_line` over the UTF-8 bytes of a parsed JSON document (``data``: no
+    byte-order mark), with its value ``doc``: the same line.  Members are found by their
+    key alone (:func:`_unique_key`'s reasoning holds for the bytes: a quoted key starts
+    with an ASCII quote, which no byte of another character's UTF-8 form is, so it is found
+    at the same places; and a line ends at the same newlines), which a byte search does
+    several times faster than one in a wide string; anything else (an array on the way, a
+    backslash in the text, a key found more than once) is left to :func:`pointer_line` over
+    the decoded text."""
+    start = _SPACE_BYTES.match(data)
+    at = pos = start.end() if start is not None else len(data)
+    cur = doc
+    plain = pos < len(data) and b"\\" not in data
+    for token in pointer.split("/")[1:] if plain and pointer else ():
+        want = token.replace("~1", "/").replace("~0", "~")
+        if (data[pos:pos + 1] != b"{" or not isinstance(cur, dict) or want not in cur
+                or escape_pointer_token(want) != token or '"' in want
+                or _STRUCTURAL.issuperset(want)):
+            plain = False
+            break
+        quoted = f'"{want}"'.encode()
+        after = _AFTER_KEY_BYTES.match(data, data.find(quoted, pos) + len(quoted))
+        if data.count(quoted, pos) != 1 or after is None:
+            plain = False
+            break
+        at, pos = after.start() - len(quoted), after.end()
+        cur = cur[want]
+    if plain:
+        return first_line + data.count(b"\n", 0, at)
+    return pointer_line(data.decode("utf-8"), pointer, first_line, doc=doc)
+
+
 def _unique_key(text: str, pos: int, key: str) -> tuple[int, int] | None:
     """(key start, value start) of the member ``key`` of the object at ``pos``, found by
     its quoted text alone, when that text is there once from ``pos`` on; else None.

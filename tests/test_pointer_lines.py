@@ -144,3 +144,47 @@ def test_pointer_line_on_text_that_is_not_json_answers_as_the_scan() -> None:
     for text in ['{"a": [1, 2', '{"a" 1}', '[1,, 2]', '{"a": "open', '}{', "", "  "]:
         for p in ("", "/a", "/a/1", "/0"):
             assert pointer_line(text, p) == _scan_line(text, p), (text, p)
+
+
+def test_pointer_line_bytes_answers_as_the_full_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk over a document's UTF-8 bytes gives every pointer the scan's line, on the
+    same misleading texts (and on texts with backslashes and arrays, which it hands to the
+    walk over the text); most lookups are answered over the bytes."""
+    from risutools.jsonlines import pointer_line_bytes
+
+    rng = random.Random(2324)
+    checked = handed = 0
+    real = jsonlines.pointer_line
+
+    def counted(*a: Any, **k: Any) -> int | None:
+        nonlocal handed
+        handed += 1
+        return real(*a, **k)
+
+    monkeypatch.setattr(jsonlines, "pointer_line", counted)
+    for _ in range(200):
+        for doc in (_plain_value(rng, 0), _value(rng, 0)):
+            for text in _layouts(doc, rng):
+                data = text.encode("utf-8")
+                for p in _pointers(doc):
+                    assert pointer_line_bytes(data, p, doc) == _scan_line(text, p), (text, p)
+                    checked += 1
+    assert checked > 8_000
+    assert checked - handed > 1_000 and handed > 2_000  # both ways taken
+
+
+def test_pointer_line_bytes_on_the_fixture_documents() -> None:
+    from pathlib import Path
+
+    from risutools.jsonlines import pointer_line_bytes
+
+    root = Path(__file__).resolve().parents[1] / "fixtures"
+    for f in sorted(root.rglob("*.json")):
+        data = f.read_bytes()
+        try:
+            doc = json.loads(data.decode("utf-8"))
+        except (ValueError, RecursionError):
+            continue
+        text = data.decode("utf-8")
+        for p in _pointers(doc)[:400]:
+            assert pointer_line_bytes(data, p, doc) == _scan_line(text, p), (f, p)

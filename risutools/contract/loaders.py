@@ -33,7 +33,7 @@ from risutools.canonical import sha256_prefixed
 from risutools.contract.checks_load import mc000, mc001
 from risutools.errors import Code
 from risutools.findings import Finding
-from risutools.jsonlines import pointer_line
+from risutools.jsonlines import pointer_line, pointer_line_bytes
 from risutools.pathnames import show_name
 from risutools.safeio import FileRefused, open_regular, read_regular
 from risutools.values import (
@@ -74,12 +74,17 @@ class LoadedDocument:
     _lines: dict[str, int] | None = None
     #: the canonical document hash, when the loader computed it on the way (fast path)
     sha256: str | None = None
+    #: the JSON file's bytes, when the fast path parsed them as they are (no text made)
+    _data: bytes | None = None
 
     def line_of(self, pointer: str) -> int | None:
         """The line of the value at ``pointer`` (or of its nearest parent), when known."""
         if self.fmt == "ndjson":
             return self.line
-        if self._text is not None:  # walked to the pointer, no further: found on demand
+        if self._data is not None:  # walked to the pointer, no further: found on demand
+            found = pointer_line_bytes(self._data, pointer, self.doc)
+            return self.line if found is None else found
+        if self._text is not None:
             found = pointer_line(self._text, pointer, doc=self.doc)
             return self.line if found is None else found
         lines = self._lines or {}
@@ -351,6 +356,12 @@ def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = N
             name, f"document is {len(data)} bytes, more than the {MAX_DOCUMENT_BYTES}-byte bound; "
             "split it"))
         return out
+    if fmt == "json":  # UTF-8 JSON as orjson reads it (no byte-order mark): no text made
+        fast = fast_json(data)
+        if fast is not None:
+            out.documents.append(LoadedDocument(name, 1, fast[0], "json", path, _data=data,
+                                                sha256=sha256_prefixed(fast[1])))
+            return out
     text, err = decode(data)
     if err is not None or text is None:
         out.problems.append(_found(name, err) if err else mc000(name, "cannot decode"))
