@@ -13,7 +13,7 @@ Severity = Literal["error", "warning", "info"]
 SEVERITY_RANK: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     rule: str  # stable check id (risutools.checks), e.g. MC201, RA110, RV204
     severity: Severity

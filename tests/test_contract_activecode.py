@@ -320,3 +320,40 @@ def test_backward_reads_and_whole_word_needles_never_change_the_answer() -> None
     many = "a = b " * (ac._MAX_WINDOWS + 1)  # more "=" than windows: the whole text
     assert ac._assignment(many) and ac._assignment("x\t=\ty")
     assert not ac._assignment("x=y") and not ac._assignment("= y") and not ac._assignment("X = y")
+
+
+def test_texts_of_one_digit_shape_get_one_answer() -> None:
+    """``digit_shape``: a text and the same text with other ASCII digits are code or prose
+    alike (MC500 remembers prose by shape), on texts built around digits in every place a
+    pattern could read them; a text with ``v2`` has no shape (its digit is read)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from risutools.contract.activecode import digit_shape
+
+    zero = str.maketrans("123456789", "000000000")
+    alphabet = st.sampled_from([
+        *"ab _.:=[]()\n\t{}-^$\\*+?;,한", *"0123456789", "x1 = 2", "[0-9]", "[1-8]", "{2,3}",
+        "\\d", "v2", "v3Get(", "v2Get(", "v0", "getChatVar(", "camel2Case(", "a1b2(",
+        "local x9 = ", "if x == 3 then", "for i = 1, 9 do", "return 7;", "const k1 =",
+        "nil", "end", "x..y", "-- 1", "^[0-9]+$", "٣", "３", "(?:", "[^0]"])
+
+    @settings(max_examples=3000, deadline=None)
+    @given(st.lists(alphabet, max_size=25).map("".join),
+           st.lists(st.sampled_from("0123456789"), min_size=1, max_size=30))
+    def check(text: str, digits: list[str]) -> None:
+        other = iter(digits * 40)
+        again = "".join(next(other) if c in "0123456789" else c for c in text)
+        shape = digit_shape(text)
+        if "v2" in text:
+            assert shape is None
+            return
+        assert shape == text.translate(zero).encode("utf-8")
+        if "v2" in again:
+            return  # (a digit made "2" after a "v": that text has no shape)
+        assert digit_shape(again) == shape
+        assert (find_active_code(text) is None) == (find_active_code(again) is None), (
+            text, again)
+
+    check()
+    assert digit_shape("x٣") == "x٣".encode()  # other scripts' digits left as they are

@@ -64,9 +64,10 @@ def test_fresh_texts_hold_every_string_checked_that_is_not_known_prose() -> None
     gives it, whatever the document holds (subclasses, tuples, other keys: the slow
     listing); for plain documents exactly those."""
     rng = random.Random(501)
-    saved = dict(rules._PROSE)
+    saved, saved_shapes = dict(rules._PROSE), dict(rules._PROSE_SHAPES)
     try:
         rules._PROSE.clear()
+        rules._PROSE_SHAPES.clear()  # (the shapes: their own test below)
         rules._PROSE.update(dict.fromkeys(["a", "namespace"]))
         for _ in range(3000):
             doc = {name: _value(rng, 0) for name in ("payload", "projection", "other")
@@ -87,3 +88,47 @@ def test_fresh_texts_hold_every_string_checked_that_is_not_known_prose() -> None
     finally:
         rules._PROSE.clear()
         rules._PROSE.update(saved)
+        rules._PROSE_SHAPES.update(saved_shapes)
+
+
+def test_prose_remembered_by_shape_and_code_never() -> None:
+    """A sentence known to be prose is known with other numbers too (not looked at
+    again); code is never remembered, whatever its numbers; a text with ``v2`` is
+    remembered as itself only."""
+    from risutools.settings.config import Settings
+
+    saved, saved_shapes = dict(rules._PROSE), dict(rules._PROSE_SHAPES)
+    looked: list[str] = []
+    real = rules.find_active_code
+
+    def counted(text: str) -> str | None:
+        looked.append(text)
+        return real(text)
+
+    def mc500(summary: str) -> list[tuple[str, str]]:
+        doc = {"payload": {}, "projection": {"summary": summary}}
+        looked.clear()
+        return list(rules.mc500(doc, Settings()))
+
+    try:
+        rules._PROSE.clear()
+        rules._PROSE_SHAPES.clear()
+        rules.find_active_code = counted  # type: ignore[assignment]
+        assert mc500("It carries 6 lorebook entries (3 of them always on).") == []
+        assert looked
+        assert mc500("It carries 8 lorebook entries (7 of them always on).") == []
+        assert looked == [""]  # nothing fresh: the join of no strings
+        assert mc500("It carries 12 lorebook entries (7 of them always on).") == []
+        assert looked and looked[0] != ""  # another shape: one digit more
+        for n in ("1", "2"):
+            found = mc500(f"local x = {n}\nif x == {n} then print(x) end")
+            assert found and found[0][0] == "/projection/summary"
+        assert mc500("uses the v2 API (3 calls)") == []
+        assert mc500("uses the v2 API (4 calls)") == []
+        assert looked and looked[0] == "uses the v2 API (4 calls)"  # looked at again
+    finally:
+        rules.find_active_code = real  # type: ignore[assignment]
+        rules._PROSE.clear()
+        rules._PROSE.update(saved)
+        rules._PROSE_SHAPES.clear()
+        rules._PROSE_SHAPES.update(saved_shapes)

@@ -367,6 +367,31 @@ def _gates(present: frozenset[str]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return got
 
 
+# ASCII digits, each made "0" (in UTF-8 bytes, where no other character's bytes are ASCII)
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+
+
+def digit_shape(text: str) -> bytes | None:
+    """``text`` as :func:`find_active_code` tells it from any other text of its shape:
+    its UTF-8 bytes with every ASCII digit made ``0``; None when no other text may share
+    its answer (it holds ``v2``).
+
+    Texts of one shape get one answer from :func:`find_active_code` (None or not), so a
+    text whose shape is that of a text known to be prose is prose (a projection's
+    sentences differ from one document to the next in their numbers: counts, sizes, ids).
+    Exact: no pattern or gate tells one ASCII digit from another but for the ``v2`` of an
+    API call (its needle and pattern), kept apart by the None: every other digit is in a
+    pattern as one of a class (``\\d``, ``\\w``, ``[0-9]``, ``[a-z0-9]`` ...; the
+    ``0-9`` of a character range is also a ``\\w-\\w``, which any digits match), and
+    to the code around them (``str.isalnum``, ``str.isspace``, lengths, counts of other
+    characters, the word needles: none holds a digit) every digit is alike.  Other
+    scripts' digits are left as they are.  (tests/test_contract_activecode.py holds the
+    two answers equal on generated texts.)"""
+    if "v2" in text:
+        return None
+    return text.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZERO)
+
+
 def find_active_code(text: str) -> str | None:
     """Why ``text`` looks like code or a regex pattern, or ``None`` for prose."""
     if len(text) < 3:

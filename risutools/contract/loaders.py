@@ -61,7 +61,7 @@ STDIN = "-"
 STDIN_NAME = "-"  # standard input, as it is named on the command line
 
 
-@dataclass
+@dataclass(slots=True)
 class LoadedDocument:
     """One document and where it came from."""
 
@@ -97,7 +97,7 @@ class LoadedDocument:
             p = p.rsplit("/", 1)[0]
 
 
-@dataclass
+@dataclass(slots=True)
 class LoadOutcome:
     documents: list[LoadedDocument] = field(default_factory=list)
     problems: list[Finding] = field(default_factory=list)  # MC000 / MC001
@@ -127,7 +127,9 @@ def display_path(path: Path) -> str:
         cwd = os.getcwd()
     except OSError:
         return show_name(path.as_posix())
-    inside = _inside(os.path.abspath(path), cwd)
+    name = os.fspath(path)  # (``os.path.abspath`` without asking for the folder again)
+    inside = _inside(os.path.normpath(name if os.path.isabs(name) else os.path.join(cwd, name)),
+                     cwd)
     if inside is not None:
         return show_name(inside)
     try:

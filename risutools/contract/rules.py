@@ -24,7 +24,7 @@ from typing import Any
 
 from risutools.canonical import sha256_prefixed
 from risutools.checks.registry import Check, check, registered_checks
-from risutools.contract.activecode import find_active_code
+from risutools.contract.activecode import digit_shape, find_active_code
 from risutools.contract.schema import mc100
 from risutools.findings import Finding, Severity
 from risutools.jsonlines import escape_pointer_token
@@ -560,22 +560,26 @@ def _plain_strings(level: list[Any]) -> list[str] | None:
 def _fresh_texts(doc: dict[str, Any]) -> list[str]:
     """The strings MC500's fast path joins: those of :func:`_texts` for payload and
     projection (the skipped fields' own strings left out), less the strings known to be
-    prose (:data:`_PROSE`), and maybe a string more; in another order.  Order and extra
-    strings do not change MC500's answer (see :func:`_all_texts`).  The skipped fields'
-    strings are taken out once each: a string that is also elsewhere stays."""
+    prose (:data:`_PROSE`, and those of a shape known to be prose: :data:`_PROSE_SHAPES`),
+    and maybe a string more; in another order.  Order and extra strings do not change
+    MC500's answer (see :func:`_all_texts`).  The skipped fields' strings are taken out
+    once each: a string that is also elsewhere stays."""
     sections = [doc.get("payload"), doc.get("projection")]
     found = _plain_strings(sections)
     if found is None:
-        return [t for name, v in zip(("payload", "projection"), sections, strict=True)
-                for t in _all_texts(name, v) if t not in _PROSE]
-    fresh = [*filterfalse(_PROSE.__contains__, found)]
-    if fresh:
-        for name, value in zip(("payload", "projection"), sections, strict=True):
-            if isinstance(value, dict):
-                for k in _MC500_SKIP_KEYS[name]:
-                    skipped = value.get(k)
-                    if skipped in fresh:  # (a string: fresh holds nothing else)
-                        fresh.remove(skipped)
+        fresh = [t for name, v in zip(("payload", "projection"), sections, strict=True)
+                 for t in _all_texts(name, v) if t not in _PROSE]
+    else:
+        fresh = [*filterfalse(_PROSE.__contains__, found)]
+        if fresh:
+            for name, value in zip(("payload", "projection"), sections, strict=True):
+                if isinstance(value, dict):
+                    for k in _MC500_SKIP_KEYS[name]:
+                        skipped = value.get(k)
+                        if skipped in fresh:  # (a string: fresh holds nothing else)
+                            fresh.remove(skipped)
+    if fresh and _PROSE_SHAPES:
+        fresh = [t for t in fresh if digit_shape(t) not in _PROSE_SHAPES]
     return fresh
 
 
@@ -584,6 +588,9 @@ def _fresh_texts(doc: dict[str, Any]) -> list[str]:
 #: when full, the older half is forgotten (a sentence every document has is seen again
 #: at once, a name of one document never); ``dict`` for its insertion order and C lookups
 _PROSE: dict[str, None] = {}
+#: the shapes of those strings (:func:`~risutools.contract.activecode.digit_shape`: the
+#: same sentence with other numbers is prose too), within the same bounds
+_PROSE_SHAPES: dict[bytes, None] = {}
 _PROSE_MAX = 4096
 _PROSE_LONGEST = 1024
 
@@ -592,9 +599,15 @@ def _remember_prose(texts: list[str]) -> None:
     if len(_PROSE) + len(texts) > _PROSE_MAX:
         for old in list(itertools.islice(_PROSE, len(_PROSE) // 2 + len(texts))):
             del _PROSE[old]
+    if len(_PROSE_SHAPES) + len(texts) > _PROSE_MAX:
+        for known in list(itertools.islice(_PROSE_SHAPES, len(_PROSE_SHAPES) // 2 + len(texts))):
+            del _PROSE_SHAPES[known]
     for t in texts[:_PROSE_MAX]:
         if len(t) <= _PROSE_LONGEST:
             _PROSE[t] = None
+            shape = digit_shape(t)
+            if shape is not None:
+                _PROSE_SHAPES[shape] = None
 
 
 @check("MC500", "error", "document", "active-code")
