@@ -51,6 +51,7 @@ from risutools.catalog.render import render, safe_name, under
 from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
 from risutools.catalog.staging import Stager
 from risutools.catalog.walk import discover, find_sources
+from risutools.collector import cycles_paused
 from risutools.contract.notesfind import document_keys, find_notes, orphans
 from risutools.errors import UsageError
 from risutools.fsio import (
@@ -103,15 +104,15 @@ def ingest(
     notes_s, notes_sig = _notes(out_p, notes_dir, executor)
     notes_sig += _grades_signature(settings)  # (part of every cache key)
     unlisted: list[tuple[str, str]] = []
-    cache = IngestCache.load(out_p / CACHE_NAME, use_cache)
-
-    run = _Run(src_p, out_p, lang, notes_sig, cache, on_progress)
-    run.verify = not ndjson
-    files, skipped = find_sources(src_p, exclude=out_p, unlisted=unlisted,
-                                  known=run.known if cache.enabled else None)
-    if settings is not None and settings.exclude:
-        files = [item for item in files if not settings.is_excluded(item[1])]
-    todo = run.plan(files, on_start)
+    with cycles_paused():  # (the cache and a source's bookkeeping: acyclic, by the thousand)
+        cache = IngestCache.load(out_p / CACHE_NAME, use_cache)
+        run = _Run(src_p, out_p, lang, notes_sig, cache, on_progress)
+        run.verify = not ndjson
+        files, skipped = find_sources(src_p, exclude=out_p, unlisted=unlisted,
+                                      known=run.known if cache.enabled else None)
+        if settings is not None and settings.exclude:
+            files = [item for item in files if not settings.is_excluded(item[1])]
+        todo = run.plan(files, on_start)
     own_pool = executor is None and (jobs if jobs is not None else (os.cpu_count() or 1)) > 1
     stage = _stage_spec(out_p, ndjson, executor)
     try:
@@ -122,9 +123,10 @@ def ingest(
         raise  # committed (each document whole) stays, the cache is not saved
     if own_pool and stage is not None:
         sweep_temp_files(out_p)  # what a worker that died left (named after this process)
-    if notes_s is not None:
-        result.notices.extend(_orphan_notes(result, notes_s))
-    _save_cache(run.cache, set(run.outcomes))
+    with cycles_paused():
+        if notes_s is not None:
+            result.notices.extend(_orphan_notes(result, notes_s))
+        _save_cache(run.cache, set(run.outcomes))
     return result
 
 
@@ -141,13 +143,15 @@ def _run(run: _Run, todo: list[tuple[str, str, int]], files: list[tuple[str, str
         if todo:
             run_sources(todo, lang, notes_s, ndjson, jobs, executor, run.finished, stage, settings,
                  formats)
-        again = run.unpack_needed(everything=ndjson or notes_s is not None)
+        with cycles_paused():
+            again = run.unpack_needed(everything=ndjson or notes_s is not None)
         if again:  # packed outcomes that did not fit: projected again, here
             run_sources(again, lang, notes_s, ndjson, 1, None, run.finished, stage, settings,
                         formats)
-        result = _result(run, unlisted, skipped)
-        write_catalog(result, out_p, ndjson, stager, run.cache)
-        write_facts(result, out_p, run.cache)
+        with cycles_paused():
+            result = _result(run, unlisted, skipped)
+            write_catalog(result, out_p, ndjson, stager, run.cache)
+            write_facts(result, out_p, run.cache)
     return result
 
 
