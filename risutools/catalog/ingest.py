@@ -51,7 +51,7 @@ from risutools.catalog.render import render, safe_name, under
 from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
 from risutools.catalog.staging import Stager
 from risutools.catalog.walk import discover, find_sources
-from risutools.collector import cycles_paused
+from risutools.collector import alive_frozen, cycles_paused
 from risutools.contract.notesfind import document_keys, find_notes, orphans
 from risutools.errors import UsageError
 from risutools.fsio import (
@@ -115,18 +115,19 @@ def ingest(
         todo = run.plan(files, on_start)
     own_pool = executor is None and (jobs if jobs is not None else (os.cpu_count() or 1)) > 1
     stage = _stage_spec(out_p, ndjson, executor)
-    try:
-        result = _run(run, todo, files, skipped, unlisted, (lang, notes_s, ndjson, jobs),
-                      executor, stage, settings)
-    except KeyboardInterrupt:  # Ctrl-C: the workers are stopped; none of the temp files
-        sweep_temp_files(out_p, own=True)  # staged will be committed: removed; what was
-        raise  # committed (each document whole) stays, the cache is not saved
-    if own_pool and stage is not None:
-        sweep_temp_files(out_p)  # what a worker that died left (named after this process)
-    with cycles_paused():
-        if notes_s is not None:
-            result.notices.extend(_orphan_notes(result, notes_s))
-        _save_cache(run.cache, set(run.outcomes))
+    with alive_frozen():  # (the cache and the cached sources: not walked by the collections
+        try:  # the projections trigger)
+            result = _run(run, todo, files, skipped, unlisted, (lang, notes_s, ndjson, jobs),
+                          executor, stage, settings)
+        except KeyboardInterrupt:  # Ctrl-C: the workers are stopped; none of the temp files
+            sweep_temp_files(out_p, own=True)  # staged will be committed: removed; what was
+            raise  # committed (each document whole) stays, the cache is not saved
+        if own_pool and stage is not None:
+            sweep_temp_files(out_p)  # what a worker that died left (named after this process)
+        with cycles_paused():
+            if notes_s is not None:
+                result.notices.extend(_orphan_notes(result, notes_s))
+            _save_cache(run.cache, set(run.outcomes))
     return result
 
 
