@@ -34,6 +34,7 @@ and :mod:`~risutools.catalog.outcome` holds what the run reports.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from collections.abc import Callable
@@ -104,6 +105,7 @@ def ingest(
     notes_s, notes_sig = _notes(out_p, notes_dir, executor)
     notes_sig += _grades_signature(settings)  # (part of every cache key)
     unlisted: list[tuple[str, str]] = []
+    frozen = contextlib.ExitStack()
     with cycles_paused():  # (the cache and a source's bookkeeping: acyclic, by the thousand)
         cache = IngestCache.load(out_p / CACHE_NAME, use_cache)
         run = _Run(src_p, out_p, lang, notes_sig, cache, on_progress)
@@ -113,10 +115,13 @@ def ingest(
         if settings is not None and settings.exclude:
             files = [item for item in files if not settings.is_excluded(item[1])]
         todo = run.plan(files, on_start)
-    own_pool = executor is None and (jobs if jobs is not None else (os.cpu_count() or 1)) > 1
-    stage = _stage_spec(out_p, ndjson, executor)
-    with alive_frozen():  # (the cache and the cached sources: not walked by the collections
-        try:  # the projections trigger)
+        # the cache and the cached sources: frozen before the collector resumes, so neither
+        # its next pass nor those the projections trigger walk them
+        frozen.enter_context(alive_frozen())
+    with frozen:
+        own_pool = executor is None and (jobs if jobs is not None else (os.cpu_count() or 1)) > 1
+        stage = _stage_spec(out_p, ndjson, executor)
+        try:
             result = _run(run, todo, files, skipped, unlisted, (lang, notes_s, ndjson, jobs),
                           executor, stage, settings)
         except KeyboardInterrupt:  # Ctrl-C: the workers are stopped; none of the temp files
