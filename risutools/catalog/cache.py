@@ -123,6 +123,8 @@ FileRecord = tuple[int, int, int, int, str, str, str]
 def path_key(rel: str) -> str:
     """The cache key of a relative path: the path itself, or for a name that is not
     UTF-8 (Python keeps its bytes as surrogates) a NUL (never in a file name) + hex."""
+    if rel.isascii():
+        return rel
     try:
         rel.encode("utf-8")
     except UnicodeEncodeError:
@@ -427,12 +429,14 @@ class IngestCache:
         """Forget files that are gone and results nothing refers to any more; when more than
         ``1/WASTE_FRACTION`` of the entries on disk (after this run's append) would be such
         (or replaced), the next save merges."""
-        keys = {path_key(rel) for rel in seen}
-        stat_map = {k: v for k, v in self.stat.items() if k in keys}
-        results = {k: v for k, v in self.results.items() if k in self.used}
-        files = {k: v for k, v in self.files.items() if k in self.files_used}
-        self.stat, self.results, self.files = stat_map, results, files
-        kept = len(stat_map) + len(results) + len(files)
+        keys = set(map(path_key, seen))
+        if not self.stat.keys() <= keys:  # (each table rebuilt only when it loses entries)
+            self.stat = {k: v for k, v in self.stat.items() if k in keys}
+        if not self.results.keys() <= self.used:
+            self.results = {k: v for k, v in self.results.items() if k in self.used}
+        if not self.files.keys() <= self.files_used:
+            self.files = {k: v for k, v in self.files.items() if k in self.files_used}
+        kept = len(self.stat) + len(self.results) + len(self.files)
         waste = self.on_disk + sum(map(len, self.fresh)) - kept
         if waste * WASTE_FRACTION > kept and self.on_disk:
             self.dirty = self.rewrite = True
