@@ -375,6 +375,8 @@ def test_a_merge_keeps_every_packed_outcome(tmp_path: Path) -> None:
     held = {k: before.packed_bytes(v[6]) for k, v in before.results.items()}
     assert held and all(held.values())
     before.merge()
+    before.merge()  # (what it holds after a merge refers to the file it wrote)
+    assert {k: before.packed_bytes(v[6]) for k, v in before.results.items()} == held
     after = IngestCache.load(main)
     assert {k: after.packed_bytes(v[6]) for k, v in after.results.items()} == held
     assert {k: v[:6] for k, v in after.results.items()} == \
