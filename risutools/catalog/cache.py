@@ -404,8 +404,8 @@ class IngestCache:
             st = os.lstat(path)
         except OSError:
             return None
-        if (stat_mod.S_ISREG(st.st_mode) and st.st_size == rec[0] and st.st_mtime_ns == rec[1]
-                and st.st_ctime_ns == rec[2] and st.st_ino == rec[3]):
+        if (st.st_ino == rec[3] and st.st_ctime_ns == rec[2] and st.st_mtime_ns == rec[1]
+                and st.st_size == rec[0] and _S_ISREG(st.st_mode)):
             self.files_used.add(name)
             return rec[5], rec[6]
         return None
@@ -704,6 +704,7 @@ def _decode_records(cache: IngestCache, data: bytes, shown: str, *,
         raise RisuError(Code.CACHE_UNREADABLE, f"not a valid cache: {exc}", path=shown) from None
 
 
+_S_ISREG = stat_mod.S_ISREG
 _MAP_BYTES = {bytes([b]) for b in (*range(0x80, 0x90), 0xDE, 0xDF)}
 
 

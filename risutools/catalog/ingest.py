@@ -71,6 +71,7 @@ from risutools.settings.catalog import FACTS_DIR, MAX_NOTES_BYTES
 from risutools.settings.config import Settings
 
 CACHE_NAME = ".risutools-cache/ingest.msgpack"
+_FACTS_PREFIX = FACTS_DIR + "/"  # (a facts file's name in the cache)
 
 ProgressFn = Callable[[int, int], None]  # (files_done, bytes_done)
 
@@ -282,9 +283,14 @@ class _Run:
         """The format of a file the cache knows (its stat is the one recorded, with an
         outcome of these settings): such a file is not opened to sniff it.  Its stat and
         cached outcome are kept for :meth:`plan`."""
-        st = _stat(path)
+        try:
+            stat = os.stat(path)
+        except OSError:
+            self.known_stats[path] = (None, None)
+            return None
+        st = (stat.st_size, stat.st_mtime_ns)
         hit = self.cache.lookup(rel, path, self.lang, post_id_from_name(path), self.notes_sig,
-                                st) if st is not None else None
+                                st)
         self.known_stats[path] = (st, hit)
         return hit.format if hit is not None else None
 
@@ -330,18 +336,19 @@ class _Run:
         ids = hit.ids
         if len(hit.digests) != len(ids) or len(hit.facts_digests) != len(ids):
             return
-        verify, folder = self.cache.verify, self.folder
+        verify, folder, facts_folder = self.cache.verify, self.folder, self.facts_folder
+        verified, facts_verified = hit.verified, hit.facts_verified
         settled = True
         for cid, digest, fdigest in zip(ids, hit.digests, hit.facts_digests, strict=True):
             name = safe_name(cid) + ".json"
             done = verify(name, folder + name, digest)
-            hit.verified.append(done)
+            verified.append(done)
             if done is None:
                 settled = False
-                hit.facts_verified.append(None)
+                facts_verified.append(None)
                 continue
-            facts = verify(FACTS_DIR + "/" + name, self.facts_folder + name, fdigest)
-            hit.facts_verified.append(facts)
+            facts = verify(_FACTS_PREFIX + name, facts_folder + name, fdigest)
+            facts_verified.append(facts)
             if facts is None and done[0] != "kept_reviewed":
                 settled = False  # (a reviewed document's facts are not written)
         hit.settled = settled
