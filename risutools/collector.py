@@ -38,3 +38,19 @@ def survivors_frozen() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
+
+
+@contextlib.contextmanager
+def alive_frozen() -> Iterator[None]:
+    """The objects alive when the block starts left out of the collections during it
+    (``gc.freeze``): a batch's bookkeeping (ingest's cache, its thousands of cached sources)
+    is not walked again and again by the passes the block's own work triggers.  Put back
+    after it (``gc.unfreeze``), unless objects were frozen already when it started
+    (:func:`survivors_frozen` around it): then whoever froze them puts everything back."""
+    before = gc.get_freeze_count()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        if not before:
+            gc.unfreeze()

@@ -12,6 +12,8 @@ here:
   regular file (no race between the check and the read).
 - :func:`read_regular` reads at most ``limit + 1`` bytes, so a file larger than the bound (or
   one growing while read) is refused without being held in memory.
+- :func:`open_fd` / :func:`read_at` open it the same way for a reader of a few parts of a
+  file (exactly the bytes asked for, or a refusal).
 - :func:`sha256_regular` streams a file through SHA-256 in 1 MiB reads and stops past
   ``limit``.
 
@@ -167,6 +169,34 @@ def open_regular(path: str | os.PathLike[str], *, limit: int | None = None) -> i
     except BaseException:
         os.close(fd)
         raise
+
+
+def open_fd(path: str | os.PathLike[str], limit: int | None = None, *,
+            seen: os.stat_result | None = None) -> tuple[int, os.stat_result]:
+    """A descriptor of ``path`` opened for reading when it is a regular file (of at most
+    ``limit`` bytes when given), with the status of what was opened; :class:`FileRefused`
+    otherwise (``seen``: as in :func:`read_regular`).  For a reader of a few parts of a file
+    (:func:`read_at`); the caller closes the descriptor."""
+    return _open_checked(path, limit, seen)
+
+
+def read_at(fd: int, offset: int, size: int, path: str | os.PathLike[str]) -> bytes:
+    """Exactly ``size`` bytes of the open regular file ``fd`` from ``offset`` (``path``: its
+    name, for the refusal): :class:`FileRefused` (``unreadable``) when it ends before."""
+    chunks: list[bytes] = []
+    got = 0
+    try:
+        while got < size:
+            part = os.pread(fd, min(size - got, 1 << 30), offset + got)
+            if not part:
+                raise FileRefused(Code.UNREADABLE, f"ends at byte {offset + got}, before the "
+                                  f"{size} bytes from byte {offset}",
+                                  path=show_name(os.fspath(path)))
+            chunks.append(part)
+            got += len(part)
+    except OSError as exc:
+        raise _os_refusal(path, exc) from None
+    return b"".join(chunks)
 
 
 def read_or_raise(path: str | os.PathLike[str], limit: int,

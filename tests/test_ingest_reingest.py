@@ -253,6 +253,136 @@ def test_a_forged_packed_outcome_is_projected_again(tmp_path: Path, packed: byte
     _as_full_run(src, out, tmp_path)  # and the cache was mended
 
 
+@pytest.mark.parametrize("span", [
+    [0, 10**9],  # past the region
+    [10**9, 0],  # starts past it
+    [-1, 5],
+    [0, -1],
+    [1],
+    [1, 2, 3],
+    ["0", 1],
+    [0, 1.5],
+    [True, 1],
+    [],
+])
+def test_a_packed_outcome_outside_the_region_is_one_line_and_a_full_run(
+        tmp_path: Path, span: list[Any]) -> None:
+    src, out = _settled(tmp_path)
+    records = _records(out)
+    assert records[1][0] == 3 and isinstance(records[1][1], bytes)  # the region
+    result = next(r for r in records if r[0] == 1)
+    assert all(isinstance(p, list) for p in result[8])  # (each one placed in the region)
+    result[8][0] = span
+    _write_records(out, records)
+    run = _as_full_run(src, out, tmp_path)
+    (line,) = run.notices
+    assert "cache-unreadable" in line and "expected shape" in line and "\n" not in line
+    assert run.counts()["cached"] == 0
+
+
+@pytest.mark.parametrize("damage, why", [
+    (lambda head, region, rest: head + b"\x92\x03\xc6" + (10**6).to_bytes(4, "big") + b"x",
+     "truncated"),  # a region said to end past the end of the file
+    (lambda head, region, rest: head + msgpack.packb([3, "not bytes"]) + rest,
+     "expected shape"),
+    (lambda head, region, rest: head + msgpack.packb([4, region]) + rest, "expected shape"),
+    (lambda head, region, rest: head + rest, "expected shape"),  # no region at all
+    (lambda head, region, rest: head, "expected shape"),  # the header alone
+    (lambda head, region, rest: head + msgpack.packb([3, region])[:-1] + rest,
+     "not a valid cache"),  # a region a byte short: the records start a byte early
+    (lambda head, region, rest: head + msgpack.packb([3, region]) + rest[:-3], "truncated"),
+])
+def test_a_damaged_region_is_one_line_and_a_full_run(tmp_path: Path, damage: Any,
+                                                     why: str) -> None:
+    src, out = _settled(tmp_path)
+    records = _records(out)
+    head = msgpack.packb(records[0])
+    region = records[1][1]
+    rest = b"".join(msgpack.packb(r, use_bin_type=True) for r in records[2:])
+    (out / CACHE_NAME).write_bytes(damage(head, region, rest))
+    run = _as_full_run(src, out, tmp_path)
+    (line,) = run.notices
+    assert "cache-unreadable" in line and why in line and "\n" not in line
+    assert run.counts()["cached"] == 0
+    run = _as_full_run(src, out, tmp_path)  # and rebuilt
+    assert run.notices == [] and run.counts()["cached"] == run.counts()["files"]
+
+
+def test_another_sources_packed_outcome_is_projected_again(tmp_path: Path) -> None:
+    """Two results whose places in the region are swapped (each a whole, valid outcome, of
+    another component): when their documents are needed, both are projected again."""
+    src, out = _settled(tmp_path)
+    records = _records(out)
+    result = next(r for r in records if r[0] == 1)
+    one = [i for i, ids in enumerate(result[5]) if len(ids) == 1]
+    a, b = one[0], one[1]
+    result[8][a], result[8][b] = result[8][b], result[8][a]
+    _write_records(out, records)
+    victims = sorted(f"{result[5][i][0].lower()}.json" for i in (a, b))
+    for name in victims:
+        (out / name).unlink()
+    run = _as_full_run(src, out, tmp_path)
+    assert run.notices == [] and sorted(run.written) == victims
+    assert run.counts()["cached"] == run.counts()["files"] - 2
+
+
+def test_nothing_changed_reads_no_packed_outcome(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run with nothing changed, and one with a source changed, never read the region of
+    packed outcomes (a merge does)."""
+    src, out = _settled(tmp_path)
+
+    def refused(*_: Any) -> bytes | None:
+        raise AssertionError("the region was read")
+
+    monkeypatch.setattr(cache_mod, "_read_region", refused)
+    run = _as_full_run(src, out, tmp_path)
+    assert run.counts()["cached"] == run.counts()["files"] and not run.written
+    f = src / "186123400_mood-tracker.json"
+    f.write_text(f.read_text("utf-8").replace('"description": "', '"description": "x', 1),
+                 "utf-8")
+    run = _as_full_run(src, out, tmp_path)
+    assert run.counts()["cached"] == run.counts()["files"] - 1 and run.written
+    with pytest.raises(AssertionError, match="the region was read"):
+        IngestCache.load(out / CACHE_NAME).merge()
+
+
+def test_a_main_file_replaced_since_it_was_read_gives_no_packed_outcome(tmp_path: Path) -> None:
+    """The region is read from the file the run read at its start (the same inode, size and
+    times), never from one that replaced it since: those outcomes are then misses."""
+    _, out = _settled(tmp_path)
+    main = out / CACHE_NAME
+    IngestCache.load(main).merge()
+    cache = IngestCache.load(main)
+    placed = [v for v in cache.results.values() if isinstance(v[6], list)]
+    assert placed and cache.region is not None
+    packed = cache.packed_bytes(placed[0][6])
+    assert packed is not None and cache_mod.unpack_outcome(packed, placed[0][3]) is not None
+    cache = IngestCache.load(main)
+    copy = main.with_name("copy")
+    shutil.copy2(main, copy)
+    os.replace(copy, main)  # the same bytes, another file
+    assert cache.packed_bytes(placed[0][6]) is None and cache.region is None
+    cache.merge()  # what could not be read again is dropped, the rest kept
+    again = IngestCache.load(main)
+    assert again.problem is None and not again.results and again.stat
+
+
+def test_a_merge_keeps_every_packed_outcome(tmp_path: Path) -> None:
+    _, out = _settled(tmp_path)
+    main = out / CACHE_NAME
+    before = IngestCache.load(main)
+    held = {k: before.packed_bytes(v[6]) for k, v in before.results.items()}
+    assert held and all(held.values())
+    before.merge()
+    before.merge()  # (what it holds after a merge refers to the file it wrote)
+    assert {k: before.packed_bytes(v[6]) for k, v in before.results.items()} == held
+    after = IngestCache.load(main)
+    assert {k: after.packed_bytes(v[6]) for k, v in after.results.items()} == held
+    assert {k: v[:6] for k, v in after.results.items()} == \
+        {k: v[:6] for k, v in before.results.items()}
+
+
 def test_a_forged_file_record_for_another_text_is_not_trusted(tmp_path: Path) -> None:
     """A file record whose digest is not the text the run would write: compared as usual."""
     src, out = _settled(tmp_path)

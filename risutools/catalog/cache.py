@@ -1,6 +1,7 @@
 """The incremental ingest cache (msgpack, one file, written atomically).
 
-The file is a header ``[CACHE_FORMAT, tool version]`` then a stream of records, each a short
+The file is a header ``[CACHE_FORMAT, tool version]``, then ``[3, bin]``: the region holding
+every packed outcome (below) one after the other, then a stream of records, each a short
 msgpack array:
 
 * ``[0, paths, sizes, mtimes_ns, sha256s]`` (columns of at most ``MAX_CACHE_ITEMS``): each
@@ -12,7 +13,11 @@ msgpack array:
 * ``[1, result_keys, formats, warnings, errors, component ids, digests, facts digests,
   packed]`` (columns: each row ``result_key(sha256, ...)`` -> the outcome of those bytes),
   valid for this tool version, language, post id, notes and settings (all in the key).  The
-  documents and their facts stay packed (one msgpack ``bin``) until something needs them;
+  documents and their facts stay packed (msgpack) until something needs them: in the main
+  file ``packed`` is ``[offset, length]`` in the region, which a run reads only when it
+  needs a source's documents (a run with nothing changed never does), from the file it
+  read at the start (the same device, inode, size, mtime and ctime; else those outcomes are
+  misses); in a delta line, the packed bytes themselves;
   the digests are the sha256 of each document's text as a JSON file and of its facts
   file's text.  A re-run after adding ten
   files reads ten files.
@@ -44,11 +49,13 @@ outcome that did not fit).  Entries a run no longer uses are dropped at the merg
 A cache written by another tool version is ignored silently; one that cannot be read
 (not a regular file, larger than ``MAX_CACHE_BYTES``, more than ``MAX_CACHE_ENTRIES``
 entries, a record of another shape or type, not msgpack) is ignored with one line in
-``problem`` (the run rebuilds it), never trusted, never fatal.  Bound: the file is read
-through :func:`risutools.safeio.read_regular` (at most ``MAX_CACHE_BYTES + 1`` bytes) and
-decoded by msgpack's own unpacker, one record at a time, with its limits: no map at all, no
-array longer than ``MAX_CACHE_ITEMS``, no ext type, no string or ``bin`` longer than the
-bytes read; each record is checked (a few type checks) before it is kept.  A packed
+``problem`` (the run rebuilds it), never trusted, never fatal.  Bound: the file is opened
+by :func:`risutools.safeio.open_fd` (a regular file of at most ``MAX_CACHE_BYTES``), its
+first ``HEAD_BYTES`` read for the header and where the region lies (it must end inside the
+file), then the records after the region, decoded by msgpack's own unpacker, one record at
+a time, with its limits: no map at all, no array longer than ``MAX_CACHE_ITEMS``, no ext
+type, no string or ``bin`` longer than the bytes read; each record is checked (a few type
+checks, each ``[offset, length]`` inside the region) before it is kept.  A packed
 outcome is unpacked only when needed, after its shape is walked
 (:func:`risutools.formats.risup.msgpack_shape`); one that does not fit is a cache miss (the
 source is projected again).  The delta is read the same way (at most ``MAX_DELTA_BYTES``;
@@ -64,6 +71,7 @@ import dataclasses
 import hashlib
 import os
 import stat as stat_mod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -75,11 +83,12 @@ from risutools.errors import Code, RisuError
 from risutools.formats.risup import msgpack_shape
 from risutools.fsio import append_line, atomic_write, display_path
 from risutools.locking import write_lock
-from risutools.safeio import read_regular
+from risutools.safeio import open_fd, read_at, read_regular
 
 # 3: records read by msgpack's own unpacker (issue 23); 4: facts summaries with the
-# reader's facts (issue 19); 5: the delta file (issue 23)
-CACHE_FORMAT = 5
+# reader's facts (issue 19); 5: the delta file (issue 23); 6: the packed outcomes in one
+# region, read only when needed (issue 23)
+CACHE_FORMAT = 6
 MAX_CACHE_BYTES = 256 << 20  # a cache file larger than 256 MiB is not read (rebuilt)
 DELTA_SUFFIX = ".delta"  # the delta file: the cache's name + this
 # the delta is merged when it would grow past 1/16 of the main file (at least 64 KiB) ...
@@ -99,9 +108,14 @@ MAX_CACHE_ITEMS = 4096
 MAX_PACKED_VALUES = 2_000_000
 RACY_NS = 1_000_000_000  # a catalog file changed this close to the run is not recorded
 MEMO_STATUSES = ("unchanged", "kept_reviewed")
+# the header and the head of the record of packed outcomes lie in the file's first bytes
+HEAD_BYTES = 256
 
+# a packed outcome: its bytes, or where they lie in the main file's region of packed
+# outcomes: [offset, length]
+Packed = bytes | list[int]
 # (format, warnings, error, component ids, digests, facts digests, packed)
-Entry = tuple[str | None, list[str], str | None, list[str], list[str], list[str], bytes]
+Entry = tuple[str | None, list[str], str | None, list[str], list[str], list[str], Packed]
 # (size, mtime_ns, ctime_ns, inode, digest, status, text)
 FileRecord = tuple[int, int, int, int, str, str, str]
 
@@ -109,6 +123,8 @@ FileRecord = tuple[int, int, int, int, str, str, str]
 def path_key(rel: str) -> str:
     """The cache key of a relative path: the path itself, or for a name that is not
     UTF-8 (Python keeps its bytes as surrogates) a NUL (never in a file name) + hex."""
+    if rel.isascii():
+        return rel
     try:
         rel.encode("utf-8")
     except UnicodeEncodeError:
@@ -127,15 +143,18 @@ class CachedOutcome(SourceOutcome):
     Made by :meth:`of`."""
 
     ids: list[str]
-    packed: bytes | None
+    packed: Packed | None
+    blobs: Callable[[Packed], bytes | None]  # a packed outcome's bytes (the cache's)
     _docs: list[dict[str, Any]] | None
     _facts: list[dict[str, Any]] | None
     settled: bool  # whether every document and facts file was verified (none to unpack)
 
     @classmethod
-    def of(cls, path: str, entry: Entry, sha: str, post_id: str | None) -> CachedOutcome:
+    def of(cls, path: str, entry: Entry, sha: str, post_id: str | None,
+           blobs: Callable[[Packed], bytes | None]) -> CachedOutcome:
         """The outcome of a cache entry (its fields set at once: a re-run makes one of these
-        a source, and a dataclass's ``__init__`` costs more than the rest of the check)."""
+        a source, and a dataclass's ``__init__`` costs more than the rest of the check);
+        ``blobs``: what gives its packed documents' bytes."""
         fmt, warnings, error, ids, digests, fdigests, packed = entry
         out = cls.__new__(cls)
         out.__dict__ = {
@@ -143,7 +162,8 @@ class CachedOutcome(SourceOutcome):
             "warnings": list(warnings), "error": error, "cached": False, "duplicate_of": None,
             "rendered": [], "staged": None, "digests": digests, "facts_digests": fdigests,
             "facts_texts": [], "verified": [], "facts_verified": [],
-            "ids": ids, "packed": packed, "_docs": None, "_facts": None, "settled": False}
+            "ids": ids, "packed": packed, "blobs": blobs, "_docs": None, "_facts": None,
+            "settled": False}
         return out
 
     def unpack(self) -> bool:
@@ -151,8 +171,9 @@ class CachedOutcome(SourceOutcome):
         forged cache: the caller projects the source again)."""
         if self.packed is None:
             return self._docs is not None
-        value = unpack_outcome(self.packed, self.ids)
+        packed = self.blobs(self.packed)
         self.packed = None
+        value = unpack_outcome(packed, self.ids) if packed is not None else None
         if value is None:
             return False
         self._docs, self._facts = value
@@ -235,6 +256,10 @@ class IngestCache:
     binding: bytes = b""  # what ties a delta line to the main file read (see the docstring)
     delta_bytes: int = 0  # the size of the delta as read
     on_disk: int = 0  # the entries read (main file and delta: replaced ones included)
+    # where the main file's packed outcomes lie: (the file's identity as read, offset,
+    # length); None: none read, or they could not be read again
+    region: tuple[tuple[int, ...], int, int] | None = None
+    region_bytes: bytes | None = None  # those bytes, once read (when first needed)
 
     problem: str | None = None  # one line when the cache on disk could not be used
 
@@ -246,16 +271,17 @@ class IngestCache:
         try:
             seen = os.stat(path)
         except OSError:
-            seen = None  # (read_regular says why in one line)
+            seen = None  # (open_fd says why in one line)
         try:
-            _decode(cache, read_regular(path, MAX_CACHE_BYTES, seen=seen), display_path(path))
-            if cache.main_bytes and seen is not None:  # this version's main file, read whole
-                cache.binding = _binding(seen, cache.main_bytes)
+            st = _read_main(cache, path, seen)
+            if cache.main_bytes:  # this version's main file, read whole
+                cache.binding = _binding(st, cache.main_bytes)
                 cache.rewrite = False
                 _read_delta(cache, delta_path(path))
         except RisuError as exc:  # a damaged or hostile cache is rebuilt, never fatal
             cache.stat, cache.results, cache.files = {}, {}, {}
             cache.main_bytes, cache.on_disk, cache.rewrite = 0, 0, True
+            cache.region = None
             cache.problem = f"{exc.one_line()}; ignored, rebuilt by this run"
         cache.dirty = cache.problem is not None or (cache.rewrite and cache.delta_bytes > 0)
         return cache
@@ -302,7 +328,26 @@ class IngestCache:
         if entry is None:
             return None
         self.used.add(key)
-        return CachedOutcome.of(rel, entry, sha, post_id)
+        return CachedOutcome.of(rel, entry, sha, post_id, self.packed_bytes)
+
+    def packed_bytes(self, packed: Packed) -> bytes | None:
+        """The bytes of a packed outcome: held, or read from the main file's region (all of
+        it, the first time one is needed, from the file read at the start, else None)."""
+        if type(packed) is bytes:
+            return packed
+        region = self._region()
+        if region is None:
+            return None
+        start, length = packed
+        return region[start:start + length]
+
+    def _region(self) -> bytes | None:
+        if self.region_bytes is None and self.region is not None:
+            ident, start, length = self.region
+            self.region_bytes = _read_region(self.path, ident, start, length)
+            if self.region_bytes is None:
+                self.region = None  # (replaced since, or damaged: what it held is forgotten)
+        return self.region_bytes
 
     def forget(self, outcome: CachedOutcome, lang: str, notes_sig: str) -> None:
         """An outcome whose packed documents did not fit: not kept."""
@@ -359,8 +404,8 @@ class IngestCache:
             st = os.lstat(path)
         except OSError:
             return None
-        if (stat_mod.S_ISREG(st.st_mode) and st.st_size == rec[0] and st.st_mtime_ns == rec[1]
-                and st.st_ctime_ns == rec[2] and st.st_ino == rec[3]):
+        if (st.st_ino == rec[3] and st.st_ctime_ns == rec[2] and st.st_mtime_ns == rec[1]
+                and st.st_size == rec[0] and _S_ISREG(st.st_mode)):
             self.files_used.add(name)
             return rec[5], rec[6]
         return None
@@ -384,12 +429,14 @@ class IngestCache:
         """Forget files that are gone and results nothing refers to any more; when more than
         ``1/WASTE_FRACTION`` of the entries on disk (after this run's append) would be such
         (or replaced), the next save merges."""
-        keys = {path_key(rel) for rel in seen}
-        stat_map = {k: v for k, v in self.stat.items() if k in keys}
-        results = {k: v for k, v in self.results.items() if k in self.used}
-        files = {k: v for k, v in self.files.items() if k in self.files_used}
-        self.stat, self.results, self.files = stat_map, results, files
-        kept = len(stat_map) + len(results) + len(files)
+        keys = set(map(path_key, seen))
+        if not self.stat.keys() <= keys:  # (each table rebuilt only when it loses entries)
+            self.stat = {k: v for k, v in self.stat.items() if k in keys}
+        if not self.results.keys() <= self.used:
+            self.results = {k: v for k, v in self.results.items() if k in self.used}
+        if not self.files.keys() <= self.files_used:
+            self.files = {k: v for k, v in self.files.items() if k in self.files_used}
+        kept = len(self.stat) + len(self.results) + len(self.files)
         waste = self.on_disk + sum(map(len, self.fresh)) - kept
         if waste * WASTE_FRACTION > kept and self.on_disk:
             self.dirty = self.rewrite = True
@@ -411,9 +458,10 @@ class IngestCache:
         import msgpack
 
         pack = msgpack.Packer(use_bin_type=True).pack
-        parts = [pack([CACHE_FORMAT, __version__])]
+        blobs, results = self._placed()
+        parts = [pack([CACHE_FORMAT, __version__]), pack([3, blobs])]
         parts += [pack([0, *columns]) for columns in _columns(self.stat)]
-        parts += [pack([1, *columns]) for columns in _columns(self.results)]
+        parts += [pack([1, *columns]) for columns in _columns(results)]
         parts += [pack([2, *columns]) for columns in _columns(self.files)]
         atomic_write(self.path, b"".join(parts))
         delta = delta_path(self.path)
@@ -421,6 +469,21 @@ class IngestCache:
             atomic_write(delta, b"")
         self.rewrite = True  # (a later save: no binding to the file just written)
         self._saved()
+
+    def _placed(self) -> tuple[bytes, dict[str, Entry]]:
+        """The packed outcomes in one region, and the results with where theirs lie in it
+        (one whose bytes cannot be read again is dropped)."""
+        blobs: list[bytes] = []
+        results: dict[str, Entry] = {}
+        at = 0
+        for key in sorted(self.results):
+            entry = self.results[key]
+            packed = self.packed_bytes(entry[6])
+            if packed is not None:
+                results[key] = (*entry[:6], [at, len(packed)])
+                blobs.append(packed)
+                at += len(packed)
+        return b"".join(blobs), results
 
     def _saved(self) -> None:
         self.dirty = False
@@ -440,8 +503,10 @@ class IngestCache:
         stats, results, files = self.fresh
         parts = [pack([0, *columns]) for columns in _columns(
             {k: self.stat[k] for k in stats if k in self.stat})]
+        held = {k: (*self.results[k][:6], self.packed_bytes(self.results[k][6]))
+                for k in results if k in self.results}
         parts += [pack([1, *columns]) for columns in _columns(
-            {k: self.results[k] for k in results if k in self.results})]
+            {k: v for k, v in held.items() if v[6] is not None})]
         parts += [pack([2, *columns]) for columns in _columns(
             {k: self.files[k] for k in files if k in self.files})]
         if not parts:
@@ -487,7 +552,7 @@ def _read_delta(cache: IngestCache, path: Path) -> None:
         except binascii.Error as exc:
             raise RisuError(Code.CACHE_UNREADABLE, f"line {number}: not base64: {exc}",
                             path=shown) from None
-        _decode_records(cache, payload, shown, main=False)
+        _decode_records(cache, payload, shown)
 
 
 def _settled_delta(path: Path, data: bytes) -> bytes:
@@ -524,14 +589,84 @@ def _size_mtime(path: str | os.PathLike[str]) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-def _decode(cache: IngestCache, data: bytes, shown: str) -> None:
-    """Fill ``cache`` from the file's bytes, bounded while they are decoded (see the module
-    docstring); raises ``cache-unreadable``."""
-    if data[:1] in _MAP_BYTES:
-        return  # an earlier format's cache (one map): ignored silently, rebuilt
-    header = _decode_records(cache, data, shown, main=True)
-    if header:
-        cache.main_bytes = len(data)
+def _identity(st: os.stat_result) -> tuple[int, ...]:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def _read_main(cache: IngestCache, path: Path, seen: os.stat_result | None
+               ) -> os.stat_result:
+    """Fill ``cache`` from the main file, bounded while it is decoded (see the module
+    docstring), all but its packed outcomes (where they lie is kept: ``cache.region``);
+    the status of the file read.  Raises ``cache-unreadable`` and the refusals of
+    ``safeio``."""
+    shown = display_path(path)
+    fd, st = open_fd(path, MAX_CACHE_BYTES, seen=seen)
+    try:
+        size = st.st_size
+        head = read_at(fd, 0, min(size, HEAD_BYTES), path)
+        if head[:1] in _MAP_BYTES:
+            return st  # an earlier format's cache (one map): ignored silently, rebuilt
+        region = _region_of(head, shown)
+        if region is None:
+            return st  # another format or tool version: ignored silently, rebuilt
+        start, length = region
+        if start + length > size:
+            raise RisuError(Code.CACHE_UNREADABLE, f"not a valid cache: truncated (its packed "
+                            f"outcomes end at byte {start + length} of {size})", path=shown)
+        records = read_at(fd, start + length, size - start - length, path)
+    finally:
+        os.close(fd)
+    _decode_records(cache, records, shown, region=length)
+    cache.main_bytes = size
+    cache.region = (_identity(st), start, length)
+    return st
+
+
+def _region_of(head: bytes, shown: str) -> tuple[int, int] | None:
+    """Where the packed outcomes lie in a main file that starts with ``head``: (offset,
+    length) of the ``bin`` of its first record after the header, ``[3, bin]``; None when
+    the header is another format's or tool version's.  Raises ``cache-unreadable``."""
+    import msgpack
+
+    unpacker = msgpack.Unpacker(None, raw=False, max_buffer_size=HEAD_BYTES,
+                                max_str_len=HEAD_BYTES, max_bin_len=0, max_array_len=4,
+                                max_map_len=0, max_ext_len=0)
+    unpacker.feed(head)
+    try:
+        header = unpacker.unpack()
+    except Exception as exc:  # msgpack raises many types (OutOfData, ValueError, ...)
+        why = "no header" if isinstance(exc, msgpack.OutOfData) else str(exc)
+        raise RisuError(Code.CACHE_UNREADABLE, f"not a valid cache: {why}",
+                        path=shown) from None
+    if not (isinstance(header, list) and len(header) == 2):
+        raise RisuError(Code.CACHE_UNREADABLE, "not a valid cache: no header", path=shown)
+    if header != [CACHE_FORMAT, __version__]:
+        return None
+    at = unpacker.tell()
+    width = _BIN_WIDTHS.get(head[at + 2:at + 3], 0)
+    size = head[at + 3:at + 3 + width]
+    if head[at:at + 2] != b"\x92\x03" or not width or len(size) != width:
+        raise RisuError(Code.CACHE_UNREADABLE, "not a valid cache: record 1 is not of the "
+                        "expected shape", path=shown)
+    return at + 3 + width, int.from_bytes(size, "big")
+
+
+# msgpack's bin 8, 16 and 32: the bytes of the length that follows each
+_BIN_WIDTHS = {b"\xc4": 1, b"\xc5": 2, b"\xc6": 4}
+
+
+def _read_region(path: Path, ident: tuple[int, ...], start: int, length: int) -> bytes | None:
+    """The main file's packed outcomes, when the file is still the one read (else None)."""
+    try:
+        fd, st = open_fd(path, MAX_CACHE_BYTES)
+    except RisuError:
+        return None
+    try:
+        return read_at(fd, start, length, path) if _identity(st) == ident else None
+    except RisuError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _unpacker(n: int) -> Any:
@@ -543,22 +678,18 @@ def _unpacker(n: int) -> Any:
                             max_map_len=0, max_ext_len=0)
 
 
-def _decode_records(cache: IngestCache, data: bytes, shown: str, *, main: bool) -> bool:
-    """Add the records in ``data`` to ``cache``: the main file's (``main``: after its header;
-    False when that header is another version's, nothing added) or a delta line's payload.
-    Raises ``cache-unreadable``."""
+def _decode_records(cache: IngestCache, data: bytes, shown: str, *,
+                    region: int | None = None) -> None:
+    """Add the records in ``data`` to ``cache``: the main file's, after its region of packed
+    outcomes (``region``: its length; a result's packed outcome may lie there), or a delta
+    line's payload (None: each packed outcome held).  Raises ``cache-unreadable``."""
     n = len(data)
     unpacker = _unpacker(n)
     unpacker.feed(data)
+    first = 1 if region is None else 2  # (the records' numbers in the file)
     try:
-        if main:
-            header = next(unpacker, None)
-            if not (isinstance(header, list) and len(header) == 2):
-                raise ValueError("no header")
-            if header != [CACHE_FORMAT, __version__]:
-                return False  # another tool version's cache: ignored silently
-        for count, rec in enumerate(unpacker, 1):
-            got = _take(cache, rec)
+        for count, rec in enumerate(unpacker, first):
+            got = _take(cache, rec, region)
             if not got:
                 raise ValueError(f"record {count} is not of the expected shape")
             cache.on_disk += got
@@ -571,9 +702,9 @@ def _decode_records(cache: IngestCache, data: bytes, shown: str, *, main: bool) 
         raise
     except Exception as exc:  # msgpack raises many types (ExtraData, ValueError, ...)
         raise RisuError(Code.CACHE_UNREADABLE, f"not a valid cache: {exc}", path=shown) from None
-    return True
 
 
+_S_ISREG = stat_mod.S_ISREG
 _MAP_BYTES = {bytes([b]) for b in (*range(0x80, 0x90), 0xDE, 0xDF)}
 
 
@@ -584,13 +715,13 @@ def _column(values: Any, kind: set[type], size: int) -> bool:
     return type(values) is list and len(values) == size and set(map(type, values)) <= kind
 
 
-def _take(cache: IngestCache, rec: Any) -> int:
+def _take(cache: IngestCache, rec: Any, region: int | None) -> int:
     """Keep one record when it has its kind's shape and types: the number of entries it
-    held (0: it does not fit)."""
+    held (0: it does not fit).  ``region``: as in :func:`_decode_records`."""
     if type(rec) is not list or not rec:
         return 0
     if rec[0] == 1:
-        return _take_results(cache, rec)
+        return _take_results(cache, rec, region)
     return _take_columns(cache, rec)
 
 
@@ -598,9 +729,10 @@ def _lists_of_strs(column: list[Any]) -> bool:
     return set(map(type, column)) <= _LIST and set(map(type, chain.from_iterable(column))) <= _STR
 
 
-def _take_results(cache: IngestCache, rec: list[Any]) -> int:
+def _take_results(cache: IngestCache, rec: list[Any], region: int | None) -> int:
     """A record of results (columns): each field's type checked column by column, a row's
-    digests either none or one a component."""
+    digests either none or one a component, a packed outcome held or (in the main file)
+    ``[offset, length]`` inside its region of ``region`` bytes."""
     if len(rec) != 9:
         return 0
     _, keys, fmts, warnings, errors, ids, digests, fdigests, packed = rec
@@ -609,9 +741,9 @@ def _take_results(cache: IngestCache, rec: list[Any]) -> int:
     n = len(keys)
     if not (all(type(col) is list and len(col) == n for col in rec[2:])
             and set(map(type, keys)) <= _STR and set(map(type, fmts)) <= _OPT_STR
-            and set(map(type, errors)) <= _OPT_STR and set(map(type, packed)) <= _BYTES
-            and _lists_of_strs(warnings) and _lists_of_strs(ids)
-            and _lists_of_strs(digests) and _lists_of_strs(fdigests)):
+            and set(map(type, errors)) <= _OPT_STR and _lists_of_strs(warnings)
+            and _lists_of_strs(ids) and _lists_of_strs(digests) and _lists_of_strs(fdigests)
+            and _packed_fit(packed, region)):
         return 0
     counts = list(map(len, ids))
     for col in (digests, fdigests):
@@ -620,6 +752,20 @@ def _take_results(cache: IngestCache, rec: list[Any]) -> int:
     cache.results.update(zip(keys, zip(fmts, warnings, errors, ids, digests, fdigests, packed,
                                        strict=True), strict=True))
     return n
+
+
+def _packed_fit(packed: list[Any], region: int | None) -> bool:
+    """Each packed outcome held (``bytes``), or ``[offset, length]`` inside the region of
+    ``region`` bytes (None: there is none)."""
+    kinds = set(map(type, packed))
+    if kinds <= _BYTES:
+        return True
+    if region is None or not kinds <= _PACKED:
+        return False
+    spans = [p for p in packed if type(p) is list]
+    numbers = list(chain.from_iterable(spans))
+    return (set(map(len, spans)) == {2} and set(map(type, numbers)) <= _INT
+            and min(numbers) >= 0 and max(map(sum, spans)) <= region)
 
 
 def _take_columns(cache: IngestCache, rec: list[Any]) -> int:
@@ -643,6 +789,7 @@ def _take_columns(cache: IngestCache, rec: list[Any]) -> int:
 _INT = {int}
 _LIST = {list}
 _BYTES = {bytes}
+_PACKED = {bytes, list}
 _OPT_STR = {str, type(None)}
 _MEMO = set(MEMO_STATUSES)
 # the fields' types of a record of source stats (kind 0: size, mtime_ns, sha256) and of

@@ -34,6 +34,7 @@ and :mod:`~risutools.catalog.outcome` holds what the run reports.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from collections.abc import Callable
@@ -51,6 +52,7 @@ from risutools.catalog.render import render, safe_name, under
 from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
 from risutools.catalog.staging import Stager
 from risutools.catalog.walk import discover, find_sources
+from risutools.collector import alive_frozen, cycles_paused
 from risutools.contract.notesfind import document_keys, find_notes, orphans
 from risutools.errors import UsageError
 from risutools.fsio import (
@@ -69,6 +71,7 @@ from risutools.settings.catalog import FACTS_DIR, MAX_NOTES_BYTES
 from risutools.settings.config import Settings
 
 CACHE_NAME = ".risutools-cache/ingest.msgpack"
+_FACTS_PREFIX = FACTS_DIR + "/"  # (a facts file's name in the cache)
 
 ProgressFn = Callable[[int, int], None]  # (files_done, bytes_done)
 
@@ -103,28 +106,34 @@ def ingest(
     notes_s, notes_sig = _notes(out_p, notes_dir, executor)
     notes_sig += _grades_signature(settings)  # (part of every cache key)
     unlisted: list[tuple[str, str]] = []
-    cache = IngestCache.load(out_p / CACHE_NAME, use_cache)
-
-    run = _Run(src_p, out_p, lang, notes_sig, cache, on_progress)
-    run.verify = not ndjson
-    files, skipped = find_sources(src_p, exclude=out_p, unlisted=unlisted,
-                                  known=run.known if cache.enabled else None)
-    if settings is not None and settings.exclude:
-        files = [item for item in files if not settings.is_excluded(item[1])]
-    todo = run.plan(files, on_start)
-    own_pool = executor is None and (jobs if jobs is not None else (os.cpu_count() or 1)) > 1
-    stage = _stage_spec(out_p, ndjson, executor)
-    try:
-        result = _run(run, todo, files, skipped, unlisted, (lang, notes_s, ndjson, jobs),
-                      executor, stage, settings)
-    except KeyboardInterrupt:  # Ctrl-C: the workers are stopped; none of the temp files
-        sweep_temp_files(out_p, own=True)  # staged will be committed: removed; what was
-        raise  # committed (each document whole) stays, the cache is not saved
-    if own_pool and stage is not None:
-        sweep_temp_files(out_p)  # what a worker that died left (named after this process)
-    if notes_s is not None:
-        result.notices.extend(_orphan_notes(result, notes_s))
-    _save_cache(run.cache, set(run.outcomes))
+    frozen = contextlib.ExitStack()
+    with cycles_paused():  # (the cache and a source's bookkeeping: acyclic, by the thousand)
+        cache = IngestCache.load(out_p / CACHE_NAME, use_cache)
+        run = _Run(src_p, out_p, lang, notes_sig, cache, on_progress)
+        run.verify = not ndjson
+        files, skipped = find_sources(src_p, exclude=out_p, unlisted=unlisted,
+                                      known=run.known if cache.enabled else None)
+        if settings is not None and settings.exclude:
+            files = [item for item in files if not settings.is_excluded(item[1])]
+        todo = run.plan(files, on_start)
+        # the cache and the cached sources: frozen before the collector resumes, so neither
+        # its next pass nor those the projections trigger walk them
+        frozen.enter_context(alive_frozen())
+    with frozen:
+        own_pool = executor is None and (jobs if jobs is not None else (os.cpu_count() or 1)) > 1
+        stage = _stage_spec(out_p, ndjson, executor)
+        try:
+            result = _run(run, todo, files, skipped, unlisted, (lang, notes_s, ndjson, jobs),
+                          executor, stage, settings)
+        except KeyboardInterrupt:  # Ctrl-C: the workers are stopped; none of the temp files
+            sweep_temp_files(out_p, own=True)  # staged will be committed: removed; what was
+            raise  # committed (each document whole) stays, the cache is not saved
+        if own_pool and stage is not None:
+            sweep_temp_files(out_p)  # what a worker that died left (named after this process)
+        with cycles_paused():
+            if notes_s is not None:
+                result.notices.extend(_orphan_notes(result, notes_s))
+            _save_cache(run.cache, set(run.outcomes))
     return result
 
 
@@ -141,13 +150,15 @@ def _run(run: _Run, todo: list[tuple[str, str, int]], files: list[tuple[str, str
         if todo:
             run_sources(todo, lang, notes_s, ndjson, jobs, executor, run.finished, stage, settings,
                  formats)
-        again = run.unpack_needed(everything=ndjson or notes_s is not None)
+        with cycles_paused():
+            again = run.unpack_needed(everything=ndjson or notes_s is not None)
         if again:  # packed outcomes that did not fit: projected again, here
             run_sources(again, lang, notes_s, ndjson, 1, None, run.finished, stage, settings,
                         formats)
-        result = _result(run, unlisted, skipped)
-        write_catalog(result, out_p, ndjson, stager, run.cache)
-        write_facts(result, out_p, run.cache)
+        with cycles_paused():
+            result = _result(run, unlisted, skipped)
+            write_catalog(result, out_p, ndjson, stager, run.cache)
+            write_facts(result, out_p, run.cache)
     return result
 
 
@@ -272,9 +283,14 @@ class _Run:
         """The format of a file the cache knows (its stat is the one recorded, with an
         outcome of these settings): such a file is not opened to sniff it.  Its stat and
         cached outcome are kept for :meth:`plan`."""
-        st = _stat(path)
+        try:
+            stat = os.stat(path)
+        except OSError:
+            self.known_stats[path] = (None, None)
+            return None
+        st = (stat.st_size, stat.st_mtime_ns)
         hit = self.cache.lookup(rel, path, self.lang, post_id_from_name(path), self.notes_sig,
-                                st) if st is not None else None
+                                st)
         self.known_stats[path] = (st, hit)
         return hit.format if hit is not None else None
 
@@ -320,18 +336,19 @@ class _Run:
         ids = hit.ids
         if len(hit.digests) != len(ids) or len(hit.facts_digests) != len(ids):
             return
-        verify, folder = self.cache.verify, self.folder
+        verify, folder, facts_folder = self.cache.verify, self.folder, self.facts_folder
+        verified, facts_verified = hit.verified, hit.facts_verified
         settled = True
         for cid, digest, fdigest in zip(ids, hit.digests, hit.facts_digests, strict=True):
             name = safe_name(cid) + ".json"
             done = verify(name, folder + name, digest)
-            hit.verified.append(done)
+            verified.append(done)
             if done is None:
                 settled = False
-                hit.facts_verified.append(None)
+                facts_verified.append(None)
                 continue
-            facts = verify(FACTS_DIR + "/" + name, self.facts_folder + name, fdigest)
-            hit.facts_verified.append(facts)
+            facts = verify(_FACTS_PREFIX + name, facts_folder + name, fdigest)
+            facts_verified.append(facts)
             if facts is None and done[0] != "kept_reviewed":
                 settled = False  # (a reviewed document's facts are not written)
         hit.settled = settled

@@ -1,0 +1,66 @@
+"""The cycle collector's contexts (risutools.collector): what each leaves as it was."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pytest
+
+from risutools.collector import alive_frozen, cycles_paused, survivors_frozen
+
+
+@pytest.fixture(autouse=True)
+def _unfrozen() -> None:
+    gc.unfreeze()
+
+
+def test_alive_frozen_puts_everything_back() -> None:
+    keep = [[] for _ in range(10)]
+    with alive_frozen():
+        assert gc.get_freeze_count() >= len(keep)
+    assert gc.get_freeze_count() == 0
+
+
+def test_alive_frozen_inside_a_freeze_leaves_it_to_its_owner() -> None:
+    with survivors_frozen():
+        outer = gc.get_freeze_count()
+        keep = [[] for _ in range(10)]
+        with alive_frozen():
+            pass
+        assert gc.get_freeze_count() >= outer + len(keep)  # (the owner puts them back)
+    assert gc.get_freeze_count() == 0
+
+
+def test_alive_frozen_puts_back_on_an_error() -> None:
+    with pytest.raises(KeyError), alive_frozen():
+        raise KeyError("x")
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_cycle_frozen_in_the_block_is_collected_after_it() -> None:
+    class Node:
+        other: object
+
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    alive = weakref.ref(a)
+    with alive_frozen():
+        del a, b
+        gc.collect()
+        assert alive() is not None  # frozen: out of the collector's reach meanwhile
+    gc.collect()
+    assert alive() is None
+
+
+def test_cycles_paused_leaves_the_collector_as_it_was() -> None:
+    with cycles_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with cycles_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
