@@ -269,6 +269,46 @@ def read_inside(root: str | os.PathLike[str], path: str | os.PathLike[str], limi
     return read_regular(path, limit)
 
 
+class FolderFiles:
+    """The files named directly in one folder of ``root`` (``facts/<id>.json``), each read
+    as :func:`read_inside` reads it, with the folder's own place looked at once.
+
+    A name that is no symbolic link (its ``lstat``, which a read takes anyway) resolves to
+    the resolved folder and the name, so it is inside ``root`` exactly when the folder
+    is: resolved once, on the first read, instead of every component of every path again
+    (``os.path.realpath``: a look at each).  A link, a name with a separator, or a folder
+    outside ``root`` is read by :func:`read_inside` itself (the same refusals).  Meant for
+    one run over a catalog: a folder moved meanwhile is not looked at again."""
+
+    def __init__(self, root: str | os.PathLike[str], folder: str,
+                 what: str = "the catalog") -> None:
+        self.root = os.fspath(root)
+        self.folder = os.path.join(self.root, folder)
+        self.what = what
+        self._inside: bool | None = None
+
+    def _folder_inside(self) -> bool:
+        if self._inside is None:
+            real = os.path.realpath(self.folder)
+            base = os.path.realpath(self.root)
+            self._inside = real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+        return self._inside
+
+    def read(self, name: str, limit: int) -> bytes | None:
+        """The bytes of the file ``name`` (at most ``limit``), or None when there is
+        nothing by that name (what ``os.path.lexists`` says); :class:`FileRefused` as
+        :func:`read_inside` refuses it."""
+        path = os.path.join(self.folder, name)
+        try:
+            st = os.lstat(path)
+        except (OSError, ValueError):
+            return None
+        if (stat.S_ISLNK(st.st_mode) or os.sep in name or name in (".", "..")
+                or (os.altsep is not None and os.altsep in name) or not self._folder_inside()):
+            return read_inside(self.root, path, limit, self.what)
+        return read_regular(path, limit, seen=st)
+
+
 def sha256_regular(path: str | os.PathLike[str], limit: int) -> str:
     """Hex SHA-256 of a regular file of at most ``limit`` bytes, streamed (1 MiB buffer)."""
     h = hashlib.sha256()

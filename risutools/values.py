@@ -279,5 +279,11 @@ def decode_text(data: bytes, name: str) -> str:
 
 
 def parse_value_bytes(data: bytes, name: str, fmt: str) -> Any:
-    """:func:`parse_value` over a file's bytes, decoded by :func:`decode_text`."""
+    """:func:`parse_value` over a file's bytes, decoded by :func:`decode_text`; JSON that
+    the fast path (:func:`fast_json`) takes is read from the bytes themselves (the same
+    value: its contract)."""
+    if fmt == "json":
+        fast = fast_json(data)
+        if fast is not None:
+            return fast[0]
     return parse_value(decode_text(data, name), name, fmt)

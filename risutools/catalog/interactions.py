@@ -25,7 +25,7 @@ from risutools.catalog.graph import exclusive_capabilities
 from risutools.catalog.render import safe_name
 from risutools.errors import RisuError
 from risutools.pathnames import fits_wildcard as fits
-from risutools.safeio import read_inside
+from risutools.safeio import FolderFiles
 from risutools.settings.catalog import FACTS_DIR, FACTS_FORMAT
 from risutools.values import parse_value_bytes
 
@@ -86,10 +86,11 @@ class Summary:
                 and s.get("scope") in ("chat", "global")]
 
 
-def summarize_entry(root: str, e: Entry) -> Summary:
-    """The :class:`Summary` of one catalog entry (its facts file read, bounded)."""
+def summarize_entry(root: str, e: Entry, facts_files: FolderFiles | None = None) -> Summary:
+    """The :class:`Summary` of one catalog entry (its facts file read, bounded;
+    ``facts_files``: the run's reader of ``facts/``, made here when not given)."""
     title = e.get("projection", "title")
-    facts, note = read_facts(root, e)
+    facts, note = read_facts(root, e, facts_files)
     refs = e.get("provenance", "source_refs")
     sid = refs[0].get("source_id") if isinstance(refs, list) and refs \
         and isinstance(refs[0], dict) else None
@@ -99,15 +100,18 @@ def summarize_entry(root: str, e: Entry) -> Summary:
                    sid if isinstance(sid, str) else "")
 
 
-def read_facts(root: str, e: Entry) -> tuple[dict[str, Any] | None, str]:
+def read_facts(root: str, e: Entry, facts_files: FolderFiles | None = None
+               ) -> tuple[dict[str, Any] | None, str]:
     """The facts summary ingest wrote for ``e`` and "", or None and why there is none: no
     file, a file that cannot be read (not regular, too large, leading outside the catalog),
     or facts of another source (the document changed)."""
-    path = os.path.join(root, FACTS_DIR, safe_name(e.component_id) + ".json")
-    if not os.path.lexists(path):
-        return None, "no facts file (ingest writes facts/)"
+    files = facts_files if facts_files is not None else FolderFiles(root, FACTS_DIR)
+    name = safe_name(e.component_id) + ".json"
     try:
-        value = parse_value_bytes(read_inside(root, path, MAX_FACTS_BYTES), path, "json")
+        data = files.read(name, MAX_FACTS_BYTES)
+        if data is None:
+            return None, "no facts file (ingest writes facts/)"
+        value = parse_value_bytes(data, os.path.join(root, FACTS_DIR, name), "json")
     except RisuError as exc:
         return None, f"facts file unreadable: {exc.code}"
     if not isinstance(value, dict) or value.get("facts") != FACTS_FORMAT \

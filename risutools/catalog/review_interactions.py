@@ -25,6 +25,8 @@ from risutools.catalog.review_checks import units
 from risutools.collector import cycles_paused
 from risutools.findings import Finding
 from risutools.pathnames import fits_wildcard as fits
+from risutools.safeio import FolderFiles
+from risutools.settings.catalog import FACTS_DIR
 
 
 @dataclass
@@ -93,8 +95,9 @@ def _ids() -> dict[str, str]:
 def interactions(root: str, entries: Iterable[Entry]) -> Interactions:
     """Every RV4xx unit over the catalog's summaries, the families, the lineages and the
     RV5xx units over them."""
+    facts_files = FolderFiles(root, FACTS_DIR)  # facts/ looked at once for the run
     with cycles_paused():
-        return relate(summarize_entry(root, e) for e in entries)
+        return relate(summarize_entry(root, e, facts_files) for e in entries)
 
 
 def relate(summaries: Iterable[Summary]) -> Interactions:
