@@ -30,6 +30,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -120,6 +121,51 @@ def find_check_jsonschema() -> str | None:
     return str(exe) if exe.exists() else None
 
 
+def find_ajv() -> str | None:
+    """A ``node_modules`` folder holding Ajv (issue 23's higher anchor): ``AJV_NODE_MODULES``,
+    or ``.venv-bench-ajv/node_modules`` (``npm install ajv@8`` there on first use); None
+    without Node and npm, or with ``NO_BENCH_VENV`` set and nothing installed."""
+    given = os.environ.get("AJV_NODE_MODULES")
+    if given:
+        return given
+    folder = ROOT / ".venv-bench-ajv"
+    modules = folder / "node_modules"
+    if (modules / "ajv").is_dir():
+        return str(modules)
+    if os.environ.get("NO_BENCH_VENV") or not shutil.which("node") or not shutil.which("npm"):
+        return None
+    print("installing Ajv into .venv-bench-ajv (bench only) ...", flush=True)
+    try:
+        folder.mkdir(exist_ok=True)
+        subprocess.run(["npm", "install", "--silent", "--prefix", str(folder), "ajv@8"],
+                       check=True, timeout=600, capture_output=True)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
+        print(f"could not install Ajv: {exc}")
+        return None
+    return str(modules) if (modules / "ajv").is_dir() else None
+
+
+def beside_ajv(files: list[str], cwd: Path, rounds: int) -> None:
+    """``validate`` (every rule) beside Ajv (schema only), whole processes in turn, on the
+    first 3,000 files (the issue's figure) and on all of them."""
+    import workload
+
+    modules = find_ajv()
+    if modules is None:
+        print("Ajv side by side: SKIPPED (no node/npm: set AJV_NODE_MODULES to a folder "
+              "holding ajv)")
+        return
+    schema = str(ROOT / "schemas" / "matrix-component-v1.schema.json")
+    for part in sorted({min(3000, len(files)), len(files)}):
+        rt = [sys.executable, "-m", "risutools", "validate", "-f", "concise", *files[:part]]
+        ajv = ["node", str(ROOT / "bench" / "ajv_validate.js"), schema, *files[:part]]
+        os.environ["AJV_NODE_MODULES"] = modules
+        r = workload.side_by_side(rt, ajv, rounds, cwd=cwd)
+        print(f"{part} files: risutools validate CPU {r['a_cpu']:.2f} s, Ajv (schema only) CPU "
+              f"{r['b_cpu']:.2f} s: {r['ratio']:.2f}x Ajv (pairs {r['ratio_min']:.2f}-"
+              f"{r['ratio_max']:.2f}; the issue's aim: within 2x)")
+
+
 def _children_cpu() -> float:
     import resource
 
@@ -166,6 +212,7 @@ def projected(cjs: str | None, rounds: int) -> None:
     if cjs is None:
         print("check-jsonschema side by side: SKIPPED (not installed: set "
               "CHECK_JSONSCHEMA=/path/to/check-jsonschema or allow the bench venv)")
+        beside_ajv(files, catalog.parent, rounds)
         return
     rt = [sys.executable, "-m", "risutools", "validate", "-f", "concise", *files]
     peer = [cjs, "--schemafile", str(ROOT / "schemas" / "matrix-component-v1.schema.json"),
@@ -178,6 +225,7 @@ def projected(cjs: str | None, rounds: int) -> None:
           f"peak {r['b_peak']:.0f} MiB, exit {r['b_rc']}")
     print(f"CPU ratio risutools / check-jsonschema: {r['ratio']:.2f}x (pairs "
           f"{r['ratio_min']:.2f}-{r['ratio_max']:.2f}, median of {rounds}; goal <= 0.25x)")
+    beside_ajv(files, catalog.parent, rounds)
 
 
 def startup(args: list[str], runs: int = 7) -> float:
