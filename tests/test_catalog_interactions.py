@@ -640,3 +640,38 @@ def test_ingest_never_writes_facts_outside_the_catalog(tmp_path: Path) -> None:
     assert r.returncode == 2 and "outside-catalog" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
     assert list(elsewhere.iterdir()) == []
+
+
+def test_pared_facts_read_as_the_whole_facts(board: Path, buttons: Path) -> None:
+    """A summary keeps its facts pared down (empty members dropped, short strings shared):
+    every reader of a summary answers as with the whole facts, and a repost is still found
+    by the content of the whole facts."""
+    from risutools.catalog.interactions import facts_content, pared
+    from risutools.catalog.lineage import _content
+    from risutools.catalog.review_interactions import risk
+
+    files = sorted((board / "facts").glob("*.json")) + sorted((buttons / "facts").glob("*.json"))
+    assert len(files) >= 8
+    whole = [json.loads(f.read_text(encoding="utf-8")) for f in files]
+    whole.append({**whole[0], "hosts": [], "low_level_access": False, "findings": [],
+                  "state": [], "risu_buttons": 0})  # every kind of empty member
+    full = [_facts_summary(i, f) for i, f in enumerate(whole)]
+    kept = [Summary(s.component_id, s.where, s.title, s.review_status, s.runtime_status,
+                    s.provides, s.conflicts, pared(f), s.facts_note, s.version, s.source_id,
+                    facts_content(f)) for s, f in zip(full, whole, strict=True)]
+    assert sum(len(s.facts or {}) for s in kept) < sum(len(f) for f in whole)
+    keys = {k for f in whole for k in f}
+    ix_full, ix_kept = Index.build(full), Index.build(kept)
+    for a, b in zip(full, kept, strict=True):
+        assert b.facts  # never empty
+        for k in keys:
+            assert a.names(k) == b.names(k) and a.text(k) == b.text(k)
+            assert a.number(k) == b.number(k)
+        assert list(a.state()) == list(b.state())
+        assert a.computed_state(3) == b.computed_state(3)
+        assert risk(ix_full, a) == risk(ix_kept, b)
+        assert _content(a) == _content(b)
+    # a repost: the same facts but those naming the copy, and only those
+    copy = {**whole[0], "component_id": "other", "source_part": "card.json"}
+    assert facts_content(copy) == facts_content(whole[0])
+    assert facts_content({**whole[0], "hosts": ["x.example"]}) != facts_content(whole[0])

@@ -15,7 +15,9 @@ the dependencies they find.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import os
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,6 +52,9 @@ class Summary:
     facts_note: str = ""  # why there are no facts ("" when there are)
     version: str = ""
     source_id: str = ""  # source_refs[0].source_id: "risu:<post id>"
+    #: :func:`facts_content` of the whole facts, taken before they were pared down ("":
+    #: not taken; the lineage takes it from ``facts`` then)
+    content: str = ""
 
     @property
     def live(self) -> bool:
@@ -86,6 +91,35 @@ class Summary:
                 and s.get("scope") in ("chat", "global")]
 
 
+#: the facts that name a copy (a repost in another container or post has the same others)
+IDENTITY = frozenset({"component_id", "source_sha256", "source_part", "title"})
+
+
+def facts_content(facts: dict[str, Any]) -> str:
+    """What a repost shares: a digest of the facts but those naming the copy."""
+    text = repr(sorted((k, repr(v)) for k, v in facts.items() if k not in IDENTITY))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _kept(v: Any) -> Any:
+    """``v`` with its short strings interned (names many components share: hooks, toggles,
+    scopes, button names kept once for the whole review)."""
+    if isinstance(v, str):
+        return sys.intern(v) if len(v) <= 64 else v
+    if isinstance(v, list):
+        return [_kept(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _kept(x) for k, x in v.items()}
+    return v
+
+
+def pared(facts: dict[str, Any]) -> dict[str, Any]:
+    """What a summary keeps of the facts: the members that are not empty (every reader of
+    a summary takes a missing member as an empty one), short strings interned; the format's
+    own member always (so the facts are never an empty, falsy, dict)."""
+    return {k: _kept(v) for k, v in facts.items() if v or k == "facts"}
+
+
 def summarize_entry(root: str, e: Entry, facts_files: FolderFiles | None = None) -> Summary:
     """The :class:`Summary` of one catalog entry (its facts file read, bounded;
     ``facts_files``: the run's reader of ``facts/``, made here when not given)."""
@@ -96,8 +130,9 @@ def summarize_entry(root: str, e: Entry, facts_files: FolderFiles | None = None)
         and isinstance(refs[0], dict) else None
     return Summary(e.component_id, e.where(), title if isinstance(title, str) else "",
                    e.review_status, e.runtime_status, tuple(e.caps("provides")),
-                   tuple(e.caps("conflicts")), facts, note, e.version,
-                   sid if isinstance(sid, str) else "")
+                   tuple(e.caps("conflicts")), None if facts is None else pared(facts), note,
+                   e.version, sid if isinstance(sid, str) else "",
+                   "" if facts is None else facts_content(facts))
 
 
 def read_facts(root: str, e: Entry, facts_files: FolderFiles | None = None

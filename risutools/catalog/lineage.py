@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from risutools.catalog.interactions import Index, Summary
+from risutools.catalog.interactions import Index, Summary, facts_content
 
 #: what a drift compares, in this order: (name, how to read it from a summary)
 DRIFT_FIELDS = ("hooks", "privileged_apis", "hosts", "state", "toggles", "findings")
@@ -117,14 +117,10 @@ def lineages(ix: Index) -> tuple[list[dict[str, Any]], list[Link]]:
 
 
 #: what names a component's copy, not its content: left out when two copies are compared
-_IDENTITY = frozenset({"component_id", "source_sha256", "source_part", "title"})
-
-
 def _content(s: Summary) -> str:
-    """The facts without what names the copy (a repost in another container or post has the
-    same)."""
-    f = s.facts or {}
-    return repr(sorted((k, repr(v)) for k, v in f.items() if k not in _IDENTITY))
+    """What a repost shares (:func:`~risutools.catalog.interactions.facts_content`), taken
+    when the summary was made (before its facts were pared down), else now."""
+    return s.content or facts_content(s.facts or {})
 
 
 def _links(ix: Index, order: list[int]) -> list[Link]:
