@@ -214,6 +214,16 @@ def review_scale(tmp: Path) -> None:
         (n0, p0), (n1, p1) = seen[0], seen[-1]
         print(f"peak grows {(p1 - p0) * 1024 / (n1 - n0):.1f} KiB a document from {n0:,} to "
               f"{n1:,} (goal: <= 300 MB at 50,000)")
+    # the largest size again with each copy's facts: what ingest writes beside every module
+    # (read by the interactions), every copy then a repost of its original (the lineages)
+    n = sizes[-1]
+    catalog = workload.scaled_catalog(n, facts=True)
+    cpu, wall, peak, rc = workload.run_process(
+        [sys.executable, "-m", "risutools", "review", str(catalog), "-f", "json", "-q",
+         "-o", str(tmp / "review-scale.json")])
+    print(f"review of {n:,} projected documents with their facts, every copy a repost: CPU "
+          f"{cpu:.2f} s ({cpu / n * 1e3:.2f} ms a document), wall {wall:.2f} s, peak "
+          f"{peak:.0f} MiB, exit {rc}")
 
 
 def main() -> None:

@@ -89,18 +89,24 @@ def projected_catalog(n: int) -> Path:
     return root / "catalog"
 
 
-def scaled_catalog(n: int, base: int = 10_000) -> Path:
+def scaled_catalog(n: int, base: int = 10_000, facts: bool = False) -> Path:
     """A folder of ``n`` documents made of copies of the ``base``-document projected
     catalog (copy k > 0 of a document has ``-c<k>`` after its component_id and its file
-    name), made once and reused: a catalog of the same documents at any size."""
-    root = BASE / f"scaled-{n}"
+    name), made once and reused: a catalog of the same documents at any size.  ``facts``:
+    with their ``facts/`` files copied alike (the component_id changed the same way, the
+    file named for it, as ingest names it); every copy is then a repost of its original
+    (the same source, the same facts), which the review's lineages relate."""
+    sys.path.insert(0, str(ROOT))
+    from risutools.catalog.render import safe_name
+
+    root = BASE / (f"scaled-{n}-facts" if facts else f"scaled-{n}")
     marker = root / ".complete"
-    if marker.exists() and marker.read_text() == f"{n} {base} {VERSION}":
+    if marker.exists() and marker.read_text() == f"{n} {base} {VERSION} {facts}":
         return root / "catalog"
     shutil.rmtree(root, ignore_errors=True)
     src = projected_catalog(base)
     out = root / "catalog"
-    out.mkdir(parents=True)
+    (out / "facts").mkdir(parents=True)
     names = sorted(p.name for p in src.glob("*.json"))
     made = 0
     for k in range(-(-n // len(names))):
@@ -108,12 +114,19 @@ def scaled_catalog(n: int, base: int = 10_000) -> Path:
             if made == n:
                 break
             data = (src / name).read_bytes()
+            cid = json.loads(data)["component_id"]
+            facts_file = src / "facts" / f"{safe_name(cid)}.json"
             if k:
                 data = re.sub(rb'("component_id":\s*"[^"]+)"',
                               lambda m, k=k: m.group(1) + b"-c%d\"" % k, data, count=1)
             (out / name.replace(".json", f"-c{k}.json")).write_bytes(data)
+            if facts and facts_file.exists():
+                value = json.loads(facts_file.read_bytes())
+                value["component_id"] = f"{cid}-c{k}" if k else cid
+                (out / "facts" / f"{safe_name(value['component_id'])}.json").write_text(
+                    json.dumps(value, ensure_ascii=False, indent=2) + "\n", "utf-8")
             made += 1
-    marker.write_text(f"{n} {base} {VERSION}")
+    marker.write_text(f"{n} {base} {VERSION} {facts}")
     return out
 
 

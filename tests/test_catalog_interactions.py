@@ -643,23 +643,24 @@ def test_ingest_never_writes_facts_outside_the_catalog(tmp_path: Path) -> None:
 
 
 def test_pared_facts_read_as_the_whole_facts(board: Path, buttons: Path) -> None:
-    """A summary keeps its facts pared down (empty members dropped, short strings shared):
-    every reader of a summary answers as with the whole facts, and a repost is still found
-    by the content of the whole facts."""
+    """A summary keeps its facts pared down (empty members apart, as shared (name, repr)
+    pairs): every reader of a summary answers as with the whole facts, and a repost is
+    still found by the content of the whole facts."""
+    import dataclasses
+
     from risutools.catalog.interactions import facts_content, pared
-    from risutools.catalog.lineage import _content
     from risutools.catalog.review_interactions import risk
 
     files = sorted((board / "facts").glob("*.json")) + sorted((buttons / "facts").glob("*.json"))
     assert len(files) >= 8
     whole = [json.loads(f.read_text(encoding="utf-8")) for f in files]
     whole.append({**whole[0], "hosts": [], "low_level_access": False, "findings": [],
-                  "state": [], "risu_buttons": 0})  # every kind of empty member
+                  "state": [], "risu_buttons": 0, "title": ""})  # every kind of empty member
     full = [_facts_summary(i, f) for i, f in enumerate(whole)]
-    kept = [Summary(s.component_id, s.where, s.title, s.review_status, s.runtime_status,
-                    s.provides, s.conflicts, pared(f), s.facts_note, s.version, s.source_id,
-                    facts_content(f)) for s, f in zip(full, whole, strict=True)]
+    kept = [dataclasses.replace(s, facts=pared(f)[0], empty=pared(f)[1])
+            for s, f in zip(full, whole, strict=True)]
     assert sum(len(s.facts or {}) for s in kept) < sum(len(f) for f in whole)
+    assert len({id(s.empty) for s in kept[:-1]}) < len(kept) - 1  # the empty sets shared
     keys = {k for f in whole for k in f}
     ix_full, ix_kept = Index.build(full), Index.build(kept)
     for a, b in zip(full, kept, strict=True):
@@ -670,8 +671,15 @@ def test_pared_facts_read_as_the_whole_facts(board: Path, buttons: Path) -> None
         assert list(a.state()) == list(b.state())
         assert a.computed_state(3) == b.computed_state(3)
         assert risk(ix_full, a) == risk(ix_kept, b)
-        assert _content(a) == _content(b)
+        assert facts_content(a) == facts_content(b)
     # a repost: the same facts but those naming the copy, and only those
-    copy = {**whole[0], "component_id": "other", "source_part": "card.json"}
-    assert facts_content(copy) == facts_content(whole[0])
-    assert facts_content({**whole[0], "hosts": ["x.example"]}) != facts_content(whole[0])
+    copy = _facts_summary(99, {**whole[0], "component_id": "other", "source_part": "card.json"})
+    assert facts_content(copy) == facts_content(full[0])
+    moved = _facts_summary(99, {**whole[0], "hosts": ["x.example"]})
+    assert facts_content(moved) != facts_content(full[0])
+    # an empty member is not a missing one (the whole facts differ)
+    less = {k: v for k, v in whole[-1].items() if k != "hosts"}
+    assert facts_content(_facts_summary(98, less)) != facts_content(full[-1])
+    facts, empty = pared(less)
+    assert facts_content(dataclasses.replace(kept[-1], facts=facts, empty=empty)) \
+        != facts_content(kept[-1])

@@ -15,9 +15,7 @@ the dependencies they find.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import os
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,9 +50,8 @@ class Summary:
     facts_note: str = ""  # why there are no facts ("" when there are)
     version: str = ""
     source_id: str = ""  # source_refs[0].source_id: "risu:<post id>"
-    #: :func:`facts_content` of the whole facts, taken before they were pared down ("":
-    #: not taken; the lineage takes it from ``facts`` then)
-    content: str = ""
+    #: the facts' empty members left out of ``facts`` (:func:`pared`), as (name, ``repr``)
+    empty: tuple[tuple[str, str], ...] = ()
 
     @property
     def live(self) -> bool:
@@ -93,31 +90,33 @@ class Summary:
 
 #: the facts that name a copy (a repost in another container or post has the same others)
 IDENTITY = frozenset({"component_id", "source_sha256", "source_part", "title"})
+#: the empty members of a summary's facts, each set kept once (a catalog's facts have few
+#: different sets); past this many sets, a summary keeps its own
+_EMPTIES: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
+_EMPTIES_MAX = 4096
 
 
-def facts_content(facts: dict[str, Any]) -> str:
-    """What a repost shares: a digest of the facts but those naming the copy."""
-    text = repr(sorted((k, repr(v)) for k, v in facts.items() if k not in IDENTITY))
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+def pared(facts: dict[str, Any]) -> tuple[dict[str, Any], tuple[tuple[str, str], ...]]:
+    """What a summary keeps of the facts: the members that are not empty (every reader of a
+    summary takes a missing member as an empty one; the format's own member always, so the
+    facts are never an empty, falsy, dict), and the empty ones as (name, ``repr``) pairs,
+    shared, for :func:`facts_content`."""
+    kept = {k: v for k, v in facts.items() if v or k == "facts"}
+    empty = tuple((k, repr(v)) for k, v in facts.items() if not v and k != "facts")
+    shared = _EMPTIES.get(empty)
+    if shared is None:
+        if len(_EMPTIES) < _EMPTIES_MAX:
+            _EMPTIES[empty] = empty
+        shared = empty
+    return kept, shared
 
 
-def _kept(v: Any) -> Any:
-    """``v`` with its short strings interned (names many components share: hooks, toggles,
-    scopes, button names kept once for the whole review)."""
-    if isinstance(v, str):
-        return sys.intern(v) if len(v) <= 64 else v
-    if isinstance(v, list):
-        return [_kept(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _kept(x) for k, x in v.items()}
-    return v
-
-
-def pared(facts: dict[str, Any]) -> dict[str, Any]:
-    """What a summary keeps of the facts: the members that are not empty (every reader of
-    a summary takes a missing member as an empty one), short strings interned; the format's
-    own member always (so the facts are never an empty, falsy, dict)."""
-    return {k: _kept(v) for k, v in facts.items() if v or k == "facts"}
+def facts_content(s: Summary) -> str:
+    """What a repost shares: the facts of ``s`` but those naming the copy (its empty
+    members included, as the whole facts had them)."""
+    f = s.facts or {}
+    return repr(sorted([(k, repr(v)) for k, v in f.items() if k not in IDENTITY]
+                       + [p for p in s.empty if p[0] not in IDENTITY]))
 
 
 def summarize_entry(root: str, e: Entry, facts_files: FolderFiles | None = None) -> Summary:
@@ -128,11 +127,11 @@ def summarize_entry(root: str, e: Entry, facts_files: FolderFiles | None = None)
     refs = e.get("provenance", "source_refs")
     sid = refs[0].get("source_id") if isinstance(refs, list) and refs \
         and isinstance(refs[0], dict) else None
+    kept, empty = (None, ()) if facts is None else pared(facts)
     return Summary(e.component_id, e.where(), title if isinstance(title, str) else "",
                    e.review_status, e.runtime_status, tuple(e.caps("provides")),
-                   tuple(e.caps("conflicts")), None if facts is None else pared(facts), note,
-                   e.version, sid if isinstance(sid, str) else "",
-                   "" if facts is None else facts_content(facts))
+                   tuple(e.caps("conflicts")), kept, note, e.version,
+                   sid if isinstance(sid, str) else "", empty)
 
 
 def read_facts(root: str, e: Entry, facts_files: FolderFiles | None = None

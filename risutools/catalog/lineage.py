@@ -118,9 +118,8 @@ def lineages(ix: Index) -> tuple[list[dict[str, Any]], list[Link]]:
 
 #: what names a component's copy, not its content: left out when two copies are compared
 def _content(s: Summary) -> str:
-    """What a repost shares (:func:`~risutools.catalog.interactions.facts_content`), taken
-    when the summary was made (before its facts were pared down), else now."""
-    return s.content or facts_content(s.facts or {})
+    """What a repost shares (:func:`~risutools.catalog.interactions.facts_content`)."""
+    return facts_content(s)
 
 
 def _links(ix: Index, order: list[int]) -> list[Link]:
