@@ -356,3 +356,40 @@ def test_a_card_and_its_module_are_not_duplicates(tmp_path: Path) -> None:
         shutil.copy(p, tmp_path / "cat2" / p.name)
     d = _review(tmp_path / "cat2")
     assert sorted(len(g["components"]) for g in d["duplicates"]) == [2, 2]
+
+
+@pytest.mark.parametrize("where", ["inside", "outside", "linked"])
+def test_an_entrys_place_is_shown_as_its_real_path_would_be(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, where: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An entry's place taken from the name the loader gave its file (when the file and its
+    folder are their resolved selves, inside the working folder) is the place worked out
+    from its real path: with links to a document and to the catalog, the catalog inside the
+    working folder, outside it, or reached through a link."""
+    from risutools.catalog import review_pass
+
+    cat = fresh_catalog(tmp_path_factory, tmp_path / "real")
+    first = sorted(cat.glob("*.json"))[0]
+    os.symlink(first, cat / "zz-link-to-first.json")
+    (tmp_path / "work").mkdir()
+    if where == "inside":
+        monkeypatch.chdir(cat.parent)
+        named = Path("cat")
+    elif where == "outside":
+        monkeypatch.chdir(tmp_path / "work")
+        named = Path("..") / "real" / "cat"
+    else:
+        os.symlink(cat, tmp_path / "work" / "via-link")
+        monkeypatch.chdir(tmp_path / "work")
+        named = Path("via-link")
+    shortcut = render_review_json(review_catalog(Catalog.open(named), jobs=1))
+    real = review_pass._Reals.resolve
+
+    def never_alike(self: Any, p: Path) -> tuple[Path, bool]:
+        return real(self, p)[0], False
+
+    monkeypatch.setattr(review_pass._Reals, "resolve", never_alike)
+    worked_out = render_review_json(review_catalog(Catalog.open(named), jobs=1))
+    assert shortcut == worked_out
+    if where == "inside":
+        assert '"file":"cat/' in shortcut

@@ -130,6 +130,9 @@ class Surveyed:
     past: bool = False  # past candidate: MC305 reads the whole document
     status_line: int | None = None  # MC305's line, for a document past candidate
     reload: Callable[[], dict[str, Any]] | None = None  # the whole document, read back
+    #: the entry's place as shown (``Entry.where``), when it is the name the loader gave
+    #: the file (None: the entry works it out from its real path)
+    where: str | None = None
 
 
 @dataclass
@@ -195,7 +198,10 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
             h = None
         if h is not None:
             out.fmt, out.doc_sha256 = entry_format(ld.path), h
-            out.path = resolved(ld.path)
+            out.path, alike = resolved.resolve(ld.path)
+            if alike:
+                line = info.line if out.fmt == "ndjson" else None
+                out.where = f"{info.file}:{line}" if line else info.file
     if past_start(doc):
         out.past, out.status_line = True, ld.line_of(STATUS)
     return out
@@ -204,23 +210,37 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
 class _Reals:
     """``Path.resolve`` of the files read, each folder resolved once for all its files, a
     file itself followed only when it is a symbolic link, a file's documents (an NDJSON
-    file's lines) asked once."""
+    file's lines) asked once; and whether a file is shown as it was named (its entry's
+    place is then the name the loader gave it: :meth:`resolve`)."""
 
     def __init__(self) -> None:
-        self.folders: dict[str, str] = {}
-        self.last: tuple[str, Path] | None = None
+        #: folder as named -> (resolved, whether the folder named is its resolved self and
+        #: inside the working folder: a file in it is shown by its place there either way)
+        self.folders: dict[str, tuple[str, bool]] = {}
+        self.last: tuple[str, Path, bool] | None = None
 
-    def __call__(self, p: Path) -> Path:
+    def resolve(self, p: Path) -> tuple[Path, bool]:
+        """(the real file, whether :func:`display_path` shows it as it shows ``p``)."""
         text = os.fspath(p)
         if self.last is not None and self.last[0] == text:
-            return self.last[1]
+            return self.last[1], self.last[2]
         folder, name = os.path.split(text)
-        real = self.folders.get(folder)
-        if real is None:
-            real = self.folders[folder] = os.path.realpath(folder or ".")
-        out = Path(os.path.realpath(text) if os.path.islink(text) else os.path.join(real, name))
-        self.last = (text, out)
-        return out
+        known = self.folders.get(folder)
+        if known is None:
+            real = os.path.realpath(folder or ".")
+            try:
+                cwd = os.getcwd()
+            except OSError:
+                cwd = ""
+            named = os.path.abspath(folder or ".")
+            plain = bool(cwd) and real == named and (
+                named == cwd or named.startswith(cwd.rstrip("/") + "/"))
+            known = self.folders[folder] = (real, plain)
+        real, plain = known
+        link = os.path.islink(text)
+        out = Path(os.path.realpath(text) if link else os.path.join(real, name))
+        self.last = (text, out, plain and not link)
+        return out, plain and not link
 
 
 def _share(s: Surveyed) -> None:
@@ -265,7 +285,8 @@ def _flat(part: LoadOutcome, surveyed: list[Surveyed]) -> Flat:
     bytes): pickled in C, where dataclasses take a call per object each way."""
     docs = [(_INFO(s.info), _path_text(s.info.path), [_FINDING(f) for f in s.info.findings],
              [_VERIFICATION(v) for v in s.verifications], s.fmt, _path_text(s.path),
-             s.doc_sha256, s.head, s.blob, s.doc, s.past, s.status_line) for s in surveyed]
+             s.doc_sha256, s.head, s.blob, s.doc, s.past, s.status_line, s.where)
+            for s in surveyed]
     return ([_FINDING(f) for f in part.problems], part.files, part.skipped, docs)
 
 
@@ -273,12 +294,12 @@ def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:
     problems, files, skipped, docs = flat
     part = LoadOutcome([], [Finding(*f) for f in problems], files, skipped)
     out = []
-    for (i, ipath, found, vs, fmt, path, sha, head, blob, doc, past, line) in docs:
+    for (i, ipath, found, vs, fmt, path, sha, head, blob, doc, past, line, where) in docs:
         info = DocumentInfo(i[0], i[1], i[2], i[3], i[4], [Finding(*f) for f in found],
                             Path(ipath) if ipath is not None else None, candidate=i[5])
         out.append(Surveyed(info, [Verification(*v) for v in vs], fmt,
                             Path(path) if path is not None else None, sha, head, blob, doc,
-                            past, line))
+                            past, line, where=where))
     return part, out
 
 
@@ -441,7 +462,7 @@ def entries_of(surveyed: list[Surveyed]) -> list[Entry]:
         out.append(Entry(s.path, s.info.line if s.fmt == "ndjson" else None, s.fmt,
                          None if packed else s.doc, s.doc_sha256,
                          head=s.head if packed else None, reload=s.reload,
-                         key=(s.info.file, s.info.line)))
+                         key=(s.info.file, s.info.line), _where=s.where))
     return out
 
 

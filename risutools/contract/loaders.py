@@ -228,14 +228,15 @@ def _walk(root: Path, exclude: tuple[str, ...], errors: list[OSError]) -> Iterat
         dirnames[:] = sorted(
             d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
         )
+        folder = Path(dirpath)  # (one object a folder: each file's path made from it)
         for fn in filenames:
             if fn.startswith(".") or fn in SKIP_FILES:
                 continue
             if not fn.lower().endswith(DOC_EXTS):
                 continue
-            f = Path(dirpath) / fn
-            rel = f.relative_to(root).as_posix()
-            if any(fnmatch(rel, pat) or fnmatch(fn, pat) for pat in exclude):
+            f = folder / fn
+            if exclude and any(fnmatch(f.relative_to(root).as_posix(), pat) or fnmatch(fn, pat)
+                               for pat in exclude):
                 continue
             yield f
 
