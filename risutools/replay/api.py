@@ -21,7 +21,7 @@ from risutools.replay.component import (
     write_or_fail,
     write_updated,
 )
-from risutools.replay.fixture import Fixture, load_fixture
+from risutools.replay.fixture import Fixture, load_fixture, stream_fixture
 from risutools.replay.render_html import render_html
 from risutools.replay.render_markdown import render_markdown
 from risutools.replay.row_views import RowViews
@@ -147,12 +147,12 @@ def run_component(
 def _replay(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Path | None,
             catalog_layer: dict[str, Any] | bool | None, output: str | Path | None,
             ) -> tuple[Fixture, dict[str, Any], list[Path], str]:
-    """Load the fixture, run, write the three files: (fixture, report, paths, the JSON
-    file's digest)."""
-    fx = load_fixture(fixture)
+    """Load the fixture (an NDJSON one read as it is replayed), run, write the three files:
+    (fixture, report, paths, the JSON file's digest)."""
+    fx = stream_fixture(fixture)
     layer = catalog_section(cf.path) if catalog_layer is False else catalog_layer
     cfg = load_replay_config(config, layer if isinstance(layer, dict) else None, fx.config)
-    views = RowViews(len(fx.turns), sim != SIM_MONITOR)
+    views = RowViews(fx.turn_count(), sim != SIM_MONITOR)
     try:  # the rows out of memory (the temporary folder past 1 MiB), then streamed
         run = run_simulation(sim, fx, cfg, spool=True, watch=views.add)
         report = build_report(run, fx, cfg, cf.doc)

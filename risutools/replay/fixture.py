@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,22 @@ class Fixture:
     config: dict[str, Any] | None
     sha256: str  # "sha256:<hex>" of the file bytes ("" when built in memory)
     file: str = ""  # base name of the file
+    #: an NDJSON fixture read as it is replayed (:func:`stream_fixture`): its turns, parsed
+    #: one line at a time, once (``turns`` is then empty)
+    stream: TurnStream | None = None
+
+    def turn_count(self) -> int:
+        return len(self.stream) if self.stream is not None else len(self.turns)
+
+    def iter_turns(self) -> Iterator[Turn]:
+        """The turns in order (a streamed fixture's: once)."""
+        return iter(self.stream) if self.stream is not None else iter(self.turns)
+
+    def notes(self) -> list[str]:
+        """The bridge records' notes, one a turn whose two percentages disagree (a streamed
+        fixture's: of the turns read so far)."""
+        turns = self.stream.read if self.stream is not None else self.turns
+        return [t.metrics.note for t in turns if t.metrics is not None and t.metrics.note]
 
 
 class _Ids:
@@ -243,6 +260,21 @@ def _deletes(raw: Any, where: str, ids: _Ids) -> list[str]:
 
 def build_fixture(data: Any, *, sha256: str = "", file: str = "") -> Fixture:
     """Validate a parsed fixture mapping and assign ids."""
+    name, config, messages, ids = _header(data)
+    raw_turns = data.get("turns")
+    if not isinstance(raw_turns, list):
+        raise _err("turns", "must be a list of turns")
+    if not raw_turns:
+        raise _err("turns", NO_TURNS)
+    turns = [_turn(t, i + 1, ids) for i, t in enumerate(raw_turns)]
+    return Fixture(name, messages, turns, config, sha256, file)
+
+
+NO_TURNS = "the fixture has no turns: a replay needs at least one request"
+
+
+def _header(data: Any) -> tuple[str, dict[str, Any] | None, list[Message], _Ids]:
+    """A fixture's mapping but its turns, checked: (name, config, messages, the ids)."""
     if data is None:
         raise _err("", "the fixture is empty")
     if not isinstance(data, dict):
@@ -265,13 +297,7 @@ def build_fixture(data: Any, *, sha256: str = "", file: str = "") -> Fixture:
     if not isinstance(raw_msgs, list):
         raise _err("messages", "must be a list")
     messages = [ids.take(m, f"messages[{i}]") for i, m in enumerate(raw_msgs)]
-    raw_turns = data.get("turns")
-    if not isinstance(raw_turns, list):
-        raise _err("turns", "must be a list of turns")
-    if not raw_turns:
-        raise _err("turns", "the fixture has no turns: a replay needs at least one request")
-    turns = [_turn(t, i + 1, ids) for i, t in enumerate(raw_turns)]
-    return Fixture(name, messages, turns, config, sha256, file)
+    return name, config, messages, ids
 
 
 def parse_fixture_bytes(data: bytes, file: str = "fixture") -> Fixture:
@@ -301,26 +327,162 @@ def _parse_ndjson(text: str) -> dict[str, Any]:
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        # parse_json_text without its hash: orjson when it cannot differ from json, else
-        # json with the catalog loader's guards (duplicate keys, NaN, depth) says why not
-        fast = fast_json(line.encode("utf-8"))  # (decoded from UTF-8: no lone surrogate)
-        if fast is not None:
-            obj = fast[0]
-        else:
-            obj, problem = parse_json_exact(line, line=lineno)
-            if problem is not None:
-                raise _err(f"line {lineno}", problem.message)
+        obj = _json_line(line.encode("utf-8"), lineno)  # (decoded: no lone surrogate)
         if header is None:
-            if not isinstance(obj, dict) or "fixture" not in obj:
-                raise _err(f"line {lineno}", "the first line must be the fixture header")
-            if "turns" in obj:
-                raise _err(f"line {lineno}", "an NDJSON header carries no turns (one per line)")
-            header = obj
+            header = _header_line(obj, lineno)
         else:
             turns.append(obj)
     if header is None:
         raise _err("", "empty file: no fixture header")
     return {**header, "turns": turns}
+
+
+def _json_line(line: bytes, lineno: int) -> Any:
+    """One NDJSON line's value: parse_json_text without its hash (orjson when it cannot
+    differ from json, else json with the catalog loader's guards (duplicate keys, NaN,
+    depth) says why not)."""
+    fast = fast_json(line)
+    if fast is not None:
+        return fast[0]
+    obj, problem = parse_json_exact(line.decode("utf-8"), line=lineno)
+    if problem is not None:
+        raise _err(f"line {lineno}", problem.message)
+    return obj
+
+
+def _header_line(obj: Any, lineno: int) -> dict[str, Any]:
+    if not isinstance(obj, dict) or "fixture" not in obj:
+        raise _err(f"line {lineno}", "the first line must be the fixture header")
+    if "turns" in obj:
+        raise _err(f"line {lineno}", "an NDJSON header carries no turns (one per line)")
+    return obj
+
+
+# ---- an NDJSON fixture streamed ---------------------------------------------------
+
+#: what ``str.splitlines`` breaks a line at beside ``\n`` and ``\r\n`` (as UTF-8): a file
+#: holding any is read whole, as before (its lines are not the bytes' lines)
+_OTHER_BREAKS = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85",
+                 b"\xe2\x80\xa8", b"\xe2\x80\xa9")
+_BOM = b"\xef\xbb\xbf"
+#: bytes decoded at a time to check a streamed file is UTF-8
+_CHECK_CHUNK = 1 << 20
+
+
+class TurnStream:
+    """An NDJSON fixture's turns, each line parsed and checked (:func:`_turn`) as the replay
+    reaches it, once: what is kept is the file's bytes, not its text, values and turns.
+    Its length (the turns the file holds) is counted ahead, without parsing."""
+
+    def __init__(self, data: bytes, start: int, count: int, first: int, ids: _Ids,
+                 file: str) -> None:
+        self._data, self._start, self._count = data, start, count
+        self._first = first  # the line number of the line at ``start``
+        self._ids, self._file = ids, file
+        self._used = False
+        #: the turns read so far that carry a note (what the report lists)
+        self.read: list[Turn] = []
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[Turn]:
+        if self._used:
+            raise RuntimeError("a streamed fixture's turns are read once")
+        self._used = True
+        number = 0
+        ids = self._ids
+        try:
+            for lineno, line, _ in _lines(self._data, self._start, self._first):
+                if _blank(line):
+                    continue
+                number += 1
+                turn = _turn(_json_line(line, lineno), number, ids)
+                if turn.metrics is not None and turn.metrics.note:
+                    self.read.append(turn)
+                yield turn
+        except ConfigError as exc:
+            raise exc.with_path(self._file) from None
+
+
+def _lines(data: bytes, start: int, lineno: int) -> Iterator[tuple[int, bytes, int]]:
+    """(line number, line, where the next begins) from ``start``, a line's ``\r\n`` or
+    ``\n`` cut off: ``str.splitlines``' lines, for a file with no other break
+    (:func:`_streamable`)."""
+    find = data.find
+    end = len(data)
+    while start < end:
+        stop = find(b"\n", start)
+        if stop < 0:
+            stop = end
+        line = data[start:stop]
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        start = stop + 1
+        yield lineno, line, start
+        lineno += 1
+
+
+def _blank(line: bytes) -> bool:
+    """``not line.strip()`` of the decoded line (which strips Unicode spaces too)."""
+    rest = line.lstrip()
+    if rest[:1] == b"{":
+        return False
+    return not rest or not line.decode("utf-8").strip()
+
+
+def _streamable(data: bytes) -> bool:
+    """The file is UTF-8 (checked a piece at a time, cut at newlines: no sequence spans
+    one) and its lines are the bytes' lines (no break but ``\n`` and ``\r\n``)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False  # refused as UTF-16 by the whole path
+    if any(b in data for b in _OTHER_BREAKS) or data.count(b"\r") != data.count(b"\r\n"):
+        return False
+    view = memoryview(data)
+    at, end = 0, len(data)
+    while at < end:
+        stop = data.find(b"\n", at + _CHECK_CHUNK)
+        stop = end if stop < 0 else stop + 1
+        try:
+            str(view[at:stop], "utf-8")
+        except UnicodeDecodeError:
+            return False  # the whole path says where
+        at = stop
+    return True
+
+
+def stream_fixture(path: str | Path) -> Fixture:
+    """:func:`load_fixture`, an NDJSON fixture's turns left in its bytes and read as the
+    replay goes (:class:`TurnStream`): the same fixture, the same errors for a file with
+    one problem; a file with several may name a later line's first (a turn is checked when
+    it is reached, and every line was parsed before any was checked)."""
+    p = Path(path)
+    data = read_or_raise(p, MAX_FIXTURE_BYTES, ConfigError)
+    if p.suffix.lower() not in (".ndjson", ".jsonl") or not _streamable(data):
+        return parse_fixture_bytes(data, str(p))
+    try:
+        return _streamed(data, str(p))
+    except ConfigError as exc:
+        raise exc.with_path(str(p)) from None
+
+
+def _streamed(data: bytes, file: str) -> Fixture:
+    header: dict[str, Any] | None = None
+    first = begin = 1
+    for lineno, line, after in _lines(data, 3 if data.startswith(_BOM) else 0, 1):
+        if not _blank(line):
+            header = _header_line(_json_line(line, lineno), lineno)
+            first, begin = lineno + 1, after
+            break
+    if header is None:
+        raise _err("", "empty file: no fixture header")
+    name, config, messages, ids = _header({**header, "turns": None})
+    count = sum(not _blank(line) for _, line, _ in _lines(data, begin, first))
+    if not count:
+        raise _err("turns", NO_TURNS)
+    stream = TurnStream(data, begin, count, first, ids, file)
+    return Fixture(name, messages, [], config, sha256_prefixed(data), Path(file).name,
+                   stream)
 
 
 def load_fixture(path: str | Path) -> Fixture:

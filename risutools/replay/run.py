@@ -111,7 +111,7 @@ def iterate_cutter(
     history: dict[str, Message] = {} if by_delta else {m.id: m for m in fixture.messages}
     pending: list[Message] = list(fixture.messages)
     enabled = config.enabled
-    for turn in fixture.turns:
+    for turn in fixture.iter_turns():
         try:
             apply_turn(cutter, turn)
         except ReplayError as exc:  # from the mirror: name the turn
@@ -280,7 +280,7 @@ def build_report(
         "alerts": alerts,
         "requests": rows,
     }
-    notes = [t.metrics.note for t in fixture.turns if t.metrics is not None and t.metrics.note]
+    notes = fixture.notes()
     if notes:  # bridge records whose two percentages disagree, one line each
         report["monitor_notes"] = notes
     report["report_sha256"] = report_hash(report)
