@@ -123,9 +123,10 @@ def iterate_cutter(
         obs: Step | Change | None = None
         if observe and by_delta:
             sent, withdrawn = cutter.output_delta(result)
+            # (the turn's own lists: the checker reads a change, it never changes one)
             obs = Change(
-                turn.number, enabled, [*pending, *turn.append], list(turn.edit),
-                list(turn.delete), sent, withdrawn, result.budget_unreachable,
+                turn.number, enabled, [*pending, *turn.append] if pending else turn.append,
+                turn.edit, turn.delete, sent, withdrawn, result.budget_unreachable,
             )
             pending = []
         elif observe:
