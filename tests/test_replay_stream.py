@@ -9,7 +9,7 @@ import pytest
 from harness import FIXTURES
 
 from risutools.errors import ConfigError
-from risutools.replay import api
+from risutools.replay import api, fixture
 from risutools.replay.fixture import Fixture, load_fixture, stream_fixture
 
 HEAD = '{"fixture": "conversation-v1", "name": "n", "messages": [{"role": "user", "content": "a"}]}'
@@ -46,7 +46,11 @@ def _same(a: Fixture, b: Fixture) -> None:
         "\ufeff" + "\n".join((HEAD, T1, "\u3000", T2, T3)),  # a BOM, a line of a wide space
     ],
 )
-def test_streamed_is_the_whole_read(tmp_path: Path, text: str) -> None:
+@pytest.mark.parametrize("chunk", [1, 7, 64, 1 << 20])
+def test_streamed_is_the_whole_read(tmp_path: Path, text: str, chunk: int,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """(``chunk``: the bytes a block of lines is cut after, so lines straddle blocks.)"""
+    monkeypatch.setattr(fixture, "_CHECK_CHUNK", chunk)
     p = _write(tmp_path, text)
     whole, streamed = load_fixture(p), stream_fixture(p)
     _same(whole, streamed)
@@ -101,8 +105,9 @@ def test_other_line_breaks_read_whole(tmp_path: Path, text: str) -> None:
         (HEAD + "\n" + T1 + "\n" + T1 + "\x00\n", "line 3: bad-fixture: not valid JSON"),
     ],
 )
-def test_bad_lines_refused_as_when_read_whole(tmp_path: Path, data: str | bytes,
-                                              why: str) -> None:
+def test_bad_lines_refused_as_when_read_whole(tmp_path: Path, data: str | bytes, why: str,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fixture, "_CHECK_CHUNK", 5)
     p = _write(tmp_path, data)
     with pytest.raises(ConfigError) as whole:
         load_fixture(p)

@@ -393,14 +393,15 @@ class TurnStream:
         number = 0
         ids = self._ids
         try:
-            for lineno, line, _ in _lines(self._data, self._start, self._first):
-                if _blank(line):
-                    continue
-                number += 1
-                turn = _turn(_json_line(line, lineno), number, ids)
-                if turn.metrics is not None and turn.metrics.note:
-                    self.read.append(turn)
-                yield turn
+            for first, lines in _line_blocks(self._data, self._start, self._first):
+                for i, line in enumerate(lines):
+                    if line[:1] != b"{" and _blank(line):
+                        continue
+                    number += 1
+                    turn = _turn(_json_line(line, first + i), number, ids)
+                    if turn.metrics is not None and turn.metrics.note:
+                        self.read.append(turn)
+                    yield turn
         except ConfigError as exc:
             raise exc.with_path(self._file) from None
 
@@ -421,6 +422,23 @@ def _lines(data: bytes, start: int, lineno: int) -> Iterator[tuple[int, bytes, i
         start = stop + 1
         yield lineno, line, start
         lineno += 1
+
+
+def _line_blocks(data: bytes, start: int, lineno: int) -> Iterator[tuple[int, list[bytes]]]:
+    """:func:`_lines` a block of about :data:`_CHECK_CHUNK` bytes at a time (cut at a
+    newline; split in C): (the number of the block's first line, its lines)."""
+    end = len(data)
+    crlf = b"\r" in data
+    while start < end:
+        stop = data.find(b"\n", start + _CHECK_CHUNK)
+        if stop < 0:  # the last block: a newline at the very end ends the last line
+            stop = end - 1 if data.endswith(b"\n") else end
+        lines = data[start:stop].split(b"\n")
+        if crlf:
+            lines = [line[:-1] if line.endswith(b"\r") else line for line in lines]
+        yield lineno, lines
+        lineno += len(lines)
+        start = stop + 1
 
 
 def _blank(line: bytes) -> bool:
@@ -477,7 +495,8 @@ def _streamed(data: bytes, file: str) -> Fixture:
     if header is None:
         raise _err("", "empty file: no fixture header")
     name, config, messages, ids = _header({**header, "turns": None})
-    count = sum(not _blank(line) for _, line, _ in _lines(data, begin, first))
+    count = sum(len(lines) - sum(1 for line in lines if line[:1] != b"{" and _blank(line))
+                for _, lines in _line_blocks(data, begin, first))
     if not count:
         raise _err("turns", NO_TURNS)
     stream = TurnStream(data, begin, count, first, ids, file)
