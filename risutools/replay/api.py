@@ -148,20 +148,31 @@ def _replay(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Path
             catalog_layer: dict[str, Any] | bool | None, output: str | Path | None,
             ) -> tuple[Fixture, dict[str, Any], list[Path], str]:
     """Load the fixture (an NDJSON one read as it is replayed), run, write the three files:
-    (fixture, report, paths, the JSON file's digest)."""
-    fx = stream_fixture(fixture)
+    (fixture, report, paths, the JSON file's digest).  The renderings' views of the rows
+    are gathered as they are made, so the rows are not kept to be read back; views that do
+    not fit the report (never seen) have the replay run again, its rows kept."""
     layer = catalog_section(cf.path) if catalog_layer is False else catalog_layer
+    fx, report, views = _replayed(sim, cf, fixture, config, layer, readable=False)
+    if not views.fits(report):
+        fx, report, views = _replayed(sim, cf, fixture, config, layer, readable=True)
+    out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
+    written, digest = write_report_files(report, out, views)
+    return fx, report, written, digest
+
+
+def _replayed(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Path | None,
+              layer: dict[str, Any] | bool | None, *, readable: bool,
+              ) -> tuple[Fixture, dict[str, Any], RowViews]:
+    fx = stream_fixture(fixture)
     cfg = load_replay_config(config, layer if isinstance(layer, dict) else None, fx.config)
     views = RowViews(fx.turn_count(), sim != SIM_MONITOR)
     try:  # the rows out of memory (the temporary folder past 1 MiB), then streamed
-        run = run_simulation(sim, fx, cfg, spool=True, watch=views.add)
+        run = run_simulation(sim, fx, cfg, spool=True, watch=views.add, readable=readable)
         report = build_report(run, fx, cfg, cf.doc)
     except OSError as exc:  # the temporary folder full or unwritable
         raise RisuError(Code.UNWRITABLE, "cannot keep the report's rows in the temporary "
                         f"folder: {exc.strerror or exc}", path=tempfile.gettempdir()) from exc
-    out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
-    written, digest = write_report_files(report, out, views)
-    return fx, report, written, digest
+    return fx, report, views
 
 
 def catalog_section(component: Path) -> dict[str, Any] | None:

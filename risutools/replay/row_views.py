@@ -45,7 +45,7 @@ class RowViews:
         if self.count <= MAX_TABLE_ROWS:
             self.head.append(row)
 
-    def _fits(self, report: dict[str, Any]) -> bool:
+    def fits(self, report: dict[str, Any]) -> bool:
         """The report holds the rows fed, and the first failures they were fed with."""
         firsts = {inv["first_failure"]["request"] for inv in report["invariants"]
                   if inv["first_failure"]}
@@ -54,11 +54,11 @@ class RowViews:
 
     def markdown_picked(self, report: dict[str, Any]) -> Picked | None:
         """The Markdown table's rows (:func:`~risutools.replay.render_markdown.pick_rows`)."""
-        return self.markdown.picked() if self._fits(report) else None
+        return self.markdown.picked() if self.fits(report) else None
 
     def html_parts(self, report: dict[str, Any]) -> tuple[ChartSweep | None, Picked | None]:
         """The chart's sweep and the HTML requests table's rows (None: not kept, read them)."""
-        if not self._fits(report):
+        if not self.fits(report):
             return None, None
         if self.count <= MAX_TABLE_ROWS:
             return self.sweep, (self.head, self.count)

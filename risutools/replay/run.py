@@ -169,12 +169,13 @@ def replay_cutter(
     *,
     spool: bool = False,
     watch: Watch | None = None,
+    readable: bool = True,
 ) -> ReplayRun:
     """The cutter, checked (R1-R9), with the monitor observing it, checked too (M1-M3);
-    ``spool``: its rows kept in a :class:`Spool`, out of memory; ``watch``: called with
-    each row (:attr:`ReplayRun.watch`)."""
+    ``spool``: its rows kept in a :class:`Spool`, out of memory (``readable``: to be read
+    back); ``watch``: called with each row (:attr:`ReplayRun.watch`)."""
     checker, mcheck = InvariantChecker(config), MonitorChecker(config)
-    run = ReplayRun(SIM_CUTTER, Spool() if spool else [], checker=checker,
+    run = ReplayRun(SIM_CUTTER, Spool(readable) if spool else [], checker=checker,
                     monitor_checker=mcheck, watch=watch)
     if spool:  # (a list of rows is tallied by build_report)
         run.tally = RowTally(True, _like(run.rows))
@@ -219,10 +220,11 @@ def replay_monitor(
     *,
     spool: bool = False,
     watch: Watch | None = None,
+    readable: bool = True,
 ) -> ReplayRun:
     """The monitor alone: usage = the whole history's estimate (nothing is cut); M1-M3."""
     mcheck = MonitorChecker(config)
-    run = ReplayRun(SIM_MONITOR, Spool() if spool else [], monitor_checker=mcheck,
+    run = ReplayRun(SIM_MONITOR, Spool(readable) if spool else [], monitor_checker=mcheck,
                     watch=watch)
     if spool:
         run.tally = RowTally(False, _like(run.rows))
@@ -244,13 +246,15 @@ def replay_monitor(
 
 
 def run_simulation(simulation: str, fixture: Fixture, config: ReplayConfig, *,
-                   spool: bool = False, watch: Watch | None = None) -> ReplayRun:
+                   spool: bool = False, watch: Watch | None = None,
+                   readable: bool = True) -> ReplayRun:
     """``spool``: the rows kept out of memory (:class:`Spool`), for a report streamed to
-    its files (:func:`report_pieces`); ``watch``: called with each row as it is made."""
+    its files (:func:`report_pieces`), ``readable``: to be read back; ``watch``: called
+    with each row as it is made."""
     if simulation == SIM_CUTTER:
-        return replay_cutter(fixture, config, spool=spool, watch=watch)
+        return replay_cutter(fixture, config, spool=spool, watch=watch, readable=readable)
     if simulation == SIM_MONITOR:
-        return replay_monitor(fixture, config, spool=spool, watch=watch)
+        return replay_monitor(fixture, config, spool=spool, watch=watch, readable=readable)
     raise ValueError(simulation)
 
 
