@@ -216,7 +216,7 @@ def test_views_that_do_not_fit_run_the_replay_again(tmp_path: Path,
         f'{{"append": [{{"role": "user", "content": "{"x" * (i % 40)}"}}]}}\n'
         for i in range(900)))
     comp = Path(__file__).parents[1] / "fixtures" / "documents" / "seed-000-context-cutter.json"
-    run_component(comp, fixture, output=tmp_path / "a.json")
+    run_component(comp, fixture, output=tmp_path / "a.json", keep_rows=False)
     calls: list[bool] = []
     fits = RowViews.fits
 
@@ -225,8 +225,9 @@ def test_views_that_do_not_fit_run_the_replay_again(tmp_path: Path,
         return len(calls) > 1 and fits(self, report)
 
     monkeypatch.setattr(RowViews, "fits", once_not)
-    run_component(comp, fixture, output=tmp_path / "b.json")
-    assert len(calls) > 1
+    outcome = run_component(comp, fixture, output=tmp_path / "b.json", keep_rows=False)
+    assert len(calls) > 1 and outcome.report is not None
+    assert len(list(outcome.report["requests"])) == 900  # (the second run's, kept)
     for ext in ("json", "md", "html"):
         a, b = (tmp_path / f"{n}.{ext}" for n in "ab")
         assert a.read_bytes() == b.read_bytes(), ext

@@ -106,9 +106,12 @@ def run_component(
     update: bool = False,
     catalog_layer: dict[str, Any] | bool | None = False,
     writer: Writer = plain_writer,
+    keep_rows: bool = True,
 ) -> RunOutcome:
     """``catalog_layer``: the catalog configuration's ``replay:`` section as the caller
-    read it (the CLI's settings); ``False``: read the configuration above the component."""
+    read it (the CLI's settings); ``False``: read the configuration above the component.
+    ``keep_rows=False``: the report's rows (a :class:`~risutools.replay.spool.Spool`) are
+    written to its files but not kept to be read back (what the command needs)."""
     cf = load_component(component)
     sim = select_simulation(cf.doc)
     if sim is None:
@@ -124,7 +127,8 @@ def run_component(
         except DocumentError as exc:
             raise exc.with_path(str(cf.path)) from None
     with cycles_paused():  # millions of small acyclic objects: no collector passes over them
-        fx, report, written, digest = _replay(sim, cf, fixture, config, catalog_layer, output)
+        fx, report, written, digest = _replay(sim, cf, fixture, config, catalog_layer, output,
+                                              keep_rows)
     outcome = RunOutcome(sim, report, written)
     verdict = report["summary"]["verdict"]
     if update and verdict == NOT_CHECKED:
@@ -146,14 +150,15 @@ def run_component(
 
 def _replay(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Path | None,
             catalog_layer: dict[str, Any] | bool | None, output: str | Path | None,
-            ) -> tuple[Fixture, dict[str, Any], list[Path], str]:
+            keep_rows: bool = True) -> tuple[Fixture, dict[str, Any], list[Path], str]:
     """Load the fixture (an NDJSON one read as it is replayed), run, write the three files:
     (fixture, report, paths, the JSON file's digest).  The renderings' views of the rows
-    are gathered as they are made, so the rows are not kept to be read back; views that do
-    not fit the report (never seen) have the replay run again, its rows kept."""
+    are gathered as they are made, so without ``keep_rows`` the rows are not kept to be
+    read back; views that do not fit the report (never seen) then have the replay run
+    again, its rows kept."""
     layer = catalog_section(cf.path) if catalog_layer is False else catalog_layer
-    fx, report, views = _replayed(sim, cf, fixture, config, layer, readable=False)
-    if not views.fits(report):
+    fx, report, views = _replayed(sim, cf, fixture, config, layer, readable=keep_rows)
+    if not keep_rows and not views.fits(report):
         fx, report, views = _replayed(sim, cf, fixture, config, layer, readable=True)
     out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
     written, digest = write_report_files(report, out, views)
