@@ -43,14 +43,14 @@ _METRIC_KEYS = ("age_s", "used_pct", "remaining_pct", "available",
                 "session_id", "remaining_percentage", "timestamp")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Message:
     id: str
     role: str
     content: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Metrics:
     """What the monitor is told at one turn (``None`` fields = not given)."""
 
@@ -62,7 +62,7 @@ class Metrics:
     note: str = ""  # one line: the record's two percentages disagree (which was taken)
 
 
-@dataclass
+@dataclass(slots=True)
 class Turn:
     number: int  # 1-based
     append: list[Message] = field(default_factory=list)
