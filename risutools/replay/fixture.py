@@ -104,13 +104,14 @@ class _Ids:
         self.ever: set[str] = set()
         self.live: set[str] = set()
 
-    def take(self, raw: Any, where: str) -> Message:
+    def take(self, raw: Any, within: str, i: int) -> Message:
+        """Message ``i`` of the list at ``within`` (its place named only in an error)."""
         if not isinstance(raw, dict):
-            raise _err(where, "a message must be a mapping {id?, role, content}")
+            raise _at(within, i, "a message must be a mapping {id?, role, content}")
         if not _MESSAGE_KEYS.issuperset(raw):
             for key in sorted(raw):
                 if key not in _MESSAGE_KEYS:
-                    raise _err(where,
+                    raise _err(f"{within}[{i}]",
                                f"unknown message key {key!r} (accepted: id, role, content)")
         n = self.counter
         self.counter += 1
@@ -118,19 +119,18 @@ class _Ids:
         if mid is None:
             mid = f"m{n}"
         elif not isinstance(mid, str) or not _ID.match(mid):
-            raise _err(where, f"bad message id {mid!r} (letters, digits, . _ : -; at most 64)")
+            raise _at(within, i, f"bad message id {mid!r} (letters, digits, . _ : -; at most 64)")
         if mid in self.ever:
-            raise _err(where, f"duplicate message id {mid!r}")
+            raise _at(within, i, f"duplicate message id {mid!r}")
         role = raw.get("role")
         if not isinstance(role, str):
-            raise _err(where, f"message {mid}: missing role")
+            raise _at(within, i, f"message {mid}: missing role")
         if role not in KNOWN_ROLES:
-            raise _err(
-                where, f"message {mid}: unknown role {role!r} (accepted: {', '.join(KNOWN_ROLES)})"
-            )
+            raise _at(within, i, f"message {mid}: unknown role {role!r} "
+                      f"(accepted: {', '.join(KNOWN_ROLES)})")
         content = raw.get("content")
         if not isinstance(content, str):
-            raise _err(where, f"message {mid}: content must be a string")
+            raise _at(within, i, f"message {mid}: content must be a string")
         self.ever.add(mid)
         self.live.add(mid)
         return Message(mid, role, content)
@@ -141,6 +141,11 @@ MAX_FIXTURE_BYTES = 64 * 1024 * 1024  # a fixture is read whole
 
 def _err(where: str, why: str) -> ConfigError:
     return ConfigError(Code.BAD_FIXTURE, why, where=where)
+
+
+def _at(within: str, i: int, why: str) -> ConfigError:
+    """:func:`_err` at item ``i`` of the list at ``within``."""
+    return _err(f"{within}[{i}]", why)
 
 
 def _as_list(value: Any) -> list[Any]:
@@ -215,7 +220,8 @@ def _turn(raw: Any, number: int, ids: _Ids) -> Turn:
         items = raw["append"]
         if not isinstance(items, list):
             raise _err(f"{where}: append", "must be a list of messages")
-        turn.append = [ids.take(m, f"{where}: append[{i}]") for i, m in enumerate(items)]
+        at = f"{where}: append"
+        turn.append = [ids.take(m, at, i) for i, m in enumerate(items)]
     if "edit" in raw:
         turn.edit = _edits(raw["edit"], where, ids)
     if "delete" in raw:
@@ -296,7 +302,7 @@ def _header(data: Any) -> tuple[str, dict[str, Any] | None, list[Message], _Ids]
     raw_msgs = data.get("messages") or []
     if not isinstance(raw_msgs, list):
         raise _err("messages", "must be a list")
-    messages = [ids.take(m, f"messages[{i}]") for i, m in enumerate(raw_msgs)]
+    messages = [ids.take(m, "messages", i) for i, m in enumerate(raw_msgs)]
     return name, config, messages, ids
 
 
