@@ -231,3 +231,20 @@ def test_views_that_do_not_fit_run_the_replay_again(tmp_path: Path,
     for ext in ("json", "md", "html"):
         a, b = (tmp_path / f"{n}.{ext}" for n in "ab")
         assert a.read_bytes() == b.read_bytes(), ext
+
+
+def test_a_page_of_every_row_has_its_rows_kept(tmp_path: Path) -> None:
+    """Every one of more than 400 rows worth a look (a toggle at each request): the page
+    lists them all, read from the rows, so ``replay run`` keeps them (a second run): the
+    same files as a run that kept them from the start."""
+    fixture = tmp_path / "f.ndjson"
+    fixture.write_text('{"fixture": "conversation-v1", "name": "n"}\n' + "".join(
+        f'{{"append": [{{"role": "user", "content": "x{i}"}}], "toggle": {t}}}\n'
+        for i, t in enumerate(["true", "false", "true"] * 150)))
+    comp = Path(__file__).parents[1] / "fixtures" / "documents" / "seed-000-context-cutter.json"
+    run_component(comp, fixture, output=tmp_path / "a.json", keep_rows=False)
+    run_component(comp, fixture, output=tmp_path / "b.json")
+    for ext in ("json", "md", "html"):
+        a, b = (tmp_path / f"{n}.{ext}" for n in "ab")
+        assert a.read_bytes() == b.read_bytes(), ext
+    assert (tmp_path / "a.html").read_text().count("<tr") > 450

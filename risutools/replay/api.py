@@ -154,11 +154,12 @@ def _replay(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Path
     """Load the fixture (an NDJSON one read as it is replayed), run, write the three files:
     (fixture, report, paths, the JSON file's digest).  The renderings' views of the rows
     are gathered as they are made, so without ``keep_rows`` the rows are not kept to be
-    read back; views that do not fit the report (never seen) then have the replay run
-    again, its rows kept."""
+    read back; when the renderings would read them (views that do not fit the report,
+    never seen; a page listing every one of more than 400 rows) the replay runs again, its
+    rows kept."""
     layer = catalog_section(cf.path) if catalog_layer is False else catalog_layer
     fx, report, views = _replayed(sim, cf, fixture, config, layer, readable=keep_rows)
-    if not keep_rows and not views.fits(report):
+    if not keep_rows and not views.complete(report):
         fx, report, views = _replayed(sim, cf, fixture, config, layer, readable=True)
     out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
     written, digest = write_report_files(report, out, views)

@@ -52,6 +52,13 @@ class RowViews:
         return (self.count == self.n == len(report["requests"]) and firsts == self.firsts
                 and self.cutter == (report["simulation"] == "context-cutter"))
 
+    def complete(self, report: dict[str, Any]) -> bool:
+        """The renderings read nothing of the report's rows: the views fit it, and the page's
+        table is kept (not every row past 400 worth a look: the page then lists them all)."""
+        if not self.fits(report):
+            return False
+        return self.count <= MAX_TABLE_ROWS or self.html.picked()[1] != self.count
+
     def markdown_picked(self, report: dict[str, Any]) -> Picked | None:
         """The Markdown table's rows (:func:`~risutools.replay.render_markdown.pick_rows`)."""
         return self.markdown.picked() if self.fits(report) else None
