@@ -113,3 +113,30 @@ def test_views_that_do_not_fit_the_report_are_not_used() -> None:
     for r in report["requests"]:
         mon.add(r, r["request"] in views.firsts)
     assert mon.html_parts(report) == (None, None)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_picker_keeps_the_earliest_in_any_order(seed: int) -> None:
+    """Rows in request order (what a replay makes: the later ones past the cap are only
+    counted) or not (ties and rows arriving late): the picks are those of sorting every
+    qualifying row, first failures first, and the count is every qualifying row."""
+    import random
+
+    from risutools.replay.render_markdown import Picker
+
+    rng = random.Random(seed)
+    rows = [{"request": rng.randrange(60) if seed % 2 else i // 2, "k": i} for i in range(300)]
+    if seed % 3 == 0:
+        rows.sort(key=lambda r: r["request"])
+    share = 0.03 if seed < 3 else 0.0  # first failures: a few, or none
+    flags = [(rng.random() < share, rng.random() < 0.6) for _ in rows]
+    for cap in (1, 5, 20, 400):
+        p = Picker(cap)
+        for r, (first, worth) in zip(rows, flags, strict=True):
+            p.add(r, first, worth)
+        firsts = [r for r, (f, _) in zip(rows, flags, strict=True) if f]
+        rest = [r for r, (f, w) in zip(rows, flags, strict=True) if not f and w]
+        chosen = (sorted(firsts, key=lambda r: r["request"])
+                  + sorted(rest, key=lambda r: r["request"]))[:cap]
+        assert p.picked() == (sorted(chosen, key=lambda r: r["request"]),
+                              len(firsts) + len(rest))

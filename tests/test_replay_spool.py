@@ -184,3 +184,67 @@ def test_a_full_temporary_folder_is_unwritable(monkeypatch: pytest.MonkeyPatch) 
         for i in range(spool_mod.BATCH):
             s.append({"i": i})
     assert err.value.code == "unwritable" and "No space left" in err.value.why
+
+
+def test_a_write_only_spool_writes_the_same_forms() -> None:
+    """A spool whose rows are not kept to be read back (what ``replay run`` uses, its
+    renderings gathered as the rows are made) writes the very bytes of one that is; its
+    rows read back are refused, never made up."""
+    rows: list[dict[str, Any]] = [{"request": i, "ops": {"b": i, "a": None}, "p": 0.25}
+                                  for i in range(1100)]
+    rows[3]["p"] = 1e-05
+    kept, bare = Spool(), Spool(readable=False)
+    for r in rows:
+        kept.append(r)
+        bare.append(r)
+    assert len(bare) == len(kept) == 1100
+    assert b"".join(bare.canonical_body()) == b"".join(kept.canonical_body())
+    assert b"".join(bare.indented_body()) == b"".join(kept.indented_body())
+    with pytest.raises(RuntimeError, match="not kept"):
+        list(bare)
+    bare.close()
+
+
+def test_views_that_do_not_fit_run_the_replay_again(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """``replay run`` keeps no rows to read back; if its gathered views did not fit the
+    report, it would run again with its rows kept: the files are the same either way."""
+    from risutools.replay.row_views import RowViews
+
+    fixture = tmp_path / "f.ndjson"
+    fixture.write_text('{"fixture": "conversation-v1", "name": "n"}\n' + "".join(
+        f'{{"append": [{{"role": "user", "content": "{"x" * (i % 40)}"}}]}}\n'
+        for i in range(900)))
+    comp = Path(__file__).parents[1] / "fixtures" / "documents" / "seed-000-context-cutter.json"
+    run_component(comp, fixture, output=tmp_path / "a.json", keep_rows=False)
+    calls: list[bool] = []
+    fits = RowViews.fits
+
+    def once_not(self: RowViews, report: dict[str, Any]) -> bool:
+        calls.append(True)
+        return len(calls) > 1 and fits(self, report)
+
+    monkeypatch.setattr(RowViews, "fits", once_not)
+    outcome = run_component(comp, fixture, output=tmp_path / "b.json", keep_rows=False)
+    assert len(calls) > 1 and outcome.report is not None
+    assert len(list(outcome.report["requests"])) == 900  # (the second run's, kept)
+    for ext in ("json", "md", "html"):
+        a, b = (tmp_path / f"{n}.{ext}" for n in "ab")
+        assert a.read_bytes() == b.read_bytes(), ext
+
+
+def test_a_page_of_every_row_has_its_rows_kept(tmp_path: Path) -> None:
+    """Every one of more than 400 rows worth a look (a toggle at each request): the page
+    lists them all, read from the rows, so ``replay run`` keeps them (a second run): the
+    same files as a run that kept them from the start."""
+    fixture = tmp_path / "f.ndjson"
+    fixture.write_text('{"fixture": "conversation-v1", "name": "n"}\n' + "".join(
+        f'{{"append": [{{"role": "user", "content": "x{i}"}}], "toggle": {t}}}\n'
+        for i, t in enumerate(["true", "false", "true"] * 150)))
+    comp = Path(__file__).parents[1] / "fixtures" / "documents" / "seed-000-context-cutter.json"
+    run_component(comp, fixture, output=tmp_path / "a.json", keep_rows=False)
+    run_component(comp, fixture, output=tmp_path / "b.json")
+    for ext in ("json", "md", "html"):
+        a, b = (tmp_path / f"{n}.{ext}" for n in "ab")
+        assert a.read_bytes() == b.read_bytes(), ext
+    assert (tmp_path / "a.html").read_text().count("<tr") > 450

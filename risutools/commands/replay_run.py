@@ -60,5 +60,6 @@ def run(opts: Options) -> Replayed:
     settings = resolve_settings(None, opts.component)  # the catalog's `replay:` section
     outcome = run_component(opts.component, opts.fixture, opts.config, opts.output, opts.update,
                             catalog_layer=settings.sections.get("replay"),
-                            writer=evidence_writer("replay run --update"))
+                            writer=evidence_writer("replay run --update"),
+                            keep_rows=False)  # (the rows are in the files written)
     return Replayed(opts.component, outcome)

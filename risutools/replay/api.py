@@ -21,7 +21,7 @@ from risutools.replay.component import (
     write_or_fail,
     write_updated,
 )
-from risutools.replay.fixture import Fixture, load_fixture
+from risutools.replay.fixture import Fixture, load_fixture, stream_fixture
 from risutools.replay.render_html import render_html
 from risutools.replay.render_markdown import render_markdown
 from risutools.replay.row_views import RowViews
@@ -106,9 +106,12 @@ def run_component(
     update: bool = False,
     catalog_layer: dict[str, Any] | bool | None = False,
     writer: Writer = plain_writer,
+    keep_rows: bool = True,
 ) -> RunOutcome:
     """``catalog_layer``: the catalog configuration's ``replay:`` section as the caller
-    read it (the CLI's settings); ``False``: read the configuration above the component."""
+    read it (the CLI's settings); ``False``: read the configuration above the component.
+    ``keep_rows=False``: the report's rows (a :class:`~risutools.replay.spool.Spool`) are
+    written to its files but not kept to be read back (what the command needs)."""
     cf = load_component(component)
     sim = select_simulation(cf.doc)
     if sim is None:
@@ -124,7 +127,8 @@ def run_component(
         except DocumentError as exc:
             raise exc.with_path(str(cf.path)) from None
     with cycles_paused():  # millions of small acyclic objects: no collector passes over them
-        fx, report, written, digest = _replay(sim, cf, fixture, config, catalog_layer, output)
+        fx, report, written, digest = _replay(sim, cf, fixture, config, catalog_layer, output,
+                                              keep_rows)
     outcome = RunOutcome(sim, report, written)
     verdict = report["summary"]["verdict"]
     if update and verdict == NOT_CHECKED:
@@ -146,22 +150,35 @@ def run_component(
 
 def _replay(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Path | None,
             catalog_layer: dict[str, Any] | bool | None, output: str | Path | None,
-            ) -> tuple[Fixture, dict[str, Any], list[Path], str]:
-    """Load the fixture, run, write the three files: (fixture, report, paths, the JSON
-    file's digest)."""
-    fx = load_fixture(fixture)
+            keep_rows: bool = True) -> tuple[Fixture, dict[str, Any], list[Path], str]:
+    """Load the fixture (an NDJSON one read as it is replayed), run, write the three files:
+    (fixture, report, paths, the JSON file's digest).  The renderings' views of the rows
+    are gathered as they are made, so without ``keep_rows`` the rows are not kept to be
+    read back; when the renderings would read them (views that do not fit the report,
+    never seen; a page listing every one of more than 400 rows) the replay runs again, its
+    rows kept."""
     layer = catalog_section(cf.path) if catalog_layer is False else catalog_layer
+    fx, report, views = _replayed(sim, cf, fixture, config, layer, readable=keep_rows)
+    if not keep_rows and not views.complete(report):
+        fx, report, views = _replayed(sim, cf, fixture, config, layer, readable=True)
+    out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
+    written, digest = write_report_files(report, out, views)
+    return fx, report, written, digest
+
+
+def _replayed(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Path | None,
+              layer: dict[str, Any] | bool | None, *, readable: bool,
+              ) -> tuple[Fixture, dict[str, Any], RowViews]:
+    fx = stream_fixture(fixture)
     cfg = load_replay_config(config, layer if isinstance(layer, dict) else None, fx.config)
-    views = RowViews(len(fx.turns), sim != SIM_MONITOR)
+    views = RowViews(fx.turn_count(), sim != SIM_MONITOR)
     try:  # the rows out of memory (the temporary folder past 1 MiB), then streamed
-        run = run_simulation(sim, fx, cfg, spool=True, watch=views.add)
+        run = run_simulation(sim, fx, cfg, spool=True, watch=views.add, readable=readable)
         report = build_report(run, fx, cfg, cf.doc)
     except OSError as exc:  # the temporary folder full or unwritable
         raise RisuError(Code.UNWRITABLE, "cannot keep the report's rows in the temporary "
                         f"folder: {exc.strerror or exc}", path=tempfile.gettempdir()) from exc
-    out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
-    written, digest = write_report_files(report, out, views)
-    return fx, report, written, digest
+    return fx, report, views
 
 
 def catalog_section(component: Path) -> dict[str, Any] | None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -101,6 +102,9 @@ class _Entry:
 
 
 _RESULT_ROLES = ("tool", "function")
+#: entries :meth:`ContextCutter._np_run` walks to the next non-protected message before it
+#: asks the tree
+_WALK = 8
 
 
 class ContextCutter:
@@ -249,6 +253,34 @@ class ContextCutter:
             return None
         return self._entries[self._cnt.lower_bound(k + 1) - 1]
 
+    def _np_run(self, lo: int, hi: int) -> Iterator[_Entry]:
+        """The non-protected messages of 0-based ranks ``lo`` .. ``hi - 1`` that exist (as
+        :meth:`_nth_np` of each): the first found in the tree, each next one by walking
+        the entries after the last (:meth:`_np_after`)."""
+        if lo >= hi:
+            return
+        e = self._nth_np(lo)
+        r = lo
+        while e is not None:
+            yield e
+            r += 1
+            if r >= hi:
+                return
+            e = self._np_after(e, r)
+
+    def _np_after(self, e: _Entry, rank: int) -> _Entry | None:
+        """The non-protected message after ``e`` (of rank ``rank``): the first live one
+        among the next :data:`_WALK` entries, else the tree's answer."""
+        entries = self._entries
+        stop = min(len(entries), e.seq + 1 + _WALK)
+        for seq in range(e.seq + 1, stop):
+            c = entries[seq]
+            if c is not None and not c.protected:
+                return c
+        if stop == len(entries):  # none after it
+            return None
+        return self._nth_np(rank)
+
     # ---- the request --------------------------------------------------------
 
     def continuity(self, n_removable: int) -> tuple[int, AnchorStatus]:
@@ -351,14 +383,12 @@ class ContextCutter:
         sent: list[Message] = []
         withdrawn = self._gone
         emitted: set[int] = set()
-        for r in range(self._j, k):  # the cut moved forward
-            e = self._nth_np(r)
-            if e is not None and e.sent:
+        for e in self._np_run(self._j, k):  # the cut moved forward
+            if e.sent:
                 e.sent = False
                 withdrawn.append(e.msg.id)
-        for r in range(k, self._j):  # the cut moved back
-            e = self._nth_np(r)
-            if e is not None and not e.sent:
+        for e in self._np_run(k, self._j):  # the cut moved back
+            if not e.sent:
                 e.sent = True
                 sent.append(e.msg)
                 emitted.add(e.seq)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,14 +43,14 @@ _METRIC_KEYS = ("age_s", "used_pct", "remaining_pct", "available",
                 "session_id", "remaining_percentage", "timestamp")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Message:
     id: str
     role: str
     content: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Metrics:
     """What the monitor is told at one turn (``None`` fields = not given)."""
 
@@ -61,7 +62,7 @@ class Metrics:
     note: str = ""  # one line: the record's two percentages disagree (which was taken)
 
 
-@dataclass
+@dataclass(slots=True)
 class Turn:
     number: int  # 1-based
     append: list[Message] = field(default_factory=list)
@@ -79,6 +80,22 @@ class Fixture:
     config: dict[str, Any] | None
     sha256: str  # "sha256:<hex>" of the file bytes ("" when built in memory)
     file: str = ""  # base name of the file
+    #: an NDJSON fixture read as it is replayed (:func:`stream_fixture`): its turns, parsed
+    #: one line at a time, once (``turns`` is then empty)
+    stream: TurnStream | None = None
+
+    def turn_count(self) -> int:
+        return len(self.stream) if self.stream is not None else len(self.turns)
+
+    def iter_turns(self) -> Iterator[Turn]:
+        """The turns in order (a streamed fixture's: once)."""
+        return iter(self.stream) if self.stream is not None else iter(self.turns)
+
+    def notes(self) -> list[str]:
+        """The bridge records' notes, one a turn whose two percentages disagree (a streamed
+        fixture's: of the turns read so far)."""
+        turns = self.stream.read if self.stream is not None else self.turns
+        return [t.metrics.note for t in turns if t.metrics is not None and t.metrics.note]
 
 
 class _Ids:
@@ -87,13 +104,14 @@ class _Ids:
         self.ever: set[str] = set()
         self.live: set[str] = set()
 
-    def take(self, raw: Any, where: str) -> Message:
+    def take(self, raw: Any, within: str, i: int) -> Message:
+        """Message ``i`` of the list at ``within`` (its place named only in an error)."""
         if not isinstance(raw, dict):
-            raise _err(where, "a message must be a mapping {id?, role, content}")
+            raise _at(within, i, "a message must be a mapping {id?, role, content}")
         if not _MESSAGE_KEYS.issuperset(raw):
             for key in sorted(raw):
                 if key not in _MESSAGE_KEYS:
-                    raise _err(where,
+                    raise _err(f"{within}[{i}]",
                                f"unknown message key {key!r} (accepted: id, role, content)")
         n = self.counter
         self.counter += 1
@@ -101,19 +119,18 @@ class _Ids:
         if mid is None:
             mid = f"m{n}"
         elif not isinstance(mid, str) or not _ID.match(mid):
-            raise _err(where, f"bad message id {mid!r} (letters, digits, . _ : -; at most 64)")
+            raise _at(within, i, f"bad message id {mid!r} (letters, digits, . _ : -; at most 64)")
         if mid in self.ever:
-            raise _err(where, f"duplicate message id {mid!r}")
+            raise _at(within, i, f"duplicate message id {mid!r}")
         role = raw.get("role")
         if not isinstance(role, str):
-            raise _err(where, f"message {mid}: missing role")
+            raise _at(within, i, f"message {mid}: missing role")
         if role not in KNOWN_ROLES:
-            raise _err(
-                where, f"message {mid}: unknown role {role!r} (accepted: {', '.join(KNOWN_ROLES)})"
-            )
+            raise _at(within, i, f"message {mid}: unknown role {role!r} "
+                      f"(accepted: {', '.join(KNOWN_ROLES)})")
         content = raw.get("content")
         if not isinstance(content, str):
-            raise _err(where, f"message {mid}: content must be a string")
+            raise _at(within, i, f"message {mid}: content must be a string")
         self.ever.add(mid)
         self.live.add(mid)
         return Message(mid, role, content)
@@ -124,6 +141,11 @@ MAX_FIXTURE_BYTES = 64 * 1024 * 1024  # a fixture is read whole
 
 def _err(where: str, why: str) -> ConfigError:
     return ConfigError(Code.BAD_FIXTURE, why, where=where)
+
+
+def _at(within: str, i: int, why: str) -> ConfigError:
+    """:func:`_err` at item ``i`` of the list at ``within``."""
+    return _err(f"{within}[{i}]", why)
 
 
 def _as_list(value: Any) -> list[Any]:
@@ -198,7 +220,8 @@ def _turn(raw: Any, number: int, ids: _Ids) -> Turn:
         items = raw["append"]
         if not isinstance(items, list):
             raise _err(f"{where}: append", "must be a list of messages")
-        turn.append = [ids.take(m, f"{where}: append[{i}]") for i, m in enumerate(items)]
+        at = f"{where}: append"
+        turn.append = [ids.take(m, at, i) for i, m in enumerate(items)]
     if "edit" in raw:
         turn.edit = _edits(raw["edit"], where, ids)
     if "delete" in raw:
@@ -243,6 +266,21 @@ def _deletes(raw: Any, where: str, ids: _Ids) -> list[str]:
 
 def build_fixture(data: Any, *, sha256: str = "", file: str = "") -> Fixture:
     """Validate a parsed fixture mapping and assign ids."""
+    name, config, messages, ids = _header(data)
+    raw_turns = data.get("turns")
+    if not isinstance(raw_turns, list):
+        raise _err("turns", "must be a list of turns")
+    if not raw_turns:
+        raise _err("turns", NO_TURNS)
+    turns = [_turn(t, i + 1, ids) for i, t in enumerate(raw_turns)]
+    return Fixture(name, messages, turns, config, sha256, file)
+
+
+NO_TURNS = "the fixture has no turns: a replay needs at least one request"
+
+
+def _header(data: Any) -> tuple[str, dict[str, Any] | None, list[Message], _Ids]:
+    """A fixture's mapping but its turns, checked: (name, config, messages, the ids)."""
     if data is None:
         raise _err("", "the fixture is empty")
     if not isinstance(data, dict):
@@ -264,14 +302,8 @@ def build_fixture(data: Any, *, sha256: str = "", file: str = "") -> Fixture:
     raw_msgs = data.get("messages") or []
     if not isinstance(raw_msgs, list):
         raise _err("messages", "must be a list")
-    messages = [ids.take(m, f"messages[{i}]") for i, m in enumerate(raw_msgs)]
-    raw_turns = data.get("turns")
-    if not isinstance(raw_turns, list):
-        raise _err("turns", "must be a list of turns")
-    if not raw_turns:
-        raise _err("turns", "the fixture has no turns: a replay needs at least one request")
-    turns = [_turn(t, i + 1, ids) for i, t in enumerate(raw_turns)]
-    return Fixture(name, messages, turns, config, sha256, file)
+    messages = [ids.take(m, "messages", i) for i, m in enumerate(raw_msgs)]
+    return name, config, messages, ids
 
 
 def parse_fixture_bytes(data: bytes, file: str = "fixture") -> Fixture:
@@ -301,26 +333,181 @@ def _parse_ndjson(text: str) -> dict[str, Any]:
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        # parse_json_text without its hash: orjson when it cannot differ from json, else
-        # json with the catalog loader's guards (duplicate keys, NaN, depth) says why not
-        fast = fast_json(line.encode("utf-8"))  # (decoded from UTF-8: no lone surrogate)
-        if fast is not None:
-            obj = fast[0]
-        else:
-            obj, problem = parse_json_exact(line, line=lineno)
-            if problem is not None:
-                raise _err(f"line {lineno}", problem.message)
+        obj = _json_line(line.encode("utf-8"), lineno)  # (decoded: no lone surrogate)
         if header is None:
-            if not isinstance(obj, dict) or "fixture" not in obj:
-                raise _err(f"line {lineno}", "the first line must be the fixture header")
-            if "turns" in obj:
-                raise _err(f"line {lineno}", "an NDJSON header carries no turns (one per line)")
-            header = obj
+            header = _header_line(obj, lineno)
         else:
             turns.append(obj)
     if header is None:
         raise _err("", "empty file: no fixture header")
     return {**header, "turns": turns}
+
+
+def _json_line(line: bytes, lineno: int) -> Any:
+    """One NDJSON line's value: parse_json_text without its hash (orjson when it cannot
+    differ from json, else json with the catalog loader's guards (duplicate keys, NaN,
+    depth) says why not)."""
+    fast = fast_json(line)
+    if fast is not None:
+        return fast[0]
+    obj, problem = parse_json_exact(line.decode("utf-8"), line=lineno)
+    if problem is not None:
+        raise _err(f"line {lineno}", problem.message)
+    return obj
+
+
+def _header_line(obj: Any, lineno: int) -> dict[str, Any]:
+    if not isinstance(obj, dict) or "fixture" not in obj:
+        raise _err(f"line {lineno}", "the first line must be the fixture header")
+    if "turns" in obj:
+        raise _err(f"line {lineno}", "an NDJSON header carries no turns (one per line)")
+    return obj
+
+
+# ---- an NDJSON fixture streamed ---------------------------------------------------
+
+#: what ``str.splitlines`` breaks a line at beside ``\n`` and ``\r\n`` (as UTF-8): a file
+#: holding any is read whole, as before (its lines are not the bytes' lines)
+_OTHER_BREAKS = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85",
+                 b"\xe2\x80\xa8", b"\xe2\x80\xa9")
+_BOM = b"\xef\xbb\xbf"
+#: bytes decoded at a time to check a streamed file is UTF-8
+_CHECK_CHUNK = 1 << 20
+
+
+class TurnStream:
+    """An NDJSON fixture's turns, each line parsed and checked (:func:`_turn`) as the replay
+    reaches it, once: what is kept is the file's bytes, not its text, values and turns.
+    Its length (the turns the file holds) is counted ahead, without parsing."""
+
+    def __init__(self, data: bytes, start: int, count: int, first: int, ids: _Ids,
+                 file: str) -> None:
+        self._data, self._start, self._count = data, start, count
+        self._first = first  # the line number of the line at ``start``
+        self._ids, self._file = ids, file
+        self._used = False
+        #: the turns read so far that carry a note (what the report lists)
+        self.read: list[Turn] = []
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[Turn]:
+        if self._used:
+            raise RuntimeError("a streamed fixture's turns are read once")
+        self._used = True
+        number = 0
+        ids = self._ids
+        try:
+            for first, lines in _line_blocks(self._data, self._start, self._first):
+                for i, line in enumerate(lines):
+                    if line[:1] != b"{" and _blank(line):
+                        continue
+                    number += 1
+                    turn = _turn(_json_line(line, first + i), number, ids)
+                    if turn.metrics is not None and turn.metrics.note:
+                        self.read.append(turn)
+                    yield turn
+        except ConfigError as exc:
+            raise exc.with_path(self._file) from None
+
+
+def _lines(data: bytes, start: int, lineno: int) -> Iterator[tuple[int, bytes, int]]:
+    """(line number, line, where the next begins) from ``start``, a line's ``\r\n`` or
+    ``\n`` cut off: ``str.splitlines``' lines, for a file with no other break
+    (:func:`_streamable`)."""
+    find = data.find
+    end = len(data)
+    while start < end:
+        stop = find(b"\n", start)
+        if stop < 0:
+            stop = end
+        line = data[start:stop]
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        start = stop + 1
+        yield lineno, line, start
+        lineno += 1
+
+
+def _line_blocks(data: bytes, start: int, lineno: int) -> Iterator[tuple[int, list[bytes]]]:
+    """:func:`_lines` a block of about :data:`_CHECK_CHUNK` bytes at a time (cut at a
+    newline; split in C): (the number of the block's first line, its lines)."""
+    end = len(data)
+    crlf = b"\r" in data
+    while start < end:
+        stop = data.find(b"\n", start + _CHECK_CHUNK)
+        if stop < 0:  # the last block: a newline at the very end ends the last line
+            stop = end - 1 if data.endswith(b"\n") else end
+        lines = data[start:stop].split(b"\n")
+        if crlf:
+            lines = [line[:-1] if line.endswith(b"\r") else line for line in lines]
+        yield lineno, lines
+        lineno += len(lines)
+        start = stop + 1
+
+
+def _blank(line: bytes) -> bool:
+    """``not line.strip()`` of the decoded line (which strips Unicode spaces too)."""
+    rest = line.lstrip()
+    if rest[:1] == b"{":
+        return False
+    return not rest or not line.decode("utf-8").strip()
+
+
+def _streamable(data: bytes) -> bool:
+    """The file is UTF-8 (checked a piece at a time, cut at newlines: no sequence spans
+    one) and its lines are the bytes' lines (no break but ``\n`` and ``\r\n``)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False  # refused as UTF-16 by the whole path
+    if any(b in data for b in _OTHER_BREAKS) or data.count(b"\r") != data.count(b"\r\n"):
+        return False
+    view = memoryview(data)
+    at, end = 0, len(data)
+    while at < end:
+        stop = data.find(b"\n", at + _CHECK_CHUNK)
+        stop = end if stop < 0 else stop + 1
+        try:
+            str(view[at:stop], "utf-8")
+        except UnicodeDecodeError:
+            return False  # the whole path says where
+        at = stop
+    return True
+
+
+def stream_fixture(path: str | Path) -> Fixture:
+    """:func:`load_fixture`, an NDJSON fixture's turns left in its bytes and read as the
+    replay goes (:class:`TurnStream`): the same fixture, the same errors for a file with
+    one problem; a file with several may name a later line's first (a turn is checked when
+    it is reached, and every line was parsed before any was checked)."""
+    p = Path(path)
+    data = read_or_raise(p, MAX_FIXTURE_BYTES, ConfigError)
+    if p.suffix.lower() not in (".ndjson", ".jsonl") or not _streamable(data):
+        return parse_fixture_bytes(data, str(p))
+    try:
+        return _streamed(data, str(p))
+    except ConfigError as exc:
+        raise exc.with_path(str(p)) from None
+
+
+def _streamed(data: bytes, file: str) -> Fixture:
+    header: dict[str, Any] | None = None
+    first = begin = 1
+    for lineno, line, after in _lines(data, 3 if data.startswith(_BOM) else 0, 1):
+        if not _blank(line):
+            header = _header_line(_json_line(line, lineno), lineno)
+            first, begin = lineno + 1, after
+            break
+    if header is None:
+        raise _err("", "empty file: no fixture header")
+    name, config, messages, ids = _header({**header, "turns": None})
+    count = sum(len(lines) - sum(1 for line in lines if line[:1] != b"{" and _blank(line))
+                for _, lines in _line_blocks(data, begin, first))
+    if not count:
+        raise _err("turns", NO_TURNS)
+    stream = TurnStream(data, begin, count, first, ids, file)
+    return Fixture(name, messages, [], config, sha256_prefixed(data), Path(file).name,
+                   stream)
 
 
 def load_fixture(path: str | Path) -> Fixture:

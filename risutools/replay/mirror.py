@@ -213,15 +213,18 @@ class Mirror:
             return min(cnt.prefix(seq), n_r)
 
         lo, hi = 0, len(seqs)  # pos() does not decrease along seqs: first with pos >= t
+        seen: dict[int, int] = {}  # index in seqs -> pos (each asked once)
         while lo < hi:
             mid = (lo + hi) // 2
-            if pos(seqs[mid]) >= t:
+            p = seen[mid] = pos(seqs[mid])
+            if p >= t:
                 hi = mid
             else:
                 lo = mid + 1
         # the nearest is seqs[lo - 1] (below t) or seqs[lo] (at or above t); ties: the later
-        below = pos(seqs[lo - 1]) if lo else None
-        above = pos(seqs[lo]) if lo < len(seqs) else None
+        below = (seen[lo - 1] if lo - 1 in seen else pos(seqs[lo - 1])) if lo else None
+        above = ((seen[lo] if lo in seen else pos(seqs[lo])) if lo < len(seqs)
+                 else None)
         if above is None or (below is not None and t - below < above - t):
             assert below is not None
             return below, False

@@ -49,6 +49,7 @@ class Picker:
         self.first: list[dict[str, Any]] = []
         self.rest: list[dict[str, Any]] = []
         self.total = 0
+        self._ordered = True  # ``rest`` is in request order (as a replay makes its rows)
 
     def add(self, r: dict[str, Any], first: bool, worth: bool | None = None) -> None:
         """``worth``: :func:`interesting` of the row, when the caller has it."""
@@ -56,6 +57,15 @@ class Picker:
             self.first.append(r)
         elif worth if worth is not None else interesting(r):
             rest = self.rest
+            if rest:
+                last: int = rest[-1]["request"]
+                if r["request"] < last:
+                    self._ordered = False
+                elif self._ordered and len(rest) >= self.cap:
+                    # the earliest cap are kept, and this one comes after them (after
+                    # those of its request too: the sort is stable): counted, not kept
+                    self.total += 1
+                    return
             rest.append(r)
             if len(rest) >= 2 * self.cap:  # the earliest cap stay
                 rest.sort(key=_request)

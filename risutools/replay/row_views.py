@@ -45,20 +45,27 @@ class RowViews:
         if self.count <= MAX_TABLE_ROWS:
             self.head.append(row)
 
-    def _fits(self, report: dict[str, Any]) -> bool:
+    def fits(self, report: dict[str, Any]) -> bool:
         """The report holds the rows fed, and the first failures they were fed with."""
         firsts = {inv["first_failure"]["request"] for inv in report["invariants"]
                   if inv["first_failure"]}
         return (self.count == self.n == len(report["requests"]) and firsts == self.firsts
                 and self.cutter == (report["simulation"] == "context-cutter"))
 
+    def complete(self, report: dict[str, Any]) -> bool:
+        """The renderings read nothing of the report's rows: the views fit it, and the page's
+        table is kept (not every row past 400 worth a look: the page then lists them all)."""
+        if not self.fits(report):
+            return False
+        return self.count <= MAX_TABLE_ROWS or self.html.picked()[1] != self.count
+
     def markdown_picked(self, report: dict[str, Any]) -> Picked | None:
         """The Markdown table's rows (:func:`~risutools.replay.render_markdown.pick_rows`)."""
-        return self.markdown.picked() if self._fits(report) else None
+        return self.markdown.picked() if self.fits(report) else None
 
     def html_parts(self, report: dict[str, Any]) -> tuple[ChartSweep | None, Picked | None]:
         """The chart's sweep and the HTML requests table's rows (None: not kept, read them)."""
-        if not self._fits(report):
+        if not self.fits(report):
             return None, None
         if self.count <= MAX_TABLE_ROWS:
             return self.sweep, (self.head, self.count)

@@ -111,7 +111,7 @@ def iterate_cutter(
     history: dict[str, Message] = {} if by_delta else {m.id: m for m in fixture.messages}
     pending: list[Message] = list(fixture.messages)
     enabled = config.enabled
-    for turn in fixture.turns:
+    for turn in fixture.iter_turns():
         try:
             apply_turn(cutter, turn)
         except ReplayError as exc:  # from the mirror: name the turn
@@ -123,9 +123,10 @@ def iterate_cutter(
         obs: Step | Change | None = None
         if observe and by_delta:
             sent, withdrawn = cutter.output_delta(result)
+            # (the turn's own lists: the checker reads a change, it never changes one)
             obs = Change(
-                turn.number, enabled, [*pending, *turn.append], list(turn.edit),
-                list(turn.delete), sent, withdrawn, result.budget_unreachable,
+                turn.number, enabled, [*pending, *turn.append] if pending else turn.append,
+                turn.edit, turn.delete, sent, withdrawn, result.budget_unreachable,
             )
             pending = []
         elif observe:
@@ -168,12 +169,13 @@ def replay_cutter(
     *,
     spool: bool = False,
     watch: Watch | None = None,
+    readable: bool = True,
 ) -> ReplayRun:
     """The cutter, checked (R1-R9), with the monitor observing it, checked too (M1-M3);
-    ``spool``: its rows kept in a :class:`Spool`, out of memory; ``watch``: called with
-    each row (:attr:`ReplayRun.watch`)."""
+    ``spool``: its rows kept in a :class:`Spool`, out of memory (``readable``: to be read
+    back); ``watch``: called with each row (:attr:`ReplayRun.watch`)."""
     checker, mcheck = InvariantChecker(config), MonitorChecker(config)
-    run = ReplayRun(SIM_CUTTER, Spool() if spool else [], checker=checker,
+    run = ReplayRun(SIM_CUTTER, Spool(readable) if spool else [], checker=checker,
                     monitor_checker=mcheck, watch=watch)
     if spool:  # (a list of rows is tallied by build_report)
         run.tally = RowTally(True, _like(run.rows))
@@ -218,10 +220,11 @@ def replay_monitor(
     *,
     spool: bool = False,
     watch: Watch | None = None,
+    readable: bool = True,
 ) -> ReplayRun:
     """The monitor alone: usage = the whole history's estimate (nothing is cut); M1-M3."""
     mcheck = MonitorChecker(config)
-    run = ReplayRun(SIM_MONITOR, Spool() if spool else [], monitor_checker=mcheck,
+    run = ReplayRun(SIM_MONITOR, Spool(readable) if spool else [], monitor_checker=mcheck,
                     watch=watch)
     if spool:
         run.tally = RowTally(False, _like(run.rows))
@@ -243,13 +246,15 @@ def replay_monitor(
 
 
 def run_simulation(simulation: str, fixture: Fixture, config: ReplayConfig, *,
-                   spool: bool = False, watch: Watch | None = None) -> ReplayRun:
+                   spool: bool = False, watch: Watch | None = None,
+                   readable: bool = True) -> ReplayRun:
     """``spool``: the rows kept out of memory (:class:`Spool`), for a report streamed to
-    its files (:func:`report_pieces`); ``watch``: called with each row as it is made."""
+    its files (:func:`report_pieces`), ``readable``: to be read back; ``watch``: called
+    with each row as it is made."""
     if simulation == SIM_CUTTER:
-        return replay_cutter(fixture, config, spool=spool, watch=watch)
+        return replay_cutter(fixture, config, spool=spool, watch=watch, readable=readable)
     if simulation == SIM_MONITOR:
-        return replay_monitor(fixture, config, spool=spool, watch=watch)
+        return replay_monitor(fixture, config, spool=spool, watch=watch, readable=readable)
     raise ValueError(simulation)
 
 
@@ -280,7 +285,7 @@ def build_report(
         "alerts": alerts,
         "requests": rows,
     }
-    notes = [t.metrics.note for t in fixture.turns if t.metrics is not None and t.metrics.note]
+    notes = fixture.notes()
     if notes:  # bridge records whose two percentages disagree, one line each
         report["monitor_notes"] = notes
     report["report_sha256"] = report_hash(report)

@@ -49,10 +49,14 @@ class Spool(Sequence[dict[str, Any]]):
     Read back in order (``for row in spool``: one batch in memory at a time); an index or
     a slice reads from the start."""
 
-    def __init__(self) -> None:
+    def __init__(self, readable: bool = True) -> None:
+        """``readable``: the rows can be read back (kept a third time, as ``marshal``
+        data); a spool that is not only writes the report's two forms (its rows read back
+        raise RuntimeError: what a replay whose renderings were gathered as it ran needs)."""
         self._canon = _temp()  # the rows' canonical forms, comma between
         self._indent = _temp()  # the rows as the report file holds them
-        self._back = _temp()  # the batches as marshal data, to read the rows back
+        #: the batches as marshal data, to read the rows back
+        self._back: IO[bytes] | None = _temp() if readable else None
         self._count = 0  # rows in the files
         self._pending: list[dict[str, Any]] = []
 
@@ -67,13 +71,16 @@ class Spool(Sequence[dict[str, Any]]):
             return
         canon, block = _serialised(rows)
         first = not self._count
-        data = marshal.dumps(rows)  # plain JSON values: read back equal, by this process
+        back = self._back
+        # plain JSON values: read back equal, by this process
+        data = marshal.dumps(rows) if back is not None else b""
         with temporary_folder():  # full or gone: one line (unwritable), never a bug report
             self._canon.write((b"" if first else b",") + canon[1:-1])  # between "[" and "]"
             # the batch as it sits in the report: the list one level deep, its rows two
             self._indent.write((b" " if first else b",\n ") +
                                block[2:-3].replace(b"\n", b"\n "))
-            self._back.write(_LENGTH.pack(len(data)) + data)
+            if back is not None:
+                back.write(_LENGTH.pack(len(data)) + data)
         self._count += len(rows)
 
     def __len__(self) -> int:
@@ -99,6 +106,8 @@ class Spool(Sequence[dict[str, Any]]):
         return next(itertools.islice(self, i, None))
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
+        if self._back is None:
+            raise RuntimeError("this spool's rows are not kept to be read back")
         self._flush()
         f, at = self._back, 0
         while True:
@@ -125,7 +134,8 @@ class Spool(Sequence[dict[str, Any]]):
 
     def close(self) -> None:
         for f in (self._canon, self._indent, self._back):
-            f.close()
+            if f is not None:
+                f.close()
 
 
 def _temp() -> IO[bytes]:

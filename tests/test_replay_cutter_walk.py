@@ -1,0 +1,36 @@
+"""The reference cutter's walk over consecutive non-protected messages (``_np_run``, what
+``output_delta`` visits between two cuts) is the tree's answer for each rank."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from risutools.replay import cutter as cutter_mod
+from risutools.replay.cutter import ContextCutter
+from risutools.replay.fixture import Message
+from risutools.settings.replay import build_config
+
+
+@pytest.mark.parametrize(("seed", "walk"), [(s, w) for s in range(4) for w in (1, 2, 8)])
+def test_np_run_is_nth_np_rank_by_rank(seed: int, walk: int,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cutter_mod, "_WALK", walk)
+    rng = random.Random(seed)
+    c = ContextCutter(build_config({}))
+    live: list[str] = []
+    for i in range(300):
+        role = rng.choice(["user", "assistant", "system", "tool", "user"])
+        c.append(Message(f"m{i}", role, "x" * rng.randrange(9)))
+        live.append(f"m{i}")
+        if rng.random() < (0.5 if seed % 2 else 0.1):  # runs of deleted entries
+            c.delete(live.pop(rng.randrange(len(live))))
+    n = c._n_np
+    for _ in range(300):
+        lo = rng.randrange(n + 3)
+        hi = lo + rng.randrange(12)
+        want = [e for r in range(lo, hi) if (e := c._nth_np(r)) is not None]
+        assert list(c._np_run(lo, hi)) == want, (lo, hi)
+    every = [c._nth_np(r) for r in range(n)]
+    assert list(c._np_run(0, n + 5)) == every
