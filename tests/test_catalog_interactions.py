@@ -48,7 +48,7 @@ def _data(cat: Path) -> dict[str, Any]:
 
 
 def _rows(data: dict[str, Any], rule: str) -> list[dict[str, Any]]:
-    return [r for r in data["interactions"]["relations"] + data["lineage"]["relations"]
+    return [r for r in [*data["interactions"]["relations"], *data["lineage"]["relations"]]
             if r["rule"] == rule]
 
 

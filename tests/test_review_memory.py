@@ -31,8 +31,10 @@ def cat(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
 
 
 def _whole(data: dict[str, Any]) -> dict[str, Any]:
-    """The review's data with every row spool read back as a list."""
-    return {k: list(v) if isinstance(v, Rows) else v for k, v in data.items()}
+    """The review's data with every row spool read back as a list (those of an object in
+    it too: the lineage section's)."""
+    return {k: list(v) if isinstance(v, Rows) else _whole(v) if isinstance(v, dict) else v
+            for k, v in data.items()}
 
 
 def test_review_entries_hold_heads_and_read_documents_back(cat: Path) -> None:
@@ -77,6 +79,7 @@ def test_review_json_in_pieces_is_the_whole_values_json(cat: Path, tmp_path: Pat
     to_promoted(cat)
     rv = review_catalog(Catalog.open(cat), jobs=1)
     assert any(isinstance(v, Rows) for v in rv.data.values())
+    assert isinstance(rv.data["lineage"]["lineages"], Rows)  # an object holding spools
     text = render_review_json(rv)
     whole = _whole(rv.data)
     assert text == json_text(canonical(whole).decode()) + "\n"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from risutools.catalog.interactions import Index, Summary, facts_content
+from risutools.rowspool import Rows
 
 #: what a drift compares, in this order: (name, how to read it from a summary)
 DRIFT_FIELDS = ("hooks", "privileged_apis", "hosts", "state", "toggles", "findings")
@@ -177,13 +178,13 @@ class Lineage:
     """The catalog's lineages and links, as the RV5xx units read them."""
 
     index: Index
-    groups: list[dict[str, Any]]
+    groups: Rows  # one row a lineage, in a row spool (a catalog of reposts has thousands)
     links: list[Link]
 
     @classmethod
     def build(cls, ix: Index) -> Lineage:
         groups, links = lineages(ix)
-        return cls(ix, groups, links)
+        return cls(ix, Rows(groups), links)
 
 
 def drift_line(d: dict[str, dict[str, list[str]]]) -> str:

@@ -166,7 +166,7 @@ def _review_catalog(cat: Catalog, sources: str | None, jobs: int | None,
     rv.data = {
         "review": REVIEW_FORMAT, "catalog": cat.root.name, "tool_version": __version__,
         "counts": _counts(rv.result, documents, entries, appr, verifications, board.ready),
-        "file_findings": [_f(f) for f in validated.file_findings + findings],
+        "file_findings": Rows(_f(f) for f in validated.file_findings + findings),
         "documents": documents,
         "verifications": Rows({"file": v.file, "line": v.line,
                                "component_id": v.component_id, "source": v.source,

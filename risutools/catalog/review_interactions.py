@@ -25,6 +25,7 @@ from risutools.catalog.review_checks import units
 from risutools.collector import cycles_paused
 from risutools.findings import Finding
 from risutools.pathnames import fits_wildcard as fits
+from risutools.rowspool import Rows
 from risutools.safeio import FolderFiles
 from risutools.settings.catalog import FACTS_DIR
 
@@ -70,7 +71,7 @@ class Interactions:
                 "without_facts": sum(1 for s in self.index.summaries if s.facts is None)}
 
     def lineage_section(self) -> dict[str, Any]:
-        return {"lineages": self.lineage.groups, "relations": self.rows(self.versions)}
+        return {"lineages": self.lineage.groups, "relations": Rows(self.rows(self.versions))}
 
 
 def live_only(section: dict[str, Any], documents: Iterable[dict[str, Any]]) -> dict[str, Any]:

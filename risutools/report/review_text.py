@@ -77,23 +77,36 @@ def review_json_pieces(rv: Review) -> Iterator[str]:
     (orjson when it spells the values as ``json`` does, else json's C encoder), or
     ``json.dumps`` itself for a value the canonical form refuses (a float that is not
     finite): joined, the same text as the whole value's."""
+    yield from _object_pieces(rv.data)
+    yield "\n"
+
+
+def _object_pieces(obj: dict[str, Any]) -> Iterator[str]:
+    """An object of the report, keys sorted: a row spool a block at a time, an object that
+    holds one (the lineage section) the same way, any other value whole."""
     yield "{"
-    for n, key in enumerate(sorted(rv.data)):
-        value = rv.data[key]
+    for n, key in enumerate(sorted(obj)):
+        value = obj[key]
         yield ("," if n else "") + _compact(key) + ":"
-        if not isinstance(value, Rows):
+        if isinstance(value, Rows):
+            yield from _rows_pieces(value)
+        elif isinstance(value, dict) and any(isinstance(v, Rows) for v in value.values()):
+            yield from _object_pieces(value)
+        else:
             yield _compact(value)
-            continue
-        yield "["
-        first = True
-        for block in value.canonical_blocks():
-            if block:
-                text = json_text(block.decode("utf-8")) if isinstance(block, bytes) \
-                    else _compact(block)
-                yield ("" if first else ",") + text[1:-1]
-                first = False
-        yield "]"
-    yield "}\n"
+    yield "}"
+
+
+def _rows_pieces(rows: Rows) -> Iterator[str]:
+    yield "["
+    first = True
+    for block in rows.canonical_blocks():
+        if block:
+            text = json_text(block.decode("utf-8")) if isinstance(block, bytes) \
+                else _compact(block)
+            yield ("" if first else ",") + text[1:-1]
+            first = False
+    yield "]"
 
 
 def _compact(value: Any) -> str:
