@@ -245,14 +245,18 @@ def read_regular(path: str | os.PathLike[str], limit: int, *,
     return b"".join(chunks)
 
 
+def within(path: str, base: str) -> bool:
+    """Whether the absolute, normalized ``path`` is ``base`` or below it (as text)."""
+    return path == base or path.startswith(base.rstrip(os.sep) + os.sep)
+
+
 def check_inside(root: str | os.PathLike[str], path: str | os.PathLike[str],
                  what: str = "the catalog") -> None:
     """Refuse (:class:`FileRefused` ``outside-catalog``) a ``path`` that, once every symbolic
     link on it is followed, is not ``root`` or below it.  ``root`` is taken as it resolves;
     a path that does not exist yet is judged by the folders above it."""
     real = os.path.realpath(path)
-    base = os.path.realpath(root)
-    if real == base or real.startswith(base.rstrip(os.sep) + os.sep):
+    if within(real, os.path.realpath(root)):
         return
     shown = show_name(os.fspath(path))
     link = _link_note(path)
@@ -289,9 +293,7 @@ class FolderFiles:
 
     def _folder_inside(self) -> bool:
         if self._inside is None:
-            real = os.path.realpath(self.folder)
-            base = os.path.realpath(self.root)
-            self._inside = real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+            self._inside = within(os.path.realpath(self.folder), os.path.realpath(self.root))
         return self._inside
 
     def read(self, name: str, limit: int) -> bytes | None:

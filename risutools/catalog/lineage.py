@@ -117,12 +117,6 @@ def lineages(ix: Index) -> tuple[list[dict[str, Any]], list[Link]]:
     return out, links
 
 
-#: what names a component's copy, not its content: left out when two copies are compared
-def _content(s: Summary) -> str:
-    """What a repost shares (:func:`~risutools.catalog.interactions.facts_content`)."""
-    return facts_content(s)
-
-
 def _links(ix: Index, order: list[int]) -> list[Link]:
     """Each member against the nearest older member: a repost (the same bytes, or the same
     facts in another container or post), else a newer version that supersedes it."""
@@ -133,7 +127,7 @@ def _links(ix: Index, order: list[int]) -> list[Link]:
     for i in order:
         s = ix.summaries[i]
         src = _source(s)
-        content = _content(s) if s.facts else ""
+        content = facts_content(s) if s.facts else ""
         if src is not None and src in by_bytes:
             out.append(Link("repost", i, by_bytes[src], {}))
             continue

@@ -53,6 +53,7 @@ from risutools.contract.validate import (
 from risutools.contract.verify import SourceStore, VerifyContext, verify_refs
 from risutools.findings import Finding
 from risutools.rowspool import pack, temporary_folder, unpack
+from risutools.safeio import within
 from risutools.settings.config import Settings
 
 ProgressFn = Callable[[int, int], None]  # (files read, files to read)
@@ -233,8 +234,7 @@ class _Reals:
             except OSError:
                 cwd = ""
             named = os.path.abspath(folder or ".")
-            plain = bool(cwd) and real == named and (
-                named == cwd or named.startswith(cwd.rstrip("/") + "/"))
+            plain = bool(cwd) and real == named and within(named, cwd)
             known = self.folders[folder] = (real, plain)
         real, plain = known
         link = os.path.islink(text)

@@ -595,13 +595,17 @@ _PROSE_MAX = 4096
 _PROSE_LONGEST = 1024
 
 
+def _make_room(memory: dict[Any, None], coming: int) -> None:
+    """The older half of ``memory`` (and room for ``coming`` more) forgotten when it would
+    pass :data:`_PROSE_MAX`."""
+    if len(memory) + coming > _PROSE_MAX:
+        for old in list(itertools.islice(memory, len(memory) // 2 + coming)):
+            del memory[old]
+
+
 def _remember_prose(texts: list[str]) -> None:
-    if len(_PROSE) + len(texts) > _PROSE_MAX:
-        for old in list(itertools.islice(_PROSE, len(_PROSE) // 2 + len(texts))):
-            del _PROSE[old]
-    if len(_PROSE_SHAPES) + len(texts) > _PROSE_MAX:
-        for known in list(itertools.islice(_PROSE_SHAPES, len(_PROSE_SHAPES) // 2 + len(texts))):
-            del _PROSE_SHAPES[known]
+    _make_room(_PROSE, len(texts))
+    _make_room(_PROSE_SHAPES, len(texts))
     for t in texts[:_PROSE_MAX]:
         if len(t) <= _PROSE_LONGEST:
             _PROSE[t] = None
