@@ -149,7 +149,14 @@ def json_text(text: str) -> str:
     """JSON text (``json.dumps(..., ensure_ascii=False)``) with every control, format, line
     or paragraph separator character and lone surrogate written as a ``\\uXXXX`` escape: the
     same JSON values, and nothing that moves a terminal's cursor or reorders a line when
-    the JSON is shown.  The layout's own line breaks stay."""
+    the JSON is shown.  The layout's own line breaks stay.
+
+    A text ``str.isprintable`` passes is returned as is, after one C pass: every character
+    this escapes is one it finds unprintable (its categories ``Cc``, ``Cf``, ``Cs``, ``Zl``
+    and ``Zp`` are among those), read from this Python's own Unicode tables as
+    :func:`_json_unsafe`'s are."""
+    if text.isprintable():
+        return text
     return _json_unsafe().sub(_json_escape, text)
 
 

@@ -321,3 +321,16 @@ def test_json_text_escapes_exactly_the_unsafe_code_points() -> None:
                 assert piece == f"\\u{code:04x}", hex(code)
         else:
             assert piece == ch, hex(code)
+
+
+def test_json_text_alone_escapes_as_in_a_text_it_cannot_pass_whole() -> None:
+    """Every code point in a text of its own (the fast path for a printable text and the
+    escape for one that is not) gives what it gives among other code points."""
+    from risutools.printable import json_text
+
+    codes = range(1, sys.maxunicode + 1)
+    among = json_text("\x00".join(map(chr, codes))).split("\\u0000")
+    for code, piece in zip(codes, among, strict=True):
+        assert json_text("가" + chr(code) + "a") == "가" + piece + "a", hex(code)
+    assert json_text("plain 한국어 text") == "plain 한국어 text"
+    assert json_text("x\u2028y\n") == "x\\u2028y\n"
