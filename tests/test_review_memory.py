@@ -205,3 +205,47 @@ def test_a_temporary_folder_it_cannot_write_is_one_line(cat: Path) -> None:
         ro.chmod(0o700)
     assert r.returncode in (0, 1, 2)
     assert "Traceback" not in r.stderr and "please report" not in r.stderr
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_board_base_hashes_made_in_the_first_pass_are_the_documents(
+        cat: Path, jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first pass gives each document on the board its base hash (the fast path's
+    orjson form for a JSON file it parsed, the whole computation for any other: a float,
+    YAML, a document whose runtime field is missing), and no other document one; each is
+    the document's own base hash, computed again here from the file."""
+    import yaml
+
+    from risutools.catalog import review_pass
+    from risutools.settings import lifecycle
+
+    monkeypatch.setattr(review_pass, "PARALLEL_MIN", 1)  # the forked pool on a few files
+    monkeypatch.setattr(review_pass, "CHUNK", 2)
+    to_promoted(cat)  # one document past the board
+    path = doc_path(cat, MOOD)
+    doc = load(path)
+    doc["payload"]["weight"] = 1e-05  # a float: not the fast path
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    files = sorted(p for p in cat.glob("*.json") if p != path
+                   and load(p)["provenance"]["review_status"] == "candidate")
+    as_yaml = load(files[0])
+    as_yaml["provenance"].pop("runtime_status", None)
+    files[0].unlink()
+    files[0].with_suffix(".yaml").write_text(yaml.safe_dump(as_yaml, allow_unicode=True),
+                                             encoding="utf-8")
+    c = Catalog.open(cat)
+    first = review_pass.first_pass(c.root, c.config, None, jobs, None, None)
+    seen = {"json": 0, "yaml": 0, "float": 0, "off": 0}
+    for s in first.surveyed:
+        if s.path is None:
+            continue
+        whole = load(s.path) if s.fmt == "json" else yaml.safe_load(s.path.read_text("utf-8"))
+        if whole["provenance"]["review_status"] in lifecycle.BOARD:
+            assert s.base == lifecycle.base_sha256(whole), s.path
+            seen["float" if "weight" in whole["payload"] else s.fmt] += 1
+        else:
+            assert s.base is None
+            seen["off"] += 1
+    assert all(seen.values()), seen
+    rv = review_catalog(Catalog.open(cat), jobs=jobs)
+    assert any("approval" in row["blocked_by"] for row in rv.data["board"])

@@ -42,6 +42,7 @@ from risutools.contract.loaders import (
     iter_file,
     list_folder,
 )
+from risutools.contract.schema import fast_check
 from risutools.contract.validate import (
     DocumentInfo,
     Result,
@@ -54,6 +55,7 @@ from risutools.contract.verify import SourceStore, VerifyContext, verify_refs
 from risutools.findings import Finding
 from risutools.rowspool import pack, temporary_folder, unpack
 from risutools.safeio import within
+from risutools.settings import lifecycle
 from risutools.settings.config import Settings
 
 ProgressFn = Callable[[int, int], None]  # (files read, files to read)
@@ -134,6 +136,9 @@ class Surveyed:
     #: the entry's place as shown (``Entry.where``), when it is the name the loader gave
     #: the file (None: the entry works it out from its real path)
     where: str | None = None
+    #: the base hash of a document on the promotion board (its approval gate names it),
+    #: computed while the document is at hand (None: the entry computes it when asked)
+    base: str | None = None
 
 
 @dataclass
@@ -203,9 +208,21 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
             if alike:
                 line = info.line if out.fmt == "ndjson" else None
                 out.where = f"{info.file}:{line}" if line else info.file
+            if _on_board(doc):
+                out.base = lifecycle.plain_base_sha256(doc) if exact else lifecycle.base_sha256(doc)
     if past_start(doc):
         out.past, out.status_line = True, ld.line_of(STATUS)
+    else:  # the file as found is read by MC305 only, for a document past candidate
+        info.path = None
     return out
+
+
+def _on_board(doc: dict[str, Any]) -> bool:
+    """Whether ``doc`` is on the review's promotion board (read as
+    :attr:`~risutools.catalog.catalog.Entry.review_status` reads it)."""
+    prov = doc.get("provenance")
+    status = prov.get("review_status") if isinstance(prov, dict) else None
+    return isinstance(status, str) and status in lifecycle.BOARD
 
 
 class _Reals:
@@ -285,7 +302,7 @@ def _flat(part: LoadOutcome, surveyed: list[Surveyed]) -> Flat:
     bytes): pickled in C, where dataclasses take a call per object each way."""
     docs = [(_INFO(s.info), _path_text(s.info.path), [_FINDING(f) for f in s.info.findings],
              [_VERIFICATION(v) for v in s.verifications], s.fmt, _path_text(s.path),
-             s.doc_sha256, s.head, s.blob, s.doc, s.past, s.status_line, s.where)
+             s.doc_sha256, s.head, s.blob, s.doc, s.past, s.status_line, s.where, s.base)
             for s in surveyed]
     return ([_FINDING(f) for f in part.problems], part.files, part.skipped, docs)
 
@@ -294,12 +311,12 @@ def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:
     problems, files, skipped, docs = flat
     part = LoadOutcome([], [Finding(*f) for f in problems], files, skipped)
     out = []
-    for (i, ipath, found, vs, fmt, path, sha, head, blob, doc, past, line, where) in docs:
+    for (i, ipath, found, vs, fmt, path, sha, head, blob, doc, past, line, where, base) in docs:
         info = DocumentInfo(i[0], i[1], i[2], i[3], i[4], [Finding(*f) for f in found],
                             Path(ipath) if ipath is not None else None, candidate=i[5])
         out.append(Surveyed(info, [Verification(*v) for v in vs], fmt,
                             Path(path) if path is not None else None, sha, head, blob, doc,
-                            past, line, where=where))
+                            past, line, where=where, base=base))
     return part, out
 
 
@@ -382,6 +399,7 @@ def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | Non
     chunks = [u for u in units if isinstance(u, list)]
     vctx, resolved = _verify_context(cfg, sources), _Reals()
     _SHARED = (cfg, sources)
+    fast_check()  # the schema's validator compiled once, before the fork: each worker has it
     try:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) \
                 as pool:
@@ -462,7 +480,7 @@ def entries_of(surveyed: list[Surveyed]) -> list[Entry]:
         out.append(Entry(s.path, s.info.line if s.fmt == "ndjson" else None, s.fmt,
                          None if packed else s.doc, s.doc_sha256,
                          head=s.head if packed else None, reload=s.reload,
-                         key=(s.info.file, s.info.line), _where=s.where))
+                         key=(s.info.file, s.info.line), _where=s.where, _base=s.base))
     return out
 
 

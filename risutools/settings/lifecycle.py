@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from risutools.canonical import doc_sha256
+from risutools.canonical import doc_sha256, plain_canonical, sha256_prefixed
 
 
 @dataclass(frozen=True)
@@ -179,6 +179,16 @@ def base_sha256(doc: Any) -> str:
     it, so it does not make other approvals stale.  (Compare-and-swap of a write is on the
     file's own bytes: another thing.)"""
     return doc_sha256(without_runtime(doc))
+
+
+def plain_base_sha256(doc: Any) -> str:
+    """:func:`base_sha256` of a document the loaders' fast path parsed (plain JSON values
+    only, at most 64 levels: :func:`~risutools.values.fast_json`), written by orjson at once
+    (:func:`~risutools.canonical.plain_canonical`, the bytes :func:`canonical` gives such a
+    value) without walking the document first to find that out; any other document, and
+    one orjson refuses, by :func:`base_sha256`."""
+    canon = plain_canonical(without_runtime(doc))
+    return sha256_prefixed(canon) if canon is not None else base_sha256(doc)
 
 
 def base_names(doc: Any) -> frozenset[str]:
