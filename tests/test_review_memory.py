@@ -11,7 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_catalog_support import MOOD, doc_path, fresh_catalog, load, to_promoted
+from test_catalog_support import (
+    CUTTER,
+    MOOD,
+    approve_and_promote,
+    doc_path,
+    fresh_catalog,
+    load,
+    to_promoted,
+)
 
 from risutools import rowspool
 from risutools.canonical import canonical
@@ -23,6 +31,7 @@ from risutools.printable import json_text
 from risutools.report.output import write_report
 from risutools.report.review_text import render_review_json, review_json_pieces
 from risutools.rowspool import Rows, unpack
+from risutools.settings.config import Settings
 
 
 @pytest.fixture
@@ -141,25 +150,43 @@ def test_ndjson_in_batches_is_the_whole_file() -> None:
         [f.message for f in load_ndjson_stream(io.BytesIO(b"\n\n"), "e.ndjson").problems]
 
 
-def test_board_equals_a_plan_on_whole_documents(cat: Path) -> None:
-    """Each board row's gates, read back from the spool, are those ``promote --dry-run``
-    gives on the whole document (a catalog opened anew holds every document whole)."""
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_board_equals_a_plan_on_whole_documents(
+        cat: Path, jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each board row's gates, from what the first pass found (on all cores too) and the
+    documents read back from the spool, are those ``promote --dry-run`` gives on the whole
+    document (a catalog opened anew holds every document whole)."""
+    from risutools.catalog import review_pass
+
+    monkeypatch.setattr(review_pass, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(review_pass, "CHUNK", 2)
     path = doc_path(cat, MOOD)
     doc = load(path)
     doc["payload"]["invariants"] = []  # MC600: narrative incomplete
     path.write_text(json.dumps(doc), encoding="utf-8")
-    rv = review_catalog(Catalog.open(cat), jobs=1)
-    assert len(rv.data["board"]) >= 2
-    whole = Catalog.open(cat)
-    for row in rv.data["board"]:
-        (e,) = whole.by_id(row["component_id"])
-        assert e.held is not None
-        p = plan(whole, e, row["to"])
-        assert row["gates"] == [v.to_dict() for v in p.verdicts]
-        assert row["ready"] == p.ok
-    board = {b["component_id"]: b for b in rv.data["board"]}
-    narrative = [p for p in board[MOOD]["path"] if p["part"] == "narrative"]
-    assert narrative[0]["state"] == "missing"
+    approve_and_promote(cat, CUTTER, "request_review", "pending_human_review")
+    pending = load(doc_path(cat, CUTTER))
+    pending["payload"]["invariants"] = []  # the next step (approved) makes MC600 an error
+    doc_path(cat, CUTTER).write_text(json.dumps(pending), encoding="utf-8")
+    for severities in ({}, {"MC600": "off"}):  # off: the promotion gate alone makes it one
+
+        def configure(_root: Path, sev: dict[str, str] = severities) -> Settings:
+            return Settings(severities=sev)
+
+        rv = review_catalog(Catalog.open(cat, configure=configure), jobs=jobs)
+        board = {b["component_id"]: b for b in rv.data["board"]}
+        assert {b["from"] for b in board.values()} == {"candidate", "pending_human_review"}
+        assert any(g["gate"] == "contract" and "MC600" in g["reason"]
+                   for g in board[CUTTER]["gates"])
+        whole = Catalog.open(cat, configure=configure)
+        for row in board.values():
+            (e,) = whole.by_id(row["component_id"])
+            assert e.held is not None
+            p = plan(whole, e, row["to"])
+            assert row["gates"] == [v.to_dict() for v in p.verdicts]
+            assert row["ready"] == p.ok
+        narrative = [p for p in board[MOOD]["path"] if p["part"] == "narrative"]
+        assert narrative[0]["state"] == ("done" if severities else "missing")
 
 
 def test_a_full_temporary_folder_is_unwritable_not_a_bug(
@@ -217,6 +244,8 @@ def test_board_base_hashes_made_in_the_first_pass_are_the_documents(
     import yaml
 
     from risutools.catalog import review_pass
+    from risutools.catalog.gates import gate_config, status_findings
+    from risutools.catalog.promote import new_document
     from risutools.settings import lifecycle
 
     monkeypatch.setattr(review_pass, "PARALLEL_MIN", 1)  # the forked pool on a few files
@@ -242,6 +271,9 @@ def test_board_base_hashes_made_in_the_first_pass_are_the_documents(
         whole = load(s.path) if s.fmt == "json" else yaml.safe_load(s.path.read_text("utf-8"))
         if whole["provenance"]["review_status"] in lifecycle.BOARD:
             assert s.base == lifecycle.base_sha256(whole), s.path
+            to = lifecycle.next_step(whole["provenance"]["review_status"]).to
+            assert s.gate == (to, tuple(status_findings(new_document(whole, to),
+                                                        gate_config(c.config, to))))
             seen["float" if "weight" in whole["payload"] else s.fmt] += 1
         else:
             assert s.base is None

@@ -20,6 +20,7 @@ targets=lifecycle.SOME_GROUP)`` and its docstring; cases in
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -54,6 +55,23 @@ STATUS_RULES = tuple(c.id for c in (mc.mc103, mc.mc301, mc.mc302, mc.mc303, mc.m
 NOT_CONTRACT_GATE = tuple(c.id for c in (mc104, mc305, mc202, mc203))
 
 
+class NewDocument:
+    """The document a transition would write, made when it is first read (a gate that reads
+    only the current document's findings and hashes never makes it: the review's board
+    plans a transition for every candidate)."""
+
+    __slots__ = ("_doc", "_make")
+
+    def __init__(self, make: Callable[[], dict[str, Any]]) -> None:
+        self._make = make
+        self._doc: dict[str, Any] | None = None
+
+    def __call__(self) -> dict[str, Any]:
+        if self._doc is None:
+            self._doc = self._make()
+        return self._doc
+
+
 @dataclass
 class GateContext:
     """What the gates of one transition look at (shared indexes are built once)."""
@@ -61,7 +79,7 @@ class GateContext:
     cat: Catalog
     entry: Entry
     to: str  # target review_status, or "active"/"inactive" for a runtime switch
-    new_doc: dict[str, Any]
+    new: NewDocument  # the new document (:attr:`new_doc`), made when a gate reads it
     log: CatalogLog
     graph: Graph
     approvals: list[Approval]
@@ -71,6 +89,13 @@ class GateContext:
     # the current document's findings (from a catalog-wide validate): the gates then rerun
     # only the rules that read the status fields a transition changes
     base_findings: list[Finding] | None = None
+    # those rules' findings on the new document (:func:`status_findings`), when they were
+    # found while the document was at hand (the review's first pass)
+    status_found: Sequence[Finding] | None = None
+
+    @property
+    def new_doc(self) -> dict[str, Any]:
+        return self.new()
 
 
 @dataclass(frozen=True)
@@ -153,13 +178,37 @@ def _new_doc_findings(ctx: GateContext, cfg: Settings) -> list[Finding]:
     if ctx.base_findings is None:
         return validate_document(ctx.new_doc, config=cfg)
     out = [f for f in ctx.base_findings if f.rule not in STATUS_RULES]
+    found = ctx.status_found
+    return out + (list(found) if found is not None else status_findings(ctx.new_doc, cfg))
+
+
+def status_findings(new_doc: dict[str, Any], cfg: Settings) -> list[Finding]:
+    """The findings of the rules that read the status fields (:data:`STATUS_RULES`) on the
+    document a transition would write, checked with the contract gate's settings
+    (:func:`gate_config`)."""
+    out = []
     for rule, fn in mc.DOCUMENT_RULES:
         if rule in STATUS_RULES:
-            for ptr, msg in fn(ctx.new_doc, cfg):
-                sev = mc.effective_severity(rule, ctx.new_doc, cfg)
+            for ptr, msg in fn(new_doc, cfg):
+                sev = mc.effective_severity(rule, new_doc, cfg)
                 if sev != "off":
                     out.append(mc.make_finding(rule, sev, msg, None, None, ptr))
     return out
+
+
+#: the settings with the promotion gate on, made once for the settings they were made from
+_GATE_CONFIG: dict[str, tuple[Settings, Settings]] = {}
+
+
+def gate_config(cfg: Settings, to: str) -> Settings:
+    """The settings the contract gate checks a move to ``to`` with: ``cfg``, with MC600
+    (narrative) as an error from approved on (the promotion gate)."""
+    if to not in lifecycle.NARRATIVE_REQUIRED:
+        return cfg
+    made = _GATE_CONFIG.get(to)
+    if made is None or made[0] is not cfg:
+        made = _GATE_CONFIG[to] = (cfg, cfg.with_promotion_gate())
+    return made[1]
 
 
 @check("G3", "error", "promotion", "contract", targets=lifecycle.CONTRACT_GATED)
@@ -171,8 +220,7 @@ def contract(ctx: GateContext) -> tuple[str, str]:
     reviewed while being invalid.
 
     Fix: Fix the findings `risutools validate` reports for the document, then promote again."""
-    gate_cfg = ctx.cat.config.with_promotion_gate() if ctx.to in lifecycle.NARRATIVE_REQUIRED \
-        else ctx.cat.config
+    gate_cfg = gate_config(ctx.cat.config, ctx.to)
     found = _new_doc_findings(ctx, gate_cfg)
     errors = [f for f in found if f.severity == "error" and f.rule not in NOT_CONTRACT_GATE]
     if errors:

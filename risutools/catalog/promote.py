@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,15 @@ from risutools import __version__
 from risutools.canonical import prefixed
 from risutools.catalog.approvals import MAX_APPROVAL_BYTES, Approval, load_approvals, now_iso
 from risutools.catalog.catalog import Catalog, Entry
-from risutools.catalog.gates import CATALOG_GATES, FAIL, GateContext, Verdict, gates_for, run_gates
+from risutools.catalog.gates import (
+    CATALOG_GATES,
+    FAIL,
+    GateContext,
+    NewDocument,
+    Verdict,
+    gates_for,
+    run_gates,
+)
 from risutools.catalog.graph import Graph
 from risutools.catalog.writes import (
     append_log,
@@ -89,7 +98,7 @@ class Plan:
     kind: str  # "status" | "runtime"
     entry: Entry
     to: str
-    new_doc: dict[str, Any]
+    new: NewDocument  # the new document (:attr:`new_doc`), made when first read
     verdicts: list[Verdict]
     log_lines: int  # lines for this component in the log when read
     log_size: int  # bytes of the log when read
@@ -98,6 +107,10 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     _after: str | None = None
     last_after: Any = None  # where the component's last log line ended (``writes.link``)
+
+    @property
+    def new_doc(self) -> dict[str, Any]:
+        return self.new()
 
     @property
     def after_sha256(self) -> str:
@@ -142,15 +155,19 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
          graph: Graph | None = None, log: CatalogLog | None = None,
          approvals: list[Approval] | None = None,
          verifications: list[Verification] | None = None,
-         base_findings: list[Finding] | None = None) -> Plan:
-    """Run every gate of ``entry`` -> ``to``; nothing is written."""
+         base_findings: list[Finding] | None = None,
+         status_found: Sequence[Finding] | None = None) -> Plan:
+    """Run every gate of ``entry`` -> ``to``; nothing is written.  ``base_findings``: the
+    current document's findings; ``status_found``: the status rules' findings on the new
+    document (:func:`~risutools.catalog.gates.status_findings`), when already found."""
     _check_target(to, kind)
     if log is None:
         log = read_log(cat.root, only=entry.component_id)
         if log.refused is not None:  # never an empty history: nothing moves (exit 2)
             raise log.refused
     graph = Graph(cat.entries()) if graph is None else graph
-    new = new_document(entry.doc, to) if kind == "status" else runtime_document(entry.doc, to)
+    make = new_document if kind == "status" else runtime_document
+    new = NewDocument(lambda: make(entry.doc, to))
     if approvals is None:  # only the records named for this component and step (an index)
         act = lifecycle.action_for(entry.review_status, to) if kind == "status" else \
             lifecycle.PUBLISH if kind == "publish" else \
@@ -160,6 +177,7 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
     ctx = GateContext(cat, entry, to, new, log, graph, approvals)
     ctx.verifications = verifications
     ctx.base_findings = base_findings
+    ctx.status_found = status_found
     mine = _lines(log, entry.component_id)
     p = Plan(kind, entry, to, new, [], len(mine), log.size)
     p.last_after = mine[-1][1].get("after_sha256") if mine else None
@@ -285,8 +303,7 @@ def _recheck_catalog_gates(cat: Catalog, p: Plan) -> None:
     here = [x for x in now.entries() if x.path == p.entry.path and x.line == p.entry.line]
     if len(here) != 1 or here[0].doc_sha256 != p.entry.doc_sha256:
         raise conflict_error(p.entry, "the document is no longer where it was read")
-    ctx = GateContext(now, here[0], p.to, p.new_doc, CatalogLog(now.root), Graph(now.entries()),
-                      [])
+    ctx = GateContext(now, here[0], p.to, p.new, CatalogLog(now.root), Graph(now.entries()), [])
     for gate in wide:
         verdict, reason = gate(ctx)
         if verdict == FAIL:

@@ -21,7 +21,7 @@ Nothing is written.  Exit code (CLI): 1 when anything is an error.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -380,6 +380,22 @@ class Board(Rows):
         self.ready = 0
 
 
+class _ReadOnce:
+    """An entry's way to read its document back, reading it once: the gates of one plan
+    then share one copy (and none is read when no gate reads the document)."""
+
+    __slots__ = ("_doc", "_read")
+
+    def __init__(self, read: Callable[[], dict[str, Any]]) -> None:
+        self._read = read
+        self._doc: dict[str, Any] | None = None
+
+    def __call__(self) -> dict[str, Any]:
+        if self._doc is None:
+            self._doc = self._read()
+        return self._doc
+
+
 def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
            approvals: list[Approval], verifications: list[Verification], validated: Result
            ) -> Board:
@@ -395,14 +411,17 @@ def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
         assert step is not None  # every state on the board has one
         to = step.to
         key = e.key
-        held = e.held
-        e.held = e.doc  # read back once for all its gates (when only its head is held)
+        made = e.status_found
+        reload = e.reload
+        if reload is not None:  # read back once for all its gates, if one reads it
+            e.reload = _ReadOnce(reload)
         try:
             p = plan(cat, e, to, graph=graph, log=log, approvals=approvals,
-                     verifications=by_doc.get(key, []), base_findings=found.get(key))
+                     verifications=by_doc.get(key, []), base_findings=found.get(key),
+                     status_found=made[1] if made is not None and made[0] == to else None)
             path = path_to_approved(e, found.get(key), by_doc.get(key, []), approvals)
         finally:
-            e.held = held
+            e.reload = reload
         out.append({"component_id": e.component_id, "file": e.where(),
                     "from": e.review_status, "to": to, "ready": p.ok,
                     "blocked_by": [v.gate for v in p.verdicts if v.failed],

@@ -26,7 +26,7 @@ import os
 import sys
 import tempfile
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -34,6 +34,8 @@ from typing import Any
 
 from risutools.canonical import doc_sha256
 from risutools.catalog.catalog import Entry, entry_format, head_of
+from risutools.catalog.gates import gate_config, status_findings
+from risutools.catalog.promote import new_document
 from risutools.contract.checks_catalog import past_start
 from risutools.contract.loaders import (
     NDJSON_EXTS,
@@ -139,6 +141,9 @@ class Surveyed:
     #: the base hash of a document on the promotion board (its approval gate names it),
     #: computed while the document is at hand (None: the entry computes it when asked)
     base: str | None = None
+    #: (target, findings) of the status rules on the document its next step would write
+    #: (:attr:`Entry.status_found`), for a document on the board
+    gate: tuple[str, tuple[Finding, ...]] | None = None
 
 
 @dataclass
@@ -208,8 +213,10 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
             if alike:
                 line = info.line if out.fmt == "ndjson" else None
                 out.where = f"{info.file}:{line}" if line else info.file
-            if _on_board(doc):
+            status = _board_status(doc)
+            if status is not None:
                 out.base = lifecycle.plain_base_sha256(doc) if exact else lifecycle.base_sha256(doc)
+                out.gate = _status_found(doc, status, vctx.cfg)
     if past_start(doc):
         out.past, out.status_line = True, ld.line_of(STATUS)
     else:  # the file as found is read by MC305 only, for a document past candidate
@@ -217,12 +224,22 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
     return out
 
 
-def _on_board(doc: dict[str, Any]) -> bool:
-    """Whether ``doc`` is on the review's promotion board (read as
-    :attr:`~risutools.catalog.catalog.Entry.review_status` reads it)."""
+def _board_status(doc: dict[str, Any]) -> str | None:
+    """The review status of ``doc`` when it puts it on the review's promotion board (read
+    as :attr:`~risutools.catalog.catalog.Entry.review_status` reads it), else None."""
     prov = doc.get("provenance")
     status = prov.get("review_status") if isinstance(prov, dict) else None
-    return isinstance(status, str) and status in lifecycle.BOARD
+    return status if isinstance(status, str) and status in lifecycle.BOARD else None
+
+
+def _status_found(doc: dict[str, Any], status: str, cfg: Settings
+                  ) -> tuple[str, tuple[Finding, ...]]:
+    """What the contract gate of the board's step from ``status`` reads of the new
+    document: the status rules' findings on it
+    (:func:`~risutools.catalog.gates.status_findings`)."""
+    step = lifecycle.next_step(status)
+    assert step is not None  # every state on the board has one
+    return step.to, tuple(status_findings(new_document(doc, step.to), gate_config(cfg, step.to)))
 
 
 class _Reals:
@@ -264,11 +281,17 @@ def _share(s: Surveyed) -> None:
     """The texts many documents repeat (a rule's message, a digest's pointer) kept once:
     what the review holds of each document is then mostly its own."""
     info = s.info
-    info.findings = [f if sys.intern(f.message) is f.message else
-                     Finding(f.rule, f.severity, sys.intern(f.message), f.file, f.line,
-                             f.pointer, f.evidence, f.code) for f in info.findings]
+    info.findings = _interned(info.findings)
+    if s.gate is not None and s.gate[1]:
+        s.gate = (s.gate[0], tuple(_interned(s.gate[1])))
     for v in s.verifications:
         v.pointer = sys.intern(v.pointer)
+
+
+def _interned(findings: Iterable[Finding]) -> list[Finding]:
+    return [f if sys.intern(f.message) is f.message else
+            Finding(f.rule, f.severity, sys.intern(f.message), f.file, f.line, f.pointer,
+                    f.evidence, f.code) for f in findings]
 
 
 def _survey(docs: list[LoadedDocument], cfg: Settings, vctx: VerifyContext,
@@ -302,7 +325,8 @@ def _flat(part: LoadOutcome, surveyed: list[Surveyed]) -> Flat:
     bytes): pickled in C, where dataclasses take a call per object each way."""
     docs = [(_INFO(s.info), _path_text(s.info.path), [_FINDING(f) for f in s.info.findings],
              [_VERIFICATION(v) for v in s.verifications], s.fmt, _path_text(s.path),
-             s.doc_sha256, s.head, s.blob, s.doc, s.past, s.status_line, s.where, s.base)
+             s.doc_sha256, s.head, s.blob, s.doc, s.past, s.status_line, s.where, s.base,
+             None if s.gate is None else (s.gate[0], [_FINDING(f) for f in s.gate[1]]))
             for s in surveyed]
     return ([_FINDING(f) for f in part.problems], part.files, part.skipped, docs)
 
@@ -311,12 +335,15 @@ def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:
     problems, files, skipped, docs = flat
     part = LoadOutcome([], [Finding(*f) for f in problems], files, skipped)
     out = []
-    for (i, ipath, found, vs, fmt, path, sha, head, blob, doc, past, line, where, base) in docs:
+    for (i, ipath, found, vs, fmt, path, sha, head, blob, doc, past, line, where, base,
+         gate) in docs:
         info = DocumentInfo(i[0], i[1], i[2], i[3], i[4], [Finding(*f) for f in found],
                             Path(ipath) if ipath is not None else None, candidate=i[5])
         out.append(Surveyed(info, [Verification(*v) for v in vs], fmt,
                             Path(path) if path is not None else None, sha, head, blob, doc,
-                            past, line, where=where, base=base))
+                            past, line, where=where, base=base,
+                            gate=None if gate is None else
+                            (gate[0], tuple(Finding(*f) for f in gate[1]))))
     return part, out
 
 
@@ -480,7 +507,8 @@ def entries_of(surveyed: list[Surveyed]) -> list[Entry]:
         out.append(Entry(s.path, s.info.line if s.fmt == "ndjson" else None, s.fmt,
                          None if packed else s.doc, s.doc_sha256,
                          head=s.head if packed else None, reload=s.reload,
-                         key=(s.info.file, s.info.line), _where=s.where, _base=s.base))
+                         key=(s.info.file, s.info.line), _where=s.where, _base=s.base,
+                         status_found=s.gate))
     return out
 
 
