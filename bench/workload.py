@@ -130,6 +130,35 @@ def scaled_catalog(n: int, base: int = 10_000, facts: bool = False) -> Path:
     return out
 
 
+def approved_catalog(n: int, every: int = 5) -> Path:
+    """The ``n``-document projected catalog with an approval record (``request_review``, on
+    its current base hash, unsigned) for every document but each ``every``-th: a catalog a
+    team has been curating, whose board reads thousands of records (``approvals/``)."""
+    sys.path.insert(0, str(ROOT))
+    from risutools.settings import lifecycle
+
+    root = BASE / f"approved-{n}-{every}"
+    marker = root / ".complete"
+    if marker.exists() and marker.read_text() == f"{n} {every} {VERSION}":
+        return root / "catalog"
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.copytree(projected_catalog(n), root / "catalog")
+    records = root / "catalog" / "approvals"
+    records.mkdir()
+    for i, f in enumerate(sorted((root / "catalog").glob("*.json"))):
+        if i % every == every - 1:
+            continue
+        doc = json.loads(f.read_bytes())
+        base = lifecycle.base_sha256(doc)
+        (records / f"{doc['component_id']}--request_review--{base[7:19]}.yaml").write_text(
+            f"component_id: {doc['component_id']}\n"
+            f"component_version: {doc['component_version']}\n"
+            "action: request_review\nreviewer: kim\nat: '2026-12-02T20:00:00+00:00'\n"
+            f"base_sha256: {base}\nnote: ''\nread:\n  how: none\n  note: bench\n", "utf-8")
+    marker.write_text(f"{n} {every} {VERSION}")
+    return root / "catalog"
+
+
 def document_files(catalog: Path) -> list[str]:
     """The catalog's document files, sorted (what a CI step hands a validator)."""
     return sorted(str(p) for p in catalog.glob("*.json"))

@@ -500,3 +500,33 @@ def test_approve_refuses_control_characters(cat: Path, option: str, value: str) 
     assert f"usage: Invalid value for {option}: holds the control character" in line, line
     assert "\x1b" not in line
     assert _records(cat) == []
+
+
+def test_records_read_a_folder_at_a_time_are_read_as_one_at_a_time(
+        cat: Path, elsewhere: Path) -> None:
+    """The review reads every record with each folder's place resolved once: what it reads
+    and how it names each record (nested folders, a link to a record inside, each hostile
+    kind) is what reading that record alone gives."""
+    from risutools.catalog.approvals import load_approval, load_approvals
+    from risutools.catalog.catalog import Catalog
+
+    approve(CUTTER, "request_review", "kim", "", None, str(cat))
+    (good,) = (cat / "approvals").iterdir()
+    nested = cat / "approvals" / "2026" / "12"
+    nested.mkdir(parents=True)
+    shutil.copy(good, nested / good.name)
+    (nested / "inside-link.yaml").symlink_to(good)
+    for n, kind in enumerate((*APPROVAL_KINDS, "too-large")):
+        _hostile_file((nested if n % 2 else cat / "approvals") / f"{kind}.yaml", kind,
+                      elsewhere)
+    c = Catalog.open(cat)
+    together = load_approvals(c)
+    alone = [load_approval(c, a.path) for a in together]
+    assert len(together) == 2 + 1 + len(APPROVAL_KINDS) + 1
+    seen = [(a.file, a.sha256, a.record, a.problem) for a in together]
+    assert seen == [(a.file, a.sha256, a.record, a.problem) for a in alone]
+    assert {a.file for a in together if a.record is not None} == {
+        f"approvals/{good.name}", f"approvals/2026/12/{good.name}",
+        "approvals/2026/12/inside-link.yaml"}
+    assert all(a.problem.startswith("cannot read") for a in together
+               if a.record is None), seen

@@ -41,7 +41,7 @@ from risutools.errors import Code, RisuError, UsageError
 from risutools.jsonlines import require_text
 from risutools.pathnames import id_file_stem, show_name
 from risutools.printable import require_plain_text
-from risutools.safeio import FileRefused, open_regular, read_inside
+from risutools.safeio import FileRefused, FolderFiles, open_regular, read_inside
 from risutools.settings import lifecycle
 from risutools.settings.catalog import CatalogSettings
 
@@ -271,10 +271,28 @@ def load_approvals(cat: Catalog, *, component: str | None = None,
         return [Approval(cat.rel(d), d, "", None, f"cannot read: {exc.why}")]
     if not d.is_dir():
         return out
+    folders: Folders = {}
     for p in _record_files(d):
         if component is None or named_for(p.name, component, action):
-            out.append(load_approval(cat, p))
+            out.append(load_approval(cat, p, folders))
     return out
+
+
+#: what a run over many records knows of each folder: its reader
+#: (:class:`~risutools.safeio.FolderFiles`: its place resolved once) and its place under the
+#: catalog's root (None: not under it)
+Folders = dict[Path, tuple[FolderFiles, Path | None]]
+
+
+def _folder(cat: Catalog, folder: Path, folders: Folders) -> tuple[FolderFiles, Path | None]:
+    known = folders.get(folder)
+    if known is None:
+        try:
+            under: Path | None = folder.resolve().relative_to(cat.root)
+        except ValueError:
+            under = None
+        known = folders[folder] = (FolderFiles(cat.root, os.fspath(folder)), under)
+    return known
 
 
 def _record_files(folder: Path) -> list[Path]:
@@ -291,10 +309,18 @@ def _record_files(folder: Path) -> list[Path]:
     return sorted(found)
 
 
-def load_approval(cat: Catalog, p: Path) -> Approval:
-    rel = cat.rel(p)
+def load_approval(cat: Catalog, p: Path, folders: Folders | None = None) -> Approval:
+    """One record (``folders``: what the run knows of the folders, filled as it goes); read
+    and named as :func:`~risutools.safeio.read_inside` and :meth:`Catalog.rel` would."""
     try:
-        data = read_inside(cat.root, p, MAX_APPROVAL_BYTES)
+        if folders is None:
+            rel = cat.rel(p)
+            data = read_inside(cat.root, p, MAX_APPROVAL_BYTES)
+        else:
+            files, under = _folder(cat, p.parent, folders)
+            rel = (under / p.name).as_posix() if under is not None else p.as_posix()
+            found = files.read(p.name, MAX_APPROVAL_BYTES)
+            data = found if found is not None else read_inside(cat.root, p, MAX_APPROVAL_BYTES)
     except FileRefused as exc:
         return Approval(rel, p, "", None, f"cannot read: {exc.why}")
     digest = prefixed(file_sha256(data))

@@ -403,6 +403,9 @@ def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
     by_doc: dict[tuple[str, int | None], list[Verification]] = {}
     for v in verifications:
         by_doc.setdefault((v.file, v.line), []).append(v)
+    records: dict[str, list[Approval]] = {}
+    for a in approvals:  # each component's own (every gate and part of the path asks for
+        records.setdefault(a.field("component_id"), []).append(a)  # those alone)
     out = Board()
     for e in sorted(entries, key=lambda e: (e.component_id, e.where())):
         if e.review_status not in lifecycle.BOARD:
@@ -416,10 +419,11 @@ def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
         if reload is not None:  # read back once for all its gates, if one reads it
             e.reload = _ReadOnce(reload)
         try:
-            p = plan(cat, e, to, graph=graph, log=log, approvals=approvals,
+            own = records.get(e.component_id, [])
+            p = plan(cat, e, to, graph=graph, log=log, approvals=own,
                      verifications=by_doc.get(key, []), base_findings=found.get(key),
                      status_found=made[1] if made is not None and made[0] == to else None)
-            path = path_to_approved(e, found.get(key), by_doc.get(key, []), approvals)
+            path = path_to_approved(e, found.get(key), by_doc.get(key, []), own)
         finally:
             e.reload = reload
         out.append({"component_id": e.component_id, "file": e.where(),
