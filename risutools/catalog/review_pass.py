@@ -363,7 +363,10 @@ def _survey_files(paths: list[Path]) -> list[Flat]:
     for p in paths:
         for part in iter_file(p, from_folder=True):
             docs, part.documents = part.documents, []
-            out.append(_flat(part, _survey(docs, cfg, vctx, resolved)))
+            surveyed = _survey(docs, cfg, vctx, resolved)
+            for s in surveyed:  # a text repeated in the chunk travels once (pickle's memo)
+                _share(s)
+            out.append(_flat(part, surveyed))
     return out
 
 
