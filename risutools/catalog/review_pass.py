@@ -517,15 +517,13 @@ def entries_of(surveyed: list[Surveyed]) -> list[Entry]:
 
 def probes(surveyed: list[Surveyed]) -> Iterator[LoadedDocument]:
     """What MC305 reads of each document, in order, one at a time: the whole document of
-    one past candidate (read back), with the line of its status; the head of any other."""
+    one past candidate (read back), with the line of its status; nothing of any other
+    (MC305 passes a document its status does not put past candidate, which the first pass
+    found: ``past``)."""
     for s in surveyed:
         i = s.info
         doc: Any = None
         if s.past:
             doc = s.reload() if s.reload is not None else s.doc
-        elif s.doc is not None:
-            doc = s.doc
-        elif s.head is not None:
-            doc = unpack(s.head)
         lines = {STATUS: s.status_line} if s.status_line is not None else None
         yield LoadedDocument(i.file, i.line, doc, "json", i.path, _lines=lines)
