@@ -59,6 +59,7 @@ def test_review_entries_hold_heads_and_read_documents_back(cat: Path) -> None:
         assert e.component_id == whole["component_id"]
         assert e.version == whole["component_version"]
         assert e.review_status == whole["provenance"]["review_status"]
+        assert e.runtime_status == whole["provenance"].get("runtime_status", "")
         assert e.caps("provides") == whole["capabilities"]["provides"]
         # what the head holds is answered from it; anything else from the whole document
         assert e.get("projection", "title") == whole["projection"]["title"]
@@ -67,6 +68,21 @@ def test_review_entries_hold_heads_and_read_documents_back(cat: Path) -> None:
         assert e.get("payload") == whole["payload"]
         assert e.get("provenance") == whole["provenance"]  # the whole part, not the head's
     assert rv.data["counts"]["documents"] == len(entries)
+
+
+@pytest.mark.parametrize("doc", [
+    {"component_id": "a", "component_version": "1",
+     "provenance": {"review_status": "candidate", "runtime_status": "inactive"}},
+    {"component_id": 7, "component_version": None, "provenance": {"review_status": ["x"]}},
+    {"component_id": "a", "provenance": "not a mapping"},
+    {},
+])
+def test_head_names_are_what_an_entry_reads_from_its_head(doc: dict[str, Any]) -> None:
+    """What the first pass gives an entry at once is what the entry reads from its head."""
+    from risutools.catalog.catalog import head_names
+
+    e = Entry(Path("x.json"), None, "json", None, "h", head=head_of(doc), reload=lambda: doc)
+    assert head_names(doc) == (e.component_id, e.version, e.review_status, e.runtime_status)
 
 
 def test_head_keeps_only_what_it_names() -> None:

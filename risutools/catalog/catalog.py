@@ -184,6 +184,19 @@ class Entry:
         return self._where
 
 
+def head_names(doc: dict[str, Any]) -> tuple[str, str, str, str]:
+    """(component_id, component_version, review_status, runtime_status) of ``doc`` as an
+    entry reads them from its head (a value that is not a string: "")."""
+    prov = doc.get("provenance")
+    prov = prov if isinstance(prov, dict) else {}
+    return (_text(doc.get("component_id")), _text(doc.get("component_version")),
+            _text(prov.get("review_status")), _text(prov.get("runtime_status")))
+
+
+def _text(v: Any) -> str:
+    return v if isinstance(v, str) else ""
+
+
 def head_of(doc: dict[str, Any], *, parsed_by_orjson: bool = False) -> bytes:
     """The head an entry keeps of ``doc`` when it does not hold it (:data:`HEAD`), packed
     (:func:`risutools.rowspool.pack`: read back equal by this process only)."""

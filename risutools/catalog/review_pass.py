@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from risutools.canonical import doc_sha256
-from risutools.catalog.catalog import Entry, entry_format, head_of
+from risutools.catalog.catalog import Entry, entry_format, head_names, head_of
 from risutools.catalog.gates import gate_config, status_findings
 from risutools.catalog.promote import new_document
 from risutools.contract.checks_catalog import past_start
@@ -144,6 +144,8 @@ class Surveyed:
     #: (target, findings) of the status rules on the document its next step would write
     #: (:attr:`Entry.status_found`), for a document on the board
     gate: tuple[str, tuple[Finding, ...]] | None = None
+    #: what the entry reads of its head first (:func:`~risutools.catalog.catalog.head_names`)
+    names: tuple[str, str, str, str] | None = None
 
 
 @dataclass
@@ -197,6 +199,7 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
     del found[mark:]
     exact = ld.sha256 is not None  # (the loaders' fast path: orjson parsed it)
     try:
+        out.names = head_names(doc)
         out.head = head_of(doc, parsed_by_orjson=exact)
         out.blob = pack(doc, parsed_by_orjson=exact)
     except ValueError:  # (a value no parser of ours makes): the document stays whole
@@ -326,7 +329,8 @@ def _flat(part: LoadOutcome, surveyed: list[Surveyed]) -> Flat:
     docs = [(_INFO(s.info), _path_text(s.info.path), [_FINDING(f) for f in s.info.findings],
              [_VERIFICATION(v) for v in s.verifications], s.fmt, _path_text(s.path),
              s.doc_sha256, s.head, s.blob, s.doc, s.past, s.status_line, s.where, s.base,
-             None if s.gate is None else (s.gate[0], [_FINDING(f) for f in s.gate[1]]))
+             None if s.gate is None else (s.gate[0], [_FINDING(f) for f in s.gate[1]]),
+             s.names)
             for s in surveyed]
     return ([_FINDING(f) for f in part.problems], part.files, part.skipped, docs)
 
@@ -336,14 +340,14 @@ def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:
     part = LoadOutcome([], [Finding(*f) for f in problems], files, skipped)
     out = []
     for (i, ipath, found, vs, fmt, path, sha, head, blob, doc, past, line, where, base,
-         gate) in docs:
+         gate, names) in docs:
         info = DocumentInfo(i[0], i[1], i[2], i[3], i[4], [Finding(*f) for f in found],
                             Path(ipath) if ipath is not None else None, candidate=i[5])
         out.append(Surveyed(info, [Verification(*v) for v in vs], fmt,
                             Path(path) if path is not None else None, sha, head, blob, doc,
                             past, line, where=where, base=base,
                             gate=None if gate is None else
-                            (gate[0], tuple(Finding(*f) for f in gate[1]))))
+                            (gate[0], tuple(Finding(*f) for f in gate[1])), names=names))
     return part, out
 
 
@@ -507,11 +511,13 @@ def entries_of(surveyed: list[Surveyed]) -> list[Entry]:
         if s.head is None or not s.fmt or s.path is None:
             continue
         packed = s.reload is not None  # else kept whole (it could not be packed)
+        cid, version, review, runtime = s.names or (None, None, None, None)
         out.append(Entry(s.path, s.info.line if s.fmt == "ndjson" else None, s.fmt,
                          None if packed else s.doc, s.doc_sha256,
                          head=s.head if packed else None, reload=s.reload,
                          key=(s.info.file, s.info.line), _where=s.where, _base=s.base,
-                         status_found=s.gate))
+                         status_found=s.gate, _cid=cid, _version=version, _review=review,
+                         _runtime=runtime))
     return out
 
 
