@@ -96,11 +96,11 @@ def alike_levels(value: Any) -> int | None:
     256 levels; None otherwise."""
     level: list[Any] = [value]
     for depth in range(_MAX_LEVELS):
-        types = list(map(type, level))  # (the loops over a level's values run in C)
+        types = set(map(type, level))  # (the loops over a level's values run in C)
         if not _INDENTABLE.issuperset(types):
             return None
         if float in types:
-            for x in compress(level, map(is_, types, repeat(float))):
+            for x in compress(level, map(is_, map(type, level), repeat(float))):
                 if not (1e-4 <= abs(x) < 1e16 or x == 0.0):
                     return None  # (NaN and the infinities fail the test too)
         if dict not in types and list not in types:

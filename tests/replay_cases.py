@@ -60,7 +60,7 @@ class _ObservedMonitor(ContextMonitor):
 
     def observe(self, request: int, tokens: int, metrics: Any) -> MonitorEvent:
         event = super().observe(request, tokens, metrics)
-        return dataclasses.replace(event, **self.turns[request - 1].get("monitor", {}))
+        return event._replace(**self.turns[request - 1].get("monitor", {}))
 
 
 def replay_verdicts(case: dict[str, Any]) -> dict[str, Verdict]:

@@ -11,7 +11,13 @@ import math
 import pytest
 
 from risutools.contract.loaders import load_bytes
-from risutools.values import MAX_DEPTH, fast_json, parse_json_exact, parse_json_text
+from risutools.values import (
+    MAX_DEPTH,
+    fast_json,
+    fast_json_many,
+    parse_json_exact,
+    parse_json_text,
+)
 
 canon_mod = importlib.import_module("risutools.canonical")
 
@@ -252,3 +258,26 @@ def test_canonical_refusals_unchanged() -> None:
     for _ in range(300):
         deep = [deep]
     assert canon_mod.canonical(deep) == _json_canonical(deep)
+
+
+FAST_MANY = ['{"a": 1}', '{"a": [1, {"b": "x:y"}]}', '[]', '"s"', '{"k": "\\u0041"}',
+             '{"a": 1, "b": {"c": null, "d": true}}', '{"가": "나"}',
+             "[" * MAX_DEPTH + "]" * MAX_DEPTH]
+SLOW_ONE = ['{"a": 1, "a": 2}', '{"a": 1, "\\u0061": 2}', '{"a": 1.5}', '{"a": "\\u003a"}',
+            '{"a": "\\u003A", "b": 1}', '{"a": NaN}', '{"a": 1', '{"a": 1} {"a": 2}',
+            '{"a": 12345678901234567890123}', "[" * 70 + "]" * 70, '{"a": 1, "a": 1}']
+
+
+@pytest.mark.parametrize("slow", SLOW_ONE)
+def test_the_fast_path_over_many_texts_is_the_fast_path_over_each(slow: str) -> None:
+    """``fast_json_many`` gives each text's value when ``fast_json`` gives every one of
+    them, else None: one text the fast path leaves to the exact one, among many it takes
+    (its duplicate key counted against the others' colons), makes the whole group None."""
+    texts = [t.encode() for t in FAST_MANY]
+    many = fast_json_many(texts)
+    assert many is not None
+    assert many == [fast_json(t)[0] for t in texts]  # type: ignore[index]
+    assert fast_json(slow.encode()) is None
+    for at in (0, 3, len(texts)):
+        assert fast_json_many([*texts[:at], slow.encode(), *texts[at:]]) is None
+    assert fast_json_many([]) == []

@@ -277,10 +277,19 @@ def _mirror_state(m: Any) -> tuple[Any, ...]:
     inp = {k: (e.seq, e.msg, e.est, e.kept, e.caller.msg.id if e.caller else None,
                sorted(r.msg.id for r in e.results)) for k, e in m.inp.items()}
     out = {k: (o.msg, o.seq, o.est, o.anchor_np) for k, o in m.out.items()}
-    trees = tuple(t.tree for t in (m.np_cnt, m.np_est, m.np_drop, m.out_np))
-    return (inp, out, trees, m.n_np, m.n_np_drop, m.total_in, m.est_out, m.prot_dropped,
-            m.bad_out, m.changed, m.out_at, m.orphans, m.linked, m.prev_dropped,
-            m.prev_omitted, m.prev_anchor)
+    trees = tuple(t.tree for t in (m.np_cnt, m.np_est, m.np_drop))
+    # what the mirror keeps between requests, as the invariants read it (the first sent,
+    # off the heap of out_at's seqs; the non-protected messages before the first kept)
+    assert set(m.out_heap) == m.in_heap >= m.out_at.keys()
+    assert len(m.out_heap) == len(m.in_heap)
+    kept = m.np_before_first_kept()
+    firsts = (m._first_sent_np(), kept)
+    first_kept = next((e for e in sorted(m.inp.values(), key=lambda e: e.seq)
+                       if e.kept and not e.prot), None)
+    assert kept == (None if first_kept is None else m.np_cnt.prefix(first_kept.seq))
+    return (inp, out, trees, firsts, m.n_np, m.n_np_drop, m.total_in, m.est_out,
+            m.prot_dropped, m.bad_out, m.changed, m.out_at, m.orphans, m.linked,
+            m.prev_dropped, m.prev_omitted, m.prev_anchor)
 
 
 def test_messages_sent_as_appended_reach_the_state_of_the_operations_in_order(
@@ -332,3 +341,40 @@ def test_messages_sent_as_appended_reach_the_state_of_the_operations_in_order(
         live = [mid for mid in pool if mid not in deleted]
     assert taken > 100  # the at-once path ran, and so did the other one
     assert mirror_mod.Mirror._sent_as_appended is not None
+
+
+def test_first_of_difference_is_the_first_position_where_one_tree_exceeds_the_other() -> None:
+    """The checker's first kept message: one descent of the counts minus the dropped
+    (``first_of_difference``), against a scan of the values, as both trees change."""
+    import random
+
+    from risutools.replay.fenwick import Fenwick, first_of_difference
+
+    rng = random.Random(5)
+    for n in (0, 1, 2, 7, 64, 300):
+        a, b = Fenwick(), Fenwick()
+        va: list[int] = []
+        vb: list[int] = []
+        for _ in range(n):
+            x = rng.randrange(2)
+            y = x if rng.random() < 0.7 else 0
+            a.push(x)
+            b.push(y)
+            va.append(x)
+            vb.append(y)
+        for _ in range(60):
+            want = next((i + 1 for i in range(n) if va[i] > vb[i]), n + 1)
+            assert first_of_difference(a, b) == want
+            if not n:
+                break
+            i = rng.randrange(n)
+            if va[i] and vb[i]:  # dropped -> kept
+                b.add(i + 1, -1)
+                vb[i] = 0
+            elif va[i]:  # kept -> dropped, or gone
+                if rng.random() < 0.5:
+                    b.add(i + 1, 1)
+                    vb[i] = 1
+                else:
+                    a.add(i + 1, -1)
+                    va[i] = 0

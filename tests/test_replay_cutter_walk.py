@@ -34,3 +34,25 @@ def test_np_run_is_nth_np_rank_by_rank(seed: int, walk: int,
         assert list(c._np_run(lo, hi)) == want, (lo, hi)
     every = [c._nth_np(r) for r in range(n)]
     assert list(c._np_run(0, n + 5)) == every
+
+
+@pytest.mark.parametrize(("seed", "walk"), [(s, w) for s in range(4) for w in (0, 1, 8)])
+def test_np_before_counted_back_is_the_trees_prefix(seed: int, walk: int,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_np_before`` (what ``output_delta`` asks of each entry touched) counts back from
+    the end near it and asks the tree farther: the tree's prefix at every position, with
+    deleted and protected entries among the last ones."""
+    monkeypatch.setattr(cutter_mod, "_WALK", walk)
+    rng = random.Random(seed)
+    c = ContextCutter(build_config({}))
+    live: list[str] = []
+    for i in range(200):
+        role = rng.choice(["user", "assistant", "system", "tool", "user"])
+        c.append(Message(f"m{i}", role, "x"))
+        live.append(f"m{i}")
+        if rng.random() < 0.3:
+            c.delete(live.pop(rng.randrange(len(live))))
+        seq = rng.randrange(len(c._entries) + 1)
+        assert c._np_before(seq) == c._cnt.prefix(seq), seq
+    for seq in range(len(c._entries) + 1):
+        assert c._np_before(seq) == c._cnt.prefix(seq), seq

@@ -117,6 +117,46 @@ def test_the_fallback_writer_for_values_orjson_spells_otherwise() -> None:
         sp[1200]
 
 
+@pytest.mark.parametrize("batch", [1, 2, 3, 64])
+def test_rows_of_every_shape_are_written_as_json_writes_them(
+        batch: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch is indented inside a list (its rows two levels deep, as in the report) and
+    halved in one pass, or level by level when a string holds two spaces: rows of random
+    shapes (empty and nested containers, strings with runs of spaces, newlines, tabs,
+    quotes, non-ASCII; a float spelled otherwise by orjson now and then) come out as
+    ``json`` writes them, in either form."""
+    monkeypatch.setattr(spool_mod, "BATCH", batch)
+    rng = random.Random(23)
+    texts = ["", "a  b", "   ", "x\ny", "\t", 'q"u', "값  값", "a b", "\\  ", "  :  ,"]
+
+    def value(depth: int) -> Any:
+        pick = rng.randrange(9 if depth < 4 else 5)
+        if pick == 0:
+            return rng.choice(texts)
+        if pick == 1:
+            return rng.randrange(-10**6, 10**6)
+        if pick == 2:
+            return rng.choice([True, False, None])
+        if pick == 3:
+            return rng.choice([0.5, 97.8625, 0.0, 1e-05]) if rng.random() < 0.1 else 2.25
+        if pick == 4:
+            return rng.choice(texts) + str(rng.random())
+        if pick in (5, 6):
+            return {rng.choice(texts) + str(i): value(depth + 1)
+                    for i in range(rng.randrange(4))}
+        return [value(depth + 1) for _ in range(rng.randrange(4))]
+
+    rows = [{"request": i, "v": value(0), "w": {"x": value(1)}} for i in range(300)]
+    sp = Spool()
+    for r in rows:
+        sp.append(r)
+    doc = {"alerts": Spool(), "requests": sp, "z": 1}
+    ref = {"alerts": [], "requests": rows, "z": 1}
+    assert b"".join(indented_pieces(doc)) == _json_file(ref)
+    canon = json.dumps(ref, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    assert b"".join(canonical_pieces(doc)) == canon.encode()
+
+
 def test_a_spool_keeps_one_batch_of_rows() -> None:
     sp = Spool()
     for i in range(3 * spool_mod.BATCH + 7):

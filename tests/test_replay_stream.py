@@ -146,3 +146,55 @@ def test_yaml_and_json_read_whole(tmp_path: Path) -> None:
     p = _write(tmp_path, "fixture: conversation-v1\nname: n\nturns: [{}]\n", "f.yaml")
     fx = stream_fixture(p)
     assert fx.stream is None and fx.turn_count() == 1 and fx == load_fixture(p)
+
+
+@pytest.mark.parametrize("bad", ['{"append": [], "append": []}', '{"metrics": {"used_pct": 1.5}}',
+                                 '{"append": [{"role": "user", "content": "\\u003a"}]}',
+                                 '{"append": [{"ro', '{"delete": {"id": "nope"}}'])
+@pytest.mark.parametrize("at", [0, 100, 299])
+def test_one_line_of_a_group_read_alone(tmp_path: Path, bad: str, at: int) -> None:
+    """The lines' values are parsed a group at a time (``_PARSED_TOGETHER``): a line the
+    fast path leaves to the exact one (a duplicate key, a float, an escaped colon, bad
+    JSON), or a bad turn, among hundreds of good ones: the same turns, notes and refusal
+    as the whole file read."""
+    lines = [T1.replace('"b"', f'"b{i}"') for i in range(300)]
+    lines[at] = bad
+    p = _write(tmp_path, "\n".join([HEAD, *lines]) + "\n")
+    try:
+        whole = load_fixture(p)
+    except ConfigError as exc:
+        streamed = stream_fixture(p)
+        got = []
+        with pytest.raises(ConfigError) as err:
+            for t in streamed.iter_turns():
+                got.append(t)
+        assert err.value.one_line() == exc.one_line()
+        assert len(got) == at  # every turn before the bad line, none after
+        return
+    _same(whole, stream_fixture(p))
+
+
+def test_ids_taken_without_the_pattern_are_ids_the_pattern_takes() -> None:
+    """A message id of ASCII letters and digits alone (at most 64) is taken without the
+    pattern; every such id is one the pattern takes, and the others still go to it."""
+    import random
+    import string
+
+    from risutools.replay.fixture import _ID, _Ids
+
+    alpha = string.ascii_letters + string.digits + "._:- \n\t" + "é가١"
+    rng = random.Random(1)
+    for _ in range(20000):
+        mid = "".join(rng.choice(alpha) for _ in range(rng.randrange(0, 70)))
+        if mid.isascii() and mid.isalnum() and len(mid) <= 64:
+            assert _ID.match(mid), mid
+        ids = _Ids()
+        try:
+            got = ids.take({"id": mid, "role": "user", "content": ""}, 1, 0).id
+        except ConfigError:
+            assert not _ID.match(mid), mid
+        else:
+            assert got == mid and _ID.match(mid), mid
+    for bad in ("", "a" * 65, "-a", "a b", "가", "١"):
+        with pytest.raises(ConfigError, match="bad message id"):
+            _Ids().take({"id": bad, "role": "user", "content": ""}, 1, 0)

@@ -383,18 +383,20 @@ class ContextCutter:
         sent: list[Message] = []
         withdrawn = self._gone
         emitted: set[int] = set()
-        for e in self._np_run(self._j, k):  # the cut moved forward
-            if e.sent:
-                e.sent = False
-                withdrawn.append(e.msg.id)
-        for e in self._np_run(k, self._j):  # the cut moved back
-            if not e.sent:
-                e.sent = True
-                sent.append(e.msg)
-                emitted.add(e.seq)
+        if self._j < k:
+            for e in self._np_run(self._j, k):  # the cut moved forward
+                if e.sent:
+                    e.sent = False
+                    withdrawn.append(e.msg.id)
+        elif k < self._j:
+            for e in self._np_run(k, self._j):  # the cut moved back
+                if not e.sent:
+                    e.sent = True
+                    sent.append(e.msg)
+                    emitted.add(e.seq)
         for seq in sorted(self._touched):
             e = self._touched[seq]
-            want = e.protected or self._cnt.prefix(seq) >= k
+            want = e.protected or self._np_before(seq) >= k
             if want and seq not in emitted:  # new, or sent before with other text
                 e.sent = True
                 sent.append(e.msg)
@@ -405,6 +407,20 @@ class ContextCutter:
         self._gone = []
         self._j = k
         return sent, withdrawn
+
+    def _np_before(self, seq: int) -> int:
+        """The live non-protected messages before ``seq`` (``_cnt.prefix``): counted back
+        from the end when ``seq`` is among the last :data:`_WALK` entries (a message just
+        appended), else asked of the tree."""
+        entries = self._entries
+        if len(entries) - seq > _WALK:
+            return self._cnt.prefix(seq)
+        after = 0
+        for i in range(seq, len(entries)):
+            e = entries[i]
+            if e is not None and not e.protected:
+                after += 1
+        return self._n_np - after
 
     # ---- materialisation (O(n); for the invariant checker and reports) --------
 

@@ -63,3 +63,23 @@ class Fenwick:
                 x -= tree[nxt]
             step >>= 1
         return pos + 1
+
+
+def first_of_difference(a: Fenwick, b: Fenwick) -> int:
+    """The first position where ``a``'s value exceeds ``b``'s (both trees of the same
+    length, ``b``'s value at most ``a``'s at every position): the smallest i with
+    ``a.prefix(i) - b.prefix(i) >= 1``, found in one descent of both; len+1 when none."""
+    ta, tb = a.tree, b.tree
+    n = len(ta) - 1
+    pos = 0
+    x = 1
+    step = 1 << n.bit_length() if n else 0
+    while step:
+        nxt = pos + step
+        if nxt <= n:
+            v = ta[nxt] - tb[nxt]
+            if v < x:
+                pos = nxt
+                x -= v
+        step >>= 1
+    return pos + 1

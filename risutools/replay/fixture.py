@@ -22,14 +22,21 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from operator import methodcaller
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from risutools.canonical import sha256_prefixed
 from risutools.errors import Code, ConfigError, DocumentError
 from risutools.safeio import read_or_raise
 from risutools.settings.replay import KNOWN_ROLES, build_config
-from risutools.values import decode_text, fast_json, parse_json_exact, parse_value
+from risutools.values import (
+    decode_text,
+    fast_json,
+    fast_json_many,
+    parse_json_exact,
+    parse_value,
+)
 
 FIXTURE_TAG = "conversation-v1"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -37,14 +44,18 @@ _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")
 _TURN_KEYS = ("append", "edit", "delete", "toggle", "metrics")
 _MESSAGE_KEYS = frozenset(("id", "role", "content"))
 _TURN_KEY_SET = frozenset(_TURN_KEYS)
+#: the roles a message may have (a set: one look-up)
+_ROLES = frozenset(KNOWN_ROLES)
 _METRIC_KEYS = ("age_s", "used_pct", "remaining_pct", "available",
                 # the monitor's own bridge-file record (the status line writes it, the hook
                 # reads it): session_id, remaining_percentage, used_pct, timestamp
                 "session_id", "remaining_percentage", "timestamp")
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
+class Message(NamedTuple):
+    """One message (immutable; a named tuple: two are made a request, and a frozen
+    dataclass's fields cost a call each)."""
+
     id: str
     role: str
     content: str
@@ -104,33 +115,36 @@ class _Ids:
         self.ever: set[str] = set()
         self.live: set[str] = set()
 
-    def take(self, raw: Any, within: str, i: int) -> Message:
-        """Message ``i`` of the list at ``within`` (its place named only in an error)."""
+    def take(self, raw: Any, turn: int, i: int) -> Message:
+        """Message ``i`` of turn ``turn``'s ``append``, or of the header's ``messages``
+        (``turn`` 0); its place is spelled only in an error (:func:`_place`)."""
         if not isinstance(raw, dict):
-            raise _at(within, i, "a message must be a mapping {id?, role, content}")
+            raise _at(turn, i, "a message must be a mapping {id?, role, content}")
         if not _MESSAGE_KEYS.issuperset(raw):
             for key in sorted(raw):
                 if key not in _MESSAGE_KEYS:
-                    raise _err(f"{within}[{i}]",
-                               f"unknown message key {key!r} (accepted: id, role, content)")
+                    raise _at(turn, i,
+                              f"unknown message key {key!r} (accepted: id, role, content)")
         n = self.counter
         self.counter += 1
         mid = raw.get("id")
         if mid is None:
             mid = f"m{n}"
-        elif not isinstance(mid, str) or not _ID.match(mid):
-            raise _at(within, i, f"bad message id {mid!r} (letters, digits, . _ : -; at most 64)")
+        elif not isinstance(mid, str) or not (
+                # (letters and digits alone, the usual id: what _ID takes, without it)
+                (mid.isascii() and mid.isalnum() and len(mid) <= 64) or _ID.match(mid)):
+            raise _at(turn, i, f"bad message id {mid!r} (letters, digits, . _ : -; at most 64)")
         if mid in self.ever:
-            raise _at(within, i, f"duplicate message id {mid!r}")
+            raise _at(turn, i, f"duplicate message id {mid!r}")
         role = raw.get("role")
-        if not isinstance(role, str):
-            raise _at(within, i, f"message {mid}: missing role")
-        if role not in KNOWN_ROLES:
-            raise _at(within, i, f"message {mid}: unknown role {role!r} "
+        if not isinstance(role, str) or role not in _ROLES:
+            if not isinstance(role, str):
+                raise _at(turn, i, f"message {mid}: missing role")
+            raise _at(turn, i, f"message {mid}: unknown role {role!r} "
                       f"(accepted: {', '.join(KNOWN_ROLES)})")
         content = raw.get("content")
         if not isinstance(content, str):
-            raise _at(within, i, f"message {mid}: content must be a string")
+            raise _at(turn, i, f"message {mid}: content must be a string")
         self.ever.add(mid)
         self.live.add(mid)
         return Message(mid, role, content)
@@ -143,9 +157,10 @@ def _err(where: str, why: str) -> ConfigError:
     return ConfigError(Code.BAD_FIXTURE, why, where=where)
 
 
-def _at(within: str, i: int, why: str) -> ConfigError:
-    """:func:`_err` at item ``i`` of the list at ``within``."""
-    return _err(f"{within}[{i}]", why)
+def _at(turn: int, i: int, why: str) -> ConfigError:
+    """:func:`_err` at message ``i`` of turn ``turn``'s ``append`` (of the header's
+    ``messages`` for turn 0)."""
+    return _err(f"turn {turn}: append[{i}]" if turn else f"messages[{i}]", why)
 
 
 def _as_list(value: Any) -> list[Any]:
@@ -207,21 +222,24 @@ def _bridge(raw: dict[str, Any], where: str, used: float | None) -> tuple[float 
 
 
 def _turn(raw: Any, number: int, ids: _Ids) -> Turn:
-    where = f"turn {number}"
     if not isinstance(raw, dict):
-        raise _err(where, "a turn must be a mapping of operations")
+        raise _err(f"turn {number}", "a turn must be a mapping of operations")
     if not _TURN_KEY_SET.issuperset(raw):
         for key in sorted(raw):
             if key not in _TURN_KEYS:
-                raise _err(where,
+                raise _err(f"turn {number}",
                            f"unknown operation {key!r} (accepted: {', '.join(_TURN_KEYS)})")
-    turn = Turn(number)
-    if "append" in raw:
-        items = raw["append"]
+    append: list[Message] = []
+    items = raw.get("append", append)
+    if items is not append:
         if not isinstance(items, list):
-            raise _err(f"{where}: append", "must be a list of messages")
-        at = f"{where}: append"
-        turn.append = [ids.take(m, at, i) for i, m in enumerate(items)]
+            raise _err(f"turn {number}: append", "must be a list of messages")
+        take = ids.take
+        append = [take(m, number, i) for i, m in enumerate(items)]
+    turn = Turn(number, append, [], [])
+    if len(raw) == 1 and items is not append:
+        return turn  # (append alone: most turns)
+    where = f"turn {number}"
     if "edit" in raw:
         turn.edit = _edits(raw["edit"], where, ids)
     if "delete" in raw:
@@ -302,7 +320,7 @@ def _header(data: Any) -> tuple[str, dict[str, Any] | None, list[Message], _Ids]
     raw_msgs = data.get("messages") or []
     if not isinstance(raw_msgs, list):
         raise _err("messages", "must be a list")
-    messages = [ids.take(m, "messages", i) for i, m in enumerate(raw_msgs)]
+    messages = [ids.take(m, 0, i) for i, m in enumerate(raw_msgs)]
     return name, config, messages, ids
 
 
@@ -399,17 +417,36 @@ class TurnStream:
         number = 0
         ids = self._ids
         try:
-            for first, lines in _line_blocks(self._data, self._start, self._first):
-                for i, line in enumerate(lines):
-                    if line[:1] != b"{" and _blank(line):
-                        continue
-                    number += 1
-                    turn = _turn(_json_line(line, first + i), number, ids)
-                    if turn.metrics is not None and turn.metrics.note:
-                        self.read.append(turn)
-                    yield turn
+            for value in _line_values(self._data, self._start, self._first):
+                number += 1
+                turn = _turn(value, number, ids)
+                if turn.metrics is not None and turn.metrics.note:
+                    self.read.append(turn)
+                yield turn
         except ConfigError as exc:
             raise exc.with_path(self._file) from None
+
+
+#: lines whose values are parsed together (:func:`~risutools.values.fast_json_many`)
+_PARSED_TOGETHER = 256
+
+
+def _line_values(data: bytes, start: int, lineno: int) -> Iterator[Any]:
+    """The value of each non-blank line from ``start`` (:func:`_json_line`'s), the guards
+    of the fast path run over :data:`_PARSED_TOGETHER` lines at a time; lines of a group
+    any of which the fast path would not take go one by one, in order, so a bad line
+    raises what it would alone when it is reached."""
+    opens = methodcaller("startswith", b"{")
+    for first, lines in _line_blocks(data, start, lineno):
+        for at in range(0, len(lines), _PARSED_TOGETHER):
+            chunk = lines[at:at + _PARSED_TOGETHER]
+            values = fast_json_many(chunk) if all(map(opens, chunk)) else None  # none blank
+            if values is not None:
+                yield from values
+                continue
+            for i, line in enumerate(chunk):
+                if line[:1] == b"{" or not _blank(line):
+                    yield _json_line(line, first + at + i)
 
 
 def _lines(data: bytes, start: int, lineno: int) -> Iterator[tuple[int, bytes, int]]:
@@ -460,7 +497,9 @@ def _streamable(data: bytes) -> bool:
     one) and its lines are the bytes' lines (no break but ``\n`` and ``\r\n``)."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return False  # refused as UTF-16 by the whole path
-    if any(b in data for b in _OTHER_BREAKS) or data.count(b"\r") != data.count(b"\r\n"):
+    if any(b in data for b in _OTHER_BREAKS):
+        return False
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):  # (no CR: no count)
         return False
     view = memoryview(data)
     at, end = 0, len(data)

@@ -150,9 +150,10 @@ def front_only(m: Mirror, r: Request) -> Answer:
     d = m.n_np_drop
     if m.prot_dropped or d > r.n_r:
         return "the dropped messages are not the first removable ones"
-    # the d-th dropped message (of d) is the d-th non-protected one: the first d are dropped
-    last = m.last_r_dropped(r) if d == r.kr else m.np_drop.lower_bound(d)
-    if d and m.np_cnt.prefix(last) != d:
+    # the first d are dropped: the d dropped ones come before the first one kept (every
+    # one before it is dropped), when one is kept
+    before = m.np_before_first_kept() if d else None
+    if before is not None and before != d:
         return "the dropped messages are not the first removable ones"
     return HELD
 

@@ -28,13 +28,15 @@ invariants (``invariants.py``) read together with the mirror.
 from __future__ import annotations
 
 import bisect
+import heapq
 import itertools
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
-from risutools.replay.fenwick import Fenwick
+from risutools.replay.fenwick import Fenwick, first_of_difference
 from risutools.replay.fixture import Message
 from risutools.settings.replay import PROFILES, ReplayConfig
 
@@ -52,23 +54,23 @@ class Step:
     budget_unreachable: bool = False
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """One observed request, as changes since the previous one.
 
     ``appended``/``edited``/``deleted`` are the input's operations (from the
     fixture); ``sent`` are the messages the output gained or whose sent copy
     changed, ``withdrawn`` the ids the output lost.  The output's order is the
-    input's (a reordering cannot be expressed here; use :class:`Step`).
+    input's (a reordering cannot be expressed here; use :class:`Step`).  Immutable, and
+    made once a request: a named tuple (a frozen dataclass's fields cost a call each).
     """
 
     request: int
     enabled: bool
-    appended: list[Message] = field(default_factory=list)
-    edited: list[tuple[str, str]] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    sent: list[Message] = field(default_factory=list)
-    withdrawn: list[str] = field(default_factory=list)
+    appended: Sequence[Message] = ()
+    edited: Sequence[tuple[str, str]] = ()
+    deleted: Sequence[str] = ()
+    sent: Sequence[Message] = ()
+    withdrawn: Sequence[str] = ()
     budget_unreachable: bool = False
 
 
@@ -95,6 +97,8 @@ class Request:
 
 #: the roles of a tool's (or function's) result, which follows the message that called it
 RESULT_ROLES = ("tool", "function")
+#: entries :meth:`Mirror._r_end` walks back over before it asks the trees
+_WALK = 32
 
 
 class _In:
@@ -116,7 +120,7 @@ class _Out:
 
     def __init__(self, msg: Message, seq: int, est: int) -> None:
         self.msg, self.seq, self.est = msg, seq, est
-        self.anchor_np = False  # counted in the mirror's out_np tree
+        self.anchor_np = False  # in the mirror's out_at (and its heap)
 
 
 class Mirror:
@@ -145,7 +149,14 @@ class Mirror:
         self.np_cnt = Fenwick()  # 1 per live non-protected input message
         self.np_est = Fenwick()  # their estimates
         self.np_drop = Fenwick()  # 1 per live non-protected input message not sent
-        self.out_np = Fenwick()  # 1 per output entry (at its seq) whose sent role is free
+        #: the seqs of out_at, each once, the smallest first (a heap: one that left out_at
+        #: is taken off when it comes to the top); memory: at most one a message appended
+        self.out_heap: list[int] = []
+        self.in_heap: set[int] = set()
+        #: the first non-protected input message kept (its position; 0: none, None: not
+        #: known since it moved) and how many non-protected ones come before it (None: ask)
+        self._first_kept: int | None = 0
+        self._np_before_kept: int | None = 0
         self.sigs: dict[Sig, list[int]] = {}  # non-protected live seqs by signature, sorted
         self.n_np = self.n_np_drop = 0
         self.total_in = 0
@@ -153,7 +164,8 @@ class Mirror:
         self.prot_dropped: set[str] = set()
         self.bad_out: set[str] = set()  # sent ids unknown to the input or with other text
         self.changed: set[str] = set()  # ids whose drop status moved since the last enabled
-        self.out_at: dict[int, str] = {}  # seq -> id of the output entries in out_np
+        #: seq -> id of the output entries at an input seq whose sent role is free
+        self.out_at: dict[int, str] = {}
         self.dead_seq: dict[str, int] = {}  # deleted ids: where they were (for a stale output)
         self.linked = 0  # live results with a live calling assistant message (R9 applies)
         self.orphans: set[str] = set()  # results sent without the message that called them
@@ -181,11 +193,32 @@ class Mirror:
             return Request(obs.request, False, ordered, 0, 0, 0, est_out,
                            obs.budget_unreachable, 0, False, first)
         n_r = max(0, self.n_np - self.config.preserve_latest)
-        pos_r = self.pos_of_rank(n_r)
-        kr = self.np_drop.prefix(pos_r)  # removable messages dropped
+        pos_r, kr = self._r_end(n_r)
         k3, lost = self.continuity(n_r)
         return Request(obs.request, True, ordered, n_r, pos_r, kr, est_out,
                        obs.budget_unreachable, k3, lost, first)
+
+    def _r_end(self, n_r: int) -> tuple[int, int]:
+        """(:meth:`pos_of_rank` of ``n_r``: where R ends, the removable messages dropped
+        up to there); found by walking back over the tail (at most :data:`_WALK` entries:
+        the tail's messages, and how many of them are dropped), else asked of the trees."""
+        if n_r <= 0:
+            return 0, 0
+        tail = self.n_np - n_r  # the non-protected messages after R's last
+        by_seq = self.by_seq
+        seen = dropped = 0
+        seq = len(by_seq) - 1
+        stop = max(-1, seq - _WALK)
+        while seq > stop:
+            e = by_seq[seq]
+            if e is not None and not e.prot:
+                if seen == tail:  # R's last message
+                    return seq + 1, self.n_np_drop - dropped
+                seen += 1
+                dropped += not e.kept
+            seq -= 1
+        pos_r = self.np_cnt.lower_bound(n_r)
+        return pos_r, self.np_drop.prefix(pos_r)
 
     def carry_state(self, r: Request) -> None:
         """The state a correct cutter now carries; dropped ids for R5 (O(change))."""
@@ -208,6 +241,8 @@ class Mirror:
         if not seqs:
             return min(t, n_r), True
         cnt = self.np_cnt
+        if len(seqs) == 1:  # (most anchors: the search below gives its position)
+            return min(cnt.prefix(seqs[0]), n_r), False
 
         def pos(seq: int) -> int:  # position in R: removable messages before it, capped
             return min(cnt.prefix(seq), n_r)
@@ -287,7 +322,8 @@ class Mirror:
             return
         e.kept = kept
         self.changed.add(mid)
-        for res in (e, *e.results):  # R9: a result, or the results of a call, moved
+        self._orphan(e)  # R9: a result, or the results of a call, moved
+        for res in e.results:
             self._orphan(res)
         if e.prot:
             if kept:
@@ -297,41 +333,50 @@ class Mirror:
         else:
             self.np_drop.add(e.seq + 1, -1 if kept else 1)
             self.n_np_drop += -1 if kept else 1
+            self._kept_moved(e.seq + 1, kept)
 
     def _in_append(self, m: Message, sent: bool = False) -> None:
         """``sent``: the very message is sent at once (what :meth:`_out_set` would then do,
         done here: the output has no entry of this id, see :meth:`_apply_change`)."""
         seq = len(self.by_seq)
-        e = _In(seq, m, self.est(m), m.role in self.prot_roles)
+        mid, role = m.id, m.role
+        est = -(-len(m.content) * self._num // self._den) + self._overhead  # (:meth:`est`)
+        prot = role in self.prot_roles
+        e = _In(seq, m, est, prot)
         e.kept = sent
         self.by_seq.append(e)
-        self.inp[m.id] = e
-        self.total_in += e.est
-        np = 0 if e.prot else 1
-        self.np_cnt.push(np)
-        self.np_est.push(np * e.est)
-        self.np_drop.push(0 if sent else np)  # not sent (yet), unless sent
-        self.out_np.push(np if sent else 0)
+        self.inp[mid] = e
+        self.total_in += est
+        if prot:
+            self.np_cnt.push(0)
+            self.np_est.push(0)
+            self.np_drop.push(0)
+        else:
+            self.np_cnt.push(1)
+            self.np_est.push(est)
+            self.np_drop.push(0 if sent else 1)  # not sent (yet), unless sent
+            if sent and self._first_kept == 0:  # the first kept, after every other one
+                self._first_kept, self._np_before_kept = seq + 1, self.n_np
         if sent:
-            o = _Out(m, seq, e.est)
-            self.out[m.id] = o
-            self.est_out += o.est
-            if np:
+            o = _Out(m, seq, est)
+            self.out[mid] = o
+            self.est_out += est
+            if not prot:
                 o.anchor_np = True
-                self.out_at[seq] = m.id
-        if e.prot:
+                self._out_at(seq, mid)
+        if prot:
             if not sent:
-                self.prot_dropped.add(m.id)
+                self.prot_dropped.add(mid)
         else:
             self.n_np += 1
             if not sent:
                 self.n_np_drop += 1
-            self.sigs.setdefault((m.role, m.content), []).append(seq)
-        if m.role in RESULT_ROLES:
+            self.sigs.setdefault((role, m.content), []).append(seq)
+        if role in RESULT_ROLES:
             self._link(e)
-        self.changed.add(m.id)
-        if not sent and m.id in self.out:  # sent before it was appended (else nothing to
-            self._refresh(m.id)  # refresh: not sent, and only sent ids are ever in bad_out)
+        self.changed.add(mid)
+        if not sent and mid in self.out:  # sent before it was appended (else nothing to
+            self._refresh(mid)  # refresh: not sent, and only sent ids are ever in bad_out)
 
     def _link(self, res: _In) -> None:
         """A result's caller: the assistant message right before the run of results it
@@ -415,9 +460,37 @@ class Mirror:
             if not e.kept:
                 self.np_drop.add(e.seq + 1, -1)
                 self.n_np_drop -= 1
+                if (self._np_before_kept is not None and self._first_kept
+                        and e.seq + 1 < self._first_kept):
+                    self._np_before_kept -= 1  # one fewer before the first kept
+            else:
+                self._kept_moved(e.seq + 1, False)
             self.n_np -= 1
             self._unindex(e)
         self._refresh(mid)
+
+    def _kept_moved(self, pos: int, kept: bool) -> None:
+        """The non-protected input message at ``pos`` is now kept (or not, or gone): the
+        first kept one is that one when it comes first, else not known when it was that."""
+        first = self._first_kept
+        if kept:
+            if first is not None and (not first or pos < first):
+                self._first_kept, self._np_before_kept = pos, None
+        elif first == pos:
+            self._first_kept = self._np_before_kept = None
+
+    def np_before_first_kept(self) -> int | None:
+        """How many non-protected input messages come before the first one kept (None: none
+        is kept), asked of the trees only when it moved (:meth:`_kept_moved`)."""
+        if self._first_kept is None:
+            pos = first_of_difference(self.np_cnt, self.np_drop)
+            self._first_kept = 0 if pos > len(self.np_cnt) else pos
+            self._np_before_kept = None
+        if not self._first_kept:
+            return None
+        if self._np_before_kept is None:
+            self._np_before_kept = self.np_cnt.prefix(self._first_kept - 1)
+        return self._np_before_kept
 
     def _out_set(self, m: Message) -> None:
         old = self.out.get(m.id)
@@ -431,8 +504,7 @@ class Mirror:
         self.est_out += o.est
         if seq >= 0 and m.role not in self.prot_roles:
             o.anchor_np = True
-            self.out_np.add(seq + 1, 1)
-            self.out_at[seq] = m.id
+            self._out_at(seq, m.id)
         self._refresh(m.id)
 
     def _out_remove(self, mid: str, *, refresh: bool = True) -> None:
@@ -441,8 +513,7 @@ class Mirror:
             return
         self.est_out -= o.est
         if o.anchor_np:
-            self.out_np.add(o.seq + 1, -1)
-            del self.out_at[o.seq]
+            del self.out_at[o.seq]  # (its seq leaves the heap when it comes to the top)
         if refresh:
             self._refresh(mid)
 
@@ -506,9 +577,19 @@ class Mirror:
         return ordered, est_out, ((first.role, first.content) if first else None)
 
     def _first_sent_np(self) -> Sig | None:
-        """Signature of the first non-protected message sent (in the input's order)."""
-        pos = self.out_np.lower_bound(1)
-        if pos >= len(self.out_np.tree):
+        """Signature of the first non-protected message sent (in the input's order): the
+        smallest seq of ``out_at``, the top of its heap once the seqs that left are off."""
+        heap, at = self.out_heap, self.out_at
+        while heap and heap[0] not in at:
+            self.in_heap.discard(heapq.heappop(heap))
+        if not heap:
             return None
-        m = self.out[self.out_at[pos - 1]].msg
+        m = self.out[at[heap[0]]].msg
         return (m.role, m.content)
+
+    def _out_at(self, seq: int, mid: str) -> None:
+        """``out_at[seq] = mid``, its seq on the heap unless it still is."""
+        self.out_at[seq] = mid
+        if seq not in self.in_heap:
+            self.in_heap.add(seq)
+            heapq.heappush(self.out_heap, seq)

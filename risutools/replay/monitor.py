@@ -15,8 +15,7 @@ no alert), and a request without metrics is tolerated the same way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from risutools.replay.fixture import Metrics
 from risutools.settings.replay import ReplayConfig
@@ -25,8 +24,10 @@ Level = Literal["NORMAL", "WARNING", "CRITICAL"]
 _RANK: dict[str, int] = {"NORMAL": 0, "WARNING": 1, "CRITICAL": 2}
 
 
-@dataclass(frozen=True)
-class MonitorEvent:
+class MonitorEvent(NamedTuple):
+    """What the monitor saw at one request (immutable, made once a request: a named tuple,
+    whose fields cost no call each as a frozen dataclass's do)."""
+
     request: int
     metrics: Literal["fresh", "stale", "missing"]
     used_pct: float | None

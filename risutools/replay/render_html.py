@@ -25,7 +25,7 @@ The chart (``render_chart``) is read at 10 requests as at 10,000:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
@@ -203,9 +203,13 @@ class ChartSweep:
         """The next row (the ``added``-th, 0-based)."""
         i = self.added
         self.added += 1
-        self.peak_in = max(self.peak_in, r["tokens_in"])
+        tokens = r["tokens_in"]
+        if tokens > self.peak_in:
+            self.peak_in = tokens
         if self.cutter:
-            self.peak_out = max(self.peak_out, r["tokens_out"])
+            tokens = r["tokens_out"]
+            if tokens > self.peak_out:
+                self.peak_out = tokens
         for kind in _kinds(r, self.cutter):
             self.counts[kind] += 1
             g = self.groups[kind].setdefault((r["request"] - 1) // self._marker_size, [0, r])
@@ -216,8 +220,17 @@ class ChartSweep:
                     self.off[-1][1] = req
                 else:
                     self.off.append([req, req])
+        size = self._line_size
         for key, line in self.lines.items():
-            _extremes(line, i, self._line_size, r[key])
+            v = r[key]
+            if i % size == 0:  # a new group: [first lowest position, value, first highest]
+                line.append([i, v, i, v])
+                continue
+            g = line[-1]
+            if v < g[1]:
+                g[0], g[1] = i, v
+            if v > g[3]:
+                g[2], g[3] = i, v
 
 
 def _line_keys(cutter: bool) -> tuple[str, ...]:
@@ -231,35 +244,24 @@ def _sweep(rows: Sequence[dict[str, Any]], cutter: bool) -> ChartSweep:
     return sw
 
 
-def _extremes(line: list[list[Any]], i: int, size: int, v: Any) -> None:
-    """Row ``i``'s value into its group's [first lowest position, value, first highest
-    position, value] (a new group every ``size`` rows)."""
-    if i % size == 0:
-        line.append([i, v, i, v])
-        return
-    g = line[-1]
-    if v < g[1]:
-        g[0], g[1] = i, v
-    if v > g[3]:
-        g[2], g[3] = i, v
-
-
-def _kinds(r: dict[str, Any], cutter: bool) -> Iterator[str]:
+def _kinds(r: dict[str, Any], cutter: bool) -> list[str]:
     """The kinds of event a row is (in the order of :data:`KINDS`' lanes)."""
+    kinds = []
     if cutter:
         if r["budget_dropped"]:
-            yield "cut"
+            kinds.append("cut")
         if r["budget_unreachable"]:
-            yield "unreachable"
+            kinds.append("unreachable")
         if r["anchor"] == "lost":
-            yield "anchor-lost"
+            kinds.append("anchor-lost")
         if not r["enabled"]:
-            yield "off"
+            kinds.append("off")
         if r.get("orphaned_tool_results"):
-            yield "orphan"
+            kinds.append("orphan")
     mon = r["monitor"]
     if mon["alert"]:
-        yield "alert-critical" if mon["level"] == "CRITICAL" else "alert-warning"
+        kinds.append("alert-critical" if mon["level"] == "CRITICAL" else "alert-warning")
+    return kinds
 
 
 def _line_points(line: list[list[Any]], n: int, x: Callable[[float], float],

@@ -323,15 +323,21 @@ class RowTally:
                 "reason": mon["alert_reason"],
                 "additional_context": additional_context(mon["level"], mon["used_pct"]),
             })
-        self.peak_in = _peak(self.peak_in, r["tokens_in"])
+        v = r["tokens_in"]
+        if self.peak_in is None or v > self.peak_in:
+            self.peak_in = v
         if self.cutter:
             self.cuts += r["budget_dropped"] > 0
             self.losses += r["anchor"] == "lost"
             self.unreachable += bool(r["budget_unreachable"])
             self.disabled += not r["enabled"]
             self.orphaned += bool(r["orphaned_tool_results"])
-            self.peak_out = _peak(self.peak_out, r["tokens_out"])
-            self.max_dropped = _peak(self.max_dropped, r["dropped"])
+            v = r["tokens_out"]
+            if self.peak_out is None or v > self.peak_out:
+                self.peak_out = v
+            v = r["dropped"]
+            if self.max_dropped is None or v > self.max_dropped:
+                self.max_dropped = v
 
     def counts(self) -> dict[str, Any]:
         """The summary's counts (as ``max(..., default=0)`` and ``sum`` over the rows)."""
@@ -348,10 +354,6 @@ class RowTally:
                 "requests_with_orphaned_tool_results": self.orphaned,
             })
         return counts
-
-
-def _peak(peak: int | None, value: int) -> int:
-    return value if peak is None or value > peak else peak
 
 
 def _invariants(run: ReplayRun) -> list[dict[str, Any]]:

@@ -69,16 +69,14 @@ class Spool(Sequence[dict[str, Any]]):
         rows, self._pending = self._pending, []
         if not rows:
             return
-        canon, block = _serialised(rows)
+        canon, body = _serialised(rows)
         first = not self._count
         back = self._back
         # plain JSON values: read back equal, by this process
         data = marshal.dumps(rows) if back is not None else b""
         with temporary_folder():  # full or gone: one line (unwritable), never a bug report
             self._canon.write((b"" if first else b",") + canon[1:-1])  # between "[" and "]"
-            # the batch as it sits in the report: the list one level deep, its rows two
-            self._indent.write((b" " if first else b",\n ") +
-                               block[2:-3].replace(b"\n", b"\n "))
+            self._indent.write(body if first else b",\n" + body)
             if back is not None:
                 back.write(_LENGTH.pack(len(data)) + data)
         self._count += len(rows)
@@ -143,19 +141,22 @@ def _temp() -> IO[bytes]:
 
 
 def _serialised(rows: list[dict[str, Any]]) -> tuple[bytes, bytes]:
-    """The batch's canonical and indented forms: by orjson when the batch is made of values
-    it spells as ``json`` does (:func:`alike_levels`, checked once for both), else by
+    """The batch's canonical form, and its rows as the report file holds them: the list one
+    level deep, its rows two (each line indented one space more than :func:`indented`
+    writes them), without the brackets.  By orjson when the batch is made of values it
+    spells as ``json`` does (:func:`alike_levels`, checked once for both), else by
     :func:`canonical` and :func:`indented`."""
     levels = alike_levels(rows) if orjson is not None else None
     if levels is not None:
         try:
             canon = orjson.dumps(rows, option=orjson.OPT_SORT_KEYS)
-            block = orjson.dumps(rows, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+            # the batch inside a list: its rows two levels deep, as in the report
+            block = orjson.dumps([rows], option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
         except TypeError:  # an integer past 64 bits, an unpaired surrogate
             pass
         else:
-            return canon, _halve(block, canon, levels) + b"\n"
-    return canonical(rows), indented(rows)
+            return canon, _halve(block, canon, levels + 1)[5:-5]  # "[\n [\n" ... "\n ]\n]"
+    return canonical(rows), b" " + indented(rows)[2:-3].replace(b"\n", b"\n ")
 
 
 def _halve(block: bytes, canon: bytes, levels: int) -> bytes:
