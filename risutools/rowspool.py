@@ -1,5 +1,5 @@
 """Long lists of report rows kept out of memory (:class:`Rows`), and values kept packed
-(:func:`pack`, :func:`unpack`).
+(:func:`pack`, :func:`unpack`), many of them in one temporary file (:class:`Spool`).
 
 A command that makes one row per document (the review's documents, digests and board)
 appends each row as it is made; the rows are kept :data:`BATCH` to a block, each block as
@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import marshal
+import os
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, overload
 
 from risutools.canonical import plain_canonical, plain_levels
@@ -34,6 +35,8 @@ except ImportError:  # pragma: no cover - orjson is a dependency; marshal packs 
 BATCH = 256
 #: bytes the temporary file keeps in memory before it moves to the temporary folder
 IN_MEMORY = 1024 * 1024
+#: bytes of packed values a :class:`Spool` gathers before it writes them to its file
+SPOOL_WRITE = 1 << 20
 
 
 class Rows(Sequence[dict[str, Any]]):
@@ -125,6 +128,61 @@ class Rows(Sequence[dict[str, Any]]):
 
     def __repr__(self) -> str:
         return f"Rows({len(self)} rows)"
+
+
+class Spool:
+    """Packed values (:func:`pack`) in one unnamed temporary file (gone when the spool is),
+    each read back by its offset and size: a new copy each time.  Only this process writes
+    and reads it.  What stays in memory is the last :data:`SPOOL_WRITE` bytes put."""
+
+    def __init__(self) -> None:
+        with temporary_folder():
+            self._file = tempfile.TemporaryFile()  # noqa: SIM115 - open while the spool lives
+        self._end = 0  # bytes put
+        self._written = 0  # bytes in the file (the rest wait in _pending)
+        self._pending = bytearray()
+
+    def add(self, blob: bytes) -> int:
+        """Store one packed value; its offset (:meth:`read` it with ``len(blob)``)."""
+        offset = self._end
+        self._pending += blob
+        self._end += len(blob)
+        if len(self._pending) >= SPOOL_WRITE:
+            self._flush()
+        return offset
+
+    def put(self, blob: bytes) -> Callable[[], Any]:
+        """Store one packed value; what reads it back."""
+        return _Stored(self, self.add(blob), len(blob))
+
+    def _flush(self) -> None:
+        with temporary_folder():
+            self._file.write(self._pending)
+            self._file.flush()
+        self._written += len(self._pending)
+        self._pending.clear()
+
+    def read(self, offset: int, size: int) -> Any:
+        """The value stored at ``offset`` (``size`` bytes), unpacked."""
+        if offset + size > self._written:
+            self._flush()
+        with temporary_folder():
+            data = os.pread(self._file.fileno(), size, offset)
+            if len(data) != size:
+                raise OSError(f"a spool gave {len(data)} of {size} bytes")
+        return unpack(data)
+
+
+class _Stored:
+    """One value of a :class:`Spool`: called, it is read back."""
+
+    __slots__ = ("offset", "size", "spool")
+
+    def __init__(self, spool: Spool, offset: int, size: int) -> None:
+        self.spool, self.offset, self.size = spool, offset, size
+
+    def __call__(self) -> Any:
+        return self.spool.read(self.offset, self.size)
 
 
 def pack(value: Any, *, parsed_by_orjson: bool = False) -> bytes:

@@ -683,3 +683,59 @@ def test_pared_facts_read_as_the_whole_facts(board: Path, buttons: Path) -> None
     facts, empty = pared(less)
     assert facts_content(dataclasses.replace(kept[-1], facts=facts, empty=empty)) \
         != facts_content(kept[-1])
+
+
+def _odd_facts() -> dict[str, Any]:
+    """Facts whose members are not what they should be (a hand-edited file): a member the
+    units read of every summary as a number, a list of other things, a text as a list."""
+    return {"facts": "component-facts-v1", "component_id": "m.odd", "module_id": ["x"],
+            "source_sha256": 7, "source_part": None, "lorebook_entries": ["a", 1, {"b": 2}],
+            "lorebook_loads": "a*", "toggles_read": [["t"]], "toggles_declared": ["t", "t"],
+            "button_names": {"n": 1}, "risu_buttons": True, "hosts": ["h"],
+            "state": [{"key": "k", "scope": "chat", "write": True}, {"key": 1}],
+            "big": 2 ** 70, "ratio": 0.5, "nested": {"z": 1, "a": [1.5, None]}}
+
+
+def test_packed_facts_read_as_the_facts(board: Path, buttons: Path) -> None:
+    """The review keeps each summary's facts packed (:class:`FactsStore`: the pared facts
+    in a temporary file, the members every unit reads at hand): every reader answers as
+    with the facts in a dict, hand-edited members included, and the interactions, families,
+    lineages and risks made of them are the same."""
+    import dataclasses
+
+    from risutools.catalog.interactions import HOT, Facts, FactsStore, facts_content, pared
+    from risutools.catalog.review_interactions import risk, risks
+
+    files = sorted((board / "facts").glob("*.json")) + sorted((buttons / "facts").glob("*.json"))
+    whole = [json.loads(f.read_text(encoding="utf-8")) for f in files] + [_odd_facts()]
+    store = FactsStore()
+    plain, packed = [], []
+    for i, f in enumerate(whole):
+        kept, empty = pared(f)
+        s = dataclasses.replace(_facts_summary(i, kept), empty=empty)
+        exact = i < len(whole) - 1  # (the odd facts hold what orjson does not read back)
+        plain.append(s)
+        packed.append(dataclasses.replace(s, facts=store.facts(kept, exact=exact)))
+    keys = {k for f in whole for k in f} | set(HOT)
+    ix_plain, ix_packed = Index.build(plain), Index.build(packed)
+    for a, b in zip(plain, packed, strict=True):
+        assert isinstance(b.facts, Facts) and b.facts
+        for k in keys:
+            assert a.names(k) == b.names(k) and a.text(k) == b.text(k)
+            assert a.number(k) == b.number(k)
+            assert b.facts.get(k) == (a.facts or {}).get(k)  # as the dict has it
+        assert list(a.state()) == list(b.state())
+        assert a.computed_state(3) == b.computed_state(3)
+        assert risk(ix_plain, a) == risk(ix_packed, b)
+        assert facts_content(a) == facts_content(b)
+        assert b.facts.whole() == a.facts
+    odd = packed[-1].facts
+    assert isinstance(odd, Facts)
+    assert odd.get("big") == 2 ** 70 and odd.get("ratio") == 0.5  # read back exactly
+    got = odd.whole()
+    assert odd.whole() is got  # the last read kept
+    one, other = relate(plain), relate(packed)
+    assert one.rows() == other.rows() and one.families == other.families
+    assert list(one.lineage.groups) == list(other.lineage.groups)
+    assert one.rows(one.versions) == other.rows(other.versions)
+    assert risks(one) == risks(other)

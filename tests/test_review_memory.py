@@ -209,7 +209,6 @@ def test_a_full_temporary_folder_is_unwritable_not_a_bug(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A full temporary folder, met by a row spool or by the review's document spool, is
     the error ``unwritable`` naming the folder (one line, exit 2), never a bug report."""
-    from risutools.catalog.review_pass import SPOOL_WRITE, DocSpool
     from risutools.errors import RisuError
 
     def full(*_a: object, **_k: object) -> None:
@@ -222,10 +221,10 @@ def test_a_full_temporary_folder_is_unwritable_not_a_bug(
         for i in range(rowspool.BATCH):
             spool.append({"i": i})
     assert err.value.code == "unwritable" and "No space left" in err.value.why
-    docs = DocSpool()
+    docs = rowspool.Spool()
     monkeypatch.setattr(docs._file, "write", full)
     with pytest.raises(RisuError) as err:
-        docs.put(b"j" + b"0" * SPOOL_WRITE)
+        docs.put(b"j" + b"0" * rowspool.SPOOL_WRITE)
     assert err.value.code == "unwritable" and "TMPDIR" in err.value.why
 
 
@@ -297,3 +296,44 @@ def test_board_base_hashes_made_in_the_first_pass_are_the_documents(
     assert all(seen.values()), seen
     rv = review_catalog(Catalog.open(cat), jobs=jobs)
     assert any("approval" in row["blocked_by"] for row in rv.data["board"])
+
+
+def test_file_findings_wait_in_spools_and_read_back_whole() -> None:
+    """The review's file findings are kept as the report writes them and whole: read back,
+    each is the finding it was (an empty file name is not a missing one), and the errors
+    and warnings are counted as they come."""
+    from risutools.catalog.review import FileFindings, _f
+    from risutools.findings import Finding
+
+    made = [Finding("RV101", "error", "m\u2028", file="", line=0),
+            Finding("RV201", "warning", "w", file=None, line=None, pointer="/a"),
+            Finding("MC001", "error", "gone", file="x.json", code="not-found"),
+            *[Finding("RV501", "info", f"repost {i}", file=f"c{i}.json", line=i + 1,
+                      evidence="e") for i in range(rowspool.BATCH + 3)]]
+    found = FileFindings(iter(made))
+    assert list(found) == made and list(found) == made  # read back again: the same
+    assert list(found.rows) == [_f(f) for f in made] and len(found) == len(made)
+    assert (found.errors, found.warnings) == (2, 1)
+
+
+def test_review_result_is_made_when_asked(cat: Path) -> None:
+    """A review keeps its file findings in spools: the text formats read back only the
+    errors and warnings; a findings format's result holds every finding, as the JSON's
+    rows and counts say."""
+    from risutools.catalog.review import SERIOUS, _f
+
+    to_promoted(cat)
+    (cat / "approvals" / "junk.yaml").write_text("- not a record\n")  # RV301, an error
+    log = cat / "transitions.ndjson"
+    log.write_text(log.read_text() + '{"component_id": "x", broken\n')  # RV2xx
+    rv = review_catalog(Catalog.open(cat), jobs=1)
+    assert rv.found is not None and rv.outline.file_findings == []
+    serious = rv.serious()
+    assert serious and rv.found is not None  # read back without making the result
+    result = rv.result
+    assert rv.found is None and rv.result is result
+    assert [_f(f) for f in result.file_findings] == list(rv.data["file_findings"])
+    assert rv.serious() == serious == [f for f in result.findings if f.severity in SERIOUS]
+    everything = result.findings
+    assert rv.data["counts"]["errors"] == sum(f.severity == "error" for f in everything) > 0
+    assert rv.data["counts"]["warnings"] == sum(f.severity == "warning" for f in everything)

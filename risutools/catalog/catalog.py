@@ -26,6 +26,7 @@ import functools
 import hashlib
 import os
 import shlex
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,7 +145,7 @@ class Entry:
     def version(self) -> str:
         if self._version is None:
             v = self.parts.get("component_version")
-            self._version = v if isinstance(v, str) else ""
+            self._version = _word(v)
         return self._version
 
     def get(self, *keys: str) -> Any:
@@ -163,14 +164,14 @@ class Entry:
     def review_status(self) -> str:
         if self._review is None:
             v = self.get("provenance", "review_status")
-            self._review = v if isinstance(v, str) else ""
+            self._review = _word(v)
         return self._review
 
     @property
     def runtime_status(self) -> str:
         if self._runtime is None:
             v = self.get("provenance", "runtime_status")
-            self._runtime = v if isinstance(v, str) else ""
+            self._runtime = _word(v)
         return self._runtime
 
     def caps(self, kind: str) -> list[str]:
@@ -180,13 +181,16 @@ class Entry:
     def where(self) -> str:
         if self._where is None:
             name = _display(self.path, os.getcwd())
+            if name == self.key[0]:  # (the loader's name of it, often: kept once)
+                name = self.key[0]
             self._where = f"{name}:{self.line}" if self.fmt == "ndjson" and self.line else name
         return self._where
 
 
 def head_names(doc: dict[str, Any]) -> tuple[str, str, str, str]:
     """(component_id, component_version, review_status, runtime_status) of ``doc`` as an
-    entry reads them from its head (a value that is not a string: "")."""
+    entry reads them from its head (a value that is not a string: ""; the entry keeps the
+    last three once for all entries that have the same: :func:`sys.intern`)."""
     prov = doc.get("provenance")
     prov = prov if isinstance(prov, dict) else {}
     return (_text(doc.get("component_id")), _text(doc.get("component_version")),
@@ -194,6 +198,14 @@ def head_names(doc: dict[str, Any]) -> tuple[str, str, str, str]:
 
 
 def _text(v: Any) -> str:
+    return v if isinstance(v, str) else ""
+
+
+def _word(v: Any) -> str:
+    """A status or a version as an entry keeps it: a string, one for every entry that has
+    the same (:func:`sys.intern`: a catalog has few); "" for anything else."""
+    if type(v) is str:
+        return sys.intern(v)
     return v if isinstance(v, str) else ""
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,14 +26,92 @@ from risutools.catalog.graph import exclusive_capabilities
 from risutools.catalog.render import safe_name
 from risutools.errors import RisuError
 from risutools.pathnames import fits_wildcard as fits
+from risutools.rowspool import Rows, Spool, pack
 from risutools.safeio import FolderFiles
 from risutools.settings.catalog import FACTS_DIR, FACTS_FORMAT
-from risutools.values import parse_value_bytes
+from risutools.values import decode_text, fast_json, parse_value
 
 #: a facts file larger than this is not read (a summary is a few KiB)
 MAX_FACTS_BYTES = 1 << 20
 #: a key shared by more components than this is one row for the key (no pairs)
 HUB = 12
+
+
+#: the members of the facts the units read of every summary, again and again: a packed
+#: summary (:class:`Facts`) keeps them at hand; any other member is read back when asked
+HOT = ("lorebook_entries", "lorebook_loads", "toggles_declared", "toggles_read",
+       "button_names", "risu_buttons", "module_id", "source_part", "source_sha256")
+
+
+class FactsStore:
+    """The facts of one run's summaries, packed (:func:`~risutools.rowspool.pack`) in one
+    :class:`~risutools.rowspool.Spool`; the facts last read back kept (the readers ask one
+    summary several questions in a row)."""
+
+    def __init__(self) -> None:
+        self.spool = Spool()
+        self._last: tuple[Facts | None, dict[str, Any]] = (None, {})
+        #: the names of the kept members of HOT, each set once (see :meth:`facts`)
+        self._schemas: dict[tuple[str, ...], dict[str, int]] = {}
+
+    def facts(self, kept: dict[str, Any], *, exact: bool) -> Facts:
+        """The packed :class:`Facts` of ``kept`` (pared facts; ``exact``: orjson parsed them,
+        see :func:`~risutools.rowspool.pack`)."""
+        blob = pack(kept, parsed_by_orjson=exact)
+        hot = [(k, _shared(kept[k])) for k in HOT if k in kept]
+        names = tuple(k for k, _ in hot)
+        schema = self._schemas.get(names)
+        if schema is None:
+            schema = self._schemas[names] = {k: i for i, k in enumerate(names)}
+        return Facts(self, self.spool.add(blob), len(blob), schema, tuple(v for _, v in hot))
+
+    def read(self, f: Facts) -> dict[str, Any]:
+        if self._last[0] is not f:
+            self._last = (f, self.spool.read(f.at, f.size))
+        return self._last[1]
+
+
+def _shared(v: Any) -> Any:
+    """A kept member of HOT (or a summary's title, post, capabilities) as held: a string, or
+    a list of strings as a tuple, each string kept once (:func:`sys.intern`: many summaries
+    name the same: versions and reposts of one module); anything else as it is."""
+    if type(v) is str:
+        return sys.intern(v)
+    if type(v) is list and all(type(x) is str for x in v):
+        return tuple(map(sys.intern, v))
+    return v
+
+
+class Facts:
+    """A summary's facts, packed: the pared facts (:func:`pared`) in the run's
+    :class:`FactsStore`, and the members of :data:`HOT` that are not empty at hand.
+    :meth:`get` answers as the pared facts' dict does; :meth:`member` answers the summary's
+    readers (a list of names may come as a tuple)."""
+
+    __slots__ = ("at", "hot", "schema", "size", "store")
+
+    def __init__(self, store: FactsStore, at: int, size: int, schema: dict[str, int],
+                 hot: tuple[Any, ...]) -> None:
+        self.store, self.at, self.size, self.schema, self.hot = store, at, size, schema, hot
+
+    def __bool__(self) -> bool:
+        return True  # (the format's own member is never pared away)
+
+    def member(self, key: str) -> Any:
+        if key in _HOT:
+            i = self.schema.get(key)
+            return None if i is None else self.hot[i]
+        return self.store.read(self).get(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.store.read(self).get(key, default)
+
+    def whole(self) -> dict[str, Any]:
+        """The pared facts (read back; not to be changed)."""
+        return self.store.read(self)
+
+
+_HOT = frozenset(HOT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +125,9 @@ class Summary:
     runtime_status: str
     provides: tuple[str, ...]
     conflicts: tuple[str, ...]
-    facts: dict[str, Any] | None  # the component-facts-v1 summary, when at hand and current
+    #: the component-facts-v1 summary, when at hand and current: a dict, or packed
+    #: (:class:`Facts`: what the review and the packets keep)
+    facts: dict[str, Any] | Facts | None
     facts_note: str = ""  # why there are no facts ("" when there are)
     version: str = ""
     source_id: str = ""  # source_refs[0].source_id: "risu:<post id>"
@@ -57,23 +138,30 @@ class Summary:
     def live(self) -> bool:
         return self.runtime_status == "active" or self.review_status == "promoted"
 
+    def member(self, key: str) -> Any:
+        """A member of the facts (None without facts; a list of names may be a tuple)."""
+        f = self.facts
+        if f is None:
+            return None
+        return f.member(key) if type(f) is Facts else f.get(key)
+
     def names(self, key: str) -> list[str]:
         """A list of names from the facts (empty without facts, or when it is not a list of
         strings)."""
-        v = self.facts.get(key) if self.facts else None
-        return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
+        v = self.member(key)
+        return [x for x in v if isinstance(x, str)] if isinstance(v, list | tuple) else []
 
     def text(self, key: str) -> str:
-        v = self.facts.get(key) if self.facts else None
+        v = self.member(key)
         return v if isinstance(v, str) else ""
 
     def number(self, key: str) -> int:
-        v = self.facts.get(key) if self.facts else None
+        v = self.member(key)
         return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
     def state(self) -> Iterator[tuple[str, str, bool, bool]]:
         """(scope, key, reads, writes) of every state key in the facts."""
-        v = self.facts.get("state") if self.facts else None
+        v = self.member("state")
         for s in v if isinstance(v, list) else ():
             if isinstance(s, dict) and isinstance(s.get("key"), str) \
                     and s.get("scope") in ("chat", "global"):
@@ -81,7 +169,7 @@ class Summary:
 
     def computed_state(self, i: int) -> list[tuple[int, str, str, bool, bool]]:
         """(i, scope, pattern, reads, writes) of every state key built at run time."""
-        v = self.facts.get("computed_state") if self.facts else None
+        v = self.member("computed_state")
         return [(i, s["scope"], s["key"], s.get("read") is True, s.get("write") is True)
                 for s in (v if isinstance(v, list) else ())
                 if isinstance(s, dict) and isinstance(s.get("key"), str)
@@ -114,24 +202,27 @@ def pared(facts: dict[str, Any]) -> tuple[dict[str, Any], tuple[tuple[str, str],
 def facts_content(s: Summary) -> str:
     """What a repost shares: the facts of ``s`` but those naming the copy (its empty
     members included, as the whole facts had them)."""
-    f = s.facts or {}
+    f = s.facts.whole() if isinstance(s.facts, Facts) else s.facts or {}
     return repr(sorted([(k, repr(v)) for k, v in f.items() if k not in IDENTITY]
                        + [p for p in s.empty if p[0] not in IDENTITY]))
 
 
-def summarize_entry(root: str, e: Entry, facts_files: FolderFiles | None = None) -> Summary:
+def summarize_entry(root: str, e: Entry, facts_files: FolderFiles | None = None,
+                    store: FactsStore | None = None) -> Summary:
     """The :class:`Summary` of one catalog entry (its facts file read, bounded;
-    ``facts_files``: the run's reader of ``facts/``, made here when not given)."""
+    ``facts_files``: the run's reader of ``facts/``, made here when not given; ``store``:
+    where its facts go packed, else they are kept as a dict)."""
     title = e.get("projection", "title")
-    facts, note = read_facts(root, e, facts_files)
+    facts, note, exact = _read_facts(root, e, facts_files)
     refs = e.get("provenance", "source_refs")
     sid = refs[0].get("source_id") if isinstance(refs, list) and refs \
         and isinstance(refs[0], dict) else None
     kept, empty = (None, ()) if facts is None else pared(facts)
-    return Summary(e.component_id, e.where(), title if isinstance(title, str) else "",
-                   e.review_status, e.runtime_status, tuple(e.caps("provides")),
-                   tuple(e.caps("conflicts")), kept, note, e.version,
-                   sid if isinstance(sid, str) else "", empty)
+    held = store.facts(kept, exact=exact) if store is not None and kept is not None else kept
+    return Summary(e.component_id, e.where(), _shared(title) if isinstance(title, str) else "",
+                   e.review_status, e.runtime_status, _shared(e.caps("provides")),
+                   _shared(e.caps("conflicts")), held, note, e.version,
+                   _shared(sid) if isinstance(sid, str) else "", empty)
 
 
 def read_facts(root: str, e: Entry, facts_files: FolderFiles | None = None
@@ -139,24 +230,34 @@ def read_facts(root: str, e: Entry, facts_files: FolderFiles | None = None
     """The facts summary ingest wrote for ``e`` and "", or None and why there is none: no
     file, a file that cannot be read (not regular, too large, leading outside the catalog),
     or facts of another source (the document changed)."""
+    facts, note, _exact = _read_facts(root, e, facts_files)
+    return facts, note
+
+
+def _read_facts(root: str, e: Entry, facts_files: FolderFiles | None
+                ) -> tuple[dict[str, Any] | None, str, bool]:
+    """:func:`read_facts`, and whether orjson parsed the facts (the fast path)."""
     files = facts_files if facts_files is not None else FolderFiles(root, FACTS_DIR)
     name = safe_name(e.component_id) + ".json"
     try:
         data = files.read(name, MAX_FACTS_BYTES)
         if data is None:
-            return None, "no facts file (ingest writes facts/)"
-        value = parse_value_bytes(data, os.path.join(root, FACTS_DIR, name), "json")
+            return None, "no facts file (ingest writes facts/)", False
+        fast = fast_json(data)
+        path = os.path.join(root, FACTS_DIR, name)
+        value = fast[0] if fast is not None else parse_value(decode_text(data, path), path,
+                                                             "json")
     except RisuError as exc:
-        return None, f"facts file unreadable: {exc.code}"
+        return None, f"facts file unreadable: {exc.code}", False
     if not isinstance(value, dict) or value.get("facts") != FACTS_FORMAT \
             or value.get("component_id") != e.component_id:
-        return None, "facts file is not this component's component-facts-v1"
+        return None, "facts file is not this component's component-facts-v1", False
     refs = e.get("provenance", "source_refs")
     src = refs[0].get("sha256") if isinstance(refs, list) and refs \
         and isinstance(refs[0], dict) else None
     if value.get("source_sha256") != src:
-        return None, "facts of another source (re-run ingest)"
-    return value, ""
+        return None, "facts of another source (re-run ingest)", False
+    return value, "", fast is not None
 
 
 class Names:
@@ -322,6 +423,25 @@ class Relation:
     keys: tuple[str, ...]
     message: str
     dependency: bool = False  # counts for families (source needs the targets)
+
+
+class RelationRows:
+    """Relations kept in a row spool (:class:`~risutools.rowspool.Rows`: the lineage's are
+    one a repost, tens of thousands in a catalog of reposts), read back in order."""
+
+    def __init__(self, relations: Iterable[Relation] = ()) -> None:
+        self._rows = Rows({"kind": r.kind, "severity": r.severity, "source": r.source,
+                           "targets": list(r.targets), "keys": list(r.keys),
+                           "message": r.message, "dependency": r.dependency}
+                          for r in relations)
+
+    def __iter__(self) -> Iterator[Relation]:
+        for d in self._rows:
+            yield Relation(d["kind"], d["severity"], d["source"], tuple(d["targets"]),
+                           tuple(d["keys"]), d["message"], d["dependency"])
+
+    def __len__(self) -> int:
+        return len(self._rows)
 
 
 def families(ix: Index, relations: list[Relation]) -> list[dict[str, Any]]:

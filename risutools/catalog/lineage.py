@@ -22,12 +22,16 @@ from risutools.rowspool import Rows
 DRIFT_FIELDS = ("hooks", "privileged_apis", "hosts", "state", "toggles", "findings")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Link:
     kind: str  # repost | supersedes
     newer: int
     older: int
-    drift: dict[str, dict[str, list[str]]]
+    drift: dict[str, dict[str, list[str]]]  # (a repost's: :data:`NO_DRIFT`; never changed)
+
+
+#: the drift of every repost (one dict for all: a catalog of reposts has tens of thousands)
+NO_DRIFT: dict[str, dict[str, list[str]]] = {}
 
 
 def _post(s: Summary) -> int:
@@ -129,10 +133,10 @@ def _links(ix: Index, order: list[int]) -> list[Link]:
         src = _source(s)
         content = facts_content(s) if s.facts else ""
         if src is not None and src in by_bytes:
-            out.append(Link("repost", i, by_bytes[src], {}))
+            out.append(Link("repost", i, by_bytes[src], NO_DRIFT))
             continue
         if content and content in by_content:
-            out.append(Link("repost", i, by_content[content], {}))
+            out.append(Link("repost", i, by_content[content], NO_DRIFT))
             continue
         if src is not None:
             by_bytes[src] = i

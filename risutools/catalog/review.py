@@ -20,6 +20,7 @@ Nothing is written.  Exit code (CLI): 1 when anything is an error.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor
@@ -63,12 +64,13 @@ from risutools.collector import cycles_paused
 from risutools.contract.loaders import display_path
 from risutools.contract.transitions import CatalogLog
 from risutools.contract.validate import (
+    DocumentInfo,
     Result,
     RuleFilter,
     Verification,
     catalog_checks,
 )
-from risutools.findings import Finding
+from risutools.findings import Finding, sorted_findings
 from risutools.rowspool import Rows
 from risutools.safeio import require_folder
 from risutools.settings import lifecycle
@@ -81,11 +83,31 @@ REVIEW_FORMAT = "catalog-review-v1"
 class Review:
     catalog: str
     data: dict[str, Any] = field(default_factory=dict)
-    result: Result = field(default_factory=Result)  # every finding, for sarif/github/text
+    #: the findings formats' result (sarif, github, ...) but its file findings, which wait
+    #: in :attr:`found` until :attr:`result` is asked for
+    outline: Result = field(default_factory=Result)
+    found: FileFindings | None = None
+
+    @property
+    def result(self) -> Result:
+        """Every finding, for the findings formats (its file findings read back once)."""
+        if self.found is not None:
+            self.outline.file_findings = list(self.found)
+            self.found = None
+        return self.outline
 
     @property
     def findings(self) -> list[Finding]:
         return self.result.findings
+
+    def serious(self) -> list[Finding]:
+        """The errors and warnings, sorted (:attr:`findings` less the infos, the file
+        findings read back without keeping the others)."""
+        if self.found is None:
+            return [f for f in self.findings if f.severity in SERIOUS]
+        out = [f for f in self.found if f.severity in SERIOUS]
+        out += [f for d in self.outline.documents for f in d.findings if f.severity in SERIOUS]
+        return sorted_findings(out)
 
     @property
     def errors(self) -> int:
@@ -95,6 +117,7 @@ class Review:
         return 1 if self.errors else 0
 
 
+SERIOUS = ("error", "warning")
 _FINDING_FIELDS = tuple(x.name for x in fields(Finding))
 
 
@@ -106,6 +129,29 @@ def _f(f: Finding) -> dict[str, Any]:
         if v is not None and v != "":
             out[name] = v
     return out
+
+
+class FileFindings:
+    """The review's file findings (the contract's, then its own), kept in two row spools:
+    as the report writes them (:attr:`rows`), and whole, read back as findings for a
+    findings format (``for f in found``); the errors and warnings counted."""
+
+    def __init__(self, findings: Iterable[Finding]) -> None:
+        self.rows = Rows()
+        self._whole = Rows()
+        self.errors = self.warnings = 0
+        for f in findings:
+            self.rows.append(_f(f))
+            self._whole.append({name: getattr(f, name) for name in _FINDING_FIELDS})
+            self.errors += f.severity == "error"
+            self.warnings += f.severity == "warning"
+
+    def __iter__(self) -> Iterator[Finding]:
+        for row in self._whole:
+            yield Finding(**row)
+
+    def __len__(self) -> int:
+        return len(self.rows)
 
 
 def _check_documents(cat: Catalog, sources: str | None, jobs: int | None,
@@ -151,22 +197,23 @@ def _review_catalog(cat: Catalog, sources: str | None, jobs: int | None,
     problems = _graph_problems(graph)
     chain = _chain(log, entries)
     appr = _approvals(cat, approvals, entries, log)
-    findings = _own_findings(cat, problems, chain, appr)  # the review's own (RV...)
+    own = _own_findings(cat, problems, chain, appr)  # the review's own (RV...)
     inter = interactions(str(cat.root), entries)  # RV4xx, over per-document summaries
-    findings += inter.findings()
-    findings += _notes_findings(cat, entries)
+    notes = _notes_findings(cat, entries)
     # the board's gates read every contract finding; the report only what the settings keep
     board = _board(cat, entries, graph, log, approvals, verifications, validated)
     _settle(validated, cat.config)
-    findings = cat.config.apply(findings)
+    found = FileFindings(itertools.chain(validated.file_findings, cat.config.applied(
+        itertools.chain(own, inter.findings(), notes))))
     documents = Rows(attach_risk(_documents(validated, entries), inter))
-    rv.result = Result("review", documents=validated.documents,
-                       file_findings=validated.file_findings + findings,
-                       files=validated.files, skipped=validated.skipped)
+    rv.outline = Result("review", documents=validated.documents, files=validated.files,
+                        skipped=validated.skipped)
+    rv.found = found
     rv.data = {
         "review": REVIEW_FORMAT, "catalog": cat.root.name, "tool_version": __version__,
-        "counts": _counts(rv.result, documents, entries, appr, verifications, board.ready),
-        "file_findings": Rows(_f(f) for f in validated.file_findings + findings),
+        "counts": _counts(validated.documents, found, documents, entries, appr,
+                          verifications, board.ready),
+        "file_findings": found.rows,
         "documents": documents,
         "verifications": Rows({"file": v.file, "line": v.line,
                                "component_id": v.component_id, "source": v.source,
@@ -213,14 +260,16 @@ def _own_findings(cat: Catalog, problems: list[GraphProblem], chain: list[dict[s
     return findings
 
 
-def _counts(result: Result, documents: Sequence[dict[str, Any]], entries: list[Entry],
-            appr: list[dict[str, Any]], verifications: list[Verification],
-            ready: int) -> dict[str, Any]:
-    everything = result.findings
+def _counts(documents: list[DocumentInfo], found: FileFindings,
+            rows: Sequence[dict[str, Any]], entries: list[Entry], appr: list[dict[str, Any]],
+            verifications: list[Verification], ready: int) -> dict[str, Any]:
+    """The report's counts; its errors and warnings: the file findings' and the documents'
+    (every finding of the result, counted where it is kept)."""
+    severities = Counter(f.severity for d in documents for f in d.findings)
     return {
-        "documents": len(documents),
-        "errors": sum(1 for f in everything if f.severity == "error"),
-        "warnings": sum(1 for f in everything if f.severity == "warning"),
+        "documents": len(rows),
+        "errors": found.errors + severities["error"],
+        "warnings": found.warnings + severities["warning"],
         "review_status": _tally(e.review_status or "(none)" for e in entries),
         "runtime_status": _tally(e.runtime_status or "(none)" for e in entries),
         "approvals": _tally(a["state"] for a in appr),

@@ -5,6 +5,8 @@ dynamic loading and where it resolves, analysis findings, coverage caveats)."""
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -13,8 +15,10 @@ from typing import Any
 from risutools.catalog.catalog import Entry
 from risutools.catalog.interaction_checks import INTERACTIONS
 from risutools.catalog.interactions import (
+    FactsStore,
     Index,
     Relation,
+    RelationRows,
     Summary,
     families,
     summarize_entry,
@@ -36,33 +40,33 @@ class Interactions:
     relations: list[Relation]  # RV4xx
     families: list[dict[str, Any]]
     lineage: Lineage
-    versions: list[Relation]  # RV5xx
+    versions: RelationRows  # RV5xx (one a repost: kept in a row spool)
 
-    def rows(self, relations: list[Relation] | None = None) -> list[dict[str, Any]]:
+    def rows(self, relations: Iterable[Relation] | None = None) -> list[dict[str, Any]]:
+        return list(self._rows(self.relations if relations is None else relations))
+
+    def _rows(self, relations: Iterable[Relation]) -> Iterator[dict[str, Any]]:
         ids = _ids()
-        out = []
-        for r in self.relations if relations is None else relations:
+        for r in relations:
             s = self.index.summaries[r.source]
             targets = [self.index.summaries[t] for t in r.targets]
-            out.append({"rule": ids[r.kind], "kind": r.kind, "severity": r.severity,
-                        "component_id": s.component_id, "title": s.title, "file": s.where,
-                        "targets": [t.component_id for t in targets], "keys": list(r.keys),
-                        "dependency": r.dependency,
-                        "live": s.live and all(t.live for t in targets),
-                        "message": r.message})
-        return out
+            yield {"rule": ids[r.kind], "kind": r.kind, "severity": r.severity,
+                   "component_id": s.component_id, "title": s.title, "file": s.where,
+                   "targets": [t.component_id for t in targets], "keys": list(r.keys),
+                   "dependency": r.dependency,
+                   "live": s.live and all(t.live for t in targets),
+                   "message": r.message}
 
-    def findings(self) -> list[Finding]:
+    def findings(self) -> Iterator[Finding]:
+        """The finding of each relation (RV4xx, then RV5xx), one at a time."""
         ids = _ids()
-        out = []
-        for r in self.relations + self.versions:
+        for r in itertools.chain(self.relations, self.versions):
             s = self.index.summaries[r.source]
             file, _, tail = s.where.rpartition(":")
             where = (file, int(tail)) if file and tail.isdigit() else (s.where, None)
             sev: Any = r.severity
-            out.append(Finding(ids[r.kind], sev, f"{s.component_id}: {r.message}",
-                               file=where[0], line=where[1]))
-        return out
+            yield Finding(ids[r.kind], sev, f"{s.component_id}: {r.message}",
+                          file=where[0], line=where[1])
 
     def section(self) -> dict[str, Any]:
         rows = self.rows()
@@ -71,7 +75,7 @@ class Interactions:
                 "without_facts": sum(1 for s in self.index.summaries if s.facts is None)}
 
     def lineage_section(self) -> dict[str, Any]:
-        return {"lineages": self.lineage.groups, "relations": Rows(self.rows(self.versions))}
+        return {"lineages": self.lineage.groups, "relations": Rows(self._rows(self.versions))}
 
 
 def live_only(section: dict[str, Any], documents: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -97,8 +101,9 @@ def interactions(root: str, entries: Iterable[Entry]) -> Interactions:
     """Every RV4xx unit over the catalog's summaries, the families, the lineages and the
     RV5xx units over them."""
     facts_files = FolderFiles(root, FACTS_DIR)  # facts/ looked at once for the run
+    store = FactsStore()  # each summary's facts packed, in one temporary file
     with cycles_paused():
-        return relate(summarize_entry(root, e, facts_files) for e in entries)
+        return relate(summarize_entry(root, e, facts_files, store) for e in entries)
 
 
 def relate(summaries: Iterable[Summary]) -> Interactions:
@@ -107,7 +112,7 @@ def relate(summaries: Iterable[Summary]) -> Interactions:
         ix = Index.build(summaries)
         lin = Lineage.build(ix)  # first: the units know versions of one module (ix.kin)
         relations = [r for unit in units(INTERACTIONS) for r in unit(ix)]
-        versions = [r for unit in units(LINEAGE) for r in unit(lin)]
+        versions = RelationRows(r for unit in units(LINEAGE) for r in unit(lin))
         return Interactions(ix, relations, families(ix, relations), lin, versions)
 
 
@@ -168,21 +173,31 @@ def risks(inter: Interactions) -> dict[str, dict[str, Any]]:
 
 def attach_risk(documents: Iterable[dict[str, Any]], inter: Interactions
                 ) -> Iterator[dict[str, Any]]:
-    """Each review row with its component's ``risk``, as the rows come."""
-    by = risks(inter)
+    """Each review row with its component's ``risk`` (:func:`risks`' one), made as the rows
+    come (none kept)."""
+    first: dict[str, Summary] = {}
+    for s in inter.index.summaries:
+        first.setdefault(s.component_id, s)
     for d in documents:
-        r = by.get(d["component_id"]) if isinstance(d.get("component_id"), str) else None
-        if r is not None:
-            d["risk"] = r
+        cid = d.get("component_id")
+        mine = first.get(cid) if isinstance(cid, str) else None
+        if mine is not None:
+            d["risk"] = risk(inter.index, mine)
         yield d
 
 
 def risk_of(inter: Interactions, component_id: str) -> dict[str, Any] | None:
-    """One component's risk facts (a light packet's), None when the catalog lacks it."""
-    for s in inter.index.summaries:
-        if s.component_id == component_id:
-            return risk(inter.index, s)
+    """One component's risk facts (of its first document), None when the catalog lacks it
+    (the summaries are sorted by id: found by bisection)."""
+    found = inter.index.summaries
+    i = bisect.bisect_left(found, component_id, key=_component_id)
+    if i < len(found) and found[i].component_id == component_id:
+        return risk(inter.index, found[i])
     return None
+
+
+def _component_id(s: Summary) -> str:
+    return s.component_id
 
 
 #: a full packet's interaction relations: name -> the kinds it holds
@@ -198,7 +213,7 @@ def relations_of(inter: Interactions, component_id: str) -> dict[str, Any]:
     """What the catalog's interactions say about one component (a full packet's
     ``relations``): what it depends on, what depends on it, shared state, edit order,
     conflicts, versions and the family it belongs to."""
-    rows = [r for r in inter.rows(inter.relations + inter.versions)
+    rows = [r for r in inter.rows(itertools.chain(inter.relations, inter.versions))
             if r["component_id"] == component_id or component_id in r["targets"]]
     out: dict[str, Any] = {}
     for name, kinds in PACKET_RELATIONS:

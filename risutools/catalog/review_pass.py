@@ -5,11 +5,11 @@ Each document is loaded, its document rules run (:func:`validate_document`), its
 checked (MC202/MC203), and what the rest of the review reads of it is kept: its findings,
 its verifications and an :class:`~risutools.catalog.catalog.Entry` that holds only the
 document's head (:func:`~risutools.catalog.catalog.head_of`).  The whole document goes,
-packed (:func:`~risutools.rowspool.pack`), into a :class:`DocSpool` (one unnamed temporary
-file), from which the board's gates and the few checks that need it read it back; nothing
-else of it stays in memory.  Memory then grows with the catalog by what a document's
-summary holds (its head, findings and verifications: a few kilobytes), never by whole
-documents.
+packed (:func:`~risutools.rowspool.pack`), into a :class:`~risutools.rowspool.Spool` (one
+unnamed temporary file), from which the board's gates and the few checks that need it read
+it back; nothing else of it stays in memory.  Memory then grows with the catalog by what a
+document's summary holds (its head, findings and verifications: a few kilobytes), never by
+whole documents.
 
 On all cores (a pool of forked workers), the JSON and YAML files are read by the workers in
 chunks of :data:`CHUNK` files, each returning its documents' summaries; an NDJSON file is
@@ -24,7 +24,6 @@ from __future__ import annotations
 import operator
 import os
 import sys
-import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
@@ -55,7 +54,7 @@ from risutools.contract.validate import (
 )
 from risutools.contract.verify import SourceStore, VerifyContext, verify_refs
 from risutools.findings import Finding
-from risutools.rowspool import pack, temporary_folder, unpack
+from risutools.rowspool import Spool, pack
 from risutools.safeio import within
 from risutools.settings import lifecycle
 from risutools.settings.config import Settings
@@ -65,59 +64,6 @@ PARALLEL_MIN = 400  # fewer files are read in-process (a pool costs more)
 CHUNK = 250  # files a worker reads at a time
 WINDOW = 8  # chunks on an executor at once (their documents wait in the parent)
 STATUS = "/provenance/review_status"  # what MC305 points at
-SPOOL_WRITE = 1 << 20  # bytes of documents gathered before they are written to the spool
-
-
-class DocSpool:
-    """Whole documents as packed bytes in one unnamed temporary file (gone when the
-    spool is), read back by offset: a new copy each time.  Only this process writes and
-    reads it, and only values a JSON or YAML parser made (dict, list, str, int, float,
-    bool, None) go in."""
-
-    def __init__(self) -> None:
-        with temporary_folder():
-            self._file = tempfile.TemporaryFile()  # noqa: SIM115 - open while the spool lives
-        self._end = 0  # bytes put
-        self._written = 0  # bytes in the file (the rest wait in _pending)
-        self._pending = bytearray()
-
-    def put(self, blob: bytes) -> Callable[[], dict[str, Any]]:
-        """Store one document's packed bytes; what reads it back."""
-        offset = self._end
-        self._pending += blob
-        self._end += len(blob)
-        if len(self._pending) >= SPOOL_WRITE:
-            self._flush()
-        return _Stored(self, offset, len(blob))
-
-    def _flush(self) -> None:
-        with temporary_folder():
-            self._file.write(self._pending)
-            self._file.flush()
-        self._written += len(self._pending)
-        self._pending.clear()
-
-    def read(self, offset: int, size: int) -> dict[str, Any]:
-        if offset + size > self._written:
-            self._flush()
-        with temporary_folder():
-            data = os.pread(self._file.fileno(), size, offset)
-            if len(data) != size:
-                raise OSError(f"the review's document spool gave {len(data)} of {size} bytes")
-        doc: dict[str, Any] = unpack(data)
-        return doc
-
-
-class _Stored:
-    """One document of a :class:`DocSpool`: called, it is read back."""
-
-    __slots__ = ("offset", "size", "spool")
-
-    def __init__(self, spool: DocSpool, offset: int, size: int) -> None:
-        self.spool, self.offset, self.size = spool, offset, size
-
-    def __call__(self) -> dict[str, Any]:
-        return self.spool.read(self.offset, self.size)
 
 
 @dataclass
@@ -158,7 +104,7 @@ class Pass:
     skipped: list[str] = field(default_factory=list)
     read: int = 0  # files read so far
     total: int = 0  # files to read
-    spool: DocSpool = field(default_factory=lambda: DocSpool())  # the whole documents
+    spool: Spool = field(default_factory=lambda: Spool())  # the whole documents
 
     def done(self, files: int, progress: ProgressFn | None) -> None:
         self.read += files
@@ -254,7 +200,7 @@ class _Reals:
     def __init__(self) -> None:
         #: folder as named -> (resolved, whether the folder named is its resolved self and
         #: inside the working folder: a file in it is shown by its place there either way)
-        self.folders: dict[str, tuple[str, bool]] = {}
+        self.folders: dict[str, tuple[Path, bool]] = {}
         self.last: tuple[str, Path, bool] | None = None
 
     def resolve(self, p: Path) -> tuple[Path, bool]:
@@ -272,10 +218,11 @@ class _Reals:
                 cwd = ""
             named = os.path.abspath(folder or ".")
             plain = bool(cwd) and real == named and within(named, cwd)
-            known = self.folders[folder] = (real, plain)
-        real, plain = known
+            known = self.folders[folder] = (Path(real), plain)
+        parent, plain = known
         link = os.path.islink(text)
-        out = Path(os.path.realpath(text) if link else os.path.join(real, name))
+        # (a file's path made from its folder's: the folder's parts shared, not made anew)
+        out = Path(os.path.realpath(text)) if link or not name else parent / name
         self.last = (text, out, plain and not link)
         return out, plain and not link
 
@@ -344,11 +291,27 @@ def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:
         info = DocumentInfo(i[0], i[1], i[2], i[3], i[4], [Finding(*f) for f in found],
                             Path(ipath) if ipath is not None else None, candidate=i[5])
         out.append(Surveyed(info, [Verification(*v) for v in vs], fmt,
-                            Path(path) if path is not None else None, sha, head, blob, doc,
+                            _path_of(path) if path is not None else None, sha, head, blob, doc,
                             past, line, where=where, base=base,
                             gate=None if gate is None else
                             (gate[0], tuple(Finding(*f) for f in gate[1])), names=names))
     return part, out
+
+
+#: the folder of the last file a worker sent back, as (text, path): its files' paths share
+#: the folder's parts
+_FOLDER: list[Any] = ["", Path()]
+
+
+def _path_of(text: str) -> Path:
+    """``Path(text)``, made from its folder's path (:data:`_FOLDER`)."""
+    folder, name = os.path.split(text)
+    if not name:
+        return Path(text)
+    if _FOLDER[0] != folder:
+        _FOLDER[:] = [folder, Path(folder)]
+    path: Path = _FOLDER[1] / name
+    return path
 
 
 def _path_text(p: Path | None) -> str | None:
@@ -511,7 +474,9 @@ def entries_of(surveyed: list[Surveyed]) -> list[Entry]:
         if s.head is None or not s.fmt or s.path is None:
             continue
         packed = s.reload is not None  # else kept whole (it could not be packed)
-        cid, version, review, runtime = s.names or (None, None, None, None)
+        cid = version = review = runtime = None
+        if s.names is not None:  # (the words many entries share, kept once: as Entry's own)
+            cid, version, review, runtime = s.names[0], *map(sys.intern, s.names[1:])
         out.append(Entry(s.path, s.info.line if s.fmt == "ndjson" else None, s.fmt,
                          None if packed else s.doc, s.doc_sha256,
                          head=s.head if packed else None, reload=s.reload,

@@ -59,7 +59,7 @@ def run(opts: Options, progress: Progress | None = None) -> Reviewed:
         executor = stack.enter_context(cluster_executor(opts.scheduler)) \
             if opts.scheduler is not None else None
         review = review_catalog(cat, jobs=opts.jobs, progress=progress, executor=executor)
-    review.result.checks = for_command("review")
+    review.outline.checks = for_command("review")
     if opts.live_only and review.data.get("interactions"):
         review.data["interactions"] = live_only(review.data["interactions"],
                                                 review.data["documents"])

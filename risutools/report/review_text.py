@@ -131,7 +131,7 @@ def render_review_text(rv: Review, color: bool = False) -> str:
            f"  digests: {_counts_line(c['verifications'])}",
            f"  transition log: {c.get('log_entries', 0)} entries, {len(d['chain'])} problem(s)",
            f"  ready to move on: {c['ready']} of {len(d['board'])} on the board"]
-    shown = [f for f in rv.findings if f.severity in ("error", "warning")]
+    shown = rv.serious()
     if shown:
         out += ["", "findings:"]
         for f in shown:
@@ -182,7 +182,7 @@ def render_review_markdown(rv: Review) -> str:
     else:
         out.append("No candidate or pending component.")
     out += ["", "## Findings", ""]
-    shown = [f for f in rv.findings if f.severity in ("error", "warning")]
+    shown = rv.serious()
     if shown:
         out += ["| file | line | severity | rule | pointer | message |",
                 "| --- | --- | --- | --- | --- | --- |"]

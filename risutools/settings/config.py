@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -169,15 +169,17 @@ class Settings:
         drop and those ``rules:`` turns ``off`` left out, the rest at their configured
         severity (for passes that do not grade their own findings: ``analyze``, ``ingest``;
         the contract's rules read :attr:`severities` themselves)."""
+        return list(self.applied(findings))
+
+    def applied(self, findings: Iterable[Finding]) -> Iterator[Finding]:
+        """:meth:`apply`, one finding at a time."""
         keep = self.rule_filter().keep
-        out = []
         for f in findings:
             level = self.severities.get(f.rule)
             if level == "off" or not keep(f.rule):
                 continue
-            out.append(f if level is None or level == f.severity
-                       else replace(f, severity=level))  # type: ignore[arg-type]
-        return out
+            yield (f if level is None or level == f.severity
+                   else replace(f, severity=level))  # type: ignore[arg-type]
 
     def is_excluded(self, rel: str) -> bool:
         """Whether a folder walk skips ``rel`` (a path relative to the walked folder):
