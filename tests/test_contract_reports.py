@@ -96,6 +96,25 @@ def test_junit_control_characters_are_escaped() -> None:
     assert root.find("testsuite/testcase/failure") is not None
 
 
+def test_junit_groups_documents_and_load_findings_by_file_whatever_their_order() -> None:
+    """Documents of a file met apart, a file with only a load finding, a finding with no
+    file: each file one suite, its documents in the order met, sorted by name."""
+    def doc(file: str, cid: str, line: int = 1) -> DocumentInfo:
+        return DocumentInfo(file, line, cid, "1.0.0", None, [])
+    r = Result(documents=[doc("b.ndjson", "b1", 1), doc("a.json", "a1"),
+                          doc("b.ndjson", "b2", 2), doc("c.json", "c1")],
+               file_findings=[Finding("MC000", "error", "broken", file="b.ndjson", line=3),
+                              Finding("MC000", "error", "unreadable", file="z.json"),
+                              Finding("MC000", "error", "nowhere")])
+    root = ET.fromstring(render_junit(r).encode())
+    suites = [(s.get("name"), [c.get("name") for c in s.findall("testcase")],
+               s.get("tests"), s.get("errors")) for s in root.findall("testsuite")]
+    assert suites == [("", ["load"], "1", "1"), ("a.json", ["a1@1.0.0"], "1", "0"),
+                      ("b.ndjson", ["load", "b1@1.0.0 (line 1)", "b2@1.0.0 (line 2)"], "3", "1"),
+                      ("c.json", ["c1@1.0.0"], "1", "0"), ("z.json", ["load"], "1", "1")]
+    assert (root.get("tests"), root.get("errors")) == ("7", "3")
+
+
 def test_json_report_is_stable_and_complete() -> None:
     a, b = render_json(mixed()), render_json(mixed())
     assert a == b

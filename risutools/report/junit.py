@@ -66,10 +66,10 @@ def _document_case(suite: ET.Element, file: str, d: DocumentInfo, several: bool,
     return 1 if errs else 0
 
 
-def _suite(root: ET.Element, file: str, result: Result) -> tuple[int, int, int]:
-    """One file's test suite; returns (tests, failures, errors)."""
-    docs = [d for d in result.documents if d.file == file]
-    loads = [f for f in result.file_findings if (f.file or "") == file]
+def _suite(root: ET.Element, file: str, docs: list[DocumentInfo], loads: list[Finding],
+           result: Result) -> tuple[int, int, int]:
+    """One file's test suite (its documents and load findings); returns (tests, failures,
+    errors)."""
     suite = ET.SubElement(root, "testsuite", {"name": _x(file)})
     s_err = _load_case(suite, file, loads) if loads else 0
     s_fail = sum(_document_case(suite, file, d, len(docs) > 1, result) for d in docs)
@@ -82,15 +82,18 @@ def _suite(root: ET.Element, file: str, result: Result) -> tuple[int, int, int]:
 
 def render_junit(result: Result) -> str:
     """One ``<testsuite>`` per file, one ``<testcase>`` per document (a ``load`` case with
-    ``<error>`` for a file that could not be read)."""
-    files: list[str] = list(dict.fromkeys(
-        [d.file for d in result.documents] + [f.file or "" for f in result.file_findings]
-    ))
-    files.sort()
+    ``<error>`` for a file that could not be read).  Documents and findings are grouped by
+    file in one pass each (linear in the result, whatever the number of files)."""
+    docs: dict[str, list[DocumentInfo]] = {}
+    loads: dict[str, list[Finding]] = {}
+    for d in result.documents:
+        docs.setdefault(d.file, []).append(d)
+    for f in result.file_findings:
+        loads.setdefault(f.file or "", []).append(f)
     root = ET.Element("testsuites", {"name": f"risutools {result.command}"})
     total = failures = errors = 0
-    for file in files:
-        n, s_fail, s_err = _suite(root, file, result)
+    for file in sorted(docs.keys() | loads.keys()):
+        n, s_fail, s_err = _suite(root, file, docs.get(file, []), loads.get(file, []), result)
         total += n
         failures += s_fail
         errors += s_err
