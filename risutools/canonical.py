@@ -109,19 +109,41 @@ def alike_levels(value: Any) -> int | None:
     return None
 
 
-def indented(value: Any) -> bytes:
-    """``json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True) + "\n"`` as UTF-8,
-    written by orjson (``OPT_INDENT_2``, two spaces a level halved) when its bytes are those
-    (:func:`alike_levels`), else by ``json``: a report of 100,000 rows in C."""
+def indented(value: Any, indent: int = 1) -> bytes:
+    """``json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=True) + "\n"`` as
+    UTF-8 (``indent`` 1 or 2), written by orjson (``OPT_INDENT_2``; for 1, two spaces a level
+    halved) when its bytes are those (:func:`alike_levels`), else by ``json``: a report of
+    100,000 rows in C."""
+    fast = _orjson_indented(value, indent)
+    if fast is not None:
+        return fast
+    return (json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=True)
+            + "\n").encode()
+
+
+def indented_text(value: Any, indent: int = 1) -> str:
+    """:func:`indented` as text: ``json.dumps(value, ensure_ascii=False, indent=indent,
+    sort_keys=True) + "\n"`` itself, an unpaired surrogate kept as ``json`` keeps it (a
+    file name of undecodable bytes holds some; orjson refuses them, ``json`` writes them)."""
+    fast = _orjson_indented(value, indent)
+    if fast is not None:
+        return fast.decode("utf-8")
+    return json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=True) + "\n"
+
+
+def _orjson_indented(value: Any, indent: int) -> bytes | None:
+    """What :func:`indented` returns, written by orjson; None where orjson would write
+    other bytes than ``json`` or refuses the value."""
+    if indent not in (1, 2):
+        raise ValueError(f"indent {indent}: 1 or 2")
     levels = alike_levels(value) if orjson is not None else None
-    if levels is not None:
-        try:
-            out = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-        except TypeError:  # an integer past 64 bits, an unpaired surrogate, too deep
-            pass
-        else:
-            return halved(out, levels) + b"\n"
-    return (json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode()
+    if levels is None:
+        return None
+    try:
+        out = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    except TypeError:  # an integer past 64 bits, an unpaired surrogate, too deep
+        return None
+    return (halved(out, levels) if indent == 1 else out) + b"\n"
 
 
 def halved(out: bytes, levels: int) -> bytes:

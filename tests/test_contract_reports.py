@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import xml.etree.ElementTree as ET
+from dataclasses import asdict
 from pathlib import Path
 
 from risutools.contract.validate import DocumentInfo, Result, validate_paths
 from risutools.findings import Finding
+from risutools.printable import json_text
 from risutools.report.github import annotation, escape_data, escape_property, render_github
-from risutools.report.json_out import render_json
+from risutools.report.json_out import render_json, result_dict
 from risutools.report.junit import render_junit
 from risutools.report.sarif import render_sarif
 from risutools.report.text import render_text
@@ -113,6 +116,30 @@ def test_junit_groups_documents_and_load_findings_by_file_whatever_their_order()
                       ("b.ndjson", ["load", "b1@1.0.0 (line 1)", "b2@1.0.0 (line 2)"], "3", "1"),
                       ("c.json", ["c1@1.0.0"], "1", "0"), ("z.json", ["load"], "1", "1")]
     assert (root.get("tests"), root.get("errors")) == ("7", "3")
+
+
+def test_json_report_is_json_dumps_with_its_unprintables_escaped() -> None:
+    """The report written by orjson where it can is ``json.dumps(..., indent=2)``'s text,
+    unprintables escaped, for every kind of value a result holds: a file name of
+    undecodable bytes (lone surrogates: orjson refuses it), controls, line separators."""
+    odd = os.fsdecode(b"dir/bad-\xff.json")
+    r = mixed()
+    r.file_findings.append(Finding("MC001", "error", "cannot read \u2028 \x07 it", file=odd,
+                                   code="not-found"))
+    r.documents.append(DocumentInfo(odd, 3, "m\x1b", "1.0.0", None,
+                                    [Finding("MC500", "warning", "키 \u200b", file=odd, line=3,
+                                             pointer="/a~1b")]))
+    for result in (mixed(), r, Result()):
+        reference = json_text(json.dumps(result_dict(result), ensure_ascii=False,
+                                         sort_keys=True, indent=2)) + "\n"
+        assert render_json(result) == reference
+
+
+def test_a_findings_dict_is_its_set_fields_in_order() -> None:
+    for f in (Finding("MC100", "error", "m"), Finding("RA1", "info", "", "a", 0, "", "ev", ""),
+              Finding("MC001", "error", "x", file="f", line=2, pointer="/p", code="c")):
+        assert f.to_dict() == {k: v for k, v in asdict(f).items() if v not in (None, "")}
+        assert list(f.to_dict()) == [k for k in asdict(f) if k in f.to_dict()]
 
 
 def test_json_report_is_stable_and_complete() -> None:

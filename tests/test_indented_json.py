@@ -8,6 +8,7 @@ from __future__ import annotations
 import enum
 import json
 import math
+import os
 import random
 import struct
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 
 from risutools import canonical
-from risutools.canonical import indented
+from risutools.canonical import indented, indented_text
 
 
 def _reference(value: Any) -> bytes:
@@ -42,6 +43,14 @@ def test_indented_is_json_dumps_on_random_values() -> None:
     for _ in range(3000):
         v = _value(rng, 0)
         assert indented(v) == _reference(v), v
+        two = (json.dumps(v, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode()
+        assert indented(v, indent=2) == two, v
+        assert indented_text(v, indent=2) == two.decode(), v
+
+
+def test_indented_takes_one_or_two_spaces_only() -> None:
+    with pytest.raises(ValueError):
+        indented({}, indent=4)
 
 
 def test_canonical_with_floats_is_the_json_encoder() -> None:
@@ -84,6 +93,22 @@ class _Level(enum.IntEnum):
 def test_indented_is_json_dumps_where_orjson_would_differ(odd: Any) -> None:
     for v in (odd, {"x": [odd, 1.5]}, [{"k": {"z": odd}}]):
         assert indented(v) == _reference(v)
+        for n in (1, 2):
+            text = json.dumps(v, ensure_ascii=False, indent=n, sort_keys=True) + "\n"
+            assert indented_text(v, indent=n) == text
+            assert indented(v, indent=n) == text.encode()
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_indented_text_keeps_an_unpaired_surrogate_as_json_does(n: int) -> None:
+    """A file name of undecodable bytes (``os.fsdecode``) holds lone surrogates: orjson
+    refuses them, the text is ``json``'s."""
+    name = os.fsdecode(b"bad-\xff\xfe.json")
+    for v in (name, {"file": name, "n": [1, 2.5]}, [{"k": name}]):
+        text = json.dumps(v, ensure_ascii=False, indent=n, sort_keys=True) + "\n"
+        assert indented_text(v, indent=n) == text
+        with pytest.raises(UnicodeEncodeError):  # (the bytes form cannot hold one)
+            indented(v, indent=n)
 
 
 def test_orjson_writes_the_plain_reports(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from risutools import __version__
+from risutools.canonical import indented_text
 from risutools.printable import json_text
 
 if TYPE_CHECKING:
@@ -46,5 +46,7 @@ def result_dict(result: Result) -> dict[str, Any]:
 
 
 def render_json(result: Result) -> str:
-    return json_text(json.dumps(result_dict(result), ensure_ascii=False, sort_keys=True,
-                                indent=2)) + "\n"
+    """``json.dumps(result_dict(result), ensure_ascii=False, sort_keys=True, indent=2)``,
+    written by orjson where its bytes are those (:func:`~risutools.canonical.indented_text`),
+    every unprintable character escaped (:func:`~risutools.printable.json_text`)."""
+    return json_text(indented_text(result_dict(result), indent=2)[:-1]) + "\n"
