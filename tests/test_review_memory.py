@@ -337,3 +337,103 @@ def test_review_result_is_made_when_asked(cat: Path) -> None:
     everything = result.findings
     assert rv.data["counts"]["errors"] == sum(f.severity == "error" for f in everything) > 0
     assert rv.data["counts"]["warnings"] == sum(f.severity == "warning" for f in everything)
+
+
+#: heads of every shape: what the first pass gives an entry must be what its head says
+HOSTILE_HEADS: list[dict[str, Any]] = [
+    {"capabilities": {"provides": ["a", "b"], "requires": ["c"], "conflicts": []},
+     "projection": {"replay_status": "passed"}, "provenance": {"publishable": True}},
+    {"capabilities": {"provides": ["a", 1, None, ["x"], {"y": 1}, "b", 2.5, True]}},
+    {"capabilities": ["provides", "requires"], "projection": ["replay_status"]},
+    {"capabilities": "provides", "projection": "x", "provenance": 7},
+    {"capabilities": {"provides": "a", "requires": {"a": 1}, "conflicts": None}},
+    {"capabilities": {"provides": []}, "projection": {"replay_status": None},
+     "provenance": {"publishable": None}},
+    {"projection": {"replay_status": 3}, "provenance": {"publishable": 1}},
+    {"projection": {"replay_status": ["passed"]}, "provenance": {"publishable": "yes"}},
+    {"projection": {"title": "t"}, "provenance": {"publishable": False}},
+    {},
+]
+
+
+def _asked(e: Entry) -> list[Any]:
+    """Everything the review's passes read of an entry's head, as it answers."""
+    return [[e.caps(k) for k in ("provides", "requires", "conflicts", "other")],
+            e.get("projection", "replay_status"), e.get("provenance", "publishable"),
+            e.get("projection", "title"), e.get("capabilities", "provides"),
+            e.get("capabilities"), e.get("provenance", "source_refs"), e.get("projection")]
+
+
+@pytest.mark.parametrize("doc", HOSTILE_HEADS)
+def test_head_values_are_what_an_entry_reads_from_its_head(doc: dict[str, Any]) -> None:
+    """An entry given its head values (:func:`head_values`, shared) answers as one reading
+    its head; a value they cannot hold gives none (the entry reads its head)."""
+    from risutools.catalog.catalog import head_values, shared_head_values
+
+    values = shared_head_values(head_values(doc))
+    ref = Entry(Path("x.json"), None, "json", None, "h", head=head_of(doc), reload=lambda: doc)
+    fast = Entry(Path("x.json"), None, "json", None, "h", head=head_of(doc), reload=lambda: doc,
+                 _hv=values)
+    assert _asked(fast) == _asked(ref)
+    if values is not None:  # answered from the values: equal to the head's, by type too
+        assert [list(k) for k in values[:3]] == [ref.caps(k) for k in
+                                                 ("provides", "requires", "conflicts")]
+        assert values[3:] == (ref.get("projection", "replay_status"),
+                              ref.get("provenance", "publishable"))
+        assert [type(v) for v in values[3:]] == [
+            type(ref.get("projection", "replay_status")), type(ref.get("provenance",
+                                                                      "publishable"))]
+    proj, prov = doc.get("projection"), doc.get("provenance")
+    replay = proj.get("replay_status") if isinstance(proj, dict) else None
+    flag = prov.get("publishable") if isinstance(prov, dict) else None
+    odd = not isinstance(replay, str | None) or not isinstance(flag, bool | None)
+    assert (values is None) == odd
+    e = Entry(Path("x.json"), None, "json", None, "h", head=head_of(doc), reload=lambda: doc,
+              _hv=values)
+    assert e.caps("provides") is not e.caps("provides")  # a new list each time, as before
+
+
+def test_head_values_past_the_bound_are_read_from_the_head(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from risutools.catalog import catalog
+
+    monkeypatch.setattr(catalog, "_SHARED_VALUES", {})
+    monkeypatch.setattr(catalog, "SHARED_VALUES_MAX", 2)
+    docs = [{"capabilities": {"provides": [f"c{i}"]}} for i in range(3)]
+    held = [catalog.shared_head_values(catalog.head_values(d)) for d in docs]
+    assert held[0] is not None and held[1] is not None and held[2] is None
+    again = catalog.shared_head_values(catalog.head_values(docs[0]))
+    assert again is held[0]  # one tuple for all that are equal
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_first_pass_head_values_equal_the_heads(
+        tmp_path: Path, jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entries the first pass makes (in the parent and in the pool; JSON, YAML and
+    NDJSON documents with hostile heads) answer every head question as they do reading
+    their heads."""
+    import yaml
+
+    from risutools.catalog import review_pass
+
+    monkeypatch.setattr(review_pass, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(review_pass, "CHUNK", 2)
+    (tmp_path / "transitions.ndjson").write_text("", encoding="utf-8")
+    docs = [{"component_id": f"c{i}", "component_version": "1", **d}
+            for i, d in enumerate(HOSTILE_HEADS)]
+    for i, d in enumerate(docs[:4]):
+        (tmp_path / f"d{i}.json").write_text(json.dumps(d), encoding="utf-8")
+    for i, d in enumerate(docs[4:7]):
+        (tmp_path / f"y{i}.yaml").write_text(yaml.safe_dump(d), encoding="utf-8")
+    (tmp_path / "z.ndjson").write_text("".join(json.dumps(d) + "\n" for d in docs[7:]),
+                                       encoding="utf-8")
+    c = Catalog.open(tmp_path)
+    first = review_pass.first_pass(c.root, c.config, None, jobs, None, None)
+    entries = review_pass.entries_of(first.surveyed)
+    assert len(entries) == len(docs)
+    assert sum(e._hv is not None for e in entries) >= 6  # the shortcut was taken
+    for e in entries:
+        ref = Entry(e.path, e.line, e.fmt, None, e.doc_sha256, head=e.head, reload=e.reload)
+        assert _asked(e) == _asked(ref), e.where()
+        whole = e.doc
+        assert e.caps("requires") == Entry(e.path, e.line, e.fmt, whole, "h").caps("requires")

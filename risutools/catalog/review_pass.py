@@ -32,7 +32,15 @@ from pathlib import Path
 from typing import Any
 
 from risutools.canonical import doc_sha256
-from risutools.catalog.catalog import Entry, entry_format, head_names, head_of
+from risutools.catalog.catalog import (
+    Entry,
+    HeadValues,
+    entry_format,
+    head_names,
+    head_of,
+    head_values,
+    shared_head_values,
+)
 from risutools.catalog.gates import gate_config, status_findings
 from risutools.catalog.promote import new_document
 from risutools.contract.checks_catalog import past_start
@@ -92,6 +100,9 @@ class Surveyed:
     gate: tuple[str, tuple[Finding, ...]] | None = None
     #: what the entry reads of its head first (:func:`~risutools.catalog.catalog.head_names`)
     names: tuple[str, str, str, str] | None = None
+    #: what the passes read most of its head (:func:`~risutools.catalog.catalog.head_values`,
+    #: shared); None: the entry reads its head
+    values: HeadValues | None = None
 
 
 @dataclass
@@ -146,6 +157,7 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
     exact = ld.sha256 is not None  # (the loaders' fast path: orjson parsed it)
     try:
         out.names = head_names(doc)
+        out.values = shared_head_values(head_values(doc))
         out.head = head_of(doc, parsed_by_orjson=exact)
         out.blob = pack(doc, parsed_by_orjson=exact)
     except ValueError:  # (a value no parser of ours makes): the document stays whole
@@ -277,7 +289,7 @@ def _flat(part: LoadOutcome, surveyed: list[Surveyed]) -> Flat:
              [_VERIFICATION(v) for v in s.verifications], s.fmt, _path_text(s.path),
              s.doc_sha256, s.head, s.blob, s.doc, s.past, s.status_line, s.where, s.base,
              None if s.gate is None else (s.gate[0], [_FINDING(f) for f in s.gate[1]]),
-             s.names)
+             s.names, s.values)
             for s in surveyed]
     return ([_FINDING(f) for f in part.problems], part.files, part.skipped, docs)
 
@@ -287,14 +299,15 @@ def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:
     part = LoadOutcome([], [Finding(*f) for f in problems], files, skipped)
     out = []
     for (i, ipath, found, vs, fmt, path, sha, head, blob, doc, past, line, where, base,
-         gate, names) in docs:
+         gate, names, values) in docs:
         info = DocumentInfo(i[0], i[1], i[2], i[3], i[4], [Finding(*f) for f in found],
                             Path(ipath) if ipath is not None else None, candidate=i[5])
         out.append(Surveyed(info, [Verification(*v) for v in vs], fmt,
                             _path_of(path) if path is not None else None, sha, head, blob, doc,
                             past, line, where=where, base=base,
                             gate=None if gate is None else
-                            (gate[0], tuple(Finding(*f) for f in gate[1])), names=names))
+                            (gate[0], tuple(Finding(*f) for f in gate[1])), names=names,
+                            values=values))
     return part, out
 
 
@@ -482,7 +495,8 @@ def entries_of(surveyed: list[Surveyed]) -> list[Entry]:
                          head=s.head if packed else None, reload=s.reload,
                          key=(s.info.file, s.info.line), _where=s.where, _base=s.base,
                          status_found=s.gate, _cid=cid, _version=version, _review=review,
-                         _runtime=runtime))
+                         _runtime=runtime,
+                         _hv=shared_head_values(s.values) if packed else None))
     return out
 
 
