@@ -437,3 +437,91 @@ def test_first_pass_head_values_equal_the_heads(
         assert _asked(e) == _asked(ref), e.where()
         whole = e.doc
         assert e.caps("requires") == Entry(e.path, e.line, e.fmt, whole, "h").caps("requires")
+
+
+def _facts_catalog(root: Path, outside: Path) -> int:
+    """A catalog whose documents (JSON, YAML, NDJSON) have facts of every kind: current,
+    none, another component's, another source's, unreadable, a link leading outside, not
+    an object, not parsed by the fast path; the number of documents."""
+    import yaml
+
+    from risutools.settings.catalog import FACTS_FORMAT
+
+    (root / "transitions.ndjson").write_text("", encoding="utf-8")
+    facts_dir = root / "facts"
+    facts_dir.mkdir()
+
+    def doc(i: int) -> dict[str, Any]:
+        return {"component_id": f"c{i}", "component_version": "1",
+                "provenance": {"review_status": "candidate",
+                               "source_refs": [{"sha256": f"sha256:{i}"}]}}
+
+    def facts(i: int, **more: Any) -> dict[str, Any]:
+        return {"facts": FACTS_FORMAT, "component_id": f"c{i}", "source_sha256": f"sha256:{i}",
+                "lorebook_entries": ["a", 1, "b"], "toggles_read": [], "module_id": "m",
+                "button_names": ["x", "y"], "hosts": [], "findings": [{"rule": "R"}],
+                "state": [{"scope": "chat", "key": "k", "read": True}], **more}
+
+    bodies: dict[int, bytes | None] = {
+        0: json.dumps(facts(0)).encode(), 1: None,
+        2: json.dumps(facts(2, component_id="other")).encode(),
+        3: json.dumps(facts(3, source_sha256="sha256:old")).encode(), 4: b"{not json",
+        6: json.dumps(facts(6)).encode(), 7: json.dumps(facts(7)).encode(),
+        8: json.dumps(facts(8, weight=1e400, module_id=["m", 2])).encode(),
+        9: b"[1, 2]", 10: json.dumps(facts(10)).encode(),
+    }
+    for i, body in bodies.items():
+        if body is not None:
+            (facts_dir / f"c{i}.json").write_bytes(body)
+    (outside / "c5.json").write_text(json.dumps(facts(5)), encoding="utf-8")
+    (facts_dir / "c5.json").symlink_to(outside / "c5.json")
+    for i in (0, 1, 2, 3, 4, 5, 8, 9):
+        (root / f"d{i}.json").write_text(json.dumps(doc(i)), encoding="utf-8")
+    (root / "y6.yaml").write_text(yaml.safe_dump(doc(6)), encoding="utf-8")
+    (root / "z.ndjson").write_text(json.dumps(doc(7)) + "\n" + json.dumps(doc(10)) + "\n",
+                                   encoding="utf-8")
+    return 11
+
+
+@pytest.mark.parametrize("jobs", [1, 2, "executor"])
+def test_facts_found_in_the_first_pass_are_the_summaries_own(
+        tmp_path: Path, jobs: int | str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The facts the first pass finds with each document (in the parent, in the pool, on
+    an executor) make the summary that reading them from ``facts/`` makes: the same facts,
+    members at hand, empty members and note, whatever the facts file holds."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from risutools.catalog import review_pass
+    from risutools.catalog.interactions import HOT, FactsStore, facts_content, summarize_entry
+    from risutools.safeio import FolderFiles
+
+    monkeypatch.setattr(review_pass, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(review_pass, "CHUNK", 2)
+    root, outside = tmp_path / "cat", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    count = _facts_catalog(root, outside)
+    c = Catalog.open(root)
+    with ThreadPoolExecutor(2) as pool:
+        first = review_pass.first_pass(c.root, c.config, None, 2 if jobs == 2 else 1, None,
+                                       pool if jobs == "executor" else None)
+    entries = review_pass.entries_of(first.surveyed)
+    assert len(entries) == count and all(e.found_facts is not None for e in entries)
+    notes = set()
+    for e in entries:
+        got = summarize_entry(str(c.root), e, None, first.facts, e.found_facts)
+        ref = summarize_entry(str(c.root), Entry(e.path, e.line, e.fmt, e.held, e.doc_sha256,
+                                                 head=e.head, reload=e.reload),
+                              FolderFiles(c.root, "facts"), FactsStore())
+        assert (got.facts is None) == (ref.facts is None), e.component_id
+        assert (got.facts_note, got.empty) == (ref.facts_note, ref.empty)
+        notes.add(got.facts_note)
+        if got.facts is not None and ref.facts is not None:
+            assert not isinstance(got.facts, dict) and not isinstance(ref.facts, dict)
+            assert got.facts.whole() == ref.facts.whole()
+            for k in (*HOT, "state", "findings", "hosts", "weight", "facts"):
+                assert got.member(k) == ref.member(k), k
+                assert type(got.member(k)) is type(ref.member(k)), k
+            assert facts_content(got) == facts_content(ref)
+        assert got == ref or got.facts is not None  # (Facts of two stores: compared above)
+    assert len(notes) >= 5, notes  # current, none, another's, another source, unreadable

@@ -124,6 +124,9 @@ class Entry:
     #: what the passes read most of the head (:func:`head_values`), found by the review's
     #: first pass: one tuple shared by all entries that have the same (None: read the head)
     _hv: HeadValues | None = None
+    #: its facts as the review's first pass found them, until its summary takes them
+    #: (:meth:`risutools.catalog.interactions.FactsStore.found`; None: read when asked)
+    found_facts: Any = None
 
     @property
     def doc(self) -> dict[str, Any]:
@@ -232,10 +235,13 @@ def head_values(doc: dict[str, Any]) -> HeadValues | None:
     kinds: list[tuple[str, ...]] = []
     for kind in CAP_KINDS:
         v = caps.get(kind) if isinstance(caps, dict) else None
-        names = tuple(x for x in v if isinstance(x, str)) if isinstance(v, list) else ()
-        if any(type(x) is not str for x in names):
-            return None
-        kinds.append(names)
+        names: list[str] = []
+        for x in v if isinstance(v, list) else ():
+            if type(x) is str:
+                names.append(x)
+            elif isinstance(x, str):  # (a subclass: as the head reads it back, not kept)
+                return None
+        kinds.append(tuple(names))
     proj, prov = doc.get("projection"), doc.get("provenance")
     replay = proj.get("replay_status") if isinstance(proj, dict) else None
     flag = prov.get("publishable") if isinstance(prov, dict) else None
