@@ -525,3 +525,39 @@ def test_facts_found_in_the_first_pass_are_the_summaries_own(
             assert facts_content(got) == facts_content(ref)
         assert got == ref or got.facts is not None  # (Facts of two stores: compared above)
     assert len(notes) >= 5, notes  # current, none, another's, another source, unreadable
+
+
+def test_a_spool_read_short_or_failing_is_unwritable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A spool read back that fails or gives fewer bytes is ``unwritable`` (one line), as
+    the context of a write says it."""
+    from risutools.errors import RisuError
+
+    spool = rowspool.Spool()
+    at = spool.add(rowspool.pack({"a": 1}))
+    assert spool.read(at, len(rowspool.pack({"a": 1}))) == {"a": 1}
+    for fake in (lambda fd, n, off: b"j", lambda fd, n, off: (_ for _ in ()).throw(
+            OSError(5, "Input/output error"))):
+        monkeypatch.setattr(rowspool.os, "pread", fake)
+        with pytest.raises(RisuError) as err:
+            spool.read(at, len(rowspool.pack({"a": 1})))
+        assert err.value.code == "unwritable" and "TMPDIR" in err.value.why
+
+
+def test_findings_sent_back_by_a_worker_are_the_same_findings() -> None:
+    """What a worker sends back of a document (:func:`review_pass._flat`) is made again equal
+    by the parent (:func:`review_pass._unflat`), each message kept once."""
+    import sys
+
+    from risutools.catalog import review_pass
+    from risutools.contract.loaders import LoadOutcome
+    from risutools.contract.validate import DocumentInfo
+    from risutools.findings import Finding
+
+    found = [Finding("MC101", "error", "m" + "x" * 3, "f.json", 3, "/a", "ev", "code"),
+             Finding("MC102", "warning", "n")]
+    gate = ("approved", tuple(found[::-1]))
+    s = review_pass.Surveyed(DocumentInfo("f.json", None, "c", "1", "h", list(found)), [],
+                             gate=gate)
+    (_part, (back,)) = review_pass._unflat(review_pass._flat(LoadOutcome([], [], [], []), [s]))
+    assert back.info.findings == found and back.gate == gate
+    assert all(sys.intern(f.message) is f.message for f in back.info.findings)

@@ -102,8 +102,9 @@ def _shared(v: Any) -> Any:
 
 
 def _shared_again(v: Any) -> Any:
-    """A value :func:`_shared` gave in another process, kept once in this one."""
-    if type(v) is tuple and all(type(x) is str for x in v):
+    """A value :func:`_shared` gave in another process, kept once in this one (a tuple is
+    one it made: of strings)."""
+    if type(v) is tuple:
         return tuple(map(sys.intern, v))
     return _shared(v)
 
@@ -174,7 +175,10 @@ class Summary:
     def names(self, key: str) -> list[str]:
         """A list of names from the facts (empty without facts, or when it is not a list of
         strings)."""
-        v = self.member(key)
+        f = self.facts
+        if f is None:
+            return []
+        v = f.member(key) if type(f) is Facts else f.get(key)
         return [x for x in v if isinstance(x, str)] if isinstance(v, list | tuple) else []
 
     def text(self, key: str) -> str:

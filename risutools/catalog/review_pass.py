@@ -298,6 +298,7 @@ _WORKER: tuple[VerifyContext, _Reals] | None = None
 
 
 Flat = tuple[Any, ...]  # a Surveyed or a LoadOutcome as plain values (:func:`_flat`)
+#: a finding as plain values: its fields in order (the message third: :func:`_findings`)
 _FINDING = operator.attrgetter(*(f.name for f in fields(Finding)))
 _VERIFICATION = operator.attrgetter(*(f.name for f in fields(Verification)))
 _INFO = operator.attrgetter("file", "line", "component_id", "component_version", "sha256",
@@ -316,19 +317,26 @@ def _flat(part: LoadOutcome, surveyed: list[Surveyed]) -> Flat:
     return ([_FINDING(f) for f in part.problems], part.files, part.skipped, docs)
 
 
+def _findings(rows: Iterable[tuple[Any, ...]]) -> list[Finding]:
+    """Findings sent back as plain values (:data:`_FINDING`), each message kept once as
+    :func:`_share` keeps it (which then has nothing to make again)."""
+    intern = sys.intern
+    return [Finding(f[0], f[1], intern(f[2]), *f[3:]) for f in rows]
+
+
 def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:
     problems, files, skipped, docs = flat
     part = LoadOutcome([], [Finding(*f) for f in problems], files, skipped)
     out = []
     for (i, ipath, found, vs, fmt, path, sha, head, blob, doc, past, line, where, base,
          gate, names, values, facts) in docs:
-        info = DocumentInfo(i[0], i[1], i[2], i[3], i[4], [Finding(*f) for f in found],
+        info = DocumentInfo(i[0], i[1], i[2], i[3], i[4], _findings(found),
                             Path(ipath) if ipath is not None else None, candidate=i[5])
         out.append(Surveyed(info, [Verification(*v) for v in vs], fmt,
                             _path_of(path) if path is not None else None, sha, head, blob, doc,
                             past, line, where=where, base=base,
                             gate=None if gate is None else
-                            (gate[0], tuple(Finding(*f) for f in gate[1])), names=names,
+                            (gate[0], tuple(_findings(gate[1]))), names=names,
                             values=values, found=facts))
     return part, out
 
