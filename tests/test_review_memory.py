@@ -561,3 +561,36 @@ def test_findings_sent_back_by_a_worker_are_the_same_findings() -> None:
     (_part, (back,)) = review_pass._unflat(review_pass._flat(LoadOutcome([], [], [], []), [s]))
     assert back.info.findings == found and back.gate == gate
     assert all(sys.intern(f.message) is f.message for f in back.info.findings)
+
+
+def test_the_pool_keeps_texts_once_as_the_parent_does(
+        cat: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the first pass keeps of each document from the pool (made again by the parent,
+    its texts kept once there) equals what it keeps reading them itself: findings, gates,
+    verifications, facts; every message and pointer kept once (:func:`sys.intern`)."""
+    import sys
+
+    from risutools.catalog import review_pass
+
+    monkeypatch.setattr(review_pass, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(review_pass, "CHUNK", 2)
+    c = Catalog.open(cat)
+    one = review_pass.first_pass(c.root, c.config, None, 1, None, None)
+    pool = review_pass.first_pass(c.root, c.config, None, 2, None, None)
+    assert len(one.surveyed) == len(pool.surveyed) > 2
+    seen = {"verifications": 0, "findings": 0, "facts": 0}
+    for a, b in zip(one.surveyed, pool.surveyed, strict=True):
+        assert (a.info.findings, a.gate, a.verifications, a.names, a.values) == \
+            (b.info.findings, b.gate, b.verifications, b.names, b.values)
+        seen["verifications"] += len(a.verifications)
+        seen["findings"] += len(a.info.findings)
+        for f in [*b.info.findings, *(b.gate[1] if b.gate else ())]:
+            assert sys.intern(f.message) is f.message
+        assert all(sys.intern(v.pointer) is v.pointer for v in b.verifications)
+        assert (a.facts is None) == (b.facts is None)
+        if a.facts is not None and b.facts is not None and a.facts[0] is not None:
+            fa, fb = a.facts[0], b.facts[0]
+            assert fb is not None and fa.whole() == fb.whole() and fa.hot == fb.hot
+            assert all(sys.intern(v) is v for v in fb.hot if isinstance(v, str))
+            seen["facts"] += 1
+    assert all(seen.values()), seen  # (each was compared)

@@ -67,8 +67,12 @@ class FactsStore:
         schema = self._schemas.get(names)
         if schema is None:
             schema = self._schemas[names] = {k: i for i, k in enumerate(names)}
+        # each value as _shared gave it (in a worker: a string, a tuple of strings, else as
+        # it was), kept once in this process
+        intern = sys.intern
         return Facts(self, self.spool.add(blob), len(blob), schema,
-                     tuple(map(_shared_again, values)))
+                     tuple([tuple(map(intern, v)) if type(v) is tuple else
+                            intern(v) if type(v) is str else v for v in values]))
 
     def found(self, found: FoundFacts) -> HeldFacts:
         """What a summary holds of the facts the first pass found (:func:`facts_found`)."""
@@ -99,14 +103,6 @@ def _shared(v: Any) -> Any:
     if type(v) is list and all(type(x) is str for x in v):
         return tuple(map(sys.intern, v))
     return v
-
-
-def _shared_again(v: Any) -> Any:
-    """A value :func:`_shared` gave in another process, kept once in this one (a tuple is
-    one it made: of strings)."""
-    if type(v) is tuple:
-        return tuple(map(sys.intern, v))
-    return _shared(v)
 
 
 class Facts:

@@ -130,12 +130,16 @@ class Pass:
         if progress:
             progress(self.read, self.total)
 
-    def add(self, part: LoadOutcome, surveyed: list[Surveyed]) -> None:
+    def add(self, part: LoadOutcome, surveyed: list[Surveyed], *, shared: bool = False
+            ) -> None:
+        """One part of a file read; ``shared``: its texts are already kept once
+        (:func:`_share`; :func:`_unflat` does it)."""
         self.problems.extend(part.problems)
         self.files.extend(part.files)
         self.skipped.extend(part.skipped)
         for s in surveyed:  # each whole document into the spool as it comes
-            _share(s)
+            if not shared:
+                _share(s)
             if s.blob is not None:
                 s.reload, s.blob = self.spool.put(s.blob), None
             if s.found is not None:  # the facts into the run's store
@@ -324,7 +328,15 @@ def _findings(rows: Iterable[tuple[Any, ...]]) -> list[Finding]:
     return [Finding(f[0], f[1], intern(f[2]), *f[3:]) for f in rows]
 
 
+def _verifications(rows: Iterable[tuple[Any, ...]]) -> list[Verification]:
+    """Verifications sent back as plain values (:data:`_VERIFICATION`), each pointer (the
+    fourth) kept once as :func:`_share` keeps it."""
+    intern = sys.intern
+    return [Verification(v[0], v[1], v[2], intern(v[3]), *v[4:]) for v in rows]
+
+
 def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:
+    """What :func:`_flat` sent back, made again, its texts kept once (:func:`_share`)."""
     problems, files, skipped, docs = flat
     part = LoadOutcome([], [Finding(*f) for f in problems], files, skipped)
     out = []
@@ -332,7 +344,7 @@ def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:
          gate, names, values, facts) in docs:
         info = DocumentInfo(i[0], i[1], i[2], i[3], i[4], _findings(found),
                             Path(ipath) if ipath is not None else None, candidate=i[5])
-        out.append(Surveyed(info, [Verification(*v) for v in vs], fmt,
+        out.append(Surveyed(info, _verifications(vs), fmt,
                             _path_of(path) if path is not None else None, sha, head, blob, doc,
                             past, line, where=where, base=base,
                             gate=None if gate is None else
@@ -450,7 +462,7 @@ def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | Non
                     _in_parent(unit, cfg, vctx, resolved, facts, out, progress)
                     continue
                 for flat in next(done):
-                    out.add(*_unflat(flat))
+                    out.add(*_unflat(flat), shared=True)
                 out.done(len(unit), progress)
     finally:
         _SHARED = None
