@@ -124,7 +124,8 @@ class Facts:
         if key in _HOT:
             i = self.schema.get(key)
             return None if i is None else self.hot[i]
-        return self.store.read(self).get(key)
+        last = self.store._last  # (FactsStore.read, without a call when it is at hand)
+        return (last[1] if last[0] is self else self.store.read(self)).get(key)
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.store.read(self).get(key, default)
@@ -174,7 +175,12 @@ class Summary:
         f = self.facts
         if f is None:
             return []
-        v = f.member(key) if type(f) is Facts else f.get(key)
+        if type(f) is Facts:
+            v = f.member(key)
+            if type(v) is tuple:  # (names kept at hand: strings only, :func:`_shared`)
+                return list(v)
+        else:
+            v = f.get(key)
         return [x for x in v if isinstance(x, str)] if isinstance(v, list | tuple) else []
 
     def text(self, key: str) -> str:
