@@ -166,10 +166,12 @@ class Spool:
         """The value stored at ``offset`` (``size`` bytes), unpacked."""
         if offset + size > self._written:
             self._flush()
-        with temporary_folder():
+        try:  # (as temporary_folder() says it: a context manager costs more than the read)
             data = os.pread(self._file.fileno(), size, offset)
             if len(data) != size:
                 raise OSError(f"a spool gave {len(data)} of {size} bytes")
+        except OSError as exc:
+            raise _unwritable(exc) from None
         return unpack(data)
 
 
@@ -225,6 +227,10 @@ def temporary_folder() -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        raise RisuError(Code.UNWRITABLE, f"the temporary folder cannot hold what is kept out of "
-                        f"memory: {exc.strerror or exc} (set TMPDIR to a folder with room)",
-                        path=tempfile.gettempdir()) from None
+        raise _unwritable(exc) from None
+
+
+def _unwritable(exc: OSError) -> RisuError:
+    return RisuError(Code.UNWRITABLE, f"the temporary folder cannot hold what is kept out of "
+                     f"memory: {exc.strerror or exc} (set TMPDIR to a folder with room)",
+                     path=tempfile.gettempdir())

@@ -337,3 +337,260 @@ def test_review_result_is_made_when_asked(cat: Path) -> None:
     everything = result.findings
     assert rv.data["counts"]["errors"] == sum(f.severity == "error" for f in everything) > 0
     assert rv.data["counts"]["warnings"] == sum(f.severity == "warning" for f in everything)
+
+
+#: heads of every shape: what the first pass gives an entry must be what its head says
+HOSTILE_HEADS: list[dict[str, Any]] = [
+    {"capabilities": {"provides": ["a", "b"], "requires": ["c"], "conflicts": []},
+     "projection": {"replay_status": "passed"}, "provenance": {"publishable": True}},
+    {"capabilities": {"provides": ["a", 1, None, ["x"], {"y": 1}, "b", 2.5, True]}},
+    {"capabilities": ["provides", "requires"], "projection": ["replay_status"]},
+    {"capabilities": "provides", "projection": "x", "provenance": 7},
+    {"capabilities": {"provides": "a", "requires": {"a": 1}, "conflicts": None}},
+    {"capabilities": {"provides": []}, "projection": {"replay_status": None},
+     "provenance": {"publishable": None}},
+    {"projection": {"replay_status": 3}, "provenance": {"publishable": 1}},
+    {"projection": {"replay_status": ["passed"]}, "provenance": {"publishable": "yes"}},
+    {"projection": {"title": "t"}, "provenance": {"publishable": False}},
+    {},
+]
+
+
+def _asked(e: Entry) -> list[Any]:
+    """Everything the review's passes read of an entry's head, as it answers."""
+    return [[e.caps(k) for k in ("provides", "requires", "conflicts", "other")],
+            e.get("projection", "replay_status"), e.get("provenance", "publishable"),
+            e.get("projection", "title"), e.get("capabilities", "provides"),
+            e.get("capabilities"), e.get("provenance", "source_refs"), e.get("projection")]
+
+
+@pytest.mark.parametrize("doc", HOSTILE_HEADS)
+def test_head_values_are_what_an_entry_reads_from_its_head(doc: dict[str, Any]) -> None:
+    """An entry given its head values (:func:`head_values`, shared) answers as one reading
+    its head; a value they cannot hold gives none (the entry reads its head)."""
+    from risutools.catalog.catalog import head_values, shared_head_values
+
+    values = shared_head_values(head_values(doc))
+    ref = Entry(Path("x.json"), None, "json", None, "h", head=head_of(doc), reload=lambda: doc)
+    fast = Entry(Path("x.json"), None, "json", None, "h", head=head_of(doc), reload=lambda: doc,
+                 _hv=values)
+    assert _asked(fast) == _asked(ref)
+    if values is not None:  # answered from the values: equal to the head's, by type too
+        assert [list(k) for k in values[:3]] == [ref.caps(k) for k in
+                                                 ("provides", "requires", "conflicts")]
+        assert values[3:] == (ref.get("projection", "replay_status"),
+                              ref.get("provenance", "publishable"))
+        assert [type(v) for v in values[3:]] == [
+            type(ref.get("projection", "replay_status")), type(ref.get("provenance",
+                                                                      "publishable"))]
+    proj, prov = doc.get("projection"), doc.get("provenance")
+    replay = proj.get("replay_status") if isinstance(proj, dict) else None
+    flag = prov.get("publishable") if isinstance(prov, dict) else None
+    odd = not isinstance(replay, str | None) or not isinstance(flag, bool | None)
+    assert (values is None) == odd
+    e = Entry(Path("x.json"), None, "json", None, "h", head=head_of(doc), reload=lambda: doc,
+              _hv=values)
+    assert e.caps("provides") is not e.caps("provides")  # a new list each time, as before
+
+
+def test_head_values_past_the_bound_are_read_from_the_head(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from risutools.catalog import catalog
+
+    monkeypatch.setattr(catalog, "_SHARED_VALUES", {})
+    monkeypatch.setattr(catalog, "SHARED_VALUES_MAX", 2)
+    docs = [{"capabilities": {"provides": [f"c{i}"]}} for i in range(3)]
+    held = [catalog.shared_head_values(catalog.head_values(d)) for d in docs]
+    assert held[0] is not None and held[1] is not None and held[2] is None
+    again = catalog.shared_head_values(catalog.head_values(docs[0]))
+    assert again is held[0]  # one tuple for all that are equal
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_first_pass_head_values_equal_the_heads(
+        tmp_path: Path, jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entries the first pass makes (in the parent and in the pool; JSON, YAML and
+    NDJSON documents with hostile heads) answer every head question as they do reading
+    their heads."""
+    import yaml
+
+    from risutools.catalog import review_pass
+
+    monkeypatch.setattr(review_pass, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(review_pass, "CHUNK", 2)
+    (tmp_path / "transitions.ndjson").write_text("", encoding="utf-8")
+    docs = [{"component_id": f"c{i}", "component_version": "1", **d}
+            for i, d in enumerate(HOSTILE_HEADS)]
+    for i, d in enumerate(docs[:4]):
+        (tmp_path / f"d{i}.json").write_text(json.dumps(d), encoding="utf-8")
+    for i, d in enumerate(docs[4:7]):
+        (tmp_path / f"y{i}.yaml").write_text(yaml.safe_dump(d), encoding="utf-8")
+    (tmp_path / "z.ndjson").write_text("".join(json.dumps(d) + "\n" for d in docs[7:]),
+                                       encoding="utf-8")
+    c = Catalog.open(tmp_path)
+    first = review_pass.first_pass(c.root, c.config, None, jobs, None, None)
+    entries = review_pass.entries_of(first.surveyed)
+    assert len(entries) == len(docs)
+    assert sum(e._hv is not None for e in entries) >= 6  # the shortcut was taken
+    for e in entries:
+        ref = Entry(e.path, e.line, e.fmt, None, e.doc_sha256, head=e.head, reload=e.reload)
+        assert _asked(e) == _asked(ref), e.where()
+        whole = e.doc
+        assert e.caps("requires") == Entry(e.path, e.line, e.fmt, whole, "h").caps("requires")
+
+
+def _facts_catalog(root: Path, outside: Path) -> int:
+    """A catalog whose documents (JSON, YAML, NDJSON) have facts of every kind: current,
+    none, another component's, another source's, unreadable, a link leading outside, not
+    an object, not parsed by the fast path; the number of documents."""
+    import yaml
+
+    from risutools.settings.catalog import FACTS_FORMAT
+
+    (root / "transitions.ndjson").write_text("", encoding="utf-8")
+    facts_dir = root / "facts"
+    facts_dir.mkdir()
+
+    def doc(i: int) -> dict[str, Any]:
+        return {"component_id": f"c{i}", "component_version": "1",
+                "provenance": {"review_status": "candidate",
+                               "source_refs": [{"sha256": f"sha256:{i}"}]}}
+
+    def facts(i: int, **more: Any) -> dict[str, Any]:
+        return {"facts": FACTS_FORMAT, "component_id": f"c{i}", "source_sha256": f"sha256:{i}",
+                "lorebook_entries": ["a", 1, "b"], "toggles_read": [], "module_id": "m",
+                "button_names": ["x", "y"], "hosts": [], "findings": [{"rule": "R"}],
+                "state": [{"scope": "chat", "key": "k", "read": True}], **more}
+
+    bodies: dict[int, bytes | None] = {
+        0: json.dumps(facts(0)).encode(), 1: None,
+        2: json.dumps(facts(2, component_id="other")).encode(),
+        3: json.dumps(facts(3, source_sha256="sha256:old")).encode(), 4: b"{not json",
+        6: json.dumps(facts(6)).encode(), 7: json.dumps(facts(7)).encode(),
+        8: json.dumps(facts(8, weight=1e400, module_id=["m", 2])).encode(),
+        9: b"[1, 2]", 10: json.dumps(facts(10)).encode(),
+    }
+    for i, body in bodies.items():
+        if body is not None:
+            (facts_dir / f"c{i}.json").write_bytes(body)
+    (outside / "c5.json").write_text(json.dumps(facts(5)), encoding="utf-8")
+    (facts_dir / "c5.json").symlink_to(outside / "c5.json")
+    for i in (0, 1, 2, 3, 4, 5, 8, 9):
+        (root / f"d{i}.json").write_text(json.dumps(doc(i)), encoding="utf-8")
+    (root / "y6.yaml").write_text(yaml.safe_dump(doc(6)), encoding="utf-8")
+    (root / "z.ndjson").write_text(json.dumps(doc(7)) + "\n" + json.dumps(doc(10)) + "\n",
+                                   encoding="utf-8")
+    return 11
+
+
+@pytest.mark.parametrize("jobs", [1, 2, "executor"])
+def test_facts_found_in_the_first_pass_are_the_summaries_own(
+        tmp_path: Path, jobs: int | str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The facts the first pass finds with each document (in the parent, in the pool, on
+    an executor) make the summary that reading them from ``facts/`` makes: the same facts,
+    members at hand, empty members and note, whatever the facts file holds."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from risutools.catalog import review_pass
+    from risutools.catalog.interactions import HOT, FactsStore, facts_content, summarize_entry
+    from risutools.safeio import FolderFiles
+
+    monkeypatch.setattr(review_pass, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(review_pass, "CHUNK", 2)
+    root, outside = tmp_path / "cat", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    count = _facts_catalog(root, outside)
+    c = Catalog.open(root)
+    with ThreadPoolExecutor(2) as pool:
+        first = review_pass.first_pass(c.root, c.config, None, 2 if jobs == 2 else 1, None,
+                                       pool if jobs == "executor" else None)
+    entries = review_pass.entries_of(first.surveyed)
+    assert len(entries) == count and all(e.found_facts is not None for e in entries)
+    notes = set()
+    for e in entries:
+        got = summarize_entry(str(c.root), e, None, first.facts, e.found_facts)
+        ref = summarize_entry(str(c.root), Entry(e.path, e.line, e.fmt, e.held, e.doc_sha256,
+                                                 head=e.head, reload=e.reload),
+                              FolderFiles(c.root, "facts"), FactsStore())
+        assert (got.facts is None) == (ref.facts is None), e.component_id
+        assert (got.facts_note, got.empty) == (ref.facts_note, ref.empty)
+        notes.add(got.facts_note)
+        if got.facts is not None and ref.facts is not None:
+            assert not isinstance(got.facts, dict) and not isinstance(ref.facts, dict)
+            assert got.facts.whole() == ref.facts.whole()
+            for k in (*HOT, "state", "findings", "hosts", "weight", "facts"):
+                assert got.member(k) == ref.member(k), k
+                assert type(got.member(k)) is type(ref.member(k)), k
+            assert facts_content(got) == facts_content(ref)
+        assert got == ref or got.facts is not None  # (Facts of two stores: compared above)
+    assert len(notes) >= 5, notes  # current, none, another's, another source, unreadable
+
+
+def test_a_spool_read_short_or_failing_is_unwritable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A spool read back that fails or gives fewer bytes is ``unwritable`` (one line), as
+    the context of a write says it."""
+    from risutools.errors import RisuError
+
+    spool = rowspool.Spool()
+    at = spool.add(rowspool.pack({"a": 1}))
+    assert spool.read(at, len(rowspool.pack({"a": 1}))) == {"a": 1}
+    for fake in (lambda fd, n, off: b"j", lambda fd, n, off: (_ for _ in ()).throw(
+            OSError(5, "Input/output error"))):
+        monkeypatch.setattr(rowspool.os, "pread", fake)
+        with pytest.raises(RisuError) as err:
+            spool.read(at, len(rowspool.pack({"a": 1})))
+        assert err.value.code == "unwritable" and "TMPDIR" in err.value.why
+
+
+def test_findings_sent_back_by_a_worker_are_the_same_findings() -> None:
+    """What a worker sends back of a document (:func:`review_pass._flat`) is made again equal
+    by the parent (:func:`review_pass._unflat`), each message kept once."""
+    import sys
+
+    from risutools.catalog import review_pass
+    from risutools.contract.loaders import LoadOutcome
+    from risutools.contract.validate import DocumentInfo
+    from risutools.findings import Finding
+
+    found = [Finding("MC101", "error", "m" + "x" * 3, "f.json", 3, "/a", "ev", "code"),
+             Finding("MC102", "warning", "n")]
+    gate = ("approved", tuple(found[::-1]))
+    s = review_pass.Surveyed(DocumentInfo("f.json", None, "c", "1", "h", list(found)), [],
+                             gate=gate)
+    (_part, (back,)) = review_pass._unflat(review_pass._flat(LoadOutcome([], [], [], []), [s]))
+    assert back.info.findings == found and back.gate == gate
+    assert all(sys.intern(f.message) is f.message for f in back.info.findings)
+
+
+def test_the_pool_keeps_texts_once_as_the_parent_does(
+        cat: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the first pass keeps of each document from the pool (made again by the parent,
+    its texts kept once there) equals what it keeps reading them itself: findings, gates,
+    verifications, facts; every message and pointer kept once (:func:`sys.intern`)."""
+    import sys
+
+    from risutools.catalog import review_pass
+
+    monkeypatch.setattr(review_pass, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(review_pass, "CHUNK", 2)
+    c = Catalog.open(cat)
+    one = review_pass.first_pass(c.root, c.config, None, 1, None, None)
+    pool = review_pass.first_pass(c.root, c.config, None, 2, None, None)
+    assert len(one.surveyed) == len(pool.surveyed) > 2
+    seen = {"verifications": 0, "findings": 0, "facts": 0}
+    for a, b in zip(one.surveyed, pool.surveyed, strict=True):
+        assert (a.info.findings, a.gate, a.verifications, a.names, a.values) == \
+            (b.info.findings, b.gate, b.verifications, b.names, b.values)
+        seen["verifications"] += len(a.verifications)
+        seen["findings"] += len(a.info.findings)
+        for f in [*b.info.findings, *(b.gate[1] if b.gate else ())]:
+            assert sys.intern(f.message) is f.message
+        assert all(sys.intern(v.pointer) is v.pointer for v in b.verifications)
+        assert (a.facts is None) == (b.facts is None)
+        if a.facts is not None and b.facts is not None and a.facts[0] is not None:
+            fa, fb = a.facts[0], b.facts[0]
+            assert fb is not None and fa.whole() == fb.whole() and fa.hot == fb.hot
+            assert all(sys.intern(v) is v for v in fb.hot if isinstance(v, str))
+            seen["facts"] += 1
+    assert all(seen.values()), seen  # (each was compared)

@@ -67,6 +67,22 @@ HEAD: dict[str, tuple[str, ...] | None] = {
 }
 
 
+#: the capability kinds :meth:`Entry.caps` reads, in the order :func:`head_values` gives them
+CAP_KINDS = ("provides", "requires", "conflicts")
+#: (part, key) -> its place in :func:`head_values`: the values :meth:`Entry.get` answers
+#: from them when the entry was given them
+_VALUE_AT: dict[tuple[str, ...], int] = {("projection", "replay_status"): 3,
+                                        ("provenance", "publishable"): 4}
+_CAP_AT = {kind: i for i, kind in enumerate(CAP_KINDS)}
+#: what :func:`head_values` gives: each kind's capabilities as :meth:`Entry.caps` lists
+#: them, then the replay status and the publishable flag
+HeadValues = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], str | None, bool | None]
+#: each different :data:`HeadValues` kept once (a catalog's documents have few); past this
+#: many, an entry reads its head instead (:func:`shared_head_values`)
+_SHARED_VALUES: dict[HeadValues, HeadValues] = {}
+SHARED_VALUES_MAX = 4096
+
+
 #: the head last unpacked (:attr:`Entry.parts`) and what it unpacked to: never changed by
 #: a reader (an entry's document never is), so the same answer serves the next question
 _LAST_HEAD: list[Any] = [None, None]
@@ -105,6 +121,12 @@ class Entry:
     _version: str | None = None
     _review: str | None = None
     _runtime: str | None = None
+    #: what the passes read most of the head (:func:`head_values`), found by the review's
+    #: first pass: one tuple shared by all entries that have the same (None: read the head)
+    _hv: HeadValues | None = None
+    #: its facts as the review's first pass found them, until its summary takes them
+    #: (:meth:`risutools.catalog.interactions.FactsStore.found`; None: read when asked)
+    found_facts: Any = None
 
     @property
     def doc(self) -> dict[str, Any]:
@@ -149,6 +171,10 @@ class Entry:
         return self._version
 
     def get(self, *keys: str) -> Any:
+        if self._hv is not None and len(keys) == 2:
+            at = _VALUE_AT.get(keys)
+            if at is not None:
+                return self._hv[at]
         cur: Any = self.held
         if cur is None:
             part = HEAD.get(keys[0], ()) if keys else ()
@@ -175,6 +201,9 @@ class Entry:
         return self._runtime
 
     def caps(self, kind: str) -> list[str]:
+        if self._hv is not None and kind in _CAP_AT:
+            names: tuple[str, ...] = self._hv[_CAP_AT[kind]]  # type: ignore[assignment]
+            return list(names)
         v = self.get("capabilities", kind)
         return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
 
@@ -195,6 +224,47 @@ def head_names(doc: dict[str, Any]) -> tuple[str, str, str, str]:
     prov = prov if isinstance(prov, dict) else {}
     return (_text(doc.get("component_id")), _text(doc.get("component_version")),
             _text(prov.get("review_status")), _text(prov.get("runtime_status")))
+
+
+def head_values(doc: dict[str, Any]) -> HeadValues | None:
+    """The capabilities of each kind, the replay status and the publishable flag of ``doc``
+    as an entry reads them from its head (:meth:`Entry.caps`, :meth:`Entry.get`), or None
+    when one is a value these do not hold (a status that is not a string, a flag that is
+    not a boolean, a string of a subclass): the entry then reads its head."""
+    caps = doc.get("capabilities")
+    kinds: list[tuple[str, ...]] = []
+    for kind in CAP_KINDS:
+        v = caps.get(kind) if isinstance(caps, dict) else None
+        names: list[str] = []
+        for x in v if isinstance(v, list) else ():
+            if type(x) is str:
+                names.append(x)
+            elif isinstance(x, str):  # (a subclass: as the head reads it back, not kept)
+                return None
+        kinds.append(tuple(names))
+    proj, prov = doc.get("projection"), doc.get("provenance")
+    replay = proj.get("replay_status") if isinstance(proj, dict) else None
+    flag = prov.get("publishable") if isinstance(prov, dict) else None
+    if not (replay is None or type(replay) is str) or not (flag is None or type(flag) is bool):
+        return None
+    return kinds[0], kinds[1], kinds[2], replay, flag
+
+
+def shared_head_values(values: HeadValues | None) -> HeadValues | None:
+    """``values`` as kept: one tuple (its strings :func:`sys.intern`-ed) for all that are
+    equal; None past :data:`SHARED_VALUES_MAX` different ones (the entry reads its head)."""
+    if values is None:
+        return None
+    held = _SHARED_VALUES.get(values)
+    if held is None:
+        if len(_SHARED_VALUES) >= SHARED_VALUES_MAX:
+            return None
+        provides, requires, conflicts, replay, flag = values
+        held = (tuple(map(sys.intern, provides)), tuple(map(sys.intern, requires)),
+                tuple(map(sys.intern, conflicts)),
+                None if replay is None else sys.intern(replay), flag)
+        _SHARED_VALUES[held] = held
+    return held
 
 
 def _text(v: Any) -> str:

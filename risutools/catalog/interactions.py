@@ -57,18 +57,41 @@ class FactsStore:
     def facts(self, kept: dict[str, Any], *, exact: bool) -> Facts:
         """The packed :class:`Facts` of ``kept`` (pared facts; ``exact``: orjson parsed them,
         see :func:`~risutools.rowspool.pack`)."""
-        blob = pack(kept, parsed_by_orjson=exact)
-        hot = [(k, _shared(kept[k])) for k in HOT if k in kept]
-        names = tuple(k for k, _ in hot)
+        blob, names, values = _packed(kept, exact)
+        return self.adopt(blob, names, values)
+
+    def adopt(self, blob: bytes, names: tuple[str, ...], values: tuple[Any, ...]) -> Facts:
+        """The :class:`Facts` of pared facts packed elsewhere (:func:`facts_found`, by the
+        review's first pass), with the members of :data:`HOT` they keep (``names``) and
+        their values (each kept once here again: :func:`_shared`)."""
         schema = self._schemas.get(names)
         if schema is None:
             schema = self._schemas[names] = {k: i for i, k in enumerate(names)}
-        return Facts(self, self.spool.add(blob), len(blob), schema, tuple(v for _, v in hot))
+        # each value as _shared gave it (in a worker: a string, a tuple of strings, else as
+        # it was), kept once in this process
+        intern = sys.intern
+        return Facts(self, self.spool.add(blob), len(blob), schema,
+                     tuple([tuple(map(intern, v)) if type(v) is tuple else
+                            intern(v) if type(v) is str else v for v in values]))
+
+    def found(self, found: FoundFacts) -> HeldFacts:
+        """What a summary holds of the facts the first pass found (:func:`facts_found`)."""
+        blob, note, names, values, empty = found
+        facts = None if blob is None else self.adopt(blob, names, values)
+        return facts, note, shared_empty(empty)
 
     def read(self, f: Facts) -> dict[str, Any]:
         if self._last[0] is not f:
             self._last = (f, self.spool.read(f.at, f.size))
         return self._last[1]
+
+
+def _packed(kept: dict[str, Any], exact: bool
+            ) -> tuple[bytes, tuple[str, ...], tuple[Any, ...]]:
+    """Pared facts packed, the members of :data:`HOT` they keep and their values."""
+    hot = [(k, _shared(kept[k])) for k in HOT if k in kept]
+    return (pack(kept, parsed_by_orjson=exact), tuple(k for k, _ in hot),
+            tuple(v for _, v in hot))
 
 
 def _shared(v: Any) -> Any:
@@ -101,7 +124,8 @@ class Facts:
         if key in _HOT:
             i = self.schema.get(key)
             return None if i is None else self.hot[i]
-        return self.store.read(self).get(key)
+        last = self.store._last  # (FactsStore.read, without a call when it is at hand)
+        return (last[1] if last[0] is self else self.store.read(self)).get(key)
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.store.read(self).get(key, default)
@@ -148,7 +172,15 @@ class Summary:
     def names(self, key: str) -> list[str]:
         """A list of names from the facts (empty without facts, or when it is not a list of
         strings)."""
-        v = self.member(key)
+        f = self.facts
+        if f is None:
+            return []
+        if type(f) is Facts:
+            v = f.member(key)
+            if type(v) is tuple:  # (names kept at hand: strings only, :func:`_shared`)
+                return list(v)
+        else:
+            v = f.get(key)
         return [x for x in v if isinstance(x, str)] if isinstance(v, list | tuple) else []
 
     def text(self, key: str) -> str:
@@ -191,12 +223,18 @@ def pared(facts: dict[str, Any]) -> tuple[dict[str, Any], tuple[tuple[str, str],
     shared, for :func:`facts_content`."""
     kept = {k: v for k, v in facts.items() if v or k == "facts"}
     empty = tuple((k, repr(v)) for k, v in facts.items() if not v and k != "facts")
+    return kept, shared_empty(empty)
+
+
+def shared_empty(empty: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """A summary's empty members (:func:`pared`), one tuple for all that are equal (up to
+    :data:`_EMPTIES_MAX` different ones)."""
     shared = _EMPTIES.get(empty)
     if shared is None:
         if len(_EMPTIES) < _EMPTIES_MAX:
             _EMPTIES[empty] = empty
         shared = empty
-    return kept, shared
+    return shared
 
 
 def facts_content(s: Summary) -> str:
@@ -208,17 +246,25 @@ def facts_content(s: Summary) -> str:
 
 
 def summarize_entry(root: str, e: Entry, facts_files: FolderFiles | None = None,
-                    store: FactsStore | None = None) -> Summary:
+                    store: FactsStore | None = None, found: HeldFacts | None = None
+                    ) -> Summary:
     """The :class:`Summary` of one catalog entry (its facts file read, bounded;
     ``facts_files``: the run's reader of ``facts/``, made here when not given; ``store``:
-    where its facts go packed, else they are kept as a dict)."""
+    where its facts go packed, else they are kept as a dict; ``found``: its facts as the
+    review's first pass found them, in ``store`` (:meth:`FactsStore.found`): not read
+    again)."""
     title = e.get("projection", "title")
-    facts, note, exact = _read_facts(root, e, facts_files)
     refs = e.get("provenance", "source_refs")
     sid = refs[0].get("source_id") if isinstance(refs, list) and refs \
         and isinstance(refs[0], dict) else None
-    kept, empty = (None, ()) if facts is None else pared(facts)
-    held = store.facts(kept, exact=exact) if store is not None and kept is not None else kept
+    held: dict[str, Any] | Facts | None
+    if found is not None:
+        held, note, empty = found
+    else:
+        facts, note, exact = _read_facts(root, e, facts_files)
+        kept, empty = (None, ()) if facts is None else pared(facts)
+        held = store.facts(kept, exact=exact) if store is not None and kept is not None \
+            else kept
     return Summary(e.component_id, e.where(), _shared(title) if isinstance(title, str) else "",
                    e.review_status, e.runtime_status, _shared(e.caps("provides")),
                    _shared(e.caps("conflicts")), held, note, e.version,
@@ -234,11 +280,39 @@ def read_facts(root: str, e: Entry, facts_files: FolderFiles | None = None
     return facts, note
 
 
+#: what the review's first pass finds of a document's facts (:func:`facts_found`): the pared
+#: facts packed (None: no facts), why there are none ("" when there are), the members of
+#: :data:`HOT` they keep and their values, the empty members (:func:`pared`)
+FoundFacts = tuple[bytes | None, str, tuple[str, ...], tuple[Any, ...],
+                   tuple[tuple[str, str], ...]]
+#: what a summary holds of them (:meth:`FactsStore.found`): the facts, the note, the empty
+#: members
+HeldFacts = tuple["Facts | None", str, tuple[tuple[str, str], ...]]
+
+
+def facts_found(root: str, component_id: str, refs: Any, facts_files: FolderFiles
+                ) -> FoundFacts:
+    """The facts of a document whose entry has ``component_id`` and whose
+    ``provenance.source_refs`` is ``refs``, as :func:`summarize_entry` reads and keeps them,
+    packed (what a worker of the review's first pass sends back)."""
+    facts, note, exact = _facts_of(root, component_id, refs, facts_files)
+    if facts is None:
+        return None, note, (), (), ()
+    kept, empty = pared(facts)
+    blob, names, values = _packed(kept, exact)
+    return blob, note, names, values, empty
+
+
 def _read_facts(root: str, e: Entry, facts_files: FolderFiles | None
                 ) -> tuple[dict[str, Any] | None, str, bool]:
     """:func:`read_facts`, and whether orjson parsed the facts (the fast path)."""
     files = facts_files if facts_files is not None else FolderFiles(root, FACTS_DIR)
-    name = safe_name(e.component_id) + ".json"
+    return _facts_of(root, e.component_id, e.get("provenance", "source_refs"), files)
+
+
+def _facts_of(root: str, component_id: str, refs: Any, files: FolderFiles
+              ) -> tuple[dict[str, Any] | None, str, bool]:
+    name = safe_name(component_id) + ".json"
     try:
         data = files.read(name, MAX_FACTS_BYTES)
         if data is None:
@@ -250,9 +324,8 @@ def _read_facts(root: str, e: Entry, facts_files: FolderFiles | None
     except RisuError as exc:
         return None, f"facts file unreadable: {exc.code}", False
     if not isinstance(value, dict) or value.get("facts") != FACTS_FORMAT \
-            or value.get("component_id") != e.component_id:
+            or value.get("component_id") != component_id:
         return None, "facts file is not this component's component-facts-v1", False
-    refs = e.get("provenance", "source_refs")
     src = refs[0].get("sha256") if isinstance(refs, list) and refs \
         and isinstance(refs[0], dict) else None
     if value.get("source_sha256") != src:

@@ -39,6 +39,7 @@ from risutools.catalog.approvals import (
 from risutools.catalog.board_path import path_to_approved
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
+from risutools.catalog.interactions import FactsStore
 from risutools.catalog.packet import used_approvals
 from risutools.catalog.promote import plan
 from risutools.catalog.review_checks import (
@@ -156,10 +157,11 @@ class FileFindings:
 
 def _check_documents(cat: Catalog, sources: str | None, jobs: int | None,
                      progress: ProgressFn | None, executor: Executor | None
-                     ) -> tuple[Result, list[Verification]]:
+                     ) -> tuple[Result, list[Verification], FactsStore]:
     """The first pass (:func:`~risutools.catalog.review_pass.first_pass`: every document
     read once, its rules and digests checked, its summary kept, on all cores or on
-    ``executor``), then MC104 and MC305; the catalog's entries hold each document's head."""
+    ``executor``), then MC104 and MC305; the catalog's entries hold each document's head
+    and its facts, found with it (packed in the store returned)."""
     cfg = cat.config
     src = Path(sources) if sources is not None else cfg.sources
     if src is not None:
@@ -172,7 +174,7 @@ def _check_documents(cat: Catalog, sources: str | None, jobs: int | None,
     catalog_checks(probes(first.surveyed), result, cfg, RuleFilter(), chain_check(cat.settings))
     for s in first.surveyed:  # the file as found, read by MC305 only (an entry keeps its own)
         s.info.path = None
-    return result, [v for s in first.surveyed for v in s.verifications]
+    return result, [v for s in first.surveyed for v in s.verifications], first.facts
 
 
 def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None = None,
@@ -188,7 +190,7 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
 
 def _review_catalog(cat: Catalog, sources: str | None, jobs: int | None,
                     progress: ProgressFn | None, executor: Executor | None) -> Review:
-    validated, verifications = _check_documents(cat, sources, jobs, progress, executor)
+    validated, verifications, store = _check_documents(cat, sources, jobs, progress, executor)
     entries = cat.entries()
     graph = Graph(entries)
     log = cat.log()
@@ -198,7 +200,7 @@ def _review_catalog(cat: Catalog, sources: str | None, jobs: int | None,
     chain = _chain(log, entries)
     appr = _approvals(cat, approvals, entries, log)
     own = _own_findings(cat, problems, chain, appr)  # the review's own (RV...)
-    inter = interactions(str(cat.root), entries)  # RV4xx, over per-document summaries
+    inter = interactions(str(cat.root), entries, store)  # RV4xx, over per-document summaries
     notes = _notes_findings(cat, entries)
     # the board's gates read every contract finding; the report only what the settings keep
     board = _board(cat, entries, graph, log, approvals, verifications, validated)

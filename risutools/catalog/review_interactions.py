@@ -97,13 +97,23 @@ def _ids() -> dict[str, str]:
     return {c.title: c.id for c in units(INTERACTIONS) + units(LINEAGE)}
 
 
-def interactions(root: str, entries: Iterable[Entry]) -> Interactions:
+def interactions(root: str, entries: Iterable[Entry], store: FactsStore | None = None
+                 ) -> Interactions:
     """Every RV4xx unit over the catalog's summaries, the families, the lineages and the
-    RV5xx units over them."""
+    RV5xx units over them; ``store``: where the review's first pass put the facts it found
+    (each entry's ``found_facts``, taken here: an entry without them has its facts read)."""
     facts_files = FolderFiles(root, FACTS_DIR)  # facts/ looked at once for the run
-    store = FactsStore()  # each summary's facts packed, in one temporary file
+    if store is None:
+        store = FactsStore()  # each summary's facts packed, in one temporary file
     with cycles_paused():
-        return relate(summarize_entry(root, e, facts_files, store) for e in entries)
+        return relate(_summaries(root, entries, facts_files, store))
+
+
+def _summaries(root: str, entries: Iterable[Entry], facts_files: FolderFiles,
+               store: FactsStore) -> Iterator[Summary]:
+    for e in entries:
+        found, e.found_facts = e.found_facts, None  # (the summary holds them from now on)
+        yield summarize_entry(root, e, facts_files, store, found)
 
 
 def relate(summaries: Iterable[Summary]) -> Interactions:

@@ -32,8 +32,17 @@ from pathlib import Path
 from typing import Any
 
 from risutools.canonical import doc_sha256
-from risutools.catalog.catalog import Entry, entry_format, head_names, head_of
+from risutools.catalog.catalog import (
+    Entry,
+    HeadValues,
+    entry_format,
+    head_names,
+    head_of,
+    head_values,
+    shared_head_values,
+)
 from risutools.catalog.gates import gate_config, status_findings
+from risutools.catalog.interactions import FactsStore, FoundFacts, HeldFacts, facts_found
 from risutools.catalog.promote import new_document
 from risutools.contract.checks_catalog import past_start
 from risutools.contract.loaders import (
@@ -55,8 +64,9 @@ from risutools.contract.validate import (
 from risutools.contract.verify import SourceStore, VerifyContext, verify_refs
 from risutools.findings import Finding
 from risutools.rowspool import Spool, pack
-from risutools.safeio import within
+from risutools.safeio import FolderFiles, within
 from risutools.settings import lifecycle
+from risutools.settings.catalog import FACTS_DIR
 from risutools.settings.config import Settings
 
 ProgressFn = Callable[[int, int], None]  # (files read, files to read)
@@ -92,6 +102,13 @@ class Surveyed:
     gate: tuple[str, tuple[Finding, ...]] | None = None
     #: what the entry reads of its head first (:func:`~risutools.catalog.catalog.head_names`)
     names: tuple[str, str, str, str] | None = None
+    #: what the passes read most of its head (:func:`~risutools.catalog.catalog.head_values`,
+    #: shared); None: the entry reads its head
+    values: HeadValues | None = None
+    #: its facts (``facts/``) as its summary keeps them: found (:func:`facts_found`, by a
+    #: worker), then held (:meth:`FactsStore.found`: packed in the run's store, by the parent)
+    found: FoundFacts | None = None
+    facts: HeldFacts | None = None
 
 
 @dataclass
@@ -105,20 +122,28 @@ class Pass:
     read: int = 0  # files read so far
     total: int = 0  # files to read
     spool: Spool = field(default_factory=lambda: Spool())  # the whole documents
+    #: the summaries' facts (:mod:`risutools.catalog.interactions`), packed
+    facts: FactsStore = field(default_factory=lambda: FactsStore())
 
     def done(self, files: int, progress: ProgressFn | None) -> None:
         self.read += files
         if progress:
             progress(self.read, self.total)
 
-    def add(self, part: LoadOutcome, surveyed: list[Surveyed]) -> None:
+    def add(self, part: LoadOutcome, surveyed: list[Surveyed], *, shared: bool = False
+            ) -> None:
+        """One part of a file read; ``shared``: its texts are already kept once
+        (:func:`_share`; :func:`_unflat` does it)."""
         self.problems.extend(part.problems)
         self.files.extend(part.files)
         self.skipped.extend(part.skipped)
         for s in surveyed:  # each whole document into the spool as it comes
-            _share(s)
+            if not shared:
+                _share(s)
             if s.blob is not None:
                 s.reload, s.blob = self.spool.put(s.blob), None
+            if s.found is not None:  # the facts into the run's store
+                s.facts, s.found = self.facts.found(s.found), None
         self.surveyed.extend(surveyed)
 
 
@@ -129,7 +154,7 @@ def _validated(docs: list[LoadedDocument], cfg: Settings) -> list[DocumentInfo]:
 
 
 def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
-             resolved: _Reals) -> Surveyed:
+             resolved: _Reals, facts: FolderFiles | None) -> Surveyed:
     """Digests checked (MC202/MC203, their findings into ``info``), then what is kept."""
     doc = ld.doc
     found = vctx.result.verifications
@@ -146,6 +171,7 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
     exact = ld.sha256 is not None  # (the loaders' fast path: orjson parsed it)
     try:
         out.names = head_names(doc)
+        out.values = shared_head_values(head_values(doc))
         out.head = head_of(doc, parsed_by_orjson=exact)
         out.blob = pack(doc, parsed_by_orjson=exact)
     except ValueError:  # (a value no parser of ours makes): the document stays whole
@@ -159,6 +185,8 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
         if h is not None:
             out.fmt, out.doc_sha256 = entry_format(ld.path), h
             out.path, alike = resolved.resolve(ld.path)
+            if facts is not None:
+                out.found = _facts_found(facts, doc, out.names)
             if alike:
                 line = info.line if out.fmt == "ndjson" else None
                 out.where = f"{info.file}:{line}" if line else info.file
@@ -171,6 +199,16 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
     else:  # the file as found is read by MC305 only, for a document past candidate
         info.path = None
     return out
+
+
+def _facts_found(files: FolderFiles, doc: dict[str, Any],
+                 names: tuple[str, str, str, str] | None) -> FoundFacts:
+    """The facts of ``doc``'s entry (:func:`facts_found`), by what the entry reads of its
+    head: its component_id (as :func:`head_names` reads it) and its source references."""
+    prov = doc.get("provenance")
+    refs = prov.get("source_refs") if isinstance(prov, dict) else None
+    cid = (names if names is not None else head_names(doc))[0]
+    return facts_found(files.root, cid, refs, files)
 
 
 def _board_status(doc: dict[str, Any]) -> str | None:
@@ -245,8 +283,8 @@ def _interned(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def _survey(docs: list[LoadedDocument], cfg: Settings, vctx: VerifyContext,
-            resolved: _Reals) -> list[Surveyed]:
-    return [_summary(ld, info, vctx, resolved)
+            resolved: _Reals, facts: FolderFiles | None) -> list[Surveyed]:
+    return [_summary(ld, info, vctx, resolved, facts)
             for ld, info in zip(docs, _validated(docs, cfg), strict=True)]
 
 
@@ -259,11 +297,12 @@ def _verify_context(cfg: Settings, sources: Path | None) -> VerifyContext:
 # What a pool of forked workers reads: set in the parent just before the fork (each worker
 # sees it in its copy of the parent's memory; only file names travel to a worker, only
 # summaries come back).
-_SHARED: tuple[Settings, Path | None] | None = None
+_SHARED: tuple[Settings, Path | None, FolderFiles] | None = None
 _WORKER: tuple[VerifyContext, _Reals] | None = None
 
 
 Flat = tuple[Any, ...]  # a Surveyed or a LoadOutcome as plain values (:func:`_flat`)
+#: a finding as plain values: its fields in order (the message third: :func:`_findings`)
 _FINDING = operator.attrgetter(*(f.name for f in fields(Finding)))
 _VERIFICATION = operator.attrgetter(*(f.name for f in fields(Verification)))
 _INFO = operator.attrgetter("file", "line", "component_id", "component_version", "sha256",
@@ -277,24 +316,40 @@ def _flat(part: LoadOutcome, surveyed: list[Surveyed]) -> Flat:
              [_VERIFICATION(v) for v in s.verifications], s.fmt, _path_text(s.path),
              s.doc_sha256, s.head, s.blob, s.doc, s.past, s.status_line, s.where, s.base,
              None if s.gate is None else (s.gate[0], [_FINDING(f) for f in s.gate[1]]),
-             s.names)
+             s.names, s.values, s.found)
             for s in surveyed]
     return ([_FINDING(f) for f in part.problems], part.files, part.skipped, docs)
 
 
+def _findings(rows: Iterable[tuple[Any, ...]]) -> list[Finding]:
+    """Findings sent back as plain values (:data:`_FINDING`), each message kept once as
+    :func:`_share` keeps it (which then has nothing to make again)."""
+    intern = sys.intern
+    return [Finding(f[0], f[1], intern(f[2]), *f[3:]) for f in rows]
+
+
+def _verifications(rows: Iterable[tuple[Any, ...]]) -> list[Verification]:
+    """Verifications sent back as plain values (:data:`_VERIFICATION`), each pointer (the
+    fourth) kept once as :func:`_share` keeps it."""
+    intern = sys.intern
+    return [Verification(v[0], v[1], v[2], intern(v[3]), *v[4:]) for v in rows]
+
+
 def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:
+    """What :func:`_flat` sent back, made again, its texts kept once (:func:`_share`)."""
     problems, files, skipped, docs = flat
     part = LoadOutcome([], [Finding(*f) for f in problems], files, skipped)
     out = []
     for (i, ipath, found, vs, fmt, path, sha, head, blob, doc, past, line, where, base,
-         gate, names) in docs:
-        info = DocumentInfo(i[0], i[1], i[2], i[3], i[4], [Finding(*f) for f in found],
+         gate, names, values, facts) in docs:
+        info = DocumentInfo(i[0], i[1], i[2], i[3], i[4], _findings(found),
                             Path(ipath) if ipath is not None else None, candidate=i[5])
-        out.append(Surveyed(info, [Verification(*v) for v in vs], fmt,
+        out.append(Surveyed(info, _verifications(vs), fmt,
                             _path_of(path) if path is not None else None, sha, head, blob, doc,
                             past, line, where=where, base=base,
                             gate=None if gate is None else
-                            (gate[0], tuple(Finding(*f) for f in gate[1])), names=names))
+                            (gate[0], tuple(_findings(gate[1]))), names=names,
+                            values=values, found=facts))
     return part, out
 
 
@@ -322,7 +377,7 @@ def _survey_files(paths: list[Path]) -> list[Flat]:
     """The worker side: the files of one chunk, each read, checked and summarized."""
     global _WORKER
     assert _SHARED is not None, "workers are forked after _SHARED is set"
-    cfg, sources = _SHARED
+    cfg, sources, facts = _SHARED
     if _WORKER is None:
         _WORKER = (_verify_context(cfg, sources), _Reals())
     vctx, resolved = _WORKER
@@ -330,7 +385,7 @@ def _survey_files(paths: list[Path]) -> list[Flat]:
     for p in paths:
         for part in iter_file(p, from_folder=True):
             docs, part.documents = part.documents, []
-            surveyed = _survey(docs, cfg, vctx, resolved)
+            surveyed = _survey(docs, cfg, vctx, resolved, facts)
             for s in surveyed:  # a text repeated in the chunk travels once (pickle's memo)
                 _share(s)
             out.append(_flat(part, surveyed))
@@ -366,28 +421,29 @@ def first_pass(root: Path, cfg: Settings, sources: Path | None, jobs: int | None
     out = Pass(total=len(paths))
     out.add(listing, [])
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    facts = FolderFiles(root, FACTS_DIR)  # each entry's facts/ file, read with its document
     if executor is not None:
-        _on_executor(executor, paths, cfg, sources, out, progress)
+        _on_executor(executor, paths, cfg, sources, facts, out, progress)
     elif workers > 1 and len(paths) >= PARALLEL_MIN and _can_fork():
-        _on_pool(min(workers, max(1, len(paths) // CHUNK)), paths, cfg, sources, out,
+        _on_pool(min(workers, max(1, len(paths) // CHUNK)), paths, cfg, sources, facts, out,
                  progress)
     else:
         vctx, resolved = _verify_context(cfg, sources), _Reals()
         for p in paths:
-            _in_parent(p, cfg, vctx, resolved, out, progress)
+            _in_parent(p, cfg, vctx, resolved, facts, out, progress)
     return out
 
 
 def _in_parent(p: Path, cfg: Settings, vctx: VerifyContext, resolved: _Reals,
-               out: Pass, progress: ProgressFn | None) -> None:
+               facts: FolderFiles, out: Pass, progress: ProgressFn | None) -> None:
     for part in iter_file(p, from_folder=True):
         docs, part.documents = part.documents, []
-        out.add(part, _survey(docs, cfg, vctx, resolved))
+        out.add(part, _survey(docs, cfg, vctx, resolved, facts))
     out.done(1, progress)
 
 
 def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | None,
-             out: Pass, progress: ProgressFn | None) -> None:
+             facts: FolderFiles, out: Pass, progress: ProgressFn | None) -> None:
     global _SHARED
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -395,7 +451,7 @@ def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | Non
     units = _units(paths)
     chunks = [u for u in units if isinstance(u, list)]
     vctx, resolved = _verify_context(cfg, sources), _Reals()
-    _SHARED = (cfg, sources)
+    _SHARED = (cfg, sources, facts)
     fast_check()  # the schema's validator compiled once, before the fork: each worker has it
     try:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) \
@@ -403,17 +459,17 @@ def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | Non
             done = iter(pool.map(_survey_files, chunks))
             for unit in units:
                 if isinstance(unit, Path):
-                    _in_parent(unit, cfg, vctx, resolved, out, progress)
+                    _in_parent(unit, cfg, vctx, resolved, facts, out, progress)
                     continue
                 for flat in next(done):
-                    out.add(*_unflat(flat))
+                    out.add(*_unflat(flat), shared=True)
                 out.done(len(unit), progress)
     finally:
         _SHARED = None
 
 
 def _on_executor(executor: Executor, paths: list[Path], cfg: Settings, sources: Path | None,
-                 out: Pass, progress: ProgressFn | None) -> None:
+                 facts: FolderFiles, out: Pass, progress: ProgressFn | None) -> None:
     """The document rules on any ``concurrent.futures`` executor: the parent reads the files,
     each chunk of documents travels to a worker and its findings and hashes come back, in
     order; the digests are checked and the summaries made here."""
@@ -425,7 +481,7 @@ def _on_executor(executor: Executor, paths: list[Path], cfg: Settings, sources: 
         parts, ended, fut = waiting.popleft()
         infos = iter(fut.result())
         for part, docs in parts:
-            out.add(part, [_summary(ld, next(infos), vctx, resolved) for ld in docs])
+            out.add(part, [_summary(ld, next(infos), vctx, resolved, facts) for ld in docs])
         out.done(ended, progress)
 
     for chunk, ended in _chunks_of_documents(paths):
@@ -482,7 +538,9 @@ def entries_of(surveyed: list[Surveyed]) -> list[Entry]:
                          head=s.head if packed else None, reload=s.reload,
                          key=(s.info.file, s.info.line), _where=s.where, _base=s.base,
                          status_found=s.gate, _cid=cid, _version=version, _review=review,
-                         _runtime=runtime))
+                         _runtime=runtime,
+                         _hv=shared_head_values(s.values) if packed else None,
+                         found_facts=s.facts))
     return out
 
 
