@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from itertools import chain, compress, product, repeat
 from operator import is_not, itemgetter
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any
 
 from risutools.canonical import floats_alike
 
@@ -44,8 +44,10 @@ class Nullable:
         self.spec = spec
 
 
-#: a shape's keys: each a scalar (None), a nested object (its spec), or one that may be null
-Spec = Mapping[str, Union["Spec", "Nullable", None]]
+if TYPE_CHECKING:  # (a runtime alias of forward references would compile them at import)
+    #: a shape's keys: each a scalar (None), a nested object (its spec), or one that may be
+    #: null
+    Spec = Mapping[str, "Spec" | Nullable | None]
 
 #: the types whose orjson spelling is json's (floats checked one by one)
 _SCALARS = frozenset({str, int, bool, type(None), float})
