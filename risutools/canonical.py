@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+from collections.abc import Iterable
 from itertools import compress, repeat
 from operator import is_
 from typing import Any
@@ -99,14 +100,22 @@ def alike_levels(value: Any) -> int | None:
         types = set(map(type, level))  # (the loops over a level's values run in C)
         if not _INDENTABLE.issuperset(types):
             return None
-        if float in types:
-            for x in compress(level, map(is_, map(type, level), repeat(float))):
-                if not (1e-4 <= abs(x) < 1e16 or x == 0.0):
-                    return None  # (NaN and the infinities fail the test too)
+        if float in types and not floats_alike(level, map(type, level)):
+            return None
         if dict not in types and list not in types:
             return depth
         level = gc.get_referents(*level)  # a scalar has none (it is not a GC container)
     return None
+
+
+def floats_alike(values: list[Any], types: Iterable[type]) -> bool:
+    """Whether every float among ``values`` (exact type: ``types`` are theirs) is one orjson
+    spells as ``json`` does: finite, and written by ``repr`` without an exponent (from 1e-4
+    to below 1e16, or zero)."""
+    for x in compress(values, map(is_, types, repeat(float))):
+        if not (1e-4 <= abs(x) < 1e16 or x == 0.0):
+            return False  # (NaN and the infinities fail the test too)
+    return True
 
 
 def indented(value: Any, indent: int = 1) -> bytes:

@@ -20,7 +20,7 @@ import pytest
 from risutools.errors import RisuError
 from risutools.fsio import atomic_write
 from risutools.replay import spool as spool_mod
-from risutools.replay.api import run_component
+from risutools.replay.api import run_component, write_report_files
 from risutools.replay.fixture import build_fixture, load_fixture
 from risutools.replay.render_html import render_html
 from risutools.replay.render_markdown import interesting, pick_rows, render_markdown
@@ -288,3 +288,21 @@ def test_a_page_of_every_row_has_its_rows_kept(tmp_path: Path) -> None:
         a, b = (tmp_path / f"{n}.{ext}" for n in "ab")
         assert a.read_bytes() == b.read_bytes(), ext
     assert (tmp_path / "a.html").read_text().count("<tr") > 450
+
+
+def test_the_report_files_are_the_same_hashed_or_not(tmp_path: Path) -> None:
+    """The JSON file's digest is taken only when asked (an update records it): the files
+    written are the same either way, and the digest is the written file's."""
+    fx = load_fixture(FIX / "anchor-edit.yaml")
+    cfg = load_replay_config(None, fx.config)
+    written: dict[bool, list[bytes]] = {}
+    for hashed in (True, False):
+        report = build_report(replay_cutter(fx, cfg, spool=True), fx, cfg, None)
+        paths, digest = write_report_files(report, tmp_path / f"{hashed}" / "r.json",
+                                           hashed=hashed)
+        written[hashed] = [p.read_bytes() for p in paths]
+        if hashed:
+            assert digest == "sha256:" + hashlib.sha256(written[hashed][0]).hexdigest()
+        else:
+            assert digest is None
+    assert written[True] == written[False]

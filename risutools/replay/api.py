@@ -76,26 +76,27 @@ def default_report_path(component_path: Path, component_id: str, fixture_name: s
     return component_path.parent / "replays" / f"{component_id}--{fixture_name}.json"
 
 
-def write_report_files(report: dict[str, Any], path: Path, views: RowViews | None = None
-                       ) -> tuple[list[Path], str]:
+def write_report_files(report: dict[str, Any], path: Path, views: RowViews | None = None,
+                       *, hashed: bool = True) -> tuple[list[Path], str | None]:
     """Write ``path`` (JSON, streamed: :func:`report_pieces`) and the ``.md`` / ``.html``
-    next to it; return the paths and the JSON file's ``sha256:`` digest.  ``views``: what
-    the renderings read of the rows, gathered during the replay (:class:`RowViews`)."""
+    next to it; return the paths and the JSON file's ``sha256:`` digest (None unless
+    ``hashed``: what only an update records).  ``views``: what the renderings read of the
+    rows, gathered during the replay (:class:`RowViews`)."""
     digest = hashlib.sha256()
 
-    def hashed() -> Iterator[bytes]:
+    def pieces() -> Iterator[bytes]:
         for piece in report_pieces(report):
             digest.update(piece)
             yield piece
 
     md = path.with_suffix(".md")
     html = path.with_suffix(".html")
-    write_or_fail(path, hashed())
+    write_or_fail(path, pieces() if hashed else report_pieces(report))
     picked = views.markdown_picked(report) if views is not None else None
     sweep, table = views.html_parts(report) if views is not None else (None, None)
     write_or_fail(md, render_markdown(report, picked).encode("utf-8"))
     write_or_fail(html, render_html(report, sweep, table).encode("utf-8"))
-    return [path, md, html], prefixed(digest.hexdigest())
+    return [path, md, html], prefixed(digest.hexdigest()) if hashed else None
 
 
 def run_component(
@@ -128,7 +129,7 @@ def run_component(
             raise exc.with_path(str(cf.path)) from None
     with cycles_paused():  # millions of small acyclic objects: no collector passes over them
         fx, report, written, digest = _replay(sim, cf, fixture, config, catalog_layer, output,
-                                              keep_rows)
+                                              keep_rows, hashed=update)
     outcome = RunOutcome(sim, report, written)
     verdict = report["summary"]["verdict"]
     if update and verdict == NOT_CHECKED:
@@ -138,6 +139,7 @@ def run_component(
             "(verdict not-checked); the component is unchanged"
         )
     elif update:
+        assert digest is not None  # (hashed when updating)
         try:
             new = updated_document(cf.doc, passed=verdict == PASSED, fixture_name=fx.name,
                                    report_sha256=digest)
@@ -150,19 +152,20 @@ def run_component(
 
 def _replay(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Path | None,
             catalog_layer: dict[str, Any] | bool | None, output: str | Path | None,
-            keep_rows: bool = True) -> tuple[Fixture, dict[str, Any], list[Path], str]:
+            keep_rows: bool = True, *, hashed: bool = True,
+            ) -> tuple[Fixture, dict[str, Any], list[Path], str | None]:
     """Load the fixture (an NDJSON one read as it is replayed), run, write the three files:
-    (fixture, report, paths, the JSON file's digest).  The renderings' views of the rows
-    are gathered as they are made, so without ``keep_rows`` the rows are not kept to be
-    read back; when the renderings would read them (views that do not fit the report,
-    never seen; a page listing every one of more than 400 rows) the replay runs again, its
-    rows kept."""
+    (fixture, report, paths, the JSON file's digest: None unless ``hashed``).  The
+    renderings' views of the rows are gathered as they are made, so without ``keep_rows``
+    the rows are not kept to be read back; when the renderings would read them (views that
+    do not fit the report, never seen; a page listing every one of more than 400 rows) the
+    replay runs again, its rows kept."""
     layer = catalog_section(cf.path) if catalog_layer is False else catalog_layer
     fx, report, views = _replayed(sim, cf, fixture, config, layer, readable=keep_rows)
     if not keep_rows and not views.complete(report):
         fx, report, views = _replayed(sim, cf, fixture, config, layer, readable=True)
     out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
-    written, digest = write_report_files(report, out, views)
+    written, digest = write_report_files(report, out, views, hashed=hashed)
     return fx, report, written, digest
 
 

@@ -24,6 +24,7 @@ from risutools.replay.fixture import Fixture, Message, Turn
 from risutools.replay.mirror import Change, Step
 from risutools.replay.monitor import ContextMonitor, additional_context
 from risutools.replay.monitor_checker import MonitorChecker
+from risutools.replay.row_form import Nullable, RowShape
 from risutools.replay.spool import Spool, canonical_pieces, indented_pieces
 from risutools.replay.verdicts import FAILED, NOT_CHECKED, PASSED, summary_verdict
 from risutools.settings.lifecycle import base_sha256
@@ -72,6 +73,26 @@ class ReplayRun:
 
 #: a row as it is made, and whether an invariant failed for the first time at its request
 Watch = Callable[[dict[str, Any], bool], None]
+
+
+#: the keys of a row's ``ops`` (:func:`_ops`) and ``monitor`` (``MonitorEvent.to_dict``)
+_OPS_KEYS: dict[str, None] = dict.fromkeys(("appended", "edited", "deleted", "toggle"))
+_MONITOR_KEYS: dict[str, None] = dict.fromkeys(
+    ("metrics", "used_pct", "remaining_pct", "level", "alert", "alert_reason"))
+#: a context cutter's row (:func:`_cutter_row`): its batches written from templates
+CUTTER_ROW = RowShape({
+    **dict.fromkeys((
+        "request", "enabled", "messages_in", "messages_out", "tokens_in", "tokens_out",
+        "removable", "dropped", "continuity_dropped", "budget_dropped", "anchor",
+        "fallback", "budget_unreachable", "orphaned_tool_results")),
+    "ops": _OPS_KEYS,
+    "state": {"omitted_count": None, "estimated_tokens": None,
+              "anchor": Nullable(dict.fromkeys(("role", "length", "hash")))},
+    "monitor": _MONITOR_KEYS,
+})
+#: the monitor's row alone (:func:`replay_monitor`)
+MONITOR_ROW = RowShape({"request": None, "ops": _OPS_KEYS, "messages_in": None,
+                        "tokens_in": None, "monitor": _MONITOR_KEYS})
 
 
 def _like(rows: list[dict[str, Any]] | Spool) -> list[dict[str, Any]] | Spool:
@@ -175,7 +196,7 @@ def replay_cutter(
     ``spool``: its rows kept in a :class:`Spool`, out of memory (``readable``: to be read
     back); ``watch``: called with each row (:attr:`ReplayRun.watch`)."""
     checker, mcheck = InvariantChecker(config), MonitorChecker(config)
-    run = ReplayRun(SIM_CUTTER, Spool(readable) if spool else [], checker=checker,
+    run = ReplayRun(SIM_CUTTER, Spool(readable, CUTTER_ROW) if spool else [], checker=checker,
                     monitor_checker=mcheck, watch=watch)
     if spool:  # (a list of rows is tallied by build_report)
         run.tally = RowTally(True, _like(run.rows))
@@ -224,7 +245,8 @@ def replay_monitor(
 ) -> ReplayRun:
     """The monitor alone: usage = the whole history's estimate (nothing is cut); M1-M3."""
     mcheck = MonitorChecker(config)
-    run = ReplayRun(SIM_MONITOR, Spool(readable) if spool else [], monitor_checker=mcheck,
+    run = ReplayRun(SIM_MONITOR, Spool(readable, MONITOR_ROW) if spool else [],
+                    monitor_checker=mcheck,
                     watch=watch)
     if spool:
         run.tally = RowTally(False, _like(run.rows))

@@ -27,6 +27,7 @@ from collections.abc import Iterator, Sequence
 from typing import IO, Any, overload
 
 from risutools.canonical import alike_levels, canonical, halved, indented
+from risutools.replay.row_form import RowShape
 from risutools.rowspool import temporary_folder
 
 try:
@@ -49,10 +50,13 @@ class Spool(Sequence[dict[str, Any]]):
     Read back in order (``for row in spool``: one batch in memory at a time); an index or
     a slice reads from the start."""
 
-    def __init__(self, readable: bool = True) -> None:
+    def __init__(self, readable: bool = True, shape: RowShape | None = None) -> None:
         """``readable``: the rows can be read back (kept a third time, as ``marshal``
         data); a spool that is not only writes the report's two forms (its rows read back
-        raise RuntimeError: what a replay whose renderings were gathered as it ran needs)."""
+        raise RuntimeError: what a replay whose renderings were gathered as it ran needs).
+        ``shape``: the rows' usual shape, whose batches are written from its templates
+        (:meth:`RowShape.forms`; a batch not of it as any other)."""
+        self._shape = shape
         self._canon = _temp()  # the rows' canonical forms, comma between
         self._indent = _temp()  # the rows as the report file holds them
         #: the batches as marshal data, to read the rows back
@@ -69,13 +73,14 @@ class Spool(Sequence[dict[str, Any]]):
         rows, self._pending = self._pending, []
         if not rows:
             return
-        canon, body = _serialised(rows)
+        forms = self._shape.forms(rows) if self._shape is not None else None
+        canon, body = forms if forms is not None else _serialised(rows)
         first = not self._count
         back = self._back
         # plain JSON values: read back equal, by this process
         data = marshal.dumps(rows) if back is not None else b""
         with temporary_folder():  # full or gone: one line (unwritable), never a bug report
-            self._canon.write((b"" if first else b",") + canon[1:-1])  # between "[" and "]"
+            self._canon.write(canon if first else b"," + canon)
             self._indent.write(body if first else b",\n" + body)
             if back is not None:
                 back.write(_LENGTH.pack(len(data)) + data)
@@ -141,11 +146,11 @@ def _temp() -> IO[bytes]:
 
 
 def _serialised(rows: list[dict[str, Any]]) -> tuple[bytes, bytes]:
-    """The batch's canonical form, and its rows as the report file holds them: the list one
-    level deep, its rows two (each line indented one space more than :func:`indented`
-    writes them), without the brackets.  By orjson when the batch is made of values it
-    spells as ``json`` does (:func:`alike_levels`, checked once for both), else by
-    :func:`canonical` and :func:`indented`."""
+    """The batch's canonical form without its brackets, and its rows as the report file
+    holds them: the list one level deep, its rows two (each line indented one space more
+    than :func:`indented` writes them), without the brackets.  By orjson when the batch is
+    made of values it spells as ``json`` does (:func:`alike_levels`, checked once for
+    both), else by :func:`canonical` and :func:`indented`."""
     levels = alike_levels(rows) if orjson is not None else None
     if levels is not None:
         try:
@@ -155,8 +160,9 @@ def _serialised(rows: list[dict[str, Any]]) -> tuple[bytes, bytes]:
         except TypeError:  # an integer past 64 bits, an unpaired surrogate
             pass
         else:
-            return canon, _halve(block, canon, levels + 1)[5:-5]  # "[\n [\n" ... "\n ]\n]"
-    return canonical(rows), b" " + indented(rows)[2:-3].replace(b"\n", b"\n ")
+            # "[\n [\n" ... "\n ]\n]"
+            return canon[1:-1], _halve(block, canon, levels + 1)[5:-5]
+    return canonical(rows)[1:-1], b" " + indented(rows)[2:-3].replace(b"\n", b"\n ")
 
 
 def _halve(block: bytes, canon: bytes, levels: int) -> bytes:

@@ -1,0 +1,201 @@
+"""Rows of one known shape written from a template: both of a batch's forms in a few C calls.
+
+A replay's rows all have the same keys, nested the same way; only their scalars change.  A
+:class:`RowShape` names those keys (a :data:`Spec`) and keeps, for each way its optional
+objects can be present or ``null``, the row's canonical and indented text with a hole
+(``%s``) where each scalar goes.  The holes' text is the scalars' own JSON spelling, by
+orjson in one call for the whole batch (the scalars in the order ``sort_keys`` visits them:
+the order of the holes), split at its commas; the batch's forms are then its rows'
+templates, joined, filled in one ``%`` each.
+
+The templates are written by ``json`` itself from a skeleton row whose every scalar is a
+marker, so their keys, separators and indentation are ``json``'s.  The scalars' spellings
+are ``json``'s where orjson's are taken as exact elsewhere
+(:func:`~risutools.canonical.alike_levels`): exact ``str``, ``int``, ``bool``, ``None``, and
+floats that ``repr`` writes without an exponent.  Anything else in a batch leaves it to the
+reference writers (:meth:`RowShape.forms` gives None): a key missing or extra, an object
+where a scalar goes or the reverse, another type, a float of another spelling, an integer
+past 64 bits, an unpaired surrogate, or a comma inside a string (the split would not give
+one piece a scalar: the pieces are counted).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cached_property
+from itertools import chain, compress, product, repeat
+from operator import is_not, itemgetter
+from typing import TYPE_CHECKING, Any
+
+from risutools.canonical import floats_alike
+
+try:
+    import orjson
+except ImportError:  # pragma: no cover - orjson is a dependency; the reference path is exact
+    orjson = None  # type: ignore[assignment]
+
+
+class Nullable:
+    """An object of the shape that may be ``null`` instead (its values are scalars)."""
+
+    def __init__(self, spec: Mapping[str, None]) -> None:
+        self.spec = spec
+
+
+if TYPE_CHECKING:  # (a runtime alias of forward references would compile them at import)
+    #: a shape's keys: each a scalar (None), a nested object (its spec), or one that may be
+    #: null
+    Spec = Mapping[str, "Spec" | Nullable | None]
+
+#: the types whose orjson spelling is json's (floats checked one by one)
+_SCALARS = frozenset({str, int, bool, type(None), float})
+#: the marker standing for a scalar in the skeleton row, and its json spelling
+_MARK = "\0"
+_HOLE = json.dumps(_MARK).encode()
+
+
+class _Node:
+    """One object of the shape: where it hangs (its parent's index and key), its keys."""
+
+    def __init__(self, parent: int, key: str, spec: Mapping[str, Any], optional: bool) -> None:
+        self.parent = parent
+        self.key = key
+        self.spec = spec
+        self.optional = optional
+
+
+class RowShape:
+    """A row's shape (``spec``), its templates for a row two levels deep in the file (as a
+    report's rows are)."""
+
+    def __init__(self, spec: Spec) -> None:
+        self.nodes: list[_Node] = [_Node(-1, "", spec, False)]
+        #: (node, its scalar keys in a run), in the order json writes them
+        self.segments: list[tuple[int, tuple[str, ...]]] = []
+        self._walk(0)
+        self.optional = [i for i, n in enumerate(self.nodes) if n.optional]
+        self._getters = [_getter(self.nodes[i].optional, keys) for i, keys in self.segments]
+
+    def _walk(self, index: int) -> None:
+        run: list[str] = []
+        for key in sorted(self.nodes[index].spec):
+            sub = self.nodes[index].spec[key]
+            if sub is None:
+                run.append(key)
+                continue
+            if run:
+                self.segments.append((index, tuple(run)))
+                run = []
+            if self.nodes[index].optional:
+                raise ValueError("an optional object holds scalars only")
+            optional = isinstance(sub, Nullable)
+            self.nodes.append(_Node(index, key, sub.spec if optional else sub, optional))
+            self._walk(len(self.nodes) - 1)
+        if run:
+            self.segments.append((index, tuple(run)))
+
+    @cached_property
+    def templates(self) -> dict[tuple[bool, ...], tuple[bytes, bytes]]:
+        """The row's canonical and indented templates, by which optional objects are there
+        (written when first needed: not at every start-up)."""
+        return {present: self._template(present)
+                for present in product((True, False), repeat=len(self.optional))}
+
+    def _skeleton(self, index: int, present: dict[int, bool]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, sub in self.nodes[index].spec.items():
+            if sub is None:
+                out[key] = _MARK
+                continue
+            child = next(i for i, n in enumerate(self.nodes)
+                         if n.parent == index and n.key == key)
+            out[key] = self._skeleton(child, present) if present.get(child, True) else None
+        return out
+
+    def _template(self, present: tuple[bool, ...]) -> tuple[bytes, bytes]:
+        """The row's canonical and indented text (two levels deep), holes for scalars."""
+        skeleton = self._skeleton(0, dict(zip(self.optional, present, strict=True)))
+        canon = json.dumps(skeleton, ensure_ascii=False, sort_keys=True,
+                           separators=(",", ":")).encode()
+        text = json.dumps([[skeleton]], ensure_ascii=False, indent=1, sort_keys=True).encode()
+        return _holed(canon), _holed(text[5:-5])  # "[\n [\n" ... "\n ]\n]"
+
+    def forms(self, rows: Sequence[dict[str, Any]]) -> tuple[bytes, bytes] | None:
+        """The rows' canonical forms (comma between) and their indented forms (``,\\n``
+        between), as :func:`~risutools.canonical.canonical` and
+        :func:`~risutools.canonical.indented` write them; None when a row is not of the
+        shape or holds a value whose spelling is left to ``json``."""
+        if orjson is None or not rows:
+            return None
+        try:
+            lists = self._objects(rows)
+            if lists is None:
+                return None
+            segments = [get(lists[i]) for get, (i, _) in zip(self._getters, self.segments,
+                                                              strict=True)]
+            # each row's scalars, in the order of its template's holes
+            flat = list(chain.from_iterable(chain.from_iterable(zip(*segments, strict=True))))
+            types = list(map(type, flat))
+            if not _SCALARS.issuperset(types) or not floats_alike(flat, types):
+                return None
+            parts = orjson.dumps(flat)[1:-1].split(b",")
+        except (KeyError, TypeError):  # a key missing, not a dict, orjson's refusal
+            return None
+        if len(parts) != len(flat):  # a comma inside a string
+            return None
+        canon, indent = self._row_templates(lists, len(rows))
+        values = tuple(parts)
+        return b",".join(canon) % values, b",\n".join(indent) % values
+
+    def _objects(self, rows: Sequence[dict[str, Any]]) -> list[list[Any]] | None:
+        """Each node's objects, one a row (None where an optional one is null), when each
+        is a dict whose keys are all ``str`` (the collector then lists its values alone:
+        another key shows up, as for :func:`~risutools.canonical.plain_levels`) and which
+        hold as many values together as the node has keys for each: as every key of the
+        node is read from each (its getters', its children's: a KeyError if missing), each
+        holds exactly the node's keys."""
+        lists: list[list[Any]] = []
+        for node in self.nodes:
+            objs = list(rows) if node.parent < 0 else list(
+                map(itemgetter(node.key), lists[node.parent]))
+            present = objs
+            if node.optional:
+                present = list(compress(objs, map(is_not, objs, repeat(None))))
+            width = len(node.spec)
+            if (set(map(type, present)) - {dict}
+                    or len(gc.get_referents(*present)) != width * len(present)):
+                return None
+            lists.append(objs)
+        return lists
+
+    def _row_templates(self, lists: list[list[Any]], n: int
+                       ) -> tuple[list[bytes], list[bytes]]:
+        if not self.optional:
+            canon, indent = self.templates[()]
+            return [canon] * n, [indent] * n
+        chosen = list(map(self.templates.__getitem__, zip(*(
+            [obj is not None for obj in lists[i]] for i in self.optional), strict=True)))
+        return [c for c, _ in chosen], [t for _, t in chosen]
+
+
+def _holed(text: bytes) -> bytes:
+    return text.replace(b"%", b"%%").replace(_HOLE, b"%s")
+
+
+def _getter(optional: bool, keys: tuple[str, ...]) -> Callable[[list[Any]], Iterable[Any]]:
+    """The values of ``keys`` of each object of a list, a tuple an object (an empty one
+    for a null)."""
+    get = itemgetter(*keys)
+    if optional:
+        def values(objs: list[Any]) -> Iterable[Any]:
+            return [() if o is None else _tupled(get(o), len(keys)) for o in objs]
+        return values
+    if len(keys) == 1:
+        return lambda objs: zip(map(get, objs))
+    return lambda objs: map(get, objs)
+
+
+def _tupled(v: Any, n: int) -> tuple[Any, ...]:
+    return v if n > 1 else (v,)
