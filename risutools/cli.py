@@ -22,7 +22,7 @@ from typing import Any
 
 import typer
 
-from risutools import __version__
+from risutools import __version__, lastwords
 from risutools.errors import RisuError, UsageError, WriteConflict
 from risutools.pathnames import safe_line
 from risutools.report.color import COLOR_HELP, use_color
@@ -741,6 +741,7 @@ def main() -> None:
     """Console entry point: maps errors to one line and exit code 2."""
     usage_error = _click_class("UsageError")
     click_error = _click_class("ClickException")
+    lastwords.install()
     try:
         rc = app(standalone_mode=False, prog_name="risutools")
     except usage_error as exc:
@@ -764,6 +765,7 @@ def main() -> None:
         _fail(exc)  # one printable line, whatever bytes the path holds
         sys.exit(2)
     except KeyboardInterrupt:
+        lastwords.interrupted()  # (a pool torn down late says nothing more)
         typer.echo("risutools: interrupted", err=True)
         sys.exit(130)
     except Exception as exc:  # a bug: still one line, unless debugging
