@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -13,19 +14,28 @@ from risutools.replay.fixture import Message
 from risutools.settings.replay import build_config
 
 
+def _grow(c: ContextCutter, rng: random.Random, n: int, p_delete: float,
+          text: Callable[[], str]) -> Iterator[int]:
+    """``n`` messages of random roles appended to ``c``, after each a live one deleted with
+    probability ``p_delete``; yields after each step."""
+    live: list[str] = []
+    for i in range(n):
+        role = rng.choice(["user", "assistant", "system", "tool", "user"])
+        c.append(Message(f"m{i}", role, text()))
+        live.append(f"m{i}")
+        if rng.random() < p_delete:
+            c.delete(live.pop(rng.randrange(len(live))))
+        yield i
+
+
 @pytest.mark.parametrize(("seed", "walk"), [(s, w) for s in range(4) for w in (1, 2, 8)])
 def test_np_run_is_nth_np_rank_by_rank(seed: int, walk: int,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cutter_mod, "_WALK", walk)
     rng = random.Random(seed)
     c = ContextCutter(build_config({}))
-    live: list[str] = []
-    for i in range(300):
-        role = rng.choice(["user", "assistant", "system", "tool", "user"])
-        c.append(Message(f"m{i}", role, "x" * rng.randrange(9)))
-        live.append(f"m{i}")
-        if rng.random() < (0.5 if seed % 2 else 0.1):  # runs of deleted entries
-            c.delete(live.pop(rng.randrange(len(live))))
+    for _ in _grow(c, rng, 300, 0.5 if seed % 2 else 0.1, lambda: "x" * rng.randrange(9)):
+        pass  # (runs of deleted entries)
     n = c._n_np
     for _ in range(300):
         lo = rng.randrange(n + 3)
@@ -45,13 +55,7 @@ def test_np_before_counted_back_is_the_trees_prefix(seed: int, walk: int,
     monkeypatch.setattr(cutter_mod, "_WALK", walk)
     rng = random.Random(seed)
     c = ContextCutter(build_config({}))
-    live: list[str] = []
-    for i in range(200):
-        role = rng.choice(["user", "assistant", "system", "tool", "user"])
-        c.append(Message(f"m{i}", role, "x"))
-        live.append(f"m{i}")
-        if rng.random() < 0.3:
-            c.delete(live.pop(rng.randrange(len(live))))
+    for _ in _grow(c, rng, 200, 0.3, lambda: "x"):
         seq = rng.randrange(len(c._entries) + 1)
         assert c._np_before(seq) == c._cnt.prefix(seq), seq
     for seq in range(len(c._entries) + 1):
