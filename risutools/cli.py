@@ -32,7 +32,7 @@ from risutools.report.present import present
 from risutools.report.reporters import FORMAT_HELP, FORMATS, formats
 from risutools.report.review_text import ReviewProgress
 from risutools.report.statistics import STATISTICS_FORMATS
-from risutools.report.usage import plain_argument_help, usage_line
+from risutools.report.usage import one_command, plain_argument_help, usage_line
 from risutools.settings import lifecycle
 
 #: the review's --format choices, from the reporter table
@@ -743,7 +743,8 @@ def main() -> None:
     click_error = _click_class("ClickException")
     lastwords.install()
     try:
-        rc = app(standalone_mode=False, prog_name="risutools")
+        with one_command(app, sys.argv[1:]):  # only the command run is made
+            rc = app(standalone_mode=False, prog_name="risutools")
     except usage_error as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # no arguments: the help was shown
             text = str(getattr(exc, "format_message", exc.__str__)())

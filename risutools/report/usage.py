@@ -5,6 +5,8 @@ validate -h')``)."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 
@@ -38,3 +40,34 @@ def usage_line(exc: BaseException) -> str:
     message = " ".join(str(getattr(exc, "format_message", exc.__str__)()).split())
     where = f"{' '.join(parts)}: " if parts else ""
     return f"risutools: {where}usage: {message} (see '{cmd} -h')"
+
+
+def _command_name(info: Any) -> str:
+    """A registered command's name as typer gives it: its own, else its function's name in
+    lower case with ``-`` for ``_``."""
+    if info.name:
+        return str(info.name)
+    callback = info.callback
+    return callback.__name__.lower().replace("_", "-") if callback is not None else ""
+
+
+@contextlib.contextmanager
+def one_command(app: Any, argv: Sequence[str]) -> Iterator[None]:
+    """While typer app ``app`` runs the command line ``argv``: when its first word names one
+    command or group of ``app``, the app holds that one alone, so that only its options are
+    made (typer makes every command's options, inspecting each function, at every run).
+    Anything else (no word, an option first, a word no command has) leaves every command
+    there: the root's help, its errors and their suggestions see them all.  What a command
+    shows and does is its own either way: its usage line names the program and itself."""
+    first = argv[0] if argv else ""
+    commands = [c for c in app.registered_commands if _command_name(c) == first]
+    groups = [g for g in app.registered_groups if g.name == first]
+    if not first or len(commands) + len(groups) != 1:
+        yield
+        return
+    saved = app.registered_commands, app.registered_groups
+    app.registered_commands, app.registered_groups = commands, groups
+    try:
+        yield
+    finally:
+        app.registered_commands, app.registered_groups = saved
