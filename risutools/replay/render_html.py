@@ -199,8 +199,9 @@ class ChartSweep:
         self._marker_size = max(1, math.ceil(max(self.n, 1) / MAX_MARKERS))
         self._line_size = max(1, math.ceil(self.n / MAX_POINTS))
 
-    def add(self, r: dict[str, Any]) -> None:
-        """The next row (the ``added``-th, 0-based)."""
+    def add(self, r: dict[str, Any], still: bool = False) -> None:
+        """The next row (the ``added``-th, 0-based); ``still``: it is no event of any kind
+        (:func:`~risutools.replay.run.quiet`: :func:`_kinds` would find none)."""
         i = self.added
         self.added += 1
         tokens = r["tokens_in"]
@@ -210,7 +211,7 @@ class ChartSweep:
             tokens = r["tokens_out"]
             if tokens > self.peak_out:
                 self.peak_out = tokens
-        for kind in _kinds(r, self.cutter):
+        for kind in () if still else _kinds(r, self.cutter):
             self.counts[kind] += 1
             g = self.groups[kind].setdefault((r["request"] - 1) // self._marker_size, [0, r])
             g[0] += 1
