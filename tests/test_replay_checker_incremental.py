@@ -378,3 +378,29 @@ def test_first_of_difference_is_the_first_position_where_one_tree_exceeds_the_ot
                 else:
                     a.add(i + 1, -1)
                     va[i] = 0
+
+
+def test_push_three_is_three_pushes() -> None:
+    """The checker's three trees grown in one walk (``push_three``) hold what three
+    ``Fenwick.push`` calls give, at every length (every shape of the walk), with values
+    of any sign, as they grow and after adds in between."""
+    import random
+
+    from risutools.replay.fenwick import Fenwick, push_three
+
+    rng = random.Random(11)
+    for n in (1, 2, 3, 8, 65, 513):
+        fast = (Fenwick(), Fenwick(), Fenwick())
+        slow = (Fenwick(), Fenwick(), Fenwick())
+        for i in range(n):
+            vals = (rng.randrange(2), rng.randrange(-5, 400), rng.randrange(-1, 2))
+            push_three(*fast, *vals)
+            for tree, v in zip(slow, vals, strict=True):
+                tree.push(v)
+            assert [t.tree for t in fast] == [t.tree for t in slow], (n, i)
+            if rng.random() < 0.2:  # a value changes in place
+                at, delta = rng.randrange(1, i + 2), rng.randrange(-3, 4)
+                for tree in (*fast, *slow):
+                    tree.add(at, delta)
+        assert all(fast[k].prefix(j) == slow[k].prefix(j) for k in range(3)
+                   for j in range(n + 1))

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
 
-from risutools.replay.fenwick import Fenwick, first_of_difference
+from risutools.replay.fenwick import Fenwick, first_of_difference, push_three
 from risutools.replay.fixture import Message
 from risutools.settings.replay import PROFILES, ReplayConfig
 
@@ -348,13 +348,9 @@ class Mirror:
         self.inp[mid] = e
         self.total_in += est
         if prot:
-            self.np_cnt.push(0)
-            self.np_est.push(0)
-            self.np_drop.push(0)
-        else:
-            self.np_cnt.push(1)
-            self.np_est.push(est)
-            self.np_drop.push(0 if sent else 1)  # not sent (yet), unless sent
+            push_three(self.np_cnt, self.np_est, self.np_drop, 0, 0, 0)
+        else:  # (np_drop: 1, not sent (yet), unless sent)
+            push_three(self.np_cnt, self.np_est, self.np_drop, 1, est, 0 if sent else 1)
             if sent and self._first_kept == 0:  # the first kept, after every other one
                 self._first_kept, self._np_before_kept = seq + 1, self.n_np
         if sent:
