@@ -1,9 +1,11 @@
-"""M2 (``monitor_invariants.monitor_alerts``) spells why an alert was due or not only when
-it fails: its answer must be what spelling it at every request answered.
+"""What a replay spells only when it is needed, against spelling it every time.
 
-The reference is M2 as it was written before (kept here), over every combination of level,
-last alert (none, each level, an unknown level), alert raised or not, elapsed requests and
-debounce."""
+M2 (``monitor_invariants.monitor_alerts``) spells why an alert was due or not only when it
+fails: its answer must be what spelling it at every request answered (the reference: M2
+as it was written before, kept here, over every combination of level, last alert (none,
+each level, an unknown level), alert raised or not, elapsed requests and debounce).  The
+page's table cells take an integer's digits without escaping them: each cell must be its
+escaped text."""
 
 from __future__ import annotations
 
@@ -52,3 +54,22 @@ def test_m2_answers_as_it_did() -> None:
     assert {SKIP, HELD} <= answers
     for why in ("(at NORMAL)", "(first WARNING/CRITICAL)", "(escalation", "since the last"):
         assert any(isinstance(a, str) and why in a for a in answers), why
+
+
+def test_an_html_cell_is_its_escaped_text() -> None:
+    """The page's table cells: an integer's digits taken as they are, anything else
+    escaped; each the same as escaping its text (``_txt``)."""
+    from html import escape
+
+    from risutools.replay.render_html import _cell, _txt
+
+    class Int(int):  # an int subclass whose text needs escaping: never taken as digits
+        def __str__(self) -> str:
+            return "<b>&"
+
+    values: list[Any] = [0, 1, -1, 7, 10**30, -(10**30), True, False, None, 0.5, -2.0,
+                         float("inf"), "", "a<b>&\"'", "plain", ["x<", 3, None], [],
+                         {"k": "<v>", "n": 2}, {}, Int(3)]
+    for v in values:
+        assert _cell(v) == escape(_txt(v)), v
+    assert _cell(Int(3)) == "&lt;b&gt;&amp;"

@@ -523,11 +523,19 @@ def _table(
     h = "".join(f"<th>{escape(c)}</th>" for c in head)
     rows = "".join(
         f"<tr{attrs[k] if attrs else ''}>"
-        + "".join(f"<td>{escape(_txt(c))}</td>" for c in row)
+        + "".join(f"<td>{_cell(c)}</td>" for c in row)
         + "</tr>"
         for k, row in enumerate(body)
     )
     return f"<table><thead><tr>{h}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def _cell(v: Any) -> str:
+    """A table cell's text, escaped: an integer's digits as they are (nothing in them to
+    escape; most cells of the requests table), anything else through :func:`_txt`."""
+    if type(v) is int:  # (not a bool: _txt spells those yes/no)
+        return str(v)
+    return escape(_txt(v))
 
 
 def _txt(v: Any) -> str:
