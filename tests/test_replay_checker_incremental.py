@@ -21,7 +21,7 @@ from risutools.replay.checker import INVARIANTS, InvariantChecker
 from risutools.replay.cutter import ContextCutter
 from risutools.replay.fixture import Fixture, Message, build_fixture
 from risutools.replay.mirror import Change, Step
-from risutools.replay.run import _apply_plain, apply_turn
+from risutools.replay.run import _apply_plain, apply_turn, iterate_cutter
 from risutools.replay.synth import synthesize
 from risutools.settings.replay import PROFILES, ReplayConfig, build_config
 from tests.test_replay_invariants import (
@@ -404,3 +404,32 @@ def test_push_three_is_three_pushes() -> None:
                     tree.add(at, delta)
         assert all(fast[k].prefix(j) == slow[k].prefix(j) for k in range(3)
                    for j in range(n + 1))
+
+
+@pytest.mark.parametrize("seed", [2, 9])
+def test_the_anchor_counted_once_is_what_the_tree_says(seed: int) -> None:
+    """The non-protected messages before the anchor, kept from one request to the next
+    (``Mirror._before_anchor``), are what the tree counts at every request, with deletes
+    before and after it, edits and toggles; and the continuity step it gives is the one
+    asked of the tree afresh."""
+    fx = build_fixture(synthesize(seed, 1500, edit_rate=0.1, delete_rate=0.15, tool_rate=0.2))
+    cfg = build_config({"max_context": 4000, "preserve_latest": 6, "trim_percent": 10})
+    checker = InvariantChecker(cfg)
+    m = checker.mirror
+    reused = asked = 0
+    for _, _, obs in iterate_cutter(fx, cfg):
+        assert isinstance(obs, Change)
+        before = m._before_anchor
+        checker.check(obs)
+        seq, count = m._before_anchor
+        if seq >= 0:  # (its message may be gone since: sigs holds live seqs only)
+            assert count == m.np_cnt.prefix(seq)
+            reused += before == (seq, count)
+            asked += before != (seq, count)
+        n_r = max(0, m.n_np - cfg.preserve_latest)
+        fresh = m._before_anchor = (-1, 0)
+        again = m.continuity(n_r)
+        m._before_anchor = (seq, count) if seq >= 0 else fresh
+        cached = m.continuity(n_r)
+        assert cached == again
+    assert reused > 100 and asked > 10

@@ -158,6 +158,9 @@ class Mirror:
         self._first_kept: int | None = 0
         self._np_before_kept: int | None = 0
         self.sigs: dict[Sig, list[int]] = {}  # non-protected live seqs by signature, sorted
+        #: (seq, np_cnt.prefix(seq)) of the last anchor looked up alone (:meth:`continuity`):
+        #: it moves only when a non-protected message before it is deleted (seq -1: none)
+        self._before_anchor = (-1, 0)
         self.n_np = self.n_np_drop = 0
         self.total_in = 0
         self.est_out = 0
@@ -242,7 +245,12 @@ class Mirror:
             return min(t, n_r), True
         cnt = self.np_cnt
         if len(seqs) == 1:  # (most anchors: the search below gives its position)
-            return min(cnt.prefix(seqs[0]), n_r), False
+            seq = seqs[0]
+            at, before = self._before_anchor
+            if at != seq:  # (the previous request's anchor, most often: counted then)
+                before = cnt.prefix(seq)
+                self._before_anchor = (seq, before)
+            return min(before, n_r), False
 
         def pos(seq: int) -> int:  # position in R: removable messages before it, capped
             return min(cnt.prefix(seq), n_r)
@@ -453,6 +461,8 @@ class Mirror:
         if not e.prot:
             self.np_cnt.add(e.seq + 1, -1)
             self.np_est.add(e.seq + 1, -e.est)
+            if e.seq < self._before_anchor[0]:  # one fewer before that anchor: ask again
+                self._before_anchor = (-1, 0)
             if not e.kept:
                 self.np_drop.add(e.seq + 1, -1)
                 self.n_np_drop -= 1
