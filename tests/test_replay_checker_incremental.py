@@ -21,7 +21,7 @@ from risutools.replay.checker import INVARIANTS, InvariantChecker
 from risutools.replay.cutter import ContextCutter
 from risutools.replay.fixture import Fixture, Message, build_fixture
 from risutools.replay.mirror import Change, Step
-from risutools.replay.run import _apply_plain, apply_turn
+from risutools.replay.run import _apply_plain, apply_turn, iterate_cutter
 from risutools.replay.synth import synthesize
 from risutools.settings.replay import PROFILES, ReplayConfig, build_config
 from tests.test_replay_invariants import (
@@ -378,3 +378,58 @@ def test_first_of_difference_is_the_first_position_where_one_tree_exceeds_the_ot
                 else:
                     a.add(i + 1, -1)
                     va[i] = 0
+
+
+def test_push_three_is_three_pushes() -> None:
+    """The checker's three trees grown in one walk (``push_three``) hold what three
+    ``Fenwick.push`` calls give, at every length (every shape of the walk), with values
+    of any sign, as they grow and after adds in between."""
+    import random
+
+    from risutools.replay.fenwick import Fenwick, push_three
+
+    rng = random.Random(11)
+    for n in (1, 2, 3, 8, 65, 513):
+        fast = (Fenwick(), Fenwick(), Fenwick())
+        slow = (Fenwick(), Fenwick(), Fenwick())
+        for i in range(n):
+            vals = (rng.randrange(2), rng.randrange(-5, 400), rng.randrange(-1, 2))
+            push_three(*fast, *vals)
+            for tree, v in zip(slow, vals, strict=True):
+                tree.push(v)
+            assert [t.tree for t in fast] == [t.tree for t in slow], (n, i)
+            if rng.random() < 0.2:  # a value changes in place
+                at, delta = rng.randrange(1, i + 2), rng.randrange(-3, 4)
+                for tree in (*fast, *slow):
+                    tree.add(at, delta)
+        assert all(fast[k].prefix(j) == slow[k].prefix(j) for k in range(3)
+                   for j in range(n + 1))
+
+
+@pytest.mark.parametrize("seed", [2, 9])
+def test_the_anchor_counted_once_is_what_the_tree_says(seed: int) -> None:
+    """The non-protected messages before the anchor, kept from one request to the next
+    (``Mirror._before_anchor``), are what the tree counts at every request, with deletes
+    before and after it, edits and toggles; and the continuity step it gives is the one
+    asked of the tree afresh."""
+    fx = build_fixture(synthesize(seed, 1500, edit_rate=0.1, delete_rate=0.15, tool_rate=0.2))
+    cfg = build_config({"max_context": 4000, "preserve_latest": 6, "trim_percent": 10})
+    checker = InvariantChecker(cfg)
+    m = checker.mirror
+    reused = asked = 0
+    for _, _, obs in iterate_cutter(fx, cfg):
+        assert isinstance(obs, Change)
+        before = m._before_anchor
+        checker.check(obs)
+        seq, count = m._before_anchor
+        if seq >= 0:  # (its message may be gone since: sigs holds live seqs only)
+            assert count == m.np_cnt.prefix(seq)
+            reused += before == (seq, count)
+            asked += before != (seq, count)
+        n_r = max(0, m.n_np - cfg.preserve_latest)
+        fresh = m._before_anchor = (-1, 0)
+        again = m.continuity(n_r)
+        m._before_anchor = (seq, count) if seq >= 0 else fresh
+        cached = m.continuity(n_r)
+        assert cached == again
+    assert reused > 100 and asked > 10

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
 
-from risutools.replay.fenwick import Fenwick, first_of_difference
+from risutools.replay.fenwick import Fenwick, first_of_difference, push_three
 from risutools.replay.fixture import Message
 from risutools.settings.replay import PROFILES, ReplayConfig
 
@@ -158,6 +158,9 @@ class Mirror:
         self._first_kept: int | None = 0
         self._np_before_kept: int | None = 0
         self.sigs: dict[Sig, list[int]] = {}  # non-protected live seqs by signature, sorted
+        #: (seq, np_cnt.prefix(seq)) of the last anchor looked up alone (:meth:`continuity`):
+        #: it moves only when a non-protected message before it is deleted (seq -1: none)
+        self._before_anchor = (-1, 0)
         self.n_np = self.n_np_drop = 0
         self.total_in = 0
         self.est_out = 0
@@ -242,7 +245,12 @@ class Mirror:
             return min(t, n_r), True
         cnt = self.np_cnt
         if len(seqs) == 1:  # (most anchors: the search below gives its position)
-            return min(cnt.prefix(seqs[0]), n_r), False
+            seq = seqs[0]
+            at, before = self._before_anchor
+            if at != seq:  # (the previous request's anchor, most often: counted then)
+                before = cnt.prefix(seq)
+                self._before_anchor = (seq, before)
+            return min(before, n_r), False
 
         def pos(seq: int) -> int:  # position in R: removable messages before it, capped
             return min(cnt.prefix(seq), n_r)
@@ -348,13 +356,9 @@ class Mirror:
         self.inp[mid] = e
         self.total_in += est
         if prot:
-            self.np_cnt.push(0)
-            self.np_est.push(0)
-            self.np_drop.push(0)
-        else:
-            self.np_cnt.push(1)
-            self.np_est.push(est)
-            self.np_drop.push(0 if sent else 1)  # not sent (yet), unless sent
+            push_three(self.np_cnt, self.np_est, self.np_drop, 0, 0, 0)
+        else:  # (np_drop: 1, not sent (yet), unless sent)
+            push_three(self.np_cnt, self.np_est, self.np_drop, 1, est, 0 if sent else 1)
             if sent and self._first_kept == 0:  # the first kept, after every other one
                 self._first_kept, self._np_before_kept = seq + 1, self.n_np
         if sent:
@@ -457,6 +461,8 @@ class Mirror:
         if not e.prot:
             self.np_cnt.add(e.seq + 1, -1)
             self.np_est.add(e.seq + 1, -e.est)
+            if e.seq < self._before_anchor[0]:  # one fewer before that anchor: ask again
+                self._before_anchor = (-1, 0)
             if not e.kept:
                 self.np_drop.add(e.seq + 1, -1)
                 self.n_np_drop -= 1

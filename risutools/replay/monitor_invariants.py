@@ -117,18 +117,28 @@ def monitor_alerts(c: ReplayConfig, r: MonitorRequest) -> Answer:
         return SKIP
     last, level = r.last_alert, r.want
     if level == "NORMAL":
-        due, why = False, "at NORMAL"
-    elif last is None:
-        due, why = True, "first WARNING/CRITICAL"
-    elif _SEVERITY[level] > _SEVERITY.get(last[1], 0):
-        due, why = True, f"escalation {last[1]} -> {level}"
+        due = False
+    elif last is None or _SEVERITY[level] > _SEVERITY.get(last[1], 0):  # first, or a rise
+        due = True
     else:
-        elapsed = r.request - last[0]
-        due = elapsed >= c.debounce
-        why = f"{elapsed} request(s) since the last alert, debounce {c.debounce}"
+        due = r.request - last[0] >= c.debounce
     if bool(r.event.get("alert")) != due:
-        return ("no alert" if due else "an alert") + f" ({why})"
+        return ("no alert" if due else "an alert") + f" ({_why_due(c, r)})"
     return HELD
+
+
+def _why_due(c: ReplayConfig, r: MonitorRequest) -> str:
+    """Why an alert was due or not at ``r`` (:func:`monitor_alerts`' cases, in its order),
+    spelled only when it failed."""
+    last, level = r.last_alert, r.want
+    if level == "NORMAL":
+        return "at NORMAL"
+    if last is None:
+        return "first WARNING/CRITICAL"
+    if _SEVERITY[level] > _SEVERITY.get(last[1], 0):
+        return f"escalation {last[1]} -> {level}"
+    elapsed = r.request - last[0]
+    return f"{elapsed} request(s) since the last alert, debounce {c.debounce}"
 
 
 @check("M3", "error", "replay", "monitor-stale",

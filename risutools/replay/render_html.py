@@ -199,8 +199,9 @@ class ChartSweep:
         self._marker_size = max(1, math.ceil(max(self.n, 1) / MAX_MARKERS))
         self._line_size = max(1, math.ceil(self.n / MAX_POINTS))
 
-    def add(self, r: dict[str, Any]) -> None:
-        """The next row (the ``added``-th, 0-based)."""
+    def add(self, r: dict[str, Any], still: bool = False) -> None:
+        """The next row (the ``added``-th, 0-based); ``still``: it is no event of any kind
+        (:func:`~risutools.replay.run.quiet`: :func:`_kinds` would find none)."""
         i = self.added
         self.added += 1
         tokens = r["tokens_in"]
@@ -210,7 +211,7 @@ class ChartSweep:
             tokens = r["tokens_out"]
             if tokens > self.peak_out:
                 self.peak_out = tokens
-        for kind in _kinds(r, self.cutter):
+        for kind in () if still else _kinds(r, self.cutter):
             self.counts[kind] += 1
             g = self.groups[kind].setdefault((r["request"] - 1) // self._marker_size, [0, r])
             g[0] += 1
@@ -522,11 +523,19 @@ def _table(
     h = "".join(f"<th>{escape(c)}</th>" for c in head)
     rows = "".join(
         f"<tr{attrs[k] if attrs else ''}>"
-        + "".join(f"<td>{escape(_txt(c))}</td>" for c in row)
+        + "".join(f"<td>{_cell(c)}</td>" for c in row)
         + "</tr>"
         for k, row in enumerate(body)
     )
     return f"<table><thead><tr>{h}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def _cell(v: Any) -> str:
+    """A table cell's text, escaped: an integer's digits as they are (nothing in them to
+    escape; most cells of the requests table), anything else through :func:`_txt`."""
+    if type(v) is int:  # (not a bool: _txt spells those yes/no)
+        return str(v)
+    return escape(_txt(v))
 
 
 def _txt(v: Any) -> str:

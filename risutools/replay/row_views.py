@@ -33,15 +33,20 @@ class RowViews:
         self.html = Picker(MAX_TABLE_ROWS)
         self.head: list[dict[str, Any]] = []  # every row while at most MAX_TABLE_ROWS
 
-    def add(self, row: dict[str, Any], first: bool) -> None:
-        """The next row; ``first``: some invariant failed for the first time at it."""
+    def add(self, row: dict[str, Any], first: bool, still: bool = False) -> None:
+        """The next row; ``first``: some invariant failed for the first time at it;
+        ``still``: it is no event of any kind (:func:`~risutools.replay.run.quiet`: the
+        chart takes its line points only, and it is not
+        :func:`~risutools.replay.render_markdown.interesting`)."""
+        self.count += 1
+        self.sweep.add(row, still)
         if first:
             self.firsts.add(row["request"])
-        self.count += 1
-        self.sweep.add(row)
-        worth = not first and interesting(row)
-        self.markdown.add(row, first, worth)
-        self.html.add(row, first, worth)
+            self.markdown.add(row, True, False)
+            self.html.add(row, True, False)
+        elif not still and interesting(row):  # (neither table takes a row not worth a look)
+            self.markdown.add(row, False, True)
+            self.html.add(row, False, True)
         if self.count <= MAX_TABLE_ROWS:
             self.head.append(row)
 

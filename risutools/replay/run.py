@@ -24,6 +24,7 @@ from risutools.replay.fixture import Fixture, Message, Turn
 from risutools.replay.mirror import Change, Step
 from risutools.replay.monitor import ContextMonitor, additional_context
 from risutools.replay.monitor_checker import MonitorChecker
+from risutools.replay.render_markdown import interesting
 from risutools.replay.row_form import Nullable, RowShape
 from risutools.replay.spool import Spool, canonical_pieces, indented_pieces
 from risutools.replay.verdicts import FAILED, NOT_CHECKED, PASSED, summary_verdict
@@ -63,16 +64,39 @@ class ReplayRun:
     watch: Watch | None = None
 
     def add(self, row: dict[str, Any], first: bool = False) -> None:
-        """One request's row, tallied as it is kept."""
+        """One request's row, tallied as it is kept (whether it is :func:`quiet` asked
+        once for the tally and the watcher)."""
         self.rows.append(row)
-        if self.tally is not None:
-            self.tally.add(row)
-        if self.watch is not None:
-            self.watch(row, first)
+        tally, watch = self.tally, self.watch
+        if tally is None and watch is None:
+            return
+        still = quiet(row, self.simulation == SIM_CUTTER)
+        if tally is not None:
+            tally.add(row, still)
+        if watch is not None:
+            watch(row, first, still)
 
 
-#: a row as it is made, and whether an invariant failed for the first time at its request
-Watch = Callable[[dict[str, Any], bool], None]
+#: a row as it is made, whether an invariant failed for the first time at its request, and
+#: whether the row is :func:`quiet`
+Watch = Callable[[dict[str, Any], bool, bool], None]
+
+
+def quiet(r: dict[str, Any], cutter: bool) -> bool:
+    """A row that is no event of any kind: no cut, no budget_unreachable, no anchor lost,
+    the module on, no orphaned tool result (a cutter's row), no alert and no toggle.  Such a
+    row adds nothing but its peaks and line points to the tally (:class:`RowTally`) and the
+    chart (:class:`~risutools.replay.render_html.ChartSweep`), and is not
+    :func:`~risutools.replay.render_markdown.interesting`: each of them is told so, not
+    asking the row again.  (``budget_dropped == 0``, not falsy: the tally compares it
+    with ``> 0``, which another falsy value would not pass the same way.)"""
+    if not cutter:  # (the monitor's rows: an alert or a toggle, as the tables ask)
+        return not interesting(r)
+    if r["monitor"]["alert"] or r["ops"]["toggle"] is not None:
+        return False
+    return (r["budget_dropped"] == 0 and not r["budget_unreachable"]
+            and r["anchor"] != "lost" and bool(r["enabled"])
+            and not r["orphaned_tool_results"])
 
 
 #: the keys of a row's ``ops`` (:func:`_ops`) and ``monitor`` (``MonitorEvent.to_dict``)
@@ -334,8 +358,21 @@ class RowTally:
             tally.add(r)
         return tally
 
-    def add(self, r: dict[str, Any]) -> None:
+    def add(self, r: dict[str, Any], still: bool = False) -> None:
+        """The next row; ``still``: it is :func:`quiet` (its peaks are all it adds)."""
         self.n += 1
+        v = r["tokens_in"]
+        if self.peak_in is None or v > self.peak_in:
+            self.peak_in = v
+        if self.cutter:
+            v = r["tokens_out"]
+            if self.peak_out is None or v > self.peak_out:
+                self.peak_out = v
+            v = r["dropped"]
+            if self.max_dropped is None or v > self.max_dropped:
+                self.max_dropped = v
+        if still:
+            return
         mon = r["monitor"]
         if mon["alert"]:
             self.alerts.append({
@@ -345,21 +382,12 @@ class RowTally:
                 "reason": mon["alert_reason"],
                 "additional_context": additional_context(mon["level"], mon["used_pct"]),
             })
-        v = r["tokens_in"]
-        if self.peak_in is None or v > self.peak_in:
-            self.peak_in = v
         if self.cutter:
             self.cuts += r["budget_dropped"] > 0
             self.losses += r["anchor"] == "lost"
             self.unreachable += bool(r["budget_unreachable"])
             self.disabled += not r["enabled"]
             self.orphaned += bool(r["orphaned_tool_results"])
-            v = r["tokens_out"]
-            if self.peak_out is None or v > self.peak_out:
-                self.peak_out = v
-            v = r["dropped"]
-            if self.max_dropped is None or v > self.max_dropped:
-                self.max_dropped = v
 
     def counts(self) -> dict[str, Any]:
         """The summary's counts (as ``max(..., default=0)`` and ``sum`` over the rows)."""
