@@ -196,7 +196,8 @@ def test_nothing_wanted(tmp_path: Path) -> None:
 
 
 class _Str(str):
-    pass
+    def __repr__(self) -> str:
+        return "_Str(" + super().__repr__() + ")"
 
 
 class _Int(int):
@@ -235,3 +236,42 @@ def test_shared_members_as_their_formula() -> None:
             assert got == v and type(got) is str
         else:
             assert got is v, v
+
+
+#: heads with every kind of title and first source reference a summary reads
+LABELS: list[dict[str, Any]] = [
+    {"projection": {"title": "제목"}, "provenance": {"source_refs": [{"source_id": "risu:1"}]}},
+    {"projection": {"title": ""}, "provenance": {"source_refs": [{"source_id": ""}, 1]}},
+    {"projection": {"title": 3}, "provenance": {"source_refs": [{"source_id": 4}]}},
+    {"projection": {"title": None}, "provenance": {"source_refs": []}},
+    {"projection": {"title": ["t"]}, "provenance": {"source_refs": {"source_id": "x"}}},
+    {"projection": "title", "provenance": {"source_refs": ["risu:1"]}},
+    {"projection": ["title"], "provenance": "source_refs"},
+    {"projection": {"title": _Str("t")}, "provenance": {"source_refs": [{"source_id": "s"}]}},
+    {"projection": {"title": "t"}, "provenance": {"source_refs": [{"source_id": _Str("s")}]}},
+    {"projection": {}, "provenance": {}},
+    {},
+]
+
+
+@pytest.mark.parametrize("doc", LABELS)
+def test_a_label_is_what_a_summary_reads_of_the_head(doc: dict[str, Any]) -> None:
+    """An entry given its label (the title and first source id, :func:`head_label`) is
+    summarized as one reading its head: the same title and source id, of the same type."""
+    from risutools.catalog.catalog import Entry, head_label, head_of
+
+    doc = {"component_id": "c", "component_version": "1", **doc}
+    label = head_label(doc)
+    held = Entry(Path("x.json"), None, "json", doc, "h")  # (the document held whole)
+    b = interactions.summarize_entry(".", held, FolderFiles(".", FACTS_DIR))
+    if "_Str" in repr(doc):  # (a subclass no packing keeps: no label, the document held)
+        assert label is None
+        return
+    ref = Entry(Path("x.json"), None, "json", None, "h", head=head_of(doc), reload=lambda: doc)
+    fast = Entry(Path("x.json"), None, "json", None, "h", head=head_of(doc), reload=lambda: doc,
+                 label=label)
+    a = interactions.summarize_entry(".", fast, FolderFiles(".", FACTS_DIR))
+    assert a == b == interactions.summarize_entry(".", ref, FolderFiles(".", FACTS_DIR))
+    assert (type(a.title), type(a.source_id)) == (type(b.title), type(b.source_id)) == \
+        (str, str)
+    assert (a.title, a.source_id) == label

@@ -268,10 +268,15 @@ def summarize_entry(root: str, e: Entry, facts_files: FolderFiles | None = None,
     where its facts go packed, else they are kept as a dict; ``found``: its facts as the
     review's first pass found them, in ``store`` (:meth:`FactsStore.found`): not read
     again)."""
-    title = e.get("projection", "title")
-    refs = e.get("provenance", "source_refs")
-    sid = refs[0].get("source_id") if isinstance(refs, list) and refs \
-        and isinstance(refs[0], dict) else None
+    title: Any
+    sid: Any
+    if e.label is not None:  # (what the review's first pass read of the document)
+        title, sid = e.label
+    else:
+        title = e.get("projection", "title")
+        refs = e.get("provenance", "source_refs")
+        sid = refs[0].get("source_id") if isinstance(refs, list) and refs \
+            and isinstance(refs[0], dict) else None
     held: dict[str, Any] | Facts | None
     if found is not None:
         held, note, empty = found

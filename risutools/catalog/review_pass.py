@@ -36,6 +36,7 @@ from risutools.catalog.catalog import (
     Entry,
     HeadValues,
     entry_format,
+    head_label,
     head_names,
     head_of,
     head_values,
@@ -109,6 +110,8 @@ class Surveyed:
     #: worker), then held (:meth:`FactsStore.found`: packed in the run's store, by the parent)
     found: FoundFacts | None = None
     facts: HeldFacts | None = None
+    #: what an interaction summary reads of its head (:func:`head_label`); None: the head
+    label: tuple[str, str] | None = None
 
 
 @dataclass
@@ -174,6 +177,7 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
     try:
         out.names = head_names(doc)
         out.values = shared_head_values(head_values(doc))
+        out.label = head_label(doc)
         out.head = head_of(doc, parsed_by_orjson=exact)
         out.blob = pack(doc, parsed_by_orjson=exact)
     except ValueError:  # (a value no parser of ours makes): the document stays whole
@@ -358,7 +362,7 @@ def _flat(part: LoadOutcome, surveyed: list[Surveyed]) -> Flat:
              [_VERIFICATION(v) for v in s.verifications], s.fmt, _path_text(s.path),
              s.doc_sha256, s.head, s.blob, s.doc, s.past, s.status_line, s.where, s.base,
              None if s.gate is None else (s.gate[0], [_FINDING(f) for f in s.gate[1]]),
-             s.names, s.values, s.found)
+             s.names, s.values, s.found, s.label)
             for s in surveyed]
     return ([_FINDING(f) for f in part.problems], part.files, part.skipped, docs)
 
@@ -383,7 +387,7 @@ def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:
     part = LoadOutcome([], [Finding(*f) for f in problems], files, skipped)
     out = []
     for (i, ipath, found, vs, fmt, path, sha, head, blob, doc, past, line, where, base,
-         gate, names, values, facts) in docs:
+         gate, names, values, facts, label) in docs:
         info = DocumentInfo(i[0], i[1], i[2], i[3], i[4], _findings(found),
                             Path(ipath) if ipath is not None else None, candidate=i[5])
         out.append(Surveyed(info, _verifications(vs), fmt,
@@ -391,7 +395,7 @@ def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:
                             past, line, where=where, base=base,
                             gate=None if gate is None else
                             (gate[0], tuple(_findings(gate[1]))), names=names,
-                            values=values, found=facts))
+                            values=values, found=facts, label=label))
     return part, out
 
 
@@ -596,7 +600,7 @@ def entries_of(surveyed: list[Surveyed]) -> list[Entry]:
                          status_found=s.gate, _cid=cid, _version=version, _review=review,
                          _runtime=runtime,
                          _hv=shared_head_values(s.values) if packed else None,
-                         found_facts=s.facts))
+                         found_facts=s.facts, label=s.label if packed else None))
     return out
 
 
