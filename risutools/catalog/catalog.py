@@ -127,6 +127,9 @@ class Entry:
     #: its facts as the review's first pass found them, until its summary takes them
     #: (:meth:`risutools.catalog.interactions.FactsStore.found`; None: read when asked)
     found_facts: Any = None
+    #: (title, first source id) as an interaction summary reads them from the head
+    #: (:func:`head_label`), found by the review's first pass (None: read the head)
+    label: tuple[str, str] | None = None
 
     @property
     def doc(self) -> dict[str, Any]:
@@ -248,6 +251,21 @@ def head_values(doc: dict[str, Any]) -> HeadValues | None:
     if not (replay is None or type(replay) is str) or not (flag is None or type(flag) is bool):
         return None
     return kinds[0], kinds[1], kinds[2], replay, flag
+
+
+def head_label(doc: dict[str, Any]) -> tuple[str, str] | None:
+    """(``projection.title``, ``provenance.source_refs[0].source_id``) of ``doc`` as an
+    interaction summary reads them from the entry's head ("" for a value that is not a
+    string), or None when one is a string of a subclass (the summary then reads the head)."""
+    proj, prov = doc.get("projection"), doc.get("provenance")
+    title = proj.get("title") if isinstance(proj, dict) else None
+    refs = prov.get("source_refs") if isinstance(prov, dict) else None
+    sid = refs[0].get("source_id") if isinstance(refs, list) and refs \
+        and isinstance(refs[0], dict) else None
+    if (isinstance(title, str) and type(title) is not str) or \
+            (isinstance(sid, str) and type(sid) is not str):
+        return None
+    return (title if isinstance(title, str) else "", sid if isinstance(sid, str) else "")
 
 
 def shared_head_values(values: HeadValues | None) -> HeadValues | None:

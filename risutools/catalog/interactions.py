@@ -29,7 +29,7 @@ from risutools.pathnames import fits_wildcard as fits
 from risutools.rowspool import Rows, Spool, pack
 from risutools.safeio import FolderFiles
 from risutools.settings.catalog import FACTS_DIR, FACTS_FORMAT
-from risutools.values import decode_text, fast_json, parse_value
+from risutools.values import decode_text, fast_json, fast_json_many, parse_value
 
 #: a facts file larger than this is not read (a summary is a few KiB)
 MAX_FACTS_BYTES = 1 << 20
@@ -89,20 +89,23 @@ class FactsStore:
 def _packed(kept: dict[str, Any], exact: bool
             ) -> tuple[bytes, tuple[str, ...], tuple[Any, ...]]:
     """Pared facts packed, the members of :data:`HOT` they keep and their values."""
-    hot = [(k, _shared(kept[k])) for k in HOT if k in kept]
-    return (pack(kept, parsed_by_orjson=exact), tuple(k for k, _ in hot),
-            tuple(v for _, v in hot))
+    names = tuple([k for k in HOT if k in kept])
+    return pack(kept, parsed_by_orjson=exact), names, tuple([_shared(kept[k]) for k in names])
 
 
 def _shared(v: Any) -> Any:
     """A kept member of HOT (or a summary's title, post, capabilities) as held: a string, or
     a list of strings as a tuple, each string kept once (:func:`sys.intern`: many summaries
     name the same: versions and reposts of one module); anything else as it is."""
-    if type(v) is str:
+    t = type(v)
+    if t is str:
         return sys.intern(v)
-    if type(v) is list and all(type(x) is str for x in v):
+    if t is list and _ONLY_STR(map(type, v)):  # (every item's type is str: one C call)
         return tuple(map(sys.intern, v))
     return v
+
+
+_ONLY_STR = frozenset({str}).issuperset
 
 
 class Facts:
@@ -221,9 +224,21 @@ def pared(facts: dict[str, Any]) -> tuple[dict[str, Any], tuple[tuple[str, str],
     summary takes a missing member as an empty one; the format's own member always, so the
     facts are never an empty, falsy, dict), and the empty ones as (name, ``repr``) pairs,
     shared, for :func:`facts_content`."""
-    kept = {k: v for k, v in facts.items() if v or k == "facts"}
-    empty = tuple((k, repr(v)) for k, v in facts.items() if not v and k != "facts")
-    return kept, shared_empty(empty)
+    kept: dict[str, Any] = {}
+    empty = []
+    spelled = _EMPTY_REPR.get
+    for k, v in facts.items():
+        if v or k == "facts":
+            kept[k] = v
+        else:
+            empty.append((k, spelled(type(v)) or repr(v)))
+    return kept, shared_empty(tuple(empty))
+
+
+#: ``repr`` of an empty value of each of these exact types (one a type: a value of it that
+#: is empty is the one value, or spelled as it; any other type's is asked of ``repr``)
+_EMPTY_REPR: dict[type, str] = {list: "[]", dict: "{}", str: "''", type(None): "None",
+                                bool: "False", int: "0"}
 
 
 def shared_empty(empty: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
@@ -253,10 +268,15 @@ def summarize_entry(root: str, e: Entry, facts_files: FolderFiles | None = None,
     where its facts go packed, else they are kept as a dict; ``found``: its facts as the
     review's first pass found them, in ``store`` (:meth:`FactsStore.found`): not read
     again)."""
-    title = e.get("projection", "title")
-    refs = e.get("provenance", "source_refs")
-    sid = refs[0].get("source_id") if isinstance(refs, list) and refs \
-        and isinstance(refs[0], dict) else None
+    title: Any
+    sid: Any
+    if e.label is not None:  # (what the review's first pass read of the document)
+        title, sid = e.label
+    else:
+        title = e.get("projection", "title")
+        refs = e.get("provenance", "source_refs")
+        sid = refs[0].get("source_id") if isinstance(refs, list) and refs \
+            and isinstance(refs[0], dict) else None
     held: dict[str, Any] | Facts | None
     if found is not None:
         held, note, empty = found
@@ -295,7 +315,78 @@ def facts_found(root: str, component_id: str, refs: Any, facts_files: FolderFile
     """The facts of a document whose entry has ``component_id`` and whose
     ``provenance.source_refs`` is ``refs``, as :func:`summarize_entry` reads and keeps them,
     packed (what a worker of the review's first pass sends back)."""
-    facts, note, exact = _facts_of(root, component_id, refs, facts_files)
+    return _found(*_facts_of(root, component_id, refs, facts_files))
+
+
+def facts_found_many(root: str, wanted: list[tuple[str, Any]], facts_files: FolderFiles
+                     ) -> list[FoundFacts]:
+    """``[facts_found(root, cid, refs, facts_files) for cid, refs in wanted]``, each file read
+    as :func:`facts_found` reads it, the texts parsed together: :func:`fast_json_many` over
+    a group of them (its guards run once), a group it does not take in smaller groups, and
+    a text alone as :func:`facts_found` parses it (the same value: their contract)."""
+    names = [safe_name(cid) + ".json" for cid, _refs in wanted]
+    read = [_facts_bytes(facts_files, name) for name in names]
+    texts = [data for data in read if type(data) is bytes]
+    values = iter(_parsed_many(texts))
+    out: list[FoundFacts] = []
+    for (cid, refs), name, data in zip(wanted, names, read, strict=True):
+        if isinstance(data, str):  # (no file, or why it is unreadable)
+            out.append((None, data, (), (), ()))
+            continue
+        parsed = next(values)
+        if parsed is _SLOW:  # (the exact path: a text the fast path leaves to json)
+            try:
+                path = os.path.join(root, FACTS_DIR, name)
+                facts, note, exact = _judged(parse_value(decode_text(data, path), path,
+                                                         "json"), False, cid, refs)
+            except RisuError as exc:
+                facts, note, exact = None, f"facts file unreadable: {exc.code}", False
+        else:
+            facts, note, exact = _judged(parsed, True, cid, refs)
+        out.append(_found(facts, note, exact))
+    return out
+
+
+#: a facts text :func:`_parsed_many` leaves to the exact path
+_SLOW: Any = object()
+#: the facts texts parsed together at most (then in groups of :data:`_FEW`, then alone)
+_MANY, _FEW = 256, 16
+
+
+def _parsed_many(texts: list[bytes]) -> list[Any]:
+    """The value :func:`fast_json` gives of each text, or :data:`_SLOW` where it gives none:
+    :func:`fast_json_many` over groups of :data:`_MANY`, a group it refuses again in groups
+    of :data:`_FEW`, such a group it refuses text by text."""
+    out: list[Any] = []
+    for i in range(0, len(texts), _MANY):
+        group = texts[i:i + _MANY]
+        values = fast_json_many(group)
+        if values is not None:
+            out += values
+            continue
+        for k in range(0, len(group), _FEW):
+            few = group[k:k + _FEW]
+            values = fast_json_many(few)
+            if values is None:
+                values = [_SLOW if v is None else v[0] for v in map(fast_json, few)]
+            out += values
+    return out
+
+
+_NO_FACTS = "no facts file (ingest writes facts/)"
+
+
+def _facts_bytes(files: FolderFiles, name: str) -> bytes | str:
+    """The bytes of the facts file ``name``, else why there are none (a note)."""
+    try:
+        data = files.read(name, MAX_FACTS_BYTES)
+    except RisuError as exc:
+        return f"facts file unreadable: {exc.code}"
+    return _NO_FACTS if data is None else data
+
+
+def _found(facts: dict[str, Any] | None, note: str, exact: bool) -> FoundFacts:
+    """What :func:`facts_found` sends back of ``facts`` (None: ``note`` says why none)."""
     if facts is None:
         return None, note, (), (), ()
     kept, empty = pared(facts)
@@ -316,13 +407,20 @@ def _facts_of(root: str, component_id: str, refs: Any, files: FolderFiles
     try:
         data = files.read(name, MAX_FACTS_BYTES)
         if data is None:
-            return None, "no facts file (ingest writes facts/)", False
+            return None, _NO_FACTS, False
         fast = fast_json(data)
         path = os.path.join(root, FACTS_DIR, name)
         value = fast[0] if fast is not None else parse_value(decode_text(data, path), path,
                                                              "json")
     except RisuError as exc:
         return None, f"facts file unreadable: {exc.code}", False
+    return _judged(value, fast is not None, component_id, refs)
+
+
+def _judged(value: Any, exact: bool, component_id: str, refs: Any
+            ) -> tuple[dict[str, Any] | None, str, bool]:
+    """The facts file's value when it is the current facts of ``component_id`` (whose
+    ``source_refs`` are ``refs``), else None and why not; ``exact``: orjson parsed it."""
     if not isinstance(value, dict) or value.get("facts") != FACTS_FORMAT \
             or value.get("component_id") != component_id:
         return None, "facts file is not this component's component-facts-v1", False
@@ -330,7 +428,7 @@ def _facts_of(root: str, component_id: str, refs: Any, files: FolderFiles
         and isinstance(refs[0], dict) else None
     if value.get("source_sha256") != src:
         return None, "facts of another source (re-run ingest)", False
-    return value, "", fast is not None
+    return value, "", exact
 
 
 class Names:

@@ -36,13 +36,14 @@ from risutools.catalog.catalog import (
     Entry,
     HeadValues,
     entry_format,
+    head_label,
     head_names,
     head_of,
     head_values,
     shared_head_values,
 )
 from risutools.catalog.gates import gate_config, status_findings
-from risutools.catalog.interactions import FactsStore, FoundFacts, HeldFacts, facts_found
+from risutools.catalog.interactions import FactsStore, FoundFacts, HeldFacts, facts_found_many
 from risutools.catalog.promote import new_document
 from risutools.contract.checks_catalog import past_start
 from risutools.contract.loaders import (
@@ -109,6 +110,8 @@ class Surveyed:
     #: worker), then held (:meth:`FactsStore.found`: packed in the run's store, by the parent)
     found: FoundFacts | None = None
     facts: HeldFacts | None = None
+    #: what an interaction summary reads of its head (:func:`head_label`); None: the head
+    label: tuple[str, str] | None = None
 
 
 @dataclass
@@ -154,8 +157,10 @@ def _validated(docs: list[LoadedDocument], cfg: Settings) -> list[DocumentInfo]:
 
 
 def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
-             resolved: _Reals, facts: FolderFiles | None) -> Surveyed:
-    """Digests checked (MC202/MC203, their findings into ``info``), then what is kept."""
+             resolved: _Reals, wants: Wants | None) -> Surveyed:
+    """Digests checked (MC202/MC203, their findings into ``info``), then what is kept;
+    ``wants``: where a document whose facts are to be found is noted (:func:`_find_facts`
+    finds them)."""
     doc = ld.doc
     found = vctx.result.verifications
     mark = len(found)
@@ -172,6 +177,7 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
     try:
         out.names = head_names(doc)
         out.values = shared_head_values(head_values(doc))
+        out.label = head_label(doc)
         out.head = head_of(doc, parsed_by_orjson=exact)
         out.blob = pack(doc, parsed_by_orjson=exact)
     except ValueError:  # (a value no parser of ours makes): the document stays whole
@@ -185,8 +191,8 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
         if h is not None:
             out.fmt, out.doc_sha256 = entry_format(ld.path), h
             out.path, alike = resolved.resolve(ld.path)
-            if facts is not None:
-                out.found = _facts_found(facts, doc, out.names)
+            if wants is not None:
+                wants.append((out, _facts_key(doc, out.names)))
             if alike:
                 line = info.line if out.fmt == "ndjson" else None
                 out.where = f"{info.file}:{line}" if line else info.file
@@ -201,14 +207,28 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
     return out
 
 
-def _facts_found(files: FolderFiles, doc: dict[str, Any],
-                 names: tuple[str, str, str, str] | None) -> FoundFacts:
-    """The facts of ``doc``'s entry (:func:`facts_found`), by what the entry reads of its
-    head: its component_id (as :func:`head_names` reads it) and its source references."""
+#: the documents whose facts are to be found, each with what its facts are found by
+#: (:func:`_facts_key`)
+Wants = list[tuple["Surveyed", tuple[str, Any]]]
+
+
+def _facts_key(doc: dict[str, Any], names: tuple[str, str, str, str] | None
+               ) -> tuple[str, Any]:
+    """What the facts of ``doc``'s entry are found by (:func:`facts_found`): what the entry
+    reads of its head, its component_id (as :func:`head_names` reads it), and its source
+    references."""
     prov = doc.get("provenance")
     refs = prov.get("source_refs") if isinstance(prov, dict) else None
-    cid = (names if names is not None else head_names(doc))[0]
-    return facts_found(files.root, cid, refs, files)
+    return (names if names is not None else head_names(doc))[0], refs
+
+
+def _find_facts(wants: Wants, files: FolderFiles) -> None:
+    """The facts of the documents noted in ``wants``, found together
+    (:func:`facts_found_many`: a chunk's texts parsed at once), each into its summary."""
+    found = facts_found_many(files.root, [key for _s, key in wants], files)
+    for (s, _key), f in zip(wants, found, strict=True):
+        s.found = f
+    wants.clear()
 
 
 def _board_status(doc: dict[str, Any]) -> str | None:
@@ -283,9 +303,35 @@ def _interned(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def _survey(docs: list[LoadedDocument], cfg: Settings, vctx: VerifyContext,
-            resolved: _Reals, facts: FolderFiles | None) -> list[Surveyed]:
-    return [_summary(ld, info, vctx, resolved, facts)
+            resolved: _Reals, wants: Wants | None) -> list[Surveyed]:
+    return [_summary(ld, info, vctx, resolved, wants)
             for ld, info in zip(docs, _validated(docs, cfg), strict=True)]
+
+
+class _Waiting:
+    """Parts read in the parent, in order, waiting for their documents' facts: found
+    together (:func:`_find_facts`) once :data:`CHUNK` documents wait or when asked, then
+    added to the pass in the files' order."""
+
+    def __init__(self, out: Pass, files: FolderFiles) -> None:
+        self.out, self.files = out, files
+        self.parts: list[tuple[LoadOutcome, list[Surveyed]]] = []
+        self.wants: Wants = []
+        self.count = 0  # documents waiting
+
+    def add(self, part: LoadOutcome, surveyed: list[Surveyed]) -> None:
+        self.parts.append((part, surveyed))
+        self.count += len(surveyed)
+        if self.count >= CHUNK:
+            self.settle()
+
+    def settle(self) -> None:
+        if self.wants:
+            _find_facts(self.wants, self.files)
+        for part, surveyed in self.parts:
+            self.out.add(part, surveyed)
+        self.parts.clear()
+        self.count = 0
 
 
 def _verify_context(cfg: Settings, sources: Path | None) -> VerifyContext:
@@ -316,7 +362,7 @@ def _flat(part: LoadOutcome, surveyed: list[Surveyed]) -> Flat:
              [_VERIFICATION(v) for v in s.verifications], s.fmt, _path_text(s.path),
              s.doc_sha256, s.head, s.blob, s.doc, s.past, s.status_line, s.where, s.base,
              None if s.gate is None else (s.gate[0], [_FINDING(f) for f in s.gate[1]]),
-             s.names, s.values, s.found)
+             s.names, s.values, s.found, s.label)
             for s in surveyed]
     return ([_FINDING(f) for f in part.problems], part.files, part.skipped, docs)
 
@@ -341,7 +387,7 @@ def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:
     part = LoadOutcome([], [Finding(*f) for f in problems], files, skipped)
     out = []
     for (i, ipath, found, vs, fmt, path, sha, head, blob, doc, past, line, where, base,
-         gate, names, values, facts) in docs:
+         gate, names, values, facts, label) in docs:
         info = DocumentInfo(i[0], i[1], i[2], i[3], i[4], _findings(found),
                             Path(ipath) if ipath is not None else None, candidate=i[5])
         out.append(Surveyed(info, _verifications(vs), fmt,
@@ -349,7 +395,7 @@ def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:
                             past, line, where=where, base=base,
                             gate=None if gate is None else
                             (gate[0], tuple(_findings(gate[1]))), names=names,
-                            values=values, found=facts))
+                            values=values, found=facts, label=label))
     return part, out
 
 
@@ -381,14 +427,18 @@ def _survey_files(paths: list[Path]) -> list[Flat]:
     if _WORKER is None:
         _WORKER = (_verify_context(cfg, sources), _Reals())
     vctx, resolved = _WORKER
-    out = []
+    parts: list[tuple[LoadOutcome, list[Surveyed]]] = []
+    wants: Wants = []
     for p in paths:
         for part in iter_file(p, from_folder=True):
             docs, part.documents = part.documents, []
-            surveyed = _survey(docs, cfg, vctx, resolved, facts)
-            for s in surveyed:  # a text repeated in the chunk travels once (pickle's memo)
-                _share(s)
-            out.append(_flat(part, surveyed))
+            parts.append((part, _survey(docs, cfg, vctx, resolved, wants)))
+    _find_facts(wants, facts)  # (the chunk's facts found together)
+    out = []
+    for part, surveyed in parts:
+        for s in surveyed:  # a text repeated in the chunk travels once (pickle's memo)
+            _share(s)
+        out.append(_flat(part, surveyed))
     return out
 
 
@@ -429,17 +479,20 @@ def first_pass(root: Path, cfg: Settings, sources: Path | None, jobs: int | None
                  progress)
     else:
         vctx, resolved = _verify_context(cfg, sources), _Reals()
+        waiting = _Waiting(out, facts)
         for p in paths:
-            _in_parent(p, cfg, vctx, resolved, facts, out, progress)
+            _in_parent(p, cfg, vctx, resolved, waiting, progress)
+        waiting.settle()
     return out
 
 
 def _in_parent(p: Path, cfg: Settings, vctx: VerifyContext, resolved: _Reals,
-               facts: FolderFiles, out: Pass, progress: ProgressFn | None) -> None:
+               waiting: _Waiting, progress: ProgressFn | None) -> None:
+    """One file read in the parent, its parts left ``waiting`` for their facts."""
     for part in iter_file(p, from_folder=True):
         docs, part.documents = part.documents, []
-        out.add(part, _survey(docs, cfg, vctx, resolved, facts))
-    out.done(1, progress)
+        waiting.add(part, _survey(docs, cfg, vctx, resolved, waiting.wants))
+    waiting.out.done(1, progress)
 
 
 def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | None,
@@ -451,6 +504,7 @@ def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | Non
     units = _units(paths)
     chunks = [u for u in units if isinstance(u, list)]
     vctx, resolved = _verify_context(cfg, sources), _Reals()
+    waiting = _Waiting(out, facts)  # (the NDJSON files' parts read here)
     _SHARED = (cfg, sources, facts)
     fast_check()  # the schema's validator compiled once, before the fork: each worker has it
     try:
@@ -459,11 +513,13 @@ def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | Non
             done = iter(pool.map(_survey_files, chunks))
             for unit in units:
                 if isinstance(unit, Path):
-                    _in_parent(unit, cfg, vctx, resolved, facts, out, progress)
+                    _in_parent(unit, cfg, vctx, resolved, waiting, progress)
                     continue
+                waiting.settle()  # (what the parent read comes first)
                 for flat in next(done):
                     out.add(*_unflat(flat), shared=True)
                 out.done(len(unit), progress)
+            waiting.settle()
     finally:
         _SHARED = None
 
@@ -480,8 +536,12 @@ def _on_executor(executor: Executor, paths: list[Path], cfg: Settings, sources: 
     def settle() -> None:
         parts, ended, fut = waiting.popleft()
         infos = iter(fut.result())
-        for part, docs in parts:
-            out.add(part, [_summary(ld, next(infos), vctx, resolved, facts) for ld in docs])
+        wants: Wants = []
+        summaries = [(part, [_summary(ld, next(infos), vctx, resolved, wants) for ld in docs])
+                     for part, docs in parts]
+        _find_facts(wants, facts)
+        for part, surveyed in summaries:
+            out.add(part, surveyed)
         out.done(ended, progress)
 
     for chunk, ended in _chunks_of_documents(paths):
@@ -540,7 +600,7 @@ def entries_of(surveyed: list[Surveyed]) -> list[Entry]:
                          status_found=s.gate, _cid=cid, _version=version, _review=review,
                          _runtime=runtime,
                          _hv=shared_head_values(s.values) if packed else None,
-                         found_facts=s.facts))
+                         found_facts=s.facts, label=s.label if packed else None))
     return out
 
 
