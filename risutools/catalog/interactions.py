@@ -333,17 +333,7 @@ def facts_found_many(root: str, wanted: list[tuple[str, Any]], facts_files: Fold
         if isinstance(data, str):  # (no file, or why it is unreadable)
             out.append((None, data, (), (), ()))
             continue
-        parsed = next(values)
-        if parsed is _SLOW:  # (the exact path: a text the fast path leaves to json)
-            try:
-                path = os.path.join(root, FACTS_DIR, name)
-                facts, note, exact = _judged(parse_value(decode_text(data, path), path,
-                                                         "json"), False, cid, refs)
-            except RisuError as exc:
-                facts, note, exact = None, f"facts file unreadable: {exc.code}", False
-        else:
-            facts, note, exact = _judged(parsed, True, cid, refs)
-        out.append(_found(facts, note, exact))
+        out.append(_found(*_value_judged(root, name, data, next(values), cid, refs)))
     return out
 
 
@@ -404,17 +394,26 @@ def _read_facts(root: str, e: Entry, facts_files: FolderFiles | None
 def _facts_of(root: str, component_id: str, refs: Any, files: FolderFiles
               ) -> tuple[dict[str, Any] | None, str, bool]:
     name = safe_name(component_id) + ".json"
+    data = _facts_bytes(files, name)
+    if isinstance(data, str):  # (no file, or why it is unreadable)
+        return None, data, False
+    fast = fast_json(data)
+    return _value_judged(root, name, data, _SLOW if fast is None else fast[0], component_id,
+                         refs)
+
+
+def _value_judged(root: str, name: str, data: bytes, parsed: Any, component_id: str,
+                  refs: Any) -> tuple[dict[str, Any] | None, str, bool]:
+    """:func:`_judged` of the facts file ``name`` whose bytes are ``data``: ``parsed`` its
+    value as the fast path gave it, or :data:`_SLOW` (then parsed by the exact path)."""
+    if parsed is not _SLOW:
+        return _judged(parsed, True, component_id, refs)
+    path = os.path.join(root, FACTS_DIR, name)
     try:
-        data = files.read(name, MAX_FACTS_BYTES)
-        if data is None:
-            return None, _NO_FACTS, False
-        fast = fast_json(data)
-        path = os.path.join(root, FACTS_DIR, name)
-        value = fast[0] if fast is not None else parse_value(decode_text(data, path), path,
-                                                             "json")
+        value = parse_value(decode_text(data, path), path, "json")
     except RisuError as exc:
         return None, f"facts file unreadable: {exc.code}", False
-    return _judged(value, fast is not None, component_id, refs)
+    return _judged(value, False, component_id, refs)
 
 
 def _judged(value: Any, exact: bool, component_id: str, refs: Any
