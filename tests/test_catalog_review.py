@@ -284,11 +284,15 @@ def test_reject_from_pending(cat: Path) -> None:
     assert _review(cat)["counts"]["errors"] == 0
 
 
-def test_parallel_review_equals_one_process(cat: Path, tmp_path: Path) -> None:
+def test_parallel_review_equals_one_process(cat: Path, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """Workers reading the files, or the parent reading an NDJSON catalog, give the bytes of
     one process; progress counts the files read."""
     from risutools.canonical import canonical
+    from risutools.catalog import review_pass
     from risutools.report.review_text import render_review_json
+
+    monkeypatch.setattr(review_pass, "CHUNK", 100)  # (450 files: 5 chunks, one worker)
 
     base = load(doc_path(cat, MOOD))
     lines = []
@@ -319,6 +323,54 @@ def test_parallel_review_equals_one_process(cat: Path, tmp_path: Path) -> None:
         assert len(one.data["duplicates"]) == 1  # every copy shares the mood tracker's source
         rules = Counter(f["rule"] for d in one.data["documents"] for f in d["findings"])
         assert rules["MC401"] == 150  # every third copy's capability outside the vocabulary
+
+
+@pytest.mark.parametrize("jobs", [2, 3, 5])
+def test_the_parent_reads_its_share_of_the_chunks(
+        cat: Path, tmp_path: Path, jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On all cores the parent reads one chunk in every ``_parent_step(jobs)`` itself and
+    the ``jobs - 1`` workers the others (each sent back and made again once): the bytes of
+    one process, the progress in order, an NDJSON file among the chunks read where it is."""
+    from risutools.canonical import canonical
+    from risutools.catalog import review_pass
+    from risutools.report.review_text import render_review_json
+
+    monkeypatch.setattr(review_pass, "CHUNK", 7)
+    monkeypatch.setattr(review_pass, "PARALLEL_MIN", 1)
+    base = load(doc_path(cat, MOOD))
+    root = tmp_path / "files"
+    (root / "approvals").mkdir(parents=True)
+    lines = []
+    for i in range(100):
+        d = json.loads(json.dumps(base))
+        d["component_id"] = f"module.risu.186123400.copy-{i}"
+        if i % 3 == 0:
+            d["capabilities"]["requires"].append("hook.not_in_vocabulary")
+        lines.append(canonical(d))
+    for i, line in enumerate(lines[:90]):
+        (root / f"copy-{i:03d}.json").write_bytes(line)
+    (root / "copy-050x.ndjson").write_bytes(b"\n".join(lines[90:]) + b"\n")  # between
+    made_again: list[int] = []
+    unflat = review_pass._unflat
+
+    def counted(flat: Any) -> Any:
+        made_again.append(1)
+        return unflat(flat)
+
+    one = render_review_json(review_catalog(Catalog.open(root), jobs=1))
+    monkeypatch.setattr(review_pass, "_unflat", counted)
+    seen: list[tuple[int, int]] = []
+    many = review_catalog(Catalog.open(root), jobs=jobs,
+                          progress=lambda d, t: seen.append((d, t)))
+    assert render_review_json(many) == one
+    assert seen == sorted(seen) and seen[-1] == (91, 91)
+    # the chunks of JSON files: 51 before the NDJSON file (7 + 1 of 7 + 2 files), 39 after
+    sizes = [7] * 7 + [2] + [7] * 5 + [4]
+    step = review_pass._parent_step(jobs)
+    assert step == (2 if jobs == 2 else 2 * (jobs - 1))
+    sent = [n for k, n in enumerate(sizes) if k % step]
+    assert 0 < len(sent) < len(sizes)
+    assert len(made_again) == sum(sent)  # one part a file, each made again once
 
 
 def test_a_card_and_its_module_are_not_duplicates(tmp_path: Path) -> None:

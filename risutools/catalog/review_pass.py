@@ -11,8 +11,9 @@ it back; nothing else of it stays in memory.  Memory then grows with the catalog
 document's summary holds (its head, findings and verifications: a few kilobytes), never by
 whole documents.
 
-On all cores (a pool of forked workers), the JSON and YAML files are read by the workers in
-chunks of :data:`CHUNK` files, each returning its documents' summaries; an NDJSON file is
+On all cores (the parent and a pool of forked workers, one process a core), the JSON and
+YAML files are read in chunks of :data:`CHUNK` files: most by the workers, each returning its
+documents' summaries, some by the parent itself (:func:`_parent_step`); an NDJSON file is
 read in the parent, :data:`~risutools.contract.loaders.NDJSON_BATCH` lines at a time, while
 the workers go on.  On a ``concurrent.futures`` executor (a Dask cluster's) the parent reads
 the files and only the document rules travel, at most :data:`WINDOW` chunks at once.  The
@@ -474,9 +475,9 @@ def first_pass(root: Path, cfg: Settings, sources: Path | None, jobs: int | None
     facts = FolderFiles(root, FACTS_DIR)  # each entry's facts/ file, read with its document
     if executor is not None:
         _on_executor(executor, paths, cfg, sources, facts, out, progress)
-    elif workers > 1 and len(paths) >= PARALLEL_MIN and _can_fork():
-        _on_pool(min(workers, max(1, len(paths) // CHUNK)), paths, cfg, sources, facts, out,
-                 progress)
+    elif (workers := min(workers, len(paths) // CHUNK)) > 1 and len(paths) >= PARALLEL_MIN \
+            and _can_fork():
+        _on_pool(workers, paths, cfg, sources, facts, out, progress)
     else:
         vctx, resolved = _verify_context(cfg, sources), _Reals()
         waiting = _Waiting(out, facts)
@@ -501,27 +502,52 @@ def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | Non
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    units = _units(paths)
-    chunks = [u for u in units if isinstance(u, list)]
+    units = _shares(_units(paths), _parent_step(workers))
     vctx, resolved = _verify_context(cfg, sources), _Reals()
-    waiting = _Waiting(out, facts)  # (the NDJSON files' parts read here)
+    waiting = _Waiting(out, facts)  # (the parts read here: NDJSON files, the parent's chunks)
     _SHARED = (cfg, sources, facts)
     fast_check()  # the schema's validator compiled once, before the fork: each worker has it
     try:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) \
+        with ProcessPoolExecutor(workers - 1, mp_context=multiprocessing.get_context("fork")) \
                 as pool:
-            done = iter(pool.map(_survey_files, chunks))
-            for unit in units:
-                if isinstance(unit, Path):
-                    _in_parent(unit, cfg, vctx, resolved, waiting, progress)
+            done = iter(pool.map(_survey_files, [u for u, mine in units if not mine]))
+            for unit, mine in units:
+                files = [unit] if isinstance(unit, Path) else unit
+                if mine:
+                    for p in files:
+                        _in_parent(p, cfg, vctx, resolved, waiting, progress)
                     continue
                 waiting.settle()  # (what the parent read comes first)
                 for flat in next(done):
                     out.add(*_unflat(flat), shared=True)
-                out.done(len(unit), progress)
+                out.done(len(files), progress)
             waiting.settle()
     finally:
         _SHARED = None
+
+
+def _shares(units: list[list[Path] | Path], step: int
+            ) -> list[tuple[list[Path] | Path, bool]]:
+    """Each unit with whether the parent reads it: an NDJSON file, and one chunk in every
+    ``step``, the first included; the workers read the other chunks."""
+    out: list[tuple[list[Path] | Path, bool]] = []
+    k = 0
+    for u in units:
+        if isinstance(u, Path):
+            out.append((u, True))
+        else:
+            out.append((u, k % step == 0))
+            k += 1
+    return out
+
+
+def _parent_step(workers: int) -> int:
+    """Every how many chunks the parent reads one itself, beside ``workers - 1`` forked
+    workers: as many processes at work as cores, no chunk of its own sent back and made
+    again (:func:`_unflat`).  The parent also makes again what the workers send back (about
+    a fifteenth of a chunk's reading each), so it takes fewer the more workers there are:
+    one in 2 beside one worker, one in ``2 * (workers - 1)`` beside more."""
+    return max(2, 2 * (workers - 1))
 
 
 def _on_executor(executor: Executor, paths: list[Path], cfg: Settings, sources: Path | None,
