@@ -686,8 +686,8 @@ def review_cmd(
                             "github | sarif | junit (its findings)"),
     sources: str | None = _sources("Source store folder (default: `sources:` in the config)."),
     output: str | None = _output("Write the report here."),
-    jobs: int | None = typer.Option(None, "-j", "--jobs", metavar="N", help="Worker processes "
-                                    "for the document rules (default: all cores)."),
+    jobs: int | None = typer.Option(None, "-j", "--jobs", metavar="N", help="Processes at work "
+                                    "on the document rules (default: all cores)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
     select: list[str] = _select("MC2,RV2"),
     ignore: list[str] = _ignore(),
