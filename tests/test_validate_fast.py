@@ -1,0 +1,89 @@
+"""The fast paths of ``validate`` (issue 23): each answers as the reference path it stands
+for, on the fixtures and on hostile documents."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from harness import FIXTURES
+
+from risutools.canonical import doc_sha256
+from risutools.contract.loaders import iter_documents
+from risutools.contract.validate import validate_paths
+
+#: hostile and awkward documents (file name, bytes): duplicate keys, NaN, deep nesting,
+#: lone surrogates, a byte-order mark, huge integers, bytes that are not UTF-8, floats
+HOSTILE: list[tuple[str, bytes]] = [
+    ("dup.json", b'{"contract": "matrix-component-v1", "a": 1, "a": 2}'),
+    ("dup-escaped.json", b'{"component_id": "x", "a": 1, "\\u0061": 2}'),
+    ("nan.json", b'{"component_id": "x", "n": NaN}'),
+    ("deep.json", b'{"component_id": "x", "d": ' + b"[" * 70 + b"]" * 70 + b"}"),
+    ("deep-ok.json", b'{"component_id": "x", "d": ' + b"[" * 60 + b"]" * 60 + b"}"),
+    ("surrogate.json", b'{"component_id": "x", "s": "\\ud800"}'),
+    ("bom.json", b'\xef\xbb\xbf{"component_id": "x", "k": 1}'),
+    ("huge.json", b'{"component_id": "x", "n": ' + b"9" * 40 + b"}"),
+    ("latin1.json", b'{"component_id": "caf\xe9"}'),
+    ("float.json", b'{"component_id": "x", "f": 1.5e-7, "g": 2.0}'),
+    ("lines.ndjson", b'{"component_id": "a"}\n{"component_id": "b", "x": 1, "x": 2}\n'
+                     b'{"component_id": "c", "f": 0.1}\n'),
+    ("doc.yaml", b"component_id: y\ncontract: matrix-component-v1\n"),
+]
+
+
+def _hostile(tmp_path: Path) -> Path:
+    folder = tmp_path / "hostile"
+    folder.mkdir()
+    for name, data in HOSTILE:
+        (folder / name).write_bytes(data)
+    return folder
+
+
+def _paths(tmp_path: Path) -> list[Path]:
+    return [FIXTURES / "documents", FIXTURES / "contract" / "good",
+            FIXTURES / "contract" / "bad", FIXTURES / "contract" / "catalog",
+            _hostile(tmp_path)]
+
+
+def test_loading_without_hashes_gives_the_same_documents(tmp_path: Path) -> None:
+    for p in _paths(tmp_path):
+        with_hash = list(iter_documents(p))
+        without = list(iter_documents(p, hashed=False))
+        assert len(with_hash) == len(without)
+        for a, b in zip(with_hash, without, strict=True):
+            assert a.problems == b.problems and a.files == b.files
+            assert a.skipped == b.skipped
+            assert [(d.file, d.line, d.fmt, json.dumps(d.doc)) for d in a.documents] == \
+                [(d.file, d.line, d.fmt, json.dumps(d.doc)) for d in b.documents]
+            for d in b.documents:
+                assert d.sha256 is None or d.fmt == "json"  # (a BOM's exact path hashes)
+            for d in a.documents:  # the hash given is the reference one
+                assert d.sha256 is None or d.sha256 == doc_sha256(d.doc)
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_validate_without_hashes_finds_the_same(tmp_path: Path, index: int) -> None:
+    p = _paths(tmp_path)[index]
+    full = validate_paths([p])
+    light = validate_paths([p], hashes=False)
+    assert full.file_findings == light.file_findings
+    assert full.files == light.files and full.skipped == light.skipped
+    assert len(full.documents) == len(light.documents)
+    for a, b in zip(full.documents, light.documents, strict=True):
+        assert (a.file, a.line, a.component_id, a.component_version, a.findings, a.path,
+                a.candidate) == (b.file, b.line, b.component_id, b.component_version,
+                                 b.findings, b.path, b.candidate)
+        assert b.sha256 in (None, a.sha256)
+    assert full.findings == light.findings
+
+
+def test_documents_past_candidate_keep_their_hash() -> None:
+    """MC305 reads whether a document past candidate has a hash: it always gets it."""
+    light = validate_paths([FIXTURES / "contract" / "catalog"], hashes=False)
+    full = validate_paths([FIXTURES / "contract" / "catalog"])
+    past = [(a, b) for a, b in zip(full.documents, light.documents, strict=True)
+            if not a.candidate]
+    assert past
+    for a, b in past:
+        assert b.sha256 == a.sha256 is not None
