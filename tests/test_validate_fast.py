@@ -4,14 +4,18 @@ for, on the fixtures and on hostile documents."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from harness import FIXTURES
 
+from risutools import jsonlines
 from risutools.canonical import doc_sha256
 from risutools.contract.loaders import iter_documents
 from risutools.contract.validate import validate_paths
+from risutools.jsonlines import pointer_line_bytes, scan
 
 #: hostile and awkward documents (file name, bytes): duplicate keys, NaN, deep nesting,
 #: lone surrogates, a byte-order mark, huge integers, bytes that are not UTF-8, floats
@@ -87,3 +91,69 @@ def test_documents_past_candidate_keep_their_hash() -> None:
     assert past
     for a, b in past:
         assert b.sha256 == a.sha256 is not None
+
+
+def _scan_line(text: str, pointer: str) -> int | None:
+    """The reference: the full scan's line of ``pointer`` or of its nearest parent."""
+    lines = scan(text).lines
+    while pointer not in lines and pointer:
+        pointer = pointer.rsplit("/", 1)[0]
+    return lines.get(pointer)
+
+
+_ELEMENTS = ["s", "", ",", "]", "[", "{", "}", "a, b", " ] , [", 0, -12, 1.5, True, False,
+             None, "줄", "😀", "\u2028", "x\ty", 12345678901234567890]
+
+
+def _array_doc(rng: random.Random) -> dict[str, Any]:
+    items: list[Any] = [rng.choice(_ELEMENTS) for _ in range(rng.randrange(7))]
+    if rng.random() < 0.3 and items:  # a container among them: the text walk answers
+        items.insert(rng.randrange(len(items)), rng.choice([{"k": [1, ","]}, ["]", 2], {}]))
+    if rng.random() < 0.3:  # an object in the array, with its own members
+        items.append({"caps": [rng.choice(_ELEMENTS) for _ in range(3)], "n": "]"})
+    return {"capabilities": {"requires": items, "provides": list(items)}, "k": "]"}
+
+
+def test_array_elements_over_the_bytes_answer_as_the_scan(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An element of an array of strings and scalars is found over the bytes (no text
+    made): the scan's line, in every layout, with strings of brackets and commas."""
+    rng = random.Random(2301)
+    answered = [0, 0, 0, 0]  # lookups the bytes answered, by layout
+    layout = [0]  # the layout being read
+    real = jsonlines._element_bytes
+
+    def counted(*a: Any) -> int | None:
+        got = real(*a)
+        answered[layout[0]] += got is not None
+        return got
+
+    monkeypatch.setattr(jsonlines, "_element_bytes", counted)
+    checked = 0
+    for _ in range(150):
+        doc = _array_doc(rng)
+        for i, text in enumerate((
+                json.dumps(doc, ensure_ascii=False, indent=1),
+                json.dumps(doc, ensure_ascii=False),
+                json.dumps(doc, ensure_ascii=False, indent=2, separators=(" ,\r\n", " :\t")),
+                "\n " + json.dumps(doc, ensure_ascii=False, indent="\t") + "\n")):
+            if "\\" in text:
+                continue  # (the text walk's case: covered by test_pointer_lines.py)
+            layout[0] = i
+            data = text.encode("utf-8")
+            for p in _all_pointers(doc):
+                assert pointer_line_bytes(data, p, doc) == _scan_line(text, p), (text, p)
+                checked += 1
+    assert checked > 5_000 and min(answered) > 500, answered
+
+
+def _all_pointers(v: Any, p: str = "") -> list[str]:
+    out = [p]
+    if isinstance(v, dict):
+        for k, x in v.items():
+            out += _all_pointers(x, f"{p}/{k}")
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            out += _all_pointers(x, f"{p}/{i}")
+        out += [f"{p}/{len(v)}", f"{p}/01", f"{p}/-", f"{p}/\u0661"]
+    return out
