@@ -157,3 +157,34 @@ def _all_pointers(v: Any, p: str = "") -> list[str]:
             out += _all_pointers(x, f"{p}/{i}")
         out += [f"{p}/{len(v)}", f"{p}/01", f"{p}/-", f"{p}/\u0661"]
     return out
+
+
+_NAMES = ["a.json", "catalog/x.json", "a//b.json", "./a.json", "a/./b", "a/../b", "../a",
+          "..", ".", "a/", "/abs/a.json", "/", "c/..", "...", "a/.../b", "..a/b..", "x\\y",
+          "caf\udce9.json", "키/문서.json", "a\nb", " sp /a", "a/b/c/d/e.json"]
+
+
+def _shown(name: str | Path) -> str:
+    from risutools.contract.loaders import display_path
+
+    try:
+        return display_path(name)  # type: ignore[arg-type]  # (a str too: catalog callers)
+    except AttributeError as exc:  # (a str outside the folder: the long way reads .parent)
+        return f"crash: {exc}"
+
+
+def test_display_path_of_a_clean_relative_name_is_the_long_way(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A relative name normpath keeps as it is is shown as itself: what the walk through
+    the normalized absolute path gives (asked for every name, as a Path and as a str, in a
+    folder and at /)."""
+    from risutools.contract import loaders
+
+    for cwd in (tmp_path, Path("/")):
+        for name in [*_NAMES, *map(Path, _NAMES)]:
+            monkeypatch.chdir(cwd)
+            fast = _shown(name)
+            monkeypatch.setattr(loaders, "_clean_relative", lambda _n: False)
+            assert fast == _shown(name), (cwd, name)
+            monkeypatch.undo()
+    assert sum(loaders._clean_relative(n) for n in _NAMES) >= 8

@@ -129,6 +129,8 @@ def display_path(path: Path) -> str:
     except OSError:
         return show_name(path.as_posix())
     name = os.fspath(path)  # (``os.path.abspath`` without asking for the folder again)
+    if _clean_relative(name):  # normalized below the working directory: itself
+        return show_name(name)
     inside = _inside(os.path.normpath(name if os.path.isabs(name) else os.path.join(cwd, name)),
                      cwd)
     if inside is not None:
@@ -148,6 +150,17 @@ def _resolved(cwd: str, folder: str) -> str:
     """``Path(folder).resolve()`` seen from ``cwd``, as text: asked once a folder in a run
     over many files of a few folders (the folders of one command do not move under it)."""
     return Path(folder).resolve().as_posix()
+
+
+def _clean_relative(name: str) -> bool:
+    """Whether ``name`` is a relative path that ``os.path.normpath`` leaves as it is under
+    any folder: "/"-separated parts, none empty, ``.`` or ``..`` (joined to the working
+    directory, which ``os.getcwd`` gives normalized, and normalized, it is the working
+    directory, "/" and ``name``: so :func:`_inside` gives ``name`` back)."""
+    if os.sep != "/" or os.altsep is not None:
+        return False
+    parts = name.split("/")  # (an absolute name's first part is empty, so is an empty name's)
+    return "" not in parts and "." not in parts and ".." not in parts
 
 
 def _inside(absolute: str, base: str) -> str | None:
