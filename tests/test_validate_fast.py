@@ -188,3 +188,29 @@ def test_display_path_of_a_clean_relative_name_is_the_long_way(
             assert fast == _shown(name), (cwd, name)
             monkeypatch.undo()
     assert sum(loaders._clean_relative(n) for n in _NAMES) >= 8
+
+
+def test_lazy_patterns_search_as_the_compiled_ones() -> None:
+    """Every pattern of the detector's tables is compiled on its first search and answers
+    as the same pattern compiled at once (flags kept), at every position and window."""
+    import re
+
+    from risutools.contract import activecode as ac
+
+    texts = ["local x = 1", "JavaScript:alert(1)", "<SCRIPT src=x>", "a\n^abc$\nb",
+             "if x then\n", "foo(bar)", "{{setvar::a::1}}", "x = y", "[^abc]", "(?:a)",
+             "prose only, nothing here", "", "한글 (설명) 1.5", "a --  comment"]
+    table = [rx for _, _, rx in ac._STRONG + ac._WEAK] + [ac._JS_URL]
+    for lazy in table:
+        fresh = ac.LazyPattern(lazy.pattern, lazy.flags)
+        assert "search" not in vars(fresh)
+        ref = re.compile(lazy.pattern, lazy.flags)
+        for text in texts:
+            for pos, end in ((0, len(text)), (1, len(text)), (0, max(0, len(text) - 2))):
+                want = ref.search(text, pos, end)
+                for lazy_one in (ac.LazyPattern(lazy.pattern, lazy.flags), fresh):
+                    got = lazy_one.search(text, pos, end)  # a first search, and a later one
+                    assert (got.span() if got else None) == (want.span() if want else None)
+        assert "search" in vars(fresh)  # compiled once, then its own search in place
+    assert any(rx.flags & re.IGNORECASE for rx in table)
+    assert any(rx.flags & re.MULTILINE for rx in table)
