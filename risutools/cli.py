@@ -305,7 +305,7 @@ def validate(
         paths=tuple(paths), config_file=config_file, select=tuple(select),
         ignore=tuple(ignore), exclude=tuple(exclude), promotion=promotion, strict=strict,
         skip_non_documents=skip_non_documents, fix=fix, allowed_signers=allowed_signers,
-        allow_config_signers_outside=allow_config_signers_outside,
+        allow_config_signers_outside=allow_config_signers_outside, hashes=fmt == "json",
     ), fmt=fmt, output=output, color=_color(color) and output is None, statistics=statistics,
         exit_zero=exit_zero, formats=FORMATS)
 

@@ -199,6 +199,10 @@ def pointer_line(text: str, pointer: str, first_line: int = 1, doc: Any = _UNKNO
 
 _SPACE_BYTES = re.compile(rb"[ \t\r\n]*")
 _AFTER_KEY_BYTES = re.compile(rb"[ \t\r\n]*:[ \t\r\n]*")
+# an array element that is a string without an escape or a bare scalar, and the comma
+# after it (whitespace around both); never an object or an array, which open with a
+# bracket neither alternative takes
+_SCALAR_ELEMENT_BYTES = re.compile(rb'[ \t\r\n]*(?:"[^"]*"|[^ \t\r\n,\]"\[{]+)[ \t\r\n]*,')
 
 
 def pointer_line_bytes(data: bytes, pointer: str, doc: Any, first_line: int = 1
@@ -208,14 +212,24 @@ def pointer_line_bytes(data: bytes, pointer: str, doc: Any, first_line: int = 1
     key alone (:func:`_unique_key`'s reasoning holds for the bytes: a quoted key starts
     with an ASCII quote, which no byte of another character's UTF-8 form is, so it is found
     at the same places; and a line ends at the same newlines), which a byte search does
-    several times faster than one in a wide string; anything else (an array on the way, a
-    backslash in the text, a key found more than once) is left to :func:`pointer_line` over
-    the decoded text."""
+    several times faster than one in a wide string; an array element is found over the
+    bytes when every element before it is a string or another scalar
+    (:func:`_element_bytes`); anything else (an element after a container, a backslash in
+    the text, a key found more than once) is left to :func:`pointer_line` over the decoded
+    text."""
     start = _SPACE_BYTES.match(data)
     at = pos = start.end() if start is not None else len(data)
     cur = doc
     plain = pos < len(data) and b"\\" not in data
     for token in pointer.split("/")[1:] if plain and pointer else ():
+        if isinstance(cur, list):
+            element = _element_bytes(data, pos, token, cur)
+            if element is None:
+                plain = False
+                break
+            at = pos = element
+            cur = cur[int(token)]
+            continue
         want = token.replace("~1", "/").replace("~0", "~")
         if (data[pos:pos + 1] != b"{" or not isinstance(cur, dict) or want not in cur
                 or escape_pointer_token(want) != token or '"' in want
@@ -232,6 +246,30 @@ def pointer_line_bytes(data: bytes, pointer: str, doc: Any, first_line: int = 1
     if plain:
         return first_line + data.count(b"\n", 0, at)
     return pointer_line(data.decode("utf-8"), pointer, first_line, doc=doc)
+
+
+def _element_bytes(data: bytes, pos: int, token: str, items: list[Any]) -> int | None:
+    """Where element ``token`` of the array at ``pos`` starts (what :func:`_element` gives
+    over the text), when ``data`` holds no backslash, ``token`` is an index of ``items``
+    (the array's value) written as :func:`_element` reads one, and every element before it
+    is a string or another scalar; else None.  Without a backslash a string is written
+    ``"..."`` with no quote inside, and a scalar is a bare token: each is skipped, with the
+    comma after it, by one match of :data:`_SCALAR_ELEMENT_BYTES` (an object or an array
+    is not: then None)."""
+    if (data[pos:pos + 1] != b"[" or not token.isascii() or not token.isdigit()
+            or str(int(token)) != token):
+        return None
+    want = int(token)
+    if want >= len(items):
+        return None
+    pos += 1
+    for _ in range(want):
+        m = _SCALAR_ELEMENT_BYTES.match(data, pos)
+        if m is None:
+            return None
+        pos = m.end()
+    start = _SPACE_BYTES.match(data, pos)
+    return start.end() if start is not None else None
 
 
 def _unique_key(text: str, pos: int, key: str) -> tuple[int, int] | None:

@@ -38,6 +38,9 @@ class Options:
     fix: bool = False
     allowed_signers: str | None = None  # the trust root CI pins (signatures then required)
     allow_config_signers_outside: bool = False
+    #: whether the report shows each document's canonical hash (the JSON report does):
+    #: without it, the hashes are not computed
+    hashes: bool = True
 
     def __post_init__(self) -> None:
         check_selection("validate", self.select, self.ignore)
@@ -69,14 +72,16 @@ def run(opts: Options) -> Validation:
     counts = chain_check(cfg.trusted_signers(allow_outside=opts.allow_config_signers_outside))
     flt = cfg.rule_filter()
     result = validate_paths(opts.paths, cfg, rule_filter=flt,
-                            skip_non_documents=opts.skip_non_documents, counts=counts)
+                            skip_non_documents=opts.skip_non_documents, counts=counts,
+                            hashes=opts.hashes)
     fixed = None
     if opts.fix:
         fixed = fix_result(result)
         if fixed.files:  # report what is left, as the files are now
             result.documents.clear()  # (the first pass's documents are not needed any more)
             result = validate_paths(opts.paths, cfg, rule_filter=flt,
-                                    skip_non_documents=opts.skip_non_documents, counts=counts)
+                                    skip_non_documents=opts.skip_non_documents, counts=counts,
+                                    hashes=opts.hashes)
     result.strict = opts.strict
     result.checks = for_command("validate")
     return Validation(result, fixed, fixable=fixable_count(result))

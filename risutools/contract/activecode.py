@@ -17,6 +17,26 @@ need company (two or more).
 from __future__ import annotations
 
 import re
+import sys
+
+
+class LazyPattern:
+    """A regular expression compiled when it is first searched: the needles let few of the
+    patterns below be searched in a run (none, over prose already seen), and compiling
+    all of them at import was 5% of ``validate``'s start-up.  The first :meth:`search`
+    compiles it and puts the compiled pattern's own ``search`` in its place on the
+    instance, so every later call is that call itself."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern = pattern
+        self.flags = flags
+
+    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize
+               ) -> re.Match[str] | None:
+        compiled = re.compile(self.pattern, self.flags)
+        self.search = compiled.search  # type: ignore[method-assign]
+        return compiled.search(string, pos, endpos)
+
 
 # Names of RisuAI / Lua / JS APIs whose call is code, never prose.
 _API_NAMES = (
@@ -41,70 +61,70 @@ _JS_METHODS = ("push", "forEach", "replace", "replaceAll", "match", "split", "jo
 # Each pattern comes with its needles: strings one of which every match contains, so a
 # text holding none of them is not searched (``in`` is a C substring search; most prose
 # holds no needle of most patterns).
-_STRONG: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
+_STRONG: tuple[tuple[str, tuple[str, ...], LazyPattern], ...] = (
     # A name, then a look back at the character before it (what ``(?<![\w.])`` checked
     # first): starting with the names lets ``re`` skip ahead to their first letters.
-    ("a call of a Risu/Lua/JS API", ("(",), re.compile(
+    ("a call of a Risu/Lua/JS API", ("(",), LazyPattern(
         "(?:" + "|".join(f"{re.escape(n)}(?<![\\w.]{re.escape(n)})" for n in _API_NAMES)
         + r")\s*\(")),
-    ("a v2 API call", ("v2",), re.compile(r"v2(?<!\wv2)[A-Z]\w*\s*\(")),
-    ("a camelCase function call", ("(",), re.compile(
+    ("a v2 API call", ("v2",), LazyPattern(r"v2(?<!\wv2)[A-Z]\w*\s*\(")),
+    ("a camelCase function call", ("(",), LazyPattern(
         r"[a-z](?<!\w[a-z])[a-z0-9]*(?:[A-Z][a-z0-9]*)+\((?:\s*[A-Za-z0-9_\"'{\[-]|\))")),
-    ("a library call (string./table./math.)", ("(",), re.compile(
+    ("a library call (string./table./math.)", ("(",), LazyPattern(
         "(?:" + "|".join(f"{n}(?<!\\w{n})" for n in _LIBRARIES) + r")\.[a-zA-Z_]\w*\s*\(")),
     # `:` first (then a look back at the character before it), so `re` skips to the `:`s
-    ("a method call (.gsub/.match/.replace ...)", ("(",), re.compile(
+    ("a method call (.gsub/.match/.replace ...)", ("(",), LazyPattern(
         r":(?<=[\w)\]]:)(?:" + "|".join(_LUA_METHODS) + r")\s*\(|"
         r"\.(?:" + "|".join(_JS_METHODS) + r")\s*\(")),
-    ("Lua `local x =`", ("local",), re.compile(
+    ("Lua `local x =`", ("local",), LazyPattern(
         r"local(?<!\wlocal)\s+(?:function\b|[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*=(?!=))")),
-    ("a function definition", ("function",), re.compile(
+    ("a function definition", ("function",), LazyPattern(
         r"function(?<!\wfunction)\b\s*[A-Za-z_.:\w]*\s*\([^()\n]{0,200}\)\s*(?:\{|\n|[A-Za-z_]\w*\s*[=(]|"
         r"return\b|local\b|if\b|end\b)")),
-    ("Lua `if ... then` block", ("then",), re.compile(
+    ("Lua `if ... then` block", ("then",), LazyPattern(
         r"if(?<!\wif)\b[^\n]{1,200}?\bthen[ \t]*\n|"
         r"if(?<!\wif)\b[^\n]{1,200}?(?:==|~=|[<>]=?)[^\n]{0,200}?\bthen\b")),
-    ("Lua `for ... do`", ("do",), re.compile(
+    ("Lua `for ... do`", ("do",), LazyPattern(
         r"for(?<!\wfor)\s+[A-Za-z_]\w*\s*(?:=|,\s*[A-Za-z_]\w*\s+in\b|\s+in\b)[^\n]{0,200}?\bdo\b"
         r"[ \t]*(?:\n|$|[^\n]{0,200}?\bend\b)")),
-    ("Lua `while ... do`", ("while",), re.compile(
+    ("Lua `while ... do`", ("while",), LazyPattern(
         r"while(?<!\wwhile)\b[^\n]{1,200}?\bdo[ \t]*(?:\n|$|[^\n]{0,200}?\bend\b)")),
-    ("JS `const/let/var x =`", ("const", "let", "var"), re.compile(
+    ("JS `const/let/var x =`", ("const", "let", "var"), LazyPattern(
         r"(?:const(?<!\wconst)|let(?<!\wlet)|var(?<!\wvar))\s+[A-Za-z_$][\w$]*\s*=(?![=>])")),
-    ("a JS arrow function", ("=>",), re.compile(
+    ("a JS arrow function", ("=>",), LazyPattern(
         r"\)\s*=>|=>\s*\{|\b[A-Za-z_$][\w$]*\s*=>\s*[\w$]+\s*[.(]")),
-    ("a `return ...;` statement", ("return",), re.compile(r"return(?<!\wreturn)\b[^\n;]{0,200};")),
-    ("an `===`/`!==`/`~=` comparison", ("===", "!==", "~="), re.compile(
+    ("a `return ...;` statement", ("return",), LazyPattern(r"return(?<!\wreturn)\b[^\n;]{0,200};")),
+    ("an `===`/`!==`/`~=` comparison", ("===", "!==", "~="), LazyPattern(
         r"[\w)\]]\s*(?:===|!==|~=)\s*[\w\"'(]")),
-    ("CBS template syntax", ("{{",), re.compile(
+    ("CBS template syntax", ("{{",), LazyPattern(
         r"\{\{\s*(?:#if|#when|#each|/if|/when|/each|:else|"
         r"(?:set|get|add)(?:global)?var\s*::|button\s*::|[a-z_]+::)")),
-    ("HTML script", ("<", ":"), re.compile(
+    ("HTML script", ("<", ":"), LazyPattern(
         r"<\s*script\b|javascript(?<!\wjavascript):|<[a-zA-Z][^<>\n]{0,200}\son[a-z]+\s*=",
         re.IGNORECASE)),
-    ("a regex group `(?:`/`(?=`/`(?<`", ("(?",), re.compile(
+    ("a regex group `(?:`/`(?=`/`(?<`", ("(?",), LazyPattern(
         r"\(\?(?:[:=!]|<[=!]|<[A-Za-z])")),
-    ("a regex character class `[^...]`", ("[^",), re.compile(r"\[\^[^\]\n]{1,100}\]")),
+    ("a regex character class `[^...]`", ("[^",), LazyPattern(r"\[\^[^\]\n]{1,100}\]")),
 )
-_WEAK: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
-    ("regex escapes (\\d, \\w, \\s ...)", ("\\",), re.compile(r"\\[dwsbDWSB]")),
-    ("escaped regex metacharacters", ("\\",), re.compile(r"\\[.()\[\]*+?|/{}^$]")),
-    ("regex quantifiers", ("*", "+", "?", "{"), re.compile(
+_WEAK: tuple[tuple[str, tuple[str, ...], LazyPattern], ...] = (
+    ("regex escapes (\\d, \\w, \\s ...)", ("\\",), LazyPattern(r"\\[dwsbDWSB]")),
+    ("escaped regex metacharacters", ("\\",), LazyPattern(r"\\[.()\[\]*+?|/{}^$]")),
+    ("regex quantifiers", ("*", "+", "?", "{"), LazyPattern(
         # every alternative starts with a literal, so `re` skips to those characters
         r"\][*+?]|\)[*+?]|\\[dws][*+?]|\.\*\??|\.\+\??|\{\d+,\d*\}")),
-    ("a regex character range", ("[",), re.compile(
+    ("a regex character range", ("[",), LazyPattern(
         r"\[(?:a-z|A-Z|0-9|가-힣|\w-\w)[^\]\n]{0,60}\]")),
-    ("anchored pattern ^...$", ("^",), re.compile(r"^\^[^\n]{1,200}\$$", re.MULTILINE)),
-    ("an assignment `x = y`", ("=",), re.compile(
+    ("anchored pattern ^...$", ("^",), LazyPattern(r"^\^[^\n]{1,200}\$$", re.MULTILINE)),
+    ("an assignment `x = y`", ("=",), LazyPattern(
         r"\b[a-z_][a-z0-9_]*(?:\.[a-z_]\w*|\[[^\]\n]{1,40}\])?\s=\s[\w\"'{\[(-]")),
-    ("an `if ... then`", ("then",), re.compile(r"if(?<!\wif)\b[^\n]{1,200}?\bthen\b")),
-    ("a `==` comparison", ("==",), re.compile(r"[\w)\]]\s*==\s*[\w\"'(]")),
-    ("an arrow `=>`", ("=>",), re.compile(r"=>")),
-    ("string concatenation `..`", ("..",), re.compile(r"[\w)\"']\s*\.\.\s*[\w(\"']")),
-    ("a Lua comment `--`", ("--",), re.compile(r"(?:^|\n)\s*--\s*\S")),
-    ("a `nil`/`null` literal", ("nil", "null", "undefined"), re.compile(
+    ("an `if ... then`", ("then",), LazyPattern(r"if(?<!\wif)\b[^\n]{1,200}?\bthen\b")),
+    ("a `==` comparison", ("==",), LazyPattern(r"[\w)\]]\s*==\s*[\w\"'(]")),
+    ("an arrow `=>`", ("=>",), LazyPattern(r"=>")),
+    ("string concatenation `..`", ("..",), LazyPattern(r"[\w)\"']\s*\.\.\s*[\w(\"']")),
+    ("a Lua comment `--`", ("--",), LazyPattern(r"(?:^|\n)\s*--\s*\S")),
+    ("a `nil`/`null` literal", ("nil", "null", "undefined"), LazyPattern(
         r"(?:nil(?<!\wnil)|null(?<!\wnull)|undefined(?<!\wundefined))\b")),
-    ("brackets `{`/`}`", ("{", "}"), re.compile(r"[{}]")),
+    ("brackets `{`/`}`", ("{", "}"), LazyPattern(r"[{}]")),
 )
 
 
@@ -124,7 +144,7 @@ def _code_lines(text: str) -> int:
 _NEEDLES = tuple(sorted({n for _, needs, _ in _STRONG + _WEAK for n in needs} | {"\n", ";"}))
 
 
-def _triggers(table: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...]
+def _triggers(table: tuple[tuple[str, tuple[str, ...], LazyPattern], ...]
               ) -> dict[str, tuple[int, ...]]:
     return {m: tuple(i for i, (_, needs, _) in enumerate(table) if m in needs)
             for m in _NEEDLES}
@@ -161,7 +181,7 @@ _HTML = next(i for i, (r, _, _) in enumerate(_STRONG) if r == "HTML script")
 # its alternatives apart (one reason: a match of either is a match of the pattern): the
 # tags, which start at a "<", and the ``javascript:`` scheme, which ends at a ":"
 _HTML_TAG = re.compile(r"<\s*script\b|<[a-zA-Z][^<>\n]{0,200}\son[a-z]+\s*=", re.IGNORECASE)
-_JS_URL = re.compile(r"javascript(?<!\wjavascript):", re.IGNORECASE)
+_JS_URL = LazyPattern(r"javascript(?<!\wjavascript):", re.IGNORECASE)
 # the scheme read backwards from its ":" in the reversed text (the same matches: each
 # letter is matched alone, and the look back at the character before the scheme becomes
 # a look ahead at it), so ``re`` skips from ":" to ":" in C
@@ -302,7 +322,7 @@ def _assignment(text: str) -> bool:
     return False
 
 
-def _search(rx: re.Pattern[str], text: str, windows: Windows | None) -> bool:
+def _search(rx: LazyPattern, text: str, windows: Windows | None) -> bool:
     if windows is None:
         return rx.search(text) is not None
     return any(rx.search(text, a, b) is not None for a, b in windows)

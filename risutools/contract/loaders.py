@@ -72,7 +72,8 @@ class LoadedDocument:
     path: Path | None = None  # the real file (None for stdin)
     _text: str | None = None  # JSON file text, walked to a pointer for its line
     _lines: dict[str, int] | None = None
-    #: the canonical document hash, when the loader computed it on the way (fast path)
+    #: the canonical document hash, when the loader computed it on the way (fast path) and
+    #: was asked for it (``hashed``: a run that shows no hash need not compute one)
     sha256: str | None = None
     #: the JSON file's bytes, when the fast path parsed them as they are (no text made)
     _data: bytes | None = None
@@ -128,6 +129,8 @@ def display_path(path: Path) -> str:
     except OSError:
         return show_name(path.as_posix())
     name = os.fspath(path)  # (``os.path.abspath`` without asking for the folder again)
+    if _clean_relative(name):  # normalized below the working directory: itself
+        return show_name(name)
     inside = _inside(os.path.normpath(name if os.path.isabs(name) else os.path.join(cwd, name)),
                      cwd)
     if inside is not None:
@@ -147,6 +150,17 @@ def _resolved(cwd: str, folder: str) -> str:
     """``Path(folder).resolve()`` seen from ``cwd``, as text: asked once a folder in a run
     over many files of a few folders (the folders of one command do not move under it)."""
     return Path(folder).resolve().as_posix()
+
+
+def _clean_relative(name: str) -> bool:
+    """Whether ``name`` is a relative path that ``os.path.normpath`` leaves as it is under
+    any folder: "/"-separated parts, none empty, ``.`` or ``..`` (joined to the working
+    directory, which ``os.getcwd`` gives normalized, and normalized, it is the working
+    directory, "/" and ``name``: so :func:`_inside` gives ``name`` back)."""
+    if os.sep != "/" or os.altsep is not None:
+        return False
+    parts = name.split("/")  # (an absolute name's first part is empty, so is an empty name's)
+    return "" not in parts and "." not in parts and ".." not in parts
 
 
 def _inside(absolute: str, base: str) -> str | None:
@@ -186,11 +200,16 @@ def iter_documents(
     exclude: Iterable[str] = (),
     stdin: BinaryIO | None = None,
     skip_non_documents: bool = False,
+    hashed: bool = True,
 ) -> Iterator[LoadOutcome]:
     """:func:`load_documents` a file at a time: what it gives, in the same order, in parts
-    (a caller that is done with a file's documents need not keep them)."""
+    (a caller that is done with a file's documents need not keep them).
+
+    ``hashed=False``: the canonical hashes are not computed on the way (every document's
+    ``sha256`` is None; a caller that needs one asks
+    :func:`~risutools.canonical.doc_sha256`): everything else is the same."""
     if str(path) == STDIN:
-        yield load_stdin(stdin if stdin is not None else sys.stdin.buffer)
+        yield load_stdin(stdin if stdin is not None else sys.stdin.buffer, hashed=hashed)
         return
     p = Path(path)
     try:
@@ -201,9 +220,9 @@ def iter_documents(
         listing, found = list_folder(p, exclude)
         yield listing
         for f in found:
-            yield load_file(f, from_folder=True)
+            yield load_file(f, from_folder=True, hashed=hashed)
         return
-    yield load_file(p, from_folder=skip_non_documents, seen=seen)
+    yield load_file(p, from_folder=skip_non_documents, seen=seen, hashed=hashed)
 
 
 def list_folder(p: Path, exclude: Iterable[str] = ()) -> tuple[LoadOutcome, list[Path]]:
@@ -253,15 +272,16 @@ def _fmt_of(name: str) -> str | None:
 
 
 def load_file(p: Path, *, from_folder: bool = False,
-              seen: os.stat_result | None = None) -> LoadOutcome:
-    """The documents of one file (``seen``: its status as the caller just took it)."""
+              seen: os.stat_result | None = None, hashed: bool = True) -> LoadOutcome:
+    """The documents of one file (``seen``: its status as the caller just took it;
+    ``hashed``: as for :func:`iter_documents`)."""
     name = display_path(p)
     fmt = _fmt_of(p.name)
     out = LoadOutcome()
     try:
         if fmt == "ndjson":
             with open_regular(p) as f:  # streamed: any size, one line at a time
-                out = load_ndjson_stream(f, name, path=p)
+                out = load_ndjson_stream(f, name, path=p, hashed=hashed)
             out.files.append(name)
             return out
         data = read_regular(p, MAX_DOCUMENT_BYTES, seen=seen)
@@ -276,7 +296,7 @@ def load_file(p: Path, *, from_folder: bool = False,
     except OSError as exc:  # a read error in the middle of an NDJSON file
         out.problems.append(mc001(name, f"cannot read: {exc.strerror or exc}"))
         return out
-    out = load_bytes(data, name, fmt=fmt, path=p)
+    out = load_bytes(data, name, fmt=fmt, path=p, hashed=hashed)
     if from_folder:
         # In a folder walk, a readable JSON/YAML file without contract fields is not a
         # component document (e.g. a mkdocs.yml): it is skipped, not reported.
@@ -328,16 +348,16 @@ class _Prefixed:
         return self.stream.readline(limit)
 
 
-def load_stdin(stream: BinaryIO) -> LoadOutcome:
+def load_stdin(stream: BinaryIO, *, hashed: bool = True) -> LoadOutcome:
     """Standard input, held in memory only up to one document's bound: a longer input is
     streamed as NDJSON when it looks like NDJSON, else refused (MC000)."""
     head = stream.read(MAX_DOCUMENT_BYTES + 1)
     if len(head) <= MAX_DOCUMENT_BYTES:
-        return load_bytes(head, STDIN_NAME, fmt=None)
+        return load_bytes(head, STDIN_NAME, fmt=None, hashed=hashed)
     first = head.lstrip()[:1]
     if first == b"{" and b"\n" in head:
         return load_ndjson_stream(cast(BinaryIO, _Prefixed(head, stream)), STDIN_NAME,
-                                  files=[STDIN_NAME])
+                                  files=[STDIN_NAME], hashed=hashed)
     out = LoadOutcome(files=[STDIN_NAME])
     out.problems.append(mc000(
         STDIN_NAME, f"standard input is more than the {MAX_DOCUMENT_BYTES}-byte bound for one "
@@ -348,12 +368,14 @@ def load_stdin(stream: BinaryIO) -> LoadOutcome:
 # --------------------------------------------------------------------------- decoding
 
 
-def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = None
-               ) -> LoadOutcome:
-    """Load documents from bytes; ``fmt`` None sniffs JSON / NDJSON / YAML (stdin)."""
+def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = None,
+               hashed: bool = True) -> LoadOutcome:
+    """Load documents from bytes; ``fmt`` None sniffs JSON / NDJSON / YAML (stdin);
+    ``hashed``: as for :func:`iter_documents`."""
     out = LoadOutcome(files=[name])
     if fmt == "ndjson":
-        return load_ndjson_stream(io.BytesIO(data), name, path=path, files=[name])
+        return load_ndjson_stream(io.BytesIO(data), name, path=path, files=[name],
+                                  hashed=hashed)
     if len(data) > MAX_DOCUMENT_BYTES and fmt is not None:
         out.problems.append(mc000(
             name, f"document is {len(data)} bytes, more than the {MAX_DOCUMENT_BYTES}-byte bound; "
@@ -362,8 +384,9 @@ def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = N
     if fmt == "json":  # UTF-8 JSON as orjson reads it (no byte-order mark): no text made
         fast = fast_json(data)
         if fast is not None:
-            out.documents.append(LoadedDocument(name, 1, fast[0], "json", path, _data=data,
-                                                sha256=sha256_prefixed(fast[1])))
+            out.documents.append(LoadedDocument(
+                name, 1, fast[0], "json", path, _data=data,
+                sha256=sha256_prefixed(fast[1]) if hashed else None))
             return out
     text, err = decode(data)
     if err is not None or text is None:
@@ -375,7 +398,8 @@ def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = N
     if fmt is None:
         fmt = _sniff(text)
         if fmt == "ndjson":
-            return load_ndjson_stream(io.BytesIO(data), name, path=path, files=[name])
+            return load_ndjson_stream(io.BytesIO(data), name, path=path, files=[name],
+                                      hashed=hashed)
     if fmt == "yaml":
         docs, bad = load_yaml(text)
         out.documents.extend(LoadedDocument(name, d.line, d.value, "yaml", path, _lines=d.lines)
@@ -412,9 +436,9 @@ def _sniff(text: str) -> str:
 
 
 def load_ndjson_stream(f: BinaryIO, name: str, *, path: Path | None = None,
-                       files: list[str] | None = None) -> LoadOutcome:
+                       files: list[str] | None = None, hashed: bool = True) -> LoadOutcome:
     out = LoadOutcome(files=list(files or []))
-    for part in iter_ndjson(f, name, path=path):
+    for part in iter_ndjson(f, name, path=path, hashed=hashed):
         out.extend(part)
     return out
 
@@ -424,9 +448,10 @@ NDJSON_BATCH = 256
 
 
 def iter_ndjson(f: BinaryIO, name: str, *, path: Path | None = None,
-                batch: int = NDJSON_BATCH) -> Iterator[LoadOutcome]:
+                batch: int = NDJSON_BATCH, hashed: bool = True) -> Iterator[LoadOutcome]:
     """An NDJSON file's documents and problems in parts of at most ``batch`` documents (its
-    line order kept within each list): a caller that is done with a part need not keep it."""
+    line order kept within each list): a caller that is done with a part need not keep it.
+    ``hashed``: as for :func:`iter_documents`."""
     out = LoadOutcome()
     lineno = 0
     offset = 0
@@ -461,8 +486,9 @@ def iter_ndjson(f: BinaryIO, name: str, *, path: Path | None = None,
         any_line = True
         fast = fast_json(stripped)
         if fast is not None:
-            out.documents.append(LoadedDocument(name, lineno, fast[0], "ndjson", path,
-                                                sha256=sha256_prefixed(fast[1])))
+            out.documents.append(LoadedDocument(
+                name, lineno, fast[0], "ndjson", path,
+                sha256=sha256_prefixed(fast[1]) if hashed else None))
             continue
         try:
             text = stripped.decode("utf-8")

@@ -546,11 +546,12 @@ def _plain_strings(level: list[Any]) -> list[str] | None:
     256 levels: :func:`_all_texts` then lists them."""
     out: list[str] = []
     for _ in range(_MAX_LEVELS):
-        types = set(map(type, level))
+        kinds = [*map(type, level)]  # (once a level: its set, and where its strings are)
+        types = set(kinds)
         if not _PLAIN_TYPES.issuperset(types):
             return None
         if str in types:
-            out += compress(level, map(is_, map(type, level), repeat(str)))
+            out += compress(level, map(is_, kinds, repeat(str)))
         if dict not in types and list not in types:
             return out
         level = gc.get_referents(*level)

@@ -88,19 +88,21 @@ def validate_document(
         for pointer, message in fn(doc, cfg):
             schema_fails |= rule == mc100.id
             add(rule, pointer, message)
-    return sorted_findings(out)
+    return sorted_findings(out) if len(out) > 1 else out  # (one finding: in order)
 
 
-def document_info(ld: LoadedDocument, findings: list[Finding]) -> DocumentInfo:
+def document_info(ld: LoadedDocument, findings: list[Finding], hashed: bool = True
+                  ) -> DocumentInfo:
     """A loaded document's :class:`DocumentInfo` (id, version, canonical hash), with the
-    findings found in it."""
+    findings found in it; ``hashed=False``: the hash only when the loader gave it."""
     doc = ld.doc
     cid = doc.get("component_id") if isinstance(doc, dict) else None
     ver = doc.get("component_version") if isinstance(doc, dict) else None
     prov = doc.get("provenance") if isinstance(doc, dict) else None
     return DocumentInfo(
         ld.file, ld.line, cid if isinstance(cid, str) else None,
-        ver if isinstance(ver, str) else None, ld.sha256 or doc_hash(doc), findings,
+        ver if isinstance(ver, str) else None,
+        ld.sha256 or (doc_hash(doc) if hashed else None), findings,
         ld.path,
         candidate=isinstance(prov, dict) and prov.get("review_status") == "candidate",
     )
@@ -135,12 +137,17 @@ def validate_paths(
     rule_filter: RuleFilter | None = None,
     skip_non_documents: bool = False,
     counts: ApprovalCheck | None = None,
+    hashes: bool = True,
 ) -> Result:
     """Load and validate every document under ``paths`` (files, folders, ``-``).
 
     Adds the catalog-level rules: MC104 (duplicate id + version across all
     documents given) and MC305 (recorded transition chains; ``counts`` decides whether
-    each step's approval record counts: its signature)."""
+    each step's approval record counts: its signature).
+
+    ``hashes=False`` (a report that shows no document hash): a document's
+    :attr:`DocumentInfo.sha256` is computed only for a document MC305 reads (past
+    candidate: it asks whether there is one), else None; the findings are the same."""
     cfg = config or Settings()
     flt = rule_filter or RuleFilter()
     result = Result("validate")
@@ -152,7 +159,7 @@ def validate_paths(
     problems = 0
     for p in paths:
         for part in iter_documents(p, exclude=cfg.exclude,
-                                   skip_non_documents=skip_non_documents):
+                                   skip_non_documents=skip_non_documents, hashed=hashes):
             result.files += part.files
             result.skipped += part.skipped
             problems += len(part.problems)
@@ -160,9 +167,10 @@ def validate_paths(
             for ld in part.documents:
                 findings = validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
                                              line_of=ld.line_of, loaded=True, keep=flt.keep)
-                info = document_info(ld, findings)
+                past = past_start(ld.doc)
+                info = document_info(ld, findings, hashes or past)
                 result.documents.append(info)
-                if past_start(ld.doc):
+                if past:
                     kept.append(ld)
                     kept_info.append(info)
     _check_found(paths, bool(result.documents or problems), bool(result.skipped),
