@@ -187,13 +187,26 @@ def status_findings(new_doc: dict[str, Any], cfg: Settings) -> list[Finding]:
     document a transition would write, checked with the contract gate's settings
     (:func:`gate_config`)."""
     out = []
-    for rule, fn in mc.DOCUMENT_RULES:
-        if rule in STATUS_RULES:
-            for ptr, msg in fn(new_doc, cfg):
-                sev = mc.effective_severity(rule, new_doc, cfg)
-                if sev != "off":
-                    out.append(mc.make_finding(rule, sev, msg, None, None, ptr))
+    for rule, fn in _status_rules():
+        for ptr, msg in fn(new_doc, cfg):
+            sev = mc.effective_severity(rule, new_doc, cfg)
+            if sev != "off":
+                out.append(mc.make_finding(rule, sev, msg, None, None, ptr))
     return out
+
+
+#: (the document rules it was taken from, those of :data:`STATUS_RULES` in their order)
+_STATUS_FNS: list[Any] = [None, ()]
+
+
+def _status_rules() -> tuple[tuple[str, Callable[..., Any]], ...]:
+    """The (id, function) of :data:`STATUS_RULES` among the document rules, in the order
+    they run (taken once from ``rules.DOCUMENT_RULES``, again should it be another)."""
+    rules = mc.DOCUMENT_RULES
+    if _STATUS_FNS[0] is not rules:
+        _STATUS_FNS[:] = [rules, tuple((r, fn) for r, fn in rules if r in STATUS_RULES)]
+    found: tuple[tuple[str, Callable[..., Any]], ...] = _STATUS_FNS[1]
+    return found
 
 
 #: the settings with the promotion gate on, made once for the settings they were made from
@@ -496,6 +509,7 @@ def run_gates(ctx: GateContext) -> list[Verdict]:
     """Every gate of ``ctx.to``, each verdict under the gate's name."""
     out = []
     for gate in gates_for(ctx.to):
-        verdict, reason = gate(ctx)
+        run = gate.run  # (what calling the check does, without its call)
+        verdict, reason = run(ctx) if run is not None else gate(ctx)
         out.append(Verdict(gate.title, verdict, reason))
     return out

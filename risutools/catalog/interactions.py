@@ -271,7 +271,7 @@ def summarize_entry(root: str, e: Entry, facts_files: FolderFiles | None = None,
     title: Any
     sid: Any
     if e.label is not None:  # (what the review's first pass read of the document)
-        title, sid = e.label
+        title, sid = e.label[0], e.label[1]
     else:
         title = e.get("projection", "title")
         refs = e.get("provenance", "source_refs")
