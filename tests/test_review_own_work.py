@@ -15,17 +15,29 @@ import pytest
 
 from risutools.catalog import review_pass
 from risutools.catalog.board_path import _wanted, steps_to
-from risutools.catalog.catalog import Entry, head_label, head_of, source_part
-from risutools.catalog.gates import STATUS_RULES, _status_rules, gate_config, status_findings
+from risutools.catalog.catalog import Catalog, Entry, head_label, head_of, source_part
+from risutools.catalog.gates import (
+    STATUS_RULES,
+    GateContext,
+    NewDocument,
+    _new_doc_findings,
+    _status_rules,
+    gate_config,
+    status_errors,
+    status_findings,
+)
+from risutools.catalog.graph import Graph
 from risutools.catalog.interactions import Index, Summary
 from risutools.catalog.promote import new_document
 from risutools.catalog.review import _duplicates, _source_of
 from risutools.catalog.review_interactions import risk
 from risutools.contract import rules as mc
+from risutools.contract.transitions import CatalogLog
 from risutools.findings import Finding
 from risutools.pathnames import fits_wildcard as fits
 from risutools.safeio import within
 from risutools.settings import lifecycle
+from risutools.settings.catalog import CatalogSettings
 from risutools.settings.config import Settings
 
 # --------------------------------------------------------------------------- _Reals
@@ -338,3 +350,49 @@ def test_duplicates_from_the_labels_are_those_read_from_the_heads() -> None:
             assert label is None  # (the head is read)
         else:
             assert label is not None and label[2] == source_part(refs)
+
+
+# --------------------------------------------------------------------------- status errors
+
+
+_CONFIGS = [Settings(), Settings(severities={"MC600": "off", "MC301": "warning"}),
+            Settings(severities={"MC103": "info", "MC302": "warning", "MC303": "off",
+                                 "MC600": "error"}),
+            Settings(severities={"MC301": "info", "MC600": "info"})]
+
+
+@pytest.mark.parametrize("to", ["pending_human_review", "approved", "promoted", "retired",
+                                "rejected"])
+def test_status_errors_are_the_errors_of_the_status_findings(to: str) -> None:
+    made = 0
+    for cfg in _CONFIGS:
+        gate = gate_config(cfg, to)
+        for doc in _docs():
+            new = new_document(doc, to)
+            every = status_findings(new, gate)
+            assert status_errors(new, gate) == [f for f in every if f.severity == "error"]
+            made += len(every)
+    assert made
+
+
+def test_the_contract_gate_reads_the_same_of_the_errors_alone() -> None:
+    base = [Finding("MC105", "warning", "w"), Finding("MC301", "error", "old", pointer="/x"),
+            Finding("MC500", "error", "code", pointer="/payload")]
+    for cfg in _CONFIGS:
+        for doc in _docs():
+            for to in ("pending_human_review", "approved"):
+                new = new_document(doc, to)
+                gate = gate_config(cfg, to)
+                whole = _new_doc_findings_of(base, status_findings(new, gate), cfg, to)
+                alone = _new_doc_findings_of(base, status_errors(new, gate), cfg, to)
+                assert [f for f in whole if f.severity == "error"] == \
+                    [f for f in alone if f.severity == "error"]
+                assert len(whole) >= len(alone)
+
+
+def _new_doc_findings_of(base: list[Finding], found: list[Finding], cfg: Settings,
+                         to: str) -> list[Finding]:
+    ctx = GateContext(Catalog(Path("."), cfg, CatalogSettings()), Entry(Path("x.json"), None,
+                      "json", {}, "h"), to, NewDocument(dict), CatalogLog(Path(".")),
+                      Graph([]), [], base_findings=base, status_found=found)
+    return _new_doc_findings(ctx, gate_config(cfg, to))

@@ -112,8 +112,9 @@ class Entry:
     reload: Callable[[], dict[str, Any]] | None = None
     #: (display file, line) as the loader named the document: the key of its findings
     key: tuple[str, int | None] = ("", None)
-    #: (target, findings) of the status rules on the document its next step would write,
-    #: found by the review's first pass for a document on the board (the contract gate's)
+    #: (target, errors) of the status rules on the document its next step would write,
+    #: found by the review's first pass for a document on the board (what the contract
+    #: gate reads of their findings: :func:`~risutools.catalog.gates.status_errors`)
     status_found: tuple[str, tuple[Finding, ...]] | None = None
     # what was read once (None: not yet)
     _base: str | None = None

@@ -163,7 +163,8 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
          status_found: Sequence[Finding] | None = None) -> Plan:
     """Run every gate of ``entry`` -> ``to``; nothing is written.  ``base_findings``: the
     current document's findings; ``status_found``: the status rules' findings on the new
-    document (:func:`~risutools.catalog.gates.status_findings`), when already found."""
+    document (:func:`~risutools.catalog.gates.status_findings`), or their errors alone
+    (:func:`~risutools.catalog.gates.status_errors`), when already found."""
     _check_target(to, kind)
     if log is None:
         log = read_log(cat.root, only=entry.component_id)

@@ -43,7 +43,7 @@ from risutools.catalog.catalog import (
     head_values,
     shared_head_values,
 )
-from risutools.catalog.gates import gate_config, status_findings
+from risutools.catalog.gates import gate_config, status_errors
 from risutools.catalog.interactions import FactsStore, FoundFacts, HeldFacts, facts_found_many
 from risutools.catalog.promote import new_document
 from risutools.contract.checks_catalog import past_start
@@ -99,7 +99,7 @@ class Surveyed:
     #: the base hash of a document on the promotion board (its approval gate names it),
     #: computed while the document is at hand (None: the entry computes it when asked)
     base: str | None = None
-    #: (target, findings) of the status rules on the document its next step would write
+    #: (target, errors) of the status rules on the document its next step would write
     #: (:attr:`Entry.status_found`), for a document on the board
     gate: tuple[str, tuple[Finding, ...]] | None = None
     #: what the entry reads of its head first (:func:`~risutools.catalog.catalog.head_names`)
@@ -244,11 +244,11 @@ def _board_status(doc: dict[str, Any]) -> str | None:
 def _status_found(doc: dict[str, Any], status: str, cfg: Settings
                   ) -> tuple[str, tuple[Finding, ...]]:
     """What the contract gate of the board's step from ``status`` reads of the new
-    document: the status rules' findings on it
-    (:func:`~risutools.catalog.gates.status_findings`)."""
+    document: the status rules' errors on it
+    (:func:`~risutools.catalog.gates.status_errors`)."""
     step = lifecycle.next_step(status)
     assert step is not None  # every state on the board has one
-    return step.to, tuple(status_findings(new_document(doc, step.to), gate_config(cfg, step.to)))
+    return step.to, tuple(status_errors(new_document(doc, step.to), gate_config(cfg, step.to)))
 
 
 class _Reals:
