@@ -27,7 +27,7 @@ from risutools.catalog.gates import (
     status_findings,
 )
 from risutools.catalog.graph import Graph
-from risutools.catalog.interactions import Index, Summary
+from risutools.catalog.interactions import HOT, Facts, FactsStore, Index, Summary, _found
 from risutools.catalog.promote import new_document
 from risutools.catalog.review import _duplicates, _source_of
 from risutools.catalog.review_interactions import risk
@@ -396,3 +396,58 @@ def _new_doc_findings_of(base: list[Finding], found: list[Finding], cfg: Setting
                       "json", {}, "h"), to, NewDocument(dict), CatalogLog(Path(".")),
                       Graph([]), [], base_findings=base, status_found=found)
     return _new_doc_findings(ctx, gate_config(cfg, to))
+
+
+# --------------------------------------------------------------------------- kept members
+
+
+_KEPT: list[dict[str, Any]] = [
+    {"facts": "component-facts-v1"},
+    {"facts": "component-facts-v1", "state": [{"key": "k"}], "findings": [{"rule": "R"}],
+     "lorebook_entries": ["a", "b"], "module_id": "m", "risu_buttons": 2, "hosts": ["h"]},
+    {"facts": 1, "button_names": ["x", 3], "low_level_access": True, "coverage": {"a": 1},
+     "title": "t", "source_sha256": "s", "unreached": ["function f"]},
+    {"facts": "component-facts-v1", "toggles_read": ["t"], "toggles_declared": ["t"],
+     "source_part": "card.json", "findings": "odd", "dynamic_code": ["eval"]},
+]
+_PROBES = sorted({*HOT, "state", "findings", "hosts", "coverage", "unreached", "title",
+                  "low_level_access", "dynamic_code", "privileged_apis", "absent", "facts"})
+
+
+def test_a_member_not_kept_is_answered_without_reading_the_facts_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    store = FactsStore()
+    held = [store.facts(kept, exact=True) for kept in _KEPT]
+    reads: list[int] = []
+    real = store.read
+
+    def counted(f: Facts) -> dict[str, Any]:
+        reads.append(f.at)
+        return real(f)
+
+    monkeypatch.setattr(store, "read", counted)
+    for kept, facts in zip(_KEPT, held, strict=True):
+        as_dict = Summary("c", "c.json", "", "candidate", "inactive", (), (), kept)
+        packed = Summary("c", "c.json", "", "candidate", "inactive", (), (), facts)
+        for key in _PROBES:
+            store._last = (None, {})  # (nothing at hand: a read back is counted)
+            before = len(reads)
+            got = packed.member(key)
+            assert (len(reads) > before) == (key in kept and key not in HOT), key
+            assert (list(got) if type(got) is tuple else got) == kept.get(key), key
+            assert as_dict.names(key) == packed.names(key), key
+            store._last = (None, {})
+            before = len(reads)
+            assert facts.get(key, "dflt") == kept.get(key, "dflt"), key
+            assert (len(reads) > before) == (key in kept), key
+        assert facts.whole() == kept
+
+
+def test_found_facts_keep_every_member_name_hot_first(tmp_path: Path) -> None:
+    found = _found(dict(_KEPT[2], findings=[], hosts=[]), "", True)
+    blob, _note, names, values, empty = found
+    assert blob is not None
+    assert names[:len(values)] == tuple(k for k in HOT if k in _KEPT[2])
+    assert set(names) == set(_KEPT[2]) and not {k for k, _ in empty} & set(names)
+    held, _note2, _empty = FactsStore().found(found)
+    assert held is not None and held.whole() == _KEPT[2]
