@@ -199,6 +199,8 @@ class Summary:
             v = f.member(key)
             if type(v) is tuple:  # (names kept at hand: strings only, :func:`_shared`)
                 return list(v)
+            if v is None:  # (a member not kept: most are empty)
+                return []
         else:
             v = f.get(key)
         return [x for x in v if isinstance(x, str)] if isinstance(v, list | tuple) else []
