@@ -27,11 +27,21 @@ def steps_to(status: str, goal: str = GOAL) -> list[lifecycle.Step]:
     return out if out and out[-1].to == goal else []
 
 
+#: status -> the actions of its steps to :data:`GOAL` (:func:`steps_to`), made once a status
+_WANTED: dict[str, tuple[str, ...]] = {}
+
+
+def _wanted(status: str) -> tuple[str, ...]:
+    got = _WANTED.get(status)
+    if got is None:
+        got = _WANTED[status] = tuple(s.action for s in steps_to(status))
+    return got
+
+
 def path_to_approved(e: Entry, findings: list[Finding] | None,
                      verifications: list[Verification],
                      approvals: list[Approval]) -> list[dict[str, Any]]:
     """The four parts of the path, each ``done``, ``missing`` or ``n/a``, with a detail."""
-    steps = steps_to(e.review_status)
     narrative = [f for f in findings or () if f.rule == mc600.id]
     needs_replay = any(c.startswith("context.") for c in e.caps("provides"))
     replay = e.get("projection", "replay_status")
@@ -39,7 +49,7 @@ def path_to_approved(e: Entry, findings: list[Finding] | None,
     have = {a.field("action") for a in approvals
             if a.field("component_id") == e.component_id
             and standing(a, e.base_sha256) == CURRENT}
-    wanted = [s.action for s in steps]
+    wanted = list(_wanted(e.review_status))
     missing = [a for a in wanted if a not in have]
     return [
         _part("narrative", not narrative, "situation, core and invariants written"

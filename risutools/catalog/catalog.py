@@ -112,8 +112,9 @@ class Entry:
     reload: Callable[[], dict[str, Any]] | None = None
     #: (display file, line) as the loader named the document: the key of its findings
     key: tuple[str, int | None] = ("", None)
-    #: (target, findings) of the status rules on the document its next step would write,
-    #: found by the review's first pass for a document on the board (the contract gate's)
+    #: (target, errors) of the status rules on the document its next step would write,
+    #: found by the review's first pass for a document on the board (what the contract
+    #: gate reads of their findings: :func:`~risutools.catalog.gates.status_errors`)
     status_found: tuple[str, tuple[Finding, ...]] | None = None
     # what was read once (None: not yet)
     _base: str | None = None
@@ -127,9 +128,10 @@ class Entry:
     #: its facts as the review's first pass found them, until its summary takes them
     #: (:meth:`risutools.catalog.interactions.FactsStore.found`; None: read when asked)
     found_facts: Any = None
-    #: (title, first source id) as an interaction summary reads them from the head
-    #: (:func:`head_label`), found by the review's first pass (None: read the head)
-    label: tuple[str, str] | None = None
+    #: (title, first source id, source part) as an interaction summary and the review's
+    #: duplicates read them from the head (:func:`head_label`), found by the review's first
+    #: pass (None: read the head)
+    label: Label | None = None
 
     @property
     def doc(self) -> dict[str, Any]:
@@ -253,19 +255,45 @@ def head_values(doc: dict[str, Any]) -> HeadValues | None:
     return kinds[0], kinds[1], kinds[2], replay, flag
 
 
-def head_label(doc: dict[str, Any]) -> tuple[str, str] | None:
-    """(``projection.title``, ``provenance.source_refs[0].source_id``) of ``doc`` as an
-    interaction summary reads them from the entry's head ("" for a value that is not a
-    string), or None when one is a string of a subclass (the summary then reads the head)."""
+#: what :func:`head_label` gives: the title and first source id an interaction summary
+#: reads, and the source part the review's duplicates are found by (:func:`source_part`)
+Label = tuple[str, str, "tuple[str, str] | None"]
+
+
+def head_label(doc: dict[str, Any]) -> Label | None:
+    """(``projection.title``, ``provenance.source_refs[0].source_id``, the source part) of
+    ``doc`` as an interaction summary and the review's duplicates read them from the entry's
+    head ("" for a title or id that is not a string; the part: :func:`source_part` of the
+    references), or None when one of the strings read is of a subclass (they then read the
+    head)."""
     proj, prov = doc.get("projection"), doc.get("provenance")
     title = proj.get("title") if isinstance(proj, dict) else None
     refs = prov.get("source_refs") if isinstance(prov, dict) else None
-    sid = refs[0].get("source_id") if isinstance(refs, list) and refs \
-        and isinstance(refs[0], dict) else None
-    if (isinstance(title, str) and type(title) is not str) or \
-            (isinstance(sid, str) and type(sid) is not str):
+    first = refs[0] if isinstance(refs, list) and refs and isinstance(refs[0], dict) else None
+    sid = first.get("source_id") if first is not None else None
+    if first is not None and _subclassed(sid, first.get("sha256"), first.get("source_version")):
         return None
-    return (title if isinstance(title, str) else "", sid if isinstance(sid, str) else "")
+    if isinstance(title, str) and type(title) is not str:
+        return None
+    return (title if isinstance(title, str) else "", sid if isinstance(sid, str) else "",
+            source_part(refs))
+
+
+def _subclassed(*values: Any) -> bool:
+    return any(isinstance(v, str) and type(v) is not str for v in values)
+
+
+def source_part(refs: Any) -> tuple[str, str] | None:
+    """The source file's digest and the part of it a component comes from, of its
+    ``provenance.source_refs`` (``refs[0]``: a ``.charx`` gives its card's own content,
+    ``x.charx!card.json``, and its module, ``x.charx!module.risum``: two components of one
+    file, not duplicates; the part is the member, whatever the file was named), None
+    without a digest."""
+    if isinstance(refs, list) and refs and isinstance(refs[0], dict):
+        s, part = refs[0].get("sha256"), refs[0].get("source_version")
+        member = sys.intern(part.rsplit("!", 1)[-1]) if isinstance(part, str) else ""
+        return (s, member) if isinstance(s, str) else None
+    return None
 
 
 def shared_head_values(values: HeadValues | None) -> HeadValues | None:

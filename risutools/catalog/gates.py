@@ -89,7 +89,8 @@ class GateContext:
     # the current document's findings (from a catalog-wide validate): the gates then rerun
     # only the rules that read the status fields a transition changes
     base_findings: list[Finding] | None = None
-    # those rules' findings on the new document (:func:`status_findings`), when they were
+    # those rules' findings on the new document (:func:`status_findings`), or their errors
+    # alone (:func:`status_errors`: what the contract gate reads of them), when they were
     # found while the document was at hand (the review's first pass)
     status_found: Sequence[Finding] | None = None
 
@@ -175,6 +176,8 @@ def _without_line(log: CatalogLog, cid: str, line: int) -> CatalogLog:
 
 
 def _new_doc_findings(ctx: GateContext, cfg: Settings) -> list[Finding]:
+    """The new document's findings as the contract gate reads them (every error; with
+    :attr:`GateContext.status_found` the status rules' errors may come alone)."""
     if ctx.base_findings is None:
         return validate_document(ctx.new_doc, config=cfg)
     out = [f for f in ctx.base_findings if f.rule not in STATUS_RULES]
@@ -187,13 +190,54 @@ def status_findings(new_doc: dict[str, Any], cfg: Settings) -> list[Finding]:
     document a transition would write, checked with the contract gate's settings
     (:func:`gate_config`)."""
     out = []
-    for rule, fn in mc.DOCUMENT_RULES:
-        if rule in STATUS_RULES:
-            for ptr, msg in fn(new_doc, cfg):
-                sev = mc.effective_severity(rule, new_doc, cfg)
-                if sev != "off":
-                    out.append(mc.make_finding(rule, sev, msg, None, None, ptr))
+    for rule, fn in _status_rules():
+        for ptr, msg in fn(new_doc, cfg):
+            sev = mc.effective_severity(rule, new_doc, cfg)
+            if sev != "off":
+                out.append(mc.make_finding(rule, sev, msg, None, None, ptr))
     return out
+
+
+def status_errors(new_doc: dict[str, Any], cfg: Settings) -> list[Finding]:
+    """The errors among :func:`status_findings` (what the contract gate reads of them), in
+    order: a rule whose findings on ``new_doc`` are not errors (its severity there is
+    another, or ``off``) is not run."""
+    out = []
+    for rule, fn in _status_rules():
+        sev = mc.effective_severity(rule, new_doc, cfg)
+        if sev == "off" or not _made_an_error(rule, sev):
+            continue
+        for ptr, msg in fn(new_doc, cfg):
+            out.append(mc.make_finding(rule, sev, msg, None, None, ptr))
+    return out
+
+
+#: (rule, severity) -> whether a finding made with that severity is an error
+_ERROR_AT: dict[tuple[str, str], bool] = {}
+
+
+def _made_an_error(rule: str, sev: str) -> bool:
+    """Whether ``make_finding`` makes an error of a finding of ``rule`` at ``sev`` (asked
+    once a pair)."""
+    known = _ERROR_AT.get((rule, sev))
+    if known is None:
+        known = _ERROR_AT[rule, sev] = \
+            mc.make_finding(rule, sev, "", None, None, "").severity == "error"
+    return known
+
+
+#: (the document rules it was taken from, those of :data:`STATUS_RULES` in their order)
+_STATUS_FNS: list[Any] = [None, ()]
+
+
+def _status_rules() -> tuple[tuple[str, Callable[..., Any]], ...]:
+    """The (id, function) of :data:`STATUS_RULES` among the document rules, in the order
+    they run (taken once from ``rules.DOCUMENT_RULES``, again should it be another)."""
+    rules = mc.DOCUMENT_RULES
+    if _STATUS_FNS[0] is not rules:
+        _STATUS_FNS[:] = [rules, tuple((r, fn) for r, fn in rules if r in STATUS_RULES)]
+    found: tuple[tuple[str, Callable[..., Any]], ...] = _STATUS_FNS[1]
+    return found
 
 
 #: the settings with the promotion gate on, made once for the settings they were made from
@@ -496,6 +540,7 @@ def run_gates(ctx: GateContext) -> list[Verdict]:
     """Every gate of ``ctx.to``, each verdict under the gate's name."""
     out = []
     for gate in gates_for(ctx.to):
-        verdict, reason = gate(ctx)
+        run = gate.run  # (what calling the check does, without its call)
+        verdict, reason = run(ctx) if run is not None else gate(ctx)
         out.append(Verdict(gate.title, verdict, reason))
     return out

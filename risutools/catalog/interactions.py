@@ -51,7 +51,8 @@ class FactsStore:
     def __init__(self) -> None:
         self.spool = Spool()
         self._last: tuple[Facts | None, dict[str, Any]] = (None, {})
-        #: the names of the kept members of HOT, each set once (see :meth:`facts`)
+        #: the names of the kept members -> where a :class:`Facts` finds each (its value at
+        #: hand, or -1: read back), each set once up to :data:`SCHEMAS_MAX` sets
         self._schemas: dict[tuple[str, ...], dict[str, int]] = {}
 
     def facts(self, kept: dict[str, Any], *, exact: bool) -> Facts:
@@ -62,11 +63,15 @@ class FactsStore:
 
     def adopt(self, blob: bytes, names: tuple[str, ...], values: tuple[Any, ...]) -> Facts:
         """The :class:`Facts` of pared facts packed elsewhere (:func:`facts_found`, by the
-        review's first pass), with the members of :data:`HOT` they keep (``names``) and
-        their values (each kept once here again: :func:`_shared`)."""
+        review's first pass), with the members they keep (``names``: those of :data:`HOT`
+        first, :func:`_packed`) and the values of those of HOT (each kept once here again:
+        :func:`_shared`)."""
         schema = self._schemas.get(names)
         if schema is None:
-            schema = self._schemas[names] = {k: i for i, k in enumerate(names)}
+            hot = len(values)  # (each name past them is read back: -1)
+            schema = {k: i if i < hot else -1 for i, k in enumerate(names)}
+            if len(self._schemas) < SCHEMAS_MAX:
+                self._schemas[names] = schema
         # each value as _shared gave it (in a worker: a string, a tuple of strings, else as
         # it was), kept once in this process
         intern = sys.intern
@@ -88,9 +93,12 @@ class FactsStore:
 
 def _packed(kept: dict[str, Any], exact: bool
             ) -> tuple[bytes, tuple[str, ...], tuple[Any, ...]]:
-    """Pared facts packed, the members of :data:`HOT` they keep and their values."""
-    names = tuple([k for k in HOT if k in kept])
-    return pack(kept, parsed_by_orjson=exact), names, tuple([_shared(kept[k]) for k in names])
+    """Pared facts packed, the members they keep (those of :data:`HOT` first, in HOT's
+    order, then the others in theirs: a member not named is known empty without reading
+    the facts back) and the values of those of HOT."""
+    hot = [k for k in HOT if k in kept]
+    names = tuple(hot + [k for k in kept if k not in _HOT])
+    return pack(kept, parsed_by_orjson=exact), names, tuple([_shared(kept[k]) for k in hot])
 
 
 def _shared(v: Any) -> Any:
@@ -110,9 +118,11 @@ _ONLY_STR = frozenset({str}).issuperset
 
 class Facts:
     """A summary's facts, packed: the pared facts (:func:`pared`) in the run's
-    :class:`FactsStore`, and the members of :data:`HOT` that are not empty at hand.
-    :meth:`get` answers as the pared facts' dict does; :meth:`member` answers the summary's
-    readers (a list of names may come as a tuple)."""
+    :class:`FactsStore`, and the members of :data:`HOT` that are not empty at hand; which
+    members the pared facts keep is known (:attr:`schema`), so a member they do not keep
+    is answered without reading them back.  :meth:`get` answers as the pared facts' dict
+    does; :meth:`member` answers the summary's readers (a list of names may come as a
+    tuple)."""
 
     __slots__ = ("at", "hot", "schema", "size", "store")
 
@@ -124,13 +134,17 @@ class Facts:
         return True  # (the format's own member is never pared away)
 
     def member(self, key: str) -> Any:
-        if key in _HOT:
-            i = self.schema.get(key)
-            return None if i is None else self.hot[i]
+        i = self.schema.get(key)
+        if i is None:  # (not kept: empty, or not in the facts)
+            return None
+        if i >= 0:
+            return self.hot[i]
         last = self.store._last  # (FactsStore.read, without a call when it is at hand)
         return (last[1] if last[0] is self else self.store.read(self)).get(key)
 
     def get(self, key: str, default: Any = None) -> Any:
+        if key not in self.schema:  # (not kept: not read back)
+            return default
         return self.store.read(self).get(key, default)
 
     def whole(self) -> dict[str, Any]:
@@ -139,6 +153,9 @@ class Facts:
 
 
 _HOT = frozenset(HOT)
+#: the sets of kept members a :class:`FactsStore` keeps one schema each for (past them,
+#: each :class:`Facts` has its own)
+SCHEMAS_MAX = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +199,8 @@ class Summary:
             v = f.member(key)
             if type(v) is tuple:  # (names kept at hand: strings only, :func:`_shared`)
                 return list(v)
+            if v is None:  # (a member not kept: most are empty)
+                return []
         else:
             v = f.get(key)
         return [x for x in v if isinstance(x, str)] if isinstance(v, list | tuple) else []
@@ -271,7 +290,7 @@ def summarize_entry(root: str, e: Entry, facts_files: FolderFiles | None = None,
     title: Any
     sid: Any
     if e.label is not None:  # (what the review's first pass read of the document)
-        title, sid = e.label
+        title, sid = e.label[0], e.label[1]
     else:
         title = e.get("projection", "title")
         refs = e.get("provenance", "source_refs")

@@ -142,9 +142,13 @@ def _lines(log: CatalogLog, cid: str) -> list[tuple[int, dict[str, Any]]]:
                   key=lambda s: s[0])
 
 
-def _interrupted(log: CatalogLog, entry: Entry) -> tuple[int, dict[str, Any]] | None:
-    """The last line for the component when it was written but its document was not."""
-    lines = _lines(log, entry.component_id)
+def _interrupted(log: CatalogLog, entry: Entry,
+                 lines: list[tuple[int, dict[str, Any]]] | None = None
+                 ) -> tuple[int, dict[str, Any]] | None:
+    """The last line for the component when it was written but its document was not
+    (``lines``: the component's lines, :func:`_lines`, when already at hand)."""
+    if lines is None:
+        lines = _lines(log, entry.component_id)
     if not lines:
         return None
     ln, rec = lines[-1]
@@ -159,7 +163,8 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
          status_found: Sequence[Finding] | None = None) -> Plan:
     """Run every gate of ``entry`` -> ``to``; nothing is written.  ``base_findings``: the
     current document's findings; ``status_found``: the status rules' findings on the new
-    document (:func:`~risutools.catalog.gates.status_findings`), when already found."""
+    document (:func:`~risutools.catalog.gates.status_findings`), or their errors alone
+    (:func:`~risutools.catalog.gates.status_errors`), when already found."""
     _check_target(to, kind)
     if log is None:
         log = read_log(cat.root, only=entry.component_id)
@@ -181,7 +186,7 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
     mine = _lines(log, entry.component_id)
     p = Plan(kind, entry, to, new, [], len(mine), log.size)
     p.last_after = mine[-1][1].get("after_sha256") if mine else None
-    hit = _interrupted(log, entry)
+    hit = _interrupted(log, entry, mine)
     if hit is not None and not _resumes(p, hit):
         return p
     ctx.skip_log_line = p.resume_line

@@ -37,7 +37,7 @@ from risutools.catalog.approvals import (
     standing,
 )
 from risutools.catalog.board_path import path_to_approved
-from risutools.catalog.catalog import Catalog, Entry
+from risutools.catalog.catalog import Catalog, Entry, source_part
 from risutools.catalog.graph import Graph
 from risutools.catalog.interactions import FactsStore
 from risutools.catalog.packet import used_approvals
@@ -315,29 +315,26 @@ def _documents(validated: Result, entries: list[Entry]) -> Iterator[dict[str, An
     for d in validated.documents:
         e = status.get((d.file, d.line))
         fs = d.findings
+        severities = [f.severity for f in fs]
         yield {
             "file": d.file, "line": d.line, "component_id": d.component_id,
             "component_version": d.component_version,
             "base_sha256": e.base_sha256 if e is not None else d.sha256,
             "review_status": e.review_status if e else None,
             "runtime_status": e.runtime_status if e else None,
-            "errors": sum(1 for f in fs if f.severity == "error"),
-            "warnings": sum(1 for f in fs if f.severity == "warning"),
+            "errors": severities.count("error"),
+            "warnings": severities.count("warning"),
             "findings": [_f(f) for f in fs],
         }
 
 
 def _source_of(e: Entry) -> tuple[str, str] | None:
     """The source file's digest and the part of it the component comes from
-    (``source_refs[0]``: a ``.charx`` gives its card's own content, ``x.charx!card.json``,
-    and its module, ``x.charx!module.risum``: two components of one file, not duplicates;
-    the part is the member, whatever the file was named)."""
-    refs = e.get("provenance", "source_refs")
-    if isinstance(refs, list) and refs and isinstance(refs[0], dict):
-        s, part = refs[0].get("sha256"), refs[0].get("source_version")
-        member = part.rsplit("!", 1)[-1] if isinstance(part, str) else ""
-        return (s, member) if isinstance(s, str) else None
-    return None
+    (:func:`~risutools.catalog.catalog.source_part`): as the review's first pass found it
+    (the entry's label), else read from its head."""
+    if e.label is not None:
+        return e.label[2]
+    return source_part(e.get("provenance", "source_refs"))
 
 
 def _duplicates(entries: list[Entry]) -> list[dict[str, Any]]:
@@ -477,9 +474,10 @@ def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
             path = path_to_approved(e, found.get(key), by_doc.get(key, []), own)
         finally:
             e.reload = reload
+        ready = p.ok
         out.append({"component_id": e.component_id, "file": e.where(),
-                    "from": e.review_status, "to": to, "ready": p.ok,
+                    "from": e.review_status, "to": to, "ready": ready,
                     "blocked_by": [v.gate for v in p.verdicts if v.failed],
                     "gates": [v.to_dict() for v in p.verdicts], "path": path})
-        out.ready += p.ok
+        out.ready += ready
     return out

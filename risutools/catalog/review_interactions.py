@@ -128,21 +128,26 @@ def relate(summaries: Iterable[Summary]) -> Interactions:
 
 def risk(ix: Index, s: Summary) -> dict[str, Any]:
     """The risk facts of one component, as every review row and light packet shows them."""
-    found = s.facts.get("findings") if s.facts else None
+    facts = s.facts
+    found = facts.get("findings") if facts else None
     rows = [f for f in found if isinstance(f, dict)] if isinstance(found, list) else []
-    serious = [{"rule": str(f.get("rule")), "severity": str(f.get("severity")),
-                "message": str(f.get("message"))} for f in rows
-               if f.get("severity") in ("error", "warning")]
-    infos = Counter(str(f.get("rule")) for f in rows if f.get("severity") == "info")
+    serious: list[dict[str, str]] = []
+    infos: dict[str, int] = {}
+    if rows:  # (none: both empty)
+        serious = [{"rule": str(f.get("rule")), "severity": str(f.get("severity")),
+                    "message": str(f.get("message"))} for f in rows
+                   if f.get("severity") in ("error", "warning")]
+        infos = dict(sorted(Counter(str(f.get("rule")) for f in rows
+                                    if f.get("severity") == "info").items()))
     out: dict[str, Any] = {
         "title": s.title,
-        "low_level_access": bool(s.facts.get("low_level_access")) if s.facts else None,
+        "low_level_access": bool(facts.get("low_level_access")) if facts else None,
         "privileged_apis": s.names("privileged_apis"),
         "hosts": s.names("hosts"),
         "dynamic_loading": _loading(ix, s),
         "analysis_findings": serious,
-        "analysis_infos": dict(sorted(infos.items())),
-        "coverage": s.names("coverage") if s.facts else [s.facts_note],
+        "analysis_infos": infos,
+        "coverage": s.names("coverage") if facts else [s.facts_note],
     }
     return out
 
@@ -150,9 +155,10 @@ def risk(ix: Index, s: Summary) -> dict[str, Any]:
 def _loading(ix: Index, s: Summary) -> list[dict[str, str]]:
     """Each dynamic load and where its code resolves: in this module, in module X, or
     unresolved."""
-    own = s.names("lorebook_entries")
+    loads = s.names("lorebook_loads")
+    own = s.names("lorebook_entries") if loads else []
     out = []
-    for p in s.names("lorebook_loads"):
+    for p in loads:
         ids, idset = ix.carrier_ids(p)
         holders = [c for c in ids[:5] if c != s.component_id][:4]
         more = len(ids) - (s.component_id in idset) > 4

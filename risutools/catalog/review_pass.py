@@ -36,6 +36,7 @@ from risutools.canonical import doc_sha256
 from risutools.catalog.catalog import (
     Entry,
     HeadValues,
+    Label,
     entry_format,
     head_label,
     head_names,
@@ -43,7 +44,7 @@ from risutools.catalog.catalog import (
     head_values,
     shared_head_values,
 )
-from risutools.catalog.gates import gate_config, status_findings
+from risutools.catalog.gates import gate_config, status_errors
 from risutools.catalog.interactions import FactsStore, FoundFacts, HeldFacts, facts_found_many
 from risutools.catalog.promote import new_document
 from risutools.contract.checks_catalog import past_start
@@ -99,7 +100,7 @@ class Surveyed:
     #: the base hash of a document on the promotion board (its approval gate names it),
     #: computed while the document is at hand (None: the entry computes it when asked)
     base: str | None = None
-    #: (target, findings) of the status rules on the document its next step would write
+    #: (target, errors) of the status rules on the document its next step would write
     #: (:attr:`Entry.status_found`), for a document on the board
     gate: tuple[str, tuple[Finding, ...]] | None = None
     #: what the entry reads of its head first (:func:`~risutools.catalog.catalog.head_names`)
@@ -111,8 +112,9 @@ class Surveyed:
     #: worker), then held (:meth:`FactsStore.found`: packed in the run's store, by the parent)
     found: FoundFacts | None = None
     facts: HeldFacts | None = None
-    #: what an interaction summary reads of its head (:func:`head_label`); None: the head
-    label: tuple[str, str] | None = None
+    #: what an interaction summary and the duplicates read of its head (:func:`head_label`);
+    #: None: the head
+    label: Label | None = None
 
 
 @dataclass
@@ -243,24 +245,32 @@ def _board_status(doc: dict[str, Any]) -> str | None:
 def _status_found(doc: dict[str, Any], status: str, cfg: Settings
                   ) -> tuple[str, tuple[Finding, ...]]:
     """What the contract gate of the board's step from ``status`` reads of the new
-    document: the status rules' findings on it
-    (:func:`~risutools.catalog.gates.status_findings`)."""
+    document: the status rules' errors on it
+    (:func:`~risutools.catalog.gates.status_errors`)."""
     step = lifecycle.next_step(status)
     assert step is not None  # every state on the board has one
-    return step.to, tuple(status_findings(new_document(doc, step.to), gate_config(cfg, step.to)))
+    return step.to, tuple(status_errors(new_document(doc, step.to), gate_config(cfg, step.to)))
 
 
 class _Reals:
     """``Path.resolve`` of the files read, each folder resolved once for all its files, a
     file itself followed only when it is a symbolic link, a file's documents (an NDJSON
     file's lines) asked once; and whether a file is shown as it was named (its entry's
-    place is then the name the loader gave it: :meth:`resolve`)."""
+    place is then the name the loader gave it: :meth:`resolve`).
+
+    Which files are symbolic links: the first file of a folder is asked alone (``lstat``);
+    from the second on, the folder is listed once (``os.scandir``: the kind of each name
+    comes with the listing) and each name looked up in its links (:meth:`_is_link`)."""
 
     def __init__(self) -> None:
         #: folder as named -> (resolved, whether the folder named is its resolved self and
         #: inside the working folder: a file in it is shown by its place there either way)
         self.folders: dict[str, tuple[Path, bool]] = {}
         self.last: tuple[str, Path, bool] | None = None
+        #: folder as named -> the names in it that are symbolic links (None: the folder
+        #: could not be listed, each file is asked alone); absent: one file asked so far
+        self.links: dict[str, frozenset[str] | None] = {}
+        self.asked: set[str] = set()  # folders whose first file was asked alone
 
     def resolve(self, p: Path) -> tuple[Path, bool]:
         """(the real file, whether :func:`display_path` shows it as it shows ``p``)."""
@@ -279,11 +289,38 @@ class _Reals:
             plain = bool(cwd) and real == named and within(named, cwd)
             known = self.folders[folder] = (Path(real), plain)
         parent, plain = known
-        link = os.path.islink(text)
+        link = self._is_link(folder, name, text)
         # (a file's path made from its folder's: the folder's parts shared, not made anew)
         out = Path(os.path.realpath(text)) if link or not name else parent / name
         self.last = (text, out, plain and not link)
         return out, plain and not link
+
+    def _is_link(self, folder: str, name: str, text: str) -> bool:
+        """``os.path.islink(text)`` (``text``: ``name`` in ``folder``), from the folder's
+        listing once a second file of it is asked."""
+        links = self.links.get(folder, _UNLISTED)
+        if links is _UNLISTED:
+            if folder not in self.asked or not name:
+                self.asked.add(folder)
+                return os.path.islink(text)
+            links = self.links[folder] = _links_in(folder or ".")
+        if links is None or not name:
+            return os.path.islink(text)
+        return name in links
+
+
+#: a folder :class:`_Reals` has not listed yet
+_UNLISTED: Any = object()
+
+
+def _links_in(folder: str) -> frozenset[str] | None:
+    """The names in ``folder`` that are symbolic links (``DirEntry.is_symlink``: the kind
+    the listing gave, else an ``lstat``), or None when it cannot be listed."""
+    try:
+        with os.scandir(folder) as it:
+            return frozenset([d.name for d in it if d.is_symlink()])
+    except OSError:
+        return None
 
 
 def _share(s: Surveyed) -> None:

@@ -158,8 +158,7 @@ def without_runtime(doc: Any) -> Any:
     if not isinstance(doc, dict):
         return doc
     out = dict(doc)
-    for ptr in RUNTIME_FIELDS:
-        *path, key = ptr.split("/")[1:]
+    for path, key in _runtime_paths():
         parent: Any = out
         for k in path:
             child = parent.get(k)
@@ -170,6 +169,19 @@ def without_runtime(doc: Any) -> Any:
         else:
             parent.pop(key, None)
     return out
+
+
+#: (the fields they were taken from, each field's keys to its mapping and its own key)
+_RUNTIME_PATHS: list[Any] = [None, ()]
+
+
+def _runtime_paths() -> tuple[tuple[tuple[str, ...], str], ...]:
+    """:data:`RUNTIME_FIELDS` split into their keys (once; again should it be another)."""
+    if _RUNTIME_PATHS[0] is not RUNTIME_FIELDS:
+        split = [ptr.split("/")[1:] for ptr in RUNTIME_FIELDS]
+        _RUNTIME_PATHS[:] = [RUNTIME_FIELDS, tuple((tuple(k[:-1]), k[-1]) for k in split)]
+    paths: tuple[tuple[tuple[str, ...], str], ...] = _RUNTIME_PATHS[1]
+    return paths
 
 
 def base_sha256(doc: Any) -> str:
