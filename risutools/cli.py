@@ -29,7 +29,7 @@ from risutools.report.color import COLOR_HELP, use_color
 from risutools.report.ingest_text import IngestProgress
 from risutools.report.output import check_report_path, write_out, write_report
 from risutools.report.present import present
-from risutools.report.reporters import FORMAT_HELP, FORMATS, formats
+from risutools.report.reporters import FORMAT_HELP, FORMATS, formats, shows_hashes
 from risutools.report.review_text import ReviewProgress
 from risutools.report.statistics import STATISTICS_FORMATS
 from risutools.report.usage import one_command, plain_argument_help, usage_line
@@ -305,7 +305,8 @@ def validate(
         paths=tuple(paths), config_file=config_file, select=tuple(select),
         ignore=tuple(ignore), exclude=tuple(exclude), promotion=promotion, strict=strict,
         skip_non_documents=skip_non_documents, fix=fix, allowed_signers=allowed_signers,
-        allow_config_signers_outside=allow_config_signers_outside, hashes=fmt == "json",
+        allow_config_signers_outside=allow_config_signers_outside,
+        hashes=shows_hashes(fmt),
     ), fmt=fmt, output=output, color=_color(color) and output is None, statistics=statistics,
         exit_zero=exit_zero, formats=FORMATS)
 

@@ -214,3 +214,22 @@ def test_lazy_patterns_search_as_the_compiled_ones() -> None:
         assert "search" in vars(fresh)  # compiled once, then its own search in place
     assert any(rx.flags & re.IGNORECASE for rx in table)
     assert any(rx.flags & re.MULTILINE for rx in table)
+
+
+def test_the_json_report_shows_every_documents_hash(tmp_path: Path) -> None:
+    """``validate -f json`` (the format that shows them: ``Reporter.shows_hashes``) gives
+    each document its canonical hash, a candidate's too, whatever the other formats skip."""
+    from harness import run_cli
+
+    from risutools.report.reporters import REPORTER_BY_NAME, shows_hashes
+
+    assert [n for n, r in REPORTER_BY_NAME.items() if r.shows_hashes] == ["json"]
+    assert shows_hashes("json") and not shows_hashes("concise")
+    paths = _paths(tmp_path)
+    p = run_cli("validate", "-f", "json", *map(str, paths))
+    assert p.returncode in (0, 1), p.stderr
+    shown = json.loads(p.stdout)["documents"]
+    wanted = [d for path in paths for part in iter_documents(path) for d in part.documents]
+    assert len(shown) == len(wanted) > 10
+    for d, ld in zip(shown, wanted, strict=True):
+        assert d["sha256"] == doc_sha256(ld.doc), d["file"]

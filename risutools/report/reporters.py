@@ -43,6 +43,9 @@ class Reporter:
     #: (result, color) -> the text in pieces, written as they come (a report too long to
     #: hold whole); None: the text is rendered whole
     pieces: Callable[[Any, bool], Iterable[str]] | None = None
+    #: whether it shows each document's canonical hash (``validate`` rendering in another
+    #: findings format does not compute them)
+    shows_hashes: bool = False
 
 
 def _analyses(result: Result) -> object | None:
@@ -85,7 +88,8 @@ def _junit(result: Result, color: bool) -> str:
 REPORTER_BY_NAME: dict[str, Reporter] = {r.name: r for r in (
     Reporter("text", "for people: findings grouped per file (analyze: facts too)", _text),
     Reporter("concise", "one `file:line:col: ID message` line per finding", _concise),
-    Reporter("json", "one JSON object, keys sorted (analyze: the facts)", _json),
+    Reporter("json", "one JSON object, keys sorted (analyze: the facts)", _json,
+             shows_hashes=True),
     Reporter("github", "GitHub Actions annotations (`::error file=...`)", _github),
     Reporter("sarif", "SARIF 2.1.0 for code scanning", _sarif),
     Reporter("junit", "JUnit XML, one test case per document or module", _junit),
@@ -123,6 +127,11 @@ REPORTERS: dict[str, dict[str, Reporter]] = {
 def formats(kind: str) -> tuple[str, ...]:
     """The ``--format/-f`` choices of a result kind, in table order."""
     return tuple(REPORTERS[kind])
+
+
+def shows_hashes(name: str, kind: str = "findings") -> bool:
+    """Whether format ``name`` (of ``kind``) shows each document's canonical hash."""
+    return REPORTERS[kind][name].shows_hashes
 
 
 #: the findings formats' ``--format/-f`` choices, in table order
