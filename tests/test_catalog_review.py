@@ -284,24 +284,32 @@ def test_reject_from_pending(cat: Path) -> None:
     assert _review(cat)["counts"]["errors"] == 0
 
 
+def _copies(base: dict[str, Any], n: int) -> list[bytes]:
+    """``n`` canonical copies of ``base``, each its own component id, every third with a
+    capability outside the vocabulary (MC401)."""
+    from risutools.canonical import canonical
+
+    lines = []
+    for i in range(n):
+        d = json.loads(json.dumps(base))
+        d["component_id"] = f"module.risu.186123400.copy-{i}"
+        if i % 3 == 0:
+            d["capabilities"]["requires"].append("hook.not_in_vocabulary")
+        lines.append(canonical(d))
+    return lines
+
+
 def test_parallel_review_equals_one_process(cat: Path, tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """Workers reading the files, or the parent reading an NDJSON catalog, give the bytes of
     one process; progress counts the files read."""
-    from risutools.canonical import canonical
     from risutools.catalog import review_pass
     from risutools.report.review_text import render_review_json
 
     monkeypatch.setattr(review_pass, "CHUNK", 100)  # (450 files: 5 chunks, one worker)
 
     base = load(doc_path(cat, MOOD))
-    lines = []
-    for i in range(450):
-        d = json.loads(json.dumps(base))
-        d["component_id"] = f"module.risu.186123400.copy-{i}"
-        if i % 3 == 0:
-            d["capabilities"]["requires"].append("hook.not_in_vocabulary")
-        lines.append(canonical(d))
+    lines = _copies(base, 450)
     big = tmp_path / "big"  # one NDJSON file: read by the parent
     big.mkdir()
     (big / "components.ndjson").write_bytes(b"\n".join(lines) + b"\n")
@@ -331,7 +339,6 @@ def test_the_parent_reads_its_share_of_the_chunks(
     """On all cores the parent reads one chunk in every ``_parent_step(jobs)`` itself and
     the ``jobs - 1`` workers the others (each sent back and made again once): the bytes of
     one process, the progress in order, an NDJSON file among the chunks read where it is."""
-    from risutools.canonical import canonical
     from risutools.catalog import review_pass
     from risutools.report.review_text import render_review_json
 
@@ -340,13 +347,7 @@ def test_the_parent_reads_its_share_of_the_chunks(
     base = load(doc_path(cat, MOOD))
     root = tmp_path / "files"
     (root / "approvals").mkdir(parents=True)
-    lines = []
-    for i in range(100):
-        d = json.loads(json.dumps(base))
-        d["component_id"] = f"module.risu.186123400.copy-{i}"
-        if i % 3 == 0:
-            d["capabilities"]["requires"].append("hook.not_in_vocabulary")
-        lines.append(canonical(d))
+    lines = _copies(base, 100)
     for i, line in enumerate(lines[:90]):
         (root / f"copy-{i:03d}.json").write_bytes(line)
     (root / "copy-050x.ndjson").write_bytes(b"\n".join(lines[90:]) + b"\n")  # between
