@@ -160,6 +160,22 @@ def json_text(text: str) -> str:
     return _json_unsafe().sub(_json_escape, text)
 
 
+#: the printable ASCII characters' bytes (what :func:`json_bytes_text` takes out first)
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
+
+
+def json_bytes_text(data: bytes) -> str:
+    """:func:`json_text` of the UTF-8 text ``data`` (decoded strictly).  Whether the text is
+    printable is asked of what is left of it once its printable ASCII bytes are taken out
+    (one C pass; the rest of every character of two bytes or more stays whole, as no byte
+    of one is ASCII): the text holds exactly those characters besides printable ones."""
+    text = data.decode("utf-8")
+    rest = data.translate(None, _PRINTABLE_ASCII)
+    if not rest or rest.decode("utf-8").isprintable():
+        return text
+    return json_text(text)
+
+
 def require_plain_text(value: str, option: str) -> str:
     """``value``, or a ``usage`` error naming ``option`` when it holds a control character
     (a line break, ESC ...) or a format character (a bidi override ...): text a record keeps

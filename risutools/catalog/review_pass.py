@@ -27,12 +27,11 @@ import os
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from risutools.canonical import doc_sha256
+from risutools.canonical import Kept, doc_sha256, sha256_kept
 from risutools.catalog.catalog import (
     Entry,
     HeadValues,
@@ -71,6 +70,9 @@ from risutools.safeio import FolderFiles, within
 from risutools.settings import lifecycle
 from risutools.settings.catalog import FACTS_DIR
 from risutools.settings.config import Settings
+
+if TYPE_CHECKING:  # (concurrent.futures: only a run on a pool or a cluster imports it)
+    from concurrent.futures import Executor, Future
 
 ProgressFn = Callable[[int, int], None]  # (files read, files to read)
 PARALLEL_MIN = 400  # fewer files are read in-process (a pool costs more)
@@ -160,10 +162,11 @@ def _validated(docs: list[LoadedDocument], cfg: Settings) -> list[DocumentInfo]:
 
 
 def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
-             resolved: _Reals, wants: Wants | None) -> Surveyed:
+             resolved: _Reals, wants: Wants | None, kept: Kept | None = None) -> Surveyed:
     """Digests checked (MC202/MC203, their findings into ``info``), then what is kept;
     ``wants``: where a document whose facts are to be found is noted (:func:`_find_facts`
-    finds them)."""
+    finds them); ``kept``: the hash of the beginning of its canonical bytes, which its base
+    hash shares (:func:`_hashed`)."""
     doc = ld.doc
     found = vctx.result.verifications
     mark = len(found)
@@ -201,7 +204,8 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
                 out.where = f"{info.file}:{line}" if line else info.file
             status = _board_status(doc)
             if status is not None:
-                out.base = lifecycle.plain_base_sha256(doc) if exact else lifecycle.base_sha256(doc)
+                out.base = lifecycle.plain_base_sha256(doc, kept) if exact \
+                    else lifecycle.base_sha256(doc)
                 out.gate = _status_found(doc, status, vctx.cfg)
     if past_start(doc):
         out.past, out.status_line = True, ld.line_of(STATUS)
@@ -342,8 +346,20 @@ def _interned(findings: Iterable[Finding]) -> list[Finding]:
 
 def _survey(docs: list[LoadedDocument], cfg: Settings, vctx: VerifyContext,
             resolved: _Reals, wants: Wants | None) -> list[Surveyed]:
-    return [_summary(ld, info, vctx, resolved, wants)
-            for ld, info in zip(docs, _validated(docs, cfg), strict=True)]
+    kept = [_hashed(ld) for ld in docs]
+    return [_summary(ld, info, vctx, resolved, wants, k)
+            for ld, info, k in zip(docs, _validated(docs, cfg), kept, strict=True)]
+
+
+def _hashed(ld: LoadedDocument) -> Kept | None:
+    """The canonical hash of a document whose canonical bytes the loader left unhashed
+    (``canon``), into ``ld.sha256``; the hash of their part its base hash likely shares
+    (:func:`~risutools.settings.lifecycle.runtime_mark`) kept for :func:`_summary`."""
+    canon, ld.canon = ld.canon, None
+    if canon is None:
+        return None
+    ld.sha256, kept = sha256_kept(canon, lifecycle.runtime_mark(canon))
+    return kept
 
 
 class _Waiting:
@@ -468,7 +484,7 @@ def _survey_files(paths: list[Path]) -> list[Flat]:
     parts: list[tuple[LoadOutcome, list[Surveyed]]] = []
     wants: Wants = []
     for p in paths:
-        for part in iter_file(p, from_folder=True):
+        for part in iter_file(p, from_folder=True, canon=True):
             docs, part.documents = part.documents, []
             parts.append((part, _survey(docs, cfg, vctx, resolved, wants)))
     _find_facts(wants, facts)  # (the chunk's facts found together)
@@ -527,7 +543,7 @@ def first_pass(root: Path, cfg: Settings, sources: Path | None, jobs: int | None
 def _in_parent(p: Path, cfg: Settings, vctx: VerifyContext, resolved: _Reals,
                waiting: _Waiting, progress: ProgressFn | None) -> None:
     """One file read in the parent, its parts left ``waiting`` for their facts."""
-    for part in iter_file(p, from_folder=True):
+    for part in iter_file(p, from_folder=True, canon=True):
         docs, part.documents = part.documents, []
         waiting.add(part, _survey(docs, cfg, vctx, resolved, waiting.wants))
     waiting.out.done(1, progress)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from risutools.canonical import canonical
-from risutools.printable import json_text, markdown_value, text_value
+from risutools.printable import json_bytes_text, json_text, markdown_value, text_value
 from risutools.report.color import painter
 from risutools.report.review_sections import (
     board_lines,
@@ -102,8 +102,7 @@ def _rows_pieces(rows: Rows) -> Iterator[str]:
     first = True
     for block in rows.canonical_blocks():
         if block:
-            text = json_text(block.decode("utf-8")) if isinstance(block, bytes) \
-                else _compact(block)
+            text = json_bytes_text(block) if isinstance(block, bytes) else _compact(block)
             yield ("" if first else ",") + text[1:-1]
             first = False
     yield "]"
@@ -111,10 +110,11 @@ def _rows_pieces(rows: Rows) -> Iterator[str]:
 
 def _compact(value: Any) -> str:
     try:
-        text = canonical(value).decode("utf-8")
+        data = canonical(value)
     except ValueError:
         text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return json_text(text)
+        return json_text(text)
+    return json_bytes_text(data)
 
 
 def render_review_text(rv: Review, color: bool = False) -> str:
