@@ -65,7 +65,7 @@ from risutools.contract.validate import (
 )
 from risutools.contract.verify import SourceStore, VerifyContext, verify_refs
 from risutools.findings import Finding
-from risutools.rowspool import Spool, pack
+from risutools.rowspool import Spool, pack, pack_parsed
 from risutools.safeio import FolderFiles, within
 from risutools.settings import lifecycle
 from risutools.settings.catalog import FACTS_DIR
@@ -185,7 +185,8 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
         out.values = shared_head_values(head_values(doc))
         out.label = head_label(doc)
         out.head = head_of(doc, parsed_by_orjson=exact)
-        out.blob = pack(doc, parsed_by_orjson=exact)
+        raw = ld.parsed_bytes  # (the file's bytes orjson parsed: packed as they are)
+        out.blob = pack_parsed(raw) if raw is not None else pack(doc, parsed_by_orjson=exact)
     except ValueError:  # (a value no parser of ours makes): the document stays whole
         out.head, out.blob, out.doc = b"", None, doc
     h = info.sha256

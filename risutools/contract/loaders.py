@@ -81,6 +81,12 @@ class LoadedDocument:
     #: made them and the caller asked for them instead of the hash (``canon``)
     canon: bytes | None = None
 
+    @property
+    def parsed_bytes(self) -> bytes | None:
+        """The JSON file's bytes when orjson parsed them as they are into :attr:`doc` (the
+        loaders' fast path), else None."""
+        return self._data
+
     def line_of(self, pointer: str) -> int | None:
         """The line of the value at ``pointer`` (or of its nearest parent), when known."""
         if self.fmt == "ndjson":
