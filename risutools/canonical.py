@@ -184,6 +184,36 @@ def sha256_prefixed(data: bytes) -> str:
     return SHA256 + hashlib.sha256(data).hexdigest()
 
 
+#: what :func:`sha256_kept` keeps of a text it hashed: the text, how many of its first
+#: bytes the kept hash has taken in, and that hash (never updated: copied)
+Kept = tuple[bytes, int, Any]
+
+
+def sha256_kept(data: bytes, at: int) -> tuple[str, Kept | None]:
+    """(:func:`sha256_prefixed` of ``data``, the hash of its first ``at`` bytes kept for
+    :func:`sha256_alike`), or no hash kept when ``at`` is not past the start."""
+    if at <= 0:
+        return sha256_prefixed(data), None
+    view = memoryview(data)
+    head = hashlib.sha256(view[:at])
+    whole = head.copy()
+    whole.update(view[at:])
+    return SHA256 + whole.hexdigest(), (data, at, head)
+
+
+def sha256_alike(data: bytes, kept: Kept | None) -> str:
+    """:func:`sha256_prefixed` of ``data``; the first bytes of it not hashed again when they
+    are those of the text ``kept`` was kept of (:func:`sha256_kept`: compared first)."""
+    if kept is not None:
+        first, at, head = kept
+        if data[:at] == first[:at]:
+            h = head.copy()
+            h.update(memoryview(data)[at:])
+            digest: str = h.hexdigest()
+            return SHA256 + digest
+    return sha256_prefixed(data)
+
+
 def prefixed(hexdigest: str) -> str:
     """``sha256:<hex>`` of a SHA-256 already computed (hex, as ``hashlib`` gives it)."""
     return SHA256 + hexdigest

@@ -160,6 +160,28 @@ def json_text(text: str) -> str:
     return _json_unsafe().sub(_json_escape, text)
 
 
+#: the printable ASCII characters' bytes (what :func:`json_bytes_text` takes out first)
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
+
+
+def json_bytes_text(data: bytes) -> str:
+    """:func:`json_text` of the UTF-8 text ``data`` (decoded strictly)."""
+    kept = json_bytes(data)
+    return kept.decode("utf-8") if isinstance(kept, bytes) else kept
+
+
+def json_bytes(data: bytes) -> bytes | str:
+    """``data`` itself when :func:`json_text` leaves its text as it is, else that text
+    escaped; ``data``: valid UTF-8 (as orjson writes any text).  Whether the text is
+    printable is asked of what is left of it once its printable ASCII bytes are taken out
+    (one C pass; every character of two bytes or more stays whole, as no byte of one is
+    ASCII): the text holds exactly those characters besides printable ones."""
+    rest = data.translate(None, _PRINTABLE_ASCII)
+    if not rest or rest.decode("utf-8").isprintable():
+        return data
+    return json_text(data.decode("utf-8"))
+
+
 def require_plain_text(value: str, option: str) -> str:
     """``value``, or a ``usage`` error naming ``option`` when it holds a control character
     (a line break, ESC ...) or a format character (a bidi override ...): text a record keeps

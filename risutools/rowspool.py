@@ -201,6 +201,13 @@ def pack(value: Any, *, parsed_by_orjson: bool = False) -> bytes:
     return b"m" + marshal.dumps(value)
 
 
+def pack_parsed(text: bytes) -> bytes:
+    """:func:`pack` of the value orjson parsed from the JSON ``text`` as it is, without
+    writing the value again: the text itself, which :func:`unpack` parses again into the
+    same value (its whitespace and all; what orjson took once it takes again)."""
+    return b"j" + text
+
+
 def unpack(data: bytes) -> Any:
     """What :func:`pack` packed."""
     body = memoryview(data)[1:]

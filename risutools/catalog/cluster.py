@@ -18,17 +18,19 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import logging
-import socket
 import struct
 import time
 from collections.abc import Iterator
-from concurrent.futures import Executor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from risutools import __version__
 from risutools.errors import Code, ConfigError, UsageError
 from risutools.printable import quoted
+
+if TYPE_CHECKING:  # (socket, logging and concurrent.futures: imported where used, as few
+    # runs use a cluster; a review's start-up does without them)
+    import socket
+    from concurrent.futures import Executor
 
 CONNECT_TIMEOUT = "10s"
 INSTALL_HINT = "pip install 'risutools[dask]'"
@@ -97,6 +99,8 @@ def probe(address: str, seconds: float) -> None:
     scheme, host, port = parse_address(address)
     if scheme not in _SOCKET_SCHEMES:
         return
+    import socket
+
     deadline = time.monotonic() + seconds
     try:
         sock = socket.create_connection((host, port), timeout=seconds)
@@ -148,6 +152,8 @@ def _connect(distributed: Any, address: str, timeout: str) -> Any:
     """``distributed.Client`` connected to ``address``; any failure is one line.  A client
     that failed half-way is marked closed, so its clean-up (at garbage collection, or at
     exit) neither waits 20 s for a scheduler that is not there nor prints a traceback."""
+    import logging
+
     client = distributed.Client.__new__(distributed.Client)
     log = logging.getLogger("distributed")
     level = log.level

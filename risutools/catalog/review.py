@@ -23,10 +23,9 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Executor
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from risutools import __version__
 from risutools.catalog.approvals import (
@@ -76,6 +75,9 @@ from risutools.rowspool import Rows
 from risutools.safeio import require_folder
 from risutools.settings import lifecycle
 from risutools.settings.config import Settings
+
+if TYPE_CHECKING:  # (concurrent.futures: only a run on a pool or a cluster imports it)
+    from concurrent.futures import Executor
 
 REVIEW_FORMAT = "catalog-review-v1"
 

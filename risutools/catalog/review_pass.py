@@ -22,17 +22,17 @@ order of everything kept is the files' order, whichever way the work was done.
 
 from __future__ import annotations
 
+import marshal
 import operator
 import os
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from risutools.canonical import doc_sha256
+from risutools.canonical import Kept, doc_sha256, sha256_kept
 from risutools.catalog.catalog import (
     Entry,
     HeadValues,
@@ -66,11 +66,15 @@ from risutools.contract.validate import (
 )
 from risutools.contract.verify import SourceStore, VerifyContext, verify_refs
 from risutools.findings import Finding
-from risutools.rowspool import Spool, pack
+from risutools.pathnames import child_path
+from risutools.rowspool import Spool, pack, pack_parsed
 from risutools.safeio import FolderFiles, within
 from risutools.settings import lifecycle
 from risutools.settings.catalog import FACTS_DIR
 from risutools.settings.config import Settings
+
+if TYPE_CHECKING:  # (concurrent.futures: only a run on a pool or a cluster imports it)
+    from concurrent.futures import Executor, Future
 
 ProgressFn = Callable[[int, int], None]  # (files read, files to read)
 PARALLEL_MIN = 400  # fewer files are read in-process (a pool costs more)
@@ -160,10 +164,11 @@ def _validated(docs: list[LoadedDocument], cfg: Settings) -> list[DocumentInfo]:
 
 
 def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
-             resolved: _Reals, wants: Wants | None) -> Surveyed:
+             resolved: _Reals, wants: Wants | None, kept: Kept | None = None) -> Surveyed:
     """Digests checked (MC202/MC203, their findings into ``info``), then what is kept;
     ``wants``: where a document whose facts are to be found is noted (:func:`_find_facts`
-    finds them)."""
+    finds them); ``kept``: the hash of the beginning of its canonical bytes, which its base
+    hash shares (:func:`_hashed`)."""
     doc = ld.doc
     found = vctx.result.verifications
     mark = len(found)
@@ -182,7 +187,8 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
         out.values = shared_head_values(head_values(doc))
         out.label = head_label(doc)
         out.head = head_of(doc, parsed_by_orjson=exact)
-        out.blob = pack(doc, parsed_by_orjson=exact)
+        raw = ld.parsed_bytes  # (the file's bytes orjson parsed: packed as they are)
+        out.blob = pack_parsed(raw) if raw is not None else pack(doc, parsed_by_orjson=exact)
     except ValueError:  # (a value no parser of ours makes): the document stays whole
         out.head, out.blob, out.doc = b"", None, doc
     h = info.sha256
@@ -201,7 +207,8 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
                 out.where = f"{info.file}:{line}" if line else info.file
             status = _board_status(doc)
             if status is not None:
-                out.base = lifecycle.plain_base_sha256(doc) if exact else lifecycle.base_sha256(doc)
+                out.base = lifecycle.plain_base_sha256(doc, kept) if exact \
+                    else lifecycle.base_sha256(doc)
                 out.gate = _status_found(doc, status, vctx.cfg)
     if past_start(doc):
         out.past, out.status_line = True, ld.line_of(STATUS)
@@ -291,7 +298,7 @@ class _Reals:
         parent, plain = known
         link = self._is_link(folder, name, text)
         # (a file's path made from its folder's: the folder's parts shared, not made anew)
-        out = Path(os.path.realpath(text)) if link or not name else parent / name
+        out = Path(os.path.realpath(text)) if link or not name else child_path(parent, name)
         self.last = (text, out, plain and not link)
         return out, plain and not link
 
@@ -342,8 +349,20 @@ def _interned(findings: Iterable[Finding]) -> list[Finding]:
 
 def _survey(docs: list[LoadedDocument], cfg: Settings, vctx: VerifyContext,
             resolved: _Reals, wants: Wants | None) -> list[Surveyed]:
-    return [_summary(ld, info, vctx, resolved, wants)
-            for ld, info in zip(docs, _validated(docs, cfg), strict=True)]
+    kept = [_hashed(ld) for ld in docs]
+    return [_summary(ld, info, vctx, resolved, wants, k)
+            for ld, info, k in zip(docs, _validated(docs, cfg), kept, strict=True)]
+
+
+def _hashed(ld: LoadedDocument) -> Kept | None:
+    """The canonical hash of a document whose canonical bytes the loader left unhashed
+    (``canon``), into ``ld.sha256``; the hash of their part its base hash likely shares
+    (:func:`~risutools.settings.lifecycle.runtime_mark`) kept for :func:`_summary`."""
+    canon, ld.canon = ld.canon, None
+    if canon is None:
+        return None
+    ld.sha256, kept = sha256_kept(canon, lifecycle.runtime_mark(canon))
+    return kept
 
 
 class _Waiting:
@@ -449,16 +468,16 @@ def _path_of(text: str) -> Path:
         return Path(text)
     if _FOLDER[0] != folder:
         _FOLDER[:] = [folder, Path(folder)]
-    path: Path = _FOLDER[1] / name
-    return path
+    return child_path(_FOLDER[1], name)
 
 
 def _path_text(p: Path | None) -> str | None:
     return os.fspath(p) if p is not None else None
 
 
-def _survey_files(paths: list[Path]) -> list[Flat]:
-    """The worker side: the files of one chunk, each read, checked and summarized."""
+def _survey_files(paths: list[Path]) -> bytes | list[Flat]:
+    """The worker side: the files of one chunk, each read, checked and summarized
+    (:func:`_sent`)."""
     global _WORKER
     assert _SHARED is not None, "workers are forked after _SHARED is set"
     cfg, sources, facts = _SHARED
@@ -468,7 +487,7 @@ def _survey_files(paths: list[Path]) -> list[Flat]:
     parts: list[tuple[LoadOutcome, list[Surveyed]]] = []
     wants: Wants = []
     for p in paths:
-        for part in iter_file(p, from_folder=True):
+        for part in iter_file(p, from_folder=True, canon=True):
             docs, part.documents = part.documents, []
             parts.append((part, _survey(docs, cfg, vctx, resolved, wants)))
     _find_facts(wants, facts)  # (the chunk's facts found together)
@@ -477,7 +496,25 @@ def _survey_files(paths: list[Path]) -> list[Flat]:
         for s in surveyed:  # a text repeated in the chunk travels once (pickle's memo)
             _share(s)
         out.append(_flat(part, surveyed))
-    return out
+    return _sent(out)
+
+
+def _sent(flats: list[Flat]) -> bytes | list[Flat]:
+    """What a worker sends back of a chunk: its parts' plain values as ``marshal`` data
+    (written and read several times faster than pickled: :func:`_received` reads it back),
+    or as they are when one is not of a type ``marshal`` takes as it is (a subclass)."""
+    try:
+        return marshal.dumps(flats)
+    except ValueError:
+        return flats
+
+
+def _received(sent: bytes | list[Flat]) -> list[Flat]:
+    """The parts a worker sent back (:func:`_sent`)."""
+    if isinstance(sent, bytes):
+        flats: list[Flat] = marshal.loads(sent)
+        return flats
+    return sent
 
 
 def _units(paths: list[Path]) -> list[list[Path] | Path]:
@@ -527,7 +564,7 @@ def first_pass(root: Path, cfg: Settings, sources: Path | None, jobs: int | None
 def _in_parent(p: Path, cfg: Settings, vctx: VerifyContext, resolved: _Reals,
                waiting: _Waiting, progress: ProgressFn | None) -> None:
     """One file read in the parent, its parts left ``waiting`` for their facts."""
-    for part in iter_file(p, from_folder=True):
+    for part in iter_file(p, from_folder=True, canon=True):
         docs, part.documents = part.documents, []
         waiting.add(part, _survey(docs, cfg, vctx, resolved, waiting.wants))
     waiting.out.done(1, progress)
@@ -555,7 +592,7 @@ def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | Non
                         _in_parent(p, cfg, vctx, resolved, waiting, progress)
                     continue
                 waiting.settle()  # (what the parent read comes first)
-                for flat in next(done):
+                for flat in _received(next(done)):
                     out.add(*_unflat(flat), shared=True)
                 out.done(len(files), progress)
             waiting.settle()

@@ -34,7 +34,7 @@ from risutools.contract.checks_load import mc000, mc001
 from risutools.errors import Code
 from risutools.findings import Finding
 from risutools.jsonlines import pointer_line, pointer_line_bytes
-from risutools.pathnames import show_name
+from risutools.pathnames import child_path, show_name
 from risutools.safeio import FileRefused, open_regular, read_regular
 from risutools.values import (
     EMPTY,
@@ -77,6 +77,15 @@ class LoadedDocument:
     sha256: str | None = None
     #: the JSON file's bytes, when the fast path parsed them as they are (no text made)
     _data: bytes | None = None
+    #: the document's canonical bytes, left unhashed for the caller, when the fast path
+    #: made them and the caller asked for them instead of the hash (``canon``)
+    canon: bytes | None = None
+
+    @property
+    def parsed_bytes(self) -> bytes | None:
+        """The JSON file's bytes when orjson parsed them as they are into :attr:`doc` (the
+        loaders' fast path), else None."""
+        return self._data
 
     def line_of(self, pointer: str) -> int | None:
         """The line of the value at ``pointer`` (or of its nearest parent), when known."""
@@ -253,7 +262,7 @@ def _walk(root: Path, exclude: tuple[str, ...], errors: list[OSError]) -> Iterat
                 continue
             if not fn.lower().endswith(DOC_EXTS):
                 continue
-            f = folder / fn
+            f = child_path(folder, fn)
             if exclude and any(fnmatch(f.relative_to(root).as_posix(), pat) or fnmatch(fn, pat)
                                for pat in exclude):
                 continue
@@ -272,9 +281,10 @@ def _fmt_of(name: str) -> str | None:
 
 
 def load_file(p: Path, *, from_folder: bool = False,
-              seen: os.stat_result | None = None, hashed: bool = True) -> LoadOutcome:
+              seen: os.stat_result | None = None, hashed: bool = True,
+              canon: bool = False) -> LoadOutcome:
     """The documents of one file (``seen``: its status as the caller just took it;
-    ``hashed``: as for :func:`iter_documents`)."""
+    ``hashed``, ``canon``: as for :func:`load_bytes`)."""
     name = display_path(p)
     fmt = _fmt_of(p.name)
     out = LoadOutcome()
@@ -296,7 +306,7 @@ def load_file(p: Path, *, from_folder: bool = False,
     except OSError as exc:  # a read error in the middle of an NDJSON file
         out.problems.append(mc001(name, f"cannot read: {exc.strerror or exc}"))
         return out
-    out = load_bytes(data, name, fmt=fmt, path=p, hashed=hashed)
+    out = load_bytes(data, name, fmt=fmt, path=p, hashed=hashed, canon=canon)
     if from_folder:
         # In a folder walk, a readable JSON/YAML file without contract fields is not a
         # component document (e.g. a mkdocs.yml): it is skipped, not reported.
@@ -310,11 +320,13 @@ def load_file(p: Path, *, from_folder: bool = False,
     return out
 
 
-def iter_file(p: Path, *, from_folder: bool = False) -> Iterator[LoadOutcome]:
+def iter_file(p: Path, *, from_folder: bool = False, canon: bool = False
+              ) -> Iterator[LoadOutcome]:
     """:func:`load_file` in parts: an NDJSON file a batch of lines at a time (what was read
-    before a read error is given, then the error), any other file whole."""
+    before a read error is given, then the error), any other file whole (``canon``: as for
+    :func:`load_bytes`; an NDJSON file's lines are hashed)."""
     if _fmt_of(p.name) != "ndjson":
-        yield load_file(p, from_folder=from_folder)
+        yield load_file(p, from_folder=from_folder, canon=canon)
         return
     name = display_path(p)
     try:
@@ -369,9 +381,11 @@ def load_stdin(stream: BinaryIO, *, hashed: bool = True) -> LoadOutcome:
 
 
 def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = None,
-               hashed: bool = True) -> LoadOutcome:
+               hashed: bool = True, canon: bool = False) -> LoadOutcome:
     """Load documents from bytes; ``fmt`` None sniffs JSON / NDJSON / YAML (stdin);
-    ``hashed``: as for :func:`iter_documents`."""
+    ``hashed``: as for :func:`iter_documents`; ``canon``: a JSON document the fast path
+    parsed keeps its canonical bytes (:attr:`LoadedDocument.canon`) and is not hashed
+    here: the caller hashes them (with what else it hashes, sharing their beginning)."""
     out = LoadOutcome(files=[name])
     if fmt == "ndjson":
         return load_ndjson_stream(io.BytesIO(data), name, path=path, files=[name],
@@ -386,7 +400,8 @@ def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = N
         if fast is not None:
             out.documents.append(LoadedDocument(
                 name, 1, fast[0], "json", path, _data=data,
-                sha256=sha256_prefixed(fast[1]) if hashed else None))
+                sha256=sha256_prefixed(fast[1]) if hashed and not canon else None,
+                canon=fast[1] if canon else None))
             return out
     text, err = decode(data)
     if err is not None or text is None:

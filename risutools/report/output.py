@@ -25,7 +25,7 @@ def check_report_path(path: str | None, formats: tuple[str, ...] = ()) -> None:
     check_target(path, folder=False)
 
 
-def write_report(path: str, text: str | Iterable[str]) -> None:
+def write_report(path: str, text: str | Iterable[str | bytes]) -> None:
     """Write a report file atomically (``text`` whole, or its pieces in order); a target
     that cannot be written is one line, exit 2."""
     try:
@@ -46,15 +46,16 @@ def write_report(path: str, text: str | Iterable[str]) -> None:
 WRITE_CHUNK = 1 << 20
 
 
-def _encoded(text: str | Iterable[str]) -> Iterator[bytes]:
-    """``text`` as UTF-8, its pieces gathered into writes of about :data:`WRITE_CHUNK`."""
+def _encoded(text: str | Iterable[str | bytes]) -> Iterator[bytes]:
+    """``text`` as UTF-8, its pieces (text, or UTF-8 already) gathered into writes of about
+    :data:`WRITE_CHUNK`."""
     if isinstance(text, str):
         yield text.encode("utf-8")
         return
     held: list[bytes] = []
     size = 0
     for piece in text:
-        data = piece.encode("utf-8")
+        data = piece.encode("utf-8") if isinstance(piece, str) else piece
         held.append(data)
         size += len(data)
         if size >= WRITE_CHUNK:
@@ -64,12 +65,12 @@ def _encoded(text: str | Iterable[str]) -> Iterator[bytes]:
         yield b"".join(held)
 
 
-def write_out(text: str | Iterable[str], output: str | None) -> None:
-    """``text`` (whole, or its pieces in order) to ``output`` (a report file), or to
-    standard output."""
+def write_out(text: str | Iterable[str | bytes], output: str | None) -> None:
+    """``text`` (whole, or its pieces in order: text, or UTF-8 bytes) to ``output`` (a report
+    file), or to standard output."""
     if output:
         write_report(output, text)
         return
     for piece in (text,) if isinstance(text, str) else text:
-        sys.stdout.write(piece)
+        sys.stdout.write(piece if isinstance(piece, str) else piece.decode("utf-8"))
     sys.stdout.flush()

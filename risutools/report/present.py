@@ -50,7 +50,8 @@ class Rendered:
     """What to write: ``out`` (None: nothing) and the lines for standard error, written
     before it (``err_first``) or after it (a summary first, then its warnings)."""
 
-    out: str | Iterable[str] | None  # the text, or its pieces in order (written as they come)
+    #: the text, or its pieces in order (written as they come; a piece of bytes: UTF-8)
+    out: str | Iterable[str | bytes] | None
     err: list[str] = field(default_factory=list)
     err_first: bool = True
     #: files to write besides (``ingest --report FILE``: the run as JSON), first

@@ -42,7 +42,7 @@ class Reporter:
     render: Callable[[Any, bool], str]  # (result, color) -> text
     #: (result, color) -> the text in pieces, written as they come (a report too long to
     #: hold whole); None: the text is rendered whole
-    pieces: Callable[[Any, bool], Iterable[str]] | None = None
+    pieces: Callable[[Any, bool], Iterable[str | bytes]] | None = None
     #: whether it shows each document's canonical hash (``validate`` rendering in another
     #: findings format does not compute them)
     shows_hashes: bool = False
@@ -145,7 +145,7 @@ def render(name: str, result: Any, *, color: bool = False, kind: str = "findings
 
 
 def render_pieces(name: str, result: Any, *, color: bool = False,
-                  kind: str = "findings") -> str | Iterable[str]:
+                  kind: str = "findings") -> str | Iterable[str | bytes]:
     """:func:`render`, in pieces where the format writes them as they come."""
     reporter = REPORTERS[kind][name]
     if reporter.pieces is not None:

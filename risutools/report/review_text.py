@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from risutools.canonical import canonical
-from risutools.printable import json_text, markdown_value, text_value
+from risutools.printable import json_bytes, json_bytes_text, json_text, markdown_value, text_value
 from risutools.report.color import painter
 from risutools.report.review_sections import (
     board_lines,
@@ -67,21 +67,24 @@ def _counts_line(d: dict[str, Any]) -> str:
 
 def render_review_json(rv: Review) -> str:
     """The review as one JSON text (:func:`review_json_pieces` joined)."""
-    return "".join(review_json_pieces(rv))
+    return "".join(p if isinstance(p, str) else p.decode("utf-8")
+                   for p in review_json_pieces(rv))
 
 
-def review_json_pieces(rv: Review) -> Iterator[str]:
+def review_json_pieces(rv: Review) -> Iterator[str | bytes]:
     """Compact, keys sorted (``python -m json.tool`` or jq pretty-print it), in pieces: each
     top-level value, and a long list of rows (:class:`~risutools.rowspool.Rows`) a block at
     a time, so the whole text is never in memory.  Each piece is the canonical form's bytes
     (orjson when it spells the values as ``json`` does, else json's C encoder), or
     ``json.dumps`` itself for a value the canonical form refuses (a float that is not
-    finite): joined, the same text as the whole value's."""
+    finite): joined, the same text as the whole value's.  A block of rows whose canonical
+    bytes need no escape (:func:`~risutools.printable.json_bytes`) is given as those bytes
+    (UTF-8: written as they are, never decoded)."""
     yield from _object_pieces(rv.data)
     yield "\n"
 
 
-def _object_pieces(obj: dict[str, Any]) -> Iterator[str]:
+def _object_pieces(obj: dict[str, Any]) -> Iterator[str | bytes]:
     """An object of the report, keys sorted: a row spool a block at a time, an object that
     holds one (the lineage section) the same way, any other value whole."""
     yield "{"
@@ -97,24 +100,27 @@ def _object_pieces(obj: dict[str, Any]) -> Iterator[str]:
     yield "}"
 
 
-def _rows_pieces(rows: Rows) -> Iterator[str]:
+def _rows_pieces(rows: Rows) -> Iterator[str | bytes]:
     yield "["
     first = True
     for block in rows.canonical_blocks():
         if block:
-            text = json_text(block.decode("utf-8")) if isinstance(block, bytes) \
-                else _compact(block)
-            yield ("" if first else ",") + text[1:-1]
+            text = json_bytes(block) if isinstance(block, bytes) else _compact(block)
+            if isinstance(text, bytes):
+                yield (b"" if first else b",") + text[1:-1]
+            else:
+                yield ("" if first else ",") + text[1:-1]
             first = False
     yield "]"
 
 
 def _compact(value: Any) -> str:
     try:
-        text = canonical(value).decode("utf-8")
+        data = canonical(value)
     except ValueError:
         text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return json_text(text)
+        return json_text(text)
+    return json_bytes_text(data)
 
 
 def render_review_text(rv: Review, color: bool = False) -> str:

@@ -20,7 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from risutools.canonical import doc_sha256, plain_canonical, sha256_prefixed
+from risutools.canonical import (
+    Kept,
+    doc_sha256,
+    plain_canonical,
+    sha256_alike,
+)
 
 
 @dataclass(frozen=True)
@@ -193,14 +198,31 @@ def base_sha256(doc: Any) -> str:
     return doc_sha256(without_runtime(doc))
 
 
-def plain_base_sha256(doc: Any) -> str:
+def plain_base_sha256(doc: Any, kept: Kept | None = None) -> str:
     """:func:`base_sha256` of a document the loaders' fast path parsed (plain JSON values
     only, at most 64 levels: :func:`~risutools.values.fast_json`), written by orjson at once
     (:func:`~risutools.canonical.plain_canonical`, the bytes :func:`canonical` gives such a
     value) without walking the document first to find that out; any other document, and
-    one orjson refuses, by :func:`base_sha256`."""
+    one orjson refuses, by :func:`base_sha256`.  ``kept``: the hash of the beginning of the
+    document's own canonical bytes (:func:`~risutools.canonical.sha256_kept`), which the
+    base's share up to its runtime fields: not hashed again (:func:`sha256_alike`)."""
     canon = plain_canonical(without_runtime(doc))
-    return sha256_prefixed(canon) if canon is not None else base_sha256(doc)
+    return sha256_alike(canon, kept) if canon is not None else base_sha256(doc)
+
+
+#: where a document's canonical bytes and its base's part (:func:`runtime_mark`): at the
+#: first runtime field's key, which the base leaves out
+RUNTIME_KEYS: tuple[bytes, ...] = tuple(
+    b'"' + ptr.rsplit("/", 1)[1].encode() + b'":' for ptr in RUNTIME_FIELDS)
+
+
+def runtime_mark(canon: bytes) -> int:
+    """How many of the first bytes of ``canon`` (a document's canonical bytes) its base's
+    canonical bytes likely share (:func:`plain_base_sha256`): those before the comma or
+    brace ahead of the first runtime field's key found, or 0.  A guess only: whoever shares
+    a hash on it compares the bytes first."""
+    at = min((i for i in map(canon.find, RUNTIME_KEYS) if i > 0), default=0)
+    return at - 1 if at > 1 else 0
 
 
 def base_names(doc: Any) -> frozenset[str]:
