@@ -26,9 +26,7 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import unicodedata
-from pathlib import Path, PurePath
 from urllib.parse import quote
 
 _ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
@@ -155,23 +153,3 @@ def fits_wildcard(pattern: str, name: str) -> bool:
             return False
         pos = at + len(part)
     return True
-
-
-#: whether :func:`child_path` makes a child from its parent's parsed parts: CPython's
-#: pathlib before 3.12 (its ``_drv``, ``_root``, ``_parts``) on a POSIX system
-_PARSED_PARTS = (os.name == "posix" and sys.version_info < (3, 12)
-                 and hasattr(PurePath, "_from_parsed_parts"))
-
-
-def child_path(parent: Path, name: str) -> Path:
-    """``parent / name``, ``name`` being the name of a file in the folder ``parent`` (no
-    separator, neither empty nor ``.``: else ``/`` itself): made as pathlib makes it from
-    ``parent``'s parsed parts and the name (interned, as pathlib keeps every part), without
-    parsing both again (about a third of the cost), where pathlib keeps the parts
-    (:data:`_PARSED_PARTS`)."""
-    if not _PARSED_PARTS or not name or name == "." or "/" in name:
-        return parent / name
-    parts = parent._parts  # type: ignore[attr-defined]
-    made: Path = parent._from_parsed_parts(  # type: ignore[attr-defined]
-        parent._drv, parent._root, [*parts, sys.intern(name)])  # type: ignore[attr-defined]
-    return made

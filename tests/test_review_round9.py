@@ -6,7 +6,6 @@ stands for, on varied and hostile inputs.
 - a document's spool copy made of its file's bytes (``pack_parsed``);
 - the JSON report's row blocks checked printable on their bytes and written as they are
   (``json_bytes``, pieces of bytes);
-- a file's path made from its folder's parsed parts (``child_path``);
 - what a worker sends back as ``marshal`` data (``_sent`` / ``_received``);
 - the start-up of a review without ``concurrent.futures``, ``socket`` and ``logging``.
 """
@@ -15,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 import sys
 import unicodedata
@@ -37,7 +35,6 @@ from risutools.catalog import review_pass
 from risutools.catalog.catalog import Catalog
 from risutools.catalog.review import review_catalog
 from risutools.contract.loaders import load_bytes
-from risutools.pathnames import child_path
 from risutools.printable import json_bytes, json_bytes_text, json_text
 from risutools.report.output import write_out, write_report
 from risutools.report.review_text import render_review_json, review_json_pieces
@@ -221,25 +218,6 @@ def test_a_review_report_is_the_same_text_in_pieces(tmp_path_factory: pytest.Tem
     out = tmp_path / "r.json"
     write_report(str(out), review_json_pieces(rv))
     assert out.read_bytes() == text.encode()
-
-
-# --------------------------------------------------------------------------- paths
-
-
-@pytest.mark.parametrize("parent", [Path("/tmp/x"), Path("rel/ative"), Path("."), Path(""),
-                                    Path("/"), Path("a/../b"), Path("한/…")])
-def test_child_path_is_the_parents_child(parent: Path) -> None:
-    names = ["a.json", "..", "...", " x ", "a\\b", "~", ".hidden", "한국어.json", "x" * 300,
-             "a\udcff.json", "a:b", "*", "\n", "", ".", "a/b", "/abs", "./a"]
-    for name in names:
-        made = child_path(parent, name)
-        want = parent / name
-        assert type(made) is type(want)
-        assert made == want and str(made) == str(want) and hash(made) == hash(want)
-        assert made.parts == want.parts and made.name == want.name
-        assert made.parent == want.parent and made.suffix == want.suffix
-        assert os.fspath(made) == os.fspath(want) and made.as_posix() == want.as_posix()
-        assert made.is_absolute() == want.is_absolute()
 
 
 # --------------------------------------------------------------------------- the workers

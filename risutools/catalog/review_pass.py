@@ -66,7 +66,6 @@ from risutools.contract.validate import (
 )
 from risutools.contract.verify import SourceStore, VerifyContext, verify_refs
 from risutools.findings import Finding
-from risutools.pathnames import child_path
 from risutools.rowspool import Spool, pack, pack_parsed
 from risutools.safeio import FolderFiles, within
 from risutools.settings import lifecycle
@@ -297,8 +296,7 @@ class _Reals:
             known = self.folders[folder] = (Path(real), plain)
         parent, plain = known
         link = self._is_link(folder, name, text)
-        # (a file's path made from its folder's: the folder's parts shared, not made anew)
-        out = Path(os.path.realpath(text)) if link or not name else child_path(parent, name)
+        out = Path(os.path.realpath(text)) if link or not name else parent / name
         self.last = (text, out, plain and not link)
         return out, plain and not link
 
@@ -468,7 +466,8 @@ def _path_of(text: str) -> Path:
         return Path(text)
     if _FOLDER[0] != folder:
         _FOLDER[:] = [folder, Path(folder)]
-    return child_path(_FOLDER[1], name)
+    path: Path = _FOLDER[1] / name
+    return path
 
 
 def _path_text(p: Path | None) -> str | None:

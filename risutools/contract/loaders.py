@@ -34,7 +34,7 @@ from risutools.contract.checks_load import mc000, mc001
 from risutools.errors import Code
 from risutools.findings import Finding
 from risutools.jsonlines import pointer_line, pointer_line_bytes
-from risutools.pathnames import child_path, show_name
+from risutools.pathnames import show_name
 from risutools.safeio import FileRefused, open_regular, read_regular
 from risutools.values import (
     EMPTY,
@@ -262,7 +262,7 @@ def _walk(root: Path, exclude: tuple[str, ...], errors: list[OSError]) -> Iterat
                 continue
             if not fn.lower().endswith(DOC_EXTS):
                 continue
-            f = child_path(folder, fn)
+            f = folder / fn
             if exclude and any(fnmatch(f.relative_to(root).as_posix(), pat) or fnmatch(fn, pat)
                                for pat in exclude):
                 continue
