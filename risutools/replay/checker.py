@@ -14,7 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from risutools.replay.invariants import FAMILY, HELD_WHEN_ALL, STANDARD, all_held, orphans_apply
+from risutools.replay.invariants import (
+    FAMILY,
+    HELD_WHEN_ALL,
+    ORPHANS_ID,
+    STANDARD,
+    all_held,
+    orphans_apply,
+)
 from risutools.replay.mirror import Change, Mirror, Request, Step
 from risutools.replay.verdicts import Tally, Verdict, invariants_of
 from risutools.settings.replay import ReplayConfig
@@ -46,8 +53,8 @@ class InvariantChecker:
             v = self._verdicts
             for rid in HELD_WHEN_ALL:
                 v[rid].checked += self._held
-            v["R9"].checked += self._r9_checked
-            v["R9"].failures += self._r9_failed
+            v[ORPHANS_ID].checked += self._r9_checked
+            v[ORPHANS_ID].failures += self._r9_failed
             self._held = self._r9_checked = self._r9_failed = 0
         return self._verdicts
 
@@ -85,7 +92,7 @@ class InvariantChecker:
             return False
         applies, fails = orphans_apply(m)
         if fails:
-            if self._verdicts["R9"].first_request is None:
+            if self._verdicts[ORPHANS_ID].first_request is None:
                 return False  # (its first failure: the unit words it)
             self._r9_failed += 1
         self._held += 1

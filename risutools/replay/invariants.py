@@ -257,7 +257,9 @@ STANDARD: tuple[Check, ...] = (protected_kept, tail_kept, within_budget, only_re
                                results_with_their_call)
 #: the units :func:`all_held` answers for: HELD at a request where it is true (R8 SKIP);
 #: R9 is asked apart (:func:`orphans_apply`)
-HELD_WHEN_ALL: tuple[str, ...] = ("R1", "R2", "R3", "R4", "R5", "R6", "R7")
+HELD_WHEN_ALL: tuple[str, ...] = tuple(c.id for c in STANDARD[:7])  # R1-R7
+#: the id of the unit :func:`orphans_apply` answers for
+ORPHANS_ID: str = results_with_their_call.id
 
 
 def all_held(m: Mirror, r: Request) -> bool:
