@@ -5,9 +5,11 @@ At each observed request (:class:`~risutools.replay.mirror.Step` or
 output (:class:`~risutools.replay.mirror.Mirror`, O(change * log n)), then calls every
 cutter invariant the registry hands it (scope ``replay``, family ``R``: the units of
 ``invariants.py``) and counts each answer into that invariant's
-:class:`~risutools.replay.verdicts.Verdict`; after an enabled request the mirror carries the
-state a correct cutter now has (omitted count, anchor, what was dropped).  It imports
-nothing from the cutter.
+:class:`~risutools.replay.verdicts.Verdict` (when the registry hands exactly the standard
+units, :func:`~risutools.replay.invariants.all_held` first: the request's passing case of
+R1-R8 in one test, the units asked one by one only when it cannot tell); after an enabled
+request the mirror carries the state a correct cutter now has (omitted count, anchor, what
+was dropped).  It imports nothing from the cutter.
 """
 
 from __future__ import annotations
