@@ -14,7 +14,7 @@ change nothing.
 
 from __future__ import annotations
 
-from risutools.checks.registry import check
+from risutools.checks.registry import Check, check
 from risutools.replay.mirror import Mirror, Request
 from risutools.replay.verdicts import HELD, SKIP, Answer
 
@@ -247,3 +247,40 @@ def _orphans_detail(m: Mirror) -> str:
     shown = sorted(m.orphans, key=lambda i: m.inp[i].seq)[:5]
     return (f"tool result(s) sent without their call: {', '.join(shown)} (called by "
             f"{', '.join(m.ids_of_callers(shown))})")
+
+
+#: the units above, in report order: when the registry hands the checker exactly these, it
+#: asks :func:`all_held` first at each request (one fused test) and the units one by one
+#: only when that cannot tell
+STANDARD: tuple[Check, ...] = (protected_kept, tail_kept, within_budget, only_removes,
+                               no_resurrection, front_only, minimal_cut, bounded_jump,
+                               results_with_their_call)
+#: the units :func:`all_held` answers for: HELD at a request where it is true (R8 SKIP);
+#: R9 is asked apart (:func:`orphans_apply`)
+HELD_WHEN_ALL: tuple[str, ...] = tuple(c.id for c in STANDARD[:7])  # R1-R7
+#: the id of the unit :func:`orphans_apply` answers for
+ORPHANS_ID: str = results_with_their_call.id
+
+
+def all_held(m: Mirror, r: Request) -> bool:
+    """Whether, at an enabled request, R1-R7 hold and R8 does not apply: each unit's
+    passing case of :data:`STANDARD`, tested together and without its detail.  False says
+    only "ask the units": R5 with a message dropped before among those that moved, an
+    anchor lost (R8), a budget cut beyond continuity (R7) and the module off are left to
+    them, failing or not.  R9 is not answered here (:func:`orphans_apply`)."""
+    if not r.enabled or r.lost or m.prot_dropped or m.bad_out or not r.ordered:
+        return False  # (the module off, R8 applies, R1 or R4 fails)
+    d = m.n_np_drop
+    if d != r.kr or r.kr > r.k3 or r.unreachable or r.est_out > m.config.max_context:
+        return False  # (R2 fails, R7 goes on, R3 fails or asks more)
+    if d:  # R6 (d == kr, and kr <= n_r: no more dropped than R holds)
+        before = m.np_before_first_kept()
+        if before is not None and before != d:
+            return False
+    return m.prev_dropped.isdisjoint(m.changed)  # R5: no id dropped before moved
+
+
+def orphans_apply(m: Mirror) -> tuple[bool, bool]:
+    """R9 at an enabled request, as :func:`results_with_their_call` answers it: (it applies,
+    it fails)."""
+    return bool(m.linked), bool(m.linked and m.orphans)

@@ -127,6 +127,11 @@ class Mirror:
     """The input and output as the checker sees them, and the state derived from the
     previous enabled request (``prev_dropped``, ``prev_omitted``, ``prev_anchor``)."""
 
+    #: a change's two commonest shapes applied in one pass each (:meth:`_append_sent`,
+    #: :meth:`_withdraw_all`); False: one operation at a time (the reference the tests
+    #: compare them with)
+    fast = True
+
     def __init__(self, config: ReplayConfig) -> None:
         self.config = config
         p = config.tokenizer_profile
@@ -524,6 +529,12 @@ class Mirror:
             self._refresh(mid)
 
     def _apply_change(self, ch: Change) -> None:
+        if self.fast and not ch.edited and not ch.deleted:
+            ids = self._as_sent(ch.appended, ch.sent)
+            if ids is not None and ids.isdisjoint(ch.withdrawn):
+                self._append_sent(ch.appended)
+                self._withdraw_all(ch.withdrawn)
+                return
         at_once = self._sent_as_appended(ch)
         for m in ch.appended:
             self._in_append(m, m.id in at_once)
@@ -536,6 +547,98 @@ class Mirror:
         for m in ch.sent:
             if m.id not in at_once:
                 self._out_set(m)
+
+    def _as_sent(self, appended: Sequence[Message], sent: Sequence[Message]) -> set[str] | None:
+        """The ids appended, when a change (no edit, no delete) sends exactly what it
+        appends, as appended and in order, each id once and none in the output before
+        and none in the input (a new id: else None): then, none of them withdrawn,
+        :meth:`_sent_as_appended` enters every one sent at once (what :meth:`_append_sent`
+        does) and nothing else is sent."""
+        if len(sent) != len(appended):
+            return None
+        out, inp = self.out, self.inp
+        ids: set[str] = set()
+        for a, b in zip(appended, sent, strict=True):
+            mid = a.id
+            if a is not b or mid in out or mid in ids or mid in inp:
+                return None
+            ids.add(mid)
+        return ids
+
+    def _append_sent(self, appended: Sequence[Message]) -> None:
+        """``_in_append(m, True)`` for each message, in order, in one pass (the mirror's
+        fields read once; :meth:`_as_sent` said every one is new and sent at once), but for
+        one thing: a new id kept is not entered in ``changed``.  Nothing can tell: only
+        ``prev_dropped`` is read with it (R5, :meth:`carry_state`), a subset of the ids in
+        the input before, which this one was not, and discarding a kept id from it does
+        nothing."""
+        by_seq, inp, out = self.by_seq, self.inp, self.out
+        num, den, over, prot_roles = self._num, self._den, self._overhead, self.prot_roles
+        ta, tb, tc = self.np_cnt.tree, self.np_est.tree, self.np_drop.tree
+        for m in appended:
+            seq = len(by_seq)
+            mid, role = m.id, m.role
+            est = -(-len(m.content) * num // den) + over
+            prot = role in prot_roles
+            e = _In(seq, m, est, prot)
+            e.kept = True
+            by_seq.append(e)
+            inp[mid] = e
+            self.total_in += est
+            o = out[mid] = _Out(m, seq, est)
+            self.est_out += est
+            va, vb, vc = (0, 0, 0) if prot else (1, est, 0)  # (push_three, inline)
+            i = len(ta)
+            j, stop = i - 1, i - (i & -i)
+            while j > stop:
+                va += ta[j]
+                vb += tb[j]
+                vc += tc[j]
+                j -= j & -j
+            ta.append(va)
+            tb.append(vb)
+            tc.append(vc)
+            if not prot:
+                if self._first_kept == 0:  # the first kept, after every other one
+                    self._first_kept, self._np_before_kept = seq + 1, self.n_np
+                o.anchor_np = True
+                self._out_at(seq, mid)
+                self.n_np += 1
+                self.sigs.setdefault((role, m.content), []).append(seq)
+            if role in RESULT_ROLES:
+                self._link(e)
+
+    def _withdraw_all(self, withdrawn: Sequence[str]) -> None:
+        """``_out_remove(mid)`` for each id, in order, in one pass: with its entry gone
+        from the output, what :meth:`_refresh` then does, written out for that case."""
+        out, inp, tree = self.out, self.inp, self.np_drop.tree
+        n = len(tree)
+        for mid in withdrawn:
+            o = out.pop(mid, None)
+            if o is None:
+                continue
+            self.est_out -= o.est
+            if o.anchor_np:
+                del self.out_at[o.seq]
+            self.bad_out.discard(mid)
+            e = inp.get(mid)
+            if e is None or not e.kept:
+                continue
+            e.kept = False
+            self.changed.add(mid)
+            self.orphans.discard(e.msg.id)  # (:meth:`_orphan` of a message not kept)
+            for res in e.results:
+                self._orphan(res)
+            if e.prot:
+                self.prot_dropped.add(mid)
+                continue
+            i = e.seq + 1  # (np_drop.add(i, 1))
+            while i < n:
+                tree[i] += 1
+                i += i & -i
+            self.n_np_drop += 1
+            if self._first_kept == e.seq + 1:  # (:meth:`_kept_moved`)
+                self._first_kept = self._np_before_kept = None
 
     def _sent_as_appended(self, ch: Change) -> set[str]:
         """The ids appended and sent as they are, entered sent at once (one update of each
