@@ -14,6 +14,17 @@ from risutools.contract.rules import (
     KNOWN_SOURCE_KINDS,
     REPLAY_TO_AVAILABILITY,
     _str,
+    mc101,
+    mc103,
+    mc105,
+    mc200,
+    mc300,
+    mc301,
+    mc302,
+    mc303,
+    mc304,
+    mc400,
+    mc401,
     vocabulary,
 )
 from risutools.settings import lifecycle
@@ -37,12 +48,12 @@ def quiet_rules(doc: dict[str, Any]) -> set[str]:
     if isinstance(prov, dict):
         _quiet_provenance(doc, prov, layers, quiet)
     else:  # every field below it reads as None
-        quiet.update(("MC103", "MC105", "MC300", "MC301", "MC302", "MC303", "MC304"))
+        quiet.update((mc103.id, mc105.id, mc300.id, mc301.id, mc302.id, mc303.id, mc304.id))
     if _digests_quiet(prov, doc.get("projection")):
-        quiet.add("MC200")
+        quiet.add(mc200.id)
     caps = doc.get("capabilities")
     if not isinstance(caps, dict):
-        quiet.update(("MC400", "MC401"))
+        quiet.update((mc400.id, mc401.id))
     else:
         _quiet_capabilities(caps, quiet)
     return quiet
@@ -52,12 +63,12 @@ def _quiet_identity(doc: dict[str, Any], payload: Any, quiet: set[str]) -> None:
     """MC101: quiet when the type is unknown, or the id and the namespace agree with it."""
     ctype = _str(doc.get("component_type"))
     if ctype not in COMPONENT_TYPES:
-        quiet.add("MC101")
+        quiet.add(mc101.id)
         return
     cid = _str(doc.get("component_id"))
     ns = _str(payload.get("namespace")) if isinstance(payload, dict) else None
     if (cid is None or cid.startswith(ctype + ".")) and (ns is None or ns == f"risu.{ctype}"):
-        quiet.add("MC101")
+        quiet.add(mc101.id)
 
 
 def _quiet_provenance(doc: dict[str, Any], prov: dict[str, Any], layers: Any,
@@ -70,23 +81,23 @@ def _quiet_provenance(doc: dict[str, Any], prov: dict[str, Any], layers: Any,
     lineage = layers.get("lineage") if isinstance(layers, dict) else None
     lineage = lineage.get("promotion_status") if isinstance(lineage, dict) else None
     if not (lineage in lifecycle.STATES and review in lifecycle.STATES and lineage != review):
-        quiet.add("MC103")
+        quiet.add(mc103.id)
     kind = prov.get("source_kind")
     if not (isinstance(kind, str) and kind not in KNOWN_SOURCE_KINDS):
-        quiet.add("MC105")
+        quiet.add(mc105.id)
     if prov.get("active_code_policy") != "static_preserve_no_execute" or (
             prov.get("static_analysis_only") is True and not _executed(layers)):
-        quiet.add("MC300")
+        quiet.add(mc300.id)
     if review != "candidate" or (not (isinstance(runtime, str) and runtime != "inactive")
                                  and publishable is not True):
-        quiet.add("MC301")
+        quiet.add(mc301.id)
     if runtime != lifecycle.ACTIVE or not (isinstance(review, str)
                                            and review not in lifecycle.APPROVED):
-        quiet.add("MC302")
+        quiet.add(mc302.id)
     if publishable is not True:
-        quiet.add("MC303")
+        quiet.add(mc303.id)
     if _replay_quiet(doc, prov):
-        quiet.add("MC304")
+        quiet.add(mc304.id)
 
 
 def _replay_quiet(doc: dict[str, Any], prov: dict[str, Any]) -> bool:
@@ -133,11 +144,11 @@ def _quiet_capabilities(caps: dict[str, Any], quiet: set[str]) -> None:
                 return
     except TypeError:  # an unhashable item
         return
-    quiet.add("MC401")
+    quiet.add(mc401.id)
     provides, _, conflicts = lists
     for lst in lists:
         if isinstance(lst, list) and len(set(lst)) != len(lst):
             return
     if not (isinstance(provides, list) and isinstance(conflicts, list)) \
             or set(provides).isdisjoint(conflicts):
-        quiet.add("MC400")
+        quiet.add(mc400.id)
