@@ -66,6 +66,44 @@ def plain_levels(value: Any) -> int | None:
     return depth
 
 
+def plain_levels_texts(value: Any, keys: tuple[str, ...]
+                       ) -> tuple[int, list[str] | None] | None:
+    """:func:`plain_levels` of ``value``, and the strings below its members ``keys`` (when
+    ``value`` is a dict; else None for them): every string of the list of those members'
+    values (a missing member is None), at any depth, a level at a time in the order the
+    level walk meets them (with the keys of a dict whose table holds them apart from its
+    values: ``gc.get_referents`` lists them too).  One walk: the members ``keys`` are
+    walked as one list, the others as another, and a dict's levels are one more than
+    its deepest value's, so the deeper of the two lists' :func:`plain_levels` is the
+    dict's (each list adds the one level the dict itself is); the dict's own keys are
+    checked as :func:`plain_levels` checks them (their types: plain, when it lists them)."""
+    if type(value) is not dict or not _PLAIN.issuperset(set(map(type, value))):
+        levels = plain_levels(value)
+        return None if levels is None else (levels, None)
+    texts: list[str] = []
+    inside = _walk_levels([value.get(k) for k in keys], texts)
+    if inside is None:
+        return None
+    rest = _walk_levels([v for k, v in value.items() if k not in keys], None)
+    return None if rest is None else (max(inside, rest), texts)
+
+
+def _walk_levels(level: list[Any], texts: list[str] | None) -> int | None:
+    """:func:`plain_levels` of the list ``level`` (its own level counted), the strings met
+    added to ``texts`` (when not None)."""
+    for depth in range(1, _MAX_LEVELS + 1):
+        kinds = [*map(type, level)]
+        types = set(kinds)
+        if not _PLAIN.issuperset(types):
+            return None
+        if texts is not None and str in types:
+            texts += compress(level, map(is_, kinds, repeat(str)))
+        if dict not in types and list not in types:
+            return depth
+        level = gc.get_referents(*level)
+    return None
+
+
 def plain_canonical(value: Any) -> bytes | None:
     """:func:`canonical` of a value already known to be plain (:func:`plain_levels` not
     None), by orjson; None when orjson is missing or refuses it (an integer past 64 bits,
@@ -74,6 +112,17 @@ def plain_canonical(value: Any) -> bytes | None:
         return None
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return None
+
+
+def plain_compact(value: Any) -> bytes | None:
+    """:func:`plain_canonical` with the keys as they are (not sorted): the same bytes but
+    for the order of each object's members."""
+    if orjson is None:
+        return None
+    try:
+        return orjson.dumps(value)
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         return None
 

@@ -18,7 +18,13 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from risutools.canonical import plain_canonical, plain_levels, sha256_prefixed
+from risutools.canonical import (
+    plain_canonical,
+    plain_compact,
+    plain_levels,
+    plain_levels_texts,
+    sha256_prefixed,
+)
 from risutools.errors import Code, DocumentError
 from risutools.jsonlines import scan, unpaired_surrogate
 from risutools.yamlsafe import YamlDocument, YamlRefused, load_yaml_documents
@@ -152,6 +158,30 @@ def fast_json(data: bytes) -> tuple[Any, bytes] | None:
     if canon is None or canon.count(b":") != data.count(b":"):
         return None
     return value, canon
+
+
+def fast_json_texts(data: bytes, keys: tuple[str, ...], *, sort: bool = True
+                    ) -> tuple[Any, bytes, list[str] | None] | None:
+    """:func:`fast_json`, with the strings below the value's members ``keys`` that its
+    guard's level walk met (see :func:`~risutools.canonical.plain_levels_texts`; None when
+    the value is not an object).  ``sort=False``: the bytes given are the value's compact
+    form with its keys as written (orjson without sorting: the same ``:`` count, so the
+    same guard, but not the canonical form: for a caller that hashes nothing).  (A
+    ``\\u003`` escape needs a backslash: looked for only when there is one, a faster
+    search.)"""
+    if orjson is None or (b"\\" in data and b"\\u003" in data):
+        return None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    found = plain_levels_texts(value, keys)  # (one walk over the levels: numbers, depth)
+    if found is None or found[0] > MAX_DEPTH:
+        return None
+    canon = plain_canonical(value) if sort else plain_compact(value)
+    if canon is None or canon.count(b":") != data.count(b":"):
+        return None
+    return value, canon, found[1]
 
 
 def fast_json_many(texts: list[bytes]) -> list[Any] | None:

@@ -31,6 +31,7 @@ from typing import Any, BinaryIO, cast
 
 from risutools.canonical import sha256_prefixed
 from risutools.contract.checks_load import mc000, mc001
+from risutools.contract.rules import ACTIVE_CODE_SECTIONS
 from risutools.errors import Code
 from risutools.findings import Finding
 from risutools.jsonlines import pointer_line, pointer_line_bytes
@@ -42,6 +43,7 @@ from risutools.values import (
     Problem,
     decode,
     fast_json,
+    fast_json_texts,
     load_yaml,
     parse_json_exact,
     parse_json_hashed,
@@ -77,6 +79,9 @@ class LoadedDocument:
     sha256: str | None = None
     #: the JSON file's bytes, when the fast path parsed them as they are (no text made)
     _data: bytes | None = None
+    #: the strings below payload and projection, as the fast path's level walk met them
+    #: (what MC500 reads: :func:`~risutools.contract.rules.active_code`), or None
+    texts: list[str] | None = None
     #: the document's canonical bytes, left unhashed for the caller, when the fast path
     #: made them and the caller asked for them instead of the hash (``canon``)
     canon: bytes | None = None
@@ -396,12 +401,12 @@ def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = N
             "split it"))
         return out
     if fmt == "json":  # UTF-8 JSON as orjson reads it (no byte-order mark): no text made
-        fast = fast_json(data)
+        fast = fast_json_texts(data, ACTIVE_CODE_SECTIONS, sort=hashed or canon)
         if fast is not None:
             out.documents.append(LoadedDocument(
                 name, 1, fast[0], "json", path, _data=data,
                 sha256=sha256_prefixed(fast[1]) if hashed and not canon else None,
-                canon=fast[1] if canon else None))
+                canon=fast[1] if canon else None, texts=fast[2]))
             return out
     text, err = decode(data)
     if err is not None or text is None:

@@ -558,15 +558,17 @@ def _plain_strings(level: list[Any]) -> list[str] | None:
     return None
 
 
-def _fresh_texts(doc: dict[str, Any]) -> list[str]:
+def _fresh_texts(doc: dict[str, Any], found: list[str] | None = None) -> list[str]:
     """The strings MC500's fast path joins: those of :func:`_texts` for payload and
     projection (the skipped fields' own strings left out), less the strings known to be
     prose (:data:`_PROSE`, and those of a shape known to be prose: :data:`_PROSE_SHAPES`),
     and maybe a string more; in another order.  Order and extra strings do not change
     MC500's answer (see :func:`_all_texts`).  The skipped fields' strings are taken out
-    once each: a string that is also elsewhere stays."""
+    once each: a string that is also elsewhere stays.  ``found``: the strings of the
+    two sections as :func:`_plain_strings` lists them, when the loader listed them."""
     sections = [doc.get("payload"), doc.get("projection")]
-    found = _plain_strings(sections)
+    if found is None:
+        found = _plain_strings(sections)
     if found is None:
         fresh = [t for name, v in zip(("payload", "projection"), sections, strict=True)
                  for t in _all_texts(name, v) if t not in _PROSE]
@@ -625,12 +627,23 @@ def mc500(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
 
     Fix: Describe what the code does in a sentence instead of copying it.
     """
+    return active_code(doc, None)
+
+
+#: the members of a document MC500 reads
+ACTIVE_CODE_SECTIONS = ("payload", "projection")
+
+
+def active_code(doc: dict[str, Any], found: list[str] | None) -> Iterator[Issue]:
+    """MC500's findings; ``found``: every string of :data:`ACTIVE_CODE_SECTIONS` (and
+    maybe more, in any order), as the loader's level walk met them, or None (they are
+    looked for here)."""
     # Fast path: when the strings joined by newlines look like prose, each one does
     # (every pattern match inside one string is a match in the joined text, since
     # the detector's anchors behave at a newline as at a string's start or end).  A
     # string already seen as prose (the sentences a projection writes in every document)
     # is left out of the join: one pass over the document's other strings.
-    fresh = _fresh_texts(doc)
+    fresh = _fresh_texts(doc, found)
     if find_active_code("\n".join(fresh)) is None:
         _remember_prose(fresh)
         return
@@ -709,3 +722,4 @@ def make_finding(rule: str | Check, severity: str, message: str, file: str | Non
                  line: int | None, pointer: str) -> Finding:
     sev: Severity = "warning" if severity == "warning" else "error"
     return Finding(str(rule), sev, message, file=file, line=line, pointer=pointer)
+

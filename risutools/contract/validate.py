@@ -17,10 +17,18 @@ from risutools.contract.loaders import (
     iter_documents,
     load_documents,
 )
+from risutools.contract.preconditions import quiet_rules
 from risutools.contract.result import DocumentInfo as DocumentInfo  # re-exported
 from risutools.contract.result import Result as Result  # re-exported
 from risutools.contract.result import Verification as Verification  # re-exported
-from risutools.contract.rules import DOCUMENT_RULES, effective_severity, make_finding, mc600
+from risutools.contract.rules import (
+    DOCUMENT_RULES,
+    active_code,
+    effective_severity,
+    make_finding,
+    mc500,
+    mc600,
+)
 from risutools.contract.schema import mc100
 from risutools.contract.transitions import ApprovalCheck
 from risutools.errors import Code, DocumentError
@@ -47,6 +55,8 @@ def validate_document(
     line_of: Any = None,
     loaded: bool = False,
     keep: Callable[[str], bool] | None = None,
+    every_rule: bool = False,
+    texts: list[str] | None = None,
 ) -> list[Finding]:
     """Every document-level rule (MC100-MC304, MC400, MC401, MC500, MC600) on one document.
 
@@ -59,7 +69,11 @@ def validate_document(
     ``loaded=True`` says the document came from the loaders, which refused every unpaired
     surrogate already, so it is not walked for them again.  ``keep(rule)`` (the rule filter
     of ``--select``/``--ignore``) drops a rule's findings before their lines are looked
-    for: a line is found only for a finding that is reported."""
+    for: a line is found only for a finding that is reported.  A rule that
+    :func:`~risutools.contract.preconditions.quiet_rules` says finds nothing in the document is not
+    run; ``every_rule=True`` runs every one (the reference path, for the tests).
+    ``texts``: the strings of payload and projection as the loader's walk met them
+    (:attr:`LoadedDocument.texts`), which MC500 then reads instead of walking."""
     bad = None if loaded else unpaired_surrogate(doc)
     if bad is not None:
         ptr, why = bad
@@ -82,10 +96,13 @@ def validate_document(
             add(mc100.id, pointer, message)
         return out
     schema_fails = False
+    quiet = () if every_rule else quiet_rules(doc)
     for rule, fn in DOCUMENT_RULES:  # MC100 (the schema) first
-        if schema_fails and rule == mc600.id:
-            continue  # the schema already says what is missing: no narrative on top of it
-        for pointer, message in fn(doc, cfg):
+        if rule in quiet or (schema_fails and rule == mc600.id):
+            continue  # (MC600: the schema already says what is missing, no narrative on top)
+        found = active_code(doc, texts) if texts is not None and rule == mc500.id \
+            else fn(doc, cfg)
+        for pointer, message in found:
             schema_fails |= rule == mc100.id
             add(rule, pointer, message)
     return sorted_findings(out) if len(out) > 1 else out  # (one finding: in order)
@@ -166,7 +183,8 @@ def validate_paths(
             result.file_findings += [f for f in part.problems if flt.keep(f.rule)]
             for ld in part.documents:
                 findings = validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
-                                             line_of=ld.line_of, loaded=True, keep=flt.keep)
+                                             line_of=ld.line_of, loaded=True, keep=flt.keep,
+                                             texts=ld.texts)
                 past = past_start(ld.doc)
                 info = document_info(ld, findings, hashes or past)
                 result.documents.append(info)
