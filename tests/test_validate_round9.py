@@ -115,8 +115,8 @@ CONFIGS = [Settings(), Settings(extra_capabilities=frozenset({"made.up", "contex
 
 
 def _outcome(fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """What ``fn`` gives, or the type of what it raises (MC400 raises on an unhashable
-    item of conflicts, on main too: the fast path must raise it alike)."""
+    """What ``fn`` gives, or the type of what it raises (no rule should raise:
+    ``tests/test_contract_wrong_types.py``; if one did, the fast path must raise it alike)."""
     try:
         return fn(*args, **kwargs)
     except Exception as exc:  # (compared, not hidden)

@@ -435,7 +435,7 @@ def mc400(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
         both = {x for x in provides if isinstance(x, str)} & {
             x for x in conflicts if isinstance(x, str)}
         for i, name in enumerate(conflicts):
-            if name in both:
+            if isinstance(name, str) and name in both:  # (an object or a list: no name)
                 yield (f"/capabilities/conflicts/{i}",
                        f"capability {name!r} is both provided and in conflicts; remove it from "
                        "one of them")
