@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 import pytest
+from harness import run_cli
 from test_catalog_support import MOOD, doc_path, fresh_catalog, load
 
 from risutools.canonical import (
@@ -292,3 +293,38 @@ def test_hashlib_copy_keeps_the_state() -> None:
     c.update(b"def")
     assert h.hexdigest() == hashlib.sha256(b"abc").hexdigest()
     assert c.hexdigest() == hashlib.sha256(b"abcdef").hexdigest()
+
+
+# --------------------------------------------------------------------------- MC500's strings
+
+
+def test_the_review_finds_active_code_as_validate_does(tmp_path: Path) -> None:
+    """The review hands MC500 the strings its loader met (``texts``), as validate does: the
+    same MC500 findings, at the same places, as validate's for each document, code put in a
+    payload string, a projection string, a list item and a key's value of each."""
+    seed = json.loads((ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json")
+                      .read_text(encoding="utf-8"))
+    cat = tmp_path / "catalog"
+    cat.mkdir()
+    code = ['local n = getChatVar("omitted_count")', "<script>alert(1)</script>",
+            "chat.filter(m => m.role !== 'system')", "{{setvar::omitted::1}}"]
+    for n, text in enumerate(code):
+        doc = json.loads(json.dumps(seed))
+        doc["component_id"] = f"{doc['component_id']}-code-{n}"
+        doc["payload"]["note"] = text
+        doc["payload"]["notes"] = ["plain words", text]
+        doc.setdefault("projection", {})["remark"] = {"inner": text}
+        (cat / f"d{n}.json").write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    r = run_cli("review", str(cat), "-f", "json", "-j", "1", cwd=tmp_path)
+    assert r.returncode in (0, 1), r.stderr
+    v = run_cli("validate", "-f", "json", *sorted(map(str, cat.iterdir())), cwd=tmp_path)
+    assert v.returncode in (0, 1), v.stderr
+
+    def mc500(findings: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+        return sorted((Path(f["file"]).name, f["pointer"], f["message"]) for f in findings
+                      if f["rule"] == "MC500")
+
+    reviewed = mc500([f for d in json.loads(r.stdout)["documents"] for f in d["findings"]])
+    validated = mc500(json.loads(v.stdout)["findings"])
+    assert len(validated) >= 3 * len(code)
+    assert reviewed == validated

@@ -159,7 +159,8 @@ class Pass:
 def _validated(docs: list[LoadedDocument], cfg: Settings) -> list[DocumentInfo]:
     """Every document rule, and the canonical hash, of each document."""
     return [document_info(ld, validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
-                                                line_of=ld.line_of, loaded=True)) for ld in docs]
+                                                line_of=ld.line_of, loaded=True,
+                                                texts=ld.texts)) for ld in docs]
 
 
 def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
