@@ -145,7 +145,7 @@ def fast_json(data: bytes) -> tuple[Any, bytes] | None:
       included: they are one key once decoded);
     - nesting past ``MAX_DEPTH`` levels: the container levels :func:`plain_levels` counts.
     """
-    if orjson is None or b"\\u003" in data:
+    if orjson is None or _spells_a_colon(data):
         return None
     try:
         value = orjson.loads(data)
@@ -154,10 +154,25 @@ def fast_json(data: bytes) -> tuple[Any, bytes] | None:
     levels = plain_levels(value)  # (one walk over the levels: the numbers and the depth)
     if levels is None or levels > MAX_DEPTH:
         return None
-    canon = plain_canonical(value)
+    canon = _unrepeated(value, data, sort=True)
+    return None if canon is None else (value, canon)
+
+
+def _spells_a_colon(data: bytes) -> bool:
+    """Whether ``data`` may spell a ``:`` as a ``\\u003a``-style escape, which the
+    duplicate-key guard's count would miss (the escape needs a backslash: looked for
+    only when there is one, a faster search)."""
+    return b"\\" in data and b"\\u003" in data
+
+
+def _unrepeated(value: Any, data: bytes, *, sort: bool) -> bytes | None:
+    """The duplicate-key guard: ``value``'s compact bytes (its canonical form, keys sorted,
+    when ``sort``; else keys as written) when they hold as many ``:`` as the text ``data``
+    it was parsed from (no key repeated), else None (repeated, or not for orjson)."""
+    canon = plain_canonical(value) if sort else plain_compact(value)
     if canon is None or canon.count(b":") != data.count(b":"):
         return None
-    return value, canon
+    return canon
 
 
 def fast_json_texts(data: bytes, keys: tuple[str, ...], *, sort: bool = True
@@ -166,10 +181,8 @@ def fast_json_texts(data: bytes, keys: tuple[str, ...], *, sort: bool = True
     guard's level walk met (see :func:`~risutools.canonical.plain_levels_texts`; None when
     the value is not an object).  ``sort=False``: the bytes given are the value's compact
     form with its keys as written (orjson without sorting: the same ``:`` count, so the
-    same guard, but not the canonical form: for a caller that hashes nothing).  (A
-    ``\\u003`` escape needs a backslash: looked for only when there is one, a faster
-    search.)"""
-    if orjson is None or (b"\\" in data and b"\\u003" in data):
+    same guard, but not the canonical form: for a caller that hashes nothing)."""
+    if orjson is None or _spells_a_colon(data):
         return None
     try:
         value = orjson.loads(data)
@@ -178,10 +191,8 @@ def fast_json_texts(data: bytes, keys: tuple[str, ...], *, sort: bool = True
     found = plain_levels_texts(value, keys)  # (one walk over the levels: numbers, depth)
     if found is None or found[0] > MAX_DEPTH:
         return None
-    canon = plain_canonical(value) if sort else plain_compact(value)
-    if canon is None or canon.count(b":") != data.count(b":"):
-        return None
-    return value, canon, found[1]
+    canon = _unrepeated(value, data, sort=sort)
+    return None if canon is None else (value, canon, found[1])
 
 
 def fast_json_many(texts: list[bytes]) -> list[Any] | None:

@@ -574,7 +574,7 @@ class Mirror:
         nothing."""
         by_seq, inp, out = self.by_seq, self.inp, self.out
         num, den, over, prot_roles = self._num, self._den, self._overhead, self.prot_roles
-        ta, tb, tc = self.np_cnt.tree, self.np_est.tree, self.np_drop.tree
+        cnt, est_tree, drop = self.np_cnt, self.np_est, self.np_drop
         for m in appended:
             seq = len(by_seq)
             mid, role = m.id, m.role
@@ -587,17 +587,10 @@ class Mirror:
             self.total_in += est
             o = out[mid] = _Out(m, seq, est)
             self.est_out += est
-            va, vb, vc = (0, 0, 0) if prot else (1, est, 0)  # (push_three, inline)
-            i = len(ta)
-            j, stop = i - 1, i - (i & -i)
-            while j > stop:
-                va += ta[j]
-                vb += tb[j]
-                vc += tc[j]
-                j -= j & -j
-            ta.append(va)
-            tb.append(vb)
-            tc.append(vc)
+            if prot:
+                push_three(cnt, est_tree, drop, 0, 0, 0)
+            else:
+                push_three(cnt, est_tree, drop, 1, est, 0)
             if not prot:
                 if self._first_kept == 0:  # the first kept, after every other one
                     self._first_kept, self._np_before_kept = seq + 1, self.n_np
