@@ -339,7 +339,7 @@ def test_the_chunks_go_to_whoever_gets_to_them_first(
         cat: Path, tmp_path: Path, jobs: int, slow: str,
         monkeypatch: pytest.MonkeyPatch) -> None:
     """On all cores the ``jobs - 1`` workers take the chunks from the first on and the
-    parent from the last back, until they meet (``review_pass._Claims``): every chunk read
+    parent from the last back, until they meet (``catalog.claims.Claims``): every chunk read
     once, by one process, whichever is the faster (slow workers: the parent reads most; a
     slow parent: the workers do); the bytes of one process, the progress in order, an
     NDJSON file among the chunks read where it is."""
@@ -395,11 +395,11 @@ def test_the_chunks_go_to_whoever_gets_to_them_first(
 
 
 def test_a_chunk_is_taken_once_across_a_fork() -> None:
-    """``_Claims``: a chunk taken by one process (a worker: ``take``; the parent, from the
+    """``Claims``: a chunk taken by one process (a worker: ``take``; the parent, from the
     last back: ``take_last``) is not given to another, in either process."""
-    from risutools.catalog import review_pass
+    from risutools.catalog.claims import Claims
 
-    claims = review_pass._Claims(10)
+    claims = Claims(10)
     try:
         assert claims.take(0) and not claims.take(0)
         chunks = list(range(10))

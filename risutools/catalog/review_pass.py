@@ -14,7 +14,7 @@ whole documents.
 On all cores (the parent and a pool of forked workers, one process a core), the JSON and
 YAML files are read in chunks of :data:`CHUNK` files, shared out as the processes get to
 them: the workers take them from the first on, each returning its documents' summaries, the
-parent from the last back, until they meet (:class:`_Claims`, :class:`_Sweep`); an NDJSON
+parent from the last back, until they meet (:class:`Claims`, :class:`_Sweep`); an NDJSON
 file is read in the parent, :data:`~risutools.contract.loaders.NDJSON_BATCH` lines at a
 time, in its turn.  On a ``concurrent.futures`` executor (a Dask cluster's) the parent reads
 the files and only the document rules travel, at most :data:`WINDOW` chunks at once.  The
@@ -23,12 +23,10 @@ order of everything kept is the files' order, whichever way the work was done.
 
 from __future__ import annotations
 
-import fcntl
 import marshal
 import operator
 import os
 import sys
-import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
@@ -47,6 +45,7 @@ from risutools.catalog.catalog import (
     head_values,
     shared_head_values,
 )
+from risutools.catalog.claims import Claims
 from risutools.catalog.gates import gate_config, status_errors
 from risutools.catalog.interactions import FactsStore, FoundFacts, HeldFacts, facts_found_many
 from risutools.catalog.promote import new_document
@@ -69,7 +68,7 @@ from risutools.contract.validate import (
 )
 from risutools.contract.verify import SourceStore, VerifyContext, verify_refs
 from risutools.findings import Finding
-from risutools.rowspool import Spool, pack, pack_parsed, temporary_folder
+from risutools.rowspool import Spool, pack, pack_parsed
 from risutools.safeio import FolderFiles, within
 from risutools.settings import lifecycle
 from risutools.settings.catalog import FACTS_DIR
@@ -575,7 +574,7 @@ def _in_parent(p: Path, cfg: Settings, vctx: VerifyContext, resolved: _Reals,
 
 def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | None,
              facts: FolderFiles, out: Pass, progress: ProgressFn | None) -> None:
-    """The chunks shared out as the processes get to them (:class:`_Claims`): the workers
+    """The chunks shared out as the processes get to them (:class:`Claims`): the workers
     take them from the first on, the parent from the last back (:class:`_Sweep`), until they
     meet; the NDJSON files are the parent's, read in their turn."""
     global _SHARED, _CLAIMS
@@ -583,7 +582,7 @@ def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | Non
     from concurrent.futures import ProcessPoolExecutor
 
     units = _units(paths)
-    claims = _Claims(len(units))
+    claims = Claims(len(units))
     sweep = _Sweep(units, out, facts, (cfg, _verify_context(cfg, sources), _Reals()), progress)
     _SHARED, _CLAIMS = (cfg, sources, facts), claims
     fast_check()  # the schema's validator compiled once, before the fork: each worker has it
@@ -606,52 +605,8 @@ def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | Non
         claims.close()
 
 
-class _Claims:
-    """Which chunks are taken, shared by the parent and the workers it forks: a byte a unit
-    (0: free, 1: a worker's, 2: the parent's) in an unnamed temporary file, read and set under
-    a POSIX record lock (``fcntl.lockf``: the kernel lets it go when the process holding it
-    ends, however it ends)."""
-
-    def __init__(self, units: int) -> None:
-        with temporary_folder():
-            self._file = tempfile.TemporaryFile()  # noqa: SIM115 - open while the pool lives
-            os.ftruncate(self._file.fileno(), units)
-        self.units = units
-
-    def take(self, k: int) -> bool:
-        """Unit ``k`` for the worker asking, if it is free."""
-        fd = self._file.fileno()
-        fcntl.lockf(fd, fcntl.LOCK_EX)
-        try:
-            if os.pread(fd, 1, k) != b"\0":
-                return False
-            os.pwrite(fd, b"\1", k)
-            return True
-        finally:
-            fcntl.lockf(fd, fcntl.LOCK_UN)
-
-    def take_last(self, chunks: list[int]) -> int | None:
-        """The last unit of ``chunks`` still free, for the parent (those after it, and it,
-        are dropped from ``chunks``); None when every one is taken."""
-        fd = self._file.fileno()
-        fcntl.lockf(fd, fcntl.LOCK_EX)
-        try:
-            state = os.pread(fd, self.units, 0)
-            while chunks:
-                k = chunks.pop()
-                if state[k] == 0:
-                    os.pwrite(fd, b"\2", k)
-                    return k
-            return None
-        finally:
-            fcntl.lockf(fd, fcntl.LOCK_UN)
-
-    def close(self) -> None:
-        self._file.close()
-
-
 #: the chunks' claims, set in the parent just before the fork (as :data:`_SHARED`)
-_CLAIMS: _Claims | None = None
+_CLAIMS: Claims | None = None
 
 
 def _survey_unit(k: int, paths: list[Path]) -> bytes | list[Flat] | None:
