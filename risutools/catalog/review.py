@@ -346,7 +346,7 @@ def _duplicates(entries: list[Entry]) -> list[dict[str, Any]]:
         if src is not None:
             by.setdefault(src, []).append(e)
     out = []
-    for (s, _part), group in sorted(by.items()):
+    for (s, _part), group in sorted(kv for kv in by.items() if len(kv[1]) > 1):  # (one: no)
         ids = sorted({e.component_id for e in group})
         if len(ids) > 1:
             out.append({"sha256": s, "components": ids,
@@ -360,7 +360,7 @@ def _collisions(entries: list[Entry]) -> list[dict[str, Any]]:
         by.setdefault(e.component_id, []).append(e)
     return [{"component_id": cid, "files": sorted(e.where() for e in group),
              "versions": sorted({e.version for e in group})}
-            for cid, group in sorted(by.items()) if len(group) > 1]
+            for cid, group in sorted(kv for kv in by.items() if len(kv[1]) > 1)]
 
 
 def _chain(log: CatalogLog, entries: list[Entry]) -> list[dict[str, Any]]:
