@@ -387,3 +387,38 @@ def test_duplicates_and_collisions_leave_out_lone_groups_as_before() -> None:
         assert review._collisions(entries) == cols  # type: ignore[arg-type]
         if n >= 60:
             assert dups and cols  # (the sections are not empty)
+
+
+@pytest.mark.parametrize(("select", "ignore"), [((), ()), (("MC4",), ()), ((), ("MC401",)),
+                                                (("MC", "RV1"), ("MC5", "MC104")),
+                                                (("MC000",), ("MC0",))])
+def test_the_settled_findings_are_those_the_filter_keeps(
+        select: tuple[str, ...], ignore: tuple[str, ...]) -> None:
+    """``_settle`` asks ``--select``/``--ignore`` once a rule: every document keeps the
+    findings the filter keeps, asked finding by finding (the reference), in order."""
+    import random
+
+    from risutools.catalog import review
+    from risutools.contract.validate import DocumentInfo, Result
+    from risutools.findings import Finding
+    from risutools.settings.config import Settings
+
+    rng = random.Random(",".join((*select, "|", *ignore)))
+    rules = ["MC000", "MC001", "MC100", "MC104", "MC202", "MC305", "MC401", "MC402", "MC500",
+             "MC600"]
+
+    def some() -> list[Finding]:
+        return [Finding(rng.choice(rules), "error", f"m{i}", file="f")
+                for i in range(rng.randrange(4))]
+
+    cfg = Settings(select=select, ignore=ignore)
+    docs = [DocumentInfo("f", i, "c", "1", None, some()) for i in range(200)]
+    result = Result("review", documents=docs, file_findings=some() + some())
+    keep = cfg.rule_filter().keep
+    before = sum(len(d.findings) for d in docs)
+    want = ([f for f in result.file_findings if keep(f.rule)],
+            [[f for f in d.findings if keep(f.rule)] for d in docs])
+    review._settle(result, cfg)
+    assert (result.file_findings, [d.findings for d in docs]) == want
+    if select or ignore:
+        assert sum(map(len, want[1])) < before  # (the filter drops some)

@@ -298,10 +298,24 @@ def _graph_problems(graph: Graph) -> list[GraphProblem]:
 def _settle(validated: Result, cfg: Settings) -> None:
     """The contract findings as reported: ``--select``/``--ignore`` applied (their
     severities are already the configured ones)."""
-    keep = cfg.rule_filter().keep
+    keep = _kept(cfg.rule_filter().keep)
     validated.file_findings = [f for f in validated.file_findings if keep(f.rule)]
     for d in validated.documents:
-        d.findings = [f for f in d.findings if keep(f.rule)]
+        if d.findings:
+            d.findings = [f for f in d.findings if keep(f.rule)]
+
+
+def _kept(keep: Callable[[str], bool]) -> Callable[[str], bool]:
+    """``keep``, asked once a rule (a catalog's findings name a few dozen rules)."""
+    answers: dict[str, bool] = {}
+
+    def kept(rule: str) -> bool:
+        got = answers.get(rule)
+        if got is None:
+            got = answers[rule] = keep(rule)
+        return got
+
+    return kept
 
 
 def _row(check: Check, severity: str, **fields: Any) -> dict[str, Any]:
