@@ -394,6 +394,36 @@ def test_the_chunks_go_to_whoever_gets_to_them_first(
         assert len(mine) <= 2
 
 
+def test_without_record_locks_one_process_reads(
+        cat: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A temporary folder whose files take no record lock (``ENOLCK``): the chunks cannot
+    be claimed, so the parent reads every file itself, to the same bytes."""
+    import errno
+    import fcntl
+
+    from risutools.catalog import claims, review_pass
+    from risutools.report.review_text import render_review_json
+
+    monkeypatch.setattr(review_pass, "CHUNK", 7)
+    monkeypatch.setattr(review_pass, "PARALLEL_MIN", 1)
+    root = tmp_path / "files"
+    root.mkdir()
+    for i, line in enumerate(_copies(load(doc_path(cat, MOOD)), 30)):
+        (root / f"copy-{i:03d}.json").write_bytes(line)
+    one = render_review_json(review_catalog(Catalog.open(root), jobs=1))
+
+    def refused(*_args: Any) -> None:
+        raise OSError(errno.ENOLCK, "no locks")
+
+    monkeypatch.setattr(claims, "fcntl", type("F", (), {"lockf": staticmethod(refused),
+                                                        "LOCK_EX": fcntl.LOCK_EX,
+                                                        "LOCK_UN": fcntl.LOCK_UN}))
+    unflat: list[int] = []
+    monkeypatch.setattr(review_pass, "_unflat", lambda flat: unflat.append(1))
+    assert render_review_json(review_catalog(Catalog.open(root), jobs=2)) == one
+    assert unflat == []  # (no worker sent anything back)
+
+
 def test_a_chunk_is_taken_once_across_a_fork() -> None:
     """``Claims``: a chunk taken by one process (a worker: ``take``; the parent, from the
     last back: ``take_last``) is not given to another, in either process."""

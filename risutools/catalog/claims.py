@@ -22,6 +22,12 @@ class Claims:
             self._file = tempfile.TemporaryFile()  # noqa: SIM115 - open while the pool lives
             os.ftruncate(self._file.fileno(), units)
         self.units = units
+        try:  # (a temporary folder whose files take no record lock: OSError, said here)
+            fcntl.lockf(self._file.fileno(), fcntl.LOCK_EX)
+            fcntl.lockf(self._file.fileno(), fcntl.LOCK_UN)
+        except OSError:
+            self._file.close()
+            raise
 
     def take(self, k: int) -> bool:
         """Unit ``k`` for the worker asking, if it is free."""

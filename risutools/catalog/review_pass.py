@@ -555,12 +555,18 @@ def first_pass(root: Path, cfg: Settings, sources: Path | None, jobs: int | None
             and _can_fork():
         _on_pool(workers, paths, cfg, sources, facts, out, progress)
     else:
-        vctx, resolved = _verify_context(cfg, sources), _Reals()
-        waiting = _Waiting(out, facts)
-        for p in paths:
-            _in_parent(p, cfg, vctx, resolved, waiting, progress)
-        waiting.settle()
+        _in_process(paths, cfg, sources, facts, out, progress)
     return out
+
+
+def _in_process(paths: list[Path], cfg: Settings, sources: Path | None, facts: FolderFiles,
+                out: Pass, progress: ProgressFn | None) -> None:
+    """Every file read in this process, in order."""
+    vctx, resolved = _verify_context(cfg, sources), _Reals()
+    waiting = _Waiting(out, facts)
+    for p in paths:
+        _in_parent(p, cfg, vctx, resolved, waiting, progress)
+    waiting.settle()
 
 
 def _in_parent(p: Path, cfg: Settings, vctx: VerifyContext, resolved: _Reals,
@@ -582,7 +588,11 @@ def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | Non
     from concurrent.futures import ProcessPoolExecutor
 
     units = _units(paths)
-    claims = Claims(len(units))
+    try:
+        claims = Claims(len(units))
+    except OSError:  # (no record lock where the temporary folder is: one process reads)
+        _in_process(paths, cfg, sources, facts, out, progress)
+        return
     sweep = _Sweep(units, out, facts, (cfg, _verify_context(cfg, sources), _Reals()), progress)
     _SHARED, _CLAIMS = (cfg, sources, facts), claims
     fast_check()  # the schema's validator compiled once, before the fork: each worker has it
