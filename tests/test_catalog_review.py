@@ -334,11 +334,17 @@ def test_parallel_review_equals_one_process(cat: Path, tmp_path: Path,
 
 
 @pytest.mark.parametrize("jobs", [2, 3, 5])
-def test_the_parent_reads_its_share_of_the_chunks(
-        cat: Path, tmp_path: Path, jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """On all cores the parent reads one chunk in every ``_parent_step(jobs)`` itself and
-    the ``jobs - 1`` workers the others (each sent back and made again once): the bytes of
-    one process, the progress in order, an NDJSON file among the chunks read where it is."""
+@pytest.mark.parametrize("slow", ["none", "workers", "parent"])
+def test_the_chunks_go_to_whoever_gets_to_them_first(
+        cat: Path, tmp_path: Path, jobs: int, slow: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On all cores the ``jobs - 1`` workers take the chunks from the first on and the
+    parent from the last back, until they meet (``catalog.claims.Claims``): every chunk read
+    once, by one process, whichever is the faster (slow workers: the parent reads most; a
+    slow parent: the workers do); the bytes of one process, the progress in order, an
+    NDJSON file among the chunks read where it is."""
+    import time
+
     from risutools.catalog import review_pass
     from risutools.report.review_text import render_review_json
 
@@ -351,27 +357,96 @@ def test_the_parent_reads_its_share_of_the_chunks(
     for i, line in enumerate(lines[:90]):
         (root / f"copy-{i:03d}.json").write_bytes(line)
     (root / "copy-050x.ndjson").write_bytes(b"\n".join(lines[90:]) + b"\n")  # between
-    made_again: list[int] = []
-    unflat = review_pass._unflat
-
-    def counted(flat: Any) -> Any:
-        made_again.append(1)
-        return unflat(flat)
-
     one = render_review_json(review_catalog(Catalog.open(root), jobs=1))
-    monkeypatch.setattr(review_pass, "_unflat", counted)
+    made_again: list[int] = []  # a part a worker sent back (one a file)
+    unflat = review_pass._unflat
+    monkeypatch.setattr(review_pass, "_unflat",
+                        lambda flat: made_again.append(1) or unflat(flat))
+    mine: list[int] = []  # the chunks the parent read
+    ahead = review_pass._Sweep.read_ahead
+
+    def read_ahead(self: Any, k: int) -> None:
+        mine.append(k)
+        if slow == "parent":
+            time.sleep(0.5)
+        ahead(self, k)
+
+    monkeypatch.setattr(review_pass._Sweep, "read_ahead", read_ahead)
+    if slow == "workers":  # (the workers are forked after this: theirs is the slow one)
+        survey = review_pass._survey_files
+        monkeypatch.setattr(review_pass, "_survey_files",
+                            lambda paths: time.sleep(1.0) or survey(paths))
     seen: list[tuple[int, int]] = []
     many = review_catalog(Catalog.open(root), jobs=jobs,
                           progress=lambda d, t: seen.append((d, t)))
     assert render_review_json(many) == one
     assert seen == sorted(seen) and seen[-1] == (91, 91)
-    # the chunks of JSON files: 51 before the NDJSON file (7 + 1 of 7 + 2 files), 39 after
-    sizes = [7] * 7 + [2] + [7] * 5 + [4]
-    step = review_pass._parent_step(jobs)
-    assert step == (2 if jobs == 2 else 2 * (jobs - 1))
-    sent = [n for k, n in enumerate(sizes) if k % step]
-    assert 0 < len(sent) < len(sizes)
-    assert len(made_again) == sum(sent)  # one part a file, each made again once
+    # the units: chunks of JSON files, 51 files before the NDJSON file (7 of 7 and 1 of 2:
+    # units 0-7), the NDJSON file (unit 8), 39 after (5 of 7 and 1 of 4: units 9-14)
+    sizes = dict(enumerate([7] * 7 + [2]))
+    sizes.update(enumerate([7] * 5 + [4], start=9))
+    assert len(set(mine)) == len(mine) and set(mine) <= set(sizes)
+    assert len(made_again) == sum(n for k, n in sizes.items() if k not in mine)
+    assert mine == sorted(mine, reverse=True)  # (from the last back)
+    if slow == "workers":  # (each worker takes one chunk before the parent is done)
+        assert len(mine) >= len(sizes) - 2 * (jobs - 1)
+    elif slow == "parent":  # (the workers read the rest while the parent reads one)
+        assert len(mine) <= 2
+
+
+def test_without_record_locks_one_process_reads(
+        cat: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A temporary folder whose files take no record lock (``ENOLCK``): the chunks cannot
+    be claimed, so the parent reads every file itself, to the same bytes."""
+    import errno
+    import fcntl
+
+    from risutools.catalog import claims, review_pass
+    from risutools.report.review_text import render_review_json
+
+    monkeypatch.setattr(review_pass, "CHUNK", 7)
+    monkeypatch.setattr(review_pass, "PARALLEL_MIN", 1)
+    root = tmp_path / "files"
+    root.mkdir()
+    for i, line in enumerate(_copies(load(doc_path(cat, MOOD)), 30)):
+        (root / f"copy-{i:03d}.json").write_bytes(line)
+    one = render_review_json(review_catalog(Catalog.open(root), jobs=1))
+
+    def refused(*_args: Any) -> None:
+        raise OSError(errno.ENOLCK, "no locks")
+
+    monkeypatch.setattr(claims, "fcntl", type("F", (), {"lockf": staticmethod(refused),
+                                                        "LOCK_EX": fcntl.LOCK_EX,
+                                                        "LOCK_UN": fcntl.LOCK_UN}))
+    unflat: list[int] = []
+    monkeypatch.setattr(review_pass, "_unflat", lambda flat: unflat.append(1))
+    assert render_review_json(review_catalog(Catalog.open(root), jobs=2)) == one
+    assert unflat == []  # (no worker sent anything back)
+
+
+def test_a_chunk_is_taken_once_across_a_fork() -> None:
+    """``Claims``: a chunk taken by one process (a worker: ``take``; the parent, from the
+    last back: ``take_last``) is not given to another, in either process."""
+    from risutools.catalog.claims import Claims
+
+    claims = Claims(10)
+    try:
+        assert claims.take(0) and not claims.take(0)
+        chunks = list(range(10))
+        assert claims.take_last(chunks) == 9 and chunks == list(range(9))
+        assert not claims.take(9)
+        pid = os.fork()
+        if pid == 0:  # a worker's view: its own take, and the parent's 9 taken
+            os._exit(0 if claims.take(1) and not claims.take(9) and not claims.take(0)
+                     else 1)
+        assert os.waitpid(pid, 0)[1] == 0
+        assert not claims.take(1)
+        assert claims.take_last([0, 1, 2]) == 2
+        assert claims.take_last([0, 1]) is None
+        rest = [3, 5]
+        assert claims.take_last(rest) == 5 and rest == [3]
+    finally:
+        claims.close()
 
 
 def test_a_card_and_its_module_are_not_duplicates(tmp_path: Path) -> None:

@@ -328,3 +328,97 @@ def test_the_review_finds_active_code_as_validate_does(tmp_path: Path) -> None:
     validated = mc500(json.loads(v.stdout)["findings"])
     assert len(validated) >= 3 * len(code)
     assert reviewed == validated
+
+
+def test_duplicates_and_collisions_leave_out_lone_groups_as_before() -> None:
+    """``_duplicates`` and ``_collisions`` sort only the groups of two entries or more: the
+    sections equal those of the reference (every group sorted, then the lone ones dropped)
+    on entries sharing sources and ids every way, with and without a label."""
+    import random
+
+    from risutools.catalog import review
+    from risutools.catalog.catalog import source_part
+
+    class Fake:
+        def __init__(self, i: int, cid: str, src: tuple[str, str] | None, labelled: bool
+                     ) -> None:
+            self.component_id, self.version = cid, f"1.{i % 3}"
+            self._where = f"catalog/f{i:04d}.json"
+            self.label = ("t", "risu:1", src) if labelled else None
+            sha, part = src if src is not None else ("", "")
+            self._refs = [{"sha256": sha, "member": part}] if src is not None else None
+
+        def where(self) -> str:
+            return self._where
+
+        def get(self, *path: str) -> Any:
+            return self._refs if path == ("provenance", "source_refs") else None
+
+    def reference(entries: list[Any]) -> tuple[list[Any], list[Any]]:
+        by: dict[Any, list[Any]] = {}
+        for e in entries:
+            src = e.label[2] if e.label is not None else source_part(
+                e.get("provenance", "source_refs"))
+            if src is not None:
+                by.setdefault(src, []).append(e)
+        dups = []
+        for (s, _part), group in sorted(by.items()):
+            ids = sorted({e.component_id for e in group})
+            if len(ids) > 1:
+                dups.append({"sha256": s, "components": ids,
+                             "files": sorted(e.where() for e in group)})
+        ids_by: dict[str, list[Any]] = {}
+        for e in entries:
+            ids_by.setdefault(e.component_id, []).append(e)
+        cols = [{"component_id": cid, "files": sorted(e.where() for e in group),
+                 "versions": sorted({e.version for e in group})}
+                for cid, group in sorted(ids_by.items()) if len(group) > 1]
+        return dups, cols
+
+    rng = random.Random(23)
+    for n in (0, 1, 2, 7, 60, 400):
+        entries = [Fake(i, f"m.{rng.randrange(max(1, n // 2))}",
+                        None if rng.random() < 0.1 else
+                        (f"sha256:{rng.randrange(max(1, n // 3)):02x}", rng.choice(["", "a"])),
+                        rng.random() < 0.8) for i in range(n)]
+        rng.shuffle(entries)
+        dups, cols = reference(entries)
+        assert review._duplicates(entries) == dups  # type: ignore[arg-type]
+        assert review._collisions(entries) == cols  # type: ignore[arg-type]
+        if n >= 60:
+            assert dups and cols  # (the sections are not empty)
+
+
+@pytest.mark.parametrize(("select", "ignore"), [((), ()), (("MC4",), ()), ((), ("MC401",)),
+                                                (("MC", "RV1"), ("MC5", "MC104")),
+                                                (("MC000",), ("MC0",))])
+def test_the_settled_findings_are_those_the_filter_keeps(
+        select: tuple[str, ...], ignore: tuple[str, ...]) -> None:
+    """``_settle`` asks ``--select``/``--ignore`` once a rule: every document keeps the
+    findings the filter keeps, asked finding by finding (the reference), in order."""
+    import random
+
+    from risutools.catalog import review
+    from risutools.contract.validate import DocumentInfo, Result
+    from risutools.findings import Finding
+    from risutools.settings.config import Settings
+
+    rng = random.Random(",".join((*select, "|", *ignore)))
+    rules = ["MC000", "MC001", "MC100", "MC104", "MC202", "MC305", "MC401", "MC402", "MC500",
+             "MC600"]
+
+    def some() -> list[Finding]:
+        return [Finding(rng.choice(rules), "error", f"m{i}", file="f")
+                for i in range(rng.randrange(4))]
+
+    cfg = Settings(select=select, ignore=ignore)
+    docs = [DocumentInfo("f", i, "c", "1", None, some()) for i in range(200)]
+    result = Result("review", documents=docs, file_findings=some() + some())
+    keep = cfg.rule_filter().keep
+    before = sum(len(d.findings) for d in docs)
+    want = ([f for f in result.file_findings if keep(f.rule)],
+            [[f for f in d.findings if keep(f.rule)] for d in docs])
+    review._settle(result, cfg)
+    assert (result.file_findings, [d.findings for d in docs]) == want
+    if select or ignore:
+        assert sum(map(len, want[1])) < before  # (the filter drops some)

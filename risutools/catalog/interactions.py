@@ -187,7 +187,10 @@ class Summary:
         f = self.facts
         if f is None:
             return None
-        return f.member(key) if type(f) is Facts else f.get(key)
+        if type(f) is Facts:  # (:meth:`Facts.member`, its call saved for what it keeps)
+            i = f.schema.get(key)
+            return None if i is None else f.hot[i] if i >= 0 else f.member(key)
+        return f.get(key)
 
     def names(self, key: str) -> list[str]:
         """A list of names from the facts (empty without facts, or when it is not a list of
@@ -195,12 +198,13 @@ class Summary:
         f = self.facts
         if f is None:
             return []
-        if type(f) is Facts:
-            v = f.member(key)
+        if type(f) is Facts:  # (:meth:`Facts.member`, its call saved for what it keeps)
+            i = f.schema.get(key)
+            if i is None:  # (a member not kept: most are empty)
+                return []
+            v = f.hot[i] if i >= 0 else f.member(key)
             if type(v) is tuple:  # (names kept at hand: strings only, :func:`_shared`)
                 return list(v)
-            if v is None:  # (a member not kept: most are empty)
-                return []
         else:
             v = f.get(key)
         return [x for x in v if isinstance(x, str)] if isinstance(v, list | tuple) else []

@@ -298,10 +298,24 @@ def _graph_problems(graph: Graph) -> list[GraphProblem]:
 def _settle(validated: Result, cfg: Settings) -> None:
     """The contract findings as reported: ``--select``/``--ignore`` applied (their
     severities are already the configured ones)."""
-    keep = cfg.rule_filter().keep
+    keep = _kept(cfg.rule_filter().keep)
     validated.file_findings = [f for f in validated.file_findings if keep(f.rule)]
     for d in validated.documents:
-        d.findings = [f for f in d.findings if keep(f.rule)]
+        if d.findings:
+            d.findings = [f for f in d.findings if keep(f.rule)]
+
+
+def _kept(keep: Callable[[str], bool]) -> Callable[[str], bool]:
+    """``keep``, asked once a rule (a catalog's findings name a few dozen rules)."""
+    answers: dict[str, bool] = {}
+
+    def kept(rule: str) -> bool:
+        got = answers.get(rule)
+        if got is None:
+            got = answers[rule] = keep(rule)
+        return got
+
+    return kept
 
 
 def _row(check: Check, severity: str, **fields: Any) -> dict[str, Any]:
@@ -346,7 +360,7 @@ def _duplicates(entries: list[Entry]) -> list[dict[str, Any]]:
         if src is not None:
             by.setdefault(src, []).append(e)
     out = []
-    for (s, _part), group in sorted(by.items()):
+    for (s, _part), group in sorted(kv for kv in by.items() if len(kv[1]) > 1):  # (one: no)
         ids = sorted({e.component_id for e in group})
         if len(ids) > 1:
             out.append({"sha256": s, "components": ids,
@@ -360,7 +374,7 @@ def _collisions(entries: list[Entry]) -> list[dict[str, Any]]:
         by.setdefault(e.component_id, []).append(e)
     return [{"component_id": cid, "files": sorted(e.where() for e in group),
              "versions": sorted({e.version for e in group})}
-            for cid, group in sorted(by.items()) if len(group) > 1]
+            for cid, group in sorted(kv for kv in by.items() if len(kv[1]) > 1)]
 
 
 def _chain(log: CatalogLog, entries: list[Entry]) -> list[dict[str, Any]]:

@@ -12,10 +12,11 @@ document's summary holds (its head, findings and verifications: a few kilobytes)
 whole documents.
 
 On all cores (the parent and a pool of forked workers, one process a core), the JSON and
-YAML files are read in chunks of :data:`CHUNK` files: most by the workers, each returning its
-documents' summaries, some by the parent itself (:func:`_parent_step`); an NDJSON file is
-read in the parent, :data:`~risutools.contract.loaders.NDJSON_BATCH` lines at a time, while
-the workers go on.  On a ``concurrent.futures`` executor (a Dask cluster's) the parent reads
+YAML files are read in chunks of :data:`CHUNK` files, shared out as the processes get to
+them: the workers take them from the first on, each returning its documents' summaries, the
+parent from the last back, until they meet (:class:`Claims`, :class:`_Sweep`); an NDJSON
+file is read in the parent, :data:`~risutools.contract.loaders.NDJSON_BATCH` lines at a
+time, in its turn.  On a ``concurrent.futures`` executor (a Dask cluster's) the parent reads
 the files and only the document rules travel, at most :data:`WINDOW` chunks at once.  The
 order of everything kept is the files' order, whichever way the work was done.
 """
@@ -44,6 +45,7 @@ from risutools.catalog.catalog import (
     head_values,
     shared_head_values,
 )
+from risutools.catalog.claims import Claims
 from risutools.catalog.gates import gate_config, status_errors
 from risutools.catalog.interactions import FactsStore, FoundFacts, HeldFacts, facts_found_many
 from risutools.catalog.promote import new_document
@@ -553,12 +555,18 @@ def first_pass(root: Path, cfg: Settings, sources: Path | None, jobs: int | None
             and _can_fork():
         _on_pool(workers, paths, cfg, sources, facts, out, progress)
     else:
-        vctx, resolved = _verify_context(cfg, sources), _Reals()
-        waiting = _Waiting(out, facts)
-        for p in paths:
-            _in_parent(p, cfg, vctx, resolved, waiting, progress)
-        waiting.settle()
+        _in_process(paths, cfg, sources, facts, out, progress)
     return out
+
+
+def _in_process(paths: list[Path], cfg: Settings, sources: Path | None, facts: FolderFiles,
+                out: Pass, progress: ProgressFn | None) -> None:
+    """Every file read in this process, in order."""
+    vctx, resolved = _verify_context(cfg, sources), _Reals()
+    waiting = _Waiting(out, facts)
+    for p in paths:
+        _in_parent(p, cfg, vctx, resolved, waiting, progress)
+    waiting.settle()
 
 
 def _in_parent(p: Path, cfg: Settings, vctx: VerifyContext, resolved: _Reals,
@@ -572,56 +580,108 @@ def _in_parent(p: Path, cfg: Settings, vctx: VerifyContext, resolved: _Reals,
 
 def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | None,
              facts: FolderFiles, out: Pass, progress: ProgressFn | None) -> None:
-    global _SHARED
+    """The chunks shared out as the processes get to them (:class:`Claims`): the workers
+    take them from the first on, the parent from the last back (:class:`_Sweep`), until they
+    meet; the NDJSON files are the parent's, read in their turn."""
+    global _SHARED, _CLAIMS
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    units = _shares(_units(paths), _parent_step(workers))
-    vctx, resolved = _verify_context(cfg, sources), _Reals()
-    waiting = _Waiting(out, facts)  # (the parts read here: NDJSON files, the parent's chunks)
-    _SHARED = (cfg, sources, facts)
+    units = _units(paths)
+    try:
+        claims = Claims(len(units))
+    except OSError:  # (no record lock where the temporary folder is: one process reads)
+        _in_process(paths, cfg, sources, facts, out, progress)
+        return
+    sweep = _Sweep(units, out, facts, (cfg, _verify_context(cfg, sources), _Reals()), progress)
+    _SHARED, _CLAIMS = (cfg, sources, facts), claims
     fast_check()  # the schema's validator compiled once, before the fork: each worker has it
     try:
         with ProcessPoolExecutor(workers - 1, mp_context=multiprocessing.get_context("fork")) \
                 as pool:
-            done = iter(pool.map(_survey_files, [u for u, mine in units if not mine]))
-            for unit, mine in units:
-                files = [unit] if isinstance(unit, Path) else unit
-                if mine:
-                    for p in files:
-                        _in_parent(p, cfg, vctx, resolved, waiting, progress)
-                    continue
-                waiting.settle()  # (what the parent read comes first)
-                for flat in _received(next(done)):
-                    out.add(*_unflat(flat), shared=True)
-                out.done(len(files), progress)
-            waiting.settle()
+            sweep.futures = {k: pool.submit(_survey_unit, k, u) for k, u in enumerate(units)
+                             if not isinstance(u, Path)}
+            chunks = list(sweep.futures)  # (taken from the end: the last first)
+            while True:
+                sweep.drain(block=False)
+                k = claims.take_last(chunks)
+                if k is None:
+                    break
+                sweep.futures.pop(k).cancel()
+                sweep.read_ahead(k)
+            sweep.drain(block=True)
     finally:
-        _SHARED = None
+        _SHARED = _CLAIMS = None
+        claims.close()
 
 
-def _shares(units: list[list[Path] | Path], step: int
-            ) -> list[tuple[list[Path] | Path, bool]]:
-    """Each unit with whether the parent reads it: an NDJSON file, and one chunk in every
-    ``step``, the first included; the workers read the other chunks."""
-    out: list[tuple[list[Path] | Path, bool]] = []
-    k = 0
-    for u in units:
-        if isinstance(u, Path):
-            out.append((u, True))
-        else:
-            out.append((u, k % step == 0))
-            k += 1
-    return out
+#: the chunks' claims, set in the parent just before the fork (as :data:`_SHARED`)
+_CLAIMS: Claims | None = None
 
 
-def _parent_step(workers: int) -> int:
-    """Every how many chunks the parent reads one itself, beside ``workers - 1`` forked
-    workers: as many processes at work as cores, no chunk of its own sent back and made
-    again (:func:`_unflat`).  The parent also makes again what the workers send back (about
-    a fifteenth of a chunk's reading each), so it takes fewer the more workers there are:
-    one in 2 beside one worker, one in ``2 * (workers - 1)`` beside more."""
-    return max(2, 2 * (workers - 1))
+def _survey_unit(k: int, paths: list[Path]) -> bytes | list[Flat] | None:
+    """A worker's task: chunk ``k`` read (:func:`_survey_files`) if no one took it first
+    (None: the parent did)."""
+    assert _CLAIMS is not None, "workers are forked after _CLAIMS is set"
+    return _survey_files(paths) if _CLAIMS.take(k) else None
+
+
+class _Sweep:
+    """The parent's side of a pool: the chunks it reads itself, from the last back (each
+    kept aside, its documents already in the run's spool and store, until its turn), and
+    everything added to the pass in the files' order: the workers' chunks as they come
+    back, the NDJSON files read in their turn, the parent's chunks."""
+
+    def __init__(self, units: list[list[Path] | Path], out: Pass, facts: FolderFiles,
+                 reader: tuple[Settings, VerifyContext, _Reals], progress: ProgressFn | None
+                 ) -> None:
+        self.units, self.out, self.facts, self.reader = units, out, facts, reader
+        self.progress = progress
+        self.futures: dict[int, Future[bytes | list[Flat] | None]] = {}
+        self.ahead: dict[int, Pass] = {}  # the chunks the parent read, waiting for their turn
+        self.next = 0  # the first unit not yet added to the pass
+
+    def _read(self, paths: list[Path], into: Pass, progress: ProgressFn | None) -> None:
+        cfg, vctx, resolved = self.reader
+        waiting = _Waiting(into, self.facts)
+        for p in paths:
+            _in_parent(p, cfg, vctx, resolved, waiting, progress)
+        waiting.settle()
+
+    def read_ahead(self, k: int) -> None:
+        """Chunk ``k``, read by the parent, kept until its turn."""
+        paths = self.units[k]
+        assert not isinstance(paths, Path)
+        held = self.ahead[k] = Pass(spool=self.out.spool, facts=self.out.facts)
+        self._read(paths, held, None)
+        self.out.done(len(paths), self.progress)
+
+    def drain(self, *, block: bool) -> None:
+        """Every unit whose turn has come added to the pass, in order; ``block``: waiting
+        for the workers' (else up to the first not back yet)."""
+        out = self.out
+        while self.next < len(self.units):
+            k = self.next
+            unit = self.units[k]
+            if isinstance(unit, Path):  # an NDJSON file: read here, in its turn
+                self._read([unit], out, self.progress)
+            elif k in self.ahead:
+                held = self.ahead.pop(k)
+                out.problems += held.problems
+                out.files += held.files
+                out.skipped += held.skipped
+                out.surveyed += held.surveyed
+            else:
+                fut = self.futures[k]
+                if not block and not fut.done():
+                    return
+                sent = self.futures.pop(k).result()
+                if sent is None:
+                    raise RuntimeError(f"chunk {k} was read by no one")
+                for flat in _received(sent):
+                    out.add(*_unflat(flat), shared=True)
+                out.done(len(unit), self.progress)
+            self.next += 1
 
 
 def _on_executor(executor: Executor, paths: list[Path], cfg: Settings, sources: Path | None,
