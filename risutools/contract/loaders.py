@@ -146,6 +146,8 @@ def display_path(path: Path) -> str:
     except OSError:
         return show_name(path.as_posix())
     name = os.fspath(path)
+    if _clean_relative(name):  # normalized below the working directory: itself
+        return show_name(name)
     folder, _, own = name.rpartition("/")
     if folder and own not in ("", ".", "..") and isinstance(path, Path):
         known = _folder_prefix(cwd, folder)
