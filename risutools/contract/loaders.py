@@ -137,18 +137,61 @@ def display_path(path: Path) -> str:
 
     The absolute path is compared with the working directory as text first (what
     ``Path.relative_to`` compares); only a path outside it is looked for again through the
-    resolved working directory and the resolved parent folder (a link in the way)."""
+    resolved working directory and the resolved parent folder (a link in the way).
+    A file's folder is looked at once in a run (:func:`_folder_prefix`): the name shown
+    is then that folder's part and the file's own name (:func:`_raw_display`, the
+    reference, answers the same: tests/test_validate_round10.py)."""
     try:
         cwd = os.getcwd()
     except OSError:
         return show_name(path.as_posix())
-    name = os.fspath(path)  # (``os.path.abspath`` without asking for the folder again)
+    name = os.fspath(path)
     if _clean_relative(name):  # normalized below the working directory: itself
         return show_name(name)
+    folder, _, own = name.rpartition("/")
+    if folder and own not in ("", ".", "..") and isinstance(path, Path):
+        known = _folder_prefix(cwd, folder)
+        if known is not None and own not in known[1]:
+            return show_name(known[0] + own)
+    return show_name(_raw_display(path, cwd))
+
+
+#: a file name no file has (a NUL byte), whose display shows its folder's part
+_PROBE = "\0"
+
+
+@functools.lru_cache(maxsize=256)
+def _folder_prefix(cwd: str, folder: str) -> tuple[str, tuple[str, ...]] | None:
+    """What :func:`_raw_display` shows of the folder ``folder`` (as a ``Path`` spells it
+    before a "/" and a file's name) before a file's name, seen from ``cwd``, and the
+    names for which a file there is not shown that way; None when not known.  Every step of
+    :func:`_raw_display` takes a file's own name (no "/", not ``.`` or ``..``) as it is,
+    appended to what it makes of the folder (``os.path.normpath`` keeps a last plain
+    part; a folder is never resolved through it), but one: a path that is the working
+    directory itself (as given, or resolved) is shown as ``.``; its last part is such
+    a name.  Asked once a folder and working directory in a run, as ``_resolved``."""
+    path = Path(folder, _PROBE)
+    if os.fspath(path) != f"{folder}/{_PROBE}":  # (a folder Path spells otherwise: "//")
+        return None
+    probe = _raw_display(path, cwd)
+    if not probe.endswith(_PROBE) or probe.count(_PROBE) != 1:
+        return None
+    try:
+        resolved = _resolved(cwd, cwd)
+    except (OSError, RuntimeError):
+        return None
+    return probe[:-len(_PROBE)], (os.path.basename(cwd), os.path.basename(resolved))
+
+
+def _raw_display(path: Path, cwd: str) -> str:
+    """:func:`display_path` before its escape (``cwd``: the working directory)."""
+    name = os.fspath(path)  # (``os.path.abspath`` without asking for the folder again)
+    if _clean_relative(name):  # normalized below the working directory: itself
+        return name
     inside = _inside(os.path.normpath(name if os.path.isabs(name) else os.path.join(cwd, name)),
                      cwd)
     if inside is not None:
-        return show_name(inside)
+        return inside
     try:
         # the name itself is never resolved: a link to /dev/zero is shown as the link
         folder = _resolved(cwd, os.fspath(path.parent))
@@ -156,7 +199,7 @@ def display_path(path: Path) -> str:
                          _resolved(cwd, cwd))
     except (OSError, RuntimeError):
         inside = None
-    return show_name(path.as_posix() if inside is None else inside)
+    return path.as_posix() if inside is None else inside
 
 
 @functools.lru_cache(maxsize=256)
