@@ -67,7 +67,7 @@ from risutools.projection import post_id_from_name
 from risutools.projection.run import grades
 from risutools.projection.text import check_lang
 from risutools.safeio import read_or_raise, require_folder
-from risutools.settings.catalog import FACTS_DIR, MAX_NOTES_BYTES
+from risutools.settings.catalog import FACTS_DIR, MAX_NOTES_BYTES, default_jobs
 from risutools.settings.config import Settings
 
 CACHE_NAME = ".risutools-cache/ingest.msgpack"
@@ -120,7 +120,7 @@ def ingest(
         # its next pass nor those the projections trigger walk them
         frozen.enter_context(alive_frozen())
     with frozen:
-        own_pool = executor is None and (jobs if jobs is not None else (os.cpu_count() or 1)) > 1
+        own_pool = executor is None and (jobs if jobs is not None else default_jobs()) > 1
         stage = _stage_spec(out_p, ndjson, executor)
         try:
             result = _run(run, todo, files, skipped, unlisted, (lang, notes_s, ndjson, jobs),

@@ -12,6 +12,7 @@ from contextlib import suppress
 
 from risutools.catalog.outcome import SourceOutcome
 from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
+from risutools.settings.catalog import default_jobs
 from risutools.settings.config import Settings
 
 BATCH_BYTES = 32 << 20  # a task holds small files up to this many bytes ...
@@ -51,7 +52,7 @@ def run_sources(
     settings: Settings | None = None,
     formats: dict[str, str] | None = None,
 ) -> None:
-    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    workers = jobs if jobs is not None else default_jobs()
     fmts = formats if formats is not None else {}
     if executor is None and (workers <= 1 or len(todo) == 1):
         for path, rel, size in todo:

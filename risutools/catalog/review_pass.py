@@ -71,7 +71,7 @@ from risutools.findings import Finding
 from risutools.rowspool import Spool, pack, pack_parsed
 from risutools.safeio import FolderFiles, within
 from risutools.settings import lifecycle
-from risutools.settings.catalog import FACTS_DIR
+from risutools.settings.catalog import FACTS_DIR, default_jobs
 from risutools.settings.config import Settings
 
 if TYPE_CHECKING:  # (concurrent.futures: only a run on a pool or a cluster imports it)
@@ -547,7 +547,7 @@ def first_pass(root: Path, cfg: Settings, sources: Path | None, jobs: int | None
     listing, paths = list_folder(root, cfg.exclude)
     out = Pass(total=len(paths))
     out.add(listing, [])
-    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    workers = jobs if jobs is not None else default_jobs()
     facts = FolderFiles(root, FACTS_DIR)  # each entry's facts/ file, read with its document
     if executor is not None:
         _on_executor(executor, paths, cfg, sources, facts, out, progress)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,16 @@ FACTS_DIR = "facts"
 FACTS_FORMAT = "component-facts-v1"
 #: the largest curator notes file read (bytes): ingest, the projection and packets
 MAX_NOTES_BYTES = 4 * 1024 * 1024
+
+
+def default_jobs() -> int:
+    """The processes ``ingest`` and ``review`` run on when ``-j`` is not given: the cores
+    this process may run on (its CPU affinity, which ``taskset`` and a container's cpuset
+    narrow), or every core of the machine where the system does not say; at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # (no affinity on this system)
+        return max(1, os.cpu_count() or 1)
 
 
 @dataclass
