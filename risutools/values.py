@@ -145,17 +145,30 @@ def fast_json(data: bytes) -> tuple[Any, bytes] | None:
       included: they are one key once decoded);
     - nesting past ``MAX_DEPTH`` levels: the container levels :func:`plain_levels` counts.
     """
-    if orjson is None or _spells_a_colon(data):
-        return None
-    try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError:
+    value = _parsed(data)
+    if value is _REFUSED:
         return None
     levels = plain_levels(value)  # (one walk over the levels: the numbers and the depth)
     if levels is None or levels > MAX_DEPTH:
         return None
     canon = _unrepeated(value, data, sort=True)
     return None if canon is None else (value, canon)
+
+
+#: what :func:`_parsed` gives for a text the fast path does not take (None is a JSON value)
+_REFUSED: Any = object()
+
+
+def _parsed(data: bytes) -> Any:
+    """orjson's value of ``data``, or :data:`_REFUSED` when the fast path does not take it:
+    no orjson, a ``:`` that may be spelled as an escape (:func:`_spells_a_colon`), or a text
+    orjson refuses (the exact path then says why)."""
+    if orjson is None or _spells_a_colon(data):
+        return _REFUSED
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return _REFUSED
 
 
 def _spells_a_colon(data: bytes) -> bool:
@@ -182,11 +195,8 @@ def fast_json_texts(data: bytes, keys: tuple[str, ...], *, sort: bool = True
     the value is not an object).  ``sort=False``: the bytes given are the value's compact
     form with its keys as written (orjson without sorting: the same ``:`` count, so the
     same guard, but not the canonical form: for a caller that hashes nothing)."""
-    if orjson is None or _spells_a_colon(data):
-        return None
-    try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError:
+    value = _parsed(data)
+    if value is _REFUSED:
         return None
     found = plain_levels_texts(value, keys)  # (one walk over the levels: numbers, depth)
     if found is None or found[0] > MAX_DEPTH:

@@ -161,3 +161,34 @@ def run_packet(component: str | None, lane: str, out: str, actor: str,
                                  status, limit, catalog))
     _shown(result)
     return result.exit_code()
+
+
+def json_places(value: Any) -> list[list[Any]]:
+    """Every place below ``value`` (a JSON-like tree), as its list of keys and indexes,
+    parents before children: what a structure-aware fuzz test picks from."""
+    out: list[list[Any]] = []
+    stack: list[tuple[Any, list[Any]]] = [(value, [])]
+    while stack:
+        v, at = stack.pop(0)
+        if at:
+            out.append(at)
+        items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
+        stack[:0] = [(x, [*at, k]) for k, x in items]
+    return out
+
+
+def value_at(value: Any, at: list[Any]) -> Any:
+    """The value at the place ``at`` (keys and indexes) below ``value``."""
+    for k in at:
+        value = value[k]
+    return value
+
+
+def assert_answered(done: subprocess.CompletedProcess[str], what: str) -> None:
+    """A command's answer to hostile input: exit 0 or 1 (a verdict) or a refusal (exit 2)
+    in one line, never an internal error or a traceback."""
+    text = done.stdout + done.stderr
+    assert done.returncode in (0, 1, 2), (what, done.returncode, text[-2000:])
+    assert "internal error" not in text and "Traceback" not in text, (what, text[-2000:])
+    if done.returncode == 2:
+        assert done.stderr.strip() and "\n" not in done.stderr.strip(), (what, done.stderr)

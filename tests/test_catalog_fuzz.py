@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
-from harness import FIXTURES, SOURCES, run_cli
+from harness import FIXTURES, SOURCES, assert_answered, json_places, run_cli, value_at
 
 MARK = "<script>alert(7)</script>"
 EVIL: list[Any] = [
@@ -41,27 +41,13 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return cat
 
 
-def _places(value: Any, at: list[Any], out: list[list[Any]]) -> None:
-    if at:
-        out.append(at)
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _places(v, [*at, k], out)
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            _places(v, [*at, i], out)
-
-
 def _mutate(value: Any, rng: random.Random) -> Any:
     for _ in range(rng.randint(1, 3)):
-        places: list[list[Any]] = []
-        _places(value, [], places)
+        places = json_places(value)
         if not places:
             break
         at = rng.choice(places)
-        holder = value
-        for k in at[:-1]:
-            holder = holder[k]
+        holder = value_at(value, at[:-1])
         how = rng.choice(["set", "set", "set", "delete", "add"])
         if how == "delete":
             del holder[at[-1]]
@@ -76,18 +62,10 @@ def _mutate(value: Any, rng: random.Random) -> Any:
 def _marked(value: Any, rng: random.Random) -> Any:
     """``value`` with one of its strings (a title, a name, a message) made the markup
     :data:`MARK`: a string where a string belongs, so that the page shows it."""
-    places: list[list[Any]] = []
-    _places(value, [], places)
-    strings = [at for at in places if isinstance(_at(value, at), str)]
+    strings = [at for at in json_places(value) if isinstance(value_at(value, at), str)]
     if strings:
         at = rng.choice(strings)
-        _at(value, at[:-1])[at[-1]] = MARK
-    return value
-
-
-def _at(value: Any, at: list[Any]) -> Any:
-    for k in at:
-        value = value[k]
+        value_at(value, at[:-1])[at[-1]] = MARK
     return value
 
 
@@ -113,14 +91,6 @@ def _catalog(base: Path, tmp: Path, rng: random.Random) -> Path:
     return cat
 
 
-def _answered(done: Any, what: str) -> None:
-    text = done.stdout + done.stderr
-    assert done.returncode in (0, 1, 2), (what, done.returncode, text[-2000:])
-    assert "internal error" not in text and "Traceback" not in text, (what, text[-2000:])
-    if done.returncode == 2:  # a refusal is one line saying what, where and why
-        assert done.stderr.strip() and "\n" not in done.stderr.strip(), (what, done.stderr)
-
-
 @pytest.mark.parametrize("seed", range(ROUNDS))
 def test_a_mutated_catalog_is_answered_never_crashed(base: Path, tmp_path: Path,
                                                       seed: int) -> None:
@@ -144,7 +114,7 @@ def test_a_mutated_catalog_is_answered_never_crashed(base: Path, tmp_path: Path,
         ("verify", cat, "--sources", SOURCES),
     ]
     for args in runs:
-        _answered(run_cli(*args, cwd=tmp_path), " ".join(map(str, args[:2])))
+        assert_answered(run_cli(*args, cwd=tmp_path), " ".join(map(str, args[:2])))
     html = tmp_path / "r.html"
     if html.exists():
         assert MARK not in html.read_text("utf-8", errors="replace")
