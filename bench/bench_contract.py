@@ -18,7 +18,12 @@ Prints:
   ``.venv-bench-contract`` in the repository root and installs it there (bench only, never a
   dependency; ``NO_BENCH_VENV=1`` skips it);
 - wall time of ``python -m risutools validate <one small file>`` (median of 7) next to
-  ``python -c pass``.
+  ``python -c pass``;
+- one document with many findings (``hostile_documents``): the seed document with 4,000,
+  16,000 and 64,000 unknown capabilities (an MC401 warning each, one to a line) and with
+  2,500,000 integers among them (an MC100 error each); ``risutools validate -f json FILE``
+  as a whole process: CPU, peak RSS and the findings listed (at most 1,000 a rule and one
+  that counts the rest), so that a cost that grows faster than the document shows.
 The three run in turn ``BENCH_CONTRACT_ROUNDS`` times (default 2), best time of each.  Each
 line gives the wall time and the CPU time (``time.process_time`` in process; the child's user +
 system time for check-jsonschema): on a shared machine the CPU ratio is the steadier figure.
@@ -37,6 +42,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -238,11 +244,37 @@ def startup(args: list[str], runs: int = 7) -> float:
     return statistics.median(times)
 
 
+def hostile_documents() -> None:
+    """``validate`` of one document with thousands of findings (see the module's text)."""
+    import workload
+
+    base = json.loads(SEED.read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory() as tmp:
+        cases: list[tuple[str, Any, int | None]] = [
+            (f"{k:,} unknown capabilities", [f"hook.unknown_{i}" for i in range(k)], 2)
+            for k in (4_000, 16_000, 64_000)]
+        cases.append(("2,500,000 integers among the capabilities", [0] * 2_500_000, None))
+        for label, requires, indent in cases:
+            doc = copy.deepcopy(base)
+            doc["capabilities"]["requires"] = requires
+            path = Path(tmp) / "many.json"
+            path.write_text(json.dumps(doc, ensure_ascii=False, indent=indent), "utf-8")
+            report = Path(tmp) / "report.json"
+            cpu, _wall, peak, rc = workload.run_process(
+                [sys.executable, "-m", "risutools", "validate", "-f", "json", "-o",
+                 str(report), str(path)], cwd=ROOT)
+            listed = len(json.loads(report.read_text("utf-8"))["findings"])
+            print(f"one document, {label} ({path.stat().st_size / 1e6:.1f} MB): validate CPU "
+                  f"{cpu:.2f} s, peak {peak:.0f} MiB, exit {rc}, {listed:,} findings listed")
+
+
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     rounds = int(os.environ.get("BENCH_CONTRACT_ROUNDS", "2"))
     cjs = find_check_jsonschema()
     projected(cjs, rounds)
+    print()
+    hostile_documents()
     print()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "components.ndjson"

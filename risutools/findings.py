@@ -12,6 +12,14 @@ from typing import Any, Literal
 Severity = Literal["error", "warning", "info"]
 SEVERITY_RANK: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
 
+#: at most this many findings of one rule are listed for one document; the rest are
+#: counted in one more finding of that rule, at the document's line, which says how many
+#: (a document of 800,000 unknown capabilities: 1,000 MC401 warnings listed and one that
+#: says 799,000 more; ``contract.validate``).  So what one document adds to a run's memory
+#: and output is bounded whatever it holds (docs/contract.md, Bounds), as the analyser
+#: bounds a module's findings; the severity, and so the exit code, is the rule's.
+MAX_LISTED = 1000
+
 
 @dataclass(frozen=True, slots=True)
 class Finding:

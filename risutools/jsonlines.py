@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,15 +120,22 @@ def _bare_token(text: str, i: int, res: ScanResult, ptr: str, line: int) -> int:
 # --------------------------------------------------------------------------- one pointer
 
 _SPACE = re.compile(r"[ \t\r\n]*")
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+#: characters a match of the walk's patterns takes in one go at most, a group each: the
+#: engine keeps state for each repetition of a group while it matches, so an unbounded
+#: repetition over a long array or a string of escapes would hold memory in proportion
+#: (400 MB for 800,000 strings); the walk matches again from where a window stopped
+WINDOW = 256
+# a string's body from after its opening quote, up to WINDOW escapes (the run of other
+# characters between two escapes is one class repetition: no state kept per character)
+_STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*){0,' + str(WINDOW) + "}", re.DOTALL)
 _BARE = re.compile(r"[^ \t\r\n,\]}:]+")
-# an object's first key (after its "{"), or the next one (after a value): the key's text
-# between its quotes, the match ending where the value starts; None at the object's end
-_FIRST_KEY = re.compile(r'[ \t\r\n]*"([^"\\]*(?:\\.[^"\\]*)*)"[ \t\r\n]*:[ \t\r\n]*')
-_NEXT_KEY = re.compile(r'[ \t\r\n]*,[ \t\r\n]*"([^"\\]*(?:\\.[^"\\]*)*)"[ \t\r\n]*:[ \t\r\n]*')
-# inside a container: past every string and everything else, up to a bracket
-_TO_BRACKET = re.compile(r'(?:[^"\[\]{}]+|"[^"\\]*(?:\\.[^"\\]*)*")*')
-
+# where an object's first key opens (after its "{"), or the next one (after a value); None
+# at the object's end
+_FIRST_KEY = re.compile(r'[ \t\r\n]*"')
+_NEXT_KEY = re.compile(r'[ \t\r\n]*,[ \t\r\n]*"')
+# inside a container: past up to WINDOW strings and runs of everything else (strings of a
+# few escapes: a string of more is left to _string_end), up to a bracket
+_TO_BRACKET = re.compile(r'(?:[^"\[\]{}]+|"[^"\\]*(?:\\.[^"\\]*){0,16}"){0,' + str(WINDOW) + "}")
 
 # what can stand between two strings outside them: whitespace, punctuation, the bare
 # literals' characters (numbers, true, false, null)
@@ -248,6 +256,140 @@ def pointer_line_bytes(data: bytes, pointer: str, doc: Any, first_line: int = 1
     return pointer_line(data.decode("utf-8"), pointer, first_line, doc=doc)
 
 
+#: lookups a :class:`PointerLines` answers one by one (:func:`pointer_line_bytes`,
+#: :func:`pointer_line`: a walk from the document's start, no memory kept) before it keeps
+#: what it walked: most documents with findings have a few
+FEW_LOOKUPS = 8
+#: characters a :class:`PointerLines` counts the newlines of at once (its line table)
+LINE_BLOCK = 4096
+
+
+class PointerLines:
+    """The lines of many pointers of one parsed JSON document, as :func:`pointer_line`
+    gives each, in time linear in the document and the pointers' depth together.
+
+    One lookup walks from the document's start to its pointer and counts the newlines
+    before it: each costs the text before the pointer, so a document with ``k`` findings
+    of ``n`` bytes would cost ``k x n`` (an array of 16,000 unknown capabilities: 30 s).
+    The first :data:`FEW_LOOKUPS` are asked that way (:func:`pointer_line_bytes` over
+    ``data``, else :func:`pointer_line` over ``text``); from the next on, the text is
+    decoded once and what a walk meets is kept: each object's members (key -> where its
+    key and its value start) read once when a pointer first goes through it, each array's
+    element starts as far as a pointer went into it (walked on from there), and the count
+    of newlines before every :data:`LINE_BLOCK`-character block (made once).  A lookup
+    then costs its depth and at most one block's count; the memory kept is the members
+    and elements walked past (at most the document's values, a few words each) and one
+    number a block.  The same walk as :func:`pointer_line` (an object member's key line,
+    an array element's value line, the nearest parent found), so the same lines
+    (tests/test_pointer_lines.py compares them on every pointer of generated documents)."""
+
+    __slots__ = (
+        "_arrays",
+        "_asked",
+        "_blocks",
+        "_data",
+        "_doc",
+        "_first",
+        "_objects",
+        "_text",
+    )
+
+    def __init__(self, doc: Any, *, data: bytes | None = None, text: str | None = None,
+                 first_line: int = 1) -> None:
+        if (data is None) == (text is None):
+            raise ValueError("PointerLines takes the document's bytes or its text")
+        self._data, self._text, self._doc, self._first = data, text, doc, first_line
+        self._asked = 0
+        self._objects: dict[int, dict[str, tuple[int, int]]] = {}
+        self._arrays: dict[int, tuple[list[int], list[bool]]] = {}
+        self._blocks: list[int] | None = None
+
+    def line(self, pointer: str) -> int | None:
+        """The line of the value at ``pointer`` or of its nearest parent found; None when
+        the text holds no value."""
+        self._asked += 1
+        if self._asked <= FEW_LOOKUPS:
+            if self._data is not None:
+                return pointer_line_bytes(self._data, pointer, self._doc, self._first)
+            assert self._text is not None
+            return pointer_line(self._text, pointer, self._first, doc=self._doc)
+        if self._text is None:
+            assert self._data is not None
+            self._text, self._data = self._data.decode("utf-8"), None
+        try:
+            at = self._walk(self._text, pointer)
+        except (_Malformed, IndexError, ValueError):  # (not for a parsed document's text)
+            return pointer_line(self._text, pointer, self._first, doc=self._doc)
+        return None if at is None else self._first + self._newlines_before(at)
+
+    def _walk(self, text: str, pointer: str) -> int | None:
+        """Where :func:`pointer_line` stops for ``pointer`` (the start it counts lines
+        to), from what is kept."""
+        pos = _end(_SPACE, text, 0)
+        if pos >= len(text):
+            return None
+        at = pos
+        for token in pointer.split("/")[1:] if pointer else ():
+            opener = text[pos]
+            if opener == "{":
+                found = self._member(text, pos, token)
+            elif opener == "[":
+                found = self._element(text, pos, token)
+            else:
+                found = None
+            if found is None:
+                break
+            at, pos = found
+        return at
+
+    def _member(self, text: str, pos: int, token: str) -> tuple[int, int] | None:
+        """:func:`_member`, the object's members read once."""
+        want = token.replace("~1", "/").replace("~0", "~")
+        if escape_pointer_token(want) != token:  # no key escapes to it
+            return None
+        members = self._objects.get(pos)
+        if members is None:
+            members = self._objects[pos] = {}
+            for raw, start, value in _keys(text, pos):
+                key = raw if "\\" not in raw else json.loads(f'"{raw}"')
+                members.setdefault(key, (start, value))  # (the first, as _member)
+        return members.get(want)
+
+    def _element(self, text: str, pos: int, token: str) -> tuple[int, int] | None:
+        """:func:`_element`, the array walked on from the last element a lookup met."""
+        if not token.isdigit() or str(int(token)) != token:
+            return None
+        want = int(token)
+        known = self._arrays.get(pos)
+        if known is None:
+            first = _end(_SPACE, text, pos + 1)
+            empty = text[first] == "]"
+            known = self._arrays[pos] = ([] if empty else [first], [empty])
+        starts, ended = known
+        while len(starts) <= want and not ended[0]:
+            after = _end(_SPACE, text, _skip(text, starts[-1]))
+            if text[after] != ",":
+                ended[0] = True
+                break
+            starts.append(_end(_SPACE, text, after + 1))
+        if want >= len(starts):
+            return None
+        return starts[want], starts[want]
+
+    def _newlines_before(self, at: int) -> int:
+        text = self._text
+        assert text is not None
+        blocks = self._blocks
+        if blocks is None:
+            blocks, total = [0], 0
+            for start in range(0, len(text), LINE_BLOCK):
+                total += text.count("\n", start, start + LINE_BLOCK)
+                blocks.append(total)
+            self._blocks = blocks
+        b = at // LINE_BLOCK
+        return blocks[b] + text.count("\n", b * LINE_BLOCK, at)
+
+
 def _element_bytes(data: bytes, pos: int, token: str, items: list[Any]) -> int | None:
     """Where element ``token`` of the array at ``pos`` starts (what :func:`_element` gives
     over the text), when ``data`` holds no backslash, ``token`` is an index of ``items``
@@ -298,13 +440,47 @@ def _member(text: str, pos: int, token: str) -> tuple[int, int] | None:
     want = token.replace("~1", "/").replace("~0", "~")
     if escape_pointer_token(want) != token:  # no key escapes to it
         return None
+    for raw, start, value in _keys(text, pos):
+        if (raw if "\\" not in raw else json.loads(f'"{raw}"')) == want:
+            return start, value
+    return None
+
+
+def _keys(text: str, pos: int) -> Iterator[tuple[str, int, int]]:
+    """(key text between its quotes, where its quote opens, where its value starts) of
+    each member of the object at ``pos``, in order."""
     m = _FIRST_KEY.match(text, pos + 1)
     while m is not None:
-        raw = m.group(1)
-        if (raw if "\\" not in raw else json.loads(f'"{raw}"')) == want:
-            return m.start(1) - 1, m.end()
-        m = _NEXT_KEY.match(text, _skip(text, m.end()))
-    return None
+        quote = m.end() - 1
+        end = _string_end(text, quote)
+        value = _end(_AFTER_KEY, text, end)
+        yield text[quote + 1:end - 1], quote, value
+        m = _NEXT_KEY.match(text, _skip(text, value))
+
+
+def _string_end(text: str, pos: int) -> int:
+    """The index after the string literal whose quote opens at ``pos``, matched a
+    :data:`WINDOW` of escapes at a time."""
+    i = pos + 1
+    while True:
+        end = _end(_STRING_BODY, text, i)
+        if text[end:end + 1] == '"':
+            return end + 1
+        if end == i:  # neither its closing quote nor an escape: the string does not end
+            raise _Malformed(pos)
+        i = end
+
+
+def _to_bracket(text: str, pos: int) -> int:
+    """The index of the next bracket from ``pos`` inside a container (or the text's end),
+    past strings and everything else a :data:`WINDOW` at a time."""
+    while True:
+        end = _end(_TO_BRACKET, text, pos)
+        if text[end:end + 1] == '"':  # a string of many escapes, or one that does not end
+            end = _string_end(text, end)
+        elif end == pos or end >= len(text) or text[end] in "[]{}":
+            return end
+        pos = end
 
 
 def _element(text: str, pos: int, token: str) -> tuple[int, int] | None:
@@ -327,7 +503,7 @@ def _skip(text: str, pos: int) -> int:
     """The index after the value that starts at ``pos``."""
     c = text[pos]
     if c == '"':
-        return _end(_STRING, text, pos)
+        return _string_end(text, pos)
     if c not in "{[":
         return _end(_BARE, text, pos)
     depth = 0
@@ -342,7 +518,7 @@ def _skip(text: str, pos: int) -> int:
         pos += 1
         if depth == 0:
             return pos
-        pos = _end(_TO_BRACKET, text, pos)
+        pos = _to_bracket(text, pos)
 
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}

@@ -192,3 +192,34 @@ def assert_answered(done: subprocess.CompletedProcess[str], what: str) -> None:
     assert "internal error" not in text and "Traceback" not in text, (what, text[-2000:])
     if done.returncode == 2:
         assert done.stderr.strip() and "\n" not in done.stderr.strip(), (what, done.stderr)
+
+
+# runs the CLI with the arguments given, then prints the peak resident size (MiB) as the
+# last line of stderr (what :func:`run_capped` reads)
+_CAPPED_RUNNER = (
+    "import resource, runpy, sys\n"
+    "sys.argv = ['risutools', *sys.argv[1:]]\n"
+    "try:\n"
+    "    runpy.run_module('risutools', run_name='__main__')\n"
+    "finally:\n"
+    "    print('peak', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,"
+    " file=sys.stderr)\n"
+)
+
+
+def run_capped(args: list[str], cap: int, cwd: Path | str = ROOT
+               ) -> tuple[int, str, str, int]:
+    """``risutools ARGS`` in a child process whose address space is capped at ``cap``
+    bytes (``RLIMIT_AS``: a hard stop for a runaway): (exit code, stdout, stderr without
+    the last line, peak resident MiB or -1)."""
+    import resource
+
+    def _cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    run = subprocess.run([sys.executable, "-c", _CAPPED_RUNNER, *args], capture_output=True,
+                         text=True, preexec_fn=_cap, cwd=cwd,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    lines = run.stderr.strip().splitlines()
+    peak = int(lines[-1].split()[1]) if lines and lines[-1].startswith("peak ") else -1
+    return run.returncode, run.stdout, "\n".join(lines[:-1]), peak

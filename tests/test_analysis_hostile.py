@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import ROOT
+from harness import run_capped as harness_run_capped
 from hostile_analysis import CASES
 
 from risutools.formats.risum import write_risum
@@ -23,29 +23,12 @@ from risutools.formats.risum import write_risum
 CAP = 600 * 1024 * 1024
 PEAK_GOAL_MIB = 300
 
-# runs the CLI, then prints the peak resident size (MiB) as the last line of stderr
-_RUNNER = (
-    "import resource, runpy, sys\n"
-    "sys.argv = ['risutools', 'analyze', '--json', sys.argv[1]]\n"
-    "try:\n"
-    "    runpy.run_module('risutools', run_name='__main__')\n"
-    "finally:\n"
-    "    print('peak', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,"
-    " file=sys.stderr)\n"
-)
-
-
 def _cap() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (CAP, CAP))
 
 
 def run_capped(path: Path) -> tuple[int, str, str, int]:
-    run = subprocess.run([sys.executable, "-c", _RUNNER, str(path)], capture_output=True,
-                         text=True, preexec_fn=_cap, cwd=ROOT,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
-    lines = run.stderr.strip().splitlines()
-    peak = int(lines[-1].split()[1]) if lines and lines[-1].startswith("peak ") else -1
-    return run.returncode, run.stdout, "\n".join(lines[:-1]), peak
+    return harness_run_capped(["analyze", "--json", str(path)], CAP)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

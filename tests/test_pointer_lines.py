@@ -188,3 +188,173 @@ def test_pointer_line_bytes_on_the_fixture_documents() -> None:
         text = data.decode("utf-8")
         for p in _pointers(doc)[:400]:
             assert pointer_line_bytes(data, p, doc) == _scan_line(text, p), (f, p)
+
+
+# --------------------------------------------------------------------------- many pointers
+
+
+def _asked_all(finder: jsonlines.PointerLines, pointers: list[str]) -> list[int | None]:
+    return [finder.line(p) for p in pointers]
+
+
+@pytest.mark.parametrize("block", [jsonlines.LINE_BLOCK, 1, 7])
+def test_pointer_lines_answers_as_the_full_scan(monkeypatch: pytest.MonkeyPatch,
+                                                block: int) -> None:
+    """Many pointers of one document (every pointer, present or missing, shuffled and each
+    asked twice, so most are answered from what earlier walks kept), over its bytes and
+    over its text: every line is the full scan's (the line table's blocks as they are, of
+    one character and of seven)."""
+    monkeypatch.setattr(jsonlines, "LINE_BLOCK", block)
+    rng = random.Random(2325 + block)
+    checked = kept = 0
+    for _ in range(150):
+        for doc in (_plain_value(rng, 0), _value(rng, 0)):
+            for text in _layouts(doc, rng):
+                pointers = _pointers(doc) * 2
+                rng.shuffle(pointers)
+                want = [_scan_line(text, p) for p in pointers]
+                by_bytes = jsonlines.PointerLines(doc, data=text.encode("utf-8"))
+                by_text = jsonlines.PointerLines(doc, text=text)
+                assert _asked_all(by_bytes, pointers) == want, text
+                assert _asked_all(by_text, pointers) == want, text
+                checked += len(pointers)
+                kept += max(0, len(pointers) - jsonlines.FEW_LOOKUPS)
+    assert checked > 20_000 and kept > 10_000  # most answered from what was kept
+
+
+def test_pointer_lines_from_a_line_after_the_first() -> None:
+    """An NDJSON-style start line is added to every answer, kept or not."""
+    doc = {"a": [{"b": i} for i in range(30)]}
+    text = json.dumps(doc, indent=1)
+    finder = jsonlines.PointerLines(doc, text=text, first_line=41)
+    for i in range(30):
+        assert finder.line(f"/a/{i}/b") == 40 + _scan_line(text, f"/a/{i}/b")  # type: ignore[operator]
+
+
+def test_pointer_lines_takes_bytes_or_text() -> None:
+    with pytest.raises(ValueError):
+        jsonlines.PointerLines({}, data=b"{}", text="{}")
+    with pytest.raises(ValueError):
+        jsonlines.PointerLines({})
+
+
+def _count(v: Any) -> int:
+    """The values of ``v``, itself included."""
+    inner = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+    return 1 + sum(_count(x) for x in inner)
+
+
+@pytest.mark.parametrize("shape", ["array", "object"])
+def test_pointer_lines_walks_a_container_once(monkeypatch: pytest.MonkeyPatch,
+                                              shape: str) -> None:
+    """A document with thousands of findings in one container (an array of 3,000 objects,
+    or an object of 3,000 members) is walked once, whatever order its pointers are asked
+    in: the values skipped stay within the document's values once, and once more for
+    each of the first few lookups (walked from the start, nothing kept), where a walk from
+    the start for every pointer skips about 4.5 million (and took 30 s for 16,000 unknown
+    capabilities before)."""
+    n = 3000
+    inner: Any = ([{"k": i, "s": "x"} for i in range(n)] if shape == "array"
+                  else {f"key{i}": [i] for i in range(n)})
+    doc = {"head": "h", "many": inner}
+    pointers = ([f"/many/{i}/k" for i in range(n)] if shape == "array"
+                else [f"/many/key{i}/0" for i in range(n)])
+    skipped = 0
+    real = jsonlines._skip
+
+    def counted(text: str, pos: int) -> int:
+        nonlocal skipped
+        skipped += 1
+        return real(text, pos)
+
+    monkeypatch.setattr(jsonlines, "_skip", counted)
+    text = json.dumps(doc, indent=2)
+    values = _count(doc)
+    for order in (pointers, pointers[::-1]):
+        skipped = 0
+        finder = jsonlines.PointerLines(doc, data=text.encode("utf-8"))
+        got = [finder.line(p) for p in order]
+        assert got == [_scan_line(text, p) for p in order]
+        assert skipped <= (jsonlines.FEW_LOOKUPS + 2) * values < n * n // 40, skipped
+
+
+@pytest.mark.parametrize("escaped", [False, True])
+def test_validate_gives_each_of_thousands_of_findings_its_own_line(
+        tmp_path: Any, escaped: bool) -> None:
+    """A document with 2,500 unknown capabilities (an MC401 warning each), written one to a
+    line: the first 1,000 are listed (``MAX_LISTED``), each at the line its value is
+    written on, counted here from the text (with a backslash in the text too: the loaders
+    then keep the text, not the bytes); one more MC401 finding, at the document's line,
+    says 1,500 more are not listed."""
+    from pathlib import Path
+
+    from risutools.contract.validate import MAX_LISTED, validate_paths
+
+    root = Path(__file__).resolve().parents[1]
+    doc = json.loads((root / "fixtures" / "documents" / "seed-000-context-cutter.json")
+                     .read_text("utf-8"))
+    n = 2500
+    doc["capabilities"]["requires"] = [f"hook.not_known_{i}" for i in range(n)]
+    if escaped:
+        doc["payload"]["note"] = "a \\ backslash"
+    text = json.dumps(doc, ensure_ascii=False, indent=2)
+    f = tmp_path / "many.json"
+    f.write_text(text, "utf-8")
+    written = {line.strip().rstrip(","): i
+               for i, line in enumerate(text.splitlines(), 1) if "hook.not_known_" in line}
+    result = validate_paths([f])
+    mc401 = [x for d in result.documents for x in d.findings if x.rule == "MC401"]
+    listed = [x for x in mc401 if "not_known" in x.message]
+    assert MAX_LISTED == 1000 and len(listed) == MAX_LISTED
+    for x in listed:
+        i = int(x.pointer.rsplit("/", 1)[1])
+        assert i < MAX_LISTED and x.line == written[f'"hook.not_known_{i}"'], x
+    rest = [x for x in mc401 if "not_known" not in x.message]
+    assert [(x.line, x.pointer, x.severity) for x in rest] == [(1, "", "warning")]
+    assert rest[0].message.startswith("1,500 more MC401 findings in this document")
+
+
+def test_the_walk_past_long_runs_answers_as_the_full_scan() -> None:
+    """Past the walk's windows (``WINDOW`` strings or escapes a match): arrays of more
+    strings than a window, strings and keys of more escapes than a window (and than the
+    16 a string inside a container takes in one match), at every pointer."""
+    w = jsonlines.WINDOW
+    many = "\\" + '"' + "\n\t"
+    doc = {
+        "strings": [f"s{i}" for i in range(3 * w + 5)],
+        "escaped": ["\n" * n for n in (0, 1, 15, 16, 17, 40, w - 1, w, w + 1, 3 * w)],
+        many * w: {"after": [many * (w + 3), {"k": many * 17}]},
+        "mixed": [{"a": many * n, many * n: n} for n in range(0, 2 * w, 37)],
+        "last": True,
+    }
+    for text in (json.dumps(doc, indent=1), json.dumps(doc, ensure_ascii=False)):
+        pointers = _pointers(doc)
+        finder = jsonlines.PointerLines(doc, text=text)
+        for p in pointers:
+            want = _scan_line(text, p)
+            assert pointer_line(text, p, doc=doc) == want, p[:80]
+            assert pointer_line(text, p) == want, p[:80]
+            assert finder.line(p) == want, p[:80]
+
+
+def test_the_walk_holds_no_memory_for_a_run(tmp_path: Any) -> None:
+    """The values skipped to reach a pointer are matched a window at a time: a long array
+    of strings and a string of 2 million escapes add no more than a few MB to a process
+    (the unbounded patterns held about 400 MB for each; in a child, so the peak is
+    its own)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = (
+        "import json, resource, sys\n"
+        "from risutools.jsonlines import pointer_line\n"
+        "t = json.dumps({'a': ['u%d' % i for i in range(700000)], 'b': '\\n' * 2000000,"
+        " 'c': 1})\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "assert pointer_line(t, '/c') == 1\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)\n")
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}, check=True)
+    assert int(done.stdout) < 20_000, done.stdout  # KiB

@@ -34,7 +34,7 @@ from risutools.contract.checks_load import mc000, mc001
 from risutools.contract.rules import ACTIVE_CODE_SECTIONS
 from risutools.errors import Code
 from risutools.findings import Finding
-from risutools.jsonlines import pointer_line, pointer_line_bytes
+from risutools.jsonlines import PointerLines
 from risutools.pathnames import show_name
 from risutools.safeio import FileRefused, open_regular, read_regular
 from risutools.values import (
@@ -82,6 +82,8 @@ class LoadedDocument:
     #: the strings below payload and projection, as the fast path's level walk met them
     #: (what MC500 reads: :func:`~risutools.contract.rules.active_code`), or None
     texts: list[str] | None = None
+    #: the lines of its pointers, once one is asked (:meth:`line_of`)
+    _finder: PointerLines | None = field(default=None, repr=False, compare=False)
     #: the document's canonical bytes, left unhashed for the caller, when the fast path
     #: made them and the caller asked for them instead of the hash (``canon``)
     canon: bytes | None = None
@@ -96,11 +98,13 @@ class LoadedDocument:
         """The line of the value at ``pointer`` (or of its nearest parent), when known."""
         if self.fmt == "ndjson":
             return self.line
-        if self._data is not None:  # walked to the pointer, no further: found on demand
-            found = pointer_line_bytes(self._data, pointer, self.doc)
-            return self.line if found is None else found
-        if self._text is not None:
-            found = pointer_line(self._text, pointer, doc=self.doc)
+        finder = self._finder
+        if finder is None and (self._data is not None or self._text is not None):
+            # walked to the pointer, no further: found on demand (what a walk met kept
+            # once a document has more than a few findings: linear in the document)
+            finder = self._finder = PointerLines(self.doc, data=self._data, text=self._text)
+        if finder is not None:
+            found = finder.line(pointer)
             return self.line if found is None else found
         lines = self._lines or {}
         p = pointer

@@ -19,11 +19,13 @@ whose meaning could differ (``\\d \\w \\b``) turns the fast path off.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
 from risutools.checks.registry import check
+from risutools.findings import MAX_LISTED
 from risutools.jsonlines import escape_pointer_token
 from risutools.jsontypes import json_type_name
 from risutools.resources import load_schema
@@ -272,22 +274,72 @@ def _reference_issues(doc: Any) -> list[tuple[str, str]]:
     """jsonschema's errors of ``doc``, worded (the reference list)."""
     out: list[tuple[str, str]] = []
     for err in jsonschema_validator().iter_errors(doc):
-        ptr = _pointer(err.absolute_path)
-        if err.validator == "propertyNames":
-            out.append((ptr, f"a key is not allowed here ({err.message}); rename or remove it"))
-            continue
-        found = _issues_of(err.validator, err.schema, ptr, err.instance)
-        out += found if found is not None else [
-            (ptr, f"{err.message}; fix the value to match the schema")]
+        out += _worded(err)
     return out
 
 
+def _worded(err: Any) -> list[tuple[str, str]]:
+    """The issues of one of jsonschema's errors."""
+    ptr = _pointer(err.absolute_path)
+    if err.validator == "propertyNames":
+        return [(ptr, f"a key is not allowed here ({err.message}); rename or remove it")]
+    found = _issues_of(err.validator, err.schema, ptr, err.instance)
+    return found if found is not None else [
+        (ptr, f"{err.message}; fix the value to match the schema")]
+
+
+#: a document the schema refuses that holds more values than this has its errors read by
+#: jsonschema's own validator, one at a time, and only the first ones listed
+#: (:func:`_first_issues`): the compiled validator makes every error at once, at about
+#: 2.5 KB each (3.5 million integers among the capabilities: 47 s and 8 GB before its first
+#: error), so it is handed only documents whose errors are bounded by their values
+FAST_VALUES = 20_000
+
+
 def schema_issues(doc: Any) -> list[tuple[str, str]]:
-    """Every schema error as (pointer, message), in a stable order; empty when valid."""
+    """Every schema error as (pointer, message), in a stable order; empty when valid.  A
+    document of more than :data:`FAST_VALUES` values: the first errors jsonschema finds,
+    as :func:`_first_issues` lists them."""
     if fast_check()(doc):
         return []
+    if _values_past(doc, FAST_VALUES):
+        return _first_issues(doc)
     found = _fast_issues(doc)
     return sorted(set(found if found is not None else _reference_issues(doc)))
+
+
+def _values_past(doc: Any, limit: int) -> bool:
+    """Whether ``doc`` holds more than ``limit`` values below it, counted a level at a time
+    (``gc.get_referents`` lists a level's values in one C call; a dict's keys are not
+    counted when they are all strings) and no further than the limit."""
+    level, count = [doc], 0
+    while level:
+        below = gc.get_referents(*level)
+        count += len(below)
+        if count > limit:
+            return True
+        level = [v for v in below if type(v) is dict or type(v) is list]
+    return False
+
+
+def _first_issues(doc: Any) -> list[tuple[str, str]]:
+    """The first schema errors jsonschema finds in ``doc`` (its walk's order, which is the
+    same for the same document), worded and sorted, at most
+    :data:`~risutools.findings.MAX_LISTED` less one, and when it finds more, one more
+    issue at the document that says its errors are not all listed."""
+    out: set[tuple[str, str]] = set()
+    more = False
+    for err in jsonschema_validator().iter_errors(doc):
+        if len(out) >= MAX_LISTED - 1:
+            more = True
+            break
+        out.update(_worded(err))
+    issues = sorted(out)[:MAX_LISTED - 1]
+    if more or len(out) > len(issues):
+        issues.insert(0, ("", f"the schema finds more errors than the first {len(issues):,} "
+                              f"listed in a document of more than {FAST_VALUES:,} values; "
+                              "fix these and validate again"))
+    return issues
 
 
 def not_object_message(doc: Any) -> str:

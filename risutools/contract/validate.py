@@ -32,7 +32,7 @@ from risutools.contract.rules import (
 from risutools.contract.schema import mc100
 from risutools.contract.transitions import ApprovalCheck
 from risutools.errors import Code, DocumentError
-from risutools.findings import Finding, sorted_findings
+from risutools.findings import MAX_LISTED, Finding, sorted_findings
 from risutools.jsonlines import unpaired_surrogate
 from risutools.settings.config import Settings
 
@@ -58,29 +58,23 @@ def validate_document(
     every_rule: bool = False,
     texts: list[str] | None = None,
 ) -> list[Finding]:
-    """Every document-level rule (MC100-MC304, MC400, MC401, MC500, MC600) on one document.
+    """Every document-level rule (MC100-MC304, MC400, MC401, MC500, MC600) on one document:
+    at most :data:`~risutools.findings.MAX_LISTED` findings of a rule, and one that counts
+    the rest.  ``line_of(pointer) -> int | None`` (optional) gives each finding the line
+    of its field; otherwise every finding gets ``line``.
 
-    ``line_of(pointer) -> int | None`` (optional) gives each finding the line of
-    its field; otherwise every finding gets ``line``.
-
-    Text that is not Unicode (an unpaired surrogate, which only a value built in code can
-    hold: the loaders refuse it in a file) is the loaders' finding, one ``MC000`` error at
-    its JSON pointer, and nothing else is checked: such a document has no canonical form.
-    ``loaded=True`` says the document came from the loaders, which refused every unpaired
-    surrogate already, so it is not walked for them again.  ``keep(rule)`` (the rule filter
-    of ``--select``/``--ignore``) drops a rule's findings before their lines are looked
-    for: a line is found only for a finding that is reported.  A rule that
-    :func:`~risutools.contract.preconditions.quiet_rules` says finds nothing in the document is not
-    run; ``every_rule=True`` runs every one (the reference path, for the tests).
-    ``texts``: the strings of payload and projection as the loader's walk met them
-    (:attr:`LoadedDocument.texts`), which MC500 then reads instead of walking."""
+    An unpaired surrogate (only a value built in code holds one) is one ``MC000`` error
+    and nothing else is checked; ``loaded=True``: the loaders refused those already.
+    ``keep(rule)`` (``--select``/``--ignore``) drops a rule's findings before their lines
+    are looked for.  A rule :func:`~risutools.contract.preconditions.quiet_rules` says
+    finds nothing is not run (``every_rule=True`` runs every one: the tests' reference).
+    ``texts``: the strings of payload and projection the loader's walk met, for MC500."""
     bad = None if loaded else unpaired_surrogate(doc)
     if bad is not None:
-        ptr, why = bad
-        at = line_of(ptr) if line_of is not None else line
-        return [mc000(file, why, at, ptr)]
+        return [mc000(file, bad[1], line_of(bad[0]) if line_of is not None else line, bad[0])]
     cfg = config or Settings()
     out: list[Finding] = []
+    listed: dict[str, int] = {}  # rule -> its findings in this document
 
     def add(rule: str, pointer: str, message: str) -> None:
         if keep is not None and not keep(rule):
@@ -88,10 +82,13 @@ def validate_document(
         sev = effective_severity(rule, doc, cfg)
         if sev == "off":
             return
+        listed[rule] = n = listed.get(rule, 0) + 1
+        if n > MAX_LISTED:
+            return  # counted, not listed (see MAX_LISTED)
         ln = line_of(pointer) if line_of is not None else line
         out.append(make_finding(rule, sev, message, file, ln, pointer))
 
-    if not isinstance(doc, dict):  # MC100 says so; the other rules read objects only
+    if not isinstance(doc, dict):  # MC100 says so (once); the other rules read objects only
         for pointer, message in mc100(doc, cfg):
             add(mc100.id, pointer, message)
         return out
@@ -105,7 +102,19 @@ def validate_document(
         for pointer, message in found:
             schema_fails |= rule == mc100.id
             add(rule, pointer, message)
+    if len(out) >= MAX_LISTED:
+        out += _not_listed(listed, doc, cfg, file, line)
     return sorted_findings(out) if len(out) > 1 else out  # (one finding: in order)
+
+
+def _not_listed(listed: dict[str, int], doc: Any, cfg: Settings, file: str | None,
+                line: int | None) -> list[Finding]:
+    """One finding for each rule with more than :data:`~risutools.findings.MAX_LISTED`
+    findings in ``doc``."""
+    return [make_finding(rule, effective_severity(rule, doc, cfg),
+                         f"{n - MAX_LISTED:,} more {rule} findings in this document are not "
+                         f"listed (at most {MAX_LISTED:,} of one rule are)", file, line, "")
+            for rule, n in listed.items() if n > MAX_LISTED]
 
 
 def document_info(ld: LoadedDocument, findings: list[Finding], hashed: bool = True

@@ -1,0 +1,126 @@
+"""Hostile documents within the 8 MiB bound, through ``risutools validate`` and ``review``
+in a child process under a memory cap: each run finishes with its verdict (exit 1, no
+traceback), lists at most ``MAX_LISTED`` findings of a rule for a document plus one that
+counts the rest, and peaks under 300 MB.  Before: 800,000 unknown capabilities took 800 MB
+(and 30 s at 16,000 once their lines were looked up one walk each); 3 million integers
+among the capabilities, 8.3 GB and 47 s in the compiled schema validator; a string of 3
+million escapes, 400 MB in the line walk's regular expression.  No timings are asserted
+(bench/RESULTS.md has them)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import ROOT, run_capped
+
+from risutools.findings import MAX_LISTED
+from risutools.values import MAX_DOCUMENT_BYTES
+
+# address space of the child (RLIMIT_AS): a hard stop for a runaway (the compiled schema
+# validator's 8 GB, say); the bound asserted is the peak resident size.  The parsers reserve
+# address space they never touch (orjson, for an 8 MiB text: a review's reaches 1.2 GB for
+# 245 MB resident), and a C extension may crash rather than raise when it cannot have it
+CAP = 2048 * 1024 * 1024
+PEAK_GOAL_MIB = 300
+
+def _run(tmp: Path, *args: str) -> tuple[int, str, str, int]:
+    return run_capped(list(args), CAP, cwd=tmp)
+
+
+def _seed() -> dict[str, Any]:
+    value = json.loads((ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json")
+                       .read_text("utf-8"))
+    assert isinstance(value, dict)
+    return value
+
+
+def _unknown_capabilities(doc: dict[str, Any]) -> None:
+    doc["capabilities"]["requires"] = [f"u{i}" for i in range(700_000)]
+
+
+def _integer_capabilities(doc: dict[str, Any]) -> None:
+    doc["capabilities"]["requires"] = [0] * 3_000_000
+
+
+def _string_of_escapes(doc: dict[str, Any]) -> None:
+    doc["payload"]["x-note"] = "\n" * 3_000_000
+    doc["projection"]["flagship"] = "yes"
+
+
+def _repeated_capabilities(doc: dict[str, Any]) -> None:
+    doc["capabilities"]["requires"] = ["hook.edit_request"] * 350_000
+
+
+def _many_members(doc: dict[str, Any]) -> None:
+    doc["payload"]["x-table"] = {f"k{i}": [i, {"v": "x"}] for i in range(150_000)}
+    doc["projection"]["flagship"] = "yes"
+
+
+#: name -> (how the seed document is changed, the findings of each rule expected, the
+#: exit code: 0 when they are warnings only)
+CASES: dict[str, tuple[Callable[[dict[str, Any]], None], dict[str, int], int]] = {
+    "unknown-capabilities": (_unknown_capabilities, {"MC401": MAX_LISTED + 1}, 0),
+    "integer-capabilities": (_integer_capabilities, {"MC100": MAX_LISTED}, 1),
+    "string-of-escapes": (_string_of_escapes, {"MC100": 1}, 1),
+    "repeated-capabilities": (_repeated_capabilities, {"MC400": MAX_LISTED + 1}, 1),
+    "many-members": (_many_members, {"MC100": 1}, 1),
+}
+
+
+def _write(case: str, tmp: Path) -> Path:
+    change = CASES[case][0]
+    doc = _seed()
+    change(doc)
+    folder = tmp / "catalog"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{case}.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False, separators=(",", ":")), "utf-8")
+    assert 2_000_000 < path.stat().st_size <= MAX_DOCUMENT_BYTES, path.stat().st_size
+    return path
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_hostile_document_is_validated_under_the_memory_cap(case: str, tmp_path: Path
+                                                            ) -> None:
+    path = _write(case, tmp_path)
+    code, out, err, peak = _run(tmp_path, "validate", "-f", "json", str(path))
+    assert "Traceback" not in err and "internal error" not in err, err[-2000:]
+    _, expected, exit_code = CASES[case]
+    assert code == exit_code, err[-2000:]
+    report = json.loads(out)
+    by_rule = Counter(f["rule"] for f in report["findings"])
+    assert by_rule == expected
+    assert max(by_rule.values()) <= MAX_LISTED + 1
+    more = [f for f in report["findings"] if " more " in f["message"]]
+    if case == "unknown-capabilities":
+        assert [m["message"].split(" more ")[0] for m in more] == [f"{700_000 - MAX_LISTED:,}"]
+    if case == "integer-capabilities":
+        assert [m.get("pointer", "") for m in more] == [""]
+        assert "more errors than the first 999" in more[0]["message"]
+    print(f"{case}: peak {peak} MiB")
+    assert 0 < peak < PEAK_GOAL_MIB, f"peak {peak} MiB"
+
+
+def test_hostile_documents_are_reviewed_under_the_memory_cap(tmp_path: Path) -> None:
+    """The review of a catalog of all of them together: one report, every document in it,
+    within the same peak."""
+    for case in CASES:
+        _write(case, tmp_path)
+    code, _out, err, peak = _run(tmp_path, "review", "catalog", "-f", "json", "-o",
+                                 "review.json", "-j", "1")
+    assert "Traceback" not in err and "internal error" not in err, err[-2000:]
+    assert code == 1, err[-2000:]
+    report = json.loads((tmp_path / "review.json").read_text("utf-8"))
+    text = json.dumps(report)
+    for case in CASES:
+        assert f"{case}.json" in text
+    print(f"review: peak {peak} MiB")
+    assert 0 < peak < PEAK_GOAL_MIB, f"peak {peak} MiB"
