@@ -57,3 +57,32 @@ _FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Finding))
 
 def sorted_findings(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=Finding.sort_key)
+
+
+def not_listed_message(rule: str, more: int) -> str:
+    """The message of the finding that counts ``more`` findings of ``rule`` past
+    :data:`MAX_LISTED` in one document."""
+    return (f"{more:,} more {rule} findings in this document are not listed (at most "
+            f"{MAX_LISTED:,} of one rule are)")
+
+
+def listed(findings: list[Finding], file: str | None, line: int | None) -> list[Finding]:
+    """One document's ``findings`` with at most :data:`MAX_LISTED` of each rule (the first
+    ones, in order) and, for a rule with more, one more finding of it (the severity of its
+    first finding past the bound, at ``line``, no pointer) that counts the rest."""
+    counts: dict[str, int] = {}
+    for f in findings:
+        counts[f.rule] = counts.get(f.rule, 0) + 1
+    if all(n <= MAX_LISTED for n in counts.values()):
+        return findings
+    out: list[Finding] = []
+    seen: dict[str, int] = {}
+    for f in findings:
+        seen[f.rule] = k = seen.get(f.rule, 0) + 1
+        if k <= MAX_LISTED:
+            out.append(f)
+        elif k == MAX_LISTED + 1:
+            out.append(Finding(f.rule, f.severity,
+                               not_listed_message(f.rule, counts[f.rule] - MAX_LISTED),
+                               file=file, line=line))
+    return out

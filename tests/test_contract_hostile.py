@@ -124,3 +124,37 @@ def test_hostile_documents_are_reviewed_under_the_memory_cap(tmp_path: Path) -> 
         assert f"{case}.json" in text
     print(f"review: peak {peak} MiB")
     assert 0 < peak < PEAK_GOAL_MIB, f"peak {peak} MiB"
+
+
+def test_verify_lists_at_most_max_listed_findings_of_a_rule(tmp_path: Path) -> None:
+    """1,500 source references whose digest is not the source file's: 1,000 MC202 errors
+    listed, one more that counts the other 500, and the digest summary still counts all
+    1,500 (the verifications are each reference's)."""
+    from harness import SEED, SOURCES, run_cli
+
+    doc = json.loads(SEED.read_text("utf-8"))
+    ref = dict(doc["provenance"]["source_refs"][0], sha256="sha256:" + "1" * 64)
+    doc["provenance"]["source_refs"] = [ref] * 1500
+    path = tmp_path / "refs.json"
+    path.write_text(json.dumps(doc, indent=1), "utf-8")
+    done = run_cli("verify", path, "--sources", SOURCES, "-f", "json")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    mc202 = [f for f in report["findings"] if f["rule"] == "MC202"]
+    assert len(mc202) == MAX_LISTED + 1
+    more = [f for f in mc202 if f.get("pointer", "") == ""]
+    assert [f["message"].split(" more ")[0] for f in more] == ["500"]
+    assert sum(v["status"] == "mismatch" for v in report["verifications"]) == 1500
+
+
+def test_listed_keeps_the_first_of_each_rule_and_counts_the_rest() -> None:
+    from risutools.findings import Finding, listed
+
+    found = [Finding("A", "error", f"a{i}", "f", i, f"/a/{i}") for i in range(MAX_LISTED + 3)]
+    found += [Finding("B", "warning", f"b{i}", "f", i, f"/b/{i}") for i in range(5)]
+    out = listed(found, "f", 1)
+    assert out[:MAX_LISTED] == found[:MAX_LISTED] and out[MAX_LISTED + 1:] == found[-5:]
+    extra = out[MAX_LISTED]
+    assert (extra.rule, extra.severity, extra.line, extra.pointer) == ("A", "error", 1, "")
+    assert extra.message.startswith("3 more A findings in this document are not listed")
+    assert listed(found[-5:], "f", 1) == found[-5:]

@@ -67,7 +67,7 @@ from risutools.contract.validate import (
     validate_document,
 )
 from risutools.contract.verify import SourceStore, VerifyContext, verify_refs
-from risutools.findings import Finding
+from risutools.findings import Finding, listed
 from risutools.rowspool import Spool, pack, pack_parsed
 from risutools.safeio import FolderFiles, within
 from risutools.settings import lifecycle
@@ -179,8 +179,9 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
     tmp = DocumentInfo(info.file, info.line, info.component_id, info.component_version,
                        info.sha256)
     verify_refs(vctx, tmp, ld)
-    if tmp.findings:
-        info.findings = sorted(info.findings + tmp.findings, key=Finding.sort_key)
+    if tmp.findings:  # (MC202/MC203: MAX_LISTED of a rule, as verify lists them)
+        info.findings = sorted(info.findings + listed(tmp.findings, ld.file, ld.line),
+                               key=Finding.sort_key)
     out = Surveyed(info, found[mark:])
     del found[mark:]
     exact = ld.sha256 is not None  # (the loaders' fast path: orjson parsed it)

@@ -32,7 +32,7 @@ from risutools.contract.rules import (
 from risutools.contract.schema import mc100
 from risutools.contract.transitions import ApprovalCheck
 from risutools.errors import Code, DocumentError
-from risutools.findings import MAX_LISTED, Finding, sorted_findings
+from risutools.findings import MAX_LISTED, Finding, not_listed_message, sorted_findings
 from risutools.jsonlines import unpaired_surrogate
 from risutools.settings.config import Settings
 
@@ -112,8 +112,7 @@ def _not_listed(listed: dict[str, int], doc: Any, cfg: Settings, file: str | Non
     """One finding for each rule with more than :data:`~risutools.findings.MAX_LISTED`
     findings in ``doc``."""
     return [make_finding(rule, effective_severity(rule, doc, cfg),
-                         f"{n - MAX_LISTED:,} more {rule} findings in this document are not "
-                         f"listed (at most {MAX_LISTED:,} of one rule are)", file, line, "")
+                         not_listed_message(rule, n - MAX_LISTED), file, line, "")
             for rule, n in listed.items() if n > MAX_LISTED]
 
 

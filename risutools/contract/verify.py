@@ -40,6 +40,7 @@ from risutools.contract.schema import mc100, not_object_message
 from risutools.contract.transitions import find_catalog_root
 from risutools.contract.validate import doc_hash, load_all
 from risutools.errors import Code, FormatError, UsageError
+from risutools.findings import listed
 from risutools.formats.charx import member_sha256
 from risutools.pathnames import plain_id
 from risutools.safeio import (
@@ -233,6 +234,7 @@ def _verify_document(ctx: VerifyContext, ld: LoadedDocument) -> DocumentInfo:
         verify_refs(ctx, info, ld)
     else:
         _emit(ctx, info, ld, mc100.id, "error", "", not_object_message(doc))
+    info.findings = listed(info.findings, ld.file, ld.line)  # (MAX_LISTED of a rule)
     info.findings.sort(key=lambda f: f.sort_key())
     return info
 
