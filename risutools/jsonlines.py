@@ -123,7 +123,7 @@ _SPACE = re.compile(r"[ \t\r\n]*")
 #: characters a match of the walk's patterns takes in one go at most, a group each: the
 #: engine keeps state for each repetition of a group while it matches, so an unbounded
 #: repetition over a long array or a string of escapes would hold memory in proportion
-#: (400 MB for 800,000 strings); the walk matches again from where a window stopped
+#: (340 MB for 800,000 strings); the walk matches again from where a window stopped
 WINDOW = 256
 # a string's body from after its opening quote, up to WINDOW escapes (the run of other
 # characters between two escapes is one class repetition: no state kept per character)

@@ -4,7 +4,7 @@ traceback), lists at most ``MAX_LISTED`` findings of a rule for a document plus 
 counts the rest, and peaks under 300 MB.  Before: 800,000 unknown capabilities took 800 MB
 (and 30 s at 16,000 once their lines were looked up one walk each); 3 million integers
 among the capabilities, 8.3 GB and 47 s in the compiled schema validator; a string of 3
-million escapes, 400 MB in the line walk's regular expression.  No timings are asserted
+million escapes, about 350 MB in the line walk's regular expression.  No timings are asserted
 (bench/RESULTS.md has them)."""
 
 from __future__ import annotations
