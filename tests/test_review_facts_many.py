@@ -179,6 +179,7 @@ def test_mixed_groups_in_any_order(tmp_path: Path, seed: int,
     rng = random.Random(seed)
     monkeypatch.setattr(interactions, "_MANY", rng.choice([4, 7, 256]))
     monkeypatch.setattr(interactions, "_FEW", rng.choice([1, 2, 3]))
+    monkeypatch.setattr(interactions, "GROUP_BYTES", rng.choice([1, 900, 4000, 4 << 20]))
     plain = ["current", "current, escaped", "another component", "another source", "none",
              "every member empty"]
     kinds = [rng.choice(plain) if rng.random() < 0.8 else rng.choice(KINDS)[0]
@@ -189,6 +190,31 @@ def test_mixed_groups_in_any_order(tmp_path: Path, seed: int,
     rng.shuffle(wanted)
     assert _seen(facts_found_many(str(root), wanted, FolderFiles(root, FACTS_DIR))) == \
         _alone(root, wanted)
+
+
+def test_groups_are_bounded_by_bytes(tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files are read and parsed a group at a time, a group ending once it holds
+    ``GROUP_BYTES``: never more than that and one file's bytes held before a group is
+    done (400 facts files at the 1 MiB bound were held at once: 1.7 GB), the facts found
+    the same as alone."""
+    root, outside = tmp_path / "cat", tmp_path / "outside"
+    outside.mkdir()
+    wanted = _catalog(root, outside, ["current"] * 40)
+    sizes = [len((root / FACTS_DIR / f"c{i}.json").read_bytes()) for i in range(40)]
+    monkeypatch.setattr(interactions, "GROUP_BYTES", 3 * max(sizes))
+    groups: list[int] = []
+    real = interactions._found_group
+
+    def counted(root_: str, group: list[Any]) -> list[Any]:
+        groups.append(sum(len(d) for *_, d in group if type(d) is bytes))
+        return real(root_, group)
+
+    monkeypatch.setattr(interactions, "_found_group", counted)
+    got = _seen(facts_found_many(str(root), wanted, FolderFiles(root, FACTS_DIR)))
+    assert got == _alone(root, wanted)
+    # (the file past the 1 MiB bound is not read: never among a group's bytes)
+    assert len(groups) >= 10 and max(groups) < 4 * max(sizes), groups
 
 
 def test_nothing_wanted(tmp_path: Path) -> None:
