@@ -60,6 +60,8 @@ CHUNK = 1 << 20
 TMP_MARK = ".risutools-tmp-"
 _NAME_KEEP = 160  # bytes of the target's name kept in a temp file's name (NAME_MAX is 255)
 _TMP_RE = re.compile(rb"^\..*\.risutools-tmp-(\d+)-[0-9a-f]{8}\Z", re.DOTALL)
+_TMP_MARK = b".risutools-tmp-"  # (in every name _TMP_RE matches: a folder's other names
+# are passed over by one substring search each)
 CONFLICT = "changed since you read it"
 
 
@@ -130,8 +132,8 @@ def sweep_temp_files(folder: str | os.PathLike[str], *, own: bool = False) -> li
     removed: list[Path] = []
     if not d.is_dir():
         return removed
-    with os.scandir(os.fsencode(d)) as it:
-        names = sorted(e.name for e in it)
+    with os.scandir(os.fsencode(d)) as it:  # (a name without the mark cannot match)
+        names = sorted(e.name for e in it if _TMP_MARK in e.name)
     for name in names:
         m = _TMP_RE.match(name)
         if m is None:

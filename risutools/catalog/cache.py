@@ -430,12 +430,10 @@ class IngestCache:
         ``1/WASTE_FRACTION`` of the entries on disk (after this run's append) would be such
         (or replaced), the next save merges."""
         keys = set(map(path_key, seen))
-        if not self.stat.keys() <= keys:  # (each table rebuilt only when it loses entries)
-            self.stat = {k: v for k, v in self.stat.items() if k in keys}
-        if not self.results.keys() <= self.used:
-            self.results = {k: v for k, v in self.results.items() if k in self.used}
-        if not self.files.keys() <= self.files_used:
-            self.files = {k: v for k, v in self.files.items() if k in self.files_used}
+        for table, kept_keys in ((self.stat, keys), (self.results, self.used),
+                                 (self.files, self.files_used)):
+            for gone in table.keys() - kept_keys:  # (the few it loses, in place: order kept)
+                del table[gone]
         kept = len(self.stat) + len(self.results) + len(self.files)
         waste = self.on_disk + sum(map(len, self.fresh)) - kept
         if waste * WASTE_FRACTION > kept and self.on_disk:
