@@ -60,8 +60,8 @@ CHUNK = 1 << 20
 TMP_MARK = ".risutools-tmp-"
 _NAME_KEEP = 160  # bytes of the target's name kept in a temp file's name (NAME_MAX is 255)
 _TMP_RE = re.compile(rb"^\..*\.risutools-tmp-(\d+)-[0-9a-f]{8}\Z", re.DOTALL)
-_TMP_MARK = b".risutools-tmp-"  # (in every name _TMP_RE matches: a folder's other names
-# are passed over by one substring search each)
+_TMP_MARK = TMP_MARK.encode("ascii")  # (in every name _TMP_RE matches: a folder's other
+# names are passed over by one substring search each)
 CONFLICT = "changed since you read it"
 
 
