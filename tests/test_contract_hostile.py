@@ -158,3 +158,34 @@ def test_listed_keeps_the_first_of_each_rule_and_counts_the_rest() -> None:
     assert (extra.rule, extra.severity, extra.line, extra.pointer) == ("A", "error", 1, "")
     assert extra.message.startswith("3 more A findings in this document are not listed")
     assert listed(found[-5:], "f", 1) == found[-5:]
+
+
+def test_the_schema_of_a_large_document_is_read_lazily_and_answers_as_the_reference() -> None:
+    """A document of more than ``FAST_VALUES`` values that the schema refuses: with a few
+    errors, the lazy path lists exactly the reference's errors (and the compiled path's:
+    the same list); with more than ``MAX_LISTED``, it lists 999 of the reference's and one
+    more issue, at the document, that says there are more; a document under the threshold
+    has every error listed (mutation-checked: the lazy path taken always, or never, fails
+    it)."""
+    from harness import SEED
+
+    from risutools.contract import schema
+
+    doc = json.loads(SEED.read_text("utf-8"))
+    doc["capabilities"]["requires"] = [f"hook.known_not_{i}" for i in range(25_000)]
+    doc["projection"]["flagship"] = "yes"
+    doc["capabilities"]["requires"][7] = 7
+    doc["capabilities"]["provides"].append(["a list"])
+    assert schema._values_past(doc, schema.FAST_VALUES)
+    reference = sorted(set(schema._reference_issues(doc)))
+    assert 3 <= len(reference) < MAX_LISTED
+    assert schema.schema_issues(doc) == reference == sorted(set(schema._fast_issues(doc) or []))
+    doc["capabilities"]["requires"] = [0] * 25_000
+    many = set(schema._reference_issues(doc))
+    got = schema.schema_issues(doc)
+    assert len(many) > MAX_LISTED and len(got) == MAX_LISTED
+    assert got[0][0] == "" and "more errors than the first 999" in got[0][1]
+    assert set(got[1:]) <= many
+    small = json.loads(SEED.read_text("utf-8"))
+    small["capabilities"]["requires"] = [0] * 1_500  # (under FAST_VALUES: every error)
+    assert len(schema.schema_issues(small)) == 1_500
