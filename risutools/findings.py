@@ -6,6 +6,7 @@ the renderers in ``risutools.report``.  Findings sort deterministically.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
@@ -70,9 +71,7 @@ def listed(findings: list[Finding], file: str | None, line: int | None) -> list[
     """One document's ``findings`` with at most :data:`MAX_LISTED` of each rule (the first
     ones, in order) and, for a rule with more, one more finding of it (the severity of its
     first finding past the bound, at ``line``, no pointer) that counts the rest."""
-    counts: dict[str, int] = {}
-    for f in findings:
-        counts[f.rule] = counts.get(f.rule, 0) + 1
+    counts = Counter(f.rule for f in findings)
     if all(n <= MAX_LISTED for n in counts.values()):
         return findings
     out: list[Finding] = []

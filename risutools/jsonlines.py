@@ -344,14 +344,13 @@ class PointerLines:
 
     def _member(self, text: str, pos: int, token: str) -> tuple[int, int] | None:
         """:func:`_member`, the object's members read once."""
-        want = token.replace("~1", "/").replace("~0", "~")
-        if escape_pointer_token(want) != token:  # no key escapes to it
+        want = _wanted_key(token)
+        if want is None:
             return None
         members = self._objects.get(pos)
         if members is None:
             members = self._objects[pos] = {}
-            for raw, start, value in _keys(text, pos):
-                key = raw if "\\" not in raw else json.loads(f'"{raw}"')
+            for key, start, value in _keys(text, pos):
                 members.setdefault(key, (start, value))  # (the first, as _member)
         return members.get(want)
 
@@ -437,24 +436,31 @@ def _unique_key(text: str, pos: int, key: str) -> tuple[int, int] | None:
 def _member(text: str, pos: int, token: str) -> tuple[int, int] | None:
     """(key start, value start) of the member of the object at ``pos`` whose escaped key is
     ``token``, or None."""
-    want = token.replace("~1", "/").replace("~0", "~")
-    if escape_pointer_token(want) != token:  # no key escapes to it
+    want = _wanted_key(token)
+    if want is None:
         return None
-    for raw, start, value in _keys(text, pos):
-        if (raw if "\\" not in raw else json.loads(f'"{raw}"')) == want:
+    for key, start, value in _keys(text, pos):
+        if key == want:
             return start, value
     return None
 
 
+def _wanted_key(token: str) -> str | None:
+    """The object key a pointer's ``token`` names, or None when no key escapes to it."""
+    want = token.replace("~1", "/").replace("~0", "~")
+    return want if escape_pointer_token(want) == token else None
+
+
 def _keys(text: str, pos: int) -> Iterator[tuple[str, int, int]]:
-    """(key text between its quotes, where its quote opens, where its value starts) of
-    each member of the object at ``pos``, in order."""
+    """(key, where its quote opens, where its value starts) of each member of the object
+    at ``pos``, in order (a key written with an escape decoded)."""
     m = _FIRST_KEY.match(text, pos + 1)
     while m is not None:
         quote = m.end() - 1
         end = _string_end(text, quote)
         value = _end(_AFTER_KEY, text, end)
-        yield text[quote + 1:end - 1], quote, value
+        raw = text[quote + 1:end - 1]
+        yield (raw if "\\" not in raw else json.loads(f'"{raw}"')), quote, value
         m = _NEXT_KEY.match(text, _skip(text, value))
 
 
