@@ -122,6 +122,7 @@ class LoadOutcome:
     problems: list[Finding] = field(default_factory=list)  # MC000 / MC001
     files: list[str] = field(default_factory=list)  # files read
     skipped: list[str] = field(default_factory=list)  # folder files that are not documents
+    size: int = 0  # the bytes of a JSON or YAML file read whole (0: an NDJSON file's part)
 
     def extend(self, other: LoadOutcome) -> None:
         self.documents.extend(other.documents)
@@ -359,6 +360,7 @@ def load_file(p: Path, *, from_folder: bool = False,
         out.problems.append(mc001(name, f"cannot read: {exc.strerror or exc}"))
         return out
     out = load_bytes(data, name, fmt=fmt, path=p, hashed=hashed, canon=canon)
+    out.size = len(data)
     if from_folder:
         # In a folder walk, a readable JSON/YAML file without contract fields is not a
         # component document (e.g. a mkdocs.yml): it is skipped, not reported.
