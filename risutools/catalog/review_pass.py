@@ -20,12 +20,10 @@ time, in its turn.  On a ``concurrent.futures`` executor (a Dask cluster's) the 
 the files and only the document rules travel, at most :data:`WINDOW` chunks at once.  The
 order of everything kept is the files' order, whichever way the work was done.
 
-Whoever reads files reads them a batch at a time (:class:`_Batch`: up to :data:`BATCH`
-documents or :data:`BATCH_BYTES` of their files): the batch's files are loaded, then every
-document of it hashed, then checked, then summarized, each step over the whole batch before
-the next.  The same work in the same order as one document through every step, but each
-step's code and tables stay at hand in the processor's caches for the batch (a review's
-CPU: 0.87x, ``bench/pairs.py``); what is held at once stays a few megabytes.
+Whoever reads files reads them a batch at a time
+(:func:`~risutools.contract.loaders.load_batches`): the batch's files are loaded, then
+every document of it hashed, then checked, then summarized, each step over the whole batch
+before the next (:func:`_survey_parts`).
 """
 
 from __future__ import annotations
@@ -63,6 +61,7 @@ from risutools.contract.loaders import (
     LoadOutcome,
     iter_file,
     list_folder,
+    load_batches,
 )
 from risutools.contract.schema import fast_check
 from risutools.contract.validate import (
@@ -87,10 +86,6 @@ if TYPE_CHECKING:  # (concurrent.futures: only a run on a pool or a cluster impo
 ProgressFn = Callable[[int, int], None]  # (files read, files to read)
 PARALLEL_MIN = 400  # fewer files are read in-process (a pool costs more)
 CHUNK = 250  # files a worker reads at a time
-#: documents a :class:`_Batch` takes each step over together at most, and the bytes of their
-#: files past which it takes no more (one file of up to MAX_DOCUMENT_BYTES may end it; an
-#: NDJSON file's part, NDJSON_BATCH lines, counts by its documents)
-BATCH, BATCH_BYTES = 128, 4 << 20
 WINDOW = 8  # chunks on an executor at once (their documents wait in the parent)
 STATUS = "/provenance/review_status"  # what MC305 points at
 
@@ -500,11 +495,10 @@ def _survey_files(paths: list[Path]) -> bytes | list[Flat]:
     vctx, resolved = _WORKER
     parts: list[tuple[LoadOutcome, list[Surveyed]]] = []
     wants: Wants = []
-    batch = _Batch(lambda docs: _survey(docs, cfg, vctx, resolved, wants),
-                   lambda part, surveyed: parts.append((part, surveyed)))
-    for p in paths:
-        batch.read(p)
-    batch.flush()
+    for batch, _ended in load_batches(iter_file(p, from_folder=True, canon=True)
+                                      for p in paths):
+        _survey_parts(batch, cfg, vctx, resolved, wants,
+                      lambda part, surveyed: parts.append((part, surveyed)))
     _find_facts(wants, facts)  # (the chunk's facts found together)
     out = []
     for part, surveyed in parts:
@@ -585,59 +579,27 @@ def _in_parent(paths: list[Path], cfg: Settings, vctx: VerifyContext, resolved: 
                waiting: _Waiting, progress: ProgressFn | None) -> None:
     """Files read in the parent, a batch at a time, their parts left ``waiting`` for their
     facts."""
-
-    def surveyed(docs: list[LoadedDocument]) -> list[Surveyed]:
-        return _survey(docs, cfg, vctx, resolved, waiting.wants)
-
-    def done(files: int) -> None:
-        waiting.out.done(files, progress)
-
-    batch = _Batch(surveyed, waiting.add, done)
-    for p in paths:
-        batch.read(p)
-    batch.flush()
+    for parts, ended in load_batches(iter_file(p, from_folder=True, canon=True)
+                                     for p in paths):
+        _survey_parts(parts, cfg, vctx, resolved, waiting.wants, waiting.add)
+        if ended:
+            waiting.out.done(ended, progress)
 
 
-class _Batch:
-    """Files' parts read in order, their documents surveyed a batch at a time (see the
-    module's text): ``survey(docs)`` over the documents of every part taken since the last
-    batch, then ``put(part, its surveyed documents)`` for each part in order and
-    ``done(files)`` for the files those parts end."""
-
-    def __init__(self, survey: Callable[[list[LoadedDocument]], list[Surveyed]],
-                 put: Callable[[LoadOutcome, list[Surveyed]], None],
-                 done: Callable[[int], None] | None = None) -> None:
-        self.survey, self.put, self.done = survey, put, done
-        self.parts: list[tuple[LoadOutcome, int]] = []  # (a part, its documents)
-        self.docs: list[LoadedDocument] = []
-        self.held = 0  # the bytes of the files the parts were read from
-        self.files = 0  # the files the parts taken end
-
-    def read(self, p: Path) -> None:
-        """Every part of the file ``p``, taken (:meth:`take`)."""
-        for part in iter_file(p, from_folder=True, canon=True):
-            self.take(part)
-        self.files += 1
-
-    def take(self, part: LoadOutcome) -> None:
-        """One part, its documents surveyed with the batch's (at once when it is full)."""
-        docs, part.documents = part.documents, []
-        self.docs += docs
-        self.parts.append((part, len(docs)))
-        self.held += part.size
-        if len(self.docs) >= BATCH or self.held >= BATCH_BYTES:
-            self.flush()
-
-    def flush(self) -> None:
-        """The documents taken surveyed, each part put with its own, in order."""
-        surveyed = self.survey(self.docs) if self.docs else []
-        at = 0
-        for part, n in self.parts:
-            self.put(part, surveyed[at:at + n])
-            at += n
-        if self.done is not None and self.files:
-            self.done(self.files)
-        self.parts, self.docs, self.held, self.files = [], [], 0, 0
+def _survey_parts(parts: list[LoadOutcome], cfg: Settings, vctx: VerifyContext,
+                  resolved: _Reals, wants: Wants | None,
+                  put: Callable[[LoadOutcome, list[Surveyed]], None]) -> None:
+    """The documents of ``parts`` surveyed together (:func:`_survey`: each step over all of
+    them before the next), then each part ``put`` with its own, in order."""
+    counts = [len(part.documents) for part in parts]
+    docs = [ld for part in parts for ld in part.documents]
+    for part in parts:
+        part.documents = []
+    surveyed = _survey(docs, cfg, vctx, resolved, wants) if docs else []
+    at = 0
+    for part, n in zip(parts, counts, strict=True):
+        put(part, surveyed[at:at + n])
+        at += n
 
 
 def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | None,

@@ -15,6 +15,7 @@ from risutools.contract.loaders import (
     LoadedDocument,
     LoadOutcome,
     iter_documents,
+    load_batches,
     load_documents,
 )
 from risutools.contract.preconditions import quiet_rules
@@ -176,29 +177,31 @@ def validate_paths(
     cfg = config or Settings()
     flt = rule_filter or RuleFilter()
     result = Result("validate")
-    # each file's documents validated as they are read, and let go but for what the
-    # catalog checks read: MC104 a document's DocumentInfo, MC305 a document past
-    # candidate itself (memory: the summaries, not the documents)
+    # the files' documents validated as they are read, a batch at a time (each step over
+    # the batch: load_batches), and let go but for what the catalog checks read: MC104 a
+    # document's DocumentInfo, MC305 a document past candidate itself (memory: the
+    # summaries, not the documents)
     kept: list[LoadedDocument] = []
     kept_info: list[DocumentInfo] = []
     problems = 0
-    for p in paths:
-        for part in iter_documents(p, exclude=cfg.exclude,
-                                   skip_non_documents=skip_non_documents, hashed=hashes):
+    for parts, _ended in load_batches(
+            iter_documents(p, exclude=cfg.exclude, skip_non_documents=skip_non_documents,
+                           hashed=hashes) for p in paths):
+        for part in parts:
             result.files += part.files
             result.skipped += part.skipped
             problems += len(part.problems)
             result.file_findings += [f for f in part.problems if flt.keep(f.rule)]
-            for ld in part.documents:
-                findings = validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
-                                             line_of=ld.line_of, loaded=True, keep=flt.keep,
-                                             texts=ld.texts)
-                past = past_start(ld.doc)
-                info = document_info(ld, findings, hashes or past)
-                result.documents.append(info)
-                if past:
-                    kept.append(ld)
-                    kept_info.append(info)
+        for ld in [ld for part in parts for ld in part.documents]:
+            findings = validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
+                                         line_of=ld.line_of, loaded=True, keep=flt.keep,
+                                         texts=ld.texts)
+            past = past_start(ld.doc)
+            info = document_info(ld, findings, hashes or past)
+            result.documents.append(info)
+            if past:
+                kept.append(ld)
+                kept_info.append(info)
     _check_found(paths, bool(result.documents or problems), bool(result.skipped),
                  skip_non_documents)
     for issue in mc104(result.documents):
