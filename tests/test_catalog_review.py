@@ -511,12 +511,12 @@ def test_an_entrys_place_is_shown_as_its_real_path_would_be(
         monkeypatch.chdir(tmp_path / "work")
         named = Path("via-link")
     shortcut = render_review_json(review_catalog(Catalog.open(named), jobs=1))
-    real = review_pass._Reals.resolve
+    real = review_pass.Reals.resolve
 
     def never_alike(self: Any, p: Path) -> tuple[Path, bool]:
         return real(self, p)[0], False
 
-    monkeypatch.setattr(review_pass._Reals, "resolve", never_alike)
+    monkeypatch.setattr(review_pass.Reals, "resolve", never_alike)
     worked_out = render_review_json(review_catalog(Catalog.open(named), jobs=1))
     assert shortcut == worked_out
     if where == "inside":

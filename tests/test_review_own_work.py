@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from risutools.catalog import review_pass
+from risutools.catalog import reals as reals_module
 from risutools.catalog.board_path import _wanted, steps_to
 from risutools.catalog.catalog import Catalog, Entry, head_label, head_of, source_part
 from risutools.catalog.gates import (
@@ -40,11 +40,11 @@ from risutools.settings import lifecycle
 from risutools.settings.catalog import CatalogSettings
 from risutools.settings.config import Settings
 
-# --------------------------------------------------------------------------- _Reals
+# --------------------------------------------------------------------------- Reals
 
 
 def _reference_resolve(p: Path) -> tuple[Path, bool]:
-    """What ``_Reals.resolve`` gave before: every file asked alone (``os.path.islink``)."""
+    """What ``Reals.resolve`` gave before: every file asked alone (``os.path.islink``)."""
     text = os.fspath(p)
     folder, name = os.path.split(text)
     real = os.path.realpath(folder or ".")
@@ -94,7 +94,7 @@ def test_links_from_the_listing_are_the_files_asked_alone(
         os.symlink(root, tmp_path / "via")
         monkeypatch.chdir(tmp_path)
         paths = [Path("via") / p.relative_to(root) for p in paths]
-    reals = review_pass._Reals()
+    reals = reals_module.Reals()
     for p in paths:
         assert reals.resolve(p) == _reference_resolve(p), p
     assert reals.links  # (the folders were listed: the shortcut ran)
@@ -107,8 +107,8 @@ def test_a_folder_that_cannot_be_listed_has_each_file_asked(
     def refused(path: Any) -> Any:
         raise PermissionError(13, "refused", path)
 
-    monkeypatch.setattr(review_pass.os, "scandir", refused)
-    reals = review_pass._Reals()
+    monkeypatch.setattr(reals_module.os, "scandir", refused)
+    reals = reals_module.Reals()
     for p in paths:
         assert reals.resolve(p) == _reference_resolve(p), p
     assert set(reals.links.values()) == {None}
@@ -116,9 +116,9 @@ def test_a_folder_that_cannot_be_listed_has_each_file_asked(
 
 def test_the_links_of_a_folder_are_its_names_that_are_links(tmp_path: Path) -> None:
     _odd_folder(tmp_path)
-    assert review_pass._links_in(str(tmp_path)) == {
+    assert reals_module._links_in(str(tmp_path)) == {
         "l-file.json", "l-link.json", "l-dangling.json", "l-folder", "l-absolute.json"}
-    assert review_pass._links_in(str(tmp_path / "gone")) is None
+    assert reals_module._links_in(str(tmp_path / "gone")) is None
 
 
 # --------------------------------------------------------------------------- status rules

@@ -54,6 +54,7 @@ from risutools.catalog.claims import Claims
 from risutools.catalog.gates import gate_config, status_errors
 from risutools.catalog.interactions import FactsStore, FoundFacts, HeldFacts, facts_found_many
 from risutools.catalog.promote import new_document
+from risutools.catalog.reals import Reals
 from risutools.contract.checks_catalog import past_start
 from risutools.contract.loaders import (
     NDJSON_EXTS,
@@ -75,7 +76,7 @@ from risutools.contract.validate import (
 from risutools.contract.verify import SourceStore, VerifyContext, verify_refs
 from risutools.findings import Finding, listed
 from risutools.rowspool import Spool, pack, pack_parsed
-from risutools.safeio import FolderFiles, within
+from risutools.safeio import FolderFiles
 from risutools.settings import lifecycle
 from risutools.settings.catalog import FACTS_DIR, default_jobs
 from risutools.settings.config import Settings
@@ -151,17 +152,30 @@ class Pass:
             ) -> None:
         """One part of a file read; ``shared``: its texts are already kept once
         (:func:`_share`; :func:`_unflat` does it)."""
-        self.problems.extend(part.problems)
-        self.files.extend(part.files)
-        self.skipped.extend(part.skipped)
-        for s in surveyed:  # each whole document into the spool as it comes
-            if not shared:
+        self.add_many([(part, surveyed)], shared=shared)
+
+    def add_many(self, parts: list[tuple[LoadOutcome, list[Surveyed]]], *,
+                 shared: bool = False) -> None:
+        """Parts of files read, in order (:meth:`add` of each), each step over all their
+        documents before the next."""
+        added = []
+        for part, surveyed in parts:
+            self.problems.extend(part.problems)
+            self.files.extend(part.files)
+            self.skipped.extend(part.skipped)
+            added += surveyed
+        if not shared:
+            for s in added:
                 _share(s)
+        put = self.spool.put
+        for s in added:  # each whole document into the spool
             if s.blob is not None:
-                s.reload, s.blob = self.spool.put(s.blob), None
+                s.reload, s.blob = put(s.blob), None
+        found = self.facts.found
+        for s in added:
             if s.found is not None:  # the facts into the run's store
-                s.facts, s.found = self.facts.found(s.found), None
-        self.surveyed.extend(surveyed)
+                s.facts, s.found = found(s.found), None
+        self.surveyed += added
 
 
 def _validated(docs: list[LoadedDocument], cfg: Settings) -> list[DocumentInfo]:
@@ -171,16 +185,34 @@ def _validated(docs: list[LoadedDocument], cfg: Settings) -> list[DocumentInfo]:
                                                 texts=ld.texts)) for ld in docs]
 
 
-def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
-             resolved: _Reals, wants: Wants | None, kept: Kept | None = None) -> Surveyed:
-    """Digests checked (MC202/MC203, their findings into ``info``), then what is kept;
+def _summaries(docs: list[LoadedDocument], infos: list[DocumentInfo], vctx: VerifyContext,
+               resolved: Reals, wants: Wants | None, kept: list[Kept | None] | None = None
+               ) -> list[Surveyed]:
+    """What is kept of each document (``infos``: their rules' findings), each step over all
+    of them before the next (:func:`_verified`, :func:`_headed`, :func:`_placed`,
+    :func:`_past`), the same steps in the same order as one document at a time.
     ``wants``: where a document whose facts are to be found is noted (:func:`_find_facts`
-    finds them); ``kept``: the hash of the beginning of its canonical bytes, which its base
-    hash shares (:func:`_hashed`)."""
-    doc = ld.doc
+    finds them); ``kept``: the hash of the beginning of each one's canonical bytes, which
+    its base hash shares (:func:`_hashed`; none: hashed whole)."""
+    out = [_verified(ld, info, vctx) for ld, info in zip(docs, infos, strict=True)]
+    marks = kept if kept is not None else [None] * len(docs)
+    objects = [(ld, s, k) for ld, s, k in zip(docs, out, marks, strict=True)
+               if isinstance(ld.doc, dict)]
+    for ld, s, _k in objects:
+        _headed(ld, s)
+    for ld, s, k in objects:
+        _placed(ld, s, vctx, resolved, wants, k)
+    for ld, s, _k in objects:
+        _past(ld, s)
+    return out
+
+
+def _verified(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext) -> Surveyed:
+    """The document's digests checked (MC202/MC203: their findings into ``info``, its
+    verifications into its summary); nothing of a document that is no object."""
     found = vctx.result.verifications
     mark = len(found)
-    if not isinstance(doc, dict):
+    if not isinstance(ld.doc, dict):
         return Surveyed(info, [])
     tmp = DocumentInfo(info.file, info.line, info.component_id, info.component_version,
                        info.sha256)
@@ -190,6 +222,12 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
                                key=Finding.sort_key)
     out = Surveyed(info, found[mark:])
     del found[mark:]
+    return out
+
+
+def _headed(ld: LoadedDocument, out: Surveyed) -> None:
+    """What the summary holds of the document's head, and the whole document packed."""
+    doc = ld.doc
     exact = ld.sha256 is not None  # (the loaders' fast path: orjson parsed it)
     try:
         out.names = head_names(doc)
@@ -200,30 +238,43 @@ def _summary(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext,
         out.blob = pack_parsed(raw) if raw is not None else pack(doc, parsed_by_orjson=exact)
     except ValueError:  # (a value no parser of ours makes): the document stays whole
         out.head, out.blob, out.doc = b"", None, doc
+
+
+def _placed(ld: LoadedDocument, out: Surveyed, vctx: VerifyContext, resolved: Reals,
+            wants: Wants | None, kept: Kept | None) -> None:
+    """The entry of a document read from a file: its format, hash and real file, its facts
+    wanted, its base hash and the contract gate of its board step (on the board)."""
+    doc, info = ld.doc, out.info
     h = info.sha256
-    if ld.path is not None:
-        try:
-            h = h if h is not None else doc_sha256(doc)
-        except (ValueError, TypeError, UnicodeEncodeError, RecursionError):
-            h = None
-        if h is not None:
-            out.fmt, out.doc_sha256 = entry_format(ld.path), h
-            out.path, alike = resolved.resolve(ld.path)
-            if wants is not None:
-                wants.append((out, _facts_key(doc, out.names)))
-            if alike:
-                line = info.line if out.fmt == "ndjson" else None
-                out.where = f"{info.file}:{line}" if line else info.file
-            status = _board_status(doc)
-            if status is not None:
-                out.base = lifecycle.plain_base_sha256(doc, kept) if exact \
-                    else lifecycle.base_sha256(doc)
-                out.gate = _status_found(doc, status, vctx.cfg)
-    if past_start(doc):
+    if ld.path is None:
+        return
+    try:
+        h = h if h is not None else doc_sha256(doc)
+    except (ValueError, TypeError, UnicodeEncodeError, RecursionError):
+        h = None
+    if h is None:
+        return
+    out.fmt, out.doc_sha256 = entry_format(ld.path), h
+    out.path, alike = resolved.resolve(ld.path)
+    if wants is not None:
+        wants.append((out, _facts_key(doc, out.names)))
+    if alike:
+        line = info.line if out.fmt == "ndjson" else None
+        out.where = f"{info.file}:{line}" if line else info.file
+    status = _board_status(doc)
+    if status is not None:
+        out.base = lifecycle.plain_base_sha256(doc, kept) if ld.sha256 is not None \
+            else lifecycle.base_sha256(doc)
+        out.gate = _status_found(doc, status, vctx.cfg)
+
+
+def _past(ld: LoadedDocument, out: Surveyed) -> None:
+    """A document past candidate keeps the line of its status (MC305 reads it again); any
+    other lets go of its file's place (which MC305 alone reads)."""
+    if past_start(ld.doc):
         out.past, out.status_line = True, ld.line_of(STATUS)
-    else:  # the file as found is read by MC305 only, for a document past candidate
-        info.path = None
-    return out
+    else:
+        out.info.path = None
 
 
 #: the documents whose facts are to be found, each with what its facts are found by
@@ -268,76 +319,6 @@ def _status_found(doc: dict[str, Any], status: str, cfg: Settings
     return step.to, tuple(status_errors(new_document(doc, step.to), gate_config(cfg, step.to)))
 
 
-class _Reals:
-    """``Path.resolve`` of the files read, each folder resolved once for all its files, a
-    file itself followed only when it is a symbolic link, a file's documents (an NDJSON
-    file's lines) asked once; and whether a file is shown as it was named (its entry's
-    place is then the name the loader gave it: :meth:`resolve`).
-
-    Which files are symbolic links: the first file of a folder is asked alone (``lstat``);
-    from the second on, the folder is listed once (``os.scandir``: the kind of each name
-    comes with the listing) and each name looked up in its links (:meth:`_is_link`)."""
-
-    def __init__(self) -> None:
-        #: folder as named -> (resolved, whether the folder named is its resolved self and
-        #: inside the working folder: a file in it is shown by its place there either way)
-        self.folders: dict[str, tuple[Path, bool]] = {}
-        self.last: tuple[str, Path, bool] | None = None
-        #: folder as named -> the names in it that are symbolic links (None: the folder
-        #: could not be listed, each file is asked alone); absent: one file asked so far
-        self.links: dict[str, frozenset[str] | None] = {}
-        self.asked: set[str] = set()  # folders whose first file was asked alone
-
-    def resolve(self, p: Path) -> tuple[Path, bool]:
-        """(the real file, whether :func:`display_path` shows it as it shows ``p``)."""
-        text = os.fspath(p)
-        if self.last is not None and self.last[0] == text:
-            return self.last[1], self.last[2]
-        folder, name = os.path.split(text)
-        known = self.folders.get(folder)
-        if known is None:
-            real = os.path.realpath(folder or ".")
-            try:
-                cwd = os.getcwd()
-            except OSError:
-                cwd = ""
-            named = os.path.abspath(folder or ".")
-            plain = bool(cwd) and real == named and within(named, cwd)
-            known = self.folders[folder] = (Path(real), plain)
-        parent, plain = known
-        link = self._is_link(folder, name, text)
-        out = Path(os.path.realpath(text)) if link or not name else parent / name
-        self.last = (text, out, plain and not link)
-        return out, plain and not link
-
-    def _is_link(self, folder: str, name: str, text: str) -> bool:
-        """``os.path.islink(text)`` (``text``: ``name`` in ``folder``), from the folder's
-        listing once a second file of it is asked."""
-        links = self.links.get(folder, _UNLISTED)
-        if links is _UNLISTED:
-            if folder not in self.asked or not name:
-                self.asked.add(folder)
-                return os.path.islink(text)
-            links = self.links[folder] = _links_in(folder or ".")
-        if links is None or not name:
-            return os.path.islink(text)
-        return name in links
-
-
-#: a folder :class:`_Reals` has not listed yet
-_UNLISTED: Any = object()
-
-
-def _links_in(folder: str) -> frozenset[str] | None:
-    """The names in ``folder`` that are symbolic links (``DirEntry.is_symlink``: the kind
-    the listing gave, else an ``lstat``), or None when it cannot be listed."""
-    try:
-        with os.scandir(folder) as it:
-            return frozenset([d.name for d in it if d.is_symlink()])
-    except OSError:
-        return None
-
-
 def _share(s: Surveyed) -> None:
     """The texts many documents repeat (a rule's message, a digest's pointer) kept once:
     what the review holds of each document is then mostly its own."""
@@ -356,16 +337,15 @@ def _interned(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def _survey(docs: list[LoadedDocument], cfg: Settings, vctx: VerifyContext,
-            resolved: _Reals, wants: Wants | None) -> list[Surveyed]:
+            resolved: Reals, wants: Wants | None) -> list[Surveyed]:
     kept = [_hashed(ld) for ld in docs]
-    return [_summary(ld, info, vctx, resolved, wants, k)
-            for ld, info, k in zip(docs, _validated(docs, cfg), kept, strict=True)]
+    return _summaries(docs, _validated(docs, cfg), vctx, resolved, wants, kept)
 
 
 def _hashed(ld: LoadedDocument) -> Kept | None:
     """The canonical hash of a document whose canonical bytes the loader left unhashed
     (``canon``), into ``ld.sha256``; the hash of their part its base hash likely shares
-    (:func:`~risutools.settings.lifecycle.runtime_mark`) kept for :func:`_summary`."""
+    (:func:`~risutools.settings.lifecycle.runtime_mark`) kept for :func:`_placed`."""
     canon, ld.canon = ld.canon, None
     if canon is None:
         return None
@@ -393,8 +373,7 @@ class _Waiting:
     def settle(self) -> None:
         if self.wants:
             _find_facts(self.wants, self.files)
-        for part, surveyed in self.parts:
-            self.out.add(part, surveyed)
+        self.out.add_many(self.parts)
         self.parts.clear()
         self.count = 0
 
@@ -409,7 +388,7 @@ def _verify_context(cfg: Settings, sources: Path | None) -> VerifyContext:
 # sees it in its copy of the parent's memory; only file names travel to a worker, only
 # summaries come back).
 _SHARED: tuple[Settings, Path | None, FolderFiles] | None = None
-_WORKER: tuple[VerifyContext, _Reals] | None = None
+_WORKER: tuple[VerifyContext, Reals] | None = None
 
 
 Flat = tuple[Any, ...]  # a Surveyed or a LoadOutcome as plain values (:func:`_flat`)
@@ -491,7 +470,7 @@ def _survey_files(paths: list[Path]) -> bytes | list[Flat]:
     assert _SHARED is not None, "workers are forked after _SHARED is set"
     cfg, sources, facts = _SHARED
     if _WORKER is None:
-        _WORKER = (_verify_context(cfg, sources), _Reals())
+        _WORKER = (_verify_context(cfg, sources), Reals())
     vctx, resolved = _WORKER
     parts: list[tuple[LoadOutcome, list[Surveyed]]] = []
     wants: Wants = []
@@ -569,13 +548,13 @@ def first_pass(root: Path, cfg: Settings, sources: Path | None, jobs: int | None
 def _in_process(paths: list[Path], cfg: Settings, sources: Path | None, facts: FolderFiles,
                 out: Pass, progress: ProgressFn | None) -> None:
     """Every file read in this process, in order."""
-    vctx, resolved = _verify_context(cfg, sources), _Reals()
+    vctx, resolved = _verify_context(cfg, sources), Reals()
     waiting = _Waiting(out, facts)
     _in_parent(paths, cfg, vctx, resolved, waiting, progress)
     waiting.settle()
 
 
-def _in_parent(paths: list[Path], cfg: Settings, vctx: VerifyContext, resolved: _Reals,
+def _in_parent(paths: list[Path], cfg: Settings, vctx: VerifyContext, resolved: Reals,
                waiting: _Waiting, progress: ProgressFn | None) -> None:
     """Files read in the parent, a batch at a time, their parts left ``waiting`` for their
     facts."""
@@ -587,7 +566,7 @@ def _in_parent(paths: list[Path], cfg: Settings, vctx: VerifyContext, resolved: 
 
 
 def _survey_parts(parts: list[LoadOutcome], cfg: Settings, vctx: VerifyContext,
-                  resolved: _Reals, wants: Wants | None,
+                  resolved: Reals, wants: Wants | None,
                   put: Callable[[LoadOutcome, list[Surveyed]], None]) -> None:
     """The documents of ``parts`` surveyed together (:func:`_survey`: each step over all of
     them before the next), then each part ``put`` with its own, in order."""
@@ -617,7 +596,7 @@ def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | Non
     except OSError:  # (no record lock where the temporary folder is: one process reads)
         _in_process(paths, cfg, sources, facts, out, progress)
         return
-    sweep = _Sweep(units, out, facts, (cfg, _verify_context(cfg, sources), _Reals()), progress)
+    sweep = _Sweep(units, out, facts, (cfg, _verify_context(cfg, sources), Reals()), progress)
     _SHARED, _CLAIMS = (cfg, sources, facts), claims
     fast_check()  # the schema's validator compiled once, before the fork: each worker has it
     try:
@@ -657,7 +636,7 @@ class _Sweep:
     back, the NDJSON files read in their turn, the parent's chunks."""
 
     def __init__(self, units: list[list[Path] | Path], out: Pass, facts: FolderFiles,
-                 reader: tuple[Settings, VerifyContext, _Reals], progress: ProgressFn | None
+                 reader: tuple[Settings, VerifyContext, Reals], progress: ProgressFn | None
                  ) -> None:
         self.units, self.out, self.facts, self.reader = units, out, facts, reader
         self.progress = progress
@@ -701,8 +680,7 @@ class _Sweep:
                 sent = self.futures.pop(k).result()
                 if sent is None:
                     raise RuntimeError(f"chunk {k} was read by no one")
-                for flat in _received(sent):
-                    out.add(*_unflat(flat), shared=True)
+                out.add_many([_unflat(flat) for flat in _received(sent)], shared=True)
                 out.done(len(unit), self.progress)
             self.next += 1
 
@@ -712,7 +690,7 @@ def _on_executor(executor: Executor, paths: list[Path], cfg: Settings, sources: 
     """The document rules on any ``concurrent.futures`` executor: the parent reads the files,
     each chunk of documents travels to a worker and its findings and hashes come back, in
     order; the digests are checked and the summaries made here."""
-    vctx, resolved = _verify_context(cfg, sources), _Reals()
+    vctx, resolved = _verify_context(cfg, sources), Reals()
     Parts = list[tuple[LoadOutcome, list[LoadedDocument]]]
     waiting: deque[tuple[Parts, int, Future[list[DocumentInfo]]]] = deque()
 
@@ -720,11 +698,10 @@ def _on_executor(executor: Executor, paths: list[Path], cfg: Settings, sources: 
         parts, ended, fut = waiting.popleft()
         infos = iter(fut.result())
         wants: Wants = []
-        summaries = [(part, [_summary(ld, next(infos), vctx, resolved, wants) for ld in docs])
-                     for part, docs in parts]
+        summaries = [(part, _summaries(docs, [next(infos) for _ in docs], vctx, resolved,
+                                       wants)) for part, docs in parts]
         _find_facts(wants, facts)
-        for part, surveyed in summaries:
-            out.add(part, surveyed)
+        out.add_many(summaries)
         out.done(ended, progress)
 
     for chunk, ended in _chunks_of_documents(paths):
