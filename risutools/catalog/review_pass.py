@@ -71,7 +71,7 @@ from risutools.contract.validate import (
     RuleFilter,
     Verification,
     document_info,
-    validate_document,
+    validate_many,
 )
 from risutools.contract.verify import SourceStore, VerifyContext, verify_refs
 from risutools.findings import Finding, listed
@@ -180,9 +180,9 @@ class Pass:
 
 def _validated(docs: list[LoadedDocument], cfg: Settings) -> list[DocumentInfo]:
     """Every document rule, and the canonical hash, of each document."""
-    return [document_info(ld, validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
-                                                line_of=ld.line_of, loaded=True,
-                                                texts=ld.texts)) for ld in docs]
+    found = validate_many([(ld.doc, ld.file, ld.line, ld.line_of, ld.texts) for ld in docs],
+                          config=cfg, loaded=True)
+    return [document_info(ld, f) for ld, f in zip(docs, found, strict=True)]
 
 
 def _summaries(docs: list[LoadedDocument], infos: list[DocumentInfo], vctx: VerifyContext,

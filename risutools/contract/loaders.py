@@ -296,9 +296,10 @@ BATCH, BATCH_BYTES = 128, 4 << 20
 def load_batches(files: Iterable[Iterable[LoadOutcome]]
                  ) -> Iterator[tuple[list[LoadOutcome], int]]:
     """The parts of the files ``files`` (each the iterable of its parts: :func:`iter_file`,
-    :func:`iter_documents`), in order, a batch at a time: (the parts, how many files they
-    end).  A batch ends once its parts hold :data:`BATCH` documents or were read from
-    :data:`BATCH_BYTES` of files.
+    :func:`iter_documents`), in order, a batch at a time: (the parts, how many more files
+    were read to their end by then; a file whose last part ends a batch is counted with the
+    next, its end known only then).  A batch ends once its parts hold :data:`BATCH`
+    documents or were read from :data:`BATCH_BYTES` of files.
 
     A caller that takes each step of its work over a batch's documents before the next
     (hash, check, summarize) does the same work in the same order as one document through

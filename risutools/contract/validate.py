@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from risutools.canonical import doc_sha256
@@ -70,42 +70,95 @@ def validate_document(
     are looked for.  A rule :func:`~risutools.contract.preconditions.quiet_rules` says
     finds nothing is not run (``every_rule=True`` runs every one: the tests' reference).
     ``texts``: the strings of payload and projection the loader's walk met, for MC500."""
-    bad = None if loaded else unpaired_surrogate(doc)
-    if bad is not None:
-        return [mc000(file, bad[1], line_of(bad[0]) if line_of is not None else line, bad[0])]
-    cfg = config or Settings()
-    out: list[Finding] = []
-    listed: dict[str, int] = {}  # rule -> its findings in this document
+    found: list[Finding] = validate_many([(doc, file, line, line_of, texts)], config=config,
+                                         loaded=loaded, keep=keep, every_rule=every_rule)[0]
+    return found
 
-    def add(rule: str, pointer: str, message: str) -> None:
-        if keep is not None and not keep(rule):
+
+#: one document for :func:`validate_many`: (the document, its file, its line, its
+#: ``line_of`` or None, its ``texts`` or None), as :func:`validate_document` takes them
+Checked = tuple[Any, "str | None", "int | None", Any, "list[str] | None"]
+
+
+def validate_many(docs: Sequence[Checked], *, config: Settings | None = None,
+                  loaded: bool = False, keep: Callable[[str], bool] | None = None,
+                  every_rule: bool = False) -> list[list[Finding]]:
+    """:func:`validate_document` of each of ``docs`` (the same findings, their lines looked
+    for in the same order), each rule run over all of them before the next: the same work
+    as one document at a time, each rule's code at hand in the processor's caches for the
+    batch (see :func:`~risutools.contract.loaders.load_batches`)."""
+    cfg = config or Settings()
+    checking = [_Checking(doc, file, line, line_of, texts, cfg, keep)
+                for doc, file, line, line_of, texts in docs]
+    objects = [c for c in checking if c.start(loaded, every_rule)]
+    for rule, fn in DOCUMENT_RULES:  # MC100 (the schema) first
+        code = rule == mc500.id
+        for c in objects:
+            if rule in c.quiet or (c.schema_fails and rule == mc600.id):
+                continue  # (MC600: the schema already says what is missing, no narrative)
+            found = active_code(c.doc, c.texts) if code and c.texts is not None \
+                else fn(c.doc, cfg)
+            for pointer, message in found:
+                c.schema_fails |= rule == mc100.id
+                c.add(rule, pointer, message)
+    for c in objects:
+        c.finish()
+    return [c.out for c in checking]
+
+
+class _Checking:
+    """One document of :func:`validate_many` while the rules run: its findings so far."""
+
+    __slots__ = ("cfg", "doc", "file", "keep", "line", "line_of", "listed", "out", "quiet",
+                 "schema_fails", "texts")
+
+    def __init__(self, doc: Any, file: str | None, line: int | None, line_of: Any,
+                 texts: list[str] | None, cfg: Settings,
+                 keep: Callable[[str], bool] | None) -> None:
+        self.doc, self.file, self.line, self.line_of, self.texts = doc, file, line, line_of, texts
+        self.cfg, self.keep = cfg, keep
+        self.out: list[Finding] = []
+        self.listed: dict[str, int] = {}  # rule -> its findings in this document
+        self.quiet: Collection[str] = ()
+        self.schema_fails = False
+
+    def start(self, loaded: bool, every_rule: bool) -> bool:
+        """What is found before the rules run; whether they run (an object: else an unpaired
+        surrogate's MC000, or MC100's one finding on what is no object, is all)."""
+        doc = self.doc
+        bad = None if loaded else unpaired_surrogate(doc)
+        if bad is not None:
+            line_of = self.line_of
+            self.out = [mc000(self.file, bad[1],
+                              line_of(bad[0]) if line_of is not None else self.line, bad[0])]
+            return False
+        if not isinstance(doc, dict):  # MC100 says so (once); the rules read objects only
+            for pointer, message in mc100(doc, self.cfg):
+                self.add(mc100.id, pointer, message)
+            return False
+        self.quiet = () if every_rule else quiet_rules(doc)
+        return True
+
+    def add(self, rule: str, pointer: str, message: str) -> None:
+        if self.keep is not None and not self.keep(rule):
             return
-        sev = effective_severity(rule, doc, cfg)
+        sev = effective_severity(rule, self.doc, self.cfg)
         if sev == "off":
             return
-        listed[rule] = n = listed.get(rule, 0) + 1
+        self.listed[rule] = n = self.listed.get(rule, 0) + 1
         if n > MAX_LISTED:
             return  # counted, not listed (see MAX_LISTED)
-        ln = line_of(pointer) if line_of is not None else line
-        out.append(make_finding(rule, sev, message, file, ln, pointer))
+        ln = self.line_of(pointer) if self.line_of is not None else self.line
+        self.out.append(make_finding(rule, sev, message, self.file, ln, pointer))
 
-    if not isinstance(doc, dict):  # MC100 says so (once); the other rules read objects only
-        for pointer, message in mc100(doc, cfg):
-            add(mc100.id, pointer, message)
-        return out
-    schema_fails = False
-    quiet = () if every_rule else quiet_rules(doc)
-    for rule, fn in DOCUMENT_RULES:  # MC100 (the schema) first
-        if rule in quiet or (schema_fails and rule == mc600.id):
-            continue  # (MC600: the schema already says what is missing, no narrative on top)
-        found = active_code(doc, texts) if texts is not None and rule == mc500.id \
-            else fn(doc, cfg)
-        for pointer, message in found:
-            schema_fails |= rule == mc100.id
-            add(rule, pointer, message)
-    if len(out) >= MAX_LISTED:
-        out += _not_listed(listed, doc, cfg, file, line)
-    return sorted_findings(out) if len(out) > 1 else out  # (one finding: in order)
+    def finish(self) -> None:
+        """The findings of a document the rules ran on, in order (and a finding for each rule
+        with more than MAX_LISTED of them)."""
+        out = self.out
+        if len(out) >= MAX_LISTED:
+            out += _not_listed(self.listed, self.doc, self.cfg, self.file, self.line)
+        if len(out) > 1:  # (one finding: in order)
+            self.out = sorted_findings(out)
 
 
 def _not_listed(listed: dict[str, int], doc: Any, cfg: Settings, file: str | None,
@@ -192,10 +245,10 @@ def validate_paths(
             result.skipped += part.skipped
             problems += len(part.problems)
             result.file_findings += [f for f in part.problems if flt.keep(f.rule)]
-        for ld in [ld for part in parts for ld in part.documents]:
-            findings = validate_document(ld.doc, file=ld.file, line=ld.line, config=cfg,
-                                         line_of=ld.line_of, loaded=True, keep=flt.keep,
-                                         texts=ld.texts)
+        docs = [ld for part in parts for ld in part.documents]
+        found = validate_many([(ld.doc, ld.file, ld.line, ld.line_of, ld.texts) for ld in docs],
+                              config=cfg, loaded=True, keep=flt.keep)
+        for ld, findings in zip(docs, found, strict=True):
             past = past_start(ld.doc)
             info = document_info(ld, findings, hashes or past)
             result.documents.append(info)

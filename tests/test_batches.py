@@ -1,0 +1,189 @@
+"""Documents read and checked a batch at a time (issue 23): ``loaders.load_batches`` keeps its
+bounds and the files' order, ``validate_many`` finds what ``validate_document`` finds one
+document at a time, and a review or a validation does not depend on the batches' size."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import SEED
+
+from risutools.catalog.catalog import Catalog
+from risutools.catalog.review import review_catalog
+from risutools.contract import loaders
+from risutools.contract.loaders import LoadedDocument, LoadOutcome, load_batches
+from risutools.contract.validate import validate_many, validate_paths
+from risutools.findings import MAX_LISTED
+from risutools.report.review_text import render_review_json
+
+
+def _part(name: str, docs: int, size: int) -> LoadOutcome:
+    made = [LoadedDocument(name, i + 1, {"n": i}, "json") for i in range(docs)]
+    return LoadOutcome(documents=made, files=[name], size=size)
+
+
+def _files(spec: list[list[tuple[int, int]]]) -> list[list[LoadOutcome]]:
+    """Files of parts (documents, bytes) as a reader gives them."""
+    return [[_part(f"f{i}.{k}", d, s) for k, (d, s) in enumerate(parts)]
+            for i, parts in enumerate(spec)]
+
+
+@pytest.mark.parametrize("spec", [
+    [[(1, 10)]] * 10,  # one document a file
+    [[(1, 10)], [], [(1, 10)], []],  # files without a part (nothing to read) end too
+    [[(4, 0), (4, 0), (1, 0)], [(1, 10)], [(2, 5), (2, 5)]],  # NDJSON-like parts
+    [[(1, 300)], [(1, 10)], [(1, 999)], [(1, 1)], [(1, 1)]],  # past the bytes
+    [[(7, 0)], [(1, 1)]],  # one part past the documents alone
+    [],
+])
+def test_batches_keep_the_order_and_the_bounds(spec: list[list[tuple[int, int]]],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every part once, in order; each batch stops at the part that reaches BATCH documents
+    or BATCH_BYTES (what it holds before that part stays under both); the files counted as
+    read to their end never run ahead of the parts given, and add up to the files."""
+    monkeypatch.setattr(loaders, "BATCH", 3)
+    monkeypatch.setattr(loaders, "BATCH_BYTES", 100)
+    files = _files(spec)
+    batches = list(load_batches(iter(f) for f in files))
+    assert [p for parts, _ in batches for p in parts] == [p for f in files for p in f]
+    assert sum(ended for _, ended in batches) == len(files)
+    for k, (parts, _ended) in enumerate(batches):
+        docs = [len(p.documents) for p in parts]
+        sizes = [p.size for p in parts]
+        assert sum(docs[:-1]) < 3 and sum(sizes[:-1]) < 100
+        if k < len(batches) - 1:  # (every batch but the last is full)
+            assert sum(docs) >= 3 or sum(sizes) >= 100
+    # the running count of files read to their end: at most the files given so far (a
+    # file whose last part ends a batch is counted with the next: its end is known then)
+    file_of = {id(p): i for i, f in enumerate(files) for p in f}
+    done = 0
+    for k, (parts, ended) in enumerate(batches):
+        done += ended
+        if parts and k < len(batches) - 1:  # (the last counts every file left)
+            assert done <= file_of[id(parts[-1])] + 1
+
+
+def test_batches_are_read_as_they_go() -> None:
+    """A batch is given before the next file is read (a reader's file stays open only for
+    its own parts; what is held is one batch)."""
+    opened: list[int] = []
+
+    def file(i: int) -> Any:
+        opened.append(i)
+        yield _part(f"f{i}", 200, 10)
+
+    got = load_batches(file(i) for i in range(3))
+    next(got)
+    assert opened == [0]  # (200 documents: one file fills a batch)
+
+
+def _documents() -> list[Any]:
+    """Documents that exercise every rule and the paths around them, in one list."""
+    seed = json.loads(SEED.read_text(encoding="utf-8"))
+    docs: list[Any] = [seed, [1, 2], "text", None]
+    broken = copy.deepcopy(seed)
+    broken.pop("payload")  # the schema fails: no MC600 on top
+    docs.append(broken)
+    bare = copy.deepcopy(seed)
+    for layer in ("situation", "core"):  # narrative missing: MC600
+        bare["payload"]["idea_layers"].pop(layer)
+    bare["payload"]["invariants"] = []
+    docs.append(bare)
+    many = copy.deepcopy(seed)
+    many["capabilities"]["requires"] = [f"unknown.cap{i}" for i in range(MAX_LISTED + 5)]
+    docs.append(many)  # past MAX_LISTED of a rule
+    wrong = copy.deepcopy(seed)
+    wrong["provenance"]["review_status"] = "approved"
+    wrong["provenance"]["source_refs"] = [{"sha256": "sha256:" + "0" * 64}]
+    docs.append(wrong)
+    surrogate = copy.deepcopy(seed)
+    surrogate["title"] = "\ud800"
+    docs.append(surrogate)
+    for i in range(40):  # the seed again, each copy a little off
+        d = copy.deepcopy(seed)
+        d["component_version"] = f"1.{i}.0" if i % 3 else i
+        if i % 5 == 0:
+            d["capabilities"]["provides"].append("not.in.vocabulary")
+        docs.append(d)
+    return docs
+
+
+@pytest.mark.parametrize("loaded", [False, True])
+@pytest.mark.parametrize("keep", [None, lambda rule: rule != "MC401"])
+def test_validate_many_finds_what_one_at_a_time_finds(loaded: bool, keep: Any) -> None:
+    """The rules run over all the documents rule by rule give each document the findings
+    it has alone (which state is whose: the schema's failure, the counts past MAX_LISTED,
+    the quiet rules, the lines looked for in order)."""
+    docs = _documents()
+    if loaded:  # (the loaders refuse an unpaired surrogate before the rules)
+        docs = [d for d in docs if not (isinstance(d, dict) and d.get("title") == "\ud800")]
+    asked: dict[int, list[str]] = {}
+
+    def lines(i: int) -> Any:
+        def line_of(pointer: str) -> int:
+            asked.setdefault(i, []).append(pointer)
+            return 1000 * i + len(pointer)
+        return line_of
+
+    items = [(d, f"d{i}.json", 1, lines(i), None) for i, d in enumerate(docs)]
+    together = validate_many(items, loaded=loaded, keep=keep)
+    asked_together, asked = asked, {}
+    alone = [validate_many([item], loaded=loaded, keep=keep)[0] for item in items]
+    assert together == alone
+    assert asked_together == asked  # each document's lines asked for in the same order
+    kinds = {f.rule for found in alone for f in found}
+    assert {"MC100", "MC600"} <= kinds and ("MC401" in kinds) == (keep is None)
+    assert any(len(found) > MAX_LISTED for found in alone) == (keep is None)
+
+
+def _catalog(root: Path) -> Path:
+    """A folder with JSON, YAML and NDJSON documents, a broken file and a file that is no
+    document, in the order a review reads them."""
+    seed = json.loads(SEED.read_text(encoding="utf-8"))
+    root.mkdir()
+    (root / "approvals").mkdir()
+    for i in range(23):
+        d = copy.deepcopy(seed)
+        d["component_id"] = f"module.risu.batch-{i:02d}"
+        if i % 4 == 0:
+            d["capabilities"]["requires"].append("unknown.cap")
+        (root / f"c{i:02d}.json").write_text(json.dumps(d, indent=1), encoding="utf-8")
+    lines = []
+    for i in range(9):
+        d = copy.deepcopy(seed)
+        d["component_id"] = f"module.risu.line-{i}"
+        lines.append(json.dumps(d))
+    (root / "c10x.ndjson").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (root / "c05x.json").write_text("{ not json", encoding="utf-8")
+    (root / "c07x.yaml").write_text("title: a yaml file that is no component\n",
+                                    encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("batch,size", [(1, 1 << 30), (2, 1 << 30), (5, 1 << 30),
+                                        (1000, 1)])
+def test_a_review_does_not_depend_on_the_batches(batch: int, size: int, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same report whatever the batches hold (one document, a few, past a file's worth
+    of bytes), in one process and on a pool; validate's too."""
+    from risutools.catalog import review_pass
+
+    root = _catalog(tmp_path / "cat")
+    first = review_catalog(Catalog.open(root), jobs=1)
+    reference = render_review_json(first)
+    checked = validate_paths([root]).documents
+    wrote = {f"module.risu.batch-{i:02d}" for i in range(23)} | \
+        {f"module.risu.line-{i}" for i in range(9)}  # (every document written, once)
+    assert sorted(d["component_id"] for d in first.data["documents"]) == sorted(wrote)
+    assert sorted(d.component_id for d in checked) == sorted(wrote)
+    monkeypatch.setattr(loaders, "BATCH", batch)
+    monkeypatch.setattr(loaders, "BATCH_BYTES", size)
+    monkeypatch.setattr(review_pass, "CHUNK", 4)
+    monkeypatch.setattr(review_pass, "PARALLEL_MIN", 1)
+    assert render_review_json(review_catalog(Catalog.open(root), jobs=1)) == reference
+    assert render_review_json(review_catalog(Catalog.open(root), jobs=2)) == reference
+    assert validate_paths([root]).documents == checked
