@@ -15,7 +15,15 @@ from harness import SEED
 from risutools.catalog.catalog import Catalog
 from risutools.catalog.review import review_catalog
 from risutools.contract import loaders
-from risutools.contract.loaders import LoadedDocument, LoadOutcome, load_batches
+from risutools.contract.loaders import (
+    LoadedDocument,
+    LoadOutcome,
+    document_batches,
+    file_batches,
+    iter_documents,
+    iter_file,
+    load_batches,
+)
 from risutools.contract.validate import validate_many, validate_paths
 from risutools.findings import MAX_LISTED
 from risutools.report.review_text import render_review_json
@@ -187,3 +195,40 @@ def test_a_review_does_not_depend_on_the_batches(batch: int, size: int, tmp_path
     assert render_review_json(review_catalog(Catalog.open(root), jobs=1)) == reference
     assert render_review_json(review_catalog(Catalog.open(root), jobs=2)) == reference
     assert validate_paths([root]).documents == checked
+
+
+def _shown(parts: list[LoadOutcome]) -> list[Any]:
+    """Everything a part holds, comparable."""
+    return [([(d.file, d.line, d.fmt, json.dumps(d.doc, sort_keys=True), d.sha256, d.canon,
+               d.texts, d.parsed_bytes) for d in p.documents],
+             [(f.rule, f.message, f.file, f.line, f.pointer) for f in p.problems],
+             p.files, p.skipped) for p in parts]
+
+
+@pytest.mark.parametrize("batch,size", [(1, 1 << 30), (3, 1 << 30), (128, 1), (128, 3000),
+                                        (128, 4 << 20)])
+def test_files_read_first_give_what_one_file_at_a_time_gives(
+        batch: int, size: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``file_batches`` and ``document_batches`` (a batch's files read, then parsed) give
+    the parts ``iter_file`` and ``iter_documents`` give one file at a time, in order: a
+    folder's listing and files, a missing file, a broken one, a file that is no document,
+    NDJSON among them, whatever the batches hold."""
+    root = _catalog(tmp_path / "cat")
+    monkeypatch.setattr(loaders, "BATCH", batch)
+    monkeypatch.setattr(loaders, "BATCH_BYTES", size)
+    files = [*sorted(p for p in root.iterdir() if p.is_file()), tmp_path / "gone.json"]
+    for canon in (False, True):
+        one = [p for f in files for p in iter_file(f, from_folder=True, canon=canon)]
+        got = [p for parts, _ in file_batches(files, from_folder=True, canon=canon)
+               for p in parts]
+        assert _shown(got) == _shown(one)
+    args = [root, root / "c03.json", tmp_path / "gone.json", root / "c10x.ndjson",
+            root / "c07x.yaml", root / "c05x.json", root]
+    for skip, hashed in ((False, True), (True, False)):
+        one = [p for a in args
+               for p in iter_documents(a, skip_non_documents=skip, hashed=hashed)]
+        got = [p for parts, _ in document_batches(args, skip_non_documents=skip,
+                                                  hashed=hashed) for p in parts]
+        assert _shown(got) == _shown(one)
+    ends = [n for _, n in file_batches(files, from_folder=True)]
+    assert sum(ends) == len(files)

@@ -21,9 +21,9 @@ the files and only the document rules travel, at most :data:`WINDOW` chunks at o
 order of everything kept is the files' order, whichever way the work was done.
 
 Whoever reads files reads them a batch at a time
-(:func:`~risutools.contract.loaders.load_batches`): the batch's files are loaded, then
-every document of it hashed, then checked, then summarized, each step over the whole batch
-before the next (:func:`_survey_parts`).
+(:func:`~risutools.contract.loaders.file_batches`): the batch's files are read, then
+parsed, then every document of it hashed, then checked, then summarized, each step over the
+whole batch before the next (:func:`_survey_parts`).
 """
 
 from __future__ import annotations
@@ -60,9 +60,9 @@ from risutools.contract.loaders import (
     NDJSON_EXTS,
     LoadedDocument,
     LoadOutcome,
+    file_batches,
     iter_file,
     list_folder,
-    load_batches,
 )
 from risutools.contract.schema import fast_check
 from risutools.contract.validate import (
@@ -474,8 +474,7 @@ def _survey_files(paths: list[Path]) -> bytes | list[Flat]:
     vctx, resolved = _WORKER
     parts: list[tuple[LoadOutcome, list[Surveyed]]] = []
     wants: Wants = []
-    for batch, _ended in load_batches(iter_file(p, from_folder=True, canon=True)
-                                      for p in paths):
+    for batch, _ended in file_batches(paths, from_folder=True, canon=True):
         _survey_parts(batch, cfg, vctx, resolved, wants,
                       lambda part, surveyed: parts.append((part, surveyed)))
     _find_facts(wants, facts)  # (the chunk's facts found together)
@@ -558,8 +557,7 @@ def _in_parent(paths: list[Path], cfg: Settings, vctx: VerifyContext, resolved: 
                waiting: _Waiting, progress: ProgressFn | None) -> None:
     """Files read in the parent, a batch at a time, their parts left ``waiting`` for their
     facts."""
-    for parts, ended in load_batches(iter_file(p, from_folder=True, canon=True)
-                                     for p in paths):
+    for parts, ended in file_batches(paths, from_folder=True, canon=True):
         _survey_parts(parts, cfg, vctx, resolved, waiting.wants, waiting.add)
         if ended:
             waiting.out.done(ended, progress)

@@ -23,7 +23,7 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
@@ -372,16 +372,27 @@ def load_file(p: Path, *, from_folder: bool = False,
     """The documents of one file (``seen``: its status as the caller just took it;
     ``hashed``, ``canon``: as for :func:`load_bytes`)."""
     name = display_path(p)
-    fmt = _fmt_of(p.name)
-    out = LoadOutcome()
-    try:
-        if fmt == "ndjson":
+    if _fmt_of(p.name) == "ndjson":
+        try:
             with open_regular(p) as f:  # streamed: any size, one line at a time
                 out = load_ndjson_stream(f, name, path=p, hashed=hashed)
-            out.files.append(name)
-            return out
-        data = read_regular(p, MAX_DOCUMENT_BYTES, seen=seen)
+        except FileRefused as exc:
+            return LoadOutcome(problems=[mc001(name, exc.why, exc.code)])
+        except OSError as exc:  # a read error in the middle of an NDJSON file
+            return LoadOutcome(problems=[mc001(name, f"cannot read: {exc.strerror or exc}")])
+        out.files.append(name)
+        return out
+    return _loaded_file(p, name, _read_whole(p, name, seen), from_folder=from_folder,
+                        hashed=hashed, canon=canon)
+
+
+def _read_whole(p: Path, name: str, seen: os.stat_result | None = None
+                ) -> bytes | LoadOutcome:
+    """The bytes of a JSON or YAML file (``name``: as shown), or what refuses them."""
+    try:
+        return read_regular(p, MAX_DOCUMENT_BYTES, seen=seen)
     except FileRefused as exc:
+        out = LoadOutcome()
         if exc.code == Code.TOO_LARGE:
             out.files.append(name)
             out.problems.append(mc000(
@@ -389,10 +400,16 @@ def load_file(p: Path, *, from_folder: bool = False,
         else:
             out.problems.append(mc001(name, exc.why, exc.code))
         return out
-    except OSError as exc:  # a read error in the middle of an NDJSON file
-        out.problems.append(mc001(name, f"cannot read: {exc.strerror or exc}"))
-        return out
-    out = load_bytes(data, name, fmt=fmt, path=p, hashed=hashed, canon=canon)
+    except OSError as exc:  # (read_regular says it as a refusal: kept as load_file had it)
+        return LoadOutcome(problems=[mc001(name, f"cannot read: {exc.strerror or exc}")])
+
+
+def _loaded_file(p: Path, name: str, data: bytes | LoadOutcome, *, from_folder: bool,
+                 hashed: bool, canon: bool) -> LoadOutcome:
+    """The documents of a JSON or YAML file from its bytes (or what refused them)."""
+    if isinstance(data, LoadOutcome):
+        return data
+    out = load_bytes(data, name, fmt=_fmt_of(p.name), path=p, hashed=hashed, canon=canon)
     out.size = len(data)
     if from_folder:
         # In a folder walk, a readable JSON/YAML file without contract fields is not a
@@ -405,6 +422,91 @@ def load_file(p: Path, *, from_folder: bool = False,
                 out.skipped.append(name if d.line in (None, 1) else f"{name}:{d.line}")
         out.documents = keep
     return out
+
+
+def file_batches(paths: Iterable[Path], *, from_folder: bool = False, canon: bool = False
+                 ) -> Iterator[tuple[list[LoadOutcome], int]]:
+    """:func:`load_batches` of ``iter_file(p)`` for each of ``paths``: the same parts in the
+    same order, a batch at a time with the files it ends, its JSON and YAML files read
+    first, all of them (at most :data:`BATCH` files, or :data:`BATCH_BYTES` of them and one
+    file more), then parsed, all of them: each step over the batch before the next.  An
+    NDJSON file is batched alone, streamed as :func:`iter_file` streams it."""
+    batch = _ReadFirst(canon=canon)
+    for p in paths:
+        if _fmt_of(p.name) == "ndjson":
+            yield from batch.flush()
+            yield from load_batches([iter_file(p, from_folder=from_folder, canon=canon)])
+            continue
+        yield from batch.read(p, from_folder)
+    yield from batch.flush()
+
+
+def document_batches(paths: Sequence[str | os.PathLike[str]], *, exclude: Iterable[str] = (),
+                     skip_non_documents: bool = False, hashed: bool = True
+                     ) -> Iterator[tuple[list[LoadOutcome], int]]:
+    """The parts :func:`iter_documents` gives for each of ``paths``, in the same order, a
+    batch at a time as :func:`file_batches` takes them (the second of each pair: the files
+    and folders it ends); an NDJSON file, and standard input, each a batch alone."""
+    batch = _ReadFirst(hashed=hashed)
+    for path in paths:
+        if str(path) == STDIN:
+            yield from batch.flush()
+            yield from load_batches([iter_documents(path, hashed=hashed)])
+            continue
+        p = Path(path)
+        try:
+            seen: os.stat_result | None = os.stat(p)
+        except (OSError, ValueError):
+            seen = None  # load_file says what is wrong with it
+        if seen is not None and stat.S_ISDIR(seen.st_mode):
+            listing, found = list_folder(p, exclude)
+            batch.parts.append((p, "", listing, False))
+            for f in found:
+                yield from batch.whole_or_read(f, True, None)
+            batch.ends += 1
+            continue
+        yield from batch.whole_or_read(p, skip_non_documents, seen)
+    yield from batch.flush()
+
+
+class _ReadFirst:
+    """The JSON and YAML files of a batch read, then parsed (:func:`file_batches`)."""
+
+    def __init__(self, *, canon: bool = False, hashed: bool = True) -> None:
+        self.canon, self.hashed = canon, hashed
+        #: (path, name, its bytes or its outcome, read as a folder's file)
+        self.parts: list[tuple[Path, str, bytes | LoadOutcome, bool]] = []
+        self.size = 0  # the bytes read
+        self.ends = 0  # the files (and folders) the batch ends
+
+    def read(self, p: Path, from_folder: bool, seen: os.stat_result | None = None
+             ) -> Iterator[tuple[list[LoadOutcome], int]]:
+        """The file ``p`` read into the batch; the batch given when full."""
+        name = display_path(p)
+        got = _read_whole(p, name, seen)
+        self.parts.append((p, name, got, from_folder))
+        self.size += len(got) if isinstance(got, bytes) else 0
+        self.ends += 1
+        if len(self.parts) >= BATCH or self.size >= BATCH_BYTES:
+            yield from self.flush()
+
+    def whole_or_read(self, p: Path, from_folder: bool, seen: os.stat_result | None
+                      ) -> Iterator[tuple[list[LoadOutcome], int]]:
+        """:meth:`read`, or an NDJSON file loaded whole (as :func:`load_file` loads it) in
+        a batch of its own."""
+        if _fmt_of(p.name) != "ndjson":
+            yield from self.read(p, from_folder, seen)
+            return
+        yield from self.flush()
+        yield [load_file(p, from_folder=from_folder, seen=seen, hashed=self.hashed)], 1
+
+    def flush(self) -> Iterator[tuple[list[LoadOutcome], int]]:
+        """The batch's files parsed, given (nothing when it is empty)."""
+        if self.parts or self.ends:
+            yield [_loaded_file(p, name, got, from_folder=from_folder, hashed=self.hashed,
+                                canon=self.canon)
+                   for p, name, got, from_folder in self.parts], self.ends
+        self.parts, self.size, self.ends = [], 0, 0
 
 
 def iter_file(p: Path, *, from_folder: bool = False, canon: bool = False

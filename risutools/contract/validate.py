@@ -14,8 +14,7 @@ from risutools.contract.checks_load import mc000
 from risutools.contract.loaders import (
     LoadedDocument,
     LoadOutcome,
-    iter_documents,
-    load_batches,
+    document_batches,
     load_documents,
 )
 from risutools.contract.preconditions import quiet_rules
@@ -231,15 +230,14 @@ def validate_paths(
     flt = rule_filter or RuleFilter()
     result = Result("validate")
     # the files' documents validated as they are read, a batch at a time (each step over
-    # the batch: load_batches), and let go but for what the catalog checks read: MC104 a
+    # the batch: document_batches), and let go but for what the catalog checks read: MC104 a
     # document's DocumentInfo, MC305 a document past candidate itself (memory: the
     # summaries, not the documents)
     kept: list[LoadedDocument] = []
     kept_info: list[DocumentInfo] = []
     problems = 0
-    for parts, _ended in load_batches(
-            iter_documents(p, exclude=cfg.exclude, skip_non_documents=skip_non_documents,
-                           hashed=hashes) for p in paths):
+    for parts, _ended in document_batches(paths, exclude=cfg.exclude, hashed=hashes,
+                                          skip_non_documents=skip_non_documents):
         for part in parts:
             result.files += part.files
             result.skipped += part.skipped
