@@ -245,9 +245,9 @@ def _placed(ld: LoadedDocument, out: Surveyed, vctx: VerifyContext, resolved: Re
     """The entry of a document read from a file: its format, hash and real file, its facts
     wanted, its base hash and the contract gate of its board step (on the board)."""
     doc, info = ld.doc, out.info
-    h = info.sha256
     if ld.path is None:
         return
+    h = info.sha256
     try:
         h = h if h is not None else doc_sha256(doc)
     except (ValueError, TypeError, UnicodeEncodeError, RecursionError):

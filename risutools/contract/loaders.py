@@ -304,7 +304,7 @@ def load_batches(files: Iterable[Iterable[LoadOutcome]]
     A caller that takes each step of its work over a batch's documents before the next
     (hash, check, summarize) does the same work in the same order as one document through
     every step, with each step's code and tables at hand in the processor's caches for the
-    whole batch (issue 23: a review's CPU 0.87x); what it holds at once stays a few MB."""
+    whole batch (bench/RESULTS.md, round 12); what it holds at once stays a few MB."""
     parts: list[LoadOutcome] = []
     docs = size = ended = 0
     for file_parts in files:
@@ -460,10 +460,9 @@ def document_batches(paths: Sequence[str | os.PathLike[str]], *, exclude: Iterab
             seen = None  # load_file says what is wrong with it
         if seen is not None and stat.S_ISDIR(seen.st_mode):
             listing, found = list_folder(p, exclude)
-            batch.parts.append((p, "", listing, False))
+            batch.take(p, listing)
             for f in found:
                 yield from batch.whole_or_read(f, True, None)
-            batch.ends += 1
             continue
         yield from batch.whole_or_read(p, skip_non_documents, seen)
     yield from batch.flush()
@@ -478,6 +477,11 @@ class _ReadFirst:
         self.parts: list[tuple[Path, str, bytes | LoadOutcome, bool]] = []
         self.size = 0  # the bytes read
         self.ends = 0  # the files (and folders) the batch ends
+
+    def take(self, p: Path, part: LoadOutcome) -> None:
+        """A part already made (a folder's listing) into the batch, in its place."""
+        self.parts.append((p, "", part, False))
+        self.ends += 1
 
     def read(self, p: Path, from_folder: bool, seen: os.stat_result | None = None
              ) -> Iterator[tuple[list[LoadOutcome], int]]:

@@ -69,14 +69,13 @@ def validate_document(
     are looked for.  A rule :func:`~risutools.contract.preconditions.quiet_rules` says
     finds nothing is not run (``every_rule=True`` runs every one: the tests' reference).
     ``texts``: the strings of payload and projection the loader's walk met, for MC500."""
-    found: list[Finding] = validate_many([(doc, file, line, line_of, texts)], config=config,
-                                         loaded=loaded, keep=keep, every_rule=every_rule)[0]
-    return found
+    return validate_many([(doc, file, line, line_of, texts)], config=config, loaded=loaded,
+                         keep=keep, every_rule=every_rule)[0]
 
 
 #: one document for :func:`validate_many`: (the document, its file, its line, its
 #: ``line_of`` or None, its ``texts`` or None), as :func:`validate_document` takes them
-Checked = tuple[Any, "str | None", "int | None", Any, "list[str] | None"]
+Checked = tuple[Any, str | None, int | None, Any, list[str] | None]
 
 
 def validate_many(docs: Sequence[Checked], *, config: Settings | None = None,
