@@ -212,7 +212,8 @@ def test_files_read_first_give_what_one_file_at_a_time_gives(
     """``file_batches`` and ``document_batches`` (a batch's files read, then parsed) give
     the parts ``iter_file`` and ``iter_documents`` give one file at a time, in order: a
     folder's listing and files, a missing file, a broken one, a file that is no document,
-    NDJSON among them, whatever the batches hold."""
+    NDJSON among them, whatever the batches hold; a batch holds at most BATCH_BYTES of
+    files but for a larger file alone."""
     root = _catalog(tmp_path / "cat")
     monkeypatch.setattr(loaders, "BATCH", batch)
     monkeypatch.setattr(loaders, "BATCH_BYTES", size)
@@ -232,3 +233,6 @@ def test_files_read_first_give_what_one_file_at_a_time_gives(
         assert _shown(got) == _shown(one)
     ends = [n for _, n in file_batches(files, from_folder=True)]
     assert sum(ends) == len(files)
+    for parts, _n in file_batches(files, from_folder=True):  # (a large file parsed alone)
+        assert len(parts) <= batch
+        assert sum(p.size for p in parts) <= size or len(parts) == 1

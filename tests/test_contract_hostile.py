@@ -126,6 +126,48 @@ def test_hostile_documents_are_reviewed_under_the_memory_cap(tmp_path: Path) -> 
     assert 0 < peak < PEAK_GOAL_MIB, f"peak {peak} MiB"
 
 
+def _empty_lists(doc: dict[str, Any], n: int) -> None:
+    doc["capabilities"]["x-lists"] = [[] for _ in range(n)]  # (3 bytes of text, 64 of value)
+
+
+@pytest.mark.parametrize("command", ["validate", "review"])
+def test_a_batch_of_costly_documents_costs_little_more_than_its_largest(
+        command: str, tmp_path: Path) -> None:
+    """Documents are read a batch at a time (``loaders.BATCH_BYTES`` of files; a file that
+    would take a batch past it starts the next, so a large one is parsed alone): small files
+    whose values take twenty times their text, more than a batch's worth of them, then one
+    such file at the 8 MiB bound.  The run peaks within 48 MiB of the large file read alone
+    (with 4 MiB batches that took the large file into the last batch of small ones: +119 MiB
+    for validate)."""
+    from risutools.contract.loaders import BATCH_BYTES
+
+    many, alone = tmp_path / "many", tmp_path / "alone"
+    (many / "catalog").mkdir(parents=True)
+    (alone / "catalog").mkdir(parents=True)
+    small = 32_000
+    for i in range(BATCH_BYTES // (3 * small) + 2):
+        doc = _seed()
+        _empty_lists(doc, small)
+        (many / "catalog" / f"a{i:03d}.json").write_text(
+            json.dumps(doc, separators=(",", ":")), "utf-8")
+    doc = _seed()
+    _empty_lists(doc, 2_700_000)
+    text = json.dumps(doc, separators=(",", ":"))
+    assert 7_000_000 < len(text) <= MAX_DOCUMENT_BYTES
+    for root in (many, alone):
+        (root / "catalog" / "b.json").write_text(text, "utf-8")
+    args = ["validate", "-f", "json", "catalog"] if command == "validate" else \
+        ["review", "catalog", "-f", "json", "-o", "review.json", "-j", "1"]
+    peaks = []
+    for root in (alone, many):
+        code, _out, err, peak = _run(root, *args)
+        assert "Traceback" not in err and "internal error" not in err, err[-2000:]
+        assert code in (0, 1), err[-2000:]
+        peaks.append(peak)
+    print(f"{command}: peak {peaks[1]} MiB, the large file alone {peaks[0]} MiB")
+    assert 0 < peaks[1] < peaks[0] + 48, peaks
+
+
 def test_verify_lists_at_most_max_listed_findings_of_a_rule(tmp_path: Path) -> None:
     """1,500 source references whose digest is not the source file's: 1,000 MC202 errors
     listed, one more that counts the other 500, and the digest summary still counts all

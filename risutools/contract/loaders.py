@@ -287,10 +287,11 @@ def iter_documents(
     yield load_file(p, from_folder=skip_non_documents, seen=seen, hashed=hashed)
 
 
-#: a batch of :func:`load_batches`: at most this many documents, and the bytes of its files
-#: past which it takes no more (one file of up to MAX_DOCUMENT_BYTES may end it; an NDJSON
-#: file's part, or standard input's, counts by its documents)
-BATCH, BATCH_BYTES = 128, 4 << 20
+#: a batch: at most this many files (:func:`file_batches`, :func:`document_batches`: a file
+#: that would take it past BATCH_BYTES starts the next, so a file larger than that is
+#: parsed alone) or documents (:func:`load_batches`, an NDJSON file's parts), and the bytes
+#: of its files (what its values take is about 2-20 times that)
+BATCH, BATCH_BYTES = 128, 1 << 20
 
 
 def load_batches(files: Iterable[Iterable[LoadOutcome]]
@@ -428,8 +429,8 @@ def file_batches(paths: Iterable[Path], *, from_folder: bool = False, canon: boo
                  ) -> Iterator[tuple[list[LoadOutcome], int]]:
     """:func:`load_batches` of ``iter_file(p)`` for each of ``paths``: the same parts in the
     same order, a batch at a time with the files it ends, its JSON and YAML files read
-    first, all of them (at most :data:`BATCH` files, or :data:`BATCH_BYTES` of them and one
-    file more), then parsed, all of them: each step over the batch before the next.  An
+    first, all of them (at most :data:`BATCH` files and :data:`BATCH_BYTES`, or one larger
+    file alone), then parsed, all of them: each step over the batch before the next.  An
     NDJSON file is batched alone, streamed as :func:`iter_file` streams it."""
     batch = _ReadFirst(canon=canon)
     for p in paths:
@@ -485,11 +486,16 @@ class _ReadFirst:
 
     def read(self, p: Path, from_folder: bool, seen: os.stat_result | None = None
              ) -> Iterator[tuple[list[LoadOutcome], int]]:
-        """The file ``p`` read into the batch; the batch given when full."""
+        """The file ``p`` read into the batch (the batch before it given first when the
+        file's bytes would take it past :data:`BATCH_BYTES`: a large file is parsed
+        alone); the batch given when full."""
         name = display_path(p)
         got = _read_whole(p, name, seen)
+        size = len(got) if isinstance(got, bytes) else 0
+        if self.parts and self.size + size > BATCH_BYTES:
+            yield from self.flush()
         self.parts.append((p, name, got, from_folder))
-        self.size += len(got) if isinstance(got, bytes) else 0
+        self.size += size
         self.ends += 1
         if len(self.parts) >= BATCH or self.size >= BATCH_BYTES:
             yield from self.flush()
