@@ -236,3 +236,36 @@ def test_files_read_first_give_what_one_file_at_a_time_gives(
     for parts, _n in file_batches(files, from_folder=True):  # (a large file parsed alone)
         assert len(parts) <= batch
         assert sum(p.size for p in parts) <= size or len(parts) == 1
+
+
+@pytest.mark.parametrize("at_once", [1, 3, 64])
+def test_a_replay_report_does_not_depend_on_the_requests_taken_at_once(
+        at_once: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``replay_cutter`` takes requests a number at a time (each step over all of them):
+    the report of every fixture, with the reference cutter and with broken ones (their
+    failures and the rows they are first met on), is the one of a request at a time."""
+    from test_replay_invariants import DropsTail, ForgetsEdits, IgnoresBudget
+
+    from risutools.replay import run as replay_run
+    from risutools.replay.fixture import load_fixture
+    from risutools.settings.replay import load_replay_config
+
+    fixtures = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "replay").glob("*.yaml"))
+    made: list[tuple[str, str, bytes, list[Any]]] = []
+    for n in (1, at_once):
+        monkeypatch.setattr(replay_run, "REQUESTS_AT_ONCE", n)
+        for path in fixtures:
+            fx = load_fixture(path)
+            cfg = load_replay_config(None, fx.config)
+            for factory in (replay_run.ContextCutter, DropsTail, ForgetsEdits, IgnoresBudget):
+                seen: list[Any] = []  # (what a renderer is handed: each row, first failure)
+                run = replay_run.replay_cutter(
+                    fx, cfg, factory, watch=lambda row, first, still, seen=seen:
+                    seen.append((row["request"], first, still)))
+                report = replay_run.build_report(run, fx, cfg, None)
+                made.append((path.name, factory.__name__, replay_run.report_bytes(report),
+                             seen))
+    one, many = made[:len(made) // 2], made[len(made) // 2:]
+    assert many == one
+    assert any(b'"failed"' in r for _, name, r, _ in one if name != "ContextCutter")
+    assert any(first for *_, seen in one for _, first, _ in seen)

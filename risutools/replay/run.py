@@ -10,6 +10,7 @@ monitor alone; otherwise there is no applicable simulation.
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -206,6 +207,11 @@ def _ops(turn: Turn) -> dict[str, Any]:
     }
 
 
+#: requests the cutter makes before the checkers and the rows take them, each step over
+#: all of them (their observations are the cutter's snapshots: frozen results, new lists)
+REQUESTS_AT_ONCE = 64
+
+
 def replay_cutter(
     fixture: Fixture,
     config: ReplayConfig,
@@ -218,21 +224,32 @@ def replay_cutter(
 ) -> ReplayRun:
     """The cutter, checked (R1-R9), with the monitor observing it, checked too (M1-M3);
     ``spool``: its rows kept in a :class:`Spool`, out of memory (``readable``: to be read
-    back); ``watch``: called with each row (:attr:`ReplayRun.watch`)."""
+    back); ``watch``: called with each row (:attr:`ReplayRun.watch`).
+
+    :data:`REQUESTS_AT_ONCE` requests at a time: the cutter makes them, then R1-R9 check
+    them, then the monitor observes them, then M1-M3 check it, then their rows are made,
+    each step over all of them before the next (each request's steps in the same order, so
+    the same report; each step's code stays in the processor's caches: bench/RESULTS.md,
+    round 12)."""
     checker, mcheck = InvariantChecker(config), MonitorChecker(config)
     run = ReplayRun(SIM_CUTTER, Spool(readable, CUTTER_ROW) if spool else [], checker=checker,
                     monitor_checker=mcheck, watch=watch)
     if spool:  # (a list of rows is tallied by build_report)
         run.tally = RowTally(True, _like(run.rows))
     monitor = monitor_factory(config)
-    for turn, res, obs in iterate_cutter(fixture, config, cutter_factory):
-        assert obs is not None
-        checker.check(obs)
-        ev = monitor.observe(turn.number, res.tokens_out, turn.metrics).to_dict()
-        mcheck.check(turn.number, res.tokens_out, turn.metrics, ev)
-        n = turn.number
-        run.add(_cutter_row(turn, res, ev),
-                checker.first_failure_at(n) or mcheck.first_failure_at(n))
+    steps = iterate_cutter(fixture, config, cutter_factory)
+    while batch := list(itertools.islice(steps, REQUESTS_AT_ONCE)):
+        for _turn, _res, obs in batch:
+            assert obs is not None
+            checker.check(obs)
+        events = [monitor.observe(turn.number, res.tokens_out, turn.metrics).to_dict()
+                  for turn, res, _obs in batch]
+        for (turn, res, _obs), ev in zip(batch, events, strict=True):
+            mcheck.check(turn.number, res.tokens_out, turn.metrics, ev)
+        for (turn, res, _obs), ev in zip(batch, events, strict=True):
+            n = turn.number
+            run.add(_cutter_row(turn, res, ev),
+                    checker.first_failure_at(n) or mcheck.first_failure_at(n))
     return run
 
 
