@@ -273,7 +273,19 @@ def iter_documents(
     if str(path) == STDIN:
         yield load_stdin(stdin if stdin is not None else sys.stdin.buffer, hashed=hashed)
         return
-    p = Path(path)
+    for got in _path_files(Path(path), exclude, skip_non_documents):
+        if isinstance(got, LoadOutcome):
+            yield got
+        else:
+            f, from_folder, seen = got
+            yield load_file(f, from_folder=from_folder, seen=seen, hashed=hashed)
+
+
+def _path_files(p: Path, exclude: Iterable[str], skip_non_documents: bool
+                ) -> Iterator[LoadOutcome | tuple[Path, bool, os.stat_result | None]]:
+    """What a path named on the command line holds, in order: a folder's listing (a part)
+    and each of its document files, or the file itself; each file with whether it is read
+    as a folder's file and its status when it was just taken (for :func:`load_file`)."""
     try:
         seen: os.stat_result | None = os.stat(p)
     except (OSError, ValueError):
@@ -282,9 +294,9 @@ def iter_documents(
         listing, found = list_folder(p, exclude)
         yield listing
         for f in found:
-            yield load_file(f, from_folder=True, hashed=hashed)
+            yield f, True, None
         return
-    yield load_file(p, from_folder=skip_non_documents, seen=seen, hashed=hashed)
+    yield p, skip_non_documents, seen
 
 
 #: a batch: at most this many files (:func:`file_batches`, :func:`document_batches`: a file
@@ -454,18 +466,11 @@ def document_batches(paths: Sequence[str | os.PathLike[str]], *, exclude: Iterab
             yield from batch.flush()
             yield from load_batches([iter_documents(path, hashed=hashed)])
             continue
-        p = Path(path)
-        try:
-            seen: os.stat_result | None = os.stat(p)
-        except (OSError, ValueError):
-            seen = None  # load_file says what is wrong with it
-        if seen is not None and stat.S_ISDIR(seen.st_mode):
-            listing, found = list_folder(p, exclude)
-            batch.take(p, listing)
-            for f in found:
-                yield from batch.whole_or_read(f, True, None)
-            continue
-        yield from batch.whole_or_read(p, skip_non_documents, seen)
+        for got in _path_files(Path(path), exclude, skip_non_documents):
+            if isinstance(got, LoadOutcome):
+                batch.take(got)
+            else:
+                yield from batch.whole_or_read(*got)
     yield from batch.flush()
 
 
@@ -479,9 +484,9 @@ class _ReadFirst:
         self.size = 0  # the bytes read
         self.ends = 0  # the files (and folders) the batch ends
 
-    def take(self, p: Path, part: LoadOutcome) -> None:
+    def take(self, part: LoadOutcome) -> None:
         """A part already made (a folder's listing) into the batch, in its place."""
-        self.parts.append((p, "", part, False))
+        self.parts.append((Path(), "", part, False))
         self.ends += 1
 
     def read(self, p: Path, from_folder: bool, seen: os.stat_result | None = None
