@@ -88,6 +88,22 @@ def plain_levels_texts(value: Any, keys: tuple[str, ...]
     return None if rest is None else (max(inside, rest), texts)
 
 
+def plain_levels_many(values: list[Any], keys: tuple[str, ...]
+                      ) -> tuple[int, list[str]] | None:
+    """:func:`plain_levels_texts` of many values in two walks over them all (a level of
+    every value a few C calls, not a few a value): the levels of the deepest (0 for no
+    value), and the strings below the members ``keys`` of those that are dicts, all
+    together (whose each is, is not kept); None when one of them is not plain (a float,
+    another type) or nests past 256 levels."""
+    levels = _walk_levels(values, None) if values else 0
+    if levels is None:
+        return None
+    texts: list[str] = []
+    sections = [v.get(k) for v in values if type(v) is dict for k in keys]
+    # (a part of what was just walked: plain, and no deeper)
+    return None if _walk_levels(sections, texts) is None else (levels, texts)
+
+
 def _walk_levels(level: list[Any], texts: list[str] | None) -> int | None:
     """:func:`plain_levels` of the list ``level`` (its own level counted), the strings met
     added to ``texts`` (when not None)."""

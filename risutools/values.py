@@ -22,6 +22,7 @@ from risutools.canonical import (
     plain_canonical,
     plain_compact,
     plain_levels,
+    plain_levels_many,
     plain_levels_texts,
     sha256_prefixed,
 )
@@ -203,6 +204,34 @@ def fast_json_texts(data: bytes, keys: tuple[str, ...], *, sort: bool = True
         return None
     canon = _unrepeated(value, data, sort=sort)
     return None if canon is None else (value, canon, found[1])
+
+
+def fast_json_texts_many(datas: list[bytes], keys: tuple[str, ...], *, sort: bool = True
+                         ) -> tuple[list[tuple[Any, bytes] | None], list[str]]:
+    """:func:`fast_json_texts` of each of ``datas``, its guard's level walk made once over
+    them all (:func:`~risutools.canonical.plain_levels_many`) when none of them holds a
+    float or nests too deep (else one at a time, each text still parsed once): for each
+    text, (its value, its bytes) or None where :func:`fast_json_texts` gives None; and
+    the strings below the members ``keys`` of the values taken, all together (whose each
+    is, is not kept)."""
+    values = [_parsed(d) for d in datas]
+    taken = [v for v in values if v is not _REFUSED]
+    found = plain_levels_many(taken, keys)
+    if found is not None and found[0] <= MAX_DEPTH:
+        texts = found[1]
+    else:  # one of them refused: each walked alone, as fast_json_texts walks it
+        texts = []
+        for i, v in enumerate(values):
+            one = None if v is _REFUSED else plain_levels_texts(v, keys)
+            if one is None or one[0] > MAX_DEPTH:
+                values[i] = _REFUSED
+            elif one[1] is not None:
+                texts += one[1]
+    out: list[tuple[Any, bytes] | None] = []
+    for v, d in zip(values, datas, strict=True):
+        canon = None if v is _REFUSED else _unrepeated(v, d, sort=sort)
+        out.append(None if canon is None else (v, canon))
+    return out, texts
 
 
 def fast_json_many(texts: list[bytes]) -> list[Any] | None:

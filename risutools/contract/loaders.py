@@ -31,7 +31,7 @@ from typing import Any, BinaryIO, cast
 
 from risutools.canonical import sha256_prefixed
 from risutools.contract.checks_load import mc000, mc001
-from risutools.contract.rules import ACTIVE_CODE_SECTIONS
+from risutools.contract.rules import ACTIVE_CODE_SECTIONS, known_prose
 from risutools.errors import Code
 from risutools.findings import Finding
 from risutools.jsonlines import PointerLines
@@ -44,6 +44,7 @@ from risutools.values import (
     decode,
     fast_json,
     fast_json_texts,
+    fast_json_texts_many,
     load_yaml,
     parse_json_exact,
     parse_json_hashed,
@@ -61,6 +62,8 @@ SKIP_FILES = frozenset({"transitions.ndjson", "pyproject.toml"})
 STDIN = "-"
 
 STDIN_NAME = "-"  # standard input, as it is named on the command line
+#: :func:`load_bytes` parses a JSON text itself (no ``fast`` answer given)
+ASK: Any = object()
 
 
 @dataclass(slots=True)
@@ -80,7 +83,8 @@ class LoadedDocument:
     #: the JSON file's bytes, when the fast path parsed them as they are (no text made)
     _data: bytes | None = None
     #: the strings below payload and projection, as the fast path's level walk met them
-    #: (what MC500 reads: :func:`~risutools.contract.rules.active_code`), or None
+    #: (what MC500 reads: :func:`~risutools.contract.rules.active_code`), or None; empty
+    #: when all of a batch's were known to be prose (:meth:`_ReadFirst.flush`)
     texts: list[str] | None = None
     #: the lines of its pointers, once one is asked (:meth:`line_of`)
     _finder: PointerLines | None = field(default=None, repr=False, compare=False)
@@ -418,11 +422,13 @@ def _read_whole(p: Path, name: str, seen: os.stat_result | None = None
 
 
 def _loaded_file(p: Path, name: str, data: bytes | LoadOutcome, *, from_folder: bool,
-                 hashed: bool, canon: bool) -> LoadOutcome:
-    """The documents of a JSON or YAML file from its bytes (or what refused them)."""
+                 hashed: bool, canon: bool, fast: Any = ASK) -> LoadOutcome:
+    """The documents of a JSON or YAML file from its bytes (or what refused them);
+    ``fast``: as :func:`load_bytes` takes it."""
     if isinstance(data, LoadOutcome):
         return data
-    out = load_bytes(data, name, fmt=_fmt_of(p.name), path=p, hashed=hashed, canon=canon)
+    out = load_bytes(data, name, fmt=_fmt_of(p.name), path=p, hashed=hashed, canon=canon,
+                     fast=fast)
     out.size = len(data)
     if from_folder:
         # In a folder walk, a readable JSON/YAML file without contract fields is not a
@@ -518,10 +524,30 @@ class _ReadFirst:
     def flush(self) -> Iterator[tuple[list[LoadOutcome], int]]:
         """The batch's files parsed, given (nothing when it is empty)."""
         if self.parts or self.ends:
+            fast = self._fast()
             yield [_loaded_file(p, name, got, from_folder=from_folder, hashed=self.hashed,
-                                canon=self.canon)
-                   for p, name, got, from_folder in self.parts], self.ends
+                                canon=self.canon, fast=fast.get(i, ASK))
+                   for i, (p, name, got, from_folder) in enumerate(self.parts)], self.ends
         self.parts, self.size, self.ends = [], 0, 0
+
+    def _fast(self) -> dict[int, tuple[Any, bytes, list[str] | None] | None]:
+        """The batch's JSON files parsed on the fast path together, by their places: each
+        as :func:`~risutools.values.fast_json_texts` gives it, but for its strings: none
+        when every string of the batch's payloads and projections is prose
+        (:func:`~risutools.contract.rules.known_prose`: MC500 has nothing to look at),
+        else None (MC500 looks for them)."""
+        at = [i for i, (p, _, got, _) in enumerate(self.parts)
+              if isinstance(got, bytes) and len(got) <= MAX_DOCUMENT_BYTES
+              and _fmt_of(p.name) == "json"]
+        if not at:
+            return {}
+        parsed, found = fast_json_texts_many([cast(bytes, self.parts[i][2]) for i in at],
+                                             ACTIVE_CODE_SECTIONS,
+                                             sort=self.hashed or self.canon)
+        texts: list[str] | None = [] if known_prose(
+            [one[0] for one in parsed if one is not None], found) else None
+        return {i: None if one is None else (*one, texts)
+                for i, one in zip(at, parsed, strict=True)}
 
 
 def iter_file(p: Path, *, from_folder: bool = False, canon: bool = False
@@ -585,11 +611,14 @@ def load_stdin(stream: BinaryIO, *, hashed: bool = True) -> LoadOutcome:
 
 
 def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = None,
-               hashed: bool = True, canon: bool = False) -> LoadOutcome:
+               hashed: bool = True, canon: bool = False, fast: Any = ASK) -> LoadOutcome:
     """Load documents from bytes; ``fmt`` None sniffs JSON / NDJSON / YAML (stdin);
     ``hashed``: as for :func:`iter_documents`; ``canon``: a JSON document the fast path
     parsed keeps its canonical bytes (:attr:`LoadedDocument.canon`) and is not hashed
-    here: the caller hashes them (with what else it hashes, sharing their beginning)."""
+    here: the caller hashes them (with what else it hashes, sharing their beginning).
+    ``fast`` (a JSON file): what :func:`~risutools.values.fast_json_texts` gave for
+    ``data`` with ``sort=hashed or canon`` (its strings maybe fewer: see
+    :attr:`LoadedDocument.texts`), when the caller asked it already (:data:`ASK`: not)."""
     out = LoadOutcome(files=[name])
     if fmt == "ndjson":
         return load_ndjson_stream(io.BytesIO(data), name, path=path, files=[name],
@@ -600,12 +629,10 @@ def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = N
             "split it"))
         return out
     if fmt == "json":  # UTF-8 JSON as orjson reads it (no byte-order mark): no text made
-        fast = fast_json_texts(data, ACTIVE_CODE_SECTIONS, sort=hashed or canon)
+        if fast is ASK:
+            fast = fast_json_texts(data, ACTIVE_CODE_SECTIONS, sort=hashed or canon)
         if fast is not None:
-            out.documents.append(LoadedDocument(
-                name, 1, fast[0], "json", path, _data=data,
-                sha256=sha256_prefixed(fast[1]) if hashed and not canon else None,
-                canon=fast[1] if canon else None, texts=fast[2]))
+            out.documents.append(_fast_document(data, name, path, fast, hashed, canon))
             return out
     text, err = decode(data)
     if err is not None or text is None:
@@ -633,6 +660,16 @@ def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = N
         out.documents.append(LoadedDocument(name, 1, doc, "json", path, _text=text,
                                             sha256=digest))
     return out
+
+
+def _fast_document(data: bytes, name: str, path: Path | None,
+                   fast: tuple[Any, bytes, list[str] | None], hashed: bool, canon: bool
+                   ) -> LoadedDocument:
+    """The document of a JSON file the fast path took (``fast``: its value, its bytes,
+    its strings for MC500), as :func:`load_bytes` gives it."""
+    return LoadedDocument(name, 1, fast[0], "json", path, _data=data,
+                          sha256=sha256_prefixed(fast[1]) if hashed and not canon else None,
+                          canon=fast[1] if canon else None, texts=fast[2])
 
 
 def _sniff(text: str) -> str:

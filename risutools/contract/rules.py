@@ -16,10 +16,11 @@ from __future__ import annotations
 import gc
 import itertools
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import cache
 from itertools import compress, filterfalse, repeat
-from operator import is_
+from operator import is_, methodcaller
 from typing import Any
 
 from risutools.canonical import sha256_prefixed
@@ -586,6 +587,46 @@ def _fresh_texts(doc: dict[str, Any], found: list[str] | None = None) -> list[st
     return fresh
 
 
+def known_prose(docs: list[Any], found: list[str]) -> bool:
+    """Whether MC500 finds nothing in any of ``docs``, told at once from ``found``: every
+    string of their payload and projection (and maybe more, in any order; whose each is,
+    need not be known).  MC500 finds something in a document only in one of its strings
+    alone (:func:`active_code`), so this asks of each string not known to be prose (less
+    those of the fields MC500 skips, each once a document as :func:`_fresh_texts` takes
+    them out, and those of a shape known to be prose) whether it looks like prose: first
+    of them all joined (when that looks like prose, so does each: see
+    :func:`active_code`), then, when the join does not (the detector also counts
+    statements and markers across a text: many documents' prose together may pass its
+    thresholds), of each alone.  When all do, they are remembered as prose.  False: one
+    does not (then ask :func:`active_code` of each document)."""
+    fresh = [*filterfalse(_PROSE.__contains__, found)]
+    if fresh:
+        left = Counter(fresh)
+        left.subtract(_skipped_strings(docs))
+        fresh = [t for t, n in left.items() if n > 0]
+    if fresh and _PROSE_SHAPES:
+        fresh = [t for t in fresh if digit_shape(t) not in _PROSE_SHAPES]
+    if not fresh:
+        return True
+    if find_active_code("\n".join(fresh)) is not None and any(
+            find_active_code(t) is not None for t in fresh):
+        return False
+    _remember_prose(fresh)
+    return True
+
+
+def _skipped_strings(docs: list[Any]) -> list[str]:
+    """The strings of the fields MC500 skips (:data:`_MC500_SKIP_KEYS`), one a field of a
+    document: a field at a time over all of ``docs``."""
+    out: list[str] = []
+    objects = [d for d in docs if type(d) is dict]
+    for name, keys in _MC500_SKIP_KEYS.items():
+        sections = [s for s in map(methodcaller("get", name), objects) if type(s) is dict]
+        for k in keys:
+            out += [v for v in map(methodcaller("get", k), sections) if type(v) is str]
+    return out
+
+
 #: strings known to be prose (``find_active_code`` answers None), the bounded memory of
 #: MC500: at most ``_PROSE_MAX`` strings of at most ``_PROSE_LONGEST`` characters each;
 #: when full, the older half is forgotten (a sentence every document has is seen again
@@ -636,13 +677,16 @@ ACTIVE_CODE_SECTIONS = ("payload", "projection")
 
 def active_code(doc: dict[str, Any], found: list[str] | None) -> Iterator[Issue]:
     """MC500's findings; ``found``: every string of :data:`ACTIVE_CODE_SECTIONS` (and
-    maybe more, in any order), as the loader's level walk met them, or None (they are
-    looked for here)."""
+    maybe more, in any order) but those known to be prose, as the loader's level walk met
+    them (empty when the loader found every one prose: :func:`known_prose`), or None
+    (they are looked for here)."""
     # Fast path: when the strings joined by newlines look like prose, each one does
     # (every pattern match inside one string is a match in the joined text, since
     # the detector's anchors behave at a newline as at a string's start or end).  A
     # string already seen as prose (the sentences a projection writes in every document)
     # is left out of the join: one pass over the document's other strings.
+    if found is not None and not found:  # (nothing to look at: see known_prose)
+        return
     fresh = _fresh_texts(doc, found)
     if find_active_code("\n".join(fresh)) is None:
         _remember_prose(fresh)
