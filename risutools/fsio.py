@@ -132,8 +132,9 @@ def sweep_temp_files(folder: str | os.PathLike[str], *, own: bool = False) -> li
     removed: list[Path] = []
     if not d.is_dir():
         return removed
-    with os.scandir(os.fsencode(d)) as it:  # (a name without the mark cannot match)
-        names = sorted(e.name for e in it if _TMP_MARK in e.name)
+    names = os.listdir(os.fsencode(d))  # (a name without the mark cannot match: looked
+    # for in all of them at once, one search of their join, "/" being in no name)
+    names = sorted(n for n in names if _TMP_MARK in n) if _TMP_MARK in b"/".join(names) else []
     for name in names:
         m = _TMP_RE.match(name)
         if m is None:
