@@ -5,7 +5,9 @@ document at a time, and a review or a validation does not depend on the batches'
 from __future__ import annotations
 
 import copy
+import gc
 import json
+import weakref
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -282,3 +284,38 @@ def test_a_replay_report_does_not_depend_on_the_requests_taken_at_once(
     assert many == one
     assert any(b'"failed"' in r for _, name, r, _ in one if name != "ContextCutter")
     assert any(first for *_, seen in one for _, first, _ in seen)
+
+
+def test_the_collector_is_paused_a_batch_at_a_time(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """``validate_paths`` reads and checks each batch with the cycle collector paused, and
+    lets it run between batches: the cycles a batch makes (here, a thousand) are gone by
+    the time the batch after the next is checked, so what a run holds of them stays a
+    batch's worth whatever its length (a collector paused for the whole run would keep
+    them all); and the collector is on again after the run."""
+    from risutools.contract import validate as validate_module
+
+    root = _catalog(tmp_path / "cat")
+    monkeypatch.setattr(loaders, "BATCH", 2)
+    real = validate_module.validate_many
+    made: list[list[weakref.ref[Any]]] = []
+    alive_then: list[int] = []
+
+    class Ring:
+        other: Any = None
+
+    def making_cycles(docs: Any, **how: Any) -> Any:
+        assert not gc.isenabled()
+        alive_then.append(sum(r() is not None for refs in made for r in refs))
+        rings = [Ring() for _ in range(1000)]
+        for r in rings:
+            r.other = r
+        made.append([weakref.ref(r) for r in rings])
+        return real(docs, **how)
+
+    assert gc.isenabled()
+    monkeypatch.setattr(validate_module, "validate_many", making_cycles)
+    validate_paths([root])
+    assert gc.isenabled()
+    assert len(alive_then) >= 10
+    assert max(alive_then) <= 2000, alive_then

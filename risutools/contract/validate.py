@@ -9,6 +9,7 @@ from typing import Any
 from risutools.canonical import doc_sha256
 from risutools.checks.registry import Check
 from risutools.checks.registry import RuleFilter as RuleFilter  # re-exported
+from risutools.collector import cycles_paused
 from risutools.contract.checks_catalog import CatalogIssue, mc104, mc305, past_start
 from risutools.contract.checks_load import mc000
 from risutools.contract.loaders import (
@@ -235,23 +236,19 @@ def validate_paths(
     kept: list[LoadedDocument] = []
     kept_info: list[DocumentInfo] = []
     problems = 0
-    for parts, _ended in document_batches(paths, exclude=cfg.exclude, hashed=hashes,
-                                          skip_non_documents=skip_non_documents):
-        for part in parts:
-            result.files += part.files
-            result.skipped += part.skipped
-            problems += len(part.problems)
-            result.file_findings += [f for f in part.problems if flt.keep(f.rule)]
-        docs = [ld for part in parts for ld in part.documents]
-        found = validate_many([(ld.doc, ld.file, ld.line, ld.line_of, ld.texts) for ld in docs],
-                              config=cfg, loaded=True, keep=flt.keep)
-        for ld, findings in zip(docs, found, strict=True):
-            past = past_start(ld.doc)
-            info = document_info(ld, findings, hashes or past)
-            result.documents.append(info)
-            if past:
-                kept.append(ld)
-                kept_info.append(info)
+    batches = document_batches(paths, exclude=cfg.exclude, hashed=hashes,
+                               skip_non_documents=skip_non_documents)
+    while True:
+        # a batch read and checked with the cycle collector paused: its documents are
+        # trees, freed as they go; what is kept (the summaries) is not walked again by
+        # passes its own objects would trigger, and a cycle made meanwhile (an error's
+        # traceback) is collected once it runs again, after the batch
+        with cycles_paused():
+            got = next(batches, None)
+            if got is None:
+                break
+            problems += _validated_batch(got[0], result, cfg, flt, hashes, kept, kept_info)
+            got = None  # (its documents let go before the collector resumes)
     _check_found(paths, bool(result.documents or problems), bool(result.skipped),
                  skip_non_documents)
     for issue in mc104(result.documents):
@@ -259,6 +256,31 @@ def validate_paths(
     for issue in mc305(kept, kept_info, counts):
         _add(result, mc305, issue, cfg, flt)
     return result
+
+
+def _validated_batch(parts: list[LoadOutcome], result: Result, cfg: Settings, flt: RuleFilter,
+                     hashes: bool, kept: list[LoadedDocument], kept_info: list[DocumentInfo]
+                     ) -> int:
+    """One batch of :func:`validate_paths`: its files' problems and its documents'
+    findings into ``result`` (those past candidate into ``kept``, ``kept_info``, for
+    MC305); returns its problems."""
+    problems = 0
+    for part in parts:
+        result.files += part.files
+        result.skipped += part.skipped
+        problems += len(part.problems)
+        result.file_findings += [f for f in part.problems if flt.keep(f.rule)]
+    docs = [ld for part in parts for ld in part.documents]
+    found = validate_many([(ld.doc, ld.file, ld.line, ld.line_of, ld.texts) for ld in docs],
+                          config=cfg, loaded=True, keep=flt.keep)
+    for ld, findings in zip(docs, found, strict=True):
+        past = past_start(ld.doc)
+        info = document_info(ld, findings, hashes or past)
+        result.documents.append(info)
+        if past:
+            kept.append(ld)
+            kept_info.append(info)
+    return problems
 
 
 def catalog_checks(docs: Iterable[LoadedDocument], result: Result, cfg: Settings,
