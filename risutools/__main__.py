@@ -1,4 +1,4 @@
-from risutools.cli import main
+from risutools.cli import run
 
 if __name__ == "__main__":
-    main()
+    run()
