@@ -15,7 +15,6 @@ A command's module is imported when the command runs (:func:`_command`), so that
 from __future__ import annotations
 
 import contextlib
-import gc
 import importlib
 import os
 import sys
@@ -24,6 +23,7 @@ from typing import Any
 import typer
 
 from risutools import __version__, lastwords
+from risutools.collector import cycles_paused
 from risutools.errors import RisuError, UsageError, WriteConflict
 from risutools.pathnames import safe_line
 from risutools.report.color import COLOR_HELP, use_color
@@ -101,7 +101,8 @@ COMMANDS: dict[str, str] = {
 
 
 def _command(name: str) -> Any:
-    return importlib.import_module(COMMANDS[name])
+    with cycles_paused():  # (modules: they live as long as the program)
+        return importlib.import_module(COMMANDS[name])
 
 
 def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
@@ -737,19 +738,6 @@ def _click_class(name: str) -> type[BaseException]:
         if cls.__name__ == name and issubclass(cls, BaseException):
             return cls
     raise LookupError(name)  # pragma: no cover - every typer version has both
-
-
-def run() -> None:
-    """The program (``risutools``, ``python -m risutools``): :func:`main`, then its exit,
-    with what the run leaves alive set aside from the interpreter's last collection
-    (``gc.freeze``).  It is freed as the interpreter ends, by reference counts as always,
-    without that last walk over every object (a command that held 10,000 documents' results
-    exits ~20 ms sooner: bench/RESULTS.md, round 13).  Only for the process's own exit:
-    :func:`main` itself (the tests call it) leaves the collector as it was."""
-    try:
-        main()
-    finally:
-        gc.freeze()
 
 
 def main() -> None:

@@ -53,7 +53,7 @@ def test_wheel_has_no_tests_fixtures_or_caches(wheel: zipfile.ZipFile) -> None:
 def test_wheel_console_script_points_at_the_cli(wheel: zipfile.ZipFile) -> None:
     (ep,) = [n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")]
     text = wheel.read(ep).decode()
-    assert "risutools = risutools.cli:run" in text
+    assert "risutools = risutools.__main__:run" in text
 
 
 def test_documented_local_pre_commit_hook_matches_the_published_hook() -> None:
