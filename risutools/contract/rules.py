@@ -582,8 +582,13 @@ def _fresh_texts(doc: dict[str, Any], found: list[str] | None = None) -> list[st
                         skipped = value.get(k)
                         if skipped in fresh:  # (a string: fresh holds nothing else)
                             fresh.remove(skipped)
+    return _of_unknown_shape(fresh)
+
+
+def _of_unknown_shape(fresh: list[str]) -> list[str]:
+    """``fresh`` less the strings of a shape known to be prose (:data:`_PROSE_SHAPES`)."""
     if fresh and _PROSE_SHAPES:
-        fresh = [t for t in fresh if digit_shape(t) not in _PROSE_SHAPES]
+        return [t for t in fresh if digit_shape(t) not in _PROSE_SHAPES]
     return fresh
 
 
@@ -604,8 +609,7 @@ def known_prose(docs: list[Any], found: list[str]) -> bool:
         left = Counter(fresh)
         left.subtract(_skipped_strings(docs))
         fresh = [t for t, n in left.items() if n > 0]
-    if fresh and _PROSE_SHAPES:
-        fresh = [t for t in fresh if digit_shape(t) not in _PROSE_SHAPES]
+    fresh = _of_unknown_shape(fresh)
     if not fresh:
         return True
     if find_active_code("\n".join(fresh)) is not None and any(
