@@ -54,3 +54,18 @@ def alive_frozen() -> Iterator[None]:
     finally:
         if not before:
             gc.unfreeze()
+
+
+def batch_settled() -> None:
+    """After one batch of a step that runs with the collector paused (:func:`cycles_paused`)
+    inside :func:`alive_frozen`: the cycles the batch made collected now (every object made
+    since the last pass is in the youngest generation, which is all this pass walks), and
+    what survives them (the summaries a run keeps to its end) set aside from later passes
+    (``gc.freeze``).  So each batch is walked once, as it ends, and never again by the
+    passes over the older generations that a long run's survivors would otherwise trigger
+    again and again (a tenth of a ``validate``'s collector time was its batches walked a
+    second and third time: bench/RESULTS.md, round 14); a cycle a batch makes is gone once
+    the batch ends, whatever the run's length."""
+    gc.collect(0)
+    gc.freeze()
+

@@ -7,7 +7,7 @@ import weakref
 
 import pytest
 
-from risutools.collector import alive_frozen, cycles_paused, survivors_frozen
+from risutools.collector import alive_frozen, batch_settled, cycles_paused, survivors_frozen
 
 
 @pytest.fixture(autouse=True)
@@ -64,3 +64,22 @@ def test_cycles_paused_leaves_the_collector_as_it_was() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_batch_settled_collects_the_batchs_cycles_and_sets_aside_what_it_keeps() -> None:
+    class Node:
+        other: object
+
+    kept = []
+    with cycles_paused(), alive_frozen():
+        before = gc.get_freeze_count()
+        a, b = Node(), Node()
+        a.other, b.other = b, a
+        gone = weakref.ref(a)
+        del a, b
+        kept.append([[] for _ in range(10)])
+        batch_settled()
+        assert gone() is None  # the batch's cycle: collected as it ended
+        assert gc.get_freeze_count() >= before + 11  # what it keeps: out of later passes
+    assert gc.get_freeze_count() == 0  # (nothing was frozen before: all put back)
+    assert kept

@@ -522,26 +522,36 @@ class _ReadFirst:
         yield [load_file(p, from_folder=from_folder, seen=seen, hashed=self.hashed)], 1
 
     def flush(self) -> Iterator[tuple[list[LoadOutcome], int]]:
-        """The batch's files parsed, given (nothing when it is empty)."""
+        """The batch's files parsed, given (nothing when it is empty).  Nothing of the
+        batch stays referenced here while it is out (no name holds it across the
+        ``yield``): once its taker lets it go, its documents are freed, before the next
+        batch is read (and before the collector's pass at a batch's end: validate)."""
         if self.parts or self.ends:
-            fast = self._fast()
-            yield [_loaded_file(p, name, got, from_folder=from_folder, hashed=self.hashed,
-                                canon=self.canon, fast=fast.get(i, ASK))
-                   for i, (p, name, got, from_folder) in enumerate(self.parts)], self.ends
+            ends, self.ends = self.ends, 0
+            yield self._parsed(), ends
         self.parts, self.size, self.ends = [], 0, 0
 
-    def _fast(self) -> dict[int, tuple[Any, bytes, list[str] | None] | None]:
+    def _parsed(self) -> list[LoadOutcome]:
+        """The batch's files parsed (:meth:`flush`); the batch emptied."""
+        parts, self.parts, self.size = self.parts, [], 0
+        fast = self._fast(parts)
+        return [_loaded_file(p, name, got, from_folder=from_folder, hashed=self.hashed,
+                             canon=self.canon, fast=fast.get(i, ASK))
+                for i, (p, name, got, from_folder) in enumerate(parts)]
+
+    def _fast(self, parts: list[tuple[Path, str, bytes | LoadOutcome, bool]]
+              ) -> dict[int, tuple[Any, bytes, list[str] | None] | None]:
         """The batch's JSON files parsed on the fast path together, by their places: each
         as :func:`~risutools.values.fast_json_texts` gives it, but for its strings: none
         when every string of the batch's payloads and projections is prose
         (:func:`~risutools.contract.rules.known_prose`: MC500 has nothing to look at),
         else None (MC500 looks for them)."""
-        at = [i for i, (p, _, got, _) in enumerate(self.parts)
+        at = [i for i, (p, _, got, _) in enumerate(parts)
               if isinstance(got, bytes) and len(got) <= MAX_DOCUMENT_BYTES
               and _fmt_of(p.name) == "json"]
         if not at:
             return {}
-        parsed, found = fast_json_texts_many([cast(bytes, self.parts[i][2]) for i in at],
+        parsed, found = fast_json_texts_many([cast(bytes, parts[i][2]) for i in at],
                                              ACTIVE_CODE_SECTIONS,
                                              sort=self.hashed or self.canon)
         texts: list[str] | None = [] if known_prose(

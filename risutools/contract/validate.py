@@ -9,7 +9,7 @@ from typing import Any
 from risutools.canonical import doc_sha256
 from risutools.checks.registry import Check
 from risutools.checks.registry import RuleFilter as RuleFilter  # re-exported
-from risutools.collector import cycles_paused
+from risutools.collector import alive_frozen, batch_settled, cycles_paused
 from risutools.contract.checks_catalog import CatalogIssue, mc104, mc305, past_start
 from risutools.contract.checks_load import mc000
 from risutools.contract.loaders import (
@@ -238,17 +238,14 @@ def validate_paths(
     problems = 0
     batches = document_batches(paths, exclude=cfg.exclude, hashed=hashes,
                                skip_non_documents=skip_non_documents)
-    while True:
-        # a batch read and checked with the cycle collector paused: its documents are
-        # trees, freed as they go; what is kept (the summaries) is not walked again by
-        # passes its own objects would trigger, and a cycle made meanwhile (an error's
-        # traceback) is collected once it runs again, after the batch
-        with cycles_paused():
-            got = next(batches, None)
-            if got is None:
-                break
-            problems += _validated_batch(got[0], result, cfg, flt, hashes, kept, kept_info)
-            got = None  # (its documents let go before the collector resumes)
+    # each batch read and checked with the cycle collector paused: its documents are trees,
+    # freed as they go; once it ends, a cycle it made (an error's traceback) is collected and
+    # what it keeps (the summaries) is set aside from later passes (batch_settled)
+    with cycles_paused(), alive_frozen():
+        for parts, _ in batches:
+            problems += _validated_batch(parts, result, cfg, flt, hashes, kept, kept_info)
+            del parts  # (its documents let go before the pass)
+            batch_settled()
     _check_found(paths, bool(result.documents or problems), bool(result.skipped),
                  skip_non_documents)
     for issue in mc104(result.documents):
