@@ -19,7 +19,7 @@ import gc
 import hashlib
 import json
 from collections.abc import Iterable
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from operator import is_
 from typing import Any
 
@@ -90,18 +90,30 @@ def plain_levels_texts(value: Any, keys: tuple[str, ...]
 
 def plain_levels_many(values: list[Any], keys: tuple[str, ...]
                       ) -> tuple[int, list[str]] | None:
-    """:func:`plain_levels_texts` of many values in two walks over them all (a level of
-    every value a few C calls, not a few a value): the levels of the deepest (0 for no
-    value), and the strings below the members ``keys`` of those that are dicts, all
+    """:func:`plain_levels_texts` of many values, each level of them all a few C calls (not
+    a few a value): the levels of the list of them (one more than the deepest value's; 0
+    for no value), and the strings below the members ``keys`` of those that are dicts, all
     together (whose each is, is not kept); None when one of them is not plain (a float,
-    another type) or nests past 256 levels."""
-    levels = _walk_levels(values, None) if values else 0
+    another type) or nests past 256 levels.
+
+    As :func:`plain_levels_texts` walks one dict, the dicts' members ``keys`` are walked as
+    one list (their strings kept) and their other members as another, each value once; the
+    values that are no dict are walked as a third."""
+    dicts = [v for v in values if type(v) is dict]
+    if not _PLAIN.issuperset(set(map(type, chain.from_iterable(dicts)))):
+        return None  # (a key that is no string: as the walk of the dict itself would say)
+    others = [v for v in values if type(v) is not dict] if len(dicts) < len(values) else []
+    levels = _walk_levels(others, None) if others else 0
     if levels is None:
         return None
     texts: list[str] = []
-    sections = [v.get(k) for v in values if type(v) is dict for k in keys]
-    # (a part of what was just walked: plain, and no deeper)
-    return None if _walk_levels(sections, texts) is None else (levels, texts)
+    if dicts:
+        inside = _walk_levels([v.get(k) for v in dicts for k in keys], texts)
+        rest = _walk_levels([x for v in dicts for k, x in v.items() if k not in keys], None)
+        if inside is None or rest is None:
+            return None
+        levels = max(levels, 1 + inside, 1 + rest)  # (the dicts' own level, then theirs)
+    return None if levels > _MAX_LEVELS else (levels, texts)
 
 
 def _walk_levels(level: list[Any], texts: list[str] | None) -> int | None:

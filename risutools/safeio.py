@@ -132,6 +132,12 @@ def is_regular(path: str | os.PathLike[str]) -> bool:
         return False
 
 
+#: how :func:`_open_checked` opens: a FIFO swapped in cannot block it, a terminal never
+#: becomes the controlling one, the descriptor is not inherited
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) \
+    | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
 def _open_checked(path: str | os.PathLike[str], limit: int | None,
                   seen: os.stat_result | None = None) -> tuple[int, os.stat_result]:
     """A descriptor of ``path`` opened for reading when it is a regular file (of at most
@@ -142,9 +148,7 @@ def _open_checked(path: str | os.PathLike[str], limit: int | None,
     try:
         # a device is refused before any open
         _check_mode(path, os.stat(path) if seen is None else seen, limit)
-        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) \
-            | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-        fd = os.open(path, flags)
+        fd = os.open(path, _READ_FLAGS)
     except OSError as exc:
         raise _os_refusal(path, exc) from None
     try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -235,6 +236,34 @@ def test_level_walk_with_texts_is_plain_levels_and_mc500s_walk() -> None:
     values = WALKED + _base_documents() + list(_mutants(9, 200))
     for v in values:
         assert plain_levels_texts(v, ("payload", "projection")) == _reference_levels(v), v
+
+
+def test_level_walk_of_a_batch_is_each_values_walk() -> None:
+    """plain_levels_many of a batch: None when a value is not plain or the list of them
+    nests past 256 levels; else one more level than the deepest value's (0 for none) and
+    the strings below each dict's payload and projection, all together (as a multiset:
+    the walk meets them a level at a time across the batch)."""
+    from risutools.canonical import plain_levels, plain_levels_many, plain_levels_texts
+
+    keys = ("payload", "projection")
+    values = WALKED + [{1.5: "f", "payload": {}}, {(1, 2): "t"}, {"projection": {2.5: "g"}}] \
+        + [{"payload": _deep(n)} for n in (252, 253, 254, 255)] \
+        + [_deep(n) for n in (253, 254, 255)] + _base_documents() + list(_mutants(7, 120))
+    rng = random.Random(5)
+    batches = [[v] for v in values] + [[]] + [rng.sample(values, k) for k in (2, 5, 40)
+                                               for _ in range(30)]
+    for batch in batches:
+        each = [plain_levels(v) for v in batch]
+        want: tuple[int, Counter[str]] | None = None
+        if None not in each and 1 + max(each, default=-1) <= 256:
+            texts: Counter[str] = Counter()
+            for v in batch:
+                one = plain_levels_texts(v, keys)
+                assert one is not None
+                texts.update(one[1] or ())
+            want = (1 + max(each, default=-1), texts)
+        got = plain_levels_many(batch, keys)
+        assert (None if got is None else (got[0], Counter(got[1]))) == want, batch
 
 
 def _files() -> list[tuple[str, bytes]]:

@@ -422,13 +422,15 @@ def _read_whole(p: Path, name: str, seen: os.stat_result | None = None
 
 
 def _loaded_file(p: Path, name: str, data: bytes | LoadOutcome, *, from_folder: bool,
-                 hashed: bool, canon: bool, fast: Any = ASK) -> LoadOutcome:
+                 hashed: bool, canon: bool, fast: Any = ASK, fmt: str | None = ASK
+                 ) -> LoadOutcome:
     """The documents of a JSON or YAML file from its bytes (or what refused them);
-    ``fast``: as :func:`load_bytes` takes it."""
+    ``fast``: as :func:`load_bytes` takes it; ``fmt``: the file's format, when the caller
+    has it (:func:`_fmt_of`)."""
     if isinstance(data, LoadOutcome):
         return data
-    out = load_bytes(data, name, fmt=_fmt_of(p.name), path=p, hashed=hashed, canon=canon,
-                     fast=fast)
+    out = load_bytes(data, name, fmt=_fmt_of(p.name) if fmt is ASK else fmt, path=p,
+                     hashed=hashed, canon=canon, fast=fast)
     out.size = len(data)
     if from_folder:
         # In a folder walk, a readable JSON/YAML file without contract fields is not a
@@ -480,32 +482,38 @@ def document_batches(paths: Sequence[str | os.PathLike[str]], *, exclude: Iterab
     yield from batch.flush()
 
 
+#: a file of a batch: (its path, its name as shown, its bytes or what refused them, read as a
+#: folder's file, its format: :func:`_fmt_of`)
+_Part = tuple[Path, str, bytes | LoadOutcome, bool, str | None]
+
+
 class _ReadFirst:
     """The JSON and YAML files of a batch read, then parsed (:func:`file_batches`)."""
 
     def __init__(self, *, canon: bool = False, hashed: bool = True) -> None:
         self.canon, self.hashed = canon, hashed
-        #: (path, name, its bytes or its outcome, read as a folder's file)
-        self.parts: list[tuple[Path, str, bytes | LoadOutcome, bool]] = []
+        self.parts: list[_Part] = []
         self.size = 0  # the bytes read
         self.ends = 0  # the files (and folders) the batch ends
 
     def take(self, part: LoadOutcome) -> None:
         """A part already made (a folder's listing) into the batch, in its place."""
-        self.parts.append((Path(), "", part, False))
+        self.parts.append((Path(), "", part, False, None))
         self.ends += 1
 
-    def read(self, p: Path, from_folder: bool, seen: os.stat_result | None = None
-             ) -> Iterator[tuple[list[LoadOutcome], int]]:
+    def read(self, p: Path, from_folder: bool, seen: os.stat_result | None = None,
+             fmt: str | None = ASK) -> Iterator[tuple[list[LoadOutcome], int]]:
         """The file ``p`` read into the batch (the batch before it given first when the
         file's bytes would take it past :data:`BATCH_BYTES`: a large file is parsed
-        alone); the batch given when full."""
+        alone); the batch given when full.  ``fmt``: its format when the caller has it
+        (:func:`_fmt_of`)."""
         name = display_path(p)
         got = _read_whole(p, name, seen)
         size = len(got) if isinstance(got, bytes) else 0
         if self.parts and self.size + size > BATCH_BYTES:
             yield from self.flush()
-        self.parts.append((p, name, got, from_folder))
+        self.parts.append((p, name, got, from_folder,
+                           _fmt_of(p.name) if fmt is ASK else fmt))
         self.size += size
         self.ends += 1
         if len(self.parts) >= BATCH or self.size >= BATCH_BYTES:
@@ -515,8 +523,9 @@ class _ReadFirst:
                       ) -> Iterator[tuple[list[LoadOutcome], int]]:
         """:meth:`read`, or an NDJSON file loaded whole (as :func:`load_file` loads it) in
         a batch of its own."""
-        if _fmt_of(p.name) != "ndjson":
-            yield from self.read(p, from_folder, seen)
+        fmt = _fmt_of(p.name)
+        if fmt != "ndjson":
+            yield from self.read(p, from_folder, seen, fmt)
             return
         yield from self.flush()
         yield [load_file(p, from_folder=from_folder, seen=seen, hashed=self.hashed)], 1
@@ -536,19 +545,17 @@ class _ReadFirst:
         parts, self.parts, self.size = self.parts, [], 0
         fast = self._fast(parts)
         return [_loaded_file(p, name, got, from_folder=from_folder, hashed=self.hashed,
-                             canon=self.canon, fast=fast.get(i, ASK))
-                for i, (p, name, got, from_folder) in enumerate(parts)]
+                             canon=self.canon, fast=fast.get(i, ASK), fmt=fmt)
+                for i, (p, name, got, from_folder, fmt) in enumerate(parts)]
 
-    def _fast(self, parts: list[tuple[Path, str, bytes | LoadOutcome, bool]]
-              ) -> dict[int, tuple[Any, bytes, list[str] | None] | None]:
+    def _fast(self, parts: list[_Part]) -> dict[int, tuple[Any, bytes, list[str] | None] | None]:
         """The batch's JSON files parsed on the fast path together, by their places: each
         as :func:`~risutools.values.fast_json_texts` gives it, but for its strings: none
         when every string of the batch's payloads and projections is prose
         (:func:`~risutools.contract.rules.known_prose`: MC500 has nothing to look at),
         else None (MC500 looks for them)."""
-        at = [i for i, (p, _, got, _) in enumerate(parts)
-              if isinstance(got, bytes) and len(got) <= MAX_DOCUMENT_BYTES
-              and _fmt_of(p.name) == "json"]
+        at = [i for i, (_, _, got, _, fmt) in enumerate(parts)
+              if fmt == "json" and isinstance(got, bytes) and len(got) <= MAX_DOCUMENT_BYTES]
         if not at:
             return {}
         parsed, found = fast_json_texts_many([cast(bytes, parts[i][2]) for i in at],
