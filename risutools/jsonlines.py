@@ -225,8 +225,11 @@ def pointer_line_bytes(data: bytes, pointer: str, doc: Any, first_line: int = 1
     (:func:`_element_bytes`); anything else (an element after a container, a backslash in
     the text, a key found more than once) is left to :func:`pointer_line` over the decoded
     text."""
-    start = _SPACE_BYTES.match(data)
-    at = pos = start.end() if start is not None else len(data)
+    if data[:1] == b"{":  # (most documents: no space before the value)
+        at = pos = 0
+    else:
+        start = _SPACE_BYTES.match(data)
+        at = pos = start.end() if start is not None else len(data)
     cur = doc
     plain = pos < len(data) and b"\\" not in data
     for token in pointer.split("/")[1:] if plain and pointer else ():
@@ -238,9 +241,10 @@ def pointer_line_bytes(data: bytes, pointer: str, doc: Any, first_line: int = 1
             at = pos = element
             cur = cur[int(token)]
             continue
-        want = token.replace("~1", "/").replace("~0", "~")
+        # (a token without "~" is its key itself, escaped as itself: it holds no "/")
+        want = token.replace("~1", "/").replace("~0", "~") if "~" in token else token
         if (data[pos:pos + 1] != b"{" or not isinstance(cur, dict) or want not in cur
-                or escape_pointer_token(want) != token or '"' in want
+                or ("~" in token and escape_pointer_token(want) != token) or '"' in want
                 or _STRUCTURAL.issuperset(want)):
             plain = False
             break
