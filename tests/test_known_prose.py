@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,37 @@ def test_a_skipped_field_is_skipped_once_a_document() -> None:
     both = [_doc(0, namespace=CODE), _doc(1, summary=CODE)]
     assert not known_prose(both, _found(both))
     assert [bool(list(active_code(d, None))) for d in both] == [False, True]
+
+
+def test_less_skipped_is_a_multiset_difference() -> None:
+    """_less_skipped: each string of ``fresh`` as many times fewer as ``skipped`` holds it
+    (kept when any is left), once, in ``fresh``'s order: with every string once in
+    ``fresh`` (a set says it) and with some repeated (counted)."""
+    rng = random.Random(3)
+    words = ["risu.module", "user", CODE, "a", "b", "c", "sha256:" + "0" * 64, "ok"]
+    for _ in range(300):
+        fresh = [rng.choice(words) for _ in range(rng.randrange(0, 9))]
+        if rng.random() < 0.5:
+            fresh = list(dict.fromkeys(fresh))
+        skipped = [rng.choice(words) for _ in range(rng.randrange(0, 9))]
+        left = Counter(fresh) - Counter(skipped)
+        want = [t for t in dict.fromkeys(fresh) if left[t] > 0]
+        assert rules._less_skipped(list(fresh), list(skipped)) == want, (fresh, skipped)
+
+
+def test_a_skipped_fields_repeated_prose_is_remembered_and_its_code_is_not() -> None:
+    """The strings every document has in a skipped field: remembered as prose when they are
+    (the next batches leave them out at once), never when they look like code; and code in
+    a skipped field is still no finding while the same code elsewhere is one."""
+    docs = [_doc(i, namespace="risu.module") for i in range(4)]
+    assert known_prose(docs, _found(docs))
+    assert "risu.module" in rules._PROSE
+    coded = [_doc(i, namespace=CODE) for i in range(4)]
+    assert known_prose(coded, _found(coded))
+    assert CODE not in rules._PROSE
+    mixed = [*coded, _doc(9, summary=CODE)]
+    assert not known_prose(mixed, _found(mixed))
+    assert [bool(list(active_code(d, None))) for d in mixed] == [False] * 4 + [True]
 
 
 def _texts(docs: list[Any]) -> list[bytes]:

@@ -606,9 +606,7 @@ def known_prose(docs: list[Any], found: list[str]) -> bool:
     does not (then ask :func:`active_code` of each document)."""
     fresh = [*filterfalse(_PROSE.__contains__, found)]
     if fresh:
-        left = Counter(fresh)
-        left.subtract(_skipped_strings(docs))
-        fresh = [t for t, n in left.items() if n > 0]
+        fresh = _less_skipped(fresh, _skipped_strings(docs))
     fresh = _of_unknown_shape(fresh)
     if not fresh:
         return True
@@ -617,6 +615,23 @@ def known_prose(docs: list[Any], found: list[str]) -> bool:
         return False
     _remember_prose(fresh)
     return True
+
+
+def _less_skipped(fresh: list[str], skipped: list[str]) -> list[str]:
+    """``fresh`` less ``skipped`` as multisets (a string as many times fewer as it is
+    skipped), in ``fresh``'s order, each left once.  When ``fresh`` holds each string once
+    (most batches: the strings every document has are known prose), a set says it.
+    Otherwise the skipped fields' strings that every document repeats (a namespace, a
+    status) are asked of the detector one by one and remembered when prose (prose in a
+    skipped field is prose anywhere), so that the next batches leave them out at once."""
+    if len(set(fresh)) == len(fresh):
+        out = set(skipped)
+        return [*filterfalse(out.__contains__, fresh)]
+    left = Counter(fresh)
+    left.subtract(skipped)
+    repeated = [t for t, n in Counter(skipped).items() if n > 1 and t not in _PROSE]
+    _remember_prose([t for t in repeated if find_active_code(t) is None])
+    return [t for t, n in left.items() if n > 0]
 
 
 def _skipped_strings(docs: list[Any]) -> list[str]:
