@@ -149,6 +149,53 @@ def test_python_pattern() -> None:
     for p in ("[\\S]", "\\d", "\\w+", "\\bx"):
         with pytest.raises(UnsupportedPattern):
             python_pattern(p)
+    # Python's end of text becomes the regex crate's $; an escaped $, one in a class, and
+    # a pattern with another group of (? keep the lookahead
+    assert python_pattern("^a+$(?!\\n)") == "^a+$"
+    assert python_pattern("^(a$(?!\\n)|b$(?!\\n))") == "^(a$|b$)"
+    for kept in ("a\\$(?!\\n)", "[$(?!\\n)]", "(?m)^a$(?!\\n)", "(?=a)a$(?!\\n)",
+                 "a$(?!\\n)(?<!b)"):
+        assert python_pattern(kept) == kept
+
+
+def test_a_key_that_is_no_string_is_left_to_jsonschema() -> None:
+    """A dict built in code may hold a key that is no string (a loaded document never
+    does): the fast path's error list steps aside for it, and no traceback."""
+    doc = seed()
+    doc["payload"]["boundaries"] = {7: "x"}
+    assert not schema_mod._keys_named_plainly(doc)
+    assert schema_mod._fast_issues(doc) is None
+    assert schema_issues(doc) == _reference(doc)
+
+
+def _patterns(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [*([value["pattern"]] if isinstance(value.get("pattern"), str) else []),
+                *[p for k, v in value.items() if k == "patternProperties" for p in v],
+                *[p for v in value.values() for p in _patterns(v)]]
+    return [p for v in value for p in _patterns(v)] if isinstance(value, list) else []
+
+
+def test_the_fast_paths_patterns_match_what_pythons_do() -> None:
+    """Each of the schema's patterns (and a few of the same kinds), as the fast path gives
+    them to jsonschema-rs, matches exactly the strings Python's ``re`` matches with the
+    pattern as written: a final newline, a newline inside, a ``$`` and whitespace
+    included."""
+    import re
+
+    import jsonschema_rs
+
+    patterns = [*sorted(set(_patterns(schema()))),
+                "^a+$(?!\\n)", "^(a$(?!\\n)|b)", "a\\$(?!\\n)", "(?m)^a$(?!\\n)", "^x-"]
+    assert any(p.endswith("$(?!\\n)") for p in _patterns(schema()))
+    texts = ["", "a", "aa", "a\n", "a\n\n", "\na", "a\nb", "b", "a$", "a$\n", "x-a", "x-\n",
+             "module.risu.1.x", "module.risu.1.x\n", "1.0.0", "1.0.0\n", "risu.module",
+             "risu.module\n", "risu:1", "risu:1\n", "risu:a b", "tag-a", "tag-a\n", "abc_1"]
+    for p in patterns:
+        fast = jsonschema_rs.Draft202012Validator({"type": "string",
+                                                   "pattern": python_pattern(p)})
+        for t in texts:
+            assert fast.is_valid(t) == (re.search(p, t) is not None), (p, t)
 
 
 def test_without_the_fast_path_jsonschema_decides(monkeypatch: pytest.MonkeyPatch) -> None:
