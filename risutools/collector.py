@@ -63,9 +63,9 @@ def batch_settled() -> None:
     what survives them (the summaries a run keeps to its end) set aside from later passes
     (``gc.freeze``).  So each batch is walked once, as it ends, and never again by the
     passes over the older generations that a long run's survivors would otherwise trigger
-    again and again (a tenth of a ``validate``'s collector time was its batches walked a
-    second and third time: bench/RESULTS.md, round 14); a cycle a batch makes is gone once
-    the batch ends, whatever the run's length."""
+    again and again (half of a ``validate``'s collector time before: bench/RESULTS.md,
+    round 14); a cycle a batch makes is gone once the batch ends, whatever the run's
+    length.  The caller lets the batch's own objects go first: this pass walks what is
+    still alive."""
     gc.collect(0)
     gc.freeze()
-
