@@ -277,10 +277,19 @@ def _jsonable(value: Any, depth: int) -> Any:
     return str(value)  # msgpack ExtType / Timestamp: kept as text
 
 
-def encode_preset(preset: dict[str, Any], *, rpacked: bool = True, version: int = 2) -> bytes:
-    """Build a .risup (``rpacked``) or .risupreset file; gzip with a fixed mtime (deterministic)."""
+def gzip_member(data: bytes, level: int = 9) -> bytes:
+    """``data`` as one gzip member with a fixed header: no modification time, and the
+    operating system "unknown" (255), so that every Python writes the same bytes (3.11 and
+    3.12 write 3, Unix, where 3.10 and 3.13 write 255; the deflate stream is zlib's)."""
     import gzip
 
+    blob = gzip.compress(data, compresslevel=level, mtime=0)
+    return blob[:9] + b"\xff" + blob[10:]
+
+
+def encode_preset(preset: dict[str, Any], *, rpacked: bool = True, version: int = 2) -> bytes:
+    """Build a .risup (``rpacked``) or .risupreset file; gzip with a fixed header
+    (:func:`gzip_member`: the same bytes under every Python)."""
     import msgpack
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
@@ -288,5 +297,5 @@ def encode_preset(preset: dict[str, Any], *, rpacked: bool = True, version: int 
     envelope = msgpack.packb(
         {"presetVersion": version, "type": "preset", "preset": sealed}, use_bin_type=True
     )
-    blob = gzip.compress(envelope, compresslevel=9, mtime=0)
+    blob = gzip_member(envelope)
     return rpack.encode(blob) if rpacked else blob
