@@ -7,6 +7,7 @@ import weakref
 
 import pytest
 
+from risutools import collector
 from risutools.collector import alive_frozen, batch_settled, cycles_paused, survivors_frozen
 
 
@@ -29,6 +30,18 @@ def test_alive_frozen_inside_a_freeze_leaves_it_to_its_owner() -> None:
         with alive_frozen():
             pass
         assert gc.get_freeze_count() >= outer + len(keep)  # (the owner puts them back)
+    assert gc.get_freeze_count() == 0
+
+
+def test_what_the_interpreter_froze_itself_owns_nothing(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """Python 3.12 starts with a few hundred objects frozen: that is no freeze of someone's
+    around the block, so the block still puts everything back."""
+    keep = [[] for _ in range(10)]
+    gc.freeze()
+    monkeypatch.setattr(collector, "_FROZEN_AT_START", gc.get_freeze_count())
+    with alive_frozen():
+        assert gc.get_freeze_count() >= len(keep)
     assert gc.get_freeze_count() == 0
 
 
