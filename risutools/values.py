@@ -217,7 +217,7 @@ def fast_json_texts_many(datas: list[bytes], keys: tuple[str, ...], *, sort: boo
     values = [_parsed(d) for d in datas]
     taken = [v for v in values if v is not _REFUSED]
     found = plain_levels_many(taken, keys)
-    if found is not None and found[0] <= MAX_DEPTH:
+    if found is not None and found[0] - 1 <= MAX_DEPTH:  # (the list's own level less)
         texts = found[1]
     else:  # one of them refused: each walked alone, as fast_json_texts walks it
         texts = []

@@ -389,7 +389,8 @@ def load_file(p: Path, *, from_folder: bool = False,
     """The documents of one file (``seen``: its status as the caller just took it;
     ``hashed``, ``canon``: as for :func:`load_bytes`)."""
     name = display_path(p)
-    if _fmt_of(p.name) == "ndjson":
+    fmt = _fmt_of(p.name)
+    if fmt == "ndjson":
         try:
             with open_regular(p) as f:  # streamed: any size, one line at a time
                 out = load_ndjson_stream(f, name, path=p, hashed=hashed)
@@ -399,7 +400,7 @@ def load_file(p: Path, *, from_folder: bool = False,
             return LoadOutcome(problems=[mc001(name, f"cannot read: {exc.strerror or exc}")])
         out.files.append(name)
         return out
-    return _loaded_file(p, name, _read_whole(p, name, seen), from_folder=from_folder,
+    return _loaded_file(p, name, _read_whole(p, name, seen), fmt, from_folder=from_folder,
                         hashed=hashed, canon=canon)
 
 
@@ -421,16 +422,15 @@ def _read_whole(p: Path, name: str, seen: os.stat_result | None = None
         return LoadOutcome(problems=[mc001(name, f"cannot read: {exc.strerror or exc}")])
 
 
-def _loaded_file(p: Path, name: str, data: bytes | LoadOutcome, *, from_folder: bool,
-                 hashed: bool, canon: bool, fast: Any = ASK, fmt: str | None = ASK
+def _loaded_file(p: Path, name: str, data: bytes | LoadOutcome, fmt: str | None, *,
+                 from_folder: bool, hashed: bool, canon: bool, fast: Any = ASK
                  ) -> LoadOutcome:
     """The documents of a JSON or YAML file from its bytes (or what refused them);
-    ``fast``: as :func:`load_bytes` takes it; ``fmt``: the file's format, when the caller
-    has it (:func:`_fmt_of`)."""
+    ``fmt``: the file's format (:func:`_fmt_of`); ``fast``: as :func:`load_bytes` takes
+    it."""
     if isinstance(data, LoadOutcome):
         return data
-    out = load_bytes(data, name, fmt=_fmt_of(p.name) if fmt is ASK else fmt, path=p,
-                     hashed=hashed, canon=canon, fast=fast)
+    out = load_bytes(data, name, fmt=fmt, path=p, hashed=hashed, canon=canon, fast=fast)
     out.size = len(data)
     if from_folder:
         # In a folder walk, a readable JSON/YAML file without contract fields is not a
@@ -454,11 +454,12 @@ def file_batches(paths: Iterable[Path], *, from_folder: bool = False, canon: boo
     NDJSON file is batched alone, streamed as :func:`iter_file` streams it."""
     batch = _ReadFirst(canon=canon)
     for p in paths:
-        if _fmt_of(p.name) == "ndjson":
+        fmt = _fmt_of(p.name)
+        if fmt == "ndjson":
             yield from batch.flush()
             yield from load_batches([iter_file(p, from_folder=from_folder, canon=canon)])
             continue
-        yield from batch.read(p, from_folder)
+        yield from batch.read(p, fmt, from_folder)
     yield from batch.flush()
 
 
@@ -501,19 +502,17 @@ class _ReadFirst:
         self.parts.append((Path(), "", part, False, None))
         self.ends += 1
 
-    def read(self, p: Path, from_folder: bool, seen: os.stat_result | None = None,
-             fmt: str | None = ASK) -> Iterator[tuple[list[LoadOutcome], int]]:
-        """The file ``p`` read into the batch (the batch before it given first when the
-        file's bytes would take it past :data:`BATCH_BYTES`: a large file is parsed
-        alone); the batch given when full.  ``fmt``: its format when the caller has it
-        (:func:`_fmt_of`)."""
+    def read(self, p: Path, fmt: str | None, from_folder: bool,
+             seen: os.stat_result | None = None) -> Iterator[tuple[list[LoadOutcome], int]]:
+        """The file ``p`` (of the format ``fmt``: :func:`_fmt_of`) read into the batch (the
+        batch before it given first when the file's bytes would take it past
+        :data:`BATCH_BYTES`: a large file is parsed alone); the batch given when full."""
         name = display_path(p)
         got = _read_whole(p, name, seen)
         size = len(got) if isinstance(got, bytes) else 0
         if self.parts and self.size + size > BATCH_BYTES:
             yield from self.flush()
-        self.parts.append((p, name, got, from_folder,
-                           _fmt_of(p.name) if fmt is ASK else fmt))
+        self.parts.append((p, name, got, from_folder, fmt))
         self.size += size
         self.ends += 1
         if len(self.parts) >= BATCH or self.size >= BATCH_BYTES:
@@ -525,7 +524,7 @@ class _ReadFirst:
         a batch of its own."""
         fmt = _fmt_of(p.name)
         if fmt != "ndjson":
-            yield from self.read(p, from_folder, seen, fmt)
+            yield from self.read(p, fmt, from_folder, seen)
             return
         yield from self.flush()
         yield [load_file(p, from_folder=from_folder, seen=seen, hashed=self.hashed)], 1
@@ -544,8 +543,8 @@ class _ReadFirst:
         """The batch's files parsed (:meth:`flush`); the batch emptied."""
         parts, self.parts, self.size = self.parts, [], 0
         fast = self._fast(parts)
-        return [_loaded_file(p, name, got, from_folder=from_folder, hashed=self.hashed,
-                             canon=self.canon, fast=fast.get(i, ASK), fmt=fmt)
+        return [_loaded_file(p, name, got, fmt, from_folder=from_folder, hashed=self.hashed,
+                             canon=self.canon, fast=fast.get(i, ASK))
                 for i, (p, name, got, from_folder, fmt) in enumerate(parts)]
 
     def _fast(self, parts: list[_Part]) -> dict[int, tuple[Any, bytes, list[str] | None] | None]:
