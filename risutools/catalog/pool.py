@@ -4,11 +4,15 @@ large ones start first; a worker that dies fails its files and the run goes on."
 
 from __future__ import annotations
 
+import gc
+import multiprocessing
 import os
 import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from contextlib import suppress
+from multiprocessing.context import BaseContext
 
 from risutools.catalog.outcome import SourceOutcome
 from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
@@ -60,8 +64,7 @@ def run_sources(
                                   settings, fmts.get(path), size), path)
         return
     own = executor is None
-    pool: Executor = executor if executor is not None else ProcessPoolExecutor(
-        workers, initializer=_die_with_parent, initargs=(os.getpid(),))
+    pool: Executor = executor if executor is not None else _own_pool(workers)
     # another executor's workers may run in another folder (a cluster): absolute paths
     where: Callable[[str], str] = str if own else os.path.abspath
     try:
@@ -94,6 +97,13 @@ def run_sources(
             pool.shutdown()
 
 
+def _own_pool(workers: int) -> ProcessPoolExecutor:
+    ctx = pool_context()
+    direct = ctx.get_start_method() in ("fork", "spawn")
+    return ProcessPoolExecutor(workers, mp_context=ctx, initializer=_die_with_parent,
+                               initargs=(os.getpid(), direct))
+
+
 def _stop(pool: Executor) -> None:
     """Stop ingest's own pool at once: nothing more is started, and the workers (which
     ignore SIGINT: the parent decides) are terminated and waited for, so the temp files
@@ -109,14 +119,39 @@ def _stop(pool: Executor) -> None:
             w.join(2)
 
 
-def _die_with_parent(parent: int) -> None:
+def pool_context() -> BaseContext:
+    """How ingest's own pool starts its workers (each way writes the same catalog: tested).
+
+    * Linux, while this process runs no other thread: ``fork``.  A worker starts with every
+      module this process has loaded; nothing is imported again.
+    * Linux with another thread running (a progress bar's, on a terminal): ``spawn``.  No
+      thread's locks are copied into a worker (why Python 3.14 no longer forks by default),
+      and each worker is still this process's own child, so it ends when this process
+      does (:func:`_die_with_parent`).  Not ``forkserver``, Python 3.14's default: its
+      workers are the fork server's children, which outlive a killed parent.
+    * Elsewhere: the platform's default (``spawn`` on macOS and Windows), or the start
+      method the program set (``multiprocessing.set_start_method``)."""
+    if sys.platform.startswith("linux"):
+        alone = threading.active_count() == 1
+        if alone and "fork" in multiprocessing.get_all_start_methods():
+            return multiprocessing.get_context("fork")
+        return multiprocessing.get_context("spawn")
+    return multiprocessing.get_context()
+
+
+def _die_with_parent(parent: int, direct: bool = True) -> None:
     """A worker of ingest's own pool ends when the process that started it is killed
     (``kill -9``): without this, a pool worker whose parent is gone waits on its task
     queue for ever (Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)``; elsewhere nothing).  It
     ignores SIGINT: a Ctrl-C reaches the whole process group, and the parent stops the pool
-    (:func:`_stop`)."""
+    (:func:`_stop`).  ``direct``: ``parent`` starts its workers itself (``fork``,
+    ``spawn``; not a fork server's workers), so one whose parent is another process was
+    orphaned before the signal was asked for, and ends at once.  Its cycle collector runs
+    (a ``spawn`` worker loads the program's main module, which turns it off while the
+    modules load)."""
     import signal
 
+    gc.enable()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     if sys.platform.startswith("linux"):
         import ctypes
@@ -124,7 +159,7 @@ def _die_with_parent(parent: int) -> None:
         with suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL),
                                                     0, 0, 0)
-    if os.getppid() != parent:  # the parent died before the line above ran
+    if direct and os.getppid() != parent:  # the parent died before the line above ran
         os._exit(1)
 
 
