@@ -30,7 +30,7 @@ MAX_COMPLEXITY = 20
 FLOORS: dict[int, tuple[str, ...]] = {
     0: ("errors", "findings", "pathnames", "printable", "jsontypes", "canonical",
         "jsonlines", "resources", "safeio", "locking", "fsio", "yamlsafe", "values", "checks",
-        "collector", "rowspool", "lastwords",
+        "collector", "rowspool", "lastwords", "workers",
         "settings", "__init__"),
     1: ("formats",),
     2: ("analysis", "contract", "replay"),

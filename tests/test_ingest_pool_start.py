@@ -76,31 +76,6 @@ def test_fork_alone_spawn_beside_a_thread() -> None:
     assert pool.pool_context().get_start_method() == alone
 
 
-def _worker_exit(parent: int, direct: bool = True) -> int:
-    """The exit code of a forked child that runs the worker's start-up check with
-    ``parent`` as the pool's process (0: it went on)."""
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        try:
-            pool._die_with_parent(parent, direct)
-        finally:
-            os._exit(0)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status)
-
-
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
-def test_a_worker_whose_parent_is_another_process_ends_at_once() -> None:
-    assert _worker_exit(os.getpid()) == 0  # its parent: goes on
-    stranger = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
-    try:
-        assert _worker_exit(stranger.pid) == 1  # (as a worker orphaned before its check)
-        assert _worker_exit(stranger.pid, direct=False) == 0  # (a fork server's worker)
-    finally:
-        stranger.kill()
-        stranger.wait()
-
-
 _POOL_CHILD = """
 import multiprocessing, os, sys, threading, time
 from risutools.catalog import pool

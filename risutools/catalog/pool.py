@@ -4,20 +4,19 @@ large ones start first; a worker that dies fails its files and the run goes on."
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
-from contextlib import suppress
 from multiprocessing.context import BaseContext
 
 from risutools.catalog.outcome import SourceOutcome
 from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
 from risutools.settings.catalog import default_jobs
 from risutools.settings.config import Settings
+from risutools.workers import die_with_parent, stop_pool
 
 BATCH_BYTES = 32 << 20  # a task holds small files up to this many bytes ...
 
@@ -89,7 +88,7 @@ def run_sources(
                 finished(outcome, path)
     except BaseException:  # Ctrl-C (or an exit): stop now, whatever the workers are doing
         if own:
-            _stop(pool)
+            stop_pool(pool)
             own = False
         raise
     finally:
@@ -100,23 +99,8 @@ def run_sources(
 def _own_pool(workers: int) -> ProcessPoolExecutor:
     ctx = pool_context()
     direct = ctx.get_start_method() in ("fork", "spawn")
-    return ProcessPoolExecutor(workers, mp_context=ctx, initializer=_die_with_parent,
+    return ProcessPoolExecutor(workers, mp_context=ctx, initializer=die_with_parent,
                                initargs=(os.getpid(), direct))
-
-
-def _stop(pool: Executor) -> None:
-    """Stop ingest's own pool at once: nothing more is started, and the workers (which
-    ignore SIGINT: the parent decides) are terminated and waited for, so the temp files
-    they staged can be swept (:func:`risutools.catalog.ingest.ingest`)."""
-    # (the workers first: shutdown forgets them)
-    workers = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for w in workers:
-        with suppress(Exception):
-            w.terminate()
-    for w in workers:
-        with suppress(Exception):
-            w.join(2)
 
 
 def pool_context() -> BaseContext:
@@ -127,8 +111,9 @@ def pool_context() -> BaseContext:
     * Linux with another thread running (a progress bar's, on a terminal): ``spawn``.  No
       thread's locks are copied into a worker (why Python 3.14 no longer forks by default),
       and each worker is still this process's own child, so it ends when this process
-      does (:func:`_die_with_parent`).  Not ``forkserver``, Python 3.14's default: its
-      workers are the fork server's children, which outlive a killed parent.
+      does (:func:`~risutools.workers.die_with_parent`).  Not ``forkserver``, Python
+      3.14's default: its workers are the fork server's children, which outlive a killed
+      parent.
     * Elsewhere: the platform's default (``spawn`` on macOS and Windows), or the start
       method the program set (``multiprocessing.set_start_method``)."""
     if sys.platform.startswith("linux"):
@@ -137,30 +122,3 @@ def pool_context() -> BaseContext:
             return multiprocessing.get_context("fork")
         return multiprocessing.get_context("spawn")
     return multiprocessing.get_context()
-
-
-def _die_with_parent(parent: int, direct: bool = True) -> None:
-    """A worker of ingest's own pool ends when the process that started it is killed
-    (``kill -9``): without this, a pool worker whose parent is gone waits on its task
-    queue for ever (Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)``; elsewhere nothing).  It
-    ignores SIGINT: a Ctrl-C reaches the whole process group, and the parent stops the pool
-    (:func:`_stop`).  ``direct``: ``parent`` starts its workers itself (``fork``,
-    ``spawn``; not a fork server's workers), so one whose parent is another process was
-    orphaned before the signal was asked for, and ends at once.  Its cycle collector runs
-    (a ``spawn`` worker loads the program's main module, which turns it off while the
-    modules load)."""
-    import signal
-
-    gc.enable()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        with suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL),
-                                                    0, 0, 0)
-    if direct and os.getppid() != parent:  # the parent died before the line above ran
-        os._exit(1)
-
-
-_PR_SET_PDEATHSIG = 1

@@ -80,6 +80,7 @@ from risutools.safeio import FolderFiles
 from risutools.settings import lifecycle
 from risutools.settings.catalog import FACTS_DIR, default_jobs
 from risutools.settings.config import Settings
+from risutools.workers import die_with_parent, stop_pool
 
 if TYPE_CHECKING:  # (concurrent.futures: only a run on a pool or a cluster imports it)
     from concurrent.futures import Executor, Future
@@ -598,22 +599,35 @@ def _on_pool(workers: int, paths: list[Path], cfg: Settings, sources: Path | Non
     _SHARED, _CLAIMS = (cfg, sources, facts), claims
     fast_check()  # the schema's validator compiled once, before the fork: each worker has it
     try:
-        with ProcessPoolExecutor(workers - 1, mp_context=multiprocessing.get_context("fork")) \
-                as pool:
-            sweep.futures = {k: pool.submit(_survey_unit, k, u) for k, u in enumerate(units)
-                             if not isinstance(u, Path)}
-            chunks = list(sweep.futures)  # (taken from the end: the last first)
-            while True:
-                sweep.drain(block=False)
-                k = claims.take_last(chunks)
-                if k is None:
-                    break
-                sweep.futures.pop(k).cancel()
-                sweep.read_ahead(k)
-            sweep.drain(block=True)
+        # forked: a worker starts with the shared state above, and ends with this process
+        pool = ProcessPoolExecutor(workers - 1, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=die_with_parent, initargs=(os.getpid(),))
+        try:
+            _share_out(pool, sweep, claims)
+        except BaseException:  # Ctrl-C (or an exit): stopped now, whatever the workers do
+            stop_pool(pool)
+            raise
+        pool.shutdown()
     finally:
         _SHARED = _CLAIMS = None
         claims.close()
+
+
+def _share_out(pool: Executor, sweep: _Sweep, claims: Claims) -> None:
+    """Every chunk to the pool, the parent taking them from the last back until it meets
+    the workers (:class:`Claims`), and every result added in its turn."""
+    units = sweep.units
+    sweep.futures = {k: pool.submit(_survey_unit, k, u) for k, u in enumerate(units)
+                     if not isinstance(u, Path)}
+    chunks = list(sweep.futures)  # (taken from the end: the last first)
+    while True:
+        sweep.drain(block=False)
+        k = claims.take_last(chunks)
+        if k is None:
+            break
+        sweep.futures.pop(k).cancel()
+        sweep.read_ahead(k)
+    sweep.drain(block=True)
 
 
 #: the chunks' claims, set in the parent just before the fork (as :data:`_SHARED`)

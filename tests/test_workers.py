@@ -1,0 +1,148 @@
+"""The workers of risutools' own pools (``risutools.workers``): a worker ends with the
+process that made its pool (``kill -9``, a CI job's timeout), and a Ctrl-C stops the pool
+at once.  Review's pool is shown here, with real processes (ingest's: in
+``test_ingest_pool_start.py`` and ``test_lifecycle_interrupt.py``).
+
+Review's workers once had neither: a killed review left its workers blocked for ever (on a
+task queue, or writing a result no one reads), and a Ctrl-C waited for every chunk left."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from harness import ROOT
+from test_catalog_support import fresh_catalog
+
+from risutools import workers
+
+LINUX = sys.platform.startswith("linux")
+
+
+def _worker_exit(parent: int, direct: bool = True) -> int:
+    """The exit code of a forked child that runs the worker's start-up check with
+    ``parent`` as the pool's process (0: it went on)."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            workers.die_with_parent(parent, direct)
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+def test_a_worker_whose_parent_is_another_process_ends_at_once() -> None:
+    assert _worker_exit(os.getpid()) == 0  # its parent: goes on
+    stranger = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert _worker_exit(stranger.pid) == 1  # (as a worker orphaned before its check)
+        assert _worker_exit(stranger.pid, direct=False) == 0  # (a fork server's worker)
+    finally:
+        stranger.kill()
+        stranger.wait()
+
+
+#: a review on a pool (a chunk a file) whose every chunk takes a minute: the workers are
+#: busy when the test kills or interrupts the review
+_SLOW_REVIEW = """
+import sys, time
+from risutools.catalog import review_pass
+from risutools.catalog.catalog import Catalog
+from risutools.catalog.review import review_catalog
+
+def slow(paths):
+    time.sleep(60)
+
+review_pass.CHUNK, review_pass.PARALLEL_MIN = 1, 1
+review_pass._survey_files = slow  # (forked: the workers run it too)
+review_catalog(Catalog.open(sys.argv[1]), jobs=3)
+"""
+
+
+def _workers(pid: int) -> list[int]:
+    """The children of ``pid`` that are forks of it (its command line: not the resource
+    tracker multiprocessing may start beside a pool)."""
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+        own = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return []
+    found = []
+    for child in map(int, text.split()):
+        try:
+            if Path(f"/proc/{child}/cmdline").read_bytes() == own:
+                found.append(child)
+        except OSError:
+            pass
+    return found
+
+
+def _gone(pid: int) -> bool:
+    """Ended (a zombie no one reaped yet counts as ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return True
+    return stat[stat.rfind(b")") + 2:][:1] == b"Z"
+
+
+def _slow_review(cat: Path) -> tuple[subprocess.Popen[bytes], list[int]]:
+    """The review started, with its two workers running (their pids)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    child = subprocess.Popen([sys.executable, "-c", _SLOW_REVIEW, str(cat)], env=env,
+                             stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while len(found := _workers(child.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert len(found) == 2, f"the review's pool did not start: {found}"
+    time.sleep(0.3)  # (past their start-up)
+    assert not any(_gone(w) for w in found)
+    return child, found
+
+
+def _wait_gone(pids: list[int], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not all(_gone(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return all(_gone(p) for p in pids)
+
+
+@pytest.mark.skipif(not LINUX, reason="the parent-death signal and /proc are Linux's")
+def test_a_killed_reviews_workers_end(tmp_path_factory: pytest.TempPathFactory,
+                                      tmp_path: Path) -> None:
+    child, pool = _slow_review(fresh_catalog(tmp_path_factory, tmp_path / "cat"))
+    try:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        assert _wait_gone(pool, 10), "the workers outlived the review"
+    finally:
+        for p in pool:
+            if not _gone(p):
+                os.kill(p, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not LINUX, reason="/proc")
+def test_ctrl_c_stops_a_reviews_pool_at_once(tmp_path_factory: pytest.TempPathFactory,
+                                             tmp_path: Path) -> None:
+    child, pool = _slow_review(fresh_catalog(tmp_path_factory, tmp_path / "cat"))
+    try:
+        t = time.monotonic()
+        os.kill(child.pid, signal.SIGINT)
+        _, err = child.communicate(timeout=20)
+        assert time.monotonic() - t < 10, "Ctrl-C waited for the chunks left"
+        assert child.returncode != 0 and b"KeyboardInterrupt" in err
+        assert _wait_gone(pool, 5)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        for p in pool:
+            if not _gone(p):
+                os.kill(p, signal.SIGKILL)
