@@ -27,17 +27,20 @@ if TYPE_CHECKING:
 PR_SET_PDEATHSIG = 1
 
 
-def die_with_parent(parent: int, direct: bool = True) -> None:
+def die_with_parent(parent: int, direct: bool = True, collector: bool | None = None) -> None:
     """A pool worker's initializer: it ends when ``parent``, the process that started it,
     ends (Linux), and it ignores SIGINT (the parent decides, and stops its pool).
 
     ``direct``: ``parent`` starts its workers itself (``fork``, ``spawn``; not a fork
     server's workers), so a worker whose parent is another process was orphaned before the
-    signal was asked for, and ends at once.  The worker's cycle collector runs (a ``spawn``
-    worker loads the program's main module, which turns it off while the modules load)."""
+    signal was asked for, and ends at once.  ``collector``: whether the worker's cycle
+    collector runs, as the parent's did when it made the pool (a ``spawn`` worker loads
+    the program's main module, which turns it off while the modules load); None: as it
+    came (a forked worker: as the parent's)."""
     import signal
 
-    gc.enable()
+    if collector is not None:
+        (gc.enable if collector else gc.disable)()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
         import ctypes

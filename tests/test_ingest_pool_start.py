@@ -141,3 +141,21 @@ def test_a_program_whose_default_is_the_fork_server_ingests_on_its_pool(
     assert done.returncode == 0, done.stdout + done.stderr
     assert "worker-failed" not in done.stdout + done.stderr
     assert _catalog_bytes(tmp_path / "two") == _catalog_bytes(tmp_path / "one")
+
+
+def test_ingests_workers_get_the_collector_as_the_run_has_it() -> None:
+    """A spawned worker would otherwise run with the collector the program's main module
+    left it (``risutools.__main__`` turns it off while the modules load)."""
+    import gc
+
+    was = gc.isenabled()
+    try:
+        for state in (True, False):
+            (gc.enable if state else gc.disable)()
+            ex = pool._own_pool(1)
+            try:
+                assert ex._initargs == (os.getpid(), True, state)
+            finally:
+                ex.shutdown()
+    finally:
+        (gc.enable if was else gc.disable)()

@@ -8,6 +8,7 @@ task queue, or writing a result no one reads), and a Ctrl-C waited for every chu
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
@@ -146,3 +147,58 @@ def test_ctrl_c_stops_a_reviews_pool_at_once(tmp_path_factory: pytest.TempPathFa
         for p in pool:
             if not _gone(p):
                 os.kill(p, signal.SIGKILL)
+
+
+def _collector_after(collector: bool | None, before: bool) -> bool:
+    """Whether the cycle collector runs in a forked child that had it ``before`` and then
+    ran the worker's start-up with ``collector``."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            (gc.enable if before else gc.disable)()
+            workers.die_with_parent(os.getppid(), True, collector)
+            os._exit(11 if gc.isenabled() else 10)
+        finally:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    assert code in (10, 11), code
+    return code == 11
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+def test_a_workers_collector_is_the_one_its_pool_asks_for() -> None:
+    was = gc.isenabled()
+    try:
+        for before in (True, False):
+            assert _collector_after(True, before) is True
+            assert _collector_after(False, before) is False
+            assert _collector_after(None, before) is before  # (as it came)
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+def test_reviews_workers_keep_the_collector_paused_as_the_review_does(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review runs with the cycle collector paused (its values are acyclic); its forked
+    workers keep it so: the worker's start-up does not turn it back on."""
+    from risutools.catalog import review_pass
+    from risutools.catalog.catalog import Catalog
+    from risutools.catalog.review import review_catalog
+
+    seen = tmp_path / "seen"
+    read = review_pass._survey_files
+
+    def spy(paths: list[Path]) -> object:
+        with open(seen, "a") as f:
+            f.write(f"{os.getpid()} {gc.isenabled()}\n")
+        return read(paths)
+
+    monkeypatch.setattr(review_pass, "CHUNK", 1)
+    monkeypatch.setattr(review_pass, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(review_pass, "_survey_files", spy)
+    review_catalog(Catalog.open(fresh_catalog(tmp_path_factory, tmp_path / "cat")), jobs=3)
+    lines = [line.split() for line in seen.read_text().splitlines()]
+    assert {pid for pid, _ in lines} - {str(os.getpid())}, "no worker read a chunk"
+    assert {state for _, state in lines} == {"False"}

@@ -4,6 +4,7 @@ large ones start first; a worker that dies fails its files and the run goes on."
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import sys
@@ -97,10 +98,12 @@ def run_sources(
 
 
 def _own_pool(workers: int) -> ProcessPoolExecutor:
+    """Ingest's own pool: its workers started as :func:`pool_context` says, each with its
+    cycle collector as this process has it now, and ending with this process."""
     ctx = pool_context()
     direct = ctx.get_start_method() in ("fork", "spawn")
     return ProcessPoolExecutor(workers, mp_context=ctx, initializer=die_with_parent,
-                               initargs=(os.getpid(), direct))
+                               initargs=(os.getpid(), direct, gc.isenabled()))
 
 
 def pool_context() -> BaseContext:
