@@ -115,7 +115,12 @@ def test_duplicates_keep_the_larger_post_id(tmp_path: Path) -> None:
     assert len(names) == 1 and ".250." in names[0]
 
 
-def test_cache_rerun_reads_only_new_files(tmp_path: Path) -> None:
+def test_cache_rerun_reads_only_new_files(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from risutools.catalog import cache as cache_mod
+
+    # (the sources were just written: recorded at once, not a second later)
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)
     src = tmp_path / "src"
     for i in range(5):
         _risum(src / f"{300 + i}_m{i}.risum", f"Module {i}", [os.urandom(64)])
@@ -251,6 +256,7 @@ def test_hostile_cache_is_one_line_and_rebuilt(tmp_path: Path, payload: bytes, w
 def test_cache_bounds_are_enforced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from risutools.catalog import cache as cache_mod
 
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)  # (the source was just written)
     src = tmp_path / "src"
     _risum(src / "300_m.risum", "Module")
     out = tmp_path / "cat"
@@ -264,16 +270,19 @@ def test_cache_bounds_are_enforced(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert "more than 1 entries" in line
     assert run.counts()["cached"] == 0
     monkeypatch.undo()
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)
     # an array longer than a record may hold: refused by msgpack itself
     monkeypatch.setattr(cache_mod, "MAX_CACHE_ITEMS", 2)
     (line,) = ingest(src, out, jobs=1).notices
     assert "cache-unreadable" in line and "exceeds" in line
     monkeypatch.undo()
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)
     # too many bytes: never read past the bound
     monkeypatch.setattr(cache_mod, "MAX_CACHE_BYTES", 16)
     (line,) = ingest(src, out, jobs=1).notices
     assert "16" in line and cache_file.name in line
     monkeypatch.undo()
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)
     # not a regular file (a FIFO in its place: never opened for reading, which would block)
     cache_file.unlink()
     os.mkfifo(cache_file)

@@ -254,21 +254,29 @@ def test_ingest_stages_a_new_document_with_one_look_at_its_target(
 
 
 def test_the_cache_records_the_stat_taken_before_the_read(tmp_path: Path) -> None:
-    from risutools.catalog.cache import IngestCache
+    from risutools.catalog.cache import RACY_NS, IngestCache
     from risutools.catalog.ingest import SourceOutcome
 
     f = tmp_path / "a.risum"
     f.write_bytes(b"x")
     cache = IngestCache(tmp_path / "c.msgpack")
     out = SourceOutcome(path="a.risum", size=1, sha256="0" * 64)
-    cache.store("a.risum", out, f, "en", "", (1, 123))  # as planned (before the read)
-    assert cache.stat["a.risum"] == (1, 123, "0" * 64)
-    # the file on disk has another mtime: not trusted
+    cache.store("a.risum", out, f, "en", "", (1, 123, 456, 789))  # as planned (before the read)
+    assert cache.stat["a.risum"] == (1, 123, 456, 789, "0" * 64)
+    # the file on disk has another stat: not trusted
     assert cache.lookup("a.risum", f, "en", None, "") is None
-    assert cache.lookup("a.risum", f, "en", None, "", (1, 123)) is not None
-    cache.store("a.risum", out, f, "en", "")  # without one: stat'ed here, as before
+    assert cache.lookup("a.risum", f, "en", None, "", (1, 123, 456, 789)) is not None
+    for other in ((2, 123, 456, 789), (1, 124, 456, 789), (1, 123, 457, 789),
+                  (1, 123, 456, 790)):  # (each of the four alone tells)
+        assert cache.lookup("a.risum", f, "en", None, "", other) is None
+    # without one: stat'ed here, as before; just written, so not recorded (racy) ...
+    cache.store("a.risum", out, f, "en", "")
+    assert "a.risum" not in cache.stat
+    cache.started_ns += 2 * RACY_NS  # ... unless the run began well after it was written
+    cache.store("a.risum", out, f, "en", "")
     st = f.stat()
-    assert cache.stat["a.risum"] == (st.st_size, st.st_mtime_ns, "0" * 64)
+    assert cache.stat["a.risum"] == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino,
+                                     "0" * 64)
 
 
 def test_a_cache_with_an_unpackable_result_keeps_the_others(tmp_path: Path) -> None:
@@ -282,12 +290,12 @@ def test_a_cache_with_an_unpackable_result_keeps_the_others(tmp_path: Path) -> N
                          documents=[{"component_id": "a", "x": "fine"}], facts=[{}])
     bad = SourceOutcome(path="b.risum", size=1, sha256="1" * 64,
                         documents=[{"component_id": "b", "x": "lone \ud800"}], facts=[{}])
-    cache.store("a.risum", good, f, "en", "", (1, 1))
-    cache.store("b.risum", bad, f, "en", "", (1, 1))  # cannot be packed: not cached
+    cache.store("a.risum", good, f, "en", "", (1, 1, 1, 1))
+    cache.store("b.risum", bad, f, "en", "", (1, 1, 1, 1))  # cannot be packed: not cached
     cache.save()
     again = IngestCache.load(tmp_path / "c.msgpack")
     assert again.problem is None and list(again.stat) == ["a.risum"]
-    hit = again.lookup("a.risum", f, "en", None, "", (1, 1))
+    hit = again.lookup("a.risum", f, "en", None, "", (1, 1, 1, 1))
     assert hit is not None and hit.documents == good.documents
 
 
@@ -334,3 +342,27 @@ def test_json_text_alone_escapes_as_in_a_text_it_cannot_pass_whole() -> None:
         assert json_text("가" + chr(code) + "a") == "가" + piece + "a", hex(code)
     assert json_text("plain 한국어 text") == "plain 한국어 text"
     assert json_text("x\u2028y\n") == "x\\u2028y\n"
+
+
+def test_the_notes_index_sees_other_bytes_of_the_same_size_and_mtime(tmp_path: Path) -> None:
+    """The notes index is kept a process long, keyed by each file's stat: a notes file given
+    other bytes of the same size and its old modification time is indexed again."""
+    import hashlib
+    import os
+    import time
+
+    from risutools.contract.notesfind import notes_index
+
+    note = tmp_path / "a.yaml"
+    note.write_text("summary: one\n", "utf-8")
+    st = note.stat()
+    first = notes_index(tmp_path)
+    digest = "sha256:" + hashlib.sha256(b"summary: one\n").hexdigest()
+    assert first.by_digest == {digest: "a.yaml"}
+    time.sleep(0.05)  # (past the file system's clock tick)
+    note.write_text("summary: two\n", "utf-8")
+    os.utime(note, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (note.stat().st_size, note.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    again = notes_index(tmp_path)
+    assert again.by_digest == {"sha256:" + hashlib.sha256(b"summary: two\n").hexdigest():
+                               "a.yaml"}

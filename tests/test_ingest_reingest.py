@@ -6,9 +6,11 @@ report."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +111,35 @@ def test_a_document_edited_by_hand_is_found(tmp_path: Path) -> None:
     run = _as_full_run(src, out, tmp_path)
     assert run.kept_reviewed == [value["component_id"]]
     assert _verified(run) == run.counts()["components"] - 1
+
+
+@pytest.mark.parametrize("how", ["rewritten", "renamed over"])
+def test_a_source_with_other_bytes_of_the_same_size_and_mtime_is_read_again(
+        tmp_path: Path, how: str) -> None:
+    """Other bytes of the same size, given the old modification time (``cp -p``,
+    ``rsync -t``, an archive that stamps every file alike; or a file renamed over it): the
+    change time and the inode tell; the run gives what a full run gives."""
+    src, out = _settled(tmp_path)
+    mood = src / "186123400_mood-tracker.json"
+    st = mood.stat()
+    data = mood.read_bytes()
+    at = data.index(b"Records the mood")
+    other = data[:at] + b"Notes the mood " + data[at + 15:]
+    assert len(other) == len(data) and other != data
+    time.sleep(0.05)  # (past the file system's clock tick: another change time)
+    if how == "rewritten":
+        mood.write_bytes(other)
+    else:
+        (src / ".new").write_bytes(other)
+        os.replace(src / ".new", mood)
+    os.utime(mood, ns=(st.st_atime_ns, st.st_mtime_ns))
+    now = mood.stat()
+    assert (now.st_size, now.st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    run = _as_full_run(src, out, tmp_path)
+    assert run.counts()["cached"] == run.counts()["files"] - 1
+    doc = next(p for p in out.glob("*.json") if "186123400" in p.name)
+    digest = "sha256:" + hashlib.sha256(other).hexdigest()
+    assert digest in doc.read_text("utf-8") and doc.name in run.written
 
 
 def test_a_facts_file_edited_by_hand_is_found(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from harness import SOURCES
 
+from risutools.catalog import cache as cache_mod
 from risutools.catalog import walk
 from risutools.catalog.ingest import ingest
 
@@ -33,6 +34,7 @@ def _summary(r: object) -> list[tuple[str, str | None, bool, list[str]]]:
 
 def test_known_files_are_not_sniffed_again(tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)  # (the sources were just written)
     src, out = tmp_path / "src", tmp_path / "catalog"
     shutil.copytree(SOURCES, src)
     (src / "notes.txt").write_text("not a Risu file", "utf-8")

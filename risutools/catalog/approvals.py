@@ -184,13 +184,14 @@ def chain_check(settings: CatalogSettings) -> ApprovalCheck:
     """The check MC305 and the history gate run on the approval of every recorded step
     (:data:`risutools.contract.transitions.ApprovalCheck`): why the record does not count
     (:func:`counts`), or ''.  A process verifies each record once for the same
-    allowed_signers file (its path, size and modification time) and settings."""
+    allowed_signers file (its path, size, modification and change times, inode) and settings."""
 
     def check(root: Path, record: dict[str, Any]) -> str:
         signers = settings.allowed_signers
         try:
             st = signers.stat() if signers is not None else None
-            stamp = (st.st_size, st.st_mtime_ns) if st is not None else None
+            stamp = ((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) if st is not None
+                     else None)
         except OSError:
             stamp = None
         key = (str(signers), stamp, settings.require_signatures, settings.namespace,

@@ -4,12 +4,18 @@ The file is a header ``[CACHE_FORMAT, tool version]``, then ``[3, bin]``: the re
 every packed outcome (below) one after the other, then a stream of records, each a short
 msgpack array:
 
-* ``[0, paths, sizes, mtimes_ns, sha256s]`` (columns of at most ``MAX_CACHE_ITEMS``): each
-  source file's stat (a path that is not UTF-8, e.g. a CP949 name from a Korean zip, is
-  keyed by ``"\\0"`` + the hex of its exact bytes: the key is exact and always storable).
-  A file whose size and modification time are unchanged is not hashed again (hashing is
-  the dominant cost of a run over gigabytes of assets), nor opened to tell its format.
-  ``--no-cache`` or deleting the cache forces a full re-hash.
+* ``[0, paths, sizes, mtimes_ns, ctimes_ns, inodes, sha256s]`` (columns of at most
+  ``MAX_CACHE_ITEMS``): each source file's stat (a path that is not UTF-8, e.g. a CP949 name
+  from a Korean zip, is keyed by ``"\\0"`` + the hex of its exact bytes: the key is exact
+  and always storable).  A file whose size, modification time, change time and inode are
+  the ones recorded is not hashed again (hashing is the dominant cost of a run over
+  gigabytes of assets), nor opened to tell its format.  The change time and the inode catch
+  what size and modification time alone miss: other bytes of the same size given the old
+  modification time (``cp -p``, ``rsync -t``, an archive that stamps every file alike), a
+  file renamed over it.  The stat of a source changed less than ``RACY_NS`` before the run
+  began is not recorded (a write in the same clock tick, after it was read, could leave its
+  stat as it was): the next run reads it again.  ``--no-cache`` or deleting the cache forces
+  a full re-hash.
 * ``[1, result_keys, formats, warnings, errors, component ids, digests, facts digests,
   packed]`` (columns: each row ``result_key(sha256, ...)`` -> the outcome of those bytes),
   valid for this tool version, language, post id, notes and settings (all in the key).  The
@@ -71,6 +77,7 @@ import dataclasses
 import hashlib
 import os
 import stat as stat_mod
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import chain
@@ -87,8 +94,8 @@ from risutools.safeio import open_fd, read_at, read_regular
 
 # 3: records read by msgpack's own unpacker (issue 23); 4: facts summaries with the
 # reader's facts (issue 19); 5: the delta file (issue 23); 6: the packed outcomes in one
-# region, read only when needed (issue 23)
-CACHE_FORMAT = 6
+# region, read only when needed (issue 23); 7: a source's change time and inode recorded
+CACHE_FORMAT = 7
 MAX_CACHE_BYTES = 256 << 20  # a cache file larger than 256 MiB is not read (rebuilt)
 DELTA_SUFFIX = ".delta"  # the delta file: the cache's name + this
 # the delta is merged when it would grow past 1/16 of the main file (at least 64 KiB) ...
@@ -106,7 +113,7 @@ MAX_CACHE_ENTRIES = 6_000_000
 MAX_CACHE_ITEMS = 4096
 # at most this many msgpack values in one packed outcome (a source's documents and facts)
 MAX_PACKED_VALUES = 2_000_000
-RACY_NS = 1_000_000_000  # a catalog file changed this close to the run is not recorded
+RACY_NS = 1_000_000_000  # a file (source or catalog) changed this close to the run: not recorded
 MEMO_STATUSES = ("unchanged", "kept_reviewed")
 # the header and the head of the record of packed outcomes lie in the file's first bytes
 HEAD_BYTES = 256
@@ -118,6 +125,13 @@ Packed = bytes | list[int]
 Entry = tuple[str | None, list[str], str | None, list[str], list[str], list[str], Packed]
 # (size, mtime_ns, ctime_ns, inode, digest, status, text)
 FileRecord = tuple[int, int, int, int, str, str, str]
+# a source's stat as the cache compares it: (size, mtime_ns, ctime_ns, inode)
+SourceStat = tuple[int, int, int, int]
+
+
+def source_stat(st: os.stat_result) -> SourceStat:
+    """What the cache records and compares of a source file's stat."""
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
 
 
 def path_key(rel: str) -> str:
@@ -239,7 +253,7 @@ def unpack_outcome(packed: bytes, ids: list[str]
 class IngestCache:
     path: Path
     enabled: bool = True
-    stat: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    stat: dict[str, tuple[int, int, int, int, str]] = field(default_factory=dict)
     results: dict[str, Entry] = field(default_factory=dict)
     # the catalog's files as last compared (name relative to the catalog, "/" separators)
     files: dict[str, FileRecord] = field(default_factory=dict)
@@ -262,6 +276,9 @@ class IngestCache:
     region_bytes: bytes | None = None  # those bytes, once read (when first needed)
 
     problem: str | None = None  # one line when the cache on disk could not be used
+    #: when the run began (wall clock, ns): a source changed since ``RACY_NS`` before it is
+    #: not recorded
+    started_ns: int = field(default_factory=time.time_ns)
 
     @classmethod
     def load(cls, path: Path, enabled: bool = True) -> IngestCache:
@@ -287,17 +304,17 @@ class IngestCache:
         return cache
 
     def _known_sha(
-        self, rel: str, path: str | os.PathLike[str], st: tuple[int, int] | None = None
+        self, rel: str, path: str | os.PathLike[str], st: SourceStat | None = None
     ) -> str | None:
         entry = self.stat.get(path_key(rel))
         if entry is None:
             return None
         if st is None:
-            st = _size_mtime(path)
+            st = _source_stat_of(path)
             if st is None:
                 return None
-        if entry[0] == st[0] and entry[1] == st[1]:
-            return entry[2]
+        if entry[:4] == st:
+            return entry[4]
         return None
 
     def known_format(self, rel: str, path: str | os.PathLike[str], lang: str,
@@ -313,11 +330,11 @@ class IngestCache:
 
     def lookup(
         self, rel: str, path: str | os.PathLike[str], lang: str, post_id: str | None,
-        notes_sig: str, st: tuple[int, int] | None = None,
+        notes_sig: str, st: SourceStat | None = None,
     ) -> CachedOutcome | None:
-        """The outcome cached for the file at ``path`` when its size and modification time
-        (``st``: as the caller just stat'ed them; else stat'ed here) are the ones recorded
-        and its bytes were projected with these settings; None otherwise."""
+        """The outcome cached for the file at ``path`` when its stat (:func:`source_stat`;
+        ``st``: as the caller just took it; else taken here) is the one recorded and its
+        bytes were projected with these settings; None otherwise."""
         if not self.enabled:
             return None
         sha = self._known_sha(rel, path, st)
@@ -359,16 +376,17 @@ class IngestCache:
 
     def store(
         self, rel: str, outcome: SourceOutcome, path: str | os.PathLike[str], lang: str,
-        notes_sig: str, st: tuple[int, int] | None = None,
+        notes_sig: str, st: SourceStat | None = None,
     ) -> None:
         """Remember ``outcome`` for the file at ``path`` (``rel``: its exact relative path;
-        ``st``: its size and modification time as stat'ed before it was read, else stat'ed
-        here).  An outcome msgpack cannot store (a lone surrogate in a text) or past the
-        cache's bounds is simply not cached."""
+        ``st``: its stat as taken before it was read, else taken here).  An outcome msgpack
+        cannot store (a lone surrogate in a text) or past the cache's bounds is simply not
+        cached; the stat of a file changed less than ``RACY_NS`` before the run began is
+        not recorded (the next run reads the file again)."""
         if not self.enabled or not outcome.sha256:
             return
         if st is None:
-            st = _size_mtime(path)
+            st = _source_stat_of(path)
             if st is None:
                 return
         ids = outcome.component_ids()
@@ -383,7 +401,10 @@ class IngestCache:
         except (ValueError, TypeError, OverflowError):
             return
         pk = path_key(rel)
-        self.stat[pk] = (st[0], st[1], outcome.sha256)
+        if max(st[1], st[2]) < self.started_ns - RACY_NS:
+            self.stat[pk] = (*st, outcome.sha256)
+        else:  # (changed as the run began: looked at again next time)
+            self.stat.pop(pk, None)
         key = result_key(outcome.sha256, lang, outcome.post_id, notes_sig)
         self.results[key] = (outcome.format, outcome.warnings, outcome.error, ids,
                              _digests(outcome.digests, ids), _digests(outcome.facts_digests, ids),
@@ -579,12 +600,12 @@ def _digests(values: list[str], ids: list[str]) -> list[str]:
     return list(values) if len(values) == len(ids) else []
 
 
-def _size_mtime(path: str | os.PathLike[str]) -> tuple[int, int] | None:
+def _source_stat_of(path: str | os.PathLike[str]) -> SourceStat | None:
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_size, st.st_mtime_ns
+    return source_stat(st)
 
 
 def _identity(st: os.stat_result) -> tuple[int, ...]:
@@ -790,8 +811,9 @@ _BYTES = {bytes}
 _PACKED = {bytes, list}
 _OPT_STR = {str, type(None)}
 _MEMO = set(MEMO_STATUSES)
-# the fields' types of a record of source stats (kind 0: size, mtime_ns, sha256) and of
+# the fields' types of a record of source stats (kind 0: size, mtime_ns, ctime_ns, inode,
+# sha256) and of
 # catalog files (kind 2: size, mtime_ns, ctime_ns, inode, digest, status, line), after
 # the column of keys
-_STAT_COLUMNS = (_INT, _INT, _STR)
+_STAT_COLUMNS = (_INT, _INT, _INT, _INT, _STR)
 _FILE_COLUMNS = (_INT, _INT, _INT, _INT, _STR, _STR, _STR)

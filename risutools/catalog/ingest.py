@@ -42,7 +42,13 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
-from risutools.catalog.cache import CachedOutcome, IngestCache, result_key
+from risutools.catalog.cache import (
+    CachedOutcome,
+    IngestCache,
+    SourceStat,
+    result_key,
+    source_stat,
+)
 from risutools.catalog.ingest_facts import write_facts
 from risutools.catalog.ingest_write import write_catalog
 from risutools.catalog.ndjson_merge import NDJSON_NAME
@@ -266,15 +272,15 @@ class _Run:
         self.on_progress = on_progress
         self.outcomes: dict[str, SourceOutcome] = {}
         self.rels: dict[str, str] = {}  # each file's exact relative path, by its path
-        # (size, mtime in ns) of each file as planned: the cache's key for it (taken before
+        # the stat of each file as planned (cache.source_stat): the cache's key for it (taken before
         # the file is read, so a file that changes while it is read is read again next time)
-        self.stats: dict[str, tuple[int, int] | None] = {}
+        self.stats: dict[str, SourceStat | None] = {}
         self.stager: Stager | None = None
         self.verify = True  # whether a cached document's catalog file is checked by its stat
         self.folder = under(os.fspath(out))
         self.facts_folder = under(self.folder + FACTS_DIR)
         # (stat, cached outcome) of each file the walk asked the cache about (:meth:`known`)
-        self.known_stats: dict[str, tuple[tuple[int, int] | None, CachedOutcome | None]] = {}
+        self.known_stats: dict[str, tuple[SourceStat | None, CachedOutcome | None]] = {}
         self.paths: dict[str, str] = {}  # each file's path, by its exact relative path
         self.files = 0
         self.bytes = 0
@@ -288,7 +294,7 @@ class _Run:
         except OSError:
             self.known_stats[path] = (None, None)
             return None
-        st = (stat.st_size, stat.st_mtime_ns)
+        st = source_stat(stat)
         hit = self.cache.lookup(rel, path, self.lang, post_id_from_name(path), self.notes_sig,
                                 st)
         self.known_stats[path] = (st, hit)
@@ -391,13 +397,14 @@ class _Run:
             self.on_progress(self.files, self.bytes)
 
 
-def _stat(path: str) -> tuple[int, int] | None:
-    """(size, modification time in ns), or None when the file cannot be stat'ed."""
+def _stat(path: str) -> SourceStat | None:
+    """What the cache compares of the file's stat (:func:`source_stat`), or None when the
+    file cannot be stat'ed."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_size, st.st_mtime_ns
+    return source_stat(st)
 
 
 def _prepare_catalog(out: Path) -> None:

@@ -52,7 +52,7 @@ def notes_index(folder: str | os.PathLike[str]) -> NotesIndex:
     except OSError:
         return NotesIndex(d)
     files = [(n, st) for n, st in entries if stat.S_ISREG(st.st_mode)]
-    stamp = tuple((n, st.st_size, st.st_mtime_ns) for n, st in files)
+    stamp = tuple((n, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) for n, st in files)
     hit = _CACHE.get(str(d))
     if hit is not None and hit[0] == stamp:
         return hit[1]
