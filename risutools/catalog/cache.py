@@ -85,6 +85,13 @@ from pathlib import Path
 from typing import Any
 
 from risutools import __version__
+from risutools.catalog.cache_keys import (
+    SourceStat,
+    file_identity,
+    path_key,
+    result_key,
+    source_stat_of,
+)
 from risutools.catalog.outcome import SourceOutcome
 from risutools.errors import Code, RisuError
 from risutools.formats.risup import msgpack_shape
@@ -125,30 +132,6 @@ Packed = bytes | list[int]
 Entry = tuple[str | None, list[str], str | None, list[str], list[str], list[str], Packed]
 # (size, mtime_ns, ctime_ns, inode, digest, status, text)
 FileRecord = tuple[int, int, int, int, str, str, str]
-# a source's stat as the cache compares it: (size, mtime_ns, ctime_ns, inode)
-SourceStat = tuple[int, int, int, int]
-
-
-def source_stat(st: os.stat_result) -> SourceStat:
-    """What the cache records and compares of a source file's stat."""
-    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
-
-
-def path_key(rel: str) -> str:
-    """The cache key of a relative path: the path itself, or for a name that is not
-    UTF-8 (Python keeps its bytes as surrogates) a NUL (never in a file name) + hex."""
-    if rel.isascii():
-        return rel
-    try:
-        rel.encode("utf-8")
-    except UnicodeEncodeError:
-        return "\0" + os.fsencode(rel).hex()
-    return rel
-
-
-def result_key(sha256: str, lang: str, post_id: str | None, notes_sig: str) -> str:
-    raw = "\0".join([sha256, __version__, lang, post_id or "", notes_sig])
-    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
 class CachedOutcome(SourceOutcome):
@@ -310,7 +293,7 @@ class IngestCache:
         if entry is None:
             return None
         if st is None:
-            st = _source_stat_of(path)
+            st = source_stat_of(path)
             if st is None:
                 return None
         if entry[:4] == st:
@@ -386,7 +369,7 @@ class IngestCache:
         if not self.enabled or not outcome.sha256:
             return
         if st is None:
-            st = _source_stat_of(path)
+            st = source_stat_of(path)
             if st is None:
                 return
         ids = outcome.component_ids()
@@ -600,18 +583,6 @@ def _digests(values: list[str], ids: list[str]) -> list[str]:
     return list(values) if len(values) == len(ids) else []
 
 
-def _source_stat_of(path: str | os.PathLike[str]) -> SourceStat | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return source_stat(st)
-
-
-def _identity(st: os.stat_result) -> tuple[int, ...]:
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
-
-
 def _read_main(cache: IngestCache, path: Path, seen: os.stat_result | None
                ) -> os.stat_result:
     """Fill ``cache`` from the main file, bounded while it is decoded (see the module
@@ -637,7 +608,7 @@ def _read_main(cache: IngestCache, path: Path, seen: os.stat_result | None
         os.close(fd)
     _decode_records(cache, records, shown, region=length)
     cache.main_bytes = size
-    cache.region = (_identity(st), start, length)
+    cache.region = (file_identity(st), start, length)
     return st
 
 
@@ -681,7 +652,7 @@ def _read_region(path: Path, ident: tuple[int, ...], start: int, length: int) ->
     except RisuError:
         return None
     try:
-        return read_at(fd, start, length, path) if _identity(st) == ident else None
+        return read_at(fd, start, length, path) if file_identity(st) == ident else None
     except RisuError:
         return None
     finally:

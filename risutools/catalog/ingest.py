@@ -42,13 +42,8 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
-from risutools.catalog.cache import (
-    CachedOutcome,
-    IngestCache,
-    SourceStat,
-    result_key,
-    source_stat,
-)
+from risutools.catalog.cache import CachedOutcome, IngestCache
+from risutools.catalog.cache_keys import SourceStat, result_key, source_stat
 from risutools.catalog.ingest_facts import write_facts
 from risutools.catalog.ingest_write import write_catalog
 from risutools.catalog.ndjson_merge import NDJSON_NAME

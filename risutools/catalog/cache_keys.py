@@ -1,0 +1,53 @@
+"""What the ingest cache (:mod:`risutools.catalog.cache`) keys its entries by: a source's
+relative path, the stat it compares, and the key of a projection's result."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from risutools import __version__
+
+#: a source's stat as the cache records and compares it: (size, mtime_ns, ctime_ns, inode).
+#: The change time and the inode catch what size and modification time alone miss: other
+#: bytes of the same size given the old modification time (``cp -p``, ``rsync -t``, an
+#: archive that stamps every file alike), a file renamed over the old one.
+SourceStat = tuple[int, int, int, int]
+
+
+def source_stat(st: os.stat_result) -> SourceStat:
+    """What the cache records and compares of a source file's stat."""
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
+
+
+def source_stat_of(path: str | os.PathLike[str]) -> SourceStat | None:
+    """:func:`source_stat` of the file at ``path``; None when it cannot be stat'ed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return source_stat(st)
+
+
+def file_identity(st: os.stat_result) -> tuple[int, ...]:
+    """A file as the same file: device, inode, size, modification and change times."""
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def path_key(rel: str) -> str:
+    """The cache key of a relative path: the path itself, or for a name that is not
+    UTF-8 (Python keeps its bytes as surrogates) a NUL (never in a file name) + hex."""
+    if rel.isascii():
+        return rel
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return "\0" + os.fsencode(rel).hex()
+    return rel
+
+
+def result_key(sha256: str, lang: str, post_id: str | None, notes_sig: str) -> str:
+    """The key of a source's outcome: its bytes' digest, the tool version, the language,
+    the post id and the digest of the notes and settings."""
+    raw = "\0".join([sha256, __version__, lang, post_id or "", notes_sig])
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
