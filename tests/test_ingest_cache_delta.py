@@ -157,8 +157,8 @@ def test_a_torn_delta_line_is_not_used_and_merged(tmp_path: Path, damage: str) -
     (b"\xc1", "not a valid cache"),  # not msgpack
     (msgpack.packb([7, "x"]), "expected shape"),  # a record of no kind
     (msgpack.packb([1, "k", None, [], None, ["a"], [], [], "not bytes"]), "expected shape"),
-    (msgpack.packb([0, ["a"], [1], [2], [3], [4]]), "expected shape"),  # a column missing
-    # (format 6's record of source stats: no change time, no inode)
+    (msgpack.packb([0, ["a"], [1], [2], [3]]), "expected shape"),  # a column missing
+    # (format 6's record of source stats: no change time)
     (msgpack.packb([0, ["a"], [1], [2], ["0" * 64]]), "expected shape"),
     (b"\xdd\xff\xff\xff\xff", "not a valid cache"),  # a 4-billion-slot array claim
 ])
@@ -183,11 +183,10 @@ def test_a_delta_line_with_entries_of_its_own_is_used(tmp_path: Path) -> None:
     """(The forged lines above fail for what they hold, not for how they are made.)"""
     _, out = _settled(tmp_path)
     main, delta = _files(out)
-    delta.write_bytes(_line(main, msgpack.packb([0, ["x.json"], [1], [2], [3], [4],
-                                                 ["0" * 64]])))
+    delta.write_bytes(_line(main, msgpack.packb([0, ["x.json"], [1], [2], [3], ["0" * 64]])))
     cache = IngestCache.load(main)
     assert cache.problem is None and not cache.rewrite
-    assert cache.stat["x.json"] == (1, 2, 3, 4, "0" * 64)
+    assert cache.stat["x.json"] == (1, 2, 3, "0" * 64)
 
 
 def test_an_oversized_delta_is_one_line_and_rebuilt(tmp_path: Path,
@@ -228,7 +227,7 @@ def test_an_append_after_a_merge_by_another_run_is_not_used(tmp_path: Path) -> N
     a = IngestCache.load(main)
     assert not a.rewrite
     IngestCache.load(main).merge()  # run B
-    a.stat["late.json"] = (1, 2, 3, 4, "0" * 64)
+    a.stat["late.json"] = (1, 2, 3, "0" * 64)
     a.fresh[0].add("late.json")
     a.dirty = True
     a.save()  # appended, bound to the file A read
@@ -295,7 +294,7 @@ def test_the_delta_is_merged_when_it_would_outgrow_its_room(
 
 
 def test_an_older_format_cache_is_ignored_and_rebuilt(tmp_path: Path) -> None:
-    """A cache of format 6 (a source's stat without its change time and inode): ignored
+    """A cache of format 6 (a source's stat without its change time): ignored
     silently (a full run), then written anew; the delta lines that were bound to it are not
     used either."""
     src, out = _settled(tmp_path)
@@ -307,8 +306,8 @@ def test_an_older_format_cache_is_ignored_and_rebuilt(tmp_path: Path) -> None:
     assert records[0] == [7, __version__] == [cache_mod.CACHE_FORMAT, __version__]
     records[0] = [6, __version__]
     main.write_bytes(b"".join(msgpack.packb(r, use_bin_type=True) for r in records))
-    delta.write_bytes(_line(main, msgpack.packb([0, ["x.json"], [1], [2], [3], [4],
-                                                 ["0" * 64]])).replace(b"7:", b"6:", 1))
+    delta.write_bytes(_line(main, msgpack.packb([0, ["x.json"], [1], [2], [3], ["0" * 64]]))
+                      .replace(b"7:", b"6:", 1))
     run = _as_full_run(src, out, tmp_path)
     assert run.notices == [] and run.counts()["cached"] == 0
     assert main.read_bytes()[:2] == msgpack.packb([7, __version__])[:2]

@@ -118,7 +118,7 @@ def test_a_source_with_other_bytes_of_the_same_size_and_mtime_is_read_again(
         tmp_path: Path, how: str) -> None:
     """Other bytes of the same size, given the old modification time (``cp -p``,
     ``rsync -t``, an archive that stamps every file alike; or a file renamed over it): the
-    change time and the inode tell; the run gives what a full run gives."""
+    change time tells; the run gives what a full run gives."""
     src, out = _settled(tmp_path)
     mood = src / "186123400_mood-tracker.json"
     st = mood.stat()

@@ -4,18 +4,18 @@ The file is a header ``[CACHE_FORMAT, tool version]``, then ``[3, bin]``: the re
 every packed outcome (below) one after the other, then a stream of records, each a short
 msgpack array:
 
-* ``[0, paths, sizes, mtimes_ns, ctimes_ns, inodes, sha256s]`` (columns of at most
+* ``[0, paths, sizes, mtimes_ns, ctimes_ns, sha256s]`` (columns of at most
   ``MAX_CACHE_ITEMS``): each source file's stat (a path that is not UTF-8, e.g. a CP949 name
   from a Korean zip, is keyed by ``"\\0"`` + the hex of its exact bytes: the key is exact
-  and always storable).  A file whose size, modification time, change time and inode are
-  the ones recorded is not hashed again (hashing is the dominant cost of a run over
-  gigabytes of assets), nor opened to tell its format.  The change time and the inode catch
-  what size and modification time alone miss: other bytes of the same size given the old
-  modification time (``cp -p``, ``rsync -t``, an archive that stamps every file alike), a
-  file renamed over it.  The stat of a source changed less than ``RACY_NS`` before the run
-  began is not recorded (a write in the same clock tick, after it was read, could leave its
-  stat as it was): the next run reads it again.  ``--no-cache`` or deleting the cache forces
-  a full re-hash.
+  and always storable).  A file whose size, modification time and change time are the
+  ones recorded is not hashed again (hashing is the dominant cost of a run over gigabytes
+  of assets), nor opened to tell its format.  The change time catches what size and
+  modification time alone miss: other bytes of the same size given the old modification
+  time (``cp -p``, ``rsync -t``, an archive that stamps every file alike), a file renamed
+  over it (:data:`~risutools.catalog.cache_keys.SourceStat`: why not the inode).  The stat
+  of a source changed less than ``RACY_NS`` before the run began is not recorded (a write
+  in the same clock tick, after it was read, could leave its stat as it was): the next run
+  reads it again.  ``--no-cache`` or deleting the cache forces a full re-hash.
 * ``[1, result_keys, formats, warnings, errors, component ids, digests, facts digests,
   packed]`` (columns: each row ``result_key(sha256, ...)`` -> the outcome of those bytes),
   valid for this tool version, language, post id, notes and settings (all in the key).  The
@@ -101,7 +101,7 @@ from risutools.safeio import open_fd, read_at, read_regular
 
 # 3: records read by msgpack's own unpacker (issue 23); 4: facts summaries with the
 # reader's facts (issue 19); 5: the delta file (issue 23); 6: the packed outcomes in one
-# region, read only when needed (issue 23); 7: a source's change time and inode recorded
+# region, read only when needed (issue 23); 7: a source's change time recorded
 CACHE_FORMAT = 7
 MAX_CACHE_BYTES = 256 << 20  # a cache file larger than 256 MiB is not read (rebuilt)
 DELTA_SUFFIX = ".delta"  # the delta file: the cache's name + this
@@ -236,7 +236,7 @@ def unpack_outcome(packed: bytes, ids: list[str]
 class IngestCache:
     path: Path
     enabled: bool = True
-    stat: dict[str, tuple[int, int, int, int, str]] = field(default_factory=dict)
+    stat: dict[str, tuple[int, int, int, str]] = field(default_factory=dict)
     results: dict[str, Entry] = field(default_factory=dict)
     # the catalog's files as last compared (name relative to the catalog, "/" separators)
     files: dict[str, FileRecord] = field(default_factory=dict)
@@ -296,8 +296,8 @@ class IngestCache:
             st = source_stat_of(path)
             if st is None:
                 return None
-        if entry[:4] == st:
-            return entry[4]
+        if entry[:3] == st:
+            return entry[3]
         return None
 
     def known_format(self, rel: str, path: str | os.PathLike[str], lang: str,
@@ -782,9 +782,9 @@ _BYTES = {bytes}
 _PACKED = {bytes, list}
 _OPT_STR = {str, type(None)}
 _MEMO = set(MEMO_STATUSES)
-# the fields' types of a record of source stats (kind 0: size, mtime_ns, ctime_ns, inode,
-# sha256) and of
+# the fields' types of a record of source stats (kind 0: size, mtime_ns, ctime_ns, sha256)
+# and of
 # catalog files (kind 2: size, mtime_ns, ctime_ns, inode, digest, status, line), after
 # the column of keys
-_STAT_COLUMNS = (_INT, _INT, _INT, _INT, _STR)
+_STAT_COLUMNS = (_INT, _INT, _INT, _STR)
 _FILE_COLUMNS = (_INT, _INT, _INT, _INT, _STR, _STR, _STR)

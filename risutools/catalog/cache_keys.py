@@ -8,16 +8,18 @@ import os
 
 from risutools import __version__
 
-#: a source's stat as the cache records and compares it: (size, mtime_ns, ctime_ns, inode).
-#: The change time and the inode catch what size and modification time alone miss: other
-#: bytes of the same size given the old modification time (``cp -p``, ``rsync -t``, an
-#: archive that stamps every file alike), a file renamed over the old one.
-SourceStat = tuple[int, int, int, int]
+#: a source's stat as the cache records and compares it: (size, mtime_ns, ctime_ns).  The
+#: change time catches what size and modification time alone miss: other bytes of the same
+#: size given the old modification time (``cp -p``, ``rsync -t``, an archive that stamps
+#: every file alike), a file renamed over the old one (any write or rename sets it; no tool
+#: sets it back).  Not the inode: FAT, exFAT and some network file systems make one up at
+#: each mount, and a collection on such a drive would be hashed again after each re-plug.
+SourceStat = tuple[int, int, int]
 
 
 def source_stat(st: os.stat_result) -> SourceStat:
     """What the cache records and compares of a source file's stat."""
-    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 def source_stat_of(path: str | os.PathLike[str]) -> SourceStat | None:
