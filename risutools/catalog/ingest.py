@@ -6,8 +6,8 @@ SHA-256 of the whole file while the module is parsed, assets skipped) ->
 ``module.risum``).  Around it this module adds what a batch needs:
 
 * discovery by content (``formats.detect``), not by extension;
-* an incremental cache (:mod:`risutools.catalog.cache`): a file whose size and
-  mtime are unchanged is not hashed again, and a file whose SHA-256 was already
+* an incremental cache (:mod:`risutools.catalog.cache`): a file whose size, mtime and
+  ctime are unchanged is not hashed again, and a file whose SHA-256 was already
   projected by this tool version (same post id, language and notes) is not read;
 * any ``concurrent.futures`` executor (a process pool on all cores by default;
   Dask's distributed client offers the same interface);
