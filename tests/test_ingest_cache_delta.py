@@ -11,6 +11,7 @@ import json
 import multiprocessing
 import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -363,3 +364,26 @@ def test_a_result_column_of_another_length_is_one_line_and_a_full_run(tmp_path: 
     main.write_bytes(b"".join(msgpack.packb(r, use_bin_type=True) for r in records))
     (line,) = _as_full_run(src, out, tmp_path).notices
     assert "cache-unreadable" in line and "expected shape" in line
+
+
+def test_the_cache_folder_tells_git_to_ignore_it(tmp_path: Path) -> None:
+    """A catalog kept in git never commits the cache by accident: its folder holds a
+    ``.gitignore`` of its own (written with the cache when missing; one already there is
+    kept byte for byte)."""
+    _, out = _settled(tmp_path)
+    main, _ = _files(out)
+    marker = main.parent / ".gitignore"
+    assert marker.read_bytes() == cache_mod.GITIGNORE
+    if shutil.which("git") is not None:
+        subprocess.run(["git", "init", "-q", str(out)], check=True)
+        shown = subprocess.run(["git", "-C", str(out), "status", "--porcelain",
+                                "--untracked-files=all"], capture_output=True, text=True,
+                               check=True).stdout
+        assert shown and ".risutools-cache" not in shown  # (the documents are listed)
+    mine = b"# mine\n!ingest.msgpack\n"
+    marker.write_bytes(mine)
+    IngestCache.load(main).merge()
+    assert marker.read_bytes() == mine
+    marker.unlink()
+    IngestCache.load(main).merge()
+    assert marker.read_bytes() == cache_mod.GITIGNORE

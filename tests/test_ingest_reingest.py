@@ -21,6 +21,7 @@ from harness import SOURCES
 from risutools import __version__
 from risutools.catalog import cache as cache_mod
 from risutools.catalog.cache import CachedOutcome, IngestCache
+from risutools.catalog.cache_packed import unpack_outcome
 from risutools.catalog.ingest import CACHE_NAME, ingest
 from risutools.catalog.outcome import IngestResult
 
@@ -388,7 +389,7 @@ def test_a_main_file_replaced_since_it_was_read_gives_no_packed_outcome(tmp_path
     placed = [v for v in cache.results.values() if isinstance(v[6], list)]
     assert placed and cache.region is not None
     packed = cache.packed_bytes(placed[0][6])
-    assert packed is not None and cache_mod.unpack_outcome(packed, placed[0][3]) is not None
+    assert packed is not None and unpack_outcome(packed, placed[0][3]) is not None
     cache = IngestCache.load(main)
     copy = main.with_name("copy")
     shutil.copy2(main, copy)

@@ -92,9 +92,9 @@ from risutools.catalog.cache_keys import (
     result_key,
     source_stat_of,
 )
+from risutools.catalog.cache_packed import unpack_outcome
 from risutools.catalog.outcome import SourceOutcome
 from risutools.errors import Code, RisuError
-from risutools.formats.risup import msgpack_shape
 from risutools.fsio import append_line, atomic_write, display_path
 from risutools.locking import write_lock
 from risutools.safeio import open_fd, read_at, read_regular
@@ -118,8 +118,6 @@ MAX_CACHE_ENTRIES = 6_000_000
 # no array in a record longer than this (a source's documents, its warnings): with
 # msgpack's nesting bound, what a record can hold before it is checked stays small
 MAX_CACHE_ITEMS = 4096
-# at most this many msgpack values in one packed outcome (a source's documents and facts)
-MAX_PACKED_VALUES = 2_000_000
 RACY_NS = 1_000_000_000  # a file (source or catalog) changed this close to the run: not recorded
 MEMO_STATUSES = ("unchanged", "kept_reviewed")
 # the header and the head of the record of packed outcomes lie in the file's first bytes
@@ -205,31 +203,6 @@ _OF_FIELDS = {"path", "size", "format", "sha256", "post_id", "warnings", "error"
               "duplicate_of", "rendered", "staged", "digests", "facts_digests", "facts_texts",
               "verified", "facts_verified"}
 assert {f.name for f in dataclasses.fields(SourceOutcome)} - {"documents", "facts"} == _OF_FIELDS
-
-
-def unpack_outcome(packed: bytes, ids: list[str]
-                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
-    """(documents, facts) of a packed outcome, each a list of maps, one a component id,
-    the documents' ids those recorded; None when it does not fit."""
-    import msgpack
-
-    try:
-        msgpack_shape(packed, "a cached outcome", max_items=MAX_PACKED_VALUES)
-        n = len(packed)
-        value = msgpack.unpackb(packed, raw=False, strict_map_key=True, max_str_len=n,
-                                max_bin_len=n, max_array_len=n, max_map_len=n, max_ext_len=0)
-    except Exception:  # msgpack raises many types; the walk raises RisuError
-        return None
-    if not (isinstance(value, list) and len(value) == 2):
-        return None
-    docs, facts = value
-    if not (isinstance(docs, list) and isinstance(facts, list)
-            and len(docs) == len(facts) == len(ids)):
-        return None
-    for doc, f, cid in zip(docs, facts, ids, strict=True):
-        if not (isinstance(doc, dict) and isinstance(f, dict) and doc.get("component_id") == cid):
-            return None
-    return docs, facts
 
 
 @dataclass
@@ -466,6 +439,7 @@ class IngestCache:
         parts += [pack([1, *columns]) for columns in _columns(results)]
         parts += [pack([2, *columns]) for columns in _columns(self.files)]
         atomic_write(self.path, b"".join(parts))
+        _ignored_by_git(self.path.parent)
         delta = delta_path(self.path)
         if os.path.lexists(delta):  # (its lines were made against the file just replaced)
             atomic_write(delta, b"")
@@ -515,6 +489,16 @@ class IngestCache:
             return None
         body = self.binding + b" " + binascii.b2a_base64(b"".join(parts), newline=False)
         return hashlib.sha256(body).hexdigest().encode("ascii") + b" " + body
+
+
+#: the cache folder's .gitignore (when missing): a catalog in git never commits the cache
+GITIGNORE = b"# written by risutools: the ingest cache is this machine's, never committed\n*\n"
+
+
+def _ignored_by_git(folder: Path) -> None:
+    """A ``.gitignore`` ignoring the cache's folder, unless one is there (kept as it is)."""
+    if not os.path.lexists(folder / ".gitignore"):
+        atomic_write(folder / ".gitignore", GITIGNORE)
 
 
 def delta_path(path: Path) -> Path:
