@@ -132,6 +132,15 @@ def is_regular(path: str | os.PathLike[str]) -> bool:
         return False
 
 
+def is_plain_file(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` itself is a regular file: not a symbolic link, whatever it leads
+    to (what a folder's own files are, where a link could lead out of it); never opens it."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 #: how :func:`_open_checked` opens: a FIFO swapped in cannot block it, a terminal never
 #: becomes the controlling one, the descriptor is not inherited
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) \

@@ -530,3 +530,79 @@ def test_records_read_a_folder_at_a_time_are_read_as_one_at_a_time(
         "approvals/2026/12/inside-link.yaml"}
     assert all(a.problem.startswith("cannot read") for a in together
                if a.record is None), seen
+
+
+# --------------------------------------------------------------------------- ingest's folders
+
+SOURCES = FIXTURES / "sources"
+MOOD_NOTES = "module.risu.186123400.mood-tracker.yaml"
+
+
+def _linked(cat: Path, name: str, target: Path, form: str) -> None:
+    """``cat/name`` a link to ``target`` (a folder), one way or another."""
+    if form == "link-to-a-folder":
+        target.mkdir(exist_ok=True)
+        (cat / name).symlink_to(target, target_is_directory=True)
+    elif form == "link-to-a-link":
+        target.mkdir(exist_ok=True)
+        (cat / ".inner").symlink_to(target, target_is_directory=True)
+        (cat / name).symlink_to(cat / ".inner", target_is_directory=True)
+    else:  # a dangling link: where a write would create the folder
+        (cat / name).symlink_to(target, target_is_directory=True)
+
+
+@pytest.mark.parametrize("form", ["link-to-a-folder", "link-to-a-link", "dangling-link"])
+def test_an_ingest_cache_folder_leading_outside_is_never_used(tmp_path: Path, elsewhere: Path,
+                                                              form: str) -> None:
+    """The cache's folder, linked out of the catalog: nothing swept, read or written there
+    (its temp files, the cache, its .gitignore); one line, exit 2."""
+    cat = tmp_path / "fresh"
+    cat.mkdir()
+    target = elsewhere / "cache"
+    _linked(cat, ".risutools-cache", target, form)
+    if target.is_dir():  # (what a sweep would remove, and a cache that would be read)
+        (target / f".x.risutools-tmp-{2**22 + 7}-0123abcd").write_bytes(b"keep me")
+    before = snapshot(elsewhere)
+    r = cli("ingest", SOURCES, "-o", cat, "-q", cwd=tmp_path)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "outside-catalog" in one_line(r.stderr)
+    assert snapshot(elsewhere) == before
+    assert not list(cat.glob("*.json"))  # (stopped before any document)
+
+
+@pytest.mark.parametrize("form", ["link-to-a-folder", "link-to-a-link"])
+def test_a_notes_folder_leading_outside_is_never_read(tmp_path: Path, elsewhere: Path,
+                                                      form: str) -> None:
+    """The catalog's notes/, linked out of it: its files would become the documents'
+    narrative (ingest) and its names findings (review); both refuse, one line, exit 2."""
+    cat = tmp_path / "fresh"
+    cat.mkdir()
+    target = elsewhere / "notes"
+    _linked(cat, "notes", target, form)
+    text = (FIXTURES / "notes" / MOOD_NOTES).read_text("utf-8")
+    (target / MOOD_NOTES).write_text(text.replace("slug:", f"# {SECRET}\nslug:", 1), "utf-8")
+    r = cli("ingest", SOURCES, "-o", cat, "-q", cwd=tmp_path)
+    assert r.returncode == 2 and "outside-catalog" in one_line(r.stderr), r.stderr
+    assert not list(cat.glob("*.json"))
+    r = cli("review", cat, "-q", "-f", "json", cwd=tmp_path)
+    assert r.returncode == 2 and "outside-catalog" in one_line(r.stderr), r.stderr
+
+
+def test_a_notes_file_that_is_a_link_is_not_a_notes_file(tmp_path: Path, elsewhere: Path) -> None:
+    """notes/<id>.yaml, a link to a file outside: not read, as the notes index reads no
+    link; the same file in place is (the test can tell)."""
+    note = FIXTURES / "notes" / MOOD_NOTES
+    outside = elsewhere / "stolen.yaml"
+    shutil.copy(note, outside)
+    for how in ("in place", "linked"):
+        cat = tmp_path / how.replace(" ", "-")
+        (cat / "notes").mkdir(parents=True)
+        if how == "in place":
+            shutil.copy(note, cat / "notes" / MOOD_NOTES)
+        else:
+            (cat / "notes" / MOOD_NOTES).symlink_to(outside)
+        r = cli("ingest", SOURCES, "-o", cat, "-q", "--no-cache", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        doc = json.loads((cat / "module.risu.186123400.mood-tracker.json").read_text("utf-8"))
+        refs = [ref.get("source_version") for ref in doc["provenance"]["source_refs"]]
+        assert ("notes.yaml" in refs) is (how == "in place"), (how, refs)

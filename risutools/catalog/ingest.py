@@ -67,7 +67,7 @@ from risutools.fsio import (
 from risutools.projection import post_id_from_name
 from risutools.projection.run import grades
 from risutools.projection.text import check_lang
-from risutools.safeio import read_or_raise, require_folder
+from risutools.safeio import check_inside, is_plain_file, read_or_raise, require_folder
 from risutools.settings.catalog import FACTS_DIR, MAX_NOTES_BYTES, default_jobs
 from risutools.settings.config import Settings
 
@@ -220,8 +220,13 @@ def _check_folders(src: Path, out: Path) -> None:
 def _notes(
     out: Path, notes_dir: str | os.PathLike[str] | None, executor: Executor | None
 ) -> tuple[str | None, str]:
-    """(the notes folder as the workers see it, or None without one; its digest)."""
+    """(the notes folder as the workers see it, or None without one; its digest).  The
+    catalog's own ``notes/`` must stay inside the catalog (a link elsewhere is refused: its
+    files would be projected into the documents); a folder named by ``--notes`` is the
+    caller's."""
     notes = Path(notes_dir) if notes_dir is not None else out / "notes"
+    if notes_dir is None and os.path.lexists(notes):
+        check_inside(out, notes)
     if not notes.is_dir():
         return None, ""
     notes_s = str(notes)
@@ -235,6 +240,8 @@ def _notes_signature(notes: Path) -> str:
 
     h = hashlib.sha256()
     for p in sorted(notes.glob("*.yaml")):
+        if not is_plain_file(p):  # (a link is never read: as the notes index)
+            continue
         data = read_or_raise(p, MAX_NOTES_BYTES)
         h.update(os.fsencode(p.name) + b"\0" + data + b"\0")
     return h.hexdigest()
@@ -410,6 +417,9 @@ def _prepare_catalog(out: Path) -> None:
         with write_lock(out / NDJSON_NAME):
             pass
         sweep_temp_files(out)
+        # the cache's folder: never a link leading elsewhere (what is swept, read and written
+        # there stays in the catalog)
+        check_inside(out, (out / CACHE_NAME).parent)
         sweep_temp_files((out / CACHE_NAME).parent)
     except OSError as exc:
         raise os_error_line(exc, out) from None

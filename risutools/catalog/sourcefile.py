@@ -21,6 +21,7 @@ from risutools.fsio import display_path, sha256_file
 from risutools.projection import load_notes, post_id_from_name, project
 from risutools.projection.facts import summarize
 from risutools.projection.run import graded_analysis
+from risutools.safeio import is_plain_file
 from risutools.settings.config import Settings
 
 
@@ -108,9 +109,11 @@ def _digest(text: str) -> str:
 
 def _notes_of(notes_dir: str, doc: dict[str, Any], risuai_id: str) -> str | None:
     """The notes file of a generated document: ``notes/<component_id>.yaml``, else the one
-    :func:`find_notes` finds (a slug alias, a repost's ``for:``); None without one."""
+    :func:`find_notes` finds (a slug alias, a repost's ``for:``); None without one.  A
+    symbolic link is not a notes file (it could lead out of the folder), as for the index
+    :func:`find_notes` reads."""
     note_file = under(notes_dir) + f"{doc['component_id']}.yaml"
-    if os.path.isfile(note_file):
+    if is_plain_file(note_file):
         return note_file
     found = find_notes(notes_dir, str(doc["component_id"]), risuai_id=risuai_id or None,
                        source_sha256=document_keys(doc)["source_sha256"])
