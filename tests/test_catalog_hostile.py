@@ -606,3 +606,52 @@ def test_a_notes_file_that_is_a_link_is_not_a_notes_file(tmp_path: Path, elsewhe
         doc = json.loads((cat / "module.risu.186123400.mood-tracker.json").read_text("utf-8"))
         refs = [ref.get("source_version") for ref in doc["provenance"]["source_refs"]]
         assert ("notes.yaml" in refs) is (how == "in place"), (how, refs)
+
+
+# --------------------------------------------------------------------------- folders' links
+
+
+def _doc_with(cat: Path, where: Path, key: str) -> None:
+    """A copy of the cutter's document at ``where``, with one field of its own (``key``:
+    what an MC100 finding names once the file is read)."""
+    doc = json.loads(doc_path(cat, CUTTER).read_text("utf-8"))
+    doc[key] = SECRET
+    doc["component_id"] = f"{CUTTER}-{key.replace('_', '-')}"
+    where.write_text(json.dumps(doc, ensure_ascii=False), "utf-8")
+
+
+@pytest.mark.parametrize("command", ["validate", "review"])
+@pytest.mark.parametrize("form", ["link-to-a-file", "link-to-a-link", "dangling-link"])
+def test_a_document_link_leading_out_of_the_folder_is_never_read(
+        cat: Path, elsewhere: Path, command: str, form: str) -> None:
+    """A file of the folder (the catalog) that is a link to a file outside it: reported as
+    refused (MC001, ``outside-catalog``), never read; a link that stays inside is read."""
+    outside = elsewhere / "doc.json"
+    if form != "dangling-link":
+        _doc_with(cat, outside, "x_outside")
+    if form == "link-to-a-link":
+        (elsewhere / "hop.json").symlink_to(outside)
+        (cat / "leak.json").symlink_to(elsewhere / "hop.json")
+    else:
+        (cat / "leak.json").symlink_to(outside)
+    _doc_with(cat, cat / "inside.txt", "x_inside")
+    (cat / "inside-link.json").symlink_to(cat / "inside.txt")  # (stays inside: read)
+    args = ["validate", "-f", "json", cat] if command == "validate" else \
+        ["review", cat, "-q", "-f", "json"]
+    r = cli(*args, cwd=cat)
+    assert r.returncode in (1, 2), (r.stdout, r.stderr)
+    found = [f for f in _findings(json.loads(r.stdout)) if "leak.json" in str(f.get("file"))]
+    assert [(f["rule"], f["code"]) for f in found] == [("MC001", "outside-catalog")], found
+    assert "x_inside" in r.stdout  # (the link inside was read: its own field is reported)
+    assert "x_outside" not in r.stdout + r.stderr and SECRET not in r.stdout + r.stderr
+
+
+def _findings(report: Any) -> list[dict[str, Any]]:
+    """Every finding of a validate or review JSON report, wherever it sits."""
+    if isinstance(report, dict):
+        if "rule" in report and "message" in report:
+            return [report]
+        return [f for v in report.values() for f in _findings(v)]
+    if isinstance(report, list):
+        return [f for v in report for f in _findings(v)]
+    return []

@@ -281,8 +281,9 @@ def test_validate_catalog_file_linked_to_dev_zero(tmp_path: Path, name: str) -> 
     p = run("validate", ".", cwd=tmp_path)
     assert p.returncode == 2
     line = one_line(p)
-    assert line == (f"risutools: {name}: not-a-file: is a character device (a symbolic link to "
-                    "/dev/zero), not a regular file; risutools reads regular files only")
+    # a folder's file that is a link out of the folder is not even looked at
+    assert line == (f"risutools: {name}: outside-catalog: leads outside the folder (a symbolic "
+                    "link to /dev/zero); risutools reads and writes only inside the folder")
     assert b"1 document" in p.stdout  # the batch went on with the good file
     p = run("validate", name, cwd=tmp_path)  # named explicitly: one line, no block
     assert p.returncode == 2 and p.stdout == b""

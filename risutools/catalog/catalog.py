@@ -33,9 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from risutools.canonical import doc_sha256
+from risutools.contract.folders import NDJSON_EXTS, YAML_EXTS
 from risutools.contract.loaders import (
-    NDJSON_EXTS,
-    YAML_EXTS,
     LoadedDocument,
     LoadOutcome,
     display_path,

@@ -56,8 +56,8 @@ from risutools.catalog.interactions import FactsStore, FoundFacts, HeldFacts, fa
 from risutools.catalog.promote import new_document
 from risutools.catalog.reals import Reals
 from risutools.contract.checks_catalog import past_start
+from risutools.contract.folders import NDJSON_EXTS
 from risutools.contract.loaders import (
-    NDJSON_EXTS,
     LoadedDocument,
     LoadOutcome,
     file_batches,

@@ -25,18 +25,18 @@ import stat
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from risutools.canonical import sha256_prefixed
 from risutools.contract.checks_load import mc000, mc001
+from risutools.contract.folders import JSON_EXTS, NDJSON_EXTS, YAML_EXTS, document_files
 from risutools.contract.rules import ACTIVE_CODE_SECTIONS, known_prose
 from risutools.errors import Code
 from risutools.findings import Finding
 from risutools.jsonlines import PointerLines
 from risutools.pathnames import show_name
-from risutools.safeio import FileRefused, open_regular, read_regular
+from risutools.safeio import FileRefused, check_inside, open_regular, read_regular
 from risutools.values import (
     EMPTY,
     MAX_DOCUMENT_BYTES,
@@ -49,15 +49,6 @@ from risutools.values import (
     parse_json_exact,
     parse_json_hashed,
 )
-
-JSON_EXTS = (".json",)
-YAML_EXTS = (".yaml", ".yml")
-NDJSON_EXTS = (".ndjson", ".jsonl")
-DOC_EXTS = JSON_EXTS + YAML_EXTS + NDJSON_EXTS
-
-# Catalog folders and files that hold other things than component documents.
-SKIP_DIRS = frozenset({"approvals", "facts", "notes", "replays", "node_modules", "__pycache__"})
-SKIP_FILES = frozenset({"transitions.ndjson", "pyproject.toml"})
 
 STDIN = "-"
 
@@ -340,36 +331,25 @@ def load_batches(files: Iterable[Iterable[LoadOutcome]]
 def list_folder(p: Path, exclude: Iterable[str] = ()) -> tuple[LoadOutcome, list[Path]]:
     """The document files under the folder ``p`` in the order they are read, and the
     problems of listing it (a folder that cannot be listed is an MC001, never silently
-    passed)."""
+    passed; so is a file that is a symbolic link leading out of ``p``, which is not read:
+    a folder, a catalog, is untrusted input)."""
     unlisted: list[OSError] = []
-    found = sorted(_walk(p, tuple(exclude), unlisted), key=lambda q: q.as_posix())
+    outside: list[Path] = []
+    found = list(document_files(p, tuple(exclude), unlisted, outside))
     listing = LoadOutcome()
     for err in unlisted:
         where = Path(os.fsdecode(err.filename)) if err.filename is not None else p
         listing.problems.append(mc001(
             display_path(where), f"cannot list the folder: {err.strerror or err}"))
+    for f in sorted(outside, key=lambda q: q.as_posix()):
+        try:
+            check_inside(p, f, "the folder")
+        except FileRefused as exc:
+            listing.problems.append(mc001(display_path(f), exc.why, exc.code))
+        else:  # (a link that was changed since it was looked at: read as any other file)
+            found.append(f)
+    found.sort(key=lambda q: q.as_posix())
     return listing, found
-
-
-def _walk(root: Path, exclude: tuple[str, ...], errors: list[OSError]) -> Iterator[Path]:
-    # followlinks=False: a link to a folder is never entered (no cycles, no /dev); a link
-    # to a file is yielded and read (or refused) by load_file like any other file.
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False,
-                                                 onerror=errors.append):
-        dirnames[:] = sorted(
-            d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
-        )
-        folder = Path(dirpath)  # (one object a folder: each file's path made from it)
-        for fn in filenames:
-            if fn.startswith(".") or fn in SKIP_FILES:
-                continue
-            if not fn.lower().endswith(DOC_EXTS):
-                continue
-            f = folder / fn
-            if exclude and any(fnmatch(f.relative_to(root).as_posix(), pat) or fnmatch(fn, pat)
-                               for pat in exclude):
-                continue
-            yield f
 
 
 def _fmt_of(name: str) -> str | None:

@@ -1,0 +1,73 @@
+"""Which files of a folder are component documents: by name (JSON, YAML, NDJSON), outside
+the catalog's own folders and files, never through a link to a folder, and never a link
+leading out of the folder (:func:`document_files`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from fnmatch import fnmatch
+from pathlib import Path
+
+from risutools.safeio import within
+
+JSON_EXTS = (".json",)
+YAML_EXTS = (".yaml", ".yml")
+NDJSON_EXTS = (".ndjson", ".jsonl")
+DOC_EXTS = JSON_EXTS + YAML_EXTS + NDJSON_EXTS
+
+# Catalog folders and files that hold other things than component documents.
+SKIP_DIRS = frozenset({"approvals", "facts", "notes", "replays", "node_modules", "__pycache__"})
+SKIP_FILES = frozenset({"transitions.ndjson", "pyproject.toml"})
+
+
+def document_files(root: Path, exclude: tuple[str, ...], errors: list[OSError],
+                   outside: list[Path]) -> Iterator[Path]:
+    """The document files below ``root`` (``os.walk``'s, top-down): a link to a folder is
+    never entered (no cycles, no /dev); a link to a file is yielded when it resolves inside
+    ``root`` (read, or refused, by load_file like any other file), else put in ``outside``.
+    The listing's own entry types (``d_type``) tell a link: no stat a file."""
+    base = os.path.realpath(root)
+    stack = [os.fspath(root)]
+    while stack:
+        top = stack.pop()
+        try:
+            with os.scandir(top) as it:
+                entries = list(it)
+        except OSError as exc:
+            errors.append(exc)
+            continue
+        folder = Path(top)  # (one object a folder: each file's path made from it)
+        below: list[str] = []
+        for entry in entries:
+            name = entry.name
+            if _is_dir(entry):
+                if not name.startswith(".") and name not in SKIP_DIRS and not _is_link(entry):
+                    below.append(os.path.join(top, name))
+                continue
+            if (name.startswith(".") or name in SKIP_FILES
+                    or not name.lower().endswith(DOC_EXTS)):
+                continue
+            f = folder / name
+            if exclude and any(fnmatch(f.relative_to(root).as_posix(), pat) or fnmatch(name, pat)
+                               for pat in exclude):
+                continue
+            if _is_link(entry) and not within(os.path.realpath(f), base):
+                outside.append(f)
+                continue
+            yield f
+        stack.extend(sorted(below, reverse=True))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _is_link(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
