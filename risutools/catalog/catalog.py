@@ -492,6 +492,11 @@ class Catalog:
             return docs[0]
         found = self.by_id(component)
         if not found:
+            refused = [f for f in self.load_problems if f.code == Code.OUTSIDE_CATALOG]
+            if refused:  # (perhaps the document sought: never read)
+                raise DocumentError(Code.OUTSIDE_CATALOG, f"no document read with component_id "
+                                    f"{component!r}: {refused[0].file} {refused[0].message}",
+                                    path=component)
             raise DocumentError(Code.UNKNOWN_COMPONENT, f"no document with component_id "
                                 f"{component!r} in the catalog {display_path(self.root)} "
                                 "(and no such file)", path=component)

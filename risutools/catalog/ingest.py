@@ -67,7 +67,7 @@ from risutools.fsio import (
 from risutools.projection import post_id_from_name
 from risutools.projection.run import grades
 from risutools.projection.text import check_lang
-from risutools.safeio import check_inside, is_plain_file, read_or_raise, require_folder
+from risutools.safeio import check_inside, read_or_raise, require_folder
 from risutools.settings.catalog import FACTS_DIR, MAX_NOTES_BYTES, default_jobs
 from risutools.settings.config import Settings
 
@@ -240,8 +240,8 @@ def _notes_signature(notes: Path) -> str:
 
     h = hashlib.sha256()
     for p in sorted(notes.glob("*.yaml")):
-        if not is_plain_file(p):  # (a link is never read: as the notes index)
-            continue
+        if p.is_symlink():  # (a link is never read: as the notes index; a folder or a FIFO
+            continue  # in its place is one line, below)
         data = read_or_raise(p, MAX_NOTES_BYTES)
         h.update(os.fsencode(p.name) + b"\0" + data + b"\0")
     return h.hexdigest()
