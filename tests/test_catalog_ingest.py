@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -211,6 +212,17 @@ def test_generated_documents_carry_no_module_code(tmp_path: Path, lang: str) -> 
                     assert json.dumps(pat, ensure_ascii=False)[1:-1] not in text
 
 
+@pytest.fixture(scope="module")
+def settled_source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One module written more than a second ago: every run records it (a source changed
+    less than a second before a run is not), so the caches compared below are alike
+    whatever the clock says between the runs."""
+    src = tmp_path_factory.mktemp("settled") / "src"
+    _risum(src / "300_m.risum", "Module")
+    time.sleep(1.1)
+    return src
+
+
 @pytest.mark.parametrize(
     "payload, why",
     [
@@ -224,12 +236,12 @@ def test_generated_documents_carry_no_module_code(tmp_path: Path, lang: str) -> 
         (b"", "not a valid cache"),
     ],
 )
-def test_hostile_cache_is_one_line_and_rebuilt(tmp_path: Path, payload: bytes, why: str) -> None:
+def test_hostile_cache_is_one_line_and_rebuilt(tmp_path: Path, payload: bytes, why: str,
+                                               settled_source: Path) -> None:
     from risutools import __version__
     from risutools.catalog import cache as cache_mod
 
-    src = tmp_path / "src"
-    _risum(src / "300_m.risum", "Module")
+    src = settled_source
     out = tmp_path / "cat"
     ingest(src, out, jobs=1)
     ingest(src, out, jobs=1)  # (the catalog files are recorded by the run after a write)
