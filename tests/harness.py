@@ -17,6 +17,7 @@ import io
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -223,3 +224,21 @@ def run_capped(args: list[str], cap: int, cwd: Path | str = ROOT
     lines = run.stderr.strip().splitlines()
     peak = int(lines[-1].split()[1]) if lines and lines[-1].startswith("peak ") else -1
     return run.returncode, run.stdout, "\n".join(lines[:-1]), peak
+
+
+def process_gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (Linux ``/proc``; a zombie no one reaped yet
+    counts as ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return True
+    return stat[stat.rfind(b")") + 2:][:1] == b"Z"
+
+
+def wait_gone(pids: list[int], seconds: float) -> bool:
+    """Whether every one of ``pids`` ended within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not all(map(process_gone, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return all(map(process_gone, pids))

@@ -16,11 +16,10 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
-from harness import ROOT, SOURCES
+from harness import ROOT, SOURCES, process_gone, wait_gone
 
 from risutools.catalog import pool
 from risutools.catalog.ingest import ingest
@@ -88,15 +87,6 @@ with pool._own_pool(2) as ex:
 """
 
 
-def _gone(pid: int) -> bool:
-    """Ended (a zombie no one reaped yet counts as ended)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return True
-    return stat[stat.rfind(b")") + 2:][:1] == b"Z"
-
-
 @pytest.mark.skipif(not LINUX, reason="the parent-death signal is Linux's")
 @pytest.mark.parametrize(("how", "method"), [("alone", "fork"), ("thread", "spawn")])
 def test_the_workers_end_when_the_process_that_made_the_pool_is_killed(
@@ -110,13 +100,10 @@ def test_the_workers_end_when_the_process_that_made_the_pool_is_killed(
         assert chosen == method
         workers = [int(p) for p in pids]
         assert workers and os.getpid() not in workers and child.pid not in workers
-        assert not any(_gone(w) for w in workers)  # (alive, after their start-up check)
+        assert not any(map(process_gone, workers))  # (alive, after their start-up check)
         os.kill(child.pid, signal.SIGKILL)
         child.wait()
-        deadline = time.monotonic() + 20
-        while not all(_gone(w) for w in workers) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert all(_gone(w) for w in workers), f"{method}: workers outlived their pool"
+        assert wait_gone(workers, 20), f"{method}: workers outlived their pool"
     finally:
         if child.poll() is None:
             child.kill()

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from harness import ROOT
+from harness import ROOT, process_gone, wait_gone
 from test_catalog_support import fresh_catalog
 
 from risutools import workers
@@ -85,15 +85,6 @@ def _workers(pid: int) -> list[int]:
     return found
 
 
-def _gone(pid: int) -> bool:
-    """Ended (a zombie no one reaped yet counts as ended)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return True
-    return stat[stat.rfind(b")") + 2:][:1] == b"Z"
-
-
 def _slow_review(cat: Path) -> tuple[subprocess.Popen[bytes], list[int]]:
     """The review started, with its two workers running (their pids)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -104,15 +95,8 @@ def _slow_review(cat: Path) -> tuple[subprocess.Popen[bytes], list[int]]:
         time.sleep(0.02)
     assert len(found) == 2, f"the review's pool did not start: {found}"
     time.sleep(0.3)  # (past their start-up)
-    assert not any(_gone(w) for w in found)
+    assert not any(process_gone(w) for w in found)
     return child, found
-
-
-def _wait_gone(pids: list[int], seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while not all(_gone(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return all(_gone(p) for p in pids)
 
 
 @pytest.mark.skipif(not LINUX, reason="the parent-death signal and /proc are Linux's")
@@ -122,10 +106,10 @@ def test_a_killed_reviews_workers_end(tmp_path_factory: pytest.TempPathFactory,
     try:
         os.kill(child.pid, signal.SIGKILL)
         child.wait()
-        assert _wait_gone(pool, 10), "the workers outlived the review"
+        assert wait_gone(pool, 10), "the workers outlived the review"
     finally:
         for p in pool:
-            if not _gone(p):
+            if not process_gone(p):
                 os.kill(p, signal.SIGKILL)
 
 
@@ -139,13 +123,13 @@ def test_ctrl_c_stops_a_reviews_pool_at_once(tmp_path_factory: pytest.TempPathFa
         _, err = child.communicate(timeout=20)
         assert time.monotonic() - t < 10, "Ctrl-C waited for the chunks left"
         assert child.returncode != 0 and b"KeyboardInterrupt" in err
-        assert _wait_gone(pool, 5)
+        assert wait_gone(pool, 5)
     finally:
         if child.poll() is None:
             child.kill()
             child.wait()
         for p in pool:
-            if not _gone(p):
+            if not process_gone(p):
                 os.kill(p, signal.SIGKILL)
 
 

@@ -225,7 +225,7 @@ def _notes(
     files would be projected into the documents); a folder named by ``--notes`` is the
     caller's."""
     notes = Path(notes_dir) if notes_dir is not None else out / "notes"
-    if notes_dir is None and os.path.lexists(notes):
+    if notes_dir is None:
         check_inside(out, notes)
     if not notes.is_dir():
         return None, ""

@@ -21,7 +21,6 @@ Nothing is written.  Exit code (CLI): 1 when anything is an error.
 from __future__ import annotations
 
 import itertools
-import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
@@ -239,8 +238,7 @@ def _review_catalog(cat: Catalog, sources: str | None, jobs: int | None,
 def _notes_findings(cat: Catalog, entries: list[Entry]) -> list[Finding]:
     """The notes folder's units (none without one; a folder that leads out
     of the catalog is refused, as ``replays/``)."""
-    if os.path.lexists(cat.notes_dir):
-        cat.inside(cat.notes_dir, "notes/")
+    cat.inside(cat.notes_dir, "notes/")
     if not cat.notes_dir.is_dir():
         return []
     facts = NotesFacts(cat.notes_dir, entries)

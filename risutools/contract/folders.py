@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from fnmatch import fnmatch
 from pathlib import Path
 
-from risutools.safeio import within
+from risutools.safeio import FileRefused, check_inside
 
 JSON_EXTS = (".json",)
 YAML_EXTS = (".yaml", ".yml")
@@ -22,12 +22,12 @@ SKIP_FILES = frozenset({"transitions.ndjson", "pyproject.toml"})
 
 
 def document_files(root: Path, exclude: tuple[str, ...], errors: list[OSError],
-                   outside: list[Path]) -> Iterator[Path]:
+                   outside: list[tuple[Path, FileRefused]]) -> Iterator[Path]:
     """The document files below ``root`` (``os.walk``'s, top-down): a link to a folder is
     never entered (no cycles, no /dev); a link to a file is yielded when it resolves inside
-    ``root`` (read, or refused, by load_file like any other file), else put in ``outside``.
-    The listing's own entry types (``d_type``) tell a link: no stat a file."""
-    base = os.path.realpath(root)
+    ``root`` (read, or refused, by load_file like any other file), else put in ``outside``
+    with its refusal.  The listing's own entry types (``d_type``) tell a link: no stat a
+    file."""
     stack = [os.fspath(root)]
     while stack:
         top = stack.pop()
@@ -52,9 +52,12 @@ def document_files(root: Path, exclude: tuple[str, ...], errors: list[OSError],
             if exclude and any(fnmatch(f.relative_to(root).as_posix(), pat) or fnmatch(name, pat)
                                for pat in exclude):
                 continue
-            if _is_link(entry) and not within(os.path.realpath(f), base):
-                outside.append(f)
-                continue
+            if _is_link(entry):
+                try:
+                    check_inside(root, f, "the folder")
+                except FileRefused as exc:
+                    outside.append((f, exc))
+                    continue
             yield f
         stack.extend(sorted(below, reverse=True))
 

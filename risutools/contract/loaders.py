@@ -36,7 +36,7 @@ from risutools.errors import Code
 from risutools.findings import Finding
 from risutools.jsonlines import PointerLines
 from risutools.pathnames import show_name
-from risutools.safeio import FileRefused, check_inside, open_regular, read_regular
+from risutools.safeio import FileRefused, open_regular, read_regular
 from risutools.values import (
     EMPTY,
     MAX_DOCUMENT_BYTES,
@@ -334,21 +334,16 @@ def list_folder(p: Path, exclude: Iterable[str] = ()) -> tuple[LoadOutcome, list
     passed; so is a file that is a symbolic link leading out of ``p``, which is not read:
     a folder, a catalog, is untrusted input)."""
     unlisted: list[OSError] = []
-    outside: list[Path] = []
-    found = list(document_files(p, tuple(exclude), unlisted, outside))
+    outside: list[tuple[Path, FileRefused]] = []
+    found = sorted(document_files(p, tuple(exclude), unlisted, outside),
+                   key=lambda q: q.as_posix())
     listing = LoadOutcome()
     for err in unlisted:
         where = Path(os.fsdecode(err.filename)) if err.filename is not None else p
         listing.problems.append(mc001(
             display_path(where), f"cannot list the folder: {err.strerror or err}"))
-    for f in sorted(outside, key=lambda q: q.as_posix()):
-        try:
-            check_inside(p, f, "the folder")
-        except FileRefused as exc:
-            listing.problems.append(mc001(display_path(f), exc.why, exc.code))
-        else:  # (a link that was changed since it was looked at: read as any other file)
-            found.append(f)
-    found.sort(key=lambda q: q.as_posix())
+    for f, exc in sorted(outside, key=lambda t: t[0].as_posix()):
+        listing.problems.append(mc001(display_path(f), exc.why, exc.code))
     return listing, found
 
 
