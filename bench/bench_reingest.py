@@ -26,8 +26,8 @@ Whole processes on a shared machine vary by a tenth of a second from run to run 
 most of each), more than what is compared here.  So the same runs are then measured **in one
 process** (``time.process_time`` around :func:`risutools.catalog.ingest.ingest`, ``jobs=1``,
 everything imported and warm: start-up excluded by construction), ``BENCH_REINGEST_ROUNDS``
-rounds again, the same runs (the runs of those 10 alone after the run with 10 changed in one
-round, before it in the next: whatever a run leaves warm in the process helps the next).
+rounds again, the same runs in the same order (it turns round by round: whatever a run leaves
+warm in the process helps the next).
 ``BENCH_REINGEST_INPROC=0`` skips this part.
 """
 
@@ -110,15 +110,20 @@ def _rounds(root: Path, changed: list[Path], cpu: Callable[..., float], first: i
             ) -> tuple[Runs, Runs, Runs, Runs, Runs]:
     """(nothing changed, start-up, 10 changed, those 10 alone into a new catalog, those 10
     alone updating their documents): CPU seconds, ``cpu(src, out, *flags)`` a run, in
-    rounds.  The runs of those 10 alone come after the run with 10 changed in one round, and
-    before it in the next (in one process, what a run leaves warm helps the next)."""
+    rounds.  Each round has two counted blocks, each after the same pause and the same small
+    uncounted run: the run with 10 changed and those 10 alone (new catalog, updating), in an
+    order that turns round by round; then, once the changed documents are recorded, nothing
+    changed and start-up, in an order that alternates (in one process, or from the disk's
+    and the processor's caches, what a run leaves warm helps the next)."""
     src, cat = root / "sources", root / "catalog"
     few, cat_few, cat_upd = root / "changed", root / "catalog-changed", root / "catalog-upd"
     runs: tuple[Runs, Runs, Runs, Runs, Runs] = ([], [], [], [], [])
     same, start, ten, own, upd = runs
+    def warm_up() -> None:  # (each counted block starts alike: a pause, then a small run)
+        time.sleep(1.1)
+        cpu(root / "empty", root / "catalog-empty")
+
     for r in range(ROUNDS):
-        same.append(cpu(src, cat))
-        start.append(cpu(root / "empty", root / "catalog-empty"))
         for folder in (few, cat_few, cat_upd):
             shutil.rmtree(folder, ignore_errors=True)
         few.mkdir()
@@ -130,15 +135,19 @@ def _rounds(root: Path, changed: list[Path], cpu: Callable[..., float], first: i
             shutil.copy2(f, few / f.name)
         # (changed more than a second before the runs, as a user's files are: a source
         # changed less than that before a run is not recorded by it, the next run reads it)
-        time.sleep(1.1)
-        cpu(root / "empty", root / "catalog-empty")  # (not counted: the runs below start warm)
+        warm_up()
         steps = [lambda: ten.append(cpu(src, cat)),
                  lambda: own.append(cpu(few, cat_few, "--no-cache")),
                  lambda: upd.append(cpu(few, cat_upd, "--no-cache"))]
-        for step in steps if r % 2 == 0 else steps[1:] + steps[:1]:
+        for step in steps[r % 3:] + steps[:r % 3]:
             step()
         time.sleep(1.1)  # (the changed documents are recorded by the next run)
         cpu(src, cat)
+        warm_up()
+        pair = [lambda: same.append(cpu(src, cat)),
+                lambda: start.append(cpu(root / "empty", root / "catalog-empty"))]
+        for step in pair if r % 2 == 0 else pair[::-1]:
+            step()
     return runs
 
 

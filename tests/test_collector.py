@@ -33,6 +33,29 @@ def test_alive_frozen_inside_a_freeze_leaves_it_to_its_owner() -> None:
     assert gc.get_freeze_count() == 0
 
 
+def test_alive_frozen_inside_an_owner_does_not_count_the_frozen(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counting the frozen objects walks them all (milliseconds, in an ingest): inside
+    survivors_frozen the owner is known, nothing is counted, and the owner still puts
+    everything back."""
+    with survivors_frozen():
+        outer = gc.get_freeze_count()
+        keep = [[] for _ in range(10)]
+
+        def counted() -> int:
+            raise AssertionError("the frozen objects were counted")
+
+        with monkeypatch.context() as m:
+            m.setattr(gc, "get_freeze_count", counted)
+            with alive_frozen():
+                pass
+        assert gc.get_freeze_count() >= outer + len(keep)
+    assert gc.get_freeze_count() == 0
+    with alive_frozen():  # (no owner any more: counted, and put back)
+        assert gc.get_freeze_count() >= len(keep)
+    assert gc.get_freeze_count() == 0
+
+
 def test_what_the_interpreter_froze_itself_owns_nothing(monkeypatch: pytest.MonkeyPatch
                                                          ) -> None:
     """Python 3.12 starts with a few hundred objects frozen: that is no freeze of someone's
