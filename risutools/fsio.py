@@ -119,7 +119,8 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def sweep_temp_files(folder: str | os.PathLike[str], *, own: bool = False) -> list[Path]:
+def sweep_temp_files(folder: str | os.PathLike[str], *, own: bool = False,
+                     spared: list[Path] | None = None) -> list[Path]:
     """Remove the temp files a killed writer left in ``folder``; return them.
 
     Only files named like ours (``.<name>.risutools-tmp-<pid>-<hex>``) whose ``<pid>``
@@ -127,6 +128,7 @@ def sweep_temp_files(folder: str | os.PathLike[str], *, own: bool = False) -> li
     flight) are removed.  No lock is needed: a writer that is gone cannot race us, and a
     live writer's temp file is left alone.  ``own=True`` (a run that stops, interrupted)
     also removes this process's writes in flight: none of them will be committed.
+    ``spared``: the temp files left alone (a live writer's) are added to it.
     """
     d = Path(folder)
     removed: list[Path] = []
@@ -144,9 +146,13 @@ def sweep_temp_files(folder: str | os.PathLike[str], *, own: bool = False) -> li
         if pid == os.getpid():
             with _live_guard:
                 if os.path.abspath(p) in _live and not own:
+                    if spared is not None:
+                        spared.append(p)
                     continue  # one of this process's writes, in flight
                 _live.discard(os.path.abspath(p))
         elif _pid_alive(pid):
+            if spared is not None:
+                spared.append(p)
             continue
         with contextlib.suppress(FileNotFoundError):
             os.unlink(p)
@@ -154,6 +160,14 @@ def sweep_temp_files(folder: str | os.PathLike[str], *, own: bool = False) -> li
     with _swept_guard:
         _swept.add(os.path.abspath(d))
     return removed
+
+
+def mark_swept(folder: str | os.PathLike[str]) -> None:
+    """Count ``folder`` as swept in this process without listing it: the caller knows it
+    holds no temp file of a writer that is gone (ingest: its cache's record of the folder,
+    unchanged since a sweep found none there)."""
+    with _swept_guard:
+        _swept.add(os.path.abspath(folder))
 
 
 def _forget_after_fork() -> None:
@@ -673,6 +687,7 @@ __all__ = [
     "display_path",
     "fsync_directory",
     "lock_file_for",
+    "mark_swept",
     "os_error_line",
     "sha256_file",
     "sha256_stream",

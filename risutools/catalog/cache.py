@@ -101,8 +101,9 @@ from risutools.safeio import open_fd, read_at, read_regular
 
 # 3: records read by msgpack's own unpacker (issue 23); 4: facts summaries with the
 # reader's facts (issue 19); 5: the delta file (issue 23); 6: the packed outcomes in one
-# region, read only when needed (issue 23); 7: a source's change time recorded
-CACHE_FORMAT = 7
+# region, read only when needed (issue 23); 7: a source's change time recorded; 8: the
+# catalog's folders as swept (issue 23)
+CACHE_FORMAT = 8
 MAX_CACHE_BYTES = 256 << 20  # a cache file larger than 256 MiB is not read (rebuilt)
 DELTA_SUFFIX = ".delta"  # the delta file: the cache's name + this
 # the delta is merged when it would grow past 1/16 of the main file (at least 64 KiB) ...
@@ -120,6 +121,8 @@ MAX_CACHE_ENTRIES = 6_000_000
 MAX_CACHE_ITEMS = 4096
 RACY_NS = 1_000_000_000  # a file (source or catalog) changed this close to the run: not recorded
 MEMO_STATUSES = ("unchanged", "kept_reviewed")
+#: the status of a catalog folder's record ("<name>/"): swept, no temp file found in it
+FOLDER_STATUS = "swept"
 # the header and the head of the record of packed outcomes lie in the file's first bytes
 HEAD_BYTES = 256
 
@@ -396,6 +399,28 @@ class IngestCache:
                 or max(st.st_mtime_ns, st.st_ctime_ns) >= before_ns - RACY_NS):
             return
         rec = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, digest, status, line)
+        self.files_used.add(name)
+        if self.files.get(name) != rec:
+            self.files[name] = rec
+            self.fresh[2].add(name)
+            self.dirty = True
+
+    def folder_swept(self, name: str, st: os.stat_result) -> bool:
+        """Whether the catalog folder ``name`` (``<path>/``, ``st`` its stat now) is as it
+        was when a sweep found no temp file in it (:meth:`remember_folder`)."""
+        rec = self.files.get(name)
+        if (not self.enabled or rec is None or rec[5] != FOLDER_STATUS
+                or rec[:4] != (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)):
+            return False
+        self.files_used.add(name)
+        return True
+
+    def remember_folder(self, name: str, st: os.stat_result) -> None:
+        """Record the stat of the catalog folder ``name``, unchanged since a sweep of this
+        run found no temp file in it and since ``RACY_NS`` before that sweep."""
+        if not self.enabled:
+            return
+        rec = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, "", FOLDER_STATUS, "")
         self.files_used.add(name)
         if self.files.get(name) != rec:
             self.files[name] = rec
@@ -765,7 +790,7 @@ _LIST = {list}
 _BYTES = {bytes}
 _PACKED = {bytes, list}
 _OPT_STR = {str, type(None)}
-_MEMO = set(MEMO_STATUSES)
+_MEMO = {*MEMO_STATUSES, FOLDER_STATUS}
 # the fields' types of a record of source stats (kind 0: size, mtime_ns, ctime_ns, sha256)
 # and of
 # catalog files (kind 2: size, mtime_ns, ctime_ns, inode, digest, status, line), after

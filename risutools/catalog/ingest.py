@@ -45,6 +45,7 @@ from typing import Any
 from risutools.catalog.cache import CachedOutcome, IngestCache
 from risutools.catalog.cache_keys import SourceStat, result_key, source_stat
 from risutools.catalog.ingest_facts import write_facts
+from risutools.catalog.ingest_sweeps import FolderSweeps
 from risutools.catalog.ingest_write import write_catalog
 from risutools.catalog.ndjson_merge import NDJSON_NAME
 from risutools.catalog.outcome import IngestResult, SourceOutcome
@@ -110,6 +111,7 @@ def ingest(
     frozen = contextlib.ExitStack()
     with cycles_paused():  # (the cache and a source's bookkeeping: acyclic, by the thousand)
         cache = IngestCache.load(out_p / CACHE_NAME, use_cache)
+        sweeps = FolderSweeps.begin(out_p, cache, out_p / FACTS_DIR)
         run = _Run(src_p, out_p, lang, notes_sig, cache, on_progress)
         run.verify = not ndjson
         files, skipped = find_sources(src_p, exclude=out_p, unlisted=unlisted,
@@ -134,7 +136,7 @@ def ingest(
         with cycles_paused():
             if notes_s is not None:
                 result.notices.extend(_orphan_notes(result, notes_s))
-            _save_cache(run.cache, set(run.outcomes))
+            _save_cache(run.cache, set(run.outcomes), sweeps)
     return result
 
 
@@ -256,7 +258,8 @@ def _stage_spec(out: Path, ndjson: bool, executor: Executor | None) -> StageSpec
     return StageSpec(os.fspath(out), os.getpid(), sync=not syncfs_available())
 
 
-def _save_cache(cache: IngestCache, seen: set[str]) -> None:
+def _save_cache(cache: IngestCache, seen: set[str], sweeps: FolderSweeps) -> None:
+    sweeps.record()
     cache.prune(seen)
     try:
         cache.save()
@@ -411,12 +414,12 @@ def _stat(path: str) -> SourceStat | None:
 
 def _prepare_catalog(out: Path) -> None:
     """Create the catalog folder, check it can be written (the lock file is made there),
-    and remove the temp files a killed run left.  OS failures are one line (exit 2)."""
+    and remove the temp files a killed run left in the cache's folder (in the catalog's:
+    once the cache is read, :class:`FolderSweeps`).  OS failures are one line (exit 2)."""
     try:
         out.mkdir(parents=True, exist_ok=True)
         with write_lock(out / NDJSON_NAME):
             pass
-        sweep_temp_files(out)
         # the cache's folder: never a link leading elsewhere (what is swept, read and written
         # there stays in the catalog)
         check_inside(out, (out / CACHE_NAME).parent)
