@@ -259,6 +259,47 @@ def test_json_type_last_beyond_peek_is_detected(tmp_path: Path) -> None:
     assert detect(p) == "json-module"
 
 
+@pytest.mark.parametrize("pad", [-2, -1, 0, 1, 2, 5000])
+def test_json_around_the_first_read_is_detected(tmp_path: Path, pad: int) -> None:
+    """A JSON export whose ``type`` comes last, its size a few bytes either side of the
+    first read (reader.HEAD: the whole file read at once, or read again for the peek)."""
+    from risutools.formats import reader
+
+    base = json.dumps({"name": "M", "id": "1", "lorebook": [], "filler": "",
+                       "type": "risuModule"})
+    filler = "x" * (reader.HEAD + pad - len(base.encode()))
+    text = base.replace('"filler": ""', f'"filler": "{filler}"')
+    p = tmp_path / "m.bin"
+    p.write_text(text, encoding="utf-8")
+    assert p.stat().st_size == reader.HEAD + pad
+    assert detect(p) == "json-module"
+    p.write_text(text.replace("risuModule", "somethingElse"), encoding="utf-8")
+    assert detect(p) is None
+
+
+@pytest.mark.parametrize("key", ["type", "ty\\u0070e", "\\u0074ype"])
+@pytest.mark.parametrize("value", ["risuModule", "risu\\u004dodule", "risuModule\\n",
+                                   "risu\tModule", "\u00a0risu", "모듈"])
+def test_json_keys_and_values_are_read_as_json_reads_them(tmp_path: Path, key: str,
+                                                          value: str) -> None:
+    """The peek reads a key or a string value as ``json.loads`` does: escapes decoded; a
+    raw control character (invalid JSON) never matches."""
+    from risutools.formats import jsonscan
+
+    text = f'{{"name": "M", "lorebook": [], "{key}": "{value}"}}'
+    want = {"name": "M", "lorebook": None}
+    try:
+        k = json.loads(f'"{key}"')
+    except ValueError:
+        k = ""
+    try:
+        v = json.loads(f'"{value}"')
+    except ValueError:
+        v = ""
+    want[k] = v
+    assert jsonscan.top_level_keys(text) == want
+
+
 _EXPORTS = [
     {"name": "M", "id": "1", "lorebook": [], "type": "risuModule"},
     {"type": "risu", "ver": 1, "data": [{"key": "a", "content": "b", "mode": "normal"}]},

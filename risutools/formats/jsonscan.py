@@ -112,6 +112,8 @@ def top_level_keys(text: str, limit: int = 64) -> dict[str, str | None]:
 def _unquote(tok: str) -> str:
     if len(tok) > 4096:
         return ""
+    if "\\" not in tok and tok.isprintable():  # (no escape, no control character: the
+        return tok[1:-1]  # text between the quotes is the string, as json.loads gives it)
     try:
         s = json.loads(tok)
     except ValueError:

@@ -75,8 +75,11 @@ def _detect_open(fp: BinaryIO, size: int, *, defer_json: bool = False) -> str | 
     if text_start.lstrip(b" \t\r\n")[:1] == b"{":
         if defer_json:
             return "json"
-        fp.seek(0)
-        peek = fp.read(JSON_PEEK)
+        if len(head) < HEAD:  # (the whole file, read already)
+            peek = head
+        else:  # (a buffer the file's size, not the peek's bound, for a small file)
+            fp.seek(0)
+            peek = fp.read(min(JSON_PEEK, size + HEAD))
         text = peek.decode("utf-8", errors="replace")
         fmt = exports.classify(jsonscan.top_level_keys(text))
         if fmt is None and size > JSON_PEEK:
