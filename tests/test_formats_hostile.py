@@ -11,6 +11,7 @@ child that hangs fails the test through the subprocess timeout.
 from __future__ import annotations
 
 import importlib.util
+import io
 import os
 import resource
 import subprocess
@@ -149,3 +150,20 @@ def test_overlapping_members_unpack_within_the_total_budget(corpus: Path, tmp_pa
     skipped = [a for a in manifest["card_assets"] if not a["file"]]
     assert 0 < len(kept) <= 17 and len(skipped) == 64 * 64 - len(kept)
     assert all(a["skipped"].startswith("zip-total-too-large") for a in skipped)
+
+
+@pytest.mark.parametrize(("actual", "said", "limit", "want"), [
+    (3000, 3000, 100_000, 3000),  # as opened: all of it, one read the file's size
+    (5000, 3000, 100_000, 5000),  # grew since it was opened: on to the end
+    (5000, 3000, 4000, 4001),  # grew past the bound: a byte past it, no more
+    (2000, 3000, 100_000, 2000),  # shrank: what is there
+    (0, 0, 10, 0),
+    (11, 10, 10, 11),
+])
+def test_read_to_bound_reads_what_the_file_holds_up_to_a_byte_past_the_bound(
+        actual: int, said: int, limit: int, want: int) -> None:
+    from risutools.formats.files import read_to_bound
+
+    data = bytes(range(256)) * (actual // 256 + 1)
+    fp = io.BufferedReader(io.BytesIO(data[:actual]))  # type: ignore[arg-type]
+    assert read_to_bound(fp, said, limit) == data[:want]

@@ -27,3 +27,16 @@ def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
         why = "no such file" if exc.code == Code.NOT_FOUND else exc.why
         raise FormatError(exc.code, why, path=p) from None
     return cast(BinaryIO, fp), os.fstat(fp.fileno()).st_size
+
+
+def read_to_bound(fp: BinaryIO, size: int, limit: int) -> bytes:
+    """The bytes of ``fp`` from where it stands, at most ``limit + 1`` (a byte past the bound
+    tells a file that grew past it): first as many as the file had when opened (``size``)
+    and one more, then, only when the file grew since, on to the bound.  (One read of
+    ``limit + 1`` bytes allocates that much first: ~20 us for a bound of 64 MiB, on every
+    small file.)"""
+    want = min(size, limit) + 1
+    first = fp.read(want)
+    if len(first) < want:
+        return first  # (the end, where the size said)
+    return first + fp.read(limit + 1 - want)

@@ -9,7 +9,7 @@ from typing import Any, BinaryIO, cast
 
 from risutools.errors import Code, FormatError
 from risutools.formats import card, charx, exports, jsonscan, risup, rpack
-from risutools.formats.files import open_regular
+from risutools.formats.files import open_regular, read_to_bound
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly, AssetInfo, Module, SourceInfo
 from risutools.formats.risum import MAGIC, read_risum_stream
@@ -146,7 +146,7 @@ class _HashingFile:
             raise FormatError(Code.TOO_LARGE,
                               f"{what} of {size} bytes exceeds the {limit} byte bound")
         fp.seek(0)
-        data = fp.read(limit + 1)
+        data = read_to_bound(fp, size, limit)
         return data, hashlib.sha256(data).hexdigest()
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from risutools.errors import Code, FormatError
 from risutools.formats import charx
-from risutools.formats.files import open_regular
+from risutools.formats.files import open_regular, read_to_bound
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.reader import MAX_JSON_BYTES, detect, read_path
 from risutools.formats.risum import write_risum
@@ -241,7 +241,7 @@ def _read_regular(path: Path, what: str, limit: int | None = None) -> bytes:
                 path=str(path),
             )  # fmt: skip
         try:
-            return fp.read(size if limit is None else limit + 1)
+            return fp.read(size) if limit is None else read_to_bound(fp, size, limit)
         except OSError as exc:
             raise FormatError(
                 Code.UNREADABLE, f"cannot read {what}: {exc.strerror}", path=str(path)
