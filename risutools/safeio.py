@@ -325,13 +325,14 @@ class FolderFiles:
 
 
 def sha256_regular(path: str | os.PathLike[str], limit: int) -> str:
-    """Hex SHA-256 of a regular file of at most ``limit`` bytes, streamed (1 MiB buffer)."""
+    """Hex SHA-256 of a regular file of at most ``limit`` bytes, streamed (a 1 MiB buffer,
+    or the file's size and a byte for a smaller file, at least 64 KiB)."""
     h = hashlib.sha256()
-    buf = bytearray(CHUNK)
-    view = memoryview(buf)
     total = 0
     with open_regular(path, limit=limit) as f:
         try:
+            buf = bytearray(min(CHUNK, max(os.fstat(f.fileno()).st_size + 1, 1 << 16)))
+            view = memoryview(buf)
             while True:
                 n = f.readinto(buf)
                 if not n:

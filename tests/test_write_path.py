@@ -486,3 +486,21 @@ def test_replay_update_that_cannot_write_is_one_line(tmp_path: Path) -> None:
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "unwritable" in r.stderr and "internal error" not in r.stderr
     assert doc.read_bytes() == seed.read_bytes()
+
+
+@pytest.mark.parametrize("size", [0, 1, 65535, 65536, (1 << 20) - 1, 1 << 20, (3 << 20) + 7])
+def test_streamed_digests_are_the_files_whatever_the_buffer(tmp_path: Path, size: int) -> None:
+    """The streamed SHA-256 (a buffer sized from the file's size, at most 1 MiB) is the
+    file's, small or spanning several buffers, and when the file is longer than said."""
+    import hashlib
+
+    from risutools.fsio import sha256_file, sha256_stream
+    from risutools.safeio import sha256_regular
+
+    data = bytes(range(256)) * (size // 256 + 1)
+    p = tmp_path / "f"
+    p.write_bytes(data[:size])
+    want = hashlib.sha256(data[:size]).hexdigest()
+    assert sha256_file(p) == want == sha256_regular(p, size + 1)
+    with open(p, "rb", buffering=0) as f:
+        assert sha256_stream(f, size=size // 3) == want  # (said shorter: read on all the same)

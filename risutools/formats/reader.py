@@ -150,9 +150,9 @@ class _HashingFile:
         return data, hashlib.sha256(data).hexdigest()
 
 
-def _stream_sha256(fp: BinaryIO) -> str:
+def _stream_sha256(fp: BinaryIO, size: int) -> str:
     fp.seek(0)
-    return sha256_stream(cast(Any, fp), _CHUNK)
+    return sha256_stream(cast(Any, fp), _CHUNK, size=size)
 
 
 def read_path(
@@ -248,7 +248,7 @@ def _missing_fields(module: dict[str, object], prefix: str) -> list[Anomaly]:
 
 def _read_charx(fp: BinaryIO, size: int, p: str, fmt: str, with_assets: bool) -> list[Module]:
     got = charx.read_charx(fp, with_assets=with_assets)
-    digest = _stream_sha256(fp)
+    digest = _stream_sha256(fp, size)
     out: list[Module] = []
     view = card.card_module_data(got.card_data or {}, got.module.module if got.module else None)
     if card.has_active_content(view):  # the card's own triggers, regex, CBS ...
