@@ -47,8 +47,7 @@ from risutools.settings.catalog import CatalogSettings
 
 MAX_APPROVAL_BYTES = 1024 * 1024  # an approval record is a few hundred bytes
 
-FIELDS = ("component_id", "component_version", "action", "reviewer", "at", "base_sha256",
-          "note")
+FIELDS = lifecycle.APPROVAL_FIELDS
 SIG_TIMEOUT = 30  # seconds for one ssh-keygen call
 
 

@@ -34,12 +34,15 @@ from typing import Any
 
 from risutools.canonical import sha256_prefixed
 from risutools.contract.loaders import load_bytes
+from risutools.jsontypes import json_type_name
 from risutools.safeio import FileRefused, check_inside, read_inside, read_regular
 from risutools.settings.lifecycle import (
+    APPROVAL_FIELDS,
     CONTENT_EVIDENCE,
     CONTENT_POINTERS,
     EVIDENCE_LINE,
     EVIDENCE_POINTERS,
+    LOG_TEXT_FIELDS,
     PUBLISH,
     PUBLISH_LINE,
     REJECTED,
@@ -123,11 +126,31 @@ def read_log(root: Path, only: str | None = None) -> CatalogLog:
             log.problems.append((i, "transition line is not an object with a component_id; "
                                   "restore the line as written"))
             continue
+        if (why := _line_types(rec)) is not None:
+            log.problems.append((i, f"transition line is broken: {why}; restore the line as "
+                                 "written"))
+            continue
         if rec.get("kind") in (RUNTIME_LINE, EVIDENCE_LINE, PUBLISH_LINE):
             log.runtime.setdefault(rec["component_id"], []).append((i, rec))
             continue
         log.by_component.setdefault(rec["component_id"], []).append((i, rec))
     return log
+
+
+def _line_types(rec: dict[str, Any]) -> str | None:
+    """Why a log line's fields are not of their types (None: they are): the text fields
+    (:data:`LOG_TEXT_FIELDS`; the runtime ones may be null), and ``approval`` a mapping of
+    a text ``file`` and ``sha256``."""
+    for key in LOG_TEXT_FIELDS:
+        v = rec.get(key)
+        if (v is not None and not isinstance(v, str)) or (
+                v is None and key in rec and key not in ("from_runtime", "to_runtime")):
+            return f"{key} is {json_type_name(v)}, not text"
+    appr = rec.get("approval")
+    if "approval" in rec and not (isinstance(appr, dict) and isinstance(appr.get("file"), str)
+                                  and isinstance(appr.get("sha256"), str)):
+        return "approval is not a mapping of a file name and its sha256"
+    return None
 
 
 def _approval_path(root: Path, name: str) -> Path | None:
@@ -151,6 +174,9 @@ def _load_approval(path: Path) -> tuple[dict[str, Any] | None, str]:
         why = out.problems[0].message if out.problems else "not a mapping"
         return None, why
     doc: dict[str, Any] = out.documents[0].doc
+    for key in APPROVAL_FIELDS:
+        if key in doc and not isinstance(doc[key], str):
+            return None, f"{key} is {json_type_name(doc[key])}, not text"
     return doc, sha256_prefixed(data)
 
 

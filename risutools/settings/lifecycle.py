@@ -97,6 +97,15 @@ RUNTIME_FIELDS: tuple[str, ...] = ("/provenance/runtime_status",)
 #: document past candidate is in the state its last runtime line switched it to, else this
 START_RUNTIME = INACTIVE
 
+#: the fields of an approval record, every one text (``note`` may be absent)
+APPROVAL_FIELDS = ("component_id", "component_version", "action", "reviewer", "at",
+                   "base_sha256", "note")
+#: the fields of a transition line that are text wherever they are present (the readers
+#: compare them and look them up: a list or a mapping there is a broken line)
+LOG_TEXT_FIELDS = ("component_id", "kind", "from_status", "to_status", "before_sha256",
+                   "after_sha256", "continues", "from_runtime", "to_runtime", "reason",
+                   "report_sha256", "actor", "at", "tool_version")
+
 #: the kinds of line in ``transitions.ndjson``: a status step (no ``kind``), a runtime switch,
 #: and evidence recorded into a document past the start (a replay verdict)
 STATUS_LINE, RUNTIME_LINE, EVIDENCE_LINE, PUBLISH_LINE = "status", "runtime", "evidence", \
