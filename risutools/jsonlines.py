@@ -104,6 +104,16 @@ def _punctuation(c: str, res: ScanResult, stack: list[list[object]],
     return expect_key
 
 
+def _overflows(token: str) -> bool:
+    """Whether a number token with a fraction or an exponent reads as an infinity."""
+    if not any(c in token for c in ".eE"):
+        return False
+    try:
+        return abs(float(token)) == float("inf")
+    except ValueError:
+        return False
+
+
 def _bare_token(text: str, i: int, res: ScanResult, ptr: str, line: int) -> int:
     """A number, true/false/null or NaN/Infinity at ``i``: its line; the index after it."""
     n = len(text)
@@ -112,7 +122,8 @@ def _bare_token(text: str, i: int, res: ScanResult, ptr: str, line: int) -> int:
         j += 1
     token = text[i:j]
     res.lines.setdefault(ptr, line)
-    if res.nonfinite is None and token.lstrip("+-") in ("NaN", "Infinity"):
+    if res.nonfinite is None and (token.lstrip("+-") in ("NaN", "Infinity")
+                                  or _overflows(token)):
         res.nonfinite = (ptr, line, token)
     return max(j, i + 1)
 

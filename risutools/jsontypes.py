@@ -34,3 +34,16 @@ def json_type_name(value: object, object_word: str = "an object") -> str:
     if isinstance(value, dict):
         return object_word
     return _TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def finite_float(token: str) -> float:
+    """A JSON number token with a fraction or an exponent as a float (``json``'s
+    ``parse_float``), refused (``ValueError``) when it overflows to an infinity (``1E400``):
+    what it reads as is Infinity, which JSON has no number for, nor a canonical form."""
+    value = float(token)
+    if value in (_INF, -_INF):
+        raise ValueError(f"{token[:40]} is out of a JSON number's range (it reads as Infinity)")
+    return value
+
+
+_INF = float("inf")

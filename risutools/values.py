@@ -28,6 +28,7 @@ from risutools.canonical import (
 )
 from risutools.errors import Code, DocumentError
 from risutools.jsonlines import scan, unpaired_surrogate
+from risutools.jsontypes import finite_float
 from risutools.yamlsafe import YamlDocument, YamlRefused, load_yaml_documents
 
 try:
@@ -126,7 +127,8 @@ def _nonfinite(token: str) -> Any:
     raise ValueError(f"{token} is not JSON")
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_nonfinite)
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_nonfinite,
+                            parse_float=finite_float)
 
 def fast_json(data: bytes) -> tuple[Any, bytes] | None:
     """(value, canonical bytes) of UTF-8 JSON ``data`` parsed by orjson, or None when the
@@ -308,6 +310,10 @@ def parse_json_exact(text: str, *, line: int | None) -> tuple[Any, Problem | Non
         res = scan(text, first)
         if res.nonfinite is not None:
             ptr, ln, tok = res.nonfinite
+            if tok.lstrip("+-") not in ("NaN", "Infinity"):
+                return None, Problem(f"{tok[:40]} is out of a JSON number's range (it reads as "
+                                     "Infinity, which is refused); write a number or null",
+                                     ln, ptr)
             return None, Problem(f"{tok} is not a JSON number (NaN/Infinity are refused); "
                                  "write a number or null", ln, ptr)
         return None, Problem(f"value cannot be read: {exc}", first)

@@ -281,3 +281,30 @@ def test_the_fast_path_over_many_texts_is_the_fast_path_over_each(slow: str) -> 
     for at in (0, 3, len(texts)):
         assert fast_json_many([*texts[:at], slow.encode(), *texts[at:]]) is None
     assert fast_json_many([]) == []
+
+
+@pytest.mark.parametrize(("text", "line", "pointer"), [
+    ('{\n  "a": 1,\n  "b": 1E400\n}\n', 3, "/b"),
+    ('{"a": [1, 2,\n -2.5e308]}', 2, "/a/2"),
+    ('{"a": "1e400",\n "b": {"c": 1e999}}', 2, "/b/c"),
+])
+def test_a_number_that_reads_as_an_infinity_is_refused_where_it_is(
+        text: str, line: int, pointer: str) -> None:
+    """JSON has no infinity: a number past a float's range is refused like NaN/Infinity
+    (MC000, its line and pointer), in a file and as an NDJSON line; a string that looks
+    like one is a string."""
+    out = load_bytes(text.encode(), "f.json", fmt="json")
+    assert not out.documents
+    (p,) = out.problems
+    assert (p.line, p.pointer) == (line, pointer)
+    assert "out of a JSON number's range" in p.message
+    one_line = text.replace("\n", " ")
+    out = load_bytes(f'{{"ok": 1}}\n{one_line}\n'.encode(), "c.ndjson", fmt="ndjson")
+    assert [d.line for d in out.documents] == [1]
+    (p,) = out.problems
+    assert (p.line, p.pointer) == (2, pointer)
+
+
+def test_a_number_that_underflows_is_read_as_json_reads_it() -> None:
+    out = load_bytes(b'{"a": 1e-400, "b": 1e308}', "f.json", fmt="json")
+    assert not out.problems and out.documents[0].doc == {"a": 0.0, "b": 1e308}

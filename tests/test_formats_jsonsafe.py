@@ -5,6 +5,7 @@ json.loads) did, with the same codes and messages; the memory bound is a number.
 from __future__ import annotations
 
 import json
+import math
 import os
 from typing import Any
 
@@ -23,6 +24,7 @@ from risutools.formats.jsonsafe import (
     max_depth_exceeded,
     parse_cost,
 )
+from risutools.jsonlines import scan
 from risutools.jsontypes import nests_deeper
 
 FUZZ = settings(
@@ -31,6 +33,14 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.too_slow],
     database=None,
 )
+
+
+def _finite(token: str) -> float:
+    """A float that overflows is refused: JSON has no number for an infinity."""
+    value = float(token)
+    if math.isinf(value):
+        raise ValueError(f"{token[:40]} is out of a JSON number's range (it reads as Infinity)")
+    return value
 
 
 def reference(raw: bytes, what: str = "JSON") -> tuple[str, Any]:
@@ -44,13 +54,15 @@ def reference(raw: bytes, what: str = "JSON") -> tuple[str, Any]:
         return "json-too-deep", (f"{what} nests deeper than {MAX_DEPTH} levels (at character "
                                  f"{at}); refusing to parse")
     try:
-        value = json.loads(text, parse_constant=jsonsafe._no_constants)
+        value = json.loads(text, parse_constant=jsonsafe._no_constants, parse_float=_finite)
     except json.JSONDecodeError as exc:
         # (json's messages that end in "at" are not followed by a second "at")
         return "not-json", (f"{what} is not valid JSON: {exc.msg.removesuffix(' at')} at line "
                             f"{exc.lineno} column {exc.colno}")
     except (ValueError, RecursionError) as exc:
-        return "not-json", f"{what} is not valid JSON: {exc}"
+        found = scan(text).nonfinite  # (NaN, Infinity, a number that overflows: its place)
+        place = f" at line {found[1]} ({found[0] or '/'})" if found else ""
+        return "not-json", f"{what} is not valid JSON: {exc}{place}"
     if not isinstance(value, dict):
         found = jsonsafe.json_type_name(value)
         return "not-an-object", f"{what} must be a JSON object, found {found}"
@@ -82,6 +94,7 @@ def nested(depth: int, leaf: str = "1", tail: str = "") -> bytes:
     b'{"a": "\\"' + b"[" * 1000 + b'"}',
     b'{"a": [' + b"[" * 300 + b"1, oops",  # too deep and unterminated
     b'{"a": NaN}', b'{"a": -Infinity}', b'{"a": 1e400}', b'{"a": "\\ud800"}',
+    b'{"a": [1, {"b": -1.5E309}]}', b'{"a": 1e-400}', b'{"a": "1e400", "b": 2e308}',
     b'{"a": 1, "a": 2}', b'{"a": ' + b"1" * 5000 + b"}", b"[1, 2]", b'"s"', b"null",
     b"\xef\xbb\xbf{}", b'{"a": "\xff"}', b'{"a": "\xed\xa0\x80"}', b"{", b"", b"{} x",
     b'{"a": "\x00"}', b'{"a": 18446744073709551616}', b'{"a": -0.0}',

@@ -22,7 +22,8 @@ from risutools.findings import Finding
 @check("MC000", "error", "load", "unparsable-document")
 def mc000(file: str | None, why: str, line: int | None = None, pointer: str = "") -> Finding:
     """The file is a readable JSON, YAML or NDJSON document (UTF-8, no duplicate keys, no
-    NaN/Infinity, no YAML aliases or non-JSON tags, within the size and depth bounds).
+    NaN/Infinity or number past a float's range, no YAML aliases or non-JSON tags, within
+    the size and depth bounds).
 
     Why: Nothing else can be checked in a file that cannot be read exactly as written; a
     lenient parse would validate something other than what the file says.

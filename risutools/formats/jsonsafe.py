@@ -26,7 +26,8 @@ from typing import Any
 
 from risutools.errors import Code, FormatError
 from risutools.formats.jsonscan import BYTE_COST, ITEM_COST, MAX_PARSE_COST, precheck
-from risutools.jsontypes import json_type_name, nests_deeper
+from risutools.jsonlines import scan
+from risutools.jsontypes import finite_float, json_type_name, nests_deeper
 
 #: deepest nesting of arrays/objects accepted (RisuAI files are < 20 deep)
 MAX_DEPTH = 200
@@ -65,6 +66,19 @@ def max_depth_exceeded(text: str, limit: int = MAX_DEPTH) -> int | None:
 
 def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
+
+
+#: the longest text :func:`_number_place` scans for a place (the pointer scan is Python)
+PLACE_SCAN_CHARS = 1 << 20
+
+
+def _number_place(text: str) -> str:
+    """`` at line N (pointer)`` of the first NaN, Infinity or number that reads as an
+    infinity in ``text``, when the text is short enough to scan for it (else nothing)."""
+    if len(text) > PLACE_SCAN_CHARS:
+        return ""
+    found = scan(text).nonfinite
+    return f" at line {found[1]} ({found[0] or '/'})" if found is not None else ""
 
 
 def decode_utf8(raw: bytes, *, where: str) -> str:
@@ -129,7 +143,7 @@ def loads_object(raw: bytes, *, where: str, what: str = "JSON") -> dict[str, Any
         if at is not None:
             raise _too_deep(what, at, where)
     try:
-        value = json.loads(text, parse_constant=_no_constants)
+        value = json.loads(text, parse_constant=_no_constants, parse_float=finite_float)
     except json.JSONDecodeError as exc:
         at = max_depth_exceeded(text)
         if at is not None:
@@ -145,7 +159,8 @@ def loads_object(raw: bytes, *, where: str, what: str = "JSON") -> dict[str, Any
         at = max_depth_exceeded(text)
         if at is not None:
             raise _too_deep(what, at, where) from None
-        raise FormatError(Code.NOT_JSON, f"{what} is not valid JSON: {exc}", where=where) from None
+        raise FormatError(Code.NOT_JSON, f"{what} is not valid JSON: {exc}{_number_place(text)}",
+                          where=where) from None
     if nests_deeper(value, MAX_DEPTH):
         at = max_depth_exceeded(text)
         raise _too_deep(what, at if at is not None else 0, where)
