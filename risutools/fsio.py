@@ -405,6 +405,32 @@ def commit_staged(
         fsync_directory(target.parent)
 
 
+def write_many(writes: Iterable[tuple[Path, bytes]], *, expect_absent: bool = False) -> None:
+    """:func:`atomic_write` of each ``(path, data)``, in order, made durable together: each
+    staged (no fsync of its own), one :func:`sync_filesystem` a file system where there is
+    one (else an fsync each), then each put in place, and each folder fsynced once at the
+    end.  A write that fails (a conflict included) stops the batch: what was put in place
+    stays, the rest is removed.  For many small files (an unpack's thousands of assets:
+    two fsyncs each were 4 ms a file)."""
+    batch = syncfs_available()
+    staged: list[StagedWrite] = []
+    folders: dict[str, Path] = {}
+    try:
+        for path, data in writes:
+            staged.append(stage_write(path, data, sync=not batch))
+            folders.setdefault(os.path.abspath(path.parent), path.parent)
+        if batch:  # (one a file system the folders are on)
+            for folder in {os.stat(f).st_dev: f for f in folders.values()}.values():
+                sync_filesystem(folder)
+        for one in staged:
+            commit_staged(one, expect_absent=expect_absent, sync_dir=False)
+    finally:
+        for one in staged:
+            discard_staged(one)
+        for folder in folders.values():
+            fsync_directory(folder)
+
+
 def adopt_staged(target: str | os.PathLike[str], tmp: str | os.PathLike[str]) -> StagedWrite:
     """A temp file staged for ``target`` by another process of this run (a worker that
     called :func:`stage_write` with ``owner`` = this process), taken over by this one:
@@ -702,4 +728,5 @@ __all__ = [
     "sync_filesystem",
     "syncfs_available",
     "write_lock",
+    "write_many",
 ]

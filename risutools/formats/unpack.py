@@ -27,7 +27,7 @@ from risutools.formats.files import open_regular, read_to_bound
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.reader import MAX_JSON_BYTES, detect, read_path
 from risutools.formats.risum import write_risum
-from risutools.fsio import atomic_write, check_target, sha256_file
+from risutools.fsio import atomic_write, check_target, sha256_file, write_many
 
 MANIFEST = "manifest.json"
 MANIFEST_KIND = "risutools-unpack-1"
@@ -219,8 +219,7 @@ def _write_all(root: Path, files: dict[str, bytes], manifest: dict[str, Any], fo
                 path=str(root),
             )
     try:
-        for rel in sorted(files):
-            atomic_write(plan[rel], files[rel], expect_absent=not force)
+        write_many([(plan[rel], files[rel]) for rel in sorted(files)], expect_absent=not force)
         atomic_write(plan[MANIFEST], _json_bytes(manifest), expect_absent=not force)
     except (FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError) as exc:
         raise FormatError(
