@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 from harness import FIXTURES, run_cli
 
@@ -83,6 +84,23 @@ def test_a_notes_file_matching_no_component_is_reported(tmp_path: Path) -> None:
     assert "notes/module.risu.123.misspelled.yaml: matches no component" in line
     rv = run_cli("review", cat, "-f", "concise")
     assert "module.risu.123.misspelled.yaml" in rv.stdout and "RV601" in rv.stdout
+
+
+@pytest.mark.parametrize("bad", [{"slug": 5}, {"capabilities": "all"}, {"for": [1]}])
+@pytest.mark.parametrize("cache", [False, True])
+def test_a_notes_file_that_fails_its_component_is_said_once(
+        tmp_path: Path, bad: dict[str, object], cache: bool) -> None:
+    """A notes file named after a component of the run, that cannot be read, fails that
+    source in one line; it is not also said to match no component (it did), on a first run
+    or on one that takes the failure from the cache."""
+    cat = _catalog(tmp_path, {f"{CUTTER}.yaml": bad}, SOURCE.name)
+    for _ in range(2 if cache else 1):
+        r = run_cli("ingest", tmp_path / "src", "-o", cat, "--lang", "ko", "-j", "1",
+                    *(() if cache else ("--no-cache",)))
+        assert r.returncode == 1
+        lines = [x for x in r.stderr.splitlines() if x.strip()]
+        assert len(lines) == 1 and f"notes/{CUTTER}.yaml" in lines[0], r.stderr
+        assert "matches no component" not in r.stderr
 
 
 def test_a_curator_adds_a_missed_requires(tmp_path: Path) -> None:

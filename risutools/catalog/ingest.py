@@ -187,9 +187,12 @@ def _orphan_notes(result: IngestResult, notes: str) -> list[str]:
             found = find_notes(notes, str(doc.get("component_id", "")), **document_keys(doc))
             if found is not None:
                 used.add(found.name)
+    # (a notes file a source took and could not read failed that source: its line says so)
+    failed = [s.error for s in result.sources if s.error]
     return [f"notes/{display_path(n)}: matches no component of this run (not its id, a slug "
             "alias, nor a `for:` of a module read); rename it after its component "
-            "(notes/<component_id>.yaml), or give it a `for:`" for n in orphans(notes, used)]
+            "(notes/<component_id>.yaml), or give it a `for:`" for n in orphans(notes, used)
+            if not any(e.startswith(display_path(os.path.join(notes, n)) + ":") for e in failed)]
 
 
 def _grades_signature(settings: Settings | None) -> str:
