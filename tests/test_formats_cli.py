@@ -8,6 +8,7 @@ import subprocess
 import zipfile
 from pathlib import Path
 
+import pytest
 from harness import FIXTURES, ROOT, SOURCES, run_cli
 
 from risutools.formats import read_path
@@ -280,3 +281,28 @@ def test_unpack_and_pack_unwritable_targets_are_one_line(tmp_path: Path) -> None
     proc = run("pack", SOURCES / "186123400_mood-tracker.json", "-o", tmp_path / "dir.risum",
                "--force")  # fmt: skip
     assert proc.returncode == 2 and "dir.risum: not-a-file: is a folder" in proc.stderr
+
+
+_MANIFEST_DAMAGE = [
+    ("module", None, "/module"), ("module", 5, "/module"),
+    ("manifest", "other-v1", "/manifest"), ("component_type", "character", "/component_type"),
+    ("assets", 5, "/assets"), ("assets", [5], "/assets/0"),
+    ("assets", [{"file": 3}], "/assets/0/file"),
+    ("assets", [{"file": None}, {"file": "assets/tear.webp"}], "/assets/0/file"),
+]
+
+
+@pytest.mark.parametrize(("key", "value", "pointer"), _MANIFEST_DAMAGE)
+def test_a_damaged_manifest_is_one_line_naming_it_and_the_field(
+        tmp_path: Path, key: str, value: object, pointer: str) -> None:
+    out = tmp_path / "u"
+    assert run_cli("unpack", SOURCES / "183120336_asset-pack.risum", "-o", out).returncode == 0
+    manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+    manifest[key] = value
+    (out / "manifest.json").write_text(json.dumps(manifest), "utf-8")
+    for src in (out, out / "manifest.json"):
+        r = run_cli("pack", src, "-o", tmp_path / "x.risum")
+        assert r.returncode == 2 and r.stdout == ""
+        (line,) = r.stderr.splitlines()
+        assert f"manifest.json: {pointer}: pack-" in line, line
+    assert not (tmp_path / "x.risum").exists()

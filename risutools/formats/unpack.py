@@ -328,40 +328,45 @@ def _manifest_module(manifest: dict[str, Any], manifest_path: Path, root: Path) 
     if manifest.get("manifest") != MANIFEST_KIND:
         raise FormatError(
             Code.PACK_INVALID_INPUT, f"manifest.json is not a {MANIFEST_KIND} manifest",
-            path=str(manifest_path),
+            path=str(manifest_path), where="/manifest",
         )  # fmt: skip
     if manifest.get("component_type") not in ("module", "lorebook"):
         raise FormatError(
             Code.PACK_INVALID_INPUT,
             f"cannot pack a {manifest.get('component_type')!r} into a .risum",
-            path=str(manifest_path),
+            path=str(manifest_path), where="/component_type",
         )
     rel_module = manifest.get("module")
     if not isinstance(rel_module, str):
-        raise FormatError(Code.PACK_INVALID_INPUT, 'manifest has no "module" file', path=str(root))
+        raise FormatError(Code.PACK_INVALID_INPUT, 'manifest names no "module" file (a file '
+                          "name, as unpack writes it)", path=str(manifest_path), where="/module")
     return rel_module
 
 
 def _manifest_assets(manifest: dict[str, Any], manifest_path: Path, root: Path) -> list[bytes]:
     """The bytes of each asset file the manifest lists, in frame order (no gap before a file)."""
     blobs: list[bytes] = []
-    entries = manifest.get("assets")
+    entries = manifest.get("assets", [])
     if not isinstance(entries, list):
-        entries = []
+        raise FormatError(Code.PACK_INVALID_INPUT, "assets is not a list",
+                          path=str(manifest_path), where="/assets")
     gap: int | None = None
     for i, entry in enumerate(entries):
-        rel = entry.get("file") if isinstance(entry, dict) else None
+        if not isinstance(entry, dict):
+            raise FormatError(Code.PACK_INVALID_INPUT, f"asset {i} is not a mapping",
+                              path=str(manifest_path), where=f"/assets/{i}")
+        rel = entry.get("file")
         if rel is None:
             gap = i if gap is None else gap
             continue
         if not isinstance(rel, str):
             raise FormatError(Code.PACK_INVALID_INPUT, f"asset {i}: file is not a string",
-                              path=str(manifest_path))  # fmt: skip
+                              path=str(manifest_path), where=f"/assets/{i}/file")  # fmt: skip
         if gap is not None:
             raise FormatError(
                 Code.PACK_ASSET_MISSING,
                 f"asset {gap} has no file but asset {i} does: frames would be out of step",
-                path=str(manifest_path),
+                path=str(manifest_path), where=f"/assets/{gap}/file",
             )
         target = _inside(root, rel)
         blobs.append(_read_regular(target, f"asset {i}"))
