@@ -71,3 +71,28 @@ def test_fix_keeps_a_non_utf8_ndjson_line_byte_for_byte(tmp_path: Path) -> None:
     want = list(lines)
     want.insert(2, alien)
     assert after == want  # the stale line fixed, the alien line and every other kept
+
+
+@pytest.mark.parametrize("style", [">-", "|-"])  # (">" and "|" keep a newline: MC200)
+def test_a_value_fix_cannot_rewrite_is_said_at_its_line_and_not_offered_again(
+        tmp_path: Path, style: str) -> None:
+    """A stale digest written as a YAML block scalar is not rewritten in place: --fix says
+    so at the value's line (not the document's first), leaves the file as it was, and does
+    not end by offering the command just run."""
+    import yaml
+
+    doc = json.loads(SEED.read_text("utf-8"))
+    doc["projection"]["prompt_sha256"] = STALE_DIGEST
+    text = yaml.safe_dump(doc, allow_unicode=True, sort_keys=False)
+    text = text.replace(f"prompt_sha256: {STALE_DIGEST}",
+                        f"prompt_sha256: {style}\n    {STALE_DIGEST}")
+    p = tmp_path / "b.yaml"
+    p.write_text(text, "utf-8")
+    line = 1 + text.split("\n").index(f"  prompt_sha256: {style}")
+    before = p.read_bytes()
+    plain = run_cli("validate", p)
+    assert "fixable with" in plain.stdout  # (offered before a fix ran)
+    r = run_cli("validate", "--fix", p)
+    assert p.read_bytes() == before
+    assert f"b.yaml:{line}: MC201 not fixed" in r.stderr, r.stderr
+    assert "fixable with" not in r.stdout

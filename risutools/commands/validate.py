@@ -84,7 +84,8 @@ def run(opts: Options) -> Validation:
                                     hashes=opts.hashes)
     result.strict = opts.strict
     result.checks = for_command("validate")
-    return Validation(result, fixed, fixable=fixable_count(result))
+    # (after --fix, what is left is what it could not fix, each said why: not "fixable")
+    return Validation(result, fixed, fixable=0 if opts.fix else fixable_count(result))
 
 
 def fixable_count(result: Result) -> int:

@@ -69,24 +69,30 @@ def fixable_checks() -> dict[str, Check]:
     return {k: c for k, c in registered_checks().items() if c.fixable}
 
 
+#: a file's fixable findings: document line -> (their rules, {pointer: the finding's line})
+Wanted = dict[int | None, tuple[set[str], dict[str, int]]]
+
+
 def fix_result(result: Any) -> FixOutcome:
     """Fix, file by file, the fixable findings of a validate ``Result``."""
     fixable = fixable_checks()
     # by the real file (two files may show as one display name); the display name is what
     # a message says, never a path that is opened
-    wanted: dict[tuple[str, str], dict[int | None, set[str]]] = {}
+    wanted: dict[tuple[str, str], Wanted] = {}
     paths: dict[tuple[str, str], Path | None] = {}
     for info in result.documents:
-        rules = {f.rule for f in info.findings if f.rule in fixable}
-        if rules:
+        found = [f for f in info.findings if f.rule in fixable]
+        if found:
             key = (info.file, os.fsdecode(info.path) if info.path is not None else "")
             paths[key] = info.path
-            wanted.setdefault(key, {}).setdefault(info.line, set()).update(rules)
+            rules, lines = wanted.setdefault(key, {}).setdefault(info.line, (set(), {}))
+            rules.update(f.rule for f in found)
+            lines.update((f.pointer, f.line) for f in found if f.line is not None)
     out = FixOutcome()
     for key in sorted(wanted):
         file, path = key[0], paths[key]
         if path is None:
-            n = sum(len(r) for r in wanted[key].values())
+            n = sum(len(r) for r, _ in wanted[key].values())
             why = "standard input cannot be written back; fix the file itself" \
                 if file == STDIN_NAME else "its file is not known"
             out.notes.append(f"{file}: {n} fixable finding(s) not fixed: {why}")
@@ -106,7 +112,7 @@ class _Doc:
     span: tuple[int, int] = (0, 0)  # where the document's text is (NDJSON: its line)
 
 
-def _fix_file(path: Path, name: str, wanted: dict[int | None, set[str]],
+def _fix_file(path: Path, name: str, wanted: Wanted,
               fixable: dict[str, Check], out: FixOutcome) -> None:
     """Read ``path``, edit the fixable values in place, check the edit reads back, write."""
     got = _read_text(path, name, out, ndjson=_fmt_of(os.fsdecode(path.name)) == "ndjson")
@@ -161,7 +167,7 @@ def _read_text(path: Path, name: str, out: FixOutcome, *, ndjson: bool = False,
     return base, bom, text[1:] if bom else text
 
 
-def _plan(docs: list[_Doc], name: str, wanted: dict[int | None, set[str]],
+def _plan(docs: list[_Doc], name: str, wanted: Wanted,
           fixable: dict[str, Check], out: FixOutcome
           ) -> tuple[list[Edit], list[tuple[_Doc, Any]], Counter[str]]:
     """The edits for the wanted rules of the candidate documents, each changed document
@@ -170,7 +176,7 @@ def _plan(docs: list[_Doc], name: str, wanted: dict[int | None, set[str]],
     changed: list[tuple[_Doc, Any]] = []  # (document, what it must read back as)
     applied: Counter[str] = Counter()
     for d in docs:
-        rules = wanted.get(d.line)
+        rules, lines = wanted.get(d.line, (set(), {}))
         if not rules:
             continue
         review = _get(d.value, "provenance", "review_status")
@@ -185,9 +191,10 @@ def _plan(docs: list[_Doc], name: str, wanted: dict[int | None, set[str]],
             assert fixer is not None
             for pointer, new in fixer(d.value):
                 spot = d.locate(pointer)
-                if spot is None:
-                    out.notes.append(f"{name}:{d.line}: {rule} not fixed: {pointer} is not a "
-                                     "plain string value that can be rewritten in place")
+                if spot is None:  # (the line of the value, where the finding said it is)
+                    out.notes.append(f"{name}:{lines.get(pointer, d.line)}: {rule} not fixed: "
+                                     f"{pointer} is not a plain string value that can be "
+                                     "rewritten in place")
                     continue
                 start, end, style = spot
                 edits.append((start, end, _literal(new, style)))
