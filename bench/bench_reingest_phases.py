@@ -12,7 +12,7 @@ and writes each step's CPU (``time.process_time``) as one JSON line.  Printed: e
 median over the rounds, and the differences 10 changed - nothing changed and updating -
 start-up, in ms.
 
-Usage: ``python bench/reingest_phases.py [ROUNDS]`` (default 9).
+Usage: ``python bench/bench_reingest_phases.py [ROUNDS]`` (default 9; ``make bench`` runs it).
 """
 
 from __future__ import annotations
