@@ -15,6 +15,7 @@ from harness import SOURCES
 
 from risutools.catalog import cache as cache_mod
 from risutools.catalog.ingest import ingest
+from risutools.errors import RisuError
 from risutools.fsio import TMP_MARK
 
 FOLDERS = ("", ".risutools-cache", "facts")
@@ -129,3 +130,42 @@ def test_a_folder_changed_just_before_the_run_is_swept_not_recorded(
         listed.clear()
         ingest(SOURCES, out, jobs=1)
         assert _catalog_listed(listed, out) == {".", ".risutools-cache"}
+
+
+def test_a_catalog_given_through_a_link_is_swept_and_recorded(
+        tmp_path: Path, listed: list[str]) -> None:
+    """The catalog's path may be a link the user made (~/catalog -> /data/catalog): its
+    folder is swept as any, and recorded."""
+    real = tmp_path / "real"
+    real.mkdir()
+    out = tmp_path / "cat"
+    out.symlink_to(real, target_is_directory=True)
+    ingest(SOURCES, out, jobs=1)
+    dead = _temp(real, _dead_pid())
+    listed.clear()
+    ingest(SOURCES, out, jobs=1)
+    assert not dead.exists()
+    ingest(SOURCES, out, jobs=1)  # (the folder changed by that removal: swept, recorded)
+    listed.clear()
+    ingest(SOURCES, out, jobs=1)
+    assert os.path.abspath(out) not in listed
+
+
+def test_a_facts_link_is_never_listed(tmp_path: Path, listed: list[str]) -> None:
+    """facts/ replaced by a link to a folder elsewhere: the sweeps never list it (the write
+    of facts refuses it, one line)."""
+    out = tmp_path / "cat"
+    ingest(SOURCES, out, jobs=1)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    bait = _temp(elsewhere, _dead_pid())
+    import shutil
+
+    shutil.rmtree(out / "facts")
+    (out / "facts").symlink_to(elsewhere, target_is_directory=True)
+    listed.clear()
+    try:
+        ingest(SOURCES, out, jobs=1)
+    except RisuError as exc:  # (the refusal is the write of facts: one line)
+        assert "facts" in str(exc)
+    assert os.path.abspath(elsewhere) not in listed and bait.exists()

@@ -35,6 +35,10 @@ def _key(st: os.stat_result) -> _Key:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
+def _stat(path: Path, *, follow: bool) -> os.stat_result:
+    return os.stat(path) if follow else os.lstat(path)
+
+
 class FolderSweeps:
     """The sweeps of one run: :meth:`begin` as it starts, :meth:`record` before the cache
     is saved."""
@@ -42,10 +46,11 @@ class FolderSweeps:
     def __init__(self, out: Path, cache: IngestCache, facts: Path) -> None:
         self.cache = cache
         # (the cache's name of each folder, its path, and whether it is swept as the run
-        # starts even when it has not settled): the catalog's, facts/
+        # starts even when it has not settled): the catalog's (the path the user gave, a
+        # link or not), facts/ (inside the catalog: never a link, see write_facts)
         self.folders = [(f"{path.relative_to(out).as_posix()}/", path, eager)
                         for path, eager in ((out, True), (facts, False))]
-        self.candidates: list[tuple[str, Path, _Key]] = []
+        self.candidates: list[tuple[str, Path, bool, _Key]] = []
 
     @classmethod
     def begin(cls, out: Path, cache: IngestCache, facts: Path) -> FolderSweeps:
@@ -63,7 +68,7 @@ class FolderSweeps:
         settled_before = self.cache.started_ns - ingest_cache.RACY_NS
         for name, path, eager in self.folders:
             try:
-                st = os.lstat(path)
+                st = _stat(path, follow=eager)
             except FileNotFoundError:
                 continue
             if not stat_mod.S_ISDIR(st.st_mode):
@@ -77,13 +82,13 @@ class FolderSweeps:
             spared: list[Path] = []
             removed = sweep_temp_files(path, spared=spared)
             if settled and not removed and not spared and self.cache.enabled:
-                self.candidates.append((name, path, _key(st)))
+                self.candidates.append((name, path, eager, _key(st)))
 
     def record(self) -> None:
         """Record each folder swept clean as the run started and unchanged since."""
-        for name, path, seen in self.candidates:
+        for name, path, follow, seen in self.candidates:
             try:
-                st = os.lstat(path)
+                st = _stat(path, follow=follow)
             except OSError:
                 continue
             if _key(st) == seen:
