@@ -90,13 +90,17 @@ def _slow_review(cat: Path) -> tuple[subprocess.Popen[bytes], list[int]]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     child = subprocess.Popen([sys.executable, "-c", _SLOW_REVIEW, str(cat)], env=env,
                              stderr=subprocess.PIPE)
+    # the pool's two workers: the same two children alive at two looks 0.3 s apart (a
+    # child forked for a moment, before it runs another program, shares the command line)
     deadline = time.monotonic() + 30
-    while len(found := _workers(child.pid)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert len(found) == 2, f"the review's pool did not start: {found}"
-    time.sleep(0.3)  # (past their start-up)
-    assert not any(process_gone(w) for w in found)
-    return child, found
+    before: list[int] = []
+    while time.monotonic() < deadline:
+        found = [w for w in _workers(child.pid) if not process_gone(w)]
+        if len(found) == 2 and found == before:
+            return child, found
+        before = found
+        time.sleep(0.3 if len(found) == 2 else 0.02)
+    raise AssertionError(f"the review's pool did not start: {before}")
 
 
 @pytest.mark.skipif(not LINUX, reason="the parent-death signal and /proc are Linux's")
