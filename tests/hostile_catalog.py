@@ -126,7 +126,8 @@ def pair_catalog(tmp_factory: pytest.TempPathFactory, dest: Path, variant: str =
         for cid in (CUTTER, TWIN):
             run_component(out / f"{cid}.json", FIXTURES / "replay" / "anchor-edit.yaml",
                           update=True)
-        (out / ".risutools.yaml").write_text(f"sources: {FIXTURES / 'sources'}\n")
+        shutil.copytree(FIXTURES / "sources", out / ".store")  # (inside: review keeps a
+        (out / ".risutools.yaml").write_text("sources: .store\n")  # store there)
         for cid in (CUTTER, TWIN):
             for action, to in (("request_review", "pending_human_review"),
                                ("approve", "approved")):

@@ -38,7 +38,8 @@ def base_catalog(tmp_factory: pytest.TempPathFactory) -> Path:
         assert res.ok
         run_component(out / f"{CUTTER}.json", FIXTURES / "replay" / "anchor-edit.yaml",
                       update=True)
-        (out / ".risutools.yaml").write_text(f"sources: {FIXTURES / 'sources'}\n")
+        shutil.copytree(FIXTURES / "sources", out / ".store")  # (inside: review keeps a
+        (out / ".risutools.yaml").write_text("sources: .store\n")  # store there)
         _BASE["base"] = out
     return _BASE["base"]
 

@@ -265,7 +265,15 @@ def test_verify_store_with_devices_fifos_and_link_cycles(tmp_path: Path) -> None
     p = run("verify", "catalog", cwd=repo)
     assert p.returncode == 0, (p.stdout + p.stderr).decode()
     assert b"0 verified, 0 mismatched, 1 not at hand" in p.stdout
-    (store / "real.risum").symlink_to(STORE_FILE)  # a link to a regular file is read
+    (store / "elsewhere.risum").symlink_to(STORE_FILE)  # a link leading out: passed over
+    p = run("verify", "catalog", cwd=repo)
+    assert p.returncode == 0 and b"0 verified" in p.stdout, p.stdout.decode()
+    p = run("verify", "catalog", "--sources", store, cwd=repo)  # (the user's store too)
+    assert p.returncode == 0 and b"0 verified" in p.stdout, p.stdout.decode()
+    (store / "elsewhere.risum").unlink()
+    (store / "kept").mkdir()
+    (store / "kept" / "300.risum").write_bytes(STORE_FILE.read_bytes())
+    (store / "real.risum").symlink_to(store / "kept" / "300.risum")  # staying: read
     p = run("verify", "catalog", cwd=repo)
     assert p.returncode == 0 and b"1 verified" in p.stdout, p.stdout.decode()
 
@@ -345,9 +353,14 @@ def test_verify_notes_linked_to_dev_zero(tmp_path: Path) -> None:
     (cat / "notes" / f"{cid}.yaml").symlink_to("/dev/zero")
     p = run("verify", "cat", cwd=tmp_path)
     assert p.returncode == 2
-    assert one_line(p) == (f"risutools: cat/notes/{cid}.yaml: not-a-file: is a character device (a "
-                           "symbolic link to /dev/zero), not a regular file; risutools reads "
-                           "regular files only")
+    assert one_line(p) == (f"risutools: cat/notes/{cid}.yaml: outside-catalog: leads outside the "
+                           "catalog (a symbolic link to /dev/zero); risutools reads and writes "
+                           "only inside the catalog")
+    (cat / "notes" / f"{cid}.yaml").unlink()  # (through a link inside: resolved the same)
+    (cat / "notes" / "zero").symlink_to("/dev/zero")
+    (cat / "notes" / f"{cid}.yaml").symlink_to(cat / "notes" / "zero")
+    p = run("verify", "cat", cwd=tmp_path)
+    assert p.returncode == 2 and "outside-catalog" in one_line(p)
 
 
 # ============================================================ one line, exit 2

@@ -423,6 +423,9 @@ class Catalog:
 
     @property
     def sources(self) -> Path | None:
+        """The source store of the promotion gates: ``--sources``, or the configuration's
+        ``sources:`` as written (a curator's own run on a checkout they trust; ``review``,
+        which CI runs on pull requests, keeps it inside the repository)."""
         return self.config.sources
 
     def inside(self, path: Path, what: str = "") -> Path:

@@ -165,7 +165,8 @@ def _check_documents(cat: Catalog, sources: str | None, jobs: int | None,
     ``executor``), then MC104 and MC305; the catalog's entries hold each document's head
     and its facts, found with it (packed in the store returned)."""
     cfg = cat.config
-    src = Path(sources) if sources is not None else cfg.sources
+    # (a store the configuration names stays in its repository, as verify asks)
+    src = Path(sources) if sources is not None else cfg.source_store()
     if src is not None:
         require_folder(src, "the source store")
     first = first_pass(cat.root, cfg, src, jobs, progress, executor)

@@ -45,6 +45,7 @@ from risutools.formats.charx import member_sha256
 from risutools.pathnames import plain_id
 from risutools.safeio import (
     FileRefused,
+    check_inside,
     is_regular,
     open_regular,
     read_regular,
@@ -71,6 +72,18 @@ def _member_sha256(path: Path, member: str) -> str | None:
         return None
 
 
+def _stays_in(root: Path, p: Path) -> bool:
+    """Whether ``p`` (a link: whatever it leads to) stays in ``root``: a store's link
+    leading out of it is none of its files (never read: a link in a pull request)."""
+    if not p.is_symlink():
+        return True
+    try:
+        check_inside(root, p)
+    except FileRefused:
+        return False
+    return True
+
+
 @dataclass
 class SourceStore:
     """A folder of source files, keyed by name and (lazily) by content SHA-256."""
@@ -91,7 +104,7 @@ class SourceStore:
                     dirnames.sort()
                     for fn in sorted(filenames):
                         p = Path(dirpath) / fn
-                        if is_regular(p):
+                        if is_regular(p) and _stays_in(self.root, p):
                             found.append(p)
             self._files = found
         return self._files
@@ -331,7 +344,7 @@ def mc202(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
     """
     note = _notes_file(ctx, info, ld) if ref.source_version == "notes.yaml" else None
     if note is not None:
-        _verify_notes(ctx, info, ld, ref, note)
+        _verify_notes(ctx, info, ld, ref, note, _catalog_root(ctx, ld) or note.parent)
         return
     root = ctx.store.root
     if root is None:
@@ -362,6 +375,17 @@ def mc202(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
                 f"{ref.source}: no file in {_rel(root)} has this name or digest")
 
 
+def _unread(note: Path, refused: FileRefused | None) -> tuple[str, str]:
+    """Why a notes file was not read, and the code: its refusal, or what opening it says."""
+    try:
+        if refused is not None:
+            raise refused
+        open_regular(note, limit=MAX_SOURCE_BYTES).close()
+    except FileRefused as exc:
+        return exc.why, exc.code
+    return "cannot be read", Code.UNREADABLE
+
+
 def _notes_file(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument) -> Path | None:
     """The curator notes ``notes/<component_id>.yaml`` of the document's catalog, when
     there is such an entry (a file, or a link whatever it points at), else the one
@@ -380,18 +404,22 @@ def _notes_file(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument) -> P
 
 
 def _verify_notes(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument,
-                  ref: SourceRef, note: Path) -> None:
-    got = ctx.store.sha256(note)
+                  ref: SourceRef, note: Path, root: Path) -> None:
+    refused: FileRefused | None = None
+    got: str | None = None
+    try:  # (a link leading out of the catalog is never read)
+        check_inside(root, note)
+        got = ctx.store.sha256(note)
+    except FileRefused as exc:
+        refused = exc
     if got is None:
-        code = Code.UNREADABLE
-        try:
-            open_regular(note, limit=MAX_SOURCE_BYTES).close()
-            why = "cannot be read"
-        except FileRefused as exc:
-            why, code = exc.why, exc.code
-        # could not run: MC001 (exit 2), and the reference stays unverified
+        why, code = _unread(note, refused)
+        # could not run: MC001 (exit 2), and the reference stays unverified; a link leading
+        # out of the catalog is the catalog's fault, not a file missing here: a mismatch
         ctx.result.file_findings.append(mc001(_rel(note), why, code))
-        _record(ctx, info, ld, mc202, ref, "not_at_hand", f"notes file {_rel(note)} {why}")
+        _record(ctx, info, ld, mc202, ref,
+                "mismatch" if code == Code.OUTSIDE_CATALOG else "not_at_hand",
+                f"notes file {_rel(note)} {why}")
     elif got == hex_of(ref.sha256):
         _record(ctx, info, ld, mc202, ref, "verified", _rel(note))
     else:
@@ -417,6 +445,10 @@ def mc203(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
     fixture = ref.source_id[len("replay:"):] if ref.source_id.startswith("replay:") else ""
     root = _catalog_root(ctx, ld)
     replays = root / "replays" if root is not None else None
+    if root is not None and replays is not None and not _stays_in(root, replays):
+        _record(ctx, info, ld, mc203, ref, "mismatch", f"{_rel(replays)} leads outside the "
+                "catalog and is not read; make replays/ a folder of the catalog")
+        return
     local = SourceStore(replays) if replays is not None and replays.is_dir() else None
     found: Path | None = None
     named: list[Path] = []

@@ -203,7 +203,8 @@ class Settings:
             f"`sources: {show_name(self.sources_text or '')}` resolves to "
             f"{show_name(str(self.sources))}, outside {show_name(str(self.root))}; a "
             "configuration may only name a source store inside its repository: pass "
-            "--sources DIR, or --allow-config-sources-outside to trust this configuration",
+            "--sources DIR (or, to verify, --allow-config-sources-outside to trust this "
+            "configuration)",
             where="sources",
             path=show_name(str(self.source_file)) if self.source_file else None,
         )
