@@ -655,3 +655,49 @@ def _findings(report: Any) -> list[dict[str, Any]]:
     if isinstance(report, list):
         return [f for v in report for f in _findings(v)]
     return []
+
+
+# ------------------------------------------- links in replays/, notes/ and the source store
+
+
+def test_a_replays_link_leading_out_is_never_written_through(cat: Path, elsewhere: Path
+                                                             ) -> None:
+    (elsewhere / f"{CUTTER}--anchor-edit.md").write_text("precious")
+    shutil.rmtree(cat / "replays")
+    (cat / "replays").symlink_to(elsewhere, target_is_directory=True)
+    before = snapshot(elsewhere)
+    r = cli("replay", "run", doc_path(cat, CUTTER), "-x",
+            FIXTURES / "replay" / "anchor-edit.yaml", "--update", cwd=cat)
+    assert r.returncode == 2 and "outside-catalog" in one_line(r.stderr), r.stderr
+    assert snapshot(elsewhere) == before
+    v = cli("verify", cat, cwd=cat)  # (the report it records is not read from there)
+    assert v.returncode == 1 and "MC203" in v.stdout and "leads outside" in v.stdout
+
+
+@pytest.mark.parametrize("target", ["secret", "/dev/zero", "/proc/kmsg"])
+def test_a_notes_link_leading_out_is_never_read(cat: Path, elsewhere: Path,
+                                                target: str) -> None:
+    """A notes file that is a link out of the catalog (to a file, a device, a procfs file
+    whose read blocks) is not read: verify could not run (MC001, exit 2) and its digest is a
+    mismatch; review fails on it; neither hangs."""
+    note = cat / "notes" / f"{CUTTER}.yaml"
+    if target == "secret":
+        (elsewhere / "n.yaml").write_bytes(note.read_bytes())
+        target = str(elsewhere / "n.yaml")
+    note.unlink()
+    note.symlink_to(target)
+    v = cli("verify", cat, "-f", "json", cwd=cat)
+    assert v.returncode == 2, v.stderr
+    outcome = [x for x in json.loads(v.stdout)["verifications"]
+               if x["source"].endswith("notes.yaml")]
+    assert [x["status"] for x in outcome] == ["mismatch"]
+    r = cli("review", cat, "-q", "-j", "1", cwd=cat)
+    assert r.returncode == 1 and "leads outside the catalog" in r.stdout
+
+
+def test_review_keeps_the_configurations_store_inside_the_repository(cat: Path) -> None:
+    (cat / ".risutools.yaml").write_text("sources: /proc\n")
+    r = cli("review", cat, "-q", "-j", "1", cwd=cat)
+    assert r.returncode == 2 and "config-sources-outside" in one_line(r.stderr)
+    ok = cli("review", cat, "-q", "-j", "1", "--sources", FIXTURES / "sources", cwd=cat)
+    assert ok.returncode in (0, 1), ok.stderr  # (the user's word: --sources anywhere)
