@@ -608,6 +608,11 @@ def _append_base(fd: int, target: Path, expect_size: int | None,
     if not stat.S_ISREG(st.st_mode):
         raise RisuError(Code.NOT_A_FILE, "not a regular file; nothing appended",
                         path=display_path(target))
+    if st.st_nlink > 1:  # (appended bytes would change the file under its other names too)
+        raise RisuError(Code.NOT_A_FILE, f"a file of {st.st_nlink} names (a hard link): an "
+                        "append would change it under the others, maybe outside the catalog; "
+                        "nothing appended (copy it to a file of its own)",
+                        path=display_path(target))
     size = st.st_size
     if expect_size is not None and size != expect_size:
         raise WriteConflict(

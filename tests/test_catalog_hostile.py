@@ -701,3 +701,17 @@ def test_review_keeps_the_configurations_store_inside_the_repository(cat: Path) 
     assert r.returncode == 2 and "config-sources-outside" in one_line(r.stderr)
     ok = cli("review", cat, "-q", "-j", "1", "--sources", FIXTURES / "sources", cwd=cat)
     assert ok.returncode in (0, 1), ok.stderr  # (the user's word: --sources anywhere)
+
+
+def test_a_hard_linked_log_is_not_appended_to(cat: Path, elsewhere: Path) -> None:
+    approve(CUTTER, "request_review", "kim", "", None, str(cat))
+    assert cli("promote", CUTTER, "--to", TO, "--catalog", cat, cwd=cat).returncode == 0
+    outside = elsewhere / "log.ndjson"
+    os.replace(cat / "transitions.ndjson", outside)
+    os.link(outside, cat / "transitions.ndjson")
+    approve(CUTTER, "approve", "kim", "", None, str(cat))
+    before, doc = outside.read_bytes(), doc_path(cat, CUTTER).read_bytes()
+    r = cli("promote", CUTTER, "--to", "approved", "--catalog", cat, "--sources",
+            FIXTURES / "sources", cwd=cat)
+    assert r.returncode == 2 and "hard link" in one_line(r.stderr), r.stderr
+    assert outside.read_bytes() == before and doc_path(cat, CUTTER).read_bytes() == doc

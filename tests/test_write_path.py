@@ -563,3 +563,23 @@ def test_unpack_of_many_assets_does_not_fsync_each(
     assert len(list((tmp_path / "out" / "assets").iterdir())) == n
     if syncfs_available():
         assert len(fsyncs) < 20
+
+
+def test_append_line_refuses_a_file_of_several_names(tmp_path: Path) -> None:
+    """An append changes the bytes under every name of the file: a log hard-linked to a
+    file elsewhere is not appended to (its other name is left as it was)."""
+    from risutools import fsio
+
+    outside = tmp_path / "outside.ndjson"
+    outside.write_bytes(b'{"a": 1}\n')
+    log = tmp_path / "cat" / "transitions.ndjson"
+    log.parent.mkdir()
+    os.link(outside, log)
+    with pytest.raises(RisuError) as err:
+        fsio.append_line(log, b'{"b": 2}')
+    assert err.value.code == "not-a-file" and "hard link" in err.value.why
+    assert outside.read_bytes() == b'{"a": 1}\n'
+    log.unlink()  # (a file of its own again: appended to)
+    log.write_bytes(b'{"a": 1}\n')
+    fsio.append_line(log, b'{"b": 2}')
+    assert log.read_bytes() == b'{"a": 1}\n{"b": 2}\n'
