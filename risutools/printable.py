@@ -97,10 +97,13 @@ def markdown_value(value: Any) -> str:
     return out
 
 
-def markdown_code(value: Any) -> str:
+def markdown_code(value: Any, *, cell: bool = False) -> str:
     """A value shown as a Markdown code span: one line (:func:`text_value`), and no
-    backtick to close the span (it becomes ``'``)."""
-    return "`" + text_value(value).replace("`", "'") + "`"
+    backtick to close the span (it becomes ``'``).  ``cell``: the span is in a table's
+    cell, where a ``|`` ends the cell even inside a code span (GFM): it is written ``\\|``,
+    which a table shows as ``|``."""
+    code = text_value(value).replace("`", "'")
+    return "`" + (code.replace("|", "\\|") if cell else code) + "`"
 
 
 _JSON_ESCAPED = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})

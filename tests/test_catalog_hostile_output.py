@@ -48,6 +48,8 @@ def _hostile(cat: Path) -> Path:
     d["component_version"] = H
     d["capabilities"]["provides"].append("x." + H)
     d["capabilities"]["conflicts"] = [H]
+    # a key: what a finding's pointer shows (in a packet's table, inside a code span)
+    d["payload"]["state_effects"] = {"x | " + H: "<img src=x onerror=alert(4)>"}
     (cat / "evil.json").write_text(json.dumps(d, ensure_ascii=False), "utf-8")
     d = json.loads((cat / f"{CUTTER}.json").read_text("utf-8"))
     d["component_id"] = CUT_COPY
@@ -229,6 +231,17 @@ def test_markdown_is_text_not_markup(outputs: dict[str, tuple[int, str, str]],
     for ln in prose.split("\n"):
         if ln.startswith("|"):  # every row of a table as wide as its header
             assert len(re.findall(r"(?<!\\)\|", ln)) >= 3, ln
+    # a table's cells end at every | not escaped, inside a code span too (GFM): each raw
+    # row has as many as its header
+    width = 0
+    for ln in md.split("\n"):
+        cells = len(re.findall(r"(?<!\\)\|", ln)) if ln.startswith("|") else 0
+        if cells and not width:
+            width = cells
+        elif cells:
+            assert cells == width, ln
+        else:
+            width = 0
     # a value inside a fence cannot end it: JSON writes its line breaks as \n
     assert "\n```\n::" not in md
 

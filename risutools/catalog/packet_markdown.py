@@ -41,7 +41,7 @@ def _head(p: dict[str, Any]) -> list[str]:
     return [
         f"# Review packet: {_cell(comp['component_id'])} ({p['lane']} lane)",
         "",
-        f"- task: `{task['id']}`" + (f" (escalates {_code(task['escalates'])})"
+        f"- task: {_code(task['id'])}" + (f" (escalates {_code(task['escalates'])})"
                                      if task.get("escalates") else ""),
         f"- instruction: {_cell(task['instruction'])}",
         f"- actor: {_cell(p['actor'] or '(not given)')}",
@@ -75,7 +75,7 @@ def _facts(facts: dict[str, Any]) -> list[str]:
     lines += ["", "### Findings", ""]
     if facts["findings"]:
         lines += ["| rule | severity | pointer | message |", "| --- | --- | --- | --- |"]
-        lines += [f"| {f['rule']} | {f['severity']} | {_code(f['pointer'] or '/')} | "
+        lines += [f"| {f['rule']} | {f['severity']} | {_code(f['pointer'] or '/', cell=True)} | "
                   f"{_cell(f['message'])} |" for f in facts["findings"]]
     else:
         lines.append("No findings.")
