@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Container, Iterable
 from typing import Any
 
+from risutools.printable import markdown_code, markdown_value
+
 MAX_ROWS = 60
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?")
 
 
 def _cell(v: Any) -> str:
-    if v is None:
+    """A value in a table cell: text (a component's, a fixture's) shown, never markup
+    (:func:`risutools.printable.markdown_value`)."""
+    if v is None or v == "-":
         return "-"
     if isinstance(v, bool):
         return "yes" if v else "no"
+    if isinstance(v, (int, float)) or _NUMBER.fullmatch(str(v)):
+        return str(v)  # (a number, as written: nothing in it is markup)
     if isinstance(v, dict):
         v = ", ".join(f"{k}={_plain(x)}" for k, x in v.items())
     if isinstance(v, list):
         v = ", ".join(_plain(x) for x in v) or "none"
-    return str(v).replace("|", "\\|").replace("\n", " ")
+    return markdown_value(v)
 
 
 def _plain(v: Any) -> str:
@@ -132,13 +140,13 @@ def _heading(report: dict[str, Any]) -> list[str]:
     comp = report.get("component") or {}
     fx = report["fixture"]
     title = comp.get("component_id") or "(no component)"
-    out = [f"# Replay of `{title}` on `{fx['name']}`", "",
-           f"**Verdict: {s['verdict']}** · simulation `{report['simulation']}` · "
+    out = [f"# Replay of {markdown_code(title)} on {markdown_code(fx['name'])}", "",
+           f"**Verdict: {s['verdict']}** · simulation {markdown_code(report['simulation'])} · "
            f"{s['requests']} request(s)", ""]
     if s["verdict"] == "not-checked":
         out += ["No invariant applied to any request: nothing was verified, so this replay "
                 "is not a pass (and `--update` does not record it).", ""]
-    out.append(f"- fixture: `{fx['file']}` ({fx['sha256']})")
+    out.append(f"- fixture: {markdown_code(fx['file'])} ({fx['sha256']})")
     if comp:
         out.append(f"- component document: {comp.get('doc_sha256')}")
     out += [f"- report: {report['report_sha256']}", ""]
