@@ -86,21 +86,36 @@ def _workers(pid: int) -> list[int]:
 
 
 def _slow_review(cat: Path) -> tuple[subprocess.Popen[bytes], list[int]]:
-    """The review started, with its two workers running (their pids)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    child = subprocess.Popen([sys.executable, "-c", _SLOW_REVIEW, str(cat)], env=env,
-                             stderr=subprocess.PIPE)
-    # the pool's two workers: the same two children alive at two looks 0.3 s apart (a
-    # child forked for a moment, before it runs another program, shares the command line)
+    """The review started, with its two workers running (their pids).  A review whose pool
+    is not seen within 30 s is started once more (the second must show it), and either
+    failure says what the review printed."""
+    said = []
+    for _ in range(2):
+        child = subprocess.Popen([sys.executable, "-c", _SLOW_REVIEW, str(cat)],
+                                 env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                 stderr=subprocess.PIPE)
+        found = _pool_of(child)
+        if found:
+            return child, found
+        child.kill()
+        _, err = child.communicate()
+        said.append(f"exit {child.returncode}: {err.decode(errors='replace')[-1500:]}")
+    raise AssertionError(f"the review's pool did not start: {said}")
+
+
+def _pool_of(child: subprocess.Popen[bytes]) -> list[int]:
+    """The pool's two workers: the same two children alive at two looks 0.3 s apart (a
+    child forked for a moment, before it runs another program, shares the command line);
+    [] when the review ended or 30 s went by."""
     deadline = time.monotonic() + 30
     before: list[int] = []
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and child.poll() is None:
         found = [w for w in _workers(child.pid) if not process_gone(w)]
         if len(found) == 2 and found == before:
-            return child, found
+            return found
         before = found
         time.sleep(0.3 if len(found) == 2 else 0.02)
-    raise AssertionError(f"the review's pool did not start: {before}")
+    return []
 
 
 @pytest.mark.skipif(not LINUX, reason="the parent-death signal and /proc are Linux's")
