@@ -55,6 +55,7 @@ from risutools.canonical import hex_of
 from risutools.errors import Code, RisuError, WriteConflict
 from risutools.locking import LOCK_NAME, lock_file_for, write_lock
 from risutools.pathnames import show_name
+from risutools.safeio import digest_buffer
 
 CHUNK = 1 << 20
 TMP_MARK = ".risutools-tmp-"
@@ -71,10 +72,6 @@ class Readable(Protocol):
     def readinto(self, buffer: bytearray, /) -> int | None: ...
 
 
-#: the smallest buffer :func:`sha256_stream` makes for a stream of a known size
-SMALL_CHUNK = 1 << 16
-
-
 def sha256_file(path: str | os.PathLike[str], chunk: int = CHUNK) -> str:
     """Hex SHA-256 of a file, streamed in ``chunk``-sized reads."""
     with open(path, "rb", buffering=0) as f:
@@ -83,11 +80,10 @@ def sha256_file(path: str | os.PathLike[str], chunk: int = CHUNK) -> str:
 
 def sha256_stream(f: Readable, chunk: int = CHUNK, *, size: int | None = None) -> str:
     """Hex SHA-256 of what is left to read in ``f`` (a file, a ZIP member...), streamed
-    through one reused ``chunk``-sized buffer; ``size``: how much is left, as far as the
-    caller knows, for a smaller buffer when that is small (a zeroed 1 MiB buffer costs
-    30 us to make; a stream that turns out longer is read through it all the same)."""
+    through one reused buffer (:func:`~risutools.safeio.digest_buffer`; ``size``: how much
+    is left, as far as the caller knows)."""
     h = hashlib.sha256()
-    buf = bytearray(chunk if size is None else min(chunk, max(size + 1, SMALL_CHUNK)))
+    buf = digest_buffer(size, chunk)
     view = memoryview(buf)
     while True:
         n = f.readinto(buf)

@@ -9,6 +9,7 @@ text and never recursive (an explicit stack), so it is safe on any input.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -106,10 +107,10 @@ def _punctuation(c: str, res: ScanResult, stack: list[list[object]],
 
 def _overflows(token: str) -> bool:
     """Whether a number token with a fraction or an exponent reads as an infinity."""
-    if not any(c in token for c in ".eE"):
-        return False
+    if "." not in token and "e" not in token and "E" not in token:
+        return False  # (an integer: exact, never an infinity)
     try:
-        return abs(float(token)) == float("inf")
+        return math.isinf(float(token))
     except ValueError:
         return False
 

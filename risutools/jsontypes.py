@@ -5,6 +5,7 @@ value, in one spelling."""
 from __future__ import annotations
 
 import gc
+import math
 from typing import Any
 
 
@@ -41,9 +42,6 @@ def finite_float(token: str) -> float:
     ``parse_float``), refused (``ValueError``) when it overflows to an infinity (``1E400``):
     what it reads as is Infinity, which JSON has no number for, nor a canonical form."""
     value = float(token)
-    if value in (_INF, -_INF):
+    if math.isinf(value):
         raise ValueError(f"{token[:40]} is out of a JSON number's range (it reads as Infinity)")
     return value
-
-
-_INF = float("inf")

@@ -137,14 +137,17 @@ def read_log(root: Path, only: str | None = None) -> CatalogLog:
     return log
 
 
+#: the text fields of a log line that may be null (a runtime switch from or to no state)
+_NULL_OK = ("from_runtime", "to_runtime")
+
+
 def _line_types(rec: dict[str, Any]) -> str | None:
     """Why a log line's fields are not of their types (None: they are): the text fields
     (:data:`LOG_TEXT_FIELDS`; the runtime ones may be null), and ``approval`` a mapping of
     a text ``file`` and ``sha256``."""
     for key in LOG_TEXT_FIELDS:
-        v = rec.get(key)
-        if (v is not None and not isinstance(v, str)) or (
-                v is None and key in rec and key not in ("from_runtime", "to_runtime")):
+        v = rec.get(key, "")
+        if not isinstance(v, str) and not (v is None and key in _NULL_OK):
             return f"{key} is {json_type_name(v)}, not text"
     appr = rec.get("approval")
     if "approval" in rec and not (isinstance(appr, dict) and isinstance(appr.get("file"), str)

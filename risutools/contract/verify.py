@@ -377,13 +377,14 @@ def mc202(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
 
 def _unread(note: Path, refused: FileRefused | None) -> tuple[str, str]:
     """Why a notes file was not read, and the code: its refusal, or what opening it says."""
-    try:
-        if refused is not None:
-            raise refused
-        open_regular(note, limit=MAX_SOURCE_BYTES).close()
-    except FileRefused as exc:
-        return exc.why, exc.code
-    return "cannot be read", Code.UNREADABLE
+    if refused is None:
+        try:
+            open_regular(note, limit=MAX_SOURCE_BYTES).close()
+        except FileRefused as exc:
+            refused = exc
+    if refused is None:
+        return "cannot be read", Code.UNREADABLE
+    return refused.why, refused.code
 
 
 def _notes_file(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument) -> Path | None:
