@@ -13,7 +13,11 @@ file.  Each round runs, as whole processes (CPU = user + system of the child, ``
 * **their own cost**: those 10 files alone, ``--no-cache`` into a new catalog; and
   **updating**: the same into a catalog that holds their previous documents (ingested before
   the change), so the documents are replaced (compare-and-swap, as in the run with 10
-  changed) rather than created.
+  changed) rather than created; and **updating, the same command**: those 10 alone with the
+  run's own options (the cache on), into a catalog and cache that hold their previous
+  documents, so the run records them in its cache as the run with 10 changed does.  The
+  first two are the strict floor (no cache written); the third is the same command on a
+  folder holding only those 10 files, the goal's yardstick since round 17.
 
 Printed: the medians, the CPU a file beyond start-up (nothing changed), and the 10-changed
 comparison: what the 10 changed files add over the run with nothing changed of the same round,
@@ -107,29 +111,32 @@ Runs = list[float]
 
 
 def _rounds(root: Path, changed: list[Path], cpu: Callable[..., float], first: int
-            ) -> tuple[Runs, Runs, Runs, Runs, Runs]:
+            ) -> tuple[Runs, Runs, Runs, Runs, Runs, Runs]:
     """(nothing changed, start-up, 10 changed, those 10 alone into a new catalog, those 10
-    alone updating their documents): CPU seconds, ``cpu(src, out, *flags)`` a run, in
-    rounds.  Each round has two counted blocks, each after the same pause and the same small
-    uncounted run: the run with 10 changed and those 10 alone (new catalog, updating), in an
-    order that turns round by round; then, once the changed documents are recorded, nothing
+    alone updating their documents, the same with the cache on): CPU seconds,
+    ``cpu(src, out, *flags)`` a run, in rounds.  Each round has two counted blocks, each
+    after the same pause and the same small uncounted run: the run with 10 changed and those
+    10 alone (new catalog, updating, updating with the cache on), in an order that turns
+    round by round; then, once the changed documents are recorded, nothing
     changed and start-up, in an order that alternates (in one process, or from the disk's
     and the processor's caches, what a run leaves warm helps the next)."""
     src, cat = root / "sources", root / "catalog"
     few, cat_few, cat_upd = root / "changed", root / "catalog-changed", root / "catalog-upd"
-    runs: tuple[Runs, Runs, Runs, Runs, Runs] = ([], [], [], [], [])
-    same, start, ten, own, upd = runs
+    cat_cached = root / "catalog-upd-cached"
+    runs: tuple[Runs, Runs, Runs, Runs, Runs, Runs] = ([], [], [], [], [], [])
+    same, start, ten, own, upd, cached = runs
     def warm_up() -> None:  # (each counted block starts alike: a pause, then a small run)
         time.sleep(1.1)
         cpu(root / "empty", root / "catalog-empty")
 
     for r in range(ROUNDS):
-        for folder in (few, cat_few, cat_upd):
+        for folder in (few, cat_few, cat_upd, cat_cached):
             shutil.rmtree(folder, ignore_errors=True)
         few.mkdir()
         for f in changed:
             shutil.copy2(f, few / f.name)
         cpu(few, cat_upd, "--no-cache")  # (their documents as they were)
+        cpu(few, cat_cached)  # (and recorded in a cache)
         _change(changed, first + r)
         for f in changed:
             shutil.copy2(f, few / f.name)
@@ -138,8 +145,9 @@ def _rounds(root: Path, changed: list[Path], cpu: Callable[..., float], first: i
         warm_up()
         steps = [lambda: ten.append(cpu(src, cat)),
                  lambda: own.append(cpu(few, cat_few, "--no-cache")),
-                 lambda: upd.append(cpu(few, cat_upd, "--no-cache"))]
-        for step in steps[r % 3:] + steps[:r % 3]:
+                 lambda: upd.append(cpu(few, cat_upd, "--no-cache")),
+                 lambda: cached.append(cpu(few, cat_cached))]
+        for step in steps[r % 4:] + steps[:r % 4]:
             step()
         time.sleep(1.1)  # (the changed documents are recorded by the next run)
         cpu(src, cat)
@@ -155,7 +163,7 @@ def _row(values: list[float]) -> str:
     return " ".join(f"{x:+.3f}" if x < 0 else f"{x:.3f}" for x in values)
 
 
-def _print(same: Runs, start: Runs, ten: Runs, own: Runs, upd: Runs,
+def _print(same: Runs, start: Runs, ten: Runs, own: Runs, upd: Runs, cached: Runs,
            header: bool = True) -> None:
     med = statistics.median
     per_file = [(a - b) / N_FILES * 1e6 for a, b in zip(same, start, strict=True)]
@@ -177,7 +185,12 @@ def _print(same: Runs, start: Runs, ten: Runs, own: Runs, upd: Runs,
           f"(--no-cache, those {CHANGED} alone: {med(own):.3f} s, less start-up)")
     print(f"    their own cost, updating    : {med(updating):+.3f} s  ({_row(updating)})  "
           f"(the same over their previous documents: {med(upd):.3f} s, less start-up)")
-    for what, cost in (("new catalog", alone), ("updating", updating)):
+    with_cache = [a - b for a, b in zip(cached, start, strict=True)]
+    print(f"    their own cost, same command: {med(with_cache):+.3f} s  ({_row(with_cache)})  "
+          f"(updating, the cache on as in the run with {CHANGED} changed: {med(cached):.3f} s, "
+          f"less start-up)")
+    for what, cost in (("new catalog, --no-cache", alone), ("updating, --no-cache", updating),
+                       ("updating, the same command", with_cache)):
         ratio = med(added) / med(cost) if med(cost) > 0 else float("nan")
         print(f"    => added / own cost ({what}): {ratio:.2f} (medians)")
 

@@ -3,14 +3,16 @@ their own cost).
 
 Workload: the trees of ``bench_reingest.py`` (``BENCH_REINGEST_FILES`` module JSON files,
 default 2,000, under ``$RISUTOOLS_BENCH_DIR``), made by it when missing.  Each round runs
-four whole processes of ``risutools ingest SRC -o CAT -q -j 1``, as ``bench_reingest.py``
+five whole processes of ``risutools ingest SRC -o CAT -q -j 1``, as ``bench_reingest.py``
 does: **10 changed** (10 sources rewritten a second before), **nothing changed**, **those 10
 alone updating** their documents (``--no-cache``, a catalog holding their previous
-documents) and **start-up** (an empty folder).  Each process runs the command through this
-script's ``--child`` mode, which wraps the steps of :func:`risutools.catalog.ingest.ingest`
-and writes each step's CPU (``time.process_time``) as one JSON line.  Printed: each phase's
-median over the rounds, and the differences 10 changed - nothing changed and updating -
-start-up, in ms.
+documents), the same with **the cache on** (the same command as the run with 10 changed: a
+catalog and cache holding their previous documents) and **start-up** (an empty folder).
+Each process runs the command through this script's ``--child`` mode, which wraps the
+steps of :func:`risutools.catalog.ingest.ingest` and writes each step's CPU
+(``time.process_time``) as one JSON line.  Printed: each phase's
+median over the rounds, and the differences 10 changed - nothing changed, updating -
+start-up and updating with the cache on - start-up, in ms.
 
 Usage: ``python bench/bench_reingest_phases.py [ROUNDS]`` (default 9; ``make bench`` runs it).
 """
@@ -45,7 +47,7 @@ STEPS = (
     ("risutools.fsio", None, "sweep_temp_files", "sweeps at a first write"),
     ("risutools.catalog.ingest", None, "_save_cache", "saving the cache"),
 )
-RUNS = ("10 changed", "nothing changed", "updating", "start-up")
+RUNS = ("10 changed", "nothing changed", "updating", "updating, cache on", "start-up")
 
 
 def _child(out: str, argv: list[str]) -> None:
@@ -90,6 +92,7 @@ def main(rounds: int) -> int:
     empty.mkdir(exist_ok=True)
     changed = sorted(src.rglob("*.json"))[:: max(1, br.N_FILES // br.CHANGED)][:br.CHANGED]
     few, upd = root / "changed-phases", root / "catalog-upd-phases"
+    cached = root / "catalog-cached-phases"
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "phases.jsonl")
         got: dict[str, list[dict[str, float]]] = defaultdict(list)
@@ -110,18 +113,21 @@ def main(rounds: int) -> int:
 
         run(None, src, "-o", cat)
         for r in range(rounds):
-            for folder in (few, upd):
+            for folder in (few, upd, cached):
                 shutil.rmtree(folder, ignore_errors=True)
             few.mkdir()
             for f in changed:
                 shutil.copy2(f, few / f.name)
             run(None, few, "-o", upd, "--no-cache")
+            run(None, few, "-o", cached)
             br._change(changed, 1000 + r)
             for f in changed:
                 shutil.copy2(f, few / f.name)
             warm_up()
-            pair = [("10 changed", (src, "-o", cat)), ("updating", (few, "-o", upd, "--no-cache"))]
-            for what, args in pair if r % 2 == 0 else pair[::-1]:
+            three = [("10 changed", (src, "-o", cat)),
+                     ("updating", (few, "-o", upd, "--no-cache")),
+                     ("updating, cache on", (few, "-o", cached))]
+            for what, args in three[r % 3:] + three[:r % 3]:
                 run(what, *args)
             time.sleep(1.1)
             run(None, src, "-o", cat)  # (the changed documents recorded)
@@ -137,12 +143,14 @@ def main(rounds: int) -> int:
 def _print(got: dict[str, list[dict[str, float]]], rounds: int) -> None:
     print(f"re-ingest phases, ms of CPU (medians of {rounds} rounds; workload: the "
           f"sources of bench_reingest.py, `ingest SRC -o CAT -q -j 1`)")
-    print(f"  {'phase':36}" + "".join(f"{w:>16}" for w in RUNS) + "   10ch - same   upd - start")
+    print(f"  {'phase':36}" + "".join(f"{w:>20}" for w in RUNS)
+          + "   10ch - same   upd - start   cached - start")
     for _, _, _, phase in STEPS:
         m = {w: 1000 * statistics.median(row.get(phase, 0.0) for row in got[w]) for w in RUNS}
-        print(f"  {phase:36}" + "".join(f"{m[w]:16.2f}" for w in RUNS)
+        print(f"  {phase:36}" + "".join(f"{m[w]:20.2f}" for w in RUNS)
               + f"   {m['10 changed'] - m['nothing changed']:11.2f}"
-              f"   {m['updating'] - m['start-up']:11.2f}")
+              f"   {m['updating'] - m['start-up']:11.2f}"
+              f"   {m['updating, cache on'] - m['start-up']:14.2f}")
 
 
 if __name__ == "__main__":
