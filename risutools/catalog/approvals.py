@@ -404,16 +404,27 @@ class ApprovalVerdict:
 
 
 def find_approval(cat: Catalog, entry: Entry, action: str,
-                  approvals: list[Approval] | None = None) -> ApprovalVerdict:
+                  approvals: list[Approval] | None = None, used: Collection[str] = ()
+                  ) -> ApprovalVerdict:
     """An approval for exactly ``action`` on exactly the document's current base hash
-    (signed and allowed when the catalog requires signatures)."""
+    (signed and allowed when the catalog requires signatures), that no recorded line used
+    (``used``: :func:`~risutools.contract.transitions.used_records`; a record approves one
+    step: a switch leaves the base hash as it was)."""
     allr = load_approvals(cat, component=entry.component_id, action=action) \
         if approvals is None else approvals
     mine = [a for a in allr if a.record is not None and not a.problem
             and a.field("component_id") == entry.component_id and a.field("action") == action
             and named_for(a.path.name, entry.component_id, action)]
-    current = [a for a in mine if standing(a, entry.base_sha256) == CURRENT]
+    current = [a for a in mine if standing(a, entry.base_sha256, used) == CURRENT]
     if not current:
+        spent = [a for a in mine if standing(a, entry.base_sha256, used) == USED
+                 and standing(a, entry.base_sha256) == CURRENT]
+        if spent:
+            return ApprovalVerdict(False, None, (
+                f"{spent[-1].file} was used by a recorded step already (a record approves "
+                f"one step); a reviewer approves this one: `risutools approve "
+                f"{shlex.quote(entry.component_id)} --action {action} --reviewer NAME"
+                f"{cat.flag()}`"))
         return _none_current(entry, action, mine, cat.flag())
     right = [a for a in current if a.field("component_version") == entry.version]
     if not right:

@@ -32,7 +32,7 @@ from risutools.checks.registry import Check, check, registered_checks, sort_key
 from risutools.contract import rules as mc
 from risutools.contract.checks_catalog import mc104, mc305
 from risutools.contract.loaders import LoadedDocument
-from risutools.contract.transitions import CatalogLog, check_chain
+from risutools.contract.transitions import CatalogLog, candidate_lines, check_chain, used_records
 from risutools.contract.validate import (
     DocumentInfo,
     Result,
@@ -146,13 +146,11 @@ def history(ctx: GateContext) -> tuple[str, str]:
     log = ctx.log
     if ctx.skip_log_line is not None:
         log = _without_line(log, e.component_id, ctx.skip_log_line)
-    if e.review_status == "candidate":
-        lines = log.by_component.get(e.component_id, [])
-        if lines:
-            ln, rec = lines[-1]
-            return FAIL, (f"the document says candidate but transitions.ndjson line {ln} moved "
-                          f"it to {rec.get('to_status')!r}; restore the document")
-        return PASS, "candidate with no recorded transitions"
+    if e.review_status == lifecycle.START:
+        if not log.names(e.component_id):  # (the document itself is read only if one does)
+            return PASS, "candidate: transitions.ndjson has no line naming it"
+        return FAIL, candidate_lines(log, e.component_id, e.doc) or ""
+
     counts = chain_check(ctx.cat.settings)
     msgs = list(check_chain(log, e.component_id, e.review_status, e.base_sha256, e.doc,
                             counts=counts))
@@ -165,6 +163,15 @@ def history(ctx: GateContext) -> tuple[str, str]:
     if msgs:
         return FAIL, msgs[0]
     return PASS, "the document ends its recorded, approved chain of transitions"
+
+
+def _used(ctx: GateContext) -> set[str]:
+    """The approval records the log's lines used (a line being completed left out: its
+    record is the one the step uses)."""
+    log = ctx.log
+    if ctx.skip_log_line is not None:
+        log = _without_line(log, ctx.entry.component_id, ctx.skip_log_line)
+    return used_records(log)
 
 
 def _without_line(log: CatalogLog, cid: str, line: int) -> CatalogLog:
@@ -406,7 +413,7 @@ def approval(ctx: GateContext) -> tuple[str, str]:
     act = lifecycle.action_for(ctx.entry.review_status, ctx.to)
     if act is None:
         return FAIL, "no lifecycle step, so no approval can match"
-    ctx.approval = find_approval(ctx.cat, ctx.entry, act, ctx.approvals)
+    ctx.approval = find_approval(ctx.cat, ctx.entry, act, ctx.approvals, _used(ctx))
     return (PASS if ctx.approval.ok else FAIL), ctx.approval.reason
 
 
@@ -488,7 +495,7 @@ def switch_approval(ctx: GateContext) -> tuple[str, str]:
     act = lifecycle.SWITCH_ACTION[ctx.to]
     if not ctx.cat.settings.require_signatures:
         return NA, f"signatures are not required: a switch needs no {act!r} approval"
-    ctx.approval = find_approval(ctx.cat, ctx.entry, act, ctx.approvals)
+    ctx.approval = find_approval(ctx.cat, ctx.entry, act, ctx.approvals, _used(ctx))
     return (PASS if ctx.approval.ok else FAIL), ctx.approval.reason
 
 
@@ -511,7 +518,7 @@ def publish(ctx: GateContext) -> tuple[str, str]:
         return FAIL, "it is publishable already"
     for ptr, msg in mc.mc303(ctx.new_doc, ctx.cat.config):
         return FAIL, f"{mc.mc303.id} at {ptr}: {msg}"
-    ctx.approval = find_approval(ctx.cat, e, lifecycle.PUBLISH, ctx.approvals)
+    ctx.approval = find_approval(ctx.cat, e, lifecycle.PUBLISH, ctx.approvals, _used(ctx))
     return (PASS if ctx.approval.ok else FAIL), ctx.approval.reason
 
 

@@ -51,7 +51,7 @@ from risutools.catalog.writes import write_new_file
 from risutools.contract.loaders import load_bytes
 from risutools.contract.notesfind import document_keys, find_notes
 from risutools.contract.rules import mc500
-from risutools.contract.transitions import CatalogLog
+from risutools.contract.transitions import CatalogLog, used_records
 from risutools.contract.validate import validate_document
 from risutools.errors import Code, RisuError, UsageError
 from risutools.fsio import atomic_write
@@ -149,17 +149,6 @@ def _same_id(entry: Entry, graph: Graph) -> list[Entry]:
             and not (o.path == entry.path and o.line == entry.line)]
 
 
-def used_approvals(log: CatalogLog) -> set[str]:
-    """Approval files a recorded transition already used (history, not stale)."""
-    used = set()
-    for lines in (*log.by_component.values(), *log.runtime.values()):
-        for _, rec in lines:
-            appr = rec.get("approval")
-            if isinstance(appr, dict) and isinstance(appr.get("file"), str):
-                used.add(appr["file"].removeprefix("approvals/"))
-    return used
-
-
 def reasons(rel: Relations) -> list[dict[str, str]]:
     out = []
     for c in rel.unmet:
@@ -205,7 +194,7 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
     policy = {k: prov.get(k) for k in POLICY_FIELDS if isinstance(prov, dict) and k in prov}
     policy["replay_status"] = entry.get("projection", "replay_status")
     log = cat.log() if log is None else log
-    rel = relations(entry, graph, approvals, used_approvals(log))
+    rel = relations(entry, graph, approvals, used_records(log))
     task = {"id": _task_id(entry.component_id, entry.base_sha256, lane, instr, escalates),
             "instruction": instr, "action": action, "to_status": to}
     if escalates:

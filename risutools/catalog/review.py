@@ -39,7 +39,6 @@ from risutools.catalog.board_path import path_to_approved
 from risutools.catalog.catalog import Catalog, Entry, source_part
 from risutools.catalog.graph import Graph
 from risutools.catalog.interactions import FactsStore
-from risutools.catalog.packet import used_approvals
 from risutools.catalog.promote import plan
 from risutools.catalog.review_checks import (
     APPROVAL,
@@ -62,7 +61,7 @@ from risutools.catalog.review_pass import (
 from risutools.checks.registry import Check
 from risutools.collector import cycles_paused
 from risutools.contract.loaders import display_path
-from risutools.contract.transitions import CatalogLog
+from risutools.contract.transitions import CatalogLog, used_records
 from risutools.contract.validate import (
     DocumentInfo,
     Result,
@@ -174,7 +173,8 @@ def _check_documents(cat: Catalog, sources: str | None, jobs: int | None,
     result.file_findings = list(first.problems)
     result.documents = [s.info for s in first.surveyed]
     cat.adopt_entries(entries_of(first.surveyed), first.problems)
-    catalog_checks(probes(first.surveyed), result, cfg, RuleFilter(), chain_check(cat.settings))
+    catalog_checks(probes(first.surveyed), result, cfg, RuleFilter(), chain_check(cat.settings),
+                   cat.root)
     for s in first.surveyed:  # the file as found, read by MC305 only (an entry keeps its own)
         s.info.path = None
     return result, [v for s in first.surveyed for v in s.verifications], first.facts
@@ -395,7 +395,7 @@ def _approvals(cat: Catalog, approvals: list[Approval], entries: list[Entry],
                log: CatalogLog) -> list[dict[str, Any]]:
     """Every approval record with its state and signature, and the finding of the first
     RV3xx unit that fires on it (else an ``info`` row)."""
-    used = used_approvals(log)
+    used = used_records(log)
     by_id = {e.component_id: e for e in entries}
     req = cat.settings.require_signatures
     signed = _signed_keys(cat, approvals)

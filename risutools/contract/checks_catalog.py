@@ -21,6 +21,7 @@ from risutools.contract.result import DocumentInfo
 from risutools.contract.transitions import (
     ApprovalCheck,
     CatalogLog,
+    candidate_lines,
     check_chain,
     find_catalog_root,
     read_log,
@@ -78,10 +79,12 @@ def past_start(doc: Any) -> bool:
 
 @check("MC305", "error", "catalog", "recorded-transitions")
 def mc305(loaded: Iterable[LoadedDocument], documents: Sequence[DocumentInfo],
-          counts: ApprovalCheck | None = None) -> Iterator[CatalogIssue]:
+          counts: ApprovalCheck | None = None, root: Path | None = None
+          ) -> Iterator[CatalogIssue]:
     """A document past candidate ends a chain of recorded transitions (transitions.ndjson)
     from candidate, each backed by a human approval record in approvals/ that counts (signed
-    by an allowed signer where signatures are required).
+    by an allowed signer where signatures are required), each record used by one line; a
+    candidate has no line at all (no step leads back to candidate).
 
     Why: Review status is a human decision; a status edited by hand would promote a
     component nobody approved.
@@ -90,26 +93,47 @@ def mc305(loaded: Iterable[LoadedDocument], documents: Sequence[DocumentInfo],
     edit review_status by hand.
     """
     logs: dict[Path, CatalogLog] = {}
+    roots: dict[Path, Path | None] = {}  # a document's folder -> its catalog root
     for ld, info in zip(loaded, documents, strict=True):
-        status = _review_status(ld.doc)
-        if status not in lifecycle.PAST_START or info.component_id is None:
+        # (a candidate may come as its place alone: its status is known from its info)
+        status = _review_status(ld.doc) if ld.doc is not None or not info.candidate \
+            else lifecycle.START
+        if info.component_id is None or (status != lifecycle.START
+                                         and status not in lifecycle.PAST_START):
             continue
-        root = find_catalog_root(ld.path.parent if ld.path is not None else Path.cwd())
-        if root is None:
-            yield CatalogIssue(
-                "/provenance/review_status",
-                f"review_status is {status!r} but no catalog transition log "
-                "(transitions.ndjson / approvals/) was found above this file; only recorded, "
-                "approved transitions move a document past candidate", info, ld)
+        # (``root``: the catalog of a document given without its file)
+        folder = ld.path.parent if ld.path is not None else root or Path.cwd()
+        if folder not in roots:
+            roots[folder] = root if ld.path is None and root is not None \
+                else find_catalog_root(folder)
+        found = roots[folder]
+        if found is None:
+            if status != lifecycle.START:
+                yield CatalogIssue(
+                    "/provenance/review_status",
+                    f"review_status is {status!r} but no catalog transition log "
+                    "(transitions.ndjson / approvals/) was found above this file; only "
+                    "recorded, approved transitions move a document past candidate", info, ld)
             continue
-        if root not in logs:  # each log read once, its own problems said once
-            logs[root] = log = read_log(root)
-            tname = display_path(root / "transitions.ndjson")
+        if found not in logs:  # each log read once, its own problems said once
+            logs[found] = log = read_log(found)
+            tname = display_path(found / "transitions.ndjson")
             for line, why in log.problems:
                 yield CatalogIssue("", why, file=tname, line=line)
-        if info.sha256 is None:
-            continue
-        base = lifecycle.base_sha256(ld.doc)  # (the log names base hashes)
-        for why in check_chain(logs[root], info.component_id, status, base, ld.doc,
-                               counts=counts):
+        yield from _chain_issues(logs[found], ld, info, status, counts)
+
+
+def _chain_issues(log: CatalogLog, ld: LoadedDocument, info: DocumentInfo, status: Any,
+                  counts: ApprovalCheck | None) -> Iterator[CatalogIssue]:
+    """A candidate: no line names it; past candidate: it ends its chain."""
+    assert info.component_id is not None
+    if status == lifecycle.START:
+        why = candidate_lines(log, info.component_id, ld.doc)
+        if why is not None:
             yield CatalogIssue("/provenance/review_status", why, info, ld)
+        return
+    if info.sha256 is None:
+        return
+    base = lifecycle.base_sha256(ld.doc)  # (the log names base hashes)
+    for why in check_chain(log, info.component_id, status, base, ld.doc, counts=counts):
+        yield CatalogIssue("/provenance/review_status", why, info, ld)

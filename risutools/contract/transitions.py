@@ -47,6 +47,7 @@ from risutools.settings.lifecycle import (
     PUBLISH_LINE,
     REJECTED,
     RUNTIME_LINE,
+    START,
     START_RUNTIME,
     SWITCH_ACTION,
     action_for,
@@ -78,6 +79,10 @@ class CatalogLog:
     # why the log could not be read (a FIFO, a device, a link out of the catalog, past
     # MAX_LOG_BYTES): also one of ``problems``; a writer refuses to go on
     refused: FileRefused | None = None
+
+    def names(self, component_id: str) -> bool:
+        """Whether a line (of any kind) names ``component_id``."""
+        return bool(self.by_component.get(component_id) or self.runtime.get(component_id))
 
 
 def find_catalog_root(start: Path, stop: Path | None = None) -> Path | None:
@@ -230,6 +235,7 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
         expected_from = to
     for line, rec in switches:
         yield from _check_switch(log.root, line, rec, component_id, counts)
+    yield from _used_twice(log, component_id)
     last_line, last = steps[-1]
     if last.get("to_status") != status:
         yield (f"the last recorded transition (line {last_line}) ends at "
@@ -239,6 +245,63 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
         tail = [s for s in log.runtime.get(component_id, []) if s[0] > last_line]
         yield from _check_tail(component_id, status, (last_line, last), tail, doc, doc_hash)
         yield from _check_runtime(component_id, switches, doc)
+
+
+def record_name(rec: dict[str, Any]) -> str | None:
+    """The approval record a log line used, without ``approvals/`` (None: it names none)."""
+    appr = rec.get("approval")
+    if isinstance(appr, dict) and isinstance(appr.get("file"), str):
+        return str(appr["file"]).removeprefix("approvals/")
+    return None
+
+
+def used_records(log: CatalogLog) -> set[str]:
+    """The approval records the log's lines used (history: a record approves one step)."""
+    return {name for lines in (*log.by_component.values(), *log.runtime.values())
+            for _, rec in lines if (name := record_name(rec)) is not None}
+
+
+def _used_twice(log: CatalogLog, component_id: str) -> Iterator[str]:
+    """A line whose approval record an earlier line already used: a record approves one
+    step (a switch leaves the base hash as it was, so the hash alone cannot tell)."""
+    first: dict[str, int] = {}
+    lines = sorted((*log.by_component.get(component_id, []),
+                    *log.runtime.get(component_id, [])), key=lambda s: s[0])
+    for line, rec in lines:
+        name = record_name(rec)
+        if name is None:
+            continue
+        if name in first:
+            yield (f"transitions.ndjson line {line}: approval {name!r} was already used by "
+                   f"line {first[name]}; a record approves one step: revert the commit that "
+                   "added the line, and approve the step again")
+            return
+        first[name] = line
+
+
+def candidate_lines(log: CatalogLog, component_id: str, doc: Any) -> str | None:
+    """Why a candidate's log is not a candidate's (None: no line names it).  No step leads
+    back to candidate, so any line naming the component (a status step, a switch, a publish,
+    evidence) says it moved on: the document was put back by hand, the line was written by
+    hand, or the command that wrote it was stopped before the document (re-run it)."""
+    lines = sorted((*log.by_component.get(component_id, []),
+                    *log.runtime.get(component_id, [])), key=lambda s: s[0])
+    if not lines:
+        return None
+    ln, rec = lines[-1]
+    said = rec.get("to_status") or rec.get("to_runtime") or rec.get("kind")
+    if doc is None:
+        return (f"review_status is {START!r} but transitions.ndjson line {ln} moved it to "
+                f"{said!r} (no step leads back to candidate): re-run the command that wrote "
+                "the line if it was stopped before the document; else restore the document, "
+                "or the log, from version control (a line is never written by hand)")
+    if len(lines) == 1 and unwritten(rec, doc) and rec.get("from_status") == START:
+        return (f"review_status is {START!r} but transitions.ndjson line {ln} moved it to "
+                f"{said!r} and the document was not written (the command was stopped): "
+                "re-run the same command to complete it")
+    return (f"review_status is {START!r} but transitions.ndjson line {ln} moved it to "
+            f"{said!r} (no step leads back to candidate): restore the document, or the log, "
+            "from version control; a line is never written by hand")
 
 
 def runtime_of(doc: Any) -> Any:

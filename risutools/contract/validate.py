@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from risutools.canonical import doc_sha256
@@ -260,7 +261,8 @@ def _validated_batch(parts: list[LoadOutcome], result: Result, cfg: Settings, fl
                      ) -> int:
     """One batch of :func:`validate_paths`: its files' problems and its documents'
     findings into ``result`` (those past candidate into ``kept``, ``kept_info``, for
-    MC305); returns its problems."""
+    MC305, and a candidate's place: MC305 asks whether the log names it); returns its
+    problems."""
     problems = 0
     for part in parts:
         result.files += part.files
@@ -277,16 +279,21 @@ def _validated_batch(parts: list[LoadOutcome], result: Result, cfg: Settings, fl
         if past:
             kept.append(ld)
             kept_info.append(info)
+        elif info.candidate:  # (MC305 asks whether the log names it: its place is enough)
+            kept.append(LoadedDocument(ld.file, ld.line, None, ld.fmt, ld.path))
+            kept_info.append(info)
     return problems
 
 
 def catalog_checks(docs: Iterable[LoadedDocument], result: Result, cfg: Settings,
-                   flt: RuleFilter, counts: ApprovalCheck | None = None) -> None:
+                   flt: RuleFilter, counts: ApprovalCheck | None = None,
+                   root: Path | None = None) -> None:
     """The catalog checks (MC104, MC305) over ``docs`` and their :class:`DocumentInfo`
-    (``result.documents``, in the same order); their findings go into ``result``."""
+    (``result.documents``, in the same order; ``root``: the catalog they all belong to);
+    their findings go into ``result``."""
     for issue in mc104(result.documents):
         _add(result, mc104, issue, cfg, flt)
-    for issue in mc305(docs, result.documents, counts):
+    for issue in mc305(docs, result.documents, counts, root):
         _add(result, mc305, issue, cfg, flt)
 
 
