@@ -625,3 +625,78 @@ def require_text(value: str, where: str) -> str:
         raise UsageError(where, f"not UTF-8 text (it holds bytes that are not UTF-8, "
                          f"read as the unpaired surrogate {bad}); write it in UTF-8")
     return value
+
+
+#: at most this many values are patched in place (more: the file is written whole)
+MAX_PATCHED = 64
+
+
+def patch_values(text: str, old: Any, new: Any) -> str | None:
+    """``text`` (the JSON of ``old``) with only the values that differ in ``new`` rewritten
+    where they stand: every other byte -- indentation (tabs or spaces), line ends, key
+    order, escapes, the spelling of numbers -- kept as the user wrote it, so a status change
+    is a one-line diff.  None when ``new`` differs in its shape (a key added or removed, a
+    list grown, a value of another kind of container), past :data:`MAX_PATCHED` values, or
+    when the patched text does not read back as exactly ``new`` (checked by parsing it):
+    the caller then writes the document whole."""
+    changes: list[tuple[str, Any]] = []
+    try:
+        if not _changed_values(old, new, "", changes) or len(changes) > MAX_PATCHED:
+            return None
+        spans = []
+        for ptr, value in changes:
+            span = _value_span(text, ptr)
+            if span is None:
+                return None
+            spans.append((span, json.dumps(value, ensure_ascii=text.isascii())))
+        out = text
+        for (start, end), written in sorted(spans, reverse=True):
+            out = out[:start] + written + out[end:]
+        back = json.loads(out)
+    except (_Malformed, IndexError, ValueError, RecursionError):
+        return None
+    return out if _same_json(back, new) else None
+
+
+def _changed_values(old: Any, new: Any, ptr: str, out: list[tuple[str, Any]]) -> bool:
+    """The (pointer, new value) of each scalar that differs, into ``out``; False when the
+    two differ in shape (see :func:`patch_values`)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        if old.keys() != new.keys():
+            return False
+        return all(_changed_values(old[k], new[k], f"{ptr}/{escape_pointer_token(k)}", out)
+                   for k in old)
+    if isinstance(old, list) and isinstance(new, list):
+        if len(old) != len(new):
+            return False
+        return all(_changed_values(a, b, f"{ptr}/{i}", out)
+                   for i, (a, b) in enumerate(zip(old, new, strict=True)))
+    if isinstance(old, (dict, list)) or isinstance(new, (dict, list)):
+        return False
+    if type(old) is not type(new) or old != new:
+        out.append((ptr, new))
+    return True
+
+
+def _value_span(text: str, pointer: str) -> tuple[int, int] | None:
+    """(start, end) of the value at ``pointer`` in the JSON ``text``, or None."""
+    pos = _end(_SPACE, text, 0)
+    for token in pointer.split("/")[1:]:
+        opener = text[pos]
+        found = _member(text, pos, token) if opener == "{" else \
+            _element(text, pos, token) if opener == "[" else None
+        if found is None:
+            return None
+        pos = found[1]
+    return pos, _skip(text, pos)
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Equal as JSON values (``True`` is not ``1``, ``1`` is not ``1.0``)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)

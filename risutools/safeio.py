@@ -124,6 +124,26 @@ def require_folder(path: str | os.PathLike[str], what: str = "") -> None:
                     else "is not a folder", path=shown)
 
 
+def file_problem(path: str | os.PathLike[str], what: str = "") -> RisuError | None:
+    """Why ``path`` is not a regular file a command can read (None: it is one), one code
+    per situation as :func:`require_folder` gives them: ``not-found`` when nothing is there
+    (or a link to nothing), ``not-a-file`` when a folder, a FIFO or a device is."""
+    shown = show_name(os.fspath(path))
+    note = f" ({what})" if what else ""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        missing = "is a symbolic link to nothing" if os.path.islink(path) else "no such file"
+        return RisuError(Code.NOT_FOUND, missing + note, path=shown)
+    except (OSError, ValueError) as exc:
+        return RisuError(Code.UNREADABLE, f"cannot look at it: {exc}{note}", path=shown)
+    if stat.S_ISREG(mode):
+        return None
+    kind = "a folder" if stat.S_ISDIR(mode) else _kind(mode)
+    return RisuError(Code.NOT_A_FILE, f"is {kind}, not a file{note}" if kind[0] == "a"
+                     else f"is not a regular file{note}", path=shown)
+
+
 def is_regular(path: str | os.PathLike[str]) -> bool:
     """True when ``path`` (after symbolic links) is a regular file; never opens it."""
     try:
@@ -277,6 +297,19 @@ def check_inside(root: str | os.PathLike[str], path: str | os.PathLike[str],
         link = f" (it resolves to {show_name(real)})"
     raise FileRefused(Code.OUTSIDE_CATALOG, f"leads outside {what}{link}; risutools reads and "
                       f"writes only inside {what}", path=shown)
+
+
+def enters(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
+    """Whether ``path``, followed one name at a time as written (from the current folder
+    when relative), is at some point ``root`` or below it: a path that goes through the
+    catalog (then :func:`check_inside` judges where it ends), as against one the user
+    names elsewhere."""
+    base = os.path.realpath(root)
+    parts = os.path.abspath(path).split(os.sep)
+    for i in range(2, len(parts) + 1):
+        if within(os.path.realpath(os.sep.join(parts[:i]) or os.sep), base):
+            return True
+    return False
 
 
 def read_inside(root: str | os.PathLike[str], path: str | os.PathLike[str], limit: int,

@@ -35,13 +35,12 @@ import yaml
 
 from risutools.canonical import canonical, prefixed
 from risutools.catalog.catalog import Catalog, Entry, file_sha256
-from risutools.contract.loaders import load_bytes
-from risutools.contract.transitions import ApprovalCheck
+from risutools.contract.transitions import ApprovalCheck, parse_record
 from risutools.errors import Code, RisuError, UsageError
 from risutools.jsonlines import require_text
 from risutools.pathnames import id_file_stem, show_name
 from risutools.printable import require_plain_text
-from risutools.safeio import FileRefused, FolderFiles, open_regular, read_inside
+from risutools.safeio import FileRefused, FolderFiles, file_problem, open_regular, read_inside
 from risutools.settings import lifecycle
 from risutools.settings.catalog import CatalogSettings
 
@@ -140,10 +139,12 @@ def verify_with(settings: CatalogSettings, record: dict[str, Any],
     if not isinstance(sig, str) or "BEGIN SSH SIGNATURE" not in sig:
         return SignatureCheck("bad", "the signature field is not an SSH signature")
     signers = settings.allowed_signers
-    if signers is None or not signers.is_file():
-        why = "no allowed_signers file is configured (catalog.allowed_signers)" \
-            if signers is None else f"allowed_signers file {signers} is missing"
-        return SignatureCheck("unchecked", why)
+    if signers is None:
+        return SignatureCheck("unchecked", "no allowed_signers file is configured "
+                              "(catalog.allowed_signers)")
+    if (bad := file_problem(signers)) is not None:
+        return SignatureCheck("unchecked", f"allowed_signers file {shown(signers)} "
+                              + ("is missing" if bad.code == Code.NOT_FOUND else bad.why))
     reviewer = record.get("reviewer")
     if not isinstance(reviewer, str) or not reviewer:
         return SignatureCheck("bad", "the record names no reviewer")
@@ -324,11 +325,9 @@ def load_approval(cat: Catalog, p: Path, folders: Folders | None = None) -> Appr
     except FileRefused as exc:
         return Approval(rel, p, "", None, f"cannot read: {exc.why}")
     digest = prefixed(file_sha256(data))
-    res = load_bytes(data, rel, fmt="json" if p.suffix == ".json" else "yaml")
-    if res.problems or not res.documents or not isinstance(res.documents[0].doc, dict):
-        why = res.problems[0].message if res.problems else "not a mapping"
+    rec, why = parse_record(data, rel)
+    if rec is None:
         return Approval(rel, p, digest, None, f"unreadable approval: {why}")
-    rec: dict[str, Any] = res.documents[0].doc
     missing = [f for f in FIELDS if f != "note" and not isinstance(rec.get(f), str)]
     if missing:
         return Approval(rel, p, digest, rec, f"approval lacks {', '.join(missing)}")

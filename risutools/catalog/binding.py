@@ -9,11 +9,12 @@ lines since (evidence, runtime switches) and the fields that changed.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from risutools.catalog.catalog import Catalog, Entry
-from risutools.catalog.packet import PACKET_FORMAT, WITHHELD
+from risutools.catalog.packet import LANES, PACKET_FORMAT, WITHHELD
 from risutools.errors import Code, ConfigError, WriteConflict
 from risutools.printable import display
 from risutools.safeio import FileRefused, read_regular
@@ -45,11 +46,33 @@ def read_packet(path: str, entry: Entry) -> dict[str, Any]:
             or not isinstance(comp, dict):
         raise ConfigError(Code.BAD_PACKET, f"not a {PACKET_FORMAT} packet (packet, task.id, "
                           "lane, base_sha256, component)", path=path)
+    why = _unlike_ours(pk, Path(path).name)
+    if why:
+        raise ConfigError(Code.BAD_PACKET, f"not a packet risutools wrote: {why}", path=path)
     if comp.get("component_id") != entry.component_id:
         raise ConfigError(Code.BAD_PACKET, f"the packet is for "
                           f"{display(str(comp.get('component_id')))}, not "
                           f"{entry.component_id}", path=path)
     return pk
+
+
+_TASK_ID = re.compile(r"task-[0-9a-f]{16}")
+_SHA256 = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def _unlike_ours(pk: dict[str, Any], name: str) -> str:
+    """What of the values a record copies from the packet (its task id, lane, base hash and
+    file name) is not what :func:`~risutools.catalog.packet.build_packet` writes ('' when all
+    are): a record keeps them as one line of plain text."""
+    if pk["lane"] not in LANES:
+        return f"lane {display(pk['lane'])} (a packet's lane is one of {', '.join(LANES)})"
+    if not _TASK_ID.fullmatch(pk["task"]["id"]):
+        return f"task id {display(pk['task']['id'])}"
+    if not _SHA256.fullmatch(pk["base_sha256"]):
+        return f"base_sha256 {display(pk['base_sha256'])}"
+    if not name.isprintable():
+        return f"its file name {display(name)} holds a control or format character"
+    return ""
 
 
 def binding(packet_path: str | None, packet: dict[str, Any] | None, base: str | None

@@ -39,6 +39,7 @@ from risutools.contract.loaders import (
     LoadOutcome,
     display_path,
     load_documents,
+    not_a_component,
 )
 from risutools.contract.transitions import CatalogLog, find_catalog_root, read_log
 from risutools.errors import Code, ConfigError, DocumentError
@@ -488,6 +489,9 @@ class Catalog:
                 f = out.problems[0]
                 raise DocumentError(Code.UNREADABLE_DOCUMENT, f.message,
                                     where=f"line {f.line}" if f.line else "", path=component)
+            why = not_a_component(out.documents[0].doc) if len(out.documents) == 1 else None
+            if why is not None:
+                raise DocumentError(Code.UNSUPPORTED_DOCUMENT, why, path=component)
             if len(docs) != 1:
                 raise DocumentError(
                     Code.AMBIGUOUS_COMPONENT, f"the file holds {len(docs)} documents; name one by "

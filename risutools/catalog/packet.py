@@ -53,8 +53,7 @@ from risutools.contract.notesfind import document_keys, find_notes
 from risutools.contract.rules import mc500
 from risutools.contract.transitions import CatalogLog, used_records
 from risutools.contract.validate import validate_document
-from risutools.errors import Code, RisuError, UsageError
-from risutools.fsio import atomic_write
+from risutools.errors import Code, RisuError, UsageError, WriteConflict
 from risutools.pathnames import id_file_stem, show_name
 from risutools.printable import json_text
 from risutools.safeio import FileRefused, is_regular, read_inside, read_regular
@@ -312,17 +311,25 @@ def _holds(path: Path, data: bytes) -> bool | None:
 
 
 def write_packet(packet: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
-    """Write the JSON and Markdown files (an existing packet with the same task id is
-    identical by construction and is left as it is)."""
+    """Write the JSON and Markdown files, each a new file.  A packet that is there already
+    with the same bytes (the same task, actor and catalog facts) is left as it is; one with
+    other bytes (another actor, facts changed since, edited by its reader) is never
+    replaced: ``write-conflict`` (exit 1), nothing written -- a reviewer may have read it,
+    and an approval may name it (``approve --packet``)."""
     jpath, mpath = packet_files(packet, out_dir)
-    for path, data in ((jpath, packet_json(packet)),
-                       (mpath, render_packet_markdown(packet).encode("utf-8"))):
-        same = _holds(path, data)
-        if same:
-            continue
-        if same is not None:
-            atomic_write(path, data)  # same task id, catalog facts changed: refresh
-        else:
+    files = ((jpath, packet_json(packet)),
+             (mpath, render_packet_markdown(packet).encode("utf-8")))
+    held = [_holds(path, data) for path, data in files]
+    for (path, _), same in zip(files, held, strict=True):
+        if same is False:
+            raise WriteConflict(
+                Code.WRITE_CONFLICT,
+                "a packet of this task is there with other content (another actor, the "
+                "catalog changed since, or edited by its reader); a packet is never "
+                "replaced: move it away to write it again, or write to another folder (-o)",
+                path=show_name(str(path)))
+    for (path, data), same in zip(files, held, strict=True):
+        if same is None:
             write_new_file(path, data)
     return jpath, mpath
 

@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from risutools.contract.loaders import load_documents
+from risutools.contract.loaders import load_documents, not_a_component
 from risutools.errors import Code, DocumentError, RisuError
 from risutools.fsio import display_path
 from risutools.settings.lifecycle import base_sha256
@@ -31,6 +31,11 @@ def hash_lines(path: str, *, bare: bool = False) -> tuple[list[str], list[str]]:
     given = None if path == "-" or os.path.isdir(path) else display_path(path)
     single = len(out.documents) == 1 and out.documents[0].fmt != "ndjson"
     for d in out.documents:
+        why = not_a_component(d.doc)
+        if why is not None:
+            problems.append(f"{d.file}" + (f":{d.line}" if d.line else "")
+                            + f": {Code.UNSUPPORTED_DOCUMENT}: {why}")
+            continue
         try:
             h = base_sha256(d.doc)
         except (ValueError, TypeError, UnicodeEncodeError, RecursionError) as exc:

@@ -14,6 +14,8 @@ from risutools.commands.catalogs import configure, open_for
 from risutools.errors import UsageError, check_choice
 from risutools.fsio import check_target
 from risutools.jsonlines import require_text
+from risutools.printable import require_plain_text
+from risutools.safeio import enters
 from risutools.settings import lifecycle
 
 
@@ -36,6 +38,7 @@ class Options:
                               (self.escalates, "--escalates")):
             if value is not None:
                 require_text(value, option)  # text a packet and its hand-off record can hold
+                require_plain_text(value, option)  # (one line, no control character)
         check_target(self.queue if self.queue is not None else self.out, folder=True)
         check_choice(self.lane, LANES, "--lane")
         if self.queue is not None:
@@ -77,12 +80,24 @@ def run(opts: Options) -> Packets:
     if opts.queue is not None:
         assert opts.status is not None  # (the options say so)
         cat = Catalog.open(opts.catalog, configure=configure(opts.config_file))
+        _stays_in(cat, Path(opts.queue))
         path, rec = write_queue(cat, Path(opts.queue), opts.status, actor=opts.actor,
                                 limit=opts.limit, when=now_iso())
         return Packets(opts.lane, queue=opts.queue, status=opts.status, handoff=path,
                        record=rec)
     assert opts.component is not None
     cat, entry = open_for(opts.component, opts.catalog, configure(opts.config_file))
+    _stays_in(cat, Path(opts.out))
     p = build_packet(cat, entry, opts.lane, actor=opts.actor, instruction=opts.instruction,
                      escalates=opts.escalates)
     return Packets(opts.lane, packet=p, files=write_packet(p, Path(opts.out)))
+
+
+def _stays_in(cat: Catalog, out: Path) -> None:
+    """A folder named through the catalog (the default ``packets`` run from the catalog's
+    own folder; :func:`~risutools.safeio.enters`) must stay inside it once its links are
+    followed: a pull request can make
+    ``packets`` a link to elsewhere (``outside-catalog``, exit 2, nothing written).  A
+    folder the user names outside the catalog is theirs, written as named."""
+    if enters(cat.root, out):
+        cat.inside(out, "the packets' folder")

@@ -13,6 +13,7 @@ from risutools.commands.catalogs import configure, open_for
 from risutools.errors import WriteConflict, check_choice
 from risutools.jsonlines import require_text
 from risutools.pathnames import show_name
+from risutools.printable import require_plain_text
 from risutools.settings import lifecycle
 
 
@@ -32,6 +33,7 @@ class Options:
         if self.kind == "status":  # (activate/deactivate name their target themselves)
             check_choice(self.to, lifecycle.TARGETS, "--to")
         require_text(self.actor, "--by")  # text the transition log can hold
+        require_plain_text(self.actor, "--by")  # (one line, no control character)
 
 
 @dataclass

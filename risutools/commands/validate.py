@@ -5,7 +5,6 @@ exactly, then validates what is left."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
 from risutools.catalog.approvals import chain_check
@@ -15,7 +14,8 @@ from risutools.contract.loaders import STDIN_NAME
 from risutools.contract.result import Result
 from risutools.contract.validate import validate_paths
 from risutools.contract.verify import mc202, mc203
-from risutools.errors import Code, ConfigError
+from risutools.errors import ConfigError
+from risutools.safeio import file_problem
 from risutools.settings.config import resolve_settings
 
 #: verify's digest checks: of the contract's family, so every validate report lists them
@@ -64,9 +64,9 @@ class Validation:
 def run(opts: Options) -> Validation:
     cfg = resolve_settings(opts.config_file, opts.paths, select=opts.select, ignore=opts.ignore,
                            exclude=opts.exclude, promotion=opts.promotion)
-    if opts.allowed_signers is not None and not Path(opts.allowed_signers).is_file():
-        raise ConfigError(Code.NOT_FOUND, "no such file (--allowed-signers)",
-                          path=opts.allowed_signers)
+    if opts.allowed_signers is not None and \
+            (bad := file_problem(opts.allowed_signers, "--allowed-signers")) is not None:
+        raise ConfigError(bad.code, bad.why, path=bad.path)
     cfg = cfg.with_signers(opts.allowed_signers)
     # MC305 asks the approvals' own decision whether each recorded step's record counts
     counts = chain_check(cfg.trusted_signers(allow_outside=opts.allow_config_signers_outside))

@@ -35,6 +35,7 @@ from risutools.contract.rules import ACTIVE_CODE_SECTIONS, known_prose
 from risutools.errors import Code
 from risutools.findings import Finding
 from risutools.jsonlines import PointerLines
+from risutools.jsontypes import json_type_name
 from risutools.pathnames import show_name
 from risutools.safeio import FileRefused, open_regular, read_regular
 from risutools.values import (
@@ -55,6 +56,18 @@ STDIN = "-"
 STDIN_NAME = "-"  # standard input, as it is named on the command line
 #: :func:`load_bytes` parses a JSON text itself (no ``fast`` answer given)
 ASK: Any = object()
+
+
+def not_a_component(doc: Any) -> str | None:
+    """Why ``doc`` is not a component document a command can hash, approve or move (None:
+    it is one): an object whose ``component_id`` is text.  A notes file, a replay report,
+    an approval record or ``[]`` hold no component: ``hash`` and ``promote`` refuse them
+    rather than answer for an empty component."""
+    if not isinstance(doc, dict):
+        return f"not a component document (its top level is {json_type_name(doc)}, not an object)"
+    if not isinstance(doc.get("component_id"), str):
+        return "not a component document (it has no component_id)"
+    return None
 
 
 @dataclass(slots=True)

@@ -172,16 +172,30 @@ def _approval_path(root: Path, name: str) -> Path | None:
     return None
 
 
+def parse_record(data: bytes, name: str) -> tuple[dict[str, Any] | None, str]:
+    """An approval record's mapping (JSON when ``name`` ends ``.json``, else YAML), or None
+    and why not: the one reading of a record, for the log's checks and the catalog's
+    approvals.  A file holding several YAML documents is not a record (one of them would be
+    read and the others kept unseen)."""
+    out = load_bytes(data, name, fmt="json" if name.endswith(".json") else "yaml")
+    if out.problems:
+        return None, out.problems[0].message
+    if len(out.documents) > 1:
+        return None, (f"several YAML documents in one file (the second at line "
+                      f"{out.documents[1].line}); a record is one")
+    if not out.documents or not isinstance(out.documents[0].doc, dict):
+        return None, "not a mapping"
+    return out.documents[0].doc, ""
+
+
 def _load_approval(path: Path) -> tuple[dict[str, Any] | None, str]:
     try:  # regular files only, bounded (see risutools.safeio)
         data = read_regular(path, MAX_DOCUMENT_BYTES)
     except FileRefused as exc:
         return None, exc.why
-    out = load_bytes(data, path.name, fmt="json" if path.suffix == ".json" else "yaml")
-    if out.problems or not out.documents or not isinstance(out.documents[0].doc, dict):
-        why = out.problems[0].message if out.problems else "not a mapping"
+    doc, why = parse_record(data, path.name)
+    if doc is None:
         return None, why
-    doc: dict[str, Any] = out.documents[0].doc
     for key in APPROVAL_FIELDS:
         if key in doc and not isinstance(doc[key], str):
             return None, f"{key} is {json_type_name(doc[key])}, not text"

@@ -26,6 +26,7 @@ import yaml
 
 from risutools.errors import Code, DocumentError, RisuError
 from risutools.fsio import atomic_write, display_path
+from risutools.jsonlines import patch_values
 from risutools.safeio import read_or_raise
 from risutools.values import MAX_DOCUMENT_BYTES, decode_text, parse_value
 
@@ -117,13 +118,29 @@ def updated_document(
     return new
 
 
+BOM = b"\xef\xbb\xbf"
+
+
 def dump_component(cf: ComponentFile, doc: dict[str, Any]) -> bytes:
+    """``doc`` in the file's format.  JSON: only the values that changed are rewritten,
+    where they stand (:func:`risutools.jsonlines.patch_values`: indentation, line ends, a
+    byte-order mark, escapes and number spellings kept); a change of shape (a key added)
+    writes the document whole with the file's indentation.  YAML through ``safe_dump``
+    (comments are not kept)."""
     if cf.fmt == "yaml":
         text = yaml.safe_dump(doc, allow_unicode=True, sort_keys=False, default_flow_style=False)
-    else:
-        text = json.dumps(doc, ensure_ascii=False, indent=cf.indent)
-        if cf.raw.endswith(b"\n"):
-            text += "\n"
+        return text.encode("utf-8")
+    bom = cf.raw.startswith(BOM)
+    try:
+        was = cf.raw[len(BOM):].decode("utf-8") if bom else cf.raw.decode("utf-8")
+        patched = patch_values(was, json.loads(was), doc)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        patched = None
+    if patched is not None:
+        return (BOM if bom else b"") + patched.encode("utf-8")
+    text = json.dumps(doc, ensure_ascii=False, indent=cf.indent)
+    if cf.raw.endswith(b"\n"):
+        text += "\n"
     return text.encode("utf-8")
 
 

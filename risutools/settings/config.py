@@ -363,6 +363,8 @@ def load_settings_file(path: str | Path) -> Settings:
     docs: list[YamlDocument] = []
     if text is not None and problem is None:
         docs, problem = load_yaml(text) if text.strip() else ([], Problem(EMPTY))
+        if problem is None and len(docs) > 1:  # (the second would never be read)
+            problem = Problem("several YAML documents in one file; keep one", docs[1].line)
     if problem is not None or text is None:
         f = problem or Problem("cannot decode")
         raise ConfigError(Code.CONFIG_INVALID, f.message,
