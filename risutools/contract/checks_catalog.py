@@ -10,6 +10,7 @@ MC305 reads the catalog's transition log and approvals through
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,8 +80,8 @@ def past_start(doc: Any) -> bool:
 
 @check("MC305", "error", "catalog", "recorded-transitions")
 def mc305(loaded: Iterable[LoadedDocument], documents: Sequence[DocumentInfo],
-          counts: ApprovalCheck | None = None, root: Path | None = None
-          ) -> Iterator[CatalogIssue]:
+          counts: ApprovalCheck | None = None, root: Path | None = None,
+          candidates: Iterable[DocumentInfo] = ()) -> Iterator[CatalogIssue]:
     """A document past candidate ends a chain of recorded transitions (transitions.ndjson)
     from candidate, each backed by a human approval record in approvals/ that counts (signed
     by an allowed signer where signatures are required), each record used by one line; a
@@ -92,48 +93,64 @@ def mc305(loaded: Iterable[LoadedDocument], documents: Sequence[DocumentInfo],
     Fix: Move the component only with `risutools promote` and an approval record; never
     edit review_status by hand.
     """
-    logs: dict[Path, CatalogLog] = {}
-    roots: dict[Path, Path | None] = {}  # a document's folder -> its catalog root
+    logs = _Logs(root)
     for ld, info in zip(loaded, documents, strict=True):
-        # (a candidate may come as its place alone: its status is known from its info)
-        status = _review_status(ld.doc) if ld.doc is not None or not info.candidate \
-            else lifecycle.START
-        if info.component_id is None or (status != lifecycle.START
-                                         and status not in lifecycle.PAST_START):
+        status = _review_status(ld.doc)
+        if status not in lifecycle.PAST_START or info.component_id is None:
             continue
-        # (``root``: the catalog of a document given without its file)
-        folder = ld.path.parent if ld.path is not None else root or Path.cwd()
-        if folder not in roots:
-            roots[folder] = root if ld.path is None and root is not None \
-                else find_catalog_root(folder)
-        found = roots[folder]
+        found = logs.root_of(ld.path)
         if found is None:
-            if status != lifecycle.START:
-                yield CatalogIssue(
-                    "/provenance/review_status",
-                    f"review_status is {status!r} but no catalog transition log "
-                    "(transitions.ndjson / approvals/) was found above this file; only "
-                    "recorded, approved transitions move a document past candidate", info, ld)
+            yield CatalogIssue(
+                "/provenance/review_status",
+                f"review_status is {status!r} but no catalog transition log "
+                "(transitions.ndjson / approvals/) was found above this file; only "
+                "recorded, approved transitions move a document past candidate", info, ld)
             continue
-        if found not in logs:  # each log read once, its own problems said once
-            logs[found] = log = read_log(found)
-            tname = display_path(found / "transitions.ndjson")
-            for line, why in log.problems:
-                yield CatalogIssue("", why, file=tname, line=line)
-        yield from _chain_issues(logs[found], ld, info, status, counts)
-
-
-def _chain_issues(log: CatalogLog, ld: LoadedDocument, info: DocumentInfo, status: Any,
-                  counts: ApprovalCheck | None) -> Iterator[CatalogIssue]:
-    """A candidate: no line names it; past candidate: it ends its chain."""
-    assert info.component_id is not None
-    if status == lifecycle.START:
-        why = candidate_lines(log, info.component_id, ld.doc)
-        if why is not None:
+        yield from logs.problems(found)
+        if info.sha256 is None:
+            continue
+        base = lifecycle.base_sha256(ld.doc)  # (the log names base hashes)
+        for why in check_chain(logs.of(found), info.component_id, status, base, ld.doc,
+                               counts=counts):
             yield CatalogIssue("/provenance/review_status", why, info, ld)
-        return
-    if info.sha256 is None:
-        return
-    base = lifecycle.base_sha256(ld.doc)  # (the log names base hashes)
-    for why in check_chain(log, info.component_id, status, base, ld.doc, counts=counts):
-        yield CatalogIssue("/provenance/review_status", why, info, ld)
+    for info in candidates:  # (each a place: what a candidate's check needs)
+        found = logs.root_of(info.path) if info.component_id is not None else None
+        if found is None:
+            continue
+        yield from logs.problems(found)
+        told = candidate_lines(logs.of(found), str(info.component_id), None)
+        if told is not None:
+            yield CatalogIssue("/provenance/review_status", told, info)
+
+
+class _Logs:
+    """Each document's catalog root (found once per folder; ``given``: the root of a
+    document known without its file) and each root's log (read once, its problems said
+    once)."""
+
+    def __init__(self, given: Path | None) -> None:
+        self.given = given
+        self.roots: dict[str | None, Path | None] = {}
+        self.logs: dict[Path, CatalogLog] = {}
+
+    def root_of(self, path: Path | None) -> Path | None:
+        # (the folder as text: one string operation a document, no path object made)
+        folder = os.path.dirname(path) if path is not None else None
+        if folder not in self.roots:
+            self.roots[folder] = find_catalog_root(Path(folder)) if folder is not None else \
+                self.given if self.given is not None else find_catalog_root(Path.cwd())
+        return self.roots[folder]
+
+    def of(self, root: Path) -> CatalogLog:
+        if root not in self.logs:
+            self.logs[root] = read_log(root)
+        return self.logs[root]
+
+    def problems(self, root: Path) -> Iterator[CatalogIssue]:
+        """The log's own problems, the first time it is read."""
+        if root in self.logs:
+            return
+        log = self.of(root)
+        tname = display_path(root / "transitions.ndjson")
+        for line, why in log.problems:
+            yield CatalogIssue("", why, file=tname, line=line)

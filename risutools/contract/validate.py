@@ -251,7 +251,9 @@ def validate_paths(
                  skip_non_documents)
     for issue in mc104(result.documents):
         _add(result, mc104, issue, cfg, flt)
-    for issue in mc305(kept, kept_info, counts):
+    # (a candidate's DocumentInfo is all MC305 asks of it: whether the log names it)
+    for issue in mc305(kept, kept_info, counts,
+                       candidates=[i for i in result.documents if i.candidate]):
         _add(result, mc305, issue, cfg, flt)
     return result
 
@@ -261,8 +263,7 @@ def _validated_batch(parts: list[LoadOutcome], result: Result, cfg: Settings, fl
                      ) -> int:
     """One batch of :func:`validate_paths`: its files' problems and its documents'
     findings into ``result`` (those past candidate into ``kept``, ``kept_info``, for
-    MC305, and a candidate's place: MC305 asks whether the log names it); returns its
-    problems."""
+    MC305); returns its problems."""
     problems = 0
     for part in parts:
         result.files += part.files
@@ -279,9 +280,6 @@ def _validated_batch(parts: list[LoadOutcome], result: Result, cfg: Settings, fl
         if past:
             kept.append(ld)
             kept_info.append(info)
-        elif info.candidate:  # (MC305 asks whether the log names it: its place is enough)
-            kept.append(LoadedDocument(ld.file, ld.line, None, ld.fmt, ld.path))
-            kept_info.append(info)
     return problems
 
 
@@ -293,7 +291,8 @@ def catalog_checks(docs: Iterable[LoadedDocument], result: Result, cfg: Settings
     their findings go into ``result``."""
     for issue in mc104(result.documents):
         _add(result, mc104, issue, cfg, flt)
-    for issue in mc305(docs, result.documents, counts, root):
+    for issue in mc305(docs, result.documents, counts, root,
+                       [i for i in result.documents if i.candidate]):
         _add(result, mc305, issue, cfg, flt)
 
 
