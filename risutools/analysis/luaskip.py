@@ -55,7 +55,8 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     without effect when nothing is pending: whitespace, line comments, numbers, operators,
     short strings that cannot hold a URL (no ``:``, no escape), and
     names that are not in ``keep`` (nor ``_ENV``, ``_G``, ``function``), not assigned a
-    string or a function and not ``local`` before a named function.  ``.``/``:`` are passed
+    string, a function or a name of ``keep`` (an alias), not before a ``<const>``/``<close>``
+    attribute and not ``local`` before a named function.  ``.``/``:`` are passed
     over only before such a name, so the scanner always reads the qualifier and the base of
     a call it records (the last token passed over is given back as group ``last``).
     Anything else (long strings and comments, strings with ``:`` or escapes, characters the
@@ -75,7 +76,10 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     sig = "(?:" + alternation(keep | {"_ENV", "_G", "function"}) + f")(?!{w})"
     name = rf"[A-Za-z_][A-Za-z0-9_]*(?!{w})"  # a whole name (never a prefix of one)
     # after "name =": a value that makes neither a constant nor a function definition
-    plain_value = rf"(?:(?!function(?!{w}))[A-Za-z_]|[0-9({{#~]|-(?!-)|\.[0-9])"
+    # (nor a name the scanner watches: ``x = request`` makes an alias it follows)
+    plain_value = rf"(?:(?!{sig})[A-Za-z_]|[0-9({{#~]|-(?!-)|\.[0-9])"
+    # ``local x <const> =`` (Lua 5.4): the name before an attribute is read by the scanner
+    attrib = rf"{ws}*<{ws}*(?:const|close){ws}*>"
     # what may follow a name passed over (anything else, even a character the lexer
     # skips, stops the run): the name is then neither assigned a string or a function,
     # nor "local" before a named function
@@ -90,7 +94,7 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     # regex engine than an alternation per character, and the same matches, since no
     # token starts with whitespace or "--")
     unit = rf"""{ws}*{p}(?:--(?!\[=*\[)[^\n]*(?=\n){ws}*{p})*{p}(?P<last>
-        (?=[A-Za-z_])(?!{sig}){name}(?={after_name})
+        (?=[A-Za-z_])(?!{sig}){name}(?!{attrib})(?={after_name})
       | [.:](?![.:])(?={ws}*(?!{sig})[A-Za-z_])
       | "{_string_body('"', strings_without)}" | '{_string_body("'", strings_without)}'
       | 0[xX][0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?
