@@ -161,9 +161,11 @@ class LuaScan:
     #: field of another table, not the name declared (``f(request)``, ``{__index = _G}``,
     #: ``(request)(url)``): (name, line, offset)
     values: list[tuple[str, int, int]] = field(default_factory=list)
-    #: ``x = name`` (also ``local x``, a field ``{x = name}``, ``t.x = name``) with ``name``
-    #: watched and the whole value: (x, name, line, offset of ``name``)
+    #: ``x = name`` (also ``local x``; a field ``{x = name}``, ``t.x = name`` is ``.x``)
+    #: with ``name`` watched and the whole value: (x, name, line, offset of ``name``)
     aliases: list[tuple[str, str, int, int]] = field(default_factory=list)
+    #: watched names declared (``local request``, a parameter): (name, offset)
+    decls: list[tuple[str, int]] = field(default_factory=list)
     #: ``_G[k]`` with ``k`` one literal or one name: (table, line, the literal or None, the
     #: name or None, what follows: "call", "assign" or "")
     env_keys: list[tuple[str, int, str | None, str | None, str]] = field(default_factory=list)
@@ -272,6 +274,17 @@ class _Collector:
         return False
 
 
+def _in_type_call(text: str, start: int) -> bool:
+    """Whether the name at ``start`` is the first argument of ``type(`` (read back over at
+    most 64 characters)."""
+    before = text[max(0, start - 64):start].rstrip()
+    if not before.endswith("("):
+        return False
+    before = before[:-1].rstrip()
+    return before.endswith("type") and (len(before) == 4 or not (
+        before[-5].isalnum() or before[-5] in "_.:"))
+
+
 def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True,
              need: dict[str, int] | None = None, to_calls: bool = False,
              env: frozenset[str] = frozenset()) -> LuaScan:
@@ -334,8 +347,9 @@ class _Scanner:
         self.func_kw = -1  # the offset of the last ``function`` keyword
         #: ``name =`` awaiting its value: (name, start, whether ``local`` stands before it,
         #: whether it is a field ``t.name =``: only an alias then, never a constant or a
-        #: function definition)
-        self.assign_target: tuple[str, int, bool, bool] | None = None
+        #: function definition; whether it is a field of a table (``t.name =``, ``{name =``,
+        #: ``{a, name =``): an alias of it is ``.name``)
+        self.assign_target: tuple[str, int, bool, bool, bool] | None = None
         #: ``name = "literal"`` awaiting its end: (name, value); the value is _OPAQUE when
         #: the literal is longer than a variable name and cannot hold a URL (constants name
         #: the URL of a request or the key of a state call), so it is never decoded
@@ -566,7 +580,8 @@ class _Scanner:
         elif value == "=":
             self.assign_target = (pname, pstart,
                                   self.prev2_kind == NAME and self.prev2_val == "local",
-                                  bool(pq))
+                                  bool(pq), bool(pq) or (self.prev2_kind == OP
+                                                         and self.prev2_val in ("{", ",")))
             if watched and not pq and pname in self.env:  # ``_ENV = t``: another table
                 self.value_use(pname, pstart)
         elif watched:  # ``request[k]``
@@ -591,6 +606,8 @@ class _Scanner:
                 pname in self.env or (pname == "debug" and value == "."
                                       and _SAFE_DEBUG.match(self.text, pstart + 5))):
             return
+        if value == ")" and _in_type_call(self.text, pstart):
+            return  # ``type(request)``: its type only, the function never leaves
         if alias is not None and (kind in (0, NAME) or value in _VALUE_ENDS):
             got = self.result.aliases
             if self.room("aliases", len(got), pstart):
@@ -615,7 +632,7 @@ class _Scanner:
         elif step == 2 and kind == OP and value == ">":
             self.form = ["attrib", name, -1, 3, start]
         elif step == 3 and kind == OP and value == "=":
-            self.assign_target = (name, start, True, False)
+            self.assign_target = (name, start, True, False, False)
 
     def on_env_key_token(self, kind: int, value: str | None, s: int, b0: int,
                          b1: int) -> None:
@@ -684,7 +701,7 @@ class _Scanner:
                 self.func_kw = s
                 if self.assign_target is not None and self.prev_kind == OP \
                         and self.prev_val == "=" and not self.assign_target[3]:
-                    name, start, local, _field = self.assign_target
+                    name, start, local, _q, _field = self.assign_target
                     if self.room("function definitions", len(defs), s):
                         defs.append(FuncDef(name, self.lines.line(start), local, start, s))
                     self.in_funcname = False
@@ -714,19 +731,22 @@ class _Scanner:
             return
         self.pend = (value, s, "", "")
         self.pend_local = self.prev_kind == NAME and self.prev_val == "local"
-        self.pend_watch = value in self.watch and not self.declared()
+        decl = self.pend_local or self.params_state == 2
+        self.pend_watch = value in self.watch and not decl and not self.first_argument()
         target = self.assign_target
-        self.pend_alias = target[0] if target is not None and self.pend_watch \
-            and self.prev_kind == OP and self.prev_val == "=" else None
+        self.pend_alias = ("." if target[4] else "") + target[0] \
+            if target is not None and self.pend_watch and self.prev_kind == OP \
+            and self.prev_val == "=" else None
+        if decl and value in self.watch:
+            got = self.result.decls
+            if self.room("declarations", len(got), s):
+                got.append((value, s))
 
-    def declared(self) -> bool:
-        """Whether the name being read is declared, not read: after ``local``, a parameter;
-        or the first argument of ``pcall``/``rawget`` ... (a call or lookup read there)."""
-        prev_op = self.prev_kind == OP
-        return (self.prev_kind == NAME and self.prev_val == "local") \
-            or self.params_state == 2 \
-            or (prev_op and self.prev_val == "(" and self.prev2_kind == NAME
-                and self.prev2_val in _FIRST_ARG_OF)
+    def first_argument(self) -> bool:
+        """Whether the name being read is the first argument of ``pcall``/``rawget`` ... (a
+        call or lookup, read there)."""
+        return self.prev_kind == OP and self.prev_val == "(" and self.prev2_kind == NAME \
+            and self.prev2_val in _FIRST_ARG_OF
 
     def on_string(self, value: str | None, s: int, b0: int, b1: int) -> None:
         """A string literal: the hosts of the ``http(s)://`` URLs it holds."""

@@ -65,11 +65,14 @@ def scan_script(code: str, keep: frozenset[str]) -> LuaScan:
         if not scan.aliases:
             break
         roots = alias_roots(scan.aliases, base)
-        if not set(roots) - kept:
+        if not {a.lstrip(".") for a in roots} - kept:
             break
-        need = {a: max(ARG_CALLS.get(r, 0) for r in rs) for a, rs in roots.items()}
-        env = frozenset(a for a, rs in roots.items() if rs & ENV_NAMES)
-        kept = keep | frozenset(roots)
+        need: dict[str, int] = {}
+        for a, rs in roots.items():  # ``.go`` (a field): calls ``t.go(...)`` are kept
+            bare = a.lstrip(".")
+            need[bare] = max(need.get(bare, 0), *(ARG_CALLS.get(r, 0) for r in rs))
+        env = frozenset(a for a, rs in roots.items() if rs & ENV_NAMES and a[0] != ".")
+        kept = keep | frozenset(need)
         scan = scan_lua(code, kept, need=need, env=env)
     if len({a for a, t, _l, _o in scan.aliases if a != t}) > MAX_ALIASES:
         line = scan.aliases[-1][2]

@@ -47,6 +47,17 @@ HOST_APIS: dict[str, tuple[str | None, bool]] = {
 STATE_CALLS: dict[str, tuple[str, str]] = {  # name -> (scope, read|write); key = 2nd arg
     f.name: f.state for f in _API.functions.values() if f.state is not None}
 ENTRY_POINTS: dict[str, str] = dict(_API.entry_points)
+#: calls that reach any global (the environment of a function, Lua 5.1)
+_ENV_CALLS = frozenset({"getfenv", "setfenv"})
+#: a name read at an offset is declared there (``for a, NAME in``, ``local a, NAME``):
+#: the text before it, from a ``for``/``local`` on (one match tried from each of the last
+#: ``_DECL_TRIES`` of them in the ``_DECL_WINDOW`` characters before the name)
+_DECL_BEFORE = re.compile(r"(?:for|local)\s+(?:[A-Za-z_]\w*(?:\s*<\s*\w+\s*>)?\s*,\s*)*\Z")
+_DECL_WINDOW = 120
+_DECL_TRIES = 4
+#: at most this many names read as values are checked for a declaration per script (past
+#: it, each is a use: reported, never hidden)
+MAX_DECL_CHECKS = 20_000
 #: names whose use reaches any global (a dynamic lookup, RA112), besides the table of
 #: globals itself: the debug library (``debug.getregistry()``; ``debug.traceback`` reaches
 #: nothing) and Lua 5.1's environment functions
@@ -125,10 +136,13 @@ class _Script:
         #: what each alias stands for (``local fetch = request``: fetch -> request)
         self.roots = alias_roots(scan.aliases, KEEP_CALLS | ENV_NAMES)
         #: the names that stand for the table of globals (``_G``, ``_ENV``, their aliases)
-        self.env = ENV_NAMES | {a for a, rs in self.roots.items() if rs & ENV_NAMES}
+        self.env = ENV_NAMES | {a for a, rs in self.roots.items()
+                                if rs & ENV_NAMES and a[0] != "."}
         self.shadow = self.shadows()
         #: the script looks names up at run time: any global may be reached, and any call
         #: of a field named like a host function may be one
+        self.decl_sites: set[int] = set()  # names read where they are declared
+        self.decls: dict[tuple[str, int], int] | None = None  # decl_index
         self.reach_all = self.looks_up_names()
         self.table: FunctionTable | None = None  # made when first needed
         self.dead: list[Fn] = []  # functions nothing reaches
@@ -306,7 +320,8 @@ class _Script:
         request``): name -> the offset after which a call of it is the script's own.  Only
         a definition outside every block and function counts (one inside shadows nothing
         outside it, and a global defined in a function only once that function runs)."""
-        defs = [d for d in self.scan.defs if d.name in HOST_APIS and not d.dotted]
+        defs = [d for d in self.scan.defs if (d.name in HOST_APIS or d.name in REACH_ALL)
+                and not d.dotted]
         if not defs:
             return {}
         where = [(d.name, min(p for p in (d.at, d.kw) if p >= 0)) for d in defs]
@@ -326,9 +341,11 @@ class _Script:
         as a value or an alias of it, ``rawget(_G, k)``, ``debug``, ``getfenv``)."""
         scan, env = self.scan, self.env
         return bool(scan.dynamic_index) or len(env) > len(ENV_NAMES) \
-            or any(n in env or n in REACH_ALL for n, _l, _o in scan.values) \
-            or any(c.name in REACH_ALL or (c.name in ("rawget", "rawset") and c.args
-                                           and c.args[0].name in env) for c in scan.calls)
+            or any((n in env or n in REACH_ALL) and not self.local_value(n, at)
+                   for n, _l, at in scan.values) \
+            or any((c.name in _ENV_CALLS and not c.qualifier) or (
+                c.name in ("rawget", "rawset") and c.args and c.args[0].name in env)
+                for c in scan.calls)
 
     def lookup(self, through: str, line: int) -> None:
         """A dynamic lookup (RA112) through ``through``."""
@@ -342,14 +359,14 @@ class _Script:
         """``_G``/``_ENV`` read as a value (assigned, passed, in a table: every global is
         reachable through it), ``debug``, ``getfenv``/``setfenv``: dynamic lookups."""
         scan, env = self.scan, self.env
-        for value, line, _at in scan.values:
-            if value in env or value in REACH_ALL:
+        for value, line, at in scan.values:
+            if (value in env or value in REACH_ALL) and not self.local_value(value, at):
                 self.lookup(f"{value} (as a value)" if value in env else value, line)
         for _alias, target, line, _at in scan.aliases:
             if target in env:
                 self.lookup(f"{target} (as a value)", line)
         for c in scan.calls:
-            if c.name in REACH_ALL and not c.qualifier:
+            if c.name in _ENV_CALLS and not c.qualifier:
                 self.lookup(c.name, c.line)
         self.env_keys()
 
@@ -382,7 +399,10 @@ class _Script:
         another table than the globals'), what an alias of that name stands for, and, once
         the script looks names up at run time, a field named like a host function."""
         name, q = call.name, call.qualifier
-        out = sorted(r for r in self.roots.get(name, ()) if r not in ENV_NAMES)
+        roots = self.roots.get(name, frozenset())
+        if q:  # ``t.go()`` with ``{go = simpleLLM}``
+            roots |= self.roots.get("." + name, frozenset())
+        out = sorted(r for r in roots if r not in ENV_NAMES)
         if q == "[" or (q == "." and call.base in self.env):  # ``_G["x"](...)``, ``_G.x()``
             own = name in KEEP_CALLS
         elif q:
@@ -424,7 +444,7 @@ class _Script:
         roots = {name} if name in KEEP_CALLS else self.roots.get(name, frozenset())
         s = self.seen
         for r in sorted(roots & HOST_APIS.keys()):
-            if at >= 0 and self.shadowed(r, at):
+            if at >= 0 and (self.shadowed(r, at) or self.local_value(name, at)):
                 continue
             call = Call(r, line, start=at)
             if at >= 0 and self.dead and self.is_dead(at):
@@ -442,6 +462,61 @@ class _Script:
                 self.request(call, ev)
             elif loose and _CALL_STEPS.get(r) is _Script.load:
                 self.load(call, ev)
+
+    def local_value(self, name: str, at: int) -> bool:
+        """Whether ``name`` read at ``at`` is a variable of the script, not the host
+        function or table: declared right there (``for k, name in``, ``local a, name``), or
+        declared before it (a parameter, ``local name``, a loop's variable) in the function
+        around it or one around that (an approximation: a declaration in a block that has
+        ended still counts)."""
+        if at < 0:
+            return False
+        index = self.decl_index()
+        if at in self.decl_sites:
+            return True
+        if not any(n == name for n, _f in index):
+            return False
+        table = self.functions()
+        fn = table.enclosing(at)
+        for _ in range(64):
+            first = index.get((name, fn))
+            if first is not None and first < at:
+                return True
+            if fn < 0:
+                break
+            fn = table.fns[fn].parent
+        return False
+
+    def declared_at(self, at: int) -> bool:
+        code = self.code
+        start = max(0, at - _DECL_WINDOW)
+        end = at
+        for _ in range(_DECL_TRIES):
+            k = max(code.rfind("for", start, end), code.rfind("local", start, end))
+            if k < 0:
+                return False
+            if (k == 0 or not (code[k - 1].isalnum() or code[k - 1] in "_.:")) \
+                    and _DECL_BEFORE.match(code, k, at):
+                return True
+            end = k
+        return False
+
+    def decl_index(self) -> dict[tuple[str, int], int]:
+        """(name, the function around it) -> the first offset a watched name is declared
+        at there (made once): the declarations the scanner saw, and the names read as
+        values where they are declared (the first ``MAX_DECL_CHECKS``)."""
+        if self.decls is None:
+            self.decls = {}
+            found = list(self.scan.decls)
+            for name, _line, at in self.scan.values[:MAX_DECL_CHECKS]:
+                if self.declared_at(at):
+                    self.decl_sites.add(at)
+                    found.append((name, at))
+            table = self.functions() if found else None
+            for name, at in found:
+                key = (name, table.enclosing(at) if table is not None else -1)
+                self.decls[key] = min(at, self.decls.get(key, at))
+        return self.decls
 
     # -- host calls ---------------------------------------------------------------------------
     def rawget(self, call: Call) -> None:
