@@ -584,6 +584,12 @@ class _Scanner:
                                                          and self.prev2_val in ("{", ",")))
             if watched and not pq and pname in self.env:  # ``_ENV = t``: another table
                 self.value_use(pname, pstart)
+            elif watched and not pq and not (self.prev2_kind == OP and self.prev2_val == "{"):
+                # ``request = x``, ``local a, request =``: the script's (a walk checks
+                # that a name after ``,`` is a declaration, not a table's field)
+                got = self.result.decls
+                if self.room("declarations", len(got), pstart):
+                    got.append((pname, pstart))
         elif watched:  # ``request[k]``
             self.value_use(pname, pstart)
 

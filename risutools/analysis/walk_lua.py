@@ -341,6 +341,7 @@ class _Script:
         as a value or an alias of it, ``rawget(_G, k)``, ``debug``, ``getfenv``)."""
         scan, env = self.scan, self.env
         return bool(scan.dynamic_index) or len(env) > len(ENV_NAMES) \
+            or any(t in env or t in REACH_ALL for _a, t, _l, _o in scan.aliases) \
             or any((n in env or n in REACH_ALL) and not self.local_value(n, at)
                    for n, _l, at in scan.values) \
             or any((c.name in _ENV_CALLS and not c.qualifier) or (
@@ -363,8 +364,8 @@ class _Script:
             if (value in env or value in REACH_ALL) and not self.local_value(value, at):
                 self.lookup(f"{value} (as a value)" if value in env else value, line)
         for _alias, target, line, _at in scan.aliases:
-            if target in env:
-                self.lookup(f"{target} (as a value)", line)
+            if target in env or target in REACH_ALL:
+                self.lookup(f"{target} (as a value)" if target in env else target, line)
         for c in scan.calls:
             if c.name in _ENV_CALLS and not c.qualifier:
                 self.lookup(c.name, c.line)
@@ -507,7 +508,10 @@ class _Script:
         values where they are declared (the first ``MAX_DECL_CHECKS``)."""
         if self.decls is None:
             self.decls = {}
-            found = list(self.scan.decls)
+            code = self.code
+            found = [(n, at) for n, at in self.scan.decls
+                     if not code[max(0, at - 64):at].rstrip().endswith(",")
+                     or self.declared_at(at)]
             for name, _line, at in self.scan.values[:MAX_DECL_CHECKS]:
                 if self.declared_at(at):
                     self.decl_sites.add(at)
