@@ -13,7 +13,10 @@ numbers.  It records:
   first arguments of the calls a static analyser cares about;
 * function definitions (``function name``, ``local function name``,
   ``name = function``);
-* dynamic environment access (``_ENV[...]``, ``_G[...]``);
+* dynamic environment access (``_ENV[...]``, ``_G[...]``, with a literal key: what follows);
+* with ``keep``: the kept names and ``_G``/``_ENV`` read as values, their simple aliases
+  (``local fetch = request``, ``{go = simpleLLM}``) and their declarations (``local
+  request``, a parameter);
 * hosts of literal ``http(s)://`` URLs found in string literals;
 * which calls sit inside the arguments of ``listenEdit(...)`` (an edit listener's body).
 """
@@ -164,8 +167,10 @@ class LuaScan:
     #: ``x = name`` (also ``local x``; a field ``{x = name}``, ``t.x = name`` is ``.x``)
     #: with ``name`` watched and the whole value: (x, name, line, offset of ``name``)
     aliases: list[tuple[str, str, int, int]] = field(default_factory=list)
-    #: watched names declared (``local request``, a parameter): (name, offset)
-    decls: list[tuple[str, int]] = field(default_factory=list)
+    #: watched names declared (``local request``, a parameter) or assigned (``request =``,
+    #: ``a, request =``: then ``True``, a declaration only if a ``local`` or ``for`` list
+    #: holds it): (name, offset, whether to check)
+    decls: list[tuple[str, int, bool]] = field(default_factory=list)
     #: ``_G[k]`` with ``k`` one literal or one name: (table, line, the literal or None, the
     #: name or None, what follows: "call", "assign" or "")
     env_keys: list[tuple[str, int, str | None, str | None, str]] = field(default_factory=list)
@@ -589,7 +594,7 @@ class _Scanner:
                 # that a name after ``,`` is a declaration, not a table's field)
                 got = self.result.decls
                 if self.room("declarations", len(got), pstart):
-                    got.append((pname, pstart))
+                    got.append((pname, pstart, self.prev2_kind == OP and self.prev2_val == ","))
         elif watched:  # ``request[k]``
             self.value_use(pname, pstart)
 
@@ -746,7 +751,7 @@ class _Scanner:
         if decl and value in self.watch:
             got = self.result.decls
             if self.room("declarations", len(got), s):
-                got.append((value, s))
+                got.append((value, s, False))
 
     def first_argument(self) -> bool:
         """Whether the name being read is the first argument of ``pcall``/``rawget`` ... (a

@@ -508,10 +508,8 @@ class _Script:
         values where they are declared (the first ``MAX_DECL_CHECKS``)."""
         if self.decls is None:
             self.decls = {}
-            code = self.code
-            found = [(n, at) for n, at in self.scan.decls
-                     if not code[max(0, at - 64):at].rstrip().endswith(",")
-                     or self.declared_at(at)]
+            found = [(n, at) for n, at, check in self.scan.decls
+                     if not check or self.declared_at(at)]
             for name, _line, at in self.scan.values[:MAX_DECL_CHECKS]:
                 if self.declared_at(at):
                     self.decl_sites.add(at)
