@@ -36,6 +36,7 @@ from risutools.analysis.lualex import (
     LineIndex,
     Skipper,
     decode_lua_string,
+    in_type_call,
     iter_tokens,
 )
 
@@ -93,8 +94,7 @@ _VALUE_ENDS = frozenset({")", "}", "]", ",", ";"})
 #: the calls whose first argument a name may be without being read as a value here
 #: (``pcall(f, ...)`` is a call of ``f``; ``rawget(_G, k)`` a lookup the walk reads)
 _FIRST_ARG_OF = frozenset({"pcall", "xpcall", "rawget", "rawset"})
-#: ``debug.traceback``: the one field of ``debug`` that reaches nothing (a literal match of
-#: bounded shape after the name)
+#: ``debug.traceback``: the field of ``debug`` that reaches nothing (a match of bounded shape)
 _SAFE_DEBUG = re.compile(r"[ \t]*\.[ \t]*traceback(?![A-Za-z0-9_])")
 
 
@@ -277,17 +277,6 @@ class _Collector:
             self.path = False
         self.cur_count += 1
         return False
-
-
-def _in_type_call(text: str, start: int) -> bool:
-    """Whether the name at ``start`` is the first argument of ``type(`` (read back over at
-    most 64 characters)."""
-    before = text[max(0, start - 64):start].rstrip()
-    if not before.endswith("("):
-        return False
-    before = before[:-1].rstrip()
-    return before.endswith("type") and (len(before) == 4 or not (
-        before[-5].isalnum() or before[-5] in "_.:"))
 
 
 def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True,
@@ -617,7 +606,7 @@ class _Scanner:
                 pname in self.env or (pname == "debug" and value == "."
                                       and _SAFE_DEBUG.match(self.text, pstart + 5))):
             return
-        if value == ")" and _in_type_call(self.text, pstart):
+        if value == ")" and in_type_call(self.text, pstart):
             return  # ``type(request)``: its type only, the function never leaves
         if alias is not None and (kind in (0, NAME) or value in _VALUE_ENDS):
             got = self.result.aliases
@@ -754,8 +743,7 @@ class _Scanner:
                 got.append((value, s, False))
 
     def first_argument(self) -> bool:
-        """Whether the name being read is the first argument of ``pcall``/``rawget`` ... (a
-        call or lookup, read there)."""
+        """Whether the name read is the first argument of ``pcall``/``rawget`` ... (read there)."""
         return self.prev_kind == OP and self.prev_val == "(" and self.prev2_kind == NAME \
             and self.prev2_val in _FIRST_ARG_OF
 
