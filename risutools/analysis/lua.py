@@ -572,27 +572,29 @@ class _Scanner:
                 dyn.append((pname, self.lines.line(pstart)))
             self.form = ["env", pname, s, 1, None, None, pstart]
         elif value == "=":
-            self.assign_target = (pname, pstart,
-                                  self.prev2_kind == NAME and self.prev2_val == "local",
-                                  bool(pq), bool(pq) or (self.prev2_kind == OP
-                                                         and self.prev2_val in ("{", ",")))
-            if watched and not pq and pname in self.env:  # ``_ENV = t``: another table
-                self.value_use(pname, pstart)
-            elif watched and not pq and not (self.prev2_kind == OP and self.prev2_val == "{"):
-                # ``request = x``, ``local a, request =``: the script's (a walk checks
-                # that a name after ``,`` is a declaration, not a table's field)
-                got = self.result.decls
-                if self.room("declarations", len(got), pstart):
-                    got.append((pname, pstart, self.prev2_kind == OP and self.prev2_val == ","))
+            self.on_assign(pname, pstart, pq, watched)
         elif watched:  # ``request[k]``
             self.value_use(pname, pstart)
 
+    def on_assign(self, pname: str, pstart: int, pq: str, watched: bool) -> None:
+        """``name =`` / ``t.name =``: a target; a watched one is ``_ENV = t`` (a value) or
+        the script's own variable (``local a, request =``: a walk checks the ``,``)."""
+        after = self.prev2_val if self.prev2_kind == OP else ""
+        local = self.prev2_kind == NAME and self.prev2_val == "local"
+        self.assign_target = (pname, pstart, local, bool(pq), bool(pq) or after in ("{", ","))
+        if not watched or pq:
+            return
+        if pname in self.env:
+            self.value_use(pname, pstart)
+        elif after != "{":
+            got = self.result.decls
+            if self.room("declarations", len(got), pstart):
+                got.append((pname, pstart, after == ","))
+
     def drop(self, kind: int, value: str | None) -> None:
-        """The pending name is neither called, looked up nor assigned (``kind``/``value``:
-        the token after it, kind 0 at the end of the text): a watched name is read as a
-        value (an alias when it is the whole value of ``x =``); ``_G.x`` is a field, not
-        the table as a value, and so is ``debug.traceback``; ``local x <const>`` starts an
-        attribute."""
+        """The pending name is not called, looked up nor assigned (kind 0: the end): a watched
+        name is a value (an alias: the whole value of ``x =``), but ``_G.x``,
+        ``debug.traceback``, ``type(x)``; ``local x <const>`` starts an attribute."""
         if self.pend is None:
             return
         pname, pstart, _pq, _pbase = self.pend
@@ -636,8 +638,7 @@ class _Scanner:
 
     def on_env_key_token(self, kind: int, value: str | None, s: int, b0: int,
                          b1: int) -> None:
-        """``_G[k]`` after its ``[``: a key of one literal or one name, its ``]``, then what
-        follows (a call of the literal's name is a call of that name)."""
+        """``_G[k]`` after ``[``: one literal or name, ``]``, then a call (of that name) ..."""
         _form, table, _at, step, literal, name, start = self.form  # type: ignore[misc]
         self.form = None
         if step == 1 and kind == STR:
