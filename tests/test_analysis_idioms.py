@@ -78,10 +78,24 @@ def test_lorebook_code_with_trigger_lla_is_allowed() -> None:
 
 
 def test_prose_lorebook_is_not_code() -> None:
-    a = analyze(lua_module(LOADER, lla=True, lorebook=[
+    """Prose is not code unless the module loads it by its exact name (then it is code by
+    construction, whatever it reads like: see test_an_entry_loaded_by_its_exact_name...)."""
+    loader = LOADER.replace("'helper'", "'help' .. part")
+    a = analyze(lua_module(loader, lla=True, lorebook=[
         {"comment": "helper", "content": "local lore: the end\nfunction hall\nreturn home"}]))
     assert "RA114" not in [f.rule for f in a.findings]
     assert a.privileged == []
+
+
+def test_an_entry_loaded_by_its_exact_name_is_code_whatever_it_reads_like() -> None:
+    one_line = 'return function(id) request("https://lore.example/a") end'
+    a = analyze(lua_module(LOADER, lla=True, lorebook=[
+        {"comment": "helper", "content": one_line},
+        {"comment": "other", "content": one_line}]))
+    assert a.lorebook_code == [0]
+    assert [p.name for p in a.privileged] == ["request"]
+    assert any(f.rule == "RA103" and "lore.example" in f.message for f in a.findings)
+    assert "RA102" not in [f.rule for f in a.findings]
 
 
 def test_lua_entry_without_loader_needs_a_lua_name() -> None:

@@ -17,11 +17,13 @@ _PIECES = ["a", " ", "\n", "\\", '"', "'", "[", "]", "\\58", "https://h.example/
            "getChatVar", "(", ")", ",", "=", "==", ".", ":", "::", "..", "local", "function",
            "end", "_G", "_ENV", "LLM", "x", "0x1p4", ".5", "1e3", "--", "--[[", "]]", "[==[",
            "]==]", "{", "}", "-", "#", "~", "local U =", "\t", "\r\n", " = \"s\"", "$", "한",
-           "pcall", "listenEdit", "onStart", "return", "'a:b'"]
+           "pcall", "listenEdit", "onStart", "return", "'a:b'", "<const>", " <close> ", "<",
+           ">", "debug", ".traceback", "rawget", "f", "local f = ", ";", "]"]
 
 
 def _view(s: LuaScan) -> str:
-    return repr((s.calls, s.defs, s.dynamic_index, s.url_hosts, s.constants, s.errors, s.lines))
+    return repr((s.calls, s.defs, s.dynamic_index, s.url_hosts, s.constants, s.errors, s.lines,
+                 s.values, s.aliases, s.env_keys))
 
 
 def test_idioms_read_the_same_with_and_without_skipping() -> None:

@@ -13,7 +13,10 @@ numbers.  It records:
   first arguments of the calls a static analyser cares about;
 * function definitions (``function name``, ``local function name``,
   ``name = function``);
-* dynamic environment access (``_ENV[...]``, ``_G[...]``);
+* dynamic environment access (``_ENV[...]``, ``_G[...]``, with a literal key: what follows);
+* with ``keep``: the kept names and ``_G``/``_ENV`` read as values, their simple aliases
+  (``local fetch = request``, ``{go = simpleLLM}``) and their declarations (``local
+  request``, a parameter);
 * hosts of literal ``http(s)://`` URLs found in string literals;
 * which calls sit inside the arguments of ``listenEdit(...)`` (an edit listener's body).
 """
@@ -21,10 +24,7 @@ numbers.  It records:
 from __future__ import annotations
 
 import re
-import sys
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from risutools.analysis.lualex import (
@@ -36,8 +36,15 @@ from risutools.analysis.lualex import (
     LineIndex,
     Skipper,
     decode_lua_string,
+    in_type_call,
     iter_tokens,
 )
+
+# the skip path, also read from here (``lua.POSSESSIVE`` is what the scanner uses)
+from risutools.analysis.luaskip import POSSESSIVE as POSSESSIVE
+from risutools.analysis.luaskip import SKIP_RUN_310 as SKIP_RUN_310
+from risutools.analysis.luaskip import alternation as alternation
+from risutools.analysis.luaskip import skip_pattern as skip_pattern
 
 _URL_HOST = re.compile(r"https?://([A-Za-z0-9][A-Za-z0-9.\-]{0,252})", re.IGNORECASE)
 # an escape that can make ":" or "/" out of other characters (``\58``, ``\x3a``, ``\u{2f}``)
@@ -48,98 +55,6 @@ def _may_hold_url(text: str, b0: int, b1: int) -> bool:
     """Whether the decoded string ``text[b0:b1]`` can contain ``://`` (cheap, exact enough:
     only a ``:`` or an escape that codes a character can make one)."""
     return text.find(":", b0, b1) >= 0 or _CODED_ESCAPE.search(text, b0, b1) is not None
-
-
-# -- passing over what the scanner does not need -------------------------------------------
-
-def alternation(words: Iterable[str]) -> str:
-    """A regex matching exactly the words (a trie, so each name is tried once per letter)."""
-    trie: dict[str, Any] = {}
-    for w in words:
-        node = trie
-        for ch in w:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def emit(node: dict[str, Any]) -> str:
-        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items()) if ch]
-        if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return emit(trie)
-
-
-def _string_body(quote: str, without: str) -> str:
-    """The body of a short string the skip path passes over: no quote, backslash, line
-    break or ``:``, and not ``without`` (when given)."""
-    if not without:
-        return rf"[^{quote}\\\n:]*"
-    first, rest = re.escape(without[0]), re.escape(without[1:])
-    return rf"(?:[^{quote}\\\n:{first}]|{first}(?!{rest}))*"
-
-
-#: Python 3.11+ has possessive quantifiers (no backtracking state, whatever the length of a
-#: run).  Python 3.10 reads the same pattern greedily -- the same matches, since no token
-#: starts with whitespace or "--" and nothing follows the repetition -- with the run cut
-#: at ``SKIP_RUN_310`` tokens, so the state ``re`` keeps for a greedy repetition stays
-#: bounded; the scanner reads the next token itself and skips again after it.
-POSSESSIVE = sys.version_info >= (3, 11)
-SKIP_RUN_310 = 4096
-
-
-@lru_cache(maxsize=8)
-def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
-                 strings_without: str = "", every_call: bool = False) -> re.Pattern[str]:
-    """A run of whole tokens that :func:`scan_lua` (recording only calls to ``keep``) reads
-    without effect when nothing is pending: whitespace, line comments, numbers, operators,
-    short strings that cannot hold a URL (no ``:``, no escape), and
-    names that are not in ``keep`` (nor ``_ENV``, ``_G``, ``function``), not assigned a
-    string or a function and not ``local`` before a named function.  ``.``/``:`` are passed
-    over only before such a name, so the scanner always reads the qualifier and the base of
-    a call it records (the last token passed over is given back as group ``last``).
-    Anything else (long strings and comments, strings with ``:`` or escapes, characters the
-    lexer reports) stops the run.
-
-    Linear: each unit is a bounded-lookahead match and the repetition is possessive (no
-    backtracking state is kept, whatever the length of the run); ``possessive=False`` (the
-    default on Python 3.10, see :data:`POSSESSIVE`) gives the greedy form, each run at most
-    :data:`SKIP_RUN_310` tokens.  ``strings_without``: a word a short string passed over
-    must not hold (a reader looking for strings that hold it).  ``every_call``: a name
-    that may be called (followed by ``(``, a string, ``{`` or a long string) is never
-    passed over, so a scanner recording every call sees each."""
-    p = "+" if possessive else ""  # after * : possessive, or greedy
-    run = "*+" if possessive else f"{{0,{SKIP_RUN_310}}}"
-    ws = r"[ \t\r\n\f\v]"
-    w = r"[A-Za-z0-9_]"
-    sig = "(?:" + alternation(keep | {"_ENV", "_G", "function"}) + f")(?!{w})"
-    name = rf"[A-Za-z_][A-Za-z0-9_]*(?!{w})"  # a whole name (never a prefix of one)
-    # after "name =": a value that makes neither a constant nor a function definition
-    plain_value = rf"(?:(?!function(?!{w}))[A-Za-z_]|[0-9({{#~]|-(?!-)|\.[0-9])"
-    # what may follow a name passed over (anything else, even a character the lexer
-    # skips, stops the run): the name is then neither assigned a string or a function,
-    # nor "local" before a named function
-    punct = r"[+*/%^\#&~|<>)}\];,] | \[(?!=*\[)" if every_call \
-        else r"""[+*/%^\#&~|<>(){}\[\];,"']"""
-    after_name = rf"""{ws}*(?: {punct} | -(?!-) | == | [.:][.:]?
-                              | =(?!=){ws}*{plain_value} | function{ws}*\(
-                              | (?!function(?!{w}))[A-Za-z0-9_] | \Z )"""
-    # a token, after whitespace and line comments; the last one matched is group "last"
-    # (a run of whitespace is one possessive repetition of a character class, and a name
-    # is tried against the host table only when it starts like a name: faster in the
-    # regex engine than an alternation per character, and the same matches, since no
-    # token starts with whitespace or "--")
-    unit = rf"""{ws}*{p}(?:--(?!\[=*\[)[^\n]*(?=\n){ws}*{p})*{p}(?P<last>
-        (?=[A-Za-z_])(?!{sig}){name}(?={after_name})
-      | [.:](?![.:])(?={ws}*(?!{sig})[A-Za-z_])
-      | "{_string_body('"', strings_without)}" | '{_string_body("'", strings_without)}'
-      | 0[xX][0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?
-      | (?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
-      | \.\.\.? | == | ~= | <= | >= | << | >> | // | ::
-      | -(?!-) | \[(?!=*\[) | =(?!=) | [+*/%^\#&~|<>(){{}}\];,]
-    )"""
-    return re.compile(rf"(?:{unit}){run}", re.VERBOSE)
 
 
 # -- the scanner ---------------------------------------------------------------
@@ -171,6 +86,16 @@ _OPAQUE = "\x00opaque"  # a constant that cannot hold a URL (its value is never 
 _BRACKETS = frozenset({"(", "{", "[", ")", "}", "]"})
 #: the operators that make a name before them a call, a lookup or an assignment target
 _AFTER_NAME = frozenset({"(", "{", "[", "="})
+#: the names that stand for the table of globals (``_G.x``, ``_G["x"]``)
+ENV_NAMES = frozenset({"_G", "_ENV"})
+#: the tokens after a name that end the expression it is (``x = name`` then one of them:
+#: ``x`` is an alias of ``name``; a name or a keyword after it ends it too)
+_VALUE_ENDS = frozenset({")", "}", "]", ",", ";"})
+#: the calls whose first argument a name may be without being read as a value here
+#: (``pcall(f, ...)`` is a call of ``f``; ``rawget(_G, k)`` a lookup the walk reads)
+_FIRST_ARG_OF = frozenset({"pcall", "xpcall", "rawget", "rawset"})
+#: ``debug.traceback``: the field of ``debug`` that reaches nothing (a match of bounded shape)
+_SAFE_DEBUG = re.compile(r"[ \t]*\.[ \t]*traceback(?![A-Za-z0-9_])")
 
 
 @dataclass(slots=True)
@@ -235,6 +160,20 @@ class LuaScan:
     literal_assigns: dict[str, int] = field(default_factory=dict)
     errors: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
     params: frozenset[str] = frozenset()  # every parameter name of the script's functions
+    #: watched names (the kept calls and ``_G``/``_ENV``) read as a value: not called, not a
+    #: field of another table, not the name declared (``f(request)``, ``{__index = _G}``,
+    #: ``(request)(url)``): (name, line, offset)
+    values: list[tuple[str, int, int]] = field(default_factory=list)
+    #: ``x = name`` (also ``local x``; a field ``{x = name}``, ``t.x = name`` is ``.x``)
+    #: with ``name`` watched and the whole value: (x, name, line, offset of ``name``)
+    aliases: list[tuple[str, str, int, int]] = field(default_factory=list)
+    #: watched names declared (``local request``, a parameter) or assigned (``request =``,
+    #: ``a, request =``: then ``True``, a declaration only if a ``local`` or ``for`` list
+    #: holds it): (name, offset, whether to check)
+    decls: list[tuple[str, int, bool]] = field(default_factory=list)
+    #: ``_G[k]`` with ``k`` one literal or one name: (table, line, the literal or None, the
+    #: name or None, what follows: "call", "assign" or "")
+    env_keys: list[tuple[str, int, str | None, str | None, str]] = field(default_factory=list)
     tokens: int = 0  # tokens read one by one (runs passed over by the skip path not counted)
     lines: int = 0
 
@@ -341,7 +280,8 @@ class _Collector:
 
 
 def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True,
-             need: dict[str, int] | None = None, to_calls: bool = False) -> LuaScan:
+             need: dict[str, int] | None = None, to_calls: bool = False,
+             env: frozenset[str] = frozenset()) -> LuaScan:
     """Read Lua source and return what it calls, defines and names (never raises).
 
     ``keep``: record only calls to these names (all calls when None); then, with ``skip``,
@@ -350,10 +290,13 @@ def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True
     ``need``: how many leading arguments to read of calls to other names than those of
     ``ARG_CALLS`` (a helper function's calls, say).  ``to_calls`` (with ``keep`` None):
     every call is recorded, and the runs of tokens between calls that cannot matter are
-    passed over (``skip_pattern(..., every_call=True)``; the same calls as without)."""
+    passed over (``skip_pattern(..., every_call=True)``; the same calls as without).
+    ``env``: names that stand for the table of globals besides ``_G`` and ``_ENV`` (aliases
+    of it, which should be in ``keep``).  With ``keep``, the names of ``keep`` and of the
+    table of globals read as values are ``values`` and ``aliases``."""
     if not isinstance(text, str) or not text:
         return LuaScan()
-    return _Scanner(text, keep, skip, need, to_calls).run()
+    return _Scanner(text, keep, skip, need, to_calls, env).run()
 
 
 class _Scanner:
@@ -361,8 +304,21 @@ class _Scanner:
     and each ``on_*`` method is one step of reading."""
 
     def __init__(self, text: str, keep: frozenset[str] | None, skip: bool,
-                 need: dict[str, int] | None = None, to_calls: bool = False) -> None:
+                 need: dict[str, int] | None = None, to_calls: bool = False,
+                 env: frozenset[str] = frozenset()) -> None:
         self.text = text
+        self.env = ENV_NAMES | env
+        #: the names whose uses as a value are recorded
+        self.watch = keep | self.env if keep is not None else frozenset()
+        #: about the pending name: whether it is watched, read as a value if nothing else,
+        #: whether ``local`` stands before it, and the name it is assigned to (an alias)
+        self.pend_watch = False
+        self.pend_local = False
+        self.pend_alias: str | None = None
+        #: a form of several tokens being read: ``local name <const> =`` ("attrib", name,
+        #: offset, step) or ``_G[k]`` and what follows ("env", table, offset of the last
+        #: token, step, literal, name, offset of the table's name)
+        self.form: list[Any] | None = None
         self.keep = keep
         self.arg_calls = ARG_CALLS if need is None else {**ARG_CALLS, **need}
         self.skipper = Skipper(skip_pattern(keep, POSSESSIVE)) if keep is not None and skip \
@@ -383,8 +339,11 @@ class _Scanner:
         self.params: set[str] = set()  # parameter names (never constants)
         self.funcname_local = False
         self.func_kw = -1  # the offset of the last ``function`` keyword
-        #: ``name =`` awaiting its value: (name, start, whether ``local`` stands before it)
-        self.assign_target: tuple[str, int, bool] | None = None
+        #: ``name =`` awaiting its value: (name, start, whether ``local`` stands before it,
+        #: whether it is a field ``t.name =``: only an alias then, never a constant or a
+        #: function definition; whether it is a field of a table (``t.name =``, ``{name =``,
+        #: ``{a, name =``): an alias of it is ``.name``)
+        self.assign_target: tuple[str, int, bool, bool, bool] | None = None
         #: ``name = "literal"`` awaiting its end: (name, value); the value is _OPAQUE when
         #: the literal is longer than a variable name and cannot hold a URL (constants name
         #: the URL of a request or the key of a state call), so it is never decoded
@@ -428,12 +387,12 @@ class _Scanner:
             elif kind == STR:
                 self.on_string_token(value, s, b0, b1)
             else:  # a number after a name: not a call, lookup or assignment
-                self.pend = None
+                self.drop(kind, value)
             self.prev2_kind, self.prev2_val = self.prev_kind, self.prev_val
             self.prev_kind, self.prev_val = kind, value or ""
             quiet = (not self.params_state and self.assign_target is None
                      and not self.collectors and not self.in_funcname
-                     and self.const_pending is None)
+                     and self.const_pending is None and self.form is None)
             if skipper is not None:
                 skipper.idle = quiet and self.pend is None and not self.listeners
         self.result.tokens = count
@@ -446,7 +405,7 @@ class _Scanner:
         ``.`` or ``:``, an assignment target at anything but ``=``."""
         if self.const_pending is not None:
             self.on_constant_end(kind, value, s)
-        if kind == STR and self.assign_target is not None:
+        if kind == STR and self.assign_target is not None and not self.assign_target[3]:
             self.on_assigned_string(value, b0, b1)
         if self.collectors:
             self.on_argument_token(kind, value, b0, b1)
@@ -460,7 +419,18 @@ class _Scanner:
         elif kind == STR:
             self.on_string_token(value, s, b0, b1)
         else:
-            self.pend = None
+            self.drop(kind, value)
+        self.token_end(kind, value, s, b0, b1)
+
+    def token_end(self, kind: int, value: str | None, s: int, b0: int, b1: int) -> None:
+        """After a busy token's steps: a form of several tokens goes on, a function's name
+        ends at anything but a name, ``.`` or ``:``, an assignment target at anything but
+        ``=``."""
+        if self.form is not None and self.form[2] != s:
+            if self.form[0] == "env":
+                self.on_env_key_token(kind, value, s, b0, b1)
+            else:
+                self.on_attribute_token(kind, value)
         if self.in_funcname and not (kind == NAME or (kind == OP and value in (".", ":"))):
             self.in_funcname = False
         if self.assign_target is not None and not (kind == OP and value == "="):
@@ -475,7 +445,7 @@ class _Scanner:
             if value in _AFTER_NAME:
                 self.on_after_name(OP, value, s, -1, -1)
             else:  # anything else after a name: not a call, lookup or assignment
-                self.pend = None
+                self.drop(OP, value)
 
     def on_string_token(self, value: str | None, s: int, b0: int, b1: int) -> None:
         """A string: the argument of a pending name (``f "x"``), and URL hosts."""
@@ -590,15 +560,102 @@ class _Scanner:
         constant)."""
         pname, pstart, pq, pbase = self.pend  # type: ignore[misc]
         self.pend = None
+        watched = self.pend_watch
+        self.pend_alias = None
         if kind == STR or value in ("(", "{"):
             self.on_call(pname, pstart, pq, pbase, kind, value, b0, b1)
-        elif value == "[" and not pq and pname in ("_ENV", "_G"):
+            if watched and pname in self.env:  # ``_G(...)``: the table as a value
+                self.value_use(pname, pstart)
+        elif value == "[" and not pq and pname in self.env:
             dyn = self.result.dynamic_index
             if self.room("dynamic lookups", len(dyn), pstart):
                 dyn.append((pname, self.lines.line(pstart)))
-        elif value == "=" and not pq:
-            self.assign_target = (pname, pstart,
-                                  self.prev2_kind == NAME and self.prev2_val == "local")
+            self.form = ["env", pname, s, 1, None, None, pstart]
+        elif value == "=":
+            self.on_assign(pname, pstart, pq, watched)
+        elif watched:  # ``request[k]``
+            self.value_use(pname, pstart)
+
+    def on_assign(self, pname: str, pstart: int, pq: str, watched: bool) -> None:
+        """``name =`` / ``t.name =``: a target; a watched one is ``_ENV = t`` (a value) or
+        the script's own variable (``local a, request =``: a walk checks the ``,``)."""
+        after = self.prev2_val if self.prev2_kind == OP else ""
+        local = self.prev2_kind == NAME and self.prev2_val == "local"
+        self.assign_target = (pname, pstart, local, bool(pq), bool(pq) or after in ("{", ","))
+        if not watched or pq:
+            return
+        if pname in self.env:
+            self.value_use(pname, pstart)
+        elif after != "{":
+            got = self.result.decls
+            if self.room("declarations", len(got), pstart):
+                got.append((pname, pstart, after == ","))
+
+    def drop(self, kind: int, value: str | None) -> None:
+        """The pending name is not called, looked up nor assigned (kind 0: the end): a watched
+        name is a value (an alias: the whole value of ``x =``), but ``_G.x``,
+        ``debug.traceback``, ``type(x)``; ``local x <const>`` starts an attribute."""
+        if self.pend is None:
+            return
+        pname, pstart, _pq, _pbase = self.pend
+        self.pend = None
+        alias, self.pend_alias = self.pend_alias, None
+        if value == "<" and self.pend_local:
+            self.form = ["attrib", pname, -1, 0, pstart]
+        if not self.pend_watch:
+            return
+        if kind == OP and value in (".", ":") and (
+                pname in self.env or (pname == "debug" and value == "."
+                                      and _SAFE_DEBUG.match(self.text, pstart + 5))):
+            return
+        if value == ")" and in_type_call(self.text, pstart):
+            return  # ``type(request)``: its type only, the function never leaves
+        if alias is not None and (kind in (0, NAME) or value in _VALUE_ENDS):
+            got = self.result.aliases
+            if self.room("aliases", len(got), pstart):
+                got.append((alias, pname, self.lines.line(pstart), pstart))
+        else:
+            self.value_use(pname, pstart)
+
+    def value_use(self, name: str, offset: int) -> None:
+        got = self.result.values
+        if self.room("value uses", len(got), offset):
+            got.append((name, self.lines.line(offset), offset))
+
+    def on_attribute_token(self, kind: int, value: str | None) -> None:
+        """``local name <const> =`` (or ``<close>``): at its ``=``, ``name =`` as without
+        the attribute (its ``<`` is seen here only when the scanner was busy)."""
+        _form, name, _at, step, start = self.form  # type: ignore[misc]
+        self.form = None
+        if step == 0 and kind == OP and value == "<":  # read here while busy
+            self.form = ["attrib", name, -1, 1, start]
+        elif step <= 1 and kind == NAME and value in ("const", "close"):
+            self.form = ["attrib", name, -1, 2, start]
+        elif step == 2 and kind == OP and value == ">":
+            self.form = ["attrib", name, -1, 3, start]
+        elif step == 3 and kind == OP and value == "=":
+            self.assign_target = (name, start, True, False, False)
+
+    def on_env_key_token(self, kind: int, value: str | None, s: int, b0: int,
+                         b1: int) -> None:
+        """``_G[k]`` after ``[``: one literal or name, ``]``, then a call (of that name) ..."""
+        _form, table, _at, step, literal, name, start = self.form  # type: ignore[misc]
+        self.form = None
+        if step == 1 and kind == STR:
+            literal = value if value is not None else decode_lua_string(self.text, b0, b1)
+            self.form = ["env", table, s, 2, literal[:_MAX_NAME_CONSTANT], None, start]
+        elif step == 1 and kind == NAME and value not in KEYWORDS:
+            self.form = ["env", table, s, 2, None, value, start]
+        elif step == 2 and kind == OP and value == "]":
+            self.form = ["env", table, s, 3, literal, name, start]
+        elif step == 3:
+            then = "call" if kind == STR or value in ("(", "{") else \
+                "assign" if kind == OP and value == "=" else ""
+            if then == "call" and literal is not None:
+                self.on_call(literal, start, "[", table, kind, value, b0, b1)
+            got = self.result.env_keys
+            if self.room("dynamic lookups", len(got), start):
+                got.append((table, self.lines.line(start), literal, name, then))
 
     def on_call(self, pname: str, pstart: int, pq: str, pbase: str, kind: int,
                 value: str | None, b0: int, b1: int) -> None:
@@ -636,7 +693,7 @@ class _Scanner:
     def on_name(self, value: str, s: int) -> None:
         """A name: a keyword (``function`` starts a definition), the name of a function
         being defined, or a name that may be called (a name pending before it was none)."""
-        self.pend = None
+        self.drop(NAME, value)
         defs = self.result.defs
         after_dot = self.prev_kind == OP and self.prev_val in (".", ":")
         if value in KEYWORDS:
@@ -644,8 +701,8 @@ class _Scanner:
                 self.params_state = 1
                 self.func_kw = s
                 if self.assign_target is not None and self.prev_kind == OP \
-                        and self.prev_val == "=":
-                    name, start, local = self.assign_target
+                        and self.prev_val == "=" and not self.assign_target[3]:
+                    name, start, local, _q, _field = self.assign_target
                     if self.room("function definitions", len(defs), s):
                         defs.append(FuncDef(name, self.lines.line(start), local, start, s))
                     self.in_funcname = False
@@ -660,11 +717,36 @@ class _Scanner:
                                         self.func_kw))
             elif defs and defs[-1].kw == self.func_kw:
                 defs[-1].dotted = True
-        elif after_dot:
+        else:
+            self.pending(value, s, after_dot)
+
+    def pending(self, value: str, s: int, after_dot: bool) -> None:
+        """A name that may be called, looked up or assigned (decided at the next token),
+        and what it is if not: watched or not, after ``local``, the whole value of ``x =``."""
+        if after_dot:
             base = self.prev2_val if self.prev2_kind == NAME else ""
             self.pend = (value, s, self.prev_val, base)
-        else:
-            self.pend = (value, s, "", "")
+            self.pend_watch = value in self.watch and base in self.env  # ``_G.request``
+            self.pend_local = False
+            self.pend_alias = None
+            return
+        self.pend = (value, s, "", "")
+        self.pend_local = self.prev_kind == NAME and self.prev_val == "local"
+        decl = self.pend_local or self.params_state == 2
+        self.pend_watch = value in self.watch and not decl and not self.first_argument()
+        target = self.assign_target
+        self.pend_alias = ("." if target[4] else "") + target[0] \
+            if target is not None and self.pend_watch and self.prev_kind == OP \
+            and self.prev_val == "=" else None
+        if decl and value in self.watch:
+            got = self.result.decls
+            if self.room("declarations", len(got), s):
+                got.append((value, s, False))
+
+    def first_argument(self) -> bool:
+        """Whether the name read is the first argument of ``pcall``/``rawget`` ... (read there)."""
+        return self.prev_kind == OP and self.prev_val == "(" and self.prev2_kind == NAME \
+            and self.prev2_val in _FIRST_ARG_OF
 
     def on_string(self, value: str | None, s: int, b0: int, b1: int) -> None:
         """A string literal: the hosts of the ``http(s)://`` URLs it holds."""
@@ -699,6 +781,7 @@ class _Scanner:
     def finish(self) -> LuaScan:
         """Close what the end of the text left open and turn offsets into lines."""
         result = self.result
+        self.drop(0, None)
         for c in self.collectors:  # unclosed calls at the end of the text
             c.finish_arg(self.text)
             self.share_args(c.call)

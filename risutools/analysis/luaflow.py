@@ -641,3 +641,28 @@ def listener_handler(code: str, start: int) -> str | None:
         elif kind == OP and value == "," and depth == 1:
             after_comma = True
     return None
+
+
+def at_top_level(code: str, offsets: Iterable[int]) -> set[int]:
+    """The offsets of ``offsets`` (where tokens start) that stand outside every block and
+    function of ``code``: one pass that stops only at block words (the rest passed over by
+    the scanner's skip path), as :func:`function_table`'s."""
+    want = sorted(set(offsets))
+    out: set[int] = set()
+    i, depth = 0, 0
+    skipper = Skipper(skip_pattern(_BLOCK_WORDS))
+    for kind, s, _e, value, _b0, _b1 in iter_tokens(code, [], skipper):
+        skipper.last = None
+        while i < len(want) and want[i] <= s:
+            if depth == 0:
+                out.add(want[i])
+            i += 1
+        if i >= len(want):
+            break
+        if kind == NAME and (value == "function" or value in _OPENERS):
+            depth += 1
+        elif kind == NAME and value in _CLOSERS and depth:
+            depth -= 1
+    if depth == 0:
+        out.update(want[i:])
+    return out

@@ -323,3 +323,14 @@ def name_positions(code: str, name: str) -> Iterator[int]:
                 (end < n and (code[end].isalnum() or code[end] == "_")):
             continue
         yield i
+
+
+def in_type_call(text: str, start: int) -> bool:
+    """Whether the name at ``start`` is the first argument of ``type(`` (read back over at
+    most 64 characters)."""
+    before = text[max(0, start - 64):start].rstrip()
+    if not before.endswith("("):
+        return False
+    before = before[:-1].rstrip()
+    return before.endswith("type") and (len(before) == 4 or not (
+        before[-5].isalnum() or before[-5] in "_.:"))

@@ -24,6 +24,7 @@ from typing import Any
 
 from risutools.analysis.cbs import scan_html
 from risutools.analysis.lorecode import (
+    WILD,
     LoreFlow,
     is_lua_file_name,
     looks_like_lua,
@@ -64,7 +65,7 @@ def lorebook(s: Seen) -> None:
     entries = s.module.lorebook
     s.counts["lorebook"] = len(entries)
     code = _code_entries(s, entries)
-    fate = _fates(s, entries, code) if code else {}
+    fate = _fates(s, entries, code) if code or s.pending_loads else {}
     for i, e in enumerate(entries):
         if not isinstance(e, dict):
             s.wrong_type(f"/lorebook/{i}", "an object", e)
@@ -140,6 +141,7 @@ def _fates(s: Seen, entries: list[Any], code: dict[int, str]) -> dict[int, str]:
     fate: dict[int, str] = {}
     for rounds in range(MAX_LOAD_ROUNDS + 1):
         reads = lore_reads(flows)
+        _loaded_by_name(entries, code, fate, reads.patterns)
         every = rounds == MAX_LOAD_ROUNDS or bool(reads.unresolved) \
             or any(f.lore_loads and not f.lookups for _, f in flows)
         loaded = [i for i in sorted(set(code) - set(fate))
@@ -156,6 +158,21 @@ def _fates(s: Seen, entries: list[Any], code: dict[int, str]) -> dict[int, str]:
     for i in sorted(set(code) - set(fate)):
         fate[i] = _callback_or_unreached(s, i, _name(entries[i]), code[i])
     return fate
+
+
+def _loaded_by_name(entries: list[Any], code: dict[int, str], fate: dict[int, str],
+                    patterns: list[tuple[str, ...]]) -> None:
+    """Entries the module's code loads by their exact name (a lookup's name resolved to
+    one literal) are code by construction, whatever their text looks like: added to
+    ``code`` (one pass over the entries, a set of the names)."""
+    exact = {p[0] for p in patterns if len(p) == 1 and p[0] != WILD}
+    if not exact:
+        return
+    for i, e in enumerate(entries):
+        if i not in code and i not in fate and isinstance(e, dict) \
+                and isinstance(e.get("content"), str) and e["content"].strip() \
+                and _name(e) in exact:
+            code[i] = e["content"]
 
 
 def flow_of(s: Seen, where: str, code: str | None = None) -> LoreFlow:

@@ -14,13 +14,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from risutools.analysis.lorecode import LOADERS, lore_flow, lore_reads
-from risutools.analysis.lua import REF, Call, LuaScan, scan_lua
+from risutools.analysis.lua import ENV_NAMES, REF, Arg, Call, LuaScan
 from risutools.analysis.luaapi import lua_api
 from risutools.analysis.luabuttons import lua_buttons, may_hold_buttons
 from risutools.analysis.luaflow import (
     Fn,
     FunctionTable,
     Spans,
+    at_top_level,
     function_table,
     helper_keys,
     listener_handler,
@@ -29,6 +30,7 @@ from risutools.analysis.luaflow import (
     unreached,
 )
 from risutools.analysis.lualex import KEYWORDS, NAME, OP, LineIndex, iter_tokens
+from risutools.analysis.luanames import alias_roots, scan_script
 from risutools.analysis.model import LISTEN_EDIT_HOOKS
 from risutools.analysis.seen import (
     LISTENER,
@@ -45,8 +47,24 @@ HOST_APIS: dict[str, tuple[str | None, bool]] = {
 STATE_CALLS: dict[str, tuple[str, str]] = {  # name -> (scope, read|write); key = 2nd arg
     f.name: f.state for f in _API.functions.values() if f.state is not None}
 ENTRY_POINTS: dict[str, str] = dict(_API.entry_points)
-#: the calls the scanner keeps (every other call is passed over)
-KEEP_CALLS = frozenset(HOST_APIS) | {"rawget", "rawset", "pcall", "xpcall"}
+#: calls that reach any global (the environment of a function, Lua 5.1)
+_ENV_CALLS = frozenset({"getfenv", "setfenv"})
+#: a name read at an offset is declared there (``for a, NAME in``, ``local a, NAME``):
+#: the text before it, from a ``for``/``local`` on (one match tried from each of the last
+#: ``_DECL_TRIES`` of them in the ``_DECL_WINDOW`` characters before the name)
+_DECL_BEFORE = re.compile(r"(?:for|local)\s+(?:[A-Za-z_]\w*(?:\s*<\s*\w+\s*>)?\s*,\s*)*\Z")
+_DECL_WINDOW = 120
+_DECL_TRIES = 4
+#: at most this many names read as values are checked for a declaration per script (past
+#: it, each is a use: reported, never hidden)
+MAX_DECL_CHECKS = 20_000
+#: names whose use reaches any global (a dynamic lookup, RA112), besides the table of
+#: globals itself: the debug library (``debug.getregistry()``; ``debug.traceback`` reaches
+#: nothing) and Lua 5.1's environment functions
+REACH_ALL = frozenset({"debug", "getfenv", "setfenv"})
+#: the calls the scanner keeps (every other call is passed over); their names, and
+#: ``_G``/``_ENV``, read as values are recorded too
+KEEP_CALLS = frozenset(HOST_APIS) | {"rawget", "rawset", "pcall", "xpcall"} | REACH_ALL
 #: trigger effects that hold code (RisuAI runs a trigger whose first effect is one of them
 #: on every event, with the event's name as its mode)
 CODE_EFFECTS = frozenset({"triggerlua", "triggercode"})
@@ -82,7 +100,7 @@ def read_lua(s: Seen, code: Any, where: str, trigger: int | None, *,
     if _has_bad_chars(code):
         s.binary_code.append((s.tick(), where))
     s.counts["lua_bytes"] = s.counts.get("lua_bytes", 0) + len(code)
-    scan = s.scans.pop(where, None) or scan_lua(code, KEEP_CALLS)
+    scan = s.scans.pop(where, None) or scan_script(code, KEEP_CALLS)
     s.counts["lua_lines"] = s.counts.get("lua_lines", 0) + scan.lines
     if scan.errors:
         s.unlexed.append((s.tick(), where, scan.errors))
@@ -96,10 +114,12 @@ def calls_load(s: Seen, where: str, code: str) -> bool:
     scan (made here and kept for :func:`read_lua`)."""
     scan = s.scans.get(where)
     if scan is None:
-        scan = s.scans[where] = scan_lua(code, KEEP_CALLS)
-    return any(c.name in ("load", "loadstring") or (
-        c.name in ("pcall", "xpcall") and c.args and c.args[0].name in ("load", "loadstring"))
-        for c in scan.calls)
+        scan = s.scans[where] = scan_script(code, KEEP_CALLS)
+    loaders = {"load", "loadstring"}
+    loaders |= {a for a, rs in alias_roots(scan.aliases, KEEP_CALLS).items() if rs & loaders}
+    return any(c.name in loaders or (
+        c.name in ("pcall", "xpcall") and c.args and c.args[0].name in loaders)
+        for c in scan.calls) or any(n in loaders for n, _l, _o in scan.values)
 
 
 class _Script:
@@ -113,7 +133,17 @@ class _Script:
         self.trigger = trigger
         self.scan = scan
         self.callback = callback
-        self.local_defs = {d.name for d in scan.defs}
+        #: what each alias stands for (``local fetch = request``: fetch -> request)
+        self.roots = alias_roots(scan.aliases, KEEP_CALLS | ENV_NAMES)
+        #: the names that stand for the table of globals (``_G``, ``_ENV``, their aliases)
+        self.env = ENV_NAMES | {a for a, rs in self.roots.items()
+                                if rs & ENV_NAMES and a[0] != "."}
+        self.shadow = self.shadows()
+        #: the script looks names up at run time: any global may be reached, and any call
+        #: of a field named like a host function may be one
+        self.decl_sites: set[int] = set()  # names read where they are declared
+        self.decls: dict[tuple[str, int], int] | None = None  # decl_index
+        self.reach_all = self.looks_up_names()
         self.table: FunctionTable | None = None  # made when first needed
         self.dead: list[Fn] = []  # functions nothing reaches
         self.dead_spans: Spans | None = None  # their extents (is_dead)
@@ -127,25 +157,21 @@ class _Script:
         self.find_unreached()
         self.entry_points()
         for name, line in scan.dynamic_index:
-            ev = f"{where} line {line}"
-            s.fact(s.dynamic, f"{name}[...]", ev)
-            s.cap("script.dynamic_load", ev)
-            s.dynamic_lookups.append((s.tick(), f"{name}[...]", ev))
+            self.lookup(f"{name}[...]", line)
+        self.tables_as_values()
         for host, line in scan.url_hosts:
             s.fact(s.urls, host, f"{where} line {line}")
         self.buttons()
         self.named_listeners()
         for call in scan.calls:
-            if self.dead and self.is_dead(call.start):
-                self.unreached_call(call)
-            elif call.name in ("rawget", "rawset"):
-                self.rawget(call)
-            elif call.name in ("pcall", "xpcall"):
-                inner = through_pcall(call)
-                if inner is not None:
-                    self.call(inner)
-            else:
-                self.call(call)
+            for c in self.resolved(call):
+                if self.dead and self.is_dead(c.start):
+                    self.unreached_call(c)
+                elif c.name in ("rawget", "rawset"):
+                    self.rawget(c)
+                else:
+                    self.call(c)
+        self.values()
         if self.pending:
             self.keys_through_helpers()
         if not self.callback:
@@ -184,8 +210,8 @@ class _Script:
         if any(b.kind == "trigger" and pattern_fits(b.value, name) for b in self.code_buttons):
             return True  # a button the script writes calls it by name (CHOICE_* ...)
         scan = self.scan
-        if scan.dynamic_index or any(c.name in LOADERS and not (c.args and c.args[0].literal)
-                                     for c in scan.calls):
+        if self.reach_all or any(c.name in LOADERS and not (c.args and c.args[0].literal)
+                                 for c in scan.calls):
             return True
         text = self.seen.text_of_module()
         return _occurs(text, name, self.code.count(name) + 1)
@@ -194,9 +220,9 @@ class _Script:
         return self.dead_spans is not None and self.dead_spans.holds(offset)
 
     def unreached_call(self, call: Call) -> None:
-        """A call inside a function nothing reaches: listed under its function only."""
-        inner = through_pcall(call) if call.name in ("pcall", "xpcall") else call
-        if inner is None or not self.is_host(inner):
+        """A host call (or a host function read as a value) inside a function nothing
+        reaches: listed under its function only."""
+        if call.name not in HOST_APIS:
             return
         fn = self.dead_spans.innermost(call.start) if self.dead_spans else None
         if fn is None:
@@ -288,31 +314,238 @@ class _Script:
         for name, line in last.items():
             self.seen.lua_globals.setdefault(name, []).append(f"{self.where} line {line}")
 
+    # -- names: shadows, aliases, the table of globals as a value ------------------------------
+    def shadows(self) -> dict[str, int]:
+        """Host functions the script defines again (``local function request``, ``function
+        request``): name -> the offset after which a call of it is the script's own.  Only
+        a definition outside every block and function counts (one inside shadows nothing
+        outside it, and a global defined in a function only once that function runs)."""
+        defs = [d for d in self.scan.defs if (d.name in HOST_APIS or d.name in REACH_ALL)
+                and not d.dotted]
+        if not defs:
+            return {}
+        where = [(d.name, min(p for p in (d.at, d.kw) if p >= 0)) for d in defs]
+        top = at_top_level(self.code, (at for _n, at in where))
+        out: dict[str, int] = {}
+        for name, at in where:
+            if at in top and at < out.get(name, len(self.code)):
+                out[name] = at
+        return out
+
+    def shadowed(self, name: str, offset: int) -> bool:
+        at = self.shadow.get(name)
+        return at is not None and offset > at
+
+    def looks_up_names(self) -> bool:
+        """Whether the script looks names up at run time (``_G[k]``, the table of globals
+        as a value or an alias of it, ``rawget(_G, k)``, ``debug``, ``getfenv``)."""
+        scan, env = self.scan, self.env
+        return bool(scan.dynamic_index) or len(env) > len(ENV_NAMES) \
+            or any(t in env or t in REACH_ALL for _a, t, _l, _o in scan.aliases) \
+            or any((n in env or n in REACH_ALL) and not self.local_value(n, at)
+                   for n, _l, at in scan.values) \
+            or any((c.name in _ENV_CALLS and not c.qualifier) or (
+                c.name in ("rawget", "rawset") and c.args and c.args[0].name in env)
+                for c in scan.calls)
+
+    def lookup(self, through: str, line: int) -> None:
+        """A dynamic lookup (RA112) through ``through``."""
+        s = self.seen
+        ev = f"{self.where} line {line}"
+        s.fact(s.dynamic, through, ev)
+        s.cap("script.dynamic_load", ev)
+        s.dynamic_lookups.append((s.tick(), through, ev))
+
+    def tables_as_values(self) -> None:
+        """``_G``/``_ENV`` read as a value (assigned, passed, in a table: every global is
+        reachable through it), ``debug``, ``getfenv``/``setfenv``: dynamic lookups."""
+        scan, env = self.scan, self.env
+        for value, line, at in scan.values:
+            if (value in env or value in REACH_ALL) and not self.local_value(value, at):
+                self.lookup(f"{value} (as a value)" if value in env else value, line)
+        for _alias, target, line, _at in scan.aliases:
+            if target in env or target in REACH_ALL:
+                self.lookup(f"{target} (as a value)" if target in env else target, line)
+        for c in scan.calls:
+            if c.name in _ENV_CALLS and not c.qualifier:
+                self.lookup(c.name, c.line)
+        self.env_keys()
+
+    def env_keys(self) -> None:
+        """``_G["onOutput"] = f`` (also ``_G[K]`` with ``K`` a constant): an entry point;
+        ``_G[K](...)``: a use of the host function ``K`` names."""
+        for _table, line, literal, name, then in self.scan.env_keys:
+            key = literal if literal is not None else self.scan.constants.get(name or "")
+            if key is None or self.callback:
+                continue
+            if then == "assign" and key in ENTRY_POINTS and not self.is_dead_line(line):
+                ev = f"{self.where} line {line}"
+                self.seen.fact(self.seen.entries, key, ev)
+                self.seen.hook(ENTRY_POINTS[key], ev)
+            elif then == "call" and literal is None and key in HOST_APIS:
+                self.value(key, line, -1, True)  # ``_G[K](...)``: its arguments not read
+
+    def is_dead_line(self, line: int) -> bool:
+        return any(a <= line <= b for a, b in self.dead_lines())
+
+    def literal_of(self, arg: Arg) -> str | None:
+        """An argument's literal value: a literal, or a name assigned one literal."""
+        if arg.literal is not None:
+            return arg.literal
+        return self.scan.constants.get(arg.name) if arg.name else None
+
+    def reaches(self, call: Call) -> list[str]:
+        """The kept names (host functions, ``rawget`` ...) a recorded call is a call of:
+        its own name (unless a definition of the script shadows it, or it is a field of
+        another table than the globals'), what an alias of that name stands for, and, once
+        the script looks names up at run time, a field named like a host function."""
+        name, q = call.name, call.qualifier
+        roots = self.roots.get(name, frozenset())
+        if q:  # ``t.go()`` with ``{go = simpleLLM}``
+            roots |= self.roots.get("." + name, frozenset())
+        out = sorted(r for r in roots if r not in ENV_NAMES)
+        if q == "[" or (q == "." and call.base in self.env):  # ``_G["x"](...)``, ``_G.x()``
+            own = name in KEEP_CALLS
+        elif q:
+            own = self.reach_all and name in HOST_APIS
+        else:
+            own = name in KEEP_CALLS and not self.shadowed(name, call.start)
+        if own and name not in out:
+            out.append(name)
+        return out
+
+    def resolved(self, call: Call) -> list[Call]:
+        """The calls of kept names ``call`` makes (:meth:`reaches`), unqualified (a method
+        call through an alias loses its arguments: the first one is the table), and
+        ``pcall(f, ...)`` as a call of ``f``."""
+        out: list[Call] = []
+        for name in self.reaches(call):
+            c = _as_call(call, name)
+            if name not in ("pcall", "xpcall"):
+                out.append(c)
+                continue
+            inner = through_pcall(c)
+            if inner is not None:
+                out.extend(_as_call(inner, n) for n in self.reaches(inner)
+                           if n not in ("pcall", "xpcall"))
+        return out
+
+    def values(self) -> None:
+        """Host functions read as values: ``f(request)`` (loose: a use whose calls are not
+        seen) and aliases (``local fetch = request``: their calls are followed)."""
+        for name, line, at in self.scan.values:
+            self.value(name, line, at, True)
+        for _alias, target, line, at in self.scan.aliases:
+            self.value(target, line, at, False)
+
+    def value(self, name: str, line: int, at: int, loose: bool) -> None:
+        """``name`` read as a value at ``at``: a use of each host function it stands for
+        (capability, privilege); a loose ``request`` is a request to an address not known
+        (RA104), a loose loader a load of code built at run time (RA110)."""
+        roots = {name} if name in KEEP_CALLS else self.roots.get(name, frozenset())
+        s = self.seen
+        for r in sorted(roots & HOST_APIS.keys()):
+            if at >= 0 and (self.shadowed(r, at) or self.local_value(name, at)):
+                continue
+            call = Call(r, line, start=at)
+            if at >= 0 and self.dead and self.is_dead(at):
+                self.unreached_call(call)
+                continue
+            ev = f"{self.where} line {line}"
+            cap, privileged = HOST_APIS[r]
+            s.fact(s.host_apis, r, ev)
+            if cap:
+                s.cap(cap, ev)
+            if privileged:
+                s.fact(s.privileged, r, ev)
+                s.privileged_uses.append((r, self.trigger, ev))
+            if loose and r == "request":
+                self.request(call, ev)
+            elif loose and _CALL_STEPS.get(r) is _Script.load:
+                self.load(call, ev)
+
+    def local_value(self, name: str, at: int) -> bool:
+        """Whether ``name`` read at ``at`` is a variable of the script, not the host
+        function or table: declared right there (``for k, name in``, ``local a, name``), or
+        declared before it (a parameter, ``local name``, a loop's variable) in the function
+        around it or one around that (an approximation: a declaration in a block that has
+        ended still counts)."""
+        if at < 0:
+            return False
+        index = self.decl_index()
+        if at in self.decl_sites:
+            return True
+        if not any(n == name for n, _f in index):
+            return False
+        table = self.functions()
+        fn = table.enclosing(at)
+        for _ in range(64):
+            first = index.get((name, fn))
+            if first is not None and first < at:
+                return True
+            if fn < 0:
+                break
+            fn = table.fns[fn].parent
+        return False
+
+    def declared_at(self, at: int) -> bool:
+        code = self.code
+        start = max(0, at - _DECL_WINDOW)
+        end = at
+        for _ in range(_DECL_TRIES):
+            k = max(code.rfind("for", start, end), code.rfind("local", start, end))
+            if k < 0:
+                return False
+            if (k == 0 or not (code[k - 1].isalnum() or code[k - 1] in "_.:")) \
+                    and _DECL_BEFORE.match(code, k, at):
+                return True
+            end = k
+        return False
+
+    def decl_index(self) -> dict[tuple[str, int], int]:
+        """(name, the function around it) -> the first offset a watched name is declared
+        at there (made once): the declarations the scanner saw, and the names read as
+        values where they are declared (the first ``MAX_DECL_CHECKS``)."""
+        if self.decls is None:
+            self.decls = {}
+            found = [(n, at) for n, at, check in self.scan.decls
+                     if not check or self.declared_at(at)]
+            for name, _line, at in self.scan.values[:MAX_DECL_CHECKS]:
+                if self.declared_at(at):
+                    self.decl_sites.add(at)
+                    found.append((name, at))
+            table = self.functions() if found else None
+            for name, at in found:
+                key = (name, table.enclosing(at) if table is not None else -1)
+                self.decls[key] = min(at, self.decls.get(key, at))
+        return self.decls
+
     # -- host calls ---------------------------------------------------------------------------
     def rawget(self, call: Call) -> None:
-        """``rawget(_G, name)`` / ``rawset(_ENV, ...)``: a dynamic lookup."""
-        if not call.qualifier and call.args and call.args[0].name in ("_G", "_ENV"):
-            s = self.seen
-            table = call.args[0].name
-            ev = f"{self.where} line {call.line}"
-            s.fact(s.dynamic, f"{call.name}({table}, ...)", ev)
-            s.cap("script.dynamic_load", ev)
-            s.dynamic_lookups.append((s.tick(), f"{call.name} on {table}", ev))
-
-    def is_host(self, call: Call) -> bool:
-        """A call of a host function (``name(...)``, ``_G.name(...)``; a local function of
-        the same name shadows it)."""
-        if call.qualifier and not (call.qualifier == "." and call.base in ("_G", "_ENV")):
-            return False
-        return call.name in HOST_APIS and not (call.name in self.local_defs
-                                               and not call.qualifier)
+        """``rawget(_G, name)`` / ``rawset(_ENV, ...)``: a dynamic lookup; a literal (or
+        constant) name is that name: a host function read, an entry point set."""
+        if not call.args or call.args[0].name not in self.env:
+            return
+        s = self.seen
+        table = call.args[0].name
+        ev = f"{self.where} line {call.line}"
+        s.fact(s.dynamic, f"{call.name}({table}, ...)", ev)
+        s.cap("script.dynamic_load", ev)
+        s.dynamic_lookups.append((s.tick(), f"{call.name} on {table}", ev))
+        key = self.literal_of(call.args[1]) if len(call.args) > 1 else None
+        if key is None:
+            return
+        if call.name == "rawget":
+            self.value(key, call.line, call.start, True)
+        elif key in ENTRY_POINTS and not self.callback:
+            s.fact(s.entries, key, ev)
+            s.hook(ENTRY_POINTS[key], ev)
 
     def call(self, call: Call) -> None:
-        """A call of a host function: its capability, privilege, and what its kind
-        records."""
+        """A call of a host function (resolved: :meth:`resolved`): its capability,
+        privilege, and what its kind records."""
         name = call.name
-        if name not in HOST_APIS or ((call.qualifier or name in self.local_defs) \
-                and not self.is_host(call)):
+        if name not in HOST_APIS:
             return
         s = self.seen
         ev = f"{self.where} line {call.line}"
@@ -332,11 +565,17 @@ class _Script:
 
     # -- one step per kind of host call (see _CALL_STEPS) ------------------------------------
     def listen_edit(self, call: Call, ev: str) -> None:
+        """``listenEdit(kind, f)``: the hook of a literal kind, a constant's or each literal
+        of a branch chain; else an unknown listener (RA105)."""
         if self.callback:
             return
-        kind = call.args[0].literal if call.args else None
-        if kind in LISTEN_EDIT_HOOKS:
-            self.seen.hook(LISTEN_EDIT_HOOKS[kind], ev)
+        a0 = call.args[0] if call.args else None
+        kind = self.literal_of(a0) if a0 is not None else None
+        kinds = (kind,) if kind is not None else self.choices_of(a0.name or "") if a0 \
+            else ()
+        if kinds and all(k in LISTEN_EDIT_HOOKS for k in kinds):
+            for k in kinds:
+                self.seen.hook(LISTEN_EDIT_HOOKS[k], ev)
         else:
             self.seen.unknown_listeners.append((self.seen.tick(), ev))
 
@@ -521,6 +760,15 @@ def _assigned_on(code: str, name: str, line: int) -> bool:
     end = code.find("\n", start)
     text = code[start:end if end >= 0 else len(code)]
     return re.search(r"\b" + re.escape(name) + r"\s*=[^=]", text) is not None
+
+
+def _as_call(call: Call, name: str) -> Call:
+    """``call`` as an unqualified call of ``name`` (a method call's arguments dropped: the
+    first one the function gets is the table)."""
+    if name == call.name and not call.qualifier:
+        return call
+    return Call(name, call.line, "", "", call.args if call.qualifier != ":" else [],
+                call.form, call.in_listener, call.start, call.listener)
 
 
 def through_pcall(call: Call) -> Call | None:

@@ -185,10 +185,13 @@ def ra111(seen: Seen) -> Iterator[Hit]:
 @check("RA112", "warning", "module", "dynamic-lookup")
 @reads("dynamic_lookups")
 def ra112(seen: Seen) -> Iterator[Hit]:
-    """Dynamic name lookup: `_ENV[...]`, `_G[...]`, `rawget/rawset(_G, ...)`.
+    """Dynamic name lookup: `_ENV[...]`, `_G[...]`, `rawget/rawset(_G, ...)`, `_G`/`_ENV` used
+    as a value (assigned, passed, iterated, in a table: `{__index = _G}`), `debug` (but
+    `debug.traceback`), `getfenv`/`setfenv`.
 
     Why: A name looked up at run time can reach any host function, so static facts may be
-    incomplete.
+    incomplete (every global then counts as reached, and a call of a field named like a host
+    function as a host call).
 
     Fix: Call functions by their names.
     """

@@ -1,0 +1,82 @@
+"""Names a Lua script reads as values (issue: host functions through an alias).
+
+The scanner (:func:`risutools.analysis.lua.scan_lua`) records the host functions and the
+table of globals read as values (``f(request)``, ``{__index = _G}``) and the simple aliases
+(``local fetch = request``, ``{go = simpleLLM}``, ``local G = _G``).  :func:`scan_script`
+scans a script again with the aliases kept (their calls recorded, their arguments read as
+those of the function they stand for), at most ``MAX_ALIAS_ROUNDS`` scans in all (an alias
+of an alias is found in the second); :func:`alias_roots` says what each alias stands for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from risutools.analysis.lua import ARG_CALLS, ENV_NAMES, LuaScan, scan_lua
+
+#: at most this many alias names are followed per script (their calls kept); past it, the
+#: names read as values still count (a use of the host function), the calls through the
+#: aliases left are not seen, and RA601 says so
+MAX_ALIASES = 64
+#: a script is scanned at most this many times (the first scan, then again with the aliases
+#: found kept: an alias of an alias is found in the second)
+MAX_ALIAS_ROUNDS = 3
+#: an alias stands for at most this many names (``f = request`` here, ``f = LLM`` there)
+MAX_ROOTS = 4
+
+
+def alias_roots(aliases: Iterable[tuple[str, str, int, int]], base: frozenset[str]
+                ) -> dict[str, frozenset[str]]:
+    """What each alias stands for: the names of ``base`` (kept calls, ``_G``/``_ENV``) it
+    reaches through aliases of aliases; the first ``MAX_ALIASES`` alias names only."""
+    direct: dict[str, set[str]] = {}
+    for name, target, _line, _at in aliases:
+        if name == target:
+            continue
+        if name in direct or len(direct) < MAX_ALIASES:
+            got = direct.setdefault(name, set())
+            if len(got) < MAX_ROOTS:
+                got.add(target)
+    roots: dict[str, frozenset[str]] = {}
+    for name in direct:
+        seen: set[str] = set()
+        todo, out = [name], set()
+        while todo:
+            for target in direct.get(todo.pop(), ()):
+                if target not in seen:
+                    seen.add(target)
+                    if target in base:
+                        out.add(target)
+                    if target in direct:
+                        todo.append(target)
+        if out:
+            roots[name] = frozenset(sorted(out)[:MAX_ROOTS])
+    return roots
+
+
+def scan_script(code: str, keep: frozenset[str]) -> LuaScan:
+    """:func:`scan_lua` keeping the calls of ``keep``, made again with the aliases found
+    kept (``need``: as many arguments as the names they stand for), while new ones are
+    found, at most ``MAX_ALIAS_ROUNDS`` scans."""
+    base = keep | ENV_NAMES
+    scan = scan_lua(code, keep)
+    kept: frozenset[str] = keep
+    for _ in range(MAX_ALIAS_ROUNDS - 1):
+        if not scan.aliases:
+            break
+        roots = alias_roots(scan.aliases, base)
+        if not {a.lstrip(".") for a in roots} - kept:
+            break
+        need: dict[str, int] = {}
+        for a, rs in roots.items():  # ``.go`` (a field): calls ``t.go(...)`` are kept
+            bare = a.lstrip(".")
+            need[bare] = max(need.get(bare, 0), *(ARG_CALLS.get(r, 0) for r in rs))
+        env = frozenset(a for a, rs in roots.items() if rs & ENV_NAMES and a[0] != ".")
+        kept = keep | frozenset(need)
+        scan = scan_lua(code, kept, need=need, env=env)
+    if len({a for a, t, _l, _o in scan.aliases if a != t}) > MAX_ALIASES:
+        line = scan.aliases[-1][2]
+        scan.errors.append((line, f"more than {MAX_ALIASES} aliases of host functions; the "
+                                  "calls through the rest were not followed"))
+        scan.errors.sort()
+    return scan

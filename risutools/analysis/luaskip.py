@@ -1,0 +1,105 @@
+"""The skip path of the Lua call scanner (:mod:`risutools.analysis.lua`): one regex that
+passes over a run of tokens that cannot change what the scanner records."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
+
+# -- passing over what the scanner does not need -------------------------------------------
+
+def alternation(words: Iterable[str]) -> str:
+    """A regex matching exactly the words (a trie, so each name is tried once per letter)."""
+    trie: dict[str, Any] = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return emit(trie)
+
+
+def _string_body(quote: str, without: str) -> str:
+    """The body of a short string the skip path passes over: no quote, backslash, line
+    break or ``:``, and not ``without`` (when given)."""
+    if not without:
+        return rf"[^{quote}\\\n:]*"
+    first, rest = re.escape(without[0]), re.escape(without[1:])
+    return rf"(?:[^{quote}\\\n:{first}]|{first}(?!{rest}))*"
+
+
+#: Python 3.11+ has possessive quantifiers (no backtracking state, whatever the length of a
+#: run).  Python 3.10 reads the same pattern greedily -- the same matches, since no token
+#: starts with whitespace or "--" and nothing follows the repetition -- with the run cut
+#: at ``SKIP_RUN_310`` tokens, so the state ``re`` keeps for a greedy repetition stays
+#: bounded; the scanner reads the next token itself and skips again after it.
+POSSESSIVE = sys.version_info >= (3, 11)
+SKIP_RUN_310 = 4096
+
+
+@lru_cache(maxsize=8)
+def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
+                 strings_without: str = "", every_call: bool = False) -> re.Pattern[str]:
+    """A run of whole tokens that :func:`scan_lua` (recording only calls to ``keep``) reads
+    without effect when nothing is pending: whitespace, line comments, numbers, operators,
+    short strings that cannot hold a URL (no ``:``, no escape), and
+    names that are not in ``keep`` (nor ``_ENV``, ``_G``, ``function``), not assigned a
+    string, a function or a name of ``keep`` (an alias), not before a ``<const>``/``<close>``
+    attribute and not ``local`` before a named function.  ``.``/``:`` are passed
+    over only before such a name, so the scanner always reads the qualifier and the base of
+    a call it records (the last token passed over is given back as group ``last``).
+    Anything else (long strings and comments, strings with ``:`` or escapes, characters the
+    lexer reports) stops the run.
+
+    Linear: each unit is a bounded-lookahead match and the repetition is possessive (no
+    backtracking state is kept, whatever the length of the run); ``possessive=False`` (the
+    default on Python 3.10, see :data:`POSSESSIVE`) gives the greedy form, each run at most
+    :data:`SKIP_RUN_310` tokens.  ``strings_without``: a word a short string passed over
+    must not hold (a reader looking for strings that hold it).  ``every_call``: a name
+    that may be called (followed by ``(``, a string, ``{`` or a long string) is never
+    passed over, so a scanner recording every call sees each."""
+    p = "+" if possessive else ""  # after * : possessive, or greedy
+    run = "*+" if possessive else f"{{0,{SKIP_RUN_310}}}"
+    ws = r"[ \t\r\n\f\v]"
+    w = r"[A-Za-z0-9_]"
+    sig = "(?:" + alternation(keep | {"_ENV", "_G", "function"}) + f")(?!{w})"
+    name = rf"[A-Za-z_][A-Za-z0-9_]*(?!{w})"  # a whole name (never a prefix of one)
+    # after "name =": a value that makes neither a constant nor a function definition
+    # (nor a name the scanner watches: ``x = request`` makes an alias it follows)
+    plain_value = rf"(?:(?!{sig})[A-Za-z_]|[0-9({{#~]|-(?!-)|\.[0-9])"
+    # ``local x <const> =`` (Lua 5.4): the name before an attribute is read by the scanner
+    attrib = rf"{ws}*<{ws}*(?:const|close){ws}*>"
+    # what may follow a name passed over (anything else, even a character the lexer
+    # skips, stops the run): the name is then neither assigned a string or a function,
+    # nor "local" before a named function
+    punct = r"[+*/%^\#&~|<>)}\];,] | \[(?!=*\[)" if every_call \
+        else r"""[+*/%^\#&~|<>(){}\[\];,"']"""
+    after_name = rf"""{ws}*(?: {punct} | -(?!-) | == | [.:][.:]?
+                              | =(?!=){ws}*{plain_value} | function{ws}*\(
+                              | (?!function(?!{w}))[A-Za-z0-9_] | \Z )"""
+    # a token, after whitespace and line comments; the last one matched is group "last"
+    # (a run of whitespace is one possessive repetition of a character class, and a name
+    # is tried against the host table only when it starts like a name: faster in the
+    # regex engine than an alternation per character, and the same matches, since no
+    # token starts with whitespace or "--")
+    unit = rf"""{ws}*{p}(?:--(?!\[=*\[)[^\n]*(?=\n){ws}*{p})*{p}(?P<last>
+        (?=[A-Za-z_])(?!{sig}){name}(?!{attrib})(?={after_name})
+      | [.:](?![.:])(?={ws}*(?!{sig})[A-Za-z_])
+      | "{_string_body('"', strings_without)}" | '{_string_body("'", strings_without)}'
+      | 0[xX][0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?
+      | (?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
+      | \.\.\.? | == | ~= | <= | >= | << | >> | // | ::
+      | -(?!-) | \[(?!=*\[) | =(?!=) | [+*/%^\#&~|<>(){{}}\];,]
+    )"""
+    return re.compile(rf"(?:{unit}){run}", re.VERBOSE)
