@@ -416,15 +416,7 @@ def find_approval(cat: Catalog, entry: Entry, action: str,
             and named_for(a.path.name, entry.component_id, action)]
     current = [a for a in mine if standing(a, entry.base_sha256, used) == CURRENT]
     if not current:
-        spent = [a for a in mine if standing(a, entry.base_sha256, used) == USED
-                 and standing(a, entry.base_sha256) == CURRENT]
-        if spent:
-            return ApprovalVerdict(False, None, (
-                f"{spent[-1].file} was used by a recorded step already (a record approves "
-                f"one step); a reviewer approves this one: `risutools approve "
-                f"{shlex.quote(entry.component_id)} --action {action} --reviewer NAME"
-                f"{cat.flag()}`"))
-        return _none_current(entry, action, mine, cat.flag())
+        return _none_current(entry, action, mine, cat.flag(), used)
     right = [a for a in current if a.field("component_version") == entry.version]
     if not right:
         a = current[0]
@@ -443,10 +435,18 @@ def find_approval(cat: Catalog, entry: Entry, action: str,
                            + "; ".join(problems))
 
 
-def _none_current(entry: Entry, action: str, mine: list[Approval], flag: str = ""
-                  ) -> ApprovalVerdict:
-    """No approval of ``action`` names the current base hash: a stale one, or none
-    (``flag``: what names the catalog in the command printed)."""
+def _none_current(entry: Entry, action: str, mine: list[Approval], flag: str = "",
+                  used: Collection[str] = ()) -> ApprovalVerdict:
+    """No approval of ``action`` names the current base hash and is unused: one a recorded
+    step used, a stale one, or none (``flag``: what names the catalog in the command
+    printed)."""
+    spent = [a for a in mine if standing(a, entry.base_sha256, used) == USED
+             and standing(a, entry.base_sha256) == CURRENT]
+    if spent:
+        return ApprovalVerdict(False, None, (
+            f"{spent[-1].file} was used by a recorded step already (a record approves one "
+            f"step); a reviewer approves this one: `risutools approve "
+            f"{shlex.quote(entry.component_id)} --action {action} --reviewer NAME{flag}`"))
     stale = [a for a in mine if standing(a, entry.base_sha256) == STALE]
     if stale:
         a = stale[-1]
