@@ -162,3 +162,12 @@ def test_an_approval_record_of_two_yaml_documents_is_unreadable(cat: Path) -> No
     assert r.returncode == 1
     r = run_cli("review", cat, "-f", "json")
     assert "several YAML documents" in r.stdout
+
+
+def test_a_report_into_a_fifo_no_one_reads_is_one_line_not_a_wait(cat: Path) -> None:
+    """A catalog can hold a FIFO under a report's name: with no reader, opening it for
+    writing would wait for ever; it is one line, exit 2."""
+    fifo = cat / "review.json"
+    os.mkfifo(fifo)
+    r = run_cli("review", cat, "-f", "json", "-o", fifo)
+    assert r.returncode == 2 and "FIFO that no process reads" in r.stderr, r.stderr

@@ -3,6 +3,7 @@ character device or FIFO such as ``/dev/stdout`` is written into, never replaced
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -32,7 +33,7 @@ def write_report(path: str, text: str | Iterable[str | bytes]) -> None:
         mode = os.stat(path).st_mode if os.path.exists(path) else None
         if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
             # /dev/null, /dev/stdout, a pipe: write into it; a rename would replace the device
-            with open(path, "wb") as f:
+            with os.fdopen(_open_device(path), "wb") as f:
                 for chunk in _encoded(text):
                     f.write(chunk)
             return
@@ -40,6 +41,23 @@ def write_report(path: str, text: str | Iterable[str | bytes]) -> None:
     except OSError as exc:
         raise RisuError(Code.UNWRITABLE,
                         f"cannot write: {exc.strerror or exc}", path=path) from None
+
+
+def _open_device(path: str) -> int:
+    """A device or a FIFO opened for writing without waiting: a FIFO no process reads (one
+    a catalog can hold under a report's name) is one line, never a run that waits for ever;
+    once open, writes wait as usual (the flag is cleared)."""
+    nonblock = getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, os.O_WRONLY | nonblock)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise RisuError(Code.UNWRITABLE, "is a FIFO that no process reads: nothing would "
+                            "take the report (name a file, or read the FIFO)", path=path) from None
+        raise
+    if nonblock:
+        os.set_blocking(fd, True)
+    return fd
 
 
 #: bytes gathered from a text's pieces before they are written
