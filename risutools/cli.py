@@ -711,7 +711,7 @@ def review_cmd(
     bar = ReviewProgress(enabled=not quiet)
     _execute("review", dict(catalog=catalog_dir, sources=sources, jobs=jobs, live_only=live,
                             config_file=config_file, select=tuple(select), ignore=tuple(ignore),
-                            exclude=tuple(exclude), scheduler=scheduler),
+                            exclude=tuple(exclude), scheduler=scheduler, report=output),
              hooks=dict(progress=bar.update), around=bar, fmt=fmt, output=output,
              color=_color(color) and output is None, formats=REVIEW_FORMATS,
              statistics=statistics, exit_zero=exit_zero)

@@ -171,3 +171,15 @@ def test_a_report_into_a_fifo_no_one_reads_is_one_line_not_a_wait(cat: Path) -> 
     os.mkfifo(fifo)
     r = run_cli("review", cat, "-f", "json", "-o", fifo)
     assert r.returncode == 2 and "FIFO that no process reads" in r.stderr, r.stderr
+
+
+def test_a_review_report_named_through_a_link_out_of_the_catalog_is_refused(
+        cat: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (cat / "out").symlink_to(elsewhere)
+    r = run_cli("review", cat, "-f", "json", "-o", cat / "out" / "review.json")
+    assert r.returncode == 2 and "outside-catalog" in r.stdout + r.stderr, r.stderr
+    assert list(elsewhere.iterdir()) == []
+    r = run_cli("review", cat, "-f", "json", "-o", tmp_path / "mine.json")  # (the user's)
+    assert r.returncode in (0, 1) and (tmp_path / "mine.json").exists()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from risutools.catalog.catalog import Catalog
@@ -17,6 +18,7 @@ from risutools.catalog.review_interactions import live_only
 from risutools.checks.registry import check_selection, for_command
 from risutools.commands.catalogs import configure
 from risutools.errors import UsageError
+from risutools.safeio import enters
 
 Progress = Callable[[int, int], None]
 
@@ -32,6 +34,7 @@ class Options:
     exclude: tuple[str, ...] = ()
     scheduler: str | None = None
     live_only: bool = False  # interactions between live components only (every format)
+    report: str | None = None  # -o: where the report goes (checked before the review runs)
 
     def __post_init__(self) -> None:
         if self.jobs is not None and self.jobs < 1:
@@ -55,6 +58,10 @@ def run(opts: Options, progress: Progress | None = None) -> Reviewed:
     cfg = configure(opts.config_file, select=opts.select, ignore=opts.ignore,
                     sources=opts.sources, exclude=opts.exclude)
     cat = Catalog.open(opts.catalog, configure=cfg)
+    if opts.report is not None and enters(cat.root, opts.report):
+        # (a report named through the catalog stays in it: a pull request can make a folder
+        # on its way a link to elsewhere)
+        cat.inside(Path(opts.report), "the report")
     with contextlib.ExitStack() as stack:
         executor = stack.enter_context(cluster_executor(opts.scheduler)) \
             if opts.scheduler is not None else None
