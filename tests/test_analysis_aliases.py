@@ -154,3 +154,14 @@ def test_scans_with_aliases_stay_within_their_bounds() -> None:
     assert any(f"more than {MAX_ALIASES} aliases" in m for _, m in scan.errors)
     a = lua(code)
     assert "RA601" in rules(a) and "request" in privileged(a)
+
+
+def test_aliases_deeper_than_followed_are_loose_uses_and_said() -> None:
+    """A chain of aliases longer than the scans follow: the calls through its end are not
+    seen, so the host function counts as used at an address not known (RA104), and RA601
+    says the chain was cut (before: nothing but the use, no finding)."""
+    chain = ["local a0 = request"] + [f"local a{i} = a{i - 1}" for i in range(1, 40)]
+    a = lua("\n".join([*chain, "function onStart(id) a39('https://deep.example') end"]))
+    assert "request" in privileged(a)
+    assert "RA104" in rules(a)
+    assert any(f.rule == "RA601" and "aliases of aliases" in f.message for f in a.findings)

@@ -61,11 +61,14 @@ def scan_script(code: str, keep: frozenset[str]) -> LuaScan:
     base = keep | ENV_NAMES
     scan = scan_lua(code, keep)
     kept: frozenset[str] = keep
-    for _ in range(MAX_ALIAS_ROUNDS - 1):
+    for round_no in range(MAX_ALIAS_ROUNDS):
         if not scan.aliases:
             break
         roots = alias_roots(scan.aliases, base)
         if not {a.lstrip(".") for a in roots} - kept:
+            break
+        if round_no == MAX_ALIAS_ROUNDS - 1:  # aliases of aliases deeper than followed:
+            _cut_short(scan)  # their calls unseen, each alias a loose use
             break
         need: dict[str, int] = {}
         for a, rs in roots.items():  # ``.go`` (a field): calls ``t.go(...)`` are kept
@@ -80,3 +83,14 @@ def scan_script(code: str, keep: frozenset[str]) -> LuaScan:
                                   "calls through the rest were not followed"))
         scan.errors.sort()
     return scan
+
+
+def _cut_short(scan: LuaScan) -> None:
+    """The scans ended with aliases not yet followed (an alias of an alias of an alias ...):
+    the calls through them are not seen, so each alias counts as a loose use of what it
+    stands for (a ``request`` whose address is not known: RA104), and RA601 says so."""
+    scan.values.extend((target, line, at) for _a, target, line, at in scan.aliases)
+    line = scan.aliases[-1][2]
+    scan.errors.append((line, f"aliases of aliases deeper than {MAX_ALIAS_ROUNDS - 1} levels; "
+                              "the calls through the deeper ones were not followed"))
+    scan.errors.sort()
