@@ -342,7 +342,9 @@ def test_low_level_only_effects_are_privileged() -> None:
     m = Module({"name": "T", "trigger": [{"type": "manual", "conditions": [], "effect": [
         {"type": "showAlert", "alertType": "normal", "value": "hi"}]}]})
     assert "RA101" in ids(m)
-    m.data["trigger"][0]["lowLevelAccess"] = True
+    m.data["trigger"][0]["lowLevelAccess"] = True  # replaced by the module's: still refused
+    assert "RA101" in ids(m) and "RA102" not in ids(m)
+    m.data["lowLevelAccess"] = True
     assert "RA101" not in ids(m) and "RA102" not in ids(m)
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 SHA256: dict[str, str] = {'capabilities.yaml': '958046bc25c66ebf966cb529c21992853a3d4bdd8eee322657c2d784c88c4040',
  'lua_api.yaml': 'd74fc05769df75bdabcd46a875724fb2b5af5e16385e378d9a82ae46a03d06d8',
- 'trigger_effects.yaml': '6ebc0cb0e0c0e79ec552a482acd9463e63c7ae65b5679816f39351856592e10c'}
+ 'trigger_effects.yaml': '37dc083f9f0b3b305e3648edaaf32d9acb06e55b53bc0b7c65f1dac0b8f7081e'}
 
 DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_request': {'kind': 'requires',
                                                               'description': 'Runs when a request '
@@ -521,6 +521,7 @@ DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_reques
                                                     'writes': ['inputVar']},
                                       'runtrigger': {},
                                       'stop': {},
+                                      'sendAIprompt': {'caps': ['llm.call'], 'privileged': True},
                                       'runImgGen': {'caps': ['image.generate'],
                                                     'privileged': True,
                                                     'writes': ['inputVar']},
