@@ -71,9 +71,13 @@ def test_lorebook_code_is_analysed_as_code() -> None:
     assert got["RA113"].severity == "info"
 
 
-def test_lorebook_code_with_trigger_lla_is_allowed() -> None:
+def test_lorebook_code_with_only_trigger_lla_is_refused() -> None:
+    """RisuAI replaces a module trigger's own lowLevelAccess with the module's
+    (modules.ts getModuleTriggers): the trigger's flag grants nothing."""
     m = lua_module(LOADER, lorebook=[{"comment": "helper", "content": HELPER}])
     m.data["trigger"][0]["lowLevelAccess"] = True
+    assert "RA101" in ids(m)
+    m.data["lowLevelAccess"] = True
     assert "RA101" not in ids(m)
 
 
@@ -352,7 +356,9 @@ def test_low_level_only_effects_are_privileged() -> None:
     m = Module({"name": "T", "trigger": [{"type": "manual", "conditions": [], "effect": [
         {"type": "showAlert", "alertType": "normal", "value": "hi"}]}]})
     assert "RA101" in ids(m)
-    m.data["trigger"][0]["lowLevelAccess"] = True
+    m.data["trigger"][0]["lowLevelAccess"] = True  # replaced by the module's: still refused
+    assert "RA101" in ids(m) and "RA102" not in ids(m)
+    m.data["lowLevelAccess"] = True
     assert "RA101" not in ids(m) and "RA102" not in ids(m)
 
 

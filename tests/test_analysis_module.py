@@ -70,10 +70,10 @@ def test_privileged_without_low_level_access_and_over_asking() -> None:
         "makes a network request to api.example.com"]
     assert "network.request" in a.requires_names() and "low_level_access" in a.requires_names()
     assert "RA102" in rules(lua_module('getChatVar(id, "a")', lowLevelAccess=True))
-    # a trigger-level lowLevelAccess also allows the call
+    # a trigger-level lowLevelAccess is replaced by the module's (modules.ts): still refused
     m = lua_module("LLM(id, {})")
     m.data["trigger"][0]["lowLevelAccess"] = True
-    assert "RA101" not in rules(m)
+    assert "RA101" in rules(m)
 
 
 def test_local_function_shadows_host_api() -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from risutools.analysis.assets import compatible, declared_type, sniff
-from risutools.analysis.cbs import scan_cbs, scan_html
+from risutools.analysis.cbs import scan_cbs
+from risutools.analysis.htmlscan import scan_html
 from risutools.analysis.js import scan_js
 from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, parse_flags
 from risutools.formats.toggles import parse_toggles

@@ -81,8 +81,10 @@ CASES: dict[str, list[Module]] = {
     "ui.alert": [lua(f"{n}(id, 'x')") for n in ("alertNormal", "alertError", "alertInput",
                                                  "alertSelect", "alertConfirm")]
     + [effect("showAlert"), effect("v2ShowAlert")],
+    # the container's flag: a module's, or the card's for a .charx's module.risum (a
+    # trigger's own flag is replaced by it: tests/test_analysis_audit.py)
     "low_level_access": [data(lowLevelAccess=True), Module({"name": "T", "trigger": [
-        {"type": "manual", "effect": [], "lowLevelAccess": True}]})],
+        {"type": "manual", "effect": []}]}, card={"low_level_access": True})],
     "script.dynamic_load": [lua("load(s)"), lua("loadstring(s)"), lua("require('m')"),
                             lua("dofile('f')")],
     "script.legacy_js": [data(cjs="console.log(1)")],

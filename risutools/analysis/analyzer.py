@@ -132,7 +132,7 @@ def _result(s: Seen, findings: list[Finding]) -> Analysis:
         url_hosts=_sorted_facts(s.urls),
         conditions=list(s.conditions),
         trigger_types=s.trigger_types,
-        low_level_access=m.low_level_access,
+        low_level_access=s.lla_asked is not None,
         low_level_triggers=list(s.trigger_lla),
         lorebook_code=list(s.lorebook_code),
         required_toggles=_sorted_facts(s.required_toggles),

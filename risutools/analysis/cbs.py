@@ -15,6 +15,9 @@ from risutools.analysis.lualex import LineIndex
 _BRACES = re.compile(r"\{\{|\}\}")
 _MAX_DEPTH = 64
 _MAX_TAGS = 50000
+#: blocks whose content RisuAI does not evaluate (parser.svelte.ts ``blockStartMatcher``:
+#: "pure", "pure-display", "escape"): tags inside them are text, not tags
+PURE_BLOCKS = frozenset({"#pure", "#puredisplay", "#pure_display", "#escape"})
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ def scan_cbs(text: str) -> CbsScan:
     # one frame per open "{{": [offset of "{{", pieces of its own text, where the next
     # piece starts]
     stack: list[tuple[int, list[str], list[int]]] = []
+    pure = 0  # the depth of blocks inside a pure block (0: outside)
     for m in _BRACES.finditer(text):
         if m.group() == "{{":
             if len(stack) >= _MAX_DEPTH:
@@ -73,7 +77,17 @@ def scan_cbs(text: str) -> CbsScan:
             if len(out.tags) >= _MAX_TAGS:
                 continue
             pieces.append(text[nxt[0] : m.start()])
-            out.tags.append(_tag("".join(pieces), lines.line(start)))
+            tag = _tag("".join(pieces), lines.line(start))
+            if pure:  # inside a block RisuAI does not evaluate: nested blocks counted
+                if not stack:
+                    if tag.name.startswith(("#", ":")):
+                        pure += 1
+                    elif tag.name.startswith("/") and not tag.name.startswith("//"):
+                        pure -= 1
+                continue
+            if not stack and tag.name in PURE_BLOCKS:
+                pure = 1
+            out.tags.append(tag)
     out.unbalanced += len(stack)
     out.tags.sort(key=lambda t: t.line)
     return out
@@ -120,50 +134,39 @@ def _split_top(body: str) -> list[str]:
     return parts
 
 
-# -- HTML ------------------------------------------------------------------------
+def strip_cbs(text: str, fill: str = "") -> tuple[str, list[int], list[int]]:
+    """``text`` with every CBS tag removed (a nested tag with the tag around it; a ``}}``
+    without its ``{{`` is kept, a ``{{`` never closed removes the rest), as a browser may
+    see text whose tags evaluate to nothing: ``o{{blank}}nerror=`` -> ``onerror=``.
 
-_SCRIPT = re.compile(r"<\s*script\b", re.IGNORECASE)
-_TAG = re.compile(r"<[A-Za-z][^<>]*")
-_ON_ATTR = re.compile(r"(?:^|[\s/\"'])on[a-z]{2,30}\s*=", re.IGNORECASE)
-_JS_URL = re.compile(r"j\s*a\s*v\s*a\s*s\s*c\s*r\s*i\s*p\s*t\s*:", re.IGNORECASE)
-_RISU_TRIGGER = re.compile(r"risu-trigger\s*=\s*[\"']?\s*([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
-_RISU_BTN = re.compile(r"risu-btn\s*=", re.IGNORECASE)
-_URL_HOST = re.compile(r"https?://([A-Za-z0-9][A-Za-z0-9.\-]{0,252})", re.IGNORECASE)
+    Also returns, for each piece kept, where it starts in the result and in ``text`` (so a
+    caller can map an offset back); one pass over the braces, like :func:`scan_cbs`.
+    ``fill`` stands for each tag removed (``hp_{{user}}`` -> ``hp_*`` with ``"*"``)."""
+    pieces: list[str] = []
+    starts: list[int] = []
+    origins: list[int] = []
+    depth = 0
+    keep_from = 0
+    size = 0
+    for m in _BRACES.finditer(text):
+        if m.group() == "{{":
+            if depth == 0:
+                starts.append(size)
+                origins.append(keep_from)
+                pieces.append(text[keep_from : m.start()])
+                size += m.start() - keep_from
+            depth += 1
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                keep_from = m.end()
+                if fill:
+                    pieces.append(fill)
+                    size += len(fill)
+    if depth == 0:
+        starts.append(size)
+        origins.append(keep_from)
+        pieces.append(text[keep_from:])
+    return "".join(pieces), starts, origins
 
 
-@dataclass
-class HtmlScan:
-    """What :func:`scan_html` found in one text (lines of each kind)."""
-
-    script_lines: list[int] = field(default_factory=list)
-    handler_lines: list[int] = field(default_factory=list)
-    js_url_lines: list[int] = field(default_factory=list)
-    risu_triggers: list[tuple[str, int]] = field(default_factory=list)
-    url_hosts: list[tuple[str, int]] = field(default_factory=list)
-
-
-def scan_html(text: str) -> HtmlScan:
-    out = HtmlScan()
-    if not isinstance(text, str) or ("<" not in text and "://" not in text):
-        return out
-    lines = LineIndex(text)
-    for m in _SCRIPT.finditer(text):
-        out.script_lines.append(lines.line(m.start()))
-        if len(out.script_lines) >= 100:
-            break
-    for m in _TAG.finditer(text):
-        tag = m.group()
-        if "on" in tag.lower() and _ON_ATTR.search(tag) and len(out.handler_lines) < 100:
-            out.handler_lines.append(lines.line(m.start()))
-        if "risu-trigger" in tag.lower():
-            for tm in _RISU_TRIGGER.finditer(tag):
-                out.risu_triggers.append((tm.group(1), lines.line(m.start())))
-    for m in _JS_URL.finditer(text):
-        out.js_url_lines.append(lines.line(m.start()))
-        if len(out.js_url_lines) >= 100:
-            break
-    for m in _URL_HOST.finditer(text):
-        out.url_hosts.append((m.group(1).lower().rstrip("."), lines.line(m.start())))
-        if len(out.url_hosts) >= 1000:
-            break
-    return out

@@ -21,7 +21,7 @@ from risutools.analysis import _tables
 from risutools.resources import data_dir, load_data_yaml
 
 #: the data files the analyser reads
-NAMES = ("capabilities.yaml", "lua_api.yaml")
+NAMES = ("capabilities.yaml", "lua_api.yaml", "trigger_effects.yaml")
 
 
 def _digest(raw: bytes) -> str:

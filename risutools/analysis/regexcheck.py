@@ -5,8 +5,10 @@ parser (JavaScript regex syntax, as RisuAI uses it) and never compiled or run.
 Two shapes are reported:
 
 * nested unbounded quantifiers whose inner repetition can trade characters with
-  the outer one (``(a+)+``, ``(.*)*``, ``(\\w+\\s?)*``); ``(a+b)*`` is not
-  reported because the mandatory ``b`` cannot be matched by ``a+``;
+  the outer one (``(a+)+``, ``(.*)*``, ``(\\w+\\s?)*``), also when the outer one is
+  a bounded count of two or more (``(.*a){12}``: the backtracking grows as the text's
+  length to that power); ``(a+b)*`` is not reported because the mandatory ``b`` cannot
+  be matched by ``a+``;
 * an unbounded quantifier over an alternation whose branches can start with
   the same character (``(a|a)*``, ``(a|ab)*``, ``(\\w|\\d)+``); ``(\\s|\\S)*``
   and ``(a|b)*`` are not reported (their branches are disjoint).
@@ -29,6 +31,9 @@ import re
 from typing import NamedTuple
 
 _BIG = 16  # a {n,m} repetition with m above this counts as unbounded
+#: a body whose unbounded repetition trades characters with what follows it costs about
+#: (text length) ** (iterations) when repeated this many times or more (``(.*a){12}``)
+_REPEATED = 2
 _MAX_PATTERN = 100_000
 _MAX_DEPTH = 200
 #: the characters that make a pattern more than a plain string
@@ -474,6 +479,11 @@ def _unbounded(node: Node) -> bool:
     return node.kind == "rep" and (node.hi is None or node.hi > _BIG)
 
 
+def _repeated(node: Node) -> bool:
+    """A repetition of at least ``_REPEATED`` iterations (``*``, ``+``, ``{2}``, ``{3,5}``)."""
+    return node.kind == "rep" and (node.hi is None or node.hi >= _REPEATED)
+
+
 def _flatten(node: Node, budget: Budget) -> list[Node]:
     """The top-level sequence of ``node``, looking through single-branch groups."""
     out: list[Node] = []
@@ -697,11 +707,12 @@ def checked_risks(pattern: str, flags: str = "") -> list[BacktrackRisk]:
     seen: set[str] = set()
     for node in nodes:
         budget.charge()
-        if not _unbounded(node):
+        if not _repeated(node):
             continue
         if "nested-quantifier" not in seen and checker.nested(node):
             seen.add("nested-quantifier")
-        if "overlapping-alternation" not in seen and checker.overlapping(node.items[0]):
+        if ("overlapping-alternation" not in seen and _unbounded(node)
+                and checker.overlapping(node.items[0])):
             seen.add("overlapping-alternation")
         if len(seen) == 2:
             break

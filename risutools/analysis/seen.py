@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple, TypeVar
 
-from risutools.analysis.cbs import HtmlScan
+from risutools.analysis.htmlscan import HtmlScan
 from risutools.analysis.js import JsScan
 from risutools.analysis.lorecode import LoreFlow, LoreReads
 from risutools.analysis.lua import Call, LuaScan

@@ -17,13 +17,9 @@ from risutools.analysis.checks.toggles import undeclared_toggle_problem
 from risutools.analysis.js import DYNAMIC_CODE, scan_js
 from risutools.analysis.lorecode import looks_like_lua
 from risutools.analysis.model import REGEX_TYPE_HOOKS, TRIGGER_TYPE_HOOKS, Condition
-from risutools.analysis.regexcheck import (
-    BacktrackRisk,
-    RegexParseError,
-    backtracking_risks,
-    parse_flags,
-)
+from risutools.analysis.regexcheck import parse_flags
 from risutools.analysis.seen import Seen
+from risutools.analysis.walk_effects import read_effect
 from risutools.analysis.walk_lore import lorebook
 from risutools.analysis.walk_lua import (
     CODE_EFFECTS,
@@ -31,7 +27,7 @@ from risutools.analysis.walk_lua import (
     sort_loads,
     url_host,
 )
-from risutools.analysis.walk_text import GREETINGS, read_cbs, read_html
+from risutools.analysis.walk_text import GREETINGS, read_cbs, read_html, read_pattern
 from risutools.formats.model import Module
 from risutools.formats.toggles import parse_toggles
 from risutools.pathnames import fits_wildcard as pattern_fits
@@ -48,29 +44,6 @@ MODULE_FIELDS = frozenset({
 #: field names that say "code" (a field RisuAI does not read, named so, is dead code)
 CODE_FIELD_NAMES = frozenset({"lua", "luacode", "code", "script", "scripts", "js",
                               "javascript", "triggerlua", "triggercode"})
-EFFECT_CAPS: dict[str, str] = {
-    "setvar": "chat_state_kv", "v2SetVar": "chat_state_kv", "v2IfVar": "chat_state_kv",
-    "v2MakeArrayVar": "chat_state_kv", "v2GetVar": "chat_state_kv",
-    "cutchat": "chat.write", "modifychat": "chat.write", "v2CutChat": "chat.write",
-    "v2ModifyChat": "chat.write", "v2UpdateChatAt": "chat.write",
-    "runLLM": "llm.call", "runAxLLM": "llm.call", "sendAIprompt": "llm.call",
-    "v2RunLLM": "llm.call", "v2SendAIprompt": "llm.call",
-    "runImgGen": "image.generate", "v2ImgGen": "image.generate",
-    "showAlert": "ui.alert", "v2ShowAlert": "ui.alert",
-    "v2GetLastMessage": "chat.read", "v2GetMessageAtIndex": "chat.read",
-    "v2GetMessageCount": "chat.read", "v2GetLastUserMessage": "chat.read",
-    "v2GetLastCharMessage": "chat.read", "v2GetFirstMessage": "chat.read",
-    "v2GetLorebook": "lorebook.read", "v2GetLorebookCount": "lorebook.read",
-    "v2GetLorebookEntry": "lorebook.read", "v2GetLorebookIndexViaName": "lorebook.read",
-    "v2ModifyLorebook": "lorebook.write", "v2SetLorebookActivation": "lorebook.write",
-    "v2SetCharacterDesc": "character.write", "v2SetPersonaDesc": "character.write",
-}
-#: trigger effects RisuAI runs only with lowLevelAccess (triggers.ts: "low level access only")
-PRIVILEGED_EFFECTS = frozenset({
-    "runLLM", "runAxLLM", "runImgGen", "checkSimilarity", "showAlert", "sendAIprompt",
-    "extractRegex", "v2RunLLM", "v2ImgGen", "v2CheckSimilarity",
-})
-VAR_WRITE_EFFECTS = frozenset({"setvar", "v2SetVar", "v2MakeArrayVar"})
 #: preset prompt-item fields and preset text fields RisuAI runs through CBS
 PROMPT_ITEM_FIELDS = ("text", "innerFormat", "defaultText")
 PRESET_TEXT_FIELDS = ("mainPrompt", "jailbreak", "globalNote", "autoSuggestPrompt",
@@ -205,23 +178,7 @@ def effect(s: Seen, i: int, j: int, e: Any) -> None:
     if etype in CODE_EFFECTS:
         read_lua(s, e.get("code"), where, i)
         return
-    cap = EFFECT_CAPS.get(etype)
-    if cap is None and etype.startswith("v2SetRequestState"):
-        cap = "request.write"
-    if cap:
-        s.cap(cap, where)
-    if etype in PRIVILEGED_EFFECTS:
-        s.fact(s.privileged, etype, where)
-        s.privileged_uses.append((etype, i, where))
-    for key in sorted(e):  # RisuAI runs effect values through CBS (risuChatParser)
-        text = e[key]
-        if key not in ("type", "code") and isinstance(text, str) and "{{" in text:
-            read_cbs(s, text, f"{where}.{key}")
-    var = e.get("var")
-    if isinstance(var, str) and var.strip() and ("var" in etype.lower()):
-        mode = "write" if etype in VAR_WRITE_EFFECTS or etype.startswith("v2Set") else "read"
-        s.state_use("chat", var, mode, where)
-        s.cap("chat_state_kv", where)
+    read_effect(s, i, where, etype, e)
 
 
 # -- regex scripts ---------------------------------------------------------------------------
@@ -247,36 +204,25 @@ def regex_script(s: Seen, i: int, r: dict[str, Any]) -> None:
         s.regex_types.append((s.tick(), i, rtype))
     flag = r.get("flag")
     letters = ""
+    directive_items: set[str] = set()
     if isinstance(flag, str) and flag:
-        letters, _directives, unknown = parse_flags(flag)
+        letters, directives, unknown = parse_flags(flag)
+        directive_items = {m.strip().lower() for d in directives for m in d.split(",")}
         if unknown:
             s.regex_flags.append((s.tick(), i, unknown))
     pattern = r.get("in")
     if pattern is not None and not isinstance(pattern, str):
         s.wrong_type(f"/regex/{i}/in", "a string", pattern)
     elif isinstance(pattern, str) and pattern:
-        at = s.tick()
-        risks, parse_error, too_deep = check_pattern(pattern, letters)
-        if risks or parse_error or too_deep:
-            s.patterns.append((at, f"regex[{i}].in", risks, parse_error, too_deep))
+        read_pattern(s, f"regex[{i}].in", pattern, letters)
+        if "cbs" in directive_items:  # ``<cbs>``: RisuAI runs the pattern through CBS
+            read_cbs(s, pattern, f"regex[{i}].in")
     out = r.get("out")
     if out is not None and not isinstance(out, str):
         s.wrong_type(f"/regex/{i}/out", "a string", out)
     elif isinstance(out, str) and out:
         read_cbs(s, out, f"regex[{i}].out")
         read_html(s, out, f"regex[{i}].out")
-
-
-def check_pattern(pattern: str, letters: str
-                  ) -> tuple[list[BacktrackRisk], tuple[str, int] | None, bool]:
-    """The backtracking check of one pattern (parsed as data, never compiled): its risks,
-    or (why, offset) when it does not parse, or True when it is nested too deeply."""
-    try:
-        return backtracking_risks(pattern, letters), None, False
-    except RegexParseError as exc:
-        return [], (exc.why, exc.offset), False
-    except RecursionError:
-        return [], None, True
 
 
 # -- text RisuAI shows -----------------------------------------------------------------------
@@ -290,11 +236,13 @@ def card_fields(s: Seen) -> None:
         value = fields[key]
         texts = list(enumerate(value)) if isinstance(value, list) else [(None, value)]
         for i, text in texts:
-            if isinstance(text, str) and "{{" in text:
-                where = f"card.{key}" if i is None else f"card.{key}[{i}]"
+            if not isinstance(text, str):
+                continue
+            where = f"card.{key}" if i is None else f"card.{key}[{i}]"
+            if "{{" in text:
                 read_cbs(s, text, where, greeting=key in GREETINGS)
-                if key in GREETINGS:
-                    read_html(s, text, where)
+            if key in GREETINGS:  # shown in the chat as HTML, CBS or not
+                read_html(s, text, where)
 
 
 def preset_prompts(s: Seen) -> None:
@@ -386,16 +334,31 @@ def mcp(s: Seen) -> None:
 
 
 def low_level_access(s: Seen) -> None:
-    """lowLevelAccess asked for (the module's, the triggers'); RA101 and RA102 weigh it
-    against the privileged calls seen."""
+    """lowLevelAccess asked for; RA101 and RA102 weigh it against the privileged calls seen.
+
+    RisuAI overwrites every trigger's own flag with its container's before running it
+    (modules.ts ``getModuleTriggers``: the module's; triggers.ts ``runTrigger``: the
+    card's for a card's triggers, and a ``.charx``'s module.risum triggers are imported as
+    the card's): a trigger's own ``lowLevelAccess`` grants nothing and asks for nothing
+    (kept as the ``low_level_triggers`` fact)."""
     s.lla_at = s.tick()
-    if s.module.low_level_access:
-        s.cap("low_level_access", "lowLevelAccess")
-        s.lla_asked = (s.lla_at, "lowLevelAccess")
-    for i in s.trigger_lla:
-        s.cap("low_level_access", f"trigger[{i}].lowLevelAccess")
-    if s.lla_asked is None and s.trigger_lla:
-        s.lla_asked = (s.lla_at, f"trigger[{s.trigger_lla[0]}].lowLevelAccess")
+    if granted_lla(s):
+        where = "card.lowLevelAccess" if _embedded(s) else "lowLevelAccess"
+        s.cap("low_level_access", where)
+        s.lla_asked = (s.lla_at, where)
+
+
+def _embedded(s: Seen) -> bool:
+    """A ``.charx``'s module.risum: its triggers run as the card's."""
+    return s.module.component_type == "module" and s.module.card is not None
+
+
+def granted_lla(s: Seen) -> bool:
+    """The lowLevelAccess RisuAI runs this component's triggers and Lua with."""
+    if _embedded(s):
+        card = s.module.card or {}
+        return card.get("low_level_access") is True
+    return s.module.low_level_access
 
 
 def structure(s: Seen) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from risutools.analysis.cbs import scan_html
+from risutools.analysis.htmlscan import scan_html
 from risutools.analysis.lorecode import (
     WILD,
     LoreFlow,
@@ -35,9 +35,10 @@ from risutools.analysis.lorecode import (
 )
 from risutools.analysis.lualex import name_positions
 from risutools.analysis.model import Callback
+from risutools.analysis.regexcheck import parse_flags
 from risutools.analysis.seen import LOREBOOK_CODE, Seen
 from risutools.analysis.walk_lua import calls_load, read_lua
-from risutools.analysis.walk_text import read_cbs, read_risu_buttons
+from risutools.analysis.walk_text import read_cbs, read_pattern, read_risu_buttons
 
 #: lorebook names another module's loader reads and then calls: (the names, as a pattern
 #: of literal parts and ``*``; the loader).  LightBoard's backend (``loadCallback``) reads
@@ -76,6 +77,8 @@ def lorebook(s: Seen) -> None:
             continue
         if isinstance(content, str):
             _entry(s, i, content, fate.get(i))
+        if e.get("useRegex") is True:
+            _regex_keys(s, i, e)
     s.lorebook_code_at = s.tick()
     if s.lorebook_code:
         s.counts["lorebook_code"] = len(s.lorebook_code)
@@ -117,6 +120,24 @@ def _entry(s: Seen, i: int, content: str, fate: str | None) -> None:
             s.hook("hook.manual", ev)
             s.fact(s.buttons, fn, ev)
             s.named_buttons.append((fn, ev))
+
+
+def _regex_keys(s: Seen, i: int, e: dict[str, Any]) -> None:
+    """The keys of an entry with ``useRegex``: RisuAI splits ``key`` (and ``secondkey``)
+    on commas and runs each piece written ``/pattern/flags`` on the chat
+    (lorebook.svelte.ts ``searchMatch``); a piece in another form is not run by current
+    RisuAI, but is still checked for backtracking risks (an older reader may run it)."""
+    for field in ("key", "secondkey"):
+        text = e.get(field)
+        if not isinstance(text, str) or not text.strip():
+            continue
+        for n, piece in enumerate(p.strip() for p in text.split(",")):
+            where = f"lorebook[{i}].{field}" + (f"[{n}]" if "," in text else "")
+            body, slash, flags = piece[1:].rpartition("/")
+            if piece.startswith("/") and slash and flags:
+                read_pattern(s, where, body, parse_flags(flags)[0])
+            elif piece:
+                read_pattern(s, where, piece, "", risks_only=True)
 
 
 def _named_lua(comment: Any) -> bool:

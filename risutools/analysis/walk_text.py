@@ -10,8 +10,14 @@ from __future__ import annotations
 
 import re
 
-from risutools.analysis.cbs import CbsTag, scan_cbs, scan_html
+from risutools.analysis.cbs import NESTED, CbsTag, scan_cbs, strip_cbs
+from risutools.analysis.htmlscan import scan_html
 from risutools.analysis.lualex import LineIndex
+from risutools.analysis.regexcheck import (
+    BacktrackRisk,
+    RegexParseError,
+    backtracking_risks,
+)
 from risutools.analysis.seen import Seen
 
 CBS_STATE: dict[str, tuple[str, str]] = {
@@ -28,6 +34,42 @@ _CALC_VAR = re.compile(r"\$([A-Za-z0-9_]{1,200})")
 #: ``risu-btn="value"``: RisuAI calls the Lua global onButtonClick(id, value)
 _RISU_BTN = re.compile(r"""risu-btn\s*=\s*["']([^"'<>\n]{0,200})["']""", re.IGNORECASE)
 _CBS_IN_VALUE = re.compile(r"\{\{[^{}]{0,100}\}\}")
+
+
+def var_use(s: Seen, name: str, mode: str, where: str) -> None:
+    """A chat variable named by ``name`` (a trigger effect's field, run through CBS by
+    RisuAI): a key, or a computed key (``*`` for each CBS tag) when it holds CBS."""
+    s.cap("chat_state_kv", where)
+    if "{{" in name:
+        pattern = strip_cbs(name, "*")[0].strip()
+        s.computed_use("chat", pattern[:200] or "*", mode, where)
+    else:
+        s.state_use("chat", name, mode, where)
+
+
+def check_pattern(pattern: str, letters: str
+                  ) -> tuple[list[BacktrackRisk], tuple[str, int] | None, bool]:
+    """The backtracking check of one pattern (parsed as data, never compiled): its risks,
+    or (why, offset) when it does not parse, or True when it is nested too deeply."""
+    try:
+        return backtracking_risks(pattern, letters), None, False
+    except RegexParseError as exc:
+        return [], (exc.why, exc.offset), False
+    except RecursionError:
+        return [], None, True
+
+
+def read_pattern(s: Seen, where: str, pattern: str, letters: str,
+                 risks_only: bool = False) -> None:
+    """A pattern RisuAI compiles and runs on chat text (a regex script's ``in``, a
+    lorebook key with ``useRegex``, a trigger's regex): RA201/RA202 (``risks_only``: a
+    pattern that may not be run, RA201 only)."""
+    at = s.tick()
+    risks, parse_error, too_deep = check_pattern(pattern, letters)
+    if risks_only and not risks:
+        return
+    if risks or parse_error or too_deep:
+        s.patterns.append((at, where, risks, parse_error, too_deep))
 
 
 def read_cbs(s: Seen, text: str, where: str, greeting: bool = False) -> None:
@@ -49,6 +91,10 @@ def _cbs_tag(s: Seen, t: CbsTag, where: str, greeting: bool = False) -> None:
             s.fact(s.group_writes, key, ev)
         elif key:
             s.state_use(scope, key, mode, ev)
+        elif t.args and not (greeting and mode == "write"):
+            # a key computed by a nested tag (``{{setvar::{{getvar::k}}::1}}``)
+            pattern = t.args[0].replace(NESTED, "*").strip()
+            s.computed_use(scope, pattern[:200] or "*", mode, ev)
     elif t.name.startswith("#when") and "toggle" in (a.strip().lower() for a in t.args):
         # {{#when::toggle::key}} reads the global toggle_<key>
         args = [a.strip().lower() for a in t.args]
@@ -71,9 +117,10 @@ def _cbs_tag(s: Seen, t: CbsTag, where: str, greeting: bool = False) -> None:
 
 def read_html(s: Seen, text: str, where: str) -> None:
     """HTML RisuAI shows: script in it (``<script>``, handlers, ``javascript:`` URLs:
-    RA301-RA303), its buttons and URL hosts."""
+    RA301-RA303; documents embedded, redirects, base URLs and form actions: RA304), its
+    buttons and URL hosts."""
     scan = scan_html(text)
-    if scan.script_lines or scan.handler_lines or scan.js_url_lines:
+    if scan.script_lines or scan.handler_lines or scan.js_url_lines or scan.active_lines:
         s.script_html.append((s.tick(), where, scan))
     read_risu_buttons(s, text, where)
     for fn, line in scan.risu_triggers:

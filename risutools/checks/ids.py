@@ -73,6 +73,7 @@ SCOPE_OF: dict[str, str] = {
     "RA301": "module",
     "RA302": "module",
     "RA303": "module",
+    "RA304": "module",
     "RA401": "module",
     "RA402": "module",
     "RA403": "module",

@@ -561,7 +561,16 @@ def _card_facts(
         "name": name if isinstance(name, str) else "",
         "assets": assets,
         "members": len(sizes),
+        # RisuAI runs the embedded module's triggers as the card's, with the card's flag
+        "low_level_access": _card_lla(data),
     }
+
+
+def _card_lla(data: dict[str, Any]) -> bool:
+    """The card's ``extensions.risuai.lowLevelAccess``."""
+    ext = data.get("extensions")
+    risu = ext.get("risuai") if isinstance(ext, dict) else None
+    return isinstance(risu, dict) and risu.get("lowLevelAccess") is True
 
 
 def iter_card_assets(fp: BinaryIO) -> Iterator[tuple[str, bytes | None, str]]:

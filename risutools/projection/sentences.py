@@ -169,7 +169,7 @@ def _condition_rules(lang: str, a: Analysis, guard: CopyGuard) -> list[str]:
 def _access_rule(lang: str, a: Analysis) -> str:
     """Whether it asks for lowLevelAccess, and the privileged APIs it calls."""
     apis = ", ".join(f.name for f in a.privileged[:6])
-    if a.low_level_access or a.low_level_triggers:
+    if a.low_level_access:
         return t(lang, "lla_yes", apis=apis) if apis else t(lang, "lla_yes_none")
     return t(lang, "lla_no_but", apis=apis) if apis else t(lang, "lla_no")
 

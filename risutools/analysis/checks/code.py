@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from risutools.analysis.lorecode import show_pattern
-from risutools.analysis.seen import LISTENER, LOREBOOK_CODE, Hit, Seen, reads
+from risutools.analysis.seen import LISTENER, Hit, Seen, reads
 from risutools.checks.registry import check
 from risutools.printable import quoted
 
@@ -19,21 +19,20 @@ from risutools.printable import quoted
 @check("RA101", "warning", "module", "privileged-without-lla")
 @reads("privileged_uses")
 def ra101(seen: Seen) -> Iterator[Hit]:
-    """A privileged API is used without `lowLevelAccess` (module or that trigger), or inside a
+    """A privileged API is used without `lowLevelAccess` (the module's, or the card's for a
+    card and its embedded module: a trigger's own flag is replaced by it), or inside a
     `listenEdit` callback (RisuAI runs edit listeners without it): RisuAI refuses it silently.
 
     Why: The module will not do what it appears to do, and nothing tells the user why.
 
-    Fix: Set lowLevelAccess on the module (or the trigger), or stop calling the privileged API
+    Fix: Set lowLevelAccess on the module (or the card), or stop calling the privileged API
     (from a listener: call it from onStart/onOutput/onButtonClick).
     """
-    module_lla = seen.module.low_level_access
+    module_lla = seen.lla_asked is not None
     reported: set[tuple[str, bool]] = set()
     for api, trig, where in seen.privileged_uses:
         in_listener = trig == LISTENER
-        allowed = not in_listener and (
-            module_lla or (trig is not None and trig in seen.trigger_lla)
-            or (trig == LOREBOOK_CODE and bool(seen.trigger_lla)))
+        allowed = not in_listener and module_lla
         if allowed or (api, in_listener) in reported:
             continue
         reported.add((api, in_listener))

@@ -1,6 +1,6 @@
 """RA3xx: HTML RisuAI shows (regex outputs, the background, card greetings) that holds
 script: ``<script>``, ``on*=`` handlers, ``javascript:`` URLs (found by
-:func:`~risutools.analysis.cbs.scan_html`)."""
+:func:`~risutools.analysis.htmlscan.scan_html`)."""
 
 from __future__ import annotations
 
@@ -56,3 +56,26 @@ def ra303(seen: Seen) -> Iterator[Hit]:
         if lines:
             yield Hit(at, f"HTML with javascript: URLs ({len(lines)} in all)",
                       f"{where} line {lines[0]}")
+
+
+@check("RA304", "warning", "module", "html-active-embed")
+@reads("script_html")
+def ra304(seen: Seen) -> Iterator[Hit]:
+    """HTML that embeds a document able to run script (`<iframe srcdoc>`, `<iframe>`,
+    `<object>` or `<embed>` from a `data:`, `javascript:` or `blob:` URL), redirects the page
+    (`<meta http-equiv=refresh>`), changes where its links go (`<base href>`) or sends a form
+    somewhere (`<form action>`, `formaction`).
+
+    Why: An embedded document runs its own script, and a redirect, a base URL or a form
+    action sends the user or their input to another page.
+
+    Fix: Remove the element; show content with plain HTML and CSS, use `risu-trigger`
+    buttons for behaviour.
+    """
+    for at, where, scan in seen.script_html:
+        found = scan.active_lines
+        if found:
+            kinds = sorted({what for _, what in found})
+            shown = ", ".join(kinds[:4]) + (" ..." if len(kinds) > 4 else "")
+            yield Hit(at, f"HTML that embeds a document or sends the page elsewhere: {shown} "
+                          f"({len(found)} in all)", f"{where} line {found[0][0]}")

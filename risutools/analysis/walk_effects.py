@@ -1,0 +1,108 @@
+"""The walk's reading of a trigger's non-code effects (part of
+:func:`risutools.analysis.walk.walk`), driven by ``risutools/data/trigger_effects.yaml``:
+which capability each effect type needs, whether RisuAI runs it only with lowLevelAccess,
+which of its fields name a chat variable it writes or reads, which become a chat message
+(HTML), which hold a pattern RisuAI compiles, and which hold a calculation.
+
+Every string field is also CBS RisuAI evaluates (``risuChatParser``); a variable name that
+holds CBS is a key computed at run time (``computed_state``).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from risutools.analysis.datatables import data_table
+from risutools.analysis.regexcheck import parse_flags
+from risutools.analysis.seen import Seen
+from risutools.analysis.walk_text import read_cbs, read_html, read_pattern, var_use
+
+#: ``$name`` in a v2Calculate expression reads the chat variable ``name``
+_CALC_VAR = re.compile(r"\$([A-Za-z0-9_]{1,200})")
+
+
+class EffectRow:
+    """One row of ``trigger_effects.yaml``."""
+
+    __slots__ = ("calc", "caps", "html", "privileged", "reads", "regex", "typed", "writes")
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        self.caps: tuple[str, ...] = tuple(row.get("caps") or ())
+        self.privileged = bool(row.get("privileged"))
+        self.writes: tuple[str, ...] = tuple(row.get("writes") or ())
+        self.reads: tuple[str, ...] = tuple(row.get("reads") or ())
+        self.typed: tuple[str, ...] = tuple(row.get("typed") or ())
+        self.html: tuple[str, ...] = tuple(row.get("html") or ())
+        self.regex: dict[str, str] = dict(row.get("regex") or {})
+        self.calc: tuple[str, ...] = tuple(row.get("calc") or ())
+
+
+@cache
+def effect_table() -> dict[str, EffectRow]:
+    """Effect type -> its row (read once)."""
+    rows = data_table("trigger_effects.yaml")["effects"]
+    return {name: EffectRow(row or {}) for name, row in rows.items()}
+
+
+def privileged_effects() -> frozenset[str]:
+    """The effects RisuAI runs only with lowLevelAccess."""
+    return frozenset(n for n, r in effect_table().items() if r.privileged)
+
+
+def is_var(e: dict[str, Any], name: str) -> bool:
+    """Field ``name`` is read as a variable name: RisuAI reads ``getVar(text)`` unless the
+    field's ``<name>Type`` is ``value`` (``regex`` for a split delimiter)."""
+    return e.get(f"{name}Type") not in ("value", "regex")
+
+
+def read_effect(s: Seen, i: int, where: str, etype: str, e: dict[str, Any]) -> None:
+    """A non-code effect: capabilities, privileged use, variables, CBS, HTML, patterns."""
+    row = effect_table().get(etype)
+    if row is not None:
+        for cap in row.caps:
+            s.cap(cap, where)
+        if row.privileged:
+            s.fact(s.privileged, etype, where)
+            s.privileged_uses.append((etype, i, where))
+    for key in sorted(e):  # RisuAI runs effect values through CBS (risuChatParser)
+        text = e[key]
+        if key not in ("type", "code") and isinstance(text, str) and "{{" in text:
+            read_cbs(s, text, f"{where}.{key}")
+    if row is not None:
+        _variables(s, where, row, e)
+        _texts(s, where, row, e)
+
+
+def _variables(s: Seen, where: str, row: EffectRow, e: dict[str, Any]) -> None:
+    for mode, fields in (("read", row.reads), ("write", row.writes)):
+        for name in fields:
+            value = e.get(name)
+            if isinstance(value, str) and value.strip():
+                var_use(s, value, mode, where)
+    for name in row.typed:
+        value = e.get(name)
+        if isinstance(value, str) and value.strip() and is_var(e, name):
+            var_use(s, value, "read", where)
+
+
+def _texts(s: Seen, where: str, row: EffectRow, e: dict[str, Any]) -> None:
+    """The fields that become a chat message (HTML), hold a pattern or a calculation,
+    when they are text (not a variable's name)."""
+    for name in row.html:
+        value = e.get(name)
+        if isinstance(value, str) and value and not (name in row.typed and is_var(e, name)):
+            read_html(s, value, f"{where}.{name}")
+    for name, flags in row.regex.items():
+        value = e.get(name)
+        if isinstance(value, str) and value and "{{" not in value and not (
+                name in row.typed and is_var(e, name)):
+            flag = e.get(flags)
+            letters = parse_flags(flag)[0] if isinstance(flag, str) else ""
+            read_pattern(s, f"{where}.{name}", value, letters)
+    for name in row.calc:
+        value = e.get(name)
+        if isinstance(value, str) and "$" in value and not is_var(e, name):
+            for m in _CALC_VAR.finditer(value[:10_000]):
+                var_use(s, m.group(1), "read", where)
