@@ -84,6 +84,12 @@ class CatalogLog:
         """Whether a line (of any kind) names ``component_id``."""
         return bool(self.by_component.get(component_id) or self.runtime.get(component_id))
 
+    def lines_of(self, component_id: str) -> list[tuple[int, dict[str, Any]]]:
+        """Every line naming ``component_id`` (steps, switches, publishes, evidence), in
+        file order."""
+        return sorted((*self.by_component.get(component_id, []),
+                       *self.runtime.get(component_id, [])), key=lambda s: s[0])
+
 
 def find_catalog_root(start: Path, stop: Path | None = None) -> Path | None:
     """The nearest folder from ``start`` upwards holding transitions.ndjson or approvals/."""
@@ -279,9 +285,7 @@ def _used_twice(log: CatalogLog, component_id: str) -> Iterator[str]:
     """A line whose approval record an earlier line already used: a record approves one
     step (a switch leaves the base hash as it was, so the hash alone cannot tell)."""
     first: dict[str, int] = {}
-    lines = sorted((*log.by_component.get(component_id, []),
-                    *log.runtime.get(component_id, [])), key=lambda s: s[0])
-    for line, rec in lines:
+    for line, rec in log.lines_of(component_id):
         name = record_name(rec)
         if name is None:
             continue
@@ -298,8 +302,7 @@ def candidate_lines(log: CatalogLog, component_id: str, doc: Any) -> str | None:
     back to candidate, so any line naming the component (a status step, a switch, a publish,
     evidence) says it moved on: the document was put back by hand, the line was written by
     hand, or the command that wrote it was stopped before the document (re-run it)."""
-    lines = sorted((*log.by_component.get(component_id, []),
-                    *log.runtime.get(component_id, [])), key=lambda s: s[0])
+    lines = log.lines_of(component_id)
     if not lines:
         return None
     ln, rec = lines[-1]
