@@ -61,7 +61,7 @@ def _may_hold_url(text: str, b0: int, b1: int) -> bool:
 
 #: calls whose literal arguments we keep: name -> how many leading args to keep
 ARG_CALLS: dict[str, int] = {
-    "listenEdit": 1, "request": 1, "load": 1, "loadstring": 1, "require": 1, "dofile": 1,
+    "listenEdit": 1, "request": 2, "load": 1, "loadstring": 1, "require": 1, "dofile": 1,
     "rawget": 2, "rawset": 2,
     "getChatVar": 2, "setChatVar": 2, "getState": 2, "setState": 2,
     "getGlobalVar": 2, "setGlobalVar": 2, "pcall": 3, "xpcall": 4, "getLoreBooks": 2,

@@ -16,17 +16,13 @@ from risutools.analysis.assets import declared_type, sniff
 from risutools.analysis.checks.toggles import undeclared_toggle_problem
 from risutools.analysis.js import DYNAMIC_CODE, scan_js
 from risutools.analysis.lorecode import looks_like_lua
+from risutools.analysis.luaurls import url_host
 from risutools.analysis.model import REGEX_TYPE_HOOKS, TRIGGER_TYPE_HOOKS, Condition
 from risutools.analysis.regexcheck import parse_flags
 from risutools.analysis.seen import Seen
 from risutools.analysis.walk_effects import read_effect
 from risutools.analysis.walk_lore import lorebook
-from risutools.analysis.walk_lua import (
-    CODE_EFFECTS,
-    read_lua,
-    sort_loads,
-    url_host,
-)
+from risutools.analysis.walk_lua import CODE_EFFECTS, read_lua, sort_loads
 from risutools.analysis.walk_text import GREETINGS, read_cbs, read_html, read_pattern
 from risutools.formats.model import Module
 from risutools.formats.toggles import parse_toggles

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
 from risutools.analysis.lorecode import LOADERS, lore_flow, lore_reads
 from risutools.analysis.lua import ENV_NAMES, REF, Arg, Call, LuaScan
@@ -31,6 +30,7 @@ from risutools.analysis.luaflow import (
 )
 from risutools.analysis.lualex import KEYWORDS, NAME, OP, LineIndex, iter_tokens
 from risutools.analysis.luanames import alias_roots, scan_script
+from risutools.analysis.luaurls import address
 from risutools.analysis.model import LISTEN_EDIT_HOOKS
 from risutools.analysis.seen import (
     LISTENER,
@@ -631,12 +631,15 @@ class _Script:
         self.seen.reads_lorebook_at_runtime = True
 
     def request(self, call: Call, ev: str) -> None:
+        """RisuAI's ``request(id, url)``: the address is the second argument (a first
+        that is a literal address, ``request("https://...")``, is named too: RisuAI refuses
+        that call, a reader still sees where it points)."""
         s = self.seen
-        a0 = call.args[0] if call.args else None
-        url = a0.literal if a0 else None
-        if url is None and a0 is not None and a0.name:
-            url = self.scan.constants.get(a0.name)
-        host = url_host(url) if url else None
+        host = None
+        for a in (*call.args[1:2], *call.args[:1]):
+            host = address(a, self.scan.constants)
+            if host:
+                break
         s.fact(s.net, host or "(computed at run time)", ev)
         s.requests.append((s.tick(), host, ev))
 
@@ -782,15 +785,3 @@ def through_pcall(call: Call) -> Call | None:
     rest = call.args[1:] if call.name == "pcall" else call.args[2:]
     return Call(fn, call.line, "", "", list(rest), "paren", call.in_listener, call.start,
                 call.listener)
-
-
-def url_host(url: str) -> str | None:
-    """The host of an ``http(s)``/``ws(s)`` URL, or None."""
-    url = url.strip()
-    if not url.lower().startswith(("http://", "https://", "ws://", "wss://")):
-        return None
-    try:
-        host = urlsplit(url).hostname
-    except ValueError:
-        return None
-    return host.rstrip(".") if host else None

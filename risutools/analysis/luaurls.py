@@ -1,0 +1,38 @@
+"""Where a Lua ``request`` points: the host of a literal address, of a constant holding
+one, or of a concatenation whose first part already holds the whole host."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from risutools.analysis.lua import LIT, REF, Arg
+
+#: an address whose host has ended (a path, a query, a port or a fragment follows it)
+_HOST_ENDS = re.compile(r"^\s*[A-Za-z][A-Za-z0-9+.-]*://[^/?#:]+[/?#:]")
+
+
+def url_host(url: str) -> str | None:
+    """The host of an ``http(s)``/``ws(s)`` URL, or None."""
+    url = url.strip()
+    if not url.lower().startswith(("http://", "https://", "ws://", "wss://")):
+        return None
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return None
+    return host.rstrip(".") if host else None
+
+
+def address(a: Arg, constants: dict[str, str]) -> str | None:
+    """The host an argument names: a literal address, a constant holding one, or a
+    concatenation whose first part is either and already holds the whole host
+    (``"https://h.example/q?d=" .. secret``: the rest is computed, the host is not)."""
+    first = a.parts[0] if a.parts else None
+    url = a.literal if first is None else first[1] if first[0] == LIT else None
+    ref = a.name if first is None else first[1] if first[0] == REF else None
+    if url is None and ref:
+        url = constants.get(ref)
+    if url is None or (first is not None and not _HOST_ENDS.search(url)):
+        return None
+    return url_host(url)
