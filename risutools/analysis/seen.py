@@ -179,10 +179,6 @@ class Seen:
         self.declared_toggles: list[Toggle] = []
         self.required_toggles: dict[str, Fact] = {}  # toggle keys read, declared elsewhere
         self.unused_fields: dict[str, Fact] = {}  # fields RisuAI never reads holding code
-        self.mcp_servers: dict[str, Fact] = {}  # host, built-in server or local command
-        self.namespaces: dict[str, Fact] = {}  # the id that turns the module on too
-        self.enabled_modules: dict[str, Fact] = {}  # ids a preset's moduleIntergration names
-        self.ignored_fields: dict[str, Fact] = {}  # a .charx's module.risum fields dropped
         self.callbacks: list[Callback] = []  # lorebook entries another module calls
         self.code_buttons: dict[str, Fact] = {}  # buttons written in Lua strings
         self.manual_entries: dict[str, Fact] = {}  # names a button calls: trigger or global
@@ -220,9 +216,18 @@ class Seen:
         self.assets: list[AssetSeen] = []
         self.anomalies: list[AnomalySeen] = []
         self.unused: list[UnusedField] = []
+        self._field_events()
+
+    def _field_events(self) -> None:
+        """The facts and events of the fields that name places (``walk_fields``) and of
+        listeners (made apart from :meth:`__init__` to keep it short)."""
+        self.mcp_servers: dict[str, Fact] = {}  # host, built-in server or local command
+        self.namespaces: dict[str, Fact] = {}  # the id that turns the module on too
+        self.enabled_modules: dict[str, Fact] = {}  # ids a preset's moduleIntergration names
+        self.ignored_fields: dict[str, Fact] = {}  # a .charx's module.risum fields dropped
+        self.endpoints: list[Endpoint] = []  # a preset's URL fields
         #: calls an editDisplay listener makes that RisuAI refuses there: (at, api, where)
         self.display_refused: list[tuple[int, str, str]] = []
-        self.endpoints: list[Endpoint] = []  # a preset's URL fields
 
     # -- recording -------------------------------------------------------------------------
     def tick(self) -> int:

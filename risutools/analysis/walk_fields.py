@@ -134,7 +134,8 @@ def namespace(s: Seen) -> None:
 def preset_fields(s: Seen) -> None:
     """A preset's endpoints (RA805, network hosts) and the modules it turns on."""
     d = s.module.data
-    model = d.get("aiModel") if isinstance(d.get("aiModel"), str) else ""
+    raw_model = d.get("aiModel")
+    model = raw_model if isinstance(raw_model, str) else ""
     for key in PRESET_URL_FIELDS:
         value = d.get(key)
         if not isinstance(value, str) or not value.strip():
