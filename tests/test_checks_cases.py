@@ -83,7 +83,9 @@ def module(case: dict[str, Any]) -> Module:
               for i, a in enumerate(case.get("assets") or [])]
     anomalies = [Anomaly(a["code"], a["where"], a["message"])
                  for a in case.get("anomalies") or []]
-    return Module(case["module"], assets=assets, anomalies=anomalies)
+    # a preset or a .charx's module.risum: ``component_type`` and the ``card`` facts
+    return Module(case["module"], component_type=case.get("component_type", "module"),
+                  assets=assets, anomalies=anomalies, card=case.get("card"))
 
 
 def _base(value: Any, base: str) -> Any:

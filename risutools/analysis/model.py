@@ -189,6 +189,15 @@ class Analysis:
     #: chat variables a card greeting sets with CBS: RisuAI runs them only in group chats
     #: (a 1:1 chat shows and sends the greeting without running setvar)
     group_chat_writes: list[Fact] = field(default_factory=list)
+    #: the MCP server: its host, a built-in server (``internal:fs``) or a local command
+    #: (``stdio: 'command args'``, cut short)
+    mcp_servers: list[Fact] = field(default_factory=list)
+    #: the module's ``namespace``: enabling that id turns this module on too
+    namespace: list[Fact] = field(default_factory=list)
+    #: the module ids a preset's ``moduleIntergration`` turns on
+    enabled_modules: list[Fact] = field(default_factory=list)
+    #: the fields of a .charx's module.risum RisuAI's import drops (never run)
+    ignored_fields: list[Fact] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     #: the lorebook entry names the Lua loads code from (``load(getLoreBooks(...))``), as
@@ -271,4 +280,9 @@ class Analysis:
             out["computed_state"] = [s.to_dict() for s in self.computed_state]
         if self.group_chat_writes:
             out["group_chat_writes"] = [f.to_dict() for f in self.group_chat_writes]
+        for key, facts in (("mcp_servers", self.mcp_servers), ("namespace", self.namespace),
+                           ("enabled_modules", self.enabled_modules),
+                           ("ignored_fields", self.ignored_fields)):
+            if facts:
+                out[key] = [f.to_dict() for f in facts]
         return out

@@ -109,8 +109,11 @@ AnomalySeen = tuple[int, str, str, str]
 LegacyJs = tuple[int, int, JsScan]
 #: the toggle declarations (a text that is not blank): (at, the field read, the parse)
 TogglesSeen = tuple[int, str, ToggleParse]
-#: the MCP server the module connects to: (at, its host)
-McpSeen = tuple[int, str]
+#: the MCP server the module connects to: (at, its kind (``remote``, ``internal``,
+#: ``local``), its host, built-in address or command line as shown)
+McpSeen = tuple[int, str, str]
+#: a preset's endpoint: (at, the field, its host, the preset's ``aiModel``)
+Endpoint = tuple[int, str, str, str]
 #: a field RisuAI never reads that holds code: (at, its key, its length)
 UnusedField = tuple[int, str, int]
 
@@ -138,7 +141,8 @@ class Seen:
         "wrong_types", "code_not_text", "binary_code", "unlexed", "dynamic_lookups",
         "unknown_listeners", "requests", "loads", "lorebook_code", "regex_types",
         "regex_flags", "patterns", "script_html", "toggles", "legacy_js", "mcp",
-        "privileged_uses", "lla_asked", "assets", "anomalies", "unused", "display_refused"})
+        "privileged_uses", "lla_asked", "assets", "anomalies", "unused", "display_refused",
+        "endpoints", "enables", "ignored"})
     # the walk's clock, its marks and its single events: these defaults until it records one
     clock = 0
     lorebook_code_at = 0  # the clock after the lorebook (RA114)
@@ -149,6 +153,10 @@ class Seen:
     legacy_js: LegacyJs | None = None
     mcp: McpSeen | None = None
     lla_asked: Spot | None = None  # where lowLevelAccess is asked for first
+    #: the module ids a preset's moduleIntergration turns on: (at, them)
+    enables: tuple[int, list[str]] | None = None
+    #: the fields of a .charx's module.risum RisuAI's import drops: (at, them)
+    ignored: tuple[int, list[str]] | None = None
 
     def __init__(self, module: Module) -> None:
         self.module = module
@@ -208,6 +216,16 @@ class Seen:
         self.assets: list[AssetSeen] = []
         self.anomalies: list[AnomalySeen] = []
         self.unused: list[UnusedField] = []
+        self._field_events()
+
+    def _field_events(self) -> None:
+        """The facts and events of the fields that name places (``walk_fields``) and of
+        listeners (made apart from :meth:`__init__` to keep it short)."""
+        self.mcp_servers: dict[str, Fact] = {}  # host, built-in server or local command
+        self.namespaces: dict[str, Fact] = {}  # the id that turns the module on too
+        self.enabled_modules: dict[str, Fact] = {}  # ids a preset's moduleIntergration names
+        self.ignored_fields: dict[str, Fact] = {}  # a .charx's module.risum fields dropped
+        self.endpoints: list[Endpoint] = []  # a preset's URL fields
         #: calls an editDisplay listener makes that RisuAI refuses there: (at, api, where)
         self.display_refused: list[tuple[int, str, str]] = []
 

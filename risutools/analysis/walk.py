@@ -16,11 +16,11 @@ from risutools.analysis.assets import declared_type, sniff
 from risutools.analysis.checks.toggles import undeclared_toggle_problem
 from risutools.analysis.js import DYNAMIC_CODE, scan_js
 from risutools.analysis.lorecode import looks_like_lua
-from risutools.analysis.luaurls import url_host
 from risutools.analysis.model import REGEX_TYPE_HOOKS, TRIGGER_TYPE_HOOKS, Condition
 from risutools.analysis.regexcheck import parse_flags
 from risutools.analysis.seen import Seen
 from risutools.analysis.walk_effects import read_effect
+from risutools.analysis.walk_fields import charx_view, ignored_fields, mcp, namespace, preset_fields
 from risutools.analysis.walk_lore import lorebook
 from risutools.analysis.walk_lua import CODE_EFFECTS, read_lua, sort_loads
 from risutools.analysis.walk_text import GREETINGS, read_cbs, read_html, read_pattern
@@ -47,8 +47,11 @@ PRESET_TEXT_FIELDS = ("mainPrompt", "jailbreak", "globalNote", "autoSuggestPromp
 
 
 def walk(module: Module) -> Seen:
-    """Read ``module`` once, every section in turn, into a new :class:`Seen`."""
-    s = Seen(module)
+    """Read ``module`` once, every section in turn, into a new :class:`Seen` (a ``.charx``'s
+    module.risum as RisuAI imports it: :func:`~risutools.analysis.walk_fields.charx_view`)."""
+    view, dropped = charx_view(module)
+    s = Seen(view)
+    ignored_fields(s, dropped)
     shape(s)
     triggers(s)
     lorebook(s)
@@ -57,10 +60,12 @@ def walk(module: Module) -> Seen:
     card_fields(s)
     if module.component_type == "preset":
         preset_prompts(s)
+        preset_fields(s)
     background(s)
     toggles(s)
     legacy_js(s)
     mcp(s)
+    namespace(s)
     low_level_access(s)
     structure(s)
     assets(s)
@@ -317,16 +322,6 @@ def legacy_js(s: Seen) -> None:
             s.fact(s.dynamic, f"cjs:{n}", f"cjs line {js.names[n][0]}")
     for host, line in js.url_hosts:
         s.fact(s.urls, host, f"cjs line {line}")
-
-
-def mcp(s: Seen) -> None:
-    """An MCP server address."""
-    address = s.module.mcp_url
-    if address.strip():
-        s.cap("mcp.server", "mcp.url")
-        host = url_host(address) or "(unparsed address)"
-        s.fact(s.net, host, "mcp.url")
-        s.mcp = (s.tick(), host)
 
 
 def low_level_access(s: Seen) -> None:

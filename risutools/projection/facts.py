@@ -115,7 +115,21 @@ def _reader_facts(analysis: Analysis) -> dict[str, Any]:
         "group_chat_writes": _names(f.name for f in analysis.group_chat_writes),
         "callbacks": _names(c.name for c in analysis.callbacks),
         "unreached": _names(f.name for f in analysis.unreached),
+        **_module_links(analysis),
     }
+
+
+def _module_links(analysis: Analysis) -> dict[str, Any]:
+    """What turns modules on, each only when there is one: the module's ``namespace`` (it
+    runs whenever that id is enabled), the ids a preset's ``moduleIntergration`` enables,
+    and the MCP server (host, built-in server or local command)."""
+    out: dict[str, Any] = {}
+    for key, facts in (("namespace", analysis.namespace),
+                       ("enabled_modules", analysis.enabled_modules),
+                       ("mcp_servers", analysis.mcp_servers)):
+        if facts:
+            out[key] = _names(f.name for f in facts)
+    return out
 
 
 #: the Lua entry points the review relates (onButtonClick: where risu-btn clicks go)

@@ -108,6 +108,11 @@ def _reader_facts(a: Analysis, lines: list[str]) -> None:
             loader = f" ({_show(c.loader)}: {_show(c.pattern)})" if c.loader else ""
             lines.append(f"    lorebook[{c.entry}] {_show(c.name)}{loader}")
     _facts("code nothing runs (not counted in requires)", a.unreached, lines)
+    _facts("MCP server", a.mcp_servers, lines)
+    _facts("namespace (enabling this id turns the module on)", a.namespace, lines)
+    _facts("module ids the preset turns on (moduleIntergration)", a.enabled_modules, lines)
+    _facts("module.risum fields the .charx import drops (not analysed)", a.ignored_fields,
+           lines)
 
 
 def _findings(a: Analysis, lines: list[str], paint: Callable[[str, str], str]) -> None:
