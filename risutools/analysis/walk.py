@@ -20,6 +20,7 @@ from risutools.analysis.luaurls import url_host
 from risutools.analysis.model import REGEX_TYPE_HOOKS, TRIGGER_TYPE_HOOKS, Condition
 from risutools.analysis.regexcheck import parse_flags
 from risutools.analysis.seen import Seen
+from risutools.analysis.walk_command import run_trigger_entries
 from risutools.analysis.walk_effects import read_effect
 from risutools.analysis.walk_lore import lorebook
 from risutools.analysis.walk_lua import CODE_EFFECTS, read_lua, sort_loads
@@ -31,6 +32,8 @@ from risutools.pathnames import fits_wildcard as pattern_fits
 #: effects RisuAI's trigger runner passes over (triggers.ts: "Header for V2 triggers", a
 #: comment): a trigger made only of these (or of nothing) does nothing when it runs
 INERT_EFFECTS = frozenset({"v2Header", "v2Comment"})
+#: the hooks of every event RisuAI runs triggers on (a code-first trigger's other effects)
+EVERY_EVENT_HOOKS = tuple(sorted(set(TRIGGER_TYPE_HOOKS.values())))
 #: the fields of a module RisuAI reads (modules.ts ``RisuModule``; ``type`` and
 #: ``displayOrder`` are written by RisuAI's exports and editors); any other field never runs
 MODULE_FIELDS = frozenset({
@@ -66,6 +69,7 @@ def walk(module: Module) -> Seen:
     assets(s)
     unused_code_fields(s)
     button_entry(s)
+    run_trigger_entries(s, manual_triggers(s))
     return s
 
 
@@ -124,12 +128,22 @@ def _list_field(s: Seen, obj: dict[str, Any], key: str, pointer: str) -> list[An
 
 
 def _trigger_hook(s: Seen, i: int, ttype: Any, effects: list[Any]) -> None:
+    """The hooks a trigger's effects run in.  A trigger whose first effect is code
+    (``triggerlua``/``triggercode``) is run by RisuAI on every event whatever its type
+    (triggers.ts ``runTrigger`` skips the type and manual-name filter for it): its other
+    effects run in every trigger hook (start, input, output, request, display, manual)."""
     all_code = bool(effects) and all(
         isinstance(e, dict) and _is_code_effect(e.get("type")) for e in effects)
     inert = all(isinstance(e, dict) and isinstance(e.get("type"), str)
                 and e["type"] in INERT_EFFECTS for e in effects)
     if inert:  # only a v2Header marker (or nothing): running it does nothing
         s.counts["inert_triggers"] = s.counts.get("inert_triggers", 0) + 1
+    elif isinstance(effects[0], dict) and _is_code_effect(effects[0].get("type")):
+        if any(isinstance(e, dict) and not _is_code_effect(e.get("type"))
+               and e.get("type") not in INERT_EFFECTS for e in effects[1:]):
+            s.counts["every_event_triggers"] = s.counts.get("every_event_triggers", 0) + 1
+            for hook in EVERY_EVENT_HOOKS:
+                s.hook(hook, f"trigger[{i}].effect[0]")
     elif isinstance(ttype, str) and ttype in TRIGGER_TYPE_HOOKS and not all_code:
         s.hook(TRIGGER_TYPE_HOOKS[ttype], f"trigger[{i}].type")
 
