@@ -123,3 +123,23 @@ def test_fixture() -> None:
     assert hooks(a) >= EVERY
     assert {"ui.alert", "llm.call"} <= requires(a)
     assert "RA102" not in rules(a) and "RA107" in rules(a)
+
+
+# -- 3. regex @@inject and <inject> write the stored message; directives need ableFlag ------
+
+@pytest.mark.parametrize("script,writes", [
+    ({"in": "S", "out": "@@inject", "type": "editprocess", "flag": "g"}, True),
+    ({"in": "S", "out": "", "type": "editoutput", "flag": "g<inject>", "ableFlag": True}, True),
+    ({"in": "S", "out": "", "type": "editoutput", "flag": "g<inject>", "ableFlag": False},
+     False),
+    ({"in": "S", "out": "@@emo happy", "type": "editoutput", "flag": "g"}, False),
+])
+def test_regex_inject_writes_chat(script: dict[str, Any], writes: bool) -> None:
+    assert ("chat.write" in requires(module(regex=[script]))) is writes
+
+
+@pytest.mark.parametrize("able,reads", [(True, True), (False, False), (None, False)])
+def test_cbs_directive_needs_ableflag(able: bool | None, reads: bool) -> None:
+    script = {"in": "{{getvar::pat}}", "out": "y", "type": "editoutput", "flag": "g<cbs>",
+              "ableFlag": able}
+    assert ("pat" in chat(module(regex=[script]), "reads")) is reads

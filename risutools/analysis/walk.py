@@ -212,14 +212,7 @@ def regex_script(s: Seen, i: int, r: dict[str, Any]) -> None:
         s.hook(REGEX_TYPE_HOOKS[rtype], f"regex[{i}].type")
     elif rtype is not None:
         s.regex_types.append((s.tick(), i, rtype))
-    flag = r.get("flag")
-    letters = ""
-    directive_items: set[str] = set()
-    if isinstance(flag, str) and flag:
-        letters, directives, unknown = parse_flags(flag)
-        directive_items = {m.strip().lower() for d in directives for m in d.split(",")}
-        if unknown:
-            s.regex_flags.append((s.tick(), i, unknown))
+    letters, directive_items = _regex_flags(s, i, r)
     pattern = r.get("in")
     if pattern is not None and not isinstance(pattern, str):
         s.wrong_type(f"/regex/{i}/in", "a string", pattern)
@@ -233,6 +226,28 @@ def regex_script(s: Seen, i: int, r: dict[str, Any]) -> None:
     elif isinstance(out, str) and out:
         read_cbs(s, out, f"regex[{i}].out")
         read_html(s, out, f"regex[{i}].out")
+    out_s = out if isinstance(out, str) else ""
+    if out_s.startswith("@@inject") or ("inject" in directive_items
+                                         and not out_s.startswith("@@emo ")):
+        # scripts.ts processScriptFull: the matched message's stored text is rewritten
+        s.cap("chat.write", f"regex[{i}].out" if out_s.startswith("@@inject")
+              else f"regex[{i}].flag")
+
+
+def _regex_flags(s: Seen, i: int, r: dict[str, Any]) -> tuple[str, set[str]]:
+    """A regex script's flag letters and ``<directives>`` (``<cbs>``, ``<inject>``,
+    ``<order n>`` ...).  RisuAI reads the directives only when the script's ``ableFlag``
+    is true (scripts.ts: ``script.ableFlag && script.flag?.includes('<')``)."""
+    flag = r.get("flag")
+    if not isinstance(flag, str) or not flag:
+        return "", set()
+    letters, directives, unknown = parse_flags(flag)
+    if unknown:
+        s.regex_flags.append((s.tick(), i, unknown))
+    able = r.get("ableFlag")
+    if able is None or able is False or (isinstance(able, (int, float, str)) and not able):
+        return letters, set()  # as JavaScript reads it: not truthy
+    return letters, {m.strip().lower() for d in directives for m in d.split(",")}
 
 
 # -- text RisuAI shows -----------------------------------------------------------------------
