@@ -143,3 +143,14 @@ def test_cbs_directive_needs_ableflag(able: bool | None, reads: bool) -> None:
     script = {"in": "{{getvar::pat}}", "out": "y", "type": "editoutput", "flag": "g<cbs>",
               "ableFlag": able}
     assert ("pat" in chat(module(regex=[script]), "reads")) is reads
+
+
+# -- 5. CBS {{#when}} operators that read variables ------------------------------------------
+
+def test_when_operators_read_variables() -> None:
+    out = ("{{#when::var::flagA}}A{{/when}}{{#when::keyB::vis::yes}}B{{/when}}"
+           "{{#when::keyC::visnot::no}}C{{/when}}{{#when::togD::tis::on}}D{{/when}}"
+           "{{#when::togE::tisnot::on}}E{{/when}}{{#when::toggle::togF}}F{{/when}}")
+    a = module(regex=[{"in": "x", "out": out, "type": "editdisplay", "flag": "g"}])
+    assert {"flagA", "keyB", "keyC"} <= chat(a, "reads")
+    assert {f.name for f in a.required_toggles} == {"togD", "togE", "togF"}
