@@ -154,3 +154,26 @@ def test_when_operators_read_variables() -> None:
     a = module(regex=[{"in": "x", "out": out, "type": "editdisplay", "flag": "g"}])
     assert {"flagA", "keyB", "keyC"} <= chat(a, "reads")
     assert {f.name for f in a.required_toggles} == {"togD", "togE", "togF"}
+
+
+# -- 6. conditions' CBS, triggercode, runAxLLM -----------------------------------------------
+
+def test_condition_cbs_is_read() -> None:
+    a = module(trigger=[trig({"type": "cutchat"}, conditions=[
+        {"type": "var", "var": "a", "value": "{{getvar::b}}", "operator": "="},
+        {"type": "value", "var": "{{getglobalvar::toggle_mode}}{{getvar::c}}", "value": "1",
+         "operator": "="}])])
+    assert {"a", "b", "c"} <= chat(a, "reads")
+    assert {f.name for f in a.required_toggles} == {"mode"}
+
+
+def test_triggercode_never_runs() -> None:
+    code = "function onStart(id)\n  request(id, 'https://a.example/x')\nend\n"
+    a = module(lla=True, trigger=[trig({"type": "triggercode", "code": code}, ttype="start")])
+    assert not a.network_hosts and "network.request" not in requires(a)
+    assert "RA803" in rules(a) and "RA103" not in rules(a)
+
+
+def test_run_ax_llm_does_nothing() -> None:
+    a = module(trigger=[trig({"type": "runAxLLM", "value": "x", "inputVar": "out"})])
+    assert "llm.call" not in requires(a) and "RA101" not in rules(a)

@@ -6,7 +6,7 @@ from typing import Any
 
 SHA256: dict[str, str] = {'capabilities.yaml': '958046bc25c66ebf966cb529c21992853a3d4bdd8eee322657c2d784c88c4040',
  'lua_api.yaml': 'd74fc05769df75bdabcd46a875724fb2b5af5e16385e378d9a82ae46a03d06d8',
- 'trigger_effects.yaml': 'ccd2edecd547c934c6c77880b56558275a4f58c3b730e8037b09182038f550b1'}
+ 'trigger_effects.yaml': 'aff1a2bb34303e2f0fa508912cc67cc5e8a745125c47090c3fb74c7ca67e78f4'}
 
 DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_request': {'kind': 'requires',
                                                               'description': 'Runs when a request '
@@ -530,9 +530,7 @@ DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_reques
                                       'runLLM': {'caps': ['llm.call'],
                                                  'privileged': True,
                                                  'writes': ['inputVar']},
-                                      'runAxLLM': {'caps': ['llm.call'],
-                                                   'privileged': True,
-                                                   'writes': ['inputVar']},
+                                      'runAxLLM': {},
                                       'v2Header': {},
                                       'v2If': {'reads': ['source'], 'typed': ['target']},
                                       'v2Else': {},

@@ -167,8 +167,11 @@ def condition(s: Seen, i: int, j: int, c: Any) -> None:
     if ctype_s == "var" and var_s:
         s.state_use("chat", var_s, "read", where)
         s.cap("chat_state_kv", where)
-    elif ctype_s == "exists" and isinstance(val, str) and "{{" in val:
-        read_cbs(s, val, f"{where}.value")  # RisuAI runs the searched text through CBS
+    elif ctype_s == "value" and "{{" in var_s:
+        read_cbs(s, var_s, f"{where}.var")  # a value condition's var is text run as CBS
+    if ctype_s in ("var", "exists", "chatindex", "value") and isinstance(val, str) and (
+            "{{" in val):
+        read_cbs(s, val, f"{where}.value")  # RisuAI runs the compared text through CBS
     s.conditions.append(Condition(
         i, ctype_s if ctype_s in ("var", "exists", "chatindex", "value") else "other",
         var_s[:80], op[:8] if isinstance(op, str) else "",
@@ -184,6 +187,11 @@ def effect(s: Seen, i: int, j: int, e: Any) -> None:
     etype = e.get("type")
     if not isinstance(etype, str):
         s.wrong_type(f"/trigger/{i}/effect/{j}/type", "a string", etype)
+        return
+    if etype == "triggercode":  # triggers.ts runTrigger has no case for it: never runs
+        code = e.get("code")
+        if isinstance(code, str) and code.strip():
+            s.unused.append((s.tick(), f"trigger/{i}/effect/{j}/code", len(code)))
         return
     if etype in CODE_EFFECTS:
         read_lua(s, e.get("code"), where, i)
