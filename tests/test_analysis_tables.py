@@ -75,7 +75,7 @@ CASES: dict[str, list[Module]] = {
                         lua("setCharacterFirstMessage(id, 'x')"), effect("v2SetCharacterDesc"),
                         effect("v2SetPersonaDesc")],
     "llm.call": [lua(f"{n}(id, {{}})") for n in ("LLM", "simpleLLM", "axLLM")]
-    + [effect(e) for e in ("runLLM", "runAxLLM", "v2RunLLM", "sendAIprompt")],
+    + [effect(e) for e in ("runLLM", "v2RunLLM", "sendAIprompt")],
     "network.request": [lua('request("https://a.example")'), lua("request(u)")],
     "image.generate": [lua("generateImage(id, 'p')"), effect("runImgGen"), effect("v2ImgGen")],
     "ui.alert": [lua(f"{n}(id, 'x')") for n in ("alertNormal", "alertError", "alertInput",

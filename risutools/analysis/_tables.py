@@ -6,7 +6,7 @@ from typing import Any
 
 SHA256: dict[str, str] = {'capabilities.yaml': '958046bc25c66ebf966cb529c21992853a3d4bdd8eee322657c2d784c88c4040',
  'lua_api.yaml': 'd74fc05769df75bdabcd46a875724fb2b5af5e16385e378d9a82ae46a03d06d8',
- 'trigger_effects.yaml': '37dc083f9f0b3b305e3648edaaf32d9acb06e55b53bc0b7c65f1dac0b8f7081e'}
+ 'trigger_effects.yaml': 'aff1a2bb34303e2f0fa508912cc67cc5e8a745125c47090c3fb74c7ca67e78f4'}
 
 DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_request': {'kind': 'requires',
                                                               'description': 'Runs when a request '
@@ -530,9 +530,7 @@ DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_reques
                                       'runLLM': {'caps': ['llm.call'],
                                                  'privileged': True,
                                                  'writes': ['inputVar']},
-                                      'runAxLLM': {'caps': ['llm.call'],
-                                                   'privileged': True,
-                                                   'writes': ['inputVar']},
+                                      'runAxLLM': {},
                                       'v2Header': {},
                                       'v2If': {'reads': ['source'], 'typed': ['target']},
                                       'v2Else': {},
@@ -745,4 +743,23 @@ DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_reques
                                                                     'flags'],
                                                           'regex': {'regex': 'flags'}},
                                       'v2Comment': {},
-                                      'v2DeclareLocalVar': {'typed': ['value']}}}}
+                                      'v2DeclareLocalVar': {'typed': ['value']}},
+                          'commands': {'input': {'caps': ['ui.alert']},
+                                       'echo': {'caps': ['ui.alert']},
+                                       'popup': {'caps': ['ui.alert']},
+                                       'buttons': {'caps': ['ui.alert']},
+                                       '?': {'caps': ['ui.alert']},
+                                       'pass': {},
+                                       'len': {},
+                                       'speak': {},
+                                       'send': {'caps': ['chat.write']},
+                                       'sendas': {'caps': ['chat.write']},
+                                       'comment': {'caps': ['chat.write']},
+                                       'cut': {'caps': ['chat.write']},
+                                       'del': {'caps': ['chat.write']},
+                                       'multisend': {'caps': ['chat.write', 'llm.call']},
+                                       'setvar': {'writes': 'key'},
+                                       'addvar': {'writes': 'key', 'reads': 'key'},
+                                       'getvar': {'reads': 'key'},
+                                       'test_lorebook': {'caps': ['lorebook.read', 'ui.alert']},
+                                       'trigger': {'runs': True}}}}

@@ -142,7 +142,7 @@ class Seen:
         "unknown_listeners", "requests", "loads", "lorebook_code", "regex_types",
         "regex_flags", "patterns", "script_html", "toggles", "legacy_js", "mcp",
         "privileged_uses", "lla_asked", "assets", "anomalies", "unused", "display_refused",
-        "endpoints", "enables", "ignored"})
+        "endpoints", "enables", "ignored", "run_triggers"})
     # the walk's clock, its marks and its single events: these defaults until it records one
     clock = 0
     lorebook_code_at = 0  # the clock after the lorebook (RA114)
@@ -193,8 +193,7 @@ class Seen:
         self.scans: dict[str, LuaScan] = {}  # where -> its scan, made before it is read
         self.trigger_lua: list[str] = []  # the triggers' Lua (entries it names are loaded)
         self.risu_btn_seen: list[str] = []  # where risu-btn attributes are
-        #: buttons that name a trigger or a Lua global (risu-trigger, {{button}}): (the
-        #: name, where the button is)
+        #: buttons naming a trigger or a Lua global (risu-trigger, {{button}}): (name, where)
         self.named_buttons: list[tuple[str, str]] = []
         #: the global functions the module's Lua defines (RisuAI calls them by name): name
         #: -> where (the last definition in each script that defines it)
@@ -228,6 +227,7 @@ class Seen:
         self.endpoints: list[Endpoint] = []  # a preset's URL fields
         #: calls an editDisplay listener makes that RisuAI refuses there: (at, api, where)
         self.display_refused: list[tuple[int, str, str]] = []
+        self.run_triggers: list[tuple[int, str, str]] = []  # (at, name, where): see RA107
 
     # -- recording -------------------------------------------------------------------------
     def tick(self) -> int:

@@ -19,6 +19,7 @@ from risutools.analysis.lorecode import looks_like_lua
 from risutools.analysis.model import REGEX_TYPE_HOOKS, TRIGGER_TYPE_HOOKS, Condition
 from risutools.analysis.regexcheck import parse_flags
 from risutools.analysis.seen import Seen
+from risutools.analysis.walk_command import run_trigger_entries
 from risutools.analysis.walk_effects import read_effect
 from risutools.analysis.walk_fields import charx_view, ignored_fields, mcp, namespace, preset_fields
 from risutools.analysis.walk_lore import lorebook
@@ -31,6 +32,8 @@ from risutools.pathnames import fits_wildcard as pattern_fits
 #: effects RisuAI's trigger runner passes over (triggers.ts: "Header for V2 triggers", a
 #: comment): a trigger made only of these (or of nothing) does nothing when it runs
 INERT_EFFECTS = frozenset({"v2Header", "v2Comment"})
+#: the hooks of every event RisuAI runs triggers on (a code-first trigger's other effects)
+EVERY_EVENT_HOOKS = tuple(sorted(set(TRIGGER_TYPE_HOOKS.values())))
 #: the fields of a module RisuAI reads (modules.ts ``RisuModule``; ``type`` and
 #: ``displayOrder`` are written by RisuAI's exports and editors); any other field never runs
 MODULE_FIELDS = frozenset({
@@ -71,6 +74,7 @@ def walk(module: Module) -> Seen:
     assets(s)
     unused_code_fields(s)
     button_entry(s)
+    run_trigger_entries(s, manual_triggers(s))
     return s
 
 
@@ -129,12 +133,22 @@ def _list_field(s: Seen, obj: dict[str, Any], key: str, pointer: str) -> list[An
 
 
 def _trigger_hook(s: Seen, i: int, ttype: Any, effects: list[Any]) -> None:
+    """The hooks a trigger's effects run in.  A trigger whose first effect is code
+    (``triggerlua``/``triggercode``) is run by RisuAI on every event whatever its type
+    (triggers.ts ``runTrigger`` skips the type and manual-name filter for it): its other
+    effects run in every trigger hook (start, input, output, request, display, manual)."""
     all_code = bool(effects) and all(
         isinstance(e, dict) and _is_code_effect(e.get("type")) for e in effects)
     inert = all(isinstance(e, dict) and isinstance(e.get("type"), str)
                 and e["type"] in INERT_EFFECTS for e in effects)
     if inert:  # only a v2Header marker (or nothing): running it does nothing
         s.counts["inert_triggers"] = s.counts.get("inert_triggers", 0) + 1
+    elif isinstance(effects[0], dict) and _is_code_effect(effects[0].get("type")):
+        if any(isinstance(e, dict) and not _is_code_effect(e.get("type"))
+               and e.get("type") not in INERT_EFFECTS for e in effects[1:]):
+            s.counts["every_event_triggers"] = s.counts.get("every_event_triggers", 0) + 1
+            for hook in EVERY_EVENT_HOOKS:
+                s.hook(hook, f"trigger[{i}].effect[0]")
     elif isinstance(ttype, str) and ttype in TRIGGER_TYPE_HOOKS and not all_code:
         s.hook(TRIGGER_TYPE_HOOKS[ttype], f"trigger[{i}].type")
 
@@ -158,8 +172,11 @@ def condition(s: Seen, i: int, j: int, c: Any) -> None:
     if ctype_s == "var" and var_s:
         s.state_use("chat", var_s, "read", where)
         s.cap("chat_state_kv", where)
-    elif ctype_s == "exists" and isinstance(val, str) and "{{" in val:
-        read_cbs(s, val, f"{where}.value")  # RisuAI runs the searched text through CBS
+    elif ctype_s == "value" and "{{" in var_s:
+        read_cbs(s, var_s, f"{where}.var")  # a value condition's var is text run as CBS
+    if ctype_s in ("var", "exists", "chatindex", "value") and isinstance(val, str) and (
+            "{{" in val):
+        read_cbs(s, val, f"{where}.value")  # RisuAI runs the compared text through CBS
     s.conditions.append(Condition(
         i, ctype_s if ctype_s in ("var", "exists", "chatindex", "value") else "other",
         var_s[:80], op[:8] if isinstance(op, str) else "",
@@ -175,6 +192,11 @@ def effect(s: Seen, i: int, j: int, e: Any) -> None:
     etype = e.get("type")
     if not isinstance(etype, str):
         s.wrong_type(f"/trigger/{i}/effect/{j}/type", "a string", etype)
+        return
+    if etype == "triggercode":  # triggers.ts runTrigger has no case for it: never runs
+        code = e.get("code")
+        if isinstance(code, str) and code.strip():
+            s.unused.append((s.tick(), f"trigger/{i}/effect/{j}/code", len(code)))
         return
     if etype in CODE_EFFECTS:
         read_lua(s, e.get("code"), where, i)
@@ -203,14 +225,7 @@ def regex_script(s: Seen, i: int, r: dict[str, Any]) -> None:
         s.hook(REGEX_TYPE_HOOKS[rtype], f"regex[{i}].type")
     elif rtype is not None:
         s.regex_types.append((s.tick(), i, rtype))
-    flag = r.get("flag")
-    letters = ""
-    directive_items: set[str] = set()
-    if isinstance(flag, str) and flag:
-        letters, directives, unknown = parse_flags(flag)
-        directive_items = {m.strip().lower() for d in directives for m in d.split(",")}
-        if unknown:
-            s.regex_flags.append((s.tick(), i, unknown))
+    letters, directive_items = _regex_flags(s, i, r)
     pattern = r.get("in")
     if pattern is not None and not isinstance(pattern, str):
         s.wrong_type(f"/regex/{i}/in", "a string", pattern)
@@ -224,6 +239,28 @@ def regex_script(s: Seen, i: int, r: dict[str, Any]) -> None:
     elif isinstance(out, str) and out:
         read_cbs(s, out, f"regex[{i}].out")
         read_html(s, out, f"regex[{i}].out")
+    out_s = out if isinstance(out, str) else ""
+    if out_s.startswith("@@inject") or ("inject" in directive_items
+                                         and not out_s.startswith("@@emo ")):
+        # scripts.ts processScriptFull: the matched message's stored text is rewritten
+        s.cap("chat.write", f"regex[{i}].out" if out_s.startswith("@@inject")
+              else f"regex[{i}].flag")
+
+
+def _regex_flags(s: Seen, i: int, r: dict[str, Any]) -> tuple[str, set[str]]:
+    """A regex script's flag letters and ``<directives>`` (``<cbs>``, ``<inject>``,
+    ``<order n>`` ...).  RisuAI reads the directives only when the script's ``ableFlag``
+    is true (scripts.ts: ``script.ableFlag && script.flag?.includes('<')``)."""
+    flag = r.get("flag")
+    if not isinstance(flag, str) or not flag:
+        return "", set()
+    letters, directives, unknown = parse_flags(flag)
+    if unknown:
+        s.regex_flags.append((s.tick(), i, unknown))
+    able = r.get("ableFlag")
+    if able is None or able is False or (isinstance(able, (int, float, str)) and not able):
+        return letters, set()  # as JavaScript reads it: not truthy
+    return letters, {m.strip().lower() for d in directives for m in d.split(",")}
 
 
 # -- text RisuAI shows -----------------------------------------------------------------------

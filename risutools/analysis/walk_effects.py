@@ -17,6 +17,7 @@ from typing import Any
 from risutools.analysis.datatables import data_table
 from risutools.analysis.regexcheck import parse_flags
 from risutools.analysis.seen import Seen
+from risutools.analysis.walk_command import read_command
 from risutools.analysis.walk_text import read_cbs, read_html, read_pattern, var_use
 
 #: ``$name`` in a v2Calculate expression reads the chat variable ``name``
@@ -73,6 +74,22 @@ def read_effect(s: Seen, i: int, where: str, etype: str, e: dict[str, Any]) -> N
     if row is not None:
         _variables(s, where, row, e)
         _texts(s, where, row, e)
+    _calls(s, where, etype, e)
+
+
+def _calls(s: Seen, where: str, etype: str, e: dict[str, Any]) -> None:
+    """Slash commands (``command``, ``v2Command``: walk_command) and the triggers
+    ``runtrigger``/``v2RunTrigger`` run by name (RisuAI passes the field as it is, no CBS;
+    lowLevelAccess lifts their recursion limit of 10: triggers.ts)."""
+    if etype == "command":
+        read_command(s, e.get("value"), where)
+    elif etype == "v2Command":
+        read_command(s, e.get("value"), where, computed=is_var(e, "value"))
+    elif etype in ("runtrigger", "v2RunTrigger"):
+        s.counts["run_trigger_effects"] = s.counts.get("run_trigger_effects", 0) + 1
+        name = e.get("value" if etype == "runtrigger" else "target")
+        if isinstance(name, str) and name:
+            s.run_triggers.append((s.tick(), name[:200], where))
 
 
 def _variables(s: Seen, where: str, row: EffectRow, e: dict[str, Any]) -> None:

@@ -36,6 +36,13 @@ _RISU_BTN = re.compile(r"""risu-btn\s*=\s*["']([^"'<>\n]{0,200})["']""", re.IGNO
 _CBS_IN_VALUE = re.compile(r"\{\{[^{}]{0,100}\}\}")
 
 
+#: ``{{#when}}`` operators that read a variable: operator -> (scope, the name follows it
+#: (True) or comes before it (False)); a global is read as ``toggle_<name>``
+WHEN_READS = {"var": ("chat", True), "toggle": ("global", True), "vis": ("chat", False),
+              "visnot": ("chat", False), "tis": ("global", False),
+              "tisnot": ("global", False)}
+
+
 def var_use(s: Seen, name: str, mode: str, where: str) -> None:
     """A chat variable named by ``name`` (a trigger effect's field, run through CBS by
     RisuAI): a key, or a computed key (``*`` for each CBS tag) when it holds CBS."""
@@ -95,13 +102,8 @@ def _cbs_tag(s: Seen, t: CbsTag, where: str, greeting: bool = False) -> None:
             # a key computed by a nested tag (``{{setvar::{{getvar::k}}::1}}``)
             pattern = t.args[0].replace(NESTED, "*").strip()
             s.computed_use(scope, pattern[:200] or "*", mode, ev)
-    elif t.name.startswith("#when") and "toggle" in (a.strip().lower() for a in t.args):
-        # {{#when::toggle::key}} reads the global toggle_<key>
-        args = [a.strip().lower() for a in t.args]
-        key = t.literal_arg(args.index("toggle") + 1)
-        s.cap("global_state_kv", ev)
-        if key:
-            s.state_use("global", f"toggle_{key}", "read", ev)
+    elif t.name.startswith("#when"):
+        _when_reads(s, t, ev)
     elif t.name in CBS_CALC:
         # RisuAI's calcString reads ``$name`` as the chat variable ``name``
         for m in _CALC_VAR.finditer(" ".join(t.args)[:10_000]):
@@ -113,6 +115,29 @@ def _cbs_tag(s: Seen, t: CbsTag, where: str, greeting: bool = False) -> None:
         if fn:
             s.fact(s.buttons, fn, ev)
             s.named_buttons.append((fn, ev))
+
+
+def _when_reads(s: Seen, t: CbsTag, ev: str) -> None:
+    """The variables a ``{{#when::...}}`` condition reads (parser.svelte.ts): ``var::k``
+    the chat variable k, ``toggle::k`` the global ``toggle_k``; ``k::vis::v`` and
+    ``k::visnot::v`` the chat variable k, ``k::tis::v`` and ``k::tisnot::v`` the global
+    ``toggle_k`` (a toggle read: declared by this module or required from another)."""
+    args = [a.strip().lower() for a in t.args]
+    for j, op in enumerate(args):
+        if op not in WHEN_READS:
+            continue
+        scope, after = WHEN_READS[op]
+        k = j + 1 if after else j - 1
+        if k < 0 or k >= len(args):
+            continue
+        key = t.literal_arg(k)
+        s.cap("chat_state_kv" if scope == "chat" else "global_state_kv", ev)
+        prefix = "" if scope == "chat" else "toggle_"
+        if key:
+            s.state_use(scope, prefix + key, "read", ev)
+        else:
+            pattern = t.args[k].replace(NESTED, "*").strip()
+            s.computed_use(scope, (prefix + pattern)[:200] or "*", "read", ev)
 
 
 def read_html(s: Seen, text: str, where: str) -> None:

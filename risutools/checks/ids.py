@@ -61,6 +61,7 @@ SCOPE_OF: dict[str, str] = {
     "RA104": "module",
     "RA105": "module",
     "RA106": "module",
+    "RA107": "module",
     "RA110": "module",
     "RA111": "module",
     "RA112": "module",

@@ -94,7 +94,7 @@ def _reader_facts(a: Analysis, lines: list[str]) -> None:
     """What a reader follows (issue 22): buttons in Lua, names buttons call, keys built at
     run time, greeting writes, callbacks another module calls, code nothing runs."""
     _facts("buttons written by Lua (* = computed)", a.code_buttons, lines)
-    _facts("entry points buttons call by name", a.manual_entries, lines)
+    _facts("entry points called by name (buttons, runtrigger, /trigger)", a.manual_entries, lines)
     if a.computed_state:
         lines.append("  state keys computed at run time (* = computed):")
         for s in a.computed_state:

@@ -50,14 +50,16 @@ def ra101(seen: Seen) -> Iterator[Hit]:
 @check("RA102", "warning", "module", "lla-unused")
 @reads("lla_asked")
 def ra102(seen: Seen) -> Iterator[Hit]:
-    """`lowLevelAccess` is requested but no privileged API is used (over-asking).
+    """`lowLevelAccess` is requested but no privileged API is used (over-asking). Not given
+    when a `runtrigger`/`v2RunTrigger` effect runs: lowLevelAccess lifts its recursion limit
+    of 10 (RisuAI's triggers.ts), which may be what the module asks it for.
 
     Why: A module should ask for no more power than it uses; users grant it on trust.
 
     Fix: Turn lowLevelAccess off.
     """
     asked, loads = seen.lla_asked, seen.loads
-    if asked is None or seen.privileged_uses:
+    if asked is None or seen.privileged_uses or seen.counts.get("run_trigger_effects"):
         return
     # code built at run time (RA110, RA112, RA113) may be what needs it
     unseen = bool(seen.dynamic_lookups) or (loads is not None and bool(
@@ -135,6 +137,31 @@ def ra106(seen: Seen) -> Iterator[Hit]:
         yield Hit(at, f"calls {api} inside an editDisplay listener; RisuAI gives display "
                   "listeners no safe id and will refuse it silently (call it from onOutput "
                   "or onButtonClick instead)", where)
+
+@check("RA107", "info", "module", "trigger-run-by-name")
+@reads("run_triggers")
+def ra107(seen: Seen) -> Iterator[Hit]:
+    """A trigger runs triggers by name (a `runtrigger`/`v2RunTrigger` effect, a `/trigger`
+    command): RisuAI runs the manual triggers whose comment is the name in every enabled
+    component (the card's and every module's), and every Lua trigger with the name as its
+    mode, which calls the Lua global of that name.
+
+    Why: The triggers that run may be another component's; what the call does depends on
+    what else is enabled.
+
+    Fix: Nothing to fix when the name is this module's own trigger; give it a name other
+    components are unlikely to use.
+    """
+    done: set[str] = set()
+    for at, name, evidence in seen.run_triggers:
+        if name not in done:
+            done.add(name)
+            what = ("a name computed at run time" if name == "*"
+                    else f"the name {quoted(name)}")
+            yield Hit(at, f"runs the triggers of {what}: RisuAI runs every enabled "
+                      "component's manual triggers of that name (and the Lua global of it)",
+                      evidence)
+
 
 @check("RA110", "warning", "module", "dynamic-load")
 @reads("loads")
