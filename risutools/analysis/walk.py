@@ -13,10 +13,16 @@ from __future__ import annotations
 from typing import Any
 
 from risutools.analysis.assets import declared_type, sniff
-from risutools.analysis.checks.toggles import undeclared_toggle_problem
+from risutools.analysis.checks.toggles import DeclaredToggles
 from risutools.analysis.js import DYNAMIC_CODE, scan_js
 from risutools.analysis.lorecode import looks_like_lua
-from risutools.analysis.model import REGEX_TYPE_HOOKS, TRIGGER_TYPE_HOOKS, Condition
+from risutools.analysis.model import (
+    MAX_EVIDENCE,
+    REGEX_TYPE_HOOKS,
+    TRIGGER_TYPE_HOOKS,
+    Condition,
+    Fact,
+)
 from risutools.analysis.regexcheck import parse_flags
 from risutools.analysis.seen import Seen
 from risutools.analysis.walk_command import run_trigger_entries
@@ -329,13 +335,14 @@ def toggles(s: Seen) -> None:
         s.toggles = (s.tick(), toggle_field, tp)
         s.cap("ui.toggles", toggle_field)
     declared = {t.key for t in tp.toggles}
+    index = DeclaredToggles(declared)
     for (scope, key), sk in sorted(s.state.items()):
         name = key[len("toggle_"):]
         if scope != "global" or not key.startswith("toggle_") or name in declared:
             continue
         # RisuAI merges every enabled module's toggles: another one may declare it (a
         # mistake of this module's own is RA704 instead)
-        if not undeclared_toggle_problem(name, declared):
+        if not index.problem(name):
             for where in sk.reads or sk.writes:
                 s.fact(s.required_toggles, name, where)
 
@@ -444,16 +451,37 @@ def button_entry(s: Seen) -> None:
     if not s.named_buttons:
         return
     manual = manual_triggers(s)
+    buttons: dict[str, list[str]] = {}  # each name's targets found once, however many buttons
     for name, ev in s.named_buttons:
+        buttons.setdefault(name, []).append(ev)
+    fits = MAX_PATTERN_FITS
+    for name, evs in buttons.items():
         if "*" in name:  # a pattern (``CHOICE_*``): every trigger and global it fits
-            targets = [w for known in (manual, s.lua_globals) for n, ws in known.items()
-                       if pattern_fits(name, n) for w in ws]
+            fits -= len(manual) + len(s.lua_globals)
+            targets = [] if fits < 0 else [
+                w for known in (manual, s.lua_globals) for n, ws in known.items()
+                if pattern_fits(name, n) for w in ws]
         else:
             targets = manual.get(name, []) + s.lua_globals.get(name, [])
         if targets:
-            s.fact(s.manual_entries, name, ev)
-            for where in targets:
-                s.fact(s.manual_entries, name, where)
+            _entry_seen(s.manual_entries.setdefault(name, Fact(name)), evs, targets)
+
+
+#: at most this many (button pattern, trigger or global name) pairs are tried per module
+#: (past them a pattern's targets are not looked for: its buttons stay hook.manual)
+MAX_PATTERN_FITS = 200_000
+
+
+def _entry_seen(fact: Fact, evs: list[str], targets: list[str]) -> None:
+    """Each button, then each of its targets, as one sighting each (the fact's evidence is
+    capped: once it is full, the targets are counted without being looked at again)."""
+    for ev in evs:
+        fact.add(ev)
+        if len(fact.evidence) >= MAX_EVIDENCE:
+            fact.count += len(targets)
+            continue
+        for where in targets:
+            fact.add(where)
 
 
 def manual_triggers(s: Seen) -> dict[str, list[str]]:

@@ -1,10 +1,10 @@
 """RA7xx: the module's toggles (``customModuleToggle``, a preset's
 ``customPromptTemplateToggle``): duplicate keys, malformed lines, unknown types, and toggle
-globals read that the module itself got wrong (:func:`undeclared_toggle_problem`)."""
+globals read that the module itself got wrong (:class:`DeclaredToggles`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from risutools.analysis.seen import Hit, Seen, reads
 from risutools.checks.registry import check
@@ -80,36 +80,53 @@ def ra704(seen: Seen) -> Iterator[Hit]:
         return
     at, _field, tp = seen.toggles
     declared = {t.key for t in tp.toggles}
+    index = DeclaredToggles(declared)
     for (scope, key), sk in sorted(seen.state.items()):
         name = key[len("toggle_"):]
         if scope != "global" or not key.startswith("toggle_") or name in declared:
             continue
-        why = undeclared_toggle_problem(name, declared)
+        why = index.problem(name)
         if why:
             uses = sk.reads or sk.writes
             yield Hit(at, f"the global variable {quoted(key[:60])} is read but no "
                       f"toggle declares it ({why})", uses[0] if uses else "?")
 
 
-def undeclared_toggle_problem(name: str, declared: set[str]) -> str:
-    """Why reading the undeclared toggle ``name`` is a mistake of this module, or "" when it
-    is a toggle another module may declare (RisuAI's toggles are global: the declarations of
-    every enabled module are merged).  A mistake: a near miss of a key this module declares
-    (case, spaces, ``-``/``_``), a key under a namespace its own keys use, or one of its own
-    options under another namespace (``base.privacy`` read, ``mine.privacy`` declared)."""
-    folded = {_fold(k): k for k in declared}
-    if _fold(name) in folded:
-        return f"a near miss of the declared key {quoted(folded[_fold(name)][:60])}"
-    prefix = _toggle_prefix(name)
-    if prefix and any(_toggle_prefix(k) == prefix for k in declared):
-        return f"it uses this module's own prefix {quoted(prefix[:40])}"
-    option = _fold(name[len(prefix):])
-    twins = sorted(k for k in declared if _toggle_prefix(k) and _toggle_prefix(k) != prefix
-                   and _fold(k[len(_toggle_prefix(k)):]) == option)
-    if prefix and twins:
-        return (f"the option of its own key {quoted(twins[0][:60])} under another prefix: a "
-                "leftover of a copy or a rename, unless another module declares it")
-    return ""
+class DeclaredToggles:
+    """The keys a module declares, indexed once (folded, their prefixes, their options under
+    each prefix), so that each undeclared read is judged in constant time
+    (:meth:`problem`): a module of thousands of toggles and reads stays linear."""
+
+    def __init__(self, declared: Iterable[str]) -> None:
+        self.folded: dict[str, str] = {}
+        self.prefixes: set[str] = set()
+        self.options: dict[str, list[str]] = {}  # folded option -> keys with a prefix
+        for k in sorted(declared):
+            self.folded.setdefault(_fold(k), k)
+            prefix = _toggle_prefix(k)
+            if prefix:
+                self.prefixes.add(prefix)
+                self.options.setdefault(_fold(k[len(prefix):]), []).append(k)
+
+    def problem(self, name: str) -> str:
+        """Why reading the undeclared toggle ``name`` is a mistake of this module, or ""
+        when it is a toggle another module may declare (RisuAI's toggles are global: the
+        declarations of every enabled module are merged).  A mistake: a near miss of a key
+        this module declares (case, spaces, ``-``/``_``), a key under a namespace its own
+        keys use, or one of its own options under another namespace (``base.privacy``
+        read, ``mine.privacy`` declared)."""
+        near = self.folded.get(_fold(name))
+        if near is not None:
+            return f"a near miss of the declared key {quoted(near[:60])}"
+        prefix = _toggle_prefix(name)
+        if prefix and prefix in self.prefixes:
+            return f"it uses this module's own prefix {quoted(prefix[:40])}"
+        twins = [k for k in self.options.get(_fold(name[len(prefix):]), ())
+                 if _toggle_prefix(k) != prefix]
+        if prefix and twins:
+            return (f"the option of its own key {quoted(twins[0][:60])} under another prefix: "
+                    "a leftover of a copy or a rename, unless another module declares it")
+        return ""
 
 
 def _toggle_prefix(key: str) -> str:
