@@ -8,6 +8,7 @@ import pytest
 
 from risutools.analysis import analyze
 from risutools.analysis.model import Analysis
+from risutools.analysis.regexcheck import backtracking_risks
 from risutools.formats.model import Module
 
 
@@ -90,3 +91,15 @@ def test_many_undeclared_toggle_reads_are_judged_against_an_index() -> None:
     assert "own prefix 'mine.'" in said
     assert "its own key 'mine.d7' under another prefix" in said
     assert "toggle_other" not in said
+
+
+@pytest.mark.parametrize("pattern,risky", [
+    (r"(a{0,16}){16}b", True),          # 67 s in V8 on 17 characters (a fuzzing pass)
+    (r"(\w{1,16}\s?){1,16}$", True),
+    (r"(a{1,16}){1,16}$", True),
+    (r"(a?){3}", False),                 # 8 ways
+    (r"(a{1,3}){5}", False),             # 243 ways
+    (r"(\d{1,3}\.){3}\d{1,3}", False),   # the counts cannot trade characters
+])
+def test_a_count_of_variable_width_under_a_count_is_weighed(pattern: str, risky: bool) -> None:
+    assert bool(backtracking_risks(pattern)) is risky

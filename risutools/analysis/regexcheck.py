@@ -7,8 +7,9 @@ Two shapes are reported:
 * nested unbounded quantifiers whose inner repetition can trade characters with
   the outer one (``(a+)+``, ``(.*)*``, ``(\\w+\\s?)*``), also when the outer one is
   a bounded count of two or more (``(.*a){12}``: the backtracking grows as the text's
-  length to that power); ``(a+b)*`` is not reported because the mandatory ``b`` cannot
-  be matched by ``a+``;
+  length to that power); an inner count of variable width counts as unbounded when its
+  choices, repeated by the outer count, pass 2**16 (``(a{0,16}){16}``, not ``(a?){3}``);
+  ``(a+b)*`` is not reported because the mandatory ``b`` cannot be matched by ``a+``;
 * an unbounded quantifier over an alternation whose branches can start with
   the same character (``(a|a)*``, ``(a|ab)*``, ``(\\w|\\d)+``); ``(\\s|\\S)*``
   and ``(a|b)*`` are not reported (their branches are disjoint).
@@ -479,6 +480,24 @@ def _unbounded(node: Node) -> bool:
     return node.kind == "rep" and (node.hi is None or node.hi > _BIG)
 
 
+#: a count of variable width repeated under another count can split a text in about
+#: (width choices) ** (outer count) ways: past this many, it counts as unbounded there
+_MANY_WAYS = 1 << 16
+
+
+def _trades_under(node: Node, outer: int | None) -> bool:
+    """Whether repetition ``node`` can trade characters like an unbounded one inside a
+    repetition of ``outer`` iterations (None: unbounded): it is unbounded, or its width
+    varies (``a{0,16}``, ``\\w{1,16}``, ``a?``) and its choices, repeated, pass
+    :data:`_MANY_WAYS` (``(a{0,16}){16}``: 17 ** 16; ``(a?){3}``: 8, not)."""
+    if _unbounded(node):
+        return True
+    if node.kind != "rep" or node.hi is None or node.hi <= node.lo:
+        return False
+    times = _BIG + 1 if outer is None or outer > _BIG else outer
+    return bool((node.hi - node.lo + 1) ** times >= _MANY_WAYS)
+
+
 def _repeated(node: Node) -> bool:
     """A repetition of at least ``_REPEATED`` iterations (``*``, ``+``, ``{2}``, ``{3,5}``)."""
     return node.kind == "rep" and (node.hi is None or node.hi >= _REPEATED)
@@ -534,7 +553,7 @@ class _Checker:
         self.budget = budget
         self.first_memo: dict[int, tuple[CharSet, bool]] = {}
         self.chars_memo: dict[int, CharSet] = {}
-        self.inner_memo: dict[int, CharSet | None] = {}
+        self.inner_memo: dict[tuple[int, int | None], CharSet | None] = {}
         self.overlap_memo: dict[int, bool] = {}
 
     def union(self, a: CharSet, b: CharSet) -> CharSet:
@@ -612,16 +631,18 @@ class _Checker:
         self.chars_memo[key] = res
         return res
 
-    def inner_unbounded_chars(self, node: Node) -> CharSet | None:
-        """What the unbounded repetitions inside ``node`` (itself included) can consume;
+    def inner_unbounded_chars(self, node: Node, outer: int | None = None) -> CharSet | None:
+        """What the repetitions inside ``node`` (itself included) that trade characters
+        inside a repetition of ``outer`` iterations (:func:`_trades_under`) can consume;
         None when there are none."""
-        key = id(node)
+        key = (id(node), outer)
         if key in self.inner_memo:
             return self.inner_memo[key]
         self.budget.charge()
-        acc: CharSet | None = self.chars(node.items[0]) if _unbounded(node) else None
+        acc: CharSet | None = self.chars(node.items[0]) if _trades_under(node, outer) \
+            else None
         for it in node.items:
-            sub = self.inner_unbounded_chars(it)
+            sub = self.inner_unbounded_chars(it, outer)
             if sub is not None:
                 acc = sub if acc is None else self.union(acc, sub)
         self.inner_memo[key] = acc
@@ -643,10 +664,10 @@ class _Checker:
         body_chars: CharSet | None = None
         for idx, it in enumerate(items):
             self.budget.charge()
-            inner = self.inner_unbounded_chars(it)
+            inner = self.inner_unbounded_chars(it, node.hi)
             if inner is None:
                 continue
-            if _unbounded(it):
+            if _trades_under(it, node.hi):
                 if self.intersects(self.chars(it.items[0]), follow[idx]):
                     return True
             else:
