@@ -9,6 +9,7 @@ import pytest
 from risutools.analysis import analyze
 from risutools.analysis.model import Analysis
 from risutools.analysis.regexcheck import backtracking_risks
+from risutools.analysis.walk_text import MAX_PATTERNS_CHECKED
 from risutools.formats.model import Module
 
 
@@ -98,8 +99,26 @@ def test_many_undeclared_toggle_reads_are_judged_against_an_index() -> None:
     (r"(\w{1,16}\s?){1,16}$", True),
     (r"(a{1,16}){1,16}$", True),
     (r"(a?){3}", False),                 # 8 ways
+    (r"(?:a?){20}", False),              # 2^20 ways: under the bound
     (r"(a{1,3}){5}", False),             # 243 ways
     (r"(\d{1,3}\.){3}\d{1,3}", False),   # the counts cannot trade characters
 ])
 def test_a_count_of_variable_width_under_a_count_is_weighed(pattern: str, risky: bool) -> None:
     assert bool(backtracking_risks(pattern)) is risky
+
+
+def test_a_module_checks_a_bounded_number_of_distinct_patterns() -> None:
+    """A fuzzing pass: 1,000,000 `/pattern/` pieces in one lorebook key took 29 s and 454
+    MB.  The same pattern again is answered from its first check; past the bound one RA202
+    says the rest were not checked."""
+    n = MAX_PATTERNS_CHECKED + 50
+    key = ",".join(f"/x{i}\\d+/g" for i in range(n)) + ",/(a+)+/g" * 3
+    data: dict[str, Any] = {"name": "l", "id": "l", "lowLevelAccess": False, "lorebook": [
+        {"key": key, "secondkey": "", "content": "x", "comment": "c", "mode": "normal",
+         "useRegex": True}]}
+    a = _timed_analysis(data)
+    said = [f for f in a.findings if f.rule == "RA202"]
+    assert len(said) == 1 and "were not checked" in said[0].message
+    risky = ",".join(["/(a+)+/g"] * 5000)
+    a = _timed_analysis({**data, "lorebook": [{**data["lorebook"][0], "key": risky}]})
+    assert sum(f.rule == "RA201" for f in a.findings) >= 1

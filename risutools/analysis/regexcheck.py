@@ -8,7 +8,7 @@ Two shapes are reported:
   the outer one (``(a+)+``, ``(.*)*``, ``(\\w+\\s?)*``), also when the outer one is
   a bounded count of two or more (``(.*a){12}``: the backtracking grows as the text's
   length to that power); an inner count of variable width counts as unbounded when its
-  choices, repeated by the outer count, pass 2**16 (``(a{0,16}){16}``, not ``(a?){3}``);
+  choices, repeated by the outer count, pass 2**24 (``(a{0,16}){16}``, not ``(a?){20}``);
   ``(a+b)*`` is not reported because the mandatory ``b`` cannot be matched by ``a+``;
 * an unbounded quantifier over an alternation whose branches can start with
   the same character (``(a|a)*``, ``(a|ab)*``, ``(\\w|\\d)+``); ``(\\s|\\S)*``
@@ -482,7 +482,7 @@ def _unbounded(node: Node) -> bool:
 
 #: a count of variable width repeated under another count can split a text in about
 #: (width choices) ** (outer count) ways: past this many, it counts as unbounded there
-_MANY_WAYS = 1 << 16
+_MANY_WAYS = 1 << 24
 
 
 def _trades_under(node: Node, outer: int | None) -> bool:

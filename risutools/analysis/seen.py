@@ -225,6 +225,10 @@ class Seen:
         self.enabled_modules: dict[str, Fact] = {}  # ids a preset's moduleIntergration names
         self.ignored_fields: dict[str, Fact] = {}  # a .charx's module.risum fields dropped
         self.endpoints: list[Endpoint] = []  # a preset's URL fields
+        #: each (pattern, flags) checked once (walk_text.read_pattern), and how many were
+        #: past the module's bound
+        self.pattern_memo: dict[tuple[str, str], Any] = {}
+        self.patterns_unchecked = 0
         #: calls an editDisplay listener makes that RisuAI refuses there: (at, api, where)
         self.display_refused: list[tuple[int, str, str]] = []
         self.run_triggers: list[tuple[int, str, str]] = []  # (at, name, where): see RA107

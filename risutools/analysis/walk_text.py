@@ -72,11 +72,29 @@ def read_pattern(s: Seen, where: str, pattern: str, letters: str,
     lorebook key with ``useRegex``, a trigger's regex): RA201/RA202 (``risks_only``: a
     pattern that may not be run, RA201 only)."""
     at = s.tick()
-    risks, parse_error, too_deep = check_pattern(pattern, letters)
+    got = s.pattern_memo.get((pattern, letters))
+    if got is None:
+        if len(s.pattern_memo) >= MAX_PATTERNS_CHECKED:
+            s.patterns_unchecked += 1
+            if s.patterns_unchecked == 1:  # (one record says it; -1: no offset)
+                s.patterns.append((at, where, [], (
+                    f"more than {MAX_PATTERNS_CHECKED:,} distinct patterns in one module: "
+                    "this one and those after it were not checked", -1), False))
+            return
+        got = s.pattern_memo[(pattern, letters)] = check_pattern(pattern, letters)
+    risks, parse_error, too_deep = got
     if risks_only and not risks:
         return
-    if risks or parse_error or too_deep:
+    if (risks or parse_error or too_deep) and len(s.patterns) < MAX_PATTERN_RECORDS:
         s.patterns.append((at, where, risks, parse_error, too_deep))
+
+
+#: distinct (pattern, flags) checked per module, each within its own step budget (the same
+#: pattern again is answered from the first check); past them a pattern is not checked, and
+#: one RA202 says so
+MAX_PATTERNS_CHECKED = 20_000
+#: patterns kept per module with a risk or a failure (each an RA201/RA202 line)
+MAX_PATTERN_RECORDS = 2_000
 
 
 def read_cbs(s: Seen, text: str, where: str, greeting: bool = False) -> None:

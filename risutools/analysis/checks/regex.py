@@ -46,7 +46,8 @@ def ra202(seen: Seen) -> Iterator[Hit]:
         if parse_error is not None:
             why, offset = parse_error
             yield Hit(at, f"the pattern could not be parsed ({why} at offset {offset}); it was "
-                      "not checked for backtracking", where)
+                      "not checked for backtracking" if offset >= 0 else
+                      f"the pattern was not checked for backtracking ({why})", where)
         elif too_deep:
             yield Hit(at, "the pattern is nested too deeply to check", where)
 
