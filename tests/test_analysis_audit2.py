@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from risutools.analysis import analyze
+from risutools.analysis.lua import MAX_CALLS
 from risutools.analysis.model import Analysis
 from risutools.analysis.regexcheck import backtracking_risks
 from risutools.analysis.walk_text import MAX_PATTERNS_CHECKED
@@ -122,3 +123,12 @@ def test_a_module_checks_a_bounded_number_of_distinct_patterns() -> None:
     risky = ",".join(["/(a+)+/g"] * 5000)
     a = _timed_analysis({**data, "lorebook": [{**data["lorebook"][0], "key": risky}]})
     assert sum(f.rule == "RA201" for f in a.findings) >= 1
+
+
+def test_a_host_call_past_the_call_bound_is_still_seen() -> None:
+    """Past ``MAX_CALLS`` the first call of each name is kept: a privileged call hidden
+    after that many others is still a use (with RA601 saying the rest were not kept)."""
+    code = "getChatVar(id, 'k')\n" * (MAX_CALLS + 10) + "LLM(id, {})\n"
+    a = lua(code)
+    assert "LLM" in {p.name for p in a.privileged}
+    assert any(f.rule == "RA601" and "calls" in f.message for f in a.findings)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from risutools.analysis.lua import scan_lua
+from risutools.analysis.lua import MAX_CALLS, scan_lua
 from risutools.analysis.lualex import NAME, NUM, STR, decode_lua_string, tokenize
 
 
@@ -137,7 +137,9 @@ def test_five_megabytes_on_one_line() -> None:
     assert len(scan.calls) == 1
     code2 = ('x = getChatVar(id, "k") ' * (5 * 1024 * 1024 // 25))
     scan2 = scan_lua(code2)
-    assert len(scan2.calls) == 5 * 1024 * 1024 // 25
+    # every call read; kept up to the bound (past it, the first of each name), said once
+    assert len(scan2.calls) == min(5 * 1024 * 1024 // 25, MAX_CALLS)
+    assert [why for _line, why in scan2.errors if "calls" in why]
 
 
 def test_empty_and_non_text() -> None:

@@ -4,9 +4,8 @@
 The scanner (:func:`scan_lua`, one step per method of :class:`_Scanner`) walks the
 tokens once; when it keeps only some calls (the analyser keeps host calls), the runs of
 tokens that cannot change what it records are passed over in one regex match each
-(:func:`skip_pattern`), with the same result.  Syntax errors never stop it: what the lexer
-reports, and the records past a bound, are in :attr:`LuaScan.errors` with their line
-numbers.  It records:
+(:func:`skip_pattern`), with the same result.  Syntax errors never stop it: the lexer's
+and the records past a bound are in :attr:`LuaScan.errors`, with lines.  It records:
 
 * calls ``name(``, ``name "x"``, ``name [[x]]``, ``name {`` and method or field
   calls ``obj:name(`` / ``obj.name(`` (with the qualifier), with the literal
@@ -70,10 +69,9 @@ ARG_CALLS: dict[str, int] = {
 _MAX_NAME_CONSTANT = 80
 _MAX_ARG_TOKENS = 20000  # stop following one call's arguments after this many tokens
 _MAX_OPEN_COLLECTORS = 64
-#: at most this many calls are kept per script, and this many definitions, dynamic
-#: lookups and constants (each on its own); past it the scan goes on and says so in
-#: ``errors``.  A kept call costs about 100 bytes (equal arguments are shared).
-MAX_CALLS = 1_000_000
+#: calls kept per script (about 1 KB each with what later passes make of them), and records
+#: of each other kind; past one the scan goes on and says so in ``errors``
+MAX_CALLS = 200_000
 MAX_RECORDS = 100_000
 #: at most this many literals are kept for one name (``LuaScan.choices``); a name assigned
 #: more is not resolved
@@ -354,6 +352,7 @@ class _Scanner:
         self.choices: dict[str, list[str]] = {}
         self.literal_assigns: dict[str, int] = {}
         self.full: set[str] = set()  # record kinds past their bound
+        self.call_names: set[str] = set()  # the names of the calls kept
         self.shared: dict[tuple[object, ...], Any] = {}  # equal arguments share one object
         #: open ``listenEdit(`` calls: the bracket depth each started at; ``depth`` counts
         #: brackets while one is open
@@ -663,9 +662,10 @@ class _Scanner:
         (``f "x"``), or the arguments to follow (``f(``); a ``listenEdit(`` opens a
         listener."""
         calls = self.result.calls
-        if (self.keep is not None and pname not in self.keep) \
-                or not self.room("calls", len(calls), pstart):
-            return
+        if (self.keep is not None and pname not in self.keep) or (not self.room(
+                "calls", len(calls), pstart) and pname in self.call_names):
+            return  # (past the bound, the first call of each name is still kept)
+        self.call_names.add(pname)
         line = self.lines.line(pstart)
         if kind == STR:
             literal = value if value is not None else decode_lua_string(self.text, b0, b1)
