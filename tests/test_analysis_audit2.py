@@ -63,8 +63,8 @@ def _timed_analysis(data: dict[str, Any]) -> Analysis:
 
 def test_many_buttons_naming_many_triggers_stay_linear() -> None:
     """Each button name's targets are found once (a fuzzing pass: 20,000 buttons naming
-    20,000 triggers of one name took 184 s, each button given the whole list); the facts
-    are the same as before for a few."""
+    20,000 triggers of one name took 184 s, each button given the whole list); this checks
+    the facts are the ones the old loop made (the time: bench/RESULTS.md, round 17)."""
     n = 3000
     data: dict[str, Any] = {
         "name": "b", "id": "b", "lowLevelAccess": False,
@@ -132,3 +132,32 @@ def test_a_host_call_past_the_call_bound_is_still_seen() -> None:
     a = lua(code)
     assert "LLM" in {p.name for p in a.privileged}
     assert any(f.rule == "RA601" and "calls" in f.message for f in a.findings)
+
+
+def _module_with_triggers(triggers: list[dict[str, Any]]) -> Analysis:
+    return analyze(Module({"name": "r", "id": "r", "lowLevelAccess": False,
+                           "trigger": triggers}))
+
+
+def test_many_runtrigger_effects_naming_many_triggers_stay_linear() -> None:
+    """Each name ``runtrigger`` calls has its targets found once (the same shape as the
+    buttons: every call was given the whole list of triggers of that name); this checks
+    the facts are the ones the old loop made (the time: bench/RESULTS.md, round 17)."""
+    n = 3000
+    manual = {"type": "manual", "comment": "T", "conditions": [],
+              "effect": [{"type": "setvar", "var": "x", "value": "1"}]}
+    caller = {"type": "start", "conditions": [],
+              "effect": [{"type": "runtrigger", "value": "T"}] * n}
+    a = _module_with_triggers([caller] + [manual] * n)
+    [entry] = [e for e in a.manual_entries if e.name == "T"]
+    assert len(entry.evidence) == 20
+
+
+@pytest.mark.parametrize("text", [
+    " " * 20_000 + "/multisend hi",                # past the characters read
+    "|".join(["/echo x"] * 60) + "|/multisend hi",  # past the commands read
+])
+def test_a_command_text_past_the_bounds_counts_as_any_command(text: str) -> None:
+    a = _module_with_triggers([{"type": "start", "conditions": [],
+                                "effect": [{"type": "command", "value": text}]}])
+    assert "llm.call" in set(a.requires_names())

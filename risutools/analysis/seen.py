@@ -22,7 +22,7 @@ from risutools.analysis.htmlscan import HtmlScan
 from risutools.analysis.js import JsScan
 from risutools.analysis.lorecode import LoreFlow, LoreReads
 from risutools.analysis.lua import Call, LuaScan
-from risutools.analysis.model import Callback, Condition, Fact, StateKey
+from risutools.analysis.model import MAX_EVIDENCE, Callback, Condition, Fact, StateKey
 from risutools.analysis.regexcheck import BacktrackRisk
 from risutools.findings import Severity
 from risutools.formats.model import Module
@@ -288,3 +288,15 @@ def _strings(value: Any, out: list[str], depth: int) -> None:
     elif depth < 64 and isinstance(value, list):
         for v in value:
             _strings(v, out, depth + 1)
+
+
+def entry_seen(fact: Fact, evs: list[str], targets: list[str]) -> None:
+    """Each button, then each of its targets, as one sighting each (the fact's evidence is
+    capped: once it is full, the targets are counted without being looked at again)."""
+    for ev in evs:
+        fact.add(ev)
+        if len(fact.evidence) >= MAX_EVIDENCE:
+            fact.count += len(targets)
+            continue
+        for where in targets:
+            fact.add(where)

@@ -17,14 +17,13 @@ from risutools.analysis.checks.toggles import DeclaredToggles
 from risutools.analysis.js import DYNAMIC_CODE, scan_js
 from risutools.analysis.lorecode import looks_like_lua
 from risutools.analysis.model import (
-    MAX_EVIDENCE,
     REGEX_TYPE_HOOKS,
     TRIGGER_TYPE_HOOKS,
     Condition,
     Fact,
 )
 from risutools.analysis.regexcheck import parse_flags
-from risutools.analysis.seen import Seen
+from risutools.analysis.seen import Seen, entry_seen
 from risutools.analysis.walk_command import run_trigger_entries
 from risutools.analysis.walk_effects import read_effect
 from risutools.analysis.walk_fields import charx_view, ignored_fields, mcp, namespace, preset_fields
@@ -464,24 +463,12 @@ def button_entry(s: Seen) -> None:
         else:
             targets = manual.get(name, []) + s.lua_globals.get(name, [])
         if targets:
-            _entry_seen(s.manual_entries.setdefault(name, Fact(name)), evs, targets)
+            entry_seen(s.manual_entries.setdefault(name, Fact(name)), evs, targets)
 
 
 #: at most this many (button pattern, trigger or global name) pairs are tried per module
 #: (past them a pattern's targets are not looked for: its buttons stay hook.manual)
 MAX_PATTERN_FITS = 200_000
-
-
-def _entry_seen(fact: Fact, evs: list[str], targets: list[str]) -> None:
-    """Each button, then each of its targets, as one sighting each (the fact's evidence is
-    capped: once it is full, the targets are counted without being looked at again)."""
-    for ev in evs:
-        fact.add(ev)
-        if len(fact.evidence) >= MAX_EVIDENCE:
-            fact.count += len(targets)
-            continue
-        for where in targets:
-            fact.add(where)
 
 
 def manual_triggers(s: Seen) -> dict[str, list[str]]:

@@ -17,7 +17,8 @@ from functools import cache
 from typing import Any
 
 from risutools.analysis.datatables import data_table
-from risutools.analysis.seen import Seen
+from risutools.analysis.model import Fact
+from risutools.analysis.seen import Seen, entry_seen
 from risutools.analysis.walk_text import var_use
 
 #: bounds: the characters of a command text read, and the commands of one text read
@@ -54,9 +55,10 @@ def read_command(s: Seen, text: Any, where: str, computed: bool = False) -> None
     """A command effect's text (``computed``: the text is a variable's value)."""
     if not isinstance(text, str):
         return
-    if computed or "{{" in text:
-        _any_command(s, where)
-    for part in split_commands(text):
+    parts = split_commands(text)
+    if computed or "{{" in text or len(text) > MAX_COMMAND_TEXT or len(parts) >= MAX_COMMANDS:
+        _any_command(s, where)  # (past the bounds, what is not read may be any command)
+    for part in parts:
         if not _one_command(s, part.strip(), where):
             break  # RisuAI stops at a command it does not know
 
@@ -101,9 +103,10 @@ def run_trigger_entries(s: Seen, manual: dict[str, list[str]]) -> None:
     that name): when this module defines one, an entry point named so, with the call, then
     the targets, as evidence (every call is also RA107: other components' triggers of the
     name run too)."""
+    calls: dict[str, list[str]] = {}  # each name's targets found once (linear)
     for _, name, ev in s.run_triggers:
+        calls.setdefault(name, []).append(ev)
+    for name, evs in calls.items():
         targets = manual.get(name, []) + s.lua_globals.get(name, [])
         if targets:
-            s.fact(s.manual_entries, name, ev)
-            for where in targets:
-                s.fact(s.manual_entries, name, where)
+            entry_seen(s.manual_entries.setdefault(name, Fact(name)), evs, targets)
