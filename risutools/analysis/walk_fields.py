@@ -145,7 +145,8 @@ def preset_fields(s: Seen) -> None:
         s.endpoints.append((s.tick(), key, host, model[:40]))
     ids = d.get("moduleIntergration")
     if isinstance(ids, str) and ids.strip():
-        for mid in [i.strip() for i in ids.split(",") if i.strip()][:MAX_MODULE_IDS]:
+        pieces = ids.split(",", MAX_MODULE_IDS)[:MAX_MODULE_IDS]  # (never the whole list)
+        for mid in [i.strip() for i in pieces if i.strip()]:
             s.fact(s.enabled_modules, mid[:200], "moduleIntergration")
         if s.enabled_modules:
             s.enables = (s.tick(), sorted(s.enabled_modules))
