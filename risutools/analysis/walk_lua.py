@@ -443,7 +443,6 @@ class _Script:
         (capability, privilege); a loose ``request`` is a request to an address not known
         (RA104), a loose loader a load of code built at run time (RA110)."""
         roots = {name} if name in KEEP_CALLS else self.roots.get(name, frozenset())
-        s = self.seen
         for r in sorted(roots & HOST_APIS.keys()):
             if at >= 0 and (self.shadowed(r, at) or self.local_value(name, at)):
                 continue
@@ -452,13 +451,7 @@ class _Script:
                 self.unreached_call(call)
                 continue
             ev = f"{self.where} line {line}"
-            cap, privileged = HOST_APIS[r]
-            s.fact(s.host_apis, r, ev)
-            if cap:
-                s.cap(cap, ev)
-            if privileged:
-                s.fact(s.privileged, r, ev)
-                s.privileged_uses.append((r, self.trigger, ev))
+            self.host_use(r, ev, self.trigger)
             if loose and r == "request":
                 self.request(call, ev)
             elif loose and _CALL_STEPS.get(r) is _Script.load:
@@ -541,6 +534,19 @@ class _Script:
             s.fact(s.entries, key, ev)
             s.hook(ENTRY_POINTS[key], ev)
 
+    def host_use(self, name: str, ev: str, trigger: int | None) -> bool:
+        """One use of host function ``name`` (a call, or a read as a value): its fact, its
+        capability, and its privilege (for ``trigger``: who runs it); whether privileged."""
+        s = self.seen
+        cap, privileged = HOST_APIS[name]
+        s.fact(s.host_apis, name, ev)
+        if cap:
+            s.cap(cap, ev)
+        if privileged:
+            s.fact(s.privileged, name, ev)
+            s.privileged_uses.append((name, trigger, ev))
+        return bool(privileged)
+
     def call(self, call: Call) -> None:
         """A call of a host function (resolved: :meth:`resolved`): its capability,
         privilege, and what its kind records."""
@@ -549,15 +555,8 @@ class _Script:
             return
         s = self.seen
         ev = f"{self.where} line {call.line}"
-        cap, privileged = HOST_APIS[name]
-        s.fact(s.host_apis, name, ev)
-        if cap:
-            s.cap(cap, ev)
-        if privileged:
-            s.fact(s.privileged, name, ev)
-            s.privileged_uses.append((name, LISTENER if call.in_listener else self.trigger,
-                                      ev))
-        elif call.listener == "editDisplay" and name in REFUSED_IN_DISPLAY:
+        if not self.host_use(name, ev, LISTENER if call.in_listener else self.trigger) \
+                and call.listener == "editDisplay" and name in REFUSED_IN_DISPLAY:
             s.display_refused.append((s.tick(), name, ev))
         step = _CALL_STEPS.get(name)
         if step is not None:
