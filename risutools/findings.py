@@ -6,8 +6,10 @@ the renderers in ``risutools.report``.  Findings sort deterministically.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from typing import Any, Literal
 
 Severity = Literal["error", "warning", "info"]
@@ -39,10 +41,10 @@ class Finding:
         return (
             self.file or "",
             self.line or 0,
-            self.pointer,
+            in_number_order(self.pointer),
             SEVERITY_RANK.get(self.severity, 9),
             self.rule,
-            self.evidence,
+            in_number_order(self.evidence),
             self.message,
         )
 
@@ -50,6 +52,23 @@ class Finding:
         """The fields that are set (not None, not ""), in their order (every field is a
         string, an integer or None: nothing to copy)."""
         return {k: v for k in _FIELDS if (v := getattr(self, k)) is not None and v != ""}
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+@lru_cache(maxsize=4096)
+def in_number_order(place: str) -> tuple[str | tuple[int, str], ...]:
+    """A place (a JSON pointer, an analysis finding's evidence) as it sorts: each run of
+    digits by its value, so ``/modules/2`` comes before ``/modules/10`` and ``trigger[2]``
+    before ``trigger[10]`` (as text they would not).  A run sorts as its length, then its
+    digits (the order of the numbers when they have no leading zeros, with no number made
+    however many digits it has); text and runs alternate from text, so two keys compare
+    part by part, text with text and run with run."""
+    parts = _DIGITS.split(place)
+    if len(parts) == 1:
+        return (place,)
+    return tuple((len(p), p) if i % 2 else p for i, p in enumerate(parts))
 
 
 #: the names of a finding's fields, in order

@@ -124,7 +124,7 @@ def ingest(
         frozen.enter_context(alive_frozen())
     with frozen:
         own_pool = executor is None and (jobs if jobs is not None else default_jobs()) > 1
-        stage = _stage_spec(out_p, ndjson, executor)
+        stage = _stage_spec(out_p, ndjson, executor) if todo else None  # (nothing to stage)
         try:
             result = _run(run, todo, files, skipped, unlisted, (lang, notes_s, ndjson, jobs),
                           executor, stage, settings)

@@ -49,10 +49,12 @@ def write_facts(result: IngestResult, out: Path, memo: IngestCache | None = None
     if not facts:
         return 0
     folder = out / FACTS_DIR
+    check_inside(out, folder)  # a facts/ that leads elsewhere is refused (one line, exit 2)
+    if all(_verified(*job) for job in facts.values()):
+        return 0  # (each one the cache verified: nothing read, nothing written)
     batch = syncfs_available()  # one syncfs for the batch, else an fsync a file
     staged: list[tuple[StagedWrite, str | None]] = []
     changed = 0
-    check_inside(out, folder)  # a facts/ that leads elsewhere is refused (one line, exit 2)
     before = time.time_ns()
     try:
         folder.mkdir(exist_ok=True)
@@ -79,7 +81,7 @@ def _one(folder: Path, cid: str, s: SourceOutcome, k: int, batch: bool,
     """The staged write of one component's facts file (None: nothing to write); a file the
     cache verified is not read (:attr:`SourceOutcome.facts_verified`), one found holding
     its text is recorded."""
-    if len(s.facts_verified) > k and s.facts_verified[k] is not None:
+    if _verified(s, k):
         return None
     name = safe_name(cid) + ".json"
     text = s.facts_texts[k] if len(s.facts_texts) > k else document_json(s.facts[k])
@@ -87,6 +89,11 @@ def _one(folder: Path, cid: str, s: SourceOutcome, k: int, batch: bool,
     if job is None and st is not None and memo is not None and len(s.facts_digests) > k:
         memo.remember(f"{FACTS_DIR}/{name}", st, s.facts_digests[k], "unchanged", "", before)
     return job
+
+
+def _verified(s: SourceOutcome, k: int) -> bool:
+    """Whether the cache verified the ``k``-th facts file of ``s`` (it holds its text)."""
+    return len(s.facts_verified) > k and s.facts_verified[k] is not None
 
 
 def _stage(target: Path, data: bytes, batch: bool
