@@ -67,3 +67,69 @@ def test_a_preset_without_non_finite_numbers_has_no_note(tmp_path: Path) -> None
     p.write_bytes(encode_preset({"name": "p", "temperature": 1e308, "n": -0.0}))
     [m] = read_path(p)
     assert m.anomalies == [] and m.data["temperature"] == 1e308
+
+
+# ------------------------------------------------- JSON: an integer past Python's digit bound
+
+BIG = "9" * 5000  # more digits than Python's int reads from text (4300): ValueError in json
+
+
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_a_json_export_integer_past_the_digit_bound_is_placed(tmp_path: Path,
+                                                              sign: str) -> None:
+    p = tmp_path / "m.json"
+    p.write_text('{"type": "risuModule", "name": "x",\n "lorebook": [{"insertorder": '
+                 f'{sign}{BIG}}}]}}', "utf-8")
+    done = run_cli("inspect", p)
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert "not-json" in line and "line 2 (/lorebook/0/insertorder)" in line, line
+    assert "sys.set_int_max_str_digits" not in line  # Python's advice is not the reader's
+    assert "out of a JSON number's range" in line
+
+
+def test_a_risum_main_block_integer_past_the_digit_bound_is_placed(tmp_path: Path) -> None:
+    from risutools.formats import rpack
+
+    main = ('{"module": {"name": "x", "id": "y", "n": ' + BIG + '}, "type": "risuModule"}')
+    block = rpack.encode(main.encode())
+    p = tmp_path / "m.risum"
+    p.write_bytes(b"\x6f\x00" + len(block).to_bytes(4, "little") + block + b"\x00")
+    done = run_cli("inspect", p)
+    assert done.returncode == 2
+    assert "(/module/n)" in done.stderr and "set_int_max_str_digits" not in done.stderr
+
+
+def test_a_document_integer_past_the_digit_bound_is_placed(tmp_path: Path) -> None:
+    p = tmp_path / "d.json"
+    p.write_text('{"component_id": "x",\n "n": ' + BIG + "}", "utf-8")
+    done = run_cli("hash", p)
+    assert done.returncode == 2
+    assert ":2:" in done.stderr and "out of a JSON number's range" in done.stderr
+    assert "set_int_max_str_digits" not in done.stderr
+
+
+def test_an_integer_within_the_digit_bound_still_reads(tmp_path: Path) -> None:
+    p = tmp_path / "m.json"
+    p.write_text('{"type": "risuModule", "name": "x", "id": "y", "n": ' + "9" * 4000 + "}",
+                 "utf-8")
+    [m] = read_path(p)
+    assert m.data["n"] == int("9" * 4000)
+
+
+BODIES = [f"n: {BIG}\n", f"l:\n  - 1\n  - {BIG}\n", f"m: {{a: [{BIG}]}}\n"]
+
+
+@pytest.mark.parametrize("body", BODIES)
+def test_a_yaml_integer_past_the_digit_bound_is_placed(tmp_path: Path, body: str) -> None:
+    p = tmp_path / "d.yaml"
+    p.write_text("component_id: x\n" + body, "utf-8")
+    done = run_cli("hash", p)
+    assert done.returncode == 2
+    line = next(i for i, t in enumerate(body.splitlines(), start=2) if BIG in t)
+    assert f"d.yaml:{line}:" in done.stderr and "out of a JSON number's range" in done.stderr
+    assert "set_int_max_str_digits" not in done.stderr
+    done = run_cli("validate", "-f", "json", p)
+    [finding] = json.loads(done.stdout)["findings"]
+    assert finding["rule"] == "MC000" and finding["line"] == line
+    assert finding["pointer"] == {0: "/n", 1: "/l/1", 2: "/m/a/0"}[BODIES.index(body)]
