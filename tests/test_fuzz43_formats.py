@@ -133,3 +133,127 @@ def test_a_yaml_integer_past_the_digit_bound_is_placed(tmp_path: Path, body: str
     [finding] = json.loads(done.stdout)["findings"]
     assert finding["rule"] == "MC000" and finding["line"] == line
     assert finding["pointer"] == {0: "/n", 1: "/l/1", 2: "/m/a/0"}[BODIES.index(body)]
+
+
+# ------------------------------------- .charx: what RisuAI's streaming reader loads is reviewed
+
+def _card_json(name: str = "C") -> bytes:
+    return json.dumps({"spec": "chara_card_v3", "spec_version": "3.0",
+                       "data": {"name": name, "extensions": {}}}).encode()
+
+
+def _risum(name: str) -> bytes:
+    from risutools.formats.risum import write_risum
+
+    return write_risum({"name": name, "id": name, "lorebook": []}, [])
+
+
+def _zip(members: list[tuple[str, bytes]], comment: bytes = b"") -> bytes:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, data in members:
+            z.writestr(zipfile.ZipInfo(name, (2020, 1, 1, 0, 0, 0)), data)
+        z.comment = comment
+    return buf.getvalue()
+
+
+def _local(name: str, data: bytes) -> bytes:
+    """One stored local header and its data (no directory entry: what fflate still reads)."""
+    import struct
+    import zlib
+
+    raw = name.encode()
+    return (struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, zlib.crc32(data),
+                        len(data), len(data), len(raw), 0) + raw + data)
+
+
+def _hidden_cases() -> dict[str, bytes]:
+    good = [("card.json", _card_json()), ("module.risum", _risum("benign"))]
+    evil = _local("module.risum", _risum("EVIL"))
+    plain = _zip(good)
+    cd = plain.index(b"PK\x01\x02")
+    renamed = bytearray(_zip([("card.json", _card_json()), ("assets/a.png", _risum("EVIL"))]))
+    at = renamed.index(b"assets/a.png")  # the local header's name, not the directory's
+    renamed[at:at + 12] = b"module.risum"
+    return {
+        "in the end record's comment": _zip(good, comment=evil),
+        "in a gap before the directory": _moved_directory(plain[:cd] + evil + plain[cd:],
+                                                          len(evil)),
+        "in front (a JPEG's bytes)": b"\xff\xd8\xff\xe0" + evil + plain,
+        "renamed in its local header": bytes(renamed),
+        "after the end record": plain + evil,
+        "a directory module RisuAI never reaches": _swallowed(),
+    }
+
+
+def _moved_directory(z: bytes, by: int) -> bytes:
+    """``z`` with its end record's directory offset moved on by ``by`` bytes."""
+    import struct
+
+    data = bytearray(z)
+    end = data.rindex(b"PK\x05\x06")
+    struct.pack_into("<L", data, end + 16, struct.unpack_from("<L", data, end + 16)[0] + by)
+    return bytes(data)
+
+
+def _swallowed() -> bytes:
+    """A ZIP whose directory lists a module.risum at a local header inside another
+    member's stored data: RisuAI walks past it, so what the directory shows never loads."""
+    import struct
+
+    inner = _local("module.risum", _risum("benign"))
+    data = bytearray(_zip([("card.json", _card_json()), ("assets/x.bin", inner)]))
+    at = data.index(inner)
+    q = data.index(b"PK\x01\x02", data.rindex(b"PK\x01\x02card.json"[:4]))
+    entry = data.index(b"assets/x.bin", q) - 46  # its directory entry (same name length)
+    crc, size = struct.unpack_from("<L", inner, 14)[0], len(_risum("benign"))
+    struct.pack_into("<3L", data, entry + 16, crc, size, size)
+    struct.pack_into("<L", data, entry + 42, at)
+    data[entry + 46:entry + 58] = b"module.risum"
+    return bytes(data)
+
+
+@pytest.mark.parametrize("case", sorted(_hidden_cases()))
+def test_a_member_risuai_loads_but_the_directory_hides_is_refused(tmp_path: Path,
+                                                                   case: str) -> None:
+    data = _hidden_cases()[case]
+    p = tmp_path / ("c.jpeg" if data.startswith(b"\xff\xd8") else "c.charx")
+    p.write_bytes(data)
+    done = run_cli("inspect", p)
+    assert done.returncode == 2, (case, done.stdout)
+    [line] = done.stderr.splitlines()
+    assert "zip-hidden-member" in line and "offset" in line, line
+    assert "EVIL" not in done.stdout
+    done = run_cli("unpack", p, "-o", tmp_path / "out")
+    assert done.returncode == 2 and "zip-hidden-member" in done.stderr
+    assert not (tmp_path / "out" / "module.json").exists()
+
+
+def test_honest_cards_still_read(tmp_path: Path) -> None:
+    # a stored member whose data holds a local header's bytes is skipped, as RisuAI skips it
+    data = _zip([("card.json", _card_json()), ("assets/a.bin", _local("module.risum", b"x")),
+                 ("module.risum", _risum("benign"))], comment=b"PK\x03")
+    p = tmp_path / "c.charx"
+    p.write_bytes(data)
+    names = [m.data.get("name") for m in read_path(p)]
+    assert names == ["benign"]
+    for fixture in ("184500112_heroine-card.charx", "184500113_heroine-card-jpeg.jpeg"):
+        assert read_path(Path(__file__).parents[1] / "fixtures" / "sources" / fixture)
+
+
+def test_the_local_header_walk_is_bounded(tmp_path: Path) -> None:
+    import struct
+    import time
+
+    # 300,000 empty local headers named "x" in front of a card: RisuAI would walk them all
+    one = struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, 0, 0, 0, 1, 0) + b"x"
+    p = tmp_path / "c.jpeg"
+    p.write_bytes(b"\xff\xd8\xff\xe0" + one * 300_000 + _zip([("card.json", _card_json())]))
+    start = time.perf_counter()
+    done = run_cli("inspect", p)
+    assert time.perf_counter() - start < 20
+    assert done.returncode == 2 and "zip-hidden-member" in done.stderr
+    assert "more than 65535 local headers" in done.stderr
