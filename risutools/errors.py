@@ -91,6 +91,11 @@ class Code:
     ZIP_MEMBER_TOO_LARGE = _code("zip-member-too-large",
         "a member declares or inflates past its bound")
     ZIP_BOMB = _code("zip-bomb", "a member inflates more than its ratio bound")
+    ZIP_HIDDEN_MEMBER = _code("zip-hidden-member",
+        "a local header RisuAI's streaming reader would load that the central directory does "
+        "not list the same way (another name or size, outside every listed member: in front, "
+        "in a gap, in the directory or its comment), or a listed `card.json`/`module.risum` "
+        "that reader would never reach")
     RISUP_DECOMPRESS_FAILED = _code("risup-decompress-failed",
         "the preset's compressed stream is corrupt or truncated")
     RISUP_NOT_MSGPACK = _code("risup-not-msgpack", "envelope or decrypted preset is not msgpack")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,10 +106,31 @@ def _punctuation(c: str, res: ScanResult, stack: list[list[object]],
     return expect_key
 
 
+def int_digits_bound() -> int:
+    """The most digits Python's ``int`` reads from text (``json`` refuses a longer integer
+    with a ``ValueError``); 0: no bound (Python before 3.11, or the bound lifted)."""
+    get = getattr(sys, "get_int_max_str_digits", None)
+    return int(get()) if get is not None else 0
+
+
+def int_too_long(exc: BaseException) -> str | None:
+    """The reader's words for Python's refusal of an integer past its digit bound (its own
+    text names a setting of Python, not the input); None for any other ``ValueError``."""
+    if "integer string conversion" not in str(exc):
+        return None
+    return (f"an integer of more than {int_digits_bound()} digits is out of a JSON number's "
+            "range (it reads as Infinity)")
+
+
 def _overflows(token: str) -> bool:
-    """Whether a number token with a fraction or an exponent reads as an infinity."""
+    """Whether a number token reads as an infinity: one with a fraction or an exponent
+    past a float's range, or an integer longer than Python reads (thousands of digits:
+    JavaScript reads it as Infinity too)."""
     if "." not in token and "e" not in token and "E" not in token:
-        return False  # (an integer: exact, never an infinity)
+        if len(token) <= 640:  # (Python's smallest digit bound: no lookup per integer)
+            return False
+        bound = int_digits_bound()
+        return bool(bound) and len(token.lstrip("+-")) > bound
     try:
         return math.isinf(float(token))
     except ValueError:

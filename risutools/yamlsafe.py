@@ -54,7 +54,7 @@ from yaml.events import (
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from yaml.scanner import ScannerError
 
-from risutools.jsonlines import escape_pointer_token
+from risutools.jsonlines import escape_pointer_token, int_too_long
 
 _STR = "tag:yaml.org,2002:str"
 _INT = "tag:yaml.org,2002:int"
@@ -256,7 +256,7 @@ class _Composer:
             except _Bound:
                 raise
             except (YamlRefused, ValueError) as exc:
-                deferred = exc
+                deferred = self._too_long(exc, ev, stack) or exc
             except (KeyError, TypeError, AttributeError) as exc:  # e.g. !!bool maybe
                 deferred = ValueError(f"{_shown(ev)} cannot be read as its tag says ({exc})")
 
@@ -269,6 +269,21 @@ class _Composer:
         return _Bound(f"nested deeper than {self.max_depth} levels; flatten the document",
                       mark.line + 1 if mark is not None else None,
                       stack[-1].pointer if stack else "")
+
+    def _too_long(self, exc: Exception, ev: Any, stack: list[_Frame]) -> YamlRefused | None:
+        """An integer of more digits than Python reads (``int`` refused it): the refusal
+        with its line and pointer, in the reader's words; None for another refusal."""
+        too_long = None if isinstance(exc, YamlRefused) else int_too_long(exc)
+        if too_long is None:
+            return None
+        if not stack:
+            pointer = ""
+        elif type(stack[-1].value) is dict and stack[-1].key is None:
+            pointer = stack[-1].pointer  # (a key)
+        else:
+            pointer = self._pointer(stack[-1])
+        return YamlRefused(f"{too_long}; write a number or a string", ev.start_mark.line + 1,
+                           pointer)
 
     def _anchor(self, ev: Any) -> None:
         """Remember an anchor (no alias may use it); a second one of the same name is

@@ -24,7 +24,7 @@ from risutools.formats.jsonsafe import (
     max_depth_exceeded,
     parse_cost,
 )
-from risutools.jsonlines import scan
+from risutools.jsonlines import int_too_long, scan
 from risutools.jsontypes import nests_deeper
 
 FUZZ = settings(
@@ -62,7 +62,9 @@ def reference(raw: bytes, what: str = "JSON") -> tuple[str, Any]:
     except (ValueError, RecursionError) as exc:
         found = scan(text).nonfinite  # (NaN, Infinity, a number that overflows: its place)
         place = f" at line {found[1]} ({found[0] or '/'})" if found else ""
-        return "not-json", f"{what} is not valid JSON: {exc}{place}"
+        # (Python's words for an integer past its digit bound: the reader's own instead)
+        why = int_too_long(exc) or exc
+        return "not-json", f"{what} is not valid JSON: {why}{place}"
     if not isinstance(value, dict):
         found = jsonsafe.json_type_name(value)
         return "not-an-object", f"{what} must be a JSON object, found {found}"

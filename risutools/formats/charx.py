@@ -264,6 +264,101 @@ def open_zip(fp: BinaryIO) -> Archive:
     return Archive(fp, members, end.cd_start)
 
 
+#: bytes read at a time while looking for the local headers RisuAI's reader would meet
+_SCAN_STEP = 1 << 20
+
+
+def check_local_headers(zf: Archive) -> None:
+    """Refuse a ZIP that RisuAI would read otherwise than this reader does.
+
+    RisuAI reads a card with fflate's streaming ``Unzip`` (``src/ts/process/processzip.ts``):
+    from the file's first byte it looks for ``PK\x03\x04``, reads that local header's
+    name, skips the member's data by the *local* compressed size, and looks again from
+    there, to the end of the file; it never reads the central directory.  This reader goes
+    by the directory.  So every local header that walk meets must be a listed member's own
+    (same offset, same name, same compressed size), and the listed ``card.json`` and
+    ``module.risum`` must be met: else a second module hidden in a gap, in front (a
+    CharX-JPEG's JPEG part), inside the directory or in its comment, or a member renamed
+    in its local header, would load in RisuAI and never be shown (``zip-hidden-member``).
+    Only the bytes between members are searched (members are skipped, as RisuAI does)."""
+    fp = zf.fp
+    size = fp.seek(0, 2)
+    listed: dict[int, list[Member]] = {}
+    for m in zf.infolist():  # (entries sharing one header: RisuAI reads it under its name)
+        listed.setdefault(m.header_offset, []).append(m)
+    met: set[tuple[int, str]] = set()
+    at = 0
+    while (found := _next_local_header(fp, at, size)) >= 0:
+        if len(met) >= MAX_MEMBERS:  # (the walk's time bound: as many as a directory lists)
+            raise FormatError(
+                Code.ZIP_HIDDEN_MEMBER,
+                f"more than {MAX_MEMBERS} local headers; the directory lists {len(listed)}",
+                where=f"offset {found}")
+        at, name = _local_header_end(fp, found, listed.get(found, []), size)
+        met.add((found, name))
+        at = max(at, found + 4)
+    for name in (CARD, MODULE):
+        for m in zf.infolist():
+            if m.filename == name and (m.header_offset, name) not in met:
+                raise FormatError(
+                    Code.ZIP_HIDDEN_MEMBER,
+                    f"the directory's {name} (local header at offset {m.header_offset}) is "
+                    "not where RisuAI's reader, walking the local headers, finds one",
+                    where=name)
+
+
+def _next_local_header(fp: BinaryIO, at: int, size: int) -> int:
+    """Offset of the first ``PK\x03\x04`` at or after ``at``, or -1: read 4 KiB first
+    (the next member's header is usually right there), then steps doubling to 1 MiB,
+    3 bytes of overlap."""
+    step = 4096
+    while at < size - 3:
+        fp.seek(at)
+        chunk = fp.read(step + 3)
+        i = chunk.find(_LFH)
+        if i >= 0:
+            return at + i
+        if len(chunk) < step + 3:
+            return -1
+        at += step
+        step = min(2 * step, _SCAN_STEP)
+    return -1
+
+
+def _local_header_end(fp: BinaryIO, at: int, members: list[Member],
+                      size: int) -> tuple[int, str]:
+    """Where RisuAI's walk goes on after the local header at ``at`` (the end of its data),
+    and the name it reads there when that header is one of ``members`` (the directory's
+    entries at ``at``), name and size alike ("" when not).  A ``card.json`` or
+    ``module.risum`` header that is not is ``zip-hidden-member``; any other name is an
+    asset to RisuAI, walked past by its local size as RisuAI does (what it may cover is
+    then judged by the listed card and module being met or not)."""
+    fp.seek(at)
+    head = fp.read(_LFH_LEN)
+    if len(head) < _LFH_LEN:
+        return size, ""  # (RisuAI's reader fails on a header cut short: nothing loads)
+    flags, csize, nlen, elen = (struct.unpack_from("<H", head, 6)[0],
+                                struct.unpack_from("<L", head, 18)[0],
+                                *struct.unpack_from("<HH", head, 26))
+    raw = fp.read(nlen)
+    name = _decode_name(raw, flags)
+    data = at + _LFH_LEN + nlen + elen
+    sized_later = bool(flags & 0x8) or csize == 0xFFFFFFFF  # (after the data, or ZIP64)
+    for m in members:
+        if m.filename == name and (sized_later or csize == m.compress_size):
+            return data + m.compress_size, name
+    if raw in (CARD.encode(), MODULE.encode()):
+        listed = (f"the directory lists {_shown(members[0].filename)}, "
+                  f"{members[0].compress_size} bytes, there" if members
+                  else "the central directory does not list it")
+        raise FormatError(
+            Code.ZIP_HIDDEN_MEMBER,
+            f"a local header at offset {at} names {_shown(name)} ({csize} bytes) and "
+            f"{listed}: RisuAI reads local headers in order and would load it",
+            where=f"offset {at}")
+    return min(size, data + (0 if sized_later else csize)), ""
+
+
 def is_unsafe_name(name: str) -> bool:
     """True for member names that would escape a target directory if used as paths."""
     n = name.replace("\\", "/")
@@ -485,6 +580,7 @@ def read_charx(fp: BinaryIO, *, with_assets: bool = False) -> CharxContents:
     zf = open_zip(fp)
     anomalies: list[Anomaly] = []
     with zf:
+        check_local_headers(zf)
         infos = zf.infolist()
         unsafe = sorted(i.filename for i in infos if is_unsafe_name(i.filename))
         if unsafe:

@@ -26,7 +26,7 @@ from typing import Any
 
 from risutools.errors import Code, FormatError
 from risutools.formats.jsonscan import BYTE_COST, ITEM_COST, MAX_PARSE_COST, precheck
-from risutools.jsonlines import scan
+from risutools.jsonlines import int_too_long, scan
 from risutools.jsontypes import finite_float, json_type_name, nests_deeper
 
 #: deepest nesting of arrays/objects accepted (RisuAI files are < 20 deep)
@@ -159,7 +159,8 @@ def loads_object(raw: bytes, *, where: str, what: str = "JSON") -> dict[str, Any
         at = max_depth_exceeded(text)
         if at is not None:
             raise _too_deep(what, at, where) from None
-        raise FormatError(Code.NOT_JSON, f"{what} is not valid JSON: {exc}{_number_place(text)}",
+        why = int_too_long(exc) or exc
+        raise FormatError(Code.NOT_JSON, f"{what} is not valid JSON: {why}{_number_place(text)}",
                           where=where) from None
     if nests_deeper(value, MAX_DEPTH):
         at = max_depth_exceeded(text)

@@ -215,12 +215,13 @@ def _read_open(
         blob, digest = _HashingFile.read_all(fp, size, risup.MAX_FILE_BYTES, "preset file")
         box = [blob]  # handed over: no reference stays here while the preset is decoded
         del blob
-        preset = risup.decode_preset_owned(box, rpacked=fmt == "risup")
+        preset, notes = risup.read_preset(box, rpacked=fmt == "risup")
         return [
             Module(
                 data=preset,
                 component_type="preset",
                 source=SourceInfo(path=p, format=fmt, size=size, sha256=digest),
+                anomalies=notes,
             )
         ]
     return [_read_json(fp, size, p, fmt)]

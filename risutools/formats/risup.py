@@ -17,12 +17,16 @@ objects built stay within a known memory bound (an array of 60 M empty maps in a
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import math
 import zlib
 from typing import Any
 
 from risutools.errors import Code, FormatError
 from risutools.formats import rpack
+from risutools.formats.model import Anomaly
+from risutools.jsonlines import escape_pointer_token
 
 KEY = hashlib.sha256(b"risupreset").digest()
 IV = bytes(12)
@@ -208,6 +212,13 @@ def decode_preset_owned(box: list[bytes], *, rpacked: bool) -> dict[str, Any]:
     """:func:`decode_preset` taking the bytes out of ``box``: the caller keeps no reference,
     so every stage's input is freed as soon as the next stage exists (peak: about 3x
     the inflated size instead of 5x)."""
+    return read_preset(box, rpacked=rpacked)[0]
+
+
+def read_preset(box: list[bytes], *, rpacked: bool) -> tuple[dict[str, Any], list[Anomaly]]:
+    """:func:`decode_preset_owned`, and the warnings of the reading: a number that is no
+    JSON value (NaN, an infinity: msgpack has them, JSON and every output have not) is
+    read as ``null``, as ``JSON.stringify`` writes it (``non-finite-number``)."""
     blob = box.pop()
     if len(blob) > MAX_FILE_BYTES:
         raise FormatError(Code.TOO_LARGE, f"preset file over {MAX_FILE_BYTES} bytes")
@@ -254,27 +265,74 @@ def decode_preset_owned(box: list[bytes], *, rpacked: bool) -> dict[str, Any]:
     del plain
     if not isinstance(preset, dict):
         raise FormatError(Code.RISUP_BAD_STRUCTURE, "decrypted preset is not a map")
-    out = _jsonable(preset, 0)
+    nonfinite: list[int] = []
+    out = _jsonable(preset, 0, nonfinite)
     assert isinstance(out, dict)
-    return out
+    return out, _nonfinite_notes(preset, len(nonfinite))
 
 
+def _nonfinite_notes(preset: dict[Any, Any], count: int) -> list[Anomaly]:
+    if not count:
+        return []
+    where = _nonfinite_pointers(preset)
+    return [Anomaly("non-finite-number", where[0] if where else "",
+                    f"{count} number(s) that JSON cannot hold (NaN, an infinity) read as "
+                    f"null, as JSON.stringify writes them (at {', '.join(where)})")]
 
-def _jsonable(value: Any, depth: int) -> Any:
-    """Make a msgpack value JSON-friendly: str keys, bytes as base64 objects, bounded depth."""
+
+#: pointers a ``non-finite-number`` warning names at most
+_NONFINITE_SHOWN = 3
+
+
+def _jsonable(value: Any, depth: int, nonfinite: list[int]) -> Any:
+    """Make a msgpack value a JSON value: str keys, bytes as base64 objects, bounded depth,
+    NaN and the infinities as None (counted in ``nonfinite``)."""
     if depth > MAX_DEPTH:
         raise FormatError(Code.JSON_TOO_DEEP, f"preset nests deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):
-        return {str(k): _jsonable(v, depth + 1) for k, v in value.items()}
+        return {str(k): _jsonable(v, depth + 1, nonfinite) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v, depth + 1) for v in value]
+        return [_jsonable(v, depth + 1, nonfinite) for v in value]
     if isinstance(value, (bytes, bytearray)):
-        import base64
-
         return {"$base64": base64.b64encode(bytes(value)).decode("ascii")}
-    if value is None or isinstance(value, (str, int, float, bool)):
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        nonfinite.append(1)
+        return None
+    if value is None or isinstance(value, (str, int, bool)):
         return value
     return str(value)  # msgpack ExtType / Timestamp: kept as text
+
+
+def _nonfinite_pointers(raw: Any) -> list[str]:
+    """JSON pointers of the first non-finite floats of ``raw`` (the preset as msgpack gave
+    it; :func:`_jsonable` made them None): a second walk, only for a preset that has one,
+    depth first in document order, one open iterator a level (no list of every child)."""
+    found: list[str] = []
+    stack: list[tuple[str, Any]] = [("", iter([("", raw)]))]
+    while stack and len(found) < _NONFINITE_SHOWN:
+        children = stack[-1][1]
+        step = next(children, None)
+        if step is None:
+            stack.pop()
+            continue
+        key, value = step
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                found.append(_child(stack, key) or "/")
+        elif isinstance(value, dict):
+            stack.append((_child(stack, key), iter(value.items())))
+        elif isinstance(value, (list, tuple)):
+            stack.append((_child(stack, key), enumerate(value)))
+    return found
+
+
+def _child(stack: list[tuple[str, Any]], key: Any) -> str:
+    """The pointer of ``key`` in the container open at the top of ``stack`` (the root's
+    pseudo-container: "")."""
+    at = stack[-1][0]
+    return f"{at}/{escape_pointer_token(str(key))}" if len(stack) > 1 else at
 
 
 def gzip_member(data: bytes, level: int = 9) -> bytes:

@@ -112,7 +112,7 @@ def _inside(root: Path, rel: str) -> Path:
 
 
 def _json_bytes(value: Any) -> bytes:
-    return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode(
+    return (json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False) + "\n").encode(
         "utf-8", errors="surrogatepass"
     )
 
