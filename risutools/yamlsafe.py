@@ -255,10 +255,10 @@ class _Composer:
                         self._node(ev, top, stack)
             except _Bound:
                 raise
-            except (YamlRefused, ValueError) as exc:
-                deferred = self._too_long(exc, ev, stack) or exc
-            except (KeyError, TypeError, AttributeError) as exc:  # e.g. !!bool maybe
-                deferred = ValueError(f"{_shown(ev)} cannot be read as its tag says ({exc})")
+            except YamlRefused as exc:
+                deferred = exc
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:  # !!int x,
+                deferred = self._unreadable(exc, ev, stack)  # !!bool maybe, ...
 
     def _too_deep(self, exc: yaml.MarkedYAMLError, stack: list[_Frame]) -> _Bound | None:
         """libyaml stops at 1,000 levels, looking ahead of the events: that is past
@@ -270,20 +270,21 @@ class _Composer:
                       mark.line + 1 if mark is not None else None,
                       stack[-1].pointer if stack else "")
 
-    def _too_long(self, exc: Exception, ev: Any, stack: list[_Frame]) -> YamlRefused | None:
-        """An integer of more digits than Python reads (``int`` refused it): the refusal
-        with its line and pointer, in the reader's words; None for another refusal."""
-        too_long = None if isinstance(exc, YamlRefused) else int_too_long(exc)
-        if too_long is None:
-            return None
+    def _unreadable(self, exc: Exception, ev: Any, stack: list[_Frame]) -> YamlRefused:
+        """A scalar its tag's constructor refused (``!!int x``, ``!!bool maybe``, an
+        integer of more digits than Python reads): refused with its line and pointer, in
+        the reader's words."""
         if not stack:
             pointer = ""
         elif type(stack[-1].value) is dict and stack[-1].key is None:
             pointer = stack[-1].pointer  # (a key)
         else:
             pointer = self._pointer(stack[-1])
-        return YamlRefused(f"{too_long}; write a number or a string", ev.start_mark.line + 1,
-                           pointer)
+        too_long = int_too_long(exc) if isinstance(exc, ValueError) else None
+        why = (f"{too_long}; write a number or a string" if too_long is not None else
+               f"{_shown(ev)} cannot be read as its tag says ({_said(exc)}); remove the tag "
+               "or write a value of its type")
+        return YamlRefused(why, ev.start_mark.line + 1, pointer)
 
     def _anchor(self, ev: Any) -> None:
         """Remember an anchor (no alias may use it); a second one of the same name is
@@ -425,6 +426,14 @@ class _Composer:
         if len(ev.value) <= 64 and len(self.constructed) < 4096:
             self.constructed[memo] = value
         return value
+
+
+def _said(exc: Exception) -> str:
+    """What a constructor's exception says, on one line and at most 120 characters."""
+    if isinstance(exc, KeyError):  # (a table lookup: !!bool maybe)
+        return "not one of its values"
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _shown(ev: Any) -> str:
