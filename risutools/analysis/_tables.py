@@ -4,7 +4,7 @@ do not edit (edit the YAML files; see risutools/analysis/datatables.py)."""
 
 from typing import Any
 
-SHA256: dict[str, str] = {'capabilities.yaml': '958046bc25c66ebf966cb529c21992853a3d4bdd8eee322657c2d784c88c4040',
+SHA256: dict[str, str] = {'capabilities.yaml': '6716108d71ceaae11fe28e91612241169676f7279fb6e0b88c1595b5d21cca90',
  'lua_api.yaml': 'd74fc05769df75bdabcd46a875724fb2b5af5e16385e378d9a82ae46a03d06d8',
  'trigger_effects.yaml': 'aff1a2bb34303e2f0fa508912cc67cc5e8a745125c47090c3fb74c7ca67e78f4'}
 
@@ -117,9 +117,10 @@ DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_reques
                                                                          'is sent to the model.',
                                                           'evidence': 'v2SetRequestState*, '
                                                                       'systemprompt/v2SystemPrompt, '
-                                                                      'an editRequest listener '
-                                                                      'that returns a changed '
-                                                                      'list'},
+                                                                      "a lorebook entry's "
+                                                                      '@@inject_at, an editRequest '
+                                                                      'listener that returns a '
+                                                                      'changed list'},
                                         'lorebook.read': {'kind': 'requires',
                                                           'description': 'Reads lorebook entries '
                                                                          'at run time.',
@@ -135,7 +136,9 @@ DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_reques
                                                                        'v2ModifyLorebookByIndex, '
                                                                        'v2DeleteLorebookByIndex, '
                                                                        'v2SetLorebookActivation, '
-                                                                       'v2SetLorebookAlwaysActive'},
+                                                                       'v2SetLorebookAlwaysActive, '
+                                                                       "a lorebook entry's "
+                                                                       '@@inject_lore'},
                                         'character.write': {'kind': 'requires',
                                                             'description': 'Changes the character '
                                                                            'or persona (name, '

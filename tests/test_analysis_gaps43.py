@@ -1,0 +1,134 @@
+"""Gaps closed in round 43 (each as a class: the same trick in other spellings):
+lorebook decorators, every regex a trigger carries, CSS in HTML (escapes, comments,
+``@import`` ...), a Lua effect that is not the first of its trigger, a preset's endpoint
+for its ``aiModel``.  Every module here is our own, written for the idiom it tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from risutools.analysis import analyze
+from risutools.analysis.lore_decorators import MAX_DECORATORS, read_head, refused
+from risutools.analysis.model import Analysis
+from risutools.formats.model import Module
+
+
+def lore(*entries: dict[str, Any], **extra: Any) -> Analysis:
+    data: dict[str, Any] = {"name": "L", "id": "l", "lorebook": list(entries), **extra}
+    return analyze(Module(data))
+
+
+def entry(content: str, **extra: Any) -> dict[str, Any]:
+    return {"key": "k", "comment": "e", "content": content, "mode": "normal",
+            "insertorder": 100, "alwaysActive": False, **extra}
+
+
+def requires(a: Analysis) -> set[str]:
+    return {c.name for c in a.requires}
+
+
+def facts(table: list[Any]) -> dict[str, list[str]]:
+    return {f.name: f.evidence for f in table}
+
+
+def rules(a: Analysis) -> list[str]:
+    return [f.rule for f in a.findings]
+
+
+# -- 1. lorebook decorators -----------------------------------------------------------------
+
+@pytest.mark.parametrize("content, injection", [
+    ("@@inject_at main\nbody", "append prompt:main"),
+    ("@@inject_at globalNote\n@@inject_replace [X]\nbody", "replace prompt:globalNote"),
+    ("@@inject_replace [X]\n@@inject_at main\nbody", "replace prompt:main"),
+    ("@@inject_prepend\n@@inject_at description\nbody", "prepend prompt:description"),
+    ("\n  @@inject_at  persona \r\nbody", "append prompt:persona"),
+    ("@@unknown_thing\n@@@inject_at authornote\nbody", "append prompt:authornote"),
+    ("@@inject_at main, jailbreak\nbody", "append prompt:main jailbreak"),
+])
+def test_injection_into_a_prompt_part_is_request_write(content: str, injection: str) -> None:
+    a = lore(entry(content))
+    assert injection in facts(a.lore_injections)
+    assert "request.write" in requires(a)
+    assert "lorebook.write" not in requires(a)
+
+
+@pytest.mark.parametrize("content", [
+    "@@inject_lore Status Window\nbody",
+    "@@inject_replace HP\n@@inject_lore Status Window\nbody",
+    "@@inject_at main\n@@inject_lore Status Window\nbody",  # the last location wins
+])
+def test_injection_into_another_entry_is_lorebook_write(content: str) -> None:
+    a = lore(entry(content))
+    (name,) = facts(a.lore_injections)
+    assert name.endswith("lorebook:Status Window")
+    assert "lorebook.write" in requires(a) and "request.write" not in requires(a)
+
+
+@pytest.mark.parametrize("content", [
+    "body first\n@@inject_at main",  # decorators only at the head
+    "@@@inject_at main\nbody",  # a fallback without a refused decorator before it
+    "@@depth 4\n@@@inject_at main\nbody",  # depth 4 is accepted: no fallback
+    "@@Inject_At main\nbody",  # names are matched as written
+    "@@ inject_at main\nbody",  # no name
+])
+def test_no_injection(content: str) -> None:
+    a = lore(entry(content))
+    assert not a.lore_injections
+    assert "request.write" not in requires(a)
+
+
+def test_injection_without_a_location_goes_nowhere() -> None:
+    a = lore(entry("@@inject_replace foo\nbody"))
+    assert list(facts(a.lore_injections)) == ["replace prompt:(nowhere)"]
+    assert "request.write" not in requires(a)
+
+
+def test_decorators_listed_unknown_ones_do_not_crash() -> None:
+    a = lore(entry("@@depth 4\n@@role assistant\n@@what\u202e\n@@@activate\n"
+                   "@@probability 5\n@@position pt_x\n@@@dont_activate\nbody"),
+             entry("@@\n@@@\n@@@end\n" + "@@x,,,\n" * 3))
+    got = facts(a.lore_decorators)
+    assert {"depth", "role", "activate", "probability", "position"} <= set(got)
+    assert "dont_activate" not in got  # position pt_x is accepted: its fallback is not
+    assert "(unreadable) (unknown)" in got and "x,,, (unknown)" not in got
+    assert got["depth"] == ["lorebook[0].content line 1"]
+
+
+def test_decorator_lines_are_not_cbs_but_the_body_is() -> None:
+    a = lore(entry("@@inject_at {{getvar::hidden}}\n{{setvar::shown::1}}"))
+    keys = {(s.key, bool(s.writes)) for s in a.state}
+    assert ("shown", True) in keys
+    assert all(k != "hidden" for k, _ in keys)
+    shown = next(s for s in a.state if s.key == "shown")
+    assert shown.writes == ["lorebook[0].content line 2"]
+
+
+@pytest.mark.parametrize("decorator", ["additional_keys", "exclude_keys", "exclude_keys_all"])
+def test_decorator_keys_are_patterns_with_use_regex(decorator: str) -> None:
+    content = f"@@{decorator} /ok/g, /(a+)+$/i\nbody"
+    a = lore(entry(content, useRegex=True))
+    assert rules(a) == ["RA201"]
+    assert f"@@{decorator}[1]" in a.findings[0].evidence
+    assert "RA201" not in rules(lore(entry(content)))  # plain keys without useRegex
+
+
+def test_refused_and_head_reading() -> None:
+    assert refused("depth", ["x"]) and not refused("depth", ["-3"])
+    assert refused("role", ["narrator"]) and not refused("role", ["user"])
+    assert refused("keep_activate_after_match", []) and refused("nope", [])
+    head, left = read_head("@@depth 1\n@@inject_at main\n\nbody", 10)
+    assert [d.name for d in head.applied] == ["depth", "inject_at"]
+    assert head.injection is not None and head.injection.location == "main"
+    assert left == 8 and head.head_lines == 2
+
+
+def test_decorators_bounded_per_module() -> None:
+    many = "@@depth 1\n" * (MAX_DECORATORS + 10) + "@@inject_at main\nbody"
+    a = lore(entry(many), entry("@@inject_at main\nbody"))
+    assert facts(a.lore_decorators)["depth"]
+    assert not a.lore_injections  # past the bound: the heads are not read
+    assert a.counts.get("decorators_unread") == 1
+
