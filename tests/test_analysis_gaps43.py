@@ -132,3 +132,94 @@ def test_decorators_bounded_per_module() -> None:
     assert not a.lore_injections  # past the bound: the heads are not read
     assert a.counts.get("decorators_unread") == 1
 
+
+# -- 2. every regex a trigger carries goes through the pattern check ----------------------------
+
+def triggers(*items: dict[str, Any]) -> Analysis:
+    return analyze(Module({"name": "T", "id": "t", "trigger": list(items)}))
+
+
+def trig(*effects: dict[str, Any], conds: list[Any] | None = None) -> dict[str, Any]:
+    return {"comment": "c", "type": "output", "conditions": conds or [],
+            "effect": list(effects)}
+
+
+RISKY = r"(\w+\s?)*$"
+
+
+@pytest.mark.parametrize("effect, where", [
+    ({"type": "v2SplitString", "source": "s", "sourceType": "value",
+      "delimiter": f"/{RISKY}/g", "delimiterType": "regex", "outputVar": "o"}, "delimiter"),
+    ({"type": "v2SplitString", "source": "s", "sourceType": "value",
+      "delimiter": RISKY, "delimiterType": "regex", "outputVar": "o"}, "delimiter"),
+    ({"type": "v2QuickSearchChat", "value": RISKY, "valueType": "value",
+      "condition": "regex", "depth": "5", "depthType": "value", "outputVar": "o"}, "value"),
+    ({"type": "v2GetLorebookByName", "name": "(x|x)*y", "nameType": "value",
+      "outputVar": "o"}, "name"),
+    ({"type": "v2RegexTest", "value": "v", "valueType": "value", "regex": RISKY,
+      "regexType": "value", "flags": "g", "flagsType": "value", "outputVar": "o"}, "regex"),
+    ({"type": "v2ExtractRegex", "value": "v", "valueType": "value", "regex": RISKY,
+      "regexType": "value", "flags": "f", "flagsType": "var", "result": "$1",
+      "resultType": "value", "outputVar": "o"}, "regex"),
+    ({"type": "v2ReplaceString", "source": "s", "sourceType": "value", "regex": RISKY,
+      "regexType": "value", "result": "x", "resultType": "value", "replacement": "y",
+      "replacementType": "value", "flags": "g", "flagsType": "value",
+      "outputVar": "o"}, "regex"),
+    ({"type": "extractRegex", "value": "v", "regex": RISKY, "flags": "g",
+      "result": "$1", "inputVar": "o"}, "regex"),
+])
+def test_trigger_effect_patterns_are_checked(effect: dict[str, Any], where: str) -> None:
+    a = triggers(trig(effect))
+    assert "RA201" in rules(a), effect["type"]
+    assert any(f.evidence == f"trigger[0].effect[0].{where}" for f in a.findings)
+
+
+@pytest.mark.parametrize("effect", [
+    {"type": "v2SplitString", "source": "s", "sourceType": "value", "delimiter": RISKY,
+     "delimiterType": "value", "outputVar": "o"},  # a plain delimiter
+    {"type": "v2QuickSearchChat", "value": RISKY, "valueType": "value",
+     "condition": "loose", "depth": "5", "depthType": "value", "outputVar": "o"},
+    {"type": "v2QuickSearchChat", "value": "v", "valueType": "var",
+     "condition": "regex", "depth": "5", "depthType": "value", "outputVar": "o"},
+    {"type": "v2GetLorebookByName", "name": "n", "nameType": "var", "outputVar": "o"},
+])
+def test_texts_that_are_not_patterns_are_not_checked(effect: dict[str, Any]) -> None:
+    assert "RA201" not in rules(triggers(trig(effect)))
+
+
+def test_split_string_slashes_and_flags() -> None:
+    # /pattern/flags: the pattern is between the slashes; with an unknown flag letter the
+    # whole text is the pattern (RisuAI's own reading)
+    ok = {"type": "v2SplitString", "source": "s", "sourceType": "value",
+          "delimiter": "/a|b/gi", "delimiterType": "regex", "outputVar": "o"}
+    assert not triggers(trig(ok)).findings
+    bad = dict(ok, delimiter="/(a|A)*/i")  # risky only with i
+    assert "RA201" in rules(triggers(trig(bad)))
+    assert "RA201" not in rules(triggers(trig(dict(ok, delimiter="/(a|A)*/"))))
+
+
+def test_flags_named_by_a_variable_are_not_read_as_letters() -> None:
+    # "is" as a variable's name is not the flags i and s
+    effect = {"type": "v2RegexTest", "value": "v", "valueType": "value",
+              "regex": "(a|A)*", "regexType": "value", "flags": "is", "flagsType": "var",
+              "outputVar": "o"}
+    assert "RA201" not in rules(triggers(trig(effect)))
+    assert "RA201" in rules(triggers(trig(dict(effect, flagsType="value"))))
+
+
+@pytest.mark.parametrize("type2, risky", [("regex", True), ("loose", False),
+                                          ("strict", False)])
+def test_exists_condition_regex(type2: str, risky: bool) -> None:
+    cond = {"type": "exists", "value": RISKY, "type2": type2, "depth": 3}
+    a = triggers(trig({"type": "setvar", "var": "a", "value": "1", "operator": "="},
+                      conds=[cond]))
+    assert ("RA201" in rules(a)) is risky
+    if risky:
+        assert a.findings[0].evidence == "trigger[0].conditions[0].value"
+
+
+def test_unparsable_condition_pattern_is_ra202() -> None:
+    cond = {"type": "exists", "value": "(a", "type2": "regex", "depth": 3}
+    a = triggers(trig({"type": "setvar", "var": "a", "value": "1", "operator": "="},
+                      conds=[cond]))
+    assert rules(a) == ["RA202"]

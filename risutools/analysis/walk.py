@@ -182,6 +182,9 @@ def condition(s: Seen, i: int, j: int, c: Any) -> None:
     if ctype_s in ("var", "exists", "chatindex", "value") and isinstance(val, str) and (
             "{{" in val):
         read_cbs(s, val, f"{where}.value")  # RisuAI runs the compared text through CBS
+    elif ctype_s == "exists" and c.get("type2") == "regex" and isinstance(val, str) and val:
+        # triggers.ts: ``new RegExp(value).test(messages)``, no flags
+        read_pattern(s, f"{where}.value", val, "")
     s.conditions.append(Condition(
         i, ctype_s if ctype_s in ("var", "exists", "chatindex", "value") else "other",
         var_s[:80], op[:8] if isinstance(op, str) else "",
