@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from risutools.analysis import analyze
+from risutools.analysis.cssscan import MAX_CSS_URLS, css_urls
+from risutools.analysis.htmlscan import scan_html
 from risutools.analysis.lore_decorators import MAX_DECORATORS, read_head, refused
 from risutools.analysis.model import Analysis
 from risutools.formats.model import Module
@@ -223,3 +225,62 @@ def test_unparsable_condition_pattern_is_ra202() -> None:
     a = triggers(trig({"type": "setvar", "var": "a", "value": "1", "operator": "="},
                       conds=[cond]))
     assert rules(a) == ["RA202"]
+
+
+# -- 3. CSS: escapes, comments, case, image-set, @import --------------------------------------
+
+CSS_HIDDEN = [
+    r"<style>b{background:url(\68 ttps://a.example/x.png)}</style>",
+    r"<style>b{background:URL( '\000068ttps://a.example/x' )}</style>",
+    r"<style>b{background:\75 rl(https://a.example/x)}</style>",
+    r"<style>b{background:u\72l(h\74tps://a.example/x)}</style>",
+    r"<style>b{background:/* x */url(/\2f a.example/x)}</style>",
+    r"<style>@import '\68ttps://a.example/s.css';</style>",
+    r"<style>@IMPORT url(//a.ex\61mple/s.css) screen;</style>",
+    r"<style>@\69mport '//a.example/s.css';</style>",
+    r"<style>b{background:image-set('\2f/a.example/1.png' 1x)}</style>",
+    r"<style>b{background:-webkit-image-set(url(\2f/a.example/1.png) 1x)}</style>",
+    r"<STYLE type=text/css>b{background:src('https://user@a.example:8443/x')}</STYLE>",
+    "<div style=\"background:url(&quot;\\68 ttps://a.example/x&quot;)\">x</div>",
+    "<div style='background:url(\\68 ttps://%61.example/x)'>x</div>",
+    "<style>b{background:url('https://a.exa\\\nmple/x')}</style>",
+    "<iframe srcdoc=\"&lt;style&gt;b{background:url(\\68 ttps://a.example/x)}"
+    "&lt;/style&gt;\"></iframe>",
+]
+
+
+@pytest.mark.parametrize("html", CSS_HIDDEN)
+def test_css_addresses_are_decoded_before_their_host_is_read(html: str) -> None:
+    a = analyze(Module({"name": "C", "backgroundEmbedding": html}))
+    assert "a.example" in facts(a.url_hosts), html
+
+
+@pytest.mark.parametrize("html", [
+    r"<style>b{content:'\68 ttps://a.example/x'}</style>",  # a string, not an address
+    r"<style>b{background:url(\68 ttps://a.example/x y)}</style>",  # a bad URL: dropped
+    "<style>b{background:url('\\68 ttps://a.example/x\n')}</style>",  # a broken string
+    r"<style>b{background:url(/\2a*/\2f a.example/x)}</style>",  # a relative path
+    r"<style>b{background:x-url(\68 ttps://a.example/x)}</style>",  # another function
+])
+def test_css_that_loads_nothing_from_the_host(html: str) -> None:
+    a = analyze(Module({"name": "C", "backgroundEmbedding": html}))
+    assert "a.example" not in facts(a.url_hosts), html
+
+
+@pytest.mark.parametrize("html", [
+    r"<style>b{background:url('java\73 cript:alert(1)')}</style>",
+    r"<style>b{background:url(\6a avascript:go)}</style>",
+    r"<p style='background:URL(&quot;JaVa&#x53;cript:go&quot;)'>x</p>",
+    "<style>b{background:url('java\\\nscript:go')}</style>",
+])
+def test_css_script_urls_are_ra303(html: str) -> None:
+    a = analyze(Module({"name": "C", "backgroundEmbedding": html}))
+    assert "RA303" in rules(a), html
+
+
+def test_css_lines_and_bounds() -> None:
+    scan = scan_html("<p>\n<style>\nb{}\nc{background:url(\\68 ttps://a.example/)}</style>")
+    assert ("a.example", 4) in scan.url_hosts
+    many = "".join(f"b{{background:url(https://h{i}.example/)}}" for i in range(3000))
+    assert len(css_urls(many)) == MAX_CSS_URLS
+    assert css_urls("b{color:red}") == []  # nothing that could load: not tokenized
