@@ -284,3 +284,47 @@ def test_css_lines_and_bounds() -> None:
     many = "".join(f"b{{background:url(https://h{i}.example/)}}" for i in range(3000))
     assert len(css_urls(many)) == MAX_CSS_URLS
     assert css_urls("b{color:red}") == []  # nothing that could load: not tokenized
+
+
+# -- 4a. a Lua effect after the first: runs in its trigger's mode only -----------------------
+
+LUA = ('function onStart(id) end\nfunction onOutput(id) end\n'
+       'function onButtonClick(id, v) end\nlistenEdit("editDisplay", function(id, t) '
+       'return t end)\nsetChatVar(id, "seen", "1")')
+
+
+def later_lua(ttype: str, first: str = "setvar") -> Analysis:
+    first_effect = ({"type": "setvar", "var": "a", "value": "1", "operator": "="}
+                    if first == "setvar" else {"type": first, "code": "local x = 1"})
+    return triggers({"comment": "c", "type": ttype, "conditions": [],
+                     "effect": [first_effect, {"type": "triggerlua", "code": LUA}]})
+
+
+@pytest.mark.parametrize("ttype, entries", [
+    ("output", {"onOutput"}), ("start", {"onStart"}), ("input", set()), ("manual", set()),
+])
+def test_later_lua_reaches_only_its_modes_entry(ttype: str, entries: set[str]) -> None:
+    a = later_lua(ttype)
+    assert {f.name for f in a.entry_points} == entries
+    assert "hook.edit_display" not in {h.name for h in a.hooks}  # its listener never runs
+    assert any(s.key == "seen" for s in a.state)  # its top level runs in that mode
+
+
+@pytest.mark.parametrize("ttype", ["display", "request", "nonsense"])
+def test_later_lua_of_a_display_or_request_trigger_never_runs(ttype: str) -> None:
+    a = later_lua(ttype)
+    assert not a.entry_points and not any(s.key == "seen" for s in a.state)
+    assert "RA803" in rules(a)
+
+
+def test_later_lua_after_code_first_runs_in_every_mode_but_listeners() -> None:
+    a = later_lua("display", first="triggerlua")
+    assert {f.name for f in a.entry_points} == {"onStart", "onOutput"}
+    assert "hook.edit_display" not in {h.name for h in a.hooks}
+
+
+def test_first_lua_keeps_every_entry_and_listener() -> None:
+    a = triggers({"comment": "c", "type": "output", "conditions": [],
+                  "effect": [{"type": "triggerlua", "code": LUA}]})
+    assert {f.name for f in a.entry_points} == {"onStart", "onOutput", "onButtonClick"}
+    assert "hook.edit_display" in {h.name for h in a.hooks}
