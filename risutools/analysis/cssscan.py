@@ -15,6 +15,7 @@ at least one character, so the work is linear in the text.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import NamedTuple
 
 #: at most this many addresses are read from one CSS text
@@ -30,7 +31,7 @@ _IDENT = (r"(?:--|-?(?:" + _NAME_START + "|" + _ESCAPE + r"))(?:" + _NAME_CHAR +
 #: not followed by ``(`` or an escape, each taken whole: the look-ahead keeps the run from
 #: giving back a name's tail), a name (a function when ``(`` follows), a bracket, or one
 #: other character
-_TOKEN = re.compile(
+_TOKEN = (
     r"(?P<comment>/\*[\s\S]*?(?:\*/|\Z))"
     r"|\"(?P<dq>(?:[^\"\\\n\r\f]|\\[\s\S])*)(?P<dq_end>\")?"
     r"|'(?P<sq>(?:[^'\\\n\r\f]|\\[\s\S])*)(?P<sq_end>')?"
@@ -42,7 +43,7 @@ _TOKEN = re.compile(
     r"|(?P<single>[\s\S])")
 #: an unquoted ``url(...)`` token after ``url(``: to the ``)``; a quote, ``(``, white space
 #: inside, or a control character make it a bad URL, which the browser drops
-_URL_TOKEN = re.compile(
+_URL_TOKEN = (
     r"[ \t\r\n\f]*((?:[^) \t\r\n\f\"'(\\\x00-\x08\x0b\x0e-\x1f\x7f]|" + _ESCAPE
     + r")*)[ \t\r\n\f]*\)")
 _WS = re.compile(r"[ \t\r\n\f]*")
@@ -52,6 +53,13 @@ _MAY_LOAD = re.compile(r"\\|@|url|src|image-set", re.IGNORECASE)
 #: functions whose string arguments are addresses
 _STRING_URL_FUNCTIONS = frozenset({"url", "src"})
 _IMAGE_SETS = frozenset({"image-set", "-webkit-image-set"})
+
+
+@cache
+def _compiled() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The token and URL-token patterns, compiled when the first style sheet is read (their
+    Unicode classes cost about 10 ms: a module without CSS never pays it)."""
+    return re.compile(_TOKEN), re.compile(_URL_TOKEN)
 
 
 class CssUrl(NamedTuple):
@@ -85,10 +93,11 @@ def css_urls(text: str) -> list[CssUrl]:
     out: list[CssUrl] = []
     if not _MAY_LOAD.search(text):
         return out
+    token, _ = _compiled()
     reader = _Reader(text, out)
     pos, n = 0, len(text)
     while pos < n and len(out) < MAX_CSS_URLS:
-        m = _TOKEN.match(text, pos)
+        m = token.match(text, pos)
         if m is None:  # cannot happen: the last alternative takes any character
             pos += 1
             continue
@@ -152,7 +161,7 @@ class _Reader:
         after = _WS.match(self.text, pos)
         start = after.end() if after else pos
         if name == "url" and self.text[start:start + 1] not in ("\"", "'"):
-            got = _URL_TOKEN.match(self.text, pos)
+            got = _compiled()[1].match(self.text, pos)
             if got is not None:
                 self.add(kind, decode_css(got.group(1)), pos)
                 self.set_depth = max(0, self.set_depth - 1)
