@@ -68,9 +68,11 @@ CASES: dict[str, list[Module]] = {
                                               "addChat", "insertChat", "setChatRole")]
     + [effect(e) for e in ("cutchat", "modifychat", "v2CutChat", "v2ModifyChat",
                            "v2UpdateChatAt")],
-    "request.write": [effect("v2SetRequestState"), effect("v2SetRequestStateRole")],
+    "request.write": [effect("v2SetRequestState"), effect("v2SetRequestStateRole"),
+                      data(lorebook=[{"key": "k", "content": "@@inject_at main\nx"}])],
     "lorebook.read": [lua("getLoreBooks(id, 'x')"), lua("loadLoreBooks(id)")],
-    "lorebook.write": [lua("upsertLocalLoreBook(id, 'a', 'b', {})"), effect("v2ModifyLorebook")],
+    "lorebook.write": [lua("upsertLocalLoreBook(id, 'a', 'b', {})"), effect("v2ModifyLorebook"),
+                       data(lorebook=[{"key": "k", "content": "@@inject_lore Other\nx"}])],
     "character.write": [lua("setDescription(id, 'x')"), lua("setName(id, 'x')"),
                         lua("setCharacterFirstMessage(id, 'x')"), effect("v2SetCharacterDesc"),
                         effect("v2SetPersonaDesc")],

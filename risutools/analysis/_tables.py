@@ -4,9 +4,9 @@ do not edit (edit the YAML files; see risutools/analysis/datatables.py)."""
 
 from typing import Any
 
-SHA256: dict[str, str] = {'capabilities.yaml': '958046bc25c66ebf966cb529c21992853a3d4bdd8eee322657c2d784c88c4040',
+SHA256: dict[str, str] = {'capabilities.yaml': '6716108d71ceaae11fe28e91612241169676f7279fb6e0b88c1595b5d21cca90',
  'lua_api.yaml': 'd74fc05769df75bdabcd46a875724fb2b5af5e16385e378d9a82ae46a03d06d8',
- 'trigger_effects.yaml': 'aff1a2bb34303e2f0fa508912cc67cc5e8a745125c47090c3fb74c7ca67e78f4'}
+ 'trigger_effects.yaml': '9df377609b4199768465e3063849c6ec9448bcd6ee67cf4a9f26ba11ab9916f7'}
 
 DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_request': {'kind': 'requires',
                                                               'description': 'Runs when a request '
@@ -117,9 +117,10 @@ DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_reques
                                                                          'is sent to the model.',
                                                           'evidence': 'v2SetRequestState*, '
                                                                       'systemprompt/v2SystemPrompt, '
-                                                                      'an editRequest listener '
-                                                                      'that returns a changed '
-                                                                      'list'},
+                                                                      "a lorebook entry's "
+                                                                      '@@inject_at, an editRequest '
+                                                                      'listener that returns a '
+                                                                      'changed list'},
                                         'lorebook.read': {'kind': 'requires',
                                                           'description': 'Reads lorebook entries '
                                                                          'at run time.',
@@ -135,7 +136,9 @@ DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_reques
                                                                        'v2ModifyLorebookByIndex, '
                                                                        'v2DeleteLorebookByIndex, '
                                                                        'v2SetLorebookActivation, '
-                                                                       'v2SetLorebookAlwaysActive'},
+                                                                       'v2SetLorebookAlwaysActive, '
+                                                                       "a lorebook entry's "
+                                                                       '@@inject_lore'},
                                         'character.write': {'kind': 'requires',
                                                             'description': 'Changes the character '
                                                                            'or persona (name, '
@@ -607,7 +610,9 @@ DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_reques
                                       'v2SetCharAt': {'writes': ['outputVar'],
                                                       'typed': ['source', 'index', 'value']},
                                       'v2SplitString': {'writes': ['outputVar'],
-                                                        'typed': ['source', 'delimiter']},
+                                                        'typed': ['source', 'delimiter'],
+                                                        'regex': {'delimiter': '/'},
+                                                        'regex_if': {'delimiter': 'delimiterType=regex'}},
                                       'v2JoinArrayVar': {'writes': ['outputVar'],
                                                          'typed': ['var', 'delimiter']},
                                       'v2GetCharacterDesc': {'writes': ['outputVar']},
@@ -675,7 +680,9 @@ DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_reques
                                       'v2IfAdvanced': {'typed': ['target', 'source']},
                                       'v2QuickSearchChat': {'caps': ['chat.read'],
                                                             'writes': ['outputVar'],
-                                                            'typed': ['value', 'depth']},
+                                                            'typed': ['value', 'depth'],
+                                                            'regex': {'value': '='},
+                                                            'regex_if': {'value': 'condition=regex'}},
                                       'v2StopPromptSending': {},
                                       'v2Tokenize': {'writes': ['outputVar'], 'typed': ['value']},
                                       'v2GetAllLorebooks': {'caps': ['lorebook.read'],
@@ -685,7 +692,8 @@ DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_reques
                                                       'regex': {'regex': 'flags'}},
                                       'v2GetLorebookByName': {'caps': ['lorebook.read'],
                                                               'writes': ['outputVar'],
-                                                              'typed': ['name']},
+                                                              'typed': ['name'],
+                                                              'regex': {'name': '=i'}},
                                       'v2GetLorebookByIndex': {'caps': ['lorebook.read'],
                                                                'writes': ['outputVar'],
                                                                'typed': ['index']},

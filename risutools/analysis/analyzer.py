@@ -147,6 +147,8 @@ def _result(s: Seen, findings: list[Finding]) -> Analysis:
         namespace=_sorted_facts(s.namespaces),
         enabled_modules=_sorted_facts(s.enabled_modules),
         ignored_fields=_sorted_facts(s.ignored_fields),
+        lore_decorators=_sorted_facts(s.lore_decorators),
+        lore_injections=_sorted_facts(s.lore_injections),
         counts=counts,
         findings=findings,
         lorebook_reads=_lore_reads(s),

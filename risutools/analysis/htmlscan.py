@@ -23,8 +23,10 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from html.entities import html5
+from urllib.parse import unquote
 
 from risutools.analysis.cbs import strip_cbs
+from risutools.analysis.cssscan import css_urls
 from risutools.analysis.lualex import LineIndex
 
 #: lines kept per kind of finding in one text (counts past it are not kept)
@@ -55,6 +57,14 @@ EMBEDDING = frozenset({"iframe", "frame", "object", "embed", "applet", "portal",
 _EMBED_SOURCES = ("src", "data", "code", "codebase", "archive")
 #: schemes whose document can run script when embedded
 _ACTIVE_SCHEMES = ("data:", "javascript:", "blob:", "vbscript:")
+#: schemes that run script where a URL is followed (a CSS address: RA303)
+_SCRIPT_SCHEMES = ("javascript:", "vbscript:")
+#: where a ``<style>`` element's text ends
+_STYLE_END = re.compile(r"</style", re.IGNORECASE)
+#: the host of an address CSS loads (decoded, lower case, ``\`` read as ``/`` as a browser
+#: does for http(s)): ``https://h``, ``//h`` (the page's scheme), any number of slashes
+_CSS_HOST = re.compile(r"(?:https?:)?[/\\]{2,}([^/\\?#]*)")
+_HOST_OK = re.compile(r"[a-z0-9][a-z0-9.\-]{0,252}|\[[0-9a-f:.]{2,45}\]")
 
 
 @dataclass
@@ -69,6 +79,9 @@ class HtmlScan:
     active_lines: list[tuple[int, str]] = field(default_factory=list)
     risu_triggers: list[tuple[str, int]] = field(default_factory=list)
     url_hosts: list[tuple[str, int]] = field(default_factory=list)
+    #: hosts of the addresses CSS loads (``url(...)``, ``@import``: cssscan), merged into
+    #: ``url_hosts`` once both readings are done (each (host, line) once)
+    css_hosts: list[tuple[str, int]] = field(default_factory=list)
 
 
 def decode_refs(value: str) -> str:
@@ -123,6 +136,10 @@ def scan_html(text: str) -> HtmlScan:
         out.url_hosts.append((m.group(1).lower().rstrip("."), lines.line(m.start())))
         if len(out.url_hosts) >= MAX_HOSTS:
             break
+    found = set(out.url_hosts)
+    for item in dict.fromkeys(out.css_hosts):
+        if item not in found and len(out.url_hosts) < MAX_HOSTS:
+            out.url_hosts.append(item)
     out.script_lines.sort()
     out.handler_lines.sort()
     out.js_url_lines.sort()
@@ -154,7 +171,12 @@ class _Reader:
                 pos = text.find("<", pos + 1)
                 continue
             end, attrs = _attributes(text, tm.end())
-            self._tag(text, pos, end, tm.group().lower(), attrs, depth, at_line)
+            name = tm.group().lower()
+            self._tag(text, pos, end, name, attrs, depth, at_line)
+            if name == "style":  # its text is a style sheet (read as tags too, as before)
+                close = _STYLE_END.search(text, end)
+                self._css(text[end:close.start() if close else len(text)], end, pos,
+                          at_line)
             pos = text.find("<", max(end, pos + 1))
 
     def _line(self, offset: int, at_line: int | None) -> int:
@@ -191,9 +213,24 @@ class _Reader:
             if _JS_URL.search(value):
                 self._add(out.js_url_lines, start, at_line)
         self._active_tag(name, values, start, depth, at_line)
+        if "style" in values:
+            self._css(values["style"], None, start, at_line)
         if self.buttons and depth == 0 and "risu-trigger" in text[start:end].lower():
             for tm in _RISU_TRIGGER.finditer(text, start, end):
                 out.risu_triggers.append((tm.group(1), self._line(start, at_line)))
+
+    def _css(self, css: str, base: int | None, start: int, at_line: int | None) -> None:
+        """The addresses a style sheet (at offset ``base`` of the text) or a ``style``
+        attribute (of the tag at ``start``) loads, CSS escapes decoded: a script URL is
+        RA303, an http(s) host a URL host."""
+        for u in css_urls(css):
+            offset = start if base is None else base + u.offset
+            url = url_scheme_text(u.url)
+            if url.startswith(_SCRIPT_SCHEMES):
+                self._add(self.out.js_url_lines, offset, at_line)
+            host = css_host(url)
+            if host is not None and len(self.out.css_hosts) < MAX_HOSTS:
+                self.out.css_hosts.append((host, self._line(offset, at_line)))
 
     def _active_tag(self, name: str, values: dict[str, str], start: int, depth: int,
                     at_line: int | None) -> None:
@@ -217,6 +254,19 @@ class _Reader:
             self._active(start, at_line, "<form action>")
         if "formaction" in values:
             self._active(start, at_line, f"<{name} formaction>")
+
+
+def css_host(url: str) -> str | None:
+    """The host of an address CSS loads (``url`` decoded and lower case): ``https://h``,
+    ``//h``; user info and port dropped, percent escapes decoded as a browser decodes a
+    host; None for a relative address, another scheme, or a host that is not a name."""
+    m = _CSS_HOST.match(url)
+    if m is None:
+        return None
+    host = unquote(m.group(1).rpartition("@")[2])
+    host = host[:host.find("]") + 1] if host.startswith("[") else host.partition(":")[0]
+    host = host.rstrip(".")
+    return host if _HOST_OK.fullmatch(host) else None
 
 
 def _attributes(text: str, pos: int) -> tuple[int, list[tuple[str, str | None]]]:

@@ -198,6 +198,11 @@ class Analysis:
     enabled_modules: list[Fact] = field(default_factory=list)
     #: the fields of a .charx's module.risum RisuAI's import drops (never run)
     ignored_fields: list[Fact] = field(default_factory=list)
+    #: lorebook decorators used (``@@depth``, ``@@inject_at`` ...; ``name (unknown)`` for
+    #: one RisuAI does not know), and where an entry's text goes instead of the lorebook's
+    #: place (``append prompt:main``, ``replace lorebook:Name``)
+    lore_decorators: list[Fact] = field(default_factory=list)
+    lore_injections: list[Fact] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     #: the lorebook entry names the Lua loads code from (``load(getLoreBooks(...))``), as
@@ -282,7 +287,9 @@ class Analysis:
             out["group_chat_writes"] = [f.to_dict() for f in self.group_chat_writes]
         for key, facts in (("mcp_servers", self.mcp_servers), ("namespace", self.namespace),
                            ("enabled_modules", self.enabled_modules),
-                           ("ignored_fields", self.ignored_fields)):
+                           ("ignored_fields", self.ignored_fields),
+                           ("lore_decorators", self.lore_decorators),
+                           ("lore_injections", self.lore_injections)):
             if facts:
                 out[key] = [f.to_dict() for f in facts]
         return out

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from risutools.analysis.htmlscan import HtmlScan
 from risutools.analysis.js import JsScan
+from risutools.analysis.lore_decorators import MAX_DECORATORS
 from risutools.analysis.lorecode import LoreFlow, LoreReads
 from risutools.analysis.lua import Call, LuaScan
 from risutools.analysis.model import MAX_EVIDENCE, Callback, Condition, Fact, StateKey
@@ -232,6 +233,11 @@ class Seen:
         #: calls an editDisplay listener makes that RisuAI refuses there: (at, api, where)
         self.display_refused: list[tuple[int, str, str]] = []
         self.run_triggers: list[tuple[int, str, str]] = []  # (at, name, where): see RA107
+        #: lorebook decorators (lore_decorators): each one used, the entries whose text goes
+        #: into a part of the prompt or another entry, and the decorator lines left to read
+        self.lore_decorators: dict[str, Fact] = {}
+        self.lore_injections: dict[str, Fact] = {}
+        self.decorator_budget = MAX_DECORATORS
 
     # -- recording -------------------------------------------------------------------------
     def tick(self) -> int:

@@ -121,8 +121,9 @@ def triggers(s: Seen) -> None:
         _trigger_hook(s, i, ttype, effects)
         for j, c in enumerate(conds):
             condition(s, i, j, c)
+        later = later_lua_entries(ttype, effects)
         for j, e in enumerate(effects):
-            effect(s, i, j, e)
+            effect(s, i, j, e, later if j else None)
 
 
 def _list_field(s: Seen, obj: dict[str, Any], key: str, pointer: str) -> list[Any]:
@@ -182,6 +183,9 @@ def condition(s: Seen, i: int, j: int, c: Any) -> None:
     if ctype_s in ("var", "exists", "chatindex", "value") and isinstance(val, str) and (
             "{{" in val):
         read_cbs(s, val, f"{where}.value")  # RisuAI runs the compared text through CBS
+    elif ctype_s == "exists" and c.get("type2") == "regex" and isinstance(val, str) and val:
+        # triggers.ts: ``new RegExp(value).test(messages)``, no flags
+        read_pattern(s, f"{where}.value", val, "")
     s.conditions.append(Condition(
         i, ctype_s if ctype_s in ("var", "exists", "chatindex", "value") else "other",
         var_s[:80], op[:8] if isinstance(op, str) else "",
@@ -189,7 +193,30 @@ def condition(s: Seen, i: int, j: int, c: Any) -> None:
         else ""))
 
 
-def effect(s: Seen, i: int, j: int, e: Any) -> None:
+#: the entry points a ``triggerlua`` after the first effect reaches, by the trigger's type:
+#: runTrigger runs it with the event as its mode (calling onStart/onInput/onOutput, or for
+#: a manual run the global of the trigger's name), never for edit listeners or buttons
+#: (runLuaEditTrigger/runLuaButtonTrigger read only effect[0]); display and request runs
+#: skip it (not in their allow lists), and a trigger of another type never runs
+LATER_LUA_ENTRIES: dict[str, frozenset[str]] = {
+    "start": frozenset({"onStart"}), "input": frozenset({"onInput"}),
+    "output": frozenset({"onOutput"}), "manual": frozenset()}
+#: ... in a trigger whose first effect is code (run in every mode, whatever its type)
+CODE_FIRST_LATER_ENTRIES = frozenset({"onStart", "onInput", "onOutput"})
+
+
+def later_lua_entries(ttype: Any, effects: list[Any]) -> frozenset[str] | None:
+    """The entry points a ``triggerlua`` after the first effect of this trigger reaches
+    (None: it never runs)."""
+    first = effects[0] if effects else None
+    if isinstance(first, dict) and _is_code_effect(first.get("type")):
+        return CODE_FIRST_LATER_ENTRIES
+    return LATER_LUA_ENTRIES.get(ttype) if isinstance(ttype, str) else None
+
+
+def effect(s: Seen, i: int, j: int, e: Any, later: frozenset[str] | None = None) -> None:
+    """One effect (``later``: for an effect after the first, the entry points a Lua effect
+    there reaches; None when it never runs)."""
     where = f"trigger[{i}].effect[{j}]"
     if not isinstance(e, dict):
         s.wrong_type(f"/trigger/{i}/effect/{j}", "an object", e)
@@ -204,7 +231,12 @@ def effect(s: Seen, i: int, j: int, e: Any) -> None:
             s.unused.append((s.tick(), f"trigger/{i}/effect/{j}/code", len(code)))
         return
     if etype in CODE_EFFECTS:
-        read_lua(s, e.get("code"), where, i)
+        code = e.get("code")
+        if j and later is None:  # a display or request trigger skips it: it never runs
+            if isinstance(code, str) and code.strip():
+                s.unused.append((s.tick(), f"trigger/{i}/effect/{j}/code", len(code)))
+            return
+        read_lua(s, code, where, i, entries=later if j else None)
         return
     read_effect(s, i, where, etype, e)
 

@@ -22,12 +22,15 @@ from risutools.analysis.walk_text import read_cbs, read_html, read_pattern, var_
 
 #: ``$name`` in a v2Calculate expression reads the chat variable ``name``
 _CALC_VAR = re.compile(r"\$([A-Za-z0-9_]{1,200})")
+#: what JavaScript's ``.`` does not match (a ``/pattern/`` is read only on one line)
+_LINE_ENDS = re.compile("[\n\r\u2028\u2029]")
 
 
 class EffectRow:
     """One row of ``trigger_effects.yaml``."""
 
-    __slots__ = ("calc", "caps", "html", "privileged", "reads", "regex", "typed", "writes")
+    __slots__ = ("calc", "caps", "html", "privileged", "reads", "regex", "regex_if", "typed",
+                 "writes")
 
     def __init__(self, row: dict[str, Any]) -> None:
         self.caps: tuple[str, ...] = tuple(row.get("caps") or ())
@@ -37,6 +40,7 @@ class EffectRow:
         self.typed: tuple[str, ...] = tuple(row.get("typed") or ())
         self.html: tuple[str, ...] = tuple(row.get("html") or ())
         self.regex: dict[str, str] = dict(row.get("regex") or {})
+        self.regex_if: dict[str, str] = dict(row.get("regex_if") or {})
         self.calc: tuple[str, ...] = tuple(row.get("calc") or ())
 
 
@@ -104,6 +108,36 @@ def _variables(s: Seen, where: str, row: EffectRow, e: dict[str, Any]) -> None:
             var_use(s, value, "read", where)
 
 
+def _regex_now(row: EffectRow, name: str, e: dict[str, Any]) -> bool:
+    """Whether field ``name`` is a pattern in this effect (``regex_if``: only when another
+    field has a value: v2QuickSearchChat's ``condition`` is ``regex`` ...)."""
+    cond = row.regex_if.get(name)
+    if cond is None:
+        return True
+    other, _, want = cond.partition("=")
+    return e.get(other) == want
+
+
+def _pattern(row: EffectRow, e: dict[str, Any], value: str, flags: str) -> tuple[str, str]:
+    """The pattern a field holds and its flag letters (see ``regex:`` in
+    trigger_effects.yaml): flags RisuAI gives itself (``=i``), a text written
+    ``/pattern/flags`` (a slash, the pattern on one line, a slash, letters of ``gimuy``;
+    else the whole text is the pattern: v2SplitString), or the flags field's text (none
+    when that field names a variable: its value is not known here)."""
+    if flags.startswith("="):
+        return value, flags[1:]
+    if flags == "/":
+        body, slash, letters = value[1:].rpartition("/")
+        if value.startswith("/") and slash and body and not _LINE_ENDS.search(body) \
+                and not letters.strip("gimuy"):
+            return body, letters
+        return value, ""
+    flag = e.get(flags)
+    if not isinstance(flag, str) or (flags in row.typed and is_var(e, flags)):
+        return value, ""
+    return value, parse_flags(flag)[0]
+
+
 def _texts(s: Seen, where: str, row: EffectRow, e: dict[str, Any]) -> None:
     """The fields that become a chat message (HTML), hold a pattern or a calculation,
     when they are text (not a variable's name)."""
@@ -114,10 +148,9 @@ def _texts(s: Seen, where: str, row: EffectRow, e: dict[str, Any]) -> None:
     for name, flags in row.regex.items():
         value = e.get(name)
         if isinstance(value, str) and value and "{{" not in value and not (
-                name in row.typed and is_var(e, name)):
-            flag = e.get(flags)
-            letters = parse_flags(flag)[0] if isinstance(flag, str) else ""
-            read_pattern(s, f"{where}.{name}", value, letters)
+                name in row.typed and is_var(e, name)) and _regex_now(row, name, e):
+            pattern, letters = _pattern(row, e, value, flags)
+            read_pattern(s, f"{where}.{name}", pattern, letters)
     for name in row.calc:
         value = e.get(name)
         if isinstance(value, str) and "$" in value and not is_var(e, name):

@@ -23,6 +23,12 @@ import re
 from typing import Any
 
 from risutools.analysis.htmlscan import scan_html
+from risutools.analysis.lore_decorators import (
+    KEY_DECORATORS,
+    Head,
+    read_head,
+    show_name,
+)
 from risutools.analysis.lorecode import (
     WILD,
     LoreFlow,
@@ -75,8 +81,9 @@ def lorebook(s: Seen) -> None:
         if content is not None and not isinstance(content, str):
             s.wrong_type(f"/lorebook/{i}/content", "a string", content)
             continue
+        head = _decorators(s, i, content, e) if isinstance(content, str) else None
         if isinstance(content, str):
-            _entry(s, i, content, fate.get(i))
+            _entry(s, i, content, fate.get(i), head)
         if e.get("useRegex") is True:
             _regex_keys(s, i, e)
     s.lorebook_code_at = s.tick()
@@ -104,12 +111,16 @@ def _code_entries(s: Seen, entries: list[Any]) -> dict[int, str]:
     return out
 
 
-def _entry(s: Seen, i: int, content: str, fate: str | None) -> None:
+def _entry(s: Seen, i: int, content: str, fate: str | None, head: Head | None) -> None:
     if fate in (LOADED, CALLBACK):
         s.lorebook_code.append(i)
         read_lua(s, content, f"lorebook[{i}]", LOREBOOK_CODE, callback=fate == CALLBACK)
     elif fate == UNREACHED:
         s.fact(s.unreached, f"lorebook[{i}]", f"lorebook[{i}]")
+    if head is not None and head.body_at:
+        # RisuAI evaluates only the text after the decorators (their lines kept blank, so
+        # that lines are counted as written)
+        content = "\n" * content.count("\n", 0, head.body_at) + content[head.body_at:]
     if "{{" in content:
         read_cbs(s, content, f"lorebook[{i}].content")
     if "risu-btn" in content or "risu-trigger" in content:
@@ -133,11 +144,48 @@ def _regex_keys(s: Seen, i: int, e: dict[str, Any]) -> None:
             continue
         for n, piece in enumerate(p.strip() for p in text.split(",")):
             where = f"lorebook[{i}].{field}" + (f"[{n}]" if "," in text else "")
-            body, slash, flags = piece[1:].rpartition("/")
-            if piece.startswith("/") and slash and flags:
-                read_pattern(s, where, body, parse_flags(flags)[0])
-            elif piece:
-                read_pattern(s, where, piece, "", risks_only=True)
+            regex_key(s, where, piece)
+
+
+def regex_key(s: Seen, where: str, piece: str) -> None:
+    """One key of an entry with ``useRegex`` (see :func:`_regex_keys`)."""
+    body, slash, flags = piece[1:].rpartition("/")
+    if piece.startswith("/") and slash and flags:
+        read_pattern(s, where, body, parse_flags(flags)[0])
+    elif piece:
+        read_pattern(s, where, piece, "", risks_only=True)
+
+
+def _decorators(s: Seen, i: int, content: str, e: dict[str, Any]) -> Head | None:
+    """The decorators at the head of an entry's text (:mod:`lore_decorators`): each one a
+    ``lore_decorators`` fact; an injection into a part of the prompt (``@@inject_at``) is
+    ``request.write``, into another entry (``@@inject_lore``) ``lorebook.write``, both a
+    ``lore_injections`` fact; the keys of ``@@additional_keys``/``@@exclude_keys`` are
+    patterns when the entry has ``useRegex``.  At most ``MAX_DECORATORS`` lines a module."""
+    if not content.lstrip().startswith("@@"):
+        return None
+    if s.decorator_budget <= 0:
+        s.counts["decorators_unread"] = s.counts.get("decorators_unread", 0) + 1
+        return None
+    head, s.decorator_budget = read_head(content, s.decorator_budget)
+    where = f"lorebook[{i}].content"
+    s.counts["decorators"] = s.counts.get("decorators", 0) + len(head.applied)
+    for d in head.applied:
+        s.fact(s.lore_decorators, d.name, f"{where} line {d.line}")
+        if d.name in KEY_DECORATORS and e.get("useRegex") is True:
+            for n, piece in enumerate(d.args[:64]):
+                regex_key(s, f"{where} line {d.line} @@{d.name}[{n}]", piece)
+    for name, line in head.unknown:
+        s.fact(s.lore_decorators, f"{show_name(name)} (unknown)", f"{where} line {line}")
+    inj = head.injection
+    if inj is not None:
+        ev = f"{where} line {inj.line}"
+        target = inj.location.replace("\n", " ")[:80]
+        kind = "lorebook" if inj.lore else "prompt"
+        s.fact(s.lore_injections, f"{inj.operation} {kind}:{target or '(nowhere)'}", ev)
+        if target:  # an empty location matches no part: RisuAI places the entry nowhere
+            s.cap("lorebook.write" if inj.lore else "request.write", ev)
+    return head
 
 
 def _named_lua(comment: Any) -> bool:

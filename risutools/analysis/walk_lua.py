@@ -86,10 +86,11 @@ _ENTRY_ASSIGN = re.compile(r"(?:" + "|".join(ENTRY_POINTS) + r")\s*=[^=]")
 
 
 def read_lua(s: Seen, code: Any, where: str, trigger: int | None, *,
-             callback: bool = False) -> None:
+             callback: bool = False, entries: frozenset[str] | None = None) -> None:
     """Read one Lua field (``where`` as evidence shows it; ``trigger``: the index of the
     trigger that runs it, or ``LOREBOOK_CODE``; ``callback``: code another module loads and
-    calls, which gives this module no hook or entry point)."""
+    calls, which gives this module no hook or entry point; ``entries``: the only entry
+    points RisuAI calls in it, and no edit listener (a Lua effect after the first))."""
     if not isinstance(code, str):
         if code is not None:
             pointer = "/" + where.replace("[", "/").replace("].", "/").replace("]", "")
@@ -106,7 +107,7 @@ def read_lua(s: Seen, code: Any, where: str, trigger: int | None, *,
         s.unlexed.append((s.tick(), where, scan.errors))
     if trigger is not None and trigger >= 0:
         s.trigger_lua.append(code)
-    _Script(s, code, where, trigger, scan, callback).read()
+    _Script(s, code, where, trigger, scan, callback, entries).read()
 
 
 def calls_load(s: Seen, where: str, code: str) -> bool:
@@ -126,8 +127,10 @@ class _Script:
     """One Lua script being read into ``seen``."""
 
     def __init__(self, seen: Seen, code: str, where: str, trigger: int | None,
-                 scan: LuaScan, callback: bool = False) -> None:
+                 scan: LuaScan, callback: bool = False,
+                 entries: frozenset[str] | None = None) -> None:
         self.seen = seen
+        self.only = entries  # the entry points RisuAI calls here (None: all, and listeners)
         self.code = code
         self.where = where
         self.trigger = trigger
@@ -238,18 +241,22 @@ class _Script:
         assigned = entry_assignments(code) if _ENTRY_ASSIGN.search(code) else None
         for d in self.scan.defs:
             # ``onX = function`` is judged by entry_assignments (which knows ``local``)
-            if not d.local and d.name in ENTRY_POINTS and not self.is_dead(d.at) and (
+            if not d.local and self.called(d.name) and not self.is_dead(d.at) and (
                     assigned is None or not _assigned_on(code, d.name, d.line)):
                 ev = f"{where} line {d.line}"
                 s.fact(s.entries, d.name, ev)
                 s.hook(ENTRY_POINTS[d.name], ev)
         dead_lines = self.dead_lines()
         for name, line in assigned or []:
-            if any(a <= line <= b for a, b in dead_lines):
+            if any(a <= line <= b for a, b in dead_lines) or not self.called(name):
                 continue
             ev = f"{where} line {line}"
             s.fact(s.entries, name, ev)
             s.hook(ENTRY_POINTS[name], ev)
+
+    def called(self, name: str) -> bool:
+        """Whether RisuAI calls the global ``name`` of this script as an entry point."""
+        return name in ENTRY_POINTS and (self.only is None or name in self.only)
 
     def dead_lines(self) -> list[tuple[int, int]]:
         lines = LineIndex(self.code) if self.dead else None
@@ -378,7 +385,7 @@ class _Script:
             key = literal if literal is not None else self.scan.constants.get(name or "")
             if key is None or self.callback:
                 continue
-            if then == "assign" and key in ENTRY_POINTS and not self.is_dead_line(line):
+            if then == "assign" and self.called(key) and not self.is_dead_line(line):
                 ev = f"{self.where} line {line}"
                 self.seen.fact(self.seen.entries, key, ev)
                 self.seen.hook(ENTRY_POINTS[key], ev)
@@ -530,7 +537,7 @@ class _Script:
             return
         if call.name == "rawget":
             self.value(key, call.line, call.start, True)
-        elif key in ENTRY_POINTS and not self.callback:
+        elif self.called(key) and not self.callback:
             s.fact(s.entries, key, ev)
             s.hook(ENTRY_POINTS[key], ev)
 
@@ -566,7 +573,7 @@ class _Script:
     def listen_edit(self, call: Call, ev: str) -> None:
         """``listenEdit(kind, f)``: the hook of a literal kind, a constant's or each literal
         of a branch chain; else an unknown listener (RA105)."""
-        if self.callback:
+        if self.callback or self.only is not None:  # (a listener RisuAI never calls)
             return
         a0 = call.args[0] if call.args else None
         kind = self.literal_of(a0) if a0 is not None else None

@@ -113,6 +113,9 @@ def _reader_facts(a: Analysis, lines: list[str]) -> None:
     _facts("module ids the preset turns on (moduleIntergration)", a.enabled_modules, lines)
     _facts("module.risum fields the .charx import drops (not analysed)", a.ignored_fields,
            lines)
+    _facts("lorebook decorators", a.lore_decorators, lines)
+    _facts("lorebook text placed in a prompt part or another entry", a.lore_injections,
+           lines)
 
 
 def _findings(a: Analysis, lines: list[str], paint: Callable[[str, str], str]) -> None:

@@ -124,9 +124,10 @@ def ra807(seen: Seen) -> Iterator[Hit]:
 @check("RA803", "info", "module", "dead-code-field")
 @reads("unused")
 def ra803(seen: Seen) -> Iterator[Hit]:
-    """A field RisuAI never reads holds code (e.g. a module's `lua` text, or the code of a
-    `triggercode` effect, which RisuAI's trigger runner has no case for): it never runs, and
-    it is not analysed as code that runs.
+    """A field RisuAI never reads holds code (e.g. a module's `lua` text, the code of a
+    `triggercode` effect, which RisuAI's trigger runner has no case for, or of a `triggerlua`
+    effect after the first of a `display` or `request` trigger, which those runs skip): it
+    never runs, and it is not analysed as code that runs.
 
     Why: Readers of the module may take the text for its behaviour; RisuAI ignores it.
 

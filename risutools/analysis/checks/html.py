@@ -45,7 +45,8 @@ def ra302(seen: Seen) -> Iterator[Hit]:
 @check("RA303", "warning", "module", "html-javascript-url")
 @reads("script_html")
 def ra303(seen: Seen) -> Iterator[Hit]:
-    """HTML with `javascript:` URLs.
+    """HTML with `javascript:` URLs (in an attribute, or an address its CSS loads:
+    `url(...)`, `@import`, escapes decoded).
 
     Why: A javascript: link runs script when clicked.
 
