@@ -23,11 +23,11 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from html.entities import html5
-from urllib.parse import unquote
 
 from risutools.analysis.cbs import strip_cbs
 from risutools.analysis.cssscan import css_urls
 from risutools.analysis.lualex import LineIndex
+from risutools.analysis.urlleaks import dynamic_urls, host_of
 
 #: lines kept per kind of finding in one text (counts past it are not kept)
 MAX_LINES = 100
@@ -45,7 +45,8 @@ _UNQUOTED = re.compile(r"[^\s>]*")
 _HANDLER = re.compile(r"on[a-z]{2,30}", re.IGNORECASE)
 _JS_URL = re.compile(r"j\s*a\s*v\s*a\s*s\s*c\s*r\s*i\s*p\s*t\s*:", re.IGNORECASE)
 _RISU_TRIGGER = re.compile(r"risu-trigger\s*=\s*[\"']?\s*([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
-_URL_HOST = re.compile(r"https?://([A-Za-z0-9][A-Za-z0-9.\-]{0,252})", re.IGNORECASE)
+#: an http(s) address in running text and its authority (user info, host, port)
+_URL_HOST = re.compile(r"https?:[/\\]{2}([\w.\-~%@:\[\]]{1,300})", re.IGNORECASE)
 #: a character reference: hex, decimal (any number of digits: judged in Python), named
 _CHAR_REF = re.compile(r"&(?:#[xX]([0-9A-Fa-f]+)|#([0-9]+)|([A-Za-z][A-Za-z0-9]{0,31}));?")
 #: what a browser removes from a URL before reading its scheme: tab and newlines anywhere,
@@ -64,7 +65,6 @@ _STYLE_END = re.compile(r"</style", re.IGNORECASE)
 #: the host of an address CSS loads (decoded, lower case, ``\`` read as ``/`` as a browser
 #: does for http(s)): ``https://h``, ``//h`` (the page's scheme), any number of slashes
 _CSS_HOST = re.compile(r"(?:https?:)?[/\\]{2,}([^/\\?#]*)")
-_HOST_OK = re.compile(r"[a-z0-9][a-z0-9.\-]{0,252}|\[[0-9a-f:.]{2,45}\]")
 
 
 @dataclass
@@ -79,9 +79,13 @@ class HtmlScan:
     active_lines: list[tuple[int, str]] = field(default_factory=list)
     risu_triggers: list[tuple[str, int]] = field(default_factory=list)
     url_hosts: list[tuple[str, int]] = field(default_factory=list)
-    #: hosts of the addresses CSS loads (``url(...)``, ``@import``: cssscan), merged into
+    #: hosts of the addresses CSS loads (``url(...)``, ``@import``: cssscan) and of those in
+    #: attribute values only their decoding shows (``https&#58;//h``), merged into
     #: ``url_hosts`` once both readings are done (each (host, line) once)
-    css_hosts: list[tuple[str, int]] = field(default_factory=list)
+    decoded_hosts: list[tuple[str, int]] = field(default_factory=list)
+    #: (line, host, what builds it): remote addresses built from chat data (RA305,
+    #: :func:`~risutools.analysis.urlleaks.dynamic_urls`), each once
+    leaks: list[tuple[int, str, str]] = field(default_factory=list)
 
 
 def decode_refs(value: str) -> str:
@@ -117,43 +121,58 @@ def url_scheme_text(value: str) -> str:
                                            "\x19\x1a\x1b\x1c\x1d\x1e\x1f ").lower()
 
 
-def scan_html(text: str) -> HtmlScan:
-    """The script, handlers, ``javascript:`` URLs, active embeds, buttons and URL hosts of
-    ``text``, read as written and with its CBS tags removed."""
+def scan_html(text: str, groups: bool = False) -> HtmlScan:
+    """The script, handlers, ``javascript:`` URLs, active embeds, buttons, URL hosts and
+    addresses built from chat data of ``text``, read as written and with its CBS tags
+    removed.  ``groups``: ``text`` is a regex script's output (``$1`` is the matched text)."""
     out = HtmlScan()
-    if not isinstance(text, str) or ("<" not in text and "://" not in text):
+    if not isinstance(text, str) or ("<" not in text and "//" not in text):
         return out
     lines = LineIndex(text)
-    _Reader(out, lines.line, buttons=True).read(text, 0)
+    _Reader(out, lines.line, buttons=True, groups=groups).read(text, 0)
     if "{{" in text:
         stripped, starts, origins = strip_cbs(text)
         if stripped != text:
             def line_of(offset: int) -> int:
                 k = bisect_right(starts, offset) - 1
                 return lines.line(origins[k] + offset - starts[k])
-            _Reader(out, line_of, buttons=False).read(stripped, 0)
+            _Reader(out, line_of, buttons=False, groups=groups).read(stripped, 0)
+    for off, host, what in dynamic_urls(text, groups):
+        _leak(out, (lines.line(off), host, what))
     for m in _URL_HOST.finditer(text):
-        out.url_hosts.append((m.group(1).lower().rstrip("."), lines.line(m.start())))
+        named = host_of(m.group(1))
+        if named is None or named == "*":
+            continue
+        out.url_hosts.append((named, lines.line(m.start())))
         if len(out.url_hosts) >= MAX_HOSTS:
             break
     found = set(out.url_hosts)
-    for item in dict.fromkeys(out.css_hosts):
+    for item in dict.fromkeys(out.decoded_hosts):
         if item not in found and len(out.url_hosts) < MAX_HOSTS:
             out.url_hosts.append(item)
     out.script_lines.sort()
     out.handler_lines.sort()
     out.js_url_lines.sort()
     out.active_lines.sort()
+    out.leaks.sort()
     return out
+
+
+def _leak(out: HtmlScan, item: tuple[int, str, str]) -> None:
+    """Record an address built from chat data (once; at most ``MAX_LINES``)."""
+    if len(out.leaks) < MAX_LINES and item not in out.leaks:
+        out.leaks.append(item)
 
 
 class _Reader:
     """One reading of one text into ``out`` (``line_of`` maps an offset to a line)."""
 
-    def __init__(self, out: HtmlScan, line_of: Callable[[int], int], buttons: bool) -> None:
+    def __init__(self, out: HtmlScan, line_of: Callable[[int], int], buttons: bool,
+                 groups: bool = False) -> None:
         self.out = out
         self.line_of = line_of
         self.buttons = buttons
+        self.groups = groups
 
     def read(self, text: str, depth: int, at_line: int | None = None) -> None:
         """Every tag of ``text`` (a srcdoc's text: ``depth`` > 0, lines are ``at_line``)."""
@@ -212,12 +231,23 @@ class _Reader:
                 self._add(out.handler_lines, start, at_line)
             if _JS_URL.search(value):
                 self._add(out.js_url_lines, start, at_line)
+            if value is not raw and "//" in value:  # (hosts only the decoding shows)
+                self._hosts(value, start, at_line)
+            for _, host, what in dynamic_urls(value, self.groups, bare=True):
+                _leak(out, (self._line(start, at_line), host, what))
         self._active_tag(name, values, start, depth, at_line)
         if "style" in values:
             self._css(values["style"], None, start, at_line)
         if self.buttons and depth == 0 and "risu-trigger" in text[start:end].lower():
             for tm in _RISU_TRIGGER.finditer(text, start, end):
                 out.risu_triggers.append((tm.group(1), self._line(start, at_line)))
+
+    def _hosts(self, value: str, start: int, at_line: int | None) -> None:
+        """The http(s) hosts of a decoded attribute value (at the tag's line)."""
+        for m in _URL_HOST.finditer(value):
+            host = host_of(m.group(1))
+            if host not in (None, "*") and len(self.out.decoded_hosts) < MAX_HOSTS:
+                self.out.decoded_hosts.append((str(host), self._line(start, at_line)))
 
     def _css(self, css: str, base: int | None, start: int, at_line: int | None) -> None:
         """The addresses a style sheet (at offset ``base`` of the text) or a ``style``
@@ -229,8 +259,10 @@ class _Reader:
             if url.startswith(_SCRIPT_SCHEMES):
                 self._add(self.out.js_url_lines, offset, at_line)
             host = css_host(url)
-            if host is not None and len(self.out.css_hosts) < MAX_HOSTS:
-                self.out.css_hosts.append((host, self._line(offset, at_line)))
+            if host is not None and len(self.out.decoded_hosts) < MAX_HOSTS:
+                self.out.decoded_hosts.append((host, self._line(offset, at_line)))
+            for _, leak_host, what in dynamic_urls(u.url, self.groups, bare=True):
+                _leak(self.out, (self._line(offset, at_line), leak_host, what))
 
     def _active_tag(self, name: str, values: dict[str, str], start: int, depth: int,
                     at_line: int | None) -> None:
@@ -263,10 +295,8 @@ def css_host(url: str) -> str | None:
     m = _CSS_HOST.match(url)
     if m is None:
         return None
-    host = unquote(m.group(1).rpartition("@")[2])
-    host = host[:host.find("]") + 1] if host.startswith("[") else host.partition(":")[0]
-    host = host.rstrip(".")
-    return host if _HOST_OK.fullmatch(host) else None
+    host = host_of(m.group(1))
+    return None if host == "*" else host
 
 
 def _attributes(text: str, pos: int) -> tuple[int, list[tuple[str, str | None]]]:

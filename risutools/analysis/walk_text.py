@@ -160,10 +160,11 @@ def _when_reads(s: Seen, t: CbsTag, ev: str) -> None:
 
 def read_html(s: Seen, text: str, where: str) -> None:
     """HTML RisuAI shows: script in it (``<script>``, handlers, ``javascript:`` URLs:
-    RA301-RA303; documents embedded, redirects, base URLs and form actions: RA304), its
-    buttons and URL hosts."""
-    scan = scan_html(text)
-    if scan.script_lines or scan.handler_lines or scan.js_url_lines or scan.active_lines:
+    RA301-RA303; documents embedded, redirects, base URLs and form actions: RA304), remote
+    addresses built from chat data (RA305), its buttons and URL hosts."""
+    scan = scan_html(text, groups=where.startswith("regex[") and where.endswith(".out"))
+    if (scan.script_lines or scan.handler_lines or scan.js_url_lines or scan.active_lines
+            or scan.leaks):
         s.script_html.append((s.tick(), where, scan))
     read_risu_buttons(s, text, where)
     for fn, line in scan.risu_triggers:

@@ -75,6 +75,7 @@ SCOPE_OF: dict[str, str] = {
     "RA302": "module",
     "RA303": "module",
     "RA304": "module",
+    "RA305": "module",
     "RA401": "module",
     "RA402": "module",
     "RA403": "module",

@@ -1,6 +1,6 @@
 """RA3xx: HTML RisuAI shows (regex outputs, the background, card greetings) that holds
-script: ``<script>``, ``on*=`` handlers, ``javascript:`` URLs (found by
-:func:`~risutools.analysis.htmlscan.scan_html`)."""
+script: ``<script>``, ``on*=`` handlers, ``javascript:`` URLs, active embeds, and remote
+addresses built from chat data (found by :func:`~risutools.analysis.htmlscan.scan_html`)."""
 
 from __future__ import annotations
 
@@ -79,4 +79,29 @@ def ra304(seen: Seen) -> Iterator[Hit]:
             kinds = sorted({what for _, what in found})
             shown = ", ".join(kinds[:4]) + (" ..." if len(kinds) > 4 else "")
             yield Hit(at, f"HTML that embeds a document or sends the page elsewhere: {shown} "
+                          f"({len(found)} in all)", f"{where} line {found[0][0]}")
+
+
+@check("RA305", "warning", "module", "html-url-with-chat-data")
+@reads("script_html")
+def ra305(seen: Seen) -> Iterator[Hit]:
+    """Displayed HTML, CSS or Markdown loads or links to a remote address built from chat
+    data: a CBS tag in the address (`{{getvar::...}}`, `{{user}}`, `{{lastmessage}}` ...; not
+    `{{random}}` and the like), or in a regex output a replacement (`$1`, `$&`, `$<name>`):
+    the host named, `*` when the host itself is built.
+
+    Why: RisuAI fills the address in when it shows the text, and the browser loads it (an
+    image, a style sheet, a CSS `url()`) or follows it on a click: the chat's variables, the
+    persona's name or the matched message go to that host.
+
+    Fix: Load fixed addresses only (ship images as the module's assets); keep chat data out
+    of remote addresses.
+    """
+    for at, where, scan in seen.script_html:
+        found = scan.leaks
+        if found:
+            hosts = sorted({host for _, host, _ in found})
+            kinds = " and ".join(sorted({what for _, _, what in found}))
+            shown = ", ".join(hosts[:4]) + (" ..." if len(hosts) > 4 else "")
+            yield Hit(at, f"a remote address built from chat data ({kinds}) to {shown} "
                           f"({len(found)} in all)", f"{where} line {found[0][0]}")

@@ -1,0 +1,113 @@
+"""Remote addresses in text RisuAI shows, and those built from chat data (RA305).
+
+A displayed ``<img src="https://h/?q={{getvar::secret}}">``, a CSS
+``url(https://h/{{lastmessage}})``, a Markdown image or link to ``https://h/$1`` in a regex
+output: RisuAI fills the address in (CBS when it renders, the regex's groups when it
+replaces) and the browser then loads it, or follows it on a click, so the chat's data goes
+to that host.  :func:`dynamic_urls` finds the remote addresses of a text (``http(s)://h``,
+``//h``; a backslash read as a slash, as a browser reads an http(s) address) whose text holds
+such a part: a CBS tag (``{{...}}``) anywhere in it (but those of :data:`NO_DATA`, e.g.
+``{{random}}``), or, in a regex output, a replacement (``$1`` .. ``$99``, ``$&``,
+``$<name>``, ``$``` and ``$'``).  An address ends at a space, a quote, ``<``, ``>`` or ``)``
+outside CBS tags and a ``$<name>`` (an attribute's, a Markdown link's or a CSS ``url()``'s
+end); inside a CBS tag it goes on, so ``{{getvar::a b}}`` stays one part.
+
+:func:`host_of` is the host of an address's authority as a browser reads it (user info and
+port dropped, percent escapes decoded, lower case); ``*`` when the host itself is built
+(``https://{{getvar::h}}/``).
+
+Linear and bounded: each address is walked once from its start to its end and the search
+goes on after it; at most ``MAX_DYNAMIC`` are kept a text.  Our own fixed patterns only;
+nothing is rendered, run or fetched.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+#: addresses built from chat data kept a text
+MAX_DYNAMIC = 100
+
+#: where a remote address starts: ``http(s)://``, ``//`` (the page's scheme), either slash
+_REMOTE = re.compile(r"(?:https?:)?[/\\]{2}", re.IGNORECASE)
+#: a regex replacement in a regex script's output (JavaScript's ``String.replace``)
+_GROUP = re.compile(r"\$(?:[0-9]{1,2}|&|<[^>]*>|`|')")
+#: CBS tags that carry no chat data: line breaks, nothing, chance, the clock
+NO_DATA = frozenset({"br", "newline", "blank", "none", "random", "randint", "dice", "roll",
+                     "time", "date", "isotime", "isodate", "unixtime"})
+#: a CBS tag's name (a block's ``#``/``/``/``:`` marks left out)
+_CBS_NAME = re.compile(r"\{\{\s*[#/:]?\s*([^\s:{}]*)")
+#: where an address's authority ends
+_PATH = re.compile(r"[/\\?#]")
+#: what ends an address outside CBS tags
+_ENDS = frozenset(" \t\n\r\f\"'<>)")
+#: a host name or an IP literal, as it is kept
+_HOST_OK = re.compile(r"[a-z0-9_][a-z0-9_.\-]{0,252}|\[[0-9a-f:.]{2,45}\]")
+
+
+def _carries_data(url: str) -> bool:
+    """Whether a CBS tag of ``url`` may carry chat data: any but those of
+    :data:`NO_DATA` (``{{random}}`` as a cache-buster does not)."""
+    return any(m.group(1).lower() not in NO_DATA for m in _CBS_NAME.finditer(url))
+
+
+def host_of(authority: str) -> str | None:
+    """The host of an address's authority (what follows ``//``, up to the path): user info
+    and port dropped, percent escapes decoded, lower case, a trailing dot dropped; ``*``
+    when a CBS tag builds it; None when it is not a host name or an IP literal."""
+    if "{{" in authority:
+        return "*"
+    host = unquote(authority.rpartition("@")[2]).lower()
+    host = host[:host.find("]") + 1] if host.startswith("[") else host.partition(":")[0]
+    host = host.rstrip(".")
+    return host if _HOST_OK.fullmatch(host) else None
+
+
+def _address_end(text: str, pos: int) -> int:
+    """Where the address whose ``//`` ends at ``pos`` ends: at the first of
+    :data:`_ENDS` outside CBS tags (``{{`` opens one, ``}}`` closes it)."""
+    depth, n = 0, len(text)
+    while pos < n:
+        c = text[pos]
+        if c == "{" and text.startswith("{{", pos):
+            depth += 1
+            pos += 2
+            continue
+        if c == "}" and depth and text.startswith("}}", pos):
+            depth -= 1
+            pos += 2
+            continue
+        if not depth and c in _ENDS:
+            break
+        if c == "$" and text.startswith("$<", pos):  # (a named group: its name, whole)
+            close = text.find(">", pos, pos + 66)
+            pos = close if close > 0 else pos
+        pos += 1
+    return pos
+
+
+def dynamic_urls(text: str, groups: bool, bare: bool = False) -> list[tuple[int, str, str]]:
+    """(offset, host, what builds it) of each remote address of ``text`` built from chat
+    data: ``"CBS"`` or, with ``groups`` (a regex output), ``"the matched text"``; at most
+    :data:`MAX_DYNAMIC`.  ``bare``: ``text`` is where an address is expected (an
+    attribute's value, a CSS address); else (running text) an address without a scheme
+    counts only with a dotted host name (``a //{{user}}`` in a sentence is not one)."""
+    out: list[tuple[int, str, str]] = []
+    if "{{" not in text and not (groups and "$" in text):
+        return out
+    pos = 0
+    while len(out) < MAX_DYNAMIC and (m := _REMOTE.search(text, pos)) is not None:
+        end = _address_end(text, m.end())
+        pos = max(end, m.end())
+        url = text[m.start():end]
+        what = ("CBS" if "{{" in url and _carries_data(url) else
+                "the matched text" if groups and _GROUP.search(url) else None)
+        if what is None:
+            continue
+        authority = _PATH.split(text[m.end():end], maxsplit=1)[0]
+        host = host_of(authority)
+        if host is None or not (bare or m.group()[0] in "hH" or (host != "*" and "." in host)):
+            continue
+        out.append((m.start(), host, what))
+    return out
