@@ -14,6 +14,7 @@ import re
 from functools import cache
 from typing import Any
 
+from risutools.analysis.cbs import strip_cbs
 from risutools.analysis.datatables import data_table
 from risutools.analysis.regexcheck import parse_flags
 from risutools.analysis.seen import Seen
@@ -147,8 +148,10 @@ def _texts(s: Seen, where: str, row: EffectRow, e: dict[str, Any]) -> None:
             read_html(s, value, f"{where}.{name}")
     for name, flags in row.regex.items():
         value = e.get(name)
-        if isinstance(value, str) and value and "{{" not in value and not (
+        if isinstance(value, str) and value and not (
                 name in row.typed and is_var(e, name)) and _regex_now(row, name, e):
+            if "{{" in value:  # (a tag may be evaluated to nothing: `(a+)+{{blank}}`)
+                value = strip_cbs(value)[0]
             pattern, letters = _pattern(row, e, value, flags)
             read_pattern(s, f"{where}.{name}", pattern, letters)
     for name in row.calc:
