@@ -485,17 +485,27 @@ def _unbounded(node: Node) -> bool:
 _MANY_WAYS = 1 << 24
 
 
-def _trades_under(node: Node, outer: int | None) -> bool:
+def _trades_under(node: Node, outer: int | None, outer_lo: int = 0) -> bool:
     """Whether repetition ``node`` can trade characters like an unbounded one inside a
-    repetition of ``outer`` iterations (None: unbounded): it is unbounded, or its width
-    varies (``a{0,16}``, ``\\w{1,16}``, ``a?``) and its choices, repeated, pass
-    :data:`_MANY_WAYS` (``(a{0,16}){16}``: 17 ** 16; ``(a?){3}``: 8, not)."""
+    repetition of ``outer`` iterations at most (None: unbounded) and ``outer_lo`` at least:
+    it is unbounded, or its width varies (``a{0,16}``, ``\\w{1,16}``, ``a?``) and its
+    choices, repeated, pass :data:`_MANY_WAYS` (``(a{0,16}){16}``: 17 ** 16; ``(a?){3}``: 8,
+    not).  The iterations up to the minimum may match nothing (JavaScript cuts an empty
+    iteration only past it), so there every width is a choice, the empty one too:
+    ``(a?){30}`` splits 30 characters or fewer in 2 ** 30 ways."""
     if _unbounded(node):
         return True
     if node.kind != "rep" or node.hi is None or node.hi <= node.lo:
         return False
     times = _BIG + 1 if outer is None or outer > _BIG else outer
-    return bool((node.hi - node.lo + 1) ** times >= _MANY_WAYS)
+    choices = node.hi - node.lo + 1
+    return bool(choices ** times >= _MANY_WAYS
+                or choices ** min(outer_lo, _MAX_EXPONENT) >= _MANY_WAYS)
+
+
+#: the exponent past which a count of choices is not raised further (already past
+#: :data:`_MANY_WAYS` for two choices)
+_MAX_EXPONENT = 64
 
 
 def _repeated(node: Node) -> bool:
@@ -553,7 +563,7 @@ class _Checker:
         self.budget = budget
         self.first_memo: dict[int, tuple[CharSet, bool]] = {}
         self.chars_memo: dict[int, CharSet] = {}
-        self.inner_memo: dict[tuple[int, int | None], CharSet | None] = {}
+        self.inner_memo: dict[tuple[int, int | None, int], CharSet | None] = {}
         self.overlap_memo: dict[int, bool] = {}
 
     def union(self, a: CharSet, b: CharSet) -> CharSet:
@@ -631,18 +641,19 @@ class _Checker:
         self.chars_memo[key] = res
         return res
 
-    def inner_unbounded_chars(self, node: Node, outer: int | None = None) -> CharSet | None:
+    def inner_unbounded_chars(self, node: Node, outer: int | None = None,
+                              outer_lo: int = 0) -> CharSet | None:
         """What the repetitions inside ``node`` (itself included) that trade characters
-        inside a repetition of ``outer`` iterations (:func:`_trades_under`) can consume;
-        None when there are none."""
-        key = (id(node), outer)
+        inside a repetition of ``outer_lo`` to ``outer`` iterations (:func:`_trades_under`)
+        can consume; None when there are none."""
+        key = (id(node), outer, outer_lo)
         if key in self.inner_memo:
             return self.inner_memo[key]
         self.budget.charge()
-        acc: CharSet | None = self.chars(node.items[0]) if _trades_under(node, outer) \
-            else None
+        acc: CharSet | None = self.chars(node.items[0]) if _trades_under(
+            node, outer, outer_lo) else None
         for it in node.items:
-            sub = self.inner_unbounded_chars(it, outer)
+            sub = self.inner_unbounded_chars(it, outer, outer_lo)
             if sub is not None:
                 acc = sub if acc is None else self.union(acc, sub)
         self.inner_memo[key] = acc
@@ -664,10 +675,10 @@ class _Checker:
         body_chars: CharSet | None = None
         for idx, it in enumerate(items):
             self.budget.charge()
-            inner = self.inner_unbounded_chars(it, node.hi)
+            inner = self.inner_unbounded_chars(it, node.hi, node.lo)
             if inner is None:
                 continue
-            if _trades_under(it, node.hi):
+            if _trades_under(it, node.hi, node.lo):
                 if self.intersects(self.chars(it.items[0]), follow[idx]):
                     return True
             else:

@@ -1,7 +1,8 @@
-"""A pattern a trigger carries is checked even when it holds CBS tags: RisuAI evaluates the
-tags first, and a tag may be evaluated to nothing, so ``(a+)+{{blank}}$`` is ``(a+)+$``
-(once, any pattern holding ``{{`` went unchecked: a catastrophic pattern hid behind one
-empty tag).  Every module here is our own, written for the idiom it tests."""
+"""Two ways a catastrophic pattern went unreported.  A pattern holding CBS tags: RisuAI
+evaluates the tags first, and a tag may be evaluated to nothing, so ``(a+)+{{blank}}$`` is
+``(a+)+$`` (once, a trigger's pattern holding ``{{`` went unchecked: the pattern hid
+behind one empty tag).  A count whose minimum iterations may match nothing: ``(a?){30}``.
+Every module here is our own, written for the idiom it tests."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 from risutools.analysis import analyze
+from risutools.analysis.regexcheck import checked_risks
 from risutools.formats.model import Module
 
 
@@ -68,3 +70,16 @@ def test_a_regex_scripts_pattern_run_through_cbs_is_checked_as_evaluated(pattern
 
 def test_a_safe_cbs_pattern_of_a_script_stays_quiet() -> None:
     assert script("^{{getvar::n}}: (.+)$", "g<cbs>") == []
+
+
+@pytest.mark.parametrize(("pattern", "risky"), [
+    ("(a?){30}$", True), ("x(?:a?){24}y", True), (r"(\w?){40}x", True),
+    ("(?:[ab]?){25}c", True), ("(a?){100000}$", True),
+    ("(a?){23}$", False),  # 2^23 ways: under the bound
+    ("(a?){0,30}$", False),  # past the minimum an empty iteration is cut: one way
+    ("(a?)*$", False), ("(a|b){30}$", False), ("(ab?){30}$", False),
+])
+def test_a_count_whose_minimum_iterations_may_match_nothing(pattern: str, risky: bool) -> None:
+    """JavaScript cuts an empty iteration only past a count's minimum: up to it each
+    optional body is a choice, so ``(a?){30}`` against 29 a's and a stop tries 2^30 ways."""
+    assert bool(checked_risks(pattern)) is risky
