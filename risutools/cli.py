@@ -25,6 +25,7 @@ import typer
 from risutools import __version__, lastwords
 from risutools.collector import cycles_paused
 from risutools.errors import RisuError, UsageError, WriteConflict
+from risutools.fsio import path_error_line
 from risutools.pathnames import safe_line
 from risutools.report.color import COLOR_HELP, use_color
 from risutools.report.ingest_text import IngestProgress
@@ -773,6 +774,10 @@ def main() -> None:
         typer.echo("risutools: interrupted", err=True)
         sys.exit(130)
     except Exception as exc:  # a bug: still one line, unless debugging
+        named = path_error_line(exc) if isinstance(exc, OSError) else None
+        if named is not None:  # (a path's name the system refuses: a one-line refusal)
+            _fail(named)
+            sys.exit(2)
         if os.environ.get("RISUTOOLS_DEBUG"):
             raise
 

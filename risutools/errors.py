@@ -93,9 +93,11 @@ class Code:
     ZIP_BOMB = _code("zip-bomb", "a member inflates more than its ratio bound")
     ZIP_HIDDEN_MEMBER = _code("zip-hidden-member",
         "a local header RisuAI's streaming reader would load that the central directory does "
-        "not list the same way (another name or size, outside every listed member: in front, "
-        "in a gap, in the directory or its comment), or a listed `card.json`/`module.risum` "
-        "that reader would never reach")
+        "not list the same way (another name, size or method, outside every listed member: in "
+        "front, in a gap, inside another member's data, in the directory or its comment), a "
+        "listed `card.json`/`module.risum` that reader would never reach or would end "
+        "elsewhere (a data descriptor it finds early), or a walk that depends on how the file "
+        "is fed to it")
     RISUP_DECOMPRESS_FAILED = _code("risup-decompress-failed",
         "the preset's compressed stream is corrupt or truncated")
     RISUP_NOT_MSGPACK = _code("risup-not-msgpack", "envelope or decrypted preset is not msgpack")

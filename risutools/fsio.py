@@ -675,22 +675,52 @@ def check_target(path: str | os.PathLike[str], *, folder: bool | None) -> None:
     exists must be a folder (``not-a-directory``, naming the file in the way: ``-o
     notes.txt/out.json``); a ``folder`` target that exists must be a folder
     (``not-a-directory``), a file target must not be one (``not-a-file``); ``None``: either.
-    A device or FIFO stays a valid file target (``-o /dev/stdout``)."""
+    A device or FIFO stays a valid file target (``-o /dev/stdout``).
+    A path the operating system refuses to look at (a name too long, a folder it may not
+    search) is ``unwritable`` with its words, never an internal error."""
     shown = display_path(path)
     target = Path(os.fspath(path))
-    for above in reversed(target.parents):
-        if os.path.lexists(above) and not above.is_dir():
-            raise RisuError(Code.NOT_A_DIRECTORY, f"{display_path(above)} is a file, not a "
-                            "folder", path=shown)
-    if folder is True and target.exists() and not target.is_dir():
-        raise RisuError(Code.NOT_A_DIRECTORY, "is a file, not a folder", path=shown)
-    if folder is False and target.is_dir():
-        raise RisuError(Code.NOT_A_FILE, "is a folder, not a file", path=shown)
+    try:
+        for above in reversed(target.parents):
+            if os.path.lexists(above) and not above.is_dir():
+                raise RisuError(Code.NOT_A_DIRECTORY, f"{display_path(above)} is a file, not "
+                                "a folder", path=shown)
+        if folder is True and target.exists() and not target.is_dir():
+            raise RisuError(Code.NOT_A_DIRECTORY, "is a file, not a folder", path=shown)
+        if folder is False and target.is_dir():
+            raise RisuError(Code.NOT_A_FILE, "is a folder, not a file", path=shown)
+    except OSError as exc:
+        raise os_error_line(exc, path) from None
+
+
+def check_file_targets(*paths: str | os.PathLike[str]) -> None:
+    """Files a command writes together, all checked before the first is written
+    (:func:`check_target`, and a device, FIFO or socket is refused as the write would
+    refuse it): one in the way leaves none of them written."""
+    for path in paths:
+        check_target(path, folder=False)
+        _refuse_non_regular(Path(os.fspath(path)))
 
 
 #: the errors of a write that say what is in the way, not that the system refused it
 _IN_THE_WAY = {errno.ENOTDIR: (Code.NOT_A_DIRECTORY, "a file is where a folder must be"),
                errno.EISDIR: (Code.NOT_A_FILE, "is a folder, not a file")}
+
+
+#: errors about a path's name itself, whichever way it was going to be used
+_BAD_NAME = {errno.ENAMETOOLONG: "a file name too long for the file system",
+             errno.ELOOP: "symbolic link loop"}
+
+
+def path_error_line(exc: OSError) -> RisuError | None:
+    """An ``OSError`` a command let through that is about the path's name itself (too
+    long, a symbolic link loop), as one line (``unreadable``, the path named): the
+    operating system refused to look at it.  None for any other error (a bug)."""
+    if exc.errno not in _BAD_NAME:
+        return None
+    shown = display_path(exc.filename) if exc.filename is not None else None
+    return RisuError(Code.UNREADABLE, f"the operating system refused the path: "
+                     f"{_BAD_NAME[exc.errno]}", path=shown)
 
 
 def os_error_line(exc: OSError, path: str | os.PathLike[str] | None = None) -> RisuError:
@@ -714,6 +744,7 @@ __all__ = [
     "adopt_staged",
     "append_line",
     "atomic_write",
+    "check_file_targets",
     "check_target",
     "commit_staged",
     "discard_staged",
@@ -722,6 +753,7 @@ __all__ = [
     "lock_file_for",
     "mark_swept",
     "os_error_line",
+    "path_error_line",
     "sha256_file",
     "sha256_stream",
     "stage_write",

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from risutools.commands.replay_run import refuse_invalid_component
 from risutools.fsio import check_target
-from risutools.replay.api import run_monitor, write_report_files
+from risutools.replay.api import report_paths, run_monitor, write_report_files
 from risutools.replay.component import load_component
 
 
@@ -24,7 +24,8 @@ class Options:
 
     def __post_init__(self) -> None:
         if self.output:
-            check_target(self.output, folder=False)
+            for path in report_paths(self.output):  # (a .md/.html report path: refused)
+                check_target(path, folder=False)
 
 
 @dataclass

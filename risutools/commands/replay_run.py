@@ -12,7 +12,7 @@ from risutools.contract.schema import mc100
 from risutools.contract.validate import validate_document
 from risutools.errors import Code, DocumentError
 from risutools.fsio import check_target
-from risutools.replay.api import RunOutcome, run_component
+from risutools.replay.api import RunOutcome, report_paths, run_component
 from risutools.replay.component import load_component
 from risutools.replay.verdicts import PASSED
 from risutools.settings.config import resolve_settings
@@ -27,7 +27,8 @@ class Options:
 
     def __post_init__(self) -> None:
         if self.output:
-            check_target(self.output, folder=False)
+            for path in report_paths(self.output):  # (a .md/.html report path: refused)
+                check_target(path, folder=False)
     update: bool = False
 
 

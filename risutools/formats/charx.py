@@ -39,6 +39,13 @@ from risutools.errors import Code, FormatError
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly
 from risutools.formats.risum import RisumContents, read_risum_stream
+from risutools.formats.zipwalk import (
+    LocalHeader,
+    Span,
+    member_span,
+    next_signature,
+    read_local_header,
+)
 
 MAX_MEMBER_BYTES = 50 * 1024 * 1024
 MAX_RATIO = 200
@@ -264,23 +271,22 @@ def open_zip(fp: BinaryIO) -> Archive:
     return Archive(fp, members, end.cd_start)
 
 
-#: bytes read at a time while looking for the local headers RisuAI's reader would meet
-_SCAN_STEP = 1 << 20
-
-
 def check_local_headers(zf: Archive) -> None:
     """Refuse a ZIP that RisuAI would read otherwise than this reader does.
 
-    RisuAI reads a card with fflate's streaming ``Unzip`` (``src/ts/process/processzip.ts``):
-    from the file's first byte it looks for ``PK\x03\x04``, reads that local header's
-    name, skips the member's data by the *local* compressed size, and looks again from
-    there, to the end of the file; it never reads the central directory.  This reader goes
-    by the directory.  So every local header that walk meets must be a listed member's own
-    (same offset, same name, same compressed size), and the listed ``card.json`` and
+    RisuAI reads a card with fflate's streaming ``Unzip``, from the file's first byte,
+    local header after local header, never the central directory (the rules, byte for
+    byte, are in :mod:`risutools.formats.zipwalk`).  This reader goes by the directory.
+    So every ``card.json`` or ``module.risum`` local header that walk meets must be the
+    listed member's own (same offset, name and method) and must end, as fflate ends it,
+    where the directory says (a member with a data descriptor ends at the first signature
+    in its bytes, not at its listed size), and the listed ``card.json`` and
     ``module.risum`` must be met: else a second module hidden in a gap, in front (a
-    CharX-JPEG's JPEG part), inside the directory or in its comment, or a member renamed
-    in its local header, would load in RisuAI and never be shown (``zip-hidden-member``).
-    Only the bytes between members are searched (members are skipped, as RisuAI does)."""
+    CharX-JPEG's JPEG part), inside another member's data, inside the directory or its
+    comment, or a member renamed or cut short in its local header, would load in RisuAI
+    and never be shown (``zip-hidden-member``).  Members are walked past as fflate walks
+    past them: by their local size, or, with a data descriptor, by scanning their bytes
+    (a file's bytes read once, in steps of at most 1 MiB)."""
     fp = zf.fp
     size = fp.seek(0, 2)
     listed: dict[int, list[Member]] = {}
@@ -288,7 +294,7 @@ def check_local_headers(zf: Archive) -> None:
         listed.setdefault(m.header_offset, []).append(m)
     met: set[tuple[int, str]] = set()
     at = 0
-    while (found := _next_local_header(fp, at, size)) >= 0:
+    while (found := next_signature(fp, at, size)[0]) >= 0:
         if len(met) >= MAX_MEMBERS:  # (the walk's time bound: as many as a directory lists)
             raise FormatError(
                 Code.ZIP_HIDDEN_MEMBER,
@@ -307,56 +313,62 @@ def check_local_headers(zf: Archive) -> None:
                     where=name)
 
 
-def _next_local_header(fp: BinaryIO, at: int, size: int) -> int:
-    """Offset of the first ``PK\x03\x04`` at or after ``at``, or -1: read 4 KiB first
-    (the next member's header is usually right there), then steps doubling to 1 MiB,
-    3 bytes of overlap."""
-    step = 4096
-    while at < size - 3:
-        fp.seek(at)
-        chunk = fp.read(step + 3)
-        i = chunk.find(_LFH)
-        if i >= 0:
-            return at + i
-        if len(chunk) < step + 3:
-            return -1
-        at += step
-        step = min(2 * step, _SCAN_STEP)
-    return -1
-
-
 def _local_header_end(fp: BinaryIO, at: int, members: list[Member],
                       size: int) -> tuple[int, str]:
-    """Where RisuAI's walk goes on after the local header at ``at`` (the end of its data),
-    and the name it reads there when that header is one of ``members`` (the directory's
-    entries at ``at``), name and size alike ("" when not).  A ``card.json`` or
-    ``module.risum`` header that is not is ``zip-hidden-member``; any other name is an
-    asset to RisuAI, walked past by its local size as RisuAI does (what it may cover is
-    then judged by the listed card and module being met or not)."""
-    fp.seek(at)
-    head = fp.read(_LFH_LEN)
-    if len(head) < _LFH_LEN:
-        return size, ""  # (RisuAI's reader fails on a header cut short: nothing loads)
-    flags, csize, nlen, elen = (struct.unpack_from("<H", head, 6)[0],
-                                struct.unpack_from("<L", head, 18)[0],
-                                *struct.unpack_from("<HH", head, 26))
-    raw = fp.read(nlen)
-    name = _decode_name(raw, flags)
-    data = at + _LFH_LEN + nlen + elen
-    sized_later = bool(flags & 0x8) or csize == 0xFFFFFFFF  # (after the data, or ZIP64)
-    for m in members:
-        if m.filename == name and (sized_later or csize == m.compress_size):
-            return data + m.compress_size, name
-    if raw in (CARD.encode(), MODULE.encode()):
-        listed = (f"the directory lists {_shown(members[0].filename)}, "
-                  f"{members[0].compress_size} bytes, there" if members
-                  else "the central directory does not list it")
+    """Where RisuAI's walk goes on after the local header at ``at``, and the name it reads
+    there when that header is a ``card.json`` or ``module.risum`` RisuAI reads as this
+    reader does (one of ``members``, the directory's entries at ``at``), else "".  Any
+    other ``card.json`` or ``module.risum`` header is ``zip-hidden-member``; any other name
+    is an asset to RisuAI, walked past as RisuAI walks past it (what it may cover is then
+    judged by the listed card and module being met or not)."""
+    try:
+        h = read_local_header(fp, at, size)
+    except ValueError as exc:
+        raise FormatError(Code.ZIP_HIDDEN_MEMBER, f"{exc}: RisuAI's reader would take the "
+                          "member's size from its data", where=f"offset {at}") from None
+    if h is None:
+        return size, ""  # (never read by RisuAI: nothing after it loads)
+    span = member_span(fp, h, size)
+    if span.by == "directory entry":
         raise FormatError(
             Code.ZIP_HIDDEN_MEMBER,
-            f"a local header at offset {at} names {_shown(name)} ({csize} bytes) and "
-            f"{listed}: RisuAI reads local headers in order and would load it",
-            where=f"offset {at}")
-    return min(size, data + (0 if sized_later else csize)), ""
+            f"the member at offset {at} has a data descriptor that RisuAI's reader ends at "
+            f"a directory entry's signature (offset {span.resume + 4}): where it reads on "
+            "from there depends on how the file is handed to it", where=f"offset {at}")
+    if h.raw_name not in (CARD.encode(), MODULE.encode()):
+        return span.resume, ""
+    name = _decode_name(h.raw_name, h.flags)
+    why = _loads_otherwise(h, span, [m for m in members if m.filename == name])
+    if why:
+        raise FormatError(
+            Code.ZIP_HIDDEN_MEMBER,
+            f"a local header at offset {at} names {_shown(name)}: {why}; RisuAI's reader "
+            "walks the local headers, not the directory", where=f"offset {at}")
+    return span.resume, name
+
+
+def _loads_otherwise(h: LocalHeader, span: Span, members: list[Member]) -> str:
+    """Why RisuAI would load the card/module of header ``h`` otherwise than the directory
+    entry ``members[0]`` (the listed member of that name at that offset), or ""."""
+    if not members:
+        return "the central directory does not list it there"
+    m = members[0]
+    if h.method != m.method:
+        return f"it says method {h.method}, the directory {m.method}"
+    expected = h.data + m.compress_size
+    if span.end < 0:
+        return "its data never ends for RisuAI's reader (no signature or size it can use)"
+    if span.by == "size" and span.end != expected:
+        return f"it says {h.csize} bytes of data, the directory {m.compress_size}"
+    if span.end != expected:
+        return (f"RisuAI's reader ends its data at offset {span.end} (at the {span.by} "
+                f"it meets), the directory at offset {expected}")
+    if span.by not in ("size", "descriptor"):
+        return ("it has a data descriptor without its signature (where RisuAI's reader ends "
+                "its data depends on how the file is handed to it)")
+    if not h.started and m.file_size:
+        return "its local header declares 0 bytes inflated, so RisuAI never reads it"
+    return ""
 
 
 def is_unsafe_name(name: str) -> bool:

@@ -11,7 +11,7 @@ from risutools.analysis import analyze
 from risutools.canonical import document_json
 from risutools.errors import Code, ConfigError, RisuError
 from risutools.formats import read_path
-from risutools.fsio import atomic_write
+from risutools.fsio import atomic_write, os_error_line
 from risutools.projection.notes import Notes, load_notes
 from risutools.projection.project import project
 
@@ -58,18 +58,24 @@ def graded_analysis(module: Module, settings: Settings | None) -> Analysis:
     return replace(a, findings=settings.apply(a.findings))
 
 
+def _plan(docs: list[dict[str, Any]], target: Path, out: str) -> list[tuple[Path, Any]]:
+    if len(docs) == 1 and not (target.is_dir() or out.endswith(("/", os.sep))):
+        return [(target, docs[0])]
+    if target.exists() and not target.is_dir():
+        raise RisuError(Code.NOT_A_DIRECTORY, f"is a file, not a folder ({len(docs)} "
+                        "documents need a folder)", path=out)
+    target.mkdir(parents=True, exist_ok=True)
+    return [(target / f"{doc['component_id']}.json", doc) for doc in docs]
+
+
 def write_documents(docs: list[dict[str, Any]], out: str, *, force: bool = False) -> list[str]:
     """Write to ``out`` (a file for one document, a directory for several).  A file that
     exists is refused (``target-exists``, nothing written) unless ``force``."""
     target = Path(out)
-    if len(docs) == 1 and not (target.is_dir() or out.endswith(("/", os.sep))):
-        plan = [(target, docs[0])]
-    else:
-        if target.exists() and not target.is_dir():
-            raise RisuError(Code.NOT_A_DIRECTORY, f"is a file, not a folder ({len(docs)} "
-                            "documents need a folder)", path=out)
-        target.mkdir(parents=True, exist_ok=True)
-        plan = [(target / f"{doc['component_id']}.json", doc) for doc in docs]
+    try:
+        plan = _plan(docs, target, out)
+    except OSError as exc:  # (a name too long, a folder that may not be searched)
+        raise os_error_line(exc, out) from None
     if not force:
         existing = [p for p, _ in plan if os.path.lexists(p)]
         if existing:

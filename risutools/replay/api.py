@@ -11,7 +11,8 @@ from typing import Any
 
 from risutools.canonical import prefixed
 from risutools.collector import cycles_paused
-from risutools.errors import Code, DocumentError, RisuError
+from risutools.errors import Code, DocumentError, RisuError, UsageError
+from risutools.fsio import check_file_targets
 from risutools.pathnames import plain_id, show_name
 from risutools.replay.component import (
     ComponentFile,
@@ -81,6 +82,18 @@ def default_report_path(component_path: Path, component_id: str, fixture_name: s
     return out
 
 
+def report_paths(path: str | Path) -> tuple[Path, Path, Path]:
+    """The JSON report's path and its ``.md`` / ``.html`` renderings next to it; a path that
+    ends in ``.md`` or ``.html`` (any case: one file on a case-blind disk) is refused
+    (``usage``, ``--output``): a rendering would be written over the JSON report."""
+    p = Path(path)
+    if p.suffix.lower() in (".md", ".html"):
+        raise UsageError("--output", f"{show_name(str(p))} ends in {p.suffix}: the Markdown and "
+                         "HTML renderings are written next to the JSON report under those "
+                         "names; give the JSON report's path (.json)")
+    return p, p.with_suffix(".md"), p.with_suffix(".html")
+
+
 def write_report_files(report: dict[str, Any], path: Path, views: RowViews | None = None,
                        *, hashed: bool = True) -> tuple[list[Path], str | None]:
     """Write ``path`` (JSON, streamed: :func:`report_pieces`) and the ``.md`` / ``.html``
@@ -94,8 +107,8 @@ def write_report_files(report: dict[str, Any], path: Path, views: RowViews | Non
             digest.update(piece)
             yield piece
 
-    md = path.with_suffix(".md")
-    html = path.with_suffix(".html")
+    path, md, html = report_paths(path)
+    check_file_targets(path, md, html)  # (one in the way: none of the three written)
     write_or_fail(path, pieces() if hashed else report_pieces(report))
     picked = views.markdown_picked(report) if views is not None else None
     sweep, table = views.html_parts(report) if views is not None else (None, None)
