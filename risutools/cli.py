@@ -24,7 +24,7 @@ import typer
 
 from risutools import __version__, lastwords
 from risutools.collector import cycles_paused
-from risutools.errors import RisuError, UsageError, WriteConflict
+from risutools.errors import RisuError, UsageError, WriteConflict, bounded
 from risutools.fsio import path_error_line
 from risutools.pathnames import safe_line
 from risutools.report.color import COLOR_HELP, use_color
@@ -758,7 +758,7 @@ def main() -> None:
             typer.echo(safe_line(usage_line(exc)), err=True)
         sys.exit(2)
     except click_error as exc:
-        typer.echo(f"risutools: {' '.join(str(exc).split())}", err=True)
+        typer.echo(safe_line(f"risutools: {bounded(' '.join(str(exc).split()))}"), err=True)
         sys.exit(int(getattr(exc, "exit_code", 2)))
     except typer.Abort:
         typer.echo("risutools: aborted", err=True)
@@ -782,7 +782,7 @@ def main() -> None:
             raise
 
         typer.echo(safe_line(
-            f"risutools: internal error: {type(exc).__name__}: {exc} "
+            f"risutools: internal error: {type(exc).__name__}: {bounded(str(exc))} "
             "(set RISUTOOLS_DEBUG=1 for a traceback, and please report it)"),
             err=True,
         )

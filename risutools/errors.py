@@ -178,6 +178,19 @@ class Code:
     SIGN_FAILED = _code("sign-failed", "`ssh-keygen -Y sign` failed")
 
 
+#: the characters of an error's reason (or place) shown on its one line: past them, the
+#: first 700 and the last 200 (where the advice is), and how many were left out between
+MAX_WHY = 1_000
+
+
+def bounded(text: str) -> str:
+    """``text`` as an error line shows it: whole up to :data:`MAX_WHY` characters, else its
+    head and tail with the count of those left out."""
+    if len(text) <= MAX_WHY:
+        return text
+    return f"{text[:700]} ... ({len(text) - 900:,} characters not shown) ... {text[-200:]}"
+
+
 class RisuError(Exception):
     """Base class: something risutools could not read, parse or do."""
 
@@ -195,10 +208,12 @@ class RisuError(Exception):
         return self
 
     def one_line(self) -> str:
-        """``path: where: code: why`` with empty parts left out."""
-        parts = [p for p in (self.path, self.where) if p]
+        """``path: where: code: why`` with empty parts left out; a ``why`` or ``where``
+        longer than :data:`MAX_WHY` characters (one that quotes what it was given: a
+        5,000-character ``--select`` id) is shown by its head and its tail."""
+        parts = [p for p in (self.path, bounded(self.where)) if p]
         head = ": ".join(parts)
-        body = f"{self.code}: {self.why}"
+        body = f"{self.code}: {bounded(self.why)}"
         return f"{head}: {body}" if head else body
 
     def __str__(self) -> str:

@@ -9,6 +9,8 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from risutools.errors import bounded
+
 
 def _argument_metavar(self: Any, ctx: Any = None, *, usage: bool = False) -> str:
     """An argument as usage lines write it: ``FILE...`` when several are taken, in brackets
@@ -37,7 +39,7 @@ def usage_line(exc: BaseException) -> str:
     while parts and parts[0] in ("-m", "risutools"):  # "python -m risutools" as prog name
         parts.pop(0)
     cmd = " ".join(["risutools", *parts])
-    message = " ".join(str(getattr(exc, "format_message", exc.__str__)()).split())
+    message = bounded(" ".join(str(getattr(exc, "format_message", exc.__str__)()).split()))
     where = f"{' '.join(parts)}: " if parts else ""
     return f"risutools: {where}usage: {message} (see '{cmd} -h')"
 
