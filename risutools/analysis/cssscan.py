@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import NamedTuple
 
 #: at most this many addresses are read from one CSS text
 MAX_CSS_URLS = 1000
@@ -46,8 +45,8 @@ _TOKEN = (
 _URL_TOKEN = (
     r"[ \t\r\n\f]*((?:[^) \t\r\n\f\"'(\\\x00-\x08\x0b\x0e-\x1f\x7f]|" + _ESCAPE
     + r")*)[ \t\r\n\f]*\)")
-_WS = re.compile(r"[ \t\r\n\f]*")
-_DECODE = re.compile(r"\\(?:([0-9A-Fa-f]{1,6})(?:\r\n|[ \t\r\n\f])?|(\r\n|[\n\r\f])|([\s\S]))")
+_WS = r"[ \t\r\n\f]*"
+_DECODE = r"\\(?:([0-9A-Fa-f]{1,6})(?:\r\n|[ \t\r\n\f])?|(\r\n|[\n\r\f])|([\s\S]))"
 #: a pre-filter: CSS without any of these loads nothing (an escape may spell any name)
 _MAY_LOAD = re.compile(r"\\|@|url|src|image-set", re.IGNORECASE)
 #: functions whose string arguments are addresses
@@ -56,25 +55,29 @@ _IMAGE_SETS = frozenset({"image-set", "-webkit-image-set"})
 
 
 @cache
-def _compiled() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """The token and URL-token patterns, compiled when the first style sheet is read (their
-    Unicode classes cost about 10 ms: a module without CSS never pays it)."""
-    return re.compile(_TOKEN), re.compile(_URL_TOKEN)
+def _compiled() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The token, URL-token, white-space and escape patterns, compiled when the first style
+    sheet is read (their Unicode classes cost about 10 ms: a module without CSS never pays
+    it)."""
+    return re.compile(_TOKEN), re.compile(_URL_TOKEN), re.compile(_WS), re.compile(_DECODE)
 
 
-class CssUrl(NamedTuple):
+class CssUrl:
     """An address CSS loads: ``import`` (a stylesheet, ``@import``) or ``url``, decoded,
-    and its offset in the text."""
+    and its offset in the text (a plain class: a NamedTuple costs start-up time)."""
 
-    kind: str
-    url: str
-    offset: int
+    __slots__ = ("kind", "offset", "url")
+
+    def __init__(self, kind: str, url: str, offset: int) -> None:
+        self.kind = kind
+        self.url = url
+        self.offset = offset
 
 
 def decode_css(text: str) -> str:
     """``text`` with its CSS escapes decoded (a code point of 0, a surrogate or past
     U+10FFFF is U+FFFD; an escaped new line, a string's line continuation, is dropped)."""
-    return _DECODE.sub(_decode_one, text) if "\\" in text else text
+    return _compiled()[3].sub(_decode_one, text) if "\\" in text else text
 
 
 def _decode_one(m: re.Match[str]) -> str:
@@ -93,7 +96,7 @@ def css_urls(text: str) -> list[CssUrl]:
     out: list[CssUrl] = []
     if not _MAY_LOAD.search(text):
         return out
-    token, _ = _compiled()
+    token = _compiled()[0]
     reader = _Reader(text, out)
     pos, n = 0, len(text)
     while pos < n and len(out) < MAX_CSS_URLS:
@@ -158,7 +161,7 @@ class _Reader:
             self.set_depth = 1
         if name not in _STRING_URL_FUNCTIONS:
             return pos
-        after = _WS.match(self.text, pos)
+        after = _compiled()[2].match(self.text, pos)
         start = after.end() if after else pos
         if name == "url" and self.text[start:start + 1] not in ("\"", "'"):
             got = _compiled()[1].match(self.text, pos)

@@ -24,32 +24,41 @@ nothing is rendered, run or fetched.
 from __future__ import annotations
 
 import re
+from functools import cache
 from urllib.parse import unquote
 
 #: addresses built from chat data kept a text
 MAX_DYNAMIC = 100
 
 #: where a remote address starts: ``http(s)://``, ``//`` (the page's scheme), either slash
-_REMOTE = re.compile(r"(?:https?:)?[/\\]{2}", re.IGNORECASE)
+_REMOTE = r"(?:https?:)?[/\\]{2}"
 #: a regex replacement in a regex script's output (JavaScript's ``String.replace``)
-_GROUP = re.compile(r"\$(?:[0-9]{1,2}|&|<[^>]*>|`|')")
+_GROUP = r"\$(?:[0-9]{1,2}|&|<[^>]*>|`|')"
 #: CBS tags that carry no chat data: line breaks, nothing, chance, the clock
 NO_DATA = frozenset({"br", "newline", "blank", "none", "random", "randint", "dice", "roll",
                      "time", "date", "isotime", "isodate", "unixtime"})
 #: a CBS tag's name (a block's ``#``/``/``/``:`` marks left out)
-_CBS_NAME = re.compile(r"\{\{\s*[#/:]?\s*([^\s:{}]*)")
+_CBS_NAME = r"\{\{\s*[#/:]?\s*([^\s:{}]*)"
 #: where an address's authority ends
-_PATH = re.compile(r"[/\\?#]")
+_PATH = r"[/\\?#]"
 #: what ends an address outside CBS tags
 _ENDS = frozenset(" \t\n\r\f\"'<>)")
 #: a host name or an IP literal, as it is kept
-_HOST_OK = re.compile(r"[a-z0-9_][a-z0-9_.\-]{0,252}|\[[0-9a-f:.]{2,45}\]")
+_HOST_OK = r"[a-z0-9_][a-z0-9_.\-]{0,252}|\[[0-9a-f:.]{2,45}\]"
+
+
+@cache
+def _rx() -> tuple[re.Pattern[str], ...]:
+    """The patterns above, compiled when first needed (not at every command's start-up):
+    remote, group, CBS name, path, host."""
+    return (re.compile(_REMOTE, re.IGNORECASE), re.compile(_GROUP), re.compile(_CBS_NAME),
+            re.compile(_PATH), re.compile(_HOST_OK))
 
 
 def _carries_data(url: str) -> bool:
     """Whether a CBS tag of ``url`` may carry chat data: any but those of
     :data:`NO_DATA` (``{{random}}`` as a cache-buster does not)."""
-    return any(m.group(1).lower() not in NO_DATA for m in _CBS_NAME.finditer(url))
+    return any(m.group(1).lower() not in NO_DATA for m in _rx()[2].finditer(url))
 
 
 def host_of(authority: str) -> str | None:
@@ -61,7 +70,7 @@ def host_of(authority: str) -> str | None:
     host = unquote(authority.rpartition("@")[2]).lower()
     host = host[:host.find("]") + 1] if host.startswith("[") else host.partition(":")[0]
     host = host.rstrip(".")
-    return host if _HOST_OK.fullmatch(host) else None
+    return host if _rx()[4].fullmatch(host) else None
 
 
 def _address_end(text: str, pos: int) -> int:
@@ -96,16 +105,17 @@ def dynamic_urls(text: str, groups: bool, bare: bool = False) -> list[tuple[int,
     out: list[tuple[int, str, str]] = []
     if "{{" not in text and not (groups and "$" in text):
         return out
+    remote, group, _, path, _ = _rx()
     pos = 0
-    while len(out) < MAX_DYNAMIC and (m := _REMOTE.search(text, pos)) is not None:
+    while len(out) < MAX_DYNAMIC and (m := remote.search(text, pos)) is not None:
         end = _address_end(text, m.end())
         pos = max(end, m.end())
         url = text[m.start():end]
         what = ("CBS" if "{{" in url and _carries_data(url) else
-                "the matched text" if groups and _GROUP.search(url) else None)
+                "the matched text" if groups and group.search(url) else None)
         if what is None:
             continue
-        authority = _PATH.split(text[m.end():end], maxsplit=1)[0]
+        authority = path.split(text[m.end():end], maxsplit=1)[0]
         host = host_of(authority)
         if host is None or not (bare or m.group()[0] in "hH" or (host != "*" and "." in host)):
             continue

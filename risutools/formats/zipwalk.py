@@ -32,7 +32,6 @@ compares the walk with the central directory.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 from typing import BinaryIO
 
 LFH = b"PK\x03\x04"
@@ -44,17 +43,21 @@ SCAN_STEP = 1 << 20
 _ALL = (LFH, DDSIG, CDSIG)
 
 
-@dataclass(frozen=True)
 class LocalHeader:
-    """One local header as fflate's ``Unzip`` reads it."""
+    """One local header as fflate's ``Unzip`` reads it (a plain class: a dataclass costs
+    half a millisecond of every command's start-up to make)."""
 
-    at: int  # offset of its signature
-    flags: int
-    method: int
-    raw_name: bytes
-    data: int  # where its data starts
-    csize: int  # compressed size as fflate takes it; -1: descriptor; -2: ZIP64 descriptor
-    usize: int  # inflated size declared (0 when a descriptor follows)
+    __slots__ = ("at", "csize", "data", "flags", "method", "raw_name", "usize")
+
+    def __init__(self, at: int, flags: int, method: int, raw_name: bytes, data: int,
+                 csize: int, usize: int) -> None:
+        self.at = at  # offset of its signature
+        self.flags = flags
+        self.method = method
+        self.raw_name = raw_name
+        self.data = data  # where its data starts
+        self.csize = csize  # compressed size as fflate takes it; -1: descriptor; -2: ZIP64
+        self.usize = usize  # inflated size declared (0 when a descriptor follows)
 
     @property
     def described(self) -> bool:
@@ -66,13 +69,15 @@ class LocalHeader:
         return self.described or self.usize != 0
 
 
-@dataclass(frozen=True)
 class Span:
     """Where fflate ends a member's data, and where its walk goes on."""
 
-    end: int  # end of the bytes handed to the decoder (-1: never ended, RisuAI fails)
-    resume: int  # where the walk looks for the next local header
-    by: str  # "size", "descriptor", "local header", "directory entry" or "end of file"
+    __slots__ = ("by", "end", "resume")
+
+    def __init__(self, end: int, resume: int, by: str) -> None:
+        self.end = end  # end of the bytes handed to the decoder (-1: never ended)
+        self.resume = resume  # where the walk looks for the next local header
+        self.by = by  # "size", "descriptor", "local header", "directory entry", "end of file"
 
 
 def next_signature(fp: BinaryIO, at: int, size: int,
