@@ -149,6 +149,32 @@ class _Ids:
         self.live.add(mid)
         return Message(mid, role, content)
 
+    def take_all(self, items: list[Any], turn: int) -> list[Message]:
+        """:meth:`take` of each message of ``items`` (turn ``turn``'s ``append``), in order:
+        a message of the usual shape -- exactly ``id``, ``role`` and ``content``, each a
+        ``str``, the id letters and digits alone (at most 64) and new, the role known --
+        taken in this loop as :meth:`take` would take it; any other asked of :meth:`take`
+        itself (which takes it the same way or says why not, in the same words)."""
+        out: list[Message] = []
+        ever, live, roles, new = self.ever, self.live, _ROLES, tuple.__new__
+        n = self.counter
+        for i, raw in enumerate(items):
+            if type(raw) is dict and len(raw) == 3:
+                mid, role, content = raw.get("id"), raw.get("role"), raw.get("content")
+                if (type(mid) is str and type(content) is str and type(role) is str
+                        and role in roles and mid.isascii() and mid.isalnum()
+                        and len(mid) <= 64 and mid not in ever):
+                    n += 1
+                    ever.add(mid)
+                    live.add(mid)
+                    out.append(new(Message, (mid, role, content)))
+                    continue
+            self.counter = n
+            out.append(self.take(raw, turn, i))
+            n = self.counter
+        self.counter = n
+        return out
+
 
 MAX_FIXTURE_BYTES = 64 * 1024 * 1024  # a fixture is read whole
 
@@ -222,6 +248,10 @@ def _bridge(raw: dict[str, Any], where: str, used: float | None) -> tuple[float 
 
 
 def _turn(raw: Any, number: int, ids: _Ids) -> Turn:
+    if type(raw) is dict and len(raw) == 1:  # (append alone, a list: most turns)
+        items = raw.get("append")
+        if type(items) is list:
+            return Turn(number, ids.take_all(items, number), [], [])
     if not isinstance(raw, dict):
         raise _err(f"turn {number}", "a turn must be a mapping of operations")
     if not _TURN_KEY_SET.issuperset(raw):
@@ -234,8 +264,7 @@ def _turn(raw: Any, number: int, ids: _Ids) -> Turn:
     if items is not append:
         if not isinstance(items, list):
             raise _err(f"turn {number}: append", "must be a list of messages")
-        take = ids.take
-        append = [take(m, number, i) for i, m in enumerate(items)]
+        append = ids.take_all(items, number)
     turn = Turn(number, append, [], [])
     if len(raw) == 1 and items is not append:
         return turn  # (append alone: most turns)
