@@ -65,6 +65,10 @@ def test_streamed_is_the_whole_read(tmp_path: Path, text: str, chunk: int,
         "\n".join((HEAD, T1, '{"append": [{"role": "user", "content": "x\u2028y"}]}')),
         "\n".join((HEAD, T1, '{"append": [{"role": "user", "content": "x\u0085y"}]}')),
         HEAD + "\r" + T1 + "\n" + T1,  # a lone carriage return ends a line too
+        # each other break str.splitlines knows, in a string and between two lines
+        *("\n".join((HEAD, T1, '{"append": [{"role": "user", "content": "x' + c + 'y"}]}'))
+          for c in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"),
+        *(HEAD + "\n" + T1 + c + T1 for c in "\x0b\x1e\u2029"),
     ],
 )
 def test_other_line_breaks_read_whole(tmp_path: Path, text: str) -> None:
