@@ -65,6 +65,10 @@ def test_streamed_is_the_whole_read(tmp_path: Path, text: str, chunk: int,
         "\n".join((HEAD, T1, '{"append": [{"role": "user", "content": "x\u2028y"}]}')),
         "\n".join((HEAD, T1, '{"append": [{"role": "user", "content": "x\u0085y"}]}')),
         HEAD + "\r" + T1 + "\n" + T1,  # a lone carriage return ends a line too
+        # each other break str.splitlines knows, in a string and between two lines
+        *("\n".join((HEAD, T1, '{"append": [{"role": "user", "content": "x' + c + 'y"}]}'))
+          for c in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"),
+        *(HEAD + "\n" + T1 + c + T1 for c in "\x0b\x1e\u2029"),
     ],
 )
 def test_other_line_breaks_read_whole(tmp_path: Path, text: str) -> None:
@@ -198,3 +202,34 @@ def test_ids_taken_without_the_pattern_are_ids_the_pattern_takes() -> None:
     for bad in ("", "a" * 65, "-a", "a b", "가", "١"):
         with pytest.raises(ConfigError, match="bad message id"):
             _Ids().take({"id": bad, "role": "user", "content": ""}, 1, 0)
+
+
+@pytest.mark.parametrize("raw", [
+    [{"id": "a1", "role": "user", "content": "x"}, {"role": "assistant", "content": "y"},
+     {"id": "b.2", "role": "tool", "content": "z"}, {"id": "c3", "role": "user", "content": ""}],
+    [{"id": "a1", "role": "user", "content": "x"}, {"id": "a1", "role": "user", "content": "y"}],
+    [{"id": "a1", "role": "user", "content": 5}],
+    [{"id": "a1", "role": "wizard", "content": "x"}],
+    [{"id": "a1", "role": ["user"], "content": "x"}],
+    [{"id": "a1", "role": "user", "zz": "x"}],
+    [{"id": "a1", "role": "user", "content": None}],
+    [{"id": "x" * 65, "role": "user", "content": "x"}],
+    [{"id": "ä1", "role": "user", "content": "x"}],
+    [["a1", "user", "x"]],
+])
+def test_take_all_is_take_one_by_one(raw: list[object]) -> None:
+    """A turn's messages taken together (``take_all``: the usual shape in one loop) are
+    those :meth:`take` gives one by one, ids counted alike; the first bad one refused in
+    the same words."""
+    def outcome(together: bool) -> object:
+        ids = fixture._Ids()
+        ids.take({"role": "system", "content": "s"}, 0, 0)  # (one id counted before)
+        try:
+            if together:
+                got = ids.take_all(list(raw), 3)
+            else:
+                got = [ids.take(m, 3, i) for i, m in enumerate(raw)]
+        except ConfigError as exc:
+            return str(exc)
+        return got, ids.counter, ids.ever, ids.live
+    assert outcome(True) == outcome(False)
