@@ -26,6 +26,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from risutools.analysis.luaargs import HOLE as HOLE
+from risutools.analysis.luaargs import LIT as LIT
+from risutools.analysis.luaargs import REF as REF
+from risutools.analysis.luaargs import Arg as Arg
+from risutools.analysis.luaargs import Call as Call
+from risutools.analysis.luaargs import Collector
 from risutools.analysis.lualex import (
     KEYWORDS,
     NAME,
@@ -67,7 +73,6 @@ ARG_CALLS: dict[str, int] = {
 }
 #: a literal up to this long may be a state key named through a constant
 _MAX_NAME_CONSTANT = 80
-_MAX_ARG_TOKENS = 20000  # stop following one call's arguments after this many tokens
 _MAX_OPEN_COLLECTORS = 64
 #: calls kept per script (about 1 KB each with what later passes make of them), and records
 #: of each other kind; past one the scan goes on and says so in ``errors``
@@ -76,9 +81,6 @@ MAX_RECORDS = 100_000
 #: at most this many literals are kept for one name (``LuaScan.choices``); a name assigned
 #: more is not resolved
 MAX_CHOICES = 16
-#: the kinds of a concatenation's operands (``Arg.parts``)
-LIT, REF, HOLE = 0, 1, 2
-_MAX_PARTS = 16
 _OPAQUE = "\x00opaque"  # a constant that cannot hold a URL (its value is never decoded)
 #: the brackets a listener's depth counts
 _BRACKETS = frozenset({"(", "{", "[", ")", "}", "]"})
@@ -94,36 +96,6 @@ _VALUE_ENDS = frozenset({")", "}", "]", ",", ";"})
 _FIRST_ARG_OF = frozenset({"pcall", "xpcall", "rawget", "rawset"})
 #: ``debug.traceback``: the field of ``debug`` that reaches nothing (a match of bounded shape)
 _SAFE_DEBUG = re.compile(r"[ \t]*\.[ \t]*traceback(?![A-Za-z0-9_])")
-
-
-@dataclass(slots=True)
-class Arg:
-    """One argument of a call, as far as a static reader can tell."""
-
-    literal: str | None = None  # the value when the argument is a single string literal
-    name: str | None = None  # the name when the argument is a single name
-    path_end: str | None = None  # the last name when the argument is a path ``a.b.c``
-    names: list[str] = field(default_factory=list)  # names seen in the argument
-    #: a concatenation ``"a" .. x .. "b"``: its operands, each ``(LIT, text)``, ``(REF,
-    #: name)`` or ``(HOLE, "")`` (anything else); None for one operand
-    parts: tuple[tuple[int, str], ...] | None = None
-
-
-@dataclass(slots=True)
-class Call:
-    """A call the scanner recorded: its name, line, qualifier and literal arguments."""
-
-    name: str
-    line: int
-    qualifier: str = ""  # "", "." or ":"
-    base: str = ""  # the name before the qualifier, when it is a plain name
-    args: list[Arg] = field(default_factory=list)
-    form: str = "paren"  # paren | string | table
-    #: made inside the arguments of ``listenEdit(...)`` (an edit listener's body, which
-    #: RisuAI runs without lowLevelAccess)
-    in_listener: bool = False
-    start: int = -1  # the offset of the called name
-    listener: str = ""  # the kind of that listener (``editDisplay`` ...) when literal
 
 
 @dataclass
@@ -176,107 +148,6 @@ class LuaScan:
     lines: int = 0
 
 
-class _Collector:
-    __slots__ = ("budget", "call", "cur", "cur_count", "depth", "need", "op_first", "op_start",
-                 "ops", "path")
-
-    def __init__(self, call: Call, need: int) -> None:
-        self.call = call
-        self.depth = 1
-        self.cur = Arg()
-        self.cur_count = 0
-        self.path = True  # the argument so far is names joined by "."
-        self.need = need
-        self.budget = _MAX_ARG_TOKENS
-        #: the operands of a concatenation (``Arg.parts``), None before its first ``..``;
-        #: the token count where the current operand starts, and its first token
-        self.ops: list[tuple[int, str]] | None = None
-        self.op_start = 0
-        self.op_first: tuple[int, str | None, int, int] = (0, None, 0, 0)
-
-    def close_operand(self, text: str) -> None:
-        """One operand of a concatenation ends: a literal, a name, or a hole."""
-        ops = self.ops if self.ops is not None else []
-        kind, value, b0, b1 = self.op_first
-        if self.cur_count - self.op_start != 1 or len(ops) >= _MAX_PARTS:
-            ops.append((HOLE, ""))
-        elif kind == STR:
-            ops.append((LIT, value if value is not None else decode_lua_string(text, b0, b1)))
-        elif kind == NAME and value not in KEYWORDS:
-            ops.append((REF, value or ""))
-        else:
-            ops.append((HOLE, ""))
-        self.ops = ops
-
-    def finish_arg(self, text: str = "") -> bool:
-        """Close the current argument; True when no more are needed."""
-        arg = self.cur
-        if self.cur_count != 1:
-            arg.literal = None
-            arg.name = None
-        if self.path and self.cur_count >= 3 and self.cur_count == 2 * len(arg.names) - 1:
-            arg.path_end = arg.names[-1]
-        if self.ops is not None:
-            self.close_operand(text)
-            arg.parts = tuple(self.ops)
-            self.ops = None
-        if self.cur_count:
-            self.call.args.append(arg)
-        self.cur = Arg()
-        self.cur_count = 0
-        self.op_start = 0
-        self.path = True
-        return len(self.call.args) >= self.need
-
-    def feed(self, kind: int, value: str | None, text: str, b0: int, b1: int) -> bool:
-        """Take one token; True when this collector is done.  A string's value is
-        decoded (``text[b0:b1]``) only when it is the argument's first token (or an operand
-        of a concatenation)."""
-        self.budget -= 1
-        if self.budget <= 0:
-            return True
-        if self.depth == 1 and self.cur_count == self.op_start:
-            self.op_first = (kind, value, b0, b1)
-        if kind == OP:
-            return self.feed_op(value, text)
-        self.cur_count += 1
-        if kind != NAME:
-            self.path = False
-        if self.depth == 1 and self.cur_count == 1:
-            if kind == STR:
-                self.cur.literal = value if value is not None else decode_lua_string(text, b0,
-                                                                                     b1)
-            elif kind == NAME:
-                self.cur.name = value
-        if kind == NAME and value is not None and len(self.cur.names) < 32:
-            self.cur.names.append(value)
-        return False
-
-    def feed_op(self, value: str | None, text: str) -> bool:
-        """An operator of the arguments: brackets, ``,`` between arguments, ``..`` between
-        operands of a concatenation."""
-        if value in ("(", "{", "["):
-            self.path = False
-            self.depth += 1
-            self.cur_count += 1
-            return False
-        if value in (")", "}", "]"):
-            self.depth -= 1
-            if self.depth <= 0:
-                self.finish_arg(text)
-                return True
-            return False
-        if value == "," and self.depth == 1:
-            return self.finish_arg(text)
-        if value == ".." and self.depth == 1:
-            self.close_operand(text)
-            self.op_start = self.cur_count + 1
-        if value != ".":
-            self.path = False
-        self.cur_count += 1
-        return False
-
-
 def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True,
              need: dict[str, int] | None = None, to_calls: bool = False,
              env: frozenset[str] = frozenset()) -> LuaScan:
@@ -324,7 +195,7 @@ class _Scanner:
         self.lines = LineIndex(text)
         self.result = LuaScan()
         self.raw_errors: list[tuple[int, str]] = []
-        self.collectors: list[_Collector] = []
+        self.collectors: list[Collector] = []
         self.prev_kind = 0
         self.prev_val = ""
         self.prev2_kind = 0
@@ -678,7 +549,7 @@ class _Scanner:
             calls.append(call)
             need = self.arg_calls.get(pname, 0)
             if need and len(self.collectors) < _MAX_OPEN_COLLECTORS:
-                self.collectors.append(_Collector(call, need))
+                self.collectors.append(Collector(call, need))
         if self.listeners:
             inner = calls[-1]
             inner.in_listener = True
