@@ -32,6 +32,7 @@ from risutools.analysis.luaargs import REF as REF
 from risutools.analysis.luaargs import Arg as Arg
 from risutools.analysis.luaargs import Call as Call
 from risutools.analysis.luaargs import Collector
+from risutools.analysis.luafold import MAX_FOLDS, fold_index
 from risutools.analysis.lualex import (
     KEYWORDS,
     NAME,
@@ -186,7 +187,8 @@ class _Scanner:
         self.pend_alias: str | None = None
         #: a form of several tokens being read: ``local name <const> =`` ("attrib", name,
         #: offset, step) or ``_G[k]`` and what follows ("env", table, offset of the last
-        #: token, step, literal, name, offset of the table's name)
+        #: token, step, literal, name, offset of the table's name, offset of ``[`` (of the
+        #: end of a folded key, step 4), the name the value is assigned to)
         self.form: list[Any] | None = None
         self.keep = keep
         self.arg_calls = ARG_CALLS if need is None else {**ARG_CALLS, **need}
@@ -223,6 +225,7 @@ class _Scanner:
         self.choices: dict[str, list[str]] = {}
         self.literal_assigns: dict[str, int] = {}
         self.full: set[str] = set()  # record kinds past their bound
+        self.folds = 0  # keys folded (at most MAX_FOLDS)
         self.call_names: set[str] = set()  # the names of the calls kept
         self.shared: dict[tuple[object, ...], Any] = {}  # equal arguments share one object
         #: open ``listenEdit(`` calls: the bracket depth each started at; ``depth`` counts
@@ -431,7 +434,6 @@ class _Scanner:
         pname, pstart, pq, pbase = self.pend  # type: ignore[misc]
         self.pend = None
         watched = self.pend_watch
-        self.pend_alias = None
         if kind == STR or value in ("(", "{"):
             self.on_call(pname, pstart, pq, pbase, kind, value, b0, b1)
             if watched and pname in self.env:  # ``_G(...)``: the table as a value
@@ -440,11 +442,12 @@ class _Scanner:
             dyn = self.result.dynamic_index
             if self.room("dynamic lookups", len(dyn), pstart):
                 dyn.append((pname, self.lines.line(pstart)))
-            self.form = ["env", pname, s, 1, None, None, pstart]
+            self.form = ["env", pname, s, 1, None, None, pstart, s, self.pend_alias]
         elif value == "=":
             self.on_assign(pname, pstart, pq, watched)
         elif watched:  # ``request[k]``
             self.value_use(pname, pstart)
+        self.pend_alias = None
 
     def on_assign(self, pname: str, pstart: int, pq: str, watched: bool) -> None:
         """``name =`` / ``t.name =``: a target; a watched one is ``_ENV = t`` (a value) or
@@ -508,24 +511,62 @@ class _Scanner:
 
     def on_env_key_token(self, kind: int, value: str | None, s: int, b0: int,
                          b1: int) -> None:
-        """``_G[k]`` after ``[``: one literal or name, ``]``, then a call (of that name) ..."""
-        _form, table, _at, step, literal, name, start = self.form  # type: ignore[misc]
+        """``_G[k]`` after ``[``: one literal or name (a constant assigned before: its
+        value), else an expression folded to a string (:mod:`luafold`), ``]``, then a call
+        (of that name), an assignment, or a read (a watched name read as a value)."""
+        form: list[Any] = self.form  # type: ignore[assignment]
         self.form = None
+        _f, table, _at, step, literal, name, start, bracket, alias = form
         if step == 1 and kind == STR:
             literal = value if value is not None else decode_lua_string(self.text, b0, b1)
-            self.form = ["env", table, s, 2, literal[:_MAX_NAME_CONSTANT], None, start]
+            self.form = [*form[:2], s, 2, literal[:_MAX_NAME_CONSTANT], None, *form[6:]]
         elif step == 1 and kind == NAME and value not in KEYWORDS:
-            self.form = ["env", table, s, 2, None, value, start]
+            self.form = [*form[:2], s, 2, None, value, *form[6:]]
         elif step == 2 and kind == OP and value == "]":
-            self.form = ["env", table, s, 3, literal, name, start]
-        elif step == 3:
-            then = "call" if kind == STR or value in ("(", "{") else \
-                "assign" if kind == OP and value == "=" else ""
-            if then == "call" and literal is not None:
-                self.on_call(literal, start, "[", table, kind, value, b0, b1)
-            got = self.result.env_keys
-            if self.room("dynamic lookups", len(got), start):
-                got.append((table, self.lines.line(start), literal, name, then))
+            folded = self.constants.get(name) if name and name not in self.params else None
+            if folded is not None and folded != _OPAQUE:
+                literal = folded
+            self.form = [*form[:2], s, 3, literal, name, *form[6:]]
+        elif step in (1, 2):
+            self.fold_key(form, s)
+        elif step == 4 and s < bracket:  # inside a folded key (which ends at ``bracket``)
+            self.form = [*form[:2], s, 4, *form[4:]]
+        else:
+            self.after_env_key(kind, value, table, start, literal, name, alias, b0, b1)
+
+    def fold_key(self, form: list[Any], s: int) -> None:
+        """``_G[expr]`` with a key that is neither one literal nor one name: the name it
+        makes when :func:`fold_index` folds it (the constants assigned before it), read on
+        from the ``]`` after it."""
+        if self.folds >= MAX_FOLDS:
+            return
+        self.folds += 1
+        consts = {k: v for k, v in self.constants.items()
+                  if v is not None and v != _OPAQUE and k not in self.params} \
+            if self.constants else {}
+        got = fold_index(self.text, form[7], consts)
+        if got is not None and got[1] > s:
+            self.form = [*form[:2], s, 4, got[0], None, form[6], got[1], form[8]]
+
+    def after_env_key(self, kind: int, value: str | None, table: str, start: int,
+                      literal: str | None, name: str | None, alias: str | None,
+                      b0: int, b1: int) -> None:
+        """The token after ``_G[k]``: a call, an assignment, or the end of a read."""
+        then = "call" if kind == STR or value in ("(", "{") else \
+            "assign" if kind == OP and value == "=" else ""
+        if then == "call" and literal is not None:
+            self.on_call(literal, start, "[", table, kind, value, b0, b1)
+        elif not then and literal is not None and literal in self.watch \
+                and value not in (".", ":", "["):
+            got = self.result.aliases
+            if alias is not None and (kind in (0, NAME) or value in _VALUE_ENDS):
+                if self.room("aliases", len(got), start):
+                    got.append((alias, literal, self.lines.line(start), start))
+            else:
+                self.value_use(literal, start)
+        got_keys = self.result.env_keys
+        if self.room("dynamic lookups", len(got_keys), start):
+            got_keys.append((table, self.lines.line(start), literal, name, then))
 
     def on_call(self, pname: str, pstart: int, pq: str, pbase: str, kind: int,
                 value: str | None, b0: int, b1: int) -> None:
@@ -658,6 +699,9 @@ class _Scanner:
             self.share_args(c.call)
         if self.const_pending is not None:
             self.keep_constant(*self.const_pending, len(self.text))
+        form = self.form
+        if form is not None and form[0] == "env" and form[3] >= 3:
+            self.after_env_key(0, None, form[1], form[6], form[4], form[5], form[8], -1, -1)
         params = self.params
         result.params = frozenset(params)
         result.constants = {k: v for k, v in self.constants.items()

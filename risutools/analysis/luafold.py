@@ -351,3 +351,16 @@ def _skip_argument(r: _Reader) -> None:
             depth -= 1
         r.advance()
     raise _Fail
+
+
+def names_in(code: str, names: Mapping[str, object] | frozenset[str]) -> list[str]:
+    """The names of ``names`` that code read as text (``load("return " .. "request")``)
+    uses as globals (not after ``.``/``:``): its first ``MAX_FOLD_SPAN`` characters."""
+    out: list[str] = []
+    prev = ""
+    for kind, _s, _e, value, _b0, _b1 in iter_tokens(code[:MAX_FOLD_SPAN], []):
+        if kind == NAME and value is not None and value in names and prev not in (".", ":") \
+                and value not in out:
+            out.append(value)
+        prev = value if kind == OP and value is not None else ""
+    return out
