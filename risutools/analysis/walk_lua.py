@@ -69,8 +69,8 @@ _DECL_TRIES = 4
 MAX_DECL_CHECKS = 20_000
 #: names whose use reaches any global (a dynamic lookup, RA112), besides the table of
 #: globals itself: the debug library (``debug.getregistry()``; ``debug.traceback`` reaches
-#: nothing) and Lua 5.1's environment functions
-REACH_ALL = frozenset({"debug", "getfenv", "setfenv"})
+#: nothing), Lua 5.1's environment functions and ``package`` (``package.loaded._G``)
+REACH_ALL = frozenset({"debug", "getfenv", "setfenv", "package"})
 #: the calls the scanner keeps (every other call is passed over); their names, and
 #: ``_G``/``_ENV``, read as values are recorded too
 KEEP_CALLS = frozenset(HOST_APIS) | {"rawget", "rawset", "pcall", "xpcall"} | REACH_ALL
