@@ -205,5 +205,26 @@ def test_the_globals_through_package_loaded(code: str) -> None:
 
 
 def test_package_without_the_globals_is_still_a_lookup_only() -> None:
-    a = lua('package.path = "x"\nfunction onStart(id) end')
+    a = lua('local p = package\nfunction onStart(id) end')
     assert "RA112" in rules(a) and "network.request" not in a.requires_names()
+
+
+def test_the_lookup_warning_names_the_function_it_resolved() -> None:
+    a = lua(f'function onStart(id) _G["req" .. "uest"](id, {URL}) end')
+    [msg] = [f.message for f in a.findings if f.rule == "RA112"]
+    assert "here request" in msg
+    a = lua('function onStart(id) rawget(_G, ("tseuqer"):reverse())(id) end')
+    [msg] = [f.message for f in a.findings if f.rule == "RA112"]
+    assert "here request" in msg
+    a = lua("function onStart(id, x) _G[x](id) end")
+    [msg] = [f.message for f in a.findings if f.rule == "RA112"]
+    assert "here" not in msg
+
+
+@pytest.mark.parametrize("code", [
+    'package.preload["./m"] = function(...) return {} end\nlocal m = require("./m")',
+    'package.path = "x"',
+    "local p = package . preload",
+])
+def test_package_fields_that_reach_no_global_are_quiet(code: str) -> None:
+    assert "RA112" not in rules(lua(code))

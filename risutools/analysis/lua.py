@@ -95,8 +95,12 @@ _VALUE_ENDS = frozenset({")", "}", "]", ",", ";"})
 #: the calls whose first argument a name may be without being read as a value here
 #: (``pcall(f, ...)`` is a call of ``f``; ``rawget(_G, k)`` a lookup the walk reads)
 _FIRST_ARG_OF = frozenset({"pcall", "xpcall", "rawget", "rawset"})
-#: ``debug.traceback``: the field of ``debug`` that reaches nothing (a match of bounded shape)
-_SAFE_DEBUG = re.compile(r"[ \t]*\.[ \t]*traceback(?![A-Za-z0-9_])")
+#: the fields of ``debug`` and ``package`` that reach no global (``debug.traceback``,
+#: ``package.preload`` of a bundler; ``package.loaded`` holds ``_G``): matches of bounded shape
+_SAFE_FIELDS = {
+    "debug": re.compile(r"[ \t]*\.[ \t]*traceback(?![A-Za-z0-9_])"),
+    "package": re.compile(r"[ \t]*\.[ \t]*(?:preload|path|cpath|config)(?![A-Za-z0-9_])"),
+}
 
 
 @dataclass
@@ -467,7 +471,8 @@ class _Scanner:
     def drop(self, kind: int, value: str | None) -> None:
         """The pending name is not called, looked up nor assigned (kind 0: the end): a watched
         name is a value (an alias: the whole value of ``x =``), but ``_G.x``,
-        ``debug.traceback``, ``type(x)``; ``local x <const>`` starts an attribute."""
+        ``debug.traceback``, ``package.preload``, ``type(x)``; ``local x <const>`` starts an
+        attribute."""
         if self.pend is None:
             return
         pname, pstart, _pq, _pbase = self.pend
@@ -478,8 +483,8 @@ class _Scanner:
         if not self.pend_watch:
             return
         if kind == OP and value in (".", ":") and (
-                pname in self.env or (pname == "debug" and value == "."
-                                      and _SAFE_DEBUG.match(self.text, pstart + 5))):
+                pname in self.env or (value == "." and pname in _SAFE_FIELDS and _SAFE_FIELDS[
+                    pname].match(self.text, pstart + len(pname)))):
             return
         if value == ")" and in_type_call(self.text, pstart):
             return  # ``type(request)``: its type only, the function never leaves

@@ -169,8 +169,10 @@ class _Script:
         s, where, scan = self.seen, self.where, self.scan
         self.find_unreached()
         self.entry_points()
-        for name, line in scan.dynamic_index:
-            self.lookup(f"{name}[...]", line)
+        named = {(t, ln): k for t, ln, k, _n, _w in scan.env_keys if k in HOST_APIS}
+        for name, line in scan.dynamic_index:  # (a key that names a host function: said)
+            got = named.get((name, line))
+            self.lookup(f"{name}[...]" + (f" (here {got})" if got else ""), line)
         self.tables_as_values()
         for host, line in scan.url_hosts:
             s.fact(s.urls, host, f"{where} line {line}")
@@ -539,12 +541,13 @@ class _Script:
         s = self.seen
         table = call.args[0].name
         ev = f"{self.where} line {call.line}"
-        s.fact(s.dynamic, f"{call.name}({table}, ...)", ev)
-        s.cap("script.dynamic_load", ev)
-        s.dynamic_lookups.append((s.tick(), f"{call.name} on {table}", ev))
         key = self.literal_of(call.args[1]) if len(call.args) > 1 else None
         if key is None and len(call.args) > 1:  # ``rawget(_G, "req" .. "uest")``
             key = self.folded(call, 1)
+        s.fact(s.dynamic, f"{call.name}({table}, ...)", ev)
+        s.cap("script.dynamic_load", ev)
+        s.dynamic_lookups.append((s.tick(), f"{call.name} on {table}" + (
+            f" (here {key})" if key in HOST_APIS else ""), ev))
         if key is None:
             return
         if call.name == "rawget":
