@@ -26,6 +26,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from risutools.analysis.luaargs import HOLE as HOLE
+from risutools.analysis.luaargs import LIT as LIT
+from risutools.analysis.luaargs import REF as REF
+from risutools.analysis.luaargs import Arg as Arg
+from risutools.analysis.luaargs import Call as Call
+from risutools.analysis.luaargs import Collector
+from risutools.analysis.luafold import MAX_FOLDS, fold_index
 from risutools.analysis.lualex import (
     KEYWORDS,
     NAME,
@@ -67,7 +74,6 @@ ARG_CALLS: dict[str, int] = {
 }
 #: a literal up to this long may be a state key named through a constant
 _MAX_NAME_CONSTANT = 80
-_MAX_ARG_TOKENS = 20000  # stop following one call's arguments after this many tokens
 _MAX_OPEN_COLLECTORS = 64
 #: calls kept per script (about 1 KB each with what later passes make of them), and records
 #: of each other kind; past one the scan goes on and says so in ``errors``
@@ -76,9 +82,6 @@ MAX_RECORDS = 100_000
 #: at most this many literals are kept for one name (``LuaScan.choices``); a name assigned
 #: more is not resolved
 MAX_CHOICES = 16
-#: the kinds of a concatenation's operands (``Arg.parts``)
-LIT, REF, HOLE = 0, 1, 2
-_MAX_PARTS = 16
 _OPAQUE = "\x00opaque"  # a constant that cannot hold a URL (its value is never decoded)
 #: the brackets a listener's depth counts
 _BRACKETS = frozenset({"(", "{", "[", ")", "}", "]"})
@@ -92,38 +95,12 @@ _VALUE_ENDS = frozenset({")", "}", "]", ",", ";"})
 #: the calls whose first argument a name may be without being read as a value here
 #: (``pcall(f, ...)`` is a call of ``f``; ``rawget(_G, k)`` a lookup the walk reads)
 _FIRST_ARG_OF = frozenset({"pcall", "xpcall", "rawget", "rawset"})
-#: ``debug.traceback``: the field of ``debug`` that reaches nothing (a match of bounded shape)
-_SAFE_DEBUG = re.compile(r"[ \t]*\.[ \t]*traceback(?![A-Za-z0-9_])")
-
-
-@dataclass(slots=True)
-class Arg:
-    """One argument of a call, as far as a static reader can tell."""
-
-    literal: str | None = None  # the value when the argument is a single string literal
-    name: str | None = None  # the name when the argument is a single name
-    path_end: str | None = None  # the last name when the argument is a path ``a.b.c``
-    names: list[str] = field(default_factory=list)  # names seen in the argument
-    #: a concatenation ``"a" .. x .. "b"``: its operands, each ``(LIT, text)``, ``(REF,
-    #: name)`` or ``(HOLE, "")`` (anything else); None for one operand
-    parts: tuple[tuple[int, str], ...] | None = None
-
-
-@dataclass(slots=True)
-class Call:
-    """A call the scanner recorded: its name, line, qualifier and literal arguments."""
-
-    name: str
-    line: int
-    qualifier: str = ""  # "", "." or ":"
-    base: str = ""  # the name before the qualifier, when it is a plain name
-    args: list[Arg] = field(default_factory=list)
-    form: str = "paren"  # paren | string | table
-    #: made inside the arguments of ``listenEdit(...)`` (an edit listener's body, which
-    #: RisuAI runs without lowLevelAccess)
-    in_listener: bool = False
-    start: int = -1  # the offset of the called name
-    listener: str = ""  # the kind of that listener (``editDisplay`` ...) when literal
+#: the fields of ``debug`` and ``package`` that reach no global (``debug.traceback``,
+#: ``package.preload`` of a bundler; ``package.loaded`` holds ``_G``): matches of bounded shape
+_SAFE_FIELDS = {
+    "debug": re.compile(r"[ \t]*\.[ \t]*traceback(?![A-Za-z0-9_])"),
+    "package": re.compile(r"[ \t]*\.[ \t]*(?:preload|path|cpath|config)(?![A-Za-z0-9_])"),
+}
 
 
 @dataclass
@@ -176,107 +153,6 @@ class LuaScan:
     lines: int = 0
 
 
-class _Collector:
-    __slots__ = ("budget", "call", "cur", "cur_count", "depth", "need", "op_first", "op_start",
-                 "ops", "path")
-
-    def __init__(self, call: Call, need: int) -> None:
-        self.call = call
-        self.depth = 1
-        self.cur = Arg()
-        self.cur_count = 0
-        self.path = True  # the argument so far is names joined by "."
-        self.need = need
-        self.budget = _MAX_ARG_TOKENS
-        #: the operands of a concatenation (``Arg.parts``), None before its first ``..``;
-        #: the token count where the current operand starts, and its first token
-        self.ops: list[tuple[int, str]] | None = None
-        self.op_start = 0
-        self.op_first: tuple[int, str | None, int, int] = (0, None, 0, 0)
-
-    def close_operand(self, text: str) -> None:
-        """One operand of a concatenation ends: a literal, a name, or a hole."""
-        ops = self.ops if self.ops is not None else []
-        kind, value, b0, b1 = self.op_first
-        if self.cur_count - self.op_start != 1 or len(ops) >= _MAX_PARTS:
-            ops.append((HOLE, ""))
-        elif kind == STR:
-            ops.append((LIT, value if value is not None else decode_lua_string(text, b0, b1)))
-        elif kind == NAME and value not in KEYWORDS:
-            ops.append((REF, value or ""))
-        else:
-            ops.append((HOLE, ""))
-        self.ops = ops
-
-    def finish_arg(self, text: str = "") -> bool:
-        """Close the current argument; True when no more are needed."""
-        arg = self.cur
-        if self.cur_count != 1:
-            arg.literal = None
-            arg.name = None
-        if self.path and self.cur_count >= 3 and self.cur_count == 2 * len(arg.names) - 1:
-            arg.path_end = arg.names[-1]
-        if self.ops is not None:
-            self.close_operand(text)
-            arg.parts = tuple(self.ops)
-            self.ops = None
-        if self.cur_count:
-            self.call.args.append(arg)
-        self.cur = Arg()
-        self.cur_count = 0
-        self.op_start = 0
-        self.path = True
-        return len(self.call.args) >= self.need
-
-    def feed(self, kind: int, value: str | None, text: str, b0: int, b1: int) -> bool:
-        """Take one token; True when this collector is done.  A string's value is
-        decoded (``text[b0:b1]``) only when it is the argument's first token (or an operand
-        of a concatenation)."""
-        self.budget -= 1
-        if self.budget <= 0:
-            return True
-        if self.depth == 1 and self.cur_count == self.op_start:
-            self.op_first = (kind, value, b0, b1)
-        if kind == OP:
-            return self.feed_op(value, text)
-        self.cur_count += 1
-        if kind != NAME:
-            self.path = False
-        if self.depth == 1 and self.cur_count == 1:
-            if kind == STR:
-                self.cur.literal = value if value is not None else decode_lua_string(text, b0,
-                                                                                     b1)
-            elif kind == NAME:
-                self.cur.name = value
-        if kind == NAME and value is not None and len(self.cur.names) < 32:
-            self.cur.names.append(value)
-        return False
-
-    def feed_op(self, value: str | None, text: str) -> bool:
-        """An operator of the arguments: brackets, ``,`` between arguments, ``..`` between
-        operands of a concatenation."""
-        if value in ("(", "{", "["):
-            self.path = False
-            self.depth += 1
-            self.cur_count += 1
-            return False
-        if value in (")", "}", "]"):
-            self.depth -= 1
-            if self.depth <= 0:
-                self.finish_arg(text)
-                return True
-            return False
-        if value == "," and self.depth == 1:
-            return self.finish_arg(text)
-        if value == ".." and self.depth == 1:
-            self.close_operand(text)
-            self.op_start = self.cur_count + 1
-        if value != ".":
-            self.path = False
-        self.cur_count += 1
-        return False
-
-
 def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True,
              need: dict[str, int] | None = None, to_calls: bool = False,
              env: frozenset[str] = frozenset()) -> LuaScan:
@@ -315,7 +191,8 @@ class _Scanner:
         self.pend_alias: str | None = None
         #: a form of several tokens being read: ``local name <const> =`` ("attrib", name,
         #: offset, step) or ``_G[k]`` and what follows ("env", table, offset of the last
-        #: token, step, literal, name, offset of the table's name)
+        #: token, step, literal, name, offset of the table's name, offset of ``[`` (of the
+        #: end of a folded key, step 4), the name the value is assigned to)
         self.form: list[Any] | None = None
         self.keep = keep
         self.arg_calls = ARG_CALLS if need is None else {**ARG_CALLS, **need}
@@ -324,7 +201,7 @@ class _Scanner:
         self.lines = LineIndex(text)
         self.result = LuaScan()
         self.raw_errors: list[tuple[int, str]] = []
-        self.collectors: list[_Collector] = []
+        self.collectors: list[Collector] = []
         self.prev_kind = 0
         self.prev_val = ""
         self.prev2_kind = 0
@@ -352,6 +229,7 @@ class _Scanner:
         self.choices: dict[str, list[str]] = {}
         self.literal_assigns: dict[str, int] = {}
         self.full: set[str] = set()  # record kinds past their bound
+        self.folds = 0  # keys folded (at most MAX_FOLDS)
         self.call_names: set[str] = set()  # the names of the calls kept
         self.shared: dict[tuple[object, ...], Any] = {}  # equal arguments share one object
         #: open ``listenEdit(`` calls: the bracket depth each started at; ``depth`` counts
@@ -560,7 +438,6 @@ class _Scanner:
         pname, pstart, pq, pbase = self.pend  # type: ignore[misc]
         self.pend = None
         watched = self.pend_watch
-        self.pend_alias = None
         if kind == STR or value in ("(", "{"):
             self.on_call(pname, pstart, pq, pbase, kind, value, b0, b1)
             if watched and pname in self.env:  # ``_G(...)``: the table as a value
@@ -569,11 +446,12 @@ class _Scanner:
             dyn = self.result.dynamic_index
             if self.room("dynamic lookups", len(dyn), pstart):
                 dyn.append((pname, self.lines.line(pstart)))
-            self.form = ["env", pname, s, 1, None, None, pstart]
+            self.form = ["env", pname, s, 1, None, None, pstart, s, self.pend_alias]
         elif value == "=":
             self.on_assign(pname, pstart, pq, watched)
         elif watched:  # ``request[k]``
             self.value_use(pname, pstart)
+        self.pend_alias = None
 
     def on_assign(self, pname: str, pstart: int, pq: str, watched: bool) -> None:
         """``name =`` / ``t.name =``: a target; a watched one is ``_ENV = t`` (a value) or
@@ -593,7 +471,8 @@ class _Scanner:
     def drop(self, kind: int, value: str | None) -> None:
         """The pending name is not called, looked up nor assigned (kind 0: the end): a watched
         name is a value (an alias: the whole value of ``x =``), but ``_G.x``,
-        ``debug.traceback``, ``type(x)``; ``local x <const>`` starts an attribute."""
+        ``debug.traceback``, ``package.preload``, ``type(x)``; ``local x <const>`` starts an
+        attribute."""
         if self.pend is None:
             return
         pname, pstart, _pq, _pbase = self.pend
@@ -604,8 +483,8 @@ class _Scanner:
         if not self.pend_watch:
             return
         if kind == OP and value in (".", ":") and (
-                pname in self.env or (pname == "debug" and value == "."
-                                      and _SAFE_DEBUG.match(self.text, pstart + 5))):
+                pname in self.env or (value == "." and pname in _SAFE_FIELDS and _SAFE_FIELDS[
+                    pname].match(self.text, pstart + len(pname)))):
             return
         if value == ")" and in_type_call(self.text, pstart):
             return  # ``type(request)``: its type only, the function never leaves
@@ -637,24 +516,62 @@ class _Scanner:
 
     def on_env_key_token(self, kind: int, value: str | None, s: int, b0: int,
                          b1: int) -> None:
-        """``_G[k]`` after ``[``: one literal or name, ``]``, then a call (of that name) ..."""
-        _form, table, _at, step, literal, name, start = self.form  # type: ignore[misc]
+        """``_G[k]`` after ``[``: one literal or name (a constant assigned before: its
+        value), else an expression folded to a string (:mod:`luafold`), ``]``, then a call
+        (of that name), an assignment, or a read (a watched name read as a value)."""
+        form: list[Any] = self.form  # type: ignore[assignment]
         self.form = None
+        _f, table, _at, step, literal, name, start, bracket, alias = form
         if step == 1 and kind == STR:
             literal = value if value is not None else decode_lua_string(self.text, b0, b1)
-            self.form = ["env", table, s, 2, literal[:_MAX_NAME_CONSTANT], None, start]
+            self.form = [*form[:2], s, 2, literal[:_MAX_NAME_CONSTANT], None, *form[6:]]
         elif step == 1 and kind == NAME and value not in KEYWORDS:
-            self.form = ["env", table, s, 2, None, value, start]
+            self.form = [*form[:2], s, 2, None, value, *form[6:]]
         elif step == 2 and kind == OP and value == "]":
-            self.form = ["env", table, s, 3, literal, name, start]
-        elif step == 3:
-            then = "call" if kind == STR or value in ("(", "{") else \
-                "assign" if kind == OP and value == "=" else ""
-            if then == "call" and literal is not None:
-                self.on_call(literal, start, "[", table, kind, value, b0, b1)
-            got = self.result.env_keys
-            if self.room("dynamic lookups", len(got), start):
-                got.append((table, self.lines.line(start), literal, name, then))
+            folded = self.constants.get(name) if name and name not in self.params else None
+            if folded is not None and folded != _OPAQUE:
+                literal = folded
+            self.form = [*form[:2], s, 3, literal, name, *form[6:]]
+        elif step in (1, 2):
+            self.fold_key(form, s)
+        elif step == 4 and s < bracket:  # inside a folded key (which ends at ``bracket``)
+            self.form = [*form[:2], s, 4, *form[4:]]
+        else:
+            self.after_env_key(kind, value, table, start, literal, name, alias, b0, b1)
+
+    def fold_key(self, form: list[Any], s: int) -> None:
+        """``_G[expr]`` with a key that is neither one literal nor one name: the name it
+        makes when :func:`fold_index` folds it (the constants assigned before it), read on
+        from the ``]`` after it."""
+        if self.folds >= MAX_FOLDS:
+            return
+        self.folds += 1
+        consts = {k: v for k, v in self.constants.items()
+                  if v is not None and v != _OPAQUE and k not in self.params} \
+            if self.constants else {}
+        got = fold_index(self.text, form[7], consts)
+        if got is not None and got[1] > s:
+            self.form = [*form[:2], s, 4, got[0], None, form[6], got[1], form[8]]
+
+    def after_env_key(self, kind: int, value: str | None, table: str, start: int,
+                      literal: str | None, name: str | None, alias: str | None,
+                      b0: int, b1: int) -> None:
+        """The token after ``_G[k]``: a call, an assignment, or the end of a read."""
+        then = "call" if kind == STR or value in ("(", "{") else \
+            "assign" if kind == OP and value == "=" else ""
+        if then == "call" and literal is not None:
+            self.on_call(literal, start, "[", table, kind, value, b0, b1)
+        elif not then and literal is not None and literal in self.watch \
+                and value not in (".", ":", "["):
+            got = self.result.aliases
+            if alias is not None and (kind in (0, NAME) or value in _VALUE_ENDS):
+                if self.room("aliases", len(got), start):
+                    got.append((alias, literal, self.lines.line(start), start))
+            else:
+                self.value_use(literal, start)
+        got_keys = self.result.env_keys
+        if self.room("dynamic lookups", len(got_keys), start):
+            got_keys.append((table, self.lines.line(start), literal, name, then))
 
     def on_call(self, pname: str, pstart: int, pq: str, pbase: str, kind: int,
                 value: str | None, b0: int, b1: int) -> None:
@@ -678,7 +595,7 @@ class _Scanner:
             calls.append(call)
             need = self.arg_calls.get(pname, 0)
             if need and len(self.collectors) < _MAX_OPEN_COLLECTORS:
-                self.collectors.append(_Collector(call, need))
+                self.collectors.append(Collector(call, need))
         if self.listeners:
             inner = calls[-1]
             inner.in_listener = True
@@ -787,6 +704,9 @@ class _Scanner:
             self.share_args(c.call)
         if self.const_pending is not None:
             self.keep_constant(*self.const_pending, len(self.text))
+        form = self.form
+        if form is not None and form[0] == "env" and form[3] >= 3:
+            self.after_env_key(0, None, form[1], form[6], form[4], form[5], form[8], -1, -1)
         params = self.params
         result.params = frozenset(params)
         result.constants = {k: v for k, v in self.constants.items()

@@ -28,7 +28,16 @@ from risutools.analysis.luaflow import (
     plain_defs,
     unreached,
 )
-from risutools.analysis.lualex import KEYWORDS, NAME, OP, LineIndex, iter_tokens
+from risutools.analysis.luafold import MAX_FOLDS, fold_argument, names_in
+from risutools.analysis.lualex import (
+    KEYWORDS,
+    NAME,
+    OP,
+    LineIndex,
+    assigned_on,
+    iter_tokens,
+    occurs,
+)
 from risutools.analysis.luanames import alias_roots, scan_script
 from risutools.analysis.luaurls import address
 from risutools.analysis.model import LISTEN_EDIT_HOOKS
@@ -60,8 +69,8 @@ _DECL_TRIES = 4
 MAX_DECL_CHECKS = 20_000
 #: names whose use reaches any global (a dynamic lookup, RA112), besides the table of
 #: globals itself: the debug library (``debug.getregistry()``; ``debug.traceback`` reaches
-#: nothing) and Lua 5.1's environment functions
-REACH_ALL = frozenset({"debug", "getfenv", "setfenv"})
+#: nothing), Lua 5.1's environment functions and ``package`` (``package.loaded._G``)
+REACH_ALL = frozenset({"debug", "getfenv", "setfenv", "package"})
 #: the calls the scanner keeps (every other call is passed over); their names, and
 #: ``_G``/``_ENV``, read as values are recorded too
 KEEP_CALLS = frozenset(HOST_APIS) | {"rawget", "rawset", "pcall", "xpcall"} | REACH_ALL
@@ -152,6 +161,7 @@ class _Script:
         self.dead_spans: Spans | None = None  # their extents (is_dead)
         self.pending: list[tuple[Call, str, str]] = []  # state calls with a key to follow
         self.checked: set[str] = set()  # branch chains checked (choices_of)
+        self.folds = 0  # arguments folded (folded)
         #: the buttons the code writes in its strings (read before what they reach)
         self.code_buttons = lua_buttons(code) if may_hold_buttons(code) else []
 
@@ -159,8 +169,10 @@ class _Script:
         s, where, scan = self.seen, self.where, self.scan
         self.find_unreached()
         self.entry_points()
-        for name, line in scan.dynamic_index:
-            self.lookup(f"{name}[...]", line)
+        named = {(t, ln): k for t, ln, k, _n, _w in scan.env_keys if k in HOST_APIS}
+        for name, line in scan.dynamic_index:  # (a key that names a host function: said)
+            got = named.get((name, line))
+            self.lookup(f"{name}[...]" + (f" (here {got})" if got else ""), line)
         self.tables_as_values()
         for host, line in scan.url_hosts:
             s.fact(s.urls, host, f"{where} line {line}")
@@ -217,7 +229,7 @@ class _Script:
                                  for c in scan.calls):
             return True
         text = self.seen.text_of_module()
-        return _occurs(text, name, self.code.count(name) + 1)
+        return occurs(text, name, self.code.count(name) + 1)
 
     def is_dead(self, offset: int) -> bool:
         return self.dead_spans is not None and self.dead_spans.holds(offset)
@@ -242,7 +254,7 @@ class _Script:
         for d in self.scan.defs:
             # ``onX = function`` is judged by entry_assignments (which knows ``local``)
             if not d.local and self.called(d.name) and not self.is_dead(d.at) and (
-                    assigned is None or not _assigned_on(code, d.name, d.line)):
+                    assigned is None or not assigned_on(code, d.name, d.line)):
                 ev = f"{where} line {d.line}"
                 s.fact(s.entries, d.name, ev)
                 s.hook(ENTRY_POINTS[d.name], ev)
@@ -529,10 +541,13 @@ class _Script:
         s = self.seen
         table = call.args[0].name
         ev = f"{self.where} line {call.line}"
+        key = self.literal_of(call.args[1]) if len(call.args) > 1 else None
+        if key is None and len(call.args) > 1:  # ``rawget(_G, "req" .. "uest")``
+            key = self.folded(call, 1)
         s.fact(s.dynamic, f"{call.name}({table}, ...)", ev)
         s.cap("script.dynamic_load", ev)
-        s.dynamic_lookups.append((s.tick(), f"{call.name} on {table}", ev))
-        key = self.literal_of(call.args[1]) if len(call.args) > 1 else None
+        s.dynamic_lookups.append((s.tick(), f"{call.name} on {table}" + (
+            f" (here {key})" if key in HOST_APIS else ""), ev))
         if key is None:
             return
         if call.name == "rawget":
@@ -650,10 +665,24 @@ class _Script:
         s.requests.append((s.tick(), host, ev))
 
     def load(self, call: Call, ev: str) -> None:
+        """A load (sorted by :func:`sort_loads`); the host functions the code it loads names
+        when it is a literal or folded from constants: a use of each, read as a value."""
         s = self.seen
         s.fact(s.dynamic, call.name, ev)
         s.pending_loads.append((ev, call, self.where))
         s.lua_sources.setdefault(self.where, self.code)
+        a0 = call.args[0] if call.args and call.name in ("load", "loadstring") else None
+        code = self.literal_of(a0) or self.folded(call, 0) if a0 is not None else None
+        for name in names_in(code or "", HOST_APIS):
+            self.value(name, call.line, -1, True)
+
+    def folded(self, call: Call, index: int) -> str | None:
+        """Argument ``index`` of ``call`` folded from literals and constants (luafold), at
+        most ``MAX_FOLDS`` per script."""
+        self.folds += 1
+        if self.folds > MAX_FOLDS or call.start < 0 or call.form != "paren":
+            return None
+        return fold_argument(self.code, call.start, index, self.scan.constants)
 
 
 #: host function -> what a call of it records besides its capability and privilege (a name
@@ -721,19 +750,6 @@ def async_target(code: str, start: int) -> str | None:
 
 
 
-
-def _occurs(text: str, name: str, times: int) -> bool:
-    """Whether ``name`` is written at least ``times`` times in ``text`` (plain substring
-    searches that stop when they have found them)."""
-    pos = 0
-    for _ in range(times):
-        i = text.find(name, pos)
-        if i < 0:
-            return False
-        pos = i + 1
-    return True
-
-
 def entry_assignments(code: str) -> list[tuple[str, int]]:
     """Global entry points set by assignment, whatever the value: ``onStart = function``,
     ``onOutput = async(function ...)``, ``onInput = handler``, ``_G.onStart = f``
@@ -758,17 +774,6 @@ def entry_assignments(code: str) -> list[tuple[str, int]]:
             out.append((str(v2), lines.line(s2)))
     return out
 
-
-def _assigned_on(code: str, name: str, line: int) -> bool:
-    """True when line ``line`` of ``code`` assigns ``name`` (``[local] name =``)."""
-    start = 0
-    for _ in range(line - 1):
-        start = code.find("\n", start) + 1
-        if start == 0:
-            return False
-    end = code.find("\n", start)
-    text = code[start:end if end >= 0 else len(code)]
-    return re.search(r"\b" + re.escape(name) + r"\s*=[^=]", text) is not None
 
 
 def _as_call(call: Call, name: str) -> Call:

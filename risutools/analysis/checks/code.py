@@ -213,7 +213,9 @@ def ra111(seen: Seen) -> Iterator[Hit]:
 def ra112(seen: Seen) -> Iterator[Hit]:
     """Dynamic name lookup: `_ENV[...]`, `_G[...]`, `rawget/rawset(_G, ...)`, `_G`/`_ENV` used
     as a value (assigned, passed, iterated, in a table: `{__index = _G}`), `debug` (but
-    `debug.traceback`), `getfenv`/`setfenv`.
+    `debug.traceback`), `getfenv`/`setfenv`, `package` (`package.loaded._G`). A key that
+    names a host function (literal, or folded from constants: `_G["req" .. "uest"]`) is
+    said (`here request`), and the use is recorded as a direct one.
 
     Why: A name looked up at run time can reach any host function, so static facts may be
     incomplete (every global then counts as reached, and a call of a field named like a host

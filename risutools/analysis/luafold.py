@@ -1,0 +1,366 @@
+"""A small constant folder for Lua string expressions (names built from constants).
+
+``_G["req" .. "uest"]``, ``_ENV[("tseuqer"):reverse()]``, ``rawget(_G, string.char(114,
+101, ...))`` reach a host function by a name the script computes from literals only.
+:func:`fold_index` and :func:`fold_argument` read such an expression from the source (never
+running it) and give the string it makes, or None when it is anything else.  What is
+folded: string literals, integer literals, names of the ``constants`` given (a name assigned
+one literal), parentheses, concatenation ``..``, and the string functions
+``string.char``/``("").char`` of integers, ``reverse``, ``rep`` (a small count), ``lower``,
+``upper``, ``sub`` (literal bounds), ``format`` (``%s``, ``%d``, ``%%`` only), as
+``string.f(s, ...)`` or ``s:f(...)``, and ``table.concat`` of a literal table (``{...}``,
+with a literal separator).
+
+Bounded: at most ``MAX_FOLD_STEPS`` values made per expression, ``MAX_FOLD_CHARS``
+characters in any of them, ``MAX_FOLD_TOKENS`` tokens read from at most ``MAX_FOLD_SPAN``
+characters of the source; a reader folds at most ``MAX_FOLDS`` expressions per script.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from risutools.analysis.lualex import NAME, NUM, OP, STR, decode_lua_string, iter_tokens
+
+#: values made (literals, operators, calls) per expression, at most
+MAX_FOLD_STEPS = 64
+#: characters of any value made, at most (a longer one is not folded)
+MAX_FOLD_CHARS = 256
+#: tokens read per expression, at most
+MAX_FOLD_TOKENS = 256
+#: characters of source read per expression, at most (a token past them is not read)
+MAX_FOLD_SPAN = 4096
+#: expressions folded per script (per scan), at most
+MAX_FOLDS = 256
+#: ``rep`` counts above this are not folded
+_MAX_REP = MAX_FOLD_CHARS
+
+_Value = str | int | list[str]
+_STRING_FUNCS = frozenset({"char", "reverse", "rep", "lower", "upper", "sub", "format"})
+
+
+class _Fail(Exception):
+    """The expression is not one the folder makes a string of."""
+
+
+class _Reader:
+    """The tokens of an expression, read one at a time (bounded), and the steps made."""
+
+    def __init__(self, text: str, start: int, constants: Mapping[str, str]) -> None:
+        self.base = start
+        self.text = text[start:start + MAX_FOLD_SPAN]
+        self.errors: list[tuple[int, str]] = []
+        self.tokens: Iterator[tuple[int, int, int, str | None, int, int]] = iter_tokens(
+            self.text, self.errors)
+        self.left = MAX_FOLD_TOKENS
+        self.steps = MAX_FOLD_STEPS
+        self.constants = constants
+        self.tok: tuple[int, str | None, int] = (0, None, 0)  # kind, value, end offset
+        self.advance()
+
+    def advance(self) -> None:
+        """Read the next token (kind 0 at the end or past the bounds)."""
+        self.left -= 1
+        tok = next(self.tokens, None) if self.left >= 0 else None
+        if tok is None or self.errors:
+            self.tok = (0, None, len(self.text))
+            return
+        kind, _s, e, value, b0, b1 = tok
+        if kind == STR and value is None:
+            value = decode_lua_string(self.text, b0, b1)
+        self.tok = (kind, value, e)
+
+    def step(self) -> None:
+        self.steps -= 1
+        if self.steps < 0:
+            raise _Fail
+
+    def at(self, value: str) -> bool:
+        return self.tok[0] == OP and self.tok[1] == value
+
+    def expect(self, value: str) -> None:
+        if not self.at(value):
+            raise _Fail
+        self.advance()
+
+    def name(self) -> str:
+        kind, value, _e = self.tok
+        if kind != NAME or value is None:
+            raise _Fail
+        self.advance()
+        return value
+
+
+def _text(v: _Value) -> str:
+    """A value as a string operand (an integer is written in decimal, as Lua does)."""
+    if isinstance(v, list):
+        raise _Fail
+    s = str(v)
+    if len(s) > MAX_FOLD_CHARS:
+        raise _Fail
+    return s
+
+
+def _int(v: _Value) -> int:
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str) and v.strip().lstrip("-").isdigit() and len(v) < 12:
+        return int(v)
+    raise _Fail
+
+
+def _expr(r: _Reader) -> _Value:
+    """``a .. b .. c`` (each operand a :func:`_postfix`)."""
+    left = _postfix(r)
+    if not r.at(".."):
+        return left
+    parts = [_text(left)]
+    size = len(parts[0])
+    while r.at(".."):
+        r.advance()
+        r.step()
+        part = _text(_postfix(r))
+        size += len(part)
+        if size > MAX_FOLD_CHARS:
+            raise _Fail
+        parts.append(part)
+    return "".join(parts)
+
+
+def _postfix(r: _Reader) -> _Value:
+    """A primary, then ``:f(...)`` / ``.f(...)`` calls of string functions on it."""
+    v = _primary(r)
+    while r.at(":") or r.at("."):
+        method = r.at(":")
+        r.advance()
+        fname = r.name()
+        args = _args(r)
+        if not isinstance(v, str):
+            raise _Fail
+        v = _string_call(r, fname, [v, *args] if method else args)
+    return v
+
+
+def _primary(r: _Reader) -> _Value:
+    """A literal, a constant, ``( expr )``, ``-n``, ``{...}``, ``string.f(...)``,
+    ``table.concat(...)``."""
+    r.step()
+    kind, value, _e = r.tok
+    if kind == STR and value is not None:
+        r.advance()
+        return value
+    if kind == NUM and value is not None:
+        r.advance()
+        return _number(value)
+    if r.at("-"):
+        r.advance()
+        return -_int(_primary(r))
+    if r.at("("):
+        r.advance()
+        v = _expr(r)
+        r.expect(")")
+        return v
+    if r.at("{"):
+        return _table(r)
+    name = r.name()
+    if name in ("string", "table") and r.at("."):
+        r.advance()
+        fname = r.name()
+        args = _args(r)
+        if name == "table":
+            return _table_concat(fname, args)
+        return _string_call(r, fname, args)
+    const = r.constants.get(name)
+    if const is None:
+        raise _Fail
+    return const
+
+
+def _number(text: str) -> int:
+    try:
+        return int(text, 16) if text[:2].lower() == "0x" else int(text)
+    except ValueError:
+        raise _Fail from None
+
+
+def _args(r: _Reader) -> list[_Value]:
+    """``(a, b)``, ``"x"`` or ``{...}`` after a function's name."""
+    kind, value, _e = r.tok
+    if kind == STR and value is not None:
+        r.advance()
+        return [value]
+    if r.at("{"):
+        return [_table(r)]
+    r.expect("(")
+    out: list[_Value] = []
+    while not r.at(")"):
+        out.append(_expr(r))
+        if not r.at(")"):
+            r.expect(",")
+    r.advance()
+    return out
+
+
+def _table(r: _Reader) -> list[str]:
+    """A literal table of strings ``{"a", "b"}`` (a list only: no keys)."""
+    r.expect("{")
+    out: list[str] = []
+    size = 0
+    while not r.at("}"):
+        item = _text(_expr(r))
+        size += len(item)
+        if size > MAX_FOLD_CHARS:
+            raise _Fail
+        out.append(item)
+        if not r.at("}"):
+            if not (r.at(",") or r.at(";")):
+                raise _Fail
+            r.advance()
+    r.advance()
+    return out
+
+
+def _table_concat(fname: str, args: list[_Value]) -> str:
+    if fname != "concat" or not args or not isinstance(args[0], list) or len(args) > 2:
+        raise _Fail
+    sep = _text(args[1]) if len(args) > 1 else ""
+    out = sep.join(args[0])
+    if len(out) > MAX_FOLD_CHARS:
+        raise _Fail
+    return out
+
+
+def _string_call(r: _Reader, fname: str, args: list[_Value]) -> str:
+    """``string.f(args)`` for the functions the folder knows."""
+    r.step()
+    if fname not in _STRING_FUNCS or (fname != "char" and not args):
+        raise _Fail
+    if fname == "char":
+        codes = [_int(a) for a in args]
+        if len(codes) > MAX_FOLD_CHARS or any(not 0 <= c < 256 for c in codes):
+            raise _Fail
+        return "".join(map(chr, codes))
+    s = _text(args[0])
+    if fname == "reverse":
+        return s[::-1]
+    if fname in ("lower", "upper"):
+        if not s.isascii():
+            raise _Fail
+        return s.lower() if fname == "lower" else s.upper()
+    if fname == "rep":
+        return _rep(s, args)
+    if fname == "sub":
+        return _sub(s, args)
+    return _format(s, args[1:])
+
+
+def _rep(s: str, args: list[_Value]) -> str:
+    n = _int(args[1]) if len(args) > 1 else 0
+    sep = _text(args[2]) if len(args) > 2 else ""
+    if n <= 0:
+        return ""
+    if n > _MAX_REP or len(s) * n + len(sep) * (n - 1) > MAX_FOLD_CHARS:
+        raise _Fail
+    return sep.join([s] * n)
+
+
+def _sub(s: str, args: list[_Value]) -> str:
+    """``s:sub(i, j)`` with Lua's bounds (1-based, negative from the end)."""
+    n = len(s)
+    i = _int(args[1]) if len(args) > 1 else 1
+    j = _int(args[2]) if len(args) > 2 else -1
+    if i < 0:
+        i = max(n + i + 1, 1)
+    elif i == 0:
+        i = 1
+    if j < 0:
+        j = n + j + 1
+    elif j > n:
+        j = n
+    return s[i - 1:j] if i <= j else ""
+
+
+def _format(fmt: str, args: list[_Value]) -> str:
+    """``string.format`` with ``%s``, ``%d`` and ``%%`` only."""
+    out: list[str] = []
+    k = i = 0
+    while i < len(fmt):
+        c = fmt[i]
+        if c != "%":
+            out.append(c)
+            i += 1
+            continue
+        d = fmt[i + 1:i + 2]
+        if d == "%":
+            out.append("%")
+        elif d in ("s", "d") and k < len(args):
+            out.append(_text(args[k]) if d == "s" else str(_int(args[k])))
+            k += 1
+        else:
+            raise _Fail
+        i += 2
+    got = "".join(out)
+    if len(got) > MAX_FOLD_CHARS:
+        raise _Fail
+    return got
+
+
+def fold_index(text: str, bracket: int, constants: Mapping[str, str]
+               ) -> tuple[str, int] | None:
+    """``[ expr ]`` at ``bracket`` (the offset of ``[``): the string ``expr`` makes and the
+    offset right after ``]``; None when it is not folded."""
+    r = _Reader(text, bracket, constants)
+    try:
+        r.expect("[")
+        v = _expr(r)
+        if not r.at("]") or r.errors:
+            return None
+        return _text(v), r.base + r.tok[2]
+    except _Fail:
+        return None
+
+
+def fold_argument(text: str, name_at: int, index: int, constants: Mapping[str, str]
+                  ) -> str | None:
+    """The argument ``index`` (from 0) of the call ``name(...)`` whose name is at
+    ``name_at``, folded; None when it is not (the arguments before it are passed over)."""
+    r = _Reader(text, name_at, constants)
+    try:
+        r.name()
+        r.expect("(")
+        for _ in range(index):
+            _skip_argument(r)
+            r.expect(",")
+        v = _expr(r)
+        if not (r.at(",") or r.at(")")) or r.errors:
+            return None
+        return _text(v)
+    except _Fail:
+        return None
+
+
+def _skip_argument(r: _Reader) -> None:
+    """Pass over one argument (up to a ``,`` or ``)`` outside brackets)."""
+    depth = 0
+    while r.tok[0]:
+        if depth == 0 and (r.at(",") or r.at(")")):
+            return
+        if r.tok[0] == OP and r.tok[1] in ("(", "{", "["):
+            depth += 1
+        elif r.tok[0] == OP and r.tok[1] in (")", "}", "]"):
+            depth -= 1
+        r.advance()
+    raise _Fail
+
+
+def names_in(code: str, names: Mapping[str, object] | frozenset[str]) -> list[str]:
+    """The names of ``names`` that code read as text (``load("return " .. "request")``)
+    uses as globals (not after ``.``/``:``): its first ``MAX_FOLD_SPAN`` characters."""
+    out: list[str] = []
+    prev = ""
+    for kind, _s, _e, value, _b0, _b1 in iter_tokens(code[:MAX_FOLD_SPAN], []):
+        if kind == NAME and value is not None and value in names and prev not in (".", ":") \
+                and value not in out:
+            out.append(value)
+        prev = value if kind == OP and value is not None else ""
+    return out
