@@ -27,7 +27,7 @@ from html.entities import html5
 from risutools.analysis.cbs import strip_cbs
 from risutools.analysis.cssscan import css_urls
 from risutools.analysis.lualex import LineIndex
-from risutools.analysis.urlleaks import dynamic_urls, host_of
+from risutools.analysis.urlleaks import AUTHORITY, dynamic_urls, host_of
 
 #: lines kept per kind of finding in one text (counts past it are not kept)
 MAX_LINES = 100
@@ -46,7 +46,7 @@ _HANDLER = re.compile(r"on[a-z]{2,30}", re.IGNORECASE)
 _JS_URL = re.compile(r"j\s*a\s*v\s*a\s*s\s*c\s*r\s*i\s*p\s*t\s*:", re.IGNORECASE)
 _RISU_TRIGGER = re.compile(r"risu-trigger\s*=\s*[\"']?\s*([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
 #: an http(s) address in running text and its authority (user info, host, port)
-_URL_HOST = re.compile(r"https?:[/\\]{2}([\w.\-~%@:\[\]]{1,300})", re.IGNORECASE)
+_URL_HOST = re.compile(AUTHORITY, re.IGNORECASE)
 #: a character reference: hex, decimal (any number of digits: judged in Python), named
 _CHAR_REF = re.compile(r"&(?:#[xX]([0-9A-Fa-f]+)|#([0-9]+)|([A-Za-z][A-Za-z0-9]{0,31}));?")
 #: what a browser removes from a URL before reading its scheme: tab and newlines anywhere,

@@ -8,6 +8,7 @@ import re
 from functools import cache
 
 from risutools.analysis.lualex import LineIndex, match_windowed
+from risutools.analysis.urlleaks import AUTHORITY, host_of
 
 # The lexer's regular expressions, as text: compiled on first use (:func:`_rx`), so that
 # importing this module costs nothing for the many modules without legacy JavaScript.
@@ -38,7 +39,7 @@ _BODY = {
 _REGEX_OUTSIDE = r"[^/\\\[\n]*(?:(?:\\.|\[[^\]\\\n]*(?:\\.[^\]\\\n]*)*\])[^/\\\[\n]*)*"
 _REGEX_CLASS = r"[^\]\\\n]*(?:\\.[^\]\\\n]*)*"
 _REGEX_FLAGS = r"/?[A-Za-z]*"
-_URL_HOST = r"https?://([A-Za-z0-9][A-Za-z0-9.\-]{0,252})"
+_URL_HOST = AUTHORITY
 _REGEX_AFTER_NAMES = frozenset(
     [
      "return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case",
@@ -167,8 +168,9 @@ class _JsReader:
         hosts = self.out.url_hosts
         if len(hosts) < 1000 and text.find("://", s, e) >= 0:
             for hm in self.rx.url_host.finditer(text, s, e):
-                if len(hosts) < 1000:
-                    hosts.append((hm.group(1).lower().rstrip("."), self.lines.line(s)))
+                host = host_of(hm.group(1))  # (``https://user@h``: h)
+                if len(hosts) < 1000 and host is not None and host != "*":
+                    hosts.append((host, self.lines.line(s)))
         self.prev_kind, self.prev_val = "str", ""
         return e
 

@@ -51,10 +51,26 @@ from risutools.analysis.luaskip import POSSESSIVE as POSSESSIVE
 from risutools.analysis.luaskip import SKIP_RUN_310 as SKIP_RUN_310
 from risutools.analysis.luaskip import alternation as alternation
 from risutools.analysis.luaskip import skip_pattern as skip_pattern
+from risutools.analysis.urlleaks import AUTHORITY, host_of
 
-_URL_HOST = re.compile(r"https?://([A-Za-z0-9][A-Za-z0-9.\-]{0,252})", re.IGNORECASE)
+_URL_HOST = re.compile(AUTHORITY, re.IGNORECASE)
 # an escape that can make ":" or "/" out of other characters (``\58``, ``\x3a``, ``\u{2f}``)
 _CODED_ESCAPE = re.compile(r"\\[0-9xu]")
+#: the names before the last of a list of names being assigned, up to its ``,``
+_NAMES_BEFORE = re.compile(r"[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*,\s*\Z")
+
+
+def _name_list(text: str, at: int) -> bool:
+    """Whether the name at ``at``, after a ``,``, ends a list of names being assigned
+    (``a, b =``, ``local a, b =``) rather than naming a table's field (``{k = v, b =``):
+    only names and commas before it, back to what ends a statement (not ``=``, ``{``,
+    ``(`` or ``,``).  Reads at most 400 characters back."""
+    window = text[max(0, at - 400):at]
+    m = _NAMES_BEFORE.search(window)
+    if m is None:
+        return False
+    before = window[:m.start()].rstrip()
+    return not before.endswith(("=", "{", "(", ","))
 
 
 def _may_hold_url(text: str, b0: int, b1: int) -> bool:
@@ -458,7 +474,11 @@ class _Scanner:
         the script's own variable (``local a, request =``: a walk checks the ``,``)."""
         after = self.prev2_val if self.prev2_kind == OP else ""
         local = self.prev2_kind == NAME and self.prev2_val == "local"
-        self.assign_target = (pname, pstart, local, bool(pq), bool(pq) or after in ("{", ","))
+        # the last of a list of names (``local a, b = "x", "y"``) is not given the first
+        # value: read as a field would be (no constant, no function of its name)
+        listed = after == "," and _name_list(self.text, pstart)
+        self.assign_target = (pname, pstart, local, bool(pq) or listed,
+                              bool(pq) or after in ("{", ","))
         if not watched or pq:
             return
         if pname in self.env:
@@ -674,8 +694,9 @@ class _Scanner:
         hosts = self.result.url_hosts
         line = self.lines.line(s)
         for hm in _URL_HOST.finditer(value):
-            if len(hosts) < 1000:
-                hosts.append((hm.group(1).lower().rstrip("."), line))
+            host = host_of(hm.group(1))  # (``https://user@h``: h)
+            if len(hosts) < 1000 and host is not None and host != "*":
+                hosts.append((host, line))
 
     def share_args(self, call: Call) -> None:
         """Make equal arguments (and equal argument lists) one object."""

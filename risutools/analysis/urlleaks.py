@@ -30,6 +30,10 @@ from urllib.parse import unquote
 #: addresses built from chat data kept a text
 MAX_DYNAMIC = 100
 
+#: an http(s) address in running text and its authority (user info, host, port): its host
+#: is :func:`host_of` the group (HTML, Lua and JavaScript strings alike); ASCII only, so a
+#: word written right after it (``https://h.example에서``) is not taken into the host
+AUTHORITY = r"https?:[/\\]{2}([A-Za-z0-9_.\-~%@:\[\]]{1,300})"
 #: where a remote address starts: ``http(s)://``, ``//`` (the page's scheme), either slash
 _REMOTE = r"(?:https?:)?[/\\]{2}"
 #: a regex replacement in a regex script's output (JavaScript's ``String.replace``)
