@@ -46,7 +46,9 @@ _CBS_NAME = r"\{\{\s*[#/:]?\s*([^\s:{}]*)"
 #: where an address's authority ends
 _PATH = r"[/\\?#]"
 #: what ends an address outside CBS tags
-_ENDS = frozenset(" \t\n\r\f\"'<>)")
+_ENDS = " \t\n\r\f\"'<>)"
+#: what the walk along an address stops at: an end, a CBS tag's braces, a named group
+_STOPS = r"[ \t\n\r\f\"'<>)]|\{\{|\}\}|\$<"
 #: a host name or an IP literal, as it is kept
 _HOST_OK = r"[a-z0-9_][a-z0-9_.\-]{0,252}|\[[0-9a-f:.]{2,45}\]"
 
@@ -54,9 +56,9 @@ _HOST_OK = r"[a-z0-9_][a-z0-9_.\-]{0,252}|\[[0-9a-f:.]{2,45}\]"
 @cache
 def _rx() -> tuple[re.Pattern[str], ...]:
     """The patterns above, compiled when first needed (not at every command's start-up):
-    remote, group, CBS name, path, host."""
+    remote, group, CBS name, path, host, stops."""
     return (re.compile(_REMOTE, re.IGNORECASE), re.compile(_GROUP), re.compile(_CBS_NAME),
-            re.compile(_PATH), re.compile(_HOST_OK))
+            re.compile(_PATH), re.compile(_HOST_OK), re.compile(_STOPS))
 
 
 def _carries_data(url: str) -> bool:
@@ -79,25 +81,23 @@ def host_of(authority: str) -> str | None:
 
 def _address_end(text: str, pos: int) -> int:
     """Where the address whose ``//`` ends at ``pos`` ends: at the first of
-    :data:`_ENDS` outside CBS tags (``{{`` opens one, ``}}`` closes it)."""
-    depth, n = 0, len(text)
-    while pos < n:
-        c = text[pos]
-        if c == "{" and text.startswith("{{", pos):
+    :data:`_ENDS` outside CBS tags (``{{`` opens one, ``}}`` closes it; a ``$<name>`` is
+    read whole).  The search jumps from one of those to the next (a long address, an inline
+    base64 image, is passed over in C, not a character at a time)."""
+    stop = _rx()[5]
+    depth = 0
+    while (m := stop.search(text, pos)) is not None:
+        tok, pos = m.group(), m.end()
+        if tok == "{{":
             depth += 1
-            pos += 2
-            continue
-        if c == "}" and depth and text.startswith("}}", pos):
-            depth -= 1
-            pos += 2
-            continue
-        if not depth and c in _ENDS:
-            break
-        if c == "$" and text.startswith("$<", pos):  # (a named group: its name, whole)
-            close = text.find(">", pos, pos + 66)
-            pos = close if close > 0 else pos
-        pos += 1
-    return pos
+        elif tok == "}}":
+            depth = max(depth - 1, 0)
+        elif tok == "$<":
+            close = text.find(">", pos, pos + 64)
+            pos = close + 1 if close >= 0 else pos
+        elif not depth:
+            return m.start()
+    return len(text)
 
 
 def dynamic_urls(text: str, groups: bool, bare: bool = False) -> list[tuple[int, str, str]]:
@@ -109,7 +109,7 @@ def dynamic_urls(text: str, groups: bool, bare: bool = False) -> list[tuple[int,
     out: list[tuple[int, str, str]] = []
     if "{{" not in text and not (groups and "$" in text):
         return out
-    remote, group, _, path, _ = _rx()
+    remote, group, _, path, _, _ = _rx()
     pos = 0
     while len(out) < MAX_DYNAMIC and (m := remote.search(text, pos)) is not None:
         end = _address_end(text, m.end())
