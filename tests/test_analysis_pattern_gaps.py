@@ -83,3 +83,18 @@ def test_a_count_whose_minimum_iterations_may_match_nothing(pattern: str, risky:
     """JavaScript cuts an empty iteration only past a count's minimum: up to it each
     optional body is a choice, so ``(a?){30}`` against 29 a's and a stop tries 2^30 ways."""
     assert bool(checked_risks(pattern)) is risky
+
+
+@pytest.mark.parametrize(("pattern", "risky"), [
+    ("(a{1,2})*$", True),  # n characters split about 1.6 ** n ways
+    ("(a{2,3})+$", True), ("(?:x{1,2})*y", True), ("(.{1,2})*$", True),
+    ("(a{0,2})*$", True),
+    ("(a?)*$", False),  # one width that consumes: an empty iteration is cut
+    ("(a{3})*$", False), ("(a{1,2}b)*$", False), (r"(\w{1,2}\s)*$", False),
+    ("(a{1,3}){5}$", False),  # a small count: 3 ** 5 ways
+])
+def test_two_widths_under_an_unbounded_repetition(pattern: str, risky: bool) -> None:
+    """Under ``*``/``+`` (or a count past 16) a body of two widths that consume something
+    splits the text in exponentially many ways; once only three or more widths counted
+    (``(a{1,2})*`` went unreported)."""
+    assert bool(checked_risks(pattern)) is risky

@@ -497,10 +497,15 @@ def _trades_under(node: Node, outer: int | None, outer_lo: int = 0) -> bool:
         return True
     if node.kind != "rep" or node.hi is None or node.hi <= node.lo:
         return False
-    times = _BIG + 1 if outer is None or outer > _BIG else outer
     choices = node.hi - node.lo + 1
-    return bool(choices ** times >= _MANY_WAYS
-                or choices ** min(outer_lo, _MAX_EXPONENT) >= _MANY_WAYS)
+    if choices ** min(outer_lo, _MAX_EXPONENT) >= _MANY_WAYS:
+        return True  # (the iterations up to the minimum, where an empty one is kept)
+    if outer is None or outer > _BIG:
+        # as many iterations as the text allows: two widths that consume something are
+        # enough (``(a{1,2})*`` splits n characters in about 1.6 ** n ways, ``(a{2,3})*`` in
+        # 1.3 ** n); ``a?`` has one (an empty iteration is cut)
+        return node.hi > max(node.lo, 1)
+    return bool(choices ** outer >= _MANY_WAYS)
 
 
 #: the exponent past which a count of choices is not raised further (already past
