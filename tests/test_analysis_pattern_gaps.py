@@ -98,3 +98,29 @@ def test_two_widths_under_an_unbounded_repetition(pattern: str, risky: bool) -> 
     splits the text in exponentially many ways; once only three or more widths counted
     (``(a{1,2})*`` went unreported)."""
     assert bool(checked_risks(pattern)) is risky
+
+
+def cjs_rules(code: str) -> list[tuple[str, str]]:
+    a = analyze(Module({"name": "J", "id": "j", "cjs": code}))
+    return [(f.rule, f.evidence) for f in a.findings if f.rule in ("RA201", "RA202")]
+
+
+@pytest.mark.parametrize("code", [
+    "var r = /(a+)+$/g;\nr.test(x)",
+    "var x = 1;\nif (/^(\\w+\\s?)*$/.test(s)) {}",
+    "var r = /[/]+(b+)+/i",  # a slash inside a class does not end it
+    "function f() { return /(a|a)*$/.exec(t) }",
+])
+def test_a_legacy_scripts_regex_literal_is_checked(code: str) -> None:
+    """Legacy JavaScript (``cjs``) runs its regular expressions on chat text too: each
+    literal goes through the same backtracking check (RA201; JavaScript syntax our parser
+    does not know is not an RA202 there)."""
+    line = 1 + code[:code.index("/")].count("\n") if "/(" in code or "/^" in code \
+        or "/[" in code else 1
+    assert cjs_rules(code) == [("RA201", f"cjs line {line}")]
+
+
+@pytest.mark.parametrize("code", ["x = a / b / c", "var ok = /^[a-z]+$/",
+                                  "var r = /(?<!x)y/u", "// (a+)+ in a comment"])
+def test_a_legacy_script_without_a_risky_literal_is_quiet(code: str) -> None:
+    assert cjs_rules(code) == []

@@ -40,6 +40,8 @@ _REGEX_OUTSIDE = r"[^/\\\[\n]*(?:(?:\\.|\[[^\]\\\n]*(?:\\.[^\]\\\n]*)*\])[^/\\\[
 _REGEX_CLASS = r"[^\]\\\n]*(?:\\.[^\]\\\n]*)*"
 _REGEX_FLAGS = r"/?[A-Za-z]*"
 _URL_HOST = AUTHORITY
+#: regular-expression literals kept per script (checked for backtracking, RA201)
+MAX_JS_PATTERNS = 1000
 _REGEX_AFTER_NAMES = frozenset(
     [
      "return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case",
@@ -83,11 +85,13 @@ def _rx() -> _Rx:
 class JsScan:
     """What :func:`scan_js` found in legacy JavaScript."""
 
-    __slots__ = ("errors", "names", "tokens", "url_hosts")
+    __slots__ = ("errors", "names", "patterns", "tokens", "url_hosts")
 
     def __init__(self) -> None:
         self.names: dict[str, list[int]] = {}  # notable name -> lines
         self.url_hosts: list[tuple[str, int]] = []
+        #: regular-expression literals (body, flags, line), at most ``MAX_JS_PATTERNS``
+        self.patterns: list[tuple[str, str, int]] = []
         self.errors: list[tuple[int, str]] = []
         self.tokens = 0
 
@@ -184,7 +188,12 @@ class _JsReader:
         if self.prev_kind in ("", "op") or (
                 self.prev_kind == "name" and self.prev_val in _REGEX_AFTER_NAMES):
             self.prev_kind, self.prev_val = "str", ""
-            return _regex_literal_end(self.text, m.end())
+            end = _regex_literal_end(self.text, m.end())
+            close = self.text.rfind("/", m.end(), end)
+            if close >= m.end() and len(self.out.patterns) < MAX_JS_PATTERNS:
+                self.out.patterns.append((self.text[m.end():close], self.text[close + 1:end],
+                                          self.lines.line(m.start())))
+            return end
         self.prev_kind, self.prev_val = "op", "/"
         return m.end()
 

@@ -401,6 +401,8 @@ def legacy_js(s: Seen) -> None:
             s.fact(s.dynamic, f"cjs:{n}", f"cjs line {js.names[n][0]}")
     for host, line in js.url_hosts:
         s.fact(s.urls, host, f"cjs line {line}")
+    for pattern, flags, line in js.patterns:  # (RA201 only: JavaScript's own syntax)
+        read_pattern(s, f"cjs line {line}", pattern, flags, risks_only=True)
 
 
 def low_level_access(s: Seen) -> None:
