@@ -134,6 +134,13 @@ def _split_top(body: str) -> list[str]:
     return parts
 
 
+def evaluated(text: str) -> str:
+    """``text`` as RisuAI may run it when each of its tags gives nothing (a pattern:
+    ``(a+)+{{blank}}$`` is ``(a+)+$``): :func:`strip_cbs`' text, ``text`` itself when it
+    holds no tag."""
+    return strip_cbs(text)[0] if "{{" in text else text
+
+
 def strip_cbs(text: str, fill: str = "") -> tuple[str, list[int], list[int]]:
     """``text`` with every CBS tag removed (a nested tag with the tag around it; a ``}}``
     without its ``{{`` is kept, a ``{{`` never closed removes the rest), as a browser may

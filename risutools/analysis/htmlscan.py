@@ -27,7 +27,7 @@ from html.entities import html5
 from risutools.analysis.cbs import strip_cbs
 from risutools.analysis.cssscan import css_urls
 from risutools.analysis.lualex import LineIndex
-from risutools.analysis.urlleaks import AUTHORITY, dynamic_urls, host_of
+from risutools.analysis.urlleaks import dynamic_urls, host_of, url_hosts
 
 #: lines kept per kind of finding in one text (counts past it are not kept)
 MAX_LINES = 100
@@ -46,7 +46,6 @@ _HANDLER = re.compile(r"on[a-z]{2,30}", re.IGNORECASE)
 _JS_URL = re.compile(r"j\s*a\s*v\s*a\s*s\s*c\s*r\s*i\s*p\s*t\s*:", re.IGNORECASE)
 _RISU_TRIGGER = re.compile(r"risu-trigger\s*=\s*[\"']?\s*([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
 #: an http(s) address in running text and its authority (user info, host, port)
-_URL_HOST = re.compile(AUTHORITY, re.IGNORECASE)
 #: a character reference: hex, decimal (any number of digits: judged in Python), named
 _CHAR_REF = re.compile(r"&(?:#[xX]([0-9A-Fa-f]+)|#([0-9]+)|([A-Za-z][A-Za-z0-9]{0,31}));?")
 #: what a browser removes from a URL before reading its scheme: tab and newlines anywhere,
@@ -139,11 +138,8 @@ def scan_html(text: str, groups: bool = False) -> HtmlScan:
             _Reader(out, line_of, buttons=False, groups=groups).read(stripped, 0)
     for off, host, what in dynamic_urls(text, groups):
         _leak(out, (lines.line(off), host, what))
-    for m in _URL_HOST.finditer(text):
-        named = host_of(m.group(1))
-        if named is None or named == "*":
-            continue
-        out.url_hosts.append((named, lines.line(m.start())))
+    for off, named in url_hosts(text):
+        out.url_hosts.append((named, lines.line(off)))
         if len(out.url_hosts) >= MAX_HOSTS:
             break
     found = set(out.url_hosts)
@@ -244,10 +240,9 @@ class _Reader:
 
     def _hosts(self, value: str, start: int, at_line: int | None) -> None:
         """The http(s) hosts of a decoded attribute value (at the tag's line)."""
-        for m in _URL_HOST.finditer(value):
-            host = host_of(m.group(1))
-            if host not in (None, "*") and len(self.out.decoded_hosts) < MAX_HOSTS:
-                self.out.decoded_hosts.append((str(host), self._line(start, at_line)))
+        for _, host in url_hosts(value):
+            if len(self.out.decoded_hosts) < MAX_HOSTS:
+                self.out.decoded_hosts.append((host, self._line(start, at_line)))
 
     def _css(self, css: str, base: int | None, start: int, at_line: int | None) -> None:
         """The addresses a style sheet (at offset ``base`` of the text) or a ``style``

@@ -8,7 +8,7 @@ import re
 from functools import cache
 
 from risutools.analysis.lualex import LineIndex, match_windowed
-from risutools.analysis.urlleaks import AUTHORITY, host_of
+from risutools.analysis.urlleaks import url_hosts
 
 # The lexer's regular expressions, as text: compiled on first use (:func:`_rx`), so that
 # importing this module costs nothing for the many modules without legacy JavaScript.
@@ -39,7 +39,6 @@ _BODY = {
 _REGEX_OUTSIDE = r"[^/\\\[\n]*(?:(?:\\.|\[[^\]\\\n]*(?:\\.[^\]\\\n]*)*\])[^/\\\[\n]*)*"
 _REGEX_CLASS = r"[^\]\\\n]*(?:\\.[^\]\\\n]*)*"
 _REGEX_FLAGS = r"/?[A-Za-z]*"
-_URL_HOST = AUTHORITY
 #: regular-expression literals kept per script (checked for backtracking, RA201)
 MAX_JS_PATTERNS = 1000
 _REGEX_AFTER_NAMES = frozenset(
@@ -73,7 +72,6 @@ class _Rx:
         self.regex_outside = re.compile(_REGEX_OUTSIDE)
         self.regex_class = re.compile(_REGEX_CLASS)
         self.regex_flags = re.compile(_REGEX_FLAGS)
-        self.url_host = re.compile(_URL_HOST, re.IGNORECASE)
 
 
 @cache
@@ -171,9 +169,8 @@ class _JsReader:
             e = b1
         hosts = self.out.url_hosts
         if len(hosts) < 1000 and text.find("://", s, e) >= 0:
-            for hm in self.rx.url_host.finditer(text, s, e):
-                host = host_of(hm.group(1))  # (``https://user@h``: h)
-                if len(hosts) < 1000 and host is not None and host != "*":
+            for _, host in url_hosts(text, s, e):  # (``https://user@h``: h)
+                if len(hosts) < 1000:
                     hosts.append((host, self.lines.line(s)))
         self.prev_kind, self.prev_val = "str", ""
         return e

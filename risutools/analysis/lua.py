@@ -51,9 +51,8 @@ from risutools.analysis.luaskip import POSSESSIVE as POSSESSIVE
 from risutools.analysis.luaskip import SKIP_RUN_310 as SKIP_RUN_310
 from risutools.analysis.luaskip import alternation as alternation
 from risutools.analysis.luaskip import skip_pattern as skip_pattern
-from risutools.analysis.urlleaks import AUTHORITY, host_of
+from risutools.analysis.urlleaks import url_hosts
 
-_URL_HOST = re.compile(AUTHORITY, re.IGNORECASE)
 # an escape that can make ":" or "/" out of other characters (``\58``, ``\x3a``, ``\u{2f}``)
 _CODED_ESCAPE = re.compile(r"\\[0-9xu]")
 #: the names before the last of a list of names being assigned, up to its ``,``
@@ -64,13 +63,18 @@ def _name_list(text: str, at: int) -> bool:
     """Whether the name at ``at``, after a ``,``, ends a list of names being assigned
     (``a, b =``, ``local a, b =``) rather than naming a table's field (``{k = v, b =``):
     only names and commas before it, back to what ends a statement (not ``=``, ``{``,
-    ``(`` or ``,``).  Reads at most 400 characters back."""
-    window = text[max(0, at - 400):at]
-    m = _NAMES_BEFORE.search(window)
+    ``(`` or ``,``).  Steps back over names, commas and spaces only (at most 400
+    characters): a table's next field stops at its previous value at once."""
+    i, lo = at, max(0, at - 400)
+    while i > lo and (text[i - 1].isalnum() or text[i - 1] in "_, \t\r\n"):
+        i -= 1
+    run = text[i:at]
+    m = _NAMES_BEFORE.search(run)
     if m is None:
         return False
-    before = window[:m.start()].rstrip()
-    return not before.endswith(("=", "{", "(", ","))
+    head = run[:m.start()].rstrip()
+    last = head[-1:] or text[i - 1:i]
+    return last not in ("=", "{", "(", ",")
 
 
 def _may_hold_url(text: str, b0: int, b1: int) -> bool:
@@ -693,9 +697,8 @@ class _Scanner:
             return
         hosts = self.result.url_hosts
         line = self.lines.line(s)
-        for hm in _URL_HOST.finditer(value):
-            host = host_of(hm.group(1))  # (``https://user@h``: h)
-            if len(hosts) < 1000 and host is not None and host != "*":
+        for _, host in url_hosts(value):  # (``https://user@h``: h)
+            if len(hosts) < 1000:
                 hosts.append((host, line))
 
     def share_args(self, call: Call) -> None:

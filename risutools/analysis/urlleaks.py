@@ -24,6 +24,7 @@ nothing is rendered, run or fetched.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import cache
 from urllib.parse import unquote
 
@@ -45,9 +46,8 @@ NO_DATA = frozenset({"br", "newline", "blank", "none", "random", "randint", "dic
 _CBS_NAME = r"\{\{\s*[#/:]?\s*([^\s:{}]*)"
 #: where an address's authority ends
 _PATH = r"[/\\?#]"
-#: what ends an address outside CBS tags
-_ENDS = " \t\n\r\f\"'<>)"
-#: what the walk along an address stops at: an end, a CBS tag's braces, a named group
+#: what the walk along an address stops at: what ends an address outside CBS tags (a
+#: space, a quote, ``<``, ``>``, ``)``), a CBS tag's braces, a named group
 _STOPS = r"[ \t\n\r\f\"'<>)]|\{\{|\}\}|\$<"
 #: a host name or an IP literal, as it is kept
 _HOST_OK = r"[a-z0-9_][a-z0-9_.\-]{0,252}|\[[0-9a-f:.]{2,45}\]"
@@ -56,9 +56,10 @@ _HOST_OK = r"[a-z0-9_][a-z0-9_.\-]{0,252}|\[[0-9a-f:.]{2,45}\]"
 @cache
 def _rx() -> tuple[re.Pattern[str], ...]:
     """The patterns above, compiled when first needed (not at every command's start-up):
-    remote, group, CBS name, path, host, stops."""
+    remote, group, CBS name, path, host, stops, authority."""
     return (re.compile(_REMOTE, re.IGNORECASE), re.compile(_GROUP), re.compile(_CBS_NAME),
-            re.compile(_PATH), re.compile(_HOST_OK), re.compile(_STOPS))
+            re.compile(_PATH), re.compile(_HOST_OK), re.compile(_STOPS),
+            re.compile(AUTHORITY, re.IGNORECASE))
 
 
 def _carries_data(url: str) -> bool:
@@ -79,9 +80,18 @@ def host_of(authority: str) -> str | None:
     return host if _rx()[4].fullmatch(host) else None
 
 
+def url_hosts(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, str]]:
+    """(offset, host) of each ``http(s)://`` address of ``text[start:end]`` whose
+    authority names a host (:data:`AUTHORITY`, :func:`host_of`)."""
+    for m in _rx()[6].finditer(text, start, len(text) if end is None else end):
+        host = host_of(m.group(1))
+        if host is not None and host != "*":
+            yield m.start(), host
+
+
 def _address_end(text: str, pos: int) -> int:
     """Where the address whose ``//`` ends at ``pos`` ends: at the first of
-    :data:`_ENDS` outside CBS tags (``{{`` opens one, ``}}`` closes it; a ``$<name>`` is
+    :data:`_STOPS`' ends outside CBS tags (``{{`` opens one, ``}}`` closes it; a ``$<name>`` is
     read whole).  The search jumps from one of those to the next (a long address, an inline
     base64 image, is passed over in C, not a character at a time)."""
     stop = _rx()[5]
@@ -109,7 +119,7 @@ def dynamic_urls(text: str, groups: bool, bare: bool = False) -> list[tuple[int,
     out: list[tuple[int, str, str]] = []
     if "{{" not in text and not (groups and "$" in text):
         return out
-    remote, group, _, path, _, _ = _rx()
+    remote, group, _, path = _rx()[:4]
     pos = 0
     while len(out) < MAX_DYNAMIC and (m := remote.search(text, pos)) is not None:
         end = _address_end(text, m.end())

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from risutools.analysis.assets import declared_type, sniff
-from risutools.analysis.cbs import strip_cbs
+from risutools.analysis.cbs import evaluated
 from risutools.analysis.checks.toggles import DeclaredToggles
 from risutools.analysis.js import DYNAMIC_CODE, scan_js
 from risutools.analysis.lorecode import looks_like_lua
@@ -187,7 +187,7 @@ def condition(s: Seen, i: int, j: int, c: Any) -> None:
     if ctype_s == "exists" and c.get("type2") == "regex" and isinstance(val, str) and val:
         # triggers.ts: ``new RegExp(value).test(messages)``, no flags, after CBS (a tag
         # may be evaluated to nothing: ``(a+)+{{blank}}``)
-        read_pattern(s, f"{where}.value", strip_cbs(val)[0] if "{{" in val else val, "")
+        read_pattern(s, f"{where}.value", evaluated(val), "")
     s.conditions.append(Condition(
         i, ctype_s if ctype_s in ("var", "exists", "chatindex", "value") else "other",
         var_s[:80], op[:8] if isinstance(op, str) else "",
@@ -271,7 +271,7 @@ def regex_script(s: Seen, i: int, r: dict[str, Any]) -> None:
     elif isinstance(pattern, str) and pattern:
         cbs = "cbs" in directive_items and "{{" in pattern  # ``<cbs>``: RisuAI runs the
         # pattern through CBS first, and a tag may give nothing: ``({{blank}}a+)+``
-        read_pattern(s, f"regex[{i}].in", strip_cbs(pattern)[0] if cbs else pattern, letters)
+        read_pattern(s, f"regex[{i}].in", evaluated(pattern) if cbs else pattern, letters)
         if cbs:
             read_cbs(s, pattern, f"regex[{i}].in")
     out = r.get("out")

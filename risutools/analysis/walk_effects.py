@@ -14,7 +14,7 @@ import re
 from functools import cache
 from typing import Any
 
-from risutools.analysis.cbs import strip_cbs
+from risutools.analysis.cbs import evaluated
 from risutools.analysis.datatables import data_table
 from risutools.analysis.regexcheck import parse_flags
 from risutools.analysis.seen import Seen
@@ -150,9 +150,8 @@ def _texts(s: Seen, where: str, row: EffectRow, e: dict[str, Any]) -> None:
         value = e.get(name)
         if isinstance(value, str) and value and not (
                 name in row.typed and is_var(e, name)) and _regex_now(row, name, e):
-            if "{{" in value:  # (a tag may be evaluated to nothing: `(a+)+{{blank}}`)
-                value = strip_cbs(value)[0]
-            pattern, letters = _pattern(row, e, value, flags)
+            # (a tag may be evaluated to nothing: `(a+)+{{blank}}`)
+            pattern, letters = _pattern(row, e, evaluated(value), flags)
             read_pattern(s, f"{where}.{name}", pattern, letters)
     for name in row.calc:
         value = e.get(name)
