@@ -18,7 +18,10 @@ pytestmark = pytest.mark.skipif(MAKE is None, reason="make is not installed")
 
 
 def _make(*args: str, path: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
+    # a fresh user's make: nothing inherited from a make this suite runs under
+    # (`make test PYTHON=python3.10` passes PYTHON down through MAKEFLAGS)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "PYTHON")}
     if path is not None:
         env["PATH"] = path
     return subprocess.run([str(MAKE), "--no-print-directory", *args], cwd=ROOT, env=env,
