@@ -220,3 +220,35 @@ def test_curator_notes_ending_in_a_line_break_are_refused(tmp_path: Path, notes:
     r = run_cli("project", src, "--notes", tmp_path / "n.yaml")
     assert r.returncode == 2 and "notes-invalid" in r.stderr, (r.stdout[:200], r.stderr)
     _shown(r.stderr)
+
+
+def test_json_reports_escape_every_control_and_noncharacter(hostile: Path,
+                                                           tmp_path: Path) -> None:
+    """analyze -f json / -f sarif, inspect --json and the document project prints: valid
+    JSON, the values unchanged, nothing raw a terminal would act on (C1 controls, bidi
+    overrides, U+2028) and no noncharacter (U+FFFE, U+FFFF)."""
+    src = _write(tmp_path, "131-m.json", _module())
+    runs = {"analyze.json": run_cli("analyze", src, "-f", "json"),
+            "analyze.sarif": run_cli("analyze", src, "-f", "sarif"),
+            "inspect.json": run_cli("inspect", "--json", src),
+            "project": run_cli("project", src)}
+    for what, r in runs.items():
+        assert r.returncode in (0, 1), (what, r.stderr)
+        assert _controls(r.stdout) == [], what
+        json.loads(r.stdout)
+    names = [m["name"] for m in json.loads(runs["inspect.json"].stdout)[0]["modules"]]
+    assert names == ["name" + H]
+
+
+def test_a_sarif_message_makes_no_link_from_a_value(tmp_path: Path) -> None:
+    """A finding's message quotes the module (an unknown toggle type here): its
+    ``[click](https://...)`` stays text in a SARIF viewer, not an embedded link."""
+    src = _write(tmp_path, "132-m.json",
+                 _module({"customModuleToggle": "k=Label=[click](https://evil.example/x)"}))
+    sarif = json.loads(run_cli("analyze", src, "-f", "sarif").stdout)
+    texts = [r["message"]["text"] for r in sarif["runs"][0]["results"]]
+    quoting = [t for t in texts if "click" in t]
+    assert quoting, texts
+    for t in texts:
+        assert not re.search(r"(?<!\\)\[[^\]]*(?<!\\)\]\(", t), t
+    assert "\\[click\\](https://evil.example/x)" in quoting[0]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from risutools.canonical import canonical, document_json
 from risutools.pathnames import safe_line, show_name
-from risutools.printable import json_text, text_value
+from risutools.printable import json_bytes_text, json_text, text_value
 from risutools.report._common import one_line
 from risutools.report.ingest_text import render_summary
 from risutools.report.inspect_text import render_inspect_text
@@ -175,9 +175,11 @@ def _project(p: Projected, **_: Any) -> Rendered:
     catalog ``validate`` reads as is)."""
     if p.written:
         return Rendered("", [f"wrote {show_name(path)}" for path in p.written])
+    # (JSON on a terminal: a module's C1 control or bidi override as a \uXXXX escape, the
+    # same values)
     if len(p.documents) == 1:
-        return Rendered(document_json(p.documents[0]))
-    return Rendered("".join(canonical(d).decode("utf-8") + "\n" for d in p.documents))
+        return Rendered(json_text(document_json(p.documents[0])))
+    return Rendered("".join(json_bytes_text(canonical(d)) + "\n" for d in p.documents))
 
 
 def _approve(a: Approved | NotesWritten, **_: Any) -> Rendered:
