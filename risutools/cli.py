@@ -138,9 +138,11 @@ def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
 
 
 def _notes(lines: list[str]) -> None:
+    """Each line on standard error as one printable line (:func:`safe_line`: a file name or a
+    value a note quotes cannot add a line, an escape sequence or a bidi override)."""
     sys.stdout.flush()
     for line in lines:
-        typer.echo(line, err=True)
+        typer.echo(safe_line(line), err=True)
 
 
 def _fail(exc: RisuError) -> None:

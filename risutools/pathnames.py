@@ -14,7 +14,8 @@ error lines).  It is reversible (:func:`name_bytes` gives back the exact bytes):
   (its byte value); in a name that is not UTF-8 every non-ASCII byte is (a run of it that
   happens to decode as UTF-8 would show letters its author never wrote);
 - any other control, format or line/paragraph separator character (``Cc``, ``Cf``, ``Zl``,
-  ``Zp``: U+0085, U+200E, U+2028, bidi overrides...) is written ``\\uNNNN``;
+  ``Zp``: U+0085, U+200E, U+2028, bidi overrides...) and every noncharacter (U+FFFE ...) is
+  written ``\\uNNNN``;
 - everything else (Korean, spaces, emoji) is kept as is.
 
 :func:`name_uri` gives the percent-encoded URI path of a shown name (the name's bytes, so
@@ -43,8 +44,17 @@ def _escape_char(ch: str) -> str:
     return f"\\u{o:04x}"
 
 
+def noncharacter(ch: str) -> bool:
+    """Whether ``ch`` is one of Unicode's 66 noncharacters (U+FDD0..U+FDEF and the last two
+    code points of every plane, U+FFFE and U+FFFF among them): never text, refused by
+    XML 1.0 (U+FFFE, U+FFFF) and shown as nothing or a box; the same set in every Unicode
+    version, so escaping them keeps every output the same on every Python."""
+    o = ord(ch)
+    return 0xFDD0 <= o <= 0xFDEF or o & 0xFFFE == 0xFFFE
+
+
 def _needs_escape(ch: str) -> bool:
-    return unicodedata.category(ch) in _ESCAPED_CATEGORIES
+    return unicodedata.category(ch) in _ESCAPED_CATEGORIES or noncharacter(ch)
 
 
 def show_name(name: str | bytes | os.PathLike[str]) -> str:

@@ -10,6 +10,7 @@ import unicodedata
 from typing import Any
 
 from risutools.errors import UsageError
+from risutools.pathnames import noncharacter
 
 
 def scrub(value: Any) -> Any:
@@ -73,6 +74,23 @@ def html_value(value: Any) -> str:
     return html.escape(text_value(value), quote=True)
 
 
+def no_commands(text: str) -> str:
+    """``text`` (a report of lines) with no line a CI runner takes for a workflow command: a
+    line whose text starts with ``::`` after its indent (GitHub's runner trims the indent
+    before it looks; a file named ``::stop-commands::x.json``, a toggle key ``::error x``
+    opening a line) gets that first colon written ``\\x3a``.  The formats made of workflow
+    commands (``-f github``) are not passed through it; no value can start a line in the
+    others (JSON, XML and HTML write a line break inside a value escaped)."""
+    if "::" not in text:
+        return text
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        rest = line.lstrip()
+        if rest.startswith("::"):
+            lines[i] = line[:len(line) - len(rest)] + "\\x3a" + rest[1:]
+    return "\n".join(lines)
+
+
 _MD_ENTITIES = {"&": "&amp;", "<": "&lt;"}
 _MD_BACKSLASHED = frozenset("\\*[]|#~")
 _MD_BLOCK_START = re.compile(r"[-+=>]|\d+[.)]")
@@ -118,7 +136,8 @@ def _json_unsafe() -> re.Pattern[str]:
     global _json_class
     if _json_class is None:
         codes = [o for o in range(0x10000)
-                 if o != 0x0A and unicodedata.category(chr(o)) in _JSON_ESCAPED]
+                 if o != 0x0A and (unicodedata.category(chr(o)) in _JSON_ESCAPED
+                                   or noncharacter(chr(o)))]
         _json_class = re.compile(_class(codes) + "|[\U00010000-\U0010FFFF]")
     return _json_class
 
@@ -141,7 +160,7 @@ def _json_escape(m: re.Match[str]) -> str:
     ch = m.group()
     o = ord(ch)
     if o > 0xFFFF:
-        if unicodedata.category(ch) not in _JSON_ESCAPED:
+        if unicodedata.category(ch) not in _JSON_ESCAPED and not noncharacter(ch):
             return ch
         o -= 0x10000
         return f"\\u{0xD800 + (o >> 10):04x}\\u{0xDC00 + (o & 0x3FF):04x}"
@@ -150,14 +169,15 @@ def _json_escape(m: re.Match[str]) -> str:
 
 def json_text(text: str) -> str:
     """JSON text (``json.dumps(..., ensure_ascii=False)``) with every control, format, line
-    or paragraph separator character and lone surrogate written as a ``\\uXXXX`` escape: the
-    same JSON values, and nothing that moves a terminal's cursor or reorders a line when
-    the JSON is shown.  The layout's own line breaks stay.
+    or paragraph separator character, noncharacter (U+FFFE ...: XML refuses them, a viewer
+    shows nothing) and lone surrogate written as a ``\\uXXXX`` escape: the same JSON
+    values, and nothing that moves a terminal's cursor or reorders a line when the JSON is
+    shown.  The layout's own line breaks stay.
 
     A text ``str.isprintable`` passes is returned as is, after one C pass: every character
     this escapes is one it finds unprintable (its categories ``Cc``, ``Cf``, ``Cs``, ``Zl``
-    and ``Zp`` are among those), read from this Python's own Unicode tables as
-    :func:`_json_unsafe`'s are."""
+    and ``Zp`` are among those, and every noncharacter is ``Cn``), read from this Python's
+    own Unicode tables as :func:`_json_unsafe`'s are."""
     if text.isprintable():
         return text
     return _json_unsafe().sub(_json_escape, text)

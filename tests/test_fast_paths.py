@@ -308,7 +308,9 @@ def test_unicodedata_is_what_keep_reads() -> None:
 
 def test_json_text_escapes_exactly_the_unsafe_code_points() -> None:
     """Every code point, one at a time in one text: escaped exactly when it is a control,
-    format, line or paragraph separator character or a surrogate (the line break kept)."""
+    format, line or paragraph separator character, a surrogate or a noncharacter (U+FFFE,
+    U+FDD0 ...; the line break kept)."""
+    from risutools.pathnames import noncharacter
     from risutools.printable import json_text
 
     unsafe = {"Cc", "Cf", "Zl", "Zp", "Cs"}
@@ -319,7 +321,7 @@ def test_json_text_escapes_exactly_the_unsafe_code_points() -> None:
     assert len(out) == len(codes)
     for code, piece in zip(codes, out, strict=True):
         ch = chr(code)
-        if code != 0x0A and unicodedata.category(ch) in unsafe:
+        if code != 0x0A and (unicodedata.category(ch) in unsafe or noncharacter(ch)):
             if code > 0xFFFF:
                 hi, lo = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
                 assert piece == f"\\u{hi:04x}\\u{lo:04x}", hex(code)

@@ -231,8 +231,8 @@ def test_inspect_text_never_shows_code_smuggled_in_names(tmp_path: Path) -> None
     lines = proc.stdout.splitlines()
     assert not any(line.lstrip().startswith("function") for line in lines)
     assert "\x1b" not in proc.stdout and "\u2028" not in proc.stdout
-    assert "module: Nice\\u000afunction onStart() request(" in proc.stdout  # escaped, cut
-    assert "id: \\u001b[2J" in proc.stdout
+    assert "module: Nice\\nfunction onStart() request(" in proc.stdout  # escaped, cut
+    assert "id: \\x1b[2J" in proc.stdout
     assert f"lua {len(code)} B" in proc.stdout
     # --json escapes control characters by construction
     data = json.loads(run("inspect", "--json", p).stdout)

@@ -10,6 +10,7 @@ from pathlib import Path
 from harness import FIXTURES, SEED
 
 from risutools.replay.api import run_component
+from risutools.replay.render_html import render_html
 from risutools.replay.render_markdown import render_markdown
 
 H = "x`\n# Heading\n<img src=x onerror=alert(1)> [link](javascript:alert(2)) | cell |"
@@ -33,3 +34,20 @@ def test_a_hostile_id_fixture_and_config_value_are_text(tmp_path: Path) -> None:
     for line in md.split("\n"):
         if line.startswith("| tokenizer_profile"):
             assert len(re.findall(r"(?<!\\)\|", line)) == 3, line
+
+
+def test_the_html_page_shows_every_control_escaped(tmp_path: Path) -> None:
+    """The HTML page of the same report: a value's ESC, C1, bidi override or line separator
+    reaches the page escaped (as the review's page writes them), never raw."""
+    out = run_component(SEED, FIXTURES / "replay" / "anchor-edit.yaml",
+                        output=tmp_path / "r.json")
+    report = out.report
+    assert report is not None
+    evil = "x\x1b]0;t\x07\x9b2J\u202e\u2028<script>alert(1)</script>"
+    report["component"]["component_id"] = evil
+    report["fixture"]["file"] = evil
+    report["config"]["tokenizer_profile"] = evil
+    page = render_html(report)
+    assert not [c for c in page if c != "\n" and (c < " " or "\x7f" <= c <= "\x9f"
+                                                   or c in "\u202e\u2028")]
+    assert "<script>" not in page and "\\x1b]0;t\\x07" in page

@@ -19,6 +19,7 @@ from risutools.errors import RisuError, UsageError
 from risutools.findings import SEVERITY_RANK, Finding, sorted_findings
 from risutools.formats.model import Module
 from risutools.formats.reader import read_path
+from risutools.pathnames import show_name
 from risutools.settings.config import Settings, resolve_settings
 
 FAIL_ON = ("error", "warning", "never")
@@ -54,10 +55,11 @@ def analyze_result(path: str, rule_filter: RuleFilter | None = None) -> AnalyzeR
         keep = rule_filter.keep
         analyses = [(m, replace(a, findings=[f for f in a.findings if keep(f.rule)]))
                     for m, a in analyses]
+    shown = show_name(path)  # (a finding's file, as every findings reporter takes it)
     modules = [
-        DocumentInfo(path, None, a.name, None,
+        DocumentInfo(shown, None, a.name, None,
                      prefixed(m.source.sha256) if m.source is not None else None,
-                     sorted_findings([replace(f, file=path) for f in a.findings]))
+                     sorted_findings([replace(f, file=shown) for f in a.findings]))
         for m, a in analyses
     ]
     return AnalyzeResult(command="analyze", documents=modules, files=[path], path=path,

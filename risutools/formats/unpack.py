@@ -28,6 +28,7 @@ from risutools.formats.jsonsafe import loads_object
 from risutools.formats.reader import MAX_JSON_BYTES, detect, read_path
 from risutools.formats.risum import write_risum
 from risutools.fsio import atomic_write, check_target, sha256_file, write_many
+from risutools.printable import json_text
 
 MANIFEST = "manifest.json"
 MANIFEST_KIND = "risutools-unpack-1"
@@ -112,9 +113,12 @@ def _inside(root: Path, rel: str) -> Path:
 
 
 def _json_bytes(value: Any) -> bytes:
-    return (json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False) + "\n").encode(
-        "utf-8", errors="surrogatepass"
-    )
+    """``value`` as UTF-8 JSON (2-space indent) that ``pack`` and every JSON reader take
+    back: a lone surrogate (a module's ``"\\ud800"``, a file name's undecodable byte) and
+    every control or format character written as a ``\\uXXXX`` escape, never as bytes that
+    are not UTF-8 (:func:`~risutools.printable.json_text`)."""
+    return (json_text(json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False))
+            + "\n").encode("utf-8")
 
 
 def unpack(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,

@@ -31,12 +31,12 @@ from risutools.settings.catalog import MAX_NOTES_BYTES
 from risutools.values import parse_value_bytes
 
 SCHEMA_NAME = "notes-v1.schema.json"
-_SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-_CAP = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
-_LEAD = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
-_ORIGIN = re.compile(r"^[a-z][a-z0-9_]*$")
-_RISUAI_ID = re.compile(r"^.{1,200}$", re.S)
-_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+_SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*\Z")
+_CAP = re.compile(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*\Z")
+_LEAD = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
+_ORIGIN = re.compile(r"[a-z][a-z0-9_]*\Z")
+_RISUAI_ID = re.compile(r".{1,200}\Z", re.S)
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}\Z")
 
 # field spec: "sentence" | "sentences" | "map" | "bool" | "caps" | "tags" | ("enum", ...) |
 # ("re", pattern, what) | dict (nested object)

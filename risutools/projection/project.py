@@ -47,7 +47,7 @@ __all__ = ["COMPONENT_VERSION", "CONTRACT", "ORIGIN", "module_identity", "post_i
 CONTRACT = "matrix-component-v1"
 COMPONENT_VERSION = "1.0.0"
 ORIGIN = "risu"
-_POST_ID = re.compile(r"^[0-9]{1,20}$")
+_POST_ID = re.compile(r"[0-9]{1,20}\Z")
 _ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)
 try:
     import orjson

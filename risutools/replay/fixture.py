@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 from risutools.canonical import sha256_prefixed
 from risutools.errors import Code, ConfigError, DocumentError
+from risutools.pathnames import show_name
 from risutools.safeio import read_or_raise
 from risutools.settings.replay import KNOWN_ROLES, build_config
 from risutools.values import (
@@ -39,8 +40,8 @@ from risutools.values import (
 )
 
 FIXTURE_TAG = "conversation-v1"
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}\Z")
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}\Z")
 _TURN_KEYS = ("append", "edit", "delete", "toggle", "metrics")
 _MESSAGE_KEYS = frozenset(("id", "role", "content"))
 _TURN_KEY_SET = frozenset(_TURN_KEYS)
@@ -369,7 +370,7 @@ def parse_fixture_bytes(data: bytes, file: str = "fixture") -> Fixture:
                 parsed = parse_value(text, Path(file).name, "json" if suffix == ".json" else "yaml")
             except DocumentError as exc:
                 raise _err(exc.where, exc.why) from None
-        return build_fixture(parsed, sha256=digest, file=Path(file).name)
+        return build_fixture(parsed, sha256=digest, file=show_name(Path(file).name))
     except ConfigError as exc:
         raise exc.with_path(file) from None
 
@@ -575,8 +576,8 @@ def _streamed(data: bytes, file: str) -> Fixture:
     if not count:
         raise _err("turns", NO_TURNS)
     stream = TurnStream(data, begin, count, first, ids, file)
-    return Fixture(name, messages, [], config, sha256_prefixed(data), Path(file).name,
-                   stream)
+    return Fixture(name, messages, [], config, sha256_prefixed(data),
+                   show_name(Path(file).name), stream)
 
 
 def load_fixture(path: str | Path) -> Fixture:

@@ -27,9 +27,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from html import escape
 from typing import Any
 
+from risutools.printable import html_value
 from risutools.replay.render_markdown import Picked, pick_rows, verdict_text
 
 W = 1120
@@ -172,7 +172,7 @@ def _shape(kind: str, x: float, y: float, extra: str = "") -> str:
 
 def _with_title(svg_el: str, title: str) -> str:
     """Put a <title> (tooltip) inside a self-closing SVG element."""
-    return svg_el[:-2] + f"><title>{escape(title)}</title></{svg_el[1:svg_el.index(' ')]}>"
+    return svg_el[:-2] + f"><title>{html_value(title)}</title></{svg_el[1:svg_el.index(' ')]}>"
 
 
 @dataclass
@@ -452,16 +452,17 @@ def _failures(report: dict[str, Any], x: Callable[[float], float]) -> list[str]:
         p.append(f'<line class="marker failure" data-kind="failure" data-request="{req}" '
                  f'data-count="{len(invs)}" x1="{_f(xx)}" y1="{MT}" x2="{_f(xx)}" '
                  f'y2="{MT + PH}" stroke="{colour}" stroke-width="2">'
-                 f"<title>request {req}: {escape(why)}</title></line>")
+                 f"<title>request {req}: {html_value(why)}</title></line>")
         ty = MT + 14 + 14 * (k % 3)
         left = xx > ML + PW - 80
         for j, inv in enumerate(invs):
             tx = xx - 4 - 24 * j if left else xx + 4 + 24 * j
-            p.append(f'<a class="failure-link" href="#inv-{escape(inv["id"])}" '
+            p.append(f'<a class="failure-link" href="#inv-{html_value(inv["id"])}" '
                      f'data-request="{req}"><text x="{_f(tx)}" y="{ty}" font-size="11" '
                      f'font-weight="bold" text-anchor="{"end" if left else "start"}" '
                      f'fill="{colour}" stroke="#ffffff" stroke-width="3" paint-order="stroke">'
-                     f'{escape(inv["id"])}<title>request {req}: {escape(why)}</title></text></a>')
+                     f'{html_value(inv["id"])}<title>request {req}: {html_value(why)}</title>'
+                     '</text></a>')
     p.append("</g>")
     return p
 
@@ -498,7 +499,7 @@ def _legend(
             else:
                 sw = _shape(key, lx + 9, yy).replace(f'class="marker {key}"', 'class="swatch"')
         p.append(f'<g class="legend-entry" data-kind="{key}">{sw}'
-                 f'<text x="{lx + 24}" y="{yy + 4}" font-size="11">{escape(label)}</text></g>')
+                 f'<text x="{lx + 24}" y="{yy + 4}" font-size="11">{html_value(label)}</text></g>')
     p.append("</g>")
     return p
 
@@ -520,7 +521,7 @@ def _table(
     head: list[str], body: list[list[Any]], attrs: list[str] | None = None
 ) -> str:
     """``attrs``: per body row, extra attributes for its ``<tr>`` (id, class)."""
-    h = "".join(f"<th>{escape(c)}</th>" for c in head)
+    h = "".join(f"<th>{html_value(c)}</th>" for c in head)
     rows = "".join(
         f"<tr{attrs[k] if attrs else ''}>"
         + "".join(f"<td>{_cell(c)}</td>" for c in row)
@@ -535,7 +536,7 @@ def _cell(v: Any) -> str:
     escape; most cells of the requests table), anything else through :func:`_txt`."""
     if type(v) is int:  # (not a bool: _txt spells those yes/no)
         return str(v)
-    return escape(_txt(v))
+    return html_value(_txt(v))
 
 
 def _txt(v: Any) -> str:
@@ -562,14 +563,14 @@ def render_html(report: dict[str, Any], sweep: ChartSweep | None = None,
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{escape(title)}</title>",
+        f"<title>{html_value(title)}</title>",
         f"<style>{_CSS}</style></head><body>",
-        f"<h1>{escape(title)}</h1>",
-        f'<p>Verdict: <span class="{escape(s["verdict"])}">{escape(s["verdict"])}</span> · '
-        f"simulation <code>{escape(report['simulation'])}</code> · {s['requests']} request(s)"
-        f"<br>fixture <code>{escape(fx['file'])}</code> {escape(fx['sha256'])}"
-        + (f"<br>component document {escape(str(comp.get('doc_sha256')))}" if comp else "")
-        + f"<br>report {escape(report['report_sha256'])}</p>",
+        f"<h1>{html_value(title)}</h1>",
+        f'<p>Verdict: <span class="{html_value(s["verdict"])}">{html_value(s["verdict"])}</span> · '
+        f"simulation <code>{html_value(report['simulation'])}</code> · {s['requests']} request(s)"
+        f"<br>fixture <code>{html_value(fx['file'])}</code> {html_value(fx['sha256'])}"
+        + (f"<br>component document {html_value(str(comp.get('doc_sha256')))}" if comp else "")
+        + f"<br>report {html_value(report['report_sha256'])}</p>",
         render_chart(report, sweep),
         "<h2>Summary</h2>",
         _table(["measure", "value"], [[k, s[k]] for k in sorted(s)]),
@@ -606,8 +607,8 @@ def _invariants_section(report: dict[str, Any]) -> list[str]:
                     for i in report["invariants"]
                 ],
                 [
-                    f' id="inv-{escape(i["id"])}" class="'
-                    f'{"warned" if i["id"] in warned else escape(i["verdict"])}-row"'
+                    f' id="inv-{html_value(i["id"])}" class="'
+                    f'{"warned" if i["id"] in warned else html_value(i["verdict"])}-row"'
                     for i in report["invariants"]
                 ],
             )

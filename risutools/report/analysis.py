@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from risutools.canonical import prefixed
-from risutools.printable import display, json_text, quoted, scrub
+from risutools.pathnames import show_name
+from risutools.printable import display, json_text, no_commands, quoted, scrub
 from risutools.report.color import painter
 from risutools.report.inspect_text import low_level_line
 
@@ -49,15 +50,16 @@ def _facts(title: str, facts: list[Fact], lines: list[str]) -> None:
     lines.append(f"  {title}:")
     for f in facts:
         where = ", ".join(f.evidence[:3]) + (f" (+{f.count - 3})" if f.count > 3 else "")
-        lines.append(f"    {_show(f.name):<28} {where}")
+        lines.append(f"    {_show(f.name):<28} {_show(where)}")
 
 
 def _head(path: str, m: Module, a: Analysis, lines: list[str],
           paint: Callable[[str, str], str]) -> None:
     """The module's name and kind, its contents, what the card's module replaces, and
     lowLevelAccess."""
-    member = f"!{m.source.member}" if m.source and m.source.member else ""
-    lines.append(paint("bold", f"{_show(path)}{member}: {a.component_type} {quoted(a.name)}"))
+    member = f"!{_show(m.source.member)}" if m.source and m.source.member else ""
+    lines.append(paint("bold", f"{show_name(path)}{member}: {a.component_type} "
+                               f"{quoted(a.name)}"))
     c = a.counts
     lines.append(
         f"  contents: {c.get('triggers', 0)} trigger(s), {c.get('lorebook', 0)} lorebook "
@@ -66,7 +68,7 @@ def _head(path: str, m: Module, a: Analysis, lines: list[str],
         f"legacy JS {c.get('cjs_bytes', 0)} chars")
     replaced = m.replaced_by_module if a.component_type == "character" else []
     if replaced:
-        lines.append(f"  {', '.join(replaced)}: replaced on import by the "
+        lines.append(f"  {', '.join(map(_show, replaced))}: replaced on import by the "
                      "module.risum it carries (stated by that component)")
     which = ", ".join(f"trigger {i}" for i in a.low_level_triggers)
     lines.append("  " + low_level_line(a.low_level_access, len(a.low_level_triggers), which))
@@ -78,7 +80,7 @@ def _state_and_toggles(a: Analysis, lines: list[str]) -> None:
         for s in a.state:
             rw = ("r" if s.reads else "-") + ("w" if s.writes else "-")
             where = ", ".join((s.writes or s.reads)[:2])
-            lines.append(f"    {s.scope:<6} {rw} {_show(s.key):<24} {where}")
+            lines.append(f"    {s.scope:<6} {rw} {_show(s.key):<24} {_show(where)}")
     _facts("privileged APIs", a.privileged, lines)
     _facts("dynamic code", a.dynamic_code, lines)
     _facts("network hosts", a.network_hosts, lines)
@@ -87,7 +89,8 @@ def _state_and_toggles(a: Analysis, lines: list[str]) -> None:
         for t in a.toggles:
             extra = f" [{', '.join(t.options)}]" if t.options else ""
             group = f" (group {t.group})" if t.group else ""
-            lines.append(f"    {_show(t.key):<24} {t.type:<8} {_show(t.label + extra + group)}")
+            lines.append(f"    {_show(t.key):<24} {_show(t.type):<8} "
+                         f"{_show(t.label + extra + group)}")
 
 
 def _reader_facts(a: Analysis, lines: list[str]) -> None:
@@ -100,7 +103,7 @@ def _reader_facts(a: Analysis, lines: list[str]) -> None:
         for s in a.computed_state:
             rw = ("r" if s.reads else "-") + ("w" if s.writes else "-")
             where = ", ".join((s.writes or s.reads)[:2])
-            lines.append(f"    {s.scope:<6} {rw} {_show(s.key):<24} {where}")
+            lines.append(f"    {s.scope:<6} {rw} {_show(s.key):<24} {_show(where)}")
     _facts("chat variables a greeting sets (group chats only)", a.group_chat_writes, lines)
     if a.callbacks:
         lines.append("  lorebook code another module calls (no hook of this module):")
@@ -146,5 +149,6 @@ def render_analysis_text(path: str, results: list[tuple[Module, Analysis]], *,
         lines.append("  requires: " + (", ".join(a.requires_names()) or "-"))
         lines.append("  provides: " + (", ".join(a.provides_names()) or "-"))
         _findings(a, lines, paint)
-    text: str = scrub("\n".join(lines) + "\n")
+    # (a line opens with a file name, a toggle key, a state key, a host ...)
+    text: str = scrub(no_commands("\n".join(lines) + "\n"))
     return text

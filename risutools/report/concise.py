@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from risutools.printable import no_commands
 from risutools.report._common import one_line, summary_line
 from risutools.report.color import painter
 
@@ -22,7 +23,7 @@ def concise_line(f: Finding, color: bool = False) -> str:
     """``file:line:col: ID message [pointer]``; on a terminal the place bold and the id in
     its severity's colour (ruff's look)."""
     paint = painter(color)
-    where = f.file or "-"
+    where = one_line(f.file) if f.file else "-"
     if f.line:
         where += f":{f.line}:1"
     extra = f.pointer or f.evidence
@@ -33,4 +34,4 @@ def concise_line(f: Finding, color: bool = False) -> str:
 def render_concise(result: Result, color: bool = False) -> str:
     lines = [concise_line(f, color) for f in result.findings]
     lines.append(summary_line(result))
-    return "\n".join(lines) + "\n"
+    return no_commands("\n".join(lines) + "\n")  # (each line starts with a file name)

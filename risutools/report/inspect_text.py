@@ -6,8 +6,10 @@ never carry code lines or terminal control sequences into the output.
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
+
+from risutools.pathnames import show_name
+from risutools.printable import display, no_commands
 
 #: longest module-supplied string shown in the text view (names, labels, types...)
 SHOW_CHARS = 120
@@ -17,19 +19,13 @@ def show(value: object, limit: int = SHOW_CHARS) -> str:
     """A module-supplied string made safe for one terminal line.
 
     Control, format and line/paragraph-separator characters (newlines, ANSI
-    escapes, bidi overrides...) are shown as ``\\uXXXX`` escapes and the text is
-    cut at ``limit`` characters, so a name or label can never smuggle code lines
-    or terminal control sequences into the output.
+    escapes, bidi overrides...) are shown escaped as every report shows them
+    (:func:`risutools.printable.display`) and the text is cut at ``limit``
+    characters, so a name or label can never smuggle code lines or terminal
+    control sequences into the output.
     """
     text = value if isinstance(value, str) else str(value)
-    cut = len(text) > limit
-    out = []
-    for ch in text[:limit]:
-        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs"):
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return "".join(out) + ("..." if cut else "")
+    return display(text[:limit]) + ("..." if len(text) > limit else "")
 
 
 def low_level_line(module: bool, triggers: int, which: str = "") -> str:
@@ -45,7 +41,7 @@ def _by_type(counts: dict[str, int]) -> str:
 
 def render_inspect_text(s: dict[str, Any]) -> str:
     """Human view of one summary (a few lines, no code)."""
-    where = show(s["path"], 4096) + (f" [{s['member']}]" if s.get("member") else "")
+    where = show_name(s["path"]) + (f" [{show(s['member'], 4096)}]" if s.get("member") else "")
     lines = [
         where,
         f"  format: {s['format']}   size: {s['size']} B   sha256: {s['sha256']}",
@@ -78,4 +74,4 @@ def render_inspect_text(s: dict[str, Any]) -> str:
         lines.append("  toggles: none")
     for w in s["warnings"]:
         lines.append(f"  warning: {w['code']} at {show(w['where'])}: {show(w['message'], 400)}")
-    return "\n".join(lines)
+    return no_commands("\n".join(lines))  # (its first line is the file name)

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from risutools.canonical import canonical, document_json
-from risutools.pathnames import safe_line
-from risutools.printable import json_text, text_value
+from risutools.pathnames import safe_line, show_name
+from risutools.printable import json_bytes_text, json_text, text_value
 from risutools.report._common import one_line
 from risutools.report.ingest_text import render_summary
 from risutools.report.inspect_text import render_inspect_text
@@ -114,7 +114,8 @@ def _inspect(r: InspectResult, **_: Any) -> Rendered:
         if f.error is not None:
             continue
         if not f.summaries:
-            out.append(f"{f.path}\n  character card without module.risum: no module to inspect")
+            out.append(f"{show_name(f.path)}\n  character card without module.risum: no module "
+                       "to inspect")
         out += [render_inspect_text(s) for s in f.summaries]
     return Rendered("".join(x + "\n" for x in out), err)
 
@@ -141,12 +142,13 @@ def _unpack(u: Unpacked, **_: Any) -> Rendered:
         if isinstance(a, dict) and not a.get("file"):
             err.append(one_line(f"warning: {u.file}: card asset {a.get('member')!r} not written: "
                                 f"{a.get('skipped')}"))
-    return Rendered(f"unpacked {u.file} -> {u.out}: {', '.join(parts)}, manifest.json\n", err,
+    return Rendered(f"unpacked {show_name(u.file)} -> {show_name(u.out)}: {', '.join(parts)}, "
+                    "manifest.json\n", err,
                     err_first=False)
 
 
 def _pack(p: Packed, **_: Any) -> Rendered:
-    return Rendered(f"packed {p.src} -> {p.out} ({p.size} bytes)\n")
+    return Rendered(f"packed {show_name(p.src)} -> {show_name(p.out)} ({p.size} bytes)\n")
 
 
 def _analysis(a: Analyzed, *, fmt: str, output: str | None, color: bool,
@@ -172,10 +174,12 @@ def _project(p: Projected, **_: Any) -> Rendered:
     """The files written, or the document (several: one canonical NDJSON line each, a
     catalog ``validate`` reads as is)."""
     if p.written:
-        return Rendered("", [f"wrote {path}" for path in p.written])
+        return Rendered("", [f"wrote {show_name(path)}" for path in p.written])
+    # (JSON on a terminal: a module's C1 control or bidi override as a \uXXXX escape, the
+    # same values)
     if len(p.documents) == 1:
-        return Rendered(document_json(p.documents[0]))
-    return Rendered("".join(canonical(d).decode("utf-8") + "\n" for d in p.documents))
+        return Rendered(json_text(document_json(p.documents[0])))
+    return Rendered("".join(json_bytes_text(canonical(d)) + "\n" for d in p.documents))
 
 
 def _approve(a: Approved | NotesWritten, **_: Any) -> Rendered:
@@ -207,16 +211,18 @@ def _packet(r: Packets, **_: Any) -> Rendered:
     if r.record is not None:
         rec = r.record
         return Rendered(f"queued {rec['queued']} light packet(s) of {rec['matched']} {r.status} "
-                        f"component(s) in {r.queue}; hand-off record {r.handoff}"
+                        f"component(s) in {show_name(r.queue or '')}; hand-off record "
+                        f"{show_name(r.handoff or '')}"
                         + (f" ({rec['left_out']} left out by --limit)" if rec["left_out"] else "")
                         + "\n")
     assert r.packet is not None and r.files is not None
     p, (jpath, mpath) = r.packet, r.files
     extra = ""
     if p["needs_full_context"]:
-        why = ", ".join(sorted({n["reason"] for n in p["needs_full_context"]}))
+        why = ", ".join(sorted({text_value(n["reason"]) for n in p["needs_full_context"]}))
         extra = f"; needs_full_context ({why})"
-    return Rendered(f"wrote {jpath} and {mpath} (task {p['task']['id']}, {r.lane} lane{extra})\n")
+    return Rendered(f"wrote {show_name(jpath)} and {show_name(mpath)} "
+                    f"(task {text_value(p['task']['id'])}, {r.lane} lane{extra})\n")
 
 
 def _review(r: Reviewed, *, fmt: str, color: bool = False, statistics: bool = False,
@@ -230,20 +236,20 @@ def _review(r: Reviewed, *, fmt: str, color: bool = False, statistics: bool = Fa
 def _replay_run(r: Replayed, **_: Any) -> Rendered:
     o = r.outcome
     if o.report is None:
-        return Rendered(o.message + "\n")
+        return Rendered(text_value(o.message) + "\n")
     s = o.report["summary"]
     failed = ", ".join(s["failed_invariants"]) or "none"
     warned = ", ".join(s.get("warned_invariants", []))
     lines = [f"{o.simulation}: {s['requests']} request(s), verdict {s['verdict']} "
              f"(failed invariants: {failed}" + (f"; warnings: {warned}" if warned else "")
-             + f"); report {o.written[0]}"]
+             + f"); report {show_name(o.written[0])}"]
     if o.updated:
         logged = "" if o.log_line is None else \
             f" (evidence, transitions.ndjson line {o.log_line}: the next approval names " \
             "the new base hash)"
-        lines.append(f"updated {r.component}{logged}")
+        lines.append(f"updated {show_name(r.component)}{logged}")
     elif o.message:
-        lines.append(o.message)
+        lines.append(text_value(o.message))
     return Rendered("".join(x + "\n" for x in lines))
 
 
@@ -258,7 +264,7 @@ def _replay_monitor(m: Monitored, **_: Any) -> Rendered:
         lines.append(f"request {row['request']:>5}  {row['tokens_in']:>8} tokens  {used:>7}  "
                      f"{level}{alert}")
         if row["request"] in injected:  # what the alert injects, as the agent reads it
-            lines.append(f"  additionalContext: {injected[row['request']]}")
+            lines.append(f"  additionalContext: {text_value(injected[row['request']])}")
     lines += [f"note: {text_value(n)}" for n in m.report.get("monitor_notes", [])]
     summary = m.report["summary"]
     comp = m.report.get("component")
@@ -268,7 +274,8 @@ def _replay_monitor(m: Monitored, **_: Any) -> Rendered:
 
 
 def _replay_synth(s: Synthesized, **_: Any) -> Rendered:
-    return Rendered(f"wrote {s.output}: {len(s.data['turns'])} turn(s), {s.messages} messages, "
+    return Rendered(f"wrote {show_name(s.output)}: {len(s.data['turns'])} turn(s), {s.messages} "
+                    "messages, "
                     f"{s.size} bytes\n")
 
 

@@ -7,7 +7,14 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from risutools.canonical import canonical
-from risutools.printable import json_bytes, json_bytes_text, json_text, markdown_value, text_value
+from risutools.printable import (
+    json_bytes,
+    json_bytes_text,
+    json_text,
+    markdown_value,
+    no_commands,
+    text_value,
+)
 from risutools.report.color import painter
 from risutools.report.review_sections import (
     board_lines,
@@ -153,7 +160,7 @@ def render_review_text(rv: Review, color: bool = False) -> str:
                 out.append(f"  {head}: {', '.join(_clean(x) for x in g['files'])}")
     out += interaction_lines(d) + lineage_lines(d) + risk_lines(d)
     out += board_lines(d)
-    return "\n".join(out) + "\n"
+    return no_commands("\n".join(out) + "\n")  # (a finding's line opens with its file)
 
 
 _MARK = {"pass": "pass", "fail": "**FAIL**", "n/a": "n/a"}

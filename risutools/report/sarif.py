@@ -7,7 +7,9 @@ and full description, help, default level); each result has ``ruleId``,
 physical location whose ``artifactLocation.uri`` is relative to the working
 directory (``uriBaseId: %SRCROOT%``; a file outside it gets an absolute
 ``file://`` URI and no base) with ``region.startLine`` when the line is known;
-the JSON pointer is a logical location.  ``partialFingerprints`` carries a
+the JSON pointer is a logical location.  A message is plain text as SARIF reads it
+(§3.11.6): a ``[`` or ``]`` a value brings is escaped with a backslash, so no value makes an
+embedded link a viewer would follow.  ``partialFingerprints`` carries a
 line-independent hash (rule, file, component, pointer, message, and a counter
 for identical findings), so an edit elsewhere in the file does not re-open the
 alert.  Input read from standard input (``-``) has no location.  There is no
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +55,19 @@ def _fingerprint(parts: tuple[str, ...], seen: dict[str, int]) -> str:
 
 _LEVEL = {"error": "error", "warning": "warning"}  # anything else (info) is "note"
 
+#: a message's ``[``, ``]`` and a backslash before one of them (SARIF 2.1.0 §3.11.6): a
+#: viewer makes ``[text](target)`` an embedded link, so a module's ``[click](https://h)``
+#: in a finding's message would be one
+_LINK_MARKS = re.compile(r"\\(?=[\[\]])|[\[\]]")
+
+
+def message_text(text: str) -> str:
+    """A finding's message as a SARIF plain-text message: no embedded link from a value
+    (``[`` and ``]`` escaped with a backslash, as is a backslash before one)."""
+    if "[" not in text and "]" not in text:
+        return text
+    return _LINK_MARKS.sub(lambda m: "\\" + m.group(), text)
+
 
 def sarif_dict(result: Result) -> dict[str, Any]:
     checks = sorted((result.checks or for_command(result.command)).values(), key=lambda c: c.id)
@@ -77,7 +93,7 @@ def sarif_dict(result: Result) -> dict[str, Any]:
         res: dict[str, Any] = {
             "ruleId": f.rule,
             "level": _LEVEL.get(f.severity, "note"),
-            "message": {"text": f.message},
+            "message": {"text": message_text(f.message)},
         }
         if f.rule in index:
             res["ruleIndex"] = index[f.rule]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from risutools.contract.result import no_store_note, not_checked
-from risutools.printable import text_value
+from risutools.printable import no_commands, text_value
 from risutools.report._common import summary_line
 from risutools.report.color import painter
 
@@ -49,4 +49,4 @@ def render_text(result: Result, *, color: bool = False) -> str:
     status = result.verdict()[0]  # "failed" also for --strict warnings and unread files
     lines.append(f"{paint('error' if status == 'failed' else 'ok', status)}: "
                  f"{summary_line(result)}")
-    return "\n".join(lines) + "\n"
+    return no_commands("\n".join(lines) + "\n")  # (a file named ::error::x.json)
