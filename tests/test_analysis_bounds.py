@@ -111,9 +111,23 @@ def test_toggle_bound_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     assert any(f.rule == "RA702" and "4 toggle line(s)" in f.message for f in a.findings)
 
 
-@pytest.mark.parametrize("text", ["a\r\nb\rc\x0bd\x1ce\u2028f\n\ng", "x=1\n", "\n\n", "a", "\r\n"])
-def test_toggle_lines_split_like_splitlines(text: str) -> None:
-    assert [raw for _, raw in toggles.iter_lines(text)] == text.splitlines()
+@pytest.mark.parametrize(("text", "lines"), [
+    ("a\r\nb\rc\x0bd\x1ce\u2028f\x85g\n\nh", ["a\r", "b\rc\x0bd\x1ce\u2028f\x85g", "", "h"]),
+    ("x=1\n", ["x=1"]), ("\n\n", ["", ""]), ("a", ["a"]), ("\r\n", ["\r"]), ("", []),
+])
+def test_toggle_lines_split_at_line_feeds_only(text: str, lines: list[str]) -> None:
+    # RisuAI's parseToggleSyntax: template.split('\n') (a last empty piece declares nothing)
+    assert [raw for _, raw in toggles.iter_lines(text)] == lines
+
+
+def test_a_toggle_key_with_another_line_break_is_one_key() -> None:
+    # RisuAI declares toggle_a\u2028b (one line); split at U+2028 it read as two lines,
+    # "a" (malformed) and a toggle "b" RisuAI never offers
+    for brk in ("\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1e"):
+        tp = toggles.parse_toggles(f"a{brk}b=Label\nc=Other\r\n")
+        assert [(t.key, t.label, t.line) for t in tp.toggles] == [
+            (f"a{brk}b", "Label", 1), ("c", "Other", 2)], repr(brk)
+        assert tp.malformed == []
 
 
 def test_regex_walk_is_charged_to_one_budget(monkeypatch: pytest.MonkeyPatch) -> None:

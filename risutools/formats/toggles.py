@@ -1,6 +1,7 @@
 """Parsing ``customModuleToggle``: the module's user-facing switches.
 
-One toggle per line: ``key=Label`` (a checkbox), ``key=Label=select=A,B,C``,
+One toggle per line (a line ends at ``\\n`` only, as RisuAI's ``parseToggleSyntax`` cuts
+it): ``key=Label`` (a checkbox), ``key=Label=select=A,B,C``,
 ``key=Label=text`` (also ``textarea``).  Structure lines: ``==Group==`` or
 ``key=Group=group`` open a group, ``==groupEnd`` or ``key=x=groupEnd`` close
 it; ``divider`` and ``caption`` lines are decoration.  The module reads a
@@ -9,7 +10,6 @@ toggle's value as the global variable ``toggle_<key>``.  Never raises.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,10 +19,6 @@ from typing import Any
 MAX_TOGGLES = 10_000
 #: at most this many duplicate, malformed and unknown-type lines are listed (each)
 MAX_NOTED = 5_000
-# the line breaks of str.splitlines ("\r\n" is one)
-_LINE = re.compile(r"[^\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]*(\r\n|.)?", re.DOTALL)
-_OTHER_BREAK = re.compile(r"[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
-
 _DECORATION = {"divider", "caption", "separator"}
 _TEXT_TYPES = {"text", "textarea", "input", "number"}
 _GROUP_END = ("groupend", "endgroup")
@@ -65,27 +61,21 @@ class ToggleParse:
 
 
 def iter_lines(text: str) -> Iterator[tuple[int, str]]:
-    """``enumerate(text.splitlines(), start=1)`` without the list of every line."""
+    """The numbered lines of a toggle text as RisuAI cuts them (``parseToggleSyntax``:
+    ``template.split('\\n')``): at ``\\n`` only, so a ``\\r``, U+0085 or U+2028 inside a
+    line stays in it (a key ``a\\u2028b`` is one key, as RisuAI declares it), without the
+    list of every line."""
     n = len(text)
     pos = 0
     lineno = 0
-    if _OTHER_BREAK.search(text) is None:  # "\n" only: the fast way
-        find = text.find
-        while pos < n:
-            j = find("\n", pos)
-            if j < 0:
-                j = n
-            lineno += 1
-            yield lineno, text[pos:j]
-            pos = j + 1
-        return
+    find = text.find
     while pos < n:
-        m = _LINE.match(text, pos)
-        if m is None:  # cannot happen: the pattern matches the empty string
-            return
+        j = find("\n", pos)
+        if j < 0:
+            j = n
         lineno += 1
-        yield lineno, text[pos : m.start(1)] if m.group(1) is not None else text[pos : m.end()]
-        pos = m.end()
+        yield lineno, text[pos:j]
+        pos = j + 1
 
 
 def parse_toggles(text: str) -> ToggleParse:
