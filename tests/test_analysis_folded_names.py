@@ -223,3 +223,20 @@ def test_the_lookup_warning_names_the_function_it_resolved() -> None:
 ])
 def test_package_fields_that_reach_no_global_are_quiet(code: str) -> None:
     assert "RA112" not in rules(lua(code))
+
+
+# --- the folder works on a string's bytes, as Lua does ---------------------------------
+
+@pytest.mark.parametrize(("expr", "name"), [
+    ('string.char(237, 149, 156)', "한"),                  # bytes of one character
+    ('("\\237\\149\\156\\234\\184\\128"):sub(1, 3)', "한"),  # sub counts bytes
+    ('("한글"):sub(4)', "글"),
+    ('("한"):reverse()', "\ufffd\ufffd\ufffd"),          # 9C 95 ED: not UTF-8
+    ('("ÀB"):lower()', "Àb"),                             # ASCII letters only
+    ('("àb"):upper()', "àB"),
+    ('"\\226\\128" .. "\\174x"', "\u202ex"),               # bytes joined across a ..
+    ('K .. "\\234\\184\\128"', "한글"),                 # a constant's bytes, then more
+])
+def test_folded_strings_are_bytes(expr: str, name: str) -> None:
+    got = fold_index(f"_G[{expr}]", 2, {"K": "한"})
+    assert got is not None and got[0] == name, got

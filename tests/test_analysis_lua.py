@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from risutools.analysis.lua import MAX_CALLS, scan_lua
 from risutools.analysis.lualex import NAME, NUM, STR, decode_lua_string, tokenize
 
@@ -179,7 +181,9 @@ def test_quotes_and_dashes_cross_comment_and_string_lines() -> None:
 def test_escape_sequences_decode() -> None:
     toks = tokenize('s = "\\z\n   ab\\x41\\u{48}\\065\\u{1F600}" t = "\\u{110000}"')
     strs = [tk.value for tk in toks if tk.kind == STR]
-    assert strs == ["abAHA\U0001F600", "\ufffd"]
+    # \u{110000}: Lua 5.4 writes F4 90 80 80, which is not UTF-8: four U+FFFD as RisuAI's
+    # decoder (WHATWG) reads it
+    assert strs == ["abAHA\U0001F600", "\ufffd" * 4]
 
 
 def test_call_shapes_and_qualifiers() -> None:
@@ -199,3 +203,33 @@ def test_numbers_and_operators() -> None:
     assert got[-5:] == [(4, "::"), (1, "label"), (4, "::"), (1, "goto"), (1, "label")]
     scan = scan_lua("::label:: goto label; x = a .. b ... // 2 ~= 3 LLM(1)")
     assert [c.name for c in scan.calls] == ["LLM"] and scan.errors == []
+
+
+# --- a Lua string is bytes: escapes make bytes, RisuAI reads them as UTF-8 (wasmoon) ------
+
+@pytest.mark.parametrize(("body", "text"), [
+    (r"\226\128\174x", "\u202ex"),              # U+202E from its three decimal bytes
+    (r"\xed\x95\x9c\xea\xb8\x80", "한글"),         # hex bytes
+    (r"\237\149\156" + r"\u{AE00}", "한글"),      # decimal bytes beside a \u escape
+    ("한" + r"\234\184\128", "한글"),              # source text beside escaped bytes
+    (r"\255a", "\ufffda"),                        # a byte that is not UTF-8
+    (r"\u{D800}", "\ufffd" * 3),                  # Lua writes ED A0 80: not UTF-8
+    (r"\u{7FFFFFFF}", "\ufffd" * 6),              # Lua's six-byte form
+    (r"\65\066\x43", "ABC"),
+])
+def test_escaped_bytes_are_read_as_utf8(body: str, text: str) -> None:
+    assert decode_lua_string(body) == text
+    toks = tokenize(f's = "{body}"')
+    assert [tk.value for tk in toks if tk.kind == STR] == [text]
+
+
+def test_escaped_bytes_across_a_decoding_piece_are_one_character() -> None:
+    # the body is decoded in pieces of about 64 KiB: a character's bytes may straddle a cut
+    for pad in range(65_530, 65_540):
+        body = "a" * pad + r"\237\149\156" * 3
+        assert decode_lua_string(body) == "a" * pad + "한한한", pad
+
+
+def test_a_state_key_written_in_escaped_bytes_is_its_text() -> None:
+    scan = scan_lua(r'setChatVar(id, "\237\149\156\234\184\128", 1)')
+    assert [c.args[1].literal for c in scan.calls if c.name == "setChatVar"] == ["한글"]

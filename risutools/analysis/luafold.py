@@ -11,6 +11,11 @@ one literal), parentheses, concatenation ``..``, and the string functions
 ``string.f(s, ...)`` or ``s:f(...)``, and ``table.concat`` of a literal table (``{...}``,
 with a literal separator).
 
+Lua's strings are bytes: the folder works on them as Lua does (``reverse``, ``sub`` and
+``char`` by the byte, ``lower``/``upper`` of ASCII letters only), each value a ``str`` of
+one character a byte (Latin-1), and gives its result as the text RisuAI's JavaScript side
+reads (the bytes as UTF-8, U+FFFD for a byte that is not).
+
 Bounded: at most ``MAX_FOLD_STEPS`` values made per expression, ``MAX_FOLD_CHARS``
 characters in any of them, ``MAX_FOLD_TOKENS`` tokens read from at most ``MAX_FOLD_SPAN``
 characters of the source; a reader folds at most ``MAX_FOLDS`` expressions per script.
@@ -20,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from risutools.analysis.lualex import NAME, NUM, OP, STR, decode_lua_string, iter_tokens
+from risutools.analysis.lualex import NAME, NUM, OP, STR, iter_tokens, lua_string_raw
 
 #: values made (literals, operators, calls) per expression, at most
 MAX_FOLD_STEPS = 64
@@ -66,8 +71,9 @@ class _Reader:
             self.tok = (0, None, len(self.text))
             return
         kind, _s, e, value, b0, b1 = tok
-        if kind == STR and value is None:
-            value = decode_lua_string(self.text, b0, b1)
+        if kind == STR:
+            value = _bytes_of(value if value is not None
+                              else lua_string_raw(self.text, b0, b1))
         self.tok = (kind, value, e)
 
     def step(self) -> None:
@@ -89,6 +95,24 @@ class _Reader:
             raise _Fail
         self.advance()
         return value
+
+
+def _bytes_of(raw: str) -> str:
+    """A string's value (text, or :func:`lua_string_raw`'s form) as its bytes, one
+    character a byte."""
+    if raw.isascii():
+        return raw
+    try:
+        return raw.encode("utf-8", "surrogateescape").decode("latin-1")
+    except UnicodeEncodeError:  # a surrogate of the source's own text
+        raise _Fail from None
+
+
+def _as_text(v: _Value) -> str:
+    """A folded string (its bytes) as the text RisuAI reads: UTF-8, U+FFFD for a byte
+    that is not."""
+    s = _text(v)
+    return s if s.isascii() else s.encode("latin-1").decode("utf-8", "replace")
 
 
 def _text(v: _Value) -> str:
@@ -173,7 +197,7 @@ def _primary(r: _Reader) -> _Value:
     const = r.constants.get(name)
     if const is None:
         raise _Fail
-    return const
+    return _bytes_of(const)
 
 
 def _number(text: str) -> int:
@@ -243,10 +267,9 @@ def _string_call(r: _Reader, fname: str, args: list[_Value]) -> str:
     s = _text(args[0])
     if fname == "reverse":
         return s[::-1]
-    if fname in ("lower", "upper"):
-        if not s.isascii():
-            raise _Fail
-        return s.lower() if fname == "lower" else s.upper()
+    if fname in ("lower", "upper"):  # ASCII letters only, as Lua's C locale
+        b = s.encode("latin-1")
+        return (b.lower() if fname == "lower" else b.upper()).decode("latin-1")
     if fname == "rep":
         return _rep(s, args)
     if fname == "sub":
@@ -315,7 +338,7 @@ def fold_index(text: str, bracket: int, constants: Mapping[str, str]
         v = _expr(r)
         if not r.at("]") or r.errors:
             return None
-        return _text(v), r.base + r.tok[2]
+        return _as_text(v), r.base + r.tok[2]
     except _Fail:
         return None
 
@@ -334,7 +357,7 @@ def fold_argument(text: str, name_at: int, index: int, constants: Mapping[str, s
         v = _expr(r)
         if not (r.at(",") or r.at(")")) or r.errors:
             return None
-        return _text(v)
+        return _as_text(v)
     except _Fail:
         return None
 

@@ -94,17 +94,40 @@ def match_windowed(rx: re.Pattern[str], text: str, pos: int, after_ws: bool = Fa
         pos = e
 
 
+def _byte(b: int) -> str:
+    """One byte of a Lua string an escape makes: ASCII as its character, a byte past it as
+    the ``surrogateescape`` character that stands for it (decoded with its neighbours by
+    :func:`lua_text`: ``"\\226\\128\\174"`` is the three bytes of U+202E)."""
+    return chr(b) if b < 0x80 else chr(0xDC00 + b)
+
+
+def _utf8_escape(cp: int) -> str:
+    """``\\u{XXX}``: the UTF-8 bytes Lua 5.4 writes for ``cp`` (its extended form up to
+    2^31 - 1, surrogates included), as :func:`_byte` characters; past that, U+FFFD."""
+    if cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF:
+        return chr(cp)
+    if cp > 0x7FFFFFFF:
+        return "\ufffd"
+    tail: list[int] = []
+    top = 0x3F  # the most a first byte can carry with each continuation byte added
+    while cp > top:
+        tail.append(0x80 | (cp & 0x3F))
+        cp >>= 6
+        top >>= 1
+    lead = (0xFF << (7 - len(tail))) & 0xFF | cp
+    return "".join(map(_byte, [lead, *reversed(tail)]))
+
+
 def _decode_piece(body: str) -> str:
     def repl(m: re.Match[str]) -> str:
         e = m.group(1)
         c = e[0]
         if c == "x" and len(e) == 3:  # "\x" without two hex digits is read as "x"
-            return chr(int(e[1:], 16))
+            return _byte(int(e[1:], 16))
         if c.isdigit():
-            return chr(min(int(e), 255))
+            return _byte(min(int(e), 255))
         if c == "u" and len(e) > 1:
-            cp = int(e[2:-1], 16)
-            return chr(cp) if cp <= 0x10FFFF else "\ufffd"
+            return _utf8_escape(int(e[2:-1], 16))
         if c == "z":
             return ""
         return _ESCAPES.get(c, c)
@@ -112,8 +135,24 @@ def _decode_piece(body: str) -> str:
     return _ESC_RE.sub(repl, body)
 
 
-def decode_lua_string(body: str, start: int = 0, end: int | None = None) -> str:
-    """Decode the escapes of a short string body (best effort, never raises).
+_BYTE_CHARS = re.compile("[\udc80-\udcff]")
+
+
+def lua_text(raw: str) -> str:
+    """A Lua string's value (:func:`lua_string_raw`) as the text RisuAI's JavaScript side
+    gets (wasmoon decodes a Lua string's bytes as UTF-8, U+FFFD for a byte that is not)."""
+    if raw.isascii() or _BYTE_CHARS.search(raw) is None:
+        return raw
+    try:
+        return raw.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate of the source's own text: left as it is
+        return raw
+
+
+def lua_string_raw(body: str, start: int = 0, end: int | None = None) -> str:
+    """The value of a short string body (best effort, never raises), each byte an escape
+    makes past ASCII as its ``surrogateescape`` character (:func:`lua_text` makes text of
+    it; :mod:`luafold` works on its bytes, as Lua does).
 
     ``body[start:end]`` is decoded in pieces cut just before a run of backslashes,
     so memory stays proportional to the result, however many escapes it holds."""
@@ -132,6 +171,15 @@ def decode_lua_string(body: str, start: int = 0, end: int | None = None) -> str:
         out.append(_decode_piece(body[pos:cut]))
         pos = cut
     return "".join(out)
+
+
+def decode_lua_string(body: str, start: int = 0, end: int | None = None) -> str:
+    """The text of a short string body: its escapes decoded as Lua makes bytes of them
+    (``\\ddd``, ``\\xHH``, ``\\u{XXX}``), the bytes read as UTF-8 as RisuAI reads them
+    (:func:`lua_text`).  Best effort, never raises; memory proportional to the result."""
+    if body.find("\\", start, len(body) if end is None else end) < 0:
+        return body[start:end]
+    return lua_text(lua_string_raw(body, start, end))
 
 
 class LineIndex:
