@@ -6,7 +6,7 @@ root (``validate --allowed-signers FILE``), but ``rules: {MC305: off}`` in the p
 request's ``.risutools.yaml`` turned the lifecycle check off: a document set to
 ``promoted`` by hand, with no line and no approval, passed ``validate --allowed-signers``
 and ``review`` (exit 0); ``rules: {RV3: off}`` hid a forged signature from ``review``.  The
-checks of :data:`lifecycle.GUARD_CHECKS` are now verdicts to a configuration: naming one is
+checks declared with ``guards=True`` are now verdicts to a configuration: naming one is
 ``config-bad-value`` (exit 2), and a prefix (``MC3: off``, ``MC: warning``) leaves them as
 they are."""
 
@@ -19,8 +19,7 @@ import pytest
 from harness import run_cli
 from test_catalog_support import CUTTER, MOOD, doc_path, fresh_catalog, load
 
-from risutools.checks.ids import SCOPE_OF
-from risutools.settings.lifecycle import GUARD_CHECKS
+from risutools.checks.ids import GUARDS, SCOPE_OF
 
 
 def _forged(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, rules: str) -> Path:
@@ -39,11 +38,11 @@ def _forged(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, rules: str
 
 
 def test_the_guards_are_checks_a_configuration_could_otherwise_grade() -> None:
-    assert set(GUARD_CHECKS) <= set(SCOPE_OF)
-    assert {SCOPE_OF[c] for c in GUARD_CHECKS} <= {"document", "catalog"}
+    assert set(GUARDS) <= set(SCOPE_OF)
+    assert {SCOPE_OF[c] for c in GUARDS} <= {"document", "catalog"}
 
 
-@pytest.mark.parametrize("rule", [*GUARD_CHECKS, "MC305", "mc305"])
+@pytest.mark.parametrize("rule", [*GUARDS, "MC305", "mc305"])
 @pytest.mark.parametrize("level", ["off", "warning", "'off'"])
 def test_naming_a_guard_in_rules_is_refused(tmp_path_factory: pytest.TempPathFactory,
                                             tmp_path: Path, rule: str, level: str) -> None:

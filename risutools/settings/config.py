@@ -48,11 +48,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from risutools.checks.registry import RuleFilter, known_ids, matches, split_codes
+from risutools.checks.registry import RuleFilter, guard_ids, known_ids, matches, split_codes
 from risutools.errors import Code, ConfigError
 from risutools.pathnames import show_name
 from risutools.safeio import FileRefused, is_regular, read_or_raise, read_regular
-from risutools.settings import lifecycle
 from risutools.settings.catalog import CatalogSettings, catalog_settings
 from risutools.settings.replay import build_config
 from risutools.settings.schema import (
@@ -306,8 +305,9 @@ def _sections(raw: dict[str, Any], where: str) -> dict[str, Any]:
 def _configurable(cid: str, scope: str) -> bool:
     """Whether a configuration's ``rules:`` may grade the check ``cid``: not a verdict
     (unreadable input, a replay invariant, a gate) nor a check guarding the lifecycle
-    (:data:`lifecycle.GUARD_CHECKS`: a pull request edits the configuration too)."""
-    return scope in CONFIGURABLE_SCOPES and cid not in lifecycle.GUARD_CHECKS
+    (:attr:`Check.guards <risutools.checks.registry.Check.guards>`: a pull request edits
+    the configuration too)."""
+    return scope in CONFIGURABLE_SCOPES and cid not in guard_ids()
 
 
 def _severities(raw_rules: Any, where: str) -> dict[str, str]:

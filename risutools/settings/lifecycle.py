@@ -56,13 +56,6 @@ STEPS: tuple[Step, ...] = (
 #: the status and action that leave every state but itself
 REJECTED = "rejected"
 REJECT = "reject"
-#: the checks that guard the lifecycle: a status, runtime state or publishing that the log
-#: and its approvals back (MC301-MC303, MC305), the log read whole and chained (RV201,
-#: RV203-RV205) and each record readable and signed where required (RV301-RV303).  A
-#: configuration travels with the catalog, so a pull request can edit it: its ``rules:``
-#: cannot turn these off or down (the command line's ``--ignore``, CI's own, still can)
-GUARD_CHECKS: tuple[str, ...] = ("MC301", "MC302", "MC303", "MC305", "RV201", "RV203",
-                                 "RV204", "RV205", "RV301", "RV302", "RV303")
 #: the review actions, in the order the command line lists them
 REVIEW_ACTIONS: tuple[str, ...] = ("request_review", "approve", "reject", "promote", "retire")
 #: the runtime switch's actions: an approval for them is needed where signatures are required
