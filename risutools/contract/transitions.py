@@ -256,7 +256,8 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
     for line, rec in switches:
         yield from _check_switch(log.root, line, rec, component_id, counts)
     yield from _used_twice(log, component_id)
-    yield from _out_of_order(log, component_id)
+    if not unrecorded_ok:  # (a rejection's way out may start from a change no line has)
+        yield from _out_of_order(log, component_id)
     last_line, last = steps[-1]
     if last.get("to_status") != status:
         yield (f"the last recorded transition (line {last_line}) ends at "
@@ -347,12 +348,16 @@ def _out_of_order(log: CatalogLog, component_id: str) -> Iterator[str]:
     """A line that does not start where the component's previous line ended, in file order
     and of every kind (steps, switches, publishes, evidence): lines moved about, removed from
     between or edited (the review's RV204 walks the same).  A rejection records the
-    document as it is, a change no line had, so it may start elsewhere."""
+    document as it is, a change no line had, and the lines of its way out (a switch off
+    after a hand edit) may start from that change: a rejected component's log is its
+    status chain's alone (rejected is the end: nothing moves it on)."""
+    lines = log.lines_of(component_id)
+    if any(rec.get("to_status") == REJECTED for _, rec in lines):
+        return
     prev: tuple[int, dict[str, Any]] | None = None
-    for line, rec in log.lines_of(component_id):
-        if prev is not None and rec.get("to_status") != REJECTED and \
-                prev[1].get("after_sha256") not in (rec.get("before_sha256"),
-                                                    rec.get("continues")):
+    for line, rec in lines:
+        if prev is not None and prev[1].get("after_sha256") not in (rec.get("before_sha256"),
+                                                                    rec.get("continues")):
             yield (f"transitions.ndjson line {line} starts from "
                    f"{str(rec.get('before_sha256'))[:19]}… but line {prev[0]}, the previous "
                    f"line for {component_id}, ended at {str(prev[1].get('after_sha256'))[:19]}…;"
