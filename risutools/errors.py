@@ -156,6 +156,9 @@ class Code:
     BASE_MOVED = _code("base-moved",
         "an approval bound to a packet or base hash the document no longer has (exit 1)")
     BAD_PACKET = _code("bad-packet", "a file given as a review packet that is not one")
+    RECORD_USED = _code("record-used",
+        "an approval that would be the very record a transition line already used (the same "
+        "fields, the same second): it could approve nothing (exit 1)")
     ACTION_NOT_NEXT = _code("action-not-next",
         "an approval for a step that is not the component's next one")
     USAGE = _code("usage",

@@ -50,9 +50,10 @@ def test_a_used_switch_approval_does_not_switch_again(
     assert "used by a recorded step already" in r.stdout + r.stderr
     assert (cat / "transitions.ndjson").read_bytes() == before
     assert load(doc_path(cat, CUTTER))["provenance"]["runtime_status"] == "inactive"
-    # a new record switches it
+    # a new record switches it (a note of its own: the same fields in the same second are
+    # the record already used, tests/test_lifecycle_record_identity.py)
     _ok("approve", CUTTER, "--action", "activate", "--reviewer", "kim", "--sign", key,
-        "--catalog", cat)
+        "--note", "on again", "--catalog", cat)
     _ok("activate", CUTTER, "--catalog", cat)
     _ok("validate", cat)
 

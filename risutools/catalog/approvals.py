@@ -35,7 +35,12 @@ import yaml
 
 from risutools.canonical import canonical, prefixed
 from risutools.catalog.catalog import Catalog, Entry, file_sha256
-from risutools.contract.transitions import ApprovalCheck, parse_record
+from risutools.contract.transitions import (
+    ApprovalCheck,
+    parse_record,
+    record_key,
+    signed_bytes,
+)
 from risutools.errors import Code, RisuError, UsageError
 from risutools.jsonlines import require_text
 from risutools.pathnames import id_file_stem, show_name
@@ -76,10 +81,6 @@ def build_record(entry: Entry, action: str, reviewer: str, note: str) -> dict[st
     return {"component_id": entry.component_id, "component_version": entry.version,
             "action": action, "reviewer": reviewer, "at": now_iso(),
             "base_sha256": entry.base_sha256, "note": note}
-
-
-def signed_bytes(record: dict[str, Any]) -> bytes:
-    return canonical({k: v for k, v in record.items() if k != "signature"})
 
 
 def _ssh_keygen() -> str:
@@ -380,14 +381,16 @@ SUPERSEDED = "superseded"
 def standing(a: Approval, base_sha256: str | None, used: Collection[str] = ()) -> str:
     """Is this approval current?  The one answer, for the gate (:func:`find_approval`),
     packets and the review: ``used`` when a recorded transition already used it (its file,
-    without ``approvals/``, is in ``used``: history, neither current nor stale); ``orphan``
+    without ``approvals/``, or its identity, :func:`record_key`, is in ``used``: a copy of a
+    used record is used too; history, neither current nor stale); ``orphan``
     when no document has its component (``base_sha256`` is None); ``current`` when it names
     exactly the document's base hash (:func:`lifecycle.base_sha256`: what the reviewer read,
     runtime fields left out, so a runtime switch leaves it current); else ``stale`` (a
     record made before the base hash left the runtime fields out names the whole-document
     hash: stale, approve again).
     Whether the record reads, names the version and is signed is asked apart."""
-    if a.file.removeprefix("approvals/") in used:
+    if a.file.removeprefix("approvals/") in used or \
+            (a.record is not None and record_key(a.record) in used):
         return USED
     if base_sha256 is None:
         return ORPHAN

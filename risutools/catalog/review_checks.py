@@ -144,7 +144,7 @@ class LogFacts:
 Row = tuple[int | None, str | None, str]  # (line, component_id, message)
 
 
-@check("RV201", "error", "catalog", "broken-log-line")
+@check("RV201", "error", "catalog", "broken-log-line", guards=True)
 def broken_log_line(facts: LogFacts) -> Iterator[Row]:
     """A line of transitions.ndjson is not a valid transition record.
 
@@ -169,7 +169,7 @@ def unknown_component(facts: LogFacts) -> Iterator[Row]:
                                      "the catalog has (removed or renamed?)")
 
 
-@check("RV203", "error", "catalog", "bad-runtime-line")
+@check("RV203", "error", "catalog", "bad-runtime-line", guards=True)
 def bad_runtime_line(facts: LogFacts) -> Iterator[Row]:
     """A runtime line of transitions.ndjson is not a switch between inactive and active.
 
@@ -184,7 +184,7 @@ def bad_runtime_line(facts: LogFacts) -> Iterator[Row]:
                     yield ln, cid, f"runtime line {ln}: {frm!r} -> {to!r} is not a runtime switch"
 
 
-@check("RV204", "error", "catalog", "hash-discontinuity")
+@check("RV204", "error", "catalog", "hash-discontinuity", guards=True)
 def hash_discontinuity(facts: LogFacts) -> Iterator[Row]:
     """A component's log line does not start from the hash the previous line for it ended at.
 
@@ -206,7 +206,7 @@ def hash_discontinuity(facts: LogFacts) -> Iterator[Row]:
             prev = rec
 
 
-@check("RV205", "error", "catalog", "unfinished-write")
+@check("RV205", "error", "catalog", "unfinished-write", guards=True)
 def unfinished_write(facts: LogFacts) -> Iterator[Row]:
     """The last log line of a component records a change the document does not have (the write
     was interrupted).
@@ -235,7 +235,7 @@ class ApprovalFacts:
     base_now: str | None  # the base hash of the component it names (None: no document)
 
 
-@check("RV301", "error", "catalog", "unreadable-approval")
+@check("RV301", "error", "catalog", "unreadable-approval", guards=True)
 def unreadable_approval(facts: ApprovalFacts) -> str | None:
     """An approval record cannot be read (not YAML, a missing field, a bad value).
 
@@ -245,7 +245,7 @@ def unreadable_approval(facts: ApprovalFacts) -> str | None:
     return facts.approval.problem if facts.state == "unreadable" else None
 
 
-@check("RV302", "error", "catalog", "bad-signature")
+@check("RV302", "error", "catalog", "bad-signature", guards=True)
 def bad_signature(facts: ApprovalFacts) -> str | None:
     """An approval's signature does not verify, or its signer is not in allowed_signers.
 
@@ -260,7 +260,7 @@ def bad_signature(facts: ApprovalFacts) -> str | None:
     return None
 
 
-@check("RV303", "error", "catalog", "missing-signature")
+@check("RV303", "error", "catalog", "missing-signature", guards=True)
 def missing_signature(facts: ApprovalFacts) -> str | None:
     """Signatures are required (catalog.require_signatures) and an approval is not signed by an
     allowed signer.

@@ -1,5 +1,6 @@
 """Every check id and its scope: the index the configuration's ``rules:`` and
-``--select``/``--ignore`` read without importing every engine.
+``--select``/``--ignore`` read without importing every engine; and the checks
+that guard the lifecycle (``guards=True``), which no configuration grades.
 
 Generated from the checks themselves by ``python -m risutools.commands.docs``; do not
 edit (a test fails when it is stale).
@@ -122,3 +123,17 @@ SCOPE_OF: dict[str, str] = {
     "RV502": "catalog",
     "RV601": "catalog",
 }
+
+GUARDS: frozenset[str] = frozenset({
+    "MC301",
+    "MC302",
+    "MC303",
+    "MC305",
+    "RV201",
+    "RV203",
+    "RV204",
+    "RV205",
+    "RV301",
+    "RV302",
+    "RV303",
+})

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from risutools.checks.ids import SCOPE_OF
+from risutools.checks.ids import GUARDS, SCOPE_OF
 from risutools.errors import Code, ConfigError, UsageError
 from risutools.findings import Severity
 
@@ -70,6 +70,9 @@ class Check:
     targets: tuple[str, ...] = ()
     #: the short line a report prints beside the check's verdict (replay invariants)
     report_text: str = ""
+    #: it guards the lifecycle (a status, runtime state or publishing the log and its
+    #: approvals back): a configuration, which a pull request edits too, cannot grade it
+    guards: bool = False
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.run is None:
@@ -127,16 +130,17 @@ def split_doc(doc: str) -> tuple[str, str, str]:
 def check(id: str, severity: Severity, scope: str, title: str, *,
           fixer: Callable[[Any], Iterator[tuple[str, str]]] | None = None,
           targets: tuple[str, ...] = (),
-          report_text: str = "") -> Callable[[Callable[..., Any]], Check]:
+          report_text: str = "", guards: bool = False) -> Callable[[Callable[..., Any]], Check]:
     """Decorator: the function is the check; its docstring is its documentation.
     ``fixer`` (optional) makes it fixable (see :attr:`Check.fixer`); ``targets``: the
     statuses a gate guards (see :attr:`Check.targets`); ``report_text`` (optional) is the
-    line a report prints beside its verdict (:attr:`Check.report_text`)."""
+    line a report prints beside its verdict (:attr:`Check.report_text`); ``guards``: it
+    guards the lifecycle (:attr:`Check.guards`)."""
 
     def wrap(fn: Callable[..., Any]) -> Check:
         summary, why, fix = split_doc(fn.__doc__ or "")
         return _register(Check(id, severity, scope, title, summary, why, fix, fn, fixer,
-                               targets, report_text))
+                               targets, report_text, guards))
 
     return wrap
 
@@ -155,6 +159,12 @@ def known_ids() -> dict[str, str]:
     """Every check id of the toolkit -> its scope, sorted by id, whichever engines are
     imported (the generated index :data:`risutools.checks.ids.SCOPE_OF`)."""
     return SCOPE_OF
+
+
+def guard_ids() -> frozenset[str]:
+    """The ids of the checks that guard the lifecycle (:attr:`Check.guards`; the generated
+    index :data:`risutools.checks.ids.GUARDS`): no configuration grades them."""
+    return GUARDS
 
 
 def sort_key(c: Check | str) -> tuple[str, int]:

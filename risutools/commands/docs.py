@@ -154,13 +154,16 @@ INDEX = "risutools/checks/ids.py"
 
 def index_text() -> str:
     """The source of ``risutools/checks/ids.py``: every check id and its scope."""
-    rows = "".join(f'    "{c.id}": "{c.scope}",\n'
-                   for c in sorted(every_check().values(), key=sort_key))
+    checks = sorted(every_check().values(), key=sort_key)
+    rows = "".join(f'    "{c.id}": "{c.scope}",\n' for c in checks)
+    guards = "".join(f'    "{c.id}",\n' for c in checks if c.guards)
     return ('"""Every check id and its scope: the index the configuration\'s ``rules:`` and\n'
-            "``--select``/``--ignore`` read without importing every engine.\n\n"
+            "``--select``/``--ignore`` read without importing every engine; and the checks\n"
+            "that guard the lifecycle (``guards=True``), which no configuration grades.\n\n"
             "Generated from the checks themselves by ``python -m risutools.commands.docs``; "
             "do not\nedit (a test fails when it is stale).\n"
-            '"""\n\nSCOPE_OF: dict[str, str] = {\n' + rows + "}\n")
+            '"""\n\nSCOPE_OF: dict[str, str] = {\n' + rows + "}\n\n"
+            "GUARDS: frozenset[str] = frozenset({\n" + guards + "})\n")
 
 
 def stale_pages(base: Path | None = None, write: bool = False) -> list[str]:

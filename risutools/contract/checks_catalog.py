@@ -78,7 +78,7 @@ def past_start(doc: Any) -> bool:
     return _review_status(doc) in lifecycle.PAST_START
 
 
-@check("MC305", "error", "catalog", "recorded-transitions")
+@check("MC305", "error", "catalog", "recorded-transitions", guards=True)
 def mc305(loaded: Iterable[LoadedDocument], documents: Sequence[DocumentInfo],
           counts: ApprovalCheck | None = None, root: Path | None = None,
           candidates: Iterable[DocumentInfo] = ()) -> Iterator[CatalogIssue]:

@@ -304,7 +304,7 @@ def mc300(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
                "false; nothing may be executed under this policy")
 
 
-@check("MC301", "error", "document", "candidate-inactive")
+@check("MC301", "error", "document", "candidate-inactive", guards=True)
 def mc301(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """review_status candidate implies runtime_status inactive and publishable false.
 
@@ -323,7 +323,7 @@ def mc301(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
                "a candidate cannot be publishable; set publishable: false")
 
 
-@check("MC302", "error", "document", "active-needs-approval")
+@check("MC302", "error", "document", "active-needs-approval", guards=True)
 def mc302(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """runtime_status active needs review_status approved or promoted.
 
@@ -349,7 +349,7 @@ def _declared_caps(doc: dict[str, Any]) -> list[str]:
     return out
 
 
-@check("MC303", "error", "document", "publishable-gate")
+@check("MC303", "error", "document", "publishable-gate", guards=True)
 def mc303(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """publishable true needs review_status promoted, replay_status passed (when a context.*
     capability is declared) and availability_verdict available.

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from risutools.canonical import sha256_prefixed
+from risutools.canonical import canonical, sha256_prefixed
 from risutools.contract.loaders import load_bytes
 from risutools.jsontypes import json_type_name
 from risutools.safeio import FileRefused, check_inside, read_inside, read_regular
@@ -256,6 +256,8 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
     for line, rec in switches:
         yield from _check_switch(log.root, line, rec, component_id, counts)
     yield from _used_twice(log, component_id)
+    if not unrecorded_ok:  # (a rejection's way out may start from a change no line has)
+        yield from _out_of_order(log, component_id)
     last_line, last = steps[-1]
     if last.get("to_status") != status:
         yield (f"the last recorded transition (line {last_line}) ends at "
@@ -275,26 +277,94 @@ def record_name(rec: dict[str, Any]) -> str | None:
     return None
 
 
+def signed_bytes(record: dict[str, Any]) -> bytes:
+    """What a record's signature covers: its canonical JSON without ``signature``."""
+    return canonical({k: v for k, v in record.items() if k != "signature"})
+
+
+def record_key(record: dict[str, Any]) -> str:
+    """A record's identity: ``record:`` and the SHA-256 of :func:`signed_bytes`.  Files
+    holding the same decision -- a copy, a link, the record written again with other
+    spacing, quoting, key order or signature -- are one record, whatever their names."""
+    return "record:" + sha256_prefixed(signed_bytes(record))
+
+
+def _line_record(root: Path, rec: dict[str, Any]) -> dict[str, Any] | None:
+    """The record a line names, as read now (None: it names none, or it cannot be read)."""
+    appr = rec.get("approval")
+    path = _approval_path(root, appr["file"]) if isinstance(appr, dict) and \
+        isinstance(appr.get("file"), str) else None
+    if path is None:
+        return None
+    try:
+        data, _digest = _load_approval(path)
+    except OSError:
+        return None
+    return data
+
+
 def used_records(log: CatalogLog) -> set[str]:
-    """The approval records the log's lines used (history: a record approves one step)."""
-    return {name for lines in (*log.by_component.values(), *log.runtime.values())
-            for _, rec in lines if (name := record_name(rec)) is not None}
+    """The approval records the log's lines used (history: a record approves one step):
+    each by the name the line gives it (without ``approvals/``) and by its identity
+    (:func:`record_key`), so another file holding the same record is used too."""
+    out: set[str] = set()
+    for lines in (*log.by_component.values(), *log.runtime.values()):
+        for _, rec in lines:
+            if (name := record_name(rec)) is None:
+                continue
+            out.add(name)
+            if (data := _line_record(log.root, rec)) is not None:
+                out.add(record_key(data))
+    return out
 
 
 def _used_twice(log: CatalogLog, component_id: str) -> Iterator[str]:
     """A line whose approval record an earlier line already used: a record approves one
-    step (a switch leaves the base hash as it was, so the hash alone cannot tell)."""
-    first: dict[str, int] = {}
+    step (a switch leaves the base hash as it was, so the hash alone cannot tell).  A
+    record is the same whatever file holds it (:func:`record_key`): a copy, a link or
+    another spelling of its path is the record an earlier line used."""
+    first: dict[str, tuple[int, str]] = {}
     for line, rec in log.lines_of(component_id):
         name = record_name(rec)
         if name is None:
             continue
-        if name in first:
-            yield (f"transitions.ndjson line {line}: approval {name!r} was already used by "
-                   f"line {first[name]}; a record approves one step: revert the commit that "
-                   "added the line, and approve the step again")
+        data = _line_record(log.root, rec)
+        for key in (name, record_key(data) if data is not None else None):
+            if key is None:
+                continue
+            if key in first:
+                was_line, was = first[key]
+                same = "" if was == name else f" (the same record as {was!r})"
+                yield (f"transitions.ndjson line {line}: approval {name!r}{same} was already "
+                       f"used by line {was_line}; a record approves one step: revert the "
+                       "commit that added the line, and approve the step again")
+                return
+        first[name] = (line, name)
+        if data is not None:
+            first[record_key(data)] = (line, name)
+
+
+def _out_of_order(log: CatalogLog, component_id: str) -> Iterator[str]:
+    """A line that does not start where the component's previous line ended, in file order
+    and of every kind (steps, switches, publishes, evidence): lines moved about, removed from
+    between or edited (the review's RV204 walks the same).  A rejection records the
+    document as it is, a change no line had, and the lines of its way out (a switch off
+    after a hand edit) may start from that change: a rejected component's log is its
+    status chain's alone (rejected is the end: nothing moves it on)."""
+    lines = log.lines_of(component_id)
+    if any(rec.get("to_status") == REJECTED for _, rec in lines):
+        return
+    prev: tuple[int, dict[str, Any]] | None = None
+    for line, rec in lines:
+        if prev is not None and prev[1].get("after_sha256") not in (rec.get("before_sha256"),
+                                                                    rec.get("continues")):
+            yield (f"transitions.ndjson line {line} starts from "
+                   f"{str(rec.get('before_sha256'))[:19]}… but line {prev[0]}, the previous "
+                   f"line for {component_id}, ended at {str(prev[1].get('after_sha256'))[:19]}…;"
+                   " lines were moved, removed or edited: restore the log from version control "
+                   "(it is append-only)")
             return
-        first[name] = line
+        prev = (line, rec)
 
 
 def candidate_lines(log: CatalogLog, component_id: str, doc: Any) -> str | None:

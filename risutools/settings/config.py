@@ -48,7 +48,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from risutools.checks.registry import RuleFilter, known_ids, matches, split_codes
+from risutools.checks.registry import RuleFilter, guard_ids, known_ids, matches, split_codes
 from risutools.errors import Code, ConfigError
 from risutools.pathnames import show_name
 from risutools.safeio import FileRefused, is_regular, read_or_raise, read_regular
@@ -302,6 +302,14 @@ def _sections(raw: dict[str, Any], where: str) -> dict[str, Any]:
     return sections
 
 
+def _configurable(cid: str, scope: str) -> bool:
+    """Whether a configuration's ``rules:`` may grade the check ``cid``: not a verdict
+    (unreadable input, a replay invariant, a gate) nor a check guarding the lifecycle
+    (:attr:`Check.guards <risutools.checks.registry.Check.guards>`: a pull request edits
+    the configuration too)."""
+    return scope in CONFIGURABLE_SCOPES and cid not in guard_ids()
+
+
 def _severities(raw_rules: Any, where: str) -> dict[str, str]:
     """``rules:`` -> check id -> error | warning | off, for every configurable check a key
     names: an id, or a ruff-style prefix (``RA1`` = RA100-RA199, ``MC`` = every MC rule);
@@ -319,21 +327,22 @@ def _severities(raw_rules: Any, where: str) -> dict[str, str]:
                               "as a boolean, not a severity; write error or warning",
                               where="rules", path=where)
         key = str(rule).strip().upper()
-        hit = [scope for cid, scope in checks.items() if matches(cid, key)]
+        hit = [(cid, scope) for cid, scope in checks.items() if matches(cid, key)]
         if not hit:
             raise ConfigError(Code.UNKNOWN_RULE, f"unknown rule {rule!r} (no check id starts "
                               "with it; see `risutools rule`)", where="rules", path=where)
         if level not in SEVERITY_CHOICES:
             raise ConfigError(Code.CONFIG_BAD_VALUE, f"rule {rule}: {level!r} is not one of "
                               f"{', '.join(SEVERITY_CHOICES)}", where="rules", path=where)
-        if not any(scope in CONFIGURABLE_SCOPES for scope in hit):
-            raise ConfigError(Code.CONFIG_BAD_VALUE, f"rule {rule} ({hit[0]}: unreadable "
-                              "input, a replay invariant or a promotion gate) cannot be "
-                              "changed", where="rules", path=where)
+        if not any(_configurable(cid, scope) for cid, scope in hit):
+            raise ConfigError(Code.CONFIG_BAD_VALUE, f"rule {rule} ({hit[0][0]}: unreadable "
+                              "input, a replay invariant, a promotion gate or a check that "
+                              "guards the lifecycle) cannot be changed", where="rules",
+                              path=where)
         levels[key] = level
     sev: dict[str, str] = {}
     for cid, scope in checks.items():
-        if scope not in CONFIGURABLE_SCOPES:
+        if not _configurable(cid, scope):
             continue
         keys = [k for k in levels if matches(cid, k)]
         if keys:
