@@ -32,7 +32,7 @@ from risutools.analysis.luaargs import REF as REF
 from risutools.analysis.luaargs import Arg as Arg
 from risutools.analysis.luaargs import Call as Call
 from risutools.analysis.luaargs import Collector
-from risutools.analysis.luafold import MAX_FOLDS, fold_index
+from risutools.analysis.luafold import MAX_FOLDS, assigned_literals, fold_index
 from risutools.analysis.lualex import (
     KEYWORDS,
     NAME,
@@ -57,24 +57,33 @@ from risutools.analysis.urlleaks import url_hosts
 _CODED_ESCAPE = re.compile(r"\\[0-9xu]")
 #: the names before the last of a list of names being assigned, up to its ``,``
 _NAMES_BEFORE = re.compile(r"[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*,\s*\Z")
+_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
-def _name_list(text: str, at: int) -> bool:
-    """Whether the name at ``at``, after a ``,``, ends a list of names being assigned
-    (``a, b =``, ``local a, b =``) rather than naming a table's field (``{k = v, b =``):
-    only names and commas before it, back to what ends a statement (not ``=``, ``{``,
-    ``(`` or ``,``).  Steps back over names, commas and spaces only (at most 400
-    characters): a table's next field stops at its previous value at once."""
+def _name_list(text: str, at: int) -> list[str] | None:
+    """The names before the name at ``at``, after a ``,``, when it ends a list of names
+    being assigned (``a, b =``, ``local a, b =``: ``["a"]``) rather than naming a table's
+    field (``{k = v, b =``): only names and commas before it, back to what ends a statement
+    (not ``=``, ``{``, ``(`` or ``,``); None when it does not.  A first name after ``.`` or
+    ``:`` (``t.a, b =``) is a field, not a name: it is given as ``""`` (and the list may
+    start before it).  Steps back over
+    names, commas and spaces only (at most 400 characters): a table's next field stops at
+    its previous value at once."""
     i, lo = at, max(0, at - 400)
     while i > lo and (text[i - 1].isalnum() or text[i - 1] in "_, \t\r\n"):
         i -= 1
     run = text[i:at]
     m = _NAMES_BEFORE.search(run)
     if m is None:
-        return False
+        return None
     head = run[:m.start()].rstrip()
     last = head[-1:] or text[i - 1:i]
-    return last not in ("=", "{", "(", ",")
+    if last in ("=", "{", "(", ","):
+        return None
+    names = _NAME.findall(m.group())
+    if not head and last in (".", ":"):
+        names[0] = ""
+    return names
 
 
 def _may_hold_url(text: str, b0: int, b1: int) -> bool:
@@ -248,6 +257,8 @@ class _Scanner:
         #: once it was assigned more than MAX_CHOICES, or a literal too long to be a name
         self.choices: dict[str, list[str]] = {}
         self.literal_assigns: dict[str, int] = {}
+        #: names a list assignment gave something other than a literal (never ``choices``)
+        self.other: set[str] = set()
         self.full: set[str] = set()  # record kinds past their bound
         self.folds = 0  # keys folded (at most MAX_FOLDS)
         self.call_names: set[str] = set()  # the names of the calls kept
@@ -290,8 +301,9 @@ class _Scanner:
             quiet = (not self.params_state and self.assign_target is None
                      and not self.collectors and not self.in_funcname
                      and self.const_pending is None and self.form is None)
-            if skipper is not None:
-                skipper.idle = quiet and self.pend is None and not self.listeners
+            if skipper is not None:  # (the name after a ``,`` is read: ``a, b =``)
+                skipper.idle = quiet and self.pend is None and not self.listeners \
+                    and value != ","
         self.result.tokens = count
         return self.finish()
 
@@ -468,19 +480,23 @@ class _Scanner:
                 dyn.append((pname, self.lines.line(pstart)))
             self.form = ["env", pname, s, 1, None, None, pstart, s, self.pend_alias]
         elif value == "=":
-            self.on_assign(pname, pstart, pq, watched)
+            self.on_assign(pname, pstart, pq, watched, s)
         elif watched:  # ``request[k]``
             self.value_use(pname, pstart)
         self.pend_alias = None
 
-    def on_assign(self, pname: str, pstart: int, pq: str, watched: bool) -> None:
+    def on_assign(self, pname: str, pstart: int, pq: str, watched: bool, s: int) -> None:
         """``name =`` / ``t.name =``: a target; a watched one is ``_ENV = t`` (a value) or
         the script's own variable (``local a, request =``: a walk checks the ``,``)."""
         after = self.prev2_val if self.prev2_kind == OP else ""
         local = self.prev2_kind == NAME and self.prev2_val == "local"
         # the last of a list of names (``local a, b = "x", "y"``) is not given the first
-        # value: read as a field would be (no constant, no function of its name)
-        listed = after == "," and _name_list(self.text, pstart)
+        # value: read as a field would be (no function of its name); each name of the list
+        # is given its own value (:meth:`on_name_list`)
+        names = _name_list(self.text, pstart) if after == "," else None
+        listed = names is not None
+        if names is not None and not pq:
+            self.on_name_list([*names, pname], s)
         self.assign_target = (pname, pstart, local, bool(pq) or listed,
                               bool(pq) or after in ("{", ","))
         if not watched or pq:
@@ -491,6 +507,26 @@ class _Scanner:
             got = self.result.decls
             if self.room("declarations", len(got), pstart):
                 got.append((pname, pstart, after == ","))
+
+    def on_name_list(self, names: list[str], eq: int) -> None:
+        """``a, b, c = v1, v2, v3`` (its ``=`` at ``eq``): each name a constant of its own
+        value when that is one string literal (:func:`assigned_literals`); a name given
+        anything else (an expression, a call's results, nil) is never a branch chain's
+        name (``choices``).  At most ``MAX_FOLDS`` lists a script (with the folded keys)."""
+        if self.folds >= MAX_FOLDS or "" in names:  # (``x, t.a, b =``: where b stands
+            values: list[str | None] = [None] * len(names)  # in the list is not known)
+        else:
+            self.folds += 1
+            values = assigned_literals(self.text, eq, len(names))
+        for name, value in zip(names, values, strict=True):
+            if not name:  # ``t.a, b =``: a field
+                continue
+            if value is None:
+                self.other.add(name)
+            elif len(value) > _MAX_NAME_CONSTANT and not _may_hold_url(value, 0, len(value)):
+                self.keep_constant(name, _OPAQUE, eq)
+            else:
+                self.keep_constant(name, value, eq)
 
     def drop(self, kind: int, value: str | None) -> None:
         """The pending name is not called, looked up nor assigned (kind 0: the end): a watched
@@ -736,7 +772,8 @@ class _Scanner:
         result.constants = {k: v for k, v in self.constants.items()
                             if v is not None and v != _OPAQUE and k not in params}
         result.choices = {k: tuple(v) for k, v in self.choices.items()
-                          if len(v) > 1 and _OPAQUE not in v and k not in params}
+                          if len(v) > 1 and _OPAQUE not in v and k not in params
+                          and k not in self.other}
         result.literal_assigns = {k: self.literal_assigns[k] for k in result.choices}
         result.lines = self.lines.newlines + 1
         self.raw_errors.sort(key=lambda err: err[0])

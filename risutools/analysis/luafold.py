@@ -353,6 +353,76 @@ def _skip_argument(r: _Reader) -> None:
     raise _Fail
 
 
+#: the keywords that end an expression list where an operand could end it too
+_LIST_ENDS = frozenset({"end", "local", "return", "if", "for", "while", "do", "then", "else",
+                        "elseif", "until", "repeat", "goto", "break", "function"})
+
+
+def assigned_literals(text: str, eq: int, count: int) -> list[str | None]:
+    """The values a list assignment ``a, b, c = v1, v2, v3`` (its ``=`` at ``eq``) gives
+    its ``count`` names, in order: the string when the value is one string literal, None
+    when it is anything else (an expression, a call: a call last spreads to the names after
+    it, unknown; a name without a value gets nil).  Values past the bounds of the reader
+    (``MAX_FOLD_TOKENS`` tokens, ``MAX_FOLD_SPAN`` characters) or after a ``function``
+    (whose body the reader does not follow) are None."""
+    out: list[str | None] = []
+    r = _Reader(text, eq, {})
+    try:
+        r.expect("=")
+        more = True
+        while more and len(out) < count:
+            kind, value, _e = r.tok
+            literal = value if kind == STR else None
+            if literal is not None:
+                r.advance()
+                if not _ends_value(r):
+                    literal = None
+            out.append(literal)
+            more = _skip_value(r, literal is not None)
+    except _Fail:
+        pass
+    return out + [None] * (count - len(out))
+
+
+def _ends_value(r: _Reader) -> bool:
+    """Whether the token read ends the value before it (an operand): ``,``, the end of the
+    statement (a name, a keyword, ``;``, a closing bracket, the end)."""
+    kind, value, _e = r.tok
+    if kind == OP:
+        return value in (",", ";", ")", "]", "}", "=")
+    return kind in (0, NAME, NUM)
+
+
+def _skip_value(r: _Reader, after_operand: bool) -> bool:
+    """Pass over the rest of one value of an expression list: True at the ``,`` before
+    the next value (passed over), False where the list ends."""
+    depth = 0
+    while r.tok[0]:
+        kind, value, _e = r.tok
+        if depth == 0:
+            if kind == OP and value == ",":
+                r.advance()
+                return True
+            if kind == OP and value in (";", ")", "]", "}", "="):
+                return False
+            if kind == NAME and value in _LIST_ENDS:
+                if value == "function" and not after_operand:
+                    raise _Fail  # (a body of statements: its end is not followed)
+                return False
+            if after_operand and kind in (NAME, NUM) and value not in ("and", "or"):
+                return False
+        if kind == OP and value in ("(", "{", "["):
+            depth += 1
+            after_operand = False
+        elif kind == OP and value in (")", "}", "]"):
+            depth -= 1
+            after_operand = True
+        else:
+            after_operand = kind != OP and value not in ("and", "or", "not")
+        r.advance()
+    return False
+
+
 def names_in(code: str, names: Mapping[str, object] | frozenset[str]) -> list[str]:
     """The names of ``names`` that code read as text (``load("return " .. "request")``)
     uses as globals (not after ``.``/``:``): its first ``MAX_FOLD_SPAN`` characters."""
