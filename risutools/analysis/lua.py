@@ -231,10 +231,8 @@ class _Scanner:
         self.result = LuaScan()
         self.raw_errors: list[tuple[int, str]] = []
         self.collectors: list[Collector] = []
-        self.prev_kind = 0
-        self.prev_val = ""
-        self.prev2_kind = 0
-        self.prev2_val = ""
+        self.prev_kind, self.prev_val = 0, ""
+        self.prev2_kind, self.prev2_val = 0, ""
         #: a name that may start a call: (name, start, qualifier, base)
         self.pend: tuple[str, int, str, str] | None = None
         self.in_funcname = False  # right after the keyword ``function``
@@ -257,8 +255,7 @@ class _Scanner:
         #: once it was assigned more than MAX_CHOICES, or a literal too long to be a name
         self.choices: dict[str, list[str]] = {}
         self.literal_assigns: dict[str, int] = {}
-        #: names a list assignment gave something other than a literal (never ``choices``)
-        self.other: set[str] = set()
+        self.other: set[str] = set()  # names a list gave no literal (never ``choices``)
         self.full: set[str] = set()  # record kinds past their bound
         self.folds = 0  # keys folded (at most MAX_FOLDS)
         self.call_names: set[str] = set()  # the names of the calls kept
@@ -301,9 +298,8 @@ class _Scanner:
             quiet = (not self.params_state and self.assign_target is None
                      and not self.collectors and not self.in_funcname
                      and self.const_pending is None and self.form is None)
-            if skipper is not None:  # (the name after a ``,`` is read: ``a, b =``)
-                skipper.idle = quiet and self.pend is None and not self.listeners \
-                    and value != ","
+            if skipper is not None:
+                skipper.idle = quiet and self.pend is None and not self.listeners
         self.result.tokens = count
         return self.finish()
 
@@ -355,6 +351,8 @@ class _Scanner:
                 self.on_after_name(OP, value, s, -1, -1)
             else:  # anything else after a name: not a call, lookup or assignment
                 self.drop(OP, value)
+                if value == ",":  # ``a, b =``: the next name is read, never passed over
+                    self.form = ["attrib", "", s, 9, -1]  # (a step that matches nothing)
 
     def on_string_token(self, value: str | None, s: int, b0: int, b1: int) -> None:
         """A string: the argument of a pending name (``f "x"``), and URL hosts."""

@@ -50,6 +50,17 @@ LIST_LOOKAHEAD = 16
 SKIP_RUN_310 = 4096
 
 
+def _not_listed(ws: str, name: str) -> str:
+    """Where a name is not the first of more names being assigned (``a, b = ...``: the
+    scanner reads the rest of the list itself and gives each name its own value): after
+    ``=``, ``(``, ``{`` or ``,``, where no list starts (``{k = x, b = y}``), or not followed
+    by names and ``=``; at most ``LIST_LOOKAHEAD`` names are looked at (a longer list is
+    stopped at a later name)."""
+    return (rf"(?:(?<=[=({{,])|(?<=[=({{,][ \t])|(?!{name}"
+            rf"{ws}*,{ws}*{name}(?:{ws}*,{ws}*{name}){{0,{LIST_LOOKAHEAD - 1}}}"
+            rf"{ws}*=(?!=)))")
+
+
 @lru_cache(maxsize=8)
 def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
                  strings_without: str = "", every_call: bool = False) -> re.Pattern[str]:
@@ -92,13 +103,7 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     after_name = rf"""{ws}*(?: {punct} | -(?!-) | == | [.:][.:]?
                               | =(?!=){ws}*{plain_value} | function{ws}*\(
                               | (?!function(?!{w}))[A-Za-z0-9_] | \Z )"""
-    # a name followed by more names being assigned (``a, b = ...``: the scanner reads the
-    # rest of the list itself and gives each name its own value; not after ``=``, ``(``,
-    # ``{`` or ``,``, where no list starts: ``{k = x, b = y}``); at most
-    # ``LIST_LOOKAHEAD`` names are looked at (a longer list is stopped at a later name)
-    not_listed = (rf"(?:(?<=[=({{,])|(?<=[=({{,][ \t])|(?!{name}"
-                  rf"{ws}*,{ws}*{name}(?:{ws}*,{ws}*{name}){{0,{LIST_LOOKAHEAD - 1}}}"
-                  rf"{ws}*=(?!=)))")
+    not_listed = _not_listed(ws, name)
     # a token, after whitespace and line comments; the last one matched is group "last"
     # (a run of whitespace is one possessive repetition of a character class, and a name
     # is tried against the host table only when it starts like a name: faster in the
