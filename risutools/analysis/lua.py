@@ -727,7 +727,7 @@ class _Scanner:
         """A string literal: the hosts of the ``http(s)://`` URLs it holds."""
         if value is None:  # escapes: decoded only when they may spell a URL
             value = decode_lua_string(self.text, b0, b1)
-        if "://" not in value:
+        if ":" not in value:  # (``https:\\h``, ``https:/\h`` are addresses too)
             return
         hosts = self.result.url_hosts
         line = self.lines.line(s)
