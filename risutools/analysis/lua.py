@@ -511,14 +511,14 @@ class _Scanner:
         value when that is one string literal (:func:`assigned_literals`); a name given
         anything else (an expression, a call's results, nil) is never a branch chain's
         name (``choices``).  At most ``MAX_FOLDS`` lists a script (with the folded keys)."""
-        if self.folds >= MAX_FOLDS or "" in names:  # (``x, t.a, b =``: where b stands
-            values: list[str | None] = [None] * len(names)  # in the list is not known)
+        if "" in names:  # ``x, t.a, b =`` (where b stands is not known) or a table's
+            return  # field after one (``{k = C.x, b = "v"}``): given nothing, as before
+        if self.folds >= MAX_FOLDS:
+            values: list[str | None] = [None] * len(names)
         else:
             self.folds += 1
             values = assigned_literals(self.text, eq, len(names))
         for name, value in zip(names, values, strict=True):
-            if not name:  # ``t.a, b =``: a field
-                continue
             if value is None:
                 self.other.add(name)
             elif len(value) > _MAX_NAME_CONSTANT and not _may_hold_url(value, 0, len(value)):
