@@ -30,6 +30,9 @@ def lua(code: str, **extra: object) -> Analysis:
     ('local a, b = x, "mp"\nsetChatVar(id, b, 1)', "mp"),  # (the skip path reads it too)
     ('local a, b = ("hp"), "mp" print(a)\nsetChatVar(id, b, 1)', "mp"),
     ('local a, b = f(x, "y"), "mp"\nsetChatVar(id, b, 1)', "mp"),
+    ('local a <const>, b = "hp", "mp"\nsetChatVar(id, b, 1)', "mp"),  # (attributes: 5.4)
+    ('local a, b <const> = "hp", "mp"\nsetChatVar(id, b, 1)', "mp"),
+    ('local a <close>, b <const>, c = "hp", "mp", "sp"\nsetChatVar(id, c, 1)', "sp"),
 ])
 def test_each_name_of_a_list_is_given_its_own_value(code: str, key: str) -> None:
     """``local a, b = "hp", "mp"``: ``b`` is "mp" (it was once "hp", then nothing).  What

@@ -56,8 +56,10 @@ from risutools.analysis.urlleaks import url_hosts
 # an escape that can make ":" or "/" out of other characters (``\58``, ``\x3a``, ``\u{2f}``)
 _CODED_ESCAPE = re.compile(r"\\[0-9xu]")
 #: the names before the last of a list of names being assigned, up to its ``,``
-_NAMES_BEFORE = re.compile(r"[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*,\s*\Z")
-_NAME = re.compile(r"[A-Za-z_]\w*")
+_ATTRIB = r"(?:\s*<\s*(?:const|close)\s*>)?"
+_NAMES_BEFORE = re.compile(rf"[A-Za-z_]\w*{_ATTRIB}(?:\s*,\s*[A-Za-z_]\w*{_ATTRIB})*\s*,\s*\Z")
+#: a name of such a list (not an attribute's word)
+_NAME = re.compile(r"<[^>]*>|([A-Za-z_]\w*)")
 
 
 def _name_list(text: str, at: int) -> list[str] | None:
@@ -70,7 +72,7 @@ def _name_list(text: str, at: int) -> list[str] | None:
     names, commas and spaces only (at most 400 characters): a table's next field stops at
     its previous value at once."""
     i, lo = at, max(0, at - 400)
-    while i > lo and (text[i - 1].isalnum() or text[i - 1] in "_, \t\r\n"):
+    while i > lo and (text[i - 1].isalnum() or text[i - 1] in "_, \t\r\n<>"):
         i -= 1
     run = text[i:at]
     m = _NAMES_BEFORE.search(run)
@@ -80,7 +82,7 @@ def _name_list(text: str, at: int) -> list[str] | None:
     last = head[-1:] or text[i - 1:i]
     if last in ("=", "{", "(", ","):
         return None
-    names = _NAME.findall(m.group())
+    names = [n for n in _NAME.findall(m.group()) if n]  # (``local a <const>, b =``)
     if not head and last in (".", ":"):
         names[0] = ""
     return names
@@ -335,7 +337,7 @@ class _Scanner:
             if self.form[0] == "env":
                 self.on_env_key_token(kind, value, s, b0, b1)
             else:
-                self.on_attribute_token(kind, value)
+                self.on_attribute_token(kind, value, s)
         if self.in_funcname and not (kind == NAME or (kind == OP and value in (".", ":"))):
             self.in_funcname = False
         if self.assign_target is not None and not (kind == OP and value == "="):
@@ -536,7 +538,7 @@ class _Scanner:
         pname, pstart, _pq, _pbase = self.pend
         self.pend = None
         alias, self.pend_alias = self.pend_alias, None
-        if value == "<" and self.pend_local:
+        if value == "<" and (self.pend_local or self.prev2_val == ","):  # (``local a, b <``)
             self.form = ["attrib", pname, -1, 0, pstart]
         if not self.pend_watch:
             return
@@ -558,7 +560,7 @@ class _Scanner:
         if self.room("value uses", len(got), offset):
             got.append((name, self.lines.line(offset), offset))
 
-    def on_attribute_token(self, kind: int, value: str | None) -> None:
+    def on_attribute_token(self, kind: int, value: str | None, s: int) -> None:
         """``local name <const> =`` (or ``<close>``): at its ``=``, ``name =`` as without
         the attribute (its ``<`` is seen here only when the scanner was busy)."""
         _form, name, _at, step, start = self.form  # type: ignore[misc]
@@ -570,7 +572,10 @@ class _Scanner:
         elif step == 2 and kind == OP and value == ">":
             self.form = ["attrib", name, -1, 3, start]
         elif step == 3 and kind == OP and value == "=":
-            self.assign_target = (name, start, True, False, False)
+            names = _name_list(self.text, start)  # ``local a, b <const> = "x", "y"``
+            if names is not None:
+                self.on_name_list([*names, name], s)
+            self.assign_target = (name, start, True, names is not None, False)
 
     def on_env_key_token(self, kind: int, value: str | None, s: int, b0: int,
                          b1: int) -> None:

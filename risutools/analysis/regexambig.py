@@ -13,19 +13,21 @@ then ``b``), ``(\\w|\\d)+``, ``(?:\\\\.|[^"])*`` are.
 
 The repetition's body is read as a position automaton (Glushkov's: one state per
 character of the pattern, ``a`` -> ``b`` when ``b`` can follow ``a``; the repetition adds
-its last positions -> its first ones).  Two paths on one string diverge at a state (two
-different next positions whose character sets meet) and, if they ever meet again at one
-position, the automaton has two cycles on one string there: exponential ambiguity (every
-position of the body lies on a cycle through the repetition).  The search walks pairs of
-positions from each divergence, a pair to the pairs of their next positions whose sets
-meet, until two paths meet (ambiguous) or no new pair is left (not).
+its last positions -> its first ones).  Two paths on one string that reach one position
+make two cycles on one string there (every position of the body lies on a cycle through
+the repetition): exponential ambiguity.  The search is the subset construction: from the
+start, the set of positions each text reaches, each set read once; when two positions of a
+set are followed by the same position, one text reaches it by two paths (ambiguous); when
+no new set is left, no text does (not).  Each set is split by the characters its next
+positions read (a sweep of their intervals), so a wide class costs its intervals, not its
+characters.
 
 Read on the safe side: lookarounds and anchors match nothing (more texts, never fewer), a
 bounded count ``{n,m}`` with m >= 2 loops like ``+`` or ``*``, a back-reference matches
 any text.  Two nested loops over the same positions (``(a*)*``) are not seen here (one
 automaton state, one edge): that is the nested-quantifier check's.  Bounded: every set
-made, position listed and pair followed costs a step; past the limit given the answer is
-None (not known: the caller keeps its report).
+made and position listed costs a step; past the limit given the answer is None (not
+known: the caller keeps its report).
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ _NONE: frozenset[int] = frozenset()
 
 
 class _Automaton:
-    """The position automaton of one repetition's body (built once, read by pairs)."""
+    """The position automaton of one repetition's body (built once, read by sets)."""
 
     def __init__(self, label: Callable[[Any], CharSetLike], limit: int) -> None:
         self.label = label
