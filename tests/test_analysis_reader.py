@@ -52,6 +52,8 @@ FACT_TYPES: dict[str, Callable[[Analysis], set[str]]] = {
     "toggles": lambda a: {t.key for t in a.toggles},
     "findings": lambda a: {f.rule for f in a.findings},
     "requires": lambda a: set(a.requires_names()),
+    "url_hosts": lambda a: _names(a.url_hosts),
+    "network_hosts": lambda a: _names(a.network_hosts),
 }
 
 
@@ -70,7 +72,8 @@ def test_every_idiom_has_a_fixture() -> None:
     assert {"helper-keys", "branch-chain", "replayed-state", "lua-buttons", "button-names",
             "lightboard", "unreached", "greeting", "entry-forms", "retry-helper",
             "cbs-idioms", "listeners", "trap-comments", "trap-load-names",
-            "trap-damaged-regex", "trap-mixed-names"} <= names
+            "trap-damaged-regex", "trap-mixed-names", "list-assign", "url-forms",
+            "regex-split-once"} <= names
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])

@@ -45,7 +45,7 @@ def test_html_checks() -> None:
 
 
 @pytest.mark.parametrize("pattern", [
-    r"(a+)+", r"(.*)*", r"(\w+\s?)*", r"(a|a)*", r"(a|ab)*", r"(x+x+)+y", r"(?:\d+)*$",
+    r"(a+)+", r"(.*)*", r"(\w+\s?)*", r"(a|a)*", r"(a|ab|b)*", r"(x+x+)+y", r"(?:\d+)*$",
     r"(\w|\d)+", r"((ab)*)+", r"(.{1,100})+",
     r"(\d+)*", r"(.*?,)*", r"(?:\\.|[^\"])*", r"(a|a?)+", r"(?:a+|b)*", r"^(\s*\w+)*$",
     r"([가-힣]|[각])+", r"(\x41|A)+", r"(\u{AC00}|가)+",
@@ -59,7 +59,7 @@ def test_backtracking_risky(pattern: str) -> None:
     r"(\d{1,3}\.){3}\d{1,3}", r"<img src=\"([^\"]+)\">", r"(?<name>a)\k<name>", r"[(+*]+",
     r"\d+", r"[^<]*", r"\s*(\w+)\s*", r"(\s|\S)*", r"(.|\n)*", r"(?:[^\"\\]|\\.)*",
     r"<[^>]*>", r"\{\{(.*?)\}\}", r"([가-힣]|[a-z])+", r"(?:a?){20}", r"(\w+\s)*",
-    r"(?:<br>|\n)+", r"(\[[^\]]*\])+",
+    r"(?:<br>|\n)+", r"(\[[^\]]*\])+", r"(a|ab)*",
 ])
 def test_backtracking_safe(pattern: str) -> None:
     assert backtracking_risks(pattern) == [], pattern

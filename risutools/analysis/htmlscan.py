@@ -27,7 +27,7 @@ from html.entities import html5
 from risutools.analysis.cbs import strip_cbs
 from risutools.analysis.cssscan import css_urls
 from risutools.analysis.lualex import LineIndex
-from risutools.analysis.urlleaks import dynamic_urls, host_of, url_hosts
+from risutools.analysis.urlleaks import dynamic_urls, page_address_host, url_hosts
 
 #: lines kept per kind of finding in one text (counts past it are not kept)
 MAX_LINES = 100
@@ -61,9 +61,11 @@ _ACTIVE_SCHEMES = ("data:", "javascript:", "blob:", "vbscript:")
 _SCRIPT_SCHEMES = ("javascript:", "vbscript:")
 #: where a ``<style>`` element's text ends
 _STYLE_END = re.compile(r"</style", re.IGNORECASE)
-#: the host of an address CSS loads (decoded, lower case, ``\`` read as ``/`` as a browser
-#: does for http(s)): ``https://h``, ``//h`` (the page's scheme), any number of slashes
-_CSS_HOST = re.compile(r"(?:https?:)?[/\\]{2,}([^/\\?#]*)")
+#: attributes whose value is an address the browser loads or follows (``srcset``: a list of
+#: addresses, each before its size; ``ping``: addresses between spaces)
+URL_ATTRIBUTES = frozenset({"href", "src", "action", "formaction", "data", "poster",
+                            "background", "cite", "longdesc", "ping", "srcset", "xlink:href",
+                            "codebase", "lowsrc", "dynsrc", "manifest", "icon"})
 
 
 @dataclass
@@ -125,7 +127,7 @@ def scan_html(text: str, groups: bool = False) -> HtmlScan:
     addresses built from chat data of ``text``, read as written and with its CBS tags
     removed.  ``groups``: ``text`` is a regex script's output (``$1`` is the matched text)."""
     out = HtmlScan()
-    if not isinstance(text, str) or ("<" not in text and "//" not in text):
+    if not isinstance(text, str) or ("<" not in text and "//" not in text and ":" not in text):
         return out
     lines = LineIndex(text)
     _Reader(out, lines.line, buttons=True, groups=groups).read(text, 0)
@@ -227,8 +229,10 @@ class _Reader:
                 self._add(out.handler_lines, start, at_line)
             if _JS_URL.search(value):
                 self._add(out.js_url_lines, start, at_line)
-            if value is not raw and "//" in value:  # (hosts only the decoding shows)
+            if value is not raw and ":" in value:  # (hosts only the decoding shows)
                 self._hosts(value, start, at_line)
+            for host in attribute_hosts(attr, value):  # (``//h``, ``https:\\h`` ...)
+                self._host(host, start, at_line)
             for _, host, what in dynamic_urls(value, self.groups, bare=True):
                 _leak(out, (self._line(start, at_line), host, what))
         self._active_tag(name, values, start, depth, at_line)
@@ -241,8 +245,11 @@ class _Reader:
     def _hosts(self, value: str, start: int, at_line: int | None) -> None:
         """The http(s) hosts of a decoded attribute value (at the tag's line)."""
         for _, host in url_hosts(value):
-            if len(self.out.decoded_hosts) < MAX_HOSTS:
-                self.out.decoded_hosts.append((host, self._line(start, at_line)))
+            self._host(host, start, at_line)
+
+    def _host(self, host: str, start: int, at_line: int | None) -> None:
+        if len(self.out.decoded_hosts) < MAX_HOSTS:
+            self.out.decoded_hosts.append((host, self._line(start, at_line)))
 
     def _css(self, css: str, base: int | None, start: int, at_line: int | None) -> None:
         """The addresses a style sheet (at offset ``base`` of the text) or a ``style``
@@ -284,14 +291,25 @@ class _Reader:
 
 
 def css_host(url: str) -> str | None:
-    """The host of an address CSS loads (``url`` decoded and lower case): ``https://h``,
-    ``//h``; user info and port dropped, percent escapes decoded as a browser decodes a
-    host; None for a relative address, another scheme, or a host that is not a name."""
-    m = _CSS_HOST.match(url)
-    if m is None:
-        return None
-    host = host_of(m.group(1))
-    return None if host == "*" else host
+    """The host of an address CSS loads (``url`` decoded): ``https://h``, ``//h``, slashes
+    either way, as a browser reads it (:func:`~risutools.analysis.urlleaks.page_address_host`);
+    None for a relative address, another scheme, or a host that is not a name."""
+    return page_address_host(url)
+
+
+def attribute_hosts(name: str, value: str) -> list[str]:
+    """The hosts of the addresses an attribute's decoded value holds when the attribute
+    takes addresses (:data:`URL_ATTRIBUTES`): the whole value, each address of a ``srcset``
+    (before its size) or of a ``ping``; ``//h`` is the page's scheme."""
+    if name not in URL_ATTRIBUTES:
+        return []
+    if name == "srcset":
+        urls = [part.split(None, 1)[0] for part in value.split(",")[:MAX_HOSTS] if part.split()]
+    elif name == "ping":
+        urls = value.split()[:MAX_HOSTS]
+    else:
+        urls = [value]
+    return [h for h in map(page_address_host, urls) if h is not None]
 
 
 def _attributes(text: str, pos: int) -> tuple[int, list[tuple[str, str | None]]]:

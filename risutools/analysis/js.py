@@ -168,8 +168,12 @@ class _JsReader:
             self.errors.append((s, "unterminated string or template literal"))
             e = b1
         hosts = self.out.url_hosts
-        if len(hosts) < 1000 and text.find("://", s, e) >= 0:
-            for _, host in url_hosts(text, s, e):  # (``https://user@h``: h)
+        if len(hosts) < 1000 and text.find(":", s, e) >= 0:
+            # escapes decoded first (``https:\/\/h``, ``\u0068ttps://h``, ``https:\\\\h``),
+            # as the string's value is what a browser reads
+            value, lo, hi = (decode_js_string(text[s + 1:e]), 0, None) \
+                if text.find("\\", s, e) >= 0 else (text, s, e)
+            for _, host in url_hosts(value, lo, hi):  # (``https://user@h``: h)
                 if len(hosts) < 1000:
                     hosts.append((host, self.lines.line(s)))
         self.prev_kind, self.prev_val = "str", ""
@@ -211,6 +215,29 @@ _STEPS = {
     "str": _JsReader.string, "num": _JsReader.number, "slash": _JsReader.slash,
     "op": _JsReader.operator, "other": _JsReader.other,
 }
+
+
+#: an escape of a JavaScript string or template literal
+_ESCAPE = re.compile(r"\\(u\{[0-9A-Fa-f]{1,8}\}|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|\r\n|.)",
+                     re.DOTALL)
+#: what a one-character escape stands for (a line break after ``\`` continues the line)
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v",
+                   "0": "\0", "\n": "", "\r": "", "\r\n": "", "\u2028": "", "\u2029": ""}
+
+
+def decode_js_string(body: str) -> str:
+    """The value of a string or template literal's body (its escapes decoded: ``\\n``,
+    ``\\xHH``, ``\\uHHHH``, ``\\u{H...}``, a line continuation, ``\\c`` for any other
+    ``c``); a ``${...}`` of a template stays as written."""
+    return _ESCAPE.sub(_unescape, body)
+
+
+def _unescape(m: re.Match[str]) -> str:
+    esc = m.group(1)
+    if esc[0] in "ux" and len(esc) > 1:
+        code = int(esc.strip("ux{}"), 16)
+        return chr(code) if code <= 0x10FFFF else "\ufffd"
+    return _SIMPLE_ESCAPES.get(esc, esc)
 
 
 def _regex_literal_end(text: str, pos: int) -> int:

@@ -32,7 +32,7 @@ from risutools.analysis.luaargs import REF as REF
 from risutools.analysis.luaargs import Arg as Arg
 from risutools.analysis.luaargs import Call as Call
 from risutools.analysis.luaargs import Collector
-from risutools.analysis.luafold import MAX_FOLDS, fold_index
+from risutools.analysis.luafold import MAX_FOLDS, assigned_literals, fold_index
 from risutools.analysis.lualex import (
     KEYWORDS,
     NAME,
@@ -56,25 +56,36 @@ from risutools.analysis.urlleaks import url_hosts
 # an escape that can make ":" or "/" out of other characters (``\58``, ``\x3a``, ``\u{2f}``)
 _CODED_ESCAPE = re.compile(r"\\[0-9xu]")
 #: the names before the last of a list of names being assigned, up to its ``,``
-_NAMES_BEFORE = re.compile(r"[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*,\s*\Z")
+_ATTRIB = r"(?:\s*<\s*(?:const|close)\s*>)?"
+_NAMES_BEFORE = re.compile(rf"[A-Za-z_]\w*{_ATTRIB}(?:\s*,\s*[A-Za-z_]\w*{_ATTRIB})*\s*,\s*\Z")
+#: a name of such a list (not an attribute's word)
+_NAME = re.compile(r"<[^>]*>|([A-Za-z_]\w*)")
 
 
-def _name_list(text: str, at: int) -> bool:
-    """Whether the name at ``at``, after a ``,``, ends a list of names being assigned
-    (``a, b =``, ``local a, b =``) rather than naming a table's field (``{k = v, b =``):
-    only names and commas before it, back to what ends a statement (not ``=``, ``{``,
-    ``(`` or ``,``).  Steps back over names, commas and spaces only (at most 400
-    characters): a table's next field stops at its previous value at once."""
+def _name_list(text: str, at: int) -> list[str] | None:
+    """The names before the name at ``at``, after a ``,``, when it ends a list of names
+    being assigned (``a, b =``, ``local a, b =``: ``["a"]``) rather than naming a table's
+    field (``{k = v, b =``): only names and commas before it, back to what ends a statement
+    (not ``=``, ``{``, ``(`` or ``,``); None when it does not.  A first name after ``.`` or
+    ``:`` (``t.a, b =``) is a field, not a name: it is given as ``""`` (and the list may
+    start before it).  Steps back over
+    names, commas and spaces only (at most 400 characters): a table's next field stops at
+    its previous value at once."""
     i, lo = at, max(0, at - 400)
-    while i > lo and (text[i - 1].isalnum() or text[i - 1] in "_, \t\r\n"):
+    while i > lo and (text[i - 1].isalnum() or text[i - 1] in "_, \t\r\n<>"):
         i -= 1
     run = text[i:at]
     m = _NAMES_BEFORE.search(run)
     if m is None:
-        return False
+        return None
     head = run[:m.start()].rstrip()
     last = head[-1:] or text[i - 1:i]
-    return last not in ("=", "{", "(", ",")
+    if last in ("=", "{", "(", ","):
+        return None
+    names = [n for n in _NAME.findall(m.group()) if n]  # (``local a <const>, b =``)
+    if not head and last in (".", ":"):
+        names[0] = ""
+    return names
 
 
 def _may_hold_url(text: str, b0: int, b1: int) -> bool:
@@ -222,10 +233,8 @@ class _Scanner:
         self.result = LuaScan()
         self.raw_errors: list[tuple[int, str]] = []
         self.collectors: list[Collector] = []
-        self.prev_kind = 0
-        self.prev_val = ""
-        self.prev2_kind = 0
-        self.prev2_val = ""
+        self.prev_kind, self.prev_val = 0, ""
+        self.prev2_kind, self.prev2_val = 0, ""
         #: a name that may start a call: (name, start, qualifier, base)
         self.pend: tuple[str, int, str, str] | None = None
         self.in_funcname = False  # right after the keyword ``function``
@@ -248,6 +257,7 @@ class _Scanner:
         #: once it was assigned more than MAX_CHOICES, or a literal too long to be a name
         self.choices: dict[str, list[str]] = {}
         self.literal_assigns: dict[str, int] = {}
+        self.other: set[str] = set()  # names a list gave no literal (never ``choices``)
         self.full: set[str] = set()  # record kinds past their bound
         self.folds = 0  # keys folded (at most MAX_FOLDS)
         self.call_names: set[str] = set()  # the names of the calls kept
@@ -327,7 +337,7 @@ class _Scanner:
             if self.form[0] == "env":
                 self.on_env_key_token(kind, value, s, b0, b1)
             else:
-                self.on_attribute_token(kind, value)
+                self.on_attribute_token(kind, value, s)
         if self.in_funcname and not (kind == NAME or (kind == OP and value in (".", ":"))):
             self.in_funcname = False
         if self.assign_target is not None and not (kind == OP and value == "="):
@@ -343,6 +353,8 @@ class _Scanner:
                 self.on_after_name(OP, value, s, -1, -1)
             else:  # anything else after a name: not a call, lookup or assignment
                 self.drop(OP, value)
+                if value == ",":  # ``a, b =``: the next name is read, never passed over
+                    self.form = ["attrib", "", s, 9, -1]  # (a step that matches nothing)
 
     def on_string_token(self, value: str | None, s: int, b0: int, b1: int) -> None:
         """A string: the argument of a pending name (``f "x"``), and URL hosts."""
@@ -468,19 +480,23 @@ class _Scanner:
                 dyn.append((pname, self.lines.line(pstart)))
             self.form = ["env", pname, s, 1, None, None, pstart, s, self.pend_alias]
         elif value == "=":
-            self.on_assign(pname, pstart, pq, watched)
+            self.on_assign(pname, pstart, pq, watched, s)
         elif watched:  # ``request[k]``
             self.value_use(pname, pstart)
         self.pend_alias = None
 
-    def on_assign(self, pname: str, pstart: int, pq: str, watched: bool) -> None:
+    def on_assign(self, pname: str, pstart: int, pq: str, watched: bool, s: int) -> None:
         """``name =`` / ``t.name =``: a target; a watched one is ``_ENV = t`` (a value) or
         the script's own variable (``local a, request =``: a walk checks the ``,``)."""
         after = self.prev2_val if self.prev2_kind == OP else ""
         local = self.prev2_kind == NAME and self.prev2_val == "local"
         # the last of a list of names (``local a, b = "x", "y"``) is not given the first
-        # value: read as a field would be (no constant, no function of its name)
-        listed = after == "," and _name_list(self.text, pstart)
+        # value: read as a field would be (no function of its name); each name of the list
+        # is given its own value (:meth:`on_name_list`)
+        names = _name_list(self.text, pstart) if after == "," else None
+        listed = names is not None
+        if names is not None and not pq:
+            self.on_name_list([*names, pname], s)
         self.assign_target = (pname, pstart, local, bool(pq) or listed,
                               bool(pq) or after in ("{", ","))
         if not watched or pq:
@@ -492,6 +508,26 @@ class _Scanner:
             if self.room("declarations", len(got), pstart):
                 got.append((pname, pstart, after == ","))
 
+    def on_name_list(self, names: list[str], eq: int) -> None:
+        """``a, b, c = v1, v2, v3`` (its ``=`` at ``eq``): each name a constant of its own
+        value when that is one string literal (:func:`assigned_literals`); a name given
+        anything else (an expression, a call's results, nil) is never a branch chain's
+        name (``choices``).  At most ``MAX_FOLDS`` lists a script (with the folded keys)."""
+        if "" in names:  # ``x, t.a, b =`` (where b stands is not known) or a table's
+            return  # field after one (``{k = C.x, b = "v"}``): given nothing, as before
+        if self.folds >= MAX_FOLDS:
+            values: list[str | None] = [None] * len(names)
+        else:
+            self.folds += 1
+            values = assigned_literals(self.text, eq, len(names))
+        for name, value in zip(names, values, strict=True):
+            if value is None:
+                self.other.add(name)
+            elif len(value) > _MAX_NAME_CONSTANT and not _may_hold_url(value, 0, len(value)):
+                self.keep_constant(name, _OPAQUE, eq)
+            else:
+                self.keep_constant(name, value, eq)
+
     def drop(self, kind: int, value: str | None) -> None:
         """The pending name is not called, looked up nor assigned (kind 0: the end): a watched
         name is a value (an alias: the whole value of ``x =``), but ``_G.x``,
@@ -502,7 +538,7 @@ class _Scanner:
         pname, pstart, _pq, _pbase = self.pend
         self.pend = None
         alias, self.pend_alias = self.pend_alias, None
-        if value == "<" and self.pend_local:
+        if value == "<" and (self.pend_local or self.prev2_val == ","):  # (``local a, b <``)
             self.form = ["attrib", pname, -1, 0, pstart]
         if not self.pend_watch:
             return
@@ -524,7 +560,7 @@ class _Scanner:
         if self.room("value uses", len(got), offset):
             got.append((name, self.lines.line(offset), offset))
 
-    def on_attribute_token(self, kind: int, value: str | None) -> None:
+    def on_attribute_token(self, kind: int, value: str | None, s: int) -> None:
         """``local name <const> =`` (or ``<close>``): at its ``=``, ``name =`` as without
         the attribute (its ``<`` is seen here only when the scanner was busy)."""
         _form, name, _at, step, start = self.form  # type: ignore[misc]
@@ -536,7 +572,10 @@ class _Scanner:
         elif step == 2 and kind == OP and value == ">":
             self.form = ["attrib", name, -1, 3, start]
         elif step == 3 and kind == OP and value == "=":
-            self.assign_target = (name, start, True, False, False)
+            names = _name_list(self.text, start)  # ``local a, b <const> = "x", "y"``
+            if names is not None:
+                self.on_name_list([*names, name], s)
+            self.assign_target = (name, start, True, names is not None, False)
 
     def on_env_key_token(self, kind: int, value: str | None, s: int, b0: int,
                          b1: int) -> None:
@@ -693,7 +732,7 @@ class _Scanner:
         """A string literal: the hosts of the ``http(s)://`` URLs it holds."""
         if value is None:  # escapes: decoded only when they may spell a URL
             value = decode_lua_string(self.text, b0, b1)
-        if "://" not in value:
+        if ":" not in value:  # (``https:\\h``, ``https:/\h`` are addresses too)
             return
         hosts = self.result.url_hosts
         line = self.lines.line(s)
@@ -736,7 +775,8 @@ class _Scanner:
         result.constants = {k: v for k, v in self.constants.items()
                             if v is not None and v != _OPAQUE and k not in params}
         result.choices = {k: tuple(v) for k, v in self.choices.items()
-                          if len(v) > 1 and _OPAQUE not in v and k not in params}
+                          if len(v) > 1 and _OPAQUE not in v and k not in params
+                          and k not in self.other}
         result.literal_assigns = {k: self.literal_assigns[k] for k in result.choices}
         result.lines = self.lines.newlines + 1
         self.raw_errors.sort(key=lambda err: err[0])

@@ -99,20 +99,25 @@ class _Reader:
 
 def _bytes_of(raw: str) -> str:
     """A string's value (text, or :func:`lua_string_raw`'s form) as its bytes, one
-    character a byte."""
+    character a byte (never raises: a lone surrogate of the source's own text is written
+    as UTF-8 writes one)."""
     if raw.isascii():
         return raw
     try:
         return raw.encode("utf-8", "surrogateescape").decode("latin-1")
-    except UnicodeEncodeError:  # a surrogate of the source's own text
-        raise _Fail from None
+    except UnicodeEncodeError:
+        return raw.encode("utf-8", "surrogatepass").decode("latin-1")
+
+
+def _from_bytes(s: str) -> str:
+    """Bytes (one character a byte) as the text RisuAI reads: UTF-8, U+FFFD for a byte
+    that is not."""
+    return s if s.isascii() else s.encode("latin-1").decode("utf-8", "replace")
 
 
 def _as_text(v: _Value) -> str:
-    """A folded string (its bytes) as the text RisuAI reads: UTF-8, U+FFFD for a byte
-    that is not."""
-    s = _text(v)
-    return s if s.isascii() else s.encode("latin-1").decode("utf-8", "replace")
+    """A folded value as the text RisuAI reads (:func:`_from_bytes`)."""
+    return _from_bytes(_text(v))
 
 
 def _text(v: _Value) -> str:
@@ -374,6 +379,76 @@ def _skip_argument(r: _Reader) -> None:
             depth -= 1
         r.advance()
     raise _Fail
+
+
+#: the keywords that end an expression list where an operand could end it too
+_LIST_ENDS = frozenset({"end", "local", "return", "if", "for", "while", "do", "then", "else",
+                        "elseif", "until", "repeat", "goto", "break", "function"})
+
+
+def assigned_literals(text: str, eq: int, count: int) -> list[str | None]:
+    """The values a list assignment ``a, b, c = v1, v2, v3`` (its ``=`` at ``eq``) gives
+    its ``count`` names, in order: the string when the value is one string literal, None
+    when it is anything else (an expression, a call: a call last spreads to the names after
+    it, unknown; a name without a value gets nil).  Values past the bounds of the reader
+    (``MAX_FOLD_TOKENS`` tokens, ``MAX_FOLD_SPAN`` characters) or after a ``function``
+    (whose body the reader does not follow) are None."""
+    out: list[str | None] = []
+    r = _Reader(text, eq, {})
+    try:
+        r.expect("=")
+        more = True
+        while more and len(out) < count:
+            kind, value, _e = r.tok
+            literal = _from_bytes(value) if kind == STR and value is not None else None
+            if literal is not None:
+                r.advance()
+                if not _ends_value(r):
+                    literal = None
+            out.append(literal)
+            more = _skip_value(r, literal is not None)
+    except _Fail:
+        pass
+    return out + [None] * (count - len(out))
+
+
+def _ends_value(r: _Reader) -> bool:
+    """Whether the token read ends the value before it (an operand): ``,``, the end of the
+    statement (a name, a keyword, ``;``, a closing bracket, the end)."""
+    kind, value, _e = r.tok
+    if kind == OP:
+        return value in (",", ";", ")", "]", "}", "=")
+    return kind in (0, NAME, NUM)
+
+
+def _skip_value(r: _Reader, after_operand: bool) -> bool:
+    """Pass over the rest of one value of an expression list: True at the ``,`` before
+    the next value (passed over), False where the list ends."""
+    depth = 0
+    while r.tok[0]:
+        kind, value, _e = r.tok
+        if depth == 0:
+            if kind == OP and value == ",":
+                r.advance()
+                return True
+            if kind == OP and value in (";", ")", "]", "}", "="):
+                return False
+            if kind == NAME and value in _LIST_ENDS:
+                if value == "function" and not after_operand:
+                    raise _Fail  # (a body of statements: its end is not followed)
+                return False
+            if after_operand and kind in (NAME, NUM) and value not in ("and", "or"):
+                return False
+        if kind == OP and value in ("(", "{", "["):
+            depth += 1
+            after_operand = False
+        elif kind == OP and value in (")", "}", "]"):
+            depth -= 1
+            after_operand = True
+        else:
+            after_operand = kind != OP and value not in ("and", "or", "not")
+        r.advance()
+    return False
 
 
 def names_in(code: str, names: Mapping[str, object] | frozenset[str]) -> list[str]:

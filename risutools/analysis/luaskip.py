@@ -45,7 +45,20 @@ def _string_body(quote: str, without: str) -> str:
 #: at ``SKIP_RUN_310`` tokens, so the state ``re`` keeps for a greedy repetition stays
 #: bounded; the scanner reads the next token itself and skips again after it.
 POSSESSIVE = sys.version_info >= (3, 11)
+#: the names after a name the skip path looks at for a list being assigned (``a, b =``)
+LIST_LOOKAHEAD = 16
 SKIP_RUN_310 = 4096
+
+
+def _not_listed(ws: str, name: str) -> str:
+    """Where a name is not the first of more names being assigned (``a, b = ...``: the
+    scanner reads the rest of the list itself and gives each name its own value): after
+    ``=``, ``(``, ``{`` or ``,``, where no list starts (``{k = x, b = y}``), or not followed
+    by names and ``=``; at most ``LIST_LOOKAHEAD`` names are looked at (a longer list is
+    stopped at a later name)."""
+    return (rf"(?:(?<=[=({{,])|(?<=[=({{,][ \t])|(?!{name}"
+            rf"{ws}*,{ws}*{name}(?:{ws}*,{ws}*{name}){{0,{LIST_LOOKAHEAD - 1}}}"
+            rf"{ws}*=(?!=)))")
 
 
 @lru_cache(maxsize=8)
@@ -56,7 +69,9 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     short strings that cannot hold a URL (no ``:``, no escape), and
     names that are not in ``keep`` (nor ``_ENV``, ``_G``, ``function``), not assigned a
     string, a function or a name of ``keep`` (an alias), not before a ``<const>``/``<close>``
-    attribute and not ``local`` before a named function.  ``.``/``:`` are passed
+    attribute, not ``local`` before a named function, and not followed by more names being
+    assigned (``a, b =``: the scanner reads the list; after a ``,`` it reads the next
+    token itself).  ``.``/``:`` are passed
     over only before such a name, so the scanner always reads the qualifier and the base of
     a call it records (the last token passed over is given back as group ``last``).
     Anything else (long strings and comments, strings with ``:`` or escapes, characters the
@@ -88,13 +103,14 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     after_name = rf"""{ws}*(?: {punct} | -(?!-) | == | [.:][.:]?
                               | =(?!=){ws}*{plain_value} | function{ws}*\(
                               | (?!function(?!{w}))[A-Za-z0-9_] | \Z )"""
+    not_listed = _not_listed(ws, name)
     # a token, after whitespace and line comments; the last one matched is group "last"
     # (a run of whitespace is one possessive repetition of a character class, and a name
     # is tried against the host table only when it starts like a name: faster in the
     # regex engine than an alternation per character, and the same matches, since no
     # token starts with whitespace or "--")
     unit = rf"""{ws}*{p}(?:--(?!\[=*\[)[^\n]*(?=\n){ws}*{p})*{p}(?P<last>
-        (?=[A-Za-z_])(?!{sig}){name}(?!{attrib})(?={after_name})
+        (?=[A-Za-z_])(?!{sig}){not_listed}{name}(?!{attrib})(?={after_name})
       | [.:](?![.:])(?={ws}*(?!{sig})[A-Za-z_])
       | "{_string_body('"', strings_without)}" | '{_string_body("'", strings_without)}'
       | 0[xX][0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?

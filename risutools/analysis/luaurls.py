@@ -4,24 +4,21 @@ one, or of a concatenation whose first part already holds the whole host."""
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
 
 from risutools.analysis.lua import LIT, REF, Arg
+from risutools.analysis.urlleaks import address_host
 
-#: an address whose host has ended (a path, a query, a port or a fragment follows it)
-_HOST_ENDS = re.compile(r"^\s*[A-Za-z][A-Za-z0-9+.-]*://[^/?#:]+[/?#:]")
+#: an address whose host has ended (a path, a query, a port or a fragment follows it): a
+#: scheme, its slashes either way, the authority and what ends it (tabs and line breaks
+#: dropped first, as a browser drops them)
+_HOST_ENDS = re.compile(r"^\s*[A-Za-z][A-Za-z0-9+.-]*:[/\\]*[^/\\?#:]+[/\\?#:]")
 
 
 def url_host(url: str) -> str | None:
-    """The host of an ``http(s)``/``ws(s)`` URL, or None."""
-    url = url.strip()
-    if not url.lower().startswith(("http://", "https://", "ws://", "wss://")):
-        return None
-    try:
-        host = urlsplit(url).hostname
-    except ValueError:
-        return None
-    return host.rstrip(".") if host else None
+    """The host of an ``http(s)``/``ws(s)`` (or ``ftp``) URL as a browser reads it
+    (:func:`~risutools.analysis.urlleaks.address_host`: ``https:\\\\h``, ``HTTPS:///h``,
+    tabs inside), or None."""
+    return address_host(url)
 
 
 def address(a: Arg, constants: dict[str, str]) -> str | None:
@@ -33,6 +30,7 @@ def address(a: Arg, constants: dict[str, str]) -> str | None:
     ref = a.name if first is None else first[1] if first[0] == REF else None
     if url is None and ref:
         url = constants.get(ref)
-    if url is None or (first is not None and not _HOST_ENDS.search(url)):
+    if url is None or (first is not None and not _HOST_ENDS.search(re.sub("[\t\n\r]", "",
+                                                                             url))):
         return None
     return url_host(url)

@@ -10,9 +10,8 @@ Two shapes are reported:
   length to that power); an inner count of variable width counts as unbounded when its
   choices, repeated by the outer count, pass 2**24 (``(a{0,16}){16}``, not ``(a?){20}``);
   ``(a+b)*`` is not reported because the mandatory ``b`` cannot be matched by ``a+``;
-* an unbounded quantifier over an alternation whose branches can start with
-  the same character (``(a|a)*``, ``(a|ab)*``, ``(\\w|\\d)+``); ``(\\s|\\S)*``
-  and ``(a|b)*`` are not reported (their branches are disjoint).
+* an unbounded quantifier over an alternation whose branches can start alike, when it splits
+  a text two ways (:mod:`regexambig`: ``(a|a)*``, ``(\\w|\\d)+``; not ``(ab|a)*``, ``(a|b)*``).
 
 Character sets are sorted lists of code-point intervals, so ``[^<]``, ``.``,
 ``\\S`` and ``[가-힣]`` are exact and cost a few numbers each, whatever the
@@ -30,6 +29,8 @@ from __future__ import annotations
 
 import re
 from typing import NamedTuple
+
+from risutools.analysis.regexambig import ambiguous_repetition
 
 _BIG = 16  # a {n,m} repetition with m above this counts as unbounded
 #: a body whose unbounded repetition trades characters with what follows it costs about
@@ -508,6 +509,8 @@ def _trades_under(node: Node, outer: int | None, outer_lo: int = 0) -> bool:
     return bool(choices ** outer >= _MANY_WAYS)
 
 
+#: steps the ambiguity reading of one repetition may take (at most half the budget left)
+_AMBIGUITY_STEPS = 200_000
 #: the exponent past which a count of choices is not raised further (already past
 #: :data:`_MANY_WAYS` for two choices)
 _MAX_EXPONENT = 64
@@ -570,6 +573,7 @@ class _Checker:
         self.chars_memo: dict[int, CharSet] = {}
         self.inner_memo: dict[tuple[int, int | None, int], CharSet | None] = {}
         self.overlap_memo: dict[int, bool] = {}
+        self.ambiguous_memo: dict[int, bool] = {}
 
     def union(self, a: CharSet, b: CharSet) -> CharSet:
         self.budget.charge(1 + len(a.ranges) + len(b.ranges))
@@ -720,6 +724,17 @@ class _Checker:
         """An alternation under the quantifier whose branches can start alike."""
         return self.overlap_memo.get(id(body), False)
 
+    def ambiguous(self, node: Node) -> bool:
+        """Whether the unbounded repetition ``node`` can match one text two ways
+        (:mod:`regexambig`; True when not told within its steps, which are charged)."""
+        got = self.ambiguous_memo.get(id(node))
+        if got is None:
+            limit = min(_AMBIGUITY_STEPS, self.budget.left // 2)
+            answer, used = ambiguous_repetition(node.items[0], self.leaf, limit)
+            self.budget.charge(used)
+            got = self.ambiguous_memo[id(node)] = answer is not False
+        return got
+
 
 def backtracking_risks(pattern: str, flags: str = "") -> list[BacktrackRisk]:
     """The catastrophic-backtracking shapes found in ``pattern`` (parse errors raise).
@@ -749,7 +764,7 @@ def checked_risks(pattern: str, flags: str = "") -> list[BacktrackRisk]:
         if "nested-quantifier" not in seen and checker.nested(node):
             seen.add("nested-quantifier")
         if ("overlapping-alternation" not in seen and _unbounded(node)
-                and checker.overlapping(node.items[0])):
+                and checker.overlapping(node.items[0]) and checker.ambiguous(node)):
             seen.add("overlapping-alternation")
         if len(seen) == 2:
             break

@@ -12,9 +12,11 @@ such a part: a CBS tag (``{{...}}``) anywhere in it (but those of :data:`NO_DATA
 outside CBS tags and a ``$<name>`` (an attribute's, a Markdown link's or a CSS ``url()``'s
 end); inside a CBS tag it goes on, so ``{{getvar::a b}}`` stays one part.
 
-:func:`host_of` is the host of an address's authority as a browser reads it (user info and
-port dropped, percent escapes decoded, lower case); ``*`` when the host itself is built
-(``https://{{getvar::h}}/``).
+:func:`host_of` is the host of an address's authority as a browser reads it (WHATWG URL:
+user info and port dropped, percent escapes decoded, mapped to ASCII, a number an IPv4
+address); ``*`` when the host itself is built (``https://{{getvar::h}}/``).
+:func:`address_host` and :func:`page_address_host` read one whole address (tabs and line
+breaks dropped, the scheme in any case, any number of slashes either way).
 
 Linear and bounded: each address is walked once from its start to its end and the search
 goes on after it; at most ``MAX_DYNAMIC`` are kept a text.  Our own fixed patterns only;
@@ -24,6 +26,7 @@ nothing is rendered, run or fetched.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from functools import cache
 from urllib.parse import unquote
@@ -31,12 +34,31 @@ from urllib.parse import unquote
 #: addresses built from chat data kept a text
 MAX_DYNAMIC = 100
 
+#: tabs and line breaks, which a browser drops anywhere in an address before reading it
+_TAB_NL = "[\t\n\r]*"
 #: an http(s) address in running text and its authority (user info, host, port): its host
-#: is :func:`host_of` the group (HTML, Lua and JavaScript strings alike); ASCII only, so a
-#: word written right after it (``https://h.example에서``) is not taken into the host
-AUTHORITY = r"https?:[/\\]{2}([A-Za-z0-9_.\-~%@:\[\]]{1,300})"
-#: where a remote address starts: ``http(s)://``, ``//`` (the page's scheme), either slash
-_REMOTE = r"(?:https?:)?[/\\]{2}"
+#: is :func:`host_of` the group (HTML, Lua and JavaScript strings alike); the scheme in
+#: any case, tabs and line breaks inside it and among the slashes dropped, one or more
+#: slashes, either way (a browser reads ``https:\\h``, ``https:/\\h``, ``https:///h`` as
+#: ``https://h``); ASCII only (and the full-width letters, digits and full stops a browser
+#: maps to ASCII: ``ｅvil。example``), so a word written right after it
+#: (``https://h.example에서``) is not taken into the host
+AUTHORITY = (_TAB_NL.join("http") + _TAB_NL + "(?:s" + _TAB_NL + ")?:" + _TAB_NL
+             + r"(?:[/\\]" + _TAB_NL + r")+([A-Za-z0-9_.\-~%@:\[\]"
+             + "\uff0d\uff0e\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\u3002\uff61]{1,300})")
+#: where a remote address starts: ``http(s):`` and its slashes, ``//`` (the page's scheme)
+_REMOTE = r"https?:[/\\]+|[/\\]{2,}"
+#: schemes a browser reads as "special": any number of slashes (either way) before the host
+SPECIAL_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
+#: a scheme at the start of an address (tabs and line breaks already dropped)
+_SCHEME = r"([A-Za-z][A-Za-z0-9+.\-]*):"
+#: what ends an address's authority
+_AUTHORITY_END = r"[/\\?#]"
+#: characters a host's domain-to-ASCII mapping drops (UTS #46 "ignored")
+_IGNORED_IN_HOST = dict.fromkeys(
+    [0xAD, 0x34F, 0x180B, 0x180C, 0x180D, 0x200B, 0x2060, 0xFEFF, *range(0xFE00, 0xFE10)])
+#: full stops a host's mapping reads as ``.`` (after NFKC)
+_DOTS = {0x3002: ".", 0xFF0E: ".", 0xFF61: "."}
 #: a regex replacement in a regex script's output (JavaScript's ``String.replace``)
 _GROUP = r"\$(?:[0-9]{1,2}|&|<[^>]*>|`|')"
 #: CBS tags that carry no chat data: line breaks, nothing, chance, the clock
@@ -49,6 +71,8 @@ _PATH = r"[/\\?#]"
 #: what the walk along an address stops at: what ends an address outside CBS tags (a
 #: space, a quote, ``<``, ``>``, ``)``), a CBS tag's braces, a named group
 _STOPS = r"[ \t\n\r\f\"'<>)]|\{\{|\}\}|\$<"
+#: what a browser strips at the ends of an address: C0 controls and spaces
+_C0_SPACE = "".join(map(chr, range(0x21)))
 #: a host name or an IP literal, as it is kept
 _HOST_OK = r"[a-z0-9_][a-z0-9_.\-]{0,252}|\[[0-9a-f:.]{2,45}\]"
 
@@ -56,10 +80,11 @@ _HOST_OK = r"[a-z0-9_][a-z0-9_.\-]{0,252}|\[[0-9a-f:.]{2,45}\]"
 @cache
 def _rx() -> tuple[re.Pattern[str], ...]:
     """The patterns above, compiled when first needed (not at every command's start-up):
-    remote, group, CBS name, path, host, stops, authority."""
+    remote, group, CBS name, path, host, stops, authority, scheme, authority end."""
     return (re.compile(_REMOTE, re.IGNORECASE), re.compile(_GROUP), re.compile(_CBS_NAME),
             re.compile(_PATH), re.compile(_HOST_OK), re.compile(_STOPS),
-            re.compile(AUTHORITY, re.IGNORECASE))
+            re.compile(AUTHORITY, re.IGNORECASE), re.compile(_SCHEME),
+            re.compile(_AUTHORITY_END))
 
 
 def _carries_data(url: str) -> bool:
@@ -69,15 +94,112 @@ def _carries_data(url: str) -> bool:
 
 
 def host_of(authority: str) -> str | None:
-    """The host of an address's authority (what follows ``//``, up to the path): user info
-    and port dropped, percent escapes decoded, lower case, a trailing dot dropped; ``*``
-    when a CBS tag builds it; None when it is not a host name or an IP literal."""
+    """The host of an address's authority (what follows ``//``, up to the path) as a
+    browser reads it: tabs and line breaks dropped, user info and port dropped, percent
+    escapes decoded, mapped to ASCII (:func:`_domain_to_ascii`: lower case, full-width
+    letters and dots, punycode), a number an IPv4 address (``0x7f.1`` is ``127.0.0.1``), a
+    trailing dot dropped; ``*`` when a CBS tag builds it; None when it is not a host name or
+    an IP literal (a browser refuses the address)."""
     if "{{" in authority:
         return "*"
-    host = unquote(authority.rpartition("@")[2]).lower()
-    host = host[:host.find("]") + 1] if host.startswith("[") else host.partition(":")[0]
+    text = unquote(re.sub(_TAB_NL, "", authority).rpartition("@")[2])
+    if text.startswith("["):
+        text = text[:text.find("]") + 1].lower()
+        return text if _rx()[4].fullmatch(text) else None
+    host = _domain_to_ascii(text.partition(":")[0])
+    if host is None:
+        return None
+    labels = host.split(".")
+    if len(labels) > 1 and not labels[-1]:
+        labels.pop()
+    if labels and _ipv4_part(labels[-1]) is not None:
+        return _ipv4(labels)
     host = host.rstrip(".")
     return host if _rx()[4].fullmatch(host) else None
+
+
+def _domain_to_ascii(host: str) -> str | None:
+    """A host name as a browser maps it to ASCII (UTS #46, in short): characters it ignores
+    dropped, NFKC (``ｅ`` is ``e``), lower case, ideographic and full-width full stops read
+    as ``.``, a label still not ASCII written in punycode (``xn--``); None when a label
+    cannot be."""
+    if host.isascii():
+        return host.lower()
+    text = unicodedata.normalize("NFKC", host.translate(_IGNORED_IN_HOST)).lower()
+    text = text.translate(_DOTS)
+    out = []
+    for label in text.split("."):
+        if label.isascii():
+            out.append(label)
+            continue
+        try:
+            out.append("xn--" + label.encode("punycode").decode("ascii"))
+        except UnicodeError:
+            return None
+    return ".".join(out)
+
+
+def _ipv4_part(part: str) -> int | None:
+    """One part of an IPv4 address as a browser reads it: decimal, ``0x`` hexadecimal, a
+    leading ``0`` octal; None when it is not a number."""
+    if part[:2] in ("0x", "0X"):
+        digits, base = part[2:] or "0", 16
+    elif len(part) > 1 and part.startswith("0"):
+        digits, base = part[1:], 8
+    else:
+        digits, base = part, 10
+    if not digits or len(digits) > 40:
+        return None
+    try:
+        return int(digits, base) if digits.isalnum() and digits.isascii() else None
+    except ValueError:
+        return None
+
+
+def _ipv4(labels: list[str]) -> str | None:
+    """The host whose last label is a number: an IPv4 address in dotted decimal (``127.1``,
+    ``0x7f000001``, ``2130706433`` are ``127.0.0.1``), None when it is not one."""
+    nums = [_ipv4_part(label) for label in labels]
+    if len(nums) > 4 or any(n is None for n in nums):
+        return None
+    values = [n for n in nums if n is not None]
+    if any(n > 255 for n in values[:-1]) or values[-1] >= 256 ** (5 - len(values)):
+        return None
+    address = values[-1] + sum(n * 256 ** (3 - i) for i, n in enumerate(values[:-1]))
+    return ".".join(str(address >> shift & 255) for shift in (24, 16, 8, 0))
+
+
+def address_host(url: str) -> str | None:
+    """The host of one whole address as a browser reads it with no page to resolve it
+    against (``new URL(url)``): controls and spaces at its ends and tabs and line breaks
+    anywhere dropped; an http(s), ws(s) or ftp scheme in any case, then any number of
+    slashes either way (``https:\\\\h``, ``https:/\\h``, ``HTTPS:h``), and the host
+    (:func:`host_of`).  None for another scheme, a relative address, or no host."""
+    text = re.sub(_TAB_NL, "", url).strip(_C0_SPACE)
+    m = _rx()[7].match(text)
+    if m is None or m.group(1).lower() not in SPECIAL_SCHEMES:
+        return None
+    return _authority_host(text, m.end())
+
+
+def page_address_host(url: str) -> str | None:
+    """The host of an address a page loads (an attribute's, CSS's): :func:`address_host`,
+    or, without a scheme, two or more slashes either way (``//h``, ``\\\\h``, ``/\\h``: the
+    page's own scheme, which is http(s))."""
+    text = re.sub(_TAB_NL, "", url).strip(_C0_SPACE)
+    if text[:2] in ("//", "\\\\", "/\\", "\\/"):
+        return _authority_host(text, 0)
+    return address_host(text)
+
+
+def _authority_host(text: str, at: int) -> str | None:
+    """The host of the authority after the slashes at ``at`` (``*`` is no host here)."""
+    n = len(text)
+    while at < n and text[at] in "/\\":
+        at += 1
+    end = _rx()[8].search(text, at)
+    host = host_of(text[at:end.start() if end else n])
+    return None if host == "*" else host
 
 
 def url_hosts(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, str]]:

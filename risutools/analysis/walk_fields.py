@@ -50,7 +50,7 @@ CHARX_KEPT = frozenset({"trigger", "regex", "lorebook", "name", "description", "
 CHARX_QUIET = frozenset({"displayOrder", "lowLevelAccess"})
 #: at most this many module ids read from ``moduleIntergration``
 MAX_MODULE_IDS = 64
-_URL = re.compile(r"(?:https?|wss?)://[^\s\"'<>]{1,300}", re.IGNORECASE)
+_URL = re.compile(r"(?:https?|wss?):[/\\][^\s\"'<>]{1,300}", re.IGNORECASE)
 
 
 def charx_view(module: Module) -> tuple[Module, list[str]]:
