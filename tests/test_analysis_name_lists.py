@@ -33,6 +33,9 @@ def lua(code: str, **extra: object) -> Analysis:
     ('local a <const>, b = "hp", "mp"\nsetChatVar(id, b, 1)', "mp"),  # (attributes: 5.4)
     ('local a, b <const> = "hp", "mp"\nsetChatVar(id, b, 1)', "mp"),
     ('local a <close>, b <const>, c = "hp", "mp", "sp"\nsetChatVar(id, c, 1)', "sp"),
+    # a value's escaped bytes read as UTF-8, as every Lua string is
+    ('local a, b = "hp", "\\237\\149\\156"\nsetChatVar(id, b, 1)', "한"),
+    ('local a, b = "\\xed\\x95\\x9c", "mp"\nsetChatVar(id, a, 1)', "한"),
 ])
 def test_each_name_of_a_list_is_given_its_own_value(code: str, key: str) -> None:
     """``local a, b = "hp", "mp"``: ``b`` is "mp" (it was once "hp", then nothing).  What
