@@ -135,9 +135,10 @@ def _json_unsafe() -> re.Pattern[str]:
     or kept by its category in :func:`_json_escape`, whatever the Unicode version)."""
     global _json_class
     if _json_class is None:
-        codes = [o for o in range(0x10000)
-                 if o != 0x0A and (unicodedata.category(chr(o)) in _JSON_ESCAPED
-                                   or noncharacter(chr(o)))]
+        # (the noncharacters of the first plane: U+FDD0..U+FDEF, U+FFFE, U+FFFF)
+        codes = sorted({o for o in range(0x10000) if o != 0x0A
+                        and unicodedata.category(chr(o)) in _JSON_ESCAPED}
+                       | {*range(0xFDD0, 0xFDF0), 0xFFFE, 0xFFFF})
         _json_class = re.compile(_class(codes) + "|[\U00010000-\U0010FFFF]")
     return _json_class
 

@@ -170,7 +170,32 @@ def lore_chain(size: int) -> dict[str, Any]:
     return module
 
 
+def url_slashes(size: int) -> dict[str, Any]:
+    # one address whose slashes run for megabytes (a browser reads any number of them)
+    return {"name": "hostile", "backgroundEmbedding":
+            '<a href="https:' + "\\/" * (size // 2) + 'h.example">x</a> https:' + "/" * size + "h"}
+
+
+def url_host_text(size: int) -> dict[str, Any]:
+    # hosts of megabytes: full-width letters, percent escapes, ignored characters, Hangul
+    quarter = size // 4
+    return {"name": "hostile", "backgroundEmbedding": " ".join([
+        '<img src="https://' + "\uff45" * quarter + '.example">',
+        '<img src="https://' + "%41" * (quarter // 3) + '.example">',
+        '<img src="//h' + "\u00ad" * quarter + '.example">',
+        "https://" + "\ud55c" * quarter + ".example"])}
+
+
+def url_many_numbers(size: int) -> dict[str, Any]:
+    # addresses whose hosts are numbers (read as IPv4 addresses)
+    return {"name": "hostile", "backgroundEmbedding": " ".join(
+        f'<img src="http://0x{i:x}.0x1.{i % 300}">' for i in range(size // 32))}
+
+
 CASES: dict[str, tuple[Callable[[int], dict[str, Any]], int]] = {
+    "url-slashes": (url_slashes, 4 * MB),
+    "url-host-text": (url_host_text, 4 * MB),
+    "url-many-numbers": (url_many_numbers, 1 * MB),
     "lua-helper-calls": (lua_helper_calls, 2 * MB),
     "lua-dead-functions": (lua_dead_functions, 2 * MB),
     "lua-named-listeners": (lua_named_listeners, 2 * MB),

@@ -55,11 +55,41 @@ from risutools.analysis.urlleaks import url_hosts
 
 # an escape that can make ":" or "/" out of other characters (``\58``, ``\x3a``, ``\u{2f}``)
 _CODED_ESCAPE = re.compile(r"\\[0-9xu]")
-#: the names before the last of a list of names being assigned, up to its ``,``
 _ATTRIB = r"(?:\s*<\s*(?:const|close)\s*>)?"
-_NAMES_BEFORE = re.compile(rf"[A-Za-z_]\w*{_ATTRIB}(?:\s*,\s*[A-Za-z_]\w*{_ATTRIB})*\s*,\s*\Z")
-#: a name of such a list (not an attribute's word)
-_NAME = re.compile(r"<[^>]*>|([A-Za-z_]\w*)")
+#: after a name's ``,``: more names of a list being assigned, then its ``=`` (looked for in
+#: the next 400 characters, as :func:`_name_list` looks back: ``f(a, b)`` is no list)
+_LIST_GOES_ON = re.compile(rf"\s*[A-Za-z_]\w*{_ATTRIB}(?:\s*,\s*[A-Za-z_]\w*{_ATTRIB})*\s*=(?!=)")
+_SPACE = " \t\r\n\f\v"
+#: a string's opening (a list's values hold no string literal when none is in the next
+#: ``_QUOTES_REACH`` characters: they are not read)
+_QUOTE_AHEAD = re.compile(r"[\"'\[]")
+_QUOTES_REACH = 256
+#: how far back a list of names is read
+_LIST_REACH = 400
+
+
+def _space_before(text: str, i: int, lo: int) -> int:
+    """The start of the run of spaces that ends at ``i`` (not before ``lo``)."""
+    while i > lo and text[i - 1] in _SPACE:
+        i -= 1
+    return i
+
+
+def _name_before(text: str, i: int, lo: int) -> tuple[str, int] | None:
+    """The name (and its start) that ends at ``i``, after an optional ``<const>`` /
+    ``<close>`` attribute; None when there is none."""
+    if i > lo and text[i - 1] == ">":
+        k = text.rfind("<", max(lo, i - 24), i)
+        if k < 0 or text[k + 1:i - 1].strip(_SPACE) not in ("const", "close"):
+            return None
+        i = _space_before(text, k, lo)
+    e = i
+    while i > lo and (text[i - 1].isalnum() or text[i - 1] == "_"):
+        i -= 1
+    name = text[i:e]
+    if not name or not (name[0] == "_" or (name[0].isascii() and name[0].isalpha())):
+        return None
+    return name, i
 
 
 def _name_list(text: str, at: int) -> list[str] | None:
@@ -68,22 +98,25 @@ def _name_list(text: str, at: int) -> list[str] | None:
     field (``{k = v, b =``): only names and commas before it, back to what ends a statement
     (not ``=``, ``{``, ``(`` or ``,``); None when it does not.  A first name after ``.`` or
     ``:`` (``t.a, b =``) is a field, not a name: it is given as ``""`` (and the list may
-    start before it).  Steps back over
-    names, commas and spaces only (at most 400 characters): a table's next field stops at
-    its previous value at once."""
-    i, lo = at, max(0, at - 400)
-    while i > lo and (text[i - 1].isalnum() or text[i - 1] in "_, \t\r\n<>"):
-        i -= 1
-    run = text[i:at]
-    m = _NAMES_BEFORE.search(run)
-    if m is None:
+    start before it).  Steps back a comma and a name at a time (at most
+    ``_LIST_REACH`` characters, each looked at once): a table's next field stops at its
+    previous value at once."""
+    lo = max(0, at - _LIST_REACH)
+    names: list[str] = []
+    i = _space_before(text, at, lo)
+    while i > lo and text[i - 1] == ",":
+        got = _name_before(text, _space_before(text, i - 1, lo), lo)
+        if got is None:
+            return None
+        names.append(got[0])
+        i = _space_before(text, got[1], lo)
+    if not names:
         return None
-    head = run[:m.start()].rstrip()
-    last = head[-1:] or text[i - 1:i]
+    last = text[i - 1:i]
     if last in ("=", "{", "(", ","):
         return None
-    names = [n for n in _NAME.findall(m.group()) if n]  # (``local a <const>, b =``)
-    if not head and last in (".", ":"):
+    names.reverse()
+    if last in (".", ":"):
         names[0] = ""
     return names
 
@@ -353,8 +386,15 @@ class _Scanner:
                 self.on_after_name(OP, value, s, -1, -1)
             else:  # anything else after a name: not a call, lookup or assignment
                 self.drop(OP, value)
-                if value == ",":  # ``a, b =``: the next name is read, never passed over
+                if value == "," and self.may_list() \
+                        and _LIST_GOES_ON.match(self.text, s + 1, s + 401):
+                    # ``a, b =``: the next name is read, never passed over
                     self.form = ["attrib", "", s, 9, -1]  # (a step that matches nothing)
+
+    def may_list(self) -> bool:
+        """Whether the name before a ``,`` may be one of a list of names being assigned:
+        not a value (after ``=``, ``(``, an operator: ``{k = v, b = w}``, ``f(a, b)``)."""
+        return self.prev2_kind != OP or self.prev2_val in (",", ")", "]", "}", ";")
 
     def on_string_token(self, value: str | None, s: int, b0: int, b1: int) -> None:
         """A string: the argument of a pending name (``f "x"``), and URL hosts."""
@@ -515,8 +555,8 @@ class _Scanner:
         name (``choices``).  At most ``MAX_FOLDS`` lists a script (with the folded keys)."""
         if "" in names:  # ``x, t.a, b =`` (where b stands is not known) or a table's
             return  # field after one (``{k = C.x, b = "v"}``): given nothing, as before
-        if self.folds >= MAX_FOLDS:
-            values: list[str | None] = [None] * len(names)
+        if self.folds >= MAX_FOLDS or not _QUOTE_AHEAD.search(self.text, eq, eq + _QUOTES_REACH):
+            values: list[str | None] = [None] * len(names)  # (no string among the values)
         else:
             self.folds += 1
             values = assigned_literals(self.text, eq, len(names))

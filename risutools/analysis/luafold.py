@@ -35,6 +35,9 @@ MAX_FOLD_CHARS = 256
 MAX_FOLD_TOKENS = 256
 #: characters of source read per expression, at most (a token past them is not read)
 MAX_FOLD_SPAN = 4096
+#: tokens read of a list assignment's values (``a, b = v1, v2``), at most: a call's long
+#: arguments before a literal are not walked through
+MAX_LIST_TOKENS = 48
 #: expressions folded per script (per scan), at most
 MAX_FOLDS = 256
 #: ``rep`` counts above this are not folded
@@ -395,6 +398,7 @@ def assigned_literals(text: str, eq: int, count: int) -> list[str | None]:
     (whose body the reader does not follow) are None."""
     out: list[str | None] = []
     r = _Reader(text, eq, {})
+    r.left = MAX_LIST_TOKENS  # (a value past them is not read: None)
     try:
         r.expect("=")
         more = True

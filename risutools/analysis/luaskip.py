@@ -50,15 +50,18 @@ LIST_LOOKAHEAD = 16
 SKIP_RUN_310 = 4096
 
 
-def _not_listed(ws: str, name: str) -> str:
-    """Where a name is not the first of more names being assigned (``a, b = ...``: the
-    scanner reads the rest of the list itself and gives each name its own value): after
-    ``=``, ``(``, ``{`` or ``,``, where no list starts (``{k = x, b = y}``), or not followed
-    by names and ``=``; at most ``LIST_LOOKAHEAD`` names are looked at (a longer list is
-    stopped at a later name)."""
-    return (rf"(?:(?<=[=({{,])|(?<=[=({{,][ \t])|(?!{name}"
-            rf"{ws}*,{ws}*{name}(?:{ws}*,{ws}*{name}){{0,{LIST_LOOKAHEAD - 1}}}"
-            rf"{ws}*=(?!=)))")
+def _unlisted_name(ws: str, name: str, sig: str) -> str:
+    """A name (not one of ``sig``) that is not the first of more names being assigned
+    (``a, b = ...``: the scanner reads the rest of the list itself and gives each name its
+    own value): one after ``=``, ``(``, ``{`` or ``,``, where no list starts
+    (``{k = x, b = y}``), or one not followed by names and ``=``; at most
+    ``LIST_LOOKAHEAD`` names are looked at (a longer list is stopped at a later name).  The
+    look for a list comes after the name (it fails at once where no ``,`` follows), so a
+    name is read once, not twice."""
+    tail = (rf"{ws}*,{ws}*{name}(?:{ws}*,{ws}*{name}){{0,{LIST_LOOKAHEAD - 1}}}"
+            rf"{ws}*=(?!=)")
+    return (rf"(?:(?:(?<=[=({{,])|(?<=[=({{,][ \t]))(?!{sig}){name}"
+            rf"|(?!{sig}){name}(?!{tail}))")
 
 
 @lru_cache(maxsize=8)
@@ -103,14 +106,14 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     after_name = rf"""{ws}*(?: {punct} | -(?!-) | == | [.:][.:]?
                               | =(?!=){ws}*{plain_value} | function{ws}*\(
                               | (?!function(?!{w}))[A-Za-z0-9_] | \Z )"""
-    not_listed = _not_listed(ws, name)
+    unlisted = _unlisted_name(ws, name, sig)
     # a token, after whitespace and line comments; the last one matched is group "last"
     # (a run of whitespace is one possessive repetition of a character class, and a name
     # is tried against the host table only when it starts like a name: faster in the
     # regex engine than an alternation per character, and the same matches, since no
     # token starts with whitespace or "--")
     unit = rf"""{ws}*{p}(?:--(?!\[=*\[)[^\n]*(?=\n){ws}*{p})*{p}(?P<last>
-        (?=[A-Za-z_])(?!{sig}){not_listed}{name}(?!{attrib})(?={after_name})
+        (?=[A-Za-z_]){unlisted}(?!{attrib})(?={after_name})
       | [.:](?![.:])(?={ws}*(?!{sig})[A-Za-z_])
       | "{_string_body('"', strings_without)}" | '{_string_body("'", strings_without)}'
       | 0[xX][0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?

@@ -29,7 +29,6 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from functools import cache
-from urllib.parse import unquote
 
 #: addresses built from chat data kept a text
 MAX_DYNAMIC = 100
@@ -44,7 +43,7 @@ _TAB_NL = "[\t\n\r]*"
 #: maps to ASCII: ``ｅvil。example``), so a word written right after it
 #: (``https://h.example에서``) is not taken into the host
 AUTHORITY = (_TAB_NL.join("http") + _TAB_NL + "(?:s" + _TAB_NL + ")?:" + _TAB_NL
-             + r"(?:[/\\]" + _TAB_NL + r")+([A-Za-z0-9_.\-~%@:\[\]"
+             + r"[/\\][/\\\t\n\r]*([A-Za-z0-9_.\-~%@:\[\]"
              + "\uff0d\uff0e\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\u3002\uff61]{1,300})")
 #: where a remote address starts: ``http(s):`` and its slashes, ``//`` (the page's scheme)
 _REMOTE = r"https?:[/\\]+|[/\\]{2,}"
@@ -54,6 +53,13 @@ SPECIAL_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
 _SCHEME = r"([A-Za-z][A-Za-z0-9+.\-]*):"
 #: what ends an address's authority
 _AUTHORITY_END = r"[/\\?#]"
+#: the tabs and line breaks a browser drops from an address, as a ``str.translate`` table
+_DROP_TAB_NL = dict.fromkeys(map(ord, "\t\n\r"))
+#: the most characters of a host's text (user info, port, tabs and the characters its
+#: mapping ignores already dropped, percent escapes decoded) read further: a host name a
+#: browser takes is at most 253 ASCII characters, and NFKC makes at most a few characters
+#: one (a longer text is no host: no NFKC or punycode of megabytes)
+MAX_HOST_TEXT = 253 * 4
 #: characters a host's domain-to-ASCII mapping drops (UTS #46 "ignored")
 _IGNORED_IN_HOST = dict.fromkeys(
     [0xAD, 0x34F, 0x180B, 0x180C, 0x180D, 0x200B, 0x2060, 0xFEFF, *range(0xFE00, 0xFE10)])
@@ -80,11 +86,34 @@ _HOST_OK = r"[a-z0-9_][a-z0-9_.\-]{0,252}|\[[0-9a-f:.]{2,45}\]"
 @cache
 def _rx() -> tuple[re.Pattern[str], ...]:
     """The patterns above, compiled when first needed (not at every command's start-up):
-    remote, group, CBS name, path, host, stops, authority, scheme, authority end."""
+    remote, group, CBS name, path, host, stops, authority, scheme, authority end,
+    slashes, a run of percent escapes, hexadecimal digits."""
     return (re.compile(_REMOTE, re.IGNORECASE), re.compile(_GROUP), re.compile(_CBS_NAME),
             re.compile(_PATH), re.compile(_HOST_OK), re.compile(_STOPS),
             re.compile(AUTHORITY, re.IGNORECASE), re.compile(_SCHEME),
-            re.compile(_AUTHORITY_END))
+            re.compile(_AUTHORITY_END), re.compile(r"[/\\]*"),
+            re.compile(r"(?:%[0-9A-Fa-f]{2})+"), re.compile(r"[0-9A-Fa-f]+"))
+
+
+def _no_tab_nl(text: str) -> str:
+    """``text`` without tabs and line breaks (a browser drops them anywhere in an
+    address)."""
+    if "\t" in text or "\n" in text or "\r" in text:
+        return text.translate(_DROP_TAB_NL)
+    return text
+
+
+def _percent_decoded(text: str) -> str:
+    """``text`` with its percent escapes decoded (``urllib.parse.unquote``'s result: a run
+    of escapes read as UTF-8, U+FFFD for a byte that is not), a run at a time, not an
+    escape at a time (a megabyte of ``%41`` is one run)."""
+    if "%" not in text:
+        return text
+    return _rx()[10].sub(_decode_run, text)
+
+
+def _decode_run(m: re.Match[str]) -> str:
+    return bytes.fromhex(m.group().replace("%", "")).decode("utf-8", "replace")
 
 
 def _carries_data(url: str) -> bool:
@@ -102,7 +131,7 @@ def host_of(authority: str) -> str | None:
     an IP literal (a browser refuses the address)."""
     if "{{" in authority:
         return "*"
-    text = unquote(re.sub(_TAB_NL, "", authority).rpartition("@")[2])
+    text = _percent_decoded(_no_tab_nl(authority).rpartition("@")[2])
     if text.startswith("["):
         text = text[:text.find("]") + 1].lower()
         return text if _rx()[4].fullmatch(text) else None
@@ -124,8 +153,11 @@ def _domain_to_ascii(host: str) -> str | None:
     as ``.``, a label still not ASCII written in punycode (``xn--``); None when a label
     cannot be."""
     if host.isascii():
-        return host.lower()
-    text = unicodedata.normalize("NFKC", host.translate(_IGNORED_IN_HOST)).lower()
+        return host.lower() if len(host) <= MAX_HOST_TEXT else None
+    text = host.translate(_IGNORED_IN_HOST)
+    if len(text) > MAX_HOST_TEXT:
+        return None
+    text = unicodedata.normalize("NFKC", text).lower()
     text = text.translate(_DOTS)
     out = []
     for label in text.split("."):
@@ -141,19 +173,20 @@ def _domain_to_ascii(host: str) -> str | None:
 
 def _ipv4_part(part: str) -> int | None:
     """One part of an IPv4 address as a browser reads it: decimal, ``0x`` hexadecimal, a
-    leading ``0`` octal; None when it is not a number."""
+    leading ``0`` octal; None when it is not a number (no exception raised for a word: a
+    host name's last label is asked about every time)."""
+    if not part or not part.isascii() or len(part) > 42:
+        return None
     if part[:2] in ("0x", "0X"):
-        digits, base = part[2:] or "0", 16
-    elif len(part) > 1 and part.startswith("0"):
-        digits, base = part[1:], 8
-    else:
-        digits, base = part, 10
-    if not digits or len(digits) > 40:
+        digits = part[2:]
+        if not digits:
+            return 0
+        return int(digits, 16) if _rx()[11].fullmatch(digits) else None
+    if not part.isdigit():
         return None
-    try:
-        return int(digits, base) if digits.isalnum() and digits.isascii() else None
-    except ValueError:
-        return None
+    if len(part) > 1 and part[0] == "0":
+        return int(part[1:], 8) if "8" not in part and "9" not in part else None
+    return int(part)
 
 
 def _ipv4(labels: list[str]) -> str | None:
@@ -175,7 +208,7 @@ def address_host(url: str) -> str | None:
     anywhere dropped; an http(s), ws(s) or ftp scheme in any case, then any number of
     slashes either way (``https:\\\\h``, ``https:/\\h``, ``HTTPS:h``), and the host
     (:func:`host_of`).  None for another scheme, a relative address, or no host."""
-    text = re.sub(_TAB_NL, "", url).strip(_C0_SPACE)
+    text = _no_tab_nl(url).strip(_C0_SPACE)
     m = _rx()[7].match(text)
     if m is None or m.group(1).lower() not in SPECIAL_SCHEMES:
         return None
@@ -186,7 +219,7 @@ def page_address_host(url: str) -> str | None:
     """The host of an address a page loads (an attribute's, CSS's): :func:`address_host`,
     or, without a scheme, two or more slashes either way (``//h``, ``\\\\h``, ``/\\h``: the
     page's own scheme, which is http(s))."""
-    text = re.sub(_TAB_NL, "", url).strip(_C0_SPACE)
+    text = _no_tab_nl(url).strip(_C0_SPACE)
     if text[:2] in ("//", "\\\\", "/\\", "\\/"):
         return _authority_host(text, 0)
     return address_host(text)
@@ -195,8 +228,8 @@ def page_address_host(url: str) -> str | None:
 def _authority_host(text: str, at: int) -> str | None:
     """The host of the authority after the slashes at ``at`` (``*`` is no host here)."""
     n = len(text)
-    while at < n and text[at] in "/\\":
-        at += 1
+    slashes = _rx()[9].match(text, at)  # (it matches the empty text too)
+    at = slashes.end() if slashes is not None else at
     end = _rx()[8].search(text, at)
     host = host_of(text[at:end.start() if end else n])
     return None if host == "*" else host
