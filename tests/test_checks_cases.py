@@ -100,12 +100,17 @@ def _base(value: Any, base: str) -> Any:
 
 
 def catalog_findings(case: dict[str, Any], root: Path) -> list[Any]:
-    """Write the case's catalog under ``root`` and review it: every finding reported."""
+    """Write the case's catalog under ``root`` and review it: every finding reported
+    (``base_log``: the base branch's log, lines as for ``log``, given beside the catalog)."""
     from risutools.catalog.catalog import Catalog
     from risutools.catalog.review import review_catalog
 
     write_catalog(case, root)
-    return review_catalog(Catalog.open(root), jobs=1).findings
+    base = None
+    if "base_log" in case:
+        base = root.parent / "base.ndjson"
+        base.write_text("".join(x + "\n" for x in case["base_log"]), "utf-8", newline="")
+    return review_catalog(Catalog.open(root), jobs=1, base_log=base).findings
 
 
 def write_catalog(case: dict[str, Any], root: Path) -> None:

@@ -1,5 +1,6 @@
-"""The checks of scope ``catalog``: MC104 (one id + version, one document) and MC305 (a
-document past candidate ends its chain of recorded, approved transitions).
+"""The checks of scope ``catalog``: MC104 (one id + version, one document), MC305 (a
+document past candidate ends its chain of recorded, approved transitions) and MC306 (the
+log extends the base branch's, ``--base-log``).
 
 Each looks at the documents validated together and yields a :class:`CatalogIssue` per
 finding; ``validate``'s catalog pass (:func:`risutools.contract.validate.catalog_checks`)
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from risutools.checks.registry import check
+from risutools.contract.baselog import LOG_NAME, compare_logs
 from risutools.contract.loaders import LoadedDocument, display_path
 from risutools.contract.result import DocumentInfo
 from risutools.contract.transitions import (
@@ -27,6 +29,7 @@ from risutools.contract.transitions import (
     find_catalog_root,
     read_log,
 )
+from risutools.pathnames import show_name
 from risutools.settings import lifecycle
 
 
@@ -121,6 +124,46 @@ def mc305(loaded: Iterable[LoadedDocument], documents: Sequence[DocumentInfo],
         told = candidate_lines(logs.of(found), str(info.component_id), None)
         if told is not None:
             yield CatalogIssue("/provenance/review_status", told, info)
+
+
+@check("MC306", "error", "catalog", "append-only-log", guards=True)
+def mc306(roots: Iterable[Path], base_log: Path) -> Iterator[CatalogIssue]:
+    """With the base branch's transition log given (`--base-log FILE`), the catalog's
+    transitions.ndjson begins with that log byte for byte: no line of it edited, removed,
+    moved, re-encoded (CRLF, a byte order mark, key order, spacing) or cut off the end.
+
+    Why: The log is append-only history. Lines cut off its end, with the documents put back
+    as they were, read as an older catalog that every other check passes (a rollback of a
+    promotion or an activation); only the base branch's log tells.
+
+    Fix: Restore the base branch's lines as they were (`git checkout BASE --
+    transitions.ndjson`), then record new steps with the commands that append to the log.
+    """
+    shown = show_name(str(base_log))
+    for root in sorted(set(roots)):
+        d = compare_logs(base_log, root)
+        if d is None:
+            continue
+        keep = f"keep the base branch's {d.kept} line{'s' if d.kept != 1 else ''} as they are"
+        what = f" line {d.line} is not the base branch's line {d.line}" \
+            if d.line is not None else ""
+        yield CatalogIssue("", f"{LOG_NAME}{what} (base log {shown}): {d.why}; the log is "
+                           f"append-only: {keep}, byte for byte, and add new lines after "
+                           "them", file=display_path(root / LOG_NAME), line=d.line)
+
+
+def catalog_roots(folders: Iterable[str], documents: Iterable[DocumentInfo]) -> list[Path]:
+    """The catalogs a run checks: the catalog root above each folder given and each
+    document's folder (:func:`find_catalog_root`); none found, the first folder given (a
+    catalog whose log and approvals were removed is still compared with its base)."""
+    where = dict.fromkeys(os.path.abspath(f) for f in folders)
+    for info in documents:
+        if info.path is not None:
+            where[os.path.dirname(info.path)] = None
+    roots = {r for f in where if (r := find_catalog_root(Path(f))) is not None}
+    if not roots and where:
+        roots.add(Path(next(iter(where))).resolve())
+    return sorted(roots)
 
 
 class _Logs:

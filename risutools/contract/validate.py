@@ -11,7 +11,14 @@ from risutools.canonical import doc_sha256
 from risutools.checks.registry import Check
 from risutools.checks.registry import RuleFilter as RuleFilter  # re-exported
 from risutools.collector import alive_frozen, batch_settled, cycles_paused
-from risutools.contract.checks_catalog import CatalogIssue, mc104, mc305, past_start
+from risutools.contract.checks_catalog import (
+    CatalogIssue,
+    catalog_roots,
+    mc104,
+    mc305,
+    mc306,
+    past_start,
+)
 from risutools.contract.checks_load import mc000
 from risutools.contract.loaders import (
     LoadedDocument,
@@ -217,12 +224,14 @@ def validate_paths(
     skip_non_documents: bool = False,
     counts: ApprovalCheck | None = None,
     hashes: bool = True,
+    base_log: Path | None = None,
 ) -> Result:
     """Load and validate every document under ``paths`` (files, folders, ``-``).
 
     Adds the catalog-level rules: MC104 (duplicate id + version across all
     documents given) and MC305 (recorded transition chains; ``counts`` decides whether
-    each step's approval record counts: its signature).
+    each step's approval record counts: its signature); with ``base_log`` (the base branch's
+    transition log), MC306 (each catalog's log extends it: :func:`catalog_roots`).
 
     ``hashes=False`` (a report that shows no document hash): a document's
     :attr:`DocumentInfo.sha256` is computed only for a document MC305 reads (past
@@ -255,6 +264,11 @@ def validate_paths(
     for issue in mc305(kept, kept_info, counts,
                        candidates=[i for i in result.documents if i.candidate]):
         _add(result, mc305, issue, cfg, flt)
+    if base_log is not None:
+        folders = [os.fspath(p) if os.path.isdir(p) else os.path.dirname(os.fspath(p)) or "."
+                   for p in paths if os.fspath(p) != "-"]
+        for issue in mc306(catalog_roots(folders, result.documents), base_log):
+            _add(result, mc306, issue, cfg, flt)
     return result
 
 
@@ -285,15 +299,19 @@ def _validated_batch(parts: list[LoadOutcome], result: Result, cfg: Settings, fl
 
 def catalog_checks(docs: Iterable[LoadedDocument], result: Result, cfg: Settings,
                    flt: RuleFilter, counts: ApprovalCheck | None = None,
-                   root: Path | None = None) -> None:
-    """The catalog checks (MC104, MC305) over ``docs`` and their :class:`DocumentInfo`
-    (``result.documents``, in the same order; ``root``: the catalog they all belong to);
-    their findings go into ``result``."""
+                   root: Path | None = None, base_log: Path | None = None) -> None:
+    """The catalog checks (MC104, MC305; MC306 with ``base_log``) over ``docs`` and their
+    :class:`DocumentInfo` (``result.documents``, in the same order; ``root``: the catalog
+    they all belong to); their findings go into ``result``."""
     for issue in mc104(result.documents):
         _add(result, mc104, issue, cfg, flt)
     for issue in mc305(docs, result.documents, counts, root,
                        [i for i in result.documents if i.candidate]):
         _add(result, mc305, issue, cfg, flt)
+    if base_log is not None:
+        roots = [root] if root is not None else catalog_roots((), result.documents)
+        for issue in mc306(roots, base_log):
+            _add(result, mc306, issue, cfg, flt)
 
 
 def _add(result: Result, rule: Check, issue: CatalogIssue, cfg: Settings,
