@@ -479,6 +479,7 @@ def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
     for a in approvals:  # each component's own (every gate and part of the path asks for
         records.setdefault(a.field("component_id"), []).append(a)  # those alone)
     out = Board()
+    used = used_records(log)
     for e in sorted(entries, key=lambda e: (e.component_id, e.where())):
         if e.review_status not in lifecycle.BOARD:
             continue
@@ -495,7 +496,7 @@ def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
             p = plan(cat, e, to, graph=graph, log=log, approvals=own,
                      verifications=by_doc.get(key, []), base_findings=found.get(key),
                      status_found=made[1] if made is not None and made[0] == to else None)
-            path = path_to_approved(e, found.get(key), by_doc.get(key, []), own)
+            path = path_to_approved(e, found.get(key), by_doc.get(key, []), own, used)
         finally:
             e.reload = reload
         ready = p.ok
