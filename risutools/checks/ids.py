@@ -44,6 +44,7 @@ SCOPE_OF: dict[str, str] = {
     "MC304": "document",
     "MC305": "catalog",
     "MC306": "catalog",
+    "MC307": "catalog",
     "MC400": "document",
     "MC401": "document",
     "MC500": "document",

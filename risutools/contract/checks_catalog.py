@@ -1,6 +1,7 @@
 """The checks of scope ``catalog``: MC104 (one id + version, one document), MC305 (a
-document past candidate ends its chain of recorded, approved transitions) and MC306 (the
-log extends the base branch's, ``--base-log``).
+document past candidate ends its chain of recorded, approved transitions), MC306 (the
+log extends the base branch's, ``--base-log``) and MC307 (every component the log names
+has a document among those checked).
 
 Each looks at the documents validated together and yields a :class:`CatalogIssue` per
 finding; ``validate``'s catalog pass (:func:`risutools.contract.validate.catalog_checks`)
@@ -84,7 +85,8 @@ def past_start(doc: Any) -> bool:
 @check("MC305", "error", "catalog", "recorded-transitions", guards=True)
 def mc305(loaded: Iterable[LoadedDocument], documents: Sequence[DocumentInfo],
           counts: ApprovalCheck | None = None, root: Path | None = None,
-          candidates: Iterable[DocumentInfo] = ()) -> Iterator[CatalogIssue]:
+          candidates: Iterable[DocumentInfo] = (), logs: Logs | None = None
+          ) -> Iterator[CatalogIssue]:
     """A document past candidate ends a chain of recorded transitions (transitions.ndjson)
     from candidate, each backed by a human approval record in approvals/ that counts (signed
     by an allowed signer where signatures are required), each record used by one line; a
@@ -96,7 +98,7 @@ def mc305(loaded: Iterable[LoadedDocument], documents: Sequence[DocumentInfo],
     Fix: Move the component only with `risutools promote` and an approval record; never
     edit review_status by hand.
     """
-    logs = _Logs(root)
+    logs = logs if logs is not None else Logs(root)
     for ld, info in zip(loaded, documents, strict=True):
         status = _review_status(ld.doc)
         if status not in lifecycle.PAST_START or info.component_id is None:
@@ -152,6 +154,42 @@ def mc306(roots: Iterable[Path], base_log: Path) -> Iterator[CatalogIssue]:
                            "them", file=display_path(root / LOG_NAME), line=d.line)
 
 
+@check("MC307", "warning", "catalog", "log-names-no-document")
+def mc307(roots: Iterable[Path], documents: Iterable[DocumentInfo], exclude: Sequence[str],
+          logs: Logs) -> Iterator[CatalogIssue]:
+    """transitions.ndjson names a component that no document checked has, where the whole
+    catalog was checked (`validate` of its folder; `review` reports the same as RV202): its
+    document was removed, renamed, or left out of the check by `exclude:`.
+
+    Why: A document left out of the check is not checked at all: a pull request that adds
+    `exclude:` to the catalog's configuration hides a document whose history the log
+    records (edited, or its status forged) from every other check. CI pins the
+    configuration (`--config FILE` from the base branch) so that the pull request cannot
+    choose what is left out.
+
+    Fix: Restore the document (and take it out of `exclude:`), or retire the component with
+    `risutools promote` before removing it.
+    """
+    have = {info.component_id for info in documents}
+    hidden = (f", or left out of the check by exclude: {', '.join(map(show_name, exclude))} "
+              "(a document left out is not checked: pin the configuration with --config)"
+              if exclude else "")
+    for root in sorted(set(roots)):
+        log = logs.of(root)
+        named = sorted((lines[0][0], cid) for cid, lines in
+                       (*log.by_component.items(), *log.runtime.items())
+                       if lines and cid not in have)
+        first: dict[str, int] = {}
+        for ln, cid in named:
+            first.setdefault(cid, ln)
+        for cid, ln in sorted(first.items(), key=lambda kv: kv[1]):
+            yield CatalogIssue("", f"{LOG_NAME} line {ln} names {show_name(cid)}, which no "
+                               f"document checked here has: its document was removed or "
+                               f"renamed{hidden}; restore the document, or retire the "
+                               "component before removing it", file=display_path(root / LOG_NAME),
+                               line=ln)
+
+
 def catalog_roots(folders: Iterable[str], documents: Iterable[DocumentInfo]) -> list[Path]:
     """The catalogs a run checks: the catalog root above each folder given and each
     document's folder (:func:`find_catalog_root`); none found, the first folder given (a
@@ -166,7 +204,7 @@ def catalog_roots(folders: Iterable[str], documents: Iterable[DocumentInfo]) -> 
     return sorted(roots)
 
 
-class _Logs:
+class Logs:
     """Each document's catalog root (found once per folder; ``given``: the root of a
     document known without its file) and each root's log (read once, its problems said
     once)."""
