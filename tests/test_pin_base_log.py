@@ -231,3 +231,14 @@ def test_the_comparison_streams(tmp_path: Path) -> None:
         tracemalloc.stop()
     assert got is not None and got.line == body.count(b"\n"), got
     assert peak < 8_000_000, peak
+
+
+def test_standard_input_compares_the_catalog_above_the_working_folder(
+        pr: tuple[Path, Path]) -> None:
+    """``validate -`` reads the catalog above the working folder for MC305: MC306 too."""
+    cat, base = pr
+    (cat / LOG).write_bytes(b"".join(_lines(cat)[:3]))
+    doc = (cat / f"{CUTTER}.json").read_bytes()
+    r = run_cli("validate", "-", "--base-log", base, "-f", "concise", stdin=doc, cwd=cat)
+    assert r.returncode == 1 and " MC306 " in r.stdout, (r.stdout, r.stderr)
+    assert "lines 4" not in r.stdout and "last line is cut off" in r.stdout, r.stdout

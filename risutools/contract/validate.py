@@ -285,7 +285,8 @@ def _whole_catalogs(paths: Sequence[str | os.PathLike[str]], result: Result, cfg
     if base_log is not None:
         named = folders + [os.path.dirname(os.fspath(p)) or "." for p in paths
                            if os.fspath(p) != "-" and not os.path.isdir(p)]
-        for issue in mc306(catalog_roots(named, result.documents), base_log):
+        # (standard input alone: the catalog above the working folder, as MC305 reads)
+        for issue in mc306(catalog_roots(named or ["."], result.documents), base_log):
             _add(result, mc306, issue, cfg, flt)
 
 
