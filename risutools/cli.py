@@ -27,11 +27,12 @@ from risutools.collector import cycles_paused
 from risutools.errors import RisuError, UsageError, WriteConflict, bounded
 from risutools.fsio import path_error_line
 from risutools.pathnames import safe_line
+from risutools.report import options as opt
 from risutools.report.color import COLOR_HELP, use_color
 from risutools.report.ingest_text import IngestProgress
 from risutools.report.output import check_report_path, write_out, write_report
 from risutools.report.present import present
-from risutools.report.reporters import FORMAT_HELP, FORMATS, formats, shows_hashes
+from risutools.report.reporters import FORMATS, formats, shows_hashes
 from risutools.report.review_text import ReviewProgress
 from risutools.report.statistics import STATISTICS_FORMATS
 from risutools.report.usage import one_command, plain_argument_help, usage_line
@@ -161,60 +162,6 @@ def _color(choice: str, stream: object = None) -> bool:
         raise typer.BadParameter(str(exc), param_hint="--color") from None
 
 
-def _select(example: str, help: str = "") -> Any:
-    return typer.Option([], "--select", metavar="IDS", help=help or "Only these checks: ids "
-                        f"or prefixes, repeated or comma-separated ({example}).")
-
-
-def _ignore(help: str = "Skip these checks: ids or prefixes, repeated or comma-separated.") -> Any:
-    return typer.Option([], "--ignore", metavar="IDS", help=help)
-
-
-def _config(help: str = "Configuration file (default: the nearest .risutools.yaml / "
-            "pyproject.toml).") -> Any:
-    return typer.Option(None, "--config", metavar="FILE", help=help)
-
-
-def _exclude() -> Any:
-    return typer.Option([], "--exclude", metavar="GLOB", help="Skip files matching this glob "
-                        "in folder walks (repeated; replaces `exclude:`).")
-
-
-def _output(help: str = "Write the report to a file.") -> Any:
-    return typer.Option(None, "--output", "-o", metavar="FILE", help=help)
-
-
-def _format() -> Any:
-    return typer.Option("text", "--format", "-f", metavar="FORMAT", help=FORMAT_HELP)
-
-
-def _exit_zero() -> Any:
-    return typer.Option(False, "--exit-zero", help="Exit 0 even when findings fail the run "
-                        "(2 still means it could not run).")
-
-
-def _statistics() -> Any:
-    return typer.Option(False, "--statistics", help="Show how many findings each check gave "
-                        "(text or -f json) instead of them.")
-
-
-def _catalog() -> Any:
-    return typer.Option(None, "--catalog", metavar="DIR", help="Catalog folder (default: the "
-                        "catalog found above the current folder).")
-
-
-def _component() -> Any:
-    return typer.Argument(..., metavar="COMPONENT", help="A document's path, or a component_id.")
-
-
-def _strict() -> Any:
-    return typer.Option(False, "--strict", help="Warnings fail too (exit 1).")
-
-
-def _sources(help: str = "Source store folder (default: `sources:` in the configuration).") -> Any:
-    return typer.Option(None, "--sources", metavar="DIR", help=help)
-
-
 @app.command()
 def inspect(
     files: list[str] = typer.Argument(..., metavar="FILE", help="Risu files to inspect."),
@@ -273,17 +220,17 @@ def validate(
         ..., metavar="PATH",
         help="Documents: .json/.yaml/.yml/.ndjson files, folders (recursive), - for stdin.",
     ),
-    fmt: str = _format(),
-    select: list[str] = _select("MC2,MC4"),
-    ignore: list[str] = _ignore(),
-    strict: bool = _strict(),
+    fmt: str = opt.format(),
+    select: list[str] = opt.select("MC2,MC4"),
+    ignore: list[str] = opt.ignore(),
+    strict: bool = opt.strict(),
     promotion: bool = typer.Option(
         False, "--promotion",
         help="Apply the promotion gate: incomplete narrative (MC600) is an error.",
     ),
-    config_file: str | None = _config(),
-    exclude: list[str] = _exclude(),
-    output: str | None = _output(),
+    config_file: str | None = opt.config(),
+    exclude: list[str] = opt.exclude(),
+    output: str | None = opt.output(),
     skip_non_documents: bool = typer.Option(
         False, "--skip-non-documents",
         help="Skip named JSON/YAML files without `contract`/`component_id` (as in folders); "
@@ -294,12 +241,11 @@ def validate(
         help="Fix, in place, the findings whose fix is exact (marked [*] by `risutools rule`) "
         "in candidate documents; then report what is left.",
     ),
-    allowed_signers: str | None = typer.Option(None, "--allowed-signers", metavar="FILE",
-                                               help="Pin the trust root: signers' file."),
-    allow_config_signers_outside: bool = typer.Option(
-        False, "--allow-config-signers-outside", help="Trust an allowed_signers outside."),
-    exit_zero: bool = _exit_zero(),
-    statistics: bool = _statistics(),
+    allowed_signers: str | None = opt.allowed_signers(),
+    allow_config_signers_outside: bool = opt.allow_signers_outside(),
+    base_log: str | None = opt.base_log(),
+    exit_zero: bool = opt.exit_zero(),
+    statistics: bool = opt.statistics(),
     color: str = _color_option(),
 ) -> None:
     """Validate matrix-component-v1 documents against the schema and rules MC100-MC600.
@@ -310,7 +256,7 @@ def validate(
         paths=tuple(paths), config_file=config_file, select=tuple(select),
         ignore=tuple(ignore), exclude=tuple(exclude), promotion=promotion, strict=strict,
         skip_non_documents=skip_non_documents, fix=fix, allowed_signers=allowed_signers,
-        allow_config_signers_outside=allow_config_signers_outside,
+        allow_config_signers_outside=allow_config_signers_outside, base_log=base_log,
         hashes=shows_hashes(fmt),
     ), fmt=fmt, output=output, color=_color(color) and output is None, statistics=statistics,
         exit_zero=exit_zero, formats=FORMATS)
@@ -320,20 +266,20 @@ def validate(
 def verify(
     paths: list[str] = typer.Argument(..., metavar="PATH",
         help="Documents, folders or - (as for validate)."),
-    sources: str | None = _sources(),
+    sources: str | None = opt.sources(),
     require_sources: bool = typer.Option(False, "--require-sources",
         help="A source that is not at hand is an error, not a warning."),
     no_content_scan: bool = typer.Option(
         False, "--no-content-scan",
         help="Find sources by name and digest-named files only (do not hash the whole store).",
     ),
-    fmt: str = _format(),
-    select: list[str] = _select("MC201,MC202"),
-    ignore: list[str] = _ignore(),
-    strict: bool = _strict(),
-    config_file: str | None = _config(),
-    exclude: list[str] = _exclude(),
-    output: str | None = _output(),
+    fmt: str = opt.format(),
+    select: list[str] = opt.select("MC201,MC202"),
+    ignore: list[str] = opt.ignore(),
+    strict: bool = opt.strict(),
+    config_file: str | None = opt.config(),
+    exclude: list[str] = opt.exclude(),
+    output: str | None = opt.output(),
     skip_non_documents: bool = typer.Option(False, "--skip-non-documents",
         help="As for validate (for hooks).",),
     allow_config_sources_outside: bool = typer.Option(
@@ -341,8 +287,8 @@ def verify(
         help="Trust a `sources:` in the configuration that lies outside its repository "
         "(refused by default: a pull request can change the configuration).",
     ),
-    exit_zero: bool = _exit_zero(),
-    statistics: bool = _statistics(),
+    exit_zero: bool = opt.exit_zero(),
+    statistics: bool = opt.statistics(),
     color: str = _color_option(),
 ) -> None:
     """Verify digests: prompt_sha256, placeholders, source files, replay reports (MC200-MC203).
@@ -382,19 +328,19 @@ def hash_cmd(
 def analyze_cmd(
     files: list[str] = typer.Argument(..., metavar="FILE",
         help="One or more .risum, .charx, .risup or JSON exports."),
-    fmt: str = _format(),
+    fmt: str = opt.format(),
     as_json: bool = typer.Option(False, "--json", help="Print the facts as JSON (= -f json)."),
-    select: list[str] = _select("RA1,RA8"),
-    ignore: list[str] = _ignore(),
+    select: list[str] = opt.select("RA1,RA8"),
+    ignore: list[str] = opt.ignore(),
     fail_on: str = typer.Option(
         "warning", "--fail-on", metavar="SEVERITY",
         help="Exit 1 on findings of this severity or worse: warning (the default: every RA "
         "finding but the info ones), error, or never.",
     ),
-    output: str | None = _output(),
-    config_file: str | None = _config(),
-    exit_zero: bool = _exit_zero(),
-    statistics: bool = _statistics(),
+    output: str | None = opt.output(),
+    config_file: str | None = opt.config(),
+    exit_zero: bool = opt.exit_zero(),
+    statistics: bool = opt.statistics(),
     color: str = _color_option(),
 ) -> None:
     """Static facts and findings about modules (nothing is executed).
@@ -441,9 +387,9 @@ def project_cmd(
         "several components) instead of printing; an existing file is refused without --force."
     ),
     force: bool = typer.Option(False, "--force", help="Overwrite documents that already exist."),
-    select: list[str] = _select("", "Only these analysis findings in the documents."),
-    ignore: list[str] = _ignore("Leave these analysis findings out of the documents."),
-    config_file: str | None = _config(),
+    select: list[str] = opt.select("", "Only these analysis findings in the documents."),
+    ignore: list[str] = opt.ignore("Leave these analysis findings out of the documents."),
+    config_file: str | None = opt.config(),
 ) -> None:
     """Project a module into a matrix-component-v1 candidate document.
 
@@ -555,9 +501,9 @@ def ingest_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the run as JSON on stdout."),
     quiet: bool = typer.Option(False, "-q", "--quiet",
         help="No progress bar, no table (failed files still go to stderr)."),
-    select: list[str] = _select("", "Only these analysis findings in the documents."),
-    ignore: list[str] = _ignore("Leave these analysis findings out of the documents."),
-    exclude: list[str] = _exclude(),
+    select: list[str] = opt.select("", "Only these analysis findings in the documents."),
+    ignore: list[str] = opt.ignore("Leave these analysis findings out of the documents."),
+    exclude: list[str] = opt.exclude(),
     config_file: str | None = typer.Option(
         None, "--config", metavar="FILE",
         help="Configuration file (default: the nearest one above the catalog folder)."),
@@ -578,7 +524,7 @@ def ingest_cmd(
 
 @app.command("approve")
 def approve_cmd(
-    component: str = _component(),
+    component: str = opt.component(),
     action: str = typer.Option(
         ..., "--action", metavar="ACTION",
         help=" | ".join(lifecycle.ACTIONS)),
@@ -587,8 +533,8 @@ def approve_cmd(
         "", "--note", metavar="NOTE", help="What the reviewer read and decided."),
     sign: str | None = typer.Option(
         None, "--sign", metavar="KEY", help="Sign with this SSH private key (ssh-keygen -Y)."),
-    catalog: str | None = _catalog(),
-    config_file: str | None = _config(),
+    catalog: str | None = opt.catalog(),
+    config_file: str | None = opt.config(),
     packet: str | None = typer.Option(None, "--packet", metavar="FILE", help="Packet read."),
     base: str | None = typer.Option(None, "--base", metavar="HASH", help="Base hash read."),
 ) -> None:
@@ -599,15 +545,15 @@ def approve_cmd(
 
 @app.command("promote")
 def promote_cmd(
-    component: str = _component(),
+    component: str = opt.component(),
     to: str = typer.Option(
         ..., "--to", metavar="STATUS",
         help=" | ".join(lifecycle.TARGETS)),
     dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
     as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
-    catalog: str | None = _catalog(),
-    sources: str | None = _sources(),
-    config_file: str | None = _config(),
+    catalog: str | None = opt.catalog(),
+    sources: str | None = opt.sources(),
+    config_file: str | None = opt.config(),
 ) -> None:
     """Check every gate of a review-status transition; on success write it (exit 1: refused)."""
     _execute("promote", dict(component=component, to=to, dry_run=dry_run, as_json=as_json,
@@ -618,13 +564,13 @@ def _runtime_switch(name: str, target: str, doc: str, kind: str = "runtime") -> 
     """Register ``activate`` / ``deactivate`` / ``publish``: one body, its target baked in."""
 
     def command(
-        component: str = _component(),
+        component: str = opt.component(),
         dry_run: bool = typer.Option(False, "--dry-run", help="Check the gates, write nothing."),
         as_json: bool = typer.Option(False, "--json", help="Print the gates as JSON."),
         actor: str = typer.Option("", "--by", metavar="NAME",
             help="Who switches it (recorded in the log)."),
-        catalog: str | None = _catalog(),
-        config_file: str | None = _config(),
+        catalog: str | None = opt.catalog(),
+        config_file: str | None = opt.config(),
     ) -> None:
         _execute("promote", dict(component=component, to=target, kind=kind,
                                  dry_run=dry_run, as_json=as_json, actor=actor,
@@ -664,8 +610,8 @@ def packet_cmd(
         help="With --queue: which components."),
     limit: int = typer.Option(1000, "--limit", metavar="N",
         help="With --queue: at most this many packets."),
-    catalog: str | None = _catalog(),
-    config_file: str | None = _config(),
+    catalog: str | None = opt.catalog(),
+    config_file: str | None = opt.config(),
 ) -> None:
     """Write a review packet (JSON + Markdown): the light lane (the document, its permission
     facts and findings) or the full lane (its relations in the catalog too)."""
@@ -676,8 +622,8 @@ def packet_cmd(
 
 
 @notes_app.command("init")
-def notes_init_cmd(component: str = _component(), catalog: str | None = _catalog(),
-                   config_file: str | None = _config()) -> None:
+def notes_init_cmd(component: str = opt.component(), catalog: str | None = opt.catalog(),
+                   config_file: str | None = opt.config()) -> None:
     """Write notes/<component_id>.yaml with every field a curator may fill, commented (the
     document's values shown); refused, nothing written, when the component has notes."""
     _execute("notes init", dict(locals()))
@@ -690,23 +636,26 @@ def review_cmd(
     fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT",
                             help="text | json | markdown | html (the review's own) | concise | "
                             "github | sarif | junit (its findings)"),
-    sources: str | None = _sources("Source store folder (default: `sources:` in the config)."),
-    output: str | None = _output("Write the report here."),
+    sources: str | None = opt.sources("Source store folder (default: `sources:` in the config)."),
+    output: str | None = opt.output("Write the report here."),
     jobs: int | None = typer.Option(None, "-j", "--jobs", metavar="N", help="Processes at work "
                                     "on the document rules (default: all cores)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
-    select: list[str] = _select("MC2,RV2"),
-    ignore: list[str] = _ignore(),
-    exclude: list[str] = _exclude(),
-    config_file: str | None = _config(),
-    exit_zero: bool = _exit_zero(),
-    statistics: bool = _statistics(),
+    select: list[str] = opt.select("MC2,RV2"),
+    ignore: list[str] = opt.ignore(),
+    exclude: list[str] = opt.exclude(),
+    config_file: str | None = opt.config(),
+    exit_zero: bool = opt.exit_zero(),
+    statistics: bool = opt.statistics(),
     color: str = _color_option(),
     scheduler: str | None = typer.Option(
         None, "--scheduler", metavar="ADDR", help="Run the document rules on a Dask cluster: "
         "its scheduler address (needs risutools[dask])."),
     live: bool = typer.Option(False, "--live-only", help="Interactions between live "
                               "components only (active or promoted), in every format."),
+    allowed_signers: str | None = opt.allowed_signers(),
+    allow_config_signers_outside: bool = opt.allow_signers_outside(),
+    base_log: str | None = opt.base_log(),
 ) -> None:
     """Review a whole catalog (read-only): findings, digests, interactions, versions, risk,
     graph, log, approvals, board."""
@@ -714,7 +663,9 @@ def review_cmd(
     bar = ReviewProgress(enabled=not quiet)
     _execute("review", dict(catalog=catalog_dir, sources=sources, jobs=jobs, live_only=live,
                             config_file=config_file, select=tuple(select), ignore=tuple(ignore),
-                            exclude=tuple(exclude), scheduler=scheduler, report=output),
+                            exclude=tuple(exclude), scheduler=scheduler, report=output,
+                            allowed_signers=allowed_signers, base_log=base_log,
+                            allow_config_signers_outside=allow_config_signers_outside),
              hooks=dict(progress=bar.update), around=bar, fmt=fmt, output=output,
              color=_color(color) and output is None, formats=REVIEW_FORMATS,
              statistics=statistics, exit_zero=exit_zero)

@@ -20,6 +20,9 @@ import yaml
 from harness import ROOT, SEED
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid",
+           "GIT_CONFIG_NOSYSTEM": "1"}
 STEPS: list[dict[str, Any]] = ACTION["runs"]["steps"]
 BASH = shutil.which("bash")
 pytestmark = pytest.mark.skipif(BASH is None, reason="bash is not installed")
@@ -53,14 +56,18 @@ def runner(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _run(step: dict[str, Any], runner: Path, **inputs: str) -> tuple[int, dict[str, str], str]:
+def _run(step: dict[str, Any], runner: Path, cwd: Path | None = None,
+         **inputs: str) -> tuple[int, dict[str, str], str]:
     """Run a step's script as the runner would: ``${{ inputs.x }}`` of its env from
-    ``inputs`` (else the input's default), bash with -e (GitHub's ``shell: bash``)."""
+    ``inputs`` (else the input's default), bash with -e (GitHub's ``shell: bash``), in
+    ``cwd`` (the workspace, ``work``, by default)."""
     assert step["shell"] == "bash"
     out_file = runner / "github_output"
     out_file.write_text("", encoding="utf-8")
+    (runner / "temp").mkdir(exist_ok=True)
     env = {"PATH": f"{runner / 'bin'}:{os.environ['PATH']}", "GITHUB_OUTPUT": str(out_file),
-           "GITHUB_ACTION_PATH": str(ROOT), "HOME": str(runner)}
+           "GITHUB_ACTION_PATH": str(ROOT), "HOME": str(runner),
+           "RUNNER_TEMP": str(runner / "temp"), **GIT_ENV}
     for key, value in (step.get("env") or {}).items():
         name = re.fullmatch(r"\$\{\{ inputs\.([a-z-]+) \}\}", value)
         assert name, f"{key}: {value}"
@@ -68,7 +75,7 @@ def _run(step: dict[str, Any], runner: Path, **inputs: str) -> tuple[int, dict[s
         env[key] = given
     assert "${{" not in step["run"], "an expression in a script: pass it through env"
     p = subprocess.run([str(BASH), "--noprofile", "--norc", "-eo", "pipefail", "-c",
-                        step["run"]], cwd=runner / "work", env=env, capture_output=True,
+                        step["run"]], cwd=cwd or runner / "work", env=env, capture_output=True,
                        text=True, timeout=120)
     outputs = dict(line.split("=", 1) for line in out_file.read_text().splitlines())
     return p.returncode, outputs, p.stderr
@@ -143,3 +150,147 @@ def test_the_readme_shows_the_action() -> None:
     assert len(used) == 1 and set(used[0].get("with", {})) <= set(ACTION["inputs"])
     perms = workflow["jobs"]["catalog"]["permissions"]
     assert perms["security-events"] == "write"  # what the upload needs
+
+
+# --------------------------------------------------------------------------- base-ref (pin44)
+# With ``base-ref``, what a pull request must not change is read from its base branch: the
+# signers file (--allowed-signers), the configuration (--config) and the log (--base-log).
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                   env={**os.environ, **GIT_ENV})
+
+
+def _cli(*args: str | Path) -> None:
+    from harness import run_cli
+
+    r = run_cli(*args)
+    assert r.returncode == 0, (args, r.stdout, r.stderr)
+
+
+@pytest.fixture
+def repo(runner: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``origin``: a repository whose ``main`` holds a catalog (``cat/``) with the cutter
+    approved (two log lines, unsigned approvals); ``work/pr``: its clone, the pull request's
+    checkout; ``snap``: the catalog after the first step (a rollback's material)."""
+    from test_catalog_support import CUTTER, fresh_catalog
+
+    origin = runner / "origin"
+    origin.mkdir()
+    cat = fresh_catalog(tmp_path_factory, origin)
+    _cli("approve", CUTTER, "--action", "request_review", "--reviewer", "kim", "--catalog", cat)
+    _cli("promote", CUTTER, "--to", "pending_human_review", "--catalog", cat)
+    shutil.copytree(cat, runner / "snap")
+    _cli("approve", CUTTER, "--action", "approve", "--reviewer", "kim", "--catalog", cat)
+    _cli("promote", CUTTER, "--to", "approved", "--catalog", cat)
+    _git(origin, "init", "-q", "-b", "main")
+    _git(origin, "add", "-A")
+    _git(origin, "commit", "-q", "-m", "base")
+    _git(runner / "work", "clone", "-q", str(origin), "pr")
+    return runner / "work" / "pr"
+
+
+def _check(runner: Path, repo: Path, **inputs: str) -> tuple[int, dict[str, str], str]:
+    inputs = {"path": "cat", "allowed-signers": "", **inputs}
+    return _run(_step("Check the catalog"), runner, cwd=repo, **inputs)
+
+
+def _results(repo: Path) -> list[dict[str, Any]]:
+    log = json.loads((repo / "risutools.sarif").read_text(encoding="utf-8"))
+    out: list[dict[str, Any]] = log["runs"][0]["results"]
+    return out
+
+
+@needs_git
+def test_base_ref_catches_a_rollback(runner: Path, repo: Path) -> None:
+    """The last step cut off the log, the documents put back: passes unpinned; with
+    base-ref, MC306 on the log's line 2."""
+    shutil.copytree(runner / "snap", repo / "cat", dirs_exist_ok=True)
+    assert len((repo / "cat" / "transitions.ndjson").read_text().splitlines()) == 1
+    code, out, err = _check(runner, repo)
+    assert code == 0 and out["exit-code"] == "0", err
+    code, out, err = _check(runner, repo, **{"base-ref": "main"})
+    assert code == 0 and out["exit-code"] == "1", err
+    [mc306] = [r for r in _results(repo) if r["ruleId"] == "MC306"]
+    loc = mc306["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"]["uri"].endswith("transitions.ndjson")
+    assert loc["region"]["startLine"] == 2, mc306
+
+
+@needs_git
+@pytest.mark.parametrize("check", ["validate", "review"])
+def test_base_ref_pins_the_configuration(runner: Path, repo: Path, check: str) -> None:
+    """A forged document the pull request's ``exclude:`` hides is checked under the base
+    branch's configuration (found above ``path`` there), which replaces the pull
+    request's."""
+    doc = json.loads((repo / "cat" / "module.risu.186123400.mood-tracker.json").read_text())
+    doc["component_id"] = "module.risu.999.evil"
+    doc["provenance"]["review_status"] = "promoted"
+    (repo / "cat" / "drafts").mkdir()
+    (repo / "cat" / "drafts" / "evil.json").write_text(json.dumps(doc))
+    with open(repo / "cat" / ".risutools.yaml", "a", encoding="utf-8") as f:
+        f.write('exclude: ["drafts/*"]\n')
+    code, out, err = _check(runner, repo, check=check)
+    assert out["exit-code"] == "0", err
+    code, out, err = _check(runner, repo, check=check, sources="cat/.store",
+                            **{"base-ref": "main"})
+    assert code == 0 and out["exit-code"] == "1", err
+    assert [r for r in _results(repo) if r["ruleId"] == "MC305" and "evil.json" in json.dumps(r)]
+    # the base branch without a configuration: the defaults, never the pull request's
+    _git(runner / "origin", "rm", "-q", "cat/.risutools.yaml")
+    _git(runner / "origin", "commit", "-q", "-m", "no configuration")
+    code, out, err = _check(runner, repo, check=check, sources="cat/.store",
+                            **{"base-ref": "main"})
+    assert out["exit-code"] == "1" and "the base branch has no configuration" in err, err
+    # a configuration named that the base branch lacks: the step stops
+    code, out, err = _check(runner, repo, check=check, config="cat/.risutools.yaml",
+                            **{"base-ref": "main"})
+    assert code == 2 and out == {} and "not on the base branch" in err, err
+
+
+@needs_git
+def test_base_ref_pins_the_trust_root(runner: Path, repo: Path) -> None:
+    """The signers file from the base branch (signatures then required); one the base
+    branch lacks stops the step (exit 2), never read from the pull request."""
+    (repo / ".allowed_signers").write_text("")  # the pull request's own
+    code, out, err = _check(runner, repo, **{"base-ref": "main",
+                                             "allowed-signers": ".allowed_signers"})
+    assert code == 2 and out == {}, err
+    assert ".allowed_signers is not on the base branch (main)" in err, err
+    (runner / "origin" / ".allowed_signers").write_text("")
+    _git(runner / "origin", "add", ".allowed_signers")
+    _git(runner / "origin", "commit", "-q", "-m", "signers")
+    code, out, err = _check(runner, repo, **{"base-ref": "main",
+                                             "allowed-signers": ".allowed_signers"})
+    assert code == 0 and out["exit-code"] == "1", err
+    assert any(r["ruleId"] == "MC305" and "signature unsigned" in r["message"]["text"]
+               for r in _results(repo)), _results(repo)
+
+
+@needs_git
+def test_base_ref_without_a_log_on_the_base_branch(runner: Path, repo: Path) -> None:
+    """A base branch with no log yet: an empty base log (said), which every log extends."""
+    _git(runner / "origin", "rm", "-q", "cat/transitions.ndjson")
+    _git(runner / "origin", "commit", "-q", "-m", "no log")
+    code, out, err = _check(runner, repo, **{"base-ref": "main"})
+    assert code == 0 and out["exit-code"] == "0", err
+    assert "the base branch has no transition log: an empty base log" in err
+
+
+@needs_git
+def test_a_base_ref_that_cannot_be_fetched_stops_the_step(runner: Path, repo: Path) -> None:
+    code, out, err = _check(runner, repo, **{"base-ref": "no-such-branch"})
+    assert code == 2 and out == {} and "cannot fetch base-ref 'no-such-branch'" in err, err
+
+
+def test_the_pinning_inputs_are_documented_and_off_by_default() -> None:
+    inputs = ACTION["inputs"]
+    assert inputs["base-ref"]["default"] == ""  # without it, nothing changes
+    for name in ("base-ref", "allowed-signers", "config", "sources"):
+        assert inputs[name]["description"].strip(), name
+    run = _step("Check the catalog")["run"]
+    for option in ("--allowed-signers", "--config", "--base-log", "--sources"):
+        assert option in run, option

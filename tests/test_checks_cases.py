@@ -29,7 +29,7 @@ from risutools.analysis import analyze
 from risutools.checks.examples import CASES_DIR, load_cases
 from risutools.commands.checks import every_check as all_checks
 from risutools.contract.loaders import load_documents
-from risutools.contract.validate import validate_document
+from risutools.contract.validate import validate_document, validate_paths
 from risutools.contract.verify import verify_paths
 from risutools.formats.model import Anomaly, AssetInfo, Module
 from risutools.settings.config import Settings, load_settings_file
@@ -100,12 +100,22 @@ def _base(value: Any, base: str) -> Any:
 
 
 def catalog_findings(case: dict[str, Any], root: Path) -> list[Any]:
-    """Write the case's catalog under ``root`` and review it: every finding reported."""
+    """Write the case's catalog under ``root`` and review it: every finding reported
+    (``base_log``: the base branch's log, lines as for ``log``, given beside the catalog;
+    ``command: validate``: the catalog's folder validated instead)."""
     from risutools.catalog.catalog import Catalog
     from risutools.catalog.review import review_catalog
 
     write_catalog(case, root)
-    return review_catalog(Catalog.open(root), jobs=1).findings
+    if case.get("command") == "validate":  # a check validate alone runs (review: its RV)
+        from risutools.settings.config import resolve_settings
+
+        return validate_paths([root], resolve_settings(None, root)).findings
+    base = None
+    if "base_log" in case:
+        base = root.parent / "base.ndjson"
+        base.write_text("".join(x + "\n" for x in case["base_log"]), "utf-8", newline="")
+    return review_catalog(Catalog.open(root), jobs=1, base_log=base).findings
 
 
 def write_catalog(case: dict[str, Any], root: Path) -> None:

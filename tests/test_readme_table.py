@@ -44,6 +44,9 @@ VALUES: dict[tuple[str, str], str] = {
     ("--seed", "N"): "1", ("--messages", "M"): "20", ("-o", "F"): "{tmp}/synth.yaml",
     ("--base", "HASH"): "sha256:" + "0" * 64,  # (not the document's: refused, exit 1)
     ("--catalog", "DIR"): "{cat}",
+    # (the catalog's own empty log: an empty signers file, and a base log it extends)
+    ("--allowed-signers", "FILE"): "{cat}/transitions.ndjson",
+    ("--base-log", "FILE"): "{cat}/transitions.ndjson",
 }
 
 

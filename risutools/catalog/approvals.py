@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -37,6 +37,7 @@ from risutools.canonical import canonical, prefixed
 from risutools.catalog.catalog import Catalog, Entry, file_sha256
 from risutools.contract.transitions import (
     ApprovalCheck,
+    UsedRecords,
     parse_record,
     record_key,
     signed_bytes,
@@ -378,7 +379,7 @@ USED, ORPHAN, CURRENT, STALE = "used", "orphan", "current", "stale"
 SUPERSEDED = "superseded"
 
 
-def standing(a: Approval, base_sha256: str | None, used: Collection[str] = ()) -> str:
+def standing(a: Approval, base_sha256: str | None, used: UsedRecords) -> str:
     """Is this approval current?  The one answer, for the gate (:func:`find_approval`),
     packets and the review: ``used`` when a recorded transition already used it (its file,
     without ``approvals/``, or its identity, :func:`record_key`, is in ``used``: a copy of a
@@ -388,7 +389,8 @@ def standing(a: Approval, base_sha256: str | None, used: Collection[str] = ()) -
     runtime fields left out, so a runtime switch leaves it current); else ``stale`` (a
     record made before the base hash left the runtime fields out names the whole-document
     hash: stale, approve again).
-    Whether the record reads, names the version and is signed is asked apart."""
+    Whether the record reads, names the version and is signed is asked apart.  ``used`` has
+    no default: every caller decides with the log's records, as the gates do."""
     if a.file.removeprefix("approvals/") in used or \
             (a.record is not None and record_key(a.record) in used):
         return USED
@@ -406,8 +408,7 @@ class ApprovalVerdict:
 
 
 def find_approval(cat: Catalog, entry: Entry, action: str,
-                  approvals: list[Approval] | None = None, used: Collection[str] = ()
-                  ) -> ApprovalVerdict:
+                  approvals: list[Approval] | None, used: UsedRecords) -> ApprovalVerdict:
     """An approval for exactly ``action`` on exactly the document's current base hash
     (signed and allowed when the catalog requires signatures), that no recorded line used
     (``used``: :func:`~risutools.contract.transitions.used_records`; a record approves one
@@ -438,19 +439,19 @@ def find_approval(cat: Catalog, entry: Entry, action: str,
                            + "; ".join(problems))
 
 
-def _none_current(entry: Entry, action: str, mine: list[Approval], flag: str = "",
-                  used: Collection[str] = ()) -> ApprovalVerdict:
+def _none_current(entry: Entry, action: str, mine: list[Approval], flag: str,
+                  used: UsedRecords) -> ApprovalVerdict:
     """No approval of ``action`` names the current base hash and is unused: one a recorded
     step used, a stale one, or none (``flag``: what names the catalog in the command
     printed)."""
     spent = [a for a in mine if standing(a, entry.base_sha256, used) == USED
-             and standing(a, entry.base_sha256) == CURRENT]
+             and a.field("base_sha256") == entry.base_sha256]
     if spent:
         return ApprovalVerdict(False, None, (
             f"{spent[-1].file} was used by a recorded step already (a record approves one "
             f"step); a reviewer approves this one: `risutools approve "
             f"{shlex.quote(entry.component_id)} --action {action} --reviewer NAME{flag}`"))
-    stale = [a for a in mine if standing(a, entry.base_sha256) == STALE]
+    stale = [a for a in mine if a.field("base_sha256") != entry.base_sha256]  # used or not
     if stale:
         a = stale[-1]
         return ApprovalVerdict(False, None, (

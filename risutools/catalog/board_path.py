@@ -8,6 +8,7 @@ from typing import Any
 from risutools.catalog.approvals import CURRENT, Approval, standing
 from risutools.catalog.catalog import Entry
 from risutools.contract.rules import mc600
+from risutools.contract.transitions import UsedRecords
 from risutools.contract.validate import Verification
 from risutools.findings import Finding
 from risutools.settings import lifecycle
@@ -40,15 +41,16 @@ def _wanted(status: str) -> tuple[str, ...]:
 
 def path_to_approved(e: Entry, findings: list[Finding] | None,
                      verifications: list[Verification],
-                     approvals: list[Approval]) -> list[dict[str, Any]]:
-    """The four parts of the path, each ``done``, ``missing`` or ``n/a``, with a detail."""
+                     approvals: list[Approval], used: UsedRecords) -> list[dict[str, Any]]:
+    """The four parts of the path, each ``done``, ``missing`` or ``n/a``, with a detail
+    (``used``: the records the log's lines used, which approve no further step)."""
     narrative = [f for f in findings or () if f.rule == mc600.id]
     needs_replay = any(c.startswith("context.") for c in e.caps("provides"))
     replay = e.get("projection", "replay_status")
     bad = [v.status for v in verifications if v.status != "verified"]
     have = {a.field("action") for a in approvals
             if a.field("component_id") == e.component_id
-            and standing(a, e.base_sha256) == CURRENT}
+            and standing(a, e.base_sha256, used) == CURRENT}
     wanted = list(_wanted(e.review_status))
     missing = [a for a in wanted if a not in have]
     return [

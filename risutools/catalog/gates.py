@@ -32,7 +32,13 @@ from risutools.checks.registry import Check, check, registered_checks, sort_key
 from risutools.contract import rules as mc
 from risutools.contract.checks_catalog import mc104, mc305
 from risutools.contract.loaders import LoadedDocument
-from risutools.contract.transitions import CatalogLog, candidate_lines, check_chain, used_records
+from risutools.contract.transitions import (
+    CatalogLog,
+    UsedRecords,
+    candidate_lines,
+    check_chain,
+    used_records,
+)
 from risutools.contract.validate import (
     DocumentInfo,
     Result,
@@ -165,7 +171,7 @@ def history(ctx: GateContext) -> tuple[str, str]:
     return PASS, "the document ends its recorded, approved chain of transitions"
 
 
-def _used(ctx: GateContext) -> set[str]:
+def _used(ctx: GateContext) -> UsedRecords:
     """The approval records the log's lines used (a line being completed left out: its
     record is the one the step uses)."""
     log = ctx.log

@@ -51,7 +51,7 @@ from risutools.catalog.writes import write_new_file
 from risutools.contract.loaders import load_bytes
 from risutools.contract.notesfind import document_keys, find_notes
 from risutools.contract.rules import mc500
-from risutools.contract.transitions import CatalogLog, used_records
+from risutools.contract.transitions import CatalogLog, UsedRecords, used_records
 from risutools.contract.validate import validate_document
 from risutools.errors import Code, RisuError, UsageError, WriteConflict
 from risutools.pathnames import id_file_stem, show_name
@@ -111,10 +111,10 @@ class Relations:
 
 
 def relations(entry: Entry, graph: Graph, approvals: list[Approval],
-              used: set[str]) -> Relations:
+              used: UsedRecords) -> Relations:
     mine = [a for a in approvals if a.field("component_id") == entry.component_id]
     base = entry.base_sha256
-    current = {a.field("action") for a in mine if standing(a, base) == CURRENT}
+    current = {a.field("action") for a in mine if standing(a, base, used) == CURRENT}
     stale = [a for a in mine if standing(a, base, used) == STALE
              and a.field("action") not in current]
     return Relations(graph.unmet(entry), graph.conflicts_with(entry, "live"),
@@ -193,7 +193,8 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
     policy = {k: prov.get(k) for k in POLICY_FIELDS if isinstance(prov, dict) and k in prov}
     policy["replay_status"] = entry.get("projection", "replay_status")
     log = cat.log() if log is None else log
-    rel = relations(entry, graph, approvals, used_records(log))
+    used = used_records(log)
+    rel = relations(entry, graph, approvals, used)
     task = {"id": _task_id(entry.component_id, entry.base_sha256, lane, instr, escalates),
             "instruction": instr, "action": action, "to_status": to}
     if escalates:
@@ -216,13 +217,14 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
         if lane == "light" else [],
     }
     if lane == "full":
-        packet["relations"] = _full_relations(cat, entry, graph, rel, log, approvals)
+        packet["relations"] = _full_relations(cat, entry, graph, rel, log, approvals, used)
         packet["relations"].update(relations_of(inter, entry.component_id))
     return packet
 
 
 def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
-                    log: CatalogLog, approvals: list[Approval]) -> dict[str, Any]:
+                    log: CatalogLog, approvals: list[Approval], used: UsedRecords
+                    ) -> dict[str, Any]:
     cid = entry.component_id
     history = sorted(log.by_component.get(cid, []) + log.runtime.get(cid, []),
                      key=lambda s: s[0])
@@ -238,7 +240,7 @@ def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
         "transition_history": [{"line": ln, **rec} for ln, rec in history],
         "approvals": [{"file": a.file, "action": a.field("action"),
                        "reviewer": a.field("reviewer"), "base_sha256": a.field("base_sha256"),
-                       "current": standing(a, entry.base_sha256) == CURRENT}
+                       "current": standing(a, entry.base_sha256, used) == CURRENT}
                       for a in approvals if a.field("component_id") == cid],
         "notes": note,
         "replay_reports": _replays(cat, cid),

@@ -157,12 +157,14 @@ class FileFindings:
 
 
 def _check_documents(cat: Catalog, sources: str | None, jobs: int | None,
-                     progress: ProgressFn | None, executor: Executor | None
+                     progress: ProgressFn | None, executor: Executor | None,
+                     base_log: Path | None = None
                      ) -> tuple[Result, list[Verification], FactsStore]:
     """The first pass (:func:`~risutools.catalog.review_pass.first_pass`: every document
     read once, its rules and digests checked, its summary kept, on all cores or on
-    ``executor``), then MC104 and MC305; the catalog's entries hold each document's head
-    and its facts, found with it (packed in the store returned)."""
+    ``executor``), then MC104 and MC305 (and MC306 with ``base_log``); the catalog's
+    entries hold each document's head and its facts, found with it (packed in the store
+    returned)."""
     cfg = cat.config
     # (a store the configuration names stays in its repository, as verify asks)
     src = Path(sources) if sources is not None else cfg.source_store()
@@ -174,26 +176,29 @@ def _check_documents(cat: Catalog, sources: str | None, jobs: int | None,
     result.documents = [s.info for s in first.surveyed]
     cat.adopt_entries(entries_of(first.surveyed), first.problems)
     catalog_checks(probes(first.surveyed), result, cfg, RuleFilter(), chain_check(cat.settings),
-                   cat.root)
+                   cat.root, base_log)
     for s in first.surveyed:  # the file as found, read by MC305 only (an entry keeps its own)
         s.info.path = None
     return result, [v for s in first.surveyed for v in s.verifications], first.facts
 
 
 def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None = None,
-                   progress: ProgressFn | None = None, executor: Executor | None = None
-                   ) -> Review:
+                   progress: ProgressFn | None = None, executor: Executor | None = None,
+                   base_log: Path | None = None) -> Review:
     """The review of ``cat``; ``executor``: any ``concurrent.futures`` executor (a Dask
-    cluster's) that runs the per-document part, the document rules.
+    cluster's) that runs the per-document part, the document rules; ``base_log``: the base
+    branch's transition log, which the catalog's must extend (MC306).
 
     The cycle collector is paused meanwhile (:func:`risutools.collector.cycles_paused`)."""
     with cycles_paused():
-        return _review_catalog(cat, sources, jobs, progress, executor)
+        return _review_catalog(cat, sources, jobs, progress, executor, base_log)
 
 
 def _review_catalog(cat: Catalog, sources: str | None, jobs: int | None,
-                    progress: ProgressFn | None, executor: Executor | None) -> Review:
-    validated, verifications, store = _check_documents(cat, sources, jobs, progress, executor)
+                    progress: ProgressFn | None, executor: Executor | None,
+                    base_log: Path | None = None) -> Review:
+    validated, verifications, store = _check_documents(cat, sources, jobs, progress, executor,
+                                                       base_log)
     entries = cat.entries()
     graph = Graph(entries)
     log = cat.log()
@@ -474,6 +479,7 @@ def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
     for a in approvals:  # each component's own (every gate and part of the path asks for
         records.setdefault(a.field("component_id"), []).append(a)  # those alone)
     out = Board()
+    used = used_records(log)
     for e in sorted(entries, key=lambda e: (e.component_id, e.where())):
         if e.review_status not in lifecycle.BOARD:
             continue
@@ -490,7 +496,7 @@ def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
             p = plan(cat, e, to, graph=graph, log=log, approvals=own,
                      verifications=by_doc.get(key, []), base_findings=found.get(key),
                      status_found=made[1] if made is not None and made[0] == to else None)
-            path = path_to_approved(e, found.get(key), by_doc.get(key, []), own)
+            path = path_to_approved(e, found.get(key), by_doc.get(key, []), own, used)
         finally:
             e.reload = reload
         ready = p.ok

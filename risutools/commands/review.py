@@ -16,7 +16,7 @@ from risutools.catalog.cluster import cluster_executor
 from risutools.catalog.review import Review, review_catalog
 from risutools.catalog.review_interactions import live_only
 from risutools.checks.registry import check_selection, for_command
-from risutools.commands.catalogs import configure
+from risutools.commands.catalogs import TrustRoot, configure, pinned_file
 from risutools.errors import UsageError
 from risutools.safeio import enters
 
@@ -35,6 +35,9 @@ class Options:
     scheduler: str | None = None
     live_only: bool = False  # interactions between live components only (every format)
     report: str | None = None  # -o: where the report goes (checked before the review runs)
+    allowed_signers: str | None = None  # the trust root CI pins (as validate's)
+    allow_config_signers_outside: bool = False
+    base_log: str | None = None  # the base branch's transitions.ndjson (MC306: append-only)
 
     def __post_init__(self) -> None:
         if self.jobs is not None and self.jobs < 1:
@@ -55,8 +58,10 @@ class Reviewed:
 
 
 def run(opts: Options, progress: Progress | None = None) -> Reviewed:
+    trust = TrustRoot(opts.allowed_signers, opts.allow_config_signers_outside)
+    base_log = pinned_file(opts.base_log, "--base-log")
     cfg = configure(opts.config_file, select=opts.select, ignore=opts.ignore,
-                    sources=opts.sources, exclude=opts.exclude)
+                    sources=opts.sources, exclude=opts.exclude, trust=trust)
     cat = Catalog.open(opts.catalog, configure=cfg)
     if opts.report is not None and enters(cat.root, opts.report):
         # (a report named through the catalog stays in it: a pull request can make a folder
@@ -65,7 +70,8 @@ def run(opts: Options, progress: Progress | None = None) -> Reviewed:
     with contextlib.ExitStack() as stack:
         executor = stack.enter_context(cluster_executor(opts.scheduler)) \
             if opts.scheduler is not None else None
-        review = review_catalog(cat, jobs=opts.jobs, progress=progress, executor=executor)
+        review = review_catalog(cat, jobs=opts.jobs, progress=progress, executor=executor,
+                                base_log=base_log)
     review.outline.checks = for_command("review")
     if opts.live_only and review.data.get("interactions"):
         review.data["interactions"] = live_only(review.data["interactions"],

@@ -9,13 +9,12 @@ from typing import ClassVar
 
 from risutools.catalog.approvals import chain_check
 from risutools.checks.registry import check_selection, for_command
+from risutools.commands.catalogs import TrustRoot, pinned_file
 from risutools.contract.fix import FixOutcome, fix_result, fixable_checks
 from risutools.contract.loaders import STDIN_NAME
 from risutools.contract.result import Result
 from risutools.contract.validate import validate_paths
 from risutools.contract.verify import mc202, mc203
-from risutools.errors import ConfigError
-from risutools.safeio import file_problem
 from risutools.settings.config import resolve_settings
 
 #: verify's digest checks: of the contract's family, so every validate report lists them
@@ -38,6 +37,7 @@ class Options:
     fix: bool = False
     allowed_signers: str | None = None  # the trust root CI pins (signatures then required)
     allow_config_signers_outside: bool = False
+    base_log: str | None = None  # the base branch's transitions.ndjson (MC306: append-only)
     #: whether the report shows each document's canonical hash (the JSON report does):
     #: without it, the hashes are not computed
     hashes: bool = True
@@ -62,18 +62,17 @@ class Validation:
 
 
 def run(opts: Options) -> Validation:
-    cfg = resolve_settings(opts.config_file, opts.paths, select=opts.select, ignore=opts.ignore,
-                           exclude=opts.exclude, promotion=opts.promotion)
-    if opts.allowed_signers is not None and \
-            (bad := file_problem(opts.allowed_signers, "--allowed-signers")) is not None:
-        raise ConfigError(bad.code, bad.why, path=bad.path)
-    cfg = cfg.with_signers(opts.allowed_signers)
+    trust = TrustRoot(opts.allowed_signers, opts.allow_config_signers_outside)
+    base_log = pinned_file(opts.base_log, "--base-log")
+    cfg = trust.pin(resolve_settings(opts.config_file, opts.paths, select=opts.select,
+                                     ignore=opts.ignore, exclude=opts.exclude,
+                                     promotion=opts.promotion))
     # MC305 asks the approvals' own decision whether each recorded step's record counts
-    counts = chain_check(cfg.trusted_signers(allow_outside=opts.allow_config_signers_outside))
+    counts = chain_check(cfg.catalog)
     flt = cfg.rule_filter()
     result = validate_paths(opts.paths, cfg, rule_filter=flt,
                             skip_non_documents=opts.skip_non_documents, counts=counts,
-                            hashes=opts.hashes)
+                            hashes=opts.hashes, base_log=base_log)
     fixed = None
     if opts.fix:
         fixed = fix_result(result)
@@ -81,7 +80,7 @@ def run(opts: Options) -> Validation:
             result.documents.clear()  # (the first pass's documents are not needed any more)
             result = validate_paths(opts.paths, cfg, rule_filter=flt,
                                     skip_non_documents=opts.skip_non_documents, counts=counts,
-                                    hashes=opts.hashes)
+                                    hashes=opts.hashes, base_log=base_log)
     result.strict = opts.strict
     result.checks = for_command("validate")
     # (after --fix, what is left is what it could not fix, each said why: not "fixable")

@@ -1,5 +1,7 @@
-"""The checks of scope ``catalog``: MC104 (one id + version, one document) and MC305 (a
-document past candidate ends its chain of recorded, approved transitions).
+"""The checks of scope ``catalog``: MC104 (one id + version, one document), MC305 (a
+document past candidate ends its chain of recorded, approved transitions), MC306 (the
+log extends the base branch's, ``--base-log``) and MC307 (every component the log names
+has a document among those checked).
 
 Each looks at the documents validated together and yields a :class:`CatalogIssue` per
 finding; ``validate``'s catalog pass (:func:`risutools.contract.validate.catalog_checks`)
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from risutools.checks.registry import check
+from risutools.contract.baselog import LOG_NAME, compare_logs
 from risutools.contract.loaders import LoadedDocument, display_path
 from risutools.contract.result import DocumentInfo
 from risutools.contract.transitions import (
@@ -27,6 +30,7 @@ from risutools.contract.transitions import (
     find_catalog_root,
     read_log,
 )
+from risutools.pathnames import show_name
 from risutools.settings import lifecycle
 
 
@@ -81,7 +85,8 @@ def past_start(doc: Any) -> bool:
 @check("MC305", "error", "catalog", "recorded-transitions", guards=True)
 def mc305(loaded: Iterable[LoadedDocument], documents: Sequence[DocumentInfo],
           counts: ApprovalCheck | None = None, root: Path | None = None,
-          candidates: Iterable[DocumentInfo] = ()) -> Iterator[CatalogIssue]:
+          candidates: Iterable[DocumentInfo] = (), logs: Logs | None = None
+          ) -> Iterator[CatalogIssue]:
     """A document past candidate ends a chain of recorded transitions (transitions.ndjson)
     from candidate, each backed by a human approval record in approvals/ that counts (signed
     by an allowed signer where signatures are required), each record used by one line; a
@@ -93,7 +98,7 @@ def mc305(loaded: Iterable[LoadedDocument], documents: Sequence[DocumentInfo],
     Fix: Move the component only with `risutools promote` and an approval record; never
     edit review_status by hand.
     """
-    logs = _Logs(root)
+    logs = logs if logs is not None else Logs(root)
     for ld, info in zip(loaded, documents, strict=True):
         status = _review_status(ld.doc)
         if status not in lifecycle.PAST_START or info.component_id is None:
@@ -123,7 +128,83 @@ def mc305(loaded: Iterable[LoadedDocument], documents: Sequence[DocumentInfo],
             yield CatalogIssue("/provenance/review_status", told, info)
 
 
-class _Logs:
+@check("MC306", "error", "catalog", "append-only-log", guards=True)
+def mc306(roots: Iterable[Path], base_log: Path) -> Iterator[CatalogIssue]:
+    """With the base branch's transition log given (`--base-log FILE`), the catalog's
+    transitions.ndjson begins with that log byte for byte: no line of it edited, removed,
+    moved, re-encoded (CRLF, a byte order mark, key order, spacing) or cut off the end.
+
+    Why: The log is append-only history. Lines cut off its end, with the documents put back
+    as they were, read as an older catalog that every other check passes (a rollback of a
+    promotion or an activation); only the base branch's log tells.
+
+    Fix: Restore the base branch's lines as they were (`git checkout BASE --
+    transitions.ndjson`), then record new steps with the commands that append to the log.
+    """
+    shown = show_name(str(base_log))
+    for root in sorted(set(roots)):
+        d = compare_logs(base_log, root)
+        if d is None:
+            continue
+        keep = f"keep the base branch's {d.kept} line{'s' if d.kept != 1 else ''} as they are"
+        what = f" line {d.line} is not the base branch's line {d.line}" \
+            if d.line is not None else ""
+        yield CatalogIssue("", f"{LOG_NAME}{what} (base log {shown}): {d.why}; the log is "
+                           f"append-only: {keep}, byte for byte, and add new lines after "
+                           "them", file=display_path(root / LOG_NAME), line=d.line)
+
+
+@check("MC307", "warning", "catalog", "log-names-no-document")
+def mc307(roots: Iterable[Path], documents: Iterable[DocumentInfo], exclude: Sequence[str],
+          logs: Logs) -> Iterator[CatalogIssue]:
+    """transitions.ndjson names a component that no document checked has, where the whole
+    catalog was checked (`validate` of its folder; `review` reports the same as RV202): its
+    document was removed, renamed, or left out of the check by `exclude:`.
+
+    Why: A document left out of the check is not checked at all: a pull request that adds
+    `exclude:` to the catalog's configuration hides a document whose history the log
+    records (edited, or its status forged) from every other check. CI pins the
+    configuration (`--config FILE` from the base branch) so that the pull request cannot
+    choose what is left out.
+
+    Fix: Restore the document (and take it out of `exclude:`), or retire the component with
+    `risutools promote` before removing it.
+    """
+    have = {info.component_id for info in documents}
+    hidden = (f", or left out of the check by exclude: {', '.join(map(show_name, exclude))} "
+              "(a document left out is not checked: pin the configuration with --config)"
+              if exclude else "")
+    for root in sorted(set(roots)):
+        log = logs.of(root)
+        named = sorted((lines[0][0], cid) for cid, lines in
+                       (*log.by_component.items(), *log.runtime.items())
+                       if lines and cid not in have)
+        first: dict[str, int] = {}
+        for ln, cid in named:
+            first.setdefault(cid, ln)
+        for cid, ln in sorted(first.items(), key=lambda kv: kv[1]):
+            yield CatalogIssue("", f"{LOG_NAME} line {ln} names {show_name(cid)}, which no "
+                               f"document checked here has: its document was removed or "
+                               f"renamed{hidden}; restore the document, or retire the "
+                               "component before removing it", file=display_path(root / LOG_NAME),
+                               line=ln)
+
+
+def catalog_roots(folders: Iterable[str], documents: Iterable[DocumentInfo]) -> list[Path]:
+    """The catalogs a run checks: the catalog root above each folder given and each
+    document's folder (:func:`find_catalog_root`); none found, the first folder given (a
+    catalog whose log and approvals were removed is still compared with its base)."""
+    where = dict.fromkeys(os.path.abspath(f) for f in folders)
+    for info in documents:
+        if info.path is not None:
+            where[os.path.dirname(info.path)] = None
+    roots = {r for f in where if (r := find_catalog_root(Path(f))) is not None}
+    if not roots and where:
+        roots.add(Path(next(iter(where))).resolve())
+    return sorted(roots)
+
+
+class Logs:
     """Each document's catalog root (found once per folder; ``given``: the root of a
     document known without its file) and each root's log (read once, its problems said
     once)."""

@@ -303,7 +303,19 @@ def _line_record(root: Path, rec: dict[str, Any]) -> dict[str, Any] | None:
     return data
 
 
-def used_records(log: CatalogLog) -> set[str]:
+@dataclass(frozen=True)
+class UsedRecords:
+    """The approval records a log's lines used (:func:`used_records`, the one way to make
+    one): whether a record is current is never decided without them
+    (:func:`risutools.catalog.approvals.standing` takes them, with no default)."""
+
+    keys: frozenset[str]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.keys
+
+
+def used_records(log: CatalogLog) -> UsedRecords:
     """The approval records the log's lines used (history: a record approves one step):
     each by the name the line gives it (without ``approvals/``) and by its identity
     (:func:`record_key`), so another file holding the same record is used too."""
@@ -315,7 +327,7 @@ def used_records(log: CatalogLog) -> set[str]:
             out.add(name)
             if (data := _line_record(log.root, rec)) is not None:
                 out.add(record_key(data))
-    return out
+    return UsedRecords(frozenset(out))
 
 
 def _used_twice(log: CatalogLog, component_id: str) -> Iterator[str]:

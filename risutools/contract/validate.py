@@ -11,7 +11,16 @@ from risutools.canonical import doc_sha256
 from risutools.checks.registry import Check
 from risutools.checks.registry import RuleFilter as RuleFilter  # re-exported
 from risutools.collector import alive_frozen, batch_settled, cycles_paused
-from risutools.contract.checks_catalog import CatalogIssue, mc104, mc305, past_start
+from risutools.contract.checks_catalog import (
+    CatalogIssue,
+    Logs,
+    catalog_roots,
+    mc104,
+    mc305,
+    mc306,
+    mc307,
+    past_start,
+)
 from risutools.contract.checks_load import mc000
 from risutools.contract.loaders import (
     LoadedDocument,
@@ -217,12 +226,14 @@ def validate_paths(
     skip_non_documents: bool = False,
     counts: ApprovalCheck | None = None,
     hashes: bool = True,
+    base_log: Path | None = None,
 ) -> Result:
     """Load and validate every document under ``paths`` (files, folders, ``-``).
 
     Adds the catalog-level rules: MC104 (duplicate id + version across all
     documents given) and MC305 (recorded transition chains; ``counts`` decides whether
-    each step's approval record counts: its signature).
+    each step's approval record counts: its signature); with ``base_log`` (the base branch's
+    transition log), MC306 (each catalog's log extends it: :func:`catalog_roots`).
 
     ``hashes=False`` (a report that shows no document hash): a document's
     :attr:`DocumentInfo.sha256` is computed only for a document MC305 reads (past
@@ -251,11 +262,32 @@ def validate_paths(
                  skip_non_documents)
     for issue in mc104(result.documents):
         _add(result, mc104, issue, cfg, flt)
+    logs = Logs(None)
     # (a candidate's DocumentInfo is all MC305 asks of it: whether the log names it)
     for issue in mc305(kept, kept_info, counts,
-                       candidates=[i for i in result.documents if i.candidate]):
+                       candidates=[i for i in result.documents if i.candidate], logs=logs):
         _add(result, mc305, issue, cfg, flt)
+    _whole_catalogs(paths, result, cfg, flt, logs, base_log)
     return result
+
+
+def _whole_catalogs(paths: Sequence[str | os.PathLike[str]], result: Result, cfg: Settings,
+                    flt: RuleFilter, logs: Logs, base_log: Path | None) -> None:
+    """The checks of each catalog as a whole: MC307 where a folder given holds the whole
+    catalog (its root, or a folder above it: files named alone, or a folder inside the
+    catalog, are a part of it), and MC306 with ``base_log``."""
+    folders = [os.fspath(p) for p in paths if os.fspath(p) != "-" and os.path.isdir(p)]
+    walked = [Path(f).resolve() for f in folders]
+    whole = [r for r in catalog_roots(folders, result.documents) if folders and
+             any(r == w or w in r.parents for w in walked)]
+    for issue in mc307(whole, result.documents, cfg.exclude, logs):
+        _add(result, mc307, issue, cfg, flt)
+    if base_log is not None:
+        named = folders + [os.path.dirname(os.fspath(p)) or "." for p in paths
+                           if os.fspath(p) != "-" and not os.path.isdir(p)]
+        # (standard input alone: the catalog above the working folder, as MC305 reads)
+        for issue in mc306(catalog_roots(named or ["."], result.documents), base_log):
+            _add(result, mc306, issue, cfg, flt)
 
 
 def _validated_batch(parts: list[LoadOutcome], result: Result, cfg: Settings, flt: RuleFilter,
@@ -285,15 +317,19 @@ def _validated_batch(parts: list[LoadOutcome], result: Result, cfg: Settings, fl
 
 def catalog_checks(docs: Iterable[LoadedDocument], result: Result, cfg: Settings,
                    flt: RuleFilter, counts: ApprovalCheck | None = None,
-                   root: Path | None = None) -> None:
-    """The catalog checks (MC104, MC305) over ``docs`` and their :class:`DocumentInfo`
-    (``result.documents``, in the same order; ``root``: the catalog they all belong to);
-    their findings go into ``result``."""
+                   root: Path | None = None, base_log: Path | None = None) -> None:
+    """The catalog checks (MC104, MC305; MC306 with ``base_log``) over ``docs`` and their
+    :class:`DocumentInfo` (``result.documents``, in the same order; ``root``: the catalog
+    they all belong to); their findings go into ``result``."""
     for issue in mc104(result.documents):
         _add(result, mc104, issue, cfg, flt)
     for issue in mc305(docs, result.documents, counts, root,
                        [i for i in result.documents if i.candidate]):
         _add(result, mc305, issue, cfg, flt)
+    if base_log is not None:
+        roots = [root] if root is not None else catalog_roots((), result.documents)
+        for issue in mc306(roots, base_log):
+            _add(result, mc306, issue, cfg, flt)
 
 
 def _add(result: Result, rule: Check, issue: CatalogIssue, cfg: Settings,
@@ -301,13 +337,12 @@ def _add(result: Result, rule: Check, issue: CatalogIssue, cfg: Settings,
     if not flt.keep(rule.id):
         return
     info = issue.info
-    if info is None:  # a line of a catalog file (the transition log): an error, or off
-        if cfg.severities.get(rule.id) != "off":
-            result.file_findings.append(make_finding(rule.id, "error", issue.message, issue.file,
-                                                     issue.line, issue.pointer))
-        return
     sev = cfg.severities.get(rule.id, rule.severity)
     if sev == "off":
+        return
+    if info is None:  # a line of a catalog file (the transition log)
+        result.file_findings.append(make_finding(rule.id, sev, issue.message, issue.file,
+                                                 issue.line, issue.pointer))
         return
     ld = issue.loaded
     line = ld.line_of(issue.pointer) if ld is not None else info.line
