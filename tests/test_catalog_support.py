@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import FIXTURES
+from harness import FIXTURES, run_cli
 
 CUTTER = "module.risu.174678332.context-cutter"
 MOOD = "module.risu.186123400.mood-tracker"
@@ -48,6 +48,32 @@ def fresh_catalog(tmp_factory: pytest.TempPathFactory, dest: Path) -> Path:
     cat = dest / "cat"
     shutil.copytree(base_catalog(tmp_factory), cat)
     return cat
+
+
+def require_signatures(cat: Path, signers: str) -> None:
+    """Make ``cat`` a repository's root (``.git``, where a configuration's paths must stay)
+    whose configuration requires signatures by the keys of ``signers`` (the path as the
+    configuration names it)."""
+    (cat / ".git").mkdir(exist_ok=True)
+    cfg = (cat / ".risutools.yaml").read_text()
+    (cat / ".risutools.yaml").write_text(
+        cfg + f"catalog:\n  allowed_signers: {signers}\n  require_signatures: true\n")
+
+
+def ok(*args: str | Path) -> None:
+    """``risutools ARGS``, which must succeed."""
+    r = run_cli(*args)
+    assert r.returncode == 0, (args, r.stdout, r.stderr)
+
+
+def approved_with_evidence(cat: Path, reviewer: str = "kim") -> None:
+    """The cutter of ``cat`` moved to approved, each step approved (unsigned), and its
+    replay evidence recorded (three log lines)."""
+    for action, to in (("request_review", "pending_human_review"), ("approve", "approved")):
+        ok("approve", CUTTER, "--action", action, "--reviewer", reviewer, "--catalog", cat)
+        ok("promote", CUTTER, "--to", to, "--catalog", cat)
+    ok("replay", "run", cat / f"{CUTTER}.json", "--fixture",
+       FIXTURES / "replay" / "anchor-edit.yaml", "--update")
 
 
 def run(*args: str, cwd: Path, env: dict[str, str] | None = None,

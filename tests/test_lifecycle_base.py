@@ -15,7 +15,14 @@ from typing import Any
 import pytest
 import yaml
 from harness import FIXTURES, run_cli
-from test_catalog_support import CUTTER, doc_path, fresh_catalog, load, log_lines
+from test_catalog_support import (
+    CUTTER,
+    doc_path,
+    fresh_catalog,
+    load,
+    log_lines,
+    require_signatures,
+)
 from test_lifecycle_forgery import _key, needs_ssh
 
 from risutools.canonical import doc_sha256
@@ -76,12 +83,9 @@ def test_the_base_hash_is_the_document_without_its_runtime_fields() -> None:
 def test_an_approval_made_while_inactive_holds_across_a_signed_activation(
         tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
     cat = fresh_catalog(tmp_path_factory, tmp_path)
-    (cat / ".git").mkdir()
     key, line = _key(tmp_path, "kim")
     (cat / ".allowed_signers").write_text(line)
-    cfg = (cat / ".risutools.yaml").read_text()
-    (cat / ".risutools.yaml").write_text(
-        cfg + "catalog:\n  allowed_signers: .allowed_signers\n  require_signatures: true\n")
+    require_signatures(cat, ".allowed_signers")
     for action, to in (("request_review", "pending_human_review"), ("approve", "approved")):
         _ok("approve", CUTTER, "--action", action, "--reviewer", "kim", "--sign", key,
             "--catalog", cat)

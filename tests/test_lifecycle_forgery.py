@@ -14,7 +14,14 @@ from pathlib import Path
 
 import pytest
 from harness import run_cli
-from test_catalog_support import CUTTER, doc_path, fresh_catalog, load, log_lines
+from test_catalog_support import (
+    CUTTER,
+    doc_path,
+    fresh_catalog,
+    load,
+    log_lines,
+    require_signatures,
+)
 
 from risutools.settings.lifecycle import base_sha256
 
@@ -160,13 +167,9 @@ def test_without_required_signatures_an_unsigned_chain_is_valid(
 def test_the_trust_root_stays_inside_the_repository(
         tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
     cat = fresh_catalog(tmp_path_factory, tmp_path)
-    (cat / ".git").mkdir()
     outside = tmp_path / "elsewhere-signers"
     outside.write_text("")
-    cfg = (cat / ".risutools.yaml").read_text()
-    (cat / ".risutools.yaml").write_text(
-        cfg + "catalog:\n  allowed_signers: ../elsewhere-signers\n"
-              "  require_signatures: true\n")
+    require_signatures(cat, "../elsewhere-signers")
     v = run_cli("validate", cat)
     assert v.returncode == 2 and "config-signers-outside" in v.stderr
     assert len(v.stderr.strip().splitlines()) == 1

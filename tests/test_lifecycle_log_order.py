@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from harness import run_cli
-from test_catalog_support import CUTTER, fresh_catalog
+from test_catalog_support import CUTTER, approved_with_evidence, fresh_catalog
 
 
 def _ok(*args: str | Path) -> None:
@@ -24,11 +24,7 @@ def _ok(*args: str | Path) -> None:
 def _walked(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
     """The cutter moved to approved and switched on, each step approved (unsigned)."""
     cat = fresh_catalog(tmp_path_factory, tmp_path)
-    for action, to in (("request_review", "pending_human_review"), ("approve", "approved")):
-        _ok("approve", CUTTER, "--action", action, "--reviewer", "kim", "--catalog", cat)
-        _ok("promote", CUTTER, "--to", to, "--catalog", cat)
-    _ok("replay", "run", cat / f"{CUTTER}.json", "--fixture",
-        Path(__file__).parent.parent / "fixtures" / "replay" / "anchor-edit.yaml", "--update")
+    approved_with_evidence(cat)
     _ok("approve", CUTTER, "--action", "activate", "--reviewer", "kim", "--catalog", cat)
     _ok("activate", CUTTER, "--catalog", cat)
     _ok("validate", cat)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from harness import run_cli
-from test_catalog_support import CUTTER, fresh_catalog
+from test_catalog_support import CUTTER, approved_with_evidence, fresh_catalog
 
 from risutools.contract.baselog import compare_logs
 
@@ -36,11 +36,7 @@ def walked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     three log lines), then switched on (``after``: four lines, the base branch)."""
     home = tmp_path_factory.mktemp("walked")
     cat = fresh_catalog(tmp_path_factory, home)
-    for action, to in (("request_review", "pending_human_review"), ("approve", "approved")):
-        _ok("approve", CUTTER, "--action", action, "--reviewer", "kim", "--catalog", cat)
-        _ok("promote", CUTTER, "--to", to, "--catalog", cat)
-    _ok("replay", "run", cat / f"{CUTTER}.json", "--fixture",
-        Path(__file__).parent.parent / "fixtures" / "replay" / "anchor-edit.yaml", "--update")
+    approved_with_evidence(cat)
     before = home / "before"
     shutil.copytree(cat, before)
     _ok("approve", CUTTER, "--action", "activate", "--reviewer", "kim", "--catalog", cat)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from harness import run_cli
-from test_catalog_support import CUTTER, doc_path, fresh_catalog, load
+from test_catalog_support import CUTTER, doc_path, fresh_catalog, load, require_signatures
 from test_lifecycle_forgery import _key, needs_ssh
 
 COMMANDS = [("validate",), ("review", "-q")]
@@ -23,13 +23,9 @@ COMMANDS = [("validate",), ("review", "-q")]
 def outside_cfg(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> tuple[Path, Path]:
     """A catalog whose configuration names a signers file outside its repository."""
     cat = fresh_catalog(tmp_path_factory, tmp_path)
-    (cat / ".git").mkdir()
     outside = tmp_path / "elsewhere-signers"
     outside.write_text("")
-    cfg = (cat / ".risutools.yaml").read_text()
-    (cat / ".risutools.yaml").write_text(
-        cfg + "catalog:\n  allowed_signers: ../elsewhere-signers\n"
-              "  require_signatures: true\n")
+    require_signatures(cat, "../elsewhere-signers")
     return cat, outside
 
 

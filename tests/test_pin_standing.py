@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from harness import run_cli
-from test_catalog_support import CUTTER, fresh_catalog
+from test_catalog_support import CUTTER, fresh_catalog, require_signatures
 from test_lifecycle_forgery import _key, needs_ssh
 
 from risutools.catalog import approvals
@@ -37,12 +37,9 @@ def test_a_used_activation_is_not_current_in_a_full_packet(
     names the base hash (a switch leaves it as it was), but a line used it; the gate refuses
     it, and so does the packet."""
     cat = fresh_catalog(tmp_path_factory, tmp_path)
-    (cat / ".git").mkdir()
     key, line = _key(tmp_path, "kim")
     (cat / ".allowed_signers").write_text(line)
-    cfg = (cat / ".risutools.yaml").read_text()
-    (cat / ".risutools.yaml").write_text(
-        cfg + "catalog:\n  allowed_signers: .allowed_signers\n  require_signatures: true\n")
+    require_signatures(cat, ".allowed_signers")
     sign = ("--reviewer", "kim", "--sign", key, "--catalog", cat)
     for action, to in (("request_review", "pending_human_review"), ("approve", "approved")):
         _ok("approve", CUTTER, "--action", action, *sign)
