@@ -45,6 +45,7 @@ from risutools.analysis.lualex import (
     in_type_call,
     iter_tokens,
 )
+from risutools.analysis.lualists import list_goes_on, name_list, strings_ahead
 
 # the skip path, also read from here (``lua.POSSESSIVE`` is what the scanner uses)
 from risutools.analysis.luaskip import POSSESSIVE as POSSESSIVE
@@ -55,70 +56,6 @@ from risutools.analysis.urlleaks import url_hosts
 
 # an escape that can make ":" or "/" out of other characters (``\58``, ``\x3a``, ``\u{2f}``)
 _CODED_ESCAPE = re.compile(r"\\[0-9xu]")
-_ATTRIB = r"(?:\s*<\s*(?:const|close)\s*>)?"
-#: after a name's ``,``: more names of a list being assigned, then its ``=`` (looked for in
-#: the next 400 characters, as :func:`_name_list` looks back: ``f(a, b)`` is no list)
-_LIST_GOES_ON = re.compile(rf"\s*[A-Za-z_]\w*{_ATTRIB}(?:\s*,\s*[A-Za-z_]\w*{_ATTRIB})*\s*=(?!=)")
-_SPACE = " \t\r\n\f\v"
-#: a string's opening (a list's values hold no string literal when none is in the next
-#: ``_QUOTES_REACH`` characters: they are not read)
-_QUOTE_AHEAD = re.compile(r"[\"'\[]")
-_QUOTES_REACH = 256
-#: how far back a list of names is read
-_LIST_REACH = 400
-
-
-def _space_before(text: str, i: int, lo: int) -> int:
-    """The start of the run of spaces that ends at ``i`` (not before ``lo``)."""
-    while i > lo and text[i - 1] in _SPACE:
-        i -= 1
-    return i
-
-
-def _name_before(text: str, i: int, lo: int) -> tuple[str, int] | None:
-    """The name (and its start) that ends at ``i``, after an optional ``<const>`` /
-    ``<close>`` attribute; None when there is none."""
-    if i > lo and text[i - 1] == ">":
-        k = text.rfind("<", max(lo, i - 24), i)
-        if k < 0 or text[k + 1:i - 1].strip(_SPACE) not in ("const", "close"):
-            return None
-        i = _space_before(text, k, lo)
-    e = i
-    while i > lo and (text[i - 1].isalnum() or text[i - 1] == "_"):
-        i -= 1
-    name = text[i:e]
-    if not name or not (name[0] == "_" or (name[0].isascii() and name[0].isalpha())):
-        return None
-    return name, i
-
-
-def _name_list(text: str, at: int) -> list[str] | None:
-    """The names before the name at ``at``, after a ``,``, when it ends a list of names
-    being assigned (``a, b =``, ``local a, b =``: ``["a"]``) rather than naming a table's
-    field (``{k = v, b =``): only names and commas before it, back to what ends a statement
-    (not ``=``, ``{``, ``(`` or ``,``); None when it does not.  A first name after ``.`` or
-    ``:`` (``t.a, b =``) is a field, not a name: it is given as ``""`` (and the list may
-    start before it).  Steps back a comma and a name at a time (at most
-    ``_LIST_REACH`` characters, each looked at once): a table's next field stops at its
-    previous value at once."""
-    lo = max(0, at - _LIST_REACH)
-    names: list[str] = []
-    i = _space_before(text, at, lo)
-    while i > lo and text[i - 1] == ",":
-        got = _name_before(text, _space_before(text, i - 1, lo), lo)
-        if got is None:
-            return None
-        names.append(got[0])
-        i = _space_before(text, got[1], lo)
-    if not names:
-        return None
-    last = text[i - 1:i]
-    if last in ("=", "{", "(", ","):
-        return None
-    names.reverse()
-    if last in (".", ":"):
-        names[0] = ""
-    return names
 
 
 def _may_hold_url(text: str, b0: int, b1: int) -> bool:
@@ -387,7 +324,7 @@ class _Scanner:
             else:  # anything else after a name: not a call, lookup or assignment
                 self.drop(OP, value)
                 if value == "," and self.may_list() \
-                        and _LIST_GOES_ON.match(self.text, s + 1, s + 401):
+                        and list_goes_on(self.text, s):
                     # ``a, b =``: the next name is read, never passed over
                     self.form = ["attrib", "", s, 9, -1]  # (a step that matches nothing)
 
@@ -533,7 +470,7 @@ class _Scanner:
         # the last of a list of names (``local a, b = "x", "y"``) is not given the first
         # value: read as a field would be (no function of its name); each name of the list
         # is given its own value (:meth:`on_name_list`)
-        names = _name_list(self.text, pstart) if after == "," else None
+        names = name_list(self.text, pstart) if after == "," else None
         listed = names is not None
         if names is not None and not pq:
             self.on_name_list([*names, pname], s)
@@ -555,7 +492,7 @@ class _Scanner:
         name (``choices``).  At most ``MAX_FOLDS`` lists a script (with the folded keys)."""
         if "" in names:  # ``x, t.a, b =`` (where b stands is not known) or a table's
             return  # field after one (``{k = C.x, b = "v"}``): given nothing, as before
-        if self.folds >= MAX_FOLDS or not _QUOTE_AHEAD.search(self.text, eq, eq + _QUOTES_REACH):
+        if self.folds >= MAX_FOLDS or not strings_ahead(self.text, eq):
             values: list[str | None] = [None] * len(names)  # (no string among the values)
         else:
             self.folds += 1
@@ -612,7 +549,7 @@ class _Scanner:
         elif step == 2 and kind == OP and value == ">":
             self.form = ["attrib", name, -1, 3, start]
         elif step == 3 and kind == OP and value == "=":
-            names = _name_list(self.text, start)  # ``local a, b <const> = "x", "y"``
+            names = name_list(self.text, start)  # ``local a, b <const> = "x", "y"``
             if names is not None:
                 self.on_name_list([*names, name], s)
             self.assign_target = (name, start, True, names is not None, False)
