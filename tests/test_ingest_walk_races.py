@@ -127,3 +127,38 @@ def test_the_next_run_reads_a_file_replaced_while_a_run_read_the_folder(
     monkeypatch.undo()
     again = ingest(src, out, jobs=1)
     assert again.failures == [] and any("private-notes" in w for w in again.written)
+
+
+@pytest.mark.parametrize("by", ["link", "another-folder"])
+def test_a_subfolder_replaced_before_the_walk_enters_it_is_not_entered(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, by: str) -> None:
+    """The parent's listing found a folder; by the time the walk enters it, a link (or
+    another folder moved there) is in its place: not entered, one line, exit 1; before,
+    the walk listed wherever the link led and ingested the files there."""
+    src, out, outside = _tree(tmp_path)
+    (src / "a").mkdir()
+    (src / "a" / "300_first.json").write_text(_module("First", "id-f"), "utf-8")
+    sniff = walk.detect
+    done: list[bool] = []
+
+    def detect(path: Any) -> Any:
+        if os.fspath(path).endswith("300_first.json") and not done:
+            done.append(True)  # (a/ is walked before sub/, whose listing is already made)
+            os.rename(src / "sub", tmp_path / "old")  # (kept: its inode is not reused)
+            if by == "link":
+                (src / "sub").symlink_to(outside, target_is_directory=True)
+            else:
+                shutil.copytree(outside, tmp_path / "moved")
+                os.rename(tmp_path / "moved", src / "sub")
+        return sniff(path)
+
+    monkeypatch.setattr(walk, "detect", detect)
+    run = ingest(src, out, jobs=1, use_cache=False)
+    assert done
+    (failed,) = run.failures
+    assert failed.path == "sub/" and failed.error is not None and "\n" not in failed.error
+    assert "no longer the folder the walk found there" in failed.error
+    texts = [p.read_text("utf-8") for p in out.rglob("*.json")]
+    assert not any(SECRET in t for t in texts)
+    assert sorted(s.path for s in run.sources if s.status == "ok") == [
+        "200_other.json", "a/300_first.json"]

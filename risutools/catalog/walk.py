@@ -138,6 +138,8 @@ _BY_FD = (os.stat in os.supports_dir_fd and os.scandir in os.supports_fd
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0) \
     | getattr(os, "O_NONBLOCK", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+# what opening a subfolder with O_NOFOLLOW | O_DIRECTORY gives when a link or a file is there
+_NOT_THE_DIR = (errno.ELOOP, errno.ENOTDIR)
 
 
 def _list(top: str, prefix: str, expect: FoundFile | None, unlisted: list[tuple[str, str]]
@@ -157,7 +159,7 @@ def _list(top: str, prefix: str, expect: FoundFile | None, unlisted: list[tuple[
     except (OSError, _Replaced) as exc:
         if fd is not None:
             os.close(fd)
-        if isinstance(exc, OSError) and not (expect is not None and exc.errno == errno.ELOOP):
+        if isinstance(exc, OSError) and not (expect is not None and exc.errno in _NOT_THE_DIR):
             why = f"cannot list the folder: {exc.strerror or exc}"
         else:
             why = ("is no longer the folder the walk found there (replaced by a link or "
