@@ -114,9 +114,8 @@ def ingest(
         sweeps = FolderSweeps.begin(out_p, cache, out_p / FACTS_DIR)
         run = _Run(src_p, out_p, lang, notes_sig, cache, on_progress)
         run.verify = not ndjson
-        files, skipped = find_sources(src_p, exclude=out_p, unlisted=unlisted,
-                                      known=run.known if cache.enabled else None,
-                                      stats=run.walked)
+        files, skipped = find_sources(src_p, out_p, unlisted,
+                                      run.known if cache.enabled else None, run.walked)
         if settings is not None and settings.exclude:
             files = [item for item in files if not settings.is_excluded(item[1])]
         todo = run.plan(files, on_start)
