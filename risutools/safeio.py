@@ -97,6 +97,10 @@ def _os_refusal(path: str | os.PathLike[str], exc: OSError) -> FileRefused:
     if exc.errno == errno.EISDIR:
         return FileRefused(Code.NOT_A_FILE, "is a folder, not a file", path=shown)
     if exc.errno == errno.ELOOP:
+        if os.path.islink(path) and os.path.exists(path):  # (O_NOFOLLOW: a link, not a loop)
+            return FileRefused(Code.NOT_A_FILE, f"is a symbolic link{_link_note(path)}, not "
+                               "a regular file (put there since the folder was walked)",
+                               path=shown)
         return FileRefused(Code.UNREADABLE, "symbolic link loop", path=shown)
     return FileRefused(Code.UNREADABLE, f"cannot read: {exc.strerror or exc}", path=shown)
 
@@ -165,34 +169,50 @@ def is_plain_file(path: str | os.PathLike[str]) -> bool:
 #: becomes the controlling one, the descriptor is not inherited
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) \
     | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+#: a file as a folder walk found it: (device, inode) of its ``os.lstat``
+FoundFile = tuple[int, int]
 
 
 def _open_checked(path: str | os.PathLike[str], limit: int | None,
-                  seen: os.stat_result | None = None) -> tuple[int, os.stat_result]:
+                  seen: os.stat_result | None = None,
+                  found: FoundFile | None = None) -> tuple[int, os.stat_result]:
     """A descriptor of ``path`` opened for reading when it is a regular file (of at most
     ``limit`` bytes when given), with the status of what was opened; :class:`FileRefused`
     otherwise.  ``seen``: the path's status as the caller just took it (``os.stat``, links
-    followed), in place of a second look before the open.  The caller closes the
+    followed), in place of a second look before the open.  ``found``: the (device, inode)
+    of the file a folder walk found there: a symbolic link is then not followed, and a
+    file that is not that one is refused (:func:`open_regular`).  The caller closes the
     descriptor."""
     try:
         # a device is refused before any open
-        _check_mode(path, os.stat(path) if seen is None else seen, limit)
-        fd = os.open(path, _READ_FLAGS)
+        _check_mode(path, (os.stat(path) if found is None else os.lstat(path))
+                    if seen is None else seen, limit)
+        fd = os.open(path, _READ_FLAGS | (_NOFOLLOW if found is not None else 0))
     except OSError as exc:
         raise _os_refusal(path, exc) from None
     try:
         st = os.fstat(fd)
         _check_mode(path, st, limit)  # what was opened, not what the name says now
+        if found is not None and (st.st_dev, st.st_ino) != found:
+            raise FileRefused(Code.UNREADABLE, "is no longer the file the folder walk found "
+                              "there (replaced while this run read the folder; the next run "
+                              "reads it)", path=show_name(os.fspath(path)))
         return fd, st
     except BaseException:
         os.close(fd)
         raise
 
 
-def open_regular(path: str | os.PathLike[str], *, limit: int | None = None) -> io.BufferedReader:
+def open_regular(path: str | os.PathLike[str], *, limit: int | None = None,
+                 found: FoundFile | None = None) -> io.BufferedReader:
     """Open ``path`` for binary reading if it is a regular file (of at most ``limit`` bytes
-    when given); raise :class:`FileRefused` otherwise.  The caller closes the file."""
-    fd, _ = _open_checked(path, limit)
+    when given); raise :class:`FileRefused` otherwise.  ``found``: the (device, inode) a
+    folder walk found at ``path`` (``os.lstat``): the file opened must be that one, and a
+    symbolic link is not followed (a link, or another file, put there since the walk is
+    refused: ``not-a-file``, ``unreadable``; a folder of the path replaced by a link leads
+    to another file, refused the same way).  The caller closes the file."""
+    fd, _ = _open_checked(path, limit, found=found)
     try:
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)

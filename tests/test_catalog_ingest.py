@@ -432,9 +432,12 @@ def test_a_folder_that_cannot_be_listed_is_a_failed_source(
     shutil.copy(SOURCES / "186123400_mood-tracker.json", src / "186123400_mood-tracker.json")
     real_scandir = os.scandir
 
-    def scandir(path: str) -> object:
-        if os.fsdecode(path).endswith("locked"):
-            raise PermissionError(13, "Permission denied", os.fsdecode(path))
+    def scandir(path: str | int) -> object:
+        # (the walk lists a folder through its descriptor where it can)
+        name = os.readlink(f"/proc/self/fd/{path}") if isinstance(path, int) \
+            else os.fsdecode(path)
+        if name.endswith("locked"):
+            raise PermissionError(13, "Permission denied", name)
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
@@ -458,7 +461,8 @@ def test_an_entry_whose_type_cannot_be_told_is_reported(
     shutil.copy(SOURCES / "186123400_mood-tracker.json", src / "b.json")
     real = ingest_mod._regular
 
-    def regular(entry: os.DirEntry[str], prefix: str, unlisted: list[tuple[str, str]]) -> bool:
+    def regular(top: str, entry: os.DirEntry[str], prefix: str,
+                unlisted: list[tuple[str, str]]) -> bool:
         if entry.name == "b.json":
             class Odd:
                 name = entry.name
@@ -467,8 +471,8 @@ def test_an_entry_whose_type_cannot_be_told_is_reported(
                 def is_symlink(self) -> bool:
                     raise OSError(5, "Input/output error")
 
-            return real(Odd(), prefix, unlisted)  # type: ignore[arg-type]
-        return real(entry, prefix, unlisted)
+            return real(top, Odd(), prefix, unlisted)  # type: ignore[arg-type]
+        return real(top, entry, prefix, unlisted)
 
     monkeypatch.setattr(ingest_mod, "_regular", regular)
     result = ingest(src, tmp_path / "out", jobs=1)

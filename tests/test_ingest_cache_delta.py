@@ -295,23 +295,25 @@ def test_the_delta_is_merged_when_it_would_outgrow_its_room(
 
 
 def test_an_older_format_cache_is_ignored_and_rebuilt(tmp_path: Path) -> None:
-    """A cache of format 7 (no record of the catalog's folders as swept): ignored
-    silently (a full run), then written anew; the delta lines that were bound to it are not
-    used either."""
+    """A cache of format 8 (no SHA-256 of its region of packed outcomes): ignored silently
+    (a full run), then written anew; the delta lines that were bound to it are not used
+    either."""
     src, out = _settled(tmp_path)
     main, delta = _files(out)
     IngestCache.load(main).merge()
     unpacker = msgpack.Unpacker(raw=False)
     unpacker.feed(main.read_bytes())
     records = list(unpacker)
-    assert records[0] == [8, __version__] == [cache_mod.CACHE_FORMAT, __version__]
-    records[0] = [7, __version__]
+    assert records[0] == [9, __version__] == [cache_mod.CACHE_FORMAT, __version__]
+    records[0] = [8, __version__]
+    assert records[1][0] == 3
+    records[1] = [3, records[1][2]]  # (format 8's region: no digest)
     main.write_bytes(b"".join(msgpack.packb(r, use_bin_type=True) for r in records))
     delta.write_bytes(_line(main, msgpack.packb([0, ["x.json"], [1], [2], [3], ["0" * 64]]))
-                      .replace(b"8:", b"7:", 1))
+                      .replace(b"9:", b"8:", 1))
     run = _as_full_run(src, out, tmp_path)
     assert run.notices == [] and run.counts()["cached"] == 0
-    assert main.read_bytes()[:2] == msgpack.packb([8, __version__])[:2]
+    assert main.read_bytes()[:2] == msgpack.packb([9, __version__])[:2]
     assert delta.read_bytes() == b""
     assert "x.json" not in IngestCache.load(main).stat
 

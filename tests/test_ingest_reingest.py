@@ -201,6 +201,10 @@ def test_a_touched_source_with_the_same_bytes(tmp_path: Path) -> None:
     assert run.counts()["cached"] == run.counts()["files"]
 
 
+def _sha(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
 def _records(out: Path) -> list[Any]:
     """The cache's records, after its delta is merged into the main file."""
     IngestCache.load(out / CACHE_NAME).merge()
@@ -301,7 +305,7 @@ def test_a_packed_outcome_outside_the_region_is_one_line_and_a_full_run(
         tmp_path: Path, span: list[Any]) -> None:
     src, out = _settled(tmp_path)
     records = _records(out)
-    assert records[1][0] == 3 and isinstance(records[1][1], bytes)  # the region
+    assert records[1][0] == 3 and isinstance(records[1][2], bytes)  # the region
     result = next(r for r in records if r[0] == 1)
     assert all(isinstance(p, list) for p in result[8])  # (each one placed in the region)
     result[8][0] = span
@@ -313,23 +317,26 @@ def test_a_packed_outcome_outside_the_region_is_one_line_and_a_full_run(
 
 
 @pytest.mark.parametrize("damage, why", [
-    (lambda head, region, rest: head + b"\x92\x03\xc6" + (10**6).to_bytes(4, "big") + b"x",
+    (lambda head, region, rest: head + b"\x93\x03\xc4\x20" + bytes(32) + b"\xc6"
+     + (10**6).to_bytes(4, "big") + b"x",
      "truncated"),  # a region said to end past the end of the file
-    (lambda head, region, rest: head + msgpack.packb([3, "not bytes"]) + rest,
+    (lambda head, region, rest: head + msgpack.packb([3, bytes(32), "not bytes"]) + rest,
      "expected shape"),
-    (lambda head, region, rest: head + msgpack.packb([4, region]) + rest, "expected shape"),
+    (lambda head, region, rest: head + msgpack.packb([4, _sha(region), region]) + rest,
+     "expected shape"),
     (lambda head, region, rest: head + rest, "expected shape"),  # no region at all
     (lambda head, region, rest: head, "expected shape"),  # the header alone
-    (lambda head, region, rest: head + msgpack.packb([3, region])[:-1] + rest,
+    (lambda head, region, rest: head + msgpack.packb([3, _sha(region), region])[:-1] + rest,
      "not a valid cache"),  # a region a byte short: the records start a byte early
-    (lambda head, region, rest: head + msgpack.packb([3, region]) + rest[:-3], "truncated"),
+    (lambda head, region, rest: head + msgpack.packb([3, _sha(region), region]) + rest[:-3],
+     "truncated"),
 ])
 def test_a_damaged_region_is_one_line_and_a_full_run(tmp_path: Path, damage: Any,
                                                      why: str) -> None:
     src, out = _settled(tmp_path)
     records = _records(out)
     head = msgpack.packb(records[0])
-    region = records[1][1]
+    region = records[1][2]
     rest = b"".join(msgpack.packb(r, use_bin_type=True) for r in records[2:])
     (out / CACHE_NAME).write_bytes(damage(head, region, rest))
     run = _as_full_run(src, out, tmp_path)
@@ -367,7 +374,7 @@ def test_nothing_changed_reads_no_packed_outcome(tmp_path: Path,
     def refused(*_: Any) -> bytes | None:
         raise AssertionError("the region was read")
 
-    monkeypatch.setattr(cache_mod, "_read_region", refused)
+    monkeypatch.setattr(cache_mod, "read_region", refused)
     run = _as_full_run(src, out, tmp_path)
     assert run.counts()["cached"] == run.counts()["files"] and not run.written
     f = src / "186123400_mood-tracker.json"
@@ -443,3 +450,45 @@ def test_replay_evidence_is_carried_over_by_a_settled_catalog(
         assert doc_path(cat, CUTTER).read_bytes() == before
     cutter = next(s for s in run.sources for cid in s.component_ids() if cid == CUTTER)
     assert cutter.verified and None not in cutter.verified  # (not read, not rendered)
+
+
+def _damage_region(out: Path, old: bytes, new: bytes) -> None:
+    """``old`` (a run of text in the packed outcomes) changed to ``new`` of the same length:
+    every length and shape still fits; only the region's SHA-256 tells."""
+    IngestCache.load(out / CACHE_NAME).merge()
+    data = (out / CACHE_NAME).read_bytes()
+    assert len(old) == len(new) and data.count(old) >= 1
+    (out / CACHE_NAME).write_bytes(data.replace(old, new))
+
+
+@pytest.mark.parametrize("ndjson, removed, old, new", [
+    # a document's sentence (the documents removed: the packed ones are unpacked to write)
+    (False, "*.json", b"contains no executable code", b"contains no execut7ble code"),
+    # a document's id inside its text, as long as the real one
+    (False, "*.json", b"risu:174678332", b"risu:174678333"),
+    # a facts file's field (the facts removed)
+    (False, "facts/*.json", b"context-cutter", b"context-cuttex"),
+    # an NDJSON catalog: every cached outcome is unpacked
+    (True, "components.ndjson", b"contains no executable code", b"contains no execut7ble code"),
+])
+def test_a_damaged_byte_in_the_region_never_becomes_a_document(
+        tmp_path: Path, ndjson: bool, removed: str, old: bytes, new: bytes) -> None:
+    """A byte of the packed outcomes changed on disk (bit rot, a hand edit) whose lengths
+    and shapes still fit: the region's SHA-256 differs, so nothing of it is unpacked; the
+    sources are projected again, the catalog is the full run's, one notice says why, and
+    the next run's cache is whole again.  (Before, the changed text was written into the
+    document.)"""
+    src, out = _sources(tmp_path), tmp_path / "cat"
+    for _ in range(3):
+        ingest(src, out, jobs=1, ndjson=ndjson)
+    _damage_region(out, old, new)
+    for p in out.glob(removed):
+        p.unlink()
+    run = _as_full_run(src, out, tmp_path, ndjson=ndjson)
+    (line,) = run.notices
+    assert "cache-unreadable" in line and "SHA-256" in line and "\n" not in line
+    assert not any(new in p.read_bytes() for p in out.rglob("*.json*") if p.is_file()
+                   and ".risutools-cache" not in p.parts)
+    run = _as_full_run(src, out, tmp_path, ndjson=ndjson)  # the cache merged: whole again
+    assert run.notices == [] and run.counts()["cached"] == run.counts()["files"]
+    assert new not in (out / CACHE_NAME).read_bytes()

@@ -139,6 +139,46 @@ def test_a_staging_failure_is_one_line_and_leaves_nothing(
     assert list(out.glob("*.json")) == [] and _temps(out) == []
 
 
+@pytest.mark.parametrize("where", ["stage", "commit", "cached"])
+def test_a_write_failure_that_names_no_file_still_says_where(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """A full disk's ENOSPC (or EIO, EDQUOT) from ``write()`` carries no file name: the
+    line names the first document not written, in id order, so the user knows where
+    (before: ``unwritable: cannot write: No space left on device (and 2 more)``, no path).
+    The forms: staging the temp file, committing it, writing a cached source's document."""
+    from risutools.catalog import ingest_write
+    from risutools.errors import RisuError
+
+    src, out = tmp_path / "src", tmp_path / "cat"
+    for i in range(3):
+        _risum(src / f"{100 + i}_m{i}.risum", f"Module {i}")
+    if where == "cached":
+        from risutools.catalog import cache
+
+        monkeypatch.setattr(cache, "RACY_NS", 0)  # (sources just written: recorded all the same)
+        ingest(src, out, jobs=1)
+        for p in out.glob("*.json"):
+            p.unlink()
+
+    def full(*_: Any, **__: Any) -> Any:
+        raise OSError(28, "No space left on device")
+
+    if where == "stage":
+        monkeypatch.setattr(staging, "stage_write", full)
+    elif where == "commit":
+        monkeypatch.setattr(ingest_write, "commit_staged", full)
+    else:
+        monkeypatch.setattr(ingest_write, "atomic_write", full)
+    with pytest.raises(RisuError) as err:
+        ingest(src, out, jobs=1, use_cache=where == "cached")
+    line = err.value.one_line()
+    assert err.value.code == "unwritable" and "No space left" in line and "\n" not in line
+    assert err.value.path is not None and err.value.path.endswith("module.risu.100.module-0.json")
+    assert line.startswith(str(out / "module.risu.100.module-0.json") + ": ")
+    assert "2 more" in line and _temps(out) == []
+
+
 def test_staged_documents_are_made_durable_before_any_rename(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

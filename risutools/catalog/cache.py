@@ -1,8 +1,9 @@
 """The incremental ingest cache (msgpack, one file, written atomically).
 
-The file is a header ``[CACHE_FORMAT, tool version]``, then ``[3, bin]``: the region holding
-every packed outcome (below) one after the other, then a stream of records, each a short
-msgpack array:
+The file is a header ``[CACHE_FORMAT, tool version]``, then ``[3, sha256, bin]``: the
+region holding every packed outcome (below) one after the other, and the SHA-256 of its
+bytes (checked when the region is read: a region of other bytes is never unpacked), then a
+stream of records, each a short msgpack array:
 
 * ``[0, paths, sizes, mtimes_ns, ctimes_ns, sha256s]`` (columns of at most
   ``MAX_CACHE_ITEMS``): each source file's stat (a path that is not UTF-8, e.g. a CP949 name
@@ -92,7 +93,7 @@ from risutools.catalog.cache_keys import (
     result_key,
     source_stat_of,
 )
-from risutools.catalog.cache_packed import unpack_outcome
+from risutools.catalog.cache_packed import read_region, region_of, unpack_outcome
 from risutools.catalog.outcome import SourceOutcome
 from risutools.errors import Code, RisuError
 from risutools.fsio import append_line, atomic_write, display_path
@@ -102,8 +103,9 @@ from risutools.safeio import open_fd, read_at, read_regular
 # 3: records read by msgpack's own unpacker (issue 23); 4: facts summaries with the
 # reader's facts (issue 19); 5: the delta file (issue 23); 6: the packed outcomes in one
 # region, read only when needed (issue 23); 7: a source's change time recorded; 8: the
-# catalog's folders as swept (issue 23)
-CACHE_FORMAT = 8
+# catalog's folders as swept (issue 23); 9: the region's SHA-256 (a damaged region is never
+# unpacked: a flipped byte there became a document's text)
+CACHE_FORMAT = 9
 MAX_CACHE_BYTES = 256 << 20  # a cache file larger than 256 MiB is not read (rebuilt)
 DELTA_SUFFIX = ".delta"  # the delta file: the cache's name + this
 # the delta is merged when it would grow past 1/16 of the main file (at least 64 KiB) ...
@@ -230,8 +232,8 @@ class IngestCache:
     delta_bytes: int = 0  # the size of the delta as read
     on_disk: int = 0  # the entries read (main file and delta: replaced ones included)
     # where the main file's packed outcomes lie: (the file's identity as read, offset,
-    # length); None: none read, or they could not be read again
-    region: tuple[tuple[int, ...], int, int] | None = None
+    # length, their SHA-256); None: none read, or they could not be read again
+    region: tuple[tuple[int, ...], int, int, bytes] | None = None
     region_bytes: bytes | None = None  # those bytes, once read (when first needed)
 
     problem: str | None = None  # one line when the cache on disk could not be used
@@ -319,10 +321,13 @@ class IngestCache:
 
     def _region(self) -> bytes | None:
         if self.region_bytes is None and self.region is not None:
-            ident, start, length = self.region
-            self.region_bytes = _read_region(self.path, ident, start, length)
+            try:
+                self.region_bytes = read_region(self.path, *self.region)
+            except RisuError as exc:  # other bytes than were written: never unpacked
+                self.problem = self.problem or f"{exc.one_line()}; those sources projected again"
             if self.region_bytes is None:
                 self.region = None  # (replaced since, or damaged: what it held is forgotten)
+                self.dirty = self.rewrite = True
         return self.region_bytes
 
     def forget(self, outcome: CachedOutcome, lang: str, notes_sig: str) -> None:
@@ -459,7 +464,8 @@ class IngestCache:
 
         pack = msgpack.Packer(use_bin_type=True).pack
         blobs, results = self._placed()
-        parts = [pack([CACHE_FORMAT, __version__]), pack([3, blobs])]
+        parts = [pack([CACHE_FORMAT, __version__]),
+                 pack([3, hashlib.sha256(blobs).digest(), blobs])]
         parts += [pack([0, *columns]) for columns in _columns(self.stat)]
         parts += [pack([1, *columns]) for columns in _columns(results)]
         parts += [pack([2, *columns]) for columns in _columns(self.files)]
@@ -605,10 +611,10 @@ def _read_main(cache: IngestCache, path: Path, seen: os.stat_result | None
         head = read_at(fd, 0, min(size, HEAD_BYTES), path)
         if head[:1] in _MAP_BYTES:
             return st  # an earlier format's cache (one map): ignored silently, rebuilt
-        region = _region_of(head, shown)
+        region = region_of(head, shown, [CACHE_FORMAT, __version__])
         if region is None:
             return st  # another format or tool version: ignored silently, rebuilt
-        start, length = region
+        start, length, digest = region
         if start + length > size:
             raise RisuError(Code.CACHE_UNREADABLE, f"not a valid cache: truncated (its packed "
                             f"outcomes end at byte {start + length} of {size})", path=shown)
@@ -617,55 +623,8 @@ def _read_main(cache: IngestCache, path: Path, seen: os.stat_result | None
         os.close(fd)
     _decode_records(cache, records, shown, region=length)
     cache.main_bytes = size
-    cache.region = (file_identity(st), start, length)
+    cache.region = (file_identity(st), start, length, digest)
     return st
-
-
-def _region_of(head: bytes, shown: str) -> tuple[int, int] | None:
-    """Where the packed outcomes lie in a main file that starts with ``head``: (offset,
-    length) of the ``bin`` of its first record after the header, ``[3, bin]``; None when
-    the header is another format's or tool version's.  Raises ``cache-unreadable``."""
-    import msgpack
-
-    unpacker = msgpack.Unpacker(None, raw=False, max_buffer_size=HEAD_BYTES,
-                                max_str_len=HEAD_BYTES, max_bin_len=0, max_array_len=4,
-                                max_map_len=0, max_ext_len=0)
-    unpacker.feed(head)
-    try:
-        header = unpacker.unpack()
-    except Exception as exc:  # msgpack raises many types (OutOfData, ValueError, ...)
-        why = "no header" if isinstance(exc, msgpack.OutOfData) else str(exc)
-        raise RisuError(Code.CACHE_UNREADABLE, f"not a valid cache: {why}",
-                        path=shown) from None
-    if not (isinstance(header, list) and len(header) == 2):
-        raise RisuError(Code.CACHE_UNREADABLE, "not a valid cache: no header", path=shown)
-    if header != [CACHE_FORMAT, __version__]:
-        return None
-    at = unpacker.tell()
-    width = _BIN_WIDTHS.get(head[at + 2:at + 3], 0)
-    size = head[at + 3:at + 3 + width]
-    if head[at:at + 2] != b"\x92\x03" or not width or len(size) != width:
-        raise RisuError(Code.CACHE_UNREADABLE, "not a valid cache: record 1 is not of the "
-                        "expected shape", path=shown)
-    return at + 3 + width, int.from_bytes(size, "big")
-
-
-# msgpack's bin 8, 16 and 32: the bytes of the length that follows each
-_BIN_WIDTHS = {b"\xc4": 1, b"\xc5": 2, b"\xc6": 4}
-
-
-def _read_region(path: Path, ident: tuple[int, ...], start: int, length: int) -> bytes | None:
-    """The main file's packed outcomes, when the file is still the one read (else None)."""
-    try:
-        fd, st = open_fd(path, MAX_CACHE_BYTES)
-    except RisuError:
-        return None
-    try:
-        return read_at(fd, start, length, path) if file_identity(st) == ident else None
-    except RisuError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _unpacker(n: int) -> Any:

@@ -68,7 +68,7 @@ from risutools.fsio import (
 from risutools.projection import post_id_from_name
 from risutools.projection.run import grades
 from risutools.projection.text import check_lang
-from risutools.safeio import check_inside, read_or_raise, require_folder
+from risutools.safeio import FoundFile, check_inside, read_or_raise, require_folder
 from risutools.settings.catalog import FACTS_DIR, MAX_NOTES_BYTES, default_jobs
 from risutools.settings.config import Settings
 
@@ -114,8 +114,8 @@ def ingest(
         sweeps = FolderSweeps.begin(out_p, cache, out_p / FACTS_DIR)
         run = _Run(src_p, out_p, lang, notes_sig, cache, on_progress)
         run.verify = not ndjson
-        files, skipped = find_sources(src_p, exclude=out_p, unlisted=unlisted,
-                                      known=run.known if cache.enabled else None)
+        files, skipped = find_sources(src_p, out_p, unlisted,
+                                      run.known if cache.enabled else None, run.walked)
         if settings is not None and settings.exclude:
             files = [item for item in files if not settings.is_excluded(item[1])]
         todo = run.plan(files, on_start)
@@ -150,14 +150,15 @@ def _run(run: _Run, todo: list[tuple[str, str, int]], files: list[tuple[str, str
     with Stager(out_p, enabled=not ndjson and executor is not None) as stager:
         run.stager = stager
         formats = {path: fmt for path, _, fmt in files}
+        found = run.found if executor is None else None  # (a cluster's machine: its own ids)
         if todo:
             run_sources(todo, lang, notes_s, ndjson, jobs, executor, run.finished, stage, settings,
-                 formats)
+                        formats, found)
         with cycles_paused():
             again = run.unpack_needed(everything=ndjson or notes_s is not None)
         if again:  # packed outcomes that did not fit: projected again, here
             run_sources(again, lang, notes_s, ndjson, 1, None, run.finished, stage, settings,
-                        formats)
+                        formats, run.found)
         with cycles_paused():
             result = _result(run, unlisted, skipped)
             write_catalog(result, out_p, ndjson, stager, run.cache)
@@ -290,19 +291,18 @@ class _Run:
         # (stat, cached outcome) of each file the walk asked the cache about (:meth:`known`)
         self.known_stats: dict[str, tuple[SourceStat | None, CachedOutcome | None]] = {}
         self.paths: dict[str, str] = {}  # each file's path, by its exact relative path
+        # each file's lstat as the walk found it (through the folder it listed), and its
+        # (device, inode): a worker reads that file only
+        self.walked: dict[str, os.stat_result] = {}
+        self.found: dict[str, FoundFile] = {}
         self.files = 0
         self.bytes = 0
 
-    def known(self, path: str, rel: str) -> str | None:
-        """The format of a file the cache knows (its stat is the one recorded, with an
-        outcome of these settings): such a file is not opened to sniff it.  Its stat and
-        cached outcome are kept for :meth:`plan`."""
-        try:
-            stat = os.stat(path)
-        except OSError:
-            self.known_stats[path] = (None, None)
-            return None
-        st = source_stat(stat)
+    def known(self, path: str, rel: str, found: os.stat_result) -> str | None:
+        """The format of a file the cache knows (its stat as the walk ``found`` it is the
+        one recorded, with an outcome of these settings): such a file is not opened to
+        sniff it.  Its stat and cached outcome are kept for :meth:`plan`."""
+        st = self._found(path, found)
         hit = self.cache.lookup(rel, path, self.lang, post_id_from_name(path), self.notes_sig,
                                 st)
         self.known_stats[path] = (st, hit)
@@ -314,7 +314,8 @@ class _Run:
         """The files to read: (path, relative path as shown, size); cache hits are done."""
 
         pre = self.known_stats
-        found = [pre.get(path) or (_stat(path), None) for path, _, _ in files]
+        found = [pre.get(path) or (self._found(path, self.walked.get(path)), None)
+                 for path, _, _ in files]
         sizes = [st[0] if st is not None else 0 for st, _ in found]
         if on_start:
             on_start(len(files), sum(sizes))
@@ -341,6 +342,15 @@ class _Run:
         if self.on_progress and self.files:
             self.on_progress(self.files, self.bytes)
         return todo
+
+    def _found(self, path: str, st: os.stat_result | None) -> SourceStat | None:
+        """What the cache compares of the file's stat as the walk found it
+        (:func:`source_stat`; None: none); its (device, inode) kept for the worker that
+        reads it, which reads that file only."""
+        if st is None:
+            return None
+        self.found[path] = (st.st_dev, st.st_ino)
+        return source_stat(st)
 
     def _verify(self, hit: CachedOutcome) -> None:
         """Which of a cached source's documents (and facts) the catalog holds already, by
@@ -403,16 +413,6 @@ class _Run:
         self.bytes += outcome.size
         if self.on_progress:
             self.on_progress(self.files, self.bytes)
-
-
-def _stat(path: str) -> SourceStat | None:
-    """What the cache compares of the file's stat (:func:`source_stat`), or None when the
-    file cannot be stat'ed."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return source_stat(st)
 
 
 def _prepare_catalog(out: Path) -> None:

@@ -105,7 +105,7 @@ def write_catalog(
             outcomes = list(pool.map(lambda job: _write_one(*job), jobs))
     if jobs:
         fsync_directory(out)
-    _raise_failed(outcomes)
+    _raise_failed(outcomes, jobs)
     for (status, line, st), job in zip(outcomes, jobs, strict=True):
         assert isinstance(line, str)
         if status == "kept_reviewed" and job[4] is not None:
@@ -125,13 +125,15 @@ def write_catalog(
         lists[status].append(_evidence(result, cid, text) if "\0" in text else text)
 
 
-def _raise_failed(outcomes: list[tuple[str, str | OSError, os.stat_result | None]]) -> None:
-    """A write that could not be done (no space, no permission): one line, exit 2."""
-    failed = [exc for status, exc, _ in outcomes if status == "oserror"
-              and isinstance(exc, OSError)]
+def _raise_failed(outcomes: list[tuple[str, str | OSError, os.stat_result | None]],
+                  jobs: list[Job]) -> None:
+    """A write that could not be done (no space, no permission): one line, exit 2, naming
+    the first document not written (a write's error often names no file: ENOSPC)."""
+    failed = [(exc, job[0]) for (status, exc, _), job in zip(outcomes, jobs, strict=True)
+              if status == "oserror" and isinstance(exc, OSError)]
     if failed:
         more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
-        err = os_error_line(failed[0])
+        err = os_error_line(*failed[0])
         err.why += more
         raise err
 

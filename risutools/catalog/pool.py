@@ -15,6 +15,7 @@ from multiprocessing.context import BaseContext
 
 from risutools.catalog.outcome import SourceOutcome
 from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
+from risutools.safeio import FoundFile
 from risutools.settings.catalog import default_jobs
 from risutools.settings.config import Settings
 from risutools.workers import die_with_parent, stop_pool
@@ -55,13 +56,19 @@ def run_sources(
     stage: StageSpec | None = None,
     settings: Settings | None = None,
     formats: dict[str, str] | None = None,
+    found: dict[str, FoundFile] | None = None,
 ) -> None:
+    """Project each source of ``todo`` (path, shown relative path, size) and pass its outcome
+    to ``finished``.  ``formats``: what the walk detected; ``found``: the (device, inode)
+    the walk found at each path (a worker reads that file only; not for another
+    executor's workers, which may see other device numbers)."""
     workers = jobs if jobs is not None else default_jobs()
     fmts = formats if formats is not None else {}
+    ids = found if found is not None else {}
     if executor is None and (workers <= 1 or len(todo) == 1):
         for path, rel, size in todo:
             finished(process_file(path, rel, lang, notes_dir, None, ndjson, stage,
-                                  settings, fmts.get(path), size), path)
+                                  settings, fmts.get(path), size, ids.get(path)), path)
         return
     own = executor is None
     pool: Executor = executor if executor is not None else _own_pool(workers)
@@ -70,7 +77,8 @@ def run_sources(
     try:
         futures: dict[Future[list[SourceOutcome]], list[tuple[str, str, int]]] = {
             pool.submit(process_batch,
-                        [(where(p), rel, fmts.get(p), size) for p, rel, size in batch],
+                        [(where(p), rel, fmts.get(p), size, ids.get(p))
+                         for p, rel, size in batch],
                         lang, notes_dir, ndjson, stage, settings): batch
             for batch in batches(todo, workers)
         }

@@ -21,7 +21,7 @@ from risutools.fsio import display_path, sha256_file
 from risutools.projection import load_notes, post_id_from_name, project
 from risutools.projection.facts import summarize
 from risutools.projection.run import graded_analysis
-from risutools.safeio import is_plain_file
+from risutools.safeio import FoundFile, is_plain_file
 from risutools.settings.config import Settings
 
 
@@ -48,18 +48,20 @@ def process_file(
     settings: Settings | None = None,
     fmt: str | None = None,
     size: int | None = None,
+    found: FoundFile | None = None,
 ) -> SourceOutcome:
     """Read, hash, project and render one source file (and, with ``stage``, write each
     document into its temp file).  Never raises for bad input.  ``settings``: the analysis
     findings a document shows are those the settings report (``rules:``,
     ``--select``/``--ignore``; :meth:`Settings.apply`).  ``fmt``: the format the walk
     detected (``read_path`` does not detect it again); ``size``: the size the walk found
-    (not asked for again)."""
+    (not asked for again); ``found``: the (device, inode) the walk found at ``path``: a
+    symbolic link or another file put there since is refused, never read."""
 
     out = SourceOutcome(path=rel, size=_size(path) if size is None else size)
     out.post_id = post_id if post_id is not None else post_id_from_name(path)
     try:
-        modules = read_path(path, fmt=fmt)
+        modules = read_path(path, fmt=fmt, found=found)
         if modules:
             out.sha256 = modules[0].source.sha256 if modules[0].source else None
             out.format = modules[0].source.format if modules[0].source else None
@@ -150,16 +152,18 @@ def _size(path: str) -> int:
 
 def process_batch(
     items: Sequence[tuple[str, str] | tuple[str, str, str | None]
-                    | tuple[str, str, str | None, int | None]], lang: str,
+                    | tuple[str, str, str | None, int | None]
+                    | tuple[str, str, str | None, int | None, FoundFile | None]], lang: str,
     notes_dir: str | None, ndjson: bool = False,
     stage: StageSpec | None = None,
     settings: Settings | None = None,
 ) -> list[SourceOutcome]:
     """:func:`process_file` for several ``(path, shown relative path[, detected format[,
-    size]])`` items: one task of a pool or a cluster (small files travel in batches, so the
-    per-task cost of the executor -- pickling, a round trip, a Dask scheduler decision --
-    is paid once)."""
+    size[, (device, inode) found]]])`` items: one task of a pool or a cluster (small files
+    travel in batches, so the per-task cost of the executor -- pickling, a round trip, a
+    Dask scheduler decision -- is paid once)."""
     return [process_file(item[0], item[1], lang, notes_dir, None, ndjson, stage, settings,
                          item[2] if len(item) > 2 else None,
-                         item[3] if len(item) > 3 else None)
+                         item[3] if len(item) > 3 else None,
+                         item[4] if len(item) > 4 else None)
             for item in items]

@@ -6,11 +6,12 @@ import os
 from typing import BinaryIO, cast
 
 from risutools.errors import Code, FormatError
-from risutools.safeio import FileRefused
+from risutools.safeio import FileRefused, FoundFile
 from risutools.safeio import open_regular as safe_open
 
 
-def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
+def open_regular(path: str | os.PathLike[str], found: FoundFile | None = None
+                 ) -> tuple[BinaryIO, int]:
     """Open ``path`` for reading only if it is a regular file; return (file, size).
 
     The one safe open of :mod:`risutools.safeio`: a first ``stat`` refuses anything
@@ -18,11 +19,12 @@ def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
     uses ``O_NONBLOCK`` (a FIFO swapped in meanwhile cannot block it) and the
     *opened descriptor*'s ``fstat`` decides (no check-then-read race).  A symlink
     to ``/dev/zero``, a FIFO, a socket or a folder is refused in one line, with the
-    format errors' codes (``not-a-file``, ``not-found``, ``unreadable``).
+    format errors' codes (``not-a-file``, ``not-found``, ``unreadable``).  ``found``: the
+    file a folder walk found there (:func:`risutools.safeio.open_regular`).
     """
     p = os.fspath(path)
     try:
-        fp = safe_open(p)
+        fp = safe_open(p, found=found)
     except FileRefused as exc:
         why = "no such file" if exc.code == Code.NOT_FOUND else exc.why
         raise FormatError(exc.code, why, path=p) from None

@@ -14,6 +14,7 @@ from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly, AssetInfo, Module, SourceInfo
 from risutools.formats.risum import MAGIC, read_risum_stream
 from risutools.fsio import sha256_stream
+from risutools.safeio import FoundFile
 
 FORMATS = (
     "risum",
@@ -156,7 +157,8 @@ def _stream_sha256(fp: BinaryIO, size: int) -> str:
 
 
 def read_path(
-    path: str | os.PathLike[str], *, with_assets: bool = False, fmt: str | None = None
+    path: str | os.PathLike[str], *, with_assets: bool = False, fmt: str | None = None,
+    found: FoundFile | None = None,
 ) -> list[Module]:
     """Read any supported file into modules (see docs/formats.md for every rule).
 
@@ -169,10 +171,12 @@ def read_path(
     detects every file first), so it is not detected a second time; the reader of
     that format checks every byte as always (a file changed in between is refused by
     it, never read as something else).  Anything not in :data:`FORMATS`: detected here.
+    ``found``: the (device, inode) of the file the walk found at ``path``: a symbolic
+    link, or another file, put there since is refused, never read.
     """
     p = os.fspath(path)
     try:
-        fp, size = _open(p)
+        fp, size = _open(p, found)
         with fp:
             return _read_open(fp, size, p, with_assets, fmt if fmt in FORMATS else None)
     except FormatError as exc:
