@@ -60,3 +60,31 @@ def test_nothing_changed_asks_for_no_sync(tmp_path: Path,
     module.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
     ingest(src, out, jobs=1)
     assert "documents" in asked and "facts" in asked
+
+
+def test_one_changed_among_many_looks_at_its_own_facts_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A re-ingest with one source changed stages (and reads back) the facts files of that
+    source's components only, not every facts file of the catalog the cache verified."""
+    src, out = tmp_path / "src", tmp_path / "cat"
+    shutil.copytree(SOURCES, src)
+    ingest(src, out, jobs=1)
+    ingest(src, out, jobs=1)  # (every file recorded by now)
+    module = next(p for p in sorted(src.rglob("*.json"))
+                  if isinstance(json.loads(p.read_text("utf-8")), dict)
+                  and "description" in json.loads(p.read_text("utf-8")))
+    data = json.loads(module.read_text("utf-8"))
+    data["description"] = str(data["description"]) + " (changed)"
+    module.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    staged: list[str] = []
+    stage = ingest_facts._stage
+
+    def counting(target: Path, *args: object) -> object:
+        staged.append(target.name)
+        return stage(target, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ingest_facts, "_stage", counting)
+    result = ingest(src, out, jobs=1)
+    assert result.ok and not result.failures
+    facts_files = len(list((out / "facts").glob("*.json")))
+    assert facts_files > 3 and 1 <= len(staged) < facts_files, (staged, facts_files)
