@@ -38,6 +38,16 @@ def _count_syncfs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return asked
 
 
+def _change_one(src: Path) -> None:
+    """Change the description of the first module source of ``src``."""
+    module = next(p for p in sorted(src.rglob("*.json"))
+                  if isinstance(json.loads(p.read_text("utf-8")), dict)
+                  and "description" in json.loads(p.read_text("utf-8")))
+    data = json.loads(module.read_text("utf-8"))
+    data["description"] = str(data["description"]) + " (changed)"
+    module.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+
+
 def test_nothing_changed_asks_for_no_sync(tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     src, out = tmp_path / "src", tmp_path / "cat"
@@ -52,12 +62,7 @@ def test_nothing_changed_asks_for_no_sync(tmp_path: Path,
     assert {p: p.read_bytes() for p in out.rglob("*.json")} == before
 
     # one source changed: its document and facts are written, made durable as before
-    module = next(p for p in sorted(src.rglob("*.json"))
-                  if isinstance(json.loads(p.read_text("utf-8")), dict)
-                  and "description" in json.loads(p.read_text("utf-8")))
-    data = json.loads(module.read_text("utf-8"))
-    data["description"] = str(data["description"]) + " (changed)"
-    module.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    _change_one(src)
     ingest(src, out, jobs=1)
     assert "documents" in asked and "facts" in asked
 
@@ -70,12 +75,7 @@ def test_one_changed_among_many_looks_at_its_own_facts_only(
     shutil.copytree(SOURCES, src)
     ingest(src, out, jobs=1)
     ingest(src, out, jobs=1)  # (every file recorded by now)
-    module = next(p for p in sorted(src.rglob("*.json"))
-                  if isinstance(json.loads(p.read_text("utf-8")), dict)
-                  and "description" in json.loads(p.read_text("utf-8")))
-    data = json.loads(module.read_text("utf-8"))
-    data["description"] = str(data["description"]) + " (changed)"
-    module.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    _change_one(src)
     staged: list[str] = []
     stage = ingest_facts._stage
 
