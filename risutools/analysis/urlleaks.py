@@ -208,7 +208,12 @@ def address_host(url: str) -> str | None:
     anywhere dropped; an http(s), ws(s) or ftp scheme in any case, then any number of
     slashes either way (``https:\\\\h``, ``https:/\\h``, ``HTTPS:h``), and the host
     (:func:`host_of`).  None for another scheme, a relative address, or no host."""
-    text = _no_tab_nl(url).strip(_C0_SPACE)
+    return _scheme_host(_no_tab_nl(url).strip(_C0_SPACE))
+
+
+def _scheme_host(text: str) -> str | None:
+    """:func:`address_host` of an address already cleaned (tabs, line breaks and the
+    controls and spaces at its ends dropped)."""
     m = _rx()[7].match(text)
     if m is None or m.group(1).lower() not in SPECIAL_SCHEMES:
         return None
@@ -222,7 +227,7 @@ def page_address_host(url: str) -> str | None:
     text = _no_tab_nl(url).strip(_C0_SPACE)
     if text[:2] in ("//", "\\\\", "/\\", "\\/"):
         return _authority_host(text, 0)
-    return address_host(text)
+    return _scheme_host(text)
 
 
 def _authority_host(text: str, at: int) -> str | None:
