@@ -48,10 +48,9 @@ from risutools.pathnames import plain_id
 from risutools.rowspool import pack, unpack
 from risutools.safeio import FileRefused, check_inside, require_folder
 from risutools.settings import lifecycle
-from risutools.settings.catalog import FACTS_DIR, CatalogSettings
+from risutools.settings.catalog import FACTS_DIR, LOG_NAME, CatalogSettings
 from risutools.settings.config import Settings, find_settings_file, load_settings_file
 
-LOG_NAME = "transitions.ndjson"
 LOCK_NAME = ".risutools.lock"
 #: what marks a catalog folder (``facts/``: what ``ingest`` writes next to the documents)
 MARKERS = (LOG_NAME, "approvals", ".risutools.yaml", ".risutools.yml", "notes", "replays",

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from risutools.canonical import canonical, doc_sha256
-from risutools.catalog.catalog import LOG_NAME, Catalog, Entry, file_sha256
+from risutools.catalog.catalog import Catalog, Entry, file_sha256
 from risutools.contract.loaders import display_path, load_bytes
 from risutools.contract.transitions import MAX_LOG_BYTES
 from risutools.errors import Code, RisuError, WriteConflict
@@ -32,6 +32,7 @@ from risutools.fsio import atomic_write, os_error_line, write_lock
 from risutools.replay.component import ComponentFile, detect_indent, dump_component
 from risutools.safeio import FileRefused, read_inside
 from risutools.settings import lifecycle
+from risutools.settings.catalog import LOG_NAME
 from risutools.values import MAX_DOCUMENT_BYTES
 
 

@@ -18,9 +18,9 @@ from typing import BinaryIO
 
 from risutools.canonical import canonical
 from risutools.safeio import CHUNK, FileRefused, check_inside, open_regular
+from risutools.settings.catalog import LOG_NAME
 from risutools.values import MAX_DOCUMENT_BYTES, parse_json_text
 
-LOG_NAME = "transitions.ndjson"
 BOM = b"\xef\xbb\xbf"
 
 

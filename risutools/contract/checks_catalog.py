@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from risutools.checks.registry import check
-from risutools.contract.baselog import LOG_NAME, compare_logs
+from risutools.contract.baselog import compare_logs
 from risutools.contract.loaders import LoadedDocument, display_path
 from risutools.contract.result import DocumentInfo
 from risutools.contract.transitions import (
@@ -32,6 +32,7 @@ from risutools.contract.transitions import (
 )
 from risutools.pathnames import show_name
 from risutools.settings import lifecycle
+from risutools.settings.catalog import LOG_NAME
 
 
 @dataclass(frozen=True)
@@ -232,6 +233,6 @@ class Logs:
         if root in self.logs:
             return
         log = self.of(root)
-        tname = display_path(root / "transitions.ndjson")
+        tname = display_path(root / LOG_NAME)
         for line, why in log.problems:
             yield CatalogIssue("", why, file=tname, line=line)

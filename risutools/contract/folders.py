@@ -10,6 +10,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from risutools.safeio import FileRefused, check_inside
+from risutools.settings.catalog import LOG_NAME
 
 JSON_EXTS = (".json",)
 YAML_EXTS = (".yaml", ".yml")
@@ -18,7 +19,7 @@ DOC_EXTS = JSON_EXTS + YAML_EXTS + NDJSON_EXTS
 
 # Catalog folders and files that hold other things than component documents.
 SKIP_DIRS = frozenset({"approvals", "facts", "notes", "replays", "node_modules", "__pycache__"})
-SKIP_FILES = frozenset({"transitions.ndjson", "pyproject.toml"})
+SKIP_FILES = frozenset({LOG_NAME, "pyproject.toml"})
 
 
 def document_files(root: Path, exclude: tuple[str, ...], errors: list[OSError],

@@ -36,6 +36,7 @@ from risutools.canonical import canonical, sha256_prefixed
 from risutools.contract.loaders import load_bytes
 from risutools.jsontypes import json_type_name
 from risutools.safeio import FileRefused, check_inside, read_inside, read_regular
+from risutools.settings.catalog import LOG_NAME
 from risutools.settings.lifecycle import (
     APPROVAL_FIELDS,
     CONTENT_EVIDENCE,
@@ -97,7 +98,7 @@ def find_catalog_root(start: Path, stop: Path | None = None) -> Path | None:
     if d.is_file():
         d = d.parent
     while True:
-        if os.path.lexists(d / "transitions.ndjson") or (d / "approvals").is_dir():
+        if os.path.lexists(d / LOG_NAME) or (d / "approvals").is_dir():
             return d
         if (d / ".git").exists() or d.parent == d or (stop is not None and d == stop):
             return None
@@ -109,7 +110,7 @@ def read_log(root: Path, only: str | None = None) -> CatalogLog:
     unparsed (a promotion reads one component's chain from a long log)."""
     log = CatalogLog(root)
     needle = only.encode("utf-8") if only is not None else None
-    path = root / "transitions.ndjson"
+    path = root / LOG_NAME
     if not os.path.lexists(path):
         return log
     log.exists = True  # whatever it is: a FIFO or a device is a log that cannot be read

@@ -13,6 +13,8 @@ from risutools.errors import Code, ConfigError
 #: the folder of a catalog where ``ingest`` writes each component's facts summary
 #: (``facts/<component_id>.json``, written by the projection, read by the review)
 FACTS_DIR = "facts"
+#: the catalog's transition log (append-only NDJSON, one line a recorded step)
+LOG_NAME = "transitions.ndjson"
 #: the format name a facts summary carries (``"facts": "component-facts-v1"``)
 FACTS_FORMAT = "component-facts-v1"
 #: the largest curator notes file read (bytes): ingest, the projection and packets
