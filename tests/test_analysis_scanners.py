@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from risutools.analysis import analyze
 from risutools.analysis.assets import compatible, declared_type, sniff
 from risutools.analysis.cbs import scan_cbs
 from risutools.analysis.htmlscan import scan_html
 from risutools.analysis.js import scan_js
 from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, parse_flags
+from risutools.formats.model import Module
 from risutools.formats.toggles import parse_toggles
 
 
@@ -101,13 +103,61 @@ def test_toggles() -> None:
     tp = parse_toggles(text)
     assert [(t.key, t.type, t.group) for t in tp.toggles] == [
         ("enabled", "checkbox", None), ("mode", "select", "Budget"), ("limit", "text", "Budget"),
-        ("note", "text", None), ("x", "text", None)]
-    assert tp.toggles[1].options == ("a", "b", "c")
+        ("note", "text", None), ("x", "checkbox", None)]  # (an unknown kind: a checkbox)
+    assert tp.toggles[1].options == ("a", " b ", "c")  # (as RisuAI cuts them)
     assert tp.duplicates == [("enabled", 7)]
     assert tp.malformed == [8]
     assert tp.unknown_types == [("weird", 9)]
     assert parse_toggles("").toggles == []
     assert parse_toggles(123).toggles == []  # type: ignore[arg-type]
+
+
+# each line as RisuAI's parseToggleSyntax reads it (``const [key, value, type, option] =
+# line.split('=')``; group/groupEnd/divider, caption with a value, else ``key && value``: a
+# toggle of type select/text/textarea or undefined, a checkbox): (key, type, options), or
+# None when the line declares no toggle; and whether it is noted (unknown kind, malformed)
+@pytest.mark.parametrize(("line", "toggle", "noted"), [
+    ("mode =Mode", ("mode ", "checkbox", ()), None),  # the key keeps its space
+    (" mode=Mode", (" mode", "checkbox", ()), None),
+    ("\tk=L=select=A,B", ("\tk", "select", ("A", "B")), None),
+    ("k=L=Select=A,B", ("k", "checkbox", ()), "unknown"),  # kinds matched exactly
+    ("k=L= select=A,B", ("k", "checkbox", ()), "unknown"),
+    ("k=L=select\r", ("k", "checkbox", ()), "unknown"),  # (a CRLF text's last piece)
+    ("k=L=select=A,B\r", ("k", "select", ("A", "B\r")), None),
+    ("k=L=select=A,,B", ("k", "select", ("A", "", "B")), None),  # blanks keep the indexes
+    ("k=L=select=A,B=C,D", ("k", "select", ("A", "B")), None),  # past a fourth '=': dropped
+    ("k=L=select", ("k", "select", ()), None),  # (no options piece: none)
+    ("k=L=select=", ("k", "select", ("",)), None),  # (an empty one: one blank, ''.split)
+    ("k=L=number", ("k", "checkbox", ()), "unknown"),
+    ("k=L=input", ("k", "checkbox", ()), "unknown"),
+    ("k=L=separator", ("k", "checkbox", ()), "unknown"),
+    ("k=L=groupend", ("k", "checkbox", ()), "unknown"),  # groupEnd is spelled so
+    ("k=L=", ("k", "checkbox", ()), None),  # an empty kind: a checkbox
+    ("k=L=textarea", ("k", "text", ()), None),
+    ("k= ", ("k", "checkbox", ()), None),  # a label of one space is a label
+    ("k=", None, "malformed"), ("=L", None, "malformed"), ("k", None, "malformed"),
+    ("k==caption", None, "malformed"),  # a caption without a label: nothing
+    ("k=Note=caption", None, None), ("k=x=divider", None, None),
+    ("k=G=group", None, None), ("k=x=groupEnd", None, None),
+    ("==Name==", None, None), ("==groupEnd", None, None),
+])
+def test_toggle_lines_read_as_risuai_reads_them(
+        line: str, toggle: tuple[str, str, tuple[str, ...]] | None, noted: str | None) -> None:
+    tp = parse_toggles(line + "\n")
+    assert [(t.key, t.type, t.options) for t in tp.toggles] == ([toggle] if toggle else [])
+    assert bool(tp.unknown_types) == (noted == "unknown")
+    assert bool(tp.malformed) == (noted == "malformed")
+
+
+def test_a_toggle_key_with_spaces_is_a_near_miss_of_its_read() -> None:
+    # RisuAI declares toggle_mode␠ for "mode =Mode": the module's read of toggle_mode finds
+    # no value (a trimmed key hid it)
+    a = analyze(Module({"customModuleToggle": "mode =Mode\n",
+                        "trigger": [{"type": "manual", "comment": "", "effect": [
+                            {"type": "triggerlua",
+                             "code": 'local m = getGlobalVar(id, "toggle_mode")'}]}]}))
+    assert [t.key for t in a.toggles] == ["mode "]
+    assert any(f.rule == "RA704" and "near miss" in f.message for f in a.findings)
 
 
 def test_js_scan_skips_comments_strings_regex_literals() -> None:

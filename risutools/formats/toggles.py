@@ -1,11 +1,18 @@
-"""Parsing ``customModuleToggle``: the module's user-facing switches.
+"""Parsing ``customModuleToggle``: the module's user-facing switches, read as RisuAI's
+``parseToggleSyntax`` reads them.
 
-One toggle per line (a line ends at ``\\n`` only, as RisuAI's ``parseToggleSyntax`` cuts
-it): ``key=Label`` (a checkbox), ``key=Label=select=A,B,C``,
-``key=Label=text`` (also ``textarea``).  Structure lines: ``==Group==`` or
-``key=Group=group`` open a group, ``==groupEnd`` or ``key=x=groupEnd`` close
-it; ``divider`` and ``caption`` lines are decoration.  The module reads a
-toggle's value as the global variable ``toggle_<key>``.  Never raises.
+One toggle per line (a line ends at ``\\n`` only): the line is cut at every ``=`` into
+key, label, kind and options, nothing trimmed.  A line declares a toggle when its key and
+its label are both non-empty: a checkbox without a kind, ``select`` (the options: the
+fourth piece cut at ``,``, blanks kept: RisuAI stores a choice's index), ``text`` and
+``textarea``; any other kind is shown by RisuAI as a checkbox (noted as an unknown type).
+Kinds are matched exactly (``Select`` or ``select\\r`` is another kind), and a key keeps
+its spaces: ``mode =Mode`` declares ``toggle_mode `` (the near miss of a read
+``toggle_mode`` is the analysis' RA704).  Structure lines: ``key=Group=group`` opens a
+group, ``=groupEnd`` closes it, ``divider`` and ``caption`` (with a label) decorate; the
+lines the spec names ``==Group==`` / ``==groupEnd`` declare nothing in RisuAI (their key is
+empty) and name the group of the toggles below them here.  The module reads a toggle's
+value as the global variable ``toggle_<key>``.  Never raises.
 """
 
 from __future__ import annotations
@@ -19,13 +26,11 @@ from typing import Any
 MAX_TOGGLES = 10_000
 #: at most this many duplicate, malformed and unknown-type lines are listed (each)
 MAX_NOTED = 5_000
-_DECORATION = {"divider", "caption", "separator"}
-_TEXT_TYPES = {"text", "textarea", "input", "number"}
-_GROUP_END = ("groupend", "endgroup")
-#: the kinds of a ``key=x=kind`` line that open or close a group or decorate
-_STRUCTURE = {"group", *_GROUP_END, *_DECORATION}
-#: the toggle type of each known kind (anything else: an unknown type, read as text)
-_TYPE_OF = {"": "checkbox", "select": "select", **dict.fromkeys(_TEXT_TYPES, "text")}
+#: the kinds of a ``key=x=kind`` line that open or close a group or decorate (a ``caption``
+#: only with a label: without one RisuAI reads the line as nothing)
+_STRUCTURE = {"group", "groupEnd", "divider"}
+#: the toggle type of each kind RisuAI knows (anything else: a checkbox, noted as unknown)
+_TYPE_OF = {"": "checkbox", "select": "select", "text": "text", "textarea": "text"}
 
 
 @dataclass(frozen=True)
@@ -86,32 +91,22 @@ def parse_toggles(text: str) -> ToggleParse:
     group: str | None = None
     seen: set[str] = set()
     for lineno, raw in iter_lines(text):
-        line = raw.strip()
-        if not line:
+        if not raw.strip():
             continue
-        if line.startswith("=="):
-            group = _header_group(line, group)
+        if raw.startswith("=="):
+            group = _header_group(raw, group)
             continue
-        if "=" not in line:
-            if len(out.malformed) < MAX_NOTED:
-                out.malformed.append(lineno)
+        key, label, kind, opts = _pieces(raw)
+        if kind in _STRUCTURE or (kind == "caption" and label):
+            group = _structure_group(kind, label or key, group)
             continue
-        parts = line.split("=", 3)
-        key = parts[0].strip()
-        label = parts[1].strip()
-        kind = parts[2].strip() if len(parts) > 2 else ""
-        kind_l = kind.lower()
-        if kind_l in _STRUCTURE:
-            group = _structure_group(kind_l, label or key, group)
-            continue
-        if not key:
+        if not key or not label:
             _note(out.malformed, lineno)
             continue
-        ttype = _TYPE_OF.get(kind_l)
+        ttype = _TYPE_OF.get(kind)
         if ttype is None:
-            if len(out.unknown_types) < MAX_NOTED:
-                out.unknown_types.append((kind[:40], lineno))
-            ttype = "text"
+            _note(out.unknown_types, (kind[:40], lineno))
+            ttype = "checkbox"
         if key in seen:
             _note(out.duplicates, (key, lineno))
             continue
@@ -119,9 +114,19 @@ def parse_toggles(text: str) -> ToggleParse:
             out.over_limit += 1
             continue
         seen.add(key)
-        options = _options(parts) if ttype == "select" else ()
-        out.toggles.append(Toggle(key, label or key, ttype, options, group, lineno))
+        options = tuple(opts.split(",")) if ttype == "select" and opts is not None else ()
+        out.toggles.append(Toggle(key, label.strip() or label, ttype, options, group, lineno))
     return out
+
+
+def _pieces(line: str) -> tuple[str, str, str, str | None]:
+    """(key, label, kind, options) as RisuAI cuts a line (``const [key, value, type,
+    option] = line.split('=')``: what lies past a fourth ``=`` is dropped); a missing label
+    or kind is "", missing options None."""
+    pieces = line.split("=", 4)
+    n = len(pieces)
+    return (pieces[0], pieces[1] if n > 1 else "", pieces[2] if n > 2 else "",
+            pieces[3] if n > 3 else None)
 
 
 def _note(noted: list[Any], what: Any) -> None:
@@ -134,7 +139,7 @@ def _header_group(line: str, group: str | None) -> str | None:
     """The open group after a ``==...`` line: ``==Group==``, ``==group=G``, ``==groupEnd``."""
     words = [w.strip() for w in line.split("=") if w.strip()]
     head = words[0].lower() if words else ""
-    if head in _GROUP_END:
+    if head in ("groupend", "endgroup"):
         return None
     if head == "group":
         return words[1] if len(words) > 1 else ""
@@ -145,12 +150,6 @@ def _structure_group(kind: str, name: str, group: str | None) -> str | None:
     """The open group after a ``key=x=group`` / ``groupEnd`` / decoration line."""
     if kind == "group":
         return name
-    if kind in _GROUP_END:
+    if kind == "groupEnd":
         return None
     return group  # divider, caption: decoration
-
-
-def _options(parts: list[str]) -> tuple[str, ...]:
-    """The choices of ``key=Label=select=A,B,C`` (blank ones dropped)."""
-    opts = parts[3] if len(parts) > 3 else ""
-    return tuple(o.strip() for o in opts.split(",") if o.strip())

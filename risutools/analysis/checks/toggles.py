@@ -35,7 +35,8 @@ def ra702(seen: Seen) -> Iterator[Hit]:
 
     Why: The line does not declare a toggle, so the user sees no control for it.
 
-    Fix: Write the line as key=Label (optionally =select=A,B, =text, =textarea).
+    Fix: Write the line as key=Label (optionally =select=A,B, =text, =textarea), with a key
+    and a label that are not empty.
     """
     if seen.toggles is None:
         return
@@ -50,17 +51,18 @@ def ra702(seen: Seen) -> Iterator[Hit]:
 @check("RA703", "info", "module", "toggle-type-unknown")
 @reads("toggles")
 def ra703(seen: Seen) -> Iterator[Hit]:
-    """Unknown toggle type (read as text).
+    """Unknown toggle type (RisuAI shows a checkbox).
 
-    Why: RisuAI shows an unknown type as a text field, which may not be what was meant.
+    Why: RisuAI knows the kinds select, text and textarea, matched exactly (no other case, no
+    spaces); any other kind is shown as a checkbox, which may not be what was meant.
 
-    Fix: Use checkbox (no type), select, text or textarea.
+    Fix: Use checkbox (no type), select, text or textarea, spelled exactly so.
     """
     if seen.toggles is None:
         return
     at, field, tp = seen.toggles
     for kind, line in tp.unknown_types:
-        yield Hit(at, f"unknown toggle type {quoted(kind)}; read as a text field",
+        yield Hit(at, f"unknown toggle type {quoted(kind)}; RisuAI shows a checkbox",
                   f"{field} line {line}")
 
 
