@@ -37,6 +37,15 @@ def json_type_name(value: object, object_word: str = "an object") -> str:
     return _TYPE_NAMES.get(type(value), type(value).__name__)
 
 
+def is_number(value: object) -> bool:
+    """A JSON number a range can be checked on: an ``int`` (not a ``bool``), of any size, or
+    a finite ``float``.  (``math.isfinite`` of an integer past a float's range raises
+    ``OverflowError``: an integer is compared with the bounds as it is, exactly.)"""
+    if type(value) is int or (isinstance(value, int) and not isinstance(value, bool)):
+        return True
+    return isinstance(value, float) and math.isfinite(value)
+
+
 def finite_float(token: str) -> float:
     """A JSON number token with a fraction or an exponent as a float (``json``'s
     ``parse_float``), refused (``ValueError``) when it overflows to an infinity (``1E400``):

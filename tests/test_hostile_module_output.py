@@ -290,7 +290,7 @@ def test_a_sarif_message_makes_no_placeholder_from_a_value(tmp_path: Path) -> No
     shown = [_sarif_reads(t) for t in texts]
     assert any(value.split("=", 1)[1] in t for t in shown), shown
     rules = {r["id"]: r for r in run["tool"]["driver"]["rules"]}
-    for rid, rule in rules.items():
+    for rule in rules.values():
         for key in ("shortDescription", "fullDescription", "help"):
             _sarif_reads(rule[key]["text"])
         _sarif_reads(rule["help"]["markdown"], markdown=True)

@@ -18,7 +18,6 @@ turn number before anything runs.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from typing import Any, NamedTuple
 
 from risutools.canonical import sha256_prefixed
 from risutools.errors import Code, ConfigError, DocumentError
+from risutools.jsontypes import is_number
 from risutools.pathnames import show_name
 from risutools.safeio import read_or_raise
 from risutools.settings.replay import KNOWN_ROLES, build_config
@@ -195,7 +195,7 @@ def _as_list(value: Any) -> list[Any]:
 
 
 def _number(v: Any, where: str, lo: float, hi: float) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+    if not is_number(v):
         raise _err(where, f"must be a number between {lo} and {hi}, got {v!r}")
     if not lo <= v <= hi:
         raise _err(where, f"must be a number between {lo} and {hi}, got {v!r}")

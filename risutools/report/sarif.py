@@ -10,10 +10,10 @@ directory (``uriBaseId: %SRCROOT%``; a file outside it gets an absolute
 the JSON pointer is a logical location.  A message is plain text as SARIF reads it: a
 ``[`` or ``]`` is escaped with a backslash (§3.11.6), so no value makes an embedded link a
 viewer would follow, and a ``{`` or ``}`` is doubled (§3.11.5), so none makes a placeholder;
-the rules' descriptions and help are message strings too (their Markdown braces doubled).  ``partialFingerprints`` carries a
-line-independent hash (rule, file, component, pointer, message, and a counter
-for identical findings), so an edit elsewhere in the file does not re-open the
-alert.  Input read from standard input (``-``) has no location.  There is no
+the rules' descriptions and help are message strings too (their Markdown braces doubled).
+``partialFingerprints`` carries a line-independent hash (rule, file, component, pointer,
+message, and a counter for identical findings), so an edit elsewhere in the file does not
+re-open the alert.  Input read from standard input (``-``) has no location.  There is no
 ``helpUri`` (no web page is promised): each rule's ``help`` names ``risutools rule ID``.
 """
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from risutools.errors import Code, ConfigError, DocumentError
+from risutools.jsontypes import is_number
 from risutools.safeio import read_or_raise
 from risutools.settings.schema import MAX_CONFIG_BYTES, REPLAY_SCHEMA, bounds, replay_property
 from risutools.values import parse_value_bytes
@@ -108,7 +109,7 @@ def _int(key: str, v: Any, prop: dict[str, Any]) -> int:
 
 def _num(key: str, v: Any, prop: dict[str, Any]) -> float | int:
     lo, hi, lo_open = bounds(prop)
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+    if not is_number(v):
         raise _bad(key, f"must be a number between {lo} and {hi}", v)
     if v > hi or v < lo or (lo_open and v == lo):
         rng = f"greater than {lo} and at most {hi}" if lo_open else f"between {lo} and {hi}"

@@ -1,0 +1,79 @@
+"""Pass 45 over replay inputs, the configuration loader and report outputs: each defect
+found, as a class, with the same input in every spelling a fixture has (YAML, JSON, NDJSON)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import run_cli
+
+ROOT = Path(__file__).parents[1]
+DOC = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
+#: an integer past a float's range (``math.isfinite`` of it raised OverflowError)
+HUGE = 10**400
+
+
+def _doc(tmp_path: Path) -> Path:
+    doc = tmp_path / "doc.json"
+    shutil.copyfile(DOC, doc)
+    return doc
+
+
+def _fixture(tmp_path: Path, kind: str, turn: dict[str, Any],
+             config: dict[str, Any] | None = None) -> Path:
+    """A one-turn fixture written as ``kind`` (yaml, json, ndjson)."""
+    header: dict[str, Any] = {"fixture": "conversation-v1", "name": "h45"}
+    if config is not None:
+        header["config"] = config
+    path = tmp_path / f"f.{kind}"
+    if kind == "ndjson":
+        path.write_text(json.dumps(header) + "\n" + json.dumps(turn) + "\n", "utf-8")
+    else:  # YAML is a superset of this JSON
+        path.write_text(json.dumps({**header, "turns": [turn]}), "utf-8")
+    return path
+
+
+def _refused(done: Any, code: str, *parts: str) -> str:
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    [line] = done.stderr.splitlines()
+    assert f": {code}: " in line and "internal error" not in line, line
+    for part in parts:
+        assert part in line, line
+    return str(line)
+
+
+HI = {"role": "user", "content": "hi"}
+
+
+@pytest.mark.parametrize("kind", ["yaml", "json", "ndjson"])
+@pytest.mark.parametrize("key", ["used_pct", "remaining_pct", "age_s", "timestamp",
+                                 "remaining_percentage"])
+@pytest.mark.parametrize("command", ["run", "monitor"])
+def test_an_integer_past_a_float_s_range_in_metrics_is_refused(tmp_path: Path, kind: str,
+                                                               key: str, command: str) -> None:
+    fixture = _fixture(tmp_path, kind, {"append": [HI], "metrics": {key: HUGE}})
+    done = run_cli("replay", command, _doc(tmp_path), "-x", fixture,
+                   "-o", tmp_path / "out" / "r.json")
+    _refused(done, "bad-fixture", "turn 1", f"metrics.{key}", "must be a number")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("kind", ["yaml", "ndjson"])
+@pytest.mark.parametrize("key", ["trim_percent", "warning_pct", "critical_pct", "stale_s",
+                                 "tokenizer_profile"])
+@pytest.mark.parametrize("sign", [1, -1])
+def test_an_integer_past_a_float_s_range_in_the_config_is_refused(tmp_path: Path, kind: str,
+                                                                  key: str, sign: int) -> None:
+    fixture = _fixture(tmp_path, kind, {"append": [HI]}, config={key: sign * HUGE})
+    done = run_cli("replay", "run", _doc(tmp_path), "-x", fixture,
+                   "-o", tmp_path / "out" / "r.json")
+    _refused(done, "config-bad-value", f"{key}: must be")
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({key: sign * HUGE}), "utf-8")
+    done = run_cli("replay", "monitor", "-x", _fixture(tmp_path, kind, {"append": [HI]}),
+                   "--config", config, "-o", tmp_path / "out" / "r.json")
+    _refused(done, "config-bad-value", f"{key}: must be")
