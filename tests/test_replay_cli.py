@@ -438,7 +438,7 @@ BAD_RUNS = [
     ),
     ("no-turns", HEAD + "turns: []\n", None, "bad.yaml: turns: bad-fixture: the fixture has no "
      "turns: a replay needs at least one request"),
-    ("empty-file", "", None, "bad.yaml: bad-fixture: the fixture is empty"),
+    ("empty-file", "", None, "bad.yaml: bad-fixture: empty file: no fixture in it"),
     (
         "negative-config",
         None,

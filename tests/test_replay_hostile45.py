@@ -77,3 +77,19 @@ def test_an_integer_past_a_float_s_range_in_the_config_is_refused(tmp_path: Path
     done = run_cli("replay", "monitor", "-x", _fixture(tmp_path, kind, {"append": [HI]}),
                    "--config", config, "-o", tmp_path / "out" / "r.json")
     _refused(done, "config-bad-value", f"{key}: must be")
+
+
+@pytest.mark.parametrize("data", [b"", b"\n", b" \r\n\t\n", b"\xef\xbb\xbf", b"\xef\xbb\xbf\n \n"])
+@pytest.mark.parametrize("suffix", [".yaml", ".yml", ".json", ".ndjson", ".jsonl"])
+@pytest.mark.parametrize("command", ["run", "monitor"])
+def test_a_blank_fixture_is_one_error_whatever_its_spelling(tmp_path: Path, data: bytes,
+                                                            suffix: str, command: str) -> None:
+    """A file of nothing but blanks was 'the fixture is empty' as YAML, 'empty file: no
+    document in it; write a document or remove the file' as JSON (the catalog loader's
+    words) and 'empty file: no fixture header' as NDJSON: one defect, one line."""
+    fixture = tmp_path / ("f" + suffix)
+    fixture.write_bytes(data)
+    done = run_cli("replay", command, _doc(tmp_path), "-x", fixture,
+                   "-o", tmp_path / "out" / "r.json")
+    line = _refused(done, "bad-fixture")
+    assert line == f"risutools: {fixture}: bad-fixture: empty file: no fixture in it"

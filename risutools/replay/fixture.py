@@ -325,12 +325,17 @@ def build_fixture(data: Any, *, sha256: str = "", file: str = "") -> Fixture:
 
 
 NO_TURNS = "the fixture has no turns: a replay needs at least one request"
+#: a file with nothing but blanks (a byte-order mark, spaces, line breaks), whatever its
+#: spelling: one line for the one defect
+EMPTY_FILE = "empty file: no fixture in it"
+#: a YAML file whose one value is null (nothing but comments, ``---`` or ``null``)
+NO_FIXTURE = "no fixture in the file: its value is null (nothing but comments?)"
 
 
 def _header(data: Any) -> tuple[str, dict[str, Any] | None, list[Message], _Ids]:
     """A fixture's mapping but its turns, checked: (name, config, messages, the ids)."""
     if data is None:
-        raise _err("", "the fixture is empty")
+        raise _err("", NO_FIXTURE)
     if not isinstance(data, dict):
         raise _err("", "a fixture must be a mapping")
     for key in sorted(data):
@@ -363,6 +368,8 @@ def parse_fixture_bytes(data: bytes, file: str = "fixture") -> Fixture:
         raise ConfigError(Code.BAD_FIXTURE, exc.why, path=file) from None
     suffix = Path(file).suffix.lower()
     try:
+        if not text.strip():
+            raise _err("", EMPTY_FILE)
         if suffix in (".ndjson", ".jsonl"):
             parsed = _parse_ndjson(text)
         else:
@@ -387,7 +394,7 @@ def _parse_ndjson(text: str) -> dict[str, Any]:
         else:
             turns.append(obj)
     if header is None:
-        raise _err("", "empty file: no fixture header")
+        raise _err("", EMPTY_FILE)
     return {**header, "turns": turns}
 
 
@@ -569,7 +576,7 @@ def _streamed(data: bytes, file: str) -> Fixture:
             first, begin = lineno + 1, after
             break
     if header is None:
-        raise _err("", "empty file: no fixture header")
+        raise _err("", EMPTY_FILE)
     name, config, messages, ids = _header({**header, "turns": None})
     count = sum(len(lines) - sum(1 for line in lines if line[:1] != b"{" and _blank(line))
                 for _, lines in _line_blocks(data, begin, first))
