@@ -93,3 +93,13 @@ def test_a_blank_fixture_is_one_error_whatever_its_spelling(tmp_path: Path, data
                    "-o", tmp_path / "out" / "r.json")
     line = _refused(done, "bad-fixture")
     assert line == f"risutools: {fixture}: bad-fixture: empty file: no fixture in it"
+
+
+@pytest.mark.parametrize("kind", ["yaml", "ndjson"])
+@pytest.mark.parametrize("role", [1, True, ["user"], {"r": "user"}])
+def test_a_role_of_the_wrong_type_is_not_called_missing(tmp_path: Path, kind: str,
+                                                        role: Any) -> None:
+    fixture = _fixture(tmp_path, kind, {"append": [{"role": role, "content": "x"}]})
+    done = run_cli("replay", "monitor", "-x", fixture, "-o", tmp_path / "out" / "r.json")
+    line = _refused(done, "bad-fixture", "turn 1: append[0]", f"unknown role {role!r}")
+    assert "missing" not in line

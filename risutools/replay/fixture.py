@@ -139,7 +139,7 @@ class _Ids:
             raise _at(turn, i, f"duplicate message id {mid!r}")
         role = raw.get("role")
         if not isinstance(role, str) or role not in _ROLES:
-            if not isinstance(role, str):
+            if role is None:
                 raise _at(turn, i, f"message {mid}: missing role")
             raise _at(turn, i, f"message {mid}: unknown role {role!r} "
                       f"(accepted: {', '.join(KNOWN_ROLES)})")
