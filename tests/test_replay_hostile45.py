@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
 import pytest
 from harness import run_cli
+
+from risutools.pathnames import excluded
 
 ROOT = Path(__file__).parents[1]
 DOC = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
@@ -103,3 +106,37 @@ def test_a_role_of_the_wrong_type_is_not_called_missing(tmp_path: Path, kind: st
     done = run_cli("replay", "monitor", "-x", fixture, "-o", tmp_path / "out" / "r.json")
     line = _refused(done, "bad-fixture", "turn 1: append[0]", f"unknown role {role!r}")
     assert "missing" not in line
+
+
+# ---- the configuration loader --------------------------------------------------------
+
+
+def test_an_exclude_list_past_its_bound_is_refused(tmp_path: Path) -> None:
+    """Every file of a folder walk was matched against every glob, one ``fnmatch`` call
+    each, recompiled once ``fnmatch``'s cache was outgrown: 20,000 globs over 200 files
+    took 16 s.  The schema bounds the list (``maxItems``), and the globs are one
+    expression."""
+    (tmp_path / ".git").mkdir()
+    shutil.copyfile(DOC, tmp_path / "doc.json")
+    (tmp_path / ".risutools.yaml").write_text(
+        json.dumps({"exclude": [f"x{i}*" for i in range(1001)]}), "utf-8")
+    done = run_cli("validate", tmp_path)
+    line = _refused(done, "config-bad-value", "exclude", "1001", "1000")
+    assert ".risutools.yaml" in line
+    (tmp_path / ".risutools.yaml").write_text(
+        json.dumps({"exclude": [f"x{i}*" for i in range(999)] + ["doc.*"]}), "utf-8")
+    done = run_cli("validate", tmp_path)
+    assert done.returncode == 2 and "no-documents" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("pattern", ["*", "*.json", "d?c.json", "[a-d]oc.json", "[!x]oc.json",
+                                     "sub/*", "*/*", "**", "[", "a[", "x|y", "(doc).json",
+                                     "doc.json\\", ".*", "^doc", "doc$", "*a*a*a*a*a*b"])
+@pytest.mark.parametrize("rel", ["doc.json", "sub/doc.json", "(doc).json", "x|y", "a[",
+                                 "sub/deep/doc.json", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                                 "doc.json\n", "[", ".hidden.json"])
+def test_the_globs_match_as_fnmatch_does(pattern: str, rel: str) -> None:
+    name = rel.rsplit("/", 1)[-1]
+    want = fnmatch(rel, pattern) or fnmatch(name, pattern)
+    assert excluded((pattern,), rel, name) is want
+    assert excluded(("zz", pattern, "yy"), rel, name) is want
