@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import gc
 import math
-from typing import Any
+from typing import Any, TypeGuard
 
 
 def nests_deeper(root: object, limit: int) -> bool:
@@ -37,7 +37,7 @@ def json_type_name(value: object, object_word: str = "an object") -> str:
     return _TYPE_NAMES.get(type(value), type(value).__name__)
 
 
-def is_number(value: object) -> bool:
+def is_number(value: object) -> TypeGuard[int | float]:
     """A JSON number a range can be checked on: an ``int`` (not a ``bool``), of any size, or
     a finite ``float``.  (``math.isfinite`` of an integer past a float's range raises
     ``OverflowError``: an integer is compared with the bounds as it is, exactly.)"""
