@@ -140,3 +140,47 @@ def test_the_globs_match_as_fnmatch_does(pattern: str, rel: str) -> None:
     want = fnmatch(rel, pattern) or fnmatch(name, pattern)
     assert excluded((pattern,), rel, name) is want
     assert excluded(("zz", pattern, "yy"), rel, name) is want
+
+
+# ---- a fixture read whole: the values' memory -----------------------------------------
+
+#: more containers than YAML's bound of the values' memory allows (256 bytes each, 160 MiB)
+_MANY = 700_000
+_TOO_MANY = "bad-fixture: too many values: more than the memory bound allows"
+
+
+@pytest.mark.parametrize("suffix", [".json", ".ndjson"])
+def test_a_fixture_read_whole_is_held_to_the_values_bound(tmp_path: Path, suffix: str) -> None:
+    """YAML's values were bounded (160 MiB estimated) and JSON's were not: a 64 MiB JSON
+    fixture of ``{}`` turns built 8 GB of objects.  An NDJSON fixture with a line break
+    other than ``\\n`` (U+2028 here) is read whole too.  Each is one line, the same."""
+    fixture = tmp_path / ("f" + suffix)
+    if suffix == ".ndjson":
+        head = json.dumps({"fixture": "conversation-v1", "name": "m",
+                           "messages": [{"role": "user", "content": "a\u2028b"}]},
+                          ensure_ascii=False)
+        fixture.write_text(head + "\n" + "{}\n" * _MANY, "utf-8")
+    else:
+        fixture.write_text('{"fixture": "conversation-v1", "name": "m", "turns": ['
+                           + ",".join(["{}"] * _MANY) + "]}", "utf-8")
+    done = run_cli("replay", "monitor", "-x", fixture, "-o", tmp_path / "out" / "r.json")
+    line = _refused(done, "bad-fixture")
+    assert _TOO_MANY in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_punctuation_inside_strings_does_not_count(tmp_path: Path) -> None:
+    """The first count takes every ``,`` ``:`` ``{`` ``[`` for a value (an upper bound); a
+    text past it is counted again without its strings: commas and braces in a message's
+    content, escaped quotes and backslashes included, are text (and the same turns as
+    values are refused)."""
+    content = '\\"{[,:' * 600_000 + "\\\\"
+    fixture = tmp_path / "f.json"
+    fixture.write_text('{"fixture": "conversation-v1", "name": "m", "turns": [{"append": '
+                       '[{"role": "user", "content": "' + content + '"}]}]}', "utf-8")
+    done = run_cli("replay", "monitor", "-x", fixture, "-o", tmp_path / "out" / "r.json")
+    assert done.returncode == 0, done.stderr
+    fixture.write_text('{"fixture": "conversation-v1", "name": "m", "turns": [{"append": '
+                       '[{"role": "user", "content": "x"}]}' + ', {}' * _MANY + "]}", "utf-8")
+    done = run_cli("replay", "monitor", "-x", fixture, "-o", tmp_path / "out" / "r.json")
+    assert _TOO_MANY in _refused(done, "bad-fixture")

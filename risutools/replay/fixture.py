@@ -35,9 +35,11 @@ from risutools.values import (
     decode_text,
     fast_json,
     fast_json_many,
+    json_values_fit,
     parse_json_exact,
     parse_value,
 )
+from risutools.yamlsafe import TOO_MANY
 
 FIXTURE_TAG = "conversation-v1"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}\Z")
@@ -383,6 +385,10 @@ def parse_fixture_bytes(data: bytes, file: str = "fixture") -> Fixture:
 
 
 def _parse_ndjson(text: str) -> dict[str, Any]:
+    """An NDJSON fixture read whole (every turn's value kept, as YAML's and JSON's are: under
+    their bound of the values' memory)."""
+    if not json_values_fit(text):
+        raise _err("", TOO_MANY)
     header: dict[str, Any] | None = None
     turns: list[Any] = []
     for lineno, line in enumerate(text.splitlines(), 1):
