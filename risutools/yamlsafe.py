@@ -236,8 +236,8 @@ class _Composer:
                 return root, root_line
             if cls is AliasEvent:
                 raise YamlRefused(
-                    f"YAML alias *{ev.anchor} is not allowed in a catalog document "
-                    "; write the value out instead",
+                    f"YAML alias *{ev.anchor} is not allowed; write the value out "
+                    "instead",
                     ev.start_mark.line + 1,
                 )
             if ev.anchor is not None:

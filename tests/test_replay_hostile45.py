@@ -184,3 +184,20 @@ def test_punctuation_inside_strings_does_not_count(tmp_path: Path) -> None:
                        '[{"role": "user", "content": "x"}]}' + ', {}' * _MANY + "]}", "utf-8")
     done = run_cli("replay", "monitor", "-x", fixture, "-o", tmp_path / "out" / "r.json")
     assert _TOO_MANY in _refused(done, "bad-fixture")
+
+
+def test_an_alias_is_refused_in_words_true_of_every_yaml_file(tmp_path: Path) -> None:
+    """A fixture or a configuration is no catalog document: the alias refusal said 'not
+    allowed in a catalog document ;' (a space before the semicolon) for every YAML file."""
+    fixture = tmp_path / "f.yaml"
+    fixture.write_text("fixture: conversation-v1\nname: a\nx: &a [1]\nturns: *a\n", "utf-8")
+    done = run_cli("replay", "monitor", "-x", fixture, "-o", tmp_path / "out" / "r.json")
+    line = _refused(done, "bad-fixture", "line 4", "YAML alias *a is not allowed; write the "
+                    "value out instead")
+    assert "catalog document" not in line and " ;" not in line
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".risutools.yaml").write_text("exclude: &e [a]\ncapabilities: *e\n", "utf-8")
+    shutil.copyfile(DOC, tmp_path / "doc.json")
+    done = run_cli("validate", tmp_path)
+    line = _refused(done, "config-invalid", "line 2", "YAML alias *e is not allowed")
+    assert "catalog document" not in line
