@@ -4,6 +4,7 @@ found, as a class, with the same input in every spelling a fixture has (YAML, JS
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from fnmatch import fnmatch
 from pathlib import Path
@@ -13,6 +14,9 @@ import pytest
 from harness import run_cli
 
 from risutools.pathnames import excluded
+from risutools.printable import markdown_value
+from risutools.replay.api import run_component
+from risutools.replay.render_markdown import render_markdown
 
 ROOT = Path(__file__).parents[1]
 DOC = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
@@ -201,3 +205,39 @@ def test_an_alias_is_refused_in_words_true_of_every_yaml_file(tmp_path: Path) ->
     done = run_cli("validate", tmp_path)
     line = _refused(done, "config-invalid", "line 2", "YAML alias *e is not allowed")
     assert "catalog document" not in line
+
+
+# ---- Markdown: no link, mention or emoji GitHub makes of a value's bare text ---------
+
+#: what GitHub turns into a link (GFM's autolinks), a notification or an emoji, and emphasis
+LINKY = ("see https://evil.example/x?q=1 and HTTP://evil.example, www.evil.example, "
+         "WWW.evil.example, mail a@evil.example, ping @org/team, :warning: _em_ __b__")
+
+
+def _gfm_marks(md: str) -> list[str]:
+    """The bits of ``md`` (code spans left out) GitHub would make a link, mention, emoji or
+    emphasis of: a scheme's ``:``, ``www.``, an ``@``, ``:name:``, ``_x_``, unescaped."""
+    prose = re.sub(r"`[^`\n]*`", "`code`", md)
+    found = re.findall(r"(?i)https?:|(?<![\w\\])www\.|(?<!\\)@\w|(?<!\\):warning(?<!\\):"
+                       r"|(?<![\w\\])_em(?<!\\)_|(?<!\\)__b", prose)
+    return found
+
+
+def test_markdown_makes_no_link_mention_or_emoji_of_a_value() -> None:
+    assert _gfm_marks(LINKY) != []  # (the detector sees them all)
+    shown = markdown_value(LINKY)
+    assert _gfm_marks(shown) == [], shown
+    # a backslash before ASCII punctuation is only that character: the text reads the same
+    assert re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", shown) == LINKY
+    assert markdown_value("awww.x snake_case_name") == "awww.x snake\\_case\\_name"
+
+
+def test_a_replay_report_s_markdown_links_nothing(tmp_path: Path) -> None:
+    fixture = ROOT / "fixtures" / "replay" / "anchor-edit.yaml"
+    report = run_component(_doc(tmp_path), fixture, output=tmp_path / "r.json").report
+    assert report is not None
+    report["config"]["tokenizer_profile"] = LINKY
+    report["monitor_notes"] = [LINKY]
+    md = render_markdown(report)
+    assert "evil.example" in md
+    assert _gfm_marks(md) == [], _gfm_marks(md)
