@@ -312,7 +312,8 @@ def parse_json_exact(text: str, *, line: int | None) -> tuple[Any, Problem | Non
     except json.JSONDecodeError as exc:
         ln = first + exc.lineno - 1
         where = f"column {exc.colno}" if line is not None else f"line {ln} column {exc.colno}"
-        return None, Problem(f"not valid JSON: {exc.msg} at {where}; fix the syntax there", ln)
+        return None, Problem(f"not valid JSON: {exc.msg.removesuffix(' at')} at {where}; fix "
+                             "the syntax there", ln)
     except RecursionError:
         return None, Problem(TOO_DEEP, first)
     except ValueError as exc:

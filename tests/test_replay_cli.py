@@ -121,8 +121,7 @@ def test_ndjson_fixture_and_bad_line() -> None:
          "line 3: bad-fixture: 1e999 is out of a JSON number's range"),
         ('{"append": ' + "[" * 70 + "]" * 70 + "}", "line 3: bad-fixture: nested deeper than"),
         ('{"append": []} {"append": []}', "line 3: bad-fixture: not valid JSON: Extra data"),
-        ('{"append": [{"role": "user", "content": "a\u2028b"}]}',
-         "line 3: bad-fixture: not valid JSON"),  # U+2028 ends a line, as str.splitlines says
+        # (U+2028 in a string is text, not the end of a line: test_replay_hostile45.py)
     ],
 )
 def test_ndjson_refusals_name_the_line(line: str, why: str) -> None:

@@ -16,6 +16,7 @@ from harness import run_cli
 from risutools.pathnames import excluded
 from risutools.printable import markdown_value
 from risutools.replay.api import run_component
+from risutools.replay.fixture import load_fixture
 from risutools.replay.render_markdown import render_markdown
 
 ROOT = Path(__file__).parents[1]
@@ -241,3 +242,42 @@ def test_a_replay_report_s_markdown_links_nothing(tmp_path: Path) -> None:
     md = render_markdown(report)
     assert "evil.example" in md
     assert _gfm_marks(md) == [], _gfm_marks(md)
+
+
+# ---- NDJSON lines: where they end -----------------------------------------------------
+
+
+@pytest.mark.parametrize("char", ["\u2028", "\u2029", "\x85"])
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("command", ["run", "monitor"])
+def test_a_line_separator_inside_a_message_is_text(tmp_path: Path, char: str, newline: str,
+                                                   command: str) -> None:
+    """JSON lets a string hold U+2028, U+2029 and U+0085 as they are (``json.dumps(...,
+    ensure_ascii=False)`` and orjson write them so); an NDJSON fixture holding one in a
+    message was read whole and split there: 'line 2: not valid JSON: Unterminated string
+    starting at at column 41' (for a valid file)."""
+    content = f"a{char}b"
+    lines = [json.dumps({"fixture": "conversation-v1", "name": "ls"}),
+             json.dumps({"append": [{"role": "user", "content": content}]},
+                        ensure_ascii=False),
+             json.dumps({"append": [{"role": "user", "content": "c"}]})]
+    fixture = tmp_path / "f.ndjson"
+    fixture.write_bytes(newline.join(lines).encode("utf-8") + newline.encode())
+    out = tmp_path / "out" / "r.json"
+    done = run_cli("replay", command, _doc(tmp_path), "-x", fixture, "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text("utf-8"))["summary"]["requests"] == 2
+    assert load_fixture(fixture).turns[0].append[0].content == content
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ('{"a": "b', "Unterminated string starting at line 1 column 7;"),
+    ('{"a": "b\x01"}', "Invalid control character at line 1 column 9;"),
+])
+def test_a_json_syntax_error_says_at_once(tmp_path: Path, text: str, why: str) -> None:
+    """``json``'s 'Unterminated string starting at' was followed by ' at line ...'."""
+    fixture = tmp_path / "f.json"
+    fixture.write_text(text, "utf-8")
+    done = run_cli("replay", "monitor", "-x", fixture, "-o", tmp_path / "out" / "r.json")
+    line = _refused(done, "bad-fixture", "not valid JSON: " + why)
+    assert " at at " not in line
