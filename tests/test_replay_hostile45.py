@@ -281,3 +281,25 @@ def test_a_json_syntax_error_says_at_once(tmp_path: Path, text: str, why: str) -
     done = run_cli("replay", "monitor", "-x", fixture, "-o", tmp_path / "out" / "r.json")
     line = _refused(done, "bad-fixture", "not valid JSON: " + why)
     assert " at at " not in line
+
+
+@pytest.mark.parametrize(("name", "data", "why"), [
+    ("c.yaml", b"max_context: 100\n---\nx: 1\n", "line 3: config-invalid: several YAML"),
+    ("c.yaml", b"max_context: [\n", "config-invalid: not valid YAML"),
+    ("c.json", b'{"max_context": 1,}', "config-invalid: not valid JSON"),
+    ("c.yaml", b"max_context: 5\nmax_context: 6\n", "line 2: config-invalid: duplicate key"),
+    ("c.yaml", b"a: \xff", "config-invalid: not UTF-8"),
+    ("c.yaml", b"x: &a 1\ny: *a\n", "line 2: config-invalid: YAML alias *a"),
+])
+@pytest.mark.parametrize("command", ["run", "monitor"])
+def test_a_replay_config_that_cannot_be_parsed_is_config_invalid(
+        tmp_path: Path, name: str, data: bytes, why: str, command: str) -> None:
+    """The settings file's parse errors were ``config-invalid``, the replay's ``--config``
+    file's ``config-bad-value`` (a value of the wrong type or out of range)."""
+    config = tmp_path / name
+    config.write_bytes(data)
+    fixture = _fixture(tmp_path, "yaml", {"append": [HI]})
+    done = run_cli("replay", command, _doc(tmp_path), "-x", fixture, "--config", config,
+                   "-o", tmp_path / "out" / "r.json")
+    line = _refused(done, "config-invalid", why)
+    assert line.startswith(f"risutools: {config}: ")

@@ -187,8 +187,8 @@ def read_replay_layer(path: str | Path) -> dict[str, Any]:
     raw = read_or_raise(p, MAX_CONFIG_BYTES, ConfigError)
     try:
         data = parse_value_bytes(raw, str(p), "json" if p.suffix.lower() == ".json" else "yaml")
-    except DocumentError as exc:
-        raise ConfigError(Code.CONFIG_BAD_VALUE, exc.why, where=exc.where, path=str(p)) from None
+    except DocumentError as exc:  # (a file that cannot be parsed, as the settings file's)
+        raise ConfigError(Code.CONFIG_INVALID, exc.why, where=exc.where, path=str(p)) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
