@@ -452,7 +452,7 @@ BAD_RUNS = [
         "c.yaml: config: config-bad-value: preserve_latest: must be an integer between 0 and "
         "10000000, got 100000000000",
     ),
-    ("nan-config", None, "trim_percent: .nan\n", "line 1: config-bad-value: .nan is not a "
+    ("nan-config", None, "trim_percent: .nan\n", "line 1: config-invalid: .nan is not a "
      "JSON number (NaN/Infinity); write a number or null"),
     (
         "config-bad-value-in-fixture",
