@@ -303,3 +303,18 @@ def test_a_replay_config_that_cannot_be_parsed_is_config_invalid(
                    "-o", tmp_path / "out" / "r.json")
     line = _refused(done, "config-invalid", why)
     assert line.startswith(f"risutools: {config}: ")
+
+
+@pytest.mark.parametrize("kind", ["yaml", "ndjson"])
+@pytest.mark.parametrize("value", [False, 0, "", {}])
+def test_messages_that_are_no_list_are_refused(tmp_path: Path, kind: str, value: Any) -> None:
+    """``messages: false`` (or 0, "", {}) was taken for an empty history (``or []``)."""
+    header: dict[str, Any] = {"fixture": "conversation-v1", "name": "m", "messages": value}
+    turn = json.dumps({"append": [HI]})
+    fixture = tmp_path / f"f.{kind}"
+    if kind == "ndjson":
+        fixture.write_text(json.dumps(header) + "\n" + turn + "\n", "utf-8")
+    else:
+        fixture.write_text(json.dumps({**header, "turns": [{"append": [HI]}]}), "utf-8")
+    done = run_cli("replay", "monitor", "-x", fixture, "-o", tmp_path / "out" / "r.json")
+    _refused(done, "bad-fixture", "messages: bad-fixture: must be a list")

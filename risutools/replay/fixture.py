@@ -354,8 +354,10 @@ def _header(data: Any) -> tuple[str, dict[str, Any] | None, list[Message], _Ids]
     if config is not None:
         build_config(config)  # a bad key or value is reported against the fixture file
     ids = _Ids()
-    raw_msgs = data.get("messages") or []
-    if not isinstance(raw_msgs, list):
+    raw_msgs = data.get("messages")
+    if raw_msgs is None:  # (absent, or null: no history before the first turn)
+        raw_msgs = []
+    elif not isinstance(raw_msgs, list):  # (false, 0, "" and {} too: not an empty history)
         raise _err("messages", "must be a list")
     messages = [ids.take(m, 0, i) for i, m in enumerate(raw_msgs)]
     return name, config, messages, ids
