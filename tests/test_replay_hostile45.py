@@ -318,3 +318,58 @@ def test_messages_that_are_no_list_are_refused(tmp_path: Path, kind: str, value:
         fixture.write_text(json.dumps({**header, "turns": [{"append": [HI]}]}), "utf-8")
     done = run_cli("replay", "monitor", "-x", fixture, "-o", tmp_path / "out" / "r.json")
     _refused(done, "bad-fixture", "messages: bad-fixture: must be a list")
+
+
+# ---- layered replay configurations: a rule between two keys is the merged one's ------
+
+
+def _layers(tmp_path: Path, catalog: dict[str, Any] | None, fixture: dict[str, Any] | None,
+            config: dict[str, Any] | None) -> Any:
+    """``replay run`` with the catalog's ``replay:`` section, the fixture's ``config`` and a
+    ``--config`` file as given (None: absent)."""
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    settings = tmp_path / ".risutools.yaml"
+    settings.unlink(missing_ok=True)
+    if catalog is not None:
+        settings.write_text(json.dumps({"replay": catalog}), "utf-8")
+    fx = _fixture(tmp_path, "yaml", {"append": [HI]}, config=fixture)
+    args: list[Any] = ["replay", "run", _doc(tmp_path), "-x", fx]
+    if config is not None:
+        (tmp_path / "c.json").write_text(json.dumps(config), "utf-8")
+        args += ["--config", tmp_path / "c.json"]
+    return run_cli(*args, "-o", tmp_path / "out" / "r.json")
+
+
+@pytest.mark.parametrize(("catalog", "fixture", "config"), [
+    ({"critical_pct": 10}, {"warning_pct": 20}, None),
+    ({"warning_pct": 20}, {"critical_pct": 10}, None),
+    ({"warning_pct": 20}, None, {"critical_pct": 10}),
+    (None, {"warning_pct": 20}, {"critical_pct": 10}),
+])
+def test_a_layer_is_checked_against_the_layers_below_it(
+        tmp_path: Path, catalog: dict[str, Any] | None, fixture: dict[str, Any] | None,
+        config: dict[str, Any] | None) -> None:
+    """A fixture's ``warning_pct: 20`` was refused against the default ``critical_pct``
+    (25) though the catalog set ``critical_pct: 10``; a catalog's ``warning_pct: 20`` was
+    refused by every command, validate too, though each fixture may set ``critical_pct``."""
+    done = _layers(tmp_path, catalog, fixture, config)
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out" / "r.json").read_text("utf-8"))
+    assert (report["config"]["warning_pct"], report["config"]["critical_pct"]) == (20, 10)
+    if catalog is not None:
+        assert run_cli("validate", tmp_path / "doc.json").returncode == 0
+
+
+@pytest.mark.parametrize(("catalog", "fixture", "config", "blamed"), [
+    ({"warning_pct": 20}, None, None, ".risutools.yaml"),
+    ({"warning_pct": 20}, {"critical_pct": 10}, {"critical_pct": 30}, "c.json"),
+    ({"warning_pct": 20}, {"critical_pct": 30}, {"debounce": 3}, "f.yaml"),
+])
+def test_a_broken_rule_between_keys_names_the_last_file_setting_one(
+        tmp_path: Path, catalog: dict[str, Any] | None, fixture: dict[str, Any] | None,
+        config: dict[str, Any] | None, blamed: str) -> None:
+    """(The catalog's section alone is no error: validate reads it.)"""
+    done = _layers(tmp_path, catalog, fixture, config)
+    line = _refused(done, "config-bad-value", "critical_pct: must not exceed warning_pct (20)")
+    assert line.split(": ")[1].endswith(blamed), line
+    assert run_cli("validate", tmp_path / "doc.json").returncode == 0

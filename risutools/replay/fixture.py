@@ -30,7 +30,7 @@ from risutools.errors import Code, ConfigError, DocumentError
 from risutools.jsontypes import is_number
 from risutools.pathnames import show_name
 from risutools.safeio import read_or_raise
-from risutools.settings.replay import KNOWN_ROLES, build_config
+from risutools.settings.replay import KNOWN_ROLES, check_layer
 from risutools.values import (
     decode_text,
     fast_json,
@@ -352,7 +352,7 @@ def _header(data: Any) -> tuple[str, dict[str, Any] | None, list[Message], _Ids]
     if config is not None and not isinstance(config, dict):
         raise _err("config", "must be a mapping")
     if config is not None:
-        build_config(config)  # a bad key or value is reported against the fixture file
+        check_layer(config)  # a bad key or value is reported against the fixture file
     ids = _Ids()
     raw_msgs = data.get("messages")
     if raw_msgs is None:  # (absent, or null: no history before the first turn)

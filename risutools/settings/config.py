@@ -53,7 +53,7 @@ from risutools.errors import Code, ConfigError
 from risutools.pathnames import excluded, show_name
 from risutools.safeio import FileRefused, is_regular, read_or_raise, read_regular
 from risutools.settings.catalog import CatalogSettings, catalog_settings
-from risutools.settings.replay import build_config
+from risutools.settings.replay import check_layer
 from risutools.settings.schema import (
     CAPABILITY_PATTERN,
     CONFIGURABLE_SCOPES,
@@ -358,7 +358,7 @@ def _check_sections(cfg: Settings) -> None:
     catalog_settings(cfg.sections.get("catalog", {}), cfg.source_file)
     if "replay" in cfg.sections:
         try:
-            build_config(cfg.sections["replay"])
+            check_layer(cfg.sections["replay"])  # (the rules between keys: when merged)
         except ConfigError as exc:
             exc.where = "replay"
             raise exc.with_path(show_name(str(cfg.source_file))) from None

@@ -21,6 +21,7 @@ binary floating-point rounding.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -117,8 +118,8 @@ def _num(key: str, v: Any, prop: dict[str, Any]) -> float | int:
     return v
 
 
-def build_config(*layers: dict[str, Any] | None) -> ReplayConfig:
-    """Merge ``layers`` over :data:`DEFAULTS` (later wins) and validate."""
+def _merged(*layers: dict[str, Any] | None) -> dict[str, Any]:
+    """``layers`` over :data:`DEFAULTS` (later wins), each a mapping of known keys."""
     merged: dict[str, Any] = dict(DEFAULTS)
     for layer in layers:
         if layer is None:
@@ -135,7 +136,31 @@ def build_config(*layers: dict[str, Any] | None) -> ReplayConfig:
                     where="config",
                 )
             merged[key] = layer[key]
-    return _validate(merged)
+    return merged
+
+
+def build_config(*layers: dict[str, Any] | None) -> ReplayConfig:
+    """Merge ``layers`` over :data:`DEFAULTS` (later wins) and validate."""
+    return _validate(_merged(*layers))
+
+
+def check_layer(layer: dict[str, Any] | None) -> None:
+    """One layer's keys and each of its values alone: what a layer is refused for wherever
+    it sits (the catalog's ``replay:`` section, a fixture's ``config``, a ``--config``
+    file).  A rule between two keys (``critical_pct`` at most ``warning_pct``) is the merged
+    configuration's (:func:`build_config`): one layer may set one key and a layer above it
+    the other (a fixture's ``warning_pct: 20`` over a catalog's ``critical_pct: 10`` was
+    refused against the default ``critical_pct``, 25)."""
+    _validate(_merged(layer), between=False)
+
+
+class _Clash(ConfigError):
+    """Two keys that break a rule between them (``x-at-most``), named in ``keys``."""
+
+    def __init__(self, key: str, other: str, why: str, got: Any) -> None:
+        bad = _bad(key, why, got)
+        super().__init__(bad.code, bad.why, where=bad.where)
+        self.keys = frozenset((key, other))
 
 
 def _profile(v: Any) -> str | float | int:
@@ -171,13 +196,13 @@ def _value(key: str, v: Any) -> Any:
     return _int(key, v, prop) if prop.get("type") == "integer" else _num(key, v, prop)
 
 
-def _validate(c: dict[str, Any]) -> ReplayConfig:
-    out: dict[str, Any] = {}
+def _validate(c: dict[str, Any], *, between: bool = True) -> ReplayConfig:
+    """Each value checked against its schema, then (``between``) the rules between keys."""
+    out = {key: _value(key, c[key]) for key in REPLAY_SCHEMA["properties"]}
     for key, prop in REPLAY_SCHEMA["properties"].items():
-        out[key] = _value(key, c[key])
         other = prop.get("x-at-most")
-        if other is not None and out[key] > out[other]:
-            raise _bad(key, f"must not exceed {other} ({out[other]})", out[key])
+        if between and other is not None and out[key] > out[other]:
+            raise _Clash(key, other, f"must not exceed {other} ({out[other]})", out[key])
     return ReplayConfig(**out)
 
 
@@ -197,11 +222,24 @@ def read_replay_layer(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def load_replay_config(path: str | Path | None, *base: dict[str, Any] | None) -> ReplayConfig:
-    """Defaults, then ``base`` layers (e.g. the fixture's own ``config``), then the file."""
+def load_replay_config(path: str | Path | None, *base: dict[str, Any] | None,
+                       paths: Sequence[str | None] = ()) -> ReplayConfig:
+    """Defaults, then ``base`` layers (e.g. the fixture's own ``config``), then the file.
+    ``paths``: the files the ``base`` layers come from, in their order (None: unknown); a
+    rule between two keys broken by the merged layers is reported against the last file that
+    sets either."""
     layer = read_replay_layer(path) if path is not None else None
+    layers = [*base, layer]
+    names = [*paths[:len(base)], *[None] * (len(base) - len(paths)), str(path) if path else None]
     try:
-        return build_config(*base, layer)
+        check_layer(layer)
+        return build_config(*layers)
+    except _Clash as exc:
+        named = [n for lay, n in zip(layers, names, strict=True)
+                 if n and lay and exc.keys & lay.keys()]
+        if named or path is not None:
+            exc.with_path(named[-1] if named else str(path))
+        raise
     except ConfigError as exc:
         if path is not None:
             exc.with_path(str(path))
