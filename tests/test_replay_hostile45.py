@@ -373,3 +373,20 @@ def test_a_broken_rule_between_keys_names_the_last_file_setting_one(
     line = _refused(done, "config-bad-value", "critical_pct: must not exceed warning_pct (20)")
     assert line.split(": ")[1].endswith(blamed), line
     assert run_cli("validate", tmp_path / "doc.json").returncode == 0
+
+
+@pytest.mark.parametrize("value", ["a\x00b", "loop"])
+@pytest.mark.parametrize("command", ["validate", "review"])
+def test_a_signers_path_the_system_cannot_resolve_is_one_line(tmp_path: Path, value: str,
+                                                              command: str) -> None:
+    """``catalog.allowed_signers`` with a NUL byte (or a symbolic link loop) was an internal
+    error (ValueError: embedded null byte); ``sources:`` said why in one line, as it does."""
+    (tmp_path / ".git").mkdir()
+    shutil.copyfile(DOC, tmp_path / "doc.json")
+    (tmp_path / "loop").symlink_to("loop2")
+    (tmp_path / "loop2").symlink_to("loop")
+    (tmp_path / ".risutools.yaml").write_text(
+        json.dumps({"catalog": {"allowed_signers": value}}), "utf-8")
+    done = run_cli(command, tmp_path / "doc.json" if command == "validate" else tmp_path)
+    _refused(done, "config-bad-value", "catalog.allowed_signers",
+             "allowed_signers: cannot resolve the path")

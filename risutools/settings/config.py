@@ -52,7 +52,7 @@ from risutools.checks.registry import RuleFilter, guard_ids, known_ids, matches,
 from risutools.errors import Code, ConfigError
 from risutools.pathnames import excluded, show_name
 from risutools.safeio import FileRefused, is_regular, read_or_raise, read_regular
-from risutools.settings.catalog import CatalogSettings, catalog_settings
+from risutools.settings.catalog import CatalogSettings, catalog_settings, config_path
 from risutools.settings.replay import check_layer
 from risutools.settings.schema import (
     CAPABILITY_PATTERN,
@@ -285,11 +285,7 @@ def _sources_path(sources: Any, origin: Path, where: str) -> Path | None:
     if not isinstance(sources, str) or not sources:
         raise ConfigError(Code.CONFIG_BAD_VALUE, "sources must be a folder path",
                           where="sources", path=where)
-    try:
-        return (origin.parent / sources).resolve()  # (an absolute path stays one)
-    except (OSError, RuntimeError, ValueError) as exc:
-        raise ConfigError(Code.CONFIG_BAD_VALUE, f"sources: cannot resolve the path: {exc}",
-                          where="sources", path=where) from None
+    return config_path(sources, origin.parent, "sources", where)
 
 
 def _sections(raw: dict[str, Any], where: str) -> dict[str, Any]:
