@@ -390,3 +390,20 @@ def test_a_signers_path_the_system_cannot_resolve_is_one_line(tmp_path: Path, va
     done = run_cli(command, tmp_path / "doc.json" if command == "validate" else tmp_path)
     _refused(done, "config-bad-value", "catalog.allowed_signers",
              "allowed_signers: cannot resolve the path")
+
+
+@pytest.mark.parametrize("link", ["loop", "nowhere"])
+@pytest.mark.parametrize("command", ["replay", "validate"])
+def test_a_link_above_an_output_that_leads_nowhere_is_not_called_a_file(
+        tmp_path: Path, link: str, command: str) -> None:
+    """``-o lp/r.json`` where ``lp`` is a symbolic link loop (or a link to nothing) said
+    'lp is a file, not a folder'."""
+    (tmp_path / "lp").symlink_to("lp" if link == "loop" else "nowhere")
+    out = tmp_path / "lp" / "r.json"
+    if command == "replay":
+        done = run_cli("replay", "run", _doc(tmp_path), "-x",
+                       ROOT / "fixtures" / "replay" / "anchor-edit.yaml", "-o", out)
+    else:
+        done = run_cli("validate", DOC, "-f", "json", "-o", out)
+    line = _refused(done, "unwritable", "lp: unwritable: cannot write: ")
+    assert "is a file" not in line
