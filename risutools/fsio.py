@@ -683,6 +683,8 @@ def check_target(path: str | os.PathLike[str], *, folder: bool | None) -> None:
     try:
         for above in reversed(target.parents):
             if os.path.lexists(above) and not above.is_dir():
+                if above.is_symlink():  # a loop or a link to nothing: the system's words
+                    os.stat(above)  # (ELOOP, ENOENT), not "a file"
                 raise RisuError(Code.NOT_A_DIRECTORY, f"{display_path(above)} is a file, not "
                                 "a folder", path=shown)
         if folder is True and target.exists() and not target.is_dir():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import gc
 import math
-from typing import Any
+from typing import Any, TypeGuard
 
 
 def nests_deeper(root: object, limit: int) -> bool:
@@ -35,6 +35,15 @@ def json_type_name(value: object, object_word: str = "an object") -> str:
     if isinstance(value, dict):
         return object_word
     return _TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def is_number(value: object) -> TypeGuard[int | float]:
+    """A JSON number a range can be checked on: an ``int`` (not a ``bool``), of any size, or
+    a finite ``float``.  (``math.isfinite`` of an integer past a float's range raises
+    ``OverflowError``: an integer is compared with the bounds as it is, exactly.)"""
+    if type(value) is int or (isinstance(value, int) and not isinstance(value, bool)):
+        return True
+    return isinstance(value, float) and math.isfinite(value)
 
 
 def finite_float(token: str) -> float:

@@ -92,22 +92,31 @@ def no_commands(text: str) -> str:
 
 
 _MD_ENTITIES = {"&": "&amp;", "<": "&lt;"}
-_MD_BACKSLASHED = frozenset("\\*[]|#~")
+#: backslashed: ``\`` and the marks of emphasis (``*``, ``_``, ``~``), links (``[``,
+#: ``]``), cells (``|``) and headings (``#``); and ``:`` and ``@``, with which GitHub makes
+#: a link of bare text (``https://h``, ``user@h``: GFM's autolinks), a mention that notifies
+#: someone (``@org/team``) or an emoji (``:x:``): an escaped one is only the character
+_MD_BACKSLASHED = frozenset("\\*_[]|#~:@")
 _MD_BLOCK_START = re.compile(r"[-+=>]|\d+[.)]")
+#: ``www.`` starts a link of bare text too (GFM): its dot escaped
+_MD_WWW = re.compile(r"(?i)(?<![A-Za-z0-9])(www)\.")
 
 
 def markdown_value(value: Any) -> str:
     """A value inside a line of Markdown (a table cell, a list item, a heading's text):
     :func:`text_value`, then no raw HTML or entity (``<`` and ``&`` as entities), no link
-    or image (``[ ]`` escaped), no heading, list, quote or rule started by the value (``#``,
-    ``*``, a leading ``-``, ``+``, ``=``, ``>`` or ``1.`` escaped), no table cell ended
-    (``|``), no code span (a backtick becomes ``'``)."""
+    or image (``[ ]`` escaped), no link GitHub makes of bare text, mention or emoji (``:``,
+    ``@`` and the dot of ``www.`` escaped), no emphasis (``*``, ``_``, ``~``), no heading,
+    list, quote or rule started by the value (``#``, a leading ``-``, ``+``, ``=``, ``>`` or
+    ``1.`` escaped), no table cell ended (``|``), no code span (a backtick becomes ``'``)."""
     s = text_value(value).replace("`", "'")
     if not any(c in _MD_ENTITIES or c in _MD_BACKSLASHED for c in s):
         out = s
     else:
         out = "".join(_MD_ENTITIES.get(c) or ("\\" + c if c in _MD_BACKSLASHED else c)
                       for c in s)
+    if "." in out:
+        out = _MD_WWW.sub(r"\1\\.", out)
     m = _MD_BLOCK_START.match(out)
     if m is not None:
         end = m.end() - 1

@@ -15,6 +15,7 @@ that refuses duplicate keys.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +30,15 @@ from risutools.canonical import (
 from risutools.errors import Code, DocumentError
 from risutools.jsonlines import scan, unpaired_surrogate
 from risutools.jsontypes import finite_float
-from risutools.yamlsafe import YamlDocument, YamlRefused, load_yaml_documents
+from risutools.yamlsafe import (
+    CONTAINER_COST,
+    MAX_YAML_COST,
+    SCALAR_COST,
+    TOO_MANY,
+    YamlDocument,
+    YamlRefused,
+    load_yaml_documents,
+)
 
 try:
     import orjson
@@ -303,7 +312,8 @@ def parse_json_exact(text: str, *, line: int | None) -> tuple[Any, Problem | Non
     except json.JSONDecodeError as exc:
         ln = first + exc.lineno - 1
         where = f"column {exc.colno}" if line is not None else f"line {ln} column {exc.colno}"
-        return None, Problem(f"not valid JSON: {exc.msg} at {where}; fix the syntax there", ln)
+        return None, Problem(f"not valid JSON: {exc.msg.removesuffix(' at')} at {where}; fix "
+                             "the syntax there", ln)
     except RecursionError:
         return None, Problem(TOO_DEEP, first)
     except ValueError as exc:
@@ -355,6 +365,30 @@ def check_value(doc: Any, line: int, text: str | None) -> Problem | None:
 # --------------------------------------------------------------------------- one value
 
 
+#: a JSON string once its escaped quotes and backslashes are neutral characters: a quote,
+#: non-quotes, a quote (no backtracking state)
+_JSON_STRING = re.compile(r'"[^"]*"')
+
+
+def _json_cost(text: str) -> int:
+    """YAML's estimate of the values' memory (:data:`~risutools.yamlsafe.MAX_YAML_COST`)
+    from a JSON text's punctuation: each ``{``/``[`` a container, each ``,``/``:`` one more
+    scalar at most (an over-estimate where strings hold them)."""
+    containers = text.count("{") + text.count("[")
+    return (containers * CONTAINER_COST
+            + (text.count(",") + text.count(":") + 1) * SCALAR_COST)
+
+
+def json_values_fit(text: str) -> bool:
+    """Whether the values of a JSON text stay within the bound YAML's are held to (a
+    64 MiB fixture of ``{}`` turns built 8 GB of objects): counted on the punctuation with
+    the strings in (an upper bound: what passes at once), else with them taken out."""
+    if _json_cost(text) <= MAX_YAML_COST:
+        return True
+    plain = text.replace("\\\\", "__").replace('\\"', "__")
+    return _json_cost(_JSON_STRING.sub('""', plain)) <= MAX_YAML_COST
+
+
 def parse_value(text: str, name: str, fmt: str) -> Any:
     """One JSON (``fmt="json"``) or YAML value, with every guard of the catalog loader:
     duplicate keys, NaN/Infinity, YAML aliases and non-JSON tags, nesting depth.
@@ -367,6 +401,8 @@ def parse_value(text: str, name: str, fmt: str) -> Any:
     if fmt == "json":
         if not text.strip():
             raise DocumentError(Code.BAD_DOCUMENT, EMPTY, path=name)
+        if not json_values_fit(text):
+            raise DocumentError(Code.BAD_DOCUMENT, TOO_MANY, path=name)
         value, problem = parse_json_text(text, line=None)
         if problem is None:
             return value

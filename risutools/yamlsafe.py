@@ -177,10 +177,14 @@ class _Frame:
 _CLOSING = (SequenceEndEvent, MappingEndEvent)
 
 
+#: the values of one file past :data:`MAX_YAML_COST` (YAML's, and the JSON data files'
+#: :func:`risutools.values.parse_value` reads: one bound, one line)
+TOO_MANY = ("too many values: more than the memory bound allows "
+            f"({MAX_YAML_COST >> 20} MiB estimated for the values of one file); split the file")
+
+
 def _too_many(ev: Any, stack: list[_Frame]) -> _Bound:
-    return _Bound("too many values: more than the memory bound allows "
-                  f"({MAX_YAML_COST >> 20} MiB estimated for the values of one file); "
-                  "split the file", ev.start_mark.line + 1, stack[-1].pointer if stack else "")
+    return _Bound(TOO_MANY, ev.start_mark.line + 1, stack[-1].pointer if stack else "")
 
 
 class _Composer:
@@ -232,8 +236,8 @@ class _Composer:
                 return root, root_line
             if cls is AliasEvent:
                 raise YamlRefused(
-                    f"YAML alias *{ev.anchor} is not allowed in a catalog document "
-                    "; write the value out instead",
+                    f"YAML alias *{ev.anchor} is not allowed; write the value out "
+                    "instead",
                     ev.start_mark.line + 1,
                 )
             if ev.anchor is not None:

@@ -252,3 +252,48 @@ def test_a_sarif_message_makes_no_link_from_a_value(tmp_path: Path) -> None:
     for t in texts:
         assert not re.search(r"(?<!\\)\[[^\]]*(?<!\\)\]\(", t), t
     assert "\\[click\\](https://evil.example/x)" in quoting[0]
+
+
+def _sarif_reads(text: str, markdown: bool = False) -> str:
+    """What a SARIF viewer shows of a message string with no arguments: ``{{`` and ``}}``
+    are braces (§3.11.5) and a single brace starts a placeholder, which fails here; in
+    plain text, ``\\[``, ``\\]`` and ``\\\\`` are the characters (§3.11.6) and an
+    unescaped ``[...](...)`` an embedded link, which fails too."""
+    out, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c in "{}":
+            assert text[i + 1:i + 2] == c, f"a placeholder at {i}: {text!r}"
+            out.append(c)
+            i += 2
+            continue
+        if not markdown and c == "\\" and text[i + 1:i + 2] in ("[", "]", "\\"):
+            out.append(text[i + 1])
+            i += 2
+            continue
+        assert markdown or c not in "[]", f"an unescaped {c!r} at {i}: {text!r}"
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def test_a_sarif_message_makes_no_placeholder_from_a_value(tmp_path: Path) -> None:
+    """SARIF 2.1.0 §3.11.5: a ``{`` or ``}`` of a message string is written doubled (a
+    single one starts a placeholder ``{n}`` a viewer replaces with an argument, and there
+    are none): a finding quoting a module's ``{0}`` and ``{{user}}``, and the rules' own
+    texts (RA305's ``{{getvar::...}}``, RA112's ``{__index = _G}``), read back as written."""
+    value = "Label={0} {{user}} }{ [x](y) \\[z\\] \\"
+    src = _write(tmp_path, "133-m.json", _module({"customModuleToggle": "k=" + value}))
+    sarif = json.loads(run_cli("analyze", src, "-f", "sarif").stdout)
+    run = sarif["runs"][0]
+    texts = [r["message"]["text"] for r in run["results"]]
+    shown = [_sarif_reads(t) for t in texts]
+    assert any(value.split("=", 1)[1] in t for t in shown), shown
+    rules = {r["id"]: r for r in run["tool"]["driver"]["rules"]}
+    for rule in rules.values():
+        for key in ("shortDescription", "fullDescription", "help"):
+            _sarif_reads(rule[key]["text"])
+        _sarif_reads(rule["help"]["markdown"], markdown=True)
+    assert "{{getvar::...}}" in _sarif_reads(rules["RA305"]["shortDescription"]["text"])
+    assert "{__index = _G}" in _sarif_reads(rules["RA112"]["fullDescription"]["text"])
+    assert "{__index = _G}" in _sarif_reads(rules["RA112"]["help"]["markdown"], True)

@@ -121,8 +121,7 @@ def test_ndjson_fixture_and_bad_line() -> None:
          "line 3: bad-fixture: 1e999 is out of a JSON number's range"),
         ('{"append": ' + "[" * 70 + "]" * 70 + "}", "line 3: bad-fixture: nested deeper than"),
         ('{"append": []} {"append": []}', "line 3: bad-fixture: not valid JSON: Extra data"),
-        ('{"append": [{"role": "user", "content": "a\u2028b"}]}',
-         "line 3: bad-fixture: not valid JSON"),  # U+2028 ends a line, as str.splitlines says
+        # (U+2028 in a string is text, not the end of a line: test_replay_hostile45.py)
     ],
 )
 def test_ndjson_refusals_name_the_line(line: str, why: str) -> None:
@@ -438,7 +437,7 @@ BAD_RUNS = [
     ),
     ("no-turns", HEAD + "turns: []\n", None, "bad.yaml: turns: bad-fixture: the fixture has no "
      "turns: a replay needs at least one request"),
-    ("empty-file", "", None, "bad.yaml: bad-fixture: the fixture is empty"),
+    ("empty-file", "", None, "bad.yaml: bad-fixture: empty file: no fixture in it"),
     (
         "negative-config",
         None,
@@ -453,7 +452,7 @@ BAD_RUNS = [
         "c.yaml: config: config-bad-value: preserve_latest: must be an integer between 0 and "
         "10000000, got 100000000000",
     ),
-    ("nan-config", None, "trim_percent: .nan\n", "line 1: config-bad-value: .nan is not a "
+    ("nan-config", None, "trim_percent: .nan\n", "line 1: config-invalid: .nan is not a "
      "JSON number (NaN/Infinity); write a number or null"),
     (
         "config-bad-value-in-fixture",

@@ -38,8 +38,8 @@ class _Loader(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()  # type: ignore[no-untyped-call]
             raise YamlRefused(
-                f"YAML alias *{event.anchor} is not allowed in a catalog document "
-                "; write the value out instead",
+                f"YAML alias *{event.anchor} is not allowed; write the value out "
+                "instead",
                 event.start_mark.line + 1,
             )
         node = super().compose_node(parent, index)

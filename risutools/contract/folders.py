@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from fnmatch import fnmatch
 from pathlib import Path
 
+from risutools.pathnames import excluded
 from risutools.safeio import FileRefused, check_inside
 from risutools.settings.catalog import LOG_NAME
 
@@ -50,8 +50,7 @@ def document_files(root: Path, exclude: tuple[str, ...], errors: list[OSError],
                     or not name.lower().endswith(DOC_EXTS)):
                 continue
             f = folder / name
-            if exclude and any(fnmatch(f.relative_to(root).as_posix(), pat) or fnmatch(name, pat)
-                               for pat in exclude):
+            if exclude and excluded(exclude, f.relative_to(root).as_posix(), name):
                 continue
             if _is_link(entry):
                 try:

@@ -37,7 +37,7 @@ from risutools.replay.run import (
 )
 from risutools.replay.verdicts import NOT_CHECKED, PASSED
 from risutools.safeio import check_inside
-from risutools.settings.config import load_settings
+from risutools.settings.config import find_settings_file, load_settings
 from risutools.settings.replay import load_replay_config
 
 
@@ -191,7 +191,11 @@ def _replayed(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Pa
               layer: dict[str, Any] | bool | None, *, readable: bool,
               ) -> tuple[Fixture, dict[str, Any], RowViews]:
     fx = stream_fixture(fixture)
-    cfg = load_replay_config(config, layer if isinstance(layer, dict) else None, fx.config)
+    section = layer if isinstance(layer, dict) else None
+    settings_file = find_settings_file(cf.path.parent) if section else None
+    cfg = load_replay_config(config, section, fx.config,
+                             paths=(show_name(str(settings_file)) if settings_file else None,
+                                    str(fixture)))
     views = RowViews(fx.turn_count(), sim != SIM_MONITOR)
     try:  # the rows out of memory (the temporary folder past 1 MiB), then streamed
         run = run_simulation(sim, fx, cfg, spool=True, watch=views.add, readable=readable)
@@ -214,6 +218,6 @@ def run_monitor(fixture: str | Path, config: str | Path | None = None,
     """The monitor alone over a fixture; returns a replay-report-v1, tied to ``component``
     (the monitor's document: its id, version and digest) when one is given."""
     fx = load_fixture(fixture)
-    cfg = load_replay_config(config, fx.config)
+    cfg = load_replay_config(config, fx.config, paths=(str(fixture),))
     run = run_simulation(SIM_MONITOR, fx, cfg)
     return build_report(run, fx, cfg, component)

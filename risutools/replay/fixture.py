@@ -18,7 +18,6 @@ turn number before anything runs.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,16 +27,19 @@ from typing import Any, NamedTuple
 
 from risutools.canonical import sha256_prefixed
 from risutools.errors import Code, ConfigError, DocumentError
+from risutools.jsontypes import is_number
 from risutools.pathnames import show_name
 from risutools.safeio import read_or_raise
-from risutools.settings.replay import KNOWN_ROLES, build_config
+from risutools.settings.replay import KNOWN_ROLES, check_layer
 from risutools.values import (
     decode_text,
     fast_json,
     fast_json_many,
+    json_values_fit,
     parse_json_exact,
     parse_value,
 )
+from risutools.yamlsafe import TOO_MANY
 
 FIXTURE_TAG = "conversation-v1"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}\Z")
@@ -139,7 +141,7 @@ class _Ids:
             raise _at(turn, i, f"duplicate message id {mid!r}")
         role = raw.get("role")
         if not isinstance(role, str) or role not in _ROLES:
-            if not isinstance(role, str):
+            if role is None:
                 raise _at(turn, i, f"message {mid}: missing role")
             raise _at(turn, i, f"message {mid}: unknown role {role!r} "
                       f"(accepted: {', '.join(KNOWN_ROLES)})")
@@ -195,7 +197,7 @@ def _as_list(value: Any) -> list[Any]:
 
 
 def _number(v: Any, where: str, lo: float, hi: float) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+    if not is_number(v):
         raise _err(where, f"must be a number between {lo} and {hi}, got {v!r}")
     if not lo <= v <= hi:
         raise _err(where, f"must be a number between {lo} and {hi}, got {v!r}")
@@ -325,12 +327,17 @@ def build_fixture(data: Any, *, sha256: str = "", file: str = "") -> Fixture:
 
 
 NO_TURNS = "the fixture has no turns: a replay needs at least one request"
+#: a file with nothing but blanks (a byte-order mark, spaces, line breaks), whatever its
+#: spelling: one line for the one defect
+EMPTY_FILE = "empty file: no fixture in it"
+#: a YAML file whose one value is null (nothing but comments, ``---`` or ``null``)
+NO_FIXTURE = "no fixture in the file: its value is null (nothing but comments?)"
 
 
 def _header(data: Any) -> tuple[str, dict[str, Any] | None, list[Message], _Ids]:
     """A fixture's mapping but its turns, checked: (name, config, messages, the ids)."""
     if data is None:
-        raise _err("", "the fixture is empty")
+        raise _err("", NO_FIXTURE)
     if not isinstance(data, dict):
         raise _err("", "a fixture must be a mapping")
     for key in sorted(data):
@@ -345,10 +352,12 @@ def _header(data: Any) -> tuple[str, dict[str, Any] | None, list[Message], _Ids]
     if config is not None and not isinstance(config, dict):
         raise _err("config", "must be a mapping")
     if config is not None:
-        build_config(config)  # a bad key or value is reported against the fixture file
+        check_layer(config)  # a bad key or value is reported against the fixture file
     ids = _Ids()
-    raw_msgs = data.get("messages") or []
-    if not isinstance(raw_msgs, list):
+    raw_msgs = data.get("messages")
+    if raw_msgs is None:  # (absent, or null: no history before the first turn)
+        raw_msgs = []
+    elif not isinstance(raw_msgs, list):  # (false, 0, "" and {} too: not an empty history)
         raise _err("messages", "must be a list")
     messages = [ids.take(m, 0, i) for i, m in enumerate(raw_msgs)]
     return name, config, messages, ids
@@ -363,6 +372,8 @@ def parse_fixture_bytes(data: bytes, file: str = "fixture") -> Fixture:
         raise ConfigError(Code.BAD_FIXTURE, exc.why, path=file) from None
     suffix = Path(file).suffix.lower()
     try:
+        if not text.strip():
+            raise _err("", EMPTY_FILE)
         if suffix in (".ndjson", ".jsonl"):
             parsed = _parse_ndjson(text)
         else:
@@ -376,9 +387,13 @@ def parse_fixture_bytes(data: bytes, file: str = "fixture") -> Fixture:
 
 
 def _parse_ndjson(text: str) -> dict[str, Any]:
+    """An NDJSON fixture read whole (every turn's value kept, as YAML's and JSON's are: under
+    their bound of the values' memory)."""
+    if not json_values_fit(text):
+        raise _err("", TOO_MANY)
     header: dict[str, Any] | None = None
     turns: list[Any] = []
-    for lineno, line in enumerate(text.splitlines(), 1):
+    for lineno, line in enumerate(_LINE_BREAK.split(text), 1):
         if not line.strip():
             continue
         obj = _json_line(line.encode("utf-8"), lineno)  # (decoded: no lone surrogate)
@@ -387,7 +402,7 @@ def _parse_ndjson(text: str) -> dict[str, Any]:
         else:
             turns.append(obj)
     if header is None:
-        raise _err("", "empty file: no fixture header")
+        raise _err("", EMPTY_FILE)
     return {**header, "turns": turns}
 
 
@@ -414,11 +429,12 @@ def _header_line(obj: Any, lineno: int) -> dict[str, Any]:
 
 # ---- an NDJSON fixture streamed ---------------------------------------------------
 
-#: what ``str.splitlines`` breaks a line at beside ``\n`` and ``\r\n``: a file holding any is
-#: read whole, as before (its lines are not the bytes' lines); looked for in the text as it is
-#: decoded (one character each: found in one pass in C, where the bytes of the last three
-#: take a slower search)
-_OTHER_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+#: where an NDJSON fixture's lines end: ``\n``, ``\r\n`` and a lone ``\r`` (none of which a
+#: JSON string holds raw), never inside a value: not at U+2028, U+2029 or U+0085, which a
+#: JSON string may hold as they are (``str.splitlines`` broke there: a message holding one
+#: was "not valid JSON: Unterminated string"), nor at the other characters
+#: ``str.splitlines`` knows (\x0b, \x0c, \x1c-\x1e: a JSON text holds them nowhere raw)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _BOM = b"\xef\xbb\xbf"
 #: bytes decoded at a time to check a streamed file is UTF-8
 _CHECK_CHUNK = 1 << 20
@@ -482,7 +498,7 @@ def _line_values(data: bytes, start: int, lineno: int) -> Iterator[Any]:
 
 def _lines(data: bytes, start: int, lineno: int) -> Iterator[tuple[int, bytes, int]]:
     """(line number, line, where the next begins) from ``start``, a line's ``\r\n`` or
-    ``\n`` cut off: ``str.splitlines``' lines, for a file with no other break
+    ``\n`` cut off: :data:`_LINE_BREAK`'s lines, for a file with no lone ``\r``
     (:func:`_streamable`)."""
     find = data.find
     end = len(data)
@@ -525,7 +541,7 @@ def _blank(line: bytes) -> bool:
 
 def _streamable(data: bytes) -> bool:
     """The file is UTF-8 (checked a piece at a time, cut at newlines: no sequence spans
-    one) and its lines are the bytes' lines (no break but ``\n`` and ``\r\n``)."""
+    one) and its lines are the bytes' lines (no lone ``\r``)."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return False  # refused as UTF-16 by the whole path
     if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):  # (no CR: no count)
@@ -536,11 +552,9 @@ def _streamable(data: bytes) -> bool:
         stop = data.find(b"\n", at + _CHECK_CHUNK)
         stop = end if stop < 0 else stop + 1
         try:
-            text = str(view[at:stop], "utf-8")
+            str(view[at:stop], "utf-8")  # (decoded to be checked, then dropped)
         except UnicodeDecodeError:
             return False  # the whole path says where
-        if any(c in text for c in _OTHER_BREAKS):
-            return False
         at = stop
     return True
 
@@ -569,7 +583,7 @@ def _streamed(data: bytes, file: str) -> Fixture:
             first, begin = lineno + 1, after
             break
     if header is None:
-        raise _err("", "empty file: no fixture header")
+        raise _err("", EMPTY_FILE)
     name, config, messages, ids = _header({**header, "turns": None})
     count = sum(len(lines) - sum(1 for line in lines if line[:1] != b"{" and _blank(line))
                 for _, lines in _line_blocks(data, begin, first))

@@ -7,12 +7,13 @@ and full description, help, default level); each result has ``ruleId``,
 physical location whose ``artifactLocation.uri`` is relative to the working
 directory (``uriBaseId: %SRCROOT%``; a file outside it gets an absolute
 ``file://`` URI and no base) with ``region.startLine`` when the line is known;
-the JSON pointer is a logical location.  A message is plain text as SARIF reads it
-(§3.11.6): a ``[`` or ``]`` a value brings is escaped with a backslash, so no value makes an
-embedded link a viewer would follow.  ``partialFingerprints`` carries a
-line-independent hash (rule, file, component, pointer, message, and a counter
-for identical findings), so an edit elsewhere in the file does not re-open the
-alert.  Input read from standard input (``-``) has no location.  There is no
+the JSON pointer is a logical location.  A message is plain text as SARIF reads it: a
+``[`` or ``]`` is escaped with a backslash (§3.11.6), so no value makes an embedded link a
+viewer would follow, and a ``{`` or ``}`` is doubled (§3.11.5), so none makes a placeholder;
+the rules' descriptions and help are message strings too (their Markdown braces doubled).
+``partialFingerprints`` carries a line-independent hash (rule, file, component, pointer,
+message, and a counter for identical findings), so an edit elsewhere in the file does not
+re-open the alert.  Input read from standard input (``-``) has no location.  There is no
 ``helpUri`` (no web page is promised): each rule's ``help`` names ``risutools rule ID``.
 """
 
@@ -55,18 +56,34 @@ def _fingerprint(parts: tuple[str, ...], seen: dict[str, int]) -> str:
 
 _LEVEL = {"error": "error", "warning": "warning"}  # anything else (info) is "note"
 
-#: a message's ``[``, ``]`` and a backslash before one of them (SARIF 2.1.0 §3.11.6): a
-#: viewer makes ``[text](target)`` an embedded link, so a module's ``[click](https://h)``
-#: in a finding's message would be one
-_LINK_MARKS = re.compile(r"\\(?=[\[\]])|[\[\]]")
+#: what a SARIF message string cannot hold as it is: ``[`` and ``]`` (and a backslash
+#: before one), which a viewer reads as an embedded link (§3.11.6: a module's
+#: ``[click](https://h)`` in a finding's message would be one), and ``{`` and ``}``, which
+#: start a placeholder (§3.11.5: "the characters '{' and '}' SHALL be represented by the
+#: character sequences '{{' and '}}'", in plain text and formatted messages alike; a
+#: ``{0}`` a module wrote would be replaced by an argument, ``{{user}}`` shown as ``{user}``)
+_MARKS = re.compile(r"\\(?=[\[\]])|[\[\]{}]")
+_BRACES = re.compile(r"[{}]")
+
+
+def _escape_mark(m: re.Match[str]) -> str:
+    c = m.group()
+    return c + c if c in "{}" else "\\" + c
 
 
 def message_text(text: str) -> str:
-    """A finding's message as a SARIF plain-text message: no embedded link from a value
-    (``[`` and ``]`` escaped with a backslash, as is a backslash before one)."""
-    if "[" not in text and "]" not in text:
+    """A plain-text SARIF message string (a result's message, a rule's descriptions and
+    help) showing ``text`` as it is: no embedded link (``[``, ``]`` escaped with a
+    backslash, as is a backslash before one) and no placeholder (``{``, ``}`` doubled)."""
+    if not any(c in text for c in "[]{}"):
         return text
-    return _LINK_MARKS.sub(lambda m: "\\" + m.group(), text)
+    return _MARKS.sub(_escape_mark, text)
+
+
+def message_markdown(text: str) -> str:
+    """A formatted (Markdown) SARIF message string: ``{`` and ``}`` doubled (§3.11.5); its
+    links are Markdown's, written by us."""
+    return _BRACES.sub(lambda m: m.group() * 2, text)
 
 
 def sarif_dict(result: Result) -> dict[str, Any]:
@@ -78,12 +95,13 @@ def sarif_dict(result: Result) -> dict[str, Any]:
         rules.append({
             "id": rid,
             "name": r.title,
-            "shortDescription": {"text": r.summary},
-            "fullDescription": {"text": f"{r.summary} Fix: {r.fix}"},
+            "shortDescription": {"text": message_text(r.summary)},
+            "fullDescription": {"text": message_text(f"{r.summary} Fix: {r.fix}")},
             # no helpUri: the package has no web address; its page is `risutools rule ID`
-            "help": {"text": f"{r.fix} (`risutools rule {rid}` explains it)",
-                     "markdown": f"**{rid}** {r.summary}\n\nFix: {r.fix}\n\n"
-                                 f"`risutools rule {rid}` explains it."},
+            "help": {"text": message_text(f"{r.fix} (`risutools rule {rid}` explains it)"),
+                     "markdown": message_markdown(
+                         f"**{rid}** {r.summary}\n\nFix: {r.fix}\n\n"
+                         f"`risutools rule {rid}` explains it.")},
             "defaultConfiguration": {"level": _LEVEL.get(r.severity, "note")},
         })
     results = []

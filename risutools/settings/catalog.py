@@ -31,6 +31,17 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def config_path(value: str, base: Path, key: str, where: str | None) -> Path:
+    """A path a configuration names (``sources``, ``catalog.allowed_signers``), resolved
+    against its file's folder; one the system cannot resolve (a NUL byte in it, a symbolic
+    link loop, a name past the system's bound) is ``config-bad-value`` naming the key."""
+    try:
+        return (base / value).resolve()  # (an absolute path stays one)
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise ConfigError(Code.CONFIG_BAD_VALUE, f"{key.rsplit('.', 1)[-1]}: cannot resolve "
+                          f"the path: {exc}", where=key, path=where) from None
+
+
 @dataclass
 class CatalogSettings:
     """The ``catalog:`` section of the configuration (approvals and signatures)."""
@@ -57,7 +68,7 @@ def catalog_settings(raw: Mapping[str, Any], source_file: Path | None) -> Catalo
             raise ConfigError(Code.CONFIG_BAD_VALUE, "allowed_signers must be a file path",
                               where="catalog.allowed_signers", path=where)
         base = source_file.parent if source_file else Path(".")
-        out.allowed_signers = (base / signers).resolve()
+        out.allowed_signers = config_path(signers, base, "catalog.allowed_signers", where)
     req = raw.get("require_signatures", False)
     if not isinstance(req, bool):
         raise ConfigError(Code.CONFIG_BAD_VALUE, "require_signatures must be true or false",

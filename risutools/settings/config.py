@@ -50,15 +50,16 @@ from typing import TYPE_CHECKING, Any
 
 from risutools.checks.registry import RuleFilter, guard_ids, known_ids, matches, split_codes
 from risutools.errors import Code, ConfigError
-from risutools.pathnames import show_name
+from risutools.pathnames import excluded, show_name
 from risutools.safeio import FileRefused, is_regular, read_or_raise, read_regular
-from risutools.settings.catalog import CatalogSettings, catalog_settings
-from risutools.settings.replay import build_config
+from risutools.settings.catalog import CatalogSettings, catalog_settings, config_path
+from risutools.settings.replay import check_layer
 from risutools.settings.schema import (
     CAPABILITY_PATTERN,
     CONFIGURABLE_SCOPES,
     KEYS,
     MAX_CONFIG_BYTES,
+    MAX_EXCLUDE,
     SECTIONS,
     SEVERITY_CHOICES,
 )
@@ -184,10 +185,7 @@ class Settings:
     def is_excluded(self, rel: str) -> bool:
         """Whether a folder walk skips ``rel`` (a path relative to the walked folder):
         an ``exclude:`` glob matches the relative path or the file name."""
-        from fnmatch import fnmatch
-
-        name = rel.rsplit("/", 1)[-1]
-        return any(fnmatch(rel, p) or fnmatch(name, p) for p in self.exclude)
+        return excluded(self.exclude, rel, rel.rsplit("/", 1)[-1])
 
     def source_store(self, *, allow_outside: bool = False) -> Path | None:
         """The configured source store; :class:`ConfigError` ``config-sources-outside`` when
@@ -254,6 +252,10 @@ def _parse(raw: Any, origin: Path) -> Settings:
     if not isinstance(exclude, list) or not all(isinstance(x, str) for x in exclude):
         raise ConfigError(Code.CONFIG_BAD_VALUE, "exclude must be a list of glob patterns",
                           where="exclude", path=where)
+    if len(exclude) > MAX_EXCLUDE:
+        raise ConfigError(Code.CONFIG_BAD_VALUE, f"exclude lists {len(exclude)} globs, more "
+                          f"than {MAX_EXCLUDE}; match folders (drafts/*) rather than files",
+                          where="exclude", path=where)
     sections = _sections(raw, where)
     cfg = Settings(frozenset(caps), sev, src_path, tuple(exclude), False, origin,
                    sections, config_root(origin), sources if isinstance(sources, str) else None)
@@ -283,11 +285,7 @@ def _sources_path(sources: Any, origin: Path, where: str) -> Path | None:
     if not isinstance(sources, str) or not sources:
         raise ConfigError(Code.CONFIG_BAD_VALUE, "sources must be a folder path",
                           where="sources", path=where)
-    try:
-        return (origin.parent / sources).resolve()  # (an absolute path stays one)
-    except (OSError, RuntimeError, ValueError) as exc:
-        raise ConfigError(Code.CONFIG_BAD_VALUE, f"sources: cannot resolve the path: {exc}",
-                          where="sources", path=where) from None
+    return config_path(sources, origin.parent, "sources", where)
 
 
 def _sections(raw: dict[str, Any], where: str) -> dict[str, Any]:
@@ -356,7 +354,7 @@ def _check_sections(cfg: Settings) -> None:
     catalog_settings(cfg.sections.get("catalog", {}), cfg.source_file)
     if "replay" in cfg.sections:
         try:
-            build_config(cfg.sections["replay"])
+            check_layer(cfg.sections["replay"])  # (the rules between keys: when merged)
         except ConfigError as exc:
             exc.where = "replay"
             raise exc.with_path(show_name(str(cfg.source_file))) from None

@@ -21,12 +21,14 @@ binary floating-point rounding.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from risutools.errors import Code, ConfigError, DocumentError
+from risutools.jsontypes import is_number
 from risutools.safeio import read_or_raise
 from risutools.settings.schema import MAX_CONFIG_BYTES, REPLAY_SCHEMA, bounds, replay_property
 from risutools.values import parse_value_bytes
@@ -108,7 +110,7 @@ def _int(key: str, v: Any, prop: dict[str, Any]) -> int:
 
 def _num(key: str, v: Any, prop: dict[str, Any]) -> float | int:
     lo, hi, lo_open = bounds(prop)
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+    if not is_number(v):
         raise _bad(key, f"must be a number between {lo} and {hi}", v)
     if v > hi or v < lo or (lo_open and v == lo):
         rng = f"greater than {lo} and at most {hi}" if lo_open else f"between {lo} and {hi}"
@@ -116,8 +118,8 @@ def _num(key: str, v: Any, prop: dict[str, Any]) -> float | int:
     return v
 
 
-def build_config(*layers: dict[str, Any] | None) -> ReplayConfig:
-    """Merge ``layers`` over :data:`DEFAULTS` (later wins) and validate."""
+def _merged(*layers: dict[str, Any] | None) -> dict[str, Any]:
+    """``layers`` over :data:`DEFAULTS` (later wins), each a mapping of known keys."""
     merged: dict[str, Any] = dict(DEFAULTS)
     for layer in layers:
         if layer is None:
@@ -134,7 +136,31 @@ def build_config(*layers: dict[str, Any] | None) -> ReplayConfig:
                     where="config",
                 )
             merged[key] = layer[key]
-    return _validate(merged)
+    return merged
+
+
+def build_config(*layers: dict[str, Any] | None) -> ReplayConfig:
+    """Merge ``layers`` over :data:`DEFAULTS` (later wins) and validate."""
+    return _validate(_merged(*layers))
+
+
+def check_layer(layer: dict[str, Any] | None) -> None:
+    """One layer's keys and each of its values alone: what a layer is refused for wherever
+    it sits (the catalog's ``replay:`` section, a fixture's ``config``, a ``--config``
+    file).  A rule between two keys (``critical_pct`` at most ``warning_pct``) is the merged
+    configuration's (:func:`build_config`): one layer may set one key and a layer above it
+    the other (a fixture's ``warning_pct: 20`` over a catalog's ``critical_pct: 10`` was
+    refused against the default ``critical_pct``, 25)."""
+    _validate(_merged(layer), between=False)
+
+
+class _Clash(ConfigError):
+    """Two keys that break a rule between them (``x-at-most``), named in ``keys``."""
+
+    def __init__(self, key: str, other: str, why: str, got: Any) -> None:
+        bad = _bad(key, why, got)
+        super().__init__(bad.code, bad.why, where=bad.where)
+        self.keys = frozenset((key, other))
 
 
 def _profile(v: Any) -> str | float | int:
@@ -170,13 +196,13 @@ def _value(key: str, v: Any) -> Any:
     return _int(key, v, prop) if prop.get("type") == "integer" else _num(key, v, prop)
 
 
-def _validate(c: dict[str, Any]) -> ReplayConfig:
-    out: dict[str, Any] = {}
+def _validate(c: dict[str, Any], *, between: bool = True) -> ReplayConfig:
+    """Each value checked against its schema, then (``between``) the rules between keys."""
+    out = {key: _value(key, c[key]) for key in REPLAY_SCHEMA["properties"]}
     for key, prop in REPLAY_SCHEMA["properties"].items():
-        out[key] = _value(key, c[key])
         other = prop.get("x-at-most")
-        if other is not None and out[key] > out[other]:
-            raise _bad(key, f"must not exceed {other} ({out[other]})", out[key])
+        if between and other is not None and out[key] > out[other]:
+            raise _Clash(key, other, f"must not exceed {other} ({out[other]})", out[key])
     return ReplayConfig(**out)
 
 
@@ -186,8 +212,8 @@ def read_replay_layer(path: str | Path) -> dict[str, Any]:
     raw = read_or_raise(p, MAX_CONFIG_BYTES, ConfigError)
     try:
         data = parse_value_bytes(raw, str(p), "json" if p.suffix.lower() == ".json" else "yaml")
-    except DocumentError as exc:
-        raise ConfigError(Code.CONFIG_BAD_VALUE, exc.why, where=exc.where, path=str(p)) from None
+    except DocumentError as exc:  # (a file that cannot be parsed, as the settings file's)
+        raise ConfigError(Code.CONFIG_INVALID, exc.why, where=exc.where, path=str(p)) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -196,11 +222,24 @@ def read_replay_layer(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def load_replay_config(path: str | Path | None, *base: dict[str, Any] | None) -> ReplayConfig:
-    """Defaults, then ``base`` layers (e.g. the fixture's own ``config``), then the file."""
+def load_replay_config(path: str | Path | None, *base: dict[str, Any] | None,
+                       paths: Sequence[str | None] = ()) -> ReplayConfig:
+    """Defaults, then ``base`` layers (e.g. the fixture's own ``config``), then the file.
+    ``paths``: the files the ``base`` layers come from, in their order (None: unknown); a
+    rule between two keys broken by the merged layers is reported against the last file that
+    sets either."""
     layer = read_replay_layer(path) if path is not None else None
+    layers = [*base, layer]
+    names = [*paths[:len(base)], *[None] * (len(base) - len(paths)), str(path) if path else None]
     try:
-        return build_config(*base, layer)
+        check_layer(layer)
+        return build_config(*layers)
+    except _Clash as exc:
+        named = [n for lay, n in zip(layers, names, strict=True)
+                 if n and lay and exc.keys & lay.keys()]
+        if named or path is not None:
+            exc.with_path(named[-1] if named else str(path))
+        raise
     except ConfigError as exc:
         if path is not None:
             exc.with_path(str(path))

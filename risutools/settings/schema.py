@@ -35,6 +35,9 @@ SEVERITY_CHOICES: tuple[str, ...] = tuple(_RULES["x-severities"])
 #: scopes whose checks ``rules:`` may re-grade or turn off (unreadable input, replay
 #: invariants and promotion gates are verdicts, not findings: they cannot be changed)
 CONFIGURABLE_SCOPES: tuple[str, ...] = tuple(_RULES["x-configurable-scopes"])
+#: the most ``exclude:`` globs a configuration may list (every file of a folder walk is
+#: matched against them all)
+MAX_EXCLUDE: int = _PROPS["exclude"]["maxItems"]
 #: a capability name; always used with ``fullmatch``
 CAPABILITY_PATTERN: str = _PROPS["capabilities"]["oneOf"][0]["items"]["pattern"]
 #: the ``catalog:`` section's keys
