@@ -180,6 +180,11 @@ class _Ids:
 
 
 MAX_FIXTURE_BYTES = 64 * 1024 * 1024  # a fixture is read whole
+#: at most this many turns (requests) in a fixture: a report writes a row of ~330 bytes for
+#: each, so a 64 MiB NDJSON file of ``{}`` lines (21 million requests) would write ~7 GB
+#: and run for minutes; at this bound a report stays under ~350 MB (about 25 s on one
+#: core), 20 times the 100,000-message workload (50,000 requests)
+MAX_TURNS = 1_000_000
 
 
 def _err(where: str, why: str) -> ConfigError:
@@ -322,11 +327,20 @@ def build_fixture(data: Any, *, sha256: str = "", file: str = "") -> Fixture:
         raise _err("turns", "must be a list of turns")
     if not raw_turns:
         raise _err("turns", NO_TURNS)
+    _check_turn_count(len(raw_turns))
     turns = [_turn(t, i + 1, ids) for i, t in enumerate(raw_turns)]
     return Fixture(name, messages, turns, config, sha256, file)
 
 
 NO_TURNS = "the fixture has no turns: a replay needs at least one request"
+
+
+def _check_turn_count(count: int) -> None:
+    """Refuse a fixture of more than :data:`MAX_TURNS` turns (``bad-fixture``)."""
+    if count > MAX_TURNS:
+        raise _err("turns", f"{count:,} turns, more than the {MAX_TURNS:,} a replay takes "
+                   "(each is a request and a row of the report); split the conversation")
+
 #: a file with nothing but blanks (a byte-order mark, spaces, line breaks), whatever its
 #: spelling: one line for the one defect
 EMPTY_FILE = "empty file: no fixture in it"
@@ -589,6 +603,7 @@ def _streamed(data: bytes, file: str) -> Fixture:
                 for _, lines in _line_blocks(data, begin, first))
     if not count:
         raise _err("turns", NO_TURNS)
+    _check_turn_count(count)
     stream = TurnStream(data, begin, count, first, ids, file)
     return Fixture(name, messages, [], config, sha256_prefixed(data),
                    show_name(Path(file).name), stream)
