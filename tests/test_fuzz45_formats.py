@@ -78,3 +78,70 @@ def test_ingest_goes_on_past_a_lone_surrogate_key(tmp_path: Path) -> None:
     assert "internal error" not in r.stderr
     assert r.returncode in (0, 1), r.stderr  # (1: the id collisions of one module's copies)
     assert len(list((tmp_path / "cat").glob("*.json"))) >= 3
+
+
+# ------------------------------------ JSON exports: RisuAI's importModule order and mapping
+
+
+def _read_json(tmp_path: Path, obj: Any, name: str = "x.json") -> Any:
+    p = tmp_path / name
+    p.write_text(json.dumps(obj), encoding="utf-8")
+    return p
+
+
+@pytest.mark.parametrize("obj", [
+    {"type": "risu", "entries": {"0": {"keys": ["k"], "content": "{{getvar::a}}"}}},
+    {"type": "risu", "data": None, "entries": [{"keys": ["k"], "content": "{{getvar::a}}"}]},
+    {"type": "regex", "entries": {"0": {"keys": ["k"], "content": "{{getvar::a}}"}}},
+    {"type": "regex", "data": [{"in": "a", "out": "b"}],
+     "entries": {"0": {"content": "{{getvar::a}}"}}},
+    {"type": "worldinfo", "entries": {"0": {"keys": ["k"], "content": "{{getvar::a}}"}}},
+], ids=["risu-no-data", "risu-null-data", "regex-no-data", "regex-and-entries", "other-type"])
+def test_an_entries_object_is_a_world_book_whatever_its_type(tmp_path: Path, obj: Any) -> None:
+    """RisuAI's ``importModule`` tries ``type: "risu"`` with a truthy ``data``, then any
+    truthy ``entries`` whatever the ``type`` is, then ``type: "regex"`` with ``data``; the
+    reader refused these (``bad-field``, ``unsupported-export``) or read regex scripts
+    RisuAI never imports."""
+    p = _read_json(tmp_path, obj)
+    for name in ("x.json", "x.txt"):  # (read as .json, and detected by content)
+        q = tmp_path / name
+        q.write_bytes(p.read_bytes())
+        (m,) = read_path(q)
+        assert m.source.format == "json-external-lorebook" and m.component_type == "lorebook"
+        assert [e["content"] for e in m.lorebook] == ["{{getvar::a}}"]
+
+
+def test_world_book_entries_map_as_risuai_maps_them(tmp_path: Path) -> None:
+    """``convertExternalLorebook``: NovelAI's ``text``/``displayName``/``forceActivation``/
+    ``contextConfig.budgetPriority`` and SillyTavern's ``entry``/``name``/``priority``/
+    ``keywords`` are read (the content a reviewer must see was dropped: CBS in ``text``
+    was invisible to the analysis); ``insertion_order`` and ``keysecondary`` are not
+    RisuAI's and are not read; no order is 0; ``||`` skips empty strings, ``??`` only null."""
+    entries = {
+        "10": {"keys": ["ten"], "content": "c10"},
+        "2": {"keys": ["n"], "text": "{{getvar::secret}}", "displayName": "D",
+              "forceActivation": True, "contextConfig": {"budgetPriority": 400}},
+        "b": {"key": "", "keywords": ["k1", 2, None, True], "entry": "e", "comment": "",
+              "name": "nm", "priority": 5, "order": None, "constant": False,
+              "forceActivation": True, "secondary_keys": ["s1", "s2"], "keysecondary": ["no"],
+              "insertion_order": 9, "selective": True},
+        "a": "not an object",
+        "c": {"key": [], "keys": ["unused"], "content": "c"},  # ([] is truthy: joined, "")
+    }
+    (m,) = read_path(_read_json(tmp_path, {"entries": entries}))
+    two, ten, b, a, c = m.lorebook  # for ... in order: index keys ascending, then the others
+    assert two == {"key": "n", "insertorder": 400, "comment": "D",
+                   "content": "{{getvar::secret}}", "mode": "normal", "alwaysActive": True,
+                   "secondkey": "", "selective": False}
+    assert ten["key"] == "ten" and ten["content"] == "c10" and ten["insertorder"] == 0
+    assert b == {"key": "k1, 2, , true", "insertorder": 5, "comment": "nm", "content": "e",
+                 "mode": "normal", "alwaysActive": False, "secondkey": "s1, s2",
+                 "selective": True}
+    assert a == {"key": "", "insertorder": 0, "comment": "", "content": "", "mode": "normal",
+                 "alwaysActive": False, "secondkey": "", "selective": False}
+    assert c["key"] == ""
+    assert m.data["entries"] == entries  # the original kept untouched
+    # a lorebook export with its data is a lorebook, entries or not (RisuAI tries it first)
+    p = _read_json(tmp_path, {"type": "risu", "data": [{"content": "d"}], "entries": entries})
+    (m,) = read_path(p)
+    assert m.source.format == "json-lorebook" and m.lorebook == [{"content": "d"}]
