@@ -145,3 +145,50 @@ def test_world_book_entries_map_as_risuai_maps_them(tmp_path: Path) -> None:
     p = _read_json(tmp_path, {"type": "risu", "data": [{"content": "d"}], "entries": entries})
     (m,) = read_path(p)
     assert m.source.format == "json-lorebook" and m.lorebook == [{"content": "d"}]
+
+
+# ------------------------------------ detection: a module's layout must not hide it from ingest
+
+_ACTIVE = {"name": "n", "id": "i", "lowLevelAccess": True, "trigger": [
+    {"comment": "", "type": "start", "conditions": [],
+     "effect": [{"type": "triggerlua", "code": "request('http://x')"}]}]}
+
+
+def _hidden_by_layout() -> dict[str, bytes]:
+    """JSON modules RisuAI imports (``JSON.parse`` then ``type === 'risuModule'``) whose
+    ``type`` the detection peek never saw: after 64 other top-level keys, or past the
+    first MiB and not the last member."""
+    many = {f"k{i}": i for i in range(70)}
+    big = {"pad": "a" * (1100 * 1024)}
+    return {
+        "many-keys.json": json.dumps({**many, "type": "risuModule", **_ACTIVE}).encode(),
+        "past-peek.json": json.dumps({**big, "type": "risuModule", **_ACTIVE}).encode(),
+        "past-peek.lorebook": json.dumps({**big, "entries": {"0": {"content": "{{a}}"}},
+                                          "name": "w"}).encode(),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_hidden_by_layout()))
+def test_a_module_is_detected_whatever_its_layout(tmp_path: Path, name: str) -> None:
+    from risutools.formats import detect
+
+    p = tmp_path / name
+    p.write_bytes(_hidden_by_layout()[name])
+    assert detect(p) in ("json-module", "json-external-lorebook")
+    (m,) = read_path(p)  # (a name RisuAI imports as JSON, not .json: detected by content)
+    assert m.source.format == detect(p)
+
+
+def test_ingest_projects_a_module_its_layout_hid(tmp_path: Path) -> None:
+    """Such a module was counted among "not Risu files" and the run exited 0: a module
+    with lowLevelAccess and network Lua never reached the catalog."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for name, data in _hidden_by_layout().items():
+        (src / name).write_bytes(data)
+    (src / "other.json").write_bytes(json.dumps({"x": ["y" * 600] * 3000}).encode())
+    r = run_cli("ingest", src, "-o", tmp_path / "cat", "-j", "1", "-q", "--json")
+    assert r.returncode in (0, 1), r.stderr
+    counts = json.loads(r.stdout)["counts"]
+    assert (counts["files"], counts["ok"], counts["not_risu"]) == (3, 3, 1)
+    assert len(list((tmp_path / "cat").glob("*.json"))) == 3

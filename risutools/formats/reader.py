@@ -74,21 +74,36 @@ def _detect_open(fp: BinaryIO, size: int, *, defer_json: bool = False) -> str | 
         return "risup"
     text_start = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
     if text_start.lstrip(b" \t\r\n")[:1] == b"{":
-        if defer_json:
-            return "json"
-        if len(head) < HEAD:  # (the whole file, read already)
-            peek = head
-        else:  # (a buffer the file's size, not the peek's bound, for a small file)
-            fp.seek(0)
-            peek = fp.read(min(JSON_PEEK, size + HEAD))
-        text = peek.decode("utf-8", errors="replace")
-        fmt = exports.classify(jsonscan.top_level_keys(text))
-        if fmt is None and size > JSON_PEEK:
-            fp.seek(max(0, size - 512))
-            tail = fp.read(512).decode("utf-8", errors="replace")
-            fmt = _classify_tail(tail)
-        return fmt
+        return "json" if defer_json else _detect_json(fp, head, size)
     return None
+
+
+def _detect_json(fp: BinaryIO, head: bytes, size: int) -> str | None:
+    """The export a JSON object text is: its top-level keys in the first 1 MiB, else a
+    final ``"type"`` in the last 512 bytes, else -- when the peek did not see the whole
+    top-level object (more keys, or a text past 1 MiB) -- the whole text parsed and
+    classified as :func:`_read_json` does (RisuAI imports a module whatever the order or
+    number of its keys: one must not pass for "not a Risu file" by its layout)."""
+    if len(head) < HEAD:  # (the whole file, read already)
+        peek = head
+    else:  # (a buffer the file's size, not the peek's bound, for a small file)
+        fp.seek(0)
+        peek = fp.read(min(JSON_PEEK, size + HEAD))
+    keys, whole = jsonscan.top_level_scan(peek.decode("utf-8", errors="replace"))
+    fmt = exports.classify(keys)
+    if fmt is None and size > JSON_PEEK:
+        fp.seek(max(0, size - 512))
+        tail = fp.read(512).decode("utf-8", errors="replace")
+        fmt = _classify_tail(tail)
+    if fmt is None and not whole and size <= MAX_JSON_BYTES:
+        fp.seek(0)
+        try:
+            obj = loads_object(read_to_bound(fp, size, MAX_JSON_BYTES), where="JSON",
+                               what="JSON export")
+        except FormatError:  # (not JSON, or past a bound: no export to tell)
+            return None
+        fmt = exports.classify_object(obj)
+    return fmt
 
 
 def _detect_zip(fp: BinaryIO, head: bytes) -> tuple[bool, str | None]:
@@ -126,8 +141,10 @@ def detect(path: str | os.PathLike[str]) -> str | None:
     """The format of ``path`` judged by content, or None if it is not a supported Risu file.
 
     Reads the first bytes, plus a bounded peek for JSON (1 MiB + the last 512
-    bytes) and the ZIP central directory.  Raises :class:`FormatError` only when
-    the path cannot be read at all (missing, a directory, unreadable).
+    bytes; the whole text, parsed under the reader's bounds, when that peek did not see
+    the whole top-level object and named no export) and the ZIP central directory.
+    Raises :class:`FormatError` only when the path cannot be read at all (missing, a
+    directory, unreadable).
     """
     fp, size = _open(path)
     with fp:
