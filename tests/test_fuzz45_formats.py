@@ -156,8 +156,9 @@ _ACTIVE = {"name": "n", "id": "i", "lowLevelAccess": True, "trigger": [
 
 def _hidden_by_layout() -> dict[str, bytes]:
     """JSON modules RisuAI imports (``JSON.parse`` then ``type === 'risuModule'``) whose
-    ``type`` the detection peek never saw: after 64 other top-level keys, or past the
-    first MiB and not the last member."""
+    ``type`` the detection peek never saw: after 64 other top-level keys, past the first
+    MiB and not the last member, or the whole object behind more blanks than the 4 KiB
+    head (or the 1 MiB peek)."""
     many = {f"k{i}": i for i in range(70)}
     big = {"pad": "a" * (1100 * 1024)}
     return {
@@ -165,6 +166,9 @@ def _hidden_by_layout() -> dict[str, bytes]:
         "past-peek.json": json.dumps({**big, "type": "risuModule", **_ACTIVE}).encode(),
         "past-peek.lorebook": json.dumps({**big, "entries": {"0": {"content": "{{a}}"}},
                                           "name": "w"}).encode(),
+        "blank-lead.txt": b" " * 5000 + json.dumps({"type": "risuModule", **_ACTIVE}).encode(),
+        "blank-past-peek.json": b"\xef\xbb\xbf" + b"\r\n" * (600 * 1024)
+        + json.dumps({**_ACTIVE, "type": "risuModule"}).encode(),
     }
 
 
@@ -190,5 +194,6 @@ def test_ingest_projects_a_module_its_layout_hid(tmp_path: Path) -> None:
     r = run_cli("ingest", src, "-o", tmp_path / "cat", "-j", "1", "-q", "--json")
     assert r.returncode in (0, 1), r.stderr
     counts = json.loads(r.stdout)["counts"]
-    assert (counts["files"], counts["ok"], counts["not_risu"]) == (3, 3, 1)
-    assert len(list((tmp_path / "cat").glob("*.json"))) == 3
+    assert (counts["files"], counts["ok"], counts["not_risu"]) == (5, 5, 1)
+    # (the two blank-led files hold one module: one document)
+    assert len(list((tmp_path / "cat").glob("*.json"))) == 4

@@ -76,8 +76,8 @@ def top_level_scan(text: str, limit: int = 64) -> tuple[dict[str, str | None], b
     ones returned may still come)."""
     out: dict[str, str | None] = {}
     start = text.find("{")
-    if start < 0:
-        return out, True
+    if start < 0:  # (a peek of blanks: the object starts past it)
+        return out, False
     plain = _neutral_str(text)
     depth = 0
     key: str | None = None  # the depth-1 key whose value comes next

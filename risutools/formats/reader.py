@@ -72,10 +72,25 @@ def _detect_open(fp: BinaryIO, size: int, *, defer_json: bool = False) -> str | 
         return "risupreset"
     if risup.peek(rpack.decode(head[:256])):
         return "risup"
-    text_start = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
-    if text_start.lstrip(b" \t\r\n")[:1] == b"{":
+    if _first_text_byte(fp, head, size) == b"{":
         return "json" if defer_json else _detect_json(fp, head, size)
     return None
+
+
+def _first_text_byte(fp: BinaryIO, head: bytes, size: int) -> bytes:
+    """The first byte of the text after a BOM and JSON's blanks (b"" when there is none),
+    read past ``head`` when ``head`` is all blank (``JSON.parse`` skips any number of them:
+    a module behind 4 KiB of spaces is a module)."""
+    text = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
+    first = text.lstrip(b" \t\r\n")[:1]
+    at = len(head)
+    while not first and at < min(size, MAX_JSON_BYTES):
+        chunk = fp.read(_CHUNK)
+        if not chunk:
+            break
+        at += len(chunk)
+        first = chunk.lstrip(b" \t\r\n")[:1]
+    return first
 
 
 def _detect_json(fp: BinaryIO, head: bytes, size: int) -> str | None:
