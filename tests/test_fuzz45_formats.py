@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import io
 import json
 import struct
@@ -10,10 +12,12 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import pytest
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from harness import run_cli
 
-from risutools.formats import read_path, rpack
+from risutools.formats import detect, read_path, rpack
 from risutools.projection.run import project_path
 
 # --------------------------------------------- a lone surrogate in a key (not only in a value)
@@ -174,8 +178,6 @@ def _hidden_by_layout() -> dict[str, bytes]:
 
 @pytest.mark.parametrize("name", sorted(_hidden_by_layout()))
 def test_a_module_is_detected_whatever_its_layout(tmp_path: Path, name: str) -> None:
-    from risutools.formats import detect
-
     p = tmp_path / name
     p.write_bytes(_hidden_by_layout()[name])
     assert detect(p) in ("json-module", "json-external-lorebook")
@@ -197,3 +199,36 @@ def test_ingest_projects_a_module_its_layout_hid(tmp_path: Path) -> None:
     assert (counts["files"], counts["ok"], counts["not_risu"]) == (5, 5, 1)
     # (the two blank-led files hold one module: one document)
     assert len(list((tmp_path / "cat").glob("*.json"))) == 4
+
+
+def _preset_with_a_key_in_front(rpacked: bool) -> bytes:
+    """A preset envelope whose first key is another one (RisuAI decodes the map: the order
+    of its keys does not matter to it)."""
+    key = hashlib.sha256(b"risupreset").digest()
+    sealed = AESGCM(key).encrypt(bytes(12), msgpack.packb(
+        {"name": "p", "mainPrompt": "{{getvar::x}}"}), None)
+    envelope = {"note": "z" * 200, "presetVersion": 2, "type": "preset", "preset": sealed}
+    blob = gzip.compress(msgpack.packb(envelope, use_bin_type=True), mtime=0)
+    return rpack.encode(blob) if rpacked else blob
+
+
+@pytest.mark.parametrize("rpacked", [True, False])
+def test_a_preset_is_detected_whatever_the_order_of_its_keys(tmp_path: Path,
+                                                              rpacked: bool) -> None:
+    """The peek looks for ``pres`` in the first 96 inflated bytes only: a preset with a
+    longer key in front was "not a Risu file" to ingest (read by its extension, it read)."""
+    fmt = "risup" if rpacked else "risupreset"
+    src = tmp_path / "src"
+    src.mkdir()
+    p = src / "preset.bin"
+    p.write_bytes(_preset_with_a_key_in_front(rpacked))
+    assert detect(p) == fmt
+    (m,) = read_path(p)
+    assert m.source.format == fmt and m.component_type == "preset"
+    r = run_cli("ingest", src, "-o", tmp_path / "cat", "-j", "1", "-q", "--json")
+    counts = json.loads(r.stdout)["counts"]
+    assert (counts["ok"], counts["not_risu"]) == (1, 0), r.stderr
+    # a compressed map that names no preset key is still no Risu file (read to its end)
+    other = gzip.compress(msgpack.packb({"note": "z" * 200, "other": 1}), mtime=0)
+    p.write_bytes(rpack.encode(other) if rpacked else other)
+    assert detect(p) is None

@@ -68,10 +68,14 @@ def _detect_open(fp: BinaryIO, size: int, *, defer_json: bool = False) -> str | 
         zipped, fmt = _detect_zip(fp, head)
         if zipped:
             return fmt
-    if risup.peek(head):
-        return "risupreset"
-    if risup.peek(rpack.decode(head[:256])):
-        return "risup"
+    for rpacked, fmt in ((False, "risupreset"), (True, "risup")):
+        seen = risup.peek(rpack.decode(head[:256]) if rpacked else head)
+        if seen is None and size <= risup.MAX_FILE_BYTES:  # a map whose keys come later
+            fp.seek(0)
+            seen = risup.is_envelope(read_to_bound(fp, size, risup.MAX_FILE_BYTES),
+                                     rpacked=rpacked)
+        if seen:
+            return fmt
     if _first_text_byte(fp, head, size) == b"{":
         return "json" if defer_json else _detect_json(fp, head, size)
     return None
@@ -84,6 +88,7 @@ def _first_text_byte(fp: BinaryIO, head: bytes, size: int) -> bytes:
     text = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
     first = text.lstrip(b" \t\r\n")[:1]
     at = len(head)
+    fp.seek(at)
     while not first and at < min(size, MAX_JSON_BYTES):
         chunk = fp.read(_CHUNK)
         if not chunk:

@@ -77,8 +77,11 @@ def inflate(data: bytes, limit: int = MAX_INFLATED_BYTES) -> bytes:
     return out
 
 
-def peek(data: bytes) -> bool:
-    """True if ``data`` (the start of a plain .risupreset) looks like a preset envelope."""
+def peek(data: bytes) -> bool | None:
+    """Whether ``data`` (the start of a plain .risupreset) looks like a preset envelope:
+    True when its first 96 inflated bytes are a msgpack map naming ``pres``, False when
+    they are no msgpack map, None when they are a map that names no such key (yet: its
+    keys may come in any order, :func:`is_envelope` tells from the whole file)."""
     kind = compression_of(data[:2])
     try:
         out = zlib.decompressobj(_wbits(kind)).decompress(data, 96)
@@ -86,7 +89,19 @@ def peek(data: bytes) -> bool:
         return False
     if not out or not (0x80 <= out[0] <= 0x8F or out[0] in (0xDE, 0xDF)):
         return False
-    return b"pres" in out or b"presetVersion" in out
+    return True if b"pres" in out or b"presetVersion" in out else None
+
+
+def is_envelope(blob: bytes, *, rpacked: bool) -> bool:
+    """Whether the bytes of a whole file inflate (within the bounds) to a msgpack map with a
+    ``presetVersion``, ``preset`` or ``pres`` key: a preset envelope whatever the order of
+    its keys (RisuAI decodes the map, so a key in front cannot hide one)."""
+    try:
+        envelope = _unpack(inflate(rpack.decode(blob) if rpacked else blob), "preset envelope")
+    except FormatError:
+        return False
+    return isinstance(envelope, dict) and any(
+        k in envelope for k in ("presetVersion", "preset", "pres"))
 
 
 #: most msgpack values (containers, keys and scalars) in one envelope or preset
