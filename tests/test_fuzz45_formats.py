@@ -232,3 +232,39 @@ def test_a_preset_is_detected_whatever_the_order_of_its_keys(tmp_path: Path,
     other = gzip.compress(msgpack.packb({"note": "z" * 200, "other": 1}), mtime=0)
     p.write_bytes(rpack.encode(other) if rpacked else other)
     assert detect(p) is None
+
+
+# ---------------------- a name RisuAI imports by (.risum, .charx, .risup ...) is never passed over
+
+
+def _named_sources() -> dict[str, bytes]:
+    card = {"spec": "chara_card_v3", "data": {"name": "c", "first_mes": "{{getvar::x}}"}}
+    honest = _charx(card, {"name": "m", "id": "i", "lowLevelAccess": True})
+    listed = honest.index(b"PK\x01\x02")
+    return {
+        # the directory names other members than the local headers RisuAI walks
+        "renamed.charx": honest[:listed] + honest[listed:].replace(b"card.json", b"card.jsoX")
+        .replace(b"module.risum", b"module.risuX"),
+        "cut.charx": honest[:listed],  # no directory: RisuAI's streaming reader needs none
+        "prefixed.charx": b"\x00not a zip\x00" * 50 + honest,  # RisuAI seeks PK\x03\x04
+        "text.risum": b"hello",
+        "other.bin": b"hello",
+    }
+
+
+def test_a_file_risuai_imports_by_its_name_is_read_or_failed(tmp_path: Path) -> None:
+    """These were counted as "not Risu files" (exit 0): content detection did not know
+    them, while RisuAI picks its reader by the name and loads the cards."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for name, data in _named_sources().items():
+        (src / name).write_bytes(data)
+    r = run_cli("ingest", src, "-o", tmp_path / "cat", "-j", "1", "-q", "--json")
+    run = json.loads(r.stdout)
+    status = {s["path"]: s["status"] for s in run["sources"]}
+    assert status == {"renamed.charx": "failed", "cut.charx": "failed",
+                      "prefixed.charx": "ok", "text.risum": "failed"}
+    assert run["counts"]["not_risu"] == 1 and r.returncode == 1
+    errors = " ".join(s.get("error") or "" for s in run["sources"])
+    for code in ("zip-hidden-member", "zip-invalid", "bad-magic"):
+        assert code in errors

@@ -45,7 +45,21 @@ _BY_EXTENSION = {
     ".risupreset": "risupreset",
     ".json": "json",
 }
+#: names that are Risu files to RisuAI whatever they hold (it picks the reader by the name:
+#: ``.risum`` -> readModule, ``.charx`` -> CharXReader, ``.risup``/``.risupreset`` -> the
+#: preset import), unlike ``.json`` and ``.jpg``, which are often something else
+_RISU_NAMES = frozenset(ext for ext, fmt in _BY_EXTENSION.items()
+                        if fmt in ("risum", "charx", "risup", "risupreset"))
 _CHUNK = 1 << 20
+
+
+def named_as_risu(path: str | os.PathLike[str]) -> bool:
+    """Whether RisuAI imports ``path`` as a Risu file by its name alone (see
+    :data:`_RISU_NAMES`): a folder walk must read such a file even when :func:`detect` does
+    not recognise its content (RisuAI's streaming ZIP reader loads a card whose central
+    directory is cut or names other members; :func:`read_path` then reads it, or says
+    precisely why it cannot), never pass it over as "not a Risu file"."""
+    return Path(path).suffix.lower() in _RISU_NAMES
 
 
 _open = open_regular
