@@ -268,3 +268,15 @@ def test_a_file_risuai_imports_by_its_name_is_read_or_failed(tmp_path: Path) -> 
     errors = " ".join(s.get("error") or "" for s in run["sources"])
     for code in ("zip-hidden-member", "zip-invalid", "bad-magic"):
         assert code in errors
+
+
+# ------------------------------------------------------------ unpack: every Windows device name
+
+
+@pytest.mark.parametrize("name", ["COM0", "lpt0.png", "COM\u00b9", "lpt\u00b3.x", "Com\u00b2.webp"])
+def test_every_windows_device_name_is_prefixed(name: str) -> None:
+    """Windows reserves COM0/LPT0 and COM/LPT with a superscript 1-3 as it reserves COM1;
+    ``sanitise`` prefixed only COM1-9 and LPT1-9 (``isalnum`` keeps the superscripts)."""
+    from risutools.formats.unpack import sanitise
+
+    assert sanitise(name) == "_" + name

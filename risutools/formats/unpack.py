@@ -32,10 +32,11 @@ from risutools.printable import json_text
 
 MANIFEST = "manifest.json"
 MANIFEST_KIND = "risutools-unpack-1"
+#: Windows device names (any extension, any case): COM and LPT with 0-9 and the
+#: superscripts 1-3, which Windows reads as digits too ("Naming Files, Paths, and Namespaces")
 _RESERVED = {
     "con", "prn", "aux", "nul",
-    *(f"com{i}" for i in range(1, 10)),
-    *(f"lpt{i}" for i in range(1, 10)),
+    *(f"{port}{n}" for port in ("com", "lpt") for n in ("0123456789" "\u00b9\u00b2\u00b3")),
 }  # fmt: skip
 _SNIFF = (
     (b"\x89PNG\r\n\x1a\n", "png"),
