@@ -17,7 +17,9 @@ import pytest
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from harness import run_cli
 
+from risutools.errors import FormatError
 from risutools.formats import detect, read_path, rpack
+from risutools.formats.unpack import sanitise
 from risutools.projection.run import project_path
 
 # --------------------------------------------- a lone surrogate in a key (not only in a value)
@@ -277,6 +279,72 @@ def test_a_file_risuai_imports_by_its_name_is_read_or_failed(tmp_path: Path) -> 
 def test_every_windows_device_name_is_prefixed(name: str) -> None:
     """Windows reserves COM0/LPT0 and COM/LPT with a superscript 1-3 as it reserves COM1;
     ``sanitise`` prefixed only COM1-9 and LPT1-9 (``isalnum`` keeps the superscripts)."""
-    from risutools.formats.unpack import sanitise
-
     assert sanitise(name) == "_" + name
+
+
+# ------------------------------------------ presets: every refusal says where, in JSON's words
+
+_KEY = hashlib.sha256(b"risupreset").digest()
+
+
+def _envelope_file(envelope: Any, *, raw: bytes | None = None) -> bytes:
+    packed = raw if raw is not None else msgpack.packb(envelope, use_bin_type=True)
+    return rpack.encode(gzip.compress(packed, mtime=0))
+
+
+def _sealed(plain: bytes, key: bytes = _KEY) -> bytes:
+    return AESGCM(key).encrypt(bytes(12), plain, None)
+
+
+_GOOD = _sealed(msgpack.packb({"name": "p"}))
+_PRESET_REFUSALS = {
+    "not-map": ([1, 2], None, "risup-bad-structure", "envelope", "is an array, not a map"),
+    "type": ({"presetVersion": 2, "type": "x\u202e", "preset": _GOOD}, None, "wrong-type",
+             "envelope /type", '"type" is "x\u202e", expected'),
+    "version-true": ({"presetVersion": True, "type": "preset", "preset": _GOOD}, None,
+                     "bad-version", "envelope /presetVersion", "presetVersion true ("),
+    "version-str": ({"presetVersion": "2", "type": "preset", "preset": _GOOD}, None,
+                    "bad-version", "envelope /presetVersion", 'presetVersion "2" ('),
+    "no-sealed": ({"presetVersion": 2, "type": "preset", "pres": [1]}, None,
+                  "risup-bad-structure", "envelope /pres", "(found an array)"),
+    "wrong-key": ({"presetVersion": 0, "type": "preset",
+                   "preset": _sealed(b"\x80", bytes(32))}, None, "risup-decrypt-failed",
+                  "envelope /preset", "AES-GCM"),
+    "short": ({"presetVersion": 2, "type": "preset", "preset": b"abc"}, None,
+              "risup-decrypt-failed", "envelope /preset", "shorter than its tag"),
+    "inner-list": ({"presetVersion": 2, "type": "preset", "preset": _sealed(b"\x92\x01\x02")},
+                   None, "risup-bad-structure", "preset", "is an array, not a map"),
+    "inner-key": ({"presetVersion": 2, "type": "preset", "preset": _sealed(b"\x81\x90\x01")},
+                  None, "risup-not-msgpack", "preset", "whose key is a map or an array"),
+    "envelope-bytes": (None, b"\xc1", "risup-not-msgpack", "envelope", "byte 0xc1"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_PRESET_REFUSALS))
+def test_a_preset_refusal_names_where_and_spells_values_as_json(tmp_path: Path,
+                                                                 case: str) -> None:
+    """A preset refusal named no place (``risutools: x.risup: wrong-type: ...``) and showed
+    values as Python writes them (``True``, ``'2'``, ``unhashable type: 'list'``)."""
+    envelope, raw, code, where, said = _PRESET_REFUSALS[case]
+    p = tmp_path / "x.risup"
+    p.write_bytes(_envelope_file(envelope, raw=raw))
+    with pytest.raises(FormatError) as info:
+        read_path(p)
+    assert (info.value.code, info.value.where) == (code, where)
+    assert said in info.value.why
+
+
+def test_a_preset_cut_in_its_stream_names_the_stream(tmp_path: Path) -> None:
+    p = tmp_path / "x.risup"
+    whole = gzip.compress(msgpack.packb({"presetVersion": 2}), mtime=0)
+    p.write_bytes(rpack.encode(whole[: len(whole) // 2]))
+    with pytest.raises(FormatError) as info:
+        read_path(p)
+    assert info.value.where == "offset 0 (compressed stream)"
+
+
+def test_an_export_data_of_the_wrong_type_is_named_in_json_words(tmp_path: Path) -> None:
+    p = _read_json(tmp_path, {"type": "regex", "data": "x"})
+    with pytest.raises(FormatError) as info:
+        read_path(p)
+    assert info.value.why.endswith('needs a "data" list, found a string')

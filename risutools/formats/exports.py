@@ -26,6 +26,7 @@ from typing import Any
 from risutools.errors import Code, FormatError
 from risutools.formats.card import CARD_SPECS, card_module_data
 from risutools.formats.model import ComponentType
+from risutools.jsontypes import json_type_name
 
 EXPORT_FORMATS = ("json-module", "json-lorebook", "json-external-lorebook", "json-regex",
                   "json-card", "json-preset")
@@ -90,7 +91,7 @@ def normalise(obj: dict[str, Any], fmt: str) -> tuple[dict[str, Any], ComponentT
         if not isinstance(items, list):
             raise FormatError(
                 Code.BAD_FIELD,
-                f'a {fmt} export needs a "data" list, found {type(items).__name__}',
+                f'a {fmt} export needs a "data" list, found {json_type_name(items)}',
                 where="/data",
             )
         data = {k: v for k, v in obj.items() if k != "data"}
