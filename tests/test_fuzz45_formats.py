@@ -348,3 +348,21 @@ def test_an_export_data_of_the_wrong_type_is_named_in_json_words(tmp_path: Path)
     with pytest.raises(FormatError) as info:
         read_path(p)
     assert info.value.why.endswith('needs a "data" list, found a string')
+
+
+# ------------------------------------------------- pack never writes what the reader refuses
+
+
+def test_pack_refuses_a_module_its_reader_would_refuse_once_wrapped(tmp_path: Path) -> None:
+    """A module export at the 200-level bound reads; wrapped in ``{"module": ...}`` it is one
+    level deeper: ``pack`` wrote a .risum that ``inspect`` then refused (``json-too-deep``)."""
+    deep: Any = []
+    for _ in range(198):
+        deep = [deep]
+    src = _read_json(tmp_path, {"type": "risuModule", "name": "n", "id": "i", "a": deep},
+                     "m.json")
+    assert read_path(src)  # the export itself is within the bound
+    out = tmp_path / "m.risum"
+    r = run_cli("pack", src, "-o", out)
+    assert r.returncode == 2 and "json-too-deep" in r.stderr and "refused when read" in r.stderr
+    assert not out.exists()

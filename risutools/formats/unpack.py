@@ -26,7 +26,7 @@ from risutools.formats import charx
 from risutools.formats.files import open_regular, read_to_bound
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.reader import MAX_JSON_BYTES, detect, read_path
-from risutools.formats.risum import write_risum
+from risutools.formats.risum import read_risum_bytes, write_risum
 from risutools.fsio import atomic_write, check_target, sha256_file, write_many
 from risutools.printable import json_text
 
@@ -382,6 +382,11 @@ def pack(src: str | os.PathLike[str], out: str | os.PathLike[str], *, force: boo
     """Write ``out`` (.risum) from ``src``; returns the number of bytes written."""
     module, blobs = pack_inputs(src)
     data = write_risum(module, blobs)
+    try:  # (a module within the bounds as JSON may pass them once wrapped and indented:
+        read_risum_bytes(data)  # a .risum its own reader, and every reader, refuses)
+    except FormatError as exc:
+        raise FormatError(exc.code, f"the .risum would be refused when read: {exc.why}",
+                          where=exc.where, path=os.fspath(src)) from None
     if os.path.isdir(out):
         raise FormatError(Code.NOT_A_FILE, "is a folder; -o names the .risum file to write "
                           "(e.g. -o DIR/name.risum)", path=os.fspath(out))
