@@ -348,6 +348,12 @@ def test_an_export_data_of_the_wrong_type_is_named_in_json_words(tmp_path: Path)
     with pytest.raises(FormatError) as info:
         read_path(p)
     assert info.value.why.endswith('needs a "data" list, found a string')
+    # an "entries" that is neither an object nor a list: said so, where (was "not an export")
+    p = _read_json(tmp_path, {"entries": "abc"})
+    with pytest.raises(FormatError) as info:
+        read_path(p)
+    assert (info.value.code, info.value.where) == ("bad-field", "/entries")
+    assert info.value.why.endswith("found a string")
 
 
 # ------------------------------------------------- pack never writes what the reader refuses

@@ -67,8 +67,8 @@ def classify_object(obj: dict[str, Any]) -> str | None:
     data, entries = obj.get("data"), obj.get("entries")
     if kind == "risu" and _truthy(data):
         return "json-lorebook"
-    if kind != "risuModule" and _truthy(entries):
-        return "json-external-lorebook" if isinstance(entries, (dict, list)) else None
+    if kind != "risuModule" and _truthy(entries):  # (not an object or a list: normalise
+        return "json-external-lorebook"  # says so, at /entries)
     keys: dict[str, str | None] = {k: (v if isinstance(v, str) else None)
                                    for k, v in obj.items() if k != "entries"}
     return classify(keys)
@@ -107,8 +107,9 @@ def normalise(obj: dict[str, Any], fmt: str) -> tuple[dict[str, Any], ComponentT
             values = entries
         else:
             raise FormatError(
-                Code.BAD_FIELD, '"entries" must be an object or a list', where="/entries"
-            )
+                Code.BAD_FIELD,
+                f'"entries" must be an object or a list, found {json_type_name(entries)}',
+                where="/entries")
         data = dict(obj)
         if "lorebook" in data:
             data["original_lorebook"] = data["lorebook"]
