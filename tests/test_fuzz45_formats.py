@@ -17,8 +17,11 @@ import pytest
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from harness import run_cli
 
+from risutools.analysis import analyze
 from risutools.errors import FormatError
 from risutools.formats import detect, read_path, rpack
+from risutools.formats.model import Module
+from risutools.formats.summary import summarize
 from risutools.formats.unpack import sanitise
 from risutools.projection.run import project_path
 
@@ -372,3 +375,48 @@ def test_pack_refuses_a_module_its_reader_would_refuse_once_wrapped(tmp_path: Pa
     r = run_cli("pack", src, "-o", out)
     assert r.returncode == 2 and "json-too-deep" in r.stderr and "refused when read" in r.stderr
     assert not out.exists()
+
+
+# ----------------------------------- flags as RisuAI tests them: any truthy value, not only true
+
+_LUA = [{"comment": "", "type": "start", "conditions": [],
+         "effect": [{"type": "triggerlua", "code": "request('http://x')"}]}]
+
+
+@pytest.mark.parametrize("flag", [1, "yes", "false", {}, []],
+                         ids=["one", "yes", "false-text", "object", "array"])
+def test_a_truthy_low_level_access_is_granted(tmp_path: Path, flag: Any) -> None:
+    """RisuAI grants lowLevelAccess with ``if(lowLevelAccess)`` (a module's flag is copied
+    onto its triggers: ``t.lowLevelAccess = module.lowLevelAccess``); a card's with
+    ``risuext?.lowLevelAccess ?? false``.  Only ``true`` was read as granted: a module with
+    ``"lowLevelAccess": 1`` was shown as one that cannot call ``request``."""
+    module = {"name": "m", "id": "i", "lowLevelAccess": flag, "trigger": _LUA}
+    p = _read_json(tmp_path, {**module, "type": "risuModule"}, "m.json")
+    (m,) = read_path(p)
+    assert m.low_level_access and summarize(m)["low_level_access"] is True
+    assert analyze(m).low_level_access
+    card = {"spec": "chara_card_v3", "data": {"name": "c", "extensions": {"risuai": {
+        "lowLevelAccess": flag, "triggerscript": _LUA}}}}
+    c = tmp_path / "c.charx"
+    c.write_bytes(_charx(card, {"name": "m", "id": "i", "trigger": _LUA}))
+    own, carried = read_path(c)
+    assert own.card and own.card["low_level_access"] is True
+    assert analyze(own).low_level_access and analyze(carried).low_level_access
+    for falsy in (0, "", None, False):  # (JavaScript's false values still grant nothing)
+        p.write_text(json.dumps({**module, "lowLevelAccess": falsy, "type": "risuModule"}))
+        (m,) = read_path(p)
+        assert not m.low_level_access and not analyze(m).low_level_access
+
+
+@pytest.mark.parametrize("flag", ["yes", 1, {}])
+def test_a_truthy_use_regex_reads_the_keys_as_patterns(flag: Any) -> None:
+    """RisuAI's lorebook search runs ``if(arg.regex)`` with ``regex: useRegex``: an entry
+    with ``"useRegex": "yes"`` has its key compiled as a regex (RA201 was never checked);
+    a falsy one does not."""
+    def rules(use_regex: Any) -> list[str]:
+        entry = {"key": "/(a+)+$/", "content": "c", "useRegex": use_regex}
+        return [f.rule for f in analyze(Module({"name": "m", "id": "i",
+                                                "lorebook": [entry]})).findings]
+
+    assert rules(flag) == rules(True) == ["RA201"]
+    assert rules(0) == rules("") == rules(None) == rules(False) == []

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from risutools.formats.model import REPLACED_BY_MODULE
+from risutools.jsontypes import js_truthy
 
 CARD_SPECS = ("chara_card_v3", "chara_card_v2")
 #: card text fields RisuAI evaluates CBS in (greetings, description and prompt fields)
@@ -57,8 +58,8 @@ def card_module_data(card: dict[str, Any],
             replaced.append("lorebook")
         if replaced:
             out[REPLACED_BY_MODULE] = replaced
-    if risu.get("lowLevelAccess") is True:
-        out["lowLevelAccess"] = True
+    if js_truthy(risu.get("lowLevelAccess")):  # (as RisuAI tests it: any truthy value)
+        out["lowLevelAccess"] = risu["lowLevelAccess"]
     if isinstance(risu.get("backgroundHTML"), str):
         out["backgroundEmbedding"] = risu["backgroundHTML"]
     fields = {k: data[k] for k in CBS_FIELDS if isinstance(data.get(k), (str, list))}
@@ -77,14 +78,14 @@ def _entry(e: dict[str, Any]) -> dict[str, Any]:
         "content": e.get("content"),
         "key": ", ".join(k for k in keys if isinstance(k, str)) if isinstance(keys, list)
         else "",
-        "alwaysActive": e.get("constant") is True,
+        "alwaysActive": e.get("constant") if e.get("constant") is not None else False,
     }
 
 
 def has_active_content(view: dict[str, Any]) -> bool:
     """True when the card itself runs something or is evaluated by RisuAI: triggers,
     regex scripts, lowLevelAccess, background HTML, or CBS in its text or lorebook."""
-    if view.get("trigger") or view.get("regex") or view.get("lowLevelAccess"):
+    if view.get("trigger") or view.get("regex") or js_truthy(view.get("lowLevelAccess")):
         return True
     if isinstance(view.get("backgroundEmbedding"), str) and view["backgroundEmbedding"].strip():
         return True

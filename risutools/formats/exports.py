@@ -26,7 +26,7 @@ from typing import Any
 from risutools.errors import Code, FormatError
 from risutools.formats.card import CARD_SPECS, card_module_data
 from risutools.formats.model import ComponentType
-from risutools.jsontypes import json_type_name
+from risutools.jsontypes import js_truthy, json_type_name
 
 EXPORT_FORMATS = ("json-module", "json-lorebook", "json-external-lorebook", "json-regex",
                   "json-card", "json-preset")
@@ -54,20 +54,15 @@ def classify(keys: dict[str, str | None]) -> str | None:
     return None
 
 
-def _truthy(value: Any) -> bool:
-    """JavaScript's truthiness of a JSON value: null, false, 0 and "" are false."""
-    return not (value is None or value is False or value == 0 or value == "")
-
-
 def classify_object(obj: dict[str, Any]) -> str | None:
     """The export format of a parsed object: :func:`classify`'s order, with JavaScript's
     truthiness for ``data`` and ``entries`` as RisuAI tests them (``type: "risu"`` with a
     null ``data`` and an ``entries`` object is a world book to RisuAI)."""
     kind = obj.get("type")
     data, entries = obj.get("data"), obj.get("entries")
-    if kind == "risu" and _truthy(data):
+    if kind == "risu" and js_truthy(data):
         return "json-lorebook"
-    if kind != "risuModule" and _truthy(entries):  # (not an object or a list: normalise
+    if kind != "risuModule" and js_truthy(entries):  # (not an object or a list: normalise
         return "json-external-lorebook"  # says so, at /entries)
     keys: dict[str, str | None] = {k: (v if isinstance(v, str) else None)
                                    for k, v in obj.items() if k != "entries"}
@@ -145,7 +140,7 @@ def _first(e: dict[str, Any], names: tuple[str, ...], *, nullish: bool) -> Any:
     truthy (``||``); None when none is."""
     for name in names:
         v = e.get(name)
-        if (v is not None) if nullish else _truthy(v):
+        if (v is not None) if nullish else js_truthy(v):
             return v
     return None
 
@@ -178,7 +173,7 @@ def _external_entry(value: Any) -> dict[str, Any]:
         "content": _first(e, ("content", "entry", "text"), nullish=False) or "",
         "mode": "normal",
         "alwaysActive": active if active is not None else False,
-        "secondkey": _joined(e.get("secondary_keys") if _truthy(e.get("secondary_keys"))
+        "secondkey": _joined(e.get("secondary_keys") if js_truthy(e.get("secondary_keys"))
                              else None),
         "selective": e.get("selective") if e.get("selective") is not None else False,
     }
