@@ -136,9 +136,11 @@ def test_world_book_entries_map_as_risuai_maps_them(tmp_path: Path) -> None:
               "insertion_order": 9, "selective": True},
         "a": "not an object",
         "c": {"key": [], "keys": ["unused"], "content": "c"},  # ([] is truthy: joined, "")
+        "9" * 5000: {"content": "long"},  # (no array index: a key of the others, in order)
     }
     (m,) = read_path(_read_json(tmp_path, {"entries": entries}))
-    two, ten, b, a, c = m.lorebook  # for ... in order: index keys ascending, then the others
+    two, ten, b, a, c, long = m.lorebook
+    assert long["content"] == "long"  # for ... in order: index keys ascending, then the others
     assert two == {"key": "n", "insertorder": 400, "comment": "D",
                    "content": "{{getvar::secret}}", "mode": "normal", "alwaysActive": True,
                    "secondkey": "", "selective": False}

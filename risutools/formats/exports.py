@@ -148,9 +148,9 @@ def _first(e: dict[str, Any], names: tuple[str, ...], *, nullish: bool) -> Any:
 def _js_order(entries: dict[str, Any]) -> list[Any]:
     """The values of ``entries`` in ``for ... in`` order: array-index keys ("0", "7", "10")
     first, ascending, then the other keys in the order written."""
-    index = [k for k in entries if k.isascii() and k.isdigit() and (k == "0" or k[0] != "0")
-             and int(k) < 2**32 - 1]
-    rest = [k for k in entries if k not in set(index)]
+    index = {k for k in entries if k.isascii() and k.isdigit() and (k == "0" or k[0] != "0")
+             and len(k) <= 10 and int(k) < 2**32 - 1}
+    rest = [k for k in entries if k not in index]
     return [entries[k] for k in sorted(index, key=int) + rest]
 
 
