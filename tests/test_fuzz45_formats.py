@@ -422,3 +422,29 @@ def test_a_truthy_use_regex_reads_the_keys_as_patterns(flag: Any) -> None:
 
     assert rules(flag) == rules(True) == ["RA201"]
     assert rules(0) == rules("") == rules(None) == rules(False) == []
+
+
+@pytest.mark.parametrize("container", ["json", "charx"])
+def test_a_card_book_entry_with_use_regex_has_its_keys_checked(tmp_path: Path,
+                                                                container: str) -> None:
+    """``convertCharbook`` keeps ``use_regex`` when the first key starts with ``/``, and the
+    lorebook search then compiles the keys: the card view dropped the flag, so a card's
+    catastrophic key pattern was never checked (RA201), where a module's was."""
+    def card(use_regex: Any, keys: list[str]) -> dict[str, Any]:
+        return {"spec": "chara_card_v3", "data": {"name": "c", "character_book": {"entries": [
+            {"keys": keys, "content": "{{getvar::x}}", "use_regex": use_regex,
+             "secondary_keys": ["/(b+)+$/"]}]}}}
+
+    def rules(use_regex: Any, keys: list[str]) -> list[str]:
+        if container == "json":
+            p = _read_json(tmp_path, card(use_regex, keys), "c.json")
+        else:
+            p = tmp_path / "c.charx"
+            p.write_bytes(_charx(card(use_regex, keys)))
+        (m,) = read_path(p)
+        return sorted(f.rule for f in analyze(m).findings if f.rule == "RA201")
+
+    assert rules(True, ["/(a+)+$/"]) == ["RA201", "RA201"]  # key and secondary key
+    assert rules("yes", ["/(a+)+$/"]) == ["RA201", "RA201"]
+    assert rules(True, ["plain", "/(a+)+$/"]) == []  # (RisuAI turns the flag off)
+    assert rules(False, ["/(a+)+$/"]) == []

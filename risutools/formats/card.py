@@ -69,17 +69,26 @@ def card_module_data(card: dict[str, Any],
 
 
 def _entry(e: dict[str, Any]) -> dict[str, Any]:
-    """A V2/V3 character-book entry with the names the module lorebook uses."""
+    """A V2/V3 character-book entry with the names the module lorebook uses.  An entry
+    whose ``use_regex`` RisuAI keeps (``convertCharbook``: only when the first key starts
+    with ``/``) has its keys run as patterns: ``useRegex`` and ``secondkey`` say so."""
     comment = e.get("comment") if isinstance(e.get("comment"), str) and e.get("comment") \
         else e.get("name")
     keys = e.get("keys")
-    return {
+    out = {
         "comment": comment if isinstance(comment, str) else "",
         "content": e.get("content"),
         "key": ", ".join(k for k in keys if isinstance(k, str)) if isinstance(keys, list)
         else "",
         "alwaysActive": e.get("constant") if e.get("constant") is not None else False,
     }
+    first = keys[0] if isinstance(keys, list) and keys else None
+    if js_truthy(e.get("use_regex")) and isinstance(first, str) and first.startswith("/"):
+        second = e.get("secondary_keys")
+        out["useRegex"] = e["use_regex"]
+        out["secondkey"] = ", ".join(k for k in second if isinstance(k, str)) \
+            if isinstance(second, list) else ""
+    return out
 
 
 def has_active_content(view: dict[str, Any]) -> bool:
