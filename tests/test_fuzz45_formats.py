@@ -20,6 +20,7 @@ from harness import run_cli
 from risutools.analysis import analyze
 from risutools.errors import FormatError
 from risutools.formats import detect, read_path, rpack
+from risutools.formats.card import card_module_data
 from risutools.formats.model import Module
 from risutools.formats.summary import summarize
 from risutools.formats.unpack import sanitise
@@ -448,3 +449,17 @@ def test_a_card_book_entry_with_use_regex_has_its_keys_checked(tmp_path: Path,
     assert rules("yes", ["/(a+)+$/"]) == ["RA201", "RA201"]
     assert rules(True, ["plain", "/(a+)+$/"]) == []  # (RisuAI turns the flag off)
     assert rules(False, ["/(a+)+$/"]) == []
+
+
+def test_a_card_book_entry_is_named_as_risuai_names_it() -> None:
+    """``convertCharbook``: ``comment: book.name ?? book.comment ?? ""`` -- the name first
+    (a loader's ``getLoreBooks(id, name)`` finds the entry by it); the card view took the
+    comment first."""
+    def named(**entry: Any) -> Any:
+        card = {"spec": "chara_card_v3", "data": {"character_book": {"entries": [entry]}}}
+        return card_module_data(card)["lorebook"][0]["comment"]
+
+    assert named(name="lib.lua", comment="the library") == "lib.lua"
+    assert named(name="", comment="x") == ""  # (?? keeps an empty name)
+    assert named(comment="x") == "x" and named() == ""
+    assert named(name=5, comment="x") == ""  # (no text: no name)

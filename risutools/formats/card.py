@@ -72,8 +72,8 @@ def _entry(e: dict[str, Any]) -> dict[str, Any]:
     """A V2/V3 character-book entry with the names the module lorebook uses.  An entry
     whose ``use_regex`` RisuAI keeps (``convertCharbook``: only when the first key starts
     with ``/``) has its keys run as patterns: ``useRegex`` and ``secondkey`` say so."""
-    comment = e.get("comment") if isinstance(e.get("comment"), str) and e.get("comment") \
-        else e.get("name")
+    comment = e.get("name") if e.get("name") is not None else e.get("comment")  # RisuAI:
+    # book.name ?? book.comment (the name a loader's getLoreBooks(id, name) finds)
     keys = e.get("keys")
     out = {
         "comment": comment if isinstance(comment, str) else "",
