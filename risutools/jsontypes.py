@@ -24,6 +24,19 @@ def nests_deeper(root: object, limit: int) -> bool:
     return False
 
 
+def js_truthy(value: object) -> bool:
+    """JavaScript's truthiness of a JSON value: null, false, 0 and "" (and NaN) are false;
+    everything else -- any object or array, empty or not, ``"false"``, ``"0"`` -- is true.
+    RisuAI tests its flags so (``if(lowLevelAccess)``, ``if(script.ableFlag)``, ``regex:
+    useRegex``), and its importers their fields (``importData.type === 'risu' &&
+    importData.data``)."""
+    if value is None or value is False or value == "":
+        return False
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return bool(value) and value == value
+    return True
+
+
 _TYPE_NAMES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
                int: "an integer", float: "a number", type(None): "null"}
 

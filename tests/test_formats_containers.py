@@ -242,7 +242,8 @@ def test_json_external_lorebook(tmp_path: Path) -> None:
         "key": "용, dragon", "secondkey": "", "comment": "c", "content": "x", "mode": "normal",
         "insertorder": 50, "alwaysActive": True, "selective": False,
     }  # fmt: skip
-    assert m.lorebook[1]["key"] == "plain" and m.lorebook[1]["insertorder"] == 100
+    # (no order: RisuAI's convertExternalLorebook gives 0)
+    assert m.lorebook[1]["key"] == "plain" and m.lorebook[1]["insertorder"] == 0
 
 
 def test_json_type_last_beyond_peek_is_detected(tmp_path: Path) -> None:

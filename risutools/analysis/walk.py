@@ -33,6 +33,7 @@ from risutools.analysis.walk_lua import CODE_EFFECTS, read_lua, sort_loads
 from risutools.analysis.walk_text import GREETINGS, read_cbs, read_html, read_pattern
 from risutools.formats.model import Module
 from risutools.formats.toggles import parse_toggles
+from risutools.jsontypes import js_truthy
 from risutools.pathnames import fits_wildcard as pattern_fits
 
 #: effects RisuAI's trigger runner passes over (triggers.ts: "Header for V2 triggers", a
@@ -115,7 +116,7 @@ def triggers(s: Seen) -> None:
             continue
         ttype = t.get("type")
         s.trigger_types.append(ttype if isinstance(ttype, str) else "")
-        if t.get("lowLevelAccess") is True:
+        if js_truthy(t.get("lowLevelAccess")):
             s.trigger_lla.append(i)
         effects = _list_field(s, t, "effect", f"/trigger/{i}/effect")
         conds = _list_field(s, t, "conditions", f"/trigger/{i}/conditions")
@@ -299,7 +300,7 @@ def _regex_flags(s: Seen, i: int, r: dict[str, Any]) -> tuple[str, set[str]]:
     if unknown:
         s.regex_flags.append((s.tick(), i, unknown))
     able = r.get("ableFlag")
-    if able is None or able is False or (isinstance(able, (int, float, str)) and not able):
+    if not js_truthy(able):
         return letters, set()  # as JavaScript reads it: not truthy
     return letters, {m.strip().lower() for d in directives for m in d.split(",")}
 

@@ -45,6 +45,7 @@ from risutools.analysis.regexcheck import parse_flags
 from risutools.analysis.seen import LOREBOOK_CODE, Seen
 from risutools.analysis.walk_lua import calls_load, read_lua
 from risutools.analysis.walk_text import read_cbs, read_pattern, read_risu_buttons
+from risutools.jsontypes import js_truthy
 
 #: lorebook names another module's loader reads and then calls: (the names, as a pattern
 #: of literal parts and ``*``; the loader).  LightBoard's backend (``loadCallback``) reads
@@ -84,7 +85,7 @@ def lorebook(s: Seen) -> None:
         head = _decorators(s, i, content, e) if isinstance(content, str) else None
         if isinstance(content, str):
             _entry(s, i, content, fate.get(i), head)
-        if e.get("useRegex") is True:
+        if js_truthy(e.get("useRegex")):
             _regex_keys(s, i, e)
     s.lorebook_code_at = s.tick()
     if s.lorebook_code:
@@ -172,7 +173,7 @@ def _decorators(s: Seen, i: int, content: str, e: dict[str, Any]) -> Head | None
     s.counts["decorators"] = s.counts.get("decorators", 0) + len(head.applied)
     for d in head.applied:
         s.fact(s.lore_decorators, d.name, f"{where} line {d.line}")
-        if d.name in KEY_DECORATORS and e.get("useRegex") is True:
+        if d.name in KEY_DECORATORS and js_truthy(e.get("useRegex")):
             for n, piece in enumerate(d.args[:64]):
                 regex_key(s, f"{where} line {d.line} @@{d.name}[{n}]", piece)
     for name, line in head.unknown:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from risutools.catalog.render import under
 from risutools.errors import RisuError
-from risutools.formats import detect
+from risutools.formats import detect, named_as_risu
 from risutools.fsio import display_path
 from risutools.safeio import FoundFile
 
@@ -59,6 +59,8 @@ def find_sources(
             fmt = detect(path)
         except RisuError:
             fmt = "unreadable"  # read_path will report the reason
+        if fmt is None and named_as_risu(path):  # (RisuAI imports it by its name: read_path
+            fmt = "by-name"  # reads it by the name, or reports why it cannot)
         if fmt is None:
             skipped.append(display_path(rel))
         else:

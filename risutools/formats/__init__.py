@@ -6,6 +6,7 @@ Public API: :func:`detect`, :func:`read_path`, :mod:`~risutools.formats.rpack`
 """
 
 from risutools.formats.model import Anomaly, AssetInfo, Module, SourceInfo
-from risutools.formats.reader import FORMATS, detect, read_path
+from risutools.formats.reader import FORMATS, detect, named_as_risu, read_path
 
-__all__ = ["FORMATS", "Anomaly", "AssetInfo", "Module", "SourceInfo", "detect", "read_path"]
+__all__ = ["FORMATS", "Anomaly", "AssetInfo", "Module", "SourceInfo", "detect", "named_as_risu",
+           "read_path"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from risutools.formats.model import REPLACED_BY_MODULE
+from risutools.jsontypes import js_truthy
 
 CARD_SPECS = ("chara_card_v3", "chara_card_v2")
 #: card text fields RisuAI evaluates CBS in (greetings, description and prompt fields)
@@ -57,8 +58,8 @@ def card_module_data(card: dict[str, Any],
             replaced.append("lorebook")
         if replaced:
             out[REPLACED_BY_MODULE] = replaced
-    if risu.get("lowLevelAccess") is True:
-        out["lowLevelAccess"] = True
+    if js_truthy(risu.get("lowLevelAccess")):  # (as RisuAI tests it: any truthy value)
+        out["lowLevelAccess"] = risu["lowLevelAccess"]
     if isinstance(risu.get("backgroundHTML"), str):
         out["backgroundEmbedding"] = risu["backgroundHTML"]
     fields = {k: data[k] for k in CBS_FIELDS if isinstance(data.get(k), (str, list))}
@@ -68,23 +69,32 @@ def card_module_data(card: dict[str, Any],
 
 
 def _entry(e: dict[str, Any]) -> dict[str, Any]:
-    """A V2/V3 character-book entry with the names the module lorebook uses."""
-    comment = e.get("comment") if isinstance(e.get("comment"), str) and e.get("comment") \
-        else e.get("name")
+    """A V2/V3 character-book entry with the names the module lorebook uses.  An entry
+    whose ``use_regex`` RisuAI keeps (``convertCharbook``: only when the first key starts
+    with ``/``) has its keys run as patterns: ``useRegex`` and ``secondkey`` say so."""
+    comment = e.get("name") if e.get("name") is not None else e.get("comment")  # RisuAI:
+    # book.name ?? book.comment (the name a loader's getLoreBooks(id, name) finds)
     keys = e.get("keys")
-    return {
+    out = {
         "comment": comment if isinstance(comment, str) else "",
         "content": e.get("content"),
         "key": ", ".join(k for k in keys if isinstance(k, str)) if isinstance(keys, list)
         else "",
-        "alwaysActive": e.get("constant") is True,
+        "alwaysActive": e.get("constant") if e.get("constant") is not None else False,
     }
+    first = keys[0] if isinstance(keys, list) and keys else None
+    if js_truthy(e.get("use_regex")) and isinstance(first, str) and first.startswith("/"):
+        second = e.get("secondary_keys")
+        out["useRegex"] = e["use_regex"]
+        out["secondkey"] = ", ".join(k for k in second if isinstance(k, str)) \
+            if isinstance(second, list) else ""
+    return out
 
 
 def has_active_content(view: dict[str, Any]) -> bool:
     """True when the card itself runs something or is evaluated by RisuAI: triggers,
     regex scripts, lowLevelAccess, background HTML, or CBS in its text or lorebook."""
-    if view.get("trigger") or view.get("regex") or view.get("lowLevelAccess"):
+    if view.get("trigger") or view.get("regex") or js_truthy(view.get("lowLevelAccess")):
         return True
     if isinstance(view.get("backgroundEmbedding"), str) and view["backgroundEmbedding"].strip():
         return True

@@ -46,6 +46,7 @@ from risutools.formats.zipwalk import (
     next_signature,
     read_local_header,
 )
+from risutools.jsontypes import js_truthy
 
 MAX_MEMBER_BYTES = 50 * 1024 * 1024
 MAX_RATIO = 200
@@ -675,10 +676,10 @@ def _card_facts(
 
 
 def _card_lla(data: dict[str, Any]) -> bool:
-    """The card's ``extensions.risuai.lowLevelAccess``."""
+    """The card's ``extensions.risuai.lowLevelAccess``, as RisuAI tests it (truthy)."""
     ext = data.get("extensions")
     risu = ext.get("risuai") if isinstance(ext, dict) else None
-    return isinstance(risu, dict) and risu.get("lowLevelAccess") is True
+    return isinstance(risu, dict) and js_truthy(risu.get("lowLevelAccess"))
 
 
 def iter_card_assets(fp: BinaryIO) -> Iterator[tuple[str, bytes | None, str]]:

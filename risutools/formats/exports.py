@@ -13,9 +13,10 @@ Normalisation (documented in docs/formats.md):
   (see :mod:`risutools.formats.card`).
 * ``json-preset`` — a preset saved as JSON (``promptTemplate`` and ``mainPrompt`` at the
   top level, no ``type``): kept as is, component type ``preset``.
-* ``json-external-lorebook`` — ``{"entries": {...}}`` (e.g. a SillyTavern world
-  book): ``entries`` is kept untouched and a ``lorebook`` list is added with each
-  entry mapped to RisuAI's lorebook fields.
+* ``json-external-lorebook`` — ``{"entries": {...}}`` (a SillyTavern, NovelAI or Agnai
+  world book; any ``type`` but ``risuModule``, and ``risu`` with ``data``): ``entries`` is
+  kept untouched and a ``lorebook`` list is added with each entry mapped as RisuAI's
+  ``convertExternalLorebook`` maps it.
 """
 
 from __future__ import annotations
@@ -25,22 +26,27 @@ from typing import Any
 from risutools.errors import Code, FormatError
 from risutools.formats.card import CARD_SPECS, card_module_data
 from risutools.formats.model import ComponentType
+from risutools.jsontypes import js_truthy, json_type_name
 
 EXPORT_FORMATS = ("json-module", "json-lorebook", "json-external-lorebook", "json-regex",
                   "json-card", "json-preset")
 
 
 def classify(keys: dict[str, str | None]) -> str | None:
-    """Export format from the top-level keys (and string values) of a JSON object."""
+    """Export format from the top-level keys (and string values) of a JSON object, in the
+    order RisuAI's ``importModule`` tries them (``src/ts/process/modules.ts``): a module, a
+    lorebook with ``data``, then any object with ``entries`` (whatever its ``type``), then
+    regex scripts with ``data``.  (Only keys are known here: whether ``data`` or
+    ``entries`` is empty is for :func:`classify_object` to judge.)"""
     kind = keys.get("type")
     if kind == "risuModule":
         return "json-module"
-    if kind == "risu":
+    if kind == "risu" and "data" in keys:
         return "json-lorebook"
-    if kind == "regex":
-        return "json-regex"
-    if "entries" in keys and kind is None:
+    if "entries" in keys:
         return "json-external-lorebook"
+    if kind in ("risu", "regex"):  # (without "data": the reader says what is missing)
+        return "json-lorebook" if kind == "risu" else "json-regex"
     if keys.get("spec") in CARD_SPECS:
         return "json-card"
     if kind is None and "promptTemplate" in keys and "mainPrompt" in keys:
@@ -49,11 +55,18 @@ def classify(keys: dict[str, str | None]) -> str | None:
 
 
 def classify_object(obj: dict[str, Any]) -> str | None:
-    keys: dict[str, str | None] = {k: (v if isinstance(v, str) else None) for k, v in obj.items()}
-    fmt = classify(keys)
-    if fmt == "json-external-lorebook" and not isinstance(obj.get("entries"), (dict, list)):
-        return None
-    return fmt
+    """The export format of a parsed object: :func:`classify`'s order, with JavaScript's
+    truthiness for ``data`` and ``entries`` as RisuAI tests them (``type: "risu"`` with a
+    null ``data`` and an ``entries`` object is a world book to RisuAI)."""
+    kind = obj.get("type")
+    data, entries = obj.get("data"), obj.get("entries")
+    if kind == "risu" and js_truthy(data):
+        return "json-lorebook"
+    if kind != "risuModule" and js_truthy(entries):  # (not an object or a list: normalise
+        return "json-external-lorebook"  # says so, at /entries)
+    keys: dict[str, str | None] = {k: (v if isinstance(v, str) else None)
+                                   for k, v in obj.items() if k != "entries"}
+    return classify(keys)
 
 
 def normalise(obj: dict[str, Any], fmt: str) -> tuple[dict[str, Any], ComponentType]:
@@ -73,7 +86,7 @@ def normalise(obj: dict[str, Any], fmt: str) -> tuple[dict[str, Any], ComponentT
         if not isinstance(items, list):
             raise FormatError(
                 Code.BAD_FIELD,
-                f'a {fmt} export needs a "data" list, found {type(items).__name__}',
+                f'a {fmt} export needs a "data" list, found {json_type_name(items)}',
                 where="/data",
             )
         data = {k: v for k, v in obj.items() if k != "data"}
@@ -84,38 +97,83 @@ def normalise(obj: dict[str, Any], fmt: str) -> tuple[dict[str, Any], ComponentT
     if fmt == "json-external-lorebook":
         entries = obj.get("entries")
         if isinstance(entries, dict):
-            values = list(entries.values())
+            values = _js_order(entries)
         elif isinstance(entries, list):
             values = entries
         else:
             raise FormatError(
-                Code.BAD_FIELD, '"entries" must be an object or a list', where="/entries"
-            )
+                Code.BAD_FIELD,
+                f'"entries" must be an object or a list, found {json_type_name(entries)}',
+                where="/entries")
         data = dict(obj)
         if "lorebook" in data:
             data["original_lorebook"] = data["lorebook"]
-        data["lorebook"] = [_external_entry(v) for v in values if isinstance(v, dict)]
+        data["lorebook"] = [_external_entry(v) for v in values]
         return data, "lorebook"
     raise FormatError(Code.UNKNOWN_FORMAT, f"not a supported JSON export ({fmt})")
 
 
-def _keys(value: Any) -> str:
+def _js_text(value: Any) -> str:
+    """``String(value)`` of a JSON value as ``Array.prototype.join`` writes it (null: "")."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
     if isinstance(value, list):
-        return ", ".join(str(x) for x in value if isinstance(x, (str, int, float)))
+        return ",".join(_js_text(v) for v in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return str(value)
+
+
+def _joined(value: Any) -> str:
+    """``value.join(', ')`` of a key list (a string, which RisuAI cannot join, kept as is)."""
+    if isinstance(value, list):
+        return ", ".join(_js_text(x) for x in value)
     return value if isinstance(value, str) else ""
 
 
-def _external_entry(e: dict[str, Any]) -> dict[str, Any]:
-    """Map one external (SillyTavern-style) world-book entry to RisuAI lorebook fields."""
-    order = e.get("order", e.get("insertion_order", 100))
-    second = e.get("keysecondary", e.get("secondary_keys", []))
+def _first(e: dict[str, Any], names: tuple[str, ...], *, nullish: bool) -> Any:
+    """The first of ``e``'s ``names`` that is set: not null (``??``) when ``nullish``, else
+    truthy (``||``); None when none is."""
+    for name in names:
+        v = e.get(name)
+        if (v is not None) if nullish else js_truthy(v):
+            return v
+    return None
+
+
+def _js_order(entries: dict[str, Any]) -> list[Any]:
+    """The values of ``entries`` in ``for ... in`` order: array-index keys ("0", "7", "10")
+    first, ascending, then the other keys in the order written."""
+    index = {k for k in entries if k.isascii() and k.isdigit() and (k == "0" or k[0] != "0")
+             and len(k) <= 10 and int(k) < 2**32 - 1}
+    rest = [k for k in entries if k not in index]
+    return [entries[k] for k in sorted(index, key=int) + rest]
+
+
+def _external_entry(value: Any) -> dict[str, Any]:
+    """One external (SillyTavern, NovelAI, Agnai) world-book entry as RisuAI's
+    ``convertExternalLorebook`` (``src/ts/process/lorebook.svelte.ts``) maps it: ``key``,
+    ``keys`` or ``keywords`` joined; ``order ?? priority ?? contextConfig.budgetPriority ??
+    0``; ``comment || name || displayName``; ``content || entry || text``; ``constant ??
+    forceActivation``; ``secondary_keys`` joined; ``selective``.  A value that is no object
+    has none of these fields."""
+    e = value if isinstance(value, dict) else {}
+    context = e.get("contextConfig")
+    budget = context.get("budgetPriority") if isinstance(context, dict) else None
+    order = _first(e, ("order", "priority"), nullish=True)
+    active = _first(e, ("constant", "forceActivation"), nullish=True)
     return {
-        "key": _keys(e.get("key", e.get("keys", []))),
-        "secondkey": _keys(second),
-        "comment": e.get("comment", "") if isinstance(e.get("comment"), str) else "",
-        "content": e.get("content", "") if isinstance(e.get("content"), str) else "",
+        "key": _joined(_first(e, ("key", "keys", "keywords"), nullish=False)),
+        "insertorder": order if order is not None else budget if budget is not None else 0,
+        "comment": _first(e, ("comment", "name", "displayName"), nullish=False) or "",
+        "content": _first(e, ("content", "entry", "text"), nullish=False) or "",
         "mode": "normal",
-        "insertorder": order if isinstance(order, int) and not isinstance(order, bool) else 100,
-        "alwaysActive": e.get("constant") is True,
-        "selective": e.get("selective") is True,
+        "alwaysActive": active if active is not None else False,
+        "secondkey": _joined(e.get("secondary_keys") if js_truthy(e.get("secondary_keys"))
+                             else None),
+        "selective": e.get("selective") if e.get("selective") is not None else False,
     }

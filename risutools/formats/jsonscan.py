@@ -67,10 +67,17 @@ def top_level_keys(text: str, limit: int = 64) -> dict[str, str | None]:
     None.  Nothing is parsed beyond single string tokens; the scan stops at the
     end of the top-level object, at ``limit`` keys, or at an unterminated string.
     """
+    return top_level_scan(text, limit)[0]
+
+
+def top_level_scan(text: str, limit: int = 64) -> tuple[dict[str, str | None], bool]:
+    """:func:`top_level_keys`, and whether the scan saw the whole top-level object (False:
+    it stopped at ``limit`` keys, or the text ends inside the object: a key after the
+    ones returned may still come)."""
     out: dict[str, str | None] = {}
     start = text.find("{")
-    if start < 0:
-        return out
+    if start < 0:  # (a peek of blanks: the object starts past it)
+        return out, False
     plain = _neutral_str(text)
     depth = 0
     key: str | None = None  # the depth-1 key whose value comes next
@@ -88,7 +95,7 @@ def top_level_keys(text: str, limit: int = 64) -> dict[str, str | None]:
                 out[key] = None
                 state = "colon"
                 if len(out) >= limit:
-                    break
+                    return out, False
             elif state == "value" and key is not None:
                 out[key] = _unquote(tok)
                 state = "comma"
@@ -99,14 +106,14 @@ def top_level_keys(text: str, limit: int = 64) -> dict[str, str | None]:
         elif c in "}]":
             depth -= 1
             if depth <= 0:
-                break
+                return out, True
         elif depth == 1:
             if c == ":":
                 state = "value" if state == "colon" else state
             else:  # ","
                 state = "key"
                 key = None
-    return out
+    return out, False
 
 
 def _unquote(tok: str) -> str:

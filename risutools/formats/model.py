@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from risutools.jsontypes import js_truthy
+
 ComponentType = Literal["module", "preset", "character", "lorebook"]
 #: the key, in a card's module-shaped view, listing the card's parts the module.risum it
 #: carries replaces on import (``formats.card``)
@@ -106,7 +108,8 @@ class Module:
 
     @property
     def low_level_access(self) -> bool:
-        return self.data.get("lowLevelAccess") is True
+        """As RisuAI tests it (``if(lowLevelAccess)``): any truthy value grants it."""
+        return js_truthy(self.data.get("lowLevelAccess"))
 
     @property
     def background_embedding(self) -> str:

@@ -45,7 +45,21 @@ _BY_EXTENSION = {
     ".risupreset": "risupreset",
     ".json": "json",
 }
+#: names that are Risu files to RisuAI whatever they hold (it picks the reader by the name:
+#: ``.risum`` -> readModule, ``.charx`` -> CharXReader, ``.risup``/``.risupreset`` -> the
+#: preset import), unlike ``.json`` and ``.jpg``, which are often something else
+_RISU_NAMES = frozenset(ext for ext, fmt in _BY_EXTENSION.items()
+                        if fmt in ("risum", "charx", "risup", "risupreset"))
 _CHUNK = 1 << 20
+
+
+def named_as_risu(path: str | os.PathLike[str]) -> bool:
+    """Whether RisuAI imports ``path`` as a Risu file by its name alone (see
+    :data:`_RISU_NAMES`): a folder walk must read such a file even when :func:`detect` does
+    not recognise its content (RisuAI's streaming ZIP reader loads a card whose central
+    directory is cut or names other members; :func:`read_path` then reads it, or says
+    precisely why it cannot), never pass it over as "not a Risu file"."""
+    return Path(path).suffix.lower() in _RISU_NAMES
 
 
 _open = open_regular
@@ -68,27 +82,62 @@ def _detect_open(fp: BinaryIO, size: int, *, defer_json: bool = False) -> str | 
         zipped, fmt = _detect_zip(fp, head)
         if zipped:
             return fmt
-    if risup.peek(head):
-        return "risupreset"
-    if risup.peek(rpack.decode(head[:256])):
-        return "risup"
-    text_start = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
-    if text_start.lstrip(b" \t\r\n")[:1] == b"{":
-        if defer_json:
-            return "json"
-        if len(head) < HEAD:  # (the whole file, read already)
-            peek = head
-        else:  # (a buffer the file's size, not the peek's bound, for a small file)
+    for rpacked, fmt in ((False, "risupreset"), (True, "risup")):
+        seen = risup.peek(rpack.decode(head[:256]) if rpacked else head)
+        if seen is None and size <= risup.MAX_FILE_BYTES:  # a map whose keys come later
             fp.seek(0)
-            peek = fp.read(min(JSON_PEEK, size + HEAD))
-        text = peek.decode("utf-8", errors="replace")
-        fmt = exports.classify(jsonscan.top_level_keys(text))
-        if fmt is None and size > JSON_PEEK:
-            fp.seek(max(0, size - 512))
-            tail = fp.read(512).decode("utf-8", errors="replace")
-            fmt = _classify_tail(tail)
-        return fmt
+            seen = risup.is_envelope(read_to_bound(fp, size, risup.MAX_FILE_BYTES),
+                                     rpacked=rpacked)
+        if seen:
+            return fmt
+    if _first_text_byte(fp, head, size) == b"{":
+        return "json" if defer_json else _detect_json(fp, head, size)
     return None
+
+
+def _first_text_byte(fp: BinaryIO, head: bytes, size: int) -> bytes:
+    """The first byte of the text after a BOM and JSON's blanks (b"" when there is none),
+    read past ``head`` when ``head`` is all blank (``JSON.parse`` skips any number of them:
+    a module behind 4 KiB of spaces is a module)."""
+    text = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
+    first = text.lstrip(b" \t\r\n")[:1]
+    at = len(head)
+    fp.seek(at)
+    while not first and at < min(size, MAX_JSON_BYTES):
+        chunk = fp.read(_CHUNK)
+        if not chunk:
+            break
+        at += len(chunk)
+        first = chunk.lstrip(b" \t\r\n")[:1]
+    return first
+
+
+def _detect_json(fp: BinaryIO, head: bytes, size: int) -> str | None:
+    """The export a JSON object text is: its top-level keys in the first 1 MiB, else a
+    final ``"type"`` in the last 512 bytes, else -- when the peek did not see the whole
+    top-level object (more keys, or a text past 1 MiB) -- the whole text parsed and
+    classified as :func:`_read_json` does (RisuAI imports a module whatever the order or
+    number of its keys: one must not pass for "not a Risu file" by its layout)."""
+    if len(head) < HEAD:  # (the whole file, read already)
+        peek = head
+    else:  # (a buffer the file's size, not the peek's bound, for a small file)
+        fp.seek(0)
+        peek = fp.read(min(JSON_PEEK, size + HEAD))
+    keys, whole = jsonscan.top_level_scan(peek.decode("utf-8", errors="replace"))
+    fmt = exports.classify(keys)
+    if fmt is None and size > JSON_PEEK:
+        fp.seek(max(0, size - 512))
+        tail = fp.read(512).decode("utf-8", errors="replace")
+        fmt = _classify_tail(tail)
+    if fmt is None and not whole and size <= MAX_JSON_BYTES:
+        fp.seek(0)
+        try:
+            obj = loads_object(read_to_bound(fp, size, MAX_JSON_BYTES), where="JSON",
+                               what="JSON export")
+        except FormatError:  # (not JSON, or past a bound: no export to tell)
+            return None
+        fmt = exports.classify_object(obj)
+    return fmt
 
 
 def _detect_zip(fp: BinaryIO, head: bytes) -> tuple[bool, str | None]:
@@ -126,8 +175,10 @@ def detect(path: str | os.PathLike[str]) -> str | None:
     """The format of ``path`` judged by content, or None if it is not a supported Risu file.
 
     Reads the first bytes, plus a bounded peek for JSON (1 MiB + the last 512
-    bytes) and the ZIP central directory.  Raises :class:`FormatError` only when
-    the path cannot be read at all (missing, a directory, unreadable).
+    bytes; the whole text, parsed under the reader's bounds, when that peek did not see
+    the whole top-level object and named no export) and the ZIP central directory.
+    Raises :class:`FormatError` only when the path cannot be read at all (missing, a
+    directory, unreadable).
     """
     fp, size = _open(path)
     with fp:

@@ -19,14 +19,18 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import math
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from risutools.errors import Code, FormatError
 from risutools.formats import rpack
 from risutools.formats.model import Anomaly
 from risutools.jsonlines import escape_pointer_token
+from risutools.jsontypes import json_type_name
 
 KEY = hashlib.sha256(b"risupreset").digest()
 IV = bytes(12)
@@ -77,8 +81,11 @@ def inflate(data: bytes, limit: int = MAX_INFLATED_BYTES) -> bytes:
     return out
 
 
-def peek(data: bytes) -> bool:
-    """True if ``data`` (the start of a plain .risupreset) looks like a preset envelope."""
+def peek(data: bytes) -> bool | None:
+    """Whether ``data`` (the start of a plain .risupreset) looks like a preset envelope:
+    True when its first 96 inflated bytes are a msgpack map naming ``pres``, False when
+    they are no msgpack map, None when they are a map that names no such key (yet: its
+    keys may come in any order, :func:`is_envelope` tells from the whole file)."""
     kind = compression_of(data[:2])
     try:
         out = zlib.decompressobj(_wbits(kind)).decompress(data, 96)
@@ -86,7 +93,19 @@ def peek(data: bytes) -> bool:
         return False
     if not out or not (0x80 <= out[0] <= 0x8F or out[0] in (0xDE, 0xDF)):
         return False
-    return b"pres" in out or b"presetVersion" in out
+    return True if b"pres" in out or b"presetVersion" in out else None
+
+
+def is_envelope(blob: bytes, *, rpacked: bool) -> bool:
+    """Whether the bytes of a whole file inflate (within the bounds) to a msgpack map with a
+    ``presetVersion``, ``preset`` or ``pres`` key: a preset envelope whatever the order of
+    its keys (RisuAI decodes the map, so a key in front cannot hide one)."""
+    try:
+        envelope = _unpack(inflate(rpack.decode(blob) if rpacked else blob), "preset envelope")
+    except FormatError:
+        return False
+    return isinstance(envelope, dict) and any(
+        k in envelope for k in ("presetVersion", "preset", "pres"))
 
 
 #: most msgpack values (containers, keys and scalars) in one envelope or preset
@@ -199,6 +218,9 @@ def _unpack(data: bytes, what: str) -> Any:
             max_map_len=min(n, MAX_MSGPACK_ITEMS),
             max_ext_len=n,
         )
+    except TypeError:  # (the one TypeError: a map or an array as a map's key)
+        raise FormatError(Code.RISUP_NOT_MSGPACK, f"{what} has a map whose key is a map or an "
+                          "array (a key is text, a number, a boolean or nil)") from None
     except Exception as exc:  # msgpack raises many types (ExtraData, FormatError, ValueError)
         raise FormatError(Code.RISUP_NOT_MSGPACK, f"{what} is not valid msgpack: {exc}") from None
 
@@ -218,57 +240,100 @@ def decode_preset_owned(box: list[bytes], *, rpacked: bool) -> dict[str, Any]:
 def read_preset(box: list[bytes], *, rpacked: bool) -> tuple[dict[str, Any], list[Anomaly]]:
     """:func:`decode_preset_owned`, and the warnings of the reading: a number that is no
     JSON value (NaN, an infinity: msgpack has them, JSON and every output have not) is
-    read as ``null``, as ``JSON.stringify`` writes it (``non-finite-number``)."""
+    read as ``null``, as ``JSON.stringify`` writes it (``non-finite-number``).  Every
+    refusal names where: the compressed stream, the envelope (``envelope /type``, ...) or
+    the decrypted ``preset``."""
     blob = box.pop()
     if len(blob) > MAX_FILE_BYTES:
         raise FormatError(Code.TOO_LARGE, f"preset file over {MAX_FILE_BYTES} bytes")
     if rpacked:
         blob = rpack.decode(blob)
-    inflated = inflate(blob)
+    with _at("offset 0 (compressed stream)"):
+        inflated = inflate(blob)
     del blob  # each stage's input is dropped as soon as the next exists (memory bound)
-    envelope = _unpack(inflated, "preset envelope")
+    with _at("envelope"):
+        envelope = _unpack(inflated, "preset envelope")
     del inflated
-    if not isinstance(envelope, dict):
-        raise FormatError(Code.RISUP_BAD_STRUCTURE, "preset envelope is not a map")
-    if envelope.get("type") != "preset":
-        raise FormatError(
-            Code.WRONG_TYPE,
-            f'preset envelope "type" is {envelope.get("type")!r}, expected "preset"'
-        )
-    version = envelope.get("presetVersion")
-    if isinstance(version, bool) or version not in (0, 2):  # as RisuAI: === 0 || === 2
-        raise FormatError(
-            Code.BAD_VERSION, f"unsupported presetVersion {version!r} (0 and 2 are known)"
-        )
-    sealed = envelope.get("preset")
-    if sealed is None:  # RisuAI: decoded.preset ?? decoded.pres
-        sealed = envelope.get("pres")
-    if not isinstance(sealed, (bytes, bytearray)):
-        raise FormatError(
-            Code.RISUP_BAD_STRUCTURE, 'preset envelope has no binary "preset" (or "pres") field'
-        )
-    if len(sealed) < 16:
-        raise FormatError(Code.RISUP_DECRYPT_FAILED, "encrypted preset is shorter than its tag")
+    field, sealed = _sealed(envelope)
+    del envelope
     # cryptography is loaded for a .risup only, not at every start-up (~10 ms)
     from cryptography.exceptions import InvalidTag
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
     try:
         plain = AESGCM(KEY).decrypt(IV, bytes(sealed), None)
-        del sealed, envelope
+        del sealed
     except InvalidTag:
         raise FormatError(
             Code.RISUP_DECRYPT_FAILED,
             "AES-GCM authentication failed (corrupted, or encrypted with another key)",
+            where=f"envelope /{field}",
         ) from None
-    preset = _unpack(plain, "decrypted preset")
-    del plain
-    if not isinstance(preset, dict):
-        raise FormatError(Code.RISUP_BAD_STRUCTURE, "decrypted preset is not a map")
-    nonfinite: list[int] = []
-    out = _jsonable(preset, 0, nonfinite)
+    with _at("preset"):
+        preset = _unpack(plain, "decrypted preset")
+        del plain
+        if not isinstance(preset, dict):
+            raise FormatError(Code.RISUP_BAD_STRUCTURE,
+                              f"decrypted preset is {json_type_name(preset, 'a map')}, not a map")
+        nonfinite: list[int] = []
+        out = _jsonable(preset, 0, nonfinite)
     assert isinstance(out, dict)
     return out, _nonfinite_notes(preset, len(nonfinite))
+
+
+@contextmanager
+def _at(where: str) -> Iterator[None]:
+    """Name ``where`` on a refusal raised inside that names no place itself."""
+    try:
+        yield
+    except FormatError as exc:
+        exc.where = exc.where or where
+        raise
+
+
+def _shown(value: Any) -> str:
+    """A value of a preset envelope in a message: a scalar as JSON writes it (cut at 60
+    characters), anything else by its type."""
+    if value is None or isinstance(value, (str, int, float)):
+        try:
+            return json.dumps(value, ensure_ascii=False, allow_nan=False)[:60]
+        except ValueError:  # (NaN, an infinity)
+            return str(value)
+    if isinstance(value, (bytes, bytearray)):
+        return f"a binary of {len(value)} bytes"
+    return json_type_name(value, "a map")
+
+
+def _sealed(envelope: Any) -> tuple[str, bytes]:
+    """The envelope's field holding the encrypted preset and its bytes, once the envelope
+    is checked as RisuAI checks it (``presetVersion === 0 || === 2``, ``type ===
+    'preset'``, ``preset ?? pres``)."""
+    if not isinstance(envelope, dict):
+        raise FormatError(Code.RISUP_BAD_STRUCTURE,
+                          f"preset envelope is {json_type_name(envelope, 'a map')}, not a map",
+                          where="envelope")
+    if envelope.get("type") != "preset":
+        raise FormatError(
+            Code.WRONG_TYPE,
+            f'preset envelope "type" is {_shown(envelope.get("type"))}, expected "preset"',
+            where="envelope /type")
+    version = envelope.get("presetVersion")
+    if isinstance(version, bool) or version not in (0, 2):  # as RisuAI: === 0 || === 2
+        raise FormatError(
+            Code.BAD_VERSION,
+            f"unsupported presetVersion {_shown(version)} (0 and 2 are known)",
+            where="envelope /presetVersion")
+    field = "preset" if envelope.get("preset") is not None else "pres"
+    sealed = envelope.get(field)  # RisuAI: decoded.preset ?? decoded.pres
+    if not isinstance(sealed, (bytes, bytearray)):
+        raise FormatError(
+            Code.RISUP_BAD_STRUCTURE,
+            f'preset envelope has no binary "preset" (or "pres") field (found {_shown(sealed)})',
+            where=f"envelope /{field}")
+    if len(sealed) < 16:
+        raise FormatError(Code.RISUP_DECRYPT_FAILED, "encrypted preset is shorter than its tag",
+                          where=f"envelope /{field}")
+    return field, bytes(sealed)
 
 
 def _nonfinite_notes(preset: dict[Any, Any], count: int) -> list[Anomaly]:

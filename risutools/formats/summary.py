@@ -10,6 +10,7 @@ from typing import Any
 
 from risutools.formats.model import Module
 from risutools.formats.toggles import parse_toggles
+from risutools.jsontypes import js_truthy
 
 
 def _count_by(items: list[Any], key: str) -> dict[str, int]:
@@ -84,7 +85,7 @@ def summarize(module: Module) -> dict[str, Any]:
         },
         "low_level_access": module.low_level_access,
         "triggers_with_low_level_access": sum(
-            1 for t in triggers if isinstance(t, dict) and t.get("lowLevelAccess") is True
+            1 for t in triggers if isinstance(t, dict) and js_truthy(t.get("lowLevelAccess"))
         ),
         "mcp": bool(module.mcp_url),
         "toggles": toggles,

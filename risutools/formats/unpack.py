@@ -26,16 +26,17 @@ from risutools.formats import charx
 from risutools.formats.files import open_regular, read_to_bound
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.reader import MAX_JSON_BYTES, detect, read_path
-from risutools.formats.risum import write_risum
+from risutools.formats.risum import read_risum_bytes, write_risum
 from risutools.fsio import atomic_write, check_target, sha256_file, write_many
 from risutools.printable import json_text
 
 MANIFEST = "manifest.json"
 MANIFEST_KIND = "risutools-unpack-1"
+#: Windows device names (any extension, any case): COM and LPT with 0-9 and the
+#: superscripts 1-3, which Windows reads as digits too ("Naming Files, Paths, and Namespaces")
 _RESERVED = {
     "con", "prn", "aux", "nul",
-    *(f"com{i}" for i in range(1, 10)),
-    *(f"lpt{i}" for i in range(1, 10)),
+    *(f"{port}{n}" for port in ("com", "lpt") for n in ("0123456789" "\u00b9\u00b2\u00b3")),
 }  # fmt: skip
 _SNIFF = (
     (b"\x89PNG\r\n\x1a\n", "png"),
@@ -381,6 +382,11 @@ def pack(src: str | os.PathLike[str], out: str | os.PathLike[str], *, force: boo
     """Write ``out`` (.risum) from ``src``; returns the number of bytes written."""
     module, blobs = pack_inputs(src)
     data = write_risum(module, blobs)
+    try:  # (a module within the bounds as JSON may pass them once wrapped and indented:
+        read_risum_bytes(data)  # a .risum its own reader, and every reader, refuses)
+    except FormatError as exc:
+        raise FormatError(exc.code, f"the .risum would be refused when read: {exc.why}",
+                          where=exc.where, path=os.fspath(src)) from None
     if os.path.isdir(out):
         raise FormatError(Code.NOT_A_FILE, "is a folder; -o names the .risum file to write "
                           "(e.g. -o DIR/name.risum)", path=os.fspath(out))

@@ -130,8 +130,8 @@ def without_container(doc: dict[str, Any]) -> dict[str, Any]:
 
 def jsonable(value: Any) -> Any:
     """A JSON-safe copy (for hashing module data that was built in code)."""
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, dict):  # a key is text too: a lone surrogate in one is replaced
+        return {jsonable(str(k)): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     if (isinstance(value, float) and value != value) or value in (float("inf"), float("-inf")):
