@@ -64,6 +64,7 @@ class _Reader:
         self.steps = MAX_FOLD_STEPS
         self.constants = constants
         self.tok: tuple[int, str | None, int] = (0, None, 0)  # kind, value, end offset
+        self.start = 0  # the offset of the token's start (in ``self.text``)
         self.advance()
 
     def advance(self) -> None:
@@ -73,7 +74,7 @@ class _Reader:
         if tok is None or self.errors:
             self.tok = (0, None, len(self.text))
             return
-        kind, _s, e, value, b0, b1 = tok
+        kind, self.start, e, value, b0, b1 = tok
         if kind == STR:
             value = _bytes_of(value if value is not None
                               else lua_string_raw(self.text, b0, b1))
@@ -389,31 +390,38 @@ _LIST_ENDS = frozenset({"end", "local", "return", "if", "for", "while", "do", "t
                         "elseif", "until", "repeat", "goto", "break", "function"})
 
 
-def assigned_literals(text: str, eq: int, count: int) -> list[str | None]:
+def list_values(text: str, eq: int, count: int) -> list[tuple[str | None, int]]:
     """The values a list assignment ``a, b, c = v1, v2, v3`` (its ``=`` at ``eq``) gives
-    its ``count`` names, in order: the string when the value is one string literal, None
-    when it is anything else (an expression, a call: a call last spreads to the names after
-    it, unknown; a name without a value gets nil).  Values past the bounds of the reader
-    (``MAX_FOLD_TOKENS`` tokens, ``MAX_FOLD_SPAN`` characters) or after a ``function``
-    (whose body the reader does not follow) are None."""
-    out: list[str | None] = []
+    its ``count`` targets, in order: for each, the string when the value is one string
+    literal (else None: an expression, a call; a call last spreads to the targets after it,
+    unknown; a target without a value gets nil), and the offset of the value's first token
+    (-1 when there is none).  Values past the bounds of the reader (``MAX_LIST_TOKENS``
+    tokens, ``MAX_FOLD_SPAN`` characters) or after a ``function`` (whose body the reader
+    does not follow) are (None, -1)."""
+    out: list[tuple[str | None, int]] = []
     r = _Reader(text, eq, {})
     r.left = MAX_LIST_TOKENS  # (a value past them is not read: None)
     try:
         r.expect("=")
         more = True
-        while more and len(out) < count:
+        while more and len(out) < count and r.tok[0]:
             kind, value, _e = r.tok
+            at = r.base + r.start
             literal = _from_bytes(value) if kind == STR and value is not None else None
             if literal is not None:
                 r.advance()
                 if not _ends_value(r):
                     literal = None
-            out.append(literal)
+            out.append((literal, at))
             more = _skip_value(r, literal is not None)
     except _Fail:
         pass
-    return out + [None] * (count - len(out))
+    return out + [(None, -1)] * (count - len(out))
+
+
+def assigned_literals(text: str, eq: int, count: int) -> list[str | None]:
+    """The literals of :func:`list_values` (None for a value that is none)."""
+    return [v for v, _at in list_values(text, eq, count)]
 
 
 def _ends_value(r: _Reader) -> bool:
@@ -422,7 +430,7 @@ def _ends_value(r: _Reader) -> bool:
     kind, value, _e = r.tok
     if kind == OP:
         return value in (",", ";", ")", "]", "}", "=")
-    return kind in (0, NAME, NUM)
+    return kind in (0, NUM) or (kind == NAME and value not in ("and", "or"))
 
 
 def _skip_value(r: _Reader, after_operand: bool) -> bool:
