@@ -538,7 +538,7 @@ class _Scanner:
 
     def drop(self, kind: int, value: str | None) -> None:
         """The pending name is not called, looked up nor assigned (kind 0: the end): a watched
-        name is a value (an alias: the whole value of ``x =``), but ``_G.x``,
+        name is a value (an alias: the whole value of ``x =``, ``x = _G.name`` too), but ``_G.x``,
         ``debug.traceback``, ``package.preload``, ``type(x)``; ``local x <const>`` starts an
         attribute."""
         if self.pend is None:
@@ -553,6 +553,8 @@ class _Scanner:
         if kind == OP and value in (".", ":") and (
                 pname in self.env or (value == "." and pname in _SAFE_FIELDS and _SAFE_FIELDS[
                     pname].match(self.text, pstart + len(pname)))):
+            if pname in self.env and value == ".":
+                self.pend_alias = alias  # ``x = _G.request``: the alias of the field's name
             return
         if value == ")" and in_type_call(self.text, pstart):
             return  # ``type(request)``: its type only, the function never leaves
@@ -717,7 +719,7 @@ class _Scanner:
             self.pend = (value, s, self.prev_val, base)
             self.pend_watch = value in self.watch and base in self.env  # ``_G.request``
             self.pend_local = False
-            self.pend_alias = None
+            self.pend_alias = self.pend_alias if base in self.env else None
             return
         self.pend = (value, s, "", "")
         self.pend_local = self.prev_kind == NAME and self.prev_val == "local"
