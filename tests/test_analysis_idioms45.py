@@ -4,6 +4,8 @@ address (RA104), its calls unseen.  Every module here is our own."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from risutools.analysis import analyze
@@ -48,3 +50,94 @@ def test_a_field_of_the_globals_read_into_a_name_is_an_alias(assign: str, call: 
 def test_state_functions_read_through_the_globals_read_their_keys() -> None:
     a = lua('local g = _G.getChatVar\nprint(g(id, "hp"))')
     assert [s.key for s in a.state] == ["hp"] and a.computed_state == []
+
+
+def computed(code: str) -> tuple[list[str], list[str]]:
+    a = lua(code)
+    return [s.key for s in a.state], [c.key for c in a.computed_state]
+
+
+@pytest.mark.parametrize(("value", "key"), [
+    ('"pvc_" .. idx', "pvc_*"),
+    ("'pvc_' .. idx .. '_on'", "pvc_*_on"),
+    ('"pvc_" .. tostring(idx)', "pvc_*"),
+    ('"pvc_" .. t.x .. "_" .. f(y)', "pvc_*_*"),
+    ('string.format("pvc_%s", idx)', "pvc_*"),
+    ('string.format("pvc_%d_%s", n, "on")', "pvc_*_on"),
+    ('("pvc_%s"):format(idx)', "pvc_*"),
+    ('string.format("%s_%%", "hp")', "hp_%"),
+    ('("pvc_" .. idx)', "pvc_*"),
+])
+def test_a_name_assigned_one_template_is_read_as_it(value: str, key: str) -> None:
+    """``local key = "pvc_" .. idx`` then ``setChatVar(id, key, v)``: the key is
+    ``pvc_*`` (it was ``*``, so a module's writes and reads of one variable family did not
+    meet); a format call as the key itself too."""
+    got = computed(f"local key = {value}\nsetChatVar(id, key, 1)")
+    assert got == (([key], []) if "*" not in key else ([], [key]))
+    got = computed(f"setChatVar(id, {value}, 1)")
+    assert got == (([key], []) if "*" not in key else ([], [key]))
+
+
+def test_a_template_of_constants_is_a_key() -> None:
+    assert computed('local P = "hp"\nlocal key = P .. "_max"\nsetChatVar(id, key, 1)') == (
+        ["hp_max"], [])
+
+
+def test_a_format_of_a_helper_parameter_is_followed_through_the_helper() -> None:
+    code = ('local function bump(n) setChatVar(id, string.format("k_%s", n), 1) end\n'
+            'bump("a") bump("b")')
+    assert computed(code) == (["k_a", "k_b"], [])
+
+
+@pytest.mark.parametrize("code", [
+    'local key = "pvc_" .. idx\nkey = key .. "x"',  # assigned twice
+    'local key = "pvc_" .. idx\nlocal key = "pvc_" .. other',
+    'for _, key in ipairs(t) do end\nlocal key = "pvc_" .. idx',  # a loop's variable
+    'for key = 1, 3 do end\nlocal key = "pvc_" .. idx',
+    'local function f(key) return key end\nlocal key = "pvc_" .. idx',  # a parameter
+    'key = "pvc_" .. idx',  # not declared local here
+    'local a, key = "pvc_" .. idx, y',  # a list: its first value is a's
+    'local key = "pvc_" .. idx + 1',  # arithmetic
+    'local key = "pvc_" .. idx or "x"',
+    'local key = string.format(fmt, idx)',  # a format that is not a literal
+    'local key = ("pvc_" .. idx):upper()',
+])
+def test_what_is_not_one_template_stays_computed(code: str) -> None:
+    """Never a template where the name may hold something else: two assignments, a loop's
+    variable, a parameter, a list, an expression that is not a concatenation."""
+    assert computed(f"{code}\nsetChatVar(id, key, 1)") == ([], ["*"])
+    assert computed('local key = "pvc_" .. idx\nsetChatVar(id, key, 1)') == ([], ["pvc_*"])
+
+
+@pytest.mark.parametrize(("value", "host"), [
+    ('"https://h.example/q?d=" .. secret', "h.example"),
+    ('string.format("https://h.example/%s", p)', "h.example"),
+    ('"https://h.exa" .. tld', "(computed at run time)"),  # the host goes on: not known
+])
+def test_a_request_address_assigned_as_a_template(value: str, host: str) -> None:
+    """``local url = "https://h.example/q?d=" .. secret`` then ``request(id, url)``: the
+    host is h.example (it was computed at run time, RA104)."""
+    got, rules = hosts(f"local url = {value}\nrequest(id, url)")
+    assert got == {host}
+    assert ("RA104" in rules) == (host.startswith("("))
+    assert hosts('local u = "https://h.example/" .. q\nrequest(id, u)')[0] == {"h.example"}
+
+
+@pytest.mark.parametrize("value", [
+    '"a" .. ' + " .. ".join(["x"] * 5000),
+    '"a" .. ' + "(" * 3000 + "x" + ")" * 3000,
+    "string.format(" + '"%s"' + ", x" * 5000 + ")",
+    '"a" .. f' + "(" * 5000,
+    '"' + "a" * 100_000 + '" .. x',
+])
+def test_reading_templates_is_bounded(value: str) -> None:
+    """Long chains, deep parentheses, many arguments, a huge literal: read within the
+    reader's bounds (then not a template: computed), in time."""
+    began = time.perf_counter()
+    names = "\n".join(f"local k{i} = {value}\nsetChatVar(id, k{i}, 1)" for i in range(3))
+    many = "\n".join(f'local n{i} = "p{i}_" .. x\nsetChatVar(id, n{i}, 1)'
+                     for i in range(100))
+    got = computed(names + "\n" + many)
+    assert "*" in got[1] and "p0_*" in got[1]
+    assert len([k for k in got[1] if k.startswith("p")]) == 64 - 3  # (MAX_TEMPLATE_NAMES)
+    assert time.perf_counter() - began < 10

@@ -33,6 +33,7 @@ from risutools.analysis.lua import (
     scan_lua,
     skip_pattern,
 )
+from risutools.analysis.luafold import template_argument, template_of
 from risutools.analysis.lualex import (
     KEYWORDS,
     NAME,
@@ -58,6 +59,9 @@ MAX_HELPER_USES = 20_000
 #: functions are found unreached through at most this many levels of "only called from
 #: an unreached function"
 MAX_REACH_DEPTH = 8
+#: names whose one assignment is read as a template (``local key = "p_" .. i``), and
+#: arguments read again as templates (``string.format``), per script, at most
+MAX_TEMPLATE_NAMES = 64
 #: the searches for functions nothing reaches read at most this many times the script's
 #: length (plus 100,000 characters)
 MAX_REACH_WORK = 8
@@ -281,13 +285,18 @@ class _Helpers:
         self.sites: dict[tuple[int, tuple[Part, ...], str, str], _Site] = {}
         self.called: set[tuple[int, tuple[Part, ...], str, str]] = set()  # sites with a call
         self.out: list[KeyUse] = []
+        self.templates = Templates(code, scan)
+        self.formats = 0  # arguments read again as templates (MAX_TEMPLATE_NAMES)
 
     def literal_values(self, name: str) -> tuple[Part, ...] | None:
-        """A name's literal values (a constant, or a branch chain's literals)."""
+        """A name's literal values (a constant, or a branch chain's literals), or the
+        template it is assigned once (``local key = "p_" .. i``)."""
         if name in self.scan.constants:
             return ((LIT, self.scan.constants[name]),)
         got = self.choices(name)
-        return tuple((LIT, v) for v in got) if got else None
+        if got:
+            return tuple((LIT, v) for v in got)
+        return self.templates(name)
 
     def use(self, template: tuple[Part, ...], offset: int, scope: str, mode: str,
             line: int, via: int, depth: int) -> None:
@@ -377,6 +386,10 @@ def helper_keys(code: str, scan: LuaScan, table: FunctionTable,
     h = _Helpers(code, scan, table, choices)
     for call, scope, mode in uses:
         template = key_template(call.args[1]) if len(call.args) > 1 else ((HOLE, ""),)
+        if any(k == HOLE for k, _t in template) and call.form == "paren" \
+                and h.formats < MAX_TEMPLATE_NAMES:  # ``string.format("hp_%s", i)``
+            h.formats += 1
+            template = template_argument(code, call.start, 1, scan.constants) or template
         h.use(template, call.start, scope, mode, call.line, call.line, 0)
     level = list(h.sites.values())
     while level:
@@ -385,6 +398,57 @@ def helper_keys(code: str, scan: LuaScan, table: FunctionTable,
         if key not in h.called or site in h.truncated:
             h.out.append(KeyUse(site.scope, site.mode, "*", True, site.via, site.via, -1))
     return h.out
+
+
+class Templates:
+    """The template a name is assigned (:func:`assigned_template`), looked up once per
+    name, at most ``MAX_TEMPLATE_NAMES`` names a script (a parameter has none)."""
+
+    def __init__(self, code: str, scan: LuaScan) -> None:
+        self.code = code
+        self.scan = scan
+        self.got: dict[str, tuple[Part, ...] | None] = {}
+
+    def __call__(self, name: str) -> tuple[Part, ...] | None:
+        if name in self.got:
+            return self.got[name]
+        if len(self.got) >= MAX_TEMPLATE_NAMES or name in self.scan.params:
+            return None
+        got = self.got[name] = assigned_template(self.code, name, self.scan.constants)
+        return got
+
+
+def assigned_template(code: str, name: str, constants: dict[str, str]
+                      ) -> tuple[Part, ...] | None:
+    """The template of ``local name = "p_" .. i`` (:func:`template_of`; the names in it
+    holes: they are read where it is assigned, not where it is used) when that is the only
+    assignment of ``name`` in ``code`` and no ``for`` names it; None otherwise.  Plain
+    string searches, linear in ``code`` (a name written in a comment or a string counts
+    too: then it has none)."""
+    at, n = -1, len(code)
+    for i in name_positions(code, name):
+        end = i + len(name)
+        while end < n and code[end] in " \t":
+            end += 1
+        before = code[max(0, i - 16):i].rstrip()
+        if _word_at_end(before, "for") or (code.startswith("in", end) and not _name_char(
+                code[end + 2:end + 3])):
+            return None  # (a loop's variable)
+        if code.startswith("=", end) and not code.startswith("==", end):
+            if at >= 0 or not _word_at_end(before, "local"):
+                return None
+            at = end + 1
+    got = template_of(code, at, constants) if at >= 0 else None
+    return tuple((HOLE, "") if k == REF else (k, t) for k, t in got) if got else None
+
+
+def _name_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+def _word_at_end(text: str, word: str) -> bool:
+    """Whether ``text`` ends with the whole word ``word``."""
+    return text.endswith(word) and not _name_char(text[-len(word) - 1:-len(word)])
 
 
 def only_literals(code: str, name: str, literals: int) -> bool:
