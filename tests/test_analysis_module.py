@@ -99,7 +99,8 @@ def test_regex_scripts_hooks_backtracking_and_html() -> None:
     m = Module({"name": "R", "regex": [
         {"comment": "a", "in": r"(\w+\s?)*$", "out": "<b onclick='x()'>{{getvar::mood}}</b>",
          "type": "editdisplay", "flag": "g<order 1>"},
-        {"in": "[unclosed", "out": "<script>1</script>", "type": "editprocess", "flag": "gQ"},
+        {"in": "[unclosed", "out": "<script>1</script>", "type": "editprocess", "flag": "gQ",
+         "ableFlag": True},
         {"in": "x", "out": '<a href="javascript:void(0)">{{button::Go::doIt}}</a>',
          "type": "edittrans"},
         {"in": "y", "out": "", "type": "mystery"},
@@ -197,7 +198,8 @@ def test_no_triggers_and_empty_strings() -> None:
     empty = Module({"name": "E", "trigger": [{"type": "", "conditions": [], "effect": [
         {"type": "triggerlua", "code": ""}]}], "regex": [{"in": "", "out": "", "type": ""}],
         "lorebook": [{"content": "", "key": ""}]})
-    assert [f.rule for f in analyze(empty).findings] == ["RA203"]
+    got = analyze(empty)  # (a regex script with an empty pattern never runs: no RA203)
+    assert got.findings == [] and got.counts["regex_empty"] == 1
     assert analyze(Module({})).requires == []
 
 
