@@ -141,3 +141,24 @@ def test_reading_templates_is_bounded(value: str) -> None:
     assert "*" in got[1] and "p0_*" in got[1]
     assert len([k for k in got[1] if k.startswith("p")]) == 64 - 3  # (MAX_TEMPLATE_NAMES)
     assert time.perf_counter() - began < 10
+
+
+@pytest.mark.parametrize(("key", "want"), [
+    ('("hp"):upper()', (["HP"], [])),
+    ('string.upper("hp")', (["HP"], [])),
+    ('table.concat({"h", "p"})', (["hp"], [])),
+    ('table.concat({"h", "p"}, "_")', (["h_p"], [])),
+    ('("h"):rep(2)', (["hh"], [])),
+    ('("hp")', (["hp"], [])),
+    ('("HP"):lower() .. "_" .. x', ([], ["hp_*"])),
+    ('string.upper(x) .. "_hp"', ([], ["*_hp"])),
+    ('("hp" .. x):upper() .. ("a"):upper()', ([], ["*A"])),  # (a template's case: not known)
+    ('("%s_hp"):format(("a"):upper())', (["A_hp"], [])),
+])
+def test_a_key_built_by_string_functions_of_literals_is_folded(
+        key: str, want: tuple[list[str], list[str]]) -> None:
+    """``setChatVar(id, ("hp"):upper(), v)`` writes ``HP`` (it was ``*``): the string
+    functions the folder knows, of literals and constants, as a key or as one operand of
+    a template; through a name declared once too."""
+    assert computed(f"setChatVar(id, {key}, 1)") == want
+    assert computed(f"local k = {key}\nsetChatVar(id, k, 1)") == want

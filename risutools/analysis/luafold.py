@@ -67,6 +67,7 @@ class _Reader:
         self.tok: tuple[int, str | None, int] = (0, None, 0)  # kind, value, end offset
         self.start = 0  # the offset of the token's start (in ``self.text``)
         self.built = False  # a template was built (``..``, a format: :func:`template_of`)
+        self.folds = MAX_OPERAND_FOLDS  # operands of a template folded (:func:`_sub_fold`)
         self.advance()
 
     def advance(self) -> None:
@@ -499,8 +500,10 @@ def names_in(code: str, names: Mapping[str, object] | frozenset[str]) -> list[st
     return out
 
 
-#: parts of a template (:func:`template_of`), at most
+#: parts of a template (:func:`template_of`), at most, and operands of one folded by a
+#: reader of their own (``("hp"):upper()``)
 MAX_TEMPLATE_PARTS = 16
+MAX_OPERAND_FOLDS = 8
 _Part = tuple[int, str]
 
 
@@ -555,6 +558,10 @@ def _operand(r: _Reader) -> list[_Part]:
     if kind == STR and value is not None:
         r.advance()
         return [(LIT, _from_bytes(value))]
+    if (r.at("(") or (kind == NAME and value in ("string", "table"))) and r.folds > 0:
+        folded = _sub_fold(r)  # ``("hp"):upper()``, ``table.concat({"h", "p"})``
+        if folded is not None:
+            return [(LIT, folded)]
     if kind == NUM and value is not None:
         r.advance()
         return [(LIT, str(_number(value)))] if not _skip_postfix(r) else [(HOLE, "")]
@@ -565,6 +572,12 @@ def _operand(r: _Reader) -> list[_Part]:
         if r.at(":"):
             return _method(r, inner)
         return [(HOLE, "")] if _skip_postfix(r) else inner
+    return _name_operand(r)
+
+
+def _name_operand(r: _Reader) -> list[_Part]:
+    """An operand that starts with a name: a format call, a constant, a name, or a hole
+    (a call, a field, an index)."""
     name = r.name()
     if name in KEYWORDS:
         raise _Fail
@@ -579,6 +592,25 @@ def _operand(r: _Reader) -> list[_Part]:
         return [(HOLE, "")]
     const = r.constants.get(name)
     return [(LIT, _from_bytes(_bytes_of(const)))] if const is not None else [(REF, name)]
+
+
+def _sub_fold(r: _Reader) -> str | None:
+    """The operand at the reader's token folded to one string (:func:`_postfix`: string
+    functions of literals and constants), read by a reader of its own; the reader is then
+    moved past it.  None (the reader not moved) when it does not fold."""
+    r.folds -= 1
+    sub = _Reader(r.text, r.start, r.constants)
+    try:
+        v = _postfix(sub)
+    except _Fail:
+        return None
+    if sub.errors or isinstance(v, list) or (not sub.tok[0] and sub.left < 0):
+        return None
+    end = sub.base + (sub.start if sub.tok[0] else len(sub.text))
+    while r.tok[0] and r.start < end:
+        r.advance()
+    r.built = True
+    return _as_text(v)
 
 
 def _method(r: _Reader, inner: list[_Part]) -> list[_Part]:
