@@ -101,6 +101,8 @@ def test_a_format_of_a_helper_parameter_is_followed_through_the_helper() -> None
     'local key = "pvc_" .. idx or "x"',
     'local key = string.format(fmt, idx)',  # a format that is not a literal
     'local key = ("pvc_" .. idx):upper()',
+    '-- local key = "pvc_" .. idx',  # a comment
+    'x = 1 -- local key = "pvc_" .. idx',
 ])
 def test_what_is_not_one_template_stays_computed(code: str) -> None:
     """Never a template where the name may hold something else: two assignments, a loop's

@@ -435,8 +435,9 @@ def assigned_template(code: str, name: str, constants: dict[str, str]
                 code[end + 2:end + 3])):
             return None  # (a loop's variable)
         if code.startswith("=", end) and not code.startswith("==", end):
-            if at >= 0 or not _word_at_end(before, "local"):
-                return None
+            if at >= 0 or not _word_at_end(before, "local") or code.find(
+                    "--", code.rfind("\n", 0, i) + 1, i) >= 0:
+                return None  # (a second one, no ``local``, or in a line comment maybe)
             at = end + 1
     got = template_of(code, at, constants) if at >= 0 else None
     return tuple((HOLE, "") if k == REF else (k, t) for k, t in got) if got else None
