@@ -164,3 +164,32 @@ def test_a_key_built_by_string_functions_of_literals_is_folded(
     a template; through a name declared once too."""
     assert computed(f"setChatVar(id, {key}, 1)") == want
     assert computed(f"local k = {key}\nsetChatVar(id, k, 1)") == want
+
+
+@pytest.mark.parametrize(("define", "call", "want"), [
+    ("function api.get(id, k) return getChatVar(id, k) end", 'api.get(id, "hp")', "hp"),
+    ("function M:get(k) return getChatVar(self.id, k) end", 'M:get("hp")', "hp"),
+    ("function M:get(k) return getChatVar(self.id, k) end", 'M.get(M, "hp")', "hp"),
+    ("function M.get(s, k) return getChatVar(s.id, k) end", 'M:get("hp")', "hp"),
+    ("function M.put(id, k) setChatVar(id, 'p_' .. k, 1) end", 'M.put(id, "hp")', "p_hp"),
+    ("function M . get ( id , k ) return getChatVar(id, k) end", 'M . get(id, "hp")', "hp"),
+])
+def test_helpers_that_are_fields_of_a_table_are_followed(define: str, call: str,
+                                                         want: str) -> None:
+    """``function api.get(id, k) ... getChatVar(id, k)`` called as ``api.get(id, "hp")``:
+    the key is ``hp`` at the call (it was ``*``); a method's ``self`` counts as its first
+    parameter, whichever way it is called."""
+    code = f"local M, api = {{}}, {{}}\n{define}\nprint({call})"
+    assert computed(code) == ([want], [])
+
+
+@pytest.mark.parametrize("call", [
+    'other.get(id, "hp")',  # another table's field of that name
+    'get(id, "hp")',  # a plain name: another function
+    'a.M.get(id, "hp")',  # a deeper field
+])
+def test_a_field_helper_is_given_only_its_own_calls(call: str) -> None:
+    code = f"local M = {{}}\nfunction M.get(id, k) return getChatVar(id, k) end\nprint({call})"
+    assert computed(code) == ([], ["*"])
+    ok = 'local M = {}\nfunction M.get(id, k) return getChatVar(id, k) end\nM.get(id, "hp")'
+    assert computed(ok) == (["hp"], [])

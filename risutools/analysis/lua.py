@@ -44,6 +44,7 @@ from risutools.analysis.lualex import (
     decode_lua_string,
     in_type_call,
     iter_tokens,
+    name_before_dot,
 )
 from risutools.analysis.lualists import UNKNOWN, list_goes_on, name_list, strings_ahead
 
@@ -715,7 +716,8 @@ class _Scanner:
         """A name that may be called, looked up or assigned (decided at the next token),
         and what it is if not: watched or not, after ``local``, the whole value of ``x =``."""
         if after_dot:
-            base = self.prev2_val if self.prev2_kind == NAME else ""
+            base = self.prev2_val if self.prev2_kind == NAME else "" if self.prev2_kind \
+                else name_before_dot(self.text, s)  # (the skip path passed over ``t.``)
             self.pend = (value, s, self.prev_val, base)
             self.pend_watch = value in self.watch and base in self.env  # ``_G.request``
             self.pend_local = False

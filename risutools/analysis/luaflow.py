@@ -94,6 +94,17 @@ class Fn:
     params: tuple[str, ...]
     line: int
     parent: int
+    #: ``function t.f(...)`` / ``function t:f(...)`` (one table, one field): ``t``, ``f``,
+    #: whether it is a method (``:``: ``self`` comes before its parameters)
+    base: str = ""
+    field: str = ""
+    method: bool = False
+
+    def key(self) -> tuple[str, str] | None:
+        """How calls name it: ``("", f)`` for ``f(...)``, ``(t, f)`` for ``t.f(...)`` and
+        ``t:f(...)``; None for an anonymous function or a deeper field."""
+        return ("", self.name) if self.name is not None else \
+            (self.base, self.field) if self.field else None
 
 
 @dataclass
@@ -125,6 +136,7 @@ class _TableReader:
         self.header = 0  # 1: reading a function's name, 2: its parameters
         self.params: list[str] = []
         self.dotted = False
+        self.first = ""  # the first name of a header (``t`` of ``function t.f``)
 
     def run(self) -> FunctionTable:
         skipper = Skipper(skip_pattern(_BLOCK_WORDS))
@@ -166,18 +178,21 @@ class _TableReader:
         self.header = 1
         self.params = []
         self.dotted = False
+        self.first = ""
 
     def header_token(self, kind: int, value: str | None) -> None:
-        """A token of a function's header: its name (``a.b:c`` is a field, not a name),
-        then its parameters up to ``)``."""
+        """A token of a function's header: its name (``a.b`` and ``a:b`` are the field
+        ``b`` of the table ``a``, a deeper one nothing), then its parameters up to ``)``."""
         fn = self.table.fns[-1]
         if self.header == 1:
-            if kind == NAME and value not in KEYWORDS:
+            if kind == NAME and value is not None and value not in KEYWORDS:
                 if fn.name is None and not self.dotted:
-                    fn.name = value
+                    fn.name = self.first = value
                 elif self.dotted:
-                    fn.name = None
+                    fn.field = value if self.first and not fn.field else ""
+                    fn.base, self.first = (self.first, "") if fn.field else ("", "")
             elif kind == OP and value in (".", ":"):
+                fn.method = value == ":"
                 self.dotted = True
                 fn.name = None
             elif kind == OP and value == "(":
@@ -308,7 +323,7 @@ class _Helpers:
         for alt in _resolve(template, self.literal_values):
             refs = [text for kind, text in alt if kind == REF]
             if refs and all(r in params for r in refs) and depth < MAX_HELPER_DEPTH \
-                    and self.table.fns[fn_i].name is not None:
+                    and self.table.fns[fn_i].key() is not None:
                 site_t = tuple((REF, str(params.index(t))) if k == REF else (k, t)
                                for k, t in alt)
                 key = (fn_i, site_t, scope, mode)
@@ -321,23 +336,24 @@ class _Helpers:
     def follow(self, level: list[_Site]) -> list[_Site]:
         """The calls of the functions of ``level`` (read from :meth:`every_call`): each
         gives its arguments to their templates."""
-        by_name: dict[str, list[_Site]] = {}
+        by_name: dict[tuple[str, str], list[_Site]] = {}
         for site in level:
-            name = self.table.fns[site.fn].name
-            if name is not None:
-                by_name.setdefault(name, []).append(site)
+            key = self.table.fns[site.fn].key()
+            if key is not None:
+                by_name.setdefault(key, []).append(site)
         if not by_name:
             return []
         before = set(self.sites)
         calls = self.every_call()
         for call in calls:
             inner = call if call.name != "pcall" else _through_pcall(call)
-            if inner is None or inner.qualifier or inner.name not in by_name:
-                continue
+            if inner is None or (inner.base if inner.qualifier else "", inner.name) \
+                    not in by_name:
+                continue  # (``t.f(...)``/``t:f(...)``: a function of the table ``t``)
             if self.given >= MAX_HELPER_USES:  # the rest: one computed key per helper
                 self.truncated.update(site for sites in by_name.values() for site in sites)
                 break
-            for site in by_name[inner.name]:
+            for site in by_name[(inner.base if inner.qualifier else "", inner.name)]:
                 self.called.add((site.fn, site.template, site.scope, site.mode))
                 self.given += 1
                 self.give(site, inner)
@@ -349,8 +365,8 @@ class _Helpers:
         when the first helper is followed and read at every level (no pattern is made of
         the script's names)."""
         if self.calls is None:
-            need = {fn.name: min(len(fn.params), MAX_HELPER_ARGS) for fn in self.table.fns
-                    if fn.name is not None and fn.params}
+            need = {fn.name or fn.field: min(len(fn.params) + 1, MAX_HELPER_ARGS)
+                    for fn in self.table.fns if fn.key() is not None and fn.params}
             need["pcall"] = MAX_HELPER_ARGS + 1
             self.calls = scan_lua(self.code, None, need=need, to_calls=True).calls
         return self.calls
@@ -360,10 +376,13 @@ class _Helpers:
         most ``MAX_HELPER_USES`` are given per script, :meth:`follow`: past that, each
         helper's key is also one computed key)."""
         args = call.args
+        # a method's ``self`` comes before its parameters: ``t.f(t, a)`` gives ``t:f(a)``'s
+        # ``a`` one place later, ``t:f(a)`` gives ``function t.f(s, a)``'s ``a`` one before
+        shift = int(self.table.fns[site.fn].method) - int(call.qualifier == ":")
 
         def arg_of(index: str) -> tuple[Part, ...] | None:
-            i = int(index)
-            return key_template(args[i]) if i < len(args) else ((HOLE, ""),)
+            i = int(index) + shift
+            return key_template(args[i]) if 0 <= i < len(args) else ((HOLE, ""),)
 
         for alt in _resolve(site.template, arg_of):
             self.use(alt, call.start, site.scope, site.mode, call.line, site.via,
