@@ -193,3 +193,13 @@ def test_a_field_helper_is_given_only_its_own_calls(call: str) -> None:
     assert computed(code) == ([], ["*"])
     ok = 'local M = {}\nfunction M.get(id, k) return getChatVar(id, k) end\nM.get(id, "hp")'
     assert computed(ok) == (["hp"], [])
+
+
+def test_a_helper_given_a_field_constant_reads_it_as_a_state_call_does() -> None:
+    """``put(id, K.hp)`` with ``K = {hp = "stat_hp"}``: ``stat_hp``, as
+    ``setChatVar(id, K.hp, v)`` already read it (it was ``*``); a field with two values is
+    not known."""
+    helper = "local function put(id, k) setChatVar(id, k, 1) end\nput(id, K.hp)"
+    assert computed(f'local K = {{hp = "stat_hp"}}\n{helper}') == (["stat_hp"], [])
+    two = f'local K = {{hp = "stat_hp"}}\nlocal L = {{hp = "x"}}\n{helper}'
+    assert computed(two) == ([], ["*"])

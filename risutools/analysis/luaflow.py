@@ -382,7 +382,12 @@ class _Helpers:
 
         def arg_of(index: str) -> tuple[Part, ...] | None:
             i = int(index) + shift
-            return key_template(args[i]) if 0 <= i < len(args) else ((HOLE, ""),)
+            if not 0 <= i < len(args):
+                return ((HOLE, ""),)
+            end = args[i].path_end  # ``C.K`` with ``K = "name"`` (as a state call reads it)
+            if end is not None and end in self.scan.constants:
+                return ((LIT, self.scan.constants[end]),)
+            return key_template(args[i])
 
         for alt in _resolve(site.template, arg_of):
             self.use(alt, call.start, site.scope, site.mode, call.line, site.via,
