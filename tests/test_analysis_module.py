@@ -139,7 +139,8 @@ def test_v1_v2_effects_and_conditions() -> None:
                 "image.generate", "request.write"):
         assert cap in req
     hp = a.state_key("hp")
-    assert hp is not None and hp.reads == ["trigger[0].conditions[0]"]
+    # (``+=`` reads the old value too: triggers.ts makes the new one from it)
+    assert hp is not None and hp.reads == ["trigger[0].conditions[0]", "trigger[0].effect[0]"]
     assert hp.writes == ["trigger[0].effect[0]"]
     assert a.conditions[0].var == "hp"
     assert sum(1 for f in a.findings if f.rule == "RA101") == 2

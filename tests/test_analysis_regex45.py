@@ -63,3 +63,22 @@ def test_bad_fields_of_scripts_risuai_ignores_give_no_finding(script: dict[str, 
     """Fields RisuAI does not read (a flag without ``ableFlag``, anything of a script with
     an empty pattern), however bad: no finding, no traceback."""
     assert regex(**script).findings == []
+
+
+def set_twice(operator: object) -> list[tuple[str, int, int]]:
+    e: dict[str, object] = {"type": "setvar", "var": "hp", "value": "1"}
+    if operator is not None:
+        e["operator"] = operator
+    a = analyze(Module({"name": "T", "trigger": [{"type": "start", "conditions": [], "effect": [
+        e, {**e, "type": "v2SetVar", "valueType": "value"}]}]}))
+    return [(s.key, s.read_count, s.write_count) for s in a.state]
+
+
+@pytest.mark.parametrize("operator", ["+=", "-=", "*=", "/=", "%="])
+def test_a_set_that_updates_a_variable_reads_it(operator: str) -> None:
+    """triggers.ts ``setvar``/``v2SetVar``: ``+=`` ... make the new value from the old one,
+    so the variable is read as well as written (it was a write only); ``=``, no operator
+    or an unknown one only write."""
+    assert set_twice(operator) == [("hp", 2, 2)]
+    for other in ("=", None, "x", 5):
+        assert set_twice(other) == [("hp", 0, 2)]
