@@ -203,3 +203,18 @@ def test_a_helper_given_a_field_constant_reads_it_as_a_state_call_does() -> None
     assert computed(f'local K = {{hp = "stat_hp"}}\n{helper}') == (["stat_hp"], [])
     two = f'local K = {{hp = "stat_hp"}}\nlocal L = {{hp = "x"}}\n{helper}'
     assert computed(two) == ([], ["*"])
+
+
+@pytest.mark.parametrize(("arg", "host"), [
+    ('string.format("https://h.example/%s", p)', "h.example"),
+    ('("https://h.example/%s?x=%s"):format(p, q)', "h.example"),
+    ('("HTTPS://H.EXAMPLE/"):lower()', "h.example"),
+    ('string.format("%s/x", base)', "(computed at run time)"),  # the host is built
+    ('string.format("https://h.exa%s/", tld)', "(computed at run time)"),
+])
+def test_a_request_address_built_in_the_call(arg: str, host: str) -> None:
+    """``request(id, string.format("https://h.example/%s", p))``: the host is h.example
+    (it was computed at run time, RA104)."""
+    got, rules = hosts(f"request(id, {arg})")
+    assert got == {host} and ("RA104" in rules) == host.startswith("(")
+    assert hosts('request(id, ("https://h.example/%s"):format(p))')[0] == {"h.example"}

@@ -432,6 +432,7 @@ class Templates:
         self.code = code
         self.scan = scan
         self.got: dict[str, tuple[Part, ...] | None] = {}
+        self.args = 0  # arguments read (:meth:`argument`)
 
     def __call__(self, name: str) -> tuple[Part, ...] | None:
         if name in self.got:
@@ -440,6 +441,14 @@ class Templates:
             return None
         got = self.got[name] = assigned_template(self.code, name, self.scan.constants)
         return got
+
+    def argument(self, call: Call, index: int) -> tuple[Part, ...] | None:
+        """Argument ``index`` of ``call`` read as a template (a ``paren`` call only; at most
+        ``MAX_TEMPLATE_NAMES`` a script)."""
+        if call.form != "paren" or call.start < 0 or self.args >= MAX_TEMPLATE_NAMES:
+            return None
+        self.args += 1
+        return template_argument(self.code, call.start, index, self.scan.constants)
 
 
 def assigned_template(code: str, name: str, constants: dict[str, str]

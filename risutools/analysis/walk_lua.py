@@ -658,9 +658,9 @@ class _Script:
         that is a literal address, ``request("https://...")``, is named too: RisuAI refuses
         that call, a reader still sees where it points)."""
         s = self.seen
-        host = None
-        for a in (*call.args[1:2], *call.args[:1]):
-            host = address(a, self.scan.constants, self.templates)
+        for i in (1, 0):  # (an argument built as a template: ``string.format(...)``)
+            a = call.args[i] if i < len(call.args) else Arg()
+            host = address(a, self.scan.constants, self.templates, (call, i))
             if host:
                 break
         s.fact(s.net, host or "(computed at run time)", ev)
