@@ -40,12 +40,15 @@ def lua(code: str, **extra: object) -> Analysis:
 def test_each_name_of_a_list_is_given_its_own_value(code: str, key: str) -> None:
     """``local a, b = "hp", "mp"``: ``b`` is "mp" (it was once "hp", then nothing).  What
     the list reader does not follow leaves every name of the list computed: a function's
-    body among the values, a field in the list (where ``b`` stands is then not known)."""
+    body among the values, a target not read back (an escape in its brackets, a line
+    comment before the list that could end in ``,`` or ``=``: where ``b`` stands is then
+    not known)."""
     a = lua(code)
     assert [s.key for s in a.state] == [key]
     assert a.computed_state == []
     for other in ('local a, b = function() return "x", "y" end, "mp"',
-                  't.a, b = "hp", "mp"', 'a, t.b, b = "hp", "mp"'):
+                  't["a\\"b"], b = "hp", "mp"', '-- hp,\na, b = "hp", "mp"',
+                  '-- x =\na, b = "hp", "mp"', '-- (\na, b = "hp", "mp"'):
         for name in "ab":
             got = lua(f"{other}\nsetChatVar(id, {name}, 1)")
             assert got.state == [] and [c.key for c in got.computed_state] == ["*"]

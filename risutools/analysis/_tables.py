@@ -6,7 +6,7 @@ from typing import Any
 
 SHA256: dict[str, str] = {'capabilities.yaml': '6716108d71ceaae11fe28e91612241169676f7279fb6e0b88c1595b5d21cca90',
  'lua_api.yaml': 'd74fc05769df75bdabcd46a875724fb2b5af5e16385e378d9a82ae46a03d06d8',
- 'trigger_effects.yaml': '9df377609b4199768465e3063849c6ec9448bcd6ee67cf4a9f26ba11ab9916f7'}
+ 'trigger_effects.yaml': '948b5365e83ee9cca2aff8a074112bfc125797a8adfa41d34153f7889fb703ed'}
 
 DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_request': {'kind': 'requires',
                                                               'description': 'Runs when a request '
@@ -510,7 +510,7 @@ DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_reques
                                    'onInput': 'hook.edit_input',
                                    'onOutput': 'hook.edit_output',
                                    'onButtonClick': 'hook.manual'}},
- 'trigger_effects.yaml': {'effects': {'setvar': {'writes': ['var']},
+ 'trigger_effects.yaml': {'effects': {'setvar': {'writes': ['var'], 'updates': ['var']},
                                       'cutchat': {'caps': ['chat.write']},
                                       'modifychat': {'caps': ['chat.write'], 'html': ['value']},
                                       'systemprompt': {'caps': ['request.write']},
@@ -538,7 +538,9 @@ DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_reques
                                       'v2If': {'reads': ['source'], 'typed': ['target']},
                                       'v2Else': {},
                                       'v2EndIndent': {},
-                                      'v2SetVar': {'writes': ['var'], 'typed': ['value']},
+                                      'v2SetVar': {'writes': ['var'],
+                                                   'updates': ['var'],
+                                                   'typed': ['value']},
                                       'v2Loop': {},
                                       'v2LoopNTimes': {'typed': ['value']},
                                       'v2BreakLoop': {},

@@ -31,7 +31,7 @@ class CbsTag:
     def literal_arg(self, i: int) -> str | None:
         """Argument ``i`` when it holds no nested tag, else None."""
         if i < len(self.args) and "{{" not in self.args[i]:
-            return self.args[i].strip()
+            return self.args[i]
         return None
 
 
@@ -98,30 +98,37 @@ NESTED = "{{\u2026}}"
 
 
 def _tag(body: str, line: int) -> CbsTag:
+    """A tag's name and arguments as RisuAI's ``matcher`` reads them (parser.svelte.ts): a
+    calculation only after ``? `` (a space), the arguments split on ``::`` when the first
+    ``:`` is one, else on ``:`` (``{{getvar:hp}}``), the name lower-cased without blanks,
+    ``_`` and ``-`` (``{{Get_Var::hp}}`` is ``getvar``); blocks as before."""
+    if body.startswith("? "):
+        return CbsTag("?", (body[2:],), line)
     stripped = body.strip()
-    if stripped.startswith("?"):
-        return CbsTag("?", (stripped[1:],), line)
     if stripped.startswith(("#", "/", ":")):
         head, _, rest = stripped.partition(" ")
         head2, sep, rest2 = head.partition("::")
         if sep:
             return CbsTag(head2.lower(), tuple(rest2.split("::")), line)
         return CbsTag(head.lower(), (rest,) if rest else (), line)
-    parts = _split_top(body)
-    return CbsTag(parts[0].strip().lower(), tuple(parts[1:]), line)
+    colon = body.find(":")
+    parts = _split_top(body, "::" if body[colon + 1:colon + 2] == ":" else ":")
+    return CbsTag(_NAME_DROPS.sub("", parts[0].lower()), tuple(parts[1:]), line)
 
 
-_SPLIT = re.compile(r"\{\{|\}\}|::")
+_SPLIT = {sep: re.compile(r"\{\{|\}\}|" + sep) for sep in ("::", ":")}
+#: what RisuAI drops from a tag's name (``replace(/[\s_-]/g, '')``)
+_NAME_DROPS = re.compile(r"[\s_-]+")
 
 
-def _split_top(body: str) -> list[str]:
-    """Split on ``::`` outside nested ``{{ }}``."""
+def _split_top(body: str, sep: str = "::") -> list[str]:
+    """Split on ``sep`` outside nested ``{{ }}``."""
     if "{{" not in body:
-        return body.split("::")
+        return body.split(sep)
     parts: list[str] = []
     depth = 0
     cur = 0
-    for m in _SPLIT.finditer(body):
+    for m in _SPLIT[sep].finditer(body):
         two = m.group()
         if two == "{{":
             depth += 1

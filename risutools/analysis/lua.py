@@ -31,8 +31,8 @@ from risutools.analysis.luaargs import LIT as LIT
 from risutools.analysis.luaargs import REF as REF
 from risutools.analysis.luaargs import Arg as Arg
 from risutools.analysis.luaargs import Call as Call
-from risutools.analysis.luaargs import Collector
-from risutools.analysis.luafold import MAX_FOLDS, assigned_literals, fold_index
+from risutools.analysis.luaargs import Collector, share_args
+from risutools.analysis.luafold import MAX_FOLDS, fold_index, list_values
 from risutools.analysis.lualex import (
     KEYWORDS,
     NAME,
@@ -44,8 +44,9 @@ from risutools.analysis.lualex import (
     decode_lua_string,
     in_type_call,
     iter_tokens,
+    name_before_dot,
 )
-from risutools.analysis.lualists import list_goes_on, name_list, strings_ahead
+from risutools.analysis.lualists import UNKNOWN, list_goes_on, name_list, strings_ahead
 
 # the skip path, also read from here (``lua.POSSESSIVE`` is what the scanner uses)
 from risutools.analysis.luaskip import POSSESSIVE as POSSESSIVE
@@ -90,6 +91,14 @@ _BRACKETS = frozenset({"(", "{", "[", ")", "}", "]"})
 _AFTER_NAME = frozenset({"(", "{", "[", "="})
 #: the names that stand for the table of globals (``_G.x``, ``_G["x"]``)
 ENV_NAMES = frozenset({"_G", "_ENV"})
+#: the operators after ``name = "literal"`` that end its value (any other goes on with it:
+#: ``..``, a call, ``==``; so do ``and``/``or``)
+_LITERAL_ENDS = frozenset({",", ";", ")", "]", "}", "="})
+#: the tokens a ``,`` of a list of targets may follow without a name pending (``t[k], b =``,
+#: ``local a <close>, b =``)
+_LIST_COMMA_AFTER = frozenset({"]", ">"})
+#: the operators read with no name pending (brackets, a ``,`` that may go on with a list)
+_READ_OPS = _BRACKETS | {","}
 #: the tokens after a name that end the expression it is (``x = name`` then one of them:
 #: ``x`` is an alias of ``name``; a name or a keyword after it ends it too)
 _VALUE_ENDS = frozenset({")", "}", "]", ",", ";"})
@@ -203,8 +212,7 @@ class _Scanner:
         self.result = LuaScan()
         self.raw_errors: list[tuple[int, str]] = []
         self.collectors: list[Collector] = []
-        self.prev_kind, self.prev_val = 0, ""
-        self.prev2_kind, self.prev2_val = 0, ""
+        self.prev_kind, self.prev_val, self.prev2_kind, self.prev2_val = 0, "", 0, ""
         #: a name that may start a call: (name, start, qualifier, base)
         self.pend: tuple[str, int, str, str] | None = None
         self.in_funcname = False  # right after the keyword ``function``
@@ -214,10 +222,12 @@ class _Scanner:
         self.funcname_local = False
         self.func_kw = -1  # the offset of the last ``function`` keyword
         #: ``name =`` awaiting its value: (name, start, whether ``local`` stands before it,
-        #: whether it is a field ``t.name =``: only an alias then, never a constant or a
-        #: function definition; whether it is a field of a table (``t.name =``, ``{name =``,
-        #: ``{a, name =``): an alias of it is ``.name``)
-        self.assign_target: tuple[str, int, bool, bool, bool] | None = None
+        #: whether it is a field ``t.name =`` or the last of a list: never a constant or a
+        #: function then; whether it is a field of a table (``t.name =``, ``{name =``,
+        #: ``{a, name =``): an alias of it is ``.name``; whether it ends a list)
+        self.assign_target: tuple[str, int, bool, bool, bool, bool] | None = None
+        #: the offset of a list's value -> its target (``""``: a field, an index)
+        self.value_targets: dict[int, str] = {}
         #: ``name = "literal"`` awaiting its end: (name, value); the value is _OPAQUE when
         #: the literal is longer than a variable name and cannot hold a URL (constants name
         #: the URL of a request or the key of a state call), so it is never decoded
@@ -229,7 +239,7 @@ class _Scanner:
         self.literal_assigns: dict[str, int] = {}
         self.other: set[str] = set()  # names a list gave no literal (never ``choices``)
         self.full: set[str] = set()  # record kinds past their bound
-        self.folds = 0  # keys folded (at most MAX_FOLDS)
+        self.folds = self.lists = 0  # keys folded, lists read (each at most MAX_FOLDS)
         self.call_names: set[str] = set()  # the names of the calls kept
         self.shared: dict[tuple[object, ...], Any] = {}  # equal arguments share one object
         #: open ``listenEdit(`` calls: the bracket depth each started at; ``depth`` counts
@@ -259,7 +269,7 @@ class _Scanner:
             elif kind == NAME:  # the token's own steps (the same in busy_token)
                 on_name(value or "", s)
             elif kind == OP:
-                if self.pend is not None or value in _BRACKETS:
+                if self.pend is not None or value in _READ_OPS:
                     self.on_operator(value, s)
             elif kind == STR:
                 self.on_string_token(value, s, b0, b1)
@@ -291,7 +301,7 @@ class _Scanner:
         if kind == NAME:
             self.on_name(value or "", s)
         elif kind == OP:
-            if self.pend is not None or value in _BRACKETS:
+            if self.pend is not None or value in _READ_OPS:
                 self.on_operator(value, s)
         elif kind == STR:
             self.on_string_token(value, s, b0, b1)
@@ -312,6 +322,8 @@ class _Scanner:
             self.in_funcname = False
         if self.assign_target is not None and not (kind == OP and value == "="):
             self.assign_target = None
+        if value == "," and self.form is None and self.prev_val in _LIST_COMMA_AFTER:
+            self.list_comma(s)  # (a form that ended at this ``,``: ``local a <close>,``)
 
     def on_operator(self, value: str | None, s: int) -> None:
         """A bracket (counted while a listener is open), or an operator after a pending name
@@ -327,11 +339,21 @@ class _Scanner:
                         and list_goes_on(self.text, s):
                     # ``a, b =``: the next name is read, never passed over
                     self.form = ["attrib", "", s, 9, -1]  # (a step that matches nothing)
+        elif value == "," and self.prev_val in _LIST_COMMA_AFTER and self.form is None:
+            self.list_comma(s)
+
+    def list_comma(self, s: int) -> None:
+        """A ``,`` after ``]`` or ``>`` (no name pending): before more names being assigned
+        (``t[k], b =``, ``local a <close>, b =``), the next name is read, never passed
+        over (as after a name)."""
+        if list_goes_on(self.text, s):
+            self.form = ["attrib", "", s, 9, -1]
 
     def may_list(self) -> bool:
-        """Whether the name before a ``,`` may be one of a list of names being assigned:
-        not a value (after ``=``, ``(``, an operator: ``{k = v, b = w}``, ``f(a, b)``)."""
-        return self.prev2_kind != OP or self.prev2_val in (",", ")", "]", "}", ";")
+        """Whether the name before a ``,`` may be one of a list of targets being assigned:
+        not a value (after ``=``, ``(``, an operator: ``{k = v, b = w}``, ``f(a, b)``); a
+        field (``t.f, b =``) may."""
+        return self.prev2_kind != OP or self.prev2_val in (",", ")", "]", "}", ";", ".")
 
     def on_string_token(self, value: str | None, s: int, b0: int, b1: int) -> None:
         """A string: the argument of a pending name (``f "x"``), and URL hosts."""
@@ -384,7 +406,8 @@ class _Scanner:
     def on_constant_end(self, kind: int, value: str | None, s: int) -> None:
         """The token after ``name = "literal"``: the literal was the whole value unless the
         expression goes on (``..``, a call, an index)."""
-        if not (kind == OP and value in ("..", "(", "[", ".", ":", "{")) and kind != STR:
+        if (kind == OP and value in _LITERAL_ENDS) or kind == NUM \
+                or (kind == NAME and value not in ("and", "or")):
             cname, cval = self.const_pending  # type: ignore[misc]
             self.keep_constant(cname, cval, s)
         self.const_pending = None
@@ -409,12 +432,12 @@ class _Scanner:
             c = collectors[0]
             if c.feed(kind, value, self.text, b0, b1):
                 collectors.clear()
-                self.share_args(c.call)
+                share_args(self.shared, c.call, MAX_RECORDS)
             return
         done = [c for c in collectors if c.feed(kind, value, self.text, b0, b1)]
         for c in done:
             collectors.remove(c)
-            self.share_args(c.call)
+            share_args(self.shared, c.call, MAX_RECORDS)
 
     def on_parameter_token(self, kind: int, value: str | None, s: int) -> None:
         """A function's name up to ``(``, then its parameter names up to ``)``: a parameter
@@ -475,7 +498,7 @@ class _Scanner:
         if names is not None and not pq:
             self.on_name_list([*names, pname], s)
         self.assign_target = (pname, pstart, local, bool(pq) or listed,
-                              bool(pq) or after in ("{", ","))
+                              bool(pq) or after in ("{", ","), listed)
         if not watched or pq:
             return
         if pname in self.env:
@@ -486,18 +509,27 @@ class _Scanner:
                 got.append((pname, pstart, after == ","))
 
     def on_name_list(self, names: list[str], eq: int) -> None:
-        """``a, b, c = v1, v2, v3`` (its ``=`` at ``eq``): each name a constant of its own
-        value when that is one string literal (:func:`assigned_literals`); a name given
-        anything else (an expression, a call's results, nil) is never a branch chain's
-        name (``choices``).  At most ``MAX_FOLDS`` lists a script (with the folded keys)."""
-        if "" in names:  # ``x, t.a, b =`` (where b stands is not known) or a table's
-            return  # field after one (``{k = C.x, b = "v"}``): given nothing, as before
-        if self.folds >= MAX_FOLDS or not strings_ahead(self.text, eq):
-            values: list[str | None] = [None] * len(names)  # (no string among the values)
+        """``a, b, c = v1, v2, v3`` (its ``=`` at ``eq``; a field or an index among the
+        targets is ``""``: ``t[k], b = "x", "y"`` gives ``b`` "y"): each name a constant of
+        its own value when that is one string literal (:func:`list_values`), an alias of
+        a watched name that is its whole value (``local g, s = x, setChatVar``: ``s``,
+        read at the value's name); a name given anything else (an expression, a call's
+        results, nil) is never a branch chain's name (``choices``).  A target not read
+        back (``UNKNOWN``): the last name is given nothing.  At most ``MAX_FOLDS`` lists
+        a script have their values read."""
+        if UNKNOWN in names:
+            self.other.add(names[-1])
+            return
+        if self.lists >= MAX_FOLDS or not (self.watch or strings_ahead(self.text, eq)):
+            values: list[tuple[str | None, int]] = [(None, -1)] * len(names)
         else:
-            self.folds += 1
-            values = assigned_literals(self.text, eq, len(names))
-        for name, value in zip(names, values, strict=True):
+            self.lists += 1
+            values = list_values(self.text, eq, len(names))
+        for name, (value, at) in zip(names, values, strict=True):
+            if at >= 0 and self.watch:
+                self.value_targets[at] = name
+            if not name:
+                continue
             if value is None:
                 self.other.add(name)
             elif len(value) > _MAX_NAME_CONSTANT and not _may_hold_url(value, 0, len(value)):
@@ -507,7 +539,7 @@ class _Scanner:
 
     def drop(self, kind: int, value: str | None) -> None:
         """The pending name is not called, looked up nor assigned (kind 0: the end): a watched
-        name is a value (an alias: the whole value of ``x =``), but ``_G.x``,
+        name is a value (an alias: the whole value of ``x =``, ``x = _G.name`` too), but ``_G.x``,
         ``debug.traceback``, ``package.preload``, ``type(x)``; ``local x <const>`` starts an
         attribute."""
         if self.pend is None:
@@ -522,6 +554,8 @@ class _Scanner:
         if kind == OP and value in (".", ":") and (
                 pname in self.env or (value == "." and pname in _SAFE_FIELDS and _SAFE_FIELDS[
                     pname].match(self.text, pstart + len(pname)))):
+            if pname in self.env and value == ".":
+                self.pend_alias = alias  # ``x = _G.request``: the alias of the field's name
             return
         if value == ")" and in_type_call(self.text, pstart):
             return  # ``type(request)``: its type only, the function never leaves
@@ -552,7 +586,8 @@ class _Scanner:
             names = name_list(self.text, start)  # ``local a, b <const> = "x", "y"``
             if names is not None:
                 self.on_name_list([*names, name], s)
-            self.assign_target = (name, start, True, names is not None, False)
+            self.assign_target = (name, start, True, names is not None, False,
+                                  names is not None)
 
     def on_env_key_token(self, kind: int, value: str | None, s: int, b0: int,
                          b1: int) -> None:
@@ -659,7 +694,7 @@ class _Scanner:
                 self.func_kw = s
                 if self.assign_target is not None and self.prev_kind == OP \
                         and self.prev_val == "=" and not self.assign_target[3]:
-                    name, start, local, _q, _field = self.assign_target
+                    name, start, local, _q, _field, _listed = self.assign_target
                     if self.room("function definitions", len(defs), s):
                         defs.append(FuncDef(name, self.lines.line(start), local, start, s))
                     self.in_funcname = False
@@ -681,24 +716,33 @@ class _Scanner:
         """A name that may be called, looked up or assigned (decided at the next token),
         and what it is if not: watched or not, after ``local``, the whole value of ``x =``."""
         if after_dot:
-            base = self.prev2_val if self.prev2_kind == NAME else ""
+            base = self.prev2_val if self.prev2_kind == NAME else "" if self.prev2_kind \
+                else name_before_dot(self.text, s)  # (the skip path passed over ``t.``)
             self.pend = (value, s, self.prev_val, base)
             self.pend_watch = value in self.watch and base in self.env  # ``_G.request``
             self.pend_local = False
-            self.pend_alias = None
+            self.pend_alias = self.pend_alias if base in self.env else None
             return
         self.pend = (value, s, "", "")
         self.pend_local = self.prev_kind == NAME and self.prev_val == "local"
         decl = self.pend_local or self.params_state == 2
         self.pend_watch = value in self.watch and not decl and not self.first_argument()
-        target = self.assign_target
-        self.pend_alias = ("." if target[4] else "") + target[0] \
-            if target is not None and self.pend_watch and self.prev_kind == OP \
-            and self.prev_val == "=" else None
+        self.pend_alias = self.alias_target(s) if self.pend_watch else None
         if decl and value in self.watch:
             got = self.result.decls
             if self.room("declarations", len(got), s):
                 got.append((value, s, False))
+
+    def alias_target(self, s: int) -> str | None:
+        """What a watched name at ``s`` is an alias of when it is a whole value: the target
+        of ``x =`` (``.x`` a field) right before it, or of its place in a list (``a, b =
+        x, request``: ``b``; none for a field or an index among the targets)."""
+        if self.value_targets and s in self.value_targets:
+            return self.value_targets.pop(s) or None
+        target = self.assign_target
+        if target is None or target[5] or self.prev_kind != OP or self.prev_val != "=":
+            return None
+        return ("." if target[4] else "") + target[0]
 
     def first_argument(self) -> bool:
         """Whether the name read is the first argument of ``pcall``/``rawget`` ... (read there)."""
@@ -717,31 +761,13 @@ class _Scanner:
             if len(hosts) < 1000:
                 hosts.append((host, line))
 
-    def share_args(self, call: Call) -> None:
-        """Make equal arguments (and equal argument lists) one object."""
-        shared = self.shared
-        args = []
-        for a in call.args:
-            key: tuple[object, ...] = (a.literal, a.name, a.path_end, a.parts, *a.names)
-            got = shared.get(key)
-            if got is None:
-                if len(shared) >= MAX_RECORDS:
-                    shared.clear()
-                got = shared[key] = a
-            args.append(got)
-        key = ("args", *map(id, args))
-        got = shared.get(key)
-        if got is None:
-            got = shared[key] = args
-        call.args = got
-
     def finish(self) -> LuaScan:
         """Close what the end of the text left open and turn offsets into lines."""
         result = self.result
         self.drop(0, None)
         for c in self.collectors:  # unclosed calls at the end of the text
             c.finish_arg(self.text)
-            self.share_args(c.call)
+            share_args(self.shared, c.call, MAX_RECORDS)
         if self.const_pending is not None:
             self.keep_constant(*self.const_pending, len(self.text))
         form = self.form

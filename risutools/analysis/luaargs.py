@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from risutools.analysis.lualex import KEYWORDS, NAME, OP, STR, decode_lua_string
 
@@ -142,3 +143,22 @@ class Collector:
             self.path = False
         self.cur_count += 1
         return False
+
+
+def share_args(shared: dict[tuple[object, ...], Any], call: Call, bound: int) -> None:
+    """Make equal arguments (and equal argument lists) of the calls read one object
+    (``shared``: what was met, emptied past ``bound`` entries)."""
+    args = []
+    for a in call.args:
+        key: tuple[object, ...] = (a.literal, a.name, a.path_end, a.parts, *a.names)
+        got = shared.get(key)
+        if got is None:
+            if len(shared) >= bound:
+                shared.clear()
+            got = shared[key] = a
+        args.append(got)
+    key = ("args", *map(id, args))
+    got = shared.get(key)
+    if got is None:
+        got = shared[key] = args
+    call.args = got

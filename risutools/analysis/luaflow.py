@@ -33,6 +33,7 @@ from risutools.analysis.lua import (
     scan_lua,
     skip_pattern,
 )
+from risutools.analysis.luafold import template_argument, template_of
 from risutools.analysis.lualex import (
     KEYWORDS,
     NAME,
@@ -58,6 +59,9 @@ MAX_HELPER_USES = 20_000
 #: functions are found unreached through at most this many levels of "only called from
 #: an unreached function"
 MAX_REACH_DEPTH = 8
+#: names whose one assignment is read as a template (``local key = "p_" .. i``), and
+#: arguments read again as templates (``string.format``), per script, at most
+MAX_TEMPLATE_NAMES = 64
 #: the searches for functions nothing reaches read at most this many times the script's
 #: length (plus 100,000 characters)
 MAX_REACH_WORK = 8
@@ -90,6 +94,17 @@ class Fn:
     params: tuple[str, ...]
     line: int
     parent: int
+    #: ``function t.f(...)`` / ``function t:f(...)`` (one table, one field): ``t``, ``f``,
+    #: whether it is a method (``:``: ``self`` comes before its parameters)
+    base: str = ""
+    field: str = ""
+    method: bool = False
+
+    def key(self) -> tuple[str, str] | None:
+        """How calls name it: ``("", f)`` for ``f(...)``, ``(t, f)`` for ``t.f(...)`` and
+        ``t:f(...)``; None for an anonymous function or a deeper field."""
+        return ("", self.name) if self.name is not None else \
+            (self.base, self.field) if self.field else None
 
 
 @dataclass
@@ -121,6 +136,7 @@ class _TableReader:
         self.header = 0  # 1: reading a function's name, 2: its parameters
         self.params: list[str] = []
         self.dotted = False
+        self.first = ""  # the first name of a header (``t`` of ``function t.f``)
 
     def run(self) -> FunctionTable:
         skipper = Skipper(skip_pattern(_BLOCK_WORDS))
@@ -162,18 +178,21 @@ class _TableReader:
         self.header = 1
         self.params = []
         self.dotted = False
+        self.first = ""
 
     def header_token(self, kind: int, value: str | None) -> None:
-        """A token of a function's header: its name (``a.b:c`` is a field, not a name),
-        then its parameters up to ``)``."""
+        """A token of a function's header: its name (``a.b`` and ``a:b`` are the field
+        ``b`` of the table ``a``, a deeper one nothing), then its parameters up to ``)``."""
         fn = self.table.fns[-1]
         if self.header == 1:
-            if kind == NAME and value not in KEYWORDS:
+            if kind == NAME and value is not None and value not in KEYWORDS:
                 if fn.name is None and not self.dotted:
-                    fn.name = value
+                    fn.name = self.first = value
                 elif self.dotted:
-                    fn.name = None
+                    fn.field = value if self.first and not fn.field else ""
+                    fn.base, self.first = (self.first, "") if fn.field else ("", "")
             elif kind == OP and value in (".", ":"):
+                fn.method = value == ":"
                 self.dotted = True
                 fn.name = None
             elif kind == OP and value == "(":
@@ -281,13 +300,18 @@ class _Helpers:
         self.sites: dict[tuple[int, tuple[Part, ...], str, str], _Site] = {}
         self.called: set[tuple[int, tuple[Part, ...], str, str]] = set()  # sites with a call
         self.out: list[KeyUse] = []
+        self.templates = Templates(code, scan)
+        self.formats = 0  # arguments read again as templates (MAX_TEMPLATE_NAMES)
 
     def literal_values(self, name: str) -> tuple[Part, ...] | None:
-        """A name's literal values (a constant, or a branch chain's literals)."""
+        """A name's literal values (a constant, or a branch chain's literals), or the
+        template it is assigned once (``local key = "p_" .. i``)."""
         if name in self.scan.constants:
             return ((LIT, self.scan.constants[name]),)
         got = self.choices(name)
-        return tuple((LIT, v) for v in got) if got else None
+        if got:
+            return tuple((LIT, v) for v in got)
+        return self.templates(name)
 
     def use(self, template: tuple[Part, ...], offset: int, scope: str, mode: str,
             line: int, via: int, depth: int) -> None:
@@ -299,7 +323,7 @@ class _Helpers:
         for alt in _resolve(template, self.literal_values):
             refs = [text for kind, text in alt if kind == REF]
             if refs and all(r in params for r in refs) and depth < MAX_HELPER_DEPTH \
-                    and self.table.fns[fn_i].name is not None:
+                    and self.table.fns[fn_i].key() is not None:
                 site_t = tuple((REF, str(params.index(t))) if k == REF else (k, t)
                                for k, t in alt)
                 key = (fn_i, site_t, scope, mode)
@@ -312,23 +336,24 @@ class _Helpers:
     def follow(self, level: list[_Site]) -> list[_Site]:
         """The calls of the functions of ``level`` (read from :meth:`every_call`): each
         gives its arguments to their templates."""
-        by_name: dict[str, list[_Site]] = {}
+        by_name: dict[tuple[str, str], list[_Site]] = {}
         for site in level:
-            name = self.table.fns[site.fn].name
-            if name is not None:
-                by_name.setdefault(name, []).append(site)
+            key = self.table.fns[site.fn].key()
+            if key is not None:
+                by_name.setdefault(key, []).append(site)
         if not by_name:
             return []
         before = set(self.sites)
         calls = self.every_call()
         for call in calls:
             inner = call if call.name != "pcall" else _through_pcall(call)
-            if inner is None or inner.qualifier or inner.name not in by_name:
-                continue
+            if inner is None or (inner.base if inner.qualifier else "", inner.name) \
+                    not in by_name:
+                continue  # (``t.f(...)``/``t:f(...)``: a function of the table ``t``)
             if self.given >= MAX_HELPER_USES:  # the rest: one computed key per helper
                 self.truncated.update(site for sites in by_name.values() for site in sites)
                 break
-            for site in by_name[inner.name]:
+            for site in by_name[(inner.base if inner.qualifier else "", inner.name)]:
                 self.called.add((site.fn, site.template, site.scope, site.mode))
                 self.given += 1
                 self.give(site, inner)
@@ -340,8 +365,8 @@ class _Helpers:
         when the first helper is followed and read at every level (no pattern is made of
         the script's names)."""
         if self.calls is None:
-            need = {fn.name: min(len(fn.params), MAX_HELPER_ARGS) for fn in self.table.fns
-                    if fn.name is not None and fn.params}
+            need = {fn.name or fn.field: min(len(fn.params) + 1, MAX_HELPER_ARGS)
+                    for fn in self.table.fns if fn.key() is not None and fn.params}
             need["pcall"] = MAX_HELPER_ARGS + 1
             self.calls = scan_lua(self.code, None, need=need, to_calls=True).calls
         return self.calls
@@ -351,10 +376,18 @@ class _Helpers:
         most ``MAX_HELPER_USES`` are given per script, :meth:`follow`: past that, each
         helper's key is also one computed key)."""
         args = call.args
+        # a method's ``self`` comes before its parameters: ``t.f(t, a)`` gives ``t:f(a)``'s
+        # ``a`` one place later, ``t:f(a)`` gives ``function t.f(s, a)``'s ``a`` one before
+        shift = int(self.table.fns[site.fn].method) - int(call.qualifier == ":")
 
         def arg_of(index: str) -> tuple[Part, ...] | None:
-            i = int(index)
-            return key_template(args[i]) if i < len(args) else ((HOLE, ""),)
+            i = int(index) + shift
+            if not 0 <= i < len(args):
+                return ((HOLE, ""),)
+            end = args[i].path_end  # ``C.K`` with ``K = "name"`` (as a state call reads it)
+            if end is not None and end in self.scan.constants:
+                return ((LIT, self.scan.constants[end]),)
+            return key_template(args[i])
 
         for alt in _resolve(site.template, arg_of):
             self.use(alt, call.start, site.scope, site.mode, call.line, site.via,
@@ -377,6 +410,10 @@ def helper_keys(code: str, scan: LuaScan, table: FunctionTable,
     h = _Helpers(code, scan, table, choices)
     for call, scope, mode in uses:
         template = key_template(call.args[1]) if len(call.args) > 1 else ((HOLE, ""),)
+        if any(k == HOLE for k, _t in template) and call.form == "paren" \
+                and h.formats < MAX_TEMPLATE_NAMES:  # ``string.format("hp_%s", i)``
+            h.formats += 1
+            template = template_argument(code, call.start, 1, scan.constants) or template
         h.use(template, call.start, scope, mode, call.line, call.line, 0)
     level = list(h.sites.values())
     while level:
@@ -385,6 +422,67 @@ def helper_keys(code: str, scan: LuaScan, table: FunctionTable,
         if key not in h.called or site in h.truncated:
             h.out.append(KeyUse(site.scope, site.mode, "*", True, site.via, site.via, -1))
     return h.out
+
+
+class Templates:
+    """The template a name is assigned (:func:`assigned_template`), looked up once per
+    name, at most ``MAX_TEMPLATE_NAMES`` names a script (a parameter has none)."""
+
+    def __init__(self, code: str, scan: LuaScan) -> None:
+        self.code = code
+        self.scan = scan
+        self.got: dict[str, tuple[Part, ...] | None] = {}
+        self.args = 0  # arguments read (:meth:`argument`)
+
+    def __call__(self, name: str) -> tuple[Part, ...] | None:
+        if name in self.got:
+            return self.got[name]
+        if len(self.got) >= MAX_TEMPLATE_NAMES or name in self.scan.params:
+            return None
+        got = self.got[name] = assigned_template(self.code, name, self.scan.constants)
+        return got
+
+    def argument(self, call: Call, index: int) -> tuple[Part, ...] | None:
+        """Argument ``index`` of ``call`` read as a template (a ``paren`` call only; at most
+        ``MAX_TEMPLATE_NAMES`` a script)."""
+        if call.form != "paren" or call.start < 0 or self.args >= MAX_TEMPLATE_NAMES:
+            return None
+        self.args += 1
+        return template_argument(self.code, call.start, index, self.scan.constants)
+
+
+def assigned_template(code: str, name: str, constants: dict[str, str]
+                      ) -> tuple[Part, ...] | None:
+    """The template of ``local name = "p_" .. i`` (:func:`template_of`; the names in it
+    holes: they are read where it is assigned, not where it is used) when that is the only
+    assignment of ``name`` in ``code`` and no ``for`` names it; None otherwise.  Plain
+    string searches, linear in ``code`` (a name written in a comment or a string counts
+    too: then it has none)."""
+    at, n = -1, len(code)
+    for i in name_positions(code, name):
+        end = i + len(name)
+        while end < n and code[end] in " \t":
+            end += 1
+        before = code[max(0, i - 16):i].rstrip()
+        if _word_at_end(before, "for") or (code.startswith("in", end) and not _name_char(
+                code[end + 2:end + 3])):
+            return None  # (a loop's variable)
+        if code.startswith("=", end) and not code.startswith("==", end):
+            if at >= 0 or not _word_at_end(before, "local") or code.find(
+                    "--", code.rfind("\n", 0, i) + 1, i) >= 0:
+                return None  # (a second one, no ``local``, or in a line comment maybe)
+            at = end + 1
+    got = template_of(code, at, constants) if at >= 0 else None
+    return tuple((HOLE, "") if k == REF else (k, t) for k, t in got) if got else None
+
+
+def _name_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+def _word_at_end(text: str, word: str) -> bool:
+    """Whether ``text`` ends with the whole word ``word``."""
+    return text.endswith(word) and not _name_char(text[-len(word) - 1:-len(word)])
 
 
 def only_literals(code: str, name: str, literals: int) -> bool:

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from risutools.analysis.lualex import NAME, NUM, OP, STR, iter_tokens, lua_string_raw
+from risutools.analysis.luaargs import HOLE, LIT, REF
+from risutools.analysis.lualex import KEYWORDS, NAME, NUM, OP, STR, iter_tokens, lua_string_raw
 
 #: values made (literals, operators, calls) per expression, at most
 MAX_FOLD_STEPS = 64
@@ -64,6 +65,9 @@ class _Reader:
         self.steps = MAX_FOLD_STEPS
         self.constants = constants
         self.tok: tuple[int, str | None, int] = (0, None, 0)  # kind, value, end offset
+        self.start = 0  # the offset of the token's start (in ``self.text``)
+        self.built = False  # a template was built (``..``, a format: :func:`template_of`)
+        self.folds = MAX_OPERAND_FOLDS  # operands of a template folded (:func:`_sub_fold`)
         self.advance()
 
     def advance(self) -> None:
@@ -73,7 +77,7 @@ class _Reader:
         if tok is None or self.errors:
             self.tok = (0, None, len(self.text))
             return
-        kind, _s, e, value, b0, b1 = tok
+        kind, self.start, e, value, b0, b1 = tok
         if kind == STR:
             value = _bytes_of(value if value is not None
                               else lua_string_raw(self.text, b0, b1))
@@ -357,17 +361,38 @@ def fold_argument(text: str, name_at: int, index: int, constants: Mapping[str, s
     ``name_at``, folded; None when it is not (the arguments before it are passed over)."""
     r = _Reader(text, name_at, constants)
     try:
-        r.name()
-        r.expect("(")
-        for _ in range(index):
-            _skip_argument(r)
-            r.expect(",")
+        _to_argument(r, index)
         v = _expr(r)
         if not (r.at(",") or r.at(")")) or r.errors:
             return None
         return _as_text(v)
     except _Fail:
         return None
+
+
+def template_argument(text: str, name_at: int, index: int, constants: Mapping[str, str]
+                      ) -> tuple[_Part, ...] | None:
+    """The argument ``index`` of the call ``name(...)`` whose name is at ``name_at`` as a
+    template (:func:`template_of`: ``setChatVar(id, string.format("hp_%s", i), v)``)."""
+    r = _Reader(text, name_at, constants)
+    try:
+        _to_argument(r, index)
+        parts = _template(r)
+        if not (r.at(",") or r.at(")")) or r.errors or not r.built \
+                or not any(k == LIT for k, _t in parts):
+            return None
+        return tuple(parts)
+    except _Fail:
+        return None
+
+
+def _to_argument(r: _Reader, index: int) -> None:
+    """Read ``name(`` and the arguments before argument ``index``."""
+    r.name()
+    r.expect("(")
+    for _ in range(index):
+        _skip_argument(r)
+        r.expect(",")
 
 
 def _skip_argument(r: _Reader) -> None:
@@ -389,31 +414,38 @@ _LIST_ENDS = frozenset({"end", "local", "return", "if", "for", "while", "do", "t
                         "elseif", "until", "repeat", "goto", "break", "function"})
 
 
-def assigned_literals(text: str, eq: int, count: int) -> list[str | None]:
+def list_values(text: str, eq: int, count: int) -> list[tuple[str | None, int]]:
     """The values a list assignment ``a, b, c = v1, v2, v3`` (its ``=`` at ``eq``) gives
-    its ``count`` names, in order: the string when the value is one string literal, None
-    when it is anything else (an expression, a call: a call last spreads to the names after
-    it, unknown; a name without a value gets nil).  Values past the bounds of the reader
-    (``MAX_FOLD_TOKENS`` tokens, ``MAX_FOLD_SPAN`` characters) or after a ``function``
-    (whose body the reader does not follow) are None."""
-    out: list[str | None] = []
+    its ``count`` targets, in order: for each, the string when the value is one string
+    literal (else None: an expression, a call; a call last spreads to the targets after it,
+    unknown; a target without a value gets nil), and the offset of the value's first token
+    (-1 when there is none).  Values past the bounds of the reader (``MAX_LIST_TOKENS``
+    tokens, ``MAX_FOLD_SPAN`` characters) or after a ``function`` (whose body the reader
+    does not follow) are (None, -1)."""
+    out: list[tuple[str | None, int]] = []
     r = _Reader(text, eq, {})
     r.left = MAX_LIST_TOKENS  # (a value past them is not read: None)
     try:
         r.expect("=")
         more = True
-        while more and len(out) < count:
+        while more and len(out) < count and r.tok[0]:
             kind, value, _e = r.tok
+            at = r.base + r.start
             literal = _from_bytes(value) if kind == STR and value is not None else None
             if literal is not None:
                 r.advance()
                 if not _ends_value(r):
                     literal = None
-            out.append(literal)
+            out.append((literal, at))
             more = _skip_value(r, literal is not None)
     except _Fail:
         pass
-    return out + [None] * (count - len(out))
+    return out + [(None, -1)] * (count - len(out))
+
+
+def assigned_literals(text: str, eq: int, count: int) -> list[str | None]:
+    """The literals of :func:`list_values` (None for a value that is none)."""
+    return [v for v, _at in list_values(text, eq, count)]
 
 
 def _ends_value(r: _Reader) -> bool:
@@ -422,7 +454,7 @@ def _ends_value(r: _Reader) -> bool:
     kind, value, _e = r.tok
     if kind == OP:
         return value in (",", ";", ")", "]", "}", "=")
-    return kind in (0, NAME, NUM)
+    return kind in (0, NUM) or (kind == NAME and value not in ("and", "or"))
 
 
 def _skip_value(r: _Reader, after_operand: bool) -> bool:
@@ -466,3 +498,209 @@ def names_in(code: str, names: Mapping[str, object] | frozenset[str]) -> list[st
             out.append(value)
         prev = value if kind == OP and value is not None else ""
     return out
+
+
+#: parts of a template (:func:`template_of`), at most, and operands of one folded by a
+#: reader of their own (``("hp"):upper()``)
+MAX_TEMPLATE_PARTS = 16
+MAX_OPERAND_FOLDS = 8
+_Part = tuple[int, str]
+
+
+def template_of(text: str, at: int, constants: Mapping[str, str]
+                ) -> tuple[_Part, ...] | None:
+    """The string the expression at ``at`` builds, as a template (the parts of
+    :mod:`luaargs`: ``LIT`` text, ``REF`` a name, ``HOLE`` anything else), when it is a
+    concatenation ``..`` of string literals, integers, names (a name of ``constants`` is
+    its literal) and other operands (a call, a field: a hole), or ``string.format`` /
+    ``("..."):format`` of those (``%s`` is its argument, any other conversion a hole), with
+    at least one literal part; None when it is anything else (an arithmetic or a logical
+    expression, one literal alone, a name alone).  Bounded as :func:`fold_index`."""
+    r = _Reader(text, at, constants)
+    try:
+        parts = _template(r)
+        if r.errors or not _ends_value(r):
+            return None
+    except _Fail:
+        return None
+    if not r.built or not any(k == LIT for k, _t in parts):
+        return None  # (one literal or one name: a constant, an alias)
+    return tuple(parts)
+
+
+def _template(r: _Reader) -> list[_Part]:
+    parts = _operand(r)
+    while r.at(".."):
+        r.advance()
+        r.built = True
+        parts = _joined(parts, _operand(r))
+    return parts
+
+
+def _joined(parts: list[_Part], more: list[_Part]) -> list[_Part]:
+    """Two templates one after the other (literals side by side made one)."""
+    out = list(parts)
+    for kind, text in more:
+        if out and kind == LIT and out[-1][0] == LIT:
+            out[-1] = (LIT, out[-1][1] + text)
+        else:
+            out.append((kind, text))
+    if len(out) > MAX_TEMPLATE_PARTS or sum(len(t) for _k, t in out) > MAX_FOLD_CHARS:
+        raise _Fail
+    return out
+
+
+def _operand(r: _Reader) -> list[_Part]:
+    """One operand of a concatenation: a literal, a name, ``( ... )``, a format call, or
+    a hole (a call, a field, an index)."""
+    r.step()
+    kind, value, _e = r.tok
+    if kind == STR and value is not None:
+        r.advance()
+        return [(LIT, _from_bytes(value))]
+    if (r.at("(") or (kind == NAME and value in ("string", "table"))) and r.folds > 0:
+        folded = _sub_fold(r)  # ``("hp"):upper()``, ``table.concat({"h", "p"})``
+        if folded is not None:
+            return [(LIT, folded)]
+    if kind == NUM and value is not None:
+        r.advance()
+        return [(LIT, str(_number(value)))] if not _skip_postfix(r) else [(HOLE, "")]
+    if r.at("("):
+        r.advance()
+        inner = _template(r)
+        r.expect(")")
+        if r.at(":"):
+            return _method(r, inner)
+        return [(HOLE, "")] if _skip_postfix(r) else inner
+    return _name_operand(r)
+
+
+def _name_operand(r: _Reader) -> list[_Part]:
+    """An operand that starts with a name: a format call, a constant, a name, or a hole
+    (a call, a field, an index)."""
+    name = r.name()
+    if name in KEYWORDS:
+        raise _Fail
+    if name == "string" and r.at("."):
+        r.advance()
+        if r.name() == "format" and r.at("("):
+            args = _format_args(r)
+            return _format_template(args[0], args[1:]) if args else [(HOLE, "")]
+        _skip_postfix(r)
+        return [(HOLE, "")]
+    if _skip_postfix(r):
+        return [(HOLE, "")]
+    const = r.constants.get(name)
+    return [(LIT, _from_bytes(_bytes_of(const)))] if const is not None else [(REF, name)]
+
+
+def _sub_fold(r: _Reader) -> str | None:
+    """The operand at the reader's token folded to one string (:func:`_postfix`: string
+    functions of literals and constants), read by a reader of its own; the reader is then
+    moved past it.  None (the reader not moved) when it does not fold."""
+    r.folds -= 1
+    sub = _Reader(r.text, r.start, r.constants)
+    try:
+        v = _postfix(sub)
+    except _Fail:
+        return None
+    if sub.errors or isinstance(v, list) or (not sub.tok[0] and sub.left < 0):
+        return None
+    end = sub.base + (sub.start if sub.tok[0] else len(sub.text))
+    while r.tok[0] and r.start < end:
+        r.advance()
+    r.built = True
+    return _as_text(v)
+
+
+def _method(r: _Reader, inner: list[_Part]) -> list[_Part]:
+    """``(s):f(...)``: a format of a literal format string, else a hole."""
+    r.advance()
+    fname = r.name()
+    if fname == "format" and r.at("(") and len(inner) == 1 and inner[0][0] == LIT:
+        args = _format_args(r)
+        return _format_template(inner, args)
+    _skip_balanced(r)
+    _skip_postfix(r)
+    return [(HOLE, "")]
+
+
+def _format_args(r: _Reader) -> list[list[_Part]]:
+    """The arguments of a format call, each a template (or a hole: an expression the
+    template reader does not take)."""
+    r.expect("(")
+    r.built = True
+    out: list[list[_Part]] = []
+    while not r.at(")"):
+        kind, value, _e = r.tok
+        tolerable = kind in (STR, NUM) or r.at("(") or (kind == NAME and value not in KEYWORDS)
+        arg = _template(r) if tolerable else [(HOLE, "")]
+        if not (r.at(",") or r.at(")")):
+            _skip_argument(r)
+            arg = [(HOLE, "")]
+        out.append(arg)
+        if len(out) > MAX_TEMPLATE_PARTS:
+            raise _Fail
+        if r.at(","):
+            r.advance()
+    r.advance()
+    return out
+
+
+def _format_template(fmt: list[_Part], args: list[list[_Part]]) -> list[_Part]:
+    """``string.format(fmt, ...)`` as a template: ``%s`` its argument, ``%%`` a ``%``,
+    any other conversion a hole (a format string that is not one literal: a hole)."""
+    if len(fmt) != 1 or fmt[0][0] != LIT:
+        return [(HOLE, "")]
+    text, k, i = fmt[0][1], 0, 0
+    out: list[_Part] = []
+    lit: list[str] = []
+    while i < len(text):
+        c = text[i]
+        if c != "%" or text[i + 1:i + 2] == "%":
+            lit.append(c)
+            i += 2 if c == "%" else 1
+            continue
+        j = i + 1
+        while j < len(text) and text[j] in "-+ #0123456789.":
+            j += 1
+        conv = text[j:j + 1]
+        if not conv.isalpha():
+            raise _Fail
+        arg = args[k] if k < len(args) else [(HOLE, "")]
+        got = arg if conv == "s" and j == i + 1 else [(HOLE, "")]
+        out = _joined(_joined(out, [(LIT, "".join(lit))] if lit else []), got)
+        lit, k, i = [], k + 1, j + 1
+    return _joined(out, [(LIT, "".join(lit))] if lit else [])
+
+
+def _skip_postfix(r: _Reader) -> bool:
+    """Pass over what follows an operand (``.f``, ``[k]``, ``(...)``, ``:m(...)``, a
+    string or a table argument): whether anything did."""
+    moved = False
+    while True:
+        if r.at(".") or r.at(":"):
+            r.advance()
+            r.name()
+        elif r.at("[") or r.at("(") or r.at("{"):
+            _skip_balanced(r)
+        elif r.tok[0] == STR:
+            r.advance()
+        else:
+            return moved
+        moved = True
+
+
+def _skip_balanced(r: _Reader) -> None:
+    """Pass over a bracketed run (``(...)``, ``[...]``, ``{...}``) from its opening."""
+    depth = 0
+    while r.tok[0]:
+        if r.tok[0] == OP and r.tok[1] in ("(", "{", "["):
+            depth += 1
+        elif r.tok[0] == OP and r.tok[1] in (")", "}", "]"):
+            depth -= 1
+            if depth == 0:
+                r.advance()
+                return
+        r.advance()
+    raise _Fail

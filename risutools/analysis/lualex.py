@@ -373,6 +373,29 @@ def name_positions(code: str, name: str) -> Iterator[int]:
         yield i
 
 
+def name_before_dot(text: str, at: int) -> str:
+    """The plain name before the ``.`` or ``:`` before the name at ``at`` (``t`` of
+    ``t.f``), or "" (none, or not a plain name: ``a.b.f``, ``f().g``); read back over at
+    most 64 characters."""
+    i = at
+    lo = max(0, at - 64)
+    while i > lo and text[i - 1] in " \t":
+        i -= 1
+    if i <= lo or text[i - 1] not in ".:":
+        return ""
+    i -= 1
+    while i > lo and text[i - 1] in " \t":
+        i -= 1
+    e = i
+    while i > lo and (text[i - 1].isalnum() or text[i - 1] == "_"):
+        i -= 1
+    name = text[i:e]
+    if not name or not (name[0].isalpha() or name[0] == "_") or not name.isascii() \
+            or (i > 0 and text[i - 1] in ".:") or name in KEYWORDS:
+        return ""
+    return name
+
+
 def in_type_call(text: str, start: int) -> bool:
     """Whether the name at ``start`` is the first argument of ``type(`` (read back over at
     most 64 characters)."""

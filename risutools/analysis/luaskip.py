@@ -64,6 +64,14 @@ def _unlisted_name(ws: str, name: str, sig: str) -> str:
             rf"|(?!{sig}){name}(?!{tail}))")
 
 
+def _comma(ws: str, name: str) -> str:
+    """A ``,`` passed over: not one after ``]`` or ``>`` before more names being assigned
+    (``t[k], b = x, "y"``, ``local a <close>, b = x, "y"``: the scanner reads the list
+    from there, each target given its own value; at most ``LIST_LOOKAHEAD`` names)."""
+    return (rf"(?<![\]>]),|,(?!{ws}*{name}(?:{ws}*,{ws}*{name}){{0,{LIST_LOOKAHEAD - 1}}}"
+            rf"{ws}*=(?!=))")
+
+
 @lru_cache(maxsize=8)
 def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
                  strings_without: str = "", every_call: bool = False) -> re.Pattern[str]:
@@ -74,7 +82,8 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     string, a function or a name of ``keep`` (an alias), not before a ``<const>``/``<close>``
     attribute, not ``local`` before a named function, and not followed by more names being
     assigned (``a, b =``: the scanner reads the list; after a ``,`` it reads the next
-    token itself).  ``.``/``:`` are passed
+    token itself), nor a ``,`` after ``]`` or ``>`` before more names being assigned
+    (``t[k], b =``, ``local a <close>, b =``).  ``.``/``:`` are passed
     over only before such a name, so the scanner always reads the qualifier and the base of
     a call it records (the last token passed over is given back as group ``last``).
     Anything else (long strings and comments, strings with ``:`` or escapes, characters the
@@ -107,6 +116,7 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
                               | =(?!=){ws}*{plain_value} | function{ws}*\(
                               | (?!function(?!{w}))[A-Za-z0-9_] | \Z )"""
     unlisted = _unlisted_name(ws, name, sig)
+    comma = _comma(ws, name)
     # a token, after whitespace and line comments; the last one matched is group "last"
     # (a run of whitespace is one possessive repetition of a character class, and a name
     # is tried against the host table only when it starts like a name: faster in the
@@ -119,6 +129,6 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
       | 0[xX][0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?
       | (?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
       | \.\.\.? | == | ~= | <= | >= | << | >> | // | ::
-      | -(?!-) | \[(?!=*\[) | =(?!=) | [+*/%^\#&~|<>(){{}}\];,]
+      | -(?!-) | \[(?!=*\[) | =(?!=) | [+*/%^\#&~|<>(){{}}\];] | {comma}
     )"""
     return re.compile(rf"(?:{unit}){run}", re.VERBOSE)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from risutools.analysis.lua import LIT, REF, Arg
+from risutools.analysis.lua import LIT, REF, Arg, Call
+from risutools.analysis.luaflow import Templates
 from risutools.analysis.urlleaks import address_host
 
 #: an address whose host has ended (a path, a query, a port or a fragment follows it): a
@@ -21,15 +22,26 @@ def url_host(url: str) -> str | None:
     return address_host(url)
 
 
-def address(a: Arg, constants: dict[str, str]) -> str | None:
+def address(a: Arg, constants: dict[str, str], template: Templates | None = None,
+            at: tuple[Call, int] | None = None) -> str | None:
     """The host an argument names: a literal address, a constant holding one, or a
     concatenation whose first part is either and already holds the whole host
-    (``"https://h.example/q?d=" .. secret``: the rest is computed, the host is not)."""
+    (``"https://h.example/q?d=" .. secret``: the rest is computed, the host is not), or a
+    name assigned such a concatenation once (``template``: ``local url = "https://..." ..
+    q``, :class:`~risutools.analysis.luaflow.Templates`), or the argument itself (``at``:
+    the call and its place) built as one (``string.format("https://h.example/%s", q)``)."""
     first = a.parts[0] if a.parts else None
     url = a.literal if first is None else first[1] if first[0] == LIT else None
     ref = a.name if first is None else first[1] if first[0] == REF else None
+    got = None
     if url is None and ref:
         url = constants.get(ref)
+        got = template(ref) if url is None and template is not None and first is None \
+            else None
+    elif url is None and template is not None and at is not None:
+        got = template.argument(*at)
+    if got and got[0][0] == LIT:
+        url, first = got[0][1], (got[0] if len(got) > 1 else None)
     if url is None or (first is not None and not _HOST_ENDS.search(re.sub("[\t\n\r]", "",
                                                                              url))):
         return None

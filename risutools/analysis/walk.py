@@ -10,6 +10,7 @@ is read as empty and recorded (RA801); code that does not lex is read as far as 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from risutools.analysis.assets import declared_type, sniff
@@ -254,6 +255,8 @@ def regex_scripts(s: Seen) -> None:
             s.wrong_type(f"/regex/{i}", "an object", r)
         elif r.get("type") == "disabled":  # documented: RisuAI keeps it, never runs it
             s.counts["regex_disabled"] = s.counts.get("regex_disabled", 0) + 1
+        elif r.get("in") == "":  # scripts.ts executeScript: ``if(script.in === '') return``
+            s.counts["regex_empty"] = s.counts.get("regex_empty", 0) + 1
         else:
             regex_script(s, i, r)
 
@@ -289,20 +292,27 @@ def regex_script(s: Seen, i: int, r: dict[str, Any]) -> None:
               else f"regex[{i}].flag")
 
 
+#: the directives RisuAI takes out of a flag (scripts.ts: ``/<(.+?)>/g``)
+_DIRECTIVES = re.compile(r"<(.+?)>")
+
+
 def _regex_flags(s: Seen, i: int, r: dict[str, Any]) -> tuple[str, set[str]]:
     """A regex script's flag letters and ``<directives>`` (``<cbs>``, ``<inject>``,
-    ``<order n>`` ...).  RisuAI reads the directives only when the script's ``ableFlag``
-    is true (scripts.ts: ``script.ableFlag && script.flag?.includes('<')``)."""
+    ``<order n>`` ...) as RisuAI runs it (scripts.ts): its ``flag`` only when its
+    ``ableFlag`` is true (else ``g``, whatever the field holds: no letter of it is
+    unknown then); ``g`` for a flag left empty once its directives are taken out, ``u``
+    for one with no letter RisuAI keeps; the directives as written (``<Inject>`` is none)."""
     flag = r.get("flag")
+    if not js_truthy(r.get("ableFlag")):
+        return "g", set()  # as JavaScript reads it: not truthy
     if not isinstance(flag, str) or not flag:
-        return "", set()
+        return "g", set()
     letters, directives, unknown = parse_flags(flag)
     if unknown:
         s.regex_flags.append((s.tick(), i, unknown))
-    able = r.get("ableFlag")
-    if not js_truthy(able):
-        return letters, set()  # as JavaScript reads it: not truthy
-    return letters, {m.strip().lower() for d in directives for m in d.split(",")}
+    rest = _DIRECTIVES.sub("", flag) if "<" in flag else flag
+    return (letters or ("u" if rest else "g"),
+            {m.strip() for d in directives for m in d.split(",")})
 
 
 # -- text RisuAI shows -----------------------------------------------------------------------

@@ -27,17 +27,23 @@ _CALC_VAR = re.compile(r"\$([A-Za-z0-9_]{1,200})")
 _LINE_ENDS = re.compile("[\n\r\u2028\u2029]")
 
 
+#: the operators of ``setvar``/``v2SetVar`` that make the new value from the old one
+#: (triggers.ts; any other, ``=`` or unknown, writes without using it)
+_UPDATES = frozenset({"+=", "-=", "*=", "/=", "%="})
+
+
 class EffectRow:
     """One row of ``trigger_effects.yaml``."""
 
     __slots__ = ("calc", "caps", "html", "privileged", "reads", "regex", "regex_if", "typed",
-                 "writes")
+                 "updates", "writes")
 
     def __init__(self, row: dict[str, Any]) -> None:
         self.caps: tuple[str, ...] = tuple(row.get("caps") or ())
         self.privileged = bool(row.get("privileged"))
         self.writes: tuple[str, ...] = tuple(row.get("writes") or ())
         self.reads: tuple[str, ...] = tuple(row.get("reads") or ())
+        self.updates: tuple[str, ...] = tuple(row.get("updates") or ())
         self.typed: tuple[str, ...] = tuple(row.get("typed") or ())
         self.html: tuple[str, ...] = tuple(row.get("html") or ())
         self.regex: dict[str, str] = dict(row.get("regex") or {})
@@ -98,7 +104,10 @@ def _calls(s: Seen, where: str, etype: str, e: dict[str, Any]) -> None:
 
 
 def _variables(s: Seen, where: str, row: EffectRow, e: dict[str, Any]) -> None:
-    for mode, fields in (("read", row.reads), ("write", row.writes)):
+    """The variables an effect reads and writes (``updates``: read too when its operator
+    makes the new value from the old one, ``+=`` ...)."""
+    updates = row.updates if e.get("operator") in _UPDATES else ()
+    for mode, fields in (("read", row.reads + updates), ("write", row.writes)):
         for name in fields:
             value = e.get(name)
             if isinstance(value, str) and value.strip():

@@ -13,13 +13,14 @@ import re
 from typing import Any
 
 from risutools.analysis.lorecode import LOADERS, lore_flow, lore_reads
-from risutools.analysis.lua import ENV_NAMES, REF, Arg, Call, LuaScan
+from risutools.analysis.lua import ENV_NAMES, Arg, Call, LuaScan
 from risutools.analysis.luaapi import lua_api
 from risutools.analysis.luabuttons import lua_buttons, may_hold_buttons
 from risutools.analysis.luaflow import (
     Fn,
     FunctionTable,
     Spans,
+    Templates,
     at_top_level,
     function_table,
     helper_keys,
@@ -162,6 +163,7 @@ class _Script:
         self.pending: list[tuple[Call, str, str]] = []  # state calls with a key to follow
         self.checked: set[str] = set()  # branch chains checked (choices_of)
         self.folds = 0  # arguments folded (folded)
+        self.templates = Templates(code, scan)  # ``local url = "https://h/" .. q`` (request)
         #: the buttons the code writes in its strings (read before what they reach)
         self.code_buttons = lua_buttons(code) if may_hold_buttons(code) else []
 
@@ -634,8 +636,8 @@ class _Script:
     def keys_through_helpers(self) -> None:
         """The keys of the state calls left: through helper functions, else computed."""
         params = self.scan.params
-        needs_table = any(
-            (a.name in params) or any(k == REF and t in params for k, t in a.parts or ())
+        needs_table = any(  # (a name of the key a parameter: ``k``, ``"p" .. k``, a format)
+            (a.name in params) or any(n in params for n in a.names)
             for a in (c.args[1] for c, _, _ in self.pending))
         table = self.functions() if needs_table else FunctionTable()
         s, where = self.seen, self.where
@@ -656,9 +658,9 @@ class _Script:
         that is a literal address, ``request("https://...")``, is named too: RisuAI refuses
         that call, a reader still sees where it points)."""
         s = self.seen
-        host = None
-        for a in (*call.args[1:2], *call.args[:1]):
-            host = address(a, self.scan.constants)
+        for i in (1, 0):  # (an argument built as a template: ``string.format(...)``)
+            a = call.args[i] if i < len(call.args) else Arg()
+            host = address(a, self.scan.constants, self.templates, (call, i))
             if host:
                 break
         s.fact(s.net, host or "(computed at run time)", ev)

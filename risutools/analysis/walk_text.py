@@ -24,6 +24,9 @@ CBS_STATE: dict[str, tuple[str, str]] = {
     "getvar": ("chat", "read"), "setvar": ("chat", "write"), "addvar": ("chat", "write"),
     "setdefaultvar": ("chat", "write"), "getglobalvar": ("global", "read"),
 }
+#: the writes that read the variable first (cbs.ts: ``addvar`` adds to its value,
+#: ``setdefaultvar`` writes only when it is empty)
+CBS_READ_FIRST = frozenset({"addvar", "setdefaultvar"})
 #: CBS calculations (``{{? expr}}``, ``{{calc::expr}}``): ``$name`` reads a chat variable
 CBS_CALC = frozenset({"?", "calc"})
 #: a card's greetings: RisuAI runs their setvar only in group chats (a 1:1 chat parses the
@@ -115,6 +118,8 @@ def _cbs_tag(s: Seen, t: CbsTag, where: str, greeting: bool = False) -> None:
         if key and greeting and mode == "write":
             s.fact(s.group_writes, key, ev)
         elif key:
+            if t.name in CBS_READ_FIRST:
+                s.state_use(scope, key, "read", ev)
             s.state_use(scope, key, mode, ev)
         elif t.args and not (greeting and mode == "write"):
             # a key computed by a nested tag (``{{setvar::{{getvar::k}}::1}}``)
