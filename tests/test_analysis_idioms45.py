@@ -7,16 +7,7 @@ from __future__ import annotations
 import time
 
 import pytest
-
-from risutools.analysis import analyze
-from risutools.analysis.model import Analysis
-from risutools.formats.model import Module
-
-
-def lua(code: str) -> Analysis:
-    return analyze(Module({"name": "L", "id": "l", "trigger": [
-        {"comment": "t", "type": "start", "conditions": [],
-         "effect": [{"type": "triggerlua", "code": code}]}]}))
+from analysis_support import lua
 
 
 def hosts(code: str) -> tuple[set[str], set[str]]:

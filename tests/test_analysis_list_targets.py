@@ -9,17 +9,9 @@ from __future__ import annotations
 import time
 
 import pytest
+from analysis_support import lua
 
-from risutools.analysis import analyze
 from risutools.analysis.lualists import UNKNOWN, name_list
-from risutools.analysis.model import Analysis
-from risutools.formats.model import Module
-
-
-def lua(code: str) -> Analysis:
-    return analyze(Module({"name": "L", "id": "l", "trigger": [
-        {"comment": "t", "type": "start", "conditions": [],
-         "effect": [{"type": "triggerlua", "code": code}]}]}))
 
 
 def keys(code: str) -> tuple[list[str], list[str]]:
