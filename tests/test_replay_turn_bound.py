@@ -1,5 +1,6 @@
 """A fixture's turns are bounded (``fixture.MAX_TURNS``): each is a request and a row of the
-report, so a small file of empty turns must not make a report of gigabytes."""
+report, so a small file of empty turns must not make a report of gigabytes; and ``replay
+synth`` writes no fixture that ``replay`` would refuse."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from pathlib import Path
 import pytest
 from harness import run_cli
 
-from risutools.errors import ConfigError
-from risutools.replay import fixture
+from risutools.errors import ConfigError, UsageError
+from risutools.replay import fixture, synth
 from risutools.replay.fixture import stream_fixture
+from risutools.replay.synth import synthesize, write_synth
 
 ROOT = Path(__file__).parents[1]
 DOC = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
@@ -53,3 +55,36 @@ def test_a_small_file_of_empty_turns_past_the_bound_is_one_line(tmp_path: Path) 
     [line] = done.stderr.splitlines()
     assert f"{fixture.MAX_TURNS + 1:,} turns, more than the {fixture.MAX_TURNS:,}" in line
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("kind", ["yaml", "json", "ndjson"])
+def test_synth_writes_no_fixture_replay_would_refuse(
+        tmp_path: Path, kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (the class of a writer whose output its own reader refuses: a long fixture as YAML or
+    # JSON was written, then refused by replay as too many values)
+    data = synthesize(1, 21)  # (10 turns)
+    ok = tmp_path / f"ok.{kind}"
+    assert write_synth(data, ok) == ok.stat().st_size
+    assert stream_fixture(ok).turn_count() == 10
+    monkeypatch.setattr(fixture, "MAX_TURNS", 9)
+    out = tmp_path / f"f.{kind}"
+    with pytest.raises(UsageError, match=r"replay would refuse this fixture \(turns: "
+                       r"10 turns, more than the 9"):
+        write_synth(data, out)
+    assert not out.exists()
+    monkeypatch.setattr(fixture, "MAX_TURNS", 10)
+    monkeypatch.setattr(synth, "MAX_FIXTURE_BYTES", 100)
+    with pytest.raises(UsageError, match="bytes, more than the 100 a fixture may hold"):
+        write_synth(data, out)
+    assert not out.exists()
+
+
+def test_synth_refuses_a_fixture_past_the_values_bound(tmp_path: Path) -> None:
+    # a JSON fixture of 200,000 messages holds more values than a JSON file may: replay
+    # refuses it whole, so synth writes none (NDJSON is streamed: written)
+    done = run_cli("replay", "synth", "--seed", "1", "--messages", "200000",
+                   "-o", tmp_path / "big.json")
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert "replay would refuse this fixture (too many values" in line, line
+    assert not (tmp_path / "big.json").exists()
