@@ -201,6 +201,9 @@ def test_reviews_workers_keep_the_collector_paused_as_the_review_does(
     monkeypatch.setattr(review_pass, "CHUNK", 1)
     monkeypatch.setattr(review_pass, "PARALLEL_MIN", 1)
     monkeypatch.setattr(review_pass, "_survey_files", spy)
+    # the parent takes no chunk (on a loaded machine it could take them all before a worker
+    # started, and nothing would be seen): every chunk is a worker's
+    monkeypatch.setattr(review_pass.Claims, "take_last", lambda self, chunks: None)
     review_catalog(Catalog.open(fresh_catalog(tmp_path_factory, tmp_path / "cat")), jobs=3)
     lines = [line.split() for line in seen.read_text().splitlines()]
     assert {pid for pid, _ in lines} - {str(os.getpid())}, "no worker read a chunk"
