@@ -13,6 +13,7 @@ import pytest
 
 from risutools.analysis import analyze
 from risutools.analysis.cbs import scan_cbs
+from risutools.analysis.luabuttons import lua_buttons
 from risutools.analysis.model import Analysis
 from risutools.formats.model import Module
 
@@ -75,3 +76,22 @@ def test_reading_tags_stays_linear(text: str) -> None:
         assert [(t.name, t.args) for t in got.tags] == [("getvar", ("hp",))]
     if text.startswith(("{{setvar:a", "{{get_var:hp")):
         assert got.tags[0].args[0] in ("a", "hp")
+
+
+# a CBS button a Lua string writes, read as RisuAI's matcher reads the tag (the function it
+# runs: the second argument; the name in any case, blanks around it; a single colon when the
+# first colon is one); before, only ``{{button::label::fn}}`` was read, and its last segment
+@pytest.mark.parametrize(("text", "fn"), [
+    ("{{button::Go::doIt}}", "doIt"),
+    ("{{button:Go:doIt}}", "doIt"),
+    ("{{Button::Go::doIt::extra}}", "doIt"),
+    ("{{ BUTTON ::Go::doIt}}", "doIt"),
+    ("{{button::a:b::fn}}", "fn"),
+    ("{{button:a::fn}}", None),  # (cut at ':': the second argument is empty)
+    ("{{button::Go}}", None),
+    ("{{buttons::Go::doIt}}", None),
+])
+def test_a_lua_string_s_cbs_button_is_read_as_risuai_reads_the_tag(text: str,
+                                                                    fn: str | None) -> None:
+    got = [(b.kind, b.value) for b in lua_buttons(f'local s = "{text}"\n')]
+    assert got == ([("trigger", fn)] if fn else [])

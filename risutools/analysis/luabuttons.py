@@ -45,12 +45,22 @@ MAX_BUTTONS = 1000
 #: writes buttons of its own)
 MAX_REPLAY = 100_000
 _ATTR = re.compile(r"""risu-(btn|trigger)\s*=\s*(["'])([^"'<>\n]{0,200})\2""", re.IGNORECASE)
-_CBS_BUTTON = re.compile(r"\{\{\s*button::[^{}]{0,200}?::([^{}:]{1,200})\}\}", re.IGNORECASE)
+#: a CBS button as RisuAI's ``matcher`` reads the tag (parser.svelte.ts): its name in any
+#: case, blanks, ``_`` and ``-`` around it dropped; its arguments cut at ``::`` when the first
+#: colon is one, else at ``:`` (``{{button:Go:run}}``); the function it runs is the second
+#: argument (``{{button::Go::run::x}}`` runs ``run``), none when that is empty
+_CBS_BUTTON = re.compile(
+    r"\{\{[\s_-]*button[\s_-]*(?:"
+    r"::(?:(?!::)[^{}]){0,200}::((?:(?!::)[^{}]){1,200})(?:::[^{}]{0,400})?"
+    r"|:(?!:)[^{}:]{0,200}:([^{}:]{1,200})(?::[^{}]{0,400})?"
+    r")\}\}", re.IGNORECASE)
+#: a text that may hold a CBS button (lower-cased first: a literal search)
+_BUTTON_MARK = re.compile(r"button[\s_-]*:")
 _CBS_IN_VALUE = re.compile(r"\{\{[^{}]{0,100}\}\}")
 _FORMAT_SPEC = re.compile(r"%(?:%|[-+ #0]*[0-9]*(?:\.[0-9]+)?[a-zA-Z])")
 #: a value holding one of these reads as a Lua pattern or code, not a button
 _NOT_A_VALUE = re.compile(r"[%()\[\]^$]")
-_MARKERS = ("risu-btn", "risu-trigger", "risu_btn", "button::")
+_MARKERS = ("risu-btn", "risu-trigger", "risu_btn")
 _ENDS_OPERAND = frozenset({",", ";", ")", "}", "]", "=", "==", "~=", "..", "<", ">", "<=",
                            ">="})
 _OPEN = frozenset({"(", "[", "{"})
@@ -69,7 +79,19 @@ class CodeButton(NamedTuple):
 
 def may_hold_buttons(code: str) -> bool:
     """A cheap test: whether ``code`` names a button at all (in C: substring searches)."""
-    return ("risu" in code and any(m in code for m in _MARKERS[:3])) or "button::" in code
+    return ("risu" in code and any(m in code for m in _MARKERS)) or _names_button(code)
+
+
+def _names_button(text: str) -> bool:
+    """Whether ``text`` may hold a CBS button (``button:`` in any case, blanks, ``_`` or
+    ``-`` before the colon)."""
+    low = text.lower()
+    return "button" in low and _BUTTON_MARK.search(low) is not None
+
+
+def _marked(text: str) -> bool:
+    """Whether a string names a button (an attribute or a CBS button)."""
+    return any(m in text for m in _MARKERS) or _names_button(text)
 
 
 class _Reader:
@@ -122,7 +144,7 @@ class _Reader:
         """A string: when it names a button, the template it starts (its concatenation,
         or the format string of ``string.format``/``:format``)."""
         text = self.value(tok)
-        if not any(m in text for m in _MARKERS):
+        if not _marked(text):
             return
         self.skipper.idle = False  # the tokens after it, one by one
         formatted = self.prev == (OP, "(") and self.prev2 == (NAME, "format")
@@ -202,7 +224,7 @@ class _Reader:
         risu-trigger="F%s">', y)``): its tokens are read again after this template (at
         most ``MAX_REPLAY`` tokens per script)."""
         if self.replay_left > 0 and any(
-                t[0] == STR and any(m in self.value(t) for m in _MARKERS) for t in toks):
+                t[0] == STR and _marked(self.value(t)) for t in toks):
             self.replay_left -= len(toks)
             self.replay.extend(toks)
 
@@ -226,7 +248,7 @@ class _Reader:
             self.add("btn" if m.group(1).lower() == "btn" else "trigger", m.group(3), at)
         for m in _CBS_BUTTON.finditer(template):
             at = raw_at + m.start() if raw_at >= 0 and m.start() < first_len else start
-            self.add("trigger", m.group(1), at)
+            self.add("trigger", m.group(1) or m.group(2), at)
 
     def add(self, kind: str, value: str, at: int) -> None:
         shown = _CBS_IN_VALUE.sub("*", value).replace(HOLE, "*")
