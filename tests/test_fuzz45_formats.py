@@ -168,13 +168,16 @@ _ACTIVE = {"name": "n", "id": "i", "lowLevelAccess": True, "trigger": [
 
 def _hidden_by_layout() -> dict[str, bytes]:
     """JSON modules RisuAI imports (``JSON.parse`` then ``type === 'risuModule'``) whose
-    ``type`` the detection peek never saw: after 64 other top-level keys, past the first
+    ``type`` the detection peek never saw: after 4,096 other top-level keys, past the first
     MiB and not the last member, or the whole object behind more blanks than the 4 KiB
     head (or the 1 MiB peek)."""
     many = {f"k{i}": i for i in range(70)}
+    more = {f"k{i}": i for i in range(5000)}
     big = {"pad": "a" * (1100 * 1024)}
     return {
         "many-keys.json": json.dumps({**many, "type": "risuModule", **_ACTIVE}).encode(),
+        "more-keys.json": json.dumps({**more, "type": "risuModule", **_ACTIVE, "id": "i2",
+                                      "name": "n2"}).encode(),
         "past-peek.json": json.dumps({**big, "type": "risuModule", **_ACTIVE}).encode(),
         "past-peek.lorebook": json.dumps({**big, "entries": {"0": {"content": "{{a}}"}},
                                           "name": "w"}).encode(),
@@ -193,6 +196,25 @@ def test_a_module_is_detected_whatever_its_layout(tmp_path: Path, name: str) -> 
     assert m.source.format == detect(p)
 
 
+def test_a_json_lines_file_is_told_from_its_peek(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # a chat log past the 1 MiB peek whose first object has a hundred keys: the peek sees
+    # that object whole and names no export, so its text is not read and parsed whole (once
+    # the scan stopped at 64 keys, every ingest run parsed such a file)
+    from risutools.formats import reader
+
+    p = tmp_path / "chat.jsonl"
+    head = json.dumps({f"meta{i}": i for i in range(100)})
+    p.write_text(head + "\n" + (json.dumps({"mes": "hi " * 40}) + "\n") * 20_000, "utf-8")
+    assert p.stat().st_size > reader.JSON_PEEK
+
+    def refuse(*_: Any, **__: Any) -> Any:
+        raise AssertionError("the whole text was parsed")
+
+    monkeypatch.setattr(reader, "loads_object", refuse)
+    assert detect(p) is None
+
+
 def test_ingest_projects_a_module_its_layout_hid(tmp_path: Path) -> None:
     """Such a module was counted among "not Risu files" and the run exited 0: a module
     with lowLevelAccess and network Lua never reached the catalog."""
@@ -204,9 +226,9 @@ def test_ingest_projects_a_module_its_layout_hid(tmp_path: Path) -> None:
     r = run_cli("ingest", src, "-o", tmp_path / "cat", "-j", "1", "-q", "--json")
     assert r.returncode in (0, 1), r.stderr
     counts = json.loads(r.stdout)["counts"]
-    assert (counts["files"], counts["ok"], counts["not_risu"]) == (5, 5, 1)
+    assert (counts["files"], counts["ok"], counts["not_risu"]) == (6, 6, 1)
     # (the two blank-led files hold one module: one document)
-    assert len(list((tmp_path / "cat").glob("*.json"))) == 4
+    assert len(list((tmp_path / "cat").glob("*.json"))) == 5
 
 
 def _preset_with_a_key_in_front(rpacked: bool) -> bytes:

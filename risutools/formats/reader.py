@@ -33,6 +33,9 @@ FORMATS = (
 HEAD = 4096
 #: bounded peek used to find the top-level keys of a JSON export
 JSON_PEEK = 1024 * 1024
+#: at most this many top-level keys are scanned in the peek (a JSON Lines file whose first
+#: object has a hundred keys is told from the peek, not by parsing its whole text)
+PEEK_KEYS = 4096
 #: largest JSON export accepted
 MAX_JSON_BYTES = 64 * 1024 * 1024
 #: extension -> reader used when content detection fails (for a precise error)
@@ -123,7 +126,7 @@ def _detect_json(fp: BinaryIO, head: bytes, size: int) -> str | None:
     else:  # (a buffer the file's size, not the peek's bound, for a small file)
         fp.seek(0)
         peek = fp.read(min(JSON_PEEK, size + HEAD))
-    keys, whole = jsonscan.top_level_scan(peek.decode("utf-8", errors="replace"))
+    keys, whole = jsonscan.top_level_scan(peek.decode("utf-8", errors="replace"), PEEK_KEYS)
     fmt = exports.classify(keys)
     if fmt is None and size > JSON_PEEK:
         fp.seek(max(0, size - 512))
