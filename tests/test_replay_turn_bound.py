@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from harness import run_cli
 
+from risutools import values
 from risutools.errors import ConfigError, UsageError
 from risutools.replay import fixture, synth
 from risutools.replay.fixture import stream_fixture
@@ -88,3 +89,14 @@ def test_synth_refuses_a_fixture_past_the_values_bound(tmp_path: Path) -> None:
     [line] = done.stderr.splitlines()
     assert "replay would refuse this fixture (too many values" in line, line
     assert not (tmp_path / "big.json").exists()
+
+
+def test_synth_reads_ndjson_back_as_replay_run_streams_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the values bound holds for a fixture read whole (YAML, JSON), not for NDJSON, which
+    # replay run streams: synth refused a 300,000-message NDJSON fixture replay runs
+    monkeypatch.setattr(values, "MAX_YAML_COST", 10_000)
+    data = synthesize(1, 201)
+    assert write_synth(data, tmp_path / "f.ndjson") > 0
+    with pytest.raises(UsageError, match="too many values"):
+        write_synth(data, tmp_path / "f.json")

@@ -579,13 +579,18 @@ def stream_fixture(path: str | Path) -> Fixture:
     one problem; a file with several may name a later line's first (a turn is checked when
     it is reached, and every line was parsed before any was checked)."""
     p = Path(path)
-    data = read_or_raise(p, MAX_FIXTURE_BYTES, ConfigError)
-    if p.suffix.lower() not in (".ndjson", ".jsonl") or not _streamable(data):
-        return parse_fixture_bytes(data, str(p))
+    return stream_fixture_bytes(read_or_raise(p, MAX_FIXTURE_BYTES, ConfigError), str(p))
+
+
+def stream_fixture_bytes(data: bytes, file: str) -> Fixture:
+    """:func:`stream_fixture` of bytes already read (the format follows ``file``'s
+    extension): what ``replay run`` makes of them, or the error it gives."""
+    if Path(file).suffix.lower() not in (".ndjson", ".jsonl") or not _streamable(data):
+        return parse_fixture_bytes(data, file)
     try:
-        return _streamed(data, str(p))
+        return _streamed(data, file)
     except ConfigError as exc:
-        raise exc.with_path(str(p)) from None
+        raise exc.with_path(file) from None
 
 
 def _streamed(data: bytes, file: str) -> Fixture:

@@ -24,7 +24,7 @@ import yaml
 
 from risutools.errors import ConfigError, UsageError
 from risutools.replay.component import write_or_fail
-from risutools.replay.fixture import MAX_FIXTURE_BYTES, parse_fixture_bytes
+from risutools.replay.fixture import MAX_FIXTURE_BYTES, stream_fixture_bytes
 
 _KO = (
     "오늘 비가 와서 창밖이 흐릿하다",
@@ -240,16 +240,16 @@ def fixture_bytes(data: dict[str, Any], path: str | Path) -> bytes:
 
 def write_synth(data: dict[str, Any], path: str | Path) -> int:
     """Write the fixture in the format of ``path``'s extension, after reading its bytes back
-    as ``replay`` reads a fixture: one that ``replay`` would refuse (past 64 MiB, more turns
-    than a replay takes, more values than YAML's or JSON's memory bound: a long fixture as
-    YAML or JSON) is refused here, nothing written (``--output``, exit 2)."""
+    as ``replay run`` reads a fixture (NDJSON streamed): one that it would refuse (past 64
+    MiB, more turns than a replay takes, more values than YAML's or JSON's memory bound: a
+    long fixture as YAML or JSON) is refused here, nothing written (``--output``, exit 2)."""
     blob = fixture_bytes(data, path)
     why = ""
     if len(blob) > MAX_FIXTURE_BYTES:
         why = f"{len(blob):,} bytes, more than the {MAX_FIXTURE_BYTES:,} a fixture may hold"
     else:
         try:
-            parse_fixture_bytes(blob, str(path))
+            stream_fixture_bytes(blob, str(path))
         except ConfigError as exc:
             why = f"{exc.where}: {exc.why}" if exc.where else exc.why
     if why:
