@@ -24,7 +24,9 @@ comparison: what the 10 changed files add over the run with nothing changed of t
 beside their own cost less the start-up of the same round (pair by pair, then the medians and
 their ratio; goal: at most 1).  The cache's files after the last round are listed (the main
 file and its delta).  The trees live in ``$RISUTOOLS_BENCH_DIR`` (default
-``/tmp/risutools-bench``); ``BENCH_REINGEST_ROUNDS`` (5).
+``/tmp/risutools-bench``); ``BENCH_REINGEST_ROUNDS`` (5); ``BENCH_REINGEST_OTHERS`` (0): that many
+files that are not Risu files beside the modules (PNG images, JSON objects that are no
+export, text notes: ``_others``), which a run with nothing changed must not sniff again.
 
 Whole processes on a shared machine vary by a tenth of a second from run to run (start-up is
 most of each), more than what is compared here.  So the same runs are then measured **in one
@@ -39,6 +41,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import statistics
 import sys
@@ -52,19 +55,43 @@ sys.path.insert(0, str(HERE))
 from workload import BASE, ROOT, _sources, load_line, run_process  # noqa: E402
 
 N_FILES = int(os.environ.get("BENCH_REINGEST_FILES", "2000"))
+#: files that are not Risu files beside them (``_others``; 0: none, the figures of rounds 1-20)
+N_OTHERS = int(os.environ.get("BENCH_REINGEST_OTHERS", "0"))
 ROUNDS = int(os.environ.get("BENCH_REINGEST_ROUNDS", "5"))
 CHANGED = 10
 CLI = [sys.executable, "-m", "risutools", "ingest"]
 
 
 def _tree(n: int) -> Path:
-    root = BASE / f"reingest-{n}"
+    root = BASE / (f"reingest-{n}" + (f"-others-{N_OTHERS}" if N_OTHERS else ""))
     marker = root / ".sources"
     if not (marker.exists() and marker.read_text() == str(n)):
         shutil.rmtree(root, ignore_errors=True)
         _sources(root / "sources", n)
+        _others(root / "sources" / "others", N_OTHERS)
         marker.write_text(str(n))
     return root
+
+
+def _others(folder: Path, n: int) -> None:
+    """``n`` files that are not Risu files beside the modules, as a collection has them: a
+    third PNG images (64 KiB, no card in them), a third JSON objects that are no export
+    (every fifth of 5,000 keys: more than the detection's peek sees, so read whole when
+    sniffed), a third text notes."""
+    if not n:
+        return
+    folder.mkdir(parents=True)
+    rng = random.Random(23)
+    for j in range(n):
+        if j % 3 == 0:
+            data = b"\x89PNG\r\n\x1a\n" + rng.randbytes(64 << 10)
+            (folder / f"image-{j}.png").write_bytes(data)
+        elif j % 3 == 1:
+            keys = 5000 if j % 5 == 1 else 20
+            obj = {f"setting_{k}": k for k in range(keys)}
+            (folder / f"settings-{j}.json").write_text(json.dumps(obj), "utf-8")
+        else:
+            (folder / f"notes-{j}.txt").write_text(f"notes {j}\n" * 50, "utf-8")
 
 
 def _change(files: list[Path], round_no: int) -> None:

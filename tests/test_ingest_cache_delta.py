@@ -304,16 +304,16 @@ def test_an_older_format_cache_is_ignored_and_rebuilt(tmp_path: Path) -> None:
     unpacker = msgpack.Unpacker(raw=False)
     unpacker.feed(main.read_bytes())
     records = list(unpacker)
-    assert records[0] == [9, __version__] == [cache_mod.CACHE_FORMAT, __version__]
+    assert records[0] == [10, __version__] == [cache_mod.CACHE_FORMAT, __version__]
     records[0] = [8, __version__]
     assert records[1][0] == 3
     records[1] = [3, records[1][2]]  # (format 8's region: no digest)
     main.write_bytes(b"".join(msgpack.packb(r, use_bin_type=True) for r in records))
     delta.write_bytes(_line(main, msgpack.packb([0, ["x.json"], [1], [2], [3], ["0" * 64]]))
-                      .replace(b"9:", b"8:", 1))
+                      .replace(b"10:", b"8:", 1))
     run = _as_full_run(src, out, tmp_path)
     assert run.notices == [] and run.counts()["cached"] == 0
-    assert main.read_bytes()[:2] == msgpack.packb([9, __version__])[:2]
+    assert main.read_bytes()[:2] == msgpack.packb([10, __version__])[:2]
     assert delta.read_bytes() == b""
     assert "x.json" not in IngestCache.load(main).stat
 

@@ -27,7 +27,9 @@ stream of records, each a short msgpack array:
   misses); in a delta line, the packed bytes themselves;
   the digests are the sha256 of each document's text as a JSON file and of its facts
   file's text.  A re-run after adding ten
-  files reads ten files.
+  files reads ten files.  A file sniffed as not a Risu file has the digest ``""``
+  (:data:`NOT_RISU`): while its stat is the one recorded it is neither opened nor sniffed
+  again (a folder of images or other JSON beside the modules costs a stat a run).
 * ``[2, names, sizes, mtimes_ns, ctimes_ns, inodes, digests, statuses, lines]`` (columns):
   each catalog file (``x.json`` or ``facts/x.json``) as the last run found it when it
   compared it with the text of that digest: the status (``unchanged`` or
@@ -104,8 +106,12 @@ from risutools.safeio import open_fd, read_at, read_regular
 # reader's facts (issue 19); 5: the delta file (issue 23); 6: the packed outcomes in one
 # region, read only when needed (issue 23); 7: a source's change time recorded; 8: the
 # catalog's folders as swept (issue 23); 9: the region's SHA-256 (a damaged region is never
-# unpacked: a flipped byte there became a document's text)
-CACHE_FORMAT = 9
+# unpacked: a flipped byte there became a document's text); 10: files that are not Risu files
+# recorded by their stat (a re-run does not sniff them again)
+CACHE_FORMAT = 10
+#: the digest a source's stat record holds for a file that is not a Risu file (sniffed at
+#: that stat: neither read nor sniffed again while its stat stays the one recorded)
+NOT_RISU = ""
 MAX_CACHE_BYTES = 256 << 20  # a cache file larger than 256 MiB is not read (rebuilt)
 DELTA_SUFFIX = ".delta"  # the delta file: the cache's name + this
 # the delta is merged when it would grow past 1/16 of the main file (at least 64 KiB) ...
@@ -278,6 +284,28 @@ class IngestCache:
             return entry[3]
         return None
 
+    def known_not_risu(self, rel: str, st: SourceStat) -> bool:
+        """Whether the file ``rel`` was sniffed as not a Risu file at the stat ``st`` (as the
+        walk just took it): it need not be opened again."""
+        entry = self.stat.get(path_key(rel)) if self.enabled else None
+        return entry is not None and entry[3] == NOT_RISU and entry[:3] == st
+
+    def store_not_risu(self, rel: str, st: SourceStat) -> None:
+        """Remember that the file ``rel``, at the stat ``st`` (taken before it was sniffed),
+        is not a Risu file; not when it changed less than ``RACY_NS`` before the run began
+        (the next run sniffs it again)."""
+        if not self.enabled:
+            return
+        pk = path_key(rel)
+        if max(st[1], st[2]) >= self.started_ns - RACY_NS:
+            self.stat.pop(pk, None)  # (another stat than any recorded: never a hit)
+            return
+        record = (*st, NOT_RISU)
+        if self.stat.get(pk) != record:
+            self.stat[pk] = record
+            self.fresh[0].add(pk)
+            self.dirty = True
+
     def known_format(self, rel: str, path: str | os.PathLike[str], lang: str,
                      post_id: str | None, notes_sig: str) -> str | None:
         """The format recorded with the cached outcome of the file at ``path`` when
@@ -299,7 +327,7 @@ class IngestCache:
         if not self.enabled:
             return None
         sha = self._known_sha(rel, path, st)
-        if sha is None:
+        if not sha:  # (none recorded, another stat, or not a Risu file: NOT_RISU)
             return None
         key = result_key(sha, lang, post_id, notes_sig)
         entry = self.results.get(key)

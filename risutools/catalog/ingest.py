@@ -53,7 +53,7 @@ from risutools.catalog.pool import run_sources
 from risutools.catalog.render import render, safe_name, under
 from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
 from risutools.catalog.staging import Stager
-from risutools.catalog.walk import discover, find_sources
+from risutools.catalog.walk import NOT_RISU, discover, find_sources
 from risutools.collector import alive_frozen, cycles_paused
 from risutools.contract.notesfind import document_keys, find_notes, orphans
 from risutools.errors import UsageError
@@ -114,8 +114,11 @@ def ingest(
         sweeps = FolderSweeps.begin(out_p, cache, out_p / FACTS_DIR)
         run = _Run(src_p, out_p, lang, notes_sig, cache, on_progress)
         run.verify = not ndjson
+        sniffed: list[tuple[str, str]] = []
         files, skipped = find_sources(src_p, out_p, unlisted,
-                                      run.known if cache.enabled else None, run.walked)
+                                      run.known if cache.enabled else None, run.walked,
+                                      sniffed)
+        run.not_risu_sniffed(sniffed)
         if settings is not None and settings.exclude:
             files = [item for item in files if not settings.is_excluded(item[1])]
         todo = run.plan(files, on_start)
@@ -136,7 +139,7 @@ def ingest(
         with cycles_paused():
             if notes_s is not None:
                 result.notices.extend(_orphan_notes(result, notes_s))
-            _save_cache(run.cache, set(run.outcomes), sweeps)
+            _save_cache(run.cache, set(run.outcomes) | run.not_risu, sweeps)
     return result
 
 
@@ -290,6 +293,7 @@ class _Run:
         self.facts_folder = under(self.folder + FACTS_DIR)
         # (stat, cached outcome) of each file the walk asked the cache about (:meth:`known`)
         self.known_stats: dict[str, tuple[SourceStat | None, CachedOutcome | None]] = {}
+        self.not_risu: set[str] = set()  # the files known not to be Risu files (relative)
         self.paths: dict[str, str] = {}  # each file's path, by its exact relative path
         # each file's lstat as the walk found it (through the folder it listed), and its
         # (device, inode): a worker reads that file only
@@ -303,10 +307,22 @@ class _Run:
         one recorded, with an outcome of these settings): such a file is not opened to
         sniff it.  Its stat and cached outcome are kept for :meth:`plan`."""
         st = self._found(path, found)
+        if st is not None and self.cache.known_not_risu(rel, st):
+            self.not_risu.add(rel)
+            return NOT_RISU
         hit = self.cache.lookup(rel, path, self.lang, post_id_from_name(path), self.notes_sig,
                                 st)
         self.known_stats[path] = (st, hit)
         return hit.format if hit is not None else None
+
+    def not_risu_sniffed(self, sniffed: list[tuple[str, str]]) -> None:
+        """Record the files the walk sniffed as not Risu files, at the stat the walk took
+        before it sniffed each (:meth:`known`): the next run does not open them."""
+        for path, rel in sniffed:
+            st = self.known_stats.get(path, (None, None))[0]
+            if st is not None:
+                self.cache.store_not_risu(rel, st)
+                self.not_risu.add(rel)
 
     def plan(
         self, files: list[tuple[str, str, str]], on_start: Callable[[int, int], None] | None

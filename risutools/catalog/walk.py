@@ -16,6 +16,9 @@ from risutools.formats import detect, named_as_risu
 from risutools.fsio import display_path
 from risutools.safeio import FoundFile
 
+#: what ``known`` answers for a file the cache recorded as not a Risu file (no format)
+NOT_RISU = ""
+
 
 def discover(src: Path, exclude: Path | None = None) -> tuple[list[tuple[Path, str]], list[str]]:
     """Every supported file below ``src`` (by content), sorted by relative path.
@@ -31,6 +34,7 @@ def find_sources(
     src: Path, exclude: Path | None = None, unlisted: list[tuple[str, str]] | None = None,
     known: Callable[[str, str, os.stat_result], str | None] | None = None,
     stats: dict[str, os.stat_result] | None = None,
+    sniffed: list[tuple[str, str]] | None = None,
 ) -> tuple[list[tuple[str, str, str]], list[str]]:
     """:func:`discover` as ingest uses it: ``[(the path as text, as ``str(src / rel)``
     spells it; its relative path with "/"; its format)]`` (no path objects: one walk,
@@ -38,9 +42,12 @@ def find_sources(
     could not list or tell the type of.  ``known(path, rel, st)``: the format the ingest
     cache recorded for the file when its stat ``st`` (as the walk found it) is the one
     recorded (then the file is not opened: its cached outcome is used), else None (the
-    file is sniffed).  ``stats`` (without ``known``, which is given it) collects each
-    file's stat as the walk found it (its ``lstat``, taken through the folder the walk
-    listed: what a worker must find there)."""
+    file is sniffed), or :data:`NOT_RISU` when it recorded the file as not a Risu file
+    at that stat (then it is skipped unopened).  ``stats`` (without ``known``, which is
+    given it) collects each file's stat as the walk found it (its ``lstat``, taken through
+    the folder the walk listed: what a worker must find there).  ``sniffed`` collects
+    (path, relative path) of each file sniffed here and found not to be a Risu file (what
+    the cache may record)."""
 
     found: list[tuple[str, str, str]] = []
     skipped: list[str] = []
@@ -53,7 +60,10 @@ def find_sources(
         else:
             fmt = known(path, rel, st)
         if fmt is not None:
-            found.append((path, rel, fmt))
+            if fmt == NOT_RISU:
+                skipped.append(display_path(rel))
+            else:
+                found.append((path, rel, fmt))
             continue
         try:
             fmt = detect(path)
@@ -63,6 +73,8 @@ def find_sources(
             fmt = "by-name"  # reads it by the name, or reports why it cannot)
         if fmt is None:
             skipped.append(display_path(rel))
+            if sniffed is not None:
+                sniffed.append((path, rel))
         else:
             found.append((path, rel, fmt))
     return found, skipped
