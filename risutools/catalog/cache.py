@@ -25,19 +25,22 @@ stream of records, each a short msgpack array:
   needs a source's documents (a run with nothing changed never does), from the file it
   read at the start (the same device, inode, size, mtime and ctime; else those outcomes are
   misses); in a delta line, the packed bytes themselves;
-  the digests are the sha256 of each document's text as a JSON file and of its facts
-  file's text.  A re-run after adding ten
+  the digests are the sha256 of each document's text as the run wrote it (a JSON file,
+  or a line of ``--ndjson``'s file: either names the document) and of its facts file's
+  text.  A re-run after adding ten
   files reads ten files.  A file sniffed as not a Risu file has the digest ``""``
   (:data:`NOT_RISU`): while its stat is the one recorded it is neither opened nor sniffed
   again (a folder of images or other JSON beside the modules costs a stat a run).
 * ``[2, names, sizes, mtimes_ns, ctimes_ns, inodes, digests, statuses, lines]`` (columns):
   each catalog file (``x.json`` or ``facts/x.json``) as the last run found it when it
   compared it with the text of that digest: the status (``unchanged`` or
-  ``kept_reviewed``) and the line it gave.  While the file's stat is the one recorded (a
-  write by anyone changes its ctime) and the new text's digest is the same, the run gives
-  the same answer without reading or rendering anything.  A file changed less than
-  ``RACY_NS`` before it was read is not recorded (a write in the same clock tick could
-  leave its stat as it was).
+  ``kept_reviewed``) and the line it gave; ``components.ndjson`` (``--ndjson``) with the
+  digest of every source's outcome (:func:`risutools.catalog.ingest_write.ndjson_key`)
+  when a merge found every line it generated unchanged.  While the file's stat is the
+  one recorded (a write by anyone changes its ctime) and the new text's digest is the
+  same, the run gives the same answer without reading or rendering anything.  A file
+  changed less than ``RACY_NS`` before it was read is not recorded (a write in the same
+  clock tick could leave its stat as it was).
 
 **The delta.**  A run that changed a few entries does not write the whole file again (8 MB
 for 2,000 sources): it appends them to ``<cache>.delta`` beside it, one line a run, through

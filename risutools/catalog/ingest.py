@@ -46,7 +46,7 @@ from risutools.catalog.cache import CachedOutcome, IngestCache
 from risutools.catalog.cache_keys import SourceStat, result_key, source_stat
 from risutools.catalog.ingest_facts import write_facts
 from risutools.catalog.ingest_sweeps import FolderSweeps
-from risutools.catalog.ingest_write import write_catalog
+from risutools.catalog.ingest_write import ndjson_key, ndjson_settled, write_catalog
 from risutools.catalog.ndjson_merge import NDJSON_NAME
 from risutools.catalog.outcome import IngestResult, SourceOutcome
 from risutools.catalog.pool import run_sources
@@ -157,14 +157,25 @@ def _run(run: _Run, todo: list[tuple[str, str, int]], files: list[tuple[str, str
         if todo:
             run_sources(todo, lang, notes_s, ndjson, jobs, executor, run.finished, stage, settings,
                         formats, found)
-        with cycles_paused():
-            again = run.unpack_needed(everything=ndjson or notes_s is not None)
-        if again:  # packed outcomes that did not fit: projected again, here
+        key = ndjson_key([run.outcomes[k] for k in sorted(run.outcomes)]) \
+            if ndjson and notes_s is None and not unlisted else None
+        settled = ndjson_settled(run.cache, out_p / NDJSON_NAME, key)
+        while True:
+            with cycles_paused():
+                again = run.unpack_needed(everything=(ndjson and not settled)
+                                          or notes_s is not None)
+            if not again:
+                break
+            # packed outcomes that did not fit: projected again, here (and, when the NDJSON
+            # file was settled, every other source unpacked now: the lines are merged)
             run_sources(again, lang, notes_s, ndjson, 1, None, run.finished, stage, settings,
                         formats, run.found)
+            if not settled:
+                break
+            key, settled = None, False
         with cycles_paused():
             result = _result(run, unlisted, skipped)
-            write_catalog(result, out_p, ndjson, stager, run.cache)
+            write_catalog(result, out_p, ndjson, stager, run.cache, (key, settled))
             write_facts(result, out_p, run.cache)
     return result
 
@@ -274,6 +285,11 @@ def _save_cache(cache: IngestCache, seen: set[str], sweeps: FolderSweeps) -> Non
         raise os_error_line(exc, cache.path) from None
 
 
+#: what :meth:`_Run._verify` takes a document of an NDJSON catalog to be (its facts file
+#: is then checked: what a run that finds its line unchanged writes)
+_FACTS_ONLY = ("unchanged", "")
+
+
 class _Run:
     """The bookkeeping of one run: cache hits, outcomes as they arrive, progress."""
 
@@ -288,7 +304,9 @@ class _Run:
         # the file is read, so a file that changes while it is read is read again next time)
         self.stats: dict[str, SourceStat | None] = {}
         self.stager: Stager | None = None
-        self.verify = True  # whether a cached document's catalog file is checked by its stat
+        # whether a cached document's catalog file is checked by its stat (its facts file
+        # always is; NDJSON: no document files)
+        self.verify = True
         self.folder = under(os.fspath(out))
         self.facts_folder = under(self.folder + FACTS_DIR)
         # (stat, cached outcome) of each file the walk asked the cache about (:meth:`known`)
@@ -348,8 +366,7 @@ class _Run:
                 todo.append((path, shown, size))
                 continue
             hit.path, hit.size, hit.cached = shown, size, True
-            if self.verify:
-                self._verify(hit)
+            self._verify(hit, self.verify)
             self.outcomes[rel] = hit
             self.paths[rel] = path
             self.files += 1
@@ -368,11 +385,11 @@ class _Run:
         self.found[path] = (st.st_dev, st.st_ino)
         return source_stat(st)
 
-    def _verify(self, hit: CachedOutcome) -> None:
-        """Which of a cached source's documents (and facts) the catalog holds already, by
-        the cache's record of each file's stat: those are neither rendered nor read.  A
-        source with one that is not (or none recorded) is unpacked later (``settled``
-        False)."""
+    def _verify(self, hit: CachedOutcome, documents: bool) -> None:
+        """Which of a cached source's documents (``documents``: else its facts only, as
+        an NDJSON catalog has them) and facts the catalog holds already, by the cache's
+        record of each file's stat: those are neither rendered nor read.  A source with
+        one that is not (or none recorded) is unpacked later (``settled`` False)."""
         ids = hit.ids
         if len(hit.digests) != len(ids) or len(hit.facts_digests) != len(ids):
             return
@@ -381,8 +398,9 @@ class _Run:
         settled = True
         for cid, digest, fdigest in zip(ids, hit.digests, hit.facts_digests, strict=True):
             name = safe_name(cid) + ".json"
-            done = verify(name, folder + name, digest)
-            verified.append(done)
+            done = verify(name, folder + name, digest) if documents else _FACTS_ONLY
+            if documents:
+                verified.append(done)
             if done is None:
                 settled = False
                 facts_verified.append(None)

@@ -78,16 +78,16 @@ def _text(source: SourceOutcome, k: int, ndjson: bool) -> str | None:
 
 def write_catalog(
     result: IngestResult, out: Path, ndjson: bool, stager: Stager | None = None,
-    memo: IngestCache | None = None,
+    memo: IngestCache | None = None, ndjson_memo: tuple[str | None, bool] = (None, False),
 ) -> None:
     """Write every generated document.  ``memo``: the cache, which tells what comparing a
     document the cache verified gave (:attr:`SourceOutcome.verified`: neither rendered nor
-    read) and records what comparing the others gave."""
+    read) and records what comparing the others gave.  ``ndjson_memo``: with ``ndjson``,
+    the digest of every source's recorded outcome (:func:`ndjson_key`, or None) and
+    whether :func:`ndjson_settled` found the file as that digest leaves it."""
     docs = _generated(result)
     if ndjson:
-        write_ndjson(result, out / NDJSON_NAME,
-                     {k: _text(s, i, True) or render(s.documents[i], True)
-                      for k, (s, i) in docs.items()})
+        _write_ndjson(result, out / NDJSON_NAME, docs, memo, ndjson_memo)
         return
 
     if stager is not None:
@@ -123,6 +123,56 @@ def write_catalog(
     for cid in order:  # (in id order, whatever order the threads finished in)
         status, text = known[cid]
         lists[status].append(_evidence(result, cid, text) if "\0" in text else text)
+
+
+def ndjson_settled(memo: IngestCache | None, target: Path, key: str | None) -> bool:
+    """Whether ``components.ndjson`` is as a run that found every line it generated there
+    unchanged left it, with outcomes of the digest ``key`` (the cache's record of the
+    file's stat): then it holds every line again, and nothing is rendered or read."""
+    if memo is None or key is None:
+        return False
+    return memo.verify(NDJSON_NAME, os.fspath(target), key) == ("unchanged", "")
+
+
+def _write_ndjson(result: IngestResult, target: Path,
+                  docs: dict[str, tuple[SourceOutcome, int]], memo: IngestCache | None,
+                  known: tuple[str | None, bool]) -> None:
+    """The NDJSON merge, or nothing when it is settled (``known``: the outcomes' digest,
+    and :func:`ndjson_settled`): every line unchanged.  A merge that finds every line
+    unchanged (nothing written, kept or unreadable) records the file's stat, taken before
+    it was read, with that digest."""
+    key, settled = known
+    if settled:
+        result.unchanged.extend(sorted(docs))
+        return
+    before = time.time_ns()
+    try:
+        st: os.stat_result | None = os.lstat(target)
+    except OSError:
+        st = None
+    counts = (len(result.written), len(result.kept_reviewed), len(result.kept_unreadable),
+              len(result.unchanged))
+    write_ndjson(result, target, {k: _text(s, i, True) or render(s.documents[i], True)
+                                  for k, (s, i) in docs.items()})
+    if (memo is not None and key is not None and st is not None
+            and (len(result.written), len(result.kept_reviewed),
+                 len(result.kept_unreadable), len(result.unchanged))
+            == (*counts[:3], counts[3] + len(docs))):
+        memo.remember(NDJSON_NAME, st, key, "unchanged", "", before)
+
+
+def ndjson_key(sources: list[SourceOutcome]) -> str | None:
+    """The digest of what an NDJSON merge writes (each source by its path, error, component
+    ids and their documents' digests), when every source is known by those (cached, with a
+    digest a document); None otherwise (no source, or one projected by this run: merged)."""
+    h = hashlib.sha256()
+    for s in sources:
+        ids = s.component_ids()
+        if not s.cached or len(s.digests) != len(ids):
+            return None
+        h.update("\0".join([s.path, s.error or "", *ids, *s.digests, "\n"]).encode(
+            "utf-8", "surrogatepass"))
+    return h.hexdigest() if sources else None
 
 
 def _raise_failed(outcomes: list[tuple[str, str | OSError, os.stat_result | None]],

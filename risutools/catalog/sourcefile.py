@@ -96,11 +96,11 @@ def process_file(
 
 
 def _texts(out: SourceOutcome, ndjson: bool) -> None:
-    """Each document's text as the catalog stores it, and its facts file's; their digests
-    (the cache's record of what the catalog should hold)."""
+    """Each document's text as the catalog stores it (a JSON file, or an NDJSON line), and
+    its facts file's; their digests (the cache's record of what the catalog should hold:
+    a document's digest names it, whichever of the two texts it was taken of)."""
     out.rendered = [render(doc, ndjson) for doc in out.documents]
-    if not ndjson:
-        out.digests = [_digest(text) for text in out.rendered]
+    out.digests = [_digest(text) for text in out.rendered]
     out.facts_texts = [document_json(f) for f in out.facts]
     out.facts_digests = [_digest(text) for text in out.facts_texts]
 
