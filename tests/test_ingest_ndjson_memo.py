@@ -139,3 +139,82 @@ def test_a_forged_ndjson_record_is_not_trusted(tmp_path: Path, record: str) -> N
     cache.merge()
     run = _full(src, out, tmp_path)
     assert len(run.kept_reviewed) == 1
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    from risutools.catalog import ndjson_merge
+
+    counts = {"render": 0, "unpack": 0, "parse": 0}
+    render, unpack, parse = ingest_write.render, CachedOutcome.unpack, ndjson_merge._parse_line
+
+    def counted(name: str, real: Any) -> Any:
+        def call(*a: Any, **k: Any) -> Any:
+            counts[name] += 1
+            return real(*a, **k)
+        return call
+
+    monkeypatch.setattr(ingest_write, "render", counted("render", render))
+    monkeypatch.setattr(CachedOutcome, "unpack", counted("unpack", unpack))
+    monkeypatch.setattr(ndjson_merge, "_parse_line", counted("parse", parse))
+    return counts
+
+
+def test_a_changed_source_renders_its_line_only(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """One source changed among many: the others' lines are found by their digests (not
+    parsed), their documents stay packed and are not rendered."""
+    src, out = _settled(tmp_path)
+    f = src / "186123400_mood-tracker.json"
+    f.write_text(f.read_text("utf-8").replace('"description": "', '"description": "x', 1),
+                 "utf-8")
+    twin = tmp_path / "twin"
+    shutil.copytree(out, twin)
+    full = ingest(src, twin, jobs=1, ndjson=True, use_cache=False)
+    counts = _counting(monkeypatch)
+    run = ingest(src, out, jobs=1, ndjson=True)
+    assert _catalog(out) == _catalog(twin) and _report(run, out) == _report(full, twin)
+    assert len(run.written) == 1 and len(run.unchanged) > 3
+    # the changed source was projected (its line rendered there): its old line is the
+    # only one parsed (to index it, then to see it is a candidate's before it is
+    # replaced), and nothing cached was unpacked or rendered here
+    assert counts == {"render": 0, "unpack": 0, "parse": 2}
+
+
+def test_a_line_edited_by_hand_is_the_only_one_parsed(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    src, out = _settled(tmp_path)
+    _edit_line(out, lambda line: line.replace(b'"component_version":"1.0.0"',
+                                              b'"component_version":"1.0.1"', 1))
+    twin = tmp_path / "twin"
+    shutil.copytree(out, twin)
+    full = ingest(src, twin, jobs=1, ndjson=True, use_cache=False)
+    counts = _counting(monkeypatch)
+    run = ingest(src, out, jobs=1, ndjson=True)
+    assert _catalog(out) == _catalog(twin) and _report(run, out) == _report(full, twin)
+    assert len(run.written) == 1  # (its line indexed, then seen to be a candidate's)
+    assert counts == {"render": 1, "unpack": 1, "parse": 2}
+
+
+def test_a_document_the_cache_cannot_give_again_is_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file changed between the look at its lines and the merge (here: the look
+    answered for a line since removed), and the cache cannot give the document of that line
+    again: it is not written this run, said in one line; the other lines stay."""
+    from risutools.catalog import ingest as ingest_mod
+
+    src, out = _settled(tmp_path)
+    target = out / NDJSON_NAME
+    every = ingest_mod.line_digests(target)
+    lines = target.read_bytes().split(b"\n")
+    target.write_bytes(b"\n".join(lines[1:]))
+    monkeypatch.setattr(ingest_mod, "line_digests", lambda _target: every)
+    monkeypatch.setattr(CachedOutcome, "unpack", lambda self: False)
+    run = ingest(src, out, jobs=1, ndjson=True)
+    cid = json.loads(lines[0])["component_id"]
+    assert run.collisions == [f"{target}: {cid}: its document could not be read again "
+                              "from the cache; not written (the next run writes it)"]
+    assert target.read_bytes() == b"\n".join(lines[1:])
+    monkeypatch.undo()
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)
+    run = ingest(src, out, jobs=1, ndjson=True)  # (the next run writes it)
+    assert run.written == [cid] and not run.collisions

@@ -47,7 +47,7 @@ from risutools.catalog.cache_keys import SourceStat, result_key, source_stat
 from risutools.catalog.ingest_facts import write_facts
 from risutools.catalog.ingest_sweeps import FolderSweeps
 from risutools.catalog.ingest_write import ndjson_key, ndjson_settled, write_catalog
-from risutools.catalog.ndjson_merge import NDJSON_NAME
+from risutools.catalog.ndjson_merge import NDJSON_NAME, line_digests
 from risutools.catalog.outcome import IngestResult, SourceOutcome
 from risutools.catalog.pool import run_sources
 from risutools.catalog.render import render, safe_name, under
@@ -160,19 +160,14 @@ def _run(run: _Run, todo: list[tuple[str, str, int]], files: list[tuple[str, str
         key = ndjson_key([run.outcomes[k] for k in sorted(run.outcomes)]) \
             if ndjson and notes_s is None and not unlisted else None
         settled = ndjson_settled(run.cache, out_p / NDJSON_NAME, key)
-        while True:
-            with cycles_paused():
-                again = run.unpack_needed(everything=(ndjson and not settled)
-                                          or notes_s is not None)
-            if not again:
-                break
-            # packed outcomes that did not fit: projected again, here (and, when the NDJSON
-            # file was settled, every other source unpacked now: the lines are merged)
+        # (NDJSON: a cached source whose every line the file holds is not unpacked)
+        lines = line_digests(out_p / NDJSON_NAME) if ndjson and not settled else None
+        with cycles_paused():
+            again = run.unpack_needed(everything=notes_s is not None, lines=lines)
+        if again:  # packed outcomes that did not fit: projected again, here
             run_sources(again, lang, notes_s, ndjson, 1, None, run.finished, stage, settings,
                         formats, run.found)
-            if not settled:
-                break
-            key, settled = None, False
+            key, settled = None, False  # (other outcomes: the lines are merged)
         with cycles_paused():
             result = _result(run, unlisted, skipped)
             write_catalog(result, out_p, ndjson, stager, run.cache, (key, settled))
@@ -411,10 +406,13 @@ class _Run:
                 settled = False  # (a reviewed document's facts are not written)
         hit.settled = settled
 
-    def unpack_needed(self, everything: bool) -> list[tuple[str, str, int]]:
+    def unpack_needed(self, everything: bool, lines: set[str] | None = None
+                      ) -> list[tuple[str, str, int]]:
         """Unpack the documents of the cached sources that need them: a document or facts
-        file not verified, an id another source has too, or ``everything`` (NDJSON, notes);
-        those whose packed documents do not fit are forgotten and returned, to project."""
+        file not verified, an id another source has too, or ``everything`` (notes); with
+        ``lines`` (NDJSON: the digests of the file's lines), a document whose line is not
+        there; those whose packed documents do not fit are forgotten and returned, to
+        project."""
         seen: set[str] = set()
         shared: set[str] = set()
         for outcome in self.outcomes.values():
@@ -426,7 +424,9 @@ class _Run:
         for rel, outcome in list(self.outcomes.items()):
             if (not isinstance(outcome, CachedOutcome) or outcome.error
                     or not (everything or not outcome.settled
-                            or (shared and not shared.isdisjoint(outcome.ids)))):
+                            or (shared and not shared.isdisjoint(outcome.ids))
+                            or (lines is not None and not (
+                                outcome.digests and lines.issuperset(outcome.digests))))):
                 continue
             if not outcome.unpack():
                 self.cache.forget(outcome, self.lang, self.notes_sig)

@@ -17,7 +17,7 @@ from typing import Any
 from risutools.catalog.cache import IngestCache
 from risutools.catalog.carry import STALE, carry
 from risutools.catalog.evidence import record_reprojection
-from risutools.catalog.ndjson_merge import NDJSON_NAME, write_ndjson
+from risutools.catalog.ndjson_merge import NDJSON_NAME, Line, write_ndjson
 from risutools.catalog.outcome import IngestResult, SourceOutcome
 from risutools.catalog.render import render, review_status, safe_name, under
 from risutools.catalog.staging import Staged, Stager
@@ -152,13 +152,25 @@ def _write_ndjson(result: IngestResult, target: Path,
         st = None
     counts = (len(result.written), len(result.kept_reviewed), len(result.kept_unreadable),
               len(result.unchanged))
-    write_ndjson(result, target, {k: _text(s, i, True) or render(s.documents[i], True)
-                                  for k, (s, i) in docs.items()})
+    write_ndjson(result, target, {k: _line(s, i) for k, (s, i) in docs.items()})
     if (memo is not None and key is not None and st is not None
             and (len(result.written), len(result.kept_reviewed),
                  len(result.kept_unreadable), len(result.unchanged))
             == (*counts[:3], counts[3] + len(docs))):
         memo.remember(NDJSON_NAME, st, key, "unchanged", "", before)
+
+
+def _line(source: SourceOutcome, k: int) -> Line:
+    """Document ``k``'s NDJSON line: its digest (when the source has one a document: what
+    the run rendered, or what the cache recorded) and what renders its text (a cached
+    source's documents unpacked then, when they were not: None when they cannot be)."""
+    def text() -> str | None:
+        if len(source.rendered) == len(source.documents) > k:
+            return source.rendered[k]
+        docs = source.documents
+        return render(docs[k], True) if len(docs) > k else None
+
+    return (source.digests[k] if len(source.digests) > k else None), text
 
 
 def ndjson_key(sources: list[SourceOutcome]) -> str | None:

@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,15 @@ from risutools.values import parse_value_bytes
 NDJSON_NAME = "components.ndjson"
 
 
-def write_ndjson(result: IngestResult, target: Path, docs: dict[str, str]) -> None:
-    """Merge the generated lines (component_id -> canonical line) into components.ndjson.
+#: a generated line: the SHA-256 of its text when known (else None), and what renders the
+#: text (called only when no line of the file has that digest; None: the document could
+#: not be had, so it is not written this run)
+Line = tuple[str | None, Callable[[], str | None]]
+
+
+def write_ndjson(result: IngestResult, target: Path, docs: dict[str, Line]) -> None:
+    """Merge the generated lines (component_id -> its line, :data:`Line`) into
+    components.ndjson.
 
     The file is split on ``\n`` only and handled as bytes: a line that is not replaced
     is written back exactly as read.  Existing lines keep their place; a candidate
@@ -28,13 +36,16 @@ def write_ndjson(result: IngestResult, target: Path, docs: dict[str, str]) -> No
     A line that cannot be read is kept and reported, and the component it belongs to
     (found by its ``"component_id"``) is not written; when its id cannot be found the
     file is not changed at all.  A reviewed line, or an id on two lines, is kept too.
+    A line whose bytes have the digest of a generated line is that line: it is neither
+    parsed nor compared, and the generated one is not rendered.
     """
     shown = display_path(target)
     found = _read_ndjson(result, target)
     if found is None:
         return
     raw, lines = found
-    indexed = _index_lines(result, lines, shown)
+    known = {d: cid for cid, (d, _) in docs.items() if d is not None}
+    indexed = _index_lines(result, lines, shown, known)
     if indexed is None:
         return
     out, wrote = _merge_lines(result, lines, indexed, docs, shown)
@@ -79,16 +90,39 @@ def _read_ndjson(
     return raw, lines
 
 
+def line_digests(target: Path) -> set[str]:
+    """The SHA-256 of each line of the file ``target`` (split on ``\n``): what
+    :func:`write_ndjson` will find there unless it changes first; none when there is no
+    such regular file or it cannot be read."""
+    try:
+        if not stat.S_ISREG(os.lstat(target).st_mode):
+            return set()
+        raw = target.read_bytes()
+    except OSError:
+        return set()
+    return {hashlib.sha256(line).hexdigest() for line in raw.split(b"\n")}
+
+
 def _index_lines(
-    result: IngestResult, lines: list[bytes], shown: str
-) -> tuple[dict[str, list[int]], set[str]] | None:
-    """(component_id -> its line numbers (0-based), the ids this run must not write);
-    None when a line that cannot be read names no id (reported: the file is not changed)."""
+    result: IngestResult, lines: list[bytes], shown: str, known: dict[str, str]
+) -> tuple[dict[str, list[int]], set[str], set[int]] | None:
+    """(component_id -> its line numbers (0-based), the ids this run must not write, the
+    lines that are the generated line of their id: ``known`` maps each generated line's
+    digest to its id); None when a line that cannot be read names no id (reported: the
+    file is not changed)."""
     index: dict[str, list[int]] = {}
     blocked: set[str] = set()
+    same: set[int] = set()
+    sha256 = hashlib.sha256
     for n, line in enumerate(lines):
         if not line.strip():
             continue
+        if known:
+            cid = known.get(sha256(line).hexdigest())
+            if cid is not None:
+                index.setdefault(cid, []).append(n)
+                same.add(n)
+                continue
         cid, problem = _read_line(line, f"{shown}: line {n + 1}")
         if problem is not None:
             result.kept_unreadable.append(
@@ -102,29 +136,39 @@ def _index_lines(
             continue
         assert cid is not None
         index.setdefault(cid, []).append(n)
-    return index, blocked
+    return index, blocked, same
 
 
 def _merge_lines(
     result: IngestResult, lines: list[bytes],
-    indexed: tuple[dict[str, list[int]], set[str]], docs: dict[str, str], shown: str,
+    indexed: tuple[dict[str, list[int]], set[str], set[int]], docs: dict[str, Line],
+    shown: str,
 ) -> tuple[list[bytes], list[str]]:
     """(the file's new lines, the ids written): a candidate line replaced in place, new ids
     appended in id order; unchanged, reviewed, blocked and duplicated ids left as they are."""
-    index, blocked = indexed
+    index, blocked, same = indexed
     out = list(lines)
     wrote: list[str] = []
     for cid in sorted(docs):
         if cid in blocked:
             continue
         at = index.get(cid, [])
-        new = docs[cid].encode("utf-8")
         if len(at) > 1:
             result.kept_unreadable.append(
                 f"{shown}: lines {', '.join(str(i + 1) for i in at)}: duplicate-id: {cid} "
                 "is on several lines; kept, not written"
             )
             continue
+        if at and at[0] in same:
+            result.unchanged.append(cid)
+            continue
+        text = docs[cid][1]()
+        if text is None:
+            result.collisions.append(f"{shown}: {cid}: its document could not be read "
+                                     "again from the cache; not written (the next run "
+                                     "writes it)")
+            continue
+        new = text.encode("utf-8")
         if at:
             old = lines[at[0]]
             if old.rstrip(b"\r") == new:
