@@ -218,3 +218,12 @@ def test_a_document_the_cache_cannot_give_again_is_one_line(
     monkeypatch.setattr(cache_mod, "RACY_NS", 0)
     run = ingest(src, out, jobs=1, ndjson=True)  # (the next run writes it)
     assert run.written == [cid] and not run.collisions
+
+
+def test_runs_of_both_kinds_on_one_catalog_give_what_full_runs_give(tmp_path: Path) -> None:
+    """A document's digest is taken of the text its run writes (a JSON file or an NDJSON
+    line): a cache made by runs of one kind answers runs of the other as full runs."""
+    src, out = _sources(tmp_path), tmp_path / "cat"
+    ingest(src, out, jobs=1)
+    for ndjson in (False, False, True, True, True, False, False, True, False):
+        _as_full_run(src, out, tmp_path, ndjson=ndjson)
