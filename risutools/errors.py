@@ -13,6 +13,8 @@ raised anywhere in ``risutools/`` is not in it.
 
 from __future__ import annotations
 
+from typing import Any
+
 #: code -> meaning: one situation, one code, whichever command meets it (filled by
 #: :class:`Code`, the codes as symbols the code raises)
 CODES: dict[str, str] = {}
@@ -221,6 +223,19 @@ class RisuError(Exception):
 
     def __str__(self) -> str:
         return self.one_line()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its class and fields (an error a worker process raises reaches the
+        collecting process whole, whatever the subclass's ``__init__`` asks: unpickling
+        through ``__init__`` would fail there and break the whole pool)."""
+        return _rebuilt, (type(self), self.why, dict(self.__dict__))
+
+
+def _rebuilt(cls: type[RisuError], why: str, fields: dict[str, Any]) -> RisuError:
+    err = cls.__new__(cls)
+    Exception.__init__(err, why)
+    err.__dict__.update(fields)
+    return err
 
 
 class FormatError(RisuError):

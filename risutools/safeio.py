@@ -263,9 +263,11 @@ def read_or_raise(path: str | os.PathLike[str], limit: int,
 
 
 def read_regular(path: str | os.PathLike[str], limit: int, *,
-                 seen: os.stat_result | None = None) -> bytes:
+                 seen: os.stat_result | None = None, found: FoundFile | None = None) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes (:class:`FileRefused` otherwise).
-    ``seen``: the path's status as the caller just took it (see :func:`_open_checked`).
+    ``seen``: the path's status as the caller just took it (see :func:`_open_checked`);
+    ``found``: the (device, inode) the caller's ``os.lstat`` found there (no link is then
+    followed, and another file put there since is refused, as :func:`open_regular`).
 
     At most ``limit + 1`` bytes are ever read, whatever the file claims or becomes.  The
     first read asks for the size the file had when opened and one byte more, then
@@ -273,7 +275,7 @@ def read_regular(path: str | os.PathLike[str], limit: int, *,
     asked right at that size has met the end (a local file's read is short only there),
     so a file that did not grow is read in one call.  (Read straight from the descriptor:
     a regular file's reads never wait, so its non-blocking flag does not matter.)"""
-    fd, st = _open_checked(path, limit, seen)
+    fd, st = _open_checked(path, limit, seen, found)
     chunks: list[bytes] = []
     total = 0
     step = min(st.st_size, limit) + 1

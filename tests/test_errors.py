@@ -100,3 +100,34 @@ def test_a_missing_path_is_not_found_in_every_reader(tmp_path: Path) -> None:
         with pytest.raises(RisuError) as ei:
             reader(gone)
         assert ei.value.code == "not-found", reader
+
+
+def _every_error_class() -> list[type[RisuError]]:
+    import risutools.cli  # (every command's module: every subclass defined)
+    import risutools.settings.replay  # noqa: F401
+
+    seen: list[type[RisuError]] = []
+    todo: list[type[RisuError]] = [RisuError]
+    while todo:
+        cls = todo.pop()
+        seen.append(cls)
+        todo.extend(cls.__subclasses__())
+    return seen
+
+
+def test_every_error_travels_between_processes_whole() -> None:
+    """A worker's error reaches the collecting process as it was raised (class, code, why,
+    where, path and any field of its own), whatever its class's ``__init__`` asks."""
+    import pickle
+
+    classes = _every_error_class()
+    assert {c.__name__ for c in classes} >= RAISERS | {"UsageError", "_Clash"}
+    for cls in classes:
+        err = cls.__new__(cls)
+        Exception.__init__(err, "why it failed")
+        err.__dict__.update(code=Code.NOT_A_FILE, why="why it failed", where="/a/0",
+                            path="a.json", keys=frozenset({"k"}))
+        back = pickle.loads(pickle.dumps(err))
+        assert type(back) is cls and back.__dict__ == err.__dict__
+        assert back.one_line() == err.one_line() == "a.json: /a/0: not-a-file: why it failed"
+        assert back.args == ("why it failed",)

@@ -33,7 +33,8 @@ from risutools.fsio import (
 )
 from risutools.projection.project import without_container
 from risutools.projection.text import TYPE_WORDS
-from risutools.values import parse_value_bytes
+from risutools.safeio import FileRefused, read_regular
+from risutools.values import MAX_DOCUMENT_BYTES, parse_value_bytes
 
 WRITE_THREADS = 8  # fsync-bound: threads overlap the waits
 
@@ -299,7 +300,11 @@ def _write_one(
             return "kept_unreadable", (
                 f"{shown}: unreadable-document: {what}; left as it is, {cid} not written"
             ), None
-        current = target.read_bytes()
+        try:  # (no link followed, never a wait: a FIFO put there since is refused)
+            current = read_regular(target, MAX_DOCUMENT_BYTES, found=(st.st_dev, st.st_ino))
+        except FileRefused as exc:
+            return "kept_unreadable", (f"{exc.one_line()}; left as it is, {cid} not "
+                                       "written"), None
         if current == data:
             return "unchanged", target.name, st
         try:
@@ -322,6 +327,8 @@ def _write_one(
         return "written", target.name + note, None
     except WriteConflict as exc:
         return "conflict", exc.one_line(), None
+    except RisuError as exc:  # (a link, FIFO or device put there since the look at it)
+        return "kept_unreadable", f"{exc.one_line()}; left as it is, {cid} not written", None
     except OSError as exc:
         return "oserror", exc, None
     finally:

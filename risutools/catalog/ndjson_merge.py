@@ -15,9 +15,13 @@ from risutools.catalog.outcome import IngestResult
 from risutools.catalog.render import review_status
 from risutools.errors import RisuError, WriteConflict
 from risutools.fsio import atomic_write, display_path, os_error_line
+from risutools.safeio import FileRefused, read_regular
 from risutools.values import parse_value_bytes
 
 NDJSON_NAME = "components.ndjson"
+#: a components.ndjson larger than this is not read (kept as it is, reported; nothing
+#: written): the merge holds the file and its lines in memory, about twice its size
+MAX_NDJSON_BYTES = 1 << 30
 
 
 #: a generated line: the SHA-256 of its text when known (else None), and what renders the
@@ -70,17 +74,23 @@ def _read_ndjson(
 ) -> tuple[bytes | None, list[bytes]] | None:
     """(the file's bytes or None when there is none, its lines without their ``\n``);
     None when it cannot be read (reported: nothing is written)."""
+    why = None
     try:
         raw = None
         if os.path.lexists(target):
-            if not stat.S_ISREG(os.lstat(target).st_mode):  # a folder, link, FIFO, device
+            st = os.lstat(target)
+            if not stat.S_ISREG(st.st_mode):  # a folder, link, FIFO, device
                 raise IsADirectoryError(0, "not a regular file")
-            raw = target.read_bytes()
+            # (the file looked at: no link followed, never a wait on a FIFO put there since)
+            raw = read_regular(target, MAX_NDJSON_BYTES, found=(st.st_dev, st.st_ino))
+    except FileRefused as exc:
+        why = exc.why
     except OSError as exc:
+        why = str(exc.strerror or exc)
+    if why is not None:
         result.kept_unreadable.append(
-            f"{display_path(target)}: unreadable-document: {exc.strerror or exc}; "
-            "left as it is, nothing written"
-        )
+            f"{display_path(target)}: unreadable-document: {why}; left as it is, nothing "
+            "written")
         return None
     lines: list[bytes] = []
     if raw:
@@ -95,10 +105,9 @@ def line_digests(target: Path) -> set[str]:
     :func:`write_ndjson` will find there unless it changes first; none when there is no
     such regular file or it cannot be read."""
     try:
-        if not stat.S_ISREG(os.lstat(target).st_mode):
-            return set()
-        raw = target.read_bytes()
-    except OSError:
+        st = os.lstat(target)
+        raw = read_regular(target, MAX_NDJSON_BYTES, found=(st.st_dev, st.st_ino))
+    except (FileRefused, OSError):
         return set()
     return {hashlib.sha256(line).hexdigest() for line in raw.split(b"\n")}
 

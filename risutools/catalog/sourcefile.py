@@ -136,6 +136,8 @@ def _stage_documents(out: SourceOutcome, spec: StageSpec) -> None:
         except OSError as exc:
             out.staged.append(exc)
             continue
+        except RisuError:  # (not staged: the write looks at the target and says why)
+            staged = None
         if staged is None:
             out.staged.append(None)
         else:

@@ -12,6 +12,7 @@ from typing import Any
 
 from risutools.catalog.outcome import SourceOutcome
 from risutools.catalog.render import safe_name, under
+from risutools.errors import RisuError, WriteConflict
 from risutools.fsio import (
     StagedWrite,
     adopt_staged,
@@ -20,6 +21,7 @@ from risutools.fsio import (
     sync_filesystem,
     syncfs_available,
 )
+from risutools.safeio import FileRefused, read_regular
 
 # staging runs while this process may be projecting too: fewer threads, less GIL contention
 STAGE_THREADS = 4
@@ -124,24 +126,41 @@ class Staged:
 def stage_one(
     target: str | Path, data: bytes, *, sync: bool = True, owner: int | None = None
 ) -> StagedWrite | None:
-    """Stage ``data`` for ``target`` unless the target already holds exactly it.  A target
-    that is not there is staged without looking at it again (``absent``: the commit
-    checks it again under compare-and-swap, whatever happened in between)."""
+    """Stage ``data`` for ``target`` unless the target already holds exactly it, or is
+    not a regular file (a link, a FIFO, a device, a folder: nothing is staged, and the
+    write reports it and leaves it as it is).  A target that is not there is staged
+    without looking at it again (``absent``: the commit checks it again under
+    compare-and-swap, whatever happened in between)."""
     try:
         st = os.lstat(target)
     except FileNotFoundError:
-        return stage_write(target, data, sync=sync, owner=owner, absent=True)
+        return _staged(target, data, sync, owner, absent=True)
     except OSError:
         pass
     else:
-        try:
-            if stat.S_ISREG(st.st_mode) and _read_bytes(target) == data:
-                return None
-        except OSError:
-            pass
-    return stage_write(target, data, sync=sync, owner=owner)
+        if not stat.S_ISREG(st.st_mode) or (st.st_size == len(data)
+                                            and _holds(target, st, data)):
+            return None
+    return _staged(target, data, sync, owner)
 
 
-def _read_bytes(path: str | Path) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
+def _staged(target: str | Path, data: bytes, sync: bool, owner: int | None,
+            absent: bool = False) -> StagedWrite | None:
+    """:func:`stage_write`, or nothing when it refuses the target (one made a link or a
+    FIFO since it was looked at): the write then finds it and reports it."""
+    try:
+        return stage_write(target, data, sync=sync, owner=owner, absent=absent)
+    except WriteConflict:
+        raise
+    except RisuError:
+        return None
+
+
+def _holds(path: str | Path, st: os.stat_result, data: bytes) -> bool:
+    """Whether the file ``st`` found at ``path`` holds exactly ``data``: read at most that
+    many bytes (and one more), without following a link or waiting on a FIFO put there
+    since the look (either is refused: then it does not)."""
+    try:
+        return read_regular(path, len(data), found=(st.st_dev, st.st_ino)) == data
+    except (FileRefused, OSError):
+        return False
