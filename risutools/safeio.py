@@ -391,12 +391,14 @@ def digest_buffer(size: int | None, chunk: int = CHUNK) -> bytearray:
     return bytearray(chunk if size is None else min(chunk, max(size + 1, SMALL_CHUNK)))
 
 
-def sha256_regular(path: str | os.PathLike[str], limit: int) -> str:
+def sha256_regular(path: str | os.PathLike[str], limit: int, *,
+                   found: FoundFile | None = None) -> str:
     """Hex SHA-256 of a regular file of at most ``limit`` bytes, streamed (a 1 MiB buffer,
-    or the file's size and a byte for a smaller file, at least 64 KiB)."""
+    or the file's size and a byte for a smaller file, at least 64 KiB); ``found``: as
+    :func:`open_regular` (the file a folder walk found there, no link followed)."""
     h = hashlib.sha256()
     total = 0
-    with open_regular(path, limit=limit) as f:
+    with open_regular(path, limit=limit, found=found) as f:
         try:
             buf = digest_buffer(os.fstat(f.fileno()).st_size)
             view = memoryview(buf)

@@ -155,3 +155,24 @@ def test_a_document_path_holding_no_file_is_one_line_and_the_rest_is_written(
     assert sorted(run.written) == sorted(d.name for d in docs[1:])
     assert sorted(p.name for p in out.glob("*.json")) == sorted(d.name for d in docs)
     assert len(first.written) == len(docs)
+
+
+def test_a_source_without_modules_is_hashed_as_the_file_the_walk_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A source that holds no module is hashed, not projected: that read too is of the file
+    the walk found (a FIFO put there since is refused in one line, never waited on)."""
+    from risutools.catalog import sourcefile
+
+    path = tmp_path / "card.charx"
+    path.write_bytes(b"PK\x05\x06" + bytes(18))
+    st = os.lstat(path)
+    monkeypatch.setattr(sourcefile, "read_path", lambda *a, **k: [])
+    out = sourcefile.process_file(os.fspath(path), "card.charx", "en", None,
+                                  found=(st.st_dev, st.st_ino))
+    assert out.error is None and out.sha256 is not None and len(out.sha256) == 64
+    path.unlink()
+    os.mkfifo(path)
+    out = sourcefile.process_file(os.fspath(path), "card.charx", "en", None,
+                                  found=(st.st_dev, st.st_ino))
+    assert out.error is not None and out.error.startswith(f"{path}: ")
+    assert out.sha256 is None and not out.documents

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,11 +18,11 @@ from risutools.catalog.staging import stage_one
 from risutools.contract.notesfind import document_keys, find_notes
 from risutools.errors import RisuError
 from risutools.formats import read_path
-from risutools.fsio import display_path, sha256_file
+from risutools.fsio import display_path
 from risutools.projection import load_notes, post_id_from_name, project
 from risutools.projection.facts import summarize
 from risutools.projection.run import graded_analysis
-from risutools.safeio import FoundFile, is_plain_file
+from risutools.safeio import FoundFile, is_plain_file, sha256_regular
 from risutools.settings.config import Settings
 
 
@@ -66,7 +67,9 @@ def process_file(
             out.sha256 = modules[0].source.sha256 if modules[0].source else None
             out.format = modules[0].source.format if modules[0].source else None
         else:
-            out.sha256 = sha256_file(path)
+            # (the file the walk found, as read_path read it: no link, no FIFO put there
+            # since; streamed, so no bound on its size is needed beyond the walk's)
+            out.sha256 = sha256_regular(path, sys.maxsize, found=found)
         for module in modules:
             out.warnings.extend(f"{a.where}: {a.code}: {a.message}" for a in module.anomalies)
             graded = graded_analysis(module, settings)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -27,8 +28,9 @@ from risutools.formats.files import open_regular, read_to_bound
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.reader import MAX_JSON_BYTES, detect, read_path
 from risutools.formats.risum import read_risum_bytes, write_risum
-from risutools.fsio import atomic_write, check_target, sha256_file, write_many
+from risutools.fsio import atomic_write, check_target, write_many
 from risutools.printable import json_text
+from risutools.safeio import sha256_regular
 
 MANIFEST = "manifest.json"
 MANIFEST_KIND = "risutools-unpack-1"
@@ -143,7 +145,7 @@ def unpack(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
             "file": os.path.basename(src),
             "format": detect(src),
             "size": os.path.getsize(src),
-            "sha256": sha256_file(src),
+            "sha256": sha256_regular(src, sys.maxsize),
             "member": None,
         }
     else:
