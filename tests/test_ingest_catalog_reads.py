@@ -176,3 +176,27 @@ def test_a_source_without_modules_is_hashed_as_the_file_the_walk_found(
                                   found=(st.st_dev, st.st_ino))
     assert out.error is not None and out.error.startswith(f"{path}: ")
     assert out.sha256 is None and not out.documents
+
+
+def test_a_facts_file_that_is_a_link_is_left_and_never_read_through(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    src, out = _catalog(tmp_path)
+    facts = sorted((out / "facts").glob("*.json"))
+    victim = facts[0]
+    outside = tmp_path / "outside.json"
+    outside.write_text('{"not": "these facts"}', "utf-8")
+    victim.unlink()
+    victim.symlink_to(outside)
+    opened: list[str] = []
+    real_open = os.open
+
+    def watched(path: Any, *a: Any, **k: Any) -> int:
+        opened.append(os.path.realpath(path) if not isinstance(path, int) else "")
+        return real_open(path, *a, **k)
+
+    monkeypatch.setattr(os, "open", watched)
+    ingest(src, out, jobs=1, use_cache=False)
+    monkeypatch.undo()
+    assert os.path.realpath(outside) not in opened
+    assert victim.is_symlink() and outside.read_text("utf-8") == '{"not": "these facts"}'
+    assert all(f.is_file() and not f.is_symlink() for f in facts[1:])

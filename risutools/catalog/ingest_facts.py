@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -105,11 +106,13 @@ def _stage(target: Path, data: bytes, batch: bool
         st = os.lstat(target)
     except OSError:  # (not there, or its folder cannot be looked in: as os.path.lexists)
         return (stage_write(target, data, sync=not batch, absent=True), None), None
-    try:
-        current = read_regular(target, MAX_FACTS_BYTES)
+    if not stat.S_ISREG(st.st_mode):
+        return None, None  # a link, FIFO, device or folder: left as it is (the review says
+        # so); never read through
+    try:  # (the file looked at: no link followed, no wait on a FIFO put there since)
+        current = read_regular(target, MAX_FACTS_BYTES, found=(st.st_dev, st.st_ino))
     except FileRefused:
-        return None, None  # not a regular file, or too large: left as it is (the review
-        # says so)
+        return None, None  # too large, or replaced since: left as it is (the review says so)
     if current == data:
         return None, st
     return (stage_write(target, data, sync=not batch), hashlib.sha256(current).hexdigest()), None
