@@ -114,11 +114,7 @@ def ingest(
         sweeps = FolderSweeps.begin(out_p, cache, out_p / FACTS_DIR)
         run = _Run(src_p, out_p, lang, notes_sig, cache, on_progress)
         run.verify = not ndjson
-        sniffed: list[tuple[str, str]] = []
-        files, skipped = find_sources(src_p, out_p, unlisted,
-                                      run.known if cache.enabled else None, run.walked,
-                                      sniffed)
-        run.not_risu_sniffed(sniffed)
+        files, skipped = run.find(unlisted)
         if settings is not None and settings.exclude:
             files = [item for item in files if not settings.is_excluded(item[1])]
         todo = run.plan(files, on_start)
@@ -327,6 +323,16 @@ class _Run:
                                 st)
         self.known_stats[path] = (st, hit)
         return hit.format if hit is not None else None
+
+    def find(self, unlisted: list[tuple[str, str]]
+             ) -> tuple[list[tuple[str, str, str]], list[str]]:
+        """The walk (:func:`find_sources`), the cache asked about each file; the files it
+        sniffed as not Risu files recorded (:meth:`not_risu_sniffed`)."""
+        sniffed: list[tuple[str, str]] = []
+        found = find_sources(self.src, self.out, unlisted,
+                             self.known if self.cache.enabled else None, self.walked, sniffed)
+        self.not_risu_sniffed(sniffed)
+        return found
 
     def not_risu_sniffed(self, sniffed: list[tuple[str, str]]) -> None:
         """Record the files the walk sniffed as not Risu files, at the stat the walk took

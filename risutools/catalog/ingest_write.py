@@ -269,6 +269,20 @@ def _data(text: str | None) -> bytes | None:
     return text.encode("utf-8") if text is not None else None
 
 
+def _current(target: Path, st: os.stat_result, cid: str) -> bytes | str:
+    """The bytes of the document file ``st`` found at ``target`` (read as that file: no
+    link followed, no wait on a FIFO put there since, at most ``MAX_DOCUMENT_BYTES``), or
+    the line saying why it is kept as it is."""
+    if not stat.S_ISREG(st.st_mode):
+        what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+        return (f"{display_path(target)}: unreadable-document: {what}; left as it is, {cid} "
+                "not written")
+    try:
+        return read_regular(target, MAX_DOCUMENT_BYTES, found=(st.st_dev, st.st_ino))
+    except FileRefused as exc:
+        return f"{exc.one_line()}; left as it is, {cid} not written"
+
+
 def _write_one(
     target: Path, cid: str, data: bytes | None,
     pending: Future[StagedWrite | None] | Staged | None = None,
@@ -295,16 +309,9 @@ def _write_one(
             put(expect_absent=True)
             return "written", target.name, None
         shown = display_path(target)
-        if not stat.S_ISREG(st.st_mode):
-            what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
-            return "kept_unreadable", (
-                f"{shown}: unreadable-document: {what}; left as it is, {cid} not written"
-            ), None
-        try:  # (no link followed, never a wait: a FIFO put there since is refused)
-            current = read_regular(target, MAX_DOCUMENT_BYTES, found=(st.st_dev, st.st_ino))
-        except FileRefused as exc:
-            return "kept_unreadable", (f"{exc.one_line()}; left as it is, {cid} not "
-                                       "written"), None
+        current = _current(target, st, cid)
+        if isinstance(current, str):
+            return "kept_unreadable", current, None
         if current == data:
             return "unchanged", target.name, st
         try:
