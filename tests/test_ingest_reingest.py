@@ -106,12 +106,13 @@ def test_a_document_edited_by_hand_is_found(tmp_path: Path) -> None:
     doc.write_text(json.dumps(value, ensure_ascii=False, indent=1) + "\n", "utf-8")
     run = _as_full_run(src, out, tmp_path)
     assert run.kept_reviewed and doc.name not in run.unchanged
-    # a reviewed document is asked again every run (whether its re-projection is logged
-    # evidence, or kept with a notice, is the history gate's answer of the day): never
-    # answered from the cache; the others are
-    run = _as_full_run(src, out, tmp_path)
-    assert run.kept_reviewed == [value["component_id"]]
-    assert _verified(run) == run.counts()["components"] - 1
+    # a reviewed document kept as it is: the history gate's answer depends only on its
+    # bytes and the generated document, so while neither moves the cache answers it (as
+    # a full run does)
+    for _ in range(2):
+        run = _as_full_run(src, out, tmp_path)
+        assert run.kept_reviewed == [value["component_id"]]
+    assert _verified(run) == run.counts()["components"]
 
 
 @pytest.mark.parametrize("how", ["rewritten", "renamed over"])

@@ -201,3 +201,49 @@ def test_a_forged_content_line_past_pending_fails_validate(approved: Path) -> No
     assert evidence_may_change("/payload/idea_layers/lineage/origin", "pending_human_review")
     assert not evidence_may_change("/provenance/review_status", "pending_human_review")
     assert evidence_may_change("/projection/replay_status", "approved")
+
+
+def test_a_reviewed_component_kept_is_answered_from_the_cache_while_nothing_moves(
+        approved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The history gate's answer for a reviewed document kept as it is depends on its bytes
+    and the generated document only: a re-run with neither changed gives the same answer
+    (the same notice) without asking the gate again; a change to either asks it again.
+    Each run gives what a run without the cache gives."""
+    from risutools.catalog import cache as cache_mod
+    from risutools.catalog import ingest_write
+    from risutools.catalog.ingest import ingest
+
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)
+    cat = approved
+    notes = cat / "notes" / f"{CUTTER}.yaml"
+    notes.write_text(notes.read_text("utf-8").replace(
+        "capabilities:\n", "capabilities:\n  requires: [hook.chat_start]\n", 1), "utf-8")
+    asked: list[Path] = []
+    real = ingest_write.record_reprojection
+    monkeypatch.setattr(ingest_write, "record_reprojection",
+                        lambda path, doc: asked.append(path) or real(path, doc))
+
+    def run() -> tuple[list[str], list[str], int]:
+        """(kept, notices, whether the gate was asked) of a run with the cache."""
+        before = len(asked)
+        r = ingest(tmp_path / "src", cat, jobs=1)
+        was_asked = len(asked) - before
+        full = _ingest(tmp_path, cat, "--json")  # (no cache: the gate asked)
+        want = json.loads(full.stdout)
+        assert r.kept_reviewed == want["kept_reviewed"] and r.notices == want["notices"]
+        return r.kept_reviewed, r.notices, was_asked
+
+    first = run()
+    assert first[:2] == ([CUTTER], first[1]) and "kept as reviewed: approved:" in first[1][0]
+    assert first[2] == 1
+    for _ in range(2):  # (the first run recorded the answer: then it is the cache's)
+        assert run() == (*first[:2], 0)
+    doc = doc_path(cat, CUTTER)
+    doc.write_bytes(doc.read_bytes())  # the same bytes, written again: asked again
+    assert run() == (*first[:2], 1)
+    assert run() == (*first[:2], 0)
+    notes.write_text(notes.read_text("utf-8").replace(
+        "requires: [hook.chat_start]", "requires: [hook.chat_start, chat_state_kv]", 1),
+        "utf-8")  # another generated document: asked again
+    again = run()
+    assert again[0] == [CUTTER] and again[2] == 1

@@ -34,7 +34,8 @@ stream of records, each a short msgpack array:
 * ``[2, names, sizes, mtimes_ns, ctimes_ns, inodes, digests, statuses, lines]`` (columns):
   each catalog file (``x.json`` or ``facts/x.json``) as the last run found it when it
   compared it with the text of that digest: the status (``unchanged`` or
-  ``kept_reviewed``) and the line it gave; ``components.ndjson`` (``--ndjson``) with the
+  ``kept_reviewed``) and the line it gave (for ``kept_reviewed``, the history gate's
+  reason for keeping it, the notice); ``components.ndjson`` (``--ndjson``) with the
   digest of every source's outcome (:func:`risutools.catalog.ingest_write.ndjson_key`)
   when a merge found every line it generated unchanged.  While the file's stat is the
   one recorded (a write by anyone changes its ctime) and the new text's digest is the

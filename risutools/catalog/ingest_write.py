@@ -109,11 +109,10 @@ def write_catalog(
     _raise_failed(outcomes, jobs)
     for (status, line, st), job in zip(outcomes, jobs, strict=True):
         assert isinstance(line, str)
-        if status == "kept_reviewed" and job[4] is not None:
-            # never remembered: the next run asks the history gate again
-            _evidence(result, job[1], line)
-            known[job[1]] = _reviewed(result, job[0], job[1], job[4])
-            continue
+        if status == "kept_reviewed":
+            # the history gate's answer for a reviewed document (a pure function of its
+            # bytes and of the generated document): remembered when it kept it as it is
+            status, line = _reviewed(result, job[0], job[1], job[4])
         known[job[1]] = (status, line)
         s, k = docs[job[1]]
         if memo is not None and st is not None and len(s.digests) > k:
@@ -123,6 +122,11 @@ def write_catalog(
              "conflict": result.collisions}
     for cid in order:  # (in id order, whatever order the threads finished in)
         status, text = known[cid]
+        if status == "kept_reviewed":  # (text: why it was kept, '' when nothing changed)
+            result.kept_reviewed.append(cid)
+            if text:
+                result.notices.append(f"{cid}: kept as reviewed: {text}")
+            continue
         lists[status].append(_evidence(result, cid, text) if "\0" in text else text)
 
 
@@ -221,11 +225,16 @@ def _jobs(docs: dict[str, tuple[SourceOutcome, int]], order: list[str], folder: 
     return known, jobs
 
 
-def _reviewed(result: IngestResult, target: Path, cid: str, doc: dict[str, Any]
+def _reviewed(result: IngestResult, target: Path, cid: str, doc: dict[str, Any] | None
               ) -> tuple[str, str]:
     """A reviewed document: its re-projection (curator notes applied) recorded as logged
     evidence when the history gate accepts it (:func:`evidence.record_reprojection`, under
-    the catalog lock, one at a time), else kept as it is, saying why."""
+    the catalog lock, one at a time), else kept as it is: ("kept_reviewed", why it was
+    kept, '' when nothing changed).  Only what the document's bytes and ``doc`` decide:
+    the same two give the same answer (which the cache remembers while the file's stat
+    stays)."""
+    if doc is None:
+        return "kept_reviewed", ""
     try:
         done, line = record_reprojection(target, doc)
     except WriteConflict as exc:
@@ -233,9 +242,7 @@ def _reviewed(result: IngestResult, target: Path, cid: str, doc: dict[str, Any]
     if done:
         result.evidence_logged.append(line)
         return "written", target.name
-    if line:
-        result.notices.append(f"{cid}: kept as reviewed: {line}")
-    return "kept_reviewed", cid
+    return "kept_reviewed", line
 
 
 def _evidence(result: IngestResult, cid: str, text: str) -> str:
