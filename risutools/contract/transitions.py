@@ -80,6 +80,9 @@ class CatalogLog:
     # why the log could not be read (a FIFO, a device, a link out of the catalog, past
     # MAX_LOG_BYTES): also one of ``problems``; a writer refuses to go on
     refused: FileRefused | None = None
+    #: :func:`used_records` of this log, made once (a log is never changed after it is
+    #: read: a writer reads it again under the lock; a review asks it for every component)
+    used_memo: UsedRecords | None = field(default=None, compare=False, repr=False)
 
     def names(self, component_id: str) -> bool:
         """Whether a line (of any kind) names ``component_id``."""
@@ -319,7 +322,12 @@ class UsedRecords:
 def used_records(log: CatalogLog) -> UsedRecords:
     """The approval records the log's lines used (history: a record approves one step):
     each by the name the line gives it (without ``approvals/``) and by its identity
-    (:func:`record_key`), so another file holding the same record is used too."""
+    (:func:`record_key`), so another file holding the same record is used too.  Made once
+    a log (``CatalogLog.used_memo``): every record the log names is read once a run, not
+    once a component asked about (a review of 2,000 components read each of 4,000 records
+    2,000 times)."""
+    if log.used_memo is not None:
+        return log.used_memo
     out: set[str] = set()
     for lines in (*log.by_component.values(), *log.runtime.values()):
         for _, rec in lines:
@@ -328,7 +336,8 @@ def used_records(log: CatalogLog) -> UsedRecords:
             out.add(name)
             if (data := _line_record(log.root, rec)) is not None:
                 out.add(record_key(data))
-    return UsedRecords(frozenset(out))
+    log.used_memo = UsedRecords(frozenset(out))
+    return log.used_memo
 
 
 def _used_twice(log: CatalogLog, component_id: str) -> Iterator[str]:

@@ -1,0 +1,67 @@
+"""A review asks every component's gates (its board): the approval records the log's lines
+name are read once a run (``transitions.used_records``, made once a log), not once a
+component: a review of a catalog whose log names N records reads O(N) of them, not
+O(N x components) (2,000 components, 4,000 records: 8 million reads before)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from harness import FIXTURES, run_cli
+
+from risutools.contract import transitions
+from risutools.contract.transitions import read_log, used_records
+
+N = 24
+
+
+def _sources(folder: Path) -> None:
+    folder.mkdir()
+    template = json.loads((FIXTURES / "modules" / "186123400_mood-tracker.json")
+                          .read_text("utf-8"))
+    for i in range(N):
+        m = dict(template, type="risuModule", name=f"{template['name']} {i}",
+                 id=f"00000000-0000-4000-8000-{i:012d}")
+        (folder / f"{400000 + i}_tracker-{i}.json").write_text(json.dumps(m), "utf-8")
+
+
+@pytest.fixture(scope="module")
+def pending(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """N components, each moved to pending_human_review with its approval record."""
+    tmp = tmp_path_factory.mktemp("scale")
+    _sources(tmp / "src")
+    cat = tmp / "cat"
+    assert run_cli("ingest", tmp / "src", "-o", cat, "-j", "1").returncode == 0
+    for doc in sorted(cat.glob("*.json")):
+        for args in (("approve", doc, "--action", "request_review", "--reviewer", "kim"),
+                     ("promote", doc, "--to", "pending_human_review")):
+            r = run_cli(*args, "--catalog", cat)
+            assert r.returncode == 0, r.stderr
+    return cat
+
+
+def test_used_records_are_made_once_a_log(pending: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    log = read_log(pending)
+    calls: list[int] = []
+    real = transitions._line_record
+    monkeypatch.setattr(transitions, "_line_record",
+                        lambda root, rec: calls.append(1) or real(root, rec))
+    first = used_records(log)
+    assert len(calls) == N and len(first.keys) == 2 * N  # (each by name and by identity)
+    assert used_records(log) is first and len(calls) == N
+
+
+def test_a_review_reads_each_record_a_bounded_number_of_times(
+        pending: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    real = transitions._load_approval
+    monkeypatch.setattr(transitions, "_load_approval",
+                        lambda path: calls.append(1) or real(path))
+    r = run_cli("review", pending, "-f", "json", "-j", "1")
+    assert r.returncode in (0, 1), r.stderr
+    board = json.loads(r.stdout)
+    assert len(board["approvals"]) == N
+    assert len(calls) <= 10 * N  # (read once a component, it was more than N * N)
