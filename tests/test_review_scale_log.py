@@ -65,3 +65,31 @@ def test_a_review_reads_each_record_a_bounded_number_of_times(
     board = json.loads(r.stdout)
     assert len(board["approvals"]) == N
     assert len(calls) <= 10 * N  # (read once a component, it was more than N * N)
+
+
+def test_a_record_is_parsed_once_and_each_caller_gets_its_own(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed: list[bytes] = []
+    real = transitions.load_bytes
+    monkeypatch.setattr(transitions, "load_bytes",
+                        lambda data, *a, **k: parsed.append(data) or real(data, *a, **k))
+    monkeypatch.setattr(transitions, "_parsed", {})
+    monkeypatch.setattr(transitions, "_parsed_size", [0])
+    data = b"reviewer: kim\naction: approve\nnote: 'first'\n"
+    one, _ = transitions.parse_record(data, "a.yaml")
+    assert one is not None
+    one["note"] = "changed by a caller"
+    two, _ = transitions.parse_record(data, "a.yaml")
+    assert two == {"reviewer": "kim", "action": "approve", "note": "first"}
+    assert parsed == [data]
+    # a failure is the same answer each time, and the name is part of the key
+    bad = b"- not\n- a mapping\n"
+    assert transitions.parse_record(bad, "b.yaml") == (None, "not a mapping")
+    assert transitions.parse_record(bad, "b.yaml") == (None, "not a mapping")
+    transitions.parse_record(data, "c.json")  # (another name: read as JSON, parsed)
+    assert parsed == [data, bad, data]
+    # a record larger than any real one is parsed each time (never kept)
+    big = b"note: '" + b"x" * (transitions._PARSED_RECORD + 1) + b"'\n"
+    transitions.parse_record(big, "d.yaml")
+    transitions.parse_record(big, "d.yaml")
+    assert parsed[-2:] == [big, big]

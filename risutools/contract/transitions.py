@@ -182,11 +182,34 @@ def _approval_path(root: Path, name: str) -> Path | None:
     return None
 
 
+#: the records parsed by this process, by their bytes and name (a review reads each record
+#: for the log's checks, the gates and the approvals list: parsed once); kept only for a
+#: record of at most ``_PARSED_RECORD`` bytes (a real one is a few hundred), at most
+#: ``_PARSED_BYTES`` of them in all (what is kept stays a few times that)
+_PARSED_RECORD = 8 << 10
+_PARSED_BYTES = 8 << 20
+_parsed: dict[tuple[bytes, str], tuple[dict[str, Any] | None, str]] = {}
+_parsed_size = [0]
+
+
 def parse_record(data: bytes, name: str) -> tuple[dict[str, Any] | None, str]:
     """An approval record's mapping (JSON when ``name`` ends ``.json``, else YAML), or None
     and why not: the one reading of a record, for the log's checks and the catalog's
     approvals.  A file holding several YAML documents is not a record (one of them would be
-    read and the others kept unseen)."""
+    read and the others kept unseen).  The same bytes are parsed once a process (each
+    caller gets a mapping of its own)."""
+    key = (data, name)
+    got = _parsed.get(key)
+    if got is None:
+        got = _parse_record(data, name)
+        if len(data) <= _PARSED_RECORD and _parsed_size[0] + len(data) <= _PARSED_BYTES:
+            _parsed[key] = got
+            _parsed_size[0] += len(data)
+    doc, why = got
+    return (copy.deepcopy(doc) if doc is not None else None), why
+
+
+def _parse_record(data: bytes, name: str) -> tuple[dict[str, Any] | None, str]:
     out = load_bytes(data, name, fmt="json" if name.endswith(".json") else "yaml")
     if out.problems:
         return None, out.problems[0].message
