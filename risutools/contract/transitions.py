@@ -206,7 +206,17 @@ def parse_record(data: bytes, name: str) -> tuple[dict[str, Any] | None, str]:
             _parsed[key] = got
             _parsed_size[0] += len(data)
     doc, why = got
-    return (copy.deepcopy(doc) if doc is not None else None), why
+    return (_copied(doc) if doc is not None else None), why
+
+
+def _copied(value: Any) -> Any:
+    """A copy of a parsed record's value (mappings and lists made anew, the scalars shared:
+    they cannot change); nesting is bounded by the parser."""
+    if type(value) is dict:
+        return {k: _copied(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_copied(v) for v in value]
+    return value
 
 
 def _parse_record(data: bytes, name: str) -> tuple[dict[str, Any] | None, str]:
