@@ -4,10 +4,11 @@ bench/RESULTS.md)."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
-from risutools.analysis import walk_lua
+from risutools.analysis import walk_lore, walk_lua
 from risutools.analysis.lorecode import MAX_LINES_READ, _head_lines, looks_like_lua
 from risutools.analysis.luabuttons import _Reader, lua_buttons, may_hold_buttons
 from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, checked_risks
@@ -155,3 +156,21 @@ def test_looks_like_lua_early_answer_same_as_every_line() -> None:
         text = "local x = 1\n" * code_lines + "prose.\n" * (MAX_LINES_READ - code_lines)
         assert looks_like_lua(text) == _looks_like_lua_every_line(text) == (
             code_lines >= 280)
+
+
+#: the pattern ``_string_literals`` used before its alternatives each began with their own
+#: character (one group for both quotes and a back reference): the reference
+_OLD_LITERAL = re.compile(r"""(["'])([^"'\\\n]{1,200})\1|\[\[([^\]\n]{1,200})\]\]""")
+
+
+def test_string_literals_same_as_the_back_reference_pattern() -> None:
+    rng = random.Random(46)
+    pieces = ['"', "'", "[[", "]]", "[", "]", "\\", "\n", "a", "b c", ",", "x" * 120, "..",
+              "-- ", "=", "가"]
+    texts = ['f("a\\n", x, "b")', "x = 'it''s' .. \"q\"", "[[a]] [[b\n]] [[]]", "'a\"b'",
+             '"' + "y" * 200 + '"', '"' + "y" * 201 + '"']
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 16)))
+              for _ in range(4000)]
+    for text in texts:
+        want = {m.group(2) or m.group(3) for m in _OLD_LITERAL.finditer(text)}
+        assert walk_lore._string_literals(text) == want, text
