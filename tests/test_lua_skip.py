@@ -102,3 +102,74 @@ def test_skipping_to_calls_finds_the_same_calls() -> None:
         assert [key(c) for c in fast.calls] == [key(c) for c in full.calls]
         assert fast.defs == full.defs and fast.constants == full.constants
         assert fast.tokens <= full.tokens
+
+
+_BLOCK_PIECES = [*_PIECES, "if", "then", "do", "end", "repeat", "until", "while", "for",
+                 " function f(a, b) ", "function t.m:x(...)", "\\z", "'a\\'b'", "0xend",
+                 "1end", "..end", "-- end\n", "--[==[ end ]==]", "[=[ if ]=]", "ifx", "x_do",
+                 "e", "nd", "1..2", ".5", "a.b", "#", "~=", "//", "@"]
+
+
+def _block_readings(text: str) -> object:
+    from risutools.analysis.lua import FuncDef
+    from risutools.analysis.luaflow import _extent, at_top_level, function_table
+    table = function_table(text)
+    offsets = range(0, len(text) + 1, 3)
+    kws = [fn.kw for fn in table.fns]
+    extents = [_extent(text, FuncDef("f", 1, True, kw, kw)) for kw in kws]
+    return table, sorted(at_top_level(text, offsets)), extents
+
+
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from(_BLOCK_PIECES), max_size=40))
+def test_block_pattern_reads_the_blocks_of_every_token(pieces: list[str]) -> None:
+    """The function table, a function's extent and the top level read through
+    ``block_pattern`` (runs of tokens passed over) are what reading every token gives."""
+    _same_block_readings("".join(pieces))
+
+
+def test_block_pattern_reads_the_blocks_of_our_texts() -> None:
+    for text in [IDIOMS, "x = 'a\\' end if '\nfunction f(a) end", 'y = "\\z\n end"',
+                 "s = 'q' .. \"--\" end function g() --[[ end ]] end",
+                 "z = 0x1Fend ; w = 1e5do ; v = ..end ; u = a.end"]:
+        _same_block_readings(text)
+
+
+def _same_block_readings(text: str) -> None:
+    import re
+
+    from risutools.analysis import luaflow
+    fast = _block_readings(text)
+    never = re.compile(r"(?P<last>)(?!)")  # passes over nothing
+    original = luaflow.block_pattern
+    luaflow.block_pattern = lambda *_a: never  # type: ignore[assignment]
+    try:
+        assert _block_readings(text) == fast
+    finally:
+        luaflow.block_pattern = original
+
+
+def test_block_pattern_passes_over_runs() -> None:
+    from risutools.analysis.luaskip import block_pattern
+    rx = block_pattern(frozenset({"if", "do", "repeat", "end", "until"}))
+    for text, stop in [("local x = a.b(c, 'd') + 1 -- note\nfunction f() end", 33),
+                       ("x = 'a\\'b'", 3), ("y = [[s]]", 3), ("z = 0x1F..1end", 11),
+                       ("ifx = endy", 10), ("--[[ long ]] x", 0), ("a $", 1)]:
+        m = rx.match(text)
+        assert m is not None and m.end() == stop, (text, m.end() if m else None)
+
+
+def test_block_pattern_python_310_form_reads_the_same() -> None:
+    """The greedy form (Python 3.10, each run cut at ``SKIP_RUN_310`` tokens) gives the same
+    readings, also past a cut."""
+    from risutools.analysis import lua, luaflow
+    long_run = "x = y + 1\n" * (lua.SKIP_RUN_310 // 2) + "function f(a) if a then end end\n"
+    texts = [IDIOMS, long_run * 3]
+    want = [_block_readings(t) for t in texts]
+    original = luaflow.block_pattern
+    luaflow.block_pattern = lambda words: original(words, False)  # type: ignore[assignment]
+    try:
+        assert "*+" not in luaflow.block_pattern(frozenset({"end"})).pattern
+        assert [_block_readings(t) for t in texts] == want
+    finally:
+        luaflow.block_pattern = original

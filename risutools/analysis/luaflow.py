@@ -6,7 +6,7 @@ shows it is needed, each linear in the tokens it reads:
 * :func:`function_table`: every function of a script (its ``function`` keyword, its end,
   its name and parameters, the function around it), from one pass that stops only at the
   words that open or close a block (``function``, ``if``, ``do``, ``repeat``, ``end``,
-  ``until``; the rest is passed over by the scanner's skip path);
+  ``until``; the rest is passed over by :func:`~risutools.analysis.luaskip.block_pattern`);
 * :func:`helper_keys`: keys of the state API passed through helper functions
   (``local function bump(id, key) setChatVar(id, key, ...) end`` ... ``bump(id, "hp")``):
   each call of such a helper with a literal (or a constant) in the key's place is a key at
@@ -31,7 +31,6 @@ from risutools.analysis.lua import (
     FuncDef,
     LuaScan,
     scan_lua,
-    skip_pattern,
 )
 from risutools.analysis.luafold import template_argument, template_of
 from risutools.analysis.lualex import (
@@ -43,6 +42,7 @@ from risutools.analysis.lualex import (
     iter_tokens,
     name_positions,
 )
+from risutools.analysis.luaskip import block_pattern
 
 #: helpers of helpers are followed this many levels deep (1: the function that passes its
 #: parameter to the state API itself)
@@ -70,7 +70,7 @@ MAX_FUNCTIONS = 100_000
 
 _OPENERS = frozenset({"if", "do", "repeat"})
 _CLOSERS = frozenset({"end", "until"})
-#: the words the function table's pass stops at (``function`` always stops the skip path)
+#: the words the function table's pass stops at (with ``function``: :func:`block_pattern`)
 _BLOCK_WORDS = _OPENERS | _CLOSERS
 #: ``name =`` or ``name = async(`` just before a ``function`` keyword (read backwards from
 #: it, on at most 200 characters)
@@ -139,7 +139,7 @@ class _TableReader:
         self.first = ""  # the first name of a header (``t`` of ``function t.f``)
 
     def run(self) -> FunctionTable:
-        skipper = Skipper(skip_pattern(_BLOCK_WORDS))
+        skipper = Skipper(block_pattern(_BLOCK_WORDS))
         for kind, s, e, value, _b0, _b1 in iter_tokens(self.code, [], skipper):
             if self.header:
                 self.header_token(kind, value)
@@ -624,7 +624,7 @@ _STATEMENT_ENDS = frozenset({"end", "then", "do", "else", "local", "return"})
 
 def _extent(code: str, d: FuncDef) -> Fn | None:
     """The function of a definition: from its ``function`` keyword to its ``end`` (block
-    words counted; the rest passed over by the scanner's skip path); None for a field
+    words counted; the rest passed over by :func:`block_pattern`); None for a field
     (``{ n = function``) or a name assigned inside an expression."""
     if d.kw < 0:
         return None
@@ -632,7 +632,7 @@ def _extent(code: str, d: FuncDef) -> Fn | None:
         before = code[max(0, d.at - 200):d.at].rstrip()
         if before[-1:] in _NOT_A_STATEMENT:
             return None
-    skipper = Skipper(skip_pattern(_BLOCK_WORDS))
+    skipper = Skipper(block_pattern(_BLOCK_WORDS))
     depth = 0
     for kind, _s, e, value, _b0, _b1 in iter_tokens(code, [], skipper, d.kw):
         skipper.last = None
@@ -744,11 +744,11 @@ def listener_handler(code: str, start: int) -> str | None:
 def at_top_level(code: str, offsets: Iterable[int]) -> set[int]:
     """The offsets of ``offsets`` (where tokens start) that stand outside every block and
     function of ``code``: one pass that stops only at block words (the rest passed over by
-    the scanner's skip path), as :func:`function_table`'s."""
+    :func:`block_pattern`), as :func:`function_table`'s."""
     want = sorted(set(offsets))
     out: set[int] = set()
     i, depth = 0, 0
-    skipper = Skipper(skip_pattern(_BLOCK_WORDS))
+    skipper = Skipper(block_pattern(_BLOCK_WORDS))
     for kind, s, _e, value, _b0, _b1 in iter_tokens(code, [], skipper):
         skipper.last = None
         while i < len(want) and want[i] <= s:
