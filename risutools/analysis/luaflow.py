@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from risutools.analysis.lua import (
+    ENV_NAMES,
     HOLE,
     LIT,
     REF,
@@ -361,15 +362,38 @@ class _Helpers:
 
     def every_call(self) -> list[Call]:
         """Every call of the script, with as many arguments as the named function called
-        has parameters (at most ``MAX_HELPER_ARGS``): one full pass of the scanner, made
-        when the first helper is followed and read at every level (no pattern is made of
-        the script's names)."""
+        has parameters (at most ``MAX_HELPER_ARGS``) when it may be a helper followed
+        (:meth:`may_follow`; the arguments of the other calls are never read): one full
+        pass of the scanner, made when the first helper is followed and read at every
+        level (no pattern is made of the script's names)."""
         if self.calls is None:
             need = {fn.name or fn.field: min(len(fn.params) + 1, MAX_HELPER_ARGS)
                     for fn in self.table.fns if fn.key() is not None and fn.params}
+            names = self.may_follow()
+            if names is not None:
+                need = {n: k for n, k in need.items() if n in names}
             need["pcall"] = MAX_HELPER_ARGS + 1
             self.calls = scan_lua(self.code, None, need=need, to_calls=True).calls
         return self.calls
+
+    def may_follow(self) -> set[str] | None:
+        """The names of the functions :meth:`follow` may look calls up for (a superset):
+        those of the sites at the state calls, then, a level below each, those holding where
+        one of their names is written (a call starts at its name, or its ``pcall``); None
+        (all) past ``MAX_HELPER_SITES`` or for a field of ``_G`` (``_G[k]()`` calls it)."""
+        fns, found = self.table.fns, {site.fn for site in self.sites.values()}
+        todo = set(found)
+        for _ in range(MAX_HELPER_DEPTH):
+            names = {fns[i].name or fns[i].field for i in todo}
+            todo = {j for name in names for at in _written(self.code, name)
+                    if (j := self.table.enclosing(at)) >= 0 and j not in found
+                    and fns[j].params and fns[j].key() is not None}
+            found |= todo
+            if not todo or len(found) > MAX_HELPER_SITES:
+                break
+        if len(found) > MAX_HELPER_SITES or any(fns[i].base in ENV_NAMES for i in found):
+            return None
+        return {fns[i].name or fns[i].field for i in found}
 
     def give(self, site: _Site, call: Call) -> None:
         """One call of a helper: its arguments in the places of the site's parameters (at
@@ -392,6 +416,15 @@ class _Helpers:
         for alt in _resolve(site.template, arg_of):
             self.use(alt, call.start, site.scope, site.mode, call.line, site.via,
                      site.depth)
+
+
+def _written(code: str, name: str) -> Iterator[int]:
+    """Where ``name`` is written in ``code`` as a whole name (a field too: ``t.name``)."""
+    pos, n = 0, len(code)
+    while (i := code.find(name, pos)) >= 0:
+        pos, end = i + 1, i + len(name)
+        if not ((i and _name_char(code[i - 1])) or (end < n and _name_char(code[end]))):
+            yield i
 
 
 def _through_pcall(call: Call) -> Call | None:
