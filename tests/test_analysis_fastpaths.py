@@ -174,3 +174,17 @@ def test_string_literals_same_as_the_back_reference_pattern() -> None:
     for text in texts:
         want = {m.group(2) or m.group(3) for m in _OLD_LITERAL.finditer(text)}
         assert walk_lore._string_literals(text) == want, text
+
+
+@pytest.mark.parametrize(("short", "spelled_out"), [
+    ("_NAME_START", r"[A-Za-z_\x80-\U0010FFFF]"),
+    ("_NAME_CHAR", r"[A-Za-z0-9_\-\x80-\U0010FFFF]"),
+    ("_PLAIN", r"[^\"'/@()\\A-Za-z0-9_\-\x80-\U0010FFFF]"),
+])
+def test_css_classes_hold_the_characters_of_their_unicode_form(short: str,
+                                                               spelled_out: str) -> None:
+    """The CSS tokenizer's classes written by what they leave out hold every code point
+    (surrogates too) that the classes spanning Unicode hold."""
+    from risutools.analysis import cssscan
+    every = "".join(map(chr, range(0x110000)))
+    assert re.findall(getattr(cssscan, short), every) == re.findall(spelled_out, every)
