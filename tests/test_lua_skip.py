@@ -173,3 +173,36 @@ def test_block_pattern_python_310_form_reads_the_same() -> None:
         assert [_block_readings(t) for t in texts] == want
     finally:
         luaflow.block_pattern = original
+
+
+_HEADER_PIECES = ["function", " ", "\n", "f", "t", ".", ":", "(", ")", ",", "...", "a",
+                  "request", "_G", "end", "local ", "x = ", "'s'", "--c\n", "listenEdit(",
+                  "pcall(", "setChatVar(id, k)", "=", "<const>", "_ENV", "{", "}", "return ",
+                  "function f(a, b) ", "function t:m(request, ...) ", "function(x) ",
+                  "local function g() ", "x = function(k) ", "function a.b.c(d)", "a, b = "]
+
+
+def _full_view(s: LuaScan) -> str:
+    return repr((_view(s), s.decls, s.params, s.choices, s.literal_assigns))
+
+
+@settings(max_examples=600)
+@given(st.lists(st.sampled_from(_HEADER_PIECES), max_size=30))
+def test_headers_read_at_once_read_as_every_token(pieces: list[str]) -> None:
+    """A function header written plainly is read at once (``lualex.plain_header``): what
+    the scan records (parameters and declarations too) is what reading it token by token
+    gives."""
+    text = "".join(pieces)
+    assert _full_view(scan_lua(text, KEEP)) == _full_view(scan_lua(text, KEEP, skip=False))
+
+
+def test_plain_headers_are_read_at_once() -> None:
+    text = ("local function f(a, request) end\nfunction t.x:y(...) end\n"
+            "listenEdit('editOutput', function(tid, data) return data end)\n"
+            "x = function(k, v) setChatVar(k, v) end\nfunction (bad\n")
+    fast, full = scan_lua(text, KEEP), scan_lua(text, KEEP, skip=False)
+    assert _full_view(fast) == _full_view(full)
+    assert [(d.name, d.dotted) for d in fast.defs] == [("f", False), ("t", True), ("x", False)]
+    assert fast.params == frozenset({"a", "request", "tid", "data", "k", "v", "bad"})
+    assert [(n, check) for n, _at, check in fast.decls] == [("request", False)]
+    assert fast.tokens < full.tokens - 20  # the headers' tokens were not read one by one
