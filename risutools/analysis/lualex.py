@@ -314,9 +314,10 @@ def iter_tokens(text: str, errors: list[tuple[int, str]],
 
 
 _BLANKS = r"[ \t\r\n\f\v]*"
-_PLAIN_NAME = "(?!(?:" + "|".join(sorted(KEYWORDS)) + r")(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*"
+_PLAIN_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 #: a function's header written plainly: its name (``f``, ``t.f``, ``t:f``) or none, and its
-#: parameter list, only blanks between the tokens (no comment, no keyword for a name)
+#: parameter list, only blanks between the tokens (no comment; :func:`plain_header` refuses
+#: a keyword for a name)
 _HEADER = re.compile(rf"""{_BLANKS}(?:{_PLAIN_NAME}(?:{_BLANKS}[.:]{_BLANKS}{_PLAIN_NAME})*
     {_BLANKS})?\({_BLANKS}(?:(?:{_PLAIN_NAME}{_BLANKS},{_BLANKS})*(?:{_PLAIN_NAME}|\.\.\.)
     {_BLANKS})?\)""".replace("\n    ", ""))
@@ -333,7 +334,8 @@ def plain_header(text: str, at: int) -> list[tuple[str, int]] | None:
     m = _HEADER.match(text, at, at + MAX_PLAIN_HEADER)
     if m is None:
         return None
-    return [(t.group(), t.start()) for t in _HEADER_TOKEN.finditer(text, at, m.end())]
+    toks = [(t.group(), t.start()) for t in _HEADER_TOKEN.finditer(text, at, m.end())]
+    return None if any(v in KEYWORDS for v, _s in toks) else toks
 
 
 def _short_string(text: str, s: int, e: int, errors: list[tuple[int, str]]) -> RawToken:
