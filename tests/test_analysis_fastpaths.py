@@ -188,3 +188,26 @@ def test_css_classes_hold_the_characters_of_their_unicode_form(short: str,
     from risutools.analysis import cssscan
     every = "".join(map(chr, range(0x110000)))
     assert re.findall(getattr(cssscan, short), every) == re.findall(spelled_out, every)
+
+
+_BUTTON_PIECES = ["risu-btn=\"a\"", "risu-trigger='F'", "{{button::Go::run}}", "risu_btn",
+                  " = ", "'", '"', "[[", "]]", "..", "x", " ", "\n", "--", "format(", "(",
+                  ")", "%s", "string.format(", ":format(", "\\\\", "\\'", ":", "risu",
+                  "function", "end", ",", "{", "}", "y .. ", "'<b risu-btn=\"g;' .. m .. '\">'"]
+
+
+def _buttons_reading_every_token(text: str, monkeypatch: pytest.MonkeyPatch) -> object:
+    from risutools.analysis import luabuttons
+    with monkeypatch.context() as mp:
+        mp.setattr(luabuttons, "block_pattern",
+                   lambda *_a: re.compile(r"(?P<last>)(?!)"))  # passes over nothing
+        return _Reader(text).run()
+
+
+def test_buttons_read_the_same_when_runs_are_passed_over(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(4646)
+    texts = BUTTON_TEXTS + ["".join(rng.choice(_BUTTON_PIECES) for _ in range(rng.randrange(20)))
+                            for _ in range(1500)]
+    for text in texts:
+        assert _Reader(text).run() == _buttons_reading_every_token(text, monkeypatch), text

@@ -134,7 +134,8 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
 
 
 @lru_cache(maxsize=4)
-def block_pattern(words: frozenset[str], possessive: bool = POSSESSIVE) -> re.Pattern[str]:
+def block_pattern(words: frozenset[str], possessive: bool = POSSESSIVE,
+                  strings_without: str | None = None) -> re.Pattern[str]:
     """A run of whole tokens none of which is one of ``words`` or ``function``, for the
     readers that follow blocks only (the function table, a function's extent, the top
     level): whitespace, line comments, names, numbers, operators and short strings without
@@ -143,15 +144,21 @@ def block_pattern(words: frozenset[str], possessive: bool = POSSESSIVE) -> re.Pa
     lexer reports or one of ``words`` stops the run.  Far fewer tests per token than
     :func:`skip_pattern`, which stops at what the call scanner records.  Linear: each unit
     a bounded match, the repetition possessive (greedy and cut at :data:`SKIP_RUN_310`
-    tokens on Python 3.10); the last token passed over is group ``last``."""
+    tokens on Python 3.10); the last token passed over is group ``last``.
+    ``strings_without``: a string holding ``:`` or that word stops the run too (the reader
+    of buttons looks for strings that name one)."""
     p = "+" if possessive else ""
     run = "*+" if possessive else f"{{0,{SKIP_RUN_310}}}"
     ws = r"[ \t\r\n\f\v]"
     stop = "(?:" + alternation(words | {"function"}) + ")(?![A-Za-z0-9_])"
+    if strings_without is None:
+        dq, sq = rf"[^\"\\\n]*{p}", rf"[^'\\\n]*{p}"
+    else:
+        dq, sq = _string_body('"', strings_without), _string_body("'", strings_without)
     unit = rf"""{ws}*{p}(?P<last>
         (?!{stop})[A-Za-z_][A-Za-z0-9_]*{p}(?![A-Za-z0-9_])
       | --(?!\[=*\[)[^\n]*{p}
-      | "[^"\\\n]*{p}" | '[^'\\\n]*{p}'
+      | "{dq}" | '{sq}'
       | 0[xX][0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?
       | (?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
       | \.\.\.? | == | ~= | <= | >= | << | >> | // | ::
