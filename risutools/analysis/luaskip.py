@@ -105,12 +105,13 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     # (nor a name the scanner watches: ``x = request`` makes an alias it follows)
     plain_value = rf"(?:(?!{sig})[A-Za-z_]|[0-9({{#~]|-(?!-)|\.[0-9])"
     # ``local x <const> =`` (Lua 5.4): the name before an attribute is read by the scanner
-    attrib = rf"{ws}*<{ws}*(?:const|close){ws}*>"
+    # (a ``<`` after a name passed over is no attribute's)
+    lt = rf"<(?!{ws}*(?:const|close){ws}*>)"
     # what may follow a name passed over (anything else, even a character the lexer
     # skips, stops the run): the name is then neither assigned a string or a function,
     # nor "local" before a named function
-    punct = r"[+*/%^\#&~|<>)}\];,] | \[(?!=*\[)" if every_call \
-        else r"""[+*/%^\#&~|<>(){}\[\];,"']"""
+    punct = rf"[+*/%^\#&~|>)}}\];,] | \[(?!=*\[) | {lt}" if every_call \
+        else rf"""[+*/%^\#&~|>(){{}}\[\];,"'] | {lt}"""
     after_name = rf"""{ws}*(?: {punct} | -(?!-) | == | [.:][.:]?
                               | =(?!=){ws}*{plain_value} | function{ws}*\(
                               | (?!function(?!{w}))[A-Za-z0-9_] | \Z )"""
@@ -122,7 +123,7 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     # regex engine than an alternation per character, and the same matches, since no
     # token starts with whitespace or "--")
     unit = rf"""{ws}*{p}(?:--(?!\[=*\[)[^\n]*(?=\n){ws}*{p})*{p}(?P<last>
-        (?=[A-Za-z_]){unlisted}(?!{attrib})(?={after_name})
+        (?=[A-Za-z_]){unlisted}(?={after_name})
       | [.:](?![.:])(?={ws}*(?!{sig})[A-Za-z_])
       | "{_string_body('"', strings_without)}" | '{_string_body("'", strings_without)}'
       | 0[xX][0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?
