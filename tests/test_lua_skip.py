@@ -3,11 +3,13 @@ need gives exactly what reading every token gives, on our own idioms and on rand
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from harness import FIXTURES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from risutools.analysis.lua import LuaScan, scan_lua, skip_pattern
+from risutools.analysis.lua import ARG_CALLS, LuaScan, scan_lua, skip_pattern
 from risutools.analysis.walk_lua import KEEP_CALLS
 
 KEEP = KEEP_CALLS
@@ -206,3 +208,18 @@ def test_plain_headers_are_read_at_once() -> None:
     assert fast.params == frozenset({"a", "request", "tid", "data", "k", "v", "bad"})
     assert [(n, check) for n, _at, check in fast.decls] == [("request", False)]
     assert fast.tokens < full.tokens - 20  # the headers' tokens were not read one by one
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from([*_HEADER_PIECES, "bump", "bump(", "g(", "getChatVar(",
+                                 "'k'", "t:bump(", "x.bump ", "listenEdit("]), max_size=30))
+def test_recording_only_some_calls_records_those_as_every_call_does(pieces: list[str]) -> None:
+    """scan_lua(..., to_calls=NAMES) records the calls of NAMES (and of the names whose
+    arguments it reads) as to_calls=True does, and no other."""
+    text = "".join(pieces)
+    need = {"bump": 3}
+    every = scan_lua(text, None, need=need, to_calls=True)
+    some = scan_lua(text, None, need=need, to_calls=frozenset({"bump"}))
+    kept = {"bump"} | set(ARG_CALLS)
+    assert repr([c for c in every.calls if c.name in kept]) == repr(some.calls)
+    assert _full_view(replace(every, calls=[])) == _full_view(replace(some, calls=[]))

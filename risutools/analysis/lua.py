@@ -116,7 +116,7 @@ _SAFE_FIELDS = {
 
 
 def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True,
-             need: dict[str, int] | None = None, to_calls: bool = False,
+             need: dict[str, int] | None = None, to_calls: bool | frozenset[str] = False,
              env: frozenset[str] = frozenset()) -> LuaScan:
     """Read Lua source and return what it calls, defines and names (never raises).
 
@@ -126,7 +126,9 @@ def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True
     ``need``: how many leading arguments to read of calls to other names than those of
     ``ARG_CALLS`` (a helper function's calls, say).  ``to_calls`` (with ``keep`` None):
     every call is recorded, and the runs of tokens between calls that cannot matter are
-    passed over (``skip_pattern(..., every_call=True)``; the same calls as without).
+    passed over (``skip_pattern(..., every_call=True)``; the same calls as without); a set
+    of names: only the calls of those and of the names whose arguments are read
+    (``ARG_CALLS``, ``need``) are recorded (the same as with True).
     ``env``: names that stand for the table of globals besides ``_G`` and ``_ENV`` (aliases
     of it, which should be in ``keep``).  With ``keep``, the names of ``keep`` and of the
     table of globals read as values are ``values`` and ``aliases``."""
@@ -135,12 +137,19 @@ def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True
     return _Scanner(text, keep, skip, need, to_calls, env).run()
 
 
+def _skipper(keep: frozenset[str] | None, skip: bool, to_calls: bool) -> Skipper | None:
+    """The skip path of a scan: past the names not kept, or between calls."""
+    if keep is not None and skip:
+        return Skipper(skip_pattern(keep, POSSESSIVE))
+    return Skipper(skip_pattern(frozenset(), POSSESSIVE, "", True)) if to_calls else None
+
+
 class _Scanner:
     """The state of one :func:`scan_lua` pass; :meth:`run` feeds it one token at a time
     and each ``on_*`` method is one step of reading."""
 
     def __init__(self, text: str, keep: frozenset[str] | None, skip: bool,
-                 need: dict[str, int] | None = None, to_calls: bool = False,
+                 need: dict[str, int] | None = None, to_calls: bool | frozenset[str] = False,
                  env: frozenset[str] = frozenset()) -> None:
         self.text = text
         self.env = ENV_NAMES | env
@@ -156,10 +165,10 @@ class _Scanner:
         #: token, step, literal, name, offset of the table's name, offset of ``[`` (of the
         #: end of a folded key, step 4), the name the value is assigned to)
         self.form: list[Any] | None = None
-        self.keep = keep
         self.arg_calls = ARG_CALLS if need is None else {**ARG_CALLS, **need}
-        self.skipper = Skipper(skip_pattern(keep, POSSESSIVE)) if keep is not None and skip \
-            else Skipper(skip_pattern(frozenset(), POSSESSIVE, "", True)) if to_calls else None
+        self.keep = keep if keep is not None or isinstance(to_calls, bool) \
+            else to_calls | frozenset(self.arg_calls)  # (the calls recorded; None: all)
+        self.skipper = _skipper(keep, skip, to_calls is not False)
         self.lines = LineIndex(text)
         self.result = LuaScan()
         self.raw_errors: list[tuple[int, str]] = []

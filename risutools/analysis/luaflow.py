@@ -373,7 +373,8 @@ class _Helpers:
             if names is not None:
                 need = {n: k for n, k in need.items() if n in names}
             need["pcall"] = MAX_HELPER_ARGS + 1
-            self.calls = scan_lua(self.code, None, need=need, to_calls=True).calls
+            self.calls = scan_lua(self.code, None, need=need, to_calls=True if names is None
+                                  else frozenset(need)).calls
         return self.calls
 
     def may_follow(self) -> set[str] | None:
