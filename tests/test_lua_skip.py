@@ -223,3 +223,32 @@ def test_recording_only_some_calls_records_those_as_every_call_does(pieces: list
     kept = {"bump"} | set(ARG_CALLS)
     assert repr([c for c in every.calls if c.name in kept]) == repr(some.calls)
     assert _full_view(replace(every, calls=[])) == _full_view(replace(some, calls=[]))
+
+
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from([*_BLOCK_PIECES, "x = ", "local y =", "= ", "async(",
+                                 " async ( ", "\u3000", "\u00a0", "\x1c", "==", "t.f =",
+                                 "(", "{ f = "]), max_size=30))
+def test_a_function_named_by_an_assignment_ends_its_text_with_one(pieces: list[str]) -> None:
+    """The function table searches for ``name =`` before a ``function`` only when the text
+    before it ends with ``=`` or ``(`` (blanks aside): wherever the search would match,
+    that holds (Unicode blanks included)."""
+    _same_names_as_searching_before_each("".join(pieces))
+
+
+def test_functions_named_by_assignments_in_our_texts() -> None:
+    for text in [IDIOMS, "local f = async(function() end)", "g = async (\u3000function(x) end)",
+                 "x =\u00a0function() end", "t = { f = function() end }", "h(function() end)",
+                 "local k = \n function(a) end", "y == function() end"]:
+        _same_names_as_searching_before_each(text)
+
+
+def _same_names_as_searching_before_each(text: str) -> None:
+    from risutools.analysis.luaflow import _ASSIGNED, _NOT_A_STATEMENT, function_table
+    from risutools.analysis.lualex import KEYWORDS
+    for fn in function_table(text).fns:  # each as the search before every one gives it
+        m = _ASSIGNED.search(text, max(0, fn.kw - 200), fn.kw)
+        anonymous = text[fn.kw + 8:].lstrip().startswith("(")  # (no name in its header)
+        if m is not None and anonymous and m.group(2) not in KEYWORDS and text[
+                max(0, m.start() - 200):m.start()].rstrip()[-1:] not in _NOT_A_STATEMENT:
+            assert (fn.name, fn.local) == (m.group(2), bool(m.group(1))), text

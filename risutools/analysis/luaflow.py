@@ -164,8 +164,8 @@ class _TableReader:
         if len(fns) >= MAX_FUNCTIONS:
             self.stack.append(-1)
             return
-        code = self.code
-        m = _ASSIGNED.search(code, max(0, s - 200), s)
+        code, lo = self.code, max(0, s - 200)  # (a match ends with ``=`` or ``(``, blanks)
+        m = _ASSIGNED.search(code, lo, s) if code[lo:s].rstrip()[-1:] in "=(" else None
         name = m.group(2) if m is not None and m.group(2) not in KEYWORDS else None
         local = bool(m is not None and m.group(1))
         if m is not None and code[max(0, m.start() - 200):m.start()].rstrip()[-1:] \
