@@ -4,10 +4,11 @@ bench/RESULTS.md)."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
-from risutools.analysis import walk_lua
+from risutools.analysis import walk_lore, walk_lua
 from risutools.analysis.lorecode import MAX_LINES_READ, _head_lines, looks_like_lua
 from risutools.analysis.luabuttons import _Reader, lua_buttons, may_hold_buttons
 from risutools.analysis.regexcheck import RegexParseError, backtracking_risks, checked_risks
@@ -155,3 +156,58 @@ def test_looks_like_lua_early_answer_same_as_every_line() -> None:
         text = "local x = 1\n" * code_lines + "prose.\n" * (MAX_LINES_READ - code_lines)
         assert looks_like_lua(text) == _looks_like_lua_every_line(text) == (
             code_lines >= 280)
+
+
+#: the pattern ``_string_literals`` used before its alternatives each began with their own
+#: character (one group for both quotes and a back reference): the reference
+_OLD_LITERAL = re.compile(r"""(["'])([^"'\\\n]{1,200})\1|\[\[([^\]\n]{1,200})\]\]""")
+
+
+def test_string_literals_same_as_the_back_reference_pattern() -> None:
+    rng = random.Random(46)
+    pieces = ['"', "'", "[[", "]]", "[", "]", "\\", "\n", "a", "b c", ",", "x" * 120, "..",
+              "-- ", "=", "가"]
+    texts = ['f("a\\n", x, "b")', "x = 'it''s' .. \"q\"", "[[a]] [[b\n]] [[]]", "'a\"b'",
+             '"' + "y" * 200 + '"', '"' + "y" * 201 + '"']
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 16)))
+              for _ in range(4000)]
+    for text in texts:
+        want = {m.group(2) or m.group(3) for m in _OLD_LITERAL.finditer(text)}
+        assert walk_lore._string_literals(text) == want, text
+
+
+@pytest.mark.parametrize(("short", "spelled_out"), [
+    ("_NAME_START", r"[A-Za-z_\x80-\U0010FFFF]"),
+    ("_NAME_CHAR", r"[A-Za-z0-9_\-\x80-\U0010FFFF]"),
+    ("_PLAIN", r"[^\"'/@()\\A-Za-z0-9_\-\x80-\U0010FFFF]"),
+])
+def test_css_classes_hold_the_characters_of_their_unicode_form(short: str,
+                                                               spelled_out: str) -> None:
+    """The CSS tokenizer's classes written by what they leave out hold every code point
+    (surrogates too) that the classes spanning Unicode hold."""
+    from risutools.analysis import cssscan
+    every = "".join(map(chr, range(0x110000)))
+    assert re.findall(getattr(cssscan, short), every) == re.findall(spelled_out, every)
+
+
+_BUTTON_PIECES = ["risu-btn=\"a\"", "risu-trigger='F'", "{{button::Go::run}}", "risu_btn",
+                  " = ", "'", '"', "[[", "]]", "..", "x", " ", "\n", "--", "format(", "(",
+                  ")", "%s", "string.format(", ":format(", "\\\\", "\\'", ":", "risu",
+                  "function", "end", ",", "{", "}", "y .. ", "'<b risu-btn=\"g;' .. m .. '\">'"]
+
+
+def _buttons_reading_every_token(text: str, monkeypatch: pytest.MonkeyPatch) -> object:
+    from risutools.analysis import luabuttons
+    with monkeypatch.context() as mp:
+        mp.setattr(luabuttons, "block_pattern",
+                   lambda *_a: re.compile(r"(?P<last>)(?!)"))  # passes over nothing
+        return _Reader(text).run()
+
+
+def test_buttons_read_the_same_when_runs_are_passed_over(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(4646)
+    texts = BUTTON_TEXTS + ["".join(rng.choice(_BUTTON_PIECES) for _ in range(rng.randrange(20)))
+                            for _ in range(1500)]
+    for text in texts:
+        assert _Reader(text).run() == _buttons_reading_every_token(text, monkeypatch), text

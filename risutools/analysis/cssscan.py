@@ -21,8 +21,14 @@ from functools import cache
 MAX_CSS_URLS = 1000
 #: one escape: hex digits and one optional white space, or another character as itself
 _ESCAPE = r"\\(?:[0-9A-Fa-f]{1,6}(?:\r\n|[ \t\r\n\f])?|[^\n\r\f0-9A-Fa-f])"
-_NAME_START = r"[A-Za-z_\x80-\U0010FFFF]"
-_NAME_CHAR = r"[A-Za-z0-9_\-\x80-\U0010FFFF]"
+#: a name's first character (a letter, ``_``, any non-ASCII character) and the others (and
+#: digits, ``-``), each written as the ASCII characters it leaves out: the same sets as
+#: ``[A-Za-z_\x80-\U0010FFFF]``, compiled in microseconds (a class that spans the whole
+#: of Unicode costs ``re`` milliseconds each time it is written)
+_NAME_START = r"[^\x00-\x40\x5b-\x5e\x60\x7b-\x7f]"
+_NAME_CHAR = r"[^\x00-\x2c\x2e\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f]"
+#: one character that is none of ``"'/@()\``, a name's character: an ASCII one
+_PLAIN = r"[\x00-\x21\x23-\x26\x2a-\x2c\x2e\x3a-\x3f\x5b\x5d\x5e\x60\x7b-\x7f]"
 _IDENT = (r"(?:--|-?(?:" + _NAME_START + "|" + _ESCAPE + r"))(?:" + _NAME_CHAR + "|"
           + _ESCAPE + r")*")
 #: one token: a comment, a string (its closing quote in a group: a string broken by a new
@@ -35,8 +41,8 @@ _TOKEN = (
     r"|\"(?P<dq>(?:[^\"\\\n\r\f]|\\[\s\S])*)(?P<dq_end>\")?"
     r"|'(?P<sq>(?:[^'\\\n\r\f]|\\[\s\S])*)(?P<sq_end>')?"
     r"|@(?P<at>" + _IDENT + ")"
-    r"|(?P<other>(?:[^\"'/@()\\A-Za-z0-9_\-\x80-\U0010FFFF]+"
-    r"|(?=(?P<run>[A-Za-z0-9_\-\x80-\U0010FFFF]+))(?P=run)(?![(\\]))+)"
+    r"|(?P<other>(?:" + _PLAIN + "+"
+    r"|(?=(?P<run>" + _NAME_CHAR + r"+))(?P=run)(?![(\\]))+)"
     r"|(?P<ident>" + _IDENT + r")(?P<fn>\()?"
     r"|(?P<open>\()|(?P<close>\))"
     r"|(?P<single>[\s\S])")
@@ -57,8 +63,7 @@ _IMAGE_SETS = frozenset({"image-set", "-webkit-image-set"})
 @cache
 def _compiled() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """The token, URL-token, white-space and escape patterns, compiled when the first style
-    sheet is read (their Unicode classes cost about 10 ms: a module without CSS never pays
-    it)."""
+    sheet is read (a module without CSS never pays it)."""
     return re.compile(_TOKEN), re.compile(_URL_TOKEN), re.compile(_WS), re.compile(_DECODE)
 
 

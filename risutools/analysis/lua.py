@@ -23,7 +23,6 @@ and the records past a bound are in :attr:`LuaScan.errors`, with lines.  It reco
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from risutools.analysis.luaargs import HOLE as HOLE
@@ -45,8 +44,11 @@ from risutools.analysis.lualex import (
     in_type_call,
     iter_tokens,
     name_before_dot,
+    plain_header,
 )
 from risutools.analysis.lualists import UNKNOWN, list_goes_on, name_list, strings_ahead
+from risutools.analysis.luarecords import FuncDef as FuncDef
+from risutools.analysis.luarecords import LuaScan as LuaScan
 
 # the skip path, also read from here (``lua.POSSESSIVE`` is what the scanner uses)
 from risutools.analysis.luaskip import POSSESSIVE as POSSESSIVE
@@ -113,58 +115,8 @@ _SAFE_FIELDS = {
 }
 
 
-@dataclass
-class FuncDef:
-    """A function definition: its name, line and whether it is ``local``; ``at`` the offset
-    of its name, ``kw`` of its ``function`` keyword; ``dotted`` for ``function a.b`` (the
-    name is then ``a``, a table, not the function)."""
-
-    name: str
-    line: int
-    local: bool
-    at: int = -1
-    kw: int = -1
-    dotted: bool = False
-
-
-@dataclass
-class LuaScan:
-    """What :func:`scan_lua` found in one script."""
-
-    calls: list[Call] = field(default_factory=list)
-    defs: list[FuncDef] = field(default_factory=list)
-    dynamic_index: list[tuple[str, int]] = field(default_factory=list)  # (_ENV|_G, line)
-    url_hosts: list[tuple[str, int]] = field(default_factory=list)
-    #: names assigned exactly one string literal (``local URL = "https://..."``)
-    constants: dict[str, str] = field(default_factory=dict)
-    #: names assigned several short string literals (a branch chain ``if a then k = "x"
-    #: elseif b then k = "y" end``): each of them, at most ``MAX_CHOICES``
-    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    #: how many times each name of ``choices`` is assigned a literal (a reader checks that
-    #: the name is assigned nothing else: :func:`risutools.analysis.luaflow.only_literals`)
-    literal_assigns: dict[str, int] = field(default_factory=dict)
-    errors: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
-    params: frozenset[str] = frozenset()  # every parameter name of the script's functions
-    #: watched names (the kept calls and ``_G``/``_ENV``) read as a value: not called, not a
-    #: field of another table, not the name declared (``f(request)``, ``{__index = _G}``,
-    #: ``(request)(url)``): (name, line, offset)
-    values: list[tuple[str, int, int]] = field(default_factory=list)
-    #: ``x = name`` (also ``local x``; a field ``{x = name}``, ``t.x = name`` is ``.x``)
-    #: with ``name`` watched and the whole value: (x, name, line, offset of ``name``)
-    aliases: list[tuple[str, str, int, int]] = field(default_factory=list)
-    #: watched names declared (``local request``, a parameter) or assigned (``request =``,
-    #: ``a, request =``: then ``True``, a declaration only if a ``local`` or ``for`` list
-    #: holds it): (name, offset, whether to check)
-    decls: list[tuple[str, int, bool]] = field(default_factory=list)
-    #: ``_G[k]`` with ``k`` one literal or one name: (table, line, the literal or None, the
-    #: name or None, what follows: "call", "assign" or "")
-    env_keys: list[tuple[str, int, str | None, str | None, str]] = field(default_factory=list)
-    tokens: int = 0  # tokens read one by one (runs passed over by the skip path not counted)
-    lines: int = 0
-
-
 def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True,
-             need: dict[str, int] | None = None, to_calls: bool = False,
+             need: dict[str, int] | None = None, to_calls: bool | frozenset[str] = False,
              env: frozenset[str] = frozenset()) -> LuaScan:
     """Read Lua source and return what it calls, defines and names (never raises).
 
@@ -174,7 +126,9 @@ def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True
     ``need``: how many leading arguments to read of calls to other names than those of
     ``ARG_CALLS`` (a helper function's calls, say).  ``to_calls`` (with ``keep`` None):
     every call is recorded, and the runs of tokens between calls that cannot matter are
-    passed over (``skip_pattern(..., every_call=True)``; the same calls as without).
+    passed over (``skip_pattern(..., every_call=True)``; the same calls as without); a set
+    of names: only the calls of those and of the names whose arguments are read
+    (``ARG_CALLS``, ``need``) are recorded (the same as with True).
     ``env``: names that stand for the table of globals besides ``_G`` and ``_ENV`` (aliases
     of it, which should be in ``keep``).  With ``keep``, the names of ``keep`` and of the
     table of globals read as values are ``values`` and ``aliases``."""
@@ -183,12 +137,19 @@ def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True
     return _Scanner(text, keep, skip, need, to_calls, env).run()
 
 
+def _skipper(keep: frozenset[str] | None, skip: bool, to_calls: bool) -> Skipper | None:
+    """The skip path of a scan: past the names not kept, or between calls."""
+    if keep is not None and skip:
+        return Skipper(skip_pattern(keep, POSSESSIVE))
+    return Skipper(skip_pattern(frozenset(), POSSESSIVE, "", True)) if to_calls else None
+
+
 class _Scanner:
     """The state of one :func:`scan_lua` pass; :meth:`run` feeds it one token at a time
     and each ``on_*`` method is one step of reading."""
 
     def __init__(self, text: str, keep: frozenset[str] | None, skip: bool,
-                 need: dict[str, int] | None = None, to_calls: bool = False,
+                 need: dict[str, int] | None = None, to_calls: bool | frozenset[str] = False,
                  env: frozenset[str] = frozenset()) -> None:
         self.text = text
         self.env = ENV_NAMES | env
@@ -204,10 +165,10 @@ class _Scanner:
         #: token, step, literal, name, offset of the table's name, offset of ``[`` (of the
         #: end of a folded key, step 4), the name the value is assigned to)
         self.form: list[Any] | None = None
-        self.keep = keep
         self.arg_calls = ARG_CALLS if need is None else {**ARG_CALLS, **need}
-        self.skipper = Skipper(skip_pattern(keep, POSSESSIVE)) if keep is not None and skip \
-            else Skipper(skip_pattern(frozenset(), POSSESSIVE, "", True)) if to_calls else None
+        self.keep = keep if keep is not None or isinstance(to_calls, bool) \
+            else to_calls | frozenset(self.arg_calls)  # (the calls recorded; None: all)
+        self.skipper = _skipper(keep, skip, to_calls is not False)
         self.lines = LineIndex(text)
         self.result = LuaScan()
         self.raw_errors: list[tuple[int, str]] = []
@@ -284,6 +245,45 @@ class _Scanner:
                 skipper.idle = quiet and self.pend is None and not self.listeners
         self.result.tokens = count
         return self.finish()
+
+    def plain_header(self, kw: int) -> None:
+        """The header of the function whose keyword is at ``kw`` (just read), when it is
+        written plainly (:func:`plain_header`) and nothing else is open, read at once with
+        what its tokens' steps do: its name defined (dotted after a ``.`` or ``:``), its
+        parameters recorded, a watched one declared; then nothing is open, and the lexer goes
+        on after its ``)``, as after a run passed over that ended with it."""
+        skipper = self.skipper
+        if skipper is None or self.collectors or self.form is not None:
+            return
+        toks = plain_header(self.text, kw + 8)
+        if toks is None or (not self.in_funcname and toks[0][0] != "("):
+            return
+        defs = self.result.defs
+        i = 0
+        while toks[i][0] != "(":
+            value, s = toks[i]
+            if i == 0 and self.room("function definitions", len(defs), s):
+                defs.append(FuncDef(value, self.lines.line(s), self.funcname_local, s, kw))
+            elif i and value not in (".", ":") and defs and defs[-1].kw == kw:
+                defs[-1].dotted = True
+            i += 1
+        self.header_parameters([(v, s) for v, s in toks[i + 1:-1] if v not in (",", "...")])
+        self.params_state = 0
+        self.in_funcname = False
+        skipper.jump = toks[-1][1] + 1
+        skipper.last = ")"
+
+    def header_parameters(self, params: list[tuple[str, int]]) -> None:
+        """A plain header's parameters (name, offset): recorded, a watched one declared, as
+        each is when read (then, as the last one pending dropped at ``)``, nothing pends)."""
+        for value, s in params:
+            if value in self.params or self.room("parameters", len(self.params), s):
+                self.params.add(value)
+            if value in self.watch and self.room("declarations", len(self.result.decls), s):
+                self.result.decls.append((value, s, False))
+        if params:
+            self.pend_watch = self.pend_local = False
+            self.pend_alias = None
 
     def busy_token(self, kind: int, value: str | None, s: int, b0: int, b1: int) -> None:
         """A token while something is open: the end of a constant, its start (a string right
@@ -701,6 +701,7 @@ class _Scanner:
                 else:
                     self.in_funcname = True
                     self.funcname_local = self.prev_kind == NAME and self.prev_val == "local"
+                self.plain_header(s)
             self.assign_target = None
         elif self.in_funcname:
             if not after_dot:

@@ -11,9 +11,9 @@ becomes ``*`` in the value (``game;*``).  Comments are never read (they are not 
 and a value that looks like a Lua pattern (``(.-)``, ``%w+``: a search, not a button) is
 not taken.
 
-One pass over the tokens: the scanner's skip path passes over everything but strings that
-hold ``risu``, ``{{button``-like text with ``:`` (stopped by the ``:``), long strings, and
-the names ``format`` and ``risu_btn``.
+One pass over the tokens: :func:`~risutools.analysis.luaskip.block_pattern` passes over
+everything but strings that hold ``risu``, ``{{button``-like text with ``:`` (stopped by the
+``:``) or an escape, long strings, and the names ``format``, ``risu_btn`` and ``function``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from risutools.analysis.lua import POSSESSIVE, skip_pattern
+from risutools.analysis.lua import POSSESSIVE
 from risutools.analysis.lualex import (
     KEYWORDS,
     NAME,
@@ -35,6 +35,7 @@ from risutools.analysis.lualex import (
     decode_lua_string,
     iter_tokens,
 )
+from risutools.analysis.luaskip import block_pattern
 
 #: a hole in a template (what the code computes)
 HOLE = "\x00"
@@ -100,8 +101,8 @@ class _Reader:
 
     def __init__(self, code: str) -> None:
         self.code = code
-        self.skipper = Skipper(skip_pattern(frozenset({"format", "risu_btn"}), POSSESSIVE,
-                                            "risu"))
+        self.skipper = Skipper(block_pattern(frozenset({"format", "risu_btn"}), POSSESSIVE,
+                                             "risu"))
         self.tokens: Iterator[RawToken] = iter_tokens(code, [], self.skipper)
         self.back: list[RawToken] = []
         self.lines = LineIndex(code)

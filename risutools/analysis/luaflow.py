@@ -6,7 +6,7 @@ shows it is needed, each linear in the tokens it reads:
 * :func:`function_table`: every function of a script (its ``function`` keyword, its end,
   its name and parameters, the function around it), from one pass that stops only at the
   words that open or close a block (``function``, ``if``, ``do``, ``repeat``, ``end``,
-  ``until``; the rest is passed over by the scanner's skip path);
+  ``until``; the rest is passed over by :func:`~risutools.analysis.luaskip.block_pattern`);
 * :func:`helper_keys`: keys of the state API passed through helper functions
   (``local function bump(id, key) setChatVar(id, key, ...) end`` ... ``bump(id, "hp")``):
   each call of such a helper with a literal (or a constant) in the key's place is a key at
@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from risutools.analysis.lua import (
+    ENV_NAMES,
     HOLE,
     LIT,
     REF,
@@ -31,7 +32,6 @@ from risutools.analysis.lua import (
     FuncDef,
     LuaScan,
     scan_lua,
-    skip_pattern,
 )
 from risutools.analysis.luafold import template_argument, template_of
 from risutools.analysis.lualex import (
@@ -43,6 +43,7 @@ from risutools.analysis.lualex import (
     iter_tokens,
     name_positions,
 )
+from risutools.analysis.luaskip import block_pattern
 
 #: helpers of helpers are followed this many levels deep (1: the function that passes its
 #: parameter to the state API itself)
@@ -70,7 +71,7 @@ MAX_FUNCTIONS = 100_000
 
 _OPENERS = frozenset({"if", "do", "repeat"})
 _CLOSERS = frozenset({"end", "until"})
-#: the words the function table's pass stops at (``function`` always stops the skip path)
+#: the words the function table's pass stops at (with ``function``: :func:`block_pattern`)
 _BLOCK_WORDS = _OPENERS | _CLOSERS
 #: ``name =`` or ``name = async(`` just before a ``function`` keyword (read backwards from
 #: it, on at most 200 characters)
@@ -139,7 +140,7 @@ class _TableReader:
         self.first = ""  # the first name of a header (``t`` of ``function t.f``)
 
     def run(self) -> FunctionTable:
-        skipper = Skipper(skip_pattern(_BLOCK_WORDS))
+        skipper = Skipper(block_pattern(_BLOCK_WORDS))
         for kind, s, e, value, _b0, _b1 in iter_tokens(self.code, [], skipper):
             if self.header:
                 self.header_token(kind, value)
@@ -163,8 +164,8 @@ class _TableReader:
         if len(fns) >= MAX_FUNCTIONS:
             self.stack.append(-1)
             return
-        code = self.code
-        m = _ASSIGNED.search(code, max(0, s - 200), s)
+        code, lo = self.code, max(0, s - 200)  # (a match ends with ``=`` or ``(``, blanks)
+        m = _ASSIGNED.search(code, lo, s) if code[lo:s].rstrip()[-1:] in "=(" else None
         name = m.group(2) if m is not None and m.group(2) not in KEYWORDS else None
         local = bool(m is not None and m.group(1))
         if m is not None and code[max(0, m.start() - 200):m.start()].rstrip()[-1:] \
@@ -361,15 +362,39 @@ class _Helpers:
 
     def every_call(self) -> list[Call]:
         """Every call of the script, with as many arguments as the named function called
-        has parameters (at most ``MAX_HELPER_ARGS``): one full pass of the scanner, made
-        when the first helper is followed and read at every level (no pattern is made of
-        the script's names)."""
+        has parameters (at most ``MAX_HELPER_ARGS``) when it may be a helper followed
+        (:meth:`may_follow`; the arguments of the other calls are never read): one full
+        pass of the scanner, made when the first helper is followed and read at every
+        level (no pattern is made of the script's names)."""
         if self.calls is None:
             need = {fn.name or fn.field: min(len(fn.params) + 1, MAX_HELPER_ARGS)
                     for fn in self.table.fns if fn.key() is not None and fn.params}
+            names = self.may_follow()
+            if names is not None:
+                need = {n: k for n, k in need.items() if n in names}
             need["pcall"] = MAX_HELPER_ARGS + 1
-            self.calls = scan_lua(self.code, None, need=need, to_calls=True).calls
+            self.calls = scan_lua(self.code, None, need=need, to_calls=True if names is None
+                                  else frozenset(need)).calls
         return self.calls
+
+    def may_follow(self) -> set[str] | None:
+        """The names of the functions :meth:`follow` may look calls up for (a superset):
+        those of the sites at the state calls, then, a level below each, those holding where
+        one of their names is written (a call starts at its name, or its ``pcall``); None
+        (all) past ``MAX_HELPER_SITES`` or for a field of ``_G`` (``_G[k]()`` calls it)."""
+        fns, found = self.table.fns, {site.fn for site in self.sites.values()}
+        todo = set(found)
+        for _ in range(MAX_HELPER_DEPTH):
+            names = {fns[i].name or fns[i].field for i in todo}
+            todo = {j for name in names for at in _written(self.code, name)
+                    if (j := self.table.enclosing(at)) >= 0 and j not in found
+                    and fns[j].params and fns[j].key() is not None}
+            found |= todo
+            if not todo or len(found) > MAX_HELPER_SITES:
+                break
+        if len(found) > MAX_HELPER_SITES or any(fns[i].base in ENV_NAMES for i in found):
+            return None
+        return {fns[i].name or fns[i].field for i in found}
 
     def give(self, site: _Site, call: Call) -> None:
         """One call of a helper: its arguments in the places of the site's parameters (at
@@ -392,6 +417,15 @@ class _Helpers:
         for alt in _resolve(site.template, arg_of):
             self.use(alt, call.start, site.scope, site.mode, call.line, site.via,
                      site.depth)
+
+
+def _written(code: str, name: str) -> Iterator[int]:
+    """Where ``name`` is written in ``code`` as a whole name (a field too: ``t.name``)."""
+    pos, n = 0, len(code)
+    while (i := code.find(name, pos)) >= 0:
+        pos, end = i + 1, i + len(name)
+        if not ((i and _name_char(code[i - 1])) or (end < n and _name_char(code[end]))):
+            yield i
 
 
 def _through_pcall(call: Call) -> Call | None:
@@ -624,7 +658,7 @@ _STATEMENT_ENDS = frozenset({"end", "then", "do", "else", "local", "return"})
 
 def _extent(code: str, d: FuncDef) -> Fn | None:
     """The function of a definition: from its ``function`` keyword to its ``end`` (block
-    words counted; the rest passed over by the scanner's skip path); None for a field
+    words counted; the rest passed over by :func:`block_pattern`); None for a field
     (``{ n = function``) or a name assigned inside an expression."""
     if d.kw < 0:
         return None
@@ -632,7 +666,7 @@ def _extent(code: str, d: FuncDef) -> Fn | None:
         before = code[max(0, d.at - 200):d.at].rstrip()
         if before[-1:] in _NOT_A_STATEMENT:
             return None
-    skipper = Skipper(skip_pattern(_BLOCK_WORDS))
+    skipper = Skipper(block_pattern(_BLOCK_WORDS))
     depth = 0
     for kind, _s, e, value, _b0, _b1 in iter_tokens(code, [], skipper, d.kw):
         skipper.last = None
@@ -744,11 +778,11 @@ def listener_handler(code: str, start: int) -> str | None:
 def at_top_level(code: str, offsets: Iterable[int]) -> set[int]:
     """The offsets of ``offsets`` (where tokens start) that stand outside every block and
     function of ``code``: one pass that stops only at block words (the rest passed over by
-    the scanner's skip path), as :func:`function_table`'s."""
+    :func:`block_pattern`), as :func:`function_table`'s."""
     want = sorted(set(offsets))
     out: set[int] = set()
     i, depth = 0, 0
-    skipper = Skipper(skip_pattern(_BLOCK_WORDS))
+    skipper = Skipper(block_pattern(_BLOCK_WORDS))
     for kind, s, _e, value, _b0, _b1 in iter_tokens(code, [], skipper):
         skipper.last = None
         while i < len(want) and want[i] <= s:

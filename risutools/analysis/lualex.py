@@ -250,12 +250,15 @@ class Skipper:
     ``last`` is then the text of the last token passed over (the one before the token the
     reader gets next)."""
 
-    __slots__ = ("idle", "last", "match")
+    __slots__ = ("idle", "jump", "last", "match")
 
     def __init__(self, pattern: re.Pattern[str]) -> None:
         self.match = pattern.match
         self.idle = True
         self.last: str | None = None  # the last token passed over, until the reader takes it
+        #: an offset where a token starts that the reader read up to itself (idle or not,
+        #: the lexer goes on from there when it is past where the lexer is)
+        self.jump = 0
 
 
 def iter_tokens(text: str, errors: list[tuple[int, str]],
@@ -271,11 +274,14 @@ def iter_tokens(text: str, errors: list[tuple[int, str]],
     pos = start
     other_reported = 0
     while pos <= n:
-        if skipper is not None and skipper.idle:
-            sm = skipper.match(text, pos)
-            if sm is not None and sm.end() > pos:
-                pos = sm.end()
-                skipper.last = sm.group("last")
+        if skipper is not None:
+            if skipper.jump > pos:
+                pos = skipper.jump
+            if skipper.idle:
+                sm = skipper.match(text, pos)
+                if sm is not None and sm.end() > pos:
+                    pos = sm.end()
+                    skipper.last = sm.group("last")
         m = match(text, pos)
         if m is None:  # cannot happen (``other`` matches any char), but never loop
             break
@@ -305,6 +311,31 @@ def iter_tokens(text: str, errors: list[tuple[int, str]],
                 errors.append((s, _unexpected(m.group(group))))
             other_reported += 1
         pos = e if e > pos else pos + 1
+
+
+_BLANKS = r"[ \t\r\n\f\v]*"
+_PLAIN_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+#: a function's header written plainly: its name (``f``, ``t.f``, ``t:f``) or none, and its
+#: parameter list, only blanks between the tokens (no comment; :func:`plain_header` refuses
+#: a keyword for a name)
+_HEADER = re.compile(rf"""{_BLANKS}(?:{_PLAIN_NAME}(?:{_BLANKS}[.:]{_BLANKS}{_PLAIN_NAME})*
+    {_BLANKS})?\({_BLANKS}(?:(?:{_PLAIN_NAME}{_BLANKS},{_BLANKS})*(?:{_PLAIN_NAME}|\.\.\.)
+    {_BLANKS})?\)""".replace("\n    ", ""))
+_HEADER_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\.\.\.|[.:(),]")
+#: a header longer than this is read token by token
+MAX_PLAIN_HEADER = 400
+
+
+def plain_header(text: str, at: int) -> list[tuple[str, int]] | None:
+    """The tokens (text, offset) of the function header at ``at`` (right after the keyword
+    ``function``) up to the ``)`` that ends its parameters, when it is written plainly (a
+    name or none, then ``(``, parameter names, ``,``, ``...``, ``)``, only blanks between
+    them, at most ``MAX_PLAIN_HEADER`` characters); None otherwise."""
+    m = _HEADER.match(text, at, at + MAX_PLAIN_HEADER)
+    if m is None:
+        return None
+    toks = [(t.group(), t.start()) for t in _HEADER_TOKEN.finditer(text, at, m.end())]
+    return None if any(v in KEYWORDS for v, _s in toks) else toks
 
 
 def _short_string(text: str, s: int, e: int, errors: list[tuple[int, str]]) -> RawToken:

@@ -57,11 +57,10 @@ def _unlisted_name(ws: str, name: str, sig: str) -> str:
     (``{k = x, b = y}``), or one not followed by names and ``=``; at most
     ``LIST_LOOKAHEAD`` names are looked at (a longer list is stopped at a later name).  The
     look for a list comes after the name (it fails at once where no ``,`` follows), so a
-    name is read once, not twice."""
+    name is read once, not twice; ``sig`` is written once (a shorter pattern to compile)."""
     tail = (rf"{ws}*,{ws}*{name}(?:{ws}*,{ws}*{name}){{0,{LIST_LOOKAHEAD - 1}}}"
             rf"{ws}*=(?!=)")
-    return (rf"(?:(?:(?<=[=({{,])|(?<=[=({{,][ \t]))(?!{sig}){name}"
-            rf"|(?!{sig}){name}(?!{tail}))")
+    return rf"(?!{sig})(?:(?:(?<=[=({{,])|(?<=[=({{,][ \t])){name}|{name}(?!{tail}))"
 
 
 def _comma(ws: str, name: str) -> str:
@@ -106,12 +105,13 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     # (nor a name the scanner watches: ``x = request`` makes an alias it follows)
     plain_value = rf"(?:(?!{sig})[A-Za-z_]|[0-9({{#~]|-(?!-)|\.[0-9])"
     # ``local x <const> =`` (Lua 5.4): the name before an attribute is read by the scanner
-    attrib = rf"{ws}*<{ws}*(?:const|close){ws}*>"
+    # (a ``<`` after a name passed over is no attribute's)
+    lt = rf"<(?!{ws}*(?:const|close){ws}*>)"
     # what may follow a name passed over (anything else, even a character the lexer
     # skips, stops the run): the name is then neither assigned a string or a function,
     # nor "local" before a named function
-    punct = r"[+*/%^\#&~|<>)}\];,] | \[(?!=*\[)" if every_call \
-        else r"""[+*/%^\#&~|<>(){}\[\];,"']"""
+    punct = rf"[+*/%^\#&~|>)}}\];,] | \[(?!=*\[) | {lt}" if every_call \
+        else rf"""[+*/%^\#&~|>(){{}}\[\];,"'] | {lt}"""
     after_name = rf"""{ws}*(?: {punct} | -(?!-) | == | [.:][.:]?
                               | =(?!=){ws}*{plain_value} | function{ws}*\(
                               | (?!function(?!{w}))[A-Za-z0-9_] | \Z )"""
@@ -123,12 +123,46 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     # regex engine than an alternation per character, and the same matches, since no
     # token starts with whitespace or "--")
     unit = rf"""{ws}*{p}(?:--(?!\[=*\[)[^\n]*(?=\n){ws}*{p})*{p}(?P<last>
-        (?=[A-Za-z_]){unlisted}(?!{attrib})(?={after_name})
+        (?=[A-Za-z_]){unlisted}(?={after_name})
       | [.:](?![.:])(?={ws}*(?!{sig})[A-Za-z_])
       | "{_string_body('"', strings_without)}" | '{_string_body("'", strings_without)}'
       | 0[xX][0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?
       | (?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
       | \.\.\.? | == | ~= | <= | >= | << | >> | // | ::
       | -(?!-) | \[(?!=*\[) | =(?!=) | [+*/%^\#&~|<>(){{}}\];] | {comma}
+    )"""
+    return re.compile(rf"(?:{unit}){run}", re.VERBOSE)
+
+
+@lru_cache(maxsize=4)
+def block_pattern(words: frozenset[str], possessive: bool = POSSESSIVE,
+                  strings_without: str | None = None) -> re.Pattern[str]:
+    """A run of whole tokens none of which is one of ``words`` or ``function``, for the
+    readers that follow blocks only (the function table, a function's extent, the top
+    level): whitespace, line comments, names, numbers, operators and short strings without
+    an escape or a line break, each matched as the lexer matches it (its alternatives in
+    the lexer's order); a long string or comment, a string with an escape, a character the
+    lexer reports or one of ``words`` stops the run.  Far fewer tests per token than
+    :func:`skip_pattern`, which stops at what the call scanner records.  Linear: each unit
+    a bounded match, the repetition possessive (greedy and cut at :data:`SKIP_RUN_310`
+    tokens on Python 3.10); the last token passed over is group ``last``.
+    ``strings_without``: a string holding ``:`` or that word stops the run too (the reader
+    of buttons looks for strings that name one)."""
+    p = "+" if possessive else ""
+    run = "*+" if possessive else f"{{0,{SKIP_RUN_310}}}"
+    ws = r"[ \t\r\n\f\v]"
+    stop = "(?:" + alternation(words | {"function"}) + ")(?![A-Za-z0-9_])"
+    if strings_without is None:
+        dq, sq = rf"[^\"\\\n]*{p}", rf"[^'\\\n]*{p}"
+    else:
+        dq, sq = _string_body('"', strings_without), _string_body("'", strings_without)
+    unit = rf"""{ws}*{p}(?P<last>
+        (?!{stop})[A-Za-z_][A-Za-z0-9_]*{p}(?![A-Za-z0-9_])
+      | --(?!\[=*\[)[^\n]*{p}
+      | "{dq}" | '{sq}'
+      | 0[xX][0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?
+      | (?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
+      | \.\.\.? | == | ~= | <= | >= | << | >> | // | ::
+      | -(?!-) | \[(?!=*\[) | [+*/%^\#&~|<>=(){{}}\];:,.]
     )"""
     return re.compile(rf"(?:{unit}){run}", re.VERBOSE)

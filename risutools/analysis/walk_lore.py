@@ -60,8 +60,9 @@ _CALLBACK_NEEDLES = tuple((max(p, key=len), p, loader) for p, loader in CALLBACK
 LOADED, CALLBACK, UNREACHED = "loaded", "callback", "unreached"
 #: entries loaded by entries loaded by ... the module's own code: at most this many rounds
 MAX_LOAD_ROUNDS = 32
-#: a short string literal of Lua (``_string_literals``)
-_LITERAL = re.compile(r"""(["'])([^"'\\\n]{1,200})\1|\[\[([^\]\n]{1,200})\]\]""")
+#: a short string literal of Lua (``_string_literals``): each alternative starts with its
+#: own character, so ``re`` looks for the next ``"``, ``'`` or ``[`` before trying a match
+_LITERAL = re.compile(r""""([^"'\\\n]{1,200})"|'([^"'\\\n]{1,200})'|\[\[([^\]\n]{1,200})\]\]""")
 #: the last statement of a chunk that returns a function (``return main``, ``return
 #: function``), read on the last 400 characters
 _RETURNS = re.compile(r"\breturn\s+(function\b|[A-Za-z_]\w*)\s*;?\s*(?:--[^\n]*\s*)*$")
@@ -257,7 +258,7 @@ def _string_literals(text: str) -> set[str]:
     """The short strings a Lua text writes (``"name"``, ``'name'``, ``[[name]]``, at most 200
     characters, no escape): the entry names it may load (one linear search, our own
     pattern)."""
-    return {m.group(2) or m.group(3) for m in _LITERAL.finditer(text)}
+    return {a or b or c for a, b, c in _LITERAL.findall(text)}
 
 
 def _callback_or_unreached(s: Seen, i: int, name: str, code: str) -> str:
