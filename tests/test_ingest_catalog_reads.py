@@ -51,6 +51,23 @@ def _seen_as(monkeypatch: pytest.MonkeyPatch, target: Path, stand_in: Path) -> N
     monkeypatch.setattr(os, "lstat", lstat)
 
 
+def _swapped(target: Path, data: bytes, swap: str,
+             monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """``target`` replaced by a FIFO or a link to a file outside the catalog (``outside``)
+    after the look at it, which found a regular file holding ``data`` (``stand_in``)."""
+    stand_in = target.parent.parent / f"stand-in{target.suffix}"
+    stand_in.write_bytes(data)
+    outside = target.parent.parent / f"outside{target.suffix}"
+    outside.write_bytes(data)
+    target.unlink()
+    if swap == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to(outside)
+    _seen_as(monkeypatch, target, stand_in)
+    return stand_in, outside
+
+
 def test_an_oversized_document_is_kept_and_reported(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     src, out = _catalog(tmp_path)
@@ -71,16 +88,8 @@ def test_a_document_swapped_after_the_look_is_refused(tmp_path: Path, swap: str,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     src, out = _catalog(tmp_path)
     doc = sorted(out.glob("*.json"))[0]
-    stand_in = tmp_path / "stand-in.json"
-    stand_in.write_bytes(doc.read_bytes().replace(b'"1.0.0"', b'"1.0.1"', 1))
-    outside = tmp_path / "outside.json"
-    outside.write_bytes(stand_in.read_bytes())
-    doc.unlink()
-    if swap == "fifo":
-        os.mkfifo(doc)
-    else:
-        doc.symlink_to(outside)
-    _seen_as(monkeypatch, doc, stand_in)
+    stand_in, outside = _swapped(doc, doc.read_bytes().replace(b'"1.0.0"', b'"1.0.1"', 1),
+                                 swap, monkeypatch)
     run = ingest(src, out, jobs=1, use_cache=False)
     monkeypatch.undo()
     assert [k for k in run.kept_unreadable if doc.name in k]
@@ -107,16 +116,8 @@ def test_an_ndjson_catalog_swapped_after_the_look_is_refused(
         tmp_path: Path, swap: str, monkeypatch: pytest.MonkeyPatch) -> None:
     src, out = _catalog(tmp_path, ndjson=True)
     target = out / NDJSON_NAME
-    stand_in = tmp_path / "stand-in.ndjson"
-    stand_in.write_bytes(target.read_bytes().split(b"\n", 1)[1])
-    outside = tmp_path / "outside.ndjson"
-    outside.write_bytes(stand_in.read_bytes())
-    target.unlink()
-    if swap == "fifo":
-        os.mkfifo(target)
-    else:
-        target.symlink_to(outside)
-    _seen_as(monkeypatch, target, stand_in)
+    stand_in, outside = _swapped(target, target.read_bytes().split(b"\n", 1)[1], swap,
+                                 monkeypatch)
     run = ingest(src, out, jobs=1, ndjson=True, use_cache=False)
     monkeypatch.undo()
     assert len(run.kept_unreadable) == 1 and "nothing written" in run.kept_unreadable[0]

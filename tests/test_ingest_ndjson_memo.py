@@ -159,6 +159,19 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     return counts
 
 
+def _counted_run(src: Path, out: Path, tmp: Path, monkeypatch: pytest.MonkeyPatch
+                 ) -> tuple[Any, dict[str, int]]:
+    """A run with the cache, what it rendered, unpacked and parsed counted; it gives what a
+    full run on a copy of the catalog gives."""
+    twin = tmp / "twin"
+    shutil.copytree(out, twin)
+    full = ingest(src, twin, jobs=1, ndjson=True, use_cache=False)
+    counts = _counting(monkeypatch)
+    run = ingest(src, out, jobs=1, ndjson=True)
+    assert _catalog(out) == _catalog(twin) and _report(run, out) == _report(full, twin)
+    return run, counts
+
+
 def test_a_changed_source_renders_its_line_only(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """One source changed among many: the others' lines are found by their digests (not
@@ -167,12 +180,7 @@ def test_a_changed_source_renders_its_line_only(tmp_path: Path,
     f = src / "186123400_mood-tracker.json"
     f.write_text(f.read_text("utf-8").replace('"description": "', '"description": "x', 1),
                  "utf-8")
-    twin = tmp_path / "twin"
-    shutil.copytree(out, twin)
-    full = ingest(src, twin, jobs=1, ndjson=True, use_cache=False)
-    counts = _counting(monkeypatch)
-    run = ingest(src, out, jobs=1, ndjson=True)
-    assert _catalog(out) == _catalog(twin) and _report(run, out) == _report(full, twin)
+    run, counts = _counted_run(src, out, tmp_path, monkeypatch)
     assert len(run.written) == 1 and len(run.unchanged) > 3
     # the changed source was projected (its line rendered there): its old line is the
     # only one parsed (to index it, then to see it is a candidate's before it is
@@ -185,12 +193,7 @@ def test_a_line_edited_by_hand_is_the_only_one_parsed(tmp_path: Path,
     src, out = _settled(tmp_path)
     _edit_line(out, lambda line: line.replace(b'"component_version":"1.0.0"',
                                               b'"component_version":"1.0.1"', 1))
-    twin = tmp_path / "twin"
-    shutil.copytree(out, twin)
-    full = ingest(src, twin, jobs=1, ndjson=True, use_cache=False)
-    counts = _counting(monkeypatch)
-    run = ingest(src, out, jobs=1, ndjson=True)
-    assert _catalog(out) == _catalog(twin) and _report(run, out) == _report(full, twin)
+    run, counts = _counted_run(src, out, tmp_path, monkeypatch)
     assert len(run.written) == 1  # (its line indexed, then seen to be a candidate's)
     assert counts == {"render": 1, "unpack": 1, "parse": 2}
 
