@@ -33,9 +33,6 @@ import binascii
 import hashlib
 import re
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 _MAGIC = b"SSHSIG"
 _BEGIN = "-----BEGIN SSH SIGNATURE-----"
 _END = "-----END SSH SIGNATURE-----"
@@ -96,6 +93,11 @@ def signing_key(armored: str, namespace: str, message: bytes) -> bytes | None:
         return None
     signed = (_MAGIC + _string(ns) + _string(b"") + _string(hash_name)
               + _string(hasher(message).digest()))
+    # (here, not at import: its bindings cost every command's start-up ~6 ms, and only a
+    # signed record needs them)
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     try:
         Ed25519PublicKey.from_public_bytes(key_parts[1]).verify(sig_parts[1], signed)
     except (InvalidSignature, ValueError):
