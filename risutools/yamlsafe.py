@@ -1,7 +1,8 @@
 """YAML to plain JSON values, refusing everything JSON cannot hold.
 
 The YAML parser only produces events (libyaml's C parser when PyYAML was built with it,
-PyYAML's pure-Python parser otherwise: ``HAVE_LIBYAML``); this module composes those
+PyYAML's pure-Python parser otherwise: ``HAVE_LIBYAML``; PyYAML is imported when YAML is
+first read); this module composes those
 events into JSON values itself, in one pass with an explicit stack (no recursion, no
 node tree, no arbitrary Python objects):
 - aliases (``*name``) and merge keys (``<<``) are refused: no alias bombs, no
@@ -36,25 +37,35 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
-
-import yaml
-from yaml.composer import ComposerError
-from yaml.events import (
-    AliasEvent,
-    DocumentEndEvent,
-    DocumentStartEvent,
-    MappingEndEvent,
-    MappingStartEvent,
-    ScalarEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-    StreamEndEvent,
-)
-from yaml.nodes import MappingNode, ScalarNode, SequenceNode
-from yaml.scanner import ScannerError
+from typing import TYPE_CHECKING, Any
 
 from risutools.jsonlines import escape_pointer_token, int_too_long
+
+if TYPE_CHECKING:
+    import yaml
+
+# PyYAML and the classes this module uses of it, bound by :func:`_load_yaml` when YAML is
+# first read (importing PyYAML costs every command's start-up ~30 ms, and most runs read
+# no YAML at all)
+_yaml: Any = None
+AliasEvent: Any = None
+DocumentEndEvent: Any = None
+DocumentStartEvent: Any = None
+MappingEndEvent: Any = None
+MappingStartEvent: Any = None
+ScalarEvent: Any = None
+SequenceEndEvent: Any = None
+SequenceStartEvent: Any = None
+StreamEndEvent: Any = None
+MappingNode: Any = None
+ScalarNode: Any = None
+SequenceNode: Any = None
+ComposerError: Any = None
+_MarkedYAMLError: Any = None
+_PureLoader: Any = None
+_HAVE_LIBYAML = False
+_C_LOADERS: tuple[type, ...] = ()
+_CLOSING: tuple[type, ...] = ()
 
 _STR = "tag:yaml.org,2002:str"
 _INT = "tag:yaml.org,2002:int"
@@ -76,8 +87,13 @@ _SEQ = "tag:yaml.org,2002:seq"
 _MAP = "tag:yaml.org,2002:map"
 _MERGE = "tag:yaml.org,2002:merge"
 
-#: libyaml's C parser is used (PyYAML built with it); else PyYAML's pure-Python parser
-HAVE_LIBYAML = bool(getattr(yaml, "__with_libyaml__", False)) and hasattr(yaml, "CSafeLoader")
+def __getattr__(name: str) -> Any:
+    """``HAVE_LIBYAML``: libyaml's C parser is used (PyYAML built with it); else PyYAML's
+    pure-Python parser (PyYAML imported to tell)."""
+    if name == "HAVE_LIBYAML":
+        _load_yaml()
+        return _HAVE_LIBYAML
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class YamlRefused(Exception):
@@ -109,26 +125,52 @@ class YamlDocument:
     lines: dict[str, int]
 
 
-class _PureLoader(yaml.SafeLoader):
-    """PyYAML's pure-Python loader, its flow nesting bounded like libyaml's (whose bound
-    is 1,000), but at ``max_depth + 64`` levels: past ``max_depth + 1`` flow levels a node
-    is deeper than ``max_depth``, and PyYAML's scanner spends time in the square of the
-    depth getting there.  (The margin lets the composer meet the depth first, with its
-    pointer, whenever the scanner does not look that far ahead.)"""
+def _load_yaml() -> None:
+    """Import PyYAML and bind what this module uses of it (once)."""
+    global _yaml, AliasEvent, DocumentEndEvent, DocumentStartEvent, MappingEndEvent
+    global MappingStartEvent, ScalarEvent, SequenceEndEvent, SequenceStartEvent
+    global StreamEndEvent, MappingNode, ScalarNode, SequenceNode, ComposerError
+    global _MarkedYAMLError, _PureLoader, _HAVE_LIBYAML, _C_LOADERS, _CLOSING
+    if _yaml is not None:
+        return
+    import yaml as y
+    from yaml import composer, events, nodes, scanner
 
-    flow_limit = 1000
+    class PureLoader(y.SafeLoader):
+        """PyYAML's pure-Python loader, its flow nesting bounded like libyaml's (whose
+        bound is 1,000), but at ``max_depth + 64`` levels: past ``max_depth + 1`` flow
+        levels a node is deeper than ``max_depth``, and PyYAML's scanner spends time in
+        the square of the depth getting there.  (The margin lets the composer meet the
+        depth first, with its pointer, whenever the scanner does not look that far
+        ahead.)"""
 
-    def fetch_flow_collection_start(self, TokenClass: Any) -> None:
-        if self.flow_level >= self.flow_limit:
-            raise ScannerError("while increasing flow level", None,
-                               "exceeded maximum nesting depth", self.get_mark())
-        super().fetch_flow_collection_start(TokenClass)
+        flow_limit = 1000
+
+        def fetch_flow_collection_start(self, TokenClass: Any) -> None:
+            if self.flow_level >= self.flow_limit:
+                raise scanner.ScannerError("while increasing flow level", None,
+                                           "exceeded maximum nesting depth", self.get_mark())
+            super().fetch_flow_collection_start(TokenClass)
+
+    AliasEvent, DocumentEndEvent = events.AliasEvent, events.DocumentEndEvent
+    DocumentStartEvent, MappingEndEvent = events.DocumentStartEvent, events.MappingEndEvent
+    MappingStartEvent, ScalarEvent = events.MappingStartEvent, events.ScalarEvent
+    SequenceEndEvent, SequenceStartEvent = events.SequenceEndEvent, events.SequenceStartEvent
+    StreamEndEvent = events.StreamEndEvent
+    MappingNode, ScalarNode, SequenceNode = nodes.MappingNode, nodes.ScalarNode, nodes.SequenceNode
+    ComposerError, _MarkedYAMLError = composer.ComposerError, y.MarkedYAMLError
+    _PureLoader = PureLoader
+    _HAVE_LIBYAML = bool(getattr(y, "__with_libyaml__", False)) and hasattr(y, "CSafeLoader")
+    _C_LOADERS = (y.CSafeLoader,) if _HAVE_LIBYAML else ()
+    _CLOSING = (SequenceEndEvent, MappingEndEvent)
+    _yaml = y
 
 
 def _loader(text: str, use_libyaml: bool | None, max_depth: int = 64) -> Any:
-    c = HAVE_LIBYAML if use_libyaml is None else use_libyaml
+    _load_yaml()
+    c = _HAVE_LIBYAML if use_libyaml is None else use_libyaml
     if c:
-        return yaml.CSafeLoader(text)
+        return _yaml.CSafeLoader(text)
     loader = _PureLoader(text)
     loader.flow_limit = min(max_depth + 64, 1000)
     return loader
@@ -157,9 +199,6 @@ def load_yaml_documents(text: str, *, max_depth: int, use_libyaml: bool | None =
         loader.dispose()
 
 
-_C_LOADERS: tuple[type, ...] = (yaml.CSafeLoader,) if HAVE_LIBYAML else ()
-
-
 class _Frame:
     """An open sequence or mapping: its value, pointer, depth, line, the pending key."""
 
@@ -172,9 +211,6 @@ class _Frame:
         self.line = line
         self.key: str | None = None  # mapping: the key whose value comes next
         self.key_lines: dict[str, int] = {}
-
-
-_CLOSING = (SequenceEndEvent, MappingEndEvent)
 
 
 #: the values of one file past :data:`MAX_YAML_COST` (YAML's, and the JSON data files'
@@ -220,7 +256,7 @@ class _Composer:
         while True:
             try:
                 ev: Any = get()
-            except yaml.MarkedYAMLError as exc:
+            except _MarkedYAMLError as exc:
                 bound = self._too_deep(exc, stack)
                 if bound is None:
                     raise

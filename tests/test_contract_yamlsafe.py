@@ -178,7 +178,8 @@ def test_both_parsers_are_tested() -> None:
 
 
 def test_without_libyaml_the_pure_parser_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(yamlsafe, "HAVE_LIBYAML", False)
+    yamlsafe._load_yaml()  # (PyYAML is imported when YAML is first read)
+    monkeypatch.setattr(yamlsafe, "_HAVE_LIBYAML", False)
     loader = yamlsafe._loader("a: 1\n", None)
     try:
         assert isinstance(loader, yaml.SafeLoader) and not isinstance(loader, yaml.CSafeLoader)

@@ -120,7 +120,7 @@ def test_project_with_a_json_notes_file(tmp_path: Path, libyaml: bool,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     if libyaml and not yamlsafe.HAVE_LIBYAML:
         pytest.skip("PyYAML without libyaml")  # (test_contract_yamlsafe requires it in CI)
-    monkeypatch.setattr(yamlsafe, "HAVE_LIBYAML", libyaml)
+    monkeypatch.setattr(yamlsafe, "_HAVE_LIBYAML", libyaml)
     for text in ('{"notes": "notes-v1", "projection": {"summary": "' + SUMMARY_BAD + '"}}',
                  '{"notes": "notes-v1", "projection": {"a\\udc00": "x"}}'):
         notes = tmp_path / "n.json"
@@ -134,7 +134,8 @@ def test_project_with_a_json_notes_file(tmp_path: Path, libyaml: bool,
 
 
 def test_a_yaml_key_through_pyyaml(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(yamlsafe, "HAVE_LIBYAML", False)
+    yamlsafe._load_yaml()
+    monkeypatch.setattr(yamlsafe, "_HAVE_LIBYAML", False)
     out = load_bytes(b'a:\n  "k\\ud800": 1\n', "x.yaml", fmt="yaml")
     assert not out.documents
     [p] = out.problems

@@ -31,8 +31,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from risutools.canonical import canonical, prefixed
 from risutools.catalog.catalog import Catalog, Entry, file_sha256
 from risutools.catalog.sshsig import fast_verified
@@ -361,21 +359,22 @@ def load_approval(cat: Catalog, p: Path, folders: Folders | None = None) -> Appr
     return Approval(rel, p, digest, rec)
 
 
-class _Dumper(yaml.SafeDumper):
+def _str(dumper: Any, value: str) -> Any:
     """Multi-line strings (the armored signature) as literal blocks."""
-
-
-def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
-_Dumper.add_representer(str, _str)
-
-
 def dump_record(record: dict[str, Any]) -> bytes:
+    # (PyYAML here, not at import: every command's start-up would pay ~30 ms for it)
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    Dumper.add_representer(str, _str)
     ordered = {k: record[k] for k in (*FIELDS, "read", "signature") if k in record}
-    text = yaml.dump(ordered, Dumper=_Dumper, allow_unicode=True, sort_keys=False,
+    text = yaml.dump(ordered, Dumper=Dumper, allow_unicode=True, sort_keys=False,
                      width=4096, default_flow_style=False)
     return text.encode("utf-8")
 
