@@ -55,3 +55,21 @@ def test_the_regex_and_js_scanners_are_used() -> None:
     a = analyze(Module({"name": "x", "cjs": "eval('1')",
                         "regex": [{"in": "(a+)+", "out": "", "type": "editdisplay"}]}))
     assert {f.rule for f in a.findings} >= {"RA201", "RA501", "RA502"}
+
+
+def test_the_analyze_command_does_not_import_pyyaml() -> None:
+    """The whole command (settings loaded, a module read and analysed, the report written):
+    PyYAML is imported only when YAML is read (risutools.yamlsafe binds it then), and an
+    analyze run with no configuration file reads none."""
+    from harness import FIXTURES
+
+    module = FIXTURES / "sources" / "174678332_context-cutter.risum"
+    code = ("import sys, io, contextlib\n"
+            "from risutools import cli\n"
+            f"sys.argv = ['risutools', 'analyze', {str(module)!r}]\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    try:\n        cli.main()\n    except SystemExit:\n        pass\n"
+            "print('yaml' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd="/").stdout.strip()
+    assert out == "False"
