@@ -74,7 +74,7 @@ def test_a_record_is_parsed_once_and_each_caller_gets_its_own(
     monkeypatch.setattr(transitions, "load_bytes",
                         lambda data, *a, **k: parsed.append(data) or real(data, *a, **k))
     monkeypatch.setattr(transitions, "_parsed", {})
-    monkeypatch.setattr(transitions, "_parsed_size", [0])
+    monkeypatch.setattr(transitions, "_parsed_size", 0)
     data = b"reviewer: kim\naction: approve\nnote: 'first'\n"
     one, _ = transitions.parse_record(data, "a.yaml")
     assert one is not None

@@ -291,8 +291,7 @@ class IngestCache:
     def known_not_risu(self, rel: str, st: SourceStat) -> bool:
         """Whether the file ``rel`` was sniffed as not a Risu file at the stat ``st`` (as the
         walk just took it): it need not be opened again."""
-        entry = self.stat.get(path_key(rel)) if self.enabled else None
-        return entry is not None and entry[3] == NOT_RISU and entry[:3] == st
+        return self.enabled and self._known_sha(rel, rel, st) == NOT_RISU
 
     def store_not_risu(self, rel: str, st: SourceStat) -> None:
         """Remember that the file ``rel``, at the stat ``st`` (taken before it was sniffed),

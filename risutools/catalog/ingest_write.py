@@ -155,14 +155,17 @@ def _write_ndjson(result: IngestResult, target: Path,
         st: os.stat_result | None = os.lstat(target)
     except OSError:
         st = None
-    counts = (len(result.written), len(result.kept_reviewed), len(result.kept_unreadable),
-              len(result.unchanged))
+    written, kept, unreadable, unchanged = _tally(result)
     write_ndjson(result, target, {k: _line(s, i) for k, (s, i) in docs.items()})
     if (memo is not None and key is not None and st is not None
-            and (len(result.written), len(result.kept_reviewed),
-                 len(result.kept_unreadable), len(result.unchanged))
-            == (*counts[:3], counts[3] + len(docs))):
+            and _tally(result) == (written, kept, unreadable, unchanged + len(docs))):
         memo.remember(NDJSON_NAME, st, key, "unchanged", "", before)
+
+
+def _tally(result: IngestResult) -> tuple[int, int, int, int]:
+    """How many documents were written, kept as reviewed, kept unreadable, unchanged."""
+    return (len(result.written), len(result.kept_reviewed), len(result.kept_unreadable),
+            len(result.unchanged))
 
 
 def _line(source: SourceOutcome, k: int) -> Line:
@@ -170,10 +173,7 @@ def _line(source: SourceOutcome, k: int) -> Line:
     the run rendered, or what the cache recorded) and what renders its text (a cached
     source's documents unpacked then, when they were not: None when they cannot be)."""
     def text() -> str | None:
-        if len(source.rendered) == len(source.documents) > k:
-            return source.rendered[k]
-        docs = source.documents
-        return render(docs[k], True) if len(docs) > k else None
+        return _text(source, k, True) if len(source.documents) > k else None
 
     return (source.digests[k] if len(source.digests) > k else None), text
 

@@ -189,7 +189,7 @@ def _approval_path(root: Path, name: str) -> Path | None:
 _PARSED_RECORD = 8 << 10
 _PARSED_BYTES = 8 << 20
 _parsed: dict[tuple[bytes, str], tuple[dict[str, Any] | None, str]] = {}
-_parsed_size = [0]
+_parsed_size = 0
 
 
 def parse_record(data: bytes, name: str) -> tuple[dict[str, Any] | None, str]:
@@ -198,13 +198,14 @@ def parse_record(data: bytes, name: str) -> tuple[dict[str, Any] | None, str]:
     approvals.  A file holding several YAML documents is not a record (one of them would be
     read and the others kept unseen).  The same bytes are parsed once a process (each
     caller gets a mapping of its own)."""
+    global _parsed_size
     key = (data, name)
     got = _parsed.get(key)
     if got is None:
         got = _parse_record(data, name)
-        if len(data) <= _PARSED_RECORD and _parsed_size[0] + len(data) <= _PARSED_BYTES:
+        if len(data) <= _PARSED_RECORD and _parsed_size + len(data) <= _PARSED_BYTES:
             _parsed[key] = got
-            _parsed_size[0] += len(data)
+            _parsed_size += len(data)
     doc, why = got
     return (_copied(doc) if doc is not None else None), why
 
