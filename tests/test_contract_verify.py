@@ -129,3 +129,41 @@ def test_notes_ref_is_matched_by_content_not_by_post_id_name(tmp_path: Path) -> 
     (store / "kept-notes.yaml").write_bytes(notes_bytes)
     [v] = verify_paths([target], store).verifications
     assert v.status == "verified"
+
+
+def test_each_file_hashed_once_a_run(tmp_path: Path, monkeypatch) -> None:
+    """Many documents, each with its own replay report and source: every report and every
+    store file is hashed at most once in the run (the catalog's replays/ listed and hashed
+    once, not once a document: that was O(documents * reports) files hashed), and each
+    reference still finds its own file."""
+    from risutools.canonical import sha256_prefixed
+    from risutools.contract import sourcestore
+
+    cat = tmp_path / "cat"
+    shutil.copytree(FX / "verify", cat)
+    for p in cat.glob("*.json"):
+        p.unlink()
+    base = json.loads((FX / "verify" / "verified.json").read_text(encoding="utf-8"))
+    report = (cat / "replays" / "long-chat.report.json").read_bytes()
+    n = 12
+    for i in range(n):
+        raw = report + b" " * i  # (the same report, its own bytes)
+        (cat / "replays" / f"c{i}--long-chat-{i}.json").write_bytes(raw)
+        doc = json.loads(json.dumps(base))
+        doc["provenance"]["source_refs"][1]["source_id"] = f"replay:long-chat-{i}"
+        doc["provenance"]["source_refs"][1]["sha256"] = sha256_prefixed(raw)
+        (cat / f"d{i}.json").write_text(json.dumps(doc), encoding="utf-8")
+    hashed: list[Path] = []
+    real = sourcestore.sha256_regular
+
+    def counted(path: Path, limit: int) -> str:
+        hashed.append(path)
+        return real(path, limit)
+
+    monkeypatch.setattr(sourcestore, "sha256_regular", counted)
+    r = verify_paths([cat], STORE)
+    found = sorted((v.file.rsplit("/", 1)[-1], v.detail.rsplit("/", 1)[-1])
+                   for v in r.verifications if "replay" in v.source)
+    assert found == sorted((f"d{i}.json", f"c{i}--long-chat-{i}.json") for i in range(n))
+    assert {v.status for v in r.verifications} == {"verified"}
+    assert len(hashed) == len(set(hashed)) and len(hashed) <= n + 1 + len(list(STORE.iterdir()))

@@ -32,6 +32,7 @@ from risutools.checks.registry import Check, check, registered_checks, sort_key
 from risutools.contract import rules as mc
 from risutools.contract.checks_catalog import mc104, mc305
 from risutools.contract.loaders import LoadedDocument
+from risutools.contract.sourcestore import SourceStore
 from risutools.contract.transitions import (
     CatalogLog,
     UsedRecords,
@@ -46,7 +47,7 @@ from risutools.contract.validate import (
     Verification,
     validate_document,
 )
-from risutools.contract.verify import SourceStore, VerifyContext, mc202, mc203, verify_refs
+from risutools.contract.verify import VerifyContext, mc202, mc203, verify_refs
 from risutools.findings import Finding
 from risutools.settings import lifecycle
 from risutools.settings.config import Settings

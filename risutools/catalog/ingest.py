@@ -55,7 +55,7 @@ from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
 from risutools.catalog.staging import Stager
 from risutools.catalog.walk import NOT_RISU, discover, find_sources
 from risutools.collector import alive_frozen, cycles_paused
-from risutools.contract.notesfind import document_keys, find_notes, orphans
+from risutools.contract.notesfind import document_keys, find_notes, notes_index, orphans
 from risutools.errors import UsageError
 from risutools.fsio import (
     check_target,
@@ -188,16 +188,18 @@ def _orphan_notes(result: IngestResult, notes: str) -> list[str]:
     """One line per notes file that no component of this run took (by its id, a slug
     alias, ``for:`` or the digest its document records): a name that matches nothing."""
     used: set[str] = set()
+    index = notes_index(notes)  # (taken once: each lookup O(1))
     for s in result.sources:
         for doc in s.documents if s.status == "ok" else ():
-            found = find_notes(notes, str(doc.get("component_id", "")), **document_keys(doc))
+            found = find_notes(notes, str(doc.get("component_id", "")), index=index,
+                               **document_keys(doc))
             if found is not None:
                 used.add(found.name)
     # (a notes file a source took and could not read failed that source: its line says so)
     failed = [s.error for s in result.sources if s.error]
     return [f"notes/{display_path(n)}: matches no component of this run (not its id, a slug "
             "alias, nor a `for:` of a module read); rename it after its component "
-            "(notes/<component_id>.yaml), or give it a `for:`" for n in orphans(notes, used)
+            "(notes/<component_id>.yaml), or give it a `for:`" for n in orphans(notes, used, index)
             if not any(e.startswith(display_path(os.path.join(notes, n)) + ":") for e in failed)]
 
 

@@ -15,6 +15,7 @@ from multiprocessing.context import BaseContext
 
 from risutools.catalog.outcome import SourceOutcome
 from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
+from risutools.contract.notesfind import notes_index
 from risutools.safeio import FoundFile
 from risutools.settings.catalog import default_jobs
 from risutools.settings.config import Settings
@@ -66,9 +67,10 @@ def run_sources(
     fmts = formats if formats is not None else {}
     ids = found if found is not None else {}
     if executor is None and (workers <= 1 or len(todo) == 1):
+        notes = notes_index(notes_dir) if notes_dir else None  # (taken once for the run)
         for path, rel, size in todo:
             finished(process_file(path, rel, lang, notes_dir, None, ndjson, stage,
-                                  settings, fmts.get(path), size, ids.get(path)), path)
+                                  settings, fmts.get(path), size, ids.get(path), notes), path)
         return
     own = executor is None
     pool: Executor = executor if executor is not None else _own_pool(workers)

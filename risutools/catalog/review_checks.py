@@ -29,7 +29,7 @@ from risutools.catalog.approvals import SUPERSEDED, Approval, SignatureCheck, co
 from risutools.catalog.catalog import Entry
 from risutools.catalog.graph import Graph, is_active, is_live
 from risutools.checks.registry import Check, check, of_family
-from risutools.contract.notesfind import document_keys, find_notes, orphans
+from risutools.contract.notesfind import document_keys, find_notes, notes_index, orphans
 from risutools.contract.transitions import CatalogLog, unwritten
 from risutools.settings import lifecycle
 
@@ -328,10 +328,12 @@ def orphan_notes(facts: NotesFacts) -> Iterator[tuple[str, str]]:
     Fix: Rename the file after its component (`notes/<component_id>.yaml`), or give it a
     `for:` naming the module's source digest."""
     used: set[str] = set()
+    index = notes_index(facts.folder)  # (taken once: each lookup O(1))
     for e in facts.entries:
-        found = find_notes(facts.folder, e.component_id, **document_keys(e.parts))
+        found = find_notes(facts.folder, e.component_id, index=index,
+                           **document_keys(e.parts))
         if found is not None:
             used.add(found.name)
-    for name in orphans(facts.folder, used):
+    for name in orphans(facts.folder, used, index):
         yield f"notes/{name}", (f"notes/{name} matches no component of the catalog; rename "
                                 "it after its component, or give it a `for:`")

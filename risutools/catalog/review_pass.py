@@ -65,6 +65,7 @@ from risutools.contract.loaders import (
     list_folder,
 )
 from risutools.contract.schema import fast_check
+from risutools.contract.sourcestore import SourceStore
 from risutools.contract.validate import (
     DocumentInfo,
     Result,
@@ -73,7 +74,7 @@ from risutools.contract.validate import (
     document_info,
     validate_many,
 )
-from risutools.contract.verify import SourceStore, VerifyContext, verify_refs
+from risutools.contract.verify import VerifyContext, verify_refs
 from risutools.findings import Finding, listed
 from risutools.rowspool import Spool, pack, pack_parsed
 from risutools.safeio import FolderFiles

@@ -15,7 +15,7 @@ from risutools.canonical import document_json
 from risutools.catalog.outcome import SourceOutcome
 from risutools.catalog.render import render, safe_name, under
 from risutools.catalog.staging import stage_one
-from risutools.contract.notesfind import document_keys, find_notes
+from risutools.contract.notesfind import NotesIndex, document_keys, find_notes, notes_index
 from risutools.errors import RisuError
 from risutools.formats import read_path
 from risutools.fsio import display_path
@@ -50,6 +50,7 @@ def process_file(
     fmt: str | None = None,
     size: int | None = None,
     found: FoundFile | None = None,
+    notes: NotesIndex | None = None,
 ) -> SourceOutcome:
     """Read, hash, project and render one source file (and, with ``stage``, write each
     document into its temp file).  Never raises for bad input.  ``settings``: the analysis
@@ -57,7 +58,8 @@ def process_file(
     ``--select``/``--ignore``; :meth:`Settings.apply`).  ``fmt``: the format the walk
     detected (``read_path`` does not detect it again); ``size``: the size the walk found
     (not asked for again); ``found``: the (device, inode) the walk found at ``path``: a
-    symbolic link or another file put there since is refused, never read."""
+    symbolic link or another file put there since is refused, never read.  ``notes``: the
+    notes folder's index, taken once for many files (else taken here)."""
 
     out = SourceOutcome(path=rel, size=_size(path) if size is None else size)
     out.post_id = post_id if post_id is not None else post_id_from_name(path)
@@ -74,7 +76,7 @@ def process_file(
             out.warnings.extend(f"{a.where}: {a.code}: {a.message}" for a in module.anomalies)
             graded = graded_analysis(module, settings)
             doc = project(module, post_id=out.post_id, lang=lang, analysis=graded)
-            note_file = _notes_of(notes_dir, doc, module.id) if notes_dir else None
+            note_file = _notes_of(notes_dir, doc, module.id, notes) if notes_dir else None
             if note_file is not None:
                     doc = project(
                         module, post_id=out.post_id, lang=lang, notes=load_notes(note_file),
@@ -112,7 +114,8 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _notes_of(notes_dir: str, doc: dict[str, Any], risuai_id: str) -> str | None:
+def _notes_of(notes_dir: str, doc: dict[str, Any], risuai_id: str,
+              index: NotesIndex | None = None) -> str | None:
     """The notes file of a generated document: ``notes/<component_id>.yaml``, else the one
     :func:`find_notes` finds (a slug alias, a repost's ``for:``); None without one.  A
     symbolic link is not a notes file (it could lead out of the folder), as for the index
@@ -121,7 +124,7 @@ def _notes_of(notes_dir: str, doc: dict[str, Any], risuai_id: str) -> str | None
     if is_plain_file(note_file):
         return note_file
     found = find_notes(notes_dir, str(doc["component_id"]), risuai_id=risuai_id or None,
-                       source_sha256=document_keys(doc)["source_sha256"])
+                       source_sha256=document_keys(doc)["source_sha256"], index=index)
     return str(found) if found is not None and found.is_file() else None
 
 
@@ -167,8 +170,9 @@ def process_batch(
     size[, (device, inode) found]]])`` items: one task of a pool or a cluster (small files
     travel in batches, so the per-task cost of the executor -- pickling, a round trip, a
     Dask scheduler decision -- is paid once)."""
+    notes = notes_index(notes_dir) if notes_dir else None  # (taken once for the batch)
     return [process_file(item[0], item[1], lang, notes_dir, None, ndjson, stage, settings,
                          item[2] if len(item) > 2 else None,
                          item[3] if len(item) > 3 else None,
-                         item[4] if len(item) > 4 else None)
+                         item[4] if len(item) > 4 else None, notes)
             for item in items]

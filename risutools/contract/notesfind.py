@@ -13,7 +13,11 @@ In order:
 The folder is read once per process while its files do not change (names, sizes and
 modification times): only regular ``*.yaml`` files, each read bounded, and only those that
 mention ``for:`` are parsed.  Every ``notes`` lookup (``ingest``, ``verify``, ``packet``,
-the review's orphan check) goes through :func:`find_notes`.
+the review's orphan check) goes through :func:`find_notes`.  Making sure the files did not
+change lists the folder (a ``stat`` a file), so a command that looks up many components
+takes the folder's :class:`NotesIndex` once (:func:`notes_index`) and hands it to each
+lookup (``index=``): each is then O(1), where listing the folder each time made a run
+O(components * notes files) (a re-ingest of 2,000 sources beside 1,000 notes: 11 s).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from risutools.errors import RisuError
 from risutools.safeio import FileRefused, read_regular
@@ -38,6 +42,16 @@ class NotesIndex:
     names: list[str] = field(default_factory=list)  # *.yaml regular files, sorted
     by_for: dict[str, str] = field(default_factory=dict)  # "risuai_id:x" / "sha256:.." -> name
     by_digest: dict[str, str] = field(default_factory=dict)  # "sha256:<file bytes>" -> name
+    named: frozenset[str] = frozenset()  # the names, to look one up
+    #: the names under each stable part (:func:`stable_prefix`) they begin with
+    by_prefix: dict[str, list[str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.named = frozenset(self.names)
+        for name in self.names:
+            prefix = stable_prefix(name)  # (a name begins with "a.b.c." when this is it)
+            if prefix is not None:
+                self.by_prefix.setdefault(prefix, []).append(name)
 
 
 _CACHE: dict[str, tuple[Any, NotesIndex]] = {}
@@ -86,17 +100,19 @@ def stable_prefix(component_id: str) -> str | None:
 
 def find_notes(folder: str | os.PathLike[str], component_id: str, *,
                risuai_id: str | None = None, source_sha256: str | None = None,
-               notes_sha256: str | None = None) -> Path | None:
-    """The notes file of a component (see the module docstring), or None."""
+               notes_sha256: str | None = None, index: NotesIndex | None = None,
+               ) -> Path | None:
+    """The notes file of a component (see the module docstring), or None.  ``index``: the
+    folder's, taken once by a caller that looks up many components (else taken here)."""
     if not component_id or "/" in component_id or "\\" in component_id or \
             component_id.startswith("."):
         return None  # (an id never names a path outside notes/)
-    ix = notes_index(folder)
+    ix = index if index is not None else notes_index(folder)
     name = f"{component_id}.yaml"
-    if name in ix.names:
+    if name in ix.named:
         return ix.folder / name
     prefix = stable_prefix(component_id)
-    alias = [n for n in ix.names if prefix is not None and n.startswith(prefix)]
+    alias = ix.by_prefix.get(prefix, []) if prefix is not None else []
     if len(alias) == 1:
         return ix.folder / alias[0]
     for key, value in (("risuai_id", risuai_id), ("source_sha256", source_sha256)):
@@ -107,7 +123,14 @@ def find_notes(folder: str | os.PathLike[str], component_id: str, *,
     return None
 
 
-def document_keys(doc: Any) -> dict[str, str | None]:
+class DocumentKeys(TypedDict):
+    """What :func:`document_keys` finds (keyword arguments of :func:`find_notes`)."""
+
+    source_sha256: str | None
+    notes_sha256: str | None
+
+
+def document_keys(doc: Any) -> DocumentKeys:
     """What :func:`find_notes` can match a document by: its source digest
     (``source_refs[0]``) and the digest it records for its notes."""
     prov = doc.get("provenance") if isinstance(doc, dict) else None
@@ -121,6 +144,8 @@ def document_keys(doc: Any) -> dict[str, str | None]:
             "notes_sha256": note if isinstance(note, str) else None}
 
 
-def orphans(folder: str | os.PathLike[str], used: set[str]) -> list[str]:
+def orphans(folder: str | os.PathLike[str], used: set[str],
+            index: NotesIndex | None = None) -> list[str]:
     """The notes files (names) of the folder that no component took (``used``: names)."""
-    return [n for n in notes_index(folder).names if n not in used]
+    ix = index if index is not None else notes_index(folder)
+    return [n for n in ix.names if n not in used]

@@ -33,10 +33,11 @@ from risutools.canonical import hex_of, self_hash
 from risutools.checks.registry import Check, RuleFilter, check
 from risutools.contract.checks_load import mc001
 from risutools.contract.loaders import LoadedDocument, display_path, load_bytes
-from risutools.contract.notesfind import document_keys, find_notes
+from risutools.contract.notesfind import NotesIndex, document_keys, find_notes, notes_index
 from risutools.contract.result import NO_STORE, DocumentInfo, Result, Verification
 from risutools.contract.rules import digest_problem, make_finding, mc200, mc201
 from risutools.contract.schema import mc100, not_object_message
+from risutools.contract.sourcestore import MAX_SOURCE_BYTES, SourceStore, stays_in
 from risutools.contract.transitions import find_catalog_root
 from risutools.contract.validate import doc_hash, load_all
 from risutools.errors import Code, FormatError, UsageError
@@ -46,18 +47,14 @@ from risutools.pathnames import plain_id
 from risutools.safeio import (
     FileRefused,
     check_inside,
-    is_regular,
     open_regular,
     read_regular,
     require_folder,
-    sha256_regular,
 )
 from risutools.settings.config import Settings
 from risutools.values import MAX_DOCUMENT_BYTES
 
 CONTAINER_SUFFIXES = (".charx", ".zip", ".jpeg", ".jpg", ".png")
-#: the largest file (or ZIP member, inflated) verify hashes: 1 GiB
-MAX_SOURCE_BYTES = 1024 * 1024 * 1024
 
 
 def _member_sha256(path: Path, member: str) -> str | None:
@@ -70,86 +67,6 @@ def _member_sha256(path: Path, member: str) -> str | None:
             return member_sha256(raw, member, MAX_SOURCE_BYTES)
     except (FileRefused, FormatError, OSError):
         return None
-
-
-def _stays_in(root: Path, p: Path) -> bool:
-    """Whether ``p`` (a link: whatever it leads to) stays in ``root``: a store's link
-    leading out of it is none of its files (never read: a link in a pull request)."""
-    if not p.is_symlink():
-        return True
-    try:
-        check_inside(root, p)
-    except FileRefused:
-        return False
-    return True
-
-
-@dataclass
-class SourceStore:
-    """A folder of source files, keyed by name and (lazily) by content SHA-256."""
-
-    root: Path | None
-    content_scan: bool = True
-    _files: list[Path] | None = None
-    _hashes: dict[Path, str] = field(default_factory=dict)
-    _by_hash: dict[str, list[Path]] | None = None
-
-    def files(self) -> list[Path]:
-        if self._files is None:
-            found: list[Path] = []
-            if self.root is not None and self.root.is_dir():
-                # followlinks=False: links to folders are not entered (no cycles, no /dev);
-                # only regular files (after links) are candidates: never a device or FIFO
-                for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
-                    dirnames.sort()
-                    for fn in sorted(filenames):
-                        p = Path(dirpath) / fn
-                        if is_regular(p) and _stays_in(self.root, p):
-                            found.append(p)
-            self._files = found
-        return self._files
-
-    def sha256(self, path: Path) -> str | None:
-        if path not in self._hashes:
-            try:
-                self._hashes[path] = sha256_regular(path, MAX_SOURCE_BYTES)
-            except FileRefused:
-                return None
-        return self._hashes[path]
-
-    def by_content(self, hexdigest: str) -> list[Path]:
-        """Files whose bytes hash to ``hexdigest`` (hashes every store file once)."""
-        named = [p for p in self.files() if hexdigest in p.name]
-        hits = [p for p in named if self.sha256(p) == hexdigest]
-        if hits or not self.content_scan:
-            return hits
-        if self._by_hash is None:
-            index: dict[str, list[Path]] = {}
-            for p in self.files():
-                h = self.sha256(p)
-                if h is not None:
-                    index.setdefault(h, []).append(p)
-            self._by_hash = index
-        return list(self._by_hash.get(hexdigest, []))
-
-    def by_name(self, post_id: str | None, source_version: str) -> list[Path]:
-        """Candidates by name: the container named in ``source_version`` (``X.charx``),
-        ``<post id>.<ext>`` / ``<post id>_<anything>`` / ``<post id>-...``, or
-        ``<post id>/<file>`` with the file named by ``source_version``."""
-        container, _, member = source_version.rpartition("!")
-        wanted = container or member
-        out: list[Path] = []
-        for p in self.files():
-            name = p.name
-            by_container = bool(container) and name == container
-            by_post = post_id is not None and post_id != "" and (
-                name == post_id
-                or (name.startswith(post_id) and name[len(post_id)] in "._- ")
-                or (p.parent.name == post_id and name == wanted)
-            )
-            if by_container or by_post:
-                out.append(p)
-        return out
 
 
 def _fingerprints(store: SourceStore, path: Path, member: str | None) -> list[str]:
@@ -177,6 +94,10 @@ class VerifyContext:
     require: bool
     result: Result
     catalogs: dict[Path, Path | None] = field(default_factory=dict)
+    #: each catalog's ``notes/`` folder's index
+    notes: dict[Path, NotesIndex] = field(default_factory=dict)
+    #: each catalog's ``replays/`` folder as a store (None: not a folder)
+    replays: dict[Path, SourceStore | None] = field(default_factory=dict)
 
 
 class SourceRef(NamedTuple):
@@ -401,7 +322,10 @@ def _notes_file(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument) -> P
     if note.exists() or note.is_symlink():
         return note
     # by its stable id or a slug alias, a repost's source digest, or the recorded digest
-    return find_notes(root / "notes", cid or "", **document_keys(ld.doc))
+    folder = root / "notes"
+    if folder not in ctx.notes:  # (the folder's index taken once a run)
+        ctx.notes[folder] = notes_index(folder)
+    return find_notes(folder, cid or "", index=ctx.notes[folder], **document_keys(ld.doc))
 
 
 def _verify_notes(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument,
@@ -446,21 +370,20 @@ def mc203(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
     fixture = ref.source_id[len("replay:"):] if ref.source_id.startswith("replay:") else ""
     root = _catalog_root(ctx, ld)
     replays = root / "replays" if root is not None else None
-    if root is not None and replays is not None and not _stays_in(root, replays):
+    if root is not None and replays is not None and not stays_in(root, replays):
         _record(ctx, info, ld, mc203, ref, "mismatch", f"{_rel(replays)} leads outside the "
                 "catalog and is not read; make replays/ a folder of the catalog")
         return
-    local = SourceStore(replays) if replays is not None and replays.is_dir() else None
+    local = _replays_store(ctx, replays)
     found: Path | None = None
-    named: list[Path] = []
     if local is not None:
         hits = local.by_content(want)
         found = hits[0] if hits else None
-        named = [p for p in local.files() if fixture and fixture in p.name]
     if found is None and ctx.store.root is not None:
         hits = ctx.store.by_content(want)
         found = hits[0] if hits else None
     if found is None:
+        named = [p for p in local.files() if fixture and fixture in p.name] if local else []
         _report_missing(ctx, info, ld, ref, local, named)
         return
     problem = _report_self_check(found, info.component_id)
@@ -468,6 +391,16 @@ def mc203(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
         _record(ctx, info, ld, mc203, ref, "mismatch", f"replay report {_rel(found)}: {problem}")
     else:
         _record(ctx, info, ld, mc203, ref, "verified", _rel(found))
+
+
+def _replays_store(ctx: VerifyContext, replays: Path | None) -> SourceStore | None:
+    """The catalog's ``replays/`` as a store, listed and hashed once a run (each document's
+    reports are looked up in the same one)."""
+    if replays is None:
+        return None
+    if replays not in ctx.replays:
+        ctx.replays[replays] = SourceStore(replays) if replays.is_dir() else None
+    return ctx.replays[replays]
 
 
 def _report_missing(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument,

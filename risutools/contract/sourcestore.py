@@ -1,0 +1,157 @@
+"""The source store ``verify`` and ``review`` look a document's sources up in.
+
+A folder of source files (the ``--sources`` store, or a catalog's ``replays/``), listed
+once (regular files only, links to folders never entered, a link leading out of the folder
+none of its files), each file hashed at most once a run.  Every lookup a reference makes is
+answered from indexes built once, in one pass over the listing: by name, by the post id a
+name begins with, by folder and name, and by the 64-character hex runs a name holds.  So a
+run's lookups cost O(references + files), not O(references * files): 2,000 documents against
+a store of 2,000 files were 4 million name tests (4.6 s of a 5.3 s ``review --sources``).
+Each index returns its files in the listing's order, what a scan of the listing returns.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from risutools.safeio import FileRefused, check_inside, is_regular, sha256_regular
+
+#: the largest file (or ZIP member, inflated) verify hashes: 1 GiB
+MAX_SOURCE_BYTES = 1024 * 1024 * 1024
+#: what may follow a post id at the start of a file's name (``<post id>_<anything>``)
+POST_SEPARATORS = "._- "
+#: a lowercase SHA-256 in hex, the only digest form a well-formed reference holds
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_HEX_RUN = re.compile(r"[0-9a-f]{64,}")
+K = TypeVar("K", str, tuple[str, str])
+
+
+def stays_in(root: Path, p: Path) -> bool:
+    """Whether ``p`` (a link: whatever it leads to) stays in ``root``: a store's link
+    leading out of it is none of its files (never read: a link in a pull request)."""
+    if not p.is_symlink():
+        return True
+    try:
+        check_inside(root, p)
+    except FileRefused:
+        return False
+    return True
+
+
+def _add(index: dict[K, list[int]], key: K, i: int) -> None:
+    got = index.get(key)
+    if got is None:
+        index[key] = [i]
+    elif got[-1] != i:  # (a key once a file)
+        got.append(i)
+
+
+@dataclass
+class _Names:
+    """The listing's indexes (positions in it, ascending)."""
+
+    exact: dict[str, list[int]] = field(default_factory=dict)  # the name
+    post: dict[str, list[int]] = field(default_factory=dict)  # a prefix before a separator
+    placed: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (folder, name)
+    hex64: dict[str, list[int]] = field(default_factory=dict)  # each 64-hex piece of a name
+
+    @classmethod
+    def of(cls, files: list[Path]) -> _Names:
+        ix = cls()
+        for i, p in enumerate(files):
+            name = p.name
+            _add(ix.exact, name, i)
+            _add(ix.placed, (p.parent.name, name), i)
+            for at, ch in enumerate(name):
+                if at and ch in POST_SEPARATORS:
+                    _add(ix.post, name[:at], i)
+            for run in _HEX_RUN.finditer(name):
+                text = run.group()
+                for at in range(len(text) - 63):
+                    _add(ix.hex64, text[at:at + 64], i)
+        return ix
+
+
+@dataclass
+class SourceStore:
+    """A folder of source files, keyed by name and (lazily) by content SHA-256."""
+
+    root: Path | None
+    content_scan: bool = True
+    _files: list[Path] | None = None
+    _names: _Names | None = None
+    _hashes: dict[Path, str] = field(default_factory=dict)
+    _by_hash: dict[str, list[Path]] | None = None
+
+    def files(self) -> list[Path]:
+        if self._files is None:
+            found: list[Path] = []
+            if self.root is not None and self.root.is_dir():
+                # followlinks=False: links to folders are not entered (no cycles, no /dev);
+                # only regular files (after links) are candidates: never a device or FIFO
+                for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
+                    dirnames.sort()
+                    for fn in sorted(filenames):
+                        p = Path(dirpath) / fn
+                        if is_regular(p) and stays_in(self.root, p):
+                            found.append(p)
+            self._files = found
+        return self._files
+
+    def _index(self) -> _Names:
+        if self._names is None:
+            self._names = _Names.of(self.files())
+        return self._names
+
+    def _picked(self, *hits: list[int]) -> list[Path]:
+        """The files at these positions, each once, in the listing's order."""
+        files = self.files()
+        at = sorted({i for got in hits for i in got}) if len(hits) != 1 else hits[0]
+        return [files[i] for i in at]
+
+    def sha256(self, path: Path) -> str | None:
+        if path not in self._hashes:
+            try:
+                self._hashes[path] = sha256_regular(path, MAX_SOURCE_BYTES)
+            except FileRefused:
+                return None
+        return self._hashes[path]
+
+    def named_with(self, hexdigest: str) -> list[Path]:
+        """Files whose name holds ``hexdigest`` (``hexdigest in name``)."""
+        if not _HEX64.fullmatch(hexdigest):  # (not the form the index holds: look)
+            return [p for p in self.files() if hexdigest in p.name]
+        return self._picked(self._index().hex64.get(hexdigest, []))
+
+    def by_content(self, hexdigest: str) -> list[Path]:
+        """Files whose bytes hash to ``hexdigest`` (hashes every store file once)."""
+        hits = [p for p in self.named_with(hexdigest) if self.sha256(p) == hexdigest]
+        if hits or not self.content_scan:
+            return hits
+        if self._by_hash is None:
+            index: dict[str, list[Path]] = {}
+            for p in self.files():
+                h = self.sha256(p)
+                if h is not None:
+                    index.setdefault(h, []).append(p)
+            self._by_hash = index
+        return list(self._by_hash.get(hexdigest, []))
+
+    def by_name(self, post_id: str | None, source_version: str) -> list[Path]:
+        """Candidates by name: the container named in ``source_version`` (``X.charx``),
+        ``<post id>.<ext>`` / ``<post id>_<anything>`` / ``<post id>-...``, or
+        ``<post id>/<file>`` with the file named by ``source_version``."""
+        container, _, member = source_version.rpartition("!")
+        wanted = container or member
+        ix = self._index()
+        hits: list[list[int]] = []
+        if container:
+            hits.append(ix.exact.get(container, []))
+        if post_id:
+            hits += [ix.exact.get(post_id, []), ix.post.get(post_id, []),
+                     ix.placed.get((post_id, wanted), [])]
+        return self._picked(*hits) if hits else []
