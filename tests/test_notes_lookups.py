@@ -16,8 +16,7 @@ from risutools.contract import notesfind
 from risutools.contract.notesfind import find_notes, notes_index, stable_prefix
 
 NOTES = FIXTURES / "notes" / "module.risu.186123400.mood-tracker.yaml"
-CUTTER = FIXTURES / "sources" / "174678332_context-cutter.risum"
-MODULES = [CUTTER, *sorted((FIXTURES / "sources").glob("*.risum"))]
+MODULES = sorted((FIXTURES / "sources").glob("*.risum"))  # (5 distinct modules)
 
 
 def _alias_scan(names: list[str], component_id: str) -> list[str]:
@@ -115,3 +114,69 @@ def test_review_and_verify_list_the_notes_folder_once(
     r = run_cli("verify", cat, "--sources", src, "-f", "json")
     assert r.returncode == 0, r.stderr
     assert len(listed) <= 1, listed
+
+
+def _learn_ids(tmp_path: Path, src: Path) -> list[tuple[str, str]]:
+    """(component id, source digest) of each source, from a scratch run."""
+    import json
+
+    scratch = tmp_path / "scratch"
+    assert run_cli("ingest", src, "-o", scratch, "-j", "1", "--no-cache").returncode == 0
+    out = []
+    for p in sorted(scratch.glob("*.json")):
+        doc = json.loads(p.read_text("utf-8"))
+        out.append((doc["component_id"], doc["provenance"]["source_refs"][0]["sha256"]))
+    return out
+
+
+@pytest.mark.parametrize("with_for", [False, True])
+def test_a_rerun_says_what_a_fresh_run_says_of_the_notes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, with_for: bool) -> None:
+    """A re-run takes its sources from the cache and leaves their documents packed where
+    the ids decide which notes they take (and every id does when no notes file has a
+    ``for:``): its notices of notes no component took are those of a fresh run."""
+    from risutools.catalog import cache
+
+    src, cat = _many(tmp_path, len(MODULES))  # (each module once: no id shared)
+    for p in (cat / "notes").iterdir():
+        p.unlink()
+    ids = _learn_ids(tmp_path, src)
+    notes = cat / "notes"
+    plain = "notes: notes-v1\n"
+    (notes / f"{ids[0][0]}.yaml").write_text(plain, "utf-8")  # by its id
+    stable = ids[1][0].rsplit(".", 1)[0]
+    (notes / f"{stable}.old-slug.yaml").write_text(plain, "utf-8")  # the one alias
+    twice = ids[2][0].rsplit(".", 1)[0]
+    for slug in ("one", "two"):  # two aliases: neither is taken
+        (notes / f"{twice}.{slug}.yaml").write_text(plain + f"# {slug}\n", "utf-8")
+    (notes / "module.risu.1.nothing.yaml").write_text(plain + "# orphan\n", "utf-8")
+    if with_for:
+        (notes / "repost.yaml").write_text(f'for:\n  source_sha256: "{ids[3][1]}"\n' + plain,
+                                           "utf-8")
+    fresh = run_cli("ingest", src, "-o", cat, "-j", "1", "--no-cache")
+    assert fresh.returncode == 0, fresh.stderr
+    said = sorted(x.split(": ")[1] for x in fresh.stderr.splitlines() if "matches no" in x)
+    assert said == sorted(f"notes/{n}" for n in (
+        f"{twice}.one.yaml", f"{twice}.two.yaml", "module.risu.1.nothing.yaml"))
+    unpacked: list[bytes] = []
+    real = cache.unpack_outcome
+
+    def counted(packed: bytes, ids: list[str]):  # type: ignore[no-untyped-def]
+        unpacked.append(packed)
+        return real(packed, ids)
+
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # (the files were just written)
+    assert run_cli("ingest", src, "-o", cat, "-j", "1").returncode == 0  # (the cache made)
+    monkeypatch.setattr(cache, "unpack_outcome", counted)
+    again = run_cli("ingest", src, "-o", cat, "-j", "1", "--json")
+    assert again.returncode == 0, again.stderr
+    import json
+
+    counts = json.loads(again.stdout)["counts"]
+    assert counts["cached"] == counts["files"] == len(MODULES)
+    notices = json.loads(again.stdout)["notices"]
+    assert sorted(x.split(":")[0] for x in notices if "matches no" in x) == said
+    if with_for:  # the sources whose ids decide nothing: their documents' keys asked
+        assert 0 < len(unpacked) < len(MODULES)
+    else:
+        assert unpacked == []

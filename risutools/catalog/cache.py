@@ -189,6 +189,11 @@ class CachedOutcome(SourceOutcome):
         self._docs, self._facts = value
         return True
 
+    @property
+    def unpacked(self) -> bool:
+        """Whether its documents were unpacked (or set)."""
+        return self._docs is not None
+
     def component_ids(self) -> list[str]:
         return self.ids if self._docs is None else super().component_ids()
 

@@ -55,7 +55,14 @@ from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
 from risutools.catalog.staging import Stager
 from risutools.catalog.walk import NOT_RISU, discover, find_sources
 from risutools.collector import alive_frozen, cycles_paused
-from risutools.contract.notesfind import document_keys, find_notes, notes_index, orphans
+from risutools.contract.notesfind import (
+    NotesIndex,
+    document_keys,
+    find_notes,
+    notes_by_id,
+    notes_index,
+    orphans,
+)
 from risutools.errors import UsageError
 from risutools.fsio import (
     check_target,
@@ -113,6 +120,7 @@ def ingest(
         cache = IngestCache.load(out_p / CACHE_NAME, use_cache)
         sweeps = FolderSweeps.begin(out_p, cache, out_p / FACTS_DIR)
         run = _Run(src_p, out_p, lang, notes_sig, cache, on_progress)
+        run.notes = notes_index(notes_s) if notes_s is not None else None
         run.verify = not ndjson
         files, skipped = run.find(unlisted)
         if settings is not None and settings.exclude:
@@ -133,8 +141,8 @@ def ingest(
         if own_pool and stage is not None:
             sweep_temp_files(out_p)  # what a worker that died left (named after this process)
         with cycles_paused():
-            if notes_s is not None:
-                result.notices.extend(_orphan_notes(result, notes_s))
+            if notes_s is not None and run.notes is not None:
+                result.notices.extend(_orphan_notes(result, notes_s, run.notes))
             _save_cache(run.cache, set(run.outcomes) | run.not_risu, sweeps)
     return result
 
@@ -159,7 +167,7 @@ def _run(run: _Run, todo: list[tuple[str, str, int]], files: list[tuple[str, str
         # (NDJSON: a cached source whose every line the file holds is not unpacked)
         lines = line_digests(out_p / NDJSON_NAME) if ndjson and not settled else None
         with cycles_paused():
-            again = run.unpack_needed(everything=notes_s is not None, lines=lines)
+            again = run.unpack_needed(lines=lines)
         if again:  # packed outcomes that did not fit: projected again, here
             run_sources(again, lang, notes_s, ndjson, 1, None, run.finished, stage, settings,
                         formats, run.found)
@@ -184,13 +192,29 @@ def _result(run: _Run, unlisted: list[tuple[str, str]], skipped: list[str]) -> I
     return result
 
 
-def _orphan_notes(result: IngestResult, notes: str) -> list[str]:
+def _keys_decide(index: NotesIndex | None, ids: list[str]) -> bool:
+    """Whether the notes file of one of these components is decided by its document's keys
+    (a ``for:`` or its notes' digest), not its id alone (:func:`notes_by_id`).  Only when
+    some notes file has a ``for:``: without one, a component whose id takes no notes file
+    took none when it was projected (under the same notes: the cache's key holds their
+    digest), so its document records no notes digest, and its keys find nothing."""
+    return index is not None and bool(index.by_for) and any(
+        not notes_by_id(index, cid)[0] for cid in ids)
+
+
+def _orphan_notes(result: IngestResult, notes: str, index: NotesIndex) -> list[str]:
     """One line per notes file that no component of this run took (by its id, a slug
-    alias, ``for:`` or the digest its document records): a name that matches nothing."""
+    alias, ``for:`` or the digest its document records): a name that matches nothing.  A
+    cached source's documents left packed (:meth:`_Run.unpack_needed`): its ids decide."""
     used: set[str] = set()
-    index = notes_index(notes)  # (taken once: each lookup O(1))
     for s in result.sources:
-        for doc in s.documents if s.status == "ok" else ():
+        if s.status != "ok":
+            continue
+        if isinstance(s, CachedOutcome) and not s.unpacked:
+            found_by_id = (notes_by_id(index, cid)[1] for cid in s.ids)
+            used.update(found.name for found in found_by_id if found is not None)
+            continue
+        for doc in s.documents:
             found = find_notes(notes, str(doc.get("component_id", "")), index=index,
                                **document_keys(doc))
             if found is not None:
@@ -312,6 +336,8 @@ class _Run:
         self.found: dict[str, FoundFile] = {}
         self.files = 0
         self.bytes = 0
+        #: the notes folder's index, taken once (None: no notes folder)
+        self.notes: NotesIndex | None = None
 
     def known(self, path: str, rel: str, found: os.stat_result) -> str | None:
         """The format of a file the cache knows (its stat as the walk ``found`` it is the
@@ -414,13 +440,12 @@ class _Run:
                 settled = False  # (a reviewed document's facts are not written)
         hit.settled = settled
 
-    def unpack_needed(self, everything: bool, lines: set[str] | None = None
-                      ) -> list[tuple[str, str, int]]:
+    def unpack_needed(self, lines: set[str] | None = None) -> list[tuple[str, str, int]]:
         """Unpack the documents of the cached sources that need them: a document or facts
-        file not verified, an id another source has too, or ``everything`` (notes); with
-        ``lines`` (NDJSON: the digests of the file's lines), a document whose line is not
-        there; those whose packed documents do not fit are forgotten and returned, to
-        project."""
+        file not verified, an id another source has too, or one whose notes file only its
+        document's keys decide (:func:`_keys_decide`); with ``lines`` (NDJSON: the digests
+        of the file's lines), a document whose line is not there; those whose packed
+        documents do not fit are forgotten and returned, to project."""
         seen: set[str] = set()
         shared: set[str] = set()
         for outcome in self.outcomes.values():
@@ -431,7 +456,7 @@ class _Run:
         again: list[tuple[str, str, int]] = []
         for rel, outcome in list(self.outcomes.items()):
             if (not isinstance(outcome, CachedOutcome) or outcome.error
-                    or not (everything or not outcome.settled
+                    or not (_keys_decide(self.notes, outcome.ids) or not outcome.settled
                             or (shared and not shared.isdisjoint(outcome.ids))
                             or (lines is not None and not (
                                 outcome.digests and lines.issuperset(outcome.digests))))):

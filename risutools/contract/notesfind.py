@@ -104,23 +104,40 @@ def find_notes(folder: str | os.PathLike[str], component_id: str, *,
                ) -> Path | None:
     """The notes file of a component (see the module docstring), or None.  ``index``: the
     folder's, taken once by a caller that looks up many components (else taken here)."""
-    if not component_id or "/" in component_id or "\\" in component_id or \
-            component_id.startswith("."):
+    if not _plain(component_id):
         return None  # (an id never names a path outside notes/)
     ix = index if index is not None else notes_index(folder)
-    name = f"{component_id}.yaml"
-    if name in ix.named:
-        return ix.folder / name
-    prefix = stable_prefix(component_id)
-    alias = ix.by_prefix.get(prefix, []) if prefix is not None else []
-    if len(alias) == 1:
-        return ix.folder / alias[0]
+    decided, found = notes_by_id(ix, component_id)
+    if decided:
+        return found
     for key, value in (("risuai_id", risuai_id), ("source_sha256", source_sha256)):
         if value and f"{key}:{value}" in ix.by_for:
             return ix.folder / ix.by_for[f"{key}:{value}"]
     if notes_sha256 and notes_sha256 in ix.by_digest:
         return ix.folder / ix.by_digest[notes_sha256]
     return None
+
+
+def _plain(component_id: str) -> bool:
+    return bool(component_id) and "/" not in component_id and "\\" not in component_id \
+        and not component_id.startswith(".")
+
+
+def notes_by_id(index: NotesIndex, component_id: str) -> tuple[bool, Path | None]:
+    """(whether a component's id alone decides its notes file, that file): steps 1 and 2
+    of the module docstring (its name, or the one alias of its stable part), which
+    :func:`find_notes` takes before any document key, and an id that names no file; False
+    when the document's keys decide (steps 3 and 4)."""
+    if not _plain(component_id):
+        return True, None
+    name = f"{component_id}.yaml"
+    if name in index.named:
+        return True, index.folder / name
+    prefix = stable_prefix(component_id)
+    alias = index.by_prefix.get(prefix, []) if prefix is not None else []
+    if len(alias) == 1:
+        return True, index.folder / alias[0]
+    return False, None
 
 
 class DocumentKeys(TypedDict):
