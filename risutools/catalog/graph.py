@@ -13,7 +13,7 @@ All of it is data read from the vocabulary file; nothing here names a capability
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 from functools import cache
 from typing import Any
 
@@ -56,6 +56,20 @@ class Graph:
             for c in e.caps("conflicts"):
                 self.conflicters.setdefault(c, []).append(e)
         self.exclusive = exclusive_capabilities()
+        self._groups: dict[Callable[[Entry], Hashable], dict[Hashable, list[Entry]]] = {}
+
+    def grouped(self, key: Callable[[Entry], Hashable]) -> dict[Hashable, list[Entry]]:
+        """The entries grouped by ``key`` (each group in the entries' order; an entry whose
+        key is None in none), made once a key: what a command asks of many components (a
+        packet queue's shared sources and collisions) costs one pass, not one a component."""
+        got = self._groups.get(key)
+        if got is None:
+            got = self._groups[key] = {}
+            for e in self.entries:
+                k = key(e)
+                if k is not None:
+                    got.setdefault(k, []).append(e)
+        return got
 
     def live_providers(self, cap: str, *, besides: Entry | None = None) -> list[Entry]:
         return [p for p in self.providers.get(cap, ()) if is_live(p) and not _same(p, besides)]

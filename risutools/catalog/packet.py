@@ -138,14 +138,18 @@ def _shared_source(entry: Entry, graph: Graph) -> list[Entry]:
     src = _first_source(entry)
     if src is None:
         return []
-    return [o for o in graph.entries if o is not entry and o.component_id != entry.component_id
-            and _first_source(o) == src]
+    return [o for o in graph.grouped(_first_source).get(src, ())
+            if o is not entry and o.component_id != entry.component_id]
+
+
+def _component_id(e: Entry) -> str:
+    return e.component_id
 
 
 def _same_id(entry: Entry, graph: Graph) -> list[Entry]:
     """Other documents with the entry's component_id."""
-    return [o for o in graph.entries if o.component_id == entry.component_id
-            and not (o.path == entry.path and o.line == entry.line)]
+    return [o for o in graph.grouped(_component_id).get(entry.component_id, ())
+            if not (o.path == entry.path and o.line == entry.line)]
 
 
 def reasons(rel: Relations) -> list[dict[str, str]]:
@@ -347,9 +351,14 @@ def write_queue(cat: Catalog, out_dir: Path, status: str, *, actor: str, limit: 
     chosen = sorted((e for e in cat.entries() if e.review_status == status),
                     key=lambda e: (e.component_id, e.where()))
     items = []
+    mine: dict[str, list[Approval]] = {}  # (what build_packet takes of them: a component's)
+    for a in approvals:
+        cid = a.field("component_id")
+        if isinstance(cid, str):  # (only a text equals a component_id)
+            mine.setdefault(cid, []).append(a)
     for e in chosen[:limit]:
-        p = build_packet(cat, e, "light", actor=actor, graph=graph, approvals=approvals,
-                         log=log, inter=inter)
+        p = build_packet(cat, e, "light", actor=actor, graph=graph,
+                         approvals=mine.get(e.component_id, []), log=log, inter=inter)
         jpath, _ = write_packet(p, out_dir)
         items.append({"task_id": p["task"]["id"], "component_id": e.component_id,
                       "base_sha256": e.base_sha256, "packet": jpath.name,

@@ -9,7 +9,7 @@ import bisect
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from risutools.catalog.catalog import Entry
@@ -41,6 +41,19 @@ class Interactions:
     families: list[dict[str, Any]]
     lineage: Lineage
     versions: RelationRows  # RV5xx (one a repost: kept in a row spool)
+    #: the RV4xx relations by their source's component id (:meth:`of_component`)
+    _by_source: dict[str, list[Relation]] | None = field(default=None, repr=False,
+                                                           compare=False)
+
+    def of_component(self, component_id: str) -> list[Relation]:
+        """The RV4xx relations whose source is that component, in order (grouped once: a
+        packet queue asks for each of its components)."""
+        if self._by_source is None:
+            self._by_source = {}
+            for r in self.relations:
+                cid = self.index.summaries[r.source].component_id
+                self._by_source.setdefault(cid, []).append(r)
+        return self._by_source.get(component_id, [])
 
     def rows(self, relations: Iterable[Relation] | None = None) -> list[dict[str, Any]]:
         return list(self._rows(self.relations if relations is None else relations))
@@ -247,9 +260,7 @@ def interaction_reasons(inter: Interactions, component_id: str) -> list[dict[str
     """Why a light packet of this component cannot be decided alone, from the interactions:
     it depends on another component, or reads what no component provides."""
     out = []
-    for r in inter.rows():
-        if r["component_id"] != component_id:
-            continue
+    for r in inter.rows(inter.of_component(component_id)):
         if r["dependency"]:
             out.append({"reason": "dependency", "detail": f"{r['rule']}: {r['message']}"})
         elif r["kind"] in ("toggle-unsatisfied", "lorebook-missing"):
