@@ -39,7 +39,8 @@ from workload import BASE, _sources, load_line  # noqa: E402
 
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 BEFORE = os.environ.get("BENCH_BEFORE")
-NOTES = "notes: notes-v1\npayload:\n  invariants:\n  - 메모 {i}: 이 모듈의 규칙은 그대로 둔다.\n"
+NOTES = ("notes: notes-v1\npayload:\n  invariants:\n"
+         "  - \"메모 {i}, 이 모듈의 규칙은 그대로 둔다.\"\n")
 
 
 def _workload(n: int) -> tuple[Path, Path]:
@@ -81,7 +82,9 @@ def _run(tree: Path, args: list[str]) -> float:
     code (``os.wait4``: that child alone); its output thrown away."""
     env = dict(os.environ, PYTHONPATH=str(tree))
     cmd = args[1:] if args[0] == "sh" else [sys.executable, "-m", "risutools", *args]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # (run from the tree: ``python -m`` puts the current folder first on the path)
+    proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     _, _status, usage = os.wait4(proc.pid, 0)
     return usage.ru_utime + usage.ru_stime
 

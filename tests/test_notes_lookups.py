@@ -180,3 +180,22 @@ def test_a_rerun_says_what_a_fresh_run_says_of_the_notes(
         assert 0 < len(unpacked) < len(MODULES)
     else:
         assert unpacked == []
+
+
+def test_the_notes_a_failed_line_names_are_those_it_begins_with(tmp_path: Path) -> None:
+    """``_said_failing`` (one pass over the failed lines) against the rule it replaces: a
+    notes file is said by a failed line that begins with its shown path and a colon."""
+    from risutools.catalog.ingest import _said_failing
+    from risutools.fsio import display_path
+
+    notes = str(tmp_path / "notes")
+    esc = "x\x1b.yaml"
+    names = ["a.yaml", "a:b.yaml", "a:b.yaml.yaml", "b.yaml", "요정.yaml", "c.yaml", esc]
+    shown = {n: display_path(os.path.join(notes, n)) for n in names}
+    errors = [f"{shown['a:b.yaml']}: notes-invalid: field 'x': must be text",
+              f"{shown['요정.yaml']}: slug: notes-invalid: a:b.yaml: not a name",
+              f"{shown[esc]}: unreadable",
+              f"other/{shown['c.yaml']}: not this one", f"{shown['b.yaml']}", "", ":"]
+    want = {n for n in names if any(e.startswith(shown[n] + ":") for e in errors)}
+    assert _said_failing(notes, names, errors) == want
+    assert want == {"a:b.yaml", "요정.yaml", esc}

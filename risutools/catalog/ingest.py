@@ -220,11 +220,28 @@ def _orphan_notes(result: IngestResult, notes: str, index: NotesIndex) -> list[s
             if found is not None:
                 used.add(found.name)
     # (a notes file a source took and could not read failed that source: its line says so)
-    failed = [s.error for s in result.sources if s.error]
+    left = orphans(notes, used, index)
+    failed = _said_failing(notes, left, [s.error for s in result.sources if s.error])
     return [f"notes/{display_path(n)}: matches no component of this run (not its id, a slug "
             "alias, nor a `for:` of a module read); rename it after its component "
-            "(notes/<component_id>.yaml), or give it a `for:`" for n in orphans(notes, used, index)
-            if not any(e.startswith(display_path(os.path.join(notes, n)) + ":") for e in failed)]
+            "(notes/<component_id>.yaml), or give it a `for:`" for n in left if n not in failed]
+
+
+def _said_failing(notes: str, names: list[str], errors: list[str]) -> set[str]:
+    """The notes files (of ``names``) a failed source's line begins with (``<path>:``),
+    found by each line's prefixes that end in ``:`` and could be such a path (one pass over
+    the lines, not one a notes file: a catalog whose notes fail by the thousand)."""
+    shown = {display_path(os.path.join(notes, n)) + ":": n for n in names}
+    longest = max(map(len, shown), default=0)
+    out: set[str] = set()
+    for e in errors:
+        at = e.find(":")
+        while 0 <= at < longest:
+            n = shown.get(e[:at + 1])
+            if n is not None:
+                out.add(n)
+            at = e.find(":", at + 1)
+    return out
 
 
 def _grades_signature(settings: Settings | None) -> str:
