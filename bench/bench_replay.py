@@ -328,8 +328,8 @@ def _cutter_ms(fixture: Path) -> tuple[int, float]:
     (the fixture already loaded), CPU time, best of 3, with the cycle collector paused as
     ``replay run`` pauses it for its replay (``cycles_paused``): with it running, its passes
     over the cutter's growing history are a third of the cutter's time at 100,000 messages,
-    which made the command look cheaper beside it than it is (2.3x where it is 3.1x:
-    bench/RESULTS.md, round 22)."""
+    which made the command look cheaper beside it than it is (2.3x where it is 3.4x at
+    100,000 NDJSON messages: bench/RESULTS.md, round 22)."""
     fx = load_fixture(fixture)
     cfg = load_replay_config(None, None, fx.config)
     best = math.inf
