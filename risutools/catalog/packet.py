@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from risutools.canonical import canonical
+from risutools.canonical import canonical, indented_text
 from risutools.catalog.approvals import (
     CURRENT,
     STALE,
@@ -295,8 +294,9 @@ def packet_files(packet: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
 def packet_json(packet: dict[str, Any]) -> bytes:
     """The packet's JSON file: every control or format character of a catalog value
     written as a ``\\uXXXX`` escape (:func:`risutools.printable.json_text`)."""
-    return (json_text(json.dumps(packet, ensure_ascii=False, indent=1, sort_keys=True))
-            + "\n").encode()
+    # (``json.dumps(packet, ensure_ascii=False, indent=1, sort_keys=True)``: written in C
+    # where those are its bytes, :func:`risutools.canonical.indented_text`)
+    return (json_text(indented_text(packet, 1)[:-1]) + "\n").encode()
 
 
 def _holds(path: Path, data: bytes) -> bool | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from risutools.canonical import indented_text
 from risutools.printable import json_text, markdown_code, markdown_value
 
 
@@ -30,7 +31,7 @@ def render_packet_markdown(p: dict[str, Any]) -> str:
     if rel is not None:
         lines += _relations(rel)
     lines += ["", "## Document", "", "```json",
-              json_text(json.dumps(p["document"], ensure_ascii=False, indent=1, sort_keys=True)),
+              json_text(indented_text(p["document"], 1)[:-1]),  # (json.dumps's, in C)
               "```", ""]
     return "\n".join(lines)
 
