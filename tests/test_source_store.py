@@ -106,3 +106,24 @@ def test_by_content_by_name_then_by_bytes(store: SourceStore) -> None:
     # without the content scan, only files whose name holds the digest are hashed
     named_only = SourceStore(store.root, content_scan=False)
     assert named_only.by_content(HEX) == []
+
+
+def test_a_lookup_looks_at_its_candidates_only(tmp_path: Path, monkeypatch) -> None:
+    """A store of many files asked for one source's: only the files its name names are
+    looked at (a regular file? inside the store?), each once."""
+    from risutools.contract import sourcestore
+
+    for i in range(200):
+        (tmp_path / f"{1000 + i}_module.risum").write_bytes(b"x")
+    looked: list[Path] = []
+    real = sourcestore.is_regular
+
+    def counted(p: Path) -> bool:
+        looked.append(p)
+        return real(p)
+
+    monkeypatch.setattr(sourcestore, "is_regular", counted)
+    store = SourceStore(tmp_path)
+    assert [p.name for p in store.by_name("1007", "module.risum")] == ["1007_module.risum"]
+    assert [p.name for p in store.by_name("1007", "module.risum")] == ["1007_module.risum"]
+    assert looked == [tmp_path / "1007_module.risum"]

@@ -67,10 +67,7 @@ def run_sources(
     fmts = formats if formats is not None else {}
     ids = found if found is not None else {}
     if executor is None and (workers <= 1 or len(todo) == 1):
-        notes = notes_index(notes_dir) if notes_dir else None  # (taken once for the run)
-        for path, rel, size in todo:
-            finished(process_file(path, rel, lang, notes_dir, None, ndjson, stage,
-                                  settings, fmts.get(path), size, ids.get(path), notes), path)
+        _in_process(todo, (lang, notes_dir, ndjson), finished, stage, settings, fmts, ids)
         return
     own = executor is None
     pool: Executor = executor if executor is not None else _own_pool(workers)
@@ -105,6 +102,19 @@ def run_sources(
     finally:
         if own:
             pool.shutdown()
+
+
+def _in_process(todo: list[tuple[str, str, int]], how: tuple[str, str | None, bool],
+                finished: Callable[[SourceOutcome, str], None], stage: StageSpec | None,
+                settings: Settings | None, fmts: dict[str, str],
+                ids: dict[str, FoundFile]) -> None:
+    """:func:`run_sources` in this process, one file after another (the notes folder's
+    index taken once for the run)."""
+    lang, notes_dir, ndjson = how
+    notes = notes_index(notes_dir) if notes_dir else None
+    for path, rel, size in todo:
+        finished(process_file(path, rel, lang, notes_dir, None, ndjson, stage,
+                              settings, fmts.get(path), size, ids.get(path), notes), path)
 
 
 def _own_pool(workers: int) -> ProcessPoolExecutor:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -60,12 +61,11 @@ class _Names:
     hex64: dict[str, list[int]] = field(default_factory=dict)  # each 64-hex piece of a name
 
     @classmethod
-    def of(cls, files: list[Path]) -> _Names:
+    def of(cls, listed: list[tuple[str, str, str]]) -> _Names:
         ix = cls()
-        for i, p in enumerate(files):
-            name = p.name
+        for i, (_, folder, name) in enumerate(listed):
             _add(ix.exact, name, i)
-            _add(ix.placed, (p.parent.name, name), i)
+            _add(ix.placed, (folder, name), i)
             for at, ch in enumerate(name):
                 if at and ch in POST_SEPARATORS:
                     _add(ix.post, name[:at], i)
@@ -78,40 +78,62 @@ class _Names:
 
 @dataclass
 class SourceStore:
-    """A folder of source files, keyed by name and (lazily) by content SHA-256."""
+    """A folder of source files, keyed by name and (lazily) by content SHA-256.  Its names
+    are listed once; a file is looked at (a regular file? inside the store?) only when a
+    lookup names it, once (a store of thousands of sources asked for one's)."""
 
     root: Path | None
     content_scan: bool = True
+    _listed: list[tuple[str, str, str]] | None = None  # (folder path, its name, file name)
+    _looked: dict[int, bool] = field(default_factory=dict)
     _files: list[Path] | None = None
     _names: _Names | None = None
     _hashes: dict[Path, str] = field(default_factory=dict)
     _by_hash: dict[str, list[Path]] | None = None
 
-    def files(self) -> list[Path]:
-        if self._files is None:
-            found: list[Path] = []
+    def _walk(self) -> list[tuple[str, str, str]]:
+        """Every file under the root as (its folder, that folder's name, its name), in the
+        order :meth:`files` gives them, before any is looked at."""
+        if self._listed is None:
+            found: list[tuple[str, str, str]] = []
             if self.root is not None and self.root.is_dir():
-                # followlinks=False: links to folders are not entered (no cycles, no /dev);
-                # only regular files (after links) are candidates: never a device or FIFO
+                # followlinks=False: links to folders are not entered (no cycles, no /dev)
                 for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
                     dirnames.sort()
-                    for fn in sorted(filenames):
-                        p = Path(dirpath) / fn
-                        if is_regular(p) and stays_in(self.root, p):
-                            found.append(p)
-            self._files = found
+                    folder = Path(dirpath).name  # (what a path of it says its parent is)
+                    found.extend((dirpath, folder, fn) for fn in sorted(filenames))
+            self._listed = found
+        return self._listed
+
+    def _usable(self, i: int) -> Path | None:
+        """The listing's ``i``-th file, when it is a candidate: a regular file (after links)
+        inside the store -- never a device or FIFO, never a link leading out."""
+        dirpath, _, name = self._walk()[i]
+        p = Path(dirpath) / name
+        known = self._looked.get(i)
+        if known is None:
+            known = self._looked[i] = self.root is not None and is_regular(p) and \
+                stays_in(self.root, p)
+        return p if known else None
+
+    def _picked(self, positions: list[int]) -> list[Path]:
+        return [p for p in map(self._usable, positions) if p is not None]
+
+    def files(self) -> list[Path]:
+        if self._files is None:
+            self._files = self._picked(list(range(len(self._walk()))))
         return self._files
+
+    def matching(self, named: Callable[[str, str], bool]) -> list[Path]:
+        """The :meth:`files` whose names ``named`` keeps (asked with a file's name and its
+        folder's name), in order: only those are looked at."""
+        return self._picked([i for i, (_, folder, name) in enumerate(self._walk())
+                             if named(name, folder)])
 
     def _index(self) -> _Names:
         if self._names is None:
-            self._names = _Names.of(self.files())
+            self._names = _Names.of(self._walk())
         return self._names
-
-    def _picked(self, *hits: list[int]) -> list[Path]:
-        """The files at these positions, each once, in the listing's order."""
-        files = self.files()
-        at = sorted({i for got in hits for i in got}) if len(hits) != 1 else hits[0]
-        return [files[i] for i in at]
 
     def sha256(self, path: Path) -> str | None:
         if path not in self._hashes:
@@ -124,7 +146,7 @@ class SourceStore:
     def named_with(self, hexdigest: str) -> list[Path]:
         """Files whose name holds ``hexdigest`` (``hexdigest in name``)."""
         if not _HEX64.fullmatch(hexdigest):  # (not the form the index holds: look)
-            return [p for p in self.files() if hexdigest in p.name]
+            return self.matching(lambda name, _: hexdigest in name)
         return self._picked(self._index().hex64.get(hexdigest, []))
 
     def by_content(self, hexdigest: str) -> list[Path]:
@@ -154,4 +176,5 @@ class SourceStore:
         if post_id:
             hits += [ix.exact.get(post_id, []), ix.post.get(post_id, []),
                      ix.placed.get((post_id, wanted), [])]
-        return self._picked(*hits) if hits else []
+        # (each once, in the listing's order)
+        return self._picked(hits[0] if len(hits) == 1 else sorted({i for h in hits for i in h}))

@@ -383,7 +383,7 @@ def mc203(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
         hits = ctx.store.by_content(want)
         found = hits[0] if hits else None
     if found is None:
-        named = [p for p in local.files() if fixture and fixture in p.name] if local else []
+        named = local.matching(lambda name, _: fixture in name) if local and fixture else []
         _report_missing(ctx, info, ld, ref, local, named)
         return
     problem = _report_self_check(found, info.component_id)
