@@ -65,10 +65,10 @@ def configure(config_file: str | None, *, select: Iterable[str] = (),
     return settings
 
 
-def open_for(component: str, catalog: str | None, configure: Configure | None = None
-             ) -> tuple[Catalog, Entry]:
+def open_for(component: str, catalog: str | None, configure: Configure | None = None,
+             also: tuple[str, ...] = ()) -> tuple[Catalog, Entry]:
     """The catalog (``--catalog``, else the one above the document, else above the current
-    folder) and the component in it."""
+    folder) and the component in it (``also``: as :meth:`Catalog.by_id` takes it)."""
     if catalog is None and Path(component).is_file():
         # the folder the path names (a link's target may be outside: it is then refused)
         named = Path(component).absolute().parent
@@ -76,4 +76,4 @@ def open_for(component: str, catalog: str | None, configure: Configure | None = 
         cat = Catalog.open(root if root is not None else named, configure=configure)
     else:
         cat = Catalog.open(catalog, configure=configure)
-    return cat, cat.resolve(component)
+    return cat, cat.resolve(component, also)
