@@ -383,9 +383,16 @@ def load_file(p: Path, *, from_folder: bool = False,
     ``hashed``, ``canon``: as for :func:`load_bytes`).  ``keep``: only the bytes it keeps
     are parsed (a JSON or YAML file it does not keep gives no document and no problem; an
     NDJSON line, none for that line): a caller that looks for some documents only
-    (:mod:`risutools.contract.sieve`); every file is read as without it."""
-    name = display_path(p)
+    (:mod:`risutools.contract.sieve`); every file is read as without it (a JSON or YAML
+    file it does not keep is not named in ``files``: nothing of it is shown)."""
     fmt = _fmt_of(p.name)
+    if keep is not None and fmt != "ndjson":
+        data = _read_whole(p, None, seen)
+        if isinstance(data, bytes) and not keep(data, fmt or "json"):
+            return LoadOutcome(size=len(data))
+        return _loaded_file(p, display_path(p), data, fmt, from_folder=from_folder,
+                            hashed=hashed, canon=canon)
+    name = display_path(p)
     if fmt == "ndjson":
         try:
             with open_regular(p) as f:  # streamed: any size, one line at a time
@@ -396,20 +403,19 @@ def load_file(p: Path, *, from_folder: bool = False,
             return LoadOutcome(problems=[mc001(name, f"cannot read: {exc.strerror or exc}")])
         out.files.append(name)
         return out
-    data = _read_whole(p, name, seen)
-    if keep is not None and isinstance(data, bytes) and not keep(data, fmt or "json"):
-        return LoadOutcome(files=[name], size=len(data))
-    return _loaded_file(p, name, data, fmt, from_folder=from_folder, hashed=hashed,
-                        canon=canon)
+    return _loaded_file(p, name, _read_whole(p, name, seen), fmt, from_folder=from_folder,
+                        hashed=hashed, canon=canon)
 
 
-def _read_whole(p: Path, name: str, seen: os.stat_result | None = None
+def _read_whole(p: Path, name: str | None, seen: os.stat_result | None = None
                 ) -> bytes | LoadOutcome:
-    """The bytes of a JSON or YAML file (``name``: as shown), or what refuses them."""
+    """The bytes of a JSON or YAML file (``name``: as shown, None: :func:`display_path`'s
+    name, made when a refusal shows it), or what refuses them."""
     try:
         return read_regular(p, MAX_DOCUMENT_BYTES, seen=seen)
     except FileRefused as exc:
         out = LoadOutcome()
+        name = display_path(p) if name is None else name
         if exc.code == Code.TOO_LARGE:
             out.files.append(name)
             out.problems.append(mc000(
@@ -418,6 +424,7 @@ def _read_whole(p: Path, name: str, seen: os.stat_result | None = None
             out.problems.append(mc001(name, exc.why, exc.code))
         return out
     except OSError as exc:  # (read_regular says it as a refusal: kept as load_file had it)
+        name = display_path(p) if name is None else name
         return LoadOutcome(problems=[mc001(name, f"cannot read: {exc.strerror or exc}")])
 
 
