@@ -35,6 +35,7 @@ from risutools.contract.transitions import (
     record_used,
     used_records,
 )
+from risutools.contract.verify import SourceStore
 from risutools.errors import DocumentError
 from risutools.values import MAX_DOCUMENT_BYTES
 
@@ -435,3 +436,43 @@ def test_a_promotion_lists_only_its_components_records(tmp_path: Path) -> None:
         assert [x.file for x in mine] == \
             [x.file for x in every if named_for(x.path.name, cid, action)]
     assert approvals_mod._record_files(a, lambda n: False) == []
+
+
+# --------------------------------------------------------------------------- the source store
+
+
+def _store(root: Path, elsewhere: Path) -> Path:
+    (root / "300001").mkdir(parents=True)
+    (root / "b" / "c").mkdir(parents=True)
+    for name in ("300001_x.json", "300001.risum", "3000011.json", "300001-y.charx", "z.charx",
+                 "b/300001 a.json", "b/c/300002_q.json", "300001/module.json",
+                 "300001/other.json", "ab12cd.bin"):
+        (root / name).write_text(name)
+    (elsewhere / "300001_out.json").write_text("out")
+    os.symlink(elsewhere / "300001_out.json", root / "300001_link-out.json")
+    os.symlink(root / "z.charx", root / "b" / "300001_link-in.json")
+    os.mkfifo(root / "300001_fifo.json")
+    os.symlink(root / "b", root / "300001_folder-link")
+    return root
+
+
+@pytest.mark.parametrize("ask", [("300001", "module.json"), ("300001", "z.charx!card.json"),
+                                 ("300002", "x"), ("", "z.charx"), (None, "module.json"),
+                                 ("3", "y")])
+def test_a_store_is_asked_for_one_sources_files_as_its_whole_listing_answers(
+        tmp_path: Path, ask: tuple[str | None, str]) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    root = _store(tmp_path / "store", tmp_path / "elsewhere")
+    whole = SourceStore(root)
+    every = whole.files()  # (listed and looked at whole first: the answer before)
+    assert root / "300001_link-out.json" not in every and root / "300001_fifo.json" not in every
+    assert root / "b" / "300001_link-in.json" in every
+    assert SourceStore(root).by_name(*ask) == whole.by_name(*ask)
+    for digest in ("ab12cd", "300001", "nothing"):
+        listed = SourceStore(root, content_scan=False)
+        listed.files()
+        assert SourceStore(root, content_scan=False).by_content(digest) == \
+            listed.by_content(digest)
+        lazy = SourceStore(root)
+        assert lazy.matching(lambda name, _, d=digest: d in name) == \
+            [p for p in every if digest in p.name]

@@ -24,7 +24,7 @@ must lie inside the repository unless ``allow_config_sources_outside``.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -93,21 +93,46 @@ class SourceStore:
     _files: list[Path] | None = None
     _hashes: dict[Path, str] = field(default_factory=dict)
     _by_hash: dict[str, list[Path]] | None = None
+    _listed: list[tuple[str, str, str]] | None = None
+    _looked: dict[Path, bool] = field(default_factory=dict)
+
+    def _walk(self) -> list[tuple[str, str, str]]:
+        """Every file under the root as (its folder, that folder's name, its name), in the
+        order :meth:`files` gives them, before any is looked at."""
+        if self._listed is None:
+            found: list[tuple[str, str, str]] = []
+            if self.root is not None and self.root.is_dir():
+                # followlinks=False: links to folders are not entered (no cycles, no /dev)
+                for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
+                    dirnames.sort()
+                    folder = Path(dirpath).name  # (what a path of it says its parent is)
+                    found.extend((dirpath, folder, fn) for fn in sorted(filenames))
+            self._listed = found
+        return self._listed
+
+    def _usable(self, p: Path) -> bool:
+        # only regular files (after links) inside the store are candidates: never a device
+        # or FIFO, never a link leading out (each looked at once a store)
+        known = self._looked.get(p)
+        if known is None:
+            known = self._looked[p] = self.root is not None and is_regular(p) and \
+                _stays_in(self.root, p)
+        return known
 
     def files(self) -> list[Path]:
         if self._files is None:
-            found: list[Path] = []
-            if self.root is not None and self.root.is_dir():
-                # followlinks=False: links to folders are not entered (no cycles, no /dev);
-                # only regular files (after links) are candidates: never a device or FIFO
-                for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
-                    dirnames.sort()
-                    for fn in sorted(filenames):
-                        p = Path(dirpath) / fn
-                        if is_regular(p) and _stays_in(self.root, p):
-                            found.append(p)
-            self._files = found
+            self._files = [p for p in (Path(d) / n for d, _, n in self._walk())
+                           if self._usable(p)]
         return self._files
+
+    def matching(self, named: Callable[[str, str], bool]) -> list[Path]:
+        """The :meth:`files` whose names ``named`` keeps (asked with a file's name and its
+        folder's name), in order: only those are looked at (a store of thousands of
+        sources, asked for one's)."""
+        if self._files is not None:
+            return [p for p in self._files if named(p.name, p.parent.name)]
+        return [p for p in (Path(d) / n for d, f, n in self._walk() if named(n, f))
+                if self._usable(p)]
 
     def sha256(self, path: Path) -> str | None:
         if path not in self._hashes:
@@ -119,7 +144,7 @@ class SourceStore:
 
     def by_content(self, hexdigest: str) -> list[Path]:
         """Files whose bytes hash to ``hexdigest`` (hashes every store file once)."""
-        named = [p for p in self.files() if hexdigest in p.name]
+        named = self.matching(lambda name, _: hexdigest in name)
         hits = [p for p in named if self.sha256(p) == hexdigest]
         if hits or not self.content_scan:
             return hits
@@ -138,18 +163,17 @@ class SourceStore:
         ``<post id>/<file>`` with the file named by ``source_version``."""
         container, _, member = source_version.rpartition("!")
         wanted = container or member
-        out: list[Path] = []
-        for p in self.files():
-            name = p.name
+
+        def named(name: str, folder: str) -> bool:
             by_container = bool(container) and name == container
             by_post = post_id is not None and post_id != "" and (
                 name == post_id
                 or (name.startswith(post_id) and name[len(post_id)] in "._- ")
-                or (p.parent.name == post_id and name == wanted)
+                or (folder == post_id and name == wanted)
             )
-            if by_container or by_post:
-                out.append(p)
-        return out
+            return by_container or by_post
+
+        return self.matching(named)
 
 
 def _fingerprints(store: SourceStore, path: Path, member: str | None) -> list[str]:
@@ -456,7 +480,7 @@ def mc203(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
     if local is not None:
         hits = local.by_content(want)
         found = hits[0] if hits else None
-        named = [p for p in local.files() if fixture and fixture in p.name]
+        named = local.matching(lambda name, _: bool(fixture) and fixture in name)
     if found is None and ctx.store.root is not None:
         hits = ctx.store.by_content(want)
         found = hits[0] if hits else None
