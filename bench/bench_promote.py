@@ -57,6 +57,11 @@ def commands(fresh: Path, mature: Path) -> list[tuple[str, Path, list[str]]]:
     return out
 
 
+_MAKE = ("import sys, workload\n"
+         "n = int(sys.argv[1])\n"
+         "print(workload.projected_catalog(n), workload.mature_catalog(n))\n")
+
+
 def _cli(tree: Path, args: list[str]) -> list[str]:
     return ["env", f"PYTHONPATH={tree}", sys.executable, "-m", "risutools", *args]
 
@@ -69,23 +74,28 @@ def main(argv: list[str]) -> None:
     for tree in trees.values():
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "risutools")],
                        check=True)
+    # the workloads made in a child: a child of this process would start with its memory
+    # (the kernel's peak of a forked child counts what it inherited)
+    made = subprocess.run([sys.executable, "-c", _MAKE, str(n)], cwd=HERE, check=True,
+                          capture_output=True, text=True).stdout.split()
     workload.BASE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=workload.BASE) as tmp:
         fresh, mature = Path(tmp) / "fresh", Path(tmp) / "mature"
-        shutil.copytree(workload.projected_catalog(n), fresh, copy_function=os.link)
-        shutil.copytree(workload.mature_catalog(n), mature, copy_function=os.link)
+        shutil.copytree(made[0], fresh, copy_function=os.link)
+        shutil.copytree(made[1], mature, copy_function=os.link)
         print(f"# {n} documents, {ROUNDS} rounds, {workload.load_line()}")
         for label, _cat, args in commands(fresh, mature):
-            if len(trees) == 2:
+            if len(trees) == 2:  # (from a neutral folder: ``-m`` puts it first on the path)
                 r = workload.side_by_side(_cli(trees["after"], args),
-                                          _cli(trees["before"], args), ROUNDS)
+                                          _cli(trees["before"], args), ROUNDS, cwd=Path(tmp))
                 print(f"{label:24} before {r['b_cpu']:.3f} s {r['b_peak']:.0f} MiB, after "
                       f"{r['a_cpu']:.3f} s {r['a_peak']:.0f} MiB: {r['ratio']:.2f}x "
                       f"({r['ratio_min']:.2f}-{r['ratio_max']:.2f}), exit {r['b_rc']}/"
                       f"{r['a_rc']}")
                 continue
-            workload.run_process(_cli(trees["after"], args))
-            runs = [workload.run_process(_cli(trees["after"], args)) for _ in range(ROUNDS)]
+            workload.run_process(_cli(trees["after"], args), Path(tmp))
+            runs = [workload.run_process(_cli(trees["after"], args), Path(tmp))
+                    for _ in range(ROUNDS)]
             print(f"{label:24} {statistics.median(x[0] for x in runs):.3f} s CPU, "
                   f"{statistics.median(x[2] for x in runs):.0f} MiB, exit {runs[-1][3]}")
 

@@ -36,6 +36,12 @@ def exclusive_capabilities() -> frozenset[str]:
     return frozenset(k for k, v in _vocab().items() if v.get("exclusive") is True)
 
 
+#: the statuses that make a component live (:func:`is_live`): ``runtime_status`` active or
+#: ``review_status`` promoted, as the strings a document holds (what :func:`neighbours`
+#: looks for in a file's bytes: these two functions and this tuple change together)
+LIVE_WORDS = ("active", "promoted")
+
+
 def is_active(e: Entry) -> bool:
     return e.runtime_status == "active"
 
@@ -93,11 +99,6 @@ class Graph:
 def _same(a: Entry, b: Entry | None) -> bool:
     return b is not None and (a is b or (a.component_id == b.component_id
                                          and a.path == b.path and a.line == b.line))
-
-
-#: the statuses that make a component live (:func:`is_live`): ``runtime_status`` active or
-#: ``review_status`` promoted, as the strings a document holds
-LIVE_WORDS = ("active", "promoted")
 
 
 def neighbours(cat: Catalog, entry: Entry, *, own: bool = False) -> list[Entry]:
