@@ -24,6 +24,7 @@ from risutools.catalog import approvals as approvals_mod
 from risutools.catalog.approvals import load_approvals, named_for
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import LIVE_WORDS, Graph, neighbours
+from risutools.catalog.promote import plan
 from risutools.contract import loaders
 from risutools.contract.loaders import load_bytes
 from risutools.contract.sieve import needles, plain
@@ -277,14 +278,7 @@ def test_by_id_parses_only_the_files_that_may_hold_the_id(tmp_path: Path,
     root.mkdir()
     for n in range(40):
         (root / f"d{n}.json").write_bytes(_json_doc(json.dumps(f"module.risu.{n}.x")))
-    parsed: list[str] = []
-    real = loaders.load_bytes
-
-    def counted(data: bytes, name: str, **kw: Any) -> Any:
-        parsed.append(Path(name).name)
-        return real(data, name, **kw)
-
-    monkeypatch.setattr(loaders, "load_bytes", counted)
+    parsed = _parsed_names(monkeypatch)
     (e,) = Catalog.open(root).by_id("module.risu.7.x")
     assert e.path.name == "d7.json" and parsed == ["d7.json"]
 
@@ -476,3 +470,48 @@ def test_a_store_is_asked_for_one_sources_files_as_its_whole_listing_answers(
         lazy = SourceStore(root)
         assert lazy.matching(lambda name, _, d=digest: d in name) == \
             [p for p in every if digest in p.name]
+
+
+def _parsed_names(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the JSON and YAML files parsed from now on, and ``line`` for each
+    NDJSON line."""
+    parsed: list[str] = []
+    real, real_line = loaders.load_bytes, loaders.fast_json
+
+    def counted(data: bytes, name: str, **kw: Any) -> Any:
+        parsed.append(Path(name).name)
+        return real(data, name, **kw)
+
+    def line(data: bytes) -> Any:
+        parsed.append("line")
+        return real_line(data)
+
+    monkeypatch.setattr(loaders, "load_bytes", counted)
+    monkeypatch.setattr(loaders, "fast_json", line)
+    return parsed
+
+
+#: the files of :func:`_graph_catalog` with an escape (each parsed whatever is looked for)
+_ESCAPED = ["esc-active.json", "esc-idle.json", "esc-other.json", "y.yaml"]
+
+
+@pytest.mark.parametrize(("named", "to", "also", "expected"), [
+    ("path", "pending_human_review", (), ["me.json"]),  # (no gate reads another document)
+    ("id", "pending_human_review", (), ["me.json", *_ESCAPED]),
+    # live, sharing a capability: two of the four NDJSON lines
+    ("path", "approved", (), ["me.json", "live.json", "active.json", "esc-live.json",
+                              *_ESCAPED, "line", "line"]),
+    # named by id, read with it: every live one (other.json shares none)
+    ("id", "approved", LIVE_WORDS, ["me.json", "live.json", "active.json", "other.json",
+                                    "esc-live.json", *_ESCAPED, *["line"] * 4]),
+])
+def test_a_promotion_parses_the_component_and_the_live_components_it_may_meet(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str, to: str,
+        also: tuple[str, ...], expected: list[str]) -> None:
+    root = _graph_catalog(tmp_path / "cat")
+    parsed = _parsed_names(monkeypatch)
+    c = Catalog.open(root)
+    e = c.resolve(str(root / "me.json") if named == "path" else "module.risu.1.me", also)
+    p = plan(c, e, to)
+    assert ("conflict" in {v.gate for v in p.verdicts}) == (to == "approved")
+    assert sorted(parsed) == sorted(expected)
