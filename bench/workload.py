@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = Path(os.environ.get("RISUTOOLS_BENCH_DIR", "/tmp/risutools-bench"))
@@ -157,6 +158,109 @@ def approved_catalog(n: int, every: int = 5) -> Path:
             f"base_sha256: {base}\nnote: ''\nread:\n  how: none\n  note: bench\n", "utf-8")
     marker.write_text(f"{n} {every} {VERSION}")
     return root / "catalog"
+
+
+def mature_catalog(n: int) -> Path:
+    """The ``n``-document projected catalog a team has been curating (issue 23, round 22):
+    every document moved to ``pending_human_review`` (a ``request_review`` record and its
+    transition line), every 50th further to ``promoted`` and switched ``active`` (records
+    and lines for each step), every 4th of the others with an ``approve`` record waiting
+    for its promotion.  Written as ``approve``, ``promote`` and ``activate`` write them
+    (their record, line and document functions, one process: thousands of commands would
+    take hours), without their gates; made once and reused while its marker says ``n``."""
+    root = BASE / f"mature-{n}"
+    marker = root / ".complete"
+    if marker.exists() and marker.read_text() == f"{n} {VERSION}":
+        return root / "catalog"
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.copytree(projected_catalog(n), root / "catalog")
+    _curate(root / "catalog")
+    marker.write_text(f"{n} {VERSION}")
+    return root / "catalog"
+
+
+def _curate(catalog: Path) -> None:
+    """:func:`mature_catalog`'s records, lines and documents, in ``catalog``."""
+    sys.path.insert(0, str(ROOT))
+    from risutools.canonical import canonical
+    from risutools.catalog.catalog import Catalog
+    from risutools.catalog.promote import runtime_document
+    from risutools.catalog.writes import link, render_document
+    from risutools.settings import lifecycle
+
+    cat = Catalog.open(catalog)
+    (catalog / "approvals").mkdir()
+    lines: list[bytes] = []
+    clock = [1_800_000_000]
+    for i, e in enumerate(cat.entries()):
+        raw = e.path.read_bytes()
+        doc, last = _step(cat, e, e.doc, "pending_human_review", None, lines, clock)
+        if i % 50 == 0:
+            for to in ("approved", "promoted"):
+                doc, last = _step(cat, _as(e, doc), doc, to, last, lines, clock)
+            now = _as(e, doc)
+            doc = runtime_document(doc, "active")
+            rec = {"kind": "runtime", "component_id": e.component_id,
+                   "from_runtime": now.runtime_status, "to_runtime": "active",
+                   "before_sha256": now.base_sha256, "after_sha256": lifecycle.base_sha256(doc),
+                   "actor": "kim", "at": _tick(clock), "tool_version": "bench"}
+            lines.append(canonical(link(rec, now, last)))
+        elif i % 4 == 1:
+            _record(cat, _as(e, doc), "approve", clock)
+        e.path.write_bytes(render_document(e, raw, doc))
+    (catalog / "transitions.ndjson").write_bytes(b"".join(x + b"\n" for x in lines))
+
+
+def _tick(clock: list[int]) -> str:
+    """The next second of the curation, as a record or a line writes a time."""
+    clock[0] += 1
+    return time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(clock[0]))
+
+
+def _as(e: Any, doc: dict[str, Any]) -> Any:
+    """The entry of ``e``'s file holding ``doc`` (its next state)."""
+    from risutools.catalog.catalog import Entry
+
+    return Entry(e.path, e.line, e.fmt, doc, "", None)
+
+
+def _record(cat: Any, e: Any, action: str, clock: list[int]) -> tuple[str, str]:
+    """An approval record of ``e`` for ``action`` (unsigned), as ``approve`` writes it."""
+    from risutools.canonical import prefixed
+    from risutools.catalog.approvals import build_record, dump_record, file_sha256, record_path
+    from risutools.catalog.binding import binding
+
+    _tick(clock)
+    os.environ["SOURCE_DATE_EPOCH"] = str(clock[0])
+    try:
+        rec = build_record(e, action, "kim", "")
+    finally:
+        del os.environ["SOURCE_DATE_EPOCH"]
+    rec["read"] = binding(None, None, None)
+    path = record_path(cat, rec)
+    data = dump_record(rec)
+    path.write_bytes(data)
+    return cat.rel(path), prefixed(file_sha256(data))
+
+
+def _step(cat: Any, e: Any, doc: dict[str, Any], to: str, last: Any, lines: list[bytes],
+          clock: list[int]) -> tuple[dict[str, Any], str]:
+    """``e`` moved to ``to``: its record, its transition line (as ``promote`` writes them)
+    and the new document, with the line's ``after_sha256``."""
+    from risutools.canonical import canonical
+    from risutools.catalog.promote import new_document
+    from risutools.catalog.writes import link
+    from risutools.settings import lifecycle
+
+    file, sha = _record(cat, e, lifecycle.action_for(e.review_status, to) or "", clock)
+    new = new_document(doc, to)
+    after = lifecycle.base_sha256(new)
+    rec = {"component_id": e.component_id, "from_status": e.review_status, "to_status": to,
+           "before_sha256": e.base_sha256, "after_sha256": after,
+           "approval": {"file": file, "sha256": sha}, "at": _tick(clock),
+           "tool_version": "bench"}
+    lines.append(canonical(link(rec, e, last)))
+    return new, after
 
 
 def document_files(catalog: Path) -> list[str]:

@@ -18,6 +18,7 @@ of its bytes.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -296,9 +297,10 @@ def load_approvals(cat: Catalog, *, component: str | None = None,
     if not d.is_dir():
         return out
     folders: Folders = {}
-    for p in _record_files(d):
-        if component is None or named_for(p.name, component, action):
-            out.append(load_approval(cat, p, folders))
+    mine = None if component is None else \
+        functools.partial(named_for, component_id=component, action=action)
+    for p in _record_files(d, mine):
+        out.append(load_approval(cat, p, folders))
     return out
 
 
@@ -319,18 +321,24 @@ def _folder(cat: Catalog, folder: Path, folders: Folders) -> tuple[FolderFiles, 
     return known
 
 
-def _record_files(folder: Path) -> list[Path]:
+def _record_files(folder: Path, named: Callable[[str], bool] | None = None) -> list[Path]:
     """Every entry under ``folder`` that is not a folder (regular files, links, FIFOs,
     devices: what cannot be read is reported), named ``*.yaml``/``*.yml``/``*.json`` and
-    not hidden; links to folders are not entered."""
+    not hidden; links to folders are not entered.  ``named``: only those whose names it
+    keeps (asked of the name before the path is made: a catalog has thousands)."""
     found: list[Path] = []
     for dirpath, _dirnames, filenames in os.walk(folder, followlinks=False):
         here = Path(dirpath)
         for name in filenames:
-            if name.startswith(".") or Path(name).suffix not in (".yaml", ".yml", ".json"):
+            if name.startswith(".") or not name.endswith(_RECORD_SUFFIXES) or \
+                    (named is not None and not named(name)):
                 continue
             found.append(here / name)
     return sorted(found)
+
+
+#: how the names of record files end (a name not hidden: its ``Path.suffix`` is one of them)
+_RECORD_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def load_approval(cat: Catalog, p: Path, folders: Folders | None = None) -> Approval:

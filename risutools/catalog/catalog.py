@@ -35,12 +35,14 @@ from typing import Any
 from risutools.canonical import doc_sha256
 from risutools.contract.folders import NDJSON_EXTS, YAML_EXTS
 from risutools.contract.loaders import (
+    Keep,
     LoadedDocument,
     LoadOutcome,
     display_path,
     load_documents,
     not_a_component,
 )
+from risutools.contract.sieve import load_where, needles
 from risutools.contract.transitions import CatalogLog, find_catalog_root, read_log
 from risutools.errors import Code, ConfigError, DocumentError
 from risutools.findings import Finding
@@ -362,6 +364,9 @@ class Catalog:
     load_problems: list[Finding] = field(default_factory=list)
     #: the catalog folder as the command line named it (None: found from the current folder)
     given: str | None = None
+    #: (strings, entries): what :meth:`by_id` read besides, at least the documents that may
+    #: hold one of those strings, in the catalog's order (None: nothing)
+    aside: tuple[tuple[str, ...], list[Entry]] | None = None
 
     # ------------------------------------------------------------------ opening
 
@@ -473,12 +478,36 @@ class Catalog:
         self.load_problems = list(problems)
         self._entries = entries
 
-    def by_id(self, component_id: str) -> list[Entry]:
-        return [e for e in self.entries() if e.component_id == component_id]
+    def entries_where(self, keep: Keep) -> list[Entry]:
+        """The entries of the documents whose file (an NDJSON file's line) ``keep`` keeps
+        (:func:`risutools.contract.sieve.load_where`), in the catalog's order, or every
+        entry when they are loaded already: at least those, in order (a caller picks the
+        ones it looks for).  Every file is listed and read as :meth:`entries` reads it;
+        ``load_problems`` holds the listing's problems and the read files' own."""
+        if self._entries is not None:
+            return self._entries
+        out = load_where(self.root, keep, exclude=self.config.exclude)
+        self.load_problems = list(out.problems)
+        seen: dict[Path, Path] = {}
+        return [e for e in (_entry(ld, None, seen) for ld in out.documents) if e is not None]
 
-    def resolve(self, component: str) -> Entry:
+    def by_id(self, component_id: str, also: tuple[str, ...] = ()) -> list[Entry]:
+        """The entries whose ``component_id`` is ``component_id``, in the catalog's order:
+        only the files that may hold it are parsed (:mod:`risutools.contract.sieve`; every
+        file when it is not a plain string).  ``also``: the files that may hold one of
+        these strings are parsed in the same reading, their entries kept (:attr:`aside`)."""
+        found, more = needles((component_id,)), needles(also)
+        if found is None or more is None or self._entries is not None:
+            return [e for e in self.entries() if e.component_id == component_id]
+        got = self.entries_where(lambda data, fmt: found.may_hold(data, fmt)
+                                 or more.may_hold(data, fmt))
+        if also:
+            self.aside = (also, got)
+        return [e for e in got if e.component_id == component_id]
+
+    def resolve(self, component: str, also: tuple[str, ...] = ()) -> Entry:
         """A document by path (JSON/YAML file, or an NDJSON file holding one document) or by
-        component_id."""
+        component_id (``also``: as :meth:`by_id` takes it)."""
         p = Path(component)
         if p.is_file():
             self.inside(p, "the document")  # a file given outside --catalog is not its own
@@ -496,7 +525,7 @@ class Catalog:
                     Code.AMBIGUOUS_COMPONENT, f"the file holds {len(docs)} documents; name one by "
                     "its component_id (with --catalog DIR)", path=component)
             return docs[0]
-        found = self.by_id(component)
+        found = self.by_id(component, also)
         if not found:
             refused = [f for f in self.load_problems if f.code == Code.OUTSIDE_CATALOG]
             if refused:  # (perhaps the document sought: never read)

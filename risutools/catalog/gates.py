@@ -88,7 +88,9 @@ class GateContext:
     to: str  # target review_status, or "active"/"inactive" for a runtime switch
     new: NewDocument  # the new document (:attr:`new_doc`), made when a gate reads it
     log: CatalogLog
-    graph: Graph
+    #: the capability graph the gates that read other components look at
+    #: (:data:`CATALOG_GATES`), or what makes it when one first does (:attr:`graph`)
+    graph_of: Graph | Callable[[], Graph]
     approvals: list[Approval]
     skip_log_line: int | None = None  # an interrupted transition being completed
     verifications: list[Verification] | None = None  # digest checks (computed lazily)
@@ -104,6 +106,14 @@ class GateContext:
     @property
     def new_doc(self) -> dict[str, Any]:
         return self.new()
+
+    @property
+    def graph(self) -> Graph:
+        """The capability graph (made when first read: a step whose gates read no other
+        component never reads the catalog)."""
+        if not isinstance(self.graph_of, Graph):
+            self.graph_of = self.graph_of()
+        return self.graph_of
 
 
 @dataclass(frozen=True)
@@ -548,6 +558,12 @@ def gates_for(to: str) -> tuple[Check, ...]:
     found = [c for c in registered_checks().values()
              if c.scope == "promotion" and to in c.targets]
     return tuple(sorted(found, key=lambda c: (c not in STEP_GATES, sort_key(c))))
+
+
+def reads_catalog(to: str) -> bool:
+    """Whether a step to ``to`` runs a gate that reads other components
+    (:data:`CATALOG_GATES`)."""
+    return any(g in CATALOG_GATES for g in gates_for(to))
 
 
 def run_gates(ctx: GateContext) -> list[Verdict]:

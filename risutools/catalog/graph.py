@@ -17,7 +17,8 @@ from collections.abc import Callable, Hashable, Iterable
 from functools import cache
 from typing import Any
 
-from risutools.catalog.catalog import Entry
+from risutools.catalog.catalog import Catalog, Entry
+from risutools.contract.sieve import needles
 from risutools.resources import load_data_yaml
 
 
@@ -33,6 +34,12 @@ def host_provided(cap: str) -> bool:
 
 def exclusive_capabilities() -> frozenset[str]:
     return frozenset(k for k, v in _vocab().items() if v.get("exclusive") is True)
+
+
+#: the statuses that make a component live (:func:`is_live`): ``runtime_status`` active or
+#: ``review_status`` promoted, as the strings a document holds (what :func:`neighbours`
+#: looks for in a file's bytes: these two functions and this tuple change together)
+LIVE_WORDS = ("active", "promoted")
 
 
 def is_active(e: Entry) -> bool:
@@ -106,3 +113,32 @@ class Graph:
 def _same(a: Entry, b: Entry | None) -> bool:
     return b is not None and (a is b or (a.component_id == b.component_id
                                          and a.path == b.path and a.line == b.line))
+
+
+def neighbours(cat: Catalog, entry: Entry, *, own: bool = False) -> list[Entry]:
+    """The entries of ``cat`` that a :class:`Graph`'s questions about ``entry``
+    (:meth:`Graph.conflicts_with`, :meth:`Graph.exclusive_rivals`) can name, and maybe
+    others, in the catalog's order: a graph of them answers those questions as a graph of
+    the whole catalog does.  Those are live entries (:func:`is_live`) that provide or
+    conflict with a capability ``entry`` provides or conflicts with: only the files that
+    may hold one of :data:`LIVE_WORDS` and one of those capabilities are parsed
+    (:mod:`risutools.contract.sieve`; every file when one is not a plain string), or
+    none when the catalog read the ones that may hold one of :data:`LIVE_WORDS` already
+    (:attr:`Catalog.aside`).  ``own``: also the documents of the files that may hold
+    ``entry``'s component_id."""
+    if not own and cat.aside is not None and cat.aside[0] == LIVE_WORDS:
+        return cat.aside[1]
+    caps = needles([*entry.caps("provides"), *entry.caps("conflicts")])
+    live = needles(LIVE_WORDS)
+    mine = needles((entry.component_id,) if own else ())
+    if caps is None or live is None or mine is None:
+        return cat.entries()
+    if not caps.texts and not mine.texts:  # (nothing to share: no file holds what is asked)
+        return []
+    found, words, ids = caps, live, mine
+
+    def keep(data: bytes, fmt: str) -> bool:
+        return (found.may_hold(data, fmt) and words.may_hold(data, fmt)) or \
+            ids.may_hold(data, fmt)
+
+    return cat.entries_where(keep)

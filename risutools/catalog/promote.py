@@ -39,7 +39,7 @@ from risutools.catalog.gates import (
     gates_for,
     run_gates,
 )
-from risutools.catalog.graph import Graph
+from risutools.catalog.graph import Graph, neighbours
 from risutools.catalog.writes import (
     append_log,
     catalog_lock,
@@ -170,7 +170,7 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
         log = read_log(cat.root, only=entry.component_id)
         if log.refused is not None:  # never an empty history: nothing moves (exit 2)
             raise log.refused
-    graph = Graph(cat.entries()) if graph is None else graph
+    graph_of = graph if graph is not None else lambda: Graph(neighbours(cat, entry))
     make = new_document if kind == "status" else runtime_document
     new = NewDocument(lambda: make(entry.doc, to))
     if approvals is None:  # only the records named for this component and step (an index)
@@ -179,7 +179,7 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
             lifecycle.SWITCH_ACTION.get(to) if cat.settings.require_signatures else None
         approvals = load_approvals(cat, component=entry.component_id, action=act) \
             if act is not None else []
-    ctx = GateContext(cat, entry, to, new, log, graph, approvals)
+    ctx = GateContext(cat, entry, to, new, log, graph_of, approvals)
     ctx.verifications = verifications
     ctx.base_findings = base_findings
     ctx.status_found = status_found
@@ -300,15 +300,18 @@ def _same_approval_bytes(cat: Catalog, a: Approval) -> None:
 def _recheck_catalog_gates(cat: Catalog, p: Plan) -> None:
     """The gates of ``p.to`` that read other components (:data:`gates.CATALOG_GATES`), run
     again on the catalog as it is now (loaded again, under the lock); a gate that fails now
-    is a lost compare-and-swap (exit 1)."""
+    is a lost compare-and-swap (exit 1).  Read of the catalog: the files that may hold the
+    document's component_id (its own file, and a link to it) and the components it may
+    conflict with (:func:`~risutools.catalog.graph.neighbours`)."""
     wide = [g for g in gates_for(p.to) if g in CATALOG_GATES]
     if not wide:
         return
     now = Catalog(cat.root, cat.config, cat.settings)
-    here = [x for x in now.entries() if x.path == p.entry.path and x.line == p.entry.line]
+    seen = neighbours(now, p.entry, own=True)
+    here = [x for x in seen if x.path == p.entry.path and x.line == p.entry.line]
     if len(here) != 1 or here[0].doc_sha256 != p.entry.doc_sha256:
         raise conflict_error(p.entry, "the document is no longer where it was read")
-    ctx = GateContext(now, here[0], p.to, p.new, CatalogLog(now.root), Graph(now.entries()), [])
+    ctx = GateContext(now, here[0], p.to, p.new, CatalogLog(now.root), Graph(seen), [])
     for gate in wide:
         verdict, reason = gate(ctx)
         if verdict == FAIL:

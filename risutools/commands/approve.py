@@ -13,7 +13,7 @@ from risutools.catalog.approvals import build_record, dump_record, record_path, 
 from risutools.catalog.binding import binding, read_packet, require_base
 from risutools.catalog.writes import catalog_lock, write_new_file
 from risutools.commands.catalogs import configure, open_for
-from risutools.contract.transitions import record_key, used_records
+from risutools.contract.transitions import record_used
 from risutools.errors import Code, ConfigError, UsageError, WriteConflict, check_choice
 from risutools.jsonlines import require_text
 from risutools.settings import lifecycle
@@ -80,7 +80,7 @@ def run(opts: Options) -> Approved:
         if read is not None:  # (the document may have moved while the record was signed)
             now = open_for(opts.component, opts.catalog, configure(opts.config_file))[1]
             require_base(cat, now, read, packet)
-        if record_key(record) in used_records(cat.log()):
+        if record_used(cat.log(), record):
             raise WriteConflict(Code.RECORD_USED, "a transition line already used a record "
                                 "with exactly these fields (the same second: is "
                                 "SOURCE_DATE_EPOCH set?); it would approve nothing: approve "

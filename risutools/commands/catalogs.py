@@ -65,10 +65,12 @@ def configure(config_file: str | None, *, select: Iterable[str] = (),
     return settings
 
 
-def open_for(component: str, catalog: str | None, configure: Configure | None = None
-             ) -> tuple[Catalog, Entry]:
+def open_for(component: str, catalog: str | None, configure: Configure | None = None,
+             also: tuple[str, ...] = (), *, whole: bool = False) -> tuple[Catalog, Entry]:
     """The catalog (``--catalog``, else the one above the document, else above the current
-    folder) and the component in it."""
+    folder) and the component in it (``also``: as :meth:`Catalog.by_id` takes it;
+    ``whole``: a command that reads every document anyway has them read first, and a
+    component named by id found among them)."""
     if catalog is None and Path(component).is_file():
         # the folder the path names (a link's target may be outside: it is then refused)
         named = Path(component).absolute().parent
@@ -76,4 +78,6 @@ def open_for(component: str, catalog: str | None, configure: Configure | None = 
         cat = Catalog.open(root if root is not None else named, configure=configure)
     else:
         cat = Catalog.open(catalog, configure=configure)
-    return cat, cat.resolve(component)
+    if whole and not Path(component).is_file():
+        cat.entries()
+    return cat, cat.resolve(component, also)

@@ -86,7 +86,8 @@ def run(opts: Options) -> Packets:
         return Packets(opts.lane, queue=opts.queue, status=opts.status, handoff=path,
                        record=rec)
     assert opts.component is not None
-    cat, entry = open_for(opts.component, opts.catalog, configure(opts.config_file))
+    # (the packet's relations read every document: read once, the component among them)
+    cat, entry = open_for(opts.component, opts.catalog, configure(opts.config_file), whole=True)
     _stays_in(cat, Path(opts.out))
     p = build_packet(cat, entry, opts.lane, actor=opts.actor, instruction=opts.instruction,
                      escalates=opts.escalates)

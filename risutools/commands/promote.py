@@ -8,6 +8,8 @@ import os
 from dataclasses import dataclass
 from typing import ClassVar
 
+from risutools.catalog.gates import reads_catalog
+from risutools.catalog.graph import LIVE_WORDS
 from risutools.catalog.promote import Plan, execute, plan
 from risutools.commands.catalogs import configure, open_for
 from risutools.errors import WriteConflict, check_choice
@@ -53,8 +55,10 @@ class Switched:
 
 
 def run(opts: Options) -> Switched:
+    # (a step whose gates read the live components: read with the component, in one go)
+    also = LIVE_WORDS if reads_catalog(opts.to) else ()
     cat, entry = open_for(opts.component, opts.catalog,
-                          configure(opts.config_file, sources=opts.sources))
+                          configure(opts.config_file, sources=opts.sources), also)
     p = plan(cat, entry, opts.to, kind=opts.kind)
     out = Switched(p, opts.dry_run, opts.as_json)
     if p.ok and not opts.dry_run:

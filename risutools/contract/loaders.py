@@ -23,7 +23,7 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, cast
@@ -371,17 +371,32 @@ def _fmt_of(name: str) -> str | None:
     return None
 
 
+#: which of a file's bytes are parsed (:func:`load_file`'s ``keep``): a JSON or YAML file's
+#: bytes, or an NDJSON file's line (stripped), and the format (``json``, ``yaml``, ``ndjson``)
+Keep = Callable[[bytes, str], bool]
+
+
 def load_file(p: Path, *, from_folder: bool = False,
               seen: os.stat_result | None = None, hashed: bool = True,
-              canon: bool = False) -> LoadOutcome:
+              canon: bool = False, keep: Keep | None = None) -> LoadOutcome:
     """The documents of one file (``seen``: its status as the caller just took it;
-    ``hashed``, ``canon``: as for :func:`load_bytes`)."""
-    name = display_path(p)
+    ``hashed``, ``canon``: as for :func:`load_bytes`).  ``keep``: only the bytes it keeps
+    are parsed (a JSON or YAML file it does not keep gives no document and no problem; an
+    NDJSON line, none for that line): a caller that looks for some documents only
+    (:mod:`risutools.contract.sieve`); every file is read as without it (a JSON or YAML
+    file it does not keep is not named in ``files``: nothing of it is shown)."""
     fmt = _fmt_of(p.name)
+    if keep is not None and fmt != "ndjson":
+        data = _read_whole(p, None, seen)
+        if isinstance(data, bytes) and not keep(data, fmt or "json"):
+            return LoadOutcome(size=len(data))
+        return _loaded_file(p, display_path(p), data, fmt, from_folder=from_folder,
+                            hashed=hashed, canon=canon)
+    name = display_path(p)
     if fmt == "ndjson":
         try:
             with open_regular(p) as f:  # streamed: any size, one line at a time
-                out = load_ndjson_stream(f, name, path=p, hashed=hashed)
+                out = load_ndjson_stream(f, name, path=p, hashed=hashed, keep=keep)
         except FileRefused as exc:
             return LoadOutcome(problems=[mc001(name, exc.why, exc.code)])
         except OSError as exc:  # a read error in the middle of an NDJSON file
@@ -392,13 +407,15 @@ def load_file(p: Path, *, from_folder: bool = False,
                         hashed=hashed, canon=canon)
 
 
-def _read_whole(p: Path, name: str, seen: os.stat_result | None = None
+def _read_whole(p: Path, name: str | None, seen: os.stat_result | None = None
                 ) -> bytes | LoadOutcome:
-    """The bytes of a JSON or YAML file (``name``: as shown), or what refuses them."""
+    """The bytes of a JSON or YAML file (``name``: as shown, None: :func:`display_path`'s
+    name, made when a refusal shows it), or what refuses them."""
     try:
         return read_regular(p, MAX_DOCUMENT_BYTES, seen=seen)
     except FileRefused as exc:
         out = LoadOutcome()
+        name = display_path(p) if name is None else name
         if exc.code == Code.TOO_LARGE:
             out.files.append(name)
             out.problems.append(mc000(
@@ -407,6 +424,7 @@ def _read_whole(p: Path, name: str, seen: os.stat_result | None = None
             out.problems.append(mc001(name, exc.why, exc.code))
         return out
     except OSError as exc:  # (read_regular says it as a refusal: kept as load_file had it)
+        name = display_path(p) if name is None else name
         return LoadOutcome(problems=[mc001(name, f"cannot read: {exc.strerror or exc}")])
 
 
@@ -696,9 +714,10 @@ def _sniff(text: str) -> str:
 
 
 def load_ndjson_stream(f: BinaryIO, name: str, *, path: Path | None = None,
-                       files: list[str] | None = None, hashed: bool = True) -> LoadOutcome:
+                       files: list[str] | None = None, hashed: bool = True,
+                       keep: Keep | None = None) -> LoadOutcome:
     out = LoadOutcome(files=list(files or []))
-    for part in iter_ndjson(f, name, path=path, hashed=hashed):
+    for part in iter_ndjson(f, name, path=path, hashed=hashed, keep=keep):
         out.extend(part)
     return out
 
@@ -708,10 +727,11 @@ NDJSON_BATCH = 256
 
 
 def iter_ndjson(f: BinaryIO, name: str, *, path: Path | None = None,
-                batch: int = NDJSON_BATCH, hashed: bool = True) -> Iterator[LoadOutcome]:
+                batch: int = NDJSON_BATCH, hashed: bool = True, keep: Keep | None = None
+                ) -> Iterator[LoadOutcome]:
     """An NDJSON file's documents and problems in parts of at most ``batch`` documents (its
     line order kept within each list): a caller that is done with a part need not keep it.
-    ``hashed``: as for :func:`iter_documents`."""
+    ``hashed``: as for :func:`iter_documents`; ``keep``: as for :func:`load_file`."""
     out = LoadOutcome()
     lineno = 0
     offset = 0
@@ -744,6 +764,8 @@ def iter_ndjson(f: BinaryIO, name: str, *, path: Path | None = None,
         if not stripped:
             continue
         any_line = True
+        if keep is not None and not keep(stripped, "ndjson"):
+            continue
         fast = fast_json(stripped)
         if fast is not None:
             out.documents.append(LoadedDocument(

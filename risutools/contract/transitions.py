@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import os
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,8 +35,9 @@ from typing import Any
 
 from risutools.canonical import canonical, sha256_prefixed
 from risutools.contract.loaders import load_bytes
+from risutools.contract.sieve import Needles, needles
 from risutools.jsontypes import json_type_name
-from risutools.safeio import FileRefused, check_inside, read_inside, read_regular
+from risutools.safeio import FileRefused, check_inside, read_inside, read_regular, within
 from risutools.settings.catalog import LOG_NAME
 from risutools.settings.lifecycle import (
     APPROVAL_FIELDS,
@@ -372,6 +374,86 @@ def used_records(log: CatalogLog) -> UsedRecords:
                 out.add(record_key(data))
     log.used_memo = UsedRecords(frozenset(out))
     return log.used_memo
+
+
+def record_used(log: CatalogLog, record: dict[str, Any]) -> bool:
+    """Whether a line of ``log`` used ``record`` (what ``record_key(record) in
+    used_records(log)`` answers): a line naming it by its identity, or naming a file that
+    holds it now.  Each file a line names is read, but parsed only when its bytes may hold
+    the record's ``base_sha256`` (:mod:`risutools.contract.sieve`): ``approve`` asks this of
+    the one record it writes, in a log of thousands of lines."""
+    key = record_key(record)
+    if log.used_memo is not None:
+        return key in log.used_memo
+    base = record.get("base_sha256")
+    found = needles((base,)) if isinstance(base, str) else None
+    places = _Places(log.root)
+    for lines in (*log.by_component.values(), *log.runtime.values()):
+        for _, rec in lines:
+            if (name := record_name(rec)) is None:
+                continue
+            if name == key or _holds(places, rec, key, found):
+                return True
+    return False
+
+
+def _holds(places: _Places, rec: dict[str, Any], key: str, found: Needles | None) -> bool:
+    """Whether the record file the line ``rec`` names is, as read now, the record whose
+    identity is ``key`` (:func:`_line_record`'s reading; ``found``: what its bytes must
+    hold for that, None: parsed whatever they hold)."""
+    got = places.find(rec["approval"]["file"])
+    if got is None:
+        return False
+    path, st = got
+    if found is not None:
+        try:
+            data = read_regular(path, MAX_DOCUMENT_BYTES, seen=st)
+        except (FileRefused, OSError):  # (:func:`_line_record` finds no record there)
+            return False
+        if not found.may_hold(data, "json" if path.endswith(".json") else "yaml"):
+            return False
+    held = _line_record(places.root, rec)
+    return held is not None and record_key(held) == key
+
+
+class _Places:
+    """:func:`_approval_path` for the lines of one log, each folder resolved once (as
+    :class:`~risutools.safeio.FolderFiles` reads a folder's files): a path whose own name
+    is no symbolic link resolves to its resolved folder and that name (``os.path.realpath``
+    takes the same steps), so it is inside the root exactly when that is; any other path is
+    asked of :func:`_approval_path` itself."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._top = os.fspath(root)
+        self._real_root = os.path.realpath(root)
+        self._folders: dict[str, str] = {}
+
+    def find(self, name: str) -> tuple[str, os.stat_result | None] | None:
+        """The file ``name`` is (:func:`_approval_path`) and its status when no link was
+        followed to it (None: not taken), or None."""
+        for under in ("", "approvals"):
+            cand = os.path.join(self._top, under, name)
+            folder, _, own = cand.rpartition("/")
+            try:
+                st = os.lstat(cand)
+            except OSError:
+                continue  # (nothing there: ``os.path.lexists`` says the same)
+            except ValueError:  # (a NUL: what _approval_path does with it)
+                return _unknown(_approval_path(self.root, name))
+            if own in ("", ".", "..") or not folder or stat.S_ISLNK(st.st_mode):
+                return _unknown(_approval_path(self.root, name))
+            real = self._folders.get(folder)
+            if real is None:
+                real = self._folders[folder] = os.path.realpath(folder)
+            if within(os.path.join(real, own), self._real_root) and \
+                    not stat.S_ISDIR(st.st_mode):
+                return cand, st
+        return None
+
+
+def _unknown(path: Path | None) -> tuple[str, os.stat_result | None] | None:
+    return None if path is None else (os.fspath(path), None)
 
 
 def _used_twice(log: CatalogLog, component_id: str) -> Iterator[str]:
