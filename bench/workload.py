@@ -139,11 +139,8 @@ def approved_catalog(n: int, every: int = 5) -> Path:
     from risutools.settings import lifecycle
 
     root = BASE / f"approved-{n}-{every}"
-    marker = root / ".complete"
-    if marker.exists() and marker.read_text() == f"{n} {every} {VERSION}":
+    if not _start_copy(root, f"{n} {every} {VERSION}", n):
         return root / "catalog"
-    shutil.rmtree(root, ignore_errors=True)
-    shutil.copytree(projected_catalog(n), root / "catalog")
     records = root / "catalog" / "approvals"
     records.mkdir()
     for i, f in enumerate(sorted((root / "catalog").glob("*.json"))):
@@ -156,7 +153,7 @@ def approved_catalog(n: int, every: int = 5) -> Path:
             f"component_version: {doc['component_version']}\n"
             "action: request_review\nreviewer: kim\nat: '2026-12-02T20:00:00+00:00'\n"
             f"base_sha256: {base}\nnote: ''\nread:\n  how: none\n  note: bench\n", "utf-8")
-    marker.write_text(f"{n} {every} {VERSION}")
+    (root / ".complete").write_text(f"{n} {every} {VERSION}")
     return root / "catalog"
 
 
@@ -169,14 +166,22 @@ def mature_catalog(n: int) -> Path:
     (their record, line and document functions, one process: thousands of commands would
     take hours), without their gates; made once and reused while its marker says ``n``."""
     root = BASE / f"mature-{n}"
+    if _start_copy(root, f"{n} {VERSION}", n):
+        _curate(root / "catalog")
+        (root / ".complete").write_text(f"{n} {VERSION}")
+    return root / "catalog"
+
+
+def _start_copy(root: Path, key: str, n: int) -> bool:
+    """Whether ``root/catalog`` must be made (its marker ``root/.complete`` does not say
+    ``key``): then it is a fresh copy of the ``n``-document projected catalog, to curate
+    and mark."""
     marker = root / ".complete"
-    if marker.exists() and marker.read_text() == f"{n} {VERSION}":
-        return root / "catalog"
+    if marker.exists() and marker.read_text() == key:
+        return False
     shutil.rmtree(root, ignore_errors=True)
     shutil.copytree(projected_catalog(n), root / "catalog")
-    _curate(root / "catalog")
-    marker.write_text(f"{n} {VERSION}")
-    return root / "catalog"
+    return True
 
 
 def _curate(catalog: Path) -> None:

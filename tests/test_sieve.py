@@ -28,6 +28,7 @@ from risutools.catalog.promote import plan
 from risutools.contract import loaders
 from risutools.contract.loaders import load_bytes
 from risutools.contract.sieve import needles, plain
+from risutools.contract.sourcestore import SourceStore
 from risutools.contract.transitions import (
     _approval_path,
     _Places,
@@ -36,7 +37,6 @@ from risutools.contract.transitions import (
     record_used,
     used_records,
 )
-from risutools.contract.sourcestore import SourceStore
 from risutools.errors import DocumentError
 from risutools.values import MAX_DOCUMENT_BYTES
 

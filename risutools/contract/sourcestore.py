@@ -1,13 +1,15 @@
 """The source store ``verify`` and ``review`` look a document's sources up in.
 
-A folder of source files (the ``--sources`` store, or a catalog's ``replays/``), listed
-once (regular files only, links to folders never entered, a link leading out of the folder
-none of its files), each file hashed at most once a run.  Every lookup a reference makes is
-answered from indexes built once, in one pass over the listing: by name, by the post id a
-name begins with, by folder and name, and by the 64-character hex runs a name holds.  So a
-run's lookups cost O(references + files), not O(references * files): 2,000 documents against
-a store of 2,000 files were 4 million name tests (4.6 s of a 5.3 s ``review --sources``).
-Each index returns its files in the listing's order, what a scan of the listing returns.
+A folder of source files (the ``--sources`` store, or a catalog's ``replays/``), its names
+listed once (links to folders never entered); a file is a candidate when it is a regular
+file (after links) inside the folder, looked at only when a lookup names it, once; each file
+hashed at most once a run.  Every lookup a reference makes is answered from indexes built
+once, in one pass over the names: by name, by the post id a name begins with, by folder and
+name, and by the 64-character hex pieces of a name (memory: O(the names' total length)).
+So a run's lookups cost O(references + files), not O(references * files): 2,000 documents
+against a store of 2,000 files were 4 million name tests (4.6 s of a 5.3 s ``review
+--sources``).  Each index returns its files in the listing's order, what a scan of the
+listing returns.
 """
 
 from __future__ import annotations
