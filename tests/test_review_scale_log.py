@@ -93,3 +93,28 @@ def test_a_record_is_parsed_once_and_each_caller_gets_its_own(
     transitions.parse_record(big, "d.yaml")
     transitions.parse_record(big, "d.yaml")
     assert parsed[-2:] == [big, big]
+
+
+def test_a_record_is_parsed_once_whatever_name_it_is_read_under(monkeypatch) -> None:
+    """The log's checks read a record by its file name, the approvals list by its path in
+    the catalog: the same bytes of the same syntax are parsed once, and each name gets the
+    answer the parser gives it (its message too, for a record that is none)."""
+    from risutools.contract import transitions
+
+    calls: list[str] = []
+    real = transitions._parse_record
+
+    def counted(data: bytes, name: str):  # type: ignore[no-untyped-def]
+        calls.append(name)
+        return real(data, name)
+
+    monkeypatch.setattr(transitions, "_parse_record", counted)
+    monkeypatch.setattr(transitions, "_parsed", {})
+    record = b"component_id: module.risu.1.x\naction: approve\nreviewer: kim\n"
+    broken = b"component_id: [1\n"
+    for data in (record, broken):
+        first = transitions.parse_record(data, "x--approve.yaml")
+        again = transitions.parse_record(data, "approvals/x--approve.yaml")
+        assert first == again == real(data, "other.yaml")
+    assert transitions.parse_record(record, "x.json") == real(record, "x.json")  # (JSON)
+    assert calls == ["x--approve.yaml", "x--approve.yaml", "x.json"]

@@ -85,6 +85,8 @@ class CatalogLog:
     #: :func:`used_records` of this log, made once (a log is never changed after it is
     #: read: a writer reads it again under the lock; a review asks it for every component)
     used_memo: UsedRecords | None = field(default=None, compare=False, repr=False)
+    #: where its lines' record files are (:func:`log_places`: each folder resolved once)
+    places_memo: Any = field(default=None, compare=False, repr=False)
 
     def names(self, component_id: str) -> bool:
         """Whether a line (of any kind) names ``component_id``."""
@@ -184,13 +186,13 @@ def _approval_path(root: Path, name: str) -> Path | None:
     return None
 
 
-#: the records parsed by this process, by their bytes and name (a review reads each record
+#: the records parsed by this process, by their bytes and syntax (a review reads each record
 #: for the log's checks, the gates and the approvals list: parsed once); kept only for a
 #: record of at most ``_PARSED_RECORD`` bytes (a real one is a few hundred), at most
 #: ``_PARSED_BYTES`` of them in all (what is kept stays a few times that)
 _PARSED_RECORD = 8 << 10
 _PARSED_BYTES = 8 << 20
-_parsed: dict[tuple[bytes, str], tuple[dict[str, Any] | None, str]] = {}
+_parsed: dict[tuple[bytes, bool], tuple[dict[str, Any] | None, str]] = {}
 _parsed_size = 0
 
 
@@ -199,9 +201,11 @@ def parse_record(data: bytes, name: str) -> tuple[dict[str, Any] | None, str]:
     and why not: the one reading of a record, for the log's checks and the catalog's
     approvals.  A file holding several YAML documents is not a record (one of them would be
     read and the others kept unseen).  The same bytes are parsed once a process (each
-    caller gets a mapping of its own)."""
+    caller gets a mapping of its own), whatever name they are read under (the name says
+    only which syntax: the answer, its message included, is the same for every name of
+    that syntax)."""
     global _parsed_size
-    key = (data, name)
+    key = (data, name.endswith(".json"))
     got = _parsed.get(key)
     if got is None:
         got = _parse_record(data, name)
@@ -289,12 +293,13 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
                    "transition; fix the line (candidate -> pending_human_review -> approved -> "
                    "promoted -> retired, any -> rejected)")
             return
-        yield from _check_approval(log.root, line, rec, component_id, action_for(frm, to) or "",
+        yield from _check_approval(log_places(log), line, rec, component_id,
+                                   action_for(frm, to) or "",
                                    counts, _switched_from(rec.get("before_sha256"), back)
                                    | _switched_from(rec.get("continues"), back))
         expected_from = to
     for line, rec in switches:
-        yield from _check_switch(log.root, line, rec, component_id, counts)
+        yield from _check_switch(log_places(log), line, rec, component_id, counts)
     yield from _used_twice(log, component_id)
     if not unrecorded_ok:  # (a rejection's way out may start from a change no line has)
         yield from _out_of_order(log, component_id)
@@ -329,10 +334,10 @@ def record_key(record: dict[str, Any]) -> str:
     return "record:" + sha256_prefixed(signed_bytes(record))
 
 
-def _line_record(root: Path, rec: dict[str, Any]) -> dict[str, Any] | None:
+def _line_record(places: _Places, rec: dict[str, Any]) -> dict[str, Any] | None:
     """The record a line names, as read now (None: it names none, or it cannot be read)."""
     appr = rec.get("approval")
-    path = _approval_path(root, appr["file"]) if isinstance(appr, dict) and \
+    path = places.path(appr["file"]) if isinstance(appr, dict) and \
         isinstance(appr.get("file"), str) else None
     if path is None:
         return None
@@ -370,7 +375,7 @@ def used_records(log: CatalogLog) -> UsedRecords:
             if (name := record_name(rec)) is None:
                 continue
             out.add(name)
-            if (data := _line_record(log.root, rec)) is not None:
+            if (data := _line_record(log_places(log), rec)) is not None:
                 out.add(record_key(data))
     log.used_memo = UsedRecords(frozenset(out))
     return log.used_memo
@@ -412,7 +417,7 @@ def _holds(places: _Places, rec: dict[str, Any], key: str, found: Needles | None
             return False
         if not found.may_hold(data, "json" if path.endswith(".json") else "yaml"):
             return False
-    held = _line_record(places.root, rec)
+    held = _line_record(places, rec)
     return held is not None and record_key(held) == key
 
 
@@ -428,6 +433,11 @@ class _Places:
         self._top = os.fspath(root)
         self._real_root = os.path.realpath(root)
         self._folders: dict[str, str] = {}
+
+    def path(self, name: str) -> Path | None:
+        """:func:`_approval_path` of ``name``."""
+        got = self.find(name)
+        return Path(got[0]) if got is not None else None
 
     def find(self, name: str) -> tuple[str, os.stat_result | None] | None:
         """The file ``name`` is (:func:`_approval_path`) and its status when no link was
@@ -452,6 +462,15 @@ class _Places:
         return None
 
 
+def log_places(log: CatalogLog) -> _Places:
+    """The log's :class:`_Places` (made once a log: a review checks every line's record,
+    some twice; each check resolved the record's folder again)."""
+    if log.places_memo is None:
+        log.places_memo = _Places(log.root)
+    places: _Places = log.places_memo
+    return places
+
+
 def _unknown(path: Path | None) -> tuple[str, os.stat_result | None] | None:
     return None if path is None else (os.fspath(path), None)
 
@@ -466,7 +485,7 @@ def _used_twice(log: CatalogLog, component_id: str) -> Iterator[str]:
         name = record_name(rec)
         if name is None:
             continue
-        data = _line_record(log.root, rec)
+        data = _line_record(log_places(log), rec)
         for key in (name, record_key(data) if data is not None else None):
             if key is None:
                 continue
@@ -576,7 +595,7 @@ def _switched_from(h: Any, back: dict[Any, Any]) -> set[Any]:
     return out
 
 
-def _check_switch(root: Path, line: int, rec: dict[str, Any], component_id: str,
+def _check_switch(places: _Places, line: int, rec: dict[str, Any], component_id: str,
                   counts: ApprovalCheck | None) -> Iterator[str]:
     """A runtime switch: its approval (when it names one) is checked like a step's; without
     one, the switch counts only where an unsigned record would (signatures not required)."""
@@ -588,8 +607,8 @@ def _check_switch(root: Path, line: int, rec: dict[str, Any], component_id: str,
                "commit that added the line")
         return
     if isinstance(rec.get("approval"), dict):
-        yield from _check_approval(root, line, rec, component_id, action, counts)
-    elif counts is not None and (why := counts(root, {})):
+        yield from _check_approval(places, line, rec, component_id, action, counts)
+    elif counts is not None and (why := counts(places.root, {})):
         yield (f"transitions.ndjson line {line}: a runtime switch with no approval, and an "
                f"unsigned record does not count ({why}); switch with a signed {action!r} "
                "approval (`risutools approve --action "
@@ -694,7 +713,7 @@ def undo_line(doc: Any, rec: dict[str, Any], status: str = "") -> tuple[Any, str
     return new, ""
 
 
-def _check_approval(root: Path, line: int, rec: dict[str, Any], component_id: str,
+def _check_approval(places: _Places, line: int, rec: dict[str, Any], component_id: str,
                     action: str, counts: ApprovalCheck | None = None,
                     bases: set[Any] | None = None) -> Iterator[str]:
     appr = rec.get("approval")
@@ -702,7 +721,7 @@ def _check_approval(root: Path, line: int, rec: dict[str, Any], component_id: st
         yield (f"transitions.ndjson line {line}: no approval record ({{file, sha256}}); every "
                "transition needs a human approval")
         return
-    path = _approval_path(root, appr["file"])
+    path = places.path(appr["file"])
     if path is None:
         yield (f"transitions.ndjson line {line}: approval file {appr['file']!r} is missing; "
                "restore it in approvals/")
@@ -734,7 +753,7 @@ def _check_approval(root: Path, line: int, rec: dict[str, Any], component_id: st
     reviewer = data.get("reviewer")
     if not isinstance(reviewer, str) or not reviewer.strip():
         yield f"approval {appr['file']!r} names no reviewer; add the reviewer's name"
-    elif counts is not None and (why := counts(root, data)):
+    elif counts is not None and (why := counts(places.root, data)):
         yield (f"approval {appr['file']!r} (line {line}) does not count as an approval: {why}; "
                "the transition was not made by a reviewer the catalog trusts: revert the "
                "commit that added the line and the record")
