@@ -657,9 +657,11 @@ def _sha256_fd(fd: int, size: int) -> str:
 
 
 def fsync_directory(directory: str | os.PathLike[str]) -> None:
-    """fsync a folder so that renames into it are durable (best effort)."""
+    """fsync a folder so that renames into it are durable (best effort; what is not a
+    folder, a FIFO put in its place say, is neither waited on nor synced)."""
     try:
-        dfd = os.open(directory, os.O_RDONLY)
+        dfd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+                      | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return
     try:

@@ -88,3 +88,46 @@ def test_a_queue_finds_each_relation_once_a_catalog(tmp_path, monkeypatch) -> No
         (mine,) = alone.glob("*.json")
         assert json.loads(mine.read_text("utf-8"))["needs_full_context"] == \
             p["needs_full_context"]
+
+
+def test_a_queue_syncs_its_folder_once(tmp_path, monkeypatch) -> None:
+    """Each packet's file is synced before it is named (atomic, as always); the folder's
+    names once, at the queue's end (and by the hand-off record's own write), not twice a
+    packet."""
+    from harness import FIXTURES, run_cli
+
+    from risutools import fsio
+    from risutools.catalog import packet as packet_mod
+
+    cat = tmp_path / "cat"
+    assert run_cli("ingest", FIXTURES / "sources", "-o", cat, "-j", "1").returncode == 0
+    synced: list[str] = []
+    real = fsio.fsync_directory
+
+    def counted(d):  # type: ignore[no-untyped-def]
+        synced.append(str(d))
+        real(d)
+
+    monkeypatch.setattr(fsio, "fsync_directory", counted)
+    monkeypatch.setattr(packet_mod, "fsync_directory", counted)
+    out = tmp_path / "q"
+    r = run_cli("packet", "--lane", "light", "--queue", out, "--status", "candidate",
+                "--catalog", cat)
+    assert r.returncode == 0, r.stderr
+    packets = list(out.glob("*--light--*.json"))
+    assert len(packets) >= 5
+    assert len([d for d in synced if d == str(out)]) <= 2, synced
+
+
+def test_a_folder_sync_never_waits_on_a_fifo(tmp_path) -> None:
+    import os
+    import threading
+
+    from risutools.fsio import fsync_directory
+
+    fifo = tmp_path / "not-a-folder"
+    os.mkfifo(fifo)
+    t = threading.Thread(target=fsync_directory, args=(fifo,), daemon=True)
+    t.start()
+    t.join(5)
+    assert not t.is_alive()

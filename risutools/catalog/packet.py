@@ -53,6 +53,7 @@ from risutools.contract.rules import mc500
 from risutools.contract.transitions import CatalogLog, UsedRecords, used_records
 from risutools.contract.validate import validate_document
 from risutools.errors import Code, RisuError, UsageError, WriteConflict
+from risutools.fsio import fsync_directory
 from risutools.pathnames import id_file_stem, show_name
 from risutools.printable import json_text
 from risutools.safeio import FileRefused, is_regular, read_inside, read_regular
@@ -316,12 +317,14 @@ def _holds(path: Path, data: bytes) -> bool | None:
         raise
 
 
-def write_packet(packet: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
+def write_packet(packet: dict[str, Any], out_dir: Path, *, sync_dir: bool = True
+                 ) -> tuple[Path, Path]:
     """Write the JSON and Markdown files, each a new file.  A packet that is there already
     with the same bytes (the same task, actor and catalog facts) is left as it is; one with
     other bytes (another actor, facts changed since, edited by its reader) is never
     replaced: ``write-conflict`` (exit 1), nothing written -- a reviewer may have read it,
-    and an approval may name it (``approve --packet``)."""
+    and an approval may name it (``approve --packet``).  ``sync_dir=False``: the folder's
+    fsync left to the caller (a queue syncs it once)."""
     jpath, mpath = packet_files(packet, out_dir)
     files = ((jpath, packet_json(packet)),
              (mpath, render_packet_markdown(packet).encode("utf-8")))
@@ -336,7 +339,7 @@ def write_packet(packet: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
                 path=show_name(str(path)))
     for (path, data), same in zip(files, held, strict=True):
         if same is None:
-            write_new_file(path, data)
+            write_new_file(path, data, sync_dir=sync_dir)
     return jpath, mpath
 
 
@@ -356,13 +359,16 @@ def write_queue(cat: Catalog, out_dir: Path, status: str, *, actor: str, limit: 
         cid = a.field("component_id")
         if isinstance(cid, str):  # (only a text equals a component_id)
             mine.setdefault(cid, []).append(a)
-    for e in chosen[:limit]:
-        p = build_packet(cat, e, "light", actor=actor, graph=graph,
-                         approvals=mine.get(e.component_id, []), log=log, inter=inter)
-        jpath, _ = write_packet(p, out_dir)
-        items.append({"task_id": p["task"]["id"], "component_id": e.component_id,
-                      "base_sha256": e.base_sha256, "packet": jpath.name,
-                      "needs_full_context": bool(p["needs_full_context"])})
+    try:  # (each packet's file synced as it is written, the folder once: at the end)
+        for e in chosen[:limit]:
+            p = build_packet(cat, e, "light", actor=actor, graph=graph,
+                             approvals=mine.get(e.component_id, []), log=log, inter=inter)
+            jpath, _ = write_packet(p, out_dir, sync_dir=False)
+            items.append({"task_id": p["task"]["id"], "component_id": e.component_id,
+                          "base_sha256": e.base_sha256, "packet": jpath.name,
+                          "needs_full_context": bool(p["needs_full_context"])})
+    finally:
+        fsync_directory(out_dir)
     record = {"handoff": HANDOFF_FORMAT, "who": actor, "when": when, "lane": "light",
               "catalog": str(cat.root), "status": status, "matched": len(chosen),
               "queued": len(items), "left_out": len(chosen) - len(items), "packets": items}

@@ -144,10 +144,12 @@ def append_log(cat: Catalog, record: dict[str, Any], before: bytes | None) -> in
     return seen.count(b"\n") + (offset - len(seen)) + 1
 
 
-def write_new_file(path: Path, data: bytes) -> None:
-    """A new file (approval record, packet): atomic, never over an existing one."""
+def write_new_file(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
+    """A new file (approval record, packet): atomic, never over an existing one.
+    ``sync_dir=False``: its folder's fsync left to the caller (a batch of new files in one
+    folder syncs it once, at its end: :func:`risutools.fsio.fsync_directory`)."""
     try:
-        atomic_write(path, data, expect_absent=True)
+        atomic_write(path, data, expect_absent=True, sync_dir=sync_dir)
     except WriteConflict:
         raise
     except OSError as exc:
