@@ -42,12 +42,13 @@ class NotesIndex:
     names: list[str] = field(default_factory=list)  # *.yaml regular files, sorted
     by_for: dict[str, str] = field(default_factory=dict)  # "risuai_id:x" / "sha256:.." -> name
     by_digest: dict[str, str] = field(default_factory=dict)  # "sha256:<file bytes>" -> name
-    named: frozenset[str] = frozenset()  # the names, to look one up
+    named: frozenset[str] = field(init=False)  # the names, to look one up
     #: the names under each stable part (:func:`stable_prefix`) they begin with
-    by_prefix: dict[str, list[str]] = field(default_factory=dict)
+    by_prefix: dict[str, list[str]] = field(init=False)
 
     def __post_init__(self) -> None:
         self.named = frozenset(self.names)
+        self.by_prefix = {}
         for name in self.names:
             prefix = stable_prefix(name)  # (a name begins with "a.b.c." when this is it)
             if prefix is not None:

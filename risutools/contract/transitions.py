@@ -86,7 +86,7 @@ class CatalogLog:
     #: read: a writer reads it again under the lock; a review asks it for every component)
     used_memo: UsedRecords | None = field(default=None, compare=False, repr=False)
     #: where its lines' record files are (:func:`log_places`: each folder resolved once)
-    places_memo: Any = field(default=None, compare=False, repr=False)
+    places_memo: _Places | None = field(default=None, compare=False, repr=False)
 
     def names(self, component_id: str) -> bool:
         """Whether a line (of any kind) names ``component_id``."""
@@ -467,8 +467,7 @@ def log_places(log: CatalogLog) -> _Places:
     some twice; each check resolved the record's folder again)."""
     if log.places_memo is None:
         log.places_memo = _Places(log.root)
-    places: _Places = log.places_memo
-    return places
+    return log.places_memo
 
 
 def _unknown(path: Path | None) -> tuple[str, os.stat_result | None] | None:
