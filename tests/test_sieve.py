@@ -27,13 +27,11 @@ from risutools.catalog.graph import LIVE_WORDS, Graph, neighbours
 from risutools.catalog.promote import plan
 from risutools.contract import loaders
 from risutools.contract.loaders import load_bytes
+from risutools.contract.records import Places, _approval_path, record_key
 from risutools.contract.sieve import needles, plain
 from risutools.contract.sourcestore import SourceStore
 from risutools.contract.transitions import (
-    _approval_path,
-    _Places,
     read_log,
-    record_key,
     record_used,
     used_records,
 )
@@ -406,7 +404,7 @@ def test_the_used_record_check_is_what_every_record_says(tmp_path: Path) -> None
     answers = [record_used(log, r) for r in asked]
     assert answers == [record_key(r) in every for r in asked]
     assert answers == [True, True, True, True, False, True, False, True, True, False]
-    places = _Places(root)
+    places = Places(root)
     for line in log.by_component[ID]:
         name = line[1]["approval"]["file"]
         want = _approval_path(root, name)

@@ -35,13 +35,8 @@ from typing import Any
 from risutools.canonical import canonical, prefixed
 from risutools.catalog.catalog import Catalog, Entry, file_sha256
 from risutools.catalog.sshsig import fast_verified
-from risutools.contract.transitions import (
-    ApprovalCheck,
-    UsedRecords,
-    parse_record,
-    record_key,
-    signed_bytes,
-)
+from risutools.contract.records import parse_record, record_key, signed_bytes
+from risutools.contract.transitions import ApprovalCheck, UsedRecords
 from risutools.errors import Code, RisuError, UsageError
 from risutools.jsonlines import require_text
 from risutools.pathnames import id_file_stem, show_name
@@ -208,9 +203,24 @@ def chain_check(settings: CatalogSettings) -> ApprovalCheck:
     """The check MC305 and the history gate run on the approval of every recorded step
     (:data:`risutools.contract.transitions.ApprovalCheck`): why the record does not count
     (:func:`counts`), or ''.  A process verifies each record once for the same
-    allowed_signers file (its path, size, modification and change times, inode) and settings."""
+    allowed_signers file (its path, size, modification and change times, inode) and settings.
+    Two checks of the same settings object are equal (a review's MC305 and board ask
+    :func:`~risutools.contract.transitions.check_chain` the same question with theirs)."""
+    return _ChainCheck(settings)
 
-    def check(root: Path, record: dict[str, Any]) -> str:
+
+@dataclass(frozen=True, eq=False)
+class _ChainCheck:
+    settings: CatalogSettings
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _ChainCheck) and other.settings is self.settings
+
+    def __hash__(self) -> int:
+        return id(self.settings)
+
+    def __call__(self, root: Path, record: dict[str, Any]) -> str:
+        settings = self.settings
         signers = settings.allowed_signers
         try:
             st = signers.stat() if signers is not None else None
@@ -226,8 +236,6 @@ def chain_check(settings: CatalogSettings) -> ApprovalCheck:
                 f"signature {chk.status} ({chk.detail})"
                 + ("; signatures are required" if settings.require_signatures else ""))
         return _VERDICTS[key]
-
-    return check
 
 
 _VERDICTS: dict[tuple[Any, ...], str] = {}

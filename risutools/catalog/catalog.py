@@ -163,6 +163,12 @@ class Entry:
         return self._base
 
     @property
+    def names(self) -> frozenset[str]:
+        """The hashes a transition line may name the document by
+        (:func:`lifecycle.base_names`): its base hash and its whole document's."""
+        return frozenset((self.base_sha256, self.doc_sha256))
+
+    @property
     def component_id(self) -> str:
         if self._cid is None:
             cid = self.parts.get("component_id")

@@ -170,7 +170,7 @@ def history(ctx: GateContext) -> tuple[str, str]:
 
     counts = chain_check(ctx.cat.settings)
     msgs = list(check_chain(log, e.component_id, e.review_status, e.base_sha256, e.doc,
-                            counts=counts))
+                            counts=counts, names=e.names))
     if msgs and ctx.to == lifecycle.REJECTED and not list(check_chain(
             log, e.component_id, e.review_status, e.base_sha256, unrecorded_ok=True,
             counts=counts)):

@@ -152,7 +152,7 @@ def _interrupted(log: CatalogLog, entry: Entry,
     if not lines:
         return None
     ln, rec = lines[-1]
-    return (ln, rec) if unwritten(rec, entry.doc) else None
+    return (ln, rec) if unwritten(rec, entry.doc, entry.names) else None
 
 
 def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",

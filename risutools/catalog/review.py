@@ -158,11 +158,12 @@ class FileFindings:
 
 def _check_documents(cat: Catalog, sources: str | None, jobs: int | None,
                      progress: ProgressFn | None, executor: Executor | None,
-                     base_log: Path | None = None
+                     base_log: Path | None = None, log: CatalogLog | None = None
                      ) -> tuple[Result, list[Verification], FactsStore]:
     """The first pass (:func:`~risutools.catalog.review_pass.first_pass`: every document
     read once, its rules and digests checked, its summary kept, on all cores or on
-    ``executor``), then MC104 and MC305 (and MC306 with ``base_log``); the catalog's
+    ``executor``), then MC104 and MC305 (and MC306 with ``base_log``; ``log``: the
+    catalog's log, as the review read it); the catalog's
     entries hold each document's head and its facts, found with it (packed in the store
     returned)."""
     cfg = cat.config
@@ -176,7 +177,7 @@ def _check_documents(cat: Catalog, sources: str | None, jobs: int | None,
     result.documents = [s.info for s in first.surveyed]
     cat.adopt_entries(entries_of(first.surveyed), first.problems)
     catalog_checks(probes(first.surveyed), result, cfg, RuleFilter(), chain_check(cat.settings),
-                   cat.root, base_log)
+                   cat.root, base_log, log)
     for s in first.surveyed:  # the file as found, read by MC305 only (an entry keeps its own)
         s.info.path = None
     return result, [v for s in first.surveyed for v in s.verifications], first.facts
@@ -197,11 +198,12 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
 def _review_catalog(cat: Catalog, sources: str | None, jobs: int | None,
                     progress: ProgressFn | None, executor: Executor | None,
                     base_log: Path | None = None) -> Review:
+    log = cat.log()  # (read once: MC305, the chain section, the approvals and the board)
+    log.chain_memo = {}  # (MC305 and the board's history gate ask the same chains)
     validated, verifications, store = _check_documents(cat, sources, jobs, progress, executor,
-                                                       base_log)
+                                                       base_log, log)
     entries = cat.entries()
     graph = Graph(entries)
-    log = cat.log()
     approvals = load_approvals(cat)
     rv = Review(cat.root.name)
     problems = _graph_problems(graph)

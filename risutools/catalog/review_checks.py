@@ -216,7 +216,8 @@ def unfinished_write(facts: LogFacts) -> Iterator[Row]:
     Fix: Re-run the same command to complete it."""
     for cid, lines in facts.documented():
         ln, last = lines[-1]
-        if unwritten(last, facts.known[cid].doc):
+        known = facts.known[cid]
+        if unwritten(last, known.doc, known.names):
             yield ln, cid, (f"line {ln} records a change of {cid} that was never written "
                             "(interrupted); re-run the same command to complete it")
 

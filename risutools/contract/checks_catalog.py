@@ -117,7 +117,7 @@ def mc305(loaded: Iterable[LoadedDocument], documents: Sequence[DocumentInfo],
             continue
         base = lifecycle.base_sha256(ld.doc)  # (the log names base hashes)
         for why in check_chain(logs.of(found), info.component_id, status, base, ld.doc,
-                               counts=counts):
+                               counts=counts, names=frozenset((base, info.sha256))):
             yield CatalogIssue("/provenance/review_status", why, info, ld)
     for info in candidates:  # (each a place: what a candidate's check needs)
         found = logs.root_of(info.path) if info.component_id is not None else None
@@ -210,10 +210,13 @@ class Logs:
     document known without its file) and each root's log (read once, its problems said
     once)."""
 
-    def __init__(self, given: Path | None) -> None:
+    def __init__(self, given: Path | None, known: CatalogLog | None = None) -> None:
         self.given = given
         self.roots: dict[str | None, Path | None] = {}
-        self.logs: dict[Path, CatalogLog] = {}
+        #: ``known``: the log of ``given`` a caller already read (a review's: one reading
+        #: for MC305, the chain section and the board)
+        self.logs: dict[Path, CatalogLog] = {known.root: known} if known is not None else {}
+        self.said: set[Path] = set()  # the roots whose log's problems were said
 
     def root_of(self, path: Path | None) -> Path | None:
         # (the folder as text: one string operation a document, no path object made)
@@ -229,9 +232,10 @@ class Logs:
         return self.logs[root]
 
     def problems(self, root: Path) -> Iterator[CatalogIssue]:
-        """The log's own problems, the first time it is read."""
-        if root in self.logs:
+        """The log's own problems, the first time they are asked for."""
+        if root in self.said:
             return
+        self.said.add(root)
         log = self.of(root)
         tname = display_path(root / LOG_NAME)
         for line, why in log.problems:

@@ -27,20 +27,17 @@ from __future__ import annotations
 
 import copy
 import os
-import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from risutools.canonical import canonical, sha256_prefixed
-from risutools.contract.loaders import load_bytes
+from risutools.contract.records import Places, record_key
 from risutools.contract.sieve import Needles, needles
 from risutools.jsontypes import json_type_name
-from risutools.safeio import FileRefused, check_inside, read_inside, read_regular, within
+from risutools.safeio import FileRefused, read_inside, read_regular
 from risutools.settings.catalog import LOG_NAME
 from risutools.settings.lifecycle import (
-    APPROVAL_FIELDS,
     CONTENT_EVIDENCE,
     CONTENT_POINTERS,
     EVIDENCE_LINE,
@@ -86,7 +83,11 @@ class CatalogLog:
     #: read: a writer reads it again under the lock; a review asks it for every component)
     used_memo: UsedRecords | None = field(default=None, compare=False, repr=False)
     #: where its lines' record files are (:func:`log_places`: each folder resolved once)
-    places_memo: _Places | None = field(default=None, compare=False, repr=False)
+    places_memo: Places | None = field(default=None, compare=False, repr=False)
+    #: :func:`check_chain`'s answers, when a reader that asks the same question twice sets
+    #: it (a review: the log, the records and the settings do not change while it runs)
+    chain_memo: dict[tuple[Any, ...], tuple[str, ...]] | None = field(
+        default=None, compare=False, repr=False)
 
     def names(self, component_id: str) -> bool:
         """Whether a line (of any kind) names ``component_id``."""
@@ -175,86 +176,10 @@ def _line_types(rec: dict[str, Any]) -> str | None:
     return None
 
 
-def _approval_path(root: Path, name: str) -> Path | None:
-    for cand in (root / name, root / "approvals" / name):
-        try:
-            check_inside(root, cand)
-        except FileRefused:
-            continue  # never outside the catalog
-        if os.path.lexists(cand) and not os.path.isdir(cand):
-            return cand  # (a FIFO or a device is then said to be unreadable, not missing)
-    return None
-
-
-#: the records parsed by this process, by their bytes and syntax (a review reads each record
-#: for the log's checks, the gates and the approvals list: parsed once); kept only for a
-#: record of at most ``_PARSED_RECORD`` bytes (a real one is a few hundred), at most
-#: ``_PARSED_BYTES`` of them in all (what is kept stays a few times that)
-_PARSED_RECORD = 8 << 10
-_PARSED_BYTES = 8 << 20
-_parsed: dict[tuple[bytes, bool], tuple[dict[str, Any] | None, str]] = {}
-_parsed_size = 0
-
-
-def parse_record(data: bytes, name: str) -> tuple[dict[str, Any] | None, str]:
-    """An approval record's mapping (JSON when ``name`` ends ``.json``, else YAML), or None
-    and why not: the one reading of a record, for the log's checks and the catalog's
-    approvals.  A file holding several YAML documents is not a record (one of them would be
-    read and the others kept unseen).  The same bytes are parsed once a process (each
-    caller gets a mapping of its own), whatever name they are read under (the name says
-    only which syntax: the answer, its message included, is the same for every name of
-    that syntax)."""
-    global _parsed_size
-    key = (data, name.endswith(".json"))
-    got = _parsed.get(key)
-    if got is None:
-        got = _parse_record(data, name)
-        if len(data) <= _PARSED_RECORD and _parsed_size + len(data) <= _PARSED_BYTES:
-            _parsed[key] = got
-            _parsed_size += len(data)
-    doc, why = got
-    return (_copied(doc) if doc is not None else None), why
-
-
-def _copied(value: Any) -> Any:
-    """A copy of a parsed record's value (mappings and lists made anew, the scalars shared:
-    they cannot change); nesting is bounded by the parser."""
-    if type(value) is dict:
-        return {k: _copied(v) for k, v in value.items()}
-    if type(value) is list:
-        return [_copied(v) for v in value]
-    return value
-
-
-def _parse_record(data: bytes, name: str) -> tuple[dict[str, Any] | None, str]:
-    out = load_bytes(data, name, fmt="json" if name.endswith(".json") else "yaml")
-    if out.problems:
-        return None, out.problems[0].message
-    if len(out.documents) > 1:
-        return None, (f"several YAML documents in one file (the second at line "
-                      f"{out.documents[1].line}); a record is one")
-    if not out.documents or not isinstance(out.documents[0].doc, dict):
-        return None, "not a mapping"
-    return out.documents[0].doc, ""
-
-
-def _load_approval(path: Path) -> tuple[dict[str, Any] | None, str]:
-    try:  # regular files only, bounded (see risutools.safeio)
-        data = read_regular(path, MAX_DOCUMENT_BYTES)
-    except FileRefused as exc:
-        return None, exc.why
-    doc, why = parse_record(data, path.name)
-    if doc is None:
-        return None, why
-    for key in APPROVAL_FIELDS:
-        if key in doc and not isinstance(doc[key], str):
-            return None, f"{key} is {json_type_name(doc[key])}, not text"
-    return doc, sha256_prefixed(data)
-
-
 def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
                 doc: Any = None, *, unrecorded_ok: bool = False,
-                counts: ApprovalCheck | None = None) -> Iterator[str]:
+                counts: ApprovalCheck | None = None,
+                names: frozenset[str] | None = None) -> Iterator[str]:
     """Messages (empty = the chain is complete and backed by approvals).
 
     ``doc_hash`` is the document's base hash (:func:`lifecycle.base_sha256`); lines written
@@ -264,7 +189,27 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
     ``doc`` (the document itself) lets the evidence lines after the last step be checked by
     undoing them; ``unrecorded_ok`` leaves out the document's hash (a rejection records a
     change no line has: see the history gate); ``counts`` decides whether each step's
-    approval record counts (its signature)."""
+    approval record counts (its signature).
+    ``names``: :func:`lifecycle.base_names` of ``doc``, when the caller knows them.  With
+    ``log.chain_memo`` set (a review: MC305 and the board's history gate ask the same), the
+    messages for the same question are found once."""
+    if doc is not None and names is None:
+        names = base_names(doc)
+    memo = log.chain_memo
+    if memo is None:
+        return _chain(log, component_id, status, doc_hash, doc, unrecorded_ok, counts, names)
+    key = (component_id, status, doc_hash, names, unrecorded_ok, counts)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = tuple(_chain(log, component_id, status, doc_hash, doc,
+                                       unrecorded_ok, counts, names))
+    return iter(got)
+
+
+def _chain(log: CatalogLog, component_id: str, status: str, doc_hash: str, doc: Any,
+           unrecorded_ok: bool, counts: ApprovalCheck | None,
+           names: frozenset[str] | None) -> Iterator[str]:
+    """The messages of :func:`check_chain` (``names``: ``doc``'s, when it is given)."""
     steps = log.by_component.get(component_id, [])
     if not log.exists:
         yield (f"review_status is {status!r} but the catalog ({log.root.name}/) has no "
@@ -310,7 +255,8 @@ def check_chain(log: CatalogLog, component_id: str, status: str, doc_hash: str,
                "recorded transition); restore it as that line records it")
     elif not unrecorded_ok:
         tail = [s for s in log.runtime.get(component_id, []) if s[0] > last_line]
-        yield from _check_tail(component_id, status, (last_line, last), tail, doc, doc_hash)
+        yield from _check_tail(component_id, status, (last_line, last), tail, doc, doc_hash,
+                               names)
         yield from _check_runtime(component_id, switches, doc)
 
 
@@ -322,30 +268,17 @@ def record_name(rec: dict[str, Any]) -> str | None:
     return None
 
 
-def signed_bytes(record: dict[str, Any]) -> bytes:
-    """What a record's signature covers: its canonical JSON without ``signature``."""
-    return canonical({k: v for k, v in record.items() if k != "signature"})
-
-
-def record_key(record: dict[str, Any]) -> str:
-    """A record's identity: ``record:`` and the SHA-256 of :func:`signed_bytes`.  Files
-    holding the same decision -- a copy, a link, the record written again with other
-    spacing, quoting, key order or signature -- are one record, whatever their names."""
-    return "record:" + sha256_prefixed(signed_bytes(record))
-
-
-def _line_record(places: _Places, rec: dict[str, Any]) -> dict[str, Any] | None:
-    """The record a line names, as read now (None: it names none, or it cannot be read)."""
+def _line_key(places: Places, rec: dict[str, Any]) -> str | None:
+    """:func:`record_key` of the record a line names, as read now (None: it names none, or
+    it cannot be read)."""
     appr = rec.get("approval")
-    path = places.path(appr["file"]) if isinstance(appr, dict) and \
-        isinstance(appr.get("file"), str) else None
-    if path is None:
+    if not (isinstance(appr, dict) and isinstance(appr.get("file"), str)):
         return None
     try:
-        data, _digest = _load_approval(path)
+        got = places.record(appr["file"])
     except OSError:
         return None
-    return data
+    return got.key if got is not None else None
 
 
 @dataclass(frozen=True)
@@ -375,8 +308,8 @@ def used_records(log: CatalogLog) -> UsedRecords:
             if (name := record_name(rec)) is None:
                 continue
             out.add(name)
-            if (data := _line_record(log_places(log), rec)) is not None:
-                out.add(record_key(data))
+            if (key := _line_key(log_places(log), rec)) is not None:
+                out.add(key)
     log.used_memo = UsedRecords(frozenset(out))
     return log.used_memo
 
@@ -392,7 +325,7 @@ def record_used(log: CatalogLog, record: dict[str, Any]) -> bool:
         return key in log.used_memo
     base = record.get("base_sha256")
     found = needles((base,)) if isinstance(base, str) else None
-    places = _Places(log.root)
+    places = Places(log.root)
     for lines in (*log.by_component.values(), *log.runtime.values()):
         for _, rec in lines:
             if (name := record_name(rec)) is None:
@@ -402,9 +335,9 @@ def record_used(log: CatalogLog, record: dict[str, Any]) -> bool:
     return False
 
 
-def _holds(places: _Places, rec: dict[str, Any], key: str, found: Needles | None) -> bool:
+def _holds(places: Places, rec: dict[str, Any], key: str, found: Needles | None) -> bool:
     """Whether the record file the line ``rec`` names is, as read now, the record whose
-    identity is ``key`` (:func:`_line_record`'s reading; ``found``: what its bytes must
+    identity is ``key`` (:func:`_line_key`'s reading; ``found``: what its bytes must
     hold for that, None: parsed whatever they hold)."""
     got = places.find(rec["approval"]["file"])
     if got is None:
@@ -413,65 +346,19 @@ def _holds(places: _Places, rec: dict[str, Any], key: str, found: Needles | None
     if found is not None:
         try:
             data = read_regular(path, MAX_DOCUMENT_BYTES, seen=st)
-        except (FileRefused, OSError):  # (:func:`_line_record` finds no record there)
+        except (FileRefused, OSError):  # (:func:`_line_key` finds no record there)
             return False
         if not found.may_hold(data, "json" if path.endswith(".json") else "yaml"):
             return False
-    held = _line_record(places, rec)
-    return held is not None and record_key(held) == key
+    return _line_key(places, rec) == key
 
 
-class _Places:
-    """:func:`_approval_path` for the lines of one log, each folder resolved once (as
-    :class:`~risutools.safeio.FolderFiles` reads a folder's files): a path whose own name
-    is no symbolic link resolves to its resolved folder and that name (``os.path.realpath``
-    takes the same steps), so it is inside the root exactly when that is; any other path is
-    asked of :func:`_approval_path` itself."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self._top = os.fspath(root)
-        self._real_root = os.path.realpath(root)
-        self._folders: dict[str, str] = {}
-
-    def path(self, name: str) -> Path | None:
-        """:func:`_approval_path` of ``name``."""
-        got = self.find(name)
-        return Path(got[0]) if got is not None else None
-
-    def find(self, name: str) -> tuple[str, os.stat_result | None] | None:
-        """The file ``name`` is (:func:`_approval_path`) and its status when no link was
-        followed to it (None: not taken), or None."""
-        for under in ("", "approvals"):
-            cand = os.path.join(self._top, under, name)
-            folder, _, own = cand.rpartition("/")
-            try:
-                st = os.lstat(cand)
-            except OSError:
-                continue  # (nothing there: ``os.path.lexists`` says the same)
-            except ValueError:  # (a NUL: what _approval_path does with it)
-                return _unknown(_approval_path(self.root, name))
-            if own in ("", ".", "..") or not folder or stat.S_ISLNK(st.st_mode):
-                return _unknown(_approval_path(self.root, name))
-            real = self._folders.get(folder)
-            if real is None:
-                real = self._folders[folder] = os.path.realpath(folder)
-            if within(os.path.join(real, own), self._real_root) and \
-                    not stat.S_ISDIR(st.st_mode):
-                return cand, st
-        return None
-
-
-def log_places(log: CatalogLog) -> _Places:
-    """The log's :class:`_Places` (made once a log: a review checks every line's record,
+def log_places(log: CatalogLog) -> Places:
+    """The log's :class:`Places` (made once a log: a review checks every line's record,
     some twice; each check resolved the record's folder again)."""
     if log.places_memo is None:
-        log.places_memo = _Places(log.root)
+        log.places_memo = Places(log.root)
     return log.places_memo
-
-
-def _unknown(path: Path | None) -> tuple[str, os.stat_result | None] | None:
-    return None if path is None else (os.fspath(path), None)
 
 
 def _used_twice(log: CatalogLog, component_id: str) -> Iterator[str]:
@@ -484,8 +371,8 @@ def _used_twice(log: CatalogLog, component_id: str) -> Iterator[str]:
         name = record_name(rec)
         if name is None:
             continue
-        data = _line_record(log_places(log), rec)
-        for key in (name, record_key(data) if data is not None else None):
+        held = _line_key(log_places(log), rec)
+        for key in (name, held):
             if key is None:
                 continue
             if key in first:
@@ -496,8 +383,8 @@ def _used_twice(log: CatalogLog, component_id: str) -> Iterator[str]:
                        "commit that added the line, and approve the step again")
                 return
         first[name] = (line, name)
-        if data is not None:
-            first[record_key(data)] = (line, name)
+        if held is not None:
+            first[held] = (line, name)
 
 
 def _out_of_order(log: CatalogLog, component_id: str) -> Iterator[str]:
@@ -571,12 +458,14 @@ def _check_runtime(cid: str, switches: list[tuple[int, dict[str, Any]]], doc: An
            "that was interrupted)")
 
 
-def unwritten(rec: dict[str, Any], doc: Any) -> bool:
+def unwritten(rec: dict[str, Any], doc: Any, names: frozenset[str] | None = None) -> bool:
     """Whether ``rec``, a component's last log line, records a change ``doc`` does not have:
     the command wrote the line (write-ahead) and was stopped before the document.  A
     runtime line leaves the base hash as it is: it is unwritten while the document is not
-    in the state it switched to."""
-    names = base_names(doc)
+    in the state it switched to.  ``names``: :func:`lifecycle.base_names` of ``doc``, when
+    the caller knows them."""
+    if names is None:
+        names = base_names(doc)
     if rec.get("before_sha256") not in names:
         return False
     if rec.get("kind") == RUNTIME_LINE:
@@ -594,7 +483,7 @@ def _switched_from(h: Any, back: dict[Any, Any]) -> set[Any]:
     return out
 
 
-def _check_switch(places: _Places, line: int, rec: dict[str, Any], component_id: str,
+def _check_switch(places: Places, line: int, rec: dict[str, Any], component_id: str,
                   counts: ApprovalCheck | None) -> Iterator[str]:
     """A runtime switch: its approval (when it names one) is checked like a step's; without
     one, the switch counts only where an unsigned record would (signatures not required)."""
@@ -624,13 +513,14 @@ def _changed_after(cid: str, status: str, line: int, rec: dict[str, Any], now: s
 
 
 def _check_tail(cid: str, status: str, step: tuple[int, dict[str, Any]],
-                tail: list[tuple[int, dict[str, Any]]], doc: Any, doc_hash: str
-                ) -> Iterator[str]:
+                tail: list[tuple[int, dict[str, Any]]], doc: Any, doc_hash: str,
+                doc_names: frozenset[str] | None) -> Iterator[str]:
     """The lines after the last status step (runtime switches, evidence), walked back from
     the document: each must end at the hash the walk reached, and undoing it must give the
-    hash it started from; the step must end where the first of them started."""
+    hash it started from; the step must end where the first of them started
+    (``doc_names``: :func:`lifecycle.base_names` of ``doc``)."""
     h, d = doc_hash, doc
-    names = _names(d, h)
+    names = {h} if d is None or doc_names is None else {h, *doc_names}
     for ln, rec in reversed(tail):
         if rec.get("after_sha256") not in names:
             yield _changed_after(cid, status, ln, rec, h)
@@ -640,17 +530,18 @@ def _check_tail(cid: str, status: str, step: tuple[int, dict[str, Any]],
         if why:
             yield f"transitions.ndjson line {ln}: {why}"
             return
-        if d is not None and rec.get("kind") == EVIDENCE_LINE and before not in base_names(d):
+        dn = base_names(d) if d is not None else frozenset()
+        if d is not None and rec.get("kind") == EVIDENCE_LINE and before not in dn:
             yield (f"transitions.ndjson line {ln}: undoing the evidence it records gives "
                    f"{base_sha256(d)[:19]}…, not its before_sha256 {str(before)[:19]}…; the "
                    "document changed in a way no line records: restore it from version "
                    "control")
             return
-        if d is not None and before not in base_names(d):
+        if d is not None and before not in dn:
             d = None  # a runtime line that cannot be undone exactly: trust its hash
         h = str(before)
-        names = _names(d, h) | ({rec["continues"]} if isinstance(rec.get("continues"), str)
-                                else set())
+        names = {h, *(dn if d is not None else ())} | (
+            {rec["continues"]} if isinstance(rec.get("continues"), str) else set())
     ln, rec = step
     if rec.get("after_sha256") in names:
         return
@@ -660,12 +551,6 @@ def _check_tail(cid: str, status: str, step: tuple[int, dict[str, Any]],
         yield (f"transitions.ndjson line {tail[0][0]} starts from {h[:19]}… but the transition "
                f"on line {ln} ended at {str(rec.get('after_sha256'))[:19]}…; a change between "
                "them was not recorded: restore the document from version control")
-
-
-def _names(doc: Any, h: str) -> set[str]:
-    """The hashes a line may name the document reached by (``h``: its base hash, or the
-    hash the walk trusted when the document could not be rebuilt)."""
-    return {h} if doc is None else {h, *base_names(doc)}
 
 
 _ABSENT = object()
@@ -712,7 +597,7 @@ def undo_line(doc: Any, rec: dict[str, Any], status: str = "") -> tuple[Any, str
     return new, ""
 
 
-def _check_approval(places: _Places, line: int, rec: dict[str, Any], component_id: str,
+def _check_approval(places: Places, line: int, rec: dict[str, Any], component_id: str,
                     action: str, counts: ApprovalCheck | None = None,
                     bases: set[Any] | None = None) -> Iterator[str]:
     appr = rec.get("approval")
@@ -720,17 +605,17 @@ def _check_approval(places: _Places, line: int, rec: dict[str, Any], component_i
         yield (f"transitions.ndjson line {line}: no approval record ({{file, sha256}}); every "
                "transition needs a human approval")
         return
-    path = places.path(appr["file"])
-    if path is None:
-        yield (f"transitions.ndjson line {line}: approval file {appr['file']!r} is missing; "
-               "restore it in approvals/")
-        return
     try:
-        data, digest = _load_approval(path)
+        got = places.record(appr["file"])
     except OSError as exc:
         yield (f"approval {appr['file']!r}: cannot read: {exc.strerror or exc}; make it "
                "readable")
         return
+    if got is None:
+        yield (f"transitions.ndjson line {line}: approval file {appr['file']!r} is missing; "
+               "restore it in approvals/")
+        return
+    data, digest = got.doc, got.said
     if data is None:
         yield f"approval {appr['file']!r} cannot be read: {digest}"  # (the message has its fix)
         return

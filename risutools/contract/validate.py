@@ -41,7 +41,7 @@ from risutools.contract.rules import (
     mc600,
 )
 from risutools.contract.schema import mc100
-from risutools.contract.transitions import ApprovalCheck
+from risutools.contract.transitions import ApprovalCheck, CatalogLog
 from risutools.errors import Code, DocumentError
 from risutools.findings import MAX_LISTED, Finding, not_listed_message, sorted_findings
 from risutools.jsonlines import unpaired_surrogate
@@ -317,14 +317,16 @@ def _validated_batch(parts: list[LoadOutcome], result: Result, cfg: Settings, fl
 
 def catalog_checks(docs: Iterable[LoadedDocument], result: Result, cfg: Settings,
                    flt: RuleFilter, counts: ApprovalCheck | None = None,
-                   root: Path | None = None, base_log: Path | None = None) -> None:
+                   root: Path | None = None, base_log: Path | None = None,
+                   log: CatalogLog | None = None) -> None:
     """The catalog checks (MC104, MC305; MC306 with ``base_log``) over ``docs`` and their
     :class:`DocumentInfo` (``result.documents``, in the same order; ``root``: the catalog
-    they all belong to); their findings go into ``result``."""
+    they all belong to, ``log``: its log as the caller read it); their findings go into
+    ``result``."""
     for issue in mc104(result.documents):
         _add(result, mc104, issue, cfg, flt)
     for issue in mc305(docs, result.documents, counts, root,
-                       [i for i in result.documents if i.candidate]):
+                       [i for i in result.documents if i.candidate], Logs(root, log)):
         _add(result, mc305, issue, cfg, flt)
     if base_log is not None:
         roots = [root] if root is not None else catalog_roots((), result.documents)
