@@ -470,11 +470,13 @@ def file_batches(paths: Iterable[Path], *, from_folder: bool = False, canon: boo
 
 
 def document_batches(paths: Sequence[str | os.PathLike[str]], *, exclude: Iterable[str] = (),
-                     skip_non_documents: bool = False, hashed: bool = True
+                     skip_non_documents: bool = False, hashed: bool = True,
+                     folders: list[str] | None = None
                      ) -> Iterator[tuple[list[LoadOutcome], int]]:
     """The parts :func:`iter_documents` gives for each of ``paths``, in the same order, a
     batch at a time as :func:`file_batches` takes them (the second of each pair: the files
-    and folders it ends); an NDJSON file, and standard input, each a batch alone."""
+    and folders it ends); an NDJSON file, and standard input, each a batch alone.
+    ``folders``: each of ``paths`` that was a folder when read is added to it."""
     batch = _ReadFirst(hashed=hashed)
     for path in paths:
         if str(path) == STDIN:
@@ -482,8 +484,10 @@ def document_batches(paths: Sequence[str | os.PathLike[str]], *, exclude: Iterab
             yield from load_batches([iter_documents(path, hashed=hashed)])
             continue
         for got in _path_files(Path(path), exclude, skip_non_documents):
-            if isinstance(got, LoadOutcome):
+            if isinstance(got, LoadOutcome):  # (a folder's listing)
                 batch.take(got)
+                if folders is not None:
+                    folders.append(os.fspath(path))
             else:
                 yield from batch.whole_or_read(*got)
     yield from batch.flush()

@@ -248,8 +248,9 @@ def validate_paths(
     kept: list[LoadedDocument] = []
     kept_info: list[DocumentInfo] = []
     problems = 0
+    folders: list[str] = []  # (the paths that were folders, as the loader found them)
     batches = document_batches(paths, exclude=cfg.exclude, hashed=hashes,
-                               skip_non_documents=skip_non_documents)
+                               skip_non_documents=skip_non_documents, folders=folders)
     # each batch read and checked with the cycle collector paused: its documents are trees,
     # freed as they go; once it ends, a cycle it made (an error's traceback) is collected and
     # what it keeps (the summaries) is set aside from later passes (batch_settled)
@@ -267,24 +268,26 @@ def validate_paths(
     for issue in mc305(kept, kept_info, counts,
                        candidates=[i for i in result.documents if i.candidate], logs=logs):
         _add(result, mc305, issue, cfg, flt)
-    _whole_catalogs(paths, result, cfg, flt, logs, base_log)
+    _whole_catalogs(paths, folders, result, cfg, flt, logs, base_log)
     return result
 
 
-def _whole_catalogs(paths: Sequence[str | os.PathLike[str]], result: Result, cfg: Settings,
-                    flt: RuleFilter, logs: Logs, base_log: Path | None) -> None:
+def _whole_catalogs(paths: Sequence[str | os.PathLike[str]], folders: list[str],
+                    result: Result, cfg: Settings, flt: RuleFilter, logs: Logs,
+                    base_log: Path | None) -> None:
     """The checks of each catalog as a whole: MC307 where a folder given holds the whole
     catalog (its root, or a folder above it: files named alone, or a folder inside the
-    catalog, are a part of it), and MC306 with ``base_log``."""
-    folders = [os.fspath(p) for p in paths if os.fspath(p) != "-" and os.path.isdir(p)]
+    catalog, are a part of it), and MC306 with ``base_log`` (``folders``: those of
+    ``paths`` that were folders when read)."""
     walked = [Path(f).resolve() for f in folders]
     whole = [r for r in catalog_roots(folders, result.documents) if folders and
              any(r == w or w in r.parents for w in walked)]
     for issue in mc307(whole, result.documents, cfg.exclude, logs):
         _add(result, mc307, issue, cfg, flt)
     if base_log is not None:
+        given = set(folders)
         named = folders + [os.path.dirname(os.fspath(p)) or "." for p in paths
-                           if os.fspath(p) != "-" and not os.path.isdir(p)]
+                           if os.fspath(p) != "-" and os.fspath(p) not in given]
         # (standard input alone: the catalog above the working folder, as MC305 reads)
         for issue in mc306(catalog_roots(named or ["."], result.documents), base_log):
             _add(result, mc306, issue, cfg, flt)
