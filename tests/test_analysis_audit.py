@@ -12,11 +12,11 @@ import pytest
 
 from risutools.analysis import analyze
 from risutools.analysis.cbs import scan_cbs, strip_cbs
-from risutools.analysis.datatables import data_table
 from risutools.analysis.htmlscan import decode_refs, scan_html
 from risutools.analysis.model import Analysis
 from risutools.analysis.regexcheck import backtracking_risks
 from risutools.analysis.walk_effects import effect_table, privileged_effects
+from risutools.datatables import data_table
 from risutools.formats.model import Module
 
 ROOT = Path(__file__).resolve().parents[1]

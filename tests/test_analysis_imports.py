@@ -41,7 +41,7 @@ def test_analysis_report_does_not_import_the_contract_loaders() -> None:
 
 def test_analyzer_start_up_does_not_import_pyyaml() -> None:
     """PyYAML is not imported: the data tables are pre-read (see
-    risutools.analysis.datatables)."""
+    risutools.datatables)."""
     code = "import sys, risutools.analysis.analyzer; print('yaml' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
@@ -73,3 +73,28 @@ def test_the_analyze_command_does_not_import_pyyaml() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd="/").stdout.strip()
     assert out == "False"
+
+
+def test_validating_a_json_document_does_not_import_pyyaml(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``validate`` reads the capability vocabulary (MC401) from the same snapshot
+    (risutools.datatables): a JSON document, with no configuration file, needs no YAML
+    parser, and its capability names are still checked against the vocabulary."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    doc = Path(__file__).resolve().parents[1] / "fixtures" / "documents" / \
+        "seed-000-context-cutter.json"
+    shutil.copy(doc, tmp_path / "a.json")
+    bad = json.loads(doc.read_text("utf-8"))
+    bad["capabilities"]["requires"].append("hook.not_in_the_vocabulary")
+    (tmp_path / "b.json").write_text(json.dumps(bad), "utf-8")
+    code = ("import sys\nfrom risutools.cli import main\n"
+            "sys.argv = ['risutools', 'validate', '-f', 'concise', 'a.json', 'b.json']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('PYYAML', 'yaml' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=tmp_path).stdout
+    assert "PYYAML False" in out
+    assert [x for x in out.splitlines() if "MC401" in x and x.startswith("b.json")]
+    assert not [x for x in out.splitlines() if "MC401" in x and x.startswith("a.json")]

@@ -126,17 +126,17 @@ def test_names_in_comments_strings_or_on_objects_set_nothing() -> None:
 # registry (tests/test_checks_registry.py).
 
 
-# -- the data files as the analyser reads them (risutools.analysis.datatables) ----------------
+# -- the data files as the analyser reads them (risutools.datatables) ----------------
 
 
 def test_generated_tables_are_up_to_date() -> None:
-    """``_tables.py`` is what ``python -m risutools.analysis.datatables`` writes now (run it
+    """``datatables_snapshot.py`` is what ``python -m risutools.datatables`` writes now (run it
     after editing risutools/data/*.yaml)."""
     from pathlib import Path
 
-    from risutools.analysis import datatables
+    from risutools import datatables
 
-    page = Path(datatables.__file__).with_name("_tables.py")
+    page = Path(datatables.__file__).with_name("datatables_snapshot.py")
     assert page.read_text(encoding="utf-8") == datatables.render()
 
 
@@ -144,7 +144,7 @@ def test_generated_tables_are_up_to_date() -> None:
 def test_data_table_is_the_yaml_in_order(name: str) -> None:
     import json
 
-    from risutools.analysis.datatables import data_table
+    from risutools.datatables import data_table
 
     assert json.dumps(data_table(name)) == json.dumps(load_data_yaml(name))
 
@@ -152,8 +152,7 @@ def test_data_table_is_the_yaml_in_order(name: str) -> None:
 def test_data_table_reads_the_yaml_when_the_file_changed(monkeypatch: pytest.MonkeyPatch,
                                                          tmp_path: Any) -> None:
     """A table made from other bytes than the file's is never used: the file is parsed."""
-    from risutools import resources
-    from risutools.analysis import _tables, datatables
+    from risutools import datatables, datatables_snapshot, resources
 
     (tmp_path / "lua_api.yaml").write_text("functions: {}\nentry_points: {onStart: x}\n",
                                            encoding="utf-8")
@@ -169,6 +168,6 @@ def test_data_table_reads_the_yaml_when_the_file_changed(monkeypatch: pytest.Mon
     (tmp_path / "lua_api.yaml").write_bytes(
         (resources.data_dir() / "lua_api.yaml").read_bytes())
     monkeypatch.setattr(datatables, "data_dir", lambda: tmp_path)
-    assert read("lua_api.yaml") is _tables.DATA["lua_api.yaml"]
+    assert read("lua_api.yaml") is datatables_snapshot.DATA["lua_api.yaml"]
     assert datatables.data_table("lua_api.yaml") is datatables.data_table("lua_api.yaml")
 

@@ -30,7 +30,7 @@ MAX_COMPLEXITY = 20
 FLOORS: dict[int, tuple[str, ...]] = {
     0: ("errors", "findings", "pathnames", "printable", "jsontypes", "canonical",
         "jsonlines", "resources", "safeio", "locking", "fsio", "yamlsafe", "values", "checks",
-        "collector", "rowspool", "lastwords", "workers",
+        "collector", "rowspool", "lastwords", "workers", "datatables", "datatables_snapshot",
         "settings", "__init__"),
     1: ("formats",),
     2: ("analysis", "contract", "replay"),
@@ -225,7 +225,7 @@ def test_no_file_or_function_is_too_long() -> None:
     long_files, long_functions = [], []
     for name, path in MODULES.items():
         text = path.read_text(encoding="utf-8")
-        if name.endswith("._tables") or name.endswith("checks.ids"):
+        if name.endswith(".datatables_snapshot") or name.endswith("checks.ids"):
             continue  # generated data tables
         if text.count("\n") > MAX_FILE_LINES:
             long_files.append(f"{name}: {text.count(chr(10))} lines")

@@ -16,12 +16,12 @@ from functools import cache
 from typing import Any
 
 from risutools.analysis.checks import module_checks
-from risutools.analysis.datatables import data_table
 from risutools.analysis.lorecode import show_pattern
 from risutools.analysis.model import MAX_EVIDENCE, Analysis, Capability, Fact
 from risutools.analysis.seen import Hit, Seen, event_read_by
 from risutools.analysis.walk import manual_triggers, walk
 from risutools.analysis.walk_lua import KEEP_CALLS as _KEEP_CALLS  # noqa: F401 (bench reads it)
+from risutools.datatables import data_table
 from risutools.findings import Finding, Severity, sorted_findings
 from risutools.formats.model import Module
 

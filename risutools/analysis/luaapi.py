@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from risutools.analysis.datatables import data_table
+from risutools.datatables import data_table
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from risutools.analysis.datatables import data_table
+from risutools.datatables import data_table
 from risutools.findings import Finding, sorted_findings
 from risutools.formats.toggles import Toggle
 from risutools.printable import scrub

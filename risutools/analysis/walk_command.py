@@ -16,10 +16,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from risutools.analysis.datatables import data_table
 from risutools.analysis.model import Fact
 from risutools.analysis.seen import Seen, entry_seen
 from risutools.analysis.walk_text import var_use
+from risutools.datatables import data_table
 
 #: bounds: the characters of a command text read, and the commands of one text read
 MAX_COMMAND_TEXT = 10_000

@@ -15,11 +15,11 @@ from functools import cache
 from typing import Any
 
 from risutools.analysis.cbs import evaluated
-from risutools.analysis.datatables import data_table
 from risutools.analysis.regexcheck import parse_flags
 from risutools.analysis.seen import Seen
 from risutools.analysis.walk_command import read_command
 from risutools.analysis.walk_text import read_cbs, read_html, read_pattern, var_use
+from risutools.datatables import data_table
 
 #: ``$name`` in a v2Calculate expression reads the chat variable ``name``
 _CALC_VAR = re.compile(r"\$([A-Za-z0-9_]{1,200})")

@@ -19,12 +19,12 @@ from typing import Any
 
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.contract.sieve import needles
-from risutools.resources import load_data_yaml
+from risutools.datatables import data_table
 
 
 @cache
 def _vocab() -> dict[str, dict[str, Any]]:
-    raw = load_data_yaml("capabilities.yaml")["capabilities"]
+    raw = data_table("capabilities.yaml")["capabilities"]
     return {k: (v if isinstance(v, dict) else {}) for k, v in raw.items()}
 
 

@@ -27,9 +27,9 @@ from risutools.canonical import sha256_prefixed
 from risutools.checks.registry import Check, check, registered_checks
 from risutools.contract.activecode import digit_shape, find_active_code
 from risutools.contract.schema import mc100
+from risutools.datatables import data_table
 from risutools.findings import Finding, Severity
 from risutools.jsonlines import escape_pointer_token
-from risutools.resources import load_data_yaml
 from risutools.settings import lifecycle
 from risutools.settings.config import CAPABILITY_RE, Settings
 
@@ -45,7 +45,7 @@ DIGEST_RE = re.compile(r"sha256:[0-9a-f]{64}")  # used with fullmatch (no traili
 
 @cache
 def vocabulary() -> frozenset[str]:
-    return frozenset(load_data_yaml("capabilities.yaml")["capabilities"])
+    return frozenset(data_table("capabilities.yaml")["capabilities"])
 
 
 # --------------------------------------------------------------------------- helpers
