@@ -223,6 +223,29 @@ def _too_many(ev: Any, stack: list[_Frame]) -> _Bound:
     return _Bound(TOO_MANY, ev.start_mark.line + 1, stack[-1].pointer if stack else "")
 
 
+def _resolving(loader: Any) -> tuple[bool, frozenset[str] | _EveryChar, bool]:
+    """What the composer asks of the loader's resolvers, found once for the same resolver
+    tables (their objects and sizes: a table an application changes is asked again):
+    whether no path resolver was added (PyYAML has none), the first characters a plain
+    scalar needs to resolve to anything but a string, and whether a plain decimal integer
+    resolves to int (and constructs as ``int()``: PyYAML's own resolvers)."""
+    resolvers, paths = loader.yaml_implicit_resolvers, loader.yaml_path_resolvers
+    key = (type(loader), id(resolvers), sum(map(len, resolvers.values())), id(paths),
+           len(paths))
+    got = _RESOLVING.get(key)
+    if got is None:
+        simple = not paths
+        first = frozenset(resolvers) if None not in resolvers else _EVERY_CHAR
+        ints = simple and all(loader.resolve(ScalarNode, v, (True, False)) == _INT
+                              for v in ("7", "-12", "+3", "0"))
+        got = _RESOLVING[key] = (simple, first, ints)
+    return got
+
+
+#: :func:`_resolving`'s answers (a few: one a loader class and its tables)
+_RESOLVING: dict[tuple[Any, ...], tuple[bool, frozenset[str] | _EveryChar, bool]] = {}
+
+
 class _Composer:
     """Composes one document's events (after its DocumentStartEvent) into a JSON value."""
 
@@ -237,13 +260,7 @@ class _Composer:
         self.anchors: dict[str, Any] = {}  # anchor -> start mark
         self.resolved: dict[str, str] = {}  # plain scalar -> its implicit tag
         self.constructed: dict[tuple[str, str], Any] = {}  # (tag, text) -> bool/int/float
-        self.simple = not loader.yaml_path_resolvers  # PyYAML has none unless added
-        resolvers = loader.yaml_implicit_resolvers
-        self.first_chars = frozenset(resolvers) if None not in resolvers else _EVERY_CHAR
-        # a plain decimal integer resolves to int and constructs as int() (PyYAML's own
-        # resolvers; checked, in case an application changed them)
-        self.fast_ints = self.simple and all(
-            loader.resolve(ScalarNode, v, (True, False)) == _INT for v in ("7", "-12", "+3", "0"))
+        self.simple, self.first_chars, self.fast_ints = _resolving(loader)
 
     def compose(self) -> tuple[Any, int]:
         """(value, start line) of the document; consumes its DocumentEndEvent."""

@@ -269,3 +269,34 @@ def test_memory_bound_on_values(monkeypatch: pytest.MonkeyPatch) -> None:
         assert len(list(load_yaml_documents("b: [1]\n", max_depth=DEPTH, use_libyaml=c))) == 1
         with pytest.raises(YamlRefused):
             list(load_yaml_documents("a: 1\n---\nb: [1]\n", max_depth=DEPTH, use_libyaml=c))
+
+
+def test_the_resolvers_facts_are_found_again_for_a_changed_table() -> None:
+    """The composer asks the loader's resolver tables once per loader class and tables
+    (``yamlsafe._resolving``); an application that adds a resolver to the class changes
+    the tables, and the facts are found again from them."""
+    import re
+
+    from risutools import yamlsafe
+
+    yamlsafe._load_yaml()
+    for cls in {yamlsafe._PureLoader, *yamlsafe._C_LOADERS}:
+        before = yamlsafe._resolving(cls(""))
+        assert before == (True, before[1], True) and "7" in before[1]
+        assert "x" not in before[1]
+        assert yamlsafe._resolving(cls("")) is before  # (asked once)
+        had = cls.__dict__.get("yaml_implicit_resolvers")
+        try:
+            cls.add_implicit_resolver("tag:example.org,2026:x", re.compile("^x$"), ["x"])
+            after = yamlsafe._resolving(cls(""))
+            assert "x" in after[1] and after is not before
+            # (a plain x now resolves to a tag JSON has no value for: refused, with its line)
+            with pytest.raises(yamlsafe.YamlRefused):
+                list(yamlsafe.load_yaml_documents("a: 1\nb: x\n", max_depth=8,
+                                                  use_libyaml=cls is not yamlsafe._PureLoader))
+        finally:
+            if had is None:
+                del cls.yaml_implicit_resolvers
+            else:
+                cls.yaml_implicit_resolvers = had
+        assert yamlsafe._resolving(cls("")) == before
