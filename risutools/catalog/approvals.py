@@ -36,6 +36,7 @@ from risutools.canonical import canonical, prefixed
 from risutools.catalog.catalog import Catalog, Entry, file_sha256
 from risutools.catalog.sshsig import fast_verified
 from risutools.contract.records import parse_record, record_key, signed_bytes
+from risutools.contract.sieve import Needles, needles
 from risutools.contract.transitions import ApprovalCheck, UsedRecords
 from risutools.errors import Code, RisuError, UsageError
 from risutools.jsonlines import require_text
@@ -285,13 +286,18 @@ def named_for(name: str, component_id: str, action: str | None = None) -> bool:
 
 
 def load_approvals(cat: Catalog, *, component: str | None = None,
-                   action: str | None = None) -> list[Approval]:
+                   action: str | None = None, holding: str | None = None) -> list[Approval]:
     """Every approval record of the catalog (``approvals/``, any depth), or with
     ``component`` (and ``action``) only the records whose file name may be one of theirs
     (:func:`named_for`): a promotion parses its component's records, not the catalog's.
     A file that cannot be read (a FIFO, a device, a link out of the catalog, too large)
     is an :class:`Approval` with its problem, never skipped; an ``approvals/`` leading out
-    of the catalog is one such record (the review), or with ``component`` the refusal."""
+    of the catalog is one such record (the review), or with ``component`` the refusal.
+    ``holding`` (a component id): only the records whose bytes may hold it as a string
+    (:mod:`risutools.contract.sieve`; every record when it is not plain): a packet reads
+    the records that may be its component's, whatever their names, and parses those
+    alone (a record it leaves out names no such ``component_id``, nor is one that cannot
+    be read)."""
     out: list[Approval] = []
     d = cat.approvals_dir
     if not os.path.lexists(d):
@@ -307,8 +313,11 @@ def load_approvals(cat: Catalog, *, component: str | None = None,
     folders: Folders = {}
     mine = None if component is None else \
         functools.partial(named_for, component_id=component, action=action)
+    sieve = needles((holding,)) if holding is not None else None
     for p in _record_files(d, mine):
-        out.append(load_approval(cat, p, folders))
+        got = load_approval(cat, p, folders, sieve)
+        if got is not None:
+            out.append(got)
     return out
 
 
@@ -349,9 +358,12 @@ def _record_files(folder: Path, named: Callable[[str], bool] | None = None) -> l
 _RECORD_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-def load_approval(cat: Catalog, p: Path, folders: Folders | None = None) -> Approval:
+def load_approval(cat: Catalog, p: Path, folders: Folders | None = None,
+                  sieve: Needles | None = None) -> Approval | None:
     """One record (``folders``: what the run knows of the folders, filled as it goes); read
-    and named as :func:`~risutools.safeio.read_inside` and :meth:`Catalog.rel` would."""
+    and named as :func:`~risutools.safeio.read_inside` and :meth:`Catalog.rel` would.
+    ``sieve``: None when the record's bytes cannot hold its strings
+    (:meth:`~risutools.contract.sieve.Needles.may_hold`), or it cannot be read."""
     try:
         if folders is None:
             rel = cat.rel(p)
@@ -362,7 +374,11 @@ def load_approval(cat: Catalog, p: Path, folders: Folders | None = None) -> Appr
             found = files.read(p.name, MAX_APPROVAL_BYTES)
             data = found if found is not None else read_inside(cat.root, p, MAX_APPROVAL_BYTES)
     except FileRefused as exc:
-        return Approval(rel, p, "", None, f"cannot read: {exc.why}")
+        return None if sieve is not None else \
+            Approval(rel, p, "", None, f"cannot read: {exc.why}")
+    if sieve is not None and not sieve.may_hold(data, "json" if rel.endswith(".json")
+                                                else "yaml"):
+        return None
     digest = prefixed(file_sha256(data))
     rec, why = parse_record(data, rel)
     if rec is None:

@@ -50,7 +50,7 @@ from risutools.catalog.writes import write_new_file
 from risutools.contract.loaders import load_bytes
 from risutools.contract.notesfind import document_keys, find_notes
 from risutools.contract.rules import mc500
-from risutools.contract.transitions import CatalogLog, UsedRecords, used_records
+from risutools.contract.transitions import CatalogLog, UsedRecords, used_among, used_records
 from risutools.contract.validate import validate_document
 from risutools.errors import Code, RisuError, UsageError, WriteConflict
 from risutools.fsio import fsync_directory
@@ -182,13 +182,18 @@ def _brief(e: Entry) -> dict[str, Any]:
 def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
                  instruction: str | None = None, escalates: str | None = None,
                  graph: Graph | None = None, approvals: list[Approval] | None = None,
-                 log: CatalogLog | None = None, inter: Interactions | None = None
-                 ) -> dict[str, Any]:
+                 log: CatalogLog | None = None, inter: Interactions | None = None,
+                 used: UsedRecords | None = None) -> dict[str, Any]:
+    """A packet of ``entry`` (the catalog's graph, approval records, log, interactions and
+    the records its lines used given by a caller that makes many: a queue); alone, only
+    the records that may be its component's are parsed, and of the log's only those that
+    may be one of them (:func:`~risutools.contract.transitions.used_among`)."""
     if lane not in LANES:
         raise UsageError("--lane", f"{lane!r} is not one of {', '.join(LANES)}")
     graph = Graph(cat.entries()) if graph is None else graph
-    approvals = load_approvals(cat) if approvals is None else approvals
     inter = interactions(str(cat.root), graph.entries) if inter is None else inter
+    log = cat.log() if log is None else log
+    approvals, used = _records(cat, entry, approvals, log, used)
     action, to, default_instr = instruction_for(entry)
     instr = instruction or default_instr
     findings = validate_document(entry.doc, config=cat.config)
@@ -196,8 +201,6 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
     prov = entry.get("provenance")
     policy = {k: prov.get(k) for k in POLICY_FIELDS if isinstance(prov, dict) and k in prov}
     policy["replay_status"] = entry.get("projection", "replay_status")
-    log = cat.log() if log is None else log
-    used = used_records(log)
     rel = relations(entry, graph, approvals, used)
     task = {"id": _task_id(entry.component_id, entry.base_sha256, lane, instr, escalates),
             "instruction": instr, "action": action, "to_status": to}
@@ -224,6 +227,19 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
         packet["relations"] = _full_relations(cat, entry, graph, rel, log, approvals, used)
         packet["relations"].update(relations_of(inter, entry.component_id))
     return packet
+
+
+def _records(cat: Catalog, entry: Entry, approvals: list[Approval] | None, log: CatalogLog,
+             used: UsedRecords | None) -> tuple[list[Approval], UsedRecords]:
+    """The approval records a packet reads and the log's used records, as given, or found:
+    the records that may be the component's (the others name another component_id), and of
+    the log's records only those that may be one of them."""
+    if approvals is None:
+        approvals = load_approvals(cat, holding=entry.component_id)
+    if used is None:
+        used = used_among(log, [a.record for a in approvals if a.record is not None
+                                and a.field("component_id") == entry.component_id])
+    return approvals, used
 
 
 def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
@@ -350,6 +366,7 @@ def write_queue(cat: Catalog, out_dir: Path, status: str, *, actor: str, limit: 
     graph = Graph(cat.entries())
     approvals = load_approvals(cat)
     log = cat.log()
+    used = used_records(log)  # (every packet's records: the log's, read once)
     inter = interactions(str(cat.root), graph.entries)
     chosen = sorted((e for e in cat.entries() if e.review_status == status),
                     key=lambda e: (e.component_id, e.where()))
@@ -362,7 +379,8 @@ def write_queue(cat: Catalog, out_dir: Path, status: str, *, actor: str, limit: 
     try:  # (each packet's file synced as it is written, the folder once: at the end)
         for e in chosen[:limit]:
             p = build_packet(cat, e, "light", actor=actor, graph=graph,
-                             approvals=mine.get(e.component_id, []), log=log, inter=inter)
+                             approvals=mine.get(e.component_id, []), log=log, inter=inter,
+                             used=used)
             jpath, _ = write_packet(p, out_dir, sync_dir=False)
             items.append({"task_id": p["task"]["id"], "component_id": e.component_id,
                           "base_sha256": e.base_sha256, "packet": jpath.name,

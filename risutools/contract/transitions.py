@@ -314,6 +314,49 @@ def used_records(log: CatalogLog) -> UsedRecords:
     return log.used_memo
 
 
+def used_among(log: CatalogLog, records: list[dict[str, Any]]) -> UsedRecords:
+    """:func:`used_records` as far as ``records`` go (:func:`~risutools.catalog.approvals.
+    standing` answers the same for each of them): every name the lines give, and the
+    identity of each line's record whose bytes may hold one of their ``base_sha256``
+    (a line's record with the identity of one of them holds the same base hash).  Each
+    file a line names is read, and parsed only when it may be one of them (every one when
+    one of them has no base hash that is a plain string: :mod:`risutools.contract.sieve`);
+    the whole answer when the log has it already.  A packet asks this of its component's
+    few records, in a log of thousands of lines."""
+    if log.used_memo is not None:
+        return log.used_memo
+    bases = [r.get("base_sha256") for r in records]
+    found = needles(b for b in bases if isinstance(b, str)) \
+        if all(isinstance(b, str) for b in bases) else None
+    places = log_places(log)
+    out: set[str] = set()
+    for lines in (*log.by_component.values(), *log.runtime.values()):
+        for _, rec in lines:
+            if (name := record_name(rec)) is None:
+                continue
+            out.add(name)
+            if found is not None and not _may_be(places, rec, found):
+                continue
+            if (key := _line_key(places, rec)) is not None:
+                out.add(key)
+    return UsedRecords(frozenset(out))
+
+
+def _may_be(places: Places, rec: dict[str, Any], found: Needles) -> bool:
+    """Whether the bytes of the record file the line ``rec`` names may hold what ``found``
+    looks for (False: there is none, or it cannot be read: :func:`_line_key` finds no
+    record there)."""
+    got = places.find(rec["approval"]["file"])
+    if got is None:
+        return False
+    path, st = got
+    try:
+        data = read_regular(path, MAX_DOCUMENT_BYTES, seen=st)
+    except (FileRefused, OSError):
+        return False
+    return found.may_hold(data, "json" if path.endswith(".json") else "yaml")
+
+
 def record_used(log: CatalogLog, record: dict[str, Any]) -> bool:
     """Whether a line of ``log`` used ``record`` (what ``record_key(record) in
     used_records(log)`` answers): a line naming it by its identity, or naming a file that
@@ -339,17 +382,8 @@ def _holds(places: Places, rec: dict[str, Any], key: str, found: Needles | None)
     """Whether the record file the line ``rec`` names is, as read now, the record whose
     identity is ``key`` (:func:`_line_key`'s reading; ``found``: what its bytes must
     hold for that, None: parsed whatever they hold)."""
-    got = places.find(rec["approval"]["file"])
-    if got is None:
+    if found is not None and not _may_be(places, rec, found):
         return False
-    path, st = got
-    if found is not None:
-        try:
-            data = read_regular(path, MAX_DOCUMENT_BYTES, seen=st)
-        except (FileRefused, OSError):  # (:func:`_line_key` finds no record there)
-            return False
-        if not found.may_hold(data, "json" if path.endswith(".json") else "yaml"):
-            return False
     return _line_key(places, rec) == key
 
 
