@@ -19,11 +19,7 @@ Bytecode is written for each tree first, as an installed package has it.
 from __future__ import annotations
 
 import os
-import shutil
-import statistics
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -51,42 +47,12 @@ def commands(cat: Path, out: Path) -> list[tuple[str, list[str]]]:
     ]
 
 
-def _cli(tree: Path, args: list[str]) -> list[str]:
-    return ["env", f"PYTHONPATH={tree}", sys.executable, "-m", "risutools", *args]
-
-
 def main(argv: list[str]) -> None:
     n = int(argv[0]) if argv else 10_000
-    trees = {"after": workload.ROOT}
-    if os.environ.get("BENCH_BEFORE"):
-        trees = {"before": Path(os.environ["BENCH_BEFORE"]).resolve(), "after": workload.ROOT}
-    for tree in trees.values():
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "risutools")],
-                       check=True)
-    # the workload made in a child (the kernel's peak of a forked child counts what it
-    # inherited)
-    made = subprocess.run([sys.executable, "-c", _MAKE, str(n)], cwd=HERE, check=True,
-                          capture_output=True, text=True).stdout.split()
-    workload.BASE.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=workload.BASE) as tmp:
-        cat = Path(tmp) / "mature"
-        shutil.copytree(made[0], cat, copy_function=os.link)
+    trees = workload.trees_of_run()
+    with workload.linked_workloads(_MAKE, n, ("mature",)) as (tmp, (cat,)):
         print(f"# {n} documents (mature), {ROUNDS} rounds, {workload.load_line()}")
-        for label, args in commands(cat, Path(tmp)):
-            if len(trees) == 2:  # (from a neutral folder: ``-m`` puts it first on the path)
-                r = workload.side_by_side(_cli(trees["after"], args),
-                                          _cli(trees["before"], args), ROUNDS, cwd=Path(tmp))
-                print(f"{label:22} before {r['b_cpu']:.3f} s {r['b_peak']:.0f} MiB, after "
-                      f"{r['a_cpu']:.3f} s {r['a_peak']:.0f} MiB: {r['ratio']:.2f}x "
-                      f"({r['ratio_min']:.2f}-{r['ratio_max']:.2f}), exit {r['b_rc']}/"
-                      f"{r['a_rc']}", flush=True)
-                continue
-            workload.run_process(_cli(trees["after"], args), Path(tmp))
-            runs = [workload.run_process(_cli(trees["after"], args), Path(tmp))
-                    for _ in range(ROUNDS)]
-            print(f"{label:22} {statistics.median(x[0] for x in runs):.3f} s CPU, "
-                  f"{statistics.median(x[2] for x in runs):.0f} MiB, exit {runs[-1][3]}",
-                  flush=True)
+        workload.time_commands(trees, commands(cat, tmp), tmp, ROUNDS)
 
 
 if __name__ == "__main__":

@@ -22,11 +22,7 @@ ratio. Bytecode is written for each tree first, as an installed package has it.
 from __future__ import annotations
 
 import os
-import shutil
-import statistics
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -40,8 +36,8 @@ WAITING_ID = "module.risu.300001.galactic-frontier-lore-1"  # (an approve record
 PENDING_ID = "module.risu.300002.chat-display-theme-2"
 
 
-def commands(fresh: Path, mature: Path) -> list[tuple[str, Path, list[str]]]:
-    """(label, catalog, arguments) of each command, by id and by path."""
+def commands(fresh: Path, mature: Path) -> list[tuple[str, list[str]]]:
+    """(label, arguments) of each command, by id and by path."""
     out = []
     for cat, cid, args in (
             (fresh, FRESH_ID, ["promote", "{c}", "--to", "pending_human_review"]),
@@ -52,7 +48,7 @@ def commands(fresh: Path, mature: Path) -> list[tuple[str, Path, list[str]]]:
             (mature, PENDING_ID, ["activate", "{c}"])):
         for how, named in (("id", cid), ("path", str(cat / f"{cid}.json"))):
             label = f"{'fresh' if cat == fresh else 'mature'} {args[0]} by {how}"
-            out.append((label, cat, [a.replace("{c}", named) for a in args]
+            out.append((label, [a.replace("{c}", named) for a in args]
                         + ["--catalog", str(cat)]))
     return out
 
@@ -62,42 +58,12 @@ _MAKE = ("import sys, workload\n"
          "print(workload.projected_catalog(n), workload.mature_catalog(n))\n")
 
 
-def _cli(tree: Path, args: list[str]) -> list[str]:
-    return ["env", f"PYTHONPATH={tree}", sys.executable, "-m", "risutools", *args]
-
-
 def main(argv: list[str]) -> None:
     n = int(argv[0]) if argv else 10_000
-    trees = {"after": workload.ROOT}
-    if os.environ.get("BENCH_BEFORE"):
-        trees = {"before": Path(os.environ["BENCH_BEFORE"]).resolve(), "after": workload.ROOT}
-    for tree in trees.values():
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "risutools")],
-                       check=True)
-    # the workloads made in a child: a child of this process would start with its memory
-    # (the kernel's peak of a forked child counts what it inherited)
-    made = subprocess.run([sys.executable, "-c", _MAKE, str(n)], cwd=HERE, check=True,
-                          capture_output=True, text=True).stdout.split()
-    workload.BASE.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=workload.BASE) as tmp:
-        fresh, mature = Path(tmp) / "fresh", Path(tmp) / "mature"
-        shutil.copytree(made[0], fresh, copy_function=os.link)
-        shutil.copytree(made[1], mature, copy_function=os.link)
+    trees = workload.trees_of_run()
+    with workload.linked_workloads(_MAKE, n, ("fresh", "mature")) as (tmp, (fresh, mature)):
         print(f"# {n} documents, {ROUNDS} rounds, {workload.load_line()}")
-        for label, _cat, args in commands(fresh, mature):
-            if len(trees) == 2:  # (from a neutral folder: ``-m`` puts it first on the path)
-                r = workload.side_by_side(_cli(trees["after"], args),
-                                          _cli(trees["before"], args), ROUNDS, cwd=Path(tmp))
-                print(f"{label:24} before {r['b_cpu']:.3f} s {r['b_peak']:.0f} MiB, after "
-                      f"{r['a_cpu']:.3f} s {r['a_peak']:.0f} MiB: {r['ratio']:.2f}x "
-                      f"({r['ratio_min']:.2f}-{r['ratio_max']:.2f}), exit {r['b_rc']}/"
-                      f"{r['a_rc']}")
-                continue
-            workload.run_process(_cli(trees["after"], args), Path(tmp))
-            runs = [workload.run_process(_cli(trees["after"], args), Path(tmp))
-                    for _ in range(ROUNDS)]
-            print(f"{label:24} {statistics.median(x[0] for x in runs):.3f} s CPU, "
-                  f"{statistics.median(x[2] for x in runs):.0f} MiB, exit {runs[-1][3]}")
+        workload.time_commands(trees, commands(fresh, mature), tmp, ROUNDS)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ says the same ``n``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -23,7 +24,9 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -320,6 +323,62 @@ def side_by_side(a: list[str], b: list[str], rounds: int, cwd: Path | None = Non
             "ratio": med(x[0] / y[0] for x, y in zip(ra, rb, strict=True)),
             "ratio_min": min(x[0] / y[0] for x, y in zip(ra, rb, strict=True)),
             "ratio_max": max(x[0] / y[0] for x, y in zip(ra, rb, strict=True))}
+
+
+@contextlib.contextmanager
+def linked_workloads(code: str, n: int, names: tuple[str, ...]
+                     ) -> Iterator[tuple[Path, list[Path]]]:
+    """The workloads whose folders ``code`` prints (run in a child with ``n`` as its
+    argument, from this folder: a child of the benchmark would start with its memory, and
+    the kernel's peak of a forked child counts what it inherited), each copied into a new
+    temporary folder under :data:`BASE` as ``names``, file by file as hard links (a command
+    replaces a file, never writes into one): (that folder, the copies)."""
+    made = subprocess.run([sys.executable, "-c", code, str(n)], cwd=Path(__file__).parent,
+                          check=True, capture_output=True, text=True).stdout.split()
+    BASE.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=BASE) as tmp:
+        copies = [Path(tmp) / name for name in names]
+        for src, dst in zip(made, copies, strict=True):
+            shutil.copytree(src, dst, copy_function=os.link)
+        yield Path(tmp), copies
+
+
+def trees_of_run() -> dict[str, Path]:
+    """The checkouts a benchmark times: this one (``after``), and the one ``BENCH_BEFORE``
+    names (``before``) when it is set; bytecode written for each first, as an installed
+    package has it."""
+    trees = {"after": ROOT}
+    if os.environ.get("BENCH_BEFORE"):
+        trees = {"before": Path(os.environ["BENCH_BEFORE"]).resolve(), "after": ROOT}
+    for tree in trees.values():
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "risutools")],
+                       check=True)
+    return trees
+
+
+def time_commands(trees: dict[str, Path], commands: list[tuple[str, list[str]]], cwd: Path,
+                  rounds: int) -> None:
+    """Print each command's median CPU and peak (``risutools ARGS`` as a whole process, the
+    tree on ``PYTHONPATH``), or with two trees the two in turn and the median ratio."""
+    width = max(len(label) for label, _ in commands)
+
+    def cli(tree: Path, args: list[str]) -> list[str]:
+        return ["env", f"PYTHONPATH={tree}", sys.executable, "-m", "risutools", *args]
+
+    for label, args in commands:
+        if len(trees) == 2:  # (from a neutral folder: ``-m`` puts it first on the path)
+            r = side_by_side(cli(trees["after"], args), cli(trees["before"], args), rounds,
+                             cwd=cwd)
+            print(f"{label:{width}} before {r['b_cpu']:.3f} s {r['b_peak']:.0f} MiB, after "
+                  f"{r['a_cpu']:.3f} s {r['a_peak']:.0f} MiB: {r['ratio']:.2f}x "
+                  f"({r['ratio_min']:.2f}-{r['ratio_max']:.2f}), exit {r['b_rc']}/"
+                  f"{r['a_rc']}", flush=True)
+            continue
+        run_process(cli(trees["after"], args), cwd)
+        runs = [run_process(cli(trees["after"], args), cwd) for _ in range(rounds)]
+        print(f"{label:{width}} {statistics.median(x[0] for x in runs):.3f} s CPU, "
+              f"{statistics.median(x[2] for x in runs):.0f} MiB, exit {runs[-1][3]}",
+              flush=True)
 
 
 def load_line() -> str:

@@ -300,17 +300,8 @@ def used_records(log: CatalogLog) -> UsedRecords:
     a log (``CatalogLog.used_memo``): every record the log names is read once a run, not
     once a component asked about (a review of 2,000 components read each of 4,000 records
     2,000 times)."""
-    if log.used_memo is not None:
-        return log.used_memo
-    out: set[str] = set()
-    for lines in (*log.by_component.values(), *log.runtime.values()):
-        for _, rec in lines:
-            if (name := record_name(rec)) is None:
-                continue
-            out.add(name)
-            if (key := _line_key(log_places(log), rec)) is not None:
-                out.add(key)
-    log.used_memo = UsedRecords(frozenset(out))
+    if log.used_memo is None:
+        log.used_memo = _used(log, None)
     return log.used_memo
 
 
@@ -328,6 +319,12 @@ def used_among(log: CatalogLog, records: list[dict[str, Any]]) -> UsedRecords:
     bases = [r.get("base_sha256") for r in records]
     found = needles(b for b in bases if isinstance(b, str)) \
         if all(isinstance(b, str) for b in bases) else None
+    return _used(log, found)
+
+
+def _used(log: CatalogLog, found: Needles | None) -> UsedRecords:
+    """The names the log's lines give their records, and the identities of those records
+    whose bytes may hold what ``found`` looks for (None: of every one)."""
     places = log_places(log)
     out: set[str] = set()
     for lines in (*log.by_component.values(), *log.runtime.values()):
