@@ -241,42 +241,57 @@ class Mirror:
         self.prev_anchor = r.first
 
     def continuity(self, n_r: int) -> tuple[int, bool]:
-        """The continuity drop the spec asks for, from the derived state; (k3, anchor lost)."""
+        """The continuity drop the spec asks for, from the derived state; (k3, anchor lost).
+
+        The message looked up last (``_before_anchor``: its seq and the non-protected
+        messages before it) is asked first: when it still bears the anchor's signature and
+        sits at position ``omitted_count`` in R, that is the answer (the nearest, and the
+        first at or past it: positions along ``seqs`` rise by one at least), else the
+        search below finds it (and is remembered)."""
         t = self.prev_omitted
         if self.prev_anchor is None:
             return min(t, n_r), False
         seqs = self.sigs.get(self.prev_anchor)
         if not seqs:
             return min(t, n_r), True
-        cnt = self.np_cnt
+        at, before = self._before_anchor
         if len(seqs) == 1:  # (most anchors: the search below gives its position)
             seq = seqs[0]
-            at, before = self._before_anchor
             if at != seq:  # (the previous request's anchor, most often: counted then)
-                before = cnt.prefix(seq)
+                before = self.np_cnt.prefix(seq)
                 self._before_anchor = (seq, before)
             return min(before, n_r), False
+        if at >= 0 and min(before, n_r) == t and _holds(seqs, at):
+            return t, False
+        return self._nearest(seqs, t, n_r), False
 
-        def pos(seq: int) -> int:  # position in R: removable messages before it, capped
-            return min(cnt.prefix(seq), n_r)
+    def _nearest(self, seqs: list[int], t: int, n_r: int) -> int:
+        """The position in R (capped at ``n_r``) of the message of ``seqs`` nearest to
+        position ``t``, ties to the later one; that message is remembered
+        (``_before_anchor``)."""
+        cnt = self.np_cnt
+        seen: dict[int, int] = {}  # index in seqs -> removable messages before it (uncapped)
+
+        def pos(i: int) -> int:  # position in R: removable messages before it, capped
+            if i not in seen:
+                seen[i] = cnt.prefix(seqs[i])
+            return min(seen[i], n_r)
 
         lo, hi = 0, len(seqs)  # pos() does not decrease along seqs: first with pos >= t
-        seen: dict[int, int] = {}  # index in seqs -> pos (each asked once)
         while lo < hi:
             mid = (lo + hi) // 2
-            p = seen[mid] = pos(seqs[mid])
-            if p >= t:
+            if pos(mid) >= t:
                 hi = mid
             else:
                 lo = mid + 1
         # the nearest is seqs[lo - 1] (below t) or seqs[lo] (at or above t); ties: the later
-        below = (seen[lo - 1] if lo - 1 in seen else pos(seqs[lo - 1])) if lo else None
-        above = ((seen[lo] if lo in seen else pos(seqs[lo])) if lo < len(seqs)
-                 else None)
+        below = pos(lo - 1) if lo else None
+        above = pos(lo) if lo < len(seqs) else None
+        pick = lo
         if above is None or (below is not None and t - below < above - t):
-            assert below is not None
-            return below, False
-        return above, False
+            pick = lo - 1
+        self._before_anchor = (seqs[pick], seen[pick])
+        return pos(pick)
 
     # ---- rank helpers (non-protected input messages, in order) -------------------
 
@@ -695,3 +710,9 @@ class Mirror:
         if seq not in self.in_heap:
             self.in_heap.add(seq)
             heapq.heappush(self.out_heap, seq)
+
+
+def _holds(seqs: list[int], seq: int) -> bool:
+    """``seq in seqs``, a sorted list (a bisection)."""
+    i = bisect.bisect_left(seqs, seq)
+    return i < len(seqs) and seqs[i] == seq
