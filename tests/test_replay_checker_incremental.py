@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -471,8 +472,6 @@ def test_the_anchor_among_twins_is_the_nearest_by_definition(seed: int) -> None:
     and of the spec's definition over the whole history agree at every request, through
     edits, deletes (of the remembered message itself, often), withdrawals and protected
     roles; and the remembered message answered many requests."""
-    import random
-
     rng = random.Random(seed)
     texts = ["a" * 8, "b" * 8, "c" * 12]
     roles = ["user", "assistant", "assistant", "tool", "system"]
@@ -492,7 +491,8 @@ def test_the_anchor_among_twins_is_the_nearest_by_definition(seed: int) -> None:
         m._before_anchor = (-1, 0)
         want = _nearest_by_definition(m, n_r)
         assert got == continuity(n_r) == want, req
-        for seq in m.sigs.get(m.prev_anchor, [])[:6]:  # any twin remembered: the same
+        twins_now = m.sigs.get(m.prev_anchor, []) if m.prev_anchor else []
+        for seq in twins_now[:6]:  # any twin remembered: the same
             m._before_anchor = (seq, m.np_cnt.prefix(seq))
             assert continuity(n_r) == want, req
         m._before_anchor = left
