@@ -102,6 +102,11 @@ RESULT_ROLES = ("tool", "function")
 _WALK = 32
 
 
+#: the results of a message that has none (one list shared by them all, not an empty list
+#: made for every message)
+_NO_RESULTS: list[_In] = []
+
+
 class _In:
     """A live input message in the checker's mirror."""
 
@@ -112,7 +117,9 @@ class _In:
         self.seq, self.msg, self.est, self.prot = seq, msg, est, prot
         self.kept = kept  # its id is in the output
         self.caller: _In | None = None  # a result: the assistant message that called it
-        self.results: list[_In] = []  # an assistant message: the results of its calls
+        #: an assistant message: the results of its calls (none yet: the one shared empty
+        #: list, never appended to: :meth:`Mirror._link` gives a message its own)
+        self.results: list[_In] = _NO_RESULTS
 
 
 class _Out:
@@ -413,7 +420,10 @@ class Mirror:
                 continue
             if e.msg.role == "assistant":
                 res.caller = e
-                e.results.append(res)
+                if e.results is _NO_RESULTS:
+                    e.results = [res]
+                else:
+                    e.results.append(res)
                 self.linked += 1
             break
         self._orphan(res)
