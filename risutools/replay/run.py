@@ -68,7 +68,8 @@ class ReplayRun:
     watch: Watch | None = None
     #: called with a batch of rows, whether an invariant failed for the first time at each
     #: one's request, and their columns (:func:`~.row_columns.row_columns`): ``watch`` of
-    #: each row, in order (what :meth:`~.row_views.RowViews.add_columns` does)
+    #: each row, in order (what :meth:`~.row_views.RowViews.add_columns` does); given with
+    #: ``watch``, which a batch that is not taken by column goes to, row by row
     watch_many: WatchMany | None = None
 
     def add_rows(self, rows: list[dict[str, Any]], firsts: list[bool]) -> None:
