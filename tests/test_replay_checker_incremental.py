@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -19,7 +20,7 @@ import pytest
 
 from risutools.replay.checker import INVARIANTS, InvariantChecker
 from risutools.replay.cutter import ContextCutter
-from risutools.replay.fixture import Fixture, Message, build_fixture
+from risutools.replay.fixture import Fixture, Message, Turn, build_fixture
 from risutools.replay.mirror import Change, Step
 from risutools.replay.run import _apply_plain, apply_turn, iterate_cutter
 from risutools.replay.synth import synthesize
@@ -442,3 +443,85 @@ def test_the_anchor_counted_once_is_what_the_tree_says(seed: int) -> None:
         cached = m.continuity(n_r)
         assert cached == again
     assert reused > 100 and asked > 10
+
+
+def _nearest_by_definition(m: Any, n_r: int) -> tuple[int, bool]:
+    """The continuity step as the spec words it, over the whole live history: the message
+    bearing the anchor's signature nearest to position ``omitted_count`` in R (positions
+    capped at len(R)), ties to the later one; none: the anchor is lost."""
+    t = m.prev_omitted
+    if m.prev_anchor is None:
+        return min(t, n_r), False
+    best: int | None = None
+    np_before = 0
+    for e in m.by_seq:
+        if e is None or e.prot:
+            continue
+        if (e.msg.role, e.msg.content) == m.prev_anchor:
+            p = min(np_before, n_r)
+            if best is None or abs(t - p) <= abs(t - best):
+                best = p
+        np_before += 1
+    return (min(t, n_r), True) if best is None else (best, False)
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_the_anchor_among_twins_is_the_nearest_by_definition(seed: int) -> None:
+    """Anchors whose signature many messages share (a handful of texts, so most do): the
+    continuity step of the remembered message (``Mirror._before_anchor``), of a fresh search
+    and of the spec's definition over the whole history agree at every request, through
+    edits, deletes (of the remembered message itself, often), withdrawals and protected
+    roles; and the remembered message answered many requests."""
+    rng = random.Random(seed)
+    texts = ["a" * 8, "b" * 8, "c" * 12]
+    roles = ["user", "assistant", "assistant", "tool", "system"]
+    cfg = build_config({"max_context": 90, "preserve_latest": 2, "tokenizer_profile": 1,
+                        "message_overhead": 0, "trim_percent": 30})
+    cutter, checker = ContextCutter(cfg), InvariantChecker(cfg)
+    m = checker.mirror
+    live: list[str] = []
+    n = hits = twins = moved = 0
+    continuity = m.continuity
+
+    def compared(n_r: int) -> tuple[int, bool]:  # (what the check asks, as it asks it)
+        nonlocal hits, twins
+        kept = m._before_anchor
+        got = continuity(n_r)
+        left = m._before_anchor
+        m._before_anchor = (-1, 0)
+        want = _nearest_by_definition(m, n_r)
+        assert got == continuity(n_r) == want, req
+        twins_now = m.sigs.get(m.prev_anchor, []) if m.prev_anchor else []
+        for seq in twins_now[:6]:  # any twin remembered: the same
+            m._before_anchor = (seq, m.np_cnt.prefix(seq))
+            assert continuity(n_r) == want, req
+        m._before_anchor = left
+        if m.prev_anchor is not None and len(m.sigs.get(m.prev_anchor, ())) > 1:
+            twins += 1
+            hits += kept == left and kept[0] >= 0
+        return got
+
+    m.continuity = compared  # type: ignore[method-assign]
+    for req in range(1, 900):
+        turn = Turn(req)
+        for _ in range(rng.choice([1, 1, 2])):
+            turn.append.append(Message(f"m{n}", rng.choice(roles), rng.choice(texts)))
+            n += 1
+        at = m._before_anchor[0]
+        mark = m.by_seq[at] if at >= 0 else None  # the remembered message, if it is live
+        pick = [e.msg.id for e in (mark,) if e is not None and e.msg.id in live[:-2]]
+        pick = pick if pick and rng.random() < 0.5 else live[:-2]
+        if pick and rng.random() < 0.2:
+            turn.edit.append((rng.choice(pick), rng.choice(texts)))
+        elif pick and rng.random() < 0.25:
+            turn.delete.append(rng.choice(pick))
+            live.remove(turn.delete[0])
+        moved += bool(mark is not None and (turn.edit or turn.delete))
+        live += [x.id for x in turn.append]
+        apply_turn(cutter, turn)
+        result = cutter.request(True)
+        sent, withdrawn = cutter.output_delta(result)
+        checker.check(Change(req, True, turn.append, turn.edit, turn.delete, sent, withdrawn,
+                             result.budget_unreachable))
+    assert twins > 300 and hits > 100 and moved > 100
+    assert all(v.failures == 0 for k, v in checker.verdicts.items() if k != "R9")

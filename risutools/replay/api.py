@@ -198,7 +198,8 @@ def _replayed(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Pa
                                     str(fixture)))
     views = RowViews(fx.turn_count(), sim != SIM_MONITOR)
     try:  # the rows out of memory (the temporary folder past 1 MiB), then streamed
-        run = run_simulation(sim, fx, cfg, spool=True, watch=views.add, readable=readable)
+        run = run_simulation(sim, fx, cfg, spool=True, watch=views.add, readable=readable,
+                             watch_many=views.add_columns)
         report = build_report(run, fx, cfg, cf.doc)
     except OSError as exc:  # the temporary folder full or unwritable
         raise RisuError(Code.UNWRITABLE, "cannot keep the report's rows in the temporary "

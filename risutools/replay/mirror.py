@@ -34,6 +34,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from operator import is_
 from typing import NamedTuple
 
 from risutools.replay.fenwick import Fenwick, first_of_difference, push_three
@@ -101,16 +102,24 @@ RESULT_ROLES = ("tool", "function")
 _WALK = 32
 
 
+#: the results of a message that has none (one list shared by them all, not an empty list
+#: made for every message)
+_NO_RESULTS: list[_In] = []
+
+
 class _In:
     """A live input message in the checker's mirror."""
 
     __slots__ = ("caller", "est", "kept", "msg", "prot", "results", "seq")
 
-    def __init__(self, seq: int, msg: Message, est: int, prot: bool) -> None:
+    def __init__(self, seq: int, msg: Message, est: int, prot: bool,
+                 kept: bool = False) -> None:
         self.seq, self.msg, self.est, self.prot = seq, msg, est, prot
-        self.kept = False  # its id is in the output
+        self.kept = kept  # its id is in the output
         self.caller: _In | None = None  # a result: the assistant message that called it
-        self.results: list[_In] = []  # an assistant message: the results of its calls
+        #: an assistant message: the results of its calls (none yet: the one shared empty
+        #: list, never appended to: :meth:`Mirror._link` gives a message its own)
+        self.results: list[_In] = _NO_RESULTS
 
 
 class _Out:
@@ -118,9 +127,9 @@ class _Out:
 
     __slots__ = ("anchor_np", "est", "msg", "seq")
 
-    def __init__(self, msg: Message, seq: int, est: int) -> None:
+    def __init__(self, msg: Message, seq: int, est: int, anchor_np: bool = False) -> None:
         self.msg, self.seq, self.est = msg, seq, est
-        self.anchor_np = False  # in the mirror's out_at (and its heap)
+        self.anchor_np = anchor_np  # in the mirror's out_at (and its heap)
 
 
 class Mirror:
@@ -241,42 +250,57 @@ class Mirror:
         self.prev_anchor = r.first
 
     def continuity(self, n_r: int) -> tuple[int, bool]:
-        """The continuity drop the spec asks for, from the derived state; (k3, anchor lost)."""
+        """The continuity drop the spec asks for, from the derived state; (k3, anchor lost).
+
+        The message looked up last (``_before_anchor``: its seq and the non-protected
+        messages before it) is asked first: when it still bears the anchor's signature and
+        sits at position ``omitted_count`` in R, that is the answer (the nearest, and the
+        first at or past it: positions along ``seqs`` rise by one at least), else the
+        search below finds it (and is remembered)."""
         t = self.prev_omitted
         if self.prev_anchor is None:
             return min(t, n_r), False
         seqs = self.sigs.get(self.prev_anchor)
         if not seqs:
             return min(t, n_r), True
-        cnt = self.np_cnt
+        at, before = self._before_anchor
         if len(seqs) == 1:  # (most anchors: the search below gives its position)
             seq = seqs[0]
-            at, before = self._before_anchor
             if at != seq:  # (the previous request's anchor, most often: counted then)
-                before = cnt.prefix(seq)
+                before = self.np_cnt.prefix(seq)
                 self._before_anchor = (seq, before)
             return min(before, n_r), False
+        if at >= 0 and min(before, n_r) == t and _holds(seqs, at):
+            return t, False
+        return self._nearest(seqs, t, n_r), False
 
-        def pos(seq: int) -> int:  # position in R: removable messages before it, capped
-            return min(cnt.prefix(seq), n_r)
+    def _nearest(self, seqs: list[int], t: int, n_r: int) -> int:
+        """The position in R (capped at ``n_r``) of the message of ``seqs`` nearest to
+        position ``t``, ties to the later one; that message is remembered
+        (``_before_anchor``)."""
+        cnt = self.np_cnt
+        seen: dict[int, int] = {}  # index in seqs -> removable messages before it (uncapped)
+
+        def pos(i: int) -> int:  # position in R: removable messages before it, capped
+            if i not in seen:
+                seen[i] = cnt.prefix(seqs[i])
+            return min(seen[i], n_r)
 
         lo, hi = 0, len(seqs)  # pos() does not decrease along seqs: first with pos >= t
-        seen: dict[int, int] = {}  # index in seqs -> pos (each asked once)
         while lo < hi:
             mid = (lo + hi) // 2
-            p = seen[mid] = pos(seqs[mid])
-            if p >= t:
+            if pos(mid) >= t:
                 hi = mid
             else:
                 lo = mid + 1
         # the nearest is seqs[lo - 1] (below t) or seqs[lo] (at or above t); ties: the later
-        below = (seen[lo - 1] if lo - 1 in seen else pos(seqs[lo - 1])) if lo else None
-        above = ((seen[lo] if lo in seen else pos(seqs[lo])) if lo < len(seqs)
-                 else None)
+        below = pos(lo - 1) if lo else None
+        above = pos(lo) if lo < len(seqs) else None
+        pick = lo
         if above is None or (below is not None and t - below < above - t):
-            assert below is not None
-            return below, False
-        return above, False
+            pick = lo - 1
+        self._before_anchor = (seqs[pick], seen[pick])
+        return pos(pick)
 
     # ---- rank helpers (non-protected input messages, in order) -------------------
 
@@ -396,7 +420,10 @@ class Mirror:
                 continue
             if e.msg.role == "assistant":
                 res.caller = e
-                e.results.append(res)
+                if e.results is _NO_RESULTS:
+                    e.results = [res]
+                else:
+                    e.results.append(res)
                 self.linked += 1
             break
         self._orphan(res)
@@ -554,72 +581,82 @@ class Mirror:
         and none in the input (a new id: else None): then, none of them withdrawn,
         :meth:`_sent_as_appended` enters every one sent at once (what :meth:`_append_sent`
         does) and nothing else is sent."""
-        if len(sent) != len(appended):
+        if len(sent) != len(appended) or not all(map(is_, appended, sent)):
             return None
+        ids = {m[0] for m in appended}
         out, inp = self.out, self.inp
-        ids: set[str] = set()
-        for a, b in zip(appended, sent, strict=True):
-            mid = a.id
-            if a is not b or mid in out or mid in ids or mid in inp:
-                return None
-            ids.add(mid)
+        if (len(ids) != len(appended) or any(map(out.__contains__, ids))
+                or any(map(inp.__contains__, ids))):
+            return None
         return ids
 
     def _append_sent(self, appended: Sequence[Message]) -> None:
         """``_in_append(m, True)`` for each message, in order, in one pass (the mirror's
-        fields read once; :meth:`_as_sent` said every one is new and sent at once), but for
-        one thing: a new id kept is not entered in ``changed``.  Nothing can tell: only
-        ``prev_dropped`` is read with it (R5, :meth:`carry_state`), a subset of the ids in
-        the input before, which this one was not, and discarding a kept id from it does
-        nothing."""
-        by_seq, inp, out = self.by_seq, self.inp, self.out
+        fields read once, the trees pushed as :func:`push_three` pushes, the seq onto the
+        heap of ``out_at`` as the largest there: a new leaf, its place already; :meth:`_as_sent`
+        said every one is new and sent at once), but for one thing: a new id kept is not
+        entered in ``changed``.  Nothing can tell: only ``prev_dropped`` is read with it
+        (R5, :meth:`carry_state`), a subset of the ids in the input before, which this one
+        was not, and discarding a kept id from it does nothing."""
+        by_seq, inp, out, out_at = self.by_seq, self.inp, self.out, self.out_at
         num, den, over, prot_roles = self._num, self._den, self._overhead, self.prot_roles
-        cnt, est_tree, drop = self.np_cnt, self.np_est, self.np_drop
+        ta, tb, tc = self.np_cnt.tree, self.np_est.tree, self.np_drop.tree
+        heap, in_heap, sigs = self.out_heap, self.in_heap, self.sigs
+        total = 0
         for m in appended:
             seq = len(by_seq)
-            mid, role = m.id, m.role
-            est = -(-len(m.content) * num // den) + over
+            mid, role, content = m
+            est = -(-len(content) * num // den) + over
+            total += est
             prot = role in prot_roles
-            e = _In(seq, m, est, prot)
-            e.kept = True
+            e = _In(seq, m, est, prot, True)
             by_seq.append(e)
             inp[mid] = e
-            self.total_in += est
-            o = out[mid] = _Out(m, seq, est)
-            self.est_out += est
-            if prot:
-                push_three(cnt, est_tree, drop, 0, 0, 0)
-            else:
-                push_three(cnt, est_tree, drop, 1, est, 0)
+            out[mid] = _Out(m, seq, est, not prot)
+            j, stop = seq, seq + 1 - ((seq + 1) & -(seq + 1))  # (push_three, written out)
+            va, vb = (0, 0) if prot else (1, est)
+            vc = 0
+            while j > stop:
+                va += ta[j]
+                vb += tb[j]
+                vc += tc[j]
+                j -= j & -j
+            ta.append(va)
+            tb.append(vb)
+            tc.append(vc)
             if not prot:
                 if self._first_kept == 0:  # the first kept, after every other one
                     self._first_kept, self._np_before_kept = seq + 1, self.n_np
-                o.anchor_np = True
-                self._out_at(seq, mid)
+                out_at[seq] = mid  # (:meth:`_out_at`)
+                in_heap.add(seq)
+                heap.append(seq)
                 self.n_np += 1
-                self.sigs.setdefault((role, m.content), []).append(seq)
+                sigs.setdefault((role, content), []).append(seq)
             if role in RESULT_ROLES:
                 self._link(e)
+        self.total_in += total
+        self.est_out += total
 
     def _withdraw_all(self, withdrawn: Sequence[str]) -> None:
         """``_out_remove(mid)`` for each id, in order, in one pass: with its entry gone
         from the output, what :meth:`_refresh` then does, written out for that case."""
-        out, inp, tree = self.out, self.inp, self.np_drop.tree
+        out, inp, tree, out_at = self.out, self.inp, self.np_drop.tree, self.out_at
         n = len(tree)
+        est_out = dropped = 0
         for mid in withdrawn:
             o = out.pop(mid, None)
             if o is None:
                 continue
-            self.est_out -= o.est
+            est_out += o.est
             if o.anchor_np:
-                del self.out_at[o.seq]
+                del out_at[o.seq]
             self.bad_out.discard(mid)
             e = inp.get(mid)
             if e is None or not e.kept:
                 continue
             e.kept = False
             self.changed.add(mid)
-            self.orphans.discard(e.msg.id)  # (:meth:`_orphan` of a message not kept)
+            self.orphans.discard(mid)  # (:meth:`_orphan` of a message not kept)
             for res in e.results:
                 self._orphan(res)
             if e.prot:
@@ -629,9 +666,11 @@ class Mirror:
             while i < n:
                 tree[i] += 1
                 i += i & -i
-            self.n_np_drop += 1
+            dropped += 1
             if self._first_kept == e.seq + 1:  # (:meth:`_kept_moved`)
                 self._first_kept = self._np_before_kept = None
+        self.est_out -= est_out
+        self.n_np_drop += dropped
 
     def _sent_as_appended(self, ch: Change) -> set[str]:
         """The ids appended and sent as they are, entered sent at once (one update of each
@@ -695,3 +734,9 @@ class Mirror:
         if seq not in self.in_heap:
             self.in_heap.add(seq)
             heapq.heappush(self.out_heap, seq)
+
+
+def _holds(seqs: list[int], seq: int) -> bool:
+    """``seq in seqs``, a sorted list (a bisection)."""
+    i = bisect.bisect_left(seqs, seq)
+    return i < len(seqs) and seqs[i] == seq

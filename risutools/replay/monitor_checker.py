@@ -8,7 +8,10 @@ the registry hands it (scope ``replay``, family ``M``: the units of
 ``monitor_invariants.py``) and counts each answer into that invariant's
 :class:`~risutools.replay.verdicts.Verdict`.  The alert state (the last alert's request
 and level) is taken from the alerts the monitor actually raised, so one wrong alert fails
-once instead of shifting every later one.
+once instead of shifting every later one.  When the registry hands exactly the standard
+units, :func:`~risutools.replay.monitor_invariants.held_fresh` is asked first: a request
+with fresh metrics where M1 and M2 hold is counted as the units would count it, and the
+units are asked one by one only when it cannot tell.
 """
 
 from __future__ import annotations
@@ -16,7 +19,13 @@ from __future__ import annotations
 from typing import Any
 
 from risutools.replay.fixture import Metrics
-from risutools.replay.monitor_invariants import FAMILY, read_request
+from risutools.replay.monitor_invariants import (
+    FAMILY,
+    HELD_WHEN_FRESH,
+    STANDARD,
+    held_fresh,
+    read_request,
+)
 from risutools.replay.verdicts import Tally, Verdict, invariants_of
 from risutools.settings.replay import ReplayConfig
 
@@ -28,8 +37,22 @@ class MonitorChecker:
     def __init__(self, config: ReplayConfig) -> None:
         self.config = config
         self._tally = Tally(FAMILY)
-        self.verdicts: dict[str, Verdict] = self._tally.verdicts
+        self._verdicts: dict[str, Verdict] = self._tally.verdicts
         self._last_alert: tuple[int, str] | None = None  # request, level of the last alert
+        #: the registry hands the standard units, in their order: :func:`held_fresh` first
+        self.fused = [c.run for c in invariants_of(FAMILY)] == [c.run for c in STANDARD]
+        #: requests :func:`held_fresh` answered for, not yet counted into the verdicts
+        self._held = 0
+
+    @property
+    def verdicts(self) -> dict[str, Verdict]:
+        """Every invariant's verdict so far (the requests :func:`held_fresh` answered for
+        counted in as the units would have counted them)."""
+        if self._held:
+            for mid in HELD_WHEN_FRESH:
+                self._verdicts[mid].checked += self._held
+            self._held = 0
+        return self._verdicts
 
     def first_failure_at(self, request: int) -> bool:
         """Whether some invariant failed for the first time at ``request``."""
@@ -45,7 +68,10 @@ class MonitorChecker:
         self, request: int, tokens: int, metrics: Metrics | None, event: dict[str, Any]
     ) -> None:
         """One request: ``tokens`` the usage fed, ``event`` the monitor's row (``to_dict``)."""
-        r = read_request(self.config, request, tokens, metrics, event, self._last_alert)
-        self._tally.ask(self.config, r, request)
+        c, last = self.config, self._last_alert
+        if self.fused and held_fresh(c, request, tokens, metrics, event, last):
+            self._held += 1
+        else:
+            self._tally.ask(c, read_request(c, request, tokens, metrics, event, last), request)
         if event.get("alert"):
             self._last_alert = (request, str(event.get("level")))

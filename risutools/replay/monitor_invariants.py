@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from risutools.checks.registry import check
+from risutools.checks.registry import Check, check
 from risutools.replay.fixture import Metrics
 from risutools.replay.verdicts import HELD, SKIP, Answer
 from risutools.settings.replay import ReplayConfig
@@ -54,6 +54,14 @@ def read_request(config: ReplayConfig, request: int, tokens: int, metrics: Metri
     ):
         kind = "missing" if not metrics.available else "stale"
         return MonitorRequest(request, kind, event, last_alert=last_alert)
+    used, reported, far, seen, want = _fresh(config, tokens, metrics, event)
+    return MonitorRequest(request, "fresh", event, used, reported, far, seen, want, last_alert)
+
+
+def _fresh(config: ReplayConfig, tokens: int, metrics: Metrics | None,
+           event: dict[str, Any]) -> tuple[float, bool, bool, float, str]:
+    """:func:`read_request`'s reading of a request with fresh metrics: (used, reported,
+    far, seen, want) as :class:`MonitorRequest` names them."""
     if metrics is not None and metrics.used_pct is not None:
         used = metrics.used_pct
     else:
@@ -72,7 +80,7 @@ def read_request(config: ReplayConfig, request: int, tokens: int, metrics: Metri
         else "WARNING" if seen <= config.warning_pct
         else "NORMAL"
     )
-    return MonitorRequest(request, "fresh", event, used, reported, far, seen, want, last_alert)
+    return used, reported, far, seen, want
 
 
 @check("M1", "error", "replay", "monitor-level",
@@ -115,16 +123,20 @@ def monitor_alerts(c: ReplayConfig, r: MonitorRequest) -> Answer:
     """
     if r.metrics != "fresh":
         return SKIP
-    last, level = r.last_alert, r.want
-    if level == "NORMAL":
-        due = False
-    elif last is None or _SEVERITY[level] > _SEVERITY.get(last[1], 0):  # first, or a rise
-        due = True
-    else:
-        due = r.request - last[0] >= c.debounce
+    due = _due(c, r.request, r.want, r.last_alert)
     if bool(r.event.get("alert")) != due:
         return ("no alert" if due else "an alert") + f" ({_why_due(c, r)})"
     return HELD
+
+
+def _due(c: ReplayConfig, request: int, level: str, last: tuple[int, str] | None) -> bool:
+    """Whether an alert is due at ``request`` whose usage calls for ``level``, ``last`` the
+    last alert raised (request, level)."""
+    if level == "NORMAL":
+        return False
+    if last is None or _SEVERITY[level] > _SEVERITY.get(last[1], 0):  # first, or a rise
+        return True
+    return request - last[0] >= c.debounce
 
 
 def _why_due(c: ReplayConfig, r: MonitorRequest) -> str:
@@ -160,3 +172,25 @@ def monitor_stale(c: ReplayConfig, r: MonitorRequest) -> Answer:
     if ev.get("alert"):
         return f"alert on {kind} metrics"
     return HELD
+
+
+#: the units above, in report order: when the registry hands the checker exactly these, it
+#: asks :func:`held_fresh` first at each request and the units only when that cannot tell
+STANDARD: tuple[Check, ...] = (monitor_level, monitor_alerts, monitor_stale)
+#: the units :func:`held_fresh` answers for (HELD; M3 does not apply)
+HELD_WHEN_FRESH: tuple[str, ...] = (monitor_level.id, monitor_alerts.id)
+
+
+def held_fresh(config: ReplayConfig, request: int, tokens: int, metrics: Metrics | None,
+               event: dict[str, Any], last_alert: tuple[int, str] | None) -> bool:
+    """Whether the request has fresh metrics and M1 and M2 hold at it (M3 then does not
+    apply): their passing cases over :func:`read_request`'s reading, tested together and
+    without their details.  False says only "ask the units"."""
+    if metrics is not None and (
+        not metrics.available
+        or (metrics.age_s is not None and metrics.age_s > config.stale_s)
+    ):
+        return False
+    _, reported, far, _, want = _fresh(config, tokens, metrics, event)
+    return (reported and not far and event.get("level") == want
+            and bool(event.get("alert")) == _due(config, request, want, last_alert))

@@ -13,10 +13,12 @@ same first failures); otherwise the renderings read the rows as before.
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import Any
 
 from risutools.replay.render_html import MAX_TABLE_ROWS, ChartSweep
 from risutools.replay.render_markdown import MAX_ROWS, Picked, Picker, interesting
+from risutools.replay.row_columns import RowColumns, pick_columns, sweep_columns
 
 
 class RowViews:
@@ -49,6 +51,20 @@ class RowViews:
             self.html.add(row, False, True)
         if self.count <= MAX_TABLE_ROWS:
             self.head.append(row)
+
+    def add_columns(self, rows: list[dict[str, Any]], firsts: list[bool],
+                    cols: RowColumns) -> None:
+        """:meth:`add` of each row of a context cutter's batch in order (``firsts``: each
+        one's ``first``), by column (:mod:`~risutools.replay.row_columns`)."""
+        before = self.count
+        self.count += len(rows)
+        sweep_columns(self.sweep, cols, rows)
+        if any(firsts):
+            self.firsts.update(r["request"] for r in compress(rows, firsts))
+        pick_columns(self.markdown, rows, firsts, cols)
+        pick_columns(self.html, rows, firsts, cols)
+        if before < MAX_TABLE_ROWS:
+            self.head.extend(rows[:MAX_TABLE_ROWS - before])
 
     def fits(self, report: dict[str, Any]) -> bool:
         """The report holds the rows fed, and the first failures they were fed with."""

@@ -14,6 +14,7 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from operator import not_, truth
 from typing import Any
 
 from risutools import __version__
@@ -27,6 +28,7 @@ from risutools.replay.mirror import Change, Step
 from risutools.replay.monitor import ContextMonitor, additional_context
 from risutools.replay.monitor_checker import MonitorChecker
 from risutools.replay.render_markdown import interesting
+from risutools.replay.row_columns import RowColumns, cuts, row_columns
 from risutools.replay.row_form import Nullable, RowShape
 from risutools.replay.spool import Spool, canonical_pieces, indented_pieces
 from risutools.replay.verdicts import FAILED, NOT_CHECKED, PASSED, summary_verdict
@@ -64,6 +66,29 @@ class ReplayRun:
     #: called with each row as it is made, and whether an invariant failed for the first
     #: time at its request (what a renderer gathers: :class:`~.row_views.RowViews`)
     watch: Watch | None = None
+    #: called with a batch of rows, whether an invariant failed for the first time at each
+    #: one's request, and their columns (:func:`~.row_columns.row_columns`): ``watch`` of
+    #: each row, in order (what :meth:`~.row_views.RowViews.add_columns` does); given with
+    #: ``watch``, which a batch that is not taken by column goes to, row by row
+    watch_many: WatchMany | None = None
+
+    def add_rows(self, rows: list[dict[str, Any]], firsts: list[bool]) -> None:
+        """:meth:`add` of each row in order (``firsts``: each one's ``first``), a context
+        cutter's batch tallied and watched by column when its columns are of the types that
+        is exact for (:func:`~.row_columns.row_columns`) and the watcher takes a batch."""
+        tally, watch = self.tally, self.watch
+        cols = None
+        if self.simulation == SIM_CUTTER and (watch is None or self.watch_many is not None):
+            cols = row_columns(rows) if tally is not None or watch is not None else None
+        if cols is None:
+            for row, first in zip(rows, firsts, strict=True):
+                self.add(row, first)
+            return
+        self.rows.extend(rows)
+        if tally is not None:
+            tally.add_columns(cols, rows)
+        if self.watch_many is not None:
+            self.watch_many(rows, firsts, cols)
 
     def add(self, row: dict[str, Any], first: bool = False) -> None:
         """One request's row, tallied as it is kept (whether it is :func:`quiet` asked
@@ -82,6 +107,8 @@ class ReplayRun:
 #: a row as it is made, whether an invariant failed for the first time at its request, and
 #: whether the row is :func:`quiet`
 Watch = Callable[[dict[str, Any], bool, bool], None]
+#: a batch of rows, whether an invariant failed for the first time at each, their columns
+WatchMany = Callable[[list[dict[str, Any]], list[bool], RowColumns], None]
 
 
 def quiet(r: dict[str, Any], cutter: bool) -> bool:
@@ -227,10 +254,12 @@ def replay_cutter(
     spool: bool = False,
     watch: Watch | None = None,
     readable: bool = True,
+    watch_many: WatchMany | None = None,
 ) -> ReplayRun:
     """The cutter, checked (R1-R9), with the monitor observing it, checked too (M1-M3);
     ``spool``: its rows kept in a :class:`Spool`, out of memory (``readable``: to be read
-    back); ``watch``: called with each row (:attr:`ReplayRun.watch`).
+    back); ``watch``: called with each row (:attr:`ReplayRun.watch`), ``watch_many`` with
+    each batch instead when given (:attr:`ReplayRun.watch_many`).
 
     :data:`REQUESTS_AT_ONCE` requests at a time: the cutter makes them, then R1-R9 check
     them, then the monitor observes them, then M1-M3 check it, then their rows are made,
@@ -239,7 +268,7 @@ def replay_cutter(
     round 12)."""
     checker, mcheck = InvariantChecker(config), MonitorChecker(config)
     run = ReplayRun(SIM_CUTTER, Spool(readable, CUTTER_ROW) if spool else [], checker=checker,
-                    monitor_checker=mcheck, watch=watch)
+                    monitor_checker=mcheck, watch=watch, watch_many=watch_many)
     if spool:  # (a list of rows is tallied by build_report)
         run.tally = RowTally(True, _like(run.rows))
     monitor = monitor_factory(config)
@@ -252,10 +281,11 @@ def replay_cutter(
                   for turn, res, _obs in batch]
         for (turn, res, _obs), ev in zip(batch, events, strict=True):
             mcheck.check(turn.number, res.tokens_out, turn.metrics, ev)
-        for (turn, res, _obs), ev in zip(batch, events, strict=True):
-            n = turn.number
-            run.add(_cutter_row(turn, res, ev),
-                    checker.first_failure_at(n) or mcheck.first_failure_at(n))
+        run.add_rows(
+            [_cutter_row(turn, res, ev) for (turn, res, _obs), ev in zip(batch, events,
+                                                                         strict=True)],
+            [checker.first_failure_at(turn.number) or mcheck.first_failure_at(turn.number)
+             for turn, _res, _obs in batch])
     return run
 
 
@@ -316,12 +346,13 @@ def replay_monitor(
 
 def run_simulation(simulation: str, fixture: Fixture, config: ReplayConfig, *,
                    spool: bool = False, watch: Watch | None = None,
-                   readable: bool = True) -> ReplayRun:
+                   readable: bool = True, watch_many: WatchMany | None = None) -> ReplayRun:
     """``spool``: the rows kept out of memory (:class:`Spool`), for a report streamed to
     its files (:func:`report_pieces`), ``readable``: to be read back; ``watch``: called
-    with each row as it is made."""
+    with each row as it is made (``watch_many``: with each batch, a context cutter's)."""
     if simulation == SIM_CUTTER:
-        return replay_cutter(fixture, config, spool=spool, watch=watch, readable=readable)
+        return replay_cutter(fixture, config, spool=spool, watch=watch, readable=readable,
+                             watch_many=watch_many)
     if simulation == SIM_MONITOR:
         return replay_monitor(fixture, config, spool=spool, watch=watch, readable=readable)
     raise ValueError(simulation)
@@ -396,21 +427,48 @@ class RowTally:
                 self.max_dropped = v
         if still:
             return
-        mon = r["monitor"]
-        if mon["alert"]:
-            self.alerts.append({
-                "request": r["request"],
-                "level": mon["level"],
-                "used_pct": mon["used_pct"],
-                "reason": mon["alert_reason"],
-                "additional_context": additional_context(mon["level"], mon["used_pct"]),
-            })
+        if r["monitor"]["alert"]:
+            self.add_alert(r)
         if self.cutter:
             self.cuts += r["budget_dropped"] > 0
             self.losses += r["anchor"] == "lost"
             self.unreachable += bool(r["budget_unreachable"])
             self.disabled += not r["enabled"]
             self.orphaned += bool(r["orphaned_tool_results"])
+
+    def add_alert(self, r: dict[str, Any]) -> None:
+        """The alert of a row whose monitor raised one."""
+        mon = r["monitor"]
+        self.alerts.append({
+            "request": r["request"],
+            "level": mon["level"],
+            "used_pct": mon["used_pct"],
+            "reason": mon["alert_reason"],
+            "additional_context": additional_context(mon["level"], mon["used_pct"]),
+        })
+
+    def add_columns(self, cols: RowColumns, rows: Sequence[dict[str, Any]]) -> None:
+        """:meth:`add` of each row of a batch (``quiet`` as :func:`quiet` says), in order, by
+        column: a quiet row adds no event (the module's text of :mod:`.row_columns`)."""
+        self.n += cols.n
+        top = max(cols.tokens_in)
+        if self.peak_in is None or top > self.peak_in:
+            self.peak_in = top
+        if self.cutter:
+            top = max(cols.tokens_out)
+            if self.peak_out is None or top > self.peak_out:
+                self.peak_out = top
+            top = max(cols.dropped)
+            if self.max_dropped is None or top > self.max_dropped:
+                self.max_dropped = top
+        for i in cols.where(map(truth, cols.alert)):
+            self.add_alert(rows[i])
+        if self.cutter:
+            self.cuts += cuts(cols)
+            self.losses += sum(cols.lost)
+            self.unreachable += sum(map(bool, cols.unreachable))
+            self.disabled += sum(map(not_, cols.enabled))
+            self.orphaned += sum(map(bool, cols.orphaned))
 
     def counts(self) -> dict[str, Any]:
         """The summary's counts (as ``max(..., default=0)`` and ``sum`` over the rows)."""

@@ -69,6 +69,17 @@ class Spool(Sequence[dict[str, Any]]):
         if len(self._pending) >= BATCH:
             self._flush()
 
+    def extend(self, rows: list[dict[str, Any]]) -> None:
+        """:meth:`append` of each row, in order (the batches cut where appending cuts them)."""
+        pending, at = self._pending, 0
+        while at < len(rows):
+            take = BATCH - len(pending)
+            pending.extend(rows[at:at + take])
+            at += take
+            if len(pending) >= BATCH:
+                self._flush()
+                pending = self._pending
+
     def _flush(self) -> None:
         rows, self._pending = self._pending, []
         if not rows:
