@@ -592,7 +592,7 @@ class Mirror:
 
     def _append_sent(self, appended: Sequence[Message]) -> None:
         """``_in_append(m, True)`` for each message, in order, in one pass (the mirror's
-        fields read once, the trees pushed as :func:`push_three` pushes, the seq onto the
+        fields read once, the trees pushed by :func:`push_three`, the seq onto the
         heap of ``out_at`` as the largest there: a new leaf, its place already; :meth:`_as_sent`
         said every one is new and sent at once), but for one thing: a new id kept is not
         entered in ``changed``.  Nothing can tell: only ``prev_dropped`` is read with it
@@ -600,7 +600,7 @@ class Mirror:
         was not, and discarding a kept id from it does nothing."""
         by_seq, inp, out, out_at = self.by_seq, self.inp, self.out, self.out_at
         num, den, over, prot_roles = self._num, self._den, self._overhead, self.prot_roles
-        ta, tb, tc = self.np_cnt.tree, self.np_est.tree, self.np_drop.tree
+        cnt, est_tree, drop = self.np_cnt, self.np_est, self.np_drop
         heap, in_heap, sigs = self.out_heap, self.in_heap, self.sigs
         total = 0
         for m in appended:
@@ -613,17 +613,10 @@ class Mirror:
             by_seq.append(e)
             inp[mid] = e
             out[mid] = _Out(m, seq, est, not prot)
-            j, stop = seq, seq + 1 - ((seq + 1) & -(seq + 1))  # (push_three, written out)
-            va, vb = (0, 0) if prot else (1, est)
-            vc = 0
-            while j > stop:
-                va += ta[j]
-                vb += tb[j]
-                vc += tc[j]
-                j -= j & -j
-            ta.append(va)
-            tb.append(vb)
-            tc.append(vc)
+            if prot:
+                push_three(cnt, est_tree, drop, 0, 0, 0)
+            else:
+                push_three(cnt, est_tree, drop, 1, est, 0)
             if not prot:
                 if self._first_kept == 0:  # the first kept, after every other one
                     self._first_kept, self._np_before_kept = seq + 1, self.n_np
