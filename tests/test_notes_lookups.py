@@ -199,3 +199,102 @@ def test_the_notes_a_failed_line_names_are_those_it_begins_with(tmp_path: Path) 
     want = {n for n in names if any(e.startswith(shown[n] + ":") for e in errors)}
     assert _said_failing(notes, names, errors) == want
     assert want == {"a:b.yaml", "요정.yaml", esc}
+
+
+def _signature_by_hand(folder: Path, names: list[str]) -> str:
+    """The cache key's digest of the notes, as ingest's docstring defines it: name and
+    bytes of each notes file, in name order."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for name in sorted(names):
+        h.update(name.encode() + b"\0" + (folder / name).read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _notes_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for i, name in enumerate(["b.yaml", "a.yaml", "모듈.yaml", "c-d.yaml", "c.yaml"]):
+        (folder / name).write_text(f"notes: notes-v1\n# {i} 메모\n", "utf-8")
+    (folder / "readme.txt").write_text("not a notes file\n", "utf-8")
+    return folder
+
+
+def test_the_index_signs_the_notes_it_read_as_the_folder_is_signed(tmp_path: Path) -> None:
+    folder = _notes_folder(tmp_path)
+    names = [p.name for p in folder.glob("*.yaml")]
+    expected = _signature_by_hand(folder, names)
+    assert notesfind.notes_signature(folder) == expected
+    assert notes_index(folder).signature == expected
+    (folder / "a.yaml").write_text("notes: notes-v1\n# changed\n", "utf-8")
+    changed = _signature_by_hand(folder, names)
+    assert changed != expected and notes_index(folder).signature == changed
+
+
+def test_a_link_is_signed_by_neither(tmp_path: Path) -> None:
+    folder = _notes_folder(tmp_path)
+    expected = _signature_by_hand(folder, [p.name for p in folder.glob("*.yaml")])
+    (folder / "z.yaml").symlink_to(folder / "a.yaml")
+    assert notes_index(folder).signature == expected == notesfind.notes_signature(folder)
+
+
+@pytest.mark.parametrize("odd", ["hidden", "folder", "fifo", "large"])
+def test_a_notes_entry_the_index_does_not_read_leaves_the_signature_to_the_folder(
+        tmp_path: Path, odd: str) -> None:
+    """A hidden ``*.yaml`` (signed, not indexed), a folder or a FIFO under that name, a
+    file past the bound: the index gives no signature, and the folder's own reading
+    signs the hidden file and refuses the others with one line, as before."""
+    from risutools.errors import RisuError
+    from risutools.settings.catalog import MAX_NOTES_BYTES
+
+    folder = _notes_folder(tmp_path)
+    if odd == "hidden":
+        (folder / ".h.yaml").write_text("notes: notes-v1\n", "utf-8")
+    elif odd == "folder":
+        (folder / "f.yaml").mkdir()
+    elif odd == "fifo":
+        os.mkfifo(folder / "f.yaml")
+    else:
+        (folder / "f.yaml").write_bytes(b"#" * (MAX_NOTES_BYTES + 1))
+    assert notes_index(folder).signature is None
+    if odd == "hidden":
+        names = [p.name for p in folder.iterdir() if p.name.endswith(".yaml")]
+        assert ".h.yaml" in names
+        assert notesfind.notes_signature(folder) == _signature_by_hand(folder, names)
+    else:
+        with pytest.raises(RisuError):
+            notesfind.notes_signature(folder)
+
+
+def test_a_rerun_reads_each_notes_file_once(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The notes' digest (part of every cache key) is taken from the bytes the index
+    read: a re-run with nothing changed reads each notes file once, and a changed note
+    still projects its component again."""
+    src, cat = _many(tmp_path, 6)
+    assert run_cli("ingest", src, "-o", cat, "-j", "1").returncode == 0
+    from risutools.catalog import cache
+
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+    assert run_cli("ingest", src, "-o", cat, "-j", "1").returncode == 0
+    notesfind._CACHE.clear()
+    reads: list[str] = []
+    real = os.open
+
+    def counted(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if Path(path).parent.name == "notes":
+            reads.append(Path(path).name)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", counted)
+    r = run_cli("ingest", src, "-o", cat, "-j", "1", "--json")
+    assert r.returncode == 0, r.stderr
+    import json
+
+    assert json.loads(r.stdout)["counts"]["cached"] == 6
+    names = sorted(p.name for p in (cat / "notes").glob("*.yaml"))
+    assert sorted(reads) == names
+    (cat / "notes" / names[0]).write_text("notes: notes-v1\n# 고침\n", "utf-8")
+    r = run_cli("ingest", src, "-o", cat, "-j", "1", "--json")
+    assert json.loads(r.stdout)["counts"]["cached"] == 0  # (the digest is every key's)

@@ -69,8 +69,8 @@ file), then the records after the region, decoded by msgpack's own unpacker, one
 a time, with its limits: no map at all, no array longer than ``MAX_CACHE_ITEMS``, no ext
 type, no string or ``bin`` longer than the bytes read; each record is checked (a few type
 checks, each ``[offset, length]`` inside the region) before it is kept.  A packed
-outcome is unpacked only when needed, after its shape is walked
-(:func:`risutools.formats.risup.msgpack_shape`); one that does not fit is a cache miss (the
+outcome is unpacked only when needed, within bounds
+(:mod:`risutools.catalog.cache_packed`); one that does not fit is a cache miss (the
 source is projected again).  The delta is read the same way (at most ``MAX_DELTA_BYTES``;
 its entries count towards ``MAX_CACHE_ENTRIES``); a line whose digest matches but whose
 base64 or records do not fit is ``cache-unreadable`` like the main file (the whole cache

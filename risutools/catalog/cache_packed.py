@@ -1,12 +1,21 @@
 """The packed outcomes of the ingest cache (:mod:`risutools.catalog.cache`): where their
 region lies in the main file (:func:`region_of`), its bytes read again and checked against
 their SHA-256 (:func:`read_region`), and one unpacked (:func:`unpack_outcome`): its
-documents and facts, after the packed bytes' shape is walked and bounded
-(:func:`risutools.formats.risup.msgpack_shape`) and the values checked against what the
-cache recorded of them."""
+documents and facts, unpacked by msgpack's own C unpacker within bounds (below) and the
+values checked against what the cache recorded of them.
+
+Bounds (hostile bytes: the cache lives in the catalog): every length msgpack declares is
+at most the packed bytes' length, no ``ext`` type, no key but a string; at most
+:data:`MAX_PACKED_VALUES` values (a value takes one byte at least, so packed bytes no
+longer than that hold no more; longer ones have their shape walked first,
+:func:`risutools.formats.risup.msgpack_shape`, which stops at the bound); at most
+:data:`~risutools.formats.risup.MAX_DEPTH` levels of non-empty containers (msgpack's own
+stack stops at 1,024 as it unpacks; the levels are then counted a level a C call,
+:func:`nesting_within`)."""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 from pathlib import Path
@@ -14,7 +23,7 @@ from typing import Any
 
 from risutools.catalog.cache_keys import file_identity
 from risutools.errors import Code, RisuError
-from risutools.formats.risup import msgpack_shape
+from risutools.formats.risup import MAX_DEPTH, msgpack_shape
 from risutools.fsio import display_path
 from risutools.safeio import open_fd, read_at
 
@@ -28,12 +37,15 @@ def unpack_outcome(packed: bytes, ids: list[str]
     the documents' ids those recorded; None when it does not fit."""
     import msgpack
 
+    n = len(packed)
     try:
-        msgpack_shape(packed, "a cached outcome", max_items=MAX_PACKED_VALUES)
-        n = len(packed)
+        if n > MAX_PACKED_VALUES:  # (shorter bytes cannot hold more values)
+            msgpack_shape(packed, "a cached outcome", max_items=MAX_PACKED_VALUES)
         value = msgpack.unpackb(packed, raw=False, strict_map_key=True, max_str_len=n,
                                 max_bin_len=n, max_array_len=n, max_map_len=n, max_ext_len=0)
     except Exception:  # msgpack raises many types; the walk raises RisuError
+        return None
+    if not nesting_within(value, MAX_DEPTH):
         return None
     if not (isinstance(value, list) and len(value) == 2):
         return None
@@ -45,6 +57,20 @@ def unpack_outcome(packed: bytes, ids: list[str]
         if not (isinstance(doc, dict) and isinstance(f, dict) and doc.get("component_id") == cid):
             return None
     return docs, facts
+
+
+def nesting_within(value: Any, limit: int) -> bool:
+    """Whether ``value`` (lists, dicts and scalars, as msgpack unpacks them) nests at most
+    ``limit`` levels of non-empty containers (as :func:`~risutools.formats.risup.msgpack_shape`
+    counts them).  A level at a time: ``gc.get_referents`` lists what the containers of a
+    level hold in one C call, and skips the scalars (no strings, numbers, booleans or None
+    are objects the collector tracks), so only containers lead to the next level."""
+    level = [value]
+    for _ in range(limit + 1):
+        level = gc.get_referents(*level)
+        if not level:
+            return True
+    return False
 
 
 def region_of(head: bytes, shown: str, header: list[Any]) -> tuple[int, int, bytes] | None:

@@ -35,7 +35,6 @@ and :mod:`~risutools.catalog.outcome` holds what the run reports.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -61,6 +60,7 @@ from risutools.contract.notesfind import (
     find_notes,
     notes_by_id,
     notes_index,
+    notes_signature,
     orphans,
 )
 from risutools.errors import UsageError
@@ -75,8 +75,8 @@ from risutools.fsio import (
 from risutools.projection import post_id_from_name
 from risutools.projection.run import grades
 from risutools.projection.text import check_lang
-from risutools.safeio import FoundFile, check_inside, read_or_raise, require_folder
-from risutools.settings.catalog import FACTS_DIR, MAX_NOTES_BYTES, default_jobs
+from risutools.safeio import FoundFile, check_inside, require_folder
+from risutools.settings.catalog import FACTS_DIR, default_jobs
 from risutools.settings.config import Settings
 
 CACHE_NAME = ".risutools-cache/ingest.msgpack"
@@ -112,7 +112,7 @@ def ingest(
     src_p, out_p = Path(src), Path(out)
     _check_folders(src_p, out_p)
     _prepare_catalog(out_p)
-    notes_s, notes_sig = _notes(out_p, notes_dir, executor)
+    notes_s, notes_sig, notes_ix = _notes(out_p, notes_dir, executor)
     notes_sig += _grades_signature(settings)  # (part of every cache key)
     unlisted: list[tuple[str, str]] = []
     frozen = contextlib.ExitStack()
@@ -120,7 +120,7 @@ def ingest(
         cache = IngestCache.load(out_p / CACHE_NAME, use_cache)
         sweeps = FolderSweeps.begin(out_p, cache, out_p / FACTS_DIR)
         run = _Run(src_p, out_p, lang, notes_sig, cache, on_progress)
-        run.notes = notes_index(notes_s) if notes_s is not None else None
+        run.notes = notes_ix
         run.verify = not ndjson
         files, skipped = run.find(unlisted)
         if settings is not None and settings.exclude:
@@ -273,32 +273,23 @@ def _check_folders(src: Path, out: Path) -> None:
 
 def _notes(
     out: Path, notes_dir: str | os.PathLike[str] | None, executor: Executor | None
-) -> tuple[str | None, str]:
-    """(the notes folder as the workers see it, or None without one; its digest).  The
-    catalog's own ``notes/`` must stay inside the catalog (a link elsewhere is refused: its
-    files would be projected into the documents); a folder named by ``--notes`` is the
-    caller's."""
+) -> tuple[str | None, str, NotesIndex | None]:
+    """(the notes folder as the workers see it, or None without one; its digest; its
+    index).  The catalog's own ``notes/`` must stay inside the catalog (a link elsewhere is
+    refused: its files would be projected into the documents); a folder named by
+    ``--notes`` is the caller's.  The folder is read once, for the index and the digest
+    both, unless it holds a ``*.yaml`` the index does not read (then the digest reads it)."""
     notes = Path(notes_dir) if notes_dir is not None else out / "notes"
     if notes_dir is None:
         check_inside(out, notes)
     if not notes.is_dir():
-        return None, ""
+        return None, "", None
     notes_s = str(notes)
     if executor is not None:
         notes_s = os.path.abspath(notes_s)  # a worker may run in another folder (a cluster)
-    return notes_s, _notes_signature(notes)
-
-
-def _notes_signature(notes: Path) -> str:
-    """A digest of every notes file (name + bytes), so a changed note re-projects."""
-
-    h = hashlib.sha256()
-    for p in sorted(notes.glob("*.yaml")):
-        if p.is_symlink():  # (a link is never read: as the notes index; a folder or a FIFO
-            continue  # in its place is one line, below)
-        data = read_or_raise(p, MAX_NOTES_BYTES)
-        h.update(os.fsencode(p.name) + b"\0" + data + b"\0")
-    return h.hexdigest()
+    index = notes_index(notes_s)
+    signature = index.signature if index.signature is not None else notes_signature(notes)
+    return notes_s, signature, index
 
 
 def _stage_spec(out: Path, ndjson: bool, executor: Executor | None) -> StageSpec | None:

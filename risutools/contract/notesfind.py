@@ -30,10 +30,9 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from risutools.errors import RisuError
-from risutools.safeio import FileRefused, read_regular
+from risutools.safeio import FileRefused, read_or_raise, read_regular
+from risutools.settings.catalog import MAX_NOTES_BYTES
 from risutools.values import parse_value_bytes
-
-MAX_NOTES_FILE = 4 * 1024 * 1024  # (the notes' own bound, risutools.projection.notes)
 
 
 @dataclass
@@ -45,6 +44,10 @@ class NotesIndex:
     named: frozenset[str] = field(init=False)  # the names, to look one up
     #: the names under each stable part (:func:`stable_prefix`) they begin with
     by_prefix: dict[str, list[str]] = field(init=False)
+    #: :func:`notes_signature` of the folder, from the bytes read here; None when the
+    #: folder holds a ``*.yaml`` this index does not read (a hidden name, a folder, a FIFO,
+    #: a file past the bound), whose signature its caller takes by reading the folder
+    signature: str | None = None
 
     def __post_init__(self) -> None:
         self.named = frozenset(self.names)
@@ -63,20 +66,26 @@ def notes_index(folder: str | os.PathLike[str]) -> NotesIndex:
     d = Path(folder)
     try:
         entries = sorted((e.name, e.stat(follow_symlinks=False)) for e in os.scandir(d)
-                         if e.name.endswith(".yaml") and not e.name.startswith("."))
+                         if e.name.endswith(".yaml"))
     except OSError:
         return NotesIndex(d)
-    files = [(n, st) for n, st in entries if stat.S_ISREG(st.st_mode)]
+    files = [(n, st) for n, st in entries if stat.S_ISREG(st.st_mode) and n[:1] != "."]
     stamp = tuple((n, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) for n, st in files)
+    # (what the signature reads and this index does not: not a link, not a file read here)
+    whole = not any(n[:1] == "." or not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode))
+                    for n, st in entries)
     hit = _CACHE.get(str(d))
-    if hit is not None and hit[0] == stamp:
+    if hit is not None and hit[0] == (stamp, whole):
         return hit[1]
     ix = NotesIndex(d, [n for n, _ in files])
+    signed = hashlib.sha256()
     for name in ix.names:
         try:
-            data = read_regular(d / name, MAX_NOTES_FILE)
+            data = read_regular(d / name, MAX_NOTES_BYTES)
         except FileRefused:
+            whole = False
             continue
+        signed.update(os.fsencode(name) + b"\0" + data + b"\0")
         ix.by_digest.setdefault("sha256:" + hashlib.sha256(data).hexdigest(), name)
         if b"for:" not in data:
             continue
@@ -89,8 +98,22 @@ def notes_index(folder: str | os.PathLike[str]) -> NotesIndex:
             for key in ("risuai_id", "source_sha256"):
                 if isinstance(target.get(key), str):
                     ix.by_for.setdefault(f"{key}:{target[key]}", name)
-    _CACHE[str(d)] = (stamp, ix)
+    ix.signature = signed.hexdigest() if whole else None
+    _CACHE[str(d)] = ((stamp, whole), ix)
     return ix
+
+
+def notes_signature(folder: Path) -> str:
+    """A digest of every notes file of ``folder`` (name and bytes: what ingest keys its
+    cache by, so a changed note projects again), the folder read for it: each ``*.yaml``
+    but a link, read bounded; raises (one line) for one that cannot be read."""
+    h = hashlib.sha256()
+    for p in sorted(folder.glob("*.yaml")):
+        if p.is_symlink():  # (a link is never read: as the notes index; a folder or a FIFO
+            continue  # in its place is one line)
+        data = read_or_raise(p, MAX_NOTES_BYTES)
+        h.update(os.fsencode(p.name) + b"\0" + data + b"\0")
+    return h.hexdigest()
 
 
 def stable_prefix(component_id: str) -> str | None:
