@@ -48,6 +48,9 @@ def test_an_index_taken_once_finds_what_the_names_say(tmp_path: Path, component_
         alias = _alias_scan(names, component_id)
         want = tmp_path / alias[0] if len(alias) == 1 else None
     assert got == alone == want
+    decided, name = notesfind.notes_name_by_id(index, component_id)
+    assert name == (want.name if want is not None else None)
+    assert notesfind.notes_by_id(index, component_id) == (decided, want)
 
 
 def test_the_ids_above_take_each_path() -> None:

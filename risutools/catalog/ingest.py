@@ -58,8 +58,8 @@ from risutools.contract.notesfind import (
     NotesIndex,
     document_keys,
     find_notes,
-    notes_by_id,
     notes_index,
+    notes_name_by_id,
     notes_signature,
     orphans,
 )
@@ -199,7 +199,7 @@ def _keys_decide(index: NotesIndex | None, ids: list[str]) -> bool:
     took none when it was projected (under the same notes: the cache's key holds their
     digest), so its document records no notes digest, and its keys find nothing."""
     return index is not None and bool(index.by_for) and any(
-        not notes_by_id(index, cid)[0] for cid in ids)
+        not notes_name_by_id(index, cid)[0] for cid in ids)
 
 
 def _orphan_notes(result: IngestResult, notes: str, index: NotesIndex) -> list[str]:
@@ -211,8 +211,8 @@ def _orphan_notes(result: IngestResult, notes: str, index: NotesIndex) -> list[s
         if s.status != "ok":
             continue
         if isinstance(s, CachedOutcome) and not s.unpacked:
-            found_by_id = (notes_by_id(index, cid)[1] for cid in s.ids)
-            used.update(found.name for found in found_by_id if found is not None)
+            named = (notes_name_by_id(index, cid)[1] for cid in s.ids)
+            used.update(name for name in named if name is not None)
             continue
         for doc in s.documents:
             found = find_notes(notes, str(doc.get("component_id", "")), index=index,

@@ -152,15 +152,22 @@ def notes_by_id(index: NotesIndex, component_id: str) -> tuple[bool, Path | None
     of the module docstring (its name, or the one alias of its stable part), which
     :func:`find_notes` takes before any document key, and an id that names no file; False
     when the document's keys decide (steps 3 and 4)."""
+    decided, name = notes_name_by_id(index, component_id)
+    return decided, (index.folder / name if name is not None else None)
+
+
+def notes_name_by_id(index: NotesIndex, component_id: str) -> tuple[bool, str | None]:
+    """:func:`notes_by_id` with the file's name (for a caller that looks up thousands and
+    wants their names: no path made for each)."""
     if not _plain(component_id):
         return True, None
     name = f"{component_id}.yaml"
     if name in index.named:
-        return True, index.folder / name
+        return True, name
     prefix = stable_prefix(component_id)
     alias = index.by_prefix.get(prefix, []) if prefix is not None else []
     if len(alias) == 1:
-        return True, index.folder / alias[0]
+        return True, alias[0]
     return False, None
 
 
