@@ -87,20 +87,24 @@ def notes_index(folder: str | os.PathLike[str]) -> NotesIndex:
             continue
         signed.update(os.fsencode(name) + b"\0" + data + b"\0")
         ix.by_digest.setdefault("sha256:" + hashlib.sha256(data).hexdigest(), name)
-        if b"for:" not in data:
-            continue
-        try:
-            doc = parse_value_bytes(data, name, "yaml")
-        except RisuError:
-            continue  # (a broken notes file is the projection's to report)
-        target = doc.get("for") if isinstance(doc, dict) else None
-        if isinstance(target, dict):
-            for key in ("risuai_id", "source_sha256"):
-                if isinstance(target.get(key), str):
-                    ix.by_for.setdefault(f"{key}:{target[key]}", name)
+        if b"for:" in data:
+            _index_for(ix, name, data)
     ix.signature = signed.hexdigest() if whole else None
     _CACHE[str(d)] = ((stamp, whole), ix)
     return ix
+
+
+def _index_for(ix: NotesIndex, name: str, data: bytes) -> None:
+    """The ``for:`` of the notes file ``name`` (its bytes ``data``) in ``ix.by_for``."""
+    try:
+        doc = parse_value_bytes(data, name, "yaml")
+    except RisuError:
+        return  # (a broken notes file is the projection's to report)
+    target = doc.get("for") if isinstance(doc, dict) else None
+    if isinstance(target, dict):
+        for key in ("risuai_id", "source_sha256"):
+            if isinstance(target.get(key), str):
+                ix.by_for.setdefault(f"{key}:{target[key]}", name)
 
 
 def notes_signature(folder: Path) -> str:
