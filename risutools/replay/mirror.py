@@ -34,7 +34,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from operator import is_
+from operator import itemgetter
 from typing import NamedTuple
 
 from risutools.replay.fenwick import Fenwick, first_of_difference, push_three
@@ -98,6 +98,8 @@ class Request:
 
 #: the roles of a tool's (or function's) result, which follows the message that called it
 RESULT_ROLES = ("tool", "function")
+#: a message's id (its first field), for ``map``
+_ID = itemgetter(0)
 #: entries :meth:`Mirror._r_end` walks back over before it asks the trees
 _WALK = 32
 
@@ -105,21 +107,6 @@ _WALK = 32
 #: the results of a message that has none (one list shared by them all, not an empty list
 #: made for every message)
 _NO_RESULTS: list[_In] = []
-
-
-class _In:
-    """A live input message in the checker's mirror."""
-
-    __slots__ = ("caller", "est", "kept", "msg", "prot", "results", "seq")
-
-    def __init__(self, seq: int, msg: Message, est: int, prot: bool,
-                 kept: bool = False) -> None:
-        self.seq, self.msg, self.est, self.prot = seq, msg, est, prot
-        self.kept = kept  # its id is in the output
-        self.caller: _In | None = None  # a result: the assistant message that called it
-        #: an assistant message: the results of its calls (none yet: the one shared empty
-        #: list, never appended to: :meth:`Mirror._link` gives a message its own)
-        self.results: list[_In] = _NO_RESULTS
 
 
 class _Out:
@@ -130,6 +117,27 @@ class _Out:
     def __init__(self, msg: Message, seq: int, est: int, anchor_np: bool = False) -> None:
         self.msg, self.seq, self.est = msg, seq, est
         self.anchor_np = anchor_np  # in the mirror's out_at (and its heap)
+
+
+class _In(_Out):
+    """A live input message in the checker's mirror.
+
+    Sent as it is (the very message), it is its own output entry too (one object, not
+    two): its ``msg``, ``seq`` and ``est`` are those of the message sent, and ``anchor_np``
+    (not protected) says it is in ``out_at``.  Its text is never changed while it is: an
+    edit first gives the output an entry of its own (:meth:`Mirror._in_edit`)."""
+
+    __slots__ = ("caller", "kept", "prot", "results")
+
+    def __init__(self, seq: int, msg: Message, est: int, prot: bool,
+                 kept: bool = False) -> None:
+        self.seq, self.msg, self.est, self.prot = seq, msg, est, prot
+        self.anchor_np = not prot  # (read only as its own output entry)
+        self.kept = kept  # its id is in the output
+        self.caller: _In | None = None  # a result: the assistant message that called it
+        #: an assistant message: the results of its calls (none yet: the one shared empty
+        #: list, never appended to: :meth:`Mirror._link` gives a message its own)
+        self.results: list[_In] = _NO_RESULTS
 
 
 class Mirror:
@@ -391,11 +399,9 @@ class Mirror:
             if sent and self._first_kept == 0:  # the first kept, after every other one
                 self._first_kept, self._np_before_kept = seq + 1, self.n_np
         if sent:
-            o = _Out(m, seq, est)
-            self.out[mid] = o
+            self.out[mid] = e  # (its own output entry)
             self.est_out += est
             if not prot:
-                o.anchor_np = True
                 self._out_at(seq, mid)
         if prot:
             if not sent:
@@ -471,6 +477,8 @@ class Mirror:
 
     def _in_edit(self, mid: str, content: str) -> None:
         e = self.inp[mid]
+        if self.out.get(mid) is e:  # its own output entry: the output keeps the text sent
+            self.out[mid] = _Out(e.msg, e.seq, e.est, e.anchor_np)
         new = Message(mid, e.msg.role, content)
         est = self.est(new)
         self.total_in += est - e.est
@@ -558,9 +566,11 @@ class Mirror:
     def _apply_change(self, ch: Change) -> None:
         if self.fast and not ch.edited and not ch.deleted:
             ids = self._as_sent(ch.appended, ch.sent)
-            if ids is not None and ids.isdisjoint(ch.withdrawn):
+            withdrawn = ch.withdrawn
+            if ids is not None and (not withdrawn or ids.isdisjoint(withdrawn)):
                 self._append_sent(ch.appended)
-                self._withdraw_all(ch.withdrawn)
+                if withdrawn:
+                    self._withdraw_all(withdrawn)
                 return
         at_once = self._sent_as_appended(ch)
         for m in ch.appended:
@@ -577,16 +587,17 @@ class Mirror:
 
     def _as_sent(self, appended: Sequence[Message], sent: Sequence[Message]) -> set[str] | None:
         """The ids appended, when a change (no edit, no delete) sends exactly what it
-        appends, as appended and in order, each id once and none in the output before
-        and none in the input (a new id: else None): then, none of them withdrawn,
+        appends, in order (the same messages: equal ids, roles and texts, a sequence of
+        the same type), each id once and none in the output before and none in the
+        input (a new id: else None): then, none of them withdrawn,
         :meth:`_sent_as_appended` enters every one sent at once (what :meth:`_append_sent`
-        does) and nothing else is sent."""
-        if len(sent) != len(appended) or not all(map(is_, appended, sent)):
+        does, the appended message as the one sent: the same text, the same estimate)
+        and nothing else is sent.  (Tested in C: no Python loop, no comprehension.)"""
+        if sent != appended:
             return None
-        ids = {m[0] for m in appended}
-        out, inp = self.out, self.inp
-        if (len(ids) != len(appended) or any(map(out.__contains__, ids))
-                or any(map(inp.__contains__, ids))):
+        ids = set(map(_ID, appended))
+        if (len(ids) != len(appended) or not self.out.keys().isdisjoint(ids)
+                or not self.inp.keys().isdisjoint(ids)):
             return None
         return ids
 
@@ -612,7 +623,7 @@ class Mirror:
             e = _In(seq, m, est, prot, True)
             by_seq.append(e)
             inp[mid] = e
-            out[mid] = _Out(m, seq, est, not prot)
+            out[mid] = e  # (its own output entry)
             if prot:
                 push_three(cnt, est_tree, drop, 0, 0, 0)
             else:
