@@ -267,7 +267,8 @@ def all_held(m: Mirror, r: Request) -> bool:
     passing case of :data:`STANDARD`, tested together and without its detail (R7's a
     budget cut beyond continuity, as :func:`minimal_cut` tests it).  False says only "ask
     the units": R5 with a message dropped before among those that moved, an anchor lost
-    (R8) and the module off are left to them, failing or not.  R9 is not answered here (:func:`orphans_apply`)."""
+    (R8) and the module off are left to them, failing or not.  R9 is not answered here
+    (:func:`orphans_apply`)."""
     if not r.enabled or r.lost or m.prot_dropped or m.bad_out or not r.ordered:
         return False  # (the module off, R8 applies, R1 or R4 fails)
     d = m.n_np_drop
