@@ -278,7 +278,7 @@ def _mirror_state(m: Any) -> tuple[Any, ...]:
     inp = {k: (e.seq, e.msg, e.est, e.kept, e.caller.msg.id if e.caller else None,
                sorted(r.msg.id for r in e.results)) for k, e in m.inp.items()}
     out = {k: (o.msg, o.seq, o.est, o.anchor_np) for k, o in m.out.items()}
-    trees = tuple(t.tree for t in (m.np_cnt, m.np_est, m.np_drop))
+    trees = tuple(t.tree for t in (m.np_cnt, m.np_est, m.drops()))
     # what the mirror keeps between requests, as the invariants read it (the first sent,
     # off the heap of out_at's seqs; the non-protected messages before the first kept)
     assert set(m.out_heap) == m.in_heap >= m.out_at.keys()

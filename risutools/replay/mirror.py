@@ -32,112 +32,29 @@ import heapq
 import itertools
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from operator import itemgetter
-from typing import NamedTuple
 
 from risutools.replay.fenwick import Fenwick, first_of_difference, push_three
 from risutools.replay.fixture import Message
+from risutools.replay.mirror_records import (
+    _NO_RESULTS,
+    RESULT_ROLES,
+    Change,
+    Request,
+    Sig,
+    Step,
+    _In,
+    _Out,
+)
 from risutools.settings.replay import PROFILES, ReplayConfig
 
-Sig = tuple[str, str]  # role and full text: length is implied
+__all__ = ["RESULT_ROLES", "Change", "Mirror", "Request", "Sig", "Step"]
 
-
-@dataclass(frozen=True)
-class Step:
-    """One observed request, as whole lists."""
-
-    request: int  # 1-based
-    enabled: bool
-    inp: list[Message]
-    out: list[Message]
-    budget_unreachable: bool = False
-
-
-class Change(NamedTuple):
-    """One observed request, as changes since the previous one.
-
-    ``appended``/``edited``/``deleted`` are the input's operations (from the
-    fixture); ``sent`` are the messages the output gained or whose sent copy
-    changed, ``withdrawn`` the ids the output lost.  The output's order is the
-    input's (a reordering cannot be expressed here; use :class:`Step`).  Immutable, and
-    made once a request: a named tuple (a frozen dataclass's fields cost a call each).
-    """
-
-    request: int
-    enabled: bool
-    appended: Sequence[Message] = ()
-    edited: Sequence[tuple[str, str]] = ()
-    deleted: Sequence[str] = ()
-    sent: Sequence[Message] = ()
-    withdrawn: Sequence[str] = ()
-    budget_unreachable: bool = False
-
-
-@dataclass(slots=True)
-class Request:
-    """What one request's invariants share, computed once in O(log n).
-
-    With the module off only ``req``, ``enabled``, ``ordered``, ``est_out`` and
-    ``unreachable`` mean anything (the rest is 0: the cutter did not run)."""
-
-    req: int
-    enabled: bool
-    ordered: bool  # the output keeps the input's order, without repeats
-    n_r: int  # |R|
-    pos_r: int  # position (1-based seq) of R's last message, 0 if R is empty
-    kr: int  # removable messages dropped
-    est_out: int  # the estimate of the list as sent
-    unreachable: bool  # the request said budget_unreachable
-    k3: int  # what the continuity step drops, from the derived state
-    lost: bool  # the previous anchor is set but gone (R8 applies)
-    first: Sig | None  # the first non-protected message sent: the anchor a cutter now carries
-    last: int | None = None  # :meth:`Mirror.last_r_dropped`, once asked
-
-
-#: the roles of a tool's (or function's) result, which follows the message that called it
-RESULT_ROLES = ("tool", "function")
 #: a message's id (its first field), for ``map``
 _ID = itemgetter(0)
 #: entries :meth:`Mirror._r_end` walks back over before it asks the trees
 _WALK = 32
-
-
-#: the results of a message that has none (one list shared by them all, not an empty list
-#: made for every message)
-_NO_RESULTS: list[_In] = []
-
-
-class _Out:
-    """An output entry: the message as sent, and where it sits (input seq, or -1)."""
-
-    __slots__ = ("anchor_np", "est", "msg", "seq")
-
-    def __init__(self, msg: Message, seq: int, est: int, anchor_np: bool = False) -> None:
-        self.msg, self.seq, self.est = msg, seq, est
-        self.anchor_np = anchor_np  # in the mirror's out_at (and its heap)
-
-
-class _In(_Out):
-    """A live input message in the checker's mirror.
-
-    Sent as it is (the very message), it is its own output entry too (one object, not
-    two): its ``msg``, ``seq`` and ``est`` are those of the message sent, and ``anchor_np``
-    (not protected) says it is in ``out_at``.  Its text is never changed while it is: an
-    edit first gives the output an entry of its own (:meth:`Mirror._in_edit`)."""
-
-    __slots__ = ("caller", "kept", "prot", "results")
-
-    def __init__(self, seq: int, msg: Message, est: int, prot: bool,
-                 kept: bool = False) -> None:
-        self.seq, self.msg, self.est, self.prot = seq, msg, est, prot
-        self.anchor_np = not prot  # (read only as its own output entry)
-        self.kept = kept  # its id is in the output
-        self.caller: _In | None = None  # a result: the assistant message that called it
-        #: an assistant message: the results of its calls (none yet: the one shared empty
-        #: list, never appended to: :meth:`Mirror._link` gives a message its own)
-        self.results: list[_In] = _NO_RESULTS
 
 
 class Mirror:
@@ -170,7 +87,10 @@ class Mirror:
         self.out: dict[str, _Out] = {}
         self.np_cnt = Fenwick()  # 1 per live non-protected input message
         self.np_est = Fenwick()  # their estimates
-        self.np_drop = Fenwick()  # 1 per live non-protected input message not sent
+        #: 1 per live non-protected input message not sent: its changes in place wait in
+        #: ``_drop_later`` (position -> delta) until a question needs the tree (:meth:`drops`)
+        self._np_drop = Fenwick()
+        self._drop_later: dict[int, int] = {}
         #: the seqs of out_at, each once, the smallest first (a heap: one that left out_at
         #: is taken off when it comes to the top); memory: at most one a message appended
         self.out_heap: list[int] = []
@@ -243,7 +163,39 @@ class Mirror:
                 dropped += not e.kept
             seq -= 1
         pos_r = self.np_cnt.lower_bound(n_r)
-        return pos_r, self.np_drop.prefix(pos_r)
+        if self._drops_first():  # the first n_np_drop removable ones: those up to pos_r
+            return pos_r, min(self.n_np_drop, n_r)
+        return pos_r, self.drops().prefix(pos_r)
+
+    def drops(self) -> Fenwick:
+        """The tree of the non-protected messages not sent (1 each), its waiting changes
+        made first (in any order: the additions commute, and a node pushed since holds
+        a position's change when its range covers the position, as its push left it)."""
+        later = self._drop_later
+        if later:
+            tree = self._np_drop.tree
+            n = len(tree)
+            for i, delta in later.items():
+                while i < n:
+                    tree[i] += delta
+                    i += i & -i
+            later.clear()
+        return self._np_drop
+
+    def _drop_add(self, pos: int, delta: int) -> None:
+        """``drops().add(pos, delta)``, made when a question needs the tree."""
+        later = self._drop_later
+        later[pos] = later.get(pos, 0) + delta
+
+    def _drops_first(self) -> bool:
+        """Whether the messages not sent are the first ``n_np_drop`` non-protected ones
+        (as far as the first one kept, known, tells: all before it, none after it)."""
+        first = self._first_kept
+        if first is None:
+            return False
+        if first:
+            return self._np_before_kept == self.n_np_drop
+        return self.n_np == self.n_np_drop  # none kept
 
     def carry_state(self, r: Request) -> None:
         """The state a correct cutter now carries; dropped ids for R5 (O(change))."""
@@ -324,8 +276,28 @@ class Mirror:
         """1-based seq position of the last removable message dropped (the ``kr``-th
         dropped one: ``kr`` of them up to R's last message), found once a request."""
         if r.last is None:
-            r.last = self.np_drop.lower_bound(r.kr)
+            r.last = self._kth_dropped(r.kr)
         return r.last
+
+    def _kth_dropped(self, k: int) -> int:
+        """1-based seq position of the ``k``-th non-protected message not sent (k > 0):
+        when they are the first ones (:meth:`_drops_first`), the ``k``-th non-protected
+        one, the last of them found walking back from the first kept (or the end), else
+        asked of the trees."""
+        d = self.n_np_drop
+        if k <= d and self._drops_first():
+            if k < d:
+                return self.np_cnt.lower_bound(k)
+            by_seq = self.by_seq
+            seq = (self._first_kept or len(by_seq) + 1) - 2  # the one before it
+            stop = max(-1, seq - _WALK)
+            while seq > stop:
+                e = by_seq[seq]
+                if e is not None and not e.prot:
+                    return seq + 1
+                seq -= 1
+            return self.np_cnt.lower_bound(k)
+        return self.drops().lower_bound(k)
 
     def est_at(self, pos: int) -> int:
         """The estimate of the input message at 1-based seq position ``pos``."""
@@ -344,10 +316,11 @@ class Mirror:
 
     def dropped_np_between(self, lo_rank: int, hi_rank: int, limit: int = 5) -> str:
         """Ids of up to ``limit`` dropped non-protected messages with rank in (lo, hi]."""
-        before = self.np_drop.prefix(self.pos_of_rank(lo_rank))
-        have = self.np_drop.prefix(self.pos_of_rank(hi_rank)) - before
+        drops = self.drops()
+        before = drops.prefix(self.pos_of_rank(lo_rank))
+        have = drops.prefix(self.pos_of_rank(hi_rank)) - before
         picks = range(1, min(have, limit) + 1)
-        return self.ids(self.np_drop.lower_bound(before + j) for j in picks)
+        return self.ids(drops.lower_bound(before + j) for j in picks)
 
     # ---- mirrors -----------------------------------------------------------------
 
@@ -376,7 +349,7 @@ class Mirror:
             else:
                 self.prot_dropped.add(mid)
         else:
-            self.np_drop.add(e.seq + 1, -1 if kept else 1)
+            self._drop_add(e.seq + 1, -1 if kept else 1)
             self.n_np_drop += -1 if kept else 1
             self._kept_moved(e.seq + 1, kept)
 
@@ -393,9 +366,9 @@ class Mirror:
         self.inp[mid] = e
         self.total_in += est
         if prot:
-            push_three(self.np_cnt, self.np_est, self.np_drop, 0, 0, 0)
+            push_three(self.np_cnt, self.np_est, self._np_drop, 0, 0, 0)
         else:  # (np_drop: 1, not sent (yet), unless sent)
-            push_three(self.np_cnt, self.np_est, self.np_drop, 1, est, 0 if sent else 1)
+            push_three(self.np_cnt, self.np_est, self._np_drop, 1, est, 0 if sent else 1)
             if sent and self._first_kept == 0:  # the first kept, after every other one
                 self._first_kept, self._np_before_kept = seq + 1, self.n_np
         if sent:
@@ -504,32 +477,33 @@ class Mirror:
             if e.seq < self._before_anchor[0]:  # one fewer before that anchor: ask again
                 self._before_anchor = (-1, 0)
             if not e.kept:
-                self.np_drop.add(e.seq + 1, -1)
+                self._drop_add(e.seq + 1, -1)
                 self.n_np_drop -= 1
                 if (self._np_before_kept is not None and self._first_kept
                         and e.seq + 1 < self._first_kept):
                     self._np_before_kept -= 1  # one fewer before the first kept
             else:
-                self._kept_moved(e.seq + 1, False)
+                self._kept_moved(e.seq + 1, False, gone=True)
             self.n_np -= 1
             self._unindex(e)
         self._refresh(mid)
 
-    def _kept_moved(self, pos: int, kept: bool) -> None:
-        """The non-protected input message at ``pos`` is now kept (or not, or gone): the
-        first kept one is that one when it comes first, else not known when it was that."""
+    def _kept_moved(self, pos: int, kept: bool, gone: bool = False) -> None:
+        """The non-protected input message at ``pos`` is now kept (or not, or ``gone``):
+        the first kept one is that one when it comes first, else the next one kept
+        (:meth:`_next_kept`) when it was that."""
         first = self._first_kept
         if kept:
             if first is not None and (not first or pos < first):
                 self._first_kept, self._np_before_kept = pos, None
         elif first == pos:
-            self._first_kept = self._np_before_kept = None
+            self._next_kept(pos - 1, 0 if gone else 1)
 
     def np_before_first_kept(self) -> int | None:
         """How many non-protected input messages come before the first one kept (None: none
         is kept), asked of the trees only when it moved (:meth:`_kept_moved`)."""
         if self._first_kept is None:
-            pos = first_of_difference(self.np_cnt, self.np_drop)
+            pos = first_of_difference(self.np_cnt, self.drops())
             self._first_kept = 0 if pos > len(self.np_cnt) else pos
             self._np_before_kept = None
         if not self._first_kept:
@@ -611,7 +585,7 @@ class Mirror:
         was not, and discarding a kept id from it does nothing."""
         by_seq, inp, out, out_at = self.by_seq, self.inp, self.out, self.out_at
         num, den, over, prot_roles = self._num, self._den, self._overhead, self.prot_roles
-        cnt, est_tree, drop = self.np_cnt, self.np_est, self.np_drop
+        cnt, est_tree, drop = self.np_cnt, self.np_est, self._np_drop
         heap, in_heap, sigs = self.out_heap, self.in_heap, self.sigs
         total = 0
         for m in appended:
@@ -644,9 +618,9 @@ class Mirror:
     def _withdraw_all(self, withdrawn: Sequence[str]) -> None:
         """``_out_remove(mid)`` for each id, in order, in one pass: with its entry gone
         from the output, what :meth:`_refresh` then does, written out for that case."""
-        out, inp, tree, out_at = self.out, self.inp, self.np_drop.tree, self.out_at
-        n = len(tree)
+        out, inp, out_at, later = self.out, self.inp, self.out_at, self._drop_later
         est_out = dropped = 0
+        first, moved = self._first_kept, False
         for mid in withdrawn:
             o = out.pop(mid, None)
             if o is None:
@@ -666,15 +640,40 @@ class Mirror:
             if e.prot:
                 self.prot_dropped.add(mid)
                 continue
-            i = e.seq + 1  # (np_drop.add(i, 1))
-            while i < n:
-                tree[i] += 1
-                i += i & -i
+            i = e.seq + 1  # (:meth:`_drop_add`)
+            later[i] = later.get(i, 0) + 1
             dropped += 1
-            if self._first_kept == e.seq + 1:  # (:meth:`_kept_moved`)
-                self._first_kept = self._np_before_kept = None
+            moved = moved or first == i  # (:meth:`_kept_moved`, once at the end)
         self.est_out -= est_out
         self.n_np_drop += dropped
+        if moved:  # the first kept withdrawn: the next kept is past those withdrawn
+            assert first is not None
+            self._next_kept(first - 1, 1, _WALK + 2 * len(withdrawn))
+
+    def _next_kept(self, seq: int, stays: int, walk: int = _WALK) -> None:
+        """The first non-protected message kept, at ``seq``, is no longer kept (``stays``
+        1) or gone (0): the next one kept, found walking forward (at most :data:`_WALK`
+        entries, or ``walk``; past them, not known), with the non-protected messages before
+        it (the one at ``seq`` if it stays, and those passed, none kept); none kept when
+        the walk reaches the end."""
+        before = self._np_before_kept
+        by_seq = self.by_seq
+        n = len(by_seq)
+        stop = min(n, seq + 1 + walk)
+        if before is not None:
+            before += stays
+            for s in range(seq + 1, stop):
+                e = by_seq[s]
+                if e is None or e.prot:
+                    continue
+                if e.kept:
+                    self._first_kept, self._np_before_kept = s + 1, before
+                    return
+                before += 1
+            if stop == n:
+                self._first_kept, self._np_before_kept = 0, None
+                return
+        self._first_kept = self._np_before_kept = None
 
     def _sent_as_appended(self, ch: Change) -> set[str]:
         """The ids appended and sent as they are, entered sent at once (one update of each
