@@ -135,20 +135,24 @@ class Mirror:
             self._apply_change(obs)
             ordered, est_out, first = True, self.est_out, self._first_sent_np()
         if not obs.enabled:
-            return Request(obs.request, False, ordered, 0, 0, 0, est_out,
+            return Request(obs.request, False, ordered, 0, 0, est_out,
                            obs.budget_unreachable, 0, False, first)
         n_r = max(0, self.n_np - self.config.preserve_latest)
-        pos_r, kr = self._r_end(n_r)
+        kr = self._r_end(n_r)
         k3, lost = self.continuity(n_r)
-        return Request(obs.request, True, ordered, n_r, pos_r, kr, est_out,
+        return Request(obs.request, True, ordered, n_r, kr, est_out,
                        obs.budget_unreachable, k3, lost, first)
 
-    def _r_end(self, n_r: int) -> tuple[int, int]:
-        """(:meth:`pos_of_rank` of ``n_r``: where R ends, the removable messages dropped
-        up to there); found by walking back over the tail (at most :data:`_WALK` entries:
-        the tail's messages, and how many of them are dropped), else asked of the trees."""
+    def _r_end(self, n_r: int) -> int:
+        """The removable messages dropped up to R's last (the ``n_r``-th non-protected
+        one): when those dropped are the first ones (:meth:`_drops_first`), all of them
+        but those past it; else found by walking back over the tail (at most
+        :data:`_WALK` entries: the tail's messages, and how many of them are dropped),
+        else asked of the trees."""
         if n_r <= 0:
-            return 0, 0
+            return 0
+        if self._drops_first():
+            return min(self.n_np_drop, n_r)
         tail = self.n_np - n_r  # the non-protected messages after R's last
         by_seq = self.by_seq
         seen = dropped = 0
@@ -158,14 +162,11 @@ class Mirror:
             e = by_seq[seq]
             if e is not None and not e.prot:
                 if seen == tail:  # R's last message
-                    return seq + 1, self.n_np_drop - dropped
+                    return self.n_np_drop - dropped
                 seen += 1
                 dropped += not e.kept
             seq -= 1
-        pos_r = self.np_cnt.lower_bound(n_r)
-        if self._drops_first():  # the first n_np_drop removable ones: those up to pos_r
-            return pos_r, min(self.n_np_drop, n_r)
-        return pos_r, self.drops().prefix(pos_r)
+        return self.drops().prefix(self.np_cnt.lower_bound(n_r))
 
     def drops(self) -> Fenwick:
         """The tree of the non-protected messages not sent (1 each), its waiting changes

@@ -55,7 +55,6 @@ class Request:
     enabled: bool
     ordered: bool  # the output keeps the input's order, without repeats
     n_r: int  # |R|
-    pos_r: int  # position (1-based seq) of R's last message, 0 if R is empty
     kr: int  # removable messages dropped
     est_out: int  # the estimate of the list as sent
     unreachable: bool  # the request said budget_unreachable
