@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from operator import itemgetter
 
-from risutools.replay.fenwick import Fenwick, first_of_difference, push_three
+from risutools.replay.fenwick import Fenwick, first_of_difference, push_two
 from risutools.replay.fixture import Message
 from risutools.replay.mirror_records import (
     _NO_RESULTS,
@@ -88,7 +88,8 @@ class Mirror:
         self.np_cnt = Fenwick()  # 1 per live non-protected input message
         self.np_est = Fenwick()  # their estimates
         #: 1 per live non-protected input message not sent: its changes in place wait in
-        #: ``_drop_later`` (position -> delta) until a question needs the tree (:meth:`drops`)
+        #: ``_drop_later`` (position -> delta), and its new positions (pushed from the
+        #: history), until a question needs the tree (:meth:`drops`)
         self._np_drop = Fenwick()
         self._drop_later: dict[int, int] = {}
         #: the seqs of out_at, each once, the smallest first (a heap: one that left out_at
@@ -170,18 +171,24 @@ class Mirror:
 
     def drops(self) -> Fenwick:
         """The tree of the non-protected messages not sent (1 each), its waiting changes
-        made first (in any order: the additions commute, and a node pushed since holds
-        a position's change when its range covers the position, as its push left it)."""
+        made first (in any order: the additions commute), then the positions it lacks
+        pushed, each message's value read as it is now (the changes waiting for them
+        dropped: that value holds them)."""
         later = self._drop_later
+        drops = self._np_drop
+        tree = drops.tree
+        n = len(tree)
         if later:
-            tree = self._np_drop.tree
-            n = len(tree)
             for i, delta in later.items():
                 while i < n:
                     tree[i] += delta
                     i += i & -i
             later.clear()
-        return self._np_drop
+        by_seq = self.by_seq
+        for seq in range(n - 1, len(by_seq)):
+            e = by_seq[seq]
+            drops.push(0 if e is None or e.prot or e.kept else 1)
+        return drops
 
     def _drop_add(self, pos: int, delta: int) -> None:
         """``drops().add(pos, delta)``, made when a question needs the tree."""
@@ -366,10 +373,10 @@ class Mirror:
         self.by_seq.append(e)
         self.inp[mid] = e
         self.total_in += est
-        if prot:
-            push_three(self.np_cnt, self.np_est, self._np_drop, 0, 0, 0)
-        else:  # (np_drop: 1, not sent (yet), unless sent)
-            push_three(self.np_cnt, self.np_est, self._np_drop, 1, est, 0 if sent else 1)
+        if prot:  # (the drop tree's value: read when it is asked, :meth:`drops`)
+            push_two(self.np_cnt, self.np_est, 0, 0)
+        else:
+            push_two(self.np_cnt, self.np_est, 1, est)
             if sent and self._first_kept == 0:  # the first kept, after every other one
                 self._first_kept, self._np_before_kept = seq + 1, self.n_np
         if sent:
@@ -578,7 +585,7 @@ class Mirror:
 
     def _append_sent(self, appended: Sequence[Message]) -> None:
         """``_in_append(m, True)`` for each message, in order, in one pass (the mirror's
-        fields read once, the trees pushed by :func:`push_three`, the seq onto the
+        fields read once, the trees pushed by :func:`push_two`, the seq onto the
         heap of ``out_at`` as the largest there: a new leaf, its place already; :meth:`_as_sent`
         said every one is new and sent at once), but for one thing: a new id kept is not
         entered in ``changed``.  Nothing can tell: only ``prev_dropped`` is read with it
@@ -586,7 +593,7 @@ class Mirror:
         was not, and discarding a kept id from it does nothing."""
         by_seq, inp, out, out_at = self.by_seq, self.inp, self.out, self.out_at
         num, den, over, prot_roles = self._num, self._den, self._overhead, self.prot_roles
-        cnt, est_tree, drop = self.np_cnt, self.np_est, self._np_drop
+        cnt, est_tree = self.np_cnt, self.np_est
         heap, in_heap, sigs = self.out_heap, self.in_heap, self.sigs
         total = 0
         for m in appended:
@@ -599,10 +606,10 @@ class Mirror:
             by_seq.append(e)
             inp[mid] = e
             out[mid] = e  # (its own output entry)
-            if prot:
-                push_three(cnt, est_tree, drop, 0, 0, 0)
+            if prot:  # (the drop tree's: :meth:`drops`)
+                push_two(cnt, est_tree, 0, 0)
             else:
-                push_three(cnt, est_tree, drop, 1, est, 0)
+                push_two(cnt, est_tree, 1, est)
             if not prot:
                 if self._first_kept == 0:  # the first kept, after every other one
                     self._first_kept, self._np_before_kept = seq + 1, self.n_np
