@@ -53,6 +53,8 @@ __all__ = ["RESULT_ROLES", "Change", "Mirror", "Request", "Sig", "Step"]
 
 #: a message's id (its first field), for ``map``
 _ID = itemgetter(0)
+#: an object made without its ``__init__`` (its fields set by the caller)
+_new = object.__new__
 #: entries :meth:`Mirror._r_end` walks back over before it asks the trees
 _WALK = 32
 
@@ -585,7 +587,8 @@ class Mirror:
 
     def _append_sent(self, appended: Sequence[Message]) -> None:
         """``_in_append(m, True)`` for each message, in order, in one pass (the mirror's
-        fields read once, the trees pushed by :func:`push_two`, the seq onto the
+        fields read once, :func:`push_two` written out (the drop tree's push: when it is
+        asked, :meth:`drops`), each entry made without a call, the seq onto the
         heap of ``out_at`` as the largest there: a new leaf, its place already; :meth:`_as_sent`
         said every one is new and sent at once), but for one thing: a new id kept is not
         entered in ``changed``.  Nothing can tell: only ``prev_dropped`` is read with it
@@ -593,33 +596,48 @@ class Mirror:
         was not, and discarding a kept id from it does nothing."""
         by_seq, inp, out, out_at = self.by_seq, self.inp, self.out, self.out_at
         num, den, over, prot_roles = self._num, self._den, self._overhead, self.prot_roles
-        cnt, est_tree = self.np_cnt, self.np_est
+        ta, tb = self.np_cnt.tree, self.np_est.tree
         heap, in_heap, sigs = self.out_heap, self.in_heap, self.sigs
         total = 0
+        n_np = self.n_np
         for m in appended:
             seq = len(by_seq)
             mid, role, content = m
             est = -(-len(content) * num // den) + over
             total += est
-            prot = role in prot_roles
-            e = _In(seq, m, est, prot, True)
+            e = _new(_In)  # (``_In(seq, m, est, prot, True)``, its fields set here)
+            e.seq = seq
+            e.msg = m
+            e.est = est
+            e.kept = True
+            e.caller = None
+            e.results = _NO_RESULTS
             by_seq.append(e)
             inp[mid] = e
             out[mid] = e  # (its own output entry)
-            if prot:  # (the drop tree's: :meth:`drops`)
-                push_two(cnt, est_tree, 0, 0)
+            if role in prot_roles:
+                e.prot, e.anchor_np = True, False
+                va = vb = 0
             else:
-                push_two(cnt, est_tree, 1, est)
-            if not prot:
+                e.prot, e.anchor_np = False, True
+                va, vb = 1, est
                 if self._first_kept == 0:  # the first kept, after every other one
-                    self._first_kept, self._np_before_kept = seq + 1, self.n_np
+                    self._first_kept, self._np_before_kept = seq + 1, n_np
                 out_at[seq] = mid  # (:meth:`_out_at`)
                 in_heap.add(seq)
                 heap.append(seq)
-                self.n_np += 1
+                n_np += 1
                 sigs.setdefault((role, content), []).append(seq)
+            j, stop = seq, seq + 1 - ((seq + 1) & -(seq + 1))  # (push_two, written out)
+            while j > stop:
+                va += ta[j]
+                vb += tb[j]
+                j -= j & -j
+            ta.append(va)
+            tb.append(vb)
             if role in RESULT_ROLES:
                 self._link(e)
+        self.n_np = n_np
         self.total_in += total
         self.est_out += total
 
