@@ -74,6 +74,7 @@ class Mirror:
         ratio = Fraction(PROFILES[p]) if isinstance(p, str) else Fraction(str(p))
         self._num, self._den = ratio.numerator, ratio.denominator
         self._overhead = config.message_overhead
+        self._keep = config.preserve_latest
         self.prot_roles = frozenset(config.protected_roles)
         self._target = math.floor(
             config.max_context * (100 - Fraction(str(config.trim_percent))) / 100)
@@ -140,7 +141,7 @@ class Mirror:
         if not obs.enabled:
             return Request(obs.request, False, ordered, 0, 0, est_out,
                            obs.budget_unreachable, 0, False, first)
-        n_r = max(0, self.n_np - self.config.preserve_latest)
+        n_r = max(0, self.n_np - self._keep)
         kr = self._r_end(n_r)
         k3, lost = self.continuity(n_r)
         return Request(obs.request, True, ordered, n_r, kr, est_out,
@@ -209,13 +210,16 @@ class Mirror:
 
     def carry_state(self, r: Request) -> None:
         """The state a correct cutter now carries; dropped ids for R5 (O(change))."""
-        for mid in self.changed:
-            e = self.inp.get(mid)
-            if e is not None and not e.kept:
-                self.prev_dropped.add(mid)
-            else:
-                self.prev_dropped.discard(mid)
-        self.changed = set()
+        changed = self.changed
+        if changed:  # (most requests: none moved, the set kept)
+            inp, prev = self.inp, self.prev_dropped
+            for mid in changed:
+                e = inp.get(mid)
+                if e is not None and not e.kept:
+                    prev.add(mid)
+                else:
+                    prev.discard(mid)
+            self.changed = set()
         self.prev_omitted = r.kr
         self.prev_anchor = r.first
 
