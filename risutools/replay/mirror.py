@@ -649,6 +649,7 @@ class Mirror:
         """``_out_remove(mid)`` for each id, in order, in one pass: with its entry gone
         from the output, what :meth:`_refresh` then does, written out for that case."""
         out, inp, out_at, later = self.out, self.inp, self.out_at, self._drop_later
+        bad_out, changed, orphans = self.bad_out, self.changed, self.orphans
         est_out = dropped = 0
         first, moved = self._first_kept, False
         for mid in withdrawn:
@@ -658,13 +659,15 @@ class Mirror:
             est_out += o.est
             if o.anchor_np:
                 del out_at[o.seq]
-            self.bad_out.discard(mid)
+            if bad_out:
+                bad_out.discard(mid)
             e = inp.get(mid)
             if e is None or not e.kept:
                 continue
             e.kept = False
-            self.changed.add(mid)
-            self.orphans.discard(mid)  # (:meth:`_orphan` of a message not kept)
+            changed.add(mid)
+            if orphans:
+                orphans.discard(mid)  # (:meth:`_orphan` of a message not kept)
             for res in e.results:
                 self._orphan(res)
             if e.prot:
