@@ -1,10 +1,12 @@
-"""The checker mirror's answers about the messages not sent, against their definitions.
+"""The checker mirror's answers about the messages not sent (and the first sent), against
+their definitions.
 
 The tree of the non-protected messages not sent takes its changes in place later
 (``Mirror._drop_later``, made when a question needs the tree: ``Mirror.drops``); the first
 kept one is followed by walking forward when it stops being kept (``Mirror._next_kept``);
 the ``k``-th one not sent is found without the tree when they are the first ones
-(``Mirror._kth_dropped``), and so is R's count of them (``Mirror._r_end``).  Each is
+(``Mirror._kth_dropped``), and so is R's count of them (``Mirror._r_end``) and, the output
+as the input has it, the first sent (``Mirror._first_sent_np``).  Each is
 compared here with a plain pass over the whole live history, at every request of the
 hostile changes of ``test_replay_round8`` and of the harness (the reference cutter and
 broken ones), fast and one operation at a time.
@@ -47,6 +49,9 @@ def _by_definition(m: Mirror, n_r: int) -> None:
     for k in range(1, len(dropped) + 1):
         assert m._kth_dropped(k) == dropped[k - 1], k
     assert m._r_end(n_r) == sum(1 for e in nps[:n_r] if not e.kept)
+    sent = sorted((o.seq, o.msg) for o in m.out.values()
+                  if o.seq >= 0 and o.msg.role not in m.prot_roles)
+    assert m._first_sent_np() == ((sent[0][1].role, sent[0][1].content) if sent else None)
     tree = m.drops()  # (the waiting changes made)
     assert not m._drop_later
     for pos in range(len(m.by_seq) + 1):

@@ -141,7 +141,9 @@ class Mirror:
         if not obs.enabled:
             return Request(obs.request, False, ordered, 0, 0, est_out,
                            obs.budget_unreachable, 0, False, first)
-        n_r = max(0, self.n_np - self._keep)
+        n_r = self.n_np - self._keep
+        if n_r < 0:  # (not max(): a call that parses keywords, at every request)
+            n_r = 0
         kr = self._r_end(n_r)
         k3, lost = self.continuity(n_r)
         return Request(obs.request, True, ordered, n_r, kr, est_out,
@@ -156,7 +158,8 @@ class Mirror:
         if n_r <= 0:
             return 0
         if self._drops_first():
-            return min(self.n_np_drop, n_r)
+            d = self.n_np_drop
+            return d if d < n_r else n_r
         tail = self.n_np - n_r  # the non-protected messages after R's last
         by_seq = self.by_seq
         seen = dropped = 0
@@ -243,8 +246,8 @@ class Mirror:
             if at != seq:  # (the previous request's anchor, most often: counted then)
                 before = self.np_cnt.prefix(seq)
                 self._before_anchor = (seq, before)
-            return min(before, n_r), False
-        if at >= 0 and min(before, n_r) == t and _holds(seqs, at):
+            return (before if before < n_r else n_r), False
+        if at >= 0 and (before if before < n_r else n_r) == t and _holds(seqs, at):
             return t, False
         return self._nearest(seqs, t, n_r), False
 
@@ -755,7 +758,18 @@ class Mirror:
 
     def _first_sent_np(self) -> Sig | None:
         """Signature of the first non-protected message sent (in the input's order): the
-        smallest seq of ``out_at``, the top of its heap once the seqs that left are off."""
+        smallest seq of ``out_at``, the top of its heap once the seqs that left are off.
+        When every entry of the output is a live input message as it is (``bad_out``
+        empty: its own role, so its seq is in ``out_at`` when it is non-protected, and
+        only then), that is the first non-protected message kept, when it is known
+        (``_first_kept``: the heap is left as it is, its stale seqs taken off later)."""
+        first = self._first_kept
+        if first is not None and not self.bad_out:
+            if not first:
+                return None
+            e = self.by_seq[first - 1]
+            assert e is not None
+            return (e.msg.role, e.msg.content)
         heap, at = self.out_heap, self.out_at
         while heap and heap[0] not in at:
             self.in_heap.discard(heapq.heappop(heap))
