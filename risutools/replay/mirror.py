@@ -96,9 +96,11 @@ class Mirror:
         self._np_drop = Fenwick()
         self._drop_later: dict[int, int] = {}
         #: the seqs of out_at, each once, the smallest first (a heap: one that left out_at
-        #: is taken off when it comes to the top); memory: at most one a message appended
+        #: is taken off when it comes to the top); memory: at most one a message appended.
+        #: Made when it is first needed (``_heaped``: :meth:`_first_sent_np`), kept since
         self.out_heap: list[int] = []
         self.in_heap: set[int] = set()
+        self._heaped = False
         #: the first non-protected input message kept (its position; 0: none, None: not
         #: known since it moved) and how many non-protected ones come before it (None: ask)
         self._first_kept: int | None = 0
@@ -297,10 +299,9 @@ class Mirror:
         return r.last
 
     def _kth_dropped(self, k: int) -> int:
-        """1-based seq position of the ``k``-th non-protected message not sent (k > 0):
-        when they are the first ones (:meth:`_drops_first`), the ``k``-th non-protected
-        one, the last of them found walking back from the first kept (or the end), else
-        asked of the trees."""
+        """1-based seq position of the ``k``-th non-protected message not sent (k > 0): the
+        ``k``-th non-protected one when they are the first ones (:meth:`_drops_first`; the
+        last of them: walked back to from the first kept, or the end), else the tree's."""
         d = self.n_np_drop
         if k <= d and self._drops_first():
             if k < d:
@@ -604,7 +605,7 @@ class Mirror:
         by_seq, inp, out, out_at = self.by_seq, self.inp, self.out, self.out_at
         num, den, over, prot_roles = self._num, self._den, self._overhead, self.prot_roles
         ta, tb = self.np_cnt.tree, self.np_est.tree
-        heap, in_heap, sigs = self.out_heap, self.in_heap, self.sigs
+        heap, in_heap, sigs, heaped = self.out_heap, self.in_heap, self.sigs, self._heaped
         total = 0
         n_np = self.n_np
         for m in appended:
@@ -631,8 +632,9 @@ class Mirror:
                 if self._first_kept == 0:  # the first kept, after every other one
                     self._first_kept, self._np_before_kept = seq + 1, n_np
                 out_at[seq] = mid  # (:meth:`_out_at`)
-                in_heap.add(seq)
-                heap.append(seq)
+                if heaped:
+                    in_heap.add(seq)
+                    heap.append(seq)
                 n_np += 1
                 sigs.setdefault((role, content), []).append(seq)
             j, stop = seq, seq + 1 - ((seq + 1) & -(seq + 1))  # (push_two, written out)
@@ -688,10 +690,9 @@ class Mirror:
 
     def _next_kept(self, seq: int, stays: int, walk: int = _WALK) -> None:
         """The first non-protected message kept, at ``seq``, is no longer kept (``stays``
-        1) or gone (0): the next one kept, found walking forward (at most :data:`_WALK`
-        entries, or ``walk``; past them, not known), with the non-protected messages before
-        it (the one at ``seq`` if it stays, and those passed, none kept); none kept when
-        the walk reaches the end."""
+        1) or gone (0): the next one kept, walking forward (at most ``walk`` entries; past
+        them, not known), with the non-protected ones before it (the one at ``seq`` if it
+        stays, and those passed, none kept); none kept when the walk reaches the end."""
         before = self._np_before_kept
         by_seq = self.by_seq
         n = len(by_seq)
@@ -762,7 +763,7 @@ class Mirror:
         When every entry of the output is a live input message as it is (``bad_out``
         empty: its own role, so its seq is in ``out_at`` when it is non-protected, and
         only then), that is the first non-protected message kept, when it is known
-        (``_first_kept``: the heap is left as it is, its stale seqs taken off later)."""
+        (``_first_kept``: the heap not asked, nor made until it is)."""
         first = self._first_kept
         if first is not None and not self.bad_out:
             if not first:
@@ -771,6 +772,11 @@ class Mirror:
             assert e is not None
             return (e.msg.role, e.msg.content)
         heap, at = self.out_heap, self.out_at
+        if not self._heaped:  # (out_at's seqs, each once)
+            heap[:] = at
+            heapq.heapify(heap)
+            self.in_heap.update(heap)
+            self._heaped = True
         while heap and heap[0] not in at:
             self.in_heap.discard(heapq.heappop(heap))
         if not heap:
@@ -781,7 +787,7 @@ class Mirror:
     def _out_at(self, seq: int, mid: str) -> None:
         """``out_at[seq] = mid``, its seq on the heap unless it still is."""
         self.out_at[seq] = mid
-        if seq not in self.in_heap:
+        if self._heaped and seq not in self.in_heap:
             self.in_heap.add(seq)
             heapq.heappush(self.out_heap, seq)
 
