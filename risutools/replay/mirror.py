@@ -13,13 +13,10 @@ Fenwick trees over the order of appearance answer every question an invariant as
 (counts and estimates of non-protected messages, dropped ones, sent ones), and a signature
 -> positions index finds the anchor.  A request costs O((input changes + output changes)
 * log n), amortised O(change): nothing is rescanned.  Memory is O(messages ever appended);
-nothing grows per request.  Two ways to observe a request:
-
-* :class:`Change` - the turn's operations and the output's changes (what the harness
-  sends for the reference cutter);
-* :class:`Step` - the whole input and output lists (any cutter; the mirrors are rebuilt
-  from them, O(n) per request, the cost of reading them).  Only this form can express a
-  reordered output.
+nothing grows per request.  A request is observed as a :class:`Change` (the turn's
+operations and the output's changes: what the harness sends for the reference cutter) or
+a :class:`Step` (the whole lists, any cutter, the mirrors rebuilt: O(n); the only form of
+a reordered output), both in ``mirror_records.py``.
 
 :meth:`Mirror.observe` applies one observation and returns the :class:`Request` the
 invariants (``invariants.py``) read together with the mirror.
@@ -90,9 +87,8 @@ class Mirror:
         self.out: dict[str, _Out] = {}
         self.np_cnt = Fenwick()  # 1 per live non-protected input message
         self.np_est = Fenwick()  # their estimates
-        #: 1 per live non-protected input message not sent: its changes in place wait in
-        #: ``_drop_later`` (position -> delta), and its new positions (pushed from the
-        #: history), until a question needs the tree (:meth:`drops`)
+        #: 1 per live non-protected input message not sent: changes (``_drop_later``: pos ->
+        #: delta) and new positions wait until a question needs it (:meth:`drops`)
         self._np_drop = Fenwick()
         self._drop_later: dict[int, int] = {}
         #: the seqs of out_at, each once, the smallest first (a heap: one that left out_at
@@ -152,11 +148,9 @@ class Mirror:
                        obs.budget_unreachable, k3, lost, first)
 
     def _r_end(self, n_r: int) -> int:
-        """The removable messages dropped up to R's last (the ``n_r``-th non-protected
-        one): when those dropped are the first ones (:meth:`_drops_first`), all of them
-        but those past it; else found by walking back over the tail (at most
-        :data:`_WALK` entries: the tail's messages, and how many of them are dropped),
-        else asked of the trees."""
+        """The removable messages dropped up to R's last (the ``n_r``-th non-protected):
+        those dropped, when the first ones (:meth:`_drops_first`), up to ``n_r``; else
+        walked back over the tail (at most :data:`_WALK` entries), else the trees'."""
         if n_r <= 0:
             return 0
         if self._drops_first():
@@ -178,10 +172,9 @@ class Mirror:
         return self.drops().prefix(self.np_cnt.lower_bound(n_r))
 
     def drops(self) -> Fenwick:
-        """The tree of the non-protected messages not sent (1 each), its waiting changes
-        made first (in any order: the additions commute), then the positions it lacks
-        pushed, each message's value read as it is now (the changes waiting for them
-        dropped: that value holds them)."""
+        """The tree of the non-protected messages not sent (1 each): its waiting changes
+        made (they commute), then the positions it lacks pushed, as the history has them
+        now (their own waiting changes dropped: that value holds them)."""
         later = self._drop_later
         drops = self._np_drop
         tree = drops.tree
@@ -508,8 +501,7 @@ class Mirror:
 
     def _kept_moved(self, pos: int, kept: bool, gone: bool = False) -> None:
         """The non-protected input message at ``pos`` is now kept (or not, or ``gone``):
-        the first kept one is that one when it comes first, else the next one kept
-        (:meth:`_next_kept`) when it was that."""
+        the first kept, if it comes first; if it was, the next kept (:meth:`_next_kept`)."""
         first = self._first_kept
         if kept:
             if first is not None and (not first or pos < first):
@@ -556,11 +548,19 @@ class Mirror:
             self._refresh(mid)
 
     def _apply_change(self, ch: Change) -> None:
-        if self.fast and not ch.edited and not ch.deleted:
+        """The operations in their order (appended, edited, deleted, withdrawn, sent); what
+        is sent as appended (:meth:`_as_sent`), none of it withdrawn, edited or deleted:
+        entered first, in one pass (what depends on two messages follows either)."""
+        if self.fast:
             ids = self._as_sent(ch.appended, ch.sent)
-            withdrawn = ch.withdrawn
-            if ids is not None and (not withdrawn or ids.isdisjoint(withdrawn)):
+            withdrawn, edited, deleted = ch.withdrawn, ch.edited, ch.deleted
+            if ids is not None and (not withdrawn or ids.isdisjoint(withdrawn)) and (
+                    not (edited or deleted) or _apart(ids, edited, deleted)):
                 self._append_sent(ch.appended)
+                for mid, content in edited:
+                    self._in_edit(mid, content)
+                for mid in deleted:
+                    self._in_delete(mid)
                 if withdrawn:
                     self._withdraw_all(withdrawn)
                 return
@@ -759,11 +759,9 @@ class Mirror:
 
     def _first_sent_np(self) -> Sig | None:
         """Signature of the first non-protected message sent (in the input's order): the
-        smallest seq of ``out_at``, the top of its heap once the seqs that left are off.
-        When every entry of the output is a live input message as it is (``bad_out``
-        empty: its own role, so its seq is in ``out_at`` when it is non-protected, and
-        only then), that is the first non-protected message kept, when it is known
-        (``_first_kept``: the heap not asked, nor made until it is)."""
+        smallest seq of ``out_at``, the top of its heap once the seqs that left are off;
+        the first non-protected one kept, when known, if every output entry is a live
+        input message as it is (``bad_out`` empty: then so are out_at's seqs)."""
         first = self._first_kept
         if first is not None and not self.bad_out:
             if not first:
@@ -790,6 +788,10 @@ class Mirror:
         if self._heaped and seq not in self.in_heap:
             self.in_heap.add(seq)
             heapq.heappush(self.out_heap, seq)
+
+
+def _apart(ids: set[str], edited: Sequence[tuple[str, str]], deleted: Sequence[str]) -> bool:
+    return ids.isdisjoint(deleted) and ids.isdisjoint([mid for mid, _ in edited])
 
 
 def _holds(seqs: list[int], seq: int) -> bool:
