@@ -278,11 +278,14 @@ def _mirror_state(m: Any) -> tuple[Any, ...]:
     inp = {k: (e.seq, e.msg, e.est, e.kept, e.caller.msg.id if e.caller else None,
                sorted(r.msg.id for r in e.results)) for k, e in m.inp.items()}
     out = {k: (o.msg, o.seq, o.est, o.anchor_np) for k, o in m.out.items()}
-    trees = tuple(t.tree for t in (m.np_cnt, m.np_est, m.np_drop))
+    trees = tuple(t.tree for t in (m.np_cnt, m.np_est, m.drops()))
     # what the mirror keeps between requests, as the invariants read it (the first sent,
     # off the heap of out_at's seqs; the non-protected messages before the first kept)
-    assert set(m.out_heap) == m.in_heap >= m.out_at.keys()
-    assert len(m.out_heap) == len(m.in_heap)
+    if m._heaped:  # (made when first needed)
+        assert set(m.out_heap) == m.in_heap >= m.out_at.keys()
+        assert len(m.out_heap) == len(m.in_heap)
+    else:
+        assert not m.out_heap and not m.in_heap
     kept = m.np_before_first_kept()
     firsts = (m._first_sent_np(), kept)
     first_kept = next((e for e in sorted(m.inp.values(), key=lambda e: e.seq)

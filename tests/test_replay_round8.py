@@ -190,13 +190,13 @@ def _hostile_changes(seed: int) -> Iterator[Change]:
 
 
 def _one_pass_counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """How often each one-pass path runs (wrapped, behaviour unchanged)."""
+    """How often each one-pass path runs on something (wrapped, behaviour unchanged)."""
     counts = {"_append_sent": 0, "_withdraw_all": 0}
     for name in counts:
         orig = getattr(Mirror, name)
 
         def wrapped(self: Mirror, arg: Any, _orig: Any = orig, _name: str = name) -> None:
-            counts[_name] += 1
+            counts[_name] += bool(arg)
             _orig(self, arg)
 
         monkeypatch.setattr(Mirror, name, wrapped)
@@ -222,7 +222,7 @@ def test_one_pass_changes_reach_the_state_of_one_operation_at_a_time(
             if r.enabled:
                 c.mirror.carry_state(r)
         assert summary(fast) == summary(slow), ch.request
-    assert counts["_append_sent"] > 200 and counts["_withdraw_all"] > 200, counts
+    assert counts["_append_sent"] > 200 and counts["_withdraw_all"] > 150, counts
 
 
 @pytest.mark.parametrize("factory", [ContextCutter, IgnoresAnchor, OverCuts, IgnoresBudget,

@@ -22,7 +22,6 @@ from risutools.replay.invariants import (
     ORPHANS_ID,
     STANDARD,
     all_held,
-    orphans_apply,
 )
 from risutools.replay.mirror import Change, Mirror, Request, Step
 from risutools.replay.verdicts import Tally, Verdict, invariants_of
@@ -92,8 +91,8 @@ class InvariantChecker:
         (its detail already kept); False: ask them one by one."""
         if not all_held(m, r):
             return False
-        applies, fails = orphans_apply(m)
-        if fails:
+        applies = bool(m.linked)  # (:func:`orphans_apply`, written out)
+        if applies and m.orphans:
             if self._verdicts[ORPHANS_ID].first_request is None:
                 return False  # (its first failure: the unit words it)
             self._r9_failed += 1

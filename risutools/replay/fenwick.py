@@ -82,6 +82,20 @@ def push_three(a: Fenwick, b: Fenwick, c: Fenwick, va: int, vb: int, vc: int) ->
     tc.append(vc)
 
 
+def push_two(a: Fenwick, b: Fenwick, va: int, vb: int) -> None:
+    """``a.push(va)``, ``b.push(vb)`` for two trees of the same length, in one walk."""
+    ta, tb = a.tree, b.tree
+    i = len(ta)
+    stop = i - (i & -i)
+    j = i - 1
+    while j > stop:
+        va += ta[j]
+        vb += tb[j]
+        j -= j & -j
+    ta.append(va)
+    tb.append(vb)
+
+
 def first_of_difference(a: Fenwick, b: Fenwick) -> int:
     """The first position where ``a``'s value exceeds ``b``'s (both trees of the same
     length, ``b``'s value at most ``a``'s at every position): the smallest i with

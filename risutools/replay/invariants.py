@@ -264,19 +264,25 @@ ORPHANS_ID: str = results_with_their_call.id
 
 def all_held(m: Mirror, r: Request) -> bool:
     """Whether, at an enabled request, R1-R7 hold and R8 does not apply: each unit's
-    passing case of :data:`STANDARD`, tested together and without its detail.  False says
-    only "ask the units": R5 with a message dropped before among those that moved, an
-    anchor lost (R8), a budget cut beyond continuity (R7) and the module off are left to
-    them, failing or not.  R9 is not answered here (:func:`orphans_apply`)."""
+    passing case of :data:`STANDARD`, tested together and without its detail (R7's a
+    budget cut beyond continuity, as :func:`minimal_cut` tests it).  False says only "ask
+    the units": R5 with a message dropped before among those that moved, an anchor lost
+    (R8) and the module off are left to them, failing or not.  R9 is not answered here
+    (:func:`orphans_apply`)."""
     if not r.enabled or r.lost or m.prot_dropped or m.bad_out or not r.ordered:
         return False  # (the module off, R8 applies, R1 or R4 fails)
     d = m.n_np_drop
-    if d != r.kr or r.kr > r.k3 or r.unreachable or r.est_out > m.config.max_context:
-        return False  # (R2 fails, R7 goes on, R3 fails or asks more)
+    mc = m.config.max_context
+    if d != r.kr or r.unreachable or r.est_out > mc:
+        return False  # (R2 fails, R3 fails or asks more)
     if d:  # R6 (d == kr, and kr <= n_r: no more dropped than R holds)
         before = m.np_before_first_kept()
         if before is not None and before != d:
             return False
+    if r.kr > r.k3 and not (  # R7: a budget cut beyond continuity, needed and minimal
+            m.est_after(r.k3) > mc
+            and r.est_out + m.est_at(m.last_r_dropped(r)) > m.target()):
+        return False
     return m.prev_dropped.isdisjoint(m.changed)  # R5: no id dropped before moved
 
 

@@ -13,13 +13,10 @@ Fenwick trees over the order of appearance answer every question an invariant as
 (counts and estimates of non-protected messages, dropped ones, sent ones), and a signature
 -> positions index finds the anchor.  A request costs O((input changes + output changes)
 * log n), amortised O(change): nothing is rescanned.  Memory is O(messages ever appended);
-nothing grows per request.  Two ways to observe a request:
-
-* :class:`Change` - the turn's operations and the output's changes (what the harness
-  sends for the reference cutter);
-* :class:`Step` - the whole input and output lists (any cutter; the mirrors are rebuilt
-  from them, O(n) per request, the cost of reading them).  Only this form can express a
-  reordered output.
+nothing grows per request.  A request is observed as a :class:`Change` (the turn's
+operations and the output's changes: what the harness sends for the reference cutter) or
+a :class:`Step` (the whole lists, any cutter, the mirrors rebuilt: O(n); the only form of
+a reordered output), both in ``mirror_records.py``.
 
 :meth:`Mirror.observe` applies one observation and returns the :class:`Request` the
 invariants (``invariants.py``) read together with the mirror.
@@ -32,104 +29,31 @@ import heapq
 import itertools
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
-from operator import is_
-from typing import NamedTuple
+from operator import itemgetter
 
-from risutools.replay.fenwick import Fenwick, first_of_difference, push_three
+from risutools.replay.fenwick import Fenwick, first_of_difference, push_two
 from risutools.replay.fixture import Message
+from risutools.replay.mirror_records import (
+    _NO_RESULTS,
+    RESULT_ROLES,
+    Change,
+    Request,
+    Sig,
+    Step,
+    _In,
+    _Out,
+)
 from risutools.settings.replay import PROFILES, ReplayConfig
 
-Sig = tuple[str, str]  # role and full text: length is implied
+__all__ = ["RESULT_ROLES", "Change", "Mirror", "Request", "Sig", "Step"]
 
-
-@dataclass(frozen=True)
-class Step:
-    """One observed request, as whole lists."""
-
-    request: int  # 1-based
-    enabled: bool
-    inp: list[Message]
-    out: list[Message]
-    budget_unreachable: bool = False
-
-
-class Change(NamedTuple):
-    """One observed request, as changes since the previous one.
-
-    ``appended``/``edited``/``deleted`` are the input's operations (from the
-    fixture); ``sent`` are the messages the output gained or whose sent copy
-    changed, ``withdrawn`` the ids the output lost.  The output's order is the
-    input's (a reordering cannot be expressed here; use :class:`Step`).  Immutable, and
-    made once a request: a named tuple (a frozen dataclass's fields cost a call each).
-    """
-
-    request: int
-    enabled: bool
-    appended: Sequence[Message] = ()
-    edited: Sequence[tuple[str, str]] = ()
-    deleted: Sequence[str] = ()
-    sent: Sequence[Message] = ()
-    withdrawn: Sequence[str] = ()
-    budget_unreachable: bool = False
-
-
-@dataclass(slots=True)
-class Request:
-    """What one request's invariants share, computed once in O(log n).
-
-    With the module off only ``req``, ``enabled``, ``ordered``, ``est_out`` and
-    ``unreachable`` mean anything (the rest is 0: the cutter did not run)."""
-
-    req: int
-    enabled: bool
-    ordered: bool  # the output keeps the input's order, without repeats
-    n_r: int  # |R|
-    pos_r: int  # position (1-based seq) of R's last message, 0 if R is empty
-    kr: int  # removable messages dropped
-    est_out: int  # the estimate of the list as sent
-    unreachable: bool  # the request said budget_unreachable
-    k3: int  # what the continuity step drops, from the derived state
-    lost: bool  # the previous anchor is set but gone (R8 applies)
-    first: Sig | None  # the first non-protected message sent: the anchor a cutter now carries
-    last: int | None = None  # :meth:`Mirror.last_r_dropped`, once asked
-
-
-#: the roles of a tool's (or function's) result, which follows the message that called it
-RESULT_ROLES = ("tool", "function")
+#: a message's id (its first field), for ``map``
+_ID = itemgetter(0)
+#: an object made without its ``__init__`` (its fields set by the caller)
+_new = object.__new__
 #: entries :meth:`Mirror._r_end` walks back over before it asks the trees
 _WALK = 32
-
-
-#: the results of a message that has none (one list shared by them all, not an empty list
-#: made for every message)
-_NO_RESULTS: list[_In] = []
-
-
-class _In:
-    """A live input message in the checker's mirror."""
-
-    __slots__ = ("caller", "est", "kept", "msg", "prot", "results", "seq")
-
-    def __init__(self, seq: int, msg: Message, est: int, prot: bool,
-                 kept: bool = False) -> None:
-        self.seq, self.msg, self.est, self.prot = seq, msg, est, prot
-        self.kept = kept  # its id is in the output
-        self.caller: _In | None = None  # a result: the assistant message that called it
-        #: an assistant message: the results of its calls (none yet: the one shared empty
-        #: list, never appended to: :meth:`Mirror._link` gives a message its own)
-        self.results: list[_In] = _NO_RESULTS
-
-
-class _Out:
-    """An output entry: the message as sent, and where it sits (input seq, or -1)."""
-
-    __slots__ = ("anchor_np", "est", "msg", "seq")
-
-    def __init__(self, msg: Message, seq: int, est: int, anchor_np: bool = False) -> None:
-        self.msg, self.seq, self.est = msg, seq, est
-        self.anchor_np = anchor_np  # in the mirror's out_at (and its heap)
 
 
 class Mirror:
@@ -147,6 +71,7 @@ class Mirror:
         ratio = Fraction(PROFILES[p]) if isinstance(p, str) else Fraction(str(p))
         self._num, self._den = ratio.numerator, ratio.denominator
         self._overhead = config.message_overhead
+        self._keep = config.preserve_latest
         self.prot_roles = frozenset(config.protected_roles)
         self._target = math.floor(
             config.max_context * (100 - Fraction(str(config.trim_percent))) / 100)
@@ -162,11 +87,16 @@ class Mirror:
         self.out: dict[str, _Out] = {}
         self.np_cnt = Fenwick()  # 1 per live non-protected input message
         self.np_est = Fenwick()  # their estimates
-        self.np_drop = Fenwick()  # 1 per live non-protected input message not sent
+        #: 1 per live non-protected input message not sent: changes (``_drop_later``: pos ->
+        #: delta) and new positions wait until a question needs it (:meth:`drops`)
+        self._np_drop = Fenwick()
+        self._drop_later: dict[int, int] = {}
         #: the seqs of out_at, each once, the smallest first (a heap: one that left out_at
-        #: is taken off when it comes to the top); memory: at most one a message appended
+        #: is taken off when it comes to the top); memory: at most one a message appended.
+        #: Made when it is first needed (``_heaped``: :meth:`_first_sent_np`), kept since
         self.out_heap: list[int] = []
         self.in_heap: set[int] = set()
+        self._heaped = False
         #: the first non-protected input message kept (its position; 0: none, None: not
         #: known since it moved) and how many non-protected ones come before it (None: ask)
         self._first_kept: int | None = 0
@@ -207,20 +137,25 @@ class Mirror:
             self._apply_change(obs)
             ordered, est_out, first = True, self.est_out, self._first_sent_np()
         if not obs.enabled:
-            return Request(obs.request, False, ordered, 0, 0, 0, est_out,
+            return Request(obs.request, False, ordered, 0, 0, est_out,
                            obs.budget_unreachable, 0, False, first)
-        n_r = max(0, self.n_np - self.config.preserve_latest)
-        pos_r, kr = self._r_end(n_r)
+        n_r = self.n_np - self._keep
+        if n_r < 0:  # (not max(): a call that parses keywords, at every request)
+            n_r = 0
+        kr = self._r_end(n_r)
         k3, lost = self.continuity(n_r)
-        return Request(obs.request, True, ordered, n_r, pos_r, kr, est_out,
+        return Request(obs.request, True, ordered, n_r, kr, est_out,
                        obs.budget_unreachable, k3, lost, first)
 
-    def _r_end(self, n_r: int) -> tuple[int, int]:
-        """(:meth:`pos_of_rank` of ``n_r``: where R ends, the removable messages dropped
-        up to there); found by walking back over the tail (at most :data:`_WALK` entries:
-        the tail's messages, and how many of them are dropped), else asked of the trees."""
+    def _r_end(self, n_r: int) -> int:
+        """The removable messages dropped up to R's last (the ``n_r``-th non-protected):
+        those dropped, when the first ones (:meth:`_drops_first`), up to ``n_r``; else
+        walked back over the tail (at most :data:`_WALK` entries), else the trees'."""
         if n_r <= 0:
-            return 0, 0
+            return 0
+        if self._drops_first():
+            d = self.n_np_drop
+            return d if d < n_r else n_r
         tail = self.n_np - n_r  # the non-protected messages after R's last
         by_seq = self.by_seq
         seen = dropped = 0
@@ -230,22 +165,59 @@ class Mirror:
             e = by_seq[seq]
             if e is not None and not e.prot:
                 if seen == tail:  # R's last message
-                    return seq + 1, self.n_np_drop - dropped
+                    return self.n_np_drop - dropped
                 seen += 1
                 dropped += not e.kept
             seq -= 1
-        pos_r = self.np_cnt.lower_bound(n_r)
-        return pos_r, self.np_drop.prefix(pos_r)
+        return self.drops().prefix(self.np_cnt.lower_bound(n_r))
+
+    def drops(self) -> Fenwick:
+        """The tree of the non-protected messages not sent (1 each): its waiting changes
+        made (they commute), then the positions it lacks pushed, as the history has them
+        now (their own waiting changes dropped: that value holds them)."""
+        later = self._drop_later
+        drops = self._np_drop
+        tree = drops.tree
+        n = len(tree)
+        if later:
+            for i, delta in later.items():
+                while i < n:
+                    tree[i] += delta
+                    i += i & -i
+            later.clear()
+        by_seq = self.by_seq
+        for seq in range(n - 1, len(by_seq)):
+            e = by_seq[seq]
+            drops.push(0 if e is None or e.prot or e.kept else 1)
+        return drops
+
+    def _drop_add(self, pos: int, delta: int) -> None:
+        """``drops().add(pos, delta)``, made when a question needs the tree."""
+        later = self._drop_later
+        later[pos] = later.get(pos, 0) + delta
+
+    def _drops_first(self) -> bool:
+        """Whether the messages not sent are the first ``n_np_drop`` non-protected ones
+        (as far as the first one kept, known, tells: all before it, none after it)."""
+        first = self._first_kept
+        if first is None:
+            return False
+        if first:
+            return self._np_before_kept == self.n_np_drop
+        return self.n_np == self.n_np_drop  # none kept
 
     def carry_state(self, r: Request) -> None:
         """The state a correct cutter now carries; dropped ids for R5 (O(change))."""
-        for mid in self.changed:
-            e = self.inp.get(mid)
-            if e is not None and not e.kept:
-                self.prev_dropped.add(mid)
-            else:
-                self.prev_dropped.discard(mid)
-        self.changed = set()
+        changed = self.changed
+        if changed:  # (most requests: none moved, the set kept)
+            inp, prev = self.inp, self.prev_dropped
+            for mid in changed:
+                e = inp.get(mid)
+                if e is not None and not e.kept:
+                    prev.add(mid)
+                else:
+                    prev.discard(mid)
+            self.changed = set()
         self.prev_omitted = r.kr
         self.prev_anchor = r.first
 
@@ -269,8 +241,8 @@ class Mirror:
             if at != seq:  # (the previous request's anchor, most often: counted then)
                 before = self.np_cnt.prefix(seq)
                 self._before_anchor = (seq, before)
-            return min(before, n_r), False
-        if at >= 0 and min(before, n_r) == t and _holds(seqs, at):
+            return (before if before < n_r else n_r), False
+        if at >= 0 and (before if before < n_r else n_r) == t and _holds(seqs, at):
             return t, False
         return self._nearest(seqs, t, n_r), False
 
@@ -316,8 +288,27 @@ class Mirror:
         """1-based seq position of the last removable message dropped (the ``kr``-th
         dropped one: ``kr`` of them up to R's last message), found once a request."""
         if r.last is None:
-            r.last = self.np_drop.lower_bound(r.kr)
+            r.last = self._kth_dropped(r.kr)
         return r.last
+
+    def _kth_dropped(self, k: int) -> int:
+        """1-based seq position of the ``k``-th non-protected message not sent (k > 0): the
+        ``k``-th non-protected one when they are the first ones (:meth:`_drops_first`; the
+        last of them: walked back to from the first kept, or the end), else the tree's."""
+        d = self.n_np_drop
+        if k <= d and self._drops_first():
+            if k < d:
+                return self.np_cnt.lower_bound(k)
+            by_seq = self.by_seq
+            seq = (self._first_kept or len(by_seq) + 1) - 2  # the one before it
+            stop = max(-1, seq - _WALK)
+            while seq > stop:
+                e = by_seq[seq]
+                if e is not None and not e.prot:
+                    return seq + 1
+                seq -= 1
+            return self.np_cnt.lower_bound(k)
+        return self.drops().lower_bound(k)
 
     def est_at(self, pos: int) -> int:
         """The estimate of the input message at 1-based seq position ``pos``."""
@@ -336,10 +327,11 @@ class Mirror:
 
     def dropped_np_between(self, lo_rank: int, hi_rank: int, limit: int = 5) -> str:
         """Ids of up to ``limit`` dropped non-protected messages with rank in (lo, hi]."""
-        before = self.np_drop.prefix(self.pos_of_rank(lo_rank))
-        have = self.np_drop.prefix(self.pos_of_rank(hi_rank)) - before
+        drops = self.drops()
+        before = drops.prefix(self.pos_of_rank(lo_rank))
+        have = drops.prefix(self.pos_of_rank(hi_rank)) - before
         picks = range(1, min(have, limit) + 1)
-        return self.ids(self.np_drop.lower_bound(before + j) for j in picks)
+        return self.ids(drops.lower_bound(before + j) for j in picks)
 
     # ---- mirrors -----------------------------------------------------------------
 
@@ -368,7 +360,7 @@ class Mirror:
             else:
                 self.prot_dropped.add(mid)
         else:
-            self.np_drop.add(e.seq + 1, -1 if kept else 1)
+            self._drop_add(e.seq + 1, -1 if kept else 1)
             self.n_np_drop += -1 if kept else 1
             self._kept_moved(e.seq + 1, kept)
 
@@ -384,18 +376,16 @@ class Mirror:
         self.by_seq.append(e)
         self.inp[mid] = e
         self.total_in += est
-        if prot:
-            push_three(self.np_cnt, self.np_est, self.np_drop, 0, 0, 0)
-        else:  # (np_drop: 1, not sent (yet), unless sent)
-            push_three(self.np_cnt, self.np_est, self.np_drop, 1, est, 0 if sent else 1)
+        if prot:  # (the drop tree's value: read when it is asked, :meth:`drops`)
+            push_two(self.np_cnt, self.np_est, 0, 0)
+        else:
+            push_two(self.np_cnt, self.np_est, 1, est)
             if sent and self._first_kept == 0:  # the first kept, after every other one
                 self._first_kept, self._np_before_kept = seq + 1, self.n_np
         if sent:
-            o = _Out(m, seq, est)
-            self.out[mid] = o
+            self.out[mid] = e  # (its own output entry)
             self.est_out += est
             if not prot:
-                o.anchor_np = True
                 self._out_at(seq, mid)
         if prot:
             if not sent:
@@ -471,6 +461,8 @@ class Mirror:
 
     def _in_edit(self, mid: str, content: str) -> None:
         e = self.inp[mid]
+        if self.out.get(mid) is e:  # its own output entry: the output keeps the text sent
+            self.out[mid] = _Out(e.msg, e.seq, e.est, e.anchor_np)
         new = Message(mid, e.msg.role, content)
         est = self.est(new)
         self.total_in += est - e.est
@@ -496,32 +488,32 @@ class Mirror:
             if e.seq < self._before_anchor[0]:  # one fewer before that anchor: ask again
                 self._before_anchor = (-1, 0)
             if not e.kept:
-                self.np_drop.add(e.seq + 1, -1)
+                self._drop_add(e.seq + 1, -1)
                 self.n_np_drop -= 1
                 if (self._np_before_kept is not None and self._first_kept
                         and e.seq + 1 < self._first_kept):
                     self._np_before_kept -= 1  # one fewer before the first kept
             else:
-                self._kept_moved(e.seq + 1, False)
+                self._kept_moved(e.seq + 1, False, gone=True)
             self.n_np -= 1
             self._unindex(e)
         self._refresh(mid)
 
-    def _kept_moved(self, pos: int, kept: bool) -> None:
-        """The non-protected input message at ``pos`` is now kept (or not, or gone): the
-        first kept one is that one when it comes first, else not known when it was that."""
+    def _kept_moved(self, pos: int, kept: bool, gone: bool = False) -> None:
+        """The non-protected input message at ``pos`` is now kept (or not, or ``gone``):
+        the first kept, if it comes first; if it was, the next kept (:meth:`_next_kept`)."""
         first = self._first_kept
         if kept:
             if first is not None and (not first or pos < first):
                 self._first_kept, self._np_before_kept = pos, None
         elif first == pos:
-            self._first_kept = self._np_before_kept = None
+            self._next_kept(pos - 1, 0 if gone else 1)
 
     def np_before_first_kept(self) -> int | None:
         """How many non-protected input messages come before the first one kept (None: none
         is kept), asked of the trees only when it moved (:meth:`_kept_moved`)."""
         if self._first_kept is None:
-            pos = first_of_difference(self.np_cnt, self.np_drop)
+            pos = first_of_difference(self.np_cnt, self.drops())
             self._first_kept = 0 if pos > len(self.np_cnt) else pos
             self._np_before_kept = None
         if not self._first_kept:
@@ -556,11 +548,21 @@ class Mirror:
             self._refresh(mid)
 
     def _apply_change(self, ch: Change) -> None:
-        if self.fast and not ch.edited and not ch.deleted:
+        """The operations in their order (appended, edited, deleted, withdrawn, sent); what
+        is sent as appended (:meth:`_as_sent`), none of it withdrawn, edited or deleted:
+        entered first, in one pass (what depends on two messages follows either)."""
+        if self.fast:
             ids = self._as_sent(ch.appended, ch.sent)
-            if ids is not None and ids.isdisjoint(ch.withdrawn):
+            withdrawn, edited, deleted = ch.withdrawn, ch.edited, ch.deleted
+            if ids is not None and (not withdrawn or ids.isdisjoint(withdrawn)) and (
+                    not (edited or deleted) or _apart(ids, edited, deleted)):
                 self._append_sent(ch.appended)
-                self._withdraw_all(ch.withdrawn)
+                for mid, content in edited:
+                    self._in_edit(mid, content)
+                for mid in deleted:
+                    self._in_delete(mid)
+                if withdrawn:
+                    self._withdraw_all(withdrawn)
                 return
         at_once = self._sent_as_appended(ch)
         for m in ch.appended:
@@ -577,22 +579,24 @@ class Mirror:
 
     def _as_sent(self, appended: Sequence[Message], sent: Sequence[Message]) -> set[str] | None:
         """The ids appended, when a change (no edit, no delete) sends exactly what it
-        appends, as appended and in order, each id once and none in the output before
-        and none in the input (a new id: else None): then, none of them withdrawn,
+        appends, in order (the same messages: equal ids, roles and texts, a sequence of
+        the same type), each id once and none in the output before and none in the
+        input (a new id: else None): then, none of them withdrawn,
         :meth:`_sent_as_appended` enters every one sent at once (what :meth:`_append_sent`
-        does) and nothing else is sent."""
-        if len(sent) != len(appended) or not all(map(is_, appended, sent)):
+        does, the appended message as the one sent: the same text, the same estimate)
+        and nothing else is sent.  (Tested in C: no Python loop, no comprehension.)"""
+        if sent != appended:
             return None
-        ids = {m[0] for m in appended}
-        out, inp = self.out, self.inp
-        if (len(ids) != len(appended) or any(map(out.__contains__, ids))
-                or any(map(inp.__contains__, ids))):
+        ids = set(map(_ID, appended))
+        if (len(ids) != len(appended) or not self.out.keys().isdisjoint(ids)
+                or not self.inp.keys().isdisjoint(ids)):
             return None
         return ids
 
     def _append_sent(self, appended: Sequence[Message]) -> None:
         """``_in_append(m, True)`` for each message, in order, in one pass (the mirror's
-        fields read once, the trees pushed by :func:`push_three`, the seq onto the
+        fields read once, :func:`push_two` written out (the drop tree's push: when it is
+        asked, :meth:`drops`), each entry made without a call, the seq onto the
         heap of ``out_at`` as the largest there: a new leaf, its place already; :meth:`_as_sent`
         said every one is new and sent at once), but for one thing: a new id kept is not
         entered in ``changed``.  Nothing can tell: only ``prev_dropped`` is read with it
@@ -600,42 +604,59 @@ class Mirror:
         was not, and discarding a kept id from it does nothing."""
         by_seq, inp, out, out_at = self.by_seq, self.inp, self.out, self.out_at
         num, den, over, prot_roles = self._num, self._den, self._overhead, self.prot_roles
-        cnt, est_tree, drop = self.np_cnt, self.np_est, self.np_drop
-        heap, in_heap, sigs = self.out_heap, self.in_heap, self.sigs
+        ta, tb = self.np_cnt.tree, self.np_est.tree
+        heap, in_heap, sigs, heaped = self.out_heap, self.in_heap, self.sigs, self._heaped
         total = 0
+        n_np = self.n_np
         for m in appended:
             seq = len(by_seq)
             mid, role, content = m
             est = -(-len(content) * num // den) + over
             total += est
-            prot = role in prot_roles
-            e = _In(seq, m, est, prot, True)
+            e = _new(_In)  # (``_In(seq, m, est, prot, True)``, its fields set here)
+            e.seq = seq
+            e.msg = m
+            e.est = est
+            e.kept = True
+            e.caller = None
+            e.results = _NO_RESULTS
             by_seq.append(e)
             inp[mid] = e
-            out[mid] = _Out(m, seq, est, not prot)
-            if prot:
-                push_three(cnt, est_tree, drop, 0, 0, 0)
+            out[mid] = e  # (its own output entry)
+            if role in prot_roles:
+                e.prot, e.anchor_np = True, False
+                va = vb = 0
             else:
-                push_three(cnt, est_tree, drop, 1, est, 0)
-            if not prot:
+                e.prot, e.anchor_np = False, True
+                va, vb = 1, est
                 if self._first_kept == 0:  # the first kept, after every other one
-                    self._first_kept, self._np_before_kept = seq + 1, self.n_np
+                    self._first_kept, self._np_before_kept = seq + 1, n_np
                 out_at[seq] = mid  # (:meth:`_out_at`)
-                in_heap.add(seq)
-                heap.append(seq)
-                self.n_np += 1
+                if heaped:
+                    in_heap.add(seq)
+                    heap.append(seq)
+                n_np += 1
                 sigs.setdefault((role, content), []).append(seq)
+            j, stop = seq, seq + 1 - ((seq + 1) & -(seq + 1))  # (push_two, written out)
+            while j > stop:
+                va += ta[j]
+                vb += tb[j]
+                j -= j & -j
+            ta.append(va)
+            tb.append(vb)
             if role in RESULT_ROLES:
                 self._link(e)
+        self.n_np = n_np
         self.total_in += total
         self.est_out += total
 
     def _withdraw_all(self, withdrawn: Sequence[str]) -> None:
         """``_out_remove(mid)`` for each id, in order, in one pass: with its entry gone
         from the output, what :meth:`_refresh` then does, written out for that case."""
-        out, inp, tree, out_at = self.out, self.inp, self.np_drop.tree, self.out_at
-        n = len(tree)
+        out, inp, out_at, later = self.out, self.inp, self.out_at, self._drop_later
+        bad_out, changed, orphans = self.bad_out, self.changed, self.orphans
         est_out = dropped = 0
+        first, moved = self._first_kept, False
         for mid in withdrawn:
             o = out.pop(mid, None)
             if o is None:
@@ -643,27 +664,53 @@ class Mirror:
             est_out += o.est
             if o.anchor_np:
                 del out_at[o.seq]
-            self.bad_out.discard(mid)
+            if bad_out:
+                bad_out.discard(mid)
             e = inp.get(mid)
             if e is None or not e.kept:
                 continue
             e.kept = False
-            self.changed.add(mid)
-            self.orphans.discard(mid)  # (:meth:`_orphan` of a message not kept)
+            changed.add(mid)
+            if orphans:
+                orphans.discard(mid)  # (:meth:`_orphan` of a message not kept)
             for res in e.results:
                 self._orphan(res)
             if e.prot:
                 self.prot_dropped.add(mid)
                 continue
-            i = e.seq + 1  # (np_drop.add(i, 1))
-            while i < n:
-                tree[i] += 1
-                i += i & -i
+            i = e.seq + 1  # (:meth:`_drop_add`)
+            later[i] = later.get(i, 0) + 1
             dropped += 1
-            if self._first_kept == e.seq + 1:  # (:meth:`_kept_moved`)
-                self._first_kept = self._np_before_kept = None
+            moved = moved or first == i  # (:meth:`_kept_moved`, once at the end)
         self.est_out -= est_out
         self.n_np_drop += dropped
+        if moved:  # the first kept withdrawn: the next kept is past those withdrawn
+            assert first is not None
+            self._next_kept(first - 1, 1, _WALK + 2 * len(withdrawn))
+
+    def _next_kept(self, seq: int, stays: int, walk: int = _WALK) -> None:
+        """The first non-protected message kept, at ``seq``, is no longer kept (``stays``
+        1) or gone (0): the next one kept, walking forward (at most ``walk`` entries; past
+        them, not known), with the non-protected ones before it (the one at ``seq`` if it
+        stays, and those passed, none kept); none kept when the walk reaches the end."""
+        before = self._np_before_kept
+        by_seq = self.by_seq
+        n = len(by_seq)
+        stop = min(n, seq + 1 + walk)
+        if before is not None:
+            before += stays
+            for s in range(seq + 1, stop):
+                e = by_seq[s]
+                if e is None or e.prot:
+                    continue
+                if e.kept:
+                    self._first_kept, self._np_before_kept = s + 1, before
+                    return
+                before += 1
+            if stop == n:
+                self._first_kept, self._np_before_kept = 0, None
+                return
+        self._first_kept = self._np_before_kept = None
 
     def _sent_as_appended(self, ch: Change) -> set[str]:
         """The ids appended and sent as they are, entered sent at once (one update of each
@@ -712,8 +759,22 @@ class Mirror:
 
     def _first_sent_np(self) -> Sig | None:
         """Signature of the first non-protected message sent (in the input's order): the
-        smallest seq of ``out_at``, the top of its heap once the seqs that left are off."""
+        smallest seq of ``out_at``, the top of its heap once the seqs that left are off;
+        the first non-protected one kept, when known, if every output entry is a live
+        input message as it is (``bad_out`` empty: then so are out_at's seqs)."""
+        first = self._first_kept
+        if first is not None and not self.bad_out:
+            if not first:
+                return None
+            e = self.by_seq[first - 1]
+            assert e is not None
+            return (e.msg.role, e.msg.content)
         heap, at = self.out_heap, self.out_at
+        if not self._heaped:  # (out_at's seqs, each once)
+            heap[:] = at
+            heapq.heapify(heap)
+            self.in_heap.update(heap)
+            self._heaped = True
         while heap and heap[0] not in at:
             self.in_heap.discard(heapq.heappop(heap))
         if not heap:
@@ -724,9 +785,13 @@ class Mirror:
     def _out_at(self, seq: int, mid: str) -> None:
         """``out_at[seq] = mid``, its seq on the heap unless it still is."""
         self.out_at[seq] = mid
-        if seq not in self.in_heap:
+        if self._heaped and seq not in self.in_heap:
             self.in_heap.add(seq)
             heapq.heappush(self.out_heap, seq)
+
+
+def _apart(ids: set[str], edited: Sequence[tuple[str, str]], deleted: Sequence[str]) -> bool:
+    return ids.isdisjoint(deleted) and ids.isdisjoint([mid for mid, _ in edited])
 
 
 def _holds(seqs: list[int], seq: int) -> bool:

@@ -1,0 +1,104 @@
+"""The records of the invariant checker's mirror (``mirror.py``): what one request is
+observed as (:class:`Step`, :class:`Change`), what its invariants share
+(:class:`Request`), and the mirror's entries of the input and the output."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from risutools.replay.fixture import Message
+
+Sig = tuple[str, str]  # role and full text: length is implied
+
+
+@dataclass(frozen=True)
+class Step:
+    """One observed request, as whole lists."""
+
+    request: int  # 1-based
+    enabled: bool
+    inp: list[Message]
+    out: list[Message]
+    budget_unreachable: bool = False
+
+
+class Change(NamedTuple):
+    """One observed request, as changes since the previous one.
+
+    ``appended``/``edited``/``deleted`` are the input's operations (from the
+    fixture); ``sent`` are the messages the output gained or whose sent copy
+    changed, ``withdrawn`` the ids the output lost.  The output's order is the
+    input's (a reordering cannot be expressed here; use :class:`Step`).  Immutable, and
+    made once a request: a named tuple (a frozen dataclass's fields cost a call each).
+    """
+
+    request: int
+    enabled: bool
+    appended: Sequence[Message] = ()
+    edited: Sequence[tuple[str, str]] = ()
+    deleted: Sequence[str] = ()
+    sent: Sequence[Message] = ()
+    withdrawn: Sequence[str] = ()
+    budget_unreachable: bool = False
+
+
+@dataclass(slots=True)
+class Request:
+    """What one request's invariants share, computed once in O(log n).
+
+    With the module off only ``req``, ``enabled``, ``ordered``, ``est_out`` and
+    ``unreachable`` mean anything (the rest is 0: the cutter did not run)."""
+
+    req: int
+    enabled: bool
+    ordered: bool  # the output keeps the input's order, without repeats
+    n_r: int  # |R|
+    kr: int  # removable messages dropped
+    est_out: int  # the estimate of the list as sent
+    unreachable: bool  # the request said budget_unreachable
+    k3: int  # what the continuity step drops, from the derived state
+    lost: bool  # the previous anchor is set but gone (R8 applies)
+    first: Sig | None  # the first non-protected message sent: the anchor a cutter now carries
+    last: int | None = None  # :meth:`Mirror.last_r_dropped`, once asked
+
+
+#: the roles of a tool's (or function's) result, which follows the message that called it
+RESULT_ROLES = ("tool", "function")
+
+
+#: the results of a message that has none (one list shared by them all, not an empty list
+#: made for every message)
+_NO_RESULTS: list[_In] = []
+
+
+class _Out:
+    """An output entry: the message as sent, and where it sits (input seq, or -1)."""
+
+    __slots__ = ("anchor_np", "est", "msg", "seq")
+
+    def __init__(self, msg: Message, seq: int, est: int, anchor_np: bool = False) -> None:
+        self.msg, self.seq, self.est = msg, seq, est
+        self.anchor_np = anchor_np  # in the mirror's out_at (and its heap)
+
+
+class _In(_Out):
+    """A live input message in the checker's mirror.
+
+    Sent as it is (the very message), it is its own output entry too (one object, not
+    two): its ``msg``, ``seq`` and ``est`` are those of the message sent, and ``anchor_np``
+    (not protected) says it is in ``out_at``.  Its text is never changed while it is: an
+    edit first gives the output an entry of its own (:meth:`Mirror._in_edit`)."""
+
+    __slots__ = ("caller", "kept", "prot", "results")
+
+    def __init__(self, seq: int, msg: Message, est: int, prot: bool,
+                 kept: bool = False) -> None:
+        self.seq, self.msg, self.est, self.prot = seq, msg, est, prot
+        self.anchor_np = not prot  # (read only as its own output entry)
+        self.kept = kept  # its id is in the output
+        self.caller: _In | None = None  # a result: the assistant message that called it
+        #: an assistant message: the results of its calls (none yet: the one shared empty
+        #: list, never appended to: :meth:`Mirror._link` gives a message its own)
+        self.results: list[_In] = _NO_RESULTS
