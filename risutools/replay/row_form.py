@@ -77,6 +77,8 @@ class RowShape:
         self._walk(0)
         self.optional = [i for i, n in enumerate(self.nodes) if n.optional]
         self._getters = [_getter(self.nodes[i].optional, keys) for i, keys in self.segments]
+        #: the last batch's joined templates, by (template, rows) (:meth:`_joined`)
+        self._kept: dict[tuple[tuple[bool, ...], int], tuple[bytes, bytes]] = {}
 
     def _walk(self, index: int) -> None:
         run: list[str] = []
@@ -173,10 +175,22 @@ class RowShape:
             return None
         if len(parts) != len(flat):  # a comma inside a string
             return None
-        chosen = list(map(self.templates.__getitem__, kinds))
+        canon, indent = self._joined(kinds)
         values = tuple(parts)
-        return (b",".join([c for c, _ in chosen]) % values,
-                b",\n".join([t for _, t in chosen]) % values)
+        return canon % values, indent % values
+
+    def _joined(self, kinds: Sequence[tuple[bool, ...]]) -> tuple[bytes, bytes]:
+        """The rows' templates joined (comma, ``,\n`` between); a batch's of one template
+        kept for the next batch of as many rows (a run's batches are most often alike)."""
+        first, n = kinds[0], len(kinds)
+        if kinds.count(first) == n:
+            key = (first, n)
+            if key not in self._kept:
+                canon, indent = self.templates[first]
+                self._kept = {key: (b",".join([canon] * n), b",\n".join([indent] * n))}
+            return self._kept[key]
+        chosen = list(map(self.templates.__getitem__, kinds))
+        return b",".join([c for c, _ in chosen]), b",\n".join([t for _, t in chosen])
 
     def _kinds(self, lists: list[list[Any]], n: int) -> list[tuple[bool, ...]]:
         """Each row's template (which of its optional objects are there)."""
