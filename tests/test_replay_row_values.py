@@ -22,6 +22,8 @@ from risutools.replay import row_form
 from risutools.replay.cutter import ContextCutter, CutResult, CutterState
 from risutools.replay.fixture import build_fixture, load_fixture
 from risutools.replay.monitor import ContextMonitor, MonitorEvent
+from risutools.replay.row_columns import RowColumns
+from risutools.replay.row_columns import row_columns as columns_of
 from risutools.replay.row_form import _SCALARS, RowShape, _alike
 from risutools.replay.run import (
     CUTTER_HOLES,
@@ -30,6 +32,7 @@ from risutools.replay.run import (
     build_report,
     replay_cutter,
     report_bytes,
+    values_columns,
 )
 from risutools.replay.synth import synthesize
 from risutools.settings.replay import ReplayConfig, load_replay_config
@@ -213,9 +216,7 @@ def test_forms_of_a_batch_are_the_forms_of_its_rows() -> None:
                 for key in path[:-1]:
                     obj = obj[key]
                 obj[path[-1]] = rng.choice(OTHERS)
-        values = [tuple(_get(r, p) for p in CUTTER_HOLES
-                        if p[:2] != ("state", "anchor") or r["state"]["anchor"] is not None)
-                  for r in batch]
+        values = _values(batch)
         kinds = [(r["state"]["anchor"] is not None,) for r in batch]
         assert CUTTER_ROW.forms_of(values, kinds) == CUTTER_ROW.forms(batch)
 
@@ -224,9 +225,7 @@ def test_values_not_as_many_as_the_holes_are_declined() -> None:
     fx = _fixture(2)
     rows = [r for r in replay_cutter(fx, load_replay_config(None, fx.config)).rows
             if r["state"]["anchor"] is not None][:3]
-    values = [tuple(_get(r, p) for p in CUTTER_HOLES
-                    if p[:2] != ("state", "anchor") or r["state"]["anchor"] is not None)
-              for r in rows]
+    values = _values(rows)
     kinds = [(r["state"]["anchor"] is not None,) for r in rows]
     assert CUTTER_ROW.forms_of(values, kinds) == CUTTER_ROW.forms(rows) is not None
     assert CUTTER_ROW.forms_of([*values[:2], values[2][:-1]], kinds) is None
@@ -238,3 +237,39 @@ def _get(row: dict[str, Any], path: tuple[str, ...]) -> Any:
     for key in path:
         row = row[key]
     return row
+
+
+def _values(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    return [tuple(_get(r, p) for p in CUTTER_HOLES
+                  if p[:2] != ("state", "anchor") or r["state"]["anchor"] is not None)
+            for r in rows]
+
+
+def _columns(cols: RowColumns | None) -> Any:
+    if cols is None:
+        return None
+    return (cols.request, cols.tokens_in, cols.tokens_out, cols.dropped, cols.budget_dropped,
+            cols.anchor, cols.unreachable, cols.enabled, cols.orphaned, cols.alert, cols.level,
+            cols.n, cols.lost, cols.worth, cols.kinds())
+
+
+def test_a_batchs_columns_from_its_values_are_those_of_its_rows() -> None:
+    """Batches of real rows (anchors null and not), and of rows with a value of another
+    type in a column the columns compare: the same columns and events, or None alike."""
+    rng = random.Random(3)
+    rows = []
+    for fx in (_fixture(4), load_fixture(FIX / "monitor.yaml")):
+        rows += replay_cutter(fx, load_replay_config(None, fx.config)).rows
+    odd: list[tuple[tuple[str, ...], Any]] = [
+        (("tokens_in",), 1.5), (("request",), True), (("dropped",), None),
+        (("budget_dropped",), 2**70), (("anchor",), None), (("monitor", "level"), 3),
+        (("tokens_out",), "9"), (("tokens_out",), 7), (("monitor", "level"), None)]
+    for i in range(120):
+        batch = copy.deepcopy(rng.sample(rows, rng.randint(1, 64)))
+        if i % 3 == 0:
+            path, value = rng.choice(odd)
+            obj = rng.choice(batch)
+            for key in path[:-1]:
+                obj = obj[key]
+            obj[path[-1]] = value
+        assert _columns(values_columns(_values(batch))) == _columns(columns_of(batch))

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import repeat
-from operator import eq, not_, truth
+from operator import eq, itemgetter, not_, truth
 from typing import Any
 
 from risutools import __version__
@@ -82,8 +82,9 @@ class ReplayRun:
         (:meth:`~.spool.Spool.extend`)."""
         tally, watch = self.tally, self.watch
         cols = None
-        if self.simulation == SIM_CUTTER and (watch is None or self.watch_many is not None):
-            cols = row_columns(rows) if tally is not None or watch is not None else None
+        if (self.simulation == SIM_CUTTER and (watch is None or self.watch_many is not None)
+                and (tally is not None or watch is not None)):
+            cols = row_columns(rows) if values is None else values_columns(values[0])
         if cols is None:
             for row, first in zip(rows, firsts, strict=True):
                 self.add(row, first)
@@ -348,6 +349,38 @@ def _cutter_values(batch: list[tuple[Turn, CutResult, Step | Change | None]],
     except (KeyError, _OffShape):
         return None
     return values, list(zip(map(eq, map(len, values), repeat(_WITH_ANCHOR))))
+
+
+#: where :func:`values_columns` reads each column in a row's values (the first 22 of every
+#: row, with or without its anchor; the tokens last)
+_AT = {p[0]: i for i, p in enumerate(CUTTER_HOLES[:22]) if len(p) == 1}
+_IN, _OUT = itemgetter(-2), itemgetter(-1)
+_INTS, _LEVELS = {int}, frozenset({str, type(None)})
+
+
+def values_columns(values: list[tuple[Any, ...]]) -> RowColumns | None:
+    """:func:`~.row_columns.row_columns` of a batch's rows from their values
+    (:func:`_cutter_values`: their monitor and ops dicts): the same columns, the same
+    types asked of them (None when one is not of its type)."""
+    head = list(zip(*values, strict=False))  # (each row's first 22 are the same keys')
+    at = _AT
+    request, tokens_in, tokens_out = head[at["request"]], tuple(map(_IN, values)), tuple(
+        map(_OUT, values))
+    anchor, level = head[at["anchor"]], head[_LEVEL]
+    columns = [request, tokens_in, tokens_out, head[at["dropped"]], head[at["budget_dropped"]],
+               anchor, head[at["budget_unreachable"]], head[at["enabled"]],
+               head[at["orphaned_tool_results"]], (), ()]
+    for column in columns[:5]:
+        if set(map(type, column)) != _INTS:
+            return None
+    if set(map(type, anchor)) != {str} or not _LEVELS.issuperset(map(type, level)):
+        return None
+    return RowColumns(columns, head[_ALERT], level, head[_TOGGLE])
+
+
+_ALERT, _LEVEL, _TOGGLE = (CUTTER_HOLES.index(("monitor", "alert")),
+                           CUTTER_HOLES.index(("monitor", "level")),
+                           CUTTER_HOLES.index(("ops", "toggle")))
 
 
 class _OffShape(Exception):
