@@ -287,10 +287,10 @@ def replay_cutter(
             checker.check(obs)
         events = [monitor.observe(turn.number, res.tokens_out, turn.metrics).to_dict()
                   for turn, res, _obs in batch]
-        for (turn, res, _obs), ev in zip(batch, events, strict=True):
-            mcheck.check(turn.number, res.tokens_out, turn.metrics, ev)
-        made = list(map(_cutter_row, batch, events))
         numbers = [turn.number for turn, _res, _obs in batch]
+        mcheck.check_many(numbers, [res.tokens_out for _turn, res, _obs in batch],
+                          [turn.metrics for turn, _res, _obs in batch], events)
+        made = list(map(_cutter_row, batch, events))
         run.add_rows(
             [row for row, _ in made],
             list(map(or_, map(checker.first_failure_at, numbers),
