@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import repeat
-from operator import eq, itemgetter, not_, or_, truth
-from typing import Any, cast
+from operator import eq, itemgetter, not_, truth
+from typing import Any
 
 from risutools import __version__
 from risutools.canonical import indented, prefixed, self_hash
@@ -287,30 +287,24 @@ def replay_cutter(
             checker.check(obs)
         events = [monitor.observe(turn.number, res.tokens_out, turn.metrics).to_dict()
                   for turn, res, _obs in batch]
-        numbers = [turn.number for turn, _res, _obs in batch]
-        mcheck.check_many(numbers, [res.tokens_out for _turn, res, _obs in batch],
+        mcheck.check_many([turn.number for turn, _res, _obs in batch],
+                          [res.tokens_out for _turn, res, _obs in batch],
                           [turn.metrics for turn, _res, _obs in batch], events)
-        made = list(map(_cutter_row, batch, events))
+        rows = [_cutter_row(turn, res, ev) for (turn, res, _obs), ev in zip(batch, events,
+                                                                            strict=True)]
         run.add_rows(
-            [row for row, _ in made],
-            list(map(or_, map(checker.first_failure_at, numbers),
-                     map(mcheck.first_failure_at, numbers))),
-            _cutter_values([values for _, values in made]) if spool else None)
+            rows,
+            [checker.first_failure_at(turn.number) or mcheck.first_failure_at(turn.number)
+             for turn, _res, _obs in batch],
+            _cutter_values(batch, rows) if spool else None)
     return run
 
 
-def _cutter_row(step: tuple[Turn, CutResult, Step | Change | None], ev: dict[str, Any]
-                ) -> tuple[dict[str, Any], tuple[Any, ...] | None]:
-    """A request's row, and its scalars in the order of :data:`CUTTER_HOLES` (None when its
-    state or monitor, the cutter's and the monitor's objects, is not a dict of exactly the
-    shape's keys)."""
-    turn, res, _ = step
-    st = res.state.to_dict()
-    appended, edited, deleted = len(turn.append), len(turn.edit), len(turn.delete)
-    row = {
+def _cutter_row(turn: Turn, res: CutResult, ev: dict[str, Any]) -> dict[str, Any]:
+    return {
         "request": turn.number,
-        "ops": {"appended": appended, "edited": edited, "deleted": deleted,
-                "toggle": turn.toggle},
+        "ops": {"appended": len(turn.append), "edited": len(turn.edit),
+                "deleted": len(turn.delete), "toggle": turn.toggle},  # (_ops, inline)
         "enabled": res.enabled,
         "messages_in": res.messages_in,
         "messages_out": res.messages_out,
@@ -324,10 +318,9 @@ def _cutter_row(step: tuple[Turn, CutResult, Step | Change | None], ev: dict[str
         "fallback": res.fallback,
         "budget_unreachable": res.budget_unreachable,
         "orphaned_tool_results": res.orphaned_tool_results,
-        "state": st,
+        "state": res.state.to_dict(),
         "monitor": ev,
     }
-    return row, _row_values(row, appended, deleted, edited)
 
 
 #: the scalars of a context cutter's row, in the order of :data:`CUTTER_ROW`'s holes (its
@@ -345,43 +338,18 @@ CUTTER_HOLES: tuple[tuple[str, ...], ...] = (
 _WITH_ANCHOR = len(CUTTER_HOLES)
 
 
-def _cutter_values(values: list[tuple[Any, ...] | None]) -> RowValues | None:
-    """The batch's rows as :class:`~.spool.Spool` writes them from :data:`CUTTER_ROW`'s
-    templates (:meth:`~.row_form.RowShape.forms_of`): each row's scalars
-    (:data:`CUTTER_HOLES`, :func:`_cutter_row`'s) and template; None when a row's are not
-    known (the batch is then read from its rows)."""
-    if None in values:
-        return None
-    known = cast(list[tuple[Any, ...]], values)
-    return known, list(zip(map(eq, map(len, known), repeat(_WITH_ANCHOR))))
-
-
-def _row_values(row: dict[str, Any], appended: int, deleted: int, edited: int
-                ) -> tuple[Any, ...] | None:
-    """One row's scalars (:data:`CUTTER_HOLES`); None when its state or monitor is not a
-    dict of exactly the shape's keys."""
-    st, mon = row["state"], row["monitor"]
-    if type(st) is not dict or type(mon) is not dict or len(st) != 3 or len(mon) != 6:
-        return None
+def _cutter_values(batch: list[tuple[Turn, CutResult, Step | Change | None]],
+                   rows: list[dict[str, Any]]) -> RowValues | None:
+    """The batch's rows (:func:`_cutter_row` of its requests) as :class:`~.spool.Spool`
+    writes them from :data:`CUTTER_ROW`'s templates (:meth:`~.row_form.RowShape.forms_of`):
+    each row's scalars (:data:`CUTTER_HOLES`) and template; None when a row's state or
+    monitor (the cutter's and the monitor's objects, not this module's) is not a dict of
+    exactly the shape's keys (the batch is then read from its rows)."""
     try:
-        head = (row["anchor"], row["budget_dropped"], row["budget_unreachable"],
-                row["continuity_dropped"], row["dropped"], row["enabled"], row["fallback"],
-                row["messages_in"], row["messages_out"],
-                mon["alert"], mon["alert_reason"], mon["level"], mon["metrics"],
-                mon["remaining_pct"], mon["used_pct"],
-                appended, deleted, edited, row["ops"]["toggle"],
-                row["orphaned_tool_results"], row["removable"], row["request"])
-        tail = (st["estimated_tokens"], st["omitted_count"], row["tokens_in"],
-                row["tokens_out"])
-        a = st["anchor"]
-        if a is None:
-            return head + tail
-        if type(a) is not dict or len(a) != 3:
-            return None
-        anchor = (a["hash"], a["length"], a["role"])
-    except KeyError:
+        values = list(map(_row_values, batch, rows))
+    except (KeyError, _OffShape):
         return None
-    return head + anchor + tail
+    return values, list(zip(map(eq, map(len, values), repeat(_WITH_ANCHOR))))
 
 
 #: where :func:`values_columns` reads each column in a row's values (the first 22 of every
@@ -414,6 +382,33 @@ def values_columns(values: list[tuple[Any, ...]]) -> RowColumns | None:
 _ALERT, _LEVEL, _TOGGLE = (CUTTER_HOLES.index(("monitor", "alert")),
                            CUTTER_HOLES.index(("monitor", "level")),
                            CUTTER_HOLES.index(("ops", "toggle")))
+
+
+class _OffShape(Exception):
+    """A row whose state or monitor is not a dict of exactly the shape's keys."""
+
+
+def _row_values(step: tuple[Turn, CutResult, Step | Change | None], row: dict[str, Any]
+                ) -> tuple[Any, ...]:
+    """One row's scalars (:data:`CUTTER_HOLES`), read where :func:`_cutter_row` read them."""
+    turn, res, _ = step
+    ops, st, mon = row["ops"], row["state"], row["monitor"]
+    if type(st) is not dict or type(mon) is not dict or len(st) != 3 or len(mon) != 6:
+        raise _OffShape
+    head = (res.anchor, res.budget_dropped, res.budget_unreachable, res.continuity_dropped,
+            res.dropped, res.enabled, res.fallback, res.messages_in, res.messages_out,
+            mon["alert"], mon["alert_reason"], mon["level"], mon["metrics"],
+            mon["remaining_pct"], mon["used_pct"],
+            ops["appended"], ops["deleted"], ops["edited"], ops["toggle"],
+            res.orphaned_tool_results, res.removable, turn.number)
+    tail = (st["estimated_tokens"], st["omitted_count"], res.tokens_in, res.tokens_out)
+    a = st["anchor"]
+    if a is None:
+        return head + tail
+    if type(a) is not dict or len(a) != 3:
+        raise _OffShape
+    anchor = (a["hash"], a["length"], a["role"])
+    return head + anchor + tail
 
 
 def replay_monitor(
