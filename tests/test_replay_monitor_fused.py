@@ -76,29 +76,3 @@ def test_held_fresh_first_gives_the_units_verdicts(seed: int) -> None:
     assert fused.to_dicts() == units.to_dicts()
     assert all(d["failures"] for d in units.to_dicts())  # every unit failed somewhere
     assert 1000 < taken < 2900
-
-
-@pytest.mark.parametrize("seed", [5, 6])
-def test_a_batch_checked_at_once_is_checked_request_by_request(seed: int) -> None:
-    """``check_many`` over batches of 1-70 requests: the verdicts, counts, first failures
-    and details of ``check`` at each request, fused or not."""
-    rng = random.Random(seed)
-    cfg = build_config({"max_context": 1000, "debounce": rng.choice([1, 3, 5])})
-    monitor = ContextMonitor(cfg)
-    for fuse in (True, False):
-        one, many = MonitorChecker(cfg), MonitorChecker(cfg)
-        one.fused = many.fused = fuse
-        req = 1
-        while req < 2500:
-            batch = []
-            for _ in range(rng.randint(1, 70)):
-                tokens, metrics = rng.randrange(0, 1100), _metrics(rng)
-                ev = _spoiled(rng, monitor.observe(req, tokens, metrics).to_dict())
-                batch.append((req, tokens, metrics, ev))
-                one.check(req, tokens, metrics, ev)
-                req += 1
-            many.check_many(*zip(*batch, strict=True))
-            assert [one.first_failure_at(b[0]) for b in batch] == [
-                many.first_failure_at(b[0]) for b in batch]
-            assert one.to_dicts() == many.to_dicts()
-        assert all(d["failures"] for d in one.to_dicts())

@@ -16,7 +16,6 @@ units are asked one by one only when it cannot tell.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from risutools.replay.fixture import Metrics
@@ -76,17 +75,3 @@ class MonitorChecker:
             self._tally.ask(c, read_request(c, request, tokens, metrics, event, last), request)
         if event.get("alert"):
             self._last_alert = (request, str(event.get("level")))
-
-    def check_many(self, requests: Iterable[int], tokens: Iterable[int],
-                   metrics: Iterable[Metrics | None], events: Iterable[dict[str, Any]]
-                   ) -> None:
-        """:meth:`check` of each request in turn (the four taken together, in order)."""
-        c, fused, tally = self.config, self.fused, self._tally
-        for request, used, m, event in zip(requests, tokens, metrics, events, strict=True):
-            last = self._last_alert
-            if fused and held_fresh(c, request, used, m, event, last):
-                self._held += 1
-            else:
-                tally.ask(c, read_request(c, request, used, m, event, last), request)
-            if event.get("alert"):
-                self._last_alert = (request, str(event.get("level")))

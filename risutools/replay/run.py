@@ -287,9 +287,8 @@ def replay_cutter(
             checker.check(obs)
         events = [monitor.observe(turn.number, res.tokens_out, turn.metrics).to_dict()
                   for turn, res, _obs in batch]
-        mcheck.check_many([turn.number for turn, _res, _obs in batch],
-                          [res.tokens_out for _turn, res, _obs in batch],
-                          [turn.metrics for turn, _res, _obs in batch], events)
+        for (turn, res, _obs), ev in zip(batch, events, strict=True):
+            mcheck.check(turn.number, res.tokens_out, turn.metrics, ev)
         rows = [_cutter_row(turn, res, ev) for (turn, res, _obs), ev in zip(batch, events,
                                                                             strict=True)]
         run.add_rows(
