@@ -19,6 +19,7 @@ import pytest
 
 from risutools.canonical import floats_alike
 from risutools.replay import row_form
+from risutools.replay import spool as spool_mod
 from risutools.replay.cutter import ContextCutter, CutResult, CutterState
 from risutools.replay.fixture import build_fixture, load_fixture
 from risutools.replay.monitor import ContextMonitor, MonitorEvent
@@ -273,3 +274,33 @@ def test_a_batchs_columns_from_its_values_are_those_of_its_rows() -> None:
                 obj = obj[key]
             obj[path[-1]] = value
         assert _columns(values_columns(_values(batch))) == _columns(columns_of(batch))
+
+
+@pytest.mark.parametrize("batch", [1, 5, 64])
+def test_a_spool_fed_with_values_and_without_is_a_spool_without_a_shape(
+        batch: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows given with their values, rows appended alone and rows given without values, in
+    turns that cut the spool's batches anywhere (a batch of both kinds read from its rows):
+    the files of a spool without a shape, byte for byte."""
+    monkeypatch.setattr(spool_mod, "BATCH", batch)
+    fx = _fixture(8)
+    rows = list(replay_cutter(fx, load_replay_config(None, fx.config)).rows)
+    rng = random.Random(batch)
+    shaped, plain = spool_mod.Spool(shape=CUTTER_ROW), spool_mod.Spool()
+    at = 0
+    while at < len(rows):
+        part = rows[at:at + rng.randint(1, 9)]
+        at += len(part)
+        how = rng.random()
+        if how < 0.6:
+            values = _values(part)
+            shaped.extend(part, (values, [(len(v) == len(CUTTER_HOLES),) for v in values]))
+        elif how < 0.8:
+            for row in part:
+                shaped.append(row)
+        else:
+            shaped.extend(part)
+        plain.extend(part)
+    assert b"".join(shaped.canonical_body()) == b"".join(plain.canonical_body())
+    assert b"".join(shaped.indented_body()) == b"".join(plain.indented_body())
+    assert list(shaped) == list(plain) == rows
