@@ -70,6 +70,7 @@ def test_an_html_cell_is_its_escaped_text() -> None:
     values: list[Any] = [0, 1, -1, 7, 10**30, -(10**30), True, False, None, 0.5, -2.0,
                          float("inf"), "", "a<b>&\"'", "plain", ["x<", 3, None], [],
                          {"k": "<v>", "n": 2}, {}, Int(3)]
-    for v in values:
-        assert _cell(v) == escape(_txt(v)), v
+    seen: dict[str, str] = {}
+    for v in values + values:
+        assert _cell(v) == _cell(v, seen) == escape(_txt(v)), v
     assert _cell(Int(3)) == "&lt;b&gt;&amp;"

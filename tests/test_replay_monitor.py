@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 from risutools.replay.api import run_monitor
@@ -78,3 +79,27 @@ def test_cutter_replay_feeds_the_monitor_with_tokens_out() -> None:
         "CRITICAL",
     ]
     assert [r["monitor"]["alert"] for r in run.rows] == [True, False, False, False]
+
+
+def _plain_shares(used: float) -> tuple[float, float]:
+    used = round(used, 4)
+    return used, round(100.0 - used, 4)
+
+
+def test_a_usage_seen_again_reports_the_same_figures_as_the_first_time() -> None:
+    """The monitor keeps the shares of each usage in tokens it saw: every event is what
+    the spec's formula gives for its usage (rounded to 4 decimals, then remaining), for
+    usages seen before or not, two budgets in turn, metrics with a share of their own."""
+    rng = random.Random(4)
+    for max_context in (1000, 7919):
+        cfg = build_config({"max_context": max_context, "warning_pct": 40,
+                            "critical_pct": 20})
+        mon = ContextMonitor(cfg)
+        for request in range(1, 3000):
+            tokens = rng.choice((rng.randint(0, max_context * 2), request % 37 * 31))
+            metrics = Metrics(used_pct=rng.uniform(0, 100)) if request % 11 == 0 else None
+            ev = mon.observe(request, tokens, metrics)
+            used = metrics.used_pct if metrics is not None and metrics.used_pct is not None \
+                else 100.0 * tokens / max_context
+            assert (ev.used_pct, ev.remaining_pct) == _plain_shares(used)
+            assert ev.level == mon.level(_plain_shares(used)[1])

@@ -168,6 +168,8 @@ def test_a_replay_writes_the_same_files_by_column(seed: int, tmp_path: Path,
     assert summary["requests_with_orphaned_tool_results"] and summary["alerts"]
 
 
-def _one_by_one(self: ReplayRun, rows: list[dict[str, Any]], firsts: list[bool]) -> None:
+def _one_by_one(self: ReplayRun, rows: list[dict[str, Any]], firsts: list[bool],
+                values: Any = None) -> None:
+    """Each row added alone (its spool reads it from the row, not from ``values``)."""
     for row, first in zip(rows, firsts, strict=True):
         self.add(row, first)

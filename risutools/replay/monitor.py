@@ -15,7 +15,9 @@ no alert), and a request without metrics is tolerated the same way.
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from collections.abc import Callable
+from functools import partial
+from typing import Any, Literal, NamedTuple
 
 from risutools.replay.fixture import Metrics
 from risutools.settings.replay import ReplayConfig
@@ -61,6 +63,8 @@ class ContextMonitor:
         self.config = config
         self.last_alert_request: int | None = None
         self.last_alert_level: Level | None = None
+        #: the used and remaining shares of a usage in tokens, by (tokens, max_context)
+        self._shares: dict[tuple[int, int], tuple[float, float]] = {}
 
     def level(self, remaining: float) -> Level:
         if remaining <= self.config.critical_pct:
@@ -71,20 +75,22 @@ class ContextMonitor:
 
     def observe(self, request: int, tokens: int, metrics: Metrics | None) -> MonitorEvent:
         """One check after request ``request`` (1-based) that estimated ``tokens``."""
+        c = self.config
         if metrics is not None and not metrics.available:
-            return MonitorEvent(request, "missing", None, None, None, False, "")
-        if (
-            metrics is not None
-            and metrics.age_s is not None
-            and metrics.age_s > self.config.stale_s
-        ):
-            return MonitorEvent(request, "stale", None, None, None, False, "")
+            return _event((request, "missing", None, None, None, False, ""))
+        if metrics is not None and metrics.age_s is not None and metrics.age_s > c.stale_s:
+            return _event((request, "stale", None, None, None, False, ""))
         if metrics is not None and metrics.used_pct is not None:
-            used = metrics.used_pct
+            used, remaining = _shares(metrics.used_pct)
+        elif type(tokens) is int:
+            # (a usage seen before: its two figures as they were, not rounded again)
+            key = (tokens, c.max_context)
+            shares = self._shares.get(key)
+            if shares is None:
+                shares = self._shares[key] = _shares(100.0 * tokens / c.max_context)
+            used, remaining = shares
         else:
-            used = 100.0 * tokens / self.config.max_context
-        used = round(used, 4)
-        remaining = round(100.0 - used, 4)
+            used, remaining = _shares(100.0 * tokens / c.max_context)
         lvl = self.level(remaining)
         reason = ""
         if lvl != "NORMAL":
@@ -92,9 +98,20 @@ class ContextMonitor:
                 reason = "first"
             elif _RANK[lvl] > _RANK[self.last_alert_level]:
                 reason = "escalation"
-            elif request - self.last_alert_request >= self.config.debounce:
+            elif request - self.last_alert_request >= c.debounce:
                 reason = "debounce elapsed"
-        if reason:
-            self.last_alert_request = request
-            self.last_alert_level = lvl
-        return MonitorEvent(request, "fresh", used, remaining, lvl, bool(reason), reason)
+            if reason:
+                self.last_alert_request = request
+                self.last_alert_level = lvl
+        return _event((request, "fresh", used, remaining, lvl, bool(reason), reason))
+
+
+def _shares(used: float) -> tuple[float, float]:
+    """The used and remaining percentages a usage reports (4 decimals)."""
+    used = round(used, 4)
+    return used, round(100.0 - used, 4)
+
+
+#: ``MonitorEvent(*fields)`` of a tuple of all its fields, without the named tuple's
+#: ``__new__`` (a Python function: most of the cost of making one, once a request)
+_event: Callable[[tuple[Any, ...]], MonitorEvent] = partial(tuple.__new__, MonitorEvent)

@@ -184,13 +184,35 @@ HELD_WHEN_FRESH: tuple[str, ...] = (monitor_level.id, monitor_alerts.id)
 def held_fresh(config: ReplayConfig, request: int, tokens: int, metrics: Metrics | None,
                event: dict[str, Any], last_alert: tuple[int, str] | None) -> bool:
     """Whether the request has fresh metrics and M1 and M2 hold at it (M3 then does not
-    apply): their passing cases over :func:`read_request`'s reading, tested together and
-    without their details.  False says only "ask the units"."""
-    if metrics is not None and (
-        not metrics.available
-        or (metrics.age_s is not None and metrics.age_s > config.stale_s)
-    ):
+    apply): their passing cases over :func:`read_request`'s reading (:func:`_fresh`,
+    :func:`_due`, written out here: once a request), tested together and without their
+    details.  False says only "ask the units" (a key of the row missing too)."""
+    if metrics is None:
+        used = 100 * tokens / config.max_context
+    elif not metrics.available or (metrics.age_s is not None
+                                   and metrics.age_s > config.stale_s):
         return False
-    _, reported, far, _, want = _fresh(config, tokens, metrics, event)
-    return (reported and not far and event.get("level") == want
-            and bool(event.get("alert")) == _due(config, request, want, last_alert))
+    elif metrics.used_pct is not None:
+        used = metrics.used_pct
+    else:
+        used = 100 * tokens / config.max_context
+    try:
+        got_used, got_remaining = event["used_pct"], event["remaining_pct"]
+        if event["metrics"] != "fresh" or got_used is None or got_remaining is None:
+            return False  # (not reported)
+        if (abs(got_used - used) > _TOLERANCE
+                or abs(got_remaining - (100 - used)) > _TOLERANCE):
+            return False  # (far)
+        seen = float(got_remaining)
+        want = ("CRITICAL" if seen <= config.critical_pct
+                else "WARNING" if seen <= config.warning_pct else "NORMAL")
+        if event["level"] != want:
+            return False
+        alert = bool(event["alert"])
+    except KeyError:
+        return False
+    if want == "NORMAL":
+        return not alert
+    if last_alert is None or _SEVERITY[want] > _SEVERITY.get(last_alert[1], 0):
+        return alert
+    return alert == (request - last_alert[0] >= config.debounce)

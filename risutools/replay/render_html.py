@@ -522,20 +522,27 @@ def _table(
 ) -> str:
     """``attrs``: per body row, extra attributes for its ``<tr>`` (id, class)."""
     h = "".join(f"<th>{html_value(c)}</th>" for c in head)
+    seen: dict[str, str] = {}  # (a column's few words, escaped once)
     rows = "".join(
         f"<tr{attrs[k] if attrs else ''}>"
-        + "".join(f"<td>{_cell(c)}</td>" for c in row)
+        + "".join(f"<td>{_cell(c, seen)}</td>" for c in row)
         + "</tr>"
         for k, row in enumerate(body)
     )
     return f"<table><thead><tr>{h}</tr></thead><tbody>{rows}</tbody></table>"
 
 
-def _cell(v: Any) -> str:
+def _cell(v: Any, seen: dict[str, str] | None = None) -> str:
     """A table cell's text, escaped: an integer's digits as they are (nothing in them to
-    escape; most cells of the requests table), anything else through :func:`_txt`."""
+    escape; most cells of the requests table), anything else through :func:`_txt`;
+    ``seen``: the strings escaped so far (each escaped once)."""
     if type(v) is int:  # (not a bool: _txt spells those yes/no)
         return str(v)
+    if type(v) is str and seen is not None:
+        out = seen.get(v)
+        if out is None:
+            out = seen[v] = html_value(v)  # (_txt of a str is the str)
+        return out
     return html_value(_txt(v))
 
 

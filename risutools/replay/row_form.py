@@ -26,7 +26,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from itertools import chain, compress, product, repeat
-from operator import is_not, itemgetter
+from operator import is_, is_not, itemgetter, ne
 from typing import TYPE_CHECKING, Any
 
 from risutools.canonical import floats_alike
@@ -77,6 +77,8 @@ class RowShape:
         self._walk(0)
         self.optional = [i for i, n in enumerate(self.nodes) if n.optional]
         self._getters = [_getter(self.nodes[i].optional, keys) for i, keys in self.segments]
+        #: the last batch's joined templates, by (template, rows) (:meth:`_joined`)
+        self._kept: dict[tuple[tuple[bool, ...], int], tuple[bytes, bytes]] = {}
 
     def _walk(self, index: int) -> None:
         run: list[str] = []
@@ -102,6 +104,13 @@ class RowShape:
         (written when first needed: not at every start-up)."""
         return {present: self._template(present)
                 for present in product((True, False), repeat=len(self.optional))}
+
+    @cached_property
+    def holes(self) -> dict[tuple[bool, ...], int]:
+        """The scalars of a row of each template."""
+        at = {node: k for k, node in enumerate(self.optional)}  # (optional: scalars only)
+        return {kind: sum(len(keys) for node, keys in self.segments
+                          if node not in at or kind[at[node]]) for kind in self.templates}
 
     def _skeleton(self, index: int, present: dict[int, bool]) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -137,17 +146,58 @@ class RowShape:
                                                               strict=True)]
             # each row's scalars, in the order of its template's holes
             flat = list(chain.from_iterable(chain.from_iterable(zip(*segments, strict=True))))
-            types = list(map(type, flat))
-            if not _SCALARS.issuperset(types) or not floats_alike(flat, types):
-                return None
+        except (KeyError, TypeError):  # a key missing, not a dict
+            return None
+        return self._written(flat, self._kinds(lists, len(rows)))
+
+    def forms_of(self, values: Sequence[tuple[Any, ...]],
+                 kinds: Sequence[tuple[bool, ...]]) -> tuple[bytes, bytes] | None:
+        """:meth:`forms` of rows of the shape given by their scalars, each row's in the order
+        of its template's holes (what :meth:`forms` reads of a row), and which of its
+        optional objects each holds (``kinds``, in the order of :attr:`optional`); the
+        caller's word that they are rows of the shape (their objects dicts of exactly the
+        shape's keys): their values are checked as :meth:`forms` checks them."""
+        if orjson is None or not values:
+            return None
+        return self._written(list(chain.from_iterable(values)), kinds)
+
+    def _written(self, flat: list[Any], kinds: Sequence[tuple[bool, ...]]
+                 ) -> tuple[bytes, bytes] | None:
+        """The forms of the rows of templates ``kinds`` whose scalars are ``flat``, in order
+        (None: a value whose spelling is left to ``json``, or not as many as the holes)."""
+        if sum(map(self.holes.__getitem__, kinds)) != len(flat):
+            return None
+        if not _alike(flat, len(kinds), kinds.count(kinds[0]) == len(kinds)):
+            return None
+        try:
             parts = orjson.dumps(flat)[1:-1].split(b",")
-        except (KeyError, TypeError):  # a key missing, not a dict, orjson's refusal
+        except TypeError:  # orjson's refusal (an integer past 64 bits, a surrogate)
             return None
         if len(parts) != len(flat):  # a comma inside a string
             return None
-        canon, indent = self._row_templates(lists, len(rows))
+        canon, indent = self._joined(kinds)
         values = tuple(parts)
-        return b",".join(canon) % values, b",\n".join(indent) % values
+        return canon % values, indent % values
+
+    def _joined(self, kinds: Sequence[tuple[bool, ...]]) -> tuple[bytes, bytes]:
+        """The rows' templates joined (comma, ``,\n`` between); a batch's of one template
+        kept for the next batch of as many rows (a run's batches are most often alike)."""
+        first, n = kinds[0], len(kinds)
+        if kinds.count(first) == n:
+            key = (first, n)
+            if key not in self._kept:
+                canon, indent = self.templates[first]
+                self._kept = {key: (b",".join([canon] * n), b",\n".join([indent] * n))}
+            return self._kept[key]
+        chosen = list(map(self.templates.__getitem__, kinds))
+        return b",".join([c for c, _ in chosen]), b",\n".join([t for _, t in chosen])
+
+    def _kinds(self, lists: list[list[Any]], n: int) -> list[tuple[bool, ...]]:
+        """Each row's template (which of its optional objects are there)."""
+        if not self.optional:
+            return [()] * n
+        return list(zip(*([obj is not None for obj in lists[i]] for i in self.optional),
+                        strict=True))
 
     def _objects(self, rows: Sequence[dict[str, Any]]) -> list[list[Any]] | None:
         """Each node's objects, one a row (None where an optional one is null), when each
@@ -170,18 +220,43 @@ class RowShape:
             lists.append(objs)
         return lists
 
-    def _row_templates(self, lists: list[list[Any]], n: int
-                       ) -> tuple[list[bytes], list[bytes]]:
-        if not self.optional:
-            canon, indent = self.templates[()]
-            return [canon] * n, [indent] * n
-        chosen = list(map(self.templates.__getitem__, zip(*(
-            [obj is not None for obj in lists[i]] for i in self.optional), strict=True)))
-        return [c for c, _ in chosen], [t for _, t in chosen]
-
 
 def _holed(text: bytes) -> bytes:
     return text.replace(b"%", b"%%").replace(_HOLE, b"%s")
+
+
+def _alike(flat: list[Any], n: int, uniform: bool) -> bool:
+    """Whether the values (``n`` rows', all of one template when ``uniform``) are all
+    scalars orjson spells as ``json`` does (:data:`_SCALARS`, the floats as
+    :func:`~risutools.canonical.floats_alike` says).  Rows of one template are read a
+    position at a time: the types of each column, and its floats, in a few C calls."""
+    types = list(map(type, flat))
+    if not uniform:
+        return _SCALARS.issuperset(types) and floats_alike(flat, types)
+    width = len(flat) // n
+    for j in range(width):
+        column = types[j::width]
+        first = column[0]
+        kinds = {first} if column.count(first) == n else set(column)
+        if not _SCALARS.issuperset(kinds):
+            return False
+        if float in kinds:
+            floats = flat[j::width]
+            if len(kinds) > 1:
+                floats = list(compress(floats, map(is_, column, repeat(float))))
+            if not _column_alike(floats):
+                return False
+    return True
+
+
+def _column_alike(floats: list[float]) -> bool:
+    """:func:`~risutools.canonical.floats_alike` of floats, in a few C calls: finite (no
+    NaN, which is not equal to itself), and each not zero from 1e-4 to below 1e16."""
+    sizes = list(map(abs, floats))
+    if any(map(ne, sizes, sizes)):
+        return False
+    some = list(filter(None, sizes))  # (a zero, of either sign, is spelled alike)
+    return not some or (min(some) >= 1e-4 and max(some) < 1e16)
 
 
 def _getter(optional: bool, keys: tuple[str, ...]) -> Callable[[list[Any]], Iterable[Any]]:

@@ -14,7 +14,8 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from operator import not_, truth
+from itertools import repeat
+from operator import eq, itemgetter, not_, truth
 from typing import Any
 
 from risutools import __version__
@@ -30,7 +31,7 @@ from risutools.replay.monitor_checker import MonitorChecker
 from risutools.replay.render_markdown import interesting
 from risutools.replay.row_columns import RowColumns, cuts, row_columns
 from risutools.replay.row_form import Nullable, RowShape
-from risutools.replay.spool import Spool, canonical_pieces, indented_pieces
+from risutools.replay.spool import RowValues, Spool, canonical_pieces, indented_pieces
 from risutools.replay.verdicts import FAILED, NOT_CHECKED, PASSED, summary_verdict
 from risutools.settings.lifecycle import base_sha256
 from risutools.settings.replay import ReplayConfig
@@ -72,19 +73,26 @@ class ReplayRun:
     #: ``watch``, which a batch that is not taken by column goes to, row by row
     watch_many: WatchMany | None = None
 
-    def add_rows(self, rows: list[dict[str, Any]], firsts: list[bool]) -> None:
+    def add_rows(self, rows: list[dict[str, Any]], firsts: list[bool],
+                 values: RowValues | None = None) -> None:
         """:meth:`add` of each row in order (``firsts``: each one's ``first``), a context
         cutter's batch tallied and watched by column when its columns are of the types that
-        is exact for (:func:`~.row_columns.row_columns`) and the watcher takes a batch."""
+        is exact for (:func:`~.row_columns.row_columns`) and the watcher takes a batch;
+        ``values``: the rows' scalars and templates, for a spool to write them from
+        (:meth:`~.spool.Spool.extend`)."""
         tally, watch = self.tally, self.watch
         cols = None
-        if self.simulation == SIM_CUTTER and (watch is None or self.watch_many is not None):
-            cols = row_columns(rows) if tally is not None or watch is not None else None
+        if (self.simulation == SIM_CUTTER and (watch is None or self.watch_many is not None)
+                and (tally is not None or watch is not None)):
+            cols = row_columns(rows) if values is None else values_columns(values[0])
         if cols is None:
             for row, first in zip(rows, firsts, strict=True):
                 self.add(row, first)
             return
-        self.rows.extend(rows)
+        if isinstance(self.rows, Spool):
+            self.rows.extend(rows, values)
+        else:
+            self.rows.extend(rows)
         if tally is not None:
             tally.add_columns(cols, rows)
         if self.watch_many is not None:
@@ -281,18 +289,21 @@ def replay_cutter(
                   for turn, res, _obs in batch]
         for (turn, res, _obs), ev in zip(batch, events, strict=True):
             mcheck.check(turn.number, res.tokens_out, turn.metrics, ev)
+        rows = [_cutter_row(turn, res, ev) for (turn, res, _obs), ev in zip(batch, events,
+                                                                            strict=True)]
         run.add_rows(
-            [_cutter_row(turn, res, ev) for (turn, res, _obs), ev in zip(batch, events,
-                                                                         strict=True)],
+            rows,
             [checker.first_failure_at(turn.number) or mcheck.first_failure_at(turn.number)
-             for turn, _res, _obs in batch])
+             for turn, _res, _obs in batch],
+            _cutter_values(batch, rows) if spool else None)
     return run
 
 
 def _cutter_row(turn: Turn, res: CutResult, ev: dict[str, Any]) -> dict[str, Any]:
     return {
         "request": turn.number,
-        "ops": _ops(turn),
+        "ops": {"appended": len(turn.append), "edited": len(turn.edit),
+                "deleted": len(turn.delete), "toggle": turn.toggle},  # (_ops, inline)
         "enabled": res.enabled,
         "messages_in": res.messages_in,
         "messages_out": res.messages_out,
@@ -309,6 +320,94 @@ def _cutter_row(turn: Turn, res: CutResult, ev: dict[str, Any]) -> dict[str, Any
         "state": res.state.to_dict(),
         "monitor": ev,
     }
+
+
+#: the scalars of a context cutter's row, in the order of :data:`CUTTER_ROW`'s holes (its
+#: keys sorted, each object's in place); ``state.anchor``'s three only when it is not null
+CUTTER_HOLES: tuple[tuple[str, ...], ...] = (
+    ("anchor",), ("budget_dropped",), ("budget_unreachable",), ("continuity_dropped",),
+    ("dropped",), ("enabled",), ("fallback",), ("messages_in",), ("messages_out",),
+    ("monitor", "alert"), ("monitor", "alert_reason"), ("monitor", "level"),
+    ("monitor", "metrics"), ("monitor", "remaining_pct"), ("monitor", "used_pct"),
+    ("ops", "appended"), ("ops", "deleted"), ("ops", "edited"), ("ops", "toggle"),
+    ("orphaned_tool_results",), ("removable",), ("request",),
+    ("state", "anchor", "hash"), ("state", "anchor", "length"), ("state", "anchor", "role"),
+    ("state", "estimated_tokens"), ("state", "omitted_count"), ("tokens_in",), ("tokens_out",),
+)
+_WITH_ANCHOR = len(CUTTER_HOLES)
+
+
+def _cutter_values(batch: list[tuple[Turn, CutResult, Step | Change | None]],
+                   rows: list[dict[str, Any]]) -> RowValues | None:
+    """The batch's rows (:func:`_cutter_row` of its requests) as :class:`~.spool.Spool`
+    writes them from :data:`CUTTER_ROW`'s templates (:meth:`~.row_form.RowShape.forms_of`):
+    each row's scalars (:data:`CUTTER_HOLES`) and template; None when a row's state or
+    monitor (the cutter's and the monitor's objects, not this module's) is not a dict of
+    exactly the shape's keys (the batch is then read from its rows)."""
+    try:
+        values = list(map(_row_values, batch, rows))
+    except (KeyError, _OffShape):
+        return None
+    return values, list(zip(map(eq, map(len, values), repeat(_WITH_ANCHOR))))
+
+
+#: where :func:`values_columns` reads each column in a row's values (the first 22 of every
+#: row, with or without its anchor; the tokens last)
+_AT = {p[0]: i for i, p in enumerate(CUTTER_HOLES[:22]) if len(p) == 1}
+_IN, _OUT = itemgetter(-2), itemgetter(-1)
+_INTS, _LEVELS = {int}, frozenset({str, type(None)})
+
+
+def values_columns(values: list[tuple[Any, ...]]) -> RowColumns | None:
+    """:func:`~.row_columns.row_columns` of a batch's rows from their values
+    (:func:`_cutter_values`: their monitor and ops dicts): the same columns, the same
+    types asked of them (None when one is not of its type)."""
+    head = list(zip(*values, strict=False))  # (each row's first 22 are the same keys')
+    at = _AT
+    request, tokens_in, tokens_out = head[at["request"]], tuple(map(_IN, values)), tuple(
+        map(_OUT, values))
+    anchor, level = head[at["anchor"]], head[_LEVEL]
+    columns = [request, tokens_in, tokens_out, head[at["dropped"]], head[at["budget_dropped"]],
+               anchor, head[at["budget_unreachable"]], head[at["enabled"]],
+               head[at["orphaned_tool_results"]], (), ()]
+    for column in columns[:5]:
+        if set(map(type, column)) != _INTS:
+            return None
+    if set(map(type, anchor)) != {str} or not _LEVELS.issuperset(map(type, level)):
+        return None
+    return RowColumns(columns, head[_ALERT], level, head[_TOGGLE])
+
+
+_ALERT, _LEVEL, _TOGGLE = (CUTTER_HOLES.index(("monitor", "alert")),
+                           CUTTER_HOLES.index(("monitor", "level")),
+                           CUTTER_HOLES.index(("ops", "toggle")))
+
+
+class _OffShape(Exception):
+    """A row whose state or monitor is not a dict of exactly the shape's keys."""
+
+
+def _row_values(step: tuple[Turn, CutResult, Step | Change | None], row: dict[str, Any]
+                ) -> tuple[Any, ...]:
+    """One row's scalars (:data:`CUTTER_HOLES`), read where :func:`_cutter_row` read them."""
+    turn, res, _ = step
+    ops, st, mon = row["ops"], row["state"], row["monitor"]
+    if type(st) is not dict or type(mon) is not dict or len(st) != 3 or len(mon) != 6:
+        raise _OffShape
+    head = (res.anchor, res.budget_dropped, res.budget_unreachable, res.continuity_dropped,
+            res.dropped, res.enabled, res.fallback, res.messages_in, res.messages_out,
+            mon["alert"], mon["alert_reason"], mon["level"], mon["metrics"],
+            mon["remaining_pct"], mon["used_pct"],
+            ops["appended"], ops["deleted"], ops["edited"], ops["toggle"],
+            res.orphaned_tool_results, res.removable, turn.number)
+    tail = (st["estimated_tokens"], st["omitted_count"], res.tokens_in, res.tokens_out)
+    a = st["anchor"]
+    if a is None:
+        return head + tail
+    if type(a) is not dict or len(a) != 3:
+        raise _OffShape
+    anchor = (a["hash"], a["length"], a["role"])
+    return head + anchor + tail
 
 
 def replay_monitor(

@@ -42,6 +42,9 @@ IN_MEMORY = 1024 * 1024
 #: bytes read at a time when a file is streamed out
 READ_CHUNK = 1024 * 1024
 _LENGTH = struct.Struct("<Q")
+#: rows' scalars, each row's in the order of its template's holes, and which template each
+#: is (:meth:`RowShape.forms_of`)
+RowValues = tuple[list[tuple[Any, ...]], list[tuple[bool, ...]]]
 
 
 class Spool(Sequence[dict[str, Any]]):
@@ -63,18 +66,29 @@ class Spool(Sequence[dict[str, Any]]):
         self._back: IO[bytes] | None = _temp() if readable else None
         self._count = 0  # rows in the files
         self._pending: list[dict[str, Any]] = []
+        #: the pending rows' scalars and templates, while each was given with them
+        self._values: RowValues | None = ([], [])
 
     def append(self, row: dict[str, Any]) -> None:
+        self._values = None  # (the batch is read from its rows)
         self._pending.append(row)
         if len(self._pending) >= BATCH:
             self._flush()
 
-    def extend(self, rows: list[dict[str, Any]]) -> None:
-        """:meth:`append` of each row, in order (the batches cut where appending cuts them)."""
+    def extend(self, rows: list[dict[str, Any]], values: RowValues | None = None) -> None:
+        """:meth:`append` of each row, in order (the batches cut where appending cuts them);
+        ``values``: the rows' scalars and templates (:meth:`RowShape.forms_of`: the
+        caller's word that they are the rows' own), for a batch made only of rows given
+        with theirs to be written from them."""
+        if values is None:
+            self._values = None
         pending, at = self._pending, 0
         while at < len(rows):
             take = BATCH - len(pending)
             pending.extend(rows[at:at + take])
+            if self._values is not None and values is not None:
+                self._values[0].extend(values[0][at:at + take])
+                self._values[1].extend(values[1][at:at + take])
             at += take
             if len(pending) >= BATCH:
                 self._flush()
@@ -82,17 +96,25 @@ class Spool(Sequence[dict[str, Any]]):
 
     def _flush(self) -> None:
         rows, self._pending = self._pending, []
+        given, self._values = self._values, ([], [])
         if not rows:
             return
-        forms = self._shape.forms(rows) if self._shape is not None else None
+        forms = None
+        if given is not None and self._shape is not None and len(given[1]) == len(rows):
+            forms = self._shape.forms_of(*given)
+        elif self._shape is not None:
+            forms = self._shape.forms(rows)
         canon, body = forms if forms is not None else _serialised(rows)
         first = not self._count
         back = self._back
         # plain JSON values: read back equal, by this process
         data = marshal.dumps(rows) if back is not None else b""
         with temporary_folder():  # full or gone: one line (unwritable), never a bug report
-            self._canon.write(canon if first else b"," + canon)
-            self._indent.write(body if first else b",\n" + body)
+            if not first:  # (written apart: the batch is not copied to be joined)
+                self._canon.write(b",")
+                self._indent.write(b",\n")
+            self._canon.write(canon)
+            self._indent.write(body)
             if back is not None:
                 back.write(_LENGTH.pack(len(data)) + data)
         self._count += len(rows)
