@@ -10,8 +10,11 @@ from typing import Any
 import pytest
 
 from risutools.replay import cutter as cutter_mod
+from risutools.replay.checker import InvariantChecker
 from risutools.replay.cutter import ContextCutter
 from risutools.replay.fixture import Message
+from risutools.replay.run import iterate_cutter
+from risutools.replay.synth import synthesize
 from risutools.settings.replay import build_config
 
 ROLES = ["user", "assistant", "user", "assistant", "system", "tool"]
@@ -98,3 +101,16 @@ def test_np_list_is_np_run(seed: int, walk: int, monkeypatch: pytest.MonkeyPatch
         hi = lo + rng.randrange(40)
         assert c._np_list(lo, hi) == list(c._np_run(lo, hi)), (lo, hi)
     assert c._np_list(0, n + 5) == list(c._np_run(0, n + 5))
+
+
+def test_the_mirrors_fields_are_all_slots() -> None:
+    """Every field a mirror sets, after a run, is one of its slots (none in its
+    ``__dict__``: a field past 30 would put them all in a dict, read slower)."""
+    cfg = build_config({"max_context": 400})
+    fx = synthesize(seed=2, messages=300)
+    ch = InvariantChecker(cfg)
+    for _, _, obs in iterate_cutter(fx, cfg):
+        assert obs is not None
+        ch.check(obs)
+    assert ch.mirror.__dict__ == {}
+    assert ch.verdicts["R1"].checked > 0

@@ -4,6 +4,7 @@ observed as (:class:`Step`, :class:`Change`), what its invariants share
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -102,3 +103,13 @@ class _In(_Out):
         #: an assistant message: the results of its calls (none yet: the one shared empty
         #: list, never appended to: :meth:`Mirror._link` gives a message its own)
         self.results: list[_In] = _NO_RESULTS
+
+
+def _apart(ids: set[str], edited: Sequence[tuple[str, str]], deleted: Sequence[str]) -> bool:
+    return ids.isdisjoint(deleted) and ids.isdisjoint([mid for mid, _ in edited])
+
+
+def _holds(seqs: list[int], seq: int) -> bool:
+    """``seq in seqs``, a sorted list (a bisection)."""
+    i = bisect.bisect_left(seqs, seq)
+    return i < len(seqs) and seqs[i] == seq
