@@ -12,7 +12,7 @@ import pytest
 from risutools.replay import cutter as cutter_mod
 from risutools.replay.checker import InvariantChecker
 from risutools.replay.cutter import ContextCutter
-from risutools.replay.fixture import Message
+from risutools.replay.fixture import Message, build_fixture
 from risutools.replay.run import iterate_cutter
 from risutools.replay.synth import synthesize
 from risutools.settings.replay import build_config
@@ -107,7 +107,7 @@ def test_the_mirrors_fields_are_all_slots() -> None:
     """Every field a mirror sets, after a run, is one of its slots (none in its
     ``__dict__``: a field past 30 would put them all in a dict, read slower)."""
     cfg = build_config({"max_context": 400})
-    fx = synthesize(seed=2, messages=300)
+    fx = build_fixture(synthesize(2, 300, edit_rate=0.3, delete_rate=0.2, tool_rate=0.2))
     ch = InvariantChecker(cfg)
     for _, _, obs in iterate_cutter(fx, cfg):
         assert obs is not None
