@@ -29,9 +29,8 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import Literal
 
 from risutools.errors import Code, ReplayError
@@ -103,8 +102,8 @@ class _Entry:
 
 
 _RESULT_ROLES = ("tool", "function")
-_PROTECTED = attrgetter("protected")
-_MSG = attrgetter("msg")
+#: what :meth:`ContextCutter.output_delta` withdraws when it withdraws nothing
+_NONE: tuple[str, ...] = ()
 #: entries :meth:`ContextCutter._np_run` walks to the next non-protected message before it
 #: asks the tree
 _WALK = 8
@@ -380,7 +379,7 @@ class ContextCutter:
             orphaned_tool_results=orphans,
         )
 
-    def output_delta(self, result: CutResult) -> tuple[list[Message], list[str]]:
+    def output_delta(self, result: CutResult) -> tuple[list[Message], Sequence[str]]:
         """What the output gained (or re-sent with new text) and lost since the last call.
 
         Call once after each :meth:`request`.  The output is the history minus the
@@ -404,10 +403,12 @@ class ContextCutter:
             sent = self._sent_new(touched, k)
         else:
             sent, withdrawn = self._delta_plain(k)
-        self._touched = {}
-        self._gone = []
+        touched.clear()  # (the same dict: read, never kept, by the caller)
         self._j = k
         self._upto = len(entries)
+        if not withdrawn:  # (none: the one empty tuple, not a list made each request)
+            return sent, _NONE
+        self._gone = []
         return sent, withdrawn
 
     def _sent_new(self, touched: dict[int, _Entry], k: int) -> list[Message]:
@@ -417,13 +418,17 @@ class ContextCutter:
         it out; and every live entry after the first of them is one of them): the
         non-protected messages before the first are all those but the ones touched, and
         one more before each next one past a non-protected one."""
-        new = list(touched.values())
-        before = self._n_np - len(new) + sum(map(_PROTECTED, new))
+        new = touched.values()
+        before = self._n_np - len(touched)
+        for e in new:
+            if e.protected:
+                before += 1
+        sent: list[Message] = []
         if before >= k:  # (each is sent: it is protected, or k or more come before it)
             for e in new:
                 e.sent = True
-            return list(map(_MSG, new))
-        sent: list[Message] = []
+                sent.append(e.msg)
+            return sent
         for e in new:
             if e.protected:
                 e.sent = True
