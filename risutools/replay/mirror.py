@@ -45,6 +45,7 @@ from risutools.replay.mirror_records import (
     _holds,
     _In,
     _Out,
+    sent_as_appended,
 )
 from risutools.settings.replay import PROFILES, ReplayConfig
 
@@ -682,8 +683,9 @@ class Mirror:
             changed.add(mid)
             if orphans:
                 orphans.discard(mid)  # (:meth:`_orphan` of a message not kept)
-            for res in e.results:
-                self._orphan(res)
+            if e.results is not _NO_RESULTS:  # (most have none: no loop begun)
+                for res in e.results:
+                    self._orphan(res)
             if e.prot:
                 self.prot_dropped.add(mid)
                 continue
@@ -722,30 +724,8 @@ class Mirror:
         self._first_kept = self._np_before_kept = None
 
     def _sent_as_appended(self, ch: Change) -> set[str]:
-        """The ids appended and sent as they are, entered sent at once (one update of each
-        tree, not two), in a change that neither edits nor deletes: each appended once,
-        sent once as the very message appended, not withdrawn, and not in the output
-        before.  The state reached is that of the operations in their order (what depends
-        on a message's state and its caller's is recomputed whenever either changes)."""
-        appended = ch.appended
-        if not appended or not ch.sent or ch.edited or ch.deleted:
-            return set()
-        ids = {m.id: m for m in appended}
-        if len(ids) != len(appended):  # an id appended twice
-            return set()
-        at_once: set[str] = set()
-        seen: set[str] = set()
-        out = self.out
-        for m in ch.sent:
-            mid = m.id
-            if mid in seen:  # sent twice
-                return set()
-            seen.add(mid)
-            if ids.get(mid) is m and mid not in out:
-                at_once.add(mid)
-        if ch.withdrawn:
-            at_once.difference_update(ch.withdrawn)
-        return at_once
+        """:func:`~risutools.replay.mirror_records.sent_as_appended` of this output."""
+        return sent_as_appended(ch, self.out)
 
     def _apply_step(self, step: Step) -> tuple[bool, int, Sig | None]:
         """Rebuild both mirrors from whole lists (O(n)); return what only lists can show:
