@@ -612,10 +612,13 @@ class Mirror:
         entered in ``changed``.  Nothing can tell: only ``prev_dropped`` is read with it
         (R5, :meth:`carry_state`), a subset of the ids in the input before, which this one
         was not, and discarding a kept id from it does nothing."""
-        by_seq, inp, out, out_at = self.by_seq, self.inp, self.out, self.out_at
-        num, den, over, prot_roles = self._num, self._den, self._overhead, self.prot_roles
+        by_seq, inp = self.by_seq, self.inp  # (two a line: more are a tuple made, unpacked)
+        out, out_at = self.out, self.out_at
+        num, den = self._num, self._den
+        over, prot_roles = self._overhead, self.prot_roles
         ta, tb = self.np_cnt.tree, self.np_est.tree
-        heap, in_heap, sigs, heaped = self.out_heap, self.in_heap, self.sigs, self._heaped
+        heap, in_heap = self.out_heap, self.in_heap
+        sigs, heaped = self.sigs, self._heaped
         total = 0
         n_np = self.n_np
         for m in appended:
