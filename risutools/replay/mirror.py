@@ -163,8 +163,9 @@ class Mirror:
         walked back over the tail (at most :data:`_WALK` entries), else the trees'."""
         if n_r <= 0:
             return 0
-        if self._drops_first():
-            d = self.n_np_drop
+        first, d = self._first_kept, self.n_np_drop
+        if first is not None and (  # (:meth:`_drops_first`, written out)
+                self._np_before_kept == d if first else self.n_np == d):
             return d if d < n_r else n_r
         tail = self.n_np - n_r  # the non-protected messages after R's last
         by_seq = self.by_seq
