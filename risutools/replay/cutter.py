@@ -112,8 +112,9 @@ _WALK = 8
 class ContextCutter:
     """Reference cutter over an incrementally maintained history."""
 
-    #: :meth:`output_delta`'s one pass over what was appended (:meth:`_sent_new`) when it
-    #: applies; False: the plain walk always (the reference the tests compare it with)
+    #: :meth:`output_delta`'s one pass over what was appended (:meth:`_sent_new`) and one
+    #: loop over the cut's move (:meth:`_np_list`) when they apply; False: the plain walk
+    #: always (:meth:`_delta_plain`, the reference the tests compare them with)
     _delta_fast = True
     #: ``len(_entries)`` at the last :meth:`output_delta` (the entries after it are new)
     _upto = 0
@@ -385,9 +386,11 @@ class ContextCutter:
         Call once after each :meth:`request`.  The output is the history minus the
         first ``result.dropped`` non-protected messages, so only the entries changed
         since and those between the old and the new cut are visited:
-        O((changes + |dropped - previous dropped|) * log n).  When the cut stayed and
-        every entry changed since was appended since (:meth:`_sent_new`), they are
-        taken in one pass, without the tree.
+        O((changes + |dropped - previous dropped|) * log n).  When the cut stayed or
+        moved forward and every entry changed since was appended since, the cut's move
+        is walked in one loop (:meth:`_np_list`) and those entries are taken in one
+        pass (:meth:`_sent_new`), without the tree.  Nothing withdrawn is the one empty
+        tuple :data:`_NONE`; ``sent`` is a new list each call.
         """
         k = result.dropped if result.enabled else 0
         touched = self._touched
@@ -412,7 +415,8 @@ class ContextCutter:
         return sent, withdrawn
 
     def _sent_new(self, touched: dict[int, _Entry], k: int) -> list[Message]:
-        """The plain pass of :meth:`_delta_plain` when the cut stayed at ``k`` and every
+        """The plain pass of :meth:`_delta_plain` when the cut is at ``k`` (it stayed, or
+        moved forward: what it passed withdrawn) and every
         entry touched was appended since the last call (never sent; in ``touched`` in the
         order of their seqs, as appended: an edit keeps a key's place, a delete takes
         it out; and every live entry after the first of them is one of them): the
