@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -102,6 +102,8 @@ class _Entry:
 
 
 _RESULT_ROLES = ("tool", "function")
+#: what :meth:`ContextCutter.output_delta` withdraws when it withdraws nothing
+_NONE: tuple[str, ...] = ()
 #: entries :meth:`ContextCutter._np_run` walks to the next non-protected message before it
 #: asks the tree
 _WALK = 8
@@ -109,6 +111,13 @@ _WALK = 8
 
 class ContextCutter:
     """Reference cutter over an incrementally maintained history."""
+
+    #: :meth:`output_delta`'s one pass over what was appended (:meth:`_sent_new`) and one
+    #: loop over the cut's move (:meth:`_np_list`) when they apply; False: the plain walk
+    #: always (:meth:`_delta_plain`, the reference the tests compare them with)
+    _delta_fast = True
+    #: ``len(_entries)`` at the last :meth:`output_delta` (the entries after it are new)
+    _upto = 0
 
     def __init__(self, config: ReplayConfig, state: CutterState | None = None) -> None:
         self.config = config
@@ -371,15 +380,105 @@ class ContextCutter:
             orphaned_tool_results=orphans,
         )
 
-    def output_delta(self, result: CutResult) -> tuple[list[Message], list[str]]:
+    def output_delta(self, result: CutResult) -> tuple[list[Message], Sequence[str]]:
         """What the output gained (or re-sent with new text) and lost since the last call.
 
         Call once after each :meth:`request`.  The output is the history minus the
         first ``result.dropped`` non-protected messages, so only the entries changed
         since and those between the old and the new cut are visited:
-        O((changes + |dropped - previous dropped|) * log n).
+        O((changes + |dropped - previous dropped|) * log n).  When the cut stayed or
+        moved forward and every entry changed since was appended since, the cut's move
+        is walked in one loop (:meth:`_np_list`) and those entries are taken in one
+        pass (:meth:`_sent_new`), without the tree.  Nothing withdrawn is the one empty
+        tuple :data:`_NONE`; ``sent`` is a new list each call.
         """
         k = result.dropped if result.enabled else 0
+        touched = self._touched
+        entries = self._entries
+        j = self._j
+        if self._delta_fast and k >= j and (not touched or min(touched) >= self._upto):
+            withdrawn = self._gone
+            if j < k:  # the cut moved forward: what it passed and was sent, withdrawn
+                for e in self._np_list(j, k):
+                    if e.sent:
+                        e.sent = False
+                        withdrawn.append(e.msg.id)
+            sent = self._sent_new(touched, k)
+        else:
+            sent, withdrawn = self._delta_plain(k)
+        touched.clear()  # (the same dict: read, never kept, by the caller)
+        self._j = k
+        self._upto = len(entries)
+        if not withdrawn:  # (none: the one empty tuple, not a list made each request)
+            return sent, _NONE
+        self._gone = []
+        return sent, withdrawn
+
+    def _sent_new(self, touched: dict[int, _Entry], k: int) -> list[Message]:
+        """The plain pass of :meth:`_delta_plain` when the cut is at ``k`` (it stayed, or
+        moved forward: what it passed withdrawn) and every
+        entry touched was appended since the last call (never sent; in ``touched`` in the
+        order of their seqs, as appended: an edit keeps a key's place, a delete takes
+        it out; and every live entry after the first of them is one of them): the
+        non-protected messages before the first are all those but the ones touched, and
+        one more before each next one past a non-protected one."""
+        new = touched.values()
+        before = self._n_np - len(touched)
+        for e in new:
+            if e.protected:
+                before += 1
+        sent: list[Message] = []
+        if before >= k:  # (each is sent: it is protected, or k or more come before it)
+            for e in new:
+                e.sent = True
+                sent.append(e.msg)
+            return sent
+        for e in new:
+            if e.protected:
+                e.sent = True
+                sent.append(e.msg)
+                continue
+            if before >= k:
+                e.sent = True
+                sent.append(e.msg)
+            before += 1
+        return sent
+
+    def _np_list(self, lo: int, hi: int) -> list[_Entry]:
+        """``list(self._np_run(lo, hi))`` in one loop: the first found in the tree, each
+        next one the next live non-protected entry, walked to (past :data:`_WALK` entries
+        in a row that are not, the tree asked for it)."""
+        if lo >= hi:
+            return []
+        e = self._nth_np(lo)
+        if e is None:
+            return []
+        run = [e]
+        entries = self._entries
+        n = len(entries)
+        left = hi - lo - 1
+        seq = e.seq + 1
+        gap = 0
+        while left and seq < n:
+            c = entries[seq]
+            seq += 1
+            if c is None or c.protected:
+                gap += 1
+                if gap == _WALK:  # a long run without one: the tree's answer
+                    c = self._nth_np(hi - left)
+                    if c is None:
+                        break
+                    run.append(c)
+                    left -= 1
+                    seq, gap = c.seq + 1, 0
+                continue
+            gap = 0
+            run.append(c)
+            left -= 1
+        return run
+
+    def _delta_plain(self, k: int) -> tuple[list[Message], list[str]]:
+        """:meth:`output_delta`'s answer, walking the cut's move and each entry touched."""
         sent: list[Message] = []
         withdrawn = self._gone
         emitted: set[int] = set()
@@ -403,9 +502,6 @@ class ContextCutter:
             elif not want and e.sent:
                 e.sent = False
                 withdrawn.append(e.msg.id)
-        self._touched = {}
-        self._gone = []
-        self._j = k
         return sent, withdrawn
 
     def _np_before(self, seq: int) -> int:

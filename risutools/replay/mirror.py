@@ -41,8 +41,11 @@ from risutools.replay.mirror_records import (
     Request,
     Sig,
     Step,
+    _apart,
+    _holds,
     _In,
     _Out,
+    sent_as_appended,
 )
 from risutools.settings.replay import PROFILES, ReplayConfig
 
@@ -60,12 +63,19 @@ class Mirror:
     """The input and output as the checker sees them, and the state derived from the
     previous enabled request (``prev_dropped``, ``prev_omitted``, ``prev_anchor``)."""
 
-    #: a change's two commonest shapes applied in one pass each (:meth:`_append_sent`,
-    #: :meth:`_withdraw_all`); False: one operation at a time (the reference the tests
-    #: compare them with)
-    fast = True
+    # (slots: past 30 fields, CPython 3.11 reads each one from a dict; __dict__ for tests)
+    __slots__ = (
+        "__dict__", "_before_anchor", "_den", "_drop_later", "_first_kept", "_heaped",
+        "_keep", "_np_before_kept", "_np_drop", "_num", "_overhead", "_target", "bad_out",
+        "by_seq", "changed", "config", "dead_seq", "est_out", "fast", "in_heap", "inp",
+        "linked", "n_np", "n_np_drop", "np_cnt", "np_est", "orphans", "out", "out_at",
+        "out_heap", "prev_anchor", "prev_dropped", "prev_omitted", "prot_dropped",
+        "prot_roles", "sigs", "total_in")
 
     def __init__(self, config: ReplayConfig) -> None:
+        #: a change's two commonest shapes in one pass each (:meth:`_append_sent`,
+        #: :meth:`_withdraw_all`); False: one operation at a time (the tests' reference)
+        self.fast = True
         self.config = config
         p = config.tokenizer_profile
         ratio = Fraction(PROFILES[p]) if isinstance(p, str) else Fraction(str(p))
@@ -153,8 +163,9 @@ class Mirror:
         walked back over the tail (at most :data:`_WALK` entries), else the trees'."""
         if n_r <= 0:
             return 0
-        if self._drops_first():
-            d = self.n_np_drop
+        first, d = self._first_kept, self.n_np_drop
+        if first is not None and (  # (:meth:`_drops_first`, written out)
+                self._np_before_kept == d if first else self.n_np == d):
             return d if d < n_r else n_r
         tail = self.n_np - n_r  # the non-protected messages after R's last
         by_seq = self.by_seq
@@ -602,10 +613,13 @@ class Mirror:
         entered in ``changed``.  Nothing can tell: only ``prev_dropped`` is read with it
         (R5, :meth:`carry_state`), a subset of the ids in the input before, which this one
         was not, and discarding a kept id from it does nothing."""
-        by_seq, inp, out, out_at = self.by_seq, self.inp, self.out, self.out_at
-        num, den, over, prot_roles = self._num, self._den, self._overhead, self.prot_roles
+        by_seq, inp = self.by_seq, self.inp  # (two a line: more are a tuple made, unpacked)
+        out, out_at = self.out, self.out_at
+        num, den = self._num, self._den
+        over, prot_roles = self._overhead, self.prot_roles
         ta, tb = self.np_cnt.tree, self.np_est.tree
-        heap, in_heap, sigs, heaped = self.out_heap, self.in_heap, self.sigs, self._heaped
+        heap, in_heap = self.out_heap, self.in_heap
+        sigs, heaped = self.sigs, self._heaped
         total = 0
         n_np = self.n_np
         for m in appended:
@@ -673,8 +687,9 @@ class Mirror:
             changed.add(mid)
             if orphans:
                 orphans.discard(mid)  # (:meth:`_orphan` of a message not kept)
-            for res in e.results:
-                self._orphan(res)
+            if e.results is not _NO_RESULTS:  # (most have none: no loop begun)
+                for res in e.results:
+                    self._orphan(res)
             if e.prot:
                 self.prot_dropped.add(mid)
                 continue
@@ -713,30 +728,8 @@ class Mirror:
         self._first_kept = self._np_before_kept = None
 
     def _sent_as_appended(self, ch: Change) -> set[str]:
-        """The ids appended and sent as they are, entered sent at once (one update of each
-        tree, not two), in a change that neither edits nor deletes: each appended once,
-        sent once as the very message appended, not withdrawn, and not in the output
-        before.  The state reached is that of the operations in their order (what depends
-        on a message's state and its caller's is recomputed whenever either changes)."""
-        appended = ch.appended
-        if not appended or not ch.sent or ch.edited or ch.deleted:
-            return set()
-        ids = {m.id: m for m in appended}
-        if len(ids) != len(appended):  # an id appended twice
-            return set()
-        at_once: set[str] = set()
-        seen: set[str] = set()
-        out = self.out
-        for m in ch.sent:
-            mid = m.id
-            if mid in seen:  # sent twice
-                return set()
-            seen.add(mid)
-            if ids.get(mid) is m and mid not in out:
-                at_once.add(mid)
-        if ch.withdrawn:
-            at_once.difference_update(ch.withdrawn)
-        return at_once
+        """:func:`~risutools.replay.mirror_records.sent_as_appended` of this output."""
+        return sent_as_appended(ch, self.out)
 
     def _apply_step(self, step: Step) -> tuple[bool, int, Sig | None]:
         """Rebuild both mirrors from whole lists (O(n)); return what only lists can show:
@@ -789,12 +782,3 @@ class Mirror:
             self.in_heap.add(seq)
             heapq.heappush(self.out_heap, seq)
 
-
-def _apart(ids: set[str], edited: Sequence[tuple[str, str]], deleted: Sequence[str]) -> bool:
-    return ids.isdisjoint(deleted) and ids.isdisjoint([mid for mid, _ in edited])
-
-
-def _holds(seqs: list[int], seq: int) -> bool:
-    """``seq in seqs``, a sorted list (a bisection)."""
-    i = bisect.bisect_left(seqs, seq)
-    return i < len(seqs) and seqs[i] == seq

@@ -4,7 +4,8 @@ observed as (:class:`Step`, :class:`Change`), what its invariants share
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import bisect
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -102,3 +103,40 @@ class _In(_Out):
         #: an assistant message: the results of its calls (none yet: the one shared empty
         #: list, never appended to: :meth:`Mirror._link` gives a message its own)
         self.results: list[_In] = _NO_RESULTS
+
+
+def _apart(ids: set[str], edited: Sequence[tuple[str, str]], deleted: Sequence[str]) -> bool:
+    return ids.isdisjoint(deleted) and ids.isdisjoint([mid for mid, _ in edited])
+
+
+def _holds(seqs: list[int], seq: int) -> bool:
+    """``seq in seqs``, a sorted list (a bisection)."""
+    i = bisect.bisect_left(seqs, seq)
+    return i < len(seqs) and seqs[i] == seq
+
+
+def sent_as_appended(ch: Change, out: Mapping[str, object]) -> set[str]:
+    """The ids appended and sent as they are, entered sent at once (one update of each
+    tree, not two), in a change that neither edits nor deletes: each appended once,
+    sent once as the very message appended, not withdrawn, and not in the output
+    before (``out``: the mirror's output by id).  The state reached is that of the
+    operations in their order (what depends on a message's state and its caller's is
+    recomputed whenever either changes)."""
+    appended = ch.appended
+    if not appended or not ch.sent or ch.edited or ch.deleted:
+        return set()
+    ids = {m.id: m for m in appended}
+    if len(ids) != len(appended):  # an id appended twice
+        return set()
+    at_once: set[str] = set()
+    seen: set[str] = set()
+    for m in ch.sent:
+        mid = m.id
+        if mid in seen:  # sent twice
+            return set()
+        seen.add(mid)
+        if ids.get(mid) is m and mid not in out:
+            at_once.add(mid)
+    if ch.withdrawn:
+        at_once.difference_update(ch.withdrawn)
+    return at_once
