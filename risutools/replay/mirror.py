@@ -606,8 +606,8 @@ class Mirror:
 
     def _append_sent(self, appended: Sequence[Message]) -> None:
         """``_in_append(m, True)`` for each message, in order, in one pass (the mirror's
-        fields read once, :func:`push_two` written out (the drop tree's push: when it is
-        asked, :meth:`drops`), each entry made without a call, the seq onto the
+        fields read once, the two trees pushed by :func:`push_two` (the drop tree's push:
+        when it is asked, :meth:`drops`), each entry made without a call, the seq onto the
         heap of ``out_at`` as the largest there: a new leaf, its place already; :meth:`_as_sent`
         said every one is new and sent at once), but for one thing: a new id kept is not
         entered in ``changed``.  Nothing can tell: only ``prev_dropped`` is read with it
@@ -617,7 +617,7 @@ class Mirror:
         out, out_at = self.out, self.out_at
         num, den = self._num, self._den
         over, prot_roles = self._overhead, self.prot_roles
-        ta, tb = self.np_cnt.tree, self.np_est.tree
+        np_cnt, np_est = self.np_cnt, self.np_est
         heap, in_heap = self.out_heap, self.in_heap
         sigs, heaped = self.sigs, self._heaped
         total = 0
@@ -651,13 +651,7 @@ class Mirror:
                     heap.append(seq)
                 n_np += 1
                 sigs.setdefault((role, content), []).append(seq)
-            j, stop = seq, seq + 1 - ((seq + 1) & -(seq + 1))  # (push_two, written out)
-            while j > stop:
-                va += ta[j]
-                vb += tb[j]
-                j -= j & -j
-            ta.append(va)
-            tb.append(vb)
+            push_two(np_cnt, np_est, va, vb)
             if role in RESULT_ROLES:
                 self._link(e)
         self.n_np = n_np
