@@ -393,21 +393,21 @@ def test_first_of_difference_is_the_first_position_where_one_tree_exceeds_the_ot
                     va[i] = 0
 
 
-def test_push_three_is_three_pushes() -> None:
-    """The checker's three trees grown in one walk (``push_three``) hold what three
-    ``Fenwick.push`` calls give, at every length (every shape of the walk), with values
+@pytest.mark.parametrize("arity", [2, 3])
+def test_pushing_trees_in_one_walk_is_pushing_each(arity: int) -> None:
+    """The checker's trees grown in one walk (``push_two``, ``push_three``) hold what a
+    ``Fenwick.push`` of each gives, at every length (every shape of the walk), with values
     of any sign, as they grow and after adds in between."""
-    import random
+    from risutools.replay.fenwick import Fenwick, push_three, push_two
 
-    from risutools.replay.fenwick import Fenwick, push_three
-
-    rng = random.Random(11)
+    push = push_two if arity == 2 else push_three
+    rng = random.Random(11 + arity)
     for n in (1, 2, 3, 8, 65, 513):
-        fast = (Fenwick(), Fenwick(), Fenwick())
-        slow = (Fenwick(), Fenwick(), Fenwick())
+        fast = tuple(Fenwick() for _ in range(arity))
+        slow = tuple(Fenwick() for _ in range(arity))
         for i in range(n):
-            vals = (rng.randrange(2), rng.randrange(-5, 400), rng.randrange(-1, 2))
-            push_three(*fast, *vals)
+            vals = (rng.randrange(2), rng.randrange(-5, 400), rng.randrange(-1, 2))[:arity]
+            push(*fast, *vals)  # type: ignore[operator]
             for tree, v in zip(slow, vals, strict=True):
                 tree.push(v)
             assert [t.tree for t in fast] == [t.tree for t in slow], (n, i)
@@ -415,7 +415,7 @@ def test_push_three_is_three_pushes() -> None:
                 at, delta = rng.randrange(1, i + 2), rng.randrange(-3, 4)
                 for tree in (*fast, *slow):
                     tree.add(at, delta)
-        assert all(fast[k].prefix(j) == slow[k].prefix(j) for k in range(3)
+        assert all(fast[k].prefix(j) == slow[k].prefix(j) for k in range(arity)
                    for j in range(n + 1))
 
 

@@ -14,7 +14,6 @@ broken ones), fast and one operation at a time.
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import pytest
@@ -22,7 +21,6 @@ import pytest
 from risutools.replay import mirror as mirror_mod
 from risutools.replay.checker import InvariantChecker
 from risutools.replay.cutter import ContextCutter
-from risutools.replay.fenwick import Fenwick, push_two
 from risutools.replay.fixture import Message
 from risutools.replay.mirror import Change, Mirror
 from risutools.settings.replay import build_config
@@ -145,19 +143,3 @@ def test_drops_into_the_tail_are_not_counted_in_r(walk: int,
     assert m._r_end(6) == 6
     _by_definition(m, 6)
     assert checker.verdicts["R2"].failures == 1
-
-
-def test_push_two_is_two_pushes() -> None:
-    rng = random.Random(5)
-    for n in (1, 2, 3, 8, 65, 300):
-        fast, slow = (Fenwick(), Fenwick()), (Fenwick(), Fenwick())
-        for i in range(n):
-            vals = (rng.randrange(2), rng.randrange(-5, 400))
-            push_two(*fast, *vals)
-            for tree, v in zip(slow, vals, strict=True):
-                tree.push(v)
-            assert [t.tree for t in fast] == [t.tree for t in slow], (n, i)
-            if rng.random() < 0.2:  # a value changes in place
-                at, delta = rng.randrange(1, i + 2), rng.randrange(-3, 4)
-                for tree in (*fast, *slow):
-                    tree.add(at, delta)
