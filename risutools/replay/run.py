@@ -302,8 +302,7 @@ def replay_cutter(
 def _cutter_row(turn: Turn, res: CutResult, ev: dict[str, Any]) -> dict[str, Any]:
     return {
         "request": turn.number,
-        "ops": {"appended": len(turn.append), "edited": len(turn.edit),
-                "deleted": len(turn.delete), "toggle": turn.toggle},  # (_ops, inline)
+        "ops": _ops(turn),
         "enabled": res.enabled,
         "messages_in": res.messages_in,
         "messages_out": res.messages_out,
