@@ -248,32 +248,60 @@ def fast_json_texts_many(datas: list[bytes], keys: tuple[str, ...], *, sort: boo
 def fast_json_many(texts: list[bytes]) -> list[Any] | None:
     """The values :func:`fast_json` gives for each of ``texts``, when it gives one for every
     one of them; else None (then ask :func:`fast_json` one text at a time).  Each text is
-    parsed on its own; the guards run once over them all:
+    parsed on its own (:func:`loads_many`); the guards run once over them all
+    (:func:`fast_json_many_of`)."""
+    values = loads_many(texts)
+    return None if values is None else fast_json_many_of(values, texts)
+
+
+def loads_many(texts: list[bytes]) -> list[Any] | None:
+    """orjson's value of each of ``texts`` (each parsed on its own), or None when orjson is
+    missing or refuses one of them.  No guard has run: the values are :func:`fast_json`'s
+    only once :func:`fast_json_many_of` has taken them, or once the caller has checked
+    their shape itself and :func:`colons_written` their keys."""
+    if orjson is None:
+        return None
+    try:
+        return list(map(orjson.loads, texts))
+    except orjson.JSONDecodeError:
+        return None
+
+
+def fast_json_many_of(values: list[Any], texts: list[bytes]) -> list[Any] | None:
+    """:func:`fast_json_many` of ``texts`` whose values :func:`loads_many` gave: ``values``
+    when :func:`fast_json` gives each of them, else None.  The guards run once over them
+    all:
 
     - numbers and nesting: :func:`plain_levels` of the list of values is one more than the
       deepest value's, and None when any value holds a float;
     - duplicate keys: a text's ``:`` count is never below its canonical form's (every key
       kept and every string of the value is written in the text, each ``:`` as itself when
       no ``\\u003a`` escape spells one), so the totals are equal exactly when each text's
-      count equals its canonical form's.
+      count equals its canonical form's (:func:`colons_written`).
     """
-    if orjson is None:
-        return None
-    loads = orjson.loads
-    try:
-        values = [loads(t) for t in texts]
-    except orjson.JSONDecodeError:
-        return None
     levels = plain_levels(values)
     if levels is None or levels - 1 > MAX_DEPTH:
         return None
     canon = plain_canonical(values)
     if canon is None:
         return None
+    return values if colons_written(texts, canon.count(b":")) else None
+
+
+def colons_written(texts: list[bytes], colons: int) -> bool:
+    """The duplicate-key guard of :func:`fast_json` over ``texts`` whose values hold
+    ``colons`` ``:`` in their canonical form (one a key kept, plus every ``:`` of their
+    strings, keys included): whether the texts hold as many, and no ``\\u003a``-style
+    escape that could spell one the count would miss.  A text holds one ``:`` a key
+    written (a repeated key is written twice, kept once) plus the same ``:`` of the
+    strings, so the counts are equal exactly when no key of any of them is repeated
+    (``"a"`` and ``"\\u0061"`` included: one key once decoded).  A caller that knows
+    its values' shape may count ``colons`` itself (the keys it met, the strings' ``:``)
+    rather than writing the canonical form."""
     written = b"\n".join(texts)  # (one pass in C each, below)
-    if b"\\u003" in written:
-        return None
-    return values if canon.count(b":") == written.count(b":") else None
+    if b"\\" in written and b"\\u003" in written:
+        return False
+    return written.count(b":") == colons
 
 
 def parse_json_text(text: str, *, line: int | None) -> tuple[Any, Problem | None]:

@@ -21,21 +21,25 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from operator import methodcaller
+from itertools import accumulate, chain, repeat
+from operator import itemgetter, methodcaller
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from risutools.canonical import sha256_prefixed
+from risutools.canonical import plain_canonical, plain_levels, sha256_prefixed
 from risutools.errors import Code, ConfigError, DocumentError
 from risutools.jsontypes import is_number
 from risutools.pathnames import show_name
 from risutools.safeio import read_or_raise
 from risutools.settings.replay import KNOWN_ROLES, check_layer
 from risutools.values import (
+    MAX_DEPTH,
+    colons_written,
     decode_text,
     fast_json,
-    fast_json_many,
+    fast_json_many_of,
     json_values_fit,
+    loads_many,
     parse_json_exact,
     parse_value,
 )
@@ -276,7 +280,14 @@ def _turn(raw: Any, number: int, ids: _Ids) -> Turn:
     turn = Turn(number, append, [], [])
     if len(raw) == 1 and items is not append:
         return turn  # (append alone: most turns)
-    where = f"turn {number}"
+    _turn_rest(raw, turn, ids)
+    return turn
+
+
+def _turn_rest(raw: dict[str, Any], turn: Turn, ids: _Ids) -> None:
+    """A turn's operations but its ``append`` (taken: ``turn.append``), checked and set on
+    ``turn``: ``edit``, ``delete``, ``toggle`` and ``metrics``, in that order."""
+    where = f"turn {turn.number}"
     if "edit" in raw:
         turn.edit = _edits(raw["edit"], where, ids)
     if "delete" in raw:
@@ -287,7 +298,6 @@ def _turn(raw: Any, number: int, ids: _Ids) -> Turn:
         turn.toggle = raw["toggle"]
     if "metrics" in raw:
         turn.metrics = _metrics(raw["metrics"], f"{where}: metrics")
-    return turn
 
 
 def _edits(raw: Any, where: str, ids: _Ids) -> list[tuple[str, str]]:
@@ -476,38 +486,183 @@ class TurnStream:
             raise RuntimeError("a streamed fixture's turns are read once")
         self._used = True
         number = 0
-        ids = self._ids
+        ids, read = self._ids, self.read
+        opens = methodcaller("startswith", b"{")
         try:
-            for value in _line_values(self._data, self._start, self._first):
-                number += 1
-                turn = _turn(value, number, ids)
-                if turn.metrics is not None and turn.metrics.note:
-                    self.read.append(turn)
-                yield turn
+            for lineno, chunk in _line_groups(self._data, self._start, self._first):
+                values = loads_many(chunk) if all(map(opens, chunk)) else None  # none blank
+                group = _group(values, chunk, ids) if values is not None else None
+                if group is not None:  # (the usual shape: taken a column at a time)
+                    turns, error = _group_turns(group, values or [], number, ids)
+                    number += len(turns)
+                    read += [t for t in turns if t.metrics is not None and t.metrics.note]
+                    yield from turns
+                    if error is not None:
+                        raise error
+                    continue
+                for value in _group_values(chunk, lineno, values):
+                    number += 1
+                    turn = _turn(value, number, ids)
+                    if turn.metrics is not None and turn.metrics.note:
+                        read.append(turn)
+                    yield turn
         except ConfigError as exc:
             raise exc.with_path(self._file) from None
 
 
-#: lines whose values are parsed together (:func:`~risutools.values.fast_json_many`)
+#: lines whose values are parsed together (:func:`~risutools.values.loads_many`), checked
+#: together and (:func:`_group`) taken together
 _PARSED_TOGETHER = 256
 
 
-def _line_values(data: bytes, start: int, lineno: int) -> Iterator[Any]:
-    """The value of each non-blank line from ``start`` (:func:`_json_line`'s), the guards
-    of the fast path run over :data:`_PARSED_TOGETHER` lines at a time; lines of a group
-    any of which the fast path would not take go one by one, in order, so a bad line
-    raises what it would alone when it is reached."""
-    opens = methodcaller("startswith", b"{")
+def _line_groups(data: bytes, start: int, lineno: int) -> Iterator[tuple[int, list[bytes]]]:
+    """:func:`_line_blocks` :data:`_PARSED_TOGETHER` lines at a time: (the number of the
+    group's first line, its lines)."""
     for first, lines in _line_blocks(data, start, lineno):
         for at in range(0, len(lines), _PARSED_TOGETHER):
-            chunk = lines[at:at + _PARSED_TOGETHER]
-            values = fast_json_many(chunk) if all(map(opens, chunk)) else None  # none blank
-            if values is not None:
-                yield from values
-                continue
-            for i, line in enumerate(chunk):
-                if line[:1] == b"{" or not _blank(line):
-                    yield _json_line(line, first + at + i)
+            yield first + at, lines[at:at + _PARSED_TOGETHER]
+
+
+def _group_values(lines: list[bytes], lineno: int, values: list[Any] | None) -> Iterator[Any]:
+    """The value of each non-blank line of a group whose first is line ``lineno``
+    (:func:`_json_line`'s), ``values`` orjson's of them all (:func:`loads_many`) or None:
+    the guards of the fast path run over them all at once; a group any line of which the
+    fast path would not take goes one line at a time, in order, so a bad line raises
+    what it would alone when it is reached."""
+    taken = fast_json_many_of(values, lines) if values is not None else None
+    if taken is not None:
+        yield from taken
+        return
+    for i, line in enumerate(lines):
+        if line[:1] == b"{" or not _blank(line):
+            yield _json_line(line, lineno + i)
+
+
+# ---- a group of turns taken a column at a time ------------------------------------
+
+#: a message's members in :class:`Message`'s order (KeyError when one is missing)
+_MEMBERS = itemgetter("id", "role", "content")
+#: the roles a message taken a column at a time may have: those without a ``:`` (the
+#: duplicate-key guard counts none in them)
+_PLAIN_ROLES = frozenset(r for r in KNOWN_ROLES if ":" not in r)
+#: what :func:`_group` reads as a turn's ``append`` when it has none
+_NO_APPEND: tuple[()] = ()
+_DICTS = {dict}
+_APPENDS = frozenset((list, tuple))
+
+
+class _Group(NamedTuple):
+    """A group of turns checked a column at a time (:func:`_group`), not yet taken."""
+
+    messages: list[Message]  # every message the turns append, in order
+    mids: tuple[str, ...]  # their ids
+    counts: list[int]  # each turn's messages
+    special: list[int]  # the turns (0-based) with an operation besides ``append``
+
+
+def _group(values: list[Any], lines: list[bytes], ids: _Ids) -> _Group | None:
+    """The turns ``values`` (orjson's of ``lines``, no guard run) when each is of the usual
+    shape -- a mapping of known operations whose ``append``, if any, is a list of
+    messages of the usual shape (:meth:`_Ids.take_all`'s, ids new and unrepeated) --
+    and the fast path's guards hold (the values are :func:`~risutools.values.fast_json`'s:
+    nothing but those messages' strings, and the other operations plain; no key
+    repeated, :func:`~risutools.values.colons_written`); else None (the turns then go
+    one at a time: :func:`_turn`).  Each check runs over a whole column (every turn's
+    type, every message's id...) in C; nothing is taken yet (:func:`_group_turns`)."""
+    if set(map(type, values)) != _DICTS:
+        return None
+    appends = list(map(dict.get, values, repeat("append"), repeat(_NO_APPEND)))
+    kinds = set(map(type, appends))
+    if not _APPENDS.issuperset(kinds):
+        return None
+    n = len(values)
+    lens = list(map(len, values))
+    special: list[int] = []
+    if tuple in kinds or lens.count(1) != n:
+        special = [i for i in range(n) if lens[i] != 1 or appends[i] is _NO_APPEND]
+    taken = _columns(list(chain.from_iterable(appends)), ids.ever)
+    rest = _rest_colons([values[i] for i in special]) if special else 0
+    if taken is None or rest is None:
+        return None
+    triples, mids, colons = taken
+    colons += (n - sum(1 for i in special if appends[i] is _NO_APPEND)  # each "append":
+               + 3 * len(triples) + rest)
+    if not colons_written(lines, colons):
+        return None
+    messages = list(map(tuple.__new__, repeat(Message), triples))
+    return _Group(messages, mids, list(map(len, appends)), special)
+
+
+def _columns(raw: list[Any], ever: set[str]
+             ) -> tuple[list[tuple[str, str, str]], tuple[str, ...], int] | None:
+    """The messages ``raw`` (orjson's values: exact JSON types) when each is of the usual
+    shape (:meth:`_Ids.take_all`'s: exactly ``id``, ``role`` and ``content``, each a
+    ``str``, the id letters and digits alone (at most 64), the role known and without a
+    ``:``) and no id is in ``ever`` or repeated: (their (id, role, content), their ids,
+    the ``:`` of their contents); else None.  The types are checked by what is done with
+    them: only a mapping is indexed by a key, only strings are joined, an unhashable role
+    is in no set (each a TypeError), and a role that is no string is not a known one; a
+    message with more members than the three is refused by :func:`_group`'s count of the
+    ``:`` written (three a message: one more is one more ``:`` in the text)."""
+    if not raw:
+        return [], (), 0
+    try:
+        triples = list(map(_MEMBERS, raw))
+        mids, roles, contents = zip(*triples, strict=True)
+        joined = "".join(mids)  # (each letters and digits alone, none empty: below)
+        if (not _PLAIN_ROLES.issuperset(roles)
+                or not (joined.isascii() and joined.isalnum()) or max(map(len, mids)) > 64):
+            return None
+        colons = "".join(contents).count(":")
+    except (KeyError, TypeError):
+        return None
+    new = set(mids)
+    if len(new) != len(mids) or "" in new or not new.isdisjoint(ever):
+        return None
+    return triples, mids, colons
+
+
+def _rest_colons(raw: list[dict[str, Any]]) -> int | None:
+    """The ``:`` of the canonical form of the turns ``raw``'s operations but their
+    ``append`` (one a key, and their strings'), when every operation is known and its
+    value plain (:func:`~risutools.canonical.plain_levels`: no float) and at most
+    :data:`~risutools.values.MAX_DEPTH` levels deep; else None."""
+    rests = [{k: v for k, v in t.items() if k != "append"} for t in raw]
+    if not all(map(_TURN_KEY_SET.issuperset, rests)):
+        return None
+    levels = plain_levels(rests)  # (one more than the deepest turn's)
+    canon = plain_canonical(rests) if levels is not None and levels - 1 <= MAX_DEPTH else None
+    return None if canon is None else canon.count(b":")
+
+
+def _group_turns(group: _Group, values: list[Any], number: int, ids: _Ids
+                 ) -> tuple[list[Turn], ConfigError | None]:
+    """The turns of a group :func:`_group` checked (numbered from ``number + 1``), their
+    messages counted in ``ids`` as :func:`_turn` counts them, a turn at a time where one
+    has more operations than ``append`` (:func:`_turn_rest`, in order: an edit or a delete
+    sees the ids of the turns before it): (the turns, None), or (the turns before the
+    first bad one, its error)."""
+    messages, mids, counts, special = group
+    ends = list(accumulate(counts))
+    appends = map(messages.__getitem__, map(slice, chain((0,), ends), ends))
+    n = len(counts)
+    turns = list(map(Turn, range(number + 1, number + n + 1), appends,
+                     map(list, repeat((), n)), map(list, repeat((), n))))
+    ids.counter += len(mids)
+    ever, live = ids.ever, ids.live
+    done = 0
+    for i in special:
+        upto = ends[i]
+        ever.update(mids[done:upto])
+        live.update(mids[done:upto])
+        done = upto
+        try:
+            _turn_rest(values[i], turns[i], ids)
+        except ConfigError as exc:
+            return turns[:i], exc
+    ever.update(mids[done:])
+    live.update(mids[done:])
+    return turns, None
 
 
 def _lines(data: bytes, start: int, lineno: int) -> Iterator[tuple[int, bytes, int]]:
