@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, repeat
-from operator import itemgetter, methodcaller
+from itertools import accumulate, chain, compress, repeat
+from operator import itemgetter, ne
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -487,10 +487,9 @@ class TurnStream:
         self._used = True
         number = 0
         ids, read = self._ids, self.read
-        opens = methodcaller("startswith", b"{")
         try:
             for lineno, chunk in _line_groups(self._data, self._start, self._first):
-                values = loads_many(chunk) if all(map(opens, chunk)) else None  # none blank
+                values = loads_many(chunk) if _opening(chunk) else None  # (none blank)
                 group = _group(values, chunk, ids) if values is not None else None
                 if group is not None:  # (the usual shape: taken a column at a time)
                     turns, error = _group_turns(group, values or [], number, ids)
@@ -510,14 +509,12 @@ class TurnStream:
             raise exc.with_path(self._file) from None
 
 
-#: lines whose values are parsed together (:func:`~risutools.values.loads_many`), checked
-#: together and (:func:`_group`) taken together
+#: lines whose values are parsed, checked and (:func:`_group`) taken together
 _PARSED_TOGETHER = 256
 
 
 def _line_groups(data: bytes, start: int, lineno: int) -> Iterator[tuple[int, list[bytes]]]:
-    """:func:`_line_blocks` :data:`_PARSED_TOGETHER` lines at a time: (the number of the
-    group's first line, its lines)."""
+    """:func:`_line_blocks` :data:`_PARSED_TOGETHER` lines at a time (first's number, lines)."""
     for first, lines in _line_blocks(data, start, lineno):
         for at in range(0, len(lines), _PARSED_TOGETHER):
             yield first + at, lines[at:at + _PARSED_TOGETHER]
@@ -547,8 +544,7 @@ _MEMBERS = itemgetter("id", "role", "content")
 _PLAIN_ROLES = frozenset(r for r in KNOWN_ROLES if ":" not in r)
 #: what :func:`_group` reads as a turn's ``append`` when it has none
 _NO_APPEND: tuple[()] = ()
-_DICTS = {dict}
-_APPENDS = frozenset((list, tuple))
+_DICTS, _APPENDS = {dict}, frozenset((list, tuple))
 
 
 class _Group(NamedTuple):
@@ -561,14 +557,12 @@ class _Group(NamedTuple):
 
 
 def _group(values: list[Any], lines: list[bytes], ids: _Ids) -> _Group | None:
-    """The turns ``values`` (orjson's of ``lines``, no guard run) when each is of the usual
-    shape -- a mapping of known operations whose ``append``, if any, is a list of
-    messages of the usual shape (:meth:`_Ids.take_all`'s, ids new and unrepeated) --
-    and the fast path's guards hold (the values are :func:`~risutools.values.fast_json`'s:
-    nothing but those messages' strings, and the other operations plain; no key
-    repeated, :func:`~risutools.values.colons_written`); else None (the turns then go
-    one at a time: :func:`_turn`).  Each check runs over a whole column (every turn's
-    type, every message's id...) in C; nothing is taken yet (:func:`_group_turns`)."""
+    """The turns ``values`` (orjson's of ``lines``, no guard run) when each is a mapping of
+    known operations whose ``append``, if any, lists messages of the usual shape
+    (:func:`_columns`) and the fast path's guards hold (no float, no key repeated:
+    :func:`~risutools.values.colons_written`); else None (then one at a time: :func:`_turn`).
+    Each check runs over a column (every turn, every message's id...) in C; nothing is
+    taken yet (:func:`_group_turns`)."""
     if set(map(type, values)) != _DICTS:
         return None
     appends = list(map(dict.get, values, repeat("append"), repeat(_NO_APPEND)))
@@ -596,14 +590,11 @@ def _group(values: list[Any], lines: list[bytes], ids: _Ids) -> _Group | None:
 def _columns(raw: list[Any], ever: set[str]
              ) -> tuple[list[tuple[str, str, str]], tuple[str, ...], int] | None:
     """The messages ``raw`` (orjson's values: exact JSON types) when each is of the usual
-    shape (:meth:`_Ids.take_all`'s: exactly ``id``, ``role`` and ``content``, each a
-    ``str``, the id letters and digits alone (at most 64), the role known and without a
-    ``:``) and no id is in ``ever`` or repeated: (their (id, role, content), their ids,
-    the ``:`` of their contents); else None.  The types are checked by what is done with
-    them: only a mapping is indexed by a key, only strings are joined, an unhashable role
-    is in no set (each a TypeError), and a role that is no string is not a known one; a
-    message with more members than the three is refused by :func:`_group`'s count of the
-    ``:`` written (three a message: one more is one more ``:`` in the text)."""
+    shape (:meth:`_Ids.take_all`'s; the role also without a ``:``) and no id is in ``ever``
+    or repeated: (their (id, role, content), their ids, their contents' ``:``); else None.
+    Types are checked by use: only a mapping is indexed by a key, only strings are joined,
+    an unhashable role is in no set (TypeError), a role that is no string is no known one;
+    a fourth member is one more ``:`` than :func:`_group` counts (refused there)."""
     if not raw:
         return [], (), 0
     try:
@@ -623,10 +614,9 @@ def _columns(raw: list[Any], ever: set[str]
 
 
 def _rest_colons(raw: list[dict[str, Any]]) -> int | None:
-    """The ``:`` of the canonical form of the turns ``raw``'s operations but their
-    ``append`` (one a key, and their strings'), when every operation is known and its
-    value plain (:func:`~risutools.canonical.plain_levels`: no float) and at most
-    :data:`~risutools.values.MAX_DEPTH` levels deep; else None."""
+    """The ``:`` of the canonical form of the turns ``raw``'s operations but ``append``,
+    when each is known, plain (:func:`~risutools.canonical.plain_levels`: no float) and
+    at most :data:`~risutools.values.MAX_DEPTH` levels deep; else None."""
     rests = [{k: v for k, v in t.items() if k != "append"} for t in raw]
     if not all(map(_TURN_KEY_SET.issuperset, rests)):
         return None
@@ -637,11 +627,9 @@ def _rest_colons(raw: list[dict[str, Any]]) -> int | None:
 
 def _group_turns(group: _Group, values: list[Any], number: int, ids: _Ids
                  ) -> tuple[list[Turn], ConfigError | None]:
-    """The turns of a group :func:`_group` checked (numbered from ``number + 1``), their
-    messages counted in ``ids`` as :func:`_turn` counts them, a turn at a time where one
-    has more operations than ``append`` (:func:`_turn_rest`, in order: an edit or a delete
-    sees the ids of the turns before it): (the turns, None), or (the turns before the
-    first bad one, its error)."""
+    """The turns of a group :func:`_group` checked, numbered from ``number + 1``, their ids
+    taken as :func:`_turn` takes them (up to each turn with more than an append, whose rest
+    is then taken: :func:`_turn_rest`): (the turns, None) or (those before a bad one, why)."""
     messages, mids, counts, special = group
     ends = list(accumulate(counts))
     appends = map(messages.__getitem__, map(slice, chain((0,), ends), ends))
@@ -708,6 +696,23 @@ def _blank(line: bytes) -> bool:
     return not rest or not line.decode("utf-8").strip()
 
 
+#: a line's first byte (a cached one-byte ``bytes``; ``b""`` for an empty line)
+_FIRST = itemgetter(slice(0, 1))
+
+
+def _opening(lines: list[bytes]) -> bool:
+    """Whether every one of ``lines`` opens with ``{`` (none is blank)."""
+    return list(map(_FIRST, lines)).count(b"{") == len(lines)
+
+
+def _blanks(lines: list[bytes]) -> int:
+    """How many of ``lines`` are blank (:func:`_blank`; one that opens with ``{`` is not)."""
+    firsts = list(map(_FIRST, lines))
+    if firsts.count(b"{") == len(lines):
+        return 0
+    return sum(map(_blank, compress(lines, map(ne, firsts, repeat(b"{")))))
+
+
 def _streamable(data: bytes) -> bool:
     """The file is UTF-8 (checked a piece at a time, cut at newlines: no sequence spans
     one) and its lines are the bytes' lines (no lone ``\r``)."""
@@ -759,8 +764,7 @@ def _streamed(data: bytes, file: str) -> Fixture:
     if header is None:
         raise _err("", EMPTY_FILE)
     name, config, messages, ids = _header({**header, "turns": None})
-    count = sum(len(lines) - sum(1 for line in lines if line[:1] != b"{" and _blank(line))
-                for _, lines in _line_blocks(data, begin, first))
+    count = sum(len(lines) - _blanks(lines) for _, lines in _line_blocks(data, begin, first))
     if not count:
         raise _err("turns", NO_TURNS)
     _check_turn_count(count)
