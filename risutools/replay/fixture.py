@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from risutools.canonical import plain_canonical, plain_levels, sha256_prefixed
-from risutools.errors import Code, ConfigError, DocumentError
+from risutools.errors import Code, ConfigError, DocumentError, RisuError
 from risutools.jsontypes import is_number
 from risutools.pathnames import show_name
 from risutools.safeio import read_or_raise
@@ -505,8 +505,8 @@ class TurnStream:
                     if turn.metrics is not None and turn.metrics.note:
                         read.append(turn)
                     yield turn
-        except ConfigError as exc:
-            raise exc.with_path(self._file) from None
+        except (ConfigError, UnicodeDecodeError) as exc:
+            raise _refusal(exc, self._data, self._file) from None
 
 
 #: lines whose values are parsed, checked and (:func:`_group`) taken together
@@ -714,12 +714,15 @@ def _blanks(lines: list[bytes]) -> int:
 
 
 def _streamable(data: bytes) -> bool:
-    """The file is UTF-8 (checked a piece at a time, cut at newlines: no sequence spans
-    one) and its lines are the bytes' lines (no lone ``\r``)."""
+    """The file's lines are the bytes' lines (no lone ``\r``) and it is not UTF-16.  That it
+    is UTF-8 is not checked here: each of its lines is, as it is read (:func:`_refusal`)."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return False  # refused as UTF-16 by the whole path
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):  # (no CR: no count)
-        return False
+    return b"\r" not in data or data.count(b"\r") == data.count(b"\r\n")  # (no CR: no count)
+
+
+def _utf8(data: bytes) -> bool:
+    """The file is UTF-8 (decoded a piece at a time, cut at newlines: none cuts a sequence)."""
     view = memoryview(data)
     at, end = 0, len(data)
     while at < end:
@@ -728,16 +731,34 @@ def _streamable(data: bytes) -> bool:
         try:
             str(view[at:stop], "utf-8")  # (decoded to be checked, then dropped)
         except UnicodeDecodeError:
-            return False  # the whole path says where
+            return False
         at = stop
     return True
+
+
+def _refusal(exc: ConfigError | UnicodeDecodeError, data: bytes, file: str) -> RisuError:
+    """What reading a streamed fixture's lines raises for ``exc``: the whole path's refusal
+    when the file is not UTF-8 (it comes first: the whole path decodes first), else ``exc``.
+    The file is not decoded ahead: each line is, as it is read (parsed by orjson, which
+    refuses what ``bytes.decode`` refuses, or decoded: :func:`_json_line`, :func:`_blank`;
+    no UTF-8 sequence holds a newline), so one that is not UTF-8 raises by its last line."""
+    if not _utf8(data):
+        try:
+            decode_text(data, file)
+        except DocumentError as bad:
+            return ConfigError(Code.BAD_FIXTURE, bad.why, path=file)
+    if isinstance(exc, UnicodeDecodeError):  # (cannot be: a line of a UTF-8 file is UTF-8)
+        return _err("", f"not UTF-8: {exc}").with_path(file)
+    return exc.with_path(file)
 
 
 def stream_fixture(path: str | Path) -> Fixture:
     """:func:`load_fixture`, an NDJSON fixture's turns left in its bytes and read as the
     replay goes (:class:`TurnStream`): the same fixture, the same errors for a file with
     one problem; a file with several may name a later line's first (a turn is checked when
-    it is reached, and every line was parsed before any was checked)."""
+    it is reached, and every line was parsed before any was checked), but one that is not
+    UTF-8 is refused as the whole read refuses it, whatever else it holds, when the replay
+    reaches a line that shows it (:func:`_refusal`: the file is not decoded ahead)."""
     p = Path(path)
     return stream_fixture_bytes(read_or_raise(p, MAX_FIXTURE_BYTES, ConfigError), str(p))
 
@@ -749,8 +770,8 @@ def stream_fixture_bytes(data: bytes, file: str) -> Fixture:
         return parse_fixture_bytes(data, file)
     try:
         return _streamed(data, file)
-    except ConfigError as exc:
-        raise exc.with_path(file) from None
+    except (ConfigError, UnicodeDecodeError) as exc:
+        raise _refusal(exc, data, file) from None
 
 
 def _streamed(data: bytes, file: str) -> Fixture:
