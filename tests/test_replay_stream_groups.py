@@ -234,3 +234,22 @@ def test_random_fixtures(tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPa
             bad += 1
         lines.append(line)
     _same_both_ways(_write(tmp_path, lines), monkeypatch, whole=bad < 2)
+
+
+@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("chunk", [1, 5, 64, 1 << 20])
+def test_turns_counted_as_lines_less_blank_ones(seed: int, chunk: int,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_count_turns`` (a block whose every line opens with ``{`` counted by its ``\\n{``)
+    is the lines less the blank ones, whatever the lines and line ends."""
+    monkeypatch.setattr(fixture, "_CHECK_CHUNK", chunk)
+    rng = random.Random(seed)
+    kinds = [b'{"append": []}', b"{}", b"", b" ", b"\t", b" {}", b"[1]", b"\xe3\x80\x80",
+             b'{"a": "x\n{"}'[:9], b"{\r", b"x"]
+    weights = [40, 10, 3, 2, 1, 2, 1, 1, 1, 1, 1] if seed % 2 else [1] * 11
+    lines = rng.choices(kinds, weights, k=rng.randrange(1, 400))
+    end = rng.choice([b"\n", b"\r\n"])
+    data = end.join(lines) + rng.choice([b"", end, end + end])
+    want = sum(len(ls) - sum(1 for x in ls if fixture._blank(x))
+               for _, ls in fixture._line_blocks(data, 0, 1))
+    assert fixture._count_turns(data, 0) == want

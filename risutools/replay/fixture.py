@@ -28,8 +28,9 @@ from typing import Any, NamedTuple
 
 from risutools.canonical import plain_canonical, plain_levels, sha256_prefixed
 from risutools.errors import Code, ConfigError, DocumentError, RisuError
-from risutools.jsontypes import is_number
 from risutools.pathnames import show_name
+from risutools.replay.fixture_metrics import Metrics as Metrics  # (re-exported: its home)
+from risutools.replay.fixture_metrics import parse_metrics
 from risutools.safeio import read_or_raise
 from risutools.settings.replay import KNOWN_ROLES, check_layer
 from risutools.values import (
@@ -53,10 +54,6 @@ _MESSAGE_KEYS = frozenset(("id", "role", "content"))
 _TURN_KEY_SET = frozenset(_TURN_KEYS)
 #: the roles a message may have (a set: one look-up)
 _ROLES = frozenset(KNOWN_ROLES)
-_METRIC_KEYS = ("age_s", "used_pct", "remaining_pct", "available",
-                # the monitor's own bridge-file record (the status line writes it, the hook
-                # reads it): session_id, remaining_percentage, used_pct, timestamp
-                "session_id", "remaining_percentage", "timestamp")
 
 
 class Message(NamedTuple):
@@ -66,18 +63,6 @@ class Message(NamedTuple):
     id: str
     role: str
     content: str
-
-
-@dataclass(frozen=True, slots=True)
-class Metrics:
-    """What the monitor is told at one turn (``None`` fields = not given)."""
-
-    available: bool = True
-    age_s: float | None = None
-    used_pct: float | None = None
-    session_id: str | None = None  # a bridge record's session
-    timestamp: float | None = None  # a bridge record's time (seconds since the epoch)
-    note: str = ""  # one line: the record's two percentages disagree (which was taken)
 
 
 @dataclass(slots=True)
@@ -205,60 +190,6 @@ def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
-def _number(v: Any, where: str, lo: float, hi: float) -> float:
-    if not is_number(v):
-        raise _err(where, f"must be a number between {lo} and {hi}, got {v!r}")
-    if not lo <= v <= hi:
-        raise _err(where, f"must be a number between {lo} and {hi}, got {v!r}")
-    return float(v)
-
-
-def _metrics(raw: Any, where: str) -> Metrics:
-    if raw is None:
-        return Metrics(available=False)
-    if not isinstance(raw, dict):
-        raise _err(where, "must be a mapping or null")
-    for key in sorted(raw):
-        if key not in _METRIC_KEYS:
-            raise _err(where, f"unknown key {key!r} (accepted: {', '.join(_METRIC_KEYS)})")
-    available = raw.get("available", True)
-    if not isinstance(available, bool):
-        raise _err(f"{where}.available", f"must be true or false, got {available!r}")
-    age = raw.get("age_s")
-    age_f = None if age is None else _number(age, f"{where}.age_s", 0, 10**9)
-    if "used_pct" in raw and "remaining_pct" in raw:
-        raise _err(where, "give used_pct or remaining_pct, not both")
-    used: float | None = None
-    if raw.get("used_pct") is not None:
-        used = _number(raw["used_pct"], f"{where}.used_pct", 0, 1000)
-    elif raw.get("remaining_pct") is not None:
-        used = 100.0 - _number(raw["remaining_pct"], f"{where}.remaining_pct", -900, 100)
-    used, note = _bridge(raw, where, used)
-    session = raw.get("session_id")
-    if session is not None and (not isinstance(session, str) or not 0 < len(session) <= 200):
-        raise _err(f"{where}.session_id", "must be text of 1-200 characters")
-    stamp = raw.get("timestamp")
-    stamp_f = None if stamp is None else _number(stamp, f"{where}.timestamp", 0, 10**11)
-    return Metrics(available=available, age_s=age_f, used_pct=used, session_id=session,
-                   timestamp=stamp_f, note=note)
-
-
-def _bridge(raw: dict[str, Any], where: str, used: float | None) -> tuple[float | None, str]:
-    """A bridge record's ``remaining_percentage`` beside ``used_pct``: both taken when they
-    agree (to 0.01), else the remaining share (what the monitor compares with its
-    thresholds) and one line naming the conflict."""
-    if raw.get("remaining_percentage") is None:
-        return used, ""
-    if "remaining_pct" in raw:
-        raise _err(where, "give remaining_pct or remaining_percentage, not both")
-    rem = _number(raw["remaining_percentage"], f"{where}.remaining_percentage", -900, 100)
-    if used is None or abs(used + rem - 100.0) <= 0.01:
-        return 100.0 - rem, ""
-    return 100.0 - rem, (f"{where}: the bridge record says used_pct {used:g} and "
-                         f"remaining_percentage {rem:g}, which do not add up to 100; the "
-                         "monitor takes remaining_percentage (what its thresholds compare)")
-
-
 def _turn(raw: Any, number: int, ids: _Ids) -> Turn:
     if type(raw) is dict and len(raw) == 1:  # (append alone, a list: most turns)
         items = raw.get("append")
@@ -297,7 +228,7 @@ def _turn_rest(raw: dict[str, Any], turn: Turn, ids: _Ids) -> None:
             raise _err(f"{where}: toggle", f"must be true or false, got {raw['toggle']!r}")
         turn.toggle = raw["toggle"]
     if "metrics" in raw:
-        turn.metrics = _metrics(raw["metrics"], f"{where}: metrics")
+        turn.metrics = parse_metrics(raw["metrics"], f"{where}: metrics")
 
 
 def _edits(raw: Any, where: str, ids: _Ids) -> list[tuple[str, str]]:
@@ -671,21 +602,43 @@ def _lines(data: bytes, start: int, lineno: int) -> Iterator[tuple[int, bytes, i
         lineno += 1
 
 
-def _line_blocks(data: bytes, start: int, lineno: int) -> Iterator[tuple[int, list[bytes]]]:
-    """:func:`_lines` a block of about :data:`_CHECK_CHUNK` bytes at a time (cut at a
-    newline; split in C): (the number of the block's first line, its lines)."""
+def _byte_blocks(data: bytes, start: int) -> Iterator[bytes]:
+    """The bytes from ``start`` a block of about :data:`_CHECK_CHUNK` at a time, each cut
+    at a newline (dropped; a newline at the very end ends the last line)."""
     end = len(data)
-    crlf = b"\r" in data
     while start < end:
         stop = data.find(b"\n", start + _CHECK_CHUNK)
-        if stop < 0:  # the last block: a newline at the very end ends the last line
+        if stop < 0:  # the last block
             stop = end - 1 if data.endswith(b"\n") else end
-        lines = data[start:stop].split(b"\n")
+        yield data[start:stop]
+        start = stop + 1
+
+
+def _line_blocks(data: bytes, start: int, lineno: int) -> Iterator[tuple[int, list[bytes]]]:
+    """:func:`_lines` a block at a time (:func:`_byte_blocks`; split in C): (the number of
+    the block's first line, its lines)."""
+    crlf = b"\r" in data
+    for block in _byte_blocks(data, start):
+        lines = block.split(b"\n")
         if crlf:
             lines = [line[:-1] if line.endswith(b"\r") else line for line in lines]
         yield lineno, lines
         lineno += len(lines)
-        start = stop + 1
+
+
+def _count_turns(data: bytes, start: int) -> int:
+    """The non-blank lines from ``start``: in a block whose every line opens with ``{``
+    (its first does, and no newline is left once each ``\\n{`` is taken out), its
+    pieces between them; in any other, its lines less the blank ones (:func:`_blanks`)."""
+    count = 0
+    for block in _byte_blocks(data, start):
+        pieces = block.split(b"\n{")  # (cut in C past the bytes that are no "{")
+        if block[:1] == b"{" and b"\n" not in b"".join(pieces):
+            count += len(pieces)
+            continue
+        lines = block.split(b"\n")  # (a "\r" left at a line's end: no blank line's less)
+        count += len(lines) - _blanks(lines)
+    return count
 
 
 def _blank(line: bytes) -> bool:
@@ -785,7 +738,7 @@ def _streamed(data: bytes, file: str) -> Fixture:
     if header is None:
         raise _err("", EMPTY_FILE)
     name, config, messages, ids = _header({**header, "turns": None})
-    count = sum(len(lines) - _blanks(lines) for _, lines in _line_blocks(data, begin, first))
+    count = _count_turns(data, begin)
     if not count:
         raise _err("turns", NO_TURNS)
     _check_turn_count(count)
