@@ -105,7 +105,16 @@ class _Ids:
     def __init__(self) -> None:
         self.counter = 0
         self.ever: set[str] = set()
-        self.live: set[str] = set()
+        #: the ids deleted (each once taken: a live id is taken and not deleted)
+        self.dead: set[str] = set()
+
+    @property
+    def live(self) -> set[str]:
+        """The ids taken and not deleted (a new set)."""
+        return self.ever - self.dead
+
+    def is_live(self, mid: str) -> bool:
+        return mid in self.ever and mid not in self.dead
 
     def take(self, raw: Any, turn: int, i: int) -> Message:
         """Message ``i`` of turn ``turn``'s ``append``, or of the header's ``messages``
@@ -138,7 +147,6 @@ class _Ids:
         if not isinstance(content, str):
             raise _at(turn, i, f"message {mid}: content must be a string")
         self.ever.add(mid)
-        self.live.add(mid)
         return Message(mid, role, content)
 
     def take_all(self, items: list[Any], turn: int) -> list[Message]:
@@ -148,7 +156,7 @@ class _Ids:
         taken in this loop as :meth:`take` would take it; any other asked of :meth:`take`
         itself (which takes it the same way or says why not, in the same words)."""
         out: list[Message] = []
-        ever, live, roles, new = self.ever, self.live, _ROLES, tuple.__new__
+        ever, roles, new = self.ever, _ROLES, tuple.__new__
         n = self.counter
         for i, raw in enumerate(items):
             if type(raw) is dict and len(raw) == 3:
@@ -158,7 +166,6 @@ class _Ids:
                         and len(mid) <= 64 and mid not in ever):
                     n += 1
                     ever.add(mid)
-                    live.add(mid)
                     out.append(new(Message, (mid, role, content)))
                     continue
             self.counter = n
@@ -240,7 +247,7 @@ def _edits(raw: Any, where: str, ids: _Ids) -> list[tuple[str, str]]:
             raise _err(w, "an edit is {id, content}")
         if not isinstance(e["id"], str) or not isinstance(e["content"], str):
             raise _err(w, "id and content must be strings")
-        if e["id"] not in ids.live:
+        if not ids.is_live(e["id"]):
             raise _err(w, f"no message with id {e['id']}")
         out.append((e["id"], e["content"]))
     return out
@@ -253,9 +260,9 @@ def _deletes(raw: Any, where: str, ids: _Ids) -> list[str]:
         w = f"{where}: delete" + (f"[{i}]" if isinstance(raw, list) else "")
         if not isinstance(d, dict) or sorted(d) != ["id"] or not isinstance(d["id"], str):
             raise _err(w, "a delete is {id}")
-        if d["id"] not in ids.live:
+        if not ids.is_live(d["id"]):
             raise _err(w, f"no message with id {d['id']}")
-        ids.live.discard(d["id"])
+        ids.dead.add(d["id"])
         out.append(d["id"])
     return out
 
@@ -425,7 +432,8 @@ class TurnStream:
                 if group is not None:  # (the usual shape: taken a column at a time)
                     turns, error = _group_turns(group, values or [], number, ids)
                     number += len(turns)
-                    read += [t for t in turns if t.metrics is not None and t.metrics.note]
+                    if group.special:  # (a turn of an append alone has no metrics)
+                        read += [t for t in turns if t.metrics is not None and t.metrics.note]
                     yield from turns
                     if error is not None:
                         raise error
@@ -468,8 +476,8 @@ def _group_values(lines: list[bytes], lineno: int, values: list[Any] | None) -> 
 
 # ---- a group of turns taken a column at a time ------------------------------------
 
-#: a message's members in :class:`Message`'s order (KeyError when one is missing)
-_MEMBERS = itemgetter("id", "role", "content")
+#: a message's members (KeyError when one is missing)
+_ID_OF, _ROLE_OF, _CONTENT_OF = itemgetter("id"), itemgetter("role"), itemgetter("content")
 #: the roles a message taken a column at a time may have: those without a ``:`` (the
 #: duplicate-key guard counts none in them)
 _PLAIN_ROLES = frozenset(r for r in KNOWN_ROLES if ":" not in r)
@@ -482,7 +490,7 @@ class _Group(NamedTuple):
     """A group of turns checked a column at a time (:func:`_group`), not yet taken."""
 
     messages: list[Message]  # every message the turns append, in order
-    mids: tuple[str, ...]  # their ids
+    mids: list[str]  # their ids
     counts: list[int]  # each turn's messages
     special: list[int]  # the turns (0-based) with an operation besides ``append``
 
@@ -509,28 +517,29 @@ def _group(values: list[Any], lines: list[bytes], ids: _Ids) -> _Group | None:
     rest = _rest_colons([values[i] for i in special]) if special else 0
     if taken is None or rest is None:
         return None
-    triples, mids, colons = taken
+    mids, roles, contents, colons = taken
     colons += (n - sum(1 for i in special if appends[i] is _NO_APPEND)  # each "append":
-               + 3 * len(triples) + rest)
+               + 3 * len(mids) + rest)
     if not colons_written(lines, colons):
         return None
-    messages = list(map(tuple.__new__, repeat(Message), triples))
+    messages = list(map(tuple.__new__, repeat(Message), zip(mids, roles, contents, strict=True)))
     return _Group(messages, mids, list(map(len, appends)), special)
 
 
 def _columns(raw: list[Any], ever: set[str]
-             ) -> tuple[list[tuple[str, str, str]], tuple[str, ...], int] | None:
+             ) -> tuple[list[str], list[str], list[str], int] | None:
     """The messages ``raw`` (orjson's values: exact JSON types) when each is of the usual
     shape (:meth:`_Ids.take_all`'s; the role also without a ``:``) and no id is in ``ever``
-    or repeated: (their (id, role, content), their ids, their contents' ``:``); else None.
+    or repeated: (their ids, roles, contents, the contents' ``:``); else None.
     Types are checked by use: only a mapping is indexed by a key, only strings are joined,
     an unhashable role is in no set (TypeError), a role that is no string is no known one;
     a fourth member is one more ``:`` than :func:`_group` counts (refused there)."""
     if not raw:
-        return [], (), 0
+        return [], [], [], 0
     try:
-        triples = list(map(_MEMBERS, raw))
-        mids, roles, contents = zip(*triples, strict=True)
+        mids = list(map(_ID_OF, raw))
+        roles = list(map(_ROLE_OF, raw))
+        contents = list(map(_CONTENT_OF, raw))
         joined = "".join(mids)  # (each letters and digits alone, none empty: below)
         if (not _PLAIN_ROLES.issuperset(roles)
                 or not (joined.isascii() and joined.isalnum()) or max(map(len, mids)) > 64):
@@ -541,7 +550,7 @@ def _columns(raw: list[Any], ever: set[str]
     new = set(mids)
     if len(new) != len(mids) or "" in new or not new.isdisjoint(ever):
         return None
-    return triples, mids, colons
+    return mids, roles, contents, colons
 
 
 def _rest_colons(raw: list[dict[str, Any]]) -> int | None:
@@ -566,21 +575,19 @@ def _group_turns(group: _Group, values: list[Any], number: int, ids: _Ids
     appends = map(messages.__getitem__, map(slice, chain((0,), ends), ends))
     n = len(counts)
     turns = list(map(Turn, range(number + 1, number + n + 1), appends,
-                     map(list, repeat((), n)), map(list, repeat((), n))))
+                     [[] for _ in range(n)], [[] for _ in range(n)]))
     ids.counter += len(mids)
-    ever, live = ids.ever, ids.live
+    ever = ids.ever
     done = 0
     for i in special:
         upto = ends[i]
         ever.update(mids[done:upto])
-        live.update(mids[done:upto])
         done = upto
         try:
             _turn_rest(values[i], turns[i], ids)
         except ConfigError as exc:
             return turns[:i], exc
     ever.update(mids[done:])
-    live.update(mids[done:])
     return turns, None
 
 
