@@ -635,11 +635,11 @@ def _line_blocks(data: bytes, start: int, lineno: int) -> Iterator[tuple[int, li
 
 def _count_turns(data: bytes, start: int) -> int:
     """The non-blank lines from ``start``: in a block whose every line opens with ``{``
-    (its first does, and no newline is left once each ``\\n{`` is taken out), its
+    (its first does, and no newline is left once each ``}\\n{`` is taken out), its
     pieces between them; in any other, its lines less the blank ones (:func:`_blanks`)."""
     count = 0
     for block in _byte_blocks(data, start):
-        pieces = block.split(b"\n{")  # (cut in C past the bytes that are no "{")
+        pieces = block.split(b"}\n{")  # (searched in C past the bytes that are no "{")
         if block[:1] == b"{" and b"\n" not in b"".join(pieces):
             count += len(pieces)
             continue
