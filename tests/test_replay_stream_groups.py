@@ -147,6 +147,10 @@ BAD_LINES = [
     '"text"',
     "{}",
     "  ",
+    "\t",
+    "\u3000",  # blank, though no JSON whitespace (orjson refuses it)
+    ' {"append": [{"id": "z1", "role": "user", "content": "x"}]} ',  # spaces around
+    "",
     '{"append": [{"id": "z.1", "role": "tool", "content": "x"}]}',  # an id of the pattern
     '{"append": [{"role": "user", "content": "x"}]}',  # an id given by its place
     '{"append": [{"id": "z:1", "role": "user", "content": "x"}]}',  # a colon in the id

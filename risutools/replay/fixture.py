@@ -427,7 +427,8 @@ class TurnStream:
         ids, read = self._ids, self.read
         try:
             for lineno, chunk in _line_groups(self._data, self._start, self._first):
-                values = loads_many(chunk) if _opening(chunk) else None  # (none blank)
+                # (an empty line: none parsed together; orjson refuses any other blank one)
+                values = loads_many(chunk) if b"" not in chunk else None
                 group = _group(values, chunk, ids) if values is not None else None
                 if group is not None:  # (the usual shape: taken a column at a time)
                     turns, error = _group_turns(group, values or [], number, ids)
@@ -658,11 +659,6 @@ def _blank(line: bytes) -> bool:
 
 #: a line's first byte (a cached one-byte ``bytes``; ``b""`` for an empty line)
 _FIRST = itemgetter(slice(0, 1))
-
-
-def _opening(lines: list[bytes]) -> bool:
-    """Whether every one of ``lines`` opens with ``{`` (none is blank)."""
-    return list(map(_FIRST, lines)).count(b"{") == len(lines)
 
 
 def _blanks(lines: list[bytes]) -> int:
