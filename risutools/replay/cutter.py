@@ -396,6 +396,17 @@ class ContextCutter:
         touched = self._touched
         entries = self._entries
         j = self._j
+        if (k == j and touched and not self._gone and self._delta_fast
+                and self._n_np - len(touched) >= k and min(touched) >= self._upto):
+            # (the usual request: the cut stayed, nothing to withdraw, and every entry
+            # touched is new and sent -- k or more come before each: :meth:`_sent_new`)
+            sent: list[Message] = []
+            for e in touched.values():
+                e.sent = True
+                sent.append(e.msg)
+            touched.clear()
+            self._upto = len(entries)
+            return sent, _NONE
         if self._delta_fast and k >= j and (not touched or min(touched) >= self._upto):
             withdrawn = self._gone
             if j < k:  # the cut moved forward: what it passed and was sent, withdrawn

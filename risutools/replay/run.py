@@ -215,7 +215,8 @@ def iterate_cutter(
                 turn.number, enabled, [*pending, *turn.append] if pending else turn.append,
                 turn.edit, turn.delete, sent, withdrawn, result.budget_unreachable,
             ))
-            pending = []
+            if pending:  # (the header's messages, handed over with the first turn's)
+                pending = []
         elif observe:
             _apply_plain(history, turn)
             obs = Step(
