@@ -484,7 +484,7 @@ _ID_OF, _ROLE_OF, _CONTENT_OF = itemgetter("id"), itemgetter("role"), itemgetter
 _PLAIN_ROLES = frozenset(r for r in KNOWN_ROLES if ":" not in r)
 #: what :func:`_group` reads as a turn's ``append`` when it has none
 _NO_APPEND: tuple[()] = ()
-_DICTS, _APPENDS = {dict}, frozenset((list, tuple))
+_APPENDS = frozenset((list, tuple))
 
 
 class _Group(NamedTuple):
@@ -503,9 +503,10 @@ def _group(values: list[Any], lines: list[bytes], ids: _Ids) -> _Group | None:
     :func:`~risutools.values.colons_written`); else None (then one at a time: :func:`_turn`).
     Each check runs over a column (every turn, every message's id...) in C; nothing is
     taken yet (:func:`_group_turns`)."""
-    if set(map(type, values)) != _DICTS:
+    try:  # (dict.get of a value that is no mapping: a TypeError)
+        appends = list(map(dict.get, values, repeat("append"), repeat(_NO_APPEND)))
+    except TypeError:
         return None
-    appends = list(map(dict.get, values, repeat("append"), repeat(_NO_APPEND)))
     kinds = set(map(type, appends))
     if not _APPENDS.issuperset(kinds):
         return None
