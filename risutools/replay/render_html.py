@@ -116,6 +116,22 @@ class YScale:
         frac = math.log(v / self.lin_top) / math.log(self.log_top / self.lin_top)
         return top_of_band + self.band_h * (1 - min(frac, 1.0))
 
+    def y_of(self) -> Callable[[float], float]:
+        """:meth:`y`, its figures (and the log band's span) worked out once and each ``min``
+        written out as ``min`` picks (the first of equal ones): the same arithmetic on the
+        same figures, so the same floats."""
+        bottom, lin_top, lin_h, log_top = MT + PH, self.lin_top, self.lin_h, self.log_top
+        if log_top is None:
+            return lambda v: bottom - lin_h * (lin_top if lin_top < v else v) / lin_top
+        span, band_h = math.log(log_top / lin_top), self.band_h
+
+        def y_at(v: float) -> float:
+            if v <= lin_top:
+                return bottom - lin_h * (lin_top if lin_top < v else v) / lin_top
+            frac = math.log(v / lin_top) / span
+            return MT + band_h * (1 - (1.0 if 1.0 < frac else frac))
+        return y_at
+
     def ticks(self) -> list[int]:
         step = nice_step(self.lin_top / 5)
         lin = list(range(0, self.lin_top + 1, step))
@@ -271,9 +287,14 @@ def _line_points(line: list[list[Any]], n: int, x: Callable[[float], float],
     pts: list[str] = []
     for lo, lo_v, hi, hi_v in line:
         a = lo - lo % size + 1
-        xx = _f(x((a + min(n, a + size - 1)) / 2))
-        for _, v in sorted({lo: lo_v, hi: hi_v}.items()):
-            pts.append(f"{xx},{_f(y(v))}")
+        b = a + size - 1
+        xx = f"{x((a + (b if b < n else n)) / 2):.1f}"  # (min(n, b); _f's spelling)
+        if lo == hi:  # one point (its figures the same)
+            pts.append(f"{xx},{y(hi_v):.1f}")
+        elif lo < hi:  # the lowest first
+            pts += (f"{xx},{y(lo_v):.1f}", f"{xx},{y(hi_v):.1f}")
+        else:
+            pts += (f"{xx},{y(hi_v):.1f}", f"{xx},{y(lo_v):.1f}")
     return " ".join(pts)
 
 
@@ -326,7 +347,7 @@ def render_chart(report: dict[str, Any], sweep: ChartSweep | None = None) -> str
     for lid, key in (("tokens-in", "tokens_in"), ("tokens-out", "tokens_out")):
         if key in sw.lines:
             width = "2" if lid == "tokens-out" else "1.5"
-            points = _line_points(sw.lines[key], len(rows), x, ys.y)
+            points = _line_points(sw.lines[key], len(rows), x, ys.y_of())
             p.append(
                 f'<polyline id="{lid}" fill="none" stroke="{LINES[lid][1]}" '
                 f'stroke-width="{width}" points="{points}"/>'

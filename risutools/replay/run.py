@@ -367,6 +367,11 @@ class CutterRows(Sequence[dict[str, Any]]):
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return map(self.__getitem__, range(len(self._made)))
 
+    def monitor(self, i: int) -> dict[str, Any]:
+        """``self[i]["monitor"]``, the row not made for it (a dict of the same values)."""
+        row = self._made[i]
+        return self._events[i].to_dict() if row is None else row["monitor"]
+
 
 #: the scalars of a context cutter's row, in the order of :data:`CUTTER_ROW`'s holes (its
 #: keys sorted, each object's in place); ``state.anchor``'s three only when it is not null
@@ -619,9 +624,12 @@ class RowTally:
 
     def add_alert(self, r: dict[str, Any]) -> None:
         """The alert of a row whose monitor raised one."""
-        mon = r["monitor"]
+        self._alert(r["request"], r["monitor"])
+
+    def _alert(self, request: Any, mon: dict[str, Any]) -> None:
+        """The alert at ``request`` of a row whose ``monitor`` is ``mon``."""
         self.alerts.append({
-            "request": r["request"],
+            "request": request,
             "level": mon["level"],
             "used_pct": mon["used_pct"],
             "reason": mon["alert_reason"],
@@ -642,8 +650,13 @@ class RowTally:
             top = max(cols.dropped)
             if self.max_dropped is None or top > self.max_dropped:
                 self.max_dropped = top
-        for i in cols.where(map(truth, cols.alert)):
-            self.add_alert(rows[i])
+        alerted = cols.where(map(truth, cols.alert))
+        if alerted and isinstance(rows, CutterRows):  # (their rows not made for this)
+            for i in alerted:
+                self._alert(cols.request[i], rows.monitor(i))
+        else:
+            for i in alerted:
+                self.add_alert(rows[i])
         if self.cutter:
             self.cuts += cuts(cols)
             self.losses += sum(cols.lost)
