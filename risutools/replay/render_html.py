@@ -25,6 +25,7 @@ The chart (``render_chart``) is read at 10 requests as at 10,000:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -129,7 +130,7 @@ class YScale:
             if v <= lin_top:
                 return bottom - lin_h * (lin_top if lin_top < v else v) / lin_top
             frac = math.log(v / lin_top) / span
-            return MT + band_h * (1 - (1.0 if 1.0 < frac else frac))
+            return MT + band_h * (1 - (1.0 if frac > 1.0 else frac))
         return y_at
 
     def ticks(self) -> list[int]:
@@ -544,25 +545,40 @@ def _table(
     """``attrs``: per body row, extra attributes for its ``<tr>`` (id, class)."""
     h = "".join(f"<th>{html_value(c)}</th>" for c in head)
     seen: dict[str, str] = {}  # (a column's few words, escaped once)
+
+    def cell(v: Any) -> str:
+        return _cell(v, seen)
+
     rows = "".join(
-        f"<tr{attrs[k] if attrs else ''}>"
-        + "".join(f"<td>{_cell(c, seen)}</td>" for c in row)
-        + "</tr>"
+        f"<tr{attrs[k] if attrs else ''}><td>" + "</td><td>".join(map(cell, row))
+        + "</td></tr>" if row else f"<tr{attrs[k] if attrs else ''}></tr>"
         for k, row in enumerate(body)
     )
     return f"<table><thead><tr>{h}</tr></thead><tbody>{rows}</tbody></table>"
 
 
+#: the characters :func:`~risutools.printable.html_value` escapes (``html.escape``'s)
+_ESCAPED = re.compile("[&<>\"']")
+#: a cell's text of a value :func:`_txt` spells without looking further, escaped
+_SPELLED: dict[Any, str] = {True: "yes", False: "no", None: "-"}
+
+
 def _cell(v: Any, seen: dict[str, str] | None = None) -> str:
     """A table cell's text, escaped: an integer's digits as they are (nothing in them to
-    escape; most cells of the requests table), anything else through :func:`_txt`;
-    ``seen``: the strings escaped so far (each escaped once)."""
-    if type(v) is int:  # (not a bool: _txt spells those yes/no)
+    escape; most cells of the requests table), a bool's or None's word (nothing to escape
+    in them), anything else through :func:`_txt`; ``seen``: the strings escaped so far
+    (each escaped once; one that :func:`~risutools.printable.html_value` leaves as it is,
+    printable and none of ``& < > " '`` in it, not passed through it)."""
+    kind = type(v)
+    if kind is int:  # (not a bool: _txt spells those yes/no)
         return str(v)
-    if type(v) is str and seen is not None:
+    if kind is bool or v is None:
+        return _SPELLED[v]
+    if kind is str and seen is not None:
         out = seen.get(v)
-        if out is None:
-            out = seen[v] = html_value(v)  # (_txt of a str is the str)
+        if out is None:  # (_txt of a str is the str)
+            plain = v.isprintable() and _ESCAPED.search(v) is None
+            out = seen[v] = v if plain else html_value(v)
         return out
     return html_value(_txt(v))
 
