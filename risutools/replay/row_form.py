@@ -309,7 +309,7 @@ def _plan(columns: list[tuple[Any, ...]], n: int
             if not _column_alike(floats):
                 return None
             holes.append(j)
-        elif len(types) == 1 and col.count(col[0]) == n:
+        elif len(types) == 1 and col[-1] == col[0] and col.count(col[0]) == n:
             try:
                 baked[j] = orjson.dumps(col[0]).replace(b"%", b"%%")
             except TypeError:  # (as a hole's: orjson's refusal)
