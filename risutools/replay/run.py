@@ -474,27 +474,26 @@ def _direct_values(batch: list[tuple[Turn, CutResult, Step | Change | None]],
     anchors = [st.anchor for st in states]
     if not _ANCHORS.issuperset(map(type, anchors)):
         return None
-    values = list(map(_values_of, batch, events, states, anchors))
+    # (one row's scalars, CUTTER_HOLES, its anchor's three when it has one: written out
+    # here, not a call a row)
+    values = [
+        (res.anchor, res.budget_dropped, res.budget_unreachable, res.continuity_dropped,
+         res.dropped, res.enabled, res.fallback, res.messages_in, res.messages_out,
+         ev.alert, ev.reason or None, ev.level, ev.metrics, ev.remaining_pct, ev.used_pct,
+         len(turn.append), len(turn.delete), len(turn.edit), turn.toggle,
+         res.orphaned_tool_results, res.removable, turn.number,
+         st.estimated_tokens, st.omitted_count, res.tokens_in, res.tokens_out) if a is None
+        else (res.anchor, res.budget_dropped, res.budget_unreachable, res.continuity_dropped,
+              res.dropped, res.enabled, res.fallback, res.messages_in, res.messages_out,
+              ev.alert, ev.reason or None, ev.level, ev.metrics, ev.remaining_pct, ev.used_pct,
+              len(turn.append), len(turn.delete), len(turn.edit), turn.toggle,
+              res.orphaned_tool_results, res.removable, turn.number, a.hash, a.length, a.role,
+              st.estimated_tokens, st.omitted_count, res.tokens_in, res.tokens_out)
+        for (turn, res, _obs), ev, st, a in zip(batch, events, states, anchors, strict=True)]
     return values, list(zip(map(is_not, anchors, repeat(None))))
 
 
 _ANCHORS = frozenset({Signature, type(None)})
-
-
-def _values_of(step: tuple[Turn, CutResult, Step | Change | None], ev: MonitorEvent,
-               st: CutterState, a: Signature | None) -> tuple[Any, ...]:
-    """One row's scalars (:data:`CUTTER_HOLES`) from its objects (:func:`_direct_values`)."""
-    turn, res, _ = step
-    head = (res.anchor, res.budget_dropped, res.budget_unreachable, res.continuity_dropped,
-            res.dropped, res.enabled, res.fallback, res.messages_in, res.messages_out,
-            ev.alert, ev.reason or None, ev.level, ev.metrics, ev.remaining_pct, ev.used_pct,
-            len(turn.append), len(turn.delete), len(turn.edit), turn.toggle,
-            res.orphaned_tool_results, res.removable, turn.number)
-    tail = (st.estimated_tokens, st.omitted_count, res.tokens_in, res.tokens_out)
-    if a is None:
-        return head + tail
-    anchor = (a.hash, a.length, a.role)
-    return head + anchor + tail
 
 
 def replay_monitor(
