@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from risutools.replay import monitor_checker
 from risutools.replay.fixture import Metrics
-from risutools.replay.monitor import ContextMonitor
+from risutools.replay.monitor import ContextMonitor, MonitorEvent
 from risutools.replay.monitor_checker import MonitorChecker
 from risutools.replay.monitor_invariants import STANDARD, held_fresh, read_request
 from risutools.replay.verdicts import HELD, SKIP
@@ -76,3 +77,38 @@ def test_held_fresh_first_gives_the_units_verdicts(seed: int) -> None:
     assert fused.to_dicts() == units.to_dicts()
     assert all(d["failures"] for d in units.to_dicts())  # every unit failed somewhere
     assert 1000 < taken < 2900
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_an_event_checked_by_its_fields_is_its_row_checked(
+        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``check_event`` of the monitor's event (its fields read, its row made only for the
+    units) gives what ``check`` of its row gives, the units asked at every request: on
+    events right and wrong in every way the row can be (most held by its fields alone)."""
+    taken = []
+    of = monitor_checker.held_fresh_of
+
+    def counted(*args: Any) -> bool:
+        out = of(*args)
+        taken.append(out)
+        return out
+
+    monkeypatch.setattr(monitor_checker, "held_fresh_of", counted)
+    rng = random.Random(seed)
+    cfg = build_config({"max_context": 1000, "debounce": rng.choice([1, 3, 5])})
+    monitor = ContextMonitor(cfg)
+    by_event, units = MonitorChecker(cfg), MonitorChecker(cfg)
+    units.fused = False
+    for req in range(1, 3000):
+        tokens = rng.randrange(0, 1100)
+        metrics = _metrics(rng)
+        row = _spoiled(rng, monitor.observe(req, tokens, metrics).to_dict())
+        ev = MonitorEvent(req, row["metrics"], row["used_pct"], row["remaining_pct"],
+                          row["level"], row["alert"], row["alert_reason"] or "")
+        assert ev.to_dict() == row
+        by_event.check_event(req, tokens, metrics, ev)
+        units.check(req, tokens, metrics, row)
+        assert by_event.first_failure_at(req) == units.first_failure_at(req)
+    assert by_event.to_dicts() == units.to_dicts()
+    assert all(d["failures"] for d in units.to_dicts())
+    assert 1000 < sum(taken) < 2900

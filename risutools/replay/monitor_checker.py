@@ -16,7 +16,7 @@ units are asked one by one only when it cannot tell.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from risutools.replay.fixture import Metrics
 from risutools.replay.monitor_invariants import (
@@ -24,6 +24,7 @@ from risutools.replay.monitor_invariants import (
     HELD_WHEN_FRESH,
     STANDARD,
     held_fresh,
+    held_fresh_of,
     read_request,
 )
 from risutools.replay.verdicts import Tally, Verdict, invariants_of
@@ -31,6 +32,22 @@ from risutools.settings.replay import ReplayConfig
 
 #: the monitor invariants' ids, in report order
 MONITOR_INVARIANTS: tuple[str, ...] = tuple(c.id for c in invariants_of(FAMILY))
+
+
+class Event(Protocol):
+    """What the monitor reported at a request, by field (its row: ``to_dict``)."""
+
+    @property
+    def metrics(self) -> str: ...
+    @property
+    def used_pct(self) -> float | None: ...
+    @property
+    def remaining_pct(self) -> float | None: ...
+    @property
+    def level(self) -> str | None: ...
+    @property
+    def alert(self) -> bool: ...
+    def to_dict(self) -> dict[str, object]: ...
 
 
 class MonitorChecker:
@@ -75,3 +92,19 @@ class MonitorChecker:
             self._tally.ask(c, read_request(c, request, tokens, metrics, event, last), request)
         if event.get("alert"):
             self._last_alert = (request, str(event.get("level")))
+
+    def check_event(self, request: int, tokens: int, metrics: Metrics | None,
+                    event: Event) -> None:
+        """:meth:`check` of ``event.to_dict()``, the monitor's event whose row's values are
+        its fields of the same names (:class:`~risutools.replay.monitor.MonitorEvent`: the
+        caller's word), its row made only when the units are asked."""
+        c, last = self.config, self._last_alert
+        if self.fused and held_fresh_of(c, request, tokens, metrics, (
+                event.metrics, event.used_pct, event.remaining_pct, event.level,
+                event.alert), last):
+            self._held += 1
+        else:
+            row: dict[str, Any] = event.to_dict()
+            self._tally.ask(c, read_request(c, request, tokens, metrics, row, last), request)
+        if event.alert:
+            self._last_alert = (request, str(event.level))

@@ -187,6 +187,19 @@ def held_fresh(config: ReplayConfig, request: int, tokens: int, metrics: Metrics
     apply): their passing cases over :func:`read_request`'s reading (:func:`_fresh`,
     :func:`_due`, written out here: once a request), tested together and without their
     details.  False says only "ask the units" (a key of the row missing too)."""
+    try:
+        reported = (event["metrics"], event["used_pct"], event["remaining_pct"],
+                    event["level"], event["alert"])
+    except KeyError:
+        return False
+    return held_fresh_of(config, request, tokens, metrics, reported, last_alert)
+
+
+def held_fresh_of(config: ReplayConfig, request: int, tokens: int, metrics: Metrics | None,
+                  reported: tuple[Any, Any, Any, Any, Any],
+                  last_alert: tuple[int, str] | None) -> bool:
+    """:func:`held_fresh` of the row's ``metrics``, ``used_pct``, ``remaining_pct``,
+    ``level`` and ``alert`` (``reported``, in that order)."""
     if metrics is None:
         used = 100 * tokens / config.max_context
     elif not metrics.available or (metrics.age_s is not None
@@ -196,21 +209,18 @@ def held_fresh(config: ReplayConfig, request: int, tokens: int, metrics: Metrics
         used = metrics.used_pct
     else:
         used = 100 * tokens / config.max_context
-    try:
-        got_used, got_remaining = event["used_pct"], event["remaining_pct"]
-        if event["metrics"] != "fresh" or got_used is None or got_remaining is None:
-            return False  # (not reported)
-        if (abs(got_used - used) > _TOLERANCE
-                or abs(got_remaining - (100 - used)) > _TOLERANCE):
-            return False  # (far)
-        seen = float(got_remaining)
-        want = ("CRITICAL" if seen <= config.critical_pct
-                else "WARNING" if seen <= config.warning_pct else "NORMAL")
-        if event["level"] != want:
-            return False
-        alert = bool(event["alert"])
-    except KeyError:
+    kind, got_used, got_remaining, level, alert = reported
+    if kind != "fresh" or got_used is None or got_remaining is None:
+        return False  # (not reported)
+    if (abs(got_used - used) > _TOLERANCE
+            or abs(got_remaining - (100 - used)) > _TOLERANCE):
+        return False  # (far)
+    seen = float(got_remaining)
+    want = ("CRITICAL" if seen <= config.critical_pct
+            else "WARNING" if seen <= config.warning_pct else "NORMAL")
+    if level != want:
         return False
+    alert = bool(alert)
     if want == "NORMAL":
         return not alert
     if last_alert is None or _SEVERITY[want] > _SEVERITY.get(last_alert[1], 0):

@@ -25,6 +25,7 @@ The chart (``render_chart``) is read at 10 requests as at 10,000:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,6 +116,22 @@ class YScale:
         top_of_band = MT
         frac = math.log(v / self.lin_top) / math.log(self.log_top / self.lin_top)
         return top_of_band + self.band_h * (1 - min(frac, 1.0))
+
+    def y_of(self) -> Callable[[float], float]:
+        """:meth:`y`, its figures (and the log band's span) worked out once and each ``min``
+        written out as ``min`` picks (the first of equal ones): the same arithmetic on the
+        same figures, so the same floats."""
+        bottom, lin_top, lin_h, log_top = MT + PH, self.lin_top, self.lin_h, self.log_top
+        if log_top is None:
+            return lambda v: bottom - lin_h * (lin_top if lin_top < v else v) / lin_top
+        span, band_h = math.log(log_top / lin_top), self.band_h
+
+        def y_at(v: float) -> float:
+            if v <= lin_top:
+                return bottom - lin_h * (lin_top if lin_top < v else v) / lin_top
+            frac = math.log(v / lin_top) / span
+            return MT + band_h * (1 - (1.0 if frac > 1.0 else frac))
+        return y_at
 
     def ticks(self) -> list[int]:
         step = nice_step(self.lin_top / 5)
@@ -271,9 +288,14 @@ def _line_points(line: list[list[Any]], n: int, x: Callable[[float], float],
     pts: list[str] = []
     for lo, lo_v, hi, hi_v in line:
         a = lo - lo % size + 1
-        xx = _f(x((a + min(n, a + size - 1)) / 2))
-        for _, v in sorted({lo: lo_v, hi: hi_v}.items()):
-            pts.append(f"{xx},{_f(y(v))}")
+        b = a + size - 1
+        xx = f"{x((a + (b if b < n else n)) / 2):.1f}"  # (min(n, b); _f's spelling)
+        if lo == hi:  # one point (its figures the same)
+            pts.append(f"{xx},{y(hi_v):.1f}")
+        elif lo < hi:  # the lowest first
+            pts += (f"{xx},{y(lo_v):.1f}", f"{xx},{y(hi_v):.1f}")
+        else:
+            pts += (f"{xx},{y(hi_v):.1f}", f"{xx},{y(lo_v):.1f}")
     return " ".join(pts)
 
 
@@ -326,7 +348,7 @@ def render_chart(report: dict[str, Any], sweep: ChartSweep | None = None) -> str
     for lid, key in (("tokens-in", "tokens_in"), ("tokens-out", "tokens_out")):
         if key in sw.lines:
             width = "2" if lid == "tokens-out" else "1.5"
-            points = _line_points(sw.lines[key], len(rows), x, ys.y)
+            points = _line_points(sw.lines[key], len(rows), x, ys.y_of())
             p.append(
                 f'<polyline id="{lid}" fill="none" stroke="{LINES[lid][1]}" '
                 f'stroke-width="{width}" points="{points}"/>'
@@ -523,25 +545,40 @@ def _table(
     """``attrs``: per body row, extra attributes for its ``<tr>`` (id, class)."""
     h = "".join(f"<th>{html_value(c)}</th>" for c in head)
     seen: dict[str, str] = {}  # (a column's few words, escaped once)
+
+    def cell(v: Any) -> str:
+        return _cell(v, seen)
+
     rows = "".join(
-        f"<tr{attrs[k] if attrs else ''}>"
-        + "".join(f"<td>{_cell(c, seen)}</td>" for c in row)
-        + "</tr>"
+        f"<tr{attrs[k] if attrs else ''}><td>" + "</td><td>".join(map(cell, row))
+        + "</td></tr>" if row else f"<tr{attrs[k] if attrs else ''}></tr>"
         for k, row in enumerate(body)
     )
     return f"<table><thead><tr>{h}</tr></thead><tbody>{rows}</tbody></table>"
 
 
+#: the characters :func:`~risutools.printable.html_value` escapes (``html.escape``'s)
+_ESCAPED = re.compile("[&<>\"']")
+#: a cell's text of a value :func:`_txt` spells without looking further, escaped
+_SPELLED: dict[Any, str] = {True: "yes", False: "no", None: "-"}
+
+
 def _cell(v: Any, seen: dict[str, str] | None = None) -> str:
     """A table cell's text, escaped: an integer's digits as they are (nothing in them to
-    escape; most cells of the requests table), anything else through :func:`_txt`;
-    ``seen``: the strings escaped so far (each escaped once)."""
-    if type(v) is int:  # (not a bool: _txt spells those yes/no)
+    escape; most cells of the requests table), a bool's or None's word (nothing to escape
+    in them), anything else through :func:`_txt`; ``seen``: the strings escaped so far
+    (each escaped once; one that :func:`~risutools.printable.html_value` leaves as it is,
+    printable and none of ``& < > " '`` in it, not passed through it)."""
+    kind = type(v)
+    if kind is int:  # (not a bool: _txt spells those yes/no)
         return str(v)
-    if type(v) is str and seen is not None:
+    if kind is bool or v is None:
+        return _SPELLED[v]
+    if kind is str and seen is not None:
         out = seen.get(v)
-        if out is None:
-            out = seen[v] = html_value(v)  # (_txt of a str is the str)
+        if out is None:  # (_txt of a str is the str)
+            plain = v.isprintable() and _ESCAPED.search(v) is None
+            out = seen[v] = v if plain else html_value(v)
         return out
     return html_value(_txt(v))
 

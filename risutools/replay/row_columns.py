@@ -160,7 +160,7 @@ def pick_columns(picker: Picker, rows: Sequence[dict[str, Any]], firsts: Sequenc
     failure kept, and the others worth a look counted at once when the picker keeps no more
     of them (its rows in order, full, each of these at or past its last)."""
     if any(firsts):
-        picker.first.extend(compress(rows, firsts))
+        picker.first.extend(map(rows.__getitem__, cols.where(firsts)))
     sel = [i for i in cols.where(cols.worth) if not firsts[i]]
     if not sel:
         return

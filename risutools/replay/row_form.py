@@ -79,6 +79,9 @@ class RowShape:
         self._getters = [_getter(self.nodes[i].optional, keys) for i, keys in self.segments]
         #: the last batch's joined templates, by (template, rows) (:meth:`_joined`)
         self._kept: dict[tuple[tuple[bool, ...], int], tuple[bytes, bytes]] = {}
+        #: the last batch's joined templates with its one-value columns written in, by
+        #: (template, rows, those columns' spellings) (:meth:`_uniform`)
+        self._baked: dict[tuple[Any, ...], tuple[bytes, bytes]] = {}
 
     def _walk(self, index: int) -> None:
         run: list[str] = []
@@ -125,11 +128,17 @@ class RowShape:
 
     def _template(self, present: tuple[bool, ...]) -> tuple[bytes, bytes]:
         """The row's canonical and indented text (two levels deep), holes for scalars."""
+        canon, text = self._texts(present)
+        return _holed(canon), _holed(text)
+
+    def _texts(self, present: tuple[bool, ...]) -> tuple[bytes, bytes]:
+        """The row's canonical and indented text (two levels deep), a marker for each
+        scalar (:data:`_HOLE`)."""
         skeleton = self._skeleton(0, dict(zip(self.optional, present, strict=True)))
         canon = json.dumps(skeleton, ensure_ascii=False, sort_keys=True,
                            separators=(",", ":")).encode()
         text = json.dumps([[skeleton]], ensure_ascii=False, indent=1, sort_keys=True).encode()
-        return _holed(canon), _holed(text[5:-5])  # "[\n [\n" ... "\n ]\n]"
+        return canon, text[5:-5]  # "[\n [\n" ... "\n ]\n]"
 
     def forms(self, rows: Sequence[dict[str, Any]]) -> tuple[bytes, bytes] | None:
         """The rows' canonical forms (comma between) and their indented forms (``,\\n``
@@ -159,7 +168,53 @@ class RowShape:
         shape's keys): their values are checked as :meth:`forms` checks them."""
         if orjson is None or not values:
             return None
+        first = kinds[0]
+        if kinds.count(first) == len(kinds) and self.holes.get(first):
+            return self._uniform(values, first)
         return self._written(list(chain.from_iterable(values)), kinds)
+
+    def _uniform(self, values: Sequence[tuple[Any, ...]], kind: tuple[bool, ...]
+                 ) -> tuple[bytes, bytes] | None:
+        """:meth:`forms_of` of rows all of template ``kind``, read a column at a time: each
+        column's types checked as :func:`_alike` checks them, and a column of one value of
+        one type (not a float: ``0.0 == -0.0``) written into the batch's template once, not
+        into a hole a row (its spelling orjson's, as a hole's would be)."""
+        n, width = len(values), self.holes[kind]
+        if set(map(len, values)) != {width}:
+            return None
+        columns = list(zip(*values, strict=False))  # (each of the same width)
+        plan = _plan(columns, n)
+        if plan is None:
+            return None
+        holes, baked = plan
+        parts: list[bytes] = []
+        if holes:
+            varying = map(columns.__getitem__, holes)
+            flat = list(chain.from_iterable(zip(*varying, strict=False)))  # (n each)
+            try:
+                parts = orjson.dumps(flat)[1:-1].split(b",")
+            except TypeError:  # orjson's refusal (an integer past 64 bits, a surrogate)
+                return None
+            if len(parts) != len(flat):  # a comma inside a string
+                return None
+        key = (kind, n, tuple(baked.items()))
+        if key not in self._baked:
+            canon, indent = (_filled(lits, baked) for lits in self.literals[kind])
+            self._baked = {key: (b",".join([canon] * n), b",\n".join([indent] * n))}
+        canon, indent = self._baked[key]
+        filler = tuple(parts)
+        return canon % filler, indent % filler
+
+    @cached_property
+    def literals(self) -> dict[tuple[bool, ...], tuple[list[bytes], list[bytes]]]:
+        """The row's canonical and indented text of each template cut at its holes (the
+        pieces ``%``-escaped: one more piece than holes)."""
+        out = {}
+        for present in self.templates:
+            canon, text = self._texts(present)
+            out[present] = ([c.replace(b"%", b"%%") for c in canon.split(_HOLE)],
+                            [t.replace(b"%", b"%%") for t in text.split(_HOLE)])
+        return out
 
     def _written(self, flat: list[Any], kinds: Sequence[tuple[bool, ...]]
                  ) -> tuple[bytes, bytes] | None:
@@ -225,6 +280,45 @@ def _holed(text: bytes) -> bytes:
     return text.replace(b"%", b"%%").replace(_HOLE, b"%s")
 
 
+def _filled(pieces: list[bytes], baked: dict[int, bytes]) -> bytes:
+    """A row's template from its ``%``-escaped pieces: hole ``j`` a ``%s``, or the spelling
+    ``baked`` gives it (``%``-escaped)."""
+    out = [pieces[0]]
+    for j, piece in enumerate(pieces[1:]):
+        out.append(baked.get(j, b"%s"))
+        out.append(piece)
+    return b"".join(out)
+
+
+def _plan(columns: list[tuple[Any, ...]], n: int
+          ) -> tuple[list[int], dict[int, bytes]] | None:
+    """The holes of a batch of ``n`` rows of one template (its ``columns``): the columns
+    that vary (or hold floats), and the spelling of each other one's value
+    (``%``-escaped); None when a value is not spelled alike (:func:`_alike`)."""
+    holes: list[int] = []
+    baked: dict[int, bytes] = {}
+    for j, col in enumerate(columns):
+        kinds = list(map(type, col))
+        first = kinds[0]
+        types = {first} if kinds.count(first) == n else set(kinds)
+        if not _SCALARS.issuperset(types):
+            return None
+        if float in types:
+            floats = col if len(types) == 1 else list(
+                compress(col, map(is_, kinds, repeat(float))))
+            if not _column_alike(floats):
+                return None
+            holes.append(j)
+        elif len(types) == 1 and col[-1] == col[0] and col.count(col[0]) == n:
+            try:
+                baked[j] = orjson.dumps(col[0]).replace(b"%", b"%%")
+            except TypeError:  # (as a hole's: orjson's refusal)
+                return None
+        else:
+            holes.append(j)
+    return holes, baked
+
+
 def _alike(flat: list[Any], n: int, uniform: bool) -> bool:
     """Whether the values (``n`` rows', all of one template when ``uniform``) are all
     scalars orjson spells as ``json`` does (:data:`_SCALARS`, the floats as
@@ -249,7 +343,7 @@ def _alike(flat: list[Any], n: int, uniform: bool) -> bool:
     return True
 
 
-def _column_alike(floats: list[float]) -> bool:
+def _column_alike(floats: Sequence[float]) -> bool:
     """:func:`~risutools.canonical.floats_alike` of floats, in a few C calls: finite (no
     NaN, which is not equal to itself), and each not zero from 1e-4 to below 1e16."""
     sizes = list(map(abs, floats))

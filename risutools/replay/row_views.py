@@ -13,7 +13,7 @@ same first failures); otherwise the renderings read the rows as before.
 
 from __future__ import annotations
 
-from itertools import compress
+from collections.abc import Sequence
 from typing import Any
 
 from risutools.replay.render_html import MAX_TABLE_ROWS, ChartSweep
@@ -52,15 +52,16 @@ class RowViews:
         if self.count <= MAX_TABLE_ROWS:
             self.head.append(row)
 
-    def add_columns(self, rows: list[dict[str, Any]], firsts: list[bool],
+    def add_columns(self, rows: Sequence[dict[str, Any]], firsts: list[bool],
                     cols: RowColumns) -> None:
         """:meth:`add` of each row of a context cutter's batch in order (``firsts``: each
-        one's ``first``), by column (:mod:`~risutools.replay.row_columns`)."""
+        one's ``first``), by column (:mod:`~risutools.replay.row_columns`); only the rows
+        kept are read (``rows[i]``, the first :data:`MAX_TABLE_ROWS` of the run)."""
         before = self.count
         self.count += len(rows)
         sweep_columns(self.sweep, cols, rows)
         if any(firsts):
-            self.firsts.update(r["request"] for r in compress(rows, firsts))
+            self.firsts.update(rows[i]["request"] for i in cols.where(firsts))
         pick_columns(self.markdown, rows, firsts, cols)
         pick_columns(self.html, rows, firsts, cols)
         if before < MAX_TABLE_ROWS:

@@ -15,18 +15,18 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import repeat
-from operator import eq, itemgetter, not_, truth
-from typing import Any
+from operator import eq, is_not, itemgetter, not_, truth
+from typing import Any, overload
 
 from risutools import __version__
 from risutools.canonical import indented, prefixed, self_hash
 from risutools.checks.registry import registered_checks
 from risutools.errors import ReplayError
 from risutools.replay.checker import INVARIANTS, InvariantChecker
-from risutools.replay.cutter import ContextCutter, CutResult
+from risutools.replay.cutter import ContextCutter, CutResult, CutterState, Signature
 from risutools.replay.fixture import Fixture, Message, Turn
 from risutools.replay.mirror import Change, Step
-from risutools.replay.monitor import ContextMonitor, additional_context
+from risutools.replay.monitor import ContextMonitor, MonitorEvent, additional_context
 from risutools.replay.monitor_checker import MonitorChecker
 from risutools.replay.render_markdown import interesting
 from risutools.replay.row_columns import RowColumns, cuts, row_columns
@@ -73,7 +73,7 @@ class ReplayRun:
     #: ``watch``, which a batch that is not taken by column goes to, row by row
     watch_many: WatchMany | None = None
 
-    def add_rows(self, rows: list[dict[str, Any]], firsts: list[bool],
+    def add_rows(self, rows: Sequence[dict[str, Any]], firsts: list[bool],
                  values: RowValues | None = None) -> None:
         """:meth:`add` of each row in order (``firsts``: each one's ``first``), a context
         cutter's batch tallied and watched by column when its columns are of the types that
@@ -116,7 +116,7 @@ class ReplayRun:
 #: whether the row is :func:`quiet`
 Watch = Callable[[dict[str, Any], bool, bool], None]
 #: a batch of rows, whether an invariant failed for the first time at each, their columns
-WatchMany = Callable[[list[dict[str, Any]], list[bool], RowColumns], None]
+WatchMany = Callable[[Sequence[dict[str, Any]], list[bool], RowColumns], None]
 
 
 def quiet(r: dict[str, Any], cutter: bool) -> bool:
@@ -286,17 +286,30 @@ def replay_cutter(
         for _turn, _res, obs in batch:
             assert obs is not None
             checker.check(obs)
-        events = [monitor.observe(turn.number, res.tokens_out, turn.metrics).to_dict()
+        events = [monitor.observe(turn.number, res.tokens_out, turn.metrics)
                   for turn, res, _obs in batch]
-        for (turn, res, _obs), ev in zip(batch, events, strict=True):
-            mcheck.check(turn.number, res.tokens_out, turn.metrics, ev)
-        rows = [_cutter_row(turn, res, ev) for (turn, res, _obs), ev in zip(batch, events,
-                                                                            strict=True)]
+        rows: Sequence[dict[str, Any]]
+        values = None
+        if spool and set(map(type, events)) == {MonitorEvent}:
+            # (the monitor's own events: checked and written from their fields, the rows'
+            # dicts made only where one is read: :class:`CutterRows`)
+            for (turn, res, _obs), ev in zip(batch, events, strict=True):
+                mcheck.check_event(turn.number, res.tokens_out, turn.metrics, ev)
+            rows = CutterRows(batch, events)
+            values = _direct_values(batch, events)
+        else:
+            dicts = [ev.to_dict() for ev in events]
+            for (turn, res, _obs), row_ev in zip(batch, dicts, strict=True):
+                mcheck.check(turn.number, res.tokens_out, turn.metrics, row_ev)
+            rows = [_cutter_row(turn, res, mon)
+                    for (turn, res, _obs), mon in zip(batch, dicts, strict=True)]
+        if spool and values is None:
+            values = _cutter_values(batch, list(rows))
         run.add_rows(
             rows,
             [checker.first_failure_at(turn.number) or mcheck.first_failure_at(turn.number)
              for turn, _res, _obs in batch],
-            _cutter_values(batch, rows) if spool else None)
+            values)
     return run
 
 
@@ -320,6 +333,45 @@ def _cutter_row(turn: Turn, res: CutResult, ev: dict[str, Any]) -> dict[str, Any
         "state": res.state.to_dict(),
         "monitor": ev,
     }
+
+
+class CutterRows(Sequence[dict[str, Any]]):
+    """A batch's rows (:func:`_cutter_row` of each request, the monitor's events
+    :class:`MonitorEvent` themselves), each made when first read and kept: what a spooled
+    replay reads of a batch's rows is its values (:func:`_direct_values`), and a few rows
+    (the tables', the chart's, the alerts'), not every row's dicts."""
+
+    def __init__(self, batch: list[tuple[Turn, CutResult, Step | Change | None]],
+                 events: list[MonitorEvent]) -> None:
+        self._batch = batch
+        self._events = events
+        self._made: list[dict[str, Any] | None] = [None] * len(batch)
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    @overload
+    def __getitem__(self, i: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, i: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self._made)))]
+        row = self._made[i]
+        if row is None:
+            turn, res, _ = self._batch[i]
+            row = self._made[i] = _cutter_row(turn, res, self._events[i].to_dict())
+        return row
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return map(self.__getitem__, range(len(self._made)))
+
+    def monitor(self, i: int) -> dict[str, Any]:
+        """``self[i]["monitor"]``, the row not made for it (a dict of the same values)."""
+        row = self._made[i]
+        return self._events[i].to_dict() if row is None else row["monitor"]
 
 
 #: the scalars of a context cutter's row, in the order of :data:`CUTTER_ROW`'s holes (its
@@ -408,6 +460,41 @@ def _row_values(step: tuple[Turn, CutResult, Step | Change | None], row: dict[st
         raise _OffShape
     anchor = (a["hash"], a["length"], a["role"])
     return head + anchor + tail
+
+
+def _direct_values(batch: list[tuple[Turn, CutResult, Step | Change | None]],
+                   events: list[MonitorEvent]) -> RowValues | None:
+    """:func:`_cutter_values` of the batch's rows (:class:`CutterRows`) read where
+    :func:`_cutter_row` reads them, the dicts it makes of its objects included (this
+    module's :class:`MonitorEvent`, the cutter's :class:`CutterState` and
+    :class:`Signature`: their ``to_dict``), not made; None when a state or an anchor is of
+    another class (the batch is then read from its rows)."""
+    states = [res.state for _turn, res, _obs in batch]
+    if set(map(type, states)) != {CutterState}:
+        return None
+    anchors = [st.anchor for st in states]
+    if not _ANCHORS.issuperset(map(type, anchors)):
+        return None
+    # (one row's scalars, CUTTER_HOLES, its anchor's three when it has one: written out
+    # here, not a call a row)
+    values = [
+        (res.anchor, res.budget_dropped, res.budget_unreachable, res.continuity_dropped,
+         res.dropped, res.enabled, res.fallback, res.messages_in, res.messages_out,
+         ev.alert, ev.reason or None, ev.level, ev.metrics, ev.remaining_pct, ev.used_pct,
+         len(turn.append), len(turn.delete), len(turn.edit), turn.toggle,
+         res.orphaned_tool_results, res.removable, turn.number,
+         st.estimated_tokens, st.omitted_count, res.tokens_in, res.tokens_out) if a is None
+        else (res.anchor, res.budget_dropped, res.budget_unreachable, res.continuity_dropped,
+              res.dropped, res.enabled, res.fallback, res.messages_in, res.messages_out,
+              ev.alert, ev.reason or None, ev.level, ev.metrics, ev.remaining_pct, ev.used_pct,
+              len(turn.append), len(turn.delete), len(turn.edit), turn.toggle,
+              res.orphaned_tool_results, res.removable, turn.number, a.hash, a.length, a.role,
+              st.estimated_tokens, st.omitted_count, res.tokens_in, res.tokens_out)
+        for (turn, res, _obs), ev, st, a in zip(batch, events, states, anchors, strict=True)]
+    return values, list(zip(map(is_not, anchors, repeat(None))))
+
+
+_ANCHORS = frozenset({Signature, type(None)})
 
 
 def replay_monitor(
@@ -537,9 +624,12 @@ class RowTally:
 
     def add_alert(self, r: dict[str, Any]) -> None:
         """The alert of a row whose monitor raised one."""
-        mon = r["monitor"]
+        self._alert(r["request"], r["monitor"])
+
+    def _alert(self, request: Any, mon: dict[str, Any]) -> None:
+        """The alert at ``request`` of a row whose ``monitor`` is ``mon``."""
         self.alerts.append({
-            "request": r["request"],
+            "request": request,
             "level": mon["level"],
             "used_pct": mon["used_pct"],
             "reason": mon["alert_reason"],
@@ -560,8 +650,13 @@ class RowTally:
             top = max(cols.dropped)
             if self.max_dropped is None or top > self.max_dropped:
                 self.max_dropped = top
-        for i in cols.where(map(truth, cols.alert)):
-            self.add_alert(rows[i])
+        alerted = cols.where(map(truth, cols.alert))
+        if alerted and isinstance(rows, CutterRows):  # (their rows not made for this)
+            for i in alerted:
+                self._alert(cols.request[i], rows.monitor(i))
+        else:
+            for i in alerted:
+                self.add_alert(rows[i])
         if self.cutter:
             self.cuts += cuts(cols)
             self.losses += sum(cols.lost)

@@ -65,48 +65,65 @@ class Spool(Sequence[dict[str, Any]]):
         #: the batches as marshal data, to read the rows back
         self._back: IO[bytes] | None = _temp() if readable else None
         self._count = 0  # rows in the files
-        self._pending: list[dict[str, Any]] = []
+        #: the rows not yet written: (rows, start, stop) of each part given (a list of rows
+        #: copied, any other sequence kept as it is: its rows read only if needed)
+        self._pending: list[tuple[Sequence[dict[str, Any]], int, int]] = []
+        self._waiting = 0  # rows in them
         #: the pending rows' scalars and templates, while each was given with them
         self._values: RowValues | None = ([], [])
 
     def append(self, row: dict[str, Any]) -> None:
         self._values = None  # (the batch is read from its rows)
-        self._pending.append(row)
-        if len(self._pending) >= BATCH:
-            self._flush()
+        self._add([row], 0, 1)
 
-    def extend(self, rows: list[dict[str, Any]], values: RowValues | None = None) -> None:
+    def extend(self, rows: Sequence[dict[str, Any]], values: RowValues | None = None) -> None:
         """:meth:`append` of each row, in order (the batches cut where appending cuts them);
         ``values``: the rows' scalars and templates (:meth:`RowShape.forms_of`: the
         caller's word that they are the rows' own), for a batch made only of rows given
-        with theirs to be written from them."""
+        with theirs to be written from them, and whose rows are then not read (unless the
+        spool is readable) when ``rows`` is not a list."""
         if values is None:
             self._values = None
-        pending, at = self._pending, 0
-        while at < len(rows):
-            take = BATCH - len(pending)
-            pending.extend(rows[at:at + take])
+        at, n = 0, len(rows)
+        while at < n:
+            take = min(BATCH - self._waiting, n - at)
             if self._values is not None and values is not None:
                 self._values[0].extend(values[0][at:at + take])
                 self._values[1].extend(values[1][at:at + take])
+            if type(rows) is list:  # (the caller's list may change: its rows taken now)
+                self._add(rows[at:at + take], 0, take)
+            else:
+                self._add(rows, at, at + take)
             at += take
-            if len(pending) >= BATCH:
-                self._flush()
-                pending = self._pending
+
+    def _add(self, rows: Sequence[dict[str, Any]], start: int, stop: int) -> None:
+        self._pending.append((rows, start, stop))
+        self._waiting += stop - start
+        if self._waiting >= BATCH:
+            self._flush()
+
+    def _rows(self) -> list[dict[str, Any]]:
+        """The pending rows, read."""
+        out: list[dict[str, Any]] = []
+        for rows, start, stop in self._pending:
+            out.extend(rows if start == 0 and stop == len(rows) else rows[start:stop])
+        return out
 
     def _flush(self) -> None:
-        rows, self._pending = self._pending, []
         given, self._values = self._values, ([], [])
-        if not rows:
+        n = self._waiting
+        if not n:
             return
         forms = None
-        if given is not None and self._shape is not None and len(given[1]) == len(rows):
+        if given is not None and self._shape is not None and len(given[1]) == n:
             forms = self._shape.forms_of(*given)
-        elif self._shape is not None:
+        back = self._back
+        rows = self._rows() if forms is None or back is not None else []
+        self._pending, self._waiting = [], 0
+        if forms is None and self._shape is not None:
             forms = self._shape.forms(rows)
         canon, body = forms if forms is not None else _serialised(rows)
         first = not self._count
-        back = self._back
         # plain JSON values: read back equal, by this process
         data = marshal.dumps(rows) if back is not None else b""
         with temporary_folder():  # full or gone: one line (unwritable), never a bug report
@@ -117,10 +134,10 @@ class Spool(Sequence[dict[str, Any]]):
             self._indent.write(body)
             if back is not None:
                 back.write(_LENGTH.pack(len(data)) + data)
-        self._count += len(rows)
+        self._count += n
 
     def __len__(self) -> int:
-        return self._count + len(self._pending)
+        return self._count + self._waiting
 
     @overload
     def __getitem__(self, i: int) -> dict[str, Any]: ...

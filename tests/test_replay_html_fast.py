@@ -1,0 +1,59 @@
+"""The HTML page's quick spellings are its reference ones: a table cell (``_cell``) is
+``html_value(_txt(v))`` whatever the value, and the chart's lines' y (``YScale.y_of``) is
+``YScale.y`` to the last bit, on every scale."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from risutools.printable import html_value
+from risutools.replay.render_html import YScale, _cell, _table, _txt, y_scale
+
+CELLS: list[Any] = [
+    0, -3, 10**30, True, False, None, 0.5, float("nan"), "", "12/34", "0+7", "found",
+    "found (fallback)", "a & b", "<b>", 'q"u', "it's", "\x1b[31m", "\u202e", "\u3000", "탭\t",
+    "line\nbreak", "CRITICAL", "-", [], [1, "<"], {"a": None, "b": "&"}, 1e16, (1, 2),
+]
+
+
+def test_a_cell_is_its_reference_spelling() -> None:
+    seen: dict[str, str] = {}
+    for _ in range(2):  # (the second time from what was seen)
+        for v in CELLS:
+            assert _cell(v, seen) == html_value(_txt(v)), v
+            assert _cell(v) == html_value(_txt(v)), v
+
+
+def test_a_table_is_its_cells_joined() -> None:
+    body = [CELLS[:5], [], CELLS[5:]]
+    want = ("<table><thead><tr><th>a</th><th>&lt;b&gt;</th></tr></thead><tbody>"
+            + "".join("<tr>" + "".join(f"<td>{html_value(_txt(v))}</td>" for v in row)
+                      + "</tr>" for row in body) + "</tbody></table>")
+    assert _table(["a", "<b>"], body) == want
+    attrs = [' id="x"', "", ' class="y"']
+    assert _table(["a"], body, attrs).count('<tr id="x">') == 1
+
+
+@pytest.mark.parametrize("scale", [(1200, 0, 900), (8000, 7000, 400000), (1000, 900, 1500),
+                                   (100, 100, 10**7), (128000, 0, 0)])
+def test_the_lines_y_is_y(scale: tuple[int, int, int]) -> None:
+    ys = y_scale(*scale)
+    y_at = ys.y_of()
+    rng = random.Random(sum(scale))
+    top = max(ys.log_top or 0, ys.lin_top) * 3
+    values: list[float] = [0, 1, ys.lin_top - 1, ys.lin_top, ys.lin_top + 1, top]
+    values += [rng.randrange(0, top) for _ in range(2000)]
+    values += [rng.uniform(0, top) for _ in range(500)]
+    if ys.log_top:
+        values += [ys.log_top, ys.log_top + 1, float(ys.lin_top)]
+    for v in values:
+        assert y_at(v).hex() == ys.y(v).hex(), v
+
+
+def test_the_lines_y_without_a_log_band_past_its_top() -> None:
+    ys = YScale(1000, None)
+    for v in (999, 1000, 1001, 5000.5):
+        assert ys.y_of()(v).hex() == ys.y(v).hex()
