@@ -146,6 +146,11 @@ class Mirror:
         else:
             self._apply_change(obs)
             ordered, est_out, first = True, self.est_out, self._first_sent_np()
+        return self.request(obs, ordered, est_out, first)
+
+    def request(self, obs: Step | Change, ordered: bool, est_out: int,
+                first: Sig | None) -> Request:
+        """What the request's invariants share, the observation applied."""
         if not obs.enabled:
             return Request(obs.request, False, ordered, 0, 0, est_out,
                            obs.budget_unreachable, 0, False, first)
@@ -156,6 +161,50 @@ class Mirror:
         k3, lost = self.continuity(n_r)
         return Request(obs.request, True, ordered, n_r, kr, est_out,
                        obs.budget_unreachable, k3, lost, first)
+
+    def appended_held(self, ch: Change) -> bool | None:
+        """The commonest request at once: an enabled change that sends exactly what it
+        appends (:meth:`_as_sent`), nothing else (no edit, delete or withdrawal, no
+        ``budget_unreachable``).  None: not that shape, nothing applied (ask
+        :meth:`observe`).  Else applied (:meth:`_append_sent`), and True when R1-R7 hold
+        and R8 does not apply as :func:`~risutools.replay.invariants.all_held` would say
+        from :meth:`request`'s answer, found from the state a correct cutter leaves (the
+        dropped messages the first ones, and the anchor the message looked up last, alone
+        with its signature); False: ask :meth:`request` (the state is left as it is).
+        Then :meth:`carry_appended` carries the state."""
+        if (not ch.enabled or ch.withdrawn or ch.edited or ch.deleted
+                or ch.budget_unreachable):
+            return None
+        appended = ch.appended
+        if self._as_sent(appended, ch.sent) is None:
+            return None
+        self._append_sent(appended)
+        if self.prot_dropped or self.bad_out or self.changed:
+            return False  # (R1, R4 fail; R5 asks)
+        if self.est_out > self.config.max_context:
+            return False  # (R3)
+        first, d = self._first_kept, self.n_np_drop
+        if first is None or (self._np_before_kept != d if first else self.n_np != d):
+            return False  # not known to be the first ones (R6)
+        n_r = self.n_np - self._keep
+        if n_r < 0:
+            n_r = 0
+        if d > n_r:
+            return False  # (R2: dropped past R's last; else kr is d)
+        k3, lost = self.continuity(n_r)
+        return not lost and d <= k3  # (R8 applies; R7: a budget cut asks the trees)
+
+    def carry_appended(self) -> None:
+        """:meth:`carry_state` after :meth:`appended_held` said True: ``changed`` is
+        empty, ``kr`` is ``n_np_drop``, the first sent the first kept."""
+        self.prev_omitted = self.n_np_drop
+        first = self._first_kept
+        if first:
+            e = self.by_seq[first - 1]
+            assert e is not None
+            self.prev_anchor = (e.msg.role, e.msg.content)
+        else:
+            self.prev_anchor = None
 
     def _r_end(self, n_r: int) -> int:
         """The removable messages dropped up to R's last (the ``n_r``-th non-protected):
