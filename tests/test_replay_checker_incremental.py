@@ -279,6 +279,7 @@ def _mirror_state(m: Any) -> tuple[Any, ...]:
                sorted(r.msg.id for r in e.results)) for k, e in m.inp.items()}
     out = {k: (o.msg, o.seq, o.est, o.anchor_np) for k, o in m.out.items()}
     trees = tuple(t.tree for t in (m.np_cnt, m.np_est, m.drops()))
+    assert m.np_seqs == [e.seq for e in m.by_seq if e is not None and not e.prot]
     # what the mirror keeps between requests, as the invariants read it (the first sent,
     # off the heap of out_at's seqs; the non-protected messages before the first kept)
     if m._heaped:  # (made when first needed)

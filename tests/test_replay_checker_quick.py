@@ -162,8 +162,8 @@ def _answers(checker: InvariantChecker) -> list[bool | None]:
     answers: list[bool | None] = []
     said = checker.mirror.appended_held
 
-    def spy(ch: Change) -> bool | None:
-        answers.append(said(ch))
+    def spy(ch: Change, orphans_ok: bool) -> bool | None:
+        answers.append(said(ch, orphans_ok))
         return answers[-1]
 
     checker.mirror.appended_held = spy  # type: ignore[method-assign]

@@ -128,7 +128,7 @@ def no_resurrection(m: Mirror, r: Request) -> Answer:
         e
         for mid in m.changed
         if mid in m.prev_dropped and (e := m.inp[mid]).kept
-        and not e.prot and m.np_cnt.prefix(e.seq + 1) <= r.n_r  # not now in the tail
+        and not e.prot and m.np_before(e.seq + 1) <= r.n_r  # not now in the tail
     ]
     if back:
         back.sort(key=lambda e: e.seq)
@@ -279,9 +279,7 @@ def all_held(m: Mirror, r: Request) -> bool:
         before = m.np_before_first_kept()
         if before is not None and before != d:
             return False
-    if r.kr > r.k3 and not (  # R7: a budget cut beyond continuity, needed and minimal
-            m.est_after(r.k3) > mc
-            and r.est_out + m.est_at(m.last_r_dropped(r)) > m.target()):
+    if r.kr > r.k3 and not m.cut_needed(r):  # R7: a cut beyond continuity, needed, minimal
         return False
     return m.prev_dropped.isdisjoint(m.changed)  # R5: no id dropped before moved
 

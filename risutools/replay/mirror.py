@@ -32,8 +32,9 @@ from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from operator import itemgetter
 
-from risutools.replay.fenwick import Fenwick, first_of_difference, push_two
+from risutools.replay.fenwick import Fenwick, first_of_difference
 from risutools.replay.fixture import Message
+from risutools.replay.mirror_ranks import _WALK, Ranks
 from risutools.replay.mirror_records import (
     _NO_RESULTS,
     RESULT_ROLES,
@@ -55,21 +56,19 @@ __all__ = ["RESULT_ROLES", "Change", "Mirror", "Request", "Sig", "Step"]
 _ID = itemgetter(0)
 #: an object made without its ``__init__`` (its fields set by the caller)
 _new = object.__new__
-#: entries :meth:`Mirror._r_end` walks back over before it asks the trees
-_WALK = 32
 
 
-class Mirror:
+class Mirror(Ranks):
     """The input and output as the checker sees them, and the state derived from the
     previous enabled request (``prev_dropped``, ``prev_omitted``, ``prev_anchor``)."""
 
     # (slots: past 30 fields, CPython 3.11 reads each one from a dict; __dict__ for tests)
     __slots__ = (
-        "__dict__", "_before_anchor", "_den", "_drop_later", "_first_kept", "_heaped",
-        "_keep", "_np_before_kept", "_np_drop", "_num", "_overhead", "_target", "bad_out",
-        "by_seq", "changed", "config", "dead_seq", "est_out", "fast", "in_heap", "inp",
-        "linked", "n_np", "n_np_drop", "np_cnt", "np_est", "orphans", "out", "out_at",
-        "out_heap", "prev_anchor", "prev_dropped", "prev_omitted", "prot_dropped",
+        "__dict__", "_before_anchor", "_cnt", "_den", "_drop_later", "_ests", "_first_kept",
+        "_heaped", "_keep", "_max", "_np_before_kept", "_np_drop", "_num", "_overhead",
+        "_target", "bad_out", "by_seq", "changed", "config", "dead_seq", "est_out", "fast",
+        "in_heap", "inp", "linked", "n_np", "n_np_drop", "np_seqs", "orphans", "out",
+        "out_at", "out_heap", "prev_anchor", "prev_dropped", "prev_omitted", "prot_dropped",
         "prot_roles", "sigs", "total_in")
 
     def __init__(self, config: ReplayConfig) -> None:
@@ -77,6 +76,7 @@ class Mirror:
         #: :meth:`_withdraw_all`); False: one operation at a time (the tests' reference)
         self.fast = True
         self.config = config
+        self._max = config.max_context
         p = config.tokenizer_profile
         ratio = Fraction(PROFILES[p]) if isinstance(p, str) else Fraction(str(p))
         self._num, self._den = ratio.numerator, ratio.denominator
@@ -95,8 +95,13 @@ class Mirror:
         self.by_seq: list[_In | None] = []
         self.inp: dict[str, _In] = {}
         self.out: dict[str, _Out] = {}
-        self.np_cnt = Fenwick()  # 1 per live non-protected input message
-        self.np_est = Fenwick()  # their estimates
+        #: 1 per live non-protected input message, and their estimates (:attr:`np_cnt`,
+        #: :attr:`np_est`): the positions they lack pushed when a question needs them
+        self._cnt = Fenwick()
+        self._ests = Fenwick()
+        #: the seqs of the live non-protected input messages, in order: what the count tree
+        #: answers most often (:meth:`np_before`, :meth:`np_at`), without it
+        self.np_seqs: list[int] = []
         #: 1 per live non-protected input message not sent: changes (``_drop_later``: pos ->
         #: delta) and new positions wait until a question needs it (:meth:`drops`)
         self._np_drop = Fenwick()
@@ -162,49 +167,76 @@ class Mirror:
         return Request(obs.request, True, ordered, n_r, kr, est_out,
                        obs.budget_unreachable, k3, lost, first)
 
-    def appended_held(self, ch: Change) -> bool | None:
+    def appended_held(self, ch: Change, orphans_ok: bool) -> bool | None:
         """The commonest request at once: an enabled change that sends exactly what it
-        appends (:meth:`_as_sent`), nothing else (no edit, delete or withdrawal, no
-        ``budget_unreachable``).  None: not that shape, nothing applied (ask
-        :meth:`observe`).  Else applied (:meth:`_append_sent`), and True when R1-R7 hold
-        and R8 does not apply as :func:`~risutools.replay.invariants.all_held` would say
-        from :meth:`request`'s answer, found from the state a correct cutter leaves (the
-        dropped messages the first ones, and the anchor the message looked up last, alone
-        with its signature); False: ask :meth:`request` (the state is left as it is).
-        Then :meth:`carry_appended` carries the state."""
-        if (not ch.enabled or ch.withdrawn or ch.edited or ch.deleted
-                or ch.budget_unreachable):
-            return None
-        appended = ch.appended
-        if self._as_sent(appended, ch.sent) is None:
+        appends, nothing else (:meth:`_only_appended`).  None: not that shape, nothing
+        applied (ask :meth:`observe`).  Else applied (:meth:`_append_sent`); then True
+        when :func:`~risutools.replay.invariants.all_held` would say so of
+        :meth:`request`'s answer, and R9 holds, does not apply or may fail uncounted by
+        its unit (``orphans_ok``: it failed before), the state then carried
+        (:meth:`_held_after_append`); False: ask :meth:`request` (nothing carried)."""
+        appended = self._only_appended(ch)
+        if appended is None:
             return None
         self._append_sent(appended)
-        if self.prot_dropped or self.bad_out or self.changed:
-            return False  # (R1, R4 fail; R5 asks)
-        if self.est_out > self.config.max_context:
-            return False  # (R3)
+        return self._held_after_append(orphans_ok)
+
+    def _only_appended(self, ch: Change) -> Sequence[Message] | None:
+        """The messages appended, when an enabled change sends exactly them (the same
+        messages in order, in a sequence of the same type), each id once and new (in
+        neither the input nor the output: with ``bad_out`` empty, the output's ids are
+        the input's), and does nothing else (no edit, delete or withdrawal, no
+        ``budget_unreachable``): :meth:`_as_sent`'s case, written out; else None."""
+        _, enabled, appended, edited, deleted, sent, withdrawn, unreachable = ch
+        if (withdrawn or edited or deleted or unreachable or not enabled
+                or sent != appended):
+            return None
+        ids = set(map(_ID, appended))
+        if (len(ids) != len(appended) or not self.inp.keys().isdisjoint(ids)
+                or (self.bad_out and not self.out.keys().isdisjoint(ids))):
+            return None
+        return appended
+
+    def _held_after_append(self, orphans_ok: bool) -> bool:
+        """:meth:`appended_held`'s answer, found from the state a correct cutter leaves
+        (the dropped messages the first ones, the anchor the message looked up last,
+        alone with its signature), and the state then carried (:meth:`carry_state`: kr is
+        ``n_np_drop``, the first sent the first kept, ``changed`` empty)."""
+        if (self.prot_dropped or self.bad_out or self.changed or self.est_out > self._max
+                or (self.orphans and self.linked and not orphans_ok)):
+            return False  # (R1, R4 fail; R5 asks; R3; R9's first failure)
         first, d = self._first_kept, self.n_np_drop
         if first is None or (self._np_before_kept != d if first else self.n_np != d):
-            return False  # not known to be the first ones (R6)
-        n_r = self.n_np - self._keep
-        if n_r < 0:
-            n_r = 0
-        if d > n_r:
-            return False  # (R2: dropped past R's last; else kr is d)
-        k3, lost = self.continuity(n_r)
-        return not lost and d <= k3  # (R8 applies; R7: a budget cut asks the trees)
-
-    def carry_appended(self) -> None:
-        """:meth:`carry_state` after :meth:`appended_held` said True: ``changed`` is
-        empty, ``kr`` is ``n_np_drop``, the first sent the first kept."""
-        self.prev_omitted = self.n_np_drop
-        first = self._first_kept
-        if first:
-            e = self.by_seq[first - 1]
-            assert e is not None
-            self.prev_anchor = (e.msg.role, e.msg.content)
+            return False  # not known to be the first ones (R6; else kr is min(d, n_r))
+        if d and d > self.n_np - self._keep:
+            return False  # (R2: dropped past R's last)
+        anchor = self.prev_anchor
+        if anchor is None:
+            k3 = self.prev_omitted  # (min(k3, n_r) >= d: k3 >= d, as d <= n_r or d is 0)
         else:
-            self.prev_anchor = None
+            seqs = self.sigs.get(anchor)
+            at, k3 = self._before_anchor
+            if not seqs or len(seqs) != 1 or seqs[0] != at:  # (:meth:`continuity`'s)
+                n_r = self.n_np - self._keep
+                k3, lost = self.continuity(n_r if n_r > 0 else 0)
+                if lost:
+                    return False  # (R8 applies)
+        if d > k3:
+            return False  # (R7: a cut beyond continuity asks the trees)
+        self.prev_omitted = d
+        self.prev_anchor = self._first_sig(first, d)
+        return True
+
+    def _first_sig(self, first: int, d: int) -> Sig | None:
+        """The signature of the first kept message (at ``first``, after ``d``
+        non-protected ones; 0: none), remembered as looked up (:meth:`_count_first_kept`)."""
+        if not first:
+            return None
+        e = self.by_seq[first - 1]
+        assert e is not None
+        if self._before_anchor[0] != first - 1:
+            self._before_anchor = (first - 1, d)
+        return (e.msg.role, e.msg.content)
 
     def _r_end(self, n_r: int) -> int:
         """The removable messages dropped up to R's last (the ``n_r``-th non-protected):
@@ -229,42 +261,7 @@ class Mirror:
                 seen += 1
                 dropped += not e.kept
             seq -= 1
-        return self.drops().prefix(self.np_cnt.lower_bound(n_r))
-
-    def drops(self) -> Fenwick:
-        """The tree of the non-protected messages not sent (1 each): its waiting changes
-        made (they commute), then the positions it lacks pushed, as the history has them
-        now (their own waiting changes dropped: that value holds them)."""
-        later = self._drop_later
-        drops = self._np_drop
-        tree = drops.tree
-        n = len(tree)
-        if later:
-            for i, delta in later.items():
-                while i < n:
-                    tree[i] += delta
-                    i += i & -i
-            later.clear()
-        by_seq = self.by_seq
-        for seq in range(n - 1, len(by_seq)):
-            e = by_seq[seq]
-            drops.push(0 if e is None or e.prot or e.kept else 1)
-        return drops
-
-    def _drop_add(self, pos: int, delta: int) -> None:
-        """``drops().add(pos, delta)``, made when a question needs the tree."""
-        later = self._drop_later
-        later[pos] = later.get(pos, 0) + delta
-
-    def _drops_first(self) -> bool:
-        """Whether the messages not sent are the first ``n_np_drop`` non-protected ones
-        (as far as the first one kept, known, tells: all before it, none after it)."""
-        first = self._first_kept
-        if first is None:
-            return False
-        if first:
-            return self._np_before_kept == self.n_np_drop
-        return self.n_np == self.n_np_drop  # none kept
+        return self.drops().prefix(self.np_at(n_r))
 
     def carry_state(self, r: Request) -> None:
         """The state a correct cutter now carries; dropped ids for R5 (O(change))."""
@@ -280,6 +277,15 @@ class Mirror:
             self.changed = set()
         self.prev_omitted = r.kr
         self.prev_anchor = r.first
+        self._count_first_kept()
+
+    def _count_first_kept(self) -> None:
+        """Remember the first kept message's count of non-protected ones before it, when
+        known, as :meth:`continuity`'s last look-up (``_before_anchor``): the anchor
+        carried, most often, and looked up at the next request without a tree."""
+        first, before = self._first_kept, self._np_before_kept
+        if first and before is not None:
+            self._before_anchor = (first - 1, before)
 
     def continuity(self, n_r: int) -> tuple[int, bool]:
         """The continuity drop the spec asks for, from the derived state; (k3, anchor lost).
@@ -299,7 +305,7 @@ class Mirror:
         if len(seqs) == 1:  # (most anchors: the search below gives its position)
             seq = seqs[0]
             if at != seq:  # (the previous request's anchor, most often: counted then)
-                before = self.np_cnt.prefix(seq)
+                before = bisect.bisect_left(self.np_seqs, seq)  # (:meth:`np_before`)
                 self._before_anchor = (seq, before)
             return (before if before < n_r else n_r), False
         if at >= 0 and (before if before < n_r else n_r) == t and _holds(seqs, at):
@@ -310,12 +316,12 @@ class Mirror:
         """The position in R (capped at ``n_r``) of the message of ``seqs`` nearest to
         position ``t``, ties to the later one; that message is remembered
         (``_before_anchor``)."""
-        cnt = self.np_cnt
+        np_seqs = self.np_seqs
         seen: dict[int, int] = {}  # index in seqs -> removable messages before it (uncapped)
 
         def pos(i: int) -> int:  # position in R: removable messages before it, capped
             if i not in seen:
-                seen[i] = cnt.prefix(seqs[i])
+                seen[i] = bisect.bisect_left(np_seqs, seqs[i])  # (:meth:`np_before`)
             return min(seen[i], n_r)
 
         lo, hi = 0, len(seqs)  # pos() does not decrease along seqs: first with pos >= t
@@ -334,64 +340,6 @@ class Mirror:
         self._before_anchor = (seqs[pick], seen[pick])
         return pos(pick)
 
-    # ---- rank helpers (non-protected input messages, in order) -------------------
-
-    def pos_of_rank(self, k: int) -> int:
-        """1-based seq position of the k-th non-protected message (0 for k = 0)."""
-        return self.np_cnt.lower_bound(k) if k > 0 else 0
-
-    def est_after(self, n: int) -> int:
-        """The input's estimate with the first ``n`` removable messages dropped."""
-        return self.total_in - self.np_est.prefix(self.pos_of_rank(n))
-
-    def last_r_dropped(self, r: Request) -> int:
-        """1-based seq position of the last removable message dropped (the ``kr``-th
-        dropped one: ``kr`` of them up to R's last message), found once a request."""
-        if r.last is None:
-            r.last = self._kth_dropped(r.kr)
-        return r.last
-
-    def _kth_dropped(self, k: int) -> int:
-        """1-based seq position of the ``k``-th non-protected message not sent (k > 0): the
-        ``k``-th non-protected one when they are the first ones (:meth:`_drops_first`; the
-        last of them: walked back to from the first kept, or the end), else the tree's."""
-        d = self.n_np_drop
-        if k <= d and self._drops_first():
-            if k < d:
-                return self.np_cnt.lower_bound(k)
-            by_seq = self.by_seq
-            seq = (self._first_kept or len(by_seq) + 1) - 2  # the one before it
-            stop = max(-1, seq - _WALK)
-            while seq > stop:
-                e = by_seq[seq]
-                if e is not None and not e.prot:
-                    return seq + 1
-                seq -= 1
-            return self.np_cnt.lower_bound(k)
-        return self.drops().lower_bound(k)
-
-    def est_at(self, pos: int) -> int:
-        """The estimate of the input message at 1-based seq position ``pos``."""
-        e = self.by_seq[pos - 1]
-        assert e is not None
-        return e.est
-
-    def ids(self, positions: Iterable[int]) -> str:
-        """The ids at these 1-based seq positions, comma-separated."""
-        names = []
-        for p in positions:
-            e = self.by_seq[p - 1]
-            assert e is not None
-            names.append(e.msg.id)
-        return ", ".join(names)
-
-    def dropped_np_between(self, lo_rank: int, hi_rank: int, limit: int = 5) -> str:
-        """Ids of up to ``limit`` dropped non-protected messages with rank in (lo, hi]."""
-        drops = self.drops()
-        before = drops.prefix(self.pos_of_rank(lo_rank))
-        have = drops.prefix(self.pos_of_rank(hi_rank)) - before
-        picks = range(1, min(have, limit) + 1)
-        return self.ids(drops.lower_bound(before + j) for j in picks)
 
     # ---- mirrors -----------------------------------------------------------------
 
@@ -436,12 +384,9 @@ class Mirror:
         self.by_seq.append(e)
         self.inp[mid] = e
         self.total_in += est
-        if prot:  # (the drop tree's value: read when it is asked, :meth:`drops`)
-            push_two(self.np_cnt, self.np_est, 0, 0)
-        else:
-            push_two(self.np_cnt, self.np_est, 1, est)
-            if sent and self._first_kept == 0:  # the first kept, after every other one
-                self._first_kept, self._np_before_kept = seq + 1, self.n_np
+        # (the trees' values: read when they are asked, :attr:`np_cnt`)
+        if not prot and sent and self._first_kept == 0:  # the first kept, after the others
+            self._first_kept, self._np_before_kept = seq + 1, self.n_np
         if sent:
             self.out[mid] = e  # (its own output entry)
             self.est_out += est
@@ -455,6 +400,7 @@ class Mirror:
             if not sent:
                 self.n_np_drop += 1
             self.sigs.setdefault((role, m.content), []).append(seq)
+            self.np_seqs.append(seq)
         if role in RESULT_ROLES:
             self._link(e)
         self.changed.add(mid)
@@ -527,7 +473,7 @@ class Mirror:
         est = self.est(new)
         self.total_in += est - e.est
         if not e.prot:
-            self.np_est.add(e.seq + 1, est - e.est)
+            self._ests.add(e.seq + 1, est - e.est)  # (none when it lacks it: :meth:`_grow`)
             self._unindex(e)
             bisect.insort(self.sigs.setdefault((new.role, content), []), e.seq)
         e.msg, e.est = new, est
@@ -543,10 +489,13 @@ class Mirror:
         self.prev_dropped.discard(mid)  # memory stays bounded by the live history
         self.changed.discard(mid)
         if not e.prot:
-            self.np_cnt.add(e.seq + 1, -1)
-            self.np_est.add(e.seq + 1, -e.est)
-            if e.seq < self._before_anchor[0]:  # one fewer before that anchor: ask again
-                self._before_anchor = (-1, 0)
+            self._cnt.add(e.seq + 1, -1)  # (none when they lack it: :meth:`_grow`)
+            self._ests.add(e.seq + 1, -e.est)
+            at, before = self._before_anchor
+            if e.seq < at:  # one fewer before that anchor
+                self._before_anchor = (at, before - 1)
+            np_seqs = self.np_seqs
+            del np_seqs[bisect.bisect_left(np_seqs, e.seq)]
             if not e.kept:
                 self._drop_add(e.seq + 1, -1)
                 self.n_np_drop -= 1
@@ -574,12 +523,12 @@ class Mirror:
         is kept), asked of the trees only when it moved (:meth:`_kept_moved`)."""
         if self._first_kept is None:
             pos = first_of_difference(self.np_cnt, self.drops())
-            self._first_kept = 0 if pos > len(self.np_cnt) else pos
+            self._first_kept = 0 if pos > len(self.by_seq) else pos
             self._np_before_kept = None
         if not self._first_kept:
             return None
         if self._np_before_kept is None:
-            self._np_before_kept = self.np_cnt.prefix(self._first_kept - 1)
+            self._np_before_kept = self.np_before(self._first_kept - 1)
         return self._np_before_kept
 
     def _out_set(self, m: Message) -> None:
@@ -655,8 +604,8 @@ class Mirror:
 
     def _append_sent(self, appended: Sequence[Message]) -> None:
         """``_in_append(m, True)`` for each message, in order, in one pass (the mirror's
-        fields read once, the two trees pushed by :func:`push_two` (the drop tree's push:
-        when it is asked, :meth:`drops`), each entry made without a call, the seq onto the
+        fields read once, no tree pushed: when it is asked, :attr:`np_cnt`,
+        :meth:`drops`), each entry made without a call, the seq onto the
         heap of ``out_at`` as the largest there: a new leaf, its place already; :meth:`_as_sent`
         said every one is new and sent at once), but for one thing: a new id kept is not
         entered in ``changed``.  Nothing can tell: only ``prev_dropped`` is read with it
@@ -666,9 +615,9 @@ class Mirror:
         out, out_at = self.out, self.out_at
         num, den = self._num, self._den
         over, prot_roles = self._overhead, self.prot_roles
-        np_cnt, np_est = self.np_cnt, self.np_est
         heap, in_heap = self.out_heap, self.in_heap
         sigs, heaped = self.sigs, self._heaped
+        np_seqs = self.np_seqs
         total = 0
         n_np = self.n_np
         for m in appended:
@@ -688,10 +637,8 @@ class Mirror:
             out[mid] = e  # (its own output entry)
             if role in prot_roles:
                 e.prot, e.anchor_np = True, False
-                va = vb = 0
             else:
                 e.prot, e.anchor_np = False, True
-                va, vb = 1, est
                 if self._first_kept == 0:  # the first kept, after every other one
                     self._first_kept, self._np_before_kept = seq + 1, n_np
                 out_at[seq] = mid  # (:meth:`_out_at`)
@@ -700,7 +647,7 @@ class Mirror:
                     heap.append(seq)
                 n_np += 1
                 sigs.setdefault((role, content), []).append(seq)
-            push_two(np_cnt, np_est, va, vb)
+                np_seqs.append(seq)
             if role in RESULT_ROLES:
                 self._link(e)
         self.n_np = n_np
@@ -711,6 +658,7 @@ class Mirror:
         """``_out_remove(mid)`` for each id, in order, in one pass: with its entry gone
         from the output, what :meth:`_refresh` then does, written out for that case."""
         out, inp, out_at, later = self.out, self.inp, self.out_at, self._drop_later
+        has = len(self._np_drop.tree)  # (:meth:`_drop_add`: positions the tree has)
         bad_out, changed, orphans = self.bad_out, self.changed, self.orphans
         est_out = dropped = 0
         first, moved = self._first_kept, False
@@ -737,7 +685,8 @@ class Mirror:
                 self.prot_dropped.add(mid)
                 continue
             i = e.seq + 1  # (:meth:`_drop_add`)
-            later[i] = later.get(i, 0) + 1
+            if i < has:
+                later[i] = later.get(i, 0) + 1
             dropped += 1
             moved = moved or first == i  # (:meth:`_kept_moved`, once at the end)
         self.est_out -= est_out
