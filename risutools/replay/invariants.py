@@ -279,7 +279,9 @@ def all_held(m: Mirror, r: Request) -> bool:
         before = m.np_before_first_kept()
         if before is not None and before != d:
             return False
-    if r.kr > r.k3 and not m.cut_needed(r):  # R7: a cut beyond continuity, needed, minimal
+    if r.kr > r.k3 and not (  # R7: a budget cut beyond continuity, needed and minimal
+            m.est_after(r.k3) > mc
+            and r.est_out + m.est_at(m.last_r_dropped(r)) > m.target()):
         return False
     return m.prev_dropped.isdisjoint(m.changed)  # R5: no id dropped before moved
 

@@ -34,7 +34,7 @@ from operator import itemgetter
 
 from risutools.replay.fenwick import Fenwick, first_of_difference
 from risutools.replay.fixture import Message
-from risutools.replay.mirror_ranks import _WALK, Ranks
+from risutools.replay.mirror_ranks import _KEPT, _WALK, Ranks
 from risutools.replay.mirror_records import (
     _NO_RESULTS,
     RESULT_ROLES,
@@ -697,24 +697,21 @@ class Mirror(Ranks):
 
     def _next_kept(self, seq: int, stays: int, walk: int = _WALK) -> None:
         """The first non-protected message kept, at ``seq``, is no longer kept (``stays``
-        1) or gone (0): the next one kept, walking forward (at most ``walk`` entries; past
-        them, not known), with the non-protected ones before it (the one at ``seq`` if it
-        stays, and those passed, none kept); none kept when the walk reaches the end."""
+        1) or gone (0, out of ``np_seqs`` already): the next one kept among the at most
+        ``walk`` non-protected ones after it (found in one pass; past them, not known),
+        with the non-protected ones before it (its index in ``np_seqs``); none kept when
+        those reach the end."""
         before = self._np_before_kept
-        by_seq = self.by_seq
-        n = len(by_seq)
-        stop = min(n, seq + 1 + walk)
         if before is not None:
-            before += stays
-            for s in range(seq + 1, stop):
-                e = by_seq[s]
-                if e is None or e.prot:
-                    continue
-                if e.kept:
-                    self._first_kept, self._np_before_kept = s + 1, before
-                    return
-                before += 1
-            if stop == n:
+            np_seqs, by_seq = self.np_seqs, self.by_seq
+            i = before + stays
+            stop = min(len(np_seqs), i + walk)
+            e = next(filter(_KEPT, map(by_seq.__getitem__, np_seqs[i:stop])), None)
+            if e is not None:
+                self._first_kept = e.seq + 1
+                self._np_before_kept = bisect.bisect_left(np_seqs, e.seq, i, stop)
+                return
+            if stop == len(np_seqs):
                 self._first_kept, self._np_before_kept = 0, None
                 return
         self._first_kept = self._np_before_kept = None

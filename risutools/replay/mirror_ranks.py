@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable
+from operator import attrgetter
 
 from risutools.replay.fenwick import Fenwick
 from risutools.replay.mirror_records import Request, _In
 
 #: entries the mirror walks back or forward over before it asks the trees
 _WALK = 32
+#: an entry's estimate, and whether it is kept (for ``map``, ``filter``)
+_EST = attrgetter("est")
+_KEPT = attrgetter("kept")
 
 
 class Ranks:
@@ -131,7 +135,17 @@ class Ranks:
         return self.np_at(k) if k > 0 else 0
 
     def est_after(self, n: int) -> int:
-        """The input's estimate with the first ``n`` removable messages dropped."""
+        """The input's estimate with the first ``n`` removable messages dropped.  When the
+        output is the input less the first ``n_np_drop`` (>= ``n``) non-protected
+        messages (none protected dropped, ``bad_out`` empty, those dropped the first
+        ones): the output's estimate and that of the ones dropped past the first ``n``
+        (at most :data:`_WALK` * 64 of them, summed in one pass); else the trees'."""
+        d = self.n_np_drop
+        if (n <= d and d - n <= _WALK * 64 and not self.prot_dropped and not self.bad_out
+                and self._drops_first()):
+            by_seq = self.by_seq
+            past: int = sum(map(_EST, map(by_seq.__getitem__, self.np_seqs[n:d])))
+            return self.est_out + past
         return self.total_in - self.np_est.prefix(self.pos_of_rank(n))
 
     def last_r_dropped(self, r: Request) -> int:
@@ -143,64 +157,11 @@ class Ranks:
 
     def _kth_dropped(self, k: int) -> int:
         """1-based seq position of the ``k``-th non-protected message not sent (k > 0): the
-        ``k``-th non-protected one when they are the first ones (:meth:`_drops_first`; the
-        last of them: walked back to from the first kept, or the end), else the tree's."""
-        d = self.n_np_drop
-        if k <= d and self._drops_first():
-            if k < d:
-                return self.np_at(k)
-            by_seq = self.by_seq
-            seq = (self._first_kept or len(by_seq) + 1) - 2  # the one before it
-            stop = max(-1, seq - _WALK)
-            while seq > stop:
-                e = by_seq[seq]
-                if e is not None and not e.prot:
-                    return seq + 1
-                seq -= 1
+        ``k``-th non-protected one when they are the first ones (:meth:`_drops_first`),
+        else the tree's."""
+        if k <= self.n_np_drop and self._drops_first():
             return self.np_at(k)
         return self.drops().lower_bound(k)
-
-    def cut_needed(self, r: Request) -> bool:
-        """R7's passing case of a cut beyond continuity (``kr > k3``): the estimate after
-        continuity over ``max_context``, and keeping the last removable message dropped
-        over the target.  When the output is the input less the first ``n_np_drop``
-        non-protected messages (none protected dropped, ``bad_out`` empty, those dropped
-        the first ones) and ``kr`` is all of them, the estimate after continuity is the
-        output's plus the ``kr - k3`` dropped last (:meth:`_dropped_last`), the last of
-        them R's last dropped; else the trees'."""
-        d = self.n_np_drop
-        walked = None
-        if (r.kr == d and not self.prot_dropped and not self.bad_out
-                and self._drops_first()):
-            walked = self._dropped_last(d - r.k3)
-        if walked is None:
-            return (self.est_after(r.k3) > self._max
-                    and r.est_out + self.est_at(self.last_r_dropped(r)) > self._target)
-        est, r.last = walked
-        return (self.est_out + est > self._max
-                and r.est_out + self.est_at(r.last) > self._target)
-
-    def _dropped_last(self, n: int) -> tuple[int, int] | None:
-        """The estimate of the last ``n`` (> 0) non-protected messages dropped, when they
-        are the first ones (:meth:`_drops_first`), and the position of the last of them,
-        walked back to from the first kept (or the end); None past :data:`_WALK` * 8
-        entries."""
-        by_seq = self.by_seq
-        seq = (self._first_kept or len(by_seq) + 1) - 2  # the one before it
-        stop = max(-1, seq - _WALK * 8)
-        est = 0
-        last = 0
-        while seq > stop:
-            e = by_seq[seq]
-            if e is not None and not e.prot:
-                if not last:
-                    last = seq + 1
-                est += e.est
-                n -= 1
-                if not n:
-                    return est, last
-            seq -= 1
-        return None
 
     def est_at(self, pos: int) -> int:
         """The estimate of the input message at 1-based seq position ``pos``."""
