@@ -301,7 +301,7 @@ def _changed(m: Any) -> set[str]:
     """The ids whose drop status moved, as far as anything reads them: R5 and
     ``carry_state`` ask only for those dropped before (``prev_dropped``) or not kept now
     (a new id sent at once is not entered: ``Mirror._append_sent``)."""
-    return {mid for mid in m.changed
+    return {mid for mid in m.changed | m.gone
             if mid in m.prev_dropped or (mid in m.inp and not m.inp[mid].kept)}
 
 

@@ -66,7 +66,7 @@ class Mirror(Ranks):
     __slots__ = (
         "__dict__", "_before_anchor", "_cnt", "_den", "_drop_later", "_ests", "_first_kept",
         "_heaped", "_keep", "_max", "_np_before_kept", "_np_drop", "_num", "_overhead",
-        "_target", "bad_out", "by_seq", "changed", "config", "dead_seq", "est_out", "fast",
+        "_target", "bad_out", "by_seq", "changed", "config", "dead_seq", "est_out", "fast", "gone",
         "in_heap", "inp", "linked", "n_np", "n_np_drop", "np_seqs", "orphans", "out",
         "out_at", "out_heap", "prev_anchor", "prev_dropped", "prev_omitted", "prot_dropped",
         "prot_roles", "sigs", "total_in")
@@ -126,6 +126,9 @@ class Mirror(Ranks):
         self.prot_dropped: set[str] = set()
         self.bad_out: set[str] = set()  # sent ids unknown to the input or with other text
         self.changed: set[str] = set()  # ids whose drop status moved since the last enabled
+        #: ids :meth:`_withdraw_all` moved from sent to dropped since the last enabled (out
+        #: of ``changed``: dropped still, but for those ``changed`` has since; carried at once)
+        self.gone: set[str] = set()
         #: seq -> id of the output entries at an input seq whose sent role is free
         self.out_at: dict[int, str] = {}
         self.dead_seq: dict[str, int] = {}  # deleted ids: where they were (for a stale output)
@@ -202,8 +205,8 @@ class Mirror(Ranks):
         (the dropped messages the first ones, the anchor the message looked up last,
         alone with its signature), and the state then carried (:meth:`carry_state`: kr is
         ``n_np_drop``, the first sent the first kept, ``changed`` empty)."""
-        if (self.prot_dropped or self.bad_out or self.changed or self.est_out > self._max
-                or (self.orphans and self.linked and not orphans_ok)):
+        if (self.prot_dropped or self.bad_out or self.changed or self.gone
+                or self.est_out > self._max or (self.orphans and self.linked and not orphans_ok)):
             return False  # (R1, R4 fail; R5 asks; R3; R9's first failure)
         first, d = self._first_kept, self.n_np_drop
         if first is None or (self._np_before_kept != d if first else self.n_np != d):
@@ -265,6 +268,9 @@ class Mirror(Ranks):
 
     def carry_state(self, r: Request) -> None:
         """The state a correct cutter now carries; dropped ids for R5 (O(change))."""
+        if self.gone:  # (dropped still, or in changed: set right below)
+            self.prev_dropped |= self.gone
+            self.gone = set()
         changed = self.changed
         if changed:  # (most requests: none moved, the set kept)
             inp, prev = self.inp, self.prev_dropped
@@ -488,6 +494,7 @@ class Mirror(Ranks):
         self.prot_dropped.discard(mid)
         self.prev_dropped.discard(mid)  # memory stays bounded by the live history
         self.changed.discard(mid)
+        self.gone.discard(mid)
         if not e.prot:
             self._cnt.add(e.seq + 1, -1)  # (none when they lack it: :meth:`_grow`)
             self._ests.add(e.seq + 1, -e.est)
@@ -659,9 +666,8 @@ class Mirror(Ranks):
         from the output, what :meth:`_refresh` then does, written out for that case."""
         out, inp, out_at, later = self.out, self.inp, self.out_at, self._drop_later
         has = len(self._np_drop.tree)  # (:meth:`_drop_add`: positions the tree has)
-        bad_out, changed, orphans = self.bad_out, self.changed, self.orphans
+        bad_out, gone, orphans = self.bad_out, self.gone, self.orphans
         est_out = dropped = 0
-        first, moved = self._first_kept, False
         for mid in withdrawn:
             o = out.pop(mid, None)
             if o is None:
@@ -675,7 +681,7 @@ class Mirror(Ranks):
             if e is None or not e.kept:
                 continue
             e.kept = False
-            changed.add(mid)
+            gone.add(mid)
             if orphans:
                 orphans.discard(mid)  # (:meth:`_orphan` of a message not kept)
             if e.results is not _NO_RESULTS:  # (most have none: no loop begun)
@@ -684,16 +690,24 @@ class Mirror(Ranks):
             if e.prot:
                 self.prot_dropped.add(mid)
                 continue
-            i = e.seq + 1  # (:meth:`_drop_add`)
-            if i < has:
-                later[i] = later.get(i, 0) + 1
             dropped += 1
-            moved = moved or first == i  # (:meth:`_kept_moved`, once at the end)
+            if has > 1:  # (:meth:`_drop_add`)
+                i = e.seq + 1
+                if i < has:
+                    later[i] = later.get(i, 0) + 1
         self.est_out -= est_out
-        self.n_np_drop += dropped
-        if moved:  # the first kept withdrawn: the next kept is past those withdrawn
-            assert first is not None
-            self._next_kept(first - 1, 1, _WALK + 2 * len(withdrawn))
+        if dropped:
+            self._dropped(dropped, len(withdrawn))
+
+    def _dropped(self, n: int, walk: int) -> None:
+        """``n`` more non-protected messages dropped: if the first kept is one of them
+        (:meth:`_kept_moved`), the next kept is past those withdrawn (``walk`` of them)."""
+        self.n_np_drop += n
+        first = self._first_kept
+        if first:
+            e = self.by_seq[first - 1]
+            if e is not None and not e.kept:
+                self._next_kept(first - 1, 1, _WALK + 2 * walk)
 
     def _next_kept(self, seq: int, stays: int, walk: int = _WALK) -> None:
         """The first non-protected message kept, at ``seq``, is no longer kept (``stays``
