@@ -261,3 +261,28 @@ def test_dropped_from_the_middle_at_a_request_that_only_appends() -> None:
     got = _both(cfg, [Change(1, True, [a, b, c], sent=[a, c]),
                       Change(2, True, [d], sent=[d])])
     assert got["R6"][:2] == (2, 2)
+
+
+def test_over_budget_while_only_appending() -> None:
+    """After a request the quick path held, only messages sent as appended: answered
+    without the full test (``Mirror._steady``) until the output passes ``max_context``,
+    where R3 fails at the very request, as the reference says."""
+    cfg = build_config({"max_context": 60, "preserve_latest": 1, "tokenizer_profile": 1,
+                        "message_overhead": 0})
+    msgs = [Message(f"m{i}", ("user", "assistant")[i % 2], str(i) * 10) for i in range(9)]
+    changes = [Change(i + 1, True, [m], sent=[m]) for i, m in enumerate(msgs)]
+    quick = InvariantChecker(cfg)
+    full: list[int] = []
+    said = quick.mirror._held_after_append
+
+    def spy(orphans_ok: bool) -> bool:
+        full.append(quick.mirror.n_np)
+        return said(orphans_ok)
+
+    quick.mirror._held_after_append = spy  # type: ignore[method-assign]
+    for ch in changes:
+        quick.check(ch)
+    assert full == [1, 2, 7, 8, 9]  # (requests 3-6: steady; past 7, R3 fails)
+    got = _both(cfg, changes)
+    assert got == summary(quick)
+    assert got["R3"][0] == 3 and got["R3"][2][0] == 7  # 70 > 60 at request 7

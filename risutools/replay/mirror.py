@@ -43,7 +43,6 @@ from risutools.replay.mirror_records import (
     Sig,
     Step,
     _apart,
-    _holds,
     _In,
     _Out,
     sent_as_appended,
@@ -64,12 +63,12 @@ class Mirror(Ranks):
 
     # (slots: past 30 fields, CPython 3.11 reads each one from a dict; __dict__ for tests)
     __slots__ = (
-        "__dict__", "_before_anchor", "_cnt", "_den", "_drop_later", "_ests", "_first_kept",
+        "__dict__", "_cnt", "_den", "_drop_later", "_ests", "_first_kept",
         "_heaped", "_keep", "_max", "_np_before_kept", "_np_drop", "_num", "_overhead",
-        "_target", "bad_out", "by_seq", "changed", "config", "dead_seq", "est_out", "fast", "gone",
-        "in_heap", "inp", "linked", "n_np", "n_np_drop", "np_seqs", "orphans", "out",
-        "out_at", "out_heap", "prev_anchor", "prev_dropped", "prev_omitted", "prot_dropped",
-        "prot_roles", "sigs", "total_in")
+        "_steady", "_target", "bad_out", "by_seq", "changed", "config", "dead_seq",
+        "est_out", "fast", "gone", "in_heap", "inp", "linked", "n_np", "n_np_drop",
+        "np_seqs", "orphans", "out", "out_at", "out_heap", "prev_anchor", "prev_dropped",
+        "prev_omitted", "prot_dropped", "prot_roles", "sigs", "total_in")
 
     def __init__(self, config: ReplayConfig) -> None:
         #: a change's two commonest shapes in one pass each (:meth:`_append_sent`,
@@ -129,6 +128,9 @@ class Mirror(Ranks):
         #: ids :meth:`_withdraw_all` moved from sent to dropped since the last enabled (out
         #: of ``changed``: dropped still, but for those ``changed`` has since; carried at once)
         self.gone: set[str] = set()
+        #: the anchor is the first kept, at position ``prev_omitted``, after a request
+        #: :meth:`appended_held` said held; False since anything else changed the mirrors
+        self._steady = False
         #: seq -> id of the output entries at an input seq whose sent role is free
         self.out_at: dict[int, str] = {}
         self.dead_seq: dict[str, int] = {}  # deleted ids: where they were (for a stale output)
@@ -149,6 +151,7 @@ class Mirror(Ranks):
 
     def observe(self, obs: Step | Change) -> Request:
         """Apply one observation to the mirrors; what the request's invariants share."""
+        self._steady = False  # (only the quick path keeps it)
         if isinstance(obs, Step):
             ordered, est_out, first = self._apply_step(obs)
         else:
@@ -159,6 +162,7 @@ class Mirror(Ranks):
     def request(self, obs: Step | Change, ordered: bool, est_out: int,
                 first: Sig | None) -> Request:
         """What the request's invariants share, the observation applied."""
+        self._steady = False  # (only the quick path keeps it)
         if not obs.enabled:
             return Request(obs.request, False, ordered, 0, 0, est_out,
                            obs.budget_unreachable, 0, False, first)
@@ -182,6 +186,9 @@ class Mirror(Ranks):
         if appended is None:
             return None
         self._append_sent(appended)
+        if (self._steady and self.est_out <= self._max
+                and not (self.orphans and self.linked and not orphans_ok)):
+            return True  # (:meth:`_held_after_append`'s answer again: see there)
         return self._held_after_append(orphans_ok)
 
     def _only_appended(self, ch: Change) -> Sequence[Message] | None:
@@ -204,10 +211,17 @@ class Mirror(Ranks):
         """:meth:`appended_held`'s answer, found from the state a correct cutter leaves
         (the dropped messages the first ones, the anchor the message looked up last,
         alone with its signature), and the state then carried (:meth:`carry_state`: kr is
-        ``n_np_drop``, the first sent the first kept, ``changed`` empty)."""
-        if (self.prot_dropped or self.bad_out or self.changed or self.gone
-                or self.est_out > self._max or (self.orphans and self.linked and not orphans_ok)):
-            return False  # (R1, R4 fail; R5 asks; R3; R9's first failure)
+        ``n_np_drop``, the first sent the first kept, ``changed`` empty).
+
+        When the anchor is the first kept, it sits at position ``prev_omitted`` (the
+        dropped ones before it, the first ones): while only messages sent as appended
+        come (``_steady``), nothing read here moves but the output's estimate and the
+        results sent without their call (:meth:`appended_held` asks those), the state
+        carried the same: the anchor stays the nearest of its signature to that
+        position (at 0 from it, whatever twins come), the first kept the first kept."""
+        self._steady = False
+        if not self._plain(orphans_ok):
+            return False
         first, d = self._first_kept, self.n_np_drop
         if first is None or (self._np_before_kept != d if first else self.n_np != d):
             return False  # not known to be the first ones (R6; else kr is min(d, n_r))
@@ -224,11 +238,21 @@ class Mirror(Ranks):
                 k3, lost = self.continuity(n_r if n_r > 0 else 0)
                 if lost:
                     return False  # (R8 applies)
+            elif at == first - 1 and d <= k3:
+                self._steady = True
         if d > k3:
             return False  # (R7: a cut beyond continuity asks the trees)
         self.prev_omitted = d
         self.prev_anchor = self._first_sig(first, d)
         return True
+
+    def _plain(self, orphans_ok: bool) -> bool:
+        """Nothing protected dropped (R1), every message sent as the input has it (R4),
+        no drop status moved (R5), the output within ``max_context`` (R3), no result sent
+        without its call or R9 failed before."""
+        return not (self.prot_dropped or self.bad_out or self.changed or self.gone
+                    or self.est_out > self._max
+                    or (self.orphans and self.linked and not orphans_ok))
 
     def _first_sig(self, first: int, d: int) -> Sig | None:
         """The signature of the first kept message (at ``first``, after ``d``
@@ -293,60 +317,6 @@ class Mirror(Ranks):
         if first and before is not None:
             self._before_anchor = (first - 1, before)
 
-    def continuity(self, n_r: int) -> tuple[int, bool]:
-        """The continuity drop the spec asks for, from the derived state; (k3, anchor lost).
-
-        The message looked up last (``_before_anchor``: its seq and the non-protected
-        messages before it) is asked first: when it still bears the anchor's signature and
-        sits at position ``omitted_count`` in R, that is the answer (the nearest, and the
-        first at or past it: positions along ``seqs`` rise by one at least), else the
-        search below finds it (and is remembered)."""
-        t = self.prev_omitted
-        if self.prev_anchor is None:
-            return min(t, n_r), False
-        seqs = self.sigs.get(self.prev_anchor)
-        if not seqs:
-            return min(t, n_r), True
-        at, before = self._before_anchor
-        if len(seqs) == 1:  # (most anchors: the search below gives its position)
-            seq = seqs[0]
-            if at != seq:  # (the previous request's anchor, most often: counted then)
-                before = bisect.bisect_left(self.np_seqs, seq)  # (:meth:`np_before`)
-                self._before_anchor = (seq, before)
-            return (before if before < n_r else n_r), False
-        if at >= 0 and (before if before < n_r else n_r) == t and _holds(seqs, at):
-            return t, False
-        return self._nearest(seqs, t, n_r), False
-
-    def _nearest(self, seqs: list[int], t: int, n_r: int) -> int:
-        """The position in R (capped at ``n_r``) of the message of ``seqs`` nearest to
-        position ``t``, ties to the later one; that message is remembered
-        (``_before_anchor``)."""
-        np_seqs = self.np_seqs
-        seen: dict[int, int] = {}  # index in seqs -> removable messages before it (uncapped)
-
-        def pos(i: int) -> int:  # position in R: removable messages before it, capped
-            if i not in seen:
-                seen[i] = bisect.bisect_left(np_seqs, seqs[i])  # (:meth:`np_before`)
-            return min(seen[i], n_r)
-
-        lo, hi = 0, len(seqs)  # pos() does not decrease along seqs: first with pos >= t
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if pos(mid) >= t:
-                hi = mid
-            else:
-                lo = mid + 1
-        # the nearest is seqs[lo - 1] (below t) or seqs[lo] (at or above t); ties: the later
-        below = pos(lo - 1) if lo else None
-        above = pos(lo) if lo < len(seqs) else None
-        pick = lo
-        if above is None or (below is not None and t - below < above - t):
-            pick = lo - 1
-        self._before_anchor = (seqs[pick], seen[pick])
-        return pos(pick)
-
-
     # ---- mirrors -----------------------------------------------------------------
 
     def _refresh(self, mid: str) -> None:
@@ -381,6 +351,7 @@ class Mirror(Ranks):
     def _in_append(self, m: Message, sent: bool = False) -> None:
         """``sent``: the very message is sent at once (what :meth:`_out_set` would then do,
         done here: the output has no entry of this id, see :meth:`_apply_change`)."""
+        self._steady = False
         seq = len(self.by_seq)
         mid, role = m.id, m.role
         est = -(-len(m.content) * self._num // self._den) + self._overhead  # (:meth:`est`)
@@ -472,6 +443,7 @@ class Mirror(Ranks):
             del self.sigs[(e.msg.role, e.msg.content)]
 
     def _in_edit(self, mid: str, content: str) -> None:
+        self._steady = False
         e = self.inp[mid]
         if self.out.get(mid) is e:  # its own output entry: the output keeps the text sent
             self.out[mid] = _Out(e.msg, e.seq, e.est, e.anchor_np)
@@ -486,6 +458,7 @@ class Mirror(Ranks):
         self._refresh(mid)
 
     def _in_delete(self, mid: str) -> None:
+        self._steady = False
         e = self.inp.pop(mid)
         self.by_seq[e.seq] = None
         self._unlink(e)
@@ -539,6 +512,7 @@ class Mirror(Ranks):
         return self._np_before_kept
 
     def _out_set(self, m: Message) -> None:
+        self._steady = False
         old = self.out.get(m.id)
         e = self.inp.get(m.id)
         seq = e.seq if e is not None else self.dead_seq.get(m.id, -1)
@@ -554,6 +528,7 @@ class Mirror(Ranks):
         self._refresh(m.id)
 
     def _out_remove(self, mid: str, *, refresh: bool = True) -> None:
+        self._steady = False
         o = self.out.pop(mid, None)
         if o is None:
             return

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from operator import attrgetter
 
 from risutools.replay.fenwick import Fenwick
-from risutools.replay.mirror_records import Request, _In
+from risutools.replay.mirror_records import Request, Sig, _holds, _In
 
 #: entries the mirror walks back or forward over before it asks the trees
 _WALK = 32
@@ -25,7 +25,7 @@ _KEPT = attrgetter("kept")
 class Ranks:
     """Ranks of the non-protected input messages: the mirror's questions about them."""
 
-    __slots__ = ()
+    __slots__ = ("_before_anchor",)  # (the only field set here; the others: the mirror's)
 
     # the mirror's fields these read (:class:`~risutools.replay.mirror.Mirror`)
     by_seq: list[_In | None]
@@ -44,6 +44,10 @@ class Ranks:
     bad_out: set[str]
     _max: int
     _target: int
+    sigs: dict[Sig, list[int]]
+    _before_anchor: tuple[int, int]
+    prev_omitted: int
+    prev_anchor: Sig | None
 
     def np_before(self, pos: int) -> int:
         """``np_cnt.prefix(pos)``: the live non-protected input messages before 1-based seq
@@ -185,3 +189,56 @@ class Ranks:
         have = drops.prefix(self.pos_of_rank(hi_rank)) - before
         picks = range(1, min(have, limit) + 1)
         return self.ids(drops.lower_bound(before + j) for j in picks)
+
+    def continuity(self, n_r: int) -> tuple[int, bool]:
+        """The continuity drop the spec asks for, from the derived state; (k3, anchor lost).
+
+        The message looked up last (``_before_anchor``: its seq and the non-protected
+        messages before it) is asked first: when it still bears the anchor's signature and
+        sits at position ``omitted_count`` in R, that is the answer (the nearest, and the
+        first at or past it: positions along ``seqs`` rise by one at least), else the
+        search below finds it (and is remembered)."""
+        t = self.prev_omitted
+        if self.prev_anchor is None:
+            return min(t, n_r), False
+        seqs = self.sigs.get(self.prev_anchor)
+        if not seqs:
+            return min(t, n_r), True
+        at, before = self._before_anchor
+        if len(seqs) == 1:  # (most anchors: the search below gives its position)
+            seq = seqs[0]
+            if at != seq:  # (the previous request's anchor, most often: counted then)
+                before = bisect.bisect_left(self.np_seqs, seq)  # (:meth:`np_before`)
+                self._before_anchor = (seq, before)
+            return (before if before < n_r else n_r), False
+        if at >= 0 and (before if before < n_r else n_r) == t and _holds(seqs, at):
+            return t, False
+        return self._nearest(seqs, t, n_r), False
+
+    def _nearest(self, seqs: list[int], t: int, n_r: int) -> int:
+        """The position in R (capped at ``n_r``) of the message of ``seqs`` nearest to
+        position ``t``, ties to the later one; that message is remembered
+        (``_before_anchor``)."""
+        np_seqs = self.np_seqs
+        seen: dict[int, int] = {}  # index in seqs -> removable messages before it (uncapped)
+
+        def pos(i: int) -> int:  # position in R: removable messages before it, capped
+            if i not in seen:
+                seen[i] = bisect.bisect_left(np_seqs, seqs[i])  # (:meth:`np_before`)
+            return min(seen[i], n_r)
+
+        lo, hi = 0, len(seqs)  # pos() does not decrease along seqs: first with pos >= t
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if pos(mid) >= t:
+                hi = mid
+            else:
+                lo = mid + 1
+        # the nearest is seqs[lo - 1] (below t) or seqs[lo] (at or above t); ties: the later
+        below = pos(lo - 1) if lo else None
+        above = pos(lo) if lo < len(seqs) else None
+        pick = lo
+        if above is None or (below is not None and t - below < above - t):
+            pick = lo - 1
+        self._before_anchor = (seqs[pick], seen[pick])
+        return pos(pick)
