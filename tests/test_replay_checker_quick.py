@@ -282,7 +282,7 @@ def test_over_budget_while_only_appending() -> None:
     quick.mirror._held_after_append = spy  # type: ignore[method-assign]
     for ch in changes:
         quick.check(ch)
-    assert full == [1, 2, 7, 8, 9]  # (requests 3-6: steady; past 7, R3 fails)
+    assert full == [1, 7, 8, 9]  # (requests 2-6: steady; from 7, R3 fails)
     got = _both(cfg, changes)
     assert got == summary(quick)
     assert got["R3"][0] == 3 and got["R3"][2][0] == 7  # 70 > 60 at request 7

@@ -213,12 +213,13 @@ class Mirror(Ranks):
         alone with its signature), and the state then carried (:meth:`carry_state`: kr is
         ``n_np_drop``, the first sent the first kept, ``changed`` empty).
 
-        When the anchor is the first kept, it sits at position ``prev_omitted`` (the
-        dropped ones before it, the first ones): while only messages sent as appended
-        come (``_steady``), nothing read here moves but the output's estimate and the
-        results sent without their call (:meth:`appended_held` asks those), the state
-        carried the same: the anchor stays the nearest of its signature to that
-        position (at 0 from it, whatever twins come), the first kept the first kept."""
+        The anchor carried is then the first kept, at position ``prev_omitted`` (the
+        ``n_np_drop`` dropped before it, the first ones) and looked up last: while only
+        messages sent as appended come (``_steady``), nothing read here moves but the
+        output's estimate and the results sent without their call (:meth:`appended_held`
+        asks those), the state carried the same: the anchor is the one of its signature
+        nearest to that position (at 0 from it, whatever twins come: :meth:`continuity`
+        answers ``prev_omitted`` at once), the first kept stays the first kept."""
         self._steady = False
         if not self._plain(orphans_ok):
             return False
@@ -238,12 +239,11 @@ class Mirror(Ranks):
                 k3, lost = self.continuity(n_r if n_r > 0 else 0)
                 if lost:
                     return False  # (R8 applies)
-            elif at == first - 1 and d <= k3:
-                self._steady = True
         if d > k3:
             return False  # (R7: a cut beyond continuity asks the trees)
         self.prev_omitted = d
         self.prev_anchor = self._first_sig(first, d)
+        self._steady = bool(first)
         return True
 
     def _plain(self, orphans_ok: bool) -> bool:
