@@ -286,3 +286,31 @@ def test_over_budget_while_only_appending() -> None:
     got = _both(cfg, changes)
     assert got == summary(quick)
     assert got["R3"][0] == 3 and got["R3"][2][0] == 7  # 70 > 60 at request 7
+
+
+@pytest.mark.parametrize("odd", ["twice in two", "twice in three", "in the input", "sent before"])
+def test_ids_not_new_are_not_the_quick_paths(odd: str) -> None:
+    """An id appended twice (in two messages or more), one the input has, one the output
+    has from before (sent ahead of its append): not the quick path's shape (None, nothing
+    applied), the reference's verdicts."""
+    cfg = build_config({"max_context": 1000, "preserve_latest": 1, "tokenizer_profile": 1})
+    a, b, c = Message("a", "user", "aaa"), Message("b", "assistant", "bbb"), Message(
+        "c", "user", "ccc")
+    first = [Change(1, True, [a], sent=[a])]
+    if odd == "twice in two":
+        again = [b, Message("b", "user", "other")]
+    elif odd == "twice in three":
+        again = [b, c, Message("b", "user", "other")]
+    elif odd == "in the input":
+        again = [Message("a", "user", "aaa"), b]
+    else:
+        first.append(Change(2, True, [b], sent=[b, c]))  # c sent before it is appended
+        again = [c]
+    last = Change(len(first) + 1, True, again, sent=list(again))
+    quick = InvariantChecker(cfg)
+    answers = _answers(quick)
+    for ch in [*first, last]:
+        answers.clear()
+        quick.check(ch)
+    assert answers == [None]
+    assert summary(quick) == _both(cfg, [*first, last])

@@ -176,36 +176,31 @@ class Mirror(Ranks):
 
     def appended_held(self, ch: Change, orphans_ok: bool) -> bool | None:
         """The commonest request at once: an enabled change that sends exactly what it
-        appends, nothing else (:meth:`_only_appended`).  None: not that shape, nothing
-        applied (ask :meth:`observe`).  Else applied (:meth:`_append_sent`); then True
-        when :func:`~risutools.replay.invariants.all_held` would say so of
-        :meth:`request`'s answer, and R9 holds, does not apply or may fail uncounted by
-        its unit (``orphans_ok``: it failed before), the state then carried
+        appends (the same messages in order, in a sequence of the same type), each id
+        once and new (in neither the input nor the output: with ``bad_out`` empty, the
+        output's ids are the input's), and does nothing else (no edit, delete or
+        withdrawal, no ``budget_unreachable``): :meth:`_as_sent`'s case, written out.
+        None: not that shape, nothing applied (ask :meth:`observe`).  Else applied
+        (:meth:`_append_sent`); then True when :func:`~risutools.replay.invariants.all_held`
+        would say so of :meth:`request`'s answer, and R9 holds, does not apply or may fail
+        uncounted by its unit (``orphans_ok``: it failed before), the state then carried
         (:meth:`_held_after_append`); False: ask :meth:`request` (nothing carried)."""
-        appended = self._only_appended(ch)
-        if appended is None:
+        _, enabled, appended, edited, deleted, sent, withdrawn, unreachable = ch
+        if (withdrawn or edited or deleted or unreachable or not enabled
+                or sent != appended):
+            return None
+        n = len(appended)  # (each id once: two compared, more in a set)
+        if (n == 2 and appended[0][0] == appended[1][0]) or (
+                n > 2 and len(set(map(_ID, appended))) != n):
+            return None
+        if not self.inp.keys().isdisjoint(map(_ID, appended)) or (
+                self.bad_out and not self.out.keys().isdisjoint(map(_ID, appended))):
             return None
         self._append_sent(appended)
         if (self._steady and self.est_out <= self._max
                 and not (self.orphans and self.linked and not orphans_ok)):
             return True  # (:meth:`_held_after_append`'s answer again: see there)
         return self._held_after_append(orphans_ok)
-
-    def _only_appended(self, ch: Change) -> Sequence[Message] | None:
-        """The messages appended, when an enabled change sends exactly them (the same
-        messages in order, in a sequence of the same type), each id once and new (in
-        neither the input nor the output: with ``bad_out`` empty, the output's ids are
-        the input's), and does nothing else (no edit, delete or withdrawal, no
-        ``budget_unreachable``): :meth:`_as_sent`'s case, written out; else None."""
-        _, enabled, appended, edited, deleted, sent, withdrawn, unreachable = ch
-        if (withdrawn or edited or deleted or unreachable or not enabled
-                or sent != appended):
-            return None
-        ids = set(map(_ID, appended))
-        if (len(ids) != len(appended) or not self.inp.keys().isdisjoint(ids)
-                or (self.bad_out and not self.out.keys().isdisjoint(ids))):
-            return None
-        return appended
 
     def _held_after_append(self, orphans_ok: bool) -> bool:
         """:meth:`appended_held`'s answer, found from the state a correct cutter leaves
@@ -597,13 +592,13 @@ class Mirror(Ranks):
         out, out_at = self.out, self.out_at
         num, den = self._num, self._den
         over, prot_roles = self._overhead, self.prot_roles
-        heap, in_heap = self.out_heap, self.in_heap
-        sigs, heaped = self.sigs, self._heaped
-        np_seqs = self.np_seqs
-        total = 0
+        sigs, np_seqs = self.sigs, self.np_seqs
+        seq = len(by_seq) - 1
         n_np = self.n_np
+        none_kept = self._first_kept == 0
+        total = 0
         for m in appended:
-            seq = len(by_seq)
+            seq += 1
             mid, role, content = m
             est = -(-len(content) * num // den) + over
             total += est
@@ -621,17 +616,19 @@ class Mirror(Ranks):
                 e.prot, e.anchor_np = True, False
             else:
                 e.prot, e.anchor_np = False, True
-                if self._first_kept == 0:  # the first kept, after every other one
+                if none_kept:  # the first kept, after every other one
                     self._first_kept, self._np_before_kept = seq + 1, n_np
+                    none_kept = False
                 out_at[seq] = mid  # (:meth:`_out_at`)
-                if heaped:
-                    in_heap.add(seq)
-                    heap.append(seq)
                 n_np += 1
                 sigs.setdefault((role, content), []).append(seq)
                 np_seqs.append(seq)
             if role in RESULT_ROLES:
                 self._link(e)
+        if self._heaped and n_np > self.n_np:  # (the new seqs of out_at: leaves, in place)
+            new = np_seqs[len(np_seqs) - (n_np - self.n_np):]
+            self.in_heap.update(new)
+            self.out_heap.extend(new)
         self.n_np = n_np
         self.total_in += total
         self.est_out += total
