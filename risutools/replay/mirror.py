@@ -189,18 +189,31 @@ class Mirror(Ranks):
         if (withdrawn or edited or deleted or unreachable or not enabled
                 or sent != appended):
             return None
-        n = len(appended)  # (each id once: two compared, more in a set)
-        if (n == 2 and appended[0][0] == appended[1][0]) or (
-                n > 2 and len(set(map(_ID, appended))) != n):
-            return None
-        if not self.inp.keys().isdisjoint(map(_ID, appended)) or (
-                self.bad_out and not self.out.keys().isdisjoint(map(_ID, appended))):
+        if not self._new_ids(appended):
             return None
         self._append_sent(appended)
         if (self._steady and self.est_out <= self._max
                 and not (self.orphans and self.linked and not orphans_ok)):
             return True  # (:meth:`_held_after_append`'s answer again: see there)
         return self._held_after_append(orphans_ok)
+
+    def _new_ids(self, appended: Sequence[Message]) -> bool:
+        """Whether each id appended is there once and new: in neither the input nor the
+        output (with ``bad_out`` empty, the output's ids are the input's); one or two
+        asked at once, more in a set."""
+        n = len(appended)
+        inp = self.inp
+        if n == 2:
+            a, b = appended[0][0], appended[1][0]
+            if a == b or a in inp or b in inp:
+                return False
+        elif n == 1:
+            if appended[0][0] in inp:
+                return False
+        elif len(set(map(_ID, appended))) != n or not inp.keys().isdisjoint(
+                map(_ID, appended)):
+            return False
+        return not self.bad_out or self.out.keys().isdisjoint(map(_ID, appended))
 
     def _held_after_append(self, orphans_ok: bool) -> bool:
         """:meth:`appended_held`'s answer, found from the state a correct cutter leaves
@@ -656,7 +669,7 @@ class Mirror(Ranks):
             gone.add(mid)
             if orphans:
                 orphans.discard(mid)  # (:meth:`_orphan` of a message not kept)
-            if e.results is not _NO_RESULTS:  # (most have none: no loop begun)
+            if e.results:  # (most have none, the one empty list: no loop begun)
                 for res in e.results:
                     self._orphan(res)
             if e.prot:
