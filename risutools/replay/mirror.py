@@ -9,17 +9,20 @@ the full text).
 
 **Incremental.** The mirror of the input is fed with the fixture's operations, the mirror
 of the output with what the cutter says it added to or withdrew from the list it sends;
-Fenwick trees over the order of appearance answer every question an invariant asks
-(counts and estimates of non-protected messages, dropped ones, sent ones), and a signature
--> positions index finds the anchor.  A request costs O((input changes + output changes)
-* log n), amortised O(change): nothing is rescanned.  Memory is O(messages ever appended);
-nothing grows per request.  A request is observed as a :class:`Change` (the turn's
-operations and the output's changes: what the harness sends for the reference cutter) or
-a :class:`Step` (the whole lists, any cutter, the mirrors rebuilt: O(n); the only form of
-a reordered output), both in ``mirror_records.py``.
+the live non-protected positions in order (``np_seqs``: counts and ranks by bisection),
+Fenwick trees over the order of appearance (estimates of non-protected messages, dropped
+ones; grown when a question needs them: ``mirror_ranks.py``) and a signature -> positions
+index answer every question an invariant asks.  A request costs O((input changes + output
+changes) * log n), amortised O(change), but for a delete (one memmove of ``np_seqs``):
+nothing is rescanned.  Memory is O(messages ever appended); nothing grows per request.  A
+request is observed as a :class:`Change` (the turn's operations and the output's changes:
+what the harness sends for the reference cutter) or a :class:`Step` (the whole lists, any
+cutter, the mirrors rebuilt: O(n); the only form of a reordered output), both in
+``mirror_records.py``.
 
 :meth:`Mirror.observe` applies one observation and returns the :class:`Request` the
-invariants (``invariants.py``) read together with the mirror.
+invariants (``invariants.py``) read together with the mirror; :meth:`Mirror.appended_held`
+answers the commonest request (sent as appended, nothing else) at once, without one.
 """
 
 from __future__ import annotations
