@@ -195,8 +195,7 @@ class Mirror(Ranks):
         if not self._new_ids(appended):
             return None
         self._append_sent(appended)
-        if (self._steady and self.est_out <= self._max
-                and not (self.orphans and self.linked and not orphans_ok)):
+        if self._steady and self._plain(orphans_ok):
             return True  # (:meth:`_held_after_append`'s answer again: see there)
         return self._held_after_append(orphans_ok)
 
@@ -228,7 +227,8 @@ class Mirror(Ranks):
         ``n_np_drop`` dropped before it, the first ones) and looked up last: while only
         messages sent as appended come (``_steady``), nothing read here moves but the
         output's estimate and the results sent without their call (:meth:`appended_held`
-        asks those), the state carried the same: the anchor is the one of its signature
+        asks those again, with what only another change moves: :meth:`_plain`), the state
+        carried the same: the anchor is the one of its signature
         nearest to that position (at 0 from it, whatever twins come: :meth:`continuity`
         answers ``prev_omitted`` at once), the first kept stays the first kept."""
         self._steady = False
