@@ -279,6 +279,7 @@ def _mirror_state(m: Any) -> tuple[Any, ...]:
                sorted(r.msg.id for r in e.results)) for k, e in m.inp.items()}
     out = {k: (o.msg, o.seq, o.est, o.anchor_np) for k, o in m.out.items()}
     trees = tuple(t.tree for t in (m.np_cnt, m.np_est, m.drops()))
+    assert m.np_seqs == [e.seq for e in m.by_seq if e is not None and not e.prot]
     # what the mirror keeps between requests, as the invariants read it (the first sent,
     # off the heap of out_at's seqs; the non-protected messages before the first kept)
     if m._heaped:  # (made when first needed)
@@ -300,7 +301,7 @@ def _changed(m: Any) -> set[str]:
     """The ids whose drop status moved, as far as anything reads them: R5 and
     ``carry_state`` ask only for those dropped before (``prev_dropped``) or not kept now
     (a new id sent at once is not entered: ``Mirror._append_sent``)."""
-    return {mid for mid in m.changed
+    return {mid for mid in m.changed | m.gone
             if mid in m.prev_dropped or (mid in m.inp and not m.inp[mid].kept)}
 
 

@@ -128,7 +128,7 @@ def no_resurrection(m: Mirror, r: Request) -> Answer:
         e
         for mid in m.changed
         if mid in m.prev_dropped and (e := m.inp[mid]).kept
-        and not e.prot and m.np_cnt.prefix(e.seq + 1) <= r.n_r  # not now in the tail
+        and not e.prot and m.np_before(e.seq + 1) <= r.n_r  # not now in the tail
     ]
     if back:
         back.sort(key=lambda e: e.seq)

@@ -9,17 +9,20 @@ the full text).
 
 **Incremental.** The mirror of the input is fed with the fixture's operations, the mirror
 of the output with what the cutter says it added to or withdrew from the list it sends;
-Fenwick trees over the order of appearance answer every question an invariant asks
-(counts and estimates of non-protected messages, dropped ones, sent ones), and a signature
--> positions index finds the anchor.  A request costs O((input changes + output changes)
-* log n), amortised O(change): nothing is rescanned.  Memory is O(messages ever appended);
-nothing grows per request.  A request is observed as a :class:`Change` (the turn's
-operations and the output's changes: what the harness sends for the reference cutter) or
-a :class:`Step` (the whole lists, any cutter, the mirrors rebuilt: O(n); the only form of
-a reordered output), both in ``mirror_records.py``.
+the live non-protected positions in order (``np_seqs``: counts and ranks by bisection),
+Fenwick trees over the order of appearance (estimates of non-protected messages, dropped
+ones; grown when a question needs them: ``mirror_ranks.py``) and a signature -> positions
+index answer every question an invariant asks.  A request costs O((input changes + output
+changes) * log n), amortised O(change), but for a delete (one memmove of ``np_seqs``):
+nothing is rescanned.  Memory is O(messages ever appended); nothing grows per request.  A
+request is observed as a :class:`Change` (the turn's operations and the output's changes:
+what the harness sends for the reference cutter) or a :class:`Step` (the whole lists, any
+cutter, the mirrors rebuilt: O(n); the only form of a reordered output), both in
+``mirror_records.py``.
 
 :meth:`Mirror.observe` applies one observation and returns the :class:`Request` the
-invariants (``invariants.py``) read together with the mirror.
+invariants (``invariants.py``) read together with the mirror; :meth:`Mirror.appended_held`
+answers the commonest request (sent as appended, nothing else) at once, without one.
 """
 
 from __future__ import annotations
@@ -32,8 +35,9 @@ from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from operator import itemgetter
 
-from risutools.replay.fenwick import Fenwick, first_of_difference, push_two
+from risutools.replay.fenwick import Fenwick, first_of_difference
 from risutools.replay.fixture import Message
+from risutools.replay.mirror_ranks import _KEPT, _WALK, Ranks
 from risutools.replay.mirror_records import (
     _NO_RESULTS,
     RESULT_ROLES,
@@ -42,7 +46,6 @@ from risutools.replay.mirror_records import (
     Sig,
     Step,
     _apart,
-    _holds,
     _In,
     _Out,
     sent_as_appended,
@@ -55,28 +58,27 @@ __all__ = ["RESULT_ROLES", "Change", "Mirror", "Request", "Sig", "Step"]
 _ID = itemgetter(0)
 #: an object made without its ``__init__`` (its fields set by the caller)
 _new = object.__new__
-#: entries :meth:`Mirror._r_end` walks back over before it asks the trees
-_WALK = 32
 
 
-class Mirror:
+class Mirror(Ranks):
     """The input and output as the checker sees them, and the state derived from the
     previous enabled request (``prev_dropped``, ``prev_omitted``, ``prev_anchor``)."""
 
     # (slots: past 30 fields, CPython 3.11 reads each one from a dict; __dict__ for tests)
     __slots__ = (
-        "__dict__", "_before_anchor", "_den", "_drop_later", "_first_kept", "_heaped",
-        "_keep", "_np_before_kept", "_np_drop", "_num", "_overhead", "_target", "bad_out",
-        "by_seq", "changed", "config", "dead_seq", "est_out", "fast", "in_heap", "inp",
-        "linked", "n_np", "n_np_drop", "np_cnt", "np_est", "orphans", "out", "out_at",
-        "out_heap", "prev_anchor", "prev_dropped", "prev_omitted", "prot_dropped",
-        "prot_roles", "sigs", "total_in")
+        "__dict__", "_cnt", "_den", "_drop_later", "_ests", "_first_kept",
+        "_heaped", "_keep", "_max", "_np_before_kept", "_np_drop", "_num", "_overhead",
+        "_steady", "_target", "bad_out", "by_seq", "changed", "config", "dead_seq",
+        "est_out", "fast", "gone", "in_heap", "inp", "linked", "n_np", "n_np_drop",
+        "np_seqs", "orphans", "out", "out_at", "out_heap", "prev_anchor", "prev_dropped",
+        "prev_omitted", "prot_dropped", "prot_roles", "sigs", "total_in")
 
     def __init__(self, config: ReplayConfig) -> None:
         #: a change's two commonest shapes in one pass each (:meth:`_append_sent`,
         #: :meth:`_withdraw_all`); False: one operation at a time (the tests' reference)
         self.fast = True
         self.config = config
+        self._max = config.max_context
         p = config.tokenizer_profile
         ratio = Fraction(PROFILES[p]) if isinstance(p, str) else Fraction(str(p))
         self._num, self._den = ratio.numerator, ratio.denominator
@@ -95,8 +97,13 @@ class Mirror:
         self.by_seq: list[_In | None] = []
         self.inp: dict[str, _In] = {}
         self.out: dict[str, _Out] = {}
-        self.np_cnt = Fenwick()  # 1 per live non-protected input message
-        self.np_est = Fenwick()  # their estimates
+        #: 1 per live non-protected input message, and their estimates (:attr:`np_cnt`,
+        #: :attr:`np_est`): the positions they lack pushed when a question needs them
+        self._cnt = Fenwick()
+        self._ests = Fenwick()
+        #: the seqs of the live non-protected input messages, in order: what the count tree
+        #: answers most often (:meth:`np_before`, :meth:`np_at`), without it
+        self.np_seqs: list[int] = []
         #: 1 per live non-protected input message not sent: changes (``_drop_later``: pos ->
         #: delta) and new positions wait until a question needs it (:meth:`drops`)
         self._np_drop = Fenwick()
@@ -121,6 +128,12 @@ class Mirror:
         self.prot_dropped: set[str] = set()
         self.bad_out: set[str] = set()  # sent ids unknown to the input or with other text
         self.changed: set[str] = set()  # ids whose drop status moved since the last enabled
+        #: ids :meth:`_withdraw_all` moved from sent to dropped since the last enabled (out
+        #: of ``changed``: dropped still, but for those ``changed`` has since; carried at once)
+        self.gone: set[str] = set()
+        #: the anchor is the first kept, at position ``prev_omitted``, after a request
+        #: :meth:`appended_held` said held; False since anything else changed the mirrors
+        self._steady = False
         #: seq -> id of the output entries at an input seq whose sent role is free
         self.out_at: dict[int, str] = {}
         self.dead_seq: dict[str, int] = {}  # deleted ids: where they were (for a stale output)
@@ -141,11 +154,18 @@ class Mirror:
 
     def observe(self, obs: Step | Change) -> Request:
         """Apply one observation to the mirrors; what the request's invariants share."""
+        self._steady = False  # (only the quick path keeps it)
         if isinstance(obs, Step):
             ordered, est_out, first = self._apply_step(obs)
         else:
             self._apply_change(obs)
             ordered, est_out, first = True, self.est_out, self._first_sent_np()
+        return self.request(obs, ordered, est_out, first)
+
+    def request(self, obs: Step | Change, ordered: bool, est_out: int,
+                first: Sig | None) -> Request:
+        """What the request's invariants share, the observation applied."""
+        self._steady = False  # (only the quick path keeps it)
         if not obs.enabled:
             return Request(obs.request, False, ordered, 0, 0, est_out,
                            obs.budget_unreachable, 0, False, first)
@@ -156,6 +176,105 @@ class Mirror:
         k3, lost = self.continuity(n_r)
         return Request(obs.request, True, ordered, n_r, kr, est_out,
                        obs.budget_unreachable, k3, lost, first)
+
+    def appended_held(self, ch: Change, orphans_ok: bool) -> bool | None:
+        """The commonest request at once: an enabled change that sends exactly what it
+        appends (the same messages in order, in a sequence of the same type), each id
+        once and new (in neither the input nor the output: with ``bad_out`` empty, the
+        output's ids are the input's), and does nothing else (no edit, delete or
+        withdrawal, no ``budget_unreachable``): :meth:`_as_sent`'s case, written out.
+        None: not that shape, nothing applied (ask :meth:`observe`).  Else applied
+        (:meth:`_append_sent`); then True when :func:`~risutools.replay.invariants.all_held`
+        would say so of :meth:`request`'s answer, and R9 holds, does not apply or may fail
+        uncounted by its unit (``orphans_ok``: it failed before), the state then carried
+        (:meth:`_held_after_append`); False: ask :meth:`request` (nothing carried)."""
+        _, enabled, appended, edited, deleted, sent, withdrawn, unreachable = ch
+        if (withdrawn or edited or deleted or unreachable or not enabled
+                or sent != appended):
+            return None
+        if not self._new_ids(appended):
+            return None
+        self._append_sent(appended)
+        if self._steady and self._plain(orphans_ok):
+            return True  # (:meth:`_held_after_append`'s answer again: see there)
+        return self._held_after_append(orphans_ok)
+
+    def _new_ids(self, appended: Sequence[Message]) -> bool:
+        """Whether each id appended is there once and new: in neither the input nor the
+        output (with ``bad_out`` empty, the output's ids are the input's); one or two
+        asked at once, more in a set."""
+        n = len(appended)
+        inp = self.inp
+        if n == 2:
+            a, b = appended[0][0], appended[1][0]
+            if a == b or a in inp or b in inp:
+                return False
+        elif n == 1:
+            if appended[0][0] in inp:
+                return False
+        elif len(set(map(_ID, appended))) != n or not inp.keys().isdisjoint(
+                map(_ID, appended)):
+            return False
+        return not self.bad_out or self.out.keys().isdisjoint(map(_ID, appended))
+
+    def _held_after_append(self, orphans_ok: bool) -> bool:
+        """:meth:`appended_held`'s answer, found from the state a correct cutter leaves
+        (the dropped messages the first ones, the anchor the message looked up last,
+        alone with its signature), and the state then carried (:meth:`carry_state`: kr is
+        ``n_np_drop``, the first sent the first kept, ``changed`` empty).
+
+        The anchor carried is then the first kept, at position ``prev_omitted`` (the
+        ``n_np_drop`` dropped before it, the first ones) and looked up last: while only
+        messages sent as appended come (``_steady``), nothing read here moves but the
+        output's estimate and the results sent without their call (:meth:`appended_held`
+        asks those again, with what only another change moves: :meth:`_plain`), the state
+        carried the same: the anchor is the one of its signature
+        nearest to that position (at 0 from it, whatever twins come: :meth:`continuity`
+        answers ``prev_omitted`` at once), the first kept stays the first kept."""
+        self._steady = False
+        if not self._plain(orphans_ok):
+            return False
+        first, d = self._first_kept, self.n_np_drop
+        if first is None or (self._np_before_kept != d if first else self.n_np != d):
+            return False  # not known to be the first ones (R6; else kr is min(d, n_r))
+        if d and d > self.n_np - self._keep:
+            return False  # (R2: dropped past R's last)
+        anchor = self.prev_anchor
+        if anchor is None:
+            k3 = self.prev_omitted  # (min(k3, n_r) >= d: k3 >= d, as d <= n_r or d is 0)
+        else:
+            seqs = self.sigs.get(anchor)
+            at, k3 = self._before_anchor
+            if not seqs or len(seqs) != 1 or seqs[0] != at:  # (:meth:`continuity`'s)
+                n_r = self.n_np - self._keep
+                k3, lost = self.continuity(n_r if n_r > 0 else 0)
+                if lost:
+                    return False  # (R8 applies)
+        if d > k3:
+            return False  # (R7: a cut beyond continuity asks the trees)
+        self.prev_omitted = d
+        self.prev_anchor = self._first_sig(first, d)
+        self._steady = bool(first)
+        return True
+
+    def _plain(self, orphans_ok: bool) -> bool:
+        """Nothing protected dropped (R1), every message sent as the input has it (R4),
+        no drop status moved (R5), the output within ``max_context`` (R3), no result sent
+        without its call or R9 failed before."""
+        return not (self.prot_dropped or self.bad_out or self.changed or self.gone
+                    or self.est_out > self._max
+                    or (self.orphans and self.linked and not orphans_ok))
+
+    def _first_sig(self, first: int, d: int) -> Sig | None:
+        """The signature of the first kept message (at ``first``, after ``d``
+        non-protected ones; 0: none), remembered as looked up (:meth:`_count_first_kept`)."""
+        if not first:
+            return None
+        e = self.by_seq[first - 1]
+        assert e is not None
+        if self._before_anchor[0] != first - 1:
+            self._before_anchor = (first - 1, d)
+        return (e.msg.role, e.msg.content)
 
     def _r_end(self, n_r: int) -> int:
         """The removable messages dropped up to R's last (the ``n_r``-th non-protected):
@@ -180,45 +299,13 @@ class Mirror:
                 seen += 1
                 dropped += not e.kept
             seq -= 1
-        return self.drops().prefix(self.np_cnt.lower_bound(n_r))
-
-    def drops(self) -> Fenwick:
-        """The tree of the non-protected messages not sent (1 each): its waiting changes
-        made (they commute), then the positions it lacks pushed, as the history has them
-        now (their own waiting changes dropped: that value holds them)."""
-        later = self._drop_later
-        drops = self._np_drop
-        tree = drops.tree
-        n = len(tree)
-        if later:
-            for i, delta in later.items():
-                while i < n:
-                    tree[i] += delta
-                    i += i & -i
-            later.clear()
-        by_seq = self.by_seq
-        for seq in range(n - 1, len(by_seq)):
-            e = by_seq[seq]
-            drops.push(0 if e is None or e.prot or e.kept else 1)
-        return drops
-
-    def _drop_add(self, pos: int, delta: int) -> None:
-        """``drops().add(pos, delta)``, made when a question needs the tree."""
-        later = self._drop_later
-        later[pos] = later.get(pos, 0) + delta
-
-    def _drops_first(self) -> bool:
-        """Whether the messages not sent are the first ``n_np_drop`` non-protected ones
-        (as far as the first one kept, known, tells: all before it, none after it)."""
-        first = self._first_kept
-        if first is None:
-            return False
-        if first:
-            return self._np_before_kept == self.n_np_drop
-        return self.n_np == self.n_np_drop  # none kept
+        return self.drops().prefix(self.np_at(n_r))
 
     def carry_state(self, r: Request) -> None:
         """The state a correct cutter now carries; dropped ids for R5 (O(change))."""
+        if self.gone:  # (dropped still, or in changed: set right below)
+            self.prev_dropped |= self.gone
+            self.gone = set()
         changed = self.changed
         if changed:  # (most requests: none moved, the set kept)
             inp, prev = self.inp, self.prev_dropped
@@ -231,118 +318,15 @@ class Mirror:
             self.changed = set()
         self.prev_omitted = r.kr
         self.prev_anchor = r.first
+        self._count_first_kept()
 
-    def continuity(self, n_r: int) -> tuple[int, bool]:
-        """The continuity drop the spec asks for, from the derived state; (k3, anchor lost).
-
-        The message looked up last (``_before_anchor``: its seq and the non-protected
-        messages before it) is asked first: when it still bears the anchor's signature and
-        sits at position ``omitted_count`` in R, that is the answer (the nearest, and the
-        first at or past it: positions along ``seqs`` rise by one at least), else the
-        search below finds it (and is remembered)."""
-        t = self.prev_omitted
-        if self.prev_anchor is None:
-            return min(t, n_r), False
-        seqs = self.sigs.get(self.prev_anchor)
-        if not seqs:
-            return min(t, n_r), True
-        at, before = self._before_anchor
-        if len(seqs) == 1:  # (most anchors: the search below gives its position)
-            seq = seqs[0]
-            if at != seq:  # (the previous request's anchor, most often: counted then)
-                before = self.np_cnt.prefix(seq)
-                self._before_anchor = (seq, before)
-            return (before if before < n_r else n_r), False
-        if at >= 0 and (before if before < n_r else n_r) == t and _holds(seqs, at):
-            return t, False
-        return self._nearest(seqs, t, n_r), False
-
-    def _nearest(self, seqs: list[int], t: int, n_r: int) -> int:
-        """The position in R (capped at ``n_r``) of the message of ``seqs`` nearest to
-        position ``t``, ties to the later one; that message is remembered
-        (``_before_anchor``)."""
-        cnt = self.np_cnt
-        seen: dict[int, int] = {}  # index in seqs -> removable messages before it (uncapped)
-
-        def pos(i: int) -> int:  # position in R: removable messages before it, capped
-            if i not in seen:
-                seen[i] = cnt.prefix(seqs[i])
-            return min(seen[i], n_r)
-
-        lo, hi = 0, len(seqs)  # pos() does not decrease along seqs: first with pos >= t
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if pos(mid) >= t:
-                hi = mid
-            else:
-                lo = mid + 1
-        # the nearest is seqs[lo - 1] (below t) or seqs[lo] (at or above t); ties: the later
-        below = pos(lo - 1) if lo else None
-        above = pos(lo) if lo < len(seqs) else None
-        pick = lo
-        if above is None or (below is not None and t - below < above - t):
-            pick = lo - 1
-        self._before_anchor = (seqs[pick], seen[pick])
-        return pos(pick)
-
-    # ---- rank helpers (non-protected input messages, in order) -------------------
-
-    def pos_of_rank(self, k: int) -> int:
-        """1-based seq position of the k-th non-protected message (0 for k = 0)."""
-        return self.np_cnt.lower_bound(k) if k > 0 else 0
-
-    def est_after(self, n: int) -> int:
-        """The input's estimate with the first ``n`` removable messages dropped."""
-        return self.total_in - self.np_est.prefix(self.pos_of_rank(n))
-
-    def last_r_dropped(self, r: Request) -> int:
-        """1-based seq position of the last removable message dropped (the ``kr``-th
-        dropped one: ``kr`` of them up to R's last message), found once a request."""
-        if r.last is None:
-            r.last = self._kth_dropped(r.kr)
-        return r.last
-
-    def _kth_dropped(self, k: int) -> int:
-        """1-based seq position of the ``k``-th non-protected message not sent (k > 0): the
-        ``k``-th non-protected one when they are the first ones (:meth:`_drops_first`; the
-        last of them: walked back to from the first kept, or the end), else the tree's."""
-        d = self.n_np_drop
-        if k <= d and self._drops_first():
-            if k < d:
-                return self.np_cnt.lower_bound(k)
-            by_seq = self.by_seq
-            seq = (self._first_kept or len(by_seq) + 1) - 2  # the one before it
-            stop = max(-1, seq - _WALK)
-            while seq > stop:
-                e = by_seq[seq]
-                if e is not None and not e.prot:
-                    return seq + 1
-                seq -= 1
-            return self.np_cnt.lower_bound(k)
-        return self.drops().lower_bound(k)
-
-    def est_at(self, pos: int) -> int:
-        """The estimate of the input message at 1-based seq position ``pos``."""
-        e = self.by_seq[pos - 1]
-        assert e is not None
-        return e.est
-
-    def ids(self, positions: Iterable[int]) -> str:
-        """The ids at these 1-based seq positions, comma-separated."""
-        names = []
-        for p in positions:
-            e = self.by_seq[p - 1]
-            assert e is not None
-            names.append(e.msg.id)
-        return ", ".join(names)
-
-    def dropped_np_between(self, lo_rank: int, hi_rank: int, limit: int = 5) -> str:
-        """Ids of up to ``limit`` dropped non-protected messages with rank in (lo, hi]."""
-        drops = self.drops()
-        before = drops.prefix(self.pos_of_rank(lo_rank))
-        have = drops.prefix(self.pos_of_rank(hi_rank)) - before
-        picks = range(1, min(have, limit) + 1)
-        return self.ids(drops.lower_bound(before + j) for j in picks)
+    def _count_first_kept(self) -> None:
+        """Remember the first kept message's count of non-protected ones before it, when
+        known, as :meth:`continuity`'s last look-up (``_before_anchor``): the anchor
+        carried, most often, and looked up at the next request without a tree."""
+        first, before = self._first_kept, self._np_before_kept
+        if first and before is not None:
+            self._before_anchor = (first - 1, before)
 
     # ---- mirrors -----------------------------------------------------------------
 
@@ -378,6 +362,7 @@ class Mirror:
     def _in_append(self, m: Message, sent: bool = False) -> None:
         """``sent``: the very message is sent at once (what :meth:`_out_set` would then do,
         done here: the output has no entry of this id, see :meth:`_apply_change`)."""
+        self._steady = False
         seq = len(self.by_seq)
         mid, role = m.id, m.role
         est = -(-len(m.content) * self._num // self._den) + self._overhead  # (:meth:`est`)
@@ -387,12 +372,9 @@ class Mirror:
         self.by_seq.append(e)
         self.inp[mid] = e
         self.total_in += est
-        if prot:  # (the drop tree's value: read when it is asked, :meth:`drops`)
-            push_two(self.np_cnt, self.np_est, 0, 0)
-        else:
-            push_two(self.np_cnt, self.np_est, 1, est)
-            if sent and self._first_kept == 0:  # the first kept, after every other one
-                self._first_kept, self._np_before_kept = seq + 1, self.n_np
+        # (the trees' values: read when they are asked, :attr:`np_cnt`)
+        if not prot and sent and self._first_kept == 0:  # the first kept, after the others
+            self._first_kept, self._np_before_kept = seq + 1, self.n_np
         if sent:
             self.out[mid] = e  # (its own output entry)
             self.est_out += est
@@ -406,6 +388,7 @@ class Mirror:
             if not sent:
                 self.n_np_drop += 1
             self.sigs.setdefault((role, m.content), []).append(seq)
+            self.np_seqs.append(seq)
         if role in RESULT_ROLES:
             self._link(e)
         self.changed.add(mid)
@@ -471,6 +454,7 @@ class Mirror:
             del self.sigs[(e.msg.role, e.msg.content)]
 
     def _in_edit(self, mid: str, content: str) -> None:
+        self._steady = False
         e = self.inp[mid]
         if self.out.get(mid) is e:  # its own output entry: the output keeps the text sent
             self.out[mid] = _Out(e.msg, e.seq, e.est, e.anchor_np)
@@ -478,13 +462,14 @@ class Mirror:
         est = self.est(new)
         self.total_in += est - e.est
         if not e.prot:
-            self.np_est.add(e.seq + 1, est - e.est)
+            self._ests.add(e.seq + 1, est - e.est)  # (none when it lacks it: :meth:`_grow`)
             self._unindex(e)
             bisect.insort(self.sigs.setdefault((new.role, content), []), e.seq)
         e.msg, e.est = new, est
         self._refresh(mid)
 
     def _in_delete(self, mid: str) -> None:
+        self._steady = False
         e = self.inp.pop(mid)
         self.by_seq[e.seq] = None
         self._unlink(e)
@@ -493,11 +478,15 @@ class Mirror:
         self.prot_dropped.discard(mid)
         self.prev_dropped.discard(mid)  # memory stays bounded by the live history
         self.changed.discard(mid)
+        self.gone.discard(mid)
         if not e.prot:
-            self.np_cnt.add(e.seq + 1, -1)
-            self.np_est.add(e.seq + 1, -e.est)
-            if e.seq < self._before_anchor[0]:  # one fewer before that anchor: ask again
-                self._before_anchor = (-1, 0)
+            self._cnt.add(e.seq + 1, -1)  # (none when they lack it: :meth:`_grow`)
+            self._ests.add(e.seq + 1, -e.est)
+            at, before = self._before_anchor
+            if e.seq < at:  # one fewer before that anchor
+                self._before_anchor = (at, before - 1)
+            np_seqs = self.np_seqs
+            del np_seqs[bisect.bisect_left(np_seqs, e.seq)]
             if not e.kept:
                 self._drop_add(e.seq + 1, -1)
                 self.n_np_drop -= 1
@@ -525,15 +514,16 @@ class Mirror:
         is kept), asked of the trees only when it moved (:meth:`_kept_moved`)."""
         if self._first_kept is None:
             pos = first_of_difference(self.np_cnt, self.drops())
-            self._first_kept = 0 if pos > len(self.np_cnt) else pos
+            self._first_kept = 0 if pos > len(self.by_seq) else pos
             self._np_before_kept = None
         if not self._first_kept:
             return None
         if self._np_before_kept is None:
-            self._np_before_kept = self.np_cnt.prefix(self._first_kept - 1)
+            self._np_before_kept = self.np_before(self._first_kept - 1)
         return self._np_before_kept
 
     def _out_set(self, m: Message) -> None:
+        self._steady = False
         old = self.out.get(m.id)
         e = self.inp.get(m.id)
         seq = e.seq if e is not None else self.dead_seq.get(m.id, -1)
@@ -549,6 +539,7 @@ class Mirror:
         self._refresh(m.id)
 
     def _out_remove(self, mid: str, *, refresh: bool = True) -> None:
+        self._steady = False
         o = self.out.pop(mid, None)
         if o is None:
             return
@@ -606,8 +597,8 @@ class Mirror:
 
     def _append_sent(self, appended: Sequence[Message]) -> None:
         """``_in_append(m, True)`` for each message, in order, in one pass (the mirror's
-        fields read once, the two trees pushed by :func:`push_two` (the drop tree's push:
-        when it is asked, :meth:`drops`), each entry made without a call, the seq onto the
+        fields read once, no tree pushed: when it is asked, :attr:`np_cnt`,
+        :meth:`drops`), each entry made without a call, the seq onto the
         heap of ``out_at`` as the largest there: a new leaf, its place already; :meth:`_as_sent`
         said every one is new and sent at once), but for one thing: a new id kept is not
         entered in ``changed``.  Nothing can tell: only ``prev_dropped`` is read with it
@@ -617,13 +608,13 @@ class Mirror:
         out, out_at = self.out, self.out_at
         num, den = self._num, self._den
         over, prot_roles = self._overhead, self.prot_roles
-        np_cnt, np_est = self.np_cnt, self.np_est
-        heap, in_heap = self.out_heap, self.in_heap
-        sigs, heaped = self.sigs, self._heaped
-        total = 0
+        sigs, np_seqs = self.sigs, self.np_seqs
+        seq = len(by_seq) - 1
         n_np = self.n_np
+        none_kept = self._first_kept == 0
+        total = 0
         for m in appended:
-            seq = len(by_seq)
+            seq += 1
             mid, role, content = m
             est = -(-len(content) * num // den) + over
             total += est
@@ -639,21 +630,21 @@ class Mirror:
             out[mid] = e  # (its own output entry)
             if role in prot_roles:
                 e.prot, e.anchor_np = True, False
-                va = vb = 0
             else:
                 e.prot, e.anchor_np = False, True
-                va, vb = 1, est
-                if self._first_kept == 0:  # the first kept, after every other one
+                if none_kept:  # the first kept, after every other one
                     self._first_kept, self._np_before_kept = seq + 1, n_np
+                    none_kept = False
                 out_at[seq] = mid  # (:meth:`_out_at`)
-                if heaped:
-                    in_heap.add(seq)
-                    heap.append(seq)
                 n_np += 1
                 sigs.setdefault((role, content), []).append(seq)
-            push_two(np_cnt, np_est, va, vb)
+                np_seqs.append(seq)
             if role in RESULT_ROLES:
                 self._link(e)
+        if self._heaped and n_np > self.n_np:  # (the new seqs of out_at: leaves, in place)
+            new = np_seqs[len(np_seqs) - (n_np - self.n_np):]
+            self.in_heap.update(new)
+            self.out_heap.extend(new)
         self.n_np = n_np
         self.total_in += total
         self.est_out += total
@@ -662,9 +653,9 @@ class Mirror:
         """``_out_remove(mid)`` for each id, in order, in one pass: with its entry gone
         from the output, what :meth:`_refresh` then does, written out for that case."""
         out, inp, out_at, later = self.out, self.inp, self.out_at, self._drop_later
-        bad_out, changed, orphans = self.bad_out, self.changed, self.orphans
+        has = len(self._np_drop.tree)  # (:meth:`_drop_add`: positions the tree has)
+        bad_out, gone, orphans = self.bad_out, self.gone, self.orphans
         est_out = dropped = 0
-        first, moved = self._first_kept, False
         for mid in withdrawn:
             o = out.pop(mid, None)
             if o is None:
@@ -678,45 +669,51 @@ class Mirror:
             if e is None or not e.kept:
                 continue
             e.kept = False
-            changed.add(mid)
+            gone.add(mid)
             if orphans:
                 orphans.discard(mid)  # (:meth:`_orphan` of a message not kept)
-            if e.results is not _NO_RESULTS:  # (most have none: no loop begun)
+            if e.results:  # (most have none, the one empty list: no loop begun)
                 for res in e.results:
                     self._orphan(res)
             if e.prot:
                 self.prot_dropped.add(mid)
                 continue
-            i = e.seq + 1  # (:meth:`_drop_add`)
-            later[i] = later.get(i, 0) + 1
             dropped += 1
-            moved = moved or first == i  # (:meth:`_kept_moved`, once at the end)
+            if has > 1:  # (:meth:`_drop_add`)
+                i = e.seq + 1
+                if i < has:
+                    later[i] = later.get(i, 0) + 1
         self.est_out -= est_out
-        self.n_np_drop += dropped
-        if moved:  # the first kept withdrawn: the next kept is past those withdrawn
-            assert first is not None
-            self._next_kept(first - 1, 1, _WALK + 2 * len(withdrawn))
+        if dropped:
+            self._dropped(dropped, len(withdrawn))
+
+    def _dropped(self, n: int, walk: int) -> None:
+        """``n`` more non-protected messages dropped: if the first kept is one of them
+        (:meth:`_kept_moved`), the next kept is past those withdrawn (``walk`` of them)."""
+        self.n_np_drop += n
+        first = self._first_kept
+        if first:
+            e = self.by_seq[first - 1]
+            if e is not None and not e.kept:
+                self._next_kept(first - 1, 1, _WALK + 2 * walk)
 
     def _next_kept(self, seq: int, stays: int, walk: int = _WALK) -> None:
         """The first non-protected message kept, at ``seq``, is no longer kept (``stays``
-        1) or gone (0): the next one kept, walking forward (at most ``walk`` entries; past
-        them, not known), with the non-protected ones before it (the one at ``seq`` if it
-        stays, and those passed, none kept); none kept when the walk reaches the end."""
+        1) or gone (0, out of ``np_seqs`` already): the next one kept among the at most
+        ``walk`` non-protected ones after it (found in one pass; past them, not known),
+        with the non-protected ones before it (its index in ``np_seqs``); none kept when
+        those reach the end."""
         before = self._np_before_kept
-        by_seq = self.by_seq
-        n = len(by_seq)
-        stop = min(n, seq + 1 + walk)
         if before is not None:
-            before += stays
-            for s in range(seq + 1, stop):
-                e = by_seq[s]
-                if e is None or e.prot:
-                    continue
-                if e.kept:
-                    self._first_kept, self._np_before_kept = s + 1, before
-                    return
-                before += 1
-            if stop == n:
+            np_seqs, by_seq = self.np_seqs, self.by_seq
+            i = before + stays
+            stop = min(len(np_seqs), i + walk)
+            e = next(filter(_KEPT, map(by_seq.__getitem__, np_seqs[i:stop])), None)
+            if e is not None:
+                self._first_kept = e.seq + 1
+                self._np_before_kept = bisect.bisect_left(np_seqs, e.seq, i, stop)
+                return
+            if stop == len(np_seqs):
                 self._first_kept, self._np_before_kept = 0, None
                 return
         self._first_kept = self._np_before_kept = None
