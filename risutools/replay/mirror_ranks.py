@@ -12,7 +12,7 @@ import bisect
 from collections.abc import Iterable
 from operator import attrgetter
 
-from risutools.replay.fenwick import Fenwick
+from risutools.replay.fenwick import Fenwick, push_two
 from risutools.replay.mirror_records import Request, Sig, _holds, _In
 
 #: entries the mirror walks back or forward over before it asks the trees
@@ -78,24 +78,14 @@ class Ranks:
     def _grow(self) -> None:
         """Push the positions the two trees lack, as the history has them now (a change
         at a position they lack is not made: ``Fenwick.add`` stops at their end), in one
-        walk each (:func:`~risutools.replay.fenwick.push_two`, written out)."""
-        ta, tb = self._cnt.tree, self._ests.tree
-        by_seq = self.by_seq
-        for seq in range(len(ta) - 1, len(by_seq)):
+        walk each (:func:`~risutools.replay.fenwick.push_two`)."""
+        cnt, ests, by_seq = self._cnt, self._ests, self.by_seq
+        for seq in range(len(cnt.tree) - 1, len(by_seq)):
             e = by_seq[seq]
             if e is None or e.prot:
-                va = vb = 0
+                push_two(cnt, ests, 0, 0)
             else:
-                va, vb = 1, e.est
-            i = seq + 1
-            stop = i - (i & -i)
-            j = seq
-            while j > stop:
-                va += ta[j]
-                vb += tb[j]
-                j -= j & -j
-            ta.append(va)
-            tb.append(vb)
+                push_two(cnt, ests, 1, e.est)
 
     def drops(self) -> Fenwick:
         """The tree of the non-protected messages not sent (1 each): its waiting changes

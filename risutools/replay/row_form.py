@@ -190,13 +190,10 @@ class RowShape:
         parts: list[bytes] = []
         if holes:
             varying = map(columns.__getitem__, holes)
-            flat = list(chain.from_iterable(zip(*varying, strict=False)))  # (n each)
-            try:
-                parts = orjson.dumps(flat)[1:-1].split(b",")
-            except TypeError:  # orjson's refusal (an integer past 64 bits, a surrogate)
+            spelled = _spelled(list(chain.from_iterable(zip(*varying, strict=False))))
+            if spelled is None:
                 return None
-            if len(parts) != len(flat):  # a comma inside a string
-                return None
+            parts = spelled
         key = (kind, n, tuple(baked.items()))
         if key not in self._baked:
             canon, indent = (_filled(lits, baked) for lits in self.literals[kind])
@@ -224,11 +221,8 @@ class RowShape:
             return None
         if not _alike(flat, len(kinds), kinds.count(kinds[0]) == len(kinds)):
             return None
-        try:
-            parts = orjson.dumps(flat)[1:-1].split(b",")
-        except TypeError:  # orjson's refusal (an integer past 64 bits, a surrogate)
-            return None
-        if len(parts) != len(flat):  # a comma inside a string
+        parts = _spelled(flat)
+        if parts is None:
             return None
         canon, indent = self._joined(kinds)
         values = tuple(parts)
@@ -274,6 +268,17 @@ class RowShape:
                 return None
             lists.append(objs)
         return lists
+
+
+def _spelled(flat: list[Any]) -> list[bytes] | None:
+    """Each value's JSON spelling by orjson (one call, split at its commas); None when
+    orjson refuses one (an integer past 64 bits, a surrogate) or a string holds a comma
+    (the pieces are then not one a value)."""
+    try:
+        parts = orjson.dumps(flat)[1:-1].split(b",")
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return None
+    return parts if len(parts) == len(flat) else None
 
 
 def _holed(text: bytes) -> bytes:
