@@ -288,7 +288,7 @@ def _mirror_state(m: Any) -> tuple[Any, ...]:
     else:
         assert not m.out_heap and not m.in_heap
     kept = m.np_before_first_kept()
-    firsts = (m._first_sent_np(), kept)
+    firsts = (m.first_sent_np(), kept)
     first_kept = next((e for e in sorted(m.inp.values(), key=lambda e: e.seq)
                        if e.kept and not e.prot), None)
     assert kept == (None if first_kept is None else m.np_cnt.prefix(first_kept.seq))

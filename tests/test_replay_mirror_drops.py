@@ -6,7 +6,7 @@ The tree of the non-protected messages not sent takes its changes in place later
 kept one is followed by walking forward when it stops being kept (``Mirror._next_kept``);
 the ``k``-th one not sent is found without the tree when they are the first ones
 (``Mirror._kth_dropped``), and so is R's count of them (``Mirror._r_end``) and, the output
-as the input has it, the first sent (``Mirror._first_sent_np``).  Each is
+as the input has it, the first sent (``Mirror.first_sent_np``).  Each is
 compared here with a plain pass over the whole live history, at every request of the
 hostile changes of ``test_replay_round8`` and of the harness (the reference cutter and
 broken ones), fast and one operation at a time.
@@ -49,7 +49,7 @@ def _by_definition(m: Mirror, n_r: int) -> None:
     assert m._r_end(n_r) == sum(1 for e in nps[:n_r] if not e.kept)
     sent = sorted((o.seq, o.msg) for o in m.out.values()
                   if o.seq >= 0 and o.msg.role not in m.prot_roles)
-    assert m._first_sent_np() == ((sent[0][1].role, sent[0][1].content) if sent else None)
+    assert m.first_sent_np() == ((sent[0][1].role, sent[0][1].content) if sent else None)
     tree = m.drops()  # (the waiting changes made)
     assert not m._drop_later
     for pos in range(len(m.by_seq) + 1):

@@ -94,7 +94,7 @@ class InvariantChecker:
                         self._r9_failed += 1
                 return
             if held is not None:
-                r = m.request(obs, True, m.est_out, m._first_sent_np())
+                r = m.request(obs, True, m.est_out, m.first_sent_np())
                 self._ask(m, r)
                 m.carry_state(r)
                 return

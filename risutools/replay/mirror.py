@@ -110,7 +110,7 @@ class Mirror(Ranks):
         self._drop_later: dict[int, int] = {}
         #: the seqs of out_at, each once, the smallest first (a heap: one that left out_at
         #: is taken off when it comes to the top); memory: at most one a message appended.
-        #: Made when it is first needed (``_heaped``: :meth:`_first_sent_np`), kept since
+        #: Made when it is first needed (``_heaped``: :meth:`first_sent_np`), kept since
         self.out_heap: list[int] = []
         self.in_heap: set[int] = set()
         self._heaped = False
@@ -159,7 +159,7 @@ class Mirror(Ranks):
             ordered, est_out, first = self._apply_step(obs)
         else:
             self._apply_change(obs)
-            ordered, est_out, first = True, self.est_out, self._first_sent_np()
+            ordered, est_out, first = True, self.est_out, self.first_sent_np()
         return self.request(obs, ordered, est_out, first)
 
     def request(self, obs: Step | Change, ordered: bool, est_out: int,
@@ -741,7 +741,7 @@ class Mirror(Ranks):
         first = next((m for m in step.out if m.role not in self.prot_roles), None)
         return ordered, est_out, ((first.role, first.content) if first else None)
 
-    def _first_sent_np(self) -> Sig | None:
+    def first_sent_np(self) -> Sig | None:
         """Signature of the first non-protected message sent (in the input's order): the
         smallest seq of ``out_at``, the top of its heap once the seqs that left are off;
         the first non-protected one kept, when known, if every output entry is a live
