@@ -108,6 +108,11 @@ class _Ids:
         #: the ids deleted (each once taken: a live id is taken and not deleted)
         self.dead: set[str] = set()
 
+    @property
+    def live(self) -> set[str]:
+        """The ids taken and not deleted (a new set: what the tests compare)."""
+        return self.ever - self.dead
+
     def is_live(self, mid: str) -> bool:
         return mid in self.ever and mid not in self.dead
 
