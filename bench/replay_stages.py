@@ -24,10 +24,21 @@ instructions, which do not (``PYTHONHASHSEED`` fixed: set and dict orders move t
         --cachegrind-out-file=/dev/null python bench/replay_stages.py FIXTURE STEP
 
 Usage: ``python bench/replay_stages.py FIXTURE STEP`` (run from the repository root).
+
+``python bench/replay_stages.py FIXTURE --cpu N`` times every step instead: N rounds, each
+step once a round in its own process, in turn (so a machine's drift falls on all of them
+alike); it prints each step's median CPU time (user + system) and minor page faults, and
+each step's cost (its median less the previous step's) against the cutter's own
+(``cutter`` less ``cutter0``).  CPU time is the goal's own measure; it is noisier than the
+instruction count, and it reads what the count does not see (cache misses, mispredicted
+branches, the kernel's work: bench/RESULTS.md, round 25).
 """
 
 from __future__ import annotations
 
+import resource
+import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -78,7 +89,39 @@ def _replayed(path: str, cfg: ReplayConfig, doc: dict[str, object], write: bool)
             write_report_files(report, Path(d) / "r.json", views, hashed=False)
 
 
+def _timed(path: str, rounds: int) -> None:
+    """Every step ``rounds`` times in turn, each in its own process: medians, step costs."""
+    cpu: dict[str, list[float]] = {s: [] for s in STEPS}
+    faults: dict[str, list[int]] = {s: [] for s in STEPS}
+    for _ in range(rounds):
+        for step in STEPS:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run([sys.executable, __file__, path, step], check=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[step].append(after.ru_utime - before.ru_utime
+                             + after.ru_stime - before.ru_stime)
+            faults[step].append(after.ru_minflt - before.ru_minflt)
+    ms = {s: statistics.median(v) * 1000 for s, v in cpu.items()}
+    cutter = ms["cutter"] - ms["cutter0"]
+    print(f"{rounds} rounds; the cutter's own: {cutter:.1f} ms")
+    print(f"{'step':12} {'median ms':>10} {'faults':>8} {'step ms':>8} {'x cutter':>9}")
+    for step in STEPS:
+        before = _BEFORE.get(step)
+        own = "" if before is None else f"{ms[step] - ms[before]:8.1f}"
+        ratio = "" if before is None else f"{(ms[step] - ms[before]) / cutter:8.2f}x"
+        print(f"{step:12} {ms[step]:10.1f} {statistics.median(faults[step]):8.0f} {own:>8} "
+              f"{ratio:>9}")
+
+
+#: the step each step's cost is counted from (none for the set-up and the cutter's pair)
+_BEFORE = {"parse": "none", "cut+stream": "parse", "obs": "cut+stream", "check": "obs",
+           "rows": "check", "whole": "rows"}
+
+
 def main(argv: list[str]) -> int:
+    if len(argv) == 3 and argv[1] == "--cpu" and argv[2].isdigit() and int(argv[2]) > 0:
+        _timed(argv[0], int(argv[2]))
+        return 0
     if len(argv) != 2 or argv[1] not in STEPS:
         print(__doc__.split("\n\n")[0], f"\nsteps: {', '.join(STEPS)}", file=sys.stderr)
         return 2
