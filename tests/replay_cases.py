@@ -13,6 +13,7 @@ cut that drops a protected message.
 from __future__ import annotations
 
 import dataclasses
+import json
 from functools import partial
 from typing import Any
 
@@ -22,6 +23,32 @@ from risutools.replay.monitor import ContextMonitor, MonitorEvent
 from risutools.replay.run import replay_cutter
 from risutools.replay.verdicts import Verdict
 from risutools.settings.replay import ReplayConfig, build_config
+
+
+def toggled(data: dict[str, Any], period: int, off: int, on: int) -> dict[str, Any]:
+    """A synthesized conversation (``replay synth``'s data) with the module switched off
+    now and then: at turn ``i`` off when ``i % period == off``, on again when it is
+    ``on``; ``data`` itself, changed."""
+    for i, turn in enumerate(data["turns"]):
+        if i % period == off:
+            turn["toggle"] = False
+        elif i % period == on:
+            turn["toggle"] = True
+    return data
+
+
+def json_row_forms(rows: list[Any]) -> tuple[bytes, bytes] | None:
+    """json's canonical form of report rows (without the brackets) and their indented form
+    two levels deep, as in a report (without the brackets): the reference the spool's
+    writers are held to; None when json refuses them."""
+    try:
+        canon = json.dumps(rows, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
+                           allow_nan=False).encode()
+        block = json.dumps([rows], ensure_ascii=False, indent=1, sort_keys=True).encode()
+    except (TypeError, ValueError):
+        return None
+    return canon[1:-1], block[5:-5]  # "[\n [\n" ... "\n ]\n]"
+
 
 #: what a replay case's turn says was observed (the rest of the turn is conversation-v1)
 OBSERVED = ("sent", "budget_unreachable", "monitor")

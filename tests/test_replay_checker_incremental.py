@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+from replay_cases import toggled
 
 from risutools.replay.checker import INVARIANTS, InvariantChecker
 from risutools.replay.cutter import ContextCutter
@@ -235,12 +236,7 @@ CONFIGS = [
 def _fixture(seed: int) -> Fixture:
     data = synthesize(seed, 300, turns=160, edit_rate=0.6, delete_rate=0.4, tool_rate=0.15,
                       edit_window=12)
-    # switch the module off and on again now and then
-    for i, turn in enumerate(data["turns"]):
-        if i % 37 == 20:
-            turn["toggle"] = False
-        elif i % 37 == 24:
-            turn["toggle"] = True
+    toggled(data, 37, 20, 24)  # the module off now and then
     return build_fixture(data)
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import copy
 import itertools
-import json
 import random
 from pathlib import Path
 from typing import Any
 
 import pytest
+from replay_cases import json_row_forms, toggled
 
 from risutools.replay import run as run_mod
 from risutools.replay.cutter import ContextCutter
@@ -45,11 +45,7 @@ FIX = Path(__file__).resolve().parents[1] / "fixtures" / "replay"
 def _synthetic(seed: int, n: int = 1400) -> Fixture:
     data = synthesize(seed, n, edit_rate=0.3, delete_rate=0.2, edit_window=8, tool_rate=0.2,
                       config={"max_context": 900, "preserve_latest": 3})
-    for i, turn in enumerate(data["turns"]):  # the module off now and then
-        if i % 41 == 30:
-            turn["toggle"] = False
-        elif i % 41 == 33:
-            turn["toggle"] = True
+    toggled(data, 41, 30, 33)  # the module off now and then
     return build_fixture(data)
 
 
@@ -210,20 +206,10 @@ def test_a_batch_of_one_template_with_columns_of_one_value() -> None:
                 got = CUTTER_ROW.forms_of(values, [(found,)] * len(batch))
                 rows_forms = CUTTER_ROW.forms(batch)
                 assert got == rows_forms or rows_forms is None, (value, path)
-                assert got is None or got == _reference(batch), (value, path)
+                assert got is None or got == json_row_forms(batch), (value, path)
                 if value in ("a, b", ",") and type(value) is str:  # (one piece: no split)
                     assert got is not None
 
-
-def _reference(rows: list[Any]) -> tuple[bytes, bytes] | None:
-    """json's canonical and indented forms of the rows (two levels deep), no brackets."""
-    try:
-        canon = json.dumps(rows, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
-                           allow_nan=False).encode()
-        block = json.dumps([rows], ensure_ascii=False, indent=1, sort_keys=True).encode()
-    except (TypeError, ValueError):
-        return None
-    return canon[1:-1], block[5:-5]
 
 
 def _get(row: dict[str, Any], path: tuple[str, ...]) -> Any:

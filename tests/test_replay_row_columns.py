@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
+from replay_cases import toggled
 
 from risutools.replay import row_columns
 from risutools.replay.api import _replayed
@@ -137,11 +138,7 @@ def _turns(seed: int) -> dict[str, Any]:
     results without their call; one stretch with a budget no cut reaches."""
     data = synthesize(seed, 1600, turns=700, edit_rate=0.5, delete_rate=0.3, tool_rate=0.3,
                       edit_window=12)
-    for i, turn in enumerate(data["turns"]):
-        if i % 97 == 40:
-            turn["toggle"] = False
-        elif i % 97 == 55:
-            turn["toggle"] = True
+    toggled(data, 97, 40, 55)  # the module off now and then
     data["config"] = {"max_context": 600, "preserve_latest": 3, "trim_percent": 20}
     return data
 

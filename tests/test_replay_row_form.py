@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import copy
 import enum
-import json
 import random
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 import pytest
+from replay_cases import json_row_forms, toggled
 
 from risutools.replay import spool as spool_mod
 from risutools.replay.fixture import build_fixture, load_fixture
@@ -29,17 +29,6 @@ from risutools.settings.replay import load_replay_config
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "replay"
 
-
-def _reference(rows: list[Any]) -> tuple[bytes, bytes] | None:
-    """json's canonical form of the rows (without the brackets) and their indented form two
-    levels deep (without the brackets); None when json refuses them."""
-    try:
-        canon = json.dumps(rows, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
-                           allow_nan=False).encode()
-        block = json.dumps([rows], ensure_ascii=False, indent=1, sort_keys=True).encode()
-    except (TypeError, ValueError):
-        return None
-    return canon[1:-1], block[5:-5]  # "[\n [\n" ... "\n ]\n]"
 
 
 def _rows(name: str, monitor: bool = False) -> list[dict[str, Any]]:
@@ -53,11 +42,7 @@ def _rows(name: str, monitor: bool = False) -> list[dict[str, Any]]:
 def _synth_rows() -> list[dict[str, Any]]:
     data = synthesize(5, 400, edit_rate=0.3, delete_rate=0.2, edit_window=6,
                       config={"max_context": 1200, "preserve_latest": 4})
-    for i, turn in enumerate(data["turns"]):  # the module off now and then
-        if i % 37 == 20:
-            turn["toggle"] = False
-        elif i % 37 == 24:
-            turn["toggle"] = True
+    toggled(data, 37, 20, 24)  # the module off now and then
     fx = build_fixture(data)
     cfg = load_replay_config(None, fx.config)
     run = replay_cutter(fx, cfg)
@@ -79,7 +64,7 @@ def test_the_rows_of_real_replays_are_written_from_their_shape(name: str) -> Non
                 batch = rows[i:i + size]
                 forms = shape.forms(batch)
                 assert forms is not None, (name, monitor, i)
-                assert forms == _reference(batch) == _serialised(batch)
+                assert forms == json_row_forms(batch) == _serialised(batch)
 
 
 def test_the_rows_of_a_long_synthetic_replay() -> None:
@@ -88,7 +73,7 @@ def test_the_rows_of_a_long_synthetic_replay() -> None:
     assert any(r["budget_dropped"] for r in rows) and any(not r["enabled"] for r in rows)
     assert any(r["monitor"]["alert"] for r in rows)
     forms = CUTTER_ROW.forms(rows)
-    assert forms is not None and forms == _reference(rows)
+    assert forms is not None and forms == json_row_forms(rows)
 
 
 class _Color(enum.Enum):
@@ -176,7 +161,7 @@ def _check(shape: RowShape, batch: list[Any], must: bool | None) -> None:
     """The templates write json's bytes or decline; ``must``: they must write (True) or
     decline (False)."""
     forms = shape.forms(batch)
-    ref = _reference(batch)
+    ref = json_row_forms(batch)
     if forms is not None:
         assert forms == ref
     if must is True:
@@ -303,5 +288,5 @@ def test_a_spool_with_a_shape_is_a_spool_without(batch: int,
         plain.append(r)
     assert b"".join(shaped.canonical_body()) == b"".join(plain.canonical_body())
     assert b"".join(shaped.indented_body()) == b"".join(plain.indented_body())
-    assert b"".join(shaped.canonical_body()) == _reference(rows)[0]  # type: ignore[index]
+    assert b"".join(shaped.canonical_body()) == json_row_forms(rows)[0]  # type: ignore[index]
     assert list(shaped) == rows

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from replay_cases import toggled
 
 from risutools.canonical import floats_alike
 from risutools.replay import row_form
@@ -56,11 +57,7 @@ def test_the_holes_are_the_shapes_scalars_in_their_order() -> None:
 def _fixture(seed: int) -> Any:
     data = synthesize(seed, 1400, edit_rate=0.4, delete_rate=0.3, edit_window=8,
                       tool_rate=0.2, config={"max_context": 900, "preserve_latest": 3})
-    for i, turn in enumerate(data["turns"]):  # the module off now and then
-        if i % 41 == 30:
-            turn["toggle"] = False
-        elif i % 41 == 33:
-            turn["toggle"] = True
+    toggled(data, 41, 30, 33)  # the module off now and then
     return build_fixture(data)
 
 
