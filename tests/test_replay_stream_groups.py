@@ -256,4 +256,23 @@ def test_turns_counted_as_lines_less_blank_ones(seed: int, chunk: int,
     data = end.join(lines) + rng.choice([b"", end, end + end])
     want = sum(len(ls) - sum(1 for x in ls if fixture._blank(x))
                for _, ls in fixture._line_blocks(data, 0, 1))
-    assert fixture._count_turns(data, 0) == want
+    assert fixture._count_turns(data, 0) == fixture._count_lines(data, 0) == want
+    # from a line's start further in (the header's end), or past the bytes
+    start = rng.choice([i + 1 for i, b in enumerate(data) if b == 10] or [0])
+    want = sum(len(ls) - sum(1 for x in ls if fixture._blank(x))
+               for _, ls in fixture._line_blocks(data, start, 1))
+    assert fixture._count_turns(data, start) == fixture._count_lines(data, start) == want
+
+
+@pytest.mark.parametrize("tail", [b"", b"\n", b"\r\n", b"\n\n", b"\n \n", b"\r\n\r\n", b"\n{}"])
+@pytest.mark.parametrize("body", [b"{}", b"{}\n{}", b"{}\r\n{}", b"{}\n\n{}", b"{}\n {}",
+                                  b" {}", b"", b"{}\n\xe3\x80\x80\n{}", b"{\n{"])
+def test_turns_counted_at_once_as_line_by_line(body: bytes, tail: bytes) -> None:
+    """The count taken by two searches (every line opens with ``{``) is the lines less the
+    blank ones, as counted line by line, at the file's end and after a header."""
+    for data, start in ((body + tail, 0), (b"{}\n" + body + tail, 3)):
+        assert fixture._count_turns(data, start) == fixture._count_lines(data, start)
+        lines = data[start:].split(b"\n")
+        if data.endswith(b"\n"):
+            lines.pop()
+        assert fixture._count_turns(data, start) == sum(not fixture._blank(x) for x in lines)
