@@ -19,7 +19,7 @@ turn number before anything runs.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, compress, repeat
 from operator import itemgetter, ne
@@ -420,6 +420,13 @@ class TurnStream:
         return self._count
 
     def __iter__(self) -> Iterator[Turn]:
+        """The turns, a group's handed over by ``chain`` (in C, none a resumption of the
+        reading generator, :meth:`_read`): read as before, in the same order."""
+        return chain.from_iterable(self._read())
+
+    def _read(self) -> Iterator[Sequence[Turn]]:
+        """The turns in order, those of a group taken together at once (the group's, then
+        its error if it has one), any other one alone."""
         if self._used:
             raise RuntimeError("a streamed fixture's turns are read once")
         self._used = True
@@ -435,7 +442,7 @@ class TurnStream:
                     number += len(turns)
                     if group.special:  # (a turn of an append alone has no metrics)
                         read += [t for t in turns if t.metrics is not None and t.metrics.note]
-                    yield from turns
+                    yield turns
                     if error is not None:
                         raise error
                     continue
@@ -444,7 +451,7 @@ class TurnStream:
                     turn = _turn(value, number, ids)
                     if turn.metrics is not None and turn.metrics.note:
                         read.append(turn)
-                    yield turn
+                    yield (turn,)
         except (ConfigError, UnicodeDecodeError) as exc:
             raise _refusal(exc, self._data, self._file) from None
 
@@ -635,19 +642,29 @@ def _line_blocks(data: bytes, start: int, lineno: int) -> Iterator[tuple[int, li
         lineno += len(lines)
 
 
-#: a line break followed by what opens no turn (a line that is not ``{...``)
-_NOT_A_TURN = re.compile(b"\n[^{]")
+#: lines counted one ``find`` at a time at most (past it, :func:`_count_lines` counts them:
+#: short lines cost less counted in C)
+_FOUND_AT_MOST = MAX_TURNS + 1
 
 
 def _count_turns(data: bytes, start: int) -> int:
-    """The non-blank lines from ``start``: when every line opens with ``{`` (the first
-    does, each line break but the file's last is followed by one: two searches in C over
-    the bytes, nothing made), its line breaks plus one; else :func:`_count_lines`."""
+    """The non-blank lines from ``start``: while every line opens with ``{`` (the first
+    does, each line break but the file's last is followed by one), the line breaks found
+    one at a time (``find``: a scan in C that skips a line's bytes, nothing made) plus
+    one; once a line break is not, or past :data:`_FOUND_AT_MOST` lines,
+    :func:`_count_lines`."""
     stop = len(data) - 1 if data.endswith(b"\n") else len(data)  # (the last line's end)
-    if (start < stop and data[start:start + 1] == b"{" and data[stop - 1:stop] != b"\n"
-            and _NOT_A_TURN.search(data, start, stop) is None):
-        return data.count(b"\n", start, stop) + 1
-    return _count_lines(data, start)
+    if start >= stop or data[start] != 123 or data[stop - 1] == 10:  # ("{", "\n")
+        return _count_lines(data, start)
+    find = data.find
+    count = 1
+    at = find(b"\n", start, stop)
+    while at >= 0:  # (a line break before stop - 1: a byte follows it)
+        if data[at + 1] != 123 or count == _FOUND_AT_MOST:
+            return _count_lines(data, start)
+        count += 1
+        at = find(b"\n", at + 1, stop)
+    return count
 
 
 def _count_lines(data: bytes, start: int) -> int:
