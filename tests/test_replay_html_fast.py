@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from risutools.printable import html_value
-from risutools.replay.render_html import YScale, _cell, _table, _txt, y_scale
+from risutools.replay.render_html import YScale, _cell, _line_points, _table, _txt, y_scale
 
 CELLS: list[Any] = [
     0, -3, 10**30, True, False, None, 0.5, float("nan"), "", "12/34", "0+7", "found",
@@ -57,3 +57,38 @@ def test_the_lines_y_without_a_log_band_past_its_top() -> None:
     ys = YScale(1000, None)
     for v in (999, 1000, 1001, 5000.5):
         assert ys.y_of()(v).hex() == ys.y(v).hex()
+
+
+def _points_reference(line: list[list[Any]], n: int, x: Any, y: Any) -> str:
+    """The points as they were spelled, each slot's centre worked out for each group."""
+    size = max(1, -(-n // 720))
+    pts: list[str] = []
+    for lo, lo_v, hi, hi_v in line:
+        a = lo - lo % size + 1
+        b = min(n, a + size - 1)
+        xx = f"{x((a + b) / 2):.1f}"
+        order = [hi_v] if lo == hi else [lo_v, hi_v] if lo < hi else [hi_v, lo_v]
+        pts += [f"{xx},{y(v):.1f}" for v in order]
+    return " ".join(pts)
+
+
+@pytest.mark.parametrize("n", [1, 7, 720, 721, 1440, 10_000, 33_333])
+def test_the_lines_points_with_the_slots_spelled_once(n: int) -> None:
+    """A slot's centre spelled once for both lines (``xs``) is the one each group's spelling
+    gives: both lines' points as the reference spells them, whichever line comes first."""
+    rng = random.Random(n)
+    size = max(1, -(-n // 720))
+    lines = []
+    for _ in range(2):
+        line = []
+        for start in range(0, n, size):
+            lo, hi = (rng.randrange(start, min(n, start + size)) for _ in range(2))
+            line.append([lo, rng.randrange(10**6), hi, rng.randrange(10**6)])
+        lines.append(line)
+    x = lambda i: 60 + 720 * (i - 0.5) / n  # noqa: E731
+    y = YScale(5000, 10**6).y_of()
+    for first, second in (lines, lines[::-1]):
+        xs: dict[int, str] = {}
+        assert _line_points(first, n, x, y, xs) == _points_reference(first, n, x, y)
+        assert _line_points(second, n, x, y, xs) == _points_reference(second, n, x, y)
+        assert _line_points(second, n, x, y) == _points_reference(second, n, x, y)

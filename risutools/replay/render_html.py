@@ -28,6 +28,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 from risutools.printable import html_value
@@ -283,13 +284,18 @@ def _kinds(r: dict[str, Any], cutter: bool) -> list[str]:
 
 
 def _line_points(line: list[list[Any]], n: int, x: Callable[[float], float],
-                 y: Callable[[float], float]) -> str:
+                 y: Callable[[float], float], xs: dict[int, str] | None = None) -> str:
+    """The polyline's points of a line's groups; ``xs``: each slot's centre as spelled
+    so far (by the line drawn before, whose slots are the same), filled as it goes."""
     size = max(1, math.ceil(n / MAX_POINTS))
     pts: list[str] = []
+    xs = {} if xs is None else xs
     for lo, lo_v, hi, hi_v in line:
         a = lo - lo % size + 1
-        b = a + size - 1
-        xx = f"{x((a + (b if b < n else n)) / 2):.1f}"  # (min(n, b); _f's spelling)
+        xx = xs.get(a)
+        if xx is None:
+            b = a + size - 1
+            xx = xs[a] = f"{x((a + (b if b < n else n)) / 2):.1f}"  # (min(n, b); _f's)
         if lo == hi:  # one point (its figures the same)
             pts.append(f"{xx},{y(hi_v):.1f}")
         elif lo < hi:  # the lowest first
@@ -345,10 +351,11 @@ def render_chart(report: dict[str, Any], sweep: ChartSweep | None = None) -> str
     p += _y_axis(ys)
     p += _x_axis(len(rows), x, MT + frame_h)
     p += _limit_lines(cfg, cutter, ys)
+    xs: dict[int, str] = {}  # (each slot's centre, spelled: the same for both lines)
     for lid, key in (("tokens-in", "tokens_in"), ("tokens-out", "tokens_out")):
         if key in sw.lines:
             width = "2" if lid == "tokens-out" else "1.5"
-            points = _line_points(sw.lines[key], len(rows), x, ys.y_of())
+            points = _line_points(sw.lines[key], len(rows), x, ys.y_of(), xs)
             p.append(
                 f'<polyline id="{lid}" fill="none" stroke="{LINES[lid][1]}" '
                 f'stroke-width="{width}" points="{points}"/>'
@@ -545,12 +552,8 @@ def _table(
     """``attrs``: per body row, extra attributes for its ``<tr>`` (id, class)."""
     h = "".join(f"<th>{html_value(c)}</th>" for c in head)
     seen: dict[str, str] = {}  # (a column's few words, escaped once)
-
-    def cell(v: Any) -> str:
-        return _cell(v, seen)
-
     rows = "".join(
-        f"<tr{attrs[k] if attrs else ''}><td>" + "</td><td>".join(map(cell, row))
+        f"<tr{attrs[k] if attrs else ''}><td>" + "</td><td>".join(map(_cell, row, repeat(seen)))
         + "</td></tr>" if row else f"<tr{attrs[k] if attrs else ''}></tr>"
         for k, row in enumerate(body)
     )
