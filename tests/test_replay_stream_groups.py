@@ -277,13 +277,3 @@ def test_turns_counted_at_once_as_line_by_line(body: bytes, tail: bytes) -> None
             lines.pop()
         assert fixture._count_turns(data, start) == sum(not fixture._blank(x) for x in lines)
 
-
-@pytest.mark.parametrize("most", [1, 2, 3, 5])
-def test_turns_counted_past_the_lines_found_one_at_a_time(most: int,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past ``_FOUND_AT_MOST`` lines the count is taken line by line: the same count."""
-    monkeypatch.setattr(fixture, "_FOUND_AT_MOST", most)
-    for n in range(1, 8):
-        for end in (b"", b"\n", b"\r\n"):
-            data = b"{}\n" + b"\n".join([b"{}"] * n) + end
-            assert fixture._count_turns(data, 3) == n

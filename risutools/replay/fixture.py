@@ -19,8 +19,10 @@ turn number before anything runs.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from io import BytesIO
 from itertools import accumulate, chain, compress, repeat
 from operator import itemgetter, ne
 from pathlib import Path
@@ -642,29 +644,21 @@ def _line_blocks(data: bytes, start: int, lineno: int) -> Iterator[tuple[int, li
         lineno += len(lines)
 
 
-#: lines counted one ``find`` at a time at most (past it, :func:`_count_lines` counts them:
-#: short lines cost less counted in C)
-_FOUND_AT_MOST = MAX_TURNS + 1
+#: a line's first byte (an int; a line read from a file is never empty)
+_FIRST_BYTE = itemgetter(0)
 
 
 def _count_turns(data: bytes, start: int) -> int:
-    """The non-blank lines from ``start``: while every line opens with ``{`` (the first
-    does, each line break but the file's last is followed by one), the line breaks found
-    one at a time (``find``: a scan in C that skips a line's bytes, nothing made) plus
-    one; once a line break is not, or past :data:`_FOUND_AT_MOST` lines,
-    :func:`_count_lines`."""
-    stop = len(data) - 1 if data.endswith(b"\n") else len(data)  # (the last line's end)
-    if start >= stop or data[start] != 123 or data[stop - 1] == 10:  # ("{", "\n")
-        return _count_lines(data, start)
-    find = data.find
-    count = 1
-    at = find(b"\n", start, stop)
-    while at >= 0:  # (a line break before stop - 1: a byte follows it)
-        if data[at + 1] != 123 or count == _FOUND_AT_MOST:
-            return _count_lines(data, start)
-        count += 1
-        at = find(b"\n", at + 1, stop)
-    return count
+    """The non-blank lines from ``start``: when every line opens with ``{``, the lines (read
+    as a file's, its buffer the bytes' own: each line break found by ``memchr`` and the
+    lines' first bytes tallied, all in C); else :func:`_count_lines`."""
+    if start < len(data):
+        lines = BytesIO(data)
+        lines.seek(start)
+        firsts = Counter(map(_FIRST_BYTE, lines))
+        if len(firsts) == 1 and 123 in firsts:  # ("{")
+            return firsts[123]
+    return _count_lines(data, start)
 
 
 def _count_lines(data: bytes, start: int) -> int:
