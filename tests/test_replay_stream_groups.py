@@ -94,6 +94,7 @@ def test_the_usual_shape_is_taken_by_columns(tmp_path: Path,
     lines[301] = json.dumps({"metrics": {"used_pct": 10, "remaining_percentage": 50}})
     lines[302] = "{}"
     p = _write(tmp_path, lines)
+    monkeypatch.setattr(fixture, "_CHECK_CHUNK", 1 << 20)  # (one block: groups of 256)
     taken = _spy(monkeypatch)
     turns, error = _same_both_ways(p, monkeypatch)
     assert error == "" and len(turns) == 600 and taken == [True, True, True]
