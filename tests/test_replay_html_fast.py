@@ -74,8 +74,9 @@ def _points_reference(line: list[list[Any]], n: int, x: Any, y: Any) -> str:
 
 @pytest.mark.parametrize("n", [1, 7, 720, 721, 1440, 10_000, 33_333])
 def test_the_lines_points_with_the_slots_spelled_once(n: int) -> None:
-    """A slot's centre spelled once for both lines (``xs``) is the one each group's spelling
-    gives: both lines' points as the reference spells them, whichever line comes first."""
+    """A slot's centre spelled once for both lines (``xs``), and a value's height once, are
+    what each group's spelling gives: both lines' points as the reference spells them,
+    whichever line comes first."""
     rng = random.Random(n)
     size = max(1, -(-n // 720))
     lines = []
@@ -83,7 +84,9 @@ def test_the_lines_points_with_the_slots_spelled_once(n: int) -> None:
         line = []
         for start in range(0, n, size):
             lo, hi = (rng.randrange(start, min(n, start + size)) for _ in range(2))
-            line.append([lo, rng.randrange(10**6), hi, rng.randrange(10**6)])
+            lo_v, hi_v = (rng.choice([rng.randrange(10**6), rng.randrange(9) * 1000])
+                          for _ in range(2))  # (equal values now and then: spelled once)
+            line.append([lo, lo_v, hi, hi_v])
         lines.append(line)
     x = lambda i: 60 + 720 * (i - 0.5) / n  # noqa: E731
     y = YScale(5000, 10**6).y_of()

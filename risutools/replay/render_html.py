@@ -286,22 +286,28 @@ def _kinds(r: dict[str, Any], cutter: bool) -> list[str]:
 def _line_points(line: list[list[Any]], n: int, x: Callable[[float], float],
                  y: Callable[[float], float], xs: dict[int, str] | None = None) -> str:
     """The polyline's points of a line's groups; ``xs``: each slot's centre as spelled
-    so far (by the line drawn before, whose slots are the same), filled as it goes."""
+    so far (by the line drawn before, whose slots are the same), filled as it goes.  A
+    value's height is spelled once (``ys``: a line that is cut holds many equal ones)."""
     size = max(1, math.ceil(n / MAX_POINTS))
     pts: list[str] = []
     xs = {} if xs is None else xs
+    ys: dict[Any, str] = {}
     for lo, lo_v, hi, hi_v in line:
         a = lo - lo % size + 1
         xx = xs.get(a)
         if xx is None:
             b = a + size - 1
             xx = xs[a] = f"{x((a + (b if b < n else n)) / 2):.1f}"  # (min(n, b); _f's)
+        y_hi = ys.get(hi_v)
+        if y_hi is None:
+            y_hi = ys[hi_v] = f"{y(hi_v):.1f}"
         if lo == hi:  # one point (its figures the same)
-            pts.append(f"{xx},{y(hi_v):.1f}")
-        elif lo < hi:  # the lowest first
-            pts += (f"{xx},{y(lo_v):.1f}", f"{xx},{y(hi_v):.1f}")
-        else:
-            pts += (f"{xx},{y(hi_v):.1f}", f"{xx},{y(lo_v):.1f}")
+            pts.append(f"{xx},{y_hi}")
+            continue
+        y_lo = ys.get(lo_v)
+        if y_lo is None:
+            y_lo = ys[lo_v] = f"{y(lo_v):.1f}"
+        pts.append(f"{xx},{y_lo} {xx},{y_hi}" if lo < hi else f"{xx},{y_hi} {xx},{y_lo}")
     return " ".join(pts)
 
 
