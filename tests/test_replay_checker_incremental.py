@@ -432,7 +432,7 @@ def test_the_anchor_counted_once_is_what_the_tree_says(seed: int) -> None:
         before = m._before_anchor
         checker.check(obs)
         seq, count = m._before_anchor
-        if seq >= 0:  # (its message may be gone since: sigs holds live seqs only)
+        if seq >= 0:  # (its message may be gone since: texts holds live seqs only)
             assert count == m.np_cnt.prefix(seq)
             reused += before == (seq, count)
             asked += before != (seq, count)
@@ -491,12 +491,12 @@ def test_the_anchor_among_twins_is_the_nearest_by_definition(seed: int) -> None:
         m._before_anchor = (-1, 0)
         want = _nearest_by_definition(m, n_r)
         assert got == continuity(n_r) == want, req
-        twins_now = m.sigs.get(m.prev_anchor, []) if m.prev_anchor else []
+        twins_now = m.seqs_of(m.prev_anchor) if m.prev_anchor else []
         for seq in twins_now[:6]:  # any twin remembered: the same
             m._before_anchor = (seq, m.np_cnt.prefix(seq))
             assert continuity(n_r) == want, req
         m._before_anchor = left
-        if m.prev_anchor is not None and len(m.sigs.get(m.prev_anchor, ())) > 1:
+        if m.prev_anchor is not None and len(m.seqs_of(m.prev_anchor)) > 1:
             twins += 1
             hits += kept == left and kept[0] >= 0
         return got

@@ -86,6 +86,8 @@ class InvariantChecker:
         m = self.mirror
         if self.quick and type(obs) is Change:
             held = m.appended_held(obs, self._r9_known)
+            if held is None:
+                held = m.changed_held(obs, self._r9_known)
             if held:  # (R1-R8 held; R9 as :meth:`_held_r9` counts it)
                 self._held += 1
                 if m.linked:

@@ -11,7 +11,7 @@ the full text).
 of the output with what the cutter says it added to or withdrew from the list it sends;
 the live non-protected positions in order (``np_seqs``: counts and ranks by bisection),
 Fenwick trees over the order of appearance (estimates of non-protected messages, dropped
-ones; grown when a question needs them: ``mirror_ranks.py``) and a signature -> positions
+ones; grown when a question needs them: ``mirror_ranks.py``) and a text -> positions
 index answer every question an invariant asks.  A request costs O((input changes + output
 changes) * log n), amortised O(change), but for a delete (one memmove of ``np_seqs``):
 nothing is rescanned.  Memory is O(messages ever appended); nothing grows per request.  A
@@ -71,7 +71,7 @@ class Mirror(Ranks):
         "_steady", "_target", "bad_out", "by_seq", "changed", "config", "dead_seq",
         "est_out", "fast", "gone", "in_heap", "inp", "linked", "n_np", "n_np_drop",
         "np_seqs", "orphans", "out", "out_at", "out_heap", "prev_anchor", "prev_dropped",
-        "prev_omitted", "prot_dropped", "prot_roles", "sigs", "total_in")
+        "prev_omitted", "prot_dropped", "prot_roles", "texts", "total_in")
 
     def __init__(self, config: ReplayConfig) -> None:
         #: a change's two commonest shapes in one pass each (:meth:`_append_sent`,
@@ -118,7 +118,9 @@ class Mirror(Ranks):
         #: known since it moved) and how many non-protected ones come before it (None: ask)
         self._first_kept: int | None = 0
         self._np_before_kept: int | None = 0
-        self.sigs: dict[Sig, list[int]] = {}  # non-protected live seqs by signature, sorted
+        #: the live non-protected seqs by text, whatever their role (:meth:`seqs_of`): the
+        #: one seq of a text alone (most), else the list of them, sorted
+        self.texts: dict[str, int | list[int]] = {}
         #: (seq, np_cnt.prefix(seq)) of the last anchor looked up alone (:meth:`continuity`):
         #: it moves only when a non-protected message before it is deleted (seq -1: none)
         self._before_anchor = (-1, 0)
@@ -195,8 +197,19 @@ class Mirror(Ranks):
         if not self._new_ids(appended):
             return None
         self._append_sent(appended)
-        if self._steady and self._plain(orphans_ok):
+        if self._steady and self._plain(orphans_ok) and not self.gone:
             return True  # (:meth:`_held_after_append`'s answer again: see there)
+        return self._held_after_append(orphans_ok)
+
+    def changed_held(self, ch: Change, orphans_ok: bool) -> bool | None:
+        """Any other enabled change, without ``budget_unreachable``: applied (what
+        :meth:`observe` applies), then answered from the state as
+        :meth:`appended_held` answers (:meth:`_held_after_append`: True, the state
+        carried; False: ask :meth:`request`).  None: the module off or
+        ``budget_unreachable``, nothing applied (ask :meth:`observe`)."""
+        if not ch.enabled or ch.budget_unreachable:
+            return None
+        self._apply_change(ch)
         return self._held_after_append(orphans_ok)
 
     def _new_ids(self, appended: Sequence[Message]) -> bool:
@@ -243,15 +256,19 @@ class Mirror(Ranks):
         if anchor is None:
             k3 = self.prev_omitted  # (min(k3, n_r) >= d: k3 >= d, as d <= n_r or d is 0)
         else:
-            seqs = self.sigs.get(anchor)
-            at, k3 = self._before_anchor
-            if not seqs or len(seqs) != 1 or seqs[0] != at:  # (:meth:`continuity`'s)
+            at, k3 = self._before_anchor  # (:meth:`continuity`'s case of the anchor
+            if self.texts.get(anchor[1]) != at or self.seqs_of(anchor) != [at]:  # alone)
                 n_r = self.n_np - self._keep
                 k3, lost = self.continuity(n_r if n_r > 0 else 0)
                 if lost:
                     return False  # (R8 applies)
-        if d > k3:
-            return False  # (R7: a cut beyond continuity asks the trees)
+        if d > k3 and not (  # R7: a cut beyond continuity, needed and minimal
+                self.est_after(k3) > self._max
+                and self.est_out + self.est_at(self.np_at(d)) > self._target):
+            return False
+        if self.gone:  # (:meth:`carry_state`: dropped still, ``changed`` empty)
+            self.prev_dropped |= self.gone
+            self.gone = set()
         self.prev_omitted = d
         self.prev_anchor = self._first_sig(first, d)
         self._steady = bool(first)
@@ -261,7 +278,7 @@ class Mirror(Ranks):
         """Nothing protected dropped (R1), every message sent as the input has it (R4),
         no drop status moved (R5), the output within ``max_context`` (R3), no result sent
         without its call or R9 failed before."""
-        return not (self.prot_dropped or self.bad_out or self.changed or self.gone
+        return not (self.prot_dropped or self.bad_out or self.changed
                     or self.est_out > self._max
                     or (self.orphans and self.linked and not orphans_ok))
 
@@ -387,7 +404,7 @@ class Mirror(Ranks):
             self.n_np += 1
             if not sent:
                 self.n_np_drop += 1
-            self.sigs.setdefault((role, m.content), []).append(seq)
+            self._index(m.content, seq)
             self.np_seqs.append(seq)
         if role in RESULT_ROLES:
             self._link(e)
@@ -447,11 +464,26 @@ class Mirror(Ranks):
                 self.linked -= 1
             self._link(res)
 
+    def _index(self, text: str, seq: int) -> None:
+        """``seq`` into ``texts`` under ``text`` (in order)."""
+        texts = self.texts
+        seqs = texts.get(text)
+        if seqs is None:
+            texts[text] = seq
+        elif isinstance(seqs, int):
+            texts[text] = [seqs, seq] if seqs < seq else [seq, seqs]
+        else:
+            bisect.insort(seqs, seq)
+
     def _unindex(self, e: _In) -> None:
-        seqs = self.sigs[(e.msg.role, e.msg.content)]
+        texts, text = self.texts, e.msg.content
+        seqs = texts[text]
+        if isinstance(seqs, int):
+            del texts[text]
+            return
         del seqs[bisect.bisect_left(seqs, e.seq)]
-        if not seqs:
-            del self.sigs[(e.msg.role, e.msg.content)]
+        if len(seqs) == 1:
+            texts[text] = seqs[0]
 
     def _in_edit(self, mid: str, content: str) -> None:
         self._steady = False
@@ -464,7 +496,7 @@ class Mirror(Ranks):
         if not e.prot:
             self._ests.add(e.seq + 1, est - e.est)  # (none when it lacks it: :meth:`_grow`)
             self._unindex(e)
-            bisect.insort(self.sigs.setdefault((new.role, content), []), e.seq)
+            self._index(content, e.seq)
         e.msg, e.est = new, est
         self._refresh(mid)
 
@@ -608,7 +640,7 @@ class Mirror(Ranks):
         out, out_at = self.out, self.out_at
         num, den = self._num, self._den
         over, prot_roles = self._overhead, self.prot_roles
-        sigs, np_seqs = self.sigs, self.np_seqs
+        texts, np_seqs = self.texts, self.np_seqs
         seq = len(by_seq) - 1
         n_np = self.n_np
         none_kept = self._first_kept == 0
@@ -637,7 +669,12 @@ class Mirror(Ranks):
                     none_kept = False
                 out_at[seq] = mid  # (:meth:`_out_at`)
                 n_np += 1
-                sigs.setdefault((role, content), []).append(seq)
+                twins = texts.setdefault(content, seq)
+                if twins is not seq:  # (not alone: the largest seq, at the end)
+                    if isinstance(twins, int):
+                        texts[content] = [twins, seq]
+                    else:
+                        twins.append(seq)
                 np_seqs.append(seq)
             if role in RESULT_ROLES:
                 self._link(e)

@@ -44,7 +44,7 @@ class Ranks:
     bad_out: set[str]
     _max: int
     _target: int
-    sigs: dict[Sig, list[int]]
+    texts: dict[str, int | list[int]]
     _before_anchor: tuple[int, int]
     prev_omitted: int
     prev_anchor: Sig | None
@@ -180,6 +180,16 @@ class Ranks:
         picks = range(1, min(have, limit) + 1)
         return self.ids(drops.lower_bound(before + j) for j in picks)
 
+    def seqs_of(self, sig: Sig) -> list[int]:
+        """The live non-protected seqs of signature ``sig`` (role, text), sorted."""
+        seqs = self.texts.get(sig[1])
+        if seqs is None:
+            return []
+        role, by_seq = sig[0], self.by_seq
+        if isinstance(seqs, int):
+            return [seqs] if by_seq[seqs].msg.role == role else []  # type: ignore[union-attr]
+        return [s for s in seqs if by_seq[s].msg.role == role]  # type: ignore[union-attr]
+
     def continuity(self, n_r: int) -> tuple[int, bool]:
         """The continuity drop the spec asks for, from the derived state; (k3, anchor lost).
 
@@ -191,7 +201,7 @@ class Ranks:
         t = self.prev_omitted
         if self.prev_anchor is None:
             return min(t, n_r), False
-        seqs = self.sigs.get(self.prev_anchor)
+        seqs = self.seqs_of(self.prev_anchor)
         if not seqs:
             return min(t, n_r), True
         at, before = self._before_anchor
