@@ -37,9 +37,9 @@ from operator import itemgetter
 
 from risutools.replay.fenwick import Fenwick, first_of_difference
 from risutools.replay.fixture import Message
-from risutools.replay.mirror_ranks import _KEPT, _WALK, Ranks
+from risutools.replay.mirror_passes import Passes
+from risutools.replay.mirror_ranks import _WALK
 from risutools.replay.mirror_records import (
-    _NO_RESULTS,
     RESULT_ROLES,
     Change,
     Request,
@@ -60,18 +60,18 @@ _ID = itemgetter(0)
 _new = object.__new__
 
 
-class Mirror(Ranks):
+class Mirror(Passes):
     """The input and output as the checker sees them, and the state derived from the
     previous enabled request (``prev_dropped``, ``prev_omitted``, ``prev_anchor``)."""
 
-    # (slots: past 30 fields, CPython 3.11 reads each one from a dict; __dict__ for tests)
+    # (slots: past 30 fields, CPython 3.11 reads each one from a dict; __dict__ for tests;
+    # those :class:`Passes` sets: its own)
     __slots__ = (
-        "__dict__", "_cnt", "_den", "_drop_later", "_ests", "_first_kept",
-        "_heaped", "_keep", "_max", "_np_before_kept", "_np_drop", "_num", "_overhead",
-        "_steady", "_target", "bad_out", "by_seq", "changed", "config", "dead_seq",
-        "est_out", "fast", "gone", "in_heap", "inp", "linked", "n_np", "n_np_drop",
-        "np_seqs", "orphans", "out", "out_at", "out_heap", "prev_anchor", "prev_dropped",
-        "prev_omitted", "prot_dropped", "prot_roles", "texts", "total_in")
+        "__dict__", "_cnt", "_den", "_drop_later", "_ests", "_heaped", "_keep", "_max",
+        "_np_drop", "_num", "_overhead", "_steady", "_target", "bad_out", "by_seq",
+        "changed", "config", "dead_seq", "fast", "gone", "in_heap", "inp", "np_seqs",
+        "orphans", "out", "out_at", "out_heap", "prev_anchor", "prev_dropped",
+        "prev_omitted", "prot_dropped", "prot_roles", "texts")
 
     def __init__(self, config: ReplayConfig) -> None:
         #: a change's two commonest shapes in one pass each (:meth:`_append_sent`,
@@ -412,23 +412,6 @@ class Mirror(Ranks):
         if not sent and mid in self.out:  # sent before it was appended (else nothing to
             self._refresh(mid)  # refresh: not sent, and only sent ids are ever in bad_out)
 
-    def _link(self, res: _In) -> None:
-        """A result's caller: the assistant message right before the run of results it
-        belongs to in the live history (none when something else comes first)."""
-        for seq in range(res.seq - 1, -1, -1):
-            e = self.by_seq[seq]
-            if e is None or e.msg.role in RESULT_ROLES:
-                continue
-            if e.msg.role == "assistant":
-                res.caller = e
-                if e.results is _NO_RESULTS:
-                    e.results = [res]
-                else:
-                    e.results.append(res)
-                self.linked += 1
-            break
-        self._orphan(res)
-
     def ids_of_callers(self, results: Iterable[str]) -> list[str]:
         """The ids of the messages that called ``results``."""
         out = []
@@ -436,13 +419,6 @@ class Mirror(Ranks):
             caller = self.inp[mid].caller
             out.append(caller.msg.id if caller is not None else "?")
         return out
-
-    def _orphan(self, res: _In) -> None:
-        """Whether ``res`` is a result sent without its caller (``orphans``), now."""
-        if res.caller is not None and res.kept and not res.caller.kept:
-            self.orphans.add(res.msg.id)
-        else:
-            self.orphans.discard(res.msg.id)
 
     def _unlink(self, e: _In) -> None:
         """``e`` left the history (its place is empty): it is no one's result any more,
@@ -610,150 +586,6 @@ class Mirror(Ranks):
         for m in ch.sent:
             if m.id not in at_once:
                 self._out_set(m)
-
-    def _as_sent(self, appended: Sequence[Message], sent: Sequence[Message]) -> set[str] | None:
-        """The ids appended, when a change (no edit, no delete) sends exactly what it
-        appends, in order (the same messages: equal ids, roles and texts, a sequence of
-        the same type), each id once and none in the output before and none in the
-        input (a new id: else None): then, none of them withdrawn,
-        :meth:`_sent_as_appended` enters every one sent at once (what :meth:`_append_sent`
-        does, the appended message as the one sent: the same text, the same estimate)
-        and nothing else is sent.  (Tested in C: no Python loop, no comprehension.)"""
-        if sent != appended:
-            return None
-        ids = set(map(_ID, appended))
-        if (len(ids) != len(appended) or not self.out.keys().isdisjoint(ids)
-                or not self.inp.keys().isdisjoint(ids)):
-            return None
-        return ids
-
-    def _append_sent(self, appended: Sequence[Message]) -> None:
-        """``_in_append(m, True)`` for each message, in order, in one pass (the mirror's
-        fields read once, no tree pushed: when it is asked, :attr:`np_cnt`,
-        :meth:`drops`), each entry made without a call, the seq onto the
-        heap of ``out_at`` as the largest there: a new leaf, its place already; :meth:`_as_sent`
-        said every one is new and sent at once), but for one thing: a new id kept is not
-        entered in ``changed``.  Nothing can tell: only ``prev_dropped`` is read with it
-        (R5, :meth:`carry_state`), a subset of the ids in the input before, which this one
-        was not, and discarding a kept id from it does nothing."""
-        by_seq, inp = self.by_seq, self.inp  # (two a line: more are a tuple made, unpacked)
-        out, out_at = self.out, self.out_at
-        num, den = self._num, self._den
-        over, prot_roles = self._overhead, self.prot_roles
-        texts, np_seqs = self.texts, self.np_seqs
-        seq = len(by_seq) - 1
-        n_np = self.n_np
-        none_kept = self._first_kept == 0
-        total = 0
-        for m in appended:
-            seq += 1
-            mid, role, content = m
-            est = -(-len(content) * num // den) + over
-            total += est
-            e = _new(_In)  # (``_In(seq, m, est, prot, True)``, its fields set here)
-            e.seq = seq
-            e.msg = m
-            e.est = est
-            e.kept = True
-            e.caller = None
-            e.results = _NO_RESULTS
-            by_seq.append(e)
-            inp[mid] = e
-            out[mid] = e  # (its own output entry)
-            if role in prot_roles:
-                e.prot, e.anchor_np = True, False
-            else:
-                e.prot, e.anchor_np = False, True
-                if none_kept:  # the first kept, after every other one
-                    self._first_kept, self._np_before_kept = seq + 1, n_np
-                    none_kept = False
-                out_at[seq] = mid  # (:meth:`_out_at`)
-                n_np += 1
-                twins = texts.setdefault(content, seq)
-                if twins is not seq:  # (not alone: the largest seq, at the end)
-                    if isinstance(twins, int):
-                        texts[content] = [twins, seq]
-                    else:
-                        twins.append(seq)
-                np_seqs.append(seq)
-            if role in RESULT_ROLES:
-                self._link(e)
-        if self._heaped and n_np > self.n_np:  # (the new seqs of out_at: leaves, in place)
-            new = np_seqs[len(np_seqs) - (n_np - self.n_np):]
-            self.in_heap.update(new)
-            self.out_heap.extend(new)
-        self.n_np = n_np
-        self.total_in += total
-        self.est_out += total
-
-    def _withdraw_all(self, withdrawn: Sequence[str]) -> None:
-        """``_out_remove(mid)`` for each id, in order, in one pass: with its entry gone
-        from the output, what :meth:`_refresh` then does, written out for that case."""
-        out, inp, out_at, later = self.out, self.inp, self.out_at, self._drop_later
-        has = len(self._np_drop.tree)  # (:meth:`_drop_add`: positions the tree has)
-        bad_out, gone, orphans = self.bad_out, self.gone, self.orphans
-        est_out = dropped = 0
-        for mid in withdrawn:
-            o = out.pop(mid, None)
-            if o is None:
-                continue
-            est_out += o.est
-            if o.anchor_np:
-                del out_at[o.seq]
-            if bad_out:
-                bad_out.discard(mid)
-            e = inp.get(mid)
-            if e is None or not e.kept:
-                continue
-            e.kept = False
-            gone.add(mid)
-            if orphans:
-                orphans.discard(mid)  # (:meth:`_orphan` of a message not kept)
-            if e.results:  # (most have none, the one empty list: no loop begun)
-                for res in e.results:
-                    self._orphan(res)
-            if e.prot:
-                self.prot_dropped.add(mid)
-                continue
-            dropped += 1
-            if has > 1:  # (:meth:`_drop_add`)
-                i = e.seq + 1
-                if i < has:
-                    later[i] = later.get(i, 0) + 1
-        self.est_out -= est_out
-        if dropped:
-            self._dropped(dropped, len(withdrawn))
-
-    def _dropped(self, n: int, walk: int) -> None:
-        """``n`` more non-protected messages dropped: if the first kept is one of them
-        (:meth:`_kept_moved`), the next kept is past those withdrawn (``walk`` of them)."""
-        self.n_np_drop += n
-        first = self._first_kept
-        if first:
-            e = self.by_seq[first - 1]
-            if e is not None and not e.kept:
-                self._next_kept(first - 1, 1, _WALK + 2 * walk)
-
-    def _next_kept(self, seq: int, stays: int, walk: int = _WALK) -> None:
-        """The first non-protected message kept, at ``seq``, is no longer kept (``stays``
-        1) or gone (0, out of ``np_seqs`` already): the next one kept among the at most
-        ``walk`` non-protected ones after it (found in one pass; past them, not known),
-        with the non-protected ones before it (its index in ``np_seqs``); none kept when
-        those reach the end."""
-        before = self._np_before_kept
-        if before is not None:
-            np_seqs, by_seq = self.np_seqs, self.by_seq
-            i = before + stays
-            stop = min(len(np_seqs), i + walk)
-            e = next(filter(_KEPT, map(by_seq.__getitem__, np_seqs[i:stop])), None)
-            if e is not None:
-                self._first_kept = e.seq + 1
-                self._np_before_kept = bisect.bisect_left(np_seqs, e.seq, i, stop)
-                return
-            if stop == len(np_seqs):
-                self._first_kept, self._np_before_kept = 0, None
-                return
-        self._first_kept = self._np_before_kept = None
 
     def _sent_as_appended(self, ch: Change) -> set[str]:
         """:func:`~risutools.replay.mirror_records.sent_as_appended` of this output."""
