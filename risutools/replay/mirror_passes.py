@@ -189,32 +189,28 @@ class Passes(Ranks):
     def _withdraw_run(self, withdrawn: Sequence[str]) -> bool:
         """:meth:`_withdraw_all` of a run (True; else nothing done): when the dropped
         messages are the first ``n_np_drop`` non-protected ones, ``withdrawn`` (a list)
-        the ids of the next ones, in order, each its own output entry (sent as
-        appended): those are kept, non-protected, in ``out_at``; the first kept then the
-        one after them.  (Told by comparing lists of entries in C, by identity.)"""
+        the ids of the next ones, in order: those are kept (in the output), live,
+        non-protected; the first kept then the one after them."""
         first, d, np_seqs = self._first_kept, self.n_np_drop, self.np_seqs
         end = d + len(withdrawn)
         if (not first or self._np_before_kept != d or end > len(np_seqs)
                 or type(withdrawn) is not list):
             return False
         seqs = np_seqs[d:end]
-        entries = list(map(self.by_seq.__getitem__, seqs))
-        out = self.out
-        if (list(map(self.inp.get, withdrawn)) != entries
-                or list(map(out.get, withdrawn)) != entries):
+        entries = cast(list[_In], list(map(self.by_seq.__getitem__, seqs)))  # (live)
+        if [e.msg.id for e in entries] != withdrawn:  # (most often the same strings)
             return False
+        out, out_at = self.out, self.out_at
         est = 0
-        for e in cast(list[_In], entries):  # (live: in np_seqs)
+        for e, mid in zip(entries, withdrawn, strict=True):  # (each kept: sent)
             e.kept = False
-            est += e.est
+            o = out.pop(mid)  # (most often the entry itself: its own output entry)
+            est += o.est
+            if o.anchor_np:
+                del out_at[o.seq]
             if e.results:  # (most have none, the one empty list: no loop begun)
                 for res in e.results:
                     self._orphan(res)
-        for mid in withdrawn:
-            del out[mid]
-        out_at = self.out_at
-        for seq in seqs:
-            del out_at[seq]
         self.est_out -= est
         self.gone.update(withdrawn)
         if self.bad_out:
