@@ -121,6 +121,7 @@ class Mirror(Passes):
         #: the live non-protected seqs by text, whatever their role (:meth:`seqs_of`): the
         #: one seq of a text alone (most), else the list of them, sorted
         self.texts: dict[str, int | list[int]] = {}
+        self._texts_upto = 0  # (the seqs from it on: not in ``texts`` yet)
         #: (seq, np_cnt.prefix(seq)) of the last anchor looked up alone (:meth:`continuity`):
         #: it moves only when a non-protected message before it is deleted (seq -1: none)
         self._before_anchor = (-1, 0)
@@ -256,10 +257,14 @@ class Mirror(Passes):
         if anchor is None:
             k3 = self.prev_omitted  # (min(k3, n_r) >= d: k3 >= d, as d <= n_r or d is 0)
         else:
-            at, k3 = self._before_anchor  # (:meth:`continuity`'s case of the anchor
-            if self.texts.get(anchor[1]) != at or self.seqs_of(anchor) != [at]:  # alone)
-                n_r = self.n_np - self._keep
-                k3, lost = self.continuity(n_r if n_r > 0 else 0)
+            n_r = self.n_np - self._keep
+            if n_r < 0:
+                n_r = 0
+            at, k3 = self._before_anchor  # (:meth:`continuity`'s first case)
+            if k3 > n_r:
+                k3 = n_r
+            if k3 != self.prev_omitted or not self._bears(at, anchor):
+                k3, lost = self.continuity(n_r)
                 if lost:
                     return False  # (R8 applies)
         if d > k3 and not (  # R7: a cut beyond continuity, needed and minimal
@@ -404,7 +409,6 @@ class Mirror(Passes):
             self.n_np += 1
             if not sent:
                 self.n_np_drop += 1
-            self._index(m.content, seq)
             self.np_seqs.append(seq)
         if role in RESULT_ROLES:
             self._link(e)
@@ -440,27 +444,6 @@ class Mirror(Passes):
                 self.linked -= 1
             self._link(res)
 
-    def _index(self, text: str, seq: int) -> None:
-        """``seq`` into ``texts`` under ``text`` (in order)."""
-        texts = self.texts
-        seqs = texts.get(text)
-        if seqs is None:
-            texts[text] = seq
-        elif isinstance(seqs, int):
-            texts[text] = [seqs, seq] if seqs < seq else [seq, seqs]
-        else:
-            bisect.insort(seqs, seq)
-
-    def _unindex(self, e: _In) -> None:
-        texts, text = self.texts, e.msg.content
-        seqs = texts[text]
-        if isinstance(seqs, int):
-            del texts[text]
-            return
-        del seqs[bisect.bisect_left(seqs, e.seq)]
-        if len(seqs) == 1:
-            texts[text] = seqs[0]
-
     def _in_edit(self, mid: str, content: str) -> None:
         self._steady = False
         e = self.inp[mid]
@@ -471,8 +454,8 @@ class Mirror(Passes):
         self.total_in += est - e.est
         if not e.prot:
             self._ests.add(e.seq + 1, est - e.est)  # (none when it lacks it: :meth:`_grow`)
-            self._unindex(e)
-            self._index(content, e.seq)
+            if self._unindex(e):
+                self._index(content, e.seq)
         e.msg, e.est = new, est
         self._refresh(mid)
 

@@ -99,7 +99,7 @@ class Passes(Ranks):
         out, out_at = self.out, self.out_at
         num, den = self._num, self._den
         over, prot_roles = self._overhead, self.prot_roles
-        texts, np_seqs = self.texts, self.np_seqs
+        np_seqs = self.np_seqs
         seq = len(by_seq) - 1
         n_np = self.n_np
         none_kept = self._first_kept == 0
@@ -128,13 +128,7 @@ class Passes(Ranks):
                     none_kept = False
                 out_at[seq] = mid  # (:meth:`_out_at`)
                 n_np += 1
-                twins = texts.setdefault(content, seq)
-                if twins is not seq:  # (not alone: the largest seq, at the end)
-                    if isinstance(twins, int):
-                        texts[content] = [twins, seq]
-                    else:
-                        twins.append(seq)
-                np_seqs.append(seq)
+                np_seqs.append(seq)  # (``texts``: when it is asked, :meth:`seqs_of`)
             if role in RESULT_ROLES:
                 self._link(e)
         if self._heaped and n_np > self.n_np:  # (the new seqs of out_at: leaves, in place)
