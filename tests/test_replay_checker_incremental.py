@@ -279,7 +279,7 @@ def _mirror_state(m: Any) -> tuple[Any, ...]:
     # what the mirror keeps between requests, as the invariants read it (the first sent,
     # off the heap of out_at's seqs; the non-protected messages before the first kept)
     if m._heaped:  # (made when first needed)
-        assert set(m.out_heap) == m.in_heap >= m.out_at.keys()
+        assert set(m.out_heap) == m.in_heap >= _out_at(m).keys()
         assert len(m.out_heap) == len(m.in_heap)
     else:
         assert not m.out_heap and not m.in_heap
@@ -289,8 +289,13 @@ def _mirror_state(m: Any) -> tuple[Any, ...]:
                        if e.kept and not e.prot), None)
     assert kept == (None if first_kept is None else m.np_cnt.prefix(first_kept.seq))
     return (inp, out, trees, firsts, m.n_np, m.n_np_drop, m.total_in, m.est_out,
-            m.prot_dropped, m.bad_out, _changed(m), m.out_at, m.orphans, m.linked,
+            m.prot_dropped, m.bad_out, _changed(m), _out_at(m), m.orphans, m.linked,
             m.prev_dropped, m.prev_omitted, m.prev_anchor)
+
+
+def _out_at(m: Any) -> dict[int, str]:
+    """The mirror's ``out_at`` as seq -> id (its places without an entry left out)."""
+    return {seq: mid for seq, mid in enumerate(m.out_at) if mid is not None}
 
 
 def _changed(m: Any) -> set[str]:

@@ -33,7 +33,8 @@ import itertools
 import math
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from operator import itemgetter
+from itertools import repeat
+from operator import is_not, itemgetter
 
 from risutools.replay.fenwick import Fenwick, first_of_difference
 from risutools.replay.fixture import Message
@@ -137,8 +138,9 @@ class Mirror(Passes):
         #: the anchor is the first kept, at position ``prev_omitted``, after a request
         #: :meth:`appended_held` said held; False since anything else changed the mirrors
         self._steady = False
-        #: seq -> id of the output entries at an input seq whose sent role is free
-        self.out_at: dict[int, str] = {}
+        #: seq -> id of the output entries at an input seq whose sent role is free (None:
+        #: none), a place for each message appended (as ``by_seq``)
+        self.out_at: list[str | None] = []
         self.dead_seq: dict[str, int] = {}  # deleted ids: where they were (for a stale output)
         self.linked = 0  # live results with a live calling assistant message (R9 applies)
         self.orphans: set[str] = set()  # results sent without the message that called them
@@ -392,6 +394,7 @@ class Mirror(Passes):
         e = _In(seq, m, est, prot)
         e.kept = sent
         self.by_seq.append(e)
+        self.out_at.append(None)
         self.inp[mid] = e
         self.total_in += est
         # (the trees' values: read when they are asked, :attr:`np_cnt`)
@@ -536,7 +539,7 @@ class Mirror(Passes):
             return
         self.est_out -= o.est
         if o.anchor_np:
-            del self.out_at[o.seq]  # (its seq leaves the heap when it comes to the top)
+            self.out_at[o.seq] = None  # (its seq leaves the heap when at the top)
         if refresh:
             self._refresh(mid)
 
@@ -606,16 +609,17 @@ class Mirror(Passes):
             assert e is not None
             return (e.msg.role, e.msg.content)
         heap, at = self.out_heap, self.out_at
-        if not self._heaped:  # (out_at's seqs, each once)
-            heap[:] = at
-            heapq.heapify(heap)
+        if not self._heaped:  # (out_at's seqs, each once: in order, a heap already)
+            heap[:] = itertools.compress(itertools.count(), map(is_not, at, repeat(None)))
             self.in_heap.update(heap)
             self._heaped = True
-        while heap and heap[0] not in at:
+        while heap and at[heap[0]] is None:
             self.in_heap.discard(heapq.heappop(heap))
         if not heap:
             return None
-        m = self.out[at[heap[0]]].msg
+        mid = at[heap[0]]
+        assert mid is not None
+        m = self.out[mid].msg
         return (m.role, m.content)
 
     def _out_at(self, seq: int, mid: str) -> None:

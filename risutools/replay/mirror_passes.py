@@ -34,7 +34,7 @@ class Passes(Ranks):
     # the mirror's fields these read, beyond :class:`Ranks`' (:class:`Mirror`)
     inp: dict[str, _In]
     out: dict[str, _Out]
-    out_at: dict[int, str]
+    out_at: list[str | None]
     out_heap: list[int]
     in_heap: set[int]
     _heaped: bool
@@ -121,12 +121,13 @@ class Passes(Ranks):
             out[mid] = e  # (its own output entry)
             if role in prot_roles:
                 e.prot, e.anchor_np = True, False
+                out_at.append(None)
             else:
                 e.prot, e.anchor_np = False, True
                 if none_kept:  # the first kept, after every other one
                     self._first_kept, self._np_before_kept = seq + 1, n_np
                     none_kept = False
-                out_at[seq] = mid  # (:meth:`_out_at`)
+                out_at.append(mid)  # (:meth:`_out_at`)
                 n_np += 1
                 np_seqs.append(seq)  # (``texts``: when it is asked, :meth:`seqs_of`)
             if role in RESULT_ROLES:
@@ -155,7 +156,7 @@ class Passes(Ranks):
                 continue
             est_out += o.est
             if o.anchor_np:
-                del out_at[o.seq]
+                out_at[o.seq] = None
             if bad_out:
                 bad_out.discard(mid)
             e = inp.get(mid)
@@ -201,7 +202,7 @@ class Passes(Ranks):
             o = out.pop(mid)  # (most often the entry itself: its own output entry)
             est += o.est
             if o.anchor_np:
-                del out_at[o.seq]
+                out_at[o.seq] = None
             if e.results:  # (most have none, the one empty list: no loop begun)
                 for res in e.results:
                     self._orphan(res)
