@@ -197,10 +197,18 @@ class Mirror(Passes):
         if (withdrawn or edited or deleted or unreachable or not enabled
                 or sent != appended):
             return None
-        if not self._new_ids(appended):
+        if len(appended) == 2:  # (the commonest: :meth:`_new_ids`' first case)
+            a, b = appended[0][0], appended[1][0]
+            if a == b or a in self.inp or b in self.inp or (
+                    self.bad_out and not self.out.keys().isdisjoint((a, b))):
+                return None
+        elif not self._new_ids(appended):
             return None
         self._append_sent(appended)
-        if self._steady and self._plain(orphans_ok) and not self.gone:
+        if self._steady and not (  # (:meth:`_plain`, written out; nothing withdrawn)
+                self.prot_dropped or self.bad_out or self.changed or self.gone
+                or self.est_out > self._max
+                or (self.orphans and self.linked and not orphans_ok)):
             return True  # (:meth:`_held_after_append`'s answer again: see there)
         return self._held_after_append(orphans_ok)
 
