@@ -45,8 +45,9 @@ class InvariantChecker:
         #: requests :func:`all_held` answered for, not yet counted into the verdicts, those
         #: of them where R9 applied, and where it failed (after its first failure)
         self._held = self._r9_checked = self._r9_failed = 0
-        #: the commonest request (:meth:`Mirror.appended_held`) answered at once; False:
-        #: through :meth:`Mirror.observe` and :func:`all_held` (the tests' reference)
+        #: the commonest request (:meth:`Mirror.appended_held`) answered at once, any other
+        #: enabled change from the state (:meth:`Mirror.changed_held`); False: through
+        #: :meth:`Mirror.observe` and :func:`all_held` (the tests' reference)
         self.quick = self.fused
         #: R9 has failed (its first failure worded by its unit): the quick path counts it
         self._r9_known = False
