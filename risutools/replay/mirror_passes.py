@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
+from itertools import repeat
 from operator import itemgetter
 from typing import cast
 
@@ -184,8 +185,10 @@ class Passes(Ranks):
     def _withdraw_run(self, withdrawn: Sequence[str]) -> bool:
         """:meth:`_withdraw_all` of a run (True; else nothing done): when the dropped
         messages are the first ``n_np_drop`` non-protected ones, ``withdrawn`` (a list)
-        the ids of the next ones, in order: those are kept (in the output), live,
-        non-protected; the first kept then the one after them."""
+        the ids of the next ones, in order, each its own output entry (sent as
+        appended): those are kept, live, non-protected, in ``out_at``; the first kept then
+        the one after them.  Told in C: the entries popped off the output, in order, are
+        those entries (else put back, and False)."""
         first, d, np_seqs = self._first_kept, self.n_np_drop, self.np_seqs
         end = d + len(withdrawn)
         if (not first or self._np_before_kept != d or end > len(np_seqs)
@@ -193,20 +196,27 @@ class Passes(Ranks):
             return False
         seqs = np_seqs[d:end]
         entries = cast(list[_In], list(map(self.by_seq.__getitem__, seqs)))  # (live)
-        if [e.msg.id for e in entries] != withdrawn:  # (most often the same strings)
+        out = self.out
+        popped = list(map(out.pop, withdrawn, repeat(None)))
+        if popped != entries:  # (compared by identity)
+            out.update([(mid, o) for mid, o in zip(withdrawn, popped, strict=True)
+                        if o is not None])
             return False
-        out, out_at = self.out, self.out_at
         est = 0
-        for e, mid in zip(entries, withdrawn, strict=True):  # (each kept: sent)
+        for e in entries:
             e.kept = False
-            o = out.pop(mid)  # (most often the entry itself: its own output entry)
-            est += o.est
-            if o.anchor_np:
-                out_at[o.seq] = None
+            est += e.est
             if e.results:  # (most have none, the one empty list: no loop begun)
                 for res in e.results:
                     self._orphan(res)
         self.est_out -= est
+        out_at = self.out_at  # (None at each of them; between them, protected or gone)
+        lo, hi = seqs[0], seqs[-1] + 1
+        if hi - lo == len(seqs) or out_at[lo:hi].count(None) == hi - lo - len(seqs):
+            out_at[lo:hi] = [None] * (hi - lo)
+        else:
+            for seq in seqs:
+                out_at[seq] = None
         self.gone.update(withdrawn)
         if self.bad_out:
             self.bad_out.difference_update(withdrawn)
