@@ -69,7 +69,7 @@ class Mirror(Passes):
     # those :class:`Passes` sets: its own)
     __slots__ = (
         "__dict__", "_cnt", "_den", "_drop_later", "_ests", "_heaped", "_keep", "_max",
-        "_np_drop", "_num", "_overhead", "_steady", "_target", "bad_out", "by_seq",
+        "_np_drop", "_num", "_overhead", "_target", "bad_out", "by_seq",
         "changed", "config", "dead_seq", "fast", "gone", "in_heap", "inp", "np_seqs",
         "orphans", "out", "out_at", "out_heap", "prev_anchor", "prev_dropped",
         "prev_omitted", "prot_dropped", "prot_roles", "texts")
@@ -205,11 +205,8 @@ class Mirror(Passes):
         elif not self._new_ids(appended):
             return None
         self._append_sent(appended)
-        if self._steady and not (  # (:meth:`_plain`, written out; nothing withdrawn)
-                self.prot_dropped or self.bad_out or self.changed or self.gone
-                or self.est_out > self._max
-                or (self.orphans and self.linked and not orphans_ok)):
-            return True  # (:meth:`_held_after_append`'s answer again: see there)
+        if self._steady and self.est_out <= self._max:  # (what else :meth:`_plain`
+            return True  # reads has not moved since it held: :meth:`_held_after_append`)
         return self._held_after_append(orphans_ok)
 
     def changed_held(self, ch: Change, orphans_ok: bool) -> bool | None:
@@ -250,8 +247,8 @@ class Mirror(Passes):
         The anchor carried is then the first kept, at position ``prev_omitted`` (the
         ``n_np_drop`` dropped before it, the first ones) and looked up last: while only
         messages sent as appended come (``_steady``), nothing read here moves but the
-        output's estimate and the results sent without their call (:meth:`appended_held`
-        asks those again, with what only another change moves: :meth:`_plain`), the state
+        output's estimate (:meth:`appended_held` asks it again) and, when a result is
+        appended, R9's state (then ``_steady`` is dropped: the full test), the state
         carried the same: the anchor is the one of its signature
         nearest to that position (at 0 from it, whatever twins come: :meth:`continuity`
         answers ``prev_omitted`` at once), the first kept stays the first kept."""

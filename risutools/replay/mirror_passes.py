@@ -29,8 +29,8 @@ _new = object.__new__
 class Passes(Ranks):
     """Changes applied in one pass each, and the links of results to their calls."""
 
-    __slots__ = ("_first_kept", "_np_before_kept", "est_out", "linked", "n_np", "n_np_drop",
-                 "total_in")  # (the fields set here; the others: the mirror's)
+    __slots__ = ("_first_kept", "_np_before_kept", "_steady", "est_out", "linked", "n_np",
+                 "n_np_drop", "total_in")  # (the fields set here; the others: the mirror's)
 
     # the mirror's fields these read, beyond :class:`Ranks`' (:class:`Mirror`)
     inp: dict[str, _In]
@@ -133,6 +133,7 @@ class Passes(Ranks):
                 np_seqs.append(seq)  # (``texts``: when it is asked, :meth:`seqs_of`)
             if role in RESULT_ROLES:
                 self._link(e)
+                self._steady = False  # (R9's state moved: :meth:`Mirror._plain` again)
         if self._heaped and n_np > self.n_np:  # (the new seqs of out_at: leaves, in place)
             new = np_seqs[len(np_seqs) - (n_np - self.n_np):]
             self.in_heap.update(new)
