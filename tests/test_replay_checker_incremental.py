@@ -279,7 +279,7 @@ def _mirror_state(m: Any) -> tuple[Any, ...]:
     # what the mirror keeps between requests, as the invariants read it (the first sent,
     # off the heap of out_at's seqs; the non-protected messages before the first kept)
     if m._heaped:  # (made when first needed)
-        assert set(m.out_heap) == m.in_heap >= m.out_at.keys()
+        assert set(m.out_heap) == m.in_heap >= _out_at(m).keys()
         assert len(m.out_heap) == len(m.in_heap)
     else:
         assert not m.out_heap and not m.in_heap
@@ -289,8 +289,13 @@ def _mirror_state(m: Any) -> tuple[Any, ...]:
                        if e.kept and not e.prot), None)
     assert kept == (None if first_kept is None else m.np_cnt.prefix(first_kept.seq))
     return (inp, out, trees, firsts, m.n_np, m.n_np_drop, m.total_in, m.est_out,
-            m.prot_dropped, m.bad_out, _changed(m), m.out_at, m.orphans, m.linked,
+            m.prot_dropped, m.bad_out, _changed(m), _out_at(m), m.orphans, m.linked,
             m.prev_dropped, m.prev_omitted, m.prev_anchor)
+
+
+def _out_at(m: Any) -> dict[int, str]:
+    """The mirror's ``out_at`` as seq -> id (its places without an entry left out)."""
+    return {seq: mid for seq, mid in enumerate(m.out_at) if mid is not None}
 
 
 def _changed(m: Any) -> set[str]:
@@ -432,7 +437,7 @@ def test_the_anchor_counted_once_is_what_the_tree_says(seed: int) -> None:
         before = m._before_anchor
         checker.check(obs)
         seq, count = m._before_anchor
-        if seq >= 0:  # (its message may be gone since: sigs holds live seqs only)
+        if seq >= 0:  # (its message may be gone since: texts holds live seqs only)
             assert count == m.np_cnt.prefix(seq)
             reused += before == (seq, count)
             asked += before != (seq, count)
@@ -491,12 +496,12 @@ def test_the_anchor_among_twins_is_the_nearest_by_definition(seed: int) -> None:
         m._before_anchor = (-1, 0)
         want = _nearest_by_definition(m, n_r)
         assert got == continuity(n_r) == want, req
-        twins_now = m.sigs.get(m.prev_anchor, []) if m.prev_anchor else []
+        twins_now = m.seqs_of(m.prev_anchor) if m.prev_anchor else []
         for seq in twins_now[:6]:  # any twin remembered: the same
             m._before_anchor = (seq, m.np_cnt.prefix(seq))
             assert continuity(n_r) == want, req
         m._before_anchor = left
-        if m.prev_anchor is not None and len(m.sigs.get(m.prev_anchor, ())) > 1:
+        if m.prev_anchor is not None and len(m.seqs_of(m.prev_anchor)) > 1:
             twins += 1
             hits += kept == left and kept[0] >= 0
         return got

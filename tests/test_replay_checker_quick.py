@@ -289,7 +289,8 @@ def test_over_budget_while_only_appending() -> None:
 
 
 @pytest.mark.parametrize("odd", ["twice in two", "twice in three", "in the input",
-                                 "alone in the input", "third in the input", "sent before"])
+                                 "alone in the input", "third in the input", "sent before",
+                                 "sent before, of two"])
 def test_ids_not_new_are_not_the_quick_paths(odd: str) -> None:
     """An id appended twice (in two messages or more), one the input has, one the output
     has from before (sent ahead of its append): not the quick path's shape (None, nothing
@@ -310,7 +311,7 @@ def test_ids_not_new_are_not_the_quick_paths(odd: str) -> None:
         again = [b, c, Message("a", "user", "aaa")]
     else:
         first.append(Change(2, True, [b], sent=[b, c]))  # c sent before it is appended
-        again = [c]
+        again = [c] if odd == "sent before" else [Message("d", "user", "ddd"), c]
     last = Change(len(first) + 1, True, again, sent=list(again))
     quick = InvariantChecker(cfg)
     answers = _answers(quick)

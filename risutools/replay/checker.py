@@ -45,8 +45,9 @@ class InvariantChecker:
         #: requests :func:`all_held` answered for, not yet counted into the verdicts, those
         #: of them where R9 applied, and where it failed (after its first failure)
         self._held = self._r9_checked = self._r9_failed = 0
-        #: the commonest request (:meth:`Mirror.appended_held`) answered at once; False:
-        #: through :meth:`Mirror.observe` and :func:`all_held` (the tests' reference)
+        #: the commonest request (:meth:`Mirror.appended_held`) answered at once, any other
+        #: enabled change from the state (:meth:`Mirror.changed_held`); False: through
+        #: :meth:`Mirror.observe` and :func:`all_held` (the tests' reference)
         self.quick = self.fused
         #: R9 has failed (its first failure worded by its unit): the quick path counts it
         self._r9_known = False
@@ -86,6 +87,8 @@ class InvariantChecker:
         m = self.mirror
         if self.quick and type(obs) is Change:
             held = m.appended_held(obs, self._r9_known)
+            if held is None:
+                held = m.changed_held(obs, self._r9_known)
             if held:  # (R1-R8 held; R9 as :meth:`_held_r9` counts it)
                 self._held += 1
                 if m.linked:

@@ -11,7 +11,7 @@ the full text).
 of the output with what the cutter says it added to or withdrew from the list it sends;
 the live non-protected positions in order (``np_seqs``: counts and ranks by bisection),
 Fenwick trees over the order of appearance (estimates of non-protected messages, dropped
-ones; grown when a question needs them: ``mirror_ranks.py``) and a signature -> positions
+ones; grown when a question needs them: ``mirror_ranks.py``) and a text -> positions
 index answer every question an invariant asks.  A request costs O((input changes + output
 changes) * log n), amortised O(change), but for a delete (one memmove of ``np_seqs``):
 nothing is rescanned.  Memory is O(messages ever appended); nothing grows per request.  A
@@ -33,13 +33,14 @@ import itertools
 import math
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from operator import itemgetter
+from itertools import repeat
+from operator import is_not, itemgetter
 
 from risutools.replay.fenwick import Fenwick, first_of_difference
 from risutools.replay.fixture import Message
-from risutools.replay.mirror_ranks import _KEPT, _WALK, Ranks
+from risutools.replay.mirror_passes import Passes
+from risutools.replay.mirror_ranks import _WALK
 from risutools.replay.mirror_records import (
-    _NO_RESULTS,
     RESULT_ROLES,
     Change,
     Request,
@@ -60,18 +61,18 @@ _ID = itemgetter(0)
 _new = object.__new__
 
 
-class Mirror(Ranks):
+class Mirror(Passes):
     """The input and output as the checker sees them, and the state derived from the
     previous enabled request (``prev_dropped``, ``prev_omitted``, ``prev_anchor``)."""
 
-    # (slots: past 30 fields, CPython 3.11 reads each one from a dict; __dict__ for tests)
+    # (slots: past 30 fields, CPython 3.11 reads each one from a dict; __dict__ for tests;
+    # those :class:`Passes` sets: its own)
     __slots__ = (
-        "__dict__", "_cnt", "_den", "_drop_later", "_ests", "_first_kept",
-        "_heaped", "_keep", "_max", "_np_before_kept", "_np_drop", "_num", "_overhead",
-        "_steady", "_target", "bad_out", "by_seq", "changed", "config", "dead_seq",
-        "est_out", "fast", "gone", "in_heap", "inp", "linked", "n_np", "n_np_drop",
-        "np_seqs", "orphans", "out", "out_at", "out_heap", "prev_anchor", "prev_dropped",
-        "prev_omitted", "prot_dropped", "prot_roles", "sigs", "total_in")
+        "__dict__", "_cnt", "_den", "_drop_later", "_ests", "_heaped", "_keep", "_max",
+        "_np_drop", "_num", "_overhead", "_target", "bad_out", "by_seq",
+        "changed", "config", "dead_seq", "fast", "gone", "in_heap", "inp", "np_seqs",
+        "orphans", "out", "out_at", "out_heap", "prev_anchor", "prev_dropped",
+        "prev_omitted", "prot_dropped", "prot_roles", "texts")
 
     def __init__(self, config: ReplayConfig) -> None:
         #: a change's two commonest shapes in one pass each (:meth:`_append_sent`,
@@ -118,7 +119,10 @@ class Mirror(Ranks):
         #: known since it moved) and how many non-protected ones come before it (None: ask)
         self._first_kept: int | None = 0
         self._np_before_kept: int | None = 0
-        self.sigs: dict[Sig, list[int]] = {}  # non-protected live seqs by signature, sorted
+        #: the live non-protected seqs by text, whatever their role (:meth:`seqs_of`): the
+        #: one seq of a text alone (most), else the list of them, sorted
+        self.texts: dict[str, int | list[int]] = {}
+        self._texts_upto = 0  # (the seqs from it on: not in ``texts`` yet)
         #: (seq, np_cnt.prefix(seq)) of the last anchor looked up alone (:meth:`continuity`):
         #: it moves only when a non-protected message before it is deleted (seq -1: none)
         self._before_anchor = (-1, 0)
@@ -134,8 +138,9 @@ class Mirror(Ranks):
         #: the anchor is the first kept, at position ``prev_omitted``, after a request
         #: :meth:`appended_held` said held; False since anything else changed the mirrors
         self._steady = False
-        #: seq -> id of the output entries at an input seq whose sent role is free
-        self.out_at: dict[int, str] = {}
+        #: seq -> id of the output entries at an input seq whose sent role is free (None:
+        #: none), a place for each message appended (as ``by_seq``)
+        self.out_at: list[str | None] = []
         self.dead_seq: dict[str, int] = {}  # deleted ids: where they were (for a stale output)
         self.linked = 0  # live results with a live calling assistant message (R9 applies)
         self.orphans: set[str] = set()  # results sent without the message that called them
@@ -192,11 +197,27 @@ class Mirror(Ranks):
         if (withdrawn or edited or deleted or unreachable or not enabled
                 or sent != appended):
             return None
-        if not self._new_ids(appended):
+        if len(appended) == 2:  # (the commonest: :meth:`_new_ids`' first case)
+            a, b = appended[0][0], appended[1][0]
+            if a == b or a in self.inp or b in self.inp or (
+                    self.bad_out and not self.out.keys().isdisjoint((a, b))):
+                return None
+        elif not self._new_ids(appended):
             return None
         self._append_sent(appended)
-        if self._steady and self._plain(orphans_ok):
-            return True  # (:meth:`_held_after_append`'s answer again: see there)
+        if self._steady and self.est_out <= self._max:  # (what else :meth:`_plain`
+            return True  # reads has not moved since it held: :meth:`_held_after_append`)
+        return self._held_after_append(orphans_ok)
+
+    def changed_held(self, ch: Change, orphans_ok: bool) -> bool | None:
+        """Any other enabled change, without ``budget_unreachable``: applied (what
+        :meth:`observe` applies), then answered from the state as
+        :meth:`appended_held` answers (:meth:`_held_after_append`: True, the state
+        carried; False: ask :meth:`request`).  None: the module off or
+        ``budget_unreachable``, nothing applied (ask :meth:`observe`)."""
+        if not ch.enabled or ch.budget_unreachable:
+            return None
+        self._apply_change(ch)
         return self._held_after_append(orphans_ok)
 
     def _new_ids(self, appended: Sequence[Message]) -> bool:
@@ -226,8 +247,8 @@ class Mirror(Ranks):
         The anchor carried is then the first kept, at position ``prev_omitted`` (the
         ``n_np_drop`` dropped before it, the first ones) and looked up last: while only
         messages sent as appended come (``_steady``), nothing read here moves but the
-        output's estimate and the results sent without their call (:meth:`appended_held`
-        asks those again, with what only another change moves: :meth:`_plain`), the state
+        output's estimate (:meth:`appended_held` asks it again) and, when a result is
+        appended, R9's state (then ``_steady`` is dropped: the full test), the state
         carried the same: the anchor is the one of its signature
         nearest to that position (at 0 from it, whatever twins come: :meth:`continuity`
         answers ``prev_omitted`` at once), the first kept stays the first kept."""
@@ -243,15 +264,23 @@ class Mirror(Ranks):
         if anchor is None:
             k3 = self.prev_omitted  # (min(k3, n_r) >= d: k3 >= d, as d <= n_r or d is 0)
         else:
-            seqs = self.sigs.get(anchor)
-            at, k3 = self._before_anchor
-            if not seqs or len(seqs) != 1 or seqs[0] != at:  # (:meth:`continuity`'s)
-                n_r = self.n_np - self._keep
-                k3, lost = self.continuity(n_r if n_r > 0 else 0)
+            n_r = self.n_np - self._keep
+            if n_r < 0:
+                n_r = 0
+            at, k3 = self._before_anchor  # (:meth:`continuity`'s first case)
+            if k3 > n_r:
+                k3 = n_r
+            if k3 != self.prev_omitted or not self._bears(at, anchor):
+                k3, lost = self.continuity(n_r)
                 if lost:
                     return False  # (R8 applies)
-        if d > k3:
-            return False  # (R7: a cut beyond continuity asks the trees)
+        if d > k3 and not (  # R7: a cut beyond continuity, needed and minimal
+                self.est_after(k3) > self._max
+                and self.est_out + self.est_at(self.np_at(d)) > self._target):
+            return False
+        if self.gone:  # (:meth:`carry_state`: dropped still, ``changed`` empty)
+            self.prev_dropped |= self.gone
+            self.gone = set()
         self.prev_omitted = d
         self.prev_anchor = self._first_sig(first, d)
         self._steady = bool(first)
@@ -261,7 +290,7 @@ class Mirror(Ranks):
         """Nothing protected dropped (R1), every message sent as the input has it (R4),
         no drop status moved (R5), the output within ``max_context`` (R3), no result sent
         without its call or R9 failed before."""
-        return not (self.prot_dropped or self.bad_out or self.changed or self.gone
+        return not (self.prot_dropped or self.bad_out or self.changed
                     or self.est_out > self._max
                     or (self.orphans and self.linked and not orphans_ok))
 
@@ -370,6 +399,7 @@ class Mirror(Ranks):
         e = _In(seq, m, est, prot)
         e.kept = sent
         self.by_seq.append(e)
+        self.out_at.append(None)
         self.inp[mid] = e
         self.total_in += est
         # (the trees' values: read when they are asked, :attr:`np_cnt`)
@@ -387,30 +417,12 @@ class Mirror(Ranks):
             self.n_np += 1
             if not sent:
                 self.n_np_drop += 1
-            self.sigs.setdefault((role, m.content), []).append(seq)
             self.np_seqs.append(seq)
         if role in RESULT_ROLES:
             self._link(e)
         self.changed.add(mid)
         if not sent and mid in self.out:  # sent before it was appended (else nothing to
             self._refresh(mid)  # refresh: not sent, and only sent ids are ever in bad_out)
-
-    def _link(self, res: _In) -> None:
-        """A result's caller: the assistant message right before the run of results it
-        belongs to in the live history (none when something else comes first)."""
-        for seq in range(res.seq - 1, -1, -1):
-            e = self.by_seq[seq]
-            if e is None or e.msg.role in RESULT_ROLES:
-                continue
-            if e.msg.role == "assistant":
-                res.caller = e
-                if e.results is _NO_RESULTS:
-                    e.results = [res]
-                else:
-                    e.results.append(res)
-                self.linked += 1
-            break
-        self._orphan(res)
 
     def ids_of_callers(self, results: Iterable[str]) -> list[str]:
         """The ids of the messages that called ``results``."""
@@ -419,13 +431,6 @@ class Mirror(Ranks):
             caller = self.inp[mid].caller
             out.append(caller.msg.id if caller is not None else "?")
         return out
-
-    def _orphan(self, res: _In) -> None:
-        """Whether ``res`` is a result sent without its caller (``orphans``), now."""
-        if res.caller is not None and res.kept and not res.caller.kept:
-            self.orphans.add(res.msg.id)
-        else:
-            self.orphans.discard(res.msg.id)
 
     def _unlink(self, e: _In) -> None:
         """``e`` left the history (its place is empty): it is no one's result any more,
@@ -447,12 +452,6 @@ class Mirror(Ranks):
                 self.linked -= 1
             self._link(res)
 
-    def _unindex(self, e: _In) -> None:
-        seqs = self.sigs[(e.msg.role, e.msg.content)]
-        del seqs[bisect.bisect_left(seqs, e.seq)]
-        if not seqs:
-            del self.sigs[(e.msg.role, e.msg.content)]
-
     def _in_edit(self, mid: str, content: str) -> None:
         self._steady = False
         e = self.inp[mid]
@@ -463,8 +462,8 @@ class Mirror(Ranks):
         self.total_in += est - e.est
         if not e.prot:
             self._ests.add(e.seq + 1, est - e.est)  # (none when it lacks it: :meth:`_grow`)
-            self._unindex(e)
-            bisect.insort(self.sigs.setdefault((new.role, content), []), e.seq)
+            if self._unindex(e):
+                self._index(content, e.seq)
         e.msg, e.est = new, est
         self._refresh(mid)
 
@@ -545,7 +544,7 @@ class Mirror(Ranks):
             return
         self.est_out -= o.est
         if o.anchor_np:
-            del self.out_at[o.seq]  # (its seq leaves the heap when it comes to the top)
+            self.out_at[o.seq] = None  # (its seq leaves the heap when at the top)
         if refresh:
             self._refresh(mid)
 
@@ -578,145 +577,6 @@ class Mirror(Ranks):
         for m in ch.sent:
             if m.id not in at_once:
                 self._out_set(m)
-
-    def _as_sent(self, appended: Sequence[Message], sent: Sequence[Message]) -> set[str] | None:
-        """The ids appended, when a change (no edit, no delete) sends exactly what it
-        appends, in order (the same messages: equal ids, roles and texts, a sequence of
-        the same type), each id once and none in the output before and none in the
-        input (a new id: else None): then, none of them withdrawn,
-        :meth:`_sent_as_appended` enters every one sent at once (what :meth:`_append_sent`
-        does, the appended message as the one sent: the same text, the same estimate)
-        and nothing else is sent.  (Tested in C: no Python loop, no comprehension.)"""
-        if sent != appended:
-            return None
-        ids = set(map(_ID, appended))
-        if (len(ids) != len(appended) or not self.out.keys().isdisjoint(ids)
-                or not self.inp.keys().isdisjoint(ids)):
-            return None
-        return ids
-
-    def _append_sent(self, appended: Sequence[Message]) -> None:
-        """``_in_append(m, True)`` for each message, in order, in one pass (the mirror's
-        fields read once, no tree pushed: when it is asked, :attr:`np_cnt`,
-        :meth:`drops`), each entry made without a call, the seq onto the
-        heap of ``out_at`` as the largest there: a new leaf, its place already; :meth:`_as_sent`
-        said every one is new and sent at once), but for one thing: a new id kept is not
-        entered in ``changed``.  Nothing can tell: only ``prev_dropped`` is read with it
-        (R5, :meth:`carry_state`), a subset of the ids in the input before, which this one
-        was not, and discarding a kept id from it does nothing."""
-        by_seq, inp = self.by_seq, self.inp  # (two a line: more are a tuple made, unpacked)
-        out, out_at = self.out, self.out_at
-        num, den = self._num, self._den
-        over, prot_roles = self._overhead, self.prot_roles
-        sigs, np_seqs = self.sigs, self.np_seqs
-        seq = len(by_seq) - 1
-        n_np = self.n_np
-        none_kept = self._first_kept == 0
-        total = 0
-        for m in appended:
-            seq += 1
-            mid, role, content = m
-            est = -(-len(content) * num // den) + over
-            total += est
-            e = _new(_In)  # (``_In(seq, m, est, prot, True)``, its fields set here)
-            e.seq = seq
-            e.msg = m
-            e.est = est
-            e.kept = True
-            e.caller = None
-            e.results = _NO_RESULTS
-            by_seq.append(e)
-            inp[mid] = e
-            out[mid] = e  # (its own output entry)
-            if role in prot_roles:
-                e.prot, e.anchor_np = True, False
-            else:
-                e.prot, e.anchor_np = False, True
-                if none_kept:  # the first kept, after every other one
-                    self._first_kept, self._np_before_kept = seq + 1, n_np
-                    none_kept = False
-                out_at[seq] = mid  # (:meth:`_out_at`)
-                n_np += 1
-                sigs.setdefault((role, content), []).append(seq)
-                np_seqs.append(seq)
-            if role in RESULT_ROLES:
-                self._link(e)
-        if self._heaped and n_np > self.n_np:  # (the new seqs of out_at: leaves, in place)
-            new = np_seqs[len(np_seqs) - (n_np - self.n_np):]
-            self.in_heap.update(new)
-            self.out_heap.extend(new)
-        self.n_np = n_np
-        self.total_in += total
-        self.est_out += total
-
-    def _withdraw_all(self, withdrawn: Sequence[str]) -> None:
-        """``_out_remove(mid)`` for each id, in order, in one pass: with its entry gone
-        from the output, what :meth:`_refresh` then does, written out for that case."""
-        out, inp, out_at, later = self.out, self.inp, self.out_at, self._drop_later
-        has = len(self._np_drop.tree)  # (:meth:`_drop_add`: positions the tree has)
-        bad_out, gone, orphans = self.bad_out, self.gone, self.orphans
-        est_out = dropped = 0
-        for mid in withdrawn:
-            o = out.pop(mid, None)
-            if o is None:
-                continue
-            est_out += o.est
-            if o.anchor_np:
-                del out_at[o.seq]
-            if bad_out:
-                bad_out.discard(mid)
-            e = inp.get(mid)
-            if e is None or not e.kept:
-                continue
-            e.kept = False
-            gone.add(mid)
-            if orphans:
-                orphans.discard(mid)  # (:meth:`_orphan` of a message not kept)
-            if e.results:  # (most have none, the one empty list: no loop begun)
-                for res in e.results:
-                    self._orphan(res)
-            if e.prot:
-                self.prot_dropped.add(mid)
-                continue
-            dropped += 1
-            if has > 1:  # (:meth:`_drop_add`)
-                i = e.seq + 1
-                if i < has:
-                    later[i] = later.get(i, 0) + 1
-        self.est_out -= est_out
-        if dropped:
-            self._dropped(dropped, len(withdrawn))
-
-    def _dropped(self, n: int, walk: int) -> None:
-        """``n`` more non-protected messages dropped: if the first kept is one of them
-        (:meth:`_kept_moved`), the next kept is past those withdrawn (``walk`` of them)."""
-        self.n_np_drop += n
-        first = self._first_kept
-        if first:
-            e = self.by_seq[first - 1]
-            if e is not None and not e.kept:
-                self._next_kept(first - 1, 1, _WALK + 2 * walk)
-
-    def _next_kept(self, seq: int, stays: int, walk: int = _WALK) -> None:
-        """The first non-protected message kept, at ``seq``, is no longer kept (``stays``
-        1) or gone (0, out of ``np_seqs`` already): the next one kept among the at most
-        ``walk`` non-protected ones after it (found in one pass; past them, not known),
-        with the non-protected ones before it (its index in ``np_seqs``); none kept when
-        those reach the end."""
-        before = self._np_before_kept
-        if before is not None:
-            np_seqs, by_seq = self.np_seqs, self.by_seq
-            i = before + stays
-            stop = min(len(np_seqs), i + walk)
-            e = next(filter(_KEPT, map(by_seq.__getitem__, np_seqs[i:stop])), None)
-            if e is not None:
-                self._first_kept = e.seq + 1
-                self._np_before_kept = bisect.bisect_left(np_seqs, e.seq, i, stop)
-                return
-            if stop == len(np_seqs):
-                self._first_kept, self._np_before_kept = 0, None
-                return
-        self._first_kept = self._np_before_kept = None
 
     def _sent_as_appended(self, ch: Change) -> set[str]:
         """:func:`~risutools.replay.mirror_records.sent_as_appended` of this output."""
@@ -754,16 +614,17 @@ class Mirror(Ranks):
             assert e is not None
             return (e.msg.role, e.msg.content)
         heap, at = self.out_heap, self.out_at
-        if not self._heaped:  # (out_at's seqs, each once)
-            heap[:] = at
-            heapq.heapify(heap)
+        if not self._heaped:  # (out_at's seqs, each once: in order, a heap already)
+            heap[:] = itertools.compress(itertools.count(), map(is_not, at, repeat(None)))
             self.in_heap.update(heap)
             self._heaped = True
-        while heap and heap[0] not in at:
+        while heap and at[heap[0]] is None:
             self.in_heap.discard(heapq.heappop(heap))
         if not heap:
             return None
-        m = self.out[at[heap[0]]].msg
+        mid = at[heap[0]]
+        assert mid is not None
+        m = self.out[mid].msg
         return (m.role, m.content)
 
     def _out_at(self, seq: int, mid: str) -> None:

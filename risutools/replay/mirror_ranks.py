@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from operator import attrgetter
 
 from risutools.replay.fenwick import Fenwick, push_two
-from risutools.replay.mirror_records import Request, Sig, _holds, _In
+from risutools.replay.mirror_records import Request, Sig, _In
 
 #: entries the mirror walks back or forward over before it asks the trees
 _WALK = 32
@@ -25,7 +25,8 @@ _KEPT = attrgetter("kept")
 class Ranks:
     """Ranks of the non-protected input messages: the mirror's questions about them."""
 
-    __slots__ = ("_before_anchor",)  # (the only field set here; the others: the mirror's)
+    __slots__ = ("_before_anchor", "_texts_upto")  # (those set here; the others: the
+    # mirror's)
 
     # the mirror's fields these read (:class:`~risutools.replay.mirror.Mirror`)
     by_seq: list[_In | None]
@@ -44,7 +45,8 @@ class Ranks:
     bad_out: set[str]
     _max: int
     _target: int
-    sigs: dict[Sig, list[int]]
+    texts: dict[str, int | list[int]]
+    _texts_upto: int
     _before_anchor: tuple[int, int]
     prev_omitted: int
     prev_anchor: Sig | None
@@ -180,6 +182,67 @@ class Ranks:
         picks = range(1, min(have, limit) + 1)
         return self.ids(drops.lower_bound(before + j) for j in picks)
 
+    def _bears(self, seq: int, sig: Sig) -> bool:
+        """Whether the live non-protected message at ``seq`` (-1: none) has signature
+        ``sig``."""
+        e = self.by_seq[seq] if seq >= 0 else None
+        return (e is not None and not e.prot and e.msg.content == sig[1]
+                and e.msg.role == sig[0])
+
+    def _index(self, text: str, seq: int) -> None:
+        """``seq`` into ``texts`` under ``text`` (in order)."""
+        texts = self.texts
+        seqs = texts.get(text)
+        if seqs is None:
+            texts[text] = seq
+        elif isinstance(seqs, int):
+            texts[text] = [seqs, seq] if seqs < seq else [seq, seqs]
+        else:
+            bisect.insort(seqs, seq)
+
+    def _unindex(self, e: _In) -> bool:
+        """``e`` out of ``texts`` (False: it was not in it yet, :meth:`_index_upto`)."""
+        if e.seq >= self._texts_upto:
+            return False
+        texts, text = self.texts, e.msg.content
+        seqs = texts[text]
+        if isinstance(seqs, int):
+            del texts[text]
+            return True
+        del seqs[bisect.bisect_left(seqs, e.seq)]
+        if len(seqs) == 1:
+            texts[text] = seqs[0]
+        return True
+
+    def _index_upto(self) -> None:
+        """The live non-protected messages appended since ``texts`` was last asked,
+        into it (each message once: O(n) over a run, whatever the requests)."""
+        by_seq, texts = self.by_seq, self.texts
+        for seq in range(self._texts_upto, len(by_seq)):
+            e = by_seq[seq]
+            if e is not None and not e.prot:
+                text = e.msg.content
+                seqs = texts.setdefault(text, seq)
+                if seqs is not seq:  # (not alone: the largest seq, at the end)
+                    if isinstance(seqs, int):
+                        texts[text] = [seqs, seq]
+                    else:
+                        seqs.append(seq)
+        self._texts_upto = len(by_seq)
+
+    def seqs_of(self, sig: Sig) -> list[int]:
+        """The live non-protected seqs of signature ``sig`` (role, text), sorted: the
+        messages appended since it was last asked indexed first."""
+        if self._texts_upto < len(self.by_seq):
+            self._index_upto()
+        seqs = self.texts.get(sig[1])
+        if seqs is None:
+            return []
+        role, by_seq = sig[0], self.by_seq
+        if isinstance(seqs, int):
+            return [seqs] if by_seq[seqs].msg.role == role else []  # type: ignore[union-attr]
+        return [s for s in seqs if by_seq[s].msg.role == role]  # type: ignore[union-attr]
+
     def continuity(self, n_r: int) -> tuple[int, bool]:
         """The continuity drop the spec asks for, from the derived state; (k3, anchor lost).
 
@@ -191,19 +254,39 @@ class Ranks:
         t = self.prev_omitted
         if self.prev_anchor is None:
             return min(t, n_r), False
-        seqs = self.sigs.get(self.prev_anchor)
+        at, before = self._before_anchor
+        if self._bears(at, self.prev_anchor):  # (asked of the messages near it: no index)
+            if (before if before < n_r else n_r) == t:
+                return t, False
+            if before < t and 2 * t - before < n_r and t - before <= _WALK:
+                return self._near_anchor(at, before, t), False
+        seqs = self.seqs_of(self.prev_anchor)
         if not seqs:
             return min(t, n_r), True
-        at, before = self._before_anchor
         if len(seqs) == 1:  # (most anchors: the search below gives its position)
             seq = seqs[0]
             if at != seq:  # (the previous request's anchor, most often: counted then)
                 before = bisect.bisect_left(self.np_seqs, seq)  # (:meth:`np_before`)
                 self._before_anchor = (seq, before)
             return (before if before < n_r else n_r), False
-        if at >= 0 and (before if before < n_r else n_r) == t and _holds(seqs, at):
-            return t, False
         return self._nearest(seqs, t, n_r), False
+
+    def _near_anchor(self, at: int, before: int, t: int) -> int:
+        """:meth:`_nearest` when the message looked up last (at ``at``, ``before``
+        non-protected ones before it) still bears the anchor's signature, below position
+        ``t`` (``before < t``), and no position is capped up to ``2t - before``: the
+        nearest is it or a twin past it up to there (any other is farther), ties to the
+        later; those few are compared by their text, and the one found is remembered."""
+        np_seqs, by_seq = self.np_seqs, self.by_seq
+        role, text = self.prev_anchor or ("", "")
+        best, gap = (at, before), t - before
+        for r in range(before + 1, min(2 * t - before, len(np_seqs) - 1) + 1):
+            e = by_seq[np_seqs[r]]
+            if (e is not None and e.msg.content == text and e.msg.role == role
+                    and abs(r - t) <= gap):
+                best, gap = (e.seq, r), abs(r - t)
+        self._before_anchor = best
+        return best[1]
 
     def _nearest(self, seqs: list[int], t: int, n_r: int) -> int:
         """The position in R (capped at ``n_r``) of the message of ``seqs`` nearest to

@@ -4,7 +4,6 @@ observed as (:class:`Step`, :class:`Change`), what its invariants share
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -107,12 +106,6 @@ class _In(_Out):
 
 def _apart(ids: set[str], edited: Sequence[tuple[str, str]], deleted: Sequence[str]) -> bool:
     return ids.isdisjoint(deleted) and ids.isdisjoint([mid for mid, _ in edited])
-
-
-def _holds(seqs: list[int], seq: int) -> bool:
-    """``seq in seqs``, a sorted list (a bisection)."""
-    i = bisect.bisect_left(seqs, seq)
-    return i < len(seqs) and seqs[i] == seq
 
 
 def sent_as_appended(ch: Change, out: Mapping[str, object]) -> set[str]:
