@@ -68,12 +68,18 @@ def _files(fx: Any, cfg: ReplayConfig, **kw: Any) -> tuple[bytes, str]:
 
 
 def _counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """How many batches ``forms_of`` wrote, and how many ``forms`` was asked for."""
+    """How many batches ``forms_of`` or ``forms_of_columns`` wrote, and how many ``forms``
+    was asked for."""
     seen = {"of": 0, "rows": 0}
-    of, rows = RowShape.forms_of, RowShape.forms
+    of, by_column, rows = RowShape.forms_of, RowShape.forms_of_columns, RowShape.forms
 
     def forms_of(self: RowShape, *args: Any) -> Any:
         out = of(self, *args)
+        seen["of"] += out is not None
+        return out
+
+    def forms_of_columns(self: RowShape, *args: Any) -> Any:
+        out = by_column(self, *args)
         seen["of"] += out is not None
         return out
 
@@ -82,6 +88,7 @@ def _counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         return rows(self, *args)
 
     monkeypatch.setattr(RowShape, "forms_of", forms_of)
+    monkeypatch.setattr(RowShape, "forms_of_columns", forms_of_columns)
     monkeypatch.setattr(RowShape, "forms", forms)
     return seen
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import compress, repeat
-from operator import eq, gt, is_not, itemgetter, not_, truth
+from operator import add, eq, gt, indexOf, is_not, itemgetter, not_, truth
 from typing import Any
 
 from risutools.replay.render_html import ChartSweep
@@ -136,21 +136,28 @@ def _fold_line(line: list[list[Any]], values: Sequence[int], i0: int, size: int)
     """:meth:`ChartSweep.add`'s line groups for ``values`` at positions ``i0``, ``i0 + 1``,
     ...: a group begins at each position that ``size`` divides ([first lowest position,
     value, first highest position, value]); each other value lowers or raises its group's
-    figures where it is strictly below or above them, so a run's first extreme wins."""
-    at, n = 0, len(values)
-    while at < n:
-        i = i0 + at
-        end = min(n, at + size - i % size)  # up to the next group's first position
-        run = values[at:end]
-        if i % size == 0:
-            line.append([i, run[0], i, run[0]])
+    figures where it is strictly below or above them, so a run's first extreme wins.  The
+    groups that begin in the batch are made a C call a figure (a run's first lowest and
+    highest: ``min``, ``max``, their first index)."""
+    n = len(values)
+    at = min(n, -i0 % size)  # the values of the group the batch continues
+    if at:
+        run = values[:at]
         g = line[-1]
         low, high = min(run), max(run)
         if low < g[1]:
-            g[0], g[1] = i + run.index(low), low
+            g[0], g[1] = i0 + run.index(low), low
         if high > g[3]:
-            g[2], g[3] = i + run.index(high), high
-        at = end
+            g[2], g[3] = i0 + run.index(high), high
+    if at >= n:
+        return
+    starts = range(at, n, size)
+    runs = list(map(values.__getitem__, map(slice, starts, range(at + size, n + size, size))))
+    lows, highs = list(map(min, runs)), list(map(max, runs))
+    first = range(i0 + at, i0 + n, size)
+    line.extend(map(list, zip(map(add, first, map(indexOf, runs, lows)), lows,
+                              map(add, first, map(indexOf, runs, highs)), highs,
+                              strict=True)))
 
 
 def pick_columns(picker: Picker, rows: Sequence[dict[str, Any]], firsts: Sequence[bool],

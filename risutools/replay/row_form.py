@@ -200,10 +200,11 @@ class RowShape:
         holes, baked = plan
         filler: tuple[bytes, ...] = ()
         if holes:
-            spelled = _spelled_columns([columns[j] for j in holes], n)
+            varying = map(columns.__getitem__, holes)
+            spelled = _spelled(list(chain.from_iterable(zip(*varying, strict=True))))
             if spelled is None:
                 return None
-            filler = tuple(chain.from_iterable(zip(*spelled, strict=True)))
+            filler = tuple(spelled)
         key = (kind, n, tuple(baked.items()))
         if key not in self._baked:
             canon, indent = (_filled(lits, baked) for lits in self.literals[kind])
@@ -290,24 +291,6 @@ def _spelled(flat: list[Any]) -> list[bytes] | None:
         return None
 
 
-def _spelled_columns(columns: list[Sequence[Any]], n: int) -> list[list[bytes]] | None:
-    """:func:`_spelled` of each column (of ``n`` values), in one orjson call for all of them
-    when no string holds a comma."""
-    try:
-        parts = orjson.dumps(list(chain.from_iterable(columns)))[1:-1].split(b",")
-    except TypeError:
-        return None
-    if len(parts) == n * len(columns):
-        return [parts[at:at + n] for at in range(0, len(parts), n)]
-    out = []
-    for col in columns:
-        spelled = _spelled(list(col))
-        if spelled is None:  # pragma: no cover - the call of all of them refused it first
-            return None
-        out.append(spelled)
-    return out
-
-
 def _holed(text: bytes) -> bytes:
     return text.replace(b"%", b"%%").replace(_HOLE, b"%s")
 
@@ -330,12 +313,14 @@ def _plan(columns: list[tuple[Any, ...]], n: int
     holes: list[int] = []
     baked: dict[int, bytes] = {}
     for j, col in enumerate(columns):
-        types = set(map(type, col))
+        kinds = list(map(type, col))
+        first = kinds[0]
+        types = {first} if kinds.count(first) == n else set(kinds)
         if not _SCALARS.issuperset(types):
             return None
         if float in types:
             floats = col if len(types) == 1 else list(
-                compress(col, map(is_, map(type, col), repeat(float))))
+                compress(col, map(is_, kinds, repeat(float))))
             if not _column_alike(floats):
                 return None
             holes.append(j)

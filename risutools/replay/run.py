@@ -31,7 +31,14 @@ from risutools.replay.monitor_checker import MonitorChecker
 from risutools.replay.render_markdown import interesting
 from risutools.replay.row_columns import RowColumns, cuts, row_columns
 from risutools.replay.row_form import Nullable, RowShape
-from risutools.replay.spool import RowValues, Spool, canonical_pieces, indented_pieces
+from risutools.replay.spool import (
+    Columns,
+    Given,
+    RowValues,
+    Spool,
+    canonical_pieces,
+    indented_pieces,
+)
 from risutools.replay.verdicts import FAILED, NOT_CHECKED, PASSED, summary_verdict
 from risutools.settings.lifecycle import base_sha256
 from risutools.settings.replay import ReplayConfig
@@ -74,17 +81,19 @@ class ReplayRun:
     watch_many: WatchMany | None = None
 
     def add_rows(self, rows: Sequence[dict[str, Any]], firsts: list[bool],
-                 values: RowValues | None = None) -> None:
+                 values: Given | None = None) -> None:
         """:meth:`add` of each row in order (``firsts``: each one's ``first``), a context
         cutter's batch tallied and watched by column when its columns are of the types that
         is exact for (:func:`~.row_columns.row_columns`) and the watcher takes a batch;
-        ``values``: the rows' scalars and templates, for a spool to write them from
-        (:meth:`~.spool.Spool.extend`)."""
+        ``values``: the rows' scalars and templates (by row or by column), for a spool to
+        write them from (:meth:`~.spool.Spool.extend`)."""
         tally, watch = self.tally, self.watch
         cols = None
         if (self.simulation == SIM_CUTTER and (watch is None or self.watch_many is not None)
                 and (tally is not None or watch is not None)):
-            cols = row_columns(rows) if values is None else values_columns(values[0])
+            cols = (row_columns(rows) if values is None
+                    else given_columns(values) if isinstance(values, Columns)
+                    else values_columns(values[0]))
         if cols is None:
             for row, first in zip(rows, firsts, strict=True):
                 self.add(row, first)
@@ -251,7 +260,7 @@ def _ops(turn: Turn) -> dict[str, Any]:
 
 #: requests the cutter makes before the checkers and the rows take them, each step over
 #: all of them (their observations are the cutter's snapshots: frozen results, new lists)
-REQUESTS_AT_ONCE = 64
+REQUESTS_AT_ONCE = 512
 
 
 def replay_cutter(
@@ -289,14 +298,14 @@ def replay_cutter(
         events = [monitor.observe(turn.number, res.tokens_out, turn.metrics)
                   for turn, res, _obs in batch]
         rows: Sequence[dict[str, Any]]
-        values = None
+        values: Given | None = None
         if spool and set(map(type, events)) == {MonitorEvent}:
             # (the monitor's own events: checked and written from their fields, the rows'
             # dicts made only where one is read: :class:`CutterRows`)
             for (turn, res, _obs), ev in zip(batch, events, strict=True):
                 mcheck.check_event(turn.number, res.tokens_out, turn.metrics, ev)
             rows = CutterRows(batch, events)
-            values = _direct_values(batch, events)
+            values = by_column(_direct_values(batch, events))
         else:
             dicts = [ev.to_dict() for ev in events]
             for (turn, res, _obs), row_ev in zip(batch, dicts, strict=True):
@@ -335,6 +344,41 @@ def _cutter_row(turn: Turn, res: CutResult, ev: dict[str, Any]) -> dict[str, Any
     }
 
 
+def _event_row(turn: Turn, res: CutResult, ev: MonitorEvent) -> dict[str, Any]:
+    """:func:`_cutter_row` of the monitor's event ``ev`` (its ``to_dict``), the dicts of the
+    state and its anchor written here as their ``to_dict`` writes them when they are this
+    module's :class:`CutterState` and :class:`Signature` (one call, not five)."""
+    st = res.state
+    a = st.anchor
+    if type(st) is not CutterState or type(a) not in _ANCHORS:
+        return _cutter_row(turn, res, ev.to_dict())
+    return {
+        "request": turn.number,
+        "ops": {"appended": len(turn.append), "edited": len(turn.edit),
+                "deleted": len(turn.delete), "toggle": turn.toggle},
+        "enabled": res.enabled,
+        "messages_in": res.messages_in,
+        "messages_out": res.messages_out,
+        "tokens_in": res.tokens_in,
+        "tokens_out": res.tokens_out,
+        "removable": res.removable,
+        "dropped": res.dropped,
+        "continuity_dropped": res.continuity_dropped,
+        "budget_dropped": res.budget_dropped,
+        "anchor": res.anchor,
+        "fallback": res.fallback,
+        "budget_unreachable": res.budget_unreachable,
+        "orphaned_tool_results": res.orphaned_tool_results,
+        "state": {"omitted_count": st.omitted_count,
+                  "anchor": None if a is None else {"role": a.role, "length": a.length,
+                                                    "hash": a.hash},
+                  "estimated_tokens": st.estimated_tokens},
+        "monitor": {"metrics": ev.metrics, "used_pct": ev.used_pct,
+                    "remaining_pct": ev.remaining_pct, "level": ev.level, "alert": ev.alert,
+                    "alert_reason": ev.reason or None},
+    }
+
+
 class CutterRows(Sequence[dict[str, Any]]):
     """A batch's rows (:func:`_cutter_row` of each request, the monitor's events
     :class:`MonitorEvent` themselves), each made when first read and kept: what a spooled
@@ -362,7 +406,7 @@ class CutterRows(Sequence[dict[str, Any]]):
         row = self._made[i]
         if row is None:
             turn, res, _ = self._batch[i]
-            row = self._made[i] = _cutter_row(turn, res, self._events[i].to_dict())
+            row = self._made[i] = _event_row(turn, res, self._events[i])
         return row
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
@@ -415,10 +459,21 @@ def values_columns(values: list[tuple[Any, ...]]) -> RowColumns | None:
     (:func:`_cutter_values`: their monitor and ops dicts): the same columns, the same
     types asked of them (None when one is not of its type)."""
     head = list(zip(*values, strict=False))  # (each row's first 22 are the same keys')
+    return _columns(head, tuple(map(_IN, values)), tuple(map(_OUT, values)))
+
+
+def given_columns(given: Columns) -> RowColumns | None:
+    """:func:`values_columns` of a batch's values given by column (:func:`by_column`)."""
+    columns = given.columns
+    return _columns(columns, columns[-2], columns[-1])
+
+
+def _columns(head: Sequence[Sequence[Any]], tokens_in: Sequence[Any], tokens_out: Sequence[Any]
+             ) -> RowColumns | None:
+    """The batch's :class:`RowColumns` from its values' columns (the first 22 of
+    :data:`CUTTER_HOLES`) and its tokens, each checked of its type."""
     at = _AT
-    request, tokens_in, tokens_out = head[at["request"]], tuple(map(_IN, values)), tuple(
-        map(_OUT, values))
-    anchor, level = head[at["anchor"]], head[_LEVEL]
+    request, anchor, level = head[at["request"]], head[at["anchor"]], head[_LEVEL]
     columns = [request, tokens_in, tokens_out, head[at["dropped"]], head[at["budget_dropped"]],
                anchor, head[at["budget_unreachable"]], head[at["enabled"]],
                head[at["orphaned_tool_results"]], (), ()]
@@ -495,6 +550,18 @@ def _direct_values(batch: list[tuple[Turn, CutResult, Step | Change | None]],
 
 
 _ANCHORS = frozenset({Signature, type(None)})
+
+
+def by_column(values: RowValues | None) -> Given | None:
+    """``values`` by column (:class:`~.spool.Columns`: one transposition, which the spool and
+    :func:`given_columns` both read) when its rows are all of one template."""
+    if values is None:
+        return None
+    rows, kinds = values
+    first = kinds[0]
+    if kinds.count(first) != len(kinds) or set(map(len, rows)) != {len(rows[0])}:
+        return values
+    return Columns(first, list(zip(*rows, strict=True)), len(rows))
 
 
 def replay_monitor(
