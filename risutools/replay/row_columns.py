@@ -164,17 +164,22 @@ def pick_columns(picker: Picker, rows: Sequence[dict[str, Any]], firsts: Sequenc
                  cols: RowColumns) -> None:
     """``picker.add(row, first, worth)`` for each row of the batch (``first``: its request is
     that of a first failure; ``worth``: interesting, not first) in order: the rows of a first
-    failure kept, and the others worth a look counted at once when the picker keeps no more
-    of them (its rows in order, full, each of these at or past its last)."""
+    failure kept, and the others worth a look fed one by one till the picker keeps no more
+    of them (its rows in order, full), then counted at once when each is at or past its
+    last (only the rows fed are read)."""
     if any(firsts):
         picker.first.extend(map(rows.__getitem__, cols.where(firsts)))
     sel = [i for i in cols.where(cols.worth) if not firsts[i]]
+    rest, cap = picker.rest, picker.cap
+    fed = 0
+    while fed < len(sel) and not (picker._ordered and len(rest) >= cap):  # (till it is full)
+        picker.add(rows[sel[fed]], False, True)
+        fed += 1
+    sel = sel[fed:]
     if not sel:
         return
-    rest = picker.rest
     last = rest[-1]["request"] if rest else None
-    if (picker._ordered and len(rest) >= picker.cap and type(last) is int
-            and min(cols.request[i] for i in sel) >= last):
+    if type(last) is int and min(cols.request[i] for i in sel) >= last:
         picker.total += len(sel)
         return
     for i in sel:

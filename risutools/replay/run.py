@@ -26,7 +26,12 @@ from risutools.replay.checker import INVARIANTS, InvariantChecker
 from risutools.replay.cutter import ContextCutter, CutResult, CutterState, Signature
 from risutools.replay.fixture import Fixture, Message, Turn
 from risutools.replay.mirror import Change, Step
-from risutools.replay.monitor import ContextMonitor, MonitorEvent, additional_context
+from risutools.replay.monitor import (
+    ContextMonitor,
+    MonitorEvent,
+    additional_context,
+    observe_many,
+)
 from risutools.replay.monitor_checker import MonitorChecker
 from risutools.replay.render_markdown import interesting
 from risutools.replay.row_columns import RowColumns, cuts, row_columns
@@ -160,6 +165,9 @@ CUTTER_ROW = RowShape({
               "anchor": Nullable(dict.fromkeys(("role", "length", "hash")))},
     "monitor": _MONITOR_KEYS,
 })
+#: an alert (:meth:`RowTally._alert`): a context cutter's written from their values
+ALERT_ROW = RowShape(dict.fromkeys(
+    ("request", "level", "used_pct", "reason", "additional_context")))
 #: the monitor's row alone (:func:`replay_monitor`)
 MONITOR_ROW = RowShape({"request": None, "ops": _OPS_KEYS, "messages_in": None,
                         "tokens_in": None, "monitor": _MONITOR_KEYS})
@@ -288,22 +296,21 @@ def replay_cutter(
     run = ReplayRun(SIM_CUTTER, Spool(readable, CUTTER_ROW) if spool else [], checker=checker,
                     monitor_checker=mcheck, watch=watch, watch_many=watch_many)
     if spool:  # (a list of rows is tallied by build_report)
-        run.tally = RowTally(True, _like(run.rows))
+        run.tally = RowTally(True, Spool(shape=ALERT_ROW))
     monitor = monitor_factory(config)
     steps = iterate_cutter(fixture, config, cutter_factory)
     while batch := list(itertools.islice(steps, REQUESTS_AT_ONCE)):
         for _turn, _res, obs in batch:
             assert obs is not None
             checker.check(obs)
-        events = [monitor.observe(turn.number, res.tokens_out, turn.metrics)
-                  for turn, res, _obs in batch]
+        seen = [(turn.number, res.tokens_out, turn.metrics) for turn, res, _obs in batch]
+        events = observe_many(monitor, seen)
         rows: Sequence[dict[str, Any]]
         values: Given | None = None
         if spool and set(map(type, events)) == {MonitorEvent}:
             # (the monitor's own events: checked and written from their fields, the rows'
             # dicts made only where one is read: :class:`CutterRows`)
-            for (turn, res, _obs), ev in zip(batch, events, strict=True):
-                mcheck.check_event(turn.number, res.tokens_out, turn.metrics, ev)
+            mcheck.check_events(seen, events)
             rows = CutterRows(batch, events)
             values = by_column(_direct_values(batch, events))
         else:
@@ -412,10 +419,9 @@ class CutterRows(Sequence[dict[str, Any]]):
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return map(self.__getitem__, range(len(self._made)))
 
-    def monitor(self, i: int) -> dict[str, Any]:
-        """``self[i]["monitor"]``, the row not made for it (a dict of the same values)."""
-        row = self._made[i]
-        return self._events[i].to_dict() if row is None else row["monitor"]
+    def events(self, at: list[int]) -> list[MonitorEvent]:
+        """The monitor's events of the rows at ``at`` (the values of their ``monitor``)."""
+        return list(map(self._events.__getitem__, at))
 
 
 #: the scalars of a context cutter's row, in the order of :data:`CUTTER_ROW`'s holes (its
@@ -703,6 +709,24 @@ class RowTally:
             "additional_context": additional_context(mon["level"], mon["used_pct"]),
         })
 
+    def _event_alerts(self, requests: list[Any], events: list[MonitorEvent]) -> None:
+        """:meth:`_alert` of each of the monitor's ``events`` (the values of a row's
+        ``monitor``) at its request, given to a spool with their values by column
+        (:data:`ALERT_ROW`'s holes)."""
+        levels = [ev.level for ev in events]
+        used = [ev.used_pct for ev in events]
+        reasons = [ev.reason or None for ev in events]
+        texts = list(map(additional_context, levels, used))
+        alerts = [{"request": q, "level": lv, "used_pct": u, "reason": why,
+                   "additional_context": text}
+                  for q, lv, u, why, text in zip(requests, levels, used, reasons, texts,
+                                                 strict=True)]
+        if isinstance(self.alerts, Spool):
+            self.alerts.extend(alerts, Columns((), [texts, levels, reasons, requests, used],
+                                               len(alerts)))
+        else:
+            self.alerts.extend(alerts)
+
     def add_columns(self, cols: RowColumns, rows: Sequence[dict[str, Any]]) -> None:
         """:meth:`add` of each row of a batch (``quiet`` as :func:`quiet` says), in order, by
         column: a quiet row adds no event (the module's text of :mod:`.row_columns`)."""
@@ -719,8 +743,7 @@ class RowTally:
                 self.max_dropped = top
         alerted = cols.where(map(truth, cols.alert))
         if alerted and isinstance(rows, CutterRows):  # (their rows not made for this)
-            for i in alerted:
-                self._alert(cols.request[i], rows.monitor(i))
+            self._event_alerts([cols.request[i] for i in alerted], rows.events(alerted))
         else:
             for i in alerted:
                 self.add_alert(rows[i])
