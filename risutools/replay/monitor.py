@@ -68,7 +68,8 @@ class ContextMonitor:
         self._shares: dict[tuple[int, int], tuple[float, float]] = {}
         #: the used and remaining shares and the level of a usage in tokens seen without
         #: metrics, by tokens, under the configuration it holds (:func:`observe_many`)
-        self._levels: tuple[ReplayConfig, dict[int, tuple[float, float, Level]]] = (config, {})
+        self._levels: tuple[ReplayConfig, dict[int, tuple[float | None, float | None, Level]]] = (
+            config, {})
 
     def level(self, remaining: float) -> Level:
         if remaining <= self.config.critical_pct:
@@ -129,18 +130,23 @@ def observe_many(monitor: ContextMonitor, seen: Iterable[tuple[int, int, Metrics
     c, out = monitor.config, []
     if monitor._levels[0] is not c:  # (another configuration: its levels are others)
         monitor._levels = (c, {})
-    levels = monitor._levels[1]
+    levels, debounce = monitor._levels[1], c.debounce
     for request, used_tokens, m in seen:
         plain = m is None and type(used_tokens) is int
         known = levels.get(used_tokens) if plain else None
         if known is None:
             ev = monitor.observe(request, used_tokens, m)
-            if plain:  # (the usage's figures and level, as observe found them)
-                levels[used_tokens] = (ev.used_pct, ev.remaining_pct, ev.level)  # type: ignore[assignment]
+            if plain and ev.level is not None:  # (its figures and level, as observe found them)
+                levels[used_tokens] = (ev.used_pct, ev.remaining_pct, ev.level)
             out.append(ev)
             continue
         used, remaining, lvl = known
-        reason = "" if lvl == "NORMAL" else monitor._alert(request, lvl)
+        last = monitor.last_alert_request
+        if lvl == "NORMAL" or (lvl == monitor.last_alert_level and last is not None
+                               and request - last < debounce):
+            reason = ""  # (no alert: the last one at this level too recent, as _alert says)
+        else:
+            reason = monitor._alert(request, lvl)
         out.append(_event((request, "fresh", used, remaining, lvl, bool(reason), reason)))
     return out
 

@@ -40,8 +40,8 @@ class RowColumns:
     """The columns of a batch of cutter rows (:func:`row_columns`), and which rows are of
     each kind of event (indices into the batch)."""
 
-    def __init__(self, columns: list[tuple[Any, ...]], alert: tuple[Any, ...],
-                 level: tuple[Any, ...], toggle: tuple[Any, ...]) -> None:
+    def __init__(self, columns: Sequence[Sequence[Any]], alert: Sequence[Any],
+                 level: Sequence[Any], toggle: Sequence[Any]) -> None:
         (self.request, self.tokens_in, self.tokens_out, self.dropped, self.budget_dropped,
          self.anchor, self.unreachable, self.enabled, self.orphaned, _, _) = columns
         self.alert, self.level = alert, level

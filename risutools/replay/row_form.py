@@ -305,7 +305,7 @@ def _filled(pieces: list[bytes], baked: dict[int, bytes]) -> bytes:
     return b"".join(out)
 
 
-def _plan(columns: list[tuple[Any, ...]], n: int
+def _plan(columns: Sequence[Sequence[Any]], n: int
           ) -> tuple[list[int], dict[int, bytes]] | None:
     """The holes of a batch of ``n`` rows of one template (its ``columns``): the columns
     that vary (or hold floats), and the spelling of each other one's value

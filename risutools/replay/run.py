@@ -713,8 +713,8 @@ class RowTally:
         """:meth:`_alert` of each of the monitor's ``events`` (the values of a row's
         ``monitor``) at its request, given to a spool with their values by column
         (:data:`ALERT_ROW`'s holes)."""
-        levels = [ev.level for ev in events]
-        used = [ev.used_pct for ev in events]
+        levels: list[Any] = [ev.level for ev in events]
+        used: list[Any] = [ev.used_pct for ev in events]
         reasons = [ev.reason or None for ev in events]
         texts = list(map(additional_context, levels, used))
         alerts = [{"request": q, "level": lv, "used_pct": u, "reason": why,

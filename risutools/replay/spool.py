@@ -225,8 +225,8 @@ def _count(given: list[Given]) -> int:
 def _given_forms(shape: RowShape, given: list[Given]) -> tuple[bytes, bytes] | None:
     """The forms of rows given by their scalars (:meth:`RowShape.forms_of_columns` when all
     were given by column, of one template; else :meth:`RowShape.forms_of`)."""
-    if all(isinstance(g, Columns) for g in given) and len({g.kind for g in given}) == 1:
-        blocks: list[Columns] = given  # type: ignore[assignment]
+    blocks = [g for g in given if isinstance(g, Columns)]
+    if len(blocks) == len(given) and len({b.kind for b in blocks}) == 1:
         columns = blocks[0].columns if len(blocks) == 1 else [
             list(itertools.chain.from_iterable(c)) for c in zip(*(b.columns for b in blocks),
                                                                 strict=True)]
