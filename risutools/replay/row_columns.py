@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import compress, repeat
-from operator import add, eq, gt, indexOf, is_not, itemgetter, not_, truth
+from operator import add, eq, floordiv, gt, indexOf, is_not, itemgetter, not_, sub, truth
 from typing import Any
 
 from risutools.replay.render_html import ChartSweep
@@ -111,14 +111,19 @@ def sweep_columns(sw: ChartSweep, cols: RowColumns, rows: Sequence[dict[str, Any
         if top > sw.peak_out:
             sw.peak_out = top
     size = sw._marker_size
+    block_of: list[int] = []  # (each row's marker block, found when a kind has an event)
     for kind, sel in cols.kinds().items():
         if not sel:
             continue
         sw.counts[kind] += len(sel)
-        blocks = [(cols.request[i] - 1) // size for i in sel]
+        if not block_of:
+            block_of = list(map(floordiv, map(sub, cols.request, repeat(1)), repeat(size)))
+        blocks = list(map(block_of.__getitem__, sel))
         groups = sw.groups[kind]
         for block in dict.fromkeys(blocks):  # (in order: each block's first row)
-            g = groups.setdefault(block, [0, rows[sel[blocks.index(block)]]])
+            g = groups.get(block)
+            if g is None:
+                g = groups[block] = [0, rows[sel[blocks.index(block)]]]
             g[0] += blocks.count(block)
         if kind == "off":
             for i in sel:
