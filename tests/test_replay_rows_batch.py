@@ -15,10 +15,8 @@ anchors lost and null."""
 
 from __future__ import annotations
 
-import copy
 import random
 from dataclasses import replace
-from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -153,7 +151,7 @@ def _batch_columns(rng: random.Random, n: int, kind: bool) -> list[list[Any]]:
         elif pick < 0.7:
             columns.append([rng.choice([None, False, True, 0, 1, 2**63 - 1]) for _ in range(n)])
         else:
-            columns.append([rng.choice(ODD_STRINGS + [None, 7]) for _ in range(n)])
+            columns.append([rng.choice([*ODD_STRINGS, None, 7]) for _ in range(n)])
     if rng.random() < 0.3:
         columns[rng.randrange(width)][rng.randrange(n)] = rng.choice(REFUSED)
     return columns
@@ -331,7 +329,7 @@ def test_a_batchs_alerts_are_its_rows_alerts() -> None:
     """The alerts of a batch of events (``CutterRows``), by column into a spool and into a
     list: those ``RowTally.add`` finds in the rows one by one."""
     fx = _fixture(4, 500)
-    cfg, steps, events = _steps(fx)
+    _cfg, steps, events = _steps(fx)
     events = [e._replace(used_pct=12.5) if i % 7 == 0 and e.alert else e
               for i, e in enumerate(events)]
     rows = CutterRows(steps, events)
@@ -378,5 +376,8 @@ def test_every_hole_of_the_shape_is_a_column() -> None:
     assert len(CUTTER_HOLES) == CUTTER_ROW.holes[(True,)]
     assert CUTTER_ROW.holes[(False,)] == len(CUTTER_HOLES) - 3
     assert ALERT_ROW.holes[()] == 5 and isinstance(ALERT_ROW, RowShape)
-    assert list(chain.from_iterable([[1], [2]])) == [1, 2]
-    assert copy.copy(Columns((), [], 0)).n == 0
+    part = Columns((True,), [[1, 2, 3], ["a", "b", "c"]], 3)
+    assert part.cut(0, 3) is part
+    cut = part.cut(1, 3)
+    assert (cut.n, cut.columns, cut.rows()) == (2, [[2, 3], ["b", "c"]],
+                                                ([(2, "b"), (3, "c")], [(True,)] * 2))
