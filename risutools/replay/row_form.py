@@ -7,9 +7,7 @@ objects can be present or ``null``, the row's canonical and indented text with a
 orjson in one call for the whole batch (the scalars in the order ``sort_keys`` visits them:
 the order of the holes), split at its commas (when a string holds a comma the pieces are
 not one a scalar, which counting them tells: each scalar is then spelled by a call of its
-own); the batch's forms are then its rows' templates, joined, filled in one ``%`` each (a
-batch of one template: its text pieces, the holes every other one, set in one slice and
-joined).
+own); the batch's forms are then its rows' templates, joined, filled in one ``%`` each.
 
 The templates are written by ``json`` itself from a skeleton row whose every scalar is a
 marker, so their keys, separators and indentation are ``json``'s.  The scalars' spellings
@@ -81,10 +79,9 @@ class RowShape:
         self._getters = [_getter(self.nodes[i].optional, keys) for i, keys in self.segments]
         #: the last batch's joined templates, by (template, rows) (:meth:`_joined`)
         self._kept: dict[tuple[tuple[bool, ...], int], tuple[bytes, bytes]] = {}
-        #: the last batch's text pieces with its one-value columns written in
-        #: (:func:`_batch_pieces`), by (template, rows, those columns' spellings)
-        #: (:meth:`forms_of_columns`)
-        self._baked: dict[tuple[Any, ...], tuple[list[bytes], list[bytes]]] = {}
+        #: the last batch's joined templates with its one-value columns written in, by
+        #: (template, rows, those columns' spellings) (:meth:`_uniform`)
+        self._baked: dict[tuple[Any, ...], tuple[bytes, bytes]] = {}
 
     def _walk(self, index: int) -> None:
         run: list[str] = []
@@ -201,34 +198,29 @@ class RowShape:
         if plan is None:
             return None
         holes, baked = plan
-        filler: list[bytes] = []
+        filler: tuple[bytes, ...] = ()
         if holes:
             varying = map(columns.__getitem__, holes)
             spelled = _spelled(list(chain.from_iterable(zip(*varying, strict=True))))
             if spelled is None:
                 return None
-            filler = spelled
+            filler = tuple(spelled)
         key = (kind, n, tuple(baked.items()))
         if key not in self._baked:
-            canon, indent = self.pieces[kind]
-            self._baked = {key: (_batch_pieces(canon, baked, n, b","),
-                                 _batch_pieces(indent, baked, n, b",\n"))}
-        texts, lines = self._baked[key]
-        if not holes:
-            return texts[0], lines[0]
-        # (the batch's text pieces, each row's holes between them: one C pass each)
-        texts, lines = texts.copy(), lines.copy()
-        texts[1::2] = lines[1::2] = filler
-        return b"".join(texts), b"".join(lines)
+            canon, indent = (_filled(lits, baked) for lits in self.literals[kind])
+            self._baked = {key: (b",".join([canon] * n), b",\n".join([indent] * n))}
+        canon, indent = self._baked[key]
+        return canon % filler, indent % filler
 
     @cached_property
-    def pieces(self) -> dict[tuple[bool, ...], tuple[list[bytes], list[bytes]]]:
-        """The row's canonical and indented text of each template cut at its holes (one
-        more piece than holes)."""
+    def literals(self) -> dict[tuple[bool, ...], tuple[list[bytes], list[bytes]]]:
+        """The row's canonical and indented text of each template cut at its holes (the
+        pieces ``%``-escaped: one more piece than holes)."""
         out = {}
         for present in self.templates:
             canon, text = self._texts(present)
-            out[present] = (canon.split(_HOLE), text.split(_HOLE))
+            out[present] = ([c.replace(b"%", b"%%") for c in canon.split(_HOLE)],
+                            [t.replace(b"%", b"%%") for t in text.split(_HOLE)])
         return out
 
     def _written(self, flat: list[Any], kinds: Sequence[tuple[bool, ...]]
@@ -303,33 +295,21 @@ def _holed(text: bytes) -> bytes:
     return text.replace(b"%", b"%%").replace(_HOLE, b"%s")
 
 
-def _batch_pieces(pieces: list[bytes], baked: dict[int, bytes], n: int, sep: bytes
-                  ) -> list[bytes]:
-    """The text of ``n`` rows of a template cut at its holes (``pieces``), ``sep`` between
-    the rows, hole ``j`` written in where ``baked`` spells it: the text between two holes
-    left open, each hole's place a None (every other item: a row's open holes in order,
-    then the next row's)."""
-    runs: list[bytes] = []
-    run = [pieces[0]]
+def _filled(pieces: list[bytes], baked: dict[int, bytes]) -> bytes:
+    """A row's template from its ``%``-escaped pieces: hole ``j`` a ``%s``, or the spelling
+    ``baked`` gives it (``%``-escaped)."""
+    out = [pieces[0]]
     for j, piece in enumerate(pieces[1:]):
-        if j in baked:
-            run += [baked[j], piece]
-        else:
-            runs.append(b"".join(run))
-            run = [piece]
-    runs.append(b"".join(run))
-    if len(runs) == 1:
-        return [sep.join([runs[0]] * n)]
-    tail: list[Any] = list(chain.from_iterable(zip(repeat(None), runs[1:])))
-    between = [*tail[:-1], runs[-1] + sep + runs[0]]  # (a row's last text, the next's first)
-    return [runs[0], *between * (n - 1), *tail]
+        out.append(baked.get(j, b"%s"))
+        out.append(piece)
+    return b"".join(out)
 
 
 def _plan(columns: Sequence[Sequence[Any]], n: int
           ) -> tuple[list[int], dict[int, bytes]] | None:
     """The holes of a batch of ``n`` rows of one template (its ``columns``): the columns
-    that vary (or hold floats), and the spelling of each other one's value; None when a
-    value is not spelled alike (:func:`_alike`)."""
+    that vary (or hold floats), and the spelling of each other one's value
+    (``%``-escaped); None when a value is not spelled alike (:func:`_alike`)."""
     holes: list[int] = []
     baked: dict[int, bytes] = {}
     for j, col in enumerate(columns):
@@ -346,7 +326,7 @@ def _plan(columns: Sequence[Sequence[Any]], n: int
             holes.append(j)
         elif len(types) == 1 and col[-1] == col[0] and col.count(col[0]) == n:
             try:
-                baked[j] = orjson.dumps(col[0])
+                baked[j] = orjson.dumps(col[0]).replace(b"%", b"%%")
             except TypeError:  # (as a hole's: orjson's refusal)
                 return None
         else:
