@@ -172,9 +172,10 @@ def pick_columns(picker: Picker, rows: Sequence[dict[str, Any]], firsts: Sequenc
     failure kept, and the others worth a look fed one by one till the picker keeps no more
     of them (its rows in order, full), then counted at once when each is at or past its
     last (only the rows fed are read)."""
+    sel = cols.where(cols.worth)
     if any(firsts):
         picker.first.extend(map(rows.__getitem__, cols.where(firsts)))
-    sel = [i for i in cols.where(cols.worth) if not firsts[i]]
+        sel = [i for i in sel if not firsts[i]]
     rest, cap = picker.rest, picker.cap
     fed = 0
     while fed < len(sel) and not (picker._ordered and len(rest) >= cap):  # (till it is full)
