@@ -1,4 +1,4 @@
-"""A context cutter's rows written from their scalars (``run._cutter_values``,
+"""A context cutter's rows written from their scalars (``row_values._cutter_values``,
 ``RowShape.forms_of``) and a batch's values checked a column at a time (``row_form._alike``)
 are what the rows themselves give (``RowShape.forms``, and ``json`` itself).
 
@@ -27,14 +27,13 @@ from risutools.replay.monitor import ContextMonitor, MonitorEvent
 from risutools.replay.row_columns import RowColumns
 from risutools.replay.row_columns import row_columns as columns_of
 from risutools.replay.row_form import _SCALARS, RowShape, _alike
+from risutools.replay.row_values import CUTTER_HOLES, values_columns
 from risutools.replay.run import (
-    CUTTER_HOLES,
     CUTTER_ROW,
     ReplayRun,
     build_report,
     replay_cutter,
     report_bytes,
-    values_columns,
 )
 from risutools.replay.synth import synthesize
 from risutools.settings.replay import ReplayConfig, load_replay_config

@@ -1,6 +1,6 @@
-"""A spooled replay's batch of rows taken whole (``replay/run.py``, ``monitor.py``,
-``monitor_checker.py``, ``row_form.py``, ``spool.py``, ``row_columns.py``) is what the same
-requests give one at a time.
+"""A spooled replay's batch of rows taken whole (``replay/run.py``, ``row_values.py``,
+``monitor.py``, ``monitor_checker.py``, ``row_form.py``, ``spool.py``, ``row_columns.py``)
+is what the same requests give one at a time.
 
 Each fast path is compared with the plain one it stands for: a row made in one call
 (``_event_row``) with ``_cutter_row`` of the event's ``to_dict``; a batch's values by column
@@ -31,20 +31,17 @@ from risutools.replay.monitor import ContextMonitor, MonitorEvent, observe_many
 from risutools.replay.monitor_checker import MonitorChecker
 from risutools.replay.row_columns import _fold_line
 from risutools.replay.row_form import RowShape
-from risutools.replay.run import (
-    ALERT_ROW,
+from risutools.replay.row_values import (
     CUTTER_HOLES,
-    CUTTER_ROW,
     CutterRows,
-    RowTally,
     _cutter_row,
     _direct_values,
     _event_row,
     by_column,
     given_columns,
-    iterate_cutter,
     values_columns,
 )
+from risutools.replay.run import ALERT_ROW, CUTTER_ROW, RowTally, iterate_cutter
 from risutools.replay.spool import Columns, Spool
 from risutools.replay.synth import synthesize
 from risutools.settings.replay import ReplayConfig, build_config, load_replay_config
