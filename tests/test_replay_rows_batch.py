@@ -41,7 +41,7 @@ from risutools.replay.row_values import (
     given_columns,
     values_columns,
 )
-from risutools.replay.run import ALERT_ROW, CUTTER_ROW, RowTally, iterate_cutter
+from risutools.replay.run import ALERT_ROW, CUTTER_ROW, AlertRows, RowTally, iterate_cutter
 from risutools.replay.spool import Columns, Spool
 from risutools.replay.synth import synthesize
 from risutools.settings.replay import ReplayConfig, build_config, load_replay_config
@@ -349,6 +349,21 @@ def test_a_batchs_alerts_are_its_rows_alerts() -> None:
     assert b"".join(spooled.alerts.indented_body()) == b"".join(reference.indented_body())
     assert b"".join(spooled.alerts.canonical_body()) == b"".join(
         reference.canonical_body())
+    unread = RowTally(True, Spool(False, ALERT_ROW))  # (its alerts' dicts never made)
+    unread.add_columns(cols, rows)
+    assert isinstance(unread.alerts, Spool) and len(unread.alerts) == len(plain.alerts)
+    assert b"".join(unread.alerts.indented_body()) == b"".join(reference.indented_body())
+    assert b"".join(unread.alerts.canonical_body()) == b"".join(reference.canonical_body())
+
+
+def test_alert_rows_made_one_by_one_are_those_made_at_once() -> None:
+    lazy = AlertRows([3, 9], ["WARNING", "CRITICAL"], [70.0, 99.5], [None, "first"],
+                     ["a, b", "값"])
+    assert len(lazy) == 2 and list(lazy) == lazy[:] == [lazy[0], lazy[1]]
+    assert lazy[-1] == {"request": 9, "level": "CRITICAL", "used_pct": 99.5,
+                        "reason": "first", "additional_context": "값"}
+    assert list(lazy[1]) == ["request", "level", "used_pct", "reason", "additional_context"]
+    assert lazy[1:] == [lazy[1]]
 
 
 def test_signature_and_state_classes_of_others_are_made_by_their_dicts() -> None:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from operator import not_, truth
-from typing import Any
+from typing import Any, overload
 
 from risutools import __version__
 from risutools.canonical import indented, prefixed, self_hash
@@ -296,7 +296,7 @@ def replay_cutter(
     run = ReplayRun(SIM_CUTTER, Spool(readable, CUTTER_ROW) if spool else [], checker=checker,
                     monitor_checker=mcheck, watch=watch, watch_many=watch_many)
     if spool:  # (a list of rows is tallied by build_report)
-        run.tally = RowTally(True, Spool(shape=ALERT_ROW))
+        run.tally = RowTally(True, Spool(readable, ALERT_ROW))  # (read back as the rows)
     monitor = monitor_factory(config)
     steps = iterate_cutter(fixture, config, cutter_factory)
     while batch := list(itertools.islice(steps, REQUESTS_AT_ONCE)):
@@ -471,20 +471,18 @@ class RowTally:
     def _event_alerts(self, requests: list[Any], events: list[MonitorEvent]) -> None:
         """:meth:`_alert` of each of the monitor's ``events`` (the values of a row's
         ``monitor``) at its request, given to a spool with their values by column
-        (:data:`ALERT_ROW`'s holes)."""
+        (:data:`ALERT_ROW`'s holes; their dicts made only if it reads them)."""
         levels: list[Any] = [ev.level for ev in events]
         used: list[Any] = [ev.used_pct for ev in events]
         reasons = [ev.reason or None for ev in events]
         texts = list(map(additional_context, levels, used))
-        alerts = [{"request": q, "level": lv, "used_pct": u, "reason": why,
-                   "additional_context": text}
-                  for q, lv, u, why, text in zip(requests, levels, used, reasons, texts,
-                                                 strict=True)]
+        alerts = AlertRows(requests, levels, used, reasons, texts)
         if isinstance(self.alerts, Spool):
-            self.alerts.extend(alerts, Columns((), [texts, levels, reasons, requests, used],
-                                               len(alerts)))
+            self.alerts.extend(alerts if not self.alerts.readable else alerts[:],
+                               Columns((), [texts, levels, reasons, requests, used],
+                                       len(alerts)))
         else:
-            self.alerts.extend(alerts)
+            self.alerts.extend(alerts[:])
 
     def add_columns(self, cols: RowColumns, rows: Sequence[dict[str, Any]]) -> None:
         """:meth:`add` of each row of a batch (``quiet`` as :func:`quiet` says), in order, by
@@ -528,6 +526,34 @@ class RowTally:
                 "requests_with_orphaned_tool_results": self.orphaned,
             })
         return counts
+
+
+class AlertRows(Sequence[dict[str, Any]]):
+    """Alerts (:meth:`RowTally._alert`'s dicts) of their values by column, each made when
+    read (a slice: all of them made)."""
+
+    def __init__(self, requests: list[Any], levels: list[Any], used: list[Any],
+                 reasons: list[Any], texts: list[str]) -> None:
+        self._columns = (requests, levels, used, reasons, texts)
+
+    def __len__(self) -> int:
+        return len(self._columns[0])
+
+    @overload
+    def __getitem__(self, i: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, i: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(i, slice):
+            return [{"request": q, "level": lv, "used_pct": u, "reason": why,
+                     "additional_context": text}
+                    for q, lv, u, why, text in zip(*(c[i] for c in self._columns),
+                                                   strict=True)]
+        q, lv, u, why, text = (c[i] for c in self._columns)
+        return {"request": q, "level": lv, "used_pct": u, "reason": why,
+                "additional_context": text}
 
 
 def _invariants(run: ReplayRun) -> list[dict[str, Any]]:

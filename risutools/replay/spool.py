@@ -98,6 +98,11 @@ class Spool(Sequence[dict[str, Any]]):
         #: the pending rows' scalars and templates, while each was given with them
         self._values: list[Given] | None = []
 
+    @property
+    def readable(self) -> bool:
+        """The rows can be read back."""
+        return self._back is not None
+
     def append(self, row: dict[str, Any]) -> None:
         self._values = None  # (the batch is read from its rows)
         self._add([row], 0, 1)
