@@ -1,7 +1,7 @@
 """A spooled context cutter's replay reads its rows' values from the cutter's results and the
-monitor's events (``run._direct_values``), checks the events by their fields
+monitor's events (``row_values._direct_values``), checks the events by their fields
 (``MonitorChecker.check_event``) and makes a row's dicts only where one is read
-(``run.CutterRows``): its report, its hash and its renderings are those of the plain replay,
+(``row_values.CutterRows``): its report, its hash and its renderings are those of the plain replay,
 whose rows are all made (a list, ``spool=False``), byte for byte.
 
 The plain path is the reference; the lazy one must also be taken (most rows never made)."""
@@ -17,20 +17,23 @@ from typing import Any
 import pytest
 from replay_cases import json_row_forms, toggled
 
+from risutools.replay import row_values
 from risutools.replay import run as run_mod
 from risutools.replay.cutter import ContextCutter
 from risutools.replay.fixture import Fixture, build_fixture, load_fixture
 from risutools.replay.monitor import ContextMonitor
 from risutools.replay.render_html import render_html
 from risutools.replay.render_markdown import render_markdown
-from risutools.replay.row_views import RowViews
-from risutools.replay.run import (
+from risutools.replay.row_values import (
     CUTTER_HOLES,
-    CUTTER_ROW,
     CutterRows,
     _cutter_row,
     _cutter_values,
     _direct_values,
+)
+from risutools.replay.row_views import RowViews
+from risutools.replay.run import (
+    CUTTER_ROW,
     build_report,
     iterate_cutter,
     replay_cutter,
@@ -80,11 +83,15 @@ def _files(report: dict[str, Any], views: RowViews | None) -> tuple[bytes, str, 
 def test_a_spooled_replay_is_the_plain_replay(readable: bool,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     made = [0]
-    plain_row = run_mod._cutter_row
+    plain_row, event_row = run_mod._cutter_row, row_values._event_row
 
     def counted(*args: Any) -> dict[str, Any]:
         made[0] += 1
         return plain_row(*args)
+
+    def counted_event(*args: Any) -> dict[str, Any]:
+        made[0] += 1
+        return event_row(*args)
 
     for name, fx, cfg in _fixtures():
         plain = replay_cutter(fx, cfg)
@@ -93,6 +100,7 @@ def test_a_spooled_replay_is_the_plain_replay(readable: bool,
         made[0] = 0
         with monkeypatch.context() as m:
             m.setattr(run_mod, "_cutter_row", counted)
+            m.setattr(row_values, "_event_row", counted_event)
             run = replay_cutter(fx, cfg, spool=True, watch=views.add, readable=readable,
                                 watch_many=views.add_columns)
             report = build_report(run, fx, cfg, None)

@@ -119,7 +119,7 @@ def _views_add(views: RowViews, row: dict[str, Any], first: bool) -> None:
     worth = not first and interesting(row)
     views.markdown.add(row, first, worth)
     views.html.add(row, first, worth)
-    if views.count <= MAX_TABLE_ROWS:
+    if views.count <= MAX_TABLE_ROWS and views.n <= MAX_TABLE_ROWS:  # (kept for a short run)
         views.head.append(row)
 
 

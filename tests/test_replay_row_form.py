@@ -130,13 +130,13 @@ PLAIN_VALUES: list[Any] = [
     0, -1, 2**63 - 1, -(2**63), 2**64 - 1, True, False, None, 0.0, -0.0, 0.1, 1.25, 98.75,
     1e-4, 123456789.125, 9999999999999998.0, "", "값", "é", "\U0001f600", "\x00\x1f\x7f",
     'q"u', "back\\slash", "%s", "%%", "%", "\n", "\t\r", "\u2028", "a  b", "{}", "[]", ":",
-    "NORMAL", "null",
+    "NORMAL", "null", ",", "a, b", ",%s,", '","',
 ]
 #: values the templates must leave to the reference writers (json's spelling is not
 #: orjson's, json refuses them, or the value is not a scalar)
 OTHER_VALUES: list[Any] = [
     1e-05, 1e16, 1e300, float("nan"), float("inf"), -float("inf"), 2**64, -(2**63) - 1,
-    10**30, ",", "a, b", "\ud800", {}, [], [1], {"a": 1}, (1,), _Color.RED, _Int(3),
+    10**30, "\ud800", {}, [], [1], {"a": 1}, (1,), _Color.RED, _Int(3),
     _Str("s"), _Float(0.5), b"x",
 ]
 

@@ -1,4 +1,4 @@
-"""A context cutter's rows written from their scalars (``run._cutter_values``,
+"""A context cutter's rows written from their scalars (``row_values._cutter_values``,
 ``RowShape.forms_of``) and a batch's values checked a column at a time (``row_form._alike``)
 are what the rows themselves give (``RowShape.forms``, and ``json`` itself).
 
@@ -27,14 +27,13 @@ from risutools.replay.monitor import ContextMonitor, MonitorEvent
 from risutools.replay.row_columns import RowColumns
 from risutools.replay.row_columns import row_columns as columns_of
 from risutools.replay.row_form import _SCALARS, RowShape, _alike
+from risutools.replay.row_values import CUTTER_HOLES, values_columns
 from risutools.replay.run import (
-    CUTTER_HOLES,
     CUTTER_ROW,
     ReplayRun,
     build_report,
     replay_cutter,
     report_bytes,
-    values_columns,
 )
 from risutools.replay.synth import synthesize
 from risutools.settings.replay import ReplayConfig, load_replay_config
@@ -68,20 +67,27 @@ def _files(fx: Any, cfg: ReplayConfig, **kw: Any) -> tuple[bytes, str]:
 
 
 def _counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """How many batches ``forms_of`` wrote, and how many ``forms`` was asked for."""
+    """How many batches of the cutter's rows ``forms_of`` or ``forms_of_columns`` wrote, and
+    how many ``forms`` was asked for (the alerts' batches not counted)."""
     seen = {"of": 0, "rows": 0}
-    of, rows = RowShape.forms_of, RowShape.forms
+    of, by_column, rows = RowShape.forms_of, RowShape.forms_of_columns, RowShape.forms
 
     def forms_of(self: RowShape, *args: Any) -> Any:
         out = of(self, *args)
-        seen["of"] += out is not None
+        seen["of"] += out is not None and self is CUTTER_ROW
+        return out
+
+    def forms_of_columns(self: RowShape, *args: Any) -> Any:
+        out = by_column(self, *args)
+        seen["of"] += out is not None and self is CUTTER_ROW
         return out
 
     def forms(self: RowShape, *args: Any) -> Any:
-        seen["rows"] += 1
+        seen["rows"] += self is CUTTER_ROW
         return rows(self, *args)
 
     monkeypatch.setattr(RowShape, "forms_of", forms_of)
+    monkeypatch.setattr(RowShape, "forms_of_columns", forms_of_columns)
     monkeypatch.setattr(RowShape, "forms", forms)
     return seen
 

@@ -15,8 +15,9 @@ no alert), and a request without metrics is tolerated the same way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
+from itertools import starmap
 from typing import Any, Literal, NamedTuple
 
 from risutools.replay.fixture import Metrics
@@ -65,6 +66,10 @@ class ContextMonitor:
         self.last_alert_level: Level | None = None
         #: the used and remaining shares of a usage in tokens, by (tokens, max_context)
         self._shares: dict[tuple[int, int], tuple[float, float]] = {}
+        #: the used and remaining shares and the level of a usage in tokens seen without
+        #: metrics, by tokens, under the configuration it holds (:func:`observe_many`)
+        self._levels: tuple[ReplayConfig, dict[int, tuple[float | None, float | None, Level]]] = (
+            config, {})
 
     def level(self, remaining: float) -> Level:
         if remaining <= self.config.critical_pct:
@@ -92,18 +97,58 @@ class ContextMonitor:
         else:
             used, remaining = _shares(100.0 * tokens / c.max_context)
         lvl = self.level(remaining)
-        reason = ""
-        if lvl != "NORMAL":
-            if self.last_alert_request is None or self.last_alert_level is None:
-                reason = "first"
-            elif _RANK[lvl] > _RANK[self.last_alert_level]:
-                reason = "escalation"
-            elif request - self.last_alert_request >= c.debounce:
-                reason = "debounce elapsed"
-            if reason:
-                self.last_alert_request = request
-                self.last_alert_level = lvl
+        reason = "" if lvl == "NORMAL" else self._alert(request, lvl)
         return _event((request, "fresh", used, remaining, lvl, bool(reason), reason))
+
+    def _alert(self, request: int, lvl: Level) -> str:
+        """The reason of the alert a level other than NORMAL raises at ``request`` ("" for
+        none: the last one too recent, not below this level), the last alert's request and
+        level then this one's."""
+        reason = ""
+        if self.last_alert_request is None or self.last_alert_level is None:
+            reason = "first"
+        elif _RANK[lvl] > _RANK[self.last_alert_level]:
+            reason = "escalation"
+        elif request - self.last_alert_request >= self.config.debounce:
+            reason = "debounce elapsed"
+        if reason:
+            self.last_alert_request = request
+            self.last_alert_level = lvl
+        return reason
+
+
+def observe_many(monitor: ContextMonitor, seen: Iterable[tuple[int, int, Metrics | None]]
+                 ) -> list[MonitorEvent]:
+    """``monitor.observe(request, tokens, metrics)`` of each of ``seen`` in turn; a
+    :class:`ContextMonitor`'s own (its methods not overridden) in one loop, a request
+    without metrics whose usage (its tokens) was seen before without a call of ``observe``
+    (its figures and level as they were then: one level a usage)."""
+    cls = type(monitor)
+    if (cls.observe is not ContextMonitor.observe or cls.level is not ContextMonitor.level
+            or cls._alert is not ContextMonitor._alert):
+        return list(starmap(monitor.observe, seen))
+    c, out = monitor.config, []
+    if monitor._levels[0] is not c:  # (another configuration: its levels are others)
+        monitor._levels = (c, {})
+    levels, debounce = monitor._levels[1], c.debounce
+    for request, used_tokens, m in seen:
+        plain = m is None and type(used_tokens) is int
+        known = levels.get(used_tokens) if plain else None
+        if known is None:
+            ev = monitor.observe(request, used_tokens, m)
+            if plain and ev.level is not None:  # (its figures and level, as observe found them)
+                levels[used_tokens] = (ev.used_pct, ev.remaining_pct, ev.level)
+            out.append(ev)
+            continue
+        used, remaining, lvl = known
+        last = monitor.last_alert_request
+        if lvl == "NORMAL" or (lvl == monitor.last_alert_level and last is not None
+                               and request - last < debounce):
+            reason = ""  # (no alert: the last one at this level too recent, as _alert says)
+        else:
+            reason = monitor._alert(request, lvl)
+        out.append(_event((request, "fresh", used, remaining, lvl, bool(reason), reason)))
+    return out
 
 
 def _shares(used: float) -> tuple[float, float]:

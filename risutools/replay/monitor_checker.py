@@ -16,6 +16,7 @@ units are asked one by one only when it cannot tell.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 from risutools.replay.fixture import Metrics
@@ -98,13 +99,23 @@ class MonitorChecker:
         """:meth:`check` of ``event.to_dict()``, the monitor's event whose row's values are
         its fields of the same names (:class:`~risutools.replay.monitor.MonitorEvent`: the
         caller's word), its row made only when the units are asked."""
-        c, last = self.config, self._last_alert
-        if self.fused and held_fresh_of(c, request, tokens, metrics, (
-                event.metrics, event.used_pct, event.remaining_pct, event.level,
-                event.alert), last):
-            self._held += 1
-        else:
-            row: dict[str, Any] = event.to_dict()
-            self._tally.ask(c, read_request(c, request, tokens, metrics, row, last), request)
-        if event.alert:
-            self._last_alert = (request, str(event.level))
+        self.check_events([(request, tokens, metrics)], [event])
+
+    def check_events(self, seen: Iterable[tuple[int, int, Metrics | None]],
+                     events: Iterable[Event]) -> None:
+        """:meth:`check_event` of each request in turn (``seen``: its number, the usage fed
+        and its metrics; ``events``: what the monitor reported at it), in one loop."""
+        c, tally = self.config, self._tally
+        fused, held = self.fused, 0
+        for (request, tokens, metrics), event in zip(seen, events, strict=True):
+            last = self._last_alert
+            if fused and held_fresh_of(c, request, tokens, metrics, (
+                    event.metrics, event.used_pct, event.remaining_pct, event.level,
+                    event.alert), last):
+                held += 1
+            else:
+                row: dict[str, Any] = event.to_dict()
+                tally.ask(c, read_request(c, request, tokens, metrics, row, last), request)
+            if event.alert:
+                self._last_alert = (request, str(event.level))
+        self._held += held

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import compress, repeat
-from operator import eq, gt, is_not, itemgetter, not_, truth
+from operator import add, eq, floordiv, gt, indexOf, is_not, itemgetter, not_, sub, truth
 from typing import Any
 
 from risutools.replay.render_html import ChartSweep
@@ -40,8 +40,8 @@ class RowColumns:
     """The columns of a batch of cutter rows (:func:`row_columns`), and which rows are of
     each kind of event (indices into the batch)."""
 
-    def __init__(self, columns: list[tuple[Any, ...]], alert: tuple[Any, ...],
-                 level: tuple[Any, ...], toggle: tuple[Any, ...]) -> None:
+    def __init__(self, columns: Sequence[Sequence[Any]], alert: Sequence[Any],
+                 level: Sequence[Any], toggle: Sequence[Any]) -> None:
         (self.request, self.tokens_in, self.tokens_out, self.dropped, self.budget_dropped,
          self.anchor, self.unreachable, self.enabled, self.orphaned, _, _) = columns
         self.alert, self.level = alert, level
@@ -111,14 +111,19 @@ def sweep_columns(sw: ChartSweep, cols: RowColumns, rows: Sequence[dict[str, Any
         if top > sw.peak_out:
             sw.peak_out = top
     size = sw._marker_size
+    block_of: list[int] = []  # (each row's marker block, found when a kind has an event)
     for kind, sel in cols.kinds().items():
         if not sel:
             continue
         sw.counts[kind] += len(sel)
-        blocks = [(cols.request[i] - 1) // size for i in sel]
+        if not block_of:
+            block_of = list(map(floordiv, map(sub, cols.request, repeat(1)), repeat(size)))
+        blocks = list(map(block_of.__getitem__, sel))
         groups = sw.groups[kind]
         for block in dict.fromkeys(blocks):  # (in order: each block's first row)
-            g = groups.setdefault(block, [0, rows[sel[blocks.index(block)]]])
+            g = groups.get(block)
+            if g is None:
+                g = groups[block] = [0, rows[sel[blocks.index(block)]]]
             g[0] += blocks.count(block)
         if kind == "off":
             for i in sel:
@@ -136,38 +141,51 @@ def _fold_line(line: list[list[Any]], values: Sequence[int], i0: int, size: int)
     """:meth:`ChartSweep.add`'s line groups for ``values`` at positions ``i0``, ``i0 + 1``,
     ...: a group begins at each position that ``size`` divides ([first lowest position,
     value, first highest position, value]); each other value lowers or raises its group's
-    figures where it is strictly below or above them, so a run's first extreme wins."""
-    at, n = 0, len(values)
-    while at < n:
-        i = i0 + at
-        end = min(n, at + size - i % size)  # up to the next group's first position
-        run = values[at:end]
-        if i % size == 0:
-            line.append([i, run[0], i, run[0]])
+    figures where it is strictly below or above them, so a run's first extreme wins.  The
+    groups that begin in the batch are made a C call a figure (a run's first lowest and
+    highest: ``min``, ``max``, their first index)."""
+    n = len(values)
+    at = min(n, -i0 % size)  # the values of the group the batch continues
+    if at:
+        run = values[:at]
         g = line[-1]
         low, high = min(run), max(run)
         if low < g[1]:
-            g[0], g[1] = i + run.index(low), low
+            g[0], g[1] = i0 + run.index(low), low
         if high > g[3]:
-            g[2], g[3] = i + run.index(high), high
-        at = end
+            g[2], g[3] = i0 + run.index(high), high
+    if at >= n:
+        return
+    starts = range(at, n, size)
+    runs = list(map(values.__getitem__, map(slice, starts, range(at + size, n + size, size))))
+    lows, highs = list(map(min, runs)), list(map(max, runs))
+    first = range(i0 + at, i0 + n, size)
+    line.extend(map(list, zip(map(add, first, map(indexOf, runs, lows)), lows,
+                              map(add, first, map(indexOf, runs, highs)), highs,
+                              strict=True)))
 
 
 def pick_columns(picker: Picker, rows: Sequence[dict[str, Any]], firsts: Sequence[bool],
                  cols: RowColumns) -> None:
     """``picker.add(row, first, worth)`` for each row of the batch (``first``: its request is
     that of a first failure; ``worth``: interesting, not first) in order: the rows of a first
-    failure kept, and the others worth a look counted at once when the picker keeps no more
-    of them (its rows in order, full, each of these at or past its last)."""
+    failure kept, and the others worth a look fed one by one till the picker keeps no more
+    of them (its rows in order, full), then counted at once when each is at or past its
+    last (only the rows fed are read)."""
+    sel = cols.where(cols.worth)
     if any(firsts):
         picker.first.extend(map(rows.__getitem__, cols.where(firsts)))
-    sel = [i for i in cols.where(cols.worth) if not firsts[i]]
+        sel = [i for i in sel if not firsts[i]]
+    rest, cap = picker.rest, picker.cap
+    fed = 0
+    while fed < len(sel) and not (picker._ordered and len(rest) >= cap):  # (till it is full)
+        picker.add(rows[sel[fed]], False, True)
+        fed += 1
+    sel = sel[fed:]
     if not sel:
         return
-    rest = picker.rest
     last = rest[-1]["request"] if rest else None
-    if (picker._ordered and len(rest) >= picker.cap and type(last) is int
-            and min(cols.request[i] for i in sel) >= last):
+    if type(last) is int and min(cols.request[i] for i in sel) >= last:
         picker.total += len(sel)
         return
     for i in sel:

@@ -5,8 +5,9 @@ A replay's rows all have the same keys, nested the same way; only their scalars 
 objects can be present or ``null``, the row's canonical and indented text with a hole
 (``%s``) where each scalar goes.  The holes' text is the scalars' own JSON spelling, by
 orjson in one call for the whole batch (the scalars in the order ``sort_keys`` visits them:
-the order of the holes), split at its commas; the batch's forms are then its rows'
-templates, joined, filled in one ``%`` each.
+the order of the holes), split at its commas (when a string holds a comma the pieces are
+not one a scalar, which counting them tells: each scalar is then spelled by a call of its
+own); the batch's forms are then its rows' templates, joined, filled in one ``%`` each.
 
 The templates are written by ``json`` itself from a skeleton row whose every scalar is a
 marker, so their keys, separators and indentation are ``json``'s.  The scalars' spellings
@@ -15,8 +16,7 @@ are ``json``'s where orjson's are taken as exact elsewhere
 floats that ``repr`` writes without an exponent.  Anything else in a batch leaves it to the
 reference writers (:meth:`RowShape.forms` gives None): a key missing or extra, an object
 where a scalar goes or the reverse, another type, a float of another spelling, an integer
-past 64 bits, an unpaired surrogate, or a comma inside a string (the split would not give
-one piece a scalar: the pieces are counted).
+past 64 bits, an unpaired surrogate.
 """
 
 from __future__ import annotations
@@ -175,31 +175,41 @@ class RowShape:
 
     def _uniform(self, values: Sequence[tuple[Any, ...]], kind: tuple[bool, ...]
                  ) -> tuple[bytes, bytes] | None:
-        """:meth:`forms_of` of rows all of template ``kind``, read a column at a time: each
-        column's types checked as :func:`_alike` checks them, and a column of one value of
-        one type (not a float: ``0.0 == -0.0``) written into the batch's template once, not
-        into a hole a row (its spelling orjson's, as a hole's would be)."""
-        n, width = len(values), self.holes[kind]
-        if set(map(len, values)) != {width}:
+        """:meth:`forms_of` of rows all of template ``kind``: :meth:`forms_of_columns` of
+        their columns."""
+        if set(map(len, values)) != {self.holes[kind]}:
             return None
-        columns = list(zip(*values, strict=False))  # (each of the same width)
+        return self.forms_of_columns(list(zip(*values, strict=False)), kind)
+
+    def forms_of_columns(self, columns: Sequence[Sequence[Any]], kind: tuple[bool, ...]
+                         ) -> tuple[bytes, bytes] | None:
+        """:meth:`forms_of` of rows all of template ``kind`` given by column (``columns``:
+        each hole's values, one a row; the caller's word that they are rows of the shape),
+        read a column at a time: each column's types checked as :func:`_alike` checks
+        them, and a column of one value of one type (not a float: ``0.0 == -0.0``)
+        written into the batch's template once, not into a hole a row (its spelling
+        orjson's, as a hole's would be)."""
+        if orjson is None or not columns or len(columns) != self.holes.get(kind):
+            return None
+        n = len(columns[0])
+        if not n or set(map(len, columns)) != {n}:
+            return None
         plan = _plan(columns, n)
         if plan is None:
             return None
         holes, baked = plan
-        parts: list[bytes] = []
+        filler: tuple[bytes, ...] = ()
         if holes:
             varying = map(columns.__getitem__, holes)
-            spelled = _spelled(list(chain.from_iterable(zip(*varying, strict=False))))
+            spelled = _spelled(list(chain.from_iterable(zip(*varying, strict=True))))
             if spelled is None:
                 return None
-            parts = spelled
+            filler = tuple(spelled)
         key = (kind, n, tuple(baked.items()))
         if key not in self._baked:
             canon, indent = (_filled(lits, baked) for lits in self.literals[kind])
             self._baked = {key: (b",".join([canon] * n), b",\n".join([indent] * n))}
         canon, indent = self._baked[key]
-        filler = tuple(parts)
         return canon % filler, indent % filler
 
     @cached_property
@@ -271,14 +281,14 @@ class RowShape:
 
 
 def _spelled(flat: list[Any]) -> list[bytes] | None:
-    """Each value's JSON spelling by orjson (one call, split at its commas); None when
-    orjson refuses one (an integer past 64 bits, a surrogate) or a string holds a comma
-    (the pieces are then not one a value)."""
+    """Each value's JSON spelling by orjson (one call, split at its commas; a call a value
+    when a string holds a comma, the pieces then not one a value); None when orjson
+    refuses one (an integer past 64 bits, a surrogate)."""
     try:
         parts = orjson.dumps(flat)[1:-1].split(b",")
+        return parts if len(parts) == len(flat) else list(map(orjson.dumps, flat))
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         return None
-    return parts if len(parts) == len(flat) else None
 
 
 def _holed(text: bytes) -> bytes:
@@ -295,7 +305,7 @@ def _filled(pieces: list[bytes], baked: dict[int, bytes]) -> bytes:
     return b"".join(out)
 
 
-def _plan(columns: list[tuple[Any, ...]], n: int
+def _plan(columns: Sequence[Sequence[Any]], n: int
           ) -> tuple[list[int], dict[int, bytes]] | None:
     """The holes of a batch of ``n`` rows of one template (its ``columns``): the columns
     that vary (or hold floats), and the spelling of each other one's value

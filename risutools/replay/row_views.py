@@ -33,7 +33,10 @@ class RowViews:
         self.sweep = ChartSweep(n, cutter)
         self.markdown = Picker(MAX_ROWS)
         self.html = Picker(MAX_TABLE_ROWS)
-        self.head: list[dict[str, Any]] = []  # every row while at most MAX_TABLE_ROWS
+        #: every row while at most MAX_TABLE_ROWS (none kept when the replay makes more: the
+        #: page's table then shows the rows it picks, :meth:`html_parts`)
+        self.head: list[dict[str, Any]] = []
+        self._head_kept = n <= MAX_TABLE_ROWS
 
     def add(self, row: dict[str, Any], first: bool, still: bool = False) -> None:
         """The next row; ``first``: some invariant failed for the first time at it;
@@ -49,7 +52,7 @@ class RowViews:
         elif not still and interesting(row):  # (neither table takes a row not worth a look)
             self.markdown.add(row, False, True)
             self.html.add(row, False, True)
-        if self.count <= MAX_TABLE_ROWS:
+        if self.count <= MAX_TABLE_ROWS and self._head_kept:
             self.head.append(row)
 
     def add_columns(self, rows: Sequence[dict[str, Any]], firsts: list[bool],
@@ -64,7 +67,7 @@ class RowViews:
             self.firsts.update(rows[i]["request"] for i in cols.where(firsts))
         pick_columns(self.markdown, rows, firsts, cols)
         pick_columns(self.html, rows, firsts, cols)
-        if before < MAX_TABLE_ROWS:
+        if before < MAX_TABLE_ROWS and self._head_kept:
             self.head.extend(rows[:MAX_TABLE_ROWS - before])
 
     def fits(self, report: dict[str, Any]) -> bool:

@@ -14,8 +14,7 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import repeat
-from operator import eq, is_not, itemgetter, not_, truth
+from operator import not_, truth
 from typing import Any, overload
 
 from risutools import __version__
@@ -23,15 +22,36 @@ from risutools.canonical import indented, prefixed, self_hash
 from risutools.checks.registry import registered_checks
 from risutools.errors import ReplayError
 from risutools.replay.checker import INVARIANTS, InvariantChecker
-from risutools.replay.cutter import ContextCutter, CutResult, CutterState, Signature
+from risutools.replay.cutter import ContextCutter, CutResult
 from risutools.replay.fixture import Fixture, Message, Turn
 from risutools.replay.mirror import Change, Step
-from risutools.replay.monitor import ContextMonitor, MonitorEvent, additional_context
+from risutools.replay.monitor import (
+    ContextMonitor,
+    MonitorEvent,
+    additional_context,
+    observe_many,
+)
 from risutools.replay.monitor_checker import MonitorChecker
 from risutools.replay.render_markdown import interesting
 from risutools.replay.row_columns import RowColumns, cuts, row_columns
 from risutools.replay.row_form import Nullable, RowShape
-from risutools.replay.spool import RowValues, Spool, canonical_pieces, indented_pieces
+from risutools.replay.row_values import (
+    CutterRows,
+    _cutter_row,
+    _cutter_values,
+    _direct_values,
+    _ops,
+    by_column,
+    given_columns,
+    values_columns,
+)
+from risutools.replay.spool import (
+    Columns,
+    Given,
+    Spool,
+    canonical_pieces,
+    indented_pieces,
+)
 from risutools.replay.verdicts import FAILED, NOT_CHECKED, PASSED, summary_verdict
 from risutools.settings.lifecycle import base_sha256
 from risutools.settings.replay import ReplayConfig
@@ -74,17 +94,19 @@ class ReplayRun:
     watch_many: WatchMany | None = None
 
     def add_rows(self, rows: Sequence[dict[str, Any]], firsts: list[bool],
-                 values: RowValues | None = None) -> None:
+                 values: Given | None = None) -> None:
         """:meth:`add` of each row in order (``firsts``: each one's ``first``), a context
         cutter's batch tallied and watched by column when its columns are of the types that
         is exact for (:func:`~.row_columns.row_columns`) and the watcher takes a batch;
-        ``values``: the rows' scalars and templates, for a spool to write them from
-        (:meth:`~.spool.Spool.extend`)."""
+        ``values``: the rows' scalars and templates (by row or by column), for a spool to
+        write them from (:meth:`~.spool.Spool.extend`)."""
         tally, watch = self.tally, self.watch
         cols = None
         if (self.simulation == SIM_CUTTER and (watch is None or self.watch_many is not None)
                 and (tally is not None or watch is not None)):
-            cols = row_columns(rows) if values is None else values_columns(values[0])
+            cols = (row_columns(rows) if values is None
+                    else given_columns(values) if isinstance(values, Columns)
+                    else values_columns(values[0]))
         if cols is None:
             for row, first in zip(rows, firsts, strict=True):
                 self.add(row, first)
@@ -151,6 +173,9 @@ CUTTER_ROW = RowShape({
               "anchor": Nullable(dict.fromkeys(("role", "length", "hash")))},
     "monitor": _MONITOR_KEYS,
 })
+#: an alert (:meth:`RowTally._alert`): a context cutter's written from their values
+ALERT_ROW = RowShape(dict.fromkeys(
+    ("request", "level", "used_pct", "reason", "additional_context")))
 #: the monitor's row alone (:func:`replay_monitor`)
 MONITOR_ROW = RowShape({"request": None, "ops": _OPS_KEYS, "messages_in": None,
                         "tokens_in": None, "monitor": _MONITOR_KEYS})
@@ -240,18 +265,10 @@ def _apply_plain(history: dict[str, Message], turn: Turn) -> None:
         del history[mid]
 
 
-def _ops(turn: Turn) -> dict[str, Any]:
-    return {
-        "appended": len(turn.append),
-        "edited": len(turn.edit),
-        "deleted": len(turn.delete),
-        "toggle": turn.toggle,
-    }
-
-
 #: requests the cutter makes before the checkers and the rows take them, each step over
 #: all of them (their observations are the cutter's snapshots: frozen results, new lists)
-REQUESTS_AT_ONCE = 64
+REQUESTS_AT_ONCE = 512
+
 
 
 def replay_cutter(
@@ -279,24 +296,23 @@ def replay_cutter(
     run = ReplayRun(SIM_CUTTER, Spool(readable, CUTTER_ROW) if spool else [], checker=checker,
                     monitor_checker=mcheck, watch=watch, watch_many=watch_many)
     if spool:  # (a list of rows is tallied by build_report)
-        run.tally = RowTally(True, _like(run.rows))
+        run.tally = RowTally(True, Spool(readable, ALERT_ROW))  # (read back as the rows)
     monitor = monitor_factory(config)
     steps = iterate_cutter(fixture, config, cutter_factory)
     while batch := list(itertools.islice(steps, REQUESTS_AT_ONCE)):
         for _turn, _res, obs in batch:
             assert obs is not None
             checker.check(obs)
-        events = [monitor.observe(turn.number, res.tokens_out, turn.metrics)
-                  for turn, res, _obs in batch]
+        seen = [(turn.number, res.tokens_out, turn.metrics) for turn, res, _obs in batch]
+        events = observe_many(monitor, seen)
         rows: Sequence[dict[str, Any]]
-        values = None
+        values: Given | None = None
         if spool and set(map(type, events)) == {MonitorEvent}:
             # (the monitor's own events: checked and written from their fields, the rows'
             # dicts made only where one is read: :class:`CutterRows`)
-            for (turn, res, _obs), ev in zip(batch, events, strict=True):
-                mcheck.check_event(turn.number, res.tokens_out, turn.metrics, ev)
+            mcheck.check_events(seen, events)
             rows = CutterRows(batch, events)
-            values = _direct_values(batch, events)
+            values = by_column(_direct_values(batch, events))
         else:
             dicts = [ev.to_dict() for ev in events]
             for (turn, res, _obs), row_ev in zip(batch, dicts, strict=True):
@@ -311,190 +327,6 @@ def replay_cutter(
              for turn, _res, _obs in batch],
             values)
     return run
-
-
-def _cutter_row(turn: Turn, res: CutResult, ev: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "request": turn.number,
-        "ops": _ops(turn),
-        "enabled": res.enabled,
-        "messages_in": res.messages_in,
-        "messages_out": res.messages_out,
-        "tokens_in": res.tokens_in,
-        "tokens_out": res.tokens_out,
-        "removable": res.removable,
-        "dropped": res.dropped,
-        "continuity_dropped": res.continuity_dropped,
-        "budget_dropped": res.budget_dropped,
-        "anchor": res.anchor,
-        "fallback": res.fallback,
-        "budget_unreachable": res.budget_unreachable,
-        "orphaned_tool_results": res.orphaned_tool_results,
-        "state": res.state.to_dict(),
-        "monitor": ev,
-    }
-
-
-class CutterRows(Sequence[dict[str, Any]]):
-    """A batch's rows (:func:`_cutter_row` of each request, the monitor's events
-    :class:`MonitorEvent` themselves), each made when first read and kept: what a spooled
-    replay reads of a batch's rows is its values (:func:`_direct_values`), and a few rows
-    (the tables', the chart's, the alerts'), not every row's dicts."""
-
-    def __init__(self, batch: list[tuple[Turn, CutResult, Step | Change | None]],
-                 events: list[MonitorEvent]) -> None:
-        self._batch = batch
-        self._events = events
-        self._made: list[dict[str, Any] | None] = [None] * len(batch)
-
-    def __len__(self) -> int:
-        return len(self._made)
-
-    @overload
-    def __getitem__(self, i: int) -> dict[str, Any]: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[dict[str, Any]]: ...
-
-    def __getitem__(self, i: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self._made)))]
-        row = self._made[i]
-        if row is None:
-            turn, res, _ = self._batch[i]
-            row = self._made[i] = _cutter_row(turn, res, self._events[i].to_dict())
-        return row
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        return map(self.__getitem__, range(len(self._made)))
-
-    def monitor(self, i: int) -> dict[str, Any]:
-        """``self[i]["monitor"]``, the row not made for it (a dict of the same values)."""
-        row = self._made[i]
-        return self._events[i].to_dict() if row is None else row["monitor"]
-
-
-#: the scalars of a context cutter's row, in the order of :data:`CUTTER_ROW`'s holes (its
-#: keys sorted, each object's in place); ``state.anchor``'s three only when it is not null
-CUTTER_HOLES: tuple[tuple[str, ...], ...] = (
-    ("anchor",), ("budget_dropped",), ("budget_unreachable",), ("continuity_dropped",),
-    ("dropped",), ("enabled",), ("fallback",), ("messages_in",), ("messages_out",),
-    ("monitor", "alert"), ("monitor", "alert_reason"), ("monitor", "level"),
-    ("monitor", "metrics"), ("monitor", "remaining_pct"), ("monitor", "used_pct"),
-    ("ops", "appended"), ("ops", "deleted"), ("ops", "edited"), ("ops", "toggle"),
-    ("orphaned_tool_results",), ("removable",), ("request",),
-    ("state", "anchor", "hash"), ("state", "anchor", "length"), ("state", "anchor", "role"),
-    ("state", "estimated_tokens"), ("state", "omitted_count"), ("tokens_in",), ("tokens_out",),
-)
-_WITH_ANCHOR = len(CUTTER_HOLES)
-
-
-def _cutter_values(batch: list[tuple[Turn, CutResult, Step | Change | None]],
-                   rows: list[dict[str, Any]]) -> RowValues | None:
-    """The batch's rows (:func:`_cutter_row` of its requests) as :class:`~.spool.Spool`
-    writes them from :data:`CUTTER_ROW`'s templates (:meth:`~.row_form.RowShape.forms_of`):
-    each row's scalars (:data:`CUTTER_HOLES`) and template; None when a row's state or
-    monitor (the cutter's and the monitor's objects, not this module's) is not a dict of
-    exactly the shape's keys (the batch is then read from its rows)."""
-    try:
-        values = list(map(_row_values, batch, rows))
-    except (KeyError, _OffShape):
-        return None
-    return values, list(zip(map(eq, map(len, values), repeat(_WITH_ANCHOR))))
-
-
-#: where :func:`values_columns` reads each column in a row's values (the first 22 of every
-#: row, with or without its anchor; the tokens last)
-_AT = {p[0]: i for i, p in enumerate(CUTTER_HOLES[:22]) if len(p) == 1}
-_IN, _OUT = itemgetter(-2), itemgetter(-1)
-_INTS, _LEVELS = {int}, frozenset({str, type(None)})
-
-
-def values_columns(values: list[tuple[Any, ...]]) -> RowColumns | None:
-    """:func:`~.row_columns.row_columns` of a batch's rows from their values
-    (:func:`_cutter_values`: their monitor and ops dicts): the same columns, the same
-    types asked of them (None when one is not of its type)."""
-    head = list(zip(*values, strict=False))  # (each row's first 22 are the same keys')
-    at = _AT
-    request, tokens_in, tokens_out = head[at["request"]], tuple(map(_IN, values)), tuple(
-        map(_OUT, values))
-    anchor, level = head[at["anchor"]], head[_LEVEL]
-    columns = [request, tokens_in, tokens_out, head[at["dropped"]], head[at["budget_dropped"]],
-               anchor, head[at["budget_unreachable"]], head[at["enabled"]],
-               head[at["orphaned_tool_results"]], (), ()]
-    for column in columns[:5]:
-        if set(map(type, column)) != _INTS:
-            return None
-    if set(map(type, anchor)) != {str} or not _LEVELS.issuperset(map(type, level)):
-        return None
-    return RowColumns(columns, head[_ALERT], level, head[_TOGGLE])
-
-
-_ALERT, _LEVEL, _TOGGLE = (CUTTER_HOLES.index(("monitor", "alert")),
-                           CUTTER_HOLES.index(("monitor", "level")),
-                           CUTTER_HOLES.index(("ops", "toggle")))
-
-
-class _OffShape(Exception):
-    """A row whose state or monitor is not a dict of exactly the shape's keys."""
-
-
-def _row_values(step: tuple[Turn, CutResult, Step | Change | None], row: dict[str, Any]
-                ) -> tuple[Any, ...]:
-    """One row's scalars (:data:`CUTTER_HOLES`), read where :func:`_cutter_row` read them."""
-    turn, res, _ = step
-    ops, st, mon = row["ops"], row["state"], row["monitor"]
-    if type(st) is not dict or type(mon) is not dict or len(st) != 3 or len(mon) != 6:
-        raise _OffShape
-    head = (res.anchor, res.budget_dropped, res.budget_unreachable, res.continuity_dropped,
-            res.dropped, res.enabled, res.fallback, res.messages_in, res.messages_out,
-            mon["alert"], mon["alert_reason"], mon["level"], mon["metrics"],
-            mon["remaining_pct"], mon["used_pct"],
-            ops["appended"], ops["deleted"], ops["edited"], ops["toggle"],
-            res.orphaned_tool_results, res.removable, turn.number)
-    tail = (st["estimated_tokens"], st["omitted_count"], res.tokens_in, res.tokens_out)
-    a = st["anchor"]
-    if a is None:
-        return head + tail
-    if type(a) is not dict or len(a) != 3:
-        raise _OffShape
-    anchor = (a["hash"], a["length"], a["role"])
-    return head + anchor + tail
-
-
-def _direct_values(batch: list[tuple[Turn, CutResult, Step | Change | None]],
-                   events: list[MonitorEvent]) -> RowValues | None:
-    """:func:`_cutter_values` of the batch's rows (:class:`CutterRows`) read where
-    :func:`_cutter_row` reads them, the dicts it makes of its objects included (this
-    module's :class:`MonitorEvent`, the cutter's :class:`CutterState` and
-    :class:`Signature`: their ``to_dict``), not made; None when a state or an anchor is of
-    another class (the batch is then read from its rows)."""
-    states = [res.state for _turn, res, _obs in batch]
-    if set(map(type, states)) != {CutterState}:
-        return None
-    anchors = [st.anchor for st in states]
-    if not _ANCHORS.issuperset(map(type, anchors)):
-        return None
-    # (one row's scalars, CUTTER_HOLES, its anchor's three when it has one: written out
-    # here, not a call a row)
-    values = [
-        (res.anchor, res.budget_dropped, res.budget_unreachable, res.continuity_dropped,
-         res.dropped, res.enabled, res.fallback, res.messages_in, res.messages_out,
-         ev.alert, ev.reason or None, ev.level, ev.metrics, ev.remaining_pct, ev.used_pct,
-         len(turn.append), len(turn.delete), len(turn.edit), turn.toggle,
-         res.orphaned_tool_results, res.removable, turn.number,
-         st.estimated_tokens, st.omitted_count, res.tokens_in, res.tokens_out) if a is None
-        else (res.anchor, res.budget_dropped, res.budget_unreachable, res.continuity_dropped,
-              res.dropped, res.enabled, res.fallback, res.messages_in, res.messages_out,
-              ev.alert, ev.reason or None, ev.level, ev.metrics, ev.remaining_pct, ev.used_pct,
-              len(turn.append), len(turn.delete), len(turn.edit), turn.toggle,
-              res.orphaned_tool_results, res.removable, turn.number, a.hash, a.length, a.role,
-              st.estimated_tokens, st.omitted_count, res.tokens_in, res.tokens_out)
-        for (turn, res, _obs), ev, st, a in zip(batch, events, states, anchors, strict=True)]
-    return values, list(zip(map(is_not, anchors, repeat(None))))
-
-
-_ANCHORS = frozenset({Signature, type(None)})
 
 
 def replay_monitor(
@@ -636,6 +468,22 @@ class RowTally:
             "additional_context": additional_context(mon["level"], mon["used_pct"]),
         })
 
+    def _event_alerts(self, requests: list[Any], events: list[MonitorEvent]) -> None:
+        """:meth:`_alert` of each of the monitor's ``events`` (the values of a row's
+        ``monitor``) at its request, given to a spool with their values by column
+        (:data:`ALERT_ROW`'s holes; their dicts made only if it reads them)."""
+        levels: list[Any] = [ev.level for ev in events]
+        used: list[Any] = [ev.used_pct for ev in events]
+        reasons = [ev.reason or None for ev in events]
+        texts = list(map(additional_context, levels, used))
+        alerts = AlertRows(requests, levels, used, reasons, texts)
+        if isinstance(self.alerts, Spool):
+            self.alerts.extend(alerts if not self.alerts.readable else alerts[:],
+                               Columns((), [texts, levels, reasons, requests, used],
+                                       len(alerts)))
+        else:
+            self.alerts.extend(alerts[:])
+
     def add_columns(self, cols: RowColumns, rows: Sequence[dict[str, Any]]) -> None:
         """:meth:`add` of each row of a batch (``quiet`` as :func:`quiet` says), in order, by
         column: a quiet row adds no event (the module's text of :mod:`.row_columns`)."""
@@ -652,8 +500,7 @@ class RowTally:
                 self.max_dropped = top
         alerted = cols.where(map(truth, cols.alert))
         if alerted and isinstance(rows, CutterRows):  # (their rows not made for this)
-            for i in alerted:
-                self._alert(cols.request[i], rows.monitor(i))
+            self._event_alerts([cols.request[i] for i in alerted], rows.events(alerted))
         else:
             for i in alerted:
                 self.add_alert(rows[i])
@@ -679,6 +526,34 @@ class RowTally:
                 "requests_with_orphaned_tool_results": self.orphaned,
             })
         return counts
+
+
+class AlertRows(Sequence[dict[str, Any]]):
+    """Alerts (:meth:`RowTally._alert`'s dicts) of their values by column, each made when
+    read (a slice: all of them made)."""
+
+    def __init__(self, requests: list[Any], levels: list[Any], used: list[Any],
+                 reasons: list[Any], texts: list[str]) -> None:
+        self._columns = (requests, levels, used, reasons, texts)
+
+    def __len__(self) -> int:
+        return len(self._columns[0])
+
+    @overload
+    def __getitem__(self, i: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, i: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(i, slice):
+            return [{"request": q, "level": lv, "used_pct": u, "reason": why,
+                     "additional_context": text}
+                    for q, lv, u, why, text in zip(*(c[i] for c in self._columns),
+                                                   strict=True)]
+        q, lv, u, why, text = (c[i] for c in self._columns)
+        return {"request": q, "level": lv, "used_pct": u, "reason": why,
+                "additional_context": text}
 
 
 def _invariants(run: ReplayRun) -> list[dict[str, Any]]:

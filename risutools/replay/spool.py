@@ -47,6 +47,32 @@ _LENGTH = struct.Struct("<Q")
 RowValues = tuple[list[tuple[Any, ...]], list[tuple[bool, ...]]]
 
 
+class Columns:
+    """Rows' scalars by column, the rows all of one template (``kind``, as in
+    :data:`RowValues`): each hole's values, one a row (``n`` rows)."""
+
+    __slots__ = ("columns", "kind", "n")
+
+    def __init__(self, kind: tuple[bool, ...], columns: list[Sequence[Any]], n: int) -> None:
+        self.kind = kind
+        self.columns = columns
+        self.n = n
+
+    def cut(self, start: int, stop: int) -> Columns:
+        """The rows from ``start`` to ``stop``."""
+        if start == 0 and stop == self.n:
+            return self
+        return Columns(self.kind, [c[start:stop] for c in self.columns], stop - start)
+
+    def rows(self) -> RowValues:
+        """The same rows' :data:`RowValues`."""
+        return list(zip(*self.columns, strict=True)), [self.kind] * self.n
+
+
+#: what a spool is given of rows' scalars: by row, or by column
+Given = RowValues | Columns
+
+
 class Spool(Sequence[dict[str, Any]]):
     """Rows appended one by one, stored serialised (see the module's text).
 
@@ -70,26 +96,32 @@ class Spool(Sequence[dict[str, Any]]):
         self._pending: list[tuple[Sequence[dict[str, Any]], int, int]] = []
         self._waiting = 0  # rows in them
         #: the pending rows' scalars and templates, while each was given with them
-        self._values: RowValues | None = ([], [])
+        self._values: list[Given] | None = []
+
+    @property
+    def readable(self) -> bool:
+        """The rows can be read back."""
+        return self._back is not None
 
     def append(self, row: dict[str, Any]) -> None:
         self._values = None  # (the batch is read from its rows)
         self._add([row], 0, 1)
 
-    def extend(self, rows: Sequence[dict[str, Any]], values: RowValues | None = None) -> None:
+    def extend(self, rows: Sequence[dict[str, Any]], values: Given | None = None) -> None:
         """:meth:`append` of each row, in order (the batches cut where appending cuts them);
-        ``values``: the rows' scalars and templates (:meth:`RowShape.forms_of`: the
-        caller's word that they are the rows' own), for a batch made only of rows given
-        with theirs to be written from them, and whose rows are then not read (unless the
-        spool is readable) when ``rows`` is not a list."""
+        ``values``: the rows' scalars and templates (:meth:`RowShape.forms_of`, or by
+        column: :meth:`RowShape.forms_of_columns`; the caller's word that they are the
+        rows' own), for a batch made only of rows given with theirs to be written from
+        them, and whose rows are then not read (unless the spool is readable) when
+        ``rows`` is not a list."""
         if values is None:
             self._values = None
         at, n = 0, len(rows)
         while at < n:
             take = min(BATCH - self._waiting, n - at)
             if self._values is not None and values is not None:
-                self._values[0].extend(values[0][at:at + take])
-                self._values[1].extend(values[1][at:at + take])
+                self._values.append(values.cut(at, at + take) if isinstance(values, Columns)
+                                    else (values[0][at:at + take], values[1][at:at + take]))
             if type(rows) is list:  # (the caller's list may change: its rows taken now)
                 self._add(rows[at:at + take], 0, take)
             else:
@@ -110,13 +142,13 @@ class Spool(Sequence[dict[str, Any]]):
         return out
 
     def _flush(self) -> None:
-        given, self._values = self._values, ([], [])
+        given, self._values = self._values, []
         n = self._waiting
         if not n:
             return
         forms = None
-        if given is not None and self._shape is not None and len(given[1]) == n:
-            forms = self._shape.forms_of(*given)
+        if given is not None and self._shape is not None and _count(given) == n:
+            forms = _given_forms(self._shape, given)
         back = self._back
         rows = self._rows() if forms is None or back is not None else []
         self._pending, self._waiting = [], 0
@@ -189,6 +221,28 @@ class Spool(Sequence[dict[str, Any]]):
         for f in (self._canon, self._indent, self._back):
             if f is not None:
                 f.close()
+
+
+def _count(given: list[Given]) -> int:
+    return sum(g.n if isinstance(g, Columns) else len(g[1]) for g in given)
+
+
+def _given_forms(shape: RowShape, given: list[Given]) -> tuple[bytes, bytes] | None:
+    """The forms of rows given by their scalars (:meth:`RowShape.forms_of_columns` when all
+    were given by column, of one template; else :meth:`RowShape.forms_of`)."""
+    blocks = [g for g in given if isinstance(g, Columns)]
+    if len(blocks) == len(given) and len({b.kind for b in blocks}) == 1:
+        columns = blocks[0].columns if len(blocks) == 1 else [
+            list(itertools.chain.from_iterable(c)) for c in zip(*(b.columns for b in blocks),
+                                                                strict=True)]
+        return shape.forms_of_columns(columns, blocks[0].kind)
+    values: list[tuple[Any, ...]] = []
+    kinds: list[tuple[bool, ...]] = []
+    for g in given:
+        v, k = g.rows() if isinstance(g, Columns) else g
+        values.extend(v)
+        kinds.extend(k)
+    return shape.forms_of(values, kinds)
 
 
 def _temp() -> IO[bytes]:
