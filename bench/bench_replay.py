@@ -23,9 +23,12 @@
 * ``replay run``, the whole command, a request against the cutter's own cost a request
   (issue 23, goal 4: at most 2x), at 10,000 and 100,000 messages (``replay synth --seed 1``,
   as YAML and as NDJSON), with the command's peak RSS beside that of the fixture's parse
-  alone (``--run-only`` runs just that part; ``--quick``: 10,000 only).
+  alone (``--run-only`` runs just that part; ``--quick``: 10,000 only).  The command and
+  its start-up are run in turn :data:`RUN_ROUNDS` times (``--rounds N``): the figure is the
+  median of the rounds' (command less start-up), the range of the rounds' ratios beside it
+  (one round's CPU time moves by 10-30 % on a shared machine: bench/RESULTS.md, round 26).
 
-Usage: ``python bench/bench_replay.py [--quick] [--checker-only | --run-only]``.
+Usage: ``python bench/bench_replay.py [--quick] [--rounds N] [--checker-only | --run-only]``.
 """
 
 from __future__ import annotations
@@ -310,6 +313,8 @@ def print_checker_costs(quick: bool) -> None:
 
 
 RUN_SIZES = (10_000, 100_000)
+#: rounds of the command and its start-up in turn (``--rounds N``)
+RUN_ROUNDS = 5
 RUN_DOC = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
 
 
@@ -342,11 +347,13 @@ def _cutter_ms(fixture: Path) -> tuple[int, float]:
     return len(fx.turns), 1000 * best / len(fx.turns)
 
 
-def print_run_costs(quick: bool) -> None:
+def print_run_costs(quick: bool, rounds: int = RUN_ROUNDS) -> None:
     """``replay run`` a request against the cutter's own cost a request (issue 23, goal 4:
-    <= 2x), at 10,000 and 100,000 messages, and the command's peak memory."""
+    <= 2x), at 10,000 and 100,000 messages, and the command's peak memory: the command
+    and its start-up in turn, ``rounds`` times, the median of (command less start-up)."""
     print("\n=== replay run (whole process, CPU user+sys, minus the same command's start-up on "
-          "a 1-request fixture) vs the cutter alone (iterate_cutter in process, best of 3)")
+          "a 1-request fixture, the two in turn: median of "
+          f"{rounds} rounds) vs the cutter alone (iterate_cutter in process, best of 3)")
     print(f"  workload: risutools replay synth --seed 1 --messages N -o fx.<yaml|ndjson>; "
           f"risutools replay run {RUN_DOC.relative_to(ROOT)} -x fx -o r.json")
     py = [sys.executable, "-m", "risutools"]
@@ -357,25 +364,29 @@ def print_run_costs(quick: bool) -> None:
             return _child_cost([*py, "replay", "run", str(RUN_DOC), "-x", str(fx),
                                 "-o", str(d / "r.json")])
 
-        _child_cost([*py, "replay", "synth", "--seed", "1", "--messages", "2", "-o",
-                     str(d / "tiny.yaml")])
-        start = min(run(d / "tiny.yaml")[0] for _ in range(3))
-        print(f"  start-up (1 request): {start:.3f} s")
-        print("  messages | fixture | requests | cutter ms/req | replay run ms/req | ratio | "
-              "peak RSS | the fixture's parse alone")
+        for ext in ("yaml", "ndjson"):  # (each format's start-up: its own 1-request run)
+            _child_cost([*py, "replay", "synth", "--seed", "1", "--messages", "2", "-o",
+                         str(d / f"tiny.{ext}")])
+        print("  messages | fixture | requests | cutter ms/req | replay run ms/req | ratio "
+              "(rounds' range) | peak RSS | the fixture's parse alone")
         for n in RUN_SIZES[:1] if quick else RUN_SIZES:
             for ext in ("yaml", "ndjson"):
                 fx = d / f"fx{n}.{ext}"
                 _child_cost([*py, "replay", "synth", "--seed", "1", "--messages", str(n),
                              "-o", str(fx)])
                 requests, cut_ms = _cutter_ms(fx)
-                cpu, rss = run(fx)
-                run_ms = 1000 * (cpu - start) / requests
+                costs, rss = [], 0.0
+                for _ in range(rounds):
+                    cpu, rss = run(fx)
+                    costs.append(cpu - run(d / f"tiny.{ext}")[0])
+                run_ms = 1000 * statistics.median(costs) / requests
+                spread = [1000 * c / requests / cut_ms for c in (min(costs), max(costs))]
                 _, parse_rss = _child_cost([sys.executable, "-c", "import sys; from risutools."
                                             "replay.fixture import load_fixture; "
                                             "load_fixture(sys.argv[1])", str(fx)])
                 print(f"  {n:>8,} | {ext:7} | {requests:>8,} | {cut_ms:13.4f} | "
-                      f"{run_ms:17.4f} | {run_ms / cut_ms:5.1f}x | {rss:5.0f} MiB | "
+                      f"{run_ms:17.4f} | {run_ms / cut_ms:5.2f}x ({spread[0]:.2f}-"
+                      f"{spread[1]:.2f}) | {rss:5.0f} MiB | "
                       f"{parse_rss:5.0f} MiB", flush=True)
 
 
@@ -384,8 +395,15 @@ def main(argv: list[str]) -> int:
     if "--checker-only" in argv:
         print_checker_costs(quick)
         return 0
+    rounds = RUN_ROUNDS
+    if "--rounds" in argv:
+        at = argv.index("--rounds") + 1
+        if at >= len(argv) or not argv[at].isdigit() or int(argv[at]) < 1:
+            print("--rounds N: N a whole number, 1 or more", file=sys.stderr)
+            return 2
+        rounds = int(argv[at])
     if "--run-only" in argv:
-        print_run_costs(quick)
+        print_run_costs(quick, rounds)
         return 0
     if "--langchain-json" in argv:
         name = argv[argv.index("--langchain-json") + 1]
@@ -396,7 +414,7 @@ def main(argv: list[str]) -> int:
     for name in SCENARIOS:
         scenario(name, quick)
     print_checker_costs(quick)
-    print_run_costs(quick)
+    print_run_costs(quick, rounds)
     return 0
 
 

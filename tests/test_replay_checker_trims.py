@@ -184,3 +184,22 @@ def test_twins_near_a_moved_anchor_are_those_of_the_definition(seed: int) -> Non
                              result.budget_unreachable))
     assert len(near) > 20
     assert not checker.failed()
+
+
+def test_the_text_index_is_by_signature_and_read_without_a_pass() -> None:
+    """Twins of one text under two roles: each role's seqs are their own entry of the index
+    (a signature's), handed as kept (the same list each time, never a pass over every twin
+    a request: with 50,000 twins deleted one a turn, a pass a request was quadratic, 3.5 s
+    -> 57 s; bench/RESULTS.md, round 26), and a delete takes its seq out of its entry."""
+    cfg = build_config({"max_context": 10_000, "preserve_latest": 2})
+    checker = InvariantChecker(cfg)
+    msgs = [Message(f"m{i}", "user" if i % 3 else "assistant", "twin") for i in range(12)]
+    checker.check(Change(1, True, msgs, [], [], msgs, (), False))
+    m = checker.mirror
+    users = [i for i in range(12) if i % 3]
+    assert m.seqs_of(("user", "twin")) == users
+    assert m.seqs_of(("assistant", "twin")) == [0, 3, 6, 9]
+    assert m.seqs_of(("user", "twin")) is m.seqs_of(("user", "twin"))
+    assert m.seqs_of(("system", "twin")) == [] and m.seqs_of(("user", "other")) == []
+    checker.check(Change(2, True, [], [], ["m4"], [], ("m4",), False))
+    assert m.seqs_of(("user", "twin")) == [s for s in users if s != 4]

@@ -119,9 +119,9 @@ class Mirror(Passes):
         #: known since it moved) and how many non-protected ones come before it (None: ask)
         self._first_kept: int | None = 0
         self._np_before_kept: int | None = 0
-        #: the live non-protected seqs by text, whatever their role (:meth:`seqs_of`): the
-        #: one seq of a text alone (most), else the list of them, sorted
-        self.texts: dict[str, int | list[int]] = {}
+        #: the live non-protected seqs by signature (role, text) (:meth:`seqs_of`): the one
+        #: seq of a signature alone (most), else the list of them, sorted (made when asked)
+        self.texts: dict[Sig, int | list[int]] = {}
         self._texts_upto = 0  # (the seqs from it on: not in ``texts`` yet)
         #: (seq, np_cnt.prefix(seq)) of the last anchor looked up alone (:meth:`continuity`):
         #: it moves only when a non-protected message before it is deleted (seq -1: none)
@@ -463,7 +463,7 @@ class Mirror(Passes):
         if not e.prot:
             self._ests.add(e.seq + 1, est - e.est)  # (none when it lacks it: :meth:`_grow`)
             if self._unindex(e):
-                self._index(content, e.seq)
+                self._index((e.msg.role, content), e.seq)
         e.msg, e.est = new, est
         self._refresh(mid)
 

@@ -45,7 +45,7 @@ class Ranks:
     bad_out: set[str]
     _max: int
     _target: int
-    texts: dict[str, int | list[int]]
+    texts: dict[Sig, int | list[int]]
     _texts_upto: int
     _before_anchor: tuple[int, int]
     prev_omitted: int
@@ -189,14 +189,14 @@ class Ranks:
         return (e is not None and not e.prot and e.msg.content == sig[1]
                 and e.msg.role == sig[0])
 
-    def _index(self, text: str, seq: int) -> None:
-        """``seq`` into ``texts`` under ``text`` (in order)."""
+    def _index(self, sig: Sig, seq: int) -> None:
+        """``seq`` into ``texts`` under ``sig`` (in order)."""
         texts = self.texts
-        seqs = texts.get(text)
+        seqs = texts.get(sig)
         if seqs is None:
-            texts[text] = seq
+            texts[sig] = seq
         elif isinstance(seqs, int):
-            texts[text] = [seqs, seq] if seqs < seq else [seq, seqs]
+            texts[sig] = [seqs, seq] if seqs < seq else [seq, seqs]
         else:
             bisect.insort(seqs, seq)
 
@@ -204,14 +204,14 @@ class Ranks:
         """``e`` out of ``texts`` (False: it was not in it yet, :meth:`_index_upto`)."""
         if e.seq >= self._texts_upto:
             return False
-        texts, text = self.texts, e.msg.content
-        seqs = texts[text]
+        texts, sig = self.texts, (e.msg.role, e.msg.content)
+        seqs = texts[sig]
         if isinstance(seqs, int):
-            del texts[text]
+            del texts[sig]
             return True
         del seqs[bisect.bisect_left(seqs, e.seq)]
         if len(seqs) == 1:
-            texts[text] = seqs[0]
+            texts[sig] = seqs[0]
         return True
 
     def _index_upto(self) -> None:
@@ -221,11 +221,12 @@ class Ranks:
         for seq in range(self._texts_upto, len(by_seq)):
             e = by_seq[seq]
             if e is not None and not e.prot:
-                text = e.msg.content
-                seqs = texts.setdefault(text, seq)
+                m = e.msg
+                sig = (m.role, m.content)
+                seqs = texts.setdefault(sig, seq)
                 if seqs is not seq:  # (not alone: the largest seq, at the end)
                     if isinstance(seqs, int):
-                        texts[text] = [seqs, seq]
+                        texts[sig] = [seqs, seq]
                     else:
                         seqs.append(seq)
         self._texts_upto = len(by_seq)
@@ -235,13 +236,10 @@ class Ranks:
         messages appended since it was last asked indexed first."""
         if self._texts_upto < len(self.by_seq):
             self._index_upto()
-        seqs = self.texts.get(sig[1])
+        seqs = self.texts.get(sig)
         if seqs is None:
             return []
-        role, by_seq = sig[0], self.by_seq
-        if isinstance(seqs, int):
-            return [seqs] if by_seq[seqs].msg.role == role else []  # type: ignore[union-attr]
-        return [s for s in seqs if by_seq[s].msg.role == role]  # type: ignore[union-attr]
+        return [seqs] if isinstance(seqs, int) else seqs  # (read, never changed, by callers)
 
     def continuity(self, n_r: int) -> tuple[int, bool]:
         """The continuity drop the spec asks for, from the derived state; (k3, anchor lost).
