@@ -36,6 +36,7 @@ from typing import Literal
 from risutools.errors import Code, ReplayError
 from risutools.replay.fenwick import Fenwick
 from risutools.replay.fixture import Message
+from risutools.replay.places import last_before
 from risutools.settings.replay import ReplayConfig
 
 AnchorStatus = Literal["none", "found", "lost"]
@@ -127,6 +128,7 @@ class ContextCutter:
         self._overhead = config.message_overhead
         self._protected_roles = frozenset(config.protected_roles)
         self._entries: list[_Entry | None] = []  # by seq (0-based); None = deleted
+        self._runs: dict[int, int] = {}  # places walked over to a result's caller (places.py)
         self._by_id: dict[str, _Entry] = {}
         self._cnt = Fenwick()  # 1 per live non-protected message
         self._est = Fenwick()  # est of live non-protected messages
@@ -177,13 +179,12 @@ class ContextCutter:
             self._sigs.setdefault(entry.sig, []).append(seq)  # seq is the largest so far
 
     def _caller_of(self, msg: Message) -> _Entry | None:
-        """The assistant message right before the run of tool results ``msg`` joins."""
-        for e in reversed(self._entries):
-            if e is None or e.msg.role in _RESULT_ROLES:
-                continue
-            if e.msg.role == "assistant" and not e.protected:
-                return e
-            return None
+        """The assistant message right before the run of tool results ``msg`` joins
+        (:func:`~risutools.replay.places.last_before`: not a walk back over the run)."""
+        at = last_before(self._entries, len(self._entries), self._runs, _RESULT_ROLES)
+        e = self._entries[at] if at >= 0 else None
+        if e is not None and e.msg.role == "assistant" and not e.protected:
+            return e
         return None
 
     def edit(self, msg_id: str, content: str) -> None:

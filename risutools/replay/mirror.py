@@ -72,7 +72,7 @@ class Mirror(Passes):
         "_np_drop", "_num", "_overhead", "_target", "bad_out", "by_seq",
         "changed", "config", "dead_seq", "fast", "gone", "in_heap", "inp", "np_seqs",
         "orphans", "out", "out_at", "out_heap", "prev_anchor", "prev_dropped",
-        "prev_omitted", "prot_dropped", "prot_roles", "texts")
+        "prev_omitted", "prot_dropped", "prot_roles", "runs", "texts")
 
     def __init__(self, config: ReplayConfig) -> None:
         #: a change's two commonest shapes in one pass each (:meth:`_append_sent`,
@@ -96,6 +96,7 @@ class Mirror(Passes):
 
     def _reset(self) -> None:
         self.by_seq: list[_In | None] = []
+        self.runs: dict[int, int] = {}  # (places.py: valid while by_seq only grows and empties)
         self.inp: dict[str, _In] = {}
         self.out: dict[str, _Out] = {}
         #: 1 per live non-protected input message, and their estimates (:attr:`np_cnt`,

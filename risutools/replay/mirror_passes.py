@@ -19,6 +19,7 @@ from typing import cast
 from risutools.replay.fixture import Message
 from risutools.replay.mirror_ranks import _KEPT, _WALK, Ranks
 from risutools.replay.mirror_records import _NO_RESULTS, RESULT_ROLES, _In, _Out
+from risutools.replay.places import last_before
 
 #: a message's id (its first field), for ``map``
 _ID = itemgetter(0)
@@ -35,6 +36,7 @@ class Passes(Ranks):
     # the mirror's fields these read, beyond :class:`Ranks`' (:class:`Mirror`)
     inp: dict[str, _In]
     out: dict[str, _Out]
+    runs: dict[int, int]  # places walked over to a result's caller (places.py)
     out_at: list[str | None]
     out_heap: list[int]
     in_heap: set[int]
@@ -49,19 +51,17 @@ class Passes(Ranks):
 
     def _link(self, res: _In) -> None:
         """A result's caller: the assistant message right before the run of results it
-        belongs to in the live history (none when something else comes first)."""
-        for seq in range(res.seq - 1, -1, -1):
-            e = self.by_seq[seq]
-            if e is None or e.msg.role in RESULT_ROLES:
-                continue
-            if e.msg.role == "assistant":
-                res.caller = e
-                if e.results is _NO_RESULTS:
-                    e.results = [res]
-                else:
-                    e.results.append(res)
-                self.linked += 1
-            break
+        belongs to in the live history (none when something else comes first; found by
+        :func:`~risutools.replay.places.last_before`, not a walk back over the run)."""
+        at = last_before(self.by_seq, res.seq, self.runs, RESULT_ROLES)
+        e = self.by_seq[at] if at >= 0 else None
+        if e is not None and e.msg.role == "assistant":
+            res.caller = e
+            if e.results is _NO_RESULTS:
+                e.results = [res]
+            else:
+                e.results.append(res)
+            self.linked += 1
         self._orphan(res)
 
     def _orphan(self, res: _In) -> None:
