@@ -17,12 +17,25 @@ import json
 from functools import partial
 from typing import Any
 
+from risutools.replay.checker import InvariantChecker
 from risutools.replay.cutter import ContextCutter, CutResult
-from risutools.replay.fixture import Message, build_fixture
+from risutools.replay.fixture import Message, Turn, build_fixture
+from risutools.replay.mirror import Change
 from risutools.replay.monitor import ContextMonitor, MonitorEvent
-from risutools.replay.run import replay_cutter
+from risutools.replay.run import apply_turn, replay_cutter
 from risutools.replay.verdicts import Verdict
 from risutools.settings.replay import ReplayConfig, build_config
+
+
+def requested(cutter: ContextCutter, checker: InvariantChecker, turn: Turn,
+              req: int) -> None:
+    """``turn`` applied to ``cutter``, its request made (the module on) and the checker
+    handed what ``replay run`` hands it (the turn's change, the cutter's output delta)."""
+    apply_turn(cutter, turn)
+    result = cutter.request(True)
+    sent, withdrawn = cutter.output_delta(result)
+    checker.check(Change(req, True, turn.append, turn.edit, turn.delete, sent, withdrawn,
+                         result.budget_unreachable))
 
 
 def toggled(data: dict[str, Any], period: int, off: int, on: int) -> dict[str, Any]:

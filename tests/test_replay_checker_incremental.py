@@ -26,6 +26,7 @@ from risutools.replay.mirror import Change, Step
 from risutools.replay.run import _apply_plain, apply_turn, iterate_cutter
 from risutools.replay.synth import synthesize
 from risutools.settings.replay import PROFILES, ReplayConfig, build_config
+from tests.replay_cases import requested
 from tests.test_replay_invariants import (
     CutsWhileOff,
     DeepCutAfterLoss,
@@ -523,10 +524,6 @@ def test_the_anchor_among_twins_is_the_nearest_by_definition(seed: int) -> None:
             live.remove(turn.delete[0])
         moved += bool(mark is not None and (turn.edit or turn.delete))
         live += [x.id for x in turn.append]
-        apply_turn(cutter, turn)
-        result = cutter.request(True)
-        sent, withdrawn = cutter.output_delta(result)
-        checker.check(Change(req, True, turn.append, turn.edit, turn.delete, sent, withdrawn,
-                             result.budget_unreachable))
+        requested(cutter, checker, turn, req)
     assert twins > 300 and hits > 100 and moved > 100
     assert all(v.failures == 0 for k, v in checker.verdicts.items() if k != "R9")

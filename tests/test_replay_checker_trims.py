@@ -18,8 +18,8 @@ from risutools.replay.checker import InvariantChecker
 from risutools.replay.cutter import ContextCutter
 from risutools.replay.fixture import Message, Turn
 from risutools.replay.mirror import Change
-from risutools.replay.run import apply_turn
 from risutools.settings.replay import build_config
+from tests.replay_cases import requested
 from tests.test_replay_checker_incremental import (
     _mirror_state,
     _nearest_by_definition,
@@ -177,11 +177,7 @@ def test_twins_near_a_moved_anchor_are_those_of_the_definition(seed: int) -> Non
             turn.delete.append(rng.choice(old))
             live.remove(turn.delete[0])
         live += [x.id for x in turn.append]
-        apply_turn(cutter, turn)
-        result = cutter.request(True)
-        sent, withdrawn = cutter.output_delta(result)
-        checker.check(Change(req, True, turn.append, turn.edit, turn.delete, sent, withdrawn,
-                             result.budget_unreachable))
+        requested(cutter, checker, turn, req)
     assert len(near) > 20
     assert not checker.failed()
 

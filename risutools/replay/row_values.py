@@ -33,7 +33,10 @@ def _ops(turn: Turn) -> dict[str, Any]:
     }
 
 
-def _cutter_row(turn: Turn, res: CutResult, ev: dict[str, Any]) -> dict[str, Any]:
+def _cutter_row(turn: Turn, res: CutResult, ev: dict[str, Any],
+                state: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A request's row; ``state``: its cutter state's dict when the caller made it
+    (:func:`_event_row`), else ``res.state.to_dict()``."""
     return {
         "request": turn.number,
         "ops": _ops(turn),
@@ -50,44 +53,26 @@ def _cutter_row(turn: Turn, res: CutResult, ev: dict[str, Any]) -> dict[str, Any
         "fallback": res.fallback,
         "budget_unreachable": res.budget_unreachable,
         "orphaned_tool_results": res.orphaned_tool_results,
-        "state": res.state.to_dict(),
+        "state": res.state.to_dict() if state is None else state,
         "monitor": ev,
     }
 
 
 def _event_row(turn: Turn, res: CutResult, ev: MonitorEvent) -> dict[str, Any]:
     """:func:`_cutter_row` of the monitor's event ``ev`` (its ``to_dict``), the dicts of the
-    state and its anchor written here as their ``to_dict`` writes them when they are this
-    module's :class:`CutterState` and :class:`Signature` (one call, not five)."""
+    event and of the state and its anchor written here as their ``to_dict`` writes them when
+    they are this module's :class:`CutterState` and :class:`Signature` (one call, not four)."""
     st = res.state
     a = st.anchor
     if type(st) is not CutterState or type(a) not in _ANCHORS:
         return _cutter_row(turn, res, ev.to_dict())
-    return {
-        "request": turn.number,
-        "ops": {"appended": len(turn.append), "edited": len(turn.edit),
-                "deleted": len(turn.delete), "toggle": turn.toggle},
-        "enabled": res.enabled,
-        "messages_in": res.messages_in,
-        "messages_out": res.messages_out,
-        "tokens_in": res.tokens_in,
-        "tokens_out": res.tokens_out,
-        "removable": res.removable,
-        "dropped": res.dropped,
-        "continuity_dropped": res.continuity_dropped,
-        "budget_dropped": res.budget_dropped,
-        "anchor": res.anchor,
-        "fallback": res.fallback,
-        "budget_unreachable": res.budget_unreachable,
-        "orphaned_tool_results": res.orphaned_tool_results,
-        "state": {"omitted_count": st.omitted_count,
-                  "anchor": None if a is None else {"role": a.role, "length": a.length,
-                                                    "hash": a.hash},
-                  "estimated_tokens": st.estimated_tokens},
-        "monitor": {"metrics": ev.metrics, "used_pct": ev.used_pct,
-                    "remaining_pct": ev.remaining_pct, "level": ev.level, "alert": ev.alert,
-                    "alert_reason": ev.reason or None},
-    }
+    return _cutter_row(
+        turn, res,
+        {"metrics": ev.metrics, "used_pct": ev.used_pct, "remaining_pct": ev.remaining_pct,
+         "level": ev.level, "alert": ev.alert, "alert_reason": ev.reason or None},
+        {"omitted_count": st.omitted_count,
+         "anchor": None if a is None else {"role": a.role, "length": a.length, "hash": a.hash},
+         "estimated_tokens": st.estimated_tokens})
 
 
 class CutterRows(Sequence[dict[str, Any]]):
