@@ -23,6 +23,7 @@ from risutools.replay.checker import INVARIANTS, InvariantChecker
 from risutools.replay.cutter import ContextCutter
 from risutools.replay.fixture import Fixture, Message, Turn, build_fixture
 from risutools.replay.mirror import Change, Step
+from risutools.replay.mirror_records import RESULT_ROLES, root
 from risutools.replay.run import _apply_plain, apply_turn, iterate_cutter
 from risutools.replay.synth import synthesize
 from risutools.settings.replay import PROFILES, ReplayConfig, build_config
@@ -272,8 +273,7 @@ def test_the_oracle_comparison_sees_failures() -> None:
 def _mirror_state(m: Any) -> tuple[Any, ...]:
     """Everything the invariants read of a mirror (a Fenwick tree's array is a function of
     its values, so equal arrays are equal counts)."""
-    inp = {k: (e.seq, e.msg, e.est, e.kept, e.caller.msg.id if e.caller else None,
-               sorted(r.msg.id for r in e.results)) for k, e in m.inp.items()}
+    inp = {k: (e.seq, e.msg, e.est, e.kept, _caller(e)) for k, e in m.inp.items()}
     out = {k: (o.msg, o.seq, o.est, o.anchor_np) for k, o in m.out.items()}
     trees = tuple(t.tree for t in (m.np_cnt, m.np_est, m.drops()))
     assert m.np_seqs == [e.seq for e in m.by_seq if e is not None and not e.prot]
@@ -290,8 +290,16 @@ def _mirror_state(m: Any) -> tuple[Any, ...]:
                        if e.kept and not e.prot), None)
     assert kept == (None if first_kept is None else m.np_cnt.prefix(first_kept.seq))
     return (inp, out, trees, firsts, m.n_np, m.n_np_drop, m.total_in, m.est_out,
-            m.prot_dropped, m.bad_out, _changed(m), _out_at(m), m.orphans, m.linked,
+            m.prot_dropped, m.bad_out, _changed(m), _out_at(m), m.orphan_pairs(), m.linked,
             m.prev_dropped, m.prev_omitted, m.prev_anchor)
+
+
+def _caller(e: Any) -> str | None:
+    """A result's caller's id, read off its run (None: none, or not a result)."""
+    if e.run is None or e.msg.role not in RESULT_ROLES:
+        return None
+    caller = root(e.run).caller
+    return None if caller is None else str(caller.msg.id)
 
 
 def _out_at(m: Any) -> dict[int, str]:

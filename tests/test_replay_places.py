@@ -15,6 +15,7 @@ from risutools.replay.checker import InvariantChecker
 from risutools.replay.cutter import ContextCutter
 from risutools.replay.fixture import Message
 from risutools.replay.mirror import Change
+from risutools.replay.mirror_records import root
 from risutools.replay.places import last_before
 from risutools.settings.replay import build_config
 
@@ -84,6 +85,7 @@ def test_the_cutter_and_the_checker_link_a_long_run_to_its_call() -> None:
         cutter.append(m)
         checker.check(Change(i + 2, True, [m], [], [], [m], (), False))
     assert len(cutter._by_id["a"].results) == 3000
-    assert len(checker.mirror.inp["a"].results) == 3000
+    run = root(checker.mirror.inp["a"].run)
+    assert run.caller is checker.mirror.inp["a"] and run.live == run.kept == 3000
     assert checker.mirror.linked == 3000
     assert not checker.failed()

@@ -93,7 +93,7 @@ class InvariantChecker:
                 self._held += 1
                 if m.linked:
                     self._r9_checked += 1
-                    if m.orphans:
+                    if m.orphaned:
                         self._r9_failed += 1
                 return
             if held is not None:
@@ -124,7 +124,7 @@ class InvariantChecker:
     def _held_r9(self, m: Mirror) -> bool:
         """R1-R8 held: R9 counted with them (True) unless it fails for the first time."""
         applies = bool(m.linked)  # (:func:`orphans_apply`, written out)
-        if applies and m.orphans:
+        if applies and m.orphaned:
             if self._verdicts[ORPHANS_ID].first_request is None:
                 return False  # (its first failure: the unit words it)
             self._r9_failed += 1

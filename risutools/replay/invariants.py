@@ -238,15 +238,15 @@ def results_with_their_call(m: Mirror, r: Request) -> Answer:
     """
     if not r.enabled or not m.linked:
         return SKIP
-    if m.orphans:
+    if m.orphaned:
         return lambda: _orphans_detail(m)  # made for the first failure only
     return HELD
 
 
 def _orphans_detail(m: Mirror) -> str:
-    shown = sorted(m.orphans, key=lambda i: m.inp[i].seq)[:5]
-    return (f"tool result(s) sent without their call: {', '.join(shown)} (called by "
-            f"{', '.join(m.ids_of_callers(shown))})")
+    shown = m.orphan_pairs(5)
+    return (f"tool result(s) sent without their call: {', '.join(r for r, _ in shown)} "
+            f"(called by {', '.join(c for _, c in shown)})")
 
 
 #: the units above, in report order: when the registry hands the checker exactly these, it
@@ -289,4 +289,4 @@ def all_held(m: Mirror, r: Request) -> bool:
 def orphans_apply(m: Mirror) -> tuple[bool, bool]:
     """R9 at an enabled request, as :func:`results_with_their_call` answers it: (it applies,
     it fails)."""
-    return bool(m.linked), bool(m.linked and m.orphans)
+    return bool(m.linked), bool(m.linked and m.orphaned)

@@ -31,7 +31,7 @@ import bisect
 import heapq
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 from itertools import repeat
 from operator import is_not, itemgetter
@@ -71,7 +71,7 @@ class Mirror(Passes):
         "__dict__", "_cnt", "_den", "_drop_later", "_ests", "_heaped", "_keep", "_max",
         "_np_drop", "_num", "_overhead", "_target", "bad_out", "by_seq",
         "changed", "config", "dead_seq", "fast", "gone", "in_heap", "inp", "np_seqs",
-        "orphans", "out", "out_at", "out_heap", "prev_anchor", "prev_dropped",
+        "out", "out_at", "out_heap", "prev_anchor", "prev_dropped",
         "prev_omitted", "prot_dropped", "prot_roles", "runs", "texts")
 
     def __init__(self, config: ReplayConfig) -> None:
@@ -143,8 +143,7 @@ class Mirror(Passes):
         #: none), a place for each message appended (as ``by_seq``)
         self.out_at: list[str | None] = []
         self.dead_seq: dict[str, int] = {}  # deleted ids: where they were (for a stale output)
-        self.linked = 0  # live results with a live calling assistant message (R9 applies)
-        self.orphans: set[str] = set()  # results sent without the message that called them
+        self._clear_runs()  # the runs of results, R9's state (mirror_runs.py)
 
     # ---- the spec's arithmetic, written out again (no import from the cutter) ----
 
@@ -293,7 +292,7 @@ class Mirror(Passes):
         without its call or R9 failed before."""
         return not (self.prot_dropped or self.bad_out or self.changed
                     or self.est_out > self._max
-                    or (self.orphans and self.linked and not orphans_ok))
+                    or (self.orphaned and self.linked and not orphans_ok))
 
     def _first_sig(self, first: int, d: int) -> Sig | None:
         """The signature of the first kept message (at ``first``, after ``d``
@@ -376,9 +375,8 @@ class Mirror(Passes):
             return
         e.kept = kept
         self.changed.add(mid)
-        self._orphan(e)  # R9: a result, or the results of a call, moved
-        for res in e.results:
-            self._orphan(res)
+        if e.run is not None:  # R9: a result, or the caller of a run, moved
+            self._moved(e, kept)
         if e.prot:
             if kept:
                 self.prot_dropped.discard(mid)
@@ -424,34 +422,6 @@ class Mirror(Passes):
         self.changed.add(mid)
         if not sent and mid in self.out:  # sent before it was appended (else nothing to
             self._refresh(mid)  # refresh: not sent, and only sent ids are ever in bad_out)
-
-    def ids_of_callers(self, results: Iterable[str]) -> list[str]:
-        """The ids of the messages that called ``results``."""
-        out = []
-        for mid in results:
-            caller = self.inp[mid].caller
-            out.append(caller.msg.id if caller is not None else "?")
-        return out
-
-    def _unlink(self, e: _In) -> None:
-        """``e`` left the history (its place is empty): it is no one's result any more,
-        and the run of results right after it belongs to what now comes before it."""
-        if e.caller is not None:
-            e.caller.results.remove(e)
-            e.caller = None
-            self.linked -= 1
-        self.orphans.discard(e.msg.id)
-        for seq in range(e.seq + 1, len(self.by_seq)):
-            res = self.by_seq[seq]
-            if res is None:
-                continue
-            if res.msg.role not in RESULT_ROLES:
-                break
-            if res.caller is not None:
-                res.caller.results.remove(res)
-                res.caller = None
-                self.linked -= 1
-            self._link(res)
 
     def _in_edit(self, mid: str, content: str) -> None:
         self._steady = False

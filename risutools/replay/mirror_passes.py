@@ -2,8 +2,7 @@
 :meth:`~risutools.replay.mirror.Mirror._apply_change`): messages sent as they are
 appended (:meth:`Passes._append_sent`) and ids withdrawn from the output
 (:meth:`Passes._withdraw_all`; a run of the oldest non-protected messages sent, as a
-correct cutter trims, in a few passes in C: :meth:`Passes._withdraw_run`), and the links
-of tool results to their calls they keep.
+correct cutter trims, in a few passes in C: :meth:`Passes._withdraw_run`).
 
 :class:`Passes` is a base of :class:`~risutools.replay.mirror.Mirror`, which holds the
 fields named here (its ``__slots__``)."""
@@ -17,9 +16,9 @@ from operator import itemgetter
 from typing import cast
 
 from risutools.replay.fixture import Message
-from risutools.replay.mirror_ranks import _KEPT, _WALK, Ranks
-from risutools.replay.mirror_records import _NO_RESULTS, RESULT_ROLES, _In, _Out
-from risutools.replay.places import last_before
+from risutools.replay.mirror_ranks import _KEPT, _WALK
+from risutools.replay.mirror_records import RESULT_ROLES, _In, _Out
+from risutools.replay.mirror_runs import Runs
 
 #: a message's id (its first field), for ``map``
 _ID = itemgetter(0)
@@ -27,16 +26,15 @@ _ID = itemgetter(0)
 _new = object.__new__
 
 
-class Passes(Ranks):
-    """Changes applied in one pass each, and the links of results to their calls."""
+class Passes(Runs):
+    """Changes applied in one pass each."""
 
-    __slots__ = ("_first_kept", "_np_before_kept", "_steady", "est_out", "linked", "n_np",
+    __slots__ = ("_first_kept", "_np_before_kept", "_steady", "est_out", "n_np",
                  "n_np_drop", "total_in")  # (the fields set here; the others: the mirror's)
 
-    # the mirror's fields these read, beyond :class:`Ranks`' (:class:`Mirror`)
+    # the mirror's fields these read, beyond :class:`Runs`' and :class:`Ranks`' (:class:`Mirror`)
     inp: dict[str, _In]
     out: dict[str, _Out]
-    runs: dict[int, int]  # places walked over to a result's caller (places.py)
     out_at: list[str | None]
     out_heap: list[int]
     in_heap: set[int]
@@ -46,30 +44,6 @@ class Passes(Ranks):
     _overhead: int
     prot_roles: frozenset[str]
     gone: set[str]
-    orphans: set[str]
-    linked: int
-
-    def _link(self, res: _In) -> None:
-        """A result's caller: the assistant message right before the run of results it
-        belongs to in the live history (none when something else comes first; found by
-        :func:`~risutools.replay.places.last_before`, not a walk back over the run)."""
-        at = last_before(self.by_seq, res.seq, self.runs, RESULT_ROLES)
-        e = self.by_seq[at] if at >= 0 else None
-        if e is not None and e.msg.role == "assistant":
-            res.caller = e
-            if e.results is _NO_RESULTS:
-                e.results = [res]
-            else:
-                e.results.append(res)
-            self.linked += 1
-        self._orphan(res)
-
-    def _orphan(self, res: _In) -> None:
-        """Whether ``res`` is a result sent without its caller (``orphans``), now."""
-        if res.caller is not None and res.kept and not res.caller.kept:
-            self.orphans.add(res.msg.id)
-        else:
-            self.orphans.discard(res.msg.id)
 
     def _as_sent(self, appended: Sequence[Message], sent: Sequence[Message]) -> set[str] | None:
         """The ids appended, when a change (no edit, no delete) sends exactly what it
@@ -115,8 +89,7 @@ class Passes(Ranks):
             e.msg = m
             e.est = est
             e.kept = True
-            e.caller = None
-            e.results = _NO_RESULTS
+            e.run = None
             by_seq.append(e)
             inp[mid] = e
             out[mid] = e  # (its own output entry)
@@ -150,7 +123,7 @@ class Passes(Ranks):
             return
         out, inp, out_at, later = self.out, self.inp, self.out_at, self._drop_later
         has = len(self._np_drop.tree)  # (:meth:`_drop_add`: positions the tree has)
-        bad_out, gone, orphans = self.bad_out, self.gone, self.orphans
+        bad_out, gone = self.bad_out, self.gone
         est_out = dropped = 0
         for mid in withdrawn:
             o = out.pop(mid, None)
@@ -166,11 +139,8 @@ class Passes(Ranks):
                 continue
             e.kept = False
             gone.add(mid)
-            if orphans:
-                orphans.discard(mid)  # (:meth:`_orphan` of a message not kept)
-            if e.results:  # (most have none, the one empty list: no loop begun)
-                for res in e.results:
-                    self._orphan(res)
+            if e.run is not None:  # (a result, or a message a run follows: most are not)
+                self._moved(e, False)
             if e.prot:
                 self.prot_dropped.add(mid)
                 continue
@@ -207,9 +177,8 @@ class Passes(Ranks):
         for e in entries:
             e.kept = False
             est += e.est
-            if e.results:  # (most have none, the one empty list: no loop begun)
-                for res in e.results:
-                    self._orphan(res)
+            if e.run is not None:  # (a result, or a message a run follows: most are not)
+                self._moved(e, False)
         self.est_out -= est
         out_at = self.out_at  # (None at each of them; between them, protected or gone)
         lo, hi = seqs[0], seqs[-1] + 1
@@ -221,8 +190,6 @@ class Passes(Ranks):
         self.gone.update(withdrawn)
         if self.bad_out:
             self.bad_out.difference_update(withdrawn)
-        if self.orphans:  # (:meth:`_orphan` of a message not kept)
-            self.orphans.difference_update(withdrawn)
         has = len(self._np_drop.tree)  # (:meth:`_drop_add`: positions the tree has)
         if has > 1:
             later = self._drop_later

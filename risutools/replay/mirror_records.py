@@ -68,11 +68,6 @@ class Request:
 RESULT_ROLES = ("tool", "function")
 
 
-#: the results of a message that has none (one list shared by them all, not an empty list
-#: made for every message)
-_NO_RESULTS: list[_In] = []
-
-
 class _Out:
     """An output entry: the message as sent, and where it sits (input seq, or -1)."""
 
@@ -91,17 +86,39 @@ class _In(_Out):
     (not protected) says it is in ``out_at``.  Its text is never changed while it is: an
     edit first gives the output an entry of its own (:meth:`Mirror._in_edit`)."""
 
-    __slots__ = ("caller", "kept", "prot", "results")
+    __slots__ = ("kept", "prot", "run")
 
     def __init__(self, seq: int, msg: Message, est: int, prot: bool,
                  kept: bool = False) -> None:
         self.seq, self.msg, self.est, self.prot = seq, msg, est, prot
         self.anchor_np = not prot  # (read only as its own output entry)
         self.kept = kept  # its id is in the output
-        self.caller: _In | None = None  # a result: the assistant message that called it
-        #: an assistant message: the results of its calls (none yet: the one shared empty
-        #: list, never appended to: :meth:`Mirror._link` gives a message its own)
-        self.results: list[_In] = _NO_RESULTS
+        #: a result: the run it is in; any other message: the run right after it (None:
+        #: none yet; ``mirror_runs.py``)
+        self.run: _Run | None = None
+
+
+class _Run:
+    """A run of tool results in the mirror (``mirror_runs.py``): read at its root."""
+
+    __slots__ = ("caller", "head", "kept", "live", "up")
+
+    def __init__(self, head: _In | None) -> None:
+        self.up: _Run | None = None  # the record it was joined under (None: a root)
+        self.head = head  # the live message right before it that is not a result
+        self.caller = head if head is not None and head.msg.role == "assistant" else None
+        self.live = 0  # its live results
+        self.kept = 0  # those of them sent
+
+
+def root(run: _Run) -> _Run:
+    """The record ``run`` was joined under, last (the path to it halved on the way)."""
+    while run.up is not None:
+        up = run.up
+        if up.up is not None:
+            run.up = up.up
+        run = up
+    return run
 
 
 def _apart(ids: set[str], edited: Sequence[tuple[str, str]], deleted: Sequence[str]) -> bool:
