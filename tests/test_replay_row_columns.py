@@ -154,7 +154,7 @@ def test_a_replay_writes_the_same_files_by_column(seed: int, tmp_path: Path,
     for by_column in (True, False):
         if not by_column:
             monkeypatch.setattr(ReplayRun, "add_rows", _one_by_one)
-        _fx, report, views = _replayed(SIM_CUTTER, cf, fixture, None, None, readable=True)
+        _fx, report, views = _replayed(SIM_CUTTER, cf, fixture, None, None, keep_rows=True)
         rows = report["requests"]
         assert isinstance(rows, Spool)
         got.append((report_bytes(report), views.markdown_picked(report),

@@ -19,6 +19,7 @@ import pytest
 
 from risutools.errors import RisuError
 from risutools.fsio import atomic_write
+from risutools.replay import api as api_mod
 from risutools.replay import spool as spool_mod
 from risutools.replay.api import run_component, write_report_files
 from risutools.replay.fixture import build_fixture, load_fixture
@@ -273,21 +274,67 @@ def test_views_that_do_not_fit_run_the_replay_again(tmp_path: Path,
         assert a.read_bytes() == b.read_bytes(), ext
 
 
-def test_a_page_of_every_row_has_its_rows_kept(tmp_path: Path) -> None:
-    """Every one of more than 400 rows worth a look (a toggle at each request): the page
-    lists them all, read from the rows, so ``replay run`` keeps them (a second run): the
-    same files as a run that kept them from the start."""
+@pytest.mark.parametrize(("toggled", "plain", "kept"), [
+    (450, 0, True),  # every row worth a look: the page lists them all, read back
+    (1100, 300, False),  # past two batches, then rows that are not: the page picks
+    (0, 900, False),  # none worth a look from the first
+])
+def test_a_page_of_every_row_has_its_rows_kept_in_one_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toggled: int, plain: int,
+        kept: bool) -> None:
+    """``replay run`` keeps its rows to be read back while every row so far is worth a
+    look (a toggle at each request): past 400 such rows the page lists them all, read
+    from the rows; once one is not, it lets them go.  One run either way (a page of every
+    row ran the replay twice), and the files of a run that kept its rows from the start."""
     fixture = tmp_path / "f.ndjson"
+    toggles = (["true", "false", "true"] * toggled)[:toggled]
     fixture.write_text('{"fixture": "conversation-v1", "name": "n"}\n' + "".join(
         f'{{"append": [{{"role": "user", "content": "x{i}"}}], "toggle": {t}}}\n'
-        for i, t in enumerate(["true", "false", "true"] * 150)))
+        for i, t in enumerate(toggles)) + "".join(
+        f'{{"append": [{{"role": "user", "content": "y{i}"}}]}}\n' for i in range(plain)))
     comp = Path(__file__).parents[1] / "fixtures" / "documents" / "seed-000-context-cutter.json"
+    runs: list[Any] = []
+    real = api_mod.run_simulation
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        runs.append(real(*args, **kw))
+        return runs[-1]
+
+    monkeypatch.setattr(api_mod, "run_simulation", counted)
     run_component(comp, fixture, output=tmp_path / "a.json", keep_rows=False)
+    assert len(runs) == 1 and runs[0].rows.readable is kept
     run_component(comp, fixture, output=tmp_path / "b.json")
     for ext in ("json", "md", "html"):
         a, b = (tmp_path / f"{n}.{ext}" for n in "ab")
         assert a.read_bytes() == b.read_bytes(), ext
-    assert (tmp_path / "a.html").read_text().count("<tr") > 450
+    rows = (tmp_path / "a.html").read_text().count("<tr")
+    assert rows > 450 if kept else rows < 450
+
+
+def test_a_spool_keeps_its_rows_while_told() -> None:
+    """A spool given a function keeps its rows to be read back while it says so, asked at
+    each batch; once not, they are let go (read back: refused), and :meth:`Spool.hold`
+    keeps them as they are from then on."""
+    rows = [{"request": i} for i in range(1600)]
+    answers: list[bool] = []
+
+    def keep() -> bool:
+        answers.append(len(answers) < 2)
+        return answers[-1]
+
+    told = Spool(readable=keep)
+    for r in rows:
+        told.append(r)
+    assert answers == [True, True, False] and not told.readable
+    with pytest.raises(RuntimeError, match="not kept"):
+        list(told)
+    held = Spool(readable=lambda: False)
+    held.extend(rows[:100])
+    held.hold()  # (before its first batch: kept, the function never asked)
+    held.extend(rows[100:])
+    assert held.readable and list(held) == rows
+    told.close()
+    held.close()
 
 
 def test_the_report_files_are_the_same_hashed_or_not(tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ from risutools.replay.run import (
     run_simulation,
     select_simulation,
 )
+from risutools.replay.spool import Spool
 from risutools.replay.verdicts import NOT_CHECKED, PASSED
 from risutools.safeio import check_inside
 from risutools.settings.config import find_settings_file, load_settings
@@ -175,20 +176,22 @@ def _replay(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Path
     """Load the fixture (an NDJSON one read as it is replayed), run, write the three files:
     (fixture, report, paths, the JSON file's digest: None unless ``hashed``).  The
     renderings' views of the rows are gathered as they are made, so without ``keep_rows``
-    the rows are not kept to be read back; when the renderings would read them (views that
-    do not fit the report, never seen; a page listing every one of more than 400 rows) the
-    replay runs again, its rows kept."""
+    the rows are kept to be read back only while the renderings may yet read them (a page
+    listing every one of more than 400 rows, each worth a look: :meth:`RowViews.rows_needed`);
+    when they would read rows not kept (views that do not fit the report, never seen) the
+    replay runs again, its rows kept (it ran twice for every page listing all its rows:
+    docs/replay.md)."""
     layer = catalog_section(cf.path) if catalog_layer is False else catalog_layer
-    fx, report, views = _replayed(sim, cf, fixture, config, layer, readable=keep_rows)
-    if not keep_rows and not views.complete(report):
-        fx, report, views = _replayed(sim, cf, fixture, config, layer, readable=True)
+    fx, report, views = _replayed(sim, cf, fixture, config, layer, keep_rows=keep_rows)
+    if not keep_rows and not views.complete(report) and not _held(report):
+        fx, report, views = _replayed(sim, cf, fixture, config, layer, keep_rows=True)
     out = Path(output) if output else default_report_path(cf.path, cf.doc["component_id"], fx.name)
     written, digest = write_report_files(report, out, views, hashed=hashed)
     return fx, report, written, digest
 
 
 def _replayed(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Path | None,
-              layer: dict[str, Any] | bool | None, *, readable: bool,
+              layer: dict[str, Any] | bool | None, *, keep_rows: bool,
               ) -> tuple[Fixture, dict[str, Any], RowViews]:
     fx = stream_fixture(fixture)
     section = layer if isinstance(layer, dict) else None
@@ -198,13 +201,24 @@ def _replayed(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Pa
                                     str(fixture)))
     views = RowViews(fx.turn_count(), sim != SIM_MONITOR)
     try:  # the rows out of memory (the temporary folder past 1 MiB), then streamed
-        run = run_simulation(sim, fx, cfg, spool=True, watch=views.add, readable=readable,
+        run = run_simulation(sim, fx, cfg, spool=True, watch=views.add,
+                             readable=True if keep_rows else views.rows_needed,
                              watch_many=views.add_columns)
         report = build_report(run, fx, cfg, cf.doc)
     except OSError as exc:  # the temporary folder full or unwritable
         raise RisuError(Code.UNWRITABLE, "cannot keep the report's rows in the temporary "
                         f"folder: {exc.strerror or exc}", path=tempfile.gettempdir()) from exc
     return fx, report, views
+
+
+def _held(report: dict[str, Any]) -> bool:
+    """The report's rows and alerts are still kept to be read back (then kept so)."""
+    spools = [v for v in (report["requests"], report["alerts"]) if isinstance(v, Spool)]
+    if not all(s.readable for s in spools):
+        return False
+    for s in spools:
+        s.hold()
+    return True
 
 
 def catalog_section(component: Path) -> dict[str, Any] | None:

@@ -80,9 +80,13 @@ class Picker:
                 self.total += len(rest) - self.cap
                 del rest[self.cap:]
 
+    def qualified(self) -> int:
+        """How many rows qualified (:meth:`picked`'s count, nothing sorted)."""
+        return self.total + len(self.first) + len(self.rest)
+
     def picked(self) -> Picked:
         """The rows picked, in request order, and how many rows qualified."""
-        total = self.total + len(self.first) + len(self.rest)
+        total = self.qualified()
         chosen = sorted(self.first, key=_request) + sorted(self.rest, key=_request)
         return sorted(chosen[:self.cap], key=_request), total
 

@@ -77,6 +77,12 @@ class RowViews:
         return (self.count == self.n == len(report["requests"]) and firsts == self.firsts
                 and self.cutter == (report["simulation"] == "context-cutter"))
 
+    def rows_needed(self) -> bool:
+        """The page may yet list every row (more than :data:`MAX_TABLE_ROWS` made, and
+        each fed so far worth a look): once one is not, the page's table picks its rows
+        and the renderings read none (:meth:`complete`), whatever comes after."""
+        return self.n > MAX_TABLE_ROWS and self.html.qualified() == self.count
+
     def complete(self, report: dict[str, Any]) -> bool:
         """The renderings read nothing of the report's rows: the views fit it, and the page's
         table is kept (not every row past 400 worth a look: the page then lists them all)."""

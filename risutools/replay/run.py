@@ -20,7 +20,7 @@ from typing import Any, overload
 from risutools import __version__
 from risutools.canonical import indented, prefixed, self_hash
 from risutools.checks.registry import registered_checks
-from risutools.errors import ReplayError
+from risutools.errors import Code, ReplayError
 from risutools.replay.checker import INVARIANTS, InvariantChecker
 from risutools.replay.cutter import ContextCutter, CutResult
 from risutools.replay.fixture import Fixture, Message, Turn
@@ -48,6 +48,7 @@ from risutools.replay.row_values import (
 from risutools.replay.spool import (
     Columns,
     Given,
+    Keep,
     Spool,
     canonical_pieces,
     indented_pieces,
@@ -111,27 +112,29 @@ class ReplayRun:
             for row, first in zip(rows, firsts, strict=True):
                 self.add(row, first)
             return
+        # (watched, then tallied, then kept: a spool asks the watcher whether to keep rows
+        # to be read back, :data:`~.spool.Keep`, of the rows made so far)
+        if self.watch_many is not None:
+            self.watch_many(rows, firsts, cols)
+        if tally is not None:
+            tally.add_columns(cols, rows)
         if isinstance(self.rows, Spool):
             self.rows.extend(rows, values)
         else:
             self.rows.extend(rows)
-        if tally is not None:
-            tally.add_columns(cols, rows)
-        if self.watch_many is not None:
-            self.watch_many(rows, firsts, cols)
 
     def add(self, row: dict[str, Any], first: bool = False) -> None:
         """One request's row, tallied as it is kept (whether it is :func:`quiet` asked
-        once for the tally and the watcher)."""
-        self.rows.append(row)
+        once for the tally and the watcher; watched, tallied, then kept, as
+        :meth:`add_rows`)."""
         tally, watch = self.tally, self.watch
-        if tally is None and watch is None:
-            return
-        still = quiet(row, self.simulation == SIM_CUTTER)
-        if tally is not None:
-            tally.add(row, still)
-        if watch is not None:
-            watch(row, first, still)
+        if tally is not None or watch is not None:
+            still = quiet(row, self.simulation == SIM_CUTTER)
+            if watch is not None:
+                watch(row, first, still)
+            if tally is not None:
+                tally.add(row, still)
+        self.rows.append(row)
 
 
 #: a row as it is made, whether an invariant failed for the first time at its request, and
@@ -200,6 +203,20 @@ def apply_turn(cutter: ContextCutter, turn: Turn) -> None:
 _change: Callable[[tuple[Any, ...]], Change] = partial(tuple.__new__, Change)
 
 
+#: the messages the checker may be handed over a replay: those the output gains or loses,
+#: request by request (a whole history observed: each request's lists).  A switch of the
+#: module sends, then withdraws, the whole history, which the cutter does in a few steps
+#: and the checker message by message (about 1.5 us each): past this, the fixture is
+#: refused at the turn that crosses it, about half a minute in (docs/replay.md, Bounds)
+MAX_MOVED = 20_000_000
+
+
+def _too_many_moved(turn: Turn) -> ReplayError:
+    return ReplayError(Code.BAD_FIXTURE, f"the output gains or loses more than "
+                       f"{MAX_MOVED:,} messages over the replay (each switch of the module "
+                       f"moves the whole history)", where=f"turn {turn.number}")
+
+
 def iterate_cutter(
     fixture: Fixture,
     config: ReplayConfig,
@@ -211,7 +228,8 @@ def iterate_cutter(
 
     The observation is a :class:`Change` (the turn's operations from the fixture and
     the cutter's ``output_delta``: O(change) per request) unless the cutter's class
-    overrides ``output()``, whose whole list is then observed as a :class:`Step`.
+    overrides ``output()``, whose whole list is then observed as a :class:`Step`.  The
+    messages observed are at most :data:`MAX_MOVED` (``bad-fixture`` past it).
     """
     cutter = cutter_factory(config)
     for m in fixture.messages:
@@ -223,6 +241,7 @@ def iterate_cutter(
     history: dict[str, Message] = {} if by_delta else {m.id: m for m in fixture.messages}
     pending: list[Message] = list(fixture.messages)
     enabled = config.enabled
+    moved = 0
     for turn in fixture.iter_turns():
         try:
             apply_turn(cutter, turn)
@@ -235,6 +254,9 @@ def iterate_cutter(
         obs: Step | Change | None = None
         if observe and by_delta:
             sent, withdrawn = cutter.output_delta(result)
+            moved += len(sent) + len(withdrawn)
+            if moved > MAX_MOVED:
+                raise _too_many_moved(turn)
             # (the turn's own lists: the checker reads a change, it never changes one)
             obs = _change((
                 turn.number, enabled, [*pending, *turn.append] if pending else turn.append,
@@ -244,6 +266,9 @@ def iterate_cutter(
                 pending = []
         elif observe:
             _apply_plain(history, turn)
+            moved += 2 * len(history)
+            if moved > MAX_MOVED:
+                raise _too_many_moved(turn)
             obs = Step(
                 turn.number,
                 enabled,
@@ -279,7 +304,7 @@ def replay_cutter(
     *,
     spool: bool = False,
     watch: Watch | None = None,
-    readable: bool = True,
+    readable: Keep = True,
     watch_many: WatchMany | None = None,
 ) -> ReplayRun:
     """The cutter, checked (R1-R9), with the monitor observing it, checked too (M1-M3);
@@ -336,7 +361,7 @@ def replay_monitor(
     *,
     spool: bool = False,
     watch: Watch | None = None,
-    readable: bool = True,
+    readable: Keep = True,
 ) -> ReplayRun:
     """The monitor alone: usage = the whole history's estimate (nothing is cut); M1-M3."""
     mcheck = MonitorChecker(config)
@@ -364,9 +389,10 @@ def replay_monitor(
 
 def run_simulation(simulation: str, fixture: Fixture, config: ReplayConfig, *,
                    spool: bool = False, watch: Watch | None = None,
-                   readable: bool = True, watch_many: WatchMany | None = None) -> ReplayRun:
+                   readable: Keep = True, watch_many: WatchMany | None = None) -> ReplayRun:
     """``spool``: the rows kept out of memory (:class:`Spool`), for a report streamed to
-    its files (:func:`report_pieces`), ``readable``: to be read back; ``watch``: called
+    its files (:func:`report_pieces`), ``readable``: to be read back (a function: while it
+    says so, :data:`~risutools.replay.spool.Keep`); ``watch``: called
     with each row as it is made (``watch_many``: with each batch, a context cutter's)."""
     if simulation == SIM_CUTTER:
         return replay_cutter(fixture, config, spool=spool, watch=watch, readable=readable,

@@ -23,7 +23,7 @@ import itertools
 import marshal
 import struct
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any, overload
 
 from risutools.canonical import alike_levels, canonical, halved, indented
@@ -71,6 +71,9 @@ class Columns:
 
 #: what a spool is given of rows' scalars: by row, or by column
 Given = RowValues | Columns
+#: whether a spool keeps its rows to be read back: always, never, or while the function
+#: says they may yet be read (asked at each batch; once False, they are not kept since)
+Keep = bool | Callable[[], bool]
 
 
 class Spool(Sequence[dict[str, Any]]):
@@ -79,10 +82,11 @@ class Spool(Sequence[dict[str, Any]]):
     Read back in order (``for row in spool``: one batch in memory at a time); an index or
     a slice reads from the start."""
 
-    def __init__(self, readable: bool = True, shape: RowShape | None = None) -> None:
+    def __init__(self, readable: Keep = True, shape: RowShape | None = None) -> None:
         """``readable``: the rows can be read back (kept a third time, as ``marshal``
         data); a spool that is not only writes the report's two forms (its rows read back
         raise RuntimeError: what a replay whose renderings were gathered as it ran needs).
+        A function: they are kept while it says they may yet be read (:data:`Keep`).
         ``shape``: the rows' usual shape, whose batches are written from its templates
         (:meth:`RowShape.forms`; a batch not of it as any other)."""
         self._shape = shape
@@ -90,6 +94,7 @@ class Spool(Sequence[dict[str, Any]]):
         self._indent = _temp()  # the rows as the report file holds them
         #: the batches as marshal data, to read the rows back
         self._back: IO[bytes] | None = _temp() if readable else None
+        self._keep: Callable[[], bool] | None = readable if callable(readable) else None
         self._count = 0  # rows in the files
         #: the rows not yet written: (rows, start, stop) of each part given (a list of rows
         #: copied, any other sequence kept as it is: its rows read only if needed)
@@ -149,6 +154,8 @@ class Spool(Sequence[dict[str, Any]]):
         forms = None
         if given is not None and self._shape is not None and _count(given) == n:
             forms = _given_forms(self._shape, given)
+        if self._keep is not None and not self._keep():  # (not to be read: kept no longer)
+            self.forget()
         back = self._back
         rows = self._rows() if forms is None or back is not None else []
         self._pending, self._waiting = [], 0
@@ -167,6 +174,17 @@ class Spool(Sequence[dict[str, Any]]):
             if back is not None:
                 back.write(_LENGTH.pack(len(data)) + data)
         self._count += n
+
+    def hold(self) -> None:
+        """Keep the rows to be read back from now on, if they are still kept (the
+        function given no longer asked)."""
+        self._keep = None
+
+    def forget(self) -> None:
+        """Keep the rows no longer to be read back (those kept are let go)."""
+        if self._back is not None:
+            self._back.close()
+        self._back = self._keep = None
 
     def __len__(self) -> int:
         return self._count + self._waiting
