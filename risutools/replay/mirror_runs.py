@@ -13,8 +13,8 @@ record a run (:class:`_Run`), not a caller a result:
   a union-find, the records' ``up``);
 - a result or a caller kept or dropped moves two counts and one set.
 
-Each is a few steps, not a pass over the run (a run of 10,000 results, its head deleted
-3,000 times over: 39 s as a pass, docs/replay.md, Bounds).  A place never gains a
+Each is a few steps, not a pass over the run (a run of 10,000 results, the 3,000 messages
+before it deleted one a turn: 39 s as a pass; docs/replay.md, Bounds).  A place never gains a
 message again and a role never changes, so a run never splits.
 
 R9 fails when a result is sent and its caller is not: the runs with a caller not kept and
@@ -61,13 +61,12 @@ class Runs(Ranks):
                 head.run = run
         res.run = run
         run.live += 1
+        if res.kept:
+            run.kept += 1
         if run.caller is not None:
             self.linked += 1
-            if res.kept:
-                run.kept += 1
+            if res.kept:  # (no caller: nothing to orphan)
                 self._weigh(run)
-        elif res.kept:
-            run.kept += 1
 
     def _unlink(self, e: _In) -> None:
         """``e`` left the history (its place is empty already): a result leaves its run;
