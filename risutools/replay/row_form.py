@@ -281,14 +281,21 @@ class RowShape:
 
 
 def _spelled(flat: list[Any]) -> list[bytes] | None:
-    """Each value's JSON spelling by orjson (one call, split at its commas; a call a value
-    when a string holds a comma, the pieces then not one a value); None when orjson
-    refuses one (an integer past 64 bits, a surrogate)."""
+    """Each value's JSON spelling by orjson (one call, split at its commas); when a string
+    holds a comma (the pieces then not one a value), the list written one value a line and
+    split at its line breaks, which no scalar's spelling holds (a string's line break is
+    written ``\\n``): one call still, never a call a value (each of whose bytes orjson
+    keeps in a buffer of 4 KiB: 10 MB for a batch of alerts, bench/RESULTS.md round 28).
+    None when orjson refuses one (an integer past 64 bits, a surrogate)."""
+    if not flat:
+        return []
     try:
         parts = orjson.dumps(flat)[1:-1].split(b",")
-        return parts if len(parts) == len(flat) else list(map(orjson.dumps, flat))
+        if len(parts) != len(flat):  # ("[\n  " ... "\n]")
+            parts = orjson.dumps(flat, option=orjson.OPT_INDENT_2)[4:-2].split(b",\n  ")
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         return None
+    return parts if len(parts) == len(flat) else None
 
 
 def _holed(text: bytes) -> bytes:
