@@ -23,10 +23,14 @@
 * ``replay run``, the whole command, a request against the cutter's own cost a request
   (issue 23, goal 4: at most 2x), at 10,000 and 100,000 messages (``replay synth --seed 1``,
   as YAML and as NDJSON), with the command's peak RSS beside that of the fixture's parse
-  alone (``--run-only`` runs just that part; ``--quick``: 10,000 only).  The command and
-  its start-up are run in turn :data:`RUN_ROUNDS` times (``--rounds N``): the figure is the
-  median of the rounds' (command less start-up), the range of the rounds' ratios beside it
-  (one round's CPU time moves by 10-30 % on a shared machine: bench/RESULTS.md, round 26).
+  alone (``--run-only`` runs just that part; ``--quick``: 10,000 only).  The cutter's own
+  cost is taken two ways: in process (the fixture loaded beforehand, best of 3: the strict
+  figure) and as a whole process (``bench/cutter_alone.py``: the fixture read as the
+  command reads it, then the cutter; the issue's measure, whole processes side by side).
+  The command, the cutter's process and each one's start-up are run in turn
+  :data:`RUN_ROUNDS` times (``--rounds N``): each figure is the median of the rounds'
+  (program less start-up), the range of the rounds' ratios beside it (one round's CPU time
+  moves by 10-30 % on a shared machine: bench/RESULTS.md, round 26).
 
 Usage: ``python bench/bench_replay.py [--quick] [--rounds N] [--checker-only | --run-only]``.
 """
@@ -349,14 +353,27 @@ def _cutter_ms(fixture: Path) -> tuple[int, float]:
 
 def print_run_costs(quick: bool, rounds: int = RUN_ROUNDS) -> None:
     """``replay run`` a request against the cutter's own cost a request (issue 23, goal 4:
-    <= 2x), at 10,000 and 100,000 messages, and the command's peak memory: the command
-    and its start-up in turn, ``rounds`` times, the median of (command less start-up)."""
-    print("\n=== replay run (whole process, CPU user+sys, minus the same command's start-up on "
-          "a 1-request fixture, the two in turn: median of "
-          f"{rounds} rounds) vs the cutter alone (iterate_cutter in process, best of 3)")
+    <= 2x), at 10,000 and 100,000 messages, and the command's peak memory.  The cutter's
+    cost two ways, both printed:
+
+    * in process (:func:`_cutter_ms`): the cutter alone over the fixture loaded beforehand,
+      best of 3 (its memory already faulted in, its code warm): the strict figure;
+    * as a whole process (``bench/cutter_alone.py``): the fixture read as the command reads
+      it, then the cutter, nothing else; the issue's own measure (whole-process CPU, side
+      by side, the same files).
+
+    The command, the cutter's process and each one's start-up (the same program on a
+    one-request fixture) in turn, ``rounds`` times: each figure the median of (program less
+    its start-up), the range of the rounds' ratios beside it."""
+    print("\n=== replay run (whole process, CPU user+sys, less the same command's start-up on "
+          "a 1-request fixture: median of "
+          f"{rounds} rounds) vs the cutter alone: in process (iterate_cutter, the fixture "
+          "loaded, best of 3) and as a whole process (bench/cutter_alone.py: the fixture "
+          "read as the command reads it, then the cutter; less its start-up likewise)")
     print(f"  workload: risutools replay synth --seed 1 --messages N -o fx.<yaml|ndjson>; "
           f"risutools replay run {RUN_DOC.relative_to(ROOT)} -x fx -o r.json")
     py = [sys.executable, "-m", "risutools"]
+    alone = [sys.executable, str(ROOT / "bench" / "cutter_alone.py")]
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
 
@@ -367,26 +384,32 @@ def print_run_costs(quick: bool, rounds: int = RUN_ROUNDS) -> None:
         for ext in ("yaml", "ndjson"):  # (each format's start-up: its own 1-request run)
             _child_cost([*py, "replay", "synth", "--seed", "1", "--messages", "2", "-o",
                          str(d / f"tiny.{ext}")])
-        print("  messages | fixture | requests | cutter ms/req | replay run ms/req | ratio "
-              "(rounds' range) | peak RSS | the fixture's parse alone")
+        print("  messages | fixture | requests | cutter ms/req in process | as a process | "
+              "replay run ms/req | ratio to in process (rounds' range) | ratio to the "
+              "process (range) | peak RSS | the fixture's parse alone")
         for n in RUN_SIZES[:1] if quick else RUN_SIZES:
             for ext in ("yaml", "ndjson"):
-                fx = d / f"fx{n}.{ext}"
+                fx, tiny = d / f"fx{n}.{ext}", d / f"tiny.{ext}"
                 _child_cost([*py, "replay", "synth", "--seed", "1", "--messages", str(n),
                              "-o", str(fx)])
                 requests, cut_ms = _cutter_ms(fx)
-                costs, rss = [], 0.0
+                costs, alone_costs, rss = [], [], 0.0
                 for _ in range(rounds):
                     cpu, rss = run(fx)
-                    costs.append(cpu - run(d / f"tiny.{ext}")[0])
+                    costs.append(cpu - run(tiny)[0])
+                    alone_costs.append(_child_cost([*alone, str(fx)])[0]
+                                       - _child_cost([*alone, str(tiny)])[0])
                 run_ms = 1000 * statistics.median(costs) / requests
+                proc_ms = 1000 * statistics.median(alone_costs) / requests
                 spread = [1000 * c / requests / cut_ms for c in (min(costs), max(costs))]
+                ratios = sorted(c / a for c, a in zip(costs, alone_costs, strict=True))
                 _, parse_rss = _child_cost([sys.executable, "-c", "import sys; from risutools."
                                             "replay.fixture import load_fixture; "
                                             "load_fixture(sys.argv[1])", str(fx)])
-                print(f"  {n:>8,} | {ext:7} | {requests:>8,} | {cut_ms:13.4f} | "
-                      f"{run_ms:17.4f} | {run_ms / cut_ms:5.2f}x ({spread[0]:.2f}-"
-                      f"{spread[1]:.2f}) | {rss:5.0f} MiB | "
+                print(f"  {n:>8,} | {ext:7} | {requests:>8,} | {cut_ms:24.4f} | "
+                      f"{proc_ms:12.4f} | {run_ms:17.4f} | {run_ms / cut_ms:5.2f}x "
+                      f"({spread[0]:.2f}-{spread[1]:.2f}) | {run_ms / proc_ms:5.2f}x "
+                      f"({ratios[0]:.2f}-{ratios[-1]:.2f}) | {rss:5.0f} MiB | "
                       f"{parse_rss:5.0f} MiB", flush=True)
 
 
