@@ -284,7 +284,7 @@ def _spelled(flat: list[Any]) -> list[bytes] | None:
     """Each value's JSON spelling by orjson (one call, split at its commas); when a string
     holds a comma (the pieces then not one a value), the list written one value a line and
     split at its line breaks, which no scalar's spelling holds (a string's line break is
-    written ``\\n``): one call still, never a call a value (each of whose bytes orjson
+    written ``\\n``): one call more, never a call a value (each of whose bytes orjson
     keeps in a buffer of 4 KiB: 10 MB for a batch of alerts, bench/RESULTS.md round 28).
     None when orjson refuses one (an integer past 64 bits, a surrogate)."""
     if not flat:
