@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -494,13 +494,16 @@ class ContextCutter:
         sent: list[Message] = []
         withdrawn = self._gone
         emitted: set[int] = set()
+        # (the cut's move in one loop, :meth:`_np_list`; the walk itself for the reference)
+        run: Callable[[int, int], Iterable[_Entry]] = (
+            self._np_list if self._delta_fast else self._np_run)
         if self._j < k:
-            for e in self._np_run(self._j, k):  # the cut moved forward
+            for e in run(self._j, k):  # the cut moved forward
                 if e.sent:
                     e.sent = False
                     withdrawn.append(e.msg.id)
         elif k < self._j:
-            for e in self._np_run(k, self._j):  # the cut moved back
+            for e in run(k, self._j):  # the cut moved back
                 if not e.sent:
                     e.sent = True
                     sent.append(e.msg)

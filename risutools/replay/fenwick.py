@@ -65,6 +65,19 @@ class Fenwick:
         return pos + 1
 
 
+def tree_of(values: list[int]) -> list[int]:
+    """The tree of ``values`` (position ``i`` holding ``values[i - 1]``), built in one pass
+    over them (each node added once into its parent): O(n), where ``n`` pushes take
+    O(n log n)."""
+    tree = [0, *values]
+    n = len(tree)
+    for i in range(1, n):
+        j = i + (i & -i)
+        if j < n:
+            tree[j] += tree[i]
+    return tree
+
+
 def push_three(a: Fenwick, b: Fenwick, c: Fenwick, va: int, vb: int, vc: int) -> None:
     """``a.push(va)``, ``b.push(vb)``, ``c.push(vc)`` for three trees of the same length,
     in one walk (the nodes summed are at the same positions in each)."""

@@ -545,9 +545,64 @@ class Mirror(Passes):
             self._in_delete(mid)
         for mid in ch.withdrawn:
             self._out_remove(mid)
+        if self.fast:
+            if len(ch.sent) > len(at_once):  # (any not entered with the input)
+                self._send_all(ch.sent, at_once)
+            return
         for m in ch.sent:
             if m.id not in at_once:
                 self._out_set(m)
+
+    def _send_all(self, sent: Sequence[Message], skip: set[str]) -> None:
+        """:meth:`_out_set` of each message sent but those in ``skip``, in order, in one
+        pass for the usual one: a live input message sent again as it is (the very
+        message), not in the output and not kept (a switch of the module off, a cut moved
+        back) -- its own output entry then, as an appended one sent at once is
+        (:meth:`_append_sent`), and what :meth:`_refresh` does for it written out: it is
+        kept now (in ``changed``; R9's run moved; a protected one dropped no longer; else
+        one fewer dropped, and the first kept if it comes first).  (An entry of its own
+        is what :meth:`_out_set` would make of it, field for field; ``bad_out`` holds
+        only ids in the output: it lacks this one.)"""
+        inp, out, out_at = self.inp, self.out, self.out_at
+        has = len(self._np_drop.tree)  # (:meth:`_drop_add`: positions the tree has)
+        later, changed = self._drop_later, self.changed
+        heaped, in_heap, out_heap = self._heaped, self.in_heap, self.out_heap
+        est_out = 0
+        for m in sent:
+            mid = m[0]
+            if mid in skip:
+                continue
+            e = inp.get(mid)
+            if e is None or e.msg is not m or e.kept or mid in out:
+                self.est_out += est_out
+                est_out = 0
+                self._out_set(m)
+                continue
+            self._steady = False
+            out[mid] = e
+            est_out += e.est
+            e.kept = True
+            changed.add(mid)
+            if e.run is not None:  # (a result, or a message a run follows: most are not)
+                self._moved(e, True)
+            if e.prot:
+                self.prot_dropped.discard(mid)
+                continue
+            seq = e.seq
+            out_at[seq] = mid  # (:meth:`_out_at`)
+            if heaped and seq not in in_heap:
+                in_heap.add(seq)
+                heapq.heappush(out_heap, seq)
+            if seq + 1 < has:  # (:meth:`_drop_add`)
+                later[seq + 1] = later.get(seq + 1, 0) - 1
+            self.n_np_drop -= 1
+            first = self._first_kept  # (:meth:`_kept_moved`: now kept)
+            if first is not None and (not first or seq + 1 < first):
+                self._first_kept, self._np_before_kept = seq + 1, None
+        self.est_out += est_out
+        first = self._first_kept
+        if first and self._np_before_kept is None:  # (one bisection, not one a message
+            self._np_before_kept = self.np_before(first - 1)  # moved: :meth:`np_before`)
 
     def _sent_as_appended(self, ch: Change) -> set[str]:
         """:func:`~risutools.replay.mirror_records.sent_as_appended` of this output."""

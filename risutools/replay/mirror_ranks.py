@@ -12,7 +12,7 @@ import bisect
 from collections.abc import Iterable
 from operator import attrgetter
 
-from risutools.replay.fenwick import Fenwick, push_two
+from risutools.replay.fenwick import Fenwick, push_two, tree_of
 from risutools.replay.mirror_records import Request, Sig, _In
 
 #: entries the mirror walks back or forward over before it asks the trees
@@ -97,13 +97,18 @@ class Ranks:
         drops = self._np_drop
         tree = drops.tree
         n = len(tree)
+        by_seq = self.by_seq
+        if len(later) * n.bit_length() > 2 * len(by_seq):  # (most positions moved: a
+            # switch of the module, a long cut undone) the tree made again, in one pass
+            drops.tree = tree_of([0 if e is None or e.prot or e.kept else 1 for e in by_seq])
+            later.clear()
+            return drops
         if later:
             for i, delta in later.items():
                 while i < n:
                     tree[i] += delta
                     i += i & -i
             later.clear()
-        by_seq = self.by_seq
         for seq in range(n - 1, len(by_seq)):
             e = by_seq[seq]
             drops.push(0 if e is None or e.prot or e.kept else 1)

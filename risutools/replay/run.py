@@ -206,8 +206,9 @@ _change: Callable[[tuple[Any, ...]], Change] = partial(tuple.__new__, Change)
 #: the messages the checker may be handed over a replay: those the output gains or loses,
 #: request by request (a whole history observed: each request's lists).  A switch of the
 #: module sends, then withdraws, the whole history, which the cutter does in a few steps
-#: and the checker message by message (about 1.5 us each): past this, the fixture is
-#: refused at the turn that crosses it, about half a minute in (docs/replay.md, Bounds)
+#: and the checker message by message (about 0.4 us each, a switch's in one pass:
+#: ``Mirror._send_all``): past this, the fixture is refused at the turn that crosses it,
+#: about 10 s in (docs/replay.md, Bounds)
 MAX_MOVED = 20_000_000
 
 
