@@ -583,22 +583,22 @@ class Mirror(Passes):
             est_out += e.est
             e.kept = True
             changed.add(mid)
-            if e.run is not None:  # (a result, or a message a run follows: most are not)
-                self._moved(e, True)
-            if e.prot:
+            if not e.prot:
+                seq = e.seq
+                out_at[seq] = mid  # (:meth:`_out_at`)
+                if heaped and seq not in in_heap:
+                    in_heap.add(seq)
+                    heapq.heappush(out_heap, seq)
+                if seq + 1 < has:  # (:meth:`_drop_add`)
+                    later[seq + 1] = later.get(seq + 1, 0) - 1
+                self.n_np_drop -= 1
+                first = self._first_kept  # (:meth:`_kept_moved`: now kept)
+                if first is not None and (not first or seq + 1 < first):
+                    self._first_kept, self._np_before_kept = seq + 1, None
+            else:
                 self.prot_dropped.discard(mid)
-                continue
-            seq = e.seq
-            out_at[seq] = mid  # (:meth:`_out_at`)
-            if heaped and seq not in in_heap:
-                in_heap.add(seq)
-                heapq.heappush(out_heap, seq)
-            if seq + 1 < has:  # (:meth:`_drop_add`)
-                later[seq + 1] = later.get(seq + 1, 0) - 1
-            self.n_np_drop -= 1
-            first = self._first_kept  # (:meth:`_kept_moved`: now kept)
-            if first is not None and (not first or seq + 1 < first):
-                self._first_kept, self._np_before_kept = seq + 1, None
+            if e.run is not None:  # R9: a result, or the caller of a run, sent again
+                self._moved(e, True)
         self.est_out += est_out
         first = self._first_kept
         if first and self._np_before_kept is None:  # (one bisection, not one a message
