@@ -568,6 +568,7 @@ class Mirror(Passes):
         later, changed = self._drop_later, self.changed
         heaped, in_heap, out_heap = self._heaped, self.in_heap, self.out_heap
         est_out = 0
+        self._steady = False  # (as :meth:`_out_set` leaves it)
         for m in sent:
             mid = m[0]
             if mid in skip:
@@ -578,7 +579,6 @@ class Mirror(Passes):
                 est_out = 0
                 self._out_set(m)
                 continue
-            self._steady = False
             out[mid] = e
             est_out += e.est
             e.kept = True

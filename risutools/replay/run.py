@@ -574,10 +574,7 @@ class AlertRows(Sequence[dict[str, Any]]):
 
     def __getitem__(self, i: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
         if isinstance(i, slice):
-            return [{"request": q, "level": lv, "used_pct": u, "reason": why,
-                     "additional_context": text}
-                    for q, lv, u, why, text in zip(*(c[i] for c in self._columns),
-                                                   strict=True)]
+            return [self[k] for k in range(*i.indices(len(self)))]
         q, lv, u, why, text = (c[i] for c in self._columns)
         return {"request": q, "level": lv, "used_pct": u, "reason": why,
                 "additional_context": text}
