@@ -21,13 +21,15 @@ sequence number in order of appearance; two Fenwick trees over sequence
 numbers hold, for non-protected live messages, a count and the estimates.
 So "the k-th non-protected message", "position in R", "sum of the first k
 estimates" and "smallest k whose prefix reaches X" are O(log n), and the
-anchor is looked up in a signature -> sequence numbers index.  A request costs
-O(log n) plus O(changes since the last request); nothing is recounted.
+anchor is looked up in a signature -> sequence numbers index (sorted lists, made
+blocked when their deletes and inserts would move more than an allowance:
+``seqs.py``; the first past the ``omitted_count``-th non-protected message found
+by one bisection).  A request costs O(log n) plus O(changes since the last
+request), a change O(log n) amortised; nothing is recounted.
 """
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -37,6 +39,7 @@ from risutools.errors import Code, ReplayError
 from risutools.replay.fenwick import Fenwick
 from risutools.replay.fixture import Message
 from risutools.replay.places import last_before
+from risutools.replay.seqs import Moves, rank
 from risutools.settings.replay import ReplayConfig
 
 AnchorStatus = Literal["none", "found", "lost"]
@@ -98,7 +101,9 @@ class _Entry:
         self.sig = sig
         self.protected = protected
         self.caller: _Entry | None = None  # tool/function result: the assistant that called it
-        self.results: list[_Entry] = []  # assistant: the tool results that follow it
+        #: assistant: the tool results that follow it, in order (a dict: one taken out of
+        #: a long run in one step, not a pass over it)
+        self.results: dict[_Entry, None] = {}
         self.sent = False  # in the output as last reported by output_delta()
 
 
@@ -133,6 +138,7 @@ class ContextCutter:
         self._cnt = Fenwick()  # 1 per live non-protected message
         self._est = Fenwick()  # est of live non-protected messages
         self._sigs: dict[Signature, list[int]] = {}  # non-protected live seqs, sorted
+        self._moves = Moves()  # (what deletes and inserts in those lists move: seqs.py)
         # 1 per kept tool result at the seq of its (non-protected) calling assistant message
         self._callers = Fenwick()
         self._total = 0  # est of every live message
@@ -165,7 +171,7 @@ class ContextCutter:
         self._callers.push(0)
         if caller is not None:
             entry.caller = caller
-            caller.results.append(entry)
+            caller.results[entry] = None
             self._callers.add(caller.seq + 1, 1)
         self._total += est
         self._n_live += 1
@@ -197,7 +203,10 @@ class ContextCutter:
         if not entry.protected:
             self._est.add(entry.seq + 1, new_est - entry.est)
             self._unindex(entry)
-            bisect.insort(self._sigs.setdefault(new_sig, []), entry.seq)
+            seqs = self._sigs.setdefault(new_sig, [])
+            at = rank(seqs, entry.seq)
+            self._sigs[new_sig] = seqs = self._moves.ready(seqs, at, len(self._entries))
+            seqs.insert(at, entry.seq)
         entry.msg = Message(entry.msg.id, entry.msg.role, content)
         entry.est = new_est
         entry.sig = new_sig
@@ -216,11 +225,11 @@ class ContextCutter:
         self._n_live -= 1
         if entry.caller is not None:  # a tool result goes: it no longer counts
             self._callers.add(entry.caller.seq + 1, -1)
-            entry.caller.results.remove(entry)
+            del entry.caller.results[entry]
         for res in entry.results:  # a caller goes: its results are no longer ours to report
             res.caller = None
             self._callers.add(entry.seq + 1, -1)
-        entry.results = []
+        entry.results = {}
         if not entry.protected:
             self._cnt.add(entry.seq + 1, -1)
             self._est.add(entry.seq + 1, -entry.est)
@@ -235,7 +244,8 @@ class ContextCutter:
 
     def _unindex(self, entry: _Entry) -> None:
         seqs = self._sigs[entry.sig]
-        i = bisect.bisect_left(seqs, entry.seq)
+        i = rank(seqs, entry.seq)
+        self._sigs[entry.sig] = seqs = self._moves.ready(seqs, i, len(self._entries))
         del seqs[i]
         if not seqs:
             del self._sigs[entry.sig]
@@ -308,14 +318,15 @@ class ContextCutter:
         def pos(seq: int) -> int:
             return min(cnt.prefix(seq), n_removable)  # non-protected before it, capped
 
-        # pos() is non-decreasing along seqs: binary search the first with pos >= t.
-        lo, hi = 0, len(seqs)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if pos(seqs[mid]) >= t:
-                hi = mid
-            else:
-                lo = mid + 1
+        # pos() is non-decreasing along seqs: the first with pos >= t is the first past the
+        # t-th non-protected message (one descent of the tree, one bisection: not a search
+        # asking pos() at each step, each a descent; none when t passes n_removable)
+        if t <= 0:
+            lo = 0
+        elif t > n_removable:
+            lo = len(seqs)
+        else:
+            lo = rank(seqs, cnt.lower_bound(t))  # (its seq + 1: the first seq past it)
         best: int | None = None
         if lo < len(seqs):
             best = pos(seqs[lo])

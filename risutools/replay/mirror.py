@@ -13,7 +13,8 @@ the live non-protected positions in order (``np_seqs``: counts and ranks by bise
 Fenwick trees over the order of appearance (estimates of non-protected messages, dropped
 ones; grown when a question needs them: ``mirror_ranks.py``) and a text -> positions
 index answer every question an invariant asks.  A request costs O((input changes + output
-changes) * log n), amortised O(change), but for a delete (one memmove of ``np_seqs``):
+changes) * log n), amortised O(change), a delete too (what deletes move in ``np_seqs`` and
+the index's lists is counted, and a list made blocked past an allowance: ``seqs.py``):
 nothing is rescanned.  Memory is O(messages ever appended); nothing grows per request.  A
 request is observed as a :class:`Change` (the turn's operations and the output's changes:
 what the harness sends for the reference cutter) or a :class:`Step` (the whole lists, any
@@ -27,7 +28,6 @@ answers the commonest request (sent as appended, nothing else) at once, without 
 
 from __future__ import annotations
 
-import bisect
 import heapq
 import itertools
 import math
@@ -51,6 +51,7 @@ from risutools.replay.mirror_records import (
     _Out,
     sent_as_appended,
 )
+from risutools.replay.seqs import Moves, rank
 from risutools.settings.replay import PROFILES, ReplayConfig
 
 __all__ = ["RESULT_ROLES", "Change", "Mirror", "Request", "Sig", "Step"]
@@ -69,7 +70,7 @@ class Mirror(Passes):
     # those :class:`Passes` sets: its own)
     __slots__ = (
         "__dict__", "_cnt", "_den", "_drop_later", "_ests", "_heaped", "_keep", "_max",
-        "_np_drop", "_num", "_overhead", "_target", "bad_out", "by_seq",
+        "_moves", "_np_drop", "_num", "_overhead", "_target", "bad_out", "by_seq",
         "changed", "config", "dead_seq", "fast", "gone", "in_heap", "inp", "np_seqs",
         "out", "out_at", "out_heap", "prev_anchor", "prev_dropped",
         "prev_omitted", "prot_dropped", "prot_roles", "runs", "texts")
@@ -106,6 +107,9 @@ class Mirror(Passes):
         #: the seqs of the live non-protected input messages, in order: what the count tree
         #: answers most often (:meth:`np_before`, :meth:`np_at`), without it
         self.np_seqs: list[int] = []
+        #: what deletes and inserts in ``np_seqs`` and ``texts``' lists move (a list made
+        #: blocked past an allowance: :mod:`~risutools.replay.seqs`)
+        self._moves = Moves()
         #: 1 per live non-protected input message not sent: changes (``_drop_later``: pos ->
         #: delta) and new positions wait until a question needs it (:meth:`drops`)
         self._np_drop = Fenwick()
@@ -455,8 +459,9 @@ class Mirror(Passes):
             at, before = self._before_anchor
             if e.seq < at:  # one fewer before that anchor
                 self._before_anchor = (at, before - 1)
-            np_seqs = self.np_seqs
-            del np_seqs[bisect.bisect_left(np_seqs, e.seq)]
+            at = rank(self.np_seqs, e.seq)
+            self.np_seqs = np_seqs = self._moves.ready(self.np_seqs, at, len(self.by_seq))
+            del np_seqs[at]
             if not e.kept:
                 self._drop_add(e.seq + 1, -1)
                 self.n_np_drop -= 1

@@ -9,7 +9,6 @@ fields named here (its ``__slots__``)."""
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 from itertools import repeat
 from operator import itemgetter
@@ -19,6 +18,7 @@ from risutools.replay.fixture import Message
 from risutools.replay.mirror_ranks import _KEPT, _WALK
 from risutools.replay.mirror_records import RESULT_ROLES, _In, _Out
 from risutools.replay.mirror_runs import Runs
+from risutools.replay.seqs import rank
 
 #: a message's id (its first field), for ``map``
 _ID = itemgetter(0)
@@ -227,7 +227,7 @@ class Passes(Runs):
             e = next(filter(_KEPT, map(by_seq.__getitem__, np_seqs[i:stop])), None)
             if e is not None:
                 self._first_kept = e.seq + 1
-                self._np_before_kept = bisect.bisect_left(np_seqs, e.seq, i, stop)
+                self._np_before_kept = rank(np_seqs, e.seq, i, stop)
                 return
             if stop == len(np_seqs):
                 self._first_kept, self._np_before_kept = 0, None

@@ -8,12 +8,12 @@ fields named here (its ``__slots__``) and keeps them as the mirrors change."""
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Iterable
 from operator import attrgetter
 
 from risutools.replay.fenwick import Fenwick, push_two, tree_of
 from risutools.replay.mirror_records import Request, Sig, _In
+from risutools.replay.seqs import Moves, rank
 
 #: entries the mirror walks back or forward over before it asks the trees
 _WALK = 32
@@ -31,6 +31,7 @@ class Ranks:
     # the mirror's fields these read (:class:`~risutools.replay.mirror.Mirror`)
     by_seq: list[_In | None]
     np_seqs: list[int]
+    _moves: Moves
     _cnt: Fenwick
     _ests: Fenwick
     _np_drop: Fenwick
@@ -54,7 +55,7 @@ class Ranks:
     def np_before(self, pos: int) -> int:
         """``np_cnt.prefix(pos)``: the live non-protected input messages before 1-based seq
         position ``pos`` + 1 (a bisection of ``np_seqs``)."""
-        return bisect.bisect_left(self.np_seqs, pos)
+        return rank(self.np_seqs, pos)
 
     def np_at(self, k: int) -> int:
         """``np_cnt.lower_bound(k)`` (k > 0): the 1-based seq position of the ``k``-th live
@@ -203,7 +204,9 @@ class Ranks:
         elif isinstance(seqs, int):
             texts[sig] = [seqs, seq] if seqs < seq else [seq, seqs]
         else:
-            bisect.insort(seqs, seq)
+            at = rank(seqs, seq)
+            texts[sig] = seqs = self._moves.ready(seqs, at, len(self.by_seq))
+            seqs.insert(at, seq)
 
     def _unindex(self, e: _In) -> bool:
         """``e`` out of ``texts`` (False: it was not in it yet, :meth:`_index_upto`)."""
@@ -214,7 +217,9 @@ class Ranks:
         if isinstance(seqs, int):
             del texts[sig]
             return True
-        del seqs[bisect.bisect_left(seqs, e.seq)]
+        at = rank(seqs, e.seq)
+        texts[sig] = seqs = self._moves.ready(seqs, at, len(self.by_seq))
+        del seqs[at]
         if len(seqs) == 1:
             texts[sig] = seqs[0]
         return True
@@ -269,7 +274,7 @@ class Ranks:
         if len(seqs) == 1:  # (most anchors: the search below gives its position)
             seq = seqs[0]
             if at != seq:  # (the previous request's anchor, most often: counted then)
-                before = bisect.bisect_left(self.np_seqs, seq)  # (:meth:`np_before`)
+                before = rank(self.np_seqs, seq)  # (:meth:`np_before`)
                 self._before_anchor = (seq, before)
             return (before if before < n_r else n_r), False
         return self._nearest(seqs, t, n_r), False
@@ -300,16 +305,18 @@ class Ranks:
 
         def pos(i: int) -> int:  # position in R: removable messages before it, capped
             if i not in seen:
-                seen[i] = bisect.bisect_left(np_seqs, seqs[i])  # (:meth:`np_before`)
+                seen[i] = rank(np_seqs, seqs[i])  # (:meth:`np_before`)
             return min(seen[i], n_r)
 
-        lo, hi = 0, len(seqs)  # pos() does not decrease along seqs: first with pos >= t
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if pos(mid) >= t:
-                hi = mid
-            else:
-                lo = mid + 1
+        # pos() does not decrease along seqs: the first with pos >= t is the first past the
+        # t-th non-protected message (one bisection each: not a search asking pos() at each
+        # step; none when t passes n_r)
+        if t <= 0:
+            lo = 0
+        elif t > n_r or t > len(np_seqs):
+            lo = len(seqs)
+        else:
+            lo = rank(seqs, np_seqs[t - 1] + 1)
         # the nearest is seqs[lo - 1] (below t) or seqs[lo] (at or above t); ties: the later
         below = pos(lo - 1) if lo else None
         above = pos(lo) if lo < len(seqs) else None
