@@ -27,6 +27,9 @@
   cost is taken two ways: in process (the fixture loaded beforehand, best of 3: the strict
   figure) and as a whole process (``bench/cutter_alone.py``: the fixture read as the
   command reads it, then the cutter; the issue's measure, whole processes side by side).
+  A third ratio puts both sides in one process: the command as the CLI runs it
+  (``commands.replay_run.run``, less its run on a one-request fixture), best of 3, against
+  the in-process cutter (it tells the command's own work from a cold process's costs).
   The command, the cutter's process and each one's start-up are run in turn
   :data:`RUN_ROUNDS` times (``--rounds N``): each figure is the median of the rounds'
   (program less start-up), the range of the rounds' ratios beside it (one round's CPU time
@@ -51,8 +54,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from workload import spawned  # noqa: E402
 
 from risutools.collector import cycles_paused  # noqa: E402
+from risutools.commands import replay_run  # noqa: E402
 from risutools.replay.checker import InvariantChecker  # noqa: E402
 from risutools.replay.cutter import ContextCutter  # noqa: E402
 from risutools.replay.fixture import Fixture, Message, build_fixture, load_fixture  # noqa: E402
@@ -323,13 +330,13 @@ RUN_DOC = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
 
 
 def _child_cost(args: list[str]) -> tuple[float, float]:
-    """(CPU seconds, user + system, and peak RSS in MiB) of one child process."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    if status != 0:
-        raise SystemExit(f"{' '.join(args)} exited {status >> 8}")
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    """(CPU seconds, user + system, and peak RSS in MiB) of one child process, started by
+    ``workload.spawned``'s small helper: started from this process, which loads the
+    fixtures, its peak would count this one's (bench/RESULTS.md, round 29)."""
+    cpu, _wall, peak, code = spawned(args, None, {**os.environ, "PYTHONPATH": str(ROOT)})
+    if code != 0:
+        raise SystemExit(f"{' '.join(args)} exited {code}")
+    return cpu, peak
 
 
 def _cutter_ms(fixture: Path) -> tuple[int, float]:
@@ -349,6 +356,22 @@ def _cutter_ms(fixture: Path) -> tuple[int, float]:
                 pass
             best = min(best, time.process_time() - t0)
     return len(fx.turns), 1000 * best / len(fx.turns)
+
+
+def _command_ms(fixture: Path, tiny: Path, out: Path) -> float:
+    """``replay run`` in this process as the CLI runs it (``commands.replay_run.run``, its
+    report written to ``out``), less its run on the one-request fixture ``tiny``: CPU time
+    a request, the best of 3 of each (its code warm, as the in-process cutter's)."""
+    def best(fx: Path) -> float:
+        times = []
+        for _ in range(3):
+            t0 = time.process_time()
+            replay_run.run(replay_run.Options(str(RUN_DOC), str(fx), output=str(out)))
+            times.append(time.process_time() - t0)
+        return min(times)
+
+    requests = load_fixture(fixture).turn_count()
+    return 1000 * (best(fixture) - best(tiny)) / requests
 
 
 def print_run_costs(quick: bool, rounds: int = RUN_ROUNDS) -> None:
@@ -386,13 +409,14 @@ def print_run_costs(quick: bool, rounds: int = RUN_ROUNDS) -> None:
                          str(d / f"tiny.{ext}")])
         print("  messages | fixture | requests | cutter ms/req in process | as a process | "
               "replay run ms/req | ratio to in process (rounds' range) | ratio to the "
-              "process (range) | peak RSS | the fixture's parse alone")
+              "process (range) | both in process | peak RSS | the fixture's parse alone")
         for n in RUN_SIZES[:1] if quick else RUN_SIZES:
             for ext in ("yaml", "ndjson"):
                 fx, tiny = d / f"fx{n}.{ext}", d / f"tiny.{ext}"
                 _child_cost([*py, "replay", "synth", "--seed", "1", "--messages", str(n),
                              "-o", str(fx)])
                 requests, cut_ms = _cutter_ms(fx)
+                both = _command_ms(fx, tiny, d / "in.json") / cut_ms
                 costs, alone_costs, rss = [], [], 0.0
                 for _ in range(rounds):
                     cpu, rss = run(fx)
@@ -409,7 +433,7 @@ def print_run_costs(quick: bool, rounds: int = RUN_ROUNDS) -> None:
                 print(f"  {n:>8,} | {ext:7} | {requests:>8,} | {cut_ms:24.4f} | "
                       f"{proc_ms:12.4f} | {run_ms:17.4f} | {run_ms / cut_ms:5.2f}x "
                       f"({spread[0]:.2f}-{spread[1]:.2f}) | {run_ms / proc_ms:5.2f}x "
-                      f"({ratios[0]:.2f}-{ratios[-1]:.2f}) | {rss:5.0f} MiB | "
+                      f"({ratios[0]:.2f}-{ratios[-1]:.2f}) | {both:5.2f}x | {rss:5.0f} MiB | "
                       f"{parse_rss:5.0f} MiB", flush=True)
 
 

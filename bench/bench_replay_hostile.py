@@ -31,7 +31,6 @@ import filecmp
 import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -41,7 +40,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from workload import BASE, load_line  # noqa: E402
+from workload import BASE, load_line, spawned  # noqa: E402
 
 DOC = Path("fixtures") / "documents" / "seed-000-context-cutter.json"
 BEFORE = os.environ.get("BENCH_BEFORE")
@@ -130,13 +129,10 @@ def fixture(shape: str, n: int) -> Path:
 
 def replayed(tree: Path, fx: Path, out: Path) -> tuple[float, float, int]:
     """(CPU seconds, peak RSS MiB, exit code) of ``replay run`` of ``tree`` on ``fx``."""
-    proc = subprocess.Popen([sys.executable, "-m", "risutools", "replay", "run", str(DOC),
-                             "-x", str(fx), "-o", str(out)], cwd=tree,
-                            env=dict(os.environ, PYTHONPATH=str(tree)),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    code = os.waitstatus_to_exitcode(status)
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, code
+    cpu, _wall, peak, code = spawned([sys.executable, "-m", "risutools", "replay", "run",
+                                      str(DOC), "-x", str(fx), "-o", str(out)], tree,
+                                     dict(os.environ, PYTHONPATH=str(tree)))
+    return cpu, peak, code
 
 
 def _verdict(code: int) -> str:

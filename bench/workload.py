@@ -290,18 +290,51 @@ def ndjson_of(catalog: Path, target: Path) -> Path:
 # --------------------------------------------------------------------------- side by side
 
 
-def run_process(args: list[str], cwd: Path | None = None) -> tuple[float, float, float, int]:
-    """One whole process, start-up included: (CPU seconds = user + system, wall seconds,
-    peak RSS in MiB, exit code), from the kernel's accounting of that child alone
-    (``os.wait4``).  Its output is thrown away."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+#: the small process that starts each measured one (:func:`spawned`)
+_SPAWNER = r"""
+import json, os, subprocess, sys, time
+for line in sys.stdin:
+    args, cwd, env = json.loads(line)
     t = time.perf_counter()
     proc = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return (usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024, proc.returncode)
+    print(json.dumps([usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024,
+                      os.waitstatus_to_exitcode(status)]), flush=True)
+"""
+_spawner: list[subprocess.Popen[str]] = []
+
+
+def spawned(args: list[str], cwd: Path | None = None, env: dict[str, str] | None = None
+            ) -> tuple[float, float, float, int]:
+    """One whole process: (CPU seconds = user + system, wall seconds, peak RSS in MiB, exit
+    code), from the kernel's accounting of that child alone (``os.wait4``); its output
+    thrown away.
+
+    Started by a small helper process (``python -S``, kept for the next), not by this one: a
+    child's peak RSS counts the peak of the process it was started from (Linux records the
+    starting image's high-water mark into the child's at ``exec``), so a bench that had
+    loaded a 100,000-message fixture reported that much for every command it started after
+    (a child of a parent that had held 500 MB read 514 MiB for ``python -c pass``; 13 MiB
+    through the helper).  The helper's own peak, about 10 MiB, is the floor."""
+    if not _spawner or _spawner[0].poll() is not None:
+        _spawner[:] = [subprocess.Popen([sys.executable, "-S", "-c", _SPAWNER],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True)]
+    helper = _spawner[0]
+    assert helper.stdin is not None and helper.stdout is not None
+    helper.stdin.write(json.dumps([args, None if cwd is None else str(cwd),
+                                   dict(os.environ) if env is None else env]) + "\n")
+    helper.stdin.flush()
+    cpu, wall, peak, code = json.loads(helper.stdout.readline())
+    return float(cpu), float(wall), float(peak), int(code)
+
+
+def run_process(args: list[str], cwd: Path | None = None) -> tuple[float, float, float, int]:
+    """One whole process, start-up included, with this checkout first on the path
+    (:func:`spawned`: CPU seconds, wall seconds, peak RSS in MiB, exit code)."""
+    return spawned(args, cwd, dict(os.environ, PYTHONPATH=str(ROOT)))
 
 
 def side_by_side(a: list[str], b: list[str], rounds: int, cwd: Path | None = None
