@@ -14,10 +14,12 @@ Past :data:`MOVES_FREE` plus :data:`MOVES_A_MESSAGE` for each message the histor
 the list a delete or insert would move past :data:`MOVES_AT_ONCE` entries is first made a
 :class:`Blocked` list (sortedcontainers' ``SortedList``: blocks of about a thousand entries,
 each delete or insert O(log n), an index O(log n)), which answers every read and write the
-callers make of a list (``append`` of the largest, ``bisect``'s functions, an index, a
-slice, ``del`` of an index, ``len``), so they go on as they were.  What the deletes move is
-then at most :data:`MOVES_FREE` + :data:`MOVES_A_MESSAGE` entries a message (8 KiB of
-memory moved a message: well under a microsecond), whatever the order of the operations.
+callers make of a list (``append`` of the largest, ``insert`` at its sorted place, an
+index, a slice, ``del`` of an index, ``len``; :func:`rank` bisects either kind), so they
+go on as they were.  What the deletes and inserts move is then at most :data:`MOVES_FREE`
++ :data:`MOVES_A_MESSAGE` entries a message (8 KiB of memory moved a message: well under
+a microsecond), and one move more a list (the one that made it blocked), whatever the
+order of the operations.
 
 The usual run never gets there: ``replay synth``'s 100,000 messages (993 deletes at random
 ages) move 24 million entries in the checker's lists (none in the cutter's), under the 108
@@ -44,7 +46,8 @@ MOVES_FREE = 1 << 22
 class Blocked(SortedList):  # type: ignore[misc]  # (sortedcontainers has no type hints)
     """A sorted list of ints in blocks (``SortedList``) that also answers the list
     operations the callers use on a plain one: ``append`` (of a value past the others)
-    and ``insert`` (``bisect.insort``'s call: the place is the sorted one)."""
+    and ``insert`` (at the value's sorted place, the one the caller bisected: the index
+    is not needed; ``bisect.insort`` calls it so too)."""
 
     def append(self, value: int) -> None:
         self.add(value)
