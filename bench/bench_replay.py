@@ -358,7 +358,7 @@ def _cutter_ms(fixture: Path) -> tuple[int, float]:
     return len(fx.turns), 1000 * best / len(fx.turns)
 
 
-def _command_ms(fixture: Path, tiny: Path, out: Path) -> float:
+def _command_ms(fixture: Path, tiny: Path, out: Path, requests: int) -> float:
     """``replay run`` in this process as the CLI runs it (``commands.replay_run.run``, its
     report written to ``out``), less its run on the one-request fixture ``tiny``: CPU time
     a request, the best of 3 of each (its code warm, as the in-process cutter's)."""
@@ -370,7 +370,6 @@ def _command_ms(fixture: Path, tiny: Path, out: Path) -> float:
             times.append(time.process_time() - t0)
         return min(times)
 
-    requests = load_fixture(fixture).turn_count()
     return 1000 * (best(fixture) - best(tiny)) / requests
 
 
@@ -416,7 +415,7 @@ def print_run_costs(quick: bool, rounds: int = RUN_ROUNDS) -> None:
                 _child_cost([*py, "replay", "synth", "--seed", "1", "--messages", str(n),
                              "-o", str(fx)])
                 requests, cut_ms = _cutter_ms(fx)
-                both = _command_ms(fx, tiny, d / "in.json") / cut_ms
+                both = _command_ms(fx, tiny, d / "in.json", requests) / cut_ms
                 costs, alone_costs, rss = [], [], 0.0
                 for _ in range(rounds):
                     cpu, rss = run(fx)

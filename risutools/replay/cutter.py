@@ -203,10 +203,8 @@ class ContextCutter:
         if not entry.protected:
             self._est.add(entry.seq + 1, new_est - entry.est)
             self._unindex(entry)
-            seqs = self._sigs.setdefault(new_sig, [])
-            at = rank(seqs, entry.seq)
-            self._sigs[new_sig] = seqs = self._moves.ready(seqs, at, len(self._entries))
-            seqs.insert(at, entry.seq)
+            self._sigs[new_sig] = self._moves.put(self._sigs.get(new_sig, []), entry.seq,
+                                                  len(self._entries))
         entry.msg = Message(entry.msg.id, entry.msg.role, content)
         entry.est = new_est
         entry.sig = new_sig
@@ -243,10 +241,8 @@ class ContextCutter:
         return entry
 
     def _unindex(self, entry: _Entry) -> None:
-        seqs = self._sigs[entry.sig]
-        i = rank(seqs, entry.seq)
-        self._sigs[entry.sig] = seqs = self._moves.ready(seqs, i, len(self._entries))
-        del seqs[i]
+        seqs = self._moves.taken(self._sigs[entry.sig], entry.seq, len(self._entries))
+        self._sigs[entry.sig] = seqs
         if not seqs:
             del self._sigs[entry.sig]
 

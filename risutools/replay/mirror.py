@@ -51,7 +51,7 @@ from risutools.replay.mirror_records import (
     _Out,
     sent_as_appended,
 )
-from risutools.replay.seqs import Moves, rank
+from risutools.replay.seqs import Moves
 from risutools.settings.replay import PROFILES, ReplayConfig
 
 __all__ = ["RESULT_ROLES", "Change", "Mirror", "Request", "Sig", "Step"]
@@ -459,9 +459,7 @@ class Mirror(Passes):
             at, before = self._before_anchor
             if e.seq < at:  # one fewer before that anchor
                 self._before_anchor = (at, before - 1)
-            at = rank(self.np_seqs, e.seq)
-            self.np_seqs = np_seqs = self._moves.ready(self.np_seqs, at, len(self.by_seq))
-            del np_seqs[at]
+            self.np_seqs = self._moves.taken(self.np_seqs, e.seq, len(self.by_seq))
             if not e.kept:
                 self._drop_add(e.seq + 1, -1)
                 self.n_np_drop -= 1

@@ -204,9 +204,7 @@ class Ranks:
         elif isinstance(seqs, int):
             texts[sig] = [seqs, seq] if seqs < seq else [seq, seqs]
         else:
-            at = rank(seqs, seq)
-            texts[sig] = seqs = self._moves.ready(seqs, at, len(self.by_seq))
-            seqs.insert(at, seq)
+            texts[sig] = self._moves.put(seqs, seq, len(self.by_seq))
 
     def _unindex(self, e: _In) -> bool:
         """``e`` out of ``texts`` (False: it was not in it yet, :meth:`_index_upto`)."""
@@ -217,9 +215,7 @@ class Ranks:
         if isinstance(seqs, int):
             del texts[sig]
             return True
-        at = rank(seqs, e.seq)
-        texts[sig] = seqs = self._moves.ready(seqs, at, len(self.by_seq))
-        del seqs[at]
+        texts[sig] = seqs = self._moves.taken(seqs, e.seq, len(self.by_seq))
         if len(seqs) == 1:
             texts[sig] = seqs[0]
         return True
@@ -301,16 +297,13 @@ class Ranks:
         position ``t``, ties to the later one; that message is remembered
         (``_before_anchor``)."""
         np_seqs = self.np_seqs
-        seen: dict[int, int] = {}  # index in seqs -> removable messages before it (uncapped)
 
-        def pos(i: int) -> int:  # position in R: removable messages before it, capped
-            if i not in seen:
-                seen[i] = rank(np_seqs, seqs[i])  # (:meth:`np_before`)
-            return min(seen[i], n_r)
+        def before(i: int) -> int:  # removable messages before seqs[i], uncapped
+            return rank(np_seqs, seqs[i])  # (:meth:`np_before`)
 
-        # pos() does not decrease along seqs: the first with pos >= t is the first past the
-        # t-th non-protected message (one bisection each: not a search asking pos() at each
-        # step; none when t passes n_r)
+        # positions in R do not decrease along seqs: the first at or past t is the first past
+        # the t-th non-protected message (one bisection: not a search asking each position
+        # it halves to; none when t passes n_r)
         if t <= 0:
             lo = 0
         elif t > n_r or t > len(np_seqs):
@@ -318,10 +311,9 @@ class Ranks:
         else:
             lo = rank(seqs, np_seqs[t - 1] + 1)
         # the nearest is seqs[lo - 1] (below t) or seqs[lo] (at or above t); ties: the later
-        below = pos(lo - 1) if lo else None
-        above = pos(lo) if lo < len(seqs) else None
         pick = lo
-        if above is None or (below is not None and t - below < above - t):
+        if lo == len(seqs) or (lo and t - min(before(lo - 1), n_r) < min(before(lo), n_r) - t):
             pick = lo - 1
-        self._before_anchor = (seqs[pick], seen[pick])
-        return pos(pick)
+        at = before(pick)
+        self._before_anchor = (seqs[pick], at)
+        return min(at, n_r)

@@ -88,3 +88,18 @@ class Moves:
         blocked: Any = Blocked(seqs)
         # (a Blocked answers every list operation the callers make: typed as their list)
         return cast("list[int]", blocked)
+
+    def taken(self, seqs: list[int], value: int, messages: int) -> list[int]:
+        """``seqs`` without ``value`` (one of them): the list itself, or it made blocked
+        first (:meth:`ready`): the caller keeps the one returned."""
+        at = rank(seqs, value)
+        seqs = self.ready(seqs, at, messages)
+        del seqs[at]
+        return seqs
+
+    def put(self, seqs: list[int], value: int, messages: int) -> list[int]:
+        """``seqs`` with ``value`` in its sorted place (as :meth:`taken`)."""
+        at = rank(seqs, value)
+        seqs = self.ready(seqs, at, messages)
+        seqs.insert(at, value)
+        return seqs
