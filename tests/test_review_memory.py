@@ -56,6 +56,10 @@ def test_review_entries_hold_heads_and_read_documents_back(cat: Path) -> None:
         whole = load(e.path)
         assert e.doc == whole  # read back whole, equal to the file's document
         assert e.doc is not e.doc  # a new copy each time: nothing is kept
+        # the head too is read back from the spool (not held: an entry reads it rarely),
+        # equal to the head of the file's document
+        assert not isinstance(e.head, bytes)
+        assert e.parts == unpack(head_of(whole))
         assert e.component_id == whole["component_id"]
         assert e.version == whole["component_version"]
         assert e.review_status == whole["provenance"]["review_status"]

@@ -108,8 +108,8 @@ class Entry:
     loaded: LoadedDocument | None = None
     _where: str | None = None
     #: the head of a document not held, packed (:func:`head_of`: a few hundred bytes in one
-    #: object, read when asked)
-    head: bytes | None = None
+    #: object, read when asked), or what reads it back (the review keeps it in its spool)
+    head: bytes | Callable[[], Any] | None = None
     reload: Callable[[], dict[str, Any]] | None = None
     #: (display file, line) as the loader named the document: the key of its findings
     key: tuple[str, int | None] = ("", None)
@@ -149,8 +149,9 @@ class Entry:
             return self.held
         if self.head is None:
             return {}
-        if _LAST_HEAD[0] is not self.head:  # (the passes read one entry many times in a row)
-            _LAST_HEAD[:] = [self.head, unpack(self.head)]
+        head = self.head
+        if _LAST_HEAD[0] is not head:  # (the passes read one entry many times in a row)
+            _LAST_HEAD[:] = [head, unpack(head) if isinstance(head, bytes) else head()]
         parts: dict[str, Any] = _LAST_HEAD[1]
         return parts
 

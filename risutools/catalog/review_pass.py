@@ -102,7 +102,9 @@ class Surveyed:
     fmt: str = ""  # the entry's format (json | yaml | ndjson); "" when it is no entry
     path: Path | None = None  # the real file (resolved), when it is an entry
     doc_sha256: str = ""
-    head: bytes | None = None  # packed; None: not a JSON object (no entry, no spool)
+    #: packed (then, once the whole document is in the spool, read back from it: an entry
+    #: reads its head rarely); None: not a JSON object (no entry, no spool)
+    head: bytes | Callable[[], Any] | None = None
     blob: bytes | None = None  # the whole document packed (None: kept whole)
     doc: dict[str, Any] | None = None  # the document itself, when it cannot be packed
     past: bool = False  # past candidate: MC305 reads the whole document
@@ -170,9 +172,11 @@ class Pass:
             for s in added:
                 _share(s)
         put = self.spool.put
-        for s in added:  # each whole document into the spool
+        for s in added:  # each whole document into the spool, and its head
             if s.blob is not None:
                 s.reload, s.blob = put(s.blob), None
+                if isinstance(s.head, bytes):
+                    s.head = put(s.head)
         found = self.facts.found
         for s in added:
             if s.found is not None:  # the facts into the run's store
