@@ -3,13 +3,14 @@ and let go.
 
 Each document is loaded, its document rules run (:func:`validate_document`), its digests
 checked (MC202/MC203), and what the rest of the review reads of it is kept: its findings,
-its verifications and an :class:`~risutools.catalog.catalog.Entry` that holds only the
-document's head (:func:`~risutools.catalog.catalog.head_of`).  The whole document goes,
-packed (:func:`~risutools.rowspool.pack`), into a :class:`~risutools.rowspool.Spool` (one
-unnamed temporary file), from which the board's gates and the few checks that need it read
-it back; nothing else of it stays in memory.  Memory then grows with the catalog by what a
-document's summary holds (its head, findings and verifications: a few kilobytes), never by
-whole documents.
+its verifications and an :class:`~risutools.catalog.catalog.Entry` that holds the values
+of the document's head the passes ask for most.  The whole document goes, packed
+(:func:`~risutools.rowspool.pack`), into a :class:`~risutools.rowspool.Spool` (one unnamed
+temporary file), from which the board's gates and the few checks that need it read it back,
+and its head (:func:`~risutools.catalog.catalog.head_of`) beside it, read back when an entry
+is asked more than those values; nothing else of it stays in memory.  Memory then grows
+with the catalog by what a document's summary holds (those values, its findings and
+verifications: a few kilobytes), never by whole documents.
 
 On all cores (the parent and a pool of forked workers, one process a core), the JSON and
 YAML files are read in chunks of :data:`CHUNK` files, shared out as the processes get to
