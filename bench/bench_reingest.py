@@ -35,6 +35,14 @@ everything imported and warm: start-up excluded by construction), ``BENCH_REINGE
 rounds again, the same runs in the same order (it turns round by round: whatever a run leaves
 warm in the process helps the next).
 ``BENCH_REINGEST_INPROC=0`` skips this part.
+
+A difference of some 20-30 ms between whole runs that vary by more than that reads 1.0-1.5x
+from one set of 5 rounds to the next.  So the 10-changed comparison is last counted in
+**instructions** (:func:`instructions`: each run once under ``valgrind --tool=cachegrind``,
+``PYTHONHASHSEED=0``), which do not drift: nothing changed, start-up, 10 changed and their
+own cost (the same command, updating, the cache on).  Instructions count the process's own
+code, not the kernel's work for it (its system time: the file writes and their renames).
+``BENCH_REINGEST_INSTR=0`` skips this part; without ``valgrind`` it is skipped and says so.
 """
 
 from __future__ import annotations
@@ -42,8 +50,10 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -131,7 +141,58 @@ def main() -> int:
         print(f"in one process (ingest(), jobs=1, warm; {ROUNDS} rounds; start-up excluded):")
         _print(*_rounds(root, changed, in_process, 100), header=False)
         print(f"  {load_line()}")
+    if os.environ.get("BENCH_REINGEST_INSTR", "1") != "0":
+        instructions(root, changed)
     return 0
+
+
+def _counted(args: list[str]) -> float:
+    """Millions of instructions of the whole process ``args`` (cachegrind's ``I refs``)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONHASHSEED="0")
+    done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                           "--cachegrind-out-file=/dev/null", *args], env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          check=False)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"valgrind said no instruction count: {done.stderr[-300:]}")
+    return int(found.group(1).replace(",", "")) / 1e6
+
+
+def instructions(root: Path, changed: list[Path]) -> None:
+    """The 10-changed comparison in instructions (see the module's text): once each, in
+    the order of a round (10 changed and their own cost, then nothing changed and
+    start-up), the same trees."""
+    if shutil.which("valgrind") is None:
+        print("in instructions: SKIPPED (no valgrind)")
+        return
+    src, cat = root / "sources", root / "catalog"
+    few, cat_cached = root / "changed", root / "catalog-upd-cached"
+    for folder in (few, cat_cached):
+        shutil.rmtree(folder, ignore_errors=True)
+    few.mkdir()
+    for f in changed:
+        shutil.copy2(f, few / f.name)
+
+    def cli(source: Path, out: Path) -> list[str]:
+        return [*CLI, str(source), "-o", str(out), "-q", "-j", "1"]
+
+    run_process(cli(few, cat_cached))  # (their documents as they were, in a cache)
+    _change(changed, 1000 + int(time.time()) % 100_000)  # (new bytes each time it runs)
+    for f in changed:
+        shutil.copy2(f, few / f.name)
+    time.sleep(1.1)
+    ten, own = _counted(cli(src, cat)), _counted(cli(few, cat_cached))
+    time.sleep(1.1)
+    run_process(cli(src, cat))  # (the changed documents recorded)
+    same, start = _counted(cli(src, cat)), _counted(cli(root / "empty", root / "catalog-empty"))
+    print("in instructions (whole processes, once each under cachegrind, PYTHONHASHSEED=0):")
+    print(f"  nothing changed {same:,.1f} M, start-up {start:,.1f} M: "
+          f"{(same - start) / N_FILES * 1e3:,.0f} k instructions a file beyond start-up")
+    print(f"  {CHANGED} changed {ten:,.1f} M: added {ten - same:+,.1f} M; their own cost (the "
+          f"same command, updating, the cache on) {own:,.1f} M less start-up = "
+          f"{own - start:,.1f} M => added / own cost {(ten - same) / (own - start):.3f} "
+          f"(goal: <= 1)")
 
 
 Runs = list[float]
