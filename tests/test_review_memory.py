@@ -410,6 +410,33 @@ def test_head_values_past_the_bound_are_read_from_the_head(
     assert again is held[0]  # one tuple for all that are equal
 
 
+def test_a_head_without_its_values_is_held_the_others_read_back(
+        cat: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An entry given what the passes read of its head has its head in the spool; one past
+    the bound of kept values reads its head for them, so holds it (packed, in memory); each
+    answers as the file's document says."""
+    from risutools.catalog import catalog
+
+    to_promoted(cat)
+    c = Catalog.open(cat)
+    review_catalog(c, jobs=1)
+    spooled = c.entries()
+    monkeypatch.setattr(catalog, "_SHARED_VALUES", {})
+    monkeypatch.setattr(catalog, "SHARED_VALUES_MAX", 1)
+    c = Catalog.open(cat)
+    review_catalog(c, jobs=1)
+    bounded = c.entries()
+    assert spooled and all(not isinstance(e.head, bytes) for e in spooled)
+    assert any(e._hv is None for e in bounded) and any(e._hv is not None for e in bounded)
+    assert all(isinstance(e.head, bytes) == (e._hv is None) for e in bounded)
+    for a, b in zip(spooled, bounded, strict=True):
+        whole = load(a.path)
+        for e in (a, b):
+            assert e.parts == unpack(head_of(whole))
+            assert e.caps("provides") == whole["capabilities"]["provides"]
+            assert e.component_id == whole["component_id"]
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_first_pass_head_values_equal_the_heads(
         tmp_path: Path, jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:

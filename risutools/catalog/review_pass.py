@@ -103,8 +103,9 @@ class Surveyed:
     fmt: str = ""  # the entry's format (json | yaml | ndjson); "" when it is no entry
     path: Path | None = None  # the real file (resolved), when it is an entry
     doc_sha256: str = ""
-    #: packed (then, once the whole document is in the spool, read back from it: an entry
-    #: reads its head rarely); None: not a JSON object (no entry, no spool)
+    #: packed (then, once the whole document is in the spool, read back from it when the
+    #: summary has ``values`` and ``label``: its entry then reads its head rarely); None: not
+    #: a JSON object (no entry, no spool)
     head: bytes | Callable[[], Any] | None = None
     blob: bytes | None = None  # the whole document packed (None: kept whole)
     doc: dict[str, Any] | None = None  # the document itself, when it cannot be packed
@@ -173,10 +174,12 @@ class Pass:
             for s in added:
                 _share(s)
         put = self.spool.put
-        for s in added:  # each whole document into the spool, and its head
+        for s in added:  # each whole document into the spool
             if s.blob is not None:
                 s.reload, s.blob = put(s.blob), None
-                if isinstance(s.head, bytes):
+                # and its head, when its entry is given what the passes read of the head (an
+                # entry without them reads its head for them: held, as it is read often)
+                if isinstance(s.head, bytes) and s.values is not None and s.label is not None:
                     s.head = put(s.head)
         found = self.facts.found
         for s in added:
