@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -397,44 +398,51 @@ def test_head_values_are_what_an_entry_reads_from_its_head(doc: dict[str, Any]) 
     assert e.caps("provides") is not e.caps("provides")  # a new list each time, as before
 
 
-def test_head_values_past_the_bound_are_read_from_the_head(
+def test_head_values_past_the_bound_are_their_entrys_own(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the bound of kept values, each is given as it is (its strings interned), and
+    the table of shared ones grows no more."""
     from risutools.catalog import catalog
 
     monkeypatch.setattr(catalog, "_SHARED_VALUES", {})
     monkeypatch.setattr(catalog, "SHARED_VALUES_MAX", 2)
     docs = [{"capabilities": {"provides": [f"c{i}"]}} for i in range(3)]
     held = [catalog.shared_head_values(catalog.head_values(d)) for d in docs]
-    assert held[0] is not None and held[1] is not None and held[2] is None
-    again = catalog.shared_head_values(catalog.head_values(docs[0]))
-    assert again is held[0]  # one tuple for all that are equal
+    assert held == [catalog.head_values(d) for d in docs]
+    again = [catalog.shared_head_values(catalog.head_values(d)) for d in docs]
+    assert again[0] is held[0] and again[1] is held[1]  # one tuple for all that are equal
+    assert again[2] == held[2] and again[2] is not held[2]  # its own: not kept in the table
+    assert held[2][0][0] is again[2][0][0] is sys.intern("c2")
+    assert len(catalog._SHARED_VALUES) == 2
 
 
 def test_a_head_without_its_values_is_held_the_others_read_back(
         cat: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An entry given what the passes read of its head has its head in the spool; one past
-    the bound of kept values reads its head for them, so holds it (packed, in memory); each
-    answers as the file's document says."""
+    """An entry given what the passes read of its head has its head in the spool, past the
+    bound of shared values too; one whose values a tuple cannot hold (a replay status that
+    is no string) reads its head for them, so holds it (packed, in memory); each answers as
+    the file's document says."""
     from risutools.catalog import catalog
 
     to_promoted(cat)
-    c = Catalog.open(cat)
-    review_catalog(c, jobs=1)
-    spooled = c.entries()
+    odd = load(sorted(cat.glob("*.json"))[0])
+    odd["component_id"] += "-odd"
+    odd["projection"]["replay_status"] = 7
+    (cat / "odd.json").write_text(json.dumps(odd), encoding="utf-8")
     monkeypatch.setattr(catalog, "_SHARED_VALUES", {})
     monkeypatch.setattr(catalog, "SHARED_VALUES_MAX", 1)
     c = Catalog.open(cat)
     review_catalog(c, jobs=1)
-    bounded = c.entries()
-    assert spooled and all(not isinstance(e.head, bytes) for e in spooled)
-    assert any(e._hv is None for e in bounded) and any(e._hv is not None for e in bounded)
-    assert all(isinstance(e.head, bytes) == (e._hv is None) for e in bounded)
-    for a, b in zip(spooled, bounded, strict=True):
-        whole = load(a.path)
-        for e in (a, b):
-            assert e.parts == unpack(head_of(whole))
-            assert e.caps("provides") == whole["capabilities"]["provides"]
-            assert e.component_id == whole["component_id"]
+    entries = c.entries()
+    assert len(catalog._SHARED_VALUES) == 1 and len(entries) > 2
+    assert [e.path.name for e in entries if e._hv is None] == ["odd.json"]
+    assert all(isinstance(e.head, bytes) == (e._hv is None) for e in entries)
+    for e in entries:
+        whole = load(e.path)
+        assert e.parts == unpack(head_of(whole))
+        assert e.caps("provides") == whole["capabilities"]["provides"]
+        assert e.get("projection", "replay_status") == whole["projection"].get("replay_status")
+        assert e.component_id == whole["component_id"]
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

@@ -79,7 +79,7 @@ _CAP_AT = {kind: i for i, kind in enumerate(CAP_KINDS)}
 #: them, then the replay status and the publishable flag
 HeadValues = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], str | None, bool | None]
 #: each different :data:`HeadValues` kept once (a catalog's documents have few); past this
-#: many, an entry reads its head instead (:func:`shared_head_values`)
+#: many, an entry keeps its own (:func:`shared_head_values`: the table stays bounded)
 _SHARED_VALUES: dict[HeadValues, HeadValues] = {}
 SHARED_VALUES_MAX = 4096
 
@@ -305,19 +305,20 @@ def source_part(refs: Any) -> tuple[str, str] | None:
 
 
 def shared_head_values(values: HeadValues | None) -> HeadValues | None:
-    """``values`` as kept: one tuple (its strings :func:`sys.intern`-ed) for all that are
-    equal; None past :data:`SHARED_VALUES_MAX` different ones (the entry reads its head)."""
+    """``values`` as kept, its strings :func:`sys.intern`-ed: one tuple for all that are
+    equal among the first :data:`SHARED_VALUES_MAX` different ones, its own past them (kept
+    by its entry alone, a few hundred bytes: less than its head, which it then need not
+    read)."""
     if values is None:
         return None
     held = _SHARED_VALUES.get(values)
     if held is None:
-        if len(_SHARED_VALUES) >= SHARED_VALUES_MAX:
-            return None
         provides, requires, conflicts, replay, flag = values
         held = (tuple(map(sys.intern, provides)), tuple(map(sys.intern, requires)),
                 tuple(map(sys.intern, conflicts)),
                 None if replay is None else sys.intern(replay), flag)
-        _SHARED_VALUES[held] = held
+        if len(_SHARED_VALUES) < SHARED_VALUES_MAX:
+            _SHARED_VALUES[held] = held
     return held
 
 
