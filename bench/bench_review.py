@@ -226,7 +226,9 @@ def approved_review(tmp: Path) -> None:
 def review_scale(tmp: Path) -> None:
     """Peak memory as the catalog grows: ``review -f json`` (all cores) on the projected
     documents copied to ``BENCH_REVIEW_SCALE`` sizes (default 10,000, 20,000, 50,000; one
-    file each); goal <= 300 MB at 50,000, flat in the catalog's size."""
+    file each); goal <= 300 MB at 50,000, flat in the catalog's size.  Then the largest
+    size with the documents' facts, and with their facts and capabilities drawn anew for
+    each document (``workload.scaled_catalog(varied=True)``)."""
     import workload
 
     sizes = [int(x) for x in os.environ.get("BENCH_REVIEW_SCALE",
@@ -247,14 +249,17 @@ def review_scale(tmp: Path) -> None:
               f"{n1:,} (goal: <= 300 MB at 50,000)")
     # the largest size again with each copy's facts: what ingest writes beside every module
     # (read by the interactions), every copy then a repost of its original (the lineages)
+    # and again with each document's capabilities its own (drawn from the vocabulary: what
+    # a catalog of many authors has, where the copies share theirs)
     n = sizes[-1]
-    catalog = workload.scaled_catalog(n, facts=True)
-    cpu, wall, peak, rc = workload.run_process(
-        [sys.executable, "-m", "risutools", "review", str(catalog), "-f", "json", "-q",
-         "-o", str(tmp / "review-scale.json")])
-    print(f"review of {n:,} projected documents with their facts, every copy a repost: CPU "
-          f"{cpu:.2f} s ({cpu / n * 1e3:.2f} ms a document), wall {wall:.2f} s, peak "
-          f"{peak:.0f} MiB, exit {rc}")
+    for varied, what in ((False, ""), (True, ", capabilities drawn anew for each")):
+        catalog = workload.scaled_catalog(n, facts=True, varied=varied)
+        cpu, wall, peak, rc = workload.run_process(
+            [sys.executable, "-m", "risutools", "review", str(catalog), "-f", "json", "-q",
+             "-o", str(tmp / "review-scale.json")])
+        print(f"review of {n:,} projected documents with their facts, every copy a repost"
+              f"{what}: CPU {cpu:.2f} s ({cpu / n * 1e3:.2f} ms a document), wall "
+              f"{wall:.2f} s, peak {peak:.0f} MiB, exit {rc}")
 
 
 def main() -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import re
 import shutil
 import statistics
@@ -26,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -93,20 +94,26 @@ def projected_catalog(n: int) -> Path:
     return root / "catalog"
 
 
-def scaled_catalog(n: int, base: int = 10_000, facts: bool = False) -> Path:
+def scaled_catalog(n: int, base: int = 10_000, facts: bool = False,
+                   varied: bool = False) -> Path:
     """A folder of ``n`` documents made of copies of the ``base``-document projected
     catalog (copy k > 0 of a document has ``-c<k>`` after its component_id and its file
     name), made once and reused: a catalog of the same documents at any size.  ``facts``:
     with their ``facts/`` files copied alike (the component_id changed the same way, the
     file named for it, as ingest names it); every copy is then a repost of its original
-    (the same source, the same facts), which the review's lineages relate."""
+    (the same source, the same facts), which the review's lineages relate.  ``varied``:
+    each document's ``provides`` and ``requires`` drawn anew from the capability
+    vocabulary (1-4 and 1-6 names, seeded: :func:`_varied`), so that nearly every document
+    has capabilities of its own, as a catalog of many authors has."""
     sys.path.insert(0, str(ROOT))
     from risutools.catalog.render import safe_name
 
     root = BASE / (f"scaled-{n}-facts" if facts else f"scaled-{n}")
+    root = root.with_name(root.name + "-varied") if varied else root
     marker = root / ".complete"
-    if marker.exists() and marker.read_text() == f"{n} {base} {VERSION} {facts}":
+    if marker.exists() and marker.read_text() == f"{n} {base} {VERSION} {facts} {varied}":
         return root / "catalog"
+    vary = _varied() if varied else None
     shutil.rmtree(root, ignore_errors=True)
     src = projected_catalog(base)
     out = root / "catalog"
@@ -123,6 +130,8 @@ def scaled_catalog(n: int, base: int = 10_000, facts: bool = False) -> Path:
             if k:
                 data = re.sub(rb'("component_id":\s*"[^"]+)"',
                               lambda m, k=k: m.group(1) + b"-c%d\"" % k, data, count=1)
+            if vary is not None:
+                data = vary(data)
             (out / name.replace(".json", f"-c{k}.json")).write_bytes(data)
             if facts and facts_file.exists():
                 value = json.loads(facts_file.read_bytes())
@@ -130,8 +139,30 @@ def scaled_catalog(n: int, base: int = 10_000, facts: bool = False) -> Path:
                 (out / "facts" / f"{safe_name(value['component_id'])}.json").write_text(
                     json.dumps(value, ensure_ascii=False, indent=2) + "\n", "utf-8")
             made += 1
-    marker.write_text(f"{n} {base} {VERSION} {facts}")
+    marker.write_text(f"{n} {base} {VERSION} {facts} {varied}")
     return out
+
+
+def _varied() -> Callable[[bytes], bytes]:
+    """What gives a document's JSON its capabilities drawn anew (:func:`scaled_catalog`):
+    ``provides`` 1-4 names of the vocabulary's provided kind, ``requires`` 1-6 of its
+    required kind, sorted, from one seeded generator (the same catalog each time)."""
+    import yaml
+
+    vocab = yaml.safe_load((ROOT / "risutools" / "data" / "capabilities.yaml").read_text(
+        "utf-8"))["capabilities"]
+    provided = sorted(k for k, v in vocab.items() if v.get("kind") == "provides")
+    required = sorted(k for k, v in vocab.items() if v.get("kind") == "requires")
+    rng = random.Random(55)
+
+    def vary(data: bytes) -> bytes:
+        doc = json.loads(data)
+        caps = doc.setdefault("capabilities", {})
+        caps["provides"] = sorted(rng.sample(provided, rng.randint(1, min(4, len(provided)))))
+        caps["requires"] = sorted(rng.sample(required, rng.randint(1, min(6, len(required)))))
+        return (json.dumps(doc, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+    return vary
 
 
 def approved_catalog(n: int, every: int = 5) -> Path:
