@@ -227,8 +227,9 @@ def review_scale(tmp: Path) -> None:
     """Peak memory as the catalog grows: ``review -f json`` (all cores) on the projected
     documents copied to ``BENCH_REVIEW_SCALE`` sizes (default 10,000, 20,000, 50,000; one
     file each); goal <= 300 MB at 50,000, flat in the catalog's size.  Then the largest
-    size with the documents' facts, and with their facts and capabilities drawn anew for
-    each document (``workload.scaled_catalog(varied=True)``)."""
+    size with the documents' facts, with their facts and capabilities drawn anew for each
+    document (``workload.scaled_catalog(varied=True)``), and the same with facts as large
+    as a real module's (``rich=True``)."""
     import workload
 
     sizes = [int(x) for x in os.environ.get("BENCH_REVIEW_SCALE",
@@ -252,8 +253,10 @@ def review_scale(tmp: Path) -> None:
     # and again with each document's capabilities its own (drawn from the vocabulary: what
     # a catalog of many authors has, where the copies share theirs)
     n = sizes[-1]
-    for varied, what in ((False, ""), (True, ", capabilities drawn anew for each")):
-        catalog = workload.scaled_catalog(n, facts=True, varied=varied)
+    for varied, rich, what in (
+            (False, False, ""), (True, False, ", capabilities drawn anew for each"),
+            (True, True, ", capabilities drawn anew, facts the size of real modules'")):
+        catalog = workload.scaled_catalog(n, facts=True, varied=varied, rich=rich)
         cpu, wall, peak, rc = workload.run_process(
             [sys.executable, "-m", "risutools", "review", str(catalog), "-f", "json", "-q",
              "-o", str(tmp / "review-scale.json")])

@@ -95,7 +95,7 @@ def projected_catalog(n: int) -> Path:
 
 
 def scaled_catalog(n: int, base: int = 10_000, facts: bool = False,
-                   varied: bool = False) -> Path:
+                   varied: bool = False, rich: bool = False) -> Path:
     """A folder of ``n`` documents made of copies of the ``base``-document projected
     catalog (copy k > 0 of a document has ``-c<k>`` after its component_id and its file
     name), made once and reused: a catalog of the same documents at any size.  ``facts``:
@@ -104,14 +104,19 @@ def scaled_catalog(n: int, base: int = 10_000, facts: bool = False,
     (the same source, the same facts), which the review's lineages relate.  ``varied``:
     each document's ``provides`` and ``requires`` drawn anew from the capability
     vocabulary (1-4 and 1-6 names, seeded: :func:`_varied`), so that nearly every document
-    has capabilities of its own, as a catalog of many authors has."""
+    has capabilities of its own, as a catalog of many authors has.  ``rich`` (with
+    ``facts``): each original's facts given the members the interactions index, as many
+    as a real module's facts have on average (:func:`_rich_facts`), the same for its
+    copies."""
     sys.path.insert(0, str(ROOT))
     from risutools.catalog.render import safe_name
 
     root = BASE / (f"scaled-{n}-facts" if facts else f"scaled-{n}")
     root = root.with_name(root.name + "-varied") if varied else root
+    root = root.with_name(root.name + "-rich") if rich else root
     marker = root / ".complete"
-    if marker.exists() and marker.read_text() == f"{n} {base} {VERSION} {facts} {varied}":
+    if marker.exists() and marker.read_text() == (
+            f"{n} {base} {VERSION} {facts} {varied} {rich}"):
         return root / "catalog"
     vary = _varied() if varied else None
     shutil.rmtree(root, ignore_errors=True)
@@ -136,11 +141,29 @@ def scaled_catalog(n: int, base: int = 10_000, facts: bool = False,
             if facts and facts_file.exists():
                 value = json.loads(facts_file.read_bytes())
                 value["component_id"] = f"{cid}-c{k}" if k else cid
+                if rich:
+                    _rich_facts(value, cid)
                 (out / "facts" / f"{safe_name(value['component_id'])}.json").write_text(
                     json.dumps(value, ensure_ascii=False, indent=2) + "\n", "utf-8")
             made += 1
-    marker.write_text(f"{n} {base} {VERSION} {facts} {varied}")
+    marker.write_text(f"{n} {base} {VERSION} {facts} {varied} {rich}")
     return out
+
+
+def _rich_facts(value: dict[str, Any], cid: str) -> None:
+    """Facts with the members the interactions index as many as the 21 facts files that
+    ``ingest`` writes for ``../shared/corpus/real`` have on average (rounded; stop 55):
+    12 lorebook entries, 10 state keys, 6 toggles declared and 5 read, 5 button targets,
+    1 button name; each named in the module's own namespace (its id's last part: a copy
+    names what its original names)."""
+    ns = cid.rsplit(".", 1)[-1]
+    value["lorebook_entries"] = [f"{ns}.lore.{j}" for j in range(12)]
+    value["state"] = [{"key": f"{ns}-state-{j}", "scope": "chat", "read": True,
+                       "write": j % 2 == 0} for j in range(10)]
+    value["toggles_declared"] = [f"{ns}.toggle.{j}" for j in range(6)]
+    value["toggles_read"] = value["toggles_declared"][:5]
+    value["button_targets"] = [f"{ns}-target-{j}" for j in range(5)]
+    value["button_names"] = [f"{ns}-button"]
 
 
 def _varied() -> Callable[[bytes], bytes]:
