@@ -237,6 +237,29 @@ def test_a_key_shared_by_many_is_one_row_not_every_pair() -> None:
     assert "500 components use the chat variable 'hub'" in rows[0].message
 
 
+def test_a_key_built_at_run_time_counts_each_component_once() -> None:
+    """A pattern fits keys HUB components use, each writing one and reading another: it
+    is a use of those keys (its components counted once each, whether they write or
+    read), and each use by name keeps whether it writes."""
+    from risutools.catalog.interactions import HUB, state_user
+
+    users = [_summary(i, [{"key": "p_count_a", "scope": "chat", "read": False, "write": True},
+                          {"key": "p_count_b", "scope": "chat", "read": True, "write": False}])
+             for i in range(HUB)]
+    builder = _facts_summary(HUB, {"computed_state": [
+        {"key": "p_count_*", "scope": "chat", "read": True, "write": False}]})
+    ix = Index.build([*users, builder])
+    assert [state_user(u) for u in ix.state[("chat", "p_count_a")]] == [
+        (i, True) for i in range(HUB)]
+    assert [state_user(u) for u in ix.state[("chat", "p_count_b")]] == [
+        (i, False) for i in range(HUB)]
+    for key in ("p_count_a", "p_count_b"):
+        assert ix.state_extra[("chat", key)] == [(HUB, True, False, "computed 'p_count_*'")]
+    one_more = [*users, _summary(HUB + 1, [{"key": "p_count_c", "scope": "chat",
+                                            "read": True, "write": False}]), builder]
+    assert not Index.build(one_more).state_extra  # (past HUB: it says nothing of which)
+
+
 def _facts_summary(i: int, facts: dict[str, Any], provides: tuple[str, ...] = (),
                    conflicts: tuple[str, ...] = ()) -> Summary:
     return Summary(f"m.{i:05d}", f"m{i}.json", "", "candidate", "inactive", provides,

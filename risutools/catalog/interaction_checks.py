@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from risutools.catalog.interactions import HUB, Index, Relation
+from risutools.catalog.interactions import HUB, Index, Relation, state_user
 from risutools.checks.registry import check
 from risutools.pathnames import fits_wildcard as fits
 
@@ -55,10 +55,10 @@ def _one_key(ix: Index, scope: str, key: str,
              pairs: dict[tuple[int, int], list[str]]) -> Iterator[Relation]:
     """One state key: its row when more than HUB components use it, else its label added
     to each pair of a writer and another user."""
-    users = ix.state.get((scope, key), [])
+    users = [state_user(u) for u in ix.state.get((scope, key), [])]
     extra = ix.state_extra.get((scope, key), [])
-    comps = sorted({i for i, _, _ in users} | {u[0] for u in extra})
-    writers = sorted({i for i, _, w in users if w} | {u[0] for u in extra if u[2]})
+    comps = sorted({i for i, _ in users} | {u[0] for u in extra})
+    writers = sorted({i for i, w in users if w} | {u[0] for u in extra if u[2]})
     if len(comps) < 2 or not writers:
         return
     label = f"{scope}:{key}"
@@ -76,14 +76,15 @@ def _one_key(ix: Index, scope: str, key: str,
                 pairs.setdefault((w, o), []).append(f"{label} ({note})" if note else label)
 
 
-def _notes(users: list[tuple[int, bool, bool]], extra: list[tuple[int, bool, bool, str]]
+def _notes(users: list[tuple[int, bool]], extra: list[tuple[int, bool, bool, str]]
            ) -> dict[tuple[int, bool], str]:
     """(component, as a writer) -> how it uses the key when it does so only otherwise than
-    by name: through a greeting (group chats only) or a key built at run time."""
+    by name (``users``: (component, writes) of each use by name): through a greeting
+    (group chats only) or a key built at run time."""
     if not extra:
         return {}
-    plain = {i for i, _, _ in users}
-    plain_writers = {i for i, _, w in users if w}
+    plain = {i for i, _ in users}
+    plain_writers = {i for i, w in users if w}
     out: dict[tuple[int, bool], str] = {}
     for i, _, w, note in extra:
         if w and i not in plain_writers:

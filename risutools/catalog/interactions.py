@@ -521,19 +521,26 @@ class Names:
 GROUP_ONLY = "group chats only"
 
 
+def state_user(u: int) -> tuple[int, bool]:
+    """(component, writes) of one use in :attr:`Index.state`."""
+    return (u, False) if u >= 0 else (~u, True)
+
+
 @dataclass
 class Index:
     """The catalog's summaries indexed by key (built once, linear in the facts)."""
 
     summaries: list[Summary]
-    state: dict[tuple[str, str], list[tuple[int, bool, bool]]] = field(default_factory=dict)
+    #: (scope, key) -> its users, each one number (:func:`state_user`): the component's
+    #: place, or its complement (``~i``) when it writes the key; the two numbers of a
+    #: component are made once, so a use costs one reference (a catalog has many keys)
+    state: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     #: uses of a state key that are not plain reads and writes: (component, reads, writes,
     #: note): a greeting's setvar (group chats only), a key built at run time that fits it
     state_extra: dict[tuple[str, str], list[tuple[int, bool, bool, str]]] = field(
         default_factory=dict)
     transforms: dict[str, list[int]] = field(default_factory=dict)
     toggles_declared: dict[str, list[int]] = field(default_factory=dict)
-    toggles_read: dict[str, list[int]] = field(default_factory=dict)
     lore: Names = field(default_factory=Names)  # lorebook entry name -> who carries it
     #: a name a button may call -> who answers it (its manual triggers, its Lua globals)
     button_targets: Names = field(default_factory=Names)
@@ -566,15 +573,14 @@ class Index:
         return ix
 
     def _add(self, i: int, s: Summary) -> None:
-        for scope, key, r, w in s.state():
+        writer = ~i
+        for scope, key, _r, w in s.state():
             if not key.startswith("toggle_"):
-                self.state.setdefault((scope, key), []).append((i, r, w))
+                self.state.setdefault((scope, key), []).append(writer if w else i)
         for h in s.names("transforms"):
             self.transforms.setdefault(h, []).append(i)
         for t in s.names("toggles_declared"):
             self.toggles_declared.setdefault(t, []).append(i)
-        for t in s.names("toggles_read"):
-            self.toggles_read.setdefault(t, []).append(i)
         for name in s.names("lorebook_entries"):
             self.lore.add(name, i)
         for name in s.names("button_targets"):
@@ -593,8 +599,8 @@ class Index:
         more says nothing about which)."""
         keys = Names()
         for (scope, key), users in self.state.items():
-            for i, _, _ in users:
-                keys.add(f"{scope}:{key}", i)
+            for u in users:
+                keys.add(f"{scope}:{key}", state_user(u)[0])
         for i, scope, pattern, r, w in computed:
             if len(pattern.split("*", 1)[0]) < PREFIX or pattern.startswith("toggle_"):
                 continue
