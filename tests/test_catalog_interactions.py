@@ -719,6 +719,28 @@ def _odd_facts() -> dict[str, Any]:
             "big": 2 ** 70, "ratio": 0.5, "nested": {"z": 1, "a": [1.5, None]}}
 
 
+def test_equal_lists_of_names_are_kept_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lists of names summaries keep at hand are one tuple for all that are equal (a
+    version or a repost names what its original names), up to a bound; each answers the
+    same either way."""
+    from risutools.catalog import interactions
+    from risutools.catalog.interactions import FactsStore, pared
+
+    facts = {"facts": "component-facts-v1", "lorebook_entries": ["a.lore", "b.lore"],
+             "toggles_declared": ["t.one"], "findings": []}
+    store = FactsStore()
+    one, two = (store.facts(pared(dict(facts))[0], exact=True) for _ in range(2))
+    assert one.member("lorebook_entries") == ("a.lore", "b.lore")
+    assert one.member("lorebook_entries") is two.member("lorebook_entries")
+    assert one.member("toggles_declared") is two.member("toggles_declared")
+    monkeypatch.setattr(interactions, "TUPLES_MAX", 1)  # (one kept: the other its own)
+    store = FactsStore()
+    one, two = (store.facts(pared(dict(facts))[0], exact=True) for _ in range(2))
+    assert one.member("lorebook_entries") is two.member("lorebook_entries")
+    assert one.member("toggles_declared") == two.member("toggles_declared") == ("t.one",)
+    assert one.member("toggles_declared") is not two.member("toggles_declared")
+
+
 def test_packed_facts_read_as_the_facts(board: Path, buttons: Path) -> None:
     """The review keeps each summary's facts packed (:class:`FactsStore`: the pared facts
     in a temporary file, the members every unit reads at hand): every reader answers as

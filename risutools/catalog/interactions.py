@@ -54,6 +54,9 @@ class FactsStore:
         #: the names of the kept members -> where a :class:`Facts` finds each (its value at
         #: hand, or -1: read back), each set once up to :data:`SCHEMAS_MAX` sets
         self._schemas: dict[tuple[str, ...], dict[str, int]] = {}
+        #: each different list of names the summaries keep at hand, kept once (versions and
+        #: reposts of one module name the same), up to :data:`TUPLES_MAX` different ones
+        self._tuples: dict[tuple[str, ...], tuple[str, ...]] = {}
 
     def facts(self, kept: dict[str, Any], *, exact: bool) -> Facts:
         """The packed :class:`Facts` of ``kept`` (pared facts; ``exact``: orjson parsed them,
@@ -74,10 +77,20 @@ class FactsStore:
                 self._schemas[names] = schema
         # each value as _shared gave it (in a worker: a string, a tuple of strings, else as
         # it was), kept once in this process
-        intern = sys.intern
+        intern, kept = sys.intern, self._kept
         return Facts(self, self.spool.add(blob), len(blob), schema,
-                     tuple([tuple(map(intern, v)) if type(v) is tuple else
+                     tuple([kept(tuple(map(intern, v))) if type(v) is tuple else
                             intern(v) if type(v) is str else v for v in values]))
+
+    def _kept(self, names: tuple[str, ...]) -> tuple[str, ...]:
+        """``names`` as kept: one tuple for all that are equal (past :data:`TUPLES_MAX`
+        different ones, its own)."""
+        held = self._tuples.get(names)
+        if held is None:
+            held = names
+            if len(self._tuples) < TUPLES_MAX:
+                self._tuples[names] = names
+        return held
 
     def found(self, found: FoundFacts) -> HeldFacts:
         """What a summary holds of the facts the first pass found (:func:`facts_found`)."""
@@ -156,6 +169,9 @@ _HOT = frozenset(HOT)
 #: the sets of kept members a :class:`FactsStore` keeps one schema each for (past them,
 #: each :class:`Facts` has its own)
 SCHEMAS_MAX = 1024
+#: the different lists of names a :class:`FactsStore` keeps one tuple each for (past them,
+#: each :class:`Facts` has its own): about 100 bytes a list in its table at most
+TUPLES_MAX = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
