@@ -57,8 +57,7 @@ def _one_key(ix: Index, scope: str, key: str,
     to each pair of a writer and another user."""
     users = [state_user(u) for u in ix.state.get((scope, key), [])]
     extra = ix.state_extra.get((scope, key), [])
-    comps = sorted({i for i, _ in users} | {u[0] for u in extra})
-    writers = sorted({i for i, w in users if w} | {u[0] for u in extra if u[2]})
+    comps, writers = _who(users, extra)
     if len(comps) < 2 or not writers:
         return
     label = f"{scope}:{key}"
@@ -74,6 +73,14 @@ def _one_key(ix: Index, scope: str, key: str,
             if o != w and (o not in writers or w < o) and not ix.related(w, o):
                 note = notes.get((w, True)) or notes.get((o, o in writers))
                 pairs.setdefault((w, o), []).append(f"{label} ({note})" if note else label)
+
+
+def _who(users: list[tuple[int, bool]], extra: list[tuple[int, bool, bool, str]]
+         ) -> tuple[list[int], list[int]]:
+    """The components that use a key, and those that write it, each sorted (``users``:
+    (component, writes) of each use by name; ``extra``: the other uses)."""
+    return (sorted({i for i, _ in users} | {u[0] for u in extra}),
+            sorted({i for i, w in users if w} | {u[0] for u in extra if u[2]}))
 
 
 def _notes(users: list[tuple[int, bool]], extra: list[tuple[int, bool, bool, str]]
