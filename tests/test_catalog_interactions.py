@@ -260,6 +260,28 @@ def test_a_key_built_at_run_time_counts_each_component_once() -> None:
     assert not Index.build(one_more).state_extra  # (past HUB: it says nothing of which)
 
 
+def test_the_index_is_made_when_asked_and_the_state_let_go_after_rv401() -> None:
+    """Nothing of the index is made until a unit asks for it (the lineages come first);
+    RV401 lets the state keys' part go when it is done, and what it says is what it says
+    with that part made beforehand; asked again, the part is made again, the same."""
+    from risutools.catalog.interactions import state_user
+
+    users = [_summary(i, [{"key": "k", "scope": "chat", "read": True, "write": i == 0},
+                          {"key": f"own{i}", "scope": "chat", "read": True, "write": True}])
+             for i in range(3)]
+    ix = Index.build(users)
+    assert ix._states is None and ix._kinds is None  # (sorting the summaries made nothing)
+    rows = list(shared_state(ix))
+    assert ix._states is None and ix._kinds is None  # (let go; the other kinds never asked)
+    eager = Index.build(users)
+    made = dict(eager.state)  # (made before the unit runs)
+    assert [r.message for r in shared_state(eager)] == [r.message for r in rows] and rows
+    assert [state_user(u) for u in ix.state[("chat", "k")]] == [(0, True), (1, False),
+                                                                (2, False)]
+    assert ix.state == made
+    assert ix.transforms == {} and ix._kinds is not None
+
+
 def _facts_summary(i: int, facts: dict[str, Any], provides: tuple[str, ...] = (),
                    conflicts: tuple[str, ...] = ()) -> Summary:
     return Summary(f"m.{i:05d}", f"m{i}.json", "", "candidate", "inactive", provides,

@@ -45,6 +45,7 @@ def shared_state(ix: Index) -> Iterator[Relation]:
                     | set(ix.state_extra))
     for scope, key in shared:
         yield from _one_key(ix, scope, key, pairs)
+    ix.release_state()  # (this unit alone reads it: the rest of the run holds it no longer)
     for (w, o), keys in sorted(pairs.items()):
         yield Relation("shared-state", "info", w, (o,), tuple(keys),
                        f"writes {len(keys)} variable(s) that {ix.summaries[o].component_id} "

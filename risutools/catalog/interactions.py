@@ -543,10 +543,9 @@ def state_user(u: int) -> tuple[int, bool]:
 
 
 @dataclass
-class Index:
-    """The catalog's summaries indexed by key (built once, linear in the facts)."""
+class StateKeys:
+    """The state keys the summaries use, each with its users (RV401's index)."""
 
-    summaries: list[Summary]
     #: (scope, key) -> its users, each one number (:func:`state_user`): the component's
     #: place, or its complement (``~i``) when it writes the key; the two numbers of a
     #: component are made once, so a use costs one reference (a catalog has many keys)
@@ -555,58 +554,24 @@ class Index:
     #: note): a greeting's setvar (group chats only), a key built at run time that fits it
     state_extra: dict[tuple[str, str], list[tuple[int, bool, bool, str]]] = field(
         default_factory=dict)
-    transforms: dict[str, list[int]] = field(default_factory=dict)
-    toggles_declared: dict[str, list[int]] = field(default_factory=dict)
-    lore: Names = field(default_factory=Names)  # lorebook entry name -> who carries it
-    #: a name a button may call -> who answers it (its manual triggers, its Lua globals)
-    button_targets: Names = field(default_factory=Names)
-    handlers: list[int] = field(default_factory=list)  # define onButtonClick
-    carrier_memo: dict[str, tuple[list[str], frozenset[str]]] = field(default_factory=dict)
-    providers: dict[str, list[int]] = field(default_factory=dict)
-    conflicters: dict[str, list[int]] = field(default_factory=dict)
-    exclusive: frozenset[str] = frozenset()
-    #: each summary's lineage (:func:`risutools.catalog.lineage.lineages` sets it): versions
-    #: and reposts of one module are not said to share state with each other
-    kin: list[int] = field(default_factory=list)
-
-    def related(self, a: int, b: int) -> bool:
-        return bool(self.kin) and self.kin[a] == self.kin[b]
 
     @classmethod
-    def build(cls, summaries: Iterable[Summary]) -> Index:
-        ix = cls(sorted(summaries, key=lambda s: (s.component_id, s.where)))
-        ix.exclusive = exclusive_capabilities()
+    def build(cls, summaries: list[Summary]) -> StateKeys:
+        keys = cls()
         computed: list[tuple[int, str, str, bool, bool]] = []
-        for i, s in enumerate(ix.summaries):
-            ix._add(i, s)
+        for i, s in enumerate(summaries):
+            writer = ~i
+            for scope, key, _r, w in s.state():
+                if not key.startswith("toggle_"):
+                    keys.state.setdefault((scope, key), []).append(writer if w else i)
             computed += s.computed_state(i)
             for key in s.names("group_chat_writes"):
                 if not key.startswith("toggle_"):
-                    ix.state_extra.setdefault(("chat", key), []).append(
+                    keys.state_extra.setdefault(("chat", key), []).append(
                         (i, False, True, GROUP_ONLY))
         if computed:
-            ix._add_computed(computed)
-        return ix
-
-    def _add(self, i: int, s: Summary) -> None:
-        writer = ~i
-        for scope, key, _r, w in s.state():
-            if not key.startswith("toggle_"):
-                self.state.setdefault((scope, key), []).append(writer if w else i)
-        for h in s.names("transforms"):
-            self.transforms.setdefault(h, []).append(i)
-        for t in s.names("toggles_declared"):
-            self.toggles_declared.setdefault(t, []).append(i)
-        for name in s.names("lorebook_entries"):
-            self.lore.add(name, i)
-        for name in s.names("button_targets"):
-            self.button_targets.add(name, i)
-        if "onButtonClick" in s.names("entry_points"):
-            self.handlers.append(i)
-        for c in s.provides:
-            self.providers.setdefault(c, []).append(i)
-        for c in s.conflicts:
-            self.conflicters.setdefault(c, []).append(i)
+            keys._add_computed(computed)
+        return keys
 
     def _add_computed(self, computed: list[tuple[int, str, str, bool, bool]]) -> None:
         """State keys built at run time (``p_*``): each pattern is a use of the keys other
@@ -627,6 +592,120 @@ class Index:
             for name in found:
                 self.state_extra.setdefault((scope, name[len(scope) + 1:]), []).append(
                     (i, r, w, f"computed {pattern!r}"))
+
+
+@dataclass
+class Kinds:
+    """The other keys the summaries name, each with the components that name it."""
+
+    transforms: dict[str, list[int]] = field(default_factory=dict)
+    toggles_declared: dict[str, list[int]] = field(default_factory=dict)
+    lore: Names = field(default_factory=Names)  # lorebook entry name -> who carries it
+    #: a name a button may call -> who answers it (its manual triggers, its Lua globals)
+    button_targets: Names = field(default_factory=Names)
+    handlers: list[int] = field(default_factory=list)  # define onButtonClick
+    providers: dict[str, list[int]] = field(default_factory=dict)
+    conflicters: dict[str, list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, summaries: list[Summary]) -> Kinds:
+        kinds = cls()
+        for i, s in enumerate(summaries):
+            kinds._add(i, s)
+        return kinds
+
+    def _add(self, i: int, s: Summary) -> None:
+        for h in s.names("transforms"):
+            self.transforms.setdefault(h, []).append(i)
+        for t in s.names("toggles_declared"):
+            self.toggles_declared.setdefault(t, []).append(i)
+        for name in s.names("lorebook_entries"):
+            self.lore.add(name, i)
+        for name in s.names("button_targets"):
+            self.button_targets.add(name, i)
+        if "onButtonClick" in s.names("entry_points"):
+            self.handlers.append(i)
+        for c in s.provides:
+            self.providers.setdefault(c, []).append(i)
+        for c in s.conflicts:
+            self.conflicters.setdefault(c, []).append(i)
+
+
+@dataclass
+class Index:
+    """The catalog's summaries indexed by key (linear in the facts).  Each part of the
+    index is made when first asked (:class:`StateKeys`, :class:`Kinds`), so the lineages
+    (made first) do not sit on it, and the state keys' part is let go once RV401, its only
+    reader, is done (:meth:`release_state`): what a run holds at once is the summaries and
+    one part."""
+
+    summaries: list[Summary]
+    carrier_memo: dict[str, tuple[list[str], frozenset[str]]] = field(default_factory=dict)
+    exclusive: frozenset[str] = frozenset()
+    #: each summary's lineage (:func:`risutools.catalog.lineage.lineages` sets it): versions
+    #: and reposts of one module are not said to share state with each other
+    kin: list[int] = field(default_factory=list)
+    _states: StateKeys | None = None
+    _kinds: Kinds | None = None
+
+    def related(self, a: int, b: int) -> bool:
+        return bool(self.kin) and self.kin[a] == self.kin[b]
+
+    @classmethod
+    def build(cls, summaries: Iterable[Summary]) -> Index:
+        ix = cls(sorted(summaries, key=lambda s: (s.component_id, s.where)))
+        ix.exclusive = exclusive_capabilities()
+        return ix
+
+    def states(self) -> StateKeys:
+        if self._states is None:
+            self._states = StateKeys.build(self.summaries)
+        return self._states
+
+    def release_state(self) -> None:
+        """Let the state keys' part go (made again if asked again)."""
+        self._states = None
+
+    def kinds(self) -> Kinds:
+        if self._kinds is None:
+            self._kinds = Kinds.build(self.summaries)
+        return self._kinds
+
+    @property
+    def state(self) -> dict[tuple[str, str], list[int]]:
+        return self.states().state
+
+    @property
+    def state_extra(self) -> dict[tuple[str, str], list[tuple[int, bool, bool, str]]]:
+        return self.states().state_extra
+
+    @property
+    def transforms(self) -> dict[str, list[int]]:
+        return self.kinds().transforms
+
+    @property
+    def toggles_declared(self) -> dict[str, list[int]]:
+        return self.kinds().toggles_declared
+
+    @property
+    def lore(self) -> Names:
+        return self.kinds().lore
+
+    @property
+    def button_targets(self) -> Names:
+        return self.kinds().button_targets
+
+    @property
+    def handlers(self) -> list[int]:
+        return self.kinds().handlers
+
+    @property
+    def providers(self) -> dict[str, list[int]]:
+        return self.kinds().providers
+
+    @property
+    def conflicters(self) -> dict[str, list[int]]:
+        return self.kinds().conflicters
 
     def carriers(self, pattern: str) -> dict[str, list[int]]:
         """Entry name -> the components that carry it, for a lorebook load's name pattern
