@@ -270,16 +270,17 @@ def test_the_index_is_made_when_asked_and_the_state_let_go_after_rv401() -> None
                           {"key": f"own{i}", "scope": "chat", "read": True, "write": True}])
              for i in range(3)]
     ix = Index.build(users)
-    assert ix._states is None and ix._kinds is None  # (sorting the summaries made nothing)
+    assert ix.made() == ()  # (sorting the summaries made nothing)
     rows = list(shared_state(ix))
-    assert ix._states is None and ix._kinds is None  # (let go; the other kinds never asked)
+    assert ix.made() == ()  # (let go; the other kinds never asked)
     eager = Index.build(users)
     made = dict(eager.state)  # (made before the unit runs)
     assert [r.message for r in shared_state(eager)] == [r.message for r in rows] and rows
     assert [state_user(u) for u in ix.state[("chat", "k")]] == [(0, True), (1, False),
                                                                 (2, False)]
     assert ix.state == made
-    assert ix.transforms == {} and ix._kinds is not None
+    assert ix.made() == ("state", "state_extra")
+    assert ix.transforms == {} and "lore" in ix.made() and "transforms" in vars(ix)
 
 
 def _facts_summary(i: int, facts: dict[str, Any], provides: tuple[str, ...] = (),

@@ -40,7 +40,8 @@ HUB = 12
 #: the members of the facts the units read of every summary, again and again: a packed
 #: summary (:class:`Facts`) keeps them at hand; any other member is read back when asked
 HOT = ("lorebook_entries", "lorebook_loads", "toggles_declared", "toggles_read",
-       "button_names", "risu_buttons", "module_id", "source_part", "source_sha256")
+       "button_names", "risu_buttons", "module_id", "source_part", "source_sha256",
+       "transforms", "entry_points", "button_targets")
 
 
 class FactsStore:
@@ -631,22 +632,51 @@ class Kinds:
             self.conflicters.setdefault(c, []).append(i)
 
 
-@dataclass
+#: the parts of :class:`Index` made when first asked, by what makes them
+_STATE_PARTS = ("state", "state_extra")
+_KIND_PARTS = ("transforms", "toggles_declared", "lore", "button_targets", "handlers",
+               "providers", "conflicters")
+
+
 class Index:
     """The catalog's summaries indexed by key (linear in the facts).  Each part of the
-    index is made when first asked (:class:`StateKeys`, :class:`Kinds`), so the lineages
-    (made first) do not sit on it, and the state keys' part is let go once RV401, its only
-    reader, is done (:meth:`release_state`): what a run holds at once is the summaries and
-    one part."""
+    index is made when first asked (:class:`StateKeys`, :class:`Kinds`; then an attribute
+    like any other), so the lineages (made first) do not sit on it, and the state keys'
+    part is let go once RV401, its only reader, is done (:meth:`release_state`): what a
+    run holds at once is the summaries and one part."""
 
-    summaries: list[Summary]
-    carrier_memo: dict[str, tuple[list[str], frozenset[str]]] = field(default_factory=dict)
-    exclusive: frozenset[str] = frozenset()
-    #: each summary's lineage (:func:`risutools.catalog.lineage.lineages` sets it): versions
-    #: and reposts of one module are not said to share state with each other
-    kin: list[int] = field(default_factory=list)
-    _states: StateKeys | None = None
-    _kinds: Kinds | None = None
+    # made when first asked (:meth:`__getattr__`): declared, never set on the class
+    state: dict[tuple[str, str], list[int]]
+    state_extra: dict[tuple[str, str], list[tuple[int, bool, bool, str]]]
+    transforms: dict[str, list[int]]
+    toggles_declared: dict[str, list[int]]
+    lore: Names
+    button_targets: Names
+    handlers: list[int]
+    providers: dict[str, list[int]]
+    conflicters: dict[str, list[int]]
+
+    def __init__(self, summaries: list[Summary]) -> None:
+        self.summaries = summaries
+        self.carrier_memo: dict[str, tuple[list[str], frozenset[str]]] = {}
+        self.exclusive: frozenset[str] = frozenset()
+        #: each summary's lineage (:func:`risutools.catalog.lineage.lineages` sets it):
+        #: versions and reposts of one module are not said to share state with each other
+        self.kin: list[int] = []
+
+    def __getattr__(self, name: str) -> Any:
+        """A part of the index not made yet, made (with the others of its kind)."""
+        made: Any
+        parts: tuple[str, ...]
+        if name in _STATE_PARTS:
+            made, parts = StateKeys.build(self.summaries), _STATE_PARTS
+        elif name in _KIND_PARTS:
+            made, parts = Kinds.build(self.summaries), _KIND_PARTS
+        else:
+            raise AttributeError(name)
+        for part in parts:
+            setattr(self, part, getattr(made, part))
+        return getattr(made, name)
 
     def related(self, a: int, b: int) -> bool:
         return bool(self.kin) and self.kin[a] == self.kin[b]
@@ -657,55 +687,14 @@ class Index:
         ix.exclusive = exclusive_capabilities()
         return ix
 
-    def states(self) -> StateKeys:
-        if self._states is None:
-            self._states = StateKeys.build(self.summaries)
-        return self._states
+    def made(self) -> tuple[str, ...]:
+        """The parts of the index made so far."""
+        return tuple(p for p in _STATE_PARTS + _KIND_PARTS if p in vars(self))
 
     def release_state(self) -> None:
         """Let the state keys' part go (made again if asked again)."""
-        self._states = None
-
-    def kinds(self) -> Kinds:
-        if self._kinds is None:
-            self._kinds = Kinds.build(self.summaries)
-        return self._kinds
-
-    @property
-    def state(self) -> dict[tuple[str, str], list[int]]:
-        return self.states().state
-
-    @property
-    def state_extra(self) -> dict[tuple[str, str], list[tuple[int, bool, bool, str]]]:
-        return self.states().state_extra
-
-    @property
-    def transforms(self) -> dict[str, list[int]]:
-        return self.kinds().transforms
-
-    @property
-    def toggles_declared(self) -> dict[str, list[int]]:
-        return self.kinds().toggles_declared
-
-    @property
-    def lore(self) -> Names:
-        return self.kinds().lore
-
-    @property
-    def button_targets(self) -> Names:
-        return self.kinds().button_targets
-
-    @property
-    def handlers(self) -> list[int]:
-        return self.kinds().handlers
-
-    @property
-    def providers(self) -> dict[str, list[int]]:
-        return self.kinds().providers
-
-    @property
-    def conflicters(self) -> dict[str, list[int]]:
-        return self.kinds().conflicters
+        for part in _STATE_PARTS:
+            vars(self).pop(part, None)
 
     def carriers(self, pattern: str) -> dict[str, list[int]]:
         """Entry name -> the components that carry it, for a lorebook load's name pattern
