@@ -18,8 +18,8 @@ import bisect
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeVar
 
 from risutools.catalog.catalog import Entry
 from risutools.catalog.graph import exclusive_capabilities
@@ -78,20 +78,11 @@ class FactsStore:
                 self._schemas[names] = schema
         # each value as _shared gave it (in a worker: a string, a tuple of strings, else as
         # it was), kept once in this process
-        intern, kept = sys.intern, self._kept
+        intern, tuples = sys.intern, self._tuples
         return Facts(self, self.spool.add(blob), len(blob), schema,
-                     tuple([kept(tuple(map(intern, v))) if type(v) is tuple else
-                            intern(v) if type(v) is str else v for v in values]))
-
-    def _kept(self, names: tuple[str, ...]) -> tuple[str, ...]:
-        """``names`` as kept: one tuple for all that are equal (past :data:`TUPLES_MAX`
-        different ones, its own)."""
-        held = self._tuples.get(names)
-        if held is None:
-            held = names
-            if len(self._tuples) < TUPLES_MAX:
-                self._tuples[names] = names
-        return held
+                     tuple([kept_once(tuples, tuple(map(intern, v)), TUPLES_MAX)
+                            if type(v) is tuple else intern(v) if type(v) is str else v
+                            for v in values]))
 
     def found(self, found: FoundFacts) -> HeldFacts:
         """What a summary holds of the facts the first pass found (:func:`facts_found`)."""
@@ -281,15 +272,24 @@ _EMPTY_REPR: dict[type, str] = {list: "[]", dict: "{}", str: "''", type(None): "
                                 bool: "False", int: "0"}
 
 
+_Kept = TypeVar("_Kept")
+
+
+def kept_once(table: dict[_Kept, _Kept], value: _Kept, bound: int) -> _Kept:
+    """``value`` as kept: the one equal to it in ``table``, else itself, put in the table
+    while it holds fewer than ``bound`` (past them, each its own)."""
+    held = table.get(value)
+    if held is None:
+        held = value
+        if len(table) < bound:
+            table[value] = value
+    return held
+
+
 def shared_empty(empty: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     """A summary's empty members (:func:`pared`), one tuple for all that are equal (up to
     :data:`_EMPTIES_MAX` different ones)."""
-    shared = _EMPTIES.get(empty)
-    if shared is None:
-        if len(_EMPTIES) < _EMPTIES_MAX:
-            _EMPTIES[empty] = empty
-        shared = empty
-    return shared
+    return kept_once(_EMPTIES, empty, _EMPTIES_MAX)
 
 
 def facts_content(s: Summary) -> str:
@@ -633,9 +633,8 @@ class Kinds:
 
 
 #: the parts of :class:`Index` made when first asked, by what makes them
-_STATE_PARTS = ("state", "state_extra")
-_KIND_PARTS = ("transforms", "toggles_declared", "lore", "button_targets", "handlers",
-               "providers", "conflicters")
+_STATE_PARTS = tuple(f.name for f in fields(StateKeys))
+_KIND_PARTS = tuple(f.name for f in fields(Kinds))
 
 
 class Index:
