@@ -241,7 +241,7 @@ def test_a_key_built_at_run_time_counts_each_component_once() -> None:
     """A pattern fits keys HUB components use, each writing one and reading another: it
     is a use of those keys (its components counted once each, whether they write or
     read), and each use by name keeps whether it writes."""
-    from risutools.catalog.interactions import HUB, state_user
+    from risutools.catalog.interactions import HUB, state_user, state_uses
 
     users = [_summary(i, [{"key": "p_count_a", "scope": "chat", "read": False, "write": True},
                           {"key": "p_count_b", "scope": "chat", "read": True, "write": False}])
@@ -249,9 +249,9 @@ def test_a_key_built_at_run_time_counts_each_component_once() -> None:
     builder = _facts_summary(HUB, {"computed_state": [
         {"key": "p_count_*", "scope": "chat", "read": True, "write": False}]})
     ix = Index.build([*users, builder])
-    assert [state_user(u) for u in ix.state[("chat", "p_count_a")]] == [
+    assert [state_user(u) for u in state_uses(ix.state["chat"]["p_count_a"])] == [
         (i, True) for i in range(HUB)]
-    assert [state_user(u) for u in ix.state[("chat", "p_count_b")]] == [
+    assert [state_user(u) for u in state_uses(ix.state["chat"]["p_count_b"])] == [
         (i, False) for i in range(HUB)]
     for key in ("p_count_a", "p_count_b"):
         assert ix.state_extra[("chat", key)] == [(HUB, True, False, "computed 'p_count_*'")]
@@ -264,7 +264,7 @@ def test_the_index_is_made_when_asked_and_the_state_let_go_after_rv401() -> None
     """Nothing of the index is made until a unit asks for it (the lineages come first);
     RV401 lets the state keys' part go when it is done, and what it says is what it says
     with that part made beforehand; asked again, the part is made again, the same."""
-    from risutools.catalog.interactions import state_user
+    from risutools.catalog.interactions import state_user, state_uses
 
     users = [_summary(i, [{"key": "k", "scope": "chat", "read": True, "write": i == 0},
                           {"key": f"own{i}", "scope": "chat", "read": True, "write": True}])
@@ -276,11 +276,31 @@ def test_the_index_is_made_when_asked_and_the_state_let_go_after_rv401() -> None
     eager = Index.build(users)
     made = dict(eager.state)  # (made before the unit runs)
     assert [r.message for r in shared_state(eager)] == [r.message for r in rows] and rows
-    assert [state_user(u) for u in ix.state[("chat", "k")]] == [(0, True), (1, False),
-                                                                (2, False)]
+    assert [state_user(u) for u in state_uses(ix.state["chat"]["k"])] == [
+        (0, True), (1, False), (2, False)]
+    # a key one use names is held as that use's number alone (the writer's complement)
+    assert ix.state["chat"]["own1"] == ~1 and state_uses(ix.state["chat"].get("none")) == []
     assert ix.state == made
     assert ix.made() == ("state", "state_extra")
     assert ix.transforms == {} and "lore" in ix.made() and "transforms" in vars(ix)
+    ix.release_kinds()  # (the units done: the lorebook's entries alone are kept)
+    assert ix.made() == ("state", "state_extra", "lore")
+    assert ix.button_targets.find("x") == {} and "transforms" in ix.made()
+
+
+def test_shared_state_rows_in_the_order_of_scope_then_key() -> None:
+    """RV401's rows come sorted by scope, then key, whatever order the components name
+    them in, with keys of both scopes and keys only a greeting writes (group chats)."""
+    def uses(*keys: tuple[str, str, bool]) -> list[dict[str, Any]]:
+        return [{"key": k, "scope": sc, "read": True, "write": w} for sc, k, w in keys]
+
+    a = _summary(0, uses(("global", "zz", True), ("chat", "b", True), ("chat", "a", True)))
+    b = _summary(1, uses(("chat", "a", False), ("global", "zz", False), ("chat", "b", False),
+                         ("global", "aa", True)))
+    c = _summary(2, uses(("global", "aa", False), ("chat", "only", True)))
+    rows = list(shared_state(Index.build([a, b, c])))
+    assert [(r.source, r.targets, r.keys) for r in rows] == [
+        (0, (1,), ("chat:a", "chat:b", "global:zz")), (1, (2,), ("global:aa",))]
 
 
 def _facts_summary(i: int, facts: dict[str, Any], provides: tuple[str, ...] = (),

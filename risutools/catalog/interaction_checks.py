@@ -1,7 +1,7 @@
 """The review's interaction findings (RV401-RV408): how components act on each other across
 the whole catalog, candidates included.  One unit each, scope ``catalog``; each reads the
 :class:`~risutools.catalog.interactions.Index` (``unit(index)``) and yields
-:class:`~risutools.catalog.interactions.Relation` rows, every one read off one key's list of
+:class:`~risutools.catalog.relations.Relation` rows, every one read off one key's list of
 components (never all pairs of components).
 """
 
@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from risutools.catalog.interactions import HUB, Index, Relation, state_user
+from risutools.catalog.interactions import HUB, Index, state_user, state_uses
+from risutools.catalog.relations import Relation
 from risutools.checks.registry import check
 from risutools.pathnames import fits_wildcard as fits
 
@@ -40,11 +41,13 @@ def shared_state(ix: Index) -> Iterator[Relation]:
     Fix: Nothing to fix by itself: review the two together, and rename a key that is shared
     by accident."""
     pairs: dict[tuple[int, int], list[str]] = {}
-    # a key one component alone uses relates nothing: only the others are sorted
-    shared = sorted({k for k, users in ix.state.items() if len(users) > 1}
-                    | set(ix.state_extra))
-    for scope, key in shared:
-        yield from _one_key(ix, scope, key, pairs)
+    extra = ix.state_extra
+    for scope in sorted(set(ix.state) | {sc for sc, _ in extra}):
+        # a key one use alone names relates nothing (held as a number): the others sorted
+        at = ix.state.get(scope, {})
+        for key in sorted({k for k, users in at.items() if type(users) is list}
+                          | {k for sc, k in extra if sc == scope}):
+            yield from _one_key(ix, scope, key, pairs)
     ix.release_state()  # (this unit alone reads it: the rest of the run holds it no longer)
     for (w, o), keys in sorted(pairs.items()):
         yield Relation("shared-state", "info", w, (o,), tuple(keys),
@@ -56,7 +59,7 @@ def _one_key(ix: Index, scope: str, key: str,
              pairs: dict[tuple[int, int], list[str]]) -> Iterator[Relation]:
     """One state key: its row when more than HUB components use it, else its label added
     to each pair of a writer and another user."""
-    users = [state_user(u) for u in ix.state.get((scope, key), [])]
+    users = [state_user(u) for u in state_uses(ix.state.get(scope, {}).get(key))]
     extra = ix.state_extra.get((scope, key), [])
     comps, writers = _who(users, extra)
     if len(comps) < 2 or not writers:

@@ -8,8 +8,8 @@ state key -> who reads and writes it, hook -> who transforms it, toggle -> who d
 who reads it, lorebook entry name -> who carries it.  Every relation is read off one key's
 list, so the work is linear in the facts (a key shared by more than :data:`HUB` components
 is one row for the key, not a row for every pair).  The checks RV401-RV408
-(:mod:`risutools.catalog.interaction_checks`) read the index; the families are derived from
-the dependencies they find.
+(:mod:`risutools.catalog.interaction_checks`) read the index; what they find, and the
+families derived from the dependencies among it, are :mod:`risutools.catalog.relations`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from risutools.catalog.graph import exclusive_capabilities
 from risutools.catalog.render import safe_name
 from risutools.errors import RisuError
 from risutools.pathnames import fits_wildcard as fits
-from risutools.rowspool import Rows, Spool, pack
+from risutools.rowspool import Spool, pack
 from risutools.safeio import FolderFiles
 from risutools.settings.catalog import FACTS_DIR, FACTS_FORMAT
 from risutools.values import decode_text, fast_json, fast_json_many, parse_value
@@ -543,14 +543,24 @@ def state_user(u: int) -> tuple[int, bool]:
     return (u, False) if u >= 0 else (~u, True)
 
 
+def state_uses(users: int | list[int] | None) -> list[int]:
+    """The uses of one key as :attr:`Index.state` holds them: one number, a list of them, or
+    none (a key no component names)."""
+    if users is None:
+        return []
+    return [users] if isinstance(users, int) else users
+
+
 @dataclass
 class StateKeys:
     """The state keys the summaries use, each with its users (RV401's index)."""
 
-    #: (scope, key) -> its users, each one number (:func:`state_user`): the component's
+    #: scope -> key -> its users, each one number (:func:`state_user`): the component's
     #: place, or its complement (``~i``) when it writes the key; the two numbers of a
-    #: component are made once, so a use costs one reference (a catalog has many keys)
-    state: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    #: component are made once, so a use costs one reference; a key one use names holds
+    #: the number alone, a list once another names it (:func:`state_uses`: most keys of a
+    #: catalog are one component's), and its scope is said once, by the dict it is in
+    state: dict[str, dict[str, int | list[int]]] = field(default_factory=dict)
     #: uses of a state key that are not plain reads and writes: (component, reads, writes,
     #: note): a greeting's setvar (group chats only), a key built at run time that fits it
     state_extra: dict[tuple[str, str], list[tuple[int, bool, bool, str]]] = field(
@@ -564,7 +574,7 @@ class StateKeys:
             writer = ~i
             for scope, key, _r, w in s.state():
                 if not key.startswith("toggle_"):
-                    keys.state.setdefault((scope, key), []).append(writer if w else i)
+                    keys._add(scope, key, writer if w else i)
             computed += s.computed_state(i)
             for key in s.names("group_chat_writes"):
                 if not key.startswith("toggle_"):
@@ -574,15 +584,28 @@ class StateKeys:
             keys._add_computed(computed)
         return keys
 
+    def _add(self, scope: str, key: str, use: int) -> None:
+        at = self.state.get(scope)
+        if at is None:
+            at = self.state[scope] = {}
+        had = at.get(key)
+        if had is None:
+            at[key] = use
+        elif isinstance(had, int):
+            at[key] = [had, use]
+        else:
+            had.append(use)
+
     def _add_computed(self, computed: list[tuple[int, str, str, bool, bool]]) -> None:
         """State keys built at run time (``p_*``): each pattern is a use of the keys other
         components name that it fits, when its literal head is at least :data:`PREFIX`
         characters and they belong to at most :data:`HUB` components (a pattern that fits
         more says nothing about which)."""
         keys = Names()
-        for (scope, key), users in self.state.items():
-            for u in users:
-                keys.add(f"{scope}:{key}", state_user(u)[0])
+        for scope, at in self.state.items():
+            for key, users in at.items():
+                for u in state_uses(users):
+                    keys.add(f"{scope}:{key}", state_user(u)[0])
         for i, scope, pattern, r, w in computed:
             if len(pattern.split("*", 1)[0]) < PREFIX or pattern.startswith("toggle_"):
                 continue
@@ -645,7 +668,7 @@ class Index:
     run holds at once is the summaries and one part."""
 
     # made when first asked (:meth:`__getattr__`): declared, never set on the class
-    state: dict[tuple[str, str], list[int]]
+    state: dict[str, dict[str, int | list[int]]]
     state_extra: dict[tuple[str, str], list[tuple[int, bool, bool, str]]]
     transforms: dict[str, list[int]]
     toggles_declared: dict[str, list[int]]
@@ -695,6 +718,15 @@ class Index:
         for part in _STATE_PARTS:
             vars(self).pop(part, None)
 
+    def release_kinds(self) -> None:
+        """Let the other kinds' part go but the lorebook's entries, which each component's
+        risk reads (:meth:`carrier_ids`) once the units are done (made again if asked)."""
+        if "lore" not in vars(self):
+            return
+        for part in _KIND_PARTS:
+            if part != "lore":
+                vars(self).pop(part, None)
+
     def carriers(self, pattern: str) -> dict[str, list[int]]:
         """Entry name -> the components that carry it, for a lorebook load's name pattern
         (:meth:`Names.find`)."""
@@ -713,74 +745,3 @@ class Index:
 
 #: entry names are bucketed by this many leading characters for wildcard loads
 PREFIX = 3
-
-
-
-
-@dataclass(frozen=True)
-class Relation:
-    """One interaction found by an RV4xx unit: ``source`` acts on (or depends on) each of
-    ``targets`` through ``keys``; ``kind`` is the unit's title."""
-
-    kind: str
-    severity: str  # info | warning
-    source: int  # index into Index.summaries
-    targets: tuple[int, ...]
-    keys: tuple[str, ...]
-    message: str
-    dependency: bool = False  # counts for families (source needs the targets)
-
-
-class RelationRows:
-    """Relations kept in a row spool (:class:`~risutools.rowspool.Rows`: the lineage's are
-    one a repost, tens of thousands in a catalog of reposts), read back in order."""
-
-    def __init__(self, relations: Iterable[Relation] = ()) -> None:
-        self._rows = Rows({"kind": r.kind, "severity": r.severity, "source": r.source,
-                           "targets": list(r.targets), "keys": list(r.keys),
-                           "message": r.message, "dependency": r.dependency}
-                          for r in relations)
-
-    def __iter__(self) -> Iterator[Relation]:
-        for d in self._rows:
-            yield Relation(d["kind"], d["severity"], d["source"], tuple(d["targets"]),
-                           tuple(d["keys"]), d["message"], d["dependency"])
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-
-def families(ix: Index, relations: list[Relation]) -> list[dict[str, Any]]:
-    """Components linked by dependencies, each with its backend (the member the others
-    depend on most); only groups of two or more."""
-    parent = list(range(len(ix.summaries)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    needed: dict[int, int] = {}
-    for r in relations:
-        if not r.dependency:
-            continue
-        for t in r.targets:
-            needed[t] = needed.get(t, 0) + 1
-            a, b = root(r.source), root(t)
-            if a != b:
-                parent[max(a, b)] = min(a, b)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(ix.summaries)):
-        groups.setdefault(root(i), []).append(i)
-    out: list[dict[str, Any]] = []
-    for members in groups.values():
-        if len(members) < 2:
-            continue
-        backend = min(members, key=lambda i: (-needed.get(i, 0), ix.summaries[i].component_id))
-        head = ix.summaries[backend]
-        out.append({"backend": head.component_id, "title": head.title,
-                    "members": sorted(ix.summaries[i].component_id for i in members),
-                    "extensions": len(members) - 1})
-    out.sort(key=lambda f: (-int(f["extensions"]), str(f["backend"])))
-    return out

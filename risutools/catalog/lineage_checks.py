@@ -1,14 +1,14 @@
 """The review's lineage findings (RV501-RV502): reposts and superseded versions of one
 RisuAI module.  One unit each, scope ``catalog``; each reads the
 :class:`~risutools.catalog.lineage.Lineage` (``unit(lineage)``) and yields
-:class:`~risutools.catalog.interactions.Relation` rows (source: the newer member)."""
+:class:`~risutools.catalog.relations.Relation` rows (source: the newer member)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from risutools.catalog.interactions import Relation
 from risutools.catalog.lineage import Lineage, drift_line, same_bytes
+from risutools.catalog.relations import Relation
 from risutools.checks.registry import check
 
 #: the review's catalog pass hands RV5xx units the lineage

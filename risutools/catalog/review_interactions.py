@@ -14,17 +14,10 @@ from typing import Any
 
 from risutools.catalog.catalog import Entry
 from risutools.catalog.interaction_checks import INTERACTIONS
-from risutools.catalog.interactions import (
-    FactsStore,
-    Index,
-    Relation,
-    RelationRows,
-    Summary,
-    families,
-    summarize_entry,
-)
+from risutools.catalog.interactions import FactsStore, Index, Summary, summarize_entry
 from risutools.catalog.lineage import Lineage
 from risutools.catalog.lineage_checks import LINEAGE
+from risutools.catalog.relations import Relation, RelationRows, families
 from risutools.catalog.review_checks import units
 from risutools.collector import cycles_paused
 from risutools.findings import Finding
@@ -134,8 +127,10 @@ def relate(summaries: Iterable[Summary]) -> Interactions:
     with cycles_paused():
         ix = Index.build(summaries)
         lin = Lineage.build(ix)  # first: the units know versions of one module (ix.kin)
-        relations = [r for unit in units(INTERACTIONS) for r in unit(ix)]
+        # the RV5xx units before any part of the index is made: none is held beside them
         versions = RelationRows(r for unit in units(LINEAGE) for r in unit(lin))
+        relations = [r for unit in units(INTERACTIONS) for r in unit(ix)]
+        ix.release_kinds()  # (what is read after the units: the lorebook's entries)
         return Interactions(ix, relations, families(ix, relations), lin, versions)
 
 
