@@ -23,7 +23,7 @@ from risutools.catalog.catalog import Catalog
 from risutools.catalog.interaction_checks import shared_state
 from risutools.catalog.interactions import Index, Summary, fits
 from risutools.catalog.review import review_catalog
-from risutools.catalog.review_interactions import relate
+from risutools.catalog.review_interactions import relate, risk
 from risutools.report.review_html import render_review_html
 from risutools.report.review_text import render_review_markdown, render_review_text
 
@@ -282,10 +282,31 @@ def test_the_index_is_made_when_asked_and_the_state_let_go_after_rv401() -> None
     assert ix.state["chat"]["own1"] == ~1 and state_uses(ix.state["chat"].get("none")) == []
     assert ix.state == made
     assert ix.made() == ("state", "state_extra")
-    assert ix.transforms == {} and "lore" in ix.made() and "transforms" in vars(ix)
-    ix.release_kinds()  # (the units done: the lorebook's entries alone are kept)
-    assert ix.made() == ("state", "state_extra", "lore")
-    assert ix.button_targets.find("x") == {} and "transforms" in ix.made()
+    assert ix.transforms == {} and ix.made() == ("state", "state_extra", "transforms")
+    assert ix.button_targets.find("x") == {}  # (each of the other kinds made alone)
+    assert ix.made() == ("state", "state_extra", "transforms", "button_targets")
+    ix.release_kinds()
+    assert ix.made() == ("state", "state_extra")
+
+
+def test_the_other_kinds_let_go_after_each_unit_and_risk_reads_the_same() -> None:
+    """The review lets the other kinds' parts go after each RV4xx unit; the carriers of
+    every load a summary names are found before the lorebook's entries go, so each
+    component's risk says where its loads resolve without making them again; a load no
+    summary names makes them again when asked, and finds the same as with them held."""
+    carrier = _facts_summary(0, {"lorebook_entries": ["libA.core", "libA.util"]})
+    loader = _facts_summary(1, {"lorebook_loads": ["libA.*"]})
+    held = Index.build([carrier, loader])
+    want = [held.carrier_ids(p) for p in ("libA.*", "libA.core", "libB.*")]
+    inter = relate([carrier, loader])
+    ix = inter.index
+    assert ix.made() == ()  # (nothing of the index is held once the units are done)
+    assert ix.carrier_memo["libA.*"] == want[0] == (["m.00000"], frozenset({"m.00000"}))
+    assert risk(ix, ix.summaries[1])["dynamic_loading"] == [
+        {"load": "lorebook 'libA.*'", "resolves": "in m.00000"}]
+    assert ix.made() == ()  # (the risk read the carriers found, not the entries)
+    assert [ix.carrier_ids(p) for p in ("libA.*", "libA.core", "libB.*")] == want
+    assert "lore" in ix.made()  # (a load no summary names: made again when asked)
 
 
 def test_shared_state_rows_in_the_order_of_scope_then_key() -> None:

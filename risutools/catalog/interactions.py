@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
@@ -632,27 +632,56 @@ class Kinds:
     conflicters: dict[str, list[int]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, summaries: list[Summary]) -> Kinds:
+    def build(cls, summaries: list[Summary], part: str) -> Kinds:
+        """The kinds with their one ``part`` made (each is made alone, when a unit first
+        asks for it, and let go when the unit is done: :meth:`Index.release_kinds`)."""
         kinds = cls()
+        add = _KIND_ADDS[part]
         for i, s in enumerate(summaries):
-            kinds._add(i, s)
+            add(kinds, i, s)
         return kinds
 
-    def _add(self, i: int, s: Summary) -> None:
-        for h in s.names("transforms"):
-            self.transforms.setdefault(h, []).append(i)
-        for t in s.names("toggles_declared"):
-            self.toggles_declared.setdefault(t, []).append(i)
-        for name in s.names("lorebook_entries"):
-            self.lore.add(name, i)
-        for name in s.names("button_targets"):
-            self.button_targets.add(name, i)
-        if "onButtonClick" in s.names("entry_points"):
-            self.handlers.append(i)
-        for c in s.provides:
-            self.providers.setdefault(c, []).append(i)
-        for c in s.conflicts:
-            self.conflicters.setdefault(c, []).append(i)
+
+def _transforms(k: Kinds, i: int, s: Summary) -> None:
+    for h in s.names("transforms"):
+        k.transforms.setdefault(h, []).append(i)
+
+
+def _toggles_declared(k: Kinds, i: int, s: Summary) -> None:
+    for t in s.names("toggles_declared"):
+        k.toggles_declared.setdefault(t, []).append(i)
+
+
+def _lore(k: Kinds, i: int, s: Summary) -> None:
+    for name in s.names("lorebook_entries"):
+        k.lore.add(name, i)
+
+
+def _button_targets(k: Kinds, i: int, s: Summary) -> None:
+    for name in s.names("button_targets"):
+        k.button_targets.add(name, i)
+
+
+def _handlers(k: Kinds, i: int, s: Summary) -> None:
+    if "onButtonClick" in s.names("entry_points"):
+        k.handlers.append(i)
+
+
+def _providers(k: Kinds, i: int, s: Summary) -> None:
+    for c in s.provides:
+        k.providers.setdefault(c, []).append(i)
+
+
+def _conflicters(k: Kinds, i: int, s: Summary) -> None:
+    for c in s.conflicts:
+        k.conflicters.setdefault(c, []).append(i)
+
+
+#: what each summary adds to each part of :class:`Kinds`
+_KIND_ADDS: dict[str, Callable[[Kinds, int, Summary], None]] = {
+    "transforms": _transforms, "toggles_declared": _toggles_declared, "lore": _lore,
+    "button_targets": _button_targets, "handlers": _handlers, "providers": _providers,
+    "conflicters": _conflicters}
 
 
 #: the parts of :class:`Index` made when first asked, by what makes them
@@ -687,13 +716,14 @@ class Index:
         self.kin: list[int] = []
 
     def __getattr__(self, name: str) -> Any:
-        """A part of the index not made yet, made (with the others of its kind)."""
+        """A part of the index not made yet, made (the state keys' with its other part;
+        each of the other kinds alone)."""
         made: Any
         parts: tuple[str, ...]
         if name in _STATE_PARTS:
             made, parts = StateKeys.build(self.summaries), _STATE_PARTS
         elif name in _KIND_PARTS:
-            made, parts = Kinds.build(self.summaries), _KIND_PARTS
+            made, parts = Kinds.build(self.summaries, name), (name,)
         else:
             raise AttributeError(name)
         for part in parts:
@@ -719,13 +749,16 @@ class Index:
             vars(self).pop(part, None)
 
     def release_kinds(self) -> None:
-        """Let the other kinds' part go but the lorebook's entries, which each component's
-        risk reads (:meth:`carrier_ids`) once the units are done (made again if asked)."""
-        if "lore" not in vars(self):
-            return
+        """Let the other kinds' parts go (each made again if asked again: the review lets
+        them go after each unit, so it holds one unit's parts at a time).  The lorebook's
+        entries go once the carriers of every load a summary names are found
+        (:meth:`carrier_ids`, which each component's risk reads after the units)."""
+        if "lore" in vars(self):
+            for s in self.summaries:
+                for p in s.names("lorebook_loads"):
+                    self.carrier_ids(p)
         for part in _KIND_PARTS:
-            if part != "lore":
-                vars(self).pop(part, None)
+            vars(self).pop(part, None)
 
     def carriers(self, pattern: str) -> dict[str, list[int]]:
         """Entry name -> the components that carry it, for a lorebook load's name pattern

@@ -129,8 +129,10 @@ def relate(summaries: Iterable[Summary]) -> Interactions:
         lin = Lineage.build(ix)  # first: the units know versions of one module (ix.kin)
         # the RV5xx units before any part of the index is made: none is held beside them
         versions = RelationRows(r for unit in units(LINEAGE) for r in unit(lin))
-        relations = [r for unit in units(INTERACTIONS) for r in unit(ix)]
-        ix.release_kinds()  # (what is read after the units: the lorebook's entries)
+        relations: list[Relation] = []
+        for unit in units(INTERACTIONS):
+            relations += unit(ix)
+            ix.release_kinds()  # (one unit's parts held at a time)
         return Interactions(ix, relations, families(ix, relations), lin, versions)
 
 
