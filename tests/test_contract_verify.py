@@ -8,6 +8,7 @@ from pathlib import Path
 
 from harness import ROOT
 
+from risutools.contract.result import not_checked
 from risutools.contract.verify import verify_paths
 from risutools.settings.config import load_settings
 
@@ -52,6 +53,14 @@ def test_no_store_means_not_at_hand_not_a_crash() -> None:
     [v] = r.verifications
     assert v.status == "not_at_hand" and "no source store given" in v.detail
     assert r.exit_code() == 0
+    # the words are made when shown, from the reference (nothing held a document for them)
+    assert v.note is None and v.unchecked
+    assert v.detail == f"{v.source}: no source store given (--sources or `sources:` in the " \
+        "config)" and v.source.startswith("risu:")
+    assert not_checked(r) == [v]
+    with_store = verify_paths([ROOT / "fixtures" / "documents"], STORE)
+    assert not any(x.unchecked for x in with_store.verifications) and not_checked(
+        with_store) == []
 
 
 def test_found_by_digest_under_any_name(tmp_path: Path) -> None:

@@ -42,7 +42,20 @@ class Verification:
     pointer: str
     source: str  # "risu:174678332 module.risum"
     status: str  # "verified" | "mismatch" | "not_at_hand"
-    detail: str  # where it was found / why not
+    #: where it was found / why not (:attr:`detail`); None: no source store was given (the
+    #: same words for every reference of the run, made when shown: a review of a catalog
+    #: holds one verification a document)
+    note: str | None
+
+    @property
+    def detail(self) -> str:
+        """Where it was found, or why not."""
+        return self.note if self.note is not None else f"{self.source}: {NO_STORE}"
+
+    @property
+    def unchecked(self) -> bool:
+        """Left unchecked because no source store was given."""
+        return self.note is None
 
 
 @dataclass
@@ -133,8 +146,7 @@ NO_STORE = "no source store given (--sources or `sources:` in the config)"
 
 def not_checked(result: Result) -> list[Verification]:
     """The source references left unchecked because no source store was given."""
-    return [v for v in result.verifications
-            if v.status == "not_at_hand" and v.detail.endswith(NO_STORE)]
+    return [v for v in result.verifications if v.unchecked]
 
 
 def no_store_note(result: Result) -> str | None:

@@ -34,7 +34,7 @@ from risutools.checks.registry import Check, RuleFilter, check
 from risutools.contract.checks_load import mc001
 from risutools.contract.loaders import LoadedDocument, display_path, load_bytes
 from risutools.contract.notesfind import NotesIndex, document_keys, find_notes, notes_index
-from risutools.contract.result import NO_STORE, DocumentInfo, Result, Verification
+from risutools.contract.result import DocumentInfo, Result, Verification
 from risutools.contract.rules import digest_problem, make_finding, mc200, mc201
 from risutools.contract.schema import mc100, not_object_message
 from risutools.contract.sourcestore import MAX_SOURCE_BYTES, SourceStore, stays_in
@@ -269,9 +269,10 @@ def mc202(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
         return
     root = ctx.store.root
     if root is None:
-        # said once for the whole run (no_store_note), not once per document
-        _record(ctx, info, ld, mc202, ref, "not_at_hand", f"{ref.source}: {NO_STORE}",
-                emit=False)
+        # said once for the whole run (no_store_note), not once per document; its detail is
+        # made when shown (Verification.unchecked)
+        ctx.result.verifications.append(Verification(
+            ld.file, ld.line, info.component_id, ref.pointer, ref.source, "not_at_hand", None))
         return
     want = hex_of(ref.sha256)
     sid, sver = ref.source_id, ref.source_version
