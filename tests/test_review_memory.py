@@ -416,6 +416,28 @@ def test_head_values_past_the_bound_are_their_entrys_own(
     assert len(catalog._SHARED_VALUES) == 2
 
 
+def test_each_kinds_list_is_kept_once_past_the_bound_of_values(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Values that all differ still share each kind's list when it is equal (the names come
+    from one vocabulary), up to the same bound of different lists; past it, each its own."""
+    from risutools.catalog import catalog
+
+    monkeypatch.setattr(catalog, "_SHARED_VALUES", {})
+    monkeypatch.setattr(catalog, "_SHARED_NAMES", {})
+    monkeypatch.setattr(catalog, "SHARED_VALUES_MAX", 3)
+    docs = [{"capabilities": {"provides": ["p.one", "p.two"], "requires": [f"r{i}"]}}
+            for i in range(6)]
+    held = [catalog.shared_head_values(catalog.head_values(d)) for d in docs]
+    assert held == [catalog.head_values(d) for d in docs]
+    assert all(h is not None for h in held)
+    firsts = [h[0] for h in held if h is not None]
+    assert all(p is firsts[0] for p in firsts)  # one provides list for all six documents
+    assert len(catalog._SHARED_NAMES) == 3  # (the provides, r0 and the empty conflicts)
+    requires = [h[1] for h in held if h is not None]
+    assert requires[4] == ("r4",) and requires[4] is not catalog.shared_head_values(
+        catalog.head_values(docs[4]))[1]
+
+
 def test_a_head_without_its_values_is_held_the_others_read_back(
         cat: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An entry given what the passes read of its head has its head in the spool, past the

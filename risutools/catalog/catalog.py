@@ -30,7 +30,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from risutools.canonical import doc_sha256
 from risutools.contract.folders import NDJSON_EXTS, YAML_EXTS
@@ -82,6 +82,22 @@ HeadValues = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], str | None
 #: many, an entry keeps its own (:func:`shared_head_values`: the table stays bounded)
 _SHARED_VALUES: dict[HeadValues, HeadValues] = {}
 SHARED_VALUES_MAX = 4096
+#: each different list of one kind's capabilities kept once, up to as many (documents whose
+#: values all differ still draw each kind's names from one vocabulary: most lists repeat)
+_SHARED_NAMES: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+_Kept = TypeVar("_Kept")
+
+
+def kept_once(table: dict[_Kept, _Kept], value: _Kept, bound: int) -> _Kept:
+    """``value`` as kept: the one equal to it in ``table``, else itself, put in the table
+    while it holds fewer than ``bound`` (past them, each its own)."""
+    held = table.get(value)
+    if held is None:
+        held = value
+        if len(table) < bound:
+            table[value] = value
+    return held
 
 
 #: the head last unpacked (:attr:`Entry.parts`) and what it unpacked to: never changed by
@@ -308,18 +324,23 @@ def shared_head_values(values: HeadValues | None) -> HeadValues | None:
     """``values`` as kept, its strings :func:`sys.intern`-ed: one tuple for all that are
     equal among the first :data:`SHARED_VALUES_MAX` different ones, its own past them (kept
     by its entry alone, a few hundred bytes: less than its head, which it then need not
-    read)."""
+    read), each kind's list in it kept once as well (:data:`_SHARED_NAMES`)."""
     if values is None:
         return None
     held = _SHARED_VALUES.get(values)
     if held is None:
         provides, requires, conflicts, replay, flag = values
-        held = (tuple(map(sys.intern, provides)), tuple(map(sys.intern, requires)),
-                tuple(map(sys.intern, conflicts)),
+        held = (_names(provides), _names(requires), _names(conflicts),
                 None if replay is None else sys.intern(replay), flag)
         if len(_SHARED_VALUES) < SHARED_VALUES_MAX:
             _SHARED_VALUES[held] = held
     return held
+
+
+def _names(names: tuple[str, ...]) -> tuple[str, ...]:
+    held = _SHARED_NAMES.get(names)
+    return held if held is not None else kept_once(
+        _SHARED_NAMES, tuple(map(sys.intern, names)), SHARED_VALUES_MAX)
 
 
 def _text(v: Any) -> str:

@@ -19,9 +19,9 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
-from typing import Any, TypeVar
+from typing import Any
 
-from risutools.catalog.catalog import Entry
+from risutools.catalog.catalog import Entry, kept_once
 from risutools.catalog.graph import exclusive_capabilities
 from risutools.catalog.render import safe_name
 from risutools.errors import RisuError
@@ -270,20 +270,6 @@ def pared(facts: dict[str, Any]) -> tuple[dict[str, Any], tuple[tuple[str, str],
 #: is empty is the one value, or spelled as it; any other type's is asked of ``repr``)
 _EMPTY_REPR: dict[type, str] = {list: "[]", dict: "{}", str: "''", type(None): "None",
                                 bool: "False", int: "0"}
-
-
-_Kept = TypeVar("_Kept")
-
-
-def kept_once(table: dict[_Kept, _Kept], value: _Kept, bound: int) -> _Kept:
-    """``value`` as kept: the one equal to it in ``table``, else itself, put in the table
-    while it holds fewer than ``bound`` (past them, each its own)."""
-    held = table.get(value)
-    if held is None:
-        held = value
-        if len(table) < bound:
-            table[value] = value
-    return held
 
 
 def shared_empty(empty: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:

@@ -449,7 +449,7 @@ def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:
                             past, line, where=where, base=base,
                             gate=None if gate is None else
                             (gate[0], tuple(_findings(gate[1]))), names=names,
-                            values=values, found=facts, label=label))
+                            values=shared_head_values(values), found=facts, label=label))
     return part, out
 
 
@@ -780,7 +780,7 @@ def entries_of(surveyed: list[Surveyed]) -> list[Entry]:
                          key=(s.info.file, s.info.line), _where=s.where, _base=s.base,
                          status_found=s.gate, _cid=cid, _version=version, _review=review,
                          _runtime=runtime,
-                         _hv=shared_head_values(s.values) if packed else None,
+                         _hv=s.values if packed else None,  # (kept as _headed shares it)
                          found_facts=s.facts, label=s.label if packed else None))
     return out
 
