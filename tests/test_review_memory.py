@@ -29,6 +29,7 @@ from risutools.catalog.promote import plan
 from risutools.catalog.review import review_catalog
 from risutools.contract.loaders import iter_ndjson, load_ndjson_stream
 from risutools.printable import json_text
+from risutools.report import review_text
 from risutools.report.output import write_report
 from risutools.report.review_text import render_review_json, review_json_pieces
 from risutools.rowspool import Rows, unpack
@@ -129,6 +130,31 @@ def test_review_json_pieces_fall_back_like_the_whole(cat: Path) -> None:
                        separators=(",", ":"))
     assert text == json_text(whole) + "\n"
     assert "\u2028" not in text and "NaN" in text
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 3, 4, 5, 7, 9])
+def test_long_lists_written_in_blocks_are_the_whole_lists_text(
+        cat: Path, count: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long list of the report (the duplicates, the interactions' relations), at the top
+    or inside an object, is written a block at a time, the same text as the whole value's:
+    at each block's edge, with items that need escapes and a float ``json`` alone writes."""
+    monkeypatch.setattr(review_text, "LIST_BLOCK", 2)
+    rv = review_catalog(Catalog.open(cat), jobs=1)
+    items: list[Any] = [{"i": i, "s": "\u2028" if i % 3 == 1 else "é" * i} for i in range(count)]
+    if count > 4:
+        items[4] = {"x": float("inf")}
+    rv.data["extra"] = items
+    rv.data["interactions"]["relations"] = list(items)
+    pieces = list(review_json_pieces(rv))
+    text = render_review_json(rv)
+    whole = json.dumps(_whole(rv.data), ensure_ascii=False, sort_keys=True,
+                       separators=(",", ":"))
+    assert text == json_text(whole) + "\n"
+    texts = [p.decode() if isinstance(p, bytes) else p for p in pieces]
+    assert "".join(texts) == text
+    # no piece holds more than a block of the list's items (both lists: every item once)
+    assert all(t.count('"i":') <= 2 for t in texts)
+    assert sum(t.count('"i":') for t in texts) == 2 * sum("i" in x for x in items)
 
 
 @pytest.mark.parametrize("count", [0, 1, 255, 256, 257, 1000])

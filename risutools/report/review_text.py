@@ -91,20 +91,50 @@ def review_json_pieces(rv: Review) -> Iterator[str | bytes]:
     yield "\n"
 
 
+#: a list longer than this many items is written this many at a time (:func:`_list_pieces`)
+LIST_BLOCK = 256
+
+
 def _object_pieces(obj: dict[str, Any]) -> Iterator[str | bytes]:
-    """An object of the report, keys sorted: a row spool a block at a time, an object that
-    holds one (the lineage section) the same way, any other value whole."""
+    """An object of the report, keys sorted: a row spool a block at a time, a long list
+    likewise, an object that holds either (the lineage and interactions sections) the same
+    way, any other value whole."""
     yield "{"
     for n, key in enumerate(sorted(obj)):
         value = obj[key]
         yield ("," if n else "") + _compact(key) + ":"
         if isinstance(value, Rows):
             yield from _rows_pieces(value)
-        elif isinstance(value, dict) and any(isinstance(v, Rows) for v in value.values()):
+        elif _long(value):
+            yield from _list_pieces(value)
+        elif isinstance(value, dict) and any(isinstance(v, Rows) or _long(v)
+                                             for v in value.values()):
             yield from _object_pieces(value)
         else:
             yield _compact(value)
     yield "}"
+
+
+def _long(value: Any) -> bool:
+    return isinstance(value, list) and len(value) > LIST_BLOCK
+
+
+def _list_pieces(items: list[Any]) -> Iterator[str | bytes]:
+    """A long list :data:`LIST_BLOCK` items at a time, each block spelled as the whole list
+    spells them (the same text, never the whole of it at once: a catalog's duplicates or
+    relations run to megabytes)."""
+    yield "["
+    for at in range(0, len(items), LIST_BLOCK):
+        block = items[at:at + LIST_BLOCK]
+        try:
+            text: str | bytes = json_bytes(canonical(block))
+        except ValueError:
+            text = _compact(block)
+        if isinstance(text, bytes):
+            yield (b"," if at else b"") + text[1:-1]
+        else:
+            yield ("," if at else "") + text[1:-1]
+    yield "]"
 
 
 def _rows_pieces(rows: Rows) -> Iterator[str | bytes]:
