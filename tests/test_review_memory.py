@@ -136,9 +136,10 @@ def test_review_json_pieces_fall_back_like_the_whole(cat: Path) -> None:
 def test_long_lists_written_in_blocks_are_the_whole_lists_text(
         cat: Path, count: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """A long list of the report (the duplicates, the interactions' relations), at the top
-    or inside an object, is written a block at a time, the same text as the whole value's:
-    at each block's edge, with items that need escapes and a float ``json`` alone writes."""
-    monkeypatch.setattr(review_text, "LIST_BLOCK", 2)
+    or inside an object, is written in pieces of a few items, the same text as the whole
+    value's: with items that need escapes and a float ``json`` alone writes."""
+    monkeypatch.setattr(review_text, "LIST_LONG", 2)
+    monkeypatch.setattr(review_text, "PIECE_BYTES", 40)  # (two short items a piece)
     rv = review_catalog(Catalog.open(cat), jobs=1)
     items: list[Any] = [{"i": i, "s": "\u2028" if i % 3 == 1 else "é" * i} for i in range(count)]
     if count > 4:
@@ -152,7 +153,7 @@ def test_long_lists_written_in_blocks_are_the_whole_lists_text(
     assert text == json_text(whole) + "\n"
     texts = [p.decode() if isinstance(p, bytes) else p for p in pieces]
     assert "".join(texts) == text
-    # no piece holds more than a block of the list's items (both lists: every item once)
+    # no piece holds more than two of the list's items (both lists: every item once)
     assert all(t.count('"i":') <= 2 for t in texts)
     assert sum(t.count('"i":') for t in texts) == 2 * sum("i" in x for x in items)
 

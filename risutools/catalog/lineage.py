@@ -12,6 +12,7 @@ of one file: never a repost of each other.  Grouping is by key (linear in the do
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,9 +75,10 @@ def _source(s: Summary) -> tuple[str, str] | None:
     return (sha, s.text("source_part")) if sha else None
 
 
-def lineages(ix: Index) -> tuple[list[dict[str, Any]], list[Link]]:
-    """The lineages of the catalog (two or more members) and their links; ``ix.kin`` is set
-    (each summary's lineage)."""
+def lineages(ix: Index) -> tuple[Iterator[dict[str, Any]], list[Link]]:
+    """The lineages of the catalog (two or more members), made one at a time in the order of
+    their first members' ids (a catalog of reposts has thousands: :class:`Lineage` spools
+    them as they come), and their links; ``ix.kin`` is set (each summary's lineage)."""
     parent = list(range(len(ix.summaries)))
 
     def root(i: int) -> int:
@@ -107,7 +109,7 @@ def lineages(ix: Index) -> tuple[list[dict[str, Any]], list[Link]]:
     for i in range(len(ix.summaries)):
         groups.setdefault(root(i), []).append(i)
     ix.kin = [root(i) for i in range(len(ix.summaries))]
-    out: list[dict[str, Any]] = []
+    found: list[tuple[str, list[int], list[Link]]] = []  # (first member's id, order, links)
     links: list[Link] = []
     for members in groups.values():
         ids = {ix.summaries[i].component_id for i in members}
@@ -116,9 +118,9 @@ def lineages(ix: Index) -> tuple[list[dict[str, Any]], list[Link]]:
         order = sorted(members, key=lambda i: _order(ix.summaries[i]))
         mine = _links(ix, order)
         links += mine
-        out.append(_lineage(ix, order, mine))
-    out.sort(key=lambda g: g["members"][0]["component_id"])
-    return out, links
+        found.append((ix.summaries[order[0]].component_id, order, mine))
+    found.sort(key=lambda f: f[0])
+    return (_lineage(ix, order, mine) for _, order, mine in found), links
 
 
 def _links(ix: Index, order: list[int]) -> list[Link]:

@@ -91,13 +91,15 @@ def review_json_pieces(rv: Review) -> Iterator[str | bytes]:
     yield "\n"
 
 
-#: a list longer than this many items is written this many at a time (:func:`_list_pieces`)
-LIST_BLOCK = 256
+#: a list longer than this many items is written in pieces (:func:`_list_pieces`)
+LIST_LONG = 16
+#: the bytes of a long list's items gathered into one of its pieces (past one item)
+PIECE_BYTES = 1 << 16
 
 
 def _object_pieces(obj: dict[str, Any]) -> Iterator[str | bytes]:
-    """An object of the report, keys sorted: a row spool a block at a time, a long list
-    likewise, an object that holds either (the lineage and interactions sections) the same
+    """An object of the report, keys sorted: a row spool a block at a time, a long list in
+    pieces, an object that holds either (the lineage and interactions sections) the same
     way, any other value whole."""
     yield "{"
     for n, key in enumerate(sorted(obj)):
@@ -116,24 +118,37 @@ def _object_pieces(obj: dict[str, Any]) -> Iterator[str | bytes]:
 
 
 def _long(value: Any) -> bool:
-    return isinstance(value, list) and len(value) > LIST_BLOCK
+    return isinstance(value, list) and len(value) > LIST_LONG
 
 
 def _list_pieces(items: list[Any]) -> Iterator[str | bytes]:
-    """A long list :data:`LIST_BLOCK` items at a time, each block spelled as the whole list
-    spells them (the same text, never the whole of it at once: a catalog's duplicates or
-    relations run to megabytes)."""
+    """A long list spelled an item at a time, as the whole list spells each, gathered into
+    pieces of about :data:`PIECE_BYTES` (the same text, never the whole of it at once: a
+    catalog's duplicates run to megabytes, and a few relations can, each naming thousands
+    of components)."""
     yield "["
-    for at in range(0, len(items), LIST_BLOCK):
-        block = items[at:at + LIST_BLOCK]
+    got: list[bytes] = []
+    size = 0
+    for n, item in enumerate(items):
         try:
-            text: str | bytes = json_bytes(canonical(block))
+            text: str | bytes = json_bytes(canonical(item))
         except ValueError:
-            text = _compact(block)
-        if isinstance(text, bytes):
-            yield (b"," if at else b"") + text[1:-1]
-        else:
-            yield ("," if at else "") + text[1:-1]
+            text = _compact(item)
+        if isinstance(text, str):  # (escaped, or json's: a piece of its own)
+            if got:
+                yield b"".join(got)
+                got, size = [], 0
+            yield ("," if n else "") + text
+            continue
+        if n:
+            got.append(b",")
+        got.append(text)
+        size += len(text)
+        if size >= PIECE_BYTES:
+            yield b"".join(got)
+            got, size = [], 0
+    if got:
+        yield b"".join(got)
     yield "]"
 
 
