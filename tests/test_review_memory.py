@@ -132,6 +132,19 @@ def test_review_json_pieces_fall_back_like_the_whole(cat: Path) -> None:
     assert "\u2028" not in text and "NaN" in text
 
 
+def test_a_reviews_entries_hold_their_files_as_text(cat: Path) -> None:
+    """A review's entries hold their files' paths as text (a ``Path`` is four objects), and
+    give the same ``Path`` as an entry read without a review, the file resolved."""
+    c = Catalog.open(cat)
+    review_catalog(c, jobs=1)
+    reviewed = c.entries()
+    plain = Catalog.open(cat).entries()
+    assert reviewed and all(type(e._path) is str for e in reviewed)
+    assert all(isinstance(e._path, Path) for e in plain)
+    assert [(e.path, e.where()) for e in reviewed] == [(e.path, e.where()) for e in plain]
+    assert all(e.path == e.path.resolve() and e.path.is_file() for e in reviewed)
+
+
 @pytest.mark.parametrize("count", [0, 1, 2, 3, 4, 5, 7, 9])
 def test_long_lists_written_in_blocks_are_the_whole_lists_text(
         cat: Path, count: int, monkeypatch: pytest.MonkeyPatch) -> None:

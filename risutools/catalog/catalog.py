@@ -116,7 +116,9 @@ class Entry:
     changed (a new state is a new document), so the fields every pass of the review asks
     for are read once and kept (in slots: a catalog holds tens of thousands of entries)."""
 
-    path: Path  # the file (a JSON/YAML document or an NDJSON catalog)
+    #: the file (a JSON/YAML document or an NDJSON catalog): its :attr:`path`, or that path's
+    #: text (a review's entries: a ``Path`` costs four objects, about 300 bytes, a document)
+    _path: Path | str
     line: int | None  # NDJSON line (None for a JSON/YAML file)
     fmt: str  # json | yaml | ndjson
     held: dict[str, Any] | None  # the whole document (None: read back by ``reload``)
@@ -235,6 +237,12 @@ class Entry:
             return list(names)
         v = self.get("capabilities", kind)
         return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
+
+    @property
+    def path(self) -> Path:
+        """The file (a ``Path``, made when asked when the entry holds its text)."""
+        f = self._path
+        return f if isinstance(f, Path) else Path(f)
 
     def where(self) -> str:
         if self._where is None:

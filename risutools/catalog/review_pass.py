@@ -774,7 +774,7 @@ def entries_of(surveyed: list[Surveyed]) -> list[Entry]:
         cid = version = review = runtime = None
         if s.names is not None:  # (the words many entries share, kept once: as Entry's own)
             cid, version, review, runtime = s.names[0], *map(sys.intern, s.names[1:])
-        out.append(Entry(s.path, s.info.line if s.fmt == "ndjson" else None, s.fmt,
+        out.append(Entry(os.fspath(s.path), s.info.line if s.fmt == "ndjson" else None, s.fmt,
                          None if packed else s.doc, s.doc_sha256,
                          head=s.head if packed else None, reload=s.reload,
                          key=(s.info.file, s.info.line), _where=s.where, _base=s.base,

@@ -91,8 +91,9 @@ def review_json_pieces(rv: Review) -> Iterator[str | bytes]:
     yield "\n"
 
 
-#: a list longer than this many items is written in pieces (:func:`_list_pieces`)
-LIST_LONG = 16
+#: a list longer than this many items is written in pieces (:func:`_list_pieces`): any
+#: list of two or more (a few rows can be megabytes, each naming thousands of components)
+LIST_LONG = 1
 #: the bytes of a long list's items gathered into one of its pieces (past one item)
 PIECE_BYTES = 1 << 16
 
