@@ -289,6 +289,23 @@ def test_the_index_is_made_when_asked_and_the_state_let_go_after_rv401() -> None
     assert ix.made() == ("state", "state_extra")
 
 
+def test_each_part_of_the_other_kinds_is_made_by_its_own_adder() -> None:
+    """Every part of the other kinds is made alone, by what each summary adds to it, and
+    only that part: the table of adders and the parts are one list."""
+    from risutools.catalog import interactions as ia
+
+    assert set(ia._KIND_ADDS) == set(ia._KIND_PARTS)
+    s = _facts_summary(0, {"transforms": ["editInput"], "toggles_declared": ["t"],
+                           "lorebook_entries": ["e"], "button_targets": ["b"],
+                           "entry_points": ["onButtonClick"]}, ("cap.p",), ("cap.c",))
+    for part in ia._KIND_PARTS:
+        made = ia.Kinds.build([s], part)
+        for other in ia._KIND_PARTS:
+            value = getattr(made, other)
+            held = value.table if isinstance(value, ia.Names) else value
+            assert bool(held) == (other == part), (part, other)
+
+
 def test_the_other_kinds_let_go_after_each_unit_and_risk_reads_the_same() -> None:
     """The review lets the other kinds' parts go after each RV4xx unit; the carriers of
     every load a summary names are found before the lorebook's entries go, so each

@@ -43,14 +43,12 @@ def shared_state(ix: Index) -> Iterator[Relation]:
     pairs: dict[tuple[int, int], list[str]] = {}
     extra = ix.state_extra
     for scope in sorted(set(ix.state) | {sc for sc, _ in extra}):
-        # a key one use alone names relates nothing (held as a number): the others sorted
-        # (a list, not a set: every key is once in ``at``; the other uses' keys added)
+        # a key one use alone names relates nothing (held as a number): the others sorted,
+        # with the keys of the other uses (a list, not a set: each key is once in each)
         at = ix.state.get(scope, {})
         keys = [k for k, users in at.items() if type(users) is list]
-        more = [k for sc, k in extra if sc == scope and type(at.get(k)) is not list]
+        keys += [k for sc, k in extra if sc == scope and type(at.get(k)) is not list]
         keys.sort()
-        if more:
-            keys = sorted(keys + more)
         for key in keys:
             yield from _one_key(ix, scope, key, pairs)
     ix.release_state()  # (this unit alone reads it: the rest of the run holds it no longer)

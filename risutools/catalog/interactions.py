@@ -677,10 +677,12 @@ _KIND_PARTS = tuple(f.name for f in fields(Kinds))
 
 class Index:
     """The catalog's summaries indexed by key (linear in the facts).  Each part of the
-    index is made when first asked (:class:`StateKeys`, :class:`Kinds`; then an attribute
-    like any other), so the lineages (made first) do not sit on it, and the state keys'
-    part is let go once RV401, its only reader, is done (:meth:`release_state`): what a
-    run holds at once is the summaries and one part."""
+    index is made when first asked (:class:`StateKeys`, both its parts at once;
+    :class:`Kinds`, each part alone; then an attribute like any other), so the lineages and
+    their units (first) do not sit on it; the state keys' part is let go once RV401, its
+    only reader, is done (:meth:`release_state`), and the other kinds after each unit
+    (:meth:`release_kinds`): what a review holds at once is the summaries and one unit's
+    parts."""
 
     # made when first asked (:meth:`__getattr__`): declared, never set on the class
     state: dict[str, dict[str, int | list[int]]]

@@ -80,11 +80,12 @@ def render_review_json(rv: Review) -> str:
 
 def review_json_pieces(rv: Review) -> Iterator[str | bytes]:
     """Compact, keys sorted (``python -m json.tool`` or jq pretty-print it), in pieces: each
-    top-level value, and a long list of rows (:class:`~risutools.rowspool.Rows`) a block at
-    a time, so the whole text is never in memory.  Each piece is the canonical form's bytes
-    (orjson when it spells the values as ``json`` does, else json's C encoder), or
-    ``json.dumps`` itself for a value the canonical form refuses (a float that is not
-    finite): joined, the same text as the whole value's.  A block of rows whose canonical
+    top-level value, a long list of rows (:class:`~risutools.rowspool.Rows`) a block at a
+    time, and any other list of two or more items in pieces of about 64 KiB
+    (:func:`_list_pieces`), so the whole text is never in memory.  Each piece is the
+    canonical form's bytes (orjson when it spells the values as ``json`` does, else json's C
+    encoder), or ``json.dumps`` itself for a value the canonical form refuses (a float that
+    is not finite): joined, the same text as the whole value's.  A block of rows whose canonical
     bytes need no escape (:func:`~risutools.printable.json_bytes`) is given as those bytes
     (UTF-8: written as they are, never decoded)."""
     yield from _object_pieces(rv.data)
