@@ -865,3 +865,16 @@ def test_packed_facts_read_as_the_facts(board: Path, buttons: Path) -> None:
     assert list(one.lineage.groups) == list(other.lineage.groups)
     assert one.rows(one.versions) == other.rows(other.versions)
     assert risks(one) == risks(other)
+
+
+def test_groups_join_places_under_their_smallest() -> None:
+    """The lineages' and families' groups: joined in any order, each group's root is its
+    smallest place, its members in order, the groups in their roots' order."""
+    from risutools.catalog.interactions import Groups
+
+    g = Groups(7)
+    for a, b in ((5, 3), (6, 1), (3, 6), (4, 4)):
+        g.join(a, b)
+    assert g.members() == {0: [0], 1: [1, 3, 5, 6], 2: [2], 4: [4]}
+    assert [g.root(i) for i in range(7)] == [0, 1, 2, 1, 4, 1, 1]
+    assert Groups(0).members() == {}

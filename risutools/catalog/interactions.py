@@ -764,5 +764,32 @@ class Index:
         return got
 
 
+class Groups:
+    """Disjoint groups of the places ``0 .. n-1`` (a union-find): a group's root is its
+    smallest place, paths are halved as they are walked (the lineages, the families)."""
+
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def root(self, i: int) -> int:
+        parent = self.parent
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def join(self, a: int, b: int) -> None:
+        ra, rb = self.root(a), self.root(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+    def members(self) -> dict[int, list[int]]:
+        """Each group's places in order, by its root (the groups in their roots' order)."""
+        out: dict[int, list[int]] = {}
+        for i in range(len(self.parent)):
+            out.setdefault(self.root(i), []).append(i)
+        return out
+
+
 #: entry names are bucketed by this many leading characters for wildcard loads
 PREFIX = 3

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from risutools.catalog.interactions import Index, Summary, facts_content
+from risutools.catalog.interactions import Groups, Index, Summary, facts_content
 from risutools.rowspool import Rows
 
 #: what a drift compares, in this order: (name, how to read it from a summary)
@@ -79,19 +79,7 @@ def lineages(ix: Index) -> tuple[Iterator[dict[str, Any]], list[Link]]:
     """The lineages of the catalog (two or more members), made one at a time in the order of
     their first members' ids (a catalog of reposts has thousands: :class:`Lineage` spools
     them as they come), and their links; ``ix.kin`` is set (each summary's lineage)."""
-    parent = list(range(len(ix.summaries)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    def join(a: int, b: int) -> None:
-        ra, rb = root(a), root(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-
+    sets = Groups(len(ix.summaries))
     first_by: dict[tuple[str, Any], int] = {}
     for i, s in enumerate(ix.summaries):
         keys: list[tuple[str, Any]] = []
@@ -102,13 +90,11 @@ def lineages(ix: Index) -> tuple[Iterator[dict[str, Any]], list[Link]]:
             keys.append(("bytes", src))
         for k in keys:
             if k in first_by:
-                join(first_by[k], i)
+                sets.join(first_by[k], i)
             else:
                 first_by[k] = i
-    groups: dict[int, list[int]] = {}
-    for i in range(len(ix.summaries)):
-        groups.setdefault(root(i), []).append(i)
-    ix.kin = [root(i) for i in range(len(ix.summaries))]
+    groups = sets.members()
+    ix.kin = [sets.root(i) for i in range(len(ix.summaries))]
     found: list[tuple[str, list[int], list[Link]]] = []  # (first member's id, order, links)
     links: list[Link] = []
     for members in groups.values():

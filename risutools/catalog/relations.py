@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from risutools.catalog.interactions import Index
+from risutools.catalog.interactions import Groups, Index
 from risutools.rowspool import Rows
 
 
@@ -48,26 +48,15 @@ class RelationRows:
 def families(ix: Index, relations: list[Relation]) -> list[dict[str, Any]]:
     """Components linked by dependencies, each with its backend (the member the others
     depend on most); only groups of two or more."""
-    parent = list(range(len(ix.summaries)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    sets = Groups(len(ix.summaries))
     needed: dict[int, int] = {}
     for r in relations:
         if not r.dependency:
             continue
         for t in r.targets:
             needed[t] = needed.get(t, 0) + 1
-            a, b = root(r.source), root(t)
-            if a != b:
-                parent[max(a, b)] = min(a, b)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(ix.summaries)):
-        groups.setdefault(root(i), []).append(i)
+            sets.join(r.source, t)
+    groups = sets.members()
     out: list[dict[str, Any]] = []
     for members in groups.values():
         if len(members) < 2:

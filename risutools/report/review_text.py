@@ -81,8 +81,8 @@ def render_review_json(rv: Review) -> str:
 def review_json_pieces(rv: Review) -> Iterator[str | bytes]:
     """Compact, keys sorted (``python -m json.tool`` or jq pretty-print it), in pieces: each
     top-level value, a long list of rows (:class:`~risutools.rowspool.Rows`) a block at a
-    time, and any other list of two or more items in pieces of about 64 KiB
-    (:func:`_list_pieces`), so the whole text is never in memory.  Each piece is the
+    time, and any other list of two or more items an item at a time (:func:`_list_pieces`),
+    so the whole text is never in memory.  Each piece is the
     canonical form's bytes (orjson when it spells the values as ``json`` does, else json's C
     encoder), or ``json.dumps`` itself for a value the canonical form refuses (a float that
     is not finite): joined, the same text as the whole value's.  A block of rows whose canonical
@@ -92,11 +92,9 @@ def review_json_pieces(rv: Review) -> Iterator[str | bytes]:
     yield "\n"
 
 
-#: a list longer than this many items is written in pieces (:func:`_list_pieces`): any
-#: list of two or more (a few rows can be megabytes, each naming thousands of components)
+#: a list longer than this many items is written an item at a time (:func:`_list_pieces`):
+#: any list of two or more (a few rows can be megabytes, each naming thousands of components)
 LIST_LONG = 1
-#: the bytes of a long list's items gathered into one of its pieces (past one item)
-PIECE_BYTES = 1 << 16
 
 
 def _object_pieces(obj: dict[str, Any]) -> Iterator[str | bytes]:
@@ -124,33 +122,18 @@ def _long(value: Any) -> bool:
 
 
 def _list_pieces(items: list[Any]) -> Iterator[str | bytes]:
-    """A long list spelled an item at a time, as the whole list spells each, gathered into
-    pieces of about :data:`PIECE_BYTES` (the same text, never the whole of it at once: a
-    catalog's duplicates run to megabytes, and a few relations can, each naming thousands
-    of components)."""
+    """A long list spelled an item at a time, as the whole list spells each (the same text,
+    never the whole of it at once: a catalog's duplicates run to megabytes, and a few
+    relations can, each naming thousands of components; the writer gathers the pieces)."""
     yield "["
-    got: list[bytes] = []
-    size = 0
     for n, item in enumerate(items):
         try:
             text: str | bytes = json_bytes(canonical(item))
-        except ValueError:
+        except ValueError:  # (json's spelling)
             text = _compact(item)
-        if isinstance(text, str):  # (escaped, or json's: a piece of its own)
-            if got:
-                yield b"".join(got)
-                got, size = [], 0
-            yield ("," if n else "") + text
-            continue
         if n:
-            got.append(b",")
-        got.append(text)
-        size += len(text)
-        if size >= PIECE_BYTES:
-            yield b"".join(got)
-            got, size = [], 0
-    if got:
-        yield b"".join(got)
+            yield b"," if isinstance(text, bytes) else ","
+        yield text
     yield "]"
 
 
