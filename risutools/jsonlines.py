@@ -283,8 +283,11 @@ def pointer_line_bytes(data: bytes, pointer: str, doc: Any, first_line: int = 1
             plain = False
             break
         quoted = f'"{want}"'.encode()
-        after = _AFTER_KEY_BYTES.match(data, data.find(quoted, pos) + len(quoted))
-        if data.count(quoted, pos) != 1 or after is None:
+        found = data.find(quoted, pos)
+        # (found once: none starts after it, overlapping or not; a second find stops where
+        # a count would scan on to the end)
+        after = _AFTER_KEY_BYTES.match(data, found + len(quoted)) if found >= 0 else None
+        if after is None or data.find(quoted, found + 1) >= 0:
             plain = False
             break
         at, pos = after.start() - len(quoted), after.end()
