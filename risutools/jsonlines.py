@@ -283,11 +283,8 @@ def pointer_line_bytes(data: bytes, pointer: str, doc: Any, first_line: int = 1
             plain = False
             break
         quoted = f'"{want}"'.encode()
-        found = data.find(quoted, pos)
-        # (found once: none starts after it, overlapping or not; a second find stops where
-        # a count would scan on to the end)
-        after = _AFTER_KEY_BYTES.match(data, found + len(quoted)) if found >= 0 else None
-        if after is None or data.find(quoted, found + 1) >= 0:
+        after = _key_once(data, quoted, pos)
+        if after is None:
             plain = False
             break
         at, pos = after.start() - len(quoted), after.end()
@@ -295,6 +292,16 @@ def pointer_line_bytes(data: bytes, pointer: str, doc: Any, first_line: int = 1
     if plain:
         return first_line + data.count(b"\n", 0, at)
     return pointer_line(data.decode("utf-8"), pointer, first_line, doc=doc)
+
+
+def _key_once(data: bytes, quoted: bytes, pos: int) -> re.Match[bytes] | None:
+    """What follows the key ``quoted`` up to its value (its colon and the spaces around it)
+    when the key is found once from ``pos`` on, else None: none other starts after it,
+    overlapping or not (a second ``find`` stops where a count scans on to the end)."""
+    found = data.find(quoted, pos)
+    if found < 0 or data.find(quoted, found + 1) >= 0:
+        return None
+    return _AFTER_KEY_BYTES.match(data, found + len(quoted))
 
 
 #: lookups a :class:`PointerLines` answers one by one (:func:`pointer_line_bytes`,
