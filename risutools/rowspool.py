@@ -176,15 +176,19 @@ class Spool:
 
 
 class _Stored:
-    """One value of a :class:`Spool`: called, it is read back."""
+    """One value of a :class:`Spool`: called, it is read back.  Its offset and size are one
+    number (``offset << 32 | size``: a review holds two of these a document)."""
 
-    __slots__ = ("offset", "size", "spool")
+    __slots__ = ("at", "spool")
 
     def __init__(self, spool: Spool, offset: int, size: int) -> None:
-        self.spool, self.offset, self.size = spool, offset, size
+        if size >> 32:
+            raise ValueError("a spooled value of 4 GiB or more")  # (never: values are bounded)
+        self.spool, self.at = spool, offset << 32 | size
 
     def __call__(self) -> Any:
-        return self.spool.read(self.offset, self.size)
+        at = self.at
+        return self.spool.read(at >> 32, at & 0xFFFFFFFF)
 
 
 def pack(value: Any, *, parsed_by_orjson: bool = False) -> bytes:

@@ -693,3 +693,27 @@ def test_the_pool_keeps_texts_once_as_the_parent_does(
             assert all(sys.intern(v) is v for v in fb.hot if isinstance(v, str))
             seen["facts"] += 1
     assert all(seen.values()), seen  # (each was compared)
+
+
+def test_a_spooled_value_is_read_back_by_its_offset_and_size_in_one_number() -> None:
+    """A spool's handle holds its offset and size as one number, and reads back at both as
+    given, past 4 GiB of offset too; a value of 4 GiB or more is refused."""
+
+    class Seen:
+        def __init__(self) -> None:
+            self.asked: list[tuple[int, int]] = []
+
+        def read(self, offset: int, size: int) -> tuple[int, int]:
+            self.asked.append((offset, size))
+            return offset, size
+
+    seen = Seen()
+    for offset, size in ((0, 0), (7, 1), (5 << 32, (1 << 32) - 1), (123456789012, 4096)):
+        handle = rowspool._Stored(seen, offset, size)  # type: ignore[arg-type]
+        assert handle() == (offset, size)
+    assert seen.asked[-1] == (123456789012, 4096)
+    with pytest.raises(ValueError):
+        rowspool._Stored(seen, 0, 1 << 32)  # type: ignore[arg-type]
+    spool = rowspool.Spool()
+    handles = [spool.put(rowspool.pack({"i": i, "s": "é" * i})) for i in range(300)]
+    assert [h() for h in handles] == [{"i": i, "s": "é" * i} for i in range(300)]
