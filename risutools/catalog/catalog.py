@@ -338,10 +338,10 @@ def shared_head_values(values: HeadValues | None) -> HeadValues | None:
     held = _SHARED_VALUES.get(values)
     if held is None:
         provides, requires, conflicts, replay, flag = values
-        held = (_names(provides), _names(requires), _names(conflicts),
-                None if replay is None else sys.intern(replay), flag)
-        if len(_SHARED_VALUES) < SHARED_VALUES_MAX:
-            _SHARED_VALUES[held] = held
+        held = kept_once(_SHARED_VALUES, (_names(provides), _names(requires),
+                                          _names(conflicts),
+                                          None if replay is None else sys.intern(replay),
+                                          flag), SHARED_VALUES_MAX)
     return held
 
 
