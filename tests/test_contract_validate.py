@@ -588,3 +588,61 @@ def test_sections_are_validated_when_the_configuration_is_loaded(
     r = run_cli("validate", "a.json", cwd=tmp_path)
     assert r.returncode == 2 and r.stdout == "", r
     assert r.stderr.count("\n") == 1 and code in r.stderr and name in r.stderr, r.stderr
+
+
+# --------------------------------------------------------------------------- selection
+
+
+def test_a_rule_left_out_by_select_or_ignore_is_not_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--select/--ignore leave a rule out before it runs, not after its findings are made:
+    a rule the filter does not keep is never called (MC100 still runs when MC600 does)."""
+    import risutools.contract.validate as v
+
+    called: list[str] = []
+
+    def spy(rule: str, fn):  # type: ignore[no-untyped-def]
+        def run(doc, cfg):  # type: ignore[no-untyped-def]
+            called.append(rule)
+            return fn(doc, cfg)
+        return rule, run
+
+    monkeypatch.setattr(v, "DOCUMENT_RULES", tuple(spy(r, f) for r, f in v.DOCUMENT_RULES))
+    doc = seed()
+    every = [r for r, _ in v.DOCUMENT_RULES]
+    for select, ignore, ran in [
+        ((), (), every),
+        (("MC100",), (), ["MC100"]),
+        (("MC600",), (), ["MC100", "MC600"]),  # (MC600 is silent where the schema fails)
+        (("MC5",), (), ["MC500"]),
+        ((), ("MC600",), [r for r in every if r != "MC600"]),
+        # (MC100 runs for MC600's sake, its findings not kept)
+        ((), ("MC1",), ["MC100"] + [r for r in every if not r.startswith("MC1")]),
+        ((), ("MC1", "MC600"), [r for r in every if r[:3] not in ("MC1", "MC6")]),
+    ]:
+        called.clear()
+        validate_document(doc, keep=RuleFilter(select, ignore).keep, every_rule=True)
+        assert called == ran, (select, ignore)
+    called.clear()
+    validate_document(doc, every_rule=True)  # (no filter: every rule)
+    assert called == every
+
+
+def test_select_and_ignore_find_what_the_whole_run_kept() -> None:
+    """The findings of a filtered run are those of the whole run its filter keeps, on a
+    document with findings of many rules, one that fails the schema (MC600 then silent,
+    MC100 not selected) and one that does not (MC600 speaks)."""
+    broken = json.loads((FX / "bad" / "rules.json").read_text(encoding="utf-8"))
+    schema_bad = json.loads((FX / "bad" / "schema-invalid.json").read_text(encoding="utf-8"))
+    thin = seed()
+    thin["payload"]["invariants"] = []
+    both = copy.deepcopy(thin)  # (narrative incomplete and the schema failed: MC600 silent)
+    both["component_version"] = 1
+    docs = [broken, schema_bad, thin, both]
+    whole = [validate_document(d) for d in docs]
+    assert "MC600" in rules_of(whole[2]) and "MC100" not in rules_of(whole[2])
+    assert "MC100" in rules_of(whole[3]) and "MC600" not in rules_of(whole[3])
+    for select, ignore in [(("MC600",), ()), (("MC100",), ()), ((), ("MC600",)),
+                           ((), ("MC100",)), (("MC1", "MC6"), ("MC101",)), (("MC4",), ())]:
+        flt = RuleFilter(select, ignore)
+        for d, w in zip(docs, whole, strict=True):
+            assert validate_document(d, keep=flt.keep) == [f for f in w if flt.keep(f.rule)]

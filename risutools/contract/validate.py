@@ -34,6 +34,7 @@ from risutools.contract.result import Result as Result  # re-exported
 from risutools.contract.result import Verification as Verification  # re-exported
 from risutools.contract.rules import (
     DOCUMENT_RULES,
+    RuleFn,
     active_code,
     effective_severity,
     make_finding,
@@ -100,7 +101,7 @@ def validate_many(docs: Sequence[Checked], *, config: Settings | None = None,
     checking = [_Checking(doc, file, line, line_of, texts, cfg, keep)
                 for doc, file, line, line_of, texts in docs]
     objects = [c for c in checking if c.start(loaded, every_rule)]
-    for rule, fn in DOCUMENT_RULES:  # MC100 (the schema) first
+    for rule, fn in _rules_run(keep):  # MC100 (the schema) first
         code = rule == mc500.id
         for c in objects:
             if rule in c.quiet or (c.schema_fails and rule == mc600.id):
@@ -113,6 +114,16 @@ def validate_many(docs: Sequence[Checked], *, config: Settings | None = None,
     for c in objects:
         c.finish()
     return [c.out for c in checking]
+
+
+def _rules_run(keep: Callable[[str], bool] | None) -> list[tuple[str, RuleFn]]:
+    """The document rules :func:`validate_many` runs: those whose findings ``keep`` keeps
+    (``--select``/``--ignore``: a rule left out is not run, its findings never made), and
+    MC100 whenever MC600 runs (MC600 is silent where the schema fails)."""
+    if keep is None:
+        return list(DOCUMENT_RULES)
+    return [(rule, fn) for rule, fn in DOCUMENT_RULES
+            if keep(rule) or (rule == mc100.id and keep(mc600.id))]
 
 
 class _Checking:
