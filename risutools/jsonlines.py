@@ -241,6 +241,8 @@ def pointer_line(text: str, pointer: str, first_line: int = 1, doc: Any = _UNKNO
 
 _SPACE_BYTES = re.compile(rb"[ \t\r\n]*")
 _AFTER_KEY_BYTES = re.compile(rb"[ \t\r\n]*:[ \t\r\n]*")
+#: the bytes a JSON text's whitespace is made of (and b"", a text's end: ``in`` any bytes)
+_SPACES_OR_END = b" \t\r\n"
 # an array element that is a string without an escape or a bare scalar, and the comma
 # after it (whitespace around both); never an object or an array, which open with a
 # bracket neither alternative takes
@@ -287,21 +289,26 @@ def pointer_line_bytes(data: bytes, pointer: str, doc: Any, first_line: int = 1
         if after is None:
             plain = False
             break
-        at, pos = after.start() - len(quoted), after.end()
+        at, pos = after
         cur = cur[want]
     if plain:
         return first_line + data.count(b"\n", 0, at)
     return pointer_line(data.decode("utf-8"), pointer, first_line, doc=doc)
 
 
-def _key_once(data: bytes, quoted: bytes, pos: int) -> re.Match[bytes] | None:
-    """What follows the key ``quoted`` up to its value (its colon and the spaces around it)
-    when the key is found once from ``pos`` on, else None: none other starts after it,
-    overlapping or not (a second ``find`` stops where a count scans on to the end)."""
+def _key_once(data: bytes, quoted: bytes, pos: int) -> tuple[int, int] | None:
+    """Where the key ``quoted`` starts and where its value does (past its colon and the
+    spaces around it) when the key is found once from ``pos`` on, else None: none other
+    starts after it, overlapping or not (a second ``find`` stops where a count scans on to
+    the end).  The usual spelling, ``": "`` then the value, is read without the pattern."""
     found = data.find(quoted, pos)
     if found < 0 or data.find(quoted, found + 1) >= 0:
         return None
-    return _AFTER_KEY_BYTES.match(data, found + len(quoted))
+    end = found + len(quoted)
+    if data[end:end + 2] == b": " and data[end + 2:end + 3] not in _SPACES_OR_END:
+        return found, end + 2
+    after = _AFTER_KEY_BYTES.match(data, end)
+    return None if after is None else (found, after.end())
 
 
 #: lookups a :class:`PointerLines` answers one by one (:func:`pointer_line_bytes`,

@@ -646,3 +646,14 @@ def test_select_and_ignore_find_what_the_whole_run_kept() -> None:
         flt = RuleFilter(select, ignore)
         for d, w in zip(docs, whole, strict=True):
             assert validate_document(d, keep=flt.keep) == [f for f in w if flt.keep(f.rule)]
+
+
+def test_a_run_without_a_filter_finds_what_a_filter_keeping_everything_finds() -> None:
+    """No filter (no rule asked whether it is kept) and a filter that keeps every rule
+    (each asked) give the same findings, on documents with findings of many rules."""
+    assert RuleFilter().keeps_all
+    assert not RuleFilter(["MC2"]).keeps_all and not RuleFilter((), ["MC2"]).keeps_all
+    paths = [FX / "bad" / "rules.json", FX / "bad" / "schema-invalid.json", SEED]
+    whole = validate_paths(paths)
+    every = validate_paths(paths, rule_filter=RuleFilter(["MC"]))
+    assert whole.findings and whole.findings == every.findings

@@ -67,6 +67,9 @@ def _layouts(doc: Any, rng: random.Random) -> list[str]:
         json.dumps(doc, ensure_ascii=False),
         json.dumps(doc, ensure_ascii=False, indent=1, separators=(" ,\n", " :\r\n\t")),
         "\n\n  " + json.dumps(doc, ensure_ascii=True, indent="\t") + "\n \n",
+        # (a key's colon without a space, and with two spaces after it)
+        json.dumps(doc, ensure_ascii=False, separators=(",", ":")),
+        json.dumps(doc, ensure_ascii=False, indent=1, separators=(",", ":  ")),
     ]
 
 
@@ -360,3 +363,22 @@ def test_the_walk_holds_no_memory_for_a_run(tmp_path: Any) -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}, check=True)
     assert int(done.stdout) < 20_000, done.stdout  # KiB
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    (b'{"k": 1}', (1, 6)),  # (the usual spelling, read without the pattern)
+    (b'{"k":1}', (1, 5)),
+    (b'{"k" : 1}', (1, 7)),
+    (b'{"k":  1}', (1, 7)),  # (two spaces: the value after both)
+    (b'{"k": \n  1}', (1, 9)),
+    (b'{"k":\t1}', (1, 6)),
+    (b'{"k": ', (1, 6)),  # (the text ends after the colon's space)
+    (b'{"a": "k"}', None),  # (found, but a value: no colon follows)
+    (b'{"k": 1, "x": {"k": 2}}', None),  # (found twice)
+    (b'{"x": 1}', None),
+])
+def test_key_once_finds_the_value_past_the_colon(text: bytes, want: tuple[int, int] | None
+                                                 ) -> None:
+    """Where the key starts and where its value does, whatever the spaces around the colon
+    (the usual ``": "`` read without the pattern, the same answer)."""
+    assert jsonlines._key_once(text, b'"k"', 0) == want

@@ -230,6 +230,11 @@ class RuleFilter:
                                   "(see `risutools rule` for the list)")
         self._always = frozenset(cid for cid, scope in known.items() if scope == "load")
 
+    @property
+    def keeps_all(self) -> bool:
+        """Nothing selected, nothing ignored: every check kept."""
+        return not self.select and not self.ignore
+
     def keep(self, rule: str | Check) -> bool:
         rid = str(rule)
         if rid in self._always:
