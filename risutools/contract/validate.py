@@ -319,7 +319,7 @@ def _validated_batch(parts: list[LoadOutcome], result: Result, cfg: Settings, fl
     docs = [ld for part in parts for ld in part.documents]
     found = validate_many([(ld.doc, ld.file, ld.line, ld.line_of, ld.texts) for ld in docs],
                           config=cfg, loaded=True,
-                          keep=None if flt.keeps_all else flt.keep)  # (none: nothing asked)
+                          keep=None if flt.keeps_all else flt.keep)  # (None: none asked)
     for ld, findings in zip(docs, found, strict=True):
         past = past_start(ld.doc)
         info = document_info(ld, findings, hashes or past)
