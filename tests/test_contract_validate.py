@@ -657,3 +657,28 @@ def test_a_run_without_a_filter_finds_what_a_filter_keeping_everything_finds() -
     whole = validate_paths(paths)
     every = validate_paths(paths, rule_filter=RuleFilter(["MC"]))
     assert whole.findings and whole.findings == every.findings
+
+
+def test_the_preconditions_are_asked_only_where_one_of_their_rules_runs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``quiet_rules`` reads a document for MC101-MC401; a selection that runs none of them
+    does not ask it (and finds what the whole run keeps), one that runs any does."""
+    import risutools.contract.validate as v
+
+    asked: list[int] = []
+    real = v.quiet_rules
+
+    def counted(doc: dict) -> set[str]:  # type: ignore[type-arg]
+        asked.append(1)
+        return real(doc)
+
+    monkeypatch.setattr(v, "quiet_rules", counted)
+    doc = json.loads((FX / "bad" / "rules.json").read_text(encoding="utf-8"))
+    whole = validate_document(doc)
+    assert asked
+    for select, ask in [(("MC100",), False), (("MC5", "MC6"), False), (("MC2",), True),
+                        (("MC4",), True), (("MC101",), True), ((), True)]:
+        asked.clear()
+        flt = RuleFilter(select)
+        assert validate_document(doc, keep=flt.keep) == [f for f in whole if flt.keep(f.rule)]
+        assert bool(asked) is ask, select

@@ -25,7 +25,7 @@ from harness import FIXTURES
 from test_validate_fast import HOSTILE
 
 from risutools.contract.loaders import iter_documents, load_bytes
-from risutools.contract.preconditions import quiet_rules
+from risutools.contract.preconditions import PRECONDITIONED, quiet_rules
 from risutools.contract.rules import DOCUMENT_RULES
 from risutools.contract.validate import doc_hash, validate_document
 from risutools.settings.config import Settings
@@ -127,6 +127,7 @@ def _outcome(fn: Any, *args: Any, **kwargs: Any) -> Any:
 def _assert_quiet_is_quiet(doc: dict[str, Any]) -> None:
     quiet = quiet_rules(doc)
     assert not quiet & {"MC100", "MC500", "MC600"}
+    assert quiet <= PRECONDITIONED  # (where none of those runs, it is not asked)
     for cfg in CONFIGS:
         for rule in quiet:
             assert list(RULES[rule](doc, cfg)) == [], (rule, json.dumps(doc)[:300])

@@ -30,6 +30,9 @@ from risutools.contract.rules import (
 from risutools.settings import lifecycle
 
 _ZERO_DIGEST = "0" * 64
+#: every rule :func:`quiet_rules` may name (where none of them runs, it is not asked)
+PRECONDITIONED: frozenset[str] = frozenset(r.id for r in (
+    mc101, mc103, mc105, mc200, mc300, mc301, mc302, mc303, mc304, mc400, mc401))
 
 
 def quiet_rules(doc: dict[str, Any]) -> set[str]:

@@ -28,7 +28,7 @@ from risutools.contract.loaders import (
     document_batches,
     load_documents,
 )
-from risutools.contract.preconditions import quiet_rules
+from risutools.contract.preconditions import PRECONDITIONED, quiet_rules
 from risutools.contract.result import DocumentInfo as DocumentInfo  # re-exported
 from risutools.contract.result import Result as Result  # re-exported
 from risutools.contract.result import Verification as Verification  # re-exported
@@ -100,8 +100,11 @@ def validate_many(docs: Sequence[Checked], *, config: Settings | None = None,
     cfg = config or Settings()
     checking = [_Checking(doc, file, line, line_of, texts, cfg, keep)
                 for doc, file, line, line_of, texts in docs]
+    run = _rules_run(keep)
+    # (quiet_rules not asked where none of the rules it may name runs: each rule then runs)
+    every_rule = every_rule or PRECONDITIONED.isdisjoint(rule for rule, _ in run)
     objects = [c for c in checking if c.start(loaded, every_rule)]
-    for rule, fn in _rules_run(keep):  # MC100 (the schema) first
+    for rule, fn in run:  # MC100 (the schema) first
         code = rule == mc500.id
         for c in objects:
             if rule in c.quiet or (c.schema_fails and rule == mc600.id):
