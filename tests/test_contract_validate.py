@@ -6,6 +6,7 @@ import copy
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from harness import ROOT, SEED
@@ -682,3 +683,28 @@ def test_the_preconditions_are_asked_only_where_one_of_their_rules_runs(
         flt = RuleFilter(select)
         assert validate_document(doc, keep=flt.keep) == [f for f in whole if flt.keep(f.rule)]
         assert bool(asked) is ask, select
+
+
+def test_the_prose_is_looked_at_only_where_mc500_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loader's test of the documents' prose (for MC500) runs only where MC500 does; the
+    findings are those of the whole run the filter keeps."""
+    import risutools.contract.loaders as loaders
+
+    asked: list[int] = []
+    real = loaders.known_prose
+
+    def counted(*a: Any, **k: Any) -> bool:
+        asked.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(loaders, "known_prose", counted)
+    paths = [FX / "bad" / "rules.json", SEED]
+    whole = validate_paths(paths).findings
+    assert asked and "MC500" in rules_of(whole)
+    for select, ignore, ask in [(("MC5",), (), True), ((), ("MC500",), False),
+                                (("MC1", "MC6"), (), False), (("MC500", "MC2"), (), True)]:
+        asked.clear()
+        flt = RuleFilter(select, ignore)
+        got = validate_paths(paths, rule_filter=flt).findings
+        assert got == [f for f in whole if flt.keep(f.rule)], (select, ignore)
+        assert bool(asked) is ask, (select, ignore)

@@ -471,13 +471,15 @@ def file_batches(paths: Iterable[Path], *, from_folder: bool = False, canon: boo
 
 def document_batches(paths: Sequence[str | os.PathLike[str]], *, exclude: Iterable[str] = (),
                      skip_non_documents: bool = False, hashed: bool = True,
-                     folders: list[str] | None = None
+                     folders: list[str] | None = None, prose: bool = True
                      ) -> Iterator[tuple[list[LoadOutcome], int]]:
     """The parts :func:`iter_documents` gives for each of ``paths``, in the same order, a
     batch at a time as :func:`file_batches` takes them (the second of each pair: the files
     and folders it ends); an NDJSON file, and standard input, each a batch alone.
-    ``folders``: each of ``paths`` that was a folder when read is added to it."""
-    batch = _ReadFirst(hashed=hashed)
+    ``folders``: each of ``paths`` that was a folder when read is added to it.
+    ``prose=False``: MC500 will not run, its strings are not looked at (each document's
+    ``texts`` None)."""
+    batch = _ReadFirst(hashed=hashed, prose=prose)
     for path in paths:
         if str(path) == STDIN:
             yield from batch.flush()
@@ -501,8 +503,9 @@ _Part = tuple[Path, str, bytes | LoadOutcome, bool, str | None]
 class _ReadFirst:
     """The JSON and YAML files of a batch read, then parsed (:func:`file_batches`)."""
 
-    def __init__(self, *, canon: bool = False, hashed: bool = True) -> None:
-        self.canon, self.hashed = canon, hashed
+    def __init__(self, *, canon: bool = False, hashed: bool = True, prose: bool = True
+                 ) -> None:
+        self.canon, self.hashed, self.prose = canon, hashed, prose
         self.parts: list[_Part] = []
         self.size = 0  # the bytes read
         self.ends = 0  # the files (and folders) the batch ends
@@ -570,7 +573,7 @@ class _ReadFirst:
         parsed, found = fast_json_texts_many([cast(bytes, parts[i][2]) for i in at],
                                              ACTIVE_CODE_SECTIONS,
                                              sort=self.hashed or self.canon)
-        texts: list[str] | None = [] if known_prose(
+        texts: list[str] | None = [] if self.prose and known_prose(
             [one[0] for one in parsed if one is not None], found) else None
         return {i: None if one is None else (*one, texts)
                 for i, one in zip(at, parsed, strict=True)}

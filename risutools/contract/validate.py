@@ -264,7 +264,8 @@ def validate_paths(
     problems = 0
     folders: list[str] = []  # (the paths that were folders, as the loader found them)
     batches = document_batches(paths, exclude=cfg.exclude, hashed=hashes,
-                               skip_non_documents=skip_non_documents, folders=folders)
+                               skip_non_documents=skip_non_documents, folders=folders,
+                               prose=flt.keeps_all or flt.keep(mc500.id))
     # each batch read and checked with the cycle collector paused: its documents are trees,
     # freed as they go; once it ends, a cycle it made (an error's traceback) is collected and
     # what it keeps (the summaries) is set aside from later passes (batch_settled)
