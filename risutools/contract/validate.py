@@ -129,6 +129,12 @@ def _rules_run(keep: Callable[[str], bool] | None) -> list[tuple[str, RuleFn]]:
             if keep(rule) or (rule == mc100.id and keep(mc600.id))]
 
 
+def _asked(flt: RuleFilter) -> Callable[[str], bool] | None:
+    """What :func:`validate_many` asks whether a rule is kept: the filter, or None when it
+    keeps every rule (then none is asked)."""
+    return None if flt.keeps_all else flt.keep
+
+
 class _Checking:
     """One document of :func:`validate_many` while the rules run: its findings so far."""
 
@@ -265,7 +271,8 @@ def validate_paths(
     folders: list[str] = []  # (the paths that were folders, as the loader found them)
     batches = document_batches(paths, exclude=cfg.exclude, hashed=hashes,
                                skip_non_documents=skip_non_documents, folders=folders,
-                               prose=flt.keeps_all or flt.keep(mc500.id))
+                               prose=any(rule == mc500.id for rule, _ in
+                                         _rules_run(_asked(flt))))
     # each batch read and checked with the cycle collector paused: its documents are trees,
     # freed as they go; once it ends, a cycle it made (an error's traceback) is collected and
     # what it keeps (the summaries) is set aside from later passes (batch_settled)
@@ -322,8 +329,7 @@ def _validated_batch(parts: list[LoadOutcome], result: Result, cfg: Settings, fl
         result.file_findings += [f for f in part.problems if flt.keep(f.rule)]
     docs = [ld for part in parts for ld in part.documents]
     found = validate_many([(ld.doc, ld.file, ld.line, ld.line_of, ld.texts) for ld in docs],
-                          config=cfg, loaded=True,
-                          keep=None if flt.keeps_all else flt.keep)  # (None: none asked)
+                          config=cfg, loaded=True, keep=_asked(flt))
     for ld, findings in zip(docs, found, strict=True):
         past = past_start(ld.doc)
         info = document_info(ld, findings, hashes or past)
