@@ -119,10 +119,12 @@ def _links(ix: Index, order: list[int]) -> list[Link]:
     for i in order:
         s = ix.summaries[i]
         src = _source(s)
-        content = facts_content(s) if s.facts else ""
         if src is not None and src in by_bytes:
             out.append(Link("repost", i, by_bytes[src], NO_DRIFT))
             continue
+        # (the facts spelled only past the bytes' test: a repost of the same bytes, most
+        # members of a large group, never reads them)
+        content = facts_content(s) if s.facts else ""
         if content and content in by_content:
             out.append(Link("repost", i, by_content[content], NO_DRIFT))
             continue
