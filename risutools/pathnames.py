@@ -30,6 +30,7 @@ import functools
 import os
 import re
 import unicodedata
+from collections.abc import Collection
 from urllib.parse import quote
 
 _ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
@@ -166,6 +167,13 @@ def fits_wildcard(pattern: str, name: str) -> bool:
         pos = at + len(part)
     return True
 
+
+def fits_any(pattern: str, names: Collection[str]) -> bool:
+    """Whether any of ``names`` fits ``pattern`` (:func:`fits_wildcard`): a pattern without
+    ``*`` fits its own name alone, so it is looked up (in C), not compared name by name."""
+    if "*" not in pattern:
+        return pattern in names
+    return any(fits_wildcard(pattern, n) for n in names)
 
 @functools.lru_cache(maxsize=8)
 def _globs(patterns: tuple[str, ...]) -> re.Pattern[str]:

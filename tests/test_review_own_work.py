@@ -6,6 +6,7 @@ the work an empty analysis needs."""
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import Counter
 from pathlib import Path
@@ -34,6 +35,7 @@ from risutools.catalog.review_interactions import risk
 from risutools.contract import rules as mc
 from risutools.contract.transitions import CatalogLog
 from risutools.findings import Finding
+from risutools.pathnames import fits_any
 from risutools.pathnames import fits_wildcard as fits
 from risutools.safeio import within
 from risutools.settings import lifecycle
@@ -451,3 +453,22 @@ def test_found_facts_keep_every_member_name_hot_first(tmp_path: Path) -> None:
     assert set(names) == set(_KEPT[2]) and not {k for k, _ in empty} & set(names)
     held, _note2, _empty = FactsStore().found(found)
     assert held is not None and held.whole() == _KEPT[2]
+
+
+# --------------------------------------------------------------------------- fits_any
+
+#: every text of up to four of ``a``, ``b``, ``*`` (patterns, and names, some with a star)
+_TEXTS = ["".join(t) for n in range(5) for t in itertools.product("ab*", repeat=n)]
+
+
+@pytest.mark.parametrize("pattern", _TEXTS)
+def test_fits_any_is_any_fits_wildcard(pattern: str) -> None:
+    """``fits_any`` answers as ``any(fits_wildcard(pattern, n) for n in names)`` for every
+    pattern and names of a small alphabet, as a list and as a set, empty, with the pattern
+    itself among them (a name spelled with a star included) and without it."""
+    groups = [[], _TEXTS, [n for n in _TEXTS if n != pattern], [pattern],
+              [n for n in _TEXTS if "*" not in n], [n for n in _TEXTS if len(n) == 3]]
+    for names in groups:
+        want = any(fits(pattern, n) for n in names)
+        assert fits_any(pattern, names) is want, (pattern, names)
+        assert fits_any(pattern, set(names)) is want, (pattern, names)

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from risutools.catalog.interactions import HUB, Index, state_user, state_uses
 from risutools.catalog.relations import Relation
 from risutools.checks.registry import check
-from risutools.pathnames import fits_wildcard as fits
+from risutools.pathnames import fits_any
 
 #: the review's catalog pass hands RV4xx units the interaction index
 INTERACTIONS = 4
@@ -138,7 +138,7 @@ def lorebook_dependency(ix: Index) -> Iterator[Relation]:
         own = set(s.names("lorebook_entries"))
         deps: dict[int, list[str]] = {}
         for pattern in s.names("lorebook_loads"):
-            if any(fits(pattern, n) for n in own):
+            if fits_any(pattern, own):
                 continue
             found = ix.carriers(pattern)
             if _many(h for hs in found.values() for h in hs):
@@ -172,7 +172,7 @@ def lorebook_missing(ix: Index) -> Iterator[Relation]:
         own = s.names("lorebook_entries")
         missing = [p for p in s.names("lorebook_loads")
                    if not p.startswith("*") and not ix.carriers(p)
-                   and not any(fits(p, n) for n in own)]
+                   and not fits_any(p, own)]
         if missing:
             yield Relation("lorebook-missing", "warning", i, (), tuple(missing),
                            "looks up lorebook entries no component of the catalog carries, "
@@ -277,7 +277,7 @@ def _named_buttons(ix: Index, i: int, names: list[str],
     own = s.names("manual_entries") + s.names("button_targets")
     deps: dict[int, list[str]] = {}
     for name in names:
-        if name in own or ("*" in name and any(fits(name, n) for n in own)):
+        if fits_any(name, own):
             continue
         found = ix.button_targets.find(name)
         others = [h for hs in found.values() for h in hs if h != i]

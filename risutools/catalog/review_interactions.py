@@ -21,7 +21,7 @@ from risutools.catalog.relations import Relation, RelationRows, families
 from risutools.catalog.review_checks import units
 from risutools.collector import cycles_paused
 from risutools.findings import Finding
-from risutools.pathnames import fits_wildcard as fits
+from risutools.pathnames import fits_any
 from risutools.rowspool import Rows
 from risutools.safeio import FolderFiles
 from risutools.settings.catalog import FACTS_DIR
@@ -172,7 +172,7 @@ def _loading(ix: Index, s: Summary) -> list[dict[str, str]]:
         ids, idset = ix.carrier_ids(p)
         holders = [c for c in ids[:5] if c != s.component_id][:4]
         more = len(ids) - (s.component_id in idset) > 4
-        if any(fits(p, n) for n in own):
+        if fits_any(p, own):
             where = "in this module"
         elif holders:
             where = "in " + ", ".join(holders) + (" ..." if more else "")
