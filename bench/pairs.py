@@ -11,6 +11,9 @@ ratio pair by pair (``workload.side_by_side``).  Ajv and check-jsonschema are fo
 ``bench_contract.py`` finds them (``AJV_NODE_MODULES``, ``CHECK_JSONSCHEMA``, or installed
 into throwaway ``.venv-bench*`` folders); a pair whose peer is missing says so.
 Usage: ``python bench/pairs.py [validate] [j1] [all]`` (default: all three).
+``BENCH_PROJECTED=N``: N documents (default 10,000); ``BENCH_WORKLOAD=real``: the documents
+projected from the real corpus instead (``workload.real_catalog``: ``../shared/corpus/real``
+ingested, copied to N with their facts; larger documents, real modules' capabilities).
 """
 
 from __future__ import annotations
@@ -36,10 +39,15 @@ def _line(name: str, r: dict[str, float], goal: str) -> str:
 
 def main(what: list[str]) -> None:
     rounds = int(os.environ.get("ROUNDS", "3"))
-    catalog = workload.projected_catalog(int(os.environ.get("BENCH_PROJECTED", "10000")))
+    n = int(os.environ.get("BENCH_PROJECTED", "10000"))
+    real = os.environ.get("BENCH_WORKLOAD") == "real"
+    catalog = workload.real_catalog(n) if real else workload.projected_catalog(n)
     files = [os.path.relpath(f, catalog.parent) for f in workload.document_files(catalog)]
     py = sys.executable
     print(workload.load_line())
+    kind = ("projected from the real corpus, with their facts" if real
+            else "of the projected catalog")
+    print(f"workload: {n:,} documents {kind} ({catalog})")
     if "validate" in what:
         modules = find_ajv()
         if modules is None:

@@ -108,9 +108,6 @@ def scaled_catalog(n: int, base: int = 10_000, facts: bool = False,
     ``facts``): each original's facts given the members the interactions index, as many
     as a real module's facts have on average (:func:`_rich_facts`), the same for its
     copies."""
-    sys.path.insert(0, str(ROOT))
-    from risutools.catalog.render import safe_name
-
     root = BASE / (f"scaled-{n}-facts" if facts else f"scaled-{n}")
     root = root.with_name(root.name + "-varied") if varied else root
     root = root.with_name(root.name + "-rich") if rich else root
@@ -120,8 +117,20 @@ def scaled_catalog(n: int, base: int = 10_000, facts: bool = False,
         return root / "catalog"
     vary = _varied() if varied else None
     shutil.rmtree(root, ignore_errors=True)
-    src = projected_catalog(base)
     out = root / "catalog"
+    _copies(projected_catalog(base), out, n, facts, vary, rich)
+    marker.write_text(f"{n} {base} {VERSION} {facts} {varied} {rich}")
+    return out
+
+
+def _copies(src: Path, out: Path, n: int, facts: bool,
+            vary: Callable[[bytes], bytes] | None = None, rich: bool = False) -> None:
+    """``n`` documents into ``out``: the documents of the catalog ``src`` in file order,
+    again and again, copy k > 0 of each with ``-c<k>`` after its component_id and its file
+    name (:func:`scaled_catalog`; ``facts``, ``vary``, ``rich`` as it says)."""
+    sys.path.insert(0, str(ROOT))
+    from risutools.catalog.render import safe_name
+
     (out / "facts").mkdir(parents=True)
     names = sorted(p.name for p in src.glob("*.json"))
     made = 0
@@ -146,8 +155,41 @@ def scaled_catalog(n: int, base: int = 10_000, facts: bool = False,
                 (out / "facts" / f"{safe_name(value['component_id'])}.json").write_text(
                     json.dumps(value, ensure_ascii=False, indent=2) + "\n", "utf-8")
             made += 1
-    marker.write_text(f"{n} {base} {VERSION} {facts} {varied} {rich}")
-    return out
+
+
+#: the real corpus (``../shared/corpus/real``: modules and cards RisuAI users published),
+#: from a checkout or from a worktree one folder further down
+CORPUS = [ROOT.parent / "shared" / "corpus" / "real",
+          ROOT.parent.parent / "shared" / "corpus" / "real"]
+
+
+def real_catalog(n: int) -> Path:
+    """A folder of ``n`` documents projected from the real corpus, with their facts: every
+    Risu file of :data:`CORPUS` ingested (``risutools ingest --lang en``: fresh candidates,
+    each with its own MC600 warnings), then copied as :func:`scaled_catalog` copies (copy
+    k > 0 with ``-c<k>`` after its component_id; its facts alike).  Its documents are as
+    large as real modules' projections (about 5.4 KB against the projected catalog's 3.6),
+    with what real modules hold (Korean text, many capabilities).  Made once under
+    :data:`BASE` and reused; SystemExit when the corpus is not there (it is never copied
+    into the project)."""
+    corpus = next((c for c in CORPUS if c.is_dir()), None)
+    if corpus is None:
+        raise SystemExit(f"workload: no real corpus at {CORPUS[0]}")
+    root = BASE / f"real-{n}"
+    marker = root / ".complete"
+    if marker.exists() and marker.read_text() == f"{n} {VERSION}":
+        return root / "catalog"
+    shutil.rmtree(root, ignore_errors=True)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    subprocess.run([sys.executable, "-m", "risutools", "ingest", str(corpus), "-o",
+                    str(root / "projected"), "--lang", "en", "-q", "--no-cache"],
+                   env=env, check=False, stdout=subprocess.DEVNULL)
+    if not list((root / "projected").glob("*.json")):
+        raise SystemExit(f"workload: ingest of {corpus} made no documents")
+    _copies(root / "projected", root / "catalog", n, facts=True)
+    shutil.rmtree(root / "projected")
+    marker.write_text(f"{n} {VERSION}")
+    return root / "catalog"
 
 
 def _rich_facts(value: dict[str, Any], cid: str) -> None:
