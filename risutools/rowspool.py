@@ -40,24 +40,41 @@ SPOOL_WRITE = 1 << 20
 
 
 class Rows(Sequence[dict[str, Any]]):
-    """Rows appended one by one, stored in blocks (see the module's text)."""
+    """Rows appended one by one, stored in blocks (see the module's text).  ``weigh``: what
+    a row counts for towards a block's :data:`BATCH` (each row 1 without it), for rows that
+    may be long themselves (a lineage of thousands of reposts, a relation naming thousands
+    of components: :func:`items`): a block then holds at most a batch of items, or one row
+    alone, whatever its rows' sizes."""
 
-    def __init__(self, rows: Iterable[dict[str, Any]] = ()) -> None:
+    def __init__(self, rows: Iterable[dict[str, Any]] = (), *,
+                 weigh: Callable[[dict[str, Any]], int] | None = None) -> None:
         self._file = tempfile.SpooledTemporaryFile(max_size=IN_MEMORY)  # noqa: SIM115
         self._blocks: list[tuple[int, int, int]] = []  # (offset, size, rows) of each block
         self._stored = 0  # rows in the blocks
         self._end = 0  # bytes in the file
         self._pending: list[dict[str, Any]] = []
+        self._weigh = weigh
+        self._weight = 0  # what the pending rows count for (with ``weigh``)
         for row in rows:
             self.append(row)
 
     def append(self, row: dict[str, Any]) -> None:
+        if self._weigh is None:
+            self._pending.append(row)
+            if len(self._pending) >= BATCH:
+                self._flush()
+            return
+        weight = self._weigh(row)
+        if self._pending and self._weight + weight > BATCH:
+            self._flush()  # (a block of at most BATCH items, or one row alone)
         self._pending.append(row)
-        if len(self._pending) >= BATCH:
+        self._weight += weight
+        if self._weight >= BATCH:
             self._flush()
 
     def _flush(self) -> None:
         rows, self._pending = self._pending, []
+        self._weight = 0
         if not rows:
             return
         data = _stored_form(rows)
@@ -129,6 +146,12 @@ class Rows(Sequence[dict[str, Any]]):
     def __repr__(self) -> str:
         return f"Rows({len(self)} rows)"
 
+
+def items(row: dict[str, Any]) -> int:
+    """A row's weight for :class:`Rows` (``weigh``): one, and one more for each item of
+    each of its lists (a lineage's members, reposts and versions; a relation's targets and
+    keys)."""
+    return 1 + sum([len(v) for v in row.values() if type(v) is list])
 
 class Spool:
     """Packed values (:func:`pack`) in one unnamed temporary file (gone when the spool is),

@@ -192,6 +192,33 @@ def test_rows_read_back_in_order(count: int, monkeypatch: pytest.MonkeyPatch) ->
         assert spool[0] == rows[0]
 
 
+def test_long_rows_weighed_make_blocks_of_at_most_a_batch_of_items() -> None:
+    """Rows weighed by their lists' items (a lineage of thousands of reposts, a relation
+    naming thousands of components) are stored in blocks of at most :data:`BATCH` items, a
+    row alone when it holds more: a block is then never a batch of long rows (21 lineages
+    of 2,400 reposts each were one block of 140 MB); read back, the same rows."""
+    sizes = [0, 3, 300, 1, 2000, 5, 5, 255, 0, 40, 120, 120, 15] * 3
+    rows = [{"members": [{"m": j} for j in range(n)], "keys": ["k"] * (n % 4), "n": n}
+            for n in sizes]
+    assert [rowspool.items(r) for r in rows[:4]] == [1, 1 + 3 + 3, 1 + 300, 1 + 1 + 1]
+    spool = Rows(rows, weigh=rowspool.items)
+    blocks = list(spool.blocks())
+    assert [r for b in blocks for r in b] == rows and list(spool) == rows
+    assert spool[4] == rows[4] and len(spool) == len(rows)
+    weights = [sum(map(rowspool.items, b)) for b in blocks]
+    for block, weight in zip(blocks, weights, strict=True):
+        assert weight <= rowspool.BATCH or len(block) == 1, weight
+    for row in rows:  # a row past a batch alone in its block
+        if rowspool.items(row) > rowspool.BATCH:
+            assert [row] in blocks
+    for k in range(len(blocks) - 1):  # no block ended before it had to
+        assert weights[k] >= rowspool.BATCH or \
+            weights[k] + rowspool.items(blocks[k + 1][0]) > rowspool.BATCH
+    assert len(blocks) > 6
+    # unweighed, the same rows are one block a BATCH of rows (here all of them)
+    assert [len(b) for b in Rows(rows).blocks()] == [len(rows)]
+
+
 def test_ndjson_in_batches_is_the_whole_file() -> None:
     lines = [json.dumps({"component_id": f"c{i}", "contract": "x"}) for i in range(600)]
     lines[10] = "{broken"

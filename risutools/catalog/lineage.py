@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from risutools.catalog.interactions import Groups, Index, Summary, facts_content
-from risutools.rowspool import Rows
+from risutools.rowspool import Rows, items
 
 #: what a drift compares, in this order: (name, how to read it from a summary)
 DRIFT_FIELDS = ("hooks", "privileged_apis", "hosts", "state", "toggles", "findings")
@@ -172,7 +172,7 @@ class Lineage:
     @classmethod
     def build(cls, ix: Index) -> Lineage:
         groups, links = lineages(ix)
-        return cls(ix, Rows(groups), links)
+        return cls(ix, Rows(groups, weigh=items), links)
 
 
 def drift_line(d: dict[str, dict[str, list[str]]]) -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from risutools.catalog.interactions import Groups, Index
-from risutools.rowspool import Rows
+from risutools.rowspool import Rows, items
 
 
 @dataclass(frozen=True)
@@ -31,10 +31,10 @@ class RelationRows:
     one a repost, tens of thousands in a catalog of reposts), read back in order."""
 
     def __init__(self, relations: Iterable[Relation] = ()) -> None:
-        self._rows = Rows({"kind": r.kind, "severity": r.severity, "source": r.source,
-                           "targets": list(r.targets), "keys": list(r.keys),
-                           "message": r.message, "dependency": r.dependency}
-                          for r in relations)
+        self._rows = Rows(({"kind": r.kind, "severity": r.severity, "source": r.source,
+                            "targets": list(r.targets), "keys": list(r.keys),
+                            "message": r.message, "dependency": r.dependency}
+                           for r in relations), weigh=items)
 
     def __iter__(self) -> Iterator[Relation]:
         for d in self._rows:
