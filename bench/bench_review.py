@@ -229,7 +229,8 @@ def review_scale(tmp: Path) -> None:
     file each); goal <= 300 MB at 50,000, flat in the catalog's size.  Then the largest
     size with the documents' facts, with their facts and capabilities drawn anew for each
     document (``workload.scaled_catalog(varied=True)``), and the same with facts as large
-    as a real module's (``rich=True``)."""
+    as a real module's (``rich=True``); and the documents projected from the real corpus
+    (``workload.real_catalog``), ``-j 1`` and on all cores, when the corpus is there."""
     import workload
 
     sizes = [int(x) for x in os.environ.get("BENCH_REVIEW_SCALE",
@@ -263,6 +264,20 @@ def review_scale(tmp: Path) -> None:
         print(f"review of {n:,} projected documents with their facts, every copy a repost"
               f"{what}: CPU {cpu:.2f} s ({cpu / n * 1e3:.2f} ms a document), wall "
               f"{wall:.2f} s, peak {peak:.0f} MiB, exit {rc}")
+    # and the documents projected from the real corpus, with their facts (larger documents,
+    # real modules' facts; every copy a repost: lineages of thousands), where it is at hand
+    if not any(c.is_dir() for c in workload.CORPUS):
+        print(f"review of {n:,} documents projected from the real corpus: SKIPPED (no "
+              f"corpus at {workload.CORPUS[0]})")
+        return
+    catalog = workload.real_catalog(n)
+    for jobs in (["-j", "1"], []):
+        cpu, wall, peak, rc = workload.run_process(
+            [sys.executable, "-m", "risutools", "review", str(catalog), "-f", "json", "-q",
+             "-o", str(tmp / "review-scale.json"), *jobs])
+        print(f"review of {n:,} documents projected from the real corpus with their facts"
+              f" ({'-j 1' if jobs else 'all cores'}): CPU {cpu:.2f} s ({cpu / n * 1e3:.2f} ms"
+              f" a document), wall {wall:.2f} s, peak {peak:.0f} MiB, exit {rc}")
 
 
 def main() -> None:
