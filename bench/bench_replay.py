@@ -8,8 +8,9 @@
 * ``trim_messages(strategy="last", include_system=True, start_on="human",
   token_counter=<the same per-message estimate>, max_tokens=max_context)`` at every
   request.  LangChain is never a dependency: when ``langchain_core`` is not importable the
-  script makes ``.venv-bench`` in the repository root (``pip install langchain-core
-  pyyaml``) and re-runs that half there with ``PYTHONPATH`` set to the repository.
+  script makes ``.venv-bench`` in the repository root (``pip install langchain-core`` and
+  the project's own dependencies, again when they change) and re-runs that half there with
+  ``PYTHONPATH`` set to the repository.
 * The invariant checker R1-R8 runs over both outputs; orphaned tool results (a kept
   tool result whose calling assistant message was dropped) are counted for both.
 * Two scenarios: ``growth`` (the figures above; edits land anywhere in a long history, so
@@ -43,6 +44,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -246,20 +248,32 @@ def run_langchain(fx: Fixture, cfg: ReplayConfig) -> dict[str, Any]:
     }
 
 
+def project_dependencies() -> list[str]:
+    """The requirements of ``[project] dependencies`` in pyproject.toml (what the checkout's
+    code imports, run from another environment with ``PYTHONPATH`` set to it)."""
+    text = (ROOT / "pyproject.toml").read_text("utf-8")
+    block = re.search(r"^dependencies = \[(.*?)^\]", text, re.S | re.M)
+    return re.findall(r'^\s*"([^"]+)"', block.group(1), re.M) if block else []
+
+
 def _langchain_elsewhere(name: str, quick: bool) -> dict[str, Any] | str:
     venv = ROOT / ".venv-bench"
     py = venv / "bin" / "python"
-    if not py.exists():
-        print("creating .venv-bench with langchain-core (bench only) ...", flush=True)
+    # langchain-core beside everything the checkout's code imports (risutools is run from
+    # the checkout there): installed again when the project's dependencies change
+    want = ["langchain-core", *project_dependencies()]
+    stamp = venv / "risutools-bench-requirements.txt"
+    if not py.exists() or not stamp.exists() or stamp.read_text("utf-8").split() != want:
+        print("setting up .venv-bench with langchain-core and risutools' dependencies "
+              "(bench only) ...", flush=True)
         try:
-            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-            subprocess.run(
-                [str(py), "-m", "pip", "install", "-q", "langchain-core", "pyyaml"],
-                check=True,
-                timeout=600,
-            )
+            if not py.exists():
+                subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+            subprocess.run([str(py), "-m", "pip", "install", "-q", *want], check=True,
+                           timeout=600)
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
             return f"could not set up .venv-bench: {exc}"
+        stamp.write_text("\n".join(want) + "\n", "utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     args = [str(py), str(Path(__file__).resolve()), "--langchain-json", name] + (
         ["--quick"] if quick else []
