@@ -20,12 +20,14 @@ from risutools.report.concise import render_concise
 from risutools.report.github import render_github
 from risutools.report.json_out import render_json
 from risutools.report.junit import render_junit
-from risutools.report.review_html import render_review_html
+from risutools.report.review_html import render_review_html, review_html_pieces
 from risutools.report.review_text import (
     render_review_json,
     render_review_markdown,
     render_review_text,
     review_json_pieces,
+    review_markdown_pieces,
+    review_text_pieces,
 )
 from risutools.report.sarif import render_sarif
 from risutools.report.text import render_text
@@ -106,14 +108,16 @@ def _review_findings(r: Reporter) -> Reporter:
 REVIEW_REPORTERS: dict[str, Reporter] = {
     **{name: _review_findings(r) for name, r in REPORTER_BY_NAME.items()},
     "text": Reporter("text", "for people: counts, findings, the promotion board",
-                     render_review_text),
+                     render_review_text, review_text_pieces),
     "json": Reporter("json", "the whole review as one JSON object",
                      lambda review, color: render_review_json(review),
                      lambda review, color: review_json_pieces(review)),
     "html": Reporter("html", "a self-contained page for people",
-                     lambda review, color: render_review_html(review)),
+                     lambda review, color: render_review_html(review),
+                     lambda review, color: review_html_pieces(review)),
     "markdown": Reporter("markdown", "the review as Markdown",
-                         lambda review, color: render_review_markdown(review)),
+                         lambda review, color: render_review_markdown(review),
+                         lambda review, color: review_markdown_pieces(review)),
 }
 
 #: every kind of result written in a chosen format, and its reporters

@@ -12,8 +12,14 @@ HTML-escaped); nothing from a document is ever executed.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
-from typing import TYPE_CHECKING, Any
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from operator import itemgetter
+from typing import IO, TYPE_CHECKING, Any
 
 from risutools.printable import html_value
 from risutools.report.review_html_sections import CSS as SECTIONS_CSS
@@ -30,6 +36,8 @@ from risutools.report.review_html_sections import (
     risk_score,
     title_cell,
 )
+from risutools.report.review_text import line_pieces
+from risutools.rowspool import temporary_folder
 
 if TYPE_CHECKING:
     from risutools.catalog.review import Review
@@ -149,26 +157,40 @@ _SECTIONS = (("graph", "Capability graph"), ("chain", "Transition log"),
 
 
 def render_review_html(rv: Review) -> str:
-    """The page: head and counts, a table of contents, the problems first (short lists, the
-    most urgent), then the promotion board, then every document."""
+    """The page whole (:func:`review_html_pieces` joined)."""
+    return "".join(p if isinstance(p, str) else p.decode("utf-8")
+                   for p in review_html_pieces(rv))
+
+
+def review_html_pieces(rv: Review) -> Iterator[str | bytes]:
+    """The page in pieces, written as they are made: the head and counts, a table of
+    contents, the problems first (short lists, the most urgent), then the promotion board,
+    then every document.  What a section reads of a long list (the documents, the board,
+    the lineages) is read once, in order, and not held: the board's rows wait in temporary
+    files, one for each place in the board's order (:func:`_board`)."""
+    return line_pieces(_page(rv))
+
+
+def _page(rv: Review) -> Iterator[str | bytes]:
+    """The page's lines (joined with a line break after each), and blocks of lines."""
     d = rv.data
     bad_appr = [a for a in d["approvals"] if a["severity"] in ("error", "warning")]
-    out = _head(d)
-    out += decisions_html(d)
-    out.append(_nav(d, bad_appr))
-    out += findings_html(d)
-    out += _problems("graph", "Capability graph", d["graph"])
-    out += interactions_html(d) + lineage_html(d)
+    yield from _head(d)
+    yield from decisions_html(d)
+    yield _nav(d, bad_appr)
+    yield from findings_html(d)
+    yield from _problems("graph", "Capability graph", d["graph"])
+    yield from interactions_html(d)
+    yield from lineage_html(d)
     for key, title in _SECTIONS[1:]:
-        out += _problems(key, title, d[key], d["counts"].get("log_entries")
-                         if key == "chain" else None)
-    out += _approvals(bad_appr)
-    out += _board(d)
-    out += _documents(d["documents"])
+        yield from _problems(key, title, d[key], d["counts"].get("log_entries")
+                             if key == "chain" else None)
+    yield from _approvals(bad_appr)
+    yield from _board(d)
+    yield from _documents(d["documents"])
     data = json.dumps(d["counts"], ensure_ascii=True, sort_keys=True).replace("<", "\\u003c")
-    out.append(f'<script type="application/json" id="review-counts">{data}</script>')
-    out.append(f"<script>{_JS}{SECTIONS_JS}</script></body></html>")
-    return "\n".join(out) + "\n"
+    yield f'<script type="application/json" id="review-counts">{data}</script>'
+    yield f"<script>{_JS}{SECTIONS_JS}</script></body></html>"
 
 
 def _head(d: dict[str, Any]) -> list[str]:
@@ -255,29 +277,71 @@ def _approvals(bad_appr: list[dict[str, Any]]) -> list[str]:
     return _closed_list(out, bad_appr)
 
 
-def _board(d: dict[str, Any]) -> list[str]:
-    """The promotion board: the gates that block first, the ones that pass folded away."""
+def _board(d: dict[str, Any]) -> Iterator[str | bytes]:
+    """The promotion board: the gates that block first, the ones that pass folded away.
+    Its rows in :func:`board_order` (the place of the gate that blocks first, then the
+    component): the board is in component order, so each place's rows are written, as
+    they come, to a temporary file of that place's, and the files follow each other."""
     board = d["board"]
     blocking = sorted({g for b in board for g in b["blocked_by"]})
-    out = [f'<h2 id="board-h">Promotion board ({d["counts"]["ready"]} of {len(board)} ready)'
-           "</h2>",
-           "<p>Every candidate and pending component with each gate of its next step. "
-           "A blocked row names the gates that fail and why; what a reviewer runs to "
-           "clear the approval gate is in its reason.</p>",
-           '<div id="board-filters"><label>show <select id="board-filter">'
-           '<option value="">all</option><option value="ready">ready</option>'
-           + "".join(f'<option value="{_e(g)}">blocked by {_e(g)}</option>'
-                     for g in blocking)
-           + f'</select></label> (<span id="board-shown">{len(board)}</span> shown)'
-           "</div>",
-           '<table id="board"><thead><tr><th>component</th><th>step</th><th>state</th>'
-           "<th>gates</th><th>path to approved</th></tr></thead><tbody>"]
+    yield from (
+        f'<h2 id="board-h">Promotion board ({d["counts"]["ready"]} of {len(board)} ready)'
+        "</h2>",
+        "<p>Every candidate and pending component with each gate of its next step. "
+        "A blocked row names the gates that fail and why; what a reviewer runs to "
+        "clear the approval gate is in its reason.</p>",
+        '<div id="board-filters"><label>show <select id="board-filter">'
+        '<option value="">all</option><option value="ready">ready</option>'
+        + "".join(f'<option value="{_e(g)}">blocked by {_e(g)}</option>'
+                  for g in blocking)
+        + f'</select></label> (<span id="board-shown">{len(board)}</span> shown)'
+        "</div>",
+        '<table id="board"><thead><tr><th>component</th><th>step</th><th>state</th>'
+        "<th>gates</th><th>path to approved</th></tr></thead><tbody>")
     titles = {doc["component_id"]: doc["risk"]["title"] for doc in d["documents"]
               if doc.get("risk")}
-    out += [_board_row(b, titles.get(b["component_id"], "")) for b in
-            sorted(board, key=board_order)]
-    out.append("</tbody></table>")
-    return out
+    yield from _in_board_order(board, titles)
+    yield "</tbody></table>"
+
+
+def _in_board_order(board: Iterable[dict[str, Any]], titles: dict[str, str]
+                    ) -> Iterator[bytes]:
+    """The board's rows (:func:`_board_row`, a line each), as ``sorted(board,
+    key=board_order)`` orders them, none held: each row written as it comes to a temporary
+    file of its place (the gate that blocks it first), with its component and where it is
+    in the file; then each place's rows in component order (ties in board order, as the
+    sort keeps them).  The board is made in component order, so a place's file is read
+    back as it is, a MiB at a time; a board in another order is read back a row at a
+    time, in the order its components sort."""
+    with contextlib.ExitStack() as files:
+        places: dict[int, tuple[IO[bytes], list[tuple[str, int, int]]]] = {}
+        for b in board:
+            place, cid = board_order(b)
+            got = places.get(place)
+            if got is None:
+                with temporary_folder():
+                    got = places[place] = (files.enter_context(tempfile.TemporaryFile()), [])
+            out, rows = got
+            data = (_board_row(b, titles.get(b["component_id"], "")) + "\n").encode("utf-8")
+            rows.append((cid, rows[-1][1] + rows[-1][2] if rows else 0, len(data)))
+            with temporary_folder():
+                out.write(data)
+        for place in sorted(places):
+            out, rows = places[place]
+            with temporary_folder():
+                out.flush()
+                if all(a[0] <= b[0] for a, b in itertools.pairwise(rows)):
+                    out.seek(0)
+                    while block := out.read(PIECE_BYTES):
+                        yield block
+                    continue
+                fd = out.fileno()
+                for _cid, at, size in sorted(rows, key=itemgetter(0)):
+                    yield os.pread(fd, size, at)
+
+
+#: bytes of board rows read back at a time
+PIECE_BYTES = 1 << 20
 
 
 def _board_row(b: dict[str, Any], title: str) -> str:
@@ -300,30 +364,33 @@ def _board_row(b: dict[str, Any], title: str) -> str:
             f'<td class="state">{why}</td><td>{gates}</td><td>{path_cell(b)}</td></tr>')
 
 
-def _documents(docs: list[dict[str, Any]]) -> list[str]:
-    """Every document, in a table the page's script sorts and filters."""
-    rules = sorted({f["rule"] for doc in docs for f in doc["findings"]})
-    statuses = sorted({doc["review_status"] or "" for doc in docs})
-    out = [f'<h2 id="documents-h">Documents (<span id="shown">{len(docs)}</span>'
-           " shown)</h2><p>Click a column header to sort (again: descending).</p>",
-           '<div id="filters"><label>status <select id="status-filter">'
+def _documents(docs: Sequence[dict[str, Any]]) -> Iterator[str]:
+    """Every document, in a table the page's script sorts and filters (the documents read
+    twice, in order: the filters' choices, then the rows, each written as it is made)."""
+    rules: set[str] = set()
+    statuses: set[str] = set()
+    for doc in docs:
+        rules.update(f["rule"] for f in doc["findings"])
+        statuses.add(doc["review_status"] or "")
+    yield (f'<h2 id="documents-h">Documents (<span id="shown">{len(docs)}</span>'
+           " shown)</h2><p>Click a column header to sort (again: descending).</p>")
+    yield ('<div id="filters"><label>status <select id="status-filter">'
            '<option value="">all</option>'
-           + "".join(f'<option value="{_e(s)}">{_e(s)}</option>' for s in statuses)
+           + "".join(f'<option value="{_e(s)}">{_e(s)}</option>' for s in sorted(statuses))
            + '</select></label><label>finding <select id="rule-filter">'
            '<option value="">all</option>'
-           + "".join(f'<option value="{_e(r)}">{_e(r)}</option>' for r in rules)
+           + "".join(f'<option value="{_e(r)}">{_e(r)}</option>' for r in sorted(rules))
            + '</select></label><label>text <input id="text-filter" type="search">'
-           "</label></div>",
-           '<table id="documents"><thead><tr>'
+           "</label></div>")
+    yield ('<table id="documents"><thead><tr>'
            '<th data-key="component">component</th><th data-key="title">title</th>'
            '<th data-key="file">file</th>'
            '<th data-key="status">review</th><th data-key="runtime">runtime</th>'
            '<th data-key="errors" data-type="num">errors</th>'
            '<th data-key="warnings" data-type="num">warnings</th>'
-           '<th data-key="risk" data-type="num">risk</th><th>findings</th></tr></thead><tbody>']
-    out += [_document_row(doc) for doc in docs]
-    out.append("</tbody></table>")
-    return out
+           '<th data-key="risk" data-type="num">risk</th><th>findings</th></tr></thead><tbody>')
+    yield from map(_document_row, docs)
+    yield "</tbody></table>"
 
 
 def _document_row(doc: dict[str, Any]) -> str:

@@ -3,6 +3,7 @@ writes the page).  Every catalog value is HTML-escaped."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from risutools.printable import html_value
@@ -199,23 +200,28 @@ def risk_score(doc: dict[str, Any]) -> int:
 def findings_html(d: dict[str, Any]) -> list[str]:
     """Every finding grouped by rule (and message when they are all the same), errors
     first, with its count: 21 identical MC600 warnings are one row."""
-    groups: dict[tuple[str, str], list[str]] = {}
-    for doc in d["documents"]:
-        for f in doc["findings"]:
-            groups.setdefault((f["rule"], f["severity"]), []).append(f["message"])
-    for f in d["file_findings"]:
-        groups.setdefault((f["rule"], f["severity"]), []).append(f["message"])
+    # each (rule, severity): its first message, how many, its different messages (the
+    # documents read once, in order; no finding held but a message not seen before)
+    groups: dict[tuple[str, str], tuple[str, list[int], set[str]]] = {}
+    for f in itertools.chain((f for doc in d["documents"] for f in doc["findings"]),
+                             d["file_findings"]):
+        group = groups.get(key := (f["rule"], f["severity"]))
+        if group is None:
+            groups[key] = (f["message"], [1], {f["message"]})
+        else:
+            group[1][0] += 1
+            group[2].add(f["message"])
     order = {"error": 0, "warning": 1, "info": 2}
-    keys = sorted(groups, key=lambda k: (order.get(k[1], 3), -len(groups[k]), k[0]))
+    keys = sorted(groups, key=lambda k: (order.get(k[1], 3), -groups[k][1][0], k[0]))
     out = [f'<h2 id="findings-h">Findings by rule ({len(keys)} rules, '
-           f"{sum(len(v) for v in groups.values())} findings)</h2>",
+           f"{sum(g[1][0] for g in groups.values())} findings)</h2>",
            '<table id="findings"><thead><tr><th>rule</th><th>severity</th><th>count</th>'
            "<th>message</th></tr></thead><tbody>"]
     for rule, sev in keys:
-        msgs = groups[(rule, sev)]
-        same = len(set(msgs)) == 1
-        text = msgs[0] if same else f"{len(set(msgs))} different messages, e.g. {msgs[0]}"
+        first, (n,), different = groups[(rule, sev)]
+        text = first if len(different) == 1 else \
+            f"{len(different)} different messages, e.g. {first}"
         out.append(f'<tr class="{_e(sev)}"><td>{_e(rule)}</td><td>{_e(sev)}</td>'
-                   f"<td>{len(msgs)}</td><td>{_e(text)}</td></tr>")
+                   f"<td>{n}</td><td>{_e(text)}</td></tr>")
     out.append("</tbody></table>")
     return out

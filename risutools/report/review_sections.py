@@ -4,8 +4,9 @@ shown on one line, control characters escaped."""
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from risutools.printable import text_value
@@ -73,7 +74,7 @@ def lineage_lines(d: dict[str, Any]) -> list[str]:
     if not sec or not sec["lineages"]:
         return []
     out = ["", f"versions and reposts ({len(sec['lineages'])} module(s) seen more than once):"]
-    for g in sec["lineages"][:MAX_ROWS]:
+    for g in itertools.islice(sec["lineages"], MAX_ROWS):  # (a spool: read no further)
         members = " -> ".join(f"{one_line(m['component_id'])} ({one_line(m['post'])}, "
                               f"{one_line(m['version'])})" for m in g["members"])
         out.append(f"  {one_line(g['name'])}: {members}")
@@ -116,18 +117,46 @@ def risk_line(r: dict[str, Any], clean: Callable[[Any], str] = one_line) -> str:
 
 
 def risk_lines(d: dict[str, Any]) -> list[str]:
-    """The text section: one line per component with something to say about its risk."""
-    rows = [(doc, risk_line(doc["risk"])) for doc in d["documents"] if doc.get("risk")]
-    shown = [(doc, line) for doc, line in rows if line]
-    if not rows:
+    """The text section: one line per component with something to say about its risk (the
+    documents read once, in order, only the lines shown kept)."""
+    shown, any_risk = _risk_shown(d["documents"], one_line)
+    if not any_risk:
         return []
-    out = ["", f"risk ({len(shown)} of {len(d['documents'])} component(s)):"]
-    for doc, line in shown[:MAX_ROWS * 5]:
-        out.append(f"  {one_line(doc['component_id'])} \"{one_line(doc['risk']['title'])}\": "
-                   f"{line}")
-    if len(shown) > MAX_ROWS * 5:
-        out.append(f"  ... and {len(shown) - MAX_ROWS * 5} more (-f json lists them all)")
+    out = ["", f"risk ({shown.count} of {len(d['documents'])} component(s)):"]
+    out += [f"  {one_line(doc['component_id'])} \"{one_line(doc['risk']['title'])}\": {line}"
+            for doc, line in shown.rows]
+    if shown.count > MAX_ROWS * 5:
+        out.append(f"  ... and {shown.count - MAX_ROWS * 5} more (-f json lists them all)")
     return out
+
+
+class _Shown:
+    """The first rows of a long list, and how many there were in all."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.count = limit, 0
+        self.rows: list[tuple[dict[str, Any], str]] = []
+
+    def add(self, doc: dict[str, Any], line: str) -> None:
+        self.count += 1
+        if self.count <= self.limit:
+            self.rows.append((doc, line))
+
+
+def _risk_shown(documents: Iterable[dict[str, Any]], clean: Callable[[Any], str]
+                ) -> tuple[_Shown, bool]:
+    """The documents with a risk line (:func:`risk_line`), the first ``MAX_ROWS * 5`` kept,
+    and whether any document has risk facts at all; one pass over the documents (a row
+    spool: each read back once, none held)."""
+    shown, any_risk = _Shown(MAX_ROWS * 5), False
+    for doc in documents:
+        if not doc.get("risk"):
+            continue
+        any_risk = True
+        line = risk_line(doc["risk"], clean)
+        if line:
+            shown.add(doc, line)
+    return shown, any_risk
 
 
 def markdown_sections(d: dict[str, Any], md: Callable[[Any], str]) -> list[str]:
@@ -153,12 +182,11 @@ def markdown_sections(d: dict[str, Any], md: Callable[[Any], str]) -> list[str]:
     lines = lineage_lines(d)[2:]
     out += [f"- {md(x.strip())}" for x in lines] if lines else ["None."]
     out += ["", "## Risk", ""]
-    rows = [(doc, risk_line(doc["risk"], md)) for doc in d["documents"] if doc.get("risk")]
-    rows = [(doc, line) for doc, line in rows if line]
-    if rows:
+    shown, _any = _risk_shown(d["documents"], md)
+    if shown.count:
         out += ["| component | title | risk |", "| --- | --- | --- |"]
         out += [f"| {md(doc['component_id'])} | {md(doc['risk']['title'])} | {line} |"
-                for doc, line in rows[:MAX_ROWS * 5]]
+                for doc, line in shown.rows]
     else:
         out.append("None.")
     return out
@@ -182,24 +210,31 @@ def board_lines(d: dict[str, Any]) -> list[str]:
     out = ["", f"promotion board ({len(board)}; {d['counts']['ready']} ready):"]
     if not board:
         return [*out, "  (no candidate or pending component)"]
-    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    # each group: its first row, how many rows, the first 8 rows' ids (the board is read
+    # once, in order; no other row is held)
+    groups: dict[tuple[Any, ...], tuple[dict[str, Any], list[int], list[str]]] = {}
     for b in board:
-        groups.setdefault(_board_key(b), []).append(b)
-    for rows in sorted(groups.values(), key=lambda g: (g[0]["ready"], -len(g),
-                                                       g[0]["component_id"])):
-        b = rows[0]
+        group = groups.get(key := _board_key(b))
+        if group is None:
+            groups[key] = (b, [1], [b["component_id"]])
+            continue
+        group[1][0] += 1
+        if len(group[2]) < 8:
+            group[2].append(b["component_id"])
+    for b, (n,), first in sorted(groups.values(), key=lambda g: (g[0]["ready"], -g[1][0],
+                                                                  g[0]["component_id"])):
         state = "READY" if b["ready"] else f"blocked by {', '.join(b['blocked_by'])}"
-        if len(rows) == 1:
+        if n == 1:
             out.append(f"  {one_line(b['component_id'])}  {b['from']} -> {b['to']}  {state}")
         else:
-            names = ", ".join(one_line(r["component_id"]) for r in rows[:8])
-            more = f" and {len(rows) - 8} more" if len(rows) > 8 else ""
-            out.append(f"  {len(rows)} components {b['from']} -> {b['to']}  {state}: "
+            names = ", ".join(one_line(c) for c in first)
+            more = f" and {n - 8} more" if n > 8 else ""
+            out.append(f"  {n} components {b['from']} -> {b['to']}  {state}: "
                        f"{names}{more}")
         for g in b["gates"]:
             if g["verdict"] == "fail":
                 reason = str(g["reason"])
-                if len(rows) > 1:
+                if n > 1:
                     reason = _BASE.sub(" for each one's base", reason.replace(
                         b["component_id"], "<component>"))
                 out.append(f"      FAIL {g['gate']}: {one_line(reason)}")

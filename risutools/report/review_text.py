@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from risutools.canonical import canonical
@@ -161,36 +161,89 @@ def _compact(value: Any) -> str:
 
 
 def render_review_text(rv: Review, color: bool = False) -> str:
+    """The text report whole (:func:`review_text_pieces` joined)."""
+    return "".join(review_text_pieces(rv, color))
+
+
+#: a piece of a text, Markdown or HTML report holds at most this many lines, or the line
+#: that takes it past this many characters (the report written as it is made)
+PIECE_LINES, PIECE_CHARS = 1024, 1 << 20
+
+
+def _pieces(lines: Iterable[str], safe: bool = False) -> Iterator[str]:
+    """``lines`` as pieces of whole lines, each ended by a line break: joined, the text
+    ``"\n".join(lines) + "\n"``; ``safe``: each piece through :func:`no_commands`, which
+    reads a line at a time (so the same as the whole text through it)."""
+    for piece in line_pieces(lines):  # (text lines: text pieces)
+        text = piece if isinstance(piece, str) else piece.decode("utf-8")
+        yield no_commands(text) if safe else text
+
+
+def line_pieces(lines: Iterable[str | bytes]) -> Iterator[str | bytes]:
+    """Each of ``lines`` followed by a line break, gathered into pieces of at most
+    :data:`PIECE_LINES` lines or :data:`PIECE_CHARS` characters (one longer line alone); a
+    ``bytes`` item is lines already ended by their breaks (UTF-8), given as it is."""
+    batch: list[str] = []
+    size, seen = 0, False
+    for line in lines:
+        seen = True
+        if isinstance(line, bytes):
+            if batch:
+                yield "".join(batch)
+                batch, size = [], 0
+            yield line
+            continue
+        batch.append(line)
+        batch.append("\n")
+        size += len(line) + 1
+        if len(batch) >= 2 * PIECE_LINES or size >= PIECE_CHARS:
+            yield "".join(batch)
+            batch, size = [], 0
+    if batch or not seen:  # (no line at all: the one line break "\n".join adds)
+        yield "".join(batch) or "\n"
+
+
+def review_text_pieces(rv: Review, color: bool = False) -> Iterator[str]:
+    """The text report in pieces of lines, written as they are made: what a section reads
+    of a long list (the documents, the board, the lineages) is read once, in order, and
+    only what it shows is kept (memory: bench/RESULTS.md, round 33)."""
+    return _pieces(_text_lines(rv, color), safe=True)  # (a finding's line opens with its file)
+
+
+def _text_lines(rv: Review, color: bool) -> Iterator[str]:
     paint = painter(color)
     d = rv.data
     c = d["counts"]
-    out = [f"review of {_clean(d['catalog'])}: {c['documents']} document(s); "
-           f"{c['errors']} error(s), "
-           f"{c['warnings']} warning(s)",
-           f"  review status: {_counts_line(c['review_status'])}",
-           f"  runtime status: {_counts_line(c['runtime_status'])}",
-           f"  approvals: {_counts_line(c['approvals'])}; signatures: "
-           f"{_counts_line(c['signatures'])}",
-           f"  digests: {_counts_line(c['verifications'])}",
-           f"  transition log: {c.get('log_entries', 0)} entries, {len(d['chain'])} problem(s)",
-           f"  ready to move on: {c['ready']} of {len(d['board'])} on the board"]
+    yield from (f"review of {_clean(d['catalog'])}: {c['documents']} document(s); "
+                f"{c['errors']} error(s), "
+                f"{c['warnings']} warning(s)",
+                f"  review status: {_counts_line(c['review_status'])}",
+                f"  runtime status: {_counts_line(c['runtime_status'])}",
+                f"  approvals: {_counts_line(c['approvals'])}; signatures: "
+                f"{_counts_line(c['signatures'])}",
+                f"  digests: {_counts_line(c['verifications'])}",
+                f"  transition log: {c.get('log_entries', 0)} entries, "
+                f"{len(d['chain'])} problem(s)",
+                f"  ready to move on: {c['ready']} of {len(d['board'])} on the board")
     shown = rv.serious()
     if shown:
-        out += ["", "findings:"]
+        yield from ("", "findings:")
         for f in shown:
             where = _clean(f.file or "") + (f":{f.line}" if f.line else "")
             ptr = f" {_clean(f.pointer)}" if f.pointer else ""
-            out.append(f"  {where}  {paint(f.severity, f'{f.severity:<7}')} "
-                       f"{paint('bold', f.rule)}{ptr}  {_clean(f.message)}")
+            yield (f"  {where}  {paint(f.severity, f'{f.severity:<7}')} "
+                   f"{paint('bold', f.rule)}{ptr}  {_clean(f.message)}")
+    del shown
     for key, title in (("duplicates", "duplicate sources"), ("id_collisions", "id collisions")):
         if d[key]:
-            out += ["", f"{title}:"]
+            yield from ("", f"{title}:")
             for g in d[key]:
                 head = _clean(g.get("sha256") or g.get("component_id"))
-                out.append(f"  {head}: {', '.join(_clean(x) for x in g['files'])}")
-    out += interaction_lines(d) + lineage_lines(d) + risk_lines(d)
-    out += board_lines(d)
-    return no_commands("\n".join(out) + "\n")  # (a finding's line opens with its file)
+                yield f"  {head}: {', '.join(_clean(x) for x in g['files'])}"
+    yield from interaction_lines(d)
+    yield from lineage_lines(d)
+    yield from risk_lines(d)
+    yield from board_lines(d)
 
 
 _MARK = {"pass": "pass", "fail": "**FAIL**", "n/a": "n/a"}
@@ -200,45 +253,56 @@ _md = markdown_value
 
 
 def render_review_markdown(rv: Review) -> str:
+    """The Markdown report whole (:func:`review_markdown_pieces` joined)."""
+    return "".join(review_markdown_pieces(rv))
+
+
+def review_markdown_pieces(rv: Review) -> Iterator[str]:
+    """The Markdown report in pieces of lines, written as they are made (as
+    :func:`review_text_pieces`)."""
+    return _pieces(_markdown_lines(rv))
+
+
+def _markdown_lines(rv: Review) -> Iterator[str]:
     d = rv.data
     c = d["counts"]
-    out = [f"# Catalog review: {_md(d['catalog'])}", "",
-           f"{c['documents']} document(s), **{c['errors']} error(s)**, {c['warnings']} "
-           "warning(s).", "",
-           "| count | values |", "| --- | --- |",
-           f"| review status | {_md(_counts_line(c['review_status']))} |",
-           f"| runtime status | {_md(_counts_line(c['runtime_status']))} |",
-           f"| approvals | {_md(_counts_line(c['approvals']))} |",
-           f"| signatures | {_md(_counts_line(c['signatures']))} |",
-           f"| digests | {_md(_counts_line(c['verifications']))} |",
-           f"| transition log | {c.get('log_entries', 0)} entries, {len(d['chain'])} "
-           "problem(s) |", "",
-           "## Promotion board", ""]
+    yield from (f"# Catalog review: {_md(d['catalog'])}", "",
+                f"{c['documents']} document(s), **{c['errors']} error(s)**, {c['warnings']} "
+                "warning(s).", "",
+                "| count | values |", "| --- | --- |",
+                f"| review status | {_md(_counts_line(c['review_status']))} |",
+                f"| runtime status | {_md(_counts_line(c['runtime_status']))} |",
+                f"| approvals | {_md(_counts_line(c['approvals']))} |",
+                f"| signatures | {_md(_counts_line(c['signatures']))} |",
+                f"| digests | {_md(_counts_line(c['verifications']))} |",
+                f"| transition log | {c.get('log_entries', 0)} entries, {len(d['chain'])} "
+                "problem(s) |", "",
+                "## Promotion board", "")
     if d["board"]:
-        out += ["| component | step | state | gates |", "| --- | --- | --- | --- |"]
+        yield from ("| component | step | state | gates |", "| --- | --- | --- | --- |")
         for b in d["board"]:
             gates = "<br>".join(f"{_MARK[g['verdict']]} {g['gate']}: {_md(g['reason'])}"
                                 for g in b["gates"])
             state = "ready" if b["ready"] else "blocked"
-            out.append(f"| {_md(b['component_id'])} | {_md(b['from'])} → {b['to']} | {state} | "
-                       f"{gates} |")
+            yield (f"| {_md(b['component_id'])} | {_md(b['from'])} → {b['to']} | {state} | "
+                   f"{gates} |")
     else:
-        out.append("No candidate or pending component.")
-    out += ["", "## Findings", ""]
+        yield "No candidate or pending component."
+    yield from ("", "## Findings", "")
     shown = rv.serious()
     if shown:
-        out += ["| file | line | severity | rule | pointer | message |",
-                "| --- | --- | --- | --- | --- | --- |"]
-        out += [f"| {_md(f.file or '')} | {f.line or ''} | {f.severity} | {f.rule} | "
-                f"{_md(f.pointer)} | {_md(f.message)} |" for f in shown]
+        yield from ("| file | line | severity | rule | pointer | message |",
+                    "| --- | --- | --- | --- | --- | --- |")
+        yield from (f"| {_md(f.file or '')} | {f.line or ''} | {f.severity} | {f.rule} | "
+                    f"{_md(f.pointer)} | {_md(f.message)} |" for f in shown)
     else:
-        out.append("None.")
+        yield "None."
+    del shown
     for key, title in (("graph", "Capability graph"), ("duplicates", "Duplicate sources"),
                        ("id_collisions", "Id collisions"), ("chain", "Transition log")):
-        out += ["", f"## {title}", ""]
+        yield from ("", f"## {title}", "")
         if not d[key]:
-            out.append("None.")
+            yield "None."
         for g in d[key]:
-            out.append(f"- {_md(g.get('message') or ', '.join(g.get('files', [])))}")
-    out += markdown_sections(d, _md)
-    return "\n".join(out) + "\n"
+            yield f"- {_md(g.get('message') or ', '.join(g.get('files', [])))}"
+    yield from markdown_sections(d, _md)
