@@ -18,7 +18,13 @@ from harness import ROOT, run_cli
 from risutools.catalog.catalog import Catalog
 from risutools.catalog.review import Review, review_catalog
 from risutools.printable import no_commands
-from risutools.report import review_html, review_html_sections, review_sections, review_text
+from risutools.report import (
+    _common,
+    review_html,
+    review_html_sections,
+    review_sections,
+    review_text,
+)
 from risutools.report.review_sections import MAX_ROWS, board_lines, one_line, risk_line
 from risutools.rowspool import Rows
 
@@ -278,10 +284,10 @@ def test_sections_read_once_are_the_sections_they_replaced(seed: int) -> None:
                                    ["x" * 700_000, "y", "z" * 700_000, "::w"]])
 def test_pieces_are_whole_lines_and_join_to_the_text(lines: list[str]) -> None:
     whole = no_commands("\n".join(lines) + "\n")
-    got = list(review_text._pieces(lines, safe=True))
+    got = list(_common.text_pieces(lines, safe=True))
     assert "".join(got) == whole
     assert all(p.endswith("\n") for p in got)
-    assert all(p.count("\n") <= review_text.PIECE_LINES for p in got)
+    assert all(p.count("\n") <= _common.PIECE_LINES for p in got)
     # at most PIECE_CHARS before its last line (the line that takes it past them)
-    assert all(len(p) - len(p[:-1].rpartition("\n")[2]) - 1 < review_text.PIECE_CHARS
+    assert all(len(p) - len(p[:-1].rpartition("\n")[2]) - 1 < _common.PIECE_CHARS
                for p in got)

@@ -8,10 +8,11 @@ evidence follows the message in brackets.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from risutools.printable import no_commands
-from risutools.report._common import one_line, summary_line
+from risutools.report._common import one_line, summary_line, text_pieces
 from risutools.report.color import painter
 
 if TYPE_CHECKING:
@@ -32,6 +33,11 @@ def concise_line(f: Finding, color: bool = False) -> str:
 
 
 def render_concise(result: Result, color: bool = False) -> str:
-    lines = [concise_line(f, color) for f in result.findings]
-    lines.append(summary_line(result))
-    return no_commands("\n".join(lines) + "\n")  # (each line starts with a file name)
+    return "".join(concise_pieces(result, color))
+
+
+def concise_pieces(result: Result, color: bool = False) -> Iterator[str]:
+    """The lines in pieces, written as they are made (each line starts with a file name:
+    :func:`~risutools.printable.no_commands`)."""
+    lines = (concise_line(f, color) for f in result.findings)
+    return text_pieces(itertools.chain(lines, (summary_line(result),)), safe=True)

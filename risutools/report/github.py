@@ -9,10 +9,12 @@ shown escaped (:func:`risutools.printable.text_value`), so none paints or reorde
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from risutools.printable import text_value
-from risutools.report._common import summary_line
+from risutools.report._common import summary_line, text_pieces
 
 if TYPE_CHECKING:
     from risutools.contract.validate import Result
@@ -50,6 +52,10 @@ def annotation(f: Finding) -> str:
 
 
 def render_github(result: Result) -> str:
-    lines = [annotation(f) for f in result.findings]
-    lines.append(summary_line(result))
-    return "\n".join(lines) + "\n"
+    return "".join(github_pieces(result))
+
+
+def github_pieces(result: Result) -> Iterator[str]:
+    """The annotations in pieces, written as they are made, then the summary line."""
+    lines = (annotation(f) for f in result.findings)
+    return text_pieces(itertools.chain(lines, (summary_line(result),)))

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from risutools.report.analysis import render_analysis_json, render_analysis_text
-from risutools.report.concise import render_concise
-from risutools.report.github import render_github
+from risutools.report.concise import concise_pieces, render_concise
+from risutools.report.github import github_pieces, render_github
 from risutools.report.json_out import render_json
 from risutools.report.junit import render_junit
 from risutools.report.review_html import render_review_html, review_html_pieces
@@ -29,7 +29,7 @@ from risutools.report.review_text import (
     review_markdown_pieces,
     review_text_pieces,
 )
-from risutools.report.sarif import render_sarif
+from risutools.report.sarif import render_sarif, sarif_pieces
 from risutools.report.text import render_text
 
 if TYPE_CHECKING:
@@ -89,18 +89,24 @@ def _junit(result: Result, color: bool) -> str:
 #: the findings formats, by name (``validate``, ``verify``, ``analyze``)
 REPORTER_BY_NAME: dict[str, Reporter] = {r.name: r for r in (
     Reporter("text", "for people: findings grouped per file (analyze: facts too)", _text),
-    Reporter("concise", "one `file:line:col: ID message` line per finding", _concise),
+    Reporter("concise", "one `file:line:col: ID message` line per finding", _concise,
+             lambda result, color: concise_pieces(result, color)),
     Reporter("json", "one JSON object, keys sorted (analyze: the facts)", _json,
              shows_hashes=True),
-    Reporter("github", "GitHub Actions annotations (`::error file=...`)", _github),
-    Reporter("sarif", "SARIF 2.1.0 for code scanning", _sarif),
+    Reporter("github", "GitHub Actions annotations (`::error file=...`)", _github,
+             lambda result, color: github_pieces(result)),
+    Reporter("sarif", "SARIF 2.1.0 for code scanning", _sarif,
+             lambda result, color: sarif_pieces(result)),
     Reporter("junit", "JUnit XML, one test case per document or module", _junit),
 )}
 
 
 def _review_findings(r: Reporter) -> Reporter:
     """A findings format of the review: its findings (``Review.result``) rendered so."""
-    return Reporter(r.name, r.help, lambda review, color: r.render(review.result, color))
+    pieces = r.pieces
+    return Reporter(r.name, r.help, lambda review, color: r.render(review.result, color),
+                    None if pieces is None else
+                    lambda review, color: pieces(review.result, color))
 
 
 #: the review's formats: its own (text, JSON, Markdown, HTML) in the places of the findings

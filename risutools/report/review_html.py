@@ -22,6 +22,7 @@ from operator import itemgetter
 from typing import IO, TYPE_CHECKING, Any
 
 from risutools.printable import html_value
+from risutools.report._common import line_pieces
 from risutools.report.review_html_sections import CSS as SECTIONS_CSS
 from risutools.report.review_html_sections import JS as SECTIONS_JS
 from risutools.report.review_html_sections import (
@@ -36,7 +37,6 @@ from risutools.report.review_html_sections import (
     risk_score,
     title_cell,
 )
-from risutools.report.review_text import line_pieces
 from risutools.rowspool import temporary_folder
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from risutools.canonical import canonical
@@ -12,9 +12,9 @@ from risutools.printable import (
     json_bytes_text,
     json_text,
     markdown_value,
-    no_commands,
     text_value,
 )
+from risutools.report._common import text_pieces
 from risutools.report.color import painter
 from risutools.report.review_sections import (
     board_lines,
@@ -165,49 +165,11 @@ def render_review_text(rv: Review, color: bool = False) -> str:
     return "".join(review_text_pieces(rv, color))
 
 
-#: a piece of a text, Markdown or HTML report holds at most this many lines, or the line
-#: that takes it past this many characters (the report written as it is made)
-PIECE_LINES, PIECE_CHARS = 1024, 1 << 20
-
-
-def _pieces(lines: Iterable[str], safe: bool = False) -> Iterator[str]:
-    """``lines`` as pieces of whole lines, each ended by a line break: joined, the text
-    ``"\n".join(lines) + "\n"``; ``safe``: each piece through :func:`no_commands`, which
-    reads a line at a time (so the same as the whole text through it)."""
-    for piece in line_pieces(lines):  # (text lines: text pieces)
-        text = piece if isinstance(piece, str) else piece.decode("utf-8")
-        yield no_commands(text) if safe else text
-
-
-def line_pieces(lines: Iterable[str | bytes]) -> Iterator[str | bytes]:
-    """Each of ``lines`` followed by a line break, gathered into pieces of at most
-    :data:`PIECE_LINES` lines or :data:`PIECE_CHARS` characters (one longer line alone); a
-    ``bytes`` item is lines already ended by their breaks (UTF-8), given as it is."""
-    batch: list[str] = []
-    size, seen = 0, False
-    for line in lines:
-        seen = True
-        if isinstance(line, bytes):
-            if batch:
-                yield "".join(batch)
-                batch, size = [], 0
-            yield line
-            continue
-        batch.append(line)
-        batch.append("\n")
-        size += len(line) + 1
-        if len(batch) >= 2 * PIECE_LINES or size >= PIECE_CHARS:
-            yield "".join(batch)
-            batch, size = [], 0
-    if batch or not seen:  # (no line at all: the one line break "\n".join adds)
-        yield "".join(batch) or "\n"
-
-
 def review_text_pieces(rv: Review, color: bool = False) -> Iterator[str]:
     """The text report in pieces of lines, written as they are made: what a section reads
     of a long list (the documents, the board, the lineages) is read once, in order, and
     only what it shows is kept (memory: bench/RESULTS.md, round 33)."""
-    return _pieces(_text_lines(rv, color), safe=True)  # (a finding's line opens with its file)
+    return text_pieces(_text_lines(rv, color), safe=True)  # (a finding's line opens with its file)
 
 
 def _text_lines(rv: Review, color: bool) -> Iterator[str]:
@@ -260,7 +222,7 @@ def render_review_markdown(rv: Review) -> str:
 def review_markdown_pieces(rv: Review) -> Iterator[str]:
     """The Markdown report in pieces of lines, written as they are made (as
     :func:`review_text_pieces`)."""
-    return _pieces(_markdown_lines(rv))
+    return text_pieces(_markdown_lines(rv))
 
 
 def _markdown_lines(rv: Review) -> Iterator[str]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -86,7 +87,9 @@ def message_markdown(text: str) -> str:
     return _BRACES.sub(lambda m: m.group() * 2, text)
 
 
-def sarif_dict(result: Result) -> dict[str, Any]:
+def _rules(result: Result) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """``tool.driver.rules`` (every check of the command's families, by id) and each
+    one's index."""
     checks = sorted((result.checks or for_command(result.command)).values(), key=lambda c: c.id)
     index = {c.id: i for i, c in enumerate(checks)}
     rules = []
@@ -104,7 +107,11 @@ def sarif_dict(result: Result) -> dict[str, Any]:
                          f"`risutools rule {rid}` explains it.")},
             "defaultConfiguration": {"level": _LEVEL.get(r.severity, "note")},
         })
-    results = []
+    return rules, index
+
+
+def _results(result: Result, index: dict[str, int]) -> Iterator[dict[str, Any]]:
+    """Each finding's result, in order, made as it is asked for."""
     seen: dict[str, int] = {}
     component_of = {(d.file, d.line): d.component_id or "" for d in result.documents}
     for f in result.findings:
@@ -129,7 +136,10 @@ def sarif_dict(result: Result) -> dict[str, Any]:
             if where:
                 loc["logicalLocations"] = [{"fullyQualifiedName": where, "kind": "member"}]
             res["locations"] = [loc]
-        results.append(res)
+        yield res
+
+
+def _log(rules: list[dict[str, Any]], results: Any) -> dict[str, Any]:
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -146,6 +156,49 @@ def sarif_dict(result: Result) -> dict[str, Any]:
     }
 
 
+def sarif_dict(result: Result) -> dict[str, Any]:
+    rules, index = _rules(result)
+    return _log(rules, list(_results(result, index)))
+
+
 def render_sarif(result: Result) -> str:
-    return json_text(json.dumps(sarif_dict(result), ensure_ascii=False, sort_keys=True,
-                                indent=2)) + "\n"
+    return "".join(sarif_pieces(result))
+
+
+#: what stands for the results in the log's text, to be cut out (no rule's text holds it)
+_HOLE = "\u0000risutools-sarif-results\u0000"
+#: the indentation of a result in the log (``runs[0].results[i]``: four levels deep)
+_AT = " " * 8
+#: characters of results gathered into one piece
+_PIECE = 1 << 20
+
+
+def sarif_pieces(result: Result) -> Iterator[str]:
+    """The log in pieces, written as they are made: the text ``json.dumps(sarif_dict(...),
+    ensure_ascii=False, sort_keys=True, indent=2)`` writes (then :func:`json_text`, which
+    reads a character at a time), its results one by one where the whole list was."""
+    rules, index = _rules(result)
+    text = json.dumps(_log(rules, _HOLE), ensure_ascii=False, sort_keys=True, indent=2)
+    hole = json.dumps(_HOLE)
+    before, after = text[:text.index(hole)], text[text.index(hole) + len(hole):]
+    results = _results(result, index)
+    first = next(results, None)
+    if first is None:
+        yield json_text(before + "[]" + after) + "\n"
+        return
+    batch = [before, "[\n", _indented(first)]
+    size = sum(map(len, batch))
+    for res in results:
+        item = _indented(res)
+        batch += [",\n", item]
+        size += len(item) + 2
+        if size >= _PIECE:
+            yield json_text("".join(batch))
+            batch, size = [], 0
+    yield json_text("".join([*batch, "\n", _AT[:-2], "]", after])) + "\n"
+
+
+def _indented(res: dict[str, Any]) -> str:
+    """One result as the whole log's text writes it, where it stands."""
+    return _AT + json.dumps(res, ensure_ascii=False, sort_keys=True, indent=2).replace(
+        "\n", "\n" + _AT)
