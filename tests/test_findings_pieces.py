@@ -1,5 +1,5 @@
 """The findings formats written line by line, or result by result, as they are made
-(concise, GitHub, SARIF): the same text as the whole rendering they replaced (kept here as
+(concise, GitHub, SARIF, JUnit): the same text as the whole rendering they replaced (kept here as
 the reference expressions), on generated findings with every awkward character, and a
 SARIF log of many results rendered in a fraction of the memory of the whole log (a
 review of 50,000 documents: 1.1 GB before, bench/RESULTS.md round 33)."""
@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import tracemalloc
+import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ import pytest
 from risutools.contract.result import DocumentInfo, Result
 from risutools.findings import Finding
 from risutools.printable import json_text, no_commands
-from risutools.report import sarif
+from risutools.report import junit, sarif
 from risutools.report._common import PIECE_CHARS, summary_line
 from risutools.report.concise import concise_line, concise_pieces, render_concise
 from risutools.report.github import annotation, github_pieces, render_github
@@ -70,6 +71,46 @@ def test_the_pieces_are_the_whole_renderings(seed: int) -> None:
     assert len(json.loads(whole)["runs"][0]["results"]) == len(r.findings)
 
 
+def _reference_junit(result: Result) -> str:
+    """The JUnit XML as the whole tree wrote it (the code before it was written a suite at
+    a time)."""
+    docs: dict[str, list[DocumentInfo]] = {}
+    loads: dict[str, list[Finding]] = {}
+    for d in result.documents:
+        docs.setdefault(d.file, []).append(d)
+    for f in result.file_findings:
+        loads.setdefault(f.file or "", []).append(f)
+    root = ET.Element("testsuites", {"name": f"risutools {result.command}"})
+    total = failures = errors = 0
+    for file in sorted(docs.keys() | loads.keys()):
+        n, s_fail, s_err = junit._suite(root, file, docs.get(file, []), loads.get(file, []),
+                                        result)
+        total += n
+        failures += s_fail
+        errors += s_err
+    root.set("tests", str(total))
+    root.set("failures", str(failures))
+    root.set("errors", str(errors))
+    ET.indent(root)
+    body = ET.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_the_junit_suites_one_at_a_time_are_the_whole_tree(seed: int) -> None:
+    rng = random.Random(seed)
+    r = _result(rng, rng.choice([0, 1, 7, 60, 400]), rng.choice(["validate", "review"]))
+    r.strict = bool(seed % 2)
+    if seed % 4 == 0:  # (several documents in one file: an NDJSON catalog)
+        for d in r.documents:
+            d.file = "cat.ndjson"
+    if seed % 5 == 0:
+        r.documents = []
+    got = list(junit.junit_pieces(r))
+    assert "".join(got) == _reference_junit(r) == junit.render_junit(r)
+    ET.fromstring("".join(got).split("\n", 1)[1])  # (well-formed)
+
+
 def test_many_results_come_in_several_pieces_of_about_a_mib() -> None:
     r = _result(random.Random(99), 9000)
     pieces = list(sarif.sarif_pieces(r))
@@ -80,7 +121,7 @@ def test_many_results_come_in_several_pieces_of_about_a_mib() -> None:
 
 
 @pytest.mark.parametrize("kind", ["findings", "review"])
-@pytest.mark.parametrize("fmt", ["concise", "github", "sarif"])
+@pytest.mark.parametrize("fmt", ["concise", "github", "sarif", "junit"])
 def test_the_formats_are_written_in_pieces(kind: str, fmt: str) -> None:
     """Every command's findings formats, the review's included, hand the writer pieces."""
     assert REPORTERS[kind][fmt].pieces is not None

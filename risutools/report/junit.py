@@ -9,6 +9,7 @@ body); other findings go to ``<system-out>``; a file that could not be loaded is
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from risutools.printable import text_value
@@ -82,24 +83,53 @@ def _suite(root: ET.Element, file: str, docs: list[DocumentInfo], loads: list[Fi
 
 def render_junit(result: Result) -> str:
     """One ``<testsuite>`` per file, one ``<testcase>`` per document (a ``load`` case with
-    ``<error>`` for a file that could not be read).  Documents and findings are grouped by
-    file in one pass each (linear in the result, whatever the number of files)."""
+    ``<error>`` for a file that could not be read): :func:`junit_pieces` joined."""
+    return "".join(junit_pieces(result))
+
+
+#: characters of test suites gathered into one piece
+_PIECE = 1 << 20
+
+
+def junit_pieces(result: Result) -> Iterator[str]:
+    """The XML in pieces, written as they are made: ``ET.indent`` and ``ET.tostring`` of
+    the whole ``<testsuites>`` tree, a ``<testsuite>`` at a time (each made, indented at
+    its level, written and let go; the totals the root carries counted first, without
+    making any).  Documents and findings are grouped by file in one pass each (linear in
+    the result, whatever the number of files)."""
     docs: dict[str, list[DocumentInfo]] = {}
     loads: dict[str, list[Finding]] = {}
     for d in result.documents:
         docs.setdefault(d.file, []).append(d)
     for f in result.file_findings:
         loads.setdefault(f.file or "", []).append(f)
+    files = sorted(docs.keys() | loads.keys())
     root = ET.Element("testsuites", {"name": f"risutools {result.command}"})
-    total = failures = errors = 0
-    for file in sorted(docs.keys() | loads.keys()):
-        n, s_fail, s_err = _suite(root, file, docs.get(file, []), loads.get(file, []), result)
-        total += n
-        failures += s_fail
-        errors += s_err
+    total = sum(len(docs.get(f, [])) + (1 if f in loads else 0) for f in files)
+    failures = sum(1 for ds in docs.values() for d in ds
+                   if any(result.fails(x) for x in d.findings))
     root.set("tests", str(total))
     root.set("failures", str(failures))
-    root.set("errors", str(errors))
-    ET.indent(root)
-    body = ET.tostring(root, encoding="unicode")
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+    root.set("errors", str(sum(1 for f in files if f in loads)))
+    head = '<?xml version="1.0" encoding="UTF-8"?>\n'
+    if not files:
+        ET.indent(root)
+        yield head + ET.tostring(root, encoding="unicode") + "\n"
+        return
+    ET.SubElement(root, "_")  # (the root's start tag, as the whole tree writes it)
+    start = ET.tostring(root, encoding="unicode")
+    batch = [head, start[:start.index("<_")], "\n  "]
+    size = 0
+    for k, file in enumerate(files):
+        holder = ET.Element("testsuites")
+        _suite(holder, file, docs.get(file, []), loads.get(file, []), result)
+        suite = holder[0]
+        ET.indent(suite, level=1)
+        suite.tail = "\n  " if k < len(files) - 1 else "\n"
+        text = ET.tostring(suite, encoding="unicode")
+        batch.append(text)
+        size += len(text)
+        if size >= _PIECE:
+            yield "".join(batch)
+            batch, size = [], 0
+    yield "".join([*batch, "</testsuites>\n"])

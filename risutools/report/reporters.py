@@ -19,7 +19,7 @@ from risutools.report.analysis import render_analysis_json, render_analysis_text
 from risutools.report.concise import concise_pieces, render_concise
 from risutools.report.github import github_pieces, render_github
 from risutools.report.json_out import render_json
-from risutools.report.junit import render_junit
+from risutools.report.junit import junit_pieces, render_junit
 from risutools.report.review_html import render_review_html, review_html_pieces
 from risutools.report.review_text import (
     render_review_json,
@@ -97,7 +97,8 @@ REPORTER_BY_NAME: dict[str, Reporter] = {r.name: r for r in (
              lambda result, color: github_pieces(result)),
     Reporter("sarif", "SARIF 2.1.0 for code scanning", _sarif,
              lambda result, color: sarif_pieces(result)),
-    Reporter("junit", "JUnit XML, one test case per document or module", _junit),
+    Reporter("junit", "JUnit XML, one test case per document or module", _junit,
+             lambda result, color: junit_pieces(result)),
 )}
 
 
