@@ -18,7 +18,8 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+import tracemalloc
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -251,3 +252,15 @@ def wait_gone(pids: list[int], seconds: float) -> bool:
     while not all(map(process_gone, pids)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return all(map(process_gone, pids))
+
+
+def traced_peak(run: Callable[[], object]) -> int:
+    """The traced peak of ``run()`` (bytes), above what was traced when it started."""
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        run()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()

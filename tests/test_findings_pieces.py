@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 import random
-import tracemalloc
 import xml.etree.ElementTree as ET
-from typing import Any
 
 import pytest
+from harness import traced_peak
 
 from risutools.contract.result import DocumentInfo, Result
 from risutools.findings import Finding
@@ -73,18 +72,15 @@ def test_the_pieces_are_the_whole_renderings(seed: int) -> None:
 
 def _reference_junit(result: Result) -> str:
     """The JUnit XML as the whole tree wrote it (the code before it was written a suite at
-    a time)."""
-    docs: dict[str, list[DocumentInfo]] = {}
-    loads: dict[str, list[Finding]] = {}
-    for d in result.documents:
-        docs.setdefault(d.file, []).append(d)
-    for f in result.file_findings:
-        loads.setdefault(f.file or "", []).append(f)
+    a time: every suite made into one tree, then indented and written; each file's
+    documents and load findings picked out here by a scan of their own)."""
     root = ET.Element("testsuites", {"name": f"risutools {result.command}"})
     total = failures = errors = 0
-    for file in sorted(docs.keys() | loads.keys()):
-        n, s_fail, s_err = junit._suite(root, file, docs.get(file, []), loads.get(file, []),
-                                        result)
+    named = {d.file for d in result.documents} | {f.file or "" for f in result.file_findings}
+    for file in sorted(named):
+        docs = [d for d in result.documents if d.file == file]
+        loads = [f for f in result.file_findings if (f.file or "") == file]
+        n, s_fail, s_err = junit._suite(root, file, docs, loads, result)
         total += n
         failures += s_fail
         errors += s_err
@@ -127,17 +123,6 @@ def test_the_formats_are_written_in_pieces(kind: str, fmt: str) -> None:
     assert REPORTERS[kind][fmt].pieces is not None
 
 
-def _peak(run: Any) -> int:
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        run()
-        return tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
-
-
 def test_a_sarif_log_of_many_results_is_rendered_a_piece_at_a_time(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """What it holds is a piece (64 KiB here, 1 MiB as shipped) and a few words a finding
@@ -153,6 +138,6 @@ def test_a_sarif_log_of_many_results_is_rendered_a_piece_at_a_time(
         for _ in sarif.sarif_pieces(r):
             pass
 
-    held, peak = _peak(whole), _peak(pieces)
+    held, peak = traced_peak(whole), traced_peak(pieces)
     assert held > 20_000_000, held
     assert peak < held / 4, (peak, held)

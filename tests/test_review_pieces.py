@@ -7,13 +7,12 @@ checked against the code it replaced (kept here as the reference), on generated 
 from __future__ import annotations
 
 import random
-import tracemalloc
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import ROOT, run_cli
+from harness import ROOT, run_cli, traced_peak
 
 from risutools.catalog.catalog import Catalog
 from risutools.catalog.review import Review, review_catalog
@@ -113,18 +112,6 @@ def _many(rv: Review, n: int) -> None:
     d["documents"], d["board"] = docs, board
 
 
-def _traced(run: Any) -> int:
-    """The traced peak of ``run()`` above what was traced before it."""
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        run()
-        return tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
-
-
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_rendering_holds_a_piece_not_the_lists(catalog: Path, fmt: str) -> None:
     """6,000 documents and board rows: the pieces, taken one at a time and let go, keep
@@ -135,14 +122,14 @@ def test_rendering_holds_a_piece_not_the_lists(catalog: Path, fmt: str) -> None:
     rv = review_catalog(Catalog.open(catalog), jobs=1)
     _many(rv, 6000)
     d = rv.data
-    held = _traced(lambda: (list(d["documents"]), list(d["board"])))
+    held = traced_peak(lambda: (list(d["documents"]), list(d["board"])))
     written = [0]
 
     def render() -> None:
         for p in pieces(rv):
             written[0] += len(p)
 
-    peak = _traced(render)
+    peak = traced_peak(render)
     assert held > 20_000_000, held  # (the lists are large: the test measures something)
     assert written[0] > 0
     assert peak < held / 4, (fmt, peak, held, written[0])
