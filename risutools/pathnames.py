@@ -175,6 +175,7 @@ def fits_any(pattern: str, names: Collection[str]) -> bool:
         return pattern in names
     return any(fits_wildcard(pattern, n) for n in names)
 
+
 @functools.lru_cache(maxsize=8)
 def _globs(patterns: tuple[str, ...]) -> re.Pattern[str]:
     """``exclude:`` globs as one expression: each ``fnmatch`` pattern once, in C (a name
