@@ -450,17 +450,20 @@ class _Run:
 
     def unpack_needed(self, lines: set[str] | None = None) -> list[tuple[str, str, int]]:
         """Unpack the documents of the cached sources that need them: a document or facts
-        file not verified, an id another source has too, or one whose notes file only its
-        document's keys decide (:func:`_keys_decide`); with ``lines`` (NDJSON: the digests
-        of the file's lines), a document whose line is not there; those whose packed
-        documents do not fit are forgotten and returned, to project."""
-        seen: set[str] = set()
+        file not verified, an id a source of other bytes has too (the writer compares
+        their documents; sources of the same bytes are one source, the others duplicates
+        it never reads: :func:`_deduplicate`), or one whose notes file only its document's
+        keys decide (:func:`_keys_decide`); with ``lines`` (NDJSON: the digests of the
+        file's lines), a document whose line is not there; those whose packed documents do
+        not fit are forgotten and returned, to project."""
+        seen: dict[str, str] = {}  # id -> the bytes (sha256) of the first source with it
         shared: set[str] = set()
         for outcome in self.outcomes.values():
             if not outcome.error:
-                ids = outcome.component_ids()
-                shared.update(seen.intersection(ids))
-                seen.update(ids)
+                sha = outcome.sha256 or f"\0{id(outcome)}"  # (no digest: a source alone)
+                for cid in outcome.component_ids():
+                    if seen.setdefault(cid, sha) != sha:
+                        shared.add(cid)
         again: list[tuple[str, str, int]] = []
         for rel, outcome in list(self.outcomes.items()):
             if (not isinstance(outcome, CachedOutcome) or outcome.error
