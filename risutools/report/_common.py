@@ -75,3 +75,8 @@ def line_pieces(lines: Iterable[str | bytes]) -> Iterator[str | bytes]:
             batch, size = [], 0
     if batch or not seen:  # (no line at all: the one line break "\n".join adds)
         yield "".join(batch) or "\n"
+
+
+def joined(pieces: Iterable[str | bytes]) -> str:
+    """A report's pieces (text, or UTF-8 bytes) as one text."""
+    return "".join(p if isinstance(p, str) else p.decode("utf-8") for p in pieces)

@@ -22,7 +22,7 @@ from operator import itemgetter
 from typing import IO, TYPE_CHECKING, Any
 
 from risutools.printable import html_value
-from risutools.report._common import line_pieces
+from risutools.report._common import joined, line_pieces
 from risutools.report.review_html_sections import CSS as SECTIONS_CSS
 from risutools.report.review_html_sections import JS as SECTIONS_JS
 from risutools.report.review_html_sections import (
@@ -158,8 +158,7 @@ _SECTIONS = (("graph", "Capability graph"), ("chain", "Transition log"),
 
 def render_review_html(rv: Review) -> str:
     """The page whole (:func:`review_html_pieces` joined)."""
-    return "".join(p if isinstance(p, str) else p.decode("utf-8")
-                   for p in review_html_pieces(rv))
+    return joined(review_html_pieces(rv))
 
 
 def review_html_pieces(rv: Review) -> Iterator[str | bytes]:

@@ -14,7 +14,7 @@ from risutools.printable import (
     markdown_value,
     text_value,
 )
-from risutools.report._common import text_pieces
+from risutools.report._common import joined, text_pieces
 from risutools.report.color import painter
 from risutools.report.review_sections import (
     board_lines,
@@ -74,8 +74,7 @@ def _counts_line(d: dict[str, Any]) -> str:
 
 def render_review_json(rv: Review) -> str:
     """The review as one JSON text (:func:`review_json_pieces` joined)."""
-    return "".join(p if isinstance(p, str) else p.decode("utf-8")
-                   for p in review_json_pieces(rv))
+    return joined(review_json_pieces(rv))
 
 
 def review_json_pieces(rv: Review) -> Iterator[str | bytes]:

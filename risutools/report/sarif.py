@@ -179,8 +179,7 @@ def sarif_pieces(result: Result) -> Iterator[str]:
     reads a character at a time), its results one by one where the whole list was."""
     rules, index = _rules(result)
     text = json.dumps(_log(rules, _HOLE), ensure_ascii=False, sort_keys=True, indent=2)
-    hole = json.dumps(_HOLE)
-    before, after = text[:text.index(hole)], text[text.index(hole) + len(hole):]
+    before, _, after = text.partition(json.dumps(_HOLE))
     results = _results(result, index)
     first = next(results, None)
     if first is None:
