@@ -165,7 +165,7 @@ _NAMES = ["a.json", "catalog/x.json", "a//b.json", "./a.json", "a/./b", "a/../b"
 
 
 def _shown(name: str | Path) -> str:
-    from risutools.contract.loaders import display_path
+    from risutools.contract.shown import display_path
 
     try:
         return display_path(name)  # type: ignore[arg-type]  # (a str too: catalog callers)
@@ -178,16 +178,16 @@ def test_display_path_of_a_clean_relative_name_is_the_long_way(
     """A relative name normpath keeps as it is is shown as itself: what the walk through
     the normalized absolute path gives (asked for every name, as a Path and as a str, in a
     folder and at /)."""
-    from risutools.contract import loaders
+    from risutools.contract import shown
 
     for cwd in (tmp_path, Path("/")):
         for name in [*_NAMES, *map(Path, _NAMES)]:
             monkeypatch.chdir(cwd)
             fast = _shown(name)
-            monkeypatch.setattr(loaders, "_clean_relative", lambda _n: False)
+            monkeypatch.setattr(shown, "_clean_relative", lambda _n: False)
             assert fast == _shown(name), (cwd, name)
             monkeypatch.undo()
-    assert sum(loaders._clean_relative(n) for n in _NAMES) >= 8
+    assert sum(shown._clean_relative(n) for n in _NAMES) >= 8
 
 
 def test_lazy_patterns_search_as_the_compiled_ones() -> None:

@@ -1,9 +1,9 @@
 """Round 10 of ``validate``'s fast paths (issue 23): each answers as the reference path it
 stands for, on varied and hostile inputs.
 
-- :func:`~risutools.contract.loaders.display_path` shows a file as its folder's part
+- :func:`~risutools.contract.shown.display_path` shows a file as its folder's part
   (found once a folder: ``_folder_prefix``) and its own name: the same text as the
-  reference, :func:`~risutools.contract.loaders._raw_display` escaped, for every kind of
+  reference, :func:`~risutools.contract.shown._raw_display` escaped, for every kind of
   path (inside and outside the working directory, relative, with ``..``, through links,
   non-ASCII and undecodable names, the working directory's own name, the root).
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from risutools.contract import loaders
+from risutools.contract import loaders, shown
 from risutools.pathnames import show_name
 
 #: file names: plain, non-ASCII, undecodable bytes, escapes, spaces, dots, the odd ones
@@ -25,7 +25,7 @@ NAMES = ["a.json", "한글 문서.json", "x\\y.json", "tab\there.json", ".hidden
 
 
 def _reference(path: Path) -> str:
-    return show_name(loaders._raw_display(path, os.getcwd()))
+    return show_name(shown._raw_display(path, os.getcwd()))
 
 
 def _folders(root: Path) -> list[str]:
@@ -49,18 +49,18 @@ def test_display_path_by_folder_is_the_reference(tmp_path: Path,
     (tmp_path / "linkdir").symlink_to(tmp_path / "other", target_is_directory=True)
     # the working directory as given (through the link) or as it is
     monkeypatch.chdir(work if real_cwd else tmp_path / "link")
-    loaders._folder_prefix.cache_clear()
+    shown._folder_prefix.cache_clear()
     seen = 0
     for folder in _folders(tmp_path):
         for name in NAMES:
             path = Path(folder) / name
             for _ in range(2):  # the second time from the folder's remembered part
-                assert loaders.display_path(path) == _reference(path), (folder, name)
+                assert shown.display_path(path) == _reference(path), (folder, name)
             seen += 1
     # a file named as the working directory's last part, in its parent: shown as "."
-    assert loaders.display_path(Path("..") / "work") == "."
+    assert shown.display_path(Path("..") / "work") == "."
     assert seen == len(_folders(tmp_path)) * len(NAMES)
-    assert loaders._folder_prefix.cache_info().hits > 0  # (the fast path was taken)
+    assert shown._folder_prefix.cache_info().hits > 0  # (the fast path was taken)
 
 
 def test_display_path_of_a_folder_walk_is_the_reference(tmp_path: Path,
@@ -75,4 +75,4 @@ def test_display_path_of_a_folder_walk_is_the_reference(tmp_path: Path,
     for root in ("cat", str(base), "./cat", "cat/../cat"):
         _, found = loaders.list_folder(Path(root))
         assert found
-        assert [loaders.display_path(f) for f in found] == [_reference(f) for f in found]
+        assert [shown.display_path(f) for f in found] == [_reference(f) for f in found]

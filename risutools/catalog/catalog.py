@@ -38,10 +38,10 @@ from risutools.contract.loaders import (
     Keep,
     LoadedDocument,
     LoadOutcome,
-    display_path,
     load_documents,
     not_a_component,
 )
+from risutools.contract.shown import display_path
 from risutools.contract.sieve import load_where, needles
 from risutools.contract.transitions import CatalogLog, find_catalog_root, read_log
 from risutools.errors import Code, ConfigError, DocumentError
@@ -616,17 +616,18 @@ def entry_format(path: Path) -> str:
 
 def _entry(ld: LoadedDocument, known: str | None = None,
            resolved: dict[Path, Path] | None = None) -> Entry | None:
-    if not isinstance(ld.doc, dict) or ld.path is None:
+    file = ld.file_path
+    if not isinstance(ld.doc, dict) or file is None:
         return None
     try:
         h = known if known is not None else doc_sha256(ld.doc)
     except (ValueError, TypeError, UnicodeEncodeError, RecursionError):
         return None
-    fmt = entry_format(ld.path)
+    fmt = entry_format(file)
     if resolved is None:
-        path = ld.path.resolve()
+        path = file.resolve()
     else:  # one resolve per file (an NDJSON catalog has thousands of entries in one)
-        path = resolved.get(ld.path) or resolved.setdefault(ld.path, ld.path.resolve())
+        path = resolved.get(file) or resolved.setdefault(file, file.resolve())
     return Entry(path, ld.line if fmt == "ndjson" else None, fmt, ld.doc, h, ld,
                  key=(ld.file, ld.line))
 

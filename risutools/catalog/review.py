@@ -60,7 +60,7 @@ from risutools.catalog.review_pass import (
 )
 from risutools.checks.registry import Check
 from risutools.collector import cycles_paused
-from risutools.contract.loaders import display_path
+from risutools.contract.shown import display_path
 from risutools.contract.transitions import CatalogLog, used_records
 from risutools.contract.validate import (
     DocumentInfo,

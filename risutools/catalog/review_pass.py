@@ -254,8 +254,8 @@ def _placed(ld: LoadedDocument, out: Surveyed, vctx: VerifyContext, resolved: Re
             wants: Wants | None, kept: Kept | None) -> None:
     """The entry of a document read from a file: its format, hash and real file, its facts
     wanted, its base hash and the contract gate of its board step (on the board)."""
-    doc, info = ld.doc, out.info
-    if ld.path is None:
+    doc, info, file = ld.doc, out.info, ld.file_path
+    if file is None:
         return
     h = info.sha256
     try:
@@ -264,8 +264,8 @@ def _placed(ld: LoadedDocument, out: Surveyed, vctx: VerifyContext, resolved: Re
         h = None
     if h is None:
         return
-    out.fmt, out.doc_sha256 = entry_format(ld.path), h
-    out.path, alike = resolved.resolve(ld.path)
+    out.fmt, out.doc_sha256 = entry_format(file), h
+    out.path, alike = resolved.resolve(file)
     if wants is not None:
         wants.append((out, _facts_key(doc, out.names)))
     if alike:
@@ -469,7 +469,7 @@ def _path_of(text: str) -> Path:
     return path
 
 
-def _path_text(p: Path | None) -> str | None:
+def _path_text(p: str | Path | None) -> str | None:
     return os.fspath(p) if p is not None else None
 
 

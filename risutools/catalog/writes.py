@@ -23,7 +23,8 @@ from typing import Any
 
 from risutools.canonical import canonical, doc_sha256
 from risutools.catalog.catalog import Catalog, Entry, file_sha256
-from risutools.contract.loaders import display_path, load_bytes
+from risutools.contract.loaders import load_bytes
+from risutools.contract.shown import display_path
 from risutools.contract.transitions import MAX_LOG_BYTES
 from risutools.errors import Code, RisuError, WriteConflict
 from risutools.fsio import CONFLICT as CHANGED

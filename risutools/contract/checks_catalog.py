@@ -20,8 +20,9 @@ from typing import Any
 
 from risutools.checks.registry import check
 from risutools.contract.baselog import compare_logs
-from risutools.contract.loaders import LoadedDocument, display_path
+from risutools.contract.loaders import LoadedDocument
 from risutools.contract.result import DocumentInfo
+from risutools.contract.shown import display_path
 from risutools.contract.transitions import (
     ApprovalCheck,
     CatalogLog,
@@ -218,7 +219,7 @@ class Logs:
         self.logs: dict[Path, CatalogLog] = {known.root: known} if known is not None else {}
         self.said: set[Path] = set()  # the roots whose log's problems were said
 
-    def root_of(self, path: Path | None) -> Path | None:
+    def root_of(self, path: str | Path | None) -> Path | None:
         # (the folder as text: one string operation a document, no path object made)
         folder = os.path.dirname(path) if path is not None else None
         if folder not in self.roots:

@@ -84,7 +84,7 @@ def fix_result(result: Any) -> FixOutcome:
         found = [f for f in info.findings if f.rule in fixable]
         if found:
             key = (info.file, os.fsdecode(info.path) if info.path is not None else "")
-            paths[key] = info.path
+            paths[key] = None if info.path is None else Path(info.path)
             rules, lines = wanted.setdefault(key, {}).setdefault(info.line, (set(), {}))
             rules.update(f.rule for f in found)
             lines.update((f.pointer, f.line) for f in found if f.line is not None)

@@ -17,7 +17,6 @@ NDJSON files of any size are streamed line by line.
 
 from __future__ import annotations
 
-import functools
 import io
 import json
 import os
@@ -32,11 +31,11 @@ from risutools.canonical import sha256_prefixed
 from risutools.contract.checks_load import mc000, mc001
 from risutools.contract.folders import JSON_EXTS, NDJSON_EXTS, YAML_EXTS, document_files
 from risutools.contract.rules import ACTIVE_CODE_SECTIONS, known_prose
+from risutools.contract.shown import as_path, display_path, given_path
 from risutools.errors import Code
 from risutools.findings import Finding
 from risutools.jsonlines import PointerLines
 from risutools.jsontypes import json_type_name
-from risutools.pathnames import show_name
 from risutools.safeio import FileRefused, open_regular, read_regular
 from risutools.values import (
     EMPTY,
@@ -78,7 +77,9 @@ class LoadedDocument:
     line: int | None  # NDJSON line / YAML document start line / 1 for a JSON file
     doc: Any
     fmt: str  # "json" | "yaml" | "ndjson"
-    path: Path | None = None  # the real file (None for stdin)
+    #: the real file (None for stdin): as it was named when that text is the path itself
+    #: (:func:`given_path`), else a :class:`Path`
+    path: str | Path | None = None
     _text: str | None = None  # JSON file text, walked to a pointer for its line
     _lines: dict[str, int] | None = None
     #: the canonical document hash, when the loader computed it on the way (fast path) and
@@ -95,6 +96,11 @@ class LoadedDocument:
     #: the document's canonical bytes, left unhashed for the caller, when the fast path
     #: made them and the caller asked for them instead of the hash (``canon``)
     canon: bytes | None = None
+
+    @property
+    def file_path(self) -> Path | None:
+        """The real file as a :class:`Path` (None for stdin)."""
+        return None if self.path is None else as_path(self.path)
 
     @property
     def parsed_bytes(self) -> bytes | None:
@@ -144,107 +150,6 @@ def _found(file: str, p: Problem) -> Finding:
     return found
 
 
-def display_path(path: Path) -> str:
-    """``path`` relative to the working directory when inside it, posix separators,
-    escaped by :func:`~risutools.pathnames.show_name` (printable UTF-8, reversible).
-
-    The absolute path is compared with the working directory as text first (what
-    ``Path.relative_to`` compares); only a path outside it is looked for again through the
-    resolved working directory and the resolved parent folder (a link in the way).
-    A file's folder is looked at once in a run (:func:`_folder_prefix`): the name shown
-    is then that folder's part and the file's own name (:func:`_raw_display`, the
-    reference, answers the same: tests/test_validate_round10.py)."""
-    try:
-        cwd = os.getcwd()
-    except OSError:
-        return show_name(path.as_posix())
-    name = os.fspath(path)
-    if _clean_relative(name):  # normalized below the working directory: itself
-        return show_name(name)
-    folder, _, own = name.rpartition("/")
-    if folder and own not in ("", ".", "..") and isinstance(path, Path):
-        known = _folder_prefix(cwd, folder)
-        if known is not None and own not in known[1]:
-            return show_name(known[0] + own)
-    return show_name(_raw_display(path, cwd))
-
-
-#: a file name no file has (a NUL byte), whose display shows its folder's part
-_PROBE = "\0"
-
-
-@functools.lru_cache(maxsize=256)
-def _folder_prefix(cwd: str, folder: str) -> tuple[str, tuple[str, ...]] | None:
-    """What :func:`_raw_display` shows of the folder ``folder`` (as a ``Path`` spells it
-    before a "/" and a file's name) before a file's name, seen from ``cwd``, and the
-    names for which a file there is not shown that way; None when not known.  Every step of
-    :func:`_raw_display` takes a file's own name (no "/", not ``.`` or ``..``) as it is,
-    appended to what it makes of the folder (``os.path.normpath`` keeps a last plain
-    part; a folder is never resolved through it), but one: a path that is the working
-    directory itself (as given, or resolved) is shown as ``.``; its last part is such
-    a name.  Asked once a folder and working directory in a run, as ``_resolved``."""
-    path = Path(folder, _PROBE)
-    if os.fspath(path) != f"{folder}/{_PROBE}":  # (a folder Path spells otherwise: "//")
-        return None
-    probe = _raw_display(path, cwd)
-    if not probe.endswith(_PROBE) or probe.count(_PROBE) != 1:
-        return None
-    try:
-        resolved = _resolved(cwd, cwd)
-    except (OSError, RuntimeError):
-        return None
-    return probe[:-len(_PROBE)], (os.path.basename(cwd), os.path.basename(resolved))
-
-
-def _raw_display(path: Path, cwd: str) -> str:
-    """:func:`display_path` before its escape (``cwd``: the working directory)."""
-    name = os.fspath(path)  # (``os.path.abspath`` without asking for the folder again)
-    if _clean_relative(name):  # normalized below the working directory: itself
-        return name
-    inside = _inside(os.path.normpath(name if os.path.isabs(name) else os.path.join(cwd, name)),
-                     cwd)
-    if inside is not None:
-        return inside
-    try:
-        # the name itself is never resolved: a link to /dev/zero is shown as the link
-        folder = _resolved(cwd, os.fspath(path.parent))
-        inside = _inside(folder + ("" if folder.endswith("/") else "/") + path.name,
-                         _resolved(cwd, cwd))
-    except (OSError, RuntimeError):
-        inside = None
-    return path.as_posix() if inside is None else inside
-
-
-@functools.lru_cache(maxsize=256)
-def _resolved(cwd: str, folder: str) -> str:
-    """``Path(folder).resolve()`` seen from ``cwd``, as text: asked once a folder in a run
-    over many files of a few folders (the folders of one command do not move under it)."""
-    return Path(folder).resolve().as_posix()
-
-
-def _clean_relative(name: str) -> bool:
-    """Whether ``name`` is a relative path that ``os.path.normpath`` leaves as it is under
-    any folder: "/"-separated parts, none empty, ``.`` or ``..`` (joined to the working
-    directory, which ``os.getcwd`` gives normalized, and normalized, it is the working
-    directory, "/" and ``name``: so :func:`_inside` gives ``name`` back)."""
-    if os.sep != "/" or os.altsep is not None:
-        return False
-    parts = name.split("/")  # (an absolute name's first part is empty, so is an empty name's)
-    return "" not in parts and "." not in parts and ".." not in parts
-
-
-def _inside(absolute: str, base: str) -> str | None:
-    """``absolute`` relative to ``base`` (both normalized absolute paths), or None when it
-    is not inside it: ``Path(absolute).relative_to(base).as_posix()`` without the objects."""
-    if absolute == base:
-        return "."
-    prefix = base if base.endswith("/") else base + "/"
-    return absolute[len(prefix):] if absolute.startswith(prefix) else None
-
-
-# --------------------------------------------------------------------------- entry points
-
-
 def load_documents(
     path: str | os.PathLike[str],
     *,
@@ -281,7 +186,7 @@ def iter_documents(
     if str(path) == STDIN:
         yield load_stdin(stdin if stdin is not None else sys.stdin.buffer, hashed=hashed)
         return
-    for got in _path_files(Path(path), exclude, skip_non_documents):
+    for got in _path_files(given_path(path), exclude, skip_non_documents):
         if isinstance(got, LoadOutcome):
             yield got
         else:
@@ -289,8 +194,8 @@ def iter_documents(
             yield load_file(f, from_folder=from_folder, seen=seen, hashed=hashed)
 
 
-def _path_files(p: Path, exclude: Iterable[str], skip_non_documents: bool
-                ) -> Iterator[LoadOutcome | tuple[Path, bool, os.stat_result | None]]:
+def _path_files(p: str | Path, exclude: Iterable[str], skip_non_documents: bool
+                ) -> Iterator[LoadOutcome | tuple[str | Path, bool, os.stat_result | None]]:
     """What a path named on the command line holds, in order: a folder's listing (a part)
     and each of its document files, or the file itself; each file with whether it is read
     as a folder's file and its status when it was just taken (for :func:`load_file`)."""
@@ -299,7 +204,7 @@ def _path_files(p: Path, exclude: Iterable[str], skip_non_documents: bool
     except (OSError, ValueError):
         seen = None  # load_file says what is wrong with it
     if seen is not None and stat.S_ISDIR(seen.st_mode):
-        listing, found = list_folder(p, exclude)
+        listing, found = list_folder(Path(p), exclude)
         yield listing
         for f in found:
             yield f, True, None
@@ -360,6 +265,11 @@ def list_folder(p: Path, exclude: Iterable[str] = ()) -> tuple[LoadOutcome, list
     return listing, found
 
 
+def _base_name(p: str | Path) -> str:
+    """The file's own name (``Path.name``; a text of :func:`given_path`'s: its last part)."""
+    return p.name if isinstance(p, Path) else p.rpartition("/")[2]
+
+
 def _fmt_of(name: str) -> str | None:
     low = name.lower()
     if low.endswith(NDJSON_EXTS):
@@ -376,7 +286,7 @@ def _fmt_of(name: str) -> str | None:
 Keep = Callable[[bytes, str], bool]
 
 
-def load_file(p: Path, *, from_folder: bool = False,
+def load_file(p: str | Path, *, from_folder: bool = False,
               seen: os.stat_result | None = None, hashed: bool = True,
               canon: bool = False, keep: Keep | None = None) -> LoadOutcome:
     """The documents of one file (``seen``: its status as the caller just took it;
@@ -385,7 +295,7 @@ def load_file(p: Path, *, from_folder: bool = False,
     NDJSON line, none for that line): a caller that looks for some documents only
     (:mod:`risutools.contract.sieve`); every file is read as without it (a JSON or YAML
     file it does not keep is not named in ``files``: nothing of it is shown)."""
-    fmt = _fmt_of(p.name)
+    fmt = _fmt_of(_base_name(p))
     if keep is not None and fmt != "ndjson":
         data = _read_whole(p, None, seen)
         if isinstance(data, bytes) and not keep(data, fmt or "json"):
@@ -407,7 +317,7 @@ def load_file(p: Path, *, from_folder: bool = False,
                         hashed=hashed, canon=canon)
 
 
-def _read_whole(p: Path, name: str | None, seen: os.stat_result | None = None
+def _read_whole(p: str | Path, name: str | None, seen: os.stat_result | None = None
                 ) -> bytes | LoadOutcome:
     """The bytes of a JSON or YAML file (``name``: as shown, None: :func:`display_path`'s
     name, made when a refusal shows it), or what refuses them."""
@@ -428,7 +338,7 @@ def _read_whole(p: Path, name: str | None, seen: os.stat_result | None = None
         return LoadOutcome(problems=[mc001(name, f"cannot read: {exc.strerror or exc}")])
 
 
-def _loaded_file(p: Path, name: str, data: bytes | LoadOutcome, fmt: str | None, *,
+def _loaded_file(p: str | Path, name: str, data: bytes | LoadOutcome, fmt: str | None, *,
                  from_folder: bool, hashed: bool, canon: bool, fast: Any = ASK
                  ) -> LoadOutcome:
     """The documents of a JSON or YAML file from its bytes (or what refused them);
@@ -485,7 +395,7 @@ def document_batches(paths: Sequence[str | os.PathLike[str]], *, exclude: Iterab
             yield from batch.flush()
             yield from load_batches([iter_documents(path, hashed=hashed)])
             continue
-        for got in _path_files(Path(path), exclude, skip_non_documents):
+        for got in _path_files(given_path(path), exclude, skip_non_documents):
             if isinstance(got, LoadOutcome):  # (a folder's listing)
                 batch.take(got)
                 if folders is not None:
@@ -497,7 +407,7 @@ def document_batches(paths: Sequence[str | os.PathLike[str]], *, exclude: Iterab
 
 #: a file of a batch: (its path, its name as shown, its bytes or what refused them, read as a
 #: folder's file, its format: :func:`_fmt_of`)
-_Part = tuple[Path, str, bytes | LoadOutcome, bool, str | None]
+_Part = tuple[str | Path, str, bytes | LoadOutcome, bool, str | None]
 
 
 class _ReadFirst:
@@ -515,7 +425,7 @@ class _ReadFirst:
         self.parts.append((Path(), "", part, False, None))
         self.ends += 1
 
-    def read(self, p: Path, fmt: str | None, from_folder: bool,
+    def read(self, p: str | Path, fmt: str | None, from_folder: bool,
              seen: os.stat_result | None = None) -> Iterator[tuple[list[LoadOutcome], int]]:
         """The file ``p`` (of the format ``fmt``: :func:`_fmt_of`) read into the batch (the
         batch before it given first when the file's bytes would take it past
@@ -531,11 +441,11 @@ class _ReadFirst:
         if len(self.parts) >= BATCH or self.size >= BATCH_BYTES:
             yield from self.flush()
 
-    def whole_or_read(self, p: Path, from_folder: bool, seen: os.stat_result | None
+    def whole_or_read(self, p: str | Path, from_folder: bool, seen: os.stat_result | None
                       ) -> Iterator[tuple[list[LoadOutcome], int]]:
         """:meth:`read`, or an NDJSON file loaded whole (as :func:`load_file` loads it) in
         a batch of its own."""
-        fmt = _fmt_of(p.name)
+        fmt = _fmt_of(_base_name(p))
         if fmt != "ndjson":
             yield from self.read(p, fmt, from_folder, seen)
             return
@@ -639,7 +549,7 @@ def load_stdin(stream: BinaryIO, *, hashed: bool = True) -> LoadOutcome:
 # --------------------------------------------------------------------------- decoding
 
 
-def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = None,
+def load_bytes(data: bytes, name: str, *, fmt: str | None, path: str | Path | None = None,
                hashed: bool = True, canon: bool = False, fast: Any = ASK) -> LoadOutcome:
     """Load documents from bytes; ``fmt`` None sniffs JSON / NDJSON / YAML (stdin);
     ``hashed``: as for :func:`iter_documents`; ``canon``: a JSON document the fast path
@@ -691,7 +601,7 @@ def load_bytes(data: bytes, name: str, *, fmt: str | None, path: Path | None = N
     return out
 
 
-def _fast_document(data: bytes, name: str, path: Path | None,
+def _fast_document(data: bytes, name: str, path: str | Path | None,
                    fast: tuple[Any, bytes, list[str] | None], hashed: bool, canon: bool
                    ) -> LoadedDocument:
     """The document of a JSON file the fast path took (``fast``: its value, its bytes,
@@ -720,7 +630,7 @@ def _sniff(text: str) -> str:
 # --------------------------------------------------------------------------- NDJSON
 
 
-def load_ndjson_stream(f: BinaryIO, name: str, *, path: Path | None = None,
+def load_ndjson_stream(f: BinaryIO, name: str, *, path: str | Path | None = None,
                        files: list[str] | None = None, hashed: bool = True,
                        keep: Keep | None = None) -> LoadOutcome:
     out = LoadOutcome(files=list(files or []))
@@ -733,7 +643,7 @@ def load_ndjson_stream(f: BinaryIO, name: str, *, path: Path | None = None,
 NDJSON_BATCH = 256
 
 
-def iter_ndjson(f: BinaryIO, name: str, *, path: Path | None = None,
+def iter_ndjson(f: BinaryIO, name: str, *, path: str | Path | None = None,
                 batch: int = NDJSON_BATCH, hashed: bool = True, keep: Keep | None = None
                 ) -> Iterator[LoadOutcome]:
     """An NDJSON file's documents and problems in parts of at most ``batch`` documents (its

@@ -26,8 +26,9 @@ class DocumentInfo:
     component_version: str | None
     sha256: str | None  # canonical document hash (None if it cannot be computed)
     findings: list[Finding] = field(default_factory=list)
-    #: the real file (``file`` is its display name, escaped: never opened); None for stdin
-    path: Path | None = None
+    #: the real file (``file`` is its display name, escaped: never opened); None for stdin;
+    #: the text of the path named when it was that path's own (``loaders.given_path``)
+    path: str | Path | None = None
     #: a candidate (``provenance.review_status``): the one status ``validate --fix`` edits
     candidate: bool = False
 

@@ -32,11 +32,12 @@ from typing import Any, NamedTuple
 from risutools.canonical import hex_of, self_hash
 from risutools.checks.registry import Check, RuleFilter, check
 from risutools.contract.checks_load import mc001
-from risutools.contract.loaders import LoadedDocument, display_path, load_bytes
+from risutools.contract.loaders import LoadedDocument, load_bytes
 from risutools.contract.notesfind import NotesIndex, document_keys, find_notes, notes_index
 from risutools.contract.result import DocumentInfo, Result, Verification
 from risutools.contract.rules import digest_problem, make_finding, mc200, mc201
 from risutools.contract.schema import mc100, not_object_message
+from risutools.contract.shown import display_path
 from risutools.contract.sourcestore import MAX_SOURCE_BYTES, SourceStore, stays_in
 from risutools.contract.transitions import find_catalog_root
 from risutools.contract.validate import doc_hash, load_all
@@ -187,7 +188,8 @@ def _emit(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, rule: str,
 
 
 def _catalog_root(ctx: VerifyContext, ld: LoadedDocument) -> Path | None:
-    start = ld.path.parent if ld.path is not None else Path.cwd()
+    file = ld.file_path
+    start = file.parent if file is not None else Path.cwd()
     if start not in ctx.catalogs:
         root = find_catalog_root(start)
         if root is None:
