@@ -22,6 +22,10 @@ SEVERITY_RANK: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
 #: and output is bounded whatever it holds (docs/contract.md, Bounds), as the analyser
 #: bounds a module's findings; the severity, and so the exit code, is the rule's.
 MAX_LISTED = 1000
+#: the longest pointer a finding shows: a longer one (a key of thousands of characters on
+#: its way) is shown as that of its nearest container within it, the line too, so that a
+#: rule's findings under one long key are not each a copy of it (:func:`shown_pointer`)
+MAX_POINTER_SHOWN = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +62,15 @@ _DIGITS = re.compile(r"(\d+)")
 
 
 @lru_cache(maxsize=4096)
+def shown_pointer(pointer: str) -> str:
+    """``pointer``, or when it is longer than :data:`MAX_POINTER_SHOWN` characters that of
+    its nearest container within them (``""``, the document, at worst)."""
+    if len(pointer) <= MAX_POINTER_SHOWN:
+        return pointer
+    cut = pointer.rfind("/", 0, MAX_POINTER_SHOWN + 1)
+    return pointer[:cut] if cut > 0 else ""
+
+
 def in_number_order(place: str) -> tuple[str | tuple[int, str], ...]:
     """A place (a JSON pointer, an analysis finding's evidence) as it sorts: each run of
     digits by its value, so ``/modules/2`` comes before ``/modules/10`` and ``trigger[2]``

@@ -1,155 +1,22 @@
-"""A hand-written JSON scanner that maps JSON pointers to line numbers.
+"""The line of a JSON pointer in a parsed document's text, and small JSON helpers.
 
-Used lazily: only for files that have findings (to give each finding the line
-of its field), and to locate what ``json.loads`` refuses without saying where
-(duplicate keys, NaN/Infinity).  It never builds values; it is linear in the
-text and never recursive (an explicit stack), so it is safe on any input.
+Used lazily: only for files that have findings (to give each finding the line of its
+field): a walk from the text's start that stops at the pointer (:func:`pointer_line`,
+:func:`pointer_line_bytes`, :class:`PointerLines` for many).  The full scan of a text (what
+``json.loads`` refuses without saying where: duplicate keys, NaN/Infinity) is
+:func:`risutools.jsonplaces.scan`.  Nothing here builds values; every walk is linear in
+the text and never recursive, so it is safe on any input.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from risutools.errors import UsageError
-
-
-def escape_pointer_token(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-@dataclass
-class ScanResult:
-    lines: dict[str, int] = field(default_factory=dict)  # pointer -> 1-based line
-    duplicate: tuple[str, int] | None = None  # (pointer of the repeated key, its line)
-    nonfinite: tuple[str, int, str] | None = None  # (pointer, line, token)
-
-
-_WS = frozenset(" \t\r\n")
-
-
-def scan(text: str, first_line: int = 1) -> ScanResult:
-    """Scan JSON ``text``; record each value's line by its pointer."""
-    res = ScanResult()
-    # stack entries: [kind, pointer, index_or_key, seen_keys]
-    stack: list[list[object]] = []
-    i = 0
-    n = len(text)
-    line = first_line
-    expect_key = False
-    current_key: str | None = None
-    while i < n:
-        c = text[i]
-        if c in _WS:
-            if c == "\n":
-                line += 1
-            i += 1
-        elif c == '"':
-            s, i, line = _read_string(text, i, line)
-            if expect_key and stack and stack[-1][0] == "o":
-                current_key = _join_surrogates(s)
-                _key(res, stack, current_key, line)
-                expect_key = False
-            else:
-                res.lines.setdefault(_pointer(stack, current_key), line)
-        elif c in "{[]},:":
-            expect_key = _punctuation(c, res, stack, current_key, line, expect_key)
-            i += 1
-        else:
-            i = _bare_token(text, i, res, _pointer(stack, current_key), line)
-    return res
-
-
-def _pointer(stack: list[list[object]], current_key: str | None) -> str:
-    """The pointer of the value at this point of the scan."""
-    if not stack:
-        return ""
-    top = stack[-1]
-    base = str(top[1])
-    if top[0] == "a":
-        return f"{base}/{top[2]}"
-    return f"{base}/{escape_pointer_token(str(current_key))}"
-
-
-def _key(res: ScanResult, stack: list[list[object]], key: str, line: int) -> None:
-    """An object's key: its line, and the first key repeated in its object."""
-    seen = stack[-1][3]
-    assert isinstance(seen, set)
-    ptr = _pointer(stack, key)
-    if key in seen and res.duplicate is None:
-        res.duplicate = (ptr, line)
-    seen.add(key)
-    res.lines.setdefault(ptr, line)
-
-
-def _punctuation(c: str, res: ScanResult, stack: list[list[object]],
-                 current_key: str | None, line: int, expect_key: bool) -> bool:
-    """Open or close a container, or move past ``,``/``:``; whether a key comes next."""
-    if c in "{[":
-        ptr = _pointer(stack, current_key)
-        res.lines.setdefault(ptr, line)
-        stack.append(["o", ptr, None, set()] if c == "{" else ["a", ptr, 0, None])
-        return True if c == "{" else expect_key
-    if c in "}]":
-        if stack:
-            stack.pop()
-        return False
-    if c == "," and stack:
-        if stack[-1][0] != "a":
-            return True
-        stack[-1][2] = int(str(stack[-1][2])) + 1
-    return expect_key
-
-
-def int_digits_bound() -> int:
-    """The most digits Python's ``int`` reads from text (``json`` refuses a longer integer
-    with a ``ValueError``); 0: no bound (Python before 3.11, or the bound lifted)."""
-    get = getattr(sys, "get_int_max_str_digits", None)
-    return int(get()) if get is not None else 0
-
-
-def int_too_long(exc: BaseException) -> str | None:
-    """The reader's words for Python's refusal of an integer past its digit bound (its own
-    text names a setting of Python, not the input); None for any other ``ValueError``."""
-    if "integer string conversion" not in str(exc):
-        return None
-    return (f"an integer of more than {int_digits_bound()} digits is out of a JSON number's "
-            "range (it reads as Infinity)")
-
-
-def _overflows(token: str) -> bool:
-    """Whether a number token reads as an infinity: one with a fraction or an exponent
-    past a float's range, or an integer longer than Python reads (thousands of digits:
-    JavaScript reads it as Infinity too)."""
-    if "." not in token and "e" not in token and "E" not in token:
-        if len(token) <= 640:  # (Python's smallest digit bound: no lookup per integer)
-            return False
-        bound = int_digits_bound()
-        return bool(bound) and len(token.lstrip("+-")) > bound
-    try:
-        return math.isinf(float(token))
-    except ValueError:
-        return False
-
-
-def _bare_token(text: str, i: int, res: ScanResult, ptr: str, line: int) -> int:
-    """A number, true/false/null or NaN/Infinity at ``i``: its line; the index after it."""
-    n = len(text)
-    j = i
-    while j < n and text[j] not in _WS and text[j] not in ",]}:":
-        j += 1
-    token = text[i:j]
-    res.lines.setdefault(ptr, line)
-    if res.nonfinite is None and (token.lstrip("+-") in ("NaN", "Infinity")
-                                  or _overflows(token)):
-        res.nonfinite = (ptr, line, token)
-    return max(j, i + 1)
-
+from risutools.jsonplaces import Place, escape_pointer_token, pointer_at, scan
 
 # --------------------------------------------------------------------------- one pointer
 
@@ -582,67 +449,31 @@ def _skip(text: str, pos: int) -> int:
         pos = _to_bracket(text, pos)
 
 
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
-
-
-def _read_string(text: str, i: int, line: int) -> tuple[str, int, int]:
-    """The string literal opening at ``text[i]``: its value, the index after its closing
-    quote, and the line it ends on (lenient: a bad escape is kept as ``?``)."""
-    n = len(text)
-    j = i + 1
-    buf: list[str] = []
-    while j < n and text[j] != '"':
-        if text[j] == "\\" and j + 1 < n:
-            esc = text[j + 1]
-            if esc == "u" and j + 5 < n:
-                try:
-                    buf.append(chr(int(text[j + 2:j + 6], 16)))
-                except ValueError:
-                    buf.append("?")
-                j += 6
-                continue
-            buf.append(_ESCAPES.get(esc, esc))
-            j += 2
-            continue
-        if text[j] == "\n":
-            line += 1
-        buf.append(text[j])
-        j += 1
-    return "".join(buf), j + 1, line
-
-
-def _join_surrogates(s: str) -> str:
-    try:
-        return s.encode("utf-16", "surrogatepass").decode("utf-16")
-    except UnicodeDecodeError:
-        return s
-
-
 def unpaired_surrogate(value: Any) -> tuple[str, str] | None:
     """The first text in ``value`` (a JSON value built in code or parsed), in document
     order, that holds an unpaired surrogate (``"\\ud800"``: not Unicode, so it has no
     UTF-8 bytes and no canonical form or digest): ``(JSON pointer, why)`` as one line;
     None when there is none.  A key's pointer is its object's (a pointer holding the
     surrogate could not be printed).  Iterative: any depth."""
-    stack: list[tuple[Any, str]] = [(value, "")]
+    stack: list[tuple[Any, Place]] = [(value, None)]  # (places: a pointer made for one)
     while stack:
-        v, ptr = stack.pop()
+        v, place = stack.pop()
         if isinstance(v, str):
             bad = surrogate_in(v)
             if bad is not None:
-                return ptr, f"string holds an unpaired surrogate {bad} (not valid Unicode); " \
-                    "fix the text"
+                return pointer_at(place), f"string holds an unpaired surrogate {bad} (not " \
+                    "valid Unicode); fix the text"
         elif isinstance(v, dict):
             children = []
             for k, x in v.items():
                 bad = surrogate_in(k) if isinstance(k, str) else None
                 if bad is not None:
-                    return ptr, f"a key holds an unpaired surrogate {bad} (not valid " \
-                        "Unicode); fix the key"
-                children.append((x, f"{ptr}/{escape_pointer_token(str(k))}"))
+                    return pointer_at(place), f"a key holds an unpaired surrogate {bad} (not " \
+                        "valid Unicode); fix the key"
+                children.append((x, (place, str(k))))
             stack.extend(reversed(children))
         elif isinstance(v, (list, tuple)):
-            stack.extend((x, f"{ptr}/{i}") for i, x in reversed(list(enumerate(v))))
+            stack.extend((x, (place, i)) for i, x in reversed(list(enumerate(v))))
     return None
 
 
@@ -678,13 +509,13 @@ def patch_values(text: str, old: Any, new: Any) -> str | None:
     list grown, a value of another kind of container), past :data:`MAX_PATCHED` values, or
     when the patched text does not read back as exactly ``new`` (checked by parsing it):
     the caller then writes the document whole."""
-    changes: list[tuple[str, Any]] = []
+    changes: list[tuple[Place, Any]] = []
     try:
-        if not _changed_values(old, new, "", changes) or len(changes) > MAX_PATCHED:
+        if not _changed_values(old, new, None, changes) or len(changes) > MAX_PATCHED:
             return None
         spans = []
-        for ptr, value in changes:
-            span = _value_span(text, ptr)
+        for place, value in changes:
+            span = _value_span(text, pointer_at(place))
             if span is None:
                 return None
             spans.append((span, json.dumps(value, ensure_ascii=text.isascii())))
@@ -697,23 +528,22 @@ def patch_values(text: str, old: Any, new: Any) -> str | None:
     return out if _same_json(back, new) else None
 
 
-def _changed_values(old: Any, new: Any, ptr: str, out: list[tuple[str, Any]]) -> bool:
-    """The (pointer, new value) of each scalar that differs, into ``out``; False when the
+def _changed_values(old: Any, new: Any, place: Place, out: list[tuple[Place, Any]]) -> bool:
+    """The (place, new value) of each scalar that differs, into ``out``; False when the
     two differ in shape (see :func:`patch_values`)."""
     if isinstance(old, dict) and isinstance(new, dict):
         if old.keys() != new.keys():
             return False
-        return all(_changed_values(old[k], new[k], f"{ptr}/{escape_pointer_token(k)}", out)
-                   for k in old)
+        return all(_changed_values(old[k], new[k], (place, k), out) for k in old)
     if isinstance(old, list) and isinstance(new, list):
         if len(old) != len(new):
             return False
-        return all(_changed_values(a, b, f"{ptr}/{i}", out)
+        return all(_changed_values(a, b, (place, i), out)
                    for i, (a, b) in enumerate(zip(old, new, strict=True)))
     if isinstance(old, (dict, list)) or isinstance(new, (dict, list)):
         return False
     if type(old) is not type(new) or old != new:
-        out.append((ptr, new))
+        out.append((place, new))
     return True
 
 

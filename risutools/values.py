@@ -28,7 +28,8 @@ from risutools.canonical import (
     sha256_prefixed,
 )
 from risutools.errors import Code, DocumentError
-from risutools.jsonlines import scan, unpaired_surrogate
+from risutools.jsonlines import unpaired_surrogate
+from risutools.jsonplaces import scan
 from risutools.jsontypes import finite_float
 from risutools.yamlsafe import (
     CONTAINER_COST,
@@ -333,6 +334,8 @@ def parse_json_exact(text: str, *, line: int | None) -> tuple[Any, Problem | Non
         doc = _DECODER.decode(text)
     except _DuplicateKey:
         res = scan(text, first)
+        if res.duplicate is None and res.deeper:  # (repeated below what a scan records)
+            return None, Problem(TOO_DEEP, first)
         ptr, ln = res.duplicate if res.duplicate else ("", first)
         key = ptr.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
         return None, Problem(f"duplicate key {key!r}: a key may appear once per object; "
@@ -346,6 +349,8 @@ def parse_json_exact(text: str, *, line: int | None) -> tuple[Any, Problem | Non
         return None, Problem(TOO_DEEP, first)
     except ValueError as exc:
         res = scan(text, first)
+        if res.nonfinite is None and res.deeper:  # (below what a scan records)
+            return None, Problem(TOO_DEEP, first)
         if res.nonfinite is not None:
             ptr, ln, tok = res.nonfinite
             if tok.lstrip("+-") not in ("NaN", "Infinity"):

@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from risutools.jsonlines import escape_pointer_token, int_too_long
+from risutools.jsonplaces import escape_pointer_token, int_too_long
 
 if TYPE_CHECKING:
     import yaml
@@ -400,6 +400,15 @@ class _Composer:
         top.key = key
 
     @staticmethod
+    def _pointer_size(parent: _Frame) -> int:
+        """The length of :meth:`_pointer`'s answer, without writing it."""
+        pv = parent.value
+        if type(pv) is dict:
+            key = parent.key or ""
+            return len(parent.pointer) + 1 + len(key) + key.count("~") + key.count("/")
+        return len(parent.pointer) + 1 + len(str(len(pv)))
+
+    @staticmethod
     def _pointer(parent: _Frame) -> str:
         """The pointer of the node that comes next in ``parent``."""
         pv = parent.value
@@ -421,7 +430,9 @@ class _Composer:
                 if self.keep_lines:
                     pointer = self._pointer(parent)
                     self.lines[pointer] = line
-                self.budget[0] += LINE_COST  # counted either way: the same bound
+                # counted either way, its pointer's characters too: the same bound, and a
+                # long key over many lines (each a pointer that long) is within it
+                self.budget[0] += LINE_COST + self._pointer_size(parent)
         if depth > self.max_depth:  # a value problem: deferred, like a tag or a key
             raise YamlRefused(f"nested deeper than {self.max_depth} levels; flatten the document",
                               line, pointer if pointer is not None else self._pointer(parent))  # type: ignore[arg-type]
@@ -435,6 +446,8 @@ class _Composer:
             tag = self._tag(ev)
             if pointer is None:
                 pointer = self._pointer(parent)  # type: ignore[arg-type]
+                if parent is not None and line == parent.line:  # (else counted above)
+                    self.budget[0] += len(pointer)
             if cls is SequenceStartEvent:
                 if tag != _SEQ:
                     raise YamlRefused(f"YAML tag {tag} builds a non-JSON value; remove the tag "

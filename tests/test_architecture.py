@@ -29,9 +29,9 @@ MAX_COMPLEXITY = 20
 #: floor -> what lives there (a package folder, or a module of the ground)
 FLOORS: dict[int, tuple[str, ...]] = {
     0: ("errors", "findings", "pathnames", "printable", "jsontypes", "canonical",
-        "jsonlines", "resources", "safeio", "locking", "fsio", "yamlsafe", "values", "checks",
-        "collector", "rowspool", "lastwords", "workers", "datatables", "datatables_snapshot",
-        "settings", "__init__"),
+        "jsonlines", "jsonplaces", "resources", "safeio", "locking", "fsio", "yamlsafe",
+        "values", "checks", "collector", "rowspool", "lastwords", "workers", "datatables",
+        "datatables_snapshot", "settings", "__init__"),
     1: ("formats",),
     2: ("analysis", "contract", "replay"),
     3: ("projection",),

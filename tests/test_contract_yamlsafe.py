@@ -256,7 +256,9 @@ def test_fuzz_same_as_the_reference(text: str, c: bool) -> None:
 
 
 def test_memory_bound_on_values(monkeypatch: pytest.MonkeyPatch) -> None:
-    cost = 2 * yamlsafe.CONTAINER_COST + yamlsafe.LINE_COST + 3 * yamlsafe.SCALAR_COST
+    # (a value on a line of its own costs its line and its pointer's characters: "/a")
+    cost = (2 * yamlsafe.CONTAINER_COST + yamlsafe.LINE_COST + len("/a")
+            + 3 * yamlsafe.SCALAR_COST)
     monkeypatch.setattr(yamlsafe, "MAX_YAML_COST", cost)
     for c in PARSERS:  # a mapping, a sequence on its own line, one key, two items: fits
         (doc,) = load_yaml_documents("a:\n  [1, 2]\n", max_depth=DEPTH, use_libyaml=c)

@@ -24,7 +24,7 @@ from risutools.formats.jsonsafe import (
     max_depth_exceeded,
     parse_cost,
 )
-from risutools.jsonlines import int_too_long, scan
+from risutools.jsonplaces import int_too_long, scan
 from risutools.jsontypes import nests_deeper
 
 FUZZ = settings(

@@ -1,5 +1,5 @@
 """``jsonlines.pointer_line`` (the walk that stops at a pointer) answers as the full
-``jsonlines.scan`` did for every pointer of a document, present or missing, in every
+``jsonplaces.scan`` did for every pointer of a document, present or missing, in every
 layout a parser accepts."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from risutools import jsonlines
-from risutools.jsonlines import escape_pointer_token, pointer_line, scan
+from risutools.jsonlines import pointer_line
+from risutools.jsonplaces import escape_pointer_token, scan
 
 
 @functools.lru_cache(maxsize=64)

@@ -15,7 +15,8 @@ from risutools import jsonlines
 from risutools.canonical import doc_sha256
 from risutools.contract.loaders import iter_documents
 from risutools.contract.validate import validate_paths
-from risutools.jsonlines import pointer_line_bytes, scan
+from risutools.jsonlines import pointer_line_bytes
+from risutools.jsonplaces import scan
 
 #: hostile and awkward documents (file name, bytes): duplicate keys, NaN, deep nesting,
 #: lone surrogates, a byte-order mark, huge integers, bytes that are not UTF-8, floats

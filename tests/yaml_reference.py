@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from risutools.jsonlines import escape_pointer_token
+from risutools.jsonplaces import escape_pointer_token
 
 _STR = "tag:yaml.org,2002:str"
 _SCALARS = {

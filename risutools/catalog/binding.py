@@ -16,6 +16,8 @@ from typing import Any
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.packet import LANES, PACKET_FORMAT, WITHHELD
 from risutools.errors import Code, ConfigError, WriteConflict
+from risutools.findings import MAX_POINTER_SHOWN
+from risutools.jsonplaces import Place, pointer_at
 from risutools.printable import display
 from risutools.safeio import FileRefused, read_regular
 from risutools.values import parse_json_text
@@ -95,13 +97,17 @@ def require_base(cat: Catalog, entry: Entry, read: str, packet: dict[str, Any] |
         return
     what = "the packet's" if packet is not None else "--base"
     since = _lines_since(cat, entry, read)
-    changed = _changed(packet.get("document"), entry.doc) if packet is not None else []
+    places: list[Place] = []
+    if packet is not None:
+        _changed(packet.get("document"), entry.doc, None, places)
+    # (a pointer written for each one shown: each place's is as long as the keys above it)
+    changed = [display(pointer_at(p, MAX_POINTER_SHOWN) or "/") for p in places[:MAX_SHOWN]]
     parts = [f"{what} base {read[:19]}…, the document is now {entry.base_sha256[:19]}…"]
     if since:
         parts.append("since: " + "; ".join(since))
     if changed:
-        more = f" (+{len(changed) - MAX_SHOWN} more)" if len(changed) > MAX_SHOWN else ""
-        parts.append("changed: " + ", ".join(changed[:MAX_SHOWN]) + more)
+        more = f" (+{len(places) - MAX_SHOWN} more)" if len(places) > MAX_SHOWN else ""
+        parts.append("changed: " + ", ".join(changed) + more)
     raise WriteConflict(Code.BASE_MOVED, "changed since you read it (" + "; ".join(parts)
                         + "); nothing written: read the current document (a new packet) "
                         "and approve again", path=entry.where())
@@ -127,18 +133,17 @@ def _lines_since(cat: Catalog, entry: Entry, base: str) -> list[str]:
     return out
 
 
-def _changed(old: Any, new: Any, ptr: str = "") -> list[str]:
-    """JSON pointers where ``old`` (a packet's document) and ``new`` differ (a withheld
-    value in the packet is not compared)."""
+def _changed(old: Any, new: Any, place: Place, out: list[Place]) -> None:
+    """The places where ``old`` (a packet's document) and ``new`` differ, into ``out`` (a
+    withheld value in the packet is not compared)."""
     if old in (new, WITHHELD):
-        return []
+        return
     if isinstance(old, dict) and isinstance(new, dict):
-        out: list[str] = []
         for k in sorted(set(old) | set(new)):
-            key = str(k).replace("~", "~0").replace("/", "~1")
-            out.extend(_changed(old.get(k), new.get(k), f"{ptr}/{key}"))
-        return out
+            _changed(old.get(k), new.get(k), (place, str(k)), out)
+        return
     if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        return [p for i, (a, b) in enumerate(zip(old, new, strict=True))
-                for p in _changed(a, b, f"{ptr}/{i}")]
-    return [display(ptr or "/")]
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
+            _changed(a, b, (place, i), out)
+        return
+    out.append(place)

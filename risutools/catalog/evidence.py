@@ -40,6 +40,7 @@ from risutools.catalog.writes import (
     write_document,
 )
 from risutools.contract.transitions import find_catalog_root, read_log, undo_line
+from risutools.jsonplaces import Place, pointer_at
 from risutools.replay.component import ComponentFile, load_component, write_updated
 from risutools.settings import lifecycle
 
@@ -76,23 +77,26 @@ def changes(old: dict[str, Any], new: dict[str, Any], *, content: bool = False
                 for ptr in lifecycle.EVIDENCE_POINTERS if _at(old, ptr) != _at(new, ptr)]
     out: list[dict[str, Any]] = []
     for ptr in lifecycle.CONTENT_POINTERS:
-        _diff(ptr, _at(old, ptr), _at(new, ptr), out)
+        _diff(ptr, None, _at(old, ptr), _at(new, ptr), out)
     out += [_change(ptr, _at(old, ptr), _at(new, ptr)) for ptr in lifecycle.EVIDENCE_POINTERS
             if not any(ptr == p or ptr.startswith(p + "/") for p in lifecycle.CONTENT_POINTERS)
             and _at(old, ptr) != _at(new, ptr)]
     return out
 
 
-def _diff(ptr: str, a: Any, b: Any, out: list[dict[str, Any]]) -> None:
+def _diff(base: str, place: Place, a: Any, b: Any, out: list[dict[str, Any]]) -> None:
+    """The changes between ``a`` and ``b`` at ``base`` (a pointer) and ``place`` below it,
+    into ``out`` (a change's pointer written when it is made, not one a member walked past:
+    each is as long as the keys above it)."""
     if a == b:
         return
     plain = isinstance(a, dict) and isinstance(b, dict) and all(
         isinstance(k, str) and k and "/" not in k and "~" not in k for k in (*a, *b))
     if not plain:  # (a key a JSON pointer would have to escape: the mapping whole)
-        out.append(_change(ptr, a, b))
+        out.append(_change(base + pointer_at(place), a, b))
         return
-    for k in sorted({*a, *b}):
-        _diff(f"{ptr}/{k}", a.get(k, _ABSENT), b.get(k, _ABSENT), out)
+    for k in sorted({*a, *b}):  # (a key checked plain: its pointer written as it is)
+        _diff(base, (place, k), a.get(k, _ABSENT), b.get(k, _ABSENT), out)
 
 
 def record_evidence(cf: ComponentFile, new_doc: dict[str, Any], *, reason: str,

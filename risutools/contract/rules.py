@@ -28,8 +28,8 @@ from risutools.checks.registry import Check, check, registered_checks
 from risutools.contract.activecode import digit_shape, find_active_code
 from risutools.contract.schema import mc100
 from risutools.datatables import data_table
-from risutools.findings import Finding, Severity
-from risutools.jsonlines import escape_pointer_token
+from risutools.findings import MAX_POINTER_SHOWN, Finding, Severity
+from risutools.jsonplaces import Place, pointer_at
 from risutools.settings import lifecycle
 from risutools.settings.config import CAPABILITY_RE, Settings
 
@@ -468,26 +468,20 @@ def mc401(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
                        "it under `capabilities:` in .risutools.yaml")
 
 
-def _strings(value: Any, pointer: str) -> Iterator[tuple[str, str]]:
-    """(pointer, string) for every string value below ``value`` (iterative; keys skipped)."""
-    stack: list[tuple[Any, str]] = [(value, pointer)]
+def _strings(value: Any, place: Place) -> Iterator[tuple[Place, str]]:
+    """(place, string) for every string value below ``value`` at ``place`` (iterative; keys
+    skipped): a place a string, its pointer written only for a finding (:func:`pointer_at`)."""
+    stack: list[tuple[Any, Place]] = [(value, place)]
     while stack:
         v, p = stack.pop()
         if isinstance(v, str):
             yield (p, v)
         elif isinstance(v, dict):
             for k in reversed(list(v)):
-                stack.append((v[k], f"{p}/{escape_pointer_token(k)}"))
+                stack.append((v[k], (p, k)))
         elif isinstance(v, list):
             for i in range(len(v) - 1, -1, -1):
-                stack.append((v[i], f"{p}/{i}"))
-
-
-# Fields holding identifiers or digests, not prose.
-_MC500_SKIP = frozenset({
-    "/payload/namespace", "/payload/controller", "/projection/prompt_sha256",
-    "/projection/harness_compatibility", "/projection/replay_status",
-})
+                stack.append((v[i], (p, i)))
 
 
 def _texts(section: str, value: Any) -> Iterator[str]:
@@ -711,16 +705,23 @@ def active_code(doc: dict[str, Any], found: list[str] | None) -> Iterator[Issue]
         _remember_prose(fresh)
         return
     strings = [
-        (ptr, text)
+        (place, text)
         for section in ("payload", "projection")
-        for ptr, text in _strings(doc.get(section), "/" + section)
-        if ptr not in _MC500_SKIP
+        for place, text in _strings(doc.get(section), (None, section))
+        if not _skipped(place, section)
     ]
-    for ptr, text in strings:
+    for place, text in strings:
         why = find_active_code(text)
         if why is not None:
-            yield (ptr, f"looks like active code ({why}); describe what it does in a "
-                   "sentence instead of copying code or patterns")
+            yield (pointer_at(place, MAX_POINTER_SHOWN), f"looks like active code ({why}); "
+                   "describe what it does in a sentence instead of copying code or patterns")
+
+
+def _skipped(place: Place, section: str) -> bool:
+    """Whether the string at ``place`` is a field MC500 skips (:data:`_MC500_SKIP_KEYS`: a
+    member of the section itself, holding an identifier or a digest, not prose)."""
+    return (place is not None and place[0] == (None, section)
+            and place[1] in _MC500_SKIP_KEYS.get(section, ()))
 
 
 def _blank(v: Any) -> bool:

@@ -26,7 +26,7 @@ from typing import Any
 
 from risutools.checks.registry import check
 from risutools.findings import MAX_LISTED
-from risutools.jsonlines import escape_pointer_token
+from risutools.jsonplaces import escape_pointer_token
 from risutools.jsontypes import json_type_name
 from risutools.resources import load_schema
 from risutools.settings.config import Settings

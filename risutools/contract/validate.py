@@ -44,7 +44,13 @@ from risutools.contract.rules import (
 from risutools.contract.schema import mc100
 from risutools.contract.transitions import ApprovalCheck, CatalogLog
 from risutools.errors import Code, DocumentError
-from risutools.findings import MAX_LISTED, Finding, not_listed_message, sorted_findings
+from risutools.findings import (
+    MAX_LISTED,
+    Finding,
+    not_listed_message,
+    shown_pointer,
+    sorted_findings,
+)
 from risutools.jsonlines import unpaired_surrogate
 from risutools.settings.config import Settings
 
@@ -177,6 +183,7 @@ class _Checking:
         self.listed[rule] = n = self.listed.get(rule, 0) + 1
         if n > MAX_LISTED:
             return  # counted, not listed (see MAX_LISTED)
+        pointer = shown_pointer(pointer)  # (a pointer past a long key: its container's)
         ln = self.line_of(pointer) if self.line_of is not None else self.line
         self.out.append(make_finding(rule, sev, message, self.file, ln, pointer))
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from risutools.errors import Code, FormatError
 from risutools.formats.jsonscan import BYTE_COST, ITEM_COST, MAX_PARSE_COST, precheck
-from risutools.jsonlines import int_too_long, scan
+from risutools.jsonplaces import int_too_long, scan
 from risutools.jsontypes import finite_float, json_type_name, nests_deeper
 
 #: deepest nesting of arrays/objects accepted (RisuAI files are < 20 deep)

@@ -27,9 +27,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from risutools.errors import Code, FormatError
+from risutools.findings import MAX_POINTER_SHOWN
 from risutools.formats import rpack
 from risutools.formats.model import Anomaly
-from risutools.jsonlines import escape_pointer_token
+from risutools.jsonplaces import Place, pointer_at
 from risutools.jsontypes import json_type_name
 
 KEY = hashlib.sha256(b"risupreset").digest()
@@ -375,7 +376,8 @@ def _nonfinite_pointers(raw: Any) -> list[str]:
     it; :func:`_jsonable` made them None): a second walk, only for a preset that has one,
     depth first in document order, one open iterator a level (no list of every child)."""
     found: list[str] = []
-    stack: list[tuple[str, Any]] = [("", iter([("", raw)]))]
+    # (each container's place: a pointer is written for a float found, not a container)
+    stack: list[tuple[Place, Any]] = [(None, iter([("", raw)]))]
     while stack and len(found) < _NONFINITE_SHOWN:
         children = stack[-1][1]
         step = next(children, None)
@@ -385,7 +387,7 @@ def _nonfinite_pointers(raw: Any) -> list[str]:
         key, value = step
         if isinstance(value, float):
             if not math.isfinite(value):
-                found.append(_child(stack, key) or "/")
+                found.append(pointer_at(_child(stack, key), MAX_POINTER_SHOWN) or "/")
         elif isinstance(value, dict):
             stack.append((_child(stack, key), iter(value.items())))
         elif isinstance(value, (list, tuple)):
@@ -393,11 +395,10 @@ def _nonfinite_pointers(raw: Any) -> list[str]:
     return found
 
 
-def _child(stack: list[tuple[str, Any]], key: Any) -> str:
-    """The pointer of ``key`` in the container open at the top of ``stack`` (the root's
-    pseudo-container: "")."""
-    at = stack[-1][0]
-    return f"{at}/{escape_pointer_token(str(key))}" if len(stack) > 1 else at
+def _child(stack: list[tuple[Place, Any]], key: Any) -> Place:
+    """The place of ``key`` in the container open at the top of ``stack`` (the root's
+    pseudo-container: none)."""
+    return (stack[-1][0], str(key)) if len(stack) > 1 else None
 
 
 def gzip_member(data: bytes, level: int = 9) -> bytes:
