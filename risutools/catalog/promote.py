@@ -331,7 +331,7 @@ def _new_lines_for(data: bytes | None, cid: str, since: int) -> str:
         if needle in raw:
             try:
                 rec = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):  # (json reads nesting by recursion)
                 n += 1  # a broken line naming it: not what was read
                 continue
             if isinstance(rec, dict) and rec.get("component_id") == cid:

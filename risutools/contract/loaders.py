@@ -619,7 +619,7 @@ def _sniff(text: str) -> str:
     if len(body) > 1 and all(ln.lstrip().startswith("{") for ln in body):
         try:
             json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):  # (deep nesting: json's recursion refuses it)
             return "ndjson"
     return "json"
 

@@ -397,6 +397,9 @@ def _toml_section(data: bytes, p: Path) -> Any:
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(Code.CONFIG_INVALID, f"not valid TOML: {exc}",
                           path=show_name(str(p))) from None
+    except RecursionError:  # (tomllib reads nested arrays and tables by recursion)
+        raise ConfigError(Code.CONFIG_INVALID, "not valid TOML here: nested deeper than "
+                          "Python's parser reads; flatten it", path=show_name(str(p))) from None
     return doc.get("tool", {}).get("risutools")
 
 
