@@ -101,3 +101,34 @@ def test_unhashable_effect_type_next_to_code_effects() -> None:
     a = analyze(Module(data))
     pointers = sorted(f.pointer for f in a.findings if f.rule == "RA801")
     assert pointers == ["/trigger/0/effect/0/type", "/trigger/0/effect/1/type"]
+
+
+def _effect_fields() -> list[tuple[str, str]]:
+    """(effect type, field) for every field an effect row of the table names, its
+    ``<field>Type`` and ``operator`` (what ``read_effect`` reads of an effect)."""
+    from risutools.analysis.walk_effects import effect_table
+
+    out = []
+    for etype, row in effect_table().items():
+        names = {*row.reads, *row.writes, *row.updates, *row.typed, *row.html, *row.calc,
+                 *row.regex, *row.regex_if, "operator", "value", "target"}
+        names |= {f"{n}Type" for n in row.typed}
+        names |= {c.partition("=")[0] for c in row.regex_if.values()}
+        out += [(etype, n) for n in sorted(names)]
+    return out
+
+
+_WRONG = [[], {}, ["+="], {"a": "+="}, 3, None, True]
+
+
+@pytest.mark.parametrize(("etype", "field"), _effect_fields())
+def test_every_field_of_every_effect_type_may_hold_any_json(etype: str, field: str) -> None:
+    """Each field each effect type's row names (and its ``...Type`` and ``operator``), as
+    each wrong JSON type, alone and after a code effect (the every-event test reads the
+    later effects' types): data, never a crash (a list as an operator raised TypeError)."""
+    for value in _WRONG:
+        effect: dict[str, Any] = {"type": etype, "var": "v", "value": "1", field: value}
+        for effects in ([effect], [{"type": "triggerlua", "code": "x()"}, effect],
+                        [{"type": "triggerlua", "code": "x()"}, {"type": value}]):
+            data = {"trigger": [{"type": "start", "conditions": [], "effect": effects}]}
+            _analyze_and_project(data)

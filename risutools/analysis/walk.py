@@ -154,12 +154,18 @@ def _trigger_hook(s: Seen, i: int, ttype: Any, effects: list[Any]) -> None:
         s.counts["inert_triggers"] = s.counts.get("inert_triggers", 0) + 1
     elif isinstance(effects[0], dict) and _is_code_effect(effects[0].get("type")):
         if any(isinstance(e, dict) and not _is_code_effect(e.get("type"))
-               and e.get("type") not in INERT_EFFECTS for e in effects[1:]):
+               and not _is_inert(e.get("type")) for e in effects[1:]):
             s.counts["every_event_triggers"] = s.counts.get("every_event_triggers", 0) + 1
             for hook in EVERY_EVENT_HOOKS:
                 s.hook(hook, f"trigger[{i}].effect[0]")
     elif isinstance(ttype, str) and ttype in TRIGGER_TYPE_HOOKS and not all_code:
         s.hook(TRIGGER_TYPE_HOOKS[ttype], f"trigger[{i}].type")
+
+
+def _is_inert(etype: Any) -> bool:
+    """An effect type that does nothing when run (a list or an object is none: no key of
+    a set)."""
+    return isinstance(etype, str) and etype in INERT_EFFECTS
 
 
 def _is_code_effect(etype: Any) -> bool:

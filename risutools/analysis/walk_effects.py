@@ -106,7 +106,8 @@ def _calls(s: Seen, where: str, etype: str, e: dict[str, Any]) -> None:
 def _variables(s: Seen, where: str, row: EffectRow, e: dict[str, Any]) -> None:
     """The variables an effect reads and writes (``updates``: read too when its operator
     makes the new value from the old one, ``+=`` ...)."""
-    updates = row.updates if e.get("operator") in _UPDATES else ()
+    op = e.get("operator")  # (any JSON value: a list is no key of a set)
+    updates = row.updates if isinstance(op, str) and op in _UPDATES else ()
     for mode, fields in (("read", row.reads + updates), ("write", row.writes)):
         for name in fields:
             value = e.get(name)
