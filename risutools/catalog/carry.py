@@ -44,7 +44,8 @@ def carry(existing: Any, new: dict[str, Any]) -> tuple[dict[str, Any] | None, st
     status = _status(existing)
     replays = [r for r in _refs(existing) if isinstance(r, dict)
                and str(r.get("source_id", "")).startswith(REPLAY_PREFIX)]
-    if status not in REPLAY_TO_AVAILABILITY or (status == "not_run" and not replays):
+    if (not isinstance(status, str) or status not in REPLAY_TO_AVAILABILITY
+            or (status == "not_run" and not replays)):  # (a list: no key of the table)
         return None, "", ""
     if not isinstance(new.get("projection"), dict) or not isinstance(new.get("provenance"),
                                                                      dict):
