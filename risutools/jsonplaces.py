@@ -8,7 +8,9 @@ A place is written as a JSON pointer only when one is needed (:data:`Place`,
 
 from __future__ import annotations
 
+import io
 import math
+import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -145,11 +147,12 @@ def scan(text: str, first_line: int = 1) -> ScanResult:
                 line += 1
             i += 1
         elif c == '"':
-            s, i, line = _read_string(text, i, line)
+            start = i
+            i, line = _string_end(text, i, line)
             if deep:
                 expect_key = expect_key and not deep[-1]
-            elif expect_key and stack and stack[-1][0]:
-                current_key = _join_surrogates(s)
+            elif expect_key and stack and stack[-1][0]:  # (a key: the one string decoded)
+                current_key = _join_surrogates(_read_string(text, start, i))
                 _key(res, stack, current_key, line)
                 expect_key = False
             else:
@@ -286,30 +289,67 @@ def _bare_token(text: str, i: int, res: ScanResult, stack: list[list[Any]],
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
 
 
-def _read_string(text: str, i: int, line: int) -> tuple[str, int, int]:
-    """The string literal opening at ``text[i]``: its value, the index after its closing
-    quote, and the line it ends on (lenient: a bad escape is kept as ``?``)."""
+#: a run of a string literal's characters up to its next quote, backslash or line break
+_PLAIN_RUN = re.compile(r'[^"\\\n]*')
+
+
+def _string_end(text: str, i: int, line: int) -> tuple[int, int]:
+    """The string literal opening at ``text[i]``: the index after its closing quote, and the
+    line it ends on (lenient: an escape is a backslash and the character after it, ``\\u``
+    and four more).  Nothing is built: runs of plain characters are passed in one match
+    each, a step an escape (a value of 11 million escapes held 1.2 GB when each one was
+    decoded into a list; only a key is decoded, :func:`_read_string`)."""
     n = len(text)
     j = i + 1
-    buf: list[str] = []
-    while j < n and text[j] != '"':
-        if text[j] == "\\" and j + 1 < n:
-            esc = text[j + 1]
-            if esc == "u" and j + 5 < n:
-                try:
-                    buf.append(chr(int(text[j + 2:j + 6], 16)))
-                except ValueError:
-                    buf.append("?")
-                j += 6
-                continue
-            buf.append(_ESCAPES.get(esc, esc))
-            j += 2
-            continue
-        if text[j] == "\n":
+    run = _PLAIN_RUN.match
+    while True:
+        m = run(text, j)
+        j = m.end() if m is not None else j
+        if j >= n:
+            return j + 1, line
+        c = text[j]
+        if c == '"':
+            return j + 1, line
+        if c == "\n":
             line += 1
-        buf.append(text[j])
-        j += 1
-    return "".join(buf), j + 1, line
+            j += 1
+        elif j + 1 < n:  # a backslash
+            j += 6 if text[j + 1] == "u" and j + 5 < n else 2
+        else:
+            j += 1
+
+
+def _read_string(text: str, i: int, end: int) -> str:
+    """The value of the string literal opening at ``text[i]`` whose end :func:`_string_end`
+    found (``end``: the index after its closing quote, or past the text); lenient: a bad
+    escape is kept as ``?``; written as it is decoded (no object kept a character)."""
+    stop = min(end - 1, len(text))
+    body = text[i + 1:stop]
+    if "\\" not in body:
+        return body
+    out = io.StringIO()
+    j = i + 1
+    while j < stop:
+        k = text.find("\\", j, stop)
+        if k < 0:
+            out.write(text[j:stop])
+            break
+        out.write(text[j:k])
+        j = k
+        if j + 1 >= len(text):  # (a backslash that ends the text: itself)
+            out.write("\\")
+            break
+        esc = text[j + 1]
+        if esc == "u" and j + 5 < len(text):
+            try:
+                out.write(chr(int(text[j + 2:j + 6], 16)))
+            except ValueError:
+                out.write("?")
+            j += 6
+        else:
+            out.write(_ESCAPES.get(esc, esc))
+            j += 2
+    return out.getvalue()
 
 
 def _join_surrogates(s: str) -> str:
