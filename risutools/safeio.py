@@ -105,6 +105,14 @@ def _os_refusal(path: str | os.PathLike[str], exc: OSError) -> FileRefused:
     return FileRefused(Code.UNREADABLE, f"cannot read: {exc.strerror or exc}", path=shown)
 
 
+def name_refusal(path: str | os.PathLike[str]) -> FileRefused:
+    """The refusal of a path no file can be named by: a name read from a document or a
+    record (``"\\ud800"`` in JSON: an unpaired surrogate, which no file name encodes) or
+    one holding a NUL character, on which ``os`` raises ``ValueError``, not ``OSError``."""
+    return FileRefused(Code.NOT_FOUND, "is no name a file can have (it holds an unpaired "
+                       "surrogate or a NUL character)", path=show_name(os.fspath(path)))
+
+
 def require_folder(path: str | os.PathLike[str], what: str = "") -> None:
     """A folder a command reads (a source folder, a catalog, a source store, notes): one
     code per situation, whatever the folder is for -- ``not-found`` when nothing is there,
@@ -191,6 +199,8 @@ def _open_checked(path: str | os.PathLike[str], limit: int | None,
         fd = os.open(path, _READ_FLAGS | (_NOFOLLOW if found is not None else 0))
     except OSError as exc:
         raise _os_refusal(path, exc) from None
+    except ValueError:  # (no name a file can have: the system call is never made)
+        raise name_refusal(path) from None
     try:
         st = os.fstat(fd)
         _check_mode(path, st, limit)  # what was opened, not what the name says now
@@ -310,7 +320,10 @@ def check_inside(root: str | os.PathLike[str], path: str | os.PathLike[str],
     """Refuse (:class:`FileRefused` ``outside-catalog``) a ``path`` that, once every symbolic
     link on it is followed, is not ``root`` or below it.  ``root`` is taken as it resolves;
     a path that does not exist yet is judged by the folders above it."""
-    real = os.path.realpath(path)
+    try:
+        real = os.path.realpath(path)
+    except ValueError:  # (a name from a record that no file can have)
+        raise name_refusal(path) from None
     if within(real, os.path.realpath(root)):
         return
     shown = show_name(os.fspath(path))

@@ -104,8 +104,13 @@ class _Names:
 
 
 def _inside(root: Path, rel: str) -> Path:
-    """``root / rel`` resolved; refuses anything that ends up outside ``root``."""
-    target = (root / rel).resolve()
+    """``root / rel`` resolved; refuses anything that ends up outside ``root``, and a name
+    no file can have (a manifest's ``"\\ud800"``: ``os`` raises ``ValueError`` for it)."""
+    try:
+        target = (root / rel).resolve()
+    except ValueError:
+        raise FormatError(Code.OUTSIDE_TARGET, f"refusing {rel!r}: no file can have that name "
+                          "(an unpaired surrogate or a NUL character)", where=rel) from None
     if target != root and root not in target.parents:
         raise FormatError(
             Code.OUTSIDE_TARGET,
