@@ -736,21 +736,25 @@ class _Checker:
         return got
 
 
-def backtracking_risks(pattern: str, flags: str = "") -> list[BacktrackRisk]:
+def backtracking_risks(pattern: str, flags: str = "", budget: Budget | None = None
+                       ) -> list[BacktrackRisk]:
     """The catastrophic-backtracking shapes found in ``pattern`` (parse errors raise).
 
-    Parsing and checking together take at most ``steps_allowed(len(pattern))`` steps;
-    past that the pattern is "not checked" (RegexParseError)."""
+    Parsing and checking together take at most ``steps_allowed(len(pattern))`` steps (or
+    what ``budget``, the caller's, holds: its ``used`` says what the check took); past that
+    the pattern is "not checked" (RegexParseError)."""
     if len(pattern) <= _MAX_PATTERN and _META.search(pattern) is None:
         # a plain string (no syntax at all): it parses (a few steps a character, well
         # inside the budget) into a sequence of characters, which repeats nothing
         return []
-    return checked_risks(pattern, flags)
+    return checked_risks(pattern, flags, budget)
 
 
-def checked_risks(pattern: str, flags: str = "") -> list[BacktrackRisk]:
+def checked_risks(pattern: str, flags: str = "", budget: Budget | None = None
+                  ) -> list[BacktrackRisk]:
     """:func:`backtracking_risks` by parsing and checking, whatever the pattern."""
-    budget = Budget(steps_allowed(len(pattern)))
+    if budget is None:
+        budget = Budget(steps_allowed(len(pattern)))
     root = parse_pattern(pattern, flags, budget)
     checker = _Checker("i" in flags, budget)
     nodes = _walk(root, budget)

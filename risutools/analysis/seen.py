@@ -230,6 +230,8 @@ class Seen:
         #: past the module's bound
         self.pattern_memo: dict[tuple[str, str], Any] = {}
         self.patterns_unchecked = 0
+        #: steps the module's pattern checks took so far (walk_text.MODULE_PATTERN_STEPS)
+        self.pattern_steps = 0
         #: calls an editDisplay listener makes that RisuAI refuses there: (at, api, where)
         self.display_refused: list[tuple[int, str, str]] = []
         self.run_triggers: list[tuple[int, str, str]] = []  # (at, name, where): see RA107

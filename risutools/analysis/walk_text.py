@@ -15,8 +15,10 @@ from risutools.analysis.htmlscan import scan_html
 from risutools.analysis.lualex import LineIndex
 from risutools.analysis.regexcheck import (
     BacktrackRisk,
+    Budget,
     RegexParseError,
     backtracking_risks,
+    steps_allowed,
 )
 from risutools.analysis.seen import Seen
 
@@ -57,12 +59,13 @@ def var_use(s: Seen, name: str, mode: str, where: str) -> None:
         s.state_use("chat", name, mode, where)
 
 
-def check_pattern(pattern: str, letters: str
+def check_pattern(pattern: str, letters: str, budget: Budget | None = None
                   ) -> tuple[list[BacktrackRisk], tuple[str, int] | None, bool]:
     """The backtracking check of one pattern (parsed as data, never compiled): its risks,
-    or (why, offset) when it does not parse, or True when it is nested too deeply."""
+    or (why, offset) when it does not parse, or True when it is nested too deeply
+    (``budget``: its steps, else its own allowance: :func:`steps_allowed`)."""
     try:
-        return backtracking_risks(pattern, letters), None, False
+        return backtracking_risks(pattern, letters, budget), None, False
     except RegexParseError as exc:
         return [], (exc.why, exc.offset), False
     except RecursionError:
@@ -84,7 +87,10 @@ def read_pattern(s: Seen, where: str, pattern: str, letters: str,
                     f"more than {MAX_PATTERNS_CHECKED:,} distinct patterns in one module: "
                     "this one and those after it were not checked", -1), False))
             return
-        got = s.pattern_memo[(pattern, letters)] = check_pattern(pattern, letters)
+        got = _checked_within(s, at, where, pattern, letters)
+        if got is None:
+            return
+        s.pattern_memo[(pattern, letters)] = got
     risks, parse_error, too_deep = got
     if risks_only and not risks:
         return
@@ -92,10 +98,36 @@ def read_pattern(s: Seen, where: str, pattern: str, letters: str,
         s.patterns.append((at, where, risks, parse_error, too_deep))
 
 
+def _checked_within(s: Seen, at: int, where: str, pattern: str, letters: str
+                    ) -> tuple[list[BacktrackRisk], tuple[str, int] | None, bool] | None:
+    """:func:`check_pattern` within what is left of the module's steps
+    (:data:`MODULE_PATTERN_STEPS`), charged what it took; None when nothing is left or the
+    pattern used it up (not checked: one RA202 says so for the module)."""
+    left = MODULE_PATTERN_STEPS - s.pattern_steps
+    own = steps_allowed(len(pattern))
+    budget = Budget(min(own, left))
+    got = check_pattern(pattern, letters, budget) if left > 0 else None
+    s.pattern_steps += budget.used
+    if got is not None and not (own > left and got[1] is not None and budget.left < 0):
+        return got
+    s.patterns_unchecked += 1
+    if s.patterns_unchecked == 1:  # (one record says it; -1: no offset)
+        s.patterns.append((at, where, [], (
+            f"the module's patterns took more than {MODULE_PATTERN_STEPS:,} steps to check: "
+            "this one and those after it were not checked", -1), False))
+    return None
+
+
 #: distinct (pattern, flags) checked per module, each within its own step budget (the same
 #: pattern again is answered from the first check); past them a pattern is not checked, and
 #: one RA202 says so
 MAX_PATTERNS_CHECKED = 20_000
+#: steps the checks of one module's patterns take together at most (each pattern's own
+#: allowance, :func:`~risutools.analysis.regexcheck.steps_allowed`, within it): about a
+#: second (87 ns a step); the real corpus's largest took 4,128; 8,000 patterns of 800
+#: characters built to be slow took 37 s before it.  Past it a pattern is not checked, and
+#: one RA202 says so
+MODULE_PATTERN_STEPS = 12_000_000
 #: patterns kept per module with a risk or a failure (each an RA201/RA202 line)
 MAX_PATTERN_RECORDS = 2_000
 
