@@ -177,8 +177,6 @@ class Budget:
             raise RegexParseError(0, "pattern too complex to check")
 
 
-
-
 class _Parser:
     def __init__(self, pattern: str, unicode: bool, dotall: bool, budget: Budget) -> None:
         self.p = pattern
@@ -744,17 +742,14 @@ def backtracking_risks(pattern: str, flags: str = "", budget: Budget | None = No
     what ``budget``, the caller's, holds: its ``used`` says what the check took); past that
     the pattern is "not checked" (RegexParseError)."""
     if len(pattern) <= _MAX_PATTERN and _META.search(pattern) is None:
-        # a plain string (no syntax at all): it parses (a few steps a character, well
-        # inside the budget) into a sequence of characters, which repeats nothing
-        return []
+        return []  # (a plain string parses into a sequence, which repeats nothing)
     return checked_risks(pattern, flags, budget)
 
 
 def checked_risks(pattern: str, flags: str = "", budget: Budget | None = None
                   ) -> list[BacktrackRisk]:
     """:func:`backtracking_risks` by parsing and checking, whatever the pattern."""
-    if budget is None:
-        budget = Budget(steps_allowed(len(pattern)))
+    budget = budget if budget is not None else Budget(steps_allowed(len(pattern)))
     root = parse_pattern(pattern, flags, budget)
     checker = _Checker("i" in flags, budget)
     nodes = _walk(root, budget)
