@@ -29,11 +29,6 @@ def escape_pointer_token(token: str) -> str:
 Place = tuple["Place", str | int] | None
 
 
-def place_in(place: Place, token: str | int) -> Place:
-    """The place of the member ``token`` (a key or an index) of the value at ``place``."""
-    return (place, token)
-
-
 def pointer_at(place: Place, limit: int | None = None) -> str:
     """The JSON pointer of ``place``; with ``limit``, that of its nearest place (itself or a
     container above it) whose pointer is at most ``limit`` characters (the root's, ``""``,
