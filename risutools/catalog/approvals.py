@@ -159,6 +159,9 @@ def verify_with(settings: CatalogSettings, record: dict[str, Any],
     data = signed_bytes(record)
     if _fast_verified(signers, sig, reviewer, ns, data):  # (no process: the common case)
         return SignatureCheck("verified", f"signed by {reviewer} (allowed_signers)")
+    if "\0" in reviewer:  # (no argument of a process can hold it: no signer is named so)
+        return SignatureCheck("not_allowed", f"no allowed signer can be named {reviewer!r} "
+                              "(it holds a NUL character)")
     exe = _ssh_keygen()
     with tempfile.TemporaryDirectory(prefix="risutools-verify-") as tmp:
         sigfile = Path(tmp) / "record.sig"
@@ -168,8 +171,8 @@ def verify_with(settings: CatalogSettings, record: dict[str, Any],
             try:
                 proc = subprocess.run([exe, "-Y", *args], input=data, capture_output=True,
                                       timeout=SIG_TIMEOUT, check=False)
-            except subprocess.TimeoutExpired:
-                return False
+            except (subprocess.TimeoutExpired, ValueError):  # (a NUL in a record's name: no
+                return False  # argument a process can take, so nothing it verifies)
             return proc.returncode == 0
 
         if run("verify", "-f", str(signers), "-I", reviewer, "-n", ns, "-s", str(sigfile)):
