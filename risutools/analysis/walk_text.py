@@ -81,11 +81,8 @@ def read_pattern(s: Seen, where: str, pattern: str, letters: str,
     got = s.pattern_memo.get((pattern, letters))
     if got is None:
         if len(s.pattern_memo) >= MAX_PATTERNS_CHECKED:
-            s.patterns_unchecked += 1
-            if s.patterns_unchecked == 1:  # (one record says it; -1: no offset)
-                s.patterns.append((at, where, [], (
-                    f"more than {MAX_PATTERNS_CHECKED:,} distinct patterns in one module: "
-                    "this one and those after it were not checked", -1), False))
+            _unchecked(s, at, where, f"more than {MAX_PATTERNS_CHECKED:,} distinct patterns "
+                       "in one module")
             return
         got = _checked_within(s, at, where, pattern, letters)
         if got is None:
@@ -104,18 +101,25 @@ def _checked_within(s: Seen, at: int, where: str, pattern: str, letters: str
     (:data:`MODULE_PATTERN_STEPS`), charged what it took; None when nothing is left or the
     pattern used it up (not checked: one RA202 says so for the module)."""
     left = MODULE_PATTERN_STEPS - s.pattern_steps
-    own = steps_allowed(len(pattern))
-    budget = Budget(min(own, left))
-    got = check_pattern(pattern, letters, budget) if left > 0 else None
-    s.pattern_steps += budget.used
-    if got is not None and not (own > left and got[1] is not None and budget.left < 0):
-        return got
-    s.patterns_unchecked += 1
-    if s.patterns_unchecked == 1:  # (one record says it; -1: no offset)
-        s.patterns.append((at, where, [], (
-            f"the module's patterns took more than {MODULE_PATTERN_STEPS:,} steps to check: "
-            "this one and those after it were not checked", -1), False))
+    if left > 0:
+        own = steps_allowed(len(pattern))
+        budget = Budget(min(own, left))
+        got = check_pattern(pattern, letters, budget)
+        s.pattern_steps += budget.used
+        if not (own > left and budget.left < 0):  # (else the module's steps ran out)
+            return got
+    _unchecked(s, at, where, f"the module's patterns took more than "
+               f"{MODULE_PATTERN_STEPS:,} steps to check")
     return None
+
+
+def _unchecked(s: Seen, at: int, where: str, why: str) -> None:
+    """A pattern not checked (a module bound past): counted, and the first one of the
+    module recorded with ``why`` (one RA202 says it; -1: no offset)."""
+    s.patterns_unchecked += 1
+    if s.patterns_unchecked == 1:
+        s.patterns.append((at, where, [], (
+            f"{why}: this one and those after it were not checked", -1), False))
 
 
 #: distinct (pattern, flags) checked per module, each within its own step budget (the same
