@@ -42,7 +42,7 @@ def run(opts: Options) -> Monitored:
     if opts.component is not None:
         refuse_invalid_component(opts.component)
         doc = load_component(opts.component).doc
-    report = run_monitor(opts.fixture, opts.config, doc)
+    report = run_monitor(opts.fixture, opts.config, doc, streamed=True)
     if opts.output:
         write_report_files(report, Path(opts.output))
     return Monitored(report)

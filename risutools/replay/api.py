@@ -206,9 +206,14 @@ def _replayed(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Pa
                              watch_many=views.add_columns)
         report = build_report(run, fx, cfg, cf.doc)
     except OSError as exc:  # the temporary folder full or unwritable
-        raise RisuError(Code.UNWRITABLE, "cannot keep the report's rows in the temporary "
-                        f"folder: {exc.strerror or exc}", path=tempfile.gettempdir()) from exc
+        raise _unspooled(exc) from exc
     return fx, report, views
+
+
+def _unspooled(exc: OSError) -> RisuError:
+    """The one line for rows that cannot be kept in the temporary folder."""
+    return RisuError(Code.UNWRITABLE, "cannot keep the report's rows in the temporary "
+                     f"folder: {exc.strerror or exc}", path=tempfile.gettempdir())
 
 
 def _held(report: dict[str, Any]) -> bool:
@@ -229,10 +234,23 @@ def catalog_section(component: Path) -> dict[str, Any] | None:
 
 
 def run_monitor(fixture: str | Path, config: str | Path | None = None,
-                component: dict[str, Any] | None = None) -> dict[str, Any]:
+                component: dict[str, Any] | None = None, *,
+                streamed: bool = False) -> dict[str, Any]:
     """The monitor alone over a fixture; returns a replay-report-v1, tied to ``component``
-    (the monitor's document: its id, version and digest) when one is given."""
-    fx = load_fixture(fixture)
+    (the monitor's document: its id, version and digest) when one is given.
+
+    ``streamed`` (what ``replay monitor`` does): an NDJSON fixture read as the replay
+    reaches its turns (:func:`stream_fixture`, as ``replay run`` reads it: no bound on its
+    values but the file's), the cycle collector paused, and the report's rows and alerts
+    kept in spools, out of memory (:class:`~risutools.replay.spool.Spool`, read back when
+    listed): the same report, its rows a sequence rather than a list."""
+    fx = stream_fixture(fixture) if streamed else load_fixture(fixture)
     cfg = load_replay_config(config, fx.config, paths=(str(fixture),))
-    run = run_simulation(SIM_MONITOR, fx, cfg)
-    return build_report(run, fx, cfg, component)
+    if not streamed:
+        return build_report(run_simulation(SIM_MONITOR, fx, cfg), fx, cfg, component)
+    with cycles_paused():
+        try:
+            run = run_simulation(SIM_MONITOR, fx, cfg, spool=True)
+            return build_report(run, fx, cfg, component)
+        except OSError as exc:  # the temporary folder full or unwritable
+            raise _unspooled(exc) from exc

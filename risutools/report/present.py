@@ -9,7 +9,7 @@ or ``-o FILE``) and the lines before it on standard error.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -254,23 +254,28 @@ def _replay_run(r: Replayed, **_: Any) -> Rendered:
 
 
 def _replay_monitor(m: Monitored, **_: Any) -> Rendered:
-    lines = []
-    injected = {a["request"]: a.get("additional_context", "") for a in m.report["alerts"]}
-    for row in m.report["requests"]:
+    return Rendered(_monitor_lines(m.report))
+
+
+def _monitor_lines(report: dict[str, Any]) -> Iterator[str]:
+    """A line a request (and what an alert injects), the notes, then the counts: written
+    as they are made (a streamed report's rows are read back from its spool once)."""
+    injected = {a["request"]: a.get("additional_context", "") for a in report["alerts"]}
+    for row in report["requests"]:
         mon = row["monitor"]
         level = mon["level"] or f"({mon['metrics']} metrics)"
         used = "-" if mon["used_pct"] is None else f"{mon['used_pct']:.1f}%"
         alert = f"  ALERT ({mon['alert_reason']})" if mon["alert"] else ""
-        lines.append(f"request {row['request']:>5}  {row['tokens_in']:>8} tokens  {used:>7}  "
-                     f"{level}{alert}")
+        yield (f"request {row['request']:>5}  {row['tokens_in']:>8} tokens  {used:>7}  "
+               f"{level}{alert}\n")
         if row["request"] in injected:  # what the alert injects, as the agent reads it
-            lines.append(f"  additionalContext: {text_value(injected[row['request']])}")
-    lines += [f"note: {text_value(n)}" for n in m.report.get("monitor_notes", [])]
-    summary = m.report["summary"]
-    comp = m.report.get("component")
+            yield f"  additionalContext: {text_value(injected[row['request']])}\n"
+    for n in report.get("monitor_notes", []):
+        yield f"note: {text_value(n)}\n"
+    summary = report["summary"]
+    comp = report.get("component")
     tied = f"; {text_value(comp['component_id'])} at {comp['doc_sha256']}" if comp else ""
-    lines.append(f"{summary['requests']} request(s), {summary['alerts']} alert(s){tied}")
-    return Rendered("".join(x + "\n" for x in lines))
+    yield f"{summary['requests']} request(s), {summary['alerts']} alert(s){tied}\n"
 
 
 def _replay_synth(s: Synthesized, **_: Any) -> Rendered:
