@@ -6,7 +6,9 @@ thousand signed records, spent most of its time starting it.  The fast path acce
 signature when every one of these holds, a strict subset of what ``ssh-keygen -Y verify
 -f ALLOWED -I REVIEWER -n NAMESPACE -s SIG`` accepts (OpenSSH's ``sshsig.c``):
 
-* the armored text is one ``SSH SIGNATURE`` block of strict base64, and its blob is
+* the armored text is one ``SSH SIGNATURE`` block written exactly as ``ssh-keygen -Y
+  sign`` writes it (:data:`_ARMOR`: lines ended by ``\\n``, nothing before, no other
+  character; the base64 the blob's own spelling), and its blob is
   ``"SSHSIG"``, version 1, a plain ``ssh-ed25519`` public key (no certificate), the
   namespace asked for, an empty reserved field, hash ``sha256`` or ``sha512`` and an
   ``ssh-ed25519`` signature of 64 bytes, with nothing after;
@@ -16,7 +18,10 @@ signature when every one of these holds, a strict subset of what ``ssh-keygen -Y
   (no pattern, no negation in that field), has no option but ``namespaces="..."`` listing
   the namespace literally (no pattern there either), and holds that very key; and every
   line of the file is written that plainly (principals, at most that option, a key type,
-  its base64, a comment), so no line ``ssh-keygen`` reads otherwise stands before it.
+  its base64, a comment), so no line ``ssh-keygen`` reads otherwise stands before it;
+  its lines are ``ssh-keygen``'s (ended by ``\\n`` alone; a final ``\\r`` dropped) and their
+  fields too (parted by spaces and tabs alone): Python's ``splitlines`` and ``split`` also
+  break at U+2028, \\x1c, \\x85 ..., which hid a signer in another's line.
 
 Anything else (another key type, a certificate, ``cert-authority``, ``valid-after``, a
 pattern, a signature that does not verify) goes to ``ssh-keygen``, which gives its own
@@ -43,6 +48,13 @@ _LITERAL = re.compile(r"[^*?!\",\s]+")
 _NAMESPACES = re.compile(r'namespaces="([^"\s]*)"')
 # a key type's name as OpenSSH writes it (ssh-ed25519, ecdsa-sha2-nistp256, sk-...@openssh.com)
 _KEY_TYPE = re.compile(r"(?:ssh|ecdsa|sk)-[A-Za-z0-9@.-]+")
+#: the armor as ``ssh-keygen -Y sign`` writes it: the first line, lines of base64 each ended
+#: by a newline, the last line, at most a newline after it; nothing before, no other
+#: character (Python's ``splitlines`` and ``strip`` also take U+2028, \x1c, \x85, a lone \r
+#: ... for line ends and spaces, which ssh-keygen refuses in an armor)
+_ARMOR = re.compile(re.escape(_BEGIN) + r"\n((?:[A-Za-z0-9+/=]+\n)+)" + re.escape(_END) + r"\n?")
+#: what separates the fields of an allowed_signers line for ssh-keygen: spaces and tabs
+_FIELDS = re.compile(r"[ \t]+")
 
 
 def _strings(blob: bytes, count: int) -> list[bytes] | None:
@@ -66,13 +78,18 @@ def _string(value: bytes) -> bytes:
 
 
 def _blob(armored: str) -> bytes | None:
-    lines = armored.strip().splitlines()
-    if len(lines) < 3 or lines[0].strip() != _BEGIN or lines[-1].strip() != _END:
+    """The signature's blob when ``armored`` is written exactly as ``ssh-keygen -Y sign``
+    writes it (:data:`_ARMOR`) and its base64 is the blob's own (encoded again, the same
+    text: no padding inside, no bits left over); None otherwise (ask ssh-keygen)."""
+    found = _ARMOR.fullmatch(armored)
+    if found is None:
         return None
+    text = found.group(1).replace("\n", "")
     try:
-        return base64.b64decode("".join(line.strip() for line in lines[1:-1]), validate=True)
+        blob = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
         return None
+    return blob if base64.b64encode(blob) == text.encode("ascii") else None
 
 
 def signing_key(armored: str, namespace: str, message: bytes) -> bytes | None:
@@ -133,9 +150,9 @@ def allowed(signers: str, reviewer: str, namespace: str, key: bytes) -> bool:
     line of it written plainly (:func:`_plain_line`; a file with any other line is left to
     ssh-keygen, whose reading of it may differ).  False: ask ssh-keygen."""
     found = False
-    for raw in signers.splitlines():
-        fields = raw.split()
-        if not fields or fields[0].startswith("#"):
+    for raw in signers.split("\n"):  # (ssh-keygen's lines: U+2028, \x1c ... end none)
+        fields = _FIELDS.split(raw.removesuffix("\r").strip(" \t"))
+        if fields == [""] or fields[0].startswith("#"):
             continue
         line = _plain_line(fields)
         if line is None:
