@@ -31,6 +31,7 @@ import os
 import re
 import unicodedata
 from collections.abc import Collection
+from pathlib import Path
 from urllib.parse import quote
 
 _ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
@@ -45,6 +46,27 @@ def _escape_char(ch: str) -> str:
     if o > 0xFFFF:
         return f"\\U{o:08x}"
     return f"\\u{o:04x}"
+
+
+def real_path(path: str | os.PathLike[str]) -> Path:
+    """``Path(path).resolve()`` that never raises: a symbolic link loop is left as it is
+    (``os.path.realpath``'s non-strict answer), for the read or write that follows to refuse
+    in its one line (ELOOP), where Python 3.10-3.12's ``Path.resolve`` raised RuntimeError
+    ("Symlink loop"), which reached the user as an internal error (``pack``, third fuzzing
+    pass).  Every path a user or a catalog gives is resolved through it."""
+    return Path(os.path.realpath(path))
+
+
+def search_start(start: str | os.PathLike[str]) -> Path:
+    """Where a search upwards (for a catalog's root, a configuration file) starts: the
+    folder the path is written in, absolute, its links not followed (``..`` taken as
+    written).  A document named ``cat/components/x.json`` belongs to the catalog ``cat``
+    even when ``components`` is a link elsewhere (the command then refuses the document as
+    outside the catalog: its real path is checked against the root's); searched from the
+    link's target, the catalog was wherever the link led (third fuzzing pass: ``replay run
+    --update`` rewrote documents and wrote replays/ there, with no evidence line in the
+    catalog's log)."""
+    return Path(os.path.abspath(start))
 
 
 def noncharacter(ch: str) -> bool:

@@ -215,14 +215,22 @@ def json_bytes(data: bytes) -> bytes | str:
     return json_text(data.decode("utf-8"))
 
 
-def require_plain_text(value: str, option: str) -> str:
-    """``value``, or a ``usage`` error naming ``option`` when it holds a control character
-    (a line break, ESC ...) or a format character (a bidi override ...): text a record keeps
-    and a person later reads as one line (``approve --reviewer/--note``)."""
+def plain_text_problem(value: str) -> str | None:
+    """Why ``value`` is not one line of plain text (its first control character: a line
+    break, ESC ..., or format character: a bidi override ...), or None."""
     for ch in value:
         if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs"):
-            raise UsageError(option, f"holds the control character {_escaped(ch)}; a record "
-                             "holds one line of plain text")
+            return f"holds the control character {_escaped(ch)}"
+    return None
+
+
+def require_plain_text(value: str, option: str) -> str:
+    """``value``, or a ``usage`` error naming ``option`` when it is not one line of plain
+    text (:func:`plain_text_problem`): text a record keeps and a person later reads as one
+    line (``approve --reviewer/--note``)."""
+    why = plain_text_problem(value)
+    if why is not None:
+        raise UsageError(option, f"{why}; a record holds one line of plain text")
     return value
 
 

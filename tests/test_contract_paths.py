@@ -322,7 +322,10 @@ def test_config_and_notes_linked_to_dev_zero(tmp_path: Path) -> None:
     (repo / ".risutools.yaml").unlink()
     (repo / ".risutools.yaml").symlink_to("/dev/zero")
     p = run("validate", "catalog", cwd=repo)
-    assert p.returncode == 2
+    assert p.returncode == 2  # (found in the repository, it leads out of it: not read)
+    assert "outside-catalog: the configuration file found here leads outside" in one_line(p)
+    p = run("validate", "--config", ".risutools.yaml", "catalog", cwd=repo)
+    assert p.returncode == 2  # (named on the command line: read as a regular file or not)
     assert "not-a-file: is a character device" in one_line(p)
     (repo / ".risutools.yaml").unlink()
     (repo / "pyproject.toml").symlink_to("/dev/zero")  # not a regular file: not a config

@@ -283,7 +283,7 @@ def test_only_regular_files_are_read(tmp_path: Path, kind: str) -> None:
 
 
 def test_pack_reads_only_regular_files(tmp_path: Path) -> None:
-    from risutools.formats.unpack import pack_inputs, unpack
+    from risutools.formats.unpack import pack, pack_inputs, unpack
 
     src = Path(__file__).resolve().parents[1] / "fixtures" / "sources"
     manifest = unpack(src / "183120336_asset-pack.risum", tmp_path / "u")
@@ -294,10 +294,11 @@ def test_pack_reads_only_regular_files(tmp_path: Path) -> None:
         pack_inputs(tmp_path / "u")
     assert ei.value.code == "outside-target"  # never opened
     asset.unlink()
-    os.mkfifo(asset)
+    os.mkfifo(asset)  # (an asset is opened when it is packed, streamed: pack_inputs names it)
     with pytest.raises(FormatError) as ei:
-        pack_inputs(tmp_path / "u")
+        pack(tmp_path / "u", tmp_path / "o.risum")
     assert ei.value.code == "not-a-file" and ei.value.path == str(asset)
+    assert not (tmp_path / "o.risum").exists()
 
 
 def test_crc_helper_used_by_the_fixture_builder_matches_zlib() -> None:

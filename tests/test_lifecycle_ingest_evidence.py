@@ -50,7 +50,9 @@ def approved(tmp_path: Path) -> Path:
     cat = tmp_path / "cat"
     (cat / "notes").mkdir(parents=True)
     shutil.copy(FIXTURES / "notes" / f"{CUTTER}.yaml", cat / "notes")
-    (cat / ".risutools.yaml").write_text(f"sources: {tmp_path / 'src'}\n")
+    (cat / ".store").mkdir()  # (the store the digests gate reads: inside the repository,
+    shutil.copy(SOURCE, cat / ".store" / SOURCE.name)  # as a configuration's must be)
+    (cat / ".risutools.yaml").write_text("sources: .store\n")
     assert _ingest(tmp_path, cat).returncode == 0
     _ok("replay", "run", doc_path(cat, CUTTER), "-x", FIXTURES / "replay" / "anchor-edit.yaml",
         "--update")

@@ -40,8 +40,8 @@ from risutools.contract.sieve import Needles, needles
 from risutools.contract.transitions import ApprovalCheck, UsedRecords
 from risutools.errors import Code, RisuError, UsageError
 from risutools.jsonlines import require_text
-from risutools.pathnames import id_file_stem, show_name
-from risutools.printable import require_plain_text
+from risutools.pathnames import id_file_stem, real_path, show_name
+from risutools.printable import plain_text_problem, require_plain_text
 from risutools.safeio import (
     FileRefused,
     FolderFiles,
@@ -247,7 +247,7 @@ _VERDICTS: dict[tuple[Any, ...], str] = {}
 
 def _shown_from(root: Path, p: Path) -> str:
     try:
-        return p.resolve().relative_to(root.resolve()).as_posix()
+        return real_path(p).relative_to(real_path(root)).as_posix()
     except ValueError:
         return p.as_posix()
 
@@ -334,7 +334,7 @@ def _folder(cat: Catalog, folder: Path, folders: Folders) -> tuple[FolderFiles, 
     known = folders.get(folder)
     if known is None:
         try:
-            under: Path | None = folder.resolve().relative_to(cat.root)
+            under: Path | None = real_path(folder).relative_to(cat.root)
         except ValueError:
             under = None
         known = folders[folder] = (FolderFiles(cat.root, os.fspath(folder)), under)
@@ -391,7 +391,29 @@ def load_approval(cat: Catalog, p: Path, folders: Folders | None = None,
         return Approval(rel, p, digest, rec, f"approval lacks {', '.join(missing)}")
     if rec.get("action") not in lifecycle.ACTIONS:
         return Approval(rel, p, digest, rec, f"unknown action {rec.get('action')!r}")
-    return Approval(rel, p, digest, rec)
+    written = _written_problem(rec)
+    return Approval(rel, p, digest, rec, written) if written is not None else \
+        Approval(rel, p, digest, rec)
+
+
+def _written_problem(rec: dict[str, Any]) -> str | None:
+    """What ``approve`` would not have written in the record (a record written by hand is
+    held to the same rules, so the gates count only what the command could write): its
+    ``reviewer`` and ``note`` one line of plain text, the reviewer not blank, its ``at`` a
+    date and time (ISO 8601).  None: as written."""
+    for key in ("reviewer", "note"):
+        value = rec.get(key)
+        why = plain_text_problem(value) if isinstance(value, str) else None
+        if why is not None:
+            return f"approval's {key} {why}"
+    if not rec["reviewer"].strip():
+        return "approval's reviewer is blank"
+    try:
+        datetime.fromisoformat(rec["at"].removesuffix("Z") + ("+00:00" if rec["at"].endswith(
+            "Z") else ""))
+    except ValueError:
+        return f"approval's at is not a date and time (ISO 8601): {rec['at'][:40]!r}"
+    return None
 
 
 def _str(dumper: Any, value: str) -> Any:

@@ -46,7 +46,7 @@ from risutools.contract.sieve import load_where, needles
 from risutools.contract.transitions import CatalogLog, find_catalog_root, read_log
 from risutools.errors import Code, ConfigError, DocumentError
 from risutools.findings import Finding
-from risutools.pathnames import plain_id
+from risutools.pathnames import plain_id, real_path, search_start
 from risutools.rowspool import pack, unpack
 from risutools.safeio import FileRefused, check_inside, require_folder
 from risutools.settings import lifecycle
@@ -381,7 +381,7 @@ def find_root(start: Path) -> Path | None:
     root = find_catalog_root(start)
     if root is not None:
         return root
-    d = start.resolve()
+    d = search_start(start)
     if d.is_file():
         d = d.parent
     while True:
@@ -390,6 +390,21 @@ def find_root(start: Path) -> Path | None:
         if (d / ".git").exists() or d.parent == d:
             return None
         d = d.parent
+
+
+def refuse_outside_own_catalog(path: str | Path, what: str = "the document") -> None:
+    """``outside-catalog`` (exit 2) for a file written in a catalog's folder (found above it
+    as :func:`find_root` finds one, the path's links not followed) that leads outside that
+    catalog: what a command given a document without ``--catalog`` asks before it reads
+    or writes anything next to it (``replay run``: its reports and ``--update``).  A file in
+    no catalog is left alone."""
+    root = find_root(Path(path))
+    if root is None:
+        return
+    try:
+        check_inside(root, path, f"the catalog {display_path(root)}")
+    except FileRefused as exc:
+        raise FileRefused(exc.code, f"{what}: {exc.why}", path=exc.path) from None
 
 
 @dataclass
@@ -424,7 +439,7 @@ class Catalog:
                     "DIR",
                     path=str(start))
             root = found
-        root = root.resolve()
+        root = real_path(root)
         if configure is not None:
             cfg = configure(root)
         else:
@@ -466,9 +481,11 @@ class Catalog:
     @property
     def sources(self) -> Path | None:
         """The source store of the promotion gates: ``--sources``, or the configuration's
-        ``sources:`` as written (a curator's own run on a checkout they trust; ``review``,
-        which CI runs on pull requests, keeps it inside the repository)."""
-        return self.config.sources
+        ``sources:``, which must resolve inside the repository (``config-sources-outside``
+        otherwise, as ``review`` and ``verify`` say: a pull request that points ``sources:``
+        elsewhere made the digests gate hash files outside it; ``--sources DIR`` is the
+        user's word and is read wherever it is)."""
+        return self.config.source_store()
 
     def inside(self, path: Path, what: str = "") -> Path:
         """``path``, when it stays inside the catalog once every symbolic link on it is
@@ -485,7 +502,7 @@ class Catalog:
         """``p`` relative to the root, by the folder it is in (a link is named as itself,
         not as what it points at)."""
         try:
-            return (p.parent.resolve() / p.name).relative_to(self.root).as_posix()
+            return (real_path(p.parent) / p.name).relative_to(self.root).as_posix()
         except ValueError:
             return p.as_posix()
 
@@ -625,9 +642,9 @@ def _entry(ld: LoadedDocument, known: str | None = None,
         return None
     fmt = entry_format(file)
     if resolved is None:
-        path = file.resolve()
+        path = real_path(file)
     else:  # one resolve per file (an NDJSON catalog has thousands of entries in one)
-        path = resolved.get(file) or resolved.setdefault(file, file.resolve())
+        path = resolved.get(file) or resolved.setdefault(file, real_path(file))
     return Entry(path, ld.line if fmt == "ndjson" else None, fmt, ld.doc, h, ld,
                  key=(ld.file, ld.line))
 

@@ -173,6 +173,30 @@ def reasons(rel: Relations) -> list[dict[str, str]]:
     return out
 
 
+#: reasons of one kind a light packet lists (then one line counts the rest): a packet is
+#: read by a person, and N components of one source each listing the N-1 others made a
+#: queue N^2 (2,000 of them: 33 s, 739 MB written)
+MAX_REASONS_EACH = 20
+
+
+def capped(found: list[dict[str, str]]) -> list[dict[str, str]]:
+    """``found`` with at most :data:`MAX_REASONS_EACH` reasons of each kind, in order, each
+    kind past it closed by one reason of that kind saying how many more there are."""
+    out: list[dict[str, str]] = []
+    seen: dict[str, int] = {}
+    for r in found:
+        n = seen[r["reason"]] = seen.get(r["reason"], 0) + 1
+        if n <= MAX_REASONS_EACH:
+            out.append(r)
+    for kind, n in seen.items():
+        if n > MAX_REASONS_EACH:
+            at = max(i for i, r in enumerate(out) if r["reason"] == kind) + 1
+            out.insert(at, {"reason": kind, "detail": f"and {n - MAX_REASONS_EACH} more of "
+                            "this kind, not listed (the full lane and `risutools review` "
+                            "name them all)"})
+    return out
+
+
 def _brief(e: Entry) -> dict[str, Any]:
     return {"component_id": e.component_id, "component_version": e.version,
             "review_status": e.review_status, "runtime_status": e.runtime_status,
@@ -220,7 +244,8 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
                           "message": f.message} for f in findings],
             "risk": risk_of(inter, entry.component_id),
         },
-        "needs_full_context": reasons(rel) + interaction_reasons(inter, entry.component_id)
+        "needs_full_context": capped(reasons(rel) + interaction_reasons(inter,
+                                                                      entry.component_id))
         if lane == "light" else [],
     }
     if lane == "full":
@@ -273,6 +298,7 @@ def _note(cat: Catalog, cid: str, doc: Any = None) -> Any:
     if npath is None:
         return {"unreadable": "the component_id is not a plain name; no notes file is read"}
     if not os.path.lexists(npath):  # by its stable id or a slug alias, or a repost's `for:`
+        cat.inside(cat.notes_dir, "notes/")  # (listed only inside the catalog, as review does)
         found = find_notes(cat.notes_dir, cid, **document_keys(doc))
         if found is None:
             return None

@@ -109,7 +109,10 @@ def _relations(rel: dict[str, Any]) -> list[str]:
     lines += ["", "### Replay reports", ""]
     lines += [f"- {_code(r['file'])}: {_text(r['verdict'])}" for r in rel["replay_reports"]] \
         or ["None."]
-    lines += ["", f"Curator notes: {'present' if rel['notes'] is not None else 'none'}."]
+    notes = rel["notes"]
+    unread = notes.get("unreadable") if isinstance(notes, dict) and len(notes) == 1 else None
+    lines += ["", "Curator notes: " + ("none." if notes is None else "present." if unread is None
+                                       else f"unreadable ({_text(unread)}).")]
     return lines + _interactions(rel)
 
 

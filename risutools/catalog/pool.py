@@ -17,7 +17,7 @@ from risutools.catalog.outcome import SourceOutcome
 from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
 from risutools.contract.notesfind import notes_index
 from risutools.safeio import FoundFile
-from risutools.settings.catalog import default_jobs
+from risutools.settings.catalog import MAX_JOBS, default_jobs
 from risutools.settings.config import Settings
 from risutools.workers import die_with_parent, stop_pool
 
@@ -63,7 +63,9 @@ def run_sources(
     to ``finished``.  ``formats``: what the walk detected; ``found``: the (device, inode)
     the walk found at each path (a worker reads that file only; not for another
     executor's workers, which may see other device numbers)."""
-    workers = jobs if jobs is not None else default_jobs()
+    # (no more processes than files, nor than MAX_JOBS: `-j 300` of 9 files forked 300, and
+    # `-j 2147483648` overflowed; another executor keeps its own count)
+    workers = min(jobs if jobs is not None else default_jobs(), len(todo), MAX_JOBS)
     fmts = formats if formats is not None else {}
     ids = found if found is not None else {}
     if executor is None and (workers <= 1 or len(todo) == 1):

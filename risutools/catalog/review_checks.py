@@ -238,9 +238,13 @@ class ApprovalFacts:
 
 @check("RV301", "error", "catalog", "unreadable-approval", guards=True)
 def unreadable_approval(facts: ApprovalFacts) -> str | None:
-    """An approval record cannot be read (not YAML, a missing field, a bad value).
+    """An approval record cannot be read (not YAML, a missing field, a bad value), or holds
+    what `risutools approve` would not write (a reviewer or note that is not one line of
+    plain text, a blank reviewer, an `at` that is no ISO 8601 date and time).
 
-    Why: An approval nobody can read counts as no approval, and may hide a mistake.
+    Why: An approval nobody can read counts as no approval, and may hide a mistake; one
+    written by hand past the command's rules could show a forged line to whoever reads it,
+    and the gates count only what the command could have written.
 
     Fix: Write the record again with `risutools approve`."""
     return facts.approval.problem if facts.state == "unreadable" else None

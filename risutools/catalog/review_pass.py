@@ -80,7 +80,7 @@ from risutools.findings import Finding, listed
 from risutools.rowspool import Spool, pack, pack_parsed
 from risutools.safeio import FolderFiles
 from risutools.settings import lifecycle
-from risutools.settings.catalog import FACTS_DIR, default_jobs
+from risutools.settings.catalog import FACTS_DIR, MAX_JOBS, default_jobs
 from risutools.settings.config import Settings
 from risutools.workers import die_with_parent, stop_pool
 
@@ -542,7 +542,7 @@ def first_pass(root: Path, cfg: Settings, sources: Path | None, jobs: int | None
     listing, paths = list_folder(root, cfg.exclude)
     out = Pass(total=len(paths))
     out.add(listing, [])
-    workers = jobs if jobs is not None else default_jobs()
+    workers = min(jobs if jobs is not None else default_jobs(), MAX_JOBS)
     facts = FolderFiles(root, FACTS_DIR)  # each entry's facts/ file, read with its document
     if executor is not None:
         _on_executor(executor, paths, cfg, sources, facts, out, progress)

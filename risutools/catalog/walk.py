@@ -14,6 +14,7 @@ from risutools.catalog.render import under
 from risutools.errors import RisuError
 from risutools.formats import detect, named_as_risu
 from risutools.fsio import display_path
+from risutools.pathnames import real_path
 from risutools.safeio import FoundFile
 
 #: what ``known`` answers for a file the cache recorded as not a Risu file (no format)
@@ -51,7 +52,7 @@ def find_sources(
 
     found: list[tuple[str, str, str]] = []
     skipped: list[str] = []
-    ex = exclude.resolve() if exclude is not None else None
+    ex = real_path(exclude) if exclude is not None else None
     for path, rel, st in _walk_found(src, ex, unlisted if unlisted is not None else []):
         if known is None:
             if stats is not None:
@@ -133,7 +134,7 @@ def _below(top: str, prefix: str, fd: int | None, dirs: list[os.DirEntry[str]],
     for entry in sorted(dirs, key=_entry_name):
         name = entry.name
         path = os.path.join(top, name)
-        if name.startswith(".") or (exclude is not None and Path(path).resolve() == exclude):
+        if name.startswith(".") or (exclude is not None and real_path(path) == exclude):
             continue
         try:
             link = entry.is_symlink()

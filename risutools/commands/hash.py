@@ -11,6 +11,7 @@ from typing import ClassVar
 from risutools.contract.loaders import load_documents, not_a_component
 from risutools.errors import Code, DocumentError, RisuError
 from risutools.fsio import display_path
+from risutools.printable import text_value
 from risutools.settings.lifecycle import base_sha256
 
 
@@ -47,8 +48,8 @@ def hash_lines(path: str, *, bare: bool = False) -> tuple[list[str], list[str]]:
             lines.append(f"{h}  {given or d.file}")
         else:
             cid = d.doc.get("component_id") if isinstance(d.doc, dict) else None
-            lines.append(f"{h}  {given or d.file}:{d.line}  "
-                         f"{cid if isinstance(cid, str) else '-'}")
+            lines.append(f"{h}  {given or d.file}:{d.line}  "  # (the id as text: no line
+                         f"{text_value(cid) if isinstance(cid, str) else '-'}")  # break, ESC)
     return lines, problems
 
 

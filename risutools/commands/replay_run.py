@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from risutools.catalog.catalog import refuse_outside_own_catalog
 from risutools.catalog.evidence import evidence_writer
 from risutools.contract.schema import mc100
 from risutools.contract.validate import validate_document
@@ -57,6 +58,9 @@ def refuse_invalid_component(path: str) -> None:
 
 
 def run(opts: Options) -> Replayed:
+    # (its reports go next to it, its --update writes it: never through a link out of the
+    # catalog it is written in)
+    refuse_outside_own_catalog(opts.component)
     refuse_invalid_component(opts.component)
     settings = resolve_settings(None, opts.component)  # the catalog's `replay:` section
     outcome = run_component(opts.component, opts.fixture, opts.config, opts.output, opts.update,

@@ -31,7 +31,7 @@ from risutools.contract.transitions import (
     find_catalog_root,
     read_log,
 )
-from risutools.pathnames import show_name
+from risutools.pathnames import real_path, show_name
 from risutools.settings import lifecycle
 from risutools.settings.catalog import LOG_NAME
 
@@ -202,7 +202,7 @@ def catalog_roots(folders: Iterable[str], documents: Iterable[DocumentInfo]) -> 
             where[os.path.dirname(info.path)] = None
     roots = {r for f in where if (r := find_catalog_root(Path(f))) is not None}
     if not roots and where:
-        roots.add(Path(next(iter(where))).resolve())
+        roots.add(real_path(next(iter(where))))
     return sorted(roots)
 
 

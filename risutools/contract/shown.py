@@ -12,7 +12,7 @@ import functools
 import os
 from pathlib import Path
 
-from risutools.pathnames import show_name
+from risutools.pathnames import real_path, show_name
 
 
 def display_path(path: str | Path) -> str:
@@ -91,7 +91,7 @@ def _raw_display(path: str | Path, cwd: str) -> str:
 def _resolved(cwd: str, folder: str) -> str:
     """``Path(folder).resolve()`` seen from ``cwd``, as text: asked once a folder in a run
     over many files of a few folders (the folders of one command do not move under it)."""
-    return Path(folder).resolve().as_posix()
+    return real_path(folder).as_posix()
 
 
 def _clean_relative(name: str) -> bool:

@@ -35,6 +35,7 @@ from typing import Any
 from risutools.contract.records import Places, record_key
 from risutools.contract.sieve import Needles, needles
 from risutools.jsontypes import json_type_name
+from risutools.pathnames import search_start
 from risutools.safeio import FileRefused, read_inside, read_regular
 from risutools.settings.catalog import LOG_NAME
 from risutools.settings.lifecycle import (
@@ -102,7 +103,7 @@ class CatalogLog:
 
 def find_catalog_root(start: Path, stop: Path | None = None) -> Path | None:
     """The nearest folder from ``start`` upwards holding transitions.ndjson or approvals/."""
-    d = start.resolve()
+    d = search_start(start)
     if d.is_file():
         d = d.parent
     while True:

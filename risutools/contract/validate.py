@@ -52,6 +52,7 @@ from risutools.findings import (
     sorted_findings,
 )
 from risutools.jsonlines import unpaired_surrogate
+from risutools.pathnames import real_path
 from risutools.settings.config import Settings
 
 
@@ -308,7 +309,7 @@ def _whole_catalogs(paths: Sequence[str | os.PathLike[str]], folders: list[str],
     catalog (its root, or a folder above it: files named alone, or a folder inside the
     catalog, are a part of it), and MC306 with ``base_log`` (``folders``: those of
     ``paths`` that were folders when read)."""
-    walked = [Path(f).resolve() for f in folders]
+    walked = [real_path(f) for f in folders]
     whole = [r for r in catalog_roots(folders, result.documents) if folders and
              any(r == w or w in r.parents for w in walked)]
     for issue in mc307(whole, result.documents, cfg.exclude, logs):

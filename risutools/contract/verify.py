@@ -44,7 +44,7 @@ from risutools.contract.validate import doc_hash, load_all
 from risutools.errors import Code, FormatError, UsageError
 from risutools.findings import listed
 from risutools.formats.charx import member_sha256
-from risutools.pathnames import plain_id
+from risutools.pathnames import plain_id, search_start
 from risutools.safeio import (
     FileRefused,
     check_inside,
@@ -195,7 +195,7 @@ def _catalog_root(ctx: VerifyContext, ld: LoadedDocument) -> Path | None:
         if root is None:
             # a catalog without approvals yet: the document's own folder, or a parent
             # that has replays/ or notes/
-            d = start.resolve()
+            d = search_start(start)
             while True:
                 if (d / "replays").is_dir() or (d / "notes").is_dir():
                     root = d

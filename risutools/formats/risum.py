@@ -469,19 +469,32 @@ def main_block(module: dict[str, Any]) -> bytes:
         raise FormatError(Code.NOT_JSON, f"module cannot be written as JSON: {exc}") from None
 
 
-def iter_risum(module: dict[str, Any], assets: Iterable[bytes]) -> Iterator[bytes]:
-    """Yield the bytes of a ``.risum`` piece by piece (assets are encoded one at a time)."""
+#: the byte that ends a ``.risum`` (after its last asset frame)
+RISUM_END = b"\x00"
+
+
+def risum_head(module: dict[str, Any]) -> bytes:
+    """The bytes of a ``.risum`` before its asset frames: magic, version, the main block."""
     main = main_block(module)
     if len(main) > 0xFFFFFFFF:
         raise FormatError(Code.TOO_LARGE, "main block exceeds 4 GiB")
-    yield bytes([MAGIC, VERSION]) + _U32.pack(len(main))
-    yield rpack.encode(main)
+    return bytes([MAGIC, VERSION]) + _U32.pack(len(main)) + rpack.encode(main)
+
+
+def asset_head(size: int, what: str) -> bytes:
+    """The bytes that open an asset frame of ``size`` bytes (its RPack bytes follow)."""
+    if size > 0xFFFFFFFF:
+        raise FormatError(Code.TOO_LARGE, f"{what} exceeds 4 GiB")
+    return b"\x01" + _U32.pack(size)
+
+
+def iter_risum(module: dict[str, Any], assets: Iterable[bytes]) -> Iterator[bytes]:
+    """Yield the bytes of a ``.risum`` piece by piece (assets are encoded one at a time)."""
+    yield risum_head(module)
     for i, asset in enumerate(assets):
-        if len(asset) > 0xFFFFFFFF:
-            raise FormatError(Code.TOO_LARGE, f"asset {i} exceeds 4 GiB")
-        yield b"\x01" + _U32.pack(len(asset))
+        yield asset_head(len(asset), f"asset {i}")
         yield rpack.encode(asset)
-    yield b"\x00"
+    yield RISUM_END
 
 
 def write_risum(module: dict[str, Any], assets: list[bytes]) -> bytes:

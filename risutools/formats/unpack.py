@@ -19,16 +19,19 @@ import json
 import os
 import sys
 import unicodedata
+from collections.abc import Iterator
+from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from risutools.errors import Code, FormatError
-from risutools.formats import charx
+from risutools.formats import charx, rpack
 from risutools.formats.files import open_regular, read_to_bound
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.reader import MAX_JSON_BYTES, detect, read_path
-from risutools.formats.risum import read_risum_bytes, write_risum
-from risutools.fsio import atomic_write, check_target, write_many
+from risutools.formats.risum import RISUM_END, asset_head, read_risum_bytes, risum_head
+from risutools.fsio import atomic_write, check_target, os_error_line, write_many
+from risutools.pathnames import real_path
 from risutools.printable import json_text
 from risutools.safeio import sha256_regular
 
@@ -103,18 +106,19 @@ class _Names:
         return candidate
 
 
-def _inside(root: Path, rel: str) -> Path:
+def _inside(root: Path, rel: str, verb: str = "write") -> Path:
     """``root / rel`` resolved; refuses anything that ends up outside ``root``, and a name
     no file can have (a manifest's ``"\\ud800"``: ``os`` raises ``ValueError`` for it)."""
     try:
-        target = (root / rel).resolve()
+        target = real_path(root / rel)
     except ValueError:
         raise FormatError(Code.OUTSIDE_TARGET, f"refusing {rel!r}: no file can have that name "
                           "(an unpaired surrogate or a NUL character)", where=rel) from None
     if target != root and root not in target.parents:
         raise FormatError(
             Code.OUTSIDE_TARGET,
-            f"refusing to write {rel!r}: it resolves outside the output folder",
+            f"refusing to {verb} {rel!r}: it resolves outside the "
+            + ("output folder" if verb == "write" else "folder packed"),
             where=rel,
         )
     return target
@@ -129,17 +133,25 @@ def _json_bytes(value: Any) -> bytes:
             + "\n").encode("utf-8")
 
 
+def _out_folder(out_dir: str | os.PathLike[str]) -> Path:
+    """The output folder, made if need be, resolved."""
+    root_given = Path(out_dir)
+    if root_given.exists() and not root_given.is_dir():
+        raise FormatError(Code.NOT_A_DIRECTORY,
+                          "output exists and is not a folder", path=str(out_dir))
+    try:  # (a link that leads nowhere, a loop: one line, as every command's output folder)
+        root_given.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise os_error_line(exc, out_dir) from None
+    return real_path(root_given)
+
+
 def unpack(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
            force: bool = False) -> dict[str, Any]:  # fmt: skip
     """Unpack ``path`` into ``out_dir``; returns the manifest written."""
     src = os.fspath(path)
     modules = read_path(src, with_assets=True)
-    root_given = Path(out_dir)
-    if root_given.exists() and not root_given.is_dir():
-        raise FormatError(Code.NOT_A_DIRECTORY,
-                          "output exists and is not a folder", path=str(out_dir))
-    root_given.mkdir(parents=True, exist_ok=True)
-    root = root_given.resolve()
+    root = _out_folder(out_dir)
     files: dict[str, bytes] = {}
     manifest: dict[str, Any] = {"manifest": MANIFEST_KIND}
     module = modules[0] if modules else None
@@ -283,17 +295,30 @@ def _module_of(obj: dict[str, Any], where: str) -> dict[str, Any]:
     )
 
 
-def pack_inputs(src: str | os.PathLike[str]) -> tuple[dict[str, Any], list[bytes]]:
-    """The module and asset bytes described by an unpacked folder, manifest or module JSON."""
+class AssetFile(NamedTuple):
+    """An asset file a manifest lists (checked to be inside the folder), read when packed."""
+
+    path: Path
+    what: str  # "asset N", for its errors
+
+
+def pack_inputs(src: str | os.PathLike[str]) -> tuple[dict[str, Any], list[AssetFile]]:
+    """The module and the asset files described by an unpacked folder, manifest or module
+    JSON (the files are read as they are packed: :func:`asset_pieces`)."""
     p = Path(src)
     if p.is_file() and p.name != MANIFEST:
         return _module_file(p), []
-    root = (p.parent if p.is_file() else p).resolve()
+    root = real_path(p.parent if p.is_file() else p)
     if not root.is_dir():
+        if os.path.lexists(p):  # (a link to nothing: a loop, or its target gone)
+            raise FormatError(Code.UNREADABLE, "a symbolic link that leads nowhere (a loop, "
+                              "or its target missing)", path=str(src))
         raise FormatError(Code.NOT_FOUND, "no such folder or file", path=str(src))
-    manifest_path = root / MANIFEST
-    if not manifest_path.is_file():
+    if not os.path.lexists(root / MANIFEST):
         return _bare_folder(root, src), []
+    # (read only inside the folder, and only as a regular file: a link out of it is refused
+    # as module.json's is, a FIFO or a device as every file is)
+    manifest_path = _inside(root, MANIFEST, "read")
     manifest = _load_json(manifest_path, "manifest.json")
     rel_module = _manifest_module(manifest, manifest_path, root)
     # module.json is the module object exactly as read (unknown fields and all, for
@@ -355,9 +380,11 @@ def _manifest_module(manifest: dict[str, Any], manifest_path: Path, root: Path) 
     return rel_module
 
 
-def _manifest_assets(manifest: dict[str, Any], manifest_path: Path, root: Path) -> list[bytes]:
-    """The bytes of each asset file the manifest lists, in frame order (no gap before a file)."""
-    blobs: list[bytes] = []
+def _manifest_assets(manifest: dict[str, Any], manifest_path: Path, root: Path
+                     ) -> list[AssetFile]:
+    """Each asset file the manifest lists, in frame order (no gap before a file), checked to
+    be inside the folder (read when packed)."""
+    blobs: list[AssetFile] = []
     entries = manifest.get("assets", [])
     if not isinstance(entries, list):
         raise FormatError(Code.PACK_INVALID_INPUT, "assets is not a list",
@@ -380,18 +407,46 @@ def _manifest_assets(manifest: dict[str, Any], manifest_path: Path, root: Path) 
                 f"asset {gap} has no file but asset {i} does: frames would be out of step",
                 path=str(manifest_path), where=f"/assets/{gap}/file",
             )
-        target = _inside(root, rel)
-        blobs.append(_read_regular(target, f"asset {i}"))
+        blobs.append(AssetFile(_inside(root, rel), f"asset {i}"))
     return blobs
+
+
+#: bytes of an asset file read, encoded and written at a time by ``pack``
+PACK_CHUNK = 1 << 20
+
+
+def asset_pieces(asset: AssetFile) -> Iterator[bytes]:
+    """The frame of one asset file, a :data:`PACK_CHUNK` at a time: the file opened as a
+    regular file (never a device or FIFO), its size taken once, and exactly that many bytes
+    read (one that shrinks or grows while packed is refused): memory stays at a chunk
+    whatever the asset's size (a 3 GB asset was read whole: MemoryError)."""
+    fp, size = open_regular(asset.path)
+    with fp:
+        yield asset_head(size, asset.what)
+        left = size
+        try:
+            while left:
+                chunk = fp.read(min(left, PACK_CHUNK))
+                if not chunk:
+                    break
+                left -= len(chunk)
+                yield rpack.encode(chunk)
+            changed = bool(left) or bool(fp.read(1))
+        except OSError as exc:
+            raise FormatError(Code.UNREADABLE, f"cannot read {asset.what}: {exc.strerror}",
+                              path=str(asset.path)) from None
+    if changed:
+        raise FormatError(Code.UNREADABLE, f"{asset.what} changed size while it was packed",
+                          path=str(asset.path))
 
 
 def pack(src: str | os.PathLike[str], out: str | os.PathLike[str], *, force: bool = False) -> int:
     """Write ``out`` (.risum) from ``src``; returns the number of bytes written."""
-    module, blobs = pack_inputs(src)
-    data = write_risum(module, blobs)
+    module, assets = pack_inputs(src)
+    head = risum_head(module)
     try:  # (a module within the bounds as JSON may pass them once wrapped and indented:
-        read_risum_bytes(data)  # a .risum its own reader, and every reader, refuses)
-    except FormatError as exc:
+        read_risum_bytes(head + RISUM_END)  # a .risum its own reader, and every reader,
+    except FormatError as exc:  # refuses; asset frames are read past, whatever their size)
         raise FormatError(exc.code, f"the .risum would be refused when read: {exc.why}",
                           where=exc.where, path=os.fspath(src)) from None
     if os.path.isdir(out):
@@ -400,10 +455,18 @@ def pack(src: str | os.PathLike[str], out: str | os.PathLike[str], *, force: boo
     if not force and os.path.lexists(out):
         raise FormatError(Code.TARGET_EXISTS, "the file already exists; use --force to overwrite",
                           path=os.fspath(out))
+    written = [0]
+
+    def pieces() -> Iterator[bytes]:  # (one asset's chunk in memory at a time)
+        for piece in chain((head,), chain.from_iterable(map(asset_pieces, assets)),
+                           (RISUM_END,)):
+            written[0] += len(piece)
+            yield piece
+
     try:
-        atomic_write(out, data, expect_absent=not force)
+        atomic_write(out, pieces(), expect_absent=not force)
     except (FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError) as exc:
         raise FormatError(
             Code.UNWRITABLE, f"cannot write {exc.filename}: {exc.strerror}", path=os.fspath(out)
         ) from None
-    return len(data)
+    return written[0]

@@ -99,7 +99,7 @@ def _hash(h: HashResult, **_: Any) -> Rendered:
         if f.error is not None:
             err.append(refusal(f.error))
         err += [safe_line(f"risutools: {p}") for p in f.problems]
-        lines += f.lines
+        lines += map(safe_line, f.lines)  # (each one line, whatever a command put in it)
     return Rendered("".join(x + "\n" for x in lines), err)
 
 

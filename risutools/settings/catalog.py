@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from risutools.errors import Code, ConfigError
+from risutools.pathnames import real_path
 
 #: the folder of a catalog where ``ingest`` writes each component's facts summary
 #: (``facts/<component_id>.json``, written by the projection, read by the review)
@@ -19,6 +21,11 @@ LOG_NAME = "transitions.ndjson"
 FACTS_FORMAT = "component-facts-v1"
 #: the largest curator notes file read (bytes): ingest, the projection and packets
 MAX_NOTES_BYTES = 4 * 1024 * 1024
+
+
+#: the most worker processes ``ingest`` and ``review`` start, whatever ``-j`` asks (each is
+#: also at most one a file: ingest's, or one a chunk of documents: review's)
+MAX_JOBS = 256
 
 
 def default_jobs() -> int:
@@ -36,7 +43,13 @@ def config_path(value: str, base: Path, key: str, where: str | None) -> Path:
     against its file's folder; one the system cannot resolve (a NUL byte in it, a symbolic
     link loop, a name past the system's bound) is ``config-bad-value`` naming the key."""
     try:
-        return (base / value).resolve()  # (an absolute path stays one)
+        path = real_path(base / value)  # (an absolute path stays one)
+        try:
+            os.stat(path)  # (a loop is left in place by real_path: said here, as before)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise
+        return path
     except (OSError, RuntimeError, ValueError) as exc:
         raise ConfigError(Code.CONFIG_BAD_VALUE, f"{key.rsplit('.', 1)[-1]}: cannot resolve "
                           f"the path: {exc}", where=key, path=where) from None

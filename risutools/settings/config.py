@@ -42,6 +42,7 @@ at most ``MAX_CONFIG_BYTES``).
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -50,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from risutools.checks.registry import RuleFilter, guard_ids, known_ids, matches, split_codes
 from risutools.errors import Code, ConfigError
-from risutools.pathnames import excluded, show_name
+from risutools.pathnames import excluded, real_path, search_start, show_name
 from risutools.safeio import FileRefused, is_regular, read_or_raise, read_regular
 from risutools.settings.catalog import CatalogSettings, catalog_settings, config_path
 from risutools.settings.replay import check_layer
@@ -107,7 +108,7 @@ class Settings:
         if allowed_signers is None:
             return self
         section = {**self.sections.get("catalog", {}),
-                   "allowed_signers": str(Path(allowed_signers).resolve()),
+                   "allowed_signers": str(real_path(allowed_signers)),
                    "require_signatures": True}
         return replace(self, sections={**self.sections, "catalog": section},
                        signers_pinned=True)
@@ -210,7 +211,7 @@ class Settings:
 
 def _inside(path: Path, root: Path) -> bool:
     try:
-        path.resolve().relative_to(root.resolve())
+        real_path(path).relative_to(real_path(root))
     except (ValueError, OSError, RuntimeError):
         return False
     return True
@@ -219,7 +220,7 @@ def _inside(path: Path, root: Path) -> bool:
 def config_root(config_file: Path) -> Path:
     """The folder a configuration's paths must stay inside: the nearest folder holding
     ``.git`` at or above the file's folder, else the file's own folder (resolved)."""
-    start = config_file.resolve().parent
+    start = real_path(config_file).parent
     d = start
     while True:
         if (d / ".git").exists():
@@ -403,17 +404,34 @@ def _toml_section(data: bytes, p: Path) -> Any:
     return doc.get("tool", {}).get("risutools")
 
 
+def _found_inside(found: Path) -> Path:
+    """A configuration file found by the search upwards, when it stays inside its folder's
+    repository once its links are followed (the nearest folder above it holding ``.git``,
+    else its own folder, as :func:`config_root` bounds the paths it names); else
+    ``outside-catalog``: a ``.risutools.yaml`` linked to a file elsewhere was read by every
+    catalog command, and its values quoted in their errors.  A file named on the command
+    line (``--config``) is the user's word and is read wherever it is."""
+    folder = found.parent
+    root = next((d for d in (folder, *folder.parents) if (d / ".git").exists()), folder)
+    if os.path.lexists(found) and not _inside(found, root):
+        raise ConfigError(Code.OUTSIDE_CATALOG, "the configuration file found here leads "
+                          f"outside {show_name(str(root))} (a symbolic link); name it with "
+                          "--config FILE to use it", path=show_name(str(found)))
+    return found
+
+
 def find_settings_file(start_dir: str | Path) -> Path | None:
     """The nearest ``.risutools.yaml`` (or pyproject.toml with ``[tool.risutools]``)
     in ``start_dir`` or its parents; the search stops at a folder holding ``.git``."""
-    d = Path(start_dir).resolve()
+    d = search_start(start_dir)
     if d.is_file():
         d = d.parent
 
     while True:
         for name in CONFIG_NAMES:
             if (d / name).exists() or (d / name).is_symlink():
-                return d / name  # (load_settings_file refuses it if it is not a regular file)
+                # (load_settings_file refuses it if it is not a regular file)
+                return _found_inside(d / name)
         py = d / "pyproject.toml"
         if is_regular(py):
             try:
