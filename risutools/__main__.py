@@ -9,10 +9,15 @@ collection does not walk it (it is freed by reference counts as always: ~20 ms l
 tests call it) leaves the collector as it was."""
 
 import gc
+import sys
 
 gc.disable()  # (before the modules below load)
 
-from risutools.cli import main  # noqa: E402
+try:  # (Ctrl-C while the modules load: one line and 130, as later, never a traceback)
+    from risutools.cli import main
+except KeyboardInterrupt:
+    sys.stderr.write("risutools: interrupted\n")
+    raise SystemExit(130) from None
 
 
 def run() -> None:

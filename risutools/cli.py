@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import io
 import os
 import sys
 from typing import Any
@@ -694,10 +695,29 @@ def _click_class(name: str) -> type[BaseException]:
     raise LookupError(name)  # pragma: no cover - every typer version has both
 
 
+def _utf8_streams() -> None:
+    """Standard output and error in UTF-8 whatever the locale: documents and reports are
+    mostly Korean, JSON and SARIF are UTF-8 by their specs, and under a locale such as
+    ``en_US.ISO-8859-1`` every report holding a Korean word (or the ``…`` of a shortened
+    hash) was an internal error (UnicodeEncodeError).  An encoding the user asks for
+    (``PYTHONIOENCODING``) is kept, what it cannot spell written as backslash escapes; a lone
+    surrogate a value still holds is written so too, never an error."""
+    asked = bool(os.environ.get("PYTHONIOENCODING"))
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None) or ""
+        if encoding.lower().replace("_", "-") not in ("utf-8", "utf8") and \
+                isinstance(stream, io.TextIOWrapper):
+            if asked:
+                stream.reconfigure(errors="backslashreplace")
+            else:
+                stream.reconfigure(encoding="utf-8", errors="backslashreplace")
+
+
 def main() -> None:
     """Console entry point: maps errors to one line and exit code 2."""
     usage_error = _click_class("UsageError")
     click_error = _click_class("ClickException")
+    _utf8_streams()
     lastwords.install()
     try:
         with one_command(app, sys.argv[1:]):  # only the command run is made

@@ -108,6 +108,11 @@ _live_guard = threading.Lock()
 
 
 def _pid_alive(pid: int) -> bool:
+    """Whether ``pid`` is a process that may still write.  A zombie (ended, not yet reaped:
+    a killed ingest's workers whose parent is gone, where nothing reaps them, as in many
+    containers) answers ``kill(pid, 0)`` like a live one, so its temp files were never
+    swept; its state in ``/proc`` says it is gone (where there is no ``/proc``, the
+    signal's answer stands)."""
     if pid <= 0:
         return True  # not a pid we wrote: leave it
     try:
@@ -118,7 +123,18 @@ def _pid_alive(pid: int) -> bool:
         return True  # alive, another user's
     except OSError:
         return True
-    return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat_line = f.read(4096)
+    except OSError:
+        return False
+    # "pid (comm) S ...": the state follows the last ")" (a command name may hold one)
+    after = stat_line.rpartition(b")")[2].split()
+    return bool(after) and after[0] in (b"Z", b"X")
 
 
 def sweep_temp_files(folder: str | os.PathLike[str], *, own: bool = False,

@@ -503,47 +503,111 @@ MAX_PATCHED = 64
 
 def patch_values(text: str, old: Any, new: Any) -> str | None:
     """``text`` (the JSON of ``old``) with only the values that differ in ``new`` rewritten
-    where they stand: every other byte -- indentation (tabs or spaces), line ends, key
-    order, escapes, the spelling of numbers -- kept as the user wrote it, so a status change
-    is a one-line diff.  None when ``new`` differs in its shape (a key added or removed, a
-    list grown, a value of another kind of container), past :data:`MAX_PATCHED` values, or
-    when the patched text does not read back as exactly ``new`` (checked by parsing it):
-    the caller then writes the document whole."""
-    changes: list[tuple[Place, Any]] = []
+    where they stand, and the items appended to an array written after its last one in the
+    array's own layout (a replay's report added to ``source_refs``): every other byte --
+    indentation (tabs or spaces), line ends, key order, escapes, the spelling of numbers --
+    kept as the user wrote it, so a status change is a one-line diff.  None when ``new``
+    differs otherwise in its shape (a key added or removed, a list shortened, an empty list
+    grown, a value of another kind of container), past :data:`MAX_PATCHED` changes, or when
+    the patched text does not read back as exactly ``new`` (checked by parsing it): the
+    caller then writes the document whole."""
+    scalars: dict[tuple[Any, ...], Any] = {}
+    appended: dict[tuple[Any, ...], list[Any]] = {}
+    ascii_only = text.isascii()
     try:
-        if not _changed_values(old, new, None, changes) or len(changes) > MAX_PATCHED:
+        if not changes_of(old, new, (), scalars, appended) or \
+                len(scalars) + len(appended) > MAX_PATCHED:
             return None
-        spans = []
-        for place, value in changes:
-            span = _value_span(text, pointer_at(place))
+        edits = []
+        for path, value in scalars.items():
+            span = _value_span(text, _pointer(path))
             if span is None:
                 return None
-            spans.append((span, json.dumps(value, ensure_ascii=text.isascii())))
+            edits.append((span, json.dumps(value, ensure_ascii=ascii_only)))
+        for path, items in appended.items():
+            edit = _appended(text, path, len(_old_at(old, path)), items, ascii_only)
+            if edit is None:
+                return None
+            edits.append(edit)
         out = text
-        for (start, end), written in sorted(spans, reverse=True):
+        for (start, end), written in sorted(edits, reverse=True):
             out = out[:start] + written + out[end:]
         back = json.loads(out)
     except (_Malformed, IndexError, ValueError, RecursionError):
         return None
-    return out if _same_json(back, new) else None
+    return out if same_json(back, new) else None
 
 
-def _changed_values(old: Any, new: Any, place: Place, out: list[tuple[Place, Any]]) -> bool:
-    """The (place, new value) of each scalar that differs, into ``out``; False when the
-    two differ in shape (see :func:`patch_values`)."""
+def _pointer(path: tuple[Any, ...]) -> str:
+    return "".join("/" + escape_pointer_token(str(t)) for t in path)
+
+
+def _old_at(value: Any, path: tuple[Any, ...]) -> Any:
+    """The value at ``path`` (keys and indexes) in ``value``."""
+    for t in path:
+        value = value[t]
+    return value
+
+
+def _appended(text: str, path: tuple[Any, ...], n: int, items: list[Any], ascii_only: bool
+              ) -> tuple[tuple[int, int], str] | None:
+    """The insertion of ``items`` after the ``n``-th (last) element of the array at
+    ``path``: each after the separator that stands before the last element (a comma, then
+    its line end and indentation as written), laid out with the file's own indentation."""
+    last = _value_span(text, _pointer((*path, n - 1)))
+    if last is None:
+        return None
+    before = _value_span(text, _pointer((*path, n - 2))) if n > 1 else None
+    if before is not None:
+        gap = text[before[1]:last[0]]  # ", \n\t\t" as written between two elements
+        sep = gap.replace(",", "", 1) if gap.count(",") == 1 else None
+    else:
+        opener = text.rfind("[", 0, last[0])
+        sep = text[opener + 1:last[0]] if opener >= 0 else None
+    if sep is None or sep.strip():
+        return None
+    line_start = sep.rfind("\n") + 1
+    pad = sep[line_start:]  # the element's own indentation on its line
+    unit = "\t" if "\t" in pad else (" " * max(1, _unit(text)))
+    newline = "\r\n" if "\r\n" in sep else "\n"
+    written = "".join(
+        "," + sep + json.dumps(item, ensure_ascii=ascii_only,
+                               indent=unit if "\n" in sep else None).replace("\n",
+                                                                             newline + pad)
+        for item in items)
+    return (last[1], last[1]), written
+
+
+def _unit(text: str) -> int:
+    """The spaces of one level of indentation: the first indented line's."""
+    for line in text.splitlines()[1:]:
+        stripped = line.lstrip(" ")
+        if stripped and stripped != line:
+            return len(line) - len(stripped)
+    return 2
+
+
+def changes_of(old: Any, new: Any, path: tuple[Any, ...], scalars: dict[tuple[Any, ...], Any],
+               appended: dict[tuple[Any, ...], list[Any]]) -> bool:
+    """The scalars of ``new`` that differ from ``old``'s (by path), and the items appended
+    to an array whose old items are the same (by the array's path), into the two mappings;
+    False for any other change of shape (a key added or removed, a list shortened, an empty
+    list grown, a value of another kind)."""
     if isinstance(old, dict) and isinstance(new, dict):
         if old.keys() != new.keys():
             return False
-        return all(_changed_values(old[k], new[k], (place, k), out) for k in old)
+        return all(changes_of(old[k], new[k], (*path, k), scalars, appended) for k in old)
     if isinstance(old, list) and isinstance(new, list):
-        if len(old) != len(new):
+        if len(new) < len(old) or (len(new) > len(old) and not old):
             return False
-        return all(_changed_values(a, b, (place, i), out)
-                   for i, (a, b) in enumerate(zip(old, new, strict=True)))
+        if len(new) > len(old):
+            appended[path] = new[len(old):]
+        return all(changes_of(a, b, (*path, i), scalars, appended)
+                   for i, (a, b) in enumerate(zip(old, new[:len(old)], strict=True)))
     if isinstance(old, (dict, list)) or isinstance(new, (dict, list)):
         return False
     if type(old) is not type(new) or old != new:
-        out.append((place, new))
+        scalars[path] = new
     return True
 
 
@@ -560,12 +624,12 @@ def _value_span(text: str, pointer: str) -> tuple[int, int] | None:
     return pos, _skip(text, pos)
 
 
-def _same_json(a: Any, b: Any) -> bool:
+def same_json(a: Any, b: Any) -> bool:
     """Equal as JSON values (``True`` is not ``1``, ``1`` is not ``1.0``)."""
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)

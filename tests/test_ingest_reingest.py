@@ -431,7 +431,8 @@ def test_a_forged_file_record_for_another_text_is_not_trusted(tmp_path: Path) ->
     files[6] = ["f" * 64] * len(files[6])
     _write_records(out, records)
     doc = out / next(name for name in files[1] if "/" not in name)
-    doc.write_text(doc.read_text("utf-8").replace("{", "{ ", 1), "utf-8")
+    # (its content changed: a file only spelled otherwise is left as the user keeps it)
+    doc.write_text(doc.read_text("utf-8").replace("{", '{"x-edited": 1, ', 1), "utf-8")
     run = _as_full_run(src, out, tmp_path)
     assert run.notices == [] and doc.name in run.written
 

@@ -72,9 +72,28 @@ def test_patched_in_place(case: str) -> None:
 SHAPES = {
     "a key added": ('{"a": 1}', {"a": 1, "b": 2}),
     "a key gone": ('{"a": 1, "b": 2}', {"a": 1}),
-    "a list grown": ('{"a": [1]}', {"a": [1, 2]}),
+    "a list shortened": ('{"a": [1, 2]}', {"a": [1]}),
+    "an empty list grown": ('{"a": []}', {"a": [1]}),
     "a scalar made a list": ('{"a": 1}', {"a": [1]}),
 }
+
+#: items appended to a list are written after its last one, as its items are laid out
+#: (stop 60: a replay's report added to ``source_refs`` rewrote the whole document)
+GROWN = {
+    "one line": ('{"a": [1, 2]}', {"a": [1, 2, 3]}, '{"a": [1, 2, 3]}'),
+    "compact": ('{"a": [1]}', {"a": [1, 2]}, '{"a": [1,2]}'),
+    "indented": ('{\n  "a": [\n    1\n  ]\n}\n', {"a": [1, {"k": "v"}]},
+                 '{\n  "a": [\n    1,\n    {\n      "k": "v"\n    }\n  ]\n}\n'),
+    "tabs and crlf": ('{\r\n\t"a": [\r\n\t\t1,\r\n\t\t2\r\n\t]\r\n}', {"a": [1, 2, [3]]},
+                      '{\r\n\t"a": [\r\n\t\t1,\r\n\t\t2,\r\n\t\t[\r\n\t\t\t3\r\n\t\t]\r\n\t]'
+                      '\r\n}'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GROWN))
+def test_a_list_grown_is_appended_in_place(case: str) -> None:
+    text, new, want = GROWN[case]
+    assert patch_values(text, json.loads(text), new) == want
 
 
 @pytest.mark.parametrize("case", sorted(SHAPES))

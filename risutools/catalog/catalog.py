@@ -581,20 +581,32 @@ class Catalog:
             return docs[0]
         found = self.by_id(component, also)
         if not found:
-            refused = [f for f in self.load_problems if f.code == Code.OUTSIDE_CATALOG]
-            if refused:  # (perhaps the document sought: never read)
-                raise DocumentError(Code.OUTSIDE_CATALOG, f"no document read with component_id "
-                                    f"{component!r}: {refused[0].file} {refused[0].message}",
-                                    path=component)
-            raise DocumentError(Code.UNKNOWN_COMPONENT, f"no document with component_id "
-                                f"{component!r} in the catalog {display_path(self.root)} "
-                                "(and no such file)", path=component)
+            raise self._not_found(component)
         if len(found) > 1:
             where = ", ".join(e.where() for e in found)
             raise DocumentError(Code.AMBIGUOUS_COMPONENT, f"{len(found)} documents have this "
                                 f"component_id ({where}); name the file", path=component)
         self.inside(found[0].path, "the document")  # a link in the catalog to a file outside
         return found[0]
+
+    def _not_found(self, component: str) -> DocumentError:
+        """Why no document has ``component`` as its id: a file refused (outside the catalog)
+        or unreadable that may be it, named with its own reason, else none at all."""
+        refused = [f for f in self.load_problems if f.code == Code.OUTSIDE_CATALOG]
+        if refused:  # (perhaps the document sought: never read)
+            return DocumentError(Code.OUTSIDE_CATALOG, f"no document read with component_id "
+                                 f"{component!r}: {refused[0].file} {refused[0].message}",
+                                 path=component)
+        unread = [f for f in self.load_problems if f.file and component in f.file]
+        if unread:  # (a file named for it that could not be read: say why, as validate)
+            f = unread[0]
+            return DocumentError(Code.UNREADABLE_DOCUMENT, f"no document read with "
+                                 f"component_id {component!r}: {f.file}"
+                                 + (f":{f.line}" if f.line else "") + f": {f.message}",
+                                 path=component)
+        return DocumentError(Code.UNKNOWN_COMPONENT, f"no document with component_id "
+                             f"{component!r} in the catalog {display_path(self.root)} "
+                             "(and no such file)", path=component)
 
     # ------------------------------------------------------------------ log, notes
 

@@ -31,6 +31,7 @@ from risutools.fsio import (
     fsync_directory,
     os_error_line,
 )
+from risutools.jsonlines import same_json
 from risutools.projection.project import without_container
 from risutools.projection.text import TYPE_WORDS
 from risutools.safeio import FileRefused, read_regular
@@ -290,6 +291,18 @@ def _current(target: Path, st: os.stat_result, cid: str) -> bytes | str:
         return f"{exc.one_line()}; left as it is, {cid} not written"
 
 
+def _same_content(existing: Any, data: bytes | None, doc: dict[str, Any] | None) -> bool:
+    """Whether the file holds the very document ingest would write, spelled otherwise (the
+    user re-indented it, saved it with CRLF or a byte-order mark, escaped its text): then
+    it is left as it is.  ``data``: the bytes ingest would write (None: ``doc`` is what
+    the staged file holds)."""
+    try:
+        new = parse_value_bytes(data, "", "json") if data is not None else doc
+    except RisuError:
+        return False
+    return new is not None and same_json(existing, new)
+
+
 def _write_one(
     target: Path, cid: str, data: bytes | None,
     pending: Future[StagedWrite | None] | Staged | None = None,
@@ -335,8 +348,9 @@ def _write_one(
         new_data, note = _carried(existing, doc)
         if new_data is not None:  # written from these bytes, not from the staged file
             staged = _discard(staged)
-            if current == (data := new_data):
-                return "unchanged", target.name + note, st
+            data = new_data
+        if current == data or _same_content(existing, data, doc):  # (the user's layout kept)
+            return "unchanged", target.name + note, st
         put(expect_sha256=hashlib.sha256(current).hexdigest())
         return "written", target.name + note, None
     except WriteConflict as exc:

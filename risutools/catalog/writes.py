@@ -30,7 +30,7 @@ from risutools.errors import Code, RisuError, WriteConflict
 from risutools.fsio import CONFLICT as CHANGED
 from risutools.fsio import append_line as fsio_append_line
 from risutools.fsio import atomic_write, os_error_line, write_lock
-from risutools.replay.component import ComponentFile, detect_indent, dump_component
+from risutools.replay.component import BOM, ComponentFile, detect_indent, dump_component
 from risutools.safeio import FileRefused, read_inside
 from risutools.settings import lifecycle
 from risutools.settings.catalog import LOG_NAME
@@ -93,7 +93,10 @@ def render_document(entry: Entry, raw: bytes, doc: dict[str, Any]) -> bytes:
     if entry.fmt == "ndjson":
         lines = raw.split(b"\n")
         assert entry.line is not None
-        lines[entry.line - 1] = canonical(doc)
+        was = lines[entry.line - 1]
+        # (the line's own end and the file's byte-order mark kept: a CRLF file stays one)
+        bom = BOM if entry.line == 1 and was.startswith(BOM) else b""
+        lines[entry.line - 1] = bom + canonical(doc) + (b"\r" if was.endswith(b"\r") else b"")
         return b"\n".join(lines)
 
     text = raw.decode("utf-8-sig")

@@ -27,6 +27,7 @@ from risutools.fsio import atomic_write, display_path
 from risutools.jsonlines import patch_values
 from risutools.safeio import read_or_raise
 from risutools.values import MAX_DOCUMENT_BYTES, decode_text, parse_value
+from risutools.yamlpatch import patch_yaml_values
 
 REPLAY_SOURCE_VERSION = "replay-report-v1"
 
@@ -123,11 +124,21 @@ def dump_component(cf: ComponentFile, doc: dict[str, Any]) -> bytes:
     """``doc`` in the file's format.  JSON: only the values that changed are rewritten,
     where they stand (:func:`risutools.jsonlines.patch_values`: indentation, line ends, a
     byte-order mark, escapes and number spellings kept); a change of shape (a key added)
-    writes the document whole with the file's indentation.  YAML through ``safe_dump``
-    (comments are not kept)."""
+    writes the document whole with the file's indentation.  YAML likewise: only the
+    scalars that changed, where they stand (:func:`risutools.yamlpatch.patch_yaml_values`:
+    comments, key order, indentation and quoting kept); a change of shape, or a value that
+    is no plain or quoted scalar, writes it whole through ``safe_dump`` (comments lost)."""
     if cf.fmt == "yaml":
         import yaml  # (here, not at import: ~30 ms of every command's start-up)
 
+        bom = cf.raw.startswith(BOM)
+        try:
+            was = cf.raw[len(BOM):].decode("utf-8") if bom else cf.raw.decode("utf-8")
+            patched = patch_yaml_values(was, _yaml_value(was), doc, _yaml_value)
+        except (UnicodeDecodeError, DocumentError):
+            patched = None
+        if patched is not None:
+            return (BOM if bom else b"") + patched.encode("utf-8")
         text = yaml.safe_dump(doc, allow_unicode=True, sort_keys=False, default_flow_style=False)
         return text.encode("utf-8")
     bom = cf.raw.startswith(BOM)
@@ -138,10 +149,21 @@ def dump_component(cf: ComponentFile, doc: dict[str, Any]) -> bytes:
         patched = None
     if patched is not None:
         return (BOM if bom else b"") + patched.encode("utf-8")
-    text = json.dumps(doc, ensure_ascii=False, indent=cf.indent)
+    # written whole: the file's indentation (tabs or spaces), line ends, final newline and
+    # byte-order mark kept (escapes and number spellings cannot be)
+    tabs = any(line.startswith(b"\t") for line in cf.raw.splitlines()[1:2])
+    text = json.dumps(doc, ensure_ascii=False, indent="\t" if tabs else cf.indent)
     if cf.raw.endswith(b"\n"):
         text += "\n"
-    return text.encode("utf-8")
+    if b"\r\n" in cf.raw:
+        text = text.replace("\n", "\r\n")
+    return (BOM if bom else b"") + text.encode("utf-8")
+
+
+def _yaml_value(text: str) -> Any:
+    """The one document of a YAML text, read as a catalog's documents are read (a
+    :class:`DocumentError` for anything refused)."""
+    return parse_value(text, "document", "yaml")
 
 
 def write_component_update(
