@@ -568,7 +568,7 @@ def _appended(text: str, path: tuple[Any, ...], n: int, items: list[Any], ascii_
         return None
     line_start = sep.rfind("\n") + 1
     pad = sep[line_start:]  # the element's own indentation on its line
-    unit = "\t" if "\t" in pad else (" " * max(1, _unit(text)))
+    unit = "\t" if "\t" in pad else (" " * max(1, detect_indent(text, 2)))
     newline = "\r\n" if "\r\n" in sep else "\n"
     written = "".join(
         "," + sep + json.dumps(item, ensure_ascii=ascii_only,
@@ -578,13 +578,14 @@ def _appended(text: str, path: tuple[Any, ...], n: int, items: list[Any], ascii_
     return (last[1], last[1]), written
 
 
-def _unit(text: str) -> int:
-    """The spaces of one level of indentation: the first indented line's."""
+def detect_indent(text: str, default: int = 1) -> int:
+    """The indentation of a JSON text: that of its first indented line (``default`` when
+    none is)."""
     for line in text.splitlines()[1:]:
         stripped = line.lstrip(" ")
         if stripped and stripped != line:
             return len(line) - len(stripped)
-    return 2
+    return default
 
 
 def changes_of(old: Any, new: Any, path: tuple[Any, ...], scalars: dict[tuple[Any, ...], Any],

@@ -30,7 +30,8 @@ from risutools.errors import Code, RisuError, WriteConflict
 from risutools.fsio import CONFLICT as CHANGED
 from risutools.fsio import append_line as fsio_append_line
 from risutools.fsio import atomic_write, os_error_line, write_lock
-from risutools.replay.component import BOM, ComponentFile, detect_indent, dump_component
+from risutools.jsonlines import detect_indent
+from risutools.replay.component import BOM, ComponentFile, dump_component
 from risutools.safeio import FileRefused, read_inside
 from risutools.settings import lifecycle
 from risutools.settings.catalog import LOG_NAME

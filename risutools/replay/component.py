@@ -24,7 +24,7 @@ from typing import Any
 
 from risutools.errors import Code, DocumentError, RisuError
 from risutools.fsio import atomic_write, display_path
-from risutools.jsonlines import patch_values
+from risutools.jsonlines import detect_indent, patch_values
 from risutools.safeio import read_or_raise
 from risutools.values import MAX_DOCUMENT_BYTES, decode_text, parse_value
 from risutools.yamlpatch import patch_yaml_values
@@ -67,15 +67,6 @@ def load_component(path: str | Path) -> ComponentFile:
             Code.BAD_DOCUMENT, "missing component_id", where="/component_id", path=str(p)
         )
     return ComponentFile(p, raw, doc, fmt, detect_indent(text) if fmt == "json" else 2)
-
-
-def detect_indent(text: str) -> int:
-    """The indentation of a JSON text: that of its first indented line (1 when none is)."""
-    for line in text.splitlines()[1:]:
-        stripped = line.lstrip(" ")
-        if stripped and stripped != line:
-            return len(line) - len(stripped)
-    return 1
 
 
 def check_recordable(doc: dict[str, Any]) -> None:
