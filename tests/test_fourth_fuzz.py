@@ -323,3 +323,23 @@ def test_ingest_again_keeps_a_document_the_user_reformatted(tmp_path: Path) -> N
                    "--no-cache")
     assert done.returncode == 0, done.stderr
     assert doc.read_bytes() == mine
+
+
+def test_ingest_ndjson_again_keeps_the_users_lines(tmp_path: Path) -> None:
+    """A ``components.ndjson`` saved with a byte-order mark and CRLF, one line's text
+    escaped: the same inputs again rewrote its lines in ingest's spelling."""
+    (tmp_path / "src").mkdir()
+    for name in ("182004771_net-summarizer.risum", "174678332_context-cutter.risum"):
+        (tmp_path / "src" / name).write_bytes((FIXTURES / "sources" / name).read_bytes())
+    cat = tmp_path / "cat"
+    assert run_cli("ingest", tmp_path / "src", "-o", cat, "--ndjson", "-j", "1", "-q",
+                   "--no-cache").returncode == 0
+    (path,) = cat.glob("*.ndjson")
+    lines = path.read_bytes().decode("utf-8").splitlines()
+    lines[1] = json.dumps(json.loads(lines[1]), ensure_ascii=True)
+    mine = b"\xef\xbb\xbf" + "\r\n".join(lines).encode("utf-8") + b"\r\n"
+    path.write_bytes(mine)
+    done = run_cli("ingest", tmp_path / "src", "-o", cat, "--ndjson", "-j", "1", "-q",
+                   "--no-cache")
+    assert done.returncode == 0, done.stderr
+    assert path.read_bytes() == mine

@@ -15,6 +15,8 @@ from risutools.catalog.outcome import IngestResult
 from risutools.catalog.render import review_status
 from risutools.errors import RisuError, WriteConflict
 from risutools.fsio import atomic_write, display_path, os_error_line
+from risutools.jsonlines import same_json
+from risutools.replay.component import BOM
 from risutools.safeio import FileRefused, read_regular
 from risutools.values import parse_value_bytes
 
@@ -180,17 +182,36 @@ def _merge_lines(
         new = text.encode("utf-8")
         if at:
             old = lines[at[0]]
-            if old.rstrip(b"\r") == new:
+            if _same_line(old, new):
                 result.unchanged.append(cid)
                 continue
             if review_status(_parse_line(old)) != "candidate":
                 result.kept_reviewed.append(cid)
                 continue
-            out[at[0]] = new
+            out[at[0]] = _as_the_line_was(old, new)
         else:
             out.append(new)
         wrote.append(cid)
     return out, wrote
+
+
+def _same_line(old: bytes, new: bytes) -> bool:
+    """Whether the line ``old`` holds the document ``new`` (ingest's canonical line), in
+    those bytes or spelled otherwise by the user (its ``\\r``, a byte-order mark, escapes):
+    such a line is left as it is."""
+    body = old.rstrip(b"\r").removeprefix(BOM)
+    if body == new:
+        return True
+    try:
+        return same_json(_parse_line(body), _parse_line(new))
+    except RisuError:
+        return False
+
+
+def _as_the_line_was(old: bytes, new: bytes) -> bytes:
+    """``new`` with the old line's byte-order mark and ``\\r`` (a CRLF file stays one)."""
+    return (BOM if old.startswith(BOM) else b"") + new + (b"\r" if old.endswith(b"\r")
+                                                           else b"")
 
 
 def _parse_line(line: bytes) -> Any:
