@@ -182,10 +182,14 @@ def _merge_lines(
         new = text.encode("utf-8")
         if at:
             old = lines[at[0]]
-            if _same_line(old, new):
+            if old.rstrip(b"\r").removeprefix(BOM) == new:
                 result.unchanged.append(cid)
                 continue
-            if review_status(_parse_line(old)) != "candidate":
+            was = _parse_line(old)  # (parsed once: its content, then its status)
+            if same_json(was, json.loads(new)):  # (the user's spelling of the same line)
+                result.unchanged.append(cid)
+                continue
+            if review_status(was) != "candidate":
                 result.kept_reviewed.append(cid)
                 continue
             out[at[0]] = _as_the_line_was(old, new)
@@ -193,19 +197,6 @@ def _merge_lines(
             out.append(new)
         wrote.append(cid)
     return out, wrote
-
-
-def _same_line(old: bytes, new: bytes) -> bool:
-    """Whether the line ``old`` holds the document ``new`` (ingest's canonical line), in
-    those bytes or spelled otherwise by the user (its ``\\r``, a byte-order mark, escapes):
-    such a line is left as it is."""
-    body = old.rstrip(b"\r").removeprefix(BOM)
-    if body == new:
-        return True
-    try:
-        return same_json(_parse_line(body), _parse_line(new))
-    except RisuError:
-        return False
 
 
 def _as_the_line_was(old: bytes, new: bytes) -> bytes:
