@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from risutools.errors import UsageError
-from risutools.jsonplaces import Place, escape_pointer_token, pointer_at, scan
+from risutools.jsonplaces import Place, escape_pointer_token, pointer_at, pointer_of, scan
 
 # --------------------------------------------------------------------------- one pointer
 
@@ -520,7 +520,7 @@ def patch_values(text: str, old: Any, new: Any) -> str | None:
             return None
         edits = []
         for path, value in scalars.items():
-            span = _value_span(text, _pointer(path))
+            span = _value_span(text, pointer_of(path))
             if span is None:
                 return None
             edits.append((span, json.dumps(value, ensure_ascii=ascii_only)))
@@ -538,10 +538,6 @@ def patch_values(text: str, old: Any, new: Any) -> str | None:
     return out if same_json(back, new) else None
 
 
-def _pointer(path: tuple[Any, ...]) -> str:
-    return "".join("/" + escape_pointer_token(str(t)) for t in path)
-
-
 def _old_at(value: Any, path: tuple[Any, ...]) -> Any:
     """The value at ``path`` (keys and indexes) in ``value``."""
     for t in path:
@@ -554,10 +550,10 @@ def _appended(text: str, path: tuple[Any, ...], n: int, items: list[Any], ascii_
     """The insertion of ``items`` after the ``n``-th (last) element of the array at
     ``path``: each after the separator that stands before the last element (a comma, then
     its line end and indentation as written), laid out with the file's own indentation."""
-    last = _value_span(text, _pointer((*path, n - 1)))
+    last = _value_span(text, pointer_of((*path, n - 1)))
     if last is None:
         return None
-    before = _value_span(text, _pointer((*path, n - 2))) if n > 1 else None
+    before = _value_span(text, pointer_of((*path, n - 2))) if n > 1 else None
     if before is not None:
         gap = text[before[1]:last[0]]  # ", \n\t\t" as written between two elements
         sep = gap.replace(",", "", 1) if gap.count(",") == 1 else None

@@ -12,13 +12,18 @@ import io
 import math
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 
 def escape_pointer_token(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
+
+
+def pointer_of(path: Iterable[Any]) -> str:
+    """The JSON pointer of a path given whole (its keys and indexes, in order)."""
+    return "".join("/" + escape_pointer_token(str(t)) for t in path)
 
 
 #: a place in a JSON value whose pointer is not written yet: ``(its container's place, its

@@ -10,8 +10,9 @@ written, its indentation and quoting were gone for a one-word change (fourth fuz
 pure-Python parser: its marks count characters of the text), and writes the new value in
 its place, in the old value's quoting where the new value can be spelled so.  It answers
 None (the caller writes the document whole, as before) when the change is not of scalars
-alone (a key added or removed, a list grown), when a value to change is not a plain or
-quoted scalar (a block scalar, an alias, a tagged or anchored node), past
+and items appended to a block list (a key added or removed, a list shortened, a flow list
+grown), when a value to change is not a plain or quoted scalar (a block scalar, an alias,
+a tagged or anchored node), past
 :data:`MAX_PATCHED` values, or when the text it made does not read back as exactly the new
 document: the check that makes every answer safe.
 """

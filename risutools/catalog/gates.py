@@ -311,7 +311,8 @@ def verify_entry(cat: Catalog, entry: Entry) -> list[Verification]:
     if ld is None:  # an entry holding its document's head: the document read back
         ld = LoadedDocument(entry.key[0], entry.key[1], entry.doc, entry.fmt, entry.path)
     result = Result("verify")
-    store = SourceStore(cat.sources if cat.sources and cat.sources.is_dir() else None)
+    sources = cat.sources  # (asked once: it checks the store stays in the repository)
+    store = SourceStore(sources if sources and sources.is_dir() else None)
     ctx = VerifyContext(store, cat.config, RuleFilter(), True, result)
     info = DocumentInfo(entry.where(), entry.line, entry.component_id, entry.version,
                         entry.doc_sha256)

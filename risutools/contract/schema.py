@@ -26,7 +26,7 @@ from typing import Any
 
 from risutools.checks.registry import check
 from risutools.findings import MAX_LISTED
-from risutools.jsonplaces import escape_pointer_token
+from risutools.jsonplaces import escape_pointer_token, pointer_of
 from risutools.jsontypes import json_type_name
 from risutools.resources import load_schema
 from risutools.settings.config import Settings
@@ -146,10 +146,6 @@ def jsonschema_validator() -> Any:
     from jsonschema import Draft202012Validator
 
     return Draft202012Validator(schema())  # the schema itself: checked by the tests
-
-
-def _pointer(path: Any) -> str:
-    return "".join("/" + escape_pointer_token(str(p)) for p in path)
 
 
 _ARTICLE = {"object": "an object", "array": "an array", "string": "a string",
@@ -277,7 +273,7 @@ def _fast_issues(doc: Any) -> list[tuple[str, str]] | None:
             sub = _subschema(where[:-1]) if where else None
             value = _value_at(doc, at)
             found = None if sub is None or where[-1] not in sub or value is _MISSING \
-                else _issues_of(where[-1], sub, _pointer(at), value)
+                else _issues_of(where[-1], sub, pointer_of(at), value)
             if found is None:
                 return None
             out += found
@@ -296,7 +292,7 @@ def _reference_issues(doc: Any) -> list[tuple[str, str]]:
 
 def _worded(err: Any) -> list[tuple[str, str]]:
     """The issues of one of jsonschema's errors."""
-    ptr = _pointer(err.absolute_path)
+    ptr = pointer_of(err.absolute_path)
     if err.validator == "propertyNames":
         return [(ptr, f"a key is not allowed here ({err.message}); rename or remove it")]
     found = _issues_of(err.validator, err.schema, ptr, err.instance)
