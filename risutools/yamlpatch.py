@@ -11,8 +11,8 @@ pure-Python parser: its marks count characters of the text), and writes the new 
 its place, in the old value's quoting where the new value can be spelled so.  It answers
 None (the caller writes the document whole, as before) when the change is not of scalars
 and items appended to a block list (a key added or removed, a list shortened, a flow list
-grown), when a value to change is not a plain or quoted scalar (a block scalar, an alias,
-a tagged or anchored node), past
+grown), when a value to change is not a plain or quoted scalar (a block scalar, an alias; a
+tag or an anchor before a scalar is kept, the value after it rewritten), past
 :data:`MAX_PATCHED` values, or when the text it made does not read back as exactly the new
 document: the check that makes every answer safe.
 """
@@ -55,6 +55,24 @@ def _spelled(value: Any, style: str | None) -> str | None:
     return json.dumps(value, ensure_ascii=not value.isprintable())
 
 
+def scalar_text_start(text: str, start: int, end: int) -> int:
+    """Where a scalar's own text starts in ``text[start:end]`` (a node's span, from the
+    parser's marks), past its properties: a tag (``!!str``), an anchor (``&a``), each one's
+    whitespace and a comment after them.  A change rewrites the value and keeps what the
+    user wrote before it (every caller's read-back check guards the result)."""
+    i = start
+    while i < end and text[i] in "!&":
+        while i < end and text[i] not in " \t\r\n":
+            i += 1
+        while i < end and text[i] in " \t\r\n#":
+            if text[i] == "#":  # (a comment runs to its line's end)
+                while i < end and text[i] not in "\r\n":
+                    i += 1
+            else:
+                i += 1
+    return i
+
+
 class _Found:
     """What the parser's marks say of the places a patch writes to."""
 
@@ -72,9 +90,9 @@ class _Walk:
     """The parser's events, followed: the path of each node, and what :class:`_Found`
     records of the places asked for."""
 
-    def __init__(self, wanted: dict[tuple[Any, ...], Any], grown: set[tuple[Any, ...]]
-                 ) -> None:
-        self.wanted, self.grown = wanted, grown
+    def __init__(self, text: str, wanted: dict[tuple[Any, ...], Any],
+                 grown: set[tuple[Any, ...]]) -> None:
+        self.text, self.wanted, self.grown = text, wanted, grown
         self.found = _Found()
         self.path: list[Any] = []
         # each open container: [is a mapping, its next event a key, the next index, its
@@ -114,10 +132,12 @@ class _Walk:
                     open_[3][1] = ev.end_mark.index
         if here in self.wanted:
             start, end = ev.start_mark, ev.end_mark
-            if not isinstance(ev, yaml.ScalarEvent) or ev.anchor or ev.tag is not None or \
-                    ev.style not in (None, "'", '"') or start is None or end is None:
+            if not isinstance(ev, yaml.ScalarEvent) or ev.style not in (None, "'", '"') or \
+                    start is None or end is None:
                 raise _Refused
-            self.found.scalars[here] = (start.index, end.index, ev.style)
+            # (a tag or an anchor kept: the value after it rewritten)
+            self.found.scalars[here] = (
+                scalar_text_start(self.text, start.index, end.index), end.index, ev.style)
         if self.path:
             self.path.pop()
         if top is not None and top[0]:
@@ -143,7 +163,7 @@ def _spans(text: str, wanted: dict[tuple[Any, ...], Any],
     of mappings and lists PyYAML's pure-Python parser reads."""
     import yaml  # (here, not at import: PyYAML is bound where YAML is read)
 
-    walk = _Walk(wanted, grown)
+    walk = _Walk(text, wanted, grown)
     documents = 0
     try:
         for ev in yaml.parse(text, Loader=yaml.SafeLoader):

@@ -44,6 +44,7 @@ from risutools.errors import RisuError, WriteConflict
 from risutools.fsio import atomic_write
 from risutools.safeio import read_regular
 from risutools.values import MAX_DEPTH, parse_json_text
+from risutools.yamlpatch import scalar_text_start
 from risutools.yamlsafe import YamlRefused, load_yaml_documents
 
 MAX_FIX_BYTES = 256 * 1024 * 1024
@@ -317,7 +318,8 @@ def _parse_yaml(body: str) -> list[_Doc]:
             # plain (None in PyYAML, "" in its libyaml binding), single or double quoted
             if not isinstance(node, ScalarNode) or node.style not in (None, "", "'", '"'):
                 return None
-            return node.start_mark.index, node.end_mark.index, node.style or ""
+            start, end = node.start_mark.index, node.end_mark.index
+            return scalar_text_start(body, start, end), end, node.style or ""
         return locate
 
     # The safe loader first (every refusal: aliases, tags, duplicate keys, depth, size),
