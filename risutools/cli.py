@@ -26,7 +26,6 @@ import typer
 from risutools import __version__, lastwords
 from risutools.collector import cycles_paused
 from risutools.errors import RisuError, UsageError, WriteConflict, bounded
-from risutools.fsio import path_error_line
 from risutools.pathnames import safe_line
 from risutools.report import options as opt
 from risutools.report.color import COLOR_HELP, use_color
@@ -38,6 +37,7 @@ from risutools.report.review_text import ReviewProgress
 from risutools.report.statistics import STATISTICS_FORMATS
 from risutools.report.usage import one_command, plain_argument_help, usage_line
 from risutools.settings import lifecycle
+from risutools.targets import path_error_line
 
 #: the review's --format choices, from the reporter table
 REVIEW_FORMATS = formats("review")

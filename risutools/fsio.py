@@ -56,6 +56,7 @@ from risutools.errors import Code, RisuError, WriteConflict
 from risutools.locking import LOCK_NAME, lock_file_for, write_lock
 from risutools.pathnames import show_name
 from risutools.safeio import digest_buffer
+from risutools.targets import check_target, make_folder
 
 CHUNK = 1 << 20
 TMP_MARK = ".risutools-tmp-"
@@ -344,7 +345,7 @@ def _create(tmp: Path, folder: Path) -> int:
     try:
         return os.open(tmp, _CREATE, 0o666)
     except OSError:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folder(folder)
         _sweep_once(folder)
         return os.open(tmp, _CREATE, 0o666)
 
@@ -597,7 +598,7 @@ def append_line(
     if b"\n" in line:
         raise ValueError("append_line writes one line: the data holds a newline")
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(target.parent)
     flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
     with write_lock(target):
         created = not os.path.lexists(target)
@@ -688,31 +689,6 @@ def fsync_directory(directory: str | os.PathLike[str]) -> None:
         os.close(dfd)
 
 
-def check_target(path: str | os.PathLike[str], *, folder: bool | None) -> None:
-    """An output path, checked before anything is written: every folder above it that
-    exists must be a folder (``not-a-directory``, naming the file in the way: ``-o
-    notes.txt/out.json``); a ``folder`` target that exists must be a folder
-    (``not-a-directory``), a file target must not be one (``not-a-file``); ``None``: either.
-    A device or FIFO stays a valid file target (``-o /dev/stdout``).
-    A path the operating system refuses to look at (a name too long, a folder it may not
-    search) is ``unwritable`` with its words, never an internal error."""
-    shown = display_path(path)
-    target = Path(os.fspath(path))
-    try:
-        for above in reversed(target.parents):
-            if os.path.lexists(above) and not above.is_dir():
-                if above.is_symlink():  # a loop or a link to nothing: the system's words
-                    os.stat(above)  # (ELOOP, ENOENT), not "a file"
-                raise RisuError(Code.NOT_A_DIRECTORY, f"{display_path(above)} is a file, not "
-                                "a folder", path=shown)
-        if folder is True and target.exists() and not target.is_dir():
-            raise RisuError(Code.NOT_A_DIRECTORY, "is a file, not a folder", path=shown)
-        if folder is False and target.is_dir():
-            raise RisuError(Code.NOT_A_FILE, "is a folder, not a file", path=shown)
-    except OSError as exc:
-        raise os_error_line(exc, path) from None
-
-
 def check_file_targets(*paths: str | os.PathLike[str]) -> None:
     """Files a command writes together, all checked before the first is written
     (:func:`check_target`, and a device, FIFO or socket is refused as the write would
@@ -720,41 +696,6 @@ def check_file_targets(*paths: str | os.PathLike[str]) -> None:
     for path in paths:
         check_target(path, folder=False)
         _refuse_non_regular(Path(os.fspath(path)))
-
-
-#: the errors of a write that say what is in the way, not that the system refused it
-_IN_THE_WAY = {errno.ENOTDIR: (Code.NOT_A_DIRECTORY, "a file is where a folder must be"),
-               errno.EISDIR: (Code.NOT_A_FILE, "is a folder, not a file")}
-
-
-#: errors about a path's name itself, whichever way it was going to be used
-_BAD_NAME = {errno.ENAMETOOLONG: "a file name too long for the file system",
-             errno.ELOOP: "symbolic link loop"}
-
-
-def path_error_line(exc: OSError) -> RisuError | None:
-    """An ``OSError`` a command let through that is about the path's name itself (too
-    long, a symbolic link loop), as one line (``unreadable``, the path named): the
-    operating system refused to look at it.  None for any other error (a bug)."""
-    if exc.errno not in _BAD_NAME:
-        return None
-    shown = display_path(exc.filename) if exc.filename is not None else None
-    return RisuError(Code.UNREADABLE, f"the operating system refused the path: "
-                     f"{_BAD_NAME[exc.errno]}", path=shown)
-
-
-def os_error_line(exc: OSError, path: str | os.PathLike[str] | None = None) -> RisuError:
-    """An ``OSError`` from a write as one line: ``unwritable``, or what is in the way
-    (``not-a-directory``, ``not-a-file``)."""
-    where = exc.filename if exc.filename is not None else path
-    shown = display_path(where) if where is not None else None
-    if exc.errno in _IN_THE_WAY:
-        code, why = _IN_THE_WAY[exc.errno]
-        return RisuError(code, why, path=shown)
-    why = exc.strerror or str(exc)
-    if exc.errno == errno.EROFS:
-        why = "read-only file system"
-    return RisuError(Code.UNWRITABLE, f"cannot write: {why}", path=shown)
 
 
 __all__ = [
@@ -765,15 +706,12 @@ __all__ = [
     "append_line",
     "atomic_write",
     "check_file_targets",
-    "check_target",
     "commit_staged",
     "discard_staged",
     "display_path",
     "fsync_directory",
     "lock_file_for",
     "mark_swept",
-    "os_error_line",
-    "path_error_line",
     "sha256_file",
     "sha256_stream",
     "stage_write",

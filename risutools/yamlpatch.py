@@ -8,13 +8,15 @@ written, its indentation and quoting were gone for a one-word change (fourth fuz
 
 :func:`patch_yaml_values` finds each changed scalar by the parser's own marks (PyYAML's
 pure-Python parser: its marks count characters of the text), and writes the new value in
-its place, in the old value's quoting where the new value can be spelled so.  It answers
-None (the caller writes the document whole, as before) when the change is not of scalars
-and items appended to a block list (a key added or removed, a list shortened, a flow list
-grown), when a value to change is not a plain or quoted scalar (a block scalar, an alias; a
-tag or an anchor before a scalar is kept, the value after it rewritten), past
-:data:`MAX_PATCHED` values, or when the text it made does not read back as exactly the new
-document: the check that makes every answer safe.
+its place, in the old value's quoting where the new value can be spelled so; items
+appended to a list are written after its last item (a block list: as block entries at its
+``-`` column; a flow list, ``[a, b]`` or ``[]``: as JSON, which is YAML's flow style).  It
+answers None (the caller writes the document whole, as before) when the change is not of
+scalars and appended items (a key added or removed, a list shortened), when a value to
+change is not a plain or quoted scalar (a block scalar, an alias; a tag or an anchor before
+a scalar is kept, the value after it rewritten), past :data:`MAX_PATCHED` values, or when
+the text it made does not read back as exactly the new document: the check that makes
+every answer safe.
 """
 
 from __future__ import annotations
@@ -99,8 +101,12 @@ class _Walk:
         # growth record or None]
         self.stack: list[list[Any]] = []
 
-    def end(self) -> None:
+    def end(self, ev: Any) -> None:
         self.stack.pop()
+        if ev.end_mark is not None:  # (a flow list's last item may be a mapping or a list)
+            for open_ in self.stack:
+                if open_[3] is not None and open_[3][2]:
+                    open_[3][1] = ev.end_mark.index
         if self.path:
             self.path.pop()
         if self.stack and self.stack[-1][0]:  # (a mapping's value ended: a key comes next)
@@ -148,10 +154,13 @@ class _Walk:
             raise _Refused
         growth = None
         if here in self.grown:
-            if not isinstance(ev, yaml.SequenceStartEvent) or ev.flow_style or ev.anchor or \
+            if not isinstance(ev, yaml.SequenceStartEvent) or ev.anchor or \
                     ev.tag is not None or ev.start_mark is None:
                 raise _Refused
-            growth = self.found.sequences[here] = [ev.start_mark.column, -1]
+            # (a block list: its "-" column, the end of its last scalar; a flow list: the
+            # end of its last item, or its "[" when it has none)
+            growth = self.found.sequences[here] = [
+                ev.start_mark.column, -1, bool(ev.flow_style), ev.start_mark.index]
         self.stack.append([isinstance(ev, yaml.MappingStartEvent), True, 0, growth])
 
 
@@ -172,7 +181,7 @@ def _spans(text: str, wanted: dict[tuple[Any, ...], Any],
                 if documents > 1:
                     return None
             elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                walk.end()
+                walk.end(ev)
             elif not isinstance(ev, (yaml.StreamStartEvent, yaml.StreamEndEvent,
                                      yaml.DocumentEndEvent)) and not walk.key(ev,
                                                                              yaml.ScalarEvent):
@@ -181,9 +190,16 @@ def _spans(text: str, wanted: dict[tuple[Any, ...], Any],
         return None
     found = walk.found
     if len(found.scalars) != len(wanted) or len(found.sequences) != len(grown) or \
-            any(last < 0 for _, last in found.sequences.values()):
+            any(last < 0 and not flow for _, last, flow, _ in found.sequences.values()):
         return None
     return found
+
+
+def _flow_item(item: Any) -> str:
+    """``item`` in a flow list (JSON; every character past ASCII escaped when one is not
+    printable: a raw U+2028 would be a line break to YAML 1.1)."""
+    text = json.dumps(item, ensure_ascii=False)
+    return text if text.isprintable() else json.dumps(item)
 
 
 def _items(items: list[Any], column: int, newline: str) -> str | None:
@@ -226,7 +242,12 @@ def patch_yaml_values(text: str, old: Any, new: Any,
         if written is None:
             return None
         edits.append((start, end, written))
-    for path, (column, last) in found.sequences.items():
+    for path, (column, last, flow, opened) in found.sequences.items():
+        if flow:  # (after its last item, or inside its "[": JSON is YAML's flow style)
+            spelled = list(map(_flow_item, appended[path]))
+            edits.append((last, last, ", " + ", ".join(spelled)) if last >= 0 else
+                         (opened + 1, opened + 1, ", ".join(spelled)))
+            continue
         at = text.find("\n", last)
         items = _items(appended[path], column, newline)
         if items is None:

@@ -30,7 +30,7 @@ MAX_COMPLEXITY = 20
 FLOORS: dict[int, tuple[str, ...]] = {
     0: ("errors", "findings", "pathnames", "printable", "jsontypes", "canonical",
         "jsonlines", "jsonplaces", "resources", "safeio", "locking", "fsio", "yamlsafe",
-        "yamlpatch",
+        "yamlpatch", "targets",
         "values", "checks", "collector", "rowspool", "lastwords", "workers", "datatables",
         "datatables_snapshot", "settings", "__init__"),
     1: ("formats",),

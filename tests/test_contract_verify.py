@@ -77,14 +77,14 @@ def test_found_by_digest_under_any_name(tmp_path: Path) -> None:
 
 
 def test_edited_report_fails_its_own_digest(tmp_path: Path) -> None:
-    from risutools.canonical import sha256_prefixed
+    from risutools.canonical import indented, sha256_prefixed
 
     cat = tmp_path / "cat"
     shutil.copytree(FX / "verify", cat)
     rep = cat / "replays" / "long-chat.report.json"
     data = json.loads(rep.read_text())
     data["summary"]["verdict"] = "failed"  # edited, report_sha256 left as it was
-    raw = json.dumps(data).encode()
+    raw = indented(data)  # (written as the writer writes a report)
     rep.write_bytes(raw)
     doc = json.loads((cat / "verified.json").read_text())
     doc["provenance"]["source_refs"][1]["sha256"] = sha256_prefixed(raw)
@@ -145,7 +145,7 @@ def test_each_file_hashed_once_a_run(tmp_path: Path, monkeypatch) -> None:
     store file is hashed at most once in the run (the catalog's replays/ listed and hashed
     once, not once a document: that was O(documents * reports) files hashed), and each
     reference still finds its own file."""
-    from risutools.canonical import sha256_prefixed
+    from risutools.canonical import indented, self_hash, sha256_prefixed
     from risutools.contract import sourcestore
 
     cat = tmp_path / "cat"
@@ -153,10 +153,12 @@ def test_each_file_hashed_once_a_run(tmp_path: Path, monkeypatch) -> None:
     for p in cat.glob("*.json"):
         p.unlink()
     base = json.loads((FX / "verify" / "verified.json").read_text(encoding="utf-8"))
-    report = (cat / "replays" / "long-chat.report.json").read_bytes()
+    report = json.loads((cat / "replays" / "long-chat.report.json").read_bytes())
     n = 12
     for i in range(n):
-        raw = report + b" " * i  # (the same report, its own bytes)
+        report["fixture"]["name"] = f"long-chat-{i}"  # (a report of its own, its own bytes)
+        report["report_sha256"] = self_hash(report)
+        raw = indented(report)
         (cat / "replays" / f"c{i}--long-chat-{i}.json").write_bytes(raw)
         doc = json.loads(json.dumps(base))
         doc["provenance"]["source_refs"][1]["source_id"] = f"replay:long-chat-{i}"

@@ -364,8 +364,9 @@ def active_code(ctx: GateContext) -> tuple[str, str]:
 
 @check("G6", "error", "promotion", "replay", targets=lifecycle.APPROVED)
 def replay(ctx: GateContext) -> tuple[str, str]:
-    """When the component declares a context.* capability: replay_status is passed and a
-    referenced replay report is verified by digest (MC203); otherwise n/a.
+    """When the component declares a context.* capability: replay_status is passed, and
+    every referenced replay report is verified (MC203: its digest, and read back as a
+    replay-report-v1 whose hash is its own) and says passed itself; otherwise n/a.
 
     Why: A context component that was never replayed may lose or rewrite what the user
     wrote.
@@ -386,6 +387,11 @@ def replay(ctx: GateContext) -> tuple[str, str]:
     bad = [v for v in reps if v.status != "verified"]
     if bad:
         return FAIL, f"replay report {bad[0].source}: {bad[0].detail}"
+    failed = [v for v in reps if v.verdict != "passed"]
+    if failed:  # (the report's own verdict: the document's word is not enough)
+        return FAIL, (f"replay_status is passed but the report {failed[0].detail} says "
+                      f"{failed[0].verdict!r}; re-run the replay with --update until it "
+                      "passes")
     return PASS, f"replay passed, report verified ({reps[0].detail})"
 
 

@@ -64,20 +64,14 @@ from risutools.contract.notesfind import (
     orphans,
 )
 from risutools.errors import UsageError
-from risutools.fsio import (
-    check_target,
-    display_path,
-    os_error_line,
-    sweep_temp_files,
-    syncfs_available,
-    write_lock,
-)
+from risutools.fsio import display_path, sweep_temp_files, syncfs_available, write_lock
 from risutools.projection import post_id_from_name
 from risutools.projection.run import grades
 from risutools.projection.text import check_lang
 from risutools.safeio import FoundFile, check_inside, require_folder
 from risutools.settings.catalog import FACTS_DIR, default_jobs
 from risutools.settings.config import Settings
+from risutools.targets import check_target, make_folder, os_error_line
 
 CACHE_NAME = ".risutools-cache/ingest.msgpack"
 _FACTS_PREFIX = FACTS_DIR + "/"  # (a facts file's name in the cache)
@@ -498,7 +492,7 @@ def _prepare_catalog(out: Path) -> None:
     and remove the temp files a killed run left in the cache's folder (in the catalog's:
     once the cache is read, :class:`FolderSweeps`).  OS failures are one line (exit 2)."""
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        make_folder(out)
         with write_lock(out / NDJSON_NAME):
             pass
         # the cache's folder: never a link leading elsewhere (what is swept, read and written

@@ -23,13 +23,13 @@ from risutools.fsio import (
     commit_staged,
     discard_staged,
     fsync_directory,
-    os_error_line,
     stage_write,
     sync_filesystem,
     syncfs_available,
 )
 from risutools.safeio import FileRefused, check_inside, read_regular
 from risutools.settings.catalog import FACTS_DIR
+from risutools.targets import make_folder, os_error_line
 
 MAX_FACTS_BYTES = 1 << 20
 
@@ -61,7 +61,7 @@ def write_facts(result: IngestResult, out: Path, memo: IngestCache | None = None
     changed = 0
     before = time.time_ns()
     try:
-        folder.mkdir(exist_ok=True)
+        make_folder(folder)
         for cid in sorted(todo):
             job = _one(folder, cid, *todo[cid], batch, memo, before)
             if job is not None:

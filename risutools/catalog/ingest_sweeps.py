@@ -25,7 +25,8 @@ from pathlib import Path
 
 from risutools.catalog import cache as ingest_cache
 from risutools.catalog.cache import IngestCache
-from risutools.fsio import mark_swept, os_error_line, sweep_temp_files
+from risutools.fsio import mark_swept, sweep_temp_files
+from risutools.targets import os_error_line
 
 #: a folder's stat as the cache compares it
 _Key = tuple[int, int, int, int]

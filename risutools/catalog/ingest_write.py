@@ -30,12 +30,12 @@ from risutools.fsio import (
     discard_staged,
     display_path,
     fsync_directory,
-    os_error_line,
 )
 from risutools.jsonlines import same_json
 from risutools.projection.project import without_container
 from risutools.projection.text import TYPE_WORDS
 from risutools.safeio import FileRefused, read_regular
+from risutools.targets import os_error_line
 from risutools.values import MAX_DOCUMENT_BYTES, parse_value_bytes
 
 WRITE_THREADS = 8  # fsync-bound: threads overlap the waits

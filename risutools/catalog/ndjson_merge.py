@@ -14,10 +14,11 @@ from typing import Any
 from risutools.catalog.outcome import IngestResult
 from risutools.catalog.render import review_status
 from risutools.errors import RisuError, WriteConflict
-from risutools.fsio import atomic_write, display_path, os_error_line
+from risutools.fsio import atomic_write, display_path
 from risutools.jsonlines import same_json
 from risutools.replay.component import BOM
 from risutools.safeio import FileRefused, read_regular
+from risutools.targets import os_error_line
 from risutools.values import parse_value_bytes
 
 NDJSON_NAME = "components.ndjson"

@@ -29,12 +29,13 @@ from risutools.contract.transitions import MAX_LOG_BYTES
 from risutools.errors import Code, RisuError, WriteConflict
 from risutools.fsio import CONFLICT as CHANGED
 from risutools.fsio import append_line as fsio_append_line
-from risutools.fsio import atomic_write, os_error_line, write_lock
+from risutools.fsio import atomic_write, write_lock
 from risutools.jsonlines import detect_indent
 from risutools.replay.component import BOM, ComponentFile, dump_component
 from risutools.safeio import FileRefused, read_inside
 from risutools.settings import lifecycle
 from risutools.settings.catalog import LOG_NAME
+from risutools.targets import os_error_line
 from risutools.values import MAX_DOCUMENT_BYTES
 
 
@@ -115,8 +116,7 @@ def write_document(cat: Catalog, entry: Entry, raw: bytes, new_doc: dict[str, An
     except WriteConflict:
         raise conflict_error(entry, "the file was rewritten during the write") from None
     except OSError as exc:
-        raise RisuError(Code.UNWRITABLE, f"cannot write: {exc.strerror or exc}",
-                        path=str(entry.path)) from None
+        raise os_error_line(exc, entry.path) from None
 
 
 def append_line(path: Path, line: bytes, *, expect_size: int | None = None) -> int:
@@ -158,8 +158,7 @@ def write_new_file(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
     except WriteConflict:
         raise
     except OSError as exc:
-        raise RisuError(Code.UNWRITABLE, f"cannot write: {exc.strerror or exc}",
-                        path=str(path)) from None
+        raise os_error_line(exc, path) from None
 
 
 def link(record: dict[str, Any], entry: Entry, last_after: Any) -> dict[str, Any]:

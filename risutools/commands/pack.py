@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from risutools.errors import RisuError
 from risutools.formats.unpack import pack
-from risutools.fsio import check_target
+from risutools.targets import check_target
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from risutools.catalog.catalog import Catalog
 from risutools.catalog.packet import LANES, build_packet, write_packet, write_queue
 from risutools.commands.catalogs import configure, open_for
 from risutools.errors import UsageError, check_choice
-from risutools.fsio import check_target
 from risutools.jsonlines import require_text
 from risutools.printable import require_plain_text
 from risutools.safeio import enters
 from risutools.settings import lifecycle
+from risutools.targets import check_target
 
 
 @dataclass(frozen=True)

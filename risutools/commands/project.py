@@ -8,10 +8,10 @@ from typing import Any, ClassVar
 
 from risutools.checks.registry import check_selection
 from risutools.errors import check_choice
-from risutools.fsio import check_target
 from risutools.projection.run import project_path, write_documents
 from risutools.projection.text import LANGS
 from risutools.settings.config import resolve_settings
+from risutools.targets import check_target
 
 
 @dataclass(frozen=True)

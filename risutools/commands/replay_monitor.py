@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from risutools.commands.replay_run import refuse_invalid_component
-from risutools.fsio import check_target
 from risutools.replay.api import report_paths, run_monitor, write_report_files
 from risutools.replay.component import load_component
+from risutools.settings.config import resolve_settings
+from risutools.targets import check_target
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,14 @@ def run(opts: Options) -> Monitored:
     if opts.component is not None:
         refuse_invalid_component(opts.component)
         doc = load_component(opts.component).doc
-    report = run_monitor(opts.fixture, opts.config, doc, streamed=True)
+    # the catalog's configuration, found from the first path given (the document, else the
+    # fixture): validated as every command validates it, its `replay:` section the layer
+    # under the fixture's own config and --config (as `replay run`)
+    start = Path(opts.component or opts.fixture)
+    section = resolve_settings(None, start).sections.get("replay")
+    report = run_monitor(opts.fixture, opts.config, doc, streamed=True,
+                         catalog_layer=section if isinstance(section, dict) else None,
+                         layer_from=start.parent)
     if opts.output:
         write_report_files(report, Path(opts.output))
     return Monitored(report)

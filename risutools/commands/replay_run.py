@@ -12,11 +12,11 @@ from risutools.catalog.evidence import evidence_writer
 from risutools.contract.schema import mc100
 from risutools.contract.validate import validate_document
 from risutools.errors import Code, DocumentError
-from risutools.fsio import check_target
 from risutools.replay.api import RunOutcome, report_paths, run_component
 from risutools.replay.component import load_component
 from risutools.replay.verdicts import PASSED
 from risutools.settings.config import resolve_settings
+from risutools.targets import check_target
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from risutools.fsio import check_target
 from risutools.replay.synth import synthesize, write_synth
+from risutools.targets import check_target
 
 
 @dataclass(frozen=True)

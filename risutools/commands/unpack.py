@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from risutools.errors import RisuError
 from risutools.formats.unpack import unpack
-from risutools.fsio import check_target
+from risutools.targets import check_target
 
 
 @dataclass(frozen=True)

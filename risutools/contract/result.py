@@ -47,6 +47,9 @@ class Verification:
     #: same words for every reference of the run, made when shown: a review of a catalog
     #: holds one verification a document)
     note: str | None
+    #: a verified replay report's own verdict (``passed``, ``failed``, ``not-checked``);
+    #: None for every other reference
+    verdict: str | None = None
 
     @property
     def detail(self) -> str:

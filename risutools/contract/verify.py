@@ -29,11 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from risutools.canonical import hex_of, self_hash
+from risutools.canonical import hex_of
 from risutools.checks.registry import Check, RuleFilter, check
 from risutools.contract.checks_load import mc001
-from risutools.contract.loaders import LoadedDocument, load_bytes
+from risutools.contract.loaders import LoadedDocument
 from risutools.contract.notesfind import NotesIndex, document_keys, find_notes, notes_index
+from risutools.contract.reportcheck import read_report
 from risutools.contract.result import DocumentInfo, Result, Verification
 from risutools.contract.rules import digest_problem, make_finding, mc200, mc201
 from risutools.contract.schema import mc100, not_object_message
@@ -49,11 +50,9 @@ from risutools.safeio import (
     FileRefused,
     check_inside,
     open_regular,
-    read_regular,
     require_folder,
 )
 from risutools.settings.config import Settings
-from risutools.values import MAX_DOCUMENT_BYTES
 
 CONTAINER_SUFFIXES = (".charx", ".zip", ".jpeg", ".jpg", ".png")
 
@@ -234,10 +233,11 @@ def verify_refs(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument) -> N
 
 
 def _record(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, rule: Check,
-            ref: SourceRef, status: str, detail: str, *, emit: bool = True) -> None:
+            ref: SourceRef, status: str, detail: str, *, emit: bool = True,
+            verdict: str | None = None) -> None:
     ctx.result.verifications.append(
         Verification(ld.file, ld.line, info.component_id, ref.pointer, ref.source, status,
-                     detail))
+                     detail, verdict))
     if not emit:
         return
     if status == "mismatch":
@@ -362,10 +362,12 @@ def _verify_notes(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument,
 @check("MC203", "error", "verify", "replay-report")
 def mc203(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: SourceRef) -> None:
     """A replay report referenced in source_refs (source_id 'replay:...', source_version
-    'replay-report-v1') exists and its digest matches (`risutools verify`).
+    'replay-report-v1') exists, its digest matches, and it reads back as the report `replay
+    run` wrote: a replay-report-v1 in the writer's own layout, its report_sha256 its own,
+    for this component, its summary's counts those of its lists (`risutools verify`).
 
-    Why: replay_status and availability_verdict rest on that report; a missing or changed
-    report leaves them unsupported.
+    Why: replay_status and availability_verdict rest on that report; a missing, changed or
+    forged report (any file given the right digest) leaves them unsupported.
 
     Fix: Re-run the replay and record the new report's digest, or restore the report file.
     """
@@ -389,11 +391,12 @@ def mc203(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
         named = local.matching(lambda name, _: fixture in name) if local and fixture else []
         _report_missing(ctx, info, ld, ref, local, named)
         return
-    problem = _report_self_check(found, info.component_id)
-    if problem:
-        _record(ctx, info, ld, mc203, ref, "mismatch", f"replay report {_rel(found)}: {problem}")
+    read = read_report(found, want, info.component_id)
+    if read.problem:
+        _record(ctx, info, ld, mc203, ref, "mismatch",
+                f"replay report {_rel(found)}: {read.problem}")
     else:
-        _record(ctx, info, ld, mc203, ref, "verified", _rel(found))
+        _record(ctx, info, ld, mc203, ref, "verified", _rel(found), verdict=read.verdict)
 
 
 def _replays_store(ctx: VerifyContext, replays: Path | None) -> SourceStore | None:
@@ -423,30 +426,3 @@ def _report_missing(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument,
         _record(ctx, info, ld, mc203, ref, "not_at_hand",
                 f"{ref.source}: no replays/ folder in the catalog and not in the source store")
 
-
-def _report_self_check(path: Path, component_id: str | None) -> str | None:
-    """A JSON report's own ``report_sha256`` and component id, when it has them."""
-    if path.suffix.lower() != ".json":
-        return None
-    try:
-        out = load_bytes(read_regular(path, MAX_DOCUMENT_BYTES), display_path(path), fmt="json")
-    except FileRefused:
-        return None
-    if out.problems or not out.documents:
-        return None
-    rep: Any = out.documents[0].doc
-    if not isinstance(rep, dict):
-        return None
-    declared = rep.get("report_sha256")
-    if isinstance(declared, str):
-        try:
-            actual = self_hash(rep)
-        except (ValueError, TypeError):
-            return None
-        if actual != declared:
-            return (f"report_sha256 {declared[:19]}… does not match its content "
-                    f"({actual[:19]}…); the report was edited after it was written")
-    rid = rep.get("component_id")
-    if isinstance(rid, str) and component_id is not None and rid != component_id:
-        return f"the report is for {rid!r}, not {component_id!r}"
-    return None

@@ -30,10 +30,11 @@ from risutools.formats.files import open_regular, read_to_bound
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.reader import MAX_JSON_BYTES, detect, read_path
 from risutools.formats.risum import RISUM_END, asset_head, read_risum_bytes, risum_head
-from risutools.fsio import atomic_write, check_target, os_error_line, write_many
+from risutools.fsio import atomic_write, write_many
 from risutools.pathnames import real_path
 from risutools.printable import json_text
 from risutools.safeio import sha256_regular
+from risutools.targets import check_target, make_folder, os_error_line
 
 MANIFEST = "manifest.json"
 MANIFEST_KIND = "risutools-unpack-1"
@@ -140,7 +141,7 @@ def _out_folder(out_dir: str | os.PathLike[str]) -> Path:
         raise FormatError(Code.NOT_A_DIRECTORY,
                           "output exists and is not a folder", path=str(out_dir))
     try:  # (a link that leads nowhere, a loop: one line, as every command's output folder)
-        root_given.mkdir(parents=True, exist_ok=True)
+        make_folder(root_given)
     except OSError as exc:
         raise os_error_line(exc, out_dir) from None
     return real_path(root_given)
@@ -245,7 +246,9 @@ def _write_all(root: Path, files: dict[str, bytes], manifest: dict[str, Any], fo
     try:
         write_many([(plan[rel], files[rel]) for rel in sorted(files)], expect_absent=not force)
         atomic_write(plan[MANIFEST], _json_bytes(manifest), expect_absent=not force)
-    except (FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError) as exc:
+    except (NotADirectoryError, IsADirectoryError) as exc:  # (what is in the way, named)
+        raise os_error_line(exc, root) from None
+    except (FileExistsError, PermissionError) as exc:
         raise FormatError(
             Code.UNWRITABLE, f"cannot write {exc.filename}: {exc.strerror}", path=str(root)
         ) from None
@@ -465,7 +468,9 @@ def pack(src: str | os.PathLike[str], out: str | os.PathLike[str], *, force: boo
 
     try:
         atomic_write(out, pieces(), expect_absent=not force)
-    except (FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError) as exc:
+    except (NotADirectoryError, IsADirectoryError) as exc:  # (what is in the way, named)
+        raise os_error_line(exc, out) from None
+    except (FileExistsError, PermissionError) as exc:
         raise FormatError(
             Code.UNWRITABLE, f"cannot write {exc.filename}: {exc.strerror}", path=os.fspath(out)
         ) from None

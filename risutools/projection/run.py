@@ -11,9 +11,10 @@ from risutools.analysis import analyze
 from risutools.canonical import document_json
 from risutools.errors import Code, ConfigError, RisuError
 from risutools.formats import read_path
-from risutools.fsio import atomic_write, os_error_line
+from risutools.fsio import atomic_write
 from risutools.projection.notes import Notes, load_notes
 from risutools.projection.project import project
+from risutools.targets import make_folder, os_error_line
 
 if TYPE_CHECKING:
     from risutools.analysis import Analysis
@@ -64,7 +65,7 @@ def _plan(docs: list[dict[str, Any]], target: Path, out: str) -> list[tuple[Path
     if target.exists() and not target.is_dir():
         raise RisuError(Code.NOT_A_DIRECTORY, f"is a file, not a folder ({len(docs)} "
                         "documents need a folder)", path=out)
-    target.mkdir(parents=True, exist_ok=True)
+    make_folder(target)
     return [(target / f"{doc['component_id']}.json", doc) for doc in docs]
 
 

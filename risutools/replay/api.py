@@ -235,9 +235,12 @@ def catalog_section(component: Path) -> dict[str, Any] | None:
 
 def run_monitor(fixture: str | Path, config: str | Path | None = None,
                 component: dict[str, Any] | None = None, *,
-                streamed: bool = False) -> dict[str, Any]:
+                streamed: bool = False, catalog_layer: dict[str, Any] | None = None,
+                layer_from: Path | None = None) -> dict[str, Any]:
     """The monitor alone over a fixture; returns a replay-report-v1, tied to ``component``
     (the monitor's document: its id, version and digest) when one is given.
+    ``catalog_layer``: the ``replay:`` section of the catalog configuration found from
+    ``layer_from`` (under the fixture's own ``config`` and ``--config``, as ``replay run``).
 
     ``streamed`` (what ``replay monitor`` does): an NDJSON fixture read as the replay
     reaches its turns (:func:`stream_fixture`, as ``replay run`` reads it: no bound on its
@@ -245,7 +248,10 @@ def run_monitor(fixture: str | Path, config: str | Path | None = None,
     kept in spools, out of memory (:class:`~risutools.replay.spool.Spool`, read back when
     listed): the same report, its rows a sequence rather than a list."""
     fx = stream_fixture(fixture) if streamed else load_fixture(fixture)
-    cfg = load_replay_config(config, fx.config, paths=(str(fixture),))
+    settings_file = find_settings_file(layer_from) if catalog_layer and layer_from else None
+    cfg = load_replay_config(config, catalog_layer, fx.config,
+                             paths=(show_name(str(settings_file)) if settings_file else None,
+                                    str(fixture)))
     if not streamed:
         return build_report(run_simulation(SIM_MONITOR, fx, cfg), fx, cfg, component)
     with cycles_paused():

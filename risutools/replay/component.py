@@ -22,10 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from risutools.errors import Code, DocumentError, RisuError
-from risutools.fsio import atomic_write, display_path
+from risutools.errors import Code, DocumentError
+from risutools.fsio import atomic_write
 from risutools.jsonlines import detect_indent, patch_values
 from risutools.safeio import read_or_raise
+from risutools.targets import os_error_line
 from risutools.values import MAX_DOCUMENT_BYTES, decode_text, parse_value
 from risutools.yamlpatch import patch_yaml_values
 
@@ -183,6 +184,4 @@ def write_or_fail(path: Path, data: bytes | Iterable[bytes], *,
     try:
         atomic_write(path, data, expect_sha256=expect_sha256)
     except OSError as exc:
-        raise RisuError(
-            Code.UNWRITABLE, f"cannot write: {exc.strerror or exc}", path=display_path(path)
-        ) from exc
+        raise os_error_line(exc, path) from exc

@@ -10,7 +10,8 @@ import sys
 from collections.abc import Iterable, Iterator
 
 from risutools.errors import Code, RisuError, UsageError
-from risutools.fsio import atomic_write, check_target
+from risutools.fsio import atomic_write
+from risutools.targets import check_target, os_error_line
 
 
 def check_report_path(path: str | None, formats: tuple[str, ...] = ()) -> None:
@@ -39,8 +40,7 @@ def write_report(path: str, text: str | Iterable[str | bytes]) -> None:
             return
         atomic_write(path, _encoded(text))
     except OSError as exc:
-        raise RisuError(Code.UNWRITABLE,
-                        f"cannot write: {exc.strerror or exc}", path=path) from None
+        raise os_error_line(exc, path) from None
 
 
 def _open_device(path: str) -> int:

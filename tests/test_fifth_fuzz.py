@@ -1,0 +1,120 @@
+"""Findings of a fifth fuzzing pass (``validate --fix``, ``notes``, ``verify``, ``replay``
+with hostile configurations), each a test that fails before its fix:
+
+* ``replay monitor`` never read the catalog's ``.risutools.yaml``: a file every other
+  command refuses (an unknown key, a bad ``replay:`` value) passed silently, and its
+  ``replay:`` section was not a layer of the monitor's configuration as it is of ``replay
+  run``'s;
+* ``replay run --update`` of a YAML document whose ``source_refs`` is a flow list (``[{...}]``)
+  wrote the whole document again through ``safe_dump`` (its comments, quoting and layout
+  gone) to add one reference.
+
+(The pass's other findings have their own files: a forged replay report,
+``test_replay_report_trusted.py``; a folder a command makes that is a file,
+``test_cli_paths.py``.)
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from harness import FIXTURES, SEED, run_cli
+
+from risutools.replay.component import _yaml_value
+from risutools.yamlpatch import patch_yaml_values
+
+MONITOR = FIXTURES / "replay" / "monitor.yaml"
+
+
+@pytest.mark.parametrize("config, why", [
+    ("bogus_key: 1\n", "config-unknown-key"),
+    ("replay: {max_context: -1}\n", "config-bad-value"),
+    ("replay: {no_such_key: 1}\n", "no_such_key"),
+])
+@pytest.mark.parametrize("with_doc", [True, False])
+def test_replay_monitor_reads_the_catalog_configuration(tmp_path: Path, config: str, why: str,
+                                                        with_doc: bool) -> None:
+    shutil.copy(SEED, tmp_path / "doc.json")
+    shutil.copy(MONITOR, tmp_path / "monitor.yaml")
+    (tmp_path / ".risutools.yaml").write_text(config, encoding="utf-8")
+    args = ["replay", "monitor", *(["doc.json"] if with_doc else []), "-x", "monitor.yaml"]
+    done = run_cli(*args, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout[-300:] + done.stderr
+    assert why in done.stderr and ".risutools.yaml" in done.stderr, done.stderr
+
+
+def test_replay_monitor_takes_the_catalog_replay_section(tmp_path: Path) -> None:
+    """The catalog's ``replay:`` keys are the layer under the fixture's own ``config``, as
+    for ``replay run``: a fixture without a config then runs with the catalog's."""
+    fixture = yaml.safe_load(MONITOR.read_text(encoding="utf-8"))
+    own = fixture.pop("config")
+    (tmp_path / "monitor.yaml").write_text(yaml.safe_dump(fixture), encoding="utf-8")
+    shutil.copy(SEED, tmp_path / "doc.json")
+    plain = run_cli("replay", "monitor", "doc.json", "-x", "monitor.yaml", "-o", "a.json",
+                    cwd=tmp_path)
+    (tmp_path / ".risutools.yaml").write_text(yaml.safe_dump({"replay": own}), "utf-8")
+    layered = run_cli("replay", "monitor", "doc.json", "-x", "monitor.yaml", "-o", "b.json",
+                      cwd=tmp_path)
+    assert plain.returncode == layered.returncode == 0, plain.stderr + layered.stderr
+    a = json.loads((tmp_path / "a.json").read_text("utf-8"))["config"]
+    b = json.loads((tmp_path / "b.json").read_text("utf-8"))["config"]
+    assert {k: b[k] for k in own} == own and a != b
+
+
+# ---- a flow list grown where it stands ---------------------------------------------------
+
+FLOW = """\
+# 큐레이터 메모: 지우지 마세요
+provenance:
+  review_status: candidate   # 상태
+  source_refs: [{source_id: 'risu:1', sha256: 'sha256:00'}]  # 출처
+  more: [
+    a,
+    'b'
+  ]
+  nested: [ {id: x, list: [1, 2]} ]
+"""
+
+
+@pytest.mark.parametrize("where, want", [
+    ("source_refs", """  source_refs: [{source_id: 'risu:1', sha256: 'sha256:00'}, {"source_id": \
+"replay:x", "sha256": "sha256:11"}]  # 출처"""),
+    ("more", """    'b', {"source_id": "replay:x", "sha256": "sha256:11"}"""),
+    ("nested", """  nested: [ {id: x, list: [1, 2]}, {"source_id": "replay:x", "sha256": \
+"sha256:11"} ]"""),
+])
+def test_an_item_appended_to_a_flow_list_is_written_after_its_last(where: str,
+                                                                   want: str) -> None:
+    old = _yaml_value(FLOW)
+    new = json.loads(json.dumps(old))
+    new["provenance"][where].append({"source_id": "replay:x", "sha256": "sha256:11"})
+    got = patch_yaml_values(FLOW, old, new, _yaml_value)
+    assert got is not None
+    assert _yaml_value(got) == new
+    before, after = FLOW.splitlines(), got.splitlines()
+    assert [ln for ln in after if ln not in before] == [want]
+    assert len(before) == len(after)
+
+
+def test_replay_update_keeps_a_yaml_document_with_a_flow_list(tmp_path: Path) -> None:
+    doc = json.loads(SEED.read_text("utf-8"))
+    text = "# 큐레이터 메모\n" + yaml.safe_dump(doc, allow_unicode=True, sort_keys=False,
+                                              default_flow_style=None, width=10_000)
+    item = next(ln for ln in text.splitlines() if ln.startswith("  - {source_id:"))
+    refs = "  source_refs: [" + item[len("  - "):] + "]"
+    text = text.replace("  source_refs:\n" + item + "\n", refs + "\n")
+    assert refs in text
+    path = tmp_path / "doc.yaml"
+    path.write_text(text, "utf-8")
+    done = run_cli("replay", "run", path, "-x", FIXTURES / "replay" / "anchor-edit.yaml",
+                   "--update", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    got = path.read_text("utf-8")
+    changed = [ln for ln in got.splitlines() if ln not in text.splitlines()]
+    assert got.startswith("# 큐레이터 메모\n")
+    assert len(changed) == 3, changed  # the reference, replay_status, availability_verdict
+    assert any(ln.startswith(refs.rstrip("]")) and '"replay:' in ln for ln in changed), changed
