@@ -15,22 +15,30 @@ A command's module is imported when the command runs (:func:`_command`), so that
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
 import io
 import os
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 import typer
 
 from risutools import __version__, lastwords
 from risutools.collector import cycles_paused
-from risutools.errors import RisuError, UsageError, WriteConflict, bounded
+from risutools.errors import Code, RisuError, UsageError, WriteConflict, bounded
 from risutools.pathnames import safe_line
 from risutools.report import options as opt
 from risutools.report.color import COLOR_HELP, use_color
 from risutools.report.ingest_text import IngestProgress
-from risutools.report.output import check_report_path, write_out, write_report
+from risutools.report.output import (
+    check_report_path,
+    drop_stdout,
+    refuse_output_on_input,
+    write_out,
+    write_report,
+)
 from risutools.report.present import present
 from risutools.report.reporters import FORMATS, formats, shows_hashes
 from risutools.report.review_text import ReviewProgress
@@ -116,6 +124,7 @@ def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
     result's code (``--exit-zero``: findings do not fail; 2, could not run, stays)."""
     command = _command(name)
     try:  # a value out of its choices, range or form: the option's usage error
+        refuse_output_on_input(params, how)
         options = command.Options(**params)
         check_report_path(how.get("output"), how.pop("formats", ()))
         check_report_path(how.get("report"))
@@ -139,7 +148,7 @@ def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
     _exit(result.exit_code(), exit_zero)
 
 
-def _notes(lines: list[str]) -> None:
+def _notes(lines: Iterable[str]) -> None:
     """Each line on standard error as one printable line (:func:`safe_line`: a file name or a
     value a note quotes cannot add a line, an escape sequence or a bidi override)."""
     sys.stdout.flush()
@@ -713,6 +722,11 @@ def _utf8_streams() -> None:
                 stream.reconfigure(encoding="utf-8", errors="backslashreplace")
 
 
+#: a write that failed for want of room or of a working device, with no file named: standard
+#: output's (``> /dev/full``); what ``write_out`` says of the report, said of the rest
+_OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
 def main() -> None:
     """Console entry point: maps errors to one line and exit code 2."""
     usage_error = _click_class("UsageError")
@@ -750,6 +764,11 @@ def main() -> None:
         named = path_error_line(exc) if isinstance(exc, OSError) else None
         if named is not None:  # (a path's name the system refuses: a one-line refusal)
             _fail(named)
+            sys.exit(2)
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno in _OUTPUT_FULL:
+            drop_stdout()  # (the help, a table, a line written by the terminal library)
+            _fail(RisuError(Code.UNWRITABLE, f"cannot write: {exc.strerror}",
+                            path="standard output"))
             sys.exit(2)
         if os.environ.get("RISUTOOLS_DEBUG"):
             raise

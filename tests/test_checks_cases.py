@@ -125,6 +125,7 @@ def write_catalog(case: dict[str, Any], root: Path) -> None:
 
     root.mkdir()
     docs = [apply_change(d) for d in case["documents"]]
+    files = _reports(case.get("files") or {}, docs, root.parent)
     for i, doc in enumerate(docs):
         (root / f"doc{i}.json").write_text(json.dumps(doc), encoding="utf-8")
     base = base_sha256(docs[0])
@@ -138,11 +139,43 @@ def write_catalog(case: dict[str, Any], root: Path) -> None:
             (root / "approvals" / name).write_text(text, encoding="utf-8")
     if "config" in case:
         (root / ".risutools.yaml").write_text(json.dumps(case["config"]), encoding="utf-8")
-    for name, text in (case.get("files") or {}).items():  # catalog-relative path -> text
+    for name, text in files.items():  # catalog-relative path -> text
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
     if "facts" in case:  # an RV4xx/RV5xx case: each document's facts summary (or null)
         _write_facts(root, docs, case["facts"])
+
+
+def _reports(files: dict[str, Any], docs: list[dict[str, Any]], tmp: Path) -> dict[str, str]:
+    """``files`` (name -> text) with each ``{replay: FIXTURE}`` made the report `replay run`
+    writes for the first document over ``fixtures/replay/FIXTURE`` (``verdict``: its
+    summary's verdict rewritten and its ``report_sha256`` worked out again, as a forger
+    would), and each ``"@report"`` digest in the documents made that report's."""
+    from risutools.canonical import indented, self_hash, sha256_prefixed
+    from risutools.replay.api import run_component
+
+    out: dict[str, str] = {}
+    for name, spec in files.items():
+        if not isinstance(spec, dict):
+            out[name] = spec
+            continue
+        work = tmp / f"report-{len(out)}"
+        work.mkdir()
+        (work / "doc.json").write_text(json.dumps(docs[0]), encoding="utf-8")
+        run_component(work / "doc.json", ROOT / "fixtures" / "replay" / spec["replay"],
+                      output=work / "r.json")
+        data = (work / "r.json").read_bytes()
+        if "verdict" in spec:
+            rep = json.loads(data)
+            rep["summary"]["verdict"] = spec["verdict"]
+            rep["report_sha256"] = self_hash(rep)
+            data = indented(rep)
+        out[name] = data.decode("utf-8")
+        for doc in docs:
+            for ref in doc["provenance"]["source_refs"]:
+                if ref.get("sha256") == "@report":
+                    ref["sha256"] = sha256_prefixed(data)
+    return out
 
 
 def _write_facts(root: Path, docs: list[dict[str, Any]], facts: list[Any]) -> None:
@@ -201,12 +234,14 @@ def verify_findings(case: dict[str, Any], tmp: Path) -> list[Any]:
     catalog's ``replays`` (file name -> text)."""
     (tmp / "cat").mkdir()
     doc = tmp / "cat" / "doc.json"
-    doc.write_text(json.dumps(apply_change(case)), encoding="utf-8")
+    changed = apply_change(case)
+    replays = _reports(case.get("replays") or {}, [changed], tmp)
+    doc.write_text(json.dumps(changed), encoding="utf-8")
     for folder in ("store", "replays"):
         if folder in case:
             where = tmp / "cat" / folder if folder == "replays" else tmp / folder
             where.mkdir()
-            for name, text in case[folder].items():
+            for name, text in (replays if folder == "replays" else case[folder]).items():
                 (where / name).write_text(text, encoding="utf-8")
     return verify_paths([doc], tmp / "store" if "store" in case else None).findings
 

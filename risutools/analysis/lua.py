@@ -78,7 +78,13 @@ ARG_CALLS: dict[str, int] = {
 }
 #: a literal up to this long may be a state key named through a constant
 _MAX_NAME_CONSTANT = 80
-_MAX_OPEN_COLLECTORS = 64
+#: calls whose arguments are read at once (nested: ``setChatVar(k, getChatVar(j))`` is two;
+#: the real corpus never holds two open): each token goes to each of them, so a script of
+#: nothing but ``load(`` (1 MB) fed 64 at every token, 10 s; a call past this many is kept
+#: with its arguments unread (what a call with an argument that is no literal gets)
+_MAX_OPEN_COLLECTORS = 8
+#: ``listenEdit(`` bodies open at once
+_MAX_OPEN_LISTENERS = 64
 #: calls kept per script (about 1 KB each with what later passes make of them), and records
 #: of each other kind; past one the scan goes on and says so in ``errors``
 MAX_CALLS = 200_000
@@ -677,7 +683,7 @@ class _Scanner:
             args = self.listener_calls[-1].args
             inner.listener = (args[0].literal or "") if args else ""
         if pname == "listenEdit" and not pq and value == "(" \
-                and len(self.listeners) < _MAX_OPEN_COLLECTORS:
+                and len(self.listeners) < _MAX_OPEN_LISTENERS:
             self.depth += 1
             self.listeners.append(self.depth)
             self.listener_calls.append(calls[-1])

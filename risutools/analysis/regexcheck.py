@@ -156,6 +156,11 @@ class RegexParseError(Exception):
         self.why = why
 
 
+class RegexTooLarge(RegexParseError):
+    """A pattern past a bound of the check (its length, its nesting, its steps): it may be
+    valid, and was not checked (RA205, a warning: padding a pattern must not hide it)."""
+
+
 def steps_allowed(length: int) -> int:
     """The step budget of a pattern of ``length`` characters (parse and check together)."""
     return BASE_STEPS + STEPS_PER_CHAR * min(length, _MAX_PATTERN)
@@ -174,7 +179,7 @@ class Budget:
         self.left -= steps
         self.used += steps
         if self.left < 0:
-            raise RegexParseError(0, "pattern too complex to check")
+            raise RegexTooLarge(0, "pattern too complex to check")
 
 
 class _Parser:
@@ -328,7 +333,7 @@ class _Parser:
     def parse_alt(self) -> Node:
         self.depth += 1
         if self.depth > _MAX_DEPTH:
-            raise RegexParseError(self.i, "groups nested too deeply")
+            raise RegexTooLarge(self.i, "groups nested too deeply")
         branches = [self.parse_seq()]
         while self.i < self.n and self.p[self.i] == "|":
             self.budget.charge()
@@ -463,7 +468,7 @@ class _Parser:
 def parse_pattern(pattern: str, flags: str = "", budget: Budget | None = None) -> Node:
     """Parse a JavaScript regex pattern into our AST (RegexParseError on bad syntax)."""
     if len(pattern) > _MAX_PATTERN:
-        raise RegexParseError(0, f"pattern longer than {_MAX_PATTERN} characters; not checked")
+        raise RegexTooLarge(0, f"pattern longer than {_MAX_PATTERN} characters; not checked")
     if budget is None:
         budget = Budget(steps_allowed(len(pattern)))
     p = _Parser(pattern, "u" in flags or "v" in flags, "s" in flags, budget)

@@ -17,6 +17,7 @@ from risutools.analysis.regexcheck import (
     BacktrackRisk,
     Budget,
     RegexParseError,
+    RegexTooLarge,
     backtracking_risks,
     steps_allowed,
 )
@@ -62,14 +63,17 @@ def var_use(s: Seen, name: str, mode: str, where: str) -> None:
 def check_pattern(pattern: str, letters: str, budget: Budget | None = None
                   ) -> tuple[list[BacktrackRisk], tuple[str, int] | None, bool]:
     """The backtracking check of one pattern (parsed as data, never compiled): its risks,
-    or (why, offset) when it does not parse, or True when it is nested too deeply
+    or (why, offset) when it does not parse, with True when that is because it is past a
+    bound of the check (too long, nested too deeply, too many steps: RA205, not RA202)
     (``budget``: its steps, else its own allowance: :func:`steps_allowed`)."""
     try:
         return backtracking_risks(pattern, letters, budget), None, False
+    except RegexTooLarge as exc:
+        return [], (exc.why, exc.offset), True
     except RegexParseError as exc:
         return [], (exc.why, exc.offset), False
     except RecursionError:
-        return [], None, True
+        return [], ("groups nested too deeply", -1), True
 
 
 def read_pattern(s: Seen, where: str, pattern: str, letters: str,
@@ -119,7 +123,7 @@ def _unchecked(s: Seen, at: int, where: str, why: str) -> None:
     s.patterns_unchecked += 1
     if s.patterns_unchecked == 1:
         s.patterns.append((at, where, [], (
-            f"{why}: this one and those after it were not checked", -1), False))
+            f"{why}: this one and those after it were not checked", -1), True))
 
 
 #: distinct (pattern, flags) checked per module, each within its own step budget (the same

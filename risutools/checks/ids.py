@@ -74,6 +74,7 @@ SCOPE_OF: dict[str, str] = {
     "RA202": "module",
     "RA203": "module",
     "RA204": "module",
+    "RA205": "module",
     "RA301": "module",
     "RA302": "module",
     "RA303": "module",

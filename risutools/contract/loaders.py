@@ -194,6 +194,26 @@ def iter_documents(
             yield load_file(f, from_folder=from_folder, seen=seen, hashed=hashed)
 
 
+def iter_document_parts(path: str | os.PathLike[str], *, stdin: BinaryIO | None = None
+                        ) -> Iterator[LoadOutcome]:
+    """:func:`iter_documents`, an NDJSON file and a long standard input a batch of lines at
+    a time (:func:`iter_file`, :func:`iter_stdin`): for a caller that keeps nothing of a
+    document once it is done with it (``hash``), whose memory is then one batch whatever
+    the file's size."""
+    if str(path) == STDIN:
+        yield from iter_stdin(stdin if stdin is not None else sys.stdin.buffer)
+        return
+    for got in _path_files(given_path(path), (), False):
+        if isinstance(got, LoadOutcome):
+            yield got
+            continue
+        f, from_folder, seen = got
+        if _fmt_of(_base_name(f)) == "ndjson":
+            yield from iter_file(Path(f), from_folder=from_folder)
+        else:
+            yield load_file(f, from_folder=from_folder, seen=seen)
+
+
 def _path_files(p: str | Path, exclude: Iterable[str], skip_non_documents: bool
                 ) -> Iterator[LoadOutcome | tuple[str | Path, bool, os.stat_result | None]]:
     """What a path named on the command line holds, in order: a folder's listing (a part)
@@ -532,18 +552,31 @@ class _Prefixed:
 def load_stdin(stream: BinaryIO, *, hashed: bool = True) -> LoadOutcome:
     """Standard input, held in memory only up to one document's bound: a longer input is
     streamed as NDJSON when it looks like NDJSON, else refused (MC000)."""
+    out: LoadOutcome | None = None
+    for part in iter_stdin(stream, hashed=hashed):
+        if out is None:
+            out = part
+        else:
+            out.extend(part)
+    assert out is not None  # (iter_stdin gives a part at least)
+    return out
+
+
+def iter_stdin(stream: BinaryIO, *, hashed: bool = True) -> Iterator[LoadOutcome]:
+    """:func:`load_stdin` in parts: a long NDJSON input a batch of lines at a time."""
     head = stream.read(MAX_DOCUMENT_BYTES + 1)
     if len(head) <= MAX_DOCUMENT_BYTES:
-        return load_bytes(head, STDIN_NAME, fmt=None, hashed=hashed)
+        yield load_bytes(head, STDIN_NAME, fmt=None, hashed=hashed)
+        return
     first = head.lstrip()[:1]
     if first == b"{" and b"\n" in head:
-        return load_ndjson_stream(cast(BinaryIO, _Prefixed(head, stream)), STDIN_NAME,
-                                  files=[STDIN_NAME], hashed=hashed)
-    out = LoadOutcome(files=[STDIN_NAME])
-    out.problems.append(mc000(
+        yield from iter_ndjson(cast(BinaryIO, _Prefixed(head, stream)), STDIN_NAME,
+                               hashed=hashed)
+        yield LoadOutcome(files=[STDIN_NAME])
+        return
+    yield LoadOutcome(files=[STDIN_NAME], problems=[mc000(
         STDIN_NAME, f"standard input is more than the {MAX_DOCUMENT_BYTES}-byte bound for one "
-        "document and is not NDJSON; split it, or pipe an NDJSON catalog"))
-    return out
+        "document and is not NDJSON; split it, or pipe an NDJSON catalog")])
 
 
 # --------------------------------------------------------------------------- decoding
@@ -646,15 +679,16 @@ NDJSON_BATCH = 256
 def iter_ndjson(f: BinaryIO, name: str, *, path: str | Path | None = None,
                 batch: int = NDJSON_BATCH, hashed: bool = True, keep: Keep | None = None
                 ) -> Iterator[LoadOutcome]:
-    """An NDJSON file's documents and problems in parts of at most ``batch`` documents (its
-    line order kept within each list): a caller that is done with a part need not keep it.
+    """An NDJSON file's documents and problems in parts of at most ``batch`` of them
+    together (its line order kept within each list; a file of bad lines is given in parts
+    too): a caller that is done with a part need not keep it.
     ``hashed``: as for :func:`iter_documents`; ``keep``: as for :func:`load_file`."""
     out = LoadOutcome()
     lineno = 0
     offset = 0
     any_line = False
     while True:
-        if len(out.documents) >= batch:
+        if len(out.documents) + len(out.problems) >= batch:  # (a file of bad lines too)
             yield out
             out = LoadOutcome()
         raw = f.readline(MAX_DOCUMENT_BYTES + 1)

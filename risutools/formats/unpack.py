@@ -96,13 +96,19 @@ class _Names:
 
     def __init__(self) -> None:
         self.used: set[str] = set()
+        #: the next suffix to try for each name asked for (case folded): N assets of one
+        #: name take -2 ... -N once each, not a search from -2 every time (20,000 assets
+        #: named "x": 41 s, a fifth fuzzing pass)
+        self.next: dict[tuple[str, str], int] = {}
 
     def take(self, stem: str, ext: str) -> str:
         candidate = f"{stem}.{ext}" if ext else stem
-        n = 2
+        key = (stem.lower(), ext.lower())
+        n = self.next.get(key, 2)
         while candidate.lower() in self.used:
             candidate = f"{stem}-{n}.{ext}" if ext else f"{stem}-{n}"
             n += 1
+        self.next[key] = n
         self.used.add(candidate.lower())
         return candidate
 

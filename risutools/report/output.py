@@ -3,14 +3,17 @@ character device or FIFO such as ``/dev/stdout`` is written into, never replaced
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
 import sys
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from risutools.errors import Code, RisuError, UsageError
 from risutools.fsio import atomic_write
+from risutools.pathnames import show_name
 from risutools.targets import check_target, os_error_line
 
 
@@ -25,6 +28,34 @@ def check_report_path(path: str | None, formats: tuple[str, ...] = ()) -> None:
         raise UsageError("--output", f"{path!r} is a format name and no such file exists: "
                          f"did you mean `-f {path}`?")
     check_target(path, folder=False)
+
+
+#: the options that name what a command writes (a report, a document, a folder)
+OUTPUT_OPTIONS = ("output", "out", "report", "out_dir", "queue")
+
+
+def refuse_output_on_input(params: dict[str, Any], how: dict[str, Any]) -> None:
+    """A usage error when an output names a regular file the command reads (``analyze -o
+    m.risum m.risum`` replaced the module by its report; ``replay run doc.json -o doc.json``
+    the document by its report): every path among the other options is an input."""
+    outputs = [v for k in OUTPUT_OPTIONS for v in (params.get(k), how.get(k))
+               if isinstance(v, str) and v and v != "-"]
+    inputs = [v for k, val in params.items() if k not in OUTPUT_OPTIONS
+              for v in (val if isinstance(val, (list, tuple)) else (val,))
+              if isinstance(v, str) and v and v != "-"]
+    for out in outputs:
+        try:
+            st = os.stat(out)
+        except (OSError, ValueError):
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            continue
+        for given in inputs:
+            with contextlib.suppress(OSError, ValueError):
+                if os.path.samefile(out, given):
+                    raise UsageError("--output", f"{show_name(out)!r} is also read by the "
+                                     f"command (as {show_name(given)!r}): writing there would "
+                                     "replace it; name another file")
 
 
 def write_report(path: str, text: str | Iterable[str | bytes]) -> None:
@@ -89,6 +120,24 @@ def write_out(text: str | Iterable[str | bytes], output: str | None) -> None:
     if output:
         write_report(output, text)
         return
-    for piece in (text,) if isinstance(text, str) else text:
-        sys.stdout.write(piece if isinstance(piece, str) else piece.decode("utf-8"))
-    sys.stdout.flush()
+    try:
+        for piece in (text,) if isinstance(text, str) else text:
+            sys.stdout.write(piece if isinstance(piece, str) else piece.decode("utf-8"))
+        sys.stdout.flush()
+    except BrokenPipeError:  # (the reader is gone, ``| head``: as before)
+        raise
+    except OSError as exc:  # a full disk, ``> /dev/full``: one line, not an internal error
+        drop_stdout()
+        raise RisuError(Code.UNWRITABLE, f"cannot write: {exc.strerror or exc}",
+                        path="standard output") from None
+
+
+def drop_stdout() -> None:
+    """What standard output still holds is let go: written again when the program ends, it
+    would fail again (a second line, "ignored: OSError")."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError):  # (no descriptor: a test's captured stream)
+        pass

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from risutools.canonical import canonical, document_json
 from risutools.pathnames import safe_line, show_name
 from risutools.printable import json_bytes_text, json_text, text_value
-from risutools.report._common import one_line
+from risutools.report._common import line_pieces, one_line
 from risutools.report.ingest_text import render_summary
 from risutools.report.inspect_text import render_inspect_text
 from risutools.report.plan_text import render_plan
@@ -52,7 +52,8 @@ class Rendered:
 
     #: the text, or its pieces in order (written as they come; a piece of bytes: UTF-8)
     out: str | Iterable[str | bytes] | None
-    err: list[str] = field(default_factory=list)
+    #: (a list, or lines made as they are written: ``hash``'s)
+    err: Iterable[str] = field(default_factory=list)
     err_first: bool = True
     #: files to write besides (``ingest --report FILE``: the run as JSON), first
     files: list[tuple[str, str]] = field(default_factory=list)
@@ -93,14 +94,19 @@ def refusal(exc: RisuError) -> str:
 
 
 def _hash(h: HashResult, **_: Any) -> Rendered:
-    err: list[str] = []
-    lines: list[str] = []
-    for f in h.files:
-        if f.error is not None:
-            err.append(refusal(f.error))
-        err += [safe_line(f"risutools: {p}") for p in f.problems]
-        lines += map(safe_line, f.lines)  # (each one line, whatever a command put in it)
-    return Rendered("".join(x + "\n" for x in lines), err)
+    """The lines and the problems read back from their spools as they are written: nothing
+    of a long file's is held whole (``hash`` of a 58 MB NDJSON file held 1 GB)."""
+    def err() -> Iterator[str]:
+        for f in h.files:
+            if f.error is not None:
+                yield refusal(f.error)
+            yield from (safe_line(f"risutools: {p['line']}") for p in f.problems)
+
+    def out() -> Iterator[str | bytes]:  # (each one line, whatever a command put in it)
+        for f in h.files:
+            yield from line_pieces(safe_line(r["line"]) for r in f.lines)
+
+    return Rendered(out(), err())
 
 
 def _inspect(r: InspectResult, **_: Any) -> Rendered:

@@ -42,14 +42,28 @@ def ra202(seen: Seen) -> Iterator[Hit]:
 
     Fix: Check the pattern by hand, or simplify it.
     """
-    for at, where, _risks, parse_error, too_deep in seen.patterns:
-        if parse_error is not None:
+    for at, where, _risks, parse_error, past_bound in seen.patterns:
+        if parse_error is not None and not past_bound:
             why, offset = parse_error
             yield Hit(at, f"the pattern could not be parsed ({why} at offset {offset}); it was "
-                      "not checked for backtracking" if offset >= 0 else
-                      f"the pattern was not checked for backtracking ({why})", where)
-        elif too_deep:
-            yield Hit(at, "the pattern is nested too deeply to check", where)
+                      "not checked for backtracking", where)
+
+
+@check("RA205", "warning", "module", "regex-unchecked")
+@reads("patterns")
+def ra205(seen: Seen) -> Iterator[Hit]:
+    """A regex pattern was past a bound of the backtracking check (too long, nested too
+    deeply, too many steps, or the module's patterns past theirs) and was not checked.
+
+    Why: Such a pattern may be valid and dangerous; an author must not be able to hide a
+    catastrophic pattern by padding it past the checker's bounds.
+
+    Fix: Shorten or simplify the pattern (fewer nested groups), or check it by hand.
+    """
+    for at, where, _risks, parse_error, past_bound in seen.patterns:
+        if past_bound:
+            why = parse_error[0] if parse_error is not None else "past a bound"
+            yield Hit(at, f"the pattern was not checked for backtracking ({why})", where)
 
 
 @check("RA203", "info", "module", "regex-type-unknown")
