@@ -213,8 +213,9 @@ def test_a_missing_folder_is_still_created(tmp_path: Path) -> None:
     atomic_write(tmp_path / "a" / "b" / "doc.json", b"x")
     assert (tmp_path / "a" / "b" / "doc.json").read_bytes() == b"x"
     (tmp_path / "file").write_bytes(b"")
-    with pytest.raises(FileExistsError):  # a parent that is a file: mkdir's own error
+    with pytest.raises(NotADirectoryError) as got:  # a parent that is a file: named
         stage_write(tmp_path / "file" / "doc.json", b"x")
+    assert got.value.part == tmp_path / "file"  # type: ignore[attr-defined]
 
 
 def test_ingest_stages_a_new_document_with_one_look_at_its_target(

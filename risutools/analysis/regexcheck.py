@@ -16,13 +16,10 @@ Two shapes are reported:
 Character sets are sorted lists of code-point intervals, so ``[^<]``, ``.``,
 ``\\S`` and ``[가-힣]`` are exact and cost a few numbers each, whatever the
 pattern holds.  The flags ``s`` (dot matches newlines) and ``i`` (ignore case,
-ASCII letters) are honoured.  The work is bounded: a pattern too large or too
-convoluted to check raises :class:`RegexParseError` ("not checked").
-
-Every loop of the parser and of the check charges one :class:`Budget` (one step per
-character read, node visited or interval touched), so the whole walk stops after
-``steps_allowed(len(pattern))`` steps: 200,000 plus 20 per character of the pattern,
-at most 2,200,000 (the 100,000-character maximum).
+ASCII letters) are honoured.  The work is bounded: a pattern too large or too convoluted
+to check raises :class:`RegexTooLarge` ("not checked", RA205); every loop charges one
+:class:`Budget` (a step per character read, node visited or interval touched), at most
+``steps_allowed(len(pattern))``: 200,000 plus 20 a character, at most 2,200,000.
 """
 
 from __future__ import annotations
@@ -157,8 +154,7 @@ class RegexParseError(Exception):
 
 
 class RegexTooLarge(RegexParseError):
-    """A pattern past a bound of the check (its length, its nesting, its steps): it may be
-    valid, and was not checked (RA205, a warning: padding a pattern must not hide it)."""
+    """A pattern past a bound of the check (length, nesting, steps): not checked (RA205)."""
 
 
 def steps_allowed(length: int) -> int:

@@ -676,19 +676,29 @@ def load_ndjson_stream(f: BinaryIO, name: str, *, path: str | Path | None = None
 NDJSON_BATCH = 256
 
 
+def _skip_line(f: BinaryIO) -> int:
+    """Read past the rest of a line, 1 MiB at a time; the bytes read past."""
+    skipped = 0
+    while True:
+        more = f.readline(1 << 20)
+        skipped += len(more)
+        if not more or more.endswith(b"\n"):
+            return skipped
+
+
 def iter_ndjson(f: BinaryIO, name: str, *, path: str | Path | None = None,
                 batch: int = NDJSON_BATCH, hashed: bool = True, keep: Keep | None = None
                 ) -> Iterator[LoadOutcome]:
-    """An NDJSON file's documents and problems in parts of at most ``batch`` of them
-    together (its line order kept within each list; a file of bad lines is given in parts
-    too): a caller that is done with a part need not keep it.
+    """An NDJSON file's documents and problems in parts of at most ``batch`` documents and
+    ``batch`` problems (its line order kept within each list; a file of bad lines is given
+    in parts too): a caller that is done with a part need not keep it.
     ``hashed``: as for :func:`iter_documents`; ``keep``: as for :func:`load_file`."""
     out = LoadOutcome()
     lineno = 0
     offset = 0
     any_line = False
     while True:
-        if len(out.documents) + len(out.problems) >= batch:  # (a file of bad lines too)
+        if len(out.documents) >= batch or len(out.problems) >= batch:  # (bad lines too)
             yield out
             out = LoadOutcome()
         raw = f.readline(MAX_DOCUMENT_BYTES + 1)
@@ -698,12 +708,7 @@ def iter_ndjson(f: BinaryIO, name: str, *, path: str | Path | None = None,
         start = offset
         offset += len(raw)
         if len(raw) > MAX_DOCUMENT_BYTES and not raw.endswith(b"\n"):
-            # skip the rest of the over-long line without holding it
-            while True:
-                more = f.readline(1 << 20)
-                offset += len(more)
-                if not more or more.endswith(b"\n"):
-                    break
+            offset += _skip_line(f)  # (the rest of the over-long line, never held)
             out.problems.append(mc000(
                 name, f"line is longer than the {MAX_DOCUMENT_BYTES}-byte bound for one document",
                 lineno))
