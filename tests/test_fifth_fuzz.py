@@ -118,3 +118,25 @@ def test_replay_update_keeps_a_yaml_document_with_a_flow_list(tmp_path: Path) ->
     assert got.startswith("# 큐레이터 메모\n")
     assert len(changed) == 3, changed  # the reference, replay_status, availability_verdict
     assert any(ln.startswith(refs.rstrip("]")) and '"replay:' in ln for ln in changed), changed
+
+
+# ---- a notes file that cannot be read, in a review --------------------------------------
+
+def test_review_reports_a_notes_file_it_cannot_read_as_verify_does(tmp_path: Path) -> None:
+    """``verify`` said MC001 (an error) of a notes file that is a FIFO; ``review`` dropped
+    it (a warning, exit 0)."""
+    import os
+
+    doc = json.loads(SEED.read_text("utf-8"))
+    cid = doc["component_id"]
+    doc["provenance"]["source_refs"].append({"source_id": f"notes:{cid}",
+                                             "source_version": "notes.yaml",
+                                             "sha256": "sha256:" + "1" * 64})
+    (tmp_path / "doc.json").write_text(json.dumps(doc), "utf-8")
+    (tmp_path / "notes").mkdir()
+    os.mkfifo(tmp_path / "notes" / f"{cid}.yaml")
+    verified = run_cli("verify", "doc.json", cwd=tmp_path)
+    assert verified.returncode == 2 and "MC001" in verified.stdout, verified.stdout
+    reviewed = run_cli("review", ".", "-f", "concise", cwd=tmp_path)
+    assert reviewed.returncode == 1, reviewed.stdout + reviewed.stderr
+    assert f"notes/{cid}.yaml: MC001 is a FIFO" in reviewed.stdout, reviewed.stdout

@@ -227,6 +227,10 @@ def _verified(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext) -> Su
     tmp = DocumentInfo(info.file, info.line, info.component_id, info.component_version,
                        info.sha256)
     verify_refs(vctx, tmp, ld)
+    if vctx.result.file_findings:  # (a notes file it names that cannot be read: MC001, an
+        # error, as `verify` and as a document that cannot be read; it was dropped here)
+        tmp.findings += vctx.result.file_findings
+        vctx.result.file_findings.clear()
     if tmp.findings:  # (MC202/MC203: MAX_LISTED of a rule, as verify lists them)
         info.findings = sorted(info.findings + listed(tmp.findings, ld.file, ld.line),
                                key=Finding.sort_key)
