@@ -140,3 +140,47 @@ def test_review_reports_a_notes_file_it_cannot_read_as_verify_does(tmp_path: Pat
     reviewed = run_cli("review", ".", "-f", "concise", cwd=tmp_path)
     assert reviewed.returncode == 1, reviewed.stdout + reviewed.stderr
     assert f"notes/{cid}.yaml: MC001 is a FIFO" in reviewed.stdout, reviewed.stdout
+
+
+# ---- the ingest cache: a link or a FIFO is never opened, and is replaced ----------------
+
+@pytest.mark.parametrize("which", ["ingest.msgpack", "ingest.msgpack.delta"])
+@pytest.mark.parametrize("kind", ["outside-link", "device-link", "fifo"])
+def test_a_cache_file_that_is_no_plain_file_is_not_read(
+        tmp_path: Path, which: str, kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sixth pass: a cache file that was a link out of the catalog was opened and trusted
+    (a forged cache read from elsewhere); one that was a link to /dev/zero or a FIFO made
+    every ingest exit 2."""
+    import os
+
+    from risutools.catalog import cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)  # (the sources were just copied)
+
+    src = tmp_path / "src"
+    shutil.copytree(FIXTURES / "sources", src)
+    cat = tmp_path / "cat"
+    first = run_cli("ingest", src, "-o", cat, "-q")
+    assert first.returncode == 0, first.stderr
+    cache = cat / ".risutools-cache" / which
+    outside = tmp_path / "outside"
+    if cache.exists():
+        outside.write_bytes(cache.read_bytes())
+        cache.unlink()
+    else:
+        outside.write_bytes(b"junk\n")
+    if kind == "outside-link":
+        cache.symlink_to(outside)
+    elif kind == "device-link":
+        cache.symlink_to("/dev/zero")
+    else:
+        os.mkfifo(cache)
+    done = run_cli("ingest", src, "-o", cat, "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["counts"]["cached"] == 0
+    assert any("a symbolic link or not a regular file" in n for n in report["notices"])
+    main = cat / ".risutools-cache" / "ingest.msgpack"
+    assert main.is_file() and not main.is_symlink()  # (replaced by the run's own file)
+    again = json.loads(run_cli("ingest", src, "-o", cat, "--json").stdout)
+    assert again["counts"]["cached"] > 0 and not again["notices"]

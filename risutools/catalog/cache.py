@@ -59,22 +59,22 @@ past ``1/DELTA_FRACTION`` of the main file (at least ``DELTA_FLOOR`` bytes), whe
 refers to, entries replaced), and after anything doubtful (a cache not read, a torn line, an
 outcome that did not fit).  Entries a run no longer uses are dropped at the merge.
 
-A cache written by another tool version is ignored silently; one that cannot be read
-(not a regular file, larger than ``MAX_CACHE_BYTES``, more than ``MAX_CACHE_ENTRIES``
-entries, a record of another shape or type, not msgpack) is ignored with one line in
-``problem`` (the run rebuilds it), never trusted, never fatal.  Bound: the file is opened
-by :func:`risutools.safeio.open_fd` (a regular file of at most ``MAX_CACHE_BYTES``), its
-first ``HEAD_BYTES`` read for the header and where the region lies (it must end inside the
-file), then the records after the region, decoded by msgpack's own unpacker, one record at
-a time, with its limits: no map at all, no array longer than ``MAX_CACHE_ITEMS``, no ext
-type, no string or ``bin`` longer than the bytes read; each record is checked (a few type
-checks, each ``[offset, length]`` inside the region) before it is kept.  A packed
-outcome is unpacked only when needed, within bounds
-(:mod:`risutools.catalog.cache_packed`); one that does not fit is a cache miss (the
-source is projected again).  The delta is read the same way (at most ``MAX_DELTA_BYTES``;
-its entries count towards ``MAX_CACHE_ENTRIES``); a line whose digest matches but whose
-base64 or records do not fit is ``cache-unreadable`` like the main file (the whole cache
-is ignored and rebuilt).
+A cache of another tool version is ignored silently; one that cannot be read (a symbolic
+link, whatever it leads to, or not a regular file: never opened, and replaced; larger than
+``MAX_CACHE_BYTES``, more than ``MAX_CACHE_ENTRIES`` entries, a record of another shape or
+type, not msgpack) is ignored with one line in ``problem`` (the run rebuilds it). Bound: the
+file is opened by :func:`risutools.safeio.open_fd` (a regular file of at most
+``MAX_CACHE_BYTES``), its first ``HEAD_BYTES`` read for the header and where the region lies
+(it must end inside the file), then the records after the region, decoded by msgpack's own
+unpacker, one record at a time, with its limits: no map at all, no array longer than
+``MAX_CACHE_ITEMS``, no ext type, no string or ``bin`` longer than the bytes read; each
+record is checked (a few type checks, each ``[offset, length]`` inside the region) before it
+is kept. A packed outcome is unpacked only when needed, within bounds
+(:mod:`risutools.catalog.cache_packed`); one that does not fit is a cache miss (the source
+is projected again). The delta is read the same way (at most ``MAX_DELTA_BYTES``; its
+entries count towards ``MAX_CACHE_ENTRIES``); a line whose digest matches but whose base64
+or records do not fit is ``cache-unreadable`` like the main file (the whole cache is ignored
+and rebuilt).
 """
 
 from __future__ import annotations
@@ -95,6 +95,7 @@ from risutools import __version__
 from risutools.catalog.cache_keys import (
     SourceStat,
     file_identity,
+    in_columns,
     path_key,
     result_key,
     source_stat_of,
@@ -104,7 +105,7 @@ from risutools.catalog.outcome import SourceOutcome
 from risutools.errors import Code, RisuError
 from risutools.fsio import append_line, atomic_write, display_path
 from risutools.locking import write_lock
-from risutools.safeio import open_fd, read_at, read_regular
+from risutools.safeio import is_plain_file, open_fd, read_at, read_regular
 
 # 3: records read by msgpack's own unpacker (issue 23); 4: facts summaries with the
 # reader's facts (issue 19); 5: the delta file (issue 23); 6: the packed outcomes in one
@@ -260,6 +261,13 @@ class IngestCache:
     def load(cls, path: Path, enabled: bool = True) -> IngestCache:
         cache = cls(path=path, enabled=enabled)
         if not enabled or not os.path.lexists(path):
+            return cache
+        odd = next((p for p in (path, delta_path(path))
+                    if os.path.lexists(p) and not is_plain_file(p)), None)
+        if odd is not None:  # (a link is never followed: it may lead out of the catalog)
+            cache.rewrite = cache.dirty = True
+            cache.problem = (f"{display_path(odd)}: a symbolic link or not a regular file, "
+                             "never read; ignored, rebuilt by this run")
             return cache
         try:
             seen = os.stat(path)
@@ -498,13 +506,16 @@ class IngestCache:
                 return
         import msgpack
 
+        for p in (self.path, delta_path(self.path)):  # (a link or a FIFO in the cache's own
+            if os.path.lexists(p) and not is_plain_file(p):  # folder: the file in its place)
+                os.unlink(p)
         pack = msgpack.Packer(use_bin_type=True).pack
         blobs, results = self._placed()
         parts = [pack([CACHE_FORMAT, __version__]),
                  pack([3, hashlib.sha256(blobs).digest(), blobs])]
-        parts += [pack([0, *columns]) for columns in _columns(self.stat)]
-        parts += [pack([1, *columns]) for columns in _columns(results)]
-        parts += [pack([2, *columns]) for columns in _columns(self.files)]
+        parts += [pack([0, *columns]) for columns in in_columns(self.stat, MAX_CACHE_ITEMS)]
+        parts += [pack([1, *columns]) for columns in in_columns(results, MAX_CACHE_ITEMS)]
+        parts += [pack([2, *columns]) for columns in in_columns(self.files, MAX_CACHE_ITEMS)]
         atomic_write(self.path, b"".join(parts))
         _ignored_by_git(self.path.parent)
         delta = delta_path(self.path)
@@ -544,14 +555,14 @@ class IngestCache:
 
         pack = msgpack.Packer(use_bin_type=True).pack
         stats, results, files = self.fresh
-        parts = [pack([0, *columns]) for columns in _columns(
-            {k: self.stat[k] for k in stats if k in self.stat})]
+        parts = [pack([0, *columns]) for columns in in_columns(
+            {k: self.stat[k] for k in stats if k in self.stat}, MAX_CACHE_ITEMS)]
         held = {k: (*self.results[k][:6], self.packed_bytes(self.results[k][6]))
                 for k in results if k in self.results}
-        parts += [pack([1, *columns]) for columns in _columns(
-            {k: v for k, v in held.items() if v[6] is not None})]
-        parts += [pack([2, *columns]) for columns in _columns(
-            {k: self.files[k] for k in files if k in self.files})]
+        parts += [pack([1, *columns]) for columns in in_columns(
+            {k: v for k, v in held.items() if v[6] is not None}, MAX_CACHE_ITEMS)]
+        parts += [pack([2, *columns]) for columns in in_columns(
+            {k: self.files[k] for k in files if k in self.files}, MAX_CACHE_ITEMS)]
         if not parts:
             return None
         body = self.binding + b" " + binascii.b2a_base64(b"".join(parts), newline=False)
@@ -618,16 +629,6 @@ def _settled_delta(path: Path, data: bytes) -> bytes:
             return read_regular(path, MAX_DELTA_BYTES)
     except (OSError, RisuError):
         return data
-
-
-def _columns(table: dict[str, tuple[Any, ...]]) -> list[list[list[Any]]]:
-    """A map's entries in key order, as columns (the keys, then each field), in chunks of at
-    most ``MAX_CACHE_ITEMS`` entries."""
-    rows = sorted(table.items())
-    return [[[k for k, _ in chunk], *(list(col) for col in zip(*(v for _, v in chunk),
-                                                               strict=True))]
-            for chunk in (rows[i:i + MAX_CACHE_ITEMS]
-                          for i in range(0, len(rows), MAX_CACHE_ITEMS))]
 
 
 def _digests(values: list[str], ids: list[str]) -> list[str]:

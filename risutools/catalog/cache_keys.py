@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from typing import Any
 
 from risutools import __version__
 
@@ -53,3 +54,12 @@ def result_key(sha256: str, lang: str, post_id: str | None, notes_sig: str) -> s
     the post id and the digest of the notes and settings."""
     raw = "\0".join([sha256, __version__, lang, post_id or "", notes_sig])
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+def in_columns(table: dict[str, tuple[Any, ...]], items: int) -> list[list[list[Any]]]:
+    """A map's entries in key order, as columns (the keys, then each field), in chunks of at
+    most ``items`` entries (the cache's records)."""
+    rows = sorted(table.items())
+    return [[[k for k, _ in chunk], *(list(col) for col in zip(*(v for _, v in chunk),
+                                                               strict=True))]
+            for chunk in (rows[i:i + items] for i in range(0, len(rows), items))]

@@ -3,13 +3,13 @@ and let go.
 
 Each document is loaded, its document rules run (:func:`validate_document`), its digests
 checked (MC202/MC203), and what the rest of the review reads of it is kept: its findings,
-its verifications and an :class:`~risutools.catalog.catalog.Entry` that holds the values
-of the document's head the passes ask for most.  The whole document goes, packed
+its verifications and an :class:`~risutools.catalog.catalog.Entry` that holds the values of
+the document's head the passes ask for most. The whole document goes, packed
 (:func:`~risutools.rowspool.pack`), into a :class:`~risutools.rowspool.Spool` (one unnamed
 temporary file), from which the board's gates and the few checks that need it read it back,
 and its head (:func:`~risutools.catalog.catalog.head_of`) beside it, read back when an entry
-is asked more than those values; nothing else of it stays in memory.  Memory then grows
-with the catalog by what a document's summary holds (those values, its findings and
+is asked more than those values; nothing else of it stays in memory. Memory then grows with
+the catalog by what a document's summary holds (those values, its findings and
 verifications: a few kilobytes), never by whole documents.
 
 On all cores (the parent and a pool of forked workers, one process a core), the JSON and
@@ -218,19 +218,16 @@ def _summaries(docs: list[LoadedDocument], infos: list[DocumentInfo], vctx: Veri
 
 
 def _verified(ld: LoadedDocument, info: DocumentInfo, vctx: VerifyContext) -> Surveyed:
-    """The document's digests checked (MC202/MC203: their findings into ``info``, its
-    verifications into its summary); nothing of a document that is no object."""
-    found = vctx.result.verifications
-    mark = len(found)
+    """The document's digests checked (MC202/MC203; MC001 of a notes file not read, as
+    ``verify``: into ``info``; verifications into its summary); nothing of a non-object."""
+    found, mark = vctx.result.verifications, len(vctx.result.verifications)
     if not isinstance(ld.doc, dict):
         return Surveyed(info, [])
     tmp = DocumentInfo(info.file, info.line, info.component_id, info.component_version,
                        info.sha256)
     verify_refs(vctx, tmp, ld)
-    if vctx.result.file_findings:  # (a notes file it names that cannot be read: MC001, an
-        # error, as `verify` and as a document that cannot be read; it was dropped here)
-        tmp.findings += vctx.result.file_findings
-        vctx.result.file_findings.clear()
+    tmp.findings += vctx.result.file_findings
+    vctx.result.file_findings.clear()
     if tmp.findings:  # (MC202/MC203: MAX_LISTED of a rule, as verify lists them)
         info.findings = sorted(info.findings + listed(tmp.findings, ld.file, ld.line),
                                key=Finding.sort_key)
