@@ -184,3 +184,26 @@ def test_a_cache_file_that_is_no_plain_file_is_not_read(
     assert main.is_file() and not main.is_symlink()  # (replaced by the run's own file)
     again = json.loads(run_cli("ingest", src, "-o", cat, "--json").stdout)
     assert again["counts"]["cached"] > 0 and not again["notices"]
+
+
+# ---- what a killed writer left in notes/ or approvals/ ----------------------------------
+
+@pytest.mark.parametrize("folder", ["notes", "approvals", "."])
+def test_a_command_under_the_catalog_lock_sweeps_what_a_killed_writer_left(
+        tmp_path: Path, folder: str) -> None:
+    """A sixth pass: a `notes init` killed between linking its temp file to the notes
+    file and removing the temp name left `notes/.<id>.yaml.risutools-tmp-...`, which
+    nothing swept (a second `notes init` is refused and wrote nothing)."""
+    cat = tmp_path / "cat"
+    cat.mkdir()
+    shutil.copy(SEED, cat / "doc.json")
+    cid = json.loads(SEED.read_text("utf-8"))["component_id"]
+    (cat / "notes").mkdir()
+    (cat / "notes" / f"{cid}.yaml").write_text("notes: {}\n", "utf-8")
+    (cat / "approvals").mkdir()
+    dead = 4_194_303  # (past the largest pid Linux gives: no process has it)
+    left = cat / folder / f".x.yaml.risutools-tmp-{dead}-0badc0de"
+    left.write_text("left by a killed writer\n", "utf-8")
+    done = run_cli("notes", "init", cid, "--catalog", cat, cwd=tmp_path)
+    assert done.returncode == 2 and "target-exists" in done.stderr, done.stderr
+    assert not left.exists()

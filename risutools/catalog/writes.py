@@ -29,7 +29,7 @@ from risutools.contract.transitions import MAX_LOG_BYTES
 from risutools.errors import Code, RisuError, WriteConflict
 from risutools.fsio import CONFLICT as CHANGED
 from risutools.fsio import append_line as fsio_append_line
-from risutools.fsio import atomic_write, write_lock
+from risutools.fsio import atomic_write, sweep_temp_files, write_lock
 from risutools.jsonlines import detect_indent
 from risutools.replay.component import BOM, ComponentFile, dump_component
 from risutools.safeio import FileRefused, read_inside
@@ -46,6 +46,9 @@ def catalog_lock(cat: Catalog) -> Iterator[None]:
     so the ``atomic_write`` / ``append_line`` inside take it again without waiting)."""
     try:
         with write_lock(cat.lock_path):
+            for folder in (cat.root, cat.notes_dir, cat.approvals_dir):  # (what a killed
+                if folder.is_dir() and not folder.is_symlink():  # writer left there: gone,
+                    sweep_temp_files(folder)  # though this command may write nothing)
             yield
     except OSError as exc:
         raise os_error_line(exc, cat.lock_path) from None
