@@ -207,3 +207,31 @@ def test_a_command_under_the_catalog_lock_sweeps_what_a_killed_writer_left(
     done = run_cli("notes", "init", cid, "--catalog", cat, cwd=tmp_path)
     assert done.returncode == 2 and "target-exists" in done.stderr, done.stderr
     assert not left.exists()
+
+
+def test_an_ndjson_catalog_says_it_kept_a_reviewed_line_whose_projection_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sixth pass: a pending document's changed notes became a logged evidence line in a
+    JSON catalog and were dropped silently in an NDJSON one (no line, no notice)."""
+    from risutools.catalog import cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)
+    cid = "module.risu.174678332.context-cutter"
+    cat = tmp_path / "cat"
+    cat.mkdir()
+    shutil.copytree(FIXTURES / "notes", cat / "notes")
+    assert run_cli("ingest", FIXTURES / "sources", "-o", cat, "--ndjson", "-q").returncode == 0
+    assert run_cli("approve", cid, "--catalog", cat, "--action", "request_review",
+                   "--reviewer", "r").returncode == 0
+    assert run_cli("promote", cid, "--catalog", cat, "--to",
+                   "pending_human_review").returncode == 0
+    notes = cat / "notes" / f"{cid}.yaml"
+    text = notes.read_text("utf-8")
+    title = next(ln for ln in text.splitlines() if ln.startswith("  title: "))
+    notes.write_text(text.replace(title, "  title: Cut curated"), "utf-8")
+    before = (cat / "components.ndjson").read_bytes()
+    done = run_cli("ingest", FIXTURES / "sources", "-o", cat, "--ndjson", "--json")
+    assert done.returncode == 0, done.stderr
+    notices = json.loads(done.stdout)["notices"]
+    assert any(n.startswith(f"{cid}: kept as reviewed:") for n in notices), notices
+    assert (cat / "components.ndjson").read_bytes() == before

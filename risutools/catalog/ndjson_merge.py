@@ -192,6 +192,12 @@ def _merge_lines(
                 continue
             if review_status(was) != "candidate":
                 result.kept_reviewed.append(cid)
+                # (the JSON catalog's evidence line is not written here: said, not silent)
+                result.notices.append(
+                    f"{cid}: kept as reviewed: its projection changed (curator notes or the "
+                    f"module), and {shown} records no evidence line; the line is left as it "
+                    "is (a single-file catalog takes a pending document's notes as logged "
+                    "evidence)")
                 continue
             out[at[0]] = _as_the_line_was(old, new)
         else:
