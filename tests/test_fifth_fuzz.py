@@ -235,3 +235,36 @@ def test_an_ndjson_catalog_says_it_kept_a_reviewed_line_whose_projection_changed
     notices = json.loads(done.stdout)["notices"]
     assert any(n.startswith(f"{cid}: kept as reviewed:") for n in notices), notices
     assert (cat / "components.ndjson").read_bytes() == before
+
+
+@pytest.mark.parametrize("cache", [True, False])
+def test_facts_left_behind_by_a_killed_ingest_are_written_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: bool) -> None:
+    """A sixth pass: an ingest killed after a pending document's evidence (its notes
+    applied) and before its facts left `facts/<id>.json` of the old projection for good:
+    the next runs found the document current and kept the facts of a reviewed component."""
+    from risutools.catalog import cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)
+    cid = "module.risu.174678332.context-cutter"
+    cat = tmp_path / "cat"
+    cat.mkdir()
+    shutil.copytree(FIXTURES / "notes", cat / "notes")
+    assert run_cli("ingest", FIXTURES / "sources", "-o", cat, "-q").returncode == 0
+    facts = cat / "facts" / f"{cid}.json"
+    old = facts.read_bytes()
+    assert run_cli("approve", cid, "--catalog", cat, "--action", "request_review",
+                   "--reviewer", "r").returncode == 0
+    assert run_cli("promote", cid, "--catalog", cat, "--to",
+                   "pending_human_review").returncode == 0
+    notes = cat / "notes" / f"{cid}.yaml"
+    text = notes.read_text("utf-8")
+    title = next(ln for ln in text.splitlines() if ln.startswith("  title: "))
+    notes.write_text(text.replace(title, "  title: Cut curated"), "utf-8")
+    assert run_cli("ingest", FIXTURES / "sources", "-o", cat, "-q").returncode == 0
+    new = facts.read_bytes()
+    assert new != old and b"Cut curated" in new
+    facts.write_bytes(old)  # (the state a kill between the two renames leaves)
+    args = ["ingest", FIXTURES / "sources", "-o", cat, "-q", *([] if cache else ["--no-cache"])]
+    assert run_cli(*args).returncode == 0
+    assert facts.read_bytes() == new

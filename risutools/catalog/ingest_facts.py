@@ -1,8 +1,9 @@
 """Writing each generated document's facts summary (``facts/<component_id>.json``,
 ``component-facts-v1``: :mod:`risutools.projection.facts`) at the end of an ingest run, in
 component id order: each staged (one syncfs for the batch), then put in place atomic and
-compare-and-swap.  The summary of a component a person moved past ``candidate`` (its
-document was kept) is kept too.  The ``facts/`` folder is also
+compare-and-swap.  The summary of a component a person moved past ``candidate`` whose
+projection changed and was kept out of its document is kept too; one whose document holds
+this run's projection is written from it.  The ``facts/`` folder is also
 what tells a catalog made by ``ingest`` from any other folder (:data:`catalog.MARKERS`)."""
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ def write_facts(result: IngestResult, out: Path, memo: IngestCache | None = None
     the documents); returns how many files were written or changed.  ``memo``: the cache,
     which tells which facts files hold their text already (:attr:`SourceOutcome.
     facts_verified`: neither rendered nor read) and records the others as compared."""
-    kept = set(result.kept_reviewed)
+    kept = result.facts_kept  # (a reviewed document that holds this run's projection, as
+    # after an ingest killed between its document and its facts, gets its facts again)
     facts: dict[str, tuple[SourceOutcome, int]] = {}
     for s in result.sources:
         if s.status != "ok":

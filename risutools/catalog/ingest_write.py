@@ -128,6 +128,7 @@ def write_catalog(
             result.kept_reviewed.append(cid)
             if text:
                 result.notices.append(f"{cid}: kept as reviewed: {text}")
+                result.facts_kept.add(cid)
             continue
         lists[status].append(_evidence(result, cid, text) if "\0" in text else text)
 

@@ -192,6 +192,7 @@ def _merge_lines(
                 continue
             if review_status(was) != "candidate":
                 result.kept_reviewed.append(cid)
+                result.facts_kept.add(cid)
                 # (the JSON catalog's evidence line is not written here: said, not silent)
                 result.notices.append(
                     f"{cid}: kept as reviewed: its projection changed (curator notes or the "

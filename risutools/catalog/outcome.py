@@ -84,6 +84,9 @@ class IngestResult:
     written: list[str] = field(default_factory=list)  # catalog files created or changed
     unchanged: list[str] = field(default_factory=list)
     kept_reviewed: list[str] = field(default_factory=list)  # ids a person moved past candidate
+    #: of those, the ids whose projection changed and was not taken: their facts are kept
+    #: (the others' documents hold this run's projection: their facts are written from it)
+    facts_kept: set[str] = field(default_factory=set)
     collisions: list[str] = field(default_factory=list)  # one-line messages
     # documents left byte for byte because they cannot be read (one line each, with where)
     kept_unreadable: list[str] = field(default_factory=list)
