@@ -209,6 +209,27 @@ def test_a_command_under_the_catalog_lock_sweeps_what_a_killed_writer_left(
     assert not left.exists()
 
 
+CUTTER_ID = "module.risu.174678332.context-cutter"
+
+
+def _pending_with_new_notes(cat: Path, how: str, facts: Path | None = None) -> bytes:
+    """A catalog ingested (``how``: ``--ndjson`` or ``-q``) whose cutter is pending review,
+    then its notes' title changed; the cutter's facts as the first ingest wrote them."""
+    cat.mkdir()
+    shutil.copytree(FIXTURES / "notes", cat / "notes")
+    assert run_cli("ingest", FIXTURES / "sources", "-o", cat, how).returncode == 0
+    old = facts.read_bytes() if facts is not None else b""
+    assert run_cli("approve", CUTTER_ID, "--catalog", cat, "--action", "request_review",
+                   "--reviewer", "r").returncode == 0
+    assert run_cli("promote", CUTTER_ID, "--catalog", cat, "--to",
+                   "pending_human_review").returncode == 0
+    notes = cat / "notes" / f"{CUTTER_ID}.yaml"
+    text = notes.read_text("utf-8")
+    title = next(ln for ln in text.splitlines() if ln.startswith("  title: "))
+    notes.write_text(text.replace(title, "  title: Cut curated"), "utf-8")
+    return old
+
+
 def test_an_ndjson_catalog_says_it_kept_a_reviewed_line_whose_projection_changed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A sixth pass: a pending document's changed notes became a logged evidence line in a
@@ -216,19 +237,8 @@ def test_an_ndjson_catalog_says_it_kept_a_reviewed_line_whose_projection_changed
     from risutools.catalog import cache as cache_mod
 
     monkeypatch.setattr(cache_mod, "RACY_NS", 0)
-    cid = "module.risu.174678332.context-cutter"
-    cat = tmp_path / "cat"
-    cat.mkdir()
-    shutil.copytree(FIXTURES / "notes", cat / "notes")
-    assert run_cli("ingest", FIXTURES / "sources", "-o", cat, "--ndjson", "-q").returncode == 0
-    assert run_cli("approve", cid, "--catalog", cat, "--action", "request_review",
-                   "--reviewer", "r").returncode == 0
-    assert run_cli("promote", cid, "--catalog", cat, "--to",
-                   "pending_human_review").returncode == 0
-    notes = cat / "notes" / f"{cid}.yaml"
-    text = notes.read_text("utf-8")
-    title = next(ln for ln in text.splitlines() if ln.startswith("  title: "))
-    notes.write_text(text.replace(title, "  title: Cut curated"), "utf-8")
+    cat, cid = tmp_path / "cat", CUTTER_ID
+    _pending_with_new_notes(cat, "--ndjson")
     before = (cat / "components.ndjson").read_bytes()
     done = run_cli("ingest", FIXTURES / "sources", "-o", cat, "--ndjson", "--json")
     assert done.returncode == 0, done.stderr
@@ -246,21 +256,9 @@ def test_facts_left_behind_by_a_killed_ingest_are_written_again(
     from risutools.catalog import cache as cache_mod
 
     monkeypatch.setattr(cache_mod, "RACY_NS", 0)
-    cid = "module.risu.174678332.context-cutter"
-    cat = tmp_path / "cat"
-    cat.mkdir()
-    shutil.copytree(FIXTURES / "notes", cat / "notes")
-    assert run_cli("ingest", FIXTURES / "sources", "-o", cat, "-q").returncode == 0
+    cat, cid = tmp_path / "cat", CUTTER_ID
     facts = cat / "facts" / f"{cid}.json"
-    old = facts.read_bytes()
-    assert run_cli("approve", cid, "--catalog", cat, "--action", "request_review",
-                   "--reviewer", "r").returncode == 0
-    assert run_cli("promote", cid, "--catalog", cat, "--to",
-                   "pending_human_review").returncode == 0
-    notes = cat / "notes" / f"{cid}.yaml"
-    text = notes.read_text("utf-8")
-    title = next(ln for ln in text.splitlines() if ln.startswith("  title: "))
-    notes.write_text(text.replace(title, "  title: Cut curated"), "utf-8")
+    old = _pending_with_new_notes(cat, "-q", facts)
     assert run_cli("ingest", FIXTURES / "sources", "-o", cat, "-q").returncode == 0
     new = facts.read_bytes()
     assert new != old and b"Cut curated" in new
