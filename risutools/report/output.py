@@ -11,9 +11,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from risutools.contract.loaders import load_file, not_a_component
 from risutools.errors import Code, RisuError, UsageError
-from risutools.formats.reader import detect
 from risutools.fsio import atomic_write
 from risutools.pathnames import show_name
 from risutools.targets import check_target, os_error_line
@@ -54,30 +52,10 @@ def refuse_output_on_input(params: dict[str, Any], how: dict[str, Any]) -> None:
             continue
         for given in inputs:
             with contextlib.suppress(OSError, ValueError):
-                if os.path.samefile(out, given) or (
-                        os.path.isdir(given) and _within(out, given) and _an_input(out)):
+                if os.path.samefile(out, given):
                     raise UsageError("--output", f"{show_name(out)!r} is also read by the "
                                      f"command (as {show_name(given)!r}): writing there would "
                                      "replace it; name another file")
-
-
-def _within(path: str, folder: str) -> bool:
-    """Whether ``path`` lies inside ``folder`` (both as the system resolves them)."""
-    inner, outer = os.path.realpath(path), os.path.realpath(folder)
-    return inner.startswith(outer.rstrip(os.sep) + os.sep)
-
-
-def _an_input(path: str) -> bool:
-    """Whether the file at ``path`` is one a command reads from a folder: a component
-    document (what a folder walk keeps) or a Risu file (by content, bounded): a report an
-    earlier run left there is neither, and may be written again."""
-    try:
-        if detect(path) is not None:
-            return True
-    except RisuError:  # (not readable: not read by the command either)
-        return False
-    out = load_file(path, from_folder=True)
-    return bool(out.documents) and not_a_component(out.documents[0].doc) is None
 
 
 def write_report(path: str, text: str | Iterable[str | bytes]) -> None:
