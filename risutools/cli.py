@@ -124,7 +124,7 @@ def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
     result's code (``--exit-zero``: findings do not fail; 2, could not run, stays)."""
     command = _command(name)
     try:  # a value out of its choices, range or form: the option's usage error
-        refuse_output_on_input(params, how)
+        refuse_output_on_input(params, how, getattr(command, "reads_file", None))
         options = command.Options(**params)
         check_report_path(how.get("output"), how.pop("formats", ()))
         check_report_path(how.get("report"))

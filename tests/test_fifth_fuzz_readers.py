@@ -171,3 +171,28 @@ def test_nested_calls_still_have_their_literals() -> None:
     got = {c.name: [a.literal for a in c.args] for c in scan.calls}
     assert got["getChatVar"] == ["b"] and got["request"][:2] == ["http://x", "y"]
     assert json.dumps(got["setChatVar"][:1]) == '["a"]'
+
+
+@pytest.mark.parametrize("args, refused", [
+    (["review", "cat", "-o", "cat/doc.json"], True),  # (a document of the folder read)
+    (["validate", "cat", "-o", "cat/doc.json"], True),
+    (["verify", "cat", "-o", "cat/sub/m.risum"], True),  # (a Risu file in it)
+    (["review", "cat", "-q", "-o", "cat/report.json"], False),  # (an earlier run's report)
+    (["validate", "cat", "-f", "json", "-o", "cat/new.json"], False),  # (not there yet)
+])
+def test_an_output_inside_a_folder_read_is_refused_when_it_is_read(
+        tmp_path: Path, args: list[str], refused: bool) -> None:
+    cat = tmp_path / "cat"
+    (cat / "sub").mkdir(parents=True)
+    seed = ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"
+    (cat / "doc.json").write_bytes(seed.read_bytes())
+    (cat / "sub" / "m.risum").write_bytes(MODULE.read_bytes())
+    (cat / "report.json").write_text('{"review": "an earlier run"}\n', "utf-8")
+    before = {p: p.read_bytes() for p in cat.rglob("*") if p.is_file()}
+    done = run_cli(*args, cwd=tmp_path)
+    if refused:
+        assert done.returncode == 2 and "is also read by the command" in done.stderr
+        assert {p: p.read_bytes() for p in cat.rglob("*") if p.is_file()} == before
+    else:
+        assert "is also read by the command" not in done.stderr, done.stderr
+        assert done.returncode in (0, 1), done.stderr

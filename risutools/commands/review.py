@@ -17,6 +17,7 @@ from risutools.catalog.review import Review, review_catalog
 from risutools.catalog.review_interactions import live_only
 from risutools.checks.registry import check_selection, for_command
 from risutools.commands.catalogs import TrustRoot, configure, pinned_file
+from risutools.commands.outputs import reads_file as reads_file  # (cli asks it)
 from risutools.errors import UsageError
 from risutools.safeio import enters
 

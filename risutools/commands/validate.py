@@ -10,6 +10,7 @@ from typing import ClassVar
 from risutools.catalog.approvals import chain_check
 from risutools.checks.registry import check_selection, for_command
 from risutools.commands.catalogs import TrustRoot, pinned_file
+from risutools.commands.outputs import reads_file as reads_file  # (cli asks it)
 from risutools.contract.fix import FixOutcome, fix_result, fixable_checks
 from risutools.contract.loaders import STDIN_NAME
 from risutools.contract.result import Result

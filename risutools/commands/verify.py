@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from risutools.checks.registry import check_selection, for_command
+from risutools.commands.outputs import reads_file as reads_file  # (cli asks it)
 from risutools.commands.validate import Validation
 from risutools.contract.result import no_store_note
 from risutools.contract.rules import mc200, mc201

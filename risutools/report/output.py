@@ -8,7 +8,7 @@ import errno
 import os
 import stat
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from risutools.errors import Code, RisuError, UsageError
@@ -34,28 +34,48 @@ def check_report_path(path: str | None, formats: tuple[str, ...] = ()) -> None:
 OUTPUT_OPTIONS = ("output", "out", "report", "out_dir", "queue")
 
 
-def refuse_output_on_input(params: dict[str, Any], how: dict[str, Any]) -> None:
+def refuse_output_on_input(params: dict[str, Any], how: dict[str, Any],
+                           reads: Callable[[str], bool] | None = None) -> None:
     """A usage error when an output names a regular file the command reads (``analyze -o
     m.risum m.risum`` replaced the module by its report; ``replay run doc.json -o doc.json``
-    the document by its report): every path among the other options is an input."""
-    outputs = [v for k in OUTPUT_OPTIONS for v in (params.get(k), how.get(k))
-               if isinstance(v, str) and v and v != "-"]
+    the document by its report): every path among the other options is an input, and
+    with ``reads`` (the command's test of a file: would a folder walk read it?) so is such a
+    file inside a folder given (``review cat -o cat/doc.json``; a report an earlier run left
+    there is not read, and may be written again)."""
     inputs = [v for k, val in params.items() if k not in OUTPUT_OPTIONS
               for v in (val if isinstance(val, (list, tuple)) else (val,))
               if isinstance(v, str) and v and v != "-"]
-    for out in outputs:
-        try:
-            st = os.stat(out)
-        except (OSError, ValueError):
-            continue
-        if not stat.S_ISREG(st.st_mode):
-            continue
-        for given in inputs:
-            with contextlib.suppress(OSError, ValueError):
-                if os.path.samefile(out, given):
-                    raise UsageError("--output", f"{show_name(out)!r} is also read by the "
-                                     f"command (as {show_name(given)!r}): writing there would "
-                                     "replace it; name another file")
+    for out in _existing_outputs(params, how):
+        given = next((g for g in inputs if _reads_it(out, g, reads)), None)
+        if given is not None:
+            raise UsageError("--output", f"{show_name(out)!r} is also read by the command "
+                             f"(as {show_name(given)!r}): writing there would replace it; "
+                             "name another file")
+
+
+def _existing_outputs(params: dict[str, Any], how: dict[str, Any]) -> list[str]:
+    """The outputs named that are regular files already."""
+    out = []
+    for k in OUTPUT_OPTIONS:
+        for v in (params.get(k), how.get(k)):
+            if isinstance(v, str) and v and v != "-":
+                with contextlib.suppress(OSError, ValueError):
+                    if stat.S_ISREG(os.stat(v).st_mode):
+                        out.append(v)
+    return out
+
+
+def _reads_it(out: str, given: str, reads: Callable[[str], bool] | None) -> bool:
+    """Whether reading ``given`` reads the file ``out``."""
+    try:
+        if os.path.samefile(out, given):
+            return True
+        if reads is None or not os.path.isdir(given):
+            return False
+        inner, outer = os.path.realpath(out), os.path.realpath(given)
+        return inner.startswith(outer.rstrip(os.sep) + os.sep) and reads(out)
+    except (OSError, ValueError):
+        return False
 
 
 def write_report(path: str, text: str | Iterable[str | bytes]) -> None:
