@@ -27,15 +27,15 @@ import typer
 
 from risutools import __version__, lastwords
 from risutools.collector import cycles_paused
-from risutools.errors import Code, RisuError, UsageError, WriteConflict, bounded
+from risutools.errors import RisuError, UsageError, WriteConflict, bounded
 from risutools.pathnames import safe_line
 from risutools.report import options as opt
 from risutools.report.color import COLOR_HELP, use_color
 from risutools.report.ingest_text import IngestProgress
 from risutools.report.output import (
     check_report_path,
-    drop_stdout,
     refuse_output_on_input,
+    stdout_unwritable,
     write_out,
     write_report,
 )
@@ -766,9 +766,7 @@ def main() -> None:
             _fail(named)
             sys.exit(2)
         if isinstance(exc, OSError) and exc.filename is None and exc.errno in _OUTPUT_FULL:
-            drop_stdout()  # (the help, a table, a line written by the terminal library)
-            _fail(RisuError(Code.UNWRITABLE, f"cannot write: {exc.strerror}",
-                            path="standard output"))
+            _fail(stdout_unwritable(exc))  # (the help, a table the terminal library wrote)
             sys.exit(2)
         if os.environ.get("RISUTOOLS_DEBUG"):
             raise

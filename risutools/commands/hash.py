@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from risutools.contract.loaders import LoadedDocument, iter_document_parts, not_a_component
+from risutools.contract.loaders import LoadedDocument, iter_documents, not_a_component
 from risutools.errors import Code, DocumentError, RisuError
 from risutools.fsio import display_path
 from risutools.printable import text_value
@@ -22,7 +22,7 @@ def hash_lines(path: str, *, bare: bool = False) -> tuple[Rows, Rows]:
     ``sha256:<hex>  <file>``; several (NDJSON, multi-document YAML, a folder):
     ``sha256:<hex>  <file>:<line>  <component_id>`` per document.  ``bare``: the hash
     alone on each line.  The documents are read a part at a time (an NDJSON file a batch of
-    lines: :func:`iter_document_parts`) and let go once hashed: what is held is one part."""
+    lines: :func:`iter_documents`) and let go once hashed: what is held is one part."""
     lines, problems = Rows(), Rows()
     # the name as given (a non-UTF-8 name escaped, as everywhere)
     given = None if path == "-" or os.path.isdir(path) else display_path(path)
@@ -38,7 +38,7 @@ def hash_lines(path: str, *, bare: bool = False) -> tuple[Rows, Rows]:
         return {"line": f"{h}  {given or d.file}:{d.line}  "  # (the id as text: no line
                 f"{text_value(cid) if isinstance(cid, str) else '-'}"}  # break, ESC)
 
-    for part in iter_document_parts(path):
+    for part in iter_documents(path, lines=True):
         for f in part.problems:  # as every command says them: the path's code, or a line
             problems.append({"line": f"{f.file}" + (f":{f.line}" if f.line else "")
                              + f": {f.code or Code.BAD_DOCUMENT}: {f.message}"})

@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from risutools.commands.replay_run import refuse_invalid_component
-from risutools.replay.api import report_paths, run_monitor, write_report_files
+from risutools.replay.api import catalog_section, report_paths, run_monitor, write_report_files
 from risutools.replay.component import load_component
-from risutools.settings.config import resolve_settings
 from risutools.targets import check_target
 
 
@@ -47,10 +46,8 @@ def run(opts: Options) -> Monitored:
     # fixture): validated as every command validates it, its `replay:` section the layer
     # under the fixture's own config and --config (as `replay run`)
     start = Path(opts.component or opts.fixture)
-    section = resolve_settings(None, start).sections.get("replay")
     report = run_monitor(opts.fixture, opts.config, doc, streamed=True,
-                         catalog_layer=section if isinstance(section, dict) else None,
-                         layer_from=start.parent)
+                         catalog_layer=catalog_section(start), layer_from=start.parent)
     if opts.output:
         write_report_files(report, Path(opts.output))
     return Monitored(report)

@@ -176,42 +176,31 @@ def iter_documents(
     stdin: BinaryIO | None = None,
     skip_non_documents: bool = False,
     hashed: bool = True,
+    lines: bool = False,
 ) -> Iterator[LoadOutcome]:
     """:func:`load_documents` a file at a time: what it gives, in the same order, in parts
     (a caller that is done with a file's documents need not keep them).
 
     ``hashed=False``: the canonical hashes are not computed on the way (every document's
     ``sha256`` is None; a caller that needs one asks
-    :func:`~risutools.canonical.doc_sha256`): everything else is the same."""
+    :func:`~risutools.canonical.doc_sha256`): everything else is the same.  ``lines``: an
+    NDJSON file and a long standard input a batch of lines at a time (:func:`iter_file`,
+    :func:`iter_stdin`), for a caller that keeps nothing of a document once done with it
+    (``hash``): its memory is then one batch whatever the file's size."""
     if str(path) == STDIN:
-        yield load_stdin(stdin if stdin is not None else sys.stdin.buffer, hashed=hashed)
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        yield from iter_stdin(stream, hashed=hashed) if lines else \
+            (load_stdin(stream, hashed=hashed),)
         return
     for got in _path_files(given_path(path), exclude, skip_non_documents):
         if isinstance(got, LoadOutcome):
             yield got
-        else:
-            f, from_folder, seen = got
-            yield load_file(f, from_folder=from_folder, seen=seen, hashed=hashed)
-
-
-def iter_document_parts(path: str | os.PathLike[str], *, stdin: BinaryIO | None = None
-                        ) -> Iterator[LoadOutcome]:
-    """:func:`iter_documents`, an NDJSON file and a long standard input a batch of lines at
-    a time (:func:`iter_file`, :func:`iter_stdin`): for a caller that keeps nothing of a
-    document once it is done with it (``hash``), whose memory is then one batch whatever
-    the file's size."""
-    if str(path) == STDIN:
-        yield from iter_stdin(stdin if stdin is not None else sys.stdin.buffer)
-        return
-    for got in _path_files(given_path(path), (), False):
-        if isinstance(got, LoadOutcome):
-            yield got
             continue
         f, from_folder, seen = got
-        if _fmt_of(_base_name(f)) == "ndjson":
+        if lines and _fmt_of(_base_name(f)) == "ndjson":
             yield from iter_file(Path(f), from_folder=from_folder)
         else:
-            yield load_file(f, from_folder=from_folder, seen=seen)
+            yield load_file(f, from_folder=from_folder, seen=seen, hashed=hashed)
 
 
 def _path_files(p: str | Path, exclude: Iterable[str], skip_non_documents: bool

@@ -39,7 +39,7 @@ from risutools.replay.spool import Spool
 from risutools.replay.verdicts import NOT_CHECKED, PASSED
 from risutools.safeio import check_inside
 from risutools.settings.config import find_settings_file, load_settings
-from risutools.settings.replay import load_replay_config
+from risutools.settings.replay import ReplayConfig, load_replay_config
 
 
 @dataclass
@@ -194,11 +194,8 @@ def _replayed(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Pa
               layer: dict[str, Any] | bool | None, *, keep_rows: bool,
               ) -> tuple[Fixture, dict[str, Any], RowViews]:
     fx = stream_fixture(fixture)
-    section = layer if isinstance(layer, dict) else None
-    settings_file = find_settings_file(cf.path.parent) if section else None
-    cfg = load_replay_config(config, section, fx.config,
-                             paths=(show_name(str(settings_file)) if settings_file else None,
-                                    str(fixture)))
+    cfg = _layered(config, layer if isinstance(layer, dict) else None, cf.path.parent, fx,
+                   fixture)
     views = RowViews(fx.turn_count(), sim != SIM_MONITOR)
     try:  # the rows out of memory (the temporary folder past 1 MiB), then streamed
         run = run_simulation(sim, fx, cfg, spool=True, watch=views.add,
@@ -208,6 +205,16 @@ def _replayed(sim: str, cf: ComponentFile, fixture: str | Path, config: str | Pa
     except OSError as exc:  # the temporary folder full or unwritable
         raise _unspooled(exc) from exc
     return fx, report, views
+
+
+def _layered(config: str | Path | None, section: dict[str, Any] | None,
+             layer_from: Path | None, fx: Fixture, fixture: str | Path) -> ReplayConfig:
+    """The replay's configuration: defaults, the catalog's ``replay:`` section (found from
+    ``layer_from``: named in a message against it), the fixture's own, then ``config``."""
+    settings_file = find_settings_file(layer_from) if section and layer_from else None
+    return load_replay_config(config, section, fx.config,
+                              paths=(show_name(str(settings_file)) if settings_file else None,
+                                     str(fixture)))
 
 
 def _unspooled(exc: OSError) -> RisuError:
@@ -248,10 +255,7 @@ def run_monitor(fixture: str | Path, config: str | Path | None = None,
     kept in spools, out of memory (:class:`~risutools.replay.spool.Spool`, read back when
     listed): the same report, its rows a sequence rather than a list."""
     fx = stream_fixture(fixture) if streamed else load_fixture(fixture)
-    settings_file = find_settings_file(layer_from) if catalog_layer and layer_from else None
-    cfg = load_replay_config(config, catalog_layer, fx.config,
-                             paths=(show_name(str(settings_file)) if settings_file else None,
-                                    str(fixture)))
+    cfg = _layered(config, catalog_layer, layer_from, fx, fixture)
     if not streamed:
         return build_report(run_simulation(SIM_MONITOR, fx, cfg), fx, cfg, component)
     with cycles_paused():

@@ -13,7 +13,8 @@ from typing import Any
 
 from risutools.errors import Code, RisuError, UsageError
 from risutools.fsio import atomic_write
-from risutools.pathnames import show_name
+from risutools.pathnames import real_path, show_name
+from risutools.safeio import within
 from risutools.targets import check_target, os_error_line
 
 
@@ -72,8 +73,7 @@ def _reads_it(out: str, given: str, reads: Callable[[str], bool] | None) -> bool
             return True
         if reads is None or not os.path.isdir(given):
             return False
-        inner, outer = os.path.realpath(out), os.path.realpath(given)
-        return inner.startswith(outer.rstrip(os.sep) + os.sep) and reads(out)
+        return within(str(real_path(out)), str(real_path(given))) and reads(out)
     except (OSError, ValueError):
         return False
 
@@ -147,14 +147,18 @@ def write_out(text: str | Iterable[str | bytes], output: str | None) -> None:
     except BrokenPipeError:  # (the reader is gone, ``| head``: as before)
         raise
     except OSError as exc:  # a full disk, ``> /dev/full``: one line, not an internal error
-        drop_stdout()
-        raise RisuError(Code.UNWRITABLE, f"cannot write: {exc.strerror or exc}",
-                        path="standard output") from None
+        raise stdout_unwritable(exc) from None
 
 
-def drop_stdout() -> None:
-    """What standard output still holds is let go: written again when the program ends, it
-    would fail again (a second line, "ignored: OSError")."""
+def stdout_unwritable(exc: OSError) -> RisuError:
+    """The line for standard output that cannot be written; what it still holds is let go
+    (written again when the program ends, it would fail again: "ignored: OSError")."""
+    _drop_stdout()
+    return RisuError(Code.UNWRITABLE, f"cannot write: {exc.strerror or exc}",
+                     path="standard output")
+
+
+def _drop_stdout() -> None:
     try:
         fd = os.open(os.devnull, os.O_WRONLY)
         os.dup2(fd, sys.stdout.fileno())
