@@ -507,8 +507,8 @@ def patch_values(text: str, old: Any, new: Any) -> str | None:
     array's own layout (a replay's report added to ``source_refs``): every other byte --
     indentation (tabs or spaces), line ends, key order, escapes, the spelling of numbers --
     kept as the user wrote it, so a status change is a one-line diff.  None when ``new``
-    differs otherwise in its shape (a key added or removed, a list shortened, an empty list
-    grown, a value of another kind of container), past :data:`MAX_PATCHED` changes, or when
+    differs otherwise in its shape (a key added or removed, a list shortened, a value of
+    another kind of container), past :data:`MAX_PATCHED` changes, or when
     the patched text does not read back as exactly ``new`` (checked by parsing it): the
     caller then writes the document whole."""
     scalars: dict[tuple[Any, ...], Any] = {}
@@ -525,7 +525,9 @@ def patch_values(text: str, old: Any, new: Any) -> str | None:
                 return None
             edits.append((span, json.dumps(value, ensure_ascii=ascii_only)))
         for path, items in appended.items():
-            edit = _appended(text, path, len(_old_at(old, path)), items, ascii_only)
+            n = len(_old_at(old, path))
+            edit = _appended(text, path, n, items, ascii_only) if n else \
+                _filled(text, path, items, ascii_only)
             if edit is None:
                 return None
             edits.append(edit)
@@ -574,6 +576,31 @@ def _appended(text: str, path: tuple[Any, ...], n: int, items: list[Any], ascii_
     return (last[1], last[1]), written
 
 
+def _filled(text: str, path: tuple[Any, ...], items: list[Any], ascii_only: bool
+            ) -> tuple[tuple[int, int], str] | None:
+    """The empty array at ``path`` (``[]``, ``[ ]``, ``[\n]``) written with ``items``: on
+    one line when the whole file is (its separators: ``", "`` when the file has one, else
+    none), else an item a line, indented one step past the line the ``[`` stands on (the
+    file's step: a tab, or its first indented line's spaces), the ``]`` back on that
+    line's indentation."""
+    span = _value_span(text, pointer_of(path))
+    if span is None or text[span[0]] != "[":
+        return None
+    newline = "\r\n" if "\r\n" in text else "\n"
+    if "\n" not in text.strip():
+        seps = (", ", ": ") if ", " in text or ": " in text else (",", ":")
+        return span, json.dumps(items, ensure_ascii=ascii_only, separators=seps)
+    line = text[text.rfind("\n", 0, span[0]) + 1:span[0]]
+    pad = line[:len(line) - len(line.lstrip(" \t"))]
+    first = next((ln for ln in text.splitlines()[1:] if ln[:1] in (" ", "\t")), "")
+    unit = "\t" if first.startswith("\t") else " " * max(1, detect_indent(text, 2))
+    inner = newline + pad + unit
+    written = ("," + inner).join(
+        json.dumps(item, ensure_ascii=ascii_only, indent=unit).replace("\n", inner)
+        for item in items)
+    return span, "[" + inner + written + newline + pad + "]"
+
+
 def detect_indent(text: str, default: int = 1) -> int:
     """The indentation of a JSON text: that of its first indented line (``default`` when
     none is)."""
@@ -588,14 +615,14 @@ def changes_of(old: Any, new: Any, path: tuple[Any, ...], scalars: dict[tuple[An
                appended: dict[tuple[Any, ...], list[Any]]) -> bool:
     """The scalars of ``new`` that differ from ``old``'s (by path), and the items appended
     to an array whose old items are the same (by the array's path), into the two mappings;
-    False for any other change of shape (a key added or removed, a list shortened, an empty
-    list grown, a value of another kind)."""
+    False for any other change of shape (a key added or removed, a list shortened, a value
+    of another kind)."""
     if isinstance(old, dict) and isinstance(new, dict):
         if old.keys() != new.keys():
             return False
         return all(changes_of(old[k], new[k], (*path, k), scalars, appended) for k in old)
     if isinstance(old, list) and isinstance(new, list):
-        if len(new) < len(old) or (len(new) > len(old) and not old):
+        if len(new) < len(old):
             return False
         if len(new) > len(old):
             appended[path] = new[len(old):]

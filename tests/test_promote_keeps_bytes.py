@@ -73,7 +73,6 @@ SHAPES = {
     "a key added": ('{"a": 1}', {"a": 1, "b": 2}),
     "a key gone": ('{"a": 1, "b": 2}', {"a": 1}),
     "a list shortened": ('{"a": [1, 2]}', {"a": [1]}),
-    "an empty list grown": ('{"a": []}', {"a": [1]}),
     "a scalar made a list": ('{"a": 1}', {"a": [1]}),
 }
 
@@ -84,6 +83,19 @@ GROWN = {
     "compact": ('{"a": [1]}', {"a": [1, 2]}, '{"a": [1,2]}'),
     "indented": ('{\n  "a": [\n    1\n  ]\n}\n', {"a": [1, {"k": "v"}]},
                  '{\n  "a": [\n    1,\n    {\n      "k": "v"\n    }\n  ]\n}\n'),
+    # (an empty list: its items an indentation step past the "[" line, or on one line
+    # when the file is one line; stop 62: it was written whole)
+    "empty, one line": ('{"a": [], "b": 1}', {"a": [1, "x"], "b": 1},
+                        '{"a": [1, "x"], "b": 1}'),
+    "empty, compact": ('{"a":[ ]}', {"a": [{"k": 1}]}, '{"a":[{"k":1}]}'),
+    "empty, indented": ('{\n  "x": 0,\n  "a": [],\n  "b": 1\n}\n', {"x": 0, "a": [{"k": [1]}],
+                                                                     "b": 1},
+                        '{\n  "x": 0,\n  "a": [\n    {\n      "k": [\n        1\n      ]\n'
+                        '    }\n  ],\n  "b": 1\n}\n'),
+    "empty over lines, tabs and crlf": ('{\r\n\t"o": {\r\n\t\t"a": [\r\n\t\t]\r\n\t}\r\n}',
+                                        {"o": {"a": [1, 2]}},
+                                        '{\r\n\t"o": {\r\n\t\t"a": [\r\n\t\t\t1,\r\n\t\t\t2'
+                                        '\r\n\t\t]\r\n\t}\r\n}'),
     "tabs and crlf": ('{\r\n\t"a": [\r\n\t\t1,\r\n\t\t2\r\n\t]\r\n}', {"a": [1, 2, [3]]},
                       '{\r\n\t"a": [\r\n\t\t1,\r\n\t\t2,\r\n\t\t[\r\n\t\t\t3\r\n\t\t]\r\n\t]'
                       '\r\n}'),
