@@ -132,12 +132,20 @@ def name_uri(shown: str) -> str:
     return quote(name_bytes(shown), safe="/")
 
 
+#: the start of a CI runner's older workflow command, ``##[name ...]data``, which GitHub's
+#: runner takes from anywhere in a line (``::name::`` only at a line's start): never shown as
+#: it is, its ``[`` escaped in each output's own way (:func:`safe_line`, and
+#: :mod:`risutools.printable`'s ``display``, ``no_commands`` and ``json_text``)
+RUNNER_COMMAND = "##["
+
+
 def safe_line(text: str) -> str:
     """One output line with surrogate escapes and control characters written as ``\\xNN`` /
-    ``\\uNNNN`` (so it stays one printable, encodable line)."""
-    if text.isprintable():
-        return text
-    return "".join(_escape_char(ch) if _needs_escape(ch) else ch for ch in text)
+    ``\\uNNNN`` (so it stays one printable, encodable line), and the ``[`` of a ``##[``
+    (:data:`RUNNER_COMMAND`) as ``\\x5b``."""
+    if not text.isprintable():
+        text = "".join(_escape_char(ch) if _needs_escape(ch) else ch for ch in text)
+    return text if RUNNER_COMMAND not in text else text.replace(RUNNER_COMMAND, "##\\x5b")
 
 
 # --------------------------------------------------------------------------- ids as names

@@ -10,7 +10,7 @@ import unicodedata
 from typing import Any
 
 from risutools.errors import UsageError
-from risutools.pathnames import noncharacter
+from risutools.pathnames import RUNNER_COMMAND, noncharacter
 
 
 def scrub(value: Any) -> Any:
@@ -36,17 +36,18 @@ _SPOOFING = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Cn"})
 
 def display(text: str) -> str:
     """``text`` safe to print on one line: the characters that could break or reorder the
-    output (controls, bidi and other format characters) escaped as ``\\uXXXX``; every other
-    character, ideographic space (U+3000) included, kept as it is."""
+    output (controls, bidi and other format characters) escaped as ``\\uXXXX``, and the
+    ``[`` of a ``##[`` (:data:`RUNNER_COMMAND`) as ``\\x5b``; every other character,
+    ideographic space (U+3000) included, kept as it is."""
     if text.isprintable():
-        return text
+        return text if RUNNER_COMMAND not in text else text.replace(RUNNER_COMMAND, "##\\x5b")
     out: list[str] = []
     for ch in text:
         if ch == " " or unicodedata.category(ch) not in _SPOOFING:
             out.append(ch)
         else:
             out.append(ch.encode("unicode_escape").decode("ascii"))
-    return "".join(out)
+    return "".join(out).replace(RUNNER_COMMAND, "##\\x5b")
 
 
 def quoted(text: str) -> str:
@@ -80,7 +81,10 @@ def no_commands(text: str) -> str:
     before it looks; a file named ``::stop-commands::x.json``, a toggle key ``::error x``
     opening a line) gets that first colon written ``\\x3a``.  The formats made of workflow
     commands (``-f github``) are not passed through it; no value can start a line in the
-    others (JSON, XML and HTML write a line break inside a value escaped)."""
+    others (JSON, XML and HTML write a line break inside a value escaped).  A ``##[``
+    anywhere (:data:`RUNNER_COMMAND`) gets its ``[`` written ``\\x5b``."""
+    if RUNNER_COMMAND in text:
+        text = text.replace(RUNNER_COMMAND, "##\\x5b")
     if "::" not in text:
         return text
     lines = text.split("\n")
@@ -187,7 +191,11 @@ def json_text(text: str) -> str:
     A text ``str.isprintable`` passes is returned as is, after one C pass: every character
     this escapes is one it finds unprintable (its categories ``Cc``, ``Cf``, ``Cs``, ``Zl``
     and ``Zp`` are among those, and every noncharacter is ``Cn``), read from this Python's
-    own Unicode tables as :func:`_json_unsafe`'s are."""
+    own Unicode tables as :func:`_json_unsafe`'s are.  A ``##[`` (:data:`RUNNER_COMMAND`,
+    only ever inside a string) gets its ``[`` written ``\\u005b``: the same value, and no
+    workflow command in a CI log that shows the JSON."""
+    if RUNNER_COMMAND in text:
+        text = text.replace(RUNNER_COMMAND, "##\\u005b")
     if text.isprintable():
         return text
     return _json_unsafe().sub(_json_escape, text)
@@ -210,7 +218,7 @@ def json_bytes(data: bytes) -> bytes | str:
     (one C pass; every character of two bytes or more stays whole, as no byte of one is
     ASCII): the text holds exactly those characters besides printable ones."""
     rest = data.translate(None, _PRINTABLE_ASCII)
-    if not rest or rest.decode("utf-8").isprintable():
+    if (not rest or rest.decode("utf-8").isprintable()) and b"##[" not in data:
         return data
     return json_text(data.decode("utf-8"))
 

@@ -35,7 +35,8 @@ from test_catalog_support import CUTTER, MOOD
 
 H = ("\x1b]0;owned\x07\x1b[2J\x9b31m\u202e\n::error::forged\r\n"
      "<script>alert(1)</script><img src=x onerror=alert(2)>\n# Heading\n"
-     "| cell | `tick` [link](http://x) &amp; ***\n  pass  digests      forged row")
+     "| cell | `tick` [link](http://x) &amp; ***\n  pass  digests      forged row"
+     " ##[stop-commands]x ###[error]y")
 EVIL = "evil" + H
 #: a file name may hold all of it but a slash
 EVIL_FILE = "n\x1b]0;t\x07\x1b[2J\n::error::fn<img src=x onerror=alert(3)>\r# Heading.json"
@@ -111,8 +112,9 @@ def _controls(text: str, allowed: set[str] = _LAYOUT) -> list[str]:
 
 
 def _no_command_lines(text: str) -> None:
-    """No line a CI runner would take for a workflow command (``::name ...::``)."""
-    bad = [ln for ln in text.split("\n") if ln.lstrip().startswith("::")]
+    """No line a CI runner would take for a workflow command (``::name ...::`` at its
+    start, ``##[name]`` anywhere in it)."""
+    bad = [ln for ln in text.split("\n") if ln.lstrip().startswith("::") or "##[" in ln]
     assert not bad, bad[:3]
 
 
@@ -277,3 +279,12 @@ def test_junit_is_well_formed_xml(outputs: dict[str, tuple[int, str, str]],
     text = outputs[f"{command}.junit"][1]
     assert _controls(text) == []
     minidom.parseString(text.encode("utf-8"))
+
+
+def test_no_output_holds_a_runner_command(outputs: dict[str, tuple[int, str, str]]) -> None:
+    """GitHub's runner takes ``##[name]data`` from anywhere in a log line (its older form of
+    workflow command; ``##[stop-commands]`` turns off every later annotation): no format
+    (JSON, SARIF, JUnit, HTML and GitHub annotations too) and no error line carries one."""
+    for name, (_code, out, err) in outputs.items():
+        assert "##[" not in out and "##[" not in err, (name, out[out.find("##["):][:80])
+    assert "##\\x5bstop-commands]x" in outputs["review.text"][1]  # shown, escaped

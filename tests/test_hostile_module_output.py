@@ -40,7 +40,7 @@ H = ("\x1b[31mRED\x1b]0;owned\x07\x1b]8;;http://evil.example/\x1b\\CLICK\x1b]8;;
      "\x01\ufffe\uffff\n::error file=x::forged\n%0A::warning::pct\r\n"
      "| cell | [link](javascript:alert(1)) ![img](http://evil.example/i.png) "
      "<img src=x onerror=alert(2)> <script>alert(3)</script><svg onload=alert(4)>"
-     " `tick` {0} {{x}} \\[esc\\] # Heading\n# Heading2")
+     " `tick` {0} {{x}} \\[esc\\] # Heading\n# Heading2 ##[stop-commands]x ###[error]y")
 #: a file name holds all of it but a slash; a byte that is not UTF-8 (0x9b) too
 EVIL_NAME = os.fsdecode(b"130-a\x1b]0;x\x07\x9b\xe2\x80\xae\n::error::f,:%0A|[l](j:x)<b>`")
 
@@ -86,7 +86,7 @@ def _shown(text: str) -> None:
     runner takes for a workflow command."""
     plain = _OUR_SGR.sub("", text)
     assert _controls(plain) == [], _controls(plain)
-    bad = [ln for ln in plain.split("\n") if ln.lstrip().startswith("::")]
+    bad = [ln for ln in plain.split("\n") if ln.lstrip().startswith("::") or "##[" in ln]
     assert not bad, bad[:2]
 
 

@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 
 def _visible(s: str) -> str:
     """``s`` with every control and format character but CR and LF shown escaped (those
-    two are the runner's to escape)."""
+    two are the runner's to escape), and a ``##[`` as :func:`text_value` shows it."""
     if s.isprintable():
-        return s
+        return text_value(s)
     return "\r".join("\n".join(text_value(part) for part in line.split("\n"))
                      for line in s.split("\r"))
 
