@@ -3,15 +3,24 @@
 * an empty list a command grows (``[]``, ``[ ]``, ``[`` and ``]`` on their own lines) made
   the whole document be written again, in JSON (``patch_values``) and in YAML
   (``patch_yaml_values``): its layout, comments and spellings gone for one appended item.
-  Now the items are written inside the brackets in the file's own layout.
+  Now the items are written inside the brackets in the file's own layout;
+* ``unpack`` of a card that has active content of its own (CBS, scripts) and a
+  ``module.risum`` wrote the card's own component as ``module.json`` and dropped the
+  embedded module and its assets (exit 0): ``pack`` of the folder was refused, the module
+  lost.  ``module.json`` is the embedded module; the card stays ``card.json``.
 """
 
 from __future__ import annotations
 
 import json
+import zipfile
+from pathlib import Path
 
 import pytest
+from harness import run_cli
 
+from risutools.formats.reader import read_path
+from risutools.formats.risum import write_risum
 from risutools.replay.component import _yaml_value
 from risutools.yamlpatch import patch_yaml_values
 
@@ -40,3 +49,49 @@ def test_an_empty_yaml_list_grown_keeps_every_other_byte(where: str, want: str) 
     before, after = YAML_EMPTY.splitlines(), got.splitlines()
     assert [ln for ln in after if ln not in before] == [want]
     assert len(before) == len(after)
+
+
+# ---- unpack of a card with a component of its own and a module ---------------------------
+
+EMBEDDED = {"name": "Embedded", "id": "emb-1",
+            "lorebook": [{"key": "k", "content": "lore", "mode": "normal", "insertorder": 100,
+                          "alwaysActive": False, "comment": "c"}],
+            "trigger": [{"comment": "t", "type": "output", "conditions": [],
+                         "effect": [{"type": "triggerlua", "code": "setChatVar(id, 'hp', 1)"}]}],
+            "assets": [["icon", "", "png"]]}
+ICON = b"\x89PNG\r\n\x1a\n" + bytes(range(32))
+
+
+def _card(tmp: Path, own: bool) -> Path:
+    data: dict[str, object] = {"name": "Card", "first_mes": "hi"}
+    if own:  # (CBS in its description and a regex script: a component of its own)
+        data["description"] = "{{getvar::mood}}"
+        data["extensions"] = {"risuai": {"customScripts": [
+            {"comment": "r", "in": "a", "out": "b", "type": "editdisplay"}]}}
+    path = tmp / ("own.charx" if own else "plain.charx")
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("card.json", json.dumps({"spec": "chara_card_v3", "spec_version": "3.0",
+                                            "data": data}))
+        z.writestr("module.risum", write_risum(EMBEDDED, [ICON]))
+    return path
+
+
+@pytest.mark.parametrize("own", [True, False])
+def test_unpack_of_a_card_gives_its_module_back_whole(tmp_path: Path, own: bool) -> None:
+    card = _card(tmp_path, own)
+    kinds = [m.component_type for m in read_path(str(card))]
+    assert kinds == (["character", "module"] if own else ["module"])
+    out = tmp_path / "out"
+    done = run_cli("unpack", card, "-o", out)
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+    assert manifest["component_type"] == "module"
+    assert json.loads((out / "module.json").read_text("utf-8"))["name"] == "Embedded"
+    assert (out / "card.json").is_file()
+    assert [(out / e["file"]).read_bytes() for e in manifest["assets"]] == [ICON]
+    packed = tmp_path / "re.risum"
+    done = run_cli("pack", out, "-o", packed)
+    assert done.returncode == 0, done.stderr
+    (back,) = read_path(str(packed), with_assets=True)
+    assert back.data["name"] == "Embedded" and back.data["lorebook"] == EMBEDDED["lorebook"]
+    assert [a.data for a in back.assets] == [ICON]

@@ -161,7 +161,10 @@ def unpack(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
     root = _out_folder(out_dir)
     files: dict[str, bytes] = {}
     manifest: dict[str, Any] = {"manifest": MANIFEST_KIND}
-    module = modules[0] if modules else None
+    # (a card holds its own component, when it has active content, and its embedded
+    # module: the module is what module.json holds and pack takes back; the card is card.json)
+    module = next((m for m in modules if m.component_type != "character"),
+                  modules[0] if modules else None)
     source = module.source if module else None
     if source is None:  # a card without a module: describe the file itself
 
