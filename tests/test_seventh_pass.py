@@ -95,3 +95,23 @@ def test_unpack_of_a_card_gives_its_module_back_whole(tmp_path: Path, own: bool)
     (back,) = read_path(str(packed), with_assets=True)
     assert back.data["name"] == "Embedded" and back.data["lorebook"] == EMBEDDED["lorebook"]
     assert [a.data for a in back.assets] == [ICON]
+
+
+# ---- hash: nothing on standard output for a file it could not hash -----------------------
+
+def test_hash_prints_no_line_for_a_file_it_could_not_hash(tmp_path: Path) -> None:
+    """As ``sha256sum``: a refused file is a line on standard error and nothing on standard
+    output (it was an empty line there, one a file)."""
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"component_id": "a", "x": [1, "가"]}), "utf-8")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{", "utf-8")
+    done = run_cli("hash", good, tmp_path / "missing.json", bad, good)
+    assert done.returncode != 0
+    lines = done.stdout.split("\n")
+    assert len(lines) == 3 and lines[2] == "" and lines[0] == lines[1], done.stdout
+    assert lines[0].startswith("sha256:") and lines[0].endswith(str(good))
+    assert len(done.stderr.strip().splitlines()) == 2, done.stderr
+    for args in (["hash"], ["hash", "-q"]):
+        alone = run_cli(*args, tmp_path / "missing.json")
+        assert alone.returncode != 0 and alone.stdout == "", (args, alone.stdout)

@@ -53,10 +53,12 @@ def text_pieces(lines: Iterable[str], safe: bool = False) -> Iterator[str]:
         yield no_commands(text) if safe else text
 
 
-def line_pieces(lines: Iterable[str | bytes]) -> Iterator[str | bytes]:
+def line_pieces(lines: Iterable[str | bytes], *, none: str = "\n"
+                ) -> Iterator[str | bytes]:
     """Each of ``lines`` followed by a line break, gathered into pieces of at most
     :data:`PIECE_LINES` lines or :data:`PIECE_CHARS` characters (one longer line alone); a
-    ``bytes`` item is lines already ended by their breaks (UTF-8), given as it is."""
+    ``bytes`` item is lines already ended by their breaks (UTF-8), given as it is.  No line
+    at all gives ``none`` (a report's one line break; ``""``: nothing)."""
     batch: list[str] = []
     size, seen = 0, False
     for line in lines:
@@ -73,8 +75,10 @@ def line_pieces(lines: Iterable[str | bytes]) -> Iterator[str | bytes]:
         if len(batch) >= 2 * PIECE_LINES or size >= PIECE_CHARS:
             yield "".join(batch)
             batch, size = [], 0
-    if batch or not seen:  # (no line at all: the one line break "\n".join adds)
-        yield "".join(batch) or "\n"
+    if batch:
+        yield "".join(batch)
+    elif not seen and none:  # (no line at all: the one line break "\n".join adds)
+        yield none
 
 
 def joined(pieces: Iterable[str | bytes]) -> str:

@@ -102,9 +102,9 @@ def _hash(h: HashResult, **_: Any) -> Rendered:
                 yield refusal(f.error)
             yield from (safe_line(f"risutools: {p['line']}") for p in f.problems)
 
-    def out() -> Iterator[str | bytes]:  # (each one line, whatever a command put in it)
-        for f in h.files:
-            yield from line_pieces(safe_line(r["line"]) for r in f.lines)
+    def out() -> Iterator[str | bytes]:  # (each one line, whatever a command put in it;
+        # nothing for a file that gave none, as sha256sum prints nothing for it)
+        return line_pieces((safe_line(r["line"]) for f in h.files for r in f.lines), none="")
 
     return Rendered(out(), err())
 
