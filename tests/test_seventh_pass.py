@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from harness import run_cli
+from harness import SEED, run_cli
 
 from risutools.formats.reader import read_path
 from risutools.formats.risum import write_risum
@@ -115,3 +115,32 @@ def test_hash_prints_no_line_for_a_file_it_could_not_hash(tmp_path: Path) -> Non
     for args in (["hash"], ["hash", "-q"]):
         alone = run_cli(*args, tmp_path / "missing.json")
         assert alone.returncode != 0 and alone.stdout == "", (args, alone.stdout)
+
+
+# ---- a replay fixture's duplicate message id has its own code ----------------------------
+
+@pytest.mark.parametrize("name, body", [
+    ("header.yaml", "fixture: conversation-v1\nname: d\nmessages: [{id: a, role: user, "
+                    "content: x}, {id: a, role: user, content: y}]\nturns: [{}]\n"),
+    # (m1 is the id made for the second message; an explicit m1 later collides)
+    ("turn.yaml", "fixture: conversation-v1\nname: d\nmessages: [{id: s, role: system, "
+                  "content: x}, {role: user, content: y}]\n"
+                  "turns:\n  - append: [{id: m1, role: user, content: z}]\n"),
+    ("turn.ndjson", '{"fixture": "conversation-v1", "name": "d"}\n'
+                    '{"append": [{"id": "a", "role": "user", "content": "x"}]}\n'
+                    '{"append": [{"id": "a", "role": "user", "content": "y"}]}\n'),
+    ("many.ndjson", '{"fixture": "conversation-v1", "name": "d"}\n'
+                    + "".join(f'{{"append": [{{"id": "a{i}", "role": "user", '
+                              f'"content": "x"}}]}}\n' for i in range(300))
+                    + '{"append": [{"id": "a7", "role": "user", "content": "y"}]}\n'),
+])
+def test_a_duplicate_message_id_is_duplicate_id(tmp_path: Path, name: str, body: str) -> None:
+    """docs/errors.md gives two messages with one id in a replay their own code; a fixture
+    said ``bad-fixture`` of it (the cutter's own check, which a fixture never reaches, said
+    ``duplicate-id``)."""
+    fx = tmp_path / name
+    fx.write_text(body, "utf-8")
+    done = run_cli("replay", "run", SEED, "-x", fx, "-o", tmp_path / "r.json")
+    assert done.returncode == 2
+    assert ": duplicate-id: duplicate message id '" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

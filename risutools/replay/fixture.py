@@ -137,8 +137,8 @@ class _Ids:
                 # (letters and digits alone, the usual id: what _ID takes, without it)
                 (mid.isascii() and mid.isalnum() and len(mid) <= 64) or _ID.match(mid)):
             raise _at(turn, i, f"bad message id {mid!r} (letters, digits, . _ : -; at most 64)")
-        if mid in self.ever:
-            raise _at(turn, i, f"duplicate message id {mid!r}")
+        if mid in self.ever:  # (its own code: docs/errors.md's duplicate-id)
+            raise _at(turn, i, f"duplicate message id {mid!r}", Code.DUPLICATE_ID)
         role = raw.get("role")
         if not isinstance(role, str) or role not in _ROLES:
             if role is None:
@@ -185,14 +185,14 @@ MAX_FIXTURE_BYTES = 64 * 1024 * 1024  # a fixture is read whole
 MAX_TURNS = 1_000_000
 
 
-def _err(where: str, why: str) -> ConfigError:
-    return ConfigError(Code.BAD_FIXTURE, why, where=where)
+def _err(where: str, why: str, code: str = Code.BAD_FIXTURE) -> ConfigError:
+    return ConfigError(code, why, where=where)
 
 
-def _at(turn: int, i: int, why: str) -> ConfigError:
+def _at(turn: int, i: int, why: str, code: str = Code.BAD_FIXTURE) -> ConfigError:
     """:func:`_err` at message ``i`` of turn ``turn``'s ``append`` (of the header's
     ``messages`` for turn 0)."""
-    return _err(f"turn {turn}: append[{i}]" if turn else f"messages[{i}]", why)
+    return _err(f"turn {turn}: append[{i}]" if turn else f"messages[{i}]", why, code)
 
 
 def _as_list(value: Any) -> list[Any]:
