@@ -40,11 +40,11 @@ HEAD = "fixture: conversation-v1\nname: t\n"
     [
         (
             "turns:\n  - edit: {id: m99, content: x}\n",
-            "turn 1: edit: bad-fixture: no message with id m99",
+            "turn 1: edit: unknown-id: no message with id m99",
         ),
         (
             "messages: [{role: user, content: a}]\nturns:\n  - {}\n  - delete: {id: m1}\n",
-            "turn 2: delete: bad-fixture: no message with id m1",
+            "turn 2: delete: unknown-id: no message with id m1",
         ),
         ("turns:\n  - append: [{role: narrator, content: a}]\n", "unknown role 'narrator'"),
         ("turns:\n  - append: [{role: user}]\n", "content must be a string"),
@@ -67,7 +67,7 @@ HEAD = "fixture: conversation-v1\nname: t\n"
             "turns:\n  - delete: {id: m0}\n  - edit: {id: m0, content: x}\n".replace(
                 "turns:", "messages: [{role: user, content: a}]\nturns:"
             ),
-            "turn 2: edit: bad-fixture: no message with id m0",
+            "turn 2: edit: unknown-id: no message with id m0",
         ),
     ],
 )
@@ -298,7 +298,7 @@ def test_cli_errors_are_one_line_exit_2(tmp_path: Path) -> None:
     bad.write_text(HEAD + "turns:\n  - {}\n  - edit: {id: m99, content: x}\n", encoding="utf-8")
     r = cli("replay", "run", str(SEED), "--fixture", str(bad), "-o", str(tmp_path / "r.json"))
     assert r.returncode == 2
-    assert r.stderr.strip().endswith("turn 2: edit: bad-fixture: no message with id m99")
+    assert r.stderr.strip().endswith("turn 2: edit: unknown-id: no message with id m99")
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
     cfg = tmp_path / "c.json"
     cfg.write_text('{"max_context": -1}', encoding="utf-8")
@@ -426,14 +426,14 @@ BAD_RUNS = [
         HEAD + "messages: [{role: user, content: a}]\nturns:\n  - {}\n"
         "  - edit: {id: m7, content: x}\n",
         None,
-        "bad.yaml: turn 2: edit: bad-fixture: no message with id m7",
+        "bad.yaml: turn 2: edit: unknown-id: no message with id m7",
     ),
     (
         "delete-unknown-id",
         HEAD + "messages: [{role: user, content: a}]\nturns:\n  - delete: {id: m0}\n"
         "  - {}\n  - delete: [{id: m0}]\n",
         None,
-        "bad.yaml: turn 3: delete[0]: bad-fixture: no message with id m0",
+        "bad.yaml: turn 3: delete[0]: unknown-id: no message with id m0",
     ),
     ("no-turns", HEAD + "turns: []\n", None, "bad.yaml: turns: bad-fixture: the fixture has no "
      "turns: a replay needs at least one request"),

@@ -203,7 +203,7 @@ def test_an_edit_sees_its_own_turns_append(tmp_path: Path,
     lines[8] = json.dumps({"edit": {"id": "n7", "content": "z"}})
     taken = _spy(monkeypatch)
     turns, error = _same_both_ways(_write(tmp_path, lines), monkeypatch)
-    assert len(turns) == 8 and "turn 9: edit: bad-fixture: no message with id n7" in error
+    assert len(turns) == 8 and "turn 9: edit: unknown-id: no message with id n7" in error
     assert turns[7].edit == [("n7", "y")] and turns[7].delete == ["n7"] and taken == [True]
 
 

@@ -250,7 +250,7 @@ def _edits(raw: Any, where: str, ids: _Ids) -> list[tuple[str, str]]:
         if not isinstance(e["id"], str) or not isinstance(e["content"], str):
             raise _err(w, "id and content must be strings")
         if not ids.is_live(e["id"]):
-            raise _err(w, f"no message with id {e['id']}")
+            raise _err(w, f"no message with id {e['id']}", Code.UNKNOWN_ID)
         out.append((e["id"], e["content"]))
     return out
 
@@ -263,7 +263,7 @@ def _deletes(raw: Any, where: str, ids: _Ids) -> list[str]:
         if not isinstance(d, dict) or sorted(d) != ["id"] or not isinstance(d["id"], str):
             raise _err(w, "a delete is {id}")
         if not ids.is_live(d["id"]):
-            raise _err(w, f"no message with id {d['id']}")
+            raise _err(w, f"no message with id {d['id']}", Code.UNKNOWN_ID)
         ids.dead.add(d["id"])
         out.append(d["id"])
     return out
