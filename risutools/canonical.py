@@ -23,6 +23,8 @@ from itertools import chain, compress, repeat
 from operator import is_
 from typing import Any
 
+from risutools.printable import json_text
+
 try:
     import orjson
 except ImportError:  # pragma: no cover - orjson is a dependency; json alone is exact too
@@ -314,5 +316,9 @@ def doc_sha256(doc: Any) -> str:
 
 def document_json(doc: dict[str, Any]) -> str:
     """A document as written to disk: UTF-8 JSON, one-space indent, field order kept (what
-    ``project``, ``ingest`` and every rewrite of a JSON document write)."""
-    return json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=False) + "\n"
+    ``project``, ``ingest`` and every rewrite of a JSON document write), every control,
+    format (a bidi override) or separator character a value holds written as its
+    ``\\uXXXX`` escape (:func:`~risutools.printable.json_text`: the same value, and a
+    pull request's diff shows it as it is: the file ``project -o`` writes is what
+    ``project`` prints)."""
+    return json_text(json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=False)) + "\n"

@@ -100,7 +100,7 @@ def test_other_line_breaks_read_whole(tmp_path: Path, text: str) -> None:
         ("", "bad-fixture: empty file: no fixture in it"),
         ("\ufeff \n\t\n", "bad-fixture: empty file: no fixture in it"),
         (HEAD + "\n\n \n", "turns: bad-fixture: the fixture has no turns"),
-        (HEAD + "\n" + T1 + '\n{"delete": {"id": "zz"}}\n', "turn 2: delete: bad-fixture: no "),
+        (HEAD + "\n" + T1 + '\n{"delete": {"id": "zz"}}\n', "turn 2: delete: unknown-id: no "),
         (HEAD + '\n{"append": [], "append": []}\n', "line 2: bad-fixture: duplicate key"),
         (HEAD + '\n{"metrics": {"used_pct": NaN}}\n', "line 2: bad-fixture: NaN is not"),
         (HEAD + "\n" + "[" * 2000 + "]" * 2000 + "\n", "line 2: bad-fixture: nested deeper"),

@@ -144,3 +144,38 @@ def test_a_duplicate_message_id_is_duplicate_id(tmp_path: Path, name: str, body:
     assert done.returncode == 2
     assert ": duplicate-id: duplicate message id '" in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+# ---- a catalog file holds no raw control, format or separator character -----------------
+
+BIDI_MODULE = {"type": "risuModule", "name": "n\u2028x", "id": "i", "lorebook": [], "regex": [],
+               "trigger": [], "customModuleToggle":
+               "k1=Label\u202eevil\u2066x\u2069\u200b\ufeff\x85 ##[error]y\n"}
+
+
+def test_documents_and_facts_are_written_as_project_prints_them(tmp_path: Path) -> None:
+    """``project M`` printed a bidi override copied from a module as ``\\u202e``;
+    ``project M -o F`` and ``ingest`` wrote it raw, in the documents and their facts: the
+    file a pull request's diff shows a reviewer reordered its line.  Now every such file is
+    the printed text (the same values: the digests do not change)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "m.json").write_text(json.dumps(BIDI_MODULE), "utf-8")
+    printed = run_cli("project", src / "m.json")
+    written = run_cli("project", src / "m.json", "-o", tmp_path / "doc.json")
+    assert printed.returncode == written.returncode == 0, printed.stderr + written.stderr
+    text = (tmp_path / "doc.json").read_text("utf-8")
+    assert text == printed.stdout
+    assert "\\u202e" in text and "##\\u005b" in text
+    done = run_cli("ingest", src, "-o", tmp_path / "cat", "-q", "-j", "1")
+    assert done.returncode == 0, done.stderr
+    files = [p for p in (tmp_path / "cat").rglob("*.json") if ".risutools-cache" not in p.parts]
+    assert len(files) >= 2  # the document and its facts
+    for p in files:
+        body = p.read_text("utf-8")
+        assert {c for c in body if not c.isprintable()} <= {"\n"}, p
+        assert "##[" not in body, p
+    doc = json.loads(text)
+    stored = [json.loads(p.read_text("utf-8")) for p in files]
+    assert [d for d in stored if d.get("component_id") == doc["component_id"]], stored
+    assert "Label\u202eevil" in json.dumps(doc, ensure_ascii=False)  # the value, as it was

@@ -9,15 +9,17 @@ from json.encoder import encode_basestring as _encode_str  # json's own escaper 
 from typing import Any
 
 from risutools.canonical import canonical, document_json
+from risutools.printable import json_bytes_text, json_text
 
 
 def render(doc: dict[str, Any], ndjson: bool) -> str:
     """A document as the catalog stores it: a canonical NDJSON line, or the JSON file text
-    (UTF-8, one-space indent, the seed's style: exactly ``canonical.document_json``)."""
-    if ndjson:
-        return canonical(doc).decode("utf-8")
+    (UTF-8, one-space indent, the seed's style: exactly ``canonical.document_json``); in
+    both, what :func:`~risutools.printable.json_text` escapes is escaped."""
+    if ndjson:  # (escaped as the JSON file is: the same value, the same hash)
+        return json_bytes_text(canonical(doc))
     try:
-        return _json_value(doc, "") + "\n"
+        return json_text(_json_value(doc, "")) + "\n"
     except (TypeError, ValueError, RecursionError):
         return document_json(doc)  # what the fast path does not take: the same text, or its error
 
