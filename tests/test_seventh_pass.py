@@ -179,3 +179,57 @@ def test_documents_and_facts_are_written_as_project_prints_them(tmp_path: Path) 
     stored = [json.loads(p.read_text("utf-8")) for p in files]
     assert [d for d in stored if d.get("component_id") == doc["component_id"]], stored
     assert "Label\u202eevil" in json.dumps(doc, ensure_ascii=False)  # the value, as it was
+
+
+# ---- an output never replaces what the command found to read for itself ----------------
+
+ROOT = Path(__file__).resolve().parents[1]
+MODULE = ROOT / "fixtures" / "sources" / "174678332_context-cutter.risum"
+
+
+def _implicit_catalog(tmp: Path) -> Path:
+    cat = tmp / "cat"
+    (cat / "notes").mkdir(parents=True)
+    (tmp / ".git").mkdir()  # (the catalog search stops at a repository's top)
+    (tmp / "store").mkdir()
+    (tmp / "store" / "m.risum").write_bytes(MODULE.read_bytes())
+    (cat / "doc.json").write_bytes(SEED.read_bytes())
+    (cat / ".risutools.yaml").write_text(
+        "sources: ../store\ncatalog:\n  allowed_signers: keys/signers\n", "utf-8")
+    (cat / "keys").mkdir()
+    (cat / "keys" / "signers").write_text("kim ssh-ed25519 AAAA\n", "utf-8")
+    (cat / "notes" / "x.yaml").write_text("component_id: x\n", "utf-8")
+    (cat / "transitions.ndjson").write_text("", "utf-8")
+    (cat / "old-report.json").write_text('{"review": "an earlier run"}\n', "utf-8")
+    return cat
+
+
+@pytest.mark.parametrize("command", ["review", "validate", "verify"])
+@pytest.mark.parametrize("target", ["doc.json", ".risutools.yaml", "notes/x.yaml",
+                                    "keys/signers", "transitions.ndjson", "../store/m.risum"])
+def test_an_output_is_refused_over_what_the_command_reads_unnamed(
+        tmp_path: Path, command: str, target: str) -> None:
+    """``cd cat && review -o doc.json`` replaced a document (the catalog found from the
+    current folder: no input named it); ``review cat -o cat/.risutools.yaml``, a notes file,
+    the allowed_signers file or a module of the source store the configuration names were
+    replaced likewise, by review, validate and verify."""
+    cat = _implicit_catalog(tmp_path)
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    before = {p: p.read_bytes() for p in files}
+    args = [command, "-f", "json", "-o", target] + ([] if command == "review" else ["."])
+    done = run_cli(*args, cwd=cat)
+    assert done.returncode == 2, done.stderr
+    assert "is also read by the command" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert {p: p.read_bytes() for p in files} == before
+
+
+@pytest.mark.parametrize("command", ["review", "validate", "verify"])
+def test_a_report_an_earlier_run_left_is_written_again(tmp_path: Path, command: str) -> None:
+    cat = _implicit_catalog(tmp_path)
+    args = [command, "-f", "json", "-o", "old-report.json"] + \
+        ([] if command == "review" else ["doc.json"])
+    done = run_cli(*args, cwd=cat)
+    assert "is also read by the command" not in done.stderr, done.stderr
+    assert done.returncode in (0, 1), done.stderr
+    assert json.loads((cat / "old-report.json").read_text("utf-8")) != {"review": "an earlier run"}

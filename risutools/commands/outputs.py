@@ -1,19 +1,40 @@
-"""What a command's output may not name inside a folder it reads: a file its walk would read
-(a component document, a Risu file by its content).  The command modules that read folders
-give it to the command line as ``reads_file`` (:func:`risutools.report.output.
-refuse_output_on_input`): ``review cat -o cat/doc.json`` had replaced a document with the
-report."""
+"""What a command's output may not name: a file the command reads.  Inside a folder it reads,
+that is a file its walk would read (a component document, a Risu file by its content) or a
+file of the catalog's own (its configuration, ``transitions.ndjson``, what ``notes/``,
+``approvals/``, ``replays/`` and ``facts/`` hold, the ingest cache); besides the folders and
+files its command line names, a command reads what it finds for itself: the catalog each
+path (or the current folder) belongs to, its configuration file, and the ``allowed_signers``
+file and source store that configuration names (:func:`implicit_inputs`).  The command
+modules that read folders give :func:`reads_file` to the command line, and their results
+carry their implicit inputs (``reads``), both asked by
+:func:`risutools.report.output.refuse_output_on_input`: ``review cat -o cat/doc.json`` had
+replaced a document with the report, ``cd cat && review -o doc.json`` and ``review cat -o
+cat/.risutools.yaml`` still did."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+
+from risutools.catalog.catalog import MARKERS, find_root
+from risutools.catalog.ingest import CACHE_NAME
 from risutools.contract.loaders import load_file, not_a_component
 from risutools.errors import RisuError
 from risutools.formats.reader import detect
+from risutools.settings.config import Settings
+
+#: the names of a catalog's own files and folders: a file so named, or inside a folder so
+#: named, is one a command may read (never replaced by a report)
+OWN_NAMES = frozenset((*MARKERS, Path(CACHE_NAME).parent.name))
 
 
 def reads_file(path: str) -> bool:
-    """Whether a folder walk reads the file at ``path``: a Risu file, or a component
-    document (a report an earlier run left is neither); bounded as every read."""
+    """Whether a command reading the folder that holds ``path`` may read it: a file of the
+    catalog's own (:data:`OWN_NAMES`), a Risu file, or a component document (a report an
+    earlier run left is none of these); bounded as every read."""
+    p = Path(path)
+    if p.name in OWN_NAMES or any(part in OWN_NAMES for part in p.parent.parts):
+        return True
     try:
         if detect(path) is not None:
             return True
@@ -21,3 +42,15 @@ def reads_file(path: str) -> bool:
         return False
     out = load_file(path, from_folder=True)
     return bool(out.documents) and not_a_component(out.documents[0].doc) is None
+
+
+def implicit_inputs(paths: Iterable[str | Path | None], cfg: Settings | None
+                    ) -> tuple[str, ...]:
+    """What a command reads that its command line need not name: the catalog above each of
+    ``paths`` (None: the current folder), and the configuration file, the
+    ``allowed_signers`` file and the source store of ``cfg``."""
+    found: list[Path | None] = [find_root(Path(p) if p is not None else Path("."))
+                                for p in paths]
+    if cfg is not None:
+        found += [cfg.source_file, cfg.catalog.allowed_signers, cfg.sources]
+    return tuple(dict.fromkeys(str(p) for p in found if p is not None))

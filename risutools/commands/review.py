@@ -17,6 +17,7 @@ from risutools.catalog.review import Review, review_catalog
 from risutools.catalog.review_interactions import live_only
 from risutools.checks.registry import check_selection, for_command
 from risutools.commands.catalogs import TrustRoot, configure, pinned_file
+from risutools.commands.outputs import implicit_inputs
 from risutools.commands.outputs import reads_file as reads_file  # (cli asks it)
 from risutools.errors import UsageError
 from risutools.safeio import enters
@@ -53,6 +54,8 @@ class Options:
 class Reviewed:
     kind: ClassVar[str] = "review"
     review: Review
+    #: what the review read that its command line need not name (never a report's target)
+    reads: tuple[str, ...] = ()
 
     def exit_code(self) -> int:
         return self.review.exit_code()
@@ -77,4 +80,4 @@ def run(opts: Options, progress: Progress | None = None) -> Reviewed:
     if opts.live_only and review.data.get("interactions"):
         review.data["interactions"] = live_only(review.data["interactions"],
                                                 review.data["documents"])
-    return Reviewed(review)
+    return Reviewed(review, implicit_inputs([cat.root], cat.config))

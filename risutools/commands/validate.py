@@ -10,6 +10,7 @@ from typing import ClassVar
 from risutools.catalog.approvals import chain_check
 from risutools.checks.registry import check_selection, for_command
 from risutools.commands.catalogs import TrustRoot, pinned_file
+from risutools.commands.outputs import implicit_inputs
 from risutools.commands.outputs import reads_file as reads_file  # (cli asks it)
 from risutools.contract.fix import FixOutcome, fix_result, fixable_checks
 from risutools.contract.loaders import STDIN_NAME
@@ -57,6 +58,8 @@ class Validation:
     note: str | None = None  # verify's one line when no source was checked
     #: findings ``validate --fix`` would fix (ruff's "N fixable with `--fix`"); 0 for verify
     fixable: int = 0
+    #: what the command read that its command line need not name (never a report's target)
+    reads: tuple[str, ...] = ()
 
     def exit_code(self) -> int:
         return self.result.exit_code()
@@ -85,7 +88,13 @@ def run(opts: Options) -> Validation:
     result.strict = opts.strict
     result.checks = for_command("validate")
     # (after --fix, what is left is what it could not fix, each said why: not "fixable")
-    return Validation(result, fixed, fixable=0 if opts.fix else fixable_count(result))
+    return Validation(result, fixed, fixable=0 if opts.fix else fixable_count(result),
+                      reads=implicit_inputs(named_paths(opts.paths), cfg))
+
+
+def named_paths(paths: tuple[str, ...]) -> list[str]:
+    """The paths given that are files or folders (standard input, ``-``, is none)."""
+    return [p for p in paths if p != "-"]
 
 
 def fixable_count(result: Result) -> int:

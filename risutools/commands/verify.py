@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from risutools.checks.registry import check_selection, for_command
+from risutools.commands.outputs import implicit_inputs
 from risutools.commands.outputs import reads_file as reads_file  # (cli asks it)
-from risutools.commands.validate import Validation
+from risutools.commands.validate import Validation, named_paths
 from risutools.contract.result import no_store_note
 from risutools.contract.rules import mc200, mc201
 from risutools.contract.schema import mc100
@@ -50,4 +51,5 @@ def run(opts: Options) -> Validation:
     )
     result.strict = opts.strict
     result.checks = for_command("verify")
-    return Validation(result, note=no_store_note(result))
+    return Validation(result, note=no_store_note(result),
+                      reads=implicit_inputs(named_paths(opts.paths), cfg))
