@@ -48,7 +48,7 @@ def _hostile(cat: Path) -> Path:
     d["component_id"] = EVIL
     d["component_version"] = H
     d["capabilities"]["provides"].append("x." + H)
-    d["capabilities"]["conflicts"] = [H]
+    d["capabilities"]["conflicts"] = [H, "context.token_budget"]  # (an RV408 row names it)
     # a key: what a finding's pointer shows (in a packet's table, inside a code span)
     d["payload"]["state_effects"] = {"x | " + H: "<img src=x onerror=alert(4)>"}
     (cat / "evil.json").write_text(json.dumps(d, ensure_ascii=False), "utf-8")
@@ -168,6 +168,21 @@ def test_github_annotations_are_ours_alone(outputs: dict[str, tuple[int, str, st
     assert all(ours.match(ln) for ln in annotations), annotations
     assert len(annotations) == len(findings) and len(lines) == len(findings) + 1
     assert all("\n" not in ln and "\r" not in ln for ln in annotations)
+    # (nor one the runner makes: a value's line break is shown as \n, never %0A, which
+    # the runner turns back into a line of the annotation; stop 62, the interactions' rows)
+    assert all("%0A" not in ln and "%0D" not in ln for ln in annotations), \
+        [ln for ln in annotations if "%0A" in ln][:2]
+
+
+@pytest.mark.parametrize("command", ["validate", "review"])
+def test_sarif_messages_are_one_shown_line(outputs: dict[str, tuple[int, str, str]],
+                                           command: str) -> None:
+    """A result's message as a viewer shows it: no line break, escape sequence or bidi
+    override from a value (the interactions' rows named a component by its raw id)."""
+    results = json.loads(outputs[f"{command}.sarif"][1])["runs"][0]["results"]
+    texts = [r["message"]["text"] for r in results]
+    assert texts and all(_controls(t, set()) == [] for t in texts), \
+        [t for t in texts if _controls(t, set())][:2]
 
 
 class _Tags(HTMLParser):

@@ -31,7 +31,7 @@ def test_github_escaping() -> None:
     f = Finding("MC201", "error", "bad: 50%, see\nthis", file="dir,x/a:b.json", line=7,
                 pointer="/projection/prompt_sha256")
     assert annotation(f) == ("::error file=dir%2Cx/a%3Ab.json,line=7,title=MC201::"
-                             "bad: 50%25, see%0Athis (at /projection/prompt_sha256)")
+                             "bad: 50%25, see\\nthis (at /projection/prompt_sha256)")
     w = Finding("MC401", "warning", "unknown", file="a.json")
     assert annotation(w) == "::warning file=a.json,title=MC401::unknown"
 

@@ -4,7 +4,8 @@ Escaping follows the runner's rules: in the message ``%``, ``\\r``, ``\\n`` beco
 ``%25``, ``%0D``, ``%0A``; in property values ``:`` and ``,`` also become
 ``%3A`` and ``%2C``, so no value can start a workflow command of its own.  Before that
 every other control or format character (ESC, a bidi override ...) from a catalog value is
-shown escaped (:func:`risutools.printable.text_value`), so none paints or reorders the log.
+shown escaped (:func:`risutools.printable.text_value`), so none paints or reorders the log;
+a message is one line, its line breaks shown as ``\\n`` as in the text report.
 """
 
 from __future__ import annotations
@@ -48,7 +49,9 @@ def annotation(f: Finding) -> str:
     props.append(f"title={escape_property(f.rule)}")
     where = f.pointer or f.evidence  # the analyser's findings carry evidence instead
     msg = f.message + (f" (at {where})" if where else "")
-    return f"::{level} {','.join(props)}::{escape_data(msg)}"
+    # (a message is one line, as in every text report: a line break a value carries is
+    # shown as \n, never one the runner makes of %0A, which would forge a line of it)
+    return f"::{level} {','.join(props)}::{escape_data(text_value(msg))}"
 
 
 def render_github(result: Result) -> str:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from risutools import __version__
 from risutools.checks.registry import for_command
 from risutools.pathnames import name_uri
-from risutools.printable import json_text
+from risutools.printable import json_text, text_value
 
 STDIN = "-"  # standard input: no location
 
@@ -118,7 +118,7 @@ def _results(result: Result, index: dict[str, int]) -> Iterator[dict[str, Any]]:
         res: dict[str, Any] = {
             "ruleId": f.rule,
             "level": _LEVEL.get(f.severity, "note"),
-            "message": {"text": message_text(f.message)},
+            "message": {"text": message_text(text_value(f.message))},  # (one line, shown)
         }
         if f.rule in index:
             res["ruleIndex"] = index[f.rule]
