@@ -233,3 +233,35 @@ def test_a_report_an_earlier_run_left_is_written_again(tmp_path: Path, command: 
     assert "is also read by the command" not in done.stderr, done.stderr
     assert done.returncode in (0, 1), done.stderr
     assert json.loads((cat / "old-report.json").read_text("utf-8")) != {"review": "an earlier run"}
+
+
+# ---- a command printed for a person to copy is quoted as a shell reads it ---------------
+
+HOSTILE_ID = "module.risu.1.x$(touch /tmp/pwned) ;rm -rf ~ 'q' \"d\" *"
+
+
+def _commands(text: str) -> list[list[str]]:
+    """Each ``risutools ...`` command in backticks of ``text``, as a shell splits it."""
+    import re
+    import shlex
+
+    return [shlex.split(m) for m in re.findall(r"`(risutools [^`]*)`", text)]
+
+
+def test_printed_commands_quote_the_values_they_name() -> None:
+    """The board quoted an id (``shlex.quote``); a light packet's "open a full packet" line,
+    MC305's advice and ``replay run``'s refusal pasted theirs raw: ``$(...)`` in an id ran
+    when the line was copied into a shell."""
+    from risutools.catalog.packet_markdown import _needs_full_context
+    from risutools.contract.transitions import _changed_after
+
+    packet = {"component": {"component_id": HOSTILE_ID}, "task": {"id": "task-1;ls"},
+              "needs_full_context": [{"reason": "shared-source", "detail": "x"}]}
+    line = next(ln for ln in _needs_full_context(packet) if "risutools packet" in ln)
+    words = _commands(line)
+    assert words and words[0][:3] == ["risutools", "packet", HOSTILE_ID], words
+    assert words[0][-1] == "task-1;ls"
+    advice = _changed_after(HOSTILE_ID, "pending_human_review", 1, {"after_sha256": "x"}, "y")
+    cmds = _commands(advice)
+    assert [c[:3] for c in cmds] == [["risutools", "approve", HOSTILE_ID],
+                                     ["risutools", "promote", HOSTILE_ID]], cmds

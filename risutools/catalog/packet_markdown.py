@@ -7,6 +7,7 @@ inside a code span); the document itself is JSON in a fenced block, escaped as J
 from __future__ import annotations
 
 import json
+import shlex
 from typing import Any
 
 from risutools.canonical import indented_text
@@ -56,7 +57,8 @@ def _needs_full_context(p: dict[str, Any]) -> list[str]:
     if not p["needs_full_context"]:
         return []
     comp, task = p["component"], p["task"]
-    escalate = f"risutools packet {comp['component_id']} --lane full --escalates {task['id']}"
+    escalate = (f"risutools packet {shlex.quote(comp['component_id'])} --lane full "
+                f"--escalates {shlex.quote(task['id'])}")  # (as a shell reads it: copied)
     lines = ["## Needs full context", "",
              "This light packet cannot be decided from what it holds; open a full packet "
              f"({_code(escalate)}).", ""]

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -53,7 +54,7 @@ def refuse_invalid_component(path: str) -> None:
     if bad:
         more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
         raise DocumentError(Code.INVALID_DOCUMENT, f"not a valid matrix-component-v1 document: "
-                            f"{bad[0].message}{more}; see `risutools validate {path}`",
+                            f"{bad[0].message}{more}; see `risutools validate {shlex.quote(path)}`",
                             where=bad[0].pointer or "", path=path)
 
 

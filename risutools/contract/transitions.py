@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import os
+import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -536,6 +537,7 @@ def _check_switch(places: Places, line: int, rec: dict[str, Any], component_id: 
 
 
 def _changed_after(cid: str, status: str, line: int, rec: dict[str, Any], now: str) -> str:
+    cid = shlex.quote(cid)  # (the commands as a shell reads them: a person copies them)
     reject = "" if action_for(status, REJECTED) is None else (
         f", or reject it: `risutools approve {cid} --action reject --reviewer NAME`, then "
         f"`risutools promote {cid} --to rejected`")
