@@ -265,3 +265,29 @@ def test_printed_commands_quote_the_values_they_name() -> None:
     cmds = _commands(advice)
     assert [c[:3] for c in cmds] == [["risutools", "approve", HOSTILE_ID],
                                      ["risutools", "promote", HOSTILE_ID]], cmds
+
+
+# ---- a review that had nothing to check gives no verdict ---------------------------------
+
+@pytest.mark.parametrize("how", ["empty", "exclude option", "exclude configured"])
+def test_a_review_of_no_document_is_no_documents(tmp_path: Path, how: str) -> None:
+    """``review`` of an empty catalog, or of one whose every document ``--exclude`` or its
+    configuration leaves out, said "0 errors" and exited 0 (``validate`` of the same folder:
+    ``no-documents``, exit 2)."""
+    cat = tmp_path / "cat"
+    (cat / "approvals").mkdir(parents=True)
+    args = ["review", cat, "-q"]
+    if how != "empty":
+        (cat / "doc.json").write_bytes(SEED.read_bytes())
+    if how == "exclude option":
+        args += ["--exclude", "*"]
+    elif how == "exclude configured":
+        (cat / ".risutools.yaml").write_text('exclude: ["*.json"]\n', "utf-8")
+    done = run_cli(*args)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert ": no-documents: no matrix-component documents found" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and done.stdout == ""
+    if how != "empty":  # (the document itself is reviewed)
+        (cat / ".risutools.yaml").unlink(missing_ok=True)
+        done = run_cli("review", cat, "-q")
+        assert done.returncode in (0, 1) and "no-documents" not in done.stderr

@@ -69,11 +69,11 @@ from risutools.projection import post_id_from_name
 from risutools.projection.run import grades
 from risutools.projection.text import check_lang
 from risutools.safeio import FoundFile, check_inside, require_folder
-from risutools.settings.catalog import FACTS_DIR, default_jobs
+from risutools.settings.catalog import CACHE_DIR, FACTS_DIR, default_jobs
 from risutools.settings.config import Settings
 from risutools.targets import check_target, make_folder, os_error_line
 
-CACHE_NAME = ".risutools-cache/ingest.msgpack"
+CACHE_NAME = f"{CACHE_DIR}/ingest.msgpack"
 _FACTS_PREFIX = FACTS_DIR + "/"  # (a facts file's name in the cache)
 
 ProgressFn = Callable[[int, int], None]  # (files_done, bytes_done)

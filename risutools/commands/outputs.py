@@ -17,15 +17,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from risutools.catalog.catalog import MARKERS, find_root
-from risutools.catalog.ingest import CACHE_NAME
 from risutools.contract.loaders import load_file, not_a_component
 from risutools.errors import RisuError
 from risutools.formats.reader import detect
+from risutools.settings.catalog import CACHE_DIR
 from risutools.settings.config import Settings
 
 #: the names of a catalog's own files and folders: a file so named, or inside a folder so
 #: named, is one a command may read (never replaced by a report)
-OWN_NAMES = frozenset((*MARKERS, Path(CACHE_NAME).parent.name))
+OWN_NAMES = frozenset((*MARKERS, CACHE_DIR))
 
 
 def reads_file(path: str) -> bool:

@@ -19,7 +19,7 @@ from risutools.checks.registry import check_selection, for_command
 from risutools.commands.catalogs import TrustRoot, configure, pinned_file
 from risutools.commands.outputs import implicit_inputs
 from risutools.commands.outputs import reads_file as reads_file  # (cli asks it)
-from risutools.errors import UsageError
+from risutools.errors import Code, DocumentError, UsageError
 from risutools.safeio import enters
 
 Progress = Callable[[int, int], None]
@@ -76,6 +76,13 @@ def run(opts: Options, progress: Progress | None = None) -> Reviewed:
             if opts.scheduler is not None else None
         review = review_catalog(cat, jobs=opts.jobs, progress=progress, executor=executor,
                                 base_log=base_log)
+    counts = review.data["counts"]
+    if not (review.outline.documents or review.outline.files or counts["errors"]
+            or counts["warnings"]):  # (a catalog that gave nothing to check: no verdict)
+        left_out = f"; left out: {', '.join(cat.config.exclude)}" if cat.config.exclude else ""
+        raise DocumentError(Code.NO_DOCUMENTS, "no matrix-component documents found in the "
+                            f"catalog (.json, .yaml, .yml, .ndjson, .jsonl{left_out})",
+                            path=str(cat.root))
     review.outline.checks = for_command("review")
     if opts.live_only and review.data.get("interactions"):
         review.data["interactions"] = live_only(review.data["interactions"],

@@ -17,6 +17,8 @@ from risutools.pathnames import real_path
 FACTS_DIR = "facts"
 #: the catalog's transition log (append-only NDJSON, one line a recorded step)
 LOG_NAME = "transitions.ndjson"
+#: the folder of what `ingest` keeps between its runs (its cache: the catalog's own)
+CACHE_DIR = ".risutools-cache"
 #: the format name a facts summary carries (``"facts": "component-facts-v1"``)
 FACTS_FORMAT = "component-facts-v1"
 #: the largest curator notes file read (bytes): ingest, the projection and packets
