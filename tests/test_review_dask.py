@@ -60,3 +60,25 @@ def test_unreachable_scheduler_is_one_line(catalog: Path) -> None:
     r = run_cli("review", catalog, "-q", "--scheduler", "tcp://127.0.0.1:9")
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1 and "scheduler-unreachable" in lines[0]
+
+
+def test_a_large_document_gives_no_dask_warning(cluster: Any, tmp_path: Path) -> None:
+    """Dask warns of a task graph past 10 MB ("Sending large graph ...", six lines with a
+    library path): a catalog holding a 6 MiB document printed it on standard error, where
+    every line is one of risutools' (seventh pass)."""
+    import json
+    import subprocess
+    import sys
+
+    cat = tmp_path / "cat"
+    cat.mkdir()
+    doc = json.loads((ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json")
+                     .read_text("utf-8"))
+    doc["payload"]["notes_pad"] = "가" * (2 * 1024 * 1024)  # (6 MiB of UTF-8)
+    (cat / "big.json").write_text(json.dumps(doc, ensure_ascii=False), "utf-8")
+    (cat / "approvals").mkdir()
+    r = subprocess.run([sys.executable, "-m", "risutools", "review", str(cat), "-q", "-f",
+                        "concise", "--scheduler", cluster.scheduler_address],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert r.returncode in (0, 1), r.stderr
+    assert r.stderr == "", r.stderr

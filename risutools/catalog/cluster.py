@@ -20,6 +20,7 @@ import contextlib
 import importlib.util
 import struct
 import time
+import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -112,8 +113,9 @@ def probe(address: str, seconds: float) -> None:
             _handshake(sock, address, seconds, deadline)
 
 
-def _read(sock: socket.socket, n: int, deadline: float) -> bytes:
-    """``n`` bytes, or fewer when the peer closed or the deadline passed."""
+def _read(sock: socket.socket, n: int, deadline: float) -> tuple[bytes, str]:
+    """``n`` bytes, or fewer and why: the peer ``closed`` the connection (or reset it), or
+    the deadline passed (``""``)."""
     got = bytearray()
     while len(got) < n:
         left = deadline - time.monotonic()
@@ -122,27 +124,32 @@ def _read(sock: socket.socket, n: int, deadline: float) -> bytes:
         sock.settimeout(left)
         try:
             chunk = sock.recv(n - len(got))
-        except OSError:  # the deadline (a timeout) or a reset
+        except TimeoutError:
             break
+        except OSError:  # a reset
+            return bytes(got), "closed"
         if not chunk:
-            break
+            return bytes(got), "closed"
         got += chunk
-    return bytes(got)
+    return bytes(got), ""
 
 
 def _handshake(sock: socket.socket, address: str, seconds: float, deadline: float) -> None:
-    head = _read(sock, 8, deadline)
+    head, closed = _read(sock, 8, deadline)
     if not head:
-        raise _unreachable(address, f"it accepts connections but sent nothing within "
-                           f"{seconds:g} s (not a Dask scheduler, or a hung one)")
+        raise _unreachable(address, "it accepts connections, then closes them without a "
+                           "word (not a Dask scheduler)" if closed else
+                           f"it accepts connections but sent nothing within {seconds:g} s "
+                           "(not a Dask scheduler, or a hung one)")
     size = struct.unpack("<Q", head)[0] if len(head) == 8 else 0
     if not 16 <= size <= MAX_HANDSHAKE_BYTES:
         raise _unreachable(address, "it answers, but not as a Dask scheduler (its first "
                            "message is not a Dask handshake)")
-    body = _read(sock, size, deadline)
+    body, closed = _read(sock, size, deadline)
     count = struct.unpack("<Q", body[:8])[0] if len(body) >= 8 else 0
     if len(body) < size:
-        raise _unreachable(address, f"its handshake did not arrive within {seconds:g} s")
+        raise _unreachable(address, "it closed the connection inside its handshake" if closed
+                           else f"its handshake did not arrive within {seconds:g} s")
     if not 0 < count <= 64 or 8 * (count + 1) > size:
         raise _unreachable(address, "it answers, but not as a Dask scheduler (its first "
                            "message is not a Dask handshake)")
@@ -186,7 +193,9 @@ def cluster_executor(address: str, *, timeout: str = CONNECT_TIMEOUT) -> Iterato
     client = _connect(_load_distributed(), address, timeout)
     try:
         _check_workers(client, address)
-        yield client.get_executor()
+        with warnings.catch_warnings():  # (Dask's own, about its graphs: never the user's;
+            warnings.simplefilter("ignore")  # each line on standard error is one of ours)
+            yield client.get_executor()
     finally:
         client.close()
 
