@@ -291,3 +291,29 @@ def test_a_review_of_no_document_is_no_documents(tmp_path: Path, how: str) -> No
         (cat / ".risutools.yaml").unlink(missing_ok=True)
         done = run_cli("review", cat, "-q")
         assert done.returncode in (0, 1) and "no-documents" not in done.stderr
+
+
+# ---- a document linked inside the catalog is shown by its own name -----------------------
+
+def test_a_linked_document_s_rows_name_the_link(tmp_path: Path) -> None:
+    """``sub/a-copy.json -> ../a.json``: both files are read, MC104 names the link, but both
+    interaction rows named ``a.json`` (the link's target): an annotation twice on one file
+    and never on the file MC104 names."""
+    import os
+
+    cat = tmp_path / "cat"
+    (cat / "sub").mkdir(parents=True)
+    seed = json.loads(SEED.read_text("utf-8"))
+    a, b = json.loads(json.dumps(seed)), json.loads(json.dumps(seed))
+    a["component_id"], b["component_id"] = seed["component_id"] + "-a", seed["component_id"] + "-b"
+    a["capabilities"]["conflicts"] = ["custom.thing"]
+    b["capabilities"]["provides"] = ["custom.thing"]
+    (cat / "a.json").write_text(json.dumps(a), "utf-8")
+    (cat / "b.json").write_text(json.dumps(b), "utf-8")
+    os.symlink("../a.json", cat / "sub" / "a-copy.json")
+    done = run_cli("review", ".", "-q", "-f", "concise", cwd=cat)
+    rows = [ln.split(":", 1)[0] for ln in done.stdout.splitlines()
+            if " RV408 " in ln and "conflicts with" in ln]
+    mc104 = [ln.split(":", 1)[0] for ln in done.stdout.splitlines() if " MC104 " in ln]
+    assert sorted(rows) == ["a.json", "sub/a-copy.json"], done.stdout
+    assert mc104 == ["sub/a-copy.json"], done.stdout

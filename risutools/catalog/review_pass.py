@@ -266,12 +266,13 @@ def _placed(ld: LoadedDocument, out: Surveyed, vctx: VerifyContext, resolved: Re
     if h is None:
         return
     out.fmt, out.doc_sha256 = entry_format(file), h
-    out.path, alike = resolved.resolve(file)
+    out.path, _alike = resolved.resolve(file)
     if wants is not None:
         wants.append((out, _facts_key(doc, out.names)))
-    if alike:
-        line = info.line if out.fmt == "ndjson" else None
-        out.where = f"{info.file}:{line}" if line else info.file
+    # (shown as read, as its own findings show it: a document linked inside the catalog is
+    # a file of its own, never its target's name, which another file of the review has)
+    line = info.line if out.fmt == "ndjson" else None
+    out.where = f"{info.file}:{line}" if line else info.file
     status = _board_status(doc)
     if status is not None:
         out.base = lifecycle.plain_base_sha256(doc, kept) if ld.sha256 is not None \
