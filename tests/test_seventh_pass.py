@@ -317,3 +317,65 @@ def test_a_linked_document_s_rows_name_the_link(tmp_path: Path) -> None:
     mc104 = [ln.split(":", 1)[0] for ln in done.stdout.splitlines() if " MC104 " in ln]
     assert sorted(rows) == ["a.json", "sub/a-copy.json"], done.stdout
     assert mc104 == ["sub/a-copy.json"], done.stdout
+
+
+# ---- a full packet is bounded, and approve --packet reads what packet wrote --------------
+
+def test_a_full_packet_lists_at_most_its_bound_and_approve_reads_it(tmp_path: Path) -> None:
+    """60,000 runtime lines of one component made a 38.7 MB full packet (every line in
+    ``transition_history``) that ``approve --packet`` then refused (past its 32 MiB bound).
+    Each list of relations is capped (the history keeps its newest lines), what was left
+    out is counted, and the packet is one approve reads."""
+    from risutools.catalog.packet import MAX_RELATIONS_EACH
+
+    cat = tmp_path / "cat"
+    assert run_cli("ingest", ROOT / "fixtures" / "sources", "-o", cat, "-q").returncode == 0
+    cid = "module.risu.186123400.mood-tracker"
+    for args in (["approve", cid, "--action", "request_review", "--reviewer", "kim"],
+                 ["promote", cid, "--to", "pending_human_review"]):
+        done = run_cli(*args, "--catalog", cat)
+        assert done.returncode == 0, done.stderr
+    log = cat / "transitions.ndjson"
+    last = json.loads(log.read_text("utf-8").splitlines()[-1])
+    extra = MAX_RELATIONS_EACH + 57
+    with log.open("a", encoding="utf-8") as f:
+        for i in range(extra):
+            fr, to = ("inactive", "active") if i % 2 == 0 else ("active", "inactive")
+            f.write(json.dumps({"kind": "runtime", "component_id": cid, "from_runtime": fr,
+                                "to_runtime": to, "before_sha256": last["after_sha256"],
+                                "after_sha256": last["after_sha256"], "actor": f"a{i}",
+                                "at": "2026-01-01T00:00:00+00:00", "tool_version": "0.1.0"},
+                               sort_keys=True) + "\n")
+    total = len(log.read_text("utf-8").splitlines())
+    done = run_cli("packet", cid, "--catalog", cat, "--lane", "full", "-o", tmp_path / "p")
+    assert done.returncode == 0, done.stderr
+    (jfile,) = (tmp_path / "p").glob("*.json")
+    rel = json.loads(jfile.read_text("utf-8"))["relations"]
+    history = rel["transition_history"]
+    assert len(history) == MAX_RELATIONS_EACH
+    assert history[-1]["line"] == total and history[-1]["actor"] == f"a{extra - 1}"
+    assert rel["omitted"] == {"transition_history": total - MAX_RELATIONS_EACH}  # (each line
+    # of the log is this component's: its promotion, then the runtime lines)
+    md = next((tmp_path / "p").glob("*.md")).read_text("utf-8")
+    assert f"{total - MAX_RELATIONS_EACH:,} earlier lines not listed" in md
+    done = run_cli("approve", cid, "--catalog", cat, "--action", "approve", "--reviewer", "kim",
+                   "--packet", jfile)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_packet_past_the_bound_is_refused_not_written(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """What ``approve --packet`` would refuse to read is never written: one line, nothing
+    on disk (the relations' caps keep real packets far below the bound)."""
+    from risutools.catalog import packet as packet_mod
+    from risutools.errors import RisuError
+
+    doc = json.loads(SEED.read_text("utf-8"))
+    packet = {"component": {"component_id": doc["component_id"]}, "lane": "light",
+              "task": {"id": "task-1"}, "document": doc}
+    monkeypatch.setattr(packet_mod, "render_packet_markdown", lambda p: "# packet\n")
+    monkeypatch.setattr(packet_mod, "MAX_PACKET_BYTES", 1024)
+    with pytest.raises(RisuError) as exc:
+        packet_mod.write_packet(packet, tmp_path)
+    assert exc.value.code == "too-large" and "nothing written" in str(exc.value)
+    assert list(tmp_path.iterdir()) == []

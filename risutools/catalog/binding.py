@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from risutools.catalog.catalog import Catalog, Entry
-from risutools.catalog.packet import LANES, PACKET_FORMAT, WITHHELD
+from risutools.catalog.packet import LANES, MAX_PACKET_BYTES, PACKET_FORMAT, WITHHELD
 from risutools.errors import Code, ConfigError, WriteConflict
 from risutools.findings import MAX_POINTER_SHOWN
 from risutools.jsonplaces import Place, pointer_at
@@ -22,7 +22,6 @@ from risutools.printable import display
 from risutools.safeio import FileRefused, read_regular
 from risutools.values import parse_json_text
 
-MAX_PACKET_BYTES = 32 * 1024 * 1024  # a full packet: one document and its relations
 MAX_SHOWN = 6  # changed fields named in the refusal
 
 

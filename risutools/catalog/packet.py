@@ -173,6 +173,15 @@ def reasons(rel: Relations) -> list[dict[str, str]]:
     return out
 
 
+#: a packet file at most (a full packet: one document, at most ``MAX_DOCUMENT_BYTES``, and its
+#: relations, each list at most :data:`MAX_RELATIONS_EACH` items): what the writer writes
+#: and ``approve --packet`` reads (``binding``)
+MAX_PACKET_BYTES = 32 * 1024 * 1024
+#: items of one relation a full packet lists (a transition history: its last ones), the
+#: count of the rest in ``relations.omitted``: 60,000 log lines of one component made a
+#: 38.7 MB packet that ``approve --packet`` then refused
+MAX_RELATIONS_EACH = 200
+
 #: reasons of one kind a light packet lists (then one line counts the rest): a packet is
 #: read by a person, and N components of one source each listing the N-1 others made a
 #: queue N^2 (2,000 of them: 33 s, 739 MB written)
@@ -251,7 +260,40 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
     if lane == "full":
         packet["relations"] = _full_relations(cat, entry, graph, rel, log, approvals, used)
         packet["relations"].update(relations_of(inter, entry.component_id))
+        _cap_relations(packet["relations"])
     return packet
+
+
+#: the relations that are lists grouped by a name (a requirement's providers, a family's
+#: members ...): each list capped as the others
+_GROUPED = ("providers_of_requirements", "family")
+
+
+def _cap_relations(relations: dict[str, Any]) -> None:
+    """Each list of ``relations``, and each list one level inside them (a requirement's
+    providers, a family's members), at most :data:`MAX_RELATIONS_EACH` items (the transition
+    history: its last ones, the newest), and at most as many requirements; what was left
+    out counted in ``omitted`` by name (present only when something was)."""
+    omitted: dict[str, int] = {}
+
+    def cap(name: str, items: list[Any], newest: bool = False) -> list[Any]:
+        if len(items) <= MAX_RELATIONS_EACH:
+            return items
+        omitted[name] = len(items) - MAX_RELATIONS_EACH
+        return items[-MAX_RELATIONS_EACH:] if newest else items[:MAX_RELATIONS_EACH]
+
+    for name, value in list(relations.items()):
+        if isinstance(value, list):
+            relations[name] = cap(name, value, newest=name == "transition_history")
+        elif isinstance(value, dict) and name in _GROUPED:  # (notes are the curator's: whole)
+            relations[name] = {k: cap(f"{name}/{k}", v) if isinstance(v, list) else v
+                               for k, v in value.items()}
+            if name == "providers_of_requirements" and len(value) > MAX_RELATIONS_EACH:
+                kept = sorted(value)[:MAX_RELATIONS_EACH]
+                omitted[name] = len(value) - len(kept)
+                relations[name] = {c: relations[name][c] for c in kept}
+    if omitted:
+        relations["omitted"] = dict(sorted(omitted.items()))
 
 
 def _records(cat: Catalog, entry: Entry, approvals: list[Approval] | None, log: CatalogLog,
@@ -370,6 +412,10 @@ def write_packet(packet: dict[str, Any], out_dir: Path, *, sync_dir: bool = True
     jpath, mpath = packet_files(packet, out_dir)
     files = ((jpath, packet_json(packet)),
              (mpath, render_packet_markdown(packet).encode("utf-8")))
+    if len(files[0][1]) > MAX_PACKET_BYTES:  # (what approve --packet would refuse to read)
+        raise RisuError(Code.TOO_LARGE, f"the packet would be {len(files[0][1]):,} bytes, more "
+                        f"than the {MAX_PACKET_BYTES:,} a packet may be (approve --packet "
+                        "reads no more); nothing written", path=show_name(str(jpath)))
     held = [_holds(path, data) for path, data in files]
     for (path, _), same in zip(files, held, strict=True):
         if same is False:

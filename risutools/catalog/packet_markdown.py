@@ -96,6 +96,10 @@ def _relations(rel: dict[str, Any]) -> list[str]:
             lines.append(f"- {title}: {_cell(x['component_id'])} ({_cell(x['review_status'])}, "
                          f"{_cell(x['runtime_status'])}, {_code(x['file'])})")
     lines += ["", "### Transition history", ""]
+    omitted = rel.get("omitted", {})
+    if omitted.get("transition_history"):
+        lines.append(f"- ({omitted['transition_history']:,} earlier lines not listed; "
+                     "`transitions.ndjson` holds them)")
     if rel["transition_history"]:
         for h in rel["transition_history"]:
             frm = h.get("from_status") or h.get("from_runtime")
@@ -115,6 +119,9 @@ def _relations(rel: dict[str, Any]) -> list[str]:
     unread = notes.get("unreadable") if isinstance(notes, dict) and len(notes) == 1 else None
     lines += ["", "Curator notes: " + ("none." if notes is None else "present." if unread is None
                                        else f"unreadable ({_text(unread)}).")]
+    if omitted:  # (each list a packet holds is bounded: what it left out)
+        lines += ["", "Not listed (each list holds at most its first items, the history its "
+                  "last): " + _cell(", ".join(f"{k} {v:,}" for k, v in omitted.items())) + "."]
     return lines + _interactions(rel)
 
 
