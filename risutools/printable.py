@@ -45,6 +45,8 @@ def display(text: str) -> str:
     for ch in text:
         if ch == " " or unicodedata.category(ch) not in _SPOOFING:
             out.append(ch)
+        elif 0xDC80 <= ord(ch) <= 0xDCFF:  # (a byte of a name that is not UTF-8, as Python
+            out.append(f"\\x{ord(ch) - 0xDC00:02x}")  # reads argv: shown as a file name is)
         else:
             out.append(ch.encode("unicode_escape").decode("ascii"))
     return "".join(out).replace(RUNNER_COMMAND, "##\\x5b")

@@ -379,3 +379,17 @@ def test_a_packet_past_the_bound_is_refused_not_written(tmp_path: Path,
         packet_mod.write_packet(packet, tmp_path)
     assert exc.value.code == "too-large" and "nothing written" in str(exc.value)
     assert list(tmp_path.iterdir()) == []
+
+
+# ---- a command-line value that is not UTF-8 is shown as a file name is -------------------
+
+@pytest.mark.parametrize("args", [["rule", "G\udcff"], ["validate", str(SEED), "--select",
+                                                       "MC\udcff"],
+                                  ["promote", "x\udcff", "--to", "approved"]])
+def test_a_value_that_is_not_utf8_is_shown_as_its_byte(tmp_path: Path, args: list[str]) -> None:
+    """Python reads such an argument with surrogate escapes: ``repr`` showed ``\\udcff``
+    where the file names of the same line show ``\\xff``."""
+    (tmp_path / "approvals").mkdir()
+    done = run_cli(*args, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "\\xff" in done.stderr and "\\udcff" not in done.stderr, done.stderr

@@ -47,6 +47,7 @@ from risutools.contract.transitions import CatalogLog, find_catalog_root, read_l
 from risutools.errors import Code, ConfigError, DocumentError
 from risutools.findings import Finding
 from risutools.pathnames import plain_id, real_path, search_start
+from risutools.printable import quoted
 from risutools.rowspool import pack, unpack
 from risutools.safeio import FileRefused, check_inside, require_folder
 from risutools.settings import lifecycle
@@ -601,11 +602,11 @@ class Catalog:
         if unread:  # (a file named for it that could not be read: say why, as validate)
             f = unread[0]
             return DocumentError(Code.UNREADABLE_DOCUMENT, f"no document read with "
-                                 f"component_id {component!r}: {f.file}"
+                                 f"component_id {quoted(component)}: {f.file}"
                                  + (f":{f.line}" if f.line else "") + f": {f.message}",
                                  path=component)
         return DocumentError(Code.UNKNOWN_COMPONENT, f"no document with component_id "
-                             f"{component!r} in the catalog {display_path(self.root)} "
+                             f"{quoted(component)} in the catalog {display_path(self.root)} "
                              "(and no such file)", path=component)
 
     # ------------------------------------------------------------------ log, notes

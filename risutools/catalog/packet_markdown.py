@@ -95,19 +95,8 @@ def _relations(rel: dict[str, Any]) -> list[str]:
         for x in rel[key]:
             lines.append(f"- {title}: {_cell(x['component_id'])} ({_cell(x['review_status'])}, "
                          f"{_cell(x['runtime_status'])}, {_code(x['file'])})")
-    lines += ["", "### Transition history", ""]
     omitted = rel.get("omitted", {})
-    if omitted.get("transition_history"):
-        lines.append(f"- ({omitted['transition_history']:,} earlier lines not listed; "
-                     "`transitions.ndjson` holds them)")
-    if rel["transition_history"]:
-        for h in rel["transition_history"]:
-            frm = h.get("from_status") or h.get("from_runtime")
-            to = h.get("to_status") or h.get("to_runtime")
-            lines.append(f"- line {h['line']}: {_text(frm)} -> {_text(to)} at "
-                         f"{_text(h.get('at'))}")
-    else:
-        lines.append("None recorded.")
+    lines += _history(rel["transition_history"], omitted.get("transition_history", 0))
     lines += ["", "### Approvals", ""]
     lines += [f"- {_code(a['file'])}: {_cell(a['action'])} by {_cell(a['reviewer'])}"
               f"{'' if a['current'] else ' (older base)'}" for a in rel["approvals"]] \
@@ -123,6 +112,19 @@ def _relations(rel: dict[str, Any]) -> list[str]:
         lines += ["", "Not listed (each list holds at most its first items, the history its "
                   "last): " + _cell(", ".join(f"{k} {v:,}" for k, v in omitted.items())) + "."]
     return lines + _interactions(rel)
+
+
+def _history(history: list[dict[str, Any]], earlier: int) -> list[str]:
+    """The transition history's lines (``earlier``: how many older ones it left out)."""
+    lines = ["", "### Transition history", ""]
+    if earlier:
+        lines.append(f"- ({earlier:,} earlier lines not listed; `transitions.ndjson` holds "
+                     "them)")
+    for h in history:
+        frm = h.get("from_status") or h.get("from_runtime")
+        to = h.get("to_status") or h.get("to_runtime")
+        lines.append(f"- line {h['line']}: {_text(frm)} -> {_text(to)} at {_text(h.get('at'))}")
+    return lines if history else [*lines, "None recorded."]
 
 
 def _risk(r: dict[str, Any] | None) -> list[str]:

@@ -269,8 +269,7 @@ def _placed(ld: LoadedDocument, out: Surveyed, vctx: VerifyContext, resolved: Re
     out.path, _alike = resolved.resolve(file)
     if wants is not None:
         wants.append((out, _facts_key(doc, out.names)))
-    # (shown as read, as its own findings show it: a document linked inside the catalog is
-    # a file of its own, never its target's name, which another file of the review has)
+    # (shown as read, as its findings are: a link inside the catalog is not its target)
     line = info.line if out.fmt == "ndjson" else None
     out.where = f"{info.file}:{line}" if line else info.file
     status = _board_status(doc)

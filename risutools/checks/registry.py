@@ -28,6 +28,7 @@ from typing import Any
 from risutools.checks.ids import GUARDS, SCOPE_OF
 from risutools.errors import Code, ConfigError, UsageError
 from risutools.findings import Severity
+from risutools.printable import quoted
 
 #: family -> the docs page whose table lists it (``python -m risutools.commands.docs``)
 DOC_PAGES = {"MC": "docs/contract.md", "RA": "docs/analysis.md", "R": "docs/replay.md",
@@ -226,7 +227,7 @@ class RuleFilter:
         known = known_ids()
         for s in self.select + self.ignore:
             if not any(matches(c, s) for c in known):
-                raise ConfigError(Code.UNKNOWN_RULE, f"no rule matches {s!r} "
+                raise ConfigError(Code.UNKNOWN_RULE, f"no rule matches {quoted(s)} "
                                   "(see `risutools rule` for the list)")
         self._always = frozenset(cid for cid, scope in known.items() if scope == "load")
 

@@ -10,6 +10,7 @@ from risutools.checks.examples import example_text
 from risutools.checks.registry import Check, matches, split_codes
 from risutools.commands.checks import every_check
 from risutools.errors import Code, ConfigError
+from risutools.printable import quoted
 
 
 @dataclass(frozen=True)
@@ -47,5 +48,5 @@ def run(opts: Options) -> RuleResult:
         return RuleResult(named[0], example_text(named[0].id))
     if named:
         return RuleResult(listed=named)
-    raise ConfigError(Code.UNKNOWN_RULE, f"no check named {opts.rule_id!r} "
+    raise ConfigError(Code.UNKNOWN_RULE, f"no check named {quoted(opts.rule_id)} "
                       "(`risutools rule` lists them)", where="rule")
