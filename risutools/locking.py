@@ -201,3 +201,66 @@ def _held(lock_path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
             there.release()
     finally:
         here.release()
+
+
+_READ_FLAGS = os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0) \
+    | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+
+
+def _reader_fd(lock_path: Path) -> int | None:
+    """The lock file opened for reading (a reader may not write the catalog: ``flock``
+    takes a read-only descriptor), or None: none is there (no writer ever ran), or it is not
+    a regular file (a link, a FIFO: never followed, and no writer of ours can take it
+    either)."""
+    try:
+        fd = os.open(lock_path, _READ_FLAGS)
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return fd
+
+
+def writer_active(lock_path: str | os.PathLike[str]) -> bool:
+    """Whether a writer holds the lock file ``lock_path`` now (asked without waiting)."""
+    fd = _reader_fd(Path(lock_path))
+    if fd is None:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # (closing it releases what it took)
+    return False
+
+
+@contextlib.contextmanager
+def readers_lock(lock_path: str | os.PathLike[str], *, timeout: float = LOCK_TIMEOUT
+                 ) -> Iterator[None]:
+    """Hold the lock file ``lock_path`` shared: no writer of risutools writes while it is
+    held, and readers do not exclude each other.  Nothing is held when there is no lock
+    file (no writer ever ran) or it is not a regular file.  ``locked`` after ``timeout``
+    seconds, as a writer waits."""
+    fd = _reader_fd(Path(lock_path))
+    if fd is None:
+        yield
+        return
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise RisuError(Code.LOCKED, f"a writer has held the lock for {timeout:g} "
+                                    "s; try again when it is done",
+                                    path=display_path(lock_path)) from None
+                time.sleep(_LOCK_POLL)
+        yield
+    finally:
+        os.close(fd)

@@ -393,3 +393,60 @@ def test_a_value_that_is_not_utf8_is_shown_as_its_byte(tmp_path: Path, args: lis
     done = run_cli(*args, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert "\\xff" in done.stderr and "\\udcff" not in done.stderr, done.stderr
+
+
+# ---- a reader between a writer's two steps reports the catalog, not the half-way state ---
+
+_PAUSED_PROMOTE = """
+import pathlib, sys, time
+import risutools.catalog.promote as pm
+mark, pause = sys.argv[1], float(sys.argv[2])
+real = pm.append_log
+def paused(*a, **k):  # (the line written, the document not yet: a writer half way)
+    n = real(*a, **k)
+    pathlib.Path(mark).write_text("line")
+    time.sleep(pause)
+    return n
+pm.append_log = paused
+from risutools.cli import main
+sys.argv = ["risutools", *sys.argv[3:]]
+main()
+"""
+
+
+@pytest.mark.parametrize("command", ["validate", "review"])
+def test_a_reader_during_a_promotion_reports_no_false_mc305(tmp_path: Path,
+                                                            command: str) -> None:
+    """``promote`` appends its log line, then writes the document, under the writer lock;
+    a reader between the two saw the line without the change: MC305, an error, of a
+    catalog consistent before and after.  Now the reader that finds MC305 while a writer
+    holds the lock reads again holding it shared, and reports the catalog as it is."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    cat = tmp_path / "cat"
+    assert run_cli("ingest", ROOT / "fixtures" / "sources", "-o", cat, "-q").returncode == 0
+    cid = "module.risu.186123400.mood-tracker"
+    assert run_cli("approve", cid, "--catalog", cat, "--action", "request_review",
+                   "--reviewer", "kim").returncode == 0
+    script, mark = tmp_path / "paused.py", tmp_path / "mark"
+    script.write_text(_PAUSED_PROMOTE, "utf-8")
+    writer = subprocess.Popen([sys.executable, str(script), str(mark), "1.5", "promote", cid,
+                               "--catalog", str(cat), "--to", "pending_human_review"],
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        deadline = time.monotonic() + 60
+        while not mark.exists():
+            assert writer.poll() is None and time.monotonic() < deadline, writer.stderr
+            time.sleep(0.02)
+        done = run_cli(command, cat, "-f", "concise", *(["-q"] if command == "review" else []))
+    finally:
+        _out, err = writer.communicate(timeout=60)
+    assert writer.returncode == 0, err
+    assert " MC305 " not in done.stdout, done.stdout
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads((cat / f"{cid}.json").read_text("utf-8"))["provenance"][
+        "review_status"] == "pending_human_review"
