@@ -450,3 +450,46 @@ def test_a_reader_during_a_promotion_reports_no_false_mc305(tmp_path: Path,
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads((cat / f"{cid}.json").read_text("utf-8"))["provenance"][
         "review_status"] == "pending_human_review"
+
+
+# ---- ingest --report never replaces what the run reads ----------------------------------
+
+@pytest.mark.parametrize("target", ["cat/module.risu.186123400.mood-tracker.json",
+                                    "src/186123400_mood-tracker.json",
+                                    "cat/facts/module.risu.186123400.mood-tracker.json",
+                                    "cat/.risutools-cache/ingest.msgpack",
+                                    "cat/transitions.ndjson"])
+def test_ingest_report_is_refused_over_what_the_run_reads(tmp_path: Path, target: str) -> None:
+    """``ingest SRC -o CAT --report F`` wrote the run's report over a reviewed document, a
+    source module, a facts file, the cache or the log (the catalog is an output, so it was
+    never judged an input)."""
+    import shutil
+
+    shutil.copytree(ROOT / "fixtures" / "sources", tmp_path / "src")
+    assert run_cli("ingest", "src", "-o", "cat", "-q", cwd=tmp_path).returncode == 0
+    (tmp_path / "cat" / "transitions.ndjson").write_text("", "utf-8")
+    path = tmp_path / target
+    assert path.is_file(), target
+    before = path.read_bytes()
+    done = run_cli("ingest", "src", "-o", "cat", "-q", "--report", target, cwd=tmp_path)
+    assert done.returncode == 2 and "is also read by the command" in done.stderr, done.stderr
+    assert path.read_bytes() == before
+    (tmp_path / "cat" / "old.json").write_text('{"report": "an earlier run"}\n', "utf-8")
+    done = run_cli("ingest", "src", "-o", "cat", "-q", "--report", "cat/old.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+def test_approve_packet_says_what_the_file_is_not(tmp_path: Path) -> None:
+    """A missing packet, a folder or a device was ``bad-packet``; each is what every read
+    says of it (``not-found``, ``not-a-file``); a file that is no packet stays bad-packet."""
+    cat = tmp_path / "cat"
+    assert run_cli("ingest", ROOT / "fixtures" / "sources", "-o", cat, "-q").returncode == 0
+    cid = "module.risu.186123400.mood-tracker"
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "junk.json").write_text("[]", "utf-8")
+    for packet, code in ((tmp_path / "missing.json", "not-found"),
+                         (tmp_path / "folder", "not-a-file"), ("/dev/null", "not-a-file"),
+                         (tmp_path / "junk.json", "bad-packet")):
+        done = run_cli("approve", cid, "--catalog", cat, "--action", "request_review",
+                       "--reviewer", "kim", "--packet", packet)
+        assert done.returncode == 2 and f": {code}: " in done.stderr, (packet, done.stderr)

@@ -30,8 +30,8 @@ def read_packet(path: str, entry: Entry) -> dict[str, Any]:
     ConfigError (exit 2) when it is not a review packet of that component."""
     try:
         data = read_regular(Path(path), MAX_PACKET_BYTES)
-    except FileRefused as exc:
-        raise ConfigError(Code.BAD_PACKET, exc.why, path=path) from None
+    except FileRefused as exc:  # (what the file is not: its own code, as every read says)
+        raise ConfigError(exc.code, exc.why, path=path) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

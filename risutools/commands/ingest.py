@@ -13,6 +13,7 @@ from risutools.catalog.cluster import cluster_executor
 from risutools.catalog.ingest import IngestResult, ingest
 from risutools.checks.registry import check_selection
 from risutools.collector import survivors_frozen
+from risutools.commands.outputs import reads_file as reads_file  # (cli asks it)
 from risutools.errors import UsageError, check_choice
 from risutools.projection.text import LANGS
 from risutools.settings.config import resolve_settings

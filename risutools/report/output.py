@@ -33,6 +33,9 @@ def check_report_path(path: str | None, formats: tuple[str, ...] = ()) -> None:
 
 #: the options that name what a command writes (a report, a document, a folder)
 OUTPUT_OPTIONS = ("output", "out", "report", "out_dir", "queue")
+#: of those, the folders a command also reads (``ingest -o CATALOG``: the catalog's
+#: documents, log, facts and cache), so a report named inside one is judged as inside an input
+FOLDER_OUTPUTS = ("out", "out_dir", "queue")
 
 
 def refuse_output_on_input(params: dict[str, Any], how: dict[str, Any],
@@ -43,9 +46,10 @@ def refuse_output_on_input(params: dict[str, Any], how: dict[str, Any],
     with ``reads`` (the command's test of a file: would a folder walk read it?) so is such a
     file inside a folder given (``review cat -o cat/doc.json``; a report an earlier run left
     there is not read, and may be written again)."""
-    inputs = [v for k, val in params.items() if k not in OUTPUT_OPTIONS
+    inputs = [v for k, val in params.items() if k not in OUTPUT_OPTIONS or k in FOLDER_OUTPUTS
               for v in (val if isinstance(val, (list, tuple)) else (val,))
-              if isinstance(v, str) and v and v != "-"]
+              if isinstance(v, str) and v and v != "-"
+              and (k not in FOLDER_OUTPUTS or os.path.isdir(v))]
     for out in _existing_outputs(params, how):
         given = next((g for g in inputs if _reads_it(out, g, reads)), None)
         if given is not None:
