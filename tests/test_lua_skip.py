@@ -18,7 +18,8 @@ IDIOMS = (FIXTURES / "analysis" / "lua_skip_idioms.lua").read_text(encoding="utf
 _PIECES = ["a", " ", "\n", "\\", '"', "'", "[", "]", "\\58", "https://h.example/", "request",
            "getChatVar", "(", ")", ",", "=", "==", ".", ":", "::", "..", "local", "function",
            "end", "_G", "_ENV", "LLM", "x", "0x1p4", ".5", "1e3", "--", "--[[", "]]", "[==[",
-           "]==]", "{", "}", "-", "#", "~", "local U =", "\t", "\r\n", " = \"s\"", "$", "한",
+           "]==]", "{", "}", "-", "#", "~", "local U =", "\t", "\r\n", "\r", "\n\r",
+           " = \"s\"", "$", "한",
            "pcall", "listenEdit", "onStart", "return", "'a:b'", "<const>", " <close> ", "<",
            ">", "debug", ".traceback", "rawget", "f", "local f = ", ";", "]"]
 

@@ -519,3 +519,31 @@ def test_a_run_of_comment_lines_is_passed_over_once() -> None:
         names = [t[3] for t in iter_tokens(code, [], skipper) if t[0] == 1 or t[3] == "request"]
         assert "request" in names and "function" in names
         assert asked[0] <= 20, (n, asked[0])
+
+
+# ---- Lua's line breaks are "\n" and "\r" ------------------------------------------------
+
+@pytest.mark.parametrize("code, name", [
+    ('-- a note\rrequest(id, "https://h.example/a")', "request"),  # (a comment ends at \r)
+    ('local s = "x\\\r\ny" LLM(id, {})', "LLM"),  # (an escaped \r\n is one line break)
+    ('local s = "x\\\n\ry" LLM(id, {})', "LLM"),
+    ('local s = "x\\\ry" LLM(id, {})', "LLM"),
+])
+def test_a_carriage_return_ends_a_lua_line(tmp_path: Path, code: str, name: str) -> None:
+    """Lua's lexer (llex.c) ends a short comment at "\\n" or "\\r" and reads a backslash
+    then "\\r\\n" (or "\\n\\r", "\\r") as one line break in a string; risutools read only
+    "\\n": the call after a comment ended by "\\r" was inside the comment, and the string
+    after an escaped "\\r\\n" ran to the line's end (its call lost, an RA601 said)."""
+    from risutools.analysis.lualex import iter_tokens
+
+    errors: list[tuple[int, str]] = []
+    assert name in [t[3] for t in iter_tokens(code, errors)] and errors == []
+    module = {"type": "risuModule", "name": "m", "id": "m", "lowLevelAccess": True,
+              "trigger": [{"comment": "", "type": "start", "conditions": [],
+                           "effect": [{"type": "triggerlua", "code": code}]}]}
+    (tmp_path / "m.json").write_text(json.dumps(module), "utf-8")
+    done = run_cli("analyze", tmp_path / "m.json", "-f", "json")
+    assert done.returncode in (0, 1), done.stderr
+    analysis = json.loads(done.stdout)["modules"][0]["analysis"]
+    assert name in [a["name"] for a in analysis["privileged_apis"]], analysis
+    assert "RA601" not in done.stdout

@@ -503,7 +503,7 @@ def assigned_template(code: str, name: str, constants: dict[str, str]
             return None  # (a loop's variable)
         if code.startswith("=", end) and not code.startswith("==", end):
             if at >= 0 or not _word_at_end(before, "local") or code.find(
-                    "--", code.rfind("\n", 0, i) + 1, i) >= 0:
+                    "--", max(code.rfind("\n", 0, i), code.rfind("\r", 0, i)) + 1, i) >= 0:
                 return None  # (a second one, no ``local``, or in a line comment maybe)
             at = end + 1
     got = template_of(code, at, constants) if at >= 0 else None

@@ -54,18 +54,22 @@ _G_NAME, _G_COM, _G_STR, _G_LBR, _G_NUM, _G_OP, _G_END = (
 # closing quote, an unescaped newline, or the end of the text.  It is matched in windows
 # of _WINDOW characters (see :func:`match_windowed`), so the regex engine's backtracking
 # stack never holds more than a window's escapes.
+# A line break is "\n" or "\r" (Lua's llex.c: a short comment ends at either, a string may
+# not hold either raw, and an escaped one is a line break, "\r\n" and "\n\r" one pair).
 _BODY = {
-    '"': re.compile(r'[^"\\\n]*(?:(?:\\z[ \t\r\n\f\v]*|\\.)[^"\\\n]*)*', re.DOTALL),
-    "'": re.compile(r"[^'\\\n]*(?:(?:\\z[ \t\r\n\f\v]*|\\.)[^'\\\n]*)*", re.DOTALL),
+    '"': re.compile(r'[^"\\\n\r]*(?:(?:\\z[ \t\r\n\f\v]*|\\(?:\r\n?|\n\r?)|\\.)[^"\\\n\r]*)*',
+                    re.DOTALL),
+    "'": re.compile(r"[^'\\\n\r]*(?:(?:\\z[ \t\r\n\f\v]*|\\(?:\r\n?|\n\r?)|\\.)[^'\\\n\r]*)*",
+                    re.DOTALL),
 }
 _WS_RUN = re.compile(r"[ \t\r\n\f\v]*")
 #: characters matched by one windowed regex match (bounds the regex engine's memory)
 WINDOW = 4096
 _LONG_OPEN = re.compile(r"\[(=*)\[")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
-            "\\": "\\", '"': '"', "'": "'", "\n": "\n"}
-_ESC_RE = re.compile(r"\\(x[0-9a-fA-F]{2}|[0-9]{1,3}|u\{[0-9a-fA-F]{1,8}\}|z[ \t\r\n\f\v]*|.)",
-                     re.DOTALL)
+            "\\": "\\", '"': '"', "'": "'", "\n": "\n", "\r": "\n"}
+_ESC_RE = re.compile(r"\\(x[0-9a-fA-F]{2}|[0-9]{1,3}|u\{[0-9a-fA-F]{1,8}\}|z[ \t\r\n\f\v]*"
+                     r"|\r\n?|\n\r?|.)", re.DOTALL)
 _BACKSLASHES = re.compile(r"\\+")
 #: the body of a string is decoded in pieces of about this many characters
 _DECODE_CHUNK = 65536
@@ -245,7 +249,7 @@ def tokenize(text: str, errors: list[tuple[int, str]] | None = None) -> list[Tok
 #: blanks and line comments (never a long comment ``--[[``): what yields no token, passed
 #: over in one match before a skipper's run (the alternatives start with different
 #: characters, so the match is linear whatever the length)
-_NO_TOKENS = re.compile(r"(?:[ \t\r\n\f\v]+|--(?!\[=*\[)[^\n]*(?=\n))*").match
+_NO_TOKENS = re.compile(r"(?:[ \t\r\n\f\v]+|--(?!\[=*\[)[^\r\n]*(?=[\r\n]))*").match
 
 
 class Skipper:
@@ -363,6 +367,9 @@ def _short_string(text: str, s: int, e: int, errors: list[tuple[int, str]]) -> R
         s + 1, b1
 
 
+_LINE_BREAK = re.compile(r"[\r\n]")
+
+
 def _comment_end(text: str, s: int, e: int, errors: list[tuple[int, str]]) -> int:
     """Where the comment whose ``--`` is at ``s`` (``e`` after it) ends: a long comment at
     its closing bracket (unterminated: at the end of the text), a line comment at the end of
@@ -375,8 +382,8 @@ def _comment_end(text: str, s: int, e: int, errors: list[tuple[int, str]]) -> in
             errors.append((s, "unterminated long comment (runs to the end of the code)"))
             return len(text)
         return j + len(close)
-    j = text.find("\n", e)
-    return len(text) if j < 0 else j
+    m = _LINE_BREAK.search(text, e)
+    return len(text) if m is None else m.start()
 
 
 def _long_string(text: str, s: int, e: int, errors: list[tuple[int, str]]) -> RawToken:
@@ -386,8 +393,9 @@ def _long_string(text: str, s: int, e: int, errors: list[tuple[int, str]]) -> Ra
     close = "]" + "=" * (e - s - 2) + "]"
     j = text.find(close, e)
     body_start = e
-    if body_start < n and text[body_start] == "\n":
-        body_start += 1  # Lua skips a first newline
+    if body_start < n and text[body_start] in "\r\n":  # Lua skips a first line break
+        body_start += 1 + (body_start + 1 < n and text[body_start + 1] in "\r\n"
+                           and text[body_start + 1] != text[body_start])
     if j < 0:
         errors.append((s, "unterminated long string (runs to the end of the code)"))
         return STR, s, n, text[body_start:n], body_start, n

@@ -133,7 +133,8 @@ def _in_comment(text: str, i: int, lo: int) -> bool:
     """Whether the character at ``i`` may be in a line comment (``--`` before it on its
     line, back to ``lo``): ``-- hp,`` or ``-- x =`` on the line before a list is no
     target, nor what stands before one (a ``--`` in a string is taken for one too)."""
-    return text.find("--", max(lo, text.rfind("\n", lo, i) + 1), i) >= 0
+    line = max(text.rfind("\n", lo, i), text.rfind("\r", lo, i)) + 1  # (either ends one)
+    return text.find("--", max(lo, line), i) >= 0
 
 
 def name_list(text: str, at: int) -> list[str] | None:

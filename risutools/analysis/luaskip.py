@@ -34,9 +34,9 @@ def _string_body(quote: str, without: str) -> str:
     """The body of a short string the skip path passes over: no quote, backslash, line
     break or ``:``, and not ``without`` (when given)."""
     if not without:
-        return rf"[^{quote}\\\n:]*"
+        return rf"[^{quote}\\\n\r:]*"
     first, rest = re.escape(without[0]), re.escape(without[1:])
-    return rf"(?:[^{quote}\\\n:{first}]|{first}(?!{rest}))*"
+    return rf"(?:[^{quote}\\\n\r:{first}]|{first}(?!{rest}))*"
 
 
 #: Python 3.11+ has possessive quantifiers (no backtracking state, whatever the length of a
@@ -122,7 +122,7 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     # is tried against the host table only when it starts like a name: faster in the
     # regex engine than an alternation per character, and the same matches, since no
     # token starts with whitespace or "--")
-    unit = rf"""{ws}*{p}(?:--(?!\[=*\[)[^\n]*(?=\n){ws}*{p})*{p}(?P<last>
+    unit = rf"""{ws}*{p}(?:--(?!\[=*\[)[^\r\n]*(?=[\r\n]){ws}*{p})*{p}(?P<last>
         (?=[A-Za-z_]){unlisted}(?={after_name})
       | [.:](?![.:])(?={ws}*(?!{sig})[A-Za-z_])
       | "{_string_body('"', strings_without)}" | '{_string_body("'", strings_without)}'
@@ -153,12 +153,12 @@ def block_pattern(words: frozenset[str], possessive: bool = POSSESSIVE,
     ws = r"[ \t\r\n\f\v]"
     stop = "(?:" + alternation(words | {"function"}) + ")(?![A-Za-z0-9_])"
     if strings_without is None:
-        dq, sq = rf"[^\"\\\n]*{p}", rf"[^'\\\n]*{p}"
+        dq, sq = rf"[^\"\\\n\r]*{p}", rf"[^'\\\n\r]*{p}"
     else:
         dq, sq = _string_body('"', strings_without), _string_body("'", strings_without)
     unit = rf"""{ws}*{p}(?P<last>
         (?!{stop})[A-Za-z_][A-Za-z0-9_]*{p}(?![A-Za-z0-9_])
-      | --(?!\[=*\[)[^\n]*{p}
+      | --(?!\[=*\[)[^\r\n]*{p}
       | "{dq}" | '{sq}'
       | 0[xX][0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?
       | (?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
