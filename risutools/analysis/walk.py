@@ -253,6 +253,12 @@ def effect(s: Seen, i: int, j: int, e: Any, later: frozenset[str] | None = None)
 
 # -- regex scripts ---------------------------------------------------------------------------
 
+#: regex script types whose output no page shows: ``editprocess`` rewrites the request sent
+#: to the model only (RisuAI's prompt building; its Lua edit trigger returns at once for it),
+#: so the CBS of its output runs, but its HTML is never rendered (no RA301-RA305 of it)
+UNSHOWN_REGEX_TYPES = frozenset({"editprocess"})
+
+
 def regex_scripts(s: Seen) -> None:
     scripts = s.module.regex
     s.counts["regex"] = len(scripts)
@@ -289,7 +295,8 @@ def regex_script(s: Seen, i: int, r: dict[str, Any]) -> None:
         s.wrong_type(f"/regex/{i}/out", "a string", out)
     elif isinstance(out, str) and out:
         read_cbs(s, out, f"regex[{i}].out")
-        read_html(s, out, f"regex[{i}].out")
+        if not (isinstance(rtype, str) and rtype in UNSHOWN_REGEX_TYPES):  # (no page shows it)
+            read_html(s, out, f"regex[{i}].out")
     out_s = out if isinstance(out, str) else ""
     if out_s.startswith("@@inject") or ("inject" in directive_items
                                          and not out_s.startswith("@@emo ")):

@@ -18,7 +18,7 @@ from typing import Any
 
 from risutools.analysis.model import Fact
 from risutools.analysis.seen import Seen, entry_seen
-from risutools.analysis.walk_text import var_use
+from risutools.analysis.walk_text import read_html, var_use
 from risutools.datatables import data_table
 
 #: bounds: the characters of a command text read, and the commands of one text read
@@ -78,6 +78,10 @@ def _one_command(s: Seen, part: str, where: str) -> bool:
         arg = row.get(f"{mode}s")
         if arg:
             var_use(s, named.get(arg) or "{{?}}", mode, ev)
+    if row.get("html"):  # (its text after the name, read whole: the message shown as HTML,
+        shown = " ".join(words[1:])  # an attribute's "=" taken for no named argument)
+        if shown:
+            read_html(s, shown, ev)
     if row.get("runs"):
         target = " ".join(w for w in words[1:] if "=" not in w)
         s.run_triggers.append((s.tick(), target if target and "{{" not in target else "*", ev))

@@ -56,7 +56,7 @@ HOST_APIS: dict[str, tuple[str | None, bool]] = {
     f.name: (f.capability, f.privileged) for f in _API.functions.values()}
 STATE_CALLS: dict[str, tuple[str, str]] = {  # name -> (scope, read|write); key = 2nd arg
     f.name: f.state for f in _API.functions.values() if f.state is not None}
-ENTRY_POINTS: dict[str, str] = dict(_API.entry_points)
+ENTRY_POINTS: dict[str, tuple[str, ...]] = dict(_API.entry_points)
 #: calls that reach any global (the environment of a function, Lua 5.1)
 _ENV_CALLS = frozenset({"getfenv", "setfenv"})
 #: a name read at an offset is declared there (``for a, NAME in``, ``local a, NAME``):
@@ -259,14 +259,14 @@ class _Script:
                     assigned is None or not assigned_on(code, d.name, d.line)):
                 ev = f"{where} line {d.line}"
                 s.fact(s.entries, d.name, ev)
-                s.hook(ENTRY_POINTS[d.name], ev)
+                s.hook_all(ENTRY_POINTS[d.name], ev)
         dead_lines = self.dead_lines()
         for name, line in assigned or []:
             if any(a <= line <= b for a, b in dead_lines) or not self.called(name):
                 continue
             ev = f"{where} line {line}"
             s.fact(s.entries, name, ev)
-            s.hook(ENTRY_POINTS[name], ev)
+            s.hook_all(ENTRY_POINTS[name], ev)
 
     def called(self, name: str) -> bool:
         """Whether RisuAI calls the global ``name`` of this script as an entry point."""
@@ -402,7 +402,7 @@ class _Script:
             if then == "assign" and self.called(key) and not self.is_dead_line(line):
                 ev = f"{self.where} line {line}"
                 self.seen.fact(self.seen.entries, key, ev)
-                self.seen.hook(ENTRY_POINTS[key], ev)
+                self.seen.hook_all(ENTRY_POINTS[key], ev)
             elif then == "call" and literal is None and key in HOST_APIS:
                 self.value(key, line, -1, True)  # ``_G[K](...)``: its arguments not read
 
@@ -556,7 +556,7 @@ class _Script:
             self.value(key, call.line, call.start, True)
         elif self.called(key) and not self.callback:
             s.fact(s.entries, key, ev)
-            s.hook(ENTRY_POINTS[key], ev)
+            s.hook_all(ENTRY_POINTS[key], ev)
 
     def host_use(self, name: str, ev: str, trigger: int | None) -> bool:
         """One use of host function ``name`` (a call, or a read as a value): its fact, its
