@@ -70,8 +70,11 @@ def _edit_line(out: Path, change: Any) -> None:
 
 
 def _approved(line: bytes) -> bytes:
+    """The line approved, and its content no longer the projection's (a line that differs
+    from it only in its lifecycle fields is unchanged: stop 62)."""
     doc = json.loads(line)
     doc["provenance"]["review_status"] = "approved"
+    doc["payload"]["reviewed_note"] = "edited after the review"
     return json.dumps(doc, ensure_ascii=False).encode("utf-8")
 
 

@@ -606,3 +606,31 @@ def test_a_script_s_own_call_listen_main_hooks_every_edit(tmp_path: Path) -> Non
     assert {"hook.edit_request", "hook.edit_display", "hook.edit_input",
             "hook.edit_output"} <= set(hooks), hooks
     assert [e["name"] for e in a["entry_points"]] == ["callListenMain"]  # type: ignore[attr-defined]
+
+
+# ---- an NDJSON catalog says a reviewed line's projection changed only when it did --------
+
+def test_an_ndjson_reviewed_line_is_unchanged_when_only_its_steps_differ(
+        tmp_path: Path) -> None:
+    """Every ingest of an ``--ndjson`` catalog said of each promoted line "kept as reviewed:
+    its projection changed", though nothing had: the line differs from the fresh projection
+    only in the fields the promotion set.  A change of the module still says it."""
+    import shutil
+
+    shutil.copytree(ROOT / "fixtures" / "sources", tmp_path / "src")
+    cat = tmp_path / "cat"
+    cid = "module.risu.174678332.context-cutter"
+    assert run_cli("ingest", "src", "-o", cat, "--ndjson", "-q", cwd=tmp_path).returncode == 0
+    for args in (["approve", cid, "--action", "request_review", "--reviewer", "kim"],
+                 ["promote", cid, "--to", "pending_human_review"]):
+        assert run_cli(*args, "--catalog", cat).returncode == 0
+    before = (cat / "components.ndjson").read_bytes()
+    for _ in range(2):
+        done = run_cli("ingest", "src", "-o", cat, "--ndjson", cwd=tmp_path)
+        assert done.returncode == 0 and "projection changed" not in done.stdout + done.stderr
+    assert (cat / "components.ndjson").read_bytes() == before
+    (cat / "notes").mkdir(exist_ok=True)
+    (cat / "notes" / f"{cid}.yaml").write_text(
+        "notes: notes-v1\npayload:\n  invariants:\n  - 예산을 넘기지 않는다.\n", "utf-8")
+    done = run_cli("ingest", "src", "-o", cat, "--ndjson", cwd=tmp_path)
+    assert "projection changed" in done.stdout + done.stderr, done.stdout + done.stderr

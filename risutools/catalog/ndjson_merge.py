@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from risutools.catalog.evidence import reprojected
 from risutools.catalog.outcome import IngestResult
 from risutools.catalog.render import review_status
 from risutools.errors import RisuError, WriteConflict
@@ -191,6 +192,9 @@ def _merge_lines(
                 result.unchanged.append(cid)
                 continue
             if review_status(was) != "candidate":
+                if isinstance(was, dict) and reprojected(was, json.loads(new)) == (None, ""):
+                    result.unchanged.append(cid)  # (only its lifecycle fields differ: the
+                    continue  # steps the log records, never the projection's)
                 result.kept_reviewed.append(cid)
                 result.facts_kept.add(cid)
                 # (the JSON catalog's evidence line is not written here: said, not silent)
