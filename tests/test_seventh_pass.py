@@ -634,3 +634,35 @@ def test_an_ndjson_reviewed_line_is_unchanged_when_only_its_steps_differ(
         "notes: notes-v1\npayload:\n  invariants:\n  - 예산을 넘기지 않는다.\n", "utf-8")
     done = run_cli("ingest", "src", "-o", cat, "--ndjson", cwd=tmp_path)
     assert "projection changed" in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+# ---- a cached run says "another container" once, and only while it holds ----------------
+
+def test_another_container_is_said_once_and_only_while_it_holds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cached run counted the same component in another container twice (the warning
+    cached with the source, then made again), and kept saying it after the other file was
+    gone."""
+    import shutil
+
+    from risutools.catalog import cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)  # (just-copied sources are cached too)
+
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(ROOT / "fixtures" / "sources" / "186123400_mood-tracker.json", src)
+    # (the same module in a .risum: another container)
+    assert run_cli("pack", src / "186123400_mood-tracker.json", "-o",
+                   src / "186123400_mood-tracker.risum").returncode == 0
+    runs = []
+    for _ in range(3):
+        done = run_cli("ingest", src, "-o", tmp_path / "cat", "--json")
+        assert done.returncode == 0, done.stderr
+        runs.append(json.loads(done.stdout))
+    warned = [[w for s in r["sources"] for w in s.get("warnings", [])
+               if "another container" in w] for r in runs]
+    assert [len(w) for w in warned] == [1, 1, 1], warned
+    (src / "186123400_mood-tracker.json").unlink()
+    done = run_cli("ingest", src, "-o", tmp_path / "cat", "--json")
+    assert "another container); kept" not in done.stdout

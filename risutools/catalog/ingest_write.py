@@ -19,7 +19,7 @@ from risutools.catalog.cache import IngestCache
 from risutools.catalog.carry import STALE, carry
 from risutools.catalog.evidence import record_reprojection
 from risutools.catalog.ndjson_merge import NDJSON_NAME, Line, write_ndjson
-from risutools.catalog.outcome import IngestResult, SourceOutcome
+from risutools.catalog.outcome import ANOTHER_CONTAINER, IngestResult, SourceOutcome
 from risutools.catalog.render import render, review_status, safe_name, under
 from risutools.catalog.staging import Staged, Stager
 from risutools.errors import RisuError, WriteConflict
@@ -46,6 +46,9 @@ def _generated(result: IngestResult) -> dict[str, tuple[SourceOutcome, int]]:
     collision (the documents are compared only then)."""
 
     docs: dict[str, tuple[SourceOutcome, int]] = {}
+    for s in result.sources:  # (said again below while it holds: never twice, never stale)
+        if any(w.endswith(ANOTHER_CONTAINER) for w in s.warnings):
+            s.warnings = [w for w in s.warnings if not w.endswith(ANOTHER_CONTAINER)]
     for s in result.sources:
         if s.status != "ok":
             continue
@@ -57,8 +60,8 @@ def _generated(result: IngestResult) -> dict[str, tuple[SourceOutcome, int]]:
                     # one module in two containers (a JSON export and a .risum): one
                     # component, the first source kept
                     kind = TYPE_WORDS["en"].get(str(mine.get("component_type")), "component")
-                    s.warnings.append(f"{cid}: the same {kind} as in {first.path} (another "
-                                      "container); kept that one")
+                    s.warnings.append(f"{cid}: the same {kind} as in {first.path} "
+                                      + ANOTHER_CONTAINER)
                 elif theirs != mine:
                     result.collisions.append(
                         f"{s.path}: id-collision: {cid} is also produced by {first.path}; "

@@ -9,6 +9,11 @@ from typing import Any
 
 from risutools import __version__
 
+#: how a source's warning that another source carries its component ends: made by each run
+#: of the catalog's sources as a whole (never a file's own: a cached source's record is read
+#: without it, and the run says it again while the other file is there)
+ANOTHER_CONTAINER = "(another container); kept that one"
+
 
 @dataclass
 class SourceOutcome:
@@ -143,7 +148,7 @@ class IngestResult:
         dup = sum(len(s.component_ids()) for s in self.sources if s.status == "duplicate")
         ids = {cid for s in self.sources if s.status == "ok" for cid in s.component_ids()}
         other = sum(1 for s in self.sources if s.status == "ok" for w in s.warnings
-                    if w.endswith("(another container); kept that one"))
+                    if w.endswith(ANOTHER_CONTAINER))
         parts = [f"{dup} in files with the same bytes as another (kept the newest post)"]
         parts.append(f"{other} the same component in another container")
         parts.append(f"{len(self.collisions)} id collision(s)")
