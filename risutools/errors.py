@@ -50,6 +50,9 @@ class Code:
     WRITE_CONFLICT = _code("write-conflict",
         "a file changed since it was read (compare-and-swap), or another writer holds it")
     LOCKED = _code("locked", "another risutools process holds the folder's lock")
+    UNRECORDED_CHANGE = _code("unrecorded-change",
+        "a document past candidate changed after its last recorded line (MC305): no evidence "
+        "is recorded on top of it")
     TORN_LINE = _code("torn-line",
         "an append-only log ends in a line without its newline (an interrupted write)")
     TARGET_EXISTS = _code("target-exists",

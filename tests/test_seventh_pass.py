@@ -666,3 +666,40 @@ def test_another_container_is_said_once_and_only_while_it_holds(
     (src / "186123400_mood-tracker.json").unlink()
     done = run_cli("ingest", src, "-o", tmp_path / "cat", "--json")
     assert "another container); kept" not in done.stdout
+
+
+# ---- no evidence is recorded on top of an unrecorded hand edit ---------------------------
+
+@pytest.mark.parametrize("how", ["ingest", "replay"])
+def test_no_evidence_over_an_unrecorded_change(tmp_path: Path, how: str) -> None:
+    """A pending document edited by hand (MC305: it is not what its last line recorded): a
+    re-ingest reverted the edit without a word and logged evidence whose before_sha256 no
+    line had ended at, and ``replay run --update`` did the same: the append-only log then
+    held a line no restore could make whole.  Now nothing is recorded, the edit is kept,
+    ingest says why, and replay refuses (unrecorded-change)."""
+    import shutil
+
+    shutil.copytree(ROOT / "fixtures" / "sources", tmp_path / "src")
+    cat = tmp_path / "cat"
+    if how == "replay":
+        shutil.copytree(ROOT / "fixtures" / "notes", cat / "notes")
+    assert run_cli("ingest", "src", "-o", cat, "-q", cwd=tmp_path).returncode == 0
+    cid = "module.risu.174678332.context-cutter"
+    for args in (["approve", cid, "--action", "request_review", "--reviewer", "kim"],
+                 ["promote", cid, "--to", "pending_human_review"]):
+        assert run_cli(*args, "--catalog", cat).returncode == 0
+    doc_path = cat / f"{cid}.json"
+    doc = json.loads(doc_path.read_text("utf-8"))
+    doc["projection"]["title"] = "손으로 고친 제목"
+    doc_path.write_text(json.dumps(doc, ensure_ascii=False, indent=1), "utf-8")
+    edited, log = doc_path.read_bytes(), (cat / "transitions.ndjson").read_bytes()
+    if how == "ingest":
+        done = run_cli("ingest", "src", "-o", cat, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert "nothing is recorded on top of an unrecorded change" in done.stdout + done.stderr
+    else:
+        done = run_cli("replay", "run", doc_path, "-x",
+                       ROOT / "fixtures" / "replay" / "anchor-edit.yaml", "--update")
+        assert done.returncode == 2 and ": unrecorded-change: " in done.stderr, done.stderr
+    assert doc_path.read_bytes() == edited
+    assert (cat / "transitions.ndjson").read_bytes() == log

@@ -29,7 +29,7 @@ from risutools import __version__
 from risutools.canonical import canonical
 from risutools.catalog.approvals import now_iso
 from risutools.catalog.carry import carry
-from risutools.catalog.catalog import Catalog, file_sha256
+from risutools.catalog.catalog import Catalog, Entry, file_sha256
 from risutools.catalog.writes import (
     append_log,
     catalog_lock,
@@ -40,6 +40,7 @@ from risutools.catalog.writes import (
     write_document,
 )
 from risutools.contract.transitions import find_catalog_root, read_log, undo_line
+from risutools.errors import Code, RisuError
 from risutools.jsonplaces import Place, pointer_at
 from risutools.replay.component import ComponentFile, load_component, write_updated
 from risutools.settings import lifecycle
@@ -120,8 +121,10 @@ def record_evidence(cf: ComponentFile, new_doc: dict[str, Any], *, reason: str,
             raise conflict_error(entry, "the file changed during the replay")
         after = lifecycle.base_sha256(new_doc)
         before = log_now(cat)
-        lines = read_log(cat.root, only=entry.component_id).runtime.get(entry.component_id, [])
+        log = read_log(cat.root, only=entry.component_id)
+        lines = log.runtime.get(entry.component_id, [])
         last = lines[-1][1] if lines else {}
+        _ends_its_chain(entry, log.by_component.get(entry.component_id, []) + lines)
         line = None
         if last.get("kind") == lifecycle.EVIDENCE_LINE and \
                 last.get("before_sha256") == entry.base_sha256 and \
@@ -140,6 +143,22 @@ def record_evidence(cf: ComponentFile, new_doc: dict[str, Any], *, reason: str,
             line = append_log(cat, link(rec, entry, last.get("after_sha256")), before)
         write_document(cat, entry, raw, new_doc)
         return line
+
+
+def _ends_its_chain(entry: Entry, history: list[tuple[int, dict[str, Any]]]) -> None:
+    """``unrecorded-change`` when the document is not where its last recorded line left it
+    (edited by hand since: MC305): evidence logged on top of such an edit would record it
+    as the chain's, and revert the curator's change without a word (eighth pass)."""
+    if not history:
+        return
+    line, last = max(history, key=lambda x: x[0])
+    ended = last.get("after_sha256")
+    if ended == entry.base_sha256 or ended in lifecycle.base_names(entry.doc):
+        return
+    raise RisuError(Code.UNRECORDED_CHANGE, f"{entry.component_id} changed after "
+                    f"transitions.ndjson line {line} (it is not the document that line "
+                    "recorded); nothing is recorded on top of an unrecorded change: restore "
+                    "it from version control, or reject it", path=entry.where())
 
 
 Writer = Callable[[ComponentFile, dict[str, Any], str, str], "int | None"]
@@ -224,5 +243,10 @@ def record_reprojection(path: Path, generated: dict[str, Any]) -> tuple[bool, st
     else:
         src = str(_source(new))
         digest, reason = ("source_sha256", src), f"ingest: re-projected from {src}"
-    line = record_evidence(cf, new, reason=reason, digest=digest)
+    try:
+        line = record_evidence(cf, new, reason=reason, digest=digest)
+    except RisuError as exc:  # (an unrecorded change: the document kept as it is, said why)
+        if exc.code != Code.UNRECORDED_CHANGE:
+            raise
+        return False, exc.why
     return True, f"{cf.doc.get('component_id')}: transitions.ndjson line {line}: {reason}"
