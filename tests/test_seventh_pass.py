@@ -703,3 +703,24 @@ def test_no_evidence_over_an_unrecorded_change(tmp_path: Path, how: str) -> None
         assert done.returncode == 2 and ": unrecorded-change: " in done.stderr, done.stderr
     assert doc_path.read_bytes() == edited
     assert (cat / "transitions.ndjson").read_bytes() == log
+
+
+def test_two_files_of_one_format_are_no_other_container(tmp_path: Path) -> None:
+    """Two ``.risum`` of one post, one with its description edited (which the projection
+    leaves out): merged as "the same module in another container", the second's digest
+    dropped without a word.  Two files of one format are two modules: an id collision."""
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    module = json.loads((ROOT / "fixtures" / "sources" / "186123400_mood-tracker.json")
+                        .read_text("utf-8"))
+    for where, text in ((src / "a.json", "first"), (src / "sub" / "b.json", "second")):
+        where.write_text(json.dumps({**module, "description": text}), "utf-8")
+    for name, folder in (("a", src), ("b", src / "sub")):
+        assert run_cli("pack", folder / f"{name}.json", "-o",
+                       folder / f"186123400_mood-tracker-{name}.risum").returncode == 0
+        (folder / f"{name}.json").unlink()
+    done = run_cli("ingest", src, "-o", tmp_path / "cat", "--json")
+    assert done.returncode == 1, done.stderr
+    out = json.loads(done.stdout)
+    assert len(out["collisions"]) == 1 and "id-collision" in out["collisions"][0]
+    assert "another container" not in done.stdout

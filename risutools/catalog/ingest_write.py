@@ -56,9 +56,11 @@ def _generated(result: IngestResult) -> dict[str, tuple[SourceOutcome, int]]:
             if cid in docs:
                 first, j = docs[cid]
                 mine, theirs = s.documents[k], first.documents[j]
-                if theirs != mine and (without_container(theirs) == without_container(mine)):
+                if theirs != mine and s.format != first.format and (
+                        without_container(theirs) == without_container(mine)):
                     # one module in two containers (a JSON export and a .risum): one
-                    # component, the first source kept
+                    # component, the first source kept (two files of one format are two
+                    # modules, whatever their documents say: an id collision)
                     kind = TYPE_WORDS["en"].get(str(mine.get("component_type")), "component")
                     s.warnings.append(f"{cid}: the same {kind} as in {first.path} "
                                       + ANOTHER_CONTAINER)
