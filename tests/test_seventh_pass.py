@@ -724,3 +724,26 @@ def test_two_files_of_one_format_are_no_other_container(tmp_path: Path) -> None:
     out = json.loads(done.stdout)
     assert len(out["collisions"]) == 1 and "id-collision" in out["collisions"][0]
     assert "another container" not in done.stdout
+
+
+def test_two_notes_files_for_one_module_are_notes_ambiguous(tmp_path: Path) -> None:
+    """Two notes files whose ``for:`` names one module: the first by name was applied
+    silently and the other called an orphan; docs/errors.md's notes-ambiguous was never
+    said."""
+    import shutil
+
+    shutil.copytree(ROOT / "fixtures" / "sources", tmp_path / "src")
+    notes = tmp_path / "cat" / "notes"
+    notes.mkdir(parents=True)
+    module = json.loads((ROOT / "fixtures" / "sources" / "186123400_mood-tracker.json")
+                        .read_text("utf-8"))
+    rid = module["id"]
+    for t in ("B", "C"):
+        (notes / f"curator-{t}.yaml").write_text(
+            f'notes: notes-v1\nfor:\n  risuai_id: "{rid}"\nprojection:\n  title: "{t}"\n',
+            "utf-8")
+    done = run_cli("ingest", "src", "-o", "cat", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "notes-ambiguous" in done.stderr and "curator-B.yaml, curator-C.yaml" in done.stderr
+    assert "matches no component" not in done.stdout + done.stderr
+    assert not list((tmp_path / "cat").glob("module.risu.186123400.*.json"))

@@ -200,7 +200,8 @@ def _orphan_notes(result: IngestResult, notes: str, index: NotesIndex) -> list[s
     """One line per notes file that no component of this run took (by its id, a slug
     alias, ``for:`` or the digest its document records): a name that matches nothing.  A
     cached source's documents left packed (:meth:`_Run.unpack_needed`): its ids decide."""
-    used: set[str] = set()
+    # (files several of which name one module by its for: say so as notes-ambiguous)
+    used: set[str] = {n for names in index.for_many.values() for n in names}
     for s in result.sources:
         if s.status != "ok":
             continue

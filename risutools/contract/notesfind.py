@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 
-from risutools.errors import RisuError
+from risutools.errors import Code, ConfigError, RisuError
 from risutools.safeio import FileRefused, read_or_raise, read_regular
 from risutools.settings.catalog import MAX_NOTES_BYTES
 from risutools.values import parse_value_bytes
@@ -40,6 +40,9 @@ class NotesIndex:
     folder: Path
     names: list[str] = field(default_factory=list)  # *.yaml regular files, sorted
     by_for: dict[str, str] = field(default_factory=dict)  # "risuai_id:x" / "sha256:.." -> name
+    #: a ``for:`` key that several files name -> their names (sorted): ``notes-ambiguous``
+    #: for the module it names, never the first file's by name
+    for_many: dict[str, list[str]] = field(default_factory=dict)
     by_digest: dict[str, str] = field(default_factory=dict)  # "sha256:<file bytes>" -> name
     named: frozenset[str] = field(init=False)  # the names, to look one up
     #: the names under each stable part (:func:`stable_prefix`) they begin with
@@ -104,7 +107,10 @@ def _index_for(ix: NotesIndex, name: str, data: bytes) -> None:
     if isinstance(target, dict):
         for key in ("risuai_id", "source_sha256"):
             if isinstance(target.get(key), str):
-                ix.by_for.setdefault(f"{key}:{target[key]}", name)
+                k = f"{key}:{target[key]}"
+                first = ix.by_for.setdefault(k, name)
+                if first != name:
+                    ix.for_many[k] = sorted({*ix.for_many.get(k, [first]), name})
 
 
 def notes_signature(folder: Path) -> str:
@@ -139,6 +145,12 @@ def find_notes(folder: str | os.PathLike[str], component_id: str, *,
     if decided:
         return found
     for key, value in (("risuai_id", risuai_id), ("source_sha256", source_sha256)):
+        if value and f"{key}:{value}" in ix.for_many:
+            names = ix.for_many[f"{key}:{value}"]
+            raise ConfigError(Code.NOTES_AMBIGUOUS, f"{len(names)} notes files name this "
+                              f"module by {key} ({', '.join(names[:5])}"
+                              + (" ..." if len(names) > 5 else "") + "); keep one",
+                              path=str(ix.folder))
         if value and f"{key}:{value}" in ix.by_for:
             return ix.folder / ix.by_for[f"{key}:{value}"]
     if notes_sha256 and notes_sha256 in ix.by_digest:
