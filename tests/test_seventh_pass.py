@@ -747,3 +747,17 @@ def test_two_notes_files_for_one_module_are_notes_ambiguous(tmp_path: Path) -> N
     assert "notes-ambiguous" in done.stderr and "curator-B.yaml, curator-C.yaml" in done.stderr
     assert "matches no component" not in done.stdout + done.stderr
     assert not list((tmp_path / "cat").glob("module.risu.186123400.*.json"))
+
+
+@pytest.mark.parametrize("text, runs", [
+    ("{{#pure}}{{setvar::a::1}}{{/pure}}", False),
+    ("{{#escape}}{{setvar::a::1}}{{/escape}}", False),
+    ("{{#PURE}}{{setvar::a::1}}{{/PURE}}", True),  # (RisuAI compares the tag's text exactly)
+    ("{{#pure }}{{setvar::a::1}}{{/pure}}", True),
+    ("{{ #pure}}{{setvar::a::1}}{{/pure}}", True),
+    ("{{#Escape}}{{setvar::a::1}}{{/Escape}}", True),
+])
+def test_a_pure_block_is_the_one_risuai_reads(text: str, runs: bool) -> None:
+    from risutools.analysis.cbs import scan_cbs
+
+    assert ("setvar" in [t.name for t in scan_cbs(text).tags]) is runs

@@ -16,7 +16,9 @@ _BRACES = re.compile(r"\{\{|\}\}")
 _MAX_DEPTH = 64
 _MAX_TAGS = 50000
 #: blocks whose content RisuAI does not evaluate (parser.svelte.ts ``blockStartMatcher``:
-#: "pure", "pure-display", "escape"): tags inside them are text, not tags
+#: "pure", "pure-display", "escape"): tags inside them are text, not tags.  RisuAI compares
+#: the tag's text exactly (``{{#PURE}}``, ``{{#pure }}``, ``{{ #pure}}`` are no such block:
+#: the tags inside them run)
 PURE_BLOCKS = frozenset({"#pure", "#puredisplay", "#pure_display", "#escape"})
 
 
@@ -77,7 +79,8 @@ def scan_cbs(text: str) -> CbsScan:
             if len(out.tags) >= _MAX_TAGS:
                 continue
             pieces.append(text[nxt[0] : m.start()])
-            tag = _tag("".join(pieces), lines.line(start))
+            body = "".join(pieces)
+            tag = _tag(body, lines.line(start))
             if pure:  # inside a block RisuAI does not evaluate: nested blocks counted
                 if not stack:
                     if tag.name.startswith(("#", ":")):
@@ -85,7 +88,7 @@ def scan_cbs(text: str) -> CbsScan:
                     elif tag.name.startswith("/") and not tag.name.startswith("//"):
                         pure -= 1
                 continue
-            if not stack and tag.name in PURE_BLOCKS:
+            if not stack and body in PURE_BLOCKS:  # (the tag's text as written, exactly)
                 pure = 1
             out.tags.append(tag)
     out.unbalanced += len(stack)
