@@ -761,3 +761,14 @@ def test_a_pure_block_is_the_one_risuai_reads(text: str, runs: bool) -> None:
     from risutools.analysis.cbs import scan_cbs
 
     assert ("setvar" in [t.name for t in scan_cbs(text).tags]) is runs
+
+
+@pytest.mark.parametrize("attr, name", [
+    ('risu-trigger="show-panel"', "show-panel"),  # (it was "show": cut at the "-")
+    ("risu-trigger='상태창'", "상태창"),  # (it was not found)
+    ('risu-trigger="Pay{{blank}}load"', "*"),  # (computed: it was "Pay")
+])
+def test_a_risu_trigger_is_its_whole_value(tmp_path: Path, attr: str, name: str) -> None:
+    a = _analysis(tmp_path, {"regex": [{"comment": "", "in": "x", "type": "editdisplay",
+                                        "flag": "g", "out": f"<button {attr}>go</button>"}]})
+    assert [b["name"] for b in a["button_callbacks"]] == [name]  # type: ignore[attr-defined]

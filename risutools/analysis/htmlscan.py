@@ -44,7 +44,6 @@ _ATTR_NAME = re.compile(r"[^\s/>][^\s/>=]*")
 _UNQUOTED = re.compile(r"[^\s>]*")
 _HANDLER = re.compile(r"on[a-z]{2,30}", re.IGNORECASE)
 _JS_URL = re.compile(r"j\s*a\s*v\s*a\s*s\s*c\s*r\s*i\s*p\s*t\s*:", re.IGNORECASE)
-_RISU_TRIGGER = re.compile(r"risu-trigger\s*=\s*[\"']?\s*([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
 #: an http(s) address in running text and its authority (user info, host, port)
 #: a character reference: hex, decimal (any number of digits: judged in Python), named
 _CHAR_REF = re.compile(r"&(?:#[xX]([0-9A-Fa-f]+)|#([0-9]+)|([A-Za-z][A-Za-z0-9]{0,31}));?")
@@ -238,9 +237,10 @@ class _Reader:
         self._active_tag(name, values, start, depth, at_line)
         if "style" in values:
             self._css(values["style"], None, start, at_line)
-        if self.buttons and depth == 0 and "risu-trigger" in text[start:end].lower():
-            for tm in _RISU_TRIGGER.finditer(text, start, end):
-                out.risu_triggers.append((tm.group(1), self._line(start, at_line)))
+        trigger = values.get("risu-trigger") if self.buttons and depth == 0 else None
+        if trigger:  # (the whole value, as RisuAI's getAttribute gives it; CBS in it: "*")
+            out.risu_triggers.append(("*" if "{{" in trigger else trigger,
+                                      self._line(start, at_line)))
 
     def _hosts(self, value: str, start: int, at_line: int | None) -> None:
         """The http(s) hosts of a decoded attribute value (at the tag's line)."""
