@@ -772,3 +772,34 @@ def test_a_risu_trigger_is_its_whole_value(tmp_path: Path, attr: str, name: str)
     a = _analysis(tmp_path, {"regex": [{"comment": "", "in": "x", "type": "editdisplay",
                                         "flag": "g", "out": f"<button {attr}>go</button>"}]})
     assert [b["name"] for b in a["button_callbacks"]] == [name]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("move", ["folder", "yaml"])
+def test_ingest_writes_no_second_document_of_an_id(tmp_path: Path, move: str) -> None:
+    """A pending document moved to ``reviewed/`` (or written as YAML): ingest looked only at
+    ``CATALOG/<id>.json`` and wrote a second, candidate document of the id (MC104; every
+    lifecycle command then refused the id as ambiguous), exit 0.  Now it is an id collision
+    naming where the document is, and nothing is written."""
+    import shutil
+
+    import yaml
+
+    shutil.copytree(ROOT / "fixtures" / "sources", tmp_path / "src")
+    cat = tmp_path / "cat"
+    assert run_cli("ingest", "src", "-o", cat, "-q", cwd=tmp_path).returncode == 0
+    cid = "module.risu.174678332.context-cutter"
+    path = cat / f"{cid}.json"
+    if move == "folder":
+        (cat / "reviewed").mkdir()
+        moved = cat / "reviewed" / path.name
+        path.rename(moved)
+    else:
+        moved = cat / f"{cid}.yaml"
+        moved.write_text(yaml.safe_dump(json.loads(path.read_text("utf-8")),
+                                        allow_unicode=True), "utf-8")
+        path.unlink()
+    done = run_cli("ingest", "src", "-o", cat, cwd=tmp_path)
+    assert done.returncode == 1
+    assert f"id-collision: {cid} has its document there" in done.stdout + done.stderr
+    assert not path.exists() and moved.exists()
+    assert run_cli("validate", cat, "-f", "concise").returncode == 0

@@ -17,6 +17,7 @@ from typing import Any
 
 from risutools.catalog.cache import IngestCache
 from risutools.catalog.carry import STALE, carry
+from risutools.catalog.catalog import Catalog
 from risutools.catalog.evidence import record_reprojection
 from risutools.catalog.ndjson_merge import NDJSON_NAME, Line, write_ndjson
 from risutools.catalog.outcome import ANOTHER_CONTAINER, IngestResult, SourceOutcome
@@ -106,6 +107,7 @@ def write_catalog(
     before = time.time_ns()
     order = sorted(docs)
     known, jobs = _jobs(docs, order, under(os.fspath(out)), stager)
+    jobs = _not_elsewhere(known, out, jobs)
     if all(j[3] is not None for j in jobs):
         outcomes = [_write_one(*job) for job in jobs]  # renames only: no waits to overlap
     else:
@@ -231,6 +233,38 @@ def _jobs(docs: dict[str, tuple[SourceOutcome, int]], order: list[str], folder: 
         jobs.append((Path(folder + safe_name(cid) + ".json"), cid, _data(_text(s, k, False)),
                      stager.take(s.path, k) if stager is not None else None, s.documents[k]))
     return known, jobs
+
+
+def _not_elsewhere(known: dict[str, tuple[str, str]], out: Path, jobs: list[Job]
+                   ) -> list[Job]:
+    """The writes whose component has no document elsewhere in the catalog (another folder,
+    a YAML file, ``components.ndjson``): a document ``CATALOG/<id>.json`` would be a second
+    one of that id (MC104; every lifecycle command then refuses the id as ambiguous), so it
+    is not written and the run says so as an id collision (exit 1).  The catalog is read
+    only when a write would make a new file (a run that changes files in place reads none;
+    which are new is one listing of the folder, no look at each target)."""
+    if not jobs:
+        return jobs
+    try:
+        there = set(os.listdir(out))
+    except OSError:  # (the folder is made by the writes: every target is new)
+        there = set()
+    new = [j for j in jobs if j[0].name not in there]
+    if not new:
+        return jobs
+    try:
+        entries = Catalog.open(out).entries()
+    except RisuError:  # (a catalog that cannot be read as one: each file judged as before)
+        return jobs
+    where: dict[str, str] = {}
+    for e in entries:
+        where.setdefault(e.component_id, e.where())
+    elsewhere = {j[1] for j in new if j[1] in where}
+    for cid in elsewhere:  # (said in id order with the others: a collision, exit 1)
+        known[cid] = ("conflict", f"{where[cid]}: id-collision: {cid} has its document "
+                      f"there; not written again as {safe_name(cid)}.json (move it back, or "
+                      "remove one)")
+    return [j for j in jobs if j[1] not in elsewhere]
 
 
 def _reviewed(result: IngestResult, target: Path, cid: str, doc: dict[str, Any] | None
