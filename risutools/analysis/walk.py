@@ -291,18 +291,23 @@ def regex_script(s: Seen, i: int, r: dict[str, Any]) -> None:
         if cbs:
             read_cbs(s, pattern, f"regex[{i}].in")
     out = r.get("out")
-    if out is not None and not isinstance(out, str):
-        s.wrong_type(f"/regex/{i}/out", "a string", out)
-    elif isinstance(out, str) and out:
-        read_cbs(s, out, f"regex[{i}].out")
-        if not (isinstance(rtype, str) and rtype in UNSHOWN_REGEX_TYPES):  # (no page shows it)
-            read_html(s, out, f"regex[{i}].out")
+    _regex_out(s, i, out, shown=not (isinstance(rtype, str) and rtype in UNSHOWN_REGEX_TYPES))
     out_s = out if isinstance(out, str) else ""
     if out_s.startswith("@@inject") or ("inject" in directive_items
                                          and not out_s.startswith("@@emo ")):
         # scripts.ts processScriptFull: the matched message's stored text is rewritten
         s.cap("chat.write", f"regex[{i}].out" if out_s.startswith("@@inject")
               else f"regex[{i}].flag")
+
+
+def _regex_out(s: Seen, i: int, out: Any, *, shown: bool) -> None:
+    """A regex script's output: CBS RisuAI evaluates, and HTML a page shows (``shown``)."""
+    if out is not None and not isinstance(out, str):
+        s.wrong_type(f"/regex/{i}/out", "a string", out)
+    elif isinstance(out, str) and out:
+        read_cbs(s, out, f"regex[{i}].out")
+        if shown:
+            read_html(s, out, f"regex[{i}].out")
 
 
 #: the directives RisuAI takes out of a flag (scripts.ts: ``/<(.+?)>/g``)

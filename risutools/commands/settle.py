@@ -16,12 +16,17 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from risutools.contract.result import Result
+from risutools.canonical import doc_sha256
+from risutools.contract.checks_catalog import mc305
+from risutools.contract.folders import NDJSON_EXTS
+from risutools.contract.loaders import load_file
+from risutools.contract.result import DocumentInfo, Result
 from risutools.contract.transitions import find_catalog_root
+from risutools.errors import RisuError
 from risutools.locking import LOCK_NAME, readers_lock, writer_active
 
 #: the rule a writer's two steps can make a reader report
-RACED = "MC305"
+RACED = mc305.id
 #: how long before the run's start a document's change still counts (a file system keeps
 #: coarse times: a few milliseconds)
 SLACK_NS = 50_000_000
@@ -29,21 +34,33 @@ SLACK_NS = 50_000_000
 
 def raced(outline: Result, since_ns: int, roots: Iterable[Path] | None = None) -> list[Path]:
     """The catalogs whose MC305 of ``outline`` may be a writer's half-done change: a writer
-    holds the catalog's lock now, or a document MC305 names was replaced (its change time)
-    since ``since_ns``.  ``roots``: the catalog (a review's), else each finding's own."""
-    files = [f.file for d in outline.documents for f in d.findings
-             if f.rule == RACED and f.file]
-    if not files:
+    holds the catalog's lock now, or a document MC305 names is not the one read (its
+    canonical hash now, else its change time since ``since_ns``).  ``roots``: the catalog
+    (a review's), else each finding's own."""
+    flagged = [d for d in outline.documents if d.file and any(f.rule == RACED
+                                                                for f in d.findings)]
+    if not flagged:
         return []
     places = set(roots) if roots is not None else \
-        {r for r in (find_catalog_root(Path(f)) for f in files) if r is not None}
-    replaced = any(_changed_since(f, since_ns - SLACK_NS) for f in files)
+        {r for r in (find_catalog_root(Path(d.file)) for d in flagged) if r is not None}
+    replaced = any(_changed(d, since_ns - SLACK_NS) for d in flagged)
     return sorted(r for r in places if replaced or writer_active(r / LOCK_NAME))
 
 
-def _changed_since(file: str, since_ns: int) -> bool:
+def _changed(info: DocumentInfo, since_ns: int) -> bool:
+    """Whether the document ``info`` was read from is not the one there now: the file's
+    one document's canonical hash against the one read; for a line of an NDJSON file, or a
+    document that cannot be read again, whether the file was replaced since ``since_ns``."""
+    where = info.path if info.path is not None else info.file
+    if info.sha256 is not None and not os.fspath(where).endswith(NDJSON_EXTS):
+        try:
+            docs = load_file(where).documents
+            if len(docs) == 1:
+                return doc_sha256(docs[0].doc) != info.sha256
+        except (RisuError, OSError, ValueError, TypeError, RecursionError):
+            pass
     try:
-        return os.stat(file).st_ctime_ns >= since_ns
+        return os.stat(where).st_ctime_ns >= since_ns
     except (OSError, ValueError):  # (a name shown escaped, gone since: not known)
         return False
 
