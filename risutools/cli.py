@@ -131,8 +131,8 @@ def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
         with around if around is not None else contextlib.nullcontext():
             result = command.run(options, **(hooks or {}))
         # (what the command found to read for itself: its catalog, its configuration ...)
-        refuse_output_on_input({**params, "reads": list(getattr(result, "reads", ()))}, how,
-                               getattr(command, "reads_file", None))
+        refuse_output_on_input(params, how, getattr(command, "reads_file", None),
+                               getattr(result, "reads", None))
     except UsageError as exc:
         if not exc.where:  # options that do not fit together
             raise _click_class("UsageError")(exc.why) from None

@@ -13,6 +13,7 @@ cat/.risutools.yaml`` still did."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -49,8 +50,9 @@ def implicit_inputs(paths: Iterable[str | Path | None], cfg: Settings | None
     """What a command reads that its command line need not name: the catalog above each of
     ``paths`` (None: the current folder), and the configuration file, the
     ``allowed_signers`` file and the source store of ``cfg``."""
-    found: list[Path | None] = [find_root(Path(p) if p is not None else Path("."))
-                                for p in paths]
+    folders = dict.fromkeys(os.path.dirname(os.path.abspath(p)) if p is not None and
+                            not os.path.isdir(p) else os.fspath(p or ".") for p in paths)
+    found: list[Path | None] = [find_root(Path(f)) for f in folders]  # (once a folder)
     if cfg is not None:
         found += [cfg.source_file, cfg.catalog.allowed_signers, cfg.sources]
     return tuple(dict.fromkeys(str(p) for p in found if p is not None))

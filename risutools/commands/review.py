@@ -56,8 +56,9 @@ class Options:
 class Reviewed:
     kind: ClassVar[str] = "review"
     review: Review
-    #: what the review read that its command line need not name (never a report's target)
-    reads: tuple[str, ...] = ()
+    #: what the review read that its command line need not name (never a report's target),
+    #: found when asked
+    reads: Callable[[], tuple[str, ...]] | None = None
 
     def exit_code(self) -> int:
         return self.review.exit_code()
@@ -96,4 +97,4 @@ def run(opts: Options, progress: Progress | None = None) -> Reviewed:
     if opts.live_only and review.data.get("interactions"):
         review.data["interactions"] = live_only(review.data["interactions"],
                                                 review.data["documents"])
-    return Reviewed(review, implicit_inputs([cat.root], cat.config))
+    return Reviewed(review, lambda: implicit_inputs([cat.root], cat.config))

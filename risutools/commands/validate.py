@@ -5,6 +5,7 @@ exactly, then validates what is left."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -60,8 +61,9 @@ class Validation:
     note: str | None = None  # verify's one line when no source was checked
     #: findings ``validate --fix`` would fix (ruff's "N fixable with `--fix`"); 0 for verify
     fixable: int = 0
-    #: what the command read that its command line need not name (never a report's target)
-    reads: tuple[str, ...] = ()
+    #: what the command read that its command line need not name (never a report's target),
+    #: found when asked (a report named that is already a file: ``implicit_inputs``)
+    reads: Callable[[], tuple[str, ...]] | None = None
 
     def exit_code(self) -> int:
         return self.result.exit_code()
@@ -100,7 +102,7 @@ def run(opts: Options) -> Validation:
     result.checks = for_command("validate")
     # (after --fix, what is left is what it could not fix, each said why: not "fixable")
     return Validation(result, fixed, fixable=0 if opts.fix else fixable_count(result),
-                      reads=implicit_inputs(named_paths(opts.paths), cfg))
+                      reads=lambda: implicit_inputs(named_paths(opts.paths), cfg))
 
 
 def named_paths(paths: tuple[str, ...]) -> list[str]:

@@ -52,4 +52,4 @@ def run(opts: Options) -> Validation:
     result.strict = opts.strict
     result.checks = for_command("verify")
     return Validation(result, note=no_store_note(result),
-                      reads=implicit_inputs(named_paths(opts.paths), cfg))
+                      reads=lambda: implicit_inputs(named_paths(opts.paths), cfg))

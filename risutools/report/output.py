@@ -39,18 +39,24 @@ FOLDER_OUTPUTS = ("out", "out_dir", "queue")
 
 
 def refuse_output_on_input(params: dict[str, Any], how: dict[str, Any],
-                           reads: Callable[[str], bool] | None = None) -> None:
+                           reads: Callable[[str], bool] | None = None,
+                           found: Callable[[], Iterable[str]] | None = None) -> None:
     """A usage error when an output names a regular file the command reads (``analyze -o
     m.risum m.risum`` replaced the module by its report; ``replay run doc.json -o doc.json``
     the document by its report): every path among the other options is an input, and
     with ``reads`` (the command's test of a file: would a folder walk read it?) so is such a
     file inside a folder given (``review cat -o cat/doc.json``; a report an earlier run left
-    there is not read, and may be written again)."""
+    there is not read, and may be written again).  ``found``: what the command found to
+    read for itself (its catalog, its configuration ...), asked only when an output named
+    is already a file."""
     inputs = [v for k, val in params.items() if k not in OUTPUT_OPTIONS or k in FOLDER_OUTPUTS
               for v in (val if isinstance(val, (list, tuple)) else (val,))
               if isinstance(v, str) and v and v != "-"
               and (k not in FOLDER_OUTPUTS or os.path.isdir(v))]
-    for out in _existing_outputs(params, how):
+    outputs = _existing_outputs(params, how)
+    if outputs and found is not None:
+        inputs += found()
+    for out in outputs:
         given = next((g for g in inputs if _reads_it(out, g, reads)), None)
         if given is not None:
             raise UsageError("--output", f"{show_name(out)!r} is also read by the command "
