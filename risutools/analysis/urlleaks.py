@@ -116,6 +116,12 @@ def _decode_run(m: re.Match[str]) -> str:
     return bytes.fromhex(m.group().replace("%", "")).decode("utf-8", "replace")
 
 
+#: where an address is expected, a value that starts with a variable's value (the address
+#: itself is then the variable's: a remote one for all a reader knows)
+_VARIABLE_ADDRESS = re.compile(r"[\x00-\x20]*\{\{\s*(?:get_?var|get_?global_?var|"
+                               r"get_?temp_?var|temp_?var)\s*::[^{}]*\}\}", re.IGNORECASE)
+
+
 def _carries_data(url: str) -> bool:
     """Whether a CBS tag of ``url`` may carry chat data: any but those of
     :data:`NO_DATA` (``{{random}}`` as a cache-buster does not)."""
@@ -280,6 +286,14 @@ def dynamic_urls(text: str, groups: bool, bare: bool = False) -> list[tuple[int,
     if "{{" not in text and not (groups and "$" in text):
         return out
     remote, group, _, path = _rx()[:4]
+    if bare and (lead := _VARIABLE_ADDRESS.match(text)) is not None:
+        # (an address that is a variable's value, then chat data: ``{{getvar::u}}$1`` with
+        # ``u`` set to "https://h/?q=": its host is the variable's, unknown here)
+        rest = text[lead.end():]
+        what = ("CBS" if "{{" in rest and _carries_data(rest) else
+                "the matched text" if groups and group.search(rest) else None)
+        if what is not None:
+            return [(lead.start(), "*", what)]
     pos = 0
     while len(out) < MAX_DYNAMIC and (m := remote.search(text, pos)) is not None:
         end = _address_end(text, m.end())
