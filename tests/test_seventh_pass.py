@@ -818,3 +818,15 @@ def test_an_address_that_is_a_variable_then_chat_data_leaks(tmp_path: Path, out:
     a = _analysis(tmp_path, {"regex": [{"comment": "", "in": "(.+)", "type": "editdisplay",
                                         "flag": "g", "out": out}]})
     assert ("RA305" in _rules(a)) is leaks
+
+
+@pytest.mark.parametrize("flag, said", [("false", "read as granted"), ("", "read as not granted"),
+                                        (0, "read as not granted"), ([], "read as granted")])
+def test_a_low_level_access_of_another_type_says_how_it_is_read(tmp_path: Path, flag: object,
+                                                               said: str) -> None:
+    """RisuAI tests the flag as JavaScript does (``"false"`` is granted); RA801 said it
+    "was read as empty" while the analysis granted it."""
+    a = _analysis(tmp_path, {"lowLevelAccess": flag})
+    ra801 = [f["message"] for f in a["findings"] if f["rule"] == "RA801"]  # type: ignore[attr-defined]
+    assert len(ra801) == 1 and said in ra801[0], ra801
+    assert (a["low_level_access"] is True) == (said == "read as granted")

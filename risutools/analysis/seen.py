@@ -78,9 +78,9 @@ class Hit(NamedTuple):
 #: a place only (code with binary junk, a listenEdit of unknown kind, lowLevelAccess asked
 #: for): (at, evidence)
 Spot = tuple[int, str]
-#: a field of the wrong type, read as empty: (at, JSON pointer, the type expected ("a
-#: list" ...), the JSON type it has)
-WrongType = tuple[int, str, str, str]
+#: a field of the wrong type: (at, JSON pointer, the type expected ("a list" ...), the JSON
+#: type it has, how it was read: "empty", or what RisuAI makes of it)
+WrongType = tuple[int, str, str, str, str]
 #: a code field that is not a string: (at, where, JSON pointer, the JSON type it has)
 CodeNotText = tuple[int, str, str, str]
 #: Lua that could not be read to its end: (at, where, the ``(line, message)`` of each
@@ -287,8 +287,10 @@ class Seen:
             self.all_text = "\x00".join(parts)
         return self.all_text
 
-    def wrong_type(self, pointer: str, expected: str, value: Any) -> None:
-        self.wrong_types.append((self.tick(), pointer, expected, json_type_name(value)))
+    def wrong_type(self, pointer: str, expected: str, value: Any, read_as: str = "empty"
+                   ) -> None:
+        self.wrong_types.append((self.tick(), pointer, expected, json_type_name(value),
+                                 read_as))
 
 
 def _strings(value: Any, out: list[str], depth: int) -> None:

@@ -97,8 +97,10 @@ def shape(s: Seen) -> None:
         if key in d and not isinstance(d[key], str) and d[key] is not None:
             s.wrong_type(f"/{key}", "a string", d[key])
     lla = d.get("lowLevelAccess")
-    if lla is not None and not isinstance(lla, bool):
-        s.wrong_type("/lowLevelAccess", "a boolean", lla)
+    if lla is not None and not isinstance(lla, bool):  # (RisuAI tests it as JavaScript does)
+        s.wrong_type("/lowLevelAccess", "a boolean", lla, "granted, as JavaScript reads it "
+                     "(not empty, not 0)" if js_truthy(lla) else "not granted, as JavaScript "
+                     "reads it")
     if "mcp" in d and d["mcp"] is not None and not isinstance(d["mcp"], dict):
         s.wrong_type("/mcp", "an object", d["mcp"])
 

@@ -16,14 +16,15 @@ from risutools.printable import quoted
 @check("RA801", "warning", "module", "wrong-type")
 @reads("wrong_types")
 def ra801(seen: Seen) -> Iterator[Hit]:
-    """A field has the wrong type (JSON pointer given); it is read as empty.
+    """A field has the wrong type (JSON pointer given); it is read as empty (a flag RisuAI
+    tests as JavaScript does: as it does, the message says which way).
 
     Why: What RisuAI does with such a field is undefined; the analysis ignores it.
 
     Fix: Fix the field's type in the module.
     """
-    for at, pointer, expected, got in seen.wrong_types:
-        yield Hit(at, f"{pointer} should be {expected} but is {got}; it was read as empty",
+    for at, pointer, expected, got, read_as in seen.wrong_types:
+        yield Hit(at, f"{pointer} should be {expected} but is {got}; it was read as {read_as}",
                   pointer, pointer)
 
 
