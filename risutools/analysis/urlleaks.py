@@ -122,6 +122,20 @@ _VARIABLE_ADDRESS = re.compile(r"[\x00-\x20]*\{\{\s*(?:get_?var|get_?global_?var
                                r"get_?temp_?var|temp_?var)\s*::[^{}]*\}\}", re.IGNORECASE)
 
 
+def _variable_address(text: str, groups: bool, group: re.Pattern[str]
+                      ) -> tuple[int, str, str] | None:
+    """An address that is a variable's value, then chat data (``{{getvar::u}}$1`` with
+    ``u`` set to "https://h/?q="): (its offset, ``*``, what builds it), its host the
+    variable's, unknown here; None when ``text`` is not one."""
+    lead = _VARIABLE_ADDRESS.match(text)
+    if lead is None:
+        return None
+    rest = text[lead.end():]
+    what = ("CBS" if "{{" in rest and _carries_data(rest) else
+            "the matched text" if groups and group.search(rest) else None)
+    return (lead.start(), "*", what) if what is not None else None
+
+
 def _carries_data(url: str) -> bool:
     """Whether a CBS tag of ``url`` may carry chat data: any but those of
     :data:`NO_DATA` (``{{random}}`` as a cache-buster does not)."""
@@ -286,14 +300,8 @@ def dynamic_urls(text: str, groups: bool, bare: bool = False) -> list[tuple[int,
     if "{{" not in text and not (groups and "$" in text):
         return out
     remote, group, _, path = _rx()[:4]
-    if bare and (lead := _VARIABLE_ADDRESS.match(text)) is not None:
-        # (an address that is a variable's value, then chat data: ``{{getvar::u}}$1`` with
-        # ``u`` set to "https://h/?q=": its host is the variable's, unknown here)
-        rest = text[lead.end():]
-        what = ("CBS" if "{{" in rest and _carries_data(rest) else
-                "the matched text" if groups and group.search(rest) else None)
-        if what is not None:
-            return [(lead.start(), "*", what)]
+    if bare and (variable := _variable_address(text, groups, group)) is not None:
+        return [variable]
     pos = 0
     while len(out) < MAX_DYNAMIC and (m := remote.search(text, pos)) is not None:
         end = _address_end(text, m.end())
