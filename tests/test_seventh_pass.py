@@ -830,3 +830,14 @@ def test_a_low_level_access_of_another_type_says_how_it_is_read(tmp_path: Path, 
     ra801 = [f["message"] for f in a["findings"] if f["rule"] == "RA801"]  # type: ignore[attr-defined]
     assert len(ra801) == 1 and said in ra801[0], ra801
     assert (a["low_level_access"] is True) == (said == "read as granted")
+
+
+def test_a_listener_kind_from_a_table_field_is_its_hook(tmp_path: Path) -> None:
+    """``listenEdit(K.req, f)`` with ``K = {req = "editRequest"}``: the kind is read as a
+    state call's key is (it was RA105, an unknown listener: an editRequest listener, which
+    sees the whole prompt, hidden)."""
+    code = 'local K = {req = "editRequest"}\nlistenEdit(K.req, function(t, d) return d end)'
+    a = _analysis(tmp_path, {"trigger": [{"comment": "", "type": "start", "conditions": [],
+                                          "effect": [{"type": "triggerlua", "code": code}]}]})
+    assert [h["name"] for h in a["hooks"]] == ["hook.edit_request"]  # type: ignore[attr-defined]
+    assert "RA105" not in _rules(a)

@@ -594,6 +594,8 @@ class _Script:
             return
         a0 = call.args[0] if call.args else None
         kind = self.literal_of(a0) if a0 is not None else None
+        if kind is None and a0 is not None and a0.path_end:  # ``K.req`` with ``req = "..."``
+            kind = self.scan.constants.get(a0.path_end)  # (as a state call's key is read)
         kinds = (kind,) if kind is not None else self.choices_of(a0.name or "") if a0 \
             else ()
         if kinds and all(k in LISTEN_EDIT_HOOKS for k in kinds):
