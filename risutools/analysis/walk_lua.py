@@ -588,16 +588,15 @@ class _Script:
 
     # -- one step per kind of host call (see _CALL_STEPS) ------------------------------------
     def listen_edit(self, call: Call, ev: str) -> None:
-        """``listenEdit(kind, f)``: the hook of a literal kind, a constant's or each literal
-        of a branch chain; else an unknown listener (RA105)."""
+        """``listenEdit(kind, f)``: the hook of a literal kind, a constant's (``K.req``: a
+        path's last field, as a state call's key), each of a branch chain; else RA105."""
         if self.callback or self.only is not None:  # (a listener RisuAI never calls)
             return
         a0 = call.args[0] if call.args else None
         kind = self.literal_of(a0) if a0 is not None else None
-        if kind is None and a0 is not None and a0.path_end:  # ``K.req`` with ``req = "..."``
-            kind = self.scan.constants.get(a0.path_end)  # (as a state call's key is read)
-        kinds = (kind,) if kind is not None else self.choices_of(a0.name or "") if a0 \
-            else ()
+        if kind is None and a0 is not None and a0.path_end:
+            kind = self.scan.constants.get(a0.path_end)
+        kinds = (kind,) if kind is not None else self.choices_of(a0.name or "") if a0 else ()
         if kinds and all(k in LISTEN_EDIT_HOOKS for k in kinds):
             for k in kinds:
                 self.seen.hook(LISTEN_EDIT_HOOKS[k], ev)
@@ -751,7 +750,6 @@ def async_target(code: str, start: int) -> str | None:
         return None
     before = code[max(0, m.start() - 200):m.start()].rstrip()[-1:]
     return None if before in ("{", ",", "(") else m.group(2)
-
 
 
 def entry_assignments(code: str) -> list[tuple[str, int]]:
