@@ -130,9 +130,9 @@ def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
         check_report_path(how.get("report"))
         with around if around is not None else contextlib.nullcontext():
             result = command.run(options, **(hooks or {}))
-        # (what the command found to read for itself: its catalog, its configuration ...)
-        refuse_output_on_input(params, how, getattr(command, "reads_file", None),
-                               getattr(result, "reads", None))
+        found = getattr(result, "reads", None)  # (what it found to read for itself: its
+        if found is not None:  # catalog, its configuration ...)
+            refuse_output_on_input(params, how, getattr(command, "reads_file", None), found)
     except UsageError as exc:
         if not exc.where:  # options that do not fit together
             raise _click_class("UsageError")(exc.why) from None

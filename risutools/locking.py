@@ -72,21 +72,15 @@ class _FlockFile:
             self.count += 1
             return True
         fd = _open_lock_file(self.path)
-        deadline = time.monotonic() + timeout
         try:
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if timeout >= 0 and time.monotonic() >= deadline:
-                        os.close(fd)
-                        return False
-                    time.sleep(_LOCK_POLL)
+            taken = _flock_within(fd, fcntl.LOCK_EX, timeout)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.close(fd)
             raise
+        if not taken:
+            os.close(fd)
+            return False
         self.fd, self.count = fd, 1
         return True
 
@@ -101,6 +95,21 @@ class _FlockFile:
 
 
 _LOCK_POLL = 0.01  # seconds between two tries of a held lock
+
+
+def _flock_within(fd: int, mode: int, timeout: float) -> bool:
+    """``flock`` ``mode`` (``LOCK_EX``: a writer's, ``LOCK_SH``: a reader's) on ``fd``,
+    tried every :data:`_LOCK_POLL` seconds; False once ``timeout`` seconds have passed (0:
+    one try; negative: no limit)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if timeout >= 0 and time.monotonic() >= deadline:
+                return False
+            time.sleep(_LOCK_POLL)
 
 
 def _lock_objects(lock_path: Path) -> tuple[threading.RLock, _FlockFile]:
@@ -228,12 +237,9 @@ def writer_active(lock_path: str | os.PathLike[str]) -> bool:
     if fd is None:
         return False
     try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError:
-        return True
+        return not _flock_within(fd, fcntl.LOCK_SH, 0)
     finally:
         os.close(fd)  # (closing it releases what it took)
-    return False
 
 
 @contextlib.contextmanager
@@ -248,19 +254,9 @@ def readers_lock(lock_path: str | os.PathLike[str], *, timeout: float = LOCK_TIM
         yield
         return
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                    raise
-                if time.monotonic() >= deadline:
-                    raise RisuError(Code.LOCKED, f"a writer has held the lock for {timeout:g} "
-                                    "s; try again when it is done",
-                                    path=display_path(lock_path)) from None
-                time.sleep(_LOCK_POLL)
+        if not _flock_within(fd, fcntl.LOCK_SH, timeout):
+            raise RisuError(Code.LOCKED, f"a writer has held the lock for {timeout:g} s; try "
+                            "again when it is done", path=display_path(lock_path))
         yield
     finally:
         os.close(fd)

@@ -203,6 +203,8 @@ def json_text(text: str) -> str:
     return _json_unsafe().sub(_json_escape, text)
 
 
+#: :data:`RUNNER_COMMAND` as UTF-8 (what :func:`json_bytes` looks for)
+_RUNNER_BYTES = RUNNER_COMMAND.encode()
 #: the printable ASCII characters' bytes (what :func:`json_bytes_text` takes out first)
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
 
@@ -220,7 +222,7 @@ def json_bytes(data: bytes) -> bytes | str:
     (one C pass; every character of two bytes or more stays whole, as no byte of one is
     ASCII): the text holds exactly those characters besides printable ones."""
     rest = data.translate(None, _PRINTABLE_ASCII)
-    if (not rest or rest.decode("utf-8").isprintable()) and b"##[" not in data:
+    if (not rest or rest.decode("utf-8").isprintable()) and _RUNNER_BYTES not in data:
         return data
     return json_text(data.decode("utf-8"))
 
