@@ -457,18 +457,6 @@ def in_type_call(text: str, start: int) -> bool:
         before[-5].isalnum() or before[-5] in "_.:"))
 
 
-def occurs(text: str, name: str, times: int) -> bool:
-    """Whether ``name`` is written at least ``times`` times in ``text`` (plain substring
-    searches that stop when they have found them)."""
-    pos = 0
-    for _ in range(times):
-        i = text.find(name, pos)
-        if i < 0:
-            return False
-        pos = i + 1
-    return True
-
-
 def assigned_on(code: str, name: str, line: int) -> bool:
     """True when line ``line`` of ``code`` assigns ``name`` (``[local] name =``)."""
     start = 0

@@ -200,7 +200,6 @@ class Seen:
         #: -> where (the last definition in each script that defines it)
         self.lua_globals: dict[str, list[str]] = {}
         self.dead_globals: set[str] = set()  # globals in code nothing of its own reaches
-        self.all_text: str | None = None  # the module's strings joined (text_of_module)
         # -- events (what the checks read) -----------------------------------------------
         self.wrong_types: list[WrongType] = []
         self.code_not_text: list[CodeNotText] = []
@@ -279,30 +278,10 @@ class Seen:
         else:
             sk.add_write(where)
 
-    def text_of_module(self) -> str:
-        """Every string of the module (its data), joined; made once."""
-        if self.all_text is None:
-            parts: list[str] = []
-            _strings(self.module.data, parts, 0)
-            self.all_text = "\x00".join(parts)
-        return self.all_text
-
     def wrong_type(self, pointer: str, expected: str, value: Any, read_as: str = "empty"
                    ) -> None:
         self.wrong_types.append((self.tick(), pointer, expected, json_type_name(value),
                                  read_as))
-
-
-def _strings(value: Any, out: list[str], depth: int) -> None:
-    """The strings of a JSON value (keys are not read), depth first, 64 levels deep."""
-    if isinstance(value, str):
-        out.append(value)
-    elif depth < 64 and isinstance(value, dict):
-        for v in value.values():
-            _strings(v, out, depth + 1)
-    elif depth < 64 and isinstance(value, list):
-        for v in value:
-            _strings(v, out, depth + 1)
 
 
 def entry_seen(fact: Fact, evs: list[str], targets: list[str]) -> None:

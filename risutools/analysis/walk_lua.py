@@ -37,7 +37,6 @@ from risutools.analysis.lualex import (
     LineIndex,
     assigned_on,
     iter_tokens,
-    occurs,
 )
 from risutools.analysis.luanames import alias_roots, scan_script
 from risutools.analysis.luaurls import address
@@ -48,7 +47,6 @@ from risutools.analysis.seen import (
     Seen,
 )
 from risutools.jsontypes import json_type_name
-from risutools.pathnames import fits_wildcard as pattern_fits
 
 _API = lua_api()
 #: Lua host function -> (capability or None, privileged): from risutools/data/lua_api.yaml
@@ -217,21 +215,12 @@ class _Script:
                     self.seen.fact(self.seen.unreached, key, f"{self.where} line {fn.line}")
 
     def reached_from_outside(self, name: str) -> bool:
-        """An entry point RisuAI calls, or a global the module may reach from elsewhere: its
-        name written in another part of the module, or any global when the script looks
-        names up or builds code at run time."""
-        if name in ENTRY_POINTS:
-            return True
-        if all(d.local for d in self.scan.defs if d.name == name):
-            return False
-        if any(b.kind == "trigger" and pattern_fits(b.value, name) for b in self.code_buttons):
-            return True  # a button the script writes calls it by name (CHOICE_* ...)
-        scan = self.scan
-        if self.reach_all or any(c.name in LOADERS and not (c.args and c.args[0].literal)
-                                 for c in scan.calls):
-            return True
-        text = self.seen.text_of_module()
-        return occurs(text, name, self.code.count(name) + 1)
+        """An entry point RisuAI calls, or any global function: RisuAI calls a Lua global
+        by name from outside the script whenever a manual trigger of that name runs (a
+        user's ``/trigger name``, any enabled component's ``runtrigger``, a button in any
+        message shown, the model's own replies included: ``triggers.ts``, ``command.ts``),
+        so only a ``local`` function can be one nothing reaches."""
+        return name in ENTRY_POINTS or not all(d.local for d in self.scan.defs if d.name == name)
 
     def is_dead(self, offset: int) -> bool:
         return self.dead_spans is not None and self.dead_spans.holds(offset)

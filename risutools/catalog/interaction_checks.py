@@ -288,15 +288,10 @@ def _named_buttons(ix: Index, i: int, names: list[str],
             deps.setdefault(h, []).append(name)
     for h, called in sorted(deps.items()):
         keys = tuple(sorted(set(called)))
-        target = ix.summaries[h]
-        dead = set(target.names("unreached"))
-        unseen = [k for k in keys if f"function {k}" in dead]
-        note = (f"; {target.component_id} never calls {_keys(unseen)} itself (its analysis "
-                "found it unreached and left what it does out of its facts)") if unseen else ""
         yield Relation("button-handler", "info", i, (h,), keys,
                        f"shows buttons that call {_keys(keys)}, defined by "
-                       f"{target.component_id} (a manual trigger or a Lua function of that "
-                       f"name){note}", dependency=True)
+                       f"{ix.summaries[h].component_id} (a manual trigger or a Lua function "
+                       "of that name)", dependency=True)
 
 
 def _needs(ix: Index, i: int) -> set[int]:

