@@ -4,7 +4,11 @@
   counted nowhere (a ``request`` in it gave no ``network.request``): RisuAI calls any Lua
   global by name when a manual trigger of that name runs (a user's ``/trigger name``,
   another component's ``runtrigger``, a button in any message shown), so only a ``local``
-  function can be one nothing reaches.
+  function can be one nothing reaches;
+* a host function kept in a table's field (``{go = request}``) and read there other than
+  by a call ``t.go(...)`` (``local g = t.go``, ``pcall(t.go, u)``, ``t["go"](u)``) was a
+  ``request`` whose address nobody was told about: no RA103, no RA104.  Such a read is now
+  a use of the function as a value (RA104: the address is not known), ``type(t.go)`` not.
 """
 
 from __future__ import annotations
@@ -46,3 +50,33 @@ function summarize(id) return getChatVar(id, "summary") end
 """).to_dict()
     assert _names(d["unreached"]) == {"function archive"}
     assert any(s["key"] == "summary" and s["reads"] for s in d["state"])
+
+
+@pytest.mark.parametrize("use", [
+    'local g = t.go\n  g("https://a.example/")',
+    'pcall(t.go, "https://a.example/")',
+    't["go"]("https://a.example/")',
+    "t[ 'go' ](\"https://a.example/\")",
+    'local g = t . go ; g("https://a.example/")',
+])
+def test_a_host_function_read_from_a_field_is_a_use(use: str) -> None:
+    d = lua(f"""
+local t = {{go = request}}
+function onStart(id)
+  {use}
+end
+""").to_dict()
+    rules = {f["rule"] for f in d["findings"]}
+    assert "RA104" in rules, rules  # (the address it is called with is not followed)
+    assert "network.request" in _names(d["capabilities"]["requires"])
+
+
+def test_a_field_only_called_or_type_checked_is_no_loose_use() -> None:
+    d = lua("""
+local t = {go = request}
+function onStart(id)
+  if type(t.go) == "function" then t.go("https://a.example/") end
+end
+""").to_dict()
+    rules = {f["rule"] for f in d["findings"]}
+    assert "RA103" in rules and "RA104" not in rules, rules

@@ -44,6 +44,7 @@ from risutools.analysis.lualex import (
     in_type_call,
     iter_tokens,
     name_before_dot,
+    path_start,
     plain_header,
 )
 from risutools.analysis.lualists import UNKNOWN, list_goes_on, name_list, strings_ahead
@@ -123,7 +124,8 @@ _SAFE_FIELDS = {
 
 def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True,
              need: dict[str, int] | None = None, to_calls: bool | frozenset[str] = False,
-             env: frozenset[str] = frozenset()) -> LuaScan:
+             env: frozenset[str] = frozenset(), fields: frozenset[str] = frozenset()
+             ) -> LuaScan:
     """Read Lua source and return what it calls, defines and names (never raises).
 
     ``keep``: record only calls to these names (all calls when None); then, with ``skip``,
@@ -137,10 +139,12 @@ def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True
     (``ARG_CALLS``, ``need``) are recorded (the same as with True).
     ``env``: names that stand for the table of globals besides ``_G`` and ``_ENV`` (aliases
     of it, which should be in ``keep``).  With ``keep``, the names of ``keep`` and of the
-    table of globals read as values are ``values`` and ``aliases``."""
+    table of globals read as values are ``values`` and ``aliases``.  ``fields``: names of
+    ``keep`` that are fields holding a host function (``{go = request}``): ``t.go`` read
+    as a value, not called (``local g = t.go``, ``pcall(t.go, u)``), is a value ``.go``."""
     if not isinstance(text, str) or not text:
         return LuaScan()
-    return _Scanner(text, keep, skip, need, to_calls, env).run()
+    return _Scanner(text, keep, skip, need, to_calls, env, fields).run()
 
 
 def _skipper(keep: frozenset[str] | None, skip: bool, to_calls: bool) -> Skipper | None:
@@ -156,9 +160,11 @@ class _Scanner:
 
     def __init__(self, text: str, keep: frozenset[str] | None, skip: bool,
                  need: dict[str, int] | None = None, to_calls: bool | frozenset[str] = False,
-                 env: frozenset[str] = frozenset()) -> None:
+                 env: frozenset[str] = frozenset(), fields: frozenset[str] = frozenset()
+                 ) -> None:
         self.text = text
         self.env = ENV_NAMES | env
+        self.fields = fields  # (scan_lua's ``fields``)
         #: the names whose uses as a value are recorded
         self.watch = keep | self.env if keep is not None else frozenset()
         #: about the pending name: whether it is watched, read as a value if nothing else,
@@ -550,7 +556,7 @@ class _Scanner:
         attribute."""
         if self.pend is None:
             return
-        pname, pstart, _pq, _pbase = self.pend
+        pname, pstart, pq, pbase = self.pend
         self.pend = None
         alias, self.pend_alias = self.pend_alias, None
         if value == "<" and (self.pend_local or self.prev2_val == ","):  # (``local a, b <``)
@@ -563,9 +569,13 @@ class _Scanner:
             if pname in self.env and value == ".":
                 self.pend_alias = alias  # ``x = _G.request``: the alias of the field's name
             return
-        if value == ")" and in_type_call(self.text, pstart):
-            return  # ``type(request)``: its type only, the function never leaves
-        if alias is not None and (kind in (0, NAME) or value in _VALUE_ENDS):
+        field = bool(pq) and pbase not in self.env  # ``t.go`` read: the field's value
+        if value == ")" and in_type_call(self.text, path_start(self.text, pstart)
+                                         if field else pstart):
+            return  # ``type(request)``, ``type(t.go)``: its type only, it never leaves
+        if field:
+            self.value_use("." + pname, pstart)
+        elif alias is not None and (kind in (0, NAME) or value in _VALUE_ENDS):
             got = self.result.aliases
             if self.room("aliases", len(got), pstart):
                 got.append((alias, pname, self.lines.line(pstart), pstart))
@@ -726,7 +736,8 @@ class _Scanner:
             base = self.prev2_val if self.prev2_kind == NAME else "" if self.prev2_kind \
                 else name_before_dot(self.text, s)  # (the skip path passed over ``t.``)
             self.pend = (value, s, self.prev_val, base)
-            self.pend_watch = value in self.watch and base in self.env  # ``_G.request``
+            # ``_G.request``; ``t.go`` with ``{go = request}`` (a value ``.go`` if not called)
+            self.pend_watch = value in self.watch and (base in self.env or value in self.fields)
             self.pend_local = False
             self.pend_alias = self.pend_alias if base in self.env else None
             return

@@ -446,6 +446,18 @@ def name_before_dot(text: str, at: int) -> str:
     return name
 
 
+def path_start(text: str, start: int) -> int:
+    """Where the path of names whose last one starts at ``start`` begins (``a.b.c``,
+    ``a . b:c``; read back over at most 64 characters)."""
+    at = start
+    floor = max(0, start - 64)
+    while at > floor and (text[at - 1].isalnum() or text[at - 1] in "_.: \t"):
+        at -= 1
+    while at < start and text[at] in ".: \t":
+        at += 1
+    return at
+
+
 def in_type_call(text: str, start: int) -> bool:
     """Whether the name at ``start`` is the first argument of ``type(`` (read back over at
     most 64 characters)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from risutools.analysis.lua import ARG_CALLS, ENV_NAMES, LuaScan, scan_lua
+from risutools.analysis.lualex import OP, STR, LineIndex, decode_lua_string, iter_tokens
 
 #: at most this many alias names are followed per script (their calls kept); past it, the
 #: names read as values still count (a use of the host function), the calls through the
@@ -21,6 +22,8 @@ MAX_ALIASES = 64
 #: a script is scanned at most this many times (the first scan, then again with the aliases
 #: found kept: an alias of an alias is found in the second)
 MAX_ALIAS_ROUNDS = 3
+#: the reads ``t["go"]`` of fields holding a host function kept per script
+MAX_BRACKET_READS = 1_000
 #: an alias stands for at most this many names (``f = request`` here, ``f = LLM`` there)
 MAX_ROOTS = 4
 
@@ -75,14 +78,34 @@ def scan_script(code: str, keep: frozenset[str]) -> LuaScan:
             bare = a.lstrip(".")
             need[bare] = max(need.get(bare, 0), *(ARG_CALLS.get(r, 0) for r in rs))
         env = frozenset(a for a, rs in roots.items() if rs & ENV_NAMES and a[0] != ".")
+        fields = frozenset(a[1:] for a in roots if a[0] == ".")
         kept = keep | frozenset(need)
-        scan = scan_lua(code, kept, need=need, env=env)
+        scan = scan_lua(code, kept, need=need, env=env, fields=fields)
+        if fields:
+            _bracket_reads(code, fields, scan)
     if len({a for a, t, _l, _o in scan.aliases if a != t}) > MAX_ALIASES:
         line = scan.aliases[-1][2]
         scan.errors.append((line, f"more than {MAX_ALIASES} aliases of host functions; the "
                                   "calls through the rest were not followed"))
         scan.errors.sort()
     return scan
+
+
+def _bracket_reads(code: str, fields: frozenset[str], scan: LuaScan) -> None:
+    """``t["go"]`` with ``{go = request}``: the field's value read by its key, called or
+    not (a loose use: the calls through it are not followed, so a ``request`` this way
+    goes to an address not known, RA104).  Read in one more pass over the tokens, made only
+    for a script that keeps a host function in a table's field (``fields``)."""
+    lines = LineIndex(code)
+    window: list[tuple[int, str | None, int]] = []  # the last three tokens
+    for kind, s, _e, value, b0, b1 in iter_tokens(code, []):
+        if kind == STR and value is None:
+            value = decode_lua_string(code, b0, b1)
+        window = [*window[-2:], (kind, value, s)]
+        if len(window) == 3 and window[2][:2] == (OP, "]") and window[0][:2] == (OP, "["):
+            key_kind, key, at = window[1]
+            if key_kind == STR and key in fields and len(scan.values) < MAX_BRACKET_READS:
+                scan.values.append(("." + key, lines.line(at), at))
 
 
 def _cut_short(scan: LuaScan) -> None:
