@@ -8,7 +8,9 @@
 * a host function kept in a table's field (``{go = request}``) and read there other than
   by a call ``t.go(...)`` (``local g = t.go``, ``pcall(t.go, u)``, ``t["go"](u)``) was a
   ``request`` whose address nobody was told about: no RA103, no RA104.  Such a read is now
-  a use of the function as a value (RA104: the address is not known), ``type(t.go)`` not.
+  a use of the function as a value (RA104: the address is not known), ``type(t.go)`` not;
+* ``listenEdit(k, f)`` inside ``for _, k in ipairs({"editInput", "editOutput"})`` was RA105
+  (a kind not known) and no hook: the hooks of an edit listener hidden by a loop.
 """
 
 from __future__ import annotations
@@ -80,3 +82,31 @@ end
 """).to_dict()
     rules = {f["rule"] for f in d["findings"]}
     assert "RA103" in rules and "RA104" not in rules, rules
+
+
+LISTENER = "listenEdit(k, function(id, d) return d end)"
+
+
+@pytest.mark.parametrize("loop, hooks", [
+    ('for _, k in ipairs({"editInput", "editOutput"}) do', {"hook.edit_input",
+                                                            "hook.edit_output"}),
+    ('local kinds = {"editDisplay"}\nfor i, k in pairs(kinds) do', {"hook.edit_display"}),
+    ('for k, v in pairs({editRequest = true, ["editDisplay"] = 1}) do',
+     {"hook.edit_request", "hook.edit_display"}),
+])
+def test_listen_edit_kinds_from_a_loop_over_literals(loop: str, hooks: set[str]) -> None:
+    d = lua(f"{loop}\n  {LISTENER}\nend").to_dict()
+    assert _names(d["hooks"]) == hooks
+    assert "RA105" not in {f["rule"] for f in d["findings"]}
+
+
+@pytest.mark.parametrize("loop", [
+    'for _, k in ipairs({"editInput", "notAnEvent"}) do',  # (one of them no event)
+    'for _, k in ipairs({"editInput"}) do k = getChatVar(1, "x")',  # (assigned too)
+    'for _, k in ipairs(getKinds()) do',  # (a table not known)
+    'for k in ipairs({"editInput"}) do',  # (ipairs' first variable is an index)
+    'for _, k in ipairs({"editInput"}) do end\nfor _, k in ipairs(other) do',
+])
+def test_listen_edit_kinds_not_known_stay_ra105(loop: str) -> None:
+    d = lua(f"{loop}\n  {LISTENER}\nend").to_dict()
+    assert "RA105" in {f["rule"] for f in d["findings"]}

@@ -124,8 +124,7 @@ _SAFE_FIELDS = {
 
 def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True,
              need: dict[str, int] | None = None, to_calls: bool | frozenset[str] = False,
-             env: frozenset[str] = frozenset(), fields: frozenset[str] = frozenset()
-             ) -> LuaScan:
+             env: frozenset[str] = frozenset(), fields: frozenset[str] = frozenset()) -> LuaScan:
     """Read Lua source and return what it calls, defines and names (never raises).
 
     ``keep``: record only calls to these names (all calls when None); then, with ``skip``,
@@ -139,9 +138,8 @@ def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True
     (``ARG_CALLS``, ``need``) are recorded (the same as with True).
     ``env``: names that stand for the table of globals besides ``_G`` and ``_ENV`` (aliases
     of it, which should be in ``keep``).  With ``keep``, the names of ``keep`` and of the
-    table of globals read as values are ``values`` and ``aliases``.  ``fields``: names of
-    ``keep`` that are fields holding a host function (``{go = request}``): ``t.go`` read
-    as a value, not called (``local g = t.go``, ``pcall(t.go, u)``), is a value ``.go``."""
+    table of globals read as values are ``values`` and ``aliases``; ``fields``: fields that
+    hold one (``{go = request}``), ``t.go`` read but not called a value ``.go``."""
     if not isinstance(text, str) or not text:
         return LuaScan()
     return _Scanner(text, keep, skip, need, to_calls, env, fields).run()
@@ -160,11 +158,8 @@ class _Scanner:
 
     def __init__(self, text: str, keep: frozenset[str] | None, skip: bool,
                  need: dict[str, int] | None = None, to_calls: bool | frozenset[str] = False,
-                 env: frozenset[str] = frozenset(), fields: frozenset[str] = frozenset()
-                 ) -> None:
-        self.text = text
-        self.env = ENV_NAMES | env
-        self.fields = fields  # (scan_lua's ``fields``)
+                 env: frozenset[str] = frozenset(), fields: frozenset[str] = frozenset()) -> None:
+        self.text, self.env, self.fields = text, ENV_NAMES | env, fields
         #: the names whose uses as a value are recorded
         self.watch = keep | self.env if keep is not None else frozenset()
         #: about the pending name: whether it is watched, read as a value if nothing else,
@@ -186,8 +181,9 @@ class _Scanner:
         self.raw_errors: list[tuple[int, str]] = []
         self.collectors: list[Collector] = []
         self.prev_kind, self.prev_val, self.prev2_kind, self.prev2_val = 0, "", 0, ""
-        #: a name that may start a call: (name, start, qualifier, base)
+        #: a name that may start a call: (name, start, qualifier, base); the last one dropped
         self.pend: tuple[str, int, str, str] | None = None
+        self.pend_was = ("", 0, "", "")
         self.in_funcname = False  # right after the keyword ``function``
         #: 1: after ``function`` (before its ``(``), 2: in its parameter list
         self.params_state = 0
@@ -551,18 +547,20 @@ class _Scanner:
 
     def drop(self, kind: int, value: str | None) -> None:
         """The pending name is not called, looked up nor assigned (kind 0: the end): a watched
-        name is a value (an alias: the whole value of ``x =``, ``x = _G.name`` too), but ``_G.x``,
-        ``debug.traceback``, ``package.preload``, ``type(x)``; ``local x <const>`` starts an
-        attribute."""
+        name is a value (an alias: the whole value of ``x =``, ``x = _G.name`` too), but
+        ``_G.x``, ``debug.traceback``, ``type(x)``; ``local x <const>`` starts an attribute."""
         if self.pend is None:
             return
-        pname, pstart, pq, pbase = self.pend
+        pname, pstart, _pq, _pbase = self.pend_was = self.pend
         self.pend = None
         alias, self.pend_alias = self.pend_alias, None
         if value == "<" and (self.pend_local or self.prev2_val == ","):  # (``local a, b <``)
             self.form = ["attrib", pname, -1, 0, pstart]
-        if not self.pend_watch:
-            return
+        if self.pend_watch:
+            self.dropped(kind, value, alias)
+
+    def dropped(self, kind: int, value: str | None, alias: str | None) -> None:
+        pname, pstart, pq, pbase = self.pend_was  # (:meth:`drop` of a watched name)
         if kind == OP and value in (".", ":") and (
                 pname in self.env or (value == "." and pname in _SAFE_FIELDS and _SAFE_FIELDS[
                     pname].match(self.text, pstart + len(pname)))):
@@ -570,17 +568,14 @@ class _Scanner:
                 self.pend_alias = alias  # ``x = _G.request``: the alias of the field's name
             return
         field = bool(pq) and pbase not in self.env  # ``t.go`` read: the field's value
-        if value == ")" and in_type_call(self.text, path_start(self.text, pstart)
-                                         if field else pstart):
+        if value == ")" and in_type_call(self.text, path_start(self.text, pstart, field)):
             return  # ``type(request)``, ``type(t.go)``: its type only, it never leaves
-        if field:
-            self.value_use("." + pname, pstart)
-        elif alias is not None and (kind in (0, NAME) or value in _VALUE_ENDS):
+        if not field and alias is not None and (kind in (0, NAME) or value in _VALUE_ENDS):
             got = self.result.aliases
             if self.room("aliases", len(got), pstart):
                 got.append((alias, pname, self.lines.line(pstart), pstart))
         else:
-            self.value_use(pname, pstart)
+            self.value_use("." + pname if field else pname, pstart)
 
     def value_use(self, name: str, offset: int) -> None:
         got = self.result.values
@@ -736,8 +731,8 @@ class _Scanner:
             base = self.prev2_val if self.prev2_kind == NAME else "" if self.prev2_kind \
                 else name_before_dot(self.text, s)  # (the skip path passed over ``t.``)
             self.pend = (value, s, self.prev_val, base)
-            # ``_G.request``; ``t.go`` with ``{go = request}`` (a value ``.go`` if not called)
-            self.pend_watch = value in self.watch and (base in self.env or value in self.fields)
+            self.pend_watch = value in self.watch and (  # ``_G.request``; ``t.go`` (``.go``)
+                base in self.env or value in self.fields)
             self.pend_local = False
             self.pend_alias = self.pend_alias if base in self.env else None
             return

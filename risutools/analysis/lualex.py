@@ -446,9 +446,11 @@ def name_before_dot(text: str, at: int) -> str:
     return name
 
 
-def path_start(text: str, start: int) -> int:
+def path_start(text: str, start: int, path: bool = True) -> int:
     """Where the path of names whose last one starts at ``start`` begins (``a.b.c``,
-    ``a . b:c``; read back over at most 64 characters)."""
+    ``a . b:c``; read back over at most 64 characters); ``start`` if not ``path``."""
+    if not path:
+        return start
     at = start
     floor = max(0, start - 64)
     while at > floor and (text[at - 1].isalnum() or text[at - 1] in "_.: \t"):

@@ -38,6 +38,7 @@ from risutools.analysis.lualex import (
     assigned_on,
     iter_tokens,
 )
+from risutools.analysis.lualoops import loop_literals
 from risutools.analysis.luanames import alias_roots, scan_script
 from risutools.analysis.luaurls import address
 from risutools.analysis.model import LISTEN_EDIT_HOOKS
@@ -156,6 +157,7 @@ class _Script:
         self.decls: dict[tuple[str, int], int] | None = None  # decl_index
         self.reach_all = self.looks_up_names()
         self.table: FunctionTable | None = None  # made when first needed
+        self.loop_values: dict[str, tuple[str, ...]] | None = None  # (loops)
         self.dead: list[Fn] = []  # functions nothing reaches
         self.dead_spans: Spans | None = None  # their extents (is_dead)
         self.pending: list[tuple[Call, str, str]] = []  # state calls with a key to follow
@@ -191,6 +193,12 @@ class _Script:
             self.keys_through_helpers()
         if not self.callback:
             self.lua_globals()
+
+    def loops(self) -> dict[str, tuple[str, ...]]:
+        """Each loop variable's strings (:func:`.lualoops.loop_literals`), made once."""
+        if self.loop_values is None:
+            self.loop_values = loop_literals(self.code)
+        return self.loop_values
 
     def functions(self) -> FunctionTable:
         """The script's function table (made once, when a reading needs it)."""
@@ -578,7 +586,8 @@ class _Script:
     # -- one step per kind of host call (see _CALL_STEPS) ------------------------------------
     def listen_edit(self, call: Call, ev: str) -> None:
         """``listenEdit(kind, f)``: the hook of a literal kind, a constant's (``K.req``: a
-        path's last field, as a state call's key), each of a branch chain; else RA105."""
+        path's last field, as a state call's key), each of a branch chain or of a loop over
+        a table of literals; else RA105."""
         if self.callback or self.only is not None:  # (a listener RisuAI never calls)
             return
         a0 = call.args[0] if call.args else None
@@ -586,6 +595,8 @@ class _Script:
         if kind is None and a0 is not None and a0.path_end:
             kind = self.scan.constants.get(a0.path_end)
         kinds = (kind,) if kind is not None else self.choices_of(a0.name or "") if a0 else ()
+        if not kinds and a0 is not None and a0.name:
+            kinds = self.loops().get(a0.name, ())  # ``for _, k in ipairs({...})``
         if kinds and all(k in LISTEN_EDIT_HOOKS for k in kinds):
             for k in kinds:
                 self.seen.hook(LISTEN_EDIT_HOOKS[k], ev)
