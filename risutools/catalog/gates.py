@@ -153,7 +153,9 @@ def transition(ctx: GateContext) -> tuple[str, str]:
 def history(ctx: GateContext) -> tuple[str, str]:
     """The document ends its recorded chain of approved transitions (MC305); a candidate has no
     lines moving it on.  A rejection needs only the status chain: it records a document that
-    changed after its last line as it is.
+    changed after its last line as it is.  A log that cannot be read, or a line of it that
+    cannot be read and may name the component (its id in it, or a `\\u` escape that may
+    spell it), fails it: never an empty history.
 
     Why: A status edited by hand would promote a component nobody approved.
 
@@ -161,6 +163,8 @@ def history(ctx: GateContext) -> tuple[str, str]:
     promote`."""
     e = ctx.entry
     log = ctx.log
+    if (why := log.unreadable_for(e.component_id)) is not None:  # (never an empty history)
+        return FAIL, why
     if ctx.skip_log_line is not None:
         log = _without_line(log, e.component_id, ctx.skip_log_line)
     if e.review_status == lifecycle.START:
@@ -193,7 +197,7 @@ def _used(ctx: GateContext) -> UsedRecords:
 
 def _without_line(log: CatalogLog, cid: str, line: int) -> CatalogLog:
     out = CatalogLog(log.root, dict(log.by_component), list(log.problems), log.exists,
-                     dict(log.runtime))
+                     dict(log.runtime), broken=log.broken, broken_past=log.broken_past)
     out.by_component[cid] = [s for s in log.by_component.get(cid, []) if s[0] != line]
     out.runtime[cid] = [s for s in log.runtime.get(cid, []) if s[0] != line]
     return out

@@ -328,11 +328,11 @@ def _new_lines_for(data: bytes | None, cid: str, since: int) -> str:
     needle = cid.encode("utf-8")
     n = 0
     for raw in tail.split(b"\n"):
-        if needle in raw:
+        if needle in raw or b"\\u" in raw:  # (an escape may spell the id)
             try:
                 rec = json.loads(raw)
             except (ValueError, RecursionError):  # (json reads nesting by recursion)
-                n += 1  # a broken line naming it: not what was read
+                n += 1  # a broken line that may name it: not what was read
                 continue
             if isinstance(rec, dict) and rec.get("component_id") == cid:
                 n += 1

@@ -90,6 +90,29 @@ class CatalogLog:
     #: it (a review: the log, the records and the settings do not change while it runs)
     chain_memo: dict[tuple[Any, ...], tuple[str, ...]] | None = field(
         default=None, compare=False, repr=False)
+    #: the bytes of the lines that could not be read (the first :data:`MAX_BROKEN_KEPT`;
+    #: ``broken_past``: the number of the first line past them), to tell which may name a
+    #: component (:meth:`unreadable_for`)
+    broken: list[tuple[int, bytes]] = field(default_factory=list, compare=False, repr=False)
+    broken_past: int | None = field(default=None, compare=False, repr=False)
+
+    def unreadable_for(self, component_id: str) -> str | None:
+        """Why this log cannot be read as ``component_id``'s history (None: it can): the
+        log refused, or a line it cannot read that may name the component (its id written
+        in it, or any ``\\u`` escape, which may spell it): never an empty history."""
+        for line, why in self.problems:
+            if line is None:
+                return why
+        needle = component_id.encode("utf-8")
+        whys = dict(self.problems)
+        for line, raw in self.broken:
+            if needle in raw or b"\\u" in raw:
+                return f"transitions.ndjson line {line} may name it and cannot be read " \
+                       f"({whys.get(line, 'broken')}): mend the line first"
+        if self.broken_past is not None:
+            return f"transitions.ndjson has more than {MAX_BROKEN_KEPT:,} lines it cannot " \
+                   f"read (line {self.broken_past} on): mend them first"
+        return None
 
     def names(self, component_id: str) -> bool:
         """Whether a line (of any kind) names ``component_id``."""
@@ -115,9 +138,14 @@ def find_catalog_root(start: Path, stop: Path | None = None) -> Path | None:
         d = d.parent
 
 
+#: the lines a log cannot read whose bytes are kept (:meth:`CatalogLog.unreadable_for`)
+MAX_BROKEN_KEPT = 1_000
+
+
 def read_log(root: Path, only: str | None = None) -> CatalogLog:
-    """The log; with ``only``, lines that do not contain that component id are skipped
-    unparsed (a promotion reads one component's chain from a long log)."""
+    """The log; with ``only``, lines that do not contain that component id, nor any ``\\u``
+    escape (which may spell it), are skipped unparsed (a promotion reads one component's
+    chain from a long log)."""
     log = CatalogLog(root)
     needle = only.encode("utf-8") if only is not None else None
     path = root / LOG_NAME
@@ -133,30 +161,41 @@ def read_log(root: Path, only: str | None = None) -> CatalogLog:
         return log
     log.size = len(data)
     for i, raw in enumerate(data.split(b"\n"), start=1):
-        if not raw.strip() or (needle is not None and needle not in raw):
+        if not raw.strip() or (needle is not None and needle not in raw
+                               and b"\\u" not in raw):
             continue
+        why = None
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
-            log.problems.append((i, "transition line is not UTF-8; restore the line as written"))
-            continue
-        rec, problem = parse_json_text(text, line=i)
-        if problem is not None:
-            log.problems.append((i, f"transition line is broken: {problem.message}"))
-            continue
-        if not isinstance(rec, dict) or not isinstance(rec.get("component_id"), str):
-            log.problems.append((i, "transition line is not an object with a component_id; "
-                                  "restore the line as written"))
-            continue
-        if (why := _line_types(rec)) is not None:
-            log.problems.append((i, f"transition line is broken: {why}; restore the line as "
-                                 "written"))
+            why = "transition line is not UTF-8; restore the line as written"
+        else:
+            rec, problem = parse_json_text(text, line=i)
+            if problem is not None:
+                why = f"transition line is broken: {problem.message}"
+            elif not isinstance(rec, dict) or not isinstance(rec.get("component_id"), str):
+                why = "transition line is not an object with a component_id; restore the " \
+                      "line as written"
+            elif (bad := _line_types(rec)) is not None:
+                why = f"transition line is broken: {bad}; restore the line as written"
+        if why is not None:
+            _broken(log, i, raw, why)
             continue
         if rec.get("kind") in (RUNTIME_LINE, EVIDENCE_LINE, PUBLISH_LINE):
             log.runtime.setdefault(rec["component_id"], []).append((i, rec))
             continue
         log.by_component.setdefault(rec["component_id"], []).append((i, rec))
     return log
+
+
+def _broken(log: CatalogLog, line: int, raw: bytes, why: str) -> None:
+    """A line the log cannot read: a problem, its bytes kept (the first
+    :data:`MAX_BROKEN_KEPT`)."""
+    log.problems.append((line, why))
+    if len(log.broken) < MAX_BROKEN_KEPT:
+        log.broken.append((line, raw))
+    elif log.broken_past is None:
+        log.broken_past = line
 
 
 #: the text fields of a log line that may be null (a runtime switch from or to no state)

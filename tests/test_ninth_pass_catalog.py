@@ -1,0 +1,84 @@
+"""Findings of the ninth pass on the catalog side (stop 63), each a test that fails before
+its fix:
+
+* ``promote`` passed the history gate, and wrote, while ``transitions.ndjson`` held a line
+  naming the component that could not be read ("no line naming it"): a log line that
+  cannot be read and may name the component (its id in it, or a ``\\u`` escape that may
+  spell it) fails G2; a promotion's read of the log no longer skips a line whose id is
+  spelled with escapes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from harness import ROOT, run_cli
+
+CUTTER = "module.risu.174678332.context-cutter"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cat = tmp_path_factory.mktemp("cat9") / "cat"
+    assert run_cli("ingest", ROOT / "fixtures" / "sources", "-o", cat, "-q").returncode == 0
+    return cat
+
+
+@pytest.fixture
+def cat(built: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "cat"
+    shutil.copytree(built, out, symlinks=True)
+    return out
+
+
+def _escaped(text: str) -> str:
+    """``text`` with every character written as a JSON ``\\u`` escape."""
+    return "".join(f"\\u{ord(c):04x}" for c in text)
+
+
+@pytest.mark.parametrize("line", [
+    # a hand-made line naming it that is not JSON
+    '{"component_id":"' + CUTTER + '","from_status":"candidate","to_status":"rejected", oops}',
+    # nested past the reader's depth
+    '{"component_id":"' + CUTTER + '","x":' + "[" * 200 + "1" + "]" * 200 + "}",
+    # its id spelled with escapes, the line broken
+    '{"component_id":"' + _escaped(CUTTER) + '","from_status":"candidate" "to_status":"x"}',
+])
+def test_a_log_line_that_may_name_it_and_cannot_be_read_fails_history(
+        cat: Path, line: str) -> None:
+    (cat / "transitions.ndjson").write_text(line + "\n", "utf-8")
+    assert run_cli("approve", CUTTER, "--action", "request_review", "--reviewer", "kim",
+                   cwd=cat).returncode == 0
+    before = (cat / f"{CUTTER}.json").read_bytes()
+    done = run_cli("promote", CUTTER, "--to", "pending_human_review", cwd=cat)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAIL  history" in done.stdout and "line 1 may name it" in done.stdout
+    assert (cat / f"{CUTTER}.json").read_bytes() == before
+    assert (cat / "transitions.ndjson").read_text("utf-8") == line + "\n"
+
+
+def test_a_line_spelled_with_escapes_is_read_as_its_history(cat: Path) -> None:
+    """A rejection whose component id is written with escapes names the component: the
+    candidate's history is not empty (the gate fails, as the full read says)."""
+    rec = {"component_id": CUTTER, "from_status": "candidate", "to_status": "rejected",
+           "before_sha256": "sha256:" + "0" * 64, "after_sha256": "sha256:" + "1" * 64,
+           "approval": {"file": "approvals/x.yaml", "sha256": "0" * 64}, "at": "2026-01-01"}
+    text = json.dumps(rec).replace(json.dumps(CUTTER), f'"{_escaped(CUTTER)}"')
+    (cat / "transitions.ndjson").write_text(text + "\n", "utf-8")
+    assert run_cli("approve", CUTTER, "--action", "request_review", "--reviewer", "kim",
+                   cwd=cat).returncode == 0
+    done = run_cli("promote", CUTTER, "--to", "pending_human_review", cwd=cat)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAIL  history" in done.stdout
+
+
+def test_a_broken_line_of_another_component_leaves_history_alone(cat: Path) -> None:
+    line = '{"component_id":"module.risu.1.other","to_status":"rejected", oops}'
+    (cat / "transitions.ndjson").write_text(line + "\n", "utf-8")
+    assert run_cli("approve", CUTTER, "--action", "request_review", "--reviewer", "kim",
+                   cwd=cat).returncode == 0
+    done = run_cli("promote", CUTTER, "--to", "pending_human_review", cwd=cat)
+    assert "pass  history" in done.stdout, done.stdout + done.stderr
