@@ -5,7 +5,10 @@ its fix:
   naming the component that could not be read ("no line naming it"): a log line that
   cannot be read and may name the component (its id in it, or a ``\\u`` escape that may
   spell it) fails G2; a promotion's read of the log no longer skips a line whose id is
-  spelled with escapes.
+  spelled with escapes;
+* a ``pyproject.toml`` that is a link leading out of the catalog was read (its values
+  applied, or quoted in an error), where a ``.risutools.yaml`` so was refused: now
+  ``outside-catalog`` too, before it is read.
 """
 
 from __future__ import annotations
@@ -82,3 +85,19 @@ def test_a_broken_line_of_another_component_leaves_history_alone(cat: Path) -> N
                    cwd=cat).returncode == 0
     done = run_cli("promote", CUTTER, "--to", "pending_human_review", cwd=cat)
     assert "pass  history" in done.stdout, done.stdout + done.stderr
+
+
+# ---- a pyproject.toml linked out of the catalog is never read ---------------------------
+
+@pytest.mark.parametrize("body", [
+    '[tool.risutools]\nrules = {MC600 = "OUTSIDE-SECRET-VALUE"}\n',
+    '[tool.risutools]\nexclude = ["*"]\n',  # (valid: it was applied, exit 0)
+])
+def test_a_pyproject_linked_out_of_the_catalog_is_refused(cat: Path, tmp_path: Path,
+                                                          body: str) -> None:
+    elsewhere = tmp_path / "elsewhere.toml"
+    elsewhere.write_text(body, "utf-8")
+    (cat / "pyproject.toml").symlink_to(elsewhere)
+    done = run_cli("review", ".", "-q", "-f", "concise", cwd=cat)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "outside-catalog" in done.stderr and "OUTSIDE-SECRET" not in done.stderr
