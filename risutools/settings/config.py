@@ -424,7 +424,8 @@ def find_settings_file(start_dir: str | Path) -> Path | None:
     """The nearest ``.risutools.yaml`` (or pyproject.toml with ``[tool.risutools]``)
     in ``start_dir`` or its parents; the search stops at a folder holding ``.git``.  Either
     one a link that leads out of its repository is ``outside-catalog`` (:func:`_found_inside`),
-    a pyproject.toml too, before it is read."""
+    a pyproject.toml too (to a regular file: any other is no configuration), before it is
+    read."""
     d = search_start(start_dir)
     if d.is_file():
         d = d.parent
@@ -435,9 +436,9 @@ def find_settings_file(start_dir: str | Path) -> Path | None:
                 # (load_settings_file refuses it if it is not a regular file)
                 return _found_inside(d / name)
         py = d / "pyproject.toml"
-        if os.path.islink(py):  # (never read where it leads unless that stays inside)
-            _found_inside(py)
         if is_regular(py):
+            if os.path.islink(py):  # (never read where it leads unless that stays inside)
+                _found_inside(py)
             try:
                 has = b"[tool.risutools" in read_regular(py, MAX_CONFIG_BYTES)
             except FileRefused:
