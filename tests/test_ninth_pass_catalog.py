@@ -8,7 +8,10 @@ its fix:
   spelled with escapes;
 * a ``pyproject.toml`` that is a link leading out of the catalog was read (its values
   applied, or quoted in an error), where a ``.risutools.yaml`` so was refused: now
-  ``outside-catalog`` too, before it is read.
+  ``outside-catalog`` too, before it is read;
+* ``review`` of a catalog whose every document is left out said "0 errors, 9 warnings, 0
+  documents", exit 0, once it had notes or a log (their warnings counted as something
+  found): ``no-documents``, exit 2, as ``validate`` says, unless something is an error.
 """
 
 from __future__ import annotations
@@ -101,3 +104,21 @@ def test_a_pyproject_linked_out_of_the_catalog_is_refused(cat: Path, tmp_path: P
     done = run_cli("review", ".", "-q", "-f", "concise", cwd=cat)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "outside-catalog" in done.stderr and "OUTSIDE-SECRET" not in done.stderr
+
+
+# ---- every document left out: no verdict, notes and log or not --------------------------
+
+@pytest.mark.parametrize("how", ["--exclude", "exclude:"])
+def test_a_review_with_every_document_left_out_is_no_documents(cat: Path, how: str) -> None:
+    shutil.copytree(ROOT / "fixtures" / "notes", cat / "notes")
+    line = {"component_id": "module.risu.1.gone", "from_status": "candidate",
+            "to_status": "rejected"}
+    (cat / "transitions.ndjson").write_text(json.dumps(line) + "\n", "utf-8")
+    args = ["review", ".", "-q", "-f", "concise"]
+    if how == "--exclude":
+        args += ["--exclude", "*.json"]
+    else:
+        (cat / ".risutools.yaml").write_text('exclude: ["*.json"]\n', "utf-8")
+    done = run_cli(*args, cwd=cat)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "no-documents" in done.stderr and done.stdout == ""

@@ -266,7 +266,9 @@ def test_review_default_file_cli(tmp_path: Path) -> None:
     (cat / ".risutools.yaml").write_text("capabilities: [zz.unknown_thing]\n")
     assert rules() == [(RV304.id, "warning")]  # the configuration's names are known
     (cat / ".risutools.yaml").write_text("exclude: ['doc.json']\n")
-    assert rules() == [(RV305.id, "warning")]  # the document is not read: an orphan record
+    # the only document is not read: no verdict (its record alone, an orphan, is no review)
+    left_out = run_cli("review", str(cat), "-q", "-f", "json", cwd=repo)
+    assert left_out.returncode == 2 and "no-documents" in left_out.stderr
     assert rules("--exclude", "none") == [(MC401.id, "warning"), (RV304.id, "warning")]
 
 

@@ -87,8 +87,9 @@ def run(opts: Options, progress: Progress | None = None) -> Reviewed:
                 review = review_catalog(cat, jobs=opts.jobs, progress=progress,
                                         executor=executor, base_log=base_log)
     counts = review.data["counts"]
-    if not (review.outline.documents or review.outline.files or counts["errors"]
-            or counts["warnings"]):  # (a catalog that gave nothing to check: no verdict)
+    if not (review.outline.documents or review.outline.files or counts["errors"]):
+        # (a catalog that gave no document to check: no verdict, whatever warnings its notes
+        # or log give once every document is left out; an error still fails it)
         left_out = f"; left out: {', '.join(cat.config.exclude)}" if cat.config.exclude else ""
         raise DocumentError(Code.NO_DOCUMENTS, "no matrix-component documents found in the "
                             f"catalog (.json, .yaml, .yml, .ndjson, .jsonl{left_out})",
