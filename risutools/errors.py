@@ -120,7 +120,9 @@ class Code:
     BAD_DOCUMENT = _code("bad-document",
         "a catalog document cannot be parsed (syntax, duplicate keys, bounds)")
     UNREADABLE_DOCUMENT = _code("unreadable-document",
-        "a catalog document could not be read (the loader's MC000/MC001 finding says why)")
+        "a catalog document could not be read (the loader's MC000/MC001 finding says why); "
+        "also where a component id is sought, no document read has it and some cannot be "
+        "read (one of them may be it: the one named for it, else the first, with its line)")
     UNSUPPORTED_DOCUMENT = _code("unsupported-document",
         "a document of a kind this command does not take")
     INVALID_DOCUMENT = _code("invalid-document",
@@ -128,7 +130,7 @@ class Code:
     NO_DOCUMENTS = _code("no-documents", "a folder with no documents in it")
     NO_CATALOG = _code("no-catalog", "no catalog at or above the folder given")
     UNKNOWN_COMPONENT = _code("unknown-component",
-        "no document in the catalog has that component id")
+        "no document in the catalog has that component id, and every one of them was read")
     AMBIGUOUS_COMPONENT = _code("ambiguous-component",
         "several documents match the component named")
     CACHE_UNREADABLE = _code("cache-unreadable",

@@ -11,7 +11,11 @@ its fix:
   ``outside-catalog`` too, before it is read;
 * ``review`` of a catalog whose every document is left out said "0 errors, 9 warnings, 0
   documents", exit 0, once it had notes or a log (their warnings counted as something
-  found): ``no-documents``, exit 2, as ``validate`` says, unless something is an error.
+  found): ``no-documents``, exit 2, as ``validate`` says, unless something is an error;
+* a document that cannot be read (a line of ``components.ndjson``, a JSON file not named
+  for its id) made ``approve``/``packet``/``promote`` of its id say "no document ... (and
+  no such file)", ``unknown-component``: any document that cannot be read may be the one
+  sought, so it is ``unreadable-document`` naming it, its line and why.
 """
 
 from __future__ import annotations
@@ -122,3 +126,35 @@ def test_a_review_with_every_document_left_out_is_no_documents(cat: Path, how: s
     done = run_cli(*args, cwd=cat)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "no-documents" in done.stderr and done.stdout == ""
+
+
+# ---- an id sought among documents that cannot be read ------------------------------------
+
+MOOD = "module.risu.186123400.mood-tracker"
+
+
+def test_an_unreadable_ndjson_line_is_said_where_an_id_is_sought(tmp_path: Path) -> None:
+    cat = tmp_path / "cat"
+    assert run_cli("ingest", ROOT / "fixtures" / "sources", "-o", cat, "--ndjson",
+                   "-q").returncode == 0
+    path = cat / "components.ndjson"
+    lines = path.read_bytes().split(b"\n")
+    at = next(i for i, line in enumerate(lines) if MOOD.encode() in line)
+    lines[at] = lines[at][:-1] + b',"component_version":"9"}'  # (a key twice)
+    path.write_bytes(b"\n".join(lines))
+    for args in (["approve", MOOD, "--action", "request_review", "--reviewer", "kim"],
+                 ["promote", MOOD, "--to", "pending_human_review"]):
+        done = run_cli(*args, cwd=cat)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert f"unreadable-document: no document read with component_id '{MOOD}': " \
+               f"components.ndjson:{at + 1}: duplicate key" in done.stderr, done.stderr
+
+
+def test_an_unreadable_file_not_named_for_its_id_is_said(cat: Path) -> None:
+    doc = cat / f"{MOOD}.json"
+    doc.rename(cat / "renamed.json")
+    (cat / "renamed.json").write_bytes(doc.with_name("renamed.json").read_bytes()[:-40])
+    done = run_cli("approve", MOOD, "--action", "request_review", "--reviewer", "kim",
+                   cwd=cat)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "unreadable-document" in done.stderr and "renamed.json" in done.stderr

@@ -592,18 +592,23 @@ class Catalog:
 
     def _not_found(self, component: str) -> DocumentError:
         """Why no document has ``component`` as its id: a file refused (outside the catalog)
-        or unreadable that may be it, named with its own reason, else none at all."""
+        or unreadable that may be it (one named for it first, else the first of them: any
+        document that cannot be read, a line of an NDJSON file too, may be the one sought),
+        named with its own reason, else none at all."""
         refused = [f for f in self.load_problems if f.code == Code.OUTSIDE_CATALOG]
         if refused:  # (perhaps the document sought: never read)
             return DocumentError(Code.OUTSIDE_CATALOG, f"no document read with component_id "
                                  f"{component!r}: {refused[0].file} {refused[0].message}",
                                  path=component)
-        unread = [f for f in self.load_problems if f.file and component in f.file]
-        if unread:  # (a file named for it that could not be read: say why, as validate)
+        unread = sorted((f for f in self.load_problems if f.file),
+                        key=lambda f: component not in (f.file or ""))
+        if unread:  # (one that could not be read may be it: say why, as validate)
             f = unread[0]
+            more = f" (and {len(unread) - 1} more that cannot be read)" if len(unread) > 1 \
+                else ""
             return DocumentError(Code.UNREADABLE_DOCUMENT, f"no document read with "
                                  f"component_id {quoted(component)}: {f.file}"
-                                 + (f":{f.line}" if f.line else "") + f": {f.message}",
+                                 + (f":{f.line}" if f.line else "") + f": {f.message}{more}",
                                  path=component)
         return DocumentError(Code.UNKNOWN_COMPONENT, f"no document with component_id "
                              f"{quoted(component)} in the catalog {display_path(self.root)} "
