@@ -143,13 +143,19 @@ def _open_lock_file(path: str) -> int:
             raise RisuError(Code.NOT_A_FILE, "the lock file is a symbolic link; risutools never "
                             "follows it (remove it: the lock file is made on the first write)",
                             path=display_path(path)) from None
+        with contextlib.suppress(OSError):  # (a socket cannot be opened at all: ENXIO)
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                raise _not_regular(path) from None
         raise
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise RisuError(Code.NOT_A_FILE, "the lock file is not a regular file (remove it: the "
-                        "lock file is made on the first write)", path=display_path(path))
+        raise _not_regular(path)
     return fd
+
+
+def _not_regular(path: str) -> RisuError:
+    return RisuError(Code.NOT_A_FILE, "the lock file is not a regular file (remove it: the "
+                     "lock file is made on the first write)", path=display_path(path))
 
 
 def _make_lock_file(path: str) -> None:

@@ -15,13 +15,17 @@ its fix:
 * a document that cannot be read (a line of ``components.ndjson``, a JSON file not named
   for its id) made ``approve``/``packet``/``promote`` of its id say "no document ... (and
   no such file)", ``unknown-component``: any document that cannot be read may be the one
-  sought, so it is ``unreadable-document`` naming it, its line and why.
+  sought, so it is ``unreadable-document`` naming it, its line and why;
+* a lock file that is a Unix socket gave "unwritable: cannot write: No such device or
+  address" (``open`` fails before the type is looked at), where a FIFO, a device or a
+  folder there is ``not-a-file``: now ``not-a-file`` too.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
@@ -158,3 +162,19 @@ def test_an_unreadable_file_not_named_for_its_id_is_said(cat: Path) -> None:
                    cwd=cat)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "unreadable-document" in done.stderr and "renamed.json" in done.stderr
+
+
+# ---- a lock file that is a socket -------------------------------------------------------
+
+def test_a_lock_file_that_is_a_socket_is_not_a_file(cat: Path) -> None:
+    (cat / ".risutools.lock").unlink(missing_ok=True)
+    with socket.socket(socket.AF_UNIX) as sock:
+        try:
+            sock.bind(str(cat / ".risutools.lock"))
+        except OSError as exc:  # (a path too long for a socket's address)
+            pytest.skip(f"cannot bind a socket there: {exc}")
+        done = run_cli("approve", CUTTER, "--action", "request_review", "--reviewer", "kim",
+                       cwd=cat)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "not-a-file: the lock file is not a regular file" in done.stderr
+    assert not (cat / "approvals").exists() or not list((cat / "approvals").iterdir())
