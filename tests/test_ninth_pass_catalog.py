@@ -18,7 +18,11 @@ its fix:
   sought, so it is ``unreadable-document`` naming it, its line and why;
 * a lock file that is a Unix socket gave "unwritable: cannot write: No such device or
   address" (``open`` fails before the type is looked at), where a FIFO, a device or a
-  folder there is ``not-a-file``: now ``not-a-file`` too.
+  folder there is ``not-a-file``: now ``not-a-file`` too;
+* a document whose ``source_refs`` held only its curator notes' entry (no digest of the
+  module it came from) passed ``validate`` and every gate up to ``approved`` ("1 source
+  digest verified"): MC102 says ``source_refs[0]`` is the Risu attachment, never the
+  notes' entry.
 """
 
 from __future__ import annotations
@@ -178,3 +182,24 @@ def test_a_lock_file_that_is_a_socket_is_not_a_file(cat: Path) -> None:
     assert done.returncode == 2, done.stdout + done.stderr
     assert "not-a-file: the lock file is not a regular file" in done.stderr
     assert not (cat / "approvals").exists() or not list((cat / "approvals").iterdir())
+
+
+# ---- a document tied to no module bytes ----------------------------------------------------
+
+def test_a_document_whose_only_digest_is_its_notes_is_refused(tmp_path: Path) -> None:
+    cat = tmp_path / "cat"
+    shutil.copytree(ROOT / "fixtures" / "notes", cat / "notes")
+    assert run_cli("ingest", ROOT / "fixtures" / "sources", "-o", cat, "-q").returncode == 0
+    path = cat / f"{MOOD}.json"
+    doc = json.loads(path.read_text("utf-8"))
+    refs = doc["provenance"]["source_refs"]
+    assert [r["source_version"] for r in refs][-1] == "notes.yaml"
+    doc["provenance"]["source_refs"] = refs[-1:]
+    path.write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", "utf-8")
+    done = run_cli("validate", path.name, "-f", "concise", cwd=cat)
+    assert done.returncode == 1 and "MC102" in done.stdout, done.stdout
+    assert "/provenance/source_refs/0/source_version" in done.stdout
+    assert run_cli("approve", MOOD, "--action", "request_review", "--reviewer", "kim",
+                   cwd=cat).returncode == 0
+    done = run_cli("promote", MOOD, "--to", "pending_human_review", cwd=cat)
+    assert done.returncode == 1 and "FAIL  contract     MC102" in done.stdout, done.stdout

@@ -44,6 +44,7 @@ from risutools.errors import Code, RisuError
 from risutools.jsonplaces import Place, pointer_at
 from risutools.replay.component import ComponentFile, load_component, write_updated
 from risutools.settings import lifecycle
+from risutools.settings.catalog import NOTES_SOURCE_VERSION
 
 _ABSENT = object()
 
@@ -221,7 +222,7 @@ def _source(doc: dict[str, Any]) -> Any:
 def _notes_ref(doc: dict[str, Any]) -> Any:
     refs = _at(doc, "/provenance/source_refs")
     return next((r.get("sha256") for r in refs if isinstance(r, dict)
-                 and r.get("source_version") == "notes.yaml"), None) \
+                 and r.get("source_version") == NOTES_SOURCE_VERSION), None) \
         if isinstance(refs, list) else None
 
 

@@ -31,7 +31,7 @@ from typing import Any, TypedDict
 
 from risutools.errors import Code, ConfigError, RisuError
 from risutools.safeio import FileRefused, read_or_raise, read_regular
-from risutools.settings.catalog import MAX_NOTES_BYTES
+from risutools.settings.catalog import MAX_NOTES_BYTES, NOTES_SOURCE_VERSION
 from risutools.values import parse_value_bytes
 
 
@@ -200,9 +200,9 @@ def document_keys(doc: Any) -> DocumentKeys:
     prov = doc.get("provenance") if isinstance(doc, dict) else None
     refs = prov.get("source_refs") if isinstance(prov, dict) else None
     refs = [r for r in refs if isinstance(r, dict)] if isinstance(refs, list) else []
-    src = refs[0].get("sha256") if refs and refs[0].get("source_version") != "notes.yaml" \
+    src = refs[0].get("sha256") if refs and refs[0].get("source_version") != NOTES_SOURCE_VERSION \
         else None
-    note = next((r.get("sha256") for r in refs if r.get("source_version") == "notes.yaml"),
+    note = next((r.get("sha256") for r in refs if r.get("source_version") == NOTES_SOURCE_VERSION),
                 None)
     return {"source_sha256": src if isinstance(src, str) else None,
             "notes_sha256": note if isinstance(note, str) else None}

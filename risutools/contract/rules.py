@@ -31,6 +31,7 @@ from risutools.datatables import data_table
 from risutools.findings import MAX_POINTER_SHOWN, Finding, Severity
 from risutools.jsonplaces import Place, pointer_at
 from risutools.settings import lifecycle
+from risutools.settings.catalog import NOTES_SOURCE_VERSION
 from risutools.settings.config import CAPABILITY_RE, Settings
 
 COMPONENT_TYPES = ("module", "preset", "character", "lorebook")
@@ -113,7 +114,11 @@ def mc102(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     Why: The source key is how a component is traced back to the Risu post it came from; a
     mismatch sends reviewers to another post.
 
-    Fix: Use the same post id in all three places (source_refs[0] is the Risu attachment).
+    source_refs[0] is the Risu attachment, never the curator notes' entry (source_version
+    'notes.yaml'): a document whose only digest is its notes' is tied to no module bytes.
+
+    Fix: Use the same post id in all three places (source_refs[0] is the Risu attachment,
+    listed first).
     """
     cid = _str(doc.get("component_id"))
     if cid is None:
@@ -135,6 +140,11 @@ def mc102(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
                 yield ("/provenance/source_refs/0/source_id",
                        f"component_id's source key {key!r} differs from the post id {post!r} "
                        "in source_refs[0].source_id; use the same post id in both")
+        if refs[0].get("source_version") == NOTES_SOURCE_VERSION:
+            yield ("/provenance/source_refs/0/source_version",
+                   "source_refs[0] is the curator notes' entry, not the Risu attachment, so no "
+                   "digest ties the document to the module's bytes; list the attachment (its "
+                   "source_version and sha256) first")
     post = _get(doc, "payload", "idea_layers", "evidence", "source_post")
     if isinstance(post, str) and post != key:
         yield ("/payload/idea_layers/evidence/source_post",

@@ -52,6 +52,7 @@ from risutools.safeio import (
     open_regular,
     require_folder,
 )
+from risutools.settings.catalog import NOTES_SOURCE_VERSION
 from risutools.settings.config import Settings
 
 CONTAINER_SUFFIXES = (".charx", ".zip", ".jpeg", ".jpg", ".png")
@@ -265,7 +266,7 @@ def mc202(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
 
     Fix: Re-project from the right source file, or fix the digest.
     """
-    note = _notes_file(ctx, info, ld) if ref.source_version == "notes.yaml" else None
+    note = _notes_file(ctx, info, ld) if ref.source_version == NOTES_SOURCE_VERSION else None
     if note is not None:
         _verify_notes(ctx, info, ld, ref, note, _catalog_root(ctx, ld) or note.parent)
         return
@@ -281,7 +282,7 @@ def mc202(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
     post = sid[len("risu:"):] if sid.startswith("risu:") else None
     member = sver.rpartition("!")[2] if "!" in sver else None
     # a notes file carries the post id of its module, not its name: match it by content only
-    named = [] if sver == "notes.yaml" else ctx.store.by_name(post, sver)
+    named = [] if sver == NOTES_SOURCE_VERSION else ctx.store.by_name(post, sver)
     for cand in named:
         if want in _fingerprints(ctx.store, cand, member):
             _record(ctx, info, ld, mc202, ref, "verified", _rel(cand))

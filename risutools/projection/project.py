@@ -40,6 +40,7 @@ from risutools.projection.identity import (
 from risutools.projection.merge import merge_notes, prompt
 from risutools.projection.notes import Notes
 from risutools.projection.text import TYPE_WORDS, check_lang, t
+from risutools.settings.catalog import NOTES_SOURCE_VERSION
 
 __all__ = ["COMPONENT_VERSION", "CONTRACT", "ORIGIN", "module_identity", "post_id_from_name",
            "project", "slugify", "without_container"]
@@ -114,7 +115,7 @@ def project(module: Module, *, post_id: str | None = None, notes: Notes | None =
         generated_prompt = "prompt" not in (notes.data.get("projection") or {})
         merge_notes(doc, notes)
         doc["provenance"]["source_refs"].append({
-            "source_id": f"risu:{c.key}", "source_version": "notes.yaml",
+            "source_id": f"risu:{c.key}", "source_version": NOTES_SOURCE_VERSION,
             "sha256": prefixed(notes.sha256)})
     doc = _valid_utf8(doc)
     proj = doc["projection"]

@@ -21,6 +21,9 @@ LOG_NAME = "transitions.ndjson"
 CACHE_DIR = ".risutools-cache"
 #: the format name a facts summary carries (``"facts": "component-facts-v1"``)
 FACTS_FORMAT = "component-facts-v1"
+#: the ``source_version`` of the ``source_refs`` entry that records a component's curator
+#: notes file (its digest; never the first entry, which is the Risu attachment: MC102)
+NOTES_SOURCE_VERSION = "notes.yaml"
 #: the largest curator notes file read (bytes): ingest, the projection and packets
 MAX_NOTES_BYTES = 4 * 1024 * 1024
 
