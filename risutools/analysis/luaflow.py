@@ -519,23 +519,6 @@ def _word_at_end(text: str, word: str) -> bool:
     return text.endswith(word) and not _name_char(text[-len(word) - 1:-len(word)])
 
 
-def only_literals(code: str, name: str, literals: int) -> bool:
-    """Whether ``name`` is assigned (``name =``, not ``==``) at most ``literals`` times in
-    ``code``: the scanner saw that many literal assignments, so it is assigned nothing
-    else (a name written in a comment or a string counts too: then it is not a branch chain).
-    Plain string searches, linear in ``code``."""
-    found, n = 0, len(code)
-    for i in name_positions(code, name):
-        end = i + len(name)
-        while end < n and code[end] in " \t":
-            end += 1
-        if code.startswith("=", end) and not code.startswith("==", end):
-            found += 1
-            if found > literals:
-                return False
-    return True
-
-
 class Spans:
     """Functions as extents of text, to ask which holds an offset in log time: the
     outermost extents merged (``holds``), and the functions by start (``innermost``)."""

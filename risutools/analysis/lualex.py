@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 # Token kinds (small ints: cheap to compare).
@@ -471,13 +471,18 @@ def in_type_call(text: str, start: int) -> bool:
         before[-5].isalnum() or before[-5] in "_.:"))
 
 
-def assigned_on(code: str, name: str, line: int) -> bool:
-    """True when line ``line`` of ``code`` assigns ``name`` (``[local] name =``)."""
-    start = 0
-    for _ in range(line - 1):
-        start = code.find("\n", start) + 1
-        if start == 0:
-            return False
-    end = code.find("\n", start)
-    text = code[start:end if end >= 0 else len(code)]
-    return re.search(r"\b" + re.escape(name) + r"\s*=[^=]", text) is not None
+#: ``name =`` (not ``==``): a whole name, not a field (``.name``, ``:name``), then blanks
+_ASSIGNED = re.compile(r"(?<![\w.:])([A-Za-z_]\w*+)[ \t]*+=(?!=)")
+
+
+def assignment_counts(code: str, names: Iterable[str]) -> dict[str, int]:
+    """How many times each of ``names`` is written ``name =`` (not ``==``) in ``code``, as
+    :func:`name_positions` finds a name (a comment or a string counts too): one search of
+    our own pattern over the whole code, whatever the number of names (linear)."""
+    want = set(names)
+    out = dict.fromkeys(want, 0)
+    if want:
+        for m in _ASSIGNED.finditer(code):
+            if m.group(1) in want:
+                out[m.group(1)] += 1
+    return out

@@ -36,7 +36,7 @@ class LuaScan:
     #: elseif b then k = "y" end``): each of them, at most ``MAX_CHOICES``
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: how many times each name of ``choices`` is assigned a literal (a reader checks that
-    #: the name is assigned nothing else: :func:`risutools.analysis.luaflow.only_literals`)
+    #: the name is assigned nothing else: :func:`risutools.analysis.lualex.assignment_counts`)
     literal_assigns: dict[str, int] = field(default_factory=dict)
     errors: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
     params: frozenset[str] = frozenset()  # every parameter name of the script's functions

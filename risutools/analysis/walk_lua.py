@@ -10,12 +10,14 @@ script has been read, :func:`sort_loads` decides where the code of each load com
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Any
 
 from risutools.analysis.lorecode import LOADERS, lore_flow, lore_reads
 from risutools.analysis.lua import ENV_NAMES, Arg, Call, LuaScan
 from risutools.analysis.luaapi import lua_api
 from risutools.analysis.luabuttons import lua_buttons, may_hold_buttons
+from risutools.analysis.luaentries import async_target, entry_assignments, may_assign_entries
 from risutools.analysis.luaflow import (
     Fn,
     FunctionTable,
@@ -25,18 +27,13 @@ from risutools.analysis.luaflow import (
     function_table,
     helper_keys,
     listener_handler,
-    only_literals,
     plain_defs,
     unreached,
 )
 from risutools.analysis.luafold import MAX_FOLDS, fold_argument, names_in
 from risutools.analysis.lualex import (
-    KEYWORDS,
-    NAME,
-    OP,
     LineIndex,
-    assigned_on,
-    iter_tokens,
+    assignment_counts,
 )
 from risutools.analysis.lualoops import loop_literals
 from risutools.analysis.luanames import alias_roots, scan_script
@@ -85,13 +82,8 @@ _BAD_CHARS_CHUNK = 1 << 20
 REFUSED_IN_DISPLAY = frozenset(f.name for f in _API.functions.values() if f.needs_safe_id)
 REFUSED_IN_LISTENERS = frozenset(n for n, (_, p) in HOST_APIS.items() if p) | \
     REFUSED_IN_DISPLAY
-#: ``name =`` (or ``local name =``) just before a call of ``async``, and ``(function`` after it
-_ASYNC_NAME = re.compile(r"(?<![\w.:])(local\s+)?([A-Za-z_]\w*)\s*=\s*$")
 #: at most this many ``listenEdit(kind, handler)`` calls are read for a handler's name
 MAX_NAMED_LISTENERS = 1000
-_ASYNC_FUNCTION = re.compile(r"async\s*\(\s*function\b")
-#: a pre-filter for entry_assignments (without a leading \b, so the search is fast)
-_ENTRY_ASSIGN = re.compile(r"(?:" + "|".join(ENTRY_POINTS) + r")\s*=[^=]")
 
 
 def read_lua(s: Seen, code: Any, where: str, trigger: int | None, *,
@@ -155,13 +147,15 @@ class _Script:
         #: of a field named like a host function may be one
         self.decl_sites: set[int] = set()  # names read where they are declared
         self.decls: dict[tuple[str, int], int] | None = None  # decl_index
+        self.decl_names: set[str] = set()  # the names in it
         self.reach_all = self.looks_up_names()
         self.table: FunctionTable | None = None  # made when first needed
         self.loop_values: dict[str, tuple[str, ...]] | None = None  # (loops)
         self.dead: list[Fn] = []  # functions nothing reaches
         self.dead_spans: Spans | None = None  # their extents (is_dead)
+        self.dead_lines: tuple[list[int], list[int]] | None = None  # their lines (is_dead_line)
         self.pending: list[tuple[Call, str, str]] = []  # state calls with a key to follow
-        self.checked: set[str] = set()  # branch chains checked (choices_of)
+        self.assigns: dict[str, int] | None = None  # ``name =`` of each chain (choices_of)
         self.folds = 0  # arguments folded (folded)
         self.templates = Templates(code, scan)  # ``local url = "https://h/" .. q`` (request)
         #: the buttons the code writes in its strings (read before what they reach)
@@ -249,17 +243,16 @@ class _Script:
         if self.callback:
             return
         s, code, where = self.seen, self.code, self.where
-        assigned = entry_assignments(code) if _ENTRY_ASSIGN.search(code) else None
+        assigned = entry_assignments(code) if may_assign_entries(code) else None
         for d in self.scan.defs:
             # ``onX = function`` is judged by entry_assignments (which knows ``local``)
             if not d.local and self.called(d.name) and not self.is_dead(d.at) and (
-                    assigned is None or not assigned_on(code, d.name, d.line)):
+                    assigned is None or d.kw < d.at):
                 ev = f"{where} line {d.line}"
                 s.fact(s.entries, d.name, ev)
                 s.hook_all(ENTRY_POINTS[d.name], ev)
-        dead_lines = self.dead_lines()
         for name, line in assigned or []:
-            if any(a <= line <= b for a, b in dead_lines) or not self.called(name):
+            if self.is_dead_line(line) or not self.called(name):
                 continue
             ev = f"{where} line {line}"
             s.fact(s.entries, name, ev)
@@ -268,10 +261,6 @@ class _Script:
     def called(self, name: str) -> bool:
         """Whether RisuAI calls the global ``name`` of this script as an entry point."""
         return name in ENTRY_POINTS and (self.only is None or name in self.only)
-
-    def dead_lines(self) -> list[tuple[int, int]]:
-        lines = LineIndex(self.code) if self.dead else None
-        return [(fn.line, lines.line(fn.end)) for fn in self.dead] if lines else []
 
     def buttons(self) -> None:
         """Buttons the code writes into what RisuAI shows (:func:`lua_buttons`: risu-btn,
@@ -404,7 +393,22 @@ class _Script:
                 self.value(key, line, -1, True)  # ``_G[K](...)``: its arguments not read
 
     def is_dead_line(self, line: int) -> bool:
-        return any(a <= line <= b for a, b in self.dead_lines())
+        """Whether line ``line`` is in a function nothing reaches (their lines merged once,
+        then a binary search)."""
+        if not self.dead:
+            return False
+        if self.dead_lines is None:
+            lines = LineIndex(self.code)
+            merged: list[list[int]] = []
+            for a, b in sorted((fn.line, lines.line(fn.end)) for fn in self.dead):
+                if merged and a <= merged[-1][1]:
+                    merged[-1][1] = max(merged[-1][1], b)
+                else:
+                    merged.append([a, b])
+            self.dead_lines = ([a for a, _ in merged], [b for _, b in merged])
+        starts, ends = self.dead_lines
+        i = bisect_right(starts, line) - 1
+        return i >= 0 and line <= ends[i]
 
     def literal_of(self, arg: Arg) -> str | None:
         """An argument's literal value: a literal, or a name assigned one literal."""
@@ -486,7 +490,7 @@ class _Script:
         index = self.decl_index()
         if at in self.decl_sites:
             return True
-        if not any(n == name for n, _f in index):
+        if name not in self.decl_names:
             return False
         table = self.functions()
         fn = table.enclosing(at)
@@ -529,6 +533,7 @@ class _Script:
             for name, at in found:
                 key = (name, table.enclosing(at) if table is not None else -1)
                 self.decls[key] = min(at, self.decls.get(key, at))
+                self.decl_names.add(name)
         return self.decls
 
     # -- host calls ---------------------------------------------------------------------------
@@ -625,12 +630,12 @@ class _Script:
     def choices_of(self, name: str) -> tuple[str, ...]:
         """The literals of a branch chain (``if a then k = "x" elseif b then k = "y"``):
         the literals the scanner saw assigned to ``name``, when it is assigned nothing else
-        (checked once per name)."""
+        (every chain's ``name =`` counted in one pass, when first needed)."""
         got = self.scan.choices.get(name, ())
-        if got and name not in self.checked:
-            self.checked.add(name)
-            if not only_literals(self.code, name, self.scan.literal_assigns.get(name, 0)):
-                del self.scan.choices[name]
+        if got:
+            if self.assigns is None:
+                self.assigns = assignment_counts(self.code, self.scan.choices)
+            if self.assigns.get(name, 0) > self.scan.literal_assigns.get(name, 0):
                 return ()
         return got
 
@@ -738,44 +743,6 @@ def _has_bad_chars(code: str) -> bool:
         except UnicodeEncodeError:
             return True
     return False
-
-
-def async_target(code: str, start: int) -> str | None:
-    """The global a call of ``async`` at ``start`` defines: ``name = async(function``
-    (None for a local, a field, or another use of ``async``)."""
-    if _ASYNC_FUNCTION.match(code, start) is None:
-        return None
-    m = _ASYNC_NAME.search(code, max(0, start - 200), start)
-    if m is None or m.group(1) or m.group(2) in KEYWORDS:
-        return None
-    before = code[max(0, m.start() - 200):m.start()].rstrip()[-1:]
-    return None if before in ("{", ",", "(") else m.group(2)
-
-
-def entry_assignments(code: str) -> list[tuple[str, int]]:
-    """Global entry points set by assignment, whatever the value: ``onStart = function``,
-    ``onOutput = async(function ...)``, ``onInput = handler``, ``_G.onStart = f``
-    (``local onStart = ...`` and fields of other tables are not globals RisuAI reads).
-
-    One pass over the tokens with a window of four (constant memory)."""
-    lines = LineIndex(code)
-    out: list[tuple[str, int]] = []
-    # window: (kind, value, start) of the last four tokens; the candidate is window[-2]
-    w: list[tuple[int, str | None, int]] = [(0, None, 0)] * 4
-    for kind, start, _end, value, _b0, _b1 in iter_tokens(code, []):
-        w = [w[1], w[2], w[3], (kind, value, start)]
-        (k0, v0, _), (k1, v1, _), (k2, v2, s2), (k3, v3, _) = w
-        if not (k2 == NAME and v2 in ENTRY_POINTS and k3 == OP and v3 == "="):
-            continue
-        if k1 == OP and v1 in (".", ":"):
-            if not (k0 == NAME and v0 in ("_G", "_ENV")):
-                continue
-        elif (k1 == NAME and v1 == "local") or (k1 == OP and v1 == ","):
-            continue  # a local, or part of a list of names: not followed
-        if len(out) < 100:
-            out.append((str(v2), lines.line(s2)))
-    return out
-
 
 
 def _as_call(call: Call, name: str) -> Call:

@@ -1,0 +1,86 @@
+"""Findings of the ninth pass on the Lua reading, each a test that fails before its fix:
+
+* branch chains were checked one name at a time, each a search of the whole script
+  (``luaflow.only_literals``): a script of K chains (``if c then k1 = "a1" else k1 = "b1"
+  end``) took time in K times its length (64,000 chains: minutes).  Every chain's
+  ``name =`` is now counted in one pass; the lines of the functions nothing reaches are
+  merged once (not a line table made again for every ``_G["onX"] =``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from analysis_support import lua
+
+from risutools.analysis import luaflow, lualex, walk_lua
+
+# ---- branch chains: a bounded number of passes over the script ------------------------------
+
+
+def _chains(k: int) -> str:
+    return "function onStart(id)\n" + "".join(
+        f'if c then k{i} = "a{i}" else k{i} = "b{i}" end setChatVar(id, k{i}, 1)\n'
+        for i in range(k)) + "end\n"
+
+
+def _count(monkeypatch: pytest.MonkeyPatch, module: Any, name: str, calls: list[str]) -> None:
+    """Count the calls of ``module.name`` (when the module has it) in ``calls``."""
+    real: Callable[..., Any] | None = getattr(module, name, None)
+    if real is None:
+        return
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+
+
+def _whole_script_passes(monkeypatch: pytest.MonkeyPatch, code: str) -> int:
+    """How many times the reading searched the whole script for names."""
+    calls: list[str] = []
+    with monkeypatch.context() as m:
+        for module in (lualex, luaflow, walk_lua):
+            for name in ("name_positions", "only_literals", "assignment_counts"):
+                _count(m, module, name, calls)
+        a = lua(code)
+    assert a.state_key("a7") is not None and a.state_key("b7") is not None
+    assert not a.computed_state
+    return len(calls)
+
+
+def test_branch_chains_are_checked_in_passes_not_one_per_name(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    small = _whole_script_passes(monkeypatch, _chains(20))
+    large = _whole_script_passes(monkeypatch, _chains(2000))
+    assert large == small <= 2
+
+
+def test_a_chain_also_assigned_elsewhere_is_still_computed() -> None:
+    a = lua('function onStart(id)\nif c then k = "x" else k = "y" end\n'
+            'k = k .. id\nsetChatVar(id, k, 1)\nend\n')
+    assert a.state_key("x") is None and a.computed_state
+
+
+def _dead_and_entries(k: int) -> str:
+    return "local function never()\n  local x = 1\nend\n" + "".join(
+        f'_G["onStart"] = function(id) setChatVar(id, "s{i}", 1) end\n' for i in range(k))
+
+
+def test_dead_lines_are_merged_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[str] = []
+    real = lualex.LineIndex
+
+    class Counted(real):  # type: ignore[misc,valid-type]
+        def __init__(self, text: str) -> None:
+            made.append("")
+            super().__init__(text)
+
+    monkeypatch.setattr(walk_lua, "LineIndex", Counted)
+    a = lua(_dead_and_entries(300))
+    assert "onStart" in {e.name for e in a.entry_points}
+    assert "function never" in {f.name for f in a.unreached}
+    assert len(made) <= 2
