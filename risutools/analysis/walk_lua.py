@@ -243,7 +243,7 @@ class _Script:
         if self.callback:
             return
         s, code, where = self.seen, self.code, self.where
-        assigned = entry_assignments(code) if may_assign_entries(code) else None
+        assigned = entry_assignments(code, self.env) if may_assign_entries(code) else None
         for d in self.scan.defs:
             # ``onX = function`` is judged by entry_assignments (which knows ``local``)
             if not d.local and self.called(d.name) and not self.is_dead(d.at) and (
