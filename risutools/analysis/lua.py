@@ -482,7 +482,7 @@ class _Scanner:
             self.on_call(pname, pstart, pq, pbase, kind, value, b0, b1)
             if watched and pname in self.env:  # ``_G(...)``: the table as a value
                 self.value_use(pname, pstart)
-        elif value == "[" and not pq and pname in self.env:
+        elif value == "[" and pname in self.env and (not pq or (pq == "." and pname == "_G")):
             dyn = self.result.dynamic_index
             if self.room("dynamic lookups", len(dyn), pstart):
                 dyn.append((pname, self.lines.line(pstart)))
