@@ -11,7 +11,9 @@
   no entry point, though RisuAI calls the global by name;
 * a call through a path that yields the table of globals other than ``_G`` itself
   (``package.loaded._G["request"](...)``, ``_G._G["req" .. "uest"](...)``) was no call:
-  no privileged use, no request, and RA102 said lowLevelAccess unused.
+  no privileged use, no request, and RA102 said lowLevelAccess unused;
+* ``listenEdit(("editOutput"), f)`` and ``listenEdit("edit" .. "Output", f)`` were RA105
+  and no hook: the kind is now folded from literals and constants as a request's address.
 """
 
 from __future__ import annotations
@@ -153,3 +155,26 @@ def test_a_host_function_read_through_a_path_to_the_globals_is_a_use() -> None:
     a = lua(f'function onStart(id) local r = package.loaded._G["request"] r(id, {_URL}) end')
     assert {f.name for f in a.privileged} == {"request"}
     assert "RA103" in _rules(a) or "RA104" in _rules(a)
+
+
+# ---- listenEdit's kind folded as a request's address is -------------------------------------
+
+_HANDLER = 'function(id, v) setChatVar(id, "seen", v) return v end'
+
+
+@pytest.mark.parametrize("kind", [
+    '("editOutput")',
+    '"edit" .. "Output"',
+    '("edit" .. ("Out" .. "put"))',
+    'string.format("edit%s", "Output")',
+    'K .. "Output"',
+])
+def test_a_listener_kind_folded_from_literals_is_its_hook(kind: str) -> None:
+    a = lua(f'local K = "edit"\nlistenEdit({kind}, {_HANDLER})')
+    assert {h.name for h in a.hooks} == {"hook.edit_output"}
+    assert "RA105" not in _rules(a)
+
+
+def test_a_listener_kind_computed_at_run_time_is_still_unknown() -> None:
+    a = lua(f'listenEdit("edit" .. getChatVar(0, "k"), {_HANDLER})')
+    assert "RA105" in _rules(a)

@@ -592,21 +592,32 @@ class _Script:
     def listen_edit(self, call: Call, ev: str) -> None:
         """``listenEdit(kind, f)``: the hook of a literal kind, a constant's (``K.req``: a
         path's last field, as a state call's key), each of a branch chain or of a loop over
-        a table of literals; else RA105."""
+        a table of literals, or the kind folded from literals and constants (luafold: in
+        parentheses, ``..``, ``string.format``); else RA105."""
         if self.callback or self.only is not None:  # (a listener RisuAI never calls)
             return
-        a0 = call.args[0] if call.args else None
-        kind = self.literal_of(a0) if a0 is not None else None
-        if kind is None and a0 is not None and a0.path_end:
-            kind = self.scan.constants.get(a0.path_end)
-        kinds = (kind,) if kind is not None else self.choices_of(a0.name or "") if a0 else ()
-        if not kinds and a0 is not None and a0.name:
-            kinds = self.loops().get(a0.name, ())  # ``for _, k in ipairs({...})``
+        kinds = self.listener_kinds(call)
         if kinds and all(k in LISTEN_EDIT_HOOKS for k in kinds):
             for k in kinds:
                 self.seen.hook(LISTEN_EDIT_HOOKS[k], ev)
         else:
             self.seen.unknown_listeners.append((self.seen.tick(), ev))
+
+    def listener_kinds(self, call: Call) -> tuple[str, ...]:
+        """The kinds ``listenEdit``'s first argument may be (see :meth:`listen_edit`)."""
+        a0 = call.args[0] if call.args else None
+        if a0 is None:
+            return ()
+        kind = self.literal_of(a0)
+        if kind is None and a0.path_end:
+            kind = self.scan.constants.get(a0.path_end)
+        kinds = (kind,) if kind is not None else self.choices_of(a0.name or "")
+        if not kinds and a0.name:
+            kinds = self.loops().get(a0.name, ())  # ``for _, k in ipairs({...})``
+        if not kinds:  # ``("editOutput")``, ``"edit" .. "Output"``
+            folded = self.folded(call, 0)
+            kinds = (folded,) if folded is not None else ()
+        return kinds
 
     def state_call(self, call: Call, ev: str) -> None:
         """A key given as a literal, a constant or a branch chain of literals is a key here;
