@@ -25,24 +25,38 @@ def url_host(url: str) -> str | None:
 def address(a: Arg, constants: dict[str, str], template: Templates | None = None,
             at: tuple[Call, int] | None = None) -> str | None:
     """The host an argument names: a literal address, a constant holding one, or a
-    concatenation whose first part is either and already holds the whole host
-    (``"https://h.example/q?d=" .. secret``: the rest is computed, the host is not), or a
-    name assigned such a concatenation once (``template``: ``local url = "https://..." ..
-    q``, :class:`~risutools.analysis.luaflow.Templates`), or the argument itself (``at``:
-    the call and its place) built as one (``string.format("https://h.example/%s", q)``)."""
-    first = a.parts[0] if a.parts else None
-    url = a.literal if first is None else first[1] if first[0] == LIT else None
-    ref = a.name if first is None else first[1] if first[0] == REF else None
+    concatenation whose literal head (its first literals and constants, side by side:
+    ``"https://" .. "h.example" .. "/q?d=" .. secret``) already holds the whole host (the
+    rest is computed, the host is not), or a name assigned such a concatenation once
+    (``template``: ``local url = "https://..." .. q``,
+    :class:`~risutools.analysis.luaflow.Templates`), or the argument itself (``at``: the
+    call and its place) built as one (``string.format("https://h.example/%s", q)``)."""
+    url, more, ref = a.literal, False, a.name
+    if a.parts:
+        url, more = literal_head(a.parts, constants)
+        ref = None
     got = None
     if url is None and ref:
         url = constants.get(ref)
-        got = template(ref) if url is None and template is not None and first is None \
-            else None
+        got = template(ref) if url is None and template is not None else None
     elif url is None and template is not None and at is not None:
         got = template.argument(*at)
     if got and got[0][0] == LIT:
-        url, first = got[0][1], (got[0] if len(got) > 1 else None)
-    if url is None or (first is not None and not _HOST_ENDS.search(re.sub("[\t\n\r]", "",
-                                                                             url))):
+        url, more = got[0][1], len(got) > 1
+    if url is None or (more and not _HOST_ENDS.search(re.sub("[\t\n\r]", "", url))):
         return None
     return url_host(url)
+
+
+def literal_head(parts: tuple[tuple[int, str], ...], constants: dict[str, str]
+                 ) -> tuple[str | None, bool]:
+    """The text a concatenation's parts start with (its literals and the constants among
+    its names, up to the first other part; None when it starts with one), and whether
+    other parts follow it."""
+    head: list[str] = []
+    for kind, text in parts:
+        value = text if kind == LIT else constants.get(text) if kind == REF else None
+        if value is None:
+            return ("".join(head) if head else None), True
+        head.append(value)
+    return "".join(head), False
