@@ -23,8 +23,12 @@ ENTRY_POINTS = frozenset(lua_api().entry_points)
 #: ``name =`` (or ``local name =``) just before a call of ``async``, and ``(function`` after it
 _ASYNC_NAME = re.compile(r"(?<![\w.:])(local\s+)?([A-Za-z_]\w*)\s*=\s*$")
 _ASYNC_FUNCTION = re.compile(r"async\s*\(\s*function\b")
-#: a pre-filter for entry_assignments (without a leading \b, so the search is fast)
-_ENTRY_ASSIGN = re.compile(r"(?:" + "|".join(sorted(ENTRY_POINTS)) + r")\s*(?:=[^=]|,|\(|\])")
+_ENTRIES = "(?:" + "|".join(sorted(ENTRY_POINTS)) + ")"
+#: a pre-filter for entry_assignments (without a leading \b, so the search is fast): an
+#: entry point's name before ``=`` or ``,``, after ``.``/``:`` before ``(`` (``function
+#: _G.onX(``), or a key ``["onX"]`` before either
+_ENTRY_ASSIGN = re.compile(rf"{_ENTRIES}\s*(?:=[^=]|,)|[.:]\s*{_ENTRIES}\s*\(|"
+                           rf"{_ENTRIES}[\"']\s*\]\s*(?:=[^=]|,)")
 
 
 def may_assign_entries(code: str) -> bool:
