@@ -10,13 +10,18 @@
   ``request`` whose address nobody was told about: no RA103, no RA104.  Such a read is now
   a use of the function as a value (RA104: the address is not known), ``type(t.go)`` not;
 * ``listenEdit(k, f)`` inside ``for _, k in ipairs({"editInput", "editOutput"})`` was RA105
-  (a kind not known) and no hook: the hooks of an edit listener hidden by a loop.
+  (a kind not known) and no hook: the hooks of an edit listener hidden by a loop;
+* a preset's ``templateDefaultVariables`` was read as CBS (a ``{{getvar::k}}`` in a default
+  value a read of ``k``): its ``key=value`` lines give values ``getvar`` returns as text.
 """
 
 from __future__ import annotations
 
 import pytest
 from analysis_support import lua
+
+from risutools.analysis import analyze
+from risutools.formats.model import Module
 
 
 def _names(items: list[dict[str, object]]) -> set[object]:
@@ -110,3 +115,11 @@ def test_listen_edit_kinds_from_a_loop_over_literals(loop: str, hooks: set[str])
 def test_listen_edit_kinds_not_known_stay_ra105(loop: str) -> None:
     d = lua(f"{loop}\n  {LISTENER}\nend").to_dict()
     assert "RA105" in {f["rule"] for f in d["findings"]}
+
+
+def test_a_preset_s_default_variables_are_not_cbs() -> None:
+    data = {"name": "P", "mainPrompt": "{{getvar::mood}}",
+            "templateDefaultVariables": "mood=calm\nnote={{getvar::secret}}{{setvar::x::1}}"}
+    d = analyze(Module(data, component_type="preset")).to_dict()
+    keys = {(s["key"], bool(s["reads"]), bool(s["writes"])) for s in d["state"]}
+    assert keys == {("mood", True, False)}, keys

@@ -51,10 +51,12 @@ MODULE_FIELDS = frozenset({
 #: field names that say "code" (a field RisuAI does not read, named so, is dead code)
 CODE_FIELD_NAMES = frozenset({"lua", "luacode", "code", "script", "scripts", "js",
                               "javascript", "triggerlua", "triggercode"})
-#: preset prompt-item fields and preset text fields RisuAI runs through CBS
+#: preset prompt-item fields and preset text fields RisuAI runs through CBS (not
+#: ``templateDefaultVariables``: ``key=value`` lines whose values ``getvar`` returns as text,
+#: never evaluated: parseKeyValue in RisuAI's parser.svelte.ts)
 PROMPT_ITEM_FIELDS = ("text", "innerFormat", "defaultText")
 PRESET_TEXT_FIELDS = ("mainPrompt", "jailbreak", "globalNote", "autoSuggestPrompt",
-                      "templateDefaultVariables", "groupTemplate", "JinjaTemplate")
+                      "groupTemplate", "JinjaTemplate")
 
 
 def walk(module: Module) -> Seen:
