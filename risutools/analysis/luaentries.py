@@ -24,16 +24,25 @@ ENTRY_POINTS = frozenset(lua_api().entry_points)
 _ASYNC_NAME = re.compile(r"(?<![\w.:])(local\s+)?([A-Za-z_]\w*)\s*=\s*$")
 _ASYNC_FUNCTION = re.compile(r"async\s*\(\s*function\b")
 _ENTRIES = "(?:" + "|".join(sorted(ENTRY_POINTS)) + ")"
-#: a pre-filter for entry_assignments (without a leading \b, so the search is fast): an
-#: entry point's name before ``=`` or ``,``, after ``.``/``:`` before ``(`` (``function
-#: _G.onX(``), or a key ``["onX"]`` before either
-_ENTRY_ASSIGN = re.compile(rf"{_ENTRIES}\s*(?:=[^=]|,)|[.:]\s*{_ENTRIES}\s*\(|"
-                           rf"{_ENTRIES}[\"']\s*\]\s*(?:=[^=]|,)")
+#: a pre-filter for entry_assignments, one pattern that opens with the names (so the search
+#: is fast: a pattern opening with ``[.:]`` was tried at every character, 12 % of a real
+#: corpus's analysis): an entry point's name before ``=`` or ``,``, before ``(`` (then only
+#: after ``.``/``:``, ``function _G.onX(``: looked at here), or a key ``["onX"]`` before
+#: ``=`` or ``,``
+_ENTRY_ASSIGN = re.compile(rf"{_ENTRIES}(?:\s*(?:=[^=]|,|(\())|[\"']\s*\]\s*(?:=[^=]|,))")
 
 
 def may_assign_entries(code: str) -> bool:
     """Whether ``code`` may set an entry point by assignment (a pre-filter)."""
-    return _ENTRY_ASSIGN.search(code) is not None
+    for m in _ENTRY_ASSIGN.finditer(code):
+        if m.group(1) is None:
+            return True
+        i = m.start() - 1  # (the blanks before it: each run read once, for one name after it)
+        while i >= 0 and code[i] in " \t\r\n\f\v":
+            i -= 1
+        if i >= 0 and code[i] in ".:":
+            return True
+    return False
 
 
 def async_target(code: str, start: int) -> str | None:
