@@ -295,10 +295,14 @@ def dynamic_urls(text: str, groups: bool, bare: bool = False) -> list[tuple[int,
     data: ``"CBS"`` or, with ``groups`` (a regex output), ``"the matched text"``; at most
     :data:`MAX_DYNAMIC`.  ``bare``: ``text`` is where an address is expected (an
     attribute's value, a CSS address); else (running text) an address without a scheme
-    counts only with a dotted host name (``a //{{user}}`` in a sentence is not one)."""
+    counts only with a dotted host name (``a //{{user}}`` in a sentence is not one); there
+    its tabs and line breaks are dropped first, as a browser drops them from an address
+    (the offsets are then of that text: a caller of ``bare`` reports the attribute's line)."""
     out: list[tuple[int, str, str]] = []
     if "{{" not in text and not (groups and "$" in text):
         return out
+    if bare:
+        text = _no_tab_nl(text)
     remote, group, _, path = _rx()[:4]
     if bare and (variable := _variable_address(text, groups, group)) is not None:
         return [variable]

@@ -311,7 +311,17 @@ def _regex_out(s: Seen, i: int, out: Any, *, shown: bool) -> None:
     elif isinstance(out, str) and out:
         read_cbs(s, out, f"regex[{i}].out")
         if shown:
-            read_html(s, out, f"regex[{i}].out")
+            read_html(s, shown_out(out), f"regex[{i}].out")
+
+
+def shown_out(out: str) -> str:
+    """A regex script's output as RisuAI uses it (scripts.ts ``executeScript``: every
+    ``$n`` is a line break, ``replaceAll("$n", "\\n")``, before the replacement is made),
+    the line break written ``\\r``: the same to a browser (HTML reads a carriage return as
+    a line break, a URL drops it) and not counted as a line of the field, so that lines
+    stay those of the text as written.  (Its ``{{data}}`` -> ``$&`` does nothing: a ``$&``
+    in a replacement text is the text matched, ``{{data}}`` itself.)"""
+    return out.replace("$n", "\r") if "$n" in out else out
 
 
 #: the directives RisuAI takes out of a flag (scripts.ts: ``/<(.+?)>/g``)
