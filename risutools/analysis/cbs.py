@@ -144,6 +144,20 @@ def _split_top(body: str, sep: str = "::") -> list[str]:
     return parts
 
 
+#: RisuAI's display map (parser.svelte.ts ``risuUnescape``, run on a chat message's HTML
+#: after its Markdown, before DOMPurify): the characters CBS's display escapes give
+#: (``{{dec}}`` U+E9BE, ``{{decbo}}`` U+E9B8 ...) and ``{{#escape}}`` leaves, shown as these
+DISPLAY_UNESCAPE = {0xE9B8: "{", 0xE9B9: "}", 0xE9BA: "(", 0xE9BB: ")", 0xE9BC: "&lt;",
+                    0xE9BD: "&gt;", 0xE9BE: ":", 0xE9BF: ";"}
+_DISPLAY_ESCAPED = re.compile("[\ue9b8-\ue9bf]")
+
+
+def display_unescaped(text: str) -> str:
+    """``text`` as a chat message shows it (:data:`DISPLAY_UNESCAPE`); its line breaks are
+    those of ``text``."""
+    return text.translate(DISPLAY_UNESCAPE) if _DISPLAY_ESCAPED.search(text) else text
+
+
 def evaluated(text: str) -> str:
     """``text`` as RisuAI may run it when each of its tags gives nothing (a pattern:
     ``(a+)+{{blank}}$`` is ``(a+)+$``): :func:`strip_cbs`' text, ``text`` itself when it

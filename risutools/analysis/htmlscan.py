@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from html.entities import html5
 
-from risutools.analysis.cbs import strip_cbs
+from risutools.analysis.cbs import display_unescaped, strip_cbs
 from risutools.analysis.cssscan import css_urls
 from risutools.analysis.lualex import LineIndex
 from risutools.analysis.urlleaks import dynamic_urls, page_address_host, url_hosts
@@ -121,12 +121,18 @@ def url_scheme_text(value: str) -> str:
                                            "\x19\x1a\x1b\x1c\x1d\x1e\x1f ").lower()
 
 
-def scan_html(text: str, groups: bool = False) -> HtmlScan:
+def scan_html(text: str, groups: bool = False, unescape: bool = False) -> HtmlScan:
     """The script, handlers, ``javascript:`` URLs, active embeds, buttons, URL hosts and
     addresses built from chat data of ``text``, read as written and with its CBS tags
-    removed.  ``groups``: ``text`` is a regex script's output (``$1`` is the matched text)."""
+    removed.  ``groups``: ``text`` is a regex script's output (``$1`` is the matched text);
+    ``unescape``: ``text`` is shown as a chat message, RisuAI's display map applied
+    (:func:`~risutools.analysis.cbs.display_unescaped`: U+E9BE is ``:`` ...)."""
     out = HtmlScan()
-    if not isinstance(text, str) or ("<" not in text and "//" not in text and ":" not in text):
+    if not isinstance(text, str):
+        return out
+    if unescape:
+        text = display_unescaped(text)
+    if "<" not in text and "//" not in text and ":" not in text:
         return out
     lines = LineIndex(text)
     _Reader(out, lines.line, buttons=True, groups=groups).read(text, 0)

@@ -392,7 +392,7 @@ def background(s: Seen) -> None:
     if bg.strip():
         s.cap("ui.background", "backgroundEmbedding")
         read_cbs(s, bg, "backgroundEmbedding")
-        read_html(s, bg, "backgroundEmbedding")
+        read_html(s, bg, "backgroundEmbedding", chat=False)
 
 
 # -- declarations ----------------------------------------------------------------------------
