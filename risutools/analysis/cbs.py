@@ -119,6 +119,12 @@ def _tag(body: str, line: int) -> CbsTag:
     return CbsTag(_NAME_DROPS.sub("", parts[0].lower()), tuple(parts[1:]), line)
 
 
+def tag_of(body: str) -> CbsTag:
+    """The tag whose text between its braces is ``body`` (as :func:`scan_cbs` reads it;
+    line 0)."""
+    return _tag(body, 0)
+
+
 _SPLIT = {sep: re.compile(r"\{\{|\}\}|" + sep) for sep in ("::", ":")}
 #: what RisuAI drops from a tag's name (``replace(/[\s_-]/g, '')``)
 _NAME_DROPS = re.compile(r"[\s_-]+")

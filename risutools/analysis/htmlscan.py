@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from html.entities import html5
 
 from risutools.analysis.cbs import display_unescaped, strip_cbs
+from risutools.analysis.cbsfold import Folded, fold_cbs
 from risutools.analysis.cssscan import css_urls
 from risutools.analysis.lualex import LineIndex
 from risutools.analysis.urlleaks import dynamic_urls, page_address_host, url_hosts
@@ -121,18 +122,23 @@ def url_scheme_text(value: str) -> str:
                                            "\x19\x1a\x1b\x1c\x1d\x1e\x1f ").lower()
 
 
-def scan_html(text: str, groups: bool = False, unescape: bool = False) -> HtmlScan:
+def scan_html(text: str, groups: bool = False, unescape: bool = False,
+              visualize: bool = False) -> HtmlScan:
     """The script, handlers, ``javascript:`` URLs, active embeds, buttons, URL hosts and
-    addresses built from chat data of ``text``, read as written and with its CBS tags
-    removed.  ``groups``: ``text`` is a regex script's output (``$1`` is the matched text);
-    ``unescape``: ``text`` is shown as a chat message, RisuAI's display map applied
-    (:func:`~risutools.analysis.cbs.display_unescaped`: U+E9BE is ``:`` ...)."""
+    addresses built from chat data of ``text``, read as written, with its CBS tags
+    removed, and with the tags whose text is known folded into it
+    (:func:`~risutools.analysis.cbsfold.fold_cbs`: ``http{{u::3a}}//h``).  ``groups``:
+    ``text`` is a regex script's output (``$1`` is the matched text); ``unescape``: ``text``
+    is shown as a chat message, RisuAI's display map applied
+    (:func:`~risutools.analysis.cbs.display_unescaped`: U+E9BE is ``:`` ...);
+    ``visualize``: its CBS is evaluated for display (a chat message: ``{{file}}`` shows the
+    file's name)."""
     out = HtmlScan()
     if not isinstance(text, str):
         return out
     if unescape:
         text = display_unescaped(text)
-    if "<" not in text and "//" not in text and ":" not in text:
+    if "<" not in text and "//" not in text and ":" not in text and "{{" not in text:
         return out
     lines = LineIndex(text)
     _Reader(out, lines.line, buttons=True, groups=groups).read(text, 0)
@@ -143,6 +149,7 @@ def scan_html(text: str, groups: bool = False, unescape: bool = False) -> HtmlSc
                 k = bisect_right(starts, offset) - 1
                 return lines.line(origins[k] + offset - starts[k])
             _Reader(out, line_of, buttons=False, groups=groups).read(stripped, 0)
+        _read_folded(out, fold_cbs(text, visualize, unescape), lines, groups)
     for off, host, what in dynamic_urls(text, groups):
         _leak(out, (lines.line(off), host, what))
     for off, named in url_hosts(text):
@@ -159,6 +166,24 @@ def scan_html(text: str, groups: bool = False, unescape: bool = False) -> HtmlSc
     out.active_lines.sort()
     out.leaks.sort()
     return out
+
+
+def _read_folded(out: HtmlScan, folded: Folded, lines: LineIndex, groups: bool) -> None:
+    """The reading of a text whose known tags are folded (when any is): its tags, the
+    addresses built from chat data and the hosts of its running text (a tag's output at
+    the tag's line)."""
+    if not any(folded.produced):
+        return
+
+    def line_of(offset: int) -> int:
+        return lines.line(folded.origin(offset))
+    _Reader(out, line_of, buttons=False, groups=groups).read(folded.text, 0)
+    for off, host, what in dynamic_urls(folded.text, groups):
+        _leak(out, (line_of(off), host, what))
+    for off, named in url_hosts(folded.text):
+        if len(out.decoded_hosts) >= MAX_HOSTS:
+            break
+        out.decoded_hosts.append((named, line_of(off)))
 
 
 def _leak(out: HtmlScan, item: tuple[int, str, str]) -> None:

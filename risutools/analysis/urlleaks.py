@@ -117,9 +117,12 @@ def _decode_run(m: re.Match[str]) -> str:
 
 
 #: where an address is expected, a value that starts with a variable's value (the address
-#: itself is then the variable's: a remote one for all a reader knows)
-_VARIABLE_ADDRESS = re.compile(r"[\x00-\x20]*\{\{\s*(?:get_?var|get_?global_?var|"
-                               r"get_?temp_?var|temp_?var)\s*::[^{}]*\}\}", re.IGNORECASE)
+#: itself is then the variable's: a remote one for all a reader knows), or with the text of
+#: a decoder whose argument is not literal (``{{xordecrypt::{{getvar::k}}}}``, folded into
+#: ``{{\u2026}}``: :func:`~risutools.analysis.cbsfold.fold_cbs`)
+_VARIABLE_ADDRESS = re.compile(r"[\x00-\x20]*(?:\{\{\s*(?:get_?var|get_?global_?var|"
+                               r"get_?temp_?var|temp_?var)\s*::[^{}]*\}\}|\{\{\u2026\}\})",
+                               re.IGNORECASE)
 
 
 def _variable_address(text: str, groups: bool, group: re.Pattern[str]

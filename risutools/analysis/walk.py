@@ -364,7 +364,7 @@ def card_fields(s: Seen) -> None:
             if "{{" in text:
                 read_cbs(s, text, where, greeting=key in GREETINGS)
             if key in GREETINGS:  # shown in the chat as HTML, CBS or not
-                read_html(s, text, where)
+                read_html(s, text, where, visualize=True)
 
 
 def preset_prompts(s: Seen) -> None:

@@ -203,14 +203,17 @@ def _when_reads(s: Seen, t: CbsTag, ev: str) -> None:
             s.computed_use(scope, (prefix + pattern)[:200] or "*", "read", ev)
 
 
-def read_html(s: Seen, text: str, where: str, *, chat: bool = True) -> None:
+def read_html(s: Seen, text: str, where: str, *, chat: bool = True,
+              visualize: bool = False) -> None:
     """HTML RisuAI shows: script in it (``<script>``, handlers, ``javascript:`` URLs:
     RA301-RA303; documents embedded, redirects, base URLs and form actions: RA304), remote
     addresses built from chat data (RA305), its buttons and URL hosts.  ``chat``: shown in
     the chat (RisuAI's display map applied: ``ParseMarkdown``'s Markdown); the background
-    is shown without it (its ``'back'`` mode renders no Markdown)."""
+    is shown without it (its ``'back'`` mode renders no Markdown).  ``visualize``: a chat
+    message as written (a greeting), its CBS evaluated for display (Chat.svelte:
+    ``{{file}}`` shows the file's name, not its text)."""
     scan = scan_html(text, groups=where.startswith("regex[") and where.endswith(".out"),
-                     unescape=chat)
+                     unescape=chat, visualize=visualize)
     if (scan.script_lines or scan.handler_lines or scan.js_url_lines or scan.active_lines
             or scan.leaks):
         s.script_html.append((s.tick(), where, scan))
