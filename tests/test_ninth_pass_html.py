@@ -192,3 +192,24 @@ def test_decoding_is_bounded() -> None:
     assert folded.text.count("<b>") <= MAX_FOLDED // 3
     nested = "{{crypt::" * 60 + "x" * 100_000 + "}}" * 60  # each level within the budget
     assert len(fold_cbs(nested).text) <= MAX_FOLDED + len(nested)
+
+
+# ---- risu-btn read as HTML reads attributes ----------------------------------------------
+
+def test_risu_btn_in_any_case_and_unquoted() -> None:
+    a = module(backgroundEmbedding='<button RISU-BTN="buy">a</button>'
+               '<button risu-btn=sell>b</button>')
+    assert {"buy", "sell"} <= buttons(a)
+    assert "hook.manual" in a.hook_names()
+
+
+def test_risu_btn_inside_another_attributes_value_is_no_button() -> None:
+    a = module(backgroundEmbedding="<div data-x=\"risu-btn='zz'\">a</div>")
+    assert "zz" not in buttons(a)
+
+
+def test_risu_btn_in_a_lorebook_entry_in_any_case() -> None:
+    a = module(lorebook=[{"key": "k", "comment": "c", "content": "<b RISU-BTN=go>x</b>",
+                          "mode": "normal", "insertorder": 100, "alwaysActive": True,
+                          "secondkey": "", "selective": False}])
+    assert "go" in buttons(a)

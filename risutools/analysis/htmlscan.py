@@ -79,6 +79,9 @@ class HtmlScan:
     #: href, a form's action (RA304)
     active_lines: list[tuple[int, str]] = field(default_factory=list)
     risu_triggers: list[tuple[str, int]] = field(default_factory=list)
+    #: (value, line) of each ``risu-btn`` attribute with a value (its name in any case,
+    #: quoted or not, its value decoded: what RisuAI's ``getAttribute`` gives)
+    risu_btns: list[tuple[str, int]] = field(default_factory=list)
     url_hosts: list[tuple[str, int]] = field(default_factory=list)
     #: hosts of the addresses CSS loads (``url(...)``, ``@import``: cssscan) and of those in
     #: attribute values only their decoding shows (``https&#58;//h``), merged into
@@ -272,6 +275,9 @@ class _Reader:
         if trigger:  # (the whole value, as RisuAI's getAttribute gives it; CBS in it: "*")
             out.risu_triggers.append(("*" if "{{" in trigger else trigger,
                                       self._line(start, at_line)))
+        btn = values.get("risu-btn") if self.buttons and depth == 0 else None
+        if btn and len(out.risu_btns) < MAX_HOSTS:  # (Chat.svelte: an empty one calls nothing)
+            out.risu_btns.append((btn, self._line(start, at_line)))
 
     def _hosts(self, value: str, start: int, at_line: int | None) -> None:
         """The http(s) hosts of a decoded attribute value (at the tag's line)."""

@@ -65,6 +65,9 @@ MAX_LOAD_ROUNDS = 32
 _LITERAL = re.compile(r""""([^"'\\\n]{1,200})"|'([^"'\\\n]{1,200})'|\[\[([^\]\n]{1,200})\]\]""")
 #: the last statement of a chunk that returns a function (``return main``, ``return
 #: function``), read on the last 400 characters
+#: a button attribute in a lorebook entry's text (``risu-btn``, ``risu-trigger``; HTML reads
+#: an attribute's name in any case)
+_BUTTON_ATTRIBUTE = re.compile(r"risu-(?:btn|trigger)", re.IGNORECASE)
 _RETURNS = re.compile(r"\breturn\s+(function\b|[A-Za-z_]\w*)\s*;?\s*(?:--[^\n]*\s*)*$")
 
 
@@ -125,9 +128,9 @@ def _entry(s: Seen, i: int, content: str, fate: str | None, head: Head | None) -
         content = "\n" * content.count("\n", 0, head.body_at) + content[head.body_at:]
     if "{{" in content:
         read_cbs(s, content, f"lorebook[{i}].content")
-    if "risu-btn" in content or "risu-trigger" in content:
+    if _BUTTON_ATTRIBUTE.search(content):  # (an attribute's name in any case)
         scan = scan_html(content)
-        read_risu_buttons(s, content, f"lorebook[{i}].content")
+        read_risu_buttons(s, scan, f"lorebook[{i}].content")
         for fn, line in scan.risu_triggers:
             ev = f"lorebook[{i}].content line {line}"
             s.hook("hook.manual", ev)

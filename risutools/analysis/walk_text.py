@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 
 from risutools.analysis.cbs import NESTED, CbsTag, scan_cbs, strip_cbs
-from risutools.analysis.htmlscan import scan_html
-from risutools.analysis.lualex import LineIndex
+from risutools.analysis.htmlscan import HtmlScan, scan_html
 from risutools.analysis.regexcheck import (
     BacktrackRisk,
     Budget,
@@ -37,8 +36,6 @@ CBS_CALC = frozenset({"?", "calc"})
 #: into the chat, where ``runCurrentChatFunction`` parses it with ``runVar``: group.ts)
 GREETINGS = frozenset({"first_mes", "alternate_greetings", "group_only_greetings"})
 _CALC_VAR = re.compile(r"\$([A-Za-z0-9_]{1,200})")
-#: ``risu-btn="value"``: RisuAI calls the Lua global onButtonClick(id, value)
-_RISU_BTN = re.compile(r"""risu-btn\s*=\s*["']([^"'<>\n]{0,200})["']""", re.IGNORECASE)
 _CBS_IN_VALUE = re.compile(r"\{\{[^{}]{0,100}\}\}")
 
 
@@ -217,7 +214,7 @@ def read_html(s: Seen, text: str, where: str, *, chat: bool = True,
     if (scan.script_lines or scan.handler_lines or scan.js_url_lines or scan.active_lines
             or scan.leaks):
         s.script_html.append((s.tick(), where, scan))
-    read_risu_buttons(s, text, where)
+    read_risu_buttons(s, scan, where)
     for fn, line in scan.risu_triggers:
         ev = f"{where} line {line}"
         s.hook("hook.manual", ev)
@@ -227,18 +224,16 @@ def read_html(s: Seen, text: str, where: str, *, chat: bool = True,
         s.fact(s.urls, host, f"{where} line {line}")
 
 
-def read_risu_buttons(s: Seen, text: str, where: str) -> None:
-    """``risu-btn="value"`` attributes: a button RisuAI hands to the Lua global
-    ``onButtonClick(id, value)`` of whichever enabled module defines it (an entry point
-    of this module only when its own Lua defines it: see ``walk.button_entry``)."""
-    if "risu-btn" in text:
-        lines = None
-        for m in _RISU_BTN.finditer(text):
-            if lines is None:
-                lines = LineIndex(text)
-            ev = f"{where} line {lines.line(m.start())}"
-            s.hook("hook.manual", ev)
-            s.risu_btn_seen.append(ev)
-            value = _CBS_IN_VALUE.sub("*", m.group(1)).strip()
-            if value:
-                s.fact(s.buttons, value[:80], ev)
+def read_risu_buttons(s: Seen, scan: HtmlScan, where: str) -> None:
+    """``risu-btn="value"`` attributes (read by the tag reader: the name in any case, the
+    value quoted or not, never text inside another attribute's value): a button RisuAI
+    hands to the Lua global ``onButtonClick(id, value)`` of whichever enabled module
+    defines it (an entry point of this module only when its own Lua defines it: see
+    ``walk.button_entry``)."""
+    for value, line in scan.risu_btns:
+        ev = f"{where} line {line}"
+        s.hook("hook.manual", ev)
+        s.risu_btn_seen.append(ev)
+        shown = _CBS_IN_VALUE.sub("*", value).strip()
+        if shown:
+            s.fact(s.buttons, shown[:80], ev)
