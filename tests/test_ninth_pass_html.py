@@ -213,3 +213,18 @@ def test_risu_btn_in_a_lorebook_entry_in_any_case() -> None:
                           "mode": "normal", "insertorder": 100, "alwaysActive": True,
                           "secondkey": "", "selective": False}])
     assert "go" in buttons(a)
+
+
+# ---- HTML a tag builds from its arguments ------------------------------------------------
+
+def test_a_quote_in_a_button_argument_adds_a_handler() -> None:
+    a = regex_out('{{button::Go::go" onclick="fetch(1)}}')
+    assert "RA302" in rules(a)
+    assert buttons(a) == {"go"}  # (the attribute's value ends at the quote)
+    assert "RA302" in rules(regex_out('{{risu::1px" onerror="fetch(1)}}'))
+
+
+def test_a_plain_button_is_no_handler() -> None:
+    a = regex_out("{{button::Go::go}}{{risu::30}}")
+    assert "RA302" not in rules(a)
+    assert "go" in buttons(a)

@@ -4,7 +4,9 @@ sees of a text once RisuAI has evaluated them (cbs.ts).
 ``http{{u::3a}}//h`` is ``http://h``; ``{{dec}}`` is U+E9BE (a ``:`` once a chat message
 is shown: :data:`~risutools.analysis.cbs.DISPLAY_UNESCAPE`); ``{{br}}`` a line break;
 ``{{file::name::BASE64}}`` (outside a chat message's display) and ``{{xordecrypt::...}}``
-the text they decode.  A tag is folded only when its arguments are literal
+the text they decode; ``{{button::label::fn}}`` (``{{risu}}``, ``{{ruby}}``,
+``{{comment}}``) the markup it builds, its arguments in place, unescaped as RisuAI puts
+them.  A tag is folded only when its arguments are literal
 (a nested tag folded first counts as literal); any other tag is kept as written, so the
 readers still see chat data in it (``{{lastmessage}}``).  A decoder whose argument is not
 literal gives a text no reader knows: it becomes :data:`~risutools.analysis.cbs.NESTED`,
@@ -145,15 +147,18 @@ def _file(args: tuple[str, ...], visualize: bool) -> str | None:
     return _node_base64(args[1]).decode("utf-8", "replace")
 
 
-def _xordecrypt(args: tuple[str, ...], _: bool) -> str:
-    return _node_base64(args[0] if args else "").translate(_XOR_FF).decode(
-        "utf-8-sig", "replace")
+def _xordecrypt(args: tuple[str, ...], _: bool) -> str | None:
+    if not args:  # (Buffer.from(undefined) throws: the tag stays)
+        return None
+    return _node_base64(args[0]).translate(_XOR_FF).decode("utf-8-sig", "replace")
 
 
-def _crypt(args: tuple[str, ...], _: bool) -> str:
+def _crypt(args: tuple[str, ...], _: bool) -> str | None:
     """Each UTF-16 code unit shifted by the second argument (32768 when it is missing or
     not a number) modulo 65536."""
-    text = args[0] if args else ""
+    if not args:  # (undefined.length throws: the tag stays)
+        return None
+    text = args[0]
     shift = _js_number(args[1]) if len(args) > 1 and args[1] else math.nan
     shift = 32768.0 if math.isnan(shift) else shift
     table = {ord(c): _shifted(c, shift) for c in set(text)}
@@ -171,6 +176,29 @@ def _shifted(c: str, shift: float) -> str:
                    for u in units)
 
 
+def _button(args: tuple[str, ...], _: bool) -> str:
+    label = args[0] if args else "undefined"
+    fn = args[1] if len(args) > 1 else "undefined"
+    return f'<button class="button-default" risu-trigger="{fn}">{label}</button>'
+
+
+def _risu(args: tuple[str, ...], _: bool) -> str:
+    size = args[0] if args and args[0] else "45"
+    return f'<img src="/logo2.png" style="height:{size}px;width:{size}px" />'
+
+
+def _ruby(args: tuple[str, ...], _: bool) -> str:
+    base = args[0] if args else "undefined"
+    over = args[1] if len(args) > 1 else "undefined"
+    return f"<ruby>{base}<rp> (</rp><rt>{over}</rt><rp>) </rp></ruby>"
+
+
+def _comment(args: tuple[str, ...], visualize: bool) -> str:
+    if not visualize:
+        return ""
+    return f'<div class="risu-comment">{args[0] if args else "undefined"}</div>'
+
+
 def _fixed(text: str) -> Callable[[tuple[str, ...], bool], str | None]:
     return lambda args, _: text
 
@@ -186,6 +214,8 @@ _FOLD: dict[str, Callable[[tuple[str, ...], bool], str | None]] = {
     "unicodedecode": _unicodedecode, "fromhex": _fromhex,
     "file": _file, "xordecrypt": _xordecrypt, "xordecode": _xordecrypt, "xord": _xordecrypt,
     "crypt": _crypt, "crypto": _crypt, "caesar": _crypt, "encrypt": _crypt, "decrypt": _crypt,
+    "button": _button, "risu": _risu, "ruby": _ruby, "furigana": _ruby, "comment": _comment,
+    "hiddenkey": _fixed(""),
 }
 #: the display escapes (cbs.ts): a private-use character each, shown per DISPLAY_UNESCAPE
 #: (``{{:}}`` is none: RisuAI's matcher reads its name as empty)
@@ -203,8 +233,8 @@ for _text, _names in _ESCAPES.items():
     for _name in _names:
         _FOLD[_name] = _fixed(_text)
 #: tags whose output is fixed: folded whatever their arguments hold
-_FIXED = frozenset({"br", "newline", "blank", "none"} | {n for v in _ESCAPES.values()
-                                                         for n in v})
+_FIXED = frozenset({"br", "newline", "blank", "none", "hiddenkey"}
+                   | {n for v in _ESCAPES.values() for n in v})
 #: tags that decode a text: one whose argument is not literal gives an unknown text
 DECODERS = frozenset({"file", "xordecrypt", "xordecode", "xord", "crypt", "crypto", "caesar",
                       "encrypt", "decrypt"})

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from risutools.analysis.cbs import NESTED, CbsTag, scan_cbs, strip_cbs
-from risutools.analysis.htmlscan import HtmlScan, scan_html
+from risutools.analysis.htmlscan import HtmlScan, decode_refs, scan_html
 from risutools.analysis.regexcheck import (
     BacktrackRisk,
     Budget,
@@ -170,11 +170,20 @@ def _cbs_tag(s: Seen, t: CbsTag, where: str, greeting: bool = False) -> None:
             s.cap("chat_state_kv", ev)
             s.state_use("chat", m.group(1), "read", ev)
     elif t.name == "button":
-        fn = t.literal_arg(1)
+        fn = button_trigger(t.literal_arg(1))
         s.hook("hook.manual", ev)
         if fn:
             s.fact(s.buttons, fn, ev)
             s.named_buttons.append((fn, ev))
+
+
+def button_trigger(arg: str | None) -> str | None:
+    """The trigger a ``{{button::label::arg}}`` names: cbs.ts puts ``arg`` unescaped in
+    ``risu-trigger="..."``, so the name is what the attribute's value holds (up to a
+    quote, character references decoded), what RisuAI's ``getAttribute`` gives."""
+    if not arg or ('"' not in arg and "&" not in arg):
+        return arg
+    return decode_refs(arg.partition('"')[0])
 
 
 def _when_reads(s: Seen, t: CbsTag, ev: str) -> None:
