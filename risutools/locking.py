@@ -143,9 +143,8 @@ def _open_lock_file(path: str) -> int:
             raise RisuError(Code.NOT_A_FILE, "the lock file is a symbolic link; risutools never "
                             "follows it (remove it: the lock file is made on the first write)",
                             path=display_path(path)) from None
-        with contextlib.suppress(OSError):  # (a socket cannot be opened at all: ENXIO)
-            if not stat.S_ISREG(os.lstat(path).st_mode):
-                raise _not_regular(path) from None
+        if exc.errno == errno.ENXIO:  # (a socket cannot be opened at all)
+            raise _not_regular(path) from None
         raise
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
