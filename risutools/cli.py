@@ -124,7 +124,9 @@ def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
     result's code (``--exit-zero``: findings do not fail; 2, could not run, stays)."""
     command = _command(name)
     try:  # a value out of its choices, range or form: the option's usage error
-        refuse_output_on_input(params, how, getattr(command, "reads_file", None))
+        before = getattr(command, "reads_before", None)  # (what it will find to read: a
+        refuse_output_on_input(params, how, getattr(command, "reads_file", None),  # catalog
+                               (lambda: before(params)) if before is not None else None)
         options = command.Options(**params)
         check_report_path(how.get("output"), how.pop("formats", ()))
         check_report_path(how.get("report"))

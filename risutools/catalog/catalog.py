@@ -51,12 +51,12 @@ from risutools.printable import quoted
 from risutools.rowspool import pack, unpack
 from risutools.safeio import FileRefused, check_inside, require_folder
 from risutools.settings import lifecycle
-from risutools.settings.catalog import FACTS_DIR, LOG_NAME, CatalogSettings
+from risutools.settings.catalog import FACTS_DIR, LOG_NAME, REPLAYS_DIR, CatalogSettings
 from risutools.settings.config import Settings, find_settings_file, load_settings_file
 
 LOCK_NAME = ".risutools.lock"
 #: what marks a catalog folder (``facts/``: what ``ingest`` writes next to the documents)
-MARKERS = (LOG_NAME, "approvals", ".risutools.yaml", ".risutools.yml", "notes", "replays",
+MARKERS = (LOG_NAME, "approvals", ".risutools.yaml", ".risutools.yml", "notes", REPLAYS_DIR,
            FACTS_DIR)
 
 
@@ -473,7 +473,7 @@ class Catalog:
 
     @property
     def replays_dir(self) -> Path:
-        return self.root / "replays"
+        return self.root / REPLAYS_DIR
 
     @property
     def lock_path(self) -> Path:

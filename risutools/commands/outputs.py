@@ -21,7 +21,7 @@ from risutools.catalog.catalog import MARKERS, find_root
 from risutools.contract.loaders import load_file, not_a_component
 from risutools.errors import RisuError
 from risutools.formats.reader import detect
-from risutools.settings.catalog import CACHE_DIR
+from risutools.settings.catalog import CACHE_DIR, REPLAYS_DIR
 from risutools.settings.config import Settings
 
 #: the names of a catalog's own files and folders: a file so named, or inside a folder so
@@ -43,6 +43,13 @@ def reads_file(path: str) -> bool:
         return False
     out = load_file(path, from_folder=True)
     return bool(out.documents) and not_a_component(out.documents[0].doc) is None
+
+
+def report_replaces(path: str) -> bool:
+    """:func:`reads_file` for a command that writes replay reports: a file in a catalog's
+    ``replays/`` is a report an earlier run left (written again), anything else as
+    :func:`reads_file` says."""
+    return Path(path).parent.name != REPLAYS_DIR and reads_file(path)
 
 
 def implicit_inputs(paths: Iterable[str | Path | None], cfg: Settings | None

@@ -10,6 +10,14 @@ from risutools.formats.unpack import pack
 from risutools.targets import check_target
 
 
+def reads_file(path: str) -> bool:
+    """Whether packing the folder that holds ``path`` may read it (cli asks it): any file of
+    it (its manifest names the module and asset files anywhere in it; a folder without one
+    gives ``module.json`` and the assets it lists), so ``pack DIR -o DIR/assets/a.png
+    --force`` never replaces an asset it packs."""
+    return True
+
+
 @dataclass(frozen=True)
 class Options:
     src: str

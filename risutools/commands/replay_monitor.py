@@ -9,11 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from risutools.commands.outputs import implicit_inputs, report_replaces
 from risutools.commands.replay_run import refuse_invalid_component
 from risutools.replay.api import catalog_section, report_paths, run_monitor, write_report_files
 from risutools.replay.component import load_component
 from risutools.targets import check_target
 
+#: a file the command reads (cli asks it): a report in replays/ is written again
+reads_file = report_replaces
 
 @dataclass(frozen=True)
 class Options:
@@ -35,6 +38,13 @@ class Monitored:
 
     def exit_code(self) -> int:
         return 0
+
+
+def reads_before(params: dict[str, Any]) -> tuple[str, ...]:
+    """The catalog the command will read its ``replay:`` section from (the document's,
+    else the fixture's), asked before it runs: ``-o`` never names a file of it."""
+    start = params.get("component") or params.get("fixture")
+    return implicit_inputs([start], None) if isinstance(start, str) else ()
 
 
 def run(opts: Options) -> Monitored:

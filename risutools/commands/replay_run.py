@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from risutools.catalog.catalog import refuse_outside_own_catalog
 from risutools.catalog.evidence import evidence_writer
+from risutools.commands.outputs import implicit_inputs, report_replaces
 from risutools.contract.schema import mc100
 from risutools.contract.validate import validate_document
 from risutools.errors import Code, DocumentError
@@ -19,6 +20,8 @@ from risutools.replay.verdicts import PASSED
 from risutools.settings.config import resolve_settings
 from risutools.targets import check_target
 
+#: a file the command reads (cli asks it): a report in replays/ is written again
+reads_file = report_replaces
 
 @dataclass(frozen=True)
 class Options:
@@ -44,6 +47,15 @@ class Replayed:
         """0 passed (or nothing to replay); 1 failed or nothing checked."""
         report = self.outcome.report
         return 0 if report is None or report["summary"]["verdict"] == PASSED else 1
+
+
+def reads_before(params: dict[str, Any]) -> tuple[str, ...]:
+    """What the command will read besides its command line, asked before it runs (it writes
+    its reports as it runs): the catalog the document is in (its ``replay:`` section, and
+    with ``--update`` its log), so ``-o`` never names a file of it (``transitions.ndjson``,
+    another document: :func:`~risutools.commands.outputs.reads_file`)."""
+    component = params.get("component")
+    return implicit_inputs([component], None) if isinstance(component, str) else ()
 
 
 def refuse_invalid_component(path: str) -> None:

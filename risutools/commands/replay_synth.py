@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from risutools.commands.outputs import implicit_inputs
+from risutools.commands.outputs import reads_file as reads_file  # (cli asks it)
 from risutools.replay.synth import synthesize, write_synth
 from risutools.targets import check_target
 
@@ -25,6 +27,15 @@ class Options:
 
     def __post_init__(self) -> None:
         check_target(self.output, folder=False)
+
+
+def reads_before(params: dict[str, Any]) -> tuple[str, ...]:
+    """The catalog the output would be written in, asked before the fixture is written: a
+    fixture never replaces a file of it (its configuration, ``transitions.ndjson``,
+    ``notes/``..., a component document, a Risu file: :func:`~risutools.commands.outputs.
+    reads_file`), as a report never replaces a file its command reads."""
+    output = params.get("output")
+    return implicit_inputs([output], None) if isinstance(output, str) else ()
 
 
 @dataclass

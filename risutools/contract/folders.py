@@ -10,7 +10,7 @@ from pathlib import Path
 
 from risutools.pathnames import excluded
 from risutools.safeio import FileRefused, check_inside
-from risutools.settings.catalog import LOG_NAME
+from risutools.settings.catalog import LOG_NAME, REPLAYS_DIR
 
 JSON_EXTS = (".json",)
 YAML_EXTS = (".yaml", ".yml")
@@ -18,7 +18,7 @@ NDJSON_EXTS = (".ndjson", ".jsonl")
 DOC_EXTS = JSON_EXTS + YAML_EXTS + NDJSON_EXTS
 
 # Catalog folders and files that hold other things than component documents.
-SKIP_DIRS = frozenset({"approvals", "facts", "notes", "replays", "node_modules", "__pycache__"})
+SKIP_DIRS = frozenset({"approvals", "facts", "notes", REPLAYS_DIR, "node_modules", "__pycache__"})
 SKIP_FILES = frozenset({LOG_NAME, "pyproject.toml"})
 
 

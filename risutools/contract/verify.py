@@ -52,7 +52,7 @@ from risutools.safeio import (
     open_regular,
     require_folder,
 )
-from risutools.settings.catalog import NOTES_SOURCE_VERSION
+from risutools.settings.catalog import NOTES_SOURCE_VERSION, REPLAYS_DIR
 from risutools.settings.config import Settings
 
 CONTAINER_SUFFIXES = (".charx", ".zip", ".jpeg", ".jpg", ".png")
@@ -197,7 +197,7 @@ def _catalog_root(ctx: VerifyContext, ld: LoadedDocument) -> Path | None:
             # that has replays/ or notes/
             d = search_start(start)
             while True:
-                if (d / "replays").is_dir() or (d / "notes").is_dir():
+                if (d / REPLAYS_DIR).is_dir() or (d / "notes").is_dir():
                     root = d
                     break
                 if (d / ".git").exists() or d.parent == d:
@@ -375,7 +375,7 @@ def mc203(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
     want = hex_of(ref.sha256)
     fixture = ref.source_id[len("replay:"):] if ref.source_id.startswith("replay:") else ""
     root = _catalog_root(ctx, ld)
-    replays = root / "replays" if root is not None else None
+    replays = root / REPLAYS_DIR if root is not None else None
     if root is not None and replays is not None and not stays_in(root, replays):
         _record(ctx, info, ld, mc203, ref, "mismatch", f"{_rel(replays)} leads outside the "
                 "catalog and is not read; make replays/ a folder of the catalog")

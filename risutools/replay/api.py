@@ -38,6 +38,7 @@ from risutools.replay.run import (
 from risutools.replay.spool import Spool
 from risutools.replay.verdicts import NOT_CHECKED, PASSED
 from risutools.safeio import check_inside
+from risutools.settings.catalog import REPLAYS_DIR
 from risutools.settings.config import find_settings_file, load_settings
 from risutools.settings.replay import ReplayConfig, load_replay_config
 
@@ -76,7 +77,7 @@ def default_report_path(component_path: Path, component_id: str, fixture_name: s
                             "is not a plain name, and the replay report would be named after "
                             "it; fix the id, or name the report with -o",
                             path=show_name(str(component_path)))
-    out = component_path.parent / "replays" / f"{component_id}--{fixture_name}.json"
+    out = component_path.parent / REPLAYS_DIR / f"{component_id}--{fixture_name}.json"
     # (a replays/ that is a link leading out of the document's folder is never written:
     # outside-catalog, one line; -o names a report anywhere, the user's word)
     check_inside(component_path.parent, out, "the document's folder")

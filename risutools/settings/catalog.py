@@ -15,6 +15,8 @@ from risutools.pathnames import real_path
 #: the folder of a catalog where ``ingest`` writes each component's facts summary
 #: (``facts/<component_id>.json``, written by the projection, read by the review)
 FACTS_DIR = "facts"
+#: the folder of a catalog (beside a document) that holds its replay reports
+REPLAYS_DIR = "replays"
 #: the catalog's transition log (append-only NDJSON, one line a recorded step)
 LOG_NAME = "transitions.ndjson"
 #: the folder of what `ingest` keeps between its runs (its cache: the catalog's own)
