@@ -7,7 +7,9 @@
   before they run (they write as they run), and a report written again in ``replays/``
   stays allowed;
 * ``pack DIR -o DIR/assets/a.png --force`` (or ``-o DIR/module.json``) replaced a file it
-  packs with the ``.risum``: any file inside the folder packed is one it may read.
+  packs with the ``.risum``: any file inside the folder packed is one it may read;
+* ``replay synth --name ../../x`` was refused as ``--output`` with "write fewer messages":
+  the option at fault is ``--name``, and no size advice.
 """
 
 from __future__ import annotations
@@ -89,3 +91,10 @@ def test_pack_never_replaces_a_file_of_the_folder_it_packs(tmp_path: Path,
     assert done.returncode == 2, done.stdout + done.stderr
     assert "is also read by the command" in done.stderr
     assert {p: p.read_bytes() for p in d.rglob("*") if p.is_file()} == before
+
+
+def test_synth_names_the_name_option_at_fault(tmp_path: Path) -> None:
+    done = run_cli("replay", "synth", "--seed", "1", "--messages", "3", "--name", "../../x",
+                   "-o", tmp_path / "a.ndjson")
+    assert done.returncode == 2 and "--name" in done.stderr, done.stderr
+    assert "fewer messages" not in done.stderr and not (tmp_path / "a.ndjson").exists()

@@ -258,6 +258,9 @@ def write_synth(data: dict[str, Any], path: str | Path) -> int:
         try:
             stream_fixture_bytes(blob, str(path))
         except ConfigError as exc:
+            if exc.where == "name":  # (the option at fault: --name, no size advice)
+                raise UsageError("--name", f"replay would refuse a fixture so named "
+                                 f"({exc.why}): nothing written") from None
             why = f"{exc.where}: {exc.why}" if exc.where else exc.why
     if why:
         streamed = Path(path).suffix.lower() in (".ndjson", ".jsonl")
