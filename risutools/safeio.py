@@ -48,7 +48,8 @@ class FileRefused(RisuError):
     """A path that :func:`open_regular` / :func:`read_regular` would not read."""
 
 
-def _kind(mode: int) -> str:
+def kind_of(mode: int) -> str:
+    """What a file of ``mode`` is, said as a line says it (``a FIFO (named pipe)``)."""
     if stat.S_ISCHR(mode):
         return "a character device"
     if stat.S_ISBLK(mode):
@@ -78,7 +79,7 @@ def _check_mode(path: str | os.PathLike[str], st: os.stat_result, limit: int | N
     if not stat.S_ISREG(st.st_mode):
         raise FileRefused(
             Code.NOT_A_FILE,
-            f"is {_kind(st.st_mode)}{_link_note(path)}, not a regular file; risutools reads "
+            f"is {kind_of(st.st_mode)}{_link_note(path)}, not a regular file; risutools reads "
             "regular files only",
             path=shown,
         )
@@ -131,7 +132,7 @@ def require_folder(path: str | os.PathLike[str], what: str = "") -> None:
         mode = os.stat(path).st_mode
     except OSError as exc:
         raise _os_refusal(path, exc) from None
-    kind = "a file" if stat.S_ISREG(mode) else _kind(mode)
+    kind = "a file" if stat.S_ISREG(mode) else kind_of(mode)
     raise RisuError(Code.NOT_A_DIRECTORY, f"is {kind}, not a folder" if kind[0] == "a"
                     else "is not a folder", path=shown)
 
@@ -151,7 +152,7 @@ def file_problem(path: str | os.PathLike[str], what: str = "") -> RisuError | No
         return RisuError(Code.UNREADABLE, f"cannot look at it: {exc}{note}", path=shown)
     if stat.S_ISREG(mode):
         return None
-    kind = "a folder" if stat.S_ISDIR(mode) else _kind(mode)
+    kind = "a folder" if stat.S_ISDIR(mode) else kind_of(mode)
     return RisuError(Code.NOT_A_FILE, f"is {kind}, not a file{note}" if kind[0] == "a"
                      else f"is not a regular file{note}", path=shown)
 

@@ -22,12 +22,16 @@ its fix:
 * a document whose ``source_refs`` held only its curator notes' entry (no digest of the
   module it came from) passed ``validate`` and every gate up to ``approved`` ("1 source
   digest verified"): MC102 says ``source_refs[0]`` is the Risu attachment, never the
-  notes' entry.
+  notes' entry;
+* a FIFO (or a device, a socket) named ``x.risum`` in an ingest's source folder was passed
+  over in silence, where a file so named is "never passed over": a failed source,
+  ``not-a-file``, exit 1, never opened.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 from pathlib import Path
@@ -203,3 +207,18 @@ def test_a_document_whose_only_digest_is_its_notes_is_refused(tmp_path: Path) ->
                    cwd=cat).returncode == 0
     done = run_cli("promote", MOOD, "--to", "pending_human_review", cwd=cat)
     assert done.returncode == 1 and "FAIL  contract     MC102" in done.stdout, done.stdout
+
+
+# ---- a FIFO named as a Risu file in an ingest's sources -----------------------------------
+
+def test_a_fifo_named_as_a_risu_file_is_a_failed_source(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(ROOT / "fixtures" / "sources" / "174678332_context-cutter.risum", src)
+    os.mkfifo(src / "x.risum")
+    os.mkfifo(src / "notes.txt")  # (not named as a Risu file: not one of the sources)
+    done = run_cli("ingest", src, "-o", tmp_path / "cat", "-q")
+    assert done.returncode == 1, done.stdout + done.stderr
+    said = done.stdout + done.stderr
+    assert "x.risum: not-a-file: is a FIFO (named pipe)" in said and "notes.txt" not in said
+    assert (tmp_path / "cat" / f"{CUTTER}.json").is_file()

@@ -15,7 +15,7 @@ from risutools.errors import RisuError
 from risutools.formats import detect, named_as_risu
 from risutools.fsio import display_path
 from risutools.pathnames import real_path
-from risutools.safeio import FoundFile
+from risutools.safeio import FoundFile, kind_of
 
 #: what ``known`` answers for a file the cache recorded as not a Risu file (no format)
 NOT_RISU = ""
@@ -114,7 +114,11 @@ def _walk_found(
         try:
             for entry in sorted(files, key=_entry_name):
                 name = entry.name
-                if name.startswith(".") or not _regular(top, entry, prefix, unlisted):
+                if name.startswith("."):
+                    continue
+                if not _regular(top, entry, prefix, unlisted):
+                    if named_as_risu(name):  # (RisuAI would read it by its name: said)
+                        _not_a_file(top, fd, entry, prefix, unlisted)
                     continue
                 st = _lstat_in(fd, entry)
                 if st is not None and stat.S_ISREG(st.st_mode):  # (else gone, or no file now)
@@ -209,6 +213,17 @@ def _lstat_in(fd: int | None, entry: os.DirEntry[str]) -> os.stat_result | None:
 
 def _entry_name(entry: os.DirEntry[str]) -> str:
     return entry.name
+
+
+def _not_a_file(top: str, fd: int | None, entry: os.DirEntry[str], prefix: str,
+                unlisted: list[tuple[str, str]]) -> None:
+    """A file named as a Risu file that is a FIFO, a device or a socket (not a link, not a
+    folder): never opened, never passed over in silence."""
+    st = None if entry.is_symlink() else _lstat_in(fd, entry)
+    if st is not None and not stat.S_ISDIR(st.st_mode) and not stat.S_ISREG(st.st_mode):
+        unlisted.append((prefix + entry.name,
+                         f"{display_path(os.path.join(top, entry.name))}: not-a-file: is "
+                         f"{kind_of(st.st_mode)}, named as a Risu file; not read"))
 
 
 def _regular(top: str, entry: os.DirEntry[str], prefix: str,
