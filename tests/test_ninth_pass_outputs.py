@@ -98,3 +98,11 @@ def test_synth_names_the_name_option_at_fault(tmp_path: Path) -> None:
                    "-o", tmp_path / "a.ndjson")
     assert done.returncode == 2 and "--name" in done.stderr, done.stderr
     assert "fewer messages" not in done.stderr and not (tmp_path / "a.ndjson").exists()
+
+
+def test_a_replay_report_left_beside_the_document_is_written_again(cat: Path) -> None:
+    """A report an earlier run wrote in the catalog's folder (read there as a document by a
+    folder walk) is written again by the replay that wrote it."""
+    for _ in range(2):
+        done = run_cli("replay", "run", "seed.json", "-x", FIXTURE, "-o", "r.json", cwd=cat)
+        assert done.returncode == 0, done.stderr

@@ -21,7 +21,7 @@ from risutools.catalog.catalog import MARKERS, find_root
 from risutools.contract.loaders import load_file, not_a_component
 from risutools.errors import RisuError
 from risutools.formats.reader import detect
-from risutools.settings.catalog import CACHE_DIR, REPLAYS_DIR
+from risutools.settings.catalog import CACHE_DIR, REPLAY_REPORT, REPLAYS_DIR
 from risutools.settings.config import Settings
 
 #: the names of a catalog's own files and folders: a file so named, or inside a folder so
@@ -47,9 +47,13 @@ def reads_file(path: str) -> bool:
 
 def report_replaces(path: str) -> bool:
     """:func:`reads_file` for a command that writes replay reports: a file in a catalog's
-    ``replays/`` is a report an earlier run left (written again), anything else as
-    :func:`reads_file` says."""
-    return Path(path).parent.name != REPLAYS_DIR and reads_file(path)
+    ``replays/``, or a replay report anywhere, is a report an earlier run left (written
+    again), anything else as :func:`reads_file` says."""
+    if Path(path).parent.name == REPLAYS_DIR or not reads_file(path):
+        return False
+    out = load_file(path, from_folder=True)
+    doc = out.documents[0].doc if len(out.documents) == 1 else None
+    return not (isinstance(doc, dict) and doc.get("report") == REPLAY_REPORT)
 
 
 def implicit_inputs(paths: Iterable[str | Path | None], cfg: Settings | None

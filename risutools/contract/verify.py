@@ -52,7 +52,7 @@ from risutools.safeio import (
     open_regular,
     require_folder,
 )
-from risutools.settings.catalog import NOTES_SOURCE_VERSION, REPLAYS_DIR
+from risutools.settings.catalog import NOTES_SOURCE_VERSION, REPLAY_REPORT, REPLAYS_DIR
 from risutools.settings.config import Settings
 
 CONTAINER_SUFFIXES = (".charx", ".zip", ".jpeg", ".jpg", ".png")
@@ -118,7 +118,7 @@ class SourceRef(NamedTuple):
     @property
     def is_replay(self) -> bool:
         """A replay report (MC203), not a source file (MC202)."""
-        return self.source_id.startswith("replay:") or self.source_version == "replay-report-v1"
+        return self.source_id.startswith("replay:") or self.source_version == REPLAY_REPORT
 
 
 def verify_paths(

@@ -26,11 +26,12 @@ from risutools.errors import Code, DocumentError
 from risutools.fsio import atomic_write
 from risutools.jsonlines import detect_indent, patch_values
 from risutools.safeio import read_or_raise
+from risutools.settings.catalog import REPLAY_REPORT
 from risutools.targets import os_error_line
 from risutools.values import MAX_DOCUMENT_BYTES, decode_text, parse_value
 from risutools.yamlpatch import patch_yaml_values
 
-REPLAY_SOURCE_VERSION = "replay-report-v1"
+REPLAY_SOURCE_VERSION = REPLAY_REPORT
 
 
 @dataclass

@@ -54,10 +54,11 @@ from risutools.replay.spool import (
     indented_pieces,
 )
 from risutools.replay.verdicts import FAILED, NOT_CHECKED, PASSED, summary_verdict
+from risutools.settings.catalog import REPLAY_REPORT
 from risutools.settings.lifecycle import base_sha256
 from risutools.settings.replay import ReplayConfig
 
-REPORT_TAG = "replay-report-v1"
+REPORT_TAG = REPLAY_REPORT
 CUTTER_CAPS = ("context.anchor_continuity", "context.protected_roles", "context.token_budget")
 MONITOR_CAP = "context.monitor"
 SIM_CUTTER = "context-cutter"

@@ -15,6 +15,9 @@ from risutools.pathnames import real_path
 #: the folder of a catalog where ``ingest`` writes each component's facts summary
 #: (``facts/<component_id>.json``, written by the projection, read by the review)
 FACTS_DIR = "facts"
+#: the format a replay report names (its ``report``; the ``source_version`` of the
+#: ``source_refs`` entry that records one)
+REPLAY_REPORT = "replay-report-v1"
 #: the folder of a catalog (beside a document) that holds its replay reports
 REPLAYS_DIR = "replays"
 #: the catalog's transition log (append-only NDJSON, one line a recorded step)
