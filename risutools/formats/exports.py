@@ -69,6 +69,19 @@ def classify_object(obj: dict[str, Any]) -> str | None:
     return classify(keys)
 
 
+def module_object(obj: dict[str, Any]) -> dict[str, Any]:
+    """The module a ``json-module`` object (or a module object) holds: the inner object of
+    the ``{"module": {...}, "type": "risuModule"}`` wrapper (the decoded main block of a
+    ``.risum``: ``type`` risuModule, a ``module`` object, and no ``name`` or ``id`` of its
+    own), else the object itself.  The one rule: every reader and ``pack`` use it, so
+    ``pack`` never packs a module other than the one ``inspect`` shows."""
+    inner = obj.get("module")
+    if (obj.get("type") == "risuModule" and isinstance(inner, dict)
+            and "name" not in obj and "id" not in obj):
+        return inner
+    return obj
+
+
 def normalise(obj: dict[str, Any], fmt: str) -> tuple[dict[str, Any], ComponentType]:
     """Return (module data, component type) for an export of format ``fmt``."""
     if fmt == "json-card":
@@ -76,10 +89,7 @@ def normalise(obj: dict[str, Any], fmt: str) -> tuple[dict[str, Any], ComponentT
     if fmt == "json-preset":  # a preset saved as JSON: read as the decoded .risup would be
         return obj, "preset"
     if fmt == "json-module":
-        inner = obj.get("module")
-        if isinstance(inner, dict) and "name" not in obj and "id" not in obj:
-            return inner, "module"
-        return obj, "module"
+        return module_object(obj), "module"
     if fmt in ("json-lorebook", "json-regex"):
         target = "lorebook" if fmt == "json-lorebook" else "regex"
         items = obj.get("data")

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 from risutools.errors import Code, FormatError
 from risutools.formats import charx, rpack
+from risutools.formats.exports import module_object
 from risutools.formats.files import open_regular, read_to_bound
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.reader import MAX_JSON_BYTES, detect, read_path
@@ -294,15 +295,17 @@ def _load_json(path: Path, what: str) -> dict[str, Any]:
 
 
 def _module_of(obj: dict[str, Any], where: str) -> dict[str, Any]:
-    inner = obj.get("module")
-    if isinstance(inner, dict) and obj.get("type") == "risuModule" and "name" not in obj:
-        return inner
-    if obj.get("type") in (None, "risuModule") and isinstance(obj.get("name"), str):
-        return obj
+    """The module of a module JSON: the one every reader takes (:func:`module_object`),
+    when it is a module with a ``name``."""
+    module = module_object(obj)
+    if module is not obj or (obj.get("type") in (None, "risuModule")
+                             and isinstance(obj.get("name"), str)):
+        return module
     raise FormatError(
         Code.PACK_INVALID_INPUT,
         'expected a module object (with "name"), a {"type": "risuModule", ...} export or '
-        'the {"module": {...}, "type": "risuModule"} wrapper',
+        'the {"module": {...}, "type": "risuModule"} wrapper (one with a "name" or "id" '
+        "of its own is read as the module itself, by every command)",
         where=where,
     )
 
