@@ -5,6 +5,11 @@
   ``inspect``, ``project`` and ``ingest`` read the outer object: one rule
   (``exports.module_object``) now says which object is the module, for every reader and
   ``pack``.
+* ``pack`` wrote a ``.risum`` its own reader refuses: a manifest listing more than
+  ``risum.MAX_ASSETS`` (65,536) asset files packed (exit 0) and ``inspect`` then said
+  ``too-large``.  Every bound the reader enforces is now met before anything is written:
+  the main block's by reading it back, the frames' (their number, each one's u32 length)
+  from the manifest and the files' sizes.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import pytest
 from harness import run_cli
 
 from risutools.formats.reader import read_path
+from risutools.formats.risum import MAX_ASSETS
 
 # ---- pack takes the module every reader takes ---------------------------------------------
 
@@ -48,3 +54,46 @@ def test_pack_packs_the_module_inspect_reads(tmp_path: Path, outer: dict[str, An
         return
     (back,) = read_path(str(packed))
     assert back.data == read.data
+
+
+# ---- pack never writes a .risum its reader refuses ----------------------------------------
+
+def _folder(tmp: Path, files: list[str], module: dict[str, Any] | None = None) -> Path:
+    folder = tmp / "f"
+    (folder / "assets").mkdir(parents=True)
+    (folder / "assets" / "a.bin").write_bytes(b"A")
+    (folder / "module.json").write_text(json.dumps(module or {"name": "m", "id": "x"}), "utf-8")
+    (folder / "manifest.json").write_text(json.dumps({
+        "manifest": "risutools-unpack-1", "component_type": "module", "module": "module.json",
+        "assets": [{"file": f} for f in files]}), "utf-8")
+    return folder
+
+
+def test_pack_refuses_more_asset_frames_than_the_reader_takes(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, ["assets/a.bin"] * (MAX_ASSETS + 1))
+    out = tmp_path / "o.risum"
+    done = run_cli("pack", folder, "-o", out)
+    assert done.returncode == 2, done.stdout
+    assert f"/assets/{MAX_ASSETS}/file: too-large: " in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and not out.exists()
+
+
+def test_pack_of_as_many_frames_as_the_reader_takes_is_read_back(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, ["assets/a.bin"] * MAX_ASSETS)
+    out = tmp_path / "o.risum"
+    assert run_cli("pack", folder, "-o", out).returncode == 0
+    (back,) = read_path(str(out))
+    assert len(back.assets) == MAX_ASSETS
+
+
+def test_pack_refuses_an_asset_past_a_frame_before_writing(tmp_path: Path) -> None:
+    """The frame's u32 length was checked only as the frame was reached (the assets before
+    it streamed first, and the refusal said "exceeds 4 GiB"); it is now checked first, from
+    the file's size (a sparse file: nothing read), naming the size and the bound."""
+    folder = _folder(tmp_path, ["assets/a.bin", "assets/big.bin"])
+    with open(folder / "assets" / "big.bin", "wb") as fp:
+        fp.truncate(2**32)  # (a frame's length is a u32)
+    out = tmp_path / "o.risum"
+    done = run_cli("pack", folder, "-o", out)
+    assert done.returncode == 2 and ": too-large: asset 1 of " in done.stderr, done.stderr
+    assert not out.exists() and not list(tmp_path.glob("*.tmp*"))

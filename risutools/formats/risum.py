@@ -33,6 +33,8 @@ VERSION = 0
 MAX_MAIN_BYTES = 64 * 1024 * 1024
 #: most asset frames / ``module.assets`` entries accepted (each costs an object)
 MAX_ASSETS = 65536
+#: largest asset frame (its length is a u32)
+MAX_FRAME_BYTES = 0xFFFFFFFF
 #: decoded bytes kept from the start of every asset for type sniffing
 HEAD_BYTES = 16
 CHUNK = 1 << 20
@@ -483,8 +485,9 @@ def risum_head(module: dict[str, Any]) -> bytes:
 
 def asset_head(size: int, what: str) -> bytes:
     """The bytes that open an asset frame of ``size`` bytes (its RPack bytes follow)."""
-    if size > 0xFFFFFFFF:
-        raise FormatError(Code.TOO_LARGE, f"{what} exceeds 4 GiB")
+    if size > MAX_FRAME_BYTES:
+        raise FormatError(Code.TOO_LARGE, f"{what} of {size} bytes exceeds the {MAX_FRAME_BYTES} "
+                          "bytes an asset frame can hold (its length is a u32)")
     return b"\x01" + _U32.pack(size)
 
 

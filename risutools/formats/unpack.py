@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import sys
 import unicodedata
 from collections.abc import Iterator
@@ -30,7 +31,14 @@ from risutools.formats.exports import module_object
 from risutools.formats.files import open_regular, read_to_bound
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.reader import MAX_JSON_BYTES, detect, read_path
-from risutools.formats.risum import RISUM_END, asset_head, read_risum_bytes, risum_head
+from risutools.formats.risum import (
+    MAX_ASSETS,
+    MAX_FRAME_BYTES,
+    RISUM_END,
+    asset_head,
+    read_risum_bytes,
+    risum_head,
+)
 from risutools.fsio import atomic_write, write_many
 from risutools.pathnames import real_path
 from risutools.printable import json_text
@@ -422,6 +430,13 @@ def _manifest_assets(manifest: dict[str, Any], manifest_path: Path, root: Path
                 f"asset {gap} has no file but asset {i} does: frames would be out of step",
                 path=str(manifest_path), where=f"/assets/{gap}/file",
             )
+        if len(blobs) == MAX_ASSETS:  # (the reader's bound on frames: checked before writing)
+            raise FormatError(
+                Code.TOO_LARGE,
+                f"the manifest lists more than {MAX_ASSETS} asset files; a .risum holds at "
+                f"most {MAX_ASSETS} asset frames (its reader refuses more)",
+                path=str(manifest_path), where=f"/assets/{i}/file",
+            )
         blobs.append(AssetFile(_inside(root, rel), f"asset {i}"))
     return blobs
 
@@ -455,9 +470,23 @@ def asset_pieces(asset: AssetFile) -> Iterator[bytes]:
                           path=str(asset.path))
 
 
+def _check_sizes(assets: list[AssetFile]) -> None:
+    """Each asset file within the bytes a frame can hold, before anything is written (a
+    file past it would be refused as its frame is reached, after the ones before it were
+    streamed; one that grows past it meanwhile is refused then, by :func:`asset_head`)."""
+    for asset in assets:
+        try:
+            st = os.stat(asset.path)
+        except OSError:  # (reported when it is read, as every file's error is)
+            continue
+        if stat.S_ISREG(st.st_mode) and st.st_size > MAX_FRAME_BYTES:
+            asset_head(st.st_size, asset.what)
+
+
 def pack(src: str | os.PathLike[str], out: str | os.PathLike[str], *, force: bool = False) -> int:
     """Write ``out`` (.risum) from ``src``; returns the number of bytes written."""
     module, assets = pack_inputs(src)
+    _check_sizes(assets)
     head = risum_head(module)
     try:  # (a module within the bounds as JSON may pass them once wrapped and indented:
         read_risum_bytes(head + RISUM_END)  # a .risum its own reader, and every reader,
