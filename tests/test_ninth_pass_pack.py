@@ -97,3 +97,36 @@ def test_pack_refuses_an_asset_past_a_frame_before_writing(tmp_path: Path) -> No
     done = run_cli("pack", folder, "-o", out)
     assert done.returncode == 2 and ": too-large: asset 1 of " in done.stderr, done.stderr
     assert not out.exists() and not list(tmp_path.glob("*.tmp*"))
+
+
+# ---- a manifest that does not list the module's assets ------------------------------------
+
+@pytest.mark.parametrize("entries", [None, [], [{"file": "assets/a.bin"}]])
+def test_pack_refuses_a_manifest_without_the_modules_assets(tmp_path: Path,
+                                                            entries: list[Any] | None) -> None:
+    module = {"name": "m", "id": "x", "assets": [["a", "", "bin"], ["b", "", "bin"]]}
+    folder = _folder(tmp_path, [], module)
+    manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
+    if entries is None:
+        del manifest["assets"]
+    else:
+        manifest["assets"] = entries
+    (folder / "manifest.json").write_text(json.dumps(manifest), "utf-8")
+    out = tmp_path / "o.risum"
+    done = run_cli("pack", folder, "-o", out)
+    assert done.returncode == 2 and "/assets: pack-assets-missing: " in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and not out.exists()
+    (folder / "manifest.json").unlink()  # (the same folder without a manifest: refused too)
+    done = run_cli("pack", folder, "-o", out)
+    assert done.returncode == 2 and "pack-assets-missing" in done.stderr
+
+
+def test_an_asset_without_data_still_packs_as_unpack_wrote_it(tmp_path: Path) -> None:
+    """(Not a refusal: an entry with ``file: null`` is an asset the source had no frame for.)"""
+    module = {"name": "m", "id": "x", "assets": [["a", "", "bin"], ["b", "", "bin"]]}
+    folder = _folder(tmp_path, ["assets/a.bin"], module)
+    manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
+    manifest["assets"].append({"file": None})
+    (folder / "manifest.json").write_text(json.dumps(manifest), "utf-8")
+    done = run_cli("pack", folder, "-o", tmp_path / "o.risum")
+    assert done.returncode == 0, done.stderr

@@ -347,7 +347,9 @@ def pack_inputs(src: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Asset
     # module.json is the module object exactly as read (unknown fields and all, for
     # lorebook/regex exports too): it is packed verbatim, never re-interpreted.
     module = _load_json(_inside(root, rel_module), "module.json")
-    return module, _manifest_assets(manifest, manifest_path, root)
+    assets = _manifest_assets(manifest, manifest_path, root)
+    _check_mapped(module, manifest, manifest_path)
+    return module, assets
 
 
 def _module_file(p: Path) -> dict[str, Any]:
@@ -439,6 +441,22 @@ def _manifest_assets(manifest: dict[str, Any], manifest_path: Path, root: Path
             )
         blobs.append(AssetFile(_inside(root, rel), f"asset {i}"))
     return blobs
+
+
+def _check_mapped(module: dict[str, Any], manifest: dict[str, Any], manifest_path: Path
+                  ) -> None:
+    """Every asset the module lists has its manifest entry (``unpack`` writes one each, with
+    ``file: null`` for an asset without data): a manifest without them, or with fewer,
+    would drop the assets silently, as a folder without a manifest is refused for."""
+    listed, entries = module.get("assets"), manifest.get("assets", [])
+    if isinstance(listed, list) and len(listed) > len(entries):
+        raise FormatError(
+            Code.PACK_ASSETS_MISSING,
+            f"module.json lists {len(listed)} asset(s) but manifest.json has "
+            f"{len(entries) or 'no'} asset entr{'y' if len(entries) == 1 else 'ies'}: "
+            "the assets not listed would be dropped (list each with its file, as unpack does)",
+            path=str(manifest_path), where="/assets",
+        )
 
 
 #: bytes of an asset file read, encoded and written at a time by ``pack``
