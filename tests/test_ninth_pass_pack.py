@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -130,3 +131,47 @@ def test_an_asset_without_data_still_packs_as_unpack_wrote_it(tmp_path: Path) ->
     (folder / "manifest.json").write_text(json.dumps(manifest), "utf-8")
     done = run_cli("pack", folder, "-o", tmp_path / "o.risum")
     assert done.returncode == 0, done.stderr
+
+
+# ---- what is no regular file is named as every command names it ---------------------------
+
+def _error(line: str) -> str:
+    """``code: why`` of a one-line refusal (the path before it is each command's own)."""
+    lines = line.strip().splitlines()
+    assert len(lines) == 1, line
+    return lines[0].split(": ", 2)[2]
+
+
+@pytest.mark.parametrize("case", ["fifo", "dev-zero", "manifest-fifo", "bare-module-fifo"])
+def test_pack_names_what_is_no_file_as_inspect_does(tmp_path: Path, case: str) -> None:
+    folder = tmp_path / "f"
+    folder.mkdir()
+    (folder / "module.json").write_text('{"name": "m", "id": "x"}', "utf-8")
+    src = read = tmp_path / "m.json"
+    if case == "fifo":
+        os.mkfifo(src)
+    elif case == "dev-zero":
+        src.symlink_to("/dev/zero")
+    elif case == "manifest-fifo":
+        src = read = folder / "manifest.json"
+        os.mkfifo(src)
+    else:
+        (folder / "module.json").unlink()
+        os.mkfifo(folder / "module.json")
+        src, read = folder, folder / "module.json"
+    done = run_cli("pack", src, "-o", tmp_path / "o.risum")
+    seen = run_cli("inspect", read)
+    assert done.returncode == seen.returncode == 2
+    assert _error(done.stderr) == _error(seen.stderr), (done.stderr, seen.stderr)
+    assert _error(done.stderr).startswith("not-a-file: is a ")
+
+
+def test_a_bare_folders_module_json_linked_out_of_it_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere.json").write_text('{"name": "m", "id": "x"}', "utf-8")
+    folder = tmp_path / "f"
+    folder.mkdir()
+    (folder / "module.json").symlink_to(tmp_path / "elsewhere.json")
+    out = tmp_path / "o.risum"
+    done = run_cli("pack", folder, "-o", out)
+    assert done.returncode == 2 and "module.json: outside-target: " in done.stderr, done.stderr
+    assert not out.exists()

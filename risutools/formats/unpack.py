@@ -42,7 +42,7 @@ from risutools.formats.risum import (
 from risutools.fsio import atomic_write, write_many
 from risutools.pathnames import real_path
 from risutools.printable import json_text
-from risutools.safeio import sha256_regular
+from risutools.safeio import is_regular, sha256_regular
 from risutools.targets import check_target, make_folder, os_error_line
 
 MANIFEST = "manifest.json"
@@ -329,14 +329,14 @@ def pack_inputs(src: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Asset
     """The module and the asset files described by an unpacked folder, manifest or module
     JSON (the files are read as they are packed: :func:`asset_pieces`)."""
     p = Path(src)
-    if p.is_file() and p.name != MANIFEST:
-        return _module_file(p), []
-    root = real_path(p.parent if p.is_file() else p)
-    if not root.is_dir():
-        if os.path.lexists(p):  # (a link to nothing: a loop, or its target gone)
-            raise FormatError(Code.UNREADABLE, "a symbolic link that leads nowhere (a loop, "
-                              "or its target missing)", path=str(src))
+    folder = p.is_dir()  # (a name too long raises here: the command's one line says so)
+    if not folder and not os.path.lexists(p):
         raise FormatError(Code.NOT_FOUND, "no such folder or file", path=str(src))
+    if not folder and (p.name != MANIFEST or not is_regular(p)):
+        # (a module JSON; or what is no regular file -- a FIFO, a device, a link to nothing
+        # or a loop -- opened as every command opens a file, which names what it is)
+        return _module_file(p), []
+    root = real_path(p if folder else p.parent)
     if not os.path.lexists(root / MANIFEST):
         return _bare_folder(root, src), []
     # (read only inside the folder, and only as a regular file: a link out of it is refused
@@ -368,14 +368,15 @@ def _module_file(p: Path) -> dict[str, Any]:
 
 def _bare_folder(root: Path, src: str | os.PathLike[str]) -> dict[str, Any]:
     """The module of a folder without manifest.json: its module.json (and no asset)."""
-    if not (root / "module.json").is_file():
+    if not os.path.lexists(root / "module.json"):  # (one that is no file: named when read)
         raise FormatError(
             Code.PACK_INVALID_INPUT,
             "the folder has neither manifest.json nor module.json (pack a folder written "
             "by `risutools unpack`, or a module JSON file)",
             path=str(src),
         )
-    module = _module_of(_load_json(root / "module.json", "module.json"), "module.json")
+    module = _module_of(_load_json(_inside(root, "module.json", "read"), "module.json"),
+                        "module.json")
     if isinstance(module.get("assets"), list) and module["assets"]:
         raise FormatError(
             Code.PACK_ASSETS_MISSING,
