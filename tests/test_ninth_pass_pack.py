@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from harness import run_cli
 
+from risutools.errors import RisuError
 from risutools.formats.reader import read_path
-from risutools.formats.risum import MAX_ASSETS
+from risutools.formats.risum import MAX_ASSETS, write_risum
+from risutools.formats.unpack import _write_all
 
 # ---- pack takes the module every reader takes ---------------------------------------------
 
@@ -175,3 +178,53 @@ def test_a_bare_folders_module_json_linked_out_of_it_is_refused(tmp_path: Path) 
     done = run_cli("pack", folder, "-o", out)
     assert done.returncode == 2 and "module.json: outside-target: " in done.stderr, done.stderr
     assert not out.exists()
+
+
+# ---- names long in bytes ------------------------------------------------------------------
+
+PNG = b"\x89PNG\r\n\x1a\n"
+LONG = ["\U0001D400" * 70, "\uac00" * 79 + ".txt", "\U0001D400" * 90 + ".mydata", "e\u0301" * 60]
+
+
+def test_unpack_writes_assets_whose_names_are_long_in_bytes(tmp_path: Path) -> None:
+    names = [*LONG, LONG[0], LONG[0].lower()]  # (duplicates: -2, -3)
+    module = {"name": "m", "id": "x", "assets": [[n, "", ""] for n in names]}
+    src = tmp_path / "m.risum"
+    blobs = [PNG + bytes([i]) for i in range(len(names))]
+    src.write_bytes(write_risum(module, blobs))
+    out = tmp_path / "out"
+    done = run_cli("unpack", src, "-o", out)
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+    files = [e["file"] for e in manifest["assets"]]
+    assert [(out / f).read_bytes() for f in files] == blobs
+    assert len({f.lower() for f in files}) == len(files)
+    assert all(len(Path(f).name.encode()) <= 223 for f in files), files
+    assert files[1].endswith(".txt.png") and files[2].endswith(".mydata.png")  # (kept whole)
+    assert run_cli("pack", out, "-o", tmp_path / "re.risum").returncode == 0
+    assert (tmp_path / "re.risum").read_bytes() == src.read_bytes()
+
+
+def test_unpack_writes_card_members_whose_names_are_long_in_bytes(tmp_path: Path) -> None:
+    card = tmp_path / "c.charx"
+    with zipfile.ZipFile(card, "w") as z:
+        z.writestr("card.json", json.dumps({"spec": "chara_card_v3", "spec_version": "3.0",
+                                            "data": {"name": "C"}}))
+        for i, name in enumerate(LONG):
+            z.writestr(f"assets/{name}.png", PNG + bytes([i]))
+    out = tmp_path / "out"
+    done = run_cli("unpack", card, "-o", out)
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+    files = [e["file"] for e in manifest["card_assets"]]
+    assert len(files) == len(LONG) and all(f.endswith(".png") for f in files), files
+    assert [(out / f).read_bytes() for f in files] == [PNG + bytes([i]) for i in range(4)]
+
+
+def test_a_write_the_system_refuses_is_unwritable(tmp_path: Path) -> None:
+    """(The error said ``unreadable: the operating system refused the path`` and named the
+    temp file.)"""
+    with pytest.raises(RisuError) as got:
+        _write_all(tmp_path, {"assets/" + "a" * 300: b"x"}, {}, False)
+    assert got.value.code == "unwritable", got.value
+    assert "a" * 300 in str(got.value) and ".risutools-tmp-" not in str(got.value)

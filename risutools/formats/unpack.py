@@ -39,8 +39,8 @@ from risutools.formats.risum import (
     read_risum_bytes,
     risum_head,
 )
-from risutools.fsio import atomic_write, write_many
-from risutools.pathnames import real_path
+from risutools.fsio import TMP_MARK, atomic_write, write_many
+from risutools.pathnames import real_path, show_name
 from risutools.printable import json_text
 from risutools.safeio import is_regular, sha256_regular
 from risutools.targets import check_target, make_folder, os_error_line
@@ -77,17 +77,45 @@ def sniff_ext(head: bytes) -> str:
     return "bin"
 
 
+#: bytes a file name ``unpack`` writes may take: NAME_MAX (255) less what the writer's temp
+#: file adds to it first (``"." + name + TMP_MARK + "<pid>-<8 hex>"``, a pid of 7 digits)
+NAME_BYTES = 255 - len(f".{TMP_MARK}4194304-01234567")
+#: bytes of a sanitised name: room left for a ``_`` prefix, a ``-N`` suffix and an extension
+SANITISED_BYTES = NAME_BYTES - 24
+
+
+def _cut_utf8(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` bytes of UTF-8, on a character boundary."""
+    raw = text.encode("utf-8", "surrogatepass")
+    return text if len(raw) <= limit else raw[:limit].decode("utf-8", "ignore")
+
+
+def _capped(name: str, max_len: int) -> str:
+    """``name`` within ``max_len`` characters and :data:`SANITISED_BYTES` bytes, its
+    extension (up to 10 characters after the last dot) kept when the rest is cut."""
+    if len(name) <= max_len and len(name.encode("utf-8", "surrogatepass")) <= SANITISED_BYTES:
+        return name
+    stem, dot, ext = name.rpartition(".")
+    if not dot or not stem or len(ext) > 10:
+        stem, ext = name, ""
+    keep = len(ext) + 1 if ext else 0
+    stem = _cut_utf8(stem[:max_len - keep], SANITISED_BYTES - len(ext.encode()) - keep)
+    return f"{stem}.{ext}" if ext else stem
+
+
 def sanitise(name: str, *, fallback: str = "asset", max_len: int = 80) -> str:
     """A safe single path component: letters/digits (any script), ``-``, ``_``, ``.``.
 
     Directory parts are dropped (only the last component of ``a/../b`` is kept),
-    leading dots are removed, Windows device names are prefixed.
+    leading dots are removed, Windows device names are prefixed; at most ``max_len``
+    characters and :data:`SANITISED_BYTES` bytes of UTF-8 (a file name is bounded in bytes:
+    70 four-byte letters made a name no file system takes).
     """
     base = name.replace("\\", "/").split("/")[-1]
     base = unicodedata.normalize("NFC", base)
     chars = [c if (c.isalnum() or c in "-_. ") else "_" for c in base]
     clean = "".join(chars).strip(" .")
-    clean = clean.replace(" ", "_")[:max_len].strip("._")
+    clean = _capped(clean.replace(" ", "_"), max_len).strip("._")
     if not clean:
         clean = fallback
     if clean.split(".")[0].lower() in _RESERVED:
@@ -111,6 +139,10 @@ class _Names:
         self.next: dict[tuple[str, str], int] = {}
 
     def take(self, stem: str, ext: str) -> str:
+        """A name for ``stem.ext`` not taken yet (``stem-N.ext``), at most :data:`NAME_BYTES`
+        bytes of UTF-8 whatever ``stem`` and ``ext`` are: the stem is cut to leave room."""
+        ext = _cut_utf8(ext, 16)
+        stem = _cut_utf8(stem, NAME_BYTES - len(ext.encode("utf-8", "surrogatepass")) - 9)
         candidate = f"{stem}.{ext}" if ext else stem
         key = (stem.lower(), ext.lower())
         n = self.next.get(key, 2)
@@ -266,10 +298,10 @@ def _write_all(root: Path, files: dict[str, bytes], manifest: dict[str, Any], fo
         atomic_write(plan[MANIFEST], _json_bytes(manifest), expect_absent=not force)
     except (NotADirectoryError, IsADirectoryError) as exc:  # (what is in the way, named)
         raise os_error_line(exc, root) from None
-    except (FileExistsError, PermissionError) as exc:
-        raise FormatError(
-            Code.UNWRITABLE, f"cannot write {exc.filename}: {exc.strerror}", path=str(root)
-        ) from None
+    except OSError as exc:  # (a name too long names the file it would have had, not its temp)
+        name = exc.filename2 if exc.filename2 is not None else exc.filename
+        raise FormatError(Code.UNWRITABLE, f"cannot write {show_name(os.fspath(name))}: "
+                          f"{exc.strerror or exc}", path=str(root)) from None
 
 
 # -- pack ----------------------------------------------------------------------
