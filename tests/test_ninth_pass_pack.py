@@ -228,3 +228,17 @@ def test_a_write_the_system_refuses_is_unwritable(tmp_path: Path) -> None:
         _write_all(tmp_path, {"assets/" + "a" * 300: b"x"}, {}, False)
     assert got.value.code == "unwritable", got.value
     assert "a" * 300 in str(got.value) and ".risutools-tmp-" not in str(got.value)
+
+
+# ---- the post id's rule, stated -----------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("post_id, given", [("9" * 300, "300 digits"), ("12a", "'12a'")])
+def test_a_bad_post_id_is_refused_with_its_rule(post_id: str, given: str) -> None:
+    src = ROOT / "fixtures" / "sources" / "181550920_display-theme.risum"
+    done = run_cli("project", src, "--post-id", post_id)
+    assert done.returncode == 2
+    assert f"post id must be 1 to 20 digits (0-9), not {given}" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

@@ -133,7 +133,9 @@ def _checked_arguments(lang: str, post_id: str | None) -> str | None:
     if post_id is not None:
         post_id = str(post_id).strip()
         if not _POST_ID.match(post_id):
-            raise UsageError("--post-id", f"post id must be digits, not {post_id[:40]!r}")
+            given = (f"{len(post_id)} digits" if post_id.isascii() and post_id.isdigit()
+                     else repr(post_id[:40]))
+            raise UsageError("--post-id", f"post id must be 1 to 20 digits (0-9), not {given}")
     return post_id
 
 
