@@ -35,6 +35,8 @@ _ENTRY_ASSIGN = re.compile(rf"{_ENTRIES}(?:\s*(?:=[^=]|,|(\())|[\"']\s*\]\s*(?:=
 def may_assign_entries(code: str) -> bool:
     """Whether ``code`` may set an entry point by assignment (a pre-filter)."""
     for m in _ENTRY_ASSIGN.finditer(code):
+        if m.start() and (code[m.start() - 1].isalnum() or code[m.start() - 1] == "_"):
+            continue  # (the end of another name: ``sessionInput,``)
         if m.group(1) is None:
             return True
         i = m.start() - 1  # (the blanks before it: each run read once, for one name after it)
