@@ -31,6 +31,7 @@ from risutools.analysis.luaflow import (
     unreached,
 )
 from risutools.analysis.luafold import MAX_FOLDS, fold_argument, names_in
+from risutools.analysis.luahtml import may_hold_html, read_lua_html
 from risutools.analysis.lualex import (
     LineIndex,
     assignment_counts,
@@ -173,6 +174,8 @@ class _Script:
         for host, line in scan.url_hosts:
             s.fact(s.urls, host, f"{where} line {line}")
         self.buttons()
+        if may_hold_html(self.code):  # (HTML its strings write: what RisuAI shows)
+            s.script_html.extend((s.tick(), where, h) for h in read_lua_html(self.code))
         self.named_listeners()
         for call in scan.calls:
             for c in self.resolved(call):
