@@ -16,7 +16,12 @@
 * HTML a Lua script writes in its strings (an ``editDisplay`` listener's return, what
   ``addChat`` puts in a message: RisuAI shows it) was never read as HTML: an
   ``<img src="https://h/?q=" .. data`` sent the message to ``h`` and an ``onerror`` ran,
-  both unseen (RA305, RA302).
+  both unseen (RA305, RA302);
+* (a quick pass over the new readers) a CBS tag with a long number (``{{u::`` and 256
+  ``f``, ``{{unicodedecode::0x...}}``, ``{{crypt::a::0x...}}``) escaped ``analyze`` as an
+  OverflowError; ``{{crypt}}``'s shift was read by a pattern that split a run of digits
+  every way (20,000 digits: 5 s) and at any length; ``print(package) local listenEdit``
+  raised AttributeError (the function table asked for before it was set).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from __future__ import annotations
 import pytest
 from analysis_support import lua
 
-from risutools.analysis import analyze
+from risutools.analysis import analyze, cbsfold
 from risutools.analysis.luaentries import may_assign_entries
 from risutools.formats.model import Module
 
@@ -174,3 +179,47 @@ def test_html_a_lua_script_writes_is_read(code: str, rule: str, line: int) -> No
 def test_html_a_lua_script_writes_without_script_or_data_is_quiet(code: str) -> None:
     rules = {f["rule"] for f in lua(code).to_dict()["findings"]}
     assert not rules & {"RA301", "RA302", "RA303", "RA304", "RA305"}, rules
+
+
+def _regex_out(out: str) -> dict[str, object]:
+    return analyze(Module({"name": "x", "id": "x", "regex": [
+        {"comment": "r", "in": "(.+)", "out": out, "type": "editdisplay", "flag": "g",
+         "ableFlag": False}]})).to_dict()
+
+
+@pytest.mark.parametrize("out", [
+    "{{u::" + "f" * 256 + "}}",
+    "{{fromhex::" + "f" * 300 + "}}",
+    "{{unicodedecode::0x" + "f" * 300 + "}}",
+    "{{unicodedecode::0b" + "1" * 1100 + "}}",
+    "{{crypt::a::0x" + "f" * 300 + "}}",
+])
+def test_a_long_number_in_a_cbs_tag_is_read(out: str) -> None:
+    assert "findings" in _regex_out(out)
+
+
+def test_cbs_numbers_are_read_as_javascript_reads_them() -> None:
+    assert cbsfold._js_parse_int16("f" * 255) < float("inf")  # (2**1020: a double)
+    assert cbsfold._js_parse_int16("1" + "0" * 256) == float("inf")
+    assert cbsfold._js_number("0b" + "1" * 1023) < float("inf")
+    assert cbsfold._js_number("0b" + "1" * 1024) == float("inf")
+    assert (cbsfold._js_number("12."), cbsfold._js_number("1.5e2")) == (12.0, 150.0)
+
+
+def test_a_crypt_shift_past_the_bound_is_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[int] = []
+    real = cbsfold._js_number
+
+    def counted(text: str) -> float:
+        seen.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(cbsfold, "_js_number", counted)
+    _regex_out("{{crypt::a::" + "1" * 20_000 + "x}}")
+    assert max(seen, default=0) <= cbsfold.MAX_NUMBER_TEXT
+
+
+@pytest.mark.parametrize("code", ["print(package) local listenEdit",
+                                  "local x = package.loaded local listenEdit = 1"])
+def test_a_script_that_reads_names_and_declares_a_host_name_is_read(code: str) -> None:
+    assert "findings" in lua(code).to_dict()

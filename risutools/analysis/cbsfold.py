@@ -43,7 +43,9 @@ _BRACES = re.compile(r"\{\{|\}\}")
 _JS_SPACE = " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007" \
     "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _HEX = re.compile(r"[0-9A-Fa-f]+")
-_JS_NUMBER = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+#: (each run of digits read one way only: ``[0-9]+\.?[0-9]*`` split a run every way, and a
+#: failing match of n digits took n**2 steps)
+_JS_NUMBER = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
 _JS_RADIX = re.compile(r"0(?:[xX]([0-9A-Fa-f]+)|[oO]([0-7]+)|[bB]([01]+))")
 _BASE64_OUT = re.compile(r"[^A-Za-z0-9+/\-_]+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -79,8 +81,19 @@ def _js_parse_int16(text: str) -> float:
     m = _HEX.match(t)
     if m is None:
         return math.nan
-    digits = m.group().lstrip("0") or "0"
-    return sign * (math.inf if len(digits) > 256 else float(int(digits, 16)))
+    return sign * _as_float(m.group(), 16)
+
+
+def _as_float(digits: str, base: int) -> float:
+    """The number ``digits`` write in ``base``, as JavaScript's doubles hold it (past the
+    largest one: infinity, never an integer of more than about 1,024 bits made)."""
+    digits = digits.lstrip("0") or "0"
+    if (len(digits) - 1) * (base - 1).bit_length() >= 1_024:  # (at least 2**1024)
+        return math.inf
+    try:
+        return float(int(digits, base))
+    except OverflowError:  # (2**1024 - 1 rounds past the largest double)
+        return math.inf
 
 
 def _js_number(text: str) -> float:
@@ -91,7 +104,7 @@ def _js_number(text: str) -> float:
     radix = _JS_RADIX.fullmatch(t)
     if radix is not None:
         hexa, octal, binary = radix.groups()
-        return float(int(hexa or octal or binary, 16 if hexa else 8 if octal else 2))
+        return _as_float(hexa or octal or binary, 16 if hexa else 8 if octal else 2)
     return float(t) if _JS_NUMBER.fullmatch(t) else math.nan
 
 
@@ -159,7 +172,8 @@ def _crypt(args: tuple[str, ...], _: bool) -> str | None:
     if not args:  # (undefined.length throws: the tag stays)
         return None
     text = args[0]
-    shift = _js_number(args[1]) if len(args) > 1 and args[1] else math.nan
+    shift = _js_number(args[1]) if len(args) > 1 and args[1] \
+        and len(args[1]) <= MAX_NUMBER_TEXT else math.nan
     shift = 32768.0 if math.isnan(shift) else shift
     table = {ord(c): _shifted(c, shift) for c in set(text)}
     out = text.translate(table)

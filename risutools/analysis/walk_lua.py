@@ -149,9 +149,9 @@ class _Script:
         self.decl_sites: set[int] = set()  # names read where they are declared
         self.decls: dict[tuple[str, int], int] | None = None  # decl_index
         self.decl_names: set[str] = set()  # the names in it
-        self.reach_all = self.looks_up_names()
-        self.table: FunctionTable | None = None  # made when first needed
+        self.table: FunctionTable | None = None  # made when first needed (looks_up_names)
         self.loop_values: dict[str, tuple[str, ...]] | None = None  # (loops)
+        self.reach_all = self.looks_up_names()
         self.dead: list[Fn] = []  # functions nothing reaches
         self.dead_spans: Spans | None = None  # their extents (is_dead)
         self.dead_lines: tuple[list[int], list[int]] | None = None  # their lines (is_dead_line)
