@@ -91,6 +91,11 @@ class HtmlScan:
     #: :func:`~risutools.analysis.urlleaks.dynamic_urls`), each once
     leaks: list[tuple[int, str, str]] = field(default_factory=list)
 
+    def flagged(self) -> bool:
+        """Whether it found what the checks of shown HTML report (RA301-RA305)."""
+        return bool(self.script_lines or self.handler_lines or self.js_url_lines
+                    or self.active_lines or self.leaks)
+
 
 def decode_refs(value: str) -> str:
     """``value`` with its character references decoded as a browser decodes an attribute

@@ -97,8 +97,7 @@ def read_lua_html(code: str) -> Iterator[HtmlScan]:
     finds script or an address built from a value (what the checks of shown HTML read)."""
     for line, text in html_strings(code):
         scan = scan_html(text, unescape=True)
-        if scan.script_lines or scan.handler_lines or scan.js_url_lines \
-                or scan.active_lines or scan.leaks:
+        if scan.flagged():
             yield _at_line(scan, line - 1)
 
 

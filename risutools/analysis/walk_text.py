@@ -220,8 +220,7 @@ def read_html(s: Seen, text: str, where: str, *, chat: bool = True,
     ``{{file}}`` shows the file's name, not its text)."""
     scan = scan_html(text, groups=where.startswith("regex[") and where.endswith(".out"),
                      unescape=chat, visualize=visualize)
-    if (scan.script_lines or scan.handler_lines or scan.js_url_lines or scan.active_lines
-            or scan.leaks):
+    if scan.flagged():
         s.script_html.append((s.tick(), where, scan))
     read_risu_buttons(s, scan, where)
     for fn, line in scan.risu_triggers:
