@@ -350,7 +350,12 @@ def _regex_flags(s: Seen, i: int, r: dict[str, Any]) -> tuple[str, set[str]]:
 # -- text RisuAI shows -----------------------------------------------------------------------
 
 def card_fields(s: Seen) -> None:
-    """CBS in a card's greetings, description and prompt fields (``cardFields``)."""
+    """CBS in a card's greetings, description and prompt fields (``cardFields``); the HTML
+    of its greetings and of its creator's notes (``creatorNotes``: shown as written, their
+    CBS never evaluated)."""
+    notes = s.module.data.get("creatorNotes")
+    if isinstance(notes, str):
+        read_html(s, notes, "card.creator_notes")
     fields = s.module.data.get("cardFields")
     if not isinstance(fields, dict):
         return

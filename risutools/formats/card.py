@@ -28,6 +28,10 @@ CARD_SPECS = ("chara_card_v3", "chara_card_v2")
 CBS_FIELDS = ("description", "personality", "scenario", "first_mes", "mes_example",
               "system_prompt", "post_history_instructions", "alternate_greetings",
               "group_only_greetings")
+#: the card field RisuAI shows as HTML without evaluating its CBS: the creator's notes
+#: (``CreatorQuote.svelte`` above the chat and the character's page: ``ParseMarkdown`` with
+#: no character, so Markdown and HTML, no CBS), kept as ``creatorNotes``
+NOTES_FIELD = "creator_notes"
 
 
 
@@ -65,6 +69,8 @@ def card_module_data(card: dict[str, Any],
     fields = {k: data[k] for k in CBS_FIELDS if isinstance(data.get(k), (str, list))}
     if fields:
         out["cardFields"] = fields
+    if isinstance(data.get(NOTES_FIELD), str):
+        out["creatorNotes"] = data[NOTES_FIELD]
     return out
 
 

@@ -1,0 +1,57 @@
+"""A tenth pass over the readers, the checks and the catalog (stop 64): each test reproduces
+a defect found by reading RisuAI's source or by fuzzing, and fails before its fix.
+
+- A card's creator notes (``creator_notes``): RisuAI shows them above the chat and on the
+  character's page as HTML (``CreatorQuote.svelte`` -> ``MultiLangDisplay`` ->
+  ``ParseMarkdown`` with no character: Markdown and HTML, no CBS), but the analyser never
+  read them: an address they load, or script they carry, went unseen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from risutools.analysis import analyze
+from risutools.analysis.model import Analysis
+from risutools.formats.card import card_module_data, has_active_content
+from risutools.formats.model import Module
+
+
+def card(**data: Any) -> dict[str, Any]:
+    return {"spec": "chara_card_v3", "data": {"name": "C", **data}}
+
+
+def analysed(c: dict[str, Any]) -> Analysis:
+    return analyze(Module({"id": "c", **card_module_data(c)}))
+
+
+def rules(a: Analysis) -> set[str]:
+    return {f.rule for f in a.findings}
+
+
+def hosts(a: Analysis) -> set[str]:
+    return {f.name for f in a.url_hosts}
+
+
+# ---- a card's creator notes ---------------------------------------------------------------
+
+def test_the_creator_notes_html_is_read() -> None:
+    a = analysed(card(creator_notes='# `en`\nhi <a href="javascript:alert(1)">x</a>'))
+    assert "RA303" in rules(a)
+    assert any("card.creator_notes" in f.evidence for f in a.findings if f.rule == "RA303")
+    a = analysed(card(creator_notes='<img src="https://notes.example/p.png">'))
+    assert "notes.example" in hosts(a)
+
+
+def test_the_creator_notes_cbs_is_never_evaluated() -> None:
+    # shown as written: a setvar in them writes nothing, and is no active content
+    c = card(creator_notes="{{setvar::k::1}} <b>hello</b>")
+    a = analysed(c)
+    assert not a.state and not a.computed_state
+    assert not has_active_content(card_module_data(c))
+    assert not rules(a)
+
+
+def test_plain_creator_notes_give_nothing() -> None:
+    a = analysed(card(creator_notes="# `en`\nSharp suits.\n# `ko`\n날카로운 슈트."))
+    assert not rules(a) and not hosts(a)
