@@ -5,15 +5,20 @@ a defect found by reading RisuAI's source or by fuzzing, and fails before its fi
   character's page as HTML (``CreatorQuote.svelte`` -> ``MultiLangDisplay`` ->
   ``ParseMarkdown`` with no character: Markdown and HTML, no CBS), but the analyser never
   read them: an address they load, or script they carry, went unseen.
+- ``package.loaded["_G"]["request"](u)`` (an index ``["_G"]``, then an index of it): the
+  table of globals twice bracketed was read as a dynamic lookup (RA112) and no request.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from risutools.analysis import analyze
 from risutools.analysis.model import Analysis
 from risutools.formats.card import card_module_data, has_active_content
+from risutools.analysis.lualex import globals_fields
 from risutools.formats.model import Module
 
 
@@ -55,3 +60,33 @@ def test_the_creator_notes_cbs_is_never_evaluated() -> None:
 def test_plain_creator_notes_give_nothing() -> None:
     a = analysed(card(creator_notes="# `en`\nSharp suits.\n# `ko`\n날카로운 슈트."))
     assert not rules(a) and not hosts(a)
+
+
+# ---- the table of globals through ["_G"] ----------------------------------------------------
+
+def lua(code: str) -> Analysis:
+    return analyze(Module({"name": "M", "id": "m", "lowLevelAccess": True, "trigger": [{
+        "comment": "", "type": "start", "conditions": [], "lowLevelAccess": False,
+        "effect": [{"type": "triggerlua", "code": code}]}]}))
+
+
+@pytest.mark.parametrize("code", [
+    'package.loaded["_G"]["request"]("https://h.example/x")',
+    "package.loaded['_G']['request']('https://h.example/x')",
+    'local p = package.loaded\np["_G"]["request"]("https://h.example/x")',
+    'package.loaded[ "\\95G" ]\n["request"]("https://h.example/x")',
+    'package.loaded["_G"]["_G"]["request"]("https://h.example/x")',
+])
+def test_a_request_through_a_bracketed_globals_table(code: str) -> None:
+    a = lua(code)
+    assert "request" in {f.name for f in a.host_apis}
+    assert {f.name for f in a.network_hosts} == {"h.example"}
+
+
+def test_globals_fields_keeps_lengths_lines_strings_and_constructors() -> None:
+    code = 'local s = \'x["_G"]\'\nlocal t = {["_G"] = 1}\np[\n"_G"\n]["k"]()'
+    got = globals_fields(code)
+    assert len(got) == len(code) and got.count("\n") == code.count("\n")
+    assert got.splitlines()[:2] == code.splitlines()[:2]  # a string, a table's key
+    assert got.splitlines()[2].startswith("p._G")
+    assert globals_fields("print(t.x)") == "print(t.x)"

@@ -41,6 +41,7 @@ from risutools.analysis.lualex import (
     LineIndex,
     Skipper,
     decode_lua_string,
+    globals_fields,
     in_type_call,
     iter_tokens,
     name_before_dot,
@@ -103,8 +104,7 @@ ENV_NAMES = frozenset({"_G", "_ENV"})
 #: the operators after ``name = "literal"`` that end its value (any other goes on with it:
 #: ``..``, a call, ``==``; so do ``and``/``or``)
 _LITERAL_ENDS = frozenset({",", ";", ")", "]", "}", "="})
-#: the tokens a ``,`` of a list of targets may follow without a name pending (``t[k], b =``,
-#: ``local a <close>, b =``)
+#: what a list of targets' ``,`` may follow, no name pending (``t[k], b =``, ``a <close>, b``)
 _LIST_COMMA_AFTER = frozenset({"]", ">"})
 #: the operators read with no name pending (brackets, a ``,`` that may go on with a list)
 _READ_OPS = _BRACKETS | {","}
@@ -137,12 +137,12 @@ def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True
     of names: only the calls of those and of the names whose arguments are read
     (``ARG_CALLS``, ``need``) are recorded (the same as with True).
     ``env``: names that stand for the table of globals besides ``_G`` and ``_ENV`` (aliases
-    of it, which should be in ``keep``).  With ``keep``, the names of ``keep`` and of the
-    table of globals read as values are ``values`` and ``aliases``; ``fields``: fields that
-    hold one (``{go = request}``), ``t.go`` read but not called a value ``.go``."""
+    of it, which should be in ``keep``; ``t["_G"]`` is read as ``t._G``: :func:`globals_fields`).
+    With ``keep``, the names of ``keep`` and of the table of globals read as values are
+    ``values`` and ``aliases``; ``fields``: fields that hold one (``{go = request}``)."""
     if not isinstance(text, str) or not text:
         return LuaScan()
-    return _Scanner(text, keep, skip, need, to_calls, env, fields).run()
+    return _Scanner(globals_fields(text), keep, skip, need, to_calls, env, fields).run()
 
 
 def _skipper(keep: frozenset[str] | None, skip: bool, to_calls: bool) -> Skipper | None:

@@ -486,3 +486,42 @@ def assignment_counts(code: str, names: Iterable[str]) -> dict[str, int]:
             if m.group(1) in want:
                 out[m.group(1)] += 1
     return out
+
+
+#: a bracketed string that may be ``"_G"`` (as written, or with an escape): the pre-filter of
+#: :func:`globals_fields`, which reads the tokens only for a script that holds one
+_MAYBE_G_KEY = re.compile(r"""\[[ \t\r\n\f\v]*(["'])(?:_G\1|[^"'\]\n]*\\)""")
+#: the tokens an index ``[k]`` follows (a table constructor's ``{["_G"] = v}`` is no index)
+_INDEXED_AFTER = frozenset({")", "]"})
+
+
+def globals_fields(text: str) -> str:
+    """``text`` with each index ``["_G"]`` (``['_G']``, ``["\\95G"]``: any string literal
+    that is ``_G``) that follows a value (a name, ``)`` or ``]``) written ``._G`` and blanks,
+    the line breaks inside it kept: the same length and lines, every other offset the
+    same.  The scanner then reads ``package.loaded["_G"]["request"](u)`` and
+    ``p["_G"].request(u)`` as it reads ``package.loaded._G["request"](u)`` (a field
+    ``_G`` yields the table of globals).  Strings and comments are never changed: the
+    tokens are read, and only for a script the pre-filter lets through."""
+    if _MAYBE_G_KEY.search(text) is None:
+        return text
+    spans: list[tuple[int, int]] = []
+    window: list[tuple[int, str | None, int, int]] = []  # the last four tokens
+    for kind, s, e, value, b0, b1 in iter_tokens(text, []):
+        if kind == STR and value is None:
+            value = decode_lua_string(text, b0, b1)
+        window = [*window[-3:], (kind, value, s, e)]
+        if (len(window) == 4 and window[3][:2] == (OP, "]") and window[2][:2] == (STR, "_G")
+                and window[1][:2] == (OP, "[")
+                and ((window[0][0] == NAME and window[0][1] not in KEYWORDS)
+                     or (window[0][0] == OP and window[0][1] in _INDEXED_AFTER))):
+            spans.append((window[1][2], window[3][3]))
+    if not spans:
+        return text
+    out, at = [], 0
+    for s, e in spans:
+        breaks = "".join(c for c in text[s:e] if c in "\r\n")
+        out += [text[at:s], "._G", breaks, " " * (e - s - 3 - len(breaks))]
+        at = e
+    out.append(text[at:])
+    return "".join(out)
