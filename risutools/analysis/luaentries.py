@@ -18,8 +18,8 @@ from risutools.analysis.lualex import (
     iter_tokens,
 )
 
-#: the global functions RisuAI calls (from risutools/data/lua_api.yaml)
-ENTRY_POINTS = frozenset(lua_api().entry_points)
+#: the global functions RisuAI calls -> the hooks each one is (risutools/data/lua_api.yaml)
+ENTRY_POINTS: dict[str, tuple[str, ...]] = dict(lua_api().entry_points)
 #: ``name =`` (or ``local name =``) just before a call of ``async``, and ``(function`` after it
 _ASYNC_NAME = re.compile(r"(?<![\w.:])(local\s+)?([A-Za-z_]\w*)\s*=\s*$")
 _ASYNC_FUNCTION = re.compile(r"async\s*\(\s*function\b")

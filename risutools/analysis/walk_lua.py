@@ -17,7 +17,12 @@ from risutools.analysis.lorecode import LOADERS, lore_flow, lore_reads
 from risutools.analysis.lua import ENV_NAMES, Arg, Call, LuaScan
 from risutools.analysis.luaapi import lua_api
 from risutools.analysis.luabuttons import lua_buttons, may_hold_buttons
-from risutools.analysis.luaentries import async_target, entry_assignments, may_assign_entries
+from risutools.analysis.luaentries import (
+    ENTRY_POINTS,
+    async_target,
+    entry_assignments,
+    may_assign_entries,
+)
 from risutools.analysis.luaflow import (
     Fn,
     FunctionTable,
@@ -53,7 +58,6 @@ HOST_APIS: dict[str, tuple[str | None, bool]] = {
     f.name: (f.capability, f.privileged) for f in _API.functions.values()}
 STATE_CALLS: dict[str, tuple[str, str]] = {  # name -> (scope, read|write); key = 2nd arg
     f.name: f.state for f in _API.functions.values() if f.state is not None}
-ENTRY_POINTS: dict[str, tuple[str, ...]] = dict(_API.entry_points)
 #: calls that reach any global (the environment of a function, Lua 5.1)
 _ENV_CALLS = frozenset({"getfenv", "setfenv"})
 #: a name read at an offset is declared there (``for a, NAME in``, ``local a, NAME``):
