@@ -7,6 +7,10 @@ a defect found by reading RisuAI's source or by fuzzing, and fails before its fi
   read them: an address they load, or script they carry, went unseen.
 - ``package.loaded["_G"]["request"](u)`` (an index ``["_G"]``, then an index of it): the
   table of globals twice bracketed was read as a dynamic lookup (RA112) and no request.
+- A listener's kind given as a constant, a branch chain, a loop's variable or folded
+  (``"edit" .. "Display"``) made the hook, but not the kind of the calls in its body: a
+  call an ``editDisplay`` listener is refused (RA106) went unreported unless the kind was
+  a literal.
 """
 
 from __future__ import annotations
@@ -16,9 +20,9 @@ from typing import Any
 import pytest
 
 from risutools.analysis import analyze
+from risutools.analysis.lualex import globals_fields
 from risutools.analysis.model import Analysis
 from risutools.formats.card import card_module_data, has_active_content
-from risutools.analysis.lualex import globals_fields
 from risutools.formats.model import Module
 
 
@@ -90,3 +94,49 @@ def test_globals_fields_keeps_lengths_lines_strings_and_constructors() -> None:
     assert got.splitlines()[:2] == code.splitlines()[:2]  # a string, a table's key
     assert got.splitlines()[2].startswith("p._G")
     assert globals_fields("print(t.x)") == "print(t.x)"
+
+
+# ---- a listener's kind, however written, given to the calls in it -------------------------
+
+def plain_lua(code: str) -> Analysis:
+    return analyze(Module({"name": "M", "id": "m", "trigger": [{
+        "comment": "", "type": "start", "conditions": [],
+        "effect": [{"type": "triggerlua", "code": code}]}]}))
+
+
+_BODY = 'function(id, d) addChat(id, "user", "x") return d end'
+
+
+@pytest.mark.parametrize("head", [
+    'listenEdit("editDisplay", ',
+    'listenEdit("edit" .. "Display", ',
+    'listenEdit(("editDisplay"), ',
+    'local K = "editDisplay"\nlistenEdit(K, ',
+    'local C = {k = "editDisplay"}\nlistenEdit(C.k, ',
+    'local K\nif x then K = "editDisplay" else K = "editOutput" end\nlistenEdit(K, ',
+])
+def test_a_call_refused_in_a_display_listener_whatever_its_kind_is_written(head: str) -> None:
+    assert "RA106" in rules(plain_lua(head + _BODY + ")"))
+
+
+def test_a_named_handler_of_a_listener_whose_kind_is_a_constant() -> None:
+    code = ('local K = "editDisplay"\nlocal function h(id, d) addChat(id, "user", "x") '
+            'return d end\nlistenEdit(K, h)')
+    assert "RA106" in rules(plain_lua(code))
+    assert "RA106" not in rules(plain_lua(code.replace("editDisplay", "editOutput")))
+
+
+def test_the_same_calls_in_a_loop_over_kinds_and_through_pcall() -> None:
+    code = ('for _, k in ipairs({"editOutput", "editDisplay"}) do\n'
+            '  listenEdit(k, function(id, d) pcall(addChat, id, "user", "x") return d end)\n'
+            'end')
+    assert "RA106" in rules(plain_lua(code))
+
+
+@pytest.mark.parametrize("head", [
+    'listenEdit("editOutput", ',
+    'local K = "editOutput"\nlistenEdit(K, ',
+    'listenEdit("edit" .. "Input", ',
+])
+def test_no_display_refusal_in_another_listener(head: str) -> None:
+    assert "RA106" not in rules(plain_lua(head + _BODY + ")"))

@@ -685,8 +685,7 @@ class _Scanner:
         if self.listeners:
             inner = calls[-1]
             inner.in_listener = True
-            args = self.listener_calls[-1].args
-            inner.listener = (args[0].literal or "") if args else ""
+            inner.outer = self.listener_calls[-1]  # (its kind: the walk's listener_kinds)
         if pname == "listenEdit" and not pq and value == "(" \
                 and len(self.listeners) < _MAX_OPEN_LISTENERS:
             self.depth += 1

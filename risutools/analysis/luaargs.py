@@ -42,6 +42,9 @@ class Call:
     in_listener: bool = False
     start: int = -1  # the offset of the called name
     listener: str = ""  # the kind of that listener (``editDisplay`` ...) when literal
+    #: the ``listenEdit(...)`` call it is made in (its kind read by the walk: a constant, a
+    #: branch chain, a loop's, one folded), None outside one
+    outer: Call | None = None
 
 
 class Collector:

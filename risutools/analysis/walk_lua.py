@@ -293,10 +293,10 @@ class _Script:
         scan = self.scan
         if not any(c.name in REFUSED_IN_LISTENERS for c in scan.calls):
             return
-        found = [(c.args[0].literal if c.args else None, c.start) for c in scan.calls
+        found = [c for c in scan.calls
                  if c.name == "listenEdit" and not c.qualifier][:MAX_NAMED_LISTENERS]
-        handlers = {name: kind or "" for kind, start in found
-                    if (name := listener_handler(self.code, start)) is not None}
+        handlers = {name: c for c in found
+                    if (name := listener_handler(self.code, c.start)) is not None}
         if not handlers:
             return
         bodies = [fn for fn in self.functions().fns if fn.name in handlers]
@@ -305,7 +305,7 @@ class _Script:
             fn = spans.innermost(c.start) if spans.holds(c.start) else None
             if fn is not None and fn.name is not None:
                 c.in_listener = True
-                c.listener = handlers[fn.name]
+                c.outer = handlers[fn.name]  # (its kind: listener_kinds)
 
     def lua_globals(self) -> None:
         """The global functions this script defines (a button calls them by name), the last
@@ -589,7 +589,7 @@ class _Script:
         s = self.seen
         ev = f"{self.where} line {call.line}"
         if not self.host_use(name, ev, LISTENER if call.in_listener else self.trigger) \
-                and call.listener == "editDisplay" and name in REFUSED_IN_DISPLAY:
+                and name in REFUSED_IN_DISPLAY and self.in_display(call):
             s.display_refused.append((s.tick(), name, ev))
         step = _CALL_STEPS.get(name)
         if step is not None:
@@ -609,6 +609,13 @@ class _Script:
                 self.seen.hook(LISTEN_EDIT_HOOKS[k], ev)
         else:
             self.seen.unknown_listeners.append((self.seen.tick(), ev))
+
+    def in_display(self, call: Call) -> bool:
+        """Whether ``call`` is made in a listener that may be ``editDisplay``: the kind of a
+        handler named (literal), or any kind :meth:`listener_kinds` reads of the
+        ``listenEdit`` it is written in."""
+        return call.listener == "editDisplay" or (
+            call.outer is not None and "editDisplay" in self.listener_kinds(call.outer))
 
     def listener_kinds(self, call: Call) -> tuple[str, ...]:
         """The kinds ``listenEdit``'s first argument may be (see :meth:`listen_edit`)."""
@@ -769,7 +776,7 @@ def _as_call(call: Call, name: str) -> Call:
     if name == call.name and not call.qualifier:
         return call
     return Call(name, call.line, "", "", call.args if call.qualifier != ":" else [],
-                call.form, call.in_listener, call.start, call.listener)
+                call.form, call.in_listener, call.start, call.listener, call.outer)
 
 
 def through_pcall(call: Call) -> Call | None:
@@ -782,4 +789,4 @@ def through_pcall(call: Call) -> Call | None:
         return None
     rest = call.args[1:] if call.name == "pcall" else call.args[2:]
     return Call(fn, call.line, "", "", list(rest), "paren", call.in_listener, call.start,
-                call.listener)
+                call.listener, call.outer)
